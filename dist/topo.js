@@ -2991,7 +2991,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve18.call(this, root, ref);
+      let _sch = resolve19.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -3018,7 +3018,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve18(root, ref) {
+    function resolve19(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -3882,7 +3882,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve18(baseURI, relativeURI, options2) {
+    function resolve19(baseURI, relativeURI, options2) {
       const schemelessOptions = options2 ? Object.assign({ scheme: "null" }, options2) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -4273,7 +4273,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve18,
+      resolve: resolve19,
       resolveComponent,
       equal,
       serialize,
@@ -22819,7 +22819,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve18, reject) => {
+        return new Promise(async (resolve19, reject) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -22831,7 +22831,7 @@ var require_crypto = __commonJS({
           } catch (ex) {
             return reject(ex);
           }
-          resolve18();
+          resolve19();
         });
       })(),
       NullCipher,
@@ -24089,7 +24089,7 @@ var require_agent = __commonJS({
     "use strict";
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
-    var { resolve: resolve18 } = __require("path");
+    var { resolve: resolve19 } = __require("path");
     var { readFile: readFile2 } = __require("fs");
     var { execFile: execFile3, spawn: spawn2 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
@@ -24225,7 +24225,7 @@ var require_agent = __commonJS({
       const RET_ERR_BINSTDIN = 13;
       const RET_ERR_BINSTDOUT = 14;
       const RET_ERR_BADLEN = 15;
-      const EXEPATH = resolve18(__dirname, "..", "util/pagent.exe");
+      const EXEPATH = resolve19(__dirname, "..", "util/pagent.exe");
       const ERROR = {
         [RET_ERR_BADARGS]: new Error("Invalid pagent.exe arguments"),
         [RET_ERR_UNAVAILABLE]: new Error("Pageant is not running"),
@@ -38668,9 +38668,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve18, reject) => {
+          return new Promise((resolve19, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve18(data);
+              return err ? reject(err) : resolve19(data);
             });
           });
         }
@@ -38708,12 +38708,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve18, reject) => {
+          return new Promise((resolve19, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve18(data);
+              ) : resolve19(data);
             });
           });
         }
@@ -40980,8 +40980,8 @@ var require_util3 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve18, reject) => {
-        res = resolve18;
+      const promise = new Promise((resolve19, reject) => {
+        res = resolve19;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -43232,12 +43232,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve18, reject) => {
+      const waitForDrain = () => new Promise((resolve19, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve18;
+          callback = resolve19;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -43907,12 +43907,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve18, reject) => {
+      const waitForDrain = () => new Promise((resolve19, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve18;
+          callback = resolve19;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -44391,16 +44391,16 @@ var require_client2 = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve18) => {
+        return new Promise((resolve19) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve18;
+            this[kClosedResolve] = resolve19;
           } else {
-            resolve18(null);
+            resolve19(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve18) => {
+        return new Promise((resolve19) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -44411,7 +44411,7 @@ var require_client2 = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve18(null);
+            resolve19(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -44462,7 +44462,7 @@ var require_client2 = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve18, reject) => {
+        const socket = await new Promise((resolve19, reject) => {
           client[kConnector]({
             host,
             hostname: hostname2,
@@ -44474,7 +44474,7 @@ var require_client2 = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve18(socket2);
+              resolve19(socket2);
             }
           });
         });
@@ -44810,8 +44810,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve18) => {
-            this[kClosedResolve] = resolve18;
+          await new Promise((resolve19) => {
+            this[kClosedResolve] = resolve19;
           });
         }
       }
@@ -46080,7 +46080,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve18, reject) => {
+        return await new Promise((resolve19, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -46093,7 +46093,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve18(null);
+              resolve19(null);
             }
           }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
@@ -46112,7 +46112,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve18, reject) => {
+      return new Promise((resolve19, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -46129,7 +46129,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve18,
+              resolve: resolve19,
               reject,
               length: 0,
               body: []
@@ -46199,18 +46199,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve18, stream, length } = consume2;
+      const { type, body, resolve: resolve19, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve18(chunksDecode(body, length));
+          resolve19(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve18(JSON.parse(chunksDecode(body, length)));
+          resolve19(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve18(chunksConcat(body, length).buffer);
+          resolve19(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve18(new Blob(body, { type: stream[kContentType] }));
+          resolve19(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve18(chunksConcat(body, length));
+          resolve19(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -46467,9 +46467,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve18, reject) => {
+        return new Promise((resolve19, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve18(data);
+            return err ? reject(err) : resolve19(data);
           });
         });
       }
@@ -46692,9 +46692,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve18, reject) => {
+        return new Promise((resolve19, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve18(data);
+            return err ? reject(err) : resolve19(data);
           });
         });
       }
@@ -46979,9 +46979,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve18, reject) => {
+        return new Promise((resolve19, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve18(data);
+            return err ? reject(err) : resolve19(data);
           });
         });
       }
@@ -47073,9 +47073,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve18, reject) => {
+        return new Promise((resolve19, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve18(data);
+            return err ? reject(err) : resolve19(data);
           });
         });
       }
@@ -50938,7 +50938,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve18, reject) => agent.dispatch(
+        return new Promise((resolve19, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -51014,7 +51014,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve18({
+              resolve19({
                 status: status2,
                 statusText,
                 headersList,
@@ -51057,7 +51057,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve18({
+              resolve19({
                 status: status2,
                 statusText: STATUS_CODES[status2],
                 headersList,
@@ -54798,8 +54798,8 @@ var require_util9 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve18) => {
-        setTimeout(resolve18, ms).unref();
+      return new Promise((resolve19) => {
+        setTimeout(resolve19, ms).unref();
       });
     }
     module.exports = {
@@ -55700,11 +55700,11 @@ var require_lib3 = __commonJS({
     })();
     var __awaiter2 = exports && exports.__awaiter || function(thisArg, _arguments, P2, generator) {
       function adopt(value) {
-        return value instanceof P2 ? value : new P2(function(resolve18) {
-          resolve18(value);
+        return value instanceof P2 ? value : new P2(function(resolve19) {
+          resolve19(value);
         });
       }
-      return new (P2 || (P2 = Promise))(function(resolve18, reject) {
+      return new (P2 || (P2 = Promise))(function(resolve19, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -55720,7 +55720,7 @@ var require_lib3 = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve18(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve19(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -55807,26 +55807,26 @@ var require_lib3 = __commonJS({
       }
       readBody() {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve18) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve19) => __awaiter2(this, void 0, void 0, function* () {
             let output = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output = Buffer.concat([output, chunk]);
             });
             this.message.on("end", () => {
-              resolve18(output.toString());
+              resolve19(output.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve18) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve19) => __awaiter2(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve18(Buffer.concat(chunks));
+              resolve19(Buffer.concat(chunks));
             });
           }));
         });
@@ -56034,14 +56034,14 @@ var require_lib3 = __commonJS({
        */
       requestRaw(info, data) {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve18, reject) => {
+          return new Promise((resolve19, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve18(res);
+                resolve19(res);
               }
             }
             this.requestRawWithCallback(info, data, callbackForResult);
@@ -56285,12 +56285,12 @@ var require_lib3 = __commonJS({
         return __awaiter2(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
           const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-          return new Promise((resolve18) => setTimeout(() => resolve18(), ms));
+          return new Promise((resolve19) => setTimeout(() => resolve19(), ms));
         });
       }
       _processResponse(res, options2) {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve18, reject) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve19, reject) => __awaiter2(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -56298,7 +56298,7 @@ var require_lib3 = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes.NotFound) {
-              resolve18(response);
+              resolve19(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -56337,7 +56337,7 @@ var require_lib3 = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve18(response);
+              resolve19(response);
             }
           }));
         });
@@ -56940,8 +56940,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve18, reject) {
-            return setTimeout(resolve18, t);
+          return new this.Promise(function(resolve19, reject) {
+            return setTimeout(resolve19, t);
           });
         }
         computePenalty() {
@@ -57152,15 +57152,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error, reject, resolve18, returned, task;
+          var args, cb, error, reject, resolve19, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve18, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve19, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve18(returned);
+                  return resolve19(returned);
                 };
               } catch (error1) {
                 error = error1;
@@ -57175,13 +57175,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve18;
-          resolve18 = reject = null;
+          var promise, reject, resolve19;
+          resolve19 = reject = null;
           promise = new this.Promise(function(_resolve, _reject) {
-            resolve18 = _resolve;
+            resolve19 = _resolve;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve18, reject });
+          this._queue.push({ task, args, resolve: resolve19, reject });
           this._tryToRun();
           return promise;
         }
@@ -57582,14 +57582,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve18, reject) => {
+              return new this.Promise((resolve19, reject) => {
                 if (finished()) {
-                  return resolve18();
+                  return resolve19();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve18();
+                      return resolve19();
                     }
                   });
                 }
@@ -57682,9 +57682,9 @@ var require_light = __commonJS({
               options2 = parser$5.load(options2, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve18, reject) {
+              return new this.Promise(function(resolve19, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve18)(args3);
+                  return (args3[0] != null ? reject : resolve19)(args3);
                 });
               });
             };
@@ -59808,7 +59808,7 @@ var require_pushgateway = __commonJS({
       const options2 = Object.assign(requestParams, this.requestOptions, {
         method
       });
-      return new Promise((resolve18, reject) => {
+      return new Promise((resolve19, reject) => {
         if (method === "DELETE" && options2.headers) {
           delete options2.headers["Content-Encoding"];
         }
@@ -59824,7 +59824,7 @@ var require_pushgateway = __commonJS({
                 new Error(`push failed with status ${resp.statusCode}, ${body}`)
               );
             } else {
-              resolve18({ resp, body });
+              resolve19({ resp, body });
             }
           });
         });
@@ -62598,13 +62598,13 @@ var require_cluster = __commonJS({
        */
       clusterMetrics() {
         const requestId = requestCtr++;
-        return new Promise((resolve18, reject) => {
+        return new Promise((resolve19, reject) => {
           let settled2 = false;
           function done(err, result) {
             if (settled2) return;
             settled2 = true;
             if (err) reject(err);
-            else resolve18(result);
+            else resolve19(result);
           }
           const request2 = {
             responses: [],
@@ -62968,6 +62968,56 @@ var EXIT_CODES_LINE = "exit codes: 0 ok; 1 findings or a failed run; 2 usage or 
 // src/cli/commands/analyze.ts
 import { readFileSync as readFileSync2 } from "node:fs";
 import { resolve as resolve2 } from "node:path";
+
+// src/lifecycle/run-name.ts
+import { randomBytes } from "node:crypto";
+var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
+var HEX8 = "[0-9a-f]{8}";
+var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
+var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
+var RUN_LABEL = /^[0-9a-f]{8}$/;
+function newRunLabel(bytes = randomBytes) {
+  return bytes(4).toString("hex");
+}
+function runNameFor(candidateJobName, label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${candidateJobName}-${label}`;
+}
+function parseRunName(name, experimentId) {
+  const prefix = `topo-${experimentId}-`;
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length);
+  const labelled = LABELLED.exec(rest);
+  if (labelled)
+    return {
+      experimentId,
+      candidate: labelled[1],
+      hash: labelled[2],
+      label: labelled[3]
+    };
+  const plain = UNLABELLED.exec(rest);
+  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
+  return null;
+}
+function candidateOfRunName(name) {
+  const m2 = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX8}(?:-${HEX8})?$`).exec(name);
+  return m2 ? parseRunName(name, m2[1])?.candidate ?? null : null;
+}
+function ownerExperiment(name, experimentIds) {
+  let best = null;
+  for (const id of experimentIds)
+    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
+  return best;
+}
+function isRunOf(name, experimentId, knownIds = []) {
+  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
+  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
+}
+function looksLikeLongerExperiment(name, experimentId) {
+  const parsed = parseRunName(name, experimentId);
+  if (!parsed) return false;
+  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+}
 
 // src/catalog/alpasim.ts
 var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
@@ -68249,124 +68299,198 @@ function gpuMap(topology) {
   return new Map([...map.entries()].sort((a, b2) => a[0] - b2[0]));
 }
 
-// src/analysis/bottleneck.ts
-var HIGH_SHARE = 0.5;
-var LOW_DEPTH = 1;
-var IMBALANCE_SHARE = 0.25;
-var CPU_BOUND_PERCENT = 90;
-var LOW_MIN_DEPTH = 3;
-var LOW_MAX_DEPTH = 5;
-var HIGH_BLOCKING_S = 0.05;
-function cpuBoundEvidence(input) {
-  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
-    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
-  );
-  if (hottest.length) {
-    return hottest.filter(([, v2]) => v2 >= CPU_BOUND_PERCENT).map(
-      ([g, v2]) => `process group ${g}: its hottest process at ${round(v2, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
-    );
+// src/analysis/failure.ts
+function instancesOnGpu(topology, gpu) {
+  const rows = [];
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const containers2 = gpus.filter((g) => g === gpu).length;
+    if (!containers2) continue;
+    rows.push({
+      service: svc,
+      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
+    });
   }
-  return Object.entries(input.processCpu ?? {}).filter(([, v2]) => typeof v2 === "number" && v2 >= CPU_BOUND_PERCENT).map(
-    ([g, v2]) => `process group ${g} at ${round(v2, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
-  );
+  const total = rows.reduce((a, r) => a + r.instances, 0);
+  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
 }
-function runtimeEvidence(input) {
-  const evidence = [];
-  const idle = input.idleFraction;
-  if (typeof idle === "number" && Number.isFinite(idle))
-    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
-  const blocking = input.rpcBlockingP95;
-  if (typeof blocking === "number" && Number.isFinite(blocking))
+var FIXES = {
+  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
+  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
+  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
+  "node-failure": "resubmit: the node failed, not the topology",
+  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
+  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
+  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
+  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
+};
+function explainFailure(failure, ctx = {}) {
+  const evidence = [...failure.evidence ?? []];
+  if (failure.slurm_state)
     evidence.push(
-      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
     );
-  return evidence;
+  let message2 = failure.message;
+  let fix = failure.likely_fix ?? FIXES[failure.kind];
+  if (failure.kind === "gpu-oom" && ctx.topology) {
+    const map = gpuMap(ctx.topology);
+    const gpu = failure.gpu ?? null;
+    if (gpu !== null) {
+      const shares = instancesOnGpu(ctx.topology, gpu);
+      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
+      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
+      const usage = ctx.gpus?.[String(gpu)];
+      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
+        evidence.push(
+          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
+        );
+      const biggest = [...shares].sort((a, b2) => b2.instances - a.instances)[0];
+      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
+      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
+      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
+    } else {
+      const loaded = [...map.entries()].sort((a, b2) => b2[1].length - a[1].length)[0];
+      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
+    }
+  }
+  return { ...failure, message: message2, evidence, likely_fix: fix };
 }
-function queuesOf(input, services) {
-  const max = (s) => input.queueMax[s];
-  const min = (s) => input.queueMin[s] ?? null;
-  const ranked = [...services].sort((a, b2) => max(b2) - max(a));
-  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
-  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
-  return { max, min, ranked, high };
+function isSpare(u) {
+  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
+  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
 }
-function analyseBottleneck(input) {
-  const evidence = runtimeEvidence(input);
-  const cpuBound = cpuBoundEvidence(input);
-  const verdict = (kind, service2, lines, confidence) => ({
-    kind,
-    service: service2,
-    evidence: [...evidence, ...lines, ...cpuBound],
-    confidence
+
+// src/slurm/types.ts
+var SLURM_JOB_STATES = [
+  "BOOT_FAIL",
+  "CANCELLED",
+  "COMPLETED",
+  "COMPLETING",
+  "CONFIGURING",
+  "DEADLINE",
+  "FAILED",
+  "NODE_FAIL",
+  "OUT_OF_MEMORY",
+  "PENDING",
+  "PREEMPTED",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESIZING",
+  "RESV_DEL_HOLD",
+  "REVOKED",
+  "RUNNING",
+  "SIGNALING",
+  "SPECIAL_EXIT",
+  "STAGE_OUT",
+  "STOPPED",
+  "SUSPENDED",
+  "TIMEOUT"
+];
+var LIVE_STATES = /* @__PURE__ */ new Set([
+  "PENDING",
+  "CONFIGURING",
+  "RUNNING",
+  "COMPLETING",
+  "SUSPENDED",
+  "STOPPED",
+  "SIGNALING",
+  "STAGE_OUT",
+  "RESIZING",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESV_DEL_HOLD",
+  "UNKNOWN"
+]);
+function isLive2(state2) {
+  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
+}
+var KNOWN_STATES = new Set(SLURM_JOB_STATES);
+
+// src/analysis/comparison.ts
+function compare(candidate, against, againstName) {
+  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
+    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
+  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
+  const sc = relSigma(candidate);
+  const sa = relSigma(against);
+  const ratio = candidate.value / against.value;
+  const sLog = Math.sqrt(sc * sc + sa * sa);
+  const rLow = ratio * Math.exp(-1.96 * sLog);
+  const rHigh = ratio * Math.exp(1.96 * sLog);
+  const diff = candidate.value - against.value;
+  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
+  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
+  return {
+    against: againstName,
+    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
+    difference_s: {
+      value: round(diff, 4),
+      low: round(diff - 1.96 * sDiff, 4),
+      high: round(diff + 1.96 * sDiff, 4)
+    },
+    outcome
+  };
+}
+
+// src/judge/decide.ts
+function baselineName(standing) {
+  return standing.baseline?.name ?? "baseline";
+}
+function measuredReference(role, r) {
+  return {
+    role,
+    name: r.name,
+    verdict: r.verdict ?? { state: "stable", projected_full_run: r.value },
+    value: r.value,
+    live: false
+  };
+}
+var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
+var isDecided = (d2) => !!d2 && DECIDED.has(d2.state);
+function compareCandidate(standing, c, observation, context4 = {}) {
+  const value = observation.verdict.value ?? null;
+  const { best, baseline } = standing;
+  const comparisons = [];
+  if (best && best.name !== c.candidate)
+    comparisons.push(compare(value, best.value, `current best ${best.name}`));
+  if (baseline && baseline.name !== c.candidate && baseline.name !== best?.name)
+    comparisons.push(compare(value, baseline.value, `baseline ${baseline.name}`));
+  const ref = context4.reference;
+  if (ref?.live && ref.name !== c.candidate)
+    comparisons.push(compare(value, ref.value, ref.role === "run" ? ref.name : `baseline ${ref.name}`));
+  if (comparisons[0]) observation.comparison = comparisons[0];
+  const decision = decisionOf(standing, c, observation, context4);
+  if (decision) observation.decision = context4.gpu ? withGpuMinutes(decision, context4.gpu) : decision;
+  return comparisons;
+}
+function decisionOf(standing, c, observation, { reference, leader, previous, ended }) {
+  if (observation.failure) return null;
+  const isReference = c.candidate === reference?.name || c.candidate === baselineName(standing);
+  if ((ended || !reference) && isDecided(previous)) return previous;
+  if (!reference && !isReference) return null;
+  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
+  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
+  const x2 = standing.experiment;
+  const options2 = {
+    ...decisionOptions(x2),
+    minImprovement: x2.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
+  };
+  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
+    ...options2,
+    previous,
+    isReference
   });
-  const services = SERVICES.filter(
-    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
-  );
-  const idle = input.idleFraction;
-  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
-  if (!services.length)
-    return verdict(
-      runtimeBusy ? "runtime-bound" : "unknown",
-      null,
-      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
-      "low"
-    );
-  const q2 = queuesOf(input, services);
-  for (const s of q2.ranked)
-    evidence.push(
-      `${s}: queue depth max ${round(q2.max(s), 1)}, min ${q2.min(s) === null ? "n/a" : round(q2.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
-    );
-  if (runtimeBusy)
-    return verdict(
-      "runtime-bound",
-      null,
-      [
-        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
-      ],
-      q2.high.length === 0 ? "high" : "medium"
-    );
-  return queueVerdict(q2, services, verdict);
+  if (decision.state !== "measuring" || isReference || !lead) return decision;
+  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
+  return pruneByLeader(observation.verdict, lead, { ...options2, previous, leaders }) ?? decision;
 }
-function queueVerdict(q2, services, verdict) {
-  const { max, min, high } = q2;
-  const top = q2.ranked[0];
-  const second = q2.ranked[1];
-  const minsLow = services.map(min).every((m2) => m2 !== null && m2 < LOW_MIN_DEPTH);
-  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
-    return verdict(
-      "not-enough-load",
-      null,
-      [
-        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
-      ],
-      "medium"
-    );
-  if (high.length >= 2)
-    return verdict(
-      "total-capacity-too-high",
-      null,
-      [
-        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
-      ],
-      "medium"
-    );
-  const topMin = min(top);
-  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
-    return verdict(
-      "imbalance",
-      top,
-      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
-      "medium"
-    );
-  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
-  return verdict(
-    "service",
-    top,
-    [
-      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
-    ],
-    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
-  );
+function decidedAgainst(r, pr) {
+  const role = r.role === "run" ? "" : `${r.role} `;
+  const name = `${role}${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
+  return { name, verdict: r.verdict, label: describeReference(name) };
 }
 
 // src/analysis/estimators.ts
@@ -68628,8 +68752,8 @@ function prepare(input, evidence) {
     ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
     if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
   }
-  const measured3 = e.samples.filter((x2) => x2.v > 0);
-  const offset = measured3.length ? Math.max(...measured3.map((x2) => x2.v - 60 * x2.t)) : 0;
+  const measured2 = e.samples.filter((x2) => x2.v > 0);
+  const offset = measured2.length ? Math.max(...measured2.map((x2) => x2.v - 60 * x2.t)) : 0;
   return {
     n: ns,
     e: es,
@@ -69072,6 +69196,126 @@ function definedOnly(o) {
   return out;
 }
 
+// src/analysis/bottleneck.ts
+var HIGH_SHARE = 0.5;
+var LOW_DEPTH = 1;
+var IMBALANCE_SHARE = 0.25;
+var CPU_BOUND_PERCENT = 90;
+var LOW_MIN_DEPTH = 3;
+var LOW_MAX_DEPTH = 5;
+var HIGH_BLOCKING_S = 0.05;
+function cpuBoundEvidence(input) {
+  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
+    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
+  );
+  if (hottest.length) {
+    return hottest.filter(([, v2]) => v2 >= CPU_BOUND_PERCENT).map(
+      ([g, v2]) => `process group ${g}: its hottest process at ${round(v2, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
+    );
+  }
+  return Object.entries(input.processCpu ?? {}).filter(([, v2]) => typeof v2 === "number" && v2 >= CPU_BOUND_PERCENT).map(
+    ([g, v2]) => `process group ${g} at ${round(v2, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
+  );
+}
+function runtimeEvidence(input) {
+  const evidence = [];
+  const idle = input.idleFraction;
+  if (typeof idle === "number" && Number.isFinite(idle))
+    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  const blocking = input.rpcBlockingP95;
+  if (typeof blocking === "number" && Number.isFinite(blocking))
+    evidence.push(
+      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+    );
+  return evidence;
+}
+function queuesOf(input, services) {
+  const max = (s) => input.queueMax[s];
+  const min = (s) => input.queueMin[s] ?? null;
+  const ranked = [...services].sort((a, b2) => max(b2) - max(a));
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
+  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
+  return { max, min, ranked, high };
+}
+function analyseBottleneck(input) {
+  const evidence = runtimeEvidence(input);
+  const cpuBound = cpuBoundEvidence(input);
+  const verdict = (kind, service2, lines, confidence) => ({
+    kind,
+    service: service2,
+    evidence: [...evidence, ...lines, ...cpuBound],
+    confidence
+  });
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (!services.length)
+    return verdict(
+      runtimeBusy ? "runtime-bound" : "unknown",
+      null,
+      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
+      "low"
+    );
+  const q2 = queuesOf(input, services);
+  for (const s of q2.ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(q2.max(s), 1)}, min ${q2.min(s) === null ? "n/a" : round(q2.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+    );
+  if (runtimeBusy)
+    return verdict(
+      "runtime-bound",
+      null,
+      [
+        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
+      ],
+      q2.high.length === 0 ? "high" : "medium"
+    );
+  return queueVerdict(q2, services, verdict);
+}
+function queueVerdict(q2, services, verdict) {
+  const { max, min, high } = q2;
+  const top = q2.ranked[0];
+  const second = q2.ranked[1];
+  const minsLow = services.map(min).every((m2) => m2 !== null && m2 < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
+    return verdict(
+      "not-enough-load",
+      null,
+      [
+        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
+      ],
+      "medium"
+    );
+  if (high.length >= 2)
+    return verdict(
+      "total-capacity-too-high",
+      null,
+      [
+        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
+      ],
+      "medium"
+    );
+  const topMin = min(top);
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
+    return verdict(
+      "imbalance",
+      top,
+      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
+      "medium"
+    );
+  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
+  return verdict(
+    "service",
+    top,
+    [
+      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
+    ],
+    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
+  );
+}
+
 // src/analysis/resources.ts
 function analyseResources(input) {
   const gpu_by_index = {};
@@ -69355,14 +69599,234 @@ function slurmTimeToMinutes(time2) {
   return Number(m2[1] ?? 0) * 1440 + Number(m2[2]) * 60 + Number(m2[3]) + Number(m2[4] ?? 0) / 60;
 }
 
+// src/judge/observe.ts
+function experimentLimits(experiment) {
+  const fi = experiment.fixed_inputs;
+  return {
+    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
+  };
+}
+function analyse(run3, nowTs, ended) {
+  const { clock } = run3;
+  return observeRun({
+    runName: run3.runName,
+    series: run3.series,
+    timeScale: clock.timeScale,
+    nowTs,
+    stepSeconds: clock.stepSeconds,
+    jobStartTs: run3.job?.startTs ?? null,
+    wallMinutes: clock.wallMinutes ?? null,
+    expectedRollouts: clock.expectedRollouts ?? null,
+    topology: run3.topology,
+    inFlight: run3.inFlight ?? null,
+    settings: run3.settings,
+    missing: run3.missing,
+    ended
+  });
+}
+function observeRunOf(run3) {
+  const { job, clock } = run3;
+  if (job === void 0) return observeWithoutJob(run3);
+  if (job === null) return { ended: false, atTs: clock.nowTs };
+  const ended = !isLive2(job.state);
+  if (!job.startTs) return { ended, atTs: clock.nowTs };
+  const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
+  const analysis = analyse(run3, atTs, ended);
+  const minutesRunning = (atTs - job.startTs) * clock.timeScale / 60;
+  const deadline = run3.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  if (!run3.unavailable && analysis.startTs === null && (ended || minutesRunning >= deadline) && !job.failure)
+    analysis.observation.failure = {
+      kind: "no-telemetry",
+      message: `no metrics for run_name="${run3.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
+    };
+  return { analysis, ended, atTs };
+}
+function observeWithoutJob(run3) {
+  const { clock } = run3;
+  const at = Math.floor(clock.nowTs);
+  const analysis = analyse(run3, at, false);
+  const staleS = Math.max(3 * clock.stepSeconds, 180 / clock.timeScale);
+  const last = analysis.lastTs;
+  if (run3.fixedTime || last === null || at - last <= staleS) return { analysis, ended: false, atTs: at };
+  return { analysis: analyse(run3, last, true), ended: true, atTs: last };
+}
+
+// src/judge/reference.ts
+function referenceOf(exp, observed) {
+  if (exp.best) return measuredReference("current best", exp.best);
+  if (exp.baseline) return measuredReference("baseline", exp.baseline);
+  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
+  const verdict = base?.analysis?.observation.verdict;
+  if (!base || !verdict || base.analysis?.observation.failure) return null;
+  return { role: "baseline", name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
+}
+function leaderOf(exp, observed, reference) {
+  const runs = observed.flatMap(
+    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }] : []
+  );
+  const lead = leadingCandidate(runs, reference?.verdict ?? null);
+  return lead ? {
+    role: "leading candidate",
+    name: lead.name,
+    verdict: lead.verdict,
+    value: null,
+    live: true,
+    pr: lead.pr,
+    contenders: runs.length
+  } : null;
+}
+
+// src/judge/judge.ts
+var isStable = (v2) => v2 === "stable" || v2 === "cyclic";
+function judgeRuns(runs, standing) {
+  const observed = runs.map((r) => observeRunOf(r.run));
+  const chosen = runs.map((r, i) => ({ c: r.candidate, analysis: observed[i]?.analysis }));
+  const reference = referenceOf(standing, chosen);
+  const leader = leaderOf(standing, chosen, reference);
+  const judgements = runs.map(
+    (r, i) => decideRunOf(r.run, observed[i], {
+      standing,
+      candidate: r.candidate,
+      reference,
+      leader,
+      ...r.previous !== void 0 ? { previous: r.previous } : {}
+    })
+  );
+  return { judgements, reference, leader };
+}
+function decideRunOf(run3, observed, context4) {
+  const job = run3.job ?? void 0;
+  const { analysis } = observed;
+  const x2 = context4.standing.experiment;
+  const stoppedBy = stoppedByOf(run3, observed, context4);
+  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && x2.stop_when_stable === true;
+  let state2 = run3.job === void 0 && analysis ? stateOfRun(analysis) : candidateState(job, context4.candidate.requested, analysis, stoppedByUs);
+  const observation = analysis?.observation ?? waiting(run3.runName, job);
+  if (state2 === null) return { state: state2, observation, comparisons: [], decision: null, stoppedBy, observed };
+  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
+  if (state2 === "failed") observation.failure = failureOf(run3, job, observation);
+  const previous = context4.previous?.run_name === run3.runName ? context4.previous.decision ?? null : null;
+  const comparisons = compareCandidate(context4.standing, context4.candidate, observation, {
+    reference: context4.reference,
+    leader: context4.leader,
+    previous,
+    ended: observed.ended,
+    gpu: gpuInput(run3, observed, context4.standing, stoppedBy === "decision")
+  });
+  return { state: state2, observation, comparisons, decision: observation.decision ?? null, stoppedBy, observed };
+}
+function candidateState(job, requested, analysis, stoppedByUs) {
+  if (!job) return requested ? "queued" : null;
+  const v2 = analysis?.observation.verdict.state;
+  const stable = isStable(v2);
+  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
+  if (isLive2(job.state)) {
+    if (!analysis || v2 === "no-data") return "starting";
+    if (v2 === "warming") return "warming";
+    if (stable) return "stable";
+    return "stabilising";
+  }
+  if (job.state === "COMPLETED")
+    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
+  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
+  if (job.state === "TIMEOUT" && stable) return "finished";
+  return "failed";
+}
+function stateOfRun(a) {
+  switch (a.observation.verdict.state) {
+    case "no-data":
+      return "starting";
+    case "warming":
+      return "warming";
+    case "stable":
+    case "cyclic":
+      return "stable";
+    case "unhealthy":
+      return "failed";
+    default:
+      return "stabilising";
+  }
+}
+function waiting(runName, job) {
+  return {
+    run_name: runName,
+    verdict: {
+      state: "no-data",
+      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
+    },
+    stable_metrics: {}
+  };
+}
+function failureOf(run3, job, observation) {
+  const failure = job?.failure ?? observation.failure ?? {
+    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
+    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
+    slurm_state: job?.state
+  };
+  return explainFailure(failure, {
+    topology: run3.topology,
+    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
+  });
+}
+function stoppedByOf(run3, observed, context4) {
+  if (run3.job?.state !== "CANCELLED") return null;
+  if (context4.candidate.outcome?.kind === "stopped") return "user";
+  const previous = context4.previous === void 0 ? lookNow(observed, context4) : context4.previous?.run_name === run3.runName ? context4.previous : void 0;
+  const x2 = context4.standing.experiment;
+  if (x2.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
+  const verdict = observed.analysis?.observation.verdict.state ?? previous?.verdict.state;
+  if (x2.stop_when_stable && isStable(verdict) && previous?.decision?.state === "reference") return "stable";
+  return null;
+}
+function lookNow(observed, context4) {
+  const observation = observed.analysis?.observation;
+  if (!observation || observation.failure) return void 0;
+  const copy = structuredClone(observation);
+  compareCandidate(context4.standing, context4.candidate, copy, {
+    reference: context4.reference,
+    leader: context4.leader,
+    ended: observed.ended
+  });
+  return copy;
+}
+function gpuInput(run3, observed, standing, stopped) {
+  const { job, clock } = run3;
+  if (!job?.startTs) return null;
+  const { analysis } = observed;
+  const S2 = clock.timeScale;
+  const wallMinutes = clock.wallMinutes ?? Number.POSITIVE_INFINITY;
+  const until = observed.ended && job.endTs ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
+  const minutesRunning = (until - job.startTs) * S2 / 60;
+  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S2 / 60 : null;
+  const end = analysis?.observation.verdict.run_end_minutes;
+  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
+  const gpus = standing.experiment.fixed_inputs?.slurm?.gpus_per_node ?? standing.gpusPerNode ?? (run3.topology ? gpuMap(run3.topology).size : 0);
+  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
+}
+
+// src/judge/telemetry.ts
+function readTelemetry(prometheus, selector, window3, options2 = {}) {
+  return fetchTelemetry(prometheus, selector, window3, options2);
+}
+function seriesOf(telemetry, runName) {
+  return telemetry?.byRun.get(runName) ?? {};
+}
+function jobsWindow(jobs, nowTs, stepSeconds) {
+  const starts = jobs.flatMap((j2) => j2.startTs ? [j2.startTs] : []);
+  if (!starts.length) return null;
+  const start = Math.floor(Math.min(...starts) / stepSeconds) * stepSeconds;
+  return { start, end: Math.max(nowTs, start), stepSeconds };
+}
+
 // src/usecases/analyze-run.ts
-async function analyzeRun(i) {
-  const selector = anyRunSelector(i.runName);
+async function readRun(i) {
+  const job = await i.jobOf?.(i.runName);
   const at = Math.floor(i.atTs ?? i.nowTs);
   const start = Math.floor((at - i.minutes * 60) / i.stepSeconds) * i.stepSeconds;
-  const telemetry = await fetchTelemetry(
+  const telemetry = await readTelemetry(
     i.prometheus,
-    selector,
+    anyRunSelector(i.runName),
     { start, end: at, stepSeconds: i.stepSeconds },
     {
       timeScale: i.timeScale,
@@ -69370,24 +69834,48 @@ async function analyzeRun(i) {
       ...i.quantities ? { quantities: i.quantities } : {}
     }
   );
-  const series = telemetry.byRun.get(i.runName) ?? {};
-  const observe3 = (nowTs, ended2) => observeRun({
+  const run3 = {
     runName: i.runName,
-    series,
-    timeScale: i.timeScale,
-    nowTs,
-    stepSeconds: i.stepSeconds,
+    series: seriesOf(telemetry, i.runName),
     missing: telemetry.missing,
+    clock: { nowTs: at, timeScale: i.timeScale, stepSeconds: i.stepSeconds, ...i.limits },
+    ...job ? { job } : {},
     topology: i.topology,
     inFlight: i.inFlight ?? null,
     settings: i.settings,
-    ended: ended2
+    fixedTime: i.atTs != null
+  };
+  return { run: run3, telemetry };
+}
+async function analyzeRun(i) {
+  const { run: run3, telemetry } = await readRun(i);
+  const observed = observeRunOf(run3);
+  const { analysis, ended, atTs } = observed;
+  if (!analysis) throw new Error(`${i.runName}: nothing observed`);
+  const reference = i.against ? await analyzeRun({
+    ...i,
+    runName: i.against,
+    nowTs: atTs,
+    atTs: null,
+    inFlight: null,
+    against: void 0
+  }) : void 0;
+  const judgement = decideRunOf(run3, observed, {
+    standing: { experiment: i.experiment ?? {} },
+    candidate: { candidate: i.runName, pr: 0, requested: true },
+    reference: reference ? runReference(reference) : null
   });
-  let analysis = observe3(at, false);
-  const staleS = Math.max(3 * i.stepSeconds, 180 / i.timeScale);
-  const ended = i.atTs == null && analysis.lastTs !== null && at - analysis.lastTs > staleS;
-  if (ended && analysis.lastTs !== null) analysis = observe3(analysis.lastTs, true);
-  return { analysis, telemetry, atTs: ended && analysis.lastTs !== null ? analysis.lastTs : at, ended };
+  return { analysis, judgement, telemetry, atTs, ended, ...reference ? { reference } : {} };
+}
+function runReference(r) {
+  const verdict = r.analysis.observation.verdict;
+  return {
+    role: "run",
+    name: r.judgement.observation.run_name,
+    verdict,
+    value: verdict.value ?? null,
+    live: true
+  };
 }
 function parseAt(text2) {
   const t = text2.trim();
@@ -69434,54 +69922,6 @@ async function ensurePrometheus(prometheus) {
 // src/cli/commands/experiments.ts
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-
-// src/lifecycle/run-name.ts
-import { randomBytes } from "node:crypto";
-var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
-var HEX8 = "[0-9a-f]{8}";
-var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
-var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
-var RUN_LABEL = /^[0-9a-f]{8}$/;
-function newRunLabel(bytes = randomBytes) {
-  return bytes(4).toString("hex");
-}
-function runNameFor(candidateJobName, label) {
-  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
-  return `${candidateJobName}-${label}`;
-}
-function parseRunName(name, experimentId) {
-  const prefix = `topo-${experimentId}-`;
-  if (!name.startsWith(prefix)) return null;
-  const rest = name.slice(prefix.length);
-  const labelled = LABELLED.exec(rest);
-  if (labelled)
-    return {
-      experimentId,
-      candidate: labelled[1],
-      hash: labelled[2],
-      label: labelled[3]
-    };
-  const plain = UNLABELLED.exec(rest);
-  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
-  return null;
-}
-function ownerExperiment(name, experimentIds) {
-  let best = null;
-  for (const id of experimentIds)
-    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
-  return best;
-}
-function isRunOf(name, experimentId, knownIds = []) {
-  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
-  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
-}
-function looksLikeLongerExperiment(name, experimentId) {
-  const parsed = parseRunName(name, experimentId);
-  if (!parsed) return false;
-  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
-}
-
-// src/cli/commands/experiments.ts
 function loadExperiment(io, id, dir = "topologies") {
   const file = join(resolve(io.cwd, dir), id, "experiment.yaml");
   let text2;
@@ -69652,21 +70092,6 @@ async function assertSeriesExist(prometheus, runName, atTs, minutes, prefix = ""
     `${prefix}no series in Prometheus at ${prometheus.baseUrl} has run_name="${runName}" in the ${minutes} minutes before ${new Date(atTs * 1e3).toISOString()}: check the run name (\`topo jobs <experiment>\` lists them), the Prometheus, or --minutes`
   );
 }
-function stateFromVerdict(a) {
-  switch (a.observation.verdict.state) {
-    case "no-data":
-      return "starting";
-    case "warming":
-      return "warming";
-    case "stable":
-    case "cyclic":
-      return "stable";
-    case "unhealthy":
-      return "failed";
-    default:
-      return "stabilising";
-  }
-}
 var ANALYZE_OPTIONS = ["at", "in-flight", "against", "min-improvement"];
 function analyzeOptions(options2) {
   let atTs = null;
@@ -69775,28 +70200,14 @@ var analyzeCommand = {
       nowTs: Date.now() / 1e3,
       atTs,
       minutes,
-      inFlight: inFlight2
+      inFlight: inFlight2,
+      ...against !== void 0 ? { against, experiment: { min_improvement: minImprovement } } : {}
     });
-    const { analysis, telemetry } = result;
+    const { analysis, telemetry, judgement } = result;
     const judgedAt = new Date(result.atTs * 1e3).toISOString();
     if (analysis.startTs === null) await assertSeriesExist(t.prometheus, runName, result.atTs, minutes);
-    if (against !== void 0) {
-      const reference = await analyzeRun({
-        prometheus: t.prometheus,
-        runName: against,
-        timeScale: t.timeScale,
-        stepSeconds: t.stepSeconds,
-        nowTs: result.atTs,
-        minutes
-      });
-      if (reference.analysis.startTs === null)
-        await assertSeriesExist(t.prometheus, against, result.atTs, minutes, "--against: ");
-      analysis.observation.decision = decideCandidate(
-        analysis.observation.verdict,
-        { name: against, verdict: reference.analysis.observation.verdict, label: code(against) },
-        decisionOptions({ min_improvement: minImprovement })
-      );
-    }
+    if (result.reference && result.reference.analysis.startTs === null)
+      await assertSeriesExist(t.prometheus, against, result.atTs, minutes, "--against: ");
     if (result.ended && !flags.has("json"))
       io.stderr(`the run has ended: judged as of its last sample, ${judgedAt}
 `);
@@ -69808,16 +70219,17 @@ var analyzeCommand = {
 `
       );
     } else {
-      const [, experimentId = "", candidate = runName] = /^topo-(.+-[0-9]{8})-(.+)-[0-9a-f]{8}$/.exec(runName) ?? [];
+      const candidate = candidateOfRunName(runName) ?? runName;
+      const experimentId = /^topo-(topology-opt-.*-[0-9]{8})-/.exec(runName)?.[1] ?? "";
       io.stdout(
         `${renderMonitorComment({
           experimentId,
           candidate,
           runName,
-          state: stateFromVerdict(analysis),
+          state: judgement.state ?? "starting",
           timeline: [],
           observation: analysis.observation,
-          comparisons: [],
+          comparisons: judgement.comparisons,
           chart: analysis.chart,
           opportunities: analysis.opportunities,
           queries: telemetry.queries,
@@ -69840,8 +70252,8 @@ function startCampaign(baseline) {
   };
 }
 function roundWinner(state2, round3) {
-  const measured3 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
-  const eligible = state2.best === null ? measured3 : measured3.filter((r) => r.outcome === "better");
+  const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
+  const eligible = state2.best === null ? measured2 : measured2.filter((r) => r.outcome === "better");
   return eligible.sort((a, b2) => a.seconds - b2.seconds)[0];
 }
 function closeRound(state2, round3) {
@@ -69972,7 +70384,7 @@ function botBranch(experimentId, candidate) {
   return `topo/autopilot/${experimentId}/${candidate}`;
 }
 var live = (r) => r.request === "live";
-var withdrawn = (r) => r.origin === "bot" && r.pull === "closed" && r.outcome === null;
+var withdrawn = (r) => r.origin === "bot" && (r.pull === "closed" && r.outcome === null || r.takenOver === true);
 function budgetOf(runs, limit, runGpuHours, elsewhere = 0) {
   const spent = elsewhere + runs.reduce((a, r) => a + r.gpuHours, 0);
   const committed = runs.filter(live).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
@@ -70262,7 +70674,7 @@ function bestRun(record) {
   const name = record.current_best.topology;
   return name ? record.runs.find((r) => r.name === name) : void 0;
 }
-function referenceOf(run3) {
+function referenceOf2(run3) {
   const value = run3?.verdict?.projected_full_run ?? run3?.verdict?.value ?? null;
   return run3 && value ? { name: run3.name, value, ...run3.verdict ? { verdict: run3.verdict } : {} } : null;
 }
@@ -70654,8 +71066,9 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
   };
 }
-function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}) {
-  const runs = withHeld(mergeRuns(ctx.recorded, live3), held);
+function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2) {
+  const recorded = rounds2 ? withRounds(ctx.recorded, rounds2) : ctx.recorded;
+  const runs = withHeld(mergeRuns(recorded, live3), held);
   const named = new Set(runs.map((r) => r.runName));
   const spentElsewhere = Object.entries(held).reduce((a, [name, h2]) => a + (named.has(name) ? 0 : h2), 0);
   const concludedByRecord = ctx.record?.report?.concluded_at ? { reason: "the record holds its final report" } : void 0;
@@ -70676,6 +71089,13 @@ function withHeld(runs, held) {
   return runs.map((r) => {
     const kept = r.runName ? held[r.runName] : void 0;
     return kept !== void 0 && kept > r.gpuHours ? { ...r, gpuHours: kept } : r;
+  });
+}
+function withRounds(runs, rounds2) {
+  return runs.map((r) => {
+    if (r.round === 0) return r;
+    const round3 = rounds2[r.name] ?? null;
+    return { ...r, round: round3, origin: round3 === null ? "person" : "bot" };
   });
 }
 
@@ -72370,7 +72790,7 @@ function colocatedPairs(t) {
   }
   return pairs;
 }
-function newlyShared(t, measured3) {
+function newlyShared(t, measured2) {
   const onGpu = /* @__PURE__ */ new Map();
   for (const svc of activeServices(t)) {
     const gpus = t.services?.[svc]?.gpus;
@@ -72383,15 +72803,15 @@ function newlyShared(t, measured3) {
     const list = [...services].sort();
     let isNew = false;
     for (let i = 0; i < list.length; i++)
-      for (let j2 = i + 1; j2 < list.length; j2++) if (!measured3.has(`${list[i]}+${list[j2]}`)) isNew = true;
+      for (let j2 = i + 1; j2 < list.length; j2++) if (!measured2.has(`${list[i]}+${list[j2]}`)) isNew = true;
     if (isNew) fresh++;
   }
   return fresh / onGpu.size;
 }
 function calibrate(tried, cluster, options2 = {}) {
-  const measured3 = tried.map(measurementOf).filter((m2) => !!m2);
-  if (measured3.length === 0) return null;
-  const used = measured3.slice(-(options2.maxRuns ?? 8));
+  const measured2 = tried.map(measurementOf).filter((m2) => !!m2);
+  if (measured2.length === 0) return null;
+  const used = measured2.slice(-(options2.maxRuns ?? 8));
   const services = [...new Set(used.flatMap((m2) => activeServices(m2.topology)))];
   const onGpu = new Set(
     services.filter((s) => used.some((m2) => Array.isArray(m2.topology.services?.[s]?.gpus)))
@@ -72414,7 +72834,7 @@ function calibrate(tried, cluster, options2 = {}) {
   const cov = invert(fit.jtj).map((row) => row.map((v2) => v2 * misfit));
   const errors = [];
   for (const p of options2.previous ?? []) {
-    const m2 = measured3.find((x2) => x2.name === p.name);
+    const m2 = measured2.find((x2) => x2.name === p.name);
     if (m2 && p.predictedSeconds > 0) errors.push(Math.log(m2.seconds / p.predictedSeconds));
   }
   return {
@@ -72628,11 +73048,11 @@ function proposalProblems(t, base, gpusPerNode2) {
 function pickParent(tried, currentBest) {
   const named = currentBest ? tried.find((r) => r.name === currentBest) : void 0;
   if (named && secondsPerRollout(named) !== void 0) return named;
-  const measured3 = tried.filter(
+  const measured2 = tried.filter(
     (r) => !r.observation?.failure && r.status !== "failed" && secondsPerRollout(r) !== void 0
   );
-  measured3.sort((a, b2) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b2) ?? 0));
-  return measured3[0];
+  measured2.sort((a, b2) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b2) ?? 0));
+  return measured2[0];
 }
 var SHORT = {
   "scale-bottleneck": "scale",
@@ -72658,11 +73078,11 @@ function limitView(t, memory, gpuMemoryGiB, parent, novelAtWarning = false) {
     parent ? predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]) : []
   );
   const plain = new Map(predictMemory(t, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
-  const measured3 = new Set(memory.measuredSets ?? []);
+  const measured2 = new Set(memory.measuredSets ?? []);
   return predictConservative(t, memory, gpuMemoryGiB).map((p) => {
     const line = Math.max(warn2, parentPlain.get(p.gpu) ?? 0);
     const scaled = (plain.get(p.gpu) ?? 0) / line * GPU_MEMORY_LIMITS.error * gpuMemoryGiB;
-    const novel = novelAtWarning && measured3.size > 0 && !measured3.has(serviceSet(t, p.gpu)) ? p.gib / GPU_MEMORY_LIMITS.warning * GPU_MEMORY_LIMITS.error : 0;
+    const novel = novelAtWarning && measured2.size > 0 && !measured2.has(serviceSet(t, p.gpu)) ? p.gib / GPU_MEMORY_LIMITS.warning * GPU_MEMORY_LIMITS.error : 0;
     const gib = Math.max(p.gib, scaled, novel);
     return { gpu: p.gpu, gib, fraction: gib / gpuMemoryGiB };
   });
@@ -73121,15 +73541,15 @@ var RULES = {
   "duplicate-topology": "error"
 };
 function gpuMemoryFinding(row, parts, input) {
-  const measured3 = input.memoryModelFitted === true;
-  const allowed = !measured3 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
+  const measured2 = input.memoryModelFitted === true;
+  const allowed = !measured2 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
   const over = row.fraction > GPU_MEMORY_LIMITS.capacity;
   const limit = over ? GPU_MEMORY_LIMITS.capacity : row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
   const why = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
-  const estimate = measured3 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
-  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured3 ? "error" : "warning";
+  const estimate = measured2 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
+  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured2 ? "error" : "warning";
   return [
-    `${measured3 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
+    `${measured2 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
     severity
   ];
 }
@@ -74363,54 +74783,6 @@ var autopilotCommand = {
 // src/usecases/submit.ts
 import { dirname as dirname3 } from "node:path";
 
-// src/slurm/types.ts
-var SLURM_JOB_STATES = [
-  "BOOT_FAIL",
-  "CANCELLED",
-  "COMPLETED",
-  "COMPLETING",
-  "CONFIGURING",
-  "DEADLINE",
-  "FAILED",
-  "NODE_FAIL",
-  "OUT_OF_MEMORY",
-  "PENDING",
-  "PREEMPTED",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESIZING",
-  "RESV_DEL_HOLD",
-  "REVOKED",
-  "RUNNING",
-  "SIGNALING",
-  "SPECIAL_EXIT",
-  "STAGE_OUT",
-  "STOPPED",
-  "SUSPENDED",
-  "TIMEOUT"
-];
-var LIVE_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "CONFIGURING",
-  "RUNNING",
-  "COMPLETING",
-  "SUSPENDED",
-  "STOPPED",
-  "SIGNALING",
-  "STAGE_OUT",
-  "RESIZING",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESV_DEL_HOLD",
-  "UNKNOWN"
-]);
-function isLive2(state2) {
-  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
-}
-var KNOWN_STATES = new Set(SLURM_JOB_STATES);
-
 // src/lifecycle/jobs.ts
 function compareJobIds(a, b2) {
   const [a1, a2] = a.split("_").map(Number);
@@ -75168,13 +75540,13 @@ function createLocalTransport(options2 = {}) {
       const [file, ...args] = argv;
       const timeout = runOptions.timeoutMs ?? defaultTimeout;
       const env = plainCommandEnvironment(base, runOptions.env);
-      return new Promise((resolve18, reject) => {
+      return new Promise((resolve19, reject) => {
         execFile(
           file,
           args,
           { timeout, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, encoding: "utf8", env },
           (error, stdout, stderr) => {
-            if (!error) return resolve18({ stdout, stderr, code: 0 });
+            if (!error) return resolve19({ stdout, stderr, code: 0 });
             const e = error;
             if (e.killed) {
               return reject(
@@ -75183,7 +75555,7 @@ function createLocalTransport(options2 = {}) {
                 )
               );
             }
-            if (typeof e.code === "number") return resolve18({ stdout, stderr, code: e.code });
+            if (typeof e.code === "number") return resolve19({ stdout, stderr, code: e.code });
             if (e.code === "ENOENT") {
               return reject(
                 new SlurmError(`\`${file}\` is not installed or not on PATH on the local login node`)
@@ -75230,24 +75602,24 @@ var PromiseQueue = class {
     };
   }
   waitTillIdle() {
-    return new Promise((resolve18) => {
+    return new Promise((resolve19) => {
       if (this.running === 0) {
-        resolve18();
+        resolve19();
         return;
       }
       const dispose = this.onIdle(() => {
         dispose();
-        resolve18();
+        resolve19();
       });
     });
   }
   add(callback) {
-    return new Promise((resolve18, reject) => {
+    return new Promise((resolve19, reject) => {
       const runCallback = () => {
         this.running += 1;
         try {
           Promise.resolve(callback()).then((val) => {
-            resolve18(val);
+            resolve19(val);
             this.processNext();
           }, (err) => {
             reject(err);
@@ -75289,23 +75661,23 @@ var defaultFilesystem = {
     return fsPath.basename(path);
   },
   stat(path) {
-    return new Promise((resolve18, reject) => {
+    return new Promise((resolve19, reject) => {
       fs.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve18(res);
+          resolve19(res);
         }
       });
     });
   },
   readdir(path) {
-    return new Promise((resolve18, reject) => {
+    return new Promise((resolve19, reject) => {
       fs.readdir(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve18(res);
+          resolve19(res);
         }
       });
     });
@@ -75349,7 +75721,7 @@ async function scanDirectory(path, { recursive = true, validate: validate2 = nul
   });
   const result = { files: [], directories: [] };
   const mergedFileSystem = { ...defaultFilesystem, ...fileSystem };
-  await new Promise((resolve18, reject) => {
+  await new Promise((resolve19, reject) => {
     scanDirectoryInternal({
       path,
       recursive: recursive ? "deep" : "shallow",
@@ -75358,7 +75730,7 @@ async function scanDirectory(path, { recursive = true, validate: validate2 = nul
       fileSystem: mergedFileSystem,
       queue,
       reject
-    }).then(() => queue.waitTillIdle()).then(resolve18, reject);
+    }).then(() => queue.waitTillIdle()).then(resolve19, reject);
   });
   return result;
 }
@@ -75384,12 +75756,12 @@ function unixifyPath(path) {
   return path;
 }
 async function readFile(filePath) {
-  return new Promise((resolve18, reject) => {
+  return new Promise((resolve19, reject) => {
     fs2.readFile(filePath, "utf8", (err, res) => {
       if (err) {
         reject(err);
       } else {
-        resolve18(res);
+        resolve19(res);
       }
     });
   });
@@ -75398,12 +75770,12 @@ var SFTP_MKDIR_ERR_CODE_REGEXP = /Error: (E[\S]+): /;
 async function makeDirectoryWithSftp(path, sftp) {
   let stats = null;
   try {
-    stats = await new Promise((resolve18, reject) => {
+    stats = await new Promise((resolve19, reject) => {
       sftp.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve18(res);
+          resolve19(res);
         }
       });
     });
@@ -75416,12 +75788,12 @@ async function makeDirectoryWithSftp(path, sftp) {
     throw new Error("mkdir() failed, target already exists and is not a directory");
   }
   try {
-    await new Promise((resolve18, reject) => {
+    await new Promise((resolve19, reject) => {
       sftp.mkdir(path, (err) => {
         if (err) {
           reject(err);
         } else {
-          resolve18();
+          resolve19();
         }
       });
     });
@@ -75496,14 +75868,14 @@ var NodeSSH = class {
     }
     const connection = new import_ssh2.default.Client();
     this.connection = connection;
-    await new Promise((resolve18, reject) => {
+    await new Promise((resolve19, reject) => {
       connection.on("error", reject);
       if (config.onKeyboardInteractive) {
         connection.on("keyboard-interactive", config.onKeyboardInteractive);
       }
       connection.on("ready", () => {
         connection.removeListener("error", reject);
-        resolve18();
+        resolve19();
       });
       connection.on("end", () => {
         if (this.connection === connection) {
@@ -75525,14 +75897,14 @@ var NodeSSH = class {
   }
   async requestShell(options2) {
     const connection = this.getConnection();
-    return new Promise((resolve18, reject) => {
+    return new Promise((resolve19, reject) => {
       connection.on("error", reject);
       const callback = (err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve18(res);
+          resolve19(res);
         }
       };
       if (options2 == null) {
@@ -75553,14 +75925,14 @@ var NodeSSH = class {
   }
   async requestSFTP() {
     const connection = this.getConnection();
-    return new Promise((resolve18, reject) => {
+    return new Promise((resolve19, reject) => {
       connection.on("error", reject);
       connection.sftp((err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve18(res);
+          resolve19(res);
         }
       });
     });
@@ -75591,7 +75963,7 @@ var NodeSSH = class {
     }
     const connection = this.getConnection();
     const output = { stdout: [], stderr: [] };
-    return new Promise((resolve18, reject) => {
+    return new Promise((resolve19, reject) => {
       connection.on("error", reject);
       connection.exec(command, options2.execOptions != null ? options2.execOptions : {}, (err, channel) => {
         connection.removeListener("error", reject);
@@ -75637,7 +76009,7 @@ var NodeSSH = class {
             stdout = stdout.trim();
             stderr = stderr.trim();
           }
-          resolve18({
+          resolve19({
             code: code3 != null ? code3 : null,
             signal: signal != null ? signal : null,
             stdout,
@@ -75699,12 +76071,12 @@ var NodeSSH = class {
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
     const sftp = givenSftp || await this.requestSFTP();
     try {
-      await new Promise((resolve18, reject) => {
+      await new Promise((resolve19, reject) => {
         sftp.fastGet(unixifyPath(remoteFile), localFile, transferOptions || {}, (err) => {
           if (err) {
             reject(err);
           } else {
-            resolve18();
+            resolve19();
           }
         });
       });
@@ -75719,21 +76091,21 @@ var NodeSSH = class {
     invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
     invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
-    invariant2(await new Promise((resolve18) => {
+    invariant2(await new Promise((resolve19) => {
       fs2.access(localFile, fs2.constants.R_OK, (err) => {
-        resolve18(err === null);
+        resolve19(err === null);
       });
     }), `localFile does not exist at ${localFile}`);
     const sftp = givenSftp || await this.requestSFTP();
     const putFile = (retry2) => {
-      return new Promise((resolve18, reject) => {
+      return new Promise((resolve19, reject) => {
         sftp.fastPut(localFile, unixifyPath(remoteFile), transferOptions || {}, (err) => {
           if (err == null) {
-            resolve18();
+            resolve19();
             return;
           }
           if (err.message === "No such file" && retry2) {
-            resolve18(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
+            resolve19(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
           } else {
             reject(err);
           }
@@ -75760,14 +76132,14 @@ var NodeSSH = class {
     const sftp = givenSftp || await this.requestSFTP();
     const queue = new PromiseQueue({ concurrency: concurrency2 });
     try {
-      await new Promise((resolve18, reject) => {
+      await new Promise((resolve19, reject) => {
         files.forEach((file) => {
           queue.add(async () => {
             await this.putFile(file.local, file.remote, sftp, transferOptions);
             transferred.push(file);
           }).catch(reject);
         });
-        queue.waitTillIdle().then(resolve18);
+        queue.waitTillIdle().then(resolve19);
       });
     } catch (error) {
       if (error != null) {
@@ -75783,9 +76155,9 @@ var NodeSSH = class {
   async putDirectory(localDirectory, remoteDirectory, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate: validate2 = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve18) => {
+    const localDirectoryStat = await new Promise((resolve19) => {
       fs2.stat(localDirectory, (err, stat) => {
-        resolve18(stat || null);
+        resolve19(stat || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -75800,16 +76172,16 @@ var NodeSSH = class {
     directories.sort((a, b2) => a.length - b2.length);
     let failed = false;
     try {
-      await new Promise((resolve18, reject) => {
+      await new Promise((resolve19, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         directories.forEach((directory) => {
           queue.add(async () => {
             await this.mkdir(fsPath2.join(remoteDirectory, directory), "sftp", sftp);
           }).catch(reject);
         });
-        resolve18(queue.waitTillIdle());
+        resolve19(queue.waitTillIdle());
       });
-      await new Promise((resolve18, reject) => {
+      await new Promise((resolve19, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         files.forEach((file) => {
           queue.add(async () => {
@@ -75824,7 +76196,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve18(queue.waitTillIdle());
+        resolve19(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -75836,9 +76208,9 @@ var NodeSSH = class {
   async getDirectory(localDirectory, remoteDirectory, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate: validate2 = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve18) => {
+    const localDirectoryStat = await new Promise((resolve19) => {
       fs2.stat(localDirectory, (err, stat) => {
-        resolve18(stat || null);
+        resolve19(stat || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -75856,23 +76228,23 @@ var NodeSSH = class {
           return fsPath2.posix.join(pathA, pathB);
         },
         readdir(path) {
-          return new Promise((resolve18, reject) => {
+          return new Promise((resolve19, reject) => {
             sftp.readdir(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve18(res.map((item) => item.filename));
+                resolve19(res.map((item) => item.filename));
               }
             });
           });
         },
         stat(path) {
-          return new Promise((resolve18, reject) => {
+          return new Promise((resolve19, reject) => {
             sftp.stat(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve18(res);
+                resolve19(res);
               }
             });
           });
@@ -75884,16 +76256,16 @@ var NodeSSH = class {
     directories.sort((a, b2) => a.length - b2.length);
     let failed = false;
     try {
-      await new Promise((resolve18, reject) => {
+      await new Promise((resolve19, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         directories.forEach((directory) => {
           queue.add(async () => {
             await (0, import_make_dir.default)(fsPath2.join(localDirectory, directory));
           }).catch(reject);
         });
-        resolve18(queue.waitTillIdle());
+        resolve19(queue.waitTillIdle());
       });
-      await new Promise((resolve18, reject) => {
+      await new Promise((resolve19, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         files.forEach((file) => {
           queue.add(async () => {
@@ -75908,7 +76280,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve18(queue.waitTillIdle());
+        resolve19(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -75919,7 +76291,7 @@ var NodeSSH = class {
   }
   forwardIn(remoteAddr, remotePort, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve18, reject) => {
+    return new Promise((resolve19, reject) => {
       connection.forwardIn(remoteAddr, remotePort, (error, port) => {
         if (error) {
           reject(error);
@@ -75944,25 +76316,25 @@ var NodeSSH = class {
             });
           });
         };
-        resolve18({ port, dispose });
+        resolve19({ port, dispose });
       });
     });
   }
   forwardOut(srcIP, srcPort, dstIP, dstPort) {
     const connection = this.getConnection();
-    return new Promise((resolve18, reject) => {
+    return new Promise((resolve19, reject) => {
       connection.forwardOut(srcIP, srcPort, dstIP, dstPort, (error, channel) => {
         if (error) {
           reject(error);
           return;
         }
-        resolve18(channel);
+        resolve19(channel);
       });
     });
   }
   forwardInStreamLocal(socketPath, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve18, reject) => {
+    return new Promise((resolve19, reject) => {
       connection.openssh_forwardInStreamLocal(socketPath, (error) => {
         if (error) {
           reject(error);
@@ -75987,19 +76359,19 @@ var NodeSSH = class {
             });
           });
         };
-        resolve18({ dispose });
+        resolve19({ dispose });
       });
     });
   }
   forwardOutStreamLocal(socketPath) {
     const connection = this.getConnection();
-    return new Promise((resolve18, reject) => {
+    return new Promise((resolve19, reject) => {
       connection.openssh_forwardOutStreamLocal(socketPath, (error, channel) => {
         if (error) {
           reject(error);
           return;
         }
-        resolve18(channel);
+        resolve19(channel);
       });
     });
   }
@@ -76646,231 +77018,223 @@ function mermaidScriptPath(root) {
 import { readFileSync as readFileSync7 } from "node:fs";
 import { join as join9 } from "node:path";
 
-// src/analysis/failure.ts
-function instancesOnGpu(topology, gpu) {
-  const rows = [];
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const containers2 = gpus.filter((g) => g === gpu).length;
-    if (!containers2) continue;
-    rows.push({
-      service: svc,
-      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
-    });
-  }
-  const total = rows.reduce((a, r) => a + r.instances, 0);
-  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
+// src/slurm/classify.ts
+var LOG_SIGNS = [
+  {
+    kind: "gpu-oom",
+    pattern: /CUDA out of memory|torch\.(cuda\.)?OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation/
+  },
+  {
+    kind: "host-oom",
+    pattern: /Exceeded job memory limit|exceeded memory limit|oom[-_]kill|Out of memory: Killed process|MemoryError|(^|\s)Killed(\s|$)/
+  },
+  { kind: "time-limit", pattern: /DUE TO TIME LIMIT/ },
+  { kind: "node-failure", pattern: /DUE TO NODE FAILURE/ },
+  { kind: "preempted", pattern: /DUE TO PREEMPTION/ }
+];
+var TRACEBACK = /^Traceback \(most recent call last\):/;
+var EXCEPTION_LINE = /^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)(: .*)?$/;
+function gpuFromLine(line) {
+  const m2 = /GPU (\d+)/.exec(line);
+  return m2?.[1] ? Number(m2[1]) : null;
 }
-var FIXES = {
-  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
-  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
-  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
-  "node-failure": "resubmit: the node failed, not the topology",
-  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
-  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
-  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
-  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
+function exitText(job) {
+  if (job.signal !== null) return `signal ${job.signal}`;
+  return job.exitCode === null ? null : String(job.exitCode);
+}
+var MESSAGES = {
+  "gpu-oom": "ran out of GPU memory",
+  "host-oom": "ran out of host memory (over the job memory limit)",
+  crash: "crashed",
+  "node-failure": "lost its node (node failure)",
+  "time-limit": "hit its Slurm time limit",
+  cancelled: "was cancelled",
+  preempted: "was preempted by another job",
+  "no-telemetry": "produced no telemetry"
 };
-function explainFailure(failure, ctx = {}) {
-  const evidence = [...failure.evidence ?? []];
-  if (failure.slurm_state)
-    evidence.push(
-      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
-    );
-  let message2 = failure.message;
-  let fix = failure.likely_fix ?? FIXES[failure.kind];
-  if (failure.kind === "gpu-oom" && ctx.topology) {
-    const map = gpuMap(ctx.topology);
-    const gpu = failure.gpu ?? null;
-    if (gpu !== null) {
-      const shares = instancesOnGpu(ctx.topology, gpu);
-      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
-      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
-      const usage = ctx.gpus?.[String(gpu)];
-      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
-        evidence.push(
-          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
-        );
-      const biggest = [...shares].sort((a, b2) => b2.instances - a.instances)[0];
-      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
-      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
-      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
-    } else {
-      const loaded = [...map.entries()].sort((a, b2) => b2[1].length - a[1].length)[0];
-      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
+var FIXES2 = {
+  "gpu-oom": "reduce replicas or cached scenes on the GPU named in the evidence, or spread services over more GPUs",
+  "host-oom": "reduce workers or cache sizes, or ask for more memory (--mem)",
+  crash: "read the traceback in the evidence; fix the cause and submit again",
+  "node-failure": "not caused by the topology: submit again (/topo submit)",
+  "time-limit": "raise the Slurm time limit, or stop the run once metrics are stable",
+  preempted: "not caused by the topology: it is requeued or can be submitted again"
+};
+function classifyFailure(job, log = []) {
+  if (isLive2(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
+  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
+  const evidence = [
+    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
+  ];
+  const signs = /* @__PURE__ */ new Map();
+  for (const raw of log) {
+    const line = raw.trimEnd();
+    for (const { kind: kind2, pattern } of LOG_SIGNS) {
+      if (pattern.test(line)) {
+        signs.set(kind2, [...signs.get(kind2) ?? [], line]);
+        break;
+      }
     }
   }
-  return { ...failure, message: message2, evidence, likely_fix: fix };
+  const traceback = tracebackLines(log);
+  let kind;
+  switch (job.state) {
+    case "OUT_OF_MEMORY":
+      kind = signs.has("gpu-oom") ? "gpu-oom" : "host-oom";
+      break;
+    case "NODE_FAIL":
+    case "BOOT_FAIL":
+      kind = "node-failure";
+      break;
+    case "TIMEOUT":
+    case "DEADLINE":
+      kind = "time-limit";
+      break;
+    case "PREEMPTED":
+    case "REQUEUED":
+    case "REQUEUE_HOLD":
+      kind = "preempted";
+      break;
+    case "CANCELLED":
+      kind = signs.has("host-oom") ? "host-oom" : signs.has("time-limit") ? "time-limit" : signs.has("node-failure") ? "node-failure" : signs.has("preempted") ? "preempted" : "cancelled";
+      break;
+    default:
+      if (signs.has("gpu-oom")) kind = "gpu-oom";
+      else if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure")
+        kind = "host-oom";
+      else if (signs.has("node-failure")) kind = "node-failure";
+      else if (signs.has("time-limit")) kind = "time-limit";
+      else kind = "crash";
+  }
+  const kindLines = signs.get(kind) ?? [];
+  evidence.push(...kindLines.slice(0, 5));
+  if (kind === "crash" || kind === "gpu-oom" && kindLines.length === 0)
+    evidence.push(...traceback.slice(-6));
+  if (kind === "crash" && traceback.length === 0) evidence.push(...lastLines(log, 3));
+  const gpuLine = kind === "gpu-oom" ? kindLines.find((l3) => gpuFromLine(l3) !== null) : void 0;
+  const failure = {
+    kind,
+    message: message(job, kind, traceback),
+    slurm_state: job.state,
+    exit_code: exitText(job),
+    evidence: dedupe2(evidence)
+  };
+  if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
+  const fix = FIXES2[kind];
+  if (fix) failure.likely_fix = fix;
+  return failure;
 }
-function isSpare(u) {
-  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
-  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
+function message(job, kind, traceback) {
+  let text2 = `Job ${job.id} ${MESSAGES[kind]}`;
+  if (kind === "crash") {
+    const last = traceback.at(-1);
+    text2 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
+  }
+  if (kind === "time-limit" && job.timeLimit) text2 += ` (${job.timeLimit})`;
+  if (kind === "node-failure" && job.nodes) text2 += ` (${job.nodes})`;
+  return `${text2}.`;
+}
+function tracebackLines(log) {
+  let start = -1;
+  for (let i = log.length - 1; i >= 0; i--) {
+    if (TRACEBACK.test(log[i] ?? "")) {
+      start = i;
+      break;
+    }
+  }
+  if (start < 0) return [];
+  const out = [];
+  for (let i = start; i < log.length; i++) {
+    const line = (log[i] ?? "").trimEnd();
+    out.push(line);
+    if (i > start && EXCEPTION_LINE.test(line)) break;
+  }
+  return out;
+}
+function lastLines(log, n) {
+  return log.map((l3) => l3.trimEnd()).filter((l3) => l3 !== "").slice(-n);
+}
+function dedupe2(lines) {
+  return [...new Set(lines)];
 }
 
-// src/analysis/comparison.ts
-function compare(candidate, against, againstName) {
-  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
-    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
-  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
-  const sc = relSigma(candidate);
-  const sa = relSigma(against);
-  const ratio = candidate.value / against.value;
-  const sLog = Math.sqrt(sc * sc + sa * sa);
-  const rLow = ratio * Math.exp(-1.96 * sLog);
-  const rHigh = ratio * Math.exp(1.96 * sLog);
-  const diff = candidate.value - against.value;
-  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
-  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
+// src/judge/job.ts
+var FAILURE_LOG_LINES = 200;
+function endedInFailure(job) {
+  return !isLive2(job.state) && classifyFailure(job, []) !== null;
+}
+async function jobFailure(slurm, job) {
+  if (!endedInFailure(job)) return null;
+  const log = await slurm.tail(job, FAILURE_LOG_LINES).catch(() => []);
+  return classifyFailure(job, log);
+}
+function runJob(job, failure = null) {
   return {
-    against: againstName,
-    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
-    difference_s: {
-      value: round(diff, 4),
-      low: round(diff - 1.96 * sDiff, 4),
-      high: round(diff + 1.96 * sDiff, 4)
-    },
-    outcome
+    jobId: job.id,
+    name: job.name,
+    state: job.state,
+    submitTs: slurmTimeToUnix(job.submitTime),
+    startTs: slurmTimeToUnix(job.startTime),
+    endTs: slurmTimeToUnix(job.endTime),
+    failure
   };
+}
+async function runJobOf(slurm, job) {
+  return runJob(job, await jobFailure(slurm, job));
+}
+async function experimentJobs2(slurm, experimentId, knownExperimentIds = []) {
+  const listed = await slurm.jobs(`topo-${experimentId}-`);
+  const own = listed.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
+  return Promise.all(own.map((j2) => runJobOf(slurm, j2)));
 }
 
-// src/monitor/reference.ts
-function baselineName(exp) {
-  return exp.baseline?.name ?? "baseline";
-}
-var measured = (role, r) => ({
-  role,
-  name: r.name,
-  verdict: { state: "stable", projected_full_run: r.value },
-  value: r.value,
-  live: false
-});
-function referenceOf2(exp, observed) {
-  if (exp.best) return measured("current best", exp.best);
-  if (exp.baseline) return measured("baseline", exp.baseline);
-  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
-  const verdict = base?.analysis?.observation.verdict;
-  if (!base || !verdict || base.analysis?.observation.failure) return null;
-  return { role: "baseline", name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
-}
-function leaderOf(exp, observed, reference) {
-  const runs = observed.flatMap(
-    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }] : []
-  );
-  const lead = leadingCandidate(runs, reference?.verdict ?? null);
-  return lead ? {
-    role: "leading candidate",
-    name: lead.name,
-    verdict: lead.verdict,
-    value: null,
-    live: true,
-    pr: lead.pr,
-    contenders: runs.length
-  } : null;
-}
-var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
-var isDecided = (d2) => !!d2 && DECIDED.has(d2.state);
-function compareCandidate(exp, c, observation, context4 = {}) {
-  const value = observation.verdict.value ?? null;
-  const comparisons = [];
-  if (exp.best && exp.best.name !== c.candidate)
-    comparisons.push(compare(value, exp.best.value, `current best ${exp.best.name}`));
-  if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
-    comparisons.push(compare(value, exp.baseline.value, `baseline ${exp.baseline.name}`));
-  const ref = context4.reference;
-  if (ref?.live && ref.name !== c.candidate)
-    comparisons.push(compare(value, ref.value, `baseline ${ref.name}`));
-  if (comparisons[0]) observation.comparison = comparisons[0];
-  const decision = decisionOf(exp, c, observation, context4);
-  if (decision) observation.decision = context4.gpu ? withGpuMinutes(decision, context4.gpu) : decision;
-  return comparisons;
-}
-function decisionOf(exp, c, observation, { reference, leader, previous, ended }) {
-  if (observation.failure) return null;
-  const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
-  if ((ended || !reference) && isDecided(previous)) return previous;
-  if (!reference && !isReference) return null;
-  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
-  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
-  const options2 = {
-    ...decisionOptions(exp.experiment),
-    minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
+// src/monitor/adapters.ts
+function slurmMonitorPort(slurm, knownExperimentIds = []) {
+  return {
+    jobs: (experimentId) => experimentJobs2(slurm, experimentId, knownExperimentIds),
+    cancel: (jobId2) => slurm.cancel(jobId2)
   };
-  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
-    ...options2,
-    previous,
-    isReference
-  });
-  if (decision.state !== "measuring" || isReference || !lead) return decision;
-  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
-  return pruneByLeader(observation.verdict, lead, { ...options2, previous, leaders }) ?? decision;
-}
-function decidedAgainst(r, pr) {
-  const name = `${r.role} ${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
-  return { name, verdict: r.verdict, label: describeReference(name) };
 }
 
 // src/monitor/judge.ts
 var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
-var isStable = (v2) => v2 === "stable" || v2 === "cyclic";
 var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
-function candidateState(job, requested, analysis, stoppedByUs) {
-  if (!job) return requested ? "queued" : null;
-  const v2 = analysis?.observation.verdict.state;
-  const stable = isStable(v2);
-  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
-  if (isLive2(job.state)) {
-    if (!analysis || v2 === "no-data") return "starting";
-    if (v2 === "warming") return "warming";
-    if (stable) return "stable";
-    return "stabilising";
-  }
-  if (job.state === "COMPLETED")
-    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
-  if (job.state === "TIMEOUT" && stable) return "finished";
-  return "failed";
+function runOf(e, p) {
+  const { S: S2, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
+  const run3 = p.observed?.run;
+  return {
+    ...run3 ?? {
+      series: {},
+      clock: { nowTs: evalTs, timeScale: S2, stepSeconds: scrape, wallMinutes, expectedRollouts },
+      topology: p.c.topology
+    },
+    runName: p.c.runName,
+    job: p.job ?? null
+  };
 }
 function judgeCandidate(e, p) {
-  const { c, job } = p;
-  const analysis = p.observed?.analysis;
-  const stoppedBy = stoppedByOf(e, p);
-  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && e.exp.experiment.stop_when_stable === true;
-  let state2 = candidateState(job, c.requested, analysis, stoppedByUs);
-  if (state2 === null) return null;
-  const observation = analysis?.observation ?? waiting(c, job);
-  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
-  if (state2 === "failed") observation.failure = failureOf(c, job, observation);
-  const previous = p.observed?.previous;
-  const comparisons = compareCandidate(e.exp, c, observation, {
+  const run3 = runOf(e, p);
+  const observed = {
+    analysis: p.observed?.analysis,
+    ended: p.observed?.ended ?? false,
+    atTs: run3.clock.nowTs
+  };
+  const j2 = decideRunOf(run3, observed, {
+    standing: e.exp,
+    candidate: p.c,
     reference: e.reference,
     leader: e.leader,
-    previous: previous?.run_name === c.runName ? previous.decision ?? null : null,
-    ended: p.observed?.ended,
-    gpu: gpuInput(e, p, stoppedBy === "decision")
+    previous: p.observed?.previous ?? null
   });
-  return viewOf(e, p, { state: state2, observation, comparisons, stoppedBy });
+  return j2.state === null ? null : viewOf(e, p, { ...j2, state: j2.state });
 }
-function waiting(c, job) {
-  return {
-    run_name: c.runName,
-    verdict: {
-      state: "no-data",
-      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
-    },
-    stable_metrics: {}
+function candidateGpu(e, p, stopped) {
+  const observed = {
+    analysis: p.observed?.analysis,
+    ended: p.observed?.ended ?? false,
+    atTs: e.clock.evalTs
   };
-}
-function failureOf(c, job, observation) {
-  const failure = job?.failure ?? observation.failure ?? {
-    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
-    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
-    slurm_state: job?.state
-  };
-  return explainFailure(failure, {
-    topology: c.topology,
-    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
-  });
+  return gpuInput(runOf(e, p), observed, e.exp, stopped);
 }
 function viewOf(e, p, j2) {
   const { exp, telemetry, reference } = e;
@@ -76919,28 +77283,6 @@ function timelineOf(e, { job, observed }, warmupEnd) {
     { label: "ended", at: observed?.ended ? iso(job?.endTs) : null }
   ];
 }
-function stoppedByOf(e, { job, c, observed }) {
-  if (job?.state !== "CANCELLED") return null;
-  if (c.outcome?.kind === "stopped") return "user";
-  const previous = observed?.previous?.run_name === c.runName ? observed.previous : void 0;
-  const x2 = e.exp.experiment;
-  if (x2.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
-  const verdict = observed?.analysis?.observation.verdict.state ?? previous?.verdict.state;
-  if (x2.stop_when_stable && isStable(verdict) && previous?.decision?.state === "reference") return "stable";
-  return null;
-}
-function gpuInput(e, { job, c, observed }, stopped) {
-  if (!job?.startTs) return null;
-  const { evalTs, S: S2, wallMinutes } = e.clock;
-  const analysis = observed?.analysis;
-  const until = observed?.ended && job.endTs ? Math.min(evalTs, job.endTs) : evalTs;
-  const minutesRunning = (until - job.startTs) * S2 / 60;
-  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S2 / 60 : null;
-  const end = analysis?.observation.verdict.run_end_minutes;
-  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
-  const gpus = e.exp.experiment.fixed_inputs.slurm?.gpus_per_node ?? e.exp.gpusPerNode ?? (c.topology ? gpuMap(c.topology).size : 0);
-  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
-}
 
 // src/monitor/state.ts
 function newPassState(options2 = {}) {
@@ -76976,7 +77318,7 @@ async function decide(state2) {
 }
 function decideExperiment(e) {
   const runs = e.candidates.filter((p) => p.inPass).map((p) => ({ c: p.c, analysis: p.observed?.analysis }));
-  e.reference = referenceOf2(e.exp, runs);
+  e.reference = referenceOf(e.exp, runs);
   e.leader = leaderOf(e.exp, runs, e.reference);
   for (const p of e.candidates) {
     const view = p.inPass ? judgeCandidate(e, p) : null;
@@ -76994,10 +77336,11 @@ function lifecycleIntent({ phase }) {
   return void 0;
 }
 function queueOf(e) {
-  const maxParallel = e.exp.experiment.max_parallel ?? 3;
-  const live3 = new Set(e.jobs.filter((j2) => isLive2(j2.state)).map((j2) => j2.name)).size;
-  const order = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort((a, b2) => byRequest(a.c, b2.c));
-  return { order, free: Math.max(0, maxParallel - live3) };
+  const waiting2 = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort((a, b2) => byRequest(a.c, b2.c)).map((p) => ({ jobName: p.c.runName, p }));
+  const jobs = e.jobs.map((j2) => ({ id: j2.jobId, name: j2.name, state: j2.state }));
+  const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL2);
+  const order = [...plan.submitNow, ...plan.queued.map((q2) => q2.request)].map((r) => r.p);
+  return { order, free: Math.max(0, plan.slots - plan.live) };
 }
 function byRequest(a, b2) {
   const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
@@ -77081,7 +77424,7 @@ async function stop(ports, e, p) {
   if (!reason2 || !view || !p.job || p.acted?.left) return;
   await ports.slurm.cancel(p.job.jobId, e.id);
   const d2 = view.observation.decision;
-  const gpu = gpuInput(e, p, true);
+  const gpu = candidateGpu(e, p, true);
   if (d2 && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d2, gpu);
   p.acted = { ...p.acted, cancelled: p.job.jobId };
 }
@@ -77312,55 +77655,35 @@ async function observe(state2, ports) {
   });
 }
 async function experimentTelemetry(ports, e) {
-  const started = e.candidates.filter((p) => p.inPass).map((p) => p.job).filter((j2) => !!j2?.startTs);
-  if (!started.length) return void 0;
-  const { scrape, evalTs } = e.clock;
-  const start = Math.floor(Math.min(...started.map((j2) => j2.startTs)) / scrape) * scrape;
-  return fetchTelemetry(
-    e.exp.prometheus ?? ports.prometheus,
-    experimentSelector(e.id),
-    { start, end: Math.max(evalTs, start), stepSeconds: scrape },
-    { timeScale: e.exp.timeScale, scrapeSeconds: scrape }
-  );
+  const started = e.candidates.filter((p) => p.inPass).flatMap((p) => p.job ? [p.job] : []);
+  const window3 = jobsWindow(started, e.clock.evalTs, e.clock.scrape);
+  if (!window3) return void 0;
+  return readTelemetry(e.exp.prometheus ?? ports.prometheus, experimentSelector(e.id), window3, {
+    timeScale: e.exp.timeScale,
+    scrapeSeconds: e.clock.scrape
+  });
 }
-async function observeCandidate(ports, e, p, options2) {
-  const { job, c } = p;
-  const ended = job !== void 0 && !isLive2(job.state);
-  const analysis = job?.startTs ? analyse(e, p, job, job.startTs, options2) : void 0;
-  const current = await ports.github.readComment(c.pr, c.candidate);
-  const previous = current ? parseObservationBlock(current) : void 0;
-  p.observed = { analysis, current, previous, ended };
-  keepLastLiveVerdict(p);
-}
-function seriesOf(t, runName) {
-  return t?.byRun.get(runName) ?? {};
-}
-function analyse(e, { c }, job, startTs, options2) {
+function runOf2(e, { c, job }, options2) {
   const { S: S2, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
-  const live3 = isLive2(job.state);
-  const nowTs = job.endTs && !live3 ? Math.min(evalTs, job.endTs) : evalTs;
-  const analysis = observeRun({
+  return {
     runName: c.runName,
+    job: job ?? null,
     series: seriesOf(e.telemetry, c.runName),
-    timeScale: S2,
-    nowTs,
-    stepSeconds: scrape,
-    jobStartTs: startTs,
-    wallMinutes,
-    expectedRollouts,
+    missing: e.telemetry?.missing,
+    clock: { nowTs: evalTs, timeScale: S2, stepSeconds: scrape, wallMinutes, expectedRollouts },
     topology: c.topology,
     settings: e.exp.experiment.stabilisation,
-    missing: e.telemetry?.missing,
-    ended: !live3
-  });
-  const minutesRunning = (nowTs - startTs) * S2 / 60;
-  const deadline = options2.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-  if (!e.unavailable && analysis.startTs === null && (!live3 || minutesRunning >= deadline) && !job.failure)
-    analysis.observation.failure = {
-      kind: "no-telemetry",
-      message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
-    };
-  return analysis;
+    unavailable: !!e.unavailable,
+    ...options2.telemetryDeadlineMinutes !== void 0 ? { telemetryDeadlineMinutes: options2.telemetryDeadlineMinutes } : {}
+  };
+}
+async function observeCandidate(ports, e, p, options2) {
+  const run3 = runOf2(e, p, options2);
+  const { analysis, ended } = observeRunOf(run3);
+  const current = await ports.github.readComment(p.c.pr, p.c.candidate);
+  const previous = current ? parseObservationBlock(current) : void 0;
+  p.observed = { run: run3, analysis, current, previous, ended };
+  keepLastLiveVerdict(p);
 }
 var isStable2 = (v2) => v2 === "stable" || v2 === "cyclic";
 function keepLastLiveVerdict({ c, observed }) {
@@ -77773,13 +78096,13 @@ function mergeRun(existing, outcome) {
   return run3;
 }
 function againstMeasured(p, run3, kind) {
-  const measured3 = kind === "failed" ? null : run3.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run3);
+  const measured2 = kind === "failed" ? null : run3.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run3);
   const r = (x2) => Math.round(x2 * 1e4) / 1e4;
   return {
     ...clone3(p),
-    measured_seconds_per_rollout: measured3,
-    error: measured3 === null ? null : r(measured3 / p.seconds_per_rollout - 1),
-    covered: measured3 === null ? null : p.low <= measured3 && measured3 <= p.high
+    measured_seconds_per_rollout: measured2,
+    error: measured2 === null ? null : r(measured2 / p.seconds_per_rollout - 1),
+    covered: measured2 === null ? null : p.low <= measured2 && measured2 <= p.high
   };
 }
 function updateBest(record, run3) {
@@ -78321,7 +78644,7 @@ function relativeChange(value, base) {
   const pct5 = (value - base) / base * 100;
   return `${pct5 > 0 ? "+" : ""}${num3(pct5, 1)}%`;
 }
-function measured2(run3) {
+function measured(run3) {
   const value = stabilisedValue(run3);
   if (value === null)
     return run3.failures?.length ? `failed (${run3.failures.at(-1).kind})` : "no stable value";
@@ -78488,7 +78811,7 @@ function renderFinalReport(record, options2 = {}) {
       cell2(describeChange(run3.change, !run3.parent)),
       cell2(run3.hypothesis),
       cell2(run3.expected_effect),
-      cell2(measured2(run3)),
+      cell2(measured(run3)),
       run3 === base ? "baseline" : relativeChange(value, baseValue),
       cell2(resourceLine(run3.stable_metrics)),
       cell2(`${run3.decision.outcome}${run3.decision.reason ? `: ${run3.decision.reason}` : ""}`)
@@ -78587,146 +78910,6 @@ function predictionLines(record) {
       return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct5(p.error)} | ${p.covered ? "yes" : "no"} |`;
     })
   ];
-}
-
-// src/slurm/classify.ts
-var LOG_SIGNS = [
-  {
-    kind: "gpu-oom",
-    pattern: /CUDA out of memory|torch\.(cuda\.)?OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation/
-  },
-  {
-    kind: "host-oom",
-    pattern: /Exceeded job memory limit|exceeded memory limit|oom[-_]kill|Out of memory: Killed process|MemoryError|(^|\s)Killed(\s|$)/
-  },
-  { kind: "time-limit", pattern: /DUE TO TIME LIMIT/ },
-  { kind: "node-failure", pattern: /DUE TO NODE FAILURE/ },
-  { kind: "preempted", pattern: /DUE TO PREEMPTION/ }
-];
-var TRACEBACK = /^Traceback \(most recent call last\):/;
-var EXCEPTION_LINE = /^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)(: .*)?$/;
-function gpuFromLine(line) {
-  const m2 = /GPU (\d+)/.exec(line);
-  return m2?.[1] ? Number(m2[1]) : null;
-}
-function exitText(job) {
-  if (job.signal !== null) return `signal ${job.signal}`;
-  return job.exitCode === null ? null : String(job.exitCode);
-}
-var MESSAGES = {
-  "gpu-oom": "ran out of GPU memory",
-  "host-oom": "ran out of host memory (over the job memory limit)",
-  crash: "crashed",
-  "node-failure": "lost its node (node failure)",
-  "time-limit": "hit its Slurm time limit",
-  cancelled: "was cancelled",
-  preempted: "was preempted by another job",
-  "no-telemetry": "produced no telemetry"
-};
-var FIXES2 = {
-  "gpu-oom": "reduce replicas or cached scenes on the GPU named in the evidence, or spread services over more GPUs",
-  "host-oom": "reduce workers or cache sizes, or ask for more memory (--mem)",
-  crash: "read the traceback in the evidence; fix the cause and submit again",
-  "node-failure": "not caused by the topology: submit again (/topo submit)",
-  "time-limit": "raise the Slurm time limit, or stop the run once metrics are stable",
-  preempted: "not caused by the topology: it is requeued or can be submitted again"
-};
-function classifyFailure(job, log = []) {
-  if (isLive2(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
-  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
-  const evidence = [
-    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
-  ];
-  const signs = /* @__PURE__ */ new Map();
-  for (const raw of log) {
-    const line = raw.trimEnd();
-    for (const { kind: kind2, pattern } of LOG_SIGNS) {
-      if (pattern.test(line)) {
-        signs.set(kind2, [...signs.get(kind2) ?? [], line]);
-        break;
-      }
-    }
-  }
-  const traceback = tracebackLines(log);
-  let kind;
-  switch (job.state) {
-    case "OUT_OF_MEMORY":
-      kind = signs.has("gpu-oom") ? "gpu-oom" : "host-oom";
-      break;
-    case "NODE_FAIL":
-    case "BOOT_FAIL":
-      kind = "node-failure";
-      break;
-    case "TIMEOUT":
-    case "DEADLINE":
-      kind = "time-limit";
-      break;
-    case "PREEMPTED":
-    case "REQUEUED":
-    case "REQUEUE_HOLD":
-      kind = "preempted";
-      break;
-    case "CANCELLED":
-      kind = signs.has("host-oom") ? "host-oom" : signs.has("time-limit") ? "time-limit" : signs.has("node-failure") ? "node-failure" : signs.has("preempted") ? "preempted" : "cancelled";
-      break;
-    default:
-      if (signs.has("gpu-oom")) kind = "gpu-oom";
-      else if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure")
-        kind = "host-oom";
-      else if (signs.has("node-failure")) kind = "node-failure";
-      else if (signs.has("time-limit")) kind = "time-limit";
-      else kind = "crash";
-  }
-  const kindLines = signs.get(kind) ?? [];
-  evidence.push(...kindLines.slice(0, 5));
-  if (kind === "crash" || kind === "gpu-oom" && kindLines.length === 0)
-    evidence.push(...traceback.slice(-6));
-  if (kind === "crash" && traceback.length === 0) evidence.push(...lastLines(log, 3));
-  const gpuLine = kind === "gpu-oom" ? kindLines.find((l3) => gpuFromLine(l3) !== null) : void 0;
-  const failure = {
-    kind,
-    message: message(job, kind, traceback),
-    slurm_state: job.state,
-    exit_code: exitText(job),
-    evidence: dedupe2(evidence)
-  };
-  if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
-  const fix = FIXES2[kind];
-  if (fix) failure.likely_fix = fix;
-  return failure;
-}
-function message(job, kind, traceback) {
-  let text2 = `Job ${job.id} ${MESSAGES[kind]}`;
-  if (kind === "crash") {
-    const last = traceback.at(-1);
-    text2 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
-  }
-  if (kind === "time-limit" && job.timeLimit) text2 += ` (${job.timeLimit})`;
-  if (kind === "node-failure" && job.nodes) text2 += ` (${job.nodes})`;
-  return `${text2}.`;
-}
-function tracebackLines(log) {
-  let start = -1;
-  for (let i = log.length - 1; i >= 0; i--) {
-    if (TRACEBACK.test(log[i] ?? "")) {
-      start = i;
-      break;
-    }
-  }
-  if (start < 0) return [];
-  const out = [];
-  for (let i = start; i < log.length; i++) {
-    const line = (log[i] ?? "").trimEnd();
-    out.push(line);
-    if (i > start && EXCEPTION_LINE.test(line)) break;
-  }
-  return out;
-}
-function lastLines(log, n) {
-  return log.map((l3) => l3.trimEnd()).filter((l3) => l3 !== "").slice(-n);
-}
-function dedupe2(lines) {
-  return [...new Set(lines)];
 }
 
 // src/topology/init.ts
@@ -79321,7 +79504,6 @@ function localCluster(root, env) {
 // src/demo/parts.ts
 var DEMO_CLUSTER = "local";
 var FINAL_STATES = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-var unixSeconds = slurmTimeToUnix;
 function loadCluster(env) {
   const text2 = readFileSync7(env.clustersFile, "utf8");
   const checked2 = checkClusters(text2, env.clustersFile);
@@ -79356,23 +79538,6 @@ function realDemoParts(root, env, outDir) {
   const resolved = (candidate) => {
     const { base } = need();
     return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
-  };
-  const slurmJobs = async (experimentId) => need().slurm.jobs(experimentPrefix(experimentId));
-  const toMonitorJob = async (job) => {
-    let failure = null;
-    if (!isLive2(job.state) && job.state !== "COMPLETED") {
-      const log = await need().slurm.tail(job, 60).catch(() => []);
-      failure = classifyFailure(job, log);
-    }
-    return {
-      jobId: job.id,
-      name: job.name,
-      state: job.state,
-      submitTs: unixSeconds(job.submitTime),
-      startTs: unixSeconds(job.startTime),
-      endTs: unixSeconds(job.endTime),
-      failure
-    };
   };
   const submit = async (experiment, candidate) => {
     const { cluster, slurm } = need();
@@ -79460,10 +79625,8 @@ function realDemoParts(root, env, outDir) {
               }))
             }
           ],
-          slurm: {
-            jobs: async (id) => Promise.all((await slurmJobs(id)).map(toMonitorJob)),
-            cancel: (jobId2) => c.slurm.cancel(jobId2)
-          },
+          // the monitor's own Slurm port: the one job model (src/judge/job.ts) and its failure rule
+          slurm: slurmMonitorPort(c.slurm),
           // The demo submits before it watches; a run the monitor cannot find is submitted again, idempotently.
           submit: async (_exp, candidate) => {
             const run3 = runs.find((r) => r.runName === candidate.runName);
@@ -79523,8 +79686,8 @@ function realDemoParts(root, env, outDir) {
     createRecord: (prepared) => createRecord(prepared.experiment, need().cluster),
     // as actions/monitor reads the record on the default branch
     references: (record) => ({
-      baseline: referenceOf(baselineRun(record)),
-      best: referenceOf(bestRun(record)),
+      baseline: referenceOf2(baselineRun(record)),
+      best: referenceOf2(bestRun(record)),
       current: record.current_best.topology
     }),
     apply(record, outcome) {
@@ -81888,11 +82051,11 @@ var httpClient = __toESM(require_lib3(), 1);
 var import_undici = __toESM(require_undici(), 1);
 var __awaiter = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P2 ? value : new P2(function(resolve18) {
-      resolve18(value);
+    return value instanceof P2 ? value : new P2(function(resolve19) {
+      resolve19(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve18, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve19, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -81908,7 +82071,7 @@ var __awaiter = function(thisArg, _arguments, P2, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve18(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve19(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -86594,11 +86757,7 @@ var jobsCommand = {
         (j2) => !isRetiredDuplicate(j2.name)
       );
       const rows = [];
-      for (const job of jobs) {
-        const bad = !isLive2(job.state) && classifyFailure(job, []) !== null;
-        const log = bad ? await slurm.tail(job, 200).catch(() => []) : [];
-        rows.push({ ...job, failure: bad ? classifyFailure(job, log) : null });
-      }
+      for (const job of jobs) rows.push({ ...job, failure: await jobFailure(slurm, job) });
       if (flag(parsed, "json")) {
         io.stdout(
           `${JSON.stringify({ schema_version: 1, experiment, cluster: name, jobs: rows.map((r) => ({ ...jobJson(r), failure: r.failure })) }, null, 2)}
@@ -86874,7 +87033,7 @@ jobs:
           persist-credentials: false
       - uses: actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020 # v4.4.0
         with:
-          node-version: 20
+          node-version: 24
       - name: Render every experiment record
         run: node .alpasim-topo/bin/topo.js site --records experiments --out site
       - uses: actions/upload-pages-artifact@56afc609e74202658d3ffba0e8f6dda462b719fa # v3.0.1
@@ -88844,36 +89003,99 @@ var siteCommand = {
   }
 };
 
-// src/monitor/adapters.ts
-var slurmTs = slurmTimeToUnix;
-function slurmMonitorPort(slurm, knownExperimentIds = []) {
-  return {
-    async jobs(experimentId) {
-      const jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, knownExperimentIds);
-      return Promise.all(
-        jobs.map(async (j2) => {
-          let failure = null;
-          if (!isLive2(j2.state) && !(j2.state === "COMPLETED" && (j2.exitCode ?? 0) === 0)) {
-            const log = await slurm.tail(j2, 200).catch(() => []);
-            failure = classifyFailure(j2, log);
-          }
-          return {
-            jobId: j2.id,
-            name: j2.name,
-            state: j2.state,
-            submitTs: slurmTs(j2.submitTime),
-            startTs: slurmTs(j2.startTime),
-            endTs: slurmTs(j2.endTime),
-            failure
-          };
-        })
-      );
+// src/cli/commands/status.ts
+import { existsSync as existsSync20, readFileSync as readFileSync19 } from "node:fs";
+import { join as join20, resolve as resolve17 } from "node:path";
+var HEADER = [
+  "candidate",
+  "job",
+  "slurm",
+  "state",
+  "verdict",
+  "decision",
+  "projected s/rollout",
+  "full-run",
+  "5m",
+  "rollouts",
+  "bottleneck"
+];
+function recordedReferences(cwd, id) {
+  const file = join20(resolve17(cwd), recordPaths(id).json);
+  if (!existsSync20(file)) return {};
+  const record = parseRecord(readFileSync19(file, "utf8"), file);
+  return { baseline: referenceOf2(baselineRun(record)), best: referenceOf2(bestRun(record)) };
+}
+async function judgeJobs(input) {
+  const { experiment, id, now, t } = input;
+  const jobs = [...input.jobs].sort((a, b2) => Number(a.jobId) - Number(b2.jobId));
+  const window3 = jobsWindow(jobs, now, t.stepSeconds);
+  const telemetry = window3 ? await readTelemetry(t.prometheus, experimentSelector(id), window3, {
+    timeScale: t.timeScale,
+    scrapeSeconds: t.stepSeconds
+  }) : void 0;
+  const clock = {
+    nowTs: now,
+    timeScale: t.timeScale,
+    stepSeconds: t.stepSeconds,
+    ...experimentLimits(experiment)
+  };
+  const runs = jobs.map((job) => ({
+    run: {
+      runName: job.name,
+      job,
+      series: seriesOf(telemetry, job.name),
+      missing: telemetry?.missing,
+      clock,
+      settings: experiment.stabilisation,
+      unavailable: !!telemetry?.errors.length
     },
-    cancel: (jobId2) => slurm.cancel(jobId2)
+    candidate: { candidate: parseRunName(job.name, id)?.candidate ?? job.name, pr: 0, requested: true }
+  }));
+  const standing = { experiment, ...recordedReferences(input.cwd, id) };
+  const { judgements } = judgeRuns(runs, standing);
+  const rows = judgements.map((j2, i) => rowOf(runs[i], j2));
+  return { rows, telemetry };
+}
+function rowOf(r, j2) {
+  const { job } = r.run;
+  const analysed = j2.observed.analysis ? j2.observation : void 0;
+  const v2 = analysed?.verdict;
+  const m2 = analysed?.stable_metrics;
+  const p = v2?.projected_full_run;
+  const b2 = m2?.bottleneck;
+  const d2 = j2.decision;
+  return {
+    candidate: r.candidate.candidate,
+    run_name: r.run.runName,
+    job_id: job.jobId,
+    slurm_state: job.state,
+    state: j2.state,
+    verdict: v2?.state ?? null,
+    decision: d2 ? { state: d2.state, against: d2.against, relative_change: d2.relative_change ?? null } : null,
+    projected_seconds_per_rollout: p ? { value: p.value, low: p.low, high: p.high } : null,
+    seconds_per_rollout_full_run: m2?.seconds_per_rollout_full_run ?? null,
+    seconds_per_rollout_5m: m2?.seconds_per_rollout_5m ?? null,
+    completed_rollouts: m2?.completed_rollouts ?? null,
+    bottleneck: b2 ? { kind: b2.kind, service: b2.service ?? null } : null
   };
 }
-
-// src/cli/commands/status.ts
+function cells2(r) {
+  const p = r.projected_seconds_per_rollout;
+  const n = (x2) => x2 != null ? String(round(x2, 3)) : "\u2014";
+  return [
+    r.candidate,
+    r.job_id,
+    r.slurm_state,
+    r.state ?? "\u2014",
+    r.verdict ?? "\u2014",
+    r.decision ? `${r.decision.state} vs ${r.decision.against}` : "\u2014",
+    p ? `${round(p.value, 3)} [${round(p.low, 3)}, ${round(p.high, 3)}]` : "\u2014",
+    n(r.seconds_per_rollout_full_run),
+    n(r.seconds_per_rollout_5m),
+    r.completed_rollouts != null ? String(r.completed_rollouts) : "\u2014",
+    r.bottleneck ? `${r.bottleneck.kind}${r.bottleneck.service ? ` ${r.bottleneck.service}` : ""}` : "\u2014"
+  ];
+}
 function table(rows) {
   const widths = rows[0]?.map((_2, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
   return rows.map(
@@ -88927,9 +89149,8 @@ var statusCommand = {
     const options2 = telemetryValues(parsed);
     const [id, extra] = parsed.positionals;
     if (!id || extra) throw new UsageError("give exactly one experiment id");
-    let selector;
     try {
-      selector = experimentSelector(id);
+      experimentSelector(id);
     } catch (error) {
       throw new UsageError(error.message);
     }
@@ -88945,91 +89166,17 @@ var statusCommand = {
     try {
       for (let i = 0; i < count2; i++) {
         if (i > 0) await new Promise((r) => setTimeout(r, interval3 * 1e3));
-        const jobs = await port.jobs(id);
         const now = Math.floor(Date.now() / 1e3);
-        const started = jobs.filter((j2) => j2.startTs);
-        const start = started.length ? Math.min(...started.map((j2) => j2.startTs)) : now;
-        const telemetry = started.length ? await fetchTelemetry(
-          t.prometheus,
-          selector,
-          {
-            start: Math.floor(start / t.stepSeconds) * t.stepSeconds,
-            end: now,
-            stepSeconds: t.stepSeconds
-          },
-          { timeScale: t.timeScale, scrapeSeconds: t.stepSeconds }
-        ) : void 0;
-        const snapshot = [];
-        const rows = [
-          [
-            "candidate",
-            "job",
-            "slurm",
-            "state",
-            "verdict",
-            "projected s/rollout",
-            "full-run",
-            "5m",
-            "rollouts",
-            "bottleneck"
-          ]
-        ];
-        for (const j2 of jobs.sort((a, b2) => Number(a.jobId) - Number(b2.jobId))) {
-          const a = j2.startTs ? observeRun({
-            runName: j2.name,
-            series: telemetry?.byRun.get(j2.name) ?? {},
-            timeScale: t.timeScale,
-            nowTs: j2.endTs ? Math.min(now, j2.endTs) : now,
-            stepSeconds: t.stepSeconds,
-            jobStartTs: j2.startTs,
-            settings: experiment.stabilisation,
-            ended: j2.endTs != null && !isLive2(j2.state)
-          }) : void 0;
-          const v2 = a?.observation.verdict;
-          const m2 = a?.observation.stable_metrics;
-          const p = v2?.projected_full_run;
-          const b2 = m2?.bottleneck;
-          const state2 = candidateState(
-            j2,
-            true,
-            a,
-            // the monitor cancels on a stable verdict or a decision: a cancelled run is stopped, not failed
-            j2.state === "CANCELLED" && (experiment.stop_when_stable === true || experiment.stop_when_decided !== false)
-          ) ?? null;
-          snapshot.push({
-            candidate: j2.name.replace(`topo-${id}-`, ""),
-            run_name: j2.name,
-            job_id: j2.jobId,
-            slurm_state: j2.state,
-            state: state2,
-            verdict: v2?.state ?? null,
-            projected_seconds_per_rollout: p ? { value: p.value, low: p.low, high: p.high } : null,
-            seconds_per_rollout_full_run: m2?.seconds_per_rollout_full_run ?? null,
-            seconds_per_rollout_5m: m2?.seconds_per_rollout_5m ?? null,
-            completed_rollouts: m2?.completed_rollouts ?? null,
-            bottleneck: b2 ? { kind: b2.kind, service: b2.service ?? null } : null
-          });
-          rows.push([
-            j2.name.replace(`topo-${id}-`, ""),
-            j2.jobId,
-            j2.state,
-            state2 ?? "\u2014",
-            v2?.state ?? "\u2014",
-            p ? `${round(p.value, 3)} [${round(p.low, 3)}, ${round(p.high, 3)}]` : "\u2014",
-            m2?.seconds_per_rollout_full_run != null ? String(round(m2.seconds_per_rollout_full_run, 3)) : "\u2014",
-            m2?.seconds_per_rollout_5m != null ? String(round(m2.seconds_per_rollout_5m, 3)) : "\u2014",
-            m2?.completed_rollouts != null ? String(m2.completed_rollouts) : "\u2014",
-            b2 ? `${b2.kind}${b2.service ? ` ${b2.service}` : ""}` : "\u2014"
-          ]);
-        }
-        const warnings = (telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`);
+        const jobs = await port.jobs(id);
+        const judged2 = await judgeJobs({ experiment, id, jobs, now, t, cwd: io.cwd });
+        const warnings = (judged2.telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`);
         if (json) {
           const doc = {
             schema_version: 1,
             experiment_id: id,
             cluster: t.cluster.name,
             at: new Date(now * 1e3).toISOString(),
-            candidates: snapshot,
+            candidates: judged2.rows,
             warnings
           };
           io.stdout(`${JSON.stringify(doc)}
@@ -89040,7 +89187,7 @@ var statusCommand = {
         const header2 = `${id} \u2014 ${new Date(now * 1e3).toISOString().slice(0, 19)}Z \u2014 ${jobs.length} job(s)`;
         io.stdout(
           `${clear}${header2}
-${jobs.length ? table(rows) : "no jobs of this experiment in Slurm"}
+${jobs.length ? table([HEADER, ...judged2.rows.map(cells2)]) : "no jobs of this experiment in Slurm"}
 `
         );
         for (const w2 of warnings) io.stderr(`warning: ${w2}
@@ -89056,7 +89203,7 @@ ${jobs.length ? table(rows) : "no jobs of this experiment in Slurm"}
 // src/cli/commands/suggest.ts
 var import_yaml11 = __toESM(require_dist(), 1);
 import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync8 } from "node:fs";
-import { dirname as dirname10, resolve as resolve17 } from "node:path";
+import { dirname as dirname10, resolve as resolve18 } from "node:path";
 function toJson(outcome, pulls, written) {
   const { result } = outcome;
   return {
@@ -89261,7 +89408,7 @@ var suggestCommand = {
     }
     if (writeLocally) {
       for (const p of outcome.proposals) {
-        const file = resolve17(io.cwd, p.path);
+        const file = resolve18(io.cwd, p.path);
         mkdirSync7(dirname10(file), { recursive: true });
         writeFileSync8(file, p.text, { flag: "wx" });
       }

@@ -62970,8 +62970,8 @@ function startCampaign(baseline) {
   };
 }
 function roundWinner(state2, round3) {
-  const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
-  const eligible = state2.best === null ? measured2 : measured2.filter((r) => r.outcome === "better");
+  const measured = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
+  const eligible = state2.best === null ? measured : measured.filter((r) => r.outcome === "better");
   return eligible.sort((a, b) => a.seconds - b.seconds)[0];
 }
 function closeRound(state2, round3) {
@@ -63691,8 +63691,8 @@ function prepare(input, evidence) {
     ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
     if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
   }
-  const measured2 = e.samples.filter((x) => x.v > 0);
-  const offset = measured2.length ? Math.max(...measured2.map((x) => x.v - 60 * x.t)) : 0;
+  const measured = e.samples.filter((x) => x.v > 0);
+  const offset = measured.length ? Math.max(...measured.map((x) => x.v - 60 * x.t)) : 0;
   return {
     n: ns,
     e: es,
@@ -68045,7 +68045,7 @@ function botBranch(experimentId, candidate) {
   return `topo/autopilot/${experimentId}/${candidate}`;
 }
 var live = (r) => r.request === "live";
-var withdrawn = (r) => r.origin === "bot" && r.pull === "closed" && r.outcome === null;
+var withdrawn = (r) => r.origin === "bot" && (r.pull === "closed" && r.outcome === null || r.takenOver === true);
 function budgetOf(runs, limit, runGpuHours, elsewhere = 0) {
   const spent = elsewhere + runs.reduce((a, r) => a + r.gpuHours, 0);
   const committed = runs.filter(live).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
@@ -68651,8 +68651,9 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
   };
 }
-function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}) {
-  const runs = withHeld(mergeRuns(ctx.recorded, live3), held);
+function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2) {
+  const recorded = rounds2 ? withRounds(ctx.recorded, rounds2) : ctx.recorded;
+  const runs = withHeld(mergeRuns(recorded, live3), held);
   const named = new Set(runs.map((r) => r.runName));
   const spentElsewhere = Object.entries(held).reduce((a, [name, h2]) => a + (named.has(name) ? 0 : h2), 0);
   const concludedByRecord = ctx.record?.report?.concluded_at ? { reason: "the record holds its final report" } : void 0;
@@ -68673,6 +68674,13 @@ function withHeld(runs, held) {
   return runs.map((r) => {
     const kept = r.runName ? held[r.runName] : void 0;
     return kept !== void 0 && kept > r.gpuHours ? { ...r, gpuHours: kept } : r;
+  });
+}
+function withRounds(runs, rounds2) {
+  return runs.map((r) => {
+    if (r.round === 0) return r;
+    const round3 = rounds2[r.name] ?? null;
+    return { ...r, round: round3, origin: round3 === null ? "person" : "bot" };
   });
 }
 
@@ -68736,113 +68744,6 @@ function explainFailure(failure, ctx = {}) {
 function isSpare(u) {
   if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
   return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
-}
-
-// src/analysis/outcome.ts
-var DEFAULT_MIN_IMPROVEMENT = 0.02;
-function decisionOutcome(d, min = d.min_improvement) {
-  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
-  return d.state;
-}
-function changeOutcome(change, min) {
-  if (!change) return "measuring";
-  if (change.high <= -min) return "better";
-  if (change.low > 0) return "worse";
-  if (change.low >= -min && change.high <= min) return "equivalent";
-  return "measuring";
-}
-function comparisonChange(c) {
-  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
-}
-function parseAgainst(against) {
-  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
-  const role = m?.[1] ?? null;
-  const full = (m?.[2] ?? against).trim();
-  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
-  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
-}
-
-// src/report/standing.ts
-var OUTCOME_ICON = {
-  better: "\u{1F7E2}",
-  worse: "\u{1F534}",
-  equivalent: "\u26AA",
-  "not-better": "\u{1F7E0}",
-  undecided: "\u26AA",
-  measuring: "\u23F3",
-  failed: "\u274C",
-  reference: "\u{1F4CF}"
-};
-function comparisonIcon(outcome) {
-  return OUTCOME_ICON[outcome === "better" || outcome === "worse" ? outcome : "undecided"];
-}
-var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "RUNNING",
-  "CONFIGURING",
-  "COMPLETING",
-  "REQUEUED",
-  "RESIZING",
-  "SUSPENDED"
-]);
-function describeReference(against) {
-  const { role, name, pr } = parseAgainst(against);
-  const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
-  if (!role) return quoted;
-  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
-  return `the ${role} ${quoted}`;
-}
-function code(s) {
-  const clean3 = s.replace(/[\r\n]+/g, " ");
-  const fence = clean3.includes("`") ? "``" : "`";
-  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
-}
-var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function standingOf(i) {
-  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
-  if (i.state === "failed" || i.failure)
-    return {
-      outcome: "failed",
-      minImprovement: min,
-      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
-    };
-  const ended = TERMINAL.has(i.state);
-  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
-  const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
-  if (!cmp) {
-    if (i.hasValue) return { outcome: "reference", minImprovement: min };
-    return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
-  }
-  const against = describeReference(cmp.against);
-  const change = comparisonChange(cmp);
-  const outcome = changeOutcome(change, min);
-  if (outcome === "measuring" && ended)
-    return {
-      outcome: "undecided",
-      against,
-      change,
-      minImprovement: min,
-      reason: "the interval is still too wide"
-    };
-  return { outcome, against, change, minImprovement: min };
-}
-function fromDecision(d, min, ended, minutesOfData) {
-  const base = {
-    against: describeReference(d.against),
-    change: d.relative_change ?? null,
-    minImprovement: min
-  };
-  const outcome = decisionOutcome(d, min);
-  if (outcome !== "measuring") return { ...base, outcome };
-  return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
-    ...base,
-    outcome: "measuring",
-    expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
-  };
-}
-function minutesLeft(expectedAt, now) {
-  if (expectedAt == null || now == null) return null;
-  return Math.max(0, expectedAt - now);
 }
 
 // src/slurm/types.ts
@@ -69349,20 +69250,221 @@ function shouldStopOnDecision(decisions, options = {}) {
   return { stop: false, reason: "still measuring" };
 }
 
-// src/monitor/reference.ts
-function baselineName(exp) {
-  return exp.baseline?.name ?? "baseline";
+// src/analysis/outcome.ts
+var DEFAULT_MIN_IMPROVEMENT = 0.02;
+function decisionOutcome(d, min = d.min_improvement) {
+  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
+  return d.state;
 }
-var measured = (role, r) => ({
-  role,
-  name: r.name,
-  verdict: { state: "stable", projected_full_run: r.value },
-  value: r.value,
-  live: false
-});
+function changeOutcome(change, min) {
+  if (!change) return "measuring";
+  if (change.high <= -min) return "better";
+  if (change.low > 0) return "worse";
+  if (change.low >= -min && change.high <= min) return "equivalent";
+  return "measuring";
+}
+function comparisonChange(c) {
+  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
+}
+function parseAgainst(against) {
+  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
+  const role = m?.[1] ?? null;
+  const full = (m?.[2] ?? against).trim();
+  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
+  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
+}
+
+// src/report/standing.ts
+var OUTCOME_ICON = {
+  better: "\u{1F7E2}",
+  worse: "\u{1F534}",
+  equivalent: "\u26AA",
+  "not-better": "\u{1F7E0}",
+  undecided: "\u26AA",
+  measuring: "\u23F3",
+  failed: "\u274C",
+  reference: "\u{1F4CF}"
+};
+function comparisonIcon(outcome) {
+  return OUTCOME_ICON[outcome === "better" || outcome === "worse" ? outcome : "undecided"];
+}
+var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
+  "PENDING",
+  "RUNNING",
+  "CONFIGURING",
+  "COMPLETING",
+  "REQUEUED",
+  "RESIZING",
+  "SUSPENDED"
+]);
+function describeReference(against) {
+  const { role, name, pr } = parseAgainst(against);
+  const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
+  if (!role) return quoted;
+  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
+  return `the ${role} ${quoted}`;
+}
+function code(s) {
+  const clean3 = s.replace(/[\r\n]+/g, " ");
+  const fence = clean3.includes("`") ? "``" : "`";
+  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
+}
+var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function standingOf(i) {
+  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
+  if (i.state === "failed" || i.failure)
+    return {
+      outcome: "failed",
+      minImprovement: min,
+      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
+    };
+  const ended = TERMINAL.has(i.state);
+  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
+  const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
+  if (!cmp) {
+    if (i.hasValue) return { outcome: "reference", minImprovement: min };
+    return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
+  }
+  const against = describeReference(cmp.against);
+  const change = comparisonChange(cmp);
+  const outcome = changeOutcome(change, min);
+  if (outcome === "measuring" && ended)
+    return {
+      outcome: "undecided",
+      against,
+      change,
+      minImprovement: min,
+      reason: "the interval is still too wide"
+    };
+  return { outcome, against, change, minImprovement: min };
+}
+function fromDecision(d, min, ended, minutesOfData) {
+  const base = {
+    against: describeReference(d.against),
+    change: d.relative_change ?? null,
+    minImprovement: min
+  };
+  const outcome = decisionOutcome(d, min);
+  if (outcome !== "measuring") return { ...base, outcome };
+  return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
+    ...base,
+    outcome: "measuring",
+    expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
+  };
+}
+function minutesLeft(expectedAt, now) {
+  if (expectedAt == null || now == null) return null;
+  return Math.max(0, expectedAt - now);
+}
+
+// src/judge/decide.ts
+function baselineName(standing) {
+  return standing.baseline?.name ?? "baseline";
+}
+function measuredReference(role, r) {
+  return {
+    role,
+    name: r.name,
+    verdict: r.verdict ?? { state: "stable", projected_full_run: r.value },
+    value: r.value,
+    live: false
+  };
+}
+var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
+var isDecided = (d) => !!d && DECIDED.has(d.state);
+function compareCandidate(standing, c, observation, context3 = {}) {
+  const value = observation.verdict.value ?? null;
+  const { best, baseline } = standing;
+  const comparisons = [];
+  if (best && best.name !== c.candidate)
+    comparisons.push(compare(value, best.value, `current best ${best.name}`));
+  if (baseline && baseline.name !== c.candidate && baseline.name !== best?.name)
+    comparisons.push(compare(value, baseline.value, `baseline ${baseline.name}`));
+  const ref = context3.reference;
+  if (ref?.live && ref.name !== c.candidate)
+    comparisons.push(compare(value, ref.value, ref.role === "run" ? ref.name : `baseline ${ref.name}`));
+  if (comparisons[0]) observation.comparison = comparisons[0];
+  const decision = decisionOf(standing, c, observation, context3);
+  if (decision) observation.decision = context3.gpu ? withGpuMinutes(decision, context3.gpu) : decision;
+  return comparisons;
+}
+function decisionOf(standing, c, observation, { reference, leader, previous, ended }) {
+  if (observation.failure) return null;
+  const isReference = c.candidate === reference?.name || c.candidate === baselineName(standing);
+  if ((ended || !reference) && isDecided(previous)) return previous;
+  if (!reference && !isReference) return null;
+  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
+  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
+  const x = standing.experiment;
+  const options = {
+    ...decisionOptions(x),
+    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
+  };
+  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
+    ...options,
+    previous,
+    isReference
+  });
+  if (decision.state !== "measuring" || isReference || !lead) return decision;
+  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
+  return pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) ?? decision;
+}
+function decidedAgainst(r, pr) {
+  const role = r.role === "run" ? "" : `${r.role} `;
+  const name = `${role}${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
+  return { name, verdict: r.verdict, label: describeReference(name) };
+}
+
+// src/judge/observe.ts
+function analyse(run, nowTs, ended) {
+  const { clock } = run;
+  return observeRun({
+    runName: run.runName,
+    series: run.series,
+    timeScale: clock.timeScale,
+    nowTs,
+    stepSeconds: clock.stepSeconds,
+    jobStartTs: run.job?.startTs ?? null,
+    wallMinutes: clock.wallMinutes ?? null,
+    expectedRollouts: clock.expectedRollouts ?? null,
+    topology: run.topology,
+    inFlight: run.inFlight ?? null,
+    settings: run.settings,
+    missing: run.missing,
+    ended
+  });
+}
+function observeRunOf(run) {
+  const { job, clock } = run;
+  if (job === void 0) return observeWithoutJob(run);
+  if (job === null) return { ended: false, atTs: clock.nowTs };
+  const ended = !isLive(job.state);
+  if (!job.startTs) return { ended, atTs: clock.nowTs };
+  const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
+  const analysis = analyse(run, atTs, ended);
+  const minutesRunning = (atTs - job.startTs) * clock.timeScale / 60;
+  const deadline = run.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  if (!run.unavailable && analysis.startTs === null && (ended || minutesRunning >= deadline) && !job.failure)
+    analysis.observation.failure = {
+      kind: "no-telemetry",
+      message: `no metrics for run_name="${run.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
+    };
+  return { analysis, ended, atTs };
+}
+function observeWithoutJob(run) {
+  const { clock } = run;
+  const at = Math.floor(clock.nowTs);
+  const analysis = analyse(run, at, false);
+  const staleS = Math.max(3 * clock.stepSeconds, 180 / clock.timeScale);
+  const last = analysis.lastTs;
+  if (run.fixedTime || last === null || at - last <= staleS) return { analysis, ended: false, atTs: at };
+  return { analysis: analyse(run, last, true), ended: true, atTs: last };
+}
+
+// src/judge/reference.ts
 function referenceOf2(exp, observed) {
-  if (exp.best) return measured("current best", exp.best);
-  if (exp.baseline) return measured("baseline", exp.baseline);
+  if (exp.best) return measuredReference("current best", exp.best);
+  if (exp.baseline) return measuredReference("baseline", exp.baseline);
   const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
   const verdict = base?.analysis?.observation.verdict;
   if (!base || !verdict || base.analysis?.observation.failure) return null;
@@ -69383,52 +69485,30 @@ function leaderOf(exp, observed, reference) {
     contenders: runs.length
   } : null;
 }
-var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
-var isDecided = (d) => !!d && DECIDED.has(d.state);
-function compareCandidate(exp, c, observation, context3 = {}) {
-  const value = observation.verdict.value ?? null;
-  const comparisons = [];
-  if (exp.best && exp.best.name !== c.candidate)
-    comparisons.push(compare(value, exp.best.value, `current best ${exp.best.name}`));
-  if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
-    comparisons.push(compare(value, exp.baseline.value, `baseline ${exp.baseline.name}`));
-  const ref = context3.reference;
-  if (ref?.live && ref.name !== c.candidate)
-    comparisons.push(compare(value, ref.value, `baseline ${ref.name}`));
-  if (comparisons[0]) observation.comparison = comparisons[0];
-  const decision = decisionOf(exp, c, observation, context3);
-  if (decision) observation.decision = context3.gpu ? withGpuMinutes(decision, context3.gpu) : decision;
-  return comparisons;
-}
-function decisionOf(exp, c, observation, { reference, leader, previous, ended }) {
-  if (observation.failure) return null;
-  const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
-  if ((ended || !reference) && isDecided(previous)) return previous;
-  if (!reference && !isReference) return null;
-  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
-  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
-  const options = {
-    ...decisionOptions(exp.experiment),
-    minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
-  };
-  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
-    ...options,
-    previous,
-    isReference
-  });
-  if (decision.state !== "measuring" || isReference || !lead) return decision;
-  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
-  return pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) ?? decision;
-}
-function decidedAgainst(r, pr) {
-  const name = `${r.role} ${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
-  return { name, verdict: r.verdict, label: describeReference(name) };
-}
 
-// src/monitor/judge.ts
-var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
+// src/judge/judge.ts
 var isStable = (v) => v === "stable" || v === "cyclic";
-var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
+function decideRunOf(run, observed, context3) {
+  const job = run.job ?? void 0;
+  const { analysis } = observed;
+  const x = context3.standing.experiment;
+  const stoppedBy = stoppedByOf(run, observed, context3);
+  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && x.stop_when_stable === true;
+  let state2 = run.job === void 0 && analysis ? stateOfRun(analysis) : candidateState(job, context3.candidate.requested, analysis, stoppedByUs);
+  const observation = analysis?.observation ?? waiting(run.runName, job);
+  if (state2 === null) return { state: state2, observation, comparisons: [], decision: null, stoppedBy, observed };
+  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
+  if (state2 === "failed") observation.failure = failureOf(run, job, observation);
+  const previous = context3.previous?.run_name === run.runName ? context3.previous.decision ?? null : null;
+  const comparisons = compareCandidate(context3.standing, context3.candidate, observation, {
+    reference: context3.reference,
+    leader: context3.leader,
+    previous,
+    ended: observed.ended,
+    gpu: gpuInput(run, observed, context3.standing, stoppedBy === "decision")
+  });
+  return { state: state2, observation, comparisons, decision: observation.decision ?? null, stoppedBy, observed };
+}
 function candidateState(job, requested, analysis, stoppedByUs) {
   if (!job) return requested ? "queued" : null;
   const v = analysis?.observation.verdict.state;
@@ -69446,29 +69526,24 @@ function candidateState(job, requested, analysis, stoppedByUs) {
   if (job.state === "TIMEOUT" && stable) return "finished";
   return "failed";
 }
-function judgeCandidate(e, p) {
-  const { c, job } = p;
-  const analysis = p.observed?.analysis;
-  const stoppedBy = stoppedByOf(e, p);
-  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && e.exp.experiment.stop_when_stable === true;
-  let state2 = candidateState(job, c.requested, analysis, stoppedByUs);
-  if (state2 === null) return null;
-  const observation = analysis?.observation ?? waiting(c, job);
-  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
-  if (state2 === "failed") observation.failure = failureOf(c, job, observation);
-  const previous = p.observed?.previous;
-  const comparisons = compareCandidate(e.exp, c, observation, {
-    reference: e.reference,
-    leader: e.leader,
-    previous: previous?.run_name === c.runName ? previous.decision ?? null : null,
-    ended: p.observed?.ended,
-    gpu: gpuInput(e, p, stoppedBy === "decision")
-  });
-  return viewOf(e, p, { state: state2, observation, comparisons, stoppedBy });
+function stateOfRun(a) {
+  switch (a.observation.verdict.state) {
+    case "no-data":
+      return "starting";
+    case "warming":
+      return "warming";
+    case "stable":
+    case "cyclic":
+      return "stable";
+    case "unhealthy":
+      return "failed";
+    default:
+      return "stabilising";
+  }
 }
-function waiting(c, job) {
+function waiting(runName, job) {
   return {
-    run_name: c.runName,
+    run_name: runName,
     verdict: {
       state: "no-data",
       evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
@@ -69476,16 +69551,92 @@ function waiting(c, job) {
     stable_metrics: {}
   };
 }
-function failureOf(c, job, observation) {
+function failureOf(run, job, observation) {
   const failure = job?.failure ?? observation.failure ?? {
     kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
     message: `Slurm job ${job?.jobId} ended ${job?.state}`,
     slurm_state: job?.state
   };
   return explainFailure(failure, {
-    topology: c.topology,
+    topology: run.topology,
     gpus: observation.stable_metrics.resource_usage?.gpu_by_index
   });
+}
+function stoppedByOf(run, observed, context3) {
+  if (run.job?.state !== "CANCELLED") return null;
+  if (context3.candidate.outcome?.kind === "stopped") return "user";
+  const previous = context3.previous === void 0 ? lookNow(observed, context3) : context3.previous?.run_name === run.runName ? context3.previous : void 0;
+  const x = context3.standing.experiment;
+  if (x.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
+  const verdict = observed.analysis?.observation.verdict.state ?? previous?.verdict.state;
+  if (x.stop_when_stable && isStable(verdict) && previous?.decision?.state === "reference") return "stable";
+  return null;
+}
+function lookNow(observed, context3) {
+  const observation = observed.analysis?.observation;
+  if (!observation || observation.failure) return void 0;
+  const copy = structuredClone(observation);
+  compareCandidate(context3.standing, context3.candidate, copy, {
+    reference: context3.reference,
+    leader: context3.leader,
+    ended: observed.ended
+  });
+  return copy;
+}
+function gpuInput(run, observed, standing, stopped) {
+  const { job, clock } = run;
+  if (!job?.startTs) return null;
+  const { analysis } = observed;
+  const S = clock.timeScale;
+  const wallMinutes = clock.wallMinutes ?? Number.POSITIVE_INFINITY;
+  const until = observed.ended && job.endTs ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
+  const minutesRunning = (until - job.startTs) * S / 60;
+  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S / 60 : null;
+  const end = analysis?.observation.verdict.run_end_minutes;
+  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
+  const gpus = standing.experiment.fixed_inputs?.slurm?.gpus_per_node ?? standing.gpusPerNode ?? (run.topology ? gpuMap(run.topology).size : 0);
+  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
+}
+
+// src/monitor/judge.ts
+var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
+var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
+function runOf(e, p) {
+  const { S, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
+  const run = p.observed?.run;
+  return {
+    ...run ?? {
+      series: {},
+      clock: { nowTs: evalTs, timeScale: S, stepSeconds: scrape, wallMinutes, expectedRollouts },
+      topology: p.c.topology
+    },
+    runName: p.c.runName,
+    job: p.job ?? null
+  };
+}
+function judgeCandidate(e, p) {
+  const run = runOf(e, p);
+  const observed = {
+    analysis: p.observed?.analysis,
+    ended: p.observed?.ended ?? false,
+    atTs: run.clock.nowTs
+  };
+  const j = decideRunOf(run, observed, {
+    standing: e.exp,
+    candidate: p.c,
+    reference: e.reference,
+    leader: e.leader,
+    previous: p.observed?.previous ?? null
+  });
+  return j.state === null ? null : viewOf(e, p, { ...j, state: j.state });
+}
+function candidateGpu(e, p, stopped) {
+  const observed = {
+    analysis: p.observed?.analysis,
+    ended: p.observed?.ended ?? false,
+    atTs: e.clock.evalTs
+  };
+  return gpuInput(runOf(e, p), observed, e.exp, stopped);
 }
 function viewOf(e, p, j) {
   const { exp, telemetry, reference } = e;
@@ -69534,28 +69685,6 @@ function timelineOf(e, { job, observed }, warmupEnd) {
     { label: "ended", at: observed?.ended ? iso(job?.endTs) : null }
   ];
 }
-function stoppedByOf(e, { job, c, observed }) {
-  if (job?.state !== "CANCELLED") return null;
-  if (c.outcome?.kind === "stopped") return "user";
-  const previous = observed?.previous?.run_name === c.runName ? observed.previous : void 0;
-  const x = e.exp.experiment;
-  if (x.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
-  const verdict = observed?.analysis?.observation.verdict.state ?? previous?.verdict.state;
-  if (x.stop_when_stable && isStable(verdict) && previous?.decision?.state === "reference") return "stable";
-  return null;
-}
-function gpuInput(e, { job, c, observed }, stopped) {
-  if (!job?.startTs) return null;
-  const { evalTs, S, wallMinutes } = e.clock;
-  const analysis = observed?.analysis;
-  const until = observed?.ended && job.endTs ? Math.min(evalTs, job.endTs) : evalTs;
-  const minutesRunning = (until - job.startTs) * S / 60;
-  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S / 60 : null;
-  const end = analysis?.observation.verdict.run_end_minutes;
-  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
-  const gpus = e.exp.experiment.fixed_inputs.slurm?.gpus_per_node ?? e.exp.gpusPerNode ?? (c.topology ? gpuMap(c.topology).size : 0);
-  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
-}
 
 // src/monitor/state.ts
 function newPassState(options = {}) {
@@ -69592,10 +69721,10 @@ async function autopilot(state2, ports) {
   await eachExperiment(state2, "autopilot", async (e) => {
     const view = await port.read(e.exp);
     if (!view) return;
-    await pilot({ ports, port, e, view: withRounds(view) });
+    await pilot({ ports, port, e, view: withRounds2(view) });
   });
 }
-function withRounds(view) {
+function withRounds2(view) {
   const rounds2 = view.state.rounds;
   return { ...view, pulls: view.pulls.map((b) => ({ ...b, round: rounds2[b.candidate] ?? b.round })) };
 }
@@ -69609,7 +69738,9 @@ async function pilot(x) {
     live3,
     controlsOfState(s),
     s.concluded ? { reason: s.concluded.reason } : void 0,
-    s.held
+    s.held,
+    // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
+    { ...Object.fromEntries(view.pulls.map((b) => [b.candidate, b.round])), ...s.rounds }
   );
   const off = !view.context.policy.enabled || view.context.refused.length > 0;
   holdQueue(e, view.pulls, s, off || plan.actions.some((a) => a.kind === "conclude"));
@@ -69710,7 +69841,7 @@ function allocatedGpuHours(e, p) {
   const job = p.job;
   if (!job?.startTs) return 0;
   const until = job.endTs ?? e.clock.evalTs;
-  const gpus = gpuInput(e, p, false)?.gpus ?? 0;
+  const gpus = candidateGpu(e, p, false)?.gpus ?? 0;
   return Math.max(0, until - job.startTs) * e.clock.S * gpus / 3600;
 }
 function heldToKeep(e, s) {
@@ -69747,6 +69878,111 @@ function liveCandidate(p) {
 // src/monitor/loop.ts
 import { setTimeout as sleepMs } from "node:timers/promises";
 
+// src/lifecycle/jobs.ts
+function compareJobIds(a, b) {
+  const [a1, a2] = a.split("_").map(Number);
+  const [b1, b2] = b.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+}
+function jobForRun(jobs, runName, view) {
+  const mine = jobs.filter((j) => view(j).name === runName);
+  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
+  const live3 = mine.filter((j) => isLive(view(j).state)).sort(order);
+  if (live3[0]) return live3[0];
+  return mine.sort(order).at(-1) ?? null;
+}
+
+// src/lifecycle/run-name.ts
+import { randomBytes } from "node:crypto";
+var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
+var HEX8 = "[0-9a-f]{8}";
+var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
+var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
+var RUN_LABEL = /^[0-9a-f]{8}$/;
+function newRunLabel(bytes = randomBytes) {
+  return bytes(4).toString("hex");
+}
+function runNameFor(candidateJobName, label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${candidateJobName}-${label}`;
+}
+function parseRunName(name, experimentId) {
+  const prefix = `topo-${experimentId}-`;
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length);
+  const labelled = LABELLED.exec(rest);
+  if (labelled)
+    return {
+      experimentId,
+      candidate: labelled[1],
+      hash: labelled[2],
+      label: labelled[3]
+    };
+  const plain = UNLABELLED.exec(rest);
+  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
+  return null;
+}
+function candidateOfRunName(name) {
+  const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX8}(?:-${HEX8})?$`).exec(name);
+  return m ? parseRunName(name, m[1])?.candidate ?? null : null;
+}
+function ownerExperiment(name, experimentIds) {
+  let best = null;
+  for (const id of experimentIds)
+    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
+  return best;
+}
+function isRunOf(name, experimentId, knownIds = []) {
+  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
+  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
+}
+function looksLikeLongerExperiment(name, experimentId) {
+  const parsed = parseRunName(name, experimentId);
+  if (!parsed) return false;
+  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+}
+
+// src/usecases/queue.ts
+var RETIRED_PREFIX = "retired-";
+function retiredName(jobName2) {
+  return `${RETIRED_PREFIX}${jobName2}`;
+}
+function isRetiredDuplicate(name) {
+  return name.startsWith(RETIRED_PREFIX);
+}
+var DEFAULT_MAX_PARALLEL = 3;
+function representativeJob(jobs, jobName2) {
+  return jobForRun(jobs, jobName2, (j) => j);
+}
+function byJobId(a, b) {
+  return compareJobIds(a.id, b.id);
+}
+function ownJobs(jobs, experimentId, knownExperimentIds = []) {
+  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+}
+function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
+  if (!Number.isInteger(maxParallel) || maxParallel < 1)
+    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
+  const liveNames = new Set(
+    jobs.filter((j) => isLive(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
+  );
+  const live3 = liveNames.size;
+  let free = Math.max(0, maxParallel - live3);
+  const plan = { existing: [], submitNow: [], queued: [], live: live3, slots: maxParallel };
+  const seen = /* @__PURE__ */ new Set();
+  for (const request2 of requests) {
+    if (seen.has(request2.jobName)) continue;
+    seen.add(request2.jobName);
+    const job = representativeJob(jobs, request2.jobName);
+    if (job) plan.existing.push({ request: request2, job });
+    else if (free > 0) {
+      plan.submitNow.push(request2);
+      free--;
+    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
+  }
+  return plan;
+}
+
 // src/monitor/decide.ts
 async function decide(state2) {
   await eachExperiment(state2, "decide", (e) => decideExperiment(e));
@@ -69771,10 +70007,11 @@ function lifecycleIntent({ phase }) {
   return void 0;
 }
 function queueOf(e) {
-  const maxParallel = e.exp.experiment.max_parallel ?? 3;
-  const live3 = new Set(e.jobs.filter((j) => isLive(j.state)).map((j) => j.name)).size;
-  const order = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort((a, b) => byRequest(a.c, b.c));
-  return { order, free: Math.max(0, maxParallel - live3) };
+  const waiting2 = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort((a, b) => byRequest(a.c, b.c)).map((p) => ({ jobName: p.c.runName, p }));
+  const jobs = e.jobs.map((j) => ({ id: j.jobId, name: j.name, state: j.state }));
+  const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);
+  const order = [...plan.submitNow, ...plan.queued.map((q) => q.request)].map((r) => r.p);
+  return { order, free: Math.max(0, plan.slots - plan.live) };
 }
 function byRequest(a, b) {
   const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
@@ -69858,31 +70095,9 @@ async function stop(ports, e, p) {
   if (!reason2 || !view || !p.job || p.acted?.left) return;
   await ports.slurm.cancel(p.job.jobId, e.id);
   const d = view.observation.decision;
-  const gpu = gpuInput(e, p, true);
+  const gpu = candidateGpu(e, p, true);
   if (d && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d, gpu);
   p.acted = { ...p.acted, cancelled: p.job.jobId };
-}
-
-// src/report/observation-block.ts
-var OPEN = "<!-- topo:observation v1";
-var CLOSE = "-->";
-function renderObservationBlock(observation) {
-  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
-  return `${OPEN}
-${json}
-${CLOSE}`;
-}
-function parseObservationBlock(body) {
-  const start = body.lastIndexOf(OPEN);
-  if (start < 0) return void 0;
-  const end = body.indexOf(CLOSE, start + OPEN.length);
-  if (end < 0) return void 0;
-  try {
-    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
-    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
-  } catch {
-    return void 0;
-  }
 }
 
 // src/telemetry/queries.ts
@@ -70093,18 +70308,40 @@ async function fetchTelemetry(client, selector, range, options = {}) {
   return out;
 }
 
-// src/lifecycle/jobs.ts
-function compareJobIds(a, b) {
-  const [a1, a2] = a.split("_").map(Number);
-  const [b1, b2] = b.split("_").map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+// src/judge/telemetry.ts
+function readTelemetry(prometheus, selector, window3, options = {}) {
+  return fetchTelemetry(prometheus, selector, window3, options);
 }
-function jobForRun(jobs, runName, view) {
-  const mine = jobs.filter((j) => view(j).name === runName);
-  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
-  const live3 = mine.filter((j) => isLive(view(j).state)).sort(order);
-  if (live3[0]) return live3[0];
-  return mine.sort(order).at(-1) ?? null;
+function seriesOf(telemetry, runName) {
+  return telemetry?.byRun.get(runName) ?? {};
+}
+function jobsWindow(jobs, nowTs, stepSeconds) {
+  const starts = jobs.flatMap((j) => j.startTs ? [j.startTs] : []);
+  if (!starts.length) return null;
+  const start = Math.floor(Math.min(...starts) / stepSeconds) * stepSeconds;
+  return { start, end: Math.max(nowTs, start), stepSeconds };
+}
+
+// src/report/observation-block.ts
+var OPEN = "<!-- topo:observation v1";
+var CLOSE = "-->";
+function renderObservationBlock(observation) {
+  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
+  return `${OPEN}
+${json}
+${CLOSE}`;
+}
+function parseObservationBlock(body) {
+  const start = body.lastIndexOf(OPEN);
+  if (start < 0) return void 0;
+  const end = body.indexOf(CLOSE, start + OPEN.length);
+  if (end < 0) return void 0;
+  try {
+    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
+    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
+  } catch {
+    return void 0;
+  }
 }
 
 // src/lifecycle/model.ts
@@ -70471,55 +70708,35 @@ async function observe(state2, ports) {
   });
 }
 async function experimentTelemetry(ports, e) {
-  const started = e.candidates.filter((p) => p.inPass).map((p) => p.job).filter((j) => !!j?.startTs);
-  if (!started.length) return void 0;
-  const { scrape, evalTs } = e.clock;
-  const start = Math.floor(Math.min(...started.map((j) => j.startTs)) / scrape) * scrape;
-  return fetchTelemetry(
-    e.exp.prometheus ?? ports.prometheus,
-    experimentSelector(e.id),
-    { start, end: Math.max(evalTs, start), stepSeconds: scrape },
-    { timeScale: e.exp.timeScale, scrapeSeconds: scrape }
-  );
+  const started = e.candidates.filter((p) => p.inPass).flatMap((p) => p.job ? [p.job] : []);
+  const window3 = jobsWindow(started, e.clock.evalTs, e.clock.scrape);
+  if (!window3) return void 0;
+  return readTelemetry(e.exp.prometheus ?? ports.prometheus, experimentSelector(e.id), window3, {
+    timeScale: e.exp.timeScale,
+    scrapeSeconds: e.clock.scrape
+  });
 }
-async function observeCandidate(ports, e, p, options) {
-  const { job, c } = p;
-  const ended = job !== void 0 && !isLive(job.state);
-  const analysis = job?.startTs ? analyse(e, p, job, job.startTs, options) : void 0;
-  const current = await ports.github.readComment(c.pr, c.candidate);
-  const previous = current ? parseObservationBlock(current) : void 0;
-  p.observed = { analysis, current, previous, ended };
-  keepLastLiveVerdict(p);
-}
-function seriesOf(t, runName) {
-  return t?.byRun.get(runName) ?? {};
-}
-function analyse(e, { c }, job, startTs, options) {
+function runOf2(e, { c, job }, options) {
   const { S, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
-  const live3 = isLive(job.state);
-  const nowTs = job.endTs && !live3 ? Math.min(evalTs, job.endTs) : evalTs;
-  const analysis = observeRun({
+  return {
     runName: c.runName,
+    job: job ?? null,
     series: seriesOf(e.telemetry, c.runName),
-    timeScale: S,
-    nowTs,
-    stepSeconds: scrape,
-    jobStartTs: startTs,
-    wallMinutes,
-    expectedRollouts,
+    missing: e.telemetry?.missing,
+    clock: { nowTs: evalTs, timeScale: S, stepSeconds: scrape, wallMinutes, expectedRollouts },
     topology: c.topology,
     settings: e.exp.experiment.stabilisation,
-    missing: e.telemetry?.missing,
-    ended: !live3
-  });
-  const minutesRunning = (nowTs - startTs) * S / 60;
-  const deadline = options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-  if (!e.unavailable && analysis.startTs === null && (!live3 || minutesRunning >= deadline) && !job.failure)
-    analysis.observation.failure = {
-      kind: "no-telemetry",
-      message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
-    };
-  return analysis;
+    unavailable: !!e.unavailable,
+    ...options.telemetryDeadlineMinutes !== void 0 ? { telemetryDeadlineMinutes: options.telemetryDeadlineMinutes } : {}
+  };
+}
+async function observeCandidate(ports, e, p, options) {
+  const run = runOf2(e, p, options);
+  const { analysis, ended } = observeRunOf(run);
+  const current = await ports.github.readComment(p.c.pr, p.c.candidate);
+  const previous = current ? parseObservationBlock(current) : void 0;
+  p.observed = { run, analysis, current, previous, ended };
+  keepLastLiveVerdict(p);
 }
 var isStable2 = (v) => v === "stable" || v === "cyclic";
 function keepLastLiveVerdict({ c, observed }) {
@@ -71818,7 +72035,7 @@ function parseRunStateBlock(body) {
   return checkRunState(data);
 }
 var SHA = /^[0-9a-f]{40}$/;
-var HEX8 = /^[0-9a-f]{8}$/;
+var HEX82 = /^[0-9a-f]{8}$/;
 var NAME2 = /^[a-z0-9][a-z0-9-]{0,39}$/;
 var EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
 var RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
@@ -71850,13 +72067,13 @@ function checkRequest(v, i) {
   const pr = o.pr;
   if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
   return {
-    id: str(o, "id", HEX8, where),
+    id: str(o, "id", HEX82, where),
     experiment: str(o, "experiment", EXPERIMENT, where),
     candidate: str(o, "candidate", NAME2, where),
     path: str(o, "path", PATH, where),
     pr,
     headSha: str(o, "headSha", SHA, where),
-    topologyHash: str(o, "topologyHash", HEX8, where),
+    topologyHash: str(o, "topologyHash", HEX82, where),
     runName: str(o, "runName", RUN_NAME, where),
     login: str(o, "login", LOGIN, where),
     requestedAt: str(o, "requestedAt", "iso", where)
@@ -71880,7 +72097,7 @@ function checkEnded(v, i) {
   const where = `ended[${i}]`;
   const o = obj(v, where);
   const out = {
-    id: str(o, "id", HEX8, where),
+    id: str(o, "id", HEX82, where),
     experiment: str(o, "experiment", EXPERIMENT, where),
     candidate: str(o, "candidate", NAME2, where),
     runName: str(o, "runName", RUN_NAME, where),
@@ -72664,54 +72881,34 @@ function slurmTimeToUnix(text2) {
   return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
 }
 
-// src/lifecycle/run-name.ts
-import { randomBytes } from "node:crypto";
-var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
-var HEX82 = "[0-9a-f]{8}";
-var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})-(${HEX82})$`);
-var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})$`);
-var RUN_LABEL = /^[0-9a-f]{8}$/;
-function newRunLabel(bytes = randomBytes) {
-  return bytes(4).toString("hex");
+// src/judge/job.ts
+var FAILURE_LOG_LINES = 200;
+function endedInFailure(job) {
+  return !isLive(job.state) && classifyFailure(job, []) !== null;
 }
-function runNameFor(candidateJobName, label) {
-  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
-  return `${candidateJobName}-${label}`;
+async function jobFailure(slurm, job) {
+  if (!endedInFailure(job)) return null;
+  const log = await slurm.tail(job, FAILURE_LOG_LINES).catch(() => []);
+  return classifyFailure(job, log);
 }
-function parseRunName(name, experimentId) {
-  const prefix = `topo-${experimentId}-`;
-  if (!name.startsWith(prefix)) return null;
-  const rest = name.slice(prefix.length);
-  const labelled = LABELLED.exec(rest);
-  if (labelled)
-    return {
-      experimentId,
-      candidate: labelled[1],
-      hash: labelled[2],
-      label: labelled[3]
-    };
-  const plain = UNLABELLED.exec(rest);
-  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
-  return null;
+function runJob(job, failure = null) {
+  return {
+    jobId: job.id,
+    name: job.name,
+    state: job.state,
+    submitTs: slurmTimeToUnix(job.submitTime),
+    startTs: slurmTimeToUnix(job.startTime),
+    endTs: slurmTimeToUnix(job.endTime),
+    failure
+  };
 }
-function candidateOfRunName(name) {
-  const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX82}(?:-${HEX82})?$`).exec(name);
-  return m ? parseRunName(name, m[1])?.candidate ?? null : null;
+async function runJobOf(slurm, job) {
+  return runJob(job, await jobFailure(slurm, job));
 }
-function ownerExperiment(name, experimentIds) {
-  let best = null;
-  for (const id of experimentIds)
-    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
-  return best;
-}
-function isRunOf(name, experimentId, knownIds = []) {
-  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
-  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
-}
-function looksLikeLongerExperiment(name, experimentId) {
-  const parsed = parseRunName(name, experimentId);
-  if (!parsed) return false;
-  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+async function experimentJobs(slurm, experimentId, knownExperimentIds = []) {
+  const listed = await slurm.jobs(`topo-${experimentId}-`);
+  const own = listed.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+  return Promise.all(own.map((j) => runJobOf(slurm, j)));
 }
 
 // src/usecases/monitor-comment.ts
@@ -72751,72 +72948,10 @@ async function writeMonitorComment(octokit, target, candidate, body, known) {
   return upsertStickyComment(octokit, { ...target, purpose: monitorPurpose(candidate), body }, existing);
 }
 
-// src/usecases/queue.ts
-var RETIRED_PREFIX = "retired-";
-function retiredName(jobName2) {
-  return `${RETIRED_PREFIX}${jobName2}`;
-}
-function isRetiredDuplicate(name) {
-  return name.startsWith(RETIRED_PREFIX);
-}
-var DEFAULT_MAX_PARALLEL = 3;
-function representativeJob(jobs, jobName2) {
-  return jobForRun(jobs, jobName2, (j) => j);
-}
-function byJobId(a, b) {
-  return compareJobIds(a.id, b.id);
-}
-function ownJobs(jobs, experimentId, knownExperimentIds = []) {
-  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
-}
-function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
-  if (!Number.isInteger(maxParallel) || maxParallel < 1)
-    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
-  const liveNames = new Set(
-    jobs.filter((j) => isLive(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
-  );
-  const live3 = liveNames.size;
-  let free = Math.max(0, maxParallel - live3);
-  const plan = { existing: [], submitNow: [], queued: [], live: live3, slots: maxParallel };
-  const seen = /* @__PURE__ */ new Set();
-  for (const request2 of requests) {
-    if (seen.has(request2.jobName)) continue;
-    seen.add(request2.jobName);
-    const job = representativeJob(jobs, request2.jobName);
-    if (job) plan.existing.push({ request: request2, job });
-    else if (free > 0) {
-      plan.submitNow.push(request2);
-      free--;
-    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
-  }
-  return plan;
-}
-
 // src/monitor/adapters.ts
-var slurmTs = slurmTimeToUnix;
 function slurmMonitorPort(slurm, knownExperimentIds = []) {
   return {
-    async jobs(experimentId) {
-      const jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, knownExperimentIds);
-      return Promise.all(
-        jobs.map(async (j) => {
-          let failure = null;
-          if (!isLive(j.state) && !(j.state === "COMPLETED" && (j.exitCode ?? 0) === 0)) {
-            const log = await slurm.tail(j, 200).catch(() => []);
-            failure = classifyFailure(j, log);
-          }
-          return {
-            jobId: j.id,
-            name: j.name,
-            state: j.state,
-            submitTs: slurmTs(j.submitTime),
-            startTs: slurmTs(j.startTime),
-            endTs: slurmTs(j.endTime),
-            failure
-          };
-        })
-      );
-    },
+    jobs: (experimentId) => experimentJobs(slurm, experimentId, knownExperimentIds),
     cancel: (jobId2) => slurm.cancel(jobId2)
   };
 }
@@ -74795,15 +74930,15 @@ var RULES = {
   "duplicate-topology": "error"
 };
 function gpuMemoryFinding(row, parts, input) {
-  const measured2 = input.memoryModelFitted === true;
-  const allowed = !measured2 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
+  const measured = input.memoryModelFitted === true;
+  const allowed = !measured && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
   const over = row.fraction > GPU_MEMORY_LIMITS.capacity;
   const limit = over ? GPU_MEMORY_LIMITS.capacity : row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
   const why = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
-  const estimate = measured2 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
-  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured2 ? "error" : "warning";
+  const estimate = measured ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
+  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured ? "error" : "warning";
   return [
-    `${measured2 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
+    `${measured ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
     severity
   ];
 }
@@ -75625,7 +75760,7 @@ async function submitCandidate(deps, request2) {
   const prefix = experimentPrefix(request2.experimentId);
   if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
   const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
-  let jobs = await experimentJobs(deps, request2);
+  let jobs = await experimentJobs2(deps, request2);
   const found = representativeJob(jobs, jobName2);
   if (found && (isLive(found.state) || !request2.resubmitFinished)) {
     const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
@@ -75641,7 +75776,7 @@ async function submitCandidate(deps, request2) {
   if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
   return submitHeld(deps, request2, base, maxParallel);
 }
-async function experimentJobs(deps, request2) {
+async function experimentJobs2(deps, request2) {
   const listed = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
   return ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
 }
@@ -75678,7 +75813,7 @@ async function submitHeld(deps, request2, base, maxParallel) {
 }
 async function keepOne(deps, request2, base, maxParallel, submittedId) {
   const { jobName: jobName2 } = request2.submission;
-  const after = await experimentJobs(deps, request2);
+  const after = await experimentJobs2(deps, request2);
   const mine = after.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
   const keeper = mine[0];
   if (!keeper) return "not-found";
@@ -76390,13 +76525,13 @@ function mergeRun(existing, outcome) {
   return run;
 }
 function againstMeasured(p, run, kind) {
-  const measured2 = kind === "failed" ? null : run.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run);
+  const measured = kind === "failed" ? null : run.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run);
   const r = (x) => Math.round(x * 1e4) / 1e4;
   return {
     ...clone3(p),
-    measured_seconds_per_rollout: measured2,
-    error: measured2 === null ? null : r(measured2 / p.seconds_per_rollout - 1),
-    covered: measured2 === null ? null : p.low <= measured2 && measured2 <= p.high
+    measured_seconds_per_rollout: measured,
+    error: measured === null ? null : r(measured / p.seconds_per_rollout - 1),
+    covered: measured === null ? null : p.low <= measured && measured <= p.high
   };
 }
 function updateBest(record, run) {
@@ -77226,9 +77361,8 @@ async function observationOf2(deps, pull, experiment, request2, described, job, 
   }
   if (observation) return observation;
   if (deps.observe) {
-    const endTs = job && !isLive(job.state) ? slurmTimeToUnix(job.endTime) ?? void 0 : void 0;
     try {
-      observation = await deps.observe(request2.runName, experiment, described.topology, endTs);
+      observation = await deps.observe(request2.runName, experiment, described.topology, job && runJob(job));
     } catch (error2) {
       throw new RecordOutageError(
         `Prometheus unreachable while recording (${gap}): ${error2 instanceof Error ? error2.message : String(error2)}`
@@ -77361,7 +77495,7 @@ async function withoutRun(deps, pull, c, experiment) {
   const text2 = await readText(deps, paths.json, deps.defaultBranch);
   const entry = text2 === null ? void 0 : parseRecord(text2, paths.json).runs.find((r) => r.name === c.candidate);
   if (entry?.status !== "accepted") return { ...base, refused: false, why: never };
-  const measured2 = entry.topology?.hash ? ` (topology \`${entry.topology.hash}\`)` : "";
+  const measured = entry.topology?.hash ? ` (topology \`${entry.topology.hash}\`)` : "";
   const described = await describeCandidate(deps, c, experiment, pull.merge_commit_sha ?? pull.head.sha);
   const same = described.hash !== null && described.hash === entry.topology?.hash;
   return {
@@ -77369,7 +77503,7 @@ async function withoutRun(deps, pull, c, experiment) {
     refused: true,
     why: [
       `this merge changed \`${c.file}\`, the file of \`${c.candidate}\`, accepted in ${fromPull(entry)}, without a run in this pull request.`,
-      `The record keeps \`${c.candidate}\` as ${fromPull(entry)} measured it${measured2}; ${same ? "the topology the file describes is unchanged (only its other fields changed)" : `the default branch's file now describes ${described.hash ? `topology \`${described.hash}\`, which` : "a topology that"} was never measured`}.`,
+      `The record keeps \`${c.candidate}\` as ${fromPull(entry)} measured it${measured}; ${same ? "the topology the file describes is unchanged (only its other fields changed)" : `the default branch's file now describes ${described.hash ? `topology \`${described.hash}\`, which` : "a topology that"} was never measured`}.`,
       "To measure a change, put it under a new name (a new file with `parent: " + c.candidate + "`) and `/topo submit` it; else revert the change."
     ].join(" ")
   };
@@ -78733,7 +78867,7 @@ function colocatedPairs(t) {
   }
   return pairs;
 }
-function newlyShared(t, measured2) {
+function newlyShared(t, measured) {
   const onGpu = /* @__PURE__ */ new Map();
   for (const svc of activeServices(t)) {
     const gpus = t.services?.[svc]?.gpus;
@@ -78746,15 +78880,15 @@ function newlyShared(t, measured2) {
     const list = [...services].sort();
     let isNew = false;
     for (let i = 0; i < list.length; i++)
-      for (let j = i + 1; j < list.length; j++) if (!measured2.has(`${list[i]}+${list[j]}`)) isNew = true;
+      for (let j = i + 1; j < list.length; j++) if (!measured.has(`${list[i]}+${list[j]}`)) isNew = true;
     if (isNew) fresh++;
   }
   return fresh / onGpu.size;
 }
 function calibrate(tried, cluster, options = {}) {
-  const measured2 = tried.map(measurementOf).filter((m) => !!m);
-  if (measured2.length === 0) return null;
-  const used = measured2.slice(-(options.maxRuns ?? 8));
+  const measured = tried.map(measurementOf).filter((m) => !!m);
+  if (measured.length === 0) return null;
+  const used = measured.slice(-(options.maxRuns ?? 8));
   const services = [...new Set(used.flatMap((m) => activeServices(m.topology)))];
   const onGpu = new Set(
     services.filter((s) => used.some((m) => Array.isArray(m.topology.services?.[s]?.gpus)))
@@ -78777,7 +78911,7 @@ function calibrate(tried, cluster, options = {}) {
   const cov = invert(fit.jtj).map((row) => row.map((v) => v * misfit));
   const errors = [];
   for (const p of options.previous ?? []) {
-    const m = measured2.find((x) => x.name === p.name);
+    const m = measured.find((x) => x.name === p.name);
     if (m && p.predictedSeconds > 0) errors.push(Math.log(m.seconds / p.predictedSeconds));
   }
   return {
@@ -78991,11 +79125,11 @@ function proposalProblems(t, base, gpusPerNode2) {
 function pickParent(tried, currentBest) {
   const named = currentBest ? tried.find((r) => r.name === currentBest) : void 0;
   if (named && secondsPerRollout(named) !== void 0) return named;
-  const measured2 = tried.filter(
+  const measured = tried.filter(
     (r) => !r.observation?.failure && r.status !== "failed" && secondsPerRollout(r) !== void 0
   );
-  measured2.sort((a, b) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b) ?? 0));
-  return measured2[0];
+  measured.sort((a, b) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b) ?? 0));
+  return measured[0];
 }
 var SHORT = {
   "scale-bottleneck": "scale",
@@ -79021,11 +79155,11 @@ function limitView(t, memory, gpuMemoryGiB, parent, novelAtWarning = false) {
     parent ? predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]) : []
   );
   const plain = new Map(predictMemory(t, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
-  const measured2 = new Set(memory.measuredSets ?? []);
+  const measured = new Set(memory.measuredSets ?? []);
   return predictConservative(t, memory, gpuMemoryGiB).map((p) => {
     const line = Math.max(warn, parentPlain.get(p.gpu) ?? 0);
     const scaled = (plain.get(p.gpu) ?? 0) / line * GPU_MEMORY_LIMITS.error * gpuMemoryGiB;
-    const novel = novelAtWarning && measured2.size > 0 && !measured2.has(serviceSet(t, p.gpu)) ? p.gib / GPU_MEMORY_LIMITS.warning * GPU_MEMORY_LIMITS.error : 0;
+    const novel = novelAtWarning && measured.size > 0 && !measured.has(serviceSet(t, p.gpu)) ? p.gib / GPU_MEMORY_LIMITS.warning * GPU_MEMORY_LIMITS.error : 0;
     const gib = Math.max(p.gib, scaled, novel);
     return { gpu: p.gpu, gib, fraction: gib / gpuMemoryGiB };
   });

@@ -64985,109 +64985,30 @@ function shouldStopOnDecision(decisions, options = {}) {
   return { stop: false, reason: "still measuring" };
 }
 
-// src/topology/capacity.ts
-function containers(topology, svc) {
-  const gpus = topology.services?.[svc]?.gpus;
-  return Array.isArray(gpus) ? gpus.length : 1;
-}
-function isSkipped(topology, svc) {
-  return topology.runtime?.endpoints?.[svc]?.skip === true;
-}
-function activeServices(topology) {
-  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
-}
-function capacity(topology, svc) {
-  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
-  const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-  return containers(topology, svc) * replicas2 * concurrency2;
-}
-function capacitySummary(topology) {
-  const byService = {};
-  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
-  const values = Object.values(byService);
-  const inFlight2 = values.length ? Math.min(...values) : 0;
-  const max = values.length ? Math.max(...values) : 0;
+// src/analysis/comparison.ts
+function compare(candidate, against, againstName) {
+  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
+    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
+  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
+  const sc = relSigma(candidate);
+  const sa = relSigma(against);
+  const ratio = candidate.value / against.value;
+  const sLog = Math.sqrt(sc * sc + sa * sa);
+  const rLow = ratio * Math.exp(-1.96 * sLog);
+  const rHigh = ratio * Math.exp(1.96 * sLog);
+  const diff = candidate.value - against.value;
+  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
+  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
   return {
-    byService,
-    inFlight: inFlight2,
-    binding: activeServices(topology).filter((s) => byService[s] === inFlight2),
-    imbalance: inFlight2 > 0 ? max / inFlight2 : Number.POSITIVE_INFINITY
+    against: againstName,
+    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
+    difference_s: {
+      value: round(diff, 4),
+      low: round(diff - 1.96 * sDiff, 4),
+      high: round(diff + 1.96 * sDiff, 4)
+    },
+    outcome
   };
-}
-function gpuMap(topology) {
-  const map = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    for (const gpu of gpus) {
-      const list = map.get(gpu) ?? [];
-      if (!list.includes(svc)) list.push(svc);
-      map.set(gpu, list);
-    }
-  }
-  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
-}
-
-// src/analysis/failure.ts
-function instancesOnGpu(topology, gpu) {
-  const rows = [];
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const containers2 = gpus.filter((g) => g === gpu).length;
-    if (!containers2) continue;
-    rows.push({
-      service: svc,
-      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
-    });
-  }
-  const total = rows.reduce((a, r) => a + r.instances, 0);
-  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
-}
-var FIXES = {
-  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
-  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
-  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
-  "node-failure": "resubmit: the node failed, not the topology",
-  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
-  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
-  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
-  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
-};
-function explainFailure(failure, ctx = {}) {
-  const evidence = [...failure.evidence ?? []];
-  if (failure.slurm_state)
-    evidence.push(
-      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
-    );
-  let message2 = failure.message;
-  let fix = failure.likely_fix ?? FIXES[failure.kind];
-  if (failure.kind === "gpu-oom" && ctx.topology) {
-    const map = gpuMap(ctx.topology);
-    const gpu = failure.gpu ?? null;
-    if (gpu !== null) {
-      const shares = instancesOnGpu(ctx.topology, gpu);
-      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
-      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
-      const usage = ctx.gpus?.[String(gpu)];
-      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
-        evidence.push(
-          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
-        );
-      const biggest = [...shares].sort((a, b) => b.instances - a.instances)[0];
-      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
-      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
-      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
-    } else {
-      const loaded = [...map.entries()].sort((a, b) => b[1].length - a[1].length)[0];
-      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
-    }
-  }
-  return { ...failure, message: message2, evidence, likely_fix: fix };
-}
-function isSpare(u) {
-  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
-  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
 }
 
 // src/analysis/outcome.ts
@@ -65197,46 +65118,68 @@ function minutesLeft(expectedAt, now) {
   return Math.max(0, expectedAt - now);
 }
 
-// src/analysis/comparison.ts
-function compare(candidate, against, againstName) {
-  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
-    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
-  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
-  const sc = relSigma(candidate);
-  const sa = relSigma(against);
-  const ratio = candidate.value / against.value;
-  const sLog = Math.sqrt(sc * sc + sa * sa);
-  const rLow = ratio * Math.exp(-1.96 * sLog);
-  const rHigh = ratio * Math.exp(1.96 * sLog);
-  const diff = candidate.value - against.value;
-  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
-  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
+// src/judge/decide.ts
+function baselineName(standing) {
+  return standing.baseline?.name ?? "baseline";
+}
+function measuredReference(role, r) {
   return {
-    against: againstName,
-    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
-    difference_s: {
-      value: round(diff, 4),
-      low: round(diff - 1.96 * sDiff, 4),
-      high: round(diff + 1.96 * sDiff, 4)
-    },
-    outcome
+    role,
+    name: r.name,
+    verdict: r.verdict ?? { state: "stable", projected_full_run: r.value },
+    value: r.value,
+    live: false
   };
 }
-
-// src/monitor/reference.ts
-function baselineName(exp) {
-  return exp.baseline?.name ?? "baseline";
+var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
+var isDecided = (d) => !!d && DECIDED.has(d.state);
+function compareCandidate(standing, c, observation, context3 = {}) {
+  const value = observation.verdict.value ?? null;
+  const { best, baseline } = standing;
+  const comparisons = [];
+  if (best && best.name !== c.candidate)
+    comparisons.push(compare(value, best.value, `current best ${best.name}`));
+  if (baseline && baseline.name !== c.candidate && baseline.name !== best?.name)
+    comparisons.push(compare(value, baseline.value, `baseline ${baseline.name}`));
+  const ref = context3.reference;
+  if (ref?.live && ref.name !== c.candidate)
+    comparisons.push(compare(value, ref.value, ref.role === "run" ? ref.name : `baseline ${ref.name}`));
+  if (comparisons[0]) observation.comparison = comparisons[0];
+  const decision = decisionOf(standing, c, observation, context3);
+  if (decision) observation.decision = context3.gpu ? withGpuMinutes(decision, context3.gpu) : decision;
+  return comparisons;
 }
-var measured = (role, r) => ({
-  role,
-  name: r.name,
-  verdict: { state: "stable", projected_full_run: r.value },
-  value: r.value,
-  live: false
-});
+function decisionOf(standing, c, observation, { reference, leader, previous, ended }) {
+  if (observation.failure) return null;
+  const isReference = c.candidate === reference?.name || c.candidate === baselineName(standing);
+  if ((ended || !reference) && isDecided(previous)) return previous;
+  if (!reference && !isReference) return null;
+  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
+  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
+  const x = standing.experiment;
+  const options = {
+    ...decisionOptions(x),
+    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
+  };
+  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
+    ...options,
+    previous,
+    isReference
+  });
+  if (decision.state !== "measuring" || isReference || !lead) return decision;
+  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
+  return pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) ?? decision;
+}
+function decidedAgainst(r, pr) {
+  const role = r.role === "run" ? "" : `${r.role} `;
+  const name = `${role}${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
+  return { name, verdict: r.verdict, label: describeReference(name) };
+}
+
+// src/judge/reference.ts
 function referenceOf(exp, observed) {
-  if (exp.best) return measured("current best", exp.best);
-  if (exp.baseline) return measured("baseline", exp.baseline);
+  if (exp.best) return measuredReference("current best", exp.best);
+  if (exp.baseline) return measuredReference("baseline", exp.baseline);
   const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
   const verdict = base?.analysis?.observation.verdict;
   if (!base || !verdict || base.analysis?.observation.failure) return null;
@@ -65257,442 +65200,165 @@ function leaderOf(exp, observed, reference) {
     contenders: runs.length
   } : null;
 }
-var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
-var isDecided = (d) => !!d && DECIDED.has(d.state);
-function compareCandidate(exp, c, observation, context3 = {}) {
-  const value = observation.verdict.value ?? null;
-  const comparisons = [];
-  if (exp.best && exp.best.name !== c.candidate)
-    comparisons.push(compare(value, exp.best.value, `current best ${exp.best.name}`));
-  if (exp.baseline && exp.baseline.name !== c.candidate && exp.baseline.name !== exp.best?.name)
-    comparisons.push(compare(value, exp.baseline.value, `baseline ${exp.baseline.name}`));
-  const ref = context3.reference;
-  if (ref?.live && ref.name !== c.candidate)
-    comparisons.push(compare(value, ref.value, `baseline ${ref.name}`));
-  if (comparisons[0]) observation.comparison = comparisons[0];
-  const decision = decisionOf(exp, c, observation, context3);
-  if (decision) observation.decision = context3.gpu ? withGpuMinutes(decision, context3.gpu) : decision;
-  return comparisons;
+
+// src/lifecycle/jobs.ts
+function compareJobIds(a, b) {
+  const [a1, a2] = a.split("_").map(Number);
+  const [b1, b2] = b.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
 }
-function decisionOf(exp, c, observation, { reference, leader, previous, ended }) {
-  if (observation.failure) return null;
-  const isReference = c.candidate === reference?.name || c.candidate === baselineName(exp);
-  if ((ended || !reference) && isDecided(previous)) return previous;
-  if (!reference && !isReference) return null;
-  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
-  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
-  const options = {
-    ...decisionOptions(exp.experiment),
-    minImprovement: exp.experiment.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
-  };
-  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
-    ...options,
-    previous,
-    isReference
-  });
-  if (decision.state !== "measuring" || isReference || !lead) return decision;
-  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
-  return pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) ?? decision;
-}
-function decidedAgainst(r, pr) {
-  const name = `${r.role} ${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
-  return { name, verdict: r.verdict, label: describeReference(name) };
+function jobForRun(jobs, runName, view) {
+  const mine = jobs.filter((j) => view(j).name === runName);
+  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
+  const live2 = mine.filter((j) => isLive(view(j).state)).sort(order);
+  if (live2[0]) return live2[0];
+  return mine.sort(order).at(-1) ?? null;
 }
 
-// src/monitor/judge.ts
-var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
-var isStable = (v) => v === "stable" || v === "cyclic";
-var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
-function candidateState(job, requested, analysis, stoppedByUs) {
-  if (!job) return requested ? "queued" : null;
-  const v = analysis?.observation.verdict.state;
-  const stable = isStable(v);
-  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
-  if (isLive(job.state)) {
-    if (!analysis || v === "no-data") return "starting";
-    if (v === "warming") return "warming";
-    if (stable) return "stable";
-    return "stabilising";
+// src/usecases/queue.ts
+var RETIRED_PREFIX = "retired-";
+function retiredName(jobName2) {
+  return `${RETIRED_PREFIX}${jobName2}`;
+}
+function isRetiredDuplicate(name) {
+  return name.startsWith(RETIRED_PREFIX);
+}
+var DEFAULT_MAX_PARALLEL = 3;
+function representativeJob(jobs, jobName2) {
+  return jobForRun(jobs, jobName2, (j) => j);
+}
+function byJobId(a, b) {
+  return compareJobIds(a.id, b.id);
+}
+function ownJobs(jobs, experimentId, knownExperimentIds = []) {
+  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+}
+function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
+  if (!Number.isInteger(maxParallel) || maxParallel < 1)
+    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
+  const liveNames = new Set(
+    jobs.filter((j) => isLive(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
+  );
+  const live2 = liveNames.size;
+  let free = Math.max(0, maxParallel - live2);
+  const plan = { existing: [], submitNow: [], queued: [], live: live2, slots: maxParallel };
+  const seen = /* @__PURE__ */ new Set();
+  for (const request2 of requests) {
+    if (seen.has(request2.jobName)) continue;
+    seen.add(request2.jobName);
+    const job = representativeJob(jobs, request2.jobName);
+    if (job) plan.existing.push({ request: request2, job });
+    else if (free > 0) {
+      plan.submitNow.push(request2);
+      free--;
+    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
   }
-  if (job.state === "COMPLETED")
-    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
-  if (job.state === "TIMEOUT" && stable) return "finished";
-  return "failed";
-}
-function judgeCandidate(e, p) {
-  const { c, job } = p;
-  const analysis = p.observed?.analysis;
-  const stoppedBy = stoppedByOf(e, p);
-  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && e.exp.experiment.stop_when_stable === true;
-  let state2 = candidateState(job, c.requested, analysis, stoppedByUs);
-  if (state2 === null) return null;
-  const observation = analysis?.observation ?? waiting(c, job);
-  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
-  if (state2 === "failed") observation.failure = failureOf(c, job, observation);
-  const previous = p.observed?.previous;
-  const comparisons = compareCandidate(e.exp, c, observation, {
-    reference: e.reference,
-    leader: e.leader,
-    previous: previous?.run_name === c.runName ? previous.decision ?? null : null,
-    ended: p.observed?.ended,
-    gpu: gpuInput(e, p, stoppedBy === "decision")
-  });
-  return viewOf(e, p, { state: state2, observation, comparisons, stoppedBy });
-}
-function waiting(c, job) {
-  return {
-    run_name: c.runName,
-    verdict: {
-      state: "no-data",
-      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
-    },
-    stable_metrics: {}
-  };
-}
-function failureOf(c, job, observation) {
-  const failure = job?.failure ?? observation.failure ?? {
-    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
-    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
-    slurm_state: job?.state
-  };
-  return explainFailure(failure, {
-    topology: c.topology,
-    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
-  });
-}
-function viewOf(e, p, j) {
-  const { exp, telemetry, reference } = e;
-  const { c, job } = p;
-  const { analysis, ended = false } = p.observed ?? {};
-  const x = exp.experiment;
-  const seconds2 = (r) => r ? { name: r.name, secondsPerRollout: r.value.value } : null;
-  const projected = reference?.live ? reference.verdict.projected_full_run : null;
-  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
-  return {
-    experimentId: e.id,
-    candidate: c.candidate,
-    runName: c.runName,
-    state: j.state,
-    jobId: job?.jobId ?? null,
-    slurmState: job?.state ?? null,
-    timeline: timelineOf(e, p, j.observation.verdict.warmup_end_minutes),
-    observation: j.observation,
-    comparisons: j.comparisons,
-    chart: analysis?.chart,
-    opportunities: analysis?.opportunities,
-    queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
-    grafanaUrl: exp.grafanaUrl ?? null,
-    timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
-    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
-    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
-    stopWhenDecided: x.stop_when_decided !== false,
-    baseline: seconds2(exp.baseline) ?? seconds2(liveBaseline),
-    best: seconds2(exp.best),
-    finalJobState: ended ? job?.state ?? null : null,
-    stoppedBy: j.stoppedBy,
-    commentIntervalMinutes: x.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
-    recordChartUrl: exp.recordChartUrl ?? null
-  };
-}
-function timelineOf(e, { job, observed }, warmupEnd) {
-  const firstTs = observed?.analysis?.startTs;
-  return [
-    { label: "submitted", at: iso(job?.submitTs) },
-    { label: "started", at: iso(job?.startTs) },
-    { label: "first metrics", at: iso(firstTs) },
-    {
-      label: "warm-up ended",
-      at: firstTs && warmupEnd != null ? iso(Math.round(firstTs + warmupEnd * 60 / e.clock.S)) : null
-    },
-    { label: "ended", at: observed?.ended ? iso(job?.endTs) : null }
-  ];
-}
-function stoppedByOf(e, { job, c, observed }) {
-  if (job?.state !== "CANCELLED") return null;
-  if (c.outcome?.kind === "stopped") return "user";
-  const previous = observed?.previous?.run_name === c.runName ? observed.previous : void 0;
-  const x = e.exp.experiment;
-  if (x.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
-  const verdict = observed?.analysis?.observation.verdict.state ?? previous?.verdict.state;
-  if (x.stop_when_stable && isStable(verdict) && previous?.decision?.state === "reference") return "stable";
-  return null;
-}
-function gpuInput(e, { job, c, observed }, stopped) {
-  if (!job?.startTs) return null;
-  const { evalTs, S, wallMinutes } = e.clock;
-  const analysis = observed?.analysis;
-  const until = observed?.ended && job.endTs ? Math.min(evalTs, job.endTs) : evalTs;
-  const minutesRunning = (until - job.startTs) * S / 60;
-  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S / 60 : null;
-  const end = analysis?.observation.verdict.run_end_minutes;
-  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
-  const gpus = e.exp.experiment.fixed_inputs.slurm?.gpus_per_node ?? e.exp.gpusPerNode ?? (c.topology ? gpuMap(c.topology).size : 0);
-  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
+  return plan;
 }
 
-// src/monitor/state.ts
-function newPassState(options = {}) {
-  return { options, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
+// src/topology/capacity.ts
+function containers(topology, svc) {
+  const gpus = topology.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? gpus.length : 1;
 }
-var ClusterUnreachable = class extends Error {
-  name = "ClusterUnreachable";
-};
-async function eachExperiment(state2, stage, step) {
-  for (const e of state2.experiments) {
-    if (e.failed) continue;
-    try {
-      await step(e);
-    } catch (error2) {
-      const message2 = error2.message;
-      e.failed = { stage, message: message2, clusterUnreachable: error2 instanceof ClusterUnreachable };
-      e.errors.push(`${e.id}: ${message2}`);
+function isSkipped(topology, svc) {
+  return topology.runtime?.endpoints?.[svc]?.skip === true;
+}
+function activeServices(topology) {
+  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
+}
+function capacity(topology, svc) {
+  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+  const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+  return containers(topology, svc) * replicas2 * concurrency2;
+}
+function capacitySummary(topology) {
+  const byService = {};
+  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
+  const values = Object.values(byService);
+  const inFlight2 = values.length ? Math.min(...values) : 0;
+  const max = values.length ? Math.max(...values) : 0;
+  return {
+    byService,
+    inFlight: inFlight2,
+    binding: activeServices(topology).filter((s) => byService[s] === inFlight2),
+    imbalance: inFlight2 > 0 ? max / inFlight2 : Number.POSITIVE_INFINITY
+  };
+}
+function gpuMap(topology) {
+  const map = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    for (const gpu of gpus) {
+      const list = map.get(gpu) ?? [];
+      if (!list.includes(svc)) list.push(svc);
+      map.set(gpu, list);
     }
   }
-}
-function heldPulls(state2) {
-  return new Set(state2.experiments.flatMap((e) => e.failed ? e.exp.candidates.map((c) => c.pr) : []));
-}
-function judged(e) {
-  return e.candidates.filter(
-    (p) => p.inPass && !p.acted?.left && !!p.decided?.view
-  );
+  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
 }
 
-// src/monitor/decide.ts
-async function decide(state2) {
-  await eachExperiment(state2, "decide", (e) => decideExperiment(e));
-}
-function decideExperiment(e) {
-  const runs = e.candidates.filter((p) => p.inPass).map((p) => ({ c: p.c, analysis: p.observed?.analysis }));
-  e.reference = referenceOf(e.exp, runs);
-  e.leader = leaderOf(e.exp, runs, e.reference);
-  for (const p of e.candidates) {
-    const view = p.inPass ? judgeCandidate(e, p) : null;
-    const live2 = !!p.job && isLive(p.job.state);
-    const stop2 = view && live2 && !e.unavailable ? stopReason(e.exp.experiment, view) : null;
-    const lifecycle = lifecycleIntent(p);
-    p.decided = { view, stop: stop2, ...lifecycle ? { lifecycle } : {} };
+// src/analysis/failure.ts
+function instancesOnGpu(topology, gpu) {
+  const rows = [];
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const containers2 = gpus.filter((g) => g === gpu).length;
+    if (!containers2) continue;
+    rows.push({
+      service: svc,
+      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
+    });
   }
-  e.queue = queueOf(e);
+  const total = rows.reduce((a, r) => a + r.instances, 0);
+  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
 }
-function lifecycleIntent({ phase }) {
-  if (phase?.phase === "supersede") return { kind: "supersede", jobId: phase.jobId };
-  if (phase?.phase === "lost") return { kind: "lost", jobId: phase.jobId };
-  if (phase?.phase === "done" && phase.cancelLive) return { kind: "cancel", jobId: phase.cancelLive };
-  return void 0;
-}
-function queueOf(e) {
-  const maxParallel = e.exp.experiment.max_parallel ?? 3;
-  const live2 = new Set(e.jobs.filter((j) => isLive(j.state)).map((j) => j.name)).size;
-  const order = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort((a, b) => byRequest(a.c, b.c));
-  return { order, free: Math.max(0, maxParallel - live2) };
-}
-function byRequest(a, b) {
-  const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
-  return at(a) - at(b) || a.pr - b.pr;
-}
-var DECISION_STOP = "decided";
-function stopReason(experiment, view) {
-  const d = view.observation.decision;
-  if (d && !["failed", "finished", "stopped"].includes(view.state)) {
-    const s = shouldStopOnDecision([d], { stopWhenDecided: experiment.stop_when_decided !== false });
-    if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
-  }
-  if (view.state === "stable" && experiment.stop_when_stable && d?.state === "reference")
-    return "stable (stop_when_stable)";
-  return null;
-}
-
-// src/monitor/act.ts
-async function act(state2, ports) {
-  await eachExperiment(state2, "act", async (e) => {
-    for (const p of e.candidates) p.acted = {};
-    for (const p of e.candidates) await applyLifecycle(state2, ports, e, p);
-    await serveQueue(state2, ports, e);
-    for (const p of e.candidates) await stop(ports, e, p);
-  });
-}
-var isoNow = (ports) => new Date(ports.now() * 1e3).toISOString();
-async function applyLifecycle(state2, ports, e, p) {
-  const intent = p.decided?.lifecycle;
-  const request2 = p.c.request;
-  if (!intent || !request2) return;
-  if (intent.jobId && intent.kind !== "lost") await ports.slurm.cancel(intent.jobId, e.id);
-  if (intent.kind === "cancel") return;
-  const outcome = intent.kind === "supersede" ? superseded(request2.headSha, p.c.currentHeadSha ?? p.c.headSha, intent.jobId, isoNow(ports)) : {
-    kind: "lost",
-    at: isoNow(ports),
-    jobId: intent.jobId,
-    evidence: [
-      `Slurm no longer knows job ${intent.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`
-    ]
-  };
-  await ports.lifecycle?.recordOutcome(p.c.pr, request2.id, outcome);
-  leave(state2, p);
-}
-function superseded(from, to, jobId2, at) {
-  return {
-    kind: "superseded",
-    at,
-    ...jobId2 ? { jobId: jobId2 } : {},
-    evidence: [
-      `the pull request moved from ${from.slice(0, 7)} to ${to.slice(0, 7)}: the new head waits for a new /topo submit`,
-      ...jobId2 ? [`cancelled Slurm job ${jobId2}`] : []
-    ]
-  };
-}
-function leave(state2, p) {
-  p.acted = { ...p.acted, left: true };
-  state2.left.set(p.c.pr, p.c.labels);
-}
-async function serveQueue(state2, ports, e) {
-  let free = e.queue.free;
-  for (const p of e.queue.order) {
-    if (free <= 0) break;
-    const r = await ports.submit(e.exp, p.c);
-    if (r && "refused" in r) leave(state2, p);
-    if (!r || "refused" in r) continue;
-    free--;
-    p.job = { jobId: r.jobId, name: p.c.runName, state: "PENDING", submitTs: null };
-    p.acted = { ...p.acted, submitted: r.jobId };
-    if (p.decided) p.decided.view = judgeCandidate(e, p);
-    if (p.c.request)
-      await ports.lifecycle?.recordRun(p.c.pr, p.c.request.id, {
-        jobId: r.jobId,
-        submittedAt: isoNow(ports)
-      });
-  }
-}
-async function stop(ports, e, p) {
-  const reason2 = p.decided?.stop;
-  const view = p.decided?.view;
-  if (!reason2 || !view || !p.job || p.acted?.left) return;
-  await ports.slurm.cancel(p.job.jobId, e.id);
-  const d = view.observation.decision;
-  const gpu = gpuInput(e, p, true);
-  if (d && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d, gpu);
-  p.acted = { ...p.acted, cancelled: p.job.jobId };
-}
-
-// src/analysis/bottleneck.ts
-var HIGH_SHARE = 0.5;
-var LOW_DEPTH = 1;
-var IMBALANCE_SHARE = 0.25;
-var CPU_BOUND_PERCENT = 90;
-var LOW_MIN_DEPTH = 3;
-var LOW_MAX_DEPTH = 5;
-var HIGH_BLOCKING_S = 0.05;
-function cpuBoundEvidence(input) {
-  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
-    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
-  );
-  if (hottest.length) {
-    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
-      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
-    );
-  }
-  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
-    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
-  );
-}
-function runtimeEvidence(input) {
-  const evidence = [];
-  const idle = input.idleFraction;
-  if (typeof idle === "number" && Number.isFinite(idle))
-    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
-  const blocking = input.rpcBlockingP95;
-  if (typeof blocking === "number" && Number.isFinite(blocking))
+var FIXES = {
+  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
+  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
+  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
+  "node-failure": "resubmit: the node failed, not the topology",
+  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
+  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
+  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
+  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
+};
+function explainFailure(failure, ctx = {}) {
+  const evidence = [...failure.evidence ?? []];
+  if (failure.slurm_state)
     evidence.push(
-      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
     );
-  return evidence;
+  let message2 = failure.message;
+  let fix = failure.likely_fix ?? FIXES[failure.kind];
+  if (failure.kind === "gpu-oom" && ctx.topology) {
+    const map = gpuMap(ctx.topology);
+    const gpu = failure.gpu ?? null;
+    if (gpu !== null) {
+      const shares = instancesOnGpu(ctx.topology, gpu);
+      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
+      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
+      const usage = ctx.gpus?.[String(gpu)];
+      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
+        evidence.push(
+          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
+        );
+      const biggest = [...shares].sort((a, b) => b.instances - a.instances)[0];
+      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
+      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
+      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
+    } else {
+      const loaded = [...map.entries()].sort((a, b) => b[1].length - a[1].length)[0];
+      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
+    }
+  }
+  return { ...failure, message: message2, evidence, likely_fix: fix };
 }
-function queuesOf(input, services) {
-  const max = (s) => input.queueMax[s];
-  const min = (s) => input.queueMin[s] ?? null;
-  const ranked = [...services].sort((a, b) => max(b) - max(a));
-  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
-  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
-  return { max, min, ranked, high };
-}
-function analyseBottleneck(input) {
-  const evidence = runtimeEvidence(input);
-  const cpuBound = cpuBoundEvidence(input);
-  const verdict = (kind, service, lines, confidence) => ({
-    kind,
-    service,
-    evidence: [...evidence, ...lines, ...cpuBound],
-    confidence
-  });
-  const services = SERVICES.filter(
-    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
-  );
-  const idle = input.idleFraction;
-  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
-  if (!services.length)
-    return verdict(
-      runtimeBusy ? "runtime-bound" : "unknown",
-      null,
-      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
-      "low"
-    );
-  const q = queuesOf(input, services);
-  for (const s of q.ranked)
-    evidence.push(
-      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
-    );
-  if (runtimeBusy)
-    return verdict(
-      "runtime-bound",
-      null,
-      [
-        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
-      ],
-      q.high.length === 0 ? "high" : "medium"
-    );
-  return queueVerdict(q, services, verdict);
-}
-function queueVerdict(q, services, verdict) {
-  const { max, min, high } = q;
-  const top = q.ranked[0];
-  const second = q.ranked[1];
-  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
-  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
-    return verdict(
-      "not-enough-load",
-      null,
-      [
-        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
-      ],
-      "medium"
-    );
-  if (high.length >= 2)
-    return verdict(
-      "total-capacity-too-high",
-      null,
-      [
-        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
-      ],
-      "medium"
-    );
-  const topMin = min(top);
-  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
-    return verdict(
-      "imbalance",
-      top,
-      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
-      "medium"
-    );
-  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
-  return verdict(
-    "service",
-    top,
-    [
-      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
-    ],
-    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
-  );
+function isSpare(u) {
+  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
+  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
 }
 
 // src/analysis/estimators.ts
@@ -65954,8 +65620,8 @@ function prepare(input, evidence) {
     ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
     if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
   }
-  const measured3 = e.samples.filter((x) => x.v > 0);
-  const offset = measured3.length ? Math.max(...measured3.map((x) => x.v - 60 * x.t)) : 0;
+  const measured2 = e.samples.filter((x) => x.v > 0);
+  const offset = measured2.length ? Math.max(...measured2.map((x) => x.v - 60 * x.t)) : 0;
   return {
     n: ns,
     e: es,
@@ -66398,6 +66064,126 @@ function definedOnly(o) {
   return out;
 }
 
+// src/analysis/bottleneck.ts
+var HIGH_SHARE = 0.5;
+var LOW_DEPTH = 1;
+var IMBALANCE_SHARE = 0.25;
+var CPU_BOUND_PERCENT = 90;
+var LOW_MIN_DEPTH = 3;
+var LOW_MAX_DEPTH = 5;
+var HIGH_BLOCKING_S = 0.05;
+function cpuBoundEvidence(input) {
+  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
+    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
+  );
+  if (hottest.length) {
+    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
+      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
+    );
+  }
+  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
+    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
+  );
+}
+function runtimeEvidence(input) {
+  const evidence = [];
+  const idle = input.idleFraction;
+  if (typeof idle === "number" && Number.isFinite(idle))
+    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  const blocking = input.rpcBlockingP95;
+  if (typeof blocking === "number" && Number.isFinite(blocking))
+    evidence.push(
+      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+    );
+  return evidence;
+}
+function queuesOf(input, services) {
+  const max = (s) => input.queueMax[s];
+  const min = (s) => input.queueMin[s] ?? null;
+  const ranked = [...services].sort((a, b) => max(b) - max(a));
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
+  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
+  return { max, min, ranked, high };
+}
+function analyseBottleneck(input) {
+  const evidence = runtimeEvidence(input);
+  const cpuBound = cpuBoundEvidence(input);
+  const verdict = (kind, service, lines, confidence) => ({
+    kind,
+    service,
+    evidence: [...evidence, ...lines, ...cpuBound],
+    confidence
+  });
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (!services.length)
+    return verdict(
+      runtimeBusy ? "runtime-bound" : "unknown",
+      null,
+      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
+      "low"
+    );
+  const q = queuesOf(input, services);
+  for (const s of q.ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+    );
+  if (runtimeBusy)
+    return verdict(
+      "runtime-bound",
+      null,
+      [
+        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
+      ],
+      q.high.length === 0 ? "high" : "medium"
+    );
+  return queueVerdict(q, services, verdict);
+}
+function queueVerdict(q, services, verdict) {
+  const { max, min, high } = q;
+  const top = q.ranked[0];
+  const second = q.ranked[1];
+  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
+    return verdict(
+      "not-enough-load",
+      null,
+      [
+        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
+      ],
+      "medium"
+    );
+  if (high.length >= 2)
+    return verdict(
+      "total-capacity-too-high",
+      null,
+      [
+        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
+      ],
+      "medium"
+    );
+  const topMin = min(top);
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
+    return verdict(
+      "imbalance",
+      top,
+      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
+      "medium"
+    );
+  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
+  return verdict(
+    "service",
+    top,
+    [
+      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
+    ],
+    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
+  );
+}
+
 // src/analysis/resources.ts
 function analyseResources(input) {
   const gpu_by_index = {};
@@ -66681,26 +66467,395 @@ function slurmTimeToMinutes(time2) {
   return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
 }
 
-// src/report/observation-block.ts
-var OPEN = "<!-- topo:observation v1";
-var CLOSE = "-->";
-function renderObservationBlock(observation) {
-  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
-  return `${OPEN}
-${json}
-${CLOSE}`;
+// src/judge/observe.ts
+function analyse(run, nowTs, ended) {
+  const { clock } = run;
+  return observeRun({
+    runName: run.runName,
+    series: run.series,
+    timeScale: clock.timeScale,
+    nowTs,
+    stepSeconds: clock.stepSeconds,
+    jobStartTs: run.job?.startTs ?? null,
+    wallMinutes: clock.wallMinutes ?? null,
+    expectedRollouts: clock.expectedRollouts ?? null,
+    topology: run.topology,
+    inFlight: run.inFlight ?? null,
+    settings: run.settings,
+    missing: run.missing,
+    ended
+  });
 }
-function parseObservationBlock(body) {
-  const start = body.lastIndexOf(OPEN);
-  if (start < 0) return void 0;
-  const end = body.indexOf(CLOSE, start + OPEN.length);
-  if (end < 0) return void 0;
-  try {
-    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
-    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
-  } catch {
-    return void 0;
+function observeRunOf(run) {
+  const { job, clock } = run;
+  if (job === void 0) return observeWithoutJob(run);
+  if (job === null) return { ended: false, atTs: clock.nowTs };
+  const ended = !isLive(job.state);
+  if (!job.startTs) return { ended, atTs: clock.nowTs };
+  const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
+  const analysis = analyse(run, atTs, ended);
+  const minutesRunning = (atTs - job.startTs) * clock.timeScale / 60;
+  const deadline = run.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  if (!run.unavailable && analysis.startTs === null && (ended || minutesRunning >= deadline) && !job.failure)
+    analysis.observation.failure = {
+      kind: "no-telemetry",
+      message: `no metrics for run_name="${run.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
+    };
+  return { analysis, ended, atTs };
+}
+function observeWithoutJob(run) {
+  const { clock } = run;
+  const at = Math.floor(clock.nowTs);
+  const analysis = analyse(run, at, false);
+  const staleS = Math.max(3 * clock.stepSeconds, 180 / clock.timeScale);
+  const last = analysis.lastTs;
+  if (run.fixedTime || last === null || at - last <= staleS) return { analysis, ended: false, atTs: at };
+  return { analysis: analyse(run, last, true), ended: true, atTs: last };
+}
+
+// src/judge/judge.ts
+var isStable = (v) => v === "stable" || v === "cyclic";
+function decideRunOf(run, observed, context3) {
+  const job = run.job ?? void 0;
+  const { analysis } = observed;
+  const x = context3.standing.experiment;
+  const stoppedBy = stoppedByOf(run, observed, context3);
+  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && x.stop_when_stable === true;
+  let state2 = run.job === void 0 && analysis ? stateOfRun(analysis) : candidateState(job, context3.candidate.requested, analysis, stoppedByUs);
+  const observation = analysis?.observation ?? waiting(run.runName, job);
+  if (state2 === null) return { state: state2, observation, comparisons: [], decision: null, stoppedBy, observed };
+  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
+  if (state2 === "failed") observation.failure = failureOf(run, job, observation);
+  const previous = context3.previous?.run_name === run.runName ? context3.previous.decision ?? null : null;
+  const comparisons = compareCandidate(context3.standing, context3.candidate, observation, {
+    reference: context3.reference,
+    leader: context3.leader,
+    previous,
+    ended: observed.ended,
+    gpu: gpuInput(run, observed, context3.standing, stoppedBy === "decision")
+  });
+  return { state: state2, observation, comparisons, decision: observation.decision ?? null, stoppedBy, observed };
+}
+function candidateState(job, requested, analysis, stoppedByUs) {
+  if (!job) return requested ? "queued" : null;
+  const v = analysis?.observation.verdict.state;
+  const stable = isStable(v);
+  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
+  if (isLive(job.state)) {
+    if (!analysis || v === "no-data") return "starting";
+    if (v === "warming") return "warming";
+    if (stable) return "stable";
+    return "stabilising";
   }
+  if (job.state === "COMPLETED")
+    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
+  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
+  if (job.state === "TIMEOUT" && stable) return "finished";
+  return "failed";
+}
+function stateOfRun(a) {
+  switch (a.observation.verdict.state) {
+    case "no-data":
+      return "starting";
+    case "warming":
+      return "warming";
+    case "stable":
+    case "cyclic":
+      return "stable";
+    case "unhealthy":
+      return "failed";
+    default:
+      return "stabilising";
+  }
+}
+function waiting(runName, job) {
+  return {
+    run_name: runName,
+    verdict: {
+      state: "no-data",
+      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
+    },
+    stable_metrics: {}
+  };
+}
+function failureOf(run, job, observation) {
+  const failure = job?.failure ?? observation.failure ?? {
+    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
+    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
+    slurm_state: job?.state
+  };
+  return explainFailure(failure, {
+    topology: run.topology,
+    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
+  });
+}
+function stoppedByOf(run, observed, context3) {
+  if (run.job?.state !== "CANCELLED") return null;
+  if (context3.candidate.outcome?.kind === "stopped") return "user";
+  const previous = context3.previous === void 0 ? lookNow(observed, context3) : context3.previous?.run_name === run.runName ? context3.previous : void 0;
+  const x = context3.standing.experiment;
+  if (x.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
+  const verdict = observed.analysis?.observation.verdict.state ?? previous?.verdict.state;
+  if (x.stop_when_stable && isStable(verdict) && previous?.decision?.state === "reference") return "stable";
+  return null;
+}
+function lookNow(observed, context3) {
+  const observation = observed.analysis?.observation;
+  if (!observation || observation.failure) return void 0;
+  const copy = structuredClone(observation);
+  compareCandidate(context3.standing, context3.candidate, copy, {
+    reference: context3.reference,
+    leader: context3.leader,
+    ended: observed.ended
+  });
+  return copy;
+}
+function gpuInput(run, observed, standing, stopped) {
+  const { job, clock } = run;
+  if (!job?.startTs) return null;
+  const { analysis } = observed;
+  const S = clock.timeScale;
+  const wallMinutes = clock.wallMinutes ?? Number.POSITIVE_INFINITY;
+  const until = observed.ended && job.endTs ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
+  const minutesRunning = (until - job.startTs) * S / 60;
+  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S / 60 : null;
+  const end = analysis?.observation.verdict.run_end_minutes;
+  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
+  const gpus = standing.experiment.fixed_inputs?.slurm?.gpus_per_node ?? standing.gpusPerNode ?? (run.topology ? gpuMap(run.topology).size : 0);
+  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
+}
+
+// src/monitor/judge.ts
+var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
+var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
+function runOf(e, p) {
+  const { S, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
+  const run = p.observed?.run;
+  return {
+    ...run ?? {
+      series: {},
+      clock: { nowTs: evalTs, timeScale: S, stepSeconds: scrape, wallMinutes, expectedRollouts },
+      topology: p.c.topology
+    },
+    runName: p.c.runName,
+    job: p.job ?? null
+  };
+}
+function judgeCandidate(e, p) {
+  const run = runOf(e, p);
+  const observed = {
+    analysis: p.observed?.analysis,
+    ended: p.observed?.ended ?? false,
+    atTs: run.clock.nowTs
+  };
+  const j = decideRunOf(run, observed, {
+    standing: e.exp,
+    candidate: p.c,
+    reference: e.reference,
+    leader: e.leader,
+    previous: p.observed?.previous ?? null
+  });
+  return j.state === null ? null : viewOf(e, p, { ...j, state: j.state });
+}
+function candidateGpu(e, p, stopped) {
+  const observed = {
+    analysis: p.observed?.analysis,
+    ended: p.observed?.ended ?? false,
+    atTs: e.clock.evalTs
+  };
+  return gpuInput(runOf(e, p), observed, e.exp, stopped);
+}
+function viewOf(e, p, j) {
+  const { exp, telemetry, reference } = e;
+  const { c, job } = p;
+  const { analysis, ended = false } = p.observed ?? {};
+  const x = exp.experiment;
+  const seconds2 = (r) => r ? { name: r.name, secondsPerRollout: r.value.value } : null;
+  const projected = reference?.live ? reference.verdict.projected_full_run : null;
+  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
+  return {
+    experimentId: e.id,
+    candidate: c.candidate,
+    runName: c.runName,
+    state: j.state,
+    jobId: job?.jobId ?? null,
+    slurmState: job?.state ?? null,
+    timeline: timelineOf(e, p, j.observation.verdict.warmup_end_minutes),
+    observation: j.observation,
+    comparisons: j.comparisons,
+    chart: analysis?.chart,
+    opportunities: analysis?.opportunities,
+    queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
+    grafanaUrl: exp.grafanaUrl ?? null,
+    timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
+    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
+    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+    stopWhenDecided: x.stop_when_decided !== false,
+    baseline: seconds2(exp.baseline) ?? seconds2(liveBaseline),
+    best: seconds2(exp.best),
+    finalJobState: ended ? job?.state ?? null : null,
+    stoppedBy: j.stoppedBy,
+    commentIntervalMinutes: x.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
+    recordChartUrl: exp.recordChartUrl ?? null
+  };
+}
+function timelineOf(e, { job, observed }, warmupEnd) {
+  const firstTs = observed?.analysis?.startTs;
+  return [
+    { label: "submitted", at: iso(job?.submitTs) },
+    { label: "started", at: iso(job?.startTs) },
+    { label: "first metrics", at: iso(firstTs) },
+    {
+      label: "warm-up ended",
+      at: firstTs && warmupEnd != null ? iso(Math.round(firstTs + warmupEnd * 60 / e.clock.S)) : null
+    },
+    { label: "ended", at: observed?.ended ? iso(job?.endTs) : null }
+  ];
+}
+
+// src/monitor/state.ts
+function newPassState(options = {}) {
+  return { options, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
+}
+var ClusterUnreachable = class extends Error {
+  name = "ClusterUnreachable";
+};
+async function eachExperiment(state2, stage, step) {
+  for (const e of state2.experiments) {
+    if (e.failed) continue;
+    try {
+      await step(e);
+    } catch (error2) {
+      const message2 = error2.message;
+      e.failed = { stage, message: message2, clusterUnreachable: error2 instanceof ClusterUnreachable };
+      e.errors.push(`${e.id}: ${message2}`);
+    }
+  }
+}
+function heldPulls(state2) {
+  return new Set(state2.experiments.flatMap((e) => e.failed ? e.exp.candidates.map((c) => c.pr) : []));
+}
+function judged(e) {
+  return e.candidates.filter(
+    (p) => p.inPass && !p.acted?.left && !!p.decided?.view
+  );
+}
+
+// src/monitor/decide.ts
+async function decide(state2) {
+  await eachExperiment(state2, "decide", (e) => decideExperiment(e));
+}
+function decideExperiment(e) {
+  const runs = e.candidates.filter((p) => p.inPass).map((p) => ({ c: p.c, analysis: p.observed?.analysis }));
+  e.reference = referenceOf(e.exp, runs);
+  e.leader = leaderOf(e.exp, runs, e.reference);
+  for (const p of e.candidates) {
+    const view = p.inPass ? judgeCandidate(e, p) : null;
+    const live2 = !!p.job && isLive(p.job.state);
+    const stop2 = view && live2 && !e.unavailable ? stopReason(e.exp.experiment, view) : null;
+    const lifecycle = lifecycleIntent(p);
+    p.decided = { view, stop: stop2, ...lifecycle ? { lifecycle } : {} };
+  }
+  e.queue = queueOf(e);
+}
+function lifecycleIntent({ phase }) {
+  if (phase?.phase === "supersede") return { kind: "supersede", jobId: phase.jobId };
+  if (phase?.phase === "lost") return { kind: "lost", jobId: phase.jobId };
+  if (phase?.phase === "done" && phase.cancelLive) return { kind: "cancel", jobId: phase.cancelLive };
+  return void 0;
+}
+function queueOf(e) {
+  const waiting2 = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort((a, b) => byRequest(a.c, b.c)).map((p) => ({ jobName: p.c.runName, p }));
+  const jobs = e.jobs.map((j) => ({ id: j.jobId, name: j.name, state: j.state }));
+  const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);
+  const order = [...plan.submitNow, ...plan.queued.map((q) => q.request)].map((r) => r.p);
+  return { order, free: Math.max(0, plan.slots - plan.live) };
+}
+function byRequest(a, b) {
+  const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
+  return at(a) - at(b) || a.pr - b.pr;
+}
+var DECISION_STOP = "decided";
+function stopReason(experiment, view) {
+  const d = view.observation.decision;
+  if (d && !["failed", "finished", "stopped"].includes(view.state)) {
+    const s = shouldStopOnDecision([d], { stopWhenDecided: experiment.stop_when_decided !== false });
+    if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
+  }
+  if (view.state === "stable" && experiment.stop_when_stable && d?.state === "reference")
+    return "stable (stop_when_stable)";
+  return null;
+}
+
+// src/monitor/act.ts
+async function act(state2, ports) {
+  await eachExperiment(state2, "act", async (e) => {
+    for (const p of e.candidates) p.acted = {};
+    for (const p of e.candidates) await applyLifecycle(state2, ports, e, p);
+    await serveQueue(state2, ports, e);
+    for (const p of e.candidates) await stop(ports, e, p);
+  });
+}
+var isoNow = (ports) => new Date(ports.now() * 1e3).toISOString();
+async function applyLifecycle(state2, ports, e, p) {
+  const intent = p.decided?.lifecycle;
+  const request2 = p.c.request;
+  if (!intent || !request2) return;
+  if (intent.jobId && intent.kind !== "lost") await ports.slurm.cancel(intent.jobId, e.id);
+  if (intent.kind === "cancel") return;
+  const outcome = intent.kind === "supersede" ? superseded(request2.headSha, p.c.currentHeadSha ?? p.c.headSha, intent.jobId, isoNow(ports)) : {
+    kind: "lost",
+    at: isoNow(ports),
+    jobId: intent.jobId,
+    evidence: [
+      `Slurm no longer knows job ${intent.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`
+    ]
+  };
+  await ports.lifecycle?.recordOutcome(p.c.pr, request2.id, outcome);
+  leave(state2, p);
+}
+function superseded(from, to, jobId2, at) {
+  return {
+    kind: "superseded",
+    at,
+    ...jobId2 ? { jobId: jobId2 } : {},
+    evidence: [
+      `the pull request moved from ${from.slice(0, 7)} to ${to.slice(0, 7)}: the new head waits for a new /topo submit`,
+      ...jobId2 ? [`cancelled Slurm job ${jobId2}`] : []
+    ]
+  };
+}
+function leave(state2, p) {
+  p.acted = { ...p.acted, left: true };
+  state2.left.set(p.c.pr, p.c.labels);
+}
+async function serveQueue(state2, ports, e) {
+  let free = e.queue.free;
+  for (const p of e.queue.order) {
+    if (free <= 0) break;
+    const r = await ports.submit(e.exp, p.c);
+    if (r && "refused" in r) leave(state2, p);
+    if (!r || "refused" in r) continue;
+    free--;
+    p.job = { jobId: r.jobId, name: p.c.runName, state: "PENDING", submitTs: null };
+    p.acted = { ...p.acted, submitted: r.jobId };
+    if (p.decided) p.decided.view = judgeCandidate(e, p);
+    if (p.c.request)
+      await ports.lifecycle?.recordRun(p.c.pr, p.c.request.id, {
+        jobId: r.jobId,
+        submittedAt: isoNow(ports)
+      });
+  }
+}
+async function stop(ports, e, p) {
+  const reason2 = p.decided?.stop;
+  const view = p.decided?.view;
+  if (!reason2 || !view || !p.job || p.acted?.left) return;
+  await ports.slurm.cancel(p.job.jobId, e.id);
+  const d = view.observation.decision;
+  const gpu = candidateGpu(e, p, true);
+  if (d && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d, gpu);
+  p.acted = { ...p.acted, cancelled: p.job.jobId };
 }
 
 // src/telemetry/queries.ts
@@ -66911,18 +67066,40 @@ async function fetchTelemetry(client, selector, range, options = {}) {
   return out;
 }
 
-// src/lifecycle/jobs.ts
-function compareJobIds(a, b) {
-  const [a1, a2] = a.split("_").map(Number);
-  const [b1, b2] = b.split("_").map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+// src/judge/telemetry.ts
+function readTelemetry(prometheus, selector, window3, options = {}) {
+  return fetchTelemetry(prometheus, selector, window3, options);
 }
-function jobForRun(jobs, runName, view) {
-  const mine = jobs.filter((j) => view(j).name === runName);
-  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
-  const live2 = mine.filter((j) => isLive(view(j).state)).sort(order);
-  if (live2[0]) return live2[0];
-  return mine.sort(order).at(-1) ?? null;
+function seriesOf(telemetry, runName) {
+  return telemetry?.byRun.get(runName) ?? {};
+}
+function jobsWindow(jobs, nowTs, stepSeconds) {
+  const starts = jobs.flatMap((j) => j.startTs ? [j.startTs] : []);
+  if (!starts.length) return null;
+  const start = Math.floor(Math.min(...starts) / stepSeconds) * stepSeconds;
+  return { start, end: Math.max(nowTs, start), stepSeconds };
+}
+
+// src/report/observation-block.ts
+var OPEN = "<!-- topo:observation v1";
+var CLOSE = "-->";
+function renderObservationBlock(observation) {
+  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
+  return `${OPEN}
+${json}
+${CLOSE}`;
+}
+function parseObservationBlock(body) {
+  const start = body.lastIndexOf(OPEN);
+  if (start < 0) return void 0;
+  const end = body.indexOf(CLOSE, start + OPEN.length);
+  if (end < 0) return void 0;
+  try {
+    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
+    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
+  } catch {
+    return void 0;
+  }
 }
 
 // src/report/check-conclusion.ts
@@ -67210,55 +67387,35 @@ async function observe(state2, ports) {
   });
 }
 async function experimentTelemetry(ports, e) {
-  const started = e.candidates.filter((p) => p.inPass).map((p) => p.job).filter((j) => !!j?.startTs);
-  if (!started.length) return void 0;
-  const { scrape, evalTs } = e.clock;
-  const start = Math.floor(Math.min(...started.map((j) => j.startTs)) / scrape) * scrape;
-  return fetchTelemetry(
-    e.exp.prometheus ?? ports.prometheus,
-    experimentSelector(e.id),
-    { start, end: Math.max(evalTs, start), stepSeconds: scrape },
-    { timeScale: e.exp.timeScale, scrapeSeconds: scrape }
-  );
+  const started = e.candidates.filter((p) => p.inPass).flatMap((p) => p.job ? [p.job] : []);
+  const window3 = jobsWindow(started, e.clock.evalTs, e.clock.scrape);
+  if (!window3) return void 0;
+  return readTelemetry(e.exp.prometheus ?? ports.prometheus, experimentSelector(e.id), window3, {
+    timeScale: e.exp.timeScale,
+    scrapeSeconds: e.clock.scrape
+  });
 }
-async function observeCandidate(ports, e, p, options) {
-  const { job, c } = p;
-  const ended = job !== void 0 && !isLive(job.state);
-  const analysis = job?.startTs ? analyse(e, p, job, job.startTs, options) : void 0;
-  const current = await ports.github.readComment(c.pr, c.candidate);
-  const previous = current ? parseObservationBlock(current) : void 0;
-  p.observed = { analysis, current, previous, ended };
-  keepLastLiveVerdict(p);
-}
-function seriesOf(t, runName) {
-  return t?.byRun.get(runName) ?? {};
-}
-function analyse(e, { c }, job, startTs, options) {
+function runOf2(e, { c, job }, options) {
   const { S, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
-  const live2 = isLive(job.state);
-  const nowTs = job.endTs && !live2 ? Math.min(evalTs, job.endTs) : evalTs;
-  const analysis = observeRun({
+  return {
     runName: c.runName,
+    job: job ?? null,
     series: seriesOf(e.telemetry, c.runName),
-    timeScale: S,
-    nowTs,
-    stepSeconds: scrape,
-    jobStartTs: startTs,
-    wallMinutes,
-    expectedRollouts,
+    missing: e.telemetry?.missing,
+    clock: { nowTs: evalTs, timeScale: S, stepSeconds: scrape, wallMinutes, expectedRollouts },
     topology: c.topology,
     settings: e.exp.experiment.stabilisation,
-    missing: e.telemetry?.missing,
-    ended: !live2
-  });
-  const minutesRunning = (nowTs - startTs) * S / 60;
-  const deadline = options.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-  if (!e.unavailable && analysis.startTs === null && (!live2 || minutesRunning >= deadline) && !job.failure)
-    analysis.observation.failure = {
-      kind: "no-telemetry",
-      message: `no metrics for run_name="${c.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
-    };
-  return analysis;
+    unavailable: !!e.unavailable,
+    ...options.telemetryDeadlineMinutes !== void 0 ? { telemetryDeadlineMinutes: options.telemetryDeadlineMinutes } : {}
+  };
+}
+async function observeCandidate(ports, e, p, options) {
+  const run = runOf2(e, p, options);
+  const { analysis, ended } = observeRunOf(run);
+  const current = await ports.github.readComment(p.c.pr, p.c.candidate);
+  const previous = current ? parseObservationBlock(current) : void 0;
+  p.observed = { run, analysis, current, previous, ended };
+  keepLastLiveVerdict(p);
 }
 var isStable2 = (v) => v === "stable" || v === "cyclic";
 function keepLastLiveVerdict({ c, observed }) {
@@ -73316,15 +73473,15 @@ var RULES = {
   "duplicate-topology": "error"
 };
 function gpuMemoryFinding(row, parts, input) {
-  const measured3 = input.memoryModelFitted === true;
-  const allowed = !measured3 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
+  const measured2 = input.memoryModelFitted === true;
+  const allowed = !measured2 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
   const over = row.fraction > GPU_MEMORY_LIMITS.capacity;
   const limit = over ? GPU_MEMORY_LIMITS.capacity : row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
   const why = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
-  const estimate = measured3 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
-  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured3 ? "error" : "warning";
+  const estimate = measured2 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
+  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured2 ? "error" : "warning";
   return [
-    `${measured3 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
+    `${measured2 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
     severity
   ];
 }
@@ -74211,47 +74368,6 @@ function underCurrent(current, rebuilt) {
     if (outcome) out = withOutcome(out, r.id, outcome);
   }
   return { state: out, added };
-}
-
-// src/usecases/queue.ts
-var RETIRED_PREFIX = "retired-";
-function retiredName(jobName2) {
-  return `${RETIRED_PREFIX}${jobName2}`;
-}
-function isRetiredDuplicate(name) {
-  return name.startsWith(RETIRED_PREFIX);
-}
-var DEFAULT_MAX_PARALLEL = 3;
-function representativeJob(jobs, jobName2) {
-  return jobForRun(jobs, jobName2, (j) => j);
-}
-function byJobId(a, b) {
-  return compareJobIds(a.id, b.id);
-}
-function ownJobs(jobs, experimentId, knownExperimentIds = []) {
-  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
-}
-function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
-  if (!Number.isInteger(maxParallel) || maxParallel < 1)
-    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
-  const liveNames = new Set(
-    jobs.filter((j) => isLive(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
-  );
-  const live2 = liveNames.size;
-  let free = Math.max(0, maxParallel - live2);
-  const plan = { existing: [], submitNow: [], queued: [], live: live2, slots: maxParallel };
-  const seen = /* @__PURE__ */ new Set();
-  for (const request2 of requests) {
-    if (seen.has(request2.jobName)) continue;
-    seen.add(request2.jobName);
-    const job = representativeJob(jobs, request2.jobName);
-    if (job) plan.existing.push({ request: request2, job });
-    else if (free > 0) {
-      plan.submitNow.push(request2);
-      free--;
-    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
-  }
-  return plan;
 }
 
 // src/usecases/rebuild.ts
@@ -75550,7 +75666,7 @@ function relativeChange(value, base) {
   const pct5 = (value - base) / base * 100;
   return `${pct5 > 0 ? "+" : ""}${num2(pct5, 1)}%`;
 }
-function measured2(run) {
+function measured(run) {
   const value = stabilisedValue(run);
   if (value === null)
     return run.failures?.length ? `failed (${run.failures.at(-1).kind})` : "no stable value";
@@ -75717,7 +75833,7 @@ function renderFinalReport(record, options = {}) {
       cell2(describeChange(run.change, !run.parent)),
       cell2(run.hypothesis),
       cell2(run.expected_effect),
-      cell2(measured2(run)),
+      cell2(measured(run)),
       run === base ? "baseline" : relativeChange(value, baseValue),
       cell2(resourceLine(run.stable_metrics)),
       cell2(`${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ""}`)
@@ -75821,6 +75937,176 @@ function predictionLines(record) {
 // src/usecases/record.ts
 import { dirname as dirname3, join as join5, posix as posix5 } from "node:path";
 
+// src/slurm/classify.ts
+var LOG_SIGNS = [
+  {
+    kind: "gpu-oom",
+    pattern: /CUDA out of memory|torch\.(cuda\.)?OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation/
+  },
+  {
+    kind: "host-oom",
+    pattern: /Exceeded job memory limit|exceeded memory limit|oom[-_]kill|Out of memory: Killed process|MemoryError|(^|\s)Killed(\s|$)/
+  },
+  { kind: "time-limit", pattern: /DUE TO TIME LIMIT/ },
+  { kind: "node-failure", pattern: /DUE TO NODE FAILURE/ },
+  { kind: "preempted", pattern: /DUE TO PREEMPTION/ }
+];
+var TRACEBACK = /^Traceback \(most recent call last\):/;
+var EXCEPTION_LINE = /^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)(: .*)?$/;
+function gpuFromLine(line) {
+  const m = /GPU (\d+)/.exec(line);
+  return m?.[1] ? Number(m[1]) : null;
+}
+function exitText(job) {
+  if (job.signal !== null) return `signal ${job.signal}`;
+  return job.exitCode === null ? null : String(job.exitCode);
+}
+var MESSAGES = {
+  "gpu-oom": "ran out of GPU memory",
+  "host-oom": "ran out of host memory (over the job memory limit)",
+  crash: "crashed",
+  "node-failure": "lost its node (node failure)",
+  "time-limit": "hit its Slurm time limit",
+  cancelled: "was cancelled",
+  preempted: "was preempted by another job",
+  "no-telemetry": "produced no telemetry"
+};
+var FIXES2 = {
+  "gpu-oom": "reduce replicas or cached scenes on the GPU named in the evidence, or spread services over more GPUs",
+  "host-oom": "reduce workers or cache sizes, or ask for more memory (--mem)",
+  crash: "read the traceback in the evidence; fix the cause and submit again",
+  "node-failure": "not caused by the topology: submit again (/topo submit)",
+  "time-limit": "raise the Slurm time limit, or stop the run once metrics are stable",
+  preempted: "not caused by the topology: it is requeued or can be submitted again"
+};
+function classifyFailure(job, log = []) {
+  if (isLive(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
+  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
+  const evidence = [
+    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
+  ];
+  const signs = /* @__PURE__ */ new Map();
+  for (const raw of log) {
+    const line = raw.trimEnd();
+    for (const { kind: kind2, pattern } of LOG_SIGNS) {
+      if (pattern.test(line)) {
+        signs.set(kind2, [...signs.get(kind2) ?? [], line]);
+        break;
+      }
+    }
+  }
+  const traceback = tracebackLines(log);
+  let kind;
+  switch (job.state) {
+    case "OUT_OF_MEMORY":
+      kind = signs.has("gpu-oom") ? "gpu-oom" : "host-oom";
+      break;
+    case "NODE_FAIL":
+    case "BOOT_FAIL":
+      kind = "node-failure";
+      break;
+    case "TIMEOUT":
+    case "DEADLINE":
+      kind = "time-limit";
+      break;
+    case "PREEMPTED":
+    case "REQUEUED":
+    case "REQUEUE_HOLD":
+      kind = "preempted";
+      break;
+    case "CANCELLED":
+      kind = signs.has("host-oom") ? "host-oom" : signs.has("time-limit") ? "time-limit" : signs.has("node-failure") ? "node-failure" : signs.has("preempted") ? "preempted" : "cancelled";
+      break;
+    default:
+      if (signs.has("gpu-oom")) kind = "gpu-oom";
+      else if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure")
+        kind = "host-oom";
+      else if (signs.has("node-failure")) kind = "node-failure";
+      else if (signs.has("time-limit")) kind = "time-limit";
+      else kind = "crash";
+  }
+  const kindLines = signs.get(kind) ?? [];
+  evidence.push(...kindLines.slice(0, 5));
+  if (kind === "crash" || kind === "gpu-oom" && kindLines.length === 0)
+    evidence.push(...traceback.slice(-6));
+  if (kind === "crash" && traceback.length === 0) evidence.push(...lastLines(log, 3));
+  const gpuLine = kind === "gpu-oom" ? kindLines.find((l) => gpuFromLine(l) !== null) : void 0;
+  const failure = {
+    kind,
+    message: message(job, kind, traceback),
+    slurm_state: job.state,
+    exit_code: exitText(job),
+    evidence: dedupe2(evidence)
+  };
+  if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
+  const fix = FIXES2[kind];
+  if (fix) failure.likely_fix = fix;
+  return failure;
+}
+function message(job, kind, traceback) {
+  let text2 = `Job ${job.id} ${MESSAGES[kind]}`;
+  if (kind === "crash") {
+    const last = traceback.at(-1);
+    text2 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
+  }
+  if (kind === "time-limit" && job.timeLimit) text2 += ` (${job.timeLimit})`;
+  if (kind === "node-failure" && job.nodes) text2 += ` (${job.nodes})`;
+  return `${text2}.`;
+}
+function tracebackLines(log) {
+  let start = -1;
+  for (let i = log.length - 1; i >= 0; i--) {
+    if (TRACEBACK.test(log[i] ?? "")) {
+      start = i;
+      break;
+    }
+  }
+  if (start < 0) return [];
+  const out = [];
+  for (let i = start; i < log.length; i++) {
+    const line = (log[i] ?? "").trimEnd();
+    out.push(line);
+    if (i > start && EXCEPTION_LINE.test(line)) break;
+  }
+  return out;
+}
+function lastLines(log, n) {
+  return log.map((l) => l.trimEnd()).filter((l) => l !== "").slice(-n);
+}
+function dedupe2(lines) {
+  return [...new Set(lines)];
+}
+
+// src/judge/job.ts
+var FAILURE_LOG_LINES = 200;
+function endedInFailure(job) {
+  return !isLive(job.state) && classifyFailure(job, []) !== null;
+}
+async function jobFailure(slurm, job) {
+  if (!endedInFailure(job)) return null;
+  const log = await slurm.tail(job, FAILURE_LOG_LINES).catch(() => []);
+  return classifyFailure(job, log);
+}
+function runJob(job, failure = null) {
+  return {
+    jobId: job.id,
+    name: job.name,
+    state: job.state,
+    submitTs: slurmTimeToUnix(job.submitTime),
+    startTs: slurmTimeToUnix(job.startTime),
+    endTs: slurmTimeToUnix(job.endTime),
+    failure
+  };
+}
+async function runJobOf(slurm, job) {
+  return runJob(job, await jobFailure(slurm, job));
+}
+async function experimentJobs(slurm, experimentId, knownExperimentIds = []) {
+  const listed2 = await slurm.jobs(`topo-${experimentId}-`);
+  const own = listed2.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+  return Promise.all(own.map((j) => runJobOf(slurm, j)));
+}
+
 // src/record/apply.ts
 var STATUS2 = {
   accepted: "accepted",
@@ -75914,13 +76200,13 @@ function mergeRun(existing, outcome) {
   return run;
 }
 function againstMeasured(p, run, kind) {
-  const measured3 = kind === "failed" ? null : run.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run);
+  const measured2 = kind === "failed" ? null : run.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run);
   const r = (x) => Math.round(x * 1e4) / 1e4;
   return {
     ...clone3(p),
-    measured_seconds_per_rollout: measured3,
-    error: measured3 === null ? null : r(measured3 / p.seconds_per_rollout - 1),
-    covered: measured3 === null ? null : p.low <= measured3 && measured3 <= p.high
+    measured_seconds_per_rollout: measured2,
+    error: measured2 === null ? null : r(measured2 / p.seconds_per_rollout - 1),
+    covered: measured2 === null ? null : p.low <= measured2 && measured2 <= p.high
   };
 }
 function updateBest(record, run) {
@@ -76240,9 +76526,8 @@ async function observationOf2(deps, pull, experiment, request2, described, job, 
   }
   if (observation) return observation;
   if (deps.observe) {
-    const endTs = job && !isLive(job.state) ? slurmTimeToUnix(job.endTime) ?? void 0 : void 0;
     try {
-      observation = await deps.observe(request2.runName, experiment, described.topology, endTs);
+      observation = await deps.observe(request2.runName, experiment, described.topology, job && runJob(job));
     } catch (error2) {
       throw new RecordOutageError(
         `Prometheus unreachable while recording (${gap}): ${error2 instanceof Error ? error2.message : String(error2)}`
@@ -76375,7 +76660,7 @@ async function withoutRun(deps, pull, c, experiment) {
   const text2 = await readText(deps, paths.json, deps.defaultBranch);
   const entry = text2 === null ? void 0 : parseRecord(text2, paths.json).runs.find((r) => r.name === c.candidate);
   if (entry?.status !== "accepted") return { ...base, refused: false, why: never };
-  const measured3 = entry.topology?.hash ? ` (topology \`${entry.topology.hash}\`)` : "";
+  const measured2 = entry.topology?.hash ? ` (topology \`${entry.topology.hash}\`)` : "";
   const described = await describeCandidate(deps, c, experiment, pull.merge_commit_sha ?? pull.head.sha);
   const same = described.hash !== null && described.hash === entry.topology?.hash;
   return {
@@ -76383,7 +76668,7 @@ async function withoutRun(deps, pull, c, experiment) {
     refused: true,
     why: [
       `this merge changed \`${c.file}\`, the file of \`${c.candidate}\`, accepted in ${fromPull(entry)}, without a run in this pull request.`,
-      `The record keeps \`${c.candidate}\` as ${fromPull(entry)} measured it${measured3}; ${same ? "the topology the file describes is unchanged (only its other fields changed)" : `the default branch's file now describes ${described.hash ? `topology \`${described.hash}\`, which` : "a topology that"} was never measured`}.`,
+      `The record keeps \`${c.candidate}\` as ${fromPull(entry)} measured it${measured2}; ${same ? "the topology the file describes is unchanged (only its other fields changed)" : `the default branch's file now describes ${described.hash ? `topology \`${described.hash}\`, which` : "a topology that"} was never measured`}.`,
       "To measure a change, put it under a new name (a new file with `parent: " + c.candidate + "`) and `/topo submit` it; else revert the change."
     ].join(" ")
   };
@@ -76551,7 +76836,7 @@ async function submitCandidate(deps, request2) {
   const prefix = experimentPrefix(request2.experimentId);
   if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
   const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
-  let jobs = await experimentJobs(deps, request2);
+  let jobs = await experimentJobs2(deps, request2);
   const found = representativeJob(jobs, jobName2);
   if (found && (isLive(found.state) || !request2.resubmitFinished)) {
     const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
@@ -76567,7 +76852,7 @@ async function submitCandidate(deps, request2) {
   if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
   return submitHeld(deps, request2, base, maxParallel);
 }
-async function experimentJobs(deps, request2) {
+async function experimentJobs2(deps, request2) {
   const listed2 = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
   return ownJobs(listed2, request2.experimentId, request2.knownExperimentIds);
 }
@@ -76604,7 +76889,7 @@ async function submitHeld(deps, request2, base, maxParallel) {
 }
 async function keepOne(deps, request2, base, maxParallel, submittedId) {
   const { jobName: jobName2 } = request2.submission;
-  const after = await experimentJobs(deps, request2);
+  const after = await experimentJobs2(deps, request2);
   const mine = after.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
   const keeper = mine[0];
   if (!keeper) return "not-found";
@@ -76784,171 +77069,10 @@ async function postSummaryCheckRun(octokit, input) {
   }
 }
 
-// src/slurm/classify.ts
-var LOG_SIGNS = [
-  {
-    kind: "gpu-oom",
-    pattern: /CUDA out of memory|torch\.(cuda\.)?OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation/
-  },
-  {
-    kind: "host-oom",
-    pattern: /Exceeded job memory limit|exceeded memory limit|oom[-_]kill|Out of memory: Killed process|MemoryError|(^|\s)Killed(\s|$)/
-  },
-  { kind: "time-limit", pattern: /DUE TO TIME LIMIT/ },
-  { kind: "node-failure", pattern: /DUE TO NODE FAILURE/ },
-  { kind: "preempted", pattern: /DUE TO PREEMPTION/ }
-];
-var TRACEBACK = /^Traceback \(most recent call last\):/;
-var EXCEPTION_LINE = /^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)(: .*)?$/;
-function gpuFromLine(line) {
-  const m = /GPU (\d+)/.exec(line);
-  return m?.[1] ? Number(m[1]) : null;
-}
-function exitText(job) {
-  if (job.signal !== null) return `signal ${job.signal}`;
-  return job.exitCode === null ? null : String(job.exitCode);
-}
-var MESSAGES = {
-  "gpu-oom": "ran out of GPU memory",
-  "host-oom": "ran out of host memory (over the job memory limit)",
-  crash: "crashed",
-  "node-failure": "lost its node (node failure)",
-  "time-limit": "hit its Slurm time limit",
-  cancelled: "was cancelled",
-  preempted: "was preempted by another job",
-  "no-telemetry": "produced no telemetry"
-};
-var FIXES2 = {
-  "gpu-oom": "reduce replicas or cached scenes on the GPU named in the evidence, or spread services over more GPUs",
-  "host-oom": "reduce workers or cache sizes, or ask for more memory (--mem)",
-  crash: "read the traceback in the evidence; fix the cause and submit again",
-  "node-failure": "not caused by the topology: submit again (/topo submit)",
-  "time-limit": "raise the Slurm time limit, or stop the run once metrics are stable",
-  preempted: "not caused by the topology: it is requeued or can be submitted again"
-};
-function classifyFailure(job, log = []) {
-  if (isLive(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
-  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
-  const evidence = [
-    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
-  ];
-  const signs = /* @__PURE__ */ new Map();
-  for (const raw of log) {
-    const line = raw.trimEnd();
-    for (const { kind: kind2, pattern } of LOG_SIGNS) {
-      if (pattern.test(line)) {
-        signs.set(kind2, [...signs.get(kind2) ?? [], line]);
-        break;
-      }
-    }
-  }
-  const traceback = tracebackLines(log);
-  let kind;
-  switch (job.state) {
-    case "OUT_OF_MEMORY":
-      kind = signs.has("gpu-oom") ? "gpu-oom" : "host-oom";
-      break;
-    case "NODE_FAIL":
-    case "BOOT_FAIL":
-      kind = "node-failure";
-      break;
-    case "TIMEOUT":
-    case "DEADLINE":
-      kind = "time-limit";
-      break;
-    case "PREEMPTED":
-    case "REQUEUED":
-    case "REQUEUE_HOLD":
-      kind = "preempted";
-      break;
-    case "CANCELLED":
-      kind = signs.has("host-oom") ? "host-oom" : signs.has("time-limit") ? "time-limit" : signs.has("node-failure") ? "node-failure" : signs.has("preempted") ? "preempted" : "cancelled";
-      break;
-    default:
-      if (signs.has("gpu-oom")) kind = "gpu-oom";
-      else if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure")
-        kind = "host-oom";
-      else if (signs.has("node-failure")) kind = "node-failure";
-      else if (signs.has("time-limit")) kind = "time-limit";
-      else kind = "crash";
-  }
-  const kindLines = signs.get(kind) ?? [];
-  evidence.push(...kindLines.slice(0, 5));
-  if (kind === "crash" || kind === "gpu-oom" && kindLines.length === 0)
-    evidence.push(...traceback.slice(-6));
-  if (kind === "crash" && traceback.length === 0) evidence.push(...lastLines(log, 3));
-  const gpuLine = kind === "gpu-oom" ? kindLines.find((l) => gpuFromLine(l) !== null) : void 0;
-  const failure = {
-    kind,
-    message: message(job, kind, traceback),
-    slurm_state: job.state,
-    exit_code: exitText(job),
-    evidence: dedupe2(evidence)
-  };
-  if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
-  const fix = FIXES2[kind];
-  if (fix) failure.likely_fix = fix;
-  return failure;
-}
-function message(job, kind, traceback) {
-  let text2 = `Job ${job.id} ${MESSAGES[kind]}`;
-  if (kind === "crash") {
-    const last = traceback.at(-1);
-    text2 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
-  }
-  if (kind === "time-limit" && job.timeLimit) text2 += ` (${job.timeLimit})`;
-  if (kind === "node-failure" && job.nodes) text2 += ` (${job.nodes})`;
-  return `${text2}.`;
-}
-function tracebackLines(log) {
-  let start = -1;
-  for (let i = log.length - 1; i >= 0; i--) {
-    if (TRACEBACK.test(log[i] ?? "")) {
-      start = i;
-      break;
-    }
-  }
-  if (start < 0) return [];
-  const out = [];
-  for (let i = start; i < log.length; i++) {
-    const line = (log[i] ?? "").trimEnd();
-    out.push(line);
-    if (i > start && EXCEPTION_LINE.test(line)) break;
-  }
-  return out;
-}
-function lastLines(log, n) {
-  return log.map((l) => l.trimEnd()).filter((l) => l !== "").slice(-n);
-}
-function dedupe2(lines) {
-  return [...new Set(lines)];
-}
-
 // src/monitor/adapters.ts
-var slurmTs = slurmTimeToUnix;
 function slurmMonitorPort(slurm, knownExperimentIds = []) {
   return {
-    async jobs(experimentId) {
-      const jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, knownExperimentIds);
-      return Promise.all(
-        jobs.map(async (j) => {
-          let failure = null;
-          if (!isLive(j.state) && !(j.state === "COMPLETED" && (j.exitCode ?? 0) === 0)) {
-            const log = await slurm.tail(j, 200).catch(() => []);
-            failure = classifyFailure(j, log);
-          }
-          return {
-            jobId: j.id,
-            name: j.name,
-            state: j.state,
-            submitTs: slurmTs(j.submitTime),
-            startTs: slurmTs(j.startTime),
-            endTs: slurmTs(j.endTime),
-            failure
-          };
-        })
-      );
-    },
+    jobs: (experimentId) => experimentJobs(slurm, experimentId, knownExperimentIds),
     cancel: (jobId2) => slurm.cancel(jobId2)
   };
 }
@@ -77370,8 +77494,8 @@ function startCampaign(baseline) {
   };
 }
 function roundWinner(state2, round2) {
-  const measured3 = round2.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
-  const eligible = state2.best === null ? measured3 : measured3.filter((r) => r.outcome === "better");
+  const measured2 = round2.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
+  const eligible = state2.best === null ? measured2 : measured2.filter((r) => r.outcome === "better");
   return eligible.sort((a, b) => a.seconds - b.seconds)[0];
 }
 function closeRound(state2, round2) {
@@ -78962,7 +79086,7 @@ function colocatedPairs(t) {
   }
   return pairs;
 }
-function newlyShared(t, measured3) {
+function newlyShared(t, measured2) {
   const onGpu = /* @__PURE__ */ new Map();
   for (const svc of activeServices(t)) {
     const gpus = t.services?.[svc]?.gpus;
@@ -78975,15 +79099,15 @@ function newlyShared(t, measured3) {
     const list = [...services].sort();
     let isNew = false;
     for (let i = 0; i < list.length; i++)
-      for (let j = i + 1; j < list.length; j++) if (!measured3.has(`${list[i]}+${list[j]}`)) isNew = true;
+      for (let j = i + 1; j < list.length; j++) if (!measured2.has(`${list[i]}+${list[j]}`)) isNew = true;
     if (isNew) fresh++;
   }
   return fresh / onGpu.size;
 }
 function calibrate(tried, cluster, options = {}) {
-  const measured3 = tried.map(measurementOf).filter((m) => !!m);
-  if (measured3.length === 0) return null;
-  const used = measured3.slice(-(options.maxRuns ?? 8));
+  const measured2 = tried.map(measurementOf).filter((m) => !!m);
+  if (measured2.length === 0) return null;
+  const used = measured2.slice(-(options.maxRuns ?? 8));
   const services = [...new Set(used.flatMap((m) => activeServices(m.topology)))];
   const onGpu = new Set(
     services.filter((s) => used.some((m) => Array.isArray(m.topology.services?.[s]?.gpus)))
@@ -79006,7 +79130,7 @@ function calibrate(tried, cluster, options = {}) {
   const cov = invert(fit.jtj).map((row) => row.map((v) => v * misfit));
   const errors = [];
   for (const p of options.previous ?? []) {
-    const m = measured3.find((x) => x.name === p.name);
+    const m = measured2.find((x) => x.name === p.name);
     if (m && p.predictedSeconds > 0) errors.push(Math.log(m.seconds / p.predictedSeconds));
   }
   return {
@@ -79220,11 +79344,11 @@ function proposalProblems(t, base, gpusPerNode2) {
 function pickParent(tried, currentBest) {
   const named = currentBest ? tried.find((r) => r.name === currentBest) : void 0;
   if (named && secondsPerRollout(named) !== void 0) return named;
-  const measured3 = tried.filter(
+  const measured2 = tried.filter(
     (r) => !r.observation?.failure && r.status !== "failed" && secondsPerRollout(r) !== void 0
   );
-  measured3.sort((a, b) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b) ?? 0));
-  return measured3[0];
+  measured2.sort((a, b) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b) ?? 0));
+  return measured2[0];
 }
 var SHORT = {
   "scale-bottleneck": "scale",
@@ -79250,11 +79374,11 @@ function limitView(t, memory, gpuMemoryGiB, parent, novelAtWarning = false) {
     parent ? predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]) : []
   );
   const plain = new Map(predictMemory(t, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
-  const measured3 = new Set(memory.measuredSets ?? []);
+  const measured2 = new Set(memory.measuredSets ?? []);
   return predictConservative(t, memory, gpuMemoryGiB).map((p) => {
     const line = Math.max(warn, parentPlain.get(p.gpu) ?? 0);
     const scaled = (plain.get(p.gpu) ?? 0) / line * GPU_MEMORY_LIMITS.error * gpuMemoryGiB;
-    const novel = novelAtWarning && measured3.size > 0 && !measured3.has(serviceSet(t, p.gpu)) ? p.gib / GPU_MEMORY_LIMITS.warning * GPU_MEMORY_LIMITS.error : 0;
+    const novel = novelAtWarning && measured2.size > 0 && !measured2.has(serviceSet(t, p.gpu)) ? p.gib / GPU_MEMORY_LIMITS.warning * GPU_MEMORY_LIMITS.error : 0;
     const gib = Math.max(p.gib, scaled, novel);
     return { gpu: p.gpu, gib, fraction: gib / gpuMemoryGiB };
   });
