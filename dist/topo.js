@@ -63433,7 +63433,7 @@ function durationError(steady, W2, n, now, step) {
 function mserStart(blocks) {
   let best = 0;
   let bestScore = Number.POSITIVE_INFINITY;
-  for (let d2 = 0; d2 <= Math.floor(blocks.length / 2); d2++) {
+  for (let d2 = 0; d2 <= Math.floor(blocks.length / 3); d2++) {
     const rest = blocks.slice(d2);
     const m2 = mean(rest.map((b2) => b2.mean));
     const score = rest.reduce((a, b2) => a + (b2.mean - m2) ** 2, 0) / rest.length ** 2;
@@ -69390,6 +69390,7 @@ function observeRun(input) {
   const dInput = detectorInput(input, t, series);
   const verdict = detect(dInput);
   verdict.decision_estimate = decisionEstimate(input, t, series, dInput, verdict);
+  rolloutDriftCheck(verdict, input.settings?.max_relative_slope_per_hour ?? 0.05);
   const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
   const read2 = steadyReader(input.series, fromTs);
   const cap = input.topology ? capacitySummary(input.topology) : void 0;
@@ -69462,6 +69463,16 @@ function detectorInput(input, t, series) {
     inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
     settings: input.settings
   };
+}
+function rolloutDriftCheck(verdict, limit = 0.05) {
+  const d2 = verdict.decision_estimate?.drift;
+  const slope = Math.abs(d2?.slope_relative_per_hour ?? 0);
+  if (verdict.state !== "stable" || !d2 || !(slope - 2 * d2.se > limit && slope > 4 * d2.se)) return;
+  verdict.state = "drifting";
+  verdict.drift = { slope_relative_per_hour: d2.slope_relative_per_hour };
+  verdict.evidence.push(
+    `rollout durations drift ${round(100 * d2.slope_relative_per_hour, 1)}%/h \xB1 ${round(100 * d2.se, 1)}% (against their start, after run-minute ${d2.from_minute}): beyond ${round(100 * limit, 1)}%/h, not stable`
+  );
 }
 function decisionEstimate(input, t, series, d2, verdict) {
   const S2 = input.timeScale;

@@ -64463,7 +64463,7 @@ function durationError(steady, W, n, now, step) {
 function mserStart(blocks) {
   let best = 0;
   let bestScore = Number.POSITIVE_INFINITY;
-  for (let d = 0; d <= Math.floor(blocks.length / 2); d++) {
+  for (let d = 0; d <= Math.floor(blocks.length / 3); d++) {
     const rest = blocks.slice(d);
     const m = mean(rest.map((b) => b.mean));
     const score = rest.reduce((a, b) => a + (b.mean - m) ** 2, 0) / rest.length ** 2;
@@ -66258,6 +66258,7 @@ function observeRun(input) {
   const dInput = detectorInput(input, t, series);
   const verdict = detect(dInput);
   verdict.decision_estimate = decisionEstimate(input, t, series, dInput, verdict);
+  rolloutDriftCheck(verdict, input.settings?.max_relative_slope_per_hour ?? 0.05);
   const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
   const read2 = steadyReader(input.series, fromTs);
   const cap = input.topology ? capacitySummary(input.topology) : void 0;
@@ -66330,6 +66331,16 @@ function detectorInput(input, t, series) {
     inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
     settings: input.settings
   };
+}
+function rolloutDriftCheck(verdict, limit = 0.05) {
+  const d = verdict.decision_estimate?.drift;
+  const slope = Math.abs(d?.slope_relative_per_hour ?? 0);
+  if (verdict.state !== "stable" || !d || !(slope - 2 * d.se > limit && slope > 4 * d.se)) return;
+  verdict.state = "drifting";
+  verdict.drift = { slope_relative_per_hour: d.slope_relative_per_hour };
+  verdict.evidence.push(
+    `rollout durations drift ${round(100 * d.slope_relative_per_hour, 1)}%/h \xB1 ${round(100 * d.se, 1)}% (against their start, after run-minute ${d.from_minute}): beyond ${round(100 * limit, 1)}%/h, not stable`
+  );
 }
 function decisionEstimate(input, t, series, d, verdict) {
   const S = input.timeScale;
