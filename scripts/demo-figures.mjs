@@ -20,7 +20,12 @@ export function figuresOf(outDir) {
   if (!file) throw new Error(`${dir}: no experiment record`);
   const record = JSON.parse(readFileSync(join(dir, file), 'utf8'));
   const base = record.runs.find((r) => r.name === 'baseline');
-  const baseline = base?.verdict?.value?.value ?? base?.stable_metrics?.seconds_per_rollout_full_run ?? null;
+  // each at its figure (src/record/figure.ts): the baseline at its projection, the best as decided
+  const baseline =
+    base?.verdict?.projected_full_run?.value ??
+    base?.verdict?.value?.value ??
+    base?.stable_metrics?.seconds_per_rollout_full_run ??
+    null;
   const best = record.current_best?.stabilized_seconds_per_rollout_full_run ?? null;
   const bestName = record.current_best?.topology ?? null;
   // The change the monitor decided on (what the demo's terminal, comment and record say), else the ratio.

@@ -26,7 +26,8 @@ import {
 } from '../../src/lifecycle/model.js';
 import { githubMonitorPort, MONITOR_CHECK_NAME, slurmMonitorPort } from '../../src/monitor/adapters.js';
 import type { MonitorCandidate, MonitorExperiment, MonitorPorts } from '../../src/monitor/ports.js';
-import { baselineRun, bestRun, recordPaths, referenceOf } from '../../src/record/model.js';
+import { referenceWithFigure } from '../../src/record/figure.js';
+import { baselineRun, bestRun, recordPaths } from '../../src/record/model.js';
 import { parseRecord } from '../../src/record/validate.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../src/slurm/types.js';
@@ -134,8 +135,8 @@ function recordReferences(
   }
   const server = config.env.GITHUB_SERVER_URL ?? 'https://github.com';
   return {
-    baseline: referenceOf(baselineRun(record)),
-    best: referenceOf(bestRun(record)),
+    baseline: referenceWithFigure(baselineRun(record), record.runs),
+    best: referenceWithFigure(bestRun(record), record.runs),
     recordChartUrl: existsSync(join(config.workspace, paths.chart))
       ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}`
       : null,

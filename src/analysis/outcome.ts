@@ -49,3 +49,13 @@ export function parseAgainst(against: string): AgainstName {
   const pr = role === 'leading candidate' ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
   return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
 }
+
+/**
+ * A candidate's seconds per rollout as its decision says: the reference's value × (1 + the
+ * decision's relative change), its interval the decision's. Every surface shows this figure, so a
+ * candidate decided `better` is always below its reference.
+ */
+export function decidedFigure(reference: number, change: Interval): Interval {
+  const at = (x: number) => Math.round(reference * (1 + x) * 10000) / 10000;
+  return { value: at(change.value), low: at(change.low), high: at(change.high) };
+}

@@ -2,7 +2,8 @@
 // candidates. The round of a bot candidate travels in its hypothesis ("Autopilot round N: …"), so
 // the record keeps it without a schema change and every reader finds the same rounds. Pure.
 import type { RunOutcome } from '../campaign/rounds.js';
-import { baselineRun, stabilisedValue } from '../record/model.js';
+import { figureOf } from '../record/figure.js';
+import { baselineRun } from '../record/model.js';
 import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
 import type { PilotRun } from './core.js';
 
@@ -49,7 +50,8 @@ export function runsFromRecord(record: ExperimentRecord | undefined, gpusPerRun:
   return record.runs.map((run) => {
     const round = run === base ? 0 : roundOf(run.hypothesis);
     const outcome = run === base && run.status !== 'failed' ? ('equivalent' as const) : recordedOutcome(run);
-    const seconds = stabilisedValue(run);
+    // its figure (what its decision says), so rounds rank winners as the record's rule does
+    const seconds = figureOf(run, record.runs)?.value ?? null;
     return {
       name: run.name,
       round,

@@ -14,7 +14,8 @@ import { monitorPass } from '../monitor/pass.js';
 import type { MonitorCheck } from '../monitor/ports.js';
 import { apply } from '../record/apply.js';
 import { topologyChange } from '../record/change.js';
-import { baselineRun, bestRun, createRecord, recordPaths, referenceOf } from '../record/model.js';
+import { referenceWithFigure } from '../record/figure.js';
+import { baselineRun, bestRun, createRecord, recordPaths } from '../record/model.js';
 import { renderRecordMarkdown } from '../record/render.js';
 import { renderFinalReport } from '../report/final-report.js';
 import { viewStanding } from '../report/pr-comment.js';
@@ -266,8 +267,8 @@ export function realDemoParts(
 
     // as actions/monitor reads the record on the default branch
     references: (record) => ({
-      baseline: referenceOf(baselineRun(record)),
-      best: referenceOf(bestRun(record)),
+      baseline: referenceWithFigure(baselineRun(record), record.runs),
+      best: referenceWithFigure(bestRun(record), record.runs),
       current: record.current_best.topology,
     }),
 

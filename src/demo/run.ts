@@ -5,7 +5,6 @@
 // reached through `DemoParts` (wired in src/demo/parts.ts) so the loop itself is testable.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
-import { decisionProjection } from '../analysis/decision.js';
 import { type Round, roundWinner, startCampaign } from '../campaign/rounds.js';
 import type { LabelState } from '../github/labels.js';
 import type { MonitorCheck } from '../monitor/ports.js';
@@ -80,8 +79,9 @@ export interface Observed {
  * it on the default branch, so the demo has no "best" of its own.
  */
 export interface Reference {
-  baseline: { name: string; value: Interval } | null;
-  best: { name: string; value: Interval } | null;
+  /** `value`: what decisions read of it; `figure`: what every surface shows it at. */
+  baseline: { name: string; value: Interval; figure?: Interval } | null;
+  best: { name: string; value: Interval; figure?: Interval } | null;
   /** The record's current_best.topology (also when it has no interval to decide against). */
   current: string | null;
 }
@@ -220,31 +220,30 @@ export function decide(
 export function oneWinner(batch: readonly DemoOutcome[]): DemoOutcome[] {
   const accepted = batch.filter((o) => o.decision === 'accepted');
   if (accepted.length < 2) return [...batch];
-  // decided against the same reference, not against each other: the decision estimate orders them,
-  // as the record's rule does (src/record/best.ts)
-  const value = (o: DemoOutcome) =>
-    decisionProjection(o.observation?.verdict)?.value ??
-    judgedValue(o.observation) ??
-    Number.POSITIVE_INFINITY;
+  // decided against the same reference, not against each other: the decided change orders them
+  // (campaign's roundWinner), as their figures do in the record's rule (src/record/figure.ts)
+  const change = (o: DemoOutcome) =>
+    o.observation?.decision?.relative_change?.value ?? Number.POSITIVE_INFINITY;
   const round: Round = {
     index: 0,
     parent: 'reference',
     runs: accepted.map((o) => ({
       name: o.candidate.name,
       outcome: 'better' as const,
-      seconds: value(o),
+      seconds: 1 + change(o),
       gpuHours: 0,
     })),
   };
   const reference = startCampaign({ name: 'reference', seconds: Number.POSITIVE_INFINITY, gpuHours: 0 });
   const name = roundWinner(reference, round)?.name;
   const winner = accepted.find((o) => o.candidate.name === name) ?? accepted[0]!;
+  const by = `${(Math.abs(change(winner)) * 100).toFixed(1)}%`;
   return batch.map((o) =>
     o.decision === 'accepted' && o !== winner
       ? {
           ...o,
           decision: 'rejected' as const,
-          reason: `${o.reason}, but ${winner.candidate.name} of the same round is faster (${value(winner).toFixed(2)} s/rollout)`,
+          reason: `${o.reason}, but ${winner.candidate.name} of the same round is faster (decided ${by} faster than the same reference)`,
         }
       : o,
   );
@@ -392,7 +391,8 @@ async function brokenBaseline<R>(
 export function bestLine(reference: Reference, baselineName: string): string {
   const name = reference.current;
   if (!name) return 'current best: none yet (no accepted run with a value)';
-  const value = reference.best?.name === name ? reference.best.value.value : null;
+  const best = reference.best?.name === name ? reference.best : null;
+  const value = best ? (best.figure ?? best.value).value : null;
   const at = value === null ? '' : ` (${value.toFixed(2)} s/rollout)`;
   return name === baselineName
     ? `current best: ${name}${at}; no candidate beat the baseline so far`

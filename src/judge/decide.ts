@@ -20,6 +20,8 @@ export interface RecordedReference {
   value: Interval;
   /** The recorded run's verdict (its decision estimate and trajectory), when known. */
   verdict?: VerdictLike;
+  /** What every surface shows it at (src/record/figure.ts), when not `value`. */
+  figure?: Interval;
 }
 
 /** The experiment's settings the judge reads (a whole experiment.yaml, or `topo analyze`'s flags). */

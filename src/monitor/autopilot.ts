@@ -18,6 +18,7 @@ import {
 } from '../autopilot/pulls.js';
 import { controlsOfState, type PilotState } from '../autopilot/state.js';
 import type { Outcome } from '../lifecycle/model.js';
+import { viewFigure } from '../report/pr-comment.js';
 import { planFor } from '../usecases/autopilot.js';
 import { candidateGpu } from './judge.js';
 import type { AutopilotPort, AutopilotView, MonitorPorts } from './ports.js';
@@ -233,7 +234,9 @@ function liveCandidate(p: CandidatePass): Omit<LiveCandidate, 'gpuHours'> {
   const phase = p.phase?.phase;
   const obs = p.decided?.view?.observation;
   const live = phase === 'queued' || phase === 'running';
-  const seconds = obs?.verdict.projected_full_run?.value ?? obs?.verdict.value?.value ?? undefined;
+  // its figure as its comment shows it (what its decision says), ranked as the record's rule does
+  const view = p.decided?.view;
+  const seconds = view ? viewFigure(view)?.value : undefined;
   return {
     name: p.c.candidate,
     pr: p.c.pr,

@@ -65,8 +65,9 @@ function viewOf(e: ExperimentPass, p: CandidatePass, j: Judged): CandidateView {
   const { c, job } = p;
   const { analysis, ended = false } = p.observed ?? {};
   const x = exp.experiment;
-  const seconds = (r: { name: string; value: Interval } | null | undefined) =>
-    r ? { name: r.name, secondsPerRollout: r.value.value } : null;
+  // drawn at the figure every surface shows it at (src/record/figure.ts), else what decisions read
+  const seconds = (r: { name: string; value: Interval; figure?: Interval } | null | undefined) =>
+    r ? { name: r.name, secondsPerRollout: (r.figure ?? r.value).value } : null;
   // a baseline running in this pass is drawn at its projection (it may not be stable yet)
   const projected = reference?.live ? reference.verdict.projected_full_run : null;
   const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;

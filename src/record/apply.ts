@@ -183,7 +183,7 @@ function updateBest(record: ExperimentRecord, run: RecordRun): CurrentBest {
       stabilized_seconds_per_rollout_full_run: null,
       decision_reasoning: null,
     };
-  const value = stabilisedValue(step.run);
+  const value = step.value;
   const reasoning = bestReasoning(step);
   // the same best for the same reason: a note on how it came back stays (re-applying changes nothing)
   if (

@@ -6,40 +6,12 @@
 //   1. it was decided against that best (its monitor decision, else its comparison, names it): when
 //      the decision is `better` (at least min_improvement faster, as its comment, check and label say);
 //   2. else, that best was decided against it: when that decision is not `better`;
-//   3. else (both were decided against an older reference, or not at all): when its decision
-//      estimate (src/analysis/decision.ts decisionProjection, the value decisions read) is lower.
+//   3. else (both were decided against an older reference, or not at all): when its figure
+//      (./figure.ts: what its decision says, the value every surface shows) is lower.
 // A run decided worse, equivalent or not-better than another accepted run never becomes the best.
-import { decisionProjection } from '../analysis/decision.js';
-import {
-  changeOutcome,
-  comparisonChange,
-  DEFAULT_MIN_IMPROVEMENT,
-  decisionOutcome,
-  parseAgainst,
-} from '../analysis/outcome.js';
 import type { RecordRun } from '../types/generated/record.js';
-import { comparisonText, decisionText, seconds } from './format.js';
-import { stabilisedValue } from './model.js';
-
-/** The value decisions read: the decision estimate, else the verdict's projection, else stabilisedValue. */
-export function decisionValue(run: RecordRun): number | null {
-  return decisionProjection(run.verdict)?.value ?? stabilisedValue(run);
-}
-
-/** What a run was decided against, and whether it was decided better; null without a claim. */
-export function decidedAgainst(run: RecordRun): { reference: string; better: boolean; text: string } | null {
-  const d = run.monitor_decision;
-  if (d) {
-    const outcome = decisionOutcome(d);
-    if (outcome === 'measuring' || outcome === 'reference') return null;
-    return { reference: parseAgainst(d.against).name, better: outcome === 'better', text: decisionText(d)! };
-  }
-  const c = run.comparison;
-  if (!c) return null;
-  const outcome = changeOutcome(comparisonChange(c), DEFAULT_MIN_IMPROVEMENT);
-  if (outcome === 'measuring') return null;
-  return { reference: parseAgainst(c.against).name, better: outcome === 'better', text: comparisonText(c)! };
-}
+import { decidedAgainst, figureOf } from './figure.js';
+import { seconds } from './format.js';
 
 /** How the best was chosen over the one before it. */
 export type BestHow = 'first' | 'decided' | 'reverse' | 'estimate';
@@ -49,6 +21,9 @@ export interface BestStep {
   /** The best it displaced (none for the first accepted run). */
   over: RecordRun | null;
   how: BestHow;
+  /** Its figure (./figure.ts), and the displaced best's. */
+  value: number;
+  overValue: number | null;
 }
 
 function recordedOrder(a: RecordRun, b: RecordRun): number {
@@ -60,12 +35,12 @@ function recordedOrder(a: RecordRun, b: RecordRun): number {
 }
 
 /** Whether `run` displaces `best`, and by which of the three rules; null when it does not. */
-function displaces(run: RecordRun, best: RecordRun): BestHow | null {
+function displaces(run: RecordRun, best: RecordRun, runs: readonly RecordRun[]): BestHow | null {
   const mine = decidedAgainst(run);
   if (mine?.reference === best.name) return mine.better ? 'decided' : null;
   const theirs = decidedAgainst(best);
   if (theirs?.reference === run.name) return theirs.better ? null : 'reverse';
-  return (decisionValue(run) as number) < (decisionValue(best) as number) ? 'estimate' : null;
+  return (figureOf(run, runs)?.value as number) < (figureOf(best, runs)?.value as number) ? 'estimate' : null;
 }
 
 /**
@@ -73,7 +48,7 @@ function displaces(run: RecordRun, best: RecordRun): BestHow | null {
  * the best. Empty when no run is accepted.
  */
 export function bestSteps(runs: readonly RecordRun[]): BestStep[] {
-  const accepted = runs.filter((r) => r.status === 'accepted' && decisionValue(r) !== null);
+  const accepted = runs.filter((r) => r.status === 'accepted' && figureOf(r, runs) !== null);
   const names = new Set(accepted.map((r) => r.name));
   // decided not min_improvement faster than another accepted run: never the best (while one is left)
   const beaten = (r: RecordRun) => {
@@ -83,13 +58,14 @@ export function bestSteps(runs: readonly RecordRun[]): BestStep[] {
   const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
   const steps: BestStep[] = [];
   for (const run of [...eligible].sort(recordedOrder)) {
-    const best = steps.at(-1)?.run;
-    if (!best) {
-      steps.push({ run, over: null, how: 'first' });
+    const last = steps.at(-1);
+    const value = figureOf(run, runs)?.value as number;
+    if (!last) {
+      steps.push({ run, over: null, how: 'first', value, overValue: null });
       continue;
     }
-    const how = displaces(run, best);
-    if (how) steps.push({ run, over: best, how });
+    const how = displaces(run, last.run, runs);
+    if (how) steps.push({ run, over: last.run, how, value, overValue: last.value });
   }
   return steps;
 }
@@ -98,11 +74,11 @@ export function bestSteps(runs: readonly RecordRun[]): BestStep[] {
 export function bestReasoning(step: BestStep): string {
   const { run, over, how } = step;
   const pr = run.pull_request ? ` (pull request #${run.pull_request.number})` : '';
-  const head = `${run.name} accepted${pr}: ${seconds(stabilisedValue(run))} s/rollout`;
+  const head = `${run.name} accepted${pr}: ${seconds(step.value)} s/rollout`;
   const claim = decidedAgainst(run)?.text;
   if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ''}`;
-  const vs = `${head} vs ${seconds(stabilisedValue(over))} s/rollout of ${over.name}`;
+  const vs = `${head} vs ${seconds(step.overValue)} s/rollout of ${over.name}`;
   if (how === 'decided') return `${vs}; ${claim}`;
   if (how === 'reverse') return `${vs}; ${over.name} was ${decidedAgainst(over)?.text}`;
-  return `${vs}; not decided against each other, so chosen by the decision estimate (${seconds(decisionValue(run))} against ${seconds(decisionValue(over))} s/rollout)${claim ? `; ${claim}` : ''}`;
+  return `${vs}; not decided against each other, so chosen by their decided figures${claim ? `; ${claim}` : ''}`;
 }

@@ -6,8 +6,9 @@ import { barChartSvg } from '../chart/svg.js';
 import { safeText } from '../github/user-text.js';
 import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
 import { describeChange } from './change.js';
+import { type Figure, figureOf } from './figure.js';
 import { cell, comparisonText, decisionText, interval, num, percentOfFraction, seconds } from './format.js';
-import { baselineRun, bestRun, recordPaths, stabilisedValue } from './model.js';
+import { baselineRun, bestRun, recordPaths } from './model.js';
 
 type StableMetrics = NonNullable<RecordRun['stable_metrics']>;
 
@@ -50,12 +51,18 @@ function bottleneckSummary(metrics: StableMetrics | null | undefined): string | 
   return `bottleneck ${b.service ?? b.kind} (${b.confidence})`;
 }
 
+/** "8.87 s/rollout as decided against `baseline`" or "10.83 s/rollout": a run's figure for people. */
+export function figureText(f: Figure | null): string {
+  if (!f) return '—';
+  return `${seconds(f.value)} s/rollout${f.against ? ` as decided against \`${f.against.name}\`` : ''}`;
+}
+
 /** The progress table's Observation cell. */
-export function observationSummary(run: RecordRun): string {
+export function observationSummary(run: RecordRun, runs: readonly RecordRun[] = [run]): string {
   const m = run.stable_metrics;
   const parts: string[] = [];
-  const value = stabilisedValue(run);
-  if (value !== null) parts.push(`stabilised ${seconds(value)} s/rollout`);
+  const figure = figureOf(run, runs);
+  if (figure) parts.push(figureText(figure));
   if (m?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m.seconds_per_rollout_5m)}`);
   if (run.verdict && run.verdict.state !== 'stable') parts.push(`verdict ${run.verdict.state}`);
   for (const text of [queueSummary(m), gpuSummary(m), bottleneckSummary(m)]) if (text) parts.push(text);
@@ -87,7 +94,7 @@ export function progressTable(record: ExperimentRecord): string {
       job,
       topologyLabel(run),
       cell(describeChange(run.change, !run.parent)),
-      cell(observationSummary(run)),
+      cell(observationSummary(run, record.runs)),
       cell(decisionCell(run)),
       cell(run.decision.next),
       cell(learningCell(run)),
@@ -106,41 +113,54 @@ const DECIDED_GROUPS = [
   { key: 'pending', name: 'not decided yet', colour: '#d0d7de', square: '⬜' },
 ];
 
-/** The interval of the value a run is compared on (projected full run, else the stable value). */
-function valueInterval(run: RecordRun): { low: number; high: number } | null {
-  const i = run.verdict?.projected_full_run ?? run.verdict?.value ?? null;
-  return i ? { low: i.low, high: i.high } : null;
+/** Each run's figure (./figure.ts), in record order; runs without one are left out. */
+function figures(record: ExperimentRecord): Array<{ run: RecordRun; figure: Figure }> {
+  return record.runs.flatMap((run) => {
+    const figure = figureOf(run, record.runs);
+    return figure ? [{ run, figure }] : [];
+  });
+}
+
+/** The baseline's and the current best's figures, the charts' reference lines. */
+function referenceFigures(record: ExperimentRecord): {
+  base?: { run: RecordRun; value: number };
+  best?: { run: RecordRun; value: number };
+} {
+  const base = baselineRun(record);
+  const best = bestRun(record);
+  const at = (run: RecordRun | undefined) => {
+    const f = run ? figureOf(run, record.runs) : null;
+    return run && f ? { run, value: f.value } : undefined;
+  };
+  return { base: at(base), best: best !== base ? at(best) : undefined };
 }
 
 /**
- * Mermaid xychart-beta: a bar per candidate with a stabilised value, coloured by its decision,
- * with the baseline and the current best as reference lines and a colour legend. The 95%
+ * Mermaid xychart-beta: a bar per candidate at its figure (what its decision says), coloured by its
+ * decision, with the baseline and the current best as reference lines and a colour legend. The 95%
  * intervals Mermaid cannot draw are in the SVG (`recordChartSvg`), linked below the chart.
  * Undefined when no candidate has a value yet.
  */
 export function secondsPerRolloutChart(record: ExperimentRecord, title?: string): string | undefined {
-  const runs = record.runs.filter((r) => stabilisedValue(r) !== null);
-  if (runs.length === 0) return undefined;
-  const base = baselineRun(record);
-  const baseValue = base ? stabilisedValue(base) : null;
-  const best = bestRun(record);
-  const bestValue = best && best !== base ? stabilisedValue(best) : null;
+  const bars = figures(record);
+  if (bars.length === 0) return undefined;
+  const { base, best } = referenceFigures(record);
   const references = [
-    ...(base && baseValue !== null
+    ...(base
       ? [
           {
-            name: `${base.name === 'baseline' ? 'baseline' : `baseline \`${base.name}\``} (${seconds(baseValue)} s)`,
-            value: baseValue,
+            name: `${base.run.name === 'baseline' ? 'baseline' : `baseline \`${base.run.name}\``} (${seconds(base.value)} s)`,
+            value: base.value,
             colour: '#1f6feb',
             square: '🟦',
           },
         ]
       : []),
-    ...(best && bestValue !== null
+    ...(best
       ? [
           {
-            name: `current best \`${best.name}\` (${seconds(bestValue)} s)`,
-            value: bestValue,
+            name: `current best \`${best.run.name}\` (${seconds(best.value)} s)`,
+            value: best.value,
             colour: '#8250df',
             square: '🟪',
           },
@@ -148,13 +168,16 @@ export function secondsPerRolloutChart(record: ExperimentRecord, title?: string)
       : []),
   ];
   const { chart, legend } = decidedBarChart(
-    runs.map((r) => ({ label: r.name, value: stabilisedValue(r)!, group: barGroup(r) })),
+    bars.map(({ run, figure }) => ({ label: run.name, value: figure.value, group: barGroup(run) })),
     DECIDED_GROUPS,
     references,
-    { title: title ?? 'Stabilised seconds per rollout (lower is better)', yLabel: 'seconds per rollout' },
+    {
+      title: title ?? 'Seconds per rollout as decided (lower is better)',
+      yLabel: 'seconds per rollout',
+    },
   );
   const missing = record.runs
-    .filter((r) => stabilisedValue(r) === null)
+    .filter((r) => !bars.some((b) => b.run === r))
     .map((r) => `\`${r.name}\` (${r.status})`);
   const svg = recordPaths(record.experiment_id).chart.replace(/^experiments\//, '');
   return [
@@ -162,7 +185,7 @@ export function secondsPerRolloutChart(record: ExperimentRecord, title?: string)
     '',
     `${legend}${missing.length ? ` · without a value: ${missing.join(', ')}` : ''}`,
     '',
-    `With 95% intervals: [${svg}](${svg})`,
+    `A candidate decided against another is drawn at that one's value × (1 + the decided change). With 95% intervals: [${svg}](${svg})`,
   ].join('\n');
 }
 
@@ -177,26 +200,21 @@ function barGroup(run: RecordRun): string {
   return 'pending';
 }
 
-/** The record's chart as SVG (bars coloured by decision, 95% intervals, baseline and best); '' without values. */
+/** The record's chart as SVG (bars at each run's figure with its interval, the baseline and the best); '' without values. */
 export function recordChartSvg(record: ExperimentRecord): string {
-  const base = baselineRun(record);
-  const best = bestRun(record);
+  const { base, best } = referenceFigures(record);
   const refs: Array<{ name: string; value: number; kind: 'baseline' | 'best' }> = [];
-  const baseValue = base ? stabilisedValue(base) : null;
-  if (base && baseValue !== null) refs.push({ name: base.name, value: baseValue, kind: 'baseline' });
-  const bestValue = best && best !== base ? stabilisedValue(best) : null;
-  if (best && bestValue !== null) refs.push({ name: best.name, value: bestValue, kind: 'best' });
+  if (base) refs.push({ name: base.run.name, value: base.value, kind: 'baseline' });
+  if (best) refs.push({ name: best.run.name, value: best.value, kind: 'best' });
   return barChartSvg({
-    title: `${record.experiment_id}: seconds per rollout (lower is better)`,
+    title: `${record.experiment_id}: seconds per rollout as decided (lower is better)`,
     yLabel: 'seconds per rollout',
-    bars: record.runs
-      .filter((r) => stabilisedValue(r) !== null)
-      .map((r) => ({
-        label: r.name,
-        value: stabilisedValue(r) as number,
-        interval: valueInterval(r),
-        outcome: r.status,
-      })),
+    bars: figures(record).map(({ run, figure }) => ({
+      label: run.name,
+      value: figure.value,
+      interval: figure.low < figure.high ? { low: figure.low, high: figure.high } : null,
+      outcome: run.status,
+    })),
     references: refs,
   });
 }
@@ -233,17 +251,28 @@ function queueTable(metrics: StableMetrics | null | undefined): string | undefin
   ].join('\n');
 }
 
-function metricsList(run: RecordRun): string[] {
+/** "- Seconds per rollout: 8.87 s [8.18–9.61], as its decision says against `baseline` (10.83 s)". */
+function figureLine(f: Figure | null): string[] {
+  if (!f) return [];
+  const how = f.against
+    ? `, as its decision says against \`${f.against.name}\` (${seconds(f.against.value)} s)`
+    : '';
+  return [`- Seconds per rollout: ${f.low < f.high ? interval(f) : `${seconds(f.value)} s`}${how}`];
+}
+
+function metricsList(run: RecordRun, runs: readonly RecordRun[]): string[] {
   const m = run.stable_metrics;
   const v = run.verdict;
-  const lines: string[] = [];
+  const lines: string[] = figureLine(figureOf(run, runs));
   if (v) {
     lines.push(
       `- Verdict: **${v.state}**${v.minutes_of_data != null ? ` after ${num(v.minutes_of_data)} min of data` : ''}${v.warmup_end_minutes != null ? ` (warm-up ended at ${num(v.warmup_end_minutes)} min)` : ''}`,
     );
     if (v.projected_full_run)
-      lines.push(`- Projected full-run seconds per rollout: ${interval(v.projected_full_run)}`);
-    if (v.value) lines.push(`- Stable value: ${interval(v.value)}`);
+      lines.push(
+        `- The detector's projected full-run value (start-up included): ${interval(v.projected_full_run)}`,
+      );
+    if (v.value) lines.push(`- The detector's stable value: ${interval(v.value)}`);
     if (v.cycle)
       lines.push(
         `- Cycle: period ${num(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`,
@@ -255,7 +284,10 @@ function metricsList(run: RecordRun): string[] {
   else if (compared) lines.push(`- Comparison: ${compared}`);
   if (m) {
     const pairs: [string, string][] = [
-      ['Full-run seconds per rollout', seconds(m.seconds_per_rollout_full_run)],
+      [
+        'Full-run seconds per rollout at the last reading (start-up included)',
+        seconds(m.seconds_per_rollout_full_run),
+      ],
       ['5-minute seconds per rollout', seconds(m.seconds_per_rollout_5m)],
       ['Completed rollouts', num(m.completed_rollouts, 0)],
       ['Failed rollouts', num(m.failed_rollouts, 0)],
@@ -274,7 +306,7 @@ function metricsList(run: RecordRun): string[] {
   return lines;
 }
 
-export function runSection(run: RecordRun, step: number): string {
+export function runSection(run: RecordRun, step: number, runs: readonly RecordRun[] = [run]): string {
   const out: string[] = [`### Step ${step}: \`${run.name}\` — ${run.status}`, ''];
   const facts: string[] = [];
   if (run.run_name) facts.push(`run \`${run.run_name}\``);
@@ -300,7 +332,7 @@ export function runSection(run: RecordRun, step: number): string {
   if (run.hypothesis) out.push(`- Hypothesis: ${cell(safeText(run.hypothesis))}`);
   if (run.expected_effect) out.push(`- Expected effect: ${cell(run.expected_effect)}`);
   out.push('', '#### Findings', '');
-  const metrics = metricsList(run);
+  const metrics = metricsList(run, runs);
   out.push(...(metrics.length ? metrics : ['- No metrics were recorded.']));
   const evidence = run.verdict?.evidence ?? [];
   if (evidence.length) {
@@ -412,8 +444,10 @@ export function renderRecordMarkdown(record: ExperimentRecord): string {
   if (record.command) out.push('Started from:', '', '```sh', record.command, '```', '');
   out.push('## Current best', '');
   if (best.topology) {
+    const run = bestRun(record);
+    const figure = run ? figureOf(run, record.runs) : null;
     out.push(
-      `**\`${best.topology}\`** at ${seconds(best.stabilized_seconds_per_rollout_full_run)} s per rollout.`,
+      `**\`${best.topology}\`** at ${seconds(figure?.value ?? best.stabilized_seconds_per_rollout_full_run)} s per rollout${figure?.against ? ` (as its decision says against \`${figure.against.name}\` at ${seconds(figure.against.value)} s)` : ''}.`,
     );
     if (best.decision_reasoning) out.push('', cell(safeText(best.decision_reasoning)));
   } else out.push('No candidate accepted yet.');
@@ -429,7 +463,7 @@ export function renderRecordMarkdown(record: ExperimentRecord): string {
   if (record.runs.length) {
     out.push('## Candidates', '');
     record.runs.forEach((run, i) => {
-      out.push(runSection(run, i + 1), '');
+      out.push(runSection(run, i + 1, record.runs), '');
     });
   }
   return `${out

@@ -2,11 +2,11 @@
 // experiment record alone. Pure.
 
 import { barChart } from '../chart/mermaid.js';
-import { decidedAgainst, decisionValue } from '../record/best.js';
 import { describeChange, hydraValue } from '../record/change.js';
+import { decidedAgainst, figureOf } from '../record/figure.js';
 import { cell, comparisonText, decisionText, interval, num, seconds } from '../record/format.js';
-import { baselineRun, bestRun, recordPaths, stabilisedValue } from '../record/model.js';
-import { gpuTable, secondsPerRolloutChart } from '../record/render.js';
+import { baselineRun, bestRun, recordPaths } from '../record/model.js';
+import { figureText, gpuTable, secondsPerRolloutChart } from '../record/render.js';
 import { topologyLeaves } from '../topology/expand.js';
 import type { ExperimentRecord, RecordRun, SkillReflection } from '../types/generated/record.js';
 
@@ -45,11 +45,11 @@ function relativeChange(value: number | null, base: number | null): string {
   return `${pct > 0 ? '+' : ''}${num(pct, 1)}%`;
 }
 
-function measured(run: RecordRun): string {
-  const value = stabilisedValue(run);
-  if (value === null)
+function measured(run: RecordRun, runs: readonly RecordRun[]): string {
+  const figure = figureOf(run, runs);
+  if (figure === null || run.status === 'failed')
     return run.failures?.length ? `failed (${run.failures.at(-1)!.kind})` : 'no stable value';
-  const parts = [`${seconds(value)} s/rollout`];
+  const parts = [figureText(figure)];
   const five = run.stable_metrics?.seconds_per_rollout_5m;
   if (five != null) parts.push(`5m ${seconds(five)}`);
   if (run.verdict && run.verdict.state !== 'stable') parts.push(run.verdict.state);
@@ -166,63 +166,62 @@ function bestClaim(best: RecordRun): string {
   return claim?.better ? `; ${claim.text}` : '';
 }
 
-/** The final report as Markdown. */
-export function renderFinalReport(record: ExperimentRecord, options: FinalReportOptions = {}): string {
-  const paths = recordPaths(record.experiment_id);
+function figureValue(run: RecordRun | undefined, runs: readonly RecordRun[]): number | null {
+  return run ? (figureOf(run, runs)?.value ?? null) : null;
+}
+
+/**
+ * The result: the record's best (src/record/best.ts) at its figure against the baseline's (the
+ * figures every surface shows, src/record/figure.ts), so it never contradicts the decisions.
+ */
+function resultLine(record: ExperimentRecord): string {
   const base = baselineRun(record);
   const best = bestRun(record);
-  const baseValue = base ? stabilisedValue(base) : null;
-  const bestValue = best ? stabilisedValue(best) : null;
   const counts = ['accepted', 'rejected', 'failed', 'stopped', 'running', 'pending']
     .map((s) => [s, record.runs.filter((r) => r.status === s).length] as const)
     .filter(([, n]) => n > 0)
     .map(([s, n]) => `${n} ${s}`);
-  const out: string[] = [
-    `# Final report: \`${record.experiment_id}\``,
-    '',
-    `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options.generatedAt ? ` Generated ${options.generatedAt}.` : ''}`,
-    '',
-  ];
-  // The best is the record's (src/record/best.ts), and the result is told by the estimate the
-  // decisions read, so it never contradicts the decisions the pull requests showed.
-  const bestEstimate = best ? decisionValue(best) : null;
-  const baseEstimate = base ? decisionValue(base) : null;
-  if (best && base && bestEstimate !== null && baseEstimate !== null && best.name !== base.name)
-    out.push(
-      `**Result:** \`${best.name}\` reaches ${seconds(bestEstimate)} s per rollout against the baseline's ${seconds(baseEstimate)} s${best.verdict?.decision_estimate || base.verdict?.decision_estimate ? ' by the decision estimate' : ''} (${relativeChange(bestEstimate, baseEstimate)}; ${num(baseEstimate / bestEstimate, 2)}× the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(', ')}.`,
-    );
-  else
-    out.push(
-      `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(', ') || 'none'}.`,
-    );
+  const bestValue = figureValue(best, record.runs);
+  const baseValue = figureValue(base, record.runs);
+  if (!best || !base || bestValue === null || baseValue === null || best.name === base.name)
+    return `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(', ') || 'none'}.`;
+  return `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s as decided (${relativeChange(bestValue, baseValue)}; ${num(baseValue / bestValue, 2)}× the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(', ')}.`;
+}
 
-  // 1. Baseline
-  out.push('', '## 1. Baseline', '');
-  if (!base) out.push('No baseline was recorded.');
-  else {
-    const m = base.stable_metrics;
-    out.push(
-      `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ''}.`,
-      '',
-      `- Stabilised full-run seconds per rollout: ${base.verdict?.projected_full_run ? `${interval(base.verdict.projected_full_run)} (projected to the run's end)` : base.verdict?.value ? interval(base.verdict.value) : `${seconds(m?.seconds_per_rollout_full_run)} s`}`,
-      `- Full-run value read at the end: ${seconds(m?.seconds_per_rollout_full_run)} s; 5-minute value: ${seconds(m?.seconds_per_rollout_5m)} s`,
-      `- Resources: ${resourceLine(m)}`,
-      `- Bottleneck: ${bottleneckLine(m)}`,
-    );
-    const table = gpuTable(m);
-    if (table) out.push('', table);
-    const chart = gpuChart(
-      base,
-      `${base.name === 'baseline' ? 'Baseline' : `Baseline ${base.name}`}: GPU utilisation and memory pressure`,
-    );
-    if (chart) out.push('', chart);
-  }
+/** Part 1: the baseline at its figure, its resources and bottleneck. */
+function baselineSection(record: ExperimentRecord): string[] {
+  const base = baselineRun(record);
+  const out = ['', '## 1. Baseline', ''];
+  if (!base) return [...out, 'No baseline was recorded.'];
+  const m = base.stable_metrics;
+  const f = figureOf(base, record.runs);
+  const projected = base.verdict?.projected_full_run;
+  out.push(
+    `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ''}.`,
+    '',
+    `- Seconds per rollout (what the candidates were decided against): ${f && f.low < f.high ? interval(f) : `${seconds(f?.value)} s`}${projected ? ` (the detector's projection of the full run to its end, start-up included: ${interval(projected)})` : ''}`,
+    `- Full-run value read at the end: ${seconds(m?.seconds_per_rollout_full_run)} s; 5-minute value: ${seconds(m?.seconds_per_rollout_5m)} s`,
+    `- Resources: ${resourceLine(m)}`,
+    `- Bottleneck: ${bottleneckLine(m)}`,
+  );
+  const table = gpuTable(m);
+  if (table) out.push('', table);
+  const chart = gpuChart(
+    base,
+    `${base.name === 'baseline' ? 'Baseline' : `Baseline ${base.name}`}: GPU utilisation and memory pressure`,
+  );
+  if (chart) out.push('', chart);
+  return out;
+}
 
-  // 2. Every candidate
-  out.push('', '## 2. Tried topologies', '');
+/** Part 2: every candidate at its figure, with the chart of all of them. */
+function candidatesSection(record: ExperimentRecord): string[] {
+  const base = baselineRun(record);
+  const baseValue = figureValue(base, record.runs);
+  const out = ['', '## 2. Tried topologies', ''];
   const chart = secondsPerRolloutChart(
     record,
-    'Stabilised seconds per rollout by candidate (lower is better)',
+    'Seconds per rollout by candidate, as decided (lower is better)',
   );
   if (chart) out.push(chart, '');
   out.push(
@@ -230,15 +229,14 @@ export function renderFinalReport(record: ExperimentRecord, options: FinalReport
     '|---:|---|---|---|---|---|---:|---|---|',
   );
   record.runs.forEach((run, i) => {
-    const value = stabilisedValue(run);
     const row = [
       String(i + 1),
       `\`${run.name}\``,
       cell(describeChange(run.change, !run.parent)),
       cell(run.hypothesis),
       cell(run.expected_effect),
-      cell(measured(run)),
-      run === base ? 'baseline' : relativeChange(value, baseValue),
+      cell(measured(run, record.runs)),
+      run === base ? 'baseline' : relativeChange(figureValue(run, record.runs), baseValue),
       cell(resourceLine(run.stable_metrics)),
       cell(`${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ''}`),
     ];
@@ -246,51 +244,53 @@ export function renderFinalReport(record: ExperimentRecord, options: FinalReport
   });
   if (record.runs.length === 0) out.push('| — | — | — | — | — | — | — | — | — |');
   out.push(...predictionLines(record));
+  return out;
+}
 
-  // 3. Best topology
-  out.push('', '## 3. Best topology', '');
-  if (!best) out.push('No candidate was accepted.');
-  else {
-    const chain = lineage(record, best);
-    out.push(
-      `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ''}: ${seconds(bestValue)} s per rollout.`,
-      '',
-      `- Why it won: ${cell(record.current_best.decision_reasoning ?? 'lowest stabilised value among accepted candidates')}`,
-    );
-    const decided = decisionText(best.monitor_decision);
-    const compared = comparisonText(best.comparison);
-    if (decided) out.push(`- Decision: ${decided}`);
-    else if (compared) out.push(`- Statistical comparison: ${compared}`);
-    if (chain.length > 1) {
-      out.push('- Changes from the baseline, step by step:');
-      for (const step of chain.slice(1))
-        out.push(`  - \`${step.name}\`: ${cell(describeChange(step.change, false))}`);
-    }
-    out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
-    out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
-    const advice = headroomAdvice(best);
-    if (advice.length) {
-      out.push('- Headroom for further tuning:');
-      for (const a of advice) out.push(`  - ${a}`);
-    }
-    const leaves = best.topology?.block ? topologyLeaves(best.topology.block) : [];
-    if (leaves.length)
-      out.push(
-        '',
-        `As Hydra overrides over \`${best.topology!.base}\`:`,
-        '',
-        '```sh',
-        leaves.map((l) => `${l.key}=${hydraValue(l.value)}`).join(' \\\n'),
-        '```',
-      );
-    const table = gpuTable(best.stable_metrics);
-    if (table) out.push('', table);
-    const gchart = gpuChart(best, `Best ${best.name}: GPU utilisation and memory pressure`);
-    if (gchart) out.push('', gchart);
+/** Part 3: the best topology at its figure, why it won, its chain of changes and headroom. */
+function bestSection(record: ExperimentRecord): string[] {
+  const best = bestRun(record);
+  const out = ['', '## 3. Best topology', ''];
+  if (!best) return [...out, 'No candidate was accepted.'];
+  const chain = lineage(record, best);
+  out.push(
+    `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ''}: ${seconds(figureValue(best, record.runs))} s per rollout.`,
+    '',
+    `- Why it won: ${cell(record.current_best.decision_reasoning ?? 'lowest stabilised value among accepted candidates')}`,
+  );
+  const decided = decisionText(best.monitor_decision);
+  const compared = comparisonText(best.comparison);
+  if (decided) out.push(`- Decision: ${decided}`);
+  else if (compared) out.push(`- Statistical comparison: ${compared}`);
+  if (chain.length > 1) {
+    out.push('- Changes from the baseline, step by step:');
+    for (const step of chain.slice(1))
+      out.push(`  - \`${step.name}\`: ${cell(describeChange(step.change, false))}`);
   }
+  out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
+  out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
+  const advice = headroomAdvice(best);
+  if (advice.length) out.push('- Headroom for further tuning:', ...advice.map((a) => `  - ${a}`));
+  const leaves = best.topology?.block ? topologyLeaves(best.topology.block) : [];
+  if (leaves.length)
+    out.push(
+      '',
+      `As Hydra overrides over \`${best.topology!.base}\`:`,
+      '',
+      '```sh',
+      leaves.map((l) => `${l.key}=${hydraValue(l.value)}`).join(' \\\n'),
+      '```',
+    );
+  const table = gpuTable(best.stable_metrics);
+  if (table) out.push('', table);
+  const gchart = gpuChart(best, `Best ${best.name}: GPU utilisation and memory pressure`);
+  if (gchart) out.push('', gchart);
+  return out;
+}
 
-  // 4. Advice
-  out.push('', '## 4. Advice for improving the workflow', '');
+/** Part 4: the learnings by topic and what the record itself shows. */
+function adviceSection(record: ExperimentRecord): string[] {
+  const out = ['', '## 4. Advice for improving the workflow', ''];
   const byTopic = learningsByTopic(record);
   const derived = derivedAdvice(record);
   if (byTopic.size === 0 && derived.length === 0)
@@ -303,19 +303,29 @@ export function renderFinalReport(record: ExperimentRecord, options: FinalReport
       );
     out.push('');
   }
-  if (derived.length) {
-    out.push('**From the record**', '');
-    for (const d of derived) out.push(`- ${d}`);
-  }
+  if (derived.length) out.push('**From the record**', '', ...derived.map((d) => `- ${d}`));
+  return out;
+}
 
-  // 5. Record
+/** The final report as Markdown. */
+export function renderFinalReport(record: ExperimentRecord, options: FinalReportOptions = {}): string {
+  const paths = recordPaths(record.experiment_id);
   const link = options.recordUrl ?? paths.markdown.replace(/^experiments\//, '');
-  out.push(
+  const out: string[] = [
+    `# Final report: \`${record.experiment_id}\``,
+    '',
+    `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options.generatedAt ? ` Generated ${options.generatedAt}.` : ''}`,
+    '',
+    resultLine(record),
+    ...baselineSection(record),
+    ...candidatesSection(record),
+    ...bestSection(record),
+    ...adviceSection(record),
     '',
     '## 5. Experiment record',
     '',
     `The full record: [${paths.markdown}](${link}) (machine-readable memory: \`${paths.json}\`).`,
-  );
+  ];
   return `${out
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')

@@ -3,9 +3,11 @@
 // hidden machine-readable block. Pure and deterministic: the same inputs give the same text, so an
 // unchanged pull request costs no write.
 import { savingsText } from '../analysis/decision.js';
+import { decidedFigure, parseAgainst } from '../analysis/outcome.js';
 import type { Sample } from '../analysis/series.js';
 import { round } from '../analysis/series.js';
 import { chartLegend, lineChart } from '../chart/mermaid.js';
+import { type Figure, ownFigureOf } from '../record/figure.js';
 import { grafanaDashboardUrl } from '../telemetry/grafana.js';
 import type { CandidateObservation, Comparison, Interval } from '../types/generated/metrics.js';
 import { type MonitorCheckRun, monitorCheckRun, pct } from './check-conclusion.js';
@@ -180,19 +182,53 @@ function throughput(seconds: number): string {
   return `${fmt(seconds, 3)} s per rollout · ${thousands(3600 / seconds)} rollouts per hour`;
 }
 
-/** The value line: s/rollout beside rollouts per hour, with its interval and the reference's. */
+/**
+ * The candidate's figure (as src/record/figure.ts gives it in the record): what its decision says,
+ * its reference's figure × (1 + the decided change) with the decision's interval, when it was decided
+ * against the baseline or the current best of this view; else its own value.
+ */
+export function viewFigure(v: CandidateView): Figure | null {
+  const d = v.observation.decision;
+  const change = d?.relative_change;
+  if (d && change && d.state !== 'reference' && change.low < change.high) {
+    const name = parseAgainst(d.against).name;
+    const ref = [v.best, v.baseline].find((r) => r?.name === name && r.secondsPerRollout > 0);
+    if (ref)
+      return {
+        ...decidedFigure(ref.secondsPerRollout, change),
+        basis: 'decision',
+        against: { name, value: ref.secondsPerRollout, change },
+      };
+  }
+  return ownFigureOf(v.observation.verdict, v.observation.stable_metrics.seconds_per_rollout_full_run);
+}
+
+/** What a figure is, in words, for the value line. */
+function figureBasis(f: Figure): string {
+  const range = f.low < f.high ? `, 95% interval ${fmt(f.low)}–${fmt(f.high)} s` : '';
+  switch (f.basis) {
+    case 'decision':
+      return `as decided: ${signed(f.against?.change?.value ?? 0)} against ${code(f.against?.name ?? '')} at ${fmt(f.against?.value)} s${range}`;
+    case 'projection':
+      return `the detector's projected full run${range}`;
+    case 'estimate':
+      return `decision estimate so far${range}`;
+    default:
+      return 'full run so far, start-up included; no projection yet';
+  }
+}
+
+/** The value line: the candidate's figure beside rollouts per hour, and the reference's. */
 function valueLine(v: CandidateView): string | undefined {
-  const verdict = v.observation.verdict;
-  const value = verdict.value ?? verdict.projected_full_run;
-  const now = v.observation.stable_metrics.seconds_per_rollout_full_run;
-  const ref = v.best ?? v.baseline;
+  const f = viewFigure(v);
+  const ref = f?.against
+    ? { name: f.against.name, secondsPerRollout: f.against.value }
+    : (v.best ?? v.baseline);
   const refText =
     ref && ref.secondsPerRollout > 0 && ref.name !== v.candidate
       ? ` · reference ${code(ref.name)}: ${throughput(ref.secondsPerRollout)}`
       : '';
-  if (value && value.value > 0)
-    return `**${throughput(value.value)}** (${verdict.value ? 'projected full run' : 'provisional projection'}, 95% interval ${fmt(value.low)}–${fmt(value.high)} s)${refText}`;
-  if (now && now > 0) return `**${throughput(now)}** (full run so far, no projection yet)${refText}`;
+  if (f && f.value > 0) return `**${throughput(f.value)}** (${figureBasis(f)})${refText}`;
   return undefined;
 }
 
@@ -286,29 +322,26 @@ export function comparisonLine(c: Comparison): string {
   return `${word} ${ref}: ${pct(change)} ${change <= 0 ? 'fewer' : 'more'} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}–${c.ratio.high})`;
 }
 
-/** The body of the monitor's sticky comment for one candidate: the decision first, details collapsed. */
-export function renderMonitorComment(v: CandidateView): string {
+/**
+ * The detector's verdict, labelled as what it is (the full-run value's stabilisation, start-up
+ * included), then the decision. The fixed-sample comparison shows only without a decision, so no
+ * "not comparable yet" stands beside a decision.
+ */
+function verdictSection(v: CandidateView): string[] {
   const o = v.observation;
   const verdict = o.verdict;
-  const m = o.stable_metrics;
-  const out: string[] = [
-    ...renderHeadline(v),
-    '<details><summary>Verdict, metrics and resources</summary>',
-    '',
-  ];
-  const reached = v.timeline.filter((t) => t.at);
-  if (reached.length) out.push(`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(' → ')}`, '');
-
-  // verdict
-  out.push(`#### Verdict: \`${verdict.state}\``);
-  out.push('');
+  const d = o.decision;
+  const out = [`#### Detector verdict: \`${verdict.state}\` (the full-run value, start-up included)`, ''];
   if (verdict.value)
     out.push(
-      `**Projected full-run seconds per rollout at the end of the run: ${fmtInterval(verdict.value)}** (95% interval; candidates are compared on it)`,
+      `Projected full-run seconds per rollout at the end of the run (the detector's, start-up included): ${fmtInterval(verdict.value)} (95% interval)${d ? '; the decision reads the rollouts after the first wave instead' : ''}`,
       '',
     );
   else if (verdict.projected_full_run)
-    out.push(`Provisional projection: ${fmtInterval(verdict.projected_full_run)} (not stable yet)`, '');
+    out.push(
+      `The detector's provisional full-run projection (start-up included, not stable yet): ${fmtInterval(verdict.projected_full_run)}`,
+      '',
+    );
   if (verdict.cycle)
     out.push(
       `Cyclic steady state: period ${fmt(verdict.cycle.period_minutes, 1)} min, amplitude ±${fmt(100 * (verdict.cycle.amplitude_relative ?? 0), 1)}% (topology cannot fix cycles)`,
@@ -320,9 +353,9 @@ export function renderMonitorComment(v: CandidateView): string {
     for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
     out.push('');
   }
-  for (const c of v.comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
-  if (v.comparisons.length) out.push('');
-  const d = o.decision;
+  const comparisons = d ? [] : v.comparisons;
+  for (const c of comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
+  if (comparisons.length) out.push('');
   if (d) {
     out.push(
       `Decision (${d.method ?? 'sequential'}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ''}${d.gpu_minutes_used != null ? ` · ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ''}${savingsText(d) ? ` · ${savingsText(d)}` : ''}`,
@@ -330,21 +363,23 @@ export function renderMonitorComment(v: CandidateView): string {
     for (const e of d.evidence) out.push(`- ${e}`);
     out.push('');
   }
-  if (verdict.evidence.length) {
-    out.push('Evidence:', '');
-    for (const e of verdict.evidence) out.push(`- ${e}`);
-    out.push('');
-  }
+  if (verdict.evidence.length)
+    out.push('Evidence of the verdict:', '', ...verdict.evidence.map((e) => `- ${e}`), '');
+  return out;
+}
 
-  // metrics
-  out.push('#### Metrics');
-  out.push('');
-  out.push('| Metric | Value |', '|---|---|');
+/** The metrics table, the queue depths by service. */
+function metricsSection(v: CandidateView): string[] {
+  const verdict = v.observation.verdict;
+  const m = v.observation.stable_metrics;
+  const f = viewFigure(v);
+  const out = ['#### Metrics', '', '| Metric | Value |', '|---|---|'];
   const row = (k: string, val: string) => out.push(`| ${k} | ${cell(val)} |`);
-  row('Full-run s/rollout (now)', fmt(m.seconds_per_rollout_full_run));
+  if (f) row(`s/rollout (${f.basis === 'decision' ? 'as decided' : 'shown above'})`, fmtInterval(f));
+  row('Full-run s/rollout so far (start-up included)', fmt(m.seconds_per_rollout_full_run));
   row('5-min s/rollout (diagnostic)', fmt(m.seconds_per_rollout_5m));
   row('Steady s/rollout after warm-up', fmtInterval(verdict.steady_seconds_per_rollout));
-  row('Projected full-run s/rollout', fmtInterval(verdict.projected_full_run));
+  row("Detector's projected full-run s/rollout (start-up included)", fmtInterval(verdict.projected_full_run));
   row('Completed / failed rollouts', `${fmt(m.completed_rollouts, 0)} / ${fmt(m.failed_rollouts, 0)}`);
   row(
     'Run-minutes of data / warm-up ends at',
@@ -362,19 +397,25 @@ export function renderMonitorComment(v: CandidateView): string {
     for (const [svc, q] of queue) out.push(`| ${svc} | ${fmt(q.worker_min, 1)} | ${fmt(q.worker_max, 1)} |`);
     out.push('');
   }
+  return out;
+}
+
+/** Per-GPU use, host memory, the bottleneck and the opportunities. */
+function resourcesSection(v: CandidateView): string[] {
+  const m = v.observation.stable_metrics;
+  const out: string[] = [];
   const gpus = Object.entries(m.resource_usage?.gpu_by_index ?? {});
   if (gpus.length) {
     out.push(
       '| GPU | Services | Util % min/mean/max | Memory GB min/mean/max | Total GB | Pressure % max | Headroom GB min |',
       '|---|---|---|---|---|---|---|',
     );
-    for (const [g, u] of gpus) {
-      const mm = (x: { min?: number | null; mean?: number | null; max?: number | null } | undefined, d = 0) =>
-        `${fmt(x?.min, d)} / ${fmt(x?.mean, d)} / ${fmt(x?.max, d)}`;
+    const mm = (x: { min?: number | null; mean?: number | null; max?: number | null } | undefined, d = 0) =>
+      `${fmt(x?.min, d)} / ${fmt(x?.mean, d)} / ${fmt(x?.max, d)}`;
+    for (const [g, u] of gpus)
       out.push(
         `| ${g} | ${cell((u.topology_services ?? []).join(', ') || '—')} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt(u.memory_total_gb, 1)} | ${fmt(u.memory_pressure_percent?.max, 0)} | ${fmt(u.memory_headroom_gb_min, 1)} |`,
       );
-    }
     out.push('');
   }
   const host = m.resource_usage?.host_memory;
@@ -386,25 +427,22 @@ export function renderMonitorComment(v: CandidateView): string {
   if (m.bottleneck) {
     const b = m.bottleneck;
     out.push(`**Bottleneck:** ${b.kind}${b.service ? ` (${b.service})` : ''}, confidence ${b.confidence}`);
-    for (const e of b.evidence) out.push(`- ${e}`);
-    out.push('');
+    out.push(...b.evidence.map((e) => `- ${e}`), '');
   }
-  if (v.opportunities?.length) {
-    out.push('**Opportunities:**');
-    for (const e of v.opportunities) out.push(`- ${e}`);
-    out.push('');
-  }
+  if (v.opportunities?.length) out.push('**Opportunities:**', ...v.opportunities.map((e) => `- ${e}`), '');
+  return out;
+}
 
-  out.push('</details>', '');
-
-  // chart
+/** The chart, the links, the telemetry gaps, the notes and the queries. */
+function linksSection(v: CandidateView): string[] {
+  const out: string[] = [];
   const chart = secondsChart(v);
   if (chart)
     out.push('<details><summary>Chart: seconds per rollout</summary>', '', chart, '', '</details>', '');
   if (v.recordChartUrl)
     out.push(`[The experiment's candidates with 95% intervals (SVG)](${encodeURI(v.recordChartUrl)})`, '');
   if (v.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v.grafanaUrl, v.runName, v.timeRange)})`, '');
-  const missing = m.telemetry_quality?.missing_metrics ?? [];
+  const missing = v.observation.stable_metrics.telemetry_quality?.missing_metrics ?? [];
   if (missing.length) out.push(`Telemetry gaps: no data for ${missing.join(', ')}.`, '');
   for (const n of v.notes ?? []) out.push(`> ${n}`, '');
   if (v.queries?.length) {
@@ -413,21 +451,44 @@ export function renderMonitorComment(v: CandidateView): string {
       out.push(`# ${q.quantity} (${q.source === 'rule' ? 'recording rule' : 'raw fallback'})`, q.query);
     out.push('```', '', '</details>', '');
   }
-  out.push(renderObservationBlock(o));
-  return out.join('\n');
+  return out;
 }
 
-/** The run's seconds per rollout with the projection, the baseline and the current best as lines. */
+/** The body of the monitor's sticky comment for one candidate: the decision first, details collapsed. */
+export function renderMonitorComment(v: CandidateView): string {
+  const reached = v.timeline.filter((t) => t.at);
+  return [
+    ...renderHeadline(v),
+    '<details><summary>Verdict, metrics and resources</summary>',
+    '',
+    ...(reached.length ? [`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(' → ')}`, ''] : []),
+    ...verdictSection(v),
+    ...metricsSection(v),
+    ...resourcesSection(v),
+    '</details>',
+    '',
+    ...linksSection(v),
+    renderObservationBlock(v.observation),
+  ].join('\n');
+}
+
+/**
+ * The run's seconds per rollout against its reference lines. A candidate with a decided figure is
+ * drawn at it (a `better` one below its reference) beside its 5-minute rate; the full run so far,
+ * start-up included, is drawn only while there is no decided figure.
+ */
 function secondsChart(v: CandidateView): string {
   if (!v.chart || !(v.chart.fullRun.length || v.chart.rate5m.length)) return '';
+  const f = viewFigure(v);
   const series = [
-    { name: 'full-run s/rollout', samples: v.chart.fullRun },
+    ...(f?.basis === 'decision'
+      ? []
+      : [{ name: 'full-run s/rollout so far (start-up included)', samples: v.chart.fullRun }]),
     { name: '5-min s/rollout', samples: v.chart.rate5m },
   ];
-  const verdict = v.observation.verdict;
-  const projected = verdict.projected_full_run?.value;
   const references: Array<{ name: string; value: number }> = [];
-  if (projected) references.push({ name: 'projected full run at run end', value: projected });
+  if (f && f.basis !== 'reading')
+    references.push({ name: `${v.candidate} ${figureLabel(f)}`, value: f.value });
   if (v.baseline && v.baseline.name !== v.candidate)
     references.push({
       name: describeReference(`baseline ${v.baseline.name}`),
@@ -438,18 +499,26 @@ function secondsChart(v: CandidateView): string {
       name: describeReference(`current best ${v.best.name}`),
       value: v.best.secondsPerRollout,
     });
-  const ref = Math.max(
-    projected ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
+  const top = Math.max(
+    f?.value ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
     ...references.map((r) => r.value),
   );
   const chart = lineChart(series, {
     title: 'Seconds per rollout (lower is better)',
     xLabel: 'run minutes',
     yLabel: 's/rollout',
-    yMax: ref > 0 ? ref * 2 : undefined,
+    yMax: top > 0 ? top * 2 : undefined,
     references,
   });
   return chart ? `${chart}\n\n${chartLegend(series, references)}` : '';
+}
+
+function figureLabel(f: Figure): string {
+  return f.basis === 'decision'
+    ? 'as decided'
+    : f.basis === 'projection'
+      ? "(the detector's projected full run)"
+      : '(decision estimate so far)';
 }
 
 /** The job summary: every candidate of the pass, same content as the comments. */
@@ -458,11 +527,11 @@ export function renderJobSummary(views: readonly CandidateView[]): string {
   const table = [
     '## topo monitor',
     '',
-    '| Experiment | Candidate | State | Verdict | Projected s/rollout | vs best |',
+    '| Experiment | Candidate | State | Verdict | s/rollout | Decision |',
     '|---|---|---|---|---|---|',
     ...views.map(
       (v) =>
-        `| ${v.experimentId} | ${v.candidate} | ${v.state} | ${v.observation.verdict.state} | ${fmtInterval(v.observation.verdict.projected_full_run)} | ${v.comparisons[0]?.outcome ?? '—'} |`,
+        `| ${v.experimentId} | ${v.candidate} | ${v.state} | ${v.observation.verdict.state} | ${fmtInterval(viewFigure(v))} | ${viewStanding(v).outcome} |`,
     ),
     '',
   ];

@@ -3,7 +3,7 @@
 // stood after each candidate (src/record/best.ts), ending at the record's current best.
 // Pure; no script, so the site renders the same with JavaScript off.
 import { bestSteps } from '../record/best.js';
-import { stabilisedValue } from '../record/model.js';
+import { figureOf } from '../record/figure.js';
 import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
 import { escapeHtml } from './markdown.js';
 
@@ -17,21 +17,20 @@ export interface ChartPoint {
   best: number;
 }
 
-/** Candidates with a value, in the order tried; the interval is the verdict's, else the value itself. */
+/** Candidates with a value, in the order tried, at their figures (src/record/figure.ts) with its interval. */
 export function chartPoints(record: ExperimentRecord): ChartPoint[] {
   const points: ChartPoint[] = [];
   record.runs.forEach((run, i) => {
-    const value = stabilisedValue(run);
-    if (value === null || !Number.isFinite(value)) return;
-    const interval = run.verdict?.projected_full_run ?? run.verdict?.value ?? null;
-    const best = bestSteps(record.runs.slice(0, i + 1)).at(-1)?.run;
+    const figure = figureOf(run, record.runs);
+    if (figure === null || !Number.isFinite(figure.value)) return;
+    const best = bestSteps(record.runs.slice(0, i + 1)).at(-1);
     points.push({
       name: run.name,
       status: run.status,
-      value,
-      low: interval?.low ?? value,
-      high: interval?.high ?? value,
-      best: (best && stabilisedValue(best)) ?? points.at(-1)?.best ?? value,
+      value: figure.value,
+      low: figure.low,
+      high: figure.high,
+      best: best?.value ?? points.at(-1)?.best ?? figure.value,
     });
   });
   return points;

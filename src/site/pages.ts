@@ -1,7 +1,8 @@
 // The experiments site: every record rendered as static pages (an index, one page per experiment
 // with its progress chart and best so far, one per candidate with its record entry, and the final
 // report). Pure: records in, pages out; `topo site` writes them.
-import { bestRun, stabilisedValue } from '../record/model.js';
+import { figureOf } from '../record/figure.js';
+import { bestRun } from '../record/model.js';
 import { recordChartSvg, runSection } from '../record/render.js';
 import { renderFinalReport } from '../report/final-report.js';
 import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
@@ -60,17 +61,17 @@ function experimentPage(record: ExperimentRecord, files: Map<RecordRun, string>)
   const rows = record.runs
     .map(
       (run, i) =>
-        `<tr${run === best ? ' class="best"' : ''}><td>${i + 1}</td><td><a href="${escapeHtml(files.get(run) ?? '')}">${escapeHtml(run.name)}</a></td><td>${escapeHtml(run.status)}</td><td>${escapeHtml(run.parent ?? '—')}</td><td>${seconds(stabilisedValue(run))}</td><td>${escapeHtml(run.decision.reason ?? '')}</td></tr>`,
+        `<tr${run === best ? ' class="best"' : ''}><td>${i + 1}</td><td><a href="${escapeHtml(files.get(run) ?? '')}">${escapeHtml(run.name)}</a></td><td>${escapeHtml(run.status)}</td><td>${escapeHtml(run.parent ?? '—')}</td><td>${seconds(figureOf(run, record.runs)?.value ?? null)}</td><td>${escapeHtml(run.decision.reason ?? '')}</td></tr>`,
     )
     .join('\n');
   const bestText = best
-    ? `<p class="best">Best so far: <a href="${escapeHtml(files.get(best) ?? '')}">${escapeHtml(best.name)}</a> at ${seconds(record.current_best.stabilized_seconds_per_rollout_full_run ?? stabilisedValue(best))} per rollout.</p>${record.current_best.decision_reasoning ? `\n<p class="why">${escapeHtml(record.current_best.decision_reasoning)}</p>` : ''}`
+    ? `<p class="best">Best so far: <a href="${escapeHtml(files.get(best) ?? '')}">${escapeHtml(best.name)}</a> at ${seconds(figureOf(best, record.runs)?.value ?? null)} per rollout.</p>${record.current_best.decision_reasoning ? `\n<p class="why">${escapeHtml(record.current_best.decision_reasoning)}</p>` : ''}`
     : '<p>No best candidate yet.</p>';
   return [
     `<p>${escapeHtml(record.objective)}</p>`,
     bestText,
     '<h2>Progress</h2>',
-    '<p>Seconds per rollout of each candidate in the order tried (lower is better): the point is the stabilised (projected) value, the bar its interval, the dashed line the current best as it stood after each candidate. Green accepted, grey rejected, red failed.</p>',
+    '<p>Seconds per rollout of each candidate in the order tried (lower is better): the point is its value as its decision says (its reference × (1 + the decided change); the baseline at its projected value), the bar its interval, the dashed line the current best as it stood after each candidate. Green accepted, grey rejected, red failed.</p>',
     progressChart(chartPoints(record), fileOf),
     '<h2>Candidates</h2>',
     `<table><thead><tr><th>#</th><th>candidate</th><th>status</th><th>parent</th><th>s/rollout</th><th>decision</th></tr></thead><tbody>\n${rows}\n</tbody></table>`,
@@ -89,7 +90,7 @@ export function renderSite(records: readonly ExperimentRecord[]): SitePage[] {
     const files = candidateFiles(record);
     const best = bestRun(record);
     items.push(
-      `<tr><td><a href="${escapeHtml(dir)}/index.html">${escapeHtml(title)}</a></td><td>${record.runs.length}</td><td>${escapeHtml(best?.name ?? '—')}</td><td>${seconds(best ? stabilisedValue(best) : null)}</td></tr>`,
+      `<tr><td><a href="${escapeHtml(dir)}/index.html">${escapeHtml(title)}</a></td><td>${record.runs.length}</td><td>${escapeHtml(best?.name ?? '—')}</td><td>${seconds(best ? (figureOf(best, record.runs)?.value ?? null) : null)}</td></tr>`,
     );
     const crumbs: [string, string][] = [
       ['../index.html', 'Experiments'],
@@ -102,7 +103,7 @@ export function renderSite(records: readonly ExperimentRecord[]): SitePage[] {
     record.runs.forEach((run, i) => {
       pages.push({
         path: `${dir}/${files.get(run)}`,
-        html: page(`${title}: ${run.name}`, crumbs, markdownToSafeHtml(runSection(run, i + 1))),
+        html: page(`${title}: ${run.name}`, crumbs, markdownToSafeHtml(runSection(run, i + 1, record.runs))),
       });
     });
     // The final report links the record's chart (experiments/<id>.svg) by a relative path.

@@ -1,6 +1,8 @@
 // One truth for "the best": the record's current_best against the decisions its pull requests
 // showed, read through the monitor's own model (src/report/standing.ts, what the comment's
 // headline, the check run and the label show), not through the record's rule it checks.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { standingOf } from '../../src/report/standing.js';
 import type { ExperimentRecord, RecordRun } from '../../src/types/generated/record.js';
 
@@ -39,4 +41,236 @@ export function bestProblems(record: ExperimentRecord): string[] {
       problems.push(`${run.name} was shown ${outcome} against ${reference}, yet it is current_best`);
   }
   return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One number: the FIGURES every surface shows (issue 32). A run's seconds per rollout is one number
+// wherever it is shown, and where a run and the reference it was decided against are both shown,
+// their ratio is inside the decision's interval (a `better` one below its reference). Read from
+// the surfaces' text, not from the code that renders them.
+
+/** A figure a surface shows for a run, and half a unit of its last digit. */
+export interface ShownFigure {
+  surface: string;
+  run: string;
+  value: number;
+  precision: number;
+}
+
+const precisionOf = (text: string) => 0.5 * 10 ** -(text.split('.')[1]?.length ?? 0);
+const figure = (surface: string, run: string, text: string): ShownFigure => ({
+  surface,
+  run,
+  value: Number(text),
+  precision: precisionOf(text),
+});
+
+/** "the baseline", "the baseline `b`", "the current best `m`", "the baseline (the current best)" → the name. */
+function referenceName(legend: string): string | null {
+  const m = /^the (baseline|current best|leading candidate)(?: `([^`]+)`)?/.exec(legend);
+  return m ? (m[2] ?? 'baseline') : null;
+}
+
+interface ParsedChart {
+  title: string;
+  labels: string[];
+  bars: number[][];
+  lines: number[][];
+  legend: string[];
+}
+
+/** The title, x labels, bars and lines of each ```mermaid block, with the legend line after it. */
+function mermaidCharts(text: string): ParsedChart[] {
+  const out: ParsedChart[] = [];
+  for (const m of text.matchAll(/```mermaid\n([\s\S]*?)```\n+([^\n]*)/g)) {
+    const body = m[1] ?? '';
+    const nums = (kind: string) =>
+      [...body.matchAll(new RegExp(`^ {2}${kind} \\[([^\\]]*)\\]`, 'gm'))].map((l) =>
+        (l[1] ?? '').split(',').map(Number),
+      );
+    const axis = /x-axis \[([^\]]*)\]/.exec(body)?.[1] ?? '';
+    out.push({
+      title: /^ {2}title "([^"]*)"/m.exec(body)?.[1] ?? '',
+      labels: [...axis.matchAll(/"([^"]*)"/g)].map((l) => l[1] ?? ''),
+      bars: nums('bar'),
+      lines: nums('line'),
+      legend: (m[2] ?? '').split(' · ').map((s) => s.replace(/^\S+\s/, '')),
+    });
+  }
+  return out;
+}
+
+/** Figures of a bar chart of candidates (the record's and the report's): each bar, and the reference lines. */
+function barChartFigures(surface: string, text: string): ShownFigure[] {
+  const out: ShownFigure[] = [];
+  for (const c of mermaidCharts(text).filter((c) => c.bars.length && /seconds per rollout/i.test(c.title))) {
+    c.labels.forEach((label, i) => {
+      const v = c.bars.map((b) => b[i] ?? 0).find((x) => x > 0);
+      if (v !== undefined) out.push({ surface, run: label, value: v, precision: 0.0005 });
+    });
+    // legend: the bar groups, then "baseline (10.83 s)", "current best `m` (9.4 s)"
+    const refs = c.legend.slice(c.legend.length - c.lines.length);
+    refs.forEach((name, i) => {
+      const run =
+        /^current best `([^`]+)`/.exec(name)?.[1] ??
+        (/^baseline(?: `([^`]+)`)?/.exec(name) ? (/`([^`]+)`/.exec(name)?.[1] ?? 'baseline') : null);
+      const v = c.lines[i]?.[0];
+      if (run && v !== undefined) out.push({ surface: `${surface} line`, run, value: v, precision: 0.0005 });
+    });
+  }
+  return out;
+}
+
+/** The figures a pull-request comment shows: its headline's value and reference, its chart's lines. */
+export function commentFigures(run: string, comment: string): ShownFigure[] {
+  const out: ShownFigure[] = [];
+  const head =
+    /^\*\*([\d.]+) s per rollout · [\d,]+ rollouts per hour\*\*[^\n]*?(?: · reference `([^`]+)`: ([\d.]+) s per rollout)?$/m.exec(
+      comment,
+    );
+  if (head?.[1]) out.push(figure('comment headline', run, head[1]));
+  if (head?.[2] && head[3]) out.push(figure('comment headline', head[2], head[3]));
+  for (const c of mermaidCharts(comment)) {
+    const first = c.lines.length - c.legend.length;
+    c.legend.forEach((name, i) => {
+      const line = c.lines[first + i] ?? [];
+      const constant = line.length > 0 && line.every((x) => x === line[0]);
+      const who = name.startsWith(`${run} `) ? run : referenceName(name);
+      if (who && constant)
+        out.push({ surface: 'comment chart', run: who, value: line[0] as number, precision: 0.0005 });
+    });
+  }
+  return out;
+}
+
+/** The figures of the record's Markdown: the current best's line and the bar chart. */
+export function recordMarkdownFigures(md: string): ShownFigure[] {
+  const best = /## Current best\n\n\*\*`([^`]+)`\*\* at ([\d.]+) s per rollout/.exec(md);
+  return [
+    ...(best?.[1] && best[2] ? [figure('record best line', best[1], best[2])] : []),
+    ...barChartFigures('record chart', md),
+  ];
+}
+
+/** The figures of the final report: its result line, its best topology and its chart. */
+export function reportFigures(report: string, baseline: string): ShownFigure[] {
+  const out: ShownFigure[] = [];
+  const result =
+    /\*\*Result:\*\* `([^`]+)` reaches ([\d.]+) s per rollout against the baseline's ([\d.]+) s/.exec(report);
+  if (result?.[1] && result[2] && result[3])
+    out.push(figure('report result', result[1], result[2]), figure('report result', baseline, result[3]));
+  const best = /## 3\. Best topology\n\n`([^`]+)`[^\n]*: ([\d.]+) s per rollout\./.exec(report);
+  if (best?.[1] && best[2]) out.push(figure('report best', best[1], best[2]));
+  return [...out, ...barChartFigures('report chart', report)];
+}
+
+/** The figures of the record's JSON: current_best and its reasoning ("a accepted: 9.40 s/rollout vs 10.00 s/rollout of b"). */
+export function recordFigures(record: ExperimentRecord): ShownFigure[] {
+  const best = record.current_best;
+  const out: ShownFigure[] = [];
+  if (best.topology && best.stabilized_seconds_per_rollout_full_run != null)
+    out.push({
+      surface: 'record current_best',
+      run: best.topology,
+      value: best.stabilized_seconds_per_rollout_full_run,
+      precision: 0.00005,
+    });
+  const why = /^(\S+) accepted[^:]*: ([\d.]+) s\/rollout(?: vs ([\d.]+) s\/rollout of (\S+?);)?/.exec(
+    best.decision_reasoning ?? '',
+  );
+  if (why?.[1] && why[2]) out.push(figure('record reasoning', why[1], why[2]));
+  if (why?.[3] && why[4]) out.push(figure('record reasoning', why[4], why[3]));
+  return out;
+}
+
+/** `topo autopilot status` / the dashboard: each row's s/rollout and the best-so-far line. */
+export function dashboardFigures(text: string): ShownFigure[] {
+  const out: ShownFigure[] = [];
+  for (const m of text.matchAll(/^\| [^|]+ \| `([^`]+)` \| [^|]+ \| [^|]+ \| ([\d.]+) \|/gm))
+    if (m[1] && m[2]) out.push(figure('dashboard row', m[1], m[2]));
+  const best =
+    /\*\*Best so far:\*\* `([^`]+)`, ([\d.]+) s\/rollout(?: against the baseline's ([\d.]+))?/.exec(text);
+  if (best?.[1] && best[2]) out.push(figure('dashboard best', best[1], best[2]));
+  return out;
+}
+
+/**
+ * The decision a run's pull request showed: its reference and interval of the relative change.
+ * None for the pruner's `not-better` against the leading candidate: the leader was compared live,
+ * while it still measured, and is shown at the figure its own decision gave it later.
+ */
+function decidedChange(
+  run: RecordRun,
+): { reference: string; low: number; high: number; better: boolean } | null {
+  const { outcome, reference } = shown(run);
+  if (run.monitor_decision?.against.startsWith('leading candidate ')) return null;
+  const d = run.monitor_decision;
+  const change =
+    d?.relative_change ??
+    (run.comparison?.ratio
+      ? { low: run.comparison.ratio.low - 1, high: run.comparison.ratio.high - 1 }
+      : null);
+  if (!reference || reference === run.name || !change) return null;
+  if (!['better', 'worse', 'equivalent', 'not-better'].includes(outcome)) return null;
+  return { reference, low: change.low, high: change.high, better: outcome === 'better' };
+}
+
+/**
+ * Where the figures contradict each other or the decisions: a run shown at two different values,
+ * a run shown beside its reference at a ratio outside its decision's interval (or not below it when
+ * decided better), a comment that says "not comparable" beside its decision. Empty when they agree.
+ */
+export function figureProblems(
+  record: ExperimentRecord,
+  figures: readonly ShownFigure[],
+  comments: Readonly<Record<string, string>> = {},
+): string[] {
+  const problems: string[] = [];
+  const byRun = new Map<string, ShownFigure[]>();
+  for (const f of figures) byRun.set(f.run, [...(byRun.get(f.run) ?? []), f]);
+  for (const [run, list] of byRun)
+    for (const f of list.slice(1))
+      if (Math.abs(f.value - list[0]!.value) > f.precision + list[0]!.precision + 1e-9)
+        problems.push(
+          `${run} is ${list[0]!.value} on the ${list[0]!.surface} but ${f.value} on the ${f.surface}`,
+        );
+  for (const run of record.runs) {
+    const d = decidedChange(run);
+    if (!d) continue;
+    const surfaces = new Set(figures.filter((f) => f.run === run.name).map((f) => f.surface));
+    for (const surface of surfaces) {
+      const mine = figures.find((f) => f.run === run.name && f.surface === surface)!;
+      const ref = figures.find((f) => f.run === d.reference && f.surface === surface);
+      if (!ref) continue;
+      const ratio = mine.value / ref.value - 1;
+      const tol = mine.precision / mine.value + ref.precision / ref.value + 1e-6;
+      if (ratio < d.low - tol || ratio > d.high + tol || (d.better && !(mine.value < ref.value)))
+        problems.push(
+          `${surface}: ${run.name} ${mine.value} against ${d.reference} ${ref.value} is ${(100 * ratio).toFixed(1)}%, outside its decision's interval [${(100 * d.low).toFixed(1)}%, ${(100 * d.high).toFixed(1)}%]`,
+        );
+    }
+  }
+  for (const [run, comment] of Object.entries(comments)) {
+    const decided = record.runs.find((r) => r.name === run)?.monitor_decision;
+    if (decided && decided.state !== 'reference' && /not comparable with/.test(comment))
+      problems.push(`${run}'s comment says "not comparable" beside its decision (${decided.state})`);
+  }
+  return problems;
+}
+
+/** Every figure problem of a `topo demo --out` folder: its comments, record, record Markdown and report. */
+export function demoFigureProblems(out: string): string[] {
+  const id = readdirSync(join(out, 'topologies'))[0] as string;
+  const read = (...p: string[]) => readFileSync(join(out, ...p), 'utf8');
+  const record = JSON.parse(read('experiments', `${id}.json`)) as ExperimentRecord;
+  const baseline = record.runs.find((r) => !r.parent)?.name ?? 'baseline';
+  const comments: Record<string, string> = {};
+  for (const f of readdirSync(join(out, 'comments'))) comments[f.replace(/\.md$/, '')] = read('comments', f);
+  const figures = [
+    ...Object.entries(comments).flatMap(([run, body]) => commentFigures(run, body)),
+    ...recordFigures(record),
+    ...recordMarkdownFigures(read('experiments', `${id}.md`)),
+    ...reportFigures(read('experiments', `${id}-report.md`), baseline),
+  ];
+  return figureProblems(record, figures, comments);
 }

@@ -3,14 +3,15 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { candidateOfRunName } from '../../lifecycle/run-name.js';
-import { renderMonitorComment } from '../../report/pr-comment.js';
+import { ownFigureOf } from '../../record/figure.js';
+import { type CandidateView, renderMonitorComment } from '../../report/pr-comment.js';
 import { DEFAULT_MIN_IMPROVEMENT } from '../../report/standing.js';
 import { createPrometheusClient, type PrometheusClient } from '../../telemetry/prometheus.js';
 import { anyRunSelector } from '../../telemetry/queries.js';
 import { checkClusters } from '../../topology/files.js';
 import { formatIssue } from '../../topology/issues.js';
 import type { Cluster } from '../../types/generated/clusters.js';
-import { analyzeRun, parseAt } from '../../usecases/analyze-run.js';
+import { type AnalyzeRunResult, analyzeRun, parseAt } from '../../usecases/analyze-run.js';
 import { num, type OptionSpec, type Parsed, parseOptions } from '../args.js';
 import type { CliIO, Command } from '../command.js';
 import { ConfigError, EXIT, FindingError, UsageError } from '../errors.js';
@@ -173,6 +174,16 @@ export function analyzeOptions(options: Record<string, string>): {
   return { atTs, inFlight };
 }
 
+/** The `--against` run as the comment draws it: at its own figure (the run at what the decision says). */
+function againstFigure(
+  name: string | undefined,
+  reference: AnalyzeRunResult | undefined,
+): CandidateView['baseline'] {
+  const o = reference?.analysis.observation;
+  const f = o ? ownFigureOf(o.verdict, o.stable_metrics.seconds_per_rollout_full_run) : null;
+  return name && f ? { name, secondsPerRollout: f.value } : null;
+}
+
 export const analyzeCommand: Command = {
   name: 'analyze',
   summary: 'Analyse one run from Prometheus',
@@ -298,6 +309,7 @@ export const analyzeCommand: Command = {
           queries: telemetry.queries,
           grafanaUrl: t.grafanaUrl,
           timeRange: analysis.startTs ? { fromMs: analysis.startTs * 1000, toMs: null } : null,
+          baseline: againstFigure(against, result.reference),
         })}\n`,
       );
     }

@@ -11,7 +11,7 @@ import { parseObservationBlock } from '../../../src/report/observation-block.js'
 import type { ExperimentRecord } from '../../../src/types/generated/record.js';
 import { type CliProcessRun, spawnTopo } from '../../support/cli-process.js';
 import { clusterCommand, repoRoot, requireCluster } from '../../support/cluster.js';
-import { bestProblems, shown } from '../../support/one-truth.js';
+import { bestProblems, demoFigureProblems, shown } from '../../support/one-truth.js';
 
 const CHROMIUM_FLAGS = [
   '--headless',
@@ -174,6 +174,13 @@ describe('topo demo --quick', () => {
     expect(recordMd).toContain(`## Current best\n\n**\`${best}\`**`);
     expect(report).toContain(`## 3. Best topology\n\n\`${best}\``);
     expect(ran.stdout).toContain(`current best: ${best}`);
+  });
+
+  it('one number: the comments, the record, its Markdown and the final report show each candidate at what its decision says', () => {
+    // old main showed the winner at its full run so far (start-up included) against the baseline's
+    // projection: 10.64 against 10.83 s/rollout beside "better by 18.1% [11.3%–24.5%]", and
+    // "not comparable with the baseline yet" above the decision
+    expect(demoFigureProblems(out)).toEqual([]);
   });
 
   it('writes the final report with its five parts', () => {

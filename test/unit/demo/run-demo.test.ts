@@ -400,21 +400,38 @@ describe('decide: the monitor’s standing, never a rule of its own', () => {
 });
 
 describe('oneWinner', () => {
-  const outcome = (name: string, value: number, decision: DemoOutcome['decision']): DemoOutcome => ({
+  const outcome = (
+    name: string,
+    value: number,
+    decision: DemoOutcome['decision'],
+    change = value / 11 - 1,
+  ): DemoOutcome => ({
     candidate: { name, topology: {} },
     run: { candidate: { name, topology: {} }, runName: `topo-x-${name}-0`, jobId: '1' },
-    observation: observation(name, value),
+    observation: {
+      ...observation(name, value),
+      decision: {
+        state: decision === 'accepted' ? 'better' : 'worse',
+        against: 'baseline baseline',
+        relative_change: { value: change, low: change - 0.02, high: change + 0.02 },
+        min_improvement: 0.02,
+        evidence: [],
+      },
+    },
     decision,
     reason: `${value} beats baseline`,
   });
-  it('keeps only the fastest of several accepted candidates of one round', () => {
+  it('keeps only the fastest of several accepted candidates of one round, by their decided change', () => {
     const result = oneWinner([
-      outcome('a', 10.3, 'accepted'),
-      outcome('b', 9.8, 'accepted'),
+      outcome('a', 9.7, 'accepted', -0.06),
+      outcome('b', 9.8, 'accepted', -0.09),
       outcome('c', 11, 'rejected'),
     ]);
+    // b's own value is higher, but its decision says it is the faster one
     expect(result.map((o) => o.decision)).toEqual(['rejected', 'accepted', 'rejected']);
-    expect(result[0]?.reason).toBe('10.3 beats baseline, but b of the same round is faster (9.80 s/rollout)');
+    expect(result[0]?.reason).toBe(
+      '9.7 beats baseline, but b of the same round is faster (decided 9.0% faster than the same reference)',
+    );
   });
   it('leaves a round with one accepted candidate as it is', () => {
     const batch = [outcome('a', 10.3, 'accepted'), outcome('c', 11, 'rejected')];

@@ -58,7 +58,11 @@ describe('monitor pass', () => {
     expect(world.checks.get(2)?.conclusion).toBeUndefined();
     const body = world.comments.get(1) as string;
     expect(body).toMatch(/^### 🟢 `a`: better than the baseline by \d/);
-    expect(body).toContain('faster than the baseline: ');
+    // its figure is what its decision says, and no fixed-sample comparison stands beside the decision
+    expect(body).toMatch(
+      /\*\*[\d.]+ s per rollout · [\d,]+ rollouts per hour\*\* \(as decided: −[\d.]+% against `baseline`/,
+    );
+    expect(body).not.toContain('faster than the baseline: ');
     expect(body.split('<!-- topo:observation')[0]).not.toContain('baseline baseline');
     expect(body).toContain('```mermaid');
     expect(parseObservationBlock(body)?.comparison?.outcome).toBe('better');

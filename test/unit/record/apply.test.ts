@@ -53,7 +53,8 @@ describe('apply', () => {
     expect(afterBaseline.current_best.decision_reasoning).toContain('first accepted candidate');
     const record = all();
     expect(record.current_best.topology).toBe('renderer-x6');
-    expect(record.current_best.stabilized_seconds_per_rollout_full_run).toBeCloseTo(4.1 * 1.01, 6);
+    // what its comparison says: the baseline's value × its ratio (0.789)
+    expect(record.current_best.stabilized_seconds_per_rollout_full_run).toBeCloseTo(5.2 * 1.01 * 0.789, 3);
     expect(record.current_best.decision_reasoning).toMatch(
       /renderer-x6 accepted \(pull request #2\): 4\.14 s\/rollout vs 5\.25 s\/rollout of baseline/,
     );
@@ -186,9 +187,10 @@ describe('current_best follows the decisions', () => {
     const record = [baseline, model].reduce(apply, fresh());
     expect(record.runs.map((r) => r.decision.outcome)).toEqual(['accept', 'accept']);
     expect(record.current_best.topology).toBe('model');
-    expect(record.current_best.stabilized_seconds_per_rollout_full_run).toBeCloseTo(10.1, 6);
+    // its figure is what its decision says: the baseline's 10.0 × (1 − 6%), never its projection
+    expect(record.current_best.stabilized_seconds_per_rollout_full_run).toBeCloseTo(9.4, 6);
     expect(record.current_best.decision_reasoning).toMatch(
-      /^model accepted: 10\.10 s\/rollout vs 10\.00 s\/rollout of baseline; decided better against current best baseline: change −6%/,
+      /^model accepted: 9\.40 s\/rollout vs 10\.00 s\/rollout of baseline; decided better against current best baseline: change −6%/,
     );
     expect(recordProblems(record)).toEqual([]);
     expect(apply(record, model)).toEqual(record);
@@ -214,7 +216,7 @@ describe('current_best follows the decisions', () => {
     expect(best([baseline, small]).topology).toBe('baseline');
   });
 
-  it('two candidates decided better than an older reference, not against each other: the lower decision estimate wins, in any merge order', () => {
+  it('two candidates decided better than an older reference, not against each other: the lower decided figure wins, in any merge order', () => {
     const a = decided(
       'a',
       '2026-12-02T10:00:00Z',
@@ -236,7 +238,7 @@ describe('current_best follows the decisions', () => {
       const current = best(order);
       expect(current.topology, order.map((o) => o.candidate).join(' ')).toBe('b');
       expect(current.decision_reasoning).toMatch(
-        /b accepted: 9\.20 s\/rollout vs 9\.00 s\/rollout of a; not decided against each other, so chosen by the decision estimate \(9\.20 against 9\.40 s\/rollout\)/,
+        /b accepted: 9\.10 s\/rollout vs 9\.30 s\/rollout of a; not decided against each other, so chosen by their decided figures/,
       );
     }
     // the next round is decided against that best, and its winner takes over

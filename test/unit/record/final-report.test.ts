@@ -24,7 +24,7 @@ describe('final report', () => {
       '## 5. Experiment record',
     ]);
     expect(text).toContain(
-      "`renderer-x6` reaches 4.14 s per rollout against the baseline's 5.25 s (-21.2%; 1.27× the throughput)",
+      "`renderer-x6` reaches 4.14 s per rollout against the baseline's 5.25 s as decided (-21.1%; 1.27× the throughput)",
     );
     expect(text.match(/```mermaid/g)).toHaveLength(3);
     expect(text).toContain('(https://example/blob/main/experiments/x.md)');

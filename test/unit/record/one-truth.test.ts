@@ -70,9 +70,9 @@ describe('one truth: the best', () => {
     const all = surfaces(record);
     for (const [surface, best] of Object.entries(all)) expect(best, surface).toBe('model');
     const report = renderFinalReport(record);
-    // the result is told by the estimate the decisions read, with the decision itself
+    // the result is told by the decision itself: the baseline's 10.0 × (1 − 6%)
     expect(report).toContain(
-      "**Result:** `model` reaches 9.50 s per rollout against the baseline's 10.10 s by the decision estimate (-5.9%; 1.06× the throughput); decided better against current best baseline: change −6% [−8%, −4%].",
+      "**Result:** `model` reaches 9.40 s per rollout against the baseline's 10.00 s as decided (-6%; 1.06× the throughput); decided better against current best baseline: change −6% [−8%, −4%].",
     );
   });
 

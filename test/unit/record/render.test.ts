@@ -44,10 +44,10 @@ describe('record Markdown', () => {
     expect(chart).toContain('x-axis ["baseline", "renderer-x6", "workers-4"]');
     // coloured by decision (accepted green, rejected red), baseline and current best as lines
     expect(chart).toContain('"plotColorPalette": "#2da44e,#cf222e,#1f6feb,#8250df"');
-    expect(chart).toContain('bar [5.252, 4.141, 0]');
+    expect(chart).toContain('bar [5.252, 4.144, 0]');
     expect(chart).toContain('bar [0, 0, 5.656]');
     expect(chart).toContain('line [5.252, 5.252, 5.252]');
-    expect(chart).toContain('line [4.141, 4.141, 4.141]');
+    expect(chart).toContain('line [4.144, 4.144, 4.144]');
     expect(chart).toContain(
       '🟩 accepted · 🟥 rejected · 🟦 baseline (5.25 s) · 🟪 current best `renderer-x6` (4.14 s) · without a value: `driver-x12` (failed)',
     );

@@ -285,7 +285,7 @@ describe('wording and Slurm state', () => {
     await expect(mermaidParse(block as string)).resolves.toMatchObject({ diagramType: 'xychart' });
     expect((block as string).match(/^ {2}line /gm)).toHaveLength(5);
     expect(body).toContain(
-      '🟦 full-run s/rollout · 🟧 5-min s/rollout · 🟩 projected full run at run end · 🟥 the baseline · 🟪 the current best `scale-driver-2`',
+      "🟦 full-run s/rollout so far (start-up included) · 🟧 5-min s/rollout · 🟩 scale-driver-4 (the detector's projected full run) · 🟥 the baseline · 🟪 the current best `scale-driver-2`",
     );
   });
 });

@@ -134,9 +134,11 @@ describe('the monitor comment', () => {
       /^### 🟢 `more-renderers`: better than the baseline `8gpu_64rollouts` by 10% \[95% interval 6%–14%\]/,
     );
     expect(body).toContain('**Timeline:** submitted 2026-01-01T10:00:00Z → started 2026-01-01T10:01:00Z');
-    expect(body).toContain(`#### Verdict: \`${verdict.state}\``);
+    expect(body).toContain(
+      `#### Detector verdict: \`${verdict.state}\` (the full-run value, start-up included)`,
+    );
     expect(body).toMatch(
-      /Projected full-run seconds per rollout at the end of the run: [\d.]+ \[[\d.]+, [\d.]+\]/,
+      /Projected full-run seconds per rollout at the end of the run \(the detector's, start-up included\): [\d.]+ \[[\d.]+, [\d.]+\]/,
     );
     expect(body).toContain('🟢 faster than the baseline `8gpu_64rollouts`: 10% fewer seconds per rollout');
     expect(body).toContain('| renderer | 40 | 50 |');

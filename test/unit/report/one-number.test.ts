@@ -1,0 +1,128 @@
+// One number (issue 32): every surface shows a candidate at what its decision says. The fixture is
+// old main's quick demo (b765edd): `model` decided better than the baseline by 18.1% [11.3%–24.5%],
+// yet its comment, record and report showed 10.64 s/rollout (its full run so far, start-up
+// included) against the baseline's 10.83, "not comparable with the baseline yet" above the decision,
+// and a bar chart with the winner nearly as tall as the baseline.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { baselineRun, referenceOf } from '../../../src/record/model.js';
+import { renderRecordMarkdown } from '../../../src/record/render.js';
+import { renderFinalReport } from '../../../src/report/final-report.js';
+import { parseObservationBlock } from '../../../src/report/observation-block.js';
+import { type CandidateView, renderMonitorComment } from '../../../src/report/pr-comment.js';
+import { chartPoints } from '../../../src/site/chart.js';
+import { renderSite } from '../../../src/site/pages.js';
+import type { ExperimentRecord } from '../../../src/types/generated/record.js';
+import { repoRoot } from '../../support/cluster.js';
+import {
+  commentFigures,
+  demoFigureProblems,
+  figureProblems,
+  recordMarkdownFigures,
+  reportFigures,
+  type ShownFigure,
+} from '../../support/one-truth.js';
+
+const OLD = join(repoRoot, 'test/fixtures/one-truth/old-main-quick');
+const id = readdirSync(join(OLD, 'topologies'))[0] as string;
+const record = JSON.parse(readFileSync(join(OLD, 'experiments', `${id}.json`), 'utf8')) as ExperimentRecord;
+const comment = (name: string) => readFileSync(join(OLD, 'comments', `${name}.md`), 'utf8');
+
+/** A candidate's comment rendered again from its observation block, as the monitor renders it. */
+function rerendered(name: string): string {
+  const observation = parseObservationBlock(comment(name))!;
+  const base = baselineRun(record)!;
+  const view: CandidateView = {
+    experimentId: record.experiment_id,
+    candidate: name,
+    runName: observation.run_name,
+    state: 'stopped',
+    timeline: [],
+    observation,
+    // the fixed-sample comparison the old comment showed beside the decision
+    comparisons: [{ against: 'baseline baseline', outcome: 'not-comparable' } as never],
+    chart: {
+      fullRun: [
+        { t: 0, v: 14 },
+        { t: 9, v: 10.64 },
+      ],
+      rate5m: [
+        { t: 0, v: 22 },
+        { t: 9, v: 8.7 },
+      ],
+    },
+    baseline: { name: base.name, secondsPerRollout: referenceOf(base)!.value.value },
+  };
+  return renderMonitorComment(view);
+}
+
+describe('one number: the checker', () => {
+  it("finds old main's contradictions: figures outside the decisions' intervals and 'not comparable' beside a decision", () => {
+    const problems = demoFigureProblems(OLD);
+    expect(problems).toContain(
+      "comment headline: model 10.64 against baseline 10.832 is -1.8%, outside its decision's interval [-24.5%, -11.3%]",
+    );
+    expect(problems).toContain(
+      "record chart: model 10.64 against baseline 10.832 is -1.8%, outside its decision's interval [-24.5%, -11.3%]",
+    );
+    expect(problems).toContain('model is 10.64 on the comment headline but 8.71 on the report result');
+    expect(problems).toContain(`model's comment says "not comparable" beside its decision (better)`);
+  });
+});
+
+describe('one number: every surface, rendered today from the same runs', () => {
+  const md = renderRecordMarkdown(record);
+  const report = renderFinalReport(record);
+  const comments = { model: rerendered('model'), 'scale-driver': rerendered('scale-driver') };
+  const figures: ShownFigure[] = [
+    ...Object.entries(comments).flatMap(([run, body]) => commentFigures(run, body)),
+    ...recordMarkdownFigures(md),
+    ...reportFigures(report, 'baseline'),
+  ];
+
+  it('shows model at what its decision says, the baseline × (1 − 18.1%), on every surface', () => {
+    expect(figureProblems(record, figures, comments)).toEqual([]);
+    const model = figures.filter((f) => f.run === 'model');
+    expect(new Set(model.map((f) => f.surface))).toEqual(
+      new Set([
+        'comment headline',
+        'comment chart',
+        'record best line',
+        'record chart',
+        'report result',
+        'report best',
+        'report chart',
+        'record chart line',
+        'report chart line',
+      ]),
+    );
+    for (const f of model) expect(f.value, f.surface).toBeCloseTo(10.8322 * (1 - 0.1812), 1);
+    expect(comments.model).toMatch(
+      /^\*\*8\.869 s per rollout · 406 rollouts per hour\*\* \(as decided: −18\.1% against `baseline` at 10\.832 s, 95% interval 8\.183–9\.614 s\)/m,
+    );
+  });
+
+  it('draws a candidate decided better below its reference, and no full run so far beside the decision', () => {
+    const chart = commentFigures('model', comments.model).filter((f) => f.surface === 'comment chart');
+    expect(chart.find((f) => f.run === 'model')!.value).toBeLessThan(
+      chart.find((f) => f.run === 'baseline')!.value,
+    );
+    expect(comments.model).not.toContain('full-run s/rollout so far');
+    expect(comments.model).not.toContain('not comparable');
+    // the verdict is labelled as what it is, beside the decision
+    expect(comments.model).toContain(
+      '#### Detector verdict: `warming` (the full-run value, start-up included)',
+    );
+  });
+
+  it('the site shows the same figures', () => {
+    const site = renderSite([record]).find((p) => p.path.endsWith('/index.html') && p.path.includes('/'))!;
+    expect(site.html).toContain('Best so far: <a href="model.html">model</a> at 8.869 s per rollout.');
+    const points = chartPoints(record);
+    expect(points.find((p) => p.name === 'model')!.value).toBeLessThan(
+      points.find((p) => p.name === 'baseline')!.value,
+    );
+    expect(points.at(-1)!.best).toBeCloseTo(8.869, 3);
+  });
+});
