@@ -306,8 +306,9 @@ function metricsList(run: RecordRun, runs: readonly RecordRun[]): string[] {
   return lines;
 }
 
-export function runSection(run: RecordRun, step: number, runs: readonly RecordRun[] = [run]): string {
-  const out: string[] = [`### Step ${step}: \`${run.name}\` — ${run.status}`, ''];
+/** The run's identity: its run, job, pull request, topology, parent, change and hypothesis. */
+function runFacts(run: RecordRun): string[] {
+  const out: string[] = [];
   const facts: string[] = [];
   if (run.run_name) facts.push(`run \`${run.run_name}\``);
   if (run.job_id) facts.push(`Slurm job \`${run.job_id}\``);
@@ -325,28 +326,29 @@ export function runSection(run: RecordRun, step: number, runs: readonly RecordRu
   );
   out.push(`- Parent: ${run.parent ? `\`${run.parent}\`` : 'none (baseline)'}`);
   const change = Object.entries(run.change ?? {});
-  if (change.length) {
-    out.push('- Change:');
-    for (const [key, value] of change) out.push(`  - \`${key}\`: ${value}`);
-  }
+  if (change.length) out.push('- Change:', ...change.map(([key, value]) => `  - \`${key}\`: ${value}`));
   if (run.hypothesis) out.push(`- Hypothesis: ${cell(safeText(run.hypothesis))}`);
   if (run.expected_effect) out.push(`- Expected effect: ${cell(run.expected_effect)}`);
-  out.push('', '#### Findings', '');
+  return out;
+}
+
+/** Findings (its figure first), queue depths, bottleneck, per-GPU and per-process resources. */
+function runFindings(run: RecordRun, runs: readonly RecordRun[]): string[] {
+  const out = ['', '#### Findings', ''];
   const metrics = metricsList(run, runs);
   out.push(...(metrics.length ? metrics : ['- No metrics were recorded.']));
   const evidence = run.verdict?.evidence ?? [];
-  if (evidence.length) {
-    out.push('- Evidence:');
-    for (const e of evidence) out.push(`  - ${cell(e)}`);
-  }
+  if (evidence.length) out.push('- Evidence:', ...evidence.map((e) => `  - ${cell(e)}`));
   const queue = queueTable(run.stable_metrics);
   if (queue) out.push('', queue);
   const b = run.stable_metrics?.bottleneck;
   out.push('', '#### Bottleneck', '');
-  if (b) {
-    out.push(`**${b.service ?? b.kind}** (${b.kind}, confidence ${b.confidence})`);
-    for (const e of b.evidence) out.push(`- ${cell(e)}`);
-  } else out.push('Not determined.');
+  if (b)
+    out.push(
+      `**${b.service ?? b.kind}** (${b.kind}, confidence ${b.confidence})`,
+      ...b.evidence.map((e) => `- ${cell(e)}`),
+    );
+  else out.push('Not determined.');
   const gpus = gpuTable(run.stable_metrics);
   out.push('', '#### Resources per GPU', '', gpus ?? 'No per-GPU telemetry was recorded.');
   const cpu = Object.entries(
@@ -357,14 +359,19 @@ export function runSection(run: RecordRun, step: number, runs: readonly RecordRu
     for (const [group, v] of cpu)
       out.push(`| ${cell(group)} | ${num(v.min, 0)} / ${num(v.mean, 0)} / ${num(v.max, 0)} |`);
   }
+  return out;
+}
+
+/** Telemetry gaps and classified failures. */
+function runProblems(run: RecordRun): string[] {
+  const out: string[] = [];
   const quality = run.stable_metrics?.telemetry_quality;
   const gaps = [
     ...(quality?.missing_metrics ?? []).map((m) => `missing metric \`${m}\``),
     ...(quality?.gaps ?? []),
   ];
   if (gaps.length || quality?.notes) {
-    out.push('', '#### Telemetry gaps', '');
-    for (const g of gaps) out.push(`- ${cell(g)}`);
+    out.push('', '#### Telemetry gaps', '', ...gaps.map((g) => `- ${cell(g)}`));
     if (quality?.notes) out.push(`- ${cell(quality.notes)}`);
   }
   if (run.failures?.length) {
@@ -382,6 +389,17 @@ export function runSection(run: RecordRun, step: number, runs: readonly RecordRu
       );
     }
   }
+  return out;
+}
+
+export function runSection(run: RecordRun, step: number, runs: readonly RecordRun[] = [run]): string {
+  const out: string[] = [
+    `### Step ${step}: \`${run.name}\` — ${run.status}`,
+    '',
+    ...runFacts(run),
+    ...runFindings(run, runs),
+    ...runProblems(run),
+  ];
   out.push('', '#### Decision', '');
   out.push(
     `**${run.decision.outcome}**${run.decision.reason ? `: ${cell(safeText(run.decision.reason))}` : ''}`,
