@@ -35,7 +35,7 @@ export interface DecidedAgainst {
 /** What a run was decided against (its monitor decision, else its comparison); null without a claim. */
 export function decidedAgainst(run: RecordRun): DecidedAgainst | null {
   const d = run.monitor_decision;
-  if (d) {
+  if (d?.against) {
     const outcome = decisionOutcome(d);
     if (outcome === 'measuring' || outcome === 'reference') return null;
     const { name: reference, role } = parseAgainst(d.against);
