@@ -63955,11 +63955,208 @@ function shouldStopOnDecision(decisions, options2 = {}) {
   return { stop: false, reason: "still measuring" };
 }
 
+// src/analysis/outcome.ts
+var DEFAULT_MIN_IMPROVEMENT = 0.02;
+function decisionOutcome(d2, min = d2.min_improvement) {
+  if (d2.state === "better" && d2.relative_change && d2.relative_change.value > -min) return "equivalent";
+  return d2.state;
+}
+function changeOutcome(change, min) {
+  if (!change) return "measuring";
+  if (change.high <= -min) return "better";
+  if (change.low > 0) return "worse";
+  if (change.low >= -min && change.high <= min) return "equivalent";
+  return "measuring";
+}
+function comparisonChange(c) {
+  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
+}
+function parseAgainst(against) {
+  const m2 = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
+  const role = m2?.[1] ?? null;
+  const full = (m2?.[2] ?? against).trim();
+  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
+  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
+}
+function decidedFigure(reference, change) {
+  const at = (x2) => Math.round(reference * (1 + x2) * 1e4) / 1e4;
+  return { value: at(change.value), low: at(change.low), high: at(change.high) };
+}
+
+// src/record/format.ts
+function seconds(value) {
+  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
+  return value < 1 ? value.toFixed(3) : value.toFixed(2);
+}
+function num2(value, digits = 1) {
+  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
+  return String(Number(value.toFixed(digits)));
+}
+function percentOfFraction(value) {
+  return value === null || value === void 0 ? "\u2014" : `${num2(value * 100, 0)}%`;
+}
+function interval(value, unit = " s") {
+  if (!value) return "\u2014";
+  return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
+}
+function decisionText(d2) {
+  if (!d2) return null;
+  const pc = (x2) => `${x2 < 0 ? "\u2212" : x2 > 0 ? "+" : ""}${num2(Math.abs(x2) * 100)}%`;
+  const change = d2.relative_change ? `: change ${pc(d2.relative_change.value)} [${pc(d2.relative_change.low)}, ${pc(d2.relative_change.high)}]` : "";
+  if (d2.state === "reference") return "the reference the others were decided against";
+  const head = d2.state === "measuring" ? "no decision (measuring)" : `decided ${d2.state}`;
+  return `${head} against ${d2.against}${change}`;
+}
+function comparisonText(comparison) {
+  if (!comparison) return null;
+  const ratio = comparison.ratio ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}\u2013${comparison.ratio.high.toFixed(3)}])` : "";
+  const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
+  return `${phrase} ${comparison.against}${ratio}`;
+}
+function cell(text2) {
+  if (text2 === null || text2 === void 0 || text2 === "") return "\u2014";
+  return text2.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
+}
+
+// src/record/model.ts
+var RECORD_SCHEMA_VERSION = 1;
+var DEFAULT_OBJECTIVE = "minimize stabilized full-run seconds_per_rollout";
+function recordPaths(experimentId) {
+  return {
+    json: `experiments/${experimentId}.json`,
+    markdown: `experiments/${experimentId}.md`,
+    report: `experiments/${experimentId}-report.md`,
+    chart: `experiments/${experimentId}.svg`
+  };
+}
+function createRecord(experiment, cluster) {
+  const fixed = experiment.fixed_inputs;
+  return {
+    schema_version: RECORD_SCHEMA_VERSION,
+    experiment_id: experiment.experiment_id,
+    objective: experiment.objective ?? DEFAULT_OBJECTIVE,
+    command: experiment.command ?? null,
+    fixed_inputs: {
+      deploy: fixed.deploy,
+      driver: fixed.driver,
+      base_topology: `topology=${experiment.base_topology}`,
+      cluster: experiment.cluster,
+      scenes: {
+        scene_ids: null,
+        test_suite_id: fixed.scenes ?? null,
+        scene_count: fixed.scene_count ?? null
+      },
+      cameras: fixed.cameras ?? null,
+      control_timestep_us: fixed.control_timestep_us ?? null,
+      simulation_duration_s: fixed.simulation_duration_s ?? 20,
+      rollouts_per_scene: fixed.rollouts_per_scene ?? 1,
+      git_commit: fixed.git_commit ?? null,
+      remote_checkout: cluster?.alpasim_checkout ?? null,
+      overrides: [...fixed.overrides ?? []],
+      telemetry: {
+        prometheus_url: cluster?.prometheus_url ?? null,
+        grafana_url: cluster?.grafana_url ?? null,
+        file_sd_source: cluster?.file_sd ?? null
+      },
+      slurm: {
+        account: fixed.slurm?.account ?? cluster?.slurm.account ?? null,
+        partition: fixed.slurm?.partition ?? cluster?.slurm.partition ?? null,
+        gpus_per_node: fixed.slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? null,
+        walltime: fixed.slurm?.time ?? cluster?.slurm.time ?? null
+      }
+    },
+    current_best: {
+      topology: null,
+      run_name: null,
+      stabilized_seconds_per_rollout_full_run: null,
+      decision_reasoning: null
+    },
+    runs: [],
+    report: null
+  };
+}
+function stabilisedValue(run3) {
+  return run3.verdict?.projected_full_run?.value ?? run3.verdict?.value?.value ?? run3.stable_metrics?.seconds_per_rollout_full_run ?? null;
+}
+function baselineRun(record) {
+  return record.runs.find((r) => !r.parent) ?? record.runs[0];
+}
+function bestRun(record) {
+  const name = record.current_best.topology;
+  return name ? record.runs.find((r) => r.name === name) : void 0;
+}
+function referenceOf(run3) {
+  const value = run3?.verdict?.projected_full_run ?? run3?.verdict?.value ?? null;
+  return run3 && value ? { name: run3.name, value, ...run3.verdict ? { verdict: run3.verdict } : {} } : null;
+}
+
+// src/record/figure.ts
+function decidedAgainst(run3) {
+  const d2 = run3.monitor_decision;
+  if (d2?.against) {
+    const outcome2 = decisionOutcome(d2);
+    if (outcome2 === "measuring" || outcome2 === "reference") return null;
+    const { name: reference2, role: role2 } = parseAgainst(d2.against);
+    return {
+      reference: reference2,
+      role: role2,
+      better: outcome2 === "better",
+      change: d2.relative_change ?? null,
+      text: decisionText(d2)
+    };
+  }
+  const c = run3.comparison;
+  if (!c) return null;
+  const change = comparisonChange(c);
+  const outcome = changeOutcome(change, DEFAULT_MIN_IMPROVEMENT);
+  if (outcome === "measuring") return null;
+  const { name: reference, role } = parseAgainst(c.against);
+  return {
+    reference,
+    role,
+    better: outcome === "better",
+    change,
+    text: comparisonText(c)
+  };
+}
+function ownFigureOf(verdict, reading) {
+  const projected = verdict?.projected_full_run ?? verdict?.value ?? null;
+  const i = projected ?? decisionProjection(verdict);
+  if (i) return { value: i.value, low: i.low, high: i.high, basis: projected ? "projection" : "estimate" };
+  return reading == null ? null : { value: reading, low: reading, high: reading, basis: "reading" };
+}
+function ownFigure(run3) {
+  return ownFigureOf(run3.verdict, run3.stable_metrics?.seconds_per_rollout_full_run);
+}
+function figureOf(run3, runs) {
+  return figureWithin(run3, runs, /* @__PURE__ */ new Set());
+}
+function figureWithin(run3, runs, seen) {
+  const decided2 = run3.status === "failed" ? null : decidedAgainst(run3);
+  const d2 = decided2?.role === "leading candidate" ? null : decided2;
+  const ref = d2?.change ? runs.find((r) => r.name === d2.reference && r.name !== run3.name) : void 0;
+  if (d2?.change && ref && !seen.has(run3.name)) {
+    const anchor = figureWithin(ref, runs, /* @__PURE__ */ new Set([...seen, run3.name]));
+    if (anchor)
+      return {
+        ...decidedFigure(anchor.value, d2.change),
+        basis: "decision",
+        against: { name: ref.name, value: anchor.value, change: d2.change }
+      };
+  }
+  return ownFigure(run3);
+}
+function referenceWithFigure(run3, runs) {
+  const r = referenceOf(run3);
+  const f = run3 && r ? figureOf(run3, runs) : null;
+  return r && f ? { ...r, figure: { value: f.value, low: f.low, high: f.high } } : r;
+}
+
 // src/chart/mermaid.ts
 function text(s) {
   return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
 }
-function num2(x2) {
+function num3(x2) {
   return String(round(x2, 3));
 }
 var MAX_AXIS_LABELS = 12;
@@ -63995,9 +64192,9 @@ function lineChart(series, o) {
     "xychart-beta",
     `  title "${text(o.title)}"`,
     `  x-axis "${text(o.xLabel)}" [${xs.map((x2) => String(Math.round(x2))).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num2(yMax)}`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num3(yMax)}`,
     ...lines.map(
-      (l3) => `  line [${l3.map((v2) => num2(Math.min(Number.isFinite(v2) ? v2 : 0, yMax))).join(", ")}]`
+      (l3) => `  line [${l3.map((v2) => num3(Math.min(Number.isFinite(v2) ? v2 : 0, yMax))).join(", ")}]`
     ),
     "```"
   ];
@@ -64020,9 +64217,9 @@ function barChart(bars, o) {
     "xychart-beta",
     `  title "${text(o.title)}"`,
     `  x-axis [${rows.map((b2) => `"${text(b2.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num2(yMax)}`,
-    `  bar [${rows.map((b2) => num2(b2.value)).join(", ")}]`,
-    ...line.length ? [`  line [${line.map(num2).join(", ")}]`] : [],
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num3(yMax)}`,
+    `  bar [${rows.map((b2) => num3(b2.value)).join(", ")}]`,
+    ...line.length ? [`  line [${line.map(num3).join(", ")}]`] : [],
     "```"
   ].join("\n");
 }
@@ -64039,9 +64236,9 @@ function decidedBarChart(bars, groups2, references, o) {
     "xychart-beta",
     `  title "${text(o.title)}"`,
     `  x-axis [${rows.map((b2) => `"${text(b2.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num2(yMax)}`,
-    ...present.map((g) => `  bar [${rows.map((b2) => num2(b2.group === g.key ? b2.value : 0)).join(", ")}]`),
-    ...refs.map((r) => `  line [${rows.map(() => num2(r.value)).join(", ")}]`),
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num3(yMax)}`,
+    ...present.map((g) => `  bar [${rows.map((b2) => num3(b2.group === g.key ? b2.value : 0)).join(", ")}]`),
+    ...refs.map((r) => `  line [${rows.map(() => num3(r.value)).join(", ")}]`),
     "```"
   ].join("\n");
   const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
@@ -65030,30 +65227,6 @@ function grafanaDashboardUrl(base, run3, range, dashboard = ALPASIM_DASHBOARD) {
   return `${base.replace(/\/+$/, "")}/${path}?${params.toString()}`;
 }
 
-// src/analysis/outcome.ts
-var DEFAULT_MIN_IMPROVEMENT = 0.02;
-function decisionOutcome(d2, min = d2.min_improvement) {
-  if (d2.state === "better" && d2.relative_change && d2.relative_change.value > -min) return "equivalent";
-  return d2.state;
-}
-function changeOutcome(change, min) {
-  if (!change) return "measuring";
-  if (change.high <= -min) return "better";
-  if (change.low > 0) return "worse";
-  if (change.low >= -min && change.high <= min) return "equivalent";
-  return "measuring";
-}
-function comparisonChange(c) {
-  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
-}
-function parseAgainst(against) {
-  const m2 = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
-  const role = m2?.[1] ?? null;
-  const full = (m2?.[2] ?? against).trim();
-  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
-  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
-}
-
 // src/report/standing.ts
 var OUTCOME_ICON = {
   better: "\u{1F7E2}",
@@ -65239,7 +65412,7 @@ function fmt(x2, digits = 3) {
 function fmtInterval(i) {
   return i ? `${fmt(i.value)} [${fmt(i.low)}, ${fmt(i.high)}]` : "\u2014";
 }
-function cell(s) {
+function cell2(s) {
   return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
 function grafanaLink(base, runName, range) {
@@ -65295,15 +65468,39 @@ function thousands(x2) {
 function throughput(seconds3) {
   return `${fmt(seconds3, 3)} s per rollout \xB7 ${thousands(3600 / seconds3)} rollouts per hour`;
 }
+function viewFigure(v2) {
+  const d2 = v2.observation.decision;
+  const change = d2?.relative_change;
+  if (d2 && change && d2.state !== "reference" && change.low < change.high) {
+    const name = parseAgainst(d2.against).name;
+    const ref = [v2.best, v2.baseline].find((r) => r?.name === name && r.secondsPerRollout > 0);
+    if (ref)
+      return {
+        ...decidedFigure(ref.secondsPerRollout, change),
+        basis: "decision",
+        against: { name, value: ref.secondsPerRollout, change }
+      };
+  }
+  return ownFigureOf(v2.observation.verdict, v2.observation.stable_metrics.seconds_per_rollout_full_run);
+}
+function figureBasis(f) {
+  const range = f.low < f.high ? `, 95% interval ${fmt(f.low)}\u2013${fmt(f.high)} s` : "";
+  switch (f.basis) {
+    case "decision":
+      return `as decided: ${signed(f.against?.change?.value ?? 0)} against ${code(f.against?.name ?? "")} at ${fmt(f.against?.value)} s${range}`;
+    case "projection":
+      return `the detector's projected full run${range}`;
+    case "estimate":
+      return `decision estimate so far${range}`;
+    default:
+      return "full run so far, start-up included; no projection yet";
+  }
+}
 function valueLine(v2) {
-  const verdict = v2.observation.verdict;
-  const value = verdict.value ?? verdict.projected_full_run;
-  const now = v2.observation.stable_metrics.seconds_per_rollout_full_run;
-  const ref = v2.best ?? v2.baseline;
+  const f = viewFigure(v2);
+  const ref = f?.against ? { name: f.against.name, secondsPerRollout: f.against.value } : v2.best ?? v2.baseline;
   const refText = ref && ref.secondsPerRollout > 0 && ref.name !== v2.candidate ? ` \xB7 reference ${code(ref.name)}: ${throughput(ref.secondsPerRollout)}` : "";
-  if (value && value.value > 0)
-    return `**${throughput(value.value)}** (${verdict.value ? "projected full run" : "provisional projection"}, 95% interval ${fmt(value.low)}\u2013${fmt(value.high)} s)${refText}`;
-  if (now && now > 0) return `**${throughput(now)}** (full run so far, no projection yet)${refText}`;
+  if (f && f.value > 0) return `**${throughput(f.value)}** (${figureBasis(f)})${refText}`;
   return void 0;
 }
 function isLive(v2) {
@@ -65367,26 +65564,21 @@ function comparisonLine(c) {
   const change = c.ratio.value - 1;
   return `${word} ${ref}: ${pct2(change)} ${change <= 0 ? "fewer" : "more"} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}\u2013${c.ratio.high})`;
 }
-function renderMonitorComment(v2) {
+function verdictSection(v2) {
   const o = v2.observation;
   const verdict = o.verdict;
-  const m2 = o.stable_metrics;
-  const out = [
-    ...renderHeadline(v2),
-    "<details><summary>Verdict, metrics and resources</summary>",
-    ""
-  ];
-  const reached = v2.timeline.filter((t) => t.at);
-  if (reached.length) out.push(`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, "");
-  out.push(`#### Verdict: \`${verdict.state}\``);
-  out.push("");
+  const d2 = o.decision;
+  const out = [`#### Detector verdict: \`${verdict.state}\` (the full-run value, start-up included)`, ""];
   if (verdict.value)
     out.push(
-      `**Projected full-run seconds per rollout at the end of the run: ${fmtInterval(verdict.value)}** (95% interval; candidates are compared on it)`,
+      `Projected full-run seconds per rollout at the end of the run (the detector's, start-up included): ${fmtInterval(verdict.value)} (95% interval)${d2 ? "; the decision reads the rollouts after the first wave instead" : ""}`,
       ""
     );
   else if (verdict.projected_full_run)
-    out.push(`Provisional projection: ${fmtInterval(verdict.projected_full_run)} (not stable yet)`, "");
+    out.push(
+      `The detector's provisional full-run projection (start-up included, not stable yet): ${fmtInterval(verdict.projected_full_run)}`,
+      ""
+    );
   if (verdict.cycle)
     out.push(
       `Cyclic steady state: period ${fmt(verdict.cycle.period_minutes, 1)} min, amplitude \xB1${fmt(100 * (verdict.cycle.amplitude_relative ?? 0), 1)}% (topology cannot fix cycles)`,
@@ -65398,9 +65590,9 @@ function renderMonitorComment(v2) {
     for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
     out.push("");
   }
-  for (const c of v2.comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
-  if (v2.comparisons.length) out.push("");
-  const d2 = o.decision;
+  const comparisons = d2 ? [] : v2.comparisons;
+  for (const c of comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
+  if (comparisons.length) out.push("");
   if (d2) {
     out.push(
       `Decision (${d2.method ?? "sequential"}): \`${d2.state}\` against ${describeReference(d2.against)}, min_improvement ${pct2(d2.min_improvement)}${d2.decided_at_minutes != null ? `, decided at run-minute ${fmt(d2.decided_at_minutes, 1)}` : ""}${d2.gpu_minutes_used != null ? ` \xB7 ${fmt(d2.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d2) ? ` \xB7 ${savingsText(d2)}` : ""}`
@@ -65408,19 +65600,21 @@ function renderMonitorComment(v2) {
     for (const e of d2.evidence) out.push(`- ${e}`);
     out.push("");
   }
-  if (verdict.evidence.length) {
-    out.push("Evidence:", "");
-    for (const e of verdict.evidence) out.push(`- ${e}`);
-    out.push("");
-  }
-  out.push("#### Metrics");
-  out.push("");
-  out.push("| Metric | Value |", "|---|---|");
-  const row = (k2, val) => out.push(`| ${k2} | ${cell(val)} |`);
-  row("Full-run s/rollout (now)", fmt(m2.seconds_per_rollout_full_run));
+  if (verdict.evidence.length)
+    out.push("Evidence of the verdict:", "", ...verdict.evidence.map((e) => `- ${e}`), "");
+  return out;
+}
+function metricsSection(v2) {
+  const verdict = v2.observation.verdict;
+  const m2 = v2.observation.stable_metrics;
+  const f = viewFigure(v2);
+  const out = ["#### Metrics", "", "| Metric | Value |", "|---|---|"];
+  const row = (k2, val) => out.push(`| ${k2} | ${cell2(val)} |`);
+  if (f) row(`s/rollout (${f.basis === "decision" ? "as decided" : "shown above"})`, fmtInterval(f));
+  row("Full-run s/rollout so far (start-up included)", fmt(m2.seconds_per_rollout_full_run));
   row("5-min s/rollout (diagnostic)", fmt(m2.seconds_per_rollout_5m));
   row("Steady s/rollout after warm-up", fmtInterval(verdict.steady_seconds_per_rollout));
-  row("Projected full-run s/rollout", fmtInterval(verdict.projected_full_run));
+  row("Detector's projected full-run s/rollout (start-up included)", fmtInterval(verdict.projected_full_run));
   row("Completed / failed rollouts", `${fmt(m2.completed_rollouts, 0)} / ${fmt(m2.failed_rollouts, 0)}`);
   row(
     "Run-minutes of data / warm-up ends at",
@@ -65438,18 +65632,22 @@ function renderMonitorComment(v2) {
     for (const [svc, q2] of queue) out.push(`| ${svc} | ${fmt(q2.worker_min, 1)} | ${fmt(q2.worker_max, 1)} |`);
     out.push("");
   }
+  return out;
+}
+function resourcesSection(v2) {
+  const m2 = v2.observation.stable_metrics;
+  const out = [];
   const gpus = Object.entries(m2.resource_usage?.gpu_by_index ?? {});
   if (gpus.length) {
     out.push(
       "| GPU | Services | Util % min/mean/max | Memory GB min/mean/max | Total GB | Pressure % max | Headroom GB min |",
       "|---|---|---|---|---|---|---|"
     );
-    for (const [g, u] of gpus) {
-      const mm = (x2, d3 = 0) => `${fmt(x2?.min, d3)} / ${fmt(x2?.mean, d3)} / ${fmt(x2?.max, d3)}`;
+    const mm = (x2, d2 = 0) => `${fmt(x2?.min, d2)} / ${fmt(x2?.mean, d2)} / ${fmt(x2?.max, d2)}`;
+    for (const [g, u] of gpus)
       out.push(
-        `| ${g} | ${cell((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt(u.memory_total_gb, 1)} | ${fmt(u.memory_pressure_percent?.max, 0)} | ${fmt(u.memory_headroom_gb_min, 1)} |`
+        `| ${g} | ${cell2((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt(u.memory_total_gb, 1)} | ${fmt(u.memory_pressure_percent?.max, 0)} | ${fmt(u.memory_headroom_gb_min, 1)} |`
       );
-    }
     out.push("");
   }
   const host = m2.resource_usage?.host_memory;
@@ -65461,22 +65659,20 @@ function renderMonitorComment(v2) {
   if (m2.bottleneck) {
     const b2 = m2.bottleneck;
     out.push(`**Bottleneck:** ${b2.kind}${b2.service ? ` (${b2.service})` : ""}, confidence ${b2.confidence}`);
-    for (const e of b2.evidence) out.push(`- ${e}`);
-    out.push("");
+    out.push(...b2.evidence.map((e) => `- ${e}`), "");
   }
-  if (v2.opportunities?.length) {
-    out.push("**Opportunities:**");
-    for (const e of v2.opportunities) out.push(`- ${e}`);
-    out.push("");
-  }
-  out.push("</details>", "");
+  if (v2.opportunities?.length) out.push("**Opportunities:**", ...v2.opportunities.map((e) => `- ${e}`), "");
+  return out;
+}
+function linksSection(v2) {
+  const out = [];
   const chart = secondsChart(v2);
   if (chart)
     out.push("<details><summary>Chart: seconds per rollout</summary>", "", chart, "", "</details>", "");
   if (v2.recordChartUrl)
     out.push(`[The experiment's candidates with 95% intervals (SVG)](${encodeURI(v2.recordChartUrl)})`, "");
   if (v2.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v2.grafanaUrl, v2.runName, v2.timeRange)})`, "");
-  const missing2 = m2.telemetry_quality?.missing_metrics ?? [];
+  const missing2 = v2.observation.stable_metrics.telemetry_quality?.missing_metrics ?? [];
   if (missing2.length) out.push(`Telemetry gaps: no data for ${missing2.join(", ")}.`, "");
   for (const n of v2.notes ?? []) out.push(`> ${n}`, "");
   if (v2.queries?.length) {
@@ -65485,19 +65681,34 @@ function renderMonitorComment(v2) {
       out.push(`# ${q2.quantity} (${q2.source === "rule" ? "recording rule" : "raw fallback"})`, q2.query);
     out.push("```", "", "</details>", "");
   }
-  out.push(renderObservationBlock(o));
-  return out.join("\n");
+  return out;
+}
+function renderMonitorComment(v2) {
+  const reached = v2.timeline.filter((t) => t.at);
+  return [
+    ...renderHeadline(v2),
+    "<details><summary>Verdict, metrics and resources</summary>",
+    "",
+    ...reached.length ? [`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, ""] : [],
+    ...verdictSection(v2),
+    ...metricsSection(v2),
+    ...resourcesSection(v2),
+    "</details>",
+    "",
+    ...linksSection(v2),
+    renderObservationBlock(v2.observation)
+  ].join("\n");
 }
 function secondsChart(v2) {
   if (!v2.chart || !(v2.chart.fullRun.length || v2.chart.rate5m.length)) return "";
+  const f = viewFigure(v2);
   const series = [
-    { name: "full-run s/rollout", samples: v2.chart.fullRun },
+    ...f?.basis === "decision" ? [] : [{ name: "full-run s/rollout so far (start-up included)", samples: v2.chart.fullRun }],
     { name: "5-min s/rollout", samples: v2.chart.rate5m }
   ];
-  const verdict = v2.observation.verdict;
-  const projected = verdict.projected_full_run?.value;
   const references = [];
-  if (projected) references.push({ name: "projected full run at run end", value: projected });
+  if (f && f.basis !== "reading")
+    references.push({ name: `${v2.candidate} ${figureLabel(f)}`, value: f.value });
   if (v2.baseline && v2.baseline.name !== v2.candidate)
     references.push({
       name: describeReference(`baseline ${v2.baseline.name}`),
@@ -65508,20 +65719,23 @@ function secondsChart(v2) {
       name: describeReference(`current best ${v2.best.name}`),
       value: v2.best.secondsPerRollout
     });
-  const ref = Math.max(
-    projected ?? v2.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
+  const top = Math.max(
+    f?.value ?? v2.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
     ...references.map((r) => r.value)
   );
   const chart = lineChart(series, {
     title: "Seconds per rollout (lower is better)",
     xLabel: "run minutes",
     yLabel: "s/rollout",
-    yMax: ref > 0 ? ref * 2 : void 0,
+    yMax: top > 0 ? top * 2 : void 0,
     references
   });
   return chart ? `${chart}
 
 ${chartLegend(series, references)}` : "";
+}
+function figureLabel(f) {
+  return f.basis === "decision" ? "as decided" : f.basis === "projection" ? "(the detector's projected full run)" : "(decision estimate so far)";
 }
 
 // src/telemetry/prometheus.ts
@@ -68471,14 +68685,14 @@ function decisionOf(standing, c, observation, { reference, leader, previous, end
   const isReference = c.candidate === reference?.name || c.candidate === baselineName(standing);
   if ((ended || !reference) && isDecided(previous)) return previous;
   if (!reference && !isReference) return null;
-  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
+  const lead = leader && leader.name !== c.candidate ? decidedAgainst2(leader, c.pr) : null;
   if (lead && isDecided(previous) && previous.against === lead.name) return previous;
   const x2 = standing.experiment;
   const options2 = {
     ...decisionOptions(x2),
     minImprovement: x2.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
   };
-  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
+  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst2(reference, c.pr) : null, {
     ...options2,
     previous,
     isReference
@@ -68487,7 +68701,7 @@ function decisionOf(standing, c, observation, { reference, leader, previous, end
   const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
   return pruneByLeader(observation.verdict, lead, { ...options2, previous, leaders }) ?? decision;
 }
-function decidedAgainst(r, pr) {
+function decidedAgainst2(r, pr) {
   const role = r.role === "run" ? "" : `${r.role} `;
   const name = `${role}${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
   return { name, verdict: r.verdict, label: describeReference(name) };
@@ -68842,7 +69056,7 @@ function rateSteps(n, from, to, minStep) {
   }
   return out;
 }
-function interval(value, a, b2, digits = 4) {
+function interval2(value, a, b2, digits = 4) {
   return {
     value: round(value, digits),
     low: round(Math.min(a, b2), digits),
@@ -69017,9 +69231,9 @@ function checkpoints(f, plan, settledAt) {
   return checks;
 }
 function steadyFields(f, plan, latest) {
-  const projected = interval(latest.proj.value, latest.lo, latest.hi);
+  const projected = interval2(latest.proj.value, latest.lo, latest.hi);
   const r = latest.rate;
-  const steady = interval(
+  const steady = interval2(
     60 / r.rate,
     60 / (r.rate + 1.96 * r.se),
     60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3)
@@ -69664,7 +69878,7 @@ function observeWithoutJob(run3) {
 }
 
 // src/judge/reference.ts
-function referenceOf(exp, observed) {
+function referenceOf2(exp, observed) {
   if (exp.best) return measuredReference("current best", exp.best);
   if (exp.baseline) return measuredReference("baseline", exp.baseline);
   const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
@@ -69693,7 +69907,7 @@ var isStable = (v2) => v2 === "stable" || v2 === "cyclic";
 function judgeRuns(runs, standing) {
   const observed = runs.map((r) => observeRunOf(r.run));
   const chosen = runs.map((r, i) => ({ c: r.candidate, analysis: observed[i]?.analysis }));
-  const reference = referenceOf(standing, chosen);
+  const reference = referenceOf2(standing, chosen);
   const leader = leaderOf(standing, chosen, reference);
   const judgements = runs.map(
     (r, i) => decideRunOf(r.run, observed[i], {
@@ -70123,6 +70337,11 @@ function analyzeOptions(options2) {
   }
   return { atTs, inFlight: inFlight2 };
 }
+function againstFigure(name, reference) {
+  const o = reference?.analysis.observation;
+  const f = o ? ownFigureOf(o.verdict, o.stable_metrics.seconds_per_rollout_full_run) : null;
+  return name && f ? { name, secondsPerRollout: f.value } : null;
+}
 var analyzeCommand = {
   name: "analyze",
   summary: "Analyse one run from Prometheus",
@@ -70245,7 +70464,8 @@ var analyzeCommand = {
           opportunities: analysis.opportunities,
           queries: telemetry.queries,
           grafanaUrl: t.grafanaUrl,
-          timeRange: analysis.startTs ? { fromMs: analysis.startTs * 1e3, toMs: null } : null
+          timeRange: analysis.startTs ? { fromMs: analysis.startTs * 1e3, toMs: null } : null,
+          baseline: againstFigure(against, result.reference)
         })}
 `
       );
@@ -70618,78 +70838,6 @@ function renderDashboard(experimentId, runs, plan) {
   ].join("\n");
 }
 
-// src/record/model.ts
-var RECORD_SCHEMA_VERSION = 1;
-var DEFAULT_OBJECTIVE = "minimize stabilized full-run seconds_per_rollout";
-function recordPaths(experimentId) {
-  return {
-    json: `experiments/${experimentId}.json`,
-    markdown: `experiments/${experimentId}.md`,
-    report: `experiments/${experimentId}-report.md`,
-    chart: `experiments/${experimentId}.svg`
-  };
-}
-function createRecord(experiment, cluster) {
-  const fixed = experiment.fixed_inputs;
-  return {
-    schema_version: RECORD_SCHEMA_VERSION,
-    experiment_id: experiment.experiment_id,
-    objective: experiment.objective ?? DEFAULT_OBJECTIVE,
-    command: experiment.command ?? null,
-    fixed_inputs: {
-      deploy: fixed.deploy,
-      driver: fixed.driver,
-      base_topology: `topology=${experiment.base_topology}`,
-      cluster: experiment.cluster,
-      scenes: {
-        scene_ids: null,
-        test_suite_id: fixed.scenes ?? null,
-        scene_count: fixed.scene_count ?? null
-      },
-      cameras: fixed.cameras ?? null,
-      control_timestep_us: fixed.control_timestep_us ?? null,
-      simulation_duration_s: fixed.simulation_duration_s ?? 20,
-      rollouts_per_scene: fixed.rollouts_per_scene ?? 1,
-      git_commit: fixed.git_commit ?? null,
-      remote_checkout: cluster?.alpasim_checkout ?? null,
-      overrides: [...fixed.overrides ?? []],
-      telemetry: {
-        prometheus_url: cluster?.prometheus_url ?? null,
-        grafana_url: cluster?.grafana_url ?? null,
-        file_sd_source: cluster?.file_sd ?? null
-      },
-      slurm: {
-        account: fixed.slurm?.account ?? cluster?.slurm.account ?? null,
-        partition: fixed.slurm?.partition ?? cluster?.slurm.partition ?? null,
-        gpus_per_node: fixed.slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? null,
-        walltime: fixed.slurm?.time ?? cluster?.slurm.time ?? null
-      }
-    },
-    current_best: {
-      topology: null,
-      run_name: null,
-      stabilized_seconds_per_rollout_full_run: null,
-      decision_reasoning: null
-    },
-    runs: [],
-    report: null
-  };
-}
-function stabilisedValue(run3) {
-  return run3.verdict?.projected_full_run?.value ?? run3.verdict?.value?.value ?? run3.stable_metrics?.seconds_per_rollout_full_run ?? null;
-}
-function baselineRun(record) {
-  return record.runs.find((r) => !r.parent) ?? record.runs[0];
-}
-function bestRun(record) {
-  const name = record.current_best.topology;
-  return name ? record.runs.find((r) => r.name === name) : void 0;
-}
-function referenceOf2(run3) {
-  const value = run3?.verdict?.projected_full_run ?? run3?.verdict?.value ?? null;
-  return run3 && value ? { name: run3.name, value, ...run3.verdict ? { verdict: run3.verdict } : {} } : null;
-}
-
 // src/autopilot/runs.ts
 var ROUND = /^Autopilot round (\d{1,3}): /;
 function roundHypothesis(round3, hypothesis) {
@@ -70720,7 +70868,7 @@ function runsFromRecord(record, gpusPerRun2) {
   return record.runs.map((run3) => {
     const round3 = run3 === base ? 0 : roundOf(run3.hypothesis);
     const outcome = run3 === base && run3.status !== "failed" ? "equivalent" : recordedOutcome(run3);
-    const seconds3 = stabilisedValue(run3);
+    const seconds3 = figureOf(run3, record.runs)?.value ?? null;
     return {
       name: run3.name,
       round: round3,
@@ -77252,7 +77400,7 @@ function viewOf(e, p, j2) {
   const { c, job } = p;
   const { analysis, ended = false } = p.observed ?? {};
   const x2 = exp.experiment;
-  const seconds3 = (r) => r ? { name: r.name, secondsPerRollout: r.value.value } : null;
+  const seconds3 = (r) => r ? { name: r.name, secondsPerRollout: (r.figure ?? r.value).value } : null;
   const projected = reference?.live ? reference.verdict.projected_full_run : null;
   const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
   return {
@@ -77329,7 +77477,7 @@ async function decide(state2) {
 }
 function decideExperiment(e) {
   const runs = e.candidates.filter((p) => p.inPass).map((p) => ({ c: p.c, analysis: p.observed?.analysis }));
-  e.reference = referenceOf(e.exp, runs);
+  e.reference = referenceOf2(e.exp, runs);
   e.leader = leaderOf(e.exp, runs, e.reference);
   for (const p of e.candidates) {
     const view = p.inPass ? judgeCandidate(e, p) : null;
@@ -77916,58 +78064,7 @@ async function monitorPass(ports, options2 = {}, stages = STAGES) {
   return passReport(await runStages(newPassState(options2), ports, stages));
 }
 
-// src/record/format.ts
-function seconds(value) {
-  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
-  return value < 1 ? value.toFixed(3) : value.toFixed(2);
-}
-function num3(value, digits = 1) {
-  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
-  return String(Number(value.toFixed(digits)));
-}
-function percentOfFraction(value) {
-  return value === null || value === void 0 ? "\u2014" : `${num3(value * 100, 0)}%`;
-}
-function interval2(value, unit = " s") {
-  if (!value) return "\u2014";
-  return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
-}
-function decisionText(d2) {
-  if (!d2) return null;
-  const pc = (x2) => `${x2 < 0 ? "\u2212" : x2 > 0 ? "+" : ""}${num3(Math.abs(x2) * 100)}%`;
-  const change = d2.relative_change ? `: change ${pc(d2.relative_change.value)} [${pc(d2.relative_change.low)}, ${pc(d2.relative_change.high)}]` : "";
-  if (d2.state === "reference") return "the reference the others were decided against";
-  const head = d2.state === "measuring" ? "no decision (measuring)" : `decided ${d2.state}`;
-  return `${head} against ${d2.against}${change}`;
-}
-function comparisonText(comparison) {
-  if (!comparison) return null;
-  const ratio = comparison.ratio ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}\u2013${comparison.ratio.high.toFixed(3)}])` : "";
-  const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
-  return `${phrase} ${comparison.against}${ratio}`;
-}
-function cell2(text2) {
-  if (text2 === null || text2 === void 0 || text2 === "") return "\u2014";
-  return text2.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
-}
-
 // src/record/best.ts
-function decisionValue(run3) {
-  return decisionProjection(run3.verdict)?.value ?? stabilisedValue(run3);
-}
-function decidedAgainst2(run3) {
-  const d2 = run3.monitor_decision;
-  if (d2) {
-    const outcome2 = decisionOutcome(d2);
-    if (outcome2 === "measuring" || outcome2 === "reference") return null;
-    return { reference: parseAgainst(d2.against).name, better: outcome2 === "better", text: decisionText(d2) };
-  }
-  const c = run3.comparison;
-  if (!c) return null;
-  const outcome = changeOutcome(comparisonChange(c), DEFAULT_MIN_IMPROVEMENT);
-  if (outcome === "measuring") return null;
-  return { reference: parseAgainst(c.against).name, better: outcome === "better", text: comparisonText(c) };
-}
 function recordedOrder(a, b2) {
   const t = (r) => {
     const ms = r.recorded_at ? Date.parse(r.recorded_at) : Number.NaN;
@@ -77975,43 +78072,44 @@ function recordedOrder(a, b2) {
   };
   return t(a) - t(b2) || (a.name < b2.name ? -1 : a.name > b2.name ? 1 : 0);
 }
-function displaces(run3, best) {
-  const mine = decidedAgainst2(run3);
+function displaces(run3, best, runs) {
+  const mine = decidedAgainst(run3);
   if (mine?.reference === best.name) return mine.better ? "decided" : null;
-  const theirs = decidedAgainst2(best);
+  const theirs = decidedAgainst(best);
   if (theirs?.reference === run3.name) return theirs.better ? null : "reverse";
-  return decisionValue(run3) < decisionValue(best) ? "estimate" : null;
+  return figureOf(run3, runs)?.value < figureOf(best, runs)?.value ? "estimate" : null;
 }
 function bestSteps(runs) {
-  const accepted = runs.filter((r) => r.status === "accepted" && decisionValue(r) !== null);
+  const accepted = runs.filter((r) => r.status === "accepted" && figureOf(r, runs) !== null);
   const names = new Set(accepted.map((r) => r.name));
   const beaten = (r) => {
-    const d2 = decidedAgainst2(r);
+    const d2 = decidedAgainst(r);
     return !!d2 && !d2.better && d2.reference !== r.name && names.has(d2.reference);
   };
   const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
   const steps = [];
   for (const run3 of [...eligible].sort(recordedOrder)) {
-    const best = steps.at(-1)?.run;
-    if (!best) {
-      steps.push({ run: run3, over: null, how: "first" });
+    const last = steps.at(-1);
+    const value = figureOf(run3, runs)?.value;
+    if (!last) {
+      steps.push({ run: run3, over: null, how: "first", value, overValue: null });
       continue;
     }
-    const how = displaces(run3, best);
-    if (how) steps.push({ run: run3, over: best, how });
+    const how = displaces(run3, last.run, runs);
+    if (how) steps.push({ run: run3, over: last.run, how, value, overValue: last.value });
   }
   return steps;
 }
 function bestReasoning(step) {
   const { run: run3, over, how } = step;
   const pr = run3.pull_request ? ` (pull request #${run3.pull_request.number})` : "";
-  const head = `${run3.name} accepted${pr}: ${seconds(stabilisedValue(run3))} s/rollout`;
-  const claim = decidedAgainst2(run3)?.text;
+  const head = `${run3.name} accepted${pr}: ${seconds(step.value)} s/rollout`;
+  const claim = decidedAgainst(run3)?.text;
   if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ""}`;
-  const vs = `${head} vs ${seconds(stabilisedValue(over))} s/rollout of ${over.name}`;
+  const vs = `${head} vs ${seconds(step.overValue)} s/rollout of ${over.name}`;
   if (how === "decided") return `${vs}; ${claim}`;
-  if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst2(over)?.text}`;
-  return `${vs}; not decided against each other, so chosen by the decision estimate (${seconds(decisionValue(run3))} against ${seconds(decisionValue(over))} s/rollout)${claim ? `; ${claim}` : ""}`;
+  if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst(over)?.text}`;
+  return `${vs}; not decided against each other, so chosen by their decided figures${claim ? `; ${claim}` : ""}`;
 }
 
 // src/record/apply.ts
@@ -78037,8 +78135,8 @@ function verdictReason(run3) {
   const parts = [];
   const projected = run3.verdict?.projected_full_run;
   const stable = run3.verdict?.value;
-  if (projected) parts.push(`projected full-run ${interval2(projected, " s/rollout")}`);
-  else if (stable) parts.push(`stable ${interval2(stable, " s/rollout")}`);
+  if (projected) parts.push(`projected full-run ${interval(projected, " s/rollout")}`);
+  else if (stable) parts.push(`stable ${interval(stable, " s/rollout")}`);
   else if (run3.stable_metrics?.seconds_per_rollout_full_run != null)
     parts.push(`full-run ${seconds(run3.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
   if (run3.verdict && run3.verdict.state !== "stable") parts.push(`verdict ${run3.verdict.state}`);
@@ -78126,7 +78224,7 @@ function updateBest(record, run3) {
       stabilized_seconds_per_rollout_full_run: null,
       decision_reasoning: null
     };
-  const value = stabilisedValue(step.run);
+  const value = step.value;
   const reasoning = bestReasoning(step);
   if (previous.topology === step.run.name && previous.stabilized_seconds_per_rollout_full_run === value && previous.decision_reasoning?.startsWith(reasoning))
     return previous;
@@ -78274,7 +78372,7 @@ function topologyLabel(run3) {
 function queueSummary(metrics) {
   const byService = metrics?.rpc_queue_depth_at_start_latest_by_service;
   if (!byService || Object.keys(byService).length === 0) return null;
-  return `queue min/max ${Object.entries(byService).map(([svc, q2]) => `${svc} ${num3(q2.worker_min)}/${num3(q2.worker_max)}`).join(", ")}`;
+  return `queue min/max ${Object.entries(byService).map(([svc, q2]) => `${svc} ${num2(q2.worker_min)}/${num2(q2.worker_max)}`).join(", ")}`;
 }
 function gpuSummary(metrics) {
   const gpus = Object.values(metrics?.resource_usage?.gpu_by_index ?? {});
@@ -78283,9 +78381,9 @@ function gpuSummary(metrics) {
   const pressure = gpus.map((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean).filter((v2) => typeof v2 === "number");
   const headroom = gpus.map((g) => g.memory_headroom_gb_min).filter((v2) => typeof v2 === "number");
   const parts = [];
-  if (utils.length) parts.push(`GPU util ${num3(Math.min(...utils), 0)}\u2013${num3(Math.max(...utils), 0)}%`);
-  if (pressure.length) parts.push(`memory pressure max ${num3(Math.max(...pressure), 0)}%`);
-  if (headroom.length) parts.push(`min headroom ${num3(Math.min(...headroom))} GB`);
+  if (utils.length) parts.push(`GPU util ${num2(Math.min(...utils), 0)}\u2013${num2(Math.max(...utils), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure max ${num2(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
   return parts.join(", ");
 }
 function bottleneckSummary(metrics) {
@@ -78293,11 +78391,15 @@ function bottleneckSummary(metrics) {
   if (!b2) return null;
   return `bottleneck ${b2.service ?? b2.kind} (${b2.confidence})`;
 }
-function observationSummary(run3) {
+function figureText(f) {
+  if (!f) return "\u2014";
+  return `${seconds(f.value)} s/rollout${f.against ? ` as decided against \`${f.against.name}\`` : ""}`;
+}
+function observationSummary(run3, runs = [run3]) {
   const m2 = run3.stable_metrics;
   const parts = [];
-  const value = stabilisedValue(run3);
-  if (value !== null) parts.push(`stabilised ${seconds(value)} s/rollout`);
+  const figure = figureOf(run3, runs);
+  if (figure) parts.push(figureText(figure));
   if (m2?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m2.seconds_per_rollout_5m)}`);
   if (run3.verdict && run3.verdict.state !== "stable") parts.push(`verdict ${run3.verdict.state}`);
   for (const text2 of [queueSummary(m2), gpuSummary(m2), bottleneckSummary(m2)]) if (text2) parts.push(text2);
@@ -78325,11 +78427,11 @@ function progressTable(record) {
       String(i + 1),
       job,
       topologyLabel(run3),
-      cell2(describeChange(run3.change, !run3.parent)),
-      cell2(observationSummary(run3)),
-      cell2(decisionCell(run3)),
-      cell2(run3.decision.next),
-      cell2(learningCell(run3))
+      cell(describeChange(run3.change, !run3.parent)),
+      cell(observationSummary(run3, record.runs)),
+      cell(decisionCell(run3)),
+      cell(run3.decision.next),
+      cell(learningCell(run3))
     ];
     lines.push(`| ${row.join(" | ")} |`);
   });
@@ -78343,49 +78445,60 @@ var DECIDED_GROUPS = [
   { key: "stopped", name: "stopped", colour: "#9a6700", square: "\u{1F7EB}" },
   { key: "pending", name: "not decided yet", colour: "#d0d7de", square: "\u2B1C" }
 ];
-function valueInterval(run3) {
-  const i = run3.verdict?.projected_full_run ?? run3.verdict?.value ?? null;
-  return i ? { low: i.low, high: i.high } : null;
+function figures(record) {
+  return record.runs.flatMap((run3) => {
+    const figure = figureOf(run3, record.runs);
+    return figure ? [{ run: run3, figure }] : [];
+  });
+}
+function referenceFigures(record) {
+  const base = baselineRun(record);
+  const best = bestRun(record);
+  const at = (run3) => {
+    const f = run3 ? figureOf(run3, record.runs) : null;
+    return run3 && f ? { run: run3, value: f.value } : void 0;
+  };
+  return { base: at(base), best: best !== base ? at(best) : void 0 };
 }
 function secondsPerRolloutChart(record, title) {
-  const runs = record.runs.filter((r) => stabilisedValue(r) !== null);
-  if (runs.length === 0) return void 0;
-  const base = baselineRun(record);
-  const baseValue = base ? stabilisedValue(base) : null;
-  const best = bestRun(record);
-  const bestValue = best && best !== base ? stabilisedValue(best) : null;
+  const bars = figures(record);
+  if (bars.length === 0) return void 0;
+  const { base, best } = referenceFigures(record);
   const references = [
-    ...base && baseValue !== null ? [
+    ...base ? [
       {
-        name: `${base.name === "baseline" ? "baseline" : `baseline \`${base.name}\``} (${seconds(baseValue)} s)`,
-        value: baseValue,
+        name: `${base.run.name === "baseline" ? "baseline" : `baseline \`${base.run.name}\``} (${seconds(base.value)} s)`,
+        value: base.value,
         colour: "#1f6feb",
         square: "\u{1F7E6}"
       }
     ] : [],
-    ...best && bestValue !== null ? [
+    ...best ? [
       {
-        name: `current best \`${best.name}\` (${seconds(bestValue)} s)`,
-        value: bestValue,
+        name: `current best \`${best.run.name}\` (${seconds(best.value)} s)`,
+        value: best.value,
         colour: "#8250df",
         square: "\u{1F7EA}"
       }
     ] : []
   ];
   const { chart, legend } = decidedBarChart(
-    runs.map((r) => ({ label: r.name, value: stabilisedValue(r), group: barGroup(r) })),
+    bars.map(({ run: run3, figure }) => ({ label: run3.name, value: figure.value, group: barGroup(run3) })),
     DECIDED_GROUPS,
     references,
-    { title: title ?? "Stabilised seconds per rollout (lower is better)", yLabel: "seconds per rollout" }
+    {
+      title: title ?? "Seconds per rollout as decided (lower is better)",
+      yLabel: "seconds per rollout"
+    }
   );
-  const missing2 = record.runs.filter((r) => stabilisedValue(r) === null).map((r) => `\`${r.name}\` (${r.status})`);
+  const missing2 = record.runs.filter((r) => !bars.some((b2) => b2.run === r)).map((r) => `\`${r.name}\` (${r.status})`);
   const svg = recordPaths(record.experiment_id).chart.replace(/^experiments\//, "");
   return [
     chart,
     "",
     `${legend}${missing2.length ? ` \xB7 without a value: ${missing2.join(", ")}` : ""}`,
     "",
-    `With 95% intervals: [${svg}](${svg})`
+    `A candidate decided against another is drawn at that one's value \xD7 (1 + the decided change). With 95% intervals: [${svg}](${svg})`
   ].join("\n");
 }
 function barGroup(run3) {
@@ -78394,21 +78507,18 @@ function barGroup(run3) {
   return "pending";
 }
 function recordChartSvg(record) {
-  const base = baselineRun(record);
-  const best = bestRun(record);
+  const { base, best } = referenceFigures(record);
   const refs = [];
-  const baseValue = base ? stabilisedValue(base) : null;
-  if (base && baseValue !== null) refs.push({ name: base.name, value: baseValue, kind: "baseline" });
-  const bestValue = best && best !== base ? stabilisedValue(best) : null;
-  if (best && bestValue !== null) refs.push({ name: best.name, value: bestValue, kind: "best" });
+  if (base) refs.push({ name: base.run.name, value: base.value, kind: "baseline" });
+  if (best) refs.push({ name: best.run.name, value: best.value, kind: "best" });
   return barChartSvg({
-    title: `${record.experiment_id}: seconds per rollout (lower is better)`,
+    title: `${record.experiment_id}: seconds per rollout as decided (lower is better)`,
     yLabel: "seconds per rollout",
-    bars: record.runs.filter((r) => stabilisedValue(r) !== null).map((r) => ({
-      label: r.name,
-      value: stabilisedValue(r),
-      interval: valueInterval(r),
-      outcome: r.status
+    bars: figures(record).map(({ run: run3, figure }) => ({
+      label: run3.name,
+      value: figure.value,
+      interval: figure.low < figure.high ? { low: figure.low, high: figure.high } : null,
+      outcome: run3.status
     })),
     references: refs
   });
@@ -78418,15 +78528,15 @@ function gpuTable(metrics) {
     (a, b2) => Number(a[0]) - Number(b2[0]) || a[0].localeCompare(b2[0])
   );
   if (gpus.length === 0) return void 0;
-  const mmm = (v2, d2 = 0) => v2 ? `${num3(v2.min, d2)} / ${num3(v2.mean, d2)} / ${num3(v2.max, d2)}` : "\u2014";
+  const mmm = (v2, d2 = 0) => v2 ? `${num2(v2.min, d2)} / ${num2(v2.mean, d2)} / ${num2(v2.max, d2)}` : "\u2014";
   const lines = [
     "| GPU | Services | Utilisation % (min / mean / max) | Memory used GB (min / mean / max) | Total GB | Pressure % (mean / max) | Min headroom GB |",
     "|---:|---|---|---|---:|---|---:|"
   ];
   for (const [gpu, g] of gpus) {
-    const pressure = g.memory_pressure_percent ? `${num3(g.memory_pressure_percent.mean, 0)} / ${num3(g.memory_pressure_percent.max, 0)}` : "\u2014";
+    const pressure = g.memory_pressure_percent ? `${num2(g.memory_pressure_percent.mean, 0)} / ${num2(g.memory_pressure_percent.max, 0)}` : "\u2014";
     lines.push(
-      `| ${gpu} | ${cell2((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num3(g.memory_total_gb)} | ${pressure} | ${num3(g.memory_headroom_gb_min)} |`
+      `| ${gpu} | ${cell((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num2(g.memory_total_gb)} | ${pressure} | ${num2(g.memory_headroom_gb_min)} |`
     );
   }
   return lines.join("\n");
@@ -78437,23 +78547,30 @@ function queueTable(metrics) {
   return [
     "| Service | Queue depth worker min | Queue depth worker max |",
     "|---|---:|---:|",
-    ...byService.map(([svc, q2]) => `| ${svc} | ${num3(q2.worker_min)} | ${num3(q2.worker_max)} |`)
+    ...byService.map(([svc, q2]) => `| ${svc} | ${num2(q2.worker_min)} | ${num2(q2.worker_max)} |`)
   ].join("\n");
 }
-function metricsList(run3) {
+function figureLine(f) {
+  if (!f) return [];
+  const how = f.against ? `, as its decision says against \`${f.against.name}\` (${seconds(f.against.value)} s)` : "";
+  return [`- Seconds per rollout: ${f.low < f.high ? interval(f) : `${seconds(f.value)} s`}${how}`];
+}
+function metricsList(run3, runs) {
   const m2 = run3.stable_metrics;
   const v2 = run3.verdict;
-  const lines = [];
+  const lines = figureLine(figureOf(run3, runs));
   if (v2) {
     lines.push(
-      `- Verdict: **${v2.state}**${v2.minutes_of_data != null ? ` after ${num3(v2.minutes_of_data)} min of data` : ""}${v2.warmup_end_minutes != null ? ` (warm-up ended at ${num3(v2.warmup_end_minutes)} min)` : ""}`
+      `- Verdict: **${v2.state}**${v2.minutes_of_data != null ? ` after ${num2(v2.minutes_of_data)} min of data` : ""}${v2.warmup_end_minutes != null ? ` (warm-up ended at ${num2(v2.warmup_end_minutes)} min)` : ""}`
     );
     if (v2.projected_full_run)
-      lines.push(`- Projected full-run seconds per rollout: ${interval2(v2.projected_full_run)}`);
-    if (v2.value) lines.push(`- Stable value: ${interval2(v2.value)}`);
+      lines.push(
+        `- The detector's projected full-run value (start-up included): ${interval(v2.projected_full_run)}`
+      );
+    if (v2.value) lines.push(`- The detector's stable value: ${interval(v2.value)}`);
     if (v2.cycle)
       lines.push(
-        `- Cycle: period ${num3(v2.cycle.period_minutes)} min, amplitude ${percentOfFraction(v2.cycle.amplitude_relative)}`
+        `- Cycle: period ${num2(v2.cycle.period_minutes)} min, amplitude ${percentOfFraction(v2.cycle.amplitude_relative)}`
       );
   }
   const decided2 = decisionText(run3.monitor_decision);
@@ -78462,26 +78579,29 @@ function metricsList(run3) {
   else if (compared) lines.push(`- Comparison: ${compared}`);
   if (m2) {
     const pairs = [
-      ["Full-run seconds per rollout", seconds(m2.seconds_per_rollout_full_run)],
+      [
+        "Full-run seconds per rollout at the last reading (start-up included)",
+        seconds(m2.seconds_per_rollout_full_run)
+      ],
       ["5-minute seconds per rollout", seconds(m2.seconds_per_rollout_5m)],
-      ["Completed rollouts", num3(m2.completed_rollouts, 0)],
-      ["Failed rollouts", num3(m2.failed_rollouts, 0)],
+      ["Completed rollouts", num2(m2.completed_rollouts, 0)],
+      ["Failed rollouts", num2(m2.failed_rollouts, 0)],
       ["Rollout duration p95", `${seconds(m2.rollout_duration_p95_s)} s`],
       ["Step duration p95", `${seconds(m2.step_duration_p95_s)} s`],
       ["Runtime event-loop idle fraction", percentOfFraction(m2.runtime_idle_fraction)],
-      ["Warm-up excluded", `${num3(m2.warmup_excluded_s, 0)} s`]
+      ["Warm-up excluded", `${num2(m2.warmup_excluded_s, 0)} s`]
     ];
     for (const [label, value] of pairs) if (!value.startsWith("\u2014")) lines.push(`- ${label}: ${value}`);
     const host = m2.resource_usage?.host_memory;
     if (host && (host.available_gb_min != null || host.total_gb != null))
       lines.push(
-        `- Host memory: ${num3(host.available_gb_min)} GB available at least, of ${num3(host.total_gb)} GB`
+        `- Host memory: ${num2(host.available_gb_min)} GB available at least, of ${num2(host.total_gb)} GB`
       );
   }
   return lines;
 }
-function runSection(run3, step) {
-  const out = [`### Step ${step}: \`${run3.name}\` \u2014 ${run3.status}`, ""];
+function runFacts(run3) {
+  const out = [];
   const facts = [];
   if (run3.run_name) facts.push(`run \`${run3.run_name}\``);
   if (run3.job_id) facts.push(`Slurm job \`${run3.job_id}\``);
@@ -78497,28 +78617,27 @@ function runSection(run3, step) {
   );
   out.push(`- Parent: ${run3.parent ? `\`${run3.parent}\`` : "none (baseline)"}`);
   const change = Object.entries(run3.change ?? {});
-  if (change.length) {
-    out.push("- Change:");
-    for (const [key, value] of change) out.push(`  - \`${key}\`: ${value}`);
-  }
-  if (run3.hypothesis) out.push(`- Hypothesis: ${cell2(safeText(run3.hypothesis))}`);
-  if (run3.expected_effect) out.push(`- Expected effect: ${cell2(run3.expected_effect)}`);
-  out.push("", "#### Findings", "");
-  const metrics = metricsList(run3);
+  if (change.length) out.push("- Change:", ...change.map(([key, value]) => `  - \`${key}\`: ${value}`));
+  if (run3.hypothesis) out.push(`- Hypothesis: ${cell(safeText(run3.hypothesis))}`);
+  if (run3.expected_effect) out.push(`- Expected effect: ${cell(run3.expected_effect)}`);
+  return out;
+}
+function runFindings(run3, runs) {
+  const out = ["", "#### Findings", ""];
+  const metrics = metricsList(run3, runs);
   out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
   const evidence = run3.verdict?.evidence ?? [];
-  if (evidence.length) {
-    out.push("- Evidence:");
-    for (const e of evidence) out.push(`  - ${cell2(e)}`);
-  }
+  if (evidence.length) out.push("- Evidence:", ...evidence.map((e) => `  - ${cell(e)}`));
   const queue = queueTable(run3.stable_metrics);
   if (queue) out.push("", queue);
   const b2 = run3.stable_metrics?.bottleneck;
   out.push("", "#### Bottleneck", "");
-  if (b2) {
-    out.push(`**${b2.service ?? b2.kind}** (${b2.kind}, confidence ${b2.confidence})`);
-    for (const e of b2.evidence) out.push(`- ${cell2(e)}`);
-  } else out.push("Not determined.");
+  if (b2)
+    out.push(
+      `**${b2.service ?? b2.kind}** (${b2.kind}, confidence ${b2.confidence})`,
+      ...b2.evidence.map((e) => `- ${cell(e)}`)
+    );
+  else out.push("Not determined.");
   const gpus = gpuTable(run3.stable_metrics);
   out.push("", "#### Resources per GPU", "", gpus ?? "No per-GPU telemetry was recorded.");
   const cpu = Object.entries(
@@ -78527,17 +78646,20 @@ function runSection(run3, step) {
   if (cpu.length) {
     out.push("", "| Process group | CPU % (min / mean / max) |", "|---|---|");
     for (const [group, v2] of cpu)
-      out.push(`| ${cell2(group)} | ${num3(v2.min, 0)} / ${num3(v2.mean, 0)} / ${num3(v2.max, 0)} |`);
+      out.push(`| ${cell(group)} | ${num2(v2.min, 0)} / ${num2(v2.mean, 0)} / ${num2(v2.max, 0)} |`);
   }
+  return out;
+}
+function runProblems(run3) {
+  const out = [];
   const quality = run3.stable_metrics?.telemetry_quality;
   const gaps2 = [
     ...(quality?.missing_metrics ?? []).map((m2) => `missing metric \`${m2}\``),
     ...quality?.gaps ?? []
   ];
   if (gaps2.length || quality?.notes) {
-    out.push("", "#### Telemetry gaps", "");
-    for (const g of gaps2) out.push(`- ${cell2(g)}`);
-    if (quality?.notes) out.push(`- ${cell2(quality.notes)}`);
+    out.push("", "#### Telemetry gaps", "", ...gaps2.map((g) => `- ${cell(g)}`));
+    if (quality?.notes) out.push(`- ${cell(quality.notes)}`);
   }
   if (run3.failures?.length) {
     out.push("", "#### Failures", "");
@@ -78548,20 +78670,30 @@ function runSection(run3, step) {
         f.gpu != null && `GPU ${f.gpu}`
       ].filter(Boolean).join(", ");
       out.push(
-        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell2(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell2(f.likely_fix)}` : ""}`
+        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell(f.likely_fix)}` : ""}`
       );
     }
   }
+  return out;
+}
+function runSection(run3, step, runs = [run3]) {
+  const out = [
+    `### Step ${step}: \`${run3.name}\` \u2014 ${run3.status}`,
+    "",
+    ...runFacts(run3),
+    ...runFindings(run3, runs),
+    ...runProblems(run3)
+  ];
   out.push("", "#### Decision", "");
   out.push(
-    `**${run3.decision.outcome}**${run3.decision.reason ? `: ${cell2(safeText(run3.decision.reason))}` : ""}`
+    `**${run3.decision.outcome}**${run3.decision.reason ? `: ${cell(safeText(run3.decision.reason))}` : ""}`
   );
-  if (run3.decision.next) out.push("", `Next: ${cell2(run3.decision.next)}`);
+  if (run3.decision.next) out.push("", `Next: ${cell(run3.decision.next)}`);
   if (run3.skill_reflections?.length) {
     out.push("", "#### Learnings", "");
     for (const l3 of run3.skill_reflections)
       out.push(
-        `- (${l3.topic}) ${cell2(safeText(l3.learning))}${l3.suggested_skill_update ? ` \u2014 suggested skill update: ${cell2(safeText(l3.suggested_skill_update))}` : ""}${l3.author ? ` \u2014 ${safeText(l3.author)}` : ""}`
+        `- (${l3.topic}) ${cell(safeText(l3.learning))}${l3.suggested_skill_update ? ` \u2014 suggested skill update: ${cell(safeText(l3.suggested_skill_update))}` : ""}${l3.author ? ` \u2014 ${safeText(l3.author)}` : ""}`
       );
   }
   return out.join("\n");
@@ -78593,7 +78725,7 @@ function fixedInputsTable(record) {
   return [
     "| Input | Value |",
     "|---|---|",
-    ...rows.filter(([, v2]) => v2 !== null && v2 !== void 0 && v2 !== "").map(([k2, v2]) => `| ${k2} | \`${cell2(String(v2))}\` |`)
+    ...rows.filter(([, v2]) => v2 !== null && v2 !== void 0 && v2 !== "").map(([k2, v2]) => `| ${k2} | \`${cell(String(v2))}\` |`)
   ].join("\n");
 }
 function renderRecordMarkdown(record) {
@@ -78609,10 +78741,12 @@ function renderRecordMarkdown(record) {
   if (record.command) out.push("Started from:", "", "```sh", record.command, "```", "");
   out.push("## Current best", "");
   if (best.topology) {
+    const run3 = bestRun(record);
+    const figure = run3 ? figureOf(run3, record.runs) : null;
     out.push(
-      `**\`${best.topology}\`** at ${seconds(best.stabilized_seconds_per_rollout_full_run)} s per rollout.`
+      `**\`${best.topology}\`** at ${seconds(figure?.value ?? best.stabilized_seconds_per_rollout_full_run)} s per rollout${figure?.against ? ` (as its decision says against \`${figure.against.name}\` at ${seconds(figure.against.value)} s)` : ""}.`
     );
-    if (best.decision_reasoning) out.push("", cell2(safeText(best.decision_reasoning)));
+    if (best.decision_reasoning) out.push("", cell(safeText(best.decision_reasoning)));
   } else out.push("No candidate accepted yet.");
   if (record.report?.path)
     out.push(
@@ -78626,7 +78760,7 @@ function renderRecordMarkdown(record) {
   if (record.runs.length) {
     out.push("## Candidates", "");
     record.runs.forEach((run3, i) => {
-      out.push(runSection(run3, i + 1), "");
+      out.push(runSection(run3, i + 1, record.runs), "");
     });
   }
   return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
@@ -78645,21 +78779,21 @@ function resourceLine(m2) {
   const pressure = pick2((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
   const headroom = pick2((g) => g.memory_headroom_gb_min);
   const parts = [];
-  if (util.length) parts.push(`GPU util ${num3(Math.min(...util), 0)}\u2013${num3(Math.max(...util), 0)}%`);
-  if (pressure.length) parts.push(`memory pressure \u2264 ${num3(Math.max(...pressure), 0)}%`);
-  if (headroom.length) parts.push(`min headroom ${num3(Math.min(...headroom))} GB`);
+  if (util.length) parts.push(`GPU util ${num2(Math.min(...util), 0)}\u2013${num2(Math.max(...util), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure \u2264 ${num2(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
   return parts.join(", ");
 }
 function relativeChange(value, base) {
   if (value === null || base === null || base === 0) return "\u2014";
   const pct5 = (value - base) / base * 100;
-  return `${pct5 > 0 ? "+" : ""}${num3(pct5, 1)}%`;
+  return `${pct5 > 0 ? "+" : ""}${num2(pct5, 1)}%`;
 }
-function measured(run3) {
-  const value = stabilisedValue(run3);
-  if (value === null)
+function measured(run3, runs) {
+  const figure = figureOf(run3, runs);
+  if (figure === null || run3.status === "failed")
     return run3.failures?.length ? `failed (${run3.failures.at(-1).kind})` : "no stable value";
-  const parts = [`${seconds(value)} s/rollout`];
+  const parts = [figureText(figure)];
   const five = run3.stable_metrics?.seconds_per_rollout_5m;
   if (five != null) parts.push(`5m ${seconds(five)}`);
   if (run3.verdict && run3.verdict.state !== "stable") parts.push(run3.verdict.state);
@@ -78706,11 +78840,11 @@ function headroomAdvice(run3) {
     const services = (g.topology_services ?? []).join(", ") || "no service";
     if (pressure != null && pressure >= 90)
       out.push(
-        `GPU ${gpu} (${services}) is at ${num3(pressure, 0)}% memory pressure: no room for more instances.`
+        `GPU ${gpu} (${services}) is at ${num2(pressure, 0)}% memory pressure: no room for more instances.`
       );
     else if (util != null && util < 60 && headroom != null)
       out.push(
-        `GPU ${gpu} (${services}) averages ${num3(util, 0)}% utilisation with ${num3(headroom)} GB headroom: room for instances of the bottleneck service.`
+        `GPU ${gpu} (${services}) averages ${num2(util, 0)}% utilisation with ${num2(headroom)} GB headroom: room for instances of the bottleneck service.`
       );
   }
   return out;
@@ -78758,56 +78892,53 @@ function derivedAdvice(record) {
   return out;
 }
 function bestClaim(best) {
-  const claim = decidedAgainst2(best);
+  const claim = decidedAgainst(best);
   return claim?.better ? `; ${claim.text}` : "";
 }
-function renderFinalReport(record, options2 = {}) {
-  const paths = recordPaths(record.experiment_id);
+function figureValue(run3, runs) {
+  return run3 ? figureOf(run3, runs)?.value ?? null : null;
+}
+function resultLine(record) {
   const base = baselineRun(record);
   const best = bestRun(record);
-  const baseValue = base ? stabilisedValue(base) : null;
-  const bestValue = best ? stabilisedValue(best) : null;
   const counts = ["accepted", "rejected", "failed", "stopped", "running", "pending"].map((s) => [s, record.runs.filter((r) => r.status === s).length]).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
-  const out = [
-    `# Final report: \`${record.experiment_id}\``,
+  const bestValue = figureValue(best, record.runs);
+  const baseValue = figureValue(base, record.runs);
+  if (!best || !base || bestValue === null || baseValue === null || best.name === base.name)
+    return `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(", ") || "none"}.`;
+  return `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s as decided (${relativeChange(bestValue, baseValue)}; ${num2(baseValue / bestValue, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`;
+}
+function baselineSection(record) {
+  const base = baselineRun(record);
+  const out = ["", "## 1. Baseline", ""];
+  if (!base) return [...out, "No baseline was recorded."];
+  const m2 = base.stable_metrics;
+  const f = figureOf(base, record.runs);
+  const projected = base.verdict?.projected_full_run;
+  out.push(
+    `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ""}.`,
     "",
-    `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options2.generatedAt ? ` Generated ${options2.generatedAt}.` : ""}`,
-    ""
-  ];
-  const bestEstimate = best ? decisionValue(best) : null;
-  const baseEstimate = base ? decisionValue(base) : null;
-  if (best && base && bestEstimate !== null && baseEstimate !== null && best.name !== base.name)
-    out.push(
-      `**Result:** \`${best.name}\` reaches ${seconds(bestEstimate)} s per rollout against the baseline's ${seconds(baseEstimate)} s${best.verdict?.decision_estimate || base.verdict?.decision_estimate ? " by the decision estimate" : ""} (${relativeChange(bestEstimate, baseEstimate)}; ${num3(baseEstimate / bestEstimate, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`
-    );
-  else
-    out.push(
-      `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(", ") || "none"}.`
-    );
-  out.push("", "## 1. Baseline", "");
-  if (!base) out.push("No baseline was recorded.");
-  else {
-    const m2 = base.stable_metrics;
-    out.push(
-      `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ""}.`,
-      "",
-      `- Stabilised full-run seconds per rollout: ${base.verdict?.projected_full_run ? `${interval2(base.verdict.projected_full_run)} (projected to the run's end)` : base.verdict?.value ? interval2(base.verdict.value) : `${seconds(m2?.seconds_per_rollout_full_run)} s`}`,
-      `- Full-run value read at the end: ${seconds(m2?.seconds_per_rollout_full_run)} s; 5-minute value: ${seconds(m2?.seconds_per_rollout_5m)} s`,
-      `- Resources: ${resourceLine(m2)}`,
-      `- Bottleneck: ${bottleneckLine(m2)}`
-    );
-    const table2 = gpuTable(m2);
-    if (table2) out.push("", table2);
-    const chart2 = gpuChart(
-      base,
-      `${base.name === "baseline" ? "Baseline" : `Baseline ${base.name}`}: GPU utilisation and memory pressure`
-    );
-    if (chart2) out.push("", chart2);
-  }
-  out.push("", "## 2. Tried topologies", "");
+    `- Seconds per rollout (what the candidates were decided against): ${f && f.low < f.high ? interval(f) : `${seconds(f?.value)} s`}${projected ? ` (the detector's projection of the full run to its end, start-up included: ${interval(projected)})` : ""}`,
+    `- Full-run value read at the end: ${seconds(m2?.seconds_per_rollout_full_run)} s; 5-minute value: ${seconds(m2?.seconds_per_rollout_5m)} s`,
+    `- Resources: ${resourceLine(m2)}`,
+    `- Bottleneck: ${bottleneckLine(m2)}`
+  );
+  const table2 = gpuTable(m2);
+  if (table2) out.push("", table2);
+  const chart = gpuChart(
+    base,
+    `${base.name === "baseline" ? "Baseline" : `Baseline ${base.name}`}: GPU utilisation and memory pressure`
+  );
+  if (chart) out.push("", chart);
+  return out;
+}
+function candidatesSection(record) {
+  const base = baselineRun(record);
+  const baseValue = figureValue(base, record.runs);
+  const out = ["", "## 2. Tried topologies", ""];
   const chart = secondsPerRolloutChart(
     record,
-    "Stabilised seconds per rollout by candidate (lower is better)"
+    "Seconds per rollout by candidate, as decided (lower is better)"
   );
   if (chart) out.push(chart, "");
   out.push(
@@ -78815,63 +78946,64 @@ function renderFinalReport(record, options2 = {}) {
     "|---:|---|---|---|---|---|---:|---|---|"
   );
   record.runs.forEach((run3, i) => {
-    const value = stabilisedValue(run3);
     const row = [
       String(i + 1),
       `\`${run3.name}\``,
-      cell2(describeChange(run3.change, !run3.parent)),
-      cell2(run3.hypothesis),
-      cell2(run3.expected_effect),
-      cell2(measured(run3)),
-      run3 === base ? "baseline" : relativeChange(value, baseValue),
-      cell2(resourceLine(run3.stable_metrics)),
-      cell2(`${run3.decision.outcome}${run3.decision.reason ? `: ${run3.decision.reason}` : ""}`)
+      cell(describeChange(run3.change, !run3.parent)),
+      cell(run3.hypothesis),
+      cell(run3.expected_effect),
+      cell(measured(run3, record.runs)),
+      run3 === base ? "baseline" : relativeChange(figureValue(run3, record.runs), baseValue),
+      cell(resourceLine(run3.stable_metrics)),
+      cell(`${run3.decision.outcome}${run3.decision.reason ? `: ${run3.decision.reason}` : ""}`)
     ];
     out.push(`| ${row.join(" | ")} |`);
   });
   if (record.runs.length === 0) out.push("| \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 |");
   out.push(...predictionLines(record));
-  out.push("", "## 3. Best topology", "");
-  if (!best) out.push("No candidate was accepted.");
-  else {
-    const chain2 = lineage(record, best);
-    out.push(
-      `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(bestValue)} s per rollout.`,
-      "",
-      `- Why it won: ${cell2(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
-    );
-    const decided2 = decisionText(best.monitor_decision);
-    const compared = comparisonText(best.comparison);
-    if (decided2) out.push(`- Decision: ${decided2}`);
-    else if (compared) out.push(`- Statistical comparison: ${compared}`);
-    if (chain2.length > 1) {
-      out.push("- Changes from the baseline, step by step:");
-      for (const step of chain2.slice(1))
-        out.push(`  - \`${step.name}\`: ${cell2(describeChange(step.change, false))}`);
-    }
-    out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
-    out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
-    const advice = headroomAdvice(best);
-    if (advice.length) {
-      out.push("- Headroom for further tuning:");
-      for (const a of advice) out.push(`  - ${a}`);
-    }
-    const leaves = best.topology?.block ? topologyLeaves(best.topology.block) : [];
-    if (leaves.length)
-      out.push(
-        "",
-        `As Hydra overrides over \`${best.topology.base}\`:`,
-        "",
-        "```sh",
-        leaves.map((l3) => `${l3.key}=${hydraValue2(l3.value)}`).join(" \\\n"),
-        "```"
-      );
-    const table2 = gpuTable(best.stable_metrics);
-    if (table2) out.push("", table2);
-    const gchart = gpuChart(best, `Best ${best.name}: GPU utilisation and memory pressure`);
-    if (gchart) out.push("", gchart);
+  return out;
+}
+function bestSection(record) {
+  const best = bestRun(record);
+  const out = ["", "## 3. Best topology", ""];
+  if (!best) return [...out, "No candidate was accepted."];
+  const chain2 = lineage(record, best);
+  out.push(
+    `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(figureValue(best, record.runs))} s per rollout.`,
+    "",
+    `- Why it won: ${cell(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
+  );
+  const decided2 = decisionText(best.monitor_decision);
+  const compared = comparisonText(best.comparison);
+  if (decided2) out.push(`- Decision: ${decided2}`);
+  else if (compared) out.push(`- Statistical comparison: ${compared}`);
+  if (chain2.length > 1) {
+    out.push("- Changes from the baseline, step by step:");
+    for (const step of chain2.slice(1))
+      out.push(`  - \`${step.name}\`: ${cell(describeChange(step.change, false))}`);
   }
-  out.push("", "## 4. Advice for improving the workflow", "");
+  out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
+  out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
+  const advice = headroomAdvice(best);
+  if (advice.length) out.push("- Headroom for further tuning:", ...advice.map((a) => `  - ${a}`));
+  const leaves = best.topology?.block ? topologyLeaves(best.topology.block) : [];
+  if (leaves.length)
+    out.push(
+      "",
+      `As Hydra overrides over \`${best.topology.base}\`:`,
+      "",
+      "```sh",
+      leaves.map((l3) => `${l3.key}=${hydraValue2(l3.value)}`).join(" \\\n"),
+      "```"
+    );
+  const table2 = gpuTable(best.stable_metrics);
+  if (table2) out.push("", table2);
+  const gchart = gpuChart(best, `Best ${best.name}: GPU utilisation and memory pressure`);
+  if (gchart) out.push("", gchart);
+  return out;
+}
+function adviceSection(record) {
+  const out = ["", "## 4. Advice for improving the workflow", ""];
   const byTopic = learningsByTopic(record);
   const derived = derivedAdvice(record);
   if (byTopic.size === 0 && derived.length === 0)
@@ -78880,21 +79012,31 @@ function renderFinalReport(record, options2 = {}) {
     out.push(`**${topic.replace(/_/g, " ")}**`, "");
     for (const { run: run3, learning } of list)
       out.push(
-        `- ${cell2(learning.learning)} (from \`${run3}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell2(learning.suggested_skill_update)}` : ""}`
+        `- ${cell(learning.learning)} (from \`${run3}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell(learning.suggested_skill_update)}` : ""}`
       );
     out.push("");
   }
-  if (derived.length) {
-    out.push("**From the record**", "");
-    for (const d2 of derived) out.push(`- ${d2}`);
-  }
+  if (derived.length) out.push("**From the record**", "", ...derived.map((d2) => `- ${d2}`));
+  return out;
+}
+function renderFinalReport(record, options2 = {}) {
+  const paths = recordPaths(record.experiment_id);
   const link = options2.recordUrl ?? paths.markdown.replace(/^experiments\//, "");
-  out.push(
+  const out = [
+    `# Final report: \`${record.experiment_id}\``,
+    "",
+    `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options2.generatedAt ? ` Generated ${options2.generatedAt}.` : ""}`,
+    "",
+    resultLine(record),
+    ...baselineSection(record),
+    ...candidatesSection(record),
+    ...bestSection(record),
+    ...adviceSection(record),
     "",
     "## 5. Experiment record",
     "",
     `The full record: [${paths.markdown}](${link}) (machine-readable memory: \`${paths.json}\`).`
-  );
+  ];
   return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
 `;
 }
@@ -78909,7 +79051,7 @@ function predictionLines(record) {
   const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
   const covered = rows.filter((r) => r.prediction.covered).length;
   const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
-  const pct5 = (x2) => `${num3(100 * x2, 1)}%`;
+  const pct5 = (x2) => `${num2(100 * x2, 1)}%`;
   return [
     "",
     `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct5(median2)} median, ${pct5(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
@@ -79697,8 +79839,8 @@ function realDemoParts(root, env, outDir) {
     createRecord: (prepared) => createRecord(prepared.experiment, need().cluster),
     // as actions/monitor reads the record on the default branch
     references: (record) => ({
-      baseline: referenceOf2(baselineRun(record)),
-      best: referenceOf2(bestRun(record)),
+      baseline: referenceWithFigure(baselineRun(record), record.runs),
+      best: referenceWithFigure(bestRun(record), record.runs),
       current: record.current_best.topology
     }),
     apply(record, outcome) {
@@ -81063,25 +81205,26 @@ function decide3(standing, observation) {
 function oneWinner(batch) {
   const accepted = batch.filter((o) => o.decision === "accepted");
   if (accepted.length < 2) return [...batch];
-  const value = (o) => decisionProjection(o.observation?.verdict)?.value ?? judgedValue(o.observation) ?? Number.POSITIVE_INFINITY;
+  const change = (o) => o.observation?.decision?.relative_change?.value ?? Number.POSITIVE_INFINITY;
   const round3 = {
     index: 0,
     parent: "reference",
     runs: accepted.map((o) => ({
       name: o.candidate.name,
       outcome: "better",
-      seconds: value(o),
+      seconds: 1 + change(o),
       gpuHours: 0
     }))
   };
   const reference = startCampaign({ name: "reference", seconds: Number.POSITIVE_INFINITY, gpuHours: 0 });
   const name = roundWinner(reference, round3)?.name;
   const winner = accepted.find((o) => o.candidate.name === name) ?? accepted[0];
+  const by = `${(Math.abs(change(winner)) * 100).toFixed(1)}%`;
   return batch.map(
     (o) => o.decision === "accepted" && o !== winner ? {
       ...o,
       decision: "rejected",
-      reason: `${o.reason}, but ${winner.candidate.name} of the same round is faster (${value(winner).toFixed(2)} s/rollout)`
+      reason: `${o.reason}, but ${winner.candidate.name} of the same round is faster (decided ${by} faster than the same reference)`
     } : o
   );
 }
@@ -81187,7 +81330,8 @@ async function brokenBaseline(outcome, parts, env) {
 function bestLine2(reference, baselineName2) {
   const name = reference.current;
   if (!name) return "current best: none yet (no accepted run with a value)";
-  const value = reference.best?.name === name ? reference.best.value.value : null;
+  const best = reference.best?.name === name ? reference.best : null;
+  const value = best ? (best.figure ?? best.value).value : null;
   const at = value === null ? "" : ` (${value.toFixed(2)} s/rollout)`;
   return name === baselineName2 ? `current best: ${name}${at}; no candidate beat the baseline so far` : `current best: ${name}${at}`;
 }
@@ -88789,17 +88933,16 @@ function markdownToSafeHtml(markdown) {
 function chartPoints(record) {
   const points = [];
   record.runs.forEach((run3, i) => {
-    const value = stabilisedValue(run3);
-    if (value === null || !Number.isFinite(value)) return;
-    const interval3 = run3.verdict?.projected_full_run ?? run3.verdict?.value ?? null;
-    const best = bestSteps(record.runs.slice(0, i + 1)).at(-1)?.run;
+    const figure = figureOf(run3, record.runs);
+    if (figure === null || !Number.isFinite(figure.value)) return;
+    const best = bestSteps(record.runs.slice(0, i + 1)).at(-1);
     points.push({
       name: run3.name,
       status: run3.status,
-      value,
-      low: interval3?.low ?? value,
-      high: interval3?.high ?? value,
-      best: (best && stabilisedValue(best)) ?? points.at(-1)?.best ?? value
+      value: figure.value,
+      low: figure.low,
+      high: figure.high,
+      best: best?.value ?? points.at(-1)?.best ?? figure.value
     });
   });
   return points;
@@ -88886,15 +89029,15 @@ function experimentPage(record, files) {
   const best = bestRun(record);
   const fileOf = (name) => files.get(record.runs.find((r) => r.name === name)) ?? "index.html";
   const rows = record.runs.map(
-    (run3, i) => `<tr${run3 === best ? ' class="best"' : ""}><td>${i + 1}</td><td><a href="${escapeHtml(files.get(run3) ?? "")}">${escapeHtml(run3.name)}</a></td><td>${escapeHtml(run3.status)}</td><td>${escapeHtml(run3.parent ?? "\u2014")}</td><td>${seconds2(stabilisedValue(run3))}</td><td>${escapeHtml(run3.decision.reason ?? "")}</td></tr>`
+    (run3, i) => `<tr${run3 === best ? ' class="best"' : ""}><td>${i + 1}</td><td><a href="${escapeHtml(files.get(run3) ?? "")}">${escapeHtml(run3.name)}</a></td><td>${escapeHtml(run3.status)}</td><td>${escapeHtml(run3.parent ?? "\u2014")}</td><td>${seconds2(figureOf(run3, record.runs)?.value ?? null)}</td><td>${escapeHtml(run3.decision.reason ?? "")}</td></tr>`
   ).join("\n");
-  const bestText = best ? `<p class="best">Best so far: <a href="${escapeHtml(files.get(best) ?? "")}">${escapeHtml(best.name)}</a> at ${seconds2(record.current_best.stabilized_seconds_per_rollout_full_run ?? stabilisedValue(best))} per rollout.</p>${record.current_best.decision_reasoning ? `
+  const bestText = best ? `<p class="best">Best so far: <a href="${escapeHtml(files.get(best) ?? "")}">${escapeHtml(best.name)}</a> at ${seconds2(figureOf(best, record.runs)?.value ?? null)} per rollout.</p>${record.current_best.decision_reasoning ? `
 <p class="why">${escapeHtml(record.current_best.decision_reasoning)}</p>` : ""}` : "<p>No best candidate yet.</p>";
   return [
     `<p>${escapeHtml(record.objective)}</p>`,
     bestText,
     "<h2>Progress</h2>",
-    "<p>Seconds per rollout of each candidate in the order tried (lower is better): the point is the stabilised (projected) value, the bar its interval, the dashed line the current best as it stood after each candidate. Green accepted, grey rejected, red failed.</p>",
+    "<p>Seconds per rollout of each candidate in the order tried (lower is better): the point is its value as its decision says (its reference \xD7 (1 + the decided change); the baseline at its projected value), the bar its interval, the dashed line the current best as it stood after each candidate. Green accepted, grey rejected, red failed.</p>",
     progressChart(chartPoints(record), fileOf),
     "<h2>Candidates</h2>",
     `<table><thead><tr><th>#</th><th>candidate</th><th>status</th><th>parent</th><th>s/rollout</th><th>decision</th></tr></thead><tbody>
@@ -88913,7 +89056,7 @@ function renderSite(records) {
     const files = candidateFiles(record);
     const best = bestRun(record);
     items.push(
-      `<tr><td><a href="${escapeHtml(dir)}/index.html">${escapeHtml(title)}</a></td><td>${record.runs.length}</td><td>${escapeHtml(best?.name ?? "\u2014")}</td><td>${seconds2(best ? stabilisedValue(best) : null)}</td></tr>`
+      `<tr><td><a href="${escapeHtml(dir)}/index.html">${escapeHtml(title)}</a></td><td>${record.runs.length}</td><td>${escapeHtml(best?.name ?? "\u2014")}</td><td>${seconds2(best ? figureOf(best, record.runs)?.value ?? null : null)}</td></tr>`
     );
     const crumbs = [
       ["../index.html", "Experiments"],
@@ -88926,7 +89069,7 @@ function renderSite(records) {
     record.runs.forEach((run3, i) => {
       pages.push({
         path: `${dir}/${files.get(run3)}`,
-        html: page(`${title}: ${run3.name}`, crumbs, markdownToSafeHtml(runSection(run3, i + 1)))
+        html: page(`${title}: ${run3.name}`, crumbs, markdownToSafeHtml(runSection(run3, i + 1, record.runs)))
       });
     });
     const svg = recordChartSvg(record);
@@ -89034,7 +89177,7 @@ function recordedReferences(cwd, id) {
   const file = join20(resolve17(cwd), recordPaths(id).json);
   if (!existsSync20(file)) return {};
   const record = parseRecord(readFileSync19(file, "utf8"), file);
-  return { baseline: referenceOf2(baselineRun(record)), best: referenceOf2(bestRun(record)) };
+  return { baseline: referenceOf(baselineRun(record)), best: referenceOf(bestRun(record)) };
 }
 async function judgeJobs(input) {
   const { experiment, id, now, t } = input;

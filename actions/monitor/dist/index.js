@@ -62961,71 +62961,6 @@ function doneText(control) {
   }
 }
 
-// src/campaign/rounds.ts
-function startCampaign(baseline) {
-  return {
-    baseline,
-    rounds: [],
-    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
-  };
-}
-function roundWinner(state2, round3) {
-  const measured = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
-  const eligible = state2.best === null ? measured : measured.filter((r) => r.outcome === "better");
-  return eligible.sort((a, b) => a.seconds - b.seconds)[0];
-}
-function closeRound(state2, round3) {
-  const winner = roundWinner(state2, round3);
-  const best = winner && (state2.best === null || winner.seconds < state2.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state2.best;
-  return { ...state2, rounds: [...state2.rounds, round3], best };
-}
-function roundsWithoutGain(state2) {
-  let n = 0;
-  let replay = startCampaign(state2.baseline);
-  const gained = [];
-  for (const round3 of state2.rounds) {
-    const before = replay.best?.name;
-    replay = closeRound(replay, round3);
-    const gain = replay.best?.name !== before;
-    gained.push(gain ? true : round3.triedPredictedBest === false ? null : false);
-  }
-  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
-  return n;
-}
-function stopRule(state2, policy, outlook) {
-  const dry = roundsWithoutGain(state2);
-  if (state2.rounds.length === 0 || dry < policy.stopAfter) return null;
-  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
-  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
-}
-function spentGpuHours(state2) {
-  return state2.baseline.gpuHours + state2.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0);
-}
-function nextStep(state2, policy, expectedRunGpuHours, outlook) {
-  const stop2 = stopRule(state2, policy, outlook);
-  if (stop2) return { kind: "conclude", reason: stop2 };
-  if (policy.maxRounds !== void 0 && state2.rounds.length >= policy.maxRounds)
-    return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
-  const parent = state2.best?.name ?? state2.baseline.name;
-  let count2 = policy.parallel;
-  if (policy.gpuHours !== void 0) {
-    const left = policy.gpuHours - spentGpuHours(state2);
-    count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
-    if (count2 < 1)
-      return {
-        kind: "conclude",
-        reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
-      };
-  }
-  return { kind: "round", index: state2.rounds.length + 1, parent, count: count2 };
-}
-function canStart(policy, spent, committed, expected) {
-  return policy.gpuHours === void 0 || spent + committed + expected <= policy.gpuHours + 1e-9;
-}
-function round2(x) {
-  return Math.round(x * 100) / 100;
-}
-
 // src/catalog/alpasim.ts
 var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
 var METRIC_SERVICE_LABEL = {
@@ -63120,47 +63055,94 @@ var RECORDING_RULES = {
   rpcBlockingP95: "alpasim:rpc_blocking_seconds:p95"
 };
 
-// src/topology/capacity.ts
-function containers(topology, svc) {
-  const gpus = topology.services?.[svc]?.gpus;
-  return Array.isArray(gpus) ? gpus.length : 1;
+// src/analysis/boundaries.ts
+var E1 = Math.E - 1;
+function pocockSpending(alpha, tau) {
+  return alpha * Math.log(1 + E1 * Math.min(1, Math.max(0, tau)));
 }
-function isSkipped(topology, svc) {
-  return topology.runtime?.endpoints?.[svc]?.skip === true;
+var cache = /* @__PURE__ */ new Map();
+function upperTail(z) {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * x);
+  const erfc = t * Math.exp(
+    -x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+  );
+  const p = erfc / 2;
+  return z >= 0 ? p : 1 - p;
 }
-function activeServices(topology) {
-  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
-}
-function capacity(topology, svc) {
-  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
-  const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-  return containers(topology, svc) * replicas2 * concurrency2;
-}
-function capacitySummary(topology) {
-  const byService = {};
-  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
-  const values = Object.values(byService);
-  const inFlight2 = values.length ? Math.min(...values) : 0;
-  const max = values.length ? Math.max(...values) : 0;
-  return {
-    byService,
-    inFlight: inFlight2,
-    binding: activeServices(topology).filter((s) => byService[s] === inFlight2),
-    imbalance: inFlight2 > 0 ? max / inFlight2 : Number.POSITIVE_INFINITY
-  };
-}
-function gpuMap(topology) {
-  const map = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    for (const gpu of gpus) {
-      const list = map.get(gpu) ?? [];
-      if (!list.includes(svc)) list.push(svc);
-      map.set(gpu, list);
+function spendingBoundaries(K, alpha) {
+  const key = `${K}:${alpha}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const h2 = 0.1;
+  const lo = -8 * Math.sqrt(K) - 8;
+  const n0 = Math.ceil(-lo / h2);
+  let f = new Float64Array(0);
+  const out = [];
+  const phi = (x) => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
+  let spent = 0;
+  for (let k = 1; k <= K; k++) {
+    const target = pocockSpending(alpha, k / K) - spent;
+    const hiS = 8 * Math.sqrt(k) + 8;
+    const n = n0 + Math.ceil(hiS / h2) + 1;
+    const g = new Float64Array(n);
+    if (k === 1) for (let i = 0; i < n; i++) g[i] = phi(lo + i * h2);
+    else
+      for (let j = 0; j < f.length; j++) {
+        const w = f[j] * h2;
+        if (w < 1e-300) continue;
+        const sj = lo + j * h2;
+        const from = Math.max(0, Math.floor((sj - 9 - lo) / h2));
+        const to = Math.min(n - 1, Math.ceil((sj + 9 - lo) / h2));
+        for (let i = from; i <= to; i++) g[i] = g[i] + w * phi(lo + i * h2 - sj);
+      }
+    const tail = (b2) => {
+      let p = 0;
+      const start = Math.ceil((b2 - lo) / h2);
+      for (let i = Math.max(0, start); i < n; i++) p += g[i] * h2;
+      const i0 = start - 1;
+      if (i0 >= 0 && i0 < n) p += g[i0] * (lo + start * h2 - b2);
+      return p;
+    };
+    let a = 0;
+    let b = hiS;
+    for (let it = 0; it < 60; it++) {
+      const mid = (a + b) / 2;
+      if (tail(mid) > target) a = mid;
+      else b = mid;
     }
+    const bound = (a + b) / 2;
+    spent += tail(bound);
+    out.push(bound / Math.sqrt(k));
+    const cut = Math.floor((bound - lo) / h2);
+    for (let i = Math.max(0, cut + 1); i < n; i++) g[i] = 0;
+    f = g;
   }
-  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
+  if (K >= 1) out[0] = zOfTail(pocockSpending(alpha, 1 / K));
+  cache.set(key, out);
+  return out;
+}
+function zOfTail(p) {
+  let a = -10;
+  let b = 10;
+  for (let i = 0; i < 80; i++) {
+    const m = (a + b) / 2;
+    if (upperTail(m) > p) a = m;
+    else b = m;
+  }
+  return (a + b) / 2;
+}
+function lookIndex(p) {
+  const K = Math.max(1, Math.round(p.maxMinutes));
+  const span = Math.max(1, p.maxMinutes - p.warmupEnd);
+  const tau = (p.minutes - p.warmupEnd) / span;
+  if (tau > 1 + 1e-9) return null;
+  return { k: Math.min(K, Math.max(1, Math.floor(tau * K))), K, tau: Math.max(0, tau) };
+}
+function boundaryAt(p, alpha) {
+  const look = lookIndex(p);
+  if (!look) return null;
+  return spendingBoundaries(look.K, alpha)[look.k - 1];
 }
 
 // src/analysis/series.ts
@@ -63310,893 +63292,6 @@ function sumCounters(series) {
   const mono = series.map((s) => clean(s).samples).filter((s) => s.length).map(monotone);
   const times = [...new Set(mono.flatMap((s) => s.map((p) => p.t)))].sort((a, b) => a - b);
   return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
-}
-
-// src/analysis/bottleneck.ts
-var HIGH_SHARE = 0.5;
-var LOW_DEPTH = 1;
-var IMBALANCE_SHARE = 0.25;
-var CPU_BOUND_PERCENT = 90;
-var LOW_MIN_DEPTH = 3;
-var LOW_MAX_DEPTH = 5;
-var HIGH_BLOCKING_S = 0.05;
-function cpuBoundEvidence(input) {
-  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
-    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
-  );
-  if (hottest.length) {
-    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
-      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
-    );
-  }
-  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
-    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
-  );
-}
-function runtimeEvidence(input) {
-  const evidence = [];
-  const idle = input.idleFraction;
-  if (typeof idle === "number" && Number.isFinite(idle))
-    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
-  const blocking = input.rpcBlockingP95;
-  if (typeof blocking === "number" && Number.isFinite(blocking))
-    evidence.push(
-      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
-    );
-  return evidence;
-}
-function queuesOf(input, services) {
-  const max = (s) => input.queueMax[s];
-  const min = (s) => input.queueMin[s] ?? null;
-  const ranked = [...services].sort((a, b) => max(b) - max(a));
-  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
-  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
-  return { max, min, ranked, high };
-}
-function analyseBottleneck(input) {
-  const evidence = runtimeEvidence(input);
-  const cpuBound = cpuBoundEvidence(input);
-  const verdict = (kind, service, lines, confidence) => ({
-    kind,
-    service,
-    evidence: [...evidence, ...lines, ...cpuBound],
-    confidence
-  });
-  const services = SERVICES.filter(
-    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
-  );
-  const idle = input.idleFraction;
-  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
-  if (!services.length)
-    return verdict(
-      runtimeBusy ? "runtime-bound" : "unknown",
-      null,
-      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
-      "low"
-    );
-  const q = queuesOf(input, services);
-  for (const s of q.ranked)
-    evidence.push(
-      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
-    );
-  if (runtimeBusy)
-    return verdict(
-      "runtime-bound",
-      null,
-      [
-        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
-      ],
-      q.high.length === 0 ? "high" : "medium"
-    );
-  return queueVerdict(q, services, verdict);
-}
-function queueVerdict(q, services, verdict) {
-  const { max, min, high } = q;
-  const top = q.ranked[0];
-  const second = q.ranked[1];
-  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
-  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
-    return verdict(
-      "not-enough-load",
-      null,
-      [
-        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
-      ],
-      "medium"
-    );
-  if (high.length >= 2)
-    return verdict(
-      "total-capacity-too-high",
-      null,
-      [
-        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
-      ],
-      "medium"
-    );
-  const topMin = min(top);
-  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
-    return verdict(
-      "imbalance",
-      top,
-      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
-      "medium"
-    );
-  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
-  return verdict(
-    "service",
-    top,
-    [
-      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
-    ],
-    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
-  );
-}
-
-// src/analysis/estimators.ts
-function increase(s, a, b) {
-  return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
-}
-function lag1(xs) {
-  if (xs.length < 4) return 0;
-  const m = mean(xs);
-  let num3 = 0;
-  let den = 0;
-  for (let i = 0; i < xs.length; i++) {
-    const d = xs[i] - m;
-    den += d * d;
-    if (i > 0) num3 += d * (xs[i - 1] - m);
-  }
-  return den > 0 ? num3 / den : 0;
-}
-function inflation(rho) {
-  const r = Math.min(0.8, Math.max(0, rho));
-  return (1 + r) / (1 - r);
-}
-function tWiden(batches) {
-  return tQuantile975(batches - 1) / 1.96;
-}
-function completionRate(n, from, to, batch, inFlight2) {
-  const k = Math.floor((to - from) / batch + 1e-9);
-  if (k < 2) return void 0;
-  const start = to - k * batch;
-  const perBatch = [];
-  for (let j = 0; j < k; j++) {
-    const a = start + j * batch;
-    perBatch.push({ t: a + batch / 2, rate: increase(n, a, a + batch) / batch });
-  }
-  const rates = perBatch.map((b) => b.rate);
-  const r = mean(rates);
-  if (!(r > 0)) return void 0;
-  const rho = lag1(rates);
-  const vBatch = stdev(rates) ** 2 / k * inflation(rho) || 0;
-  const span = k * batch;
-  const L = inFlight2 ?? Math.max(1, r);
-  const vFloor = L / 6 / span ** 2 + (1e-3 * r) ** 2;
-  const se = Math.sqrt(Math.max(vBatch * tWiden(k) ** 2, vFloor));
-  const notes = rho > 0.2 ? [`completions per batch autocorrelated (\u03C1\u2081 ${rho.toFixed(2)}): interval widened`] : [];
-  return { rate: r, se, method: "completions", batches: k, batchMinutes: batch, perBatch, notes };
-}
-function meanInFlight(active, from, to) {
-  const inside = active.filter((p) => p.t >= from && p.t <= to).map((p) => p.v);
-  return inside.length ? mean(inside) : void 0;
-}
-function littleRate(sum, count2, inFlight2, from, to, batch, options = {}) {
-  const k = Math.floor((to - from) / batch + 1e-9);
-  if (k < 2 || !(inFlight2.value > 0)) return void 0;
-  const start = to - k * batch;
-  const starts = Array.from({ length: k }, (_, j) => start + j * batch);
-  const centres = starts.map((a) => a + batch / 2);
-  const ds = starts.map((a) => increase(sum, a, a + batch));
-  const dc = starts.map((a) => increase(count2, a, a + batch));
-  const S = ds.reduce((a, b) => a + b, 0);
-  const C = dc.reduce((a, b) => a + b, 0);
-  if (!(C >= 2 * k) || !(S > 0) || dc.filter((c) => c > 0).length < 2) return void 0;
-  const W = S / C;
-  const cBar = C / k;
-  const residuals = ds.map((s, j) => s - W * dc[j]);
-  const cycle = options.harmonic ? harmonicPart(centres, residuals, 3 * batch, k * batch / 2) : void 0;
-  const swing = (j) => cycle ? cycle.fitted[j] : 0;
-  const resid = residuals.map((e, j) => e - swing(j));
-  const perBatch = [];
-  for (let j = 0; j < k; j++) {
-    const s = ds[j] - swing(j);
-    const c = dc[j];
-    if (c > 0 && (!cycle || s > 0))
-      perBatch.push({ t: centres[j], rate: inFlight2.value / (s / c / 60) });
-  }
-  if (perBatch.length < 2) return void 0;
-  const partial = cycle ? cycle.fitted.reduce((a, h2) => a + h2, 0) / C / W : 0;
-  const df = cycle ? k - 3 : k - 1;
-  const rho = lag1(resid);
-  const vW = resid.reduce((a, e) => a + e * e, 0) / df / k / cBar ** 2 * inflation(rho);
-  const rate = inFlight2.value / (W / 60);
-  const relSe = Math.sqrt(vW / W ** 2 * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C ** 2);
-  const amplitude = cycle ? cycle.amplitude / (W * cBar) : 0;
-  const notes = littleNotes(C, W, inFlight2, cycle && { ...cycle, amplitude });
-  return {
-    rate,
-    se: rate * relSe,
-    method: "littles-law",
-    batches: k,
-    batchMinutes: batch,
-    perBatch,
-    notes,
-    ...cycle ? { cycle: { periodMinutes: cycle.period, amplitude } } : {}
-  };
-}
-function littleNotes(C, W, inFlight2, cycle) {
-  return [
-    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight2.value.toFixed(1)} in flight (${inFlight2.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
-    ...cycle ? [
-      `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * cycle.amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
-    ] : []
-  ];
-}
-function harmonicFit(t, y, periods) {
-  const m = y.length;
-  if (m < 12 || !(periods.maxPeriod >= periods.minPeriod)) return void 0;
-  const centre = mean(t);
-  const x = t.map((v) => v - centre);
-  const lf = linearFit(x, y);
-  const sse0 = y.reduce((a2, v, i) => a2 + (v - lf.a - lf.b * x[i]) ** 2, 0);
-  if (!(sse0 > 0)) return void 0;
-  let best;
-  let tried = 0;
-  for (let period = periods.minPeriod; period <= periods.maxPeriod; period *= 1.04) {
-    if (periods.exclude?.(period)) continue;
-    const w2 = 2 * Math.PI / period;
-    const rows = x.map((v) => [1, v, Math.sin(w2 * v), Math.cos(w2 * v)]);
-    const beta = leastSquares(rows, y);
-    if (!beta) continue;
-    tried++;
-    const sse = y.reduce((a2, v, i) => {
-      const r = rows[i];
-      return a2 + (v - r.reduce((acc, xv, c) => acc + xv * beta[c], 0)) ** 2;
-    }, 0);
-    if (!best || sse < best.sse) best = { period, sse, beta };
-  }
-  if (!best || tried === 0) return void 0;
-  const nu = m - 4;
-  const f = (sse0 - best.sse) / 2 / Math.max(1e-12, best.sse / nu);
-  const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
-  const w = 2 * Math.PI / best.period;
-  const [, , a, b] = best.beta;
-  return {
-    period: best.period,
-    fitted: x.map((v) => a * Math.sin(w * v) + b * Math.cos(w * v)),
-    amplitude: Math.hypot(a, b),
-    p,
-    tried
-  };
-}
-function harmonicPart(t, y, minPeriod, maxPeriod, alpha = 1e-3) {
-  if (!(maxPeriod > minPeriod)) return void 0;
-  const fit = harmonicFit(t, y, { minPeriod, maxPeriod });
-  return fit && fit.p < alpha ? fit : void 0;
-}
-function leastSquares(rows, y) {
-  const n = rows[0].length;
-  const a = Array.from({ length: n }, () => new Array(n + 1).fill(0));
-  rows.forEach((r, i) => {
-    for (let p = 0; p < n; p++) {
-      const row = a[p];
-      for (let q = 0; q < n; q++) row[q] = row[q] + r[p] * r[q];
-      row[n] = row[n] + r[p] * y[i];
-    }
-  });
-  for (let c = 0; c < n; c++) {
-    let piv = c;
-    for (let r = c + 1; r < n; r++)
-      if (Math.abs(a[r][c]) > Math.abs(a[piv][c])) piv = r;
-    const pivot = a[piv];
-    if (!(Math.abs(pivot[c]) > 1e-12)) return void 0;
-    a[piv] = a[c];
-    a[c] = pivot;
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue;
-      const row = a[r];
-      const k = row[c] / pivot[c];
-      for (let q = c; q <= n; q++) row[q] = row[q] - k * pivot[q];
-    }
-  }
-  return a.map((row, c) => row[n] / row[c]);
-}
-function combineRates(c, l) {
-  if (!c || !l) return c ?? l;
-  const z = (l.rate - c.rate) / Math.sqrt(c.se ** 2 + l.se ** 2);
-  if (Math.abs(z) > 3 && Math.abs(l.rate / c.rate - 1) > 0.03)
-    return {
-      ...c,
-      notes: [
-        ...c.notes,
-        `Little's law (${l.rate.toFixed(2)}/min) disagrees with the completions (${c.rate.toFixed(2)}/min, z ${z.toFixed(1)}): not used`
-      ]
-    };
-  const wl = 1 / l.se ** 2 / (1 / l.se ** 2 + 1 / c.se ** 2);
-  const rate = wl * l.rate + (1 - wl) * c.rate;
-  const se = wl * l.se + (1 - wl) * c.se;
-  const method = wl >= 0.8 ? "littles-law" : wl <= 0.2 ? "completions" : "combined";
-  const main2 = method === "completions" ? c : l;
-  return {
-    rate,
-    se,
-    method,
-    batches: main2.batches,
-    batchMinutes: main2.batchMinutes,
-    perBatch: main2.perBatch,
-    notes: [
-      ...l.notes,
-      ...c.notes,
-      `weights: Little's law ${(100 * wl).toFixed(0)}%, completions ${(100 * (1 - wl)).toFixed(0)}% (\xB1${(100 * l.se / l.rate).toFixed(1)}% vs \xB1${(100 * c.se / c.rate).toFixed(1)}% s.e.)`
-    ]
-  };
-}
-function driftOf(perBatch, autocorrelated = true) {
-  if (perBatch.length < 3) return void 0;
-  const r = mean(perBatch.map((b) => b.rate));
-  if (!(r > 0)) return void 0;
-  const fit = linearFit(
-    perBatch.map((b) => b.t),
-    perBatch.map((b) => b.rate)
-  );
-  const resid = perBatch.map((b) => b.rate - fit.a - fit.b * b.t);
-  const widen = autocorrelated ? Math.sqrt(inflation(lag1(resid))) : 1;
-  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 * widen / r };
-}
-function harmonicCycle(y, minPeriod, exclude = () => false) {
-  const m = y.length;
-  if (m < 12) return void 0;
-  const span = y[m - 1].t - y[0].t;
-  const mu = mean(y.map((p) => p.v));
-  if (!(mu > 0) || !(span > 0)) return void 0;
-  const step = span / (m - 1);
-  const fit = harmonicFit(
-    y.map((p) => p.t),
-    y.map((p) => p.v),
-    { minPeriod: Math.max(minPeriod, 3 * step), maxPeriod: span / 3, exclude }
-  );
-  return fit && { period: fit.period, amplitude: fit.amplitude / mu, p: fit.p, periodsTried: fit.tried };
-}
-
-// src/analysis/detector.ts
-var DEFAULT_DETECTOR_SETTINGS = {
-  warmup_floor_minutes: 10,
-  window_minutes: 5,
-  max_relative_range: 0.02,
-  max_relative_slope_per_hour: 0.05,
-  consecutive_windows: 3,
-  max_ci_relative: 0.03,
-  stale_after_minutes: 3,
-  stall_minutes: 10,
-  max_failure_rate: 0.05,
-  min_cycle_amplitude: 0.1
-};
-function defaultRunEndMinutes() {
-  const [h2, m] = SUBMIT_DEFAULTS.time.split(":").map(Number);
-  return h2 * 60 + m - TIMELINE.startupMinutes;
-}
-function prepare(input, evidence) {
-  const f = clean(input.fullRun);
-  const n = clean(input.completed);
-  const e = clean(input.elapsed);
-  const dropped = f.dropped + n.dropped + e.dropped;
-  if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
-  let ns = monotone(n.samples);
-  let es = e.samples;
-  const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
-  if (es.length === 0) {
-    es = ns.length && f.samples.length ? ns.map((p) => ({ t: p.t, v: (valueAt(f.samples, p.t) ?? 0) * p.v })) : f.samples.map((p) => ({ t: p.t, v: 60 * (p.t - t0) }));
-  }
-  if (ns.length === 0 && f.samples.length) {
-    ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
-    if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
-  }
-  const measured = e.samples.filter((x) => x.v > 0);
-  const offset = measured.length ? Math.max(...measured.map((x) => x.v - 60 * x.t)) : 0;
-  return {
-    n: ns,
-    e: es,
-    f: f.samples,
-    offset: Number.isFinite(offset) ? offset : 0,
-    sum: monotone(clean(input.durationSum).samples),
-    count: monotone(clean(input.durationCount).samples),
-    active: clean(input.activeRollouts).samples
-  };
-}
-function project(p, t, r, input) {
-  const nNow = valueAt(p.n, t) ?? 0;
-  const eNow = valueAt(p.e, t) ?? 0;
-  const wallEnd = input.runEndMinutes ?? defaultRunEndMinutes();
-  let horizon = {
-    end: wallEnd,
-    reason: input.runEndMinutes != null ? "job wall time" : "default wall time"
-  };
-  if (input.expectedRollouts != null && input.expectedRollouts > nNow)
-    horizon = requeuedEnd(t, (input.expectedRollouts - nNow) / r, wallEnd, input) ?? horizon;
-  const dt = Math.max(0, horizon.end - t);
-  const eEnd = dt > 0 ? Math.max(eNow, 60 * horizon.end + p.offset) : eNow;
-  const total = nNow + r * dt;
-  return { value: eEnd / total, horizon, future: r * dt, total };
-}
-function requeuedEnd(t, need, wallEnd, input) {
-  const n = input.expectedRollouts;
-  if (t + need < wallEnd) return { end: t + need, reason: `${n} rollouts done` };
-  const requeues = input.maxRequeues ?? REQUEUE.maxRequeues;
-  const perJob = wallEnd - REQUEUE.leadMinutes;
-  const gap = REQUEUE.leadMinutes + TIMELINE.startupMinutes;
-  if (requeues <= 0 || perJob <= 0) return null;
-  const beyond = need - Math.max(0, perJob - t);
-  const jobs = Math.ceil(beyond / perJob);
-  if (jobs > requeues)
-    return { end: (requeues + 1) * (perJob + gap) - gap, reason: `the last of ${requeues} requeues` };
-  return { end: t + need + jobs * gap, reason: `${n} rollouts done after ${jobs} requeue(s)` };
-}
-function fitAt(p, input, plan, t) {
-  const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
-  const littleBatch = plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
-  const durations = plan.inFlight && p.sum.length && p.count.length ? plan.inFlight : void 0;
-  const cyclic = durations && !plan.cycleBlock ? littleRate(p.sum, p.count, durations, plan.littleFrom, t, plan.littleFloor, { harmonic: true }) : void 0;
-  const l = durations ? cyclic?.cycle ? cyclic : littleRate(p.sum, p.count, durations, plan.littleFrom, t, littleBatch) : void 0;
-  const rate = combineRates(c, l);
-  if (!rate) return void 0;
-  const proj = project(p, t, rate.rate, input);
-  const relRate = rate.se / rate.rate * (proj.future / proj.total);
-  const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
-  const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
-  const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
-  const drift = driftOf(half.length >= 4 ? half : rate.perBatch, false);
-  const trend = driftOf(rate.perBatch);
-  return {
-    rate,
-    proj,
-    lo: proj.value * Math.exp(-1.96 * rel),
-    hi: proj.value * Math.exp(1.96 * rel),
-    drift,
-    trend
-  };
-}
-function countWander(n, a, b) {
-  const inside = n.filter((x) => x.t >= a && x.t <= b);
-  if (inside.length < 4) return 0;
-  const fit = linearFit(
-    inside.map((x) => x.t),
-    inside.map((x) => x.v)
-  );
-  const ss = inside.reduce((acc, x) => acc + (x.v - fit.a - fit.b * x.t) ** 2, 0);
-  return Math.sqrt(ss / (inside.length - 2));
-}
-function meanDuration(p, a, b) {
-  const c = increase(p.count, a, b);
-  return c > 0 ? increase(p.sum, a, b) / c / 60 : void 0;
-}
-function rateSteps(n, from, to, minStep) {
-  const overall = increase(n, from, to) / Math.max(to - from, 1e-9);
-  if (!(overall > 0)) return [];
-  const step = Math.max(minStep, 10 / overall);
-  const m = Math.floor((to - from) / step);
-  const out = [];
-  for (let i = 0; i < m; i++) {
-    const a = from + i * step;
-    out.push({ t: a + step / 2, v: increase(n, a, a + step) / step });
-  }
-  return out;
-}
-function interval(value, a, b, digits = 4) {
-  return {
-    value: round(value, digits),
-    low: round(Math.min(a, b), digits),
-    high: round(Math.max(a, b), digits)
-  };
-}
-function detect(input) {
-  const s = { ...DEFAULT_DETECTOR_SETTINGS, ...definedOnly(input.settings) };
-  const evidence = [];
-  const p = prepare(input, evidence);
-  if (p.f.length + p.n.length === 0 || p.n.length === 0) return noData(input, evidence);
-  const f = frameOf(input, s, p, evidence);
-  const unhealthy = healthProblems(f);
-  if (unhealthy.length) return early(f, "unhealthy", unhealthy);
-  const firstProduction = p.n.find((x) => x.v > 0)?.t;
-  if (firstProduction === void 0) return early(f, "warming", ["no rollout completed yet"]);
-  const warmup = warmupOf(f, firstProduction);
-  if (warmup.end === void 0 || f.tLast - warmup.end < s.window_minutes)
-    return unsettledVerdict(f, firstProduction, warmup.floor);
-  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmup.end - f.t0, 1)} min`);
-  const { plan, cycle } = fitPlan(f, warmup.end);
-  const checks = checkpoints(f, plan, (t) => warmup.settledAt(t));
-  const latest = checks[0]?.fit;
-  if (!latest)
-    return {
-      ...f.base,
-      state: "stabilising",
-      warmup_end_minutes: round(warmup.end - f.t0, 2),
-      value: null,
-      projected_full_run: null,
-      evidence: [
-        ...evidence,
-        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(f.tLast - warmup.end, 1)}`
-      ]
-    };
-  const common = steadyFields(f, plan, latest);
-  return driftingVerdict(f, plan, latest, common) ?? windowVerdict(f, checks, latest, cycle, common);
-}
-function early(f, state2, why, more = {}) {
-  const none = { warmup_end_minutes: null, value: null, projected_full_run: null };
-  return { ...f.base, state: state2, ...none, ...more, evidence: [...f.evidence, ...why] };
-}
-function noData(input, evidence) {
-  return {
-    state: input.targetsUp === false ? "unhealthy" : "no-data",
-    minutes_of_data: 0,
-    warmup_end_minutes: null,
-    current_full_run: null,
-    value: null,
-    projected_full_run: null,
-    evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
-  };
-}
-function frameOf(input, s, p, evidence) {
-  const all = [...p.f, ...p.n];
-  const t0 = Math.min(...all.map((x) => x.t));
-  const tLast = Math.max(...all.map((x) => x.t));
-  const now = input.now ?? tLast;
-  const lastF = p.f.length ? p.f[p.f.length - 1].v : null;
-  const base = {
-    minutes_of_data: round(now - t0, 2),
-    current_full_run: lastF === null ? null : round(lastF, 4)
-  };
-  for (const [a, b] of gaps(p.n)) evidence.push(`scrape gap ${round(a - t0, 1)}\u2013${round(b - t0, 1)} min`);
-  return { input, s, p, evidence, t0, tLast, now, base, step: medianStep(p.n) };
-}
-function healthProblems(f) {
-  const { input, s, p, t0, tLast, now, step } = f;
-  const W = s.window_minutes;
-  const unhealthy = [];
-  if (input.targetsUp === false) unhealthy.push("scrape targets are gone while the job runs");
-  const stale = Math.max(s.stale_after_minutes, 3 * (Number.isFinite(step) ? step : 0));
-  if (now - tLast > stale)
-    unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
-  const nLast = p.n[p.n.length - 1].v;
-  const firstProduction = p.n.find((x) => x.v > 0)?.t;
-  if (firstProduction !== void 0) {
-    const stallAfter = stallMinutes(p, firstProduction, tLast, s);
-    if (tLast - firstProduction >= stallAfter && nLast - (valueAt(p.n, tLast - stallAfter) ?? 0) <= 0)
-      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${round(stallAfter, 1)} min`);
-  }
-  const failed = clean(input.failed).samples;
-  if (failed.length && tLast - t0 >= W) {
-    const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W) ?? 0);
-    const dAll = nLast - (valueAt(p.n, tLast - W) ?? 0);
-    if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
-      unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W} min's rollouts failed`);
-  }
-  return unhealthy;
-}
-function warmupOf(f, firstProduction) {
-  const { s, p, t0, tLast, step } = f;
-  const W = s.window_minutes;
-  const floor = t0 + s.warmup_floor_minutes;
-  const block = Math.max(W / 2, Number.isFinite(step) ? step : 0);
-  let end = mserWarmupEnd(p.n, firstProduction, tLast, block, floor);
-  for (let j = 1; end === void 0 && j <= s.consecutive_windows - 1; j++)
-    end = mserWarmupEnd(p.n, firstProduction, tLast - j * W, block, floor);
-  return {
-    end,
-    floor,
-    settledAt: (t) => mserWarmupEnd(p.n, firstProduction, t, block, floor) !== void 0
-  };
-}
-function unsettledVerdict(f, firstProduction, floor) {
-  const { s, p, tLast } = f;
-  const W = s.window_minutes;
-  const half = firstProduction + (tLast - firstProduction) / 2;
-  const trendOf = (from) => tLast - from >= 4 * W ? driftOf(completionRate(p.n, from, tLast, W, null)?.perBatch ?? []) : void 0;
-  const trend = trendOf(Math.max(half, floor));
-  const drift = significantDrift(trend, s);
-  const lateDrift = significantDrift(trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2), s);
-  if (drift !== void 0 && lateDrift !== void 0 && Math.sign(drift) === Math.sign(lateDrift))
-    return early(
-      f,
-      "drifting",
-      ["no settled warm-up: the completion rate keeps moving", driftEvidence(trend)],
-      { drift: { slope_relative_per_hour: round(drift, 4) }, estimator: "completions" }
-    );
-  const minutes = f.now - f.t0;
-  const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
-  return early(f, "warming", [why]);
-}
-function inFlightOf(f, warmupEnd) {
-  const W = f.s.window_minutes;
-  const activeMean = meanInFlight(f.p.active, Math.max(warmupEnd, f.tLast - 2 * W), f.tLast);
-  const cap = f.input.inFlightCapacity;
-  return activeMean !== void 0 && activeMean > 0 ? { value: activeMean, source: "active-rollouts" } : cap && cap > 0 ? { value: cap, source: "capacity" } : void 0;
-}
-function fitPlan(f, warmupEnd) {
-  const { s, p, tLast, step } = f;
-  const W = s.window_minutes;
-  const inFlight2 = inFlightOf(f, warmupEnd);
-  const recentRate = increase(p.n, Math.max(warmupEnd, tLast - 2 * W), tLast) / Math.min(2 * W, tLast - warmupEnd);
-  const dHat = meanDuration(p, Math.max(warmupEnd, tLast - 3 * W), tLast) ?? (inFlight2 && recentRate > 0 ? inFlight2.value / recentRate : void 0);
-  const cycle = dHat !== void 0 ? cycleOf(f, warmupEnd, dHat) : void 0;
-  const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
-  const plan = {
-    warmupEnd,
-    // durations of rollouts that started after the congestion: those finishing a rollout's duration
-    // after the completion rate settled (MSER); slow rollouts started in the congestion finish late
-    littleFrom: warmupEnd + (dHat ?? 0),
-    countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
-    littleBatch: W / 2,
-    // a batch holds at least about ten finished rollouts and four scrapes
-    littleFloor: Math.max(
-      4 * (Number.isFinite(step) ? step : 0),
-      recentRate > 0 ? 10 / recentRate : W / 2,
-      W / 10
-    ),
-    ...cycle ? { cycleBlock } : {},
-    inFlight: inFlight2
-  };
-  return { plan, cycle };
-}
-function cycleOf(f, warmupEnd, dHat) {
-  const W = f.s.window_minutes;
-  const stepMin = Math.max(W / 5, Number.isFinite(f.step) ? f.step : 0);
-  const excluded = (period) => [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * dHat) - 1) < 0.2);
-  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W, excluded);
-  return test && test.p < 1e-3 && test.amplitude >= f.s.min_cycle_amplitude ? test : void 0;
-}
-function checkpoints(f, plan, settledAt) {
-  const H = f.s.window_minutes / 2;
-  const checks = [];
-  for (let j = 0; j <= 2 * f.s.consecutive_windows; j++) {
-    const t = f.tLast - j * H;
-    const settled2 = j === 0 || settledAt(t);
-    const fit = settled2 ? fitAt(f.p, f.input, plan, t) : void 0;
-    checks.push(fit ? { t, fit } : { t, unsettled: !settled2 });
-  }
-  return checks;
-}
-function steadyFields(f, plan, latest) {
-  const projected = interval(latest.proj.value, latest.lo, latest.hi);
-  const r = latest.rate;
-  const steady = interval(
-    60 / r.rate,
-    60 / (r.rate + 1.96 * r.se),
-    60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3)
-  );
-  f.evidence.push(
-    `steady rate ${round(r.rate, 2)} \xB1 ${round(1.96 * r.se, 2)} rollouts/min (${r.method}, ${r.batches} \xD7 ${round(r.batchMinutes, 1)}-min batches) \u2192 ${steady.value} s/rollout at steady state`,
-    ...r.notes,
-    `projected full-run at ${round(latest.proj.horizon.end - f.t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
-  );
-  const t = latest.trend;
-  if (t && Number.isFinite(t.seRelPerHour))
-    f.evidence.push(
-      `no drift steeper than ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h (one-sided 95% bound on the steady data's trend)`
-    );
-  return {
-    ...f.base,
-    warmup_end_minutes: round(plan.warmupEnd - f.t0, 2),
-    projected_full_run: projected,
-    steady_seconds_per_rollout: steady,
-    run_end_minutes: round(latest.proj.horizon.end - f.t0, 1),
-    estimator: r.method
-  };
-}
-function driftingVerdict(f, plan, latest, common) {
-  const { s, tLast } = f;
-  const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
-  const late = tLast - lateFrom >= 4 * s.window_minutes ? fitAt(f.p, f.input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast) : void 0;
-  const lateDrift = significantDrift(late?.drift, s);
-  const drift = significantDrift(latest.drift, s);
-  if (drift === void 0 || lateDrift === void 0 || Math.sign(drift) !== Math.sign(lateDrift))
-    return void 0;
-  return {
-    ...common,
-    state: "drifting",
-    value: null,
-    cycle: null,
-    drift: { slope_relative_per_hour: round(drift, 4) },
-    evidence: [...f.evidence, driftEvidence(latest.drift)]
-  };
-}
-function windowVerdict(f, checks, latest, cycle, common) {
-  const { s, evidence } = f;
-  const fails = (j, factor = 1) => windowFailure(checks[j], checks[j + 1], s, factor);
-  let streak = 0;
-  let firstFailure = "";
-  for (let j = 0; j < s.consecutive_windows; j++) {
-    const reason2 = fails(j);
-    if (reason2) {
-      firstFailure = reason2;
-      break;
-    }
-    streak++;
-  }
-  let heldFrom = 0;
-  if (streak < s.consecutive_windows) {
-    for (let k = 1; k <= s.consecutive_windows && !heldFrom; k++) {
-      let ok = true;
-      for (let j = 0; j < k && ok; j++) ok = !fails(j, 1.5);
-      for (let j = k; j < k + s.consecutive_windows && ok; j++) ok = !fails(j);
-      if (ok) heldFrom = k;
-    }
-  }
-  evidence.push(
-    heldFrom ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5\xD7 the thresholds (${firstFailure})` : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
-  );
-  if (latest.trend)
-    evidence.push(
-      `trend of the steady rate ${round(100 * latest.trend.slopeRelPerHour, 1)}%/h (\xB1${round(100 * latest.trend.seRelPerHour, 1)} s.e.)`
-    );
-  if (cycle)
-    evidence.push(
-      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`
-    );
-  const done = streak >= s.consecutive_windows || heldFrom > 0;
-  return {
-    ...common,
-    state: done ? cycle ? "cyclic" : "stable" : "stabilising",
-    value: done ? common.projected_full_run : null,
-    cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
-    evidence
-  };
-}
-function stallMinutes(p, from, to, s) {
-  const n = p.n;
-  const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
-  const duration3 = meanDuration(p, from, to);
-  if (duration3 === void 0) return s.stall_minutes;
-  let longest = 0;
-  let since = from;
-  for (let i = 1; i < n.length; i++) {
-    const a = n[i - 1];
-    const b = n[i];
-    if (a.t < from) continue;
-    if (b.v > a.v) {
-      longest = Math.max(longest, a.t - since);
-      since = b.t;
-    }
-  }
-  if (!(rate > 0)) return s.stall_minutes;
-  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration3));
-}
-function significantDrift(d, s) {
-  if (!d || !Number.isFinite(d.seRelPerHour)) return void 0;
-  const slope = Math.abs(d.slopeRelPerHour);
-  if (slope - 2 * d.seRelPerHour > s.max_relative_slope_per_hour && slope > 4 * d.seRelPerHour)
-    return -d.slopeRelPerHour;
-  return void 0;
-}
-function driftEvidence(d) {
-  return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)} s.e.): seconds per rollout keep moving`;
-}
-function mserWarmupEnd(n, from, to, block, floor) {
-  const m = Math.floor((to - from) / block);
-  if (m < 6) return void 0;
-  const start = to - m * block;
-  const x = [];
-  for (let i = 0; i < m; i++) {
-    const a = start + i * block;
-    x.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
-  }
-  let sum = 0;
-  let sq = 0;
-  let best = Number.POSITIVE_INFINITY;
-  let bestD = -1;
-  const stat2 = new Array(m).fill(Number.NaN);
-  for (let d = m - 1; d >= 0; d--) {
-    const xi = x[d];
-    sum += xi;
-    sq += xi * xi;
-    const k = m - d;
-    stat2[d] = Math.max(0, sq - sum * sum / k) / (k * k);
-  }
-  const limit = Math.floor(m / 2);
-  for (let d = 0; d <= limit; d++) {
-    const v = stat2[d];
-    if (v < best * (1 - 1e-9) - 1e-15) {
-      best = v;
-      bestD = d;
-    }
-  }
-  if (bestD < 0 || bestD >= limit) return void 0;
-  return Math.max(start + bestD * block, floor);
-}
-function windowFailure(c, prev, s, factor = 1) {
-  if (c?.unsettled) return "the warm-up was not settled yet at that window";
-  const f = c?.fit;
-  if (!f) return "not enough steady data";
-  const v = f.proj.value;
-  const ci = (f.hi - f.lo) / 2 / v;
-  if (!(ci <= factor * s.max_ci_relative))
-    return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
-  for (const [d, z] of [
-    [f.trend, 2],
-    [f.drift, 3]
-  ]) {
-    const slope = Math.abs(d?.slopeRelPerHour ?? 0);
-    if (d && slope > factor * s.max_relative_slope_per_hour && slope > z * d.seRelPerHour)
-      return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)})`;
-  }
-  const t = f.trend;
-  if (t && Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
-    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h not ruled out yet`;
-  if (!prev?.fit) return void 0;
-  const range = Math.abs(v - prev.fit.proj.value) / v;
-  if (!(range <= factor * s.max_relative_range))
-    return `projection moved ${round(100 * range, 1)}% in one window`;
-  return void 0;
-}
-function definedOnly(o) {
-  const out = {};
-  if (!o) return out;
-  for (const [k, v] of Object.entries(o))
-    if (v !== void 0 && v !== null) out[k] = v;
-  return out;
-}
-
-// src/analysis/resources.ts
-function analyseResources(input) {
-  const gpu_by_index = {};
-  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
-  for (const gpu of [...indices].sort((a, b) => Number(a) - Number(b))) {
-    const s = input.gpus.get(gpu) ?? {};
-    const used = minMeanMax(s.memoryUsedGb ?? []);
-    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
-    const total = totals2.length ? round(Math.max(...totals2)) : null;
-    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
-    const headroom = free.length ? round(Math.min(...free)) : total !== null && used.max !== null ? round(total - used.max) : null;
-    gpu_by_index[gpu] = {
-      topology_services: input.services?.get(Number(gpu)) ?? [],
-      utilization_percent: minMeanMax(s.utilization ?? []),
-      memory_used_gb: used,
-      memory_total_gb: total,
-      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
-      memory_headroom_gb_min: headroom
-    };
-  }
-  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
-  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
-  const cpu = {};
-  for (const [g, v] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v);
-  return {
-    process_cpu_utilization_percent_by_group: cpu,
-    gpu_by_index,
-    host_memory: {
-      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
-      total_gb: totals.length ? round(Math.max(...totals)) : null
-    }
-  };
-}
-function opportunities(usage, bottleneck) {
-  const out = [];
-  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
-    const total = u.memory_total_gb ?? null;
-    const peak = u.memory_used_gb?.max ?? null;
-    const util = u.utilization_percent?.mean ?? null;
-    const services = u.topology_services ?? [];
-    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
-      out.push(
-        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
-      );
-    else if (!services.length && (util === null || util < 5))
-      out.push(
-        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
-      );
-    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
-      const headroom = round(total - peak, 1);
-      const target = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
-      out.push(
-        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target}`
-      );
-    }
-  }
-  const host = usage.host_memory;
-  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
-    out.push(
-      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
-    );
-  return out;
 }
 
 // src/analysis/rollout-error.ts
@@ -64456,251 +63551,618 @@ function perWorkerMinutes(series, toMinutes) {
   return (series ?? []).map((s) => ({ labels: s.labels, points: toMinutes(s.points) }));
 }
 
-// src/analysis/observe.ts
-function first(series, q) {
-  return series[q]?.[0];
+// src/analysis/decision.ts
+var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
+var DECISION_DEFAULTS = {
+  boundary: "alpha-spending",
+  maxDecisionMinutes: 120,
+  /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
+  minSteadyMinutes: 5
+};
+function decisionProjection(v) {
+  return v?.decision_estimate?.projected_full_run ?? v?.projected_full_run ?? null;
 }
-function observeRun(input) {
-  const t = timeLine(input);
-  const series = runSeries(input, t);
-  const dInput = detectorInput(input, t, series);
-  const verdict = detect(dInput);
-  verdict.decision_estimate = decisionEstimate(input, t, series, dInput, verdict);
-  rolloutDriftCheck(verdict, input.settings?.max_relative_slope_per_hour ?? 0.05);
-  const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
-  const read2 = steadyReader(input.series, fromTs);
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
-  const resources = resourcesOf(input, read2);
-  const bottleneck = bottleneckOf(input, read2, cap);
-  const stable_metrics = {
-    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
-    ...countsOf(series),
-    rollout_duration_p95_s: read2.mean(first(input.series, "rolloutDurationP95")),
-    rpc_queue_depth_at_start_latest_by_service: bottleneck.queue,
-    rpc_duration_p95_s_by_method: rpcP95ByMethod(read2),
-    runtime_idle_fraction: bottleneck.idle,
-    resource_usage: resources,
-    bottleneck: bottleneck.bottleneck,
-    telemetry_quality: {
-      missing_metrics: input.missing ?? [],
-      gaps: verdict.evidence.filter((e) => e.startsWith("scrape gap")),
-      notes: null
-    }
-  };
+var DRIFT_GUARD = {
+  /** A difference in drift significant (2 s.e.) beyond this holds `better`/`equivalent` back… */
+  limitPerHour: 0.05,
+  /** …and so does one not ruled out (one-sided 95%) below this. */
+  steepPerHour: 0.2
+};
+var AGE_GAP_DRIFT_PER_HOUR = 0.05;
+function referenceAtAge(reference, minute) {
+  const p = decisionProjection(reference);
+  const age = reference.minutes_of_data ?? null;
+  const traj = reference.decision_estimate?.trajectory;
+  const enough = reference.decision_estimate?.error_basis?.enough ?? null;
+  if (minute != null && age !== null && traj?.values.length && minute < age - 0.5) {
+    const k = Math.min(traj.values.length - 1, Math.floor((minute - traj.from_minute) / traj.step_minutes));
+    if (k < 0)
+      return {
+        projection: null,
+        logSe: 0,
+        gapMinutes: 0,
+        basisEnough: null,
+        drift: null,
+        text: `no estimate of it yet at run-minute ${round(minute, 1)}`
+      };
+    const at = traj.from_minute + k * traj.step_minutes;
+    const [value, se] = [traj.values[k], traj.log_se[k]];
+    const [slope, slopeSe] = [traj.drift_slope?.[k] ?? null, traj.drift_se?.[k] ?? null];
+    return {
+      drift: slope === null || slopeSe === null ? null : { slope_relative_per_hour: slope, se: slopeSe },
+      projection: { value, low: value * Math.exp(-1.96 * se), high: value * Math.exp(1.96 * se) },
+      logSe: se,
+      gapMinutes: 0,
+      basisEnough: traj.basis_from_minute !== null && at >= traj.basis_from_minute,
+      text: `as it was at run-minute ${round(at, 0)} (equal run age, from its trajectory)`
+    };
+  }
+  const gap = minute != null && age !== null ? Math.abs(age - minute) : 0;
   return {
-    observation: { run_name: input.runName, verdict, stable_metrics },
-    startTs: t.startTs,
-    lastTs: t.lastTs,
-    chart: {
-      fullRun: series.fullRun.filter((p) => Number.isFinite(p.v)),
-      rate5m: series.rate5m.filter((p) => Number.isFinite(p.v))
-    },
-    opportunities: opportunities(resources, bottleneck.bottleneck)
+    projection: p,
+    logSe: p ? logSe(p) : 0,
+    gapMinutes: gap,
+    basisEnough: enough,
+    drift: reference.decision_estimate?.drift ?? null,
+    text: gap > 0.5 ? `read at run-minute ${round(age, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: \xB1${pct(ageGapHide(gap))} added for what a drift of ${pct(AGE_GAP_DRIFT_PER_HOUR)}/h can hide` : "at equal run age"
   };
 }
-function timeLine(input) {
-  const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
-    (q) => first(input.series, q)?.points ?? []
-  );
-  const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
-  const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
-  return { startTs, lastTs, ts0: startTs ?? input.nowTs };
+var ageGapHide = (gapMinutes) => AGE_GAP_DRIFT_PER_HOUR * gapMinutes / 60;
+function steadyFrom(v) {
+  return v.decision_estimate?.first_wave_end_minutes ?? v.warmup_end_minutes ?? void 0;
 }
-function runSeries(input, t) {
-  const S = input.timeScale;
-  const mins = (q) => toRunMinutes(first(input.series, q)?.points ?? [], t.ts0, S);
-  const perWorker = (q) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, t.ts0, S));
+function usedText(v, who) {
+  const e = v.decision_estimate;
+  return e ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored` : `${who}: the verdict's projection (no rollout estimate yet)`;
+}
+function decisionOptions(x) {
   return {
-    fullRun: mins("secondsPerRolloutAvg"),
-    rate5m: mins("secondsPerRolloutRate5m"),
-    completed: mins("rolloutsTotal"),
-    failed: mins("rolloutsFailed"),
-    elapsed: mins("elapsed"),
-    // Little's law inputs: the duration histogram per worker, the in-flight gauge
-    durationSum: sumCounters(perWorker("rolloutDurationSum")),
-    durationCount: sumCounters(perWorker("rolloutDurationCount")),
-    activeRollouts: mins("activeRollouts")
+    minImprovement: x?.min_improvement ?? 0.02,
+    boundary: x?.decision_boundary ?? DECISION_DEFAULTS.boundary,
+    maxDecisionMinutes: x?.max_decision_minutes ?? DECISION_DEFAULTS.maxDecisionMinutes
   };
 }
-function detectorInput(input, t, series) {
-  const S = input.timeScale;
-  const up = first(input.series, "targetsUp")?.points ?? [];
-  const lastUp = up.at(-1);
-  const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
-  const offset = input.jobStartTs != null && t.startTs !== null ? (t.startTs - input.jobStartTs) * S / 60 : TIMELINE.startupMinutes;
-  const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+function claimRadius(candidate, s, options) {
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  if ((options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid")
+    return {
+      radius: csRadius(s, alpha, options.s0 ?? CONFIDENCE_SEQUENCE.s0),
+      text: `always-valid confidence sequence (normal mixture, \u03B1 ${alpha})`
+    };
+  const minutes = candidate.minutes_of_data ?? 0;
+  const warmupEnd = steadyFrom(candidate) ?? 0;
+  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  if (minutes - warmupEnd < DECISION_DEFAULTS.minSteadyMinutes)
+    return {
+      radius: null,
+      why: `small-sample guard: ${round(Math.max(0, minutes - warmupEnd), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} steady minutes`
+    };
+  const at = { minutes: Math.min(minutes, max), warmupEnd, maxMinutes: max };
+  const c = boundaryAt(at, alpha);
+  const look = lookIndex(at);
   return {
-    ...series,
-    targetsUp: input.ended ? void 0 : targetsUp,
-    now: input.ended ? void 0 : (input.nowTs - t.ts0) * S / 60,
-    runEndMinutes: wall - offset,
-    expectedRollouts: input.expectedRollouts ?? null,
-    inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
-    settings: input.settings
+    radius: c * s,
+    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
+    ...minutes >= max - 1e-9 ? { final: true } : {}
   };
 }
-function rolloutDriftCheck(verdict, limit = 0.05) {
-  const d = verdict.decision_estimate?.drift;
-  const slope = Math.abs(d?.slope_relative_per_hour ?? 0);
-  if (verdict.state !== "stable" || !d || !(slope - 2 * d.se > limit && slope > 4 * d.se)) return;
-  verdict.state = "drifting";
-  verdict.drift = { slope_relative_per_hour: d.slope_relative_per_hour };
-  verdict.evidence.push(
-    `rollout durations drift ${round(100 * d.slope_relative_per_hour, 1)}%/h \xB1 ${round(100 * d.se, 1)}% (against their start, after run-minute ${d.from_minute}): beyond ${round(100 * limit, 1)}%/h, not stable`
-  );
+function logSe(i) {
+  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
 }
-function decisionEstimate(input, t, series, d, verdict) {
-  const S = input.timeScale;
-  const toMin = (points) => toRunMinutes(points, t.ts0, S);
-  const batches = reconstructRollouts(
-    perWorkerMinutes(input.series.rolloutDurationSum, toMin),
-    perWorkerMinutes(input.series.rolloutDurationCount, toMin),
-    60
-    // durations are run-seconds (the twin records its simulated durations)
-  );
-  const lastCount = series.durationCount.at(-1)?.v;
-  const now = d.now ?? ((t.lastTs ?? input.nowTs) - t.ts0) * (S / 60);
-  const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
-  const inFlight2 = active.length ? mean(active.map((p) => p.v)) : d.inFlightCapacity ?? null;
-  if (lastCount === void 0 || !batches.length) return null;
-  const estInput = {
-    batches,
-    now,
-    runEnd: verdict.run_end_minutes ?? d.runEndMinutes ?? now,
-    inFlight: inFlight2,
-    completed: lastCount,
-    step: input.stepSeconds * S / 60
-  };
-  const est = rolloutEstimate(estInput);
+function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
+  if (!(s > 0)) return 0;
+  const I = (s0 / s) ** 2;
+  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
+}
+var usable = (v) => {
+  const p = decisionProjection(v);
+  const blocked = v?.decision_estimate ? ["unhealthy", "no-data"] : ["unhealthy", "no-data", "warming"];
+  return !!v && !!p && p.value > 0 && p.low > 0 && p.high >= p.low && !blocked.includes(v.state);
+};
+var steadyUsable = (v) => usable(v) && v?.state !== "drifting";
+var slopeText = (v) => {
+  const s = v.drift?.slope_relative_per_hour;
+  return s == null ? "drifting" : `drifting ${s > 0 ? "+" : ""}${round(100 * s, 1)}%/h`;
+};
+function rolloutDriftHold(candidate, r, g) {
+  const est = candidate.decision_estimate;
   if (!est) return null;
-  return input.trajectory === false ? est : { ...est, trajectory: estimateTrajectory(estInput) };
+  const c = est.drift;
+  if (!c)
+    return "the candidate\u2019s rollout durations do not span enough blocks of starts to measure a drift yet";
+  const diff = c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0);
+  const se = Math.hypot(c.se, r?.se ?? 0);
+  const what = `the candidate\u2019s rollout durations drift ${diff > 0 ? "+" : ""}${pct(diff)}/h \xB1 ${pct(se)} against the reference\u2019s`;
+  if (Math.abs(diff) - 2 * se > g.limitPerHour) return `${what}, beyond ${pct(g.limitPerHour)}/h`;
+  if (Math.abs(diff) + 1.645 * se > g.steepPerHour)
+    return `${what}: a drift of ${pct(g.steepPerHour)}/h is not ruled out yet`;
+  return null;
 }
-function steadyReader(series, fromTs) {
-  const values = (s) => {
-    const pts = (s?.points ?? []).filter(([, v]) => Number.isFinite(v));
-    const after = pts.filter(([t]) => t >= fromTs);
-    return (after.length ? after : pts).map(([, v]) => v);
-  };
-  const byLabel = (q, label) => {
-    const m = /* @__PURE__ */ new Map();
-    for (const s of series[q] ?? []) {
-      const key = s.labels[label];
-      if (key !== void 0) m.set(key, s);
-    }
-    return m;
-  };
+function driftGuard(state2, lo, m, runs, g) {
+  if (state2 !== "better" && state2 !== "equivalent") return { state: state2, evidence: [] };
+  const { candidate, reference, shown } = runs;
+  const who = [
+    candidate.state === "drifting" ? `the candidate (${slopeText(candidate)})` : null,
+    reference.state === "drifting" ? `${shown} (${slopeText(reference)})` : null
+  ].filter((x) => !!x);
+  const rollout = rolloutDriftHold(candidate, runs.drift, g);
+  if (!who.length && !rollout)
+    return {
+      state: state2,
+      evidence: [
+        "drift guard: neither run drifts (the detector and the rollout durations rule out a drift beyond the guard)"
+      ]
+    };
+  const held = `drift guard: ${state2} held back while ${[...who.length ? [`${who.join(" and ")} drifts`] : [], ...rollout ? [rollout] : []].join("; ")}`;
+  return lo > -m ? { state: "not-better", evidence: [held] } : { state: "measuring", evidence: [held] };
+}
+function decideCandidate(candidate, reference, options = {}) {
+  const m = options.minImprovement ?? 0.02;
+  const against = reference?.name ?? "none";
+  const shown = reference?.label ?? against;
+  const base = { against, min_improvement: m, method: methodText(options) };
+  const read2 = comparable(candidate, reference, base, shown, options);
+  if ("decision" in read2) return read2.decision;
+  const { cv, at, ref } = read2;
+  const d = Math.log(cv.value / at.projection.value);
+  const s = Math.hypot(logSe(cv), at.logSe);
+  const claim = claimRadius(candidate, s, options);
+  if (claim.radius === null)
+    return unclaimed(base, d, `change vs ${shown}: ${pct(Math.exp(d) - 1)}; ${claim.why}`);
+  const r = claim.radius + ageGapHide(at.gapMinutes);
+  const [lo, hi] = [Math.exp(d - r) - 1, Math.exp(d + r) - 1];
+  const change = { value: round(Math.exp(d) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
+  const thin = thinBasis(candidate, at, shown);
+  const runs = { candidate, reference: ref.verdict, shown, drift: at.drift };
+  const guard = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m), lo, m, runs, options.driftGuard ?? DRIFT_GUARD);
+  const evidence = [
+    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
+    `${shown} ${at.text}`,
+    ...guard.evidence,
+    `estimates: ${usedText(candidate, "the candidate")}; ${usedText(ref.verdict, shown)}`
+  ];
+  const held = !!thin || guard.evidence.length > 0;
+  if (guard.state === "measuring" && claim.final)
+    return settleAtHorizon({ base, change, d, s, m, shown, evidence, held, candidate });
+  if (guard.state === "measuring")
+    return stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
+  return decided(base, guard.state, change, candidate, [
+    ...evidence,
+    `${guard.state}: ${claimOf(guard.state, m)} than ${shown} at every look's confidence`
+  ]);
+}
+function unclaimed(base, d, text2) {
+  const value = round(Math.exp(d) - 1, 4);
   return {
-    series,
-    values,
-    byLabel,
-    mean: (s) => {
-      const v = values(s);
-      return v.length ? round(mean(v)) : null;
-    }
+    ...base,
+    state: "measuring",
+    relative_change: { value, low: value, high: value },
+    evidence: [text2]
   };
 }
-function bottleneckOf(input, read2, cap) {
-  const queue = {};
-  const queueMax = {};
-  const queueMin = {};
-  const maxes = read2.byLabel("queueDepthMax", "service");
-  const mins = read2.byLabel("queueDepthMin", "service");
-  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins.keys()])) {
-    const svc = serviceFromMetricLabel(label);
-    const mx = read2.mean(maxes.get(label));
-    const mn = read2.mean(mins.get(label));
-    queue[svc ?? label] = { worker_min: mn, worker_max: mx };
-    if (svc) {
-      queueMax[svc] = mx;
-      queueMin[svc] = mn;
-    }
-  }
-  const idle = read2.mean(first(input.series, "idleFraction"));
-  const cpuMean = {};
-  for (const [g, v] of processCpu(read2)) cpuMean[g] = v.length ? mean(v) : null;
-  const bottleneck = analyseBottleneck({
-    queueMax,
-    queueMin,
-    idleFraction: idle,
-    processCpu: cpuMean,
-    capacity: cap?.byService,
-    inFlight: cap?.inFlight
-  });
-  return { queue, idle, bottleneck };
-}
-function processCpu(read2) {
-  const cpu = /* @__PURE__ */ new Map();
-  for (const [g, s] of read2.byLabel("processCpu", "groupname")) cpu.set(g, read2.values(s));
-  return cpu;
-}
-function rpcP95ByMethod(read2) {
-  const methods = {};
-  for (const [m, s] of read2.byLabel("rpcDurationP95", "method")) {
-    const v = read2.values(s);
-    methods[m] = v.length ? round(median(v)) : null;
-  }
-  return methods;
-}
-function resourcesOf(input, read2) {
-  const gpus = /* @__PURE__ */ new Map();
-  const addGpu = (q, field) => {
-    for (const s of input.series[q] ?? []) {
-      const g = s.labels.gpu;
-      if (g === void 0) continue;
-      const rec = gpus.get(g) ?? {};
-      rec[field] = [...rec[field] ?? [], ...read2.values(s)];
-      gpus.set(g, rec);
-    }
-  };
-  addGpu("gpuUtil", "utilization");
-  addGpu("gpuMemory", "memoryUsedGb");
-  addGpu("gpuMemoryFree", "memoryFreeGb");
-  addGpu("gpuMemoryTotal", "memoryTotalGb");
-  addGpu("gpuMemoryPressure", "pressurePercent");
-  return analyseResources({
-    gpus,
-    services: input.topology ? gpuMap(input.topology) : void 0,
-    hostAvailableGb: read2.values(first(input.series, "hostMemAvailable")),
-    hostTotalGb: read2.values(first(input.series, "hostMemTotal")),
-    processCpu: processCpu(read2)
-  });
-}
-function countsOf(series) {
-  const lastOf = (s) => {
-    const f = s.filter((p) => Number.isFinite(p.v));
-    return f.length ? round(f[f.length - 1].v, 4) : null;
-  };
-  const total = lastOf(series.completed);
-  const nFailed = lastOf(series.failed) ?? (total !== null ? 0 : null);
+function stillMeasuring(base, change, evidence, eta) {
+  const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
   return {
-    completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
-    failed_rollouts: nFailed,
-    seconds_per_rollout_5m: lastOf(series.rate5m),
-    seconds_per_rollout_full_run: lastOf(series.fullRun)
+    ...base,
+    state: "measuring",
+    relative_change: change,
+    expected_minutes_to_decision: eta,
+    evidence: [...evidence, when]
   };
 }
-function slurmTimeToMinutes(time2) {
-  const m = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
-  if (!m) return null;
-  return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
+function decided(base, state2, change, candidate, evidence) {
+  const minutes = candidate.minutes_of_data ?? null;
+  return {
+    ...base,
+    state: state2,
+    relative_change: change,
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    evidence
+  };
+}
+function thinBasis(candidate, at, shown) {
+  const b = candidate.decision_estimate?.error_basis;
+  if (b && !b.enough) return `no claim: the candidate's ${basisText(b)}`;
+  if (at.basisEnough === false) return `no claim: ${shown}'s error basis was too thin at that age`;
+  return null;
+}
+function settleAtHorizon(x) {
+  const state2 = !x.held && Math.abs(x.change.value) < x.m ? "equivalent" : "not-better";
+  const p = x.s > 0 ? upperTailZ((x.d - Math.log(1 - x.m)) / x.s) : 0;
+  return decided(x.base, state2, x.change, x.candidate, [
+    ...x.evidence,
+    `${state2}: closed at the horizon (max_decision_minutes): not shown ${pct(x.m)} faster than ${x.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct(x.m)} faster reads this slow or slower with probability ${pct(p)}`
+  ]);
+}
+function upperTailZ(z) {
+  const t = 1 / (1 + 0.2316419 * Math.abs(z));
+  const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
+  const q = Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI) * poly;
+  return z >= 0 ? q : 1 - q;
+}
+function methodText(options) {
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
+  return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
+}
+function comparable(candidate, reference, base, shown, options) {
+  if (options.isReference)
+    return { decision: { ...base, state: "reference", evidence: ["this candidate is the reference"] } };
+  const prev = options.previous;
+  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === base.against)
+    return { decision: prev };
+  if (!reference)
+    return {
+      decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
+    };
+  const cv = decisionProjection(candidate);
+  const at = referenceAtAge(reference.verdict, candidate.minutes_of_data);
+  if (usable(candidate) && usable(reference.verdict) && cv && at.projection)
+    return { cv, at, ref: reference };
+  if (usable(candidate) && usable(reference.verdict))
+    return { decision: { ...base, state: "measuring", evidence: [`${shown}: ${at.text}`] } };
+  const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
+  return { decision: { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] } };
+}
+var pct = (x) => `${round(100 * x, 1)}%`;
+function stateOf(lo, hi, m) {
+  return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
+}
+function claimOf(state2, m) {
+  return state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct(m)}` : state2 === "equivalent" ? `within \xB1${pct(m)}` : `not faster by ${pct(m)} or more`;
+}
+function expectedMinutes(v, d, s, m, options) {
+  const now = v.minutes_of_data;
+  if (now == null || !(s > 0)) return null;
+  const warmupEnd = steadyFrom(v) ?? now / 3;
+  const steady = Math.max(1, now - warmupEnd);
+  const lm = Math.log(1 - m);
+  const need = Math.max(d, lm - d, d - lm);
+  if (!(need > 0)) return null;
+  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  const horizon = (options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid" ? now + 600 : max;
+  for (let t = Math.ceil(now); t <= horizon; t++) {
+    const st = s * Math.sqrt(steady / Math.max(1, t - warmupEnd));
+    const c = claimRadius({ ...v, minutes_of_data: t, warmup_end_minutes: warmupEnd }, st, options);
+    if (c.radius !== null && c.radius <= need) return round(Math.max(t, now), 0);
+  }
+  return null;
+}
+function pruneByLeader(candidate, leader, options = {}) {
+  const leaders = Math.max(1, Math.floor(options.leaders ?? 1));
+  const alpha = (options.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
+  const d = decideCandidate(candidate, leader, { ...options, alpha });
+  if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
+  const m = options.minImprovement ?? 0.02;
+  const shown = leader.label ?? leader.name;
+  return {
+    ...d,
+    state: "not-better",
+    evidence: [
+      ...d.evidence.slice(0, 1),
+      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence (\u03B1 split over ${leaders} possible leader${leaders === 1 ? "" : "s"}): it cannot win`
+    ]
+  };
+}
+function leadingCandidate(candidates, reference) {
+  let best = null;
+  for (const c of candidates)
+    if (steadyUsable(c.verdict) && (!best || decisionProjection(c.verdict)?.value < decisionProjection(best.verdict)?.value))
+      best = c;
+  const ref = reference && best ? referenceAtAge(reference, best.verdict.minutes_of_data).projection?.value : void 0;
+  if (best && ref !== void 0 && !(decisionProjection(best.verdict)?.value < ref)) return null;
+  return best;
+}
+var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
+function gpuMinutes(i) {
+  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
+  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
+  const savedVsSeed = i.stopped ? round(i.gpus * SEED_RULE_JOB_MINUTES - used, 0) : null;
+  return { used, saved, savedVsSeed };
+}
+function withGpuMinutes(d, i) {
+  const g = gpuMinutes(i);
+  return {
+    ...d,
+    gpu_minutes_used: g.used,
+    gpu_minutes_saved: g.saved,
+    gpu_minutes_saved_vs_seed: g.savedVsSeed
+  };
+}
+function savingsText(d) {
+  if (d.gpu_minutes_saved == null) return null;
+  const wall = `${Math.round(d.gpu_minutes_saved)} against the job's wall time`;
+  const seed = d.gpu_minutes_saved_vs_seed;
+  if (seed == null) return `${Math.round(d.gpu_minutes_saved)} GPU-minutes of wall time saved`;
+  return seed >= 0 ? `${Math.round(seed)} GPU-minutes saved against the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})` : `${Math.round(-seed)} GPU-minutes more than the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})`;
+}
+function shouldStopOnDecision(decisions, options = {}) {
+  if (options.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
+  if (!decisions.length) return { stop: false, reason: "no decision yet" };
+  if (decisions.some((d) => d.state === "reference"))
+    return { stop: false, reason: "a reference keeps running" };
+  const worse = decisions.find((d) => d.state === "worse");
+  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
+  if (decisions.every((d) => d.state !== "measuring"))
+    return {
+      stop: true,
+      reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(", ")}`
+    };
+  return { stop: false, reason: "still measuring" };
 }
 
-// src/topology/issues.ts
-function formatKeyPath(path) {
-  let out = "";
-  for (const seg of path) {
-    if (typeof seg === "number") out += `[${seg}]`;
-    else out += out ? `.${seg}` : seg;
+// src/analysis/outcome.ts
+var DEFAULT_MIN_IMPROVEMENT = 0.02;
+function decisionOutcome(d, min = d.min_improvement) {
+  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
+  return d.state;
+}
+function changeOutcome(change, min) {
+  if (!change) return "measuring";
+  if (change.high <= -min) return "better";
+  if (change.low > 0) return "worse";
+  if (change.low >= -min && change.high <= min) return "equivalent";
+  return "measuring";
+}
+function comparisonChange(c) {
+  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
+}
+function parseAgainst(against) {
+  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
+  const role = m?.[1] ?? null;
+  const full = (m?.[2] ?? against).trim();
+  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
+  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
+}
+function decidedFigure(reference, change) {
+  const at = (x) => Math.round(reference * (1 + x) * 1e4) / 1e4;
+  return { value: at(change.value), low: at(change.low), high: at(change.high) };
+}
+
+// src/chart/mermaid.ts
+function text(s) {
+  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
+}
+function num(x) {
+  return String(round(x, 3));
+}
+var MAX_AXIS_LABELS = 12;
+var PALETTE = [
+  { colour: "#1f6feb", square: "\u{1F7E6}" },
+  { colour: "#fb8f44", square: "\u{1F7E7}" },
+  { colour: "#2da44e", square: "\u{1F7E9}" },
+  { colour: "#cf222e", square: "\u{1F7E5}" },
+  { colour: "#8250df", square: "\u{1F7EA}" },
+  { colour: "#9a6700", square: "\u{1F7EB}" }
+];
+function initDirective() {
+  const palette = PALETTE.map((p) => p.colour).join(",");
+  return `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`;
+}
+function lineChart(series, o) {
+  const withData = series.filter((s) => s.samples.length > 0);
+  if (!withData.length) return "";
+  const from = Math.min(...withData.map((s) => s.samples[0].t));
+  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
+  const cap = Math.min(o.maxPoints ?? MAX_AXIS_LABELS, MAX_AXIS_LABELS);
+  const n = Math.max(2, Math.min(cap, Math.floor(to - from) + 1));
+  const xs = Array.from({ length: n }, (_, i) => from + (to - from) * i / (n - 1));
+  const lines = [];
+  for (const s of withData) lines.push(xs.map((x) => valueAt(s.samples, x)));
+  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
+  const all = lines.flat().filter(Number.isFinite);
+  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
+  const yMax = top > 0 ? top * 1.05 : 1;
+  const out = [
+    "```mermaid",
+    initDirective(),
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis "${text(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    ...lines.map(
+      (l) => `  line [${l.map((v) => num(Math.min(Number.isFinite(v) ? v : 0, yMax))).join(", ")}]`
+    ),
+    "```"
+  ];
+  return out.join("\n");
+}
+function chartLegend(series, references = []) {
+  const names = [
+    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
+    ...(references ?? []).filter((r) => Number.isFinite(r.value)).map((r) => r.name)
+  ];
+  return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(" \xB7 ");
+}
+function decidedBarChart(bars, groups2, references, o) {
+  const rows = bars.filter((b) => Number.isFinite(b.value));
+  if (!rows.length) return { chart: "", legend: "" };
+  const present = groups2.filter((g) => rows.some((b) => b.group === g.key));
+  const refs = references.filter((r) => Number.isFinite(r.value));
+  const yMax = Math.max(...rows.map((b) => b.value), ...refs.map((r) => r.value)) * 1.1 || 1;
+  const palette = [...present, ...refs].map((p) => p.colour).join(",");
+  const chart = [
+    "```mermaid",
+    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    ...present.map((g) => `  bar [${rows.map((b) => num(b.group === g.key ? b.value : 0)).join(", ")}]`),
+    ...refs.map((r) => `  line [${rows.map(() => num(r.value)).join(", ")}]`),
+    "```"
+  ].join("\n");
+  const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
+  return { chart, legend };
+}
+
+// src/record/format.ts
+function seconds(value) {
+  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
+  return value < 1 ? value.toFixed(3) : value.toFixed(2);
+}
+function num2(value, digits = 1) {
+  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
+  return String(Number(value.toFixed(digits)));
+}
+function percentOfFraction(value) {
+  return value === null || value === void 0 ? "\u2014" : `${num2(value * 100, 0)}%`;
+}
+function interval(value, unit = " s") {
+  if (!value) return "\u2014";
+  return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
+}
+function decisionText(d) {
+  if (!d) return null;
+  const pc = (x) => `${x < 0 ? "\u2212" : x > 0 ? "+" : ""}${num2(Math.abs(x) * 100)}%`;
+  const change = d.relative_change ? `: change ${pc(d.relative_change.value)} [${pc(d.relative_change.low)}, ${pc(d.relative_change.high)}]` : "";
+  if (d.state === "reference") return "the reference the others were decided against";
+  const head = d.state === "measuring" ? "no decision (measuring)" : `decided ${d.state}`;
+  return `${head} against ${d.against}${change}`;
+}
+function comparisonText(comparison) {
+  if (!comparison) return null;
+  const ratio = comparison.ratio ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}\u2013${comparison.ratio.high.toFixed(3)}])` : "";
+  const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
+  return `${phrase} ${comparison.against}${ratio}`;
+}
+function cell(text2) {
+  if (text2 === null || text2 === void 0 || text2 === "") return "\u2014";
+  return text2.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
+}
+
+// src/record/model.ts
+var RECORD_SCHEMA_VERSION = 1;
+var DEFAULT_OBJECTIVE = "minimize stabilized full-run seconds_per_rollout";
+function recordPaths(experimentId) {
+  return {
+    json: `experiments/${experimentId}.json`,
+    markdown: `experiments/${experimentId}.md`,
+    report: `experiments/${experimentId}-report.md`,
+    chart: `experiments/${experimentId}.svg`
+  };
+}
+function createRecord(experiment, cluster) {
+  const fixed = experiment.fixed_inputs;
+  return {
+    schema_version: RECORD_SCHEMA_VERSION,
+    experiment_id: experiment.experiment_id,
+    objective: experiment.objective ?? DEFAULT_OBJECTIVE,
+    command: experiment.command ?? null,
+    fixed_inputs: {
+      deploy: fixed.deploy,
+      driver: fixed.driver,
+      base_topology: `topology=${experiment.base_topology}`,
+      cluster: experiment.cluster,
+      scenes: {
+        scene_ids: null,
+        test_suite_id: fixed.scenes ?? null,
+        scene_count: fixed.scene_count ?? null
+      },
+      cameras: fixed.cameras ?? null,
+      control_timestep_us: fixed.control_timestep_us ?? null,
+      simulation_duration_s: fixed.simulation_duration_s ?? 20,
+      rollouts_per_scene: fixed.rollouts_per_scene ?? 1,
+      git_commit: fixed.git_commit ?? null,
+      remote_checkout: cluster?.alpasim_checkout ?? null,
+      overrides: [...fixed.overrides ?? []],
+      telemetry: {
+        prometheus_url: cluster?.prometheus_url ?? null,
+        grafana_url: cluster?.grafana_url ?? null,
+        file_sd_source: cluster?.file_sd ?? null
+      },
+      slurm: {
+        account: fixed.slurm?.account ?? cluster?.slurm.account ?? null,
+        partition: fixed.slurm?.partition ?? cluster?.slurm.partition ?? null,
+        gpus_per_node: fixed.slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? null,
+        walltime: fixed.slurm?.time ?? cluster?.slurm.time ?? null
+      }
+    },
+    current_best: {
+      topology: null,
+      run_name: null,
+      stabilized_seconds_per_rollout_full_run: null,
+      decision_reasoning: null
+    },
+    runs: [],
+    report: null
+  };
+}
+function stabilisedValue(run) {
+  return run.verdict?.projected_full_run?.value ?? run.verdict?.value?.value ?? run.stable_metrics?.seconds_per_rollout_full_run ?? null;
+}
+function baselineRun(record) {
+  return record.runs.find((r) => !r.parent) ?? record.runs[0];
+}
+function bestRun(record) {
+  const name = record.current_best.topology;
+  return name ? record.runs.find((r) => r.name === name) : void 0;
+}
+function referenceOf(run) {
+  const value = run?.verdict?.projected_full_run ?? run?.verdict?.value ?? null;
+  return run && value ? { name: run.name, value, ...run.verdict ? { verdict: run.verdict } : {} } : null;
+}
+
+// src/record/figure.ts
+function decidedAgainst(run) {
+  const d = run.monitor_decision;
+  if (d?.against) {
+    const outcome2 = decisionOutcome(d);
+    if (outcome2 === "measuring" || outcome2 === "reference") return null;
+    const { name: reference2, role: role2 } = parseAgainst(d.against);
+    return {
+      reference: reference2,
+      role: role2,
+      better: outcome2 === "better",
+      change: d.relative_change ?? null,
+      text: decisionText(d)
+    };
   }
-  return out;
+  const c = run.comparison;
+  if (!c) return null;
+  const change = comparisonChange(c);
+  const outcome = changeOutcome(change, DEFAULT_MIN_IMPROVEMENT);
+  if (outcome === "measuring") return null;
+  const { name: reference, role } = parseAgainst(c.against);
+  return {
+    reference,
+    role,
+    better: outcome === "better",
+    change,
+    text: comparisonText(c)
+  };
 }
-function sortIssues(issues) {
-  return [...issues].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
+function ownFigureOf(verdict, reading) {
+  const projected = verdict?.projected_full_run ?? verdict?.value ?? null;
+  const i = projected ?? decisionProjection(verdict);
+  if (i) return { value: i.value, low: i.low, high: i.high, basis: projected ? "projection" : "estimate" };
+  return reading == null ? null : { value: reading, low: reading, high: reading, basis: "reading" };
 }
-function formatIssue(issue2) {
-  const where = issue2.keyPath ? ` ${issue2.keyPath}:` : "";
-  return `${issue2.file}:${issue2.line}:${issue2.column}: ${issue2.severity} [${issue2.rule}]${where} ${issue2.message}`;
+function ownFigure(run) {
+  return ownFigureOf(run.verdict, run.stable_metrics?.seconds_per_rollout_full_run);
+}
+function figureOf(run, runs) {
+  return figureWithin(run, runs, /* @__PURE__ */ new Set());
+}
+function figureWithin(run, runs, seen) {
+  const decided2 = run.status === "failed" ? null : decidedAgainst(run);
+  const d = decided2?.role === "leading candidate" ? null : decided2;
+  const ref = d?.change ? runs.find((r) => r.name === d.reference && r.name !== run.name) : void 0;
+  if (d?.change && ref && !seen.has(run.name)) {
+    const anchor = figureWithin(ref, runs, /* @__PURE__ */ new Set([...seen, run.name]));
+    if (anchor)
+      return {
+        ...decidedFigure(anchor.value, d.change),
+        basis: "decision",
+        against: { name: ref.name, value: anchor.value, change: d.change }
+      };
+  }
+  return ownFigure(run);
+}
+function referenceWithFigure(run, runs) {
+  const r = referenceOf(run);
+  const f = run && r ? figureOf(run, runs) : null;
+  return r && f ? { ...r, figure: { value: f.value, low: f.low, high: f.high } } : r;
 }
 
 // src/catalog/generated/config-keys.json
@@ -65668,6 +65130,1774 @@ function isUnderOpenKey(key) {
 }
 function configGroup(name) {
   return CONFIG_CATALOG.groups[name];
+}
+
+// src/telemetry/grafana.ts
+var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.title };
+function dashboardSlug(title) {
+  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+}
+function grafanaDashboardUrl(base, run, range, dashboard = ALPASIM_DASHBOARD) {
+  const params = new URLSearchParams({ "var-run_name": run.runName });
+  if (run.runUuid) params.set("var-run_uuid", run.runUuid);
+  params.set("from", String(range?.fromMs ?? "now-6h"));
+  params.set("to", String(range?.toMs ?? "now"));
+  const slug = dashboardSlug(dashboard.title);
+  const path = dashboard.uid ? `d/${encodeURIComponent(dashboard.uid)}/${slug}` : `dashboard/db/${slug}`;
+  return `${base.replace(/\/+$/, "")}/${path}?${params.toString()}`;
+}
+
+// src/report/standing.ts
+var OUTCOME_ICON = {
+  better: "\u{1F7E2}",
+  worse: "\u{1F534}",
+  equivalent: "\u26AA",
+  "not-better": "\u{1F7E0}",
+  undecided: "\u26AA",
+  measuring: "\u23F3",
+  failed: "\u274C",
+  reference: "\u{1F4CF}"
+};
+function comparisonIcon(outcome) {
+  return OUTCOME_ICON[outcome === "better" || outcome === "worse" ? outcome : "undecided"];
+}
+var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
+  "PENDING",
+  "RUNNING",
+  "CONFIGURING",
+  "COMPLETING",
+  "REQUEUED",
+  "RESIZING",
+  "SUSPENDED"
+]);
+function describeReference(against) {
+  const { role, name, pr } = parseAgainst(against);
+  const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
+  if (!role) return quoted;
+  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
+  return `the ${role} ${quoted}`;
+}
+function code(s) {
+  const clean3 = s.replace(/[\r\n]+/g, " ");
+  const fence = clean3.includes("`") ? "``" : "`";
+  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
+}
+var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function standingOf(i) {
+  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
+  if (i.state === "failed" || i.failure)
+    return {
+      outcome: "failed",
+      minImprovement: min,
+      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
+    };
+  const ended = TERMINAL.has(i.state);
+  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
+  const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
+  if (!cmp) {
+    if (i.hasValue) return { outcome: "reference", minImprovement: min };
+    return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
+  }
+  const against = describeReference(cmp.against);
+  const change = comparisonChange(cmp);
+  const outcome = changeOutcome(change, min);
+  if (outcome === "measuring" && ended)
+    return {
+      outcome: "undecided",
+      against,
+      change,
+      minImprovement: min,
+      reason: "the interval is still too wide"
+    };
+  return { outcome, against, change, minImprovement: min };
+}
+function fromDecision(d, min, ended, minutesOfData) {
+  const base = {
+    against: describeReference(d.against),
+    change: d.relative_change ?? null,
+    minImprovement: min
+  };
+  const outcome = decisionOutcome(d, min);
+  if (outcome !== "measuring") return { ...base, outcome };
+  return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
+    ...base,
+    outcome: "measuring",
+    expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
+  };
+}
+function minutesLeft(expectedAt, now) {
+  if (expectedAt == null || now == null) return null;
+  return Math.max(0, expectedAt - now);
+}
+
+// src/report/check-conclusion.ts
+var CONCLUSION = {
+  better: "success",
+  reference: "success",
+  worse: "failure",
+  failed: "failure",
+  equivalent: "neutral",
+  "not-better": "failure",
+  undecided: "neutral",
+  measuring: void 0
+};
+function checkConclusion(s) {
+  return CONCLUSION[s.outcome];
+}
+function pct2(x, digits = 1) {
+  const f = 10 ** digits;
+  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
+}
+function standingTitle(s) {
+  const ref = (s.against ?? "the reference").replace(/`/g, "");
+  switch (s.outcome) {
+    case "better":
+      return `Better than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
+    case "worse":
+      return `Worse than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
+    case "equivalent":
+      return `Within \xB1${pct2(s.minImprovement)} of ${ref}`;
+    case "not-better":
+      return `Not ${pct2(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct2(s.change.value)})` : ""}`;
+    case "reference":
+      return "Reference run (baseline or current best)";
+    case "failed":
+      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
+    case "undecided":
+      return `Ended without a decision (${s.reason ?? "no value"})`;
+    default:
+      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
+  }
+}
+function monitorCheckRun(s, headline) {
+  const conclusion = checkConclusion(s);
+  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
+}
+var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
+function pullRequestCheckRun(checks) {
+  const [only] = checks;
+  if (checks.length === 1 && only) return only.check;
+  const ordered = [...checks].sort(
+    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
+  );
+  const worst = ordered[0]?.check.conclusion;
+  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
+  const summary2 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
+
+${c.check.summary}`).join("\n\n");
+  return {
+    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
+    summary: summary2,
+    ...worst ? { conclusion: worst } : {}
+  };
+}
+
+// src/report/observation-block.ts
+var OPEN = "<!-- topo:observation v1";
+var CLOSE = "-->";
+function renderObservationBlock(observation) {
+  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
+  return `${OPEN}
+${json}
+${CLOSE}`;
+}
+function parseObservationBlock(body) {
+  const start = body.lastIndexOf(OPEN);
+  if (start < 0) return void 0;
+  const end = body.indexOf(CLOSE, start + OPEN.length);
+  if (end < 0) return void 0;
+  try {
+    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
+    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
+  } catch {
+    return void 0;
+  }
+}
+
+// src/report/pr-comment.ts
+var STATE_ICON = {
+  queued: "\u23F3",
+  submitted: "\u{1F4E8}",
+  starting: "\u{1F680}",
+  warming: "\u{1F525}",
+  stabilising: "\u{1F4C8}",
+  stable: "\u2705",
+  finished: "\u{1F3C1}",
+  stopped: "\u23F9\uFE0F",
+  failed: "\u274C"
+};
+function fmt(x, digits = 3) {
+  return x === null || x === void 0 || !Number.isFinite(x) ? "\u2014" : String(round(x, digits));
+}
+function fmtInterval(i) {
+  return i ? `${fmt(i.value)} [${fmt(i.low)}, ${fmt(i.high)}]` : "\u2014";
+}
+function cell2(s) {
+  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+function grafanaLink(base, runName, range) {
+  return grafanaDashboardUrl(base, { runName }, range);
+}
+function viewStanding(v) {
+  return standingOf({
+    state: v.state,
+    failure: v.observation.failure ?? null,
+    decision: v.observation.decision ?? null,
+    comparisons: v.comparisons,
+    hasValue: !!v.observation.verdict.value,
+    minImprovement: v.minImprovement,
+    minutesOfData: v.observation.verdict.minutes_of_data ?? null
+  });
+}
+function byHowMuch(change) {
+  if (!change) return "";
+  const [a, b] = [Math.abs(change.low), Math.abs(change.high)].sort((x, y) => x - y);
+  const crosses = change.low < 0 && change.high > 0;
+  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct2(change.value)} [95% interval ${pct2(a)}\u2013${pct2(b)}]`;
+}
+function signed(x) {
+  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct2(x)}`;
+}
+function headlineText(s) {
+  const ref = s.against ?? "the reference";
+  switch (s.outcome) {
+    case "better":
+      return `better than ${ref}${byHowMuch(s.change)}`;
+    case "worse":
+      return `worse than ${ref}${byHowMuch(s.change)}`;
+    case "equivalent":
+      return `within \xB1${pct2(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
+    case "not-better":
+      return `not ${pct2(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
+    case "reference":
+      return "the reference the candidates are compared with";
+    case "failed":
+      return `failed (${s.reason ?? "unknown"})`;
+    case "undecided":
+      return `ended without a decision: ${s.reason ?? "no value"}`;
+    default: {
+      const eta = s.expectedMinutes != null ? `about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : "";
+      const sofar = s.change ? `so far ${signed(s.change.value)} against ${ref}` : "";
+      return `measuring${eta || sofar ? ` \u2014 ${[eta, sofar].filter(Boolean).join("; ")}` : ""}`;
+    }
+  }
+}
+function thousands(x) {
+  return String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+function throughput(seconds2) {
+  return `${fmt(seconds2, 3)} s per rollout \xB7 ${thousands(3600 / seconds2)} rollouts per hour`;
+}
+function viewFigure(v) {
+  const d = v.observation.decision;
+  const change = d?.relative_change;
+  if (d && change && d.state !== "reference" && change.low < change.high) {
+    const name = parseAgainst(d.against).name;
+    const ref = [v.best, v.baseline].find((r) => r?.name === name && r.secondsPerRollout > 0);
+    if (ref)
+      return {
+        ...decidedFigure(ref.secondsPerRollout, change),
+        basis: "decision",
+        against: { name, value: ref.secondsPerRollout, change }
+      };
+  }
+  return ownFigureOf(v.observation.verdict, v.observation.stable_metrics.seconds_per_rollout_full_run);
+}
+function figureBasis(f) {
+  const range = f.low < f.high ? `, 95% interval ${fmt(f.low)}\u2013${fmt(f.high)} s` : "";
+  switch (f.basis) {
+    case "decision":
+      return `as decided: ${signed(f.against?.change?.value ?? 0)} against ${code(f.against?.name ?? "")} at ${fmt(f.against?.value)} s${range}`;
+    case "projection":
+      return `the detector's projected full run${range}`;
+    case "estimate":
+      return `decision estimate so far${range}`;
+    default:
+      return "full run so far, start-up included; no projection yet";
+  }
+}
+function valueLine(v) {
+  const f = viewFigure(v);
+  const ref = f?.against ? { name: f.against.name, secondsPerRollout: f.against.value } : v.best ?? v.baseline;
+  const refText = ref && ref.secondsPerRollout > 0 && ref.name !== v.candidate ? ` \xB7 reference ${code(ref.name)}: ${throughput(ref.secondsPerRollout)}` : "";
+  if (f && f.value > 0) return `**${throughput(f.value)}** (${figureBasis(f)})${refText}`;
+  return void 0;
+}
+function isLive(v) {
+  return !TERMINAL2.has(v.state) && !!v.jobId && LIVE_SLURM_STATES.has(v.slurmState ?? "");
+}
+function nextStep(v, s = viewStanding(v)) {
+  const ref = s.against ?? "the reference";
+  const free = isLive(v) && v.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
+  switch (s.outcome) {
+    case "better":
+      return `**Recommended: merge \u2014 best so far.**${free}`;
+    case "worse":
+      return `**Close: slower than ${ref}.**${free}`;
+    case "equivalent":
+      return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
+    case "not-better":
+      return `**Close: it cannot be ${pct2(s.minImprovement)} faster than ${ref}.**${free}`;
+    case "reference":
+      return "**Keep: candidates are compared with this run.**";
+    case "failed":
+      return v.observation.failure?.likely_fix ? `**Fix and push again:** ${v.observation.failure.likely_fix}` : "**Close or fix it: the failure is below.**";
+    case "undecided":
+      return "**Re-run with `/topo submit` for a longer measurement, or close.**";
+    default:
+      if (v.state === "queued") return "Nothing to do: waiting for a free slot.";
+      return v.commentIntervalMinutes === void 0 ? "Nothing to do yet: the decision comes once the run has enough data; run this command again later." : `Nothing to do yet: this comment is updated at least every ${v.commentIntervalMinutes} min, and at once when the decision comes.`;
+  }
+}
+var TERMINAL2 = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function jobLine(v) {
+  if (!v.jobId) return v.state === "queued" ? "No Slurm job yet (queued)" : "No Slurm job";
+  const terminal = TERMINAL2.has(v.state);
+  let state2 = v.finalJobState ?? v.slurmState ?? null;
+  if (terminal && state2 && LIVE_SLURM_STATES.has(state2)) state2 = v.stoppedBy ? "CANCELLED" : "ended";
+  const by = state2 === "CANCELLED" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : " once stable" : "";
+  const d = v.observation.decision;
+  const savings = d ? savingsText(d) : null;
+  const savedText = by && savings ? ` (${savings})` : "";
+  return `Slurm job ${v.jobId}${state2 ? `: ${state2}${by}${savedText}` : ""}`;
+}
+function renderHeadline(v) {
+  const s = viewStanding(v);
+  const out = [`### ${OUTCOME_ICON[s.outcome]} ${code(v.candidate)}: ${headlineText(s)}`, ""];
+  const value = valueLine(v);
+  if (value) out.push(value, "");
+  out.push(nextStep(v, s), "");
+  out.push(
+    `${jobLine(v)} \xB7 ${STATE_ICON[v.state]} ${v.state} \xB7 run ${code(v.runName)} \xB7 experiment ${code(v.experimentId)}`,
+    ""
+  );
+  return out;
+}
+function monitorCheck(v) {
+  return monitorCheckRun(viewStanding(v), renderHeadline(v).join("\n"));
+}
+function comparisonLine(c) {
+  const ref = describeReference(c.against);
+  if (c.outcome === "not-comparable" || !c.ratio)
+    return `not comparable with ${ref} yet (no projected value on one side)`;
+  const word = c.outcome === "better" ? "faster than" : c.outcome === "worse" ? "slower than" : "indistinguishable from";
+  const change = c.ratio.value - 1;
+  return `${word} ${ref}: ${pct2(change)} ${change <= 0 ? "fewer" : "more"} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}\u2013${c.ratio.high})`;
+}
+function verdictSection(v) {
+  const o = v.observation;
+  const verdict = o.verdict;
+  const d = o.decision;
+  const out = [`#### Detector verdict: \`${verdict.state}\` (the full-run value, start-up included)`, ""];
+  if (verdict.value)
+    out.push(
+      `Projected full-run seconds per rollout at the end of the run (the detector's, start-up included): ${fmtInterval(verdict.value)} (95% interval)${d ? "; the decision reads the rollouts after the first wave instead" : ""}`,
+      ""
+    );
+  else if (verdict.projected_full_run)
+    out.push(
+      `The detector's provisional full-run projection (start-up included, not stable yet): ${fmtInterval(verdict.projected_full_run)}`,
+      ""
+    );
+  if (verdict.cycle)
+    out.push(
+      `Cyclic steady state: period ${fmt(verdict.cycle.period_minutes, 1)} min, amplitude \xB1${fmt(100 * (verdict.cycle.amplitude_relative ?? 0), 1)}% (topology cannot fix cycles)`,
+      ""
+    );
+  if (o.failure) {
+    out.push(`**Failure (${o.failure.kind}):** ${o.failure.message}`);
+    if (o.failure.likely_fix) out.push(`Likely fix: ${o.failure.likely_fix}`);
+    for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
+    out.push("");
+  }
+  const comparisons = d ? [] : v.comparisons;
+  for (const c of comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
+  if (comparisons.length) out.push("");
+  if (d) {
+    out.push(
+      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct2(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
+    );
+    for (const e of d.evidence) out.push(`- ${e}`);
+    out.push("");
+  }
+  if (verdict.evidence.length)
+    out.push("Evidence of the verdict:", "", ...verdict.evidence.map((e) => `- ${e}`), "");
+  return out;
+}
+function metricsSection(v) {
+  const verdict = v.observation.verdict;
+  const m = v.observation.stable_metrics;
+  const f = viewFigure(v);
+  const out = ["#### Metrics", "", "| Metric | Value |", "|---|---|"];
+  const row = (k, val) => out.push(`| ${k} | ${cell2(val)} |`);
+  if (f) row(`s/rollout (${f.basis === "decision" ? "as decided" : "shown above"})`, fmtInterval(f));
+  row("Full-run s/rollout so far (start-up included)", fmt(m.seconds_per_rollout_full_run));
+  row("5-min s/rollout (diagnostic)", fmt(m.seconds_per_rollout_5m));
+  row("Steady s/rollout after warm-up", fmtInterval(verdict.steady_seconds_per_rollout));
+  row("Detector's projected full-run s/rollout (start-up included)", fmtInterval(verdict.projected_full_run));
+  row("Completed / failed rollouts", `${fmt(m.completed_rollouts, 0)} / ${fmt(m.failed_rollouts, 0)}`);
+  row(
+    "Run-minutes of data / warm-up ends at",
+    `${fmt(verdict.minutes_of_data, 1)} / ${fmt(verdict.warmup_end_minutes, 1)}`
+  );
+  row(
+    "Runtime event-loop idle",
+    m.runtime_idle_fraction == null ? "\u2014" : `${fmt(100 * m.runtime_idle_fraction, 0)}%`
+  );
+  row("Rollout duration p95 (s)", fmt(m.rollout_duration_p95_s));
+  out.push("");
+  const queue = Object.entries(m.rpc_queue_depth_at_start_latest_by_service ?? {});
+  if (queue.length) {
+    out.push("| Service | Queue depth min | Queue depth max |", "|---|---|---|");
+    for (const [svc, q] of queue) out.push(`| ${svc} | ${fmt(q.worker_min, 1)} | ${fmt(q.worker_max, 1)} |`);
+    out.push("");
+  }
+  return out;
+}
+function resourcesSection(v) {
+  const m = v.observation.stable_metrics;
+  const out = [];
+  const gpus = Object.entries(m.resource_usage?.gpu_by_index ?? {});
+  if (gpus.length) {
+    out.push(
+      "| GPU | Services | Util % min/mean/max | Memory GB min/mean/max | Total GB | Pressure % max | Headroom GB min |",
+      "|---|---|---|---|---|---|---|"
+    );
+    const mm = (x, d = 0) => `${fmt(x?.min, d)} / ${fmt(x?.mean, d)} / ${fmt(x?.max, d)}`;
+    for (const [g, u] of gpus)
+      out.push(
+        `| ${g} | ${cell2((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt(u.memory_total_gb, 1)} | ${fmt(u.memory_pressure_percent?.max, 0)} | ${fmt(u.memory_headroom_gb_min, 1)} |`
+      );
+    out.push("");
+  }
+  const host = m.resource_usage?.host_memory;
+  if (host && (host.available_gb_min != null || host.total_gb != null))
+    out.push(
+      `Host memory: ${fmt(host.available_gb_min, 1)} GB free at least, of ${fmt(host.total_gb, 1)} GB.`,
+      ""
+    );
+  if (m.bottleneck) {
+    const b = m.bottleneck;
+    out.push(`**Bottleneck:** ${b.kind}${b.service ? ` (${b.service})` : ""}, confidence ${b.confidence}`);
+    out.push(...b.evidence.map((e) => `- ${e}`), "");
+  }
+  if (v.opportunities?.length) out.push("**Opportunities:**", ...v.opportunities.map((e) => `- ${e}`), "");
+  return out;
+}
+function linksSection(v) {
+  const out = [];
+  const chart = secondsChart(v);
+  if (chart)
+    out.push("<details><summary>Chart: seconds per rollout</summary>", "", chart, "", "</details>", "");
+  if (v.recordChartUrl)
+    out.push(`[The experiment's candidates with 95% intervals (SVG)](${encodeURI(v.recordChartUrl)})`, "");
+  if (v.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v.grafanaUrl, v.runName, v.timeRange)})`, "");
+  const missing2 = v.observation.stable_metrics.telemetry_quality?.missing_metrics ?? [];
+  if (missing2.length) out.push(`Telemetry gaps: no data for ${missing2.join(", ")}.`, "");
+  for (const n of v.notes ?? []) out.push(`> ${n}`, "");
+  if (v.queries?.length) {
+    out.push("<details><summary>Queries behind this verdict</summary>", "", "```promql");
+    for (const q of v.queries)
+      out.push(`# ${q.quantity} (${q.source === "rule" ? "recording rule" : "raw fallback"})`, q.query);
+    out.push("```", "", "</details>", "");
+  }
+  return out;
+}
+function renderMonitorComment(v) {
+  const reached = v.timeline.filter((t) => t.at);
+  return [
+    ...renderHeadline(v),
+    "<details><summary>Verdict, metrics and resources</summary>",
+    "",
+    ...reached.length ? [`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, ""] : [],
+    ...verdictSection(v),
+    ...metricsSection(v),
+    ...resourcesSection(v),
+    "</details>",
+    "",
+    ...linksSection(v),
+    renderObservationBlock(v.observation)
+  ].join("\n");
+}
+function secondsChart(v) {
+  if (!v.chart || !(v.chart.fullRun.length || v.chart.rate5m.length)) return "";
+  const f = viewFigure(v);
+  const series = [
+    ...f?.basis === "decision" ? [] : [{ name: "full-run s/rollout so far (start-up included)", samples: v.chart.fullRun }],
+    { name: "5-min s/rollout", samples: v.chart.rate5m }
+  ];
+  const references = [];
+  if (f && f.basis !== "reading")
+    references.push({ name: `${v.candidate} ${figureLabel(f)}`, value: f.value });
+  if (v.baseline && v.baseline.name !== v.candidate)
+    references.push({
+      name: describeReference(`baseline ${v.baseline.name}`),
+      value: v.baseline.secondsPerRollout
+    });
+  if (v.best && v.best.name !== v.candidate && v.best.name !== v.baseline?.name)
+    references.push({
+      name: describeReference(`current best ${v.best.name}`),
+      value: v.best.secondsPerRollout
+    });
+  const top = Math.max(
+    f?.value ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
+    ...references.map((r) => r.value)
+  );
+  const chart = lineChart(series, {
+    title: "Seconds per rollout (lower is better)",
+    xLabel: "run minutes",
+    yLabel: "s/rollout",
+    yMax: top > 0 ? top * 2 : void 0,
+    references
+  });
+  return chart ? `${chart}
+
+${chartLegend(series, references)}` : "";
+}
+function figureLabel(f) {
+  return f.basis === "decision" ? "as decided" : f.basis === "projection" ? "(the detector's projected full run)" : "(decision estimate so far)";
+}
+
+// src/campaign/rounds.ts
+function startCampaign(baseline) {
+  return {
+    baseline,
+    rounds: [],
+    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
+  };
+}
+function roundWinner(state2, round3) {
+  const measured = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
+  const eligible = state2.best === null ? measured : measured.filter((r) => r.outcome === "better");
+  return eligible.sort((a, b) => a.seconds - b.seconds)[0];
+}
+function closeRound(state2, round3) {
+  const winner = roundWinner(state2, round3);
+  const best = winner && (state2.best === null || winner.seconds < state2.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state2.best;
+  return { ...state2, rounds: [...state2.rounds, round3], best };
+}
+function roundsWithoutGain(state2) {
+  let n = 0;
+  let replay = startCampaign(state2.baseline);
+  const gained = [];
+  for (const round3 of state2.rounds) {
+    const before = replay.best?.name;
+    replay = closeRound(replay, round3);
+    const gain = replay.best?.name !== before;
+    gained.push(gain ? true : round3.triedPredictedBest === false ? null : false);
+  }
+  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
+  return n;
+}
+function stopRule(state2, policy, outlook) {
+  const dry = roundsWithoutGain(state2);
+  if (state2.rounds.length === 0 || dry < policy.stopAfter) return null;
+  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
+  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
+}
+function spentGpuHours(state2) {
+  return state2.baseline.gpuHours + state2.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0);
+}
+function nextStep2(state2, policy, expectedRunGpuHours, outlook) {
+  const stop2 = stopRule(state2, policy, outlook);
+  if (stop2) return { kind: "conclude", reason: stop2 };
+  if (policy.maxRounds !== void 0 && state2.rounds.length >= policy.maxRounds)
+    return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
+  const parent = state2.best?.name ?? state2.baseline.name;
+  let count2 = policy.parallel;
+  if (policy.gpuHours !== void 0) {
+    const left = policy.gpuHours - spentGpuHours(state2);
+    count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
+    if (count2 < 1)
+      return {
+        kind: "conclude",
+        reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
+      };
+  }
+  return { kind: "round", index: state2.rounds.length + 1, parent, count: count2 };
+}
+function canStart(policy, spent, committed, expected) {
+  return policy.gpuHours === void 0 || spent + committed + expected <= policy.gpuHours + 1e-9;
+}
+function round2(x) {
+  return Math.round(x * 100) / 100;
+}
+
+// src/topology/capacity.ts
+function containers(topology, svc) {
+  const gpus = topology.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? gpus.length : 1;
+}
+function isSkipped(topology, svc) {
+  return topology.runtime?.endpoints?.[svc]?.skip === true;
+}
+function activeServices(topology) {
+  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
+}
+function capacity(topology, svc) {
+  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+  const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+  return containers(topology, svc) * replicas2 * concurrency2;
+}
+function capacitySummary(topology) {
+  const byService = {};
+  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
+  const values = Object.values(byService);
+  const inFlight2 = values.length ? Math.min(...values) : 0;
+  const max = values.length ? Math.max(...values) : 0;
+  return {
+    byService,
+    inFlight: inFlight2,
+    binding: activeServices(topology).filter((s) => byService[s] === inFlight2),
+    imbalance: inFlight2 > 0 ? max / inFlight2 : Number.POSITIVE_INFINITY
+  };
+}
+function gpuMap(topology) {
+  const map = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    for (const gpu of gpus) {
+      const list = map.get(gpu) ?? [];
+      if (!list.includes(svc)) list.push(svc);
+      map.set(gpu, list);
+    }
+  }
+  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
+}
+
+// src/analysis/bottleneck.ts
+var HIGH_SHARE = 0.5;
+var LOW_DEPTH = 1;
+var IMBALANCE_SHARE = 0.25;
+var CPU_BOUND_PERCENT = 90;
+var LOW_MIN_DEPTH = 3;
+var LOW_MAX_DEPTH = 5;
+var HIGH_BLOCKING_S = 0.05;
+function cpuBoundEvidence(input) {
+  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
+    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
+  );
+  if (hottest.length) {
+    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
+      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
+    );
+  }
+  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
+    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
+  );
+}
+function runtimeEvidence(input) {
+  const evidence = [];
+  const idle = input.idleFraction;
+  if (typeof idle === "number" && Number.isFinite(idle))
+    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  const blocking = input.rpcBlockingP95;
+  if (typeof blocking === "number" && Number.isFinite(blocking))
+    evidence.push(
+      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+    );
+  return evidence;
+}
+function queuesOf(input, services) {
+  const max = (s) => input.queueMax[s];
+  const min = (s) => input.queueMin[s] ?? null;
+  const ranked = [...services].sort((a, b) => max(b) - max(a));
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
+  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
+  return { max, min, ranked, high };
+}
+function analyseBottleneck(input) {
+  const evidence = runtimeEvidence(input);
+  const cpuBound = cpuBoundEvidence(input);
+  const verdict = (kind, service, lines, confidence) => ({
+    kind,
+    service,
+    evidence: [...evidence, ...lines, ...cpuBound],
+    confidence
+  });
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (!services.length)
+    return verdict(
+      runtimeBusy ? "runtime-bound" : "unknown",
+      null,
+      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
+      "low"
+    );
+  const q = queuesOf(input, services);
+  for (const s of q.ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+    );
+  if (runtimeBusy)
+    return verdict(
+      "runtime-bound",
+      null,
+      [
+        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
+      ],
+      q.high.length === 0 ? "high" : "medium"
+    );
+  return queueVerdict(q, services, verdict);
+}
+function queueVerdict(q, services, verdict) {
+  const { max, min, high } = q;
+  const top = q.ranked[0];
+  const second = q.ranked[1];
+  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
+    return verdict(
+      "not-enough-load",
+      null,
+      [
+        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
+      ],
+      "medium"
+    );
+  if (high.length >= 2)
+    return verdict(
+      "total-capacity-too-high",
+      null,
+      [
+        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
+      ],
+      "medium"
+    );
+  const topMin = min(top);
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
+    return verdict(
+      "imbalance",
+      top,
+      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
+      "medium"
+    );
+  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
+  return verdict(
+    "service",
+    top,
+    [
+      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
+    ],
+    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
+  );
+}
+
+// src/analysis/estimators.ts
+function increase(s, a, b) {
+  return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
+}
+function lag1(xs) {
+  if (xs.length < 4) return 0;
+  const m = mean(xs);
+  let num3 = 0;
+  let den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const d = xs[i] - m;
+    den += d * d;
+    if (i > 0) num3 += d * (xs[i - 1] - m);
+  }
+  return den > 0 ? num3 / den : 0;
+}
+function inflation(rho) {
+  const r = Math.min(0.8, Math.max(0, rho));
+  return (1 + r) / (1 - r);
+}
+function tWiden(batches) {
+  return tQuantile975(batches - 1) / 1.96;
+}
+function completionRate(n, from, to, batch, inFlight2) {
+  const k = Math.floor((to - from) / batch + 1e-9);
+  if (k < 2) return void 0;
+  const start = to - k * batch;
+  const perBatch = [];
+  for (let j = 0; j < k; j++) {
+    const a = start + j * batch;
+    perBatch.push({ t: a + batch / 2, rate: increase(n, a, a + batch) / batch });
+  }
+  const rates = perBatch.map((b) => b.rate);
+  const r = mean(rates);
+  if (!(r > 0)) return void 0;
+  const rho = lag1(rates);
+  const vBatch = stdev(rates) ** 2 / k * inflation(rho) || 0;
+  const span = k * batch;
+  const L = inFlight2 ?? Math.max(1, r);
+  const vFloor = L / 6 / span ** 2 + (1e-3 * r) ** 2;
+  const se = Math.sqrt(Math.max(vBatch * tWiden(k) ** 2, vFloor));
+  const notes = rho > 0.2 ? [`completions per batch autocorrelated (\u03C1\u2081 ${rho.toFixed(2)}): interval widened`] : [];
+  return { rate: r, se, method: "completions", batches: k, batchMinutes: batch, perBatch, notes };
+}
+function meanInFlight(active, from, to) {
+  const inside = active.filter((p) => p.t >= from && p.t <= to).map((p) => p.v);
+  return inside.length ? mean(inside) : void 0;
+}
+function littleRate(sum, count2, inFlight2, from, to, batch, options = {}) {
+  const k = Math.floor((to - from) / batch + 1e-9);
+  if (k < 2 || !(inFlight2.value > 0)) return void 0;
+  const start = to - k * batch;
+  const starts = Array.from({ length: k }, (_, j) => start + j * batch);
+  const centres = starts.map((a) => a + batch / 2);
+  const ds = starts.map((a) => increase(sum, a, a + batch));
+  const dc = starts.map((a) => increase(count2, a, a + batch));
+  const S = ds.reduce((a, b) => a + b, 0);
+  const C = dc.reduce((a, b) => a + b, 0);
+  if (!(C >= 2 * k) || !(S > 0) || dc.filter((c) => c > 0).length < 2) return void 0;
+  const W = S / C;
+  const cBar = C / k;
+  const residuals = ds.map((s, j) => s - W * dc[j]);
+  const cycle = options.harmonic ? harmonicPart(centres, residuals, 3 * batch, k * batch / 2) : void 0;
+  const swing = (j) => cycle ? cycle.fitted[j] : 0;
+  const resid = residuals.map((e, j) => e - swing(j));
+  const perBatch = [];
+  for (let j = 0; j < k; j++) {
+    const s = ds[j] - swing(j);
+    const c = dc[j];
+    if (c > 0 && (!cycle || s > 0))
+      perBatch.push({ t: centres[j], rate: inFlight2.value / (s / c / 60) });
+  }
+  if (perBatch.length < 2) return void 0;
+  const partial = cycle ? cycle.fitted.reduce((a, h2) => a + h2, 0) / C / W : 0;
+  const df = cycle ? k - 3 : k - 1;
+  const rho = lag1(resid);
+  const vW = resid.reduce((a, e) => a + e * e, 0) / df / k / cBar ** 2 * inflation(rho);
+  const rate = inFlight2.value / (W / 60);
+  const relSe = Math.sqrt(vW / W ** 2 * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C ** 2);
+  const amplitude = cycle ? cycle.amplitude / (W * cBar) : 0;
+  const notes = littleNotes(C, W, inFlight2, cycle && { ...cycle, amplitude });
+  return {
+    rate,
+    se: rate * relSe,
+    method: "littles-law",
+    batches: k,
+    batchMinutes: batch,
+    perBatch,
+    notes,
+    ...cycle ? { cycle: { periodMinutes: cycle.period, amplitude } } : {}
+  };
+}
+function littleNotes(C, W, inFlight2, cycle) {
+  return [
+    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight2.value.toFixed(1)} in flight (${inFlight2.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
+    ...cycle ? [
+      `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * cycle.amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
+    ] : []
+  ];
+}
+function harmonicFit(t, y, periods) {
+  const m = y.length;
+  if (m < 12 || !(periods.maxPeriod >= periods.minPeriod)) return void 0;
+  const centre = mean(t);
+  const x = t.map((v) => v - centre);
+  const lf = linearFit(x, y);
+  const sse0 = y.reduce((a2, v, i) => a2 + (v - lf.a - lf.b * x[i]) ** 2, 0);
+  if (!(sse0 > 0)) return void 0;
+  let best;
+  let tried = 0;
+  for (let period = periods.minPeriod; period <= periods.maxPeriod; period *= 1.04) {
+    if (periods.exclude?.(period)) continue;
+    const w2 = 2 * Math.PI / period;
+    const rows = x.map((v) => [1, v, Math.sin(w2 * v), Math.cos(w2 * v)]);
+    const beta = leastSquares(rows, y);
+    if (!beta) continue;
+    tried++;
+    const sse = y.reduce((a2, v, i) => {
+      const r = rows[i];
+      return a2 + (v - r.reduce((acc, xv, c) => acc + xv * beta[c], 0)) ** 2;
+    }, 0);
+    if (!best || sse < best.sse) best = { period, sse, beta };
+  }
+  if (!best || tried === 0) return void 0;
+  const nu = m - 4;
+  const f = (sse0 - best.sse) / 2 / Math.max(1e-12, best.sse / nu);
+  const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
+  const w = 2 * Math.PI / best.period;
+  const [, , a, b] = best.beta;
+  return {
+    period: best.period,
+    fitted: x.map((v) => a * Math.sin(w * v) + b * Math.cos(w * v)),
+    amplitude: Math.hypot(a, b),
+    p,
+    tried
+  };
+}
+function harmonicPart(t, y, minPeriod, maxPeriod, alpha = 1e-3) {
+  if (!(maxPeriod > minPeriod)) return void 0;
+  const fit = harmonicFit(t, y, { minPeriod, maxPeriod });
+  return fit && fit.p < alpha ? fit : void 0;
+}
+function leastSquares(rows, y) {
+  const n = rows[0].length;
+  const a = Array.from({ length: n }, () => new Array(n + 1).fill(0));
+  rows.forEach((r, i) => {
+    for (let p = 0; p < n; p++) {
+      const row = a[p];
+      for (let q = 0; q < n; q++) row[q] = row[q] + r[p] * r[q];
+      row[n] = row[n] + r[p] * y[i];
+    }
+  });
+  for (let c = 0; c < n; c++) {
+    let piv = c;
+    for (let r = c + 1; r < n; r++)
+      if (Math.abs(a[r][c]) > Math.abs(a[piv][c])) piv = r;
+    const pivot = a[piv];
+    if (!(Math.abs(pivot[c]) > 1e-12)) return void 0;
+    a[piv] = a[c];
+    a[c] = pivot;
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const row = a[r];
+      const k = row[c] / pivot[c];
+      for (let q = c; q <= n; q++) row[q] = row[q] - k * pivot[q];
+    }
+  }
+  return a.map((row, c) => row[n] / row[c]);
+}
+function combineRates(c, l) {
+  if (!c || !l) return c ?? l;
+  const z = (l.rate - c.rate) / Math.sqrt(c.se ** 2 + l.se ** 2);
+  if (Math.abs(z) > 3 && Math.abs(l.rate / c.rate - 1) > 0.03)
+    return {
+      ...c,
+      notes: [
+        ...c.notes,
+        `Little's law (${l.rate.toFixed(2)}/min) disagrees with the completions (${c.rate.toFixed(2)}/min, z ${z.toFixed(1)}): not used`
+      ]
+    };
+  const wl = 1 / l.se ** 2 / (1 / l.se ** 2 + 1 / c.se ** 2);
+  const rate = wl * l.rate + (1 - wl) * c.rate;
+  const se = wl * l.se + (1 - wl) * c.se;
+  const method = wl >= 0.8 ? "littles-law" : wl <= 0.2 ? "completions" : "combined";
+  const main2 = method === "completions" ? c : l;
+  return {
+    rate,
+    se,
+    method,
+    batches: main2.batches,
+    batchMinutes: main2.batchMinutes,
+    perBatch: main2.perBatch,
+    notes: [
+      ...l.notes,
+      ...c.notes,
+      `weights: Little's law ${(100 * wl).toFixed(0)}%, completions ${(100 * (1 - wl)).toFixed(0)}% (\xB1${(100 * l.se / l.rate).toFixed(1)}% vs \xB1${(100 * c.se / c.rate).toFixed(1)}% s.e.)`
+    ]
+  };
+}
+function driftOf(perBatch, autocorrelated = true) {
+  if (perBatch.length < 3) return void 0;
+  const r = mean(perBatch.map((b) => b.rate));
+  if (!(r > 0)) return void 0;
+  const fit = linearFit(
+    perBatch.map((b) => b.t),
+    perBatch.map((b) => b.rate)
+  );
+  const resid = perBatch.map((b) => b.rate - fit.a - fit.b * b.t);
+  const widen = autocorrelated ? Math.sqrt(inflation(lag1(resid))) : 1;
+  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 * widen / r };
+}
+function harmonicCycle(y, minPeriod, exclude = () => false) {
+  const m = y.length;
+  if (m < 12) return void 0;
+  const span = y[m - 1].t - y[0].t;
+  const mu = mean(y.map((p) => p.v));
+  if (!(mu > 0) || !(span > 0)) return void 0;
+  const step = span / (m - 1);
+  const fit = harmonicFit(
+    y.map((p) => p.t),
+    y.map((p) => p.v),
+    { minPeriod: Math.max(minPeriod, 3 * step), maxPeriod: span / 3, exclude }
+  );
+  return fit && { period: fit.period, amplitude: fit.amplitude / mu, p: fit.p, periodsTried: fit.tried };
+}
+
+// src/analysis/detector.ts
+var DEFAULT_DETECTOR_SETTINGS = {
+  warmup_floor_minutes: 10,
+  window_minutes: 5,
+  max_relative_range: 0.02,
+  max_relative_slope_per_hour: 0.05,
+  consecutive_windows: 3,
+  max_ci_relative: 0.03,
+  stale_after_minutes: 3,
+  stall_minutes: 10,
+  max_failure_rate: 0.05,
+  min_cycle_amplitude: 0.1
+};
+function defaultRunEndMinutes() {
+  const [h2, m] = SUBMIT_DEFAULTS.time.split(":").map(Number);
+  return h2 * 60 + m - TIMELINE.startupMinutes;
+}
+function prepare(input, evidence) {
+  const f = clean(input.fullRun);
+  const n = clean(input.completed);
+  const e = clean(input.elapsed);
+  const dropped = f.dropped + n.dropped + e.dropped;
+  if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
+  let ns = monotone(n.samples);
+  let es = e.samples;
+  const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
+  if (es.length === 0) {
+    es = ns.length && f.samples.length ? ns.map((p) => ({ t: p.t, v: (valueAt(f.samples, p.t) ?? 0) * p.v })) : f.samples.map((p) => ({ t: p.t, v: 60 * (p.t - t0) }));
+  }
+  if (ns.length === 0 && f.samples.length) {
+    ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
+    if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
+  }
+  const measured = e.samples.filter((x) => x.v > 0);
+  const offset = measured.length ? Math.max(...measured.map((x) => x.v - 60 * x.t)) : 0;
+  return {
+    n: ns,
+    e: es,
+    f: f.samples,
+    offset: Number.isFinite(offset) ? offset : 0,
+    sum: monotone(clean(input.durationSum).samples),
+    count: monotone(clean(input.durationCount).samples),
+    active: clean(input.activeRollouts).samples
+  };
+}
+function project(p, t, r, input) {
+  const nNow = valueAt(p.n, t) ?? 0;
+  const eNow = valueAt(p.e, t) ?? 0;
+  const wallEnd = input.runEndMinutes ?? defaultRunEndMinutes();
+  let horizon = {
+    end: wallEnd,
+    reason: input.runEndMinutes != null ? "job wall time" : "default wall time"
+  };
+  if (input.expectedRollouts != null && input.expectedRollouts > nNow)
+    horizon = requeuedEnd(t, (input.expectedRollouts - nNow) / r, wallEnd, input) ?? horizon;
+  const dt = Math.max(0, horizon.end - t);
+  const eEnd = dt > 0 ? Math.max(eNow, 60 * horizon.end + p.offset) : eNow;
+  const total = nNow + r * dt;
+  return { value: eEnd / total, horizon, future: r * dt, total };
+}
+function requeuedEnd(t, need, wallEnd, input) {
+  const n = input.expectedRollouts;
+  if (t + need < wallEnd) return { end: t + need, reason: `${n} rollouts done` };
+  const requeues = input.maxRequeues ?? REQUEUE.maxRequeues;
+  const perJob = wallEnd - REQUEUE.leadMinutes;
+  const gap = REQUEUE.leadMinutes + TIMELINE.startupMinutes;
+  if (requeues <= 0 || perJob <= 0) return null;
+  const beyond = need - Math.max(0, perJob - t);
+  const jobs = Math.ceil(beyond / perJob);
+  if (jobs > requeues)
+    return { end: (requeues + 1) * (perJob + gap) - gap, reason: `the last of ${requeues} requeues` };
+  return { end: t + need + jobs * gap, reason: `${n} rollouts done after ${jobs} requeue(s)` };
+}
+function fitAt(p, input, plan, t) {
+  const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
+  const littleBatch = plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
+  const durations = plan.inFlight && p.sum.length && p.count.length ? plan.inFlight : void 0;
+  const cyclic = durations && !plan.cycleBlock ? littleRate(p.sum, p.count, durations, plan.littleFrom, t, plan.littleFloor, { harmonic: true }) : void 0;
+  const l = durations ? cyclic?.cycle ? cyclic : littleRate(p.sum, p.count, durations, plan.littleFrom, t, littleBatch) : void 0;
+  const rate = combineRates(c, l);
+  if (!rate) return void 0;
+  const proj = project(p, t, rate.rate, input);
+  const relRate = rate.se / rate.rate * (proj.future / proj.total);
+  const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
+  const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
+  const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
+  const drift = driftOf(half.length >= 4 ? half : rate.perBatch, false);
+  const trend = driftOf(rate.perBatch);
+  return {
+    rate,
+    proj,
+    lo: proj.value * Math.exp(-1.96 * rel),
+    hi: proj.value * Math.exp(1.96 * rel),
+    drift,
+    trend
+  };
+}
+function countWander(n, a, b) {
+  const inside = n.filter((x) => x.t >= a && x.t <= b);
+  if (inside.length < 4) return 0;
+  const fit = linearFit(
+    inside.map((x) => x.t),
+    inside.map((x) => x.v)
+  );
+  const ss = inside.reduce((acc, x) => acc + (x.v - fit.a - fit.b * x.t) ** 2, 0);
+  return Math.sqrt(ss / (inside.length - 2));
+}
+function meanDuration(p, a, b) {
+  const c = increase(p.count, a, b);
+  return c > 0 ? increase(p.sum, a, b) / c / 60 : void 0;
+}
+function rateSteps(n, from, to, minStep) {
+  const overall = increase(n, from, to) / Math.max(to - from, 1e-9);
+  if (!(overall > 0)) return [];
+  const step = Math.max(minStep, 10 / overall);
+  const m = Math.floor((to - from) / step);
+  const out = [];
+  for (let i = 0; i < m; i++) {
+    const a = from + i * step;
+    out.push({ t: a + step / 2, v: increase(n, a, a + step) / step });
+  }
+  return out;
+}
+function interval2(value, a, b, digits = 4) {
+  return {
+    value: round(value, digits),
+    low: round(Math.min(a, b), digits),
+    high: round(Math.max(a, b), digits)
+  };
+}
+function detect(input) {
+  const s = { ...DEFAULT_DETECTOR_SETTINGS, ...definedOnly(input.settings) };
+  const evidence = [];
+  const p = prepare(input, evidence);
+  if (p.f.length + p.n.length === 0 || p.n.length === 0) return noData(input, evidence);
+  const f = frameOf(input, s, p, evidence);
+  const unhealthy = healthProblems(f);
+  if (unhealthy.length) return early(f, "unhealthy", unhealthy);
+  const firstProduction = p.n.find((x) => x.v > 0)?.t;
+  if (firstProduction === void 0) return early(f, "warming", ["no rollout completed yet"]);
+  const warmup = warmupOf(f, firstProduction);
+  if (warmup.end === void 0 || f.tLast - warmup.end < s.window_minutes)
+    return unsettledVerdict(f, firstProduction, warmup.floor);
+  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmup.end - f.t0, 1)} min`);
+  const { plan, cycle } = fitPlan(f, warmup.end);
+  const checks = checkpoints(f, plan, (t) => warmup.settledAt(t));
+  const latest = checks[0]?.fit;
+  if (!latest)
+    return {
+      ...f.base,
+      state: "stabilising",
+      warmup_end_minutes: round(warmup.end - f.t0, 2),
+      value: null,
+      projected_full_run: null,
+      evidence: [
+        ...evidence,
+        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(f.tLast - warmup.end, 1)}`
+      ]
+    };
+  const common = steadyFields(f, plan, latest);
+  return driftingVerdict(f, plan, latest, common) ?? windowVerdict(f, checks, latest, cycle, common);
+}
+function early(f, state2, why, more = {}) {
+  const none = { warmup_end_minutes: null, value: null, projected_full_run: null };
+  return { ...f.base, state: state2, ...none, ...more, evidence: [...f.evidence, ...why] };
+}
+function noData(input, evidence) {
+  return {
+    state: input.targetsUp === false ? "unhealthy" : "no-data",
+    minutes_of_data: 0,
+    warmup_end_minutes: null,
+    current_full_run: null,
+    value: null,
+    projected_full_run: null,
+    evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
+  };
+}
+function frameOf(input, s, p, evidence) {
+  const all = [...p.f, ...p.n];
+  const t0 = Math.min(...all.map((x) => x.t));
+  const tLast = Math.max(...all.map((x) => x.t));
+  const now = input.now ?? tLast;
+  const lastF = p.f.length ? p.f[p.f.length - 1].v : null;
+  const base = {
+    minutes_of_data: round(now - t0, 2),
+    current_full_run: lastF === null ? null : round(lastF, 4)
+  };
+  for (const [a, b] of gaps(p.n)) evidence.push(`scrape gap ${round(a - t0, 1)}\u2013${round(b - t0, 1)} min`);
+  return { input, s, p, evidence, t0, tLast, now, base, step: medianStep(p.n) };
+}
+function healthProblems(f) {
+  const { input, s, p, t0, tLast, now, step } = f;
+  const W = s.window_minutes;
+  const unhealthy = [];
+  if (input.targetsUp === false) unhealthy.push("scrape targets are gone while the job runs");
+  const stale = Math.max(s.stale_after_minutes, 3 * (Number.isFinite(step) ? step : 0));
+  if (now - tLast > stale)
+    unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
+  const nLast = p.n[p.n.length - 1].v;
+  const firstProduction = p.n.find((x) => x.v > 0)?.t;
+  if (firstProduction !== void 0) {
+    const stallAfter = stallMinutes(p, firstProduction, tLast, s);
+    if (tLast - firstProduction >= stallAfter && nLast - (valueAt(p.n, tLast - stallAfter) ?? 0) <= 0)
+      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${round(stallAfter, 1)} min`);
+  }
+  const failed = clean(input.failed).samples;
+  if (failed.length && tLast - t0 >= W) {
+    const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W) ?? 0);
+    const dAll = nLast - (valueAt(p.n, tLast - W) ?? 0);
+    if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
+      unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W} min's rollouts failed`);
+  }
+  return unhealthy;
+}
+function warmupOf(f, firstProduction) {
+  const { s, p, t0, tLast, step } = f;
+  const W = s.window_minutes;
+  const floor = t0 + s.warmup_floor_minutes;
+  const block = Math.max(W / 2, Number.isFinite(step) ? step : 0);
+  let end = mserWarmupEnd(p.n, firstProduction, tLast, block, floor);
+  for (let j = 1; end === void 0 && j <= s.consecutive_windows - 1; j++)
+    end = mserWarmupEnd(p.n, firstProduction, tLast - j * W, block, floor);
+  return {
+    end,
+    floor,
+    settledAt: (t) => mserWarmupEnd(p.n, firstProduction, t, block, floor) !== void 0
+  };
+}
+function unsettledVerdict(f, firstProduction, floor) {
+  const { s, p, tLast } = f;
+  const W = s.window_minutes;
+  const half = firstProduction + (tLast - firstProduction) / 2;
+  const trendOf = (from) => tLast - from >= 4 * W ? driftOf(completionRate(p.n, from, tLast, W, null)?.perBatch ?? []) : void 0;
+  const trend = trendOf(Math.max(half, floor));
+  const drift = significantDrift(trend, s);
+  const lateDrift = significantDrift(trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2), s);
+  if (drift !== void 0 && lateDrift !== void 0 && Math.sign(drift) === Math.sign(lateDrift))
+    return early(
+      f,
+      "drifting",
+      ["no settled warm-up: the completion rate keeps moving", driftEvidence(trend)],
+      { drift: { slope_relative_per_hour: round(drift, 4) }, estimator: "completions" }
+    );
+  const minutes = f.now - f.t0;
+  const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
+  return early(f, "warming", [why]);
+}
+function inFlightOf(f, warmupEnd) {
+  const W = f.s.window_minutes;
+  const activeMean = meanInFlight(f.p.active, Math.max(warmupEnd, f.tLast - 2 * W), f.tLast);
+  const cap = f.input.inFlightCapacity;
+  return activeMean !== void 0 && activeMean > 0 ? { value: activeMean, source: "active-rollouts" } : cap && cap > 0 ? { value: cap, source: "capacity" } : void 0;
+}
+function fitPlan(f, warmupEnd) {
+  const { s, p, tLast, step } = f;
+  const W = s.window_minutes;
+  const inFlight2 = inFlightOf(f, warmupEnd);
+  const recentRate = increase(p.n, Math.max(warmupEnd, tLast - 2 * W), tLast) / Math.min(2 * W, tLast - warmupEnd);
+  const dHat = meanDuration(p, Math.max(warmupEnd, tLast - 3 * W), tLast) ?? (inFlight2 && recentRate > 0 ? inFlight2.value / recentRate : void 0);
+  const cycle = dHat !== void 0 ? cycleOf(f, warmupEnd, dHat) : void 0;
+  const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
+  const plan = {
+    warmupEnd,
+    // durations of rollouts that started after the congestion: those finishing a rollout's duration
+    // after the completion rate settled (MSER); slow rollouts started in the congestion finish late
+    littleFrom: warmupEnd + (dHat ?? 0),
+    countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
+    littleBatch: W / 2,
+    // a batch holds at least about ten finished rollouts and four scrapes
+    littleFloor: Math.max(
+      4 * (Number.isFinite(step) ? step : 0),
+      recentRate > 0 ? 10 / recentRate : W / 2,
+      W / 10
+    ),
+    ...cycle ? { cycleBlock } : {},
+    inFlight: inFlight2
+  };
+  return { plan, cycle };
+}
+function cycleOf(f, warmupEnd, dHat) {
+  const W = f.s.window_minutes;
+  const stepMin = Math.max(W / 5, Number.isFinite(f.step) ? f.step : 0);
+  const excluded = (period) => [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * dHat) - 1) < 0.2);
+  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W, excluded);
+  return test && test.p < 1e-3 && test.amplitude >= f.s.min_cycle_amplitude ? test : void 0;
+}
+function checkpoints(f, plan, settledAt) {
+  const H = f.s.window_minutes / 2;
+  const checks = [];
+  for (let j = 0; j <= 2 * f.s.consecutive_windows; j++) {
+    const t = f.tLast - j * H;
+    const settled2 = j === 0 || settledAt(t);
+    const fit = settled2 ? fitAt(f.p, f.input, plan, t) : void 0;
+    checks.push(fit ? { t, fit } : { t, unsettled: !settled2 });
+  }
+  return checks;
+}
+function steadyFields(f, plan, latest) {
+  const projected = interval2(latest.proj.value, latest.lo, latest.hi);
+  const r = latest.rate;
+  const steady = interval2(
+    60 / r.rate,
+    60 / (r.rate + 1.96 * r.se),
+    60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3)
+  );
+  f.evidence.push(
+    `steady rate ${round(r.rate, 2)} \xB1 ${round(1.96 * r.se, 2)} rollouts/min (${r.method}, ${r.batches} \xD7 ${round(r.batchMinutes, 1)}-min batches) \u2192 ${steady.value} s/rollout at steady state`,
+    ...r.notes,
+    `projected full-run at ${round(latest.proj.horizon.end - f.t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
+  );
+  const t = latest.trend;
+  if (t && Number.isFinite(t.seRelPerHour))
+    f.evidence.push(
+      `no drift steeper than ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h (one-sided 95% bound on the steady data's trend)`
+    );
+  return {
+    ...f.base,
+    warmup_end_minutes: round(plan.warmupEnd - f.t0, 2),
+    projected_full_run: projected,
+    steady_seconds_per_rollout: steady,
+    run_end_minutes: round(latest.proj.horizon.end - f.t0, 1),
+    estimator: r.method
+  };
+}
+function driftingVerdict(f, plan, latest, common) {
+  const { s, tLast } = f;
+  const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
+  const late = tLast - lateFrom >= 4 * s.window_minutes ? fitAt(f.p, f.input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast) : void 0;
+  const lateDrift = significantDrift(late?.drift, s);
+  const drift = significantDrift(latest.drift, s);
+  if (drift === void 0 || lateDrift === void 0 || Math.sign(drift) !== Math.sign(lateDrift))
+    return void 0;
+  return {
+    ...common,
+    state: "drifting",
+    value: null,
+    cycle: null,
+    drift: { slope_relative_per_hour: round(drift, 4) },
+    evidence: [...f.evidence, driftEvidence(latest.drift)]
+  };
+}
+function windowVerdict(f, checks, latest, cycle, common) {
+  const { s, evidence } = f;
+  const fails = (j, factor = 1) => windowFailure(checks[j], checks[j + 1], s, factor);
+  let streak = 0;
+  let firstFailure = "";
+  for (let j = 0; j < s.consecutive_windows; j++) {
+    const reason2 = fails(j);
+    if (reason2) {
+      firstFailure = reason2;
+      break;
+    }
+    streak++;
+  }
+  let heldFrom = 0;
+  if (streak < s.consecutive_windows) {
+    for (let k = 1; k <= s.consecutive_windows && !heldFrom; k++) {
+      let ok = true;
+      for (let j = 0; j < k && ok; j++) ok = !fails(j, 1.5);
+      for (let j = k; j < k + s.consecutive_windows && ok; j++) ok = !fails(j);
+      if (ok) heldFrom = k;
+    }
+  }
+  evidence.push(
+    heldFrom ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5\xD7 the thresholds (${firstFailure})` : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
+  );
+  if (latest.trend)
+    evidence.push(
+      `trend of the steady rate ${round(100 * latest.trend.slopeRelPerHour, 1)}%/h (\xB1${round(100 * latest.trend.seRelPerHour, 1)} s.e.)`
+    );
+  if (cycle)
+    evidence.push(
+      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`
+    );
+  const done = streak >= s.consecutive_windows || heldFrom > 0;
+  return {
+    ...common,
+    state: done ? cycle ? "cyclic" : "stable" : "stabilising",
+    value: done ? common.projected_full_run : null,
+    cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
+    evidence
+  };
+}
+function stallMinutes(p, from, to, s) {
+  const n = p.n;
+  const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
+  const duration3 = meanDuration(p, from, to);
+  if (duration3 === void 0) return s.stall_minutes;
+  let longest = 0;
+  let since = from;
+  for (let i = 1; i < n.length; i++) {
+    const a = n[i - 1];
+    const b = n[i];
+    if (a.t < from) continue;
+    if (b.v > a.v) {
+      longest = Math.max(longest, a.t - since);
+      since = b.t;
+    }
+  }
+  if (!(rate > 0)) return s.stall_minutes;
+  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration3));
+}
+function significantDrift(d, s) {
+  if (!d || !Number.isFinite(d.seRelPerHour)) return void 0;
+  const slope = Math.abs(d.slopeRelPerHour);
+  if (slope - 2 * d.seRelPerHour > s.max_relative_slope_per_hour && slope > 4 * d.seRelPerHour)
+    return -d.slopeRelPerHour;
+  return void 0;
+}
+function driftEvidence(d) {
+  return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)} s.e.): seconds per rollout keep moving`;
+}
+function mserWarmupEnd(n, from, to, block, floor) {
+  const m = Math.floor((to - from) / block);
+  if (m < 6) return void 0;
+  const start = to - m * block;
+  const x = [];
+  for (let i = 0; i < m; i++) {
+    const a = start + i * block;
+    x.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
+  }
+  let sum = 0;
+  let sq = 0;
+  let best = Number.POSITIVE_INFINITY;
+  let bestD = -1;
+  const stat2 = new Array(m).fill(Number.NaN);
+  for (let d = m - 1; d >= 0; d--) {
+    const xi = x[d];
+    sum += xi;
+    sq += xi * xi;
+    const k = m - d;
+    stat2[d] = Math.max(0, sq - sum * sum / k) / (k * k);
+  }
+  const limit = Math.floor(m / 2);
+  for (let d = 0; d <= limit; d++) {
+    const v = stat2[d];
+    if (v < best * (1 - 1e-9) - 1e-15) {
+      best = v;
+      bestD = d;
+    }
+  }
+  if (bestD < 0 || bestD >= limit) return void 0;
+  return Math.max(start + bestD * block, floor);
+}
+function windowFailure(c, prev, s, factor = 1) {
+  if (c?.unsettled) return "the warm-up was not settled yet at that window";
+  const f = c?.fit;
+  if (!f) return "not enough steady data";
+  const v = f.proj.value;
+  const ci = (f.hi - f.lo) / 2 / v;
+  if (!(ci <= factor * s.max_ci_relative))
+    return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
+  for (const [d, z] of [
+    [f.trend, 2],
+    [f.drift, 3]
+  ]) {
+    const slope = Math.abs(d?.slopeRelPerHour ?? 0);
+    if (d && slope > factor * s.max_relative_slope_per_hour && slope > z * d.seRelPerHour)
+      return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)})`;
+  }
+  const t = f.trend;
+  if (t && Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
+    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h not ruled out yet`;
+  if (!prev?.fit) return void 0;
+  const range = Math.abs(v - prev.fit.proj.value) / v;
+  if (!(range <= factor * s.max_relative_range))
+    return `projection moved ${round(100 * range, 1)}% in one window`;
+  return void 0;
+}
+function definedOnly(o) {
+  const out = {};
+  if (!o) return out;
+  for (const [k, v] of Object.entries(o))
+    if (v !== void 0 && v !== null) out[k] = v;
+  return out;
+}
+
+// src/analysis/resources.ts
+function analyseResources(input) {
+  const gpu_by_index = {};
+  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
+  for (const gpu of [...indices].sort((a, b) => Number(a) - Number(b))) {
+    const s = input.gpus.get(gpu) ?? {};
+    const used = minMeanMax(s.memoryUsedGb ?? []);
+    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
+    const total = totals2.length ? round(Math.max(...totals2)) : null;
+    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
+    const headroom = free.length ? round(Math.min(...free)) : total !== null && used.max !== null ? round(total - used.max) : null;
+    gpu_by_index[gpu] = {
+      topology_services: input.services?.get(Number(gpu)) ?? [],
+      utilization_percent: minMeanMax(s.utilization ?? []),
+      memory_used_gb: used,
+      memory_total_gb: total,
+      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
+      memory_headroom_gb_min: headroom
+    };
+  }
+  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
+  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
+  const cpu = {};
+  for (const [g, v] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v);
+  return {
+    process_cpu_utilization_percent_by_group: cpu,
+    gpu_by_index,
+    host_memory: {
+      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
+      total_gb: totals.length ? round(Math.max(...totals)) : null
+    }
+  };
+}
+function opportunities(usage, bottleneck) {
+  const out = [];
+  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
+    const total = u.memory_total_gb ?? null;
+    const peak = u.memory_used_gb?.max ?? null;
+    const util = u.utilization_percent?.mean ?? null;
+    const services = u.topology_services ?? [];
+    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
+      out.push(
+        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
+      );
+    else if (!services.length && (util === null || util < 5))
+      out.push(
+        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
+      );
+    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
+      const headroom = round(total - peak, 1);
+      const target = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
+      out.push(
+        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target}`
+      );
+    }
+  }
+  const host = usage.host_memory;
+  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
+    out.push(
+      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
+    );
+  return out;
+}
+
+// src/analysis/observe.ts
+function first(series, q) {
+  return series[q]?.[0];
+}
+function observeRun(input) {
+  const t = timeLine(input);
+  const series = runSeries(input, t);
+  const dInput = detectorInput(input, t, series);
+  const verdict = detect(dInput);
+  verdict.decision_estimate = decisionEstimate(input, t, series, dInput, verdict);
+  rolloutDriftCheck(verdict, input.settings?.max_relative_slope_per_hour ?? 0.05);
+  const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
+  const read2 = steadyReader(input.series, fromTs);
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  const resources = resourcesOf(input, read2);
+  const bottleneck = bottleneckOf(input, read2, cap);
+  const stable_metrics = {
+    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
+    ...countsOf(series),
+    rollout_duration_p95_s: read2.mean(first(input.series, "rolloutDurationP95")),
+    rpc_queue_depth_at_start_latest_by_service: bottleneck.queue,
+    rpc_duration_p95_s_by_method: rpcP95ByMethod(read2),
+    runtime_idle_fraction: bottleneck.idle,
+    resource_usage: resources,
+    bottleneck: bottleneck.bottleneck,
+    telemetry_quality: {
+      missing_metrics: input.missing ?? [],
+      gaps: verdict.evidence.filter((e) => e.startsWith("scrape gap")),
+      notes: null
+    }
+  };
+  return {
+    observation: { run_name: input.runName, verdict, stable_metrics },
+    startTs: t.startTs,
+    lastTs: t.lastTs,
+    chart: {
+      fullRun: series.fullRun.filter((p) => Number.isFinite(p.v)),
+      rate5m: series.rate5m.filter((p) => Number.isFinite(p.v))
+    },
+    opportunities: opportunities(resources, bottleneck.bottleneck)
+  };
+}
+function timeLine(input) {
+  const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
+    (q) => first(input.series, q)?.points ?? []
+  );
+  const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
+  const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
+  return { startTs, lastTs, ts0: startTs ?? input.nowTs };
+}
+function runSeries(input, t) {
+  const S = input.timeScale;
+  const mins = (q) => toRunMinutes(first(input.series, q)?.points ?? [], t.ts0, S);
+  const perWorker = (q) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, t.ts0, S));
+  return {
+    fullRun: mins("secondsPerRolloutAvg"),
+    rate5m: mins("secondsPerRolloutRate5m"),
+    completed: mins("rolloutsTotal"),
+    failed: mins("rolloutsFailed"),
+    elapsed: mins("elapsed"),
+    // Little's law inputs: the duration histogram per worker, the in-flight gauge
+    durationSum: sumCounters(perWorker("rolloutDurationSum")),
+    durationCount: sumCounters(perWorker("rolloutDurationCount")),
+    activeRollouts: mins("activeRollouts")
+  };
+}
+function detectorInput(input, t, series) {
+  const S = input.timeScale;
+  const up = first(input.series, "targetsUp")?.points ?? [];
+  const lastUp = up.at(-1);
+  const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
+  const offset = input.jobStartTs != null && t.startTs !== null ? (t.startTs - input.jobStartTs) * S / 60 : TIMELINE.startupMinutes;
+  const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  return {
+    ...series,
+    targetsUp: input.ended ? void 0 : targetsUp,
+    now: input.ended ? void 0 : (input.nowTs - t.ts0) * S / 60,
+    runEndMinutes: wall - offset,
+    expectedRollouts: input.expectedRollouts ?? null,
+    inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
+    settings: input.settings
+  };
+}
+function rolloutDriftCheck(verdict, limit = 0.05) {
+  const d = verdict.decision_estimate?.drift;
+  const slope = Math.abs(d?.slope_relative_per_hour ?? 0);
+  if (verdict.state !== "stable" || !d || !(slope - 2 * d.se > limit && slope > 4 * d.se)) return;
+  verdict.state = "drifting";
+  verdict.drift = { slope_relative_per_hour: d.slope_relative_per_hour };
+  verdict.evidence.push(
+    `rollout durations drift ${round(100 * d.slope_relative_per_hour, 1)}%/h \xB1 ${round(100 * d.se, 1)}% (against their start, after run-minute ${d.from_minute}): beyond ${round(100 * limit, 1)}%/h, not stable`
+  );
+}
+function decisionEstimate(input, t, series, d, verdict) {
+  const S = input.timeScale;
+  const toMin = (points) => toRunMinutes(points, t.ts0, S);
+  const batches = reconstructRollouts(
+    perWorkerMinutes(input.series.rolloutDurationSum, toMin),
+    perWorkerMinutes(input.series.rolloutDurationCount, toMin),
+    60
+    // durations are run-seconds (the twin records its simulated durations)
+  );
+  const lastCount = series.durationCount.at(-1)?.v;
+  const now = d.now ?? ((t.lastTs ?? input.nowTs) - t.ts0) * (S / 60);
+  const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
+  const inFlight2 = active.length ? mean(active.map((p) => p.v)) : d.inFlightCapacity ?? null;
+  if (lastCount === void 0 || !batches.length) return null;
+  const estInput = {
+    batches,
+    now,
+    runEnd: verdict.run_end_minutes ?? d.runEndMinutes ?? now,
+    inFlight: inFlight2,
+    completed: lastCount,
+    step: input.stepSeconds * S / 60
+  };
+  const est = rolloutEstimate(estInput);
+  if (!est) return null;
+  return input.trajectory === false ? est : { ...est, trajectory: estimateTrajectory(estInput) };
+}
+function steadyReader(series, fromTs) {
+  const values = (s) => {
+    const pts = (s?.points ?? []).filter(([, v]) => Number.isFinite(v));
+    const after = pts.filter(([t]) => t >= fromTs);
+    return (after.length ? after : pts).map(([, v]) => v);
+  };
+  const byLabel = (q, label) => {
+    const m = /* @__PURE__ */ new Map();
+    for (const s of series[q] ?? []) {
+      const key = s.labels[label];
+      if (key !== void 0) m.set(key, s);
+    }
+    return m;
+  };
+  return {
+    series,
+    values,
+    byLabel,
+    mean: (s) => {
+      const v = values(s);
+      return v.length ? round(mean(v)) : null;
+    }
+  };
+}
+function bottleneckOf(input, read2, cap) {
+  const queue = {};
+  const queueMax = {};
+  const queueMin = {};
+  const maxes = read2.byLabel("queueDepthMax", "service");
+  const mins = read2.byLabel("queueDepthMin", "service");
+  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins.keys()])) {
+    const svc = serviceFromMetricLabel(label);
+    const mx = read2.mean(maxes.get(label));
+    const mn = read2.mean(mins.get(label));
+    queue[svc ?? label] = { worker_min: mn, worker_max: mx };
+    if (svc) {
+      queueMax[svc] = mx;
+      queueMin[svc] = mn;
+    }
+  }
+  const idle = read2.mean(first(input.series, "idleFraction"));
+  const cpuMean = {};
+  for (const [g, v] of processCpu(read2)) cpuMean[g] = v.length ? mean(v) : null;
+  const bottleneck = analyseBottleneck({
+    queueMax,
+    queueMin,
+    idleFraction: idle,
+    processCpu: cpuMean,
+    capacity: cap?.byService,
+    inFlight: cap?.inFlight
+  });
+  return { queue, idle, bottleneck };
+}
+function processCpu(read2) {
+  const cpu = /* @__PURE__ */ new Map();
+  for (const [g, s] of read2.byLabel("processCpu", "groupname")) cpu.set(g, read2.values(s));
+  return cpu;
+}
+function rpcP95ByMethod(read2) {
+  const methods = {};
+  for (const [m, s] of read2.byLabel("rpcDurationP95", "method")) {
+    const v = read2.values(s);
+    methods[m] = v.length ? round(median(v)) : null;
+  }
+  return methods;
+}
+function resourcesOf(input, read2) {
+  const gpus = /* @__PURE__ */ new Map();
+  const addGpu = (q, field) => {
+    for (const s of input.series[q] ?? []) {
+      const g = s.labels.gpu;
+      if (g === void 0) continue;
+      const rec = gpus.get(g) ?? {};
+      rec[field] = [...rec[field] ?? [], ...read2.values(s)];
+      gpus.set(g, rec);
+    }
+  };
+  addGpu("gpuUtil", "utilization");
+  addGpu("gpuMemory", "memoryUsedGb");
+  addGpu("gpuMemoryFree", "memoryFreeGb");
+  addGpu("gpuMemoryTotal", "memoryTotalGb");
+  addGpu("gpuMemoryPressure", "pressurePercent");
+  return analyseResources({
+    gpus,
+    services: input.topology ? gpuMap(input.topology) : void 0,
+    hostAvailableGb: read2.values(first(input.series, "hostMemAvailable")),
+    hostTotalGb: read2.values(first(input.series, "hostMemTotal")),
+    processCpu: processCpu(read2)
+  });
+}
+function countsOf(series) {
+  const lastOf = (s) => {
+    const f = s.filter((p) => Number.isFinite(p.v));
+    return f.length ? round(f[f.length - 1].v, 4) : null;
+  };
+  const total = lastOf(series.completed);
+  const nFailed = lastOf(series.failed) ?? (total !== null ? 0 : null);
+  return {
+    completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
+    failed_rollouts: nFailed,
+    seconds_per_rollout_5m: lastOf(series.rate5m),
+    seconds_per_rollout_full_run: lastOf(series.fullRun)
+  };
+}
+function slurmTimeToMinutes(time2) {
+  const m = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
+  if (!m) return null;
+  return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
+}
+
+// src/topology/issues.ts
+function formatKeyPath(path) {
+  let out = "";
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else out += out ? `.${seg}` : seg;
+  }
+  return out;
+}
+function sortIssues(issues) {
+  return [...issues].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
+}
+function formatIssue(issue2) {
+  const where = issue2.keyPath ? ` ${issue2.keyPath}:` : "";
+  return `${issue2.file}:${issue2.line}:${issue2.column}: ${issue2.severity} [${issue2.rule}]${where} ${issue2.message}`;
 }
 
 // src/topology/overrides.ts
@@ -68125,7 +69355,7 @@ function planStep(input) {
 function endingReason(input, budget) {
   if (input.controls.concludedBy) return `concluded on the dashboard by @${input.controls.concludedBy}`;
   if (budget.spent >= budget.limit - 1e-9)
-    return `budget: ${fmt(budget.spent)} of ${fmt(budget.limit)} GPU-hours spent`;
+    return `budget: ${fmt2(budget.spent)} of ${fmt2(budget.limit)} GPU-hours spent`;
   return null;
 }
 function submitsOf(input, budget, current) {
@@ -68158,7 +69388,7 @@ function nextRound(input, state2, budget) {
     referencePrecision: REFERENCE_PRECISION
   };
   const held = budget.spent + budget.committed - spentOf(state2);
-  const step = nextStep(state2, { ...policy, gpuHours: policy.gpuHours - held }, input.runGpuHours);
+  const step = nextStep2(state2, { ...policy, gpuHours: policy.gpuHours - held }, input.runGpuHours);
   if (step.kind === "conclude") return conclusionOf(input.runs, state2, step.reason);
   const slots = input.policy.parallel - input.runs.filter((r) => r.origin === "person" && live(r)).length;
   return [
@@ -68191,80 +69421,8 @@ function conclusionOf(runs, state2, reason2) {
   const winner = state2.best && state2.best.name !== state2.baseline.name ? state2.best.name : null;
   return [...closeLosers(runs, state2), { kind: "conclude", reason: reason2, winner }];
 }
-function fmt(x) {
+function fmt2(x) {
   return (Math.round(x * 10) / 10).toString();
-}
-
-// src/record/model.ts
-var RECORD_SCHEMA_VERSION = 1;
-var DEFAULT_OBJECTIVE = "minimize stabilized full-run seconds_per_rollout";
-function recordPaths(experimentId) {
-  return {
-    json: `experiments/${experimentId}.json`,
-    markdown: `experiments/${experimentId}.md`,
-    report: `experiments/${experimentId}-report.md`,
-    chart: `experiments/${experimentId}.svg`
-  };
-}
-function createRecord(experiment, cluster) {
-  const fixed = experiment.fixed_inputs;
-  return {
-    schema_version: RECORD_SCHEMA_VERSION,
-    experiment_id: experiment.experiment_id,
-    objective: experiment.objective ?? DEFAULT_OBJECTIVE,
-    command: experiment.command ?? null,
-    fixed_inputs: {
-      deploy: fixed.deploy,
-      driver: fixed.driver,
-      base_topology: `topology=${experiment.base_topology}`,
-      cluster: experiment.cluster,
-      scenes: {
-        scene_ids: null,
-        test_suite_id: fixed.scenes ?? null,
-        scene_count: fixed.scene_count ?? null
-      },
-      cameras: fixed.cameras ?? null,
-      control_timestep_us: fixed.control_timestep_us ?? null,
-      simulation_duration_s: fixed.simulation_duration_s ?? 20,
-      rollouts_per_scene: fixed.rollouts_per_scene ?? 1,
-      git_commit: fixed.git_commit ?? null,
-      remote_checkout: cluster?.alpasim_checkout ?? null,
-      overrides: [...fixed.overrides ?? []],
-      telemetry: {
-        prometheus_url: cluster?.prometheus_url ?? null,
-        grafana_url: cluster?.grafana_url ?? null,
-        file_sd_source: cluster?.file_sd ?? null
-      },
-      slurm: {
-        account: fixed.slurm?.account ?? cluster?.slurm.account ?? null,
-        partition: fixed.slurm?.partition ?? cluster?.slurm.partition ?? null,
-        gpus_per_node: fixed.slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? null,
-        walltime: fixed.slurm?.time ?? cluster?.slurm.time ?? null
-      }
-    },
-    current_best: {
-      topology: null,
-      run_name: null,
-      stabilized_seconds_per_rollout_full_run: null,
-      decision_reasoning: null
-    },
-    runs: [],
-    report: null
-  };
-}
-function stabilisedValue(run) {
-  return run.verdict?.projected_full_run?.value ?? run.verdict?.value?.value ?? run.stable_metrics?.seconds_per_rollout_full_run ?? null;
-}
-function baselineRun(record) {
-  return record.runs.find((r) => !r.parent) ?? record.runs[0];
-}
-function bestRun(record) {
-  const name = record.current_best.topology;
-  return name ? record.runs.find((r) => r.name === name) : void 0;
-}
-function referenceOf(run) {
-  const value = run?.verdict?.projected_full_run ?? run?.verdict?.value ?? null;
-  return run && value ? { name: run.name, value, ...run.verdict ? { verdict: run.verdict } : {} } : null;
 }
 
 // src/autopilot/runs.ts
@@ -68297,7 +69455,7 @@ function runsFromRecord(record, gpusPerRun2) {
   return record.runs.map((run) => {
     const round3 = run === base ? 0 : roundOf(run.hypothesis);
     const outcome = run === base && run.status !== "failed" ? "equivalent" : recordedOutcome(run);
-    const seconds2 = stabilisedValue(run);
+    const seconds2 = figureOf(run, record.runs)?.value ?? null;
     return {
       name: run.name,
       round: round3,
@@ -68800,7 +69958,7 @@ var LIVE_STATES = /* @__PURE__ */ new Set([
   "RESV_DEL_HOLD",
   "UNKNOWN"
 ]);
-function isLive(state2) {
+function isLive2(state2) {
   return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
 }
 var KNOWN_STATES = new Set(SLURM_JOB_STATES);
@@ -68829,543 +69987,6 @@ function compare(candidate, against, againstName) {
     },
     outcome
   };
-}
-
-// src/analysis/boundaries.ts
-var E1 = Math.E - 1;
-function pocockSpending(alpha, tau) {
-  return alpha * Math.log(1 + E1 * Math.min(1, Math.max(0, tau)));
-}
-var cache = /* @__PURE__ */ new Map();
-function upperTail(z) {
-  const x = Math.abs(z) / Math.SQRT2;
-  const t = 1 / (1 + 0.5 * x);
-  const erfc = t * Math.exp(
-    -x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
-  );
-  const p = erfc / 2;
-  return z >= 0 ? p : 1 - p;
-}
-function spendingBoundaries(K, alpha) {
-  const key = `${K}:${alpha}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const h2 = 0.1;
-  const lo = -8 * Math.sqrt(K) - 8;
-  const n0 = Math.ceil(-lo / h2);
-  let f = new Float64Array(0);
-  const out = [];
-  const phi = (x) => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
-  let spent = 0;
-  for (let k = 1; k <= K; k++) {
-    const target = pocockSpending(alpha, k / K) - spent;
-    const hiS = 8 * Math.sqrt(k) + 8;
-    const n = n0 + Math.ceil(hiS / h2) + 1;
-    const g = new Float64Array(n);
-    if (k === 1) for (let i = 0; i < n; i++) g[i] = phi(lo + i * h2);
-    else
-      for (let j = 0; j < f.length; j++) {
-        const w = f[j] * h2;
-        if (w < 1e-300) continue;
-        const sj = lo + j * h2;
-        const from = Math.max(0, Math.floor((sj - 9 - lo) / h2));
-        const to = Math.min(n - 1, Math.ceil((sj + 9 - lo) / h2));
-        for (let i = from; i <= to; i++) g[i] = g[i] + w * phi(lo + i * h2 - sj);
-      }
-    const tail = (b2) => {
-      let p = 0;
-      const start = Math.ceil((b2 - lo) / h2);
-      for (let i = Math.max(0, start); i < n; i++) p += g[i] * h2;
-      const i0 = start - 1;
-      if (i0 >= 0 && i0 < n) p += g[i0] * (lo + start * h2 - b2);
-      return p;
-    };
-    let a = 0;
-    let b = hiS;
-    for (let it = 0; it < 60; it++) {
-      const mid = (a + b) / 2;
-      if (tail(mid) > target) a = mid;
-      else b = mid;
-    }
-    const bound = (a + b) / 2;
-    spent += tail(bound);
-    out.push(bound / Math.sqrt(k));
-    const cut = Math.floor((bound - lo) / h2);
-    for (let i = Math.max(0, cut + 1); i < n; i++) g[i] = 0;
-    f = g;
-  }
-  if (K >= 1) out[0] = zOfTail(pocockSpending(alpha, 1 / K));
-  cache.set(key, out);
-  return out;
-}
-function zOfTail(p) {
-  let a = -10;
-  let b = 10;
-  for (let i = 0; i < 80; i++) {
-    const m = (a + b) / 2;
-    if (upperTail(m) > p) a = m;
-    else b = m;
-  }
-  return (a + b) / 2;
-}
-function lookIndex(p) {
-  const K = Math.max(1, Math.round(p.maxMinutes));
-  const span = Math.max(1, p.maxMinutes - p.warmupEnd);
-  const tau = (p.minutes - p.warmupEnd) / span;
-  if (tau > 1 + 1e-9) return null;
-  return { k: Math.min(K, Math.max(1, Math.floor(tau * K))), K, tau: Math.max(0, tau) };
-}
-function boundaryAt(p, alpha) {
-  const look = lookIndex(p);
-  if (!look) return null;
-  return spendingBoundaries(look.K, alpha)[look.k - 1];
-}
-
-// src/analysis/decision.ts
-var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
-var DECISION_DEFAULTS = {
-  boundary: "alpha-spending",
-  maxDecisionMinutes: 120,
-  /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
-  minSteadyMinutes: 5
-};
-function decisionProjection(v) {
-  return v?.decision_estimate?.projected_full_run ?? v?.projected_full_run ?? null;
-}
-var DRIFT_GUARD = {
-  /** A difference in drift significant (2 s.e.) beyond this holds `better`/`equivalent` back… */
-  limitPerHour: 0.05,
-  /** …and so does one not ruled out (one-sided 95%) below this. */
-  steepPerHour: 0.2
-};
-var AGE_GAP_DRIFT_PER_HOUR = 0.05;
-function referenceAtAge(reference, minute) {
-  const p = decisionProjection(reference);
-  const age = reference.minutes_of_data ?? null;
-  const traj = reference.decision_estimate?.trajectory;
-  const enough = reference.decision_estimate?.error_basis?.enough ?? null;
-  if (minute != null && age !== null && traj?.values.length && minute < age - 0.5) {
-    const k = Math.min(traj.values.length - 1, Math.floor((minute - traj.from_minute) / traj.step_minutes));
-    if (k < 0)
-      return {
-        projection: null,
-        logSe: 0,
-        gapMinutes: 0,
-        basisEnough: null,
-        drift: null,
-        text: `no estimate of it yet at run-minute ${round(minute, 1)}`
-      };
-    const at = traj.from_minute + k * traj.step_minutes;
-    const [value, se] = [traj.values[k], traj.log_se[k]];
-    const [slope, slopeSe] = [traj.drift_slope?.[k] ?? null, traj.drift_se?.[k] ?? null];
-    return {
-      drift: slope === null || slopeSe === null ? null : { slope_relative_per_hour: slope, se: slopeSe },
-      projection: { value, low: value * Math.exp(-1.96 * se), high: value * Math.exp(1.96 * se) },
-      logSe: se,
-      gapMinutes: 0,
-      basisEnough: traj.basis_from_minute !== null && at >= traj.basis_from_minute,
-      text: `as it was at run-minute ${round(at, 0)} (equal run age, from its trajectory)`
-    };
-  }
-  const gap = minute != null && age !== null ? Math.abs(age - minute) : 0;
-  return {
-    projection: p,
-    logSe: p ? logSe(p) : 0,
-    gapMinutes: gap,
-    basisEnough: enough,
-    drift: reference.decision_estimate?.drift ?? null,
-    text: gap > 0.5 ? `read at run-minute ${round(age, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: \xB1${pct(ageGapHide(gap))} added for what a drift of ${pct(AGE_GAP_DRIFT_PER_HOUR)}/h can hide` : "at equal run age"
-  };
-}
-var ageGapHide = (gapMinutes) => AGE_GAP_DRIFT_PER_HOUR * gapMinutes / 60;
-function steadyFrom(v) {
-  return v.decision_estimate?.first_wave_end_minutes ?? v.warmup_end_minutes ?? void 0;
-}
-function usedText(v, who) {
-  const e = v.decision_estimate;
-  return e ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored` : `${who}: the verdict's projection (no rollout estimate yet)`;
-}
-function decisionOptions(x) {
-  return {
-    minImprovement: x?.min_improvement ?? 0.02,
-    boundary: x?.decision_boundary ?? DECISION_DEFAULTS.boundary,
-    maxDecisionMinutes: x?.max_decision_minutes ?? DECISION_DEFAULTS.maxDecisionMinutes
-  };
-}
-function claimRadius(candidate, s, options) {
-  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  if ((options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid")
-    return {
-      radius: csRadius(s, alpha, options.s0 ?? CONFIDENCE_SEQUENCE.s0),
-      text: `always-valid confidence sequence (normal mixture, \u03B1 ${alpha})`
-    };
-  const minutes = candidate.minutes_of_data ?? 0;
-  const warmupEnd = steadyFrom(candidate) ?? 0;
-  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
-  if (minutes - warmupEnd < DECISION_DEFAULTS.minSteadyMinutes)
-    return {
-      radius: null,
-      why: `small-sample guard: ${round(Math.max(0, minutes - warmupEnd), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} steady minutes`
-    };
-  const at = { minutes: Math.min(minutes, max), warmupEnd, maxMinutes: max };
-  const c = boundaryAt(at, alpha);
-  const look = lookIndex(at);
-  return {
-    radius: c * s,
-    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
-    ...minutes >= max - 1e-9 ? { final: true } : {}
-  };
-}
-function logSe(i) {
-  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
-}
-function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
-  if (!(s > 0)) return 0;
-  const I = (s0 / s) ** 2;
-  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
-}
-var usable = (v) => {
-  const p = decisionProjection(v);
-  const blocked = v?.decision_estimate ? ["unhealthy", "no-data"] : ["unhealthy", "no-data", "warming"];
-  return !!v && !!p && p.value > 0 && p.low > 0 && p.high >= p.low && !blocked.includes(v.state);
-};
-var steadyUsable = (v) => usable(v) && v?.state !== "drifting";
-var slopeText = (v) => {
-  const s = v.drift?.slope_relative_per_hour;
-  return s == null ? "drifting" : `drifting ${s > 0 ? "+" : ""}${round(100 * s, 1)}%/h`;
-};
-function rolloutDriftHold(candidate, r, g) {
-  const est = candidate.decision_estimate;
-  if (!est) return null;
-  const c = est.drift;
-  if (!c)
-    return "the candidate\u2019s rollout durations do not span enough blocks of starts to measure a drift yet";
-  const diff = c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0);
-  const se = Math.hypot(c.se, r?.se ?? 0);
-  const what = `the candidate\u2019s rollout durations drift ${diff > 0 ? "+" : ""}${pct(diff)}/h \xB1 ${pct(se)} against the reference\u2019s`;
-  if (Math.abs(diff) - 2 * se > g.limitPerHour) return `${what}, beyond ${pct(g.limitPerHour)}/h`;
-  if (Math.abs(diff) + 1.645 * se > g.steepPerHour)
-    return `${what}: a drift of ${pct(g.steepPerHour)}/h is not ruled out yet`;
-  return null;
-}
-function driftGuard(state2, lo, m, runs, g) {
-  if (state2 !== "better" && state2 !== "equivalent") return { state: state2, evidence: [] };
-  const { candidate, reference, shown } = runs;
-  const who = [
-    candidate.state === "drifting" ? `the candidate (${slopeText(candidate)})` : null,
-    reference.state === "drifting" ? `${shown} (${slopeText(reference)})` : null
-  ].filter((x) => !!x);
-  const rollout = rolloutDriftHold(candidate, runs.drift, g);
-  if (!who.length && !rollout)
-    return {
-      state: state2,
-      evidence: [
-        "drift guard: neither run drifts (the detector and the rollout durations rule out a drift beyond the guard)"
-      ]
-    };
-  const held = `drift guard: ${state2} held back while ${[...who.length ? [`${who.join(" and ")} drifts`] : [], ...rollout ? [rollout] : []].join("; ")}`;
-  return lo > -m ? { state: "not-better", evidence: [held] } : { state: "measuring", evidence: [held] };
-}
-function decideCandidate(candidate, reference, options = {}) {
-  const m = options.minImprovement ?? 0.02;
-  const against = reference?.name ?? "none";
-  const shown = reference?.label ?? against;
-  const base = { against, min_improvement: m, method: methodText(options) };
-  const read2 = comparable(candidate, reference, base, shown, options);
-  if ("decision" in read2) return read2.decision;
-  const { cv, at, ref } = read2;
-  const d = Math.log(cv.value / at.projection.value);
-  const s = Math.hypot(logSe(cv), at.logSe);
-  const claim = claimRadius(candidate, s, options);
-  if (claim.radius === null)
-    return unclaimed(base, d, `change vs ${shown}: ${pct(Math.exp(d) - 1)}; ${claim.why}`);
-  const r = claim.radius + ageGapHide(at.gapMinutes);
-  const [lo, hi] = [Math.exp(d - r) - 1, Math.exp(d + r) - 1];
-  const change = { value: round(Math.exp(d) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
-  const thin = thinBasis(candidate, at, shown);
-  const runs = { candidate, reference: ref.verdict, shown, drift: at.drift };
-  const guard = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m), lo, m, runs, options.driftGuard ?? DRIFT_GUARD);
-  const evidence = [
-    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
-    `${shown} ${at.text}`,
-    ...guard.evidence,
-    `estimates: ${usedText(candidate, "the candidate")}; ${usedText(ref.verdict, shown)}`
-  ];
-  const held = !!thin || guard.evidence.length > 0;
-  if (guard.state === "measuring" && claim.final)
-    return settleAtHorizon({ base, change, d, s, m, shown, evidence, held, candidate });
-  if (guard.state === "measuring")
-    return stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
-  return decided(base, guard.state, change, candidate, [
-    ...evidence,
-    `${guard.state}: ${claimOf(guard.state, m)} than ${shown} at every look's confidence`
-  ]);
-}
-function unclaimed(base, d, text2) {
-  const value = round(Math.exp(d) - 1, 4);
-  return {
-    ...base,
-    state: "measuring",
-    relative_change: { value, low: value, high: value },
-    evidence: [text2]
-  };
-}
-function stillMeasuring(base, change, evidence, eta) {
-  const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
-  return {
-    ...base,
-    state: "measuring",
-    relative_change: change,
-    expected_minutes_to_decision: eta,
-    evidence: [...evidence, when]
-  };
-}
-function decided(base, state2, change, candidate, evidence) {
-  const minutes = candidate.minutes_of_data ?? null;
-  return {
-    ...base,
-    state: state2,
-    relative_change: change,
-    decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence
-  };
-}
-function thinBasis(candidate, at, shown) {
-  const b = candidate.decision_estimate?.error_basis;
-  if (b && !b.enough) return `no claim: the candidate's ${basisText(b)}`;
-  if (at.basisEnough === false) return `no claim: ${shown}'s error basis was too thin at that age`;
-  return null;
-}
-function settleAtHorizon(x) {
-  const state2 = !x.held && Math.abs(x.change.value) < x.m ? "equivalent" : "not-better";
-  const p = x.s > 0 ? upperTailZ((x.d - Math.log(1 - x.m)) / x.s) : 0;
-  return decided(x.base, state2, x.change, x.candidate, [
-    ...x.evidence,
-    `${state2}: closed at the horizon (max_decision_minutes): not shown ${pct(x.m)} faster than ${x.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct(x.m)} faster reads this slow or slower with probability ${pct(p)}`
-  ]);
-}
-function upperTailZ(z) {
-  const t = 1 / (1 + 0.2316419 * Math.abs(z));
-  const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
-  const q = Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI) * poly;
-  return z >= 0 ? q : 1 - q;
-}
-function methodText(options) {
-  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
-  return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
-}
-function comparable(candidate, reference, base, shown, options) {
-  if (options.isReference)
-    return { decision: { ...base, state: "reference", evidence: ["this candidate is the reference"] } };
-  const prev = options.previous;
-  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === base.against)
-    return { decision: prev };
-  if (!reference)
-    return {
-      decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
-    };
-  const cv = decisionProjection(candidate);
-  const at = referenceAtAge(reference.verdict, candidate.minutes_of_data);
-  if (usable(candidate) && usable(reference.verdict) && cv && at.projection)
-    return { cv, at, ref: reference };
-  if (usable(candidate) && usable(reference.verdict))
-    return { decision: { ...base, state: "measuring", evidence: [`${shown}: ${at.text}`] } };
-  const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
-  return { decision: { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] } };
-}
-var pct = (x) => `${round(100 * x, 1)}%`;
-function stateOf(lo, hi, m) {
-  return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
-}
-function claimOf(state2, m) {
-  return state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct(m)}` : state2 === "equivalent" ? `within \xB1${pct(m)}` : `not faster by ${pct(m)} or more`;
-}
-function expectedMinutes(v, d, s, m, options) {
-  const now = v.minutes_of_data;
-  if (now == null || !(s > 0)) return null;
-  const warmupEnd = steadyFrom(v) ?? now / 3;
-  const steady = Math.max(1, now - warmupEnd);
-  const lm = Math.log(1 - m);
-  const need = Math.max(d, lm - d, d - lm);
-  if (!(need > 0)) return null;
-  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
-  const horizon = (options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid" ? now + 600 : max;
-  for (let t = Math.ceil(now); t <= horizon; t++) {
-    const st = s * Math.sqrt(steady / Math.max(1, t - warmupEnd));
-    const c = claimRadius({ ...v, minutes_of_data: t, warmup_end_minutes: warmupEnd }, st, options);
-    if (c.radius !== null && c.radius <= need) return round(Math.max(t, now), 0);
-  }
-  return null;
-}
-function pruneByLeader(candidate, leader, options = {}) {
-  const leaders = Math.max(1, Math.floor(options.leaders ?? 1));
-  const alpha = (options.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
-  const d = decideCandidate(candidate, leader, { ...options, alpha });
-  if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
-  const m = options.minImprovement ?? 0.02;
-  const shown = leader.label ?? leader.name;
-  return {
-    ...d,
-    state: "not-better",
-    evidence: [
-      ...d.evidence.slice(0, 1),
-      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence (\u03B1 split over ${leaders} possible leader${leaders === 1 ? "" : "s"}): it cannot win`
-    ]
-  };
-}
-function leadingCandidate(candidates, reference) {
-  let best = null;
-  for (const c of candidates)
-    if (steadyUsable(c.verdict) && (!best || decisionProjection(c.verdict)?.value < decisionProjection(best.verdict)?.value))
-      best = c;
-  const ref = reference && best ? referenceAtAge(reference, best.verdict.minutes_of_data).projection?.value : void 0;
-  if (best && ref !== void 0 && !(decisionProjection(best.verdict)?.value < ref)) return null;
-  return best;
-}
-var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
-function gpuMinutes(i) {
-  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
-  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
-  const savedVsSeed = i.stopped ? round(i.gpus * SEED_RULE_JOB_MINUTES - used, 0) : null;
-  return { used, saved, savedVsSeed };
-}
-function withGpuMinutes(d, i) {
-  const g = gpuMinutes(i);
-  return {
-    ...d,
-    gpu_minutes_used: g.used,
-    gpu_minutes_saved: g.saved,
-    gpu_minutes_saved_vs_seed: g.savedVsSeed
-  };
-}
-function savingsText(d) {
-  if (d.gpu_minutes_saved == null) return null;
-  const wall = `${Math.round(d.gpu_minutes_saved)} against the job's wall time`;
-  const seed = d.gpu_minutes_saved_vs_seed;
-  if (seed == null) return `${Math.round(d.gpu_minutes_saved)} GPU-minutes of wall time saved`;
-  return seed >= 0 ? `${Math.round(seed)} GPU-minutes saved against the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})` : `${Math.round(-seed)} GPU-minutes more than the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})`;
-}
-function shouldStopOnDecision(decisions, options = {}) {
-  if (options.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
-  if (!decisions.length) return { stop: false, reason: "no decision yet" };
-  if (decisions.some((d) => d.state === "reference"))
-    return { stop: false, reason: "a reference keeps running" };
-  const worse = decisions.find((d) => d.state === "worse");
-  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
-  if (decisions.every((d) => d.state !== "measuring"))
-    return {
-      stop: true,
-      reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(", ")}`
-    };
-  return { stop: false, reason: "still measuring" };
-}
-
-// src/analysis/outcome.ts
-var DEFAULT_MIN_IMPROVEMENT = 0.02;
-function decisionOutcome(d, min = d.min_improvement) {
-  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
-  return d.state;
-}
-function changeOutcome(change, min) {
-  if (!change) return "measuring";
-  if (change.high <= -min) return "better";
-  if (change.low > 0) return "worse";
-  if (change.low >= -min && change.high <= min) return "equivalent";
-  return "measuring";
-}
-function comparisonChange(c) {
-  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
-}
-function parseAgainst(against) {
-  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
-  const role = m?.[1] ?? null;
-  const full = (m?.[2] ?? against).trim();
-  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
-  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
-}
-
-// src/report/standing.ts
-var OUTCOME_ICON = {
-  better: "\u{1F7E2}",
-  worse: "\u{1F534}",
-  equivalent: "\u26AA",
-  "not-better": "\u{1F7E0}",
-  undecided: "\u26AA",
-  measuring: "\u23F3",
-  failed: "\u274C",
-  reference: "\u{1F4CF}"
-};
-function comparisonIcon(outcome) {
-  return OUTCOME_ICON[outcome === "better" || outcome === "worse" ? outcome : "undecided"];
-}
-var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "RUNNING",
-  "CONFIGURING",
-  "COMPLETING",
-  "REQUEUED",
-  "RESIZING",
-  "SUSPENDED"
-]);
-function describeReference(against) {
-  const { role, name, pr } = parseAgainst(against);
-  const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
-  if (!role) return quoted;
-  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
-  return `the ${role} ${quoted}`;
-}
-function code(s) {
-  const clean3 = s.replace(/[\r\n]+/g, " ");
-  const fence = clean3.includes("`") ? "``" : "`";
-  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
-}
-var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function standingOf(i) {
-  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
-  if (i.state === "failed" || i.failure)
-    return {
-      outcome: "failed",
-      minImprovement: min,
-      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
-    };
-  const ended = TERMINAL.has(i.state);
-  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
-  const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
-  if (!cmp) {
-    if (i.hasValue) return { outcome: "reference", minImprovement: min };
-    return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
-  }
-  const against = describeReference(cmp.against);
-  const change = comparisonChange(cmp);
-  const outcome = changeOutcome(change, min);
-  if (outcome === "measuring" && ended)
-    return {
-      outcome: "undecided",
-      against,
-      change,
-      minImprovement: min,
-      reason: "the interval is still too wide"
-    };
-  return { outcome, against, change, minImprovement: min };
-}
-function fromDecision(d, min, ended, minutesOfData) {
-  const base = {
-    against: describeReference(d.against),
-    change: d.relative_change ?? null,
-    minImprovement: min
-  };
-  const outcome = decisionOutcome(d, min);
-  if (outcome !== "measuring") return { ...base, outcome };
-  return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
-    ...base,
-    outcome: "measuring",
-    expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
-  };
-}
-function minutesLeft(expectedAt, now) {
-  if (expectedAt == null || now == null) return null;
-  return Math.max(0, expectedAt - now);
 }
 
 // src/judge/decide.ts
@@ -69404,14 +70025,14 @@ function decisionOf(standing, c, observation, { reference, leader, previous, end
   const isReference = c.candidate === reference?.name || c.candidate === baselineName(standing);
   if ((ended || !reference) && isDecided(previous)) return previous;
   if (!reference && !isReference) return null;
-  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
+  const lead = leader && leader.name !== c.candidate ? decidedAgainst2(leader, c.pr) : null;
   if (lead && isDecided(previous) && previous.against === lead.name) return previous;
   const x = standing.experiment;
   const options = {
     ...decisionOptions(x),
     minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
   };
-  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
+  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst2(reference, c.pr) : null, {
     ...options,
     previous,
     isReference
@@ -69420,7 +70041,7 @@ function decisionOf(standing, c, observation, { reference, leader, previous, end
   const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
   return pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) ?? decision;
 }
-function decidedAgainst(r, pr) {
+function decidedAgainst2(r, pr) {
   const role = r.role === "run" ? "" : `${r.role} `;
   const name = `${role}${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
   return { name, verdict: r.verdict, label: describeReference(name) };
@@ -69449,7 +70070,7 @@ function observeRunOf(run) {
   const { job, clock } = run;
   if (job === void 0) return observeWithoutJob(run);
   if (job === null) return { ended: false, atTs: clock.nowTs };
-  const ended = !isLive(job.state);
+  const ended = !isLive2(job.state);
   if (!job.startTs) return { ended, atTs: clock.nowTs };
   const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
   const analysis = analyse(run, atTs, ended);
@@ -69525,7 +70146,7 @@ function candidateState(job, requested, analysis, stoppedByUs) {
   const v = analysis?.observation.verdict.state;
   const stable = isStable(v);
   if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
-  if (isLive(job.state)) {
+  if (isLive2(job.state)) {
     if (!analysis || v === "no-data") return "starting";
     if (v === "warming") return "warming";
     if (stable) return "stable";
@@ -69654,7 +70275,7 @@ function viewOf(e, p, j) {
   const { c, job } = p;
   const { analysis, ended = false } = p.observed ?? {};
   const x = exp.experiment;
-  const seconds2 = (r) => r ? { name: r.name, secondsPerRollout: r.value.value } : null;
+  const seconds2 = (r) => r ? { name: r.name, secondsPerRollout: (r.figure ?? r.value).value } : null;
   const projected = reference?.live ? reference.verdict.projected_full_run : null;
   const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
   return {
@@ -69875,7 +70496,8 @@ function liveCandidate(p) {
   const phase = p.phase?.phase;
   const obs = p.decided?.view?.observation;
   const live3 = phase === "queued" || phase === "running";
-  const seconds2 = obs?.verdict.projected_full_run?.value ?? obs?.verdict.value?.value ?? void 0;
+  const view = p.decided?.view;
+  const seconds2 = view ? viewFigure(view)?.value : void 0;
   return {
     name: p.c.candidate,
     pr: p.c.pr,
@@ -69898,7 +70520,7 @@ function compareJobIds(a, b) {
 function jobForRun(jobs, runName, view) {
   const mine = jobs.filter((j) => view(j).name === runName);
   const order = (a, b) => compareJobIds(view(a).id, view(b).id);
-  const live3 = mine.filter((j) => isLive(view(j).state)).sort(order);
+  const live3 = mine.filter((j) => isLive2(view(j).state)).sort(order);
   if (live3[0]) return live3[0];
   return mine.sort(order).at(-1) ?? null;
 }
@@ -69975,7 +70597,7 @@ function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
   if (!Number.isInteger(maxParallel) || maxParallel < 1)
     throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
   const liveNames = new Set(
-    jobs.filter((j) => isLive(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
+    jobs.filter((j) => isLive2(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
   );
   const live3 = liveNames.size;
   let free = Math.max(0, maxParallel - live3);
@@ -70004,7 +70626,7 @@ function decideExperiment(e) {
   e.leader = leaderOf(e.exp, runs, e.reference);
   for (const p of e.candidates) {
     const view = p.inPass ? judgeCandidate(e, p) : null;
-    const live3 = !!p.job && isLive(p.job.state);
+    const live3 = !!p.job && isLive2(p.job.state);
     const stop2 = view && live3 && !e.unavailable ? stopReason(e.exp.experiment, view) : null;
     const lifecycle = lifecycleIntent(p);
     p.decided = { view, stop: stop2, ...lifecycle ? { lifecycle } : {} };
@@ -70333,28 +70955,6 @@ function jobsWindow(jobs, nowTs, stepSeconds) {
   return { start, end: Math.max(nowTs, start), stepSeconds };
 }
 
-// src/report/observation-block.ts
-var OPEN = "<!-- topo:observation v1";
-var CLOSE = "-->";
-function renderObservationBlock(observation) {
-  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
-  return `${OPEN}
-${json}
-${CLOSE}`;
-}
-function parseObservationBlock(body) {
-  const start = body.lastIndexOf(OPEN);
-  if (start < 0) return void 0;
-  const end = body.indexOf(CLOSE, start + OPEN.length);
-  if (end < 0) return void 0;
-  try {
-    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
-    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
-  } catch {
-    return void 0;
-  }
-}
-
 // src/lifecycle/model.ts
 var OUTCOME_KINDS = [
   "decided",
@@ -70378,7 +70978,7 @@ var UnknownRequestError = class extends Error {
 var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
 function phaseOf(input) {
   const { request: request2, run, outcome, job, headSha } = input;
-  const jobLive = job !== null && isLive(job.state);
+  const jobLive = job !== null && isLive2(job.state);
   if (outcome)
     return {
       phase: "done",
@@ -70446,68 +71046,6 @@ function standingRequests(state2, headSha) {
 }
 function openRequests(state2) {
   return [...state2.requests].sort(byRequestTime).filter((r) => !state2.outcomes[r.id]);
-}
-
-// src/report/check-conclusion.ts
-var CONCLUSION = {
-  better: "success",
-  reference: "success",
-  worse: "failure",
-  failed: "failure",
-  equivalent: "neutral",
-  "not-better": "failure",
-  undecided: "neutral",
-  measuring: void 0
-};
-function checkConclusion(s) {
-  return CONCLUSION[s.outcome];
-}
-function pct2(x, digits = 1) {
-  const f = 10 ** digits;
-  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
-}
-function standingTitle(s) {
-  const ref = (s.against ?? "the reference").replace(/`/g, "");
-  switch (s.outcome) {
-    case "better":
-      return `Better than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
-    case "worse":
-      return `Worse than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
-    case "equivalent":
-      return `Within \xB1${pct2(s.minImprovement)} of ${ref}`;
-    case "not-better":
-      return `Not ${pct2(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct2(s.change.value)})` : ""}`;
-    case "reference":
-      return "Reference run (baseline or current best)";
-    case "failed":
-      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
-    case "undecided":
-      return `Ended without a decision (${s.reason ?? "no value"})`;
-    default:
-      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
-  }
-}
-function monitorCheckRun(s, headline) {
-  const conclusion = checkConclusion(s);
-  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
-}
-var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
-function pullRequestCheckRun(checks) {
-  const [only] = checks;
-  if (checks.length === 1 && only) return only.check;
-  const ordered = [...checks].sort(
-    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
-  );
-  const worst = ordered[0]?.check.conclusion;
-  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
-  const summary2 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
-
-${c.check.summary}`).join("\n\n");
-  return {
-    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
-    summary: summary2,
-    ...worst ? { conclusion: worst } : {}
-  };
 }
 
 // src/report/comment-throttle.ts
@@ -70673,7 +71211,7 @@ async function prometheusNow(prometheus) {
   }
 }
 function slurmLatest(jobs) {
-  const times = jobs.flatMap((j) => [j.submitTs, j.state === "PENDING" ? null : j.startTs, isLive(j.state) ? null : j.endTs]).filter((t) => !!t);
+  const times = jobs.flatMap((j) => [j.submitTs, j.state === "PENDING" ? null : j.startTs, isLive2(j.state) ? null : j.endTs]).filter((t) => !!t);
   return times.length ? Math.max(...times) : null;
 }
 function duration(seconds2) {
@@ -70757,401 +71295,6 @@ function keepLastLiveVerdict({ c, observed }) {
   const note = "verdict of the last pass before the run ended";
   const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
   analysis.observation.verdict = { ...previous.verdict, evidence };
-}
-
-// src/chart/mermaid.ts
-function text(s) {
-  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
-}
-function num(x) {
-  return String(round(x, 3));
-}
-var MAX_AXIS_LABELS = 12;
-var PALETTE = [
-  { colour: "#1f6feb", square: "\u{1F7E6}" },
-  { colour: "#fb8f44", square: "\u{1F7E7}" },
-  { colour: "#2da44e", square: "\u{1F7E9}" },
-  { colour: "#cf222e", square: "\u{1F7E5}" },
-  { colour: "#8250df", square: "\u{1F7EA}" },
-  { colour: "#9a6700", square: "\u{1F7EB}" }
-];
-function initDirective() {
-  const palette = PALETTE.map((p) => p.colour).join(",");
-  return `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`;
-}
-function lineChart(series, o) {
-  const withData = series.filter((s) => s.samples.length > 0);
-  if (!withData.length) return "";
-  const from = Math.min(...withData.map((s) => s.samples[0].t));
-  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
-  const cap = Math.min(o.maxPoints ?? MAX_AXIS_LABELS, MAX_AXIS_LABELS);
-  const n = Math.max(2, Math.min(cap, Math.floor(to - from) + 1));
-  const xs = Array.from({ length: n }, (_, i) => from + (to - from) * i / (n - 1));
-  const lines = [];
-  for (const s of withData) lines.push(xs.map((x) => valueAt(s.samples, x)));
-  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
-  const all = lines.flat().filter(Number.isFinite);
-  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
-  const yMax = top > 0 ? top * 1.05 : 1;
-  const out = [
-    "```mermaid",
-    initDirective(),
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis "${text(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
-    ...lines.map(
-      (l) => `  line [${l.map((v) => num(Math.min(Number.isFinite(v) ? v : 0, yMax))).join(", ")}]`
-    ),
-    "```"
-  ];
-  return out.join("\n");
-}
-function chartLegend(series, references = []) {
-  const names = [
-    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
-    ...(references ?? []).filter((r) => Number.isFinite(r.value)).map((r) => r.name)
-  ];
-  return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(" \xB7 ");
-}
-function decidedBarChart(bars, groups2, references, o) {
-  const rows = bars.filter((b) => Number.isFinite(b.value));
-  if (!rows.length) return { chart: "", legend: "" };
-  const present = groups2.filter((g) => rows.some((b) => b.group === g.key));
-  const refs = references.filter((r) => Number.isFinite(r.value));
-  const yMax = Math.max(...rows.map((b) => b.value), ...refs.map((r) => r.value)) * 1.1 || 1;
-  const palette = [...present, ...refs].map((p) => p.colour).join(",");
-  const chart = [
-    "```mermaid",
-    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
-    ...present.map((g) => `  bar [${rows.map((b) => num(b.group === g.key ? b.value : 0)).join(", ")}]`),
-    ...refs.map((r) => `  line [${rows.map(() => num(r.value)).join(", ")}]`),
-    "```"
-  ].join("\n");
-  const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
-  return { chart, legend };
-}
-
-// src/telemetry/grafana.ts
-var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.title };
-function dashboardSlug(title) {
-  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
-}
-function grafanaDashboardUrl(base, run, range, dashboard = ALPASIM_DASHBOARD) {
-  const params = new URLSearchParams({ "var-run_name": run.runName });
-  if (run.runUuid) params.set("var-run_uuid", run.runUuid);
-  params.set("from", String(range?.fromMs ?? "now-6h"));
-  params.set("to", String(range?.toMs ?? "now"));
-  const slug = dashboardSlug(dashboard.title);
-  const path = dashboard.uid ? `d/${encodeURIComponent(dashboard.uid)}/${slug}` : `dashboard/db/${slug}`;
-  return `${base.replace(/\/+$/, "")}/${path}?${params.toString()}`;
-}
-
-// src/report/pr-comment.ts
-var STATE_ICON = {
-  queued: "\u23F3",
-  submitted: "\u{1F4E8}",
-  starting: "\u{1F680}",
-  warming: "\u{1F525}",
-  stabilising: "\u{1F4C8}",
-  stable: "\u2705",
-  finished: "\u{1F3C1}",
-  stopped: "\u23F9\uFE0F",
-  failed: "\u274C"
-};
-function fmt2(x, digits = 3) {
-  return x === null || x === void 0 || !Number.isFinite(x) ? "\u2014" : String(round(x, digits));
-}
-function fmtInterval(i) {
-  return i ? `${fmt2(i.value)} [${fmt2(i.low)}, ${fmt2(i.high)}]` : "\u2014";
-}
-function cell(s) {
-  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
-}
-function grafanaLink(base, runName, range) {
-  return grafanaDashboardUrl(base, { runName }, range);
-}
-function viewStanding(v) {
-  return standingOf({
-    state: v.state,
-    failure: v.observation.failure ?? null,
-    decision: v.observation.decision ?? null,
-    comparisons: v.comparisons,
-    hasValue: !!v.observation.verdict.value,
-    minImprovement: v.minImprovement,
-    minutesOfData: v.observation.verdict.minutes_of_data ?? null
-  });
-}
-function byHowMuch(change) {
-  if (!change) return "";
-  const [a, b] = [Math.abs(change.low), Math.abs(change.high)].sort((x, y) => x - y);
-  const crosses = change.low < 0 && change.high > 0;
-  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct2(change.value)} [95% interval ${pct2(a)}\u2013${pct2(b)}]`;
-}
-function signed(x) {
-  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct2(x)}`;
-}
-function headlineText(s) {
-  const ref = s.against ?? "the reference";
-  switch (s.outcome) {
-    case "better":
-      return `better than ${ref}${byHowMuch(s.change)}`;
-    case "worse":
-      return `worse than ${ref}${byHowMuch(s.change)}`;
-    case "equivalent":
-      return `within \xB1${pct2(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
-    case "not-better":
-      return `not ${pct2(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
-    case "reference":
-      return "the reference the candidates are compared with";
-    case "failed":
-      return `failed (${s.reason ?? "unknown"})`;
-    case "undecided":
-      return `ended without a decision: ${s.reason ?? "no value"}`;
-    default: {
-      const eta = s.expectedMinutes != null ? `about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : "";
-      const sofar = s.change ? `so far ${signed(s.change.value)} against ${ref}` : "";
-      return `measuring${eta || sofar ? ` \u2014 ${[eta, sofar].filter(Boolean).join("; ")}` : ""}`;
-    }
-  }
-}
-function thousands(x) {
-  return String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-function throughput(seconds2) {
-  return `${fmt2(seconds2, 3)} s per rollout \xB7 ${thousands(3600 / seconds2)} rollouts per hour`;
-}
-function valueLine(v) {
-  const verdict = v.observation.verdict;
-  const value = verdict.value ?? verdict.projected_full_run;
-  const now = v.observation.stable_metrics.seconds_per_rollout_full_run;
-  const ref = v.best ?? v.baseline;
-  const refText = ref && ref.secondsPerRollout > 0 && ref.name !== v.candidate ? ` \xB7 reference ${code(ref.name)}: ${throughput(ref.secondsPerRollout)}` : "";
-  if (value && value.value > 0)
-    return `**${throughput(value.value)}** (${verdict.value ? "projected full run" : "provisional projection"}, 95% interval ${fmt2(value.low)}\u2013${fmt2(value.high)} s)${refText}`;
-  if (now && now > 0) return `**${throughput(now)}** (full run so far, no projection yet)${refText}`;
-  return void 0;
-}
-function isLive2(v) {
-  return !TERMINAL2.has(v.state) && !!v.jobId && LIVE_SLURM_STATES.has(v.slurmState ?? "");
-}
-function nextStep2(v, s = viewStanding(v)) {
-  const ref = s.against ?? "the reference";
-  const free = isLive2(v) && v.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
-  switch (s.outcome) {
-    case "better":
-      return `**Recommended: merge \u2014 best so far.**${free}`;
-    case "worse":
-      return `**Close: slower than ${ref}.**${free}`;
-    case "equivalent":
-      return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
-    case "not-better":
-      return `**Close: it cannot be ${pct2(s.minImprovement)} faster than ${ref}.**${free}`;
-    case "reference":
-      return "**Keep: candidates are compared with this run.**";
-    case "failed":
-      return v.observation.failure?.likely_fix ? `**Fix and push again:** ${v.observation.failure.likely_fix}` : "**Close or fix it: the failure is below.**";
-    case "undecided":
-      return "**Re-run with `/topo submit` for a longer measurement, or close.**";
-    default:
-      if (v.state === "queued") return "Nothing to do: waiting for a free slot.";
-      return v.commentIntervalMinutes === void 0 ? "Nothing to do yet: the decision comes once the run has enough data; run this command again later." : `Nothing to do yet: this comment is updated at least every ${v.commentIntervalMinutes} min, and at once when the decision comes.`;
-  }
-}
-var TERMINAL2 = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function jobLine(v) {
-  if (!v.jobId) return v.state === "queued" ? "No Slurm job yet (queued)" : "No Slurm job";
-  const terminal = TERMINAL2.has(v.state);
-  let state2 = v.finalJobState ?? v.slurmState ?? null;
-  if (terminal && state2 && LIVE_SLURM_STATES.has(state2)) state2 = v.stoppedBy ? "CANCELLED" : "ended";
-  const by = state2 === "CANCELLED" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : " once stable" : "";
-  const d = v.observation.decision;
-  const savings = d ? savingsText(d) : null;
-  const savedText = by && savings ? ` (${savings})` : "";
-  return `Slurm job ${v.jobId}${state2 ? `: ${state2}${by}${savedText}` : ""}`;
-}
-function renderHeadline(v) {
-  const s = viewStanding(v);
-  const out = [`### ${OUTCOME_ICON[s.outcome]} ${code(v.candidate)}: ${headlineText(s)}`, ""];
-  const value = valueLine(v);
-  if (value) out.push(value, "");
-  out.push(nextStep2(v, s), "");
-  out.push(
-    `${jobLine(v)} \xB7 ${STATE_ICON[v.state]} ${v.state} \xB7 run ${code(v.runName)} \xB7 experiment ${code(v.experimentId)}`,
-    ""
-  );
-  return out;
-}
-function monitorCheck(v) {
-  return monitorCheckRun(viewStanding(v), renderHeadline(v).join("\n"));
-}
-function comparisonLine(c) {
-  const ref = describeReference(c.against);
-  if (c.outcome === "not-comparable" || !c.ratio)
-    return `not comparable with ${ref} yet (no projected value on one side)`;
-  const word = c.outcome === "better" ? "faster than" : c.outcome === "worse" ? "slower than" : "indistinguishable from";
-  const change = c.ratio.value - 1;
-  return `${word} ${ref}: ${pct2(change)} ${change <= 0 ? "fewer" : "more"} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}\u2013${c.ratio.high})`;
-}
-function renderMonitorComment(v) {
-  const o = v.observation;
-  const verdict = o.verdict;
-  const m = o.stable_metrics;
-  const out = [
-    ...renderHeadline(v),
-    "<details><summary>Verdict, metrics and resources</summary>",
-    ""
-  ];
-  const reached = v.timeline.filter((t) => t.at);
-  if (reached.length) out.push(`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, "");
-  out.push(`#### Verdict: \`${verdict.state}\``);
-  out.push("");
-  if (verdict.value)
-    out.push(
-      `**Projected full-run seconds per rollout at the end of the run: ${fmtInterval(verdict.value)}** (95% interval; candidates are compared on it)`,
-      ""
-    );
-  else if (verdict.projected_full_run)
-    out.push(`Provisional projection: ${fmtInterval(verdict.projected_full_run)} (not stable yet)`, "");
-  if (verdict.cycle)
-    out.push(
-      `Cyclic steady state: period ${fmt2(verdict.cycle.period_minutes, 1)} min, amplitude \xB1${fmt2(100 * (verdict.cycle.amplitude_relative ?? 0), 1)}% (topology cannot fix cycles)`,
-      ""
-    );
-  if (o.failure) {
-    out.push(`**Failure (${o.failure.kind}):** ${o.failure.message}`);
-    if (o.failure.likely_fix) out.push(`Likely fix: ${o.failure.likely_fix}`);
-    for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
-    out.push("");
-  }
-  for (const c of v.comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
-  if (v.comparisons.length) out.push("");
-  const d = o.decision;
-  if (d) {
-    out.push(
-      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct2(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt2(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt2(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
-    );
-    for (const e of d.evidence) out.push(`- ${e}`);
-    out.push("");
-  }
-  if (verdict.evidence.length) {
-    out.push("Evidence:", "");
-    for (const e of verdict.evidence) out.push(`- ${e}`);
-    out.push("");
-  }
-  out.push("#### Metrics");
-  out.push("");
-  out.push("| Metric | Value |", "|---|---|");
-  const row = (k, val) => out.push(`| ${k} | ${cell(val)} |`);
-  row("Full-run s/rollout (now)", fmt2(m.seconds_per_rollout_full_run));
-  row("5-min s/rollout (diagnostic)", fmt2(m.seconds_per_rollout_5m));
-  row("Steady s/rollout after warm-up", fmtInterval(verdict.steady_seconds_per_rollout));
-  row("Projected full-run s/rollout", fmtInterval(verdict.projected_full_run));
-  row("Completed / failed rollouts", `${fmt2(m.completed_rollouts, 0)} / ${fmt2(m.failed_rollouts, 0)}`);
-  row(
-    "Run-minutes of data / warm-up ends at",
-    `${fmt2(verdict.minutes_of_data, 1)} / ${fmt2(verdict.warmup_end_minutes, 1)}`
-  );
-  row(
-    "Runtime event-loop idle",
-    m.runtime_idle_fraction == null ? "\u2014" : `${fmt2(100 * m.runtime_idle_fraction, 0)}%`
-  );
-  row("Rollout duration p95 (s)", fmt2(m.rollout_duration_p95_s));
-  out.push("");
-  const queue = Object.entries(m.rpc_queue_depth_at_start_latest_by_service ?? {});
-  if (queue.length) {
-    out.push("| Service | Queue depth min | Queue depth max |", "|---|---|---|");
-    for (const [svc, q] of queue) out.push(`| ${svc} | ${fmt2(q.worker_min, 1)} | ${fmt2(q.worker_max, 1)} |`);
-    out.push("");
-  }
-  const gpus = Object.entries(m.resource_usage?.gpu_by_index ?? {});
-  if (gpus.length) {
-    out.push(
-      "| GPU | Services | Util % min/mean/max | Memory GB min/mean/max | Total GB | Pressure % max | Headroom GB min |",
-      "|---|---|---|---|---|---|---|"
-    );
-    for (const [g, u] of gpus) {
-      const mm = (x, d2 = 0) => `${fmt2(x?.min, d2)} / ${fmt2(x?.mean, d2)} / ${fmt2(x?.max, d2)}`;
-      out.push(
-        `| ${g} | ${cell((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt2(u.memory_total_gb, 1)} | ${fmt2(u.memory_pressure_percent?.max, 0)} | ${fmt2(u.memory_headroom_gb_min, 1)} |`
-      );
-    }
-    out.push("");
-  }
-  const host = m.resource_usage?.host_memory;
-  if (host && (host.available_gb_min != null || host.total_gb != null))
-    out.push(
-      `Host memory: ${fmt2(host.available_gb_min, 1)} GB free at least, of ${fmt2(host.total_gb, 1)} GB.`,
-      ""
-    );
-  if (m.bottleneck) {
-    const b = m.bottleneck;
-    out.push(`**Bottleneck:** ${b.kind}${b.service ? ` (${b.service})` : ""}, confidence ${b.confidence}`);
-    for (const e of b.evidence) out.push(`- ${e}`);
-    out.push("");
-  }
-  if (v.opportunities?.length) {
-    out.push("**Opportunities:**");
-    for (const e of v.opportunities) out.push(`- ${e}`);
-    out.push("");
-  }
-  out.push("</details>", "");
-  const chart = secondsChart(v);
-  if (chart)
-    out.push("<details><summary>Chart: seconds per rollout</summary>", "", chart, "", "</details>", "");
-  if (v.recordChartUrl)
-    out.push(`[The experiment's candidates with 95% intervals (SVG)](${encodeURI(v.recordChartUrl)})`, "");
-  if (v.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v.grafanaUrl, v.runName, v.timeRange)})`, "");
-  const missing2 = m.telemetry_quality?.missing_metrics ?? [];
-  if (missing2.length) out.push(`Telemetry gaps: no data for ${missing2.join(", ")}.`, "");
-  for (const n of v.notes ?? []) out.push(`> ${n}`, "");
-  if (v.queries?.length) {
-    out.push("<details><summary>Queries behind this verdict</summary>", "", "```promql");
-    for (const q of v.queries)
-      out.push(`# ${q.quantity} (${q.source === "rule" ? "recording rule" : "raw fallback"})`, q.query);
-    out.push("```", "", "</details>", "");
-  }
-  out.push(renderObservationBlock(o));
-  return out.join("\n");
-}
-function secondsChart(v) {
-  if (!v.chart || !(v.chart.fullRun.length || v.chart.rate5m.length)) return "";
-  const series = [
-    { name: "full-run s/rollout", samples: v.chart.fullRun },
-    { name: "5-min s/rollout", samples: v.chart.rate5m }
-  ];
-  const verdict = v.observation.verdict;
-  const projected = verdict.projected_full_run?.value;
-  const references = [];
-  if (projected) references.push({ name: "projected full run at run end", value: projected });
-  if (v.baseline && v.baseline.name !== v.candidate)
-    references.push({
-      name: describeReference(`baseline ${v.baseline.name}`),
-      value: v.baseline.secondsPerRollout
-    });
-  if (v.best && v.best.name !== v.candidate && v.best.name !== v.baseline?.name)
-    references.push({
-      name: describeReference(`current best ${v.best.name}`),
-      value: v.best.secondsPerRollout
-    });
-  const ref = Math.max(
-    projected ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
-    ...references.map((r) => r.value)
-  );
-  const chart = lineChart(series, {
-    title: "Seconds per rollout (lower is better)",
-    xLabel: "run minutes",
-    yLabel: "s/rollout",
-    yMax: ref > 0 ? ref * 2 : void 0,
-    references
-  });
-  return chart ? `${chart}
-
-${chartLegend(series, references)}` : "";
 }
 
 // src/monitor/comment.ts
@@ -71466,7 +71609,7 @@ async function waitOrYield(ports, deps, until, check2) {
 }
 function hasLive(state2) {
   return state2.experiments.some(
-    (e) => e.candidates.some((p) => p.inPass && !!p.job && isLive(p.job.state) && !p.acted?.cancelled)
+    (e) => e.candidates.some((p) => p.inPass && !!p.job && isLive2(p.job.state) && !p.acted?.cancelled)
   );
 }
 function withCommentCache(ports) {
@@ -71491,7 +71634,7 @@ function withCommentCache(ports) {
 
 // src/report/monitor-summary.ts
 var HOLDS_SLOT = /* @__PURE__ */ new Set(["submitted", "starting", "warming", "stabilising", "stable"]);
-function cell2(s) {
+function cell3(s) {
   return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
 function experimentSection(e, repo) {
@@ -71510,7 +71653,7 @@ function experimentSection(e, repo) {
     const link = repo ? `[#${pr}](${repo.replace(/\/+$/, "")}/pull/${pr})` : `#${pr}`;
     const change = s.change ? ` ${s.change.value > 0 ? "+" : ""}${Math.round(s.change.value * 1e3) / 10}%` : "";
     out.push(
-      `| ${cell2(code(view.candidate))} | ${link} | ${view.state} | ${OUTCOME_ICON[s.outcome]} ${s.outcome}${change} | ${cell2(jobLine(view))} | ${cell2(nextStep2(view, s).replace(/\*\*/g, ""))} |`
+      `| ${cell3(code(view.candidate))} | ${link} | ${view.state} | ${OUTCOME_ICON[s.outcome]} ${s.outcome}${change} | ${cell3(jobLine(view))} | ${cell3(nextStep(view, s).replace(/\*\*/g, ""))} |`
     );
   }
   out.push("");
@@ -71524,7 +71667,7 @@ function renderMonitorSummary(input) {
   for (const e of input.experiments) out.push(...experimentSection(e, input.repositoryUrl));
   if (input.errors?.length) {
     out.push("### Errors", "");
-    for (const err of input.errors) out.push(`- ${cell2(err)}`);
+    for (const err of input.errors) out.push(`- ${cell3(err)}`);
     out.push("");
   }
   return out.join("\n");
@@ -72428,7 +72571,7 @@ var FIXES2 = {
   preempted: "not caused by the topology: it is requeued or can be submitted again"
 };
 function classifyFailure(job, log = []) {
-  if (isLive(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
+  if (isLive2(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
   if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
   const evidence = [
     `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
@@ -72733,7 +72876,7 @@ function firstHost(hostlist) {
   return `${m?.[1] ?? ""}${m?.[3] ?? ""}`;
 }
 function live2(s, exit) {
-  return isLive(s) ? { exitCode: null, signal: null } : exit;
+  return isLive2(s) ? { exitCode: null, signal: null } : exit;
 }
 function parseSqueue(output) {
   return fieldLines(output, "squeue", SQUEUE_FIELDS.length).map(({ parts, line }) => squeueJob(parts, line));
@@ -72895,7 +73038,7 @@ function slurmTimeToUnix(text2) {
 // src/judge/job.ts
 var FAILURE_LOG_LINES = 200;
 function endedInFailure(job) {
-  return !isLive(job.state) && classifyFailure(job, []) !== null;
+  return !isLive2(job.state) && classifyFailure(job, []) !== null;
 }
 async function jobFailure(slurm, job) {
   if (!endedInFailure(job)) return null;
@@ -73035,7 +73178,7 @@ function withExportAllowlist(argv) {
 function mergeJobListings(controller, accounting) {
   const held = new Map(controller.map((j) => [j.id, j]));
   const onlyAccounted = accounting.filter((j) => {
-    if (isLive(j.state)) return false;
+    if (isLive2(j.state)) return false;
     const same = held.get(j.id);
     return !same || same.submitTime !== null && j.submitTime !== null && same.submitTime !== j.submitTime;
   });
@@ -75773,7 +75916,7 @@ async function submitCandidate(deps, request2) {
   const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
   let jobs = await experimentJobs2(deps, request2);
   const found = representativeJob(jobs, jobName2);
-  if (found && (isLive(found.state) || !request2.resubmitFinished)) {
+  if (found && (isLive2(found.state) || !request2.resubmitFinished)) {
     const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
     return { ...base, status: "existing", jobId: kept.id, state: kept.state };
   }
@@ -75825,7 +75968,7 @@ async function submitHeld(deps, request2, base, maxParallel) {
 async function keepOne(deps, request2, base, maxParallel, submittedId) {
   const { jobName: jobName2 } = request2.submission;
   const after = await experimentJobs2(deps, request2);
-  const mine = after.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
+  const mine = after.filter((j) => j.name === jobName2 && isLive2(j.state)).sort(byJobId);
   const keeper = mine[0];
   if (!keeper) return "not-found";
   const ours = submittedId === void 0 || keeper.id === submittedId;
@@ -75851,18 +75994,18 @@ async function withdrawHeld(deps, jobId2, error2) {
 }
 function liveOverLimit(after, keeper, maxParallel) {
   const liveByName = /* @__PURE__ */ new Map();
-  for (const j of after.filter((x) => isLive(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
+  for (const j of after.filter((x) => isLive2(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
     if (!liveByName.has(j.name)) liveByName.set(j.name, j);
   const youngest = [...liveByName.values()].sort(byJobId).at(-1);
   const yields = liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
   return yields ? liveByName.size : null;
 }
 async function settle(deps, jobs, jobName2, keeper) {
-  const live3 = jobs.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
+  const live3 = jobs.filter((j) => j.name === jobName2 && isLive2(j.state)).sort(byJobId);
   const kept = keeper ?? live3[0] ?? representativeJob(jobs, jobName2);
   if (!kept) throw new Error(`no job named ${jobName2}`);
   for (const j of live3) if (j.id !== kept.id) await retire(deps, j, jobName2);
-  if (isLive(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
+  if (isLive2(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
     await deps.slurm.release(kept.id);
     deps.log?.(`released job ${kept.id} (${jobName2})`);
   }
@@ -76345,58 +76488,7 @@ async function commitWithCompareAndSwap(octokit, options) {
   throw new CommitConflictError(options.branch, maxAttempts);
 }
 
-// src/record/format.ts
-function seconds(value) {
-  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
-  return value < 1 ? value.toFixed(3) : value.toFixed(2);
-}
-function num2(value, digits = 1) {
-  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
-  return String(Number(value.toFixed(digits)));
-}
-function percentOfFraction(value) {
-  return value === null || value === void 0 ? "\u2014" : `${num2(value * 100, 0)}%`;
-}
-function interval2(value, unit = " s") {
-  if (!value) return "\u2014";
-  return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
-}
-function decisionText(d) {
-  if (!d) return null;
-  const pc = (x) => `${x < 0 ? "\u2212" : x > 0 ? "+" : ""}${num2(Math.abs(x) * 100)}%`;
-  const change = d.relative_change ? `: change ${pc(d.relative_change.value)} [${pc(d.relative_change.low)}, ${pc(d.relative_change.high)}]` : "";
-  if (d.state === "reference") return "the reference the others were decided against";
-  const head = d.state === "measuring" ? "no decision (measuring)" : `decided ${d.state}`;
-  return `${head} against ${d.against}${change}`;
-}
-function comparisonText(comparison) {
-  if (!comparison) return null;
-  const ratio = comparison.ratio ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}\u2013${comparison.ratio.high.toFixed(3)}])` : "";
-  const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
-  return `${phrase} ${comparison.against}${ratio}`;
-}
-function cell3(text2) {
-  if (text2 === null || text2 === void 0 || text2 === "") return "\u2014";
-  return text2.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
-}
-
 // src/record/best.ts
-function decisionValue(run) {
-  return decisionProjection(run.verdict)?.value ?? stabilisedValue(run);
-}
-function decidedAgainst2(run) {
-  const d = run.monitor_decision;
-  if (d) {
-    const outcome2 = decisionOutcome(d);
-    if (outcome2 === "measuring" || outcome2 === "reference") return null;
-    return { reference: parseAgainst(d.against).name, better: outcome2 === "better", text: decisionText(d) };
-  }
-  const c = run.comparison;
-  if (!c) return null;
-  const outcome = changeOutcome(comparisonChange(c), DEFAULT_MIN_IMPROVEMENT);
-  if (outcome === "measuring") return null;
-  return { reference: parseAgainst(c.against).name, better: outcome === "better", text: comparisonText(c) };
-}
 function recordedOrder(a, b) {
   const t = (r) => {
     const ms = r.recorded_at ? Date.parse(r.recorded_at) : Number.NaN;
@@ -76404,43 +76496,44 @@ function recordedOrder(a, b) {
   };
   return t(a) - t(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
-function displaces(run, best) {
-  const mine = decidedAgainst2(run);
+function displaces(run, best, runs) {
+  const mine = decidedAgainst(run);
   if (mine?.reference === best.name) return mine.better ? "decided" : null;
-  const theirs = decidedAgainst2(best);
+  const theirs = decidedAgainst(best);
   if (theirs?.reference === run.name) return theirs.better ? null : "reverse";
-  return decisionValue(run) < decisionValue(best) ? "estimate" : null;
+  return figureOf(run, runs)?.value < figureOf(best, runs)?.value ? "estimate" : null;
 }
 function bestSteps(runs) {
-  const accepted = runs.filter((r) => r.status === "accepted" && decisionValue(r) !== null);
+  const accepted = runs.filter((r) => r.status === "accepted" && figureOf(r, runs) !== null);
   const names = new Set(accepted.map((r) => r.name));
   const beaten = (r) => {
-    const d = decidedAgainst2(r);
+    const d = decidedAgainst(r);
     return !!d && !d.better && d.reference !== r.name && names.has(d.reference);
   };
   const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
   const steps = [];
   for (const run of [...eligible].sort(recordedOrder)) {
-    const best = steps.at(-1)?.run;
-    if (!best) {
-      steps.push({ run, over: null, how: "first" });
+    const last = steps.at(-1);
+    const value = figureOf(run, runs)?.value;
+    if (!last) {
+      steps.push({ run, over: null, how: "first", value, overValue: null });
       continue;
     }
-    const how = displaces(run, best);
-    if (how) steps.push({ run, over: best, how });
+    const how = displaces(run, last.run, runs);
+    if (how) steps.push({ run, over: last.run, how, value, overValue: last.value });
   }
   return steps;
 }
 function bestReasoning(step) {
   const { run, over, how } = step;
   const pr = run.pull_request ? ` (pull request #${run.pull_request.number})` : "";
-  const head = `${run.name} accepted${pr}: ${seconds(stabilisedValue(run))} s/rollout`;
-  const claim = decidedAgainst2(run)?.text;
+  const head = `${run.name} accepted${pr}: ${seconds(step.value)} s/rollout`;
+  const claim = decidedAgainst(run)?.text;
   if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ""}`;
-  const vs = `${head} vs ${seconds(stabilisedValue(over))} s/rollout of ${over.name}`;
+  const vs = `${head} vs ${seconds(step.overValue)} s/rollout of ${over.name}`;
   if (how === "decided") return `${vs}; ${claim}`;
-  if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst2(over)?.text}`;
-  return `${vs}; not decided against each other, so chosen by the decision estimate (${seconds(decisionValue(run))} against ${seconds(decisionValue(over))} s/rollout)${claim ? `; ${claim}` : ""}`;
+  if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst(over)?.text}`;
+  return `${vs}; not decided against each other, so chosen by their decided figures${claim ? `; ${claim}` : ""}`;
 }
 
 // src/record/apply.ts
@@ -76466,8 +76559,8 @@ function verdictReason(run) {
   const parts = [];
   const projected = run.verdict?.projected_full_run;
   const stable = run.verdict?.value;
-  if (projected) parts.push(`projected full-run ${interval2(projected, " s/rollout")}`);
-  else if (stable) parts.push(`stable ${interval2(stable, " s/rollout")}`);
+  if (projected) parts.push(`projected full-run ${interval(projected, " s/rollout")}`);
+  else if (stable) parts.push(`stable ${interval(stable, " s/rollout")}`);
   else if (run.stable_metrics?.seconds_per_rollout_full_run != null)
     parts.push(`full-run ${seconds(run.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
   if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
@@ -76555,7 +76648,7 @@ function updateBest(record, run) {
       stabilized_seconds_per_rollout_full_run: null,
       decision_reasoning: null
     };
-  const value = stabilisedValue(step.run);
+  const value = step.value;
   const reasoning = bestReasoning(step);
   if (previous.topology === step.run.name && previous.stabilized_seconds_per_rollout_full_run === value && previous.decision_reasoning?.startsWith(reasoning))
     return previous;
@@ -76736,11 +76829,15 @@ function bottleneckSummary(metrics) {
   if (!b) return null;
   return `bottleneck ${b.service ?? b.kind} (${b.confidence})`;
 }
-function observationSummary(run) {
+function figureText(f) {
+  if (!f) return "\u2014";
+  return `${seconds(f.value)} s/rollout${f.against ? ` as decided against \`${f.against.name}\`` : ""}`;
+}
+function observationSummary(run, runs = [run]) {
   const m = run.stable_metrics;
   const parts = [];
-  const value = stabilisedValue(run);
-  if (value !== null) parts.push(`stabilised ${seconds(value)} s/rollout`);
+  const figure = figureOf(run, runs);
+  if (figure) parts.push(figureText(figure));
   if (m?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m.seconds_per_rollout_5m)}`);
   if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
   for (const text2 of [queueSummary(m), gpuSummary(m), bottleneckSummary(m)]) if (text2) parts.push(text2);
@@ -76768,11 +76865,11 @@ function progressTable(record) {
       String(i + 1),
       job,
       topologyLabel(run),
-      cell3(describeChange(run.change, !run.parent)),
-      cell3(observationSummary(run)),
-      cell3(decisionCell(run)),
-      cell3(run.decision.next),
-      cell3(learningCell(run))
+      cell(describeChange(run.change, !run.parent)),
+      cell(observationSummary(run, record.runs)),
+      cell(decisionCell(run)),
+      cell(run.decision.next),
+      cell(learningCell(run))
     ];
     lines.push(`| ${row.join(" | ")} |`);
   });
@@ -76786,49 +76883,60 @@ var DECIDED_GROUPS = [
   { key: "stopped", name: "stopped", colour: "#9a6700", square: "\u{1F7EB}" },
   { key: "pending", name: "not decided yet", colour: "#d0d7de", square: "\u2B1C" }
 ];
-function valueInterval(run) {
-  const i = run.verdict?.projected_full_run ?? run.verdict?.value ?? null;
-  return i ? { low: i.low, high: i.high } : null;
+function figures(record) {
+  return record.runs.flatMap((run) => {
+    const figure = figureOf(run, record.runs);
+    return figure ? [{ run, figure }] : [];
+  });
+}
+function referenceFigures(record) {
+  const base = baselineRun(record);
+  const best = bestRun(record);
+  const at = (run) => {
+    const f = run ? figureOf(run, record.runs) : null;
+    return run && f ? { run, value: f.value } : void 0;
+  };
+  return { base: at(base), best: best !== base ? at(best) : void 0 };
 }
 function secondsPerRolloutChart(record, title) {
-  const runs = record.runs.filter((r) => stabilisedValue(r) !== null);
-  if (runs.length === 0) return void 0;
-  const base = baselineRun(record);
-  const baseValue = base ? stabilisedValue(base) : null;
-  const best = bestRun(record);
-  const bestValue = best && best !== base ? stabilisedValue(best) : null;
+  const bars = figures(record);
+  if (bars.length === 0) return void 0;
+  const { base, best } = referenceFigures(record);
   const references = [
-    ...base && baseValue !== null ? [
+    ...base ? [
       {
-        name: `${base.name === "baseline" ? "baseline" : `baseline \`${base.name}\``} (${seconds(baseValue)} s)`,
-        value: baseValue,
+        name: `${base.run.name === "baseline" ? "baseline" : `baseline \`${base.run.name}\``} (${seconds(base.value)} s)`,
+        value: base.value,
         colour: "#1f6feb",
         square: "\u{1F7E6}"
       }
     ] : [],
-    ...best && bestValue !== null ? [
+    ...best ? [
       {
-        name: `current best \`${best.name}\` (${seconds(bestValue)} s)`,
-        value: bestValue,
+        name: `current best \`${best.run.name}\` (${seconds(best.value)} s)`,
+        value: best.value,
         colour: "#8250df",
         square: "\u{1F7EA}"
       }
     ] : []
   ];
   const { chart, legend } = decidedBarChart(
-    runs.map((r) => ({ label: r.name, value: stabilisedValue(r), group: barGroup(r) })),
+    bars.map(({ run, figure }) => ({ label: run.name, value: figure.value, group: barGroup(run) })),
     DECIDED_GROUPS,
     references,
-    { title: title ?? "Stabilised seconds per rollout (lower is better)", yLabel: "seconds per rollout" }
+    {
+      title: title ?? "Seconds per rollout as decided (lower is better)",
+      yLabel: "seconds per rollout"
+    }
   );
-  const missing2 = record.runs.filter((r) => stabilisedValue(r) === null).map((r) => `\`${r.name}\` (${r.status})`);
+  const missing2 = record.runs.filter((r) => !bars.some((b) => b.run === r)).map((r) => `\`${r.name}\` (${r.status})`);
   const svg = recordPaths(record.experiment_id).chart.replace(/^experiments\//, "");
   return [
     chart,
     "",
     `${legend}${missing2.length ? ` \xB7 without a value: ${missing2.join(", ")}` : ""}`,
     "",
-    `With 95% intervals: [${svg}](${svg})`
+    `A candidate decided against another is drawn at that one's value \xD7 (1 + the decided change). With 95% intervals: [${svg}](${svg})`
   ].join("\n");
 }
 function barGroup(run) {
@@ -76837,21 +76945,18 @@ function barGroup(run) {
   return "pending";
 }
 function recordChartSvg(record) {
-  const base = baselineRun(record);
-  const best = bestRun(record);
+  const { base, best } = referenceFigures(record);
   const refs = [];
-  const baseValue = base ? stabilisedValue(base) : null;
-  if (base && baseValue !== null) refs.push({ name: base.name, value: baseValue, kind: "baseline" });
-  const bestValue = best && best !== base ? stabilisedValue(best) : null;
-  if (best && bestValue !== null) refs.push({ name: best.name, value: bestValue, kind: "best" });
+  if (base) refs.push({ name: base.run.name, value: base.value, kind: "baseline" });
+  if (best) refs.push({ name: best.run.name, value: best.value, kind: "best" });
   return barChartSvg({
-    title: `${record.experiment_id}: seconds per rollout (lower is better)`,
+    title: `${record.experiment_id}: seconds per rollout as decided (lower is better)`,
     yLabel: "seconds per rollout",
-    bars: record.runs.filter((r) => stabilisedValue(r) !== null).map((r) => ({
-      label: r.name,
-      value: stabilisedValue(r),
-      interval: valueInterval(r),
-      outcome: r.status
+    bars: figures(record).map(({ run, figure }) => ({
+      label: run.name,
+      value: figure.value,
+      interval: figure.low < figure.high ? { low: figure.low, high: figure.high } : null,
+      outcome: run.status
     })),
     references: refs
   });
@@ -76869,7 +76974,7 @@ function gpuTable(metrics) {
   for (const [gpu, g] of gpus) {
     const pressure = g.memory_pressure_percent ? `${num2(g.memory_pressure_percent.mean, 0)} / ${num2(g.memory_pressure_percent.max, 0)}` : "\u2014";
     lines.push(
-      `| ${gpu} | ${cell3((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num2(g.memory_total_gb)} | ${pressure} | ${num2(g.memory_headroom_gb_min)} |`
+      `| ${gpu} | ${cell((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num2(g.memory_total_gb)} | ${pressure} | ${num2(g.memory_headroom_gb_min)} |`
     );
   }
   return lines.join("\n");
@@ -76883,17 +76988,24 @@ function queueTable(metrics) {
     ...byService.map(([svc, q]) => `| ${svc} | ${num2(q.worker_min)} | ${num2(q.worker_max)} |`)
   ].join("\n");
 }
-function metricsList(run) {
+function figureLine(f) {
+  if (!f) return [];
+  const how = f.against ? `, as its decision says against \`${f.against.name}\` (${seconds(f.against.value)} s)` : "";
+  return [`- Seconds per rollout: ${f.low < f.high ? interval(f) : `${seconds(f.value)} s`}${how}`];
+}
+function metricsList(run, runs) {
   const m = run.stable_metrics;
   const v = run.verdict;
-  const lines = [];
+  const lines = figureLine(figureOf(run, runs));
   if (v) {
     lines.push(
       `- Verdict: **${v.state}**${v.minutes_of_data != null ? ` after ${num2(v.minutes_of_data)} min of data` : ""}${v.warmup_end_minutes != null ? ` (warm-up ended at ${num2(v.warmup_end_minutes)} min)` : ""}`
     );
     if (v.projected_full_run)
-      lines.push(`- Projected full-run seconds per rollout: ${interval2(v.projected_full_run)}`);
-    if (v.value) lines.push(`- Stable value: ${interval2(v.value)}`);
+      lines.push(
+        `- The detector's projected full-run value (start-up included): ${interval(v.projected_full_run)}`
+      );
+    if (v.value) lines.push(`- The detector's stable value: ${interval(v.value)}`);
     if (v.cycle)
       lines.push(
         `- Cycle: period ${num2(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`
@@ -76905,7 +77017,10 @@ function metricsList(run) {
   else if (compared) lines.push(`- Comparison: ${compared}`);
   if (m) {
     const pairs = [
-      ["Full-run seconds per rollout", seconds(m.seconds_per_rollout_full_run)],
+      [
+        "Full-run seconds per rollout at the last reading (start-up included)",
+        seconds(m.seconds_per_rollout_full_run)
+      ],
       ["5-minute seconds per rollout", seconds(m.seconds_per_rollout_5m)],
       ["Completed rollouts", num2(m.completed_rollouts, 0)],
       ["Failed rollouts", num2(m.failed_rollouts, 0)],
@@ -76923,8 +77038,8 @@ function metricsList(run) {
   }
   return lines;
 }
-function runSection(run, step) {
-  const out = [`### Step ${step}: \`${run.name}\` \u2014 ${run.status}`, ""];
+function runFacts(run) {
+  const out = [];
   const facts = [];
   if (run.run_name) facts.push(`run \`${run.run_name}\``);
   if (run.job_id) facts.push(`Slurm job \`${run.job_id}\``);
@@ -76940,28 +77055,27 @@ function runSection(run, step) {
   );
   out.push(`- Parent: ${run.parent ? `\`${run.parent}\`` : "none (baseline)"}`);
   const change = Object.entries(run.change ?? {});
-  if (change.length) {
-    out.push("- Change:");
-    for (const [key, value] of change) out.push(`  - \`${key}\`: ${value}`);
-  }
-  if (run.hypothesis) out.push(`- Hypothesis: ${cell3(safeText(run.hypothesis))}`);
-  if (run.expected_effect) out.push(`- Expected effect: ${cell3(run.expected_effect)}`);
-  out.push("", "#### Findings", "");
-  const metrics = metricsList(run);
+  if (change.length) out.push("- Change:", ...change.map(([key, value]) => `  - \`${key}\`: ${value}`));
+  if (run.hypothesis) out.push(`- Hypothesis: ${cell(safeText(run.hypothesis))}`);
+  if (run.expected_effect) out.push(`- Expected effect: ${cell(run.expected_effect)}`);
+  return out;
+}
+function runFindings(run, runs) {
+  const out = ["", "#### Findings", ""];
+  const metrics = metricsList(run, runs);
   out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
   const evidence = run.verdict?.evidence ?? [];
-  if (evidence.length) {
-    out.push("- Evidence:");
-    for (const e of evidence) out.push(`  - ${cell3(e)}`);
-  }
+  if (evidence.length) out.push("- Evidence:", ...evidence.map((e) => `  - ${cell(e)}`));
   const queue = queueTable(run.stable_metrics);
   if (queue) out.push("", queue);
   const b = run.stable_metrics?.bottleneck;
   out.push("", "#### Bottleneck", "");
-  if (b) {
-    out.push(`**${b.service ?? b.kind}** (${b.kind}, confidence ${b.confidence})`);
-    for (const e of b.evidence) out.push(`- ${cell3(e)}`);
-  } else out.push("Not determined.");
+  if (b)
+    out.push(
+      `**${b.service ?? b.kind}** (${b.kind}, confidence ${b.confidence})`,
+      ...b.evidence.map((e) => `- ${cell(e)}`)
+    );
+  else out.push("Not determined.");
   const gpus = gpuTable(run.stable_metrics);
   out.push("", "#### Resources per GPU", "", gpus ?? "No per-GPU telemetry was recorded.");
   const cpu = Object.entries(
@@ -76970,17 +77084,20 @@ function runSection(run, step) {
   if (cpu.length) {
     out.push("", "| Process group | CPU % (min / mean / max) |", "|---|---|");
     for (const [group, v] of cpu)
-      out.push(`| ${cell3(group)} | ${num2(v.min, 0)} / ${num2(v.mean, 0)} / ${num2(v.max, 0)} |`);
+      out.push(`| ${cell(group)} | ${num2(v.min, 0)} / ${num2(v.mean, 0)} / ${num2(v.max, 0)} |`);
   }
+  return out;
+}
+function runProblems(run) {
+  const out = [];
   const quality = run.stable_metrics?.telemetry_quality;
   const gaps2 = [
     ...(quality?.missing_metrics ?? []).map((m) => `missing metric \`${m}\``),
     ...quality?.gaps ?? []
   ];
   if (gaps2.length || quality?.notes) {
-    out.push("", "#### Telemetry gaps", "");
-    for (const g of gaps2) out.push(`- ${cell3(g)}`);
-    if (quality?.notes) out.push(`- ${cell3(quality.notes)}`);
+    out.push("", "#### Telemetry gaps", "", ...gaps2.map((g) => `- ${cell(g)}`));
+    if (quality?.notes) out.push(`- ${cell(quality.notes)}`);
   }
   if (run.failures?.length) {
     out.push("", "#### Failures", "");
@@ -76991,20 +77108,30 @@ function runSection(run, step) {
         f.gpu != null && `GPU ${f.gpu}`
       ].filter(Boolean).join(", ");
       out.push(
-        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell3(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell3(f.likely_fix)}` : ""}`
+        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell(f.likely_fix)}` : ""}`
       );
     }
   }
+  return out;
+}
+function runSection(run, step, runs = [run]) {
+  const out = [
+    `### Step ${step}: \`${run.name}\` \u2014 ${run.status}`,
+    "",
+    ...runFacts(run),
+    ...runFindings(run, runs),
+    ...runProblems(run)
+  ];
   out.push("", "#### Decision", "");
   out.push(
-    `**${run.decision.outcome}**${run.decision.reason ? `: ${cell3(safeText(run.decision.reason))}` : ""}`
+    `**${run.decision.outcome}**${run.decision.reason ? `: ${cell(safeText(run.decision.reason))}` : ""}`
   );
-  if (run.decision.next) out.push("", `Next: ${cell3(run.decision.next)}`);
+  if (run.decision.next) out.push("", `Next: ${cell(run.decision.next)}`);
   if (run.skill_reflections?.length) {
     out.push("", "#### Learnings", "");
     for (const l of run.skill_reflections)
       out.push(
-        `- (${l.topic}) ${cell3(safeText(l.learning))}${l.suggested_skill_update ? ` \u2014 suggested skill update: ${cell3(safeText(l.suggested_skill_update))}` : ""}${l.author ? ` \u2014 ${safeText(l.author)}` : ""}`
+        `- (${l.topic}) ${cell(safeText(l.learning))}${l.suggested_skill_update ? ` \u2014 suggested skill update: ${cell(safeText(l.suggested_skill_update))}` : ""}${l.author ? ` \u2014 ${safeText(l.author)}` : ""}`
       );
   }
   return out.join("\n");
@@ -77036,7 +77163,7 @@ function fixedInputsTable(record) {
   return [
     "| Input | Value |",
     "|---|---|",
-    ...rows.filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `| ${k} | \`${cell3(String(v))}\` |`)
+    ...rows.filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `| ${k} | \`${cell(String(v))}\` |`)
   ].join("\n");
 }
 function renderRecordMarkdown(record) {
@@ -77052,10 +77179,12 @@ function renderRecordMarkdown(record) {
   if (record.command) out.push("Started from:", "", "```sh", record.command, "```", "");
   out.push("## Current best", "");
   if (best.topology) {
+    const run = bestRun(record);
+    const figure = run ? figureOf(run, record.runs) : null;
     out.push(
-      `**\`${best.topology}\`** at ${seconds(best.stabilized_seconds_per_rollout_full_run)} s per rollout.`
+      `**\`${best.topology}\`** at ${seconds(figure?.value ?? best.stabilized_seconds_per_rollout_full_run)} s per rollout${figure?.against ? ` (as its decision says against \`${figure.against.name}\` at ${seconds(figure.against.value)} s)` : ""}.`
     );
-    if (best.decision_reasoning) out.push("", cell3(safeText(best.decision_reasoning)));
+    if (best.decision_reasoning) out.push("", cell(safeText(best.decision_reasoning)));
   } else out.push("No candidate accepted yet.");
   if (record.report?.path)
     out.push(
@@ -77069,7 +77198,7 @@ function renderRecordMarkdown(record) {
   if (record.runs.length) {
     out.push("## Candidates", "");
     record.runs.forEach((run, i) => {
-      out.push(runSection(run, i + 1), "");
+      out.push(runSection(run, i + 1, record.runs), "");
     });
   }
   return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
@@ -77163,7 +77292,7 @@ async function cancelRuns(slurm, experimentId, names) {
       `Slurm unreachable while ending the pull request's runs: ${error2 instanceof Error ? error2.message : String(error2)}`
     );
   }
-  const cancelled = jobs.filter((j) => names.has(j.name) && isLive(j.state));
+  const cancelled = jobs.filter((j) => names.has(j.name) && isLive2(j.state));
   for (const j of cancelled) await slurm.cancel(j.id);
   return { jobs, cancelled };
 }
@@ -79958,8 +80087,8 @@ function recordReferences(config, experimentId) {
   }
   const server = config.env.GITHUB_SERVER_URL ?? "https://github.com";
   return {
-    baseline: referenceOf(baselineRun(record)),
-    best: referenceOf(bestRun(record)),
+    baseline: referenceWithFigure(baselineRun(record), record.runs),
+    best: referenceWithFigure(bestRun(record), record.runs),
     recordChartUrl: existsSync4(join5(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
   };
 }

@@ -69047,6 +69047,10 @@ function parseAgainst(against) {
   const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
   return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
 }
+function decidedFigure(reference, change) {
+  const at = (x) => Math.round(reference * (1 + x) * 1e4) / 1e4;
+  return { value: at(change.value), low: at(change.low), high: at(change.high) };
+}
 
 // src/report/standing.ts
 function describeReference(against) {
@@ -70733,23 +70737,64 @@ function bestRun(record) {
   return name ? record.runs.find((r) => r.name === name) : void 0;
 }
 
-// src/record/best.ts
-function decisionValue(run) {
-  return decisionProjection(run.verdict)?.value ?? stabilisedValue(run);
-}
+// src/record/figure.ts
 function decidedAgainst2(run) {
   const d = run.monitor_decision;
-  if (d) {
+  if (d?.against) {
     const outcome2 = decisionOutcome(d);
     if (outcome2 === "measuring" || outcome2 === "reference") return null;
-    return { reference: parseAgainst(d.against).name, better: outcome2 === "better", text: decisionText(d) };
+    const { name: reference2, role: role2 } = parseAgainst(d.against);
+    return {
+      reference: reference2,
+      role: role2,
+      better: outcome2 === "better",
+      change: d.relative_change ?? null,
+      text: decisionText(d)
+    };
   }
   const c = run.comparison;
   if (!c) return null;
-  const outcome = changeOutcome(comparisonChange(c), DEFAULT_MIN_IMPROVEMENT);
+  const change = comparisonChange(c);
+  const outcome = changeOutcome(change, DEFAULT_MIN_IMPROVEMENT);
   if (outcome === "measuring") return null;
-  return { reference: parseAgainst(c.against).name, better: outcome === "better", text: comparisonText(c) };
+  const { name: reference, role } = parseAgainst(c.against);
+  return {
+    reference,
+    role,
+    better: outcome === "better",
+    change,
+    text: comparisonText(c)
+  };
 }
+function ownFigureOf(verdict, reading) {
+  const projected = verdict?.projected_full_run ?? verdict?.value ?? null;
+  const i = projected ?? decisionProjection(verdict);
+  if (i) return { value: i.value, low: i.low, high: i.high, basis: projected ? "projection" : "estimate" };
+  return reading == null ? null : { value: reading, low: reading, high: reading, basis: "reading" };
+}
+function ownFigure(run) {
+  return ownFigureOf(run.verdict, run.stable_metrics?.seconds_per_rollout_full_run);
+}
+function figureOf(run, runs) {
+  return figureWithin(run, runs, /* @__PURE__ */ new Set());
+}
+function figureWithin(run, runs, seen) {
+  const decided2 = run.status === "failed" ? null : decidedAgainst2(run);
+  const d = decided2?.role === "leading candidate" ? null : decided2;
+  const ref = d?.change ? runs.find((r) => r.name === d.reference && r.name !== run.name) : void 0;
+  if (d?.change && ref && !seen.has(run.name)) {
+    const anchor = figureWithin(ref, runs, /* @__PURE__ */ new Set([...seen, run.name]));
+    if (anchor)
+      return {
+        ...decidedFigure(anchor.value, d.change),
+        basis: "decision",
+        against: { name: ref.name, value: anchor.value, change: d.change }
+      };
+  }
+  return ownFigure(run);
+}
+
+// src/record/best.ts
 function recordedOrder(a, b) {
   const t = (r) => {
     const ms = r.recorded_at ? Date.parse(r.recorded_at) : Number.NaN;
@@ -70757,15 +70802,15 @@ function recordedOrder(a, b) {
   };
   return t(a) - t(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
-function displaces(run, best) {
+function displaces(run, best, runs) {
   const mine = decidedAgainst2(run);
   if (mine?.reference === best.name) return mine.better ? "decided" : null;
   const theirs = decidedAgainst2(best);
   if (theirs?.reference === run.name) return theirs.better ? null : "reverse";
-  return decisionValue(run) < decisionValue(best) ? "estimate" : null;
+  return figureOf(run, runs)?.value < figureOf(best, runs)?.value ? "estimate" : null;
 }
 function bestSteps(runs) {
-  const accepted = runs.filter((r) => r.status === "accepted" && decisionValue(r) !== null);
+  const accepted = runs.filter((r) => r.status === "accepted" && figureOf(r, runs) !== null);
   const names = new Set(accepted.map((r) => r.name));
   const beaten = (r) => {
     const d = decidedAgainst2(r);
@@ -70774,26 +70819,27 @@ function bestSteps(runs) {
   const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
   const steps = [];
   for (const run of [...eligible].sort(recordedOrder)) {
-    const best = steps.at(-1)?.run;
-    if (!best) {
-      steps.push({ run, over: null, how: "first" });
+    const last = steps.at(-1);
+    const value = figureOf(run, runs)?.value;
+    if (!last) {
+      steps.push({ run, over: null, how: "first", value, overValue: null });
       continue;
     }
-    const how = displaces(run, best);
-    if (how) steps.push({ run, over: best, how });
+    const how = displaces(run, last.run, runs);
+    if (how) steps.push({ run, over: last.run, how, value, overValue: last.value });
   }
   return steps;
 }
 function bestReasoning(step) {
   const { run, over, how } = step;
   const pr = run.pull_request ? ` (pull request #${run.pull_request.number})` : "";
-  const head = `${run.name} accepted${pr}: ${seconds(stabilisedValue(run))} s/rollout`;
+  const head = `${run.name} accepted${pr}: ${seconds(step.value)} s/rollout`;
   const claim = decidedAgainst2(run)?.text;
   if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ""}`;
-  const vs = `${head} vs ${seconds(stabilisedValue(over))} s/rollout of ${over.name}`;
+  const vs = `${head} vs ${seconds(step.overValue)} s/rollout of ${over.name}`;
   if (how === "decided") return `${vs}; ${claim}`;
   if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst2(over)?.text}`;
-  return `${vs}; not decided against each other, so chosen by the decision estimate (${seconds(decisionValue(run))} against ${seconds(decisionValue(over))} s/rollout)${claim ? `; ${claim}` : ""}`;
+  return `${vs}; not decided against each other, so chosen by their decided figures${claim ? `; ${claim}` : ""}`;
 }
 
 // src/record/apply.ts
@@ -70908,7 +70954,7 @@ function updateBest(record, run) {
       stabilized_seconds_per_rollout_full_run: null,
       decision_reasoning: null
     };
-  const value = stabilisedValue(step.run);
+  const value = step.value;
   const reasoning = bestReasoning(step);
   if (previous.topology === step.run.name && previous.stabilized_seconds_per_rollout_full_run === value && previous.decision_reasoning?.startsWith(reasoning))
     return previous;
@@ -71118,11 +71164,15 @@ function bottleneckSummary(metrics) {
   if (!b) return null;
   return `bottleneck ${b.service ?? b.kind} (${b.confidence})`;
 }
-function observationSummary(run) {
+function figureText(f) {
+  if (!f) return "\u2014";
+  return `${seconds(f.value)} s/rollout${f.against ? ` as decided against \`${f.against.name}\`` : ""}`;
+}
+function observationSummary(run, runs = [run]) {
   const m = run.stable_metrics;
   const parts = [];
-  const value = stabilisedValue(run);
-  if (value !== null) parts.push(`stabilised ${seconds(value)} s/rollout`);
+  const figure = figureOf(run, runs);
+  if (figure) parts.push(figureText(figure));
   if (m?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m.seconds_per_rollout_5m)}`);
   if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
   for (const text2 of [queueSummary(m), gpuSummary(m), bottleneckSummary(m)]) if (text2) parts.push(text2);
@@ -71151,7 +71201,7 @@ function progressTable(record) {
       job,
       topologyLabel(run),
       cell(describeChange(run.change, !run.parent)),
-      cell(observationSummary(run)),
+      cell(observationSummary(run, record.runs)),
       cell(decisionCell(run)),
       cell(run.decision.next),
       cell(learningCell(run))
@@ -71168,49 +71218,60 @@ var DECIDED_GROUPS = [
   { key: "stopped", name: "stopped", colour: "#9a6700", square: "\u{1F7EB}" },
   { key: "pending", name: "not decided yet", colour: "#d0d7de", square: "\u2B1C" }
 ];
-function valueInterval(run) {
-  const i = run.verdict?.projected_full_run ?? run.verdict?.value ?? null;
-  return i ? { low: i.low, high: i.high } : null;
+function figures(record) {
+  return record.runs.flatMap((run) => {
+    const figure = figureOf(run, record.runs);
+    return figure ? [{ run, figure }] : [];
+  });
+}
+function referenceFigures(record) {
+  const base = baselineRun(record);
+  const best = bestRun(record);
+  const at = (run) => {
+    const f = run ? figureOf(run, record.runs) : null;
+    return run && f ? { run, value: f.value } : void 0;
+  };
+  return { base: at(base), best: best !== base ? at(best) : void 0 };
 }
 function secondsPerRolloutChart(record, title) {
-  const runs = record.runs.filter((r) => stabilisedValue(r) !== null);
-  if (runs.length === 0) return void 0;
-  const base = baselineRun(record);
-  const baseValue = base ? stabilisedValue(base) : null;
-  const best = bestRun(record);
-  const bestValue = best && best !== base ? stabilisedValue(best) : null;
+  const bars = figures(record);
+  if (bars.length === 0) return void 0;
+  const { base, best } = referenceFigures(record);
   const references = [
-    ...base && baseValue !== null ? [
+    ...base ? [
       {
-        name: `${base.name === "baseline" ? "baseline" : `baseline \`${base.name}\``} (${seconds(baseValue)} s)`,
-        value: baseValue,
+        name: `${base.run.name === "baseline" ? "baseline" : `baseline \`${base.run.name}\``} (${seconds(base.value)} s)`,
+        value: base.value,
         colour: "#1f6feb",
         square: "\u{1F7E6}"
       }
     ] : [],
-    ...best && bestValue !== null ? [
+    ...best ? [
       {
-        name: `current best \`${best.name}\` (${seconds(bestValue)} s)`,
-        value: bestValue,
+        name: `current best \`${best.run.name}\` (${seconds(best.value)} s)`,
+        value: best.value,
         colour: "#8250df",
         square: "\u{1F7EA}"
       }
     ] : []
   ];
   const { chart, legend } = decidedBarChart(
-    runs.map((r) => ({ label: r.name, value: stabilisedValue(r), group: barGroup(r) })),
+    bars.map(({ run, figure }) => ({ label: run.name, value: figure.value, group: barGroup(run) })),
     DECIDED_GROUPS,
     references,
-    { title: title ?? "Stabilised seconds per rollout (lower is better)", yLabel: "seconds per rollout" }
+    {
+      title: title ?? "Seconds per rollout as decided (lower is better)",
+      yLabel: "seconds per rollout"
+    }
   );
-  const missing = record.runs.filter((r) => stabilisedValue(r) === null).map((r) => `\`${r.name}\` (${r.status})`);
+  const missing = record.runs.filter((r) => !bars.some((b) => b.run === r)).map((r) => `\`${r.name}\` (${r.status})`);
   const svg = recordPaths(record.experiment_id).chart.replace(/^experiments\//, "");
   return [
     chart,
     "",
     `${legend}${missing.length ? ` \xB7 without a value: ${missing.join(", ")}` : ""}`,
     "",
-    `With 95% intervals: [${svg}](${svg})`
+    `A candidate decided against another is drawn at that one's value \xD7 (1 + the decided change). With 95% intervals: [${svg}](${svg})`
   ].join("\n");
 }
 function barGroup(run) {
@@ -71219,21 +71280,18 @@ function barGroup(run) {
   return "pending";
 }
 function recordChartSvg(record) {
-  const base = baselineRun(record);
-  const best = bestRun(record);
+  const { base, best } = referenceFigures(record);
   const refs = [];
-  const baseValue = base ? stabilisedValue(base) : null;
-  if (base && baseValue !== null) refs.push({ name: base.name, value: baseValue, kind: "baseline" });
-  const bestValue = best && best !== base ? stabilisedValue(best) : null;
-  if (best && bestValue !== null) refs.push({ name: best.name, value: bestValue, kind: "best" });
+  if (base) refs.push({ name: base.run.name, value: base.value, kind: "baseline" });
+  if (best) refs.push({ name: best.run.name, value: best.value, kind: "best" });
   return barChartSvg({
-    title: `${record.experiment_id}: seconds per rollout (lower is better)`,
+    title: `${record.experiment_id}: seconds per rollout as decided (lower is better)`,
     yLabel: "seconds per rollout",
-    bars: record.runs.filter((r) => stabilisedValue(r) !== null).map((r) => ({
-      label: r.name,
-      value: stabilisedValue(r),
-      interval: valueInterval(r),
-      outcome: r.status
+    bars: figures(record).map(({ run, figure }) => ({
+      label: run.name,
+      value: figure.value,
+      interval: figure.low < figure.high ? { low: figure.low, high: figure.high } : null,
+      outcome: run.status
     })),
     references: refs
   });
@@ -71265,17 +71323,24 @@ function queueTable(metrics) {
     ...byService.map(([svc, q]) => `| ${svc} | ${num(q.worker_min)} | ${num(q.worker_max)} |`)
   ].join("\n");
 }
-function metricsList(run) {
+function figureLine(f) {
+  if (!f) return [];
+  const how = f.against ? `, as its decision says against \`${f.against.name}\` (${seconds(f.against.value)} s)` : "";
+  return [`- Seconds per rollout: ${f.low < f.high ? interval2(f) : `${seconds(f.value)} s`}${how}`];
+}
+function metricsList(run, runs) {
   const m = run.stable_metrics;
   const v = run.verdict;
-  const lines = [];
+  const lines = figureLine(figureOf(run, runs));
   if (v) {
     lines.push(
       `- Verdict: **${v.state}**${v.minutes_of_data != null ? ` after ${num(v.minutes_of_data)} min of data` : ""}${v.warmup_end_minutes != null ? ` (warm-up ended at ${num(v.warmup_end_minutes)} min)` : ""}`
     );
     if (v.projected_full_run)
-      lines.push(`- Projected full-run seconds per rollout: ${interval2(v.projected_full_run)}`);
-    if (v.value) lines.push(`- Stable value: ${interval2(v.value)}`);
+      lines.push(
+        `- The detector's projected full-run value (start-up included): ${interval2(v.projected_full_run)}`
+      );
+    if (v.value) lines.push(`- The detector's stable value: ${interval2(v.value)}`);
     if (v.cycle)
       lines.push(
         `- Cycle: period ${num(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`
@@ -71287,7 +71352,10 @@ function metricsList(run) {
   else if (compared) lines.push(`- Comparison: ${compared}`);
   if (m) {
     const pairs = [
-      ["Full-run seconds per rollout", seconds(m.seconds_per_rollout_full_run)],
+      [
+        "Full-run seconds per rollout at the last reading (start-up included)",
+        seconds(m.seconds_per_rollout_full_run)
+      ],
       ["5-minute seconds per rollout", seconds(m.seconds_per_rollout_5m)],
       ["Completed rollouts", num(m.completed_rollouts, 0)],
       ["Failed rollouts", num(m.failed_rollouts, 0)],
@@ -71305,8 +71373,8 @@ function metricsList(run) {
   }
   return lines;
 }
-function runSection(run, step) {
-  const out = [`### Step ${step}: \`${run.name}\` \u2014 ${run.status}`, ""];
+function runFacts(run) {
+  const out = [];
   const facts = [];
   if (run.run_name) facts.push(`run \`${run.run_name}\``);
   if (run.job_id) facts.push(`Slurm job \`${run.job_id}\``);
@@ -71322,28 +71390,27 @@ function runSection(run, step) {
   );
   out.push(`- Parent: ${run.parent ? `\`${run.parent}\`` : "none (baseline)"}`);
   const change = Object.entries(run.change ?? {});
-  if (change.length) {
-    out.push("- Change:");
-    for (const [key, value] of change) out.push(`  - \`${key}\`: ${value}`);
-  }
+  if (change.length) out.push("- Change:", ...change.map(([key, value]) => `  - \`${key}\`: ${value}`));
   if (run.hypothesis) out.push(`- Hypothesis: ${cell(safeText(run.hypothesis))}`);
   if (run.expected_effect) out.push(`- Expected effect: ${cell(run.expected_effect)}`);
-  out.push("", "#### Findings", "");
-  const metrics = metricsList(run);
+  return out;
+}
+function runFindings(run, runs) {
+  const out = ["", "#### Findings", ""];
+  const metrics = metricsList(run, runs);
   out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
   const evidence = run.verdict?.evidence ?? [];
-  if (evidence.length) {
-    out.push("- Evidence:");
-    for (const e of evidence) out.push(`  - ${cell(e)}`);
-  }
+  if (evidence.length) out.push("- Evidence:", ...evidence.map((e) => `  - ${cell(e)}`));
   const queue = queueTable(run.stable_metrics);
   if (queue) out.push("", queue);
   const b = run.stable_metrics?.bottleneck;
   out.push("", "#### Bottleneck", "");
-  if (b) {
-    out.push(`**${b.service ?? b.kind}** (${b.kind}, confidence ${b.confidence})`);
-    for (const e of b.evidence) out.push(`- ${cell(e)}`);
-  } else out.push("Not determined.");
+  if (b)
+    out.push(
+      `**${b.service ?? b.kind}** (${b.kind}, confidence ${b.confidence})`,
+      ...b.evidence.map((e) => `- ${cell(e)}`)
+    );
+  else out.push("Not determined.");
   const gpus = gpuTable(run.stable_metrics);
   out.push("", "#### Resources per GPU", "", gpus ?? "No per-GPU telemetry was recorded.");
   const cpu = Object.entries(
@@ -71354,14 +71421,17 @@ function runSection(run, step) {
     for (const [group, v] of cpu)
       out.push(`| ${cell(group)} | ${num(v.min, 0)} / ${num(v.mean, 0)} / ${num(v.max, 0)} |`);
   }
+  return out;
+}
+function runProblems(run) {
+  const out = [];
   const quality = run.stable_metrics?.telemetry_quality;
   const gaps2 = [
     ...(quality?.missing_metrics ?? []).map((m) => `missing metric \`${m}\``),
     ...quality?.gaps ?? []
   ];
   if (gaps2.length || quality?.notes) {
-    out.push("", "#### Telemetry gaps", "");
-    for (const g of gaps2) out.push(`- ${cell(g)}`);
+    out.push("", "#### Telemetry gaps", "", ...gaps2.map((g) => `- ${cell(g)}`));
     if (quality?.notes) out.push(`- ${cell(quality.notes)}`);
   }
   if (run.failures?.length) {
@@ -71377,6 +71447,16 @@ function runSection(run, step) {
       );
     }
   }
+  return out;
+}
+function runSection(run, step, runs = [run]) {
+  const out = [
+    `### Step ${step}: \`${run.name}\` \u2014 ${run.status}`,
+    "",
+    ...runFacts(run),
+    ...runFindings(run, runs),
+    ...runProblems(run)
+  ];
   out.push("", "#### Decision", "");
   out.push(
     `**${run.decision.outcome}**${run.decision.reason ? `: ${cell(safeText(run.decision.reason))}` : ""}`
@@ -71434,8 +71514,10 @@ function renderRecordMarkdown(record) {
   if (record.command) out.push("Started from:", "", "```sh", record.command, "```", "");
   out.push("## Current best", "");
   if (best.topology) {
+    const run = bestRun(record);
+    const figure = run ? figureOf(run, record.runs) : null;
     out.push(
-      `**\`${best.topology}\`** at ${seconds(best.stabilized_seconds_per_rollout_full_run)} s per rollout.`
+      `**\`${best.topology}\`** at ${seconds(figure?.value ?? best.stabilized_seconds_per_rollout_full_run)} s per rollout${figure?.against ? ` (as its decision says against \`${figure.against.name}\` at ${seconds(figure.against.value)} s)` : ""}.`
     );
     if (best.decision_reasoning) out.push("", cell(safeText(best.decision_reasoning)));
   } else out.push("No candidate accepted yet.");
@@ -71451,7 +71533,7 @@ function renderRecordMarkdown(record) {
   if (record.runs.length) {
     out.push("## Candidates", "");
     record.runs.forEach((run, i) => {
-      out.push(runSection(run, i + 1), "");
+      out.push(runSection(run, i + 1, record.runs), "");
     });
   }
   return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}

@@ -65034,6 +65034,10 @@ function parseAgainst(against) {
   const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
   return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
 }
+function decidedFigure(reference, change) {
+  const at = (x) => Math.round(reference * (1 + x) * 1e4) / 1e4;
+  return { value: at(change.value), low: at(change.low), high: at(change.high) };
+}
 
 // src/report/standing.ts
 var OUTCOME_ICON = {
@@ -66681,7 +66685,7 @@ function viewOf(e, p, j) {
   const { c, job } = p;
   const { analysis, ended = false } = p.observed ?? {};
   const x = exp.experiment;
-  const seconds2 = (r) => r ? { name: r.name, secondsPerRollout: r.value.value } : null;
+  const seconds2 = (r) => r ? { name: r.name, secondsPerRollout: (r.figure ?? r.value).value } : null;
   const projected = reference?.live ? reference.verdict.projected_full_run : null;
   const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
   return {
@@ -67529,6 +67533,175 @@ function decidedBarChart(bars, groups2, references, o) {
   ].join("\n");
   const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
   return { chart, legend };
+}
+
+// src/record/format.ts
+function seconds(value) {
+  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
+  return value < 1 ? value.toFixed(3) : value.toFixed(2);
+}
+function num2(value, digits = 1) {
+  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
+  return String(Number(value.toFixed(digits)));
+}
+function percentOfFraction(value) {
+  return value === null || value === void 0 ? "\u2014" : `${num2(value * 100, 0)}%`;
+}
+function interval2(value, unit = " s") {
+  if (!value) return "\u2014";
+  return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
+}
+function decisionText(d) {
+  if (!d) return null;
+  const pc = (x) => `${x < 0 ? "\u2212" : x > 0 ? "+" : ""}${num2(Math.abs(x) * 100)}%`;
+  const change = d.relative_change ? `: change ${pc(d.relative_change.value)} [${pc(d.relative_change.low)}, ${pc(d.relative_change.high)}]` : "";
+  if (d.state === "reference") return "the reference the others were decided against";
+  const head = d.state === "measuring" ? "no decision (measuring)" : `decided ${d.state}`;
+  return `${head} against ${d.against}${change}`;
+}
+function comparisonText(comparison) {
+  if (!comparison) return null;
+  const ratio = comparison.ratio ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}\u2013${comparison.ratio.high.toFixed(3)}])` : "";
+  const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
+  return `${phrase} ${comparison.against}${ratio}`;
+}
+function cell(text2) {
+  if (text2 === null || text2 === void 0 || text2 === "") return "\u2014";
+  return text2.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
+}
+
+// src/record/model.ts
+var RECORD_SCHEMA_VERSION = 1;
+var DEFAULT_OBJECTIVE = "minimize stabilized full-run seconds_per_rollout";
+function recordPaths(experimentId) {
+  return {
+    json: `experiments/${experimentId}.json`,
+    markdown: `experiments/${experimentId}.md`,
+    report: `experiments/${experimentId}-report.md`,
+    chart: `experiments/${experimentId}.svg`
+  };
+}
+function createRecord(experiment, cluster) {
+  const fixed = experiment.fixed_inputs;
+  return {
+    schema_version: RECORD_SCHEMA_VERSION,
+    experiment_id: experiment.experiment_id,
+    objective: experiment.objective ?? DEFAULT_OBJECTIVE,
+    command: experiment.command ?? null,
+    fixed_inputs: {
+      deploy: fixed.deploy,
+      driver: fixed.driver,
+      base_topology: `topology=${experiment.base_topology}`,
+      cluster: experiment.cluster,
+      scenes: {
+        scene_ids: null,
+        test_suite_id: fixed.scenes ?? null,
+        scene_count: fixed.scene_count ?? null
+      },
+      cameras: fixed.cameras ?? null,
+      control_timestep_us: fixed.control_timestep_us ?? null,
+      simulation_duration_s: fixed.simulation_duration_s ?? 20,
+      rollouts_per_scene: fixed.rollouts_per_scene ?? 1,
+      git_commit: fixed.git_commit ?? null,
+      remote_checkout: cluster?.alpasim_checkout ?? null,
+      overrides: [...fixed.overrides ?? []],
+      telemetry: {
+        prometheus_url: cluster?.prometheus_url ?? null,
+        grafana_url: cluster?.grafana_url ?? null,
+        file_sd_source: cluster?.file_sd ?? null
+      },
+      slurm: {
+        account: fixed.slurm?.account ?? cluster?.slurm.account ?? null,
+        partition: fixed.slurm?.partition ?? cluster?.slurm.partition ?? null,
+        gpus_per_node: fixed.slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? null,
+        walltime: fixed.slurm?.time ?? cluster?.slurm.time ?? null
+      }
+    },
+    current_best: {
+      topology: null,
+      run_name: null,
+      stabilized_seconds_per_rollout_full_run: null,
+      decision_reasoning: null
+    },
+    runs: [],
+    report: null
+  };
+}
+function stabilisedValue(run) {
+  return run.verdict?.projected_full_run?.value ?? run.verdict?.value?.value ?? run.stable_metrics?.seconds_per_rollout_full_run ?? null;
+}
+function baselineRun(record) {
+  return record.runs.find((r) => !r.parent) ?? record.runs[0];
+}
+function bestRun(record) {
+  const name = record.current_best.topology;
+  return name ? record.runs.find((r) => r.name === name) : void 0;
+}
+function referenceOf2(run) {
+  const value = run?.verdict?.projected_full_run ?? run?.verdict?.value ?? null;
+  return run && value ? { name: run.name, value, ...run.verdict ? { verdict: run.verdict } : {} } : null;
+}
+
+// src/record/figure.ts
+function decidedAgainst2(run) {
+  const d = run.monitor_decision;
+  if (d?.against) {
+    const outcome2 = decisionOutcome(d);
+    if (outcome2 === "measuring" || outcome2 === "reference") return null;
+    const { name: reference2, role: role2 } = parseAgainst(d.against);
+    return {
+      reference: reference2,
+      role: role2,
+      better: outcome2 === "better",
+      change: d.relative_change ?? null,
+      text: decisionText(d)
+    };
+  }
+  const c = run.comparison;
+  if (!c) return null;
+  const change = comparisonChange(c);
+  const outcome = changeOutcome(change, DEFAULT_MIN_IMPROVEMENT);
+  if (outcome === "measuring") return null;
+  const { name: reference, role } = parseAgainst(c.against);
+  return {
+    reference,
+    role,
+    better: outcome === "better",
+    change,
+    text: comparisonText(c)
+  };
+}
+function ownFigureOf(verdict, reading) {
+  const projected = verdict?.projected_full_run ?? verdict?.value ?? null;
+  const i = projected ?? decisionProjection(verdict);
+  if (i) return { value: i.value, low: i.low, high: i.high, basis: projected ? "projection" : "estimate" };
+  return reading == null ? null : { value: reading, low: reading, high: reading, basis: "reading" };
+}
+function ownFigure(run) {
+  return ownFigureOf(run.verdict, run.stable_metrics?.seconds_per_rollout_full_run);
+}
+function figureOf(run, runs) {
+  return figureWithin(run, runs, /* @__PURE__ */ new Set());
+}
+function figureWithin(run, runs, seen) {
+  const decided2 = run.status === "failed" ? null : decidedAgainst2(run);
+  const d = decided2?.role === "leading candidate" ? null : decided2;
+  const ref = d?.change ? runs.find((r) => r.name === d.reference && r.name !== run.name) : void 0;
+  if (d?.change && ref && !seen.has(run.name)) {
+    const anchor = figureWithin(ref, runs, /* @__PURE__ */ new Set([...seen, run.name]));
+    if (anchor)
+      return {
+        ...decidedFigure(anchor.value, d.change),
+        basis: "decision",
+        against: { name: ref.name, value: anchor.value, change: d.change }
+      };
+  }
+  return ownFigure(run);
+}
+function referenceWithFigure(run, runs) {
+  const r = referenceOf2(run);
+  const f = run && r ? figureOf(run, runs) : null;
+  return r && f ? { ...r, figure: { value: f.value, low: f.low, high: f.high } } : r;
 }
 
 // src/catalog/generated/config-keys.json
@@ -68531,7 +68704,7 @@ function fmt(x, digits = 3) {
 function fmtInterval(i) {
   return i ? `${fmt(i.value)} [${fmt(i.low)}, ${fmt(i.high)}]` : "\u2014";
 }
-function cell(s) {
+function cell2(s) {
   return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
 function grafanaLink(base, runName, range) {
@@ -68587,15 +68760,39 @@ function thousands(x) {
 function throughput(seconds2) {
   return `${fmt(seconds2, 3)} s per rollout \xB7 ${thousands(3600 / seconds2)} rollouts per hour`;
 }
+function viewFigure(v) {
+  const d = v.observation.decision;
+  const change = d?.relative_change;
+  if (d && change && d.state !== "reference" && change.low < change.high) {
+    const name = parseAgainst(d.against).name;
+    const ref = [v.best, v.baseline].find((r) => r?.name === name && r.secondsPerRollout > 0);
+    if (ref)
+      return {
+        ...decidedFigure(ref.secondsPerRollout, change),
+        basis: "decision",
+        against: { name, value: ref.secondsPerRollout, change }
+      };
+  }
+  return ownFigureOf(v.observation.verdict, v.observation.stable_metrics.seconds_per_rollout_full_run);
+}
+function figureBasis(f) {
+  const range = f.low < f.high ? `, 95% interval ${fmt(f.low)}\u2013${fmt(f.high)} s` : "";
+  switch (f.basis) {
+    case "decision":
+      return `as decided: ${signed(f.against?.change?.value ?? 0)} against ${code(f.against?.name ?? "")} at ${fmt(f.against?.value)} s${range}`;
+    case "projection":
+      return `the detector's projected full run${range}`;
+    case "estimate":
+      return `decision estimate so far${range}`;
+    default:
+      return "full run so far, start-up included; no projection yet";
+  }
+}
 function valueLine(v) {
-  const verdict = v.observation.verdict;
-  const value = verdict.value ?? verdict.projected_full_run;
-  const now = v.observation.stable_metrics.seconds_per_rollout_full_run;
-  const ref = v.best ?? v.baseline;
+  const f = viewFigure(v);
+  const ref = f?.against ? { name: f.against.name, secondsPerRollout: f.against.value } : v.best ?? v.baseline;
   const refText = ref && ref.secondsPerRollout > 0 && ref.name !== v.candidate ? ` \xB7 reference ${code(ref.name)}: ${throughput(ref.secondsPerRollout)}` : "";
-  if (value && value.value > 0)
-    return `**${throughput(value.value)}** (${verdict.value ? "projected full run" : "provisional projection"}, 95% interval ${fmt(value.low)}\u2013${fmt(value.high)} s)${refText}`;
-  if (now && now > 0) return `**${throughput(now)}** (full run so far, no projection yet)${refText}`;
+  if (f && f.value > 0) return `**${throughput(f.value)}** (${figureBasis(f)})${refText}`;
   return void 0;
 }
 function isLive2(v) {
@@ -68659,26 +68856,21 @@ function comparisonLine(c) {
   const change = c.ratio.value - 1;
   return `${word} ${ref}: ${pct2(change)} ${change <= 0 ? "fewer" : "more"} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}\u2013${c.ratio.high})`;
 }
-function renderMonitorComment(v) {
+function verdictSection(v) {
   const o = v.observation;
   const verdict = o.verdict;
-  const m = o.stable_metrics;
-  const out = [
-    ...renderHeadline(v),
-    "<details><summary>Verdict, metrics and resources</summary>",
-    ""
-  ];
-  const reached = v.timeline.filter((t) => t.at);
-  if (reached.length) out.push(`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, "");
-  out.push(`#### Verdict: \`${verdict.state}\``);
-  out.push("");
+  const d = o.decision;
+  const out = [`#### Detector verdict: \`${verdict.state}\` (the full-run value, start-up included)`, ""];
   if (verdict.value)
     out.push(
-      `**Projected full-run seconds per rollout at the end of the run: ${fmtInterval(verdict.value)}** (95% interval; candidates are compared on it)`,
+      `Projected full-run seconds per rollout at the end of the run (the detector's, start-up included): ${fmtInterval(verdict.value)} (95% interval)${d ? "; the decision reads the rollouts after the first wave instead" : ""}`,
       ""
     );
   else if (verdict.projected_full_run)
-    out.push(`Provisional projection: ${fmtInterval(verdict.projected_full_run)} (not stable yet)`, "");
+    out.push(
+      `The detector's provisional full-run projection (start-up included, not stable yet): ${fmtInterval(verdict.projected_full_run)}`,
+      ""
+    );
   if (verdict.cycle)
     out.push(
       `Cyclic steady state: period ${fmt(verdict.cycle.period_minutes, 1)} min, amplitude \xB1${fmt(100 * (verdict.cycle.amplitude_relative ?? 0), 1)}% (topology cannot fix cycles)`,
@@ -68690,9 +68882,9 @@ function renderMonitorComment(v) {
     for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
     out.push("");
   }
-  for (const c of v.comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
-  if (v.comparisons.length) out.push("");
-  const d = o.decision;
+  const comparisons = d ? [] : v.comparisons;
+  for (const c of comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
+  if (comparisons.length) out.push("");
   if (d) {
     out.push(
       `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct2(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
@@ -68700,19 +68892,21 @@ function renderMonitorComment(v) {
     for (const e of d.evidence) out.push(`- ${e}`);
     out.push("");
   }
-  if (verdict.evidence.length) {
-    out.push("Evidence:", "");
-    for (const e of verdict.evidence) out.push(`- ${e}`);
-    out.push("");
-  }
-  out.push("#### Metrics");
-  out.push("");
-  out.push("| Metric | Value |", "|---|---|");
-  const row = (k, val) => out.push(`| ${k} | ${cell(val)} |`);
-  row("Full-run s/rollout (now)", fmt(m.seconds_per_rollout_full_run));
+  if (verdict.evidence.length)
+    out.push("Evidence of the verdict:", "", ...verdict.evidence.map((e) => `- ${e}`), "");
+  return out;
+}
+function metricsSection(v) {
+  const verdict = v.observation.verdict;
+  const m = v.observation.stable_metrics;
+  const f = viewFigure(v);
+  const out = ["#### Metrics", "", "| Metric | Value |", "|---|---|"];
+  const row = (k, val) => out.push(`| ${k} | ${cell2(val)} |`);
+  if (f) row(`s/rollout (${f.basis === "decision" ? "as decided" : "shown above"})`, fmtInterval(f));
+  row("Full-run s/rollout so far (start-up included)", fmt(m.seconds_per_rollout_full_run));
   row("5-min s/rollout (diagnostic)", fmt(m.seconds_per_rollout_5m));
   row("Steady s/rollout after warm-up", fmtInterval(verdict.steady_seconds_per_rollout));
-  row("Projected full-run s/rollout", fmtInterval(verdict.projected_full_run));
+  row("Detector's projected full-run s/rollout (start-up included)", fmtInterval(verdict.projected_full_run));
   row("Completed / failed rollouts", `${fmt(m.completed_rollouts, 0)} / ${fmt(m.failed_rollouts, 0)}`);
   row(
     "Run-minutes of data / warm-up ends at",
@@ -68730,18 +68924,22 @@ function renderMonitorComment(v) {
     for (const [svc, q] of queue) out.push(`| ${svc} | ${fmt(q.worker_min, 1)} | ${fmt(q.worker_max, 1)} |`);
     out.push("");
   }
+  return out;
+}
+function resourcesSection(v) {
+  const m = v.observation.stable_metrics;
+  const out = [];
   const gpus = Object.entries(m.resource_usage?.gpu_by_index ?? {});
   if (gpus.length) {
     out.push(
       "| GPU | Services | Util % min/mean/max | Memory GB min/mean/max | Total GB | Pressure % max | Headroom GB min |",
       "|---|---|---|---|---|---|---|"
     );
-    for (const [g, u] of gpus) {
-      const mm = (x, d2 = 0) => `${fmt(x?.min, d2)} / ${fmt(x?.mean, d2)} / ${fmt(x?.max, d2)}`;
+    const mm = (x, d = 0) => `${fmt(x?.min, d)} / ${fmt(x?.mean, d)} / ${fmt(x?.max, d)}`;
+    for (const [g, u] of gpus)
       out.push(
-        `| ${g} | ${cell((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt(u.memory_total_gb, 1)} | ${fmt(u.memory_pressure_percent?.max, 0)} | ${fmt(u.memory_headroom_gb_min, 1)} |`
+        `| ${g} | ${cell2((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt(u.memory_total_gb, 1)} | ${fmt(u.memory_pressure_percent?.max, 0)} | ${fmt(u.memory_headroom_gb_min, 1)} |`
       );
-    }
     out.push("");
   }
   const host = m.resource_usage?.host_memory;
@@ -68753,22 +68951,20 @@ function renderMonitorComment(v) {
   if (m.bottleneck) {
     const b = m.bottleneck;
     out.push(`**Bottleneck:** ${b.kind}${b.service ? ` (${b.service})` : ""}, confidence ${b.confidence}`);
-    for (const e of b.evidence) out.push(`- ${e}`);
-    out.push("");
+    out.push(...b.evidence.map((e) => `- ${e}`), "");
   }
-  if (v.opportunities?.length) {
-    out.push("**Opportunities:**");
-    for (const e of v.opportunities) out.push(`- ${e}`);
-    out.push("");
-  }
-  out.push("</details>", "");
+  if (v.opportunities?.length) out.push("**Opportunities:**", ...v.opportunities.map((e) => `- ${e}`), "");
+  return out;
+}
+function linksSection(v) {
+  const out = [];
   const chart = secondsChart(v);
   if (chart)
     out.push("<details><summary>Chart: seconds per rollout</summary>", "", chart, "", "</details>", "");
   if (v.recordChartUrl)
     out.push(`[The experiment's candidates with 95% intervals (SVG)](${encodeURI(v.recordChartUrl)})`, "");
   if (v.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v.grafanaUrl, v.runName, v.timeRange)})`, "");
-  const missing2 = m.telemetry_quality?.missing_metrics ?? [];
+  const missing2 = v.observation.stable_metrics.telemetry_quality?.missing_metrics ?? [];
   if (missing2.length) out.push(`Telemetry gaps: no data for ${missing2.join(", ")}.`, "");
   for (const n of v.notes ?? []) out.push(`> ${n}`, "");
   if (v.queries?.length) {
@@ -68777,19 +68973,34 @@ function renderMonitorComment(v) {
       out.push(`# ${q.quantity} (${q.source === "rule" ? "recording rule" : "raw fallback"})`, q.query);
     out.push("```", "", "</details>", "");
   }
-  out.push(renderObservationBlock(o));
-  return out.join("\n");
+  return out;
+}
+function renderMonitorComment(v) {
+  const reached = v.timeline.filter((t) => t.at);
+  return [
+    ...renderHeadline(v),
+    "<details><summary>Verdict, metrics and resources</summary>",
+    "",
+    ...reached.length ? [`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, ""] : [],
+    ...verdictSection(v),
+    ...metricsSection(v),
+    ...resourcesSection(v),
+    "</details>",
+    "",
+    ...linksSection(v),
+    renderObservationBlock(v.observation)
+  ].join("\n");
 }
 function secondsChart(v) {
   if (!v.chart || !(v.chart.fullRun.length || v.chart.rate5m.length)) return "";
+  const f = viewFigure(v);
   const series = [
-    { name: "full-run s/rollout", samples: v.chart.fullRun },
+    ...f?.basis === "decision" ? [] : [{ name: "full-run s/rollout so far (start-up included)", samples: v.chart.fullRun }],
     { name: "5-min s/rollout", samples: v.chart.rate5m }
   ];
-  const verdict = v.observation.verdict;
-  const projected = verdict.projected_full_run?.value;
   const references = [];
-  if (projected) references.push({ name: "projected full run at run end", value: projected });
+  if (f && f.basis !== "reading")
+    references.push({ name: `${v.candidate} ${figureLabel(f)}`, value: f.value });
   if (v.baseline && v.baseline.name !== v.candidate)
     references.push({
       name: describeReference(`baseline ${v.baseline.name}`),
@@ -68800,20 +69011,23 @@ function secondsChart(v) {
       name: describeReference(`current best ${v.best.name}`),
       value: v.best.secondsPerRollout
     });
-  const ref = Math.max(
-    projected ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
+  const top = Math.max(
+    f?.value ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
     ...references.map((r) => r.value)
   );
   const chart = lineChart(series, {
     title: "Seconds per rollout (lower is better)",
     xLabel: "run minutes",
     yLabel: "s/rollout",
-    yMax: ref > 0 ? ref * 2 : void 0,
+    yMax: top > 0 ? top * 2 : void 0,
     references
   });
   return chart ? `${chart}
 
 ${chartLegend(series, references)}` : "";
+}
+function figureLabel(f) {
+  return f.basis === "decision" ? "as decided" : f.basis === "projection" ? "(the detector's projected full run)" : "(decision estimate so far)";
 }
 
 // src/monitor/comment.ts
@@ -74670,78 +74884,6 @@ async function commitWithCompareAndSwap(octokit, options) {
   throw new CommitConflictError(options.branch, maxAttempts);
 }
 
-// src/record/model.ts
-var RECORD_SCHEMA_VERSION = 1;
-var DEFAULT_OBJECTIVE = "minimize stabilized full-run seconds_per_rollout";
-function recordPaths(experimentId) {
-  return {
-    json: `experiments/${experimentId}.json`,
-    markdown: `experiments/${experimentId}.md`,
-    report: `experiments/${experimentId}-report.md`,
-    chart: `experiments/${experimentId}.svg`
-  };
-}
-function createRecord(experiment, cluster) {
-  const fixed = experiment.fixed_inputs;
-  return {
-    schema_version: RECORD_SCHEMA_VERSION,
-    experiment_id: experiment.experiment_id,
-    objective: experiment.objective ?? DEFAULT_OBJECTIVE,
-    command: experiment.command ?? null,
-    fixed_inputs: {
-      deploy: fixed.deploy,
-      driver: fixed.driver,
-      base_topology: `topology=${experiment.base_topology}`,
-      cluster: experiment.cluster,
-      scenes: {
-        scene_ids: null,
-        test_suite_id: fixed.scenes ?? null,
-        scene_count: fixed.scene_count ?? null
-      },
-      cameras: fixed.cameras ?? null,
-      control_timestep_us: fixed.control_timestep_us ?? null,
-      simulation_duration_s: fixed.simulation_duration_s ?? 20,
-      rollouts_per_scene: fixed.rollouts_per_scene ?? 1,
-      git_commit: fixed.git_commit ?? null,
-      remote_checkout: cluster?.alpasim_checkout ?? null,
-      overrides: [...fixed.overrides ?? []],
-      telemetry: {
-        prometheus_url: cluster?.prometheus_url ?? null,
-        grafana_url: cluster?.grafana_url ?? null,
-        file_sd_source: cluster?.file_sd ?? null
-      },
-      slurm: {
-        account: fixed.slurm?.account ?? cluster?.slurm.account ?? null,
-        partition: fixed.slurm?.partition ?? cluster?.slurm.partition ?? null,
-        gpus_per_node: fixed.slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? null,
-        walltime: fixed.slurm?.time ?? cluster?.slurm.time ?? null
-      }
-    },
-    current_best: {
-      topology: null,
-      run_name: null,
-      stabilized_seconds_per_rollout_full_run: null,
-      decision_reasoning: null
-    },
-    runs: [],
-    report: null
-  };
-}
-function stabilisedValue(run) {
-  return run.verdict?.projected_full_run?.value ?? run.verdict?.value?.value ?? run.stable_metrics?.seconds_per_rollout_full_run ?? null;
-}
-function baselineRun(record) {
-  return record.runs.find((r) => !r.parent) ?? record.runs[0];
-}
-function bestRun(record) {
-  const name = record.current_best.topology;
-  return name ? record.runs.find((r) => r.name === name) : void 0;
-}
-function referenceOf2(run) {
-  const value = run?.verdict?.projected_full_run ?? run?.verdict?.value ?? null;
-  return run && value ? { name: run.name, value, ...run.verdict ? { verdict: run.verdict } : {} } : null;
-}
-
 // src/chart/svg.ts
 var OUTCOME_COLOUR = {
   accepted: "#2da44e",
@@ -74874,41 +75016,6 @@ function describeChange(change, isBaseline) {
   return entries.map(([k, v]) => `${k}: ${v}`).join("; ");
 }
 
-// src/record/format.ts
-function seconds(value) {
-  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
-  return value < 1 ? value.toFixed(3) : value.toFixed(2);
-}
-function num2(value, digits = 1) {
-  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
-  return String(Number(value.toFixed(digits)));
-}
-function percentOfFraction(value) {
-  return value === null || value === void 0 ? "\u2014" : `${num2(value * 100, 0)}%`;
-}
-function interval2(value, unit = " s") {
-  if (!value) return "\u2014";
-  return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
-}
-function decisionText(d) {
-  if (!d) return null;
-  const pc = (x) => `${x < 0 ? "\u2212" : x > 0 ? "+" : ""}${num2(Math.abs(x) * 100)}%`;
-  const change = d.relative_change ? `: change ${pc(d.relative_change.value)} [${pc(d.relative_change.low)}, ${pc(d.relative_change.high)}]` : "";
-  if (d.state === "reference") return "the reference the others were decided against";
-  const head = d.state === "measuring" ? "no decision (measuring)" : `decided ${d.state}`;
-  return `${head} against ${d.against}${change}`;
-}
-function comparisonText(comparison) {
-  if (!comparison) return null;
-  const ratio = comparison.ratio ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}\u2013${comparison.ratio.high.toFixed(3)}])` : "";
-  const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
-  return `${phrase} ${comparison.against}${ratio}`;
-}
-function cell2(text2) {
-  if (text2 === null || text2 === void 0 || text2 === "") return "\u2014";
-  return text2.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
-}
-
 // src/record/render.ts
 function topologyLabel(run) {
   const hash = run.topology?.hash ? ` \`${run.topology.hash.slice(0, 8)}\`` : "";
@@ -74936,11 +75043,15 @@ function bottleneckSummary(metrics) {
   if (!b) return null;
   return `bottleneck ${b.service ?? b.kind} (${b.confidence})`;
 }
-function observationSummary(run) {
+function figureText(f) {
+  if (!f) return "\u2014";
+  return `${seconds(f.value)} s/rollout${f.against ? ` as decided against \`${f.against.name}\`` : ""}`;
+}
+function observationSummary(run, runs = [run]) {
   const m = run.stable_metrics;
   const parts = [];
-  const value = stabilisedValue(run);
-  if (value !== null) parts.push(`stabilised ${seconds(value)} s/rollout`);
+  const figure = figureOf(run, runs);
+  if (figure) parts.push(figureText(figure));
   if (m?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m.seconds_per_rollout_5m)}`);
   if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
   for (const text2 of [queueSummary(m), gpuSummary(m), bottleneckSummary(m)]) if (text2) parts.push(text2);
@@ -74968,11 +75079,11 @@ function progressTable(record) {
       String(i + 1),
       job,
       topologyLabel(run),
-      cell2(describeChange(run.change, !run.parent)),
-      cell2(observationSummary(run)),
-      cell2(decisionCell(run)),
-      cell2(run.decision.next),
-      cell2(learningCell(run))
+      cell(describeChange(run.change, !run.parent)),
+      cell(observationSummary(run, record.runs)),
+      cell(decisionCell(run)),
+      cell(run.decision.next),
+      cell(learningCell(run))
     ];
     lines.push(`| ${row.join(" | ")} |`);
   });
@@ -74986,49 +75097,60 @@ var DECIDED_GROUPS = [
   { key: "stopped", name: "stopped", colour: "#9a6700", square: "\u{1F7EB}" },
   { key: "pending", name: "not decided yet", colour: "#d0d7de", square: "\u2B1C" }
 ];
-function valueInterval(run) {
-  const i = run.verdict?.projected_full_run ?? run.verdict?.value ?? null;
-  return i ? { low: i.low, high: i.high } : null;
+function figures(record) {
+  return record.runs.flatMap((run) => {
+    const figure = figureOf(run, record.runs);
+    return figure ? [{ run, figure }] : [];
+  });
+}
+function referenceFigures(record) {
+  const base = baselineRun(record);
+  const best = bestRun(record);
+  const at = (run) => {
+    const f = run ? figureOf(run, record.runs) : null;
+    return run && f ? { run, value: f.value } : void 0;
+  };
+  return { base: at(base), best: best !== base ? at(best) : void 0 };
 }
 function secondsPerRolloutChart(record, title) {
-  const runs = record.runs.filter((r) => stabilisedValue(r) !== null);
-  if (runs.length === 0) return void 0;
-  const base = baselineRun(record);
-  const baseValue = base ? stabilisedValue(base) : null;
-  const best = bestRun(record);
-  const bestValue = best && best !== base ? stabilisedValue(best) : null;
+  const bars = figures(record);
+  if (bars.length === 0) return void 0;
+  const { base, best } = referenceFigures(record);
   const references = [
-    ...base && baseValue !== null ? [
+    ...base ? [
       {
-        name: `${base.name === "baseline" ? "baseline" : `baseline \`${base.name}\``} (${seconds(baseValue)} s)`,
-        value: baseValue,
+        name: `${base.run.name === "baseline" ? "baseline" : `baseline \`${base.run.name}\``} (${seconds(base.value)} s)`,
+        value: base.value,
         colour: "#1f6feb",
         square: "\u{1F7E6}"
       }
     ] : [],
-    ...best && bestValue !== null ? [
+    ...best ? [
       {
-        name: `current best \`${best.name}\` (${seconds(bestValue)} s)`,
-        value: bestValue,
+        name: `current best \`${best.run.name}\` (${seconds(best.value)} s)`,
+        value: best.value,
         colour: "#8250df",
         square: "\u{1F7EA}"
       }
     ] : []
   ];
   const { chart, legend } = decidedBarChart(
-    runs.map((r) => ({ label: r.name, value: stabilisedValue(r), group: barGroup(r) })),
+    bars.map(({ run, figure }) => ({ label: run.name, value: figure.value, group: barGroup(run) })),
     DECIDED_GROUPS,
     references,
-    { title: title ?? "Stabilised seconds per rollout (lower is better)", yLabel: "seconds per rollout" }
+    {
+      title: title ?? "Seconds per rollout as decided (lower is better)",
+      yLabel: "seconds per rollout"
+    }
   );
-  const missing2 = record.runs.filter((r) => stabilisedValue(r) === null).map((r) => `\`${r.name}\` (${r.status})`);
+  const missing2 = record.runs.filter((r) => !bars.some((b) => b.run === r)).map((r) => `\`${r.name}\` (${r.status})`);
   const svg = recordPaths(record.experiment_id).chart.replace(/^experiments\//, "");
   return [
     chart,
     "",
     `${legend}${missing2.length ? ` \xB7 without a value: ${missing2.join(", ")}` : ""}`,
     "",
-    `With 95% intervals: [${svg}](${svg})`
+    `A candidate decided against another is drawn at that one's value \xD7 (1 + the decided change). With 95% intervals: [${svg}](${svg})`
   ].join("\n");
 }
 function barGroup(run) {
@@ -75037,21 +75159,18 @@ function barGroup(run) {
   return "pending";
 }
 function recordChartSvg(record) {
-  const base = baselineRun(record);
-  const best = bestRun(record);
+  const { base, best } = referenceFigures(record);
   const refs = [];
-  const baseValue = base ? stabilisedValue(base) : null;
-  if (base && baseValue !== null) refs.push({ name: base.name, value: baseValue, kind: "baseline" });
-  const bestValue = best && best !== base ? stabilisedValue(best) : null;
-  if (best && bestValue !== null) refs.push({ name: best.name, value: bestValue, kind: "best" });
+  if (base) refs.push({ name: base.run.name, value: base.value, kind: "baseline" });
+  if (best) refs.push({ name: best.run.name, value: best.value, kind: "best" });
   return barChartSvg({
-    title: `${record.experiment_id}: seconds per rollout (lower is better)`,
+    title: `${record.experiment_id}: seconds per rollout as decided (lower is better)`,
     yLabel: "seconds per rollout",
-    bars: record.runs.filter((r) => stabilisedValue(r) !== null).map((r) => ({
-      label: r.name,
-      value: stabilisedValue(r),
-      interval: valueInterval(r),
-      outcome: r.status
+    bars: figures(record).map(({ run, figure }) => ({
+      label: run.name,
+      value: figure.value,
+      interval: figure.low < figure.high ? { low: figure.low, high: figure.high } : null,
+      outcome: run.status
     })),
     references: refs
   });
@@ -75069,7 +75188,7 @@ function gpuTable(metrics) {
   for (const [gpu, g] of gpus) {
     const pressure = g.memory_pressure_percent ? `${num2(g.memory_pressure_percent.mean, 0)} / ${num2(g.memory_pressure_percent.max, 0)}` : "\u2014";
     lines.push(
-      `| ${gpu} | ${cell2((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num2(g.memory_total_gb)} | ${pressure} | ${num2(g.memory_headroom_gb_min)} |`
+      `| ${gpu} | ${cell((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num2(g.memory_total_gb)} | ${pressure} | ${num2(g.memory_headroom_gb_min)} |`
     );
   }
   return lines.join("\n");
@@ -75083,17 +75202,24 @@ function queueTable(metrics) {
     ...byService.map(([svc, q]) => `| ${svc} | ${num2(q.worker_min)} | ${num2(q.worker_max)} |`)
   ].join("\n");
 }
-function metricsList(run) {
+function figureLine(f) {
+  if (!f) return [];
+  const how = f.against ? `, as its decision says against \`${f.against.name}\` (${seconds(f.against.value)} s)` : "";
+  return [`- Seconds per rollout: ${f.low < f.high ? interval2(f) : `${seconds(f.value)} s`}${how}`];
+}
+function metricsList(run, runs) {
   const m = run.stable_metrics;
   const v = run.verdict;
-  const lines = [];
+  const lines = figureLine(figureOf(run, runs));
   if (v) {
     lines.push(
       `- Verdict: **${v.state}**${v.minutes_of_data != null ? ` after ${num2(v.minutes_of_data)} min of data` : ""}${v.warmup_end_minutes != null ? ` (warm-up ended at ${num2(v.warmup_end_minutes)} min)` : ""}`
     );
     if (v.projected_full_run)
-      lines.push(`- Projected full-run seconds per rollout: ${interval2(v.projected_full_run)}`);
-    if (v.value) lines.push(`- Stable value: ${interval2(v.value)}`);
+      lines.push(
+        `- The detector's projected full-run value (start-up included): ${interval2(v.projected_full_run)}`
+      );
+    if (v.value) lines.push(`- The detector's stable value: ${interval2(v.value)}`);
     if (v.cycle)
       lines.push(
         `- Cycle: period ${num2(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`
@@ -75105,7 +75231,10 @@ function metricsList(run) {
   else if (compared) lines.push(`- Comparison: ${compared}`);
   if (m) {
     const pairs = [
-      ["Full-run seconds per rollout", seconds(m.seconds_per_rollout_full_run)],
+      [
+        "Full-run seconds per rollout at the last reading (start-up included)",
+        seconds(m.seconds_per_rollout_full_run)
+      ],
       ["5-minute seconds per rollout", seconds(m.seconds_per_rollout_5m)],
       ["Completed rollouts", num2(m.completed_rollouts, 0)],
       ["Failed rollouts", num2(m.failed_rollouts, 0)],
@@ -75123,8 +75252,8 @@ function metricsList(run) {
   }
   return lines;
 }
-function runSection(run, step) {
-  const out = [`### Step ${step}: \`${run.name}\` \u2014 ${run.status}`, ""];
+function runFacts(run) {
+  const out = [];
   const facts = [];
   if (run.run_name) facts.push(`run \`${run.run_name}\``);
   if (run.job_id) facts.push(`Slurm job \`${run.job_id}\``);
@@ -75140,28 +75269,27 @@ function runSection(run, step) {
   );
   out.push(`- Parent: ${run.parent ? `\`${run.parent}\`` : "none (baseline)"}`);
   const change = Object.entries(run.change ?? {});
-  if (change.length) {
-    out.push("- Change:");
-    for (const [key, value] of change) out.push(`  - \`${key}\`: ${value}`);
-  }
-  if (run.hypothesis) out.push(`- Hypothesis: ${cell2(safeText(run.hypothesis))}`);
-  if (run.expected_effect) out.push(`- Expected effect: ${cell2(run.expected_effect)}`);
-  out.push("", "#### Findings", "");
-  const metrics = metricsList(run);
+  if (change.length) out.push("- Change:", ...change.map(([key, value]) => `  - \`${key}\`: ${value}`));
+  if (run.hypothesis) out.push(`- Hypothesis: ${cell(safeText(run.hypothesis))}`);
+  if (run.expected_effect) out.push(`- Expected effect: ${cell(run.expected_effect)}`);
+  return out;
+}
+function runFindings(run, runs) {
+  const out = ["", "#### Findings", ""];
+  const metrics = metricsList(run, runs);
   out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
   const evidence = run.verdict?.evidence ?? [];
-  if (evidence.length) {
-    out.push("- Evidence:");
-    for (const e of evidence) out.push(`  - ${cell2(e)}`);
-  }
+  if (evidence.length) out.push("- Evidence:", ...evidence.map((e) => `  - ${cell(e)}`));
   const queue = queueTable(run.stable_metrics);
   if (queue) out.push("", queue);
   const b = run.stable_metrics?.bottleneck;
   out.push("", "#### Bottleneck", "");
-  if (b) {
-    out.push(`**${b.service ?? b.kind}** (${b.kind}, confidence ${b.confidence})`);
-    for (const e of b.evidence) out.push(`- ${cell2(e)}`);
-  } else out.push("Not determined.");
+  if (b)
+    out.push(
+      `**${b.service ?? b.kind}** (${b.kind}, confidence ${b.confidence})`,
+      ...b.evidence.map((e) => `- ${cell(e)}`)
+    );
+  else out.push("Not determined.");
   const gpus = gpuTable(run.stable_metrics);
   out.push("", "#### Resources per GPU", "", gpus ?? "No per-GPU telemetry was recorded.");
   const cpu = Object.entries(
@@ -75170,17 +75298,20 @@ function runSection(run, step) {
   if (cpu.length) {
     out.push("", "| Process group | CPU % (min / mean / max) |", "|---|---|");
     for (const [group, v] of cpu)
-      out.push(`| ${cell2(group)} | ${num2(v.min, 0)} / ${num2(v.mean, 0)} / ${num2(v.max, 0)} |`);
+      out.push(`| ${cell(group)} | ${num2(v.min, 0)} / ${num2(v.mean, 0)} / ${num2(v.max, 0)} |`);
   }
+  return out;
+}
+function runProblems(run) {
+  const out = [];
   const quality = run.stable_metrics?.telemetry_quality;
   const gaps2 = [
     ...(quality?.missing_metrics ?? []).map((m) => `missing metric \`${m}\``),
     ...quality?.gaps ?? []
   ];
   if (gaps2.length || quality?.notes) {
-    out.push("", "#### Telemetry gaps", "");
-    for (const g of gaps2) out.push(`- ${cell2(g)}`);
-    if (quality?.notes) out.push(`- ${cell2(quality.notes)}`);
+    out.push("", "#### Telemetry gaps", "", ...gaps2.map((g) => `- ${cell(g)}`));
+    if (quality?.notes) out.push(`- ${cell(quality.notes)}`);
   }
   if (run.failures?.length) {
     out.push("", "#### Failures", "");
@@ -75191,20 +75322,30 @@ function runSection(run, step) {
         f.gpu != null && `GPU ${f.gpu}`
       ].filter(Boolean).join(", ");
       out.push(
-        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell2(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell2(f.likely_fix)}` : ""}`
+        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell(f.likely_fix)}` : ""}`
       );
     }
   }
+  return out;
+}
+function runSection(run, step, runs = [run]) {
+  const out = [
+    `### Step ${step}: \`${run.name}\` \u2014 ${run.status}`,
+    "",
+    ...runFacts(run),
+    ...runFindings(run, runs),
+    ...runProblems(run)
+  ];
   out.push("", "#### Decision", "");
   out.push(
-    `**${run.decision.outcome}**${run.decision.reason ? `: ${cell2(safeText(run.decision.reason))}` : ""}`
+    `**${run.decision.outcome}**${run.decision.reason ? `: ${cell(safeText(run.decision.reason))}` : ""}`
   );
-  if (run.decision.next) out.push("", `Next: ${cell2(run.decision.next)}`);
+  if (run.decision.next) out.push("", `Next: ${cell(run.decision.next)}`);
   if (run.skill_reflections?.length) {
     out.push("", "#### Learnings", "");
     for (const l of run.skill_reflections)
       out.push(
-        `- (${l.topic}) ${cell2(safeText(l.learning))}${l.suggested_skill_update ? ` \u2014 suggested skill update: ${cell2(safeText(l.suggested_skill_update))}` : ""}${l.author ? ` \u2014 ${safeText(l.author)}` : ""}`
+        `- (${l.topic}) ${cell(safeText(l.learning))}${l.suggested_skill_update ? ` \u2014 suggested skill update: ${cell(safeText(l.suggested_skill_update))}` : ""}${l.author ? ` \u2014 ${safeText(l.author)}` : ""}`
       );
   }
   return out.join("\n");
@@ -75236,7 +75377,7 @@ function fixedInputsTable(record) {
   return [
     "| Input | Value |",
     "|---|---|",
-    ...rows.filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `| ${k} | \`${cell2(String(v))}\` |`)
+    ...rows.filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `| ${k} | \`${cell(String(v))}\` |`)
   ].join("\n");
 }
 function renderRecordMarkdown(record) {
@@ -75252,10 +75393,12 @@ function renderRecordMarkdown(record) {
   if (record.command) out.push("Started from:", "", "```sh", record.command, "```", "");
   out.push("## Current best", "");
   if (best.topology) {
+    const run = bestRun(record);
+    const figure = run ? figureOf(run, record.runs) : null;
     out.push(
-      `**\`${best.topology}\`** at ${seconds(best.stabilized_seconds_per_rollout_full_run)} s per rollout.`
+      `**\`${best.topology}\`** at ${seconds(figure?.value ?? best.stabilized_seconds_per_rollout_full_run)} s per rollout${figure?.against ? ` (as its decision says against \`${figure.against.name}\` at ${seconds(figure.against.value)} s)` : ""}.`
     );
-    if (best.decision_reasoning) out.push("", cell2(safeText(best.decision_reasoning)));
+    if (best.decision_reasoning) out.push("", cell(safeText(best.decision_reasoning)));
   } else out.push("No candidate accepted yet.");
   if (record.report?.path)
     out.push(
@@ -75269,7 +75412,7 @@ function renderRecordMarkdown(record) {
   if (record.runs.length) {
     out.push("## Candidates", "");
     record.runs.forEach((run, i) => {
-      out.push(runSection(run, i + 1), "");
+      out.push(runSection(run, i + 1, record.runs), "");
     });
   }
   return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
@@ -75592,69 +75735,6 @@ function recordFiles(record) {
   };
 }
 
-// src/record/best.ts
-function decisionValue(run) {
-  return decisionProjection(run.verdict)?.value ?? stabilisedValue(run);
-}
-function decidedAgainst2(run) {
-  const d = run.monitor_decision;
-  if (d) {
-    const outcome2 = decisionOutcome(d);
-    if (outcome2 === "measuring" || outcome2 === "reference") return null;
-    return { reference: parseAgainst(d.against).name, better: outcome2 === "better", text: decisionText(d) };
-  }
-  const c = run.comparison;
-  if (!c) return null;
-  const outcome = changeOutcome(comparisonChange(c), DEFAULT_MIN_IMPROVEMENT);
-  if (outcome === "measuring") return null;
-  return { reference: parseAgainst(c.against).name, better: outcome === "better", text: comparisonText(c) };
-}
-function recordedOrder(a, b) {
-  const t = (r) => {
-    const ms = r.recorded_at ? Date.parse(r.recorded_at) : Number.NaN;
-    return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
-  };
-  return t(a) - t(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-}
-function displaces(run, best) {
-  const mine = decidedAgainst2(run);
-  if (mine?.reference === best.name) return mine.better ? "decided" : null;
-  const theirs = decidedAgainst2(best);
-  if (theirs?.reference === run.name) return theirs.better ? null : "reverse";
-  return decisionValue(run) < decisionValue(best) ? "estimate" : null;
-}
-function bestSteps(runs) {
-  const accepted = runs.filter((r) => r.status === "accepted" && decisionValue(r) !== null);
-  const names = new Set(accepted.map((r) => r.name));
-  const beaten = (r) => {
-    const d = decidedAgainst2(r);
-    return !!d && !d.better && d.reference !== r.name && names.has(d.reference);
-  };
-  const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
-  const steps = [];
-  for (const run of [...eligible].sort(recordedOrder)) {
-    const best = steps.at(-1)?.run;
-    if (!best) {
-      steps.push({ run, over: null, how: "first" });
-      continue;
-    }
-    const how = displaces(run, best);
-    if (how) steps.push({ run, over: best, how });
-  }
-  return steps;
-}
-function bestReasoning(step) {
-  const { run, over, how } = step;
-  const pr = run.pull_request ? ` (pull request #${run.pull_request.number})` : "";
-  const head = `${run.name} accepted${pr}: ${seconds(stabilisedValue(run))} s/rollout`;
-  const claim = decidedAgainst2(run)?.text;
-  if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ""}`;
-  const vs = `${head} vs ${seconds(stabilisedValue(over))} s/rollout of ${over.name}`;
-  if (how === "decided") return `${vs}; ${claim}`;
-  if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst2(over)?.text}`;
-  return `${vs}; not decided against each other, so chosen by the decision estimate (${seconds(decisionValue(run))} against ${seconds(decisionValue(over))} s/rollout)${claim ? `; ${claim}` : ""}`;
-}
-
 // src/report/final-report.ts
 function gpuList(m) {
   return Object.entries(m?.resource_usage?.gpu_by_index ?? {}).sort((a, b) => Number(a[0]) - Number(b[0]));
@@ -75677,11 +75757,11 @@ function relativeChange(value, base) {
   const pct5 = (value - base) / base * 100;
   return `${pct5 > 0 ? "+" : ""}${num2(pct5, 1)}%`;
 }
-function measured(run) {
-  const value = stabilisedValue(run);
-  if (value === null)
+function measured(run, runs) {
+  const figure = figureOf(run, runs);
+  if (figure === null || run.status === "failed")
     return run.failures?.length ? `failed (${run.failures.at(-1).kind})` : "no stable value";
-  const parts = [`${seconds(value)} s/rollout`];
+  const parts = [figureText(figure)];
   const five = run.stable_metrics?.seconds_per_rollout_5m;
   if (five != null) parts.push(`5m ${seconds(five)}`);
   if (run.verdict && run.verdict.state !== "stable") parts.push(run.verdict.state);
@@ -75783,53 +75863,50 @@ function bestClaim(best) {
   const claim = decidedAgainst2(best);
   return claim?.better ? `; ${claim.text}` : "";
 }
-function renderFinalReport(record, options = {}) {
-  const paths = recordPaths(record.experiment_id);
+function figureValue(run, runs) {
+  return run ? figureOf(run, runs)?.value ?? null : null;
+}
+function resultLine(record) {
   const base = baselineRun(record);
   const best = bestRun(record);
-  const baseValue = base ? stabilisedValue(base) : null;
-  const bestValue = best ? stabilisedValue(best) : null;
   const counts = ["accepted", "rejected", "failed", "stopped", "running", "pending"].map((s) => [s, record.runs.filter((r) => r.status === s).length]).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
-  const out = [
-    `# Final report: \`${record.experiment_id}\``,
+  const bestValue = figureValue(best, record.runs);
+  const baseValue = figureValue(base, record.runs);
+  if (!best || !base || bestValue === null || baseValue === null || best.name === base.name)
+    return `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(", ") || "none"}.`;
+  return `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s as decided (${relativeChange(bestValue, baseValue)}; ${num2(baseValue / bestValue, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`;
+}
+function baselineSection(record) {
+  const base = baselineRun(record);
+  const out = ["", "## 1. Baseline", ""];
+  if (!base) return [...out, "No baseline was recorded."];
+  const m = base.stable_metrics;
+  const f = figureOf(base, record.runs);
+  const projected = base.verdict?.projected_full_run;
+  out.push(
+    `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ""}.`,
     "",
-    `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options.generatedAt ? ` Generated ${options.generatedAt}.` : ""}`,
-    ""
-  ];
-  const bestEstimate = best ? decisionValue(best) : null;
-  const baseEstimate = base ? decisionValue(base) : null;
-  if (best && base && bestEstimate !== null && baseEstimate !== null && best.name !== base.name)
-    out.push(
-      `**Result:** \`${best.name}\` reaches ${seconds(bestEstimate)} s per rollout against the baseline's ${seconds(baseEstimate)} s${best.verdict?.decision_estimate || base.verdict?.decision_estimate ? " by the decision estimate" : ""} (${relativeChange(bestEstimate, baseEstimate)}; ${num2(baseEstimate / bestEstimate, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`
-    );
-  else
-    out.push(
-      `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(", ") || "none"}.`
-    );
-  out.push("", "## 1. Baseline", "");
-  if (!base) out.push("No baseline was recorded.");
-  else {
-    const m = base.stable_metrics;
-    out.push(
-      `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ""}.`,
-      "",
-      `- Stabilised full-run seconds per rollout: ${base.verdict?.projected_full_run ? `${interval2(base.verdict.projected_full_run)} (projected to the run's end)` : base.verdict?.value ? interval2(base.verdict.value) : `${seconds(m?.seconds_per_rollout_full_run)} s`}`,
-      `- Full-run value read at the end: ${seconds(m?.seconds_per_rollout_full_run)} s; 5-minute value: ${seconds(m?.seconds_per_rollout_5m)} s`,
-      `- Resources: ${resourceLine(m)}`,
-      `- Bottleneck: ${bottleneckLine(m)}`
-    );
-    const table = gpuTable(m);
-    if (table) out.push("", table);
-    const chart2 = gpuChart(
-      base,
-      `${base.name === "baseline" ? "Baseline" : `Baseline ${base.name}`}: GPU utilisation and memory pressure`
-    );
-    if (chart2) out.push("", chart2);
-  }
-  out.push("", "## 2. Tried topologies", "");
+    `- Seconds per rollout (what the candidates were decided against): ${f && f.low < f.high ? interval2(f) : `${seconds(f?.value)} s`}${projected ? ` (the detector's projection of the full run to its end, start-up included: ${interval2(projected)})` : ""}`,
+    `- Full-run value read at the end: ${seconds(m?.seconds_per_rollout_full_run)} s; 5-minute value: ${seconds(m?.seconds_per_rollout_5m)} s`,
+    `- Resources: ${resourceLine(m)}`,
+    `- Bottleneck: ${bottleneckLine(m)}`
+  );
+  const table = gpuTable(m);
+  if (table) out.push("", table);
+  const chart = gpuChart(
+    base,
+    `${base.name === "baseline" ? "Baseline" : `Baseline ${base.name}`}: GPU utilisation and memory pressure`
+  );
+  if (chart) out.push("", chart);
+  return out;
+}
+function candidatesSection(record) {
+  const base = baselineRun(record);
+  const baseValue = figureValue(base, record.runs);
+  const out = ["", "## 2. Tried topologies", ""];
   const chart = secondsPerRolloutChart(
     record,
-    "Stabilised seconds per rollout by candidate (lower is better)"
+    "Seconds per rollout by candidate, as decided (lower is better)"
   );
   if (chart) out.push(chart, "");
   out.push(
@@ -75837,63 +75914,64 @@ function renderFinalReport(record, options = {}) {
     "|---:|---|---|---|---|---|---:|---|---|"
   );
   record.runs.forEach((run, i) => {
-    const value = stabilisedValue(run);
     const row = [
       String(i + 1),
       `\`${run.name}\``,
-      cell2(describeChange(run.change, !run.parent)),
-      cell2(run.hypothesis),
-      cell2(run.expected_effect),
-      cell2(measured(run)),
-      run === base ? "baseline" : relativeChange(value, baseValue),
-      cell2(resourceLine(run.stable_metrics)),
-      cell2(`${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ""}`)
+      cell(describeChange(run.change, !run.parent)),
+      cell(run.hypothesis),
+      cell(run.expected_effect),
+      cell(measured(run, record.runs)),
+      run === base ? "baseline" : relativeChange(figureValue(run, record.runs), baseValue),
+      cell(resourceLine(run.stable_metrics)),
+      cell(`${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ""}`)
     ];
     out.push(`| ${row.join(" | ")} |`);
   });
   if (record.runs.length === 0) out.push("| \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 |");
   out.push(...predictionLines(record));
-  out.push("", "## 3. Best topology", "");
-  if (!best) out.push("No candidate was accepted.");
-  else {
-    const chain = lineage(record, best);
-    out.push(
-      `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(bestValue)} s per rollout.`,
-      "",
-      `- Why it won: ${cell2(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
-    );
-    const decided2 = decisionText(best.monitor_decision);
-    const compared = comparisonText(best.comparison);
-    if (decided2) out.push(`- Decision: ${decided2}`);
-    else if (compared) out.push(`- Statistical comparison: ${compared}`);
-    if (chain.length > 1) {
-      out.push("- Changes from the baseline, step by step:");
-      for (const step of chain.slice(1))
-        out.push(`  - \`${step.name}\`: ${cell2(describeChange(step.change, false))}`);
-    }
-    out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
-    out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
-    const advice = headroomAdvice(best);
-    if (advice.length) {
-      out.push("- Headroom for further tuning:");
-      for (const a of advice) out.push(`  - ${a}`);
-    }
-    const leaves = best.topology?.block ? topologyLeaves(best.topology.block) : [];
-    if (leaves.length)
-      out.push(
-        "",
-        `As Hydra overrides over \`${best.topology.base}\`:`,
-        "",
-        "```sh",
-        leaves.map((l) => `${l.key}=${hydraValue2(l.value)}`).join(" \\\n"),
-        "```"
-      );
-    const table = gpuTable(best.stable_metrics);
-    if (table) out.push("", table);
-    const gchart = gpuChart(best, `Best ${best.name}: GPU utilisation and memory pressure`);
-    if (gchart) out.push("", gchart);
+  return out;
+}
+function bestSection(record) {
+  const best = bestRun(record);
+  const out = ["", "## 3. Best topology", ""];
+  if (!best) return [...out, "No candidate was accepted."];
+  const chain = lineage(record, best);
+  out.push(
+    `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(figureValue(best, record.runs))} s per rollout.`,
+    "",
+    `- Why it won: ${cell(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
+  );
+  const decided2 = decisionText(best.monitor_decision);
+  const compared = comparisonText(best.comparison);
+  if (decided2) out.push(`- Decision: ${decided2}`);
+  else if (compared) out.push(`- Statistical comparison: ${compared}`);
+  if (chain.length > 1) {
+    out.push("- Changes from the baseline, step by step:");
+    for (const step of chain.slice(1))
+      out.push(`  - \`${step.name}\`: ${cell(describeChange(step.change, false))}`);
   }
-  out.push("", "## 4. Advice for improving the workflow", "");
+  out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
+  out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
+  const advice = headroomAdvice(best);
+  if (advice.length) out.push("- Headroom for further tuning:", ...advice.map((a) => `  - ${a}`));
+  const leaves = best.topology?.block ? topologyLeaves(best.topology.block) : [];
+  if (leaves.length)
+    out.push(
+      "",
+      `As Hydra overrides over \`${best.topology.base}\`:`,
+      "",
+      "```sh",
+      leaves.map((l) => `${l.key}=${hydraValue2(l.value)}`).join(" \\\n"),
+      "```"
+    );
+  const table = gpuTable(best.stable_metrics);
+  if (table) out.push("", table);
+  const gchart = gpuChart(best, `Best ${best.name}: GPU utilisation and memory pressure`);
+  if (gchart) out.push("", gchart);
+  return out;
+}
+function adviceSection(record) {
+  const out = ["", "## 4. Advice for improving the workflow", ""];
   const byTopic = learningsByTopic(record);
   const derived = derivedAdvice(record);
   if (byTopic.size === 0 && derived.length === 0)
@@ -75902,21 +75980,31 @@ function renderFinalReport(record, options = {}) {
     out.push(`**${topic.replace(/_/g, " ")}**`, "");
     for (const { run, learning } of list)
       out.push(
-        `- ${cell2(learning.learning)} (from \`${run}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell2(learning.suggested_skill_update)}` : ""}`
+        `- ${cell(learning.learning)} (from \`${run}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell(learning.suggested_skill_update)}` : ""}`
       );
     out.push("");
   }
-  if (derived.length) {
-    out.push("**From the record**", "");
-    for (const d of derived) out.push(`- ${d}`);
-  }
+  if (derived.length) out.push("**From the record**", "", ...derived.map((d) => `- ${d}`));
+  return out;
+}
+function renderFinalReport(record, options = {}) {
+  const paths = recordPaths(record.experiment_id);
   const link = options.recordUrl ?? paths.markdown.replace(/^experiments\//, "");
-  out.push(
+  const out = [
+    `# Final report: \`${record.experiment_id}\``,
+    "",
+    `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options.generatedAt ? ` Generated ${options.generatedAt}.` : ""}`,
+    "",
+    resultLine(record),
+    ...baselineSection(record),
+    ...candidatesSection(record),
+    ...bestSection(record),
+    ...adviceSection(record),
     "",
     "## 5. Experiment record",
     "",
     `The full record: [${paths.markdown}](${link}) (machine-readable memory: \`${paths.json}\`).`
-  );
+  ];
   return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
 `;
 }
@@ -76118,6 +76206,54 @@ async function experimentJobs(slurm, experimentId, knownExperimentIds = []) {
   return Promise.all(own.map((j) => runJobOf(slurm, j)));
 }
 
+// src/record/best.ts
+function recordedOrder(a, b) {
+  const t = (r) => {
+    const ms = r.recorded_at ? Date.parse(r.recorded_at) : Number.NaN;
+    return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
+  };
+  return t(a) - t(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+function displaces(run, best, runs) {
+  const mine = decidedAgainst2(run);
+  if (mine?.reference === best.name) return mine.better ? "decided" : null;
+  const theirs = decidedAgainst2(best);
+  if (theirs?.reference === run.name) return theirs.better ? null : "reverse";
+  return figureOf(run, runs)?.value < figureOf(best, runs)?.value ? "estimate" : null;
+}
+function bestSteps(runs) {
+  const accepted = runs.filter((r) => r.status === "accepted" && figureOf(r, runs) !== null);
+  const names = new Set(accepted.map((r) => r.name));
+  const beaten = (r) => {
+    const d = decidedAgainst2(r);
+    return !!d && !d.better && d.reference !== r.name && names.has(d.reference);
+  };
+  const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
+  const steps = [];
+  for (const run of [...eligible].sort(recordedOrder)) {
+    const last = steps.at(-1);
+    const value = figureOf(run, runs)?.value;
+    if (!last) {
+      steps.push({ run, over: null, how: "first", value, overValue: null });
+      continue;
+    }
+    const how = displaces(run, last.run, runs);
+    if (how) steps.push({ run, over: last.run, how, value, overValue: last.value });
+  }
+  return steps;
+}
+function bestReasoning(step) {
+  const { run, over, how } = step;
+  const pr = run.pull_request ? ` (pull request #${run.pull_request.number})` : "";
+  const head = `${run.name} accepted${pr}: ${seconds(step.value)} s/rollout`;
+  const claim = decidedAgainst2(run)?.text;
+  if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ""}`;
+  const vs = `${head} vs ${seconds(step.overValue)} s/rollout of ${over.name}`;
+  if (how === "decided") return `${vs}; ${claim}`;
+  if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst2(over)?.text}`;
+  return `${vs}; not decided against each other, so chosen by their decided figures${claim ? `; ${claim}` : ""}`;
+}
+
 // src/record/apply.ts
 var STATUS2 = {
   accepted: "accepted",
@@ -76230,7 +76366,7 @@ function updateBest(record, run) {
       stabilized_seconds_per_rollout_full_run: null,
       decision_reasoning: null
     };
-  const value = stabilisedValue(step.run);
+  const value = step.value;
   const reasoning = bestReasoning(step);
   if (previous.topology === step.run.name && previous.stabilized_seconds_per_rollout_full_run === value && previous.decision_reasoning?.startsWith(reasoning))
     return previous;
@@ -77382,7 +77518,7 @@ function runsFromRecord(record, gpusPerRun2) {
   return record.runs.map((run) => {
     const round2 = run === base ? 0 : roundOf(run.hypothesis);
     const outcome = run === base && run.status !== "failed" ? "equivalent" : recordedOutcome(run);
-    const seconds2 = stabilisedValue(run);
+    const seconds2 = figureOf(run, record.runs)?.value ?? null;
     return {
       name: run.name,
       round: round2,
@@ -80177,8 +80313,8 @@ function recordReferences(config, experimentId) {
   }
   const server = config.env.GITHUB_SERVER_URL ?? "https://github.com";
   return {
-    baseline: referenceOf2(baselineRun(record)),
-    best: referenceOf2(bestRun(record)),
+    baseline: referenceWithFigure(baselineRun(record), record.runs),
+    best: referenceWithFigure(bestRun(record), record.runs),
     recordChartUrl: existsSync5(join6(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
   };
 }
