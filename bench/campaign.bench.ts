@@ -282,7 +282,7 @@ async function main(): Promise<number> {
     log(optuna ? `optuna: ${optuna} (TPE sampler, Hyperband pruner)` : OPTUNA_MISSING);
   const seeds = [...Array(SEEDS).keys()].map((i) => SEED0 + i);
   log(
-    `campaign bench: baseline 8gpu_64rollouts; ${seeds.length} seeds (${seeds[0]}-${seeds.at(-1)}); looks every ${LOOK} run-minute(s); budget ${BUDGET} GPU-hours per campaign; policy: parallel ${POLICY.parallel}, min_improvement ${pct(POLICY.minImprovement)}, stop after ${POLICY.stopAfter} rounds without a decided gain, ${POLICY.reference === 'measured-first' ? `a reference measured to ±${pct(POLICY.referencePrecision)} first` : "each round's reference beside its candidates (Dunnett's share)"}; target: within ${pct(WITHIN)} of the space's best; yardstick: GPU-hours per right conclusion (spent ÷ share within ${pct(WITHIN)}).\n`,
+    `campaign bench: baseline 8gpu_64rollouts; ${seeds.length} seeds (${seeds[0]}-${seeds.at(-1)}); looks every ${LOOK} run-minute(s); budget ${BUDGET} GPU-hours per campaign; policy: parallel ${POLICY.parallel}, min_improvement ${pct(POLICY.minImprovement)}, stop after ${POLICY.stopAfter} rounds without a decided gain, ${POLICY.reference === 'measured-first' ? `a reference measured to ±${pct(POLICY.referencePrecision)} first` : "each round's reference beside its candidates while its decisions need it"}; target: within ${pct(WITHIN)} of the space's best; yardstick: GPU-hours per right conclusion (spent ÷ share within ${pct(WITHIN)}).\n`,
   );
   // the in-memory path against a real Prometheus, on a few runs (not in quick mode)
   if (process.env.CAMPAIGN_PROMETHEUS ? process.env.CAMPAIGN_PROMETHEUS === '1' : !QUICK)

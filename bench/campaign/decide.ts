@@ -13,12 +13,12 @@ import {
   shouldStopOnDecision,
   type VerdictLike,
 } from '../../src/analysis/decision.js';
+import { referenceNeeded } from '../../src/analysis/reference-lifetime.js';
 import {
   type CampaignPolicy,
   futileByForecast,
   type RunOutcome,
   referenceReady,
-  referenceStillNeeded,
 } from '../../src/campaign/rounds.js';
 import type { Decision } from '../../src/types/generated/metrics.js';
 import { MAX_MINUTES, type SimRun, type World } from './sim.js';
@@ -185,9 +185,10 @@ export function decideRound(
 /**
  * A round with its reference run beside the candidates (a new job of the reference's topology,
  * started with them): each candidate is decided against the reference's verdict at the same run age.
- * The reference runs while a candidate is undecided and its run-minutes are below Dunnett's share
- * (src/campaign/rounds.ts referenceStillNeeded); a candidate still open after it stopped is decided
- * against where it stopped. Returns the candidates and the reference's own job.
+ * The reference runs while the round's decisions need it (src/analysis/reference-lifetime.ts
+ * referenceNeeded: an open candidate without an interval yet, pointing at a gain, or forecast to
+ * settle); a candidate still open after it stopped (it crashed) is decided against where it stopped.
+ * Returns the candidates and the reference's own job.
  */
 export function decideBeside(
   world: World,
@@ -202,9 +203,15 @@ export function decideBeside(
     if (refStop !== null) return;
     if (world.crashedBy(referenceRun, m)) refStop = referenceRun.shape.crashAtMinutes ?? m;
     else {
-      const minutes = state.filter((s) => !s.run.oom).map((s) => s.stoppedAt ?? m);
-      const live = state.some((s) => s.stoppedAt === null);
-      if (!live || !referenceStillNeeded(minutes, m)) refStop = m;
+      const open = state
+        .filter((s) => s.stoppedAt === null)
+        .map((s) => ({ name: s.run.id, decision: s.previous }));
+      const need = referenceNeeded(open, {
+        minImprovement: policy.minImprovement,
+        minute: m,
+        horizonMinutes: MAX_MINUTES,
+      });
+      if (!need.needed) refStop = m;
     }
   });
   const stoppedAt = refStop ?? MAX_MINUTES;

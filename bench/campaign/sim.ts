@@ -46,10 +46,31 @@ export interface SimRun {
   inFlight: number;
 }
 
-function hash32(s: string): number {
+/**
+ * FNV-1a, then MurmurHash3's finalizer: FNV alone mixes its last characters into the low bits so
+ * poorly that a rerun's id (the key and `#1`) drew the first attempt's incident about 1 time in 5.
+ */
+export function hash32(s: string): number {
   let h = 2166136261;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
   return h >>> 0;
+}
+
+/** Incidents, one in twenty each: a crash (20-60 run-minutes) or a drift (+25%/h). */
+export const INCIDENT_RATE = 0.05;
+
+/** A job's incident, drawn from its own stream: a rerun's and a reference job's independent of any other job's. */
+export function incidentOf(seed: number, id: string): { crashAtMinutes?: number; driftPerHour?: number } {
+  const rng = createRng(hash32(`incident/${seed}/${id}`));
+  const u = rng.next();
+  if (u < INCIDENT_RATE) return { crashAtMinutes: 20 + Math.floor(rng.next() * 41) };
+  if (u < 2 * INCIDENT_RATE) return { driftPerHour: 0.25 };
+  return {};
 }
 
 /**
@@ -99,8 +120,7 @@ export class World {
     const id = attempt ? `${key}#${attempt}` : key;
     const truth = this.steady(t);
     const inFlight = Math.max(1, capacitySummary(t).inFlight);
-    const h = hash32(`${this.seed}:${id}`);
-    const incident = h % 20;
+    const incident = incidentOf(this.seed, id);
     const workers = Math.max(1, Math.min(inFlight, t.runtime?.nr_workers ?? 1));
     const shape: Shape = {
       ...this.shape,
@@ -109,10 +129,9 @@ export class World {
       // the family's log-normal noise and noisy workers slow a run on average: scaled out, so the
       // run's steady rate is the twin's (they stay as scatter, and as unequal workers)
       steadySeconds: truth.secondsPerRollout * rateFactor(this.shape, inFlight, workers),
-      ...(incident === 0 ? { crashAtMinutes: 20 + ((h >>> 8) % 41) } : {}),
-      ...(incident === 1 ? { driftPerHour: 0.25 } : {}),
+      ...incident,
     };
-    shape.name = `${this.shape.name}${incident === 0 ? `+crash@${shape.crashAtMinutes}` : incident === 1 ? '+drift' : ''}`;
+    shape.name = `${this.shape.name}${incident.crashAtMinutes !== undefined ? `+crash@${shape.crashAtMinutes}` : incident.driftPerHour ? '+drift' : ''}`;
     return { key, id, topology: t, truth, oom: !!truth.oom, shape, inFlight };
   }
 

@@ -3,6 +3,7 @@
 // `stopAfter` rounds without a decided gain → report); the autopilot runs it for real and the
 // campaign bench simulates it, both through these functions. No I/O, no clock.
 import type { VerdictLike } from '../analysis/decision.js';
+import { pointsAtGain } from '../analysis/reference-lifetime.js';
 import type { Decision } from '../types/generated/metrics.js';
 
 export interface CampaignPolicy {
@@ -24,7 +25,8 @@ export interface CampaignPolicy {
   referencePrecision: number;
   /**
    * `beside` (default): each round runs its reference (the current best) again beside its candidates,
-   * decided at equal run age, for Dunnett's share (referenceStillNeeded); the baseline runs only to
+   * decided at equal run age, while its decisions need it (src/analysis/reference-lifetime.ts
+   * referenceNeeded); the baseline runs only to
    * its first usable projection. `measured-first`: the baseline and each winner are measured to
    * ±referencePrecision first and candidates are decided against that recorded value (the old way:
    * about 10.7 GPU-hours for the baseline alone, and a fixed error no candidate data removes).
@@ -190,19 +192,6 @@ export function nextStep(
   return { kind: 'round', index: state.rounds.length + 1, parent, count };
 }
 
-/**
- * Dunnett's allocation: K candidates compared with one reference are measured most cheaply when the
- * reference gets √K times the data of each. A reference run beside its candidates (started with them)
- * is still needed at run-minute `now` while it is below √K × the mean run-minutes of the K candidates
- * (each its stop, or `now` while it runs); with one candidate, as long as that one.
- */
-export function referenceStillNeeded(candidateMinutes: readonly number[], now: number): boolean {
-  const k = candidateMinutes.length;
-  if (k === 0) return false;
-  const mean = candidateMinutes.reduce((a, b) => a + Math.min(b, now), 0) / k;
-  return now <= Math.sqrt(k) * mean + 1e-9;
-}
-
 /** Run-minutes a candidate measures before its decision's forecast may stop it (futileByForecast). */
 export const FORECAST_AFTER_MINUTES = 30;
 
@@ -220,8 +209,7 @@ export function futileByForecast(
   minImprovement: number,
 ): boolean {
   if (decision.state !== 'measuring' || minute < FORECAST_AFTER_MINUTES) return false;
-  const change = decision.relative_change?.value;
-  if (change === undefined || change <= -minImprovement / 2) return false;
+  if (decision.relative_change?.value === undefined || pointsAtGain(decision, minImprovement)) return false;
   const eta = decision.expected_minutes_to_decision;
   // undefined: no interval yet (too little steady data), nothing is forecast
   if (eta === undefined) return false;

@@ -9,7 +9,6 @@ import {
   nextStep,
   type Round,
   referenceReady,
-  referenceStillNeeded,
   roundsWithoutGain,
   roundWinner,
   spentGpuHours,
@@ -129,26 +128,6 @@ describe('the stop rule with the model beside it (issue 33)', () => {
     const tried = closeRound(skipped, dry(3, true));
     expect(roundsWithoutGain(tried)).toBe(2);
     expect(stopRule(tried, DEFAULT_POLICY)).toMatch(/no decided gain in the last 2 round/);
-  });
-});
-
-describe("the reference beside its candidates: Dunnett's allocation (issue 33)", () => {
-  it('runs with one candidate as long as that one, and stops after the last candidate at the latest', () => {
-    expect(referenceStillNeeded([20], 20)).toBe(true);
-    expect(referenceStillNeeded([20], 25)).toBe(false);
-    expect(referenceStillNeeded([], 5)).toBe(false);
-  });
-
-  it('gets √K times the mean run-minutes of K candidates, so it may stop before a lingering one', () => {
-    // three candidates: two stop at 10, one runs on; the reference needs √3 × (10 + 10 + t) ÷ 3
-    // ≥ t, i.e. t ≤ 27.3 run-minutes
-    expect(referenceStillNeeded([10, 10, 25], 25)).toBe(true);
-    expect(referenceStillNeeded([10, 10, 30], 30)).toBe(false);
-    // all running: the reference runs with them
-    for (const t of [5, 30, 90]) expect(referenceStillNeeded([t, t, t, t], t)).toBe(true);
-    // four stopped at 20: √4 × 20 = 40 run-minutes is its share, but none is left to compare
-    expect(referenceStillNeeded([20, 20, 20, 20], 40)).toBe(true);
-    expect(referenceStillNeeded([20, 20, 20, 20], 45)).toBe(false);
   });
 });
 
