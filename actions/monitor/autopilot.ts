@@ -12,6 +12,7 @@ import { postSummaryCheckRun } from '../../src/github/check-runs.js';
 import type { Octokit } from '../../src/github/client.js';
 import { githubFileSource } from '../../src/github/contents.js';
 import { updateRunState } from '../../src/github/run-state.js';
+import { writeSubmitComment } from '../../src/github/submissions.js';
 import { admitRequest } from '../../src/lifecycle/bounds.js';
 import { type RunRequest, standingRequests } from '../../src/lifecycle/model.js';
 import { newRunLabel, runNameFor } from '../../src/lifecycle/run-name.js';
@@ -138,11 +139,21 @@ export function autopilotPort(
         requestedAt: new Date().toISOString(),
       };
       // Exactly once: a standing Request of this candidate at this head (another pass's) is kept.
-      await updateRunState(octokit, { ...repo, issue_number: pull.pr, botLogin: target.botLogin }, (s) =>
+      const pullTarget = { ...repo, issue_number: pull.pr, botLogin: target.botLogin };
+      const written = await updateRunState(octokit, pullTarget, (s) =>
         standingRequests(s, pull.headSha).some((r) => r.candidate === pull.candidate)
           ? s
           : admitRequest(s, request),
       );
+      // the bot's own record of it, which `/topo cancel` and `/topo state rebuild` read besides the state
+      if (written.requests.some((r) => r.id === request.id))
+        await writeSubmitComment(
+          octokit,
+          pullTarget,
+          pull.candidate,
+          `### Submission of \`${pull.candidate}\`\n\n\`${request.runName}\` requested by the autopilot (the policy on the default branch); the monitor submits it when a slot frees.`,
+          { request },
+        );
     },
     async close(_exp, pr, comment) {
       await closeWithComment(octokit, target, pr, comment);

@@ -6,10 +6,9 @@
 // (all, or the named candidate's) and write their Outcomes, and cancel by name any live job of the
 // pull request's candidates the state does not hold (an edited state never hides a running job). Every Slurm client is closed before the
 // handler returns, so the process exits.
-import { posix } from 'node:path';
 import { setStateLabel } from '../../src/github/labels.js';
 import { openPullRunStates, readRunState, updateRunState } from '../../src/github/run-state.js';
-import { upsertStickyComment } from '../../src/github/sticky-comment.js';
+import { readSubmissions, writeSubmitComment } from '../../src/github/submissions.js';
 import { codeBlock, inlineText } from '../../src/github/user-text.js';
 import { admitRequest, RunStateFullError } from '../../src/lifecycle/bounds.js';
 import {
@@ -49,11 +48,10 @@ import {
   withRunName,
 } from '../../src/usecases/prepare.js';
 import { type RebuildResult, rebuildRunState } from '../../src/usecases/rebuild.js';
-import { submitPurpose } from '../../src/usecases/refuse.js';
 import { concludeHandler } from '../../src/usecases/report.js';
 import {
   cancelCandidate,
-  cancelRunsByName,
+  cancelRuns,
   type SubmitResult,
   submitCandidate,
 } from '../../src/usecases/submit.js';
@@ -152,6 +150,19 @@ async function queuedAhead(ctx: PullRequestContext, mine: RunRequest): Promise<R
   return ahead.sort(byRequestTime);
 }
 
+/** The Request ids other open pull requests' states hold (their runs are never this one's to reach). */
+async function otherPullsRequests(ctx: PullRequestContext): Promise<Set<string>> {
+  const { pulls } = await openPullRunStates(ctx.octokit, {
+    owner: ctx.owner,
+    repo: ctx.repo,
+    botLogin: ctx.botLogin,
+  });
+  const ids = new Set<string>();
+  for (const p of pulls)
+    if (p.pr !== ctx.pullNumber) for (const r of [...p.state.requests, ...p.state.ended]) ids.add(r.id);
+  return ids;
+}
+
 /** The pull request's candidate files, or only the one `/topo <command> <candidate>` names. */
 function pick(files: readonly string[], name: string | undefined): string[] {
   return name === undefined ? [...files] : files.filter((f) => candidateNameOf(f) === name);
@@ -212,11 +223,17 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
       if (error instanceof ConnectionLostError || error instanceof CommandTimeoutError) return error;
       throw error;
     });
-    if (result instanceof Error)
-      return {
-        line: `\`${request.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel ${c.candidate}\` withdraws the request.`,
-        requested: true,
-      };
+    if (result instanceof Error) {
+      const line = `\`${request.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel ${c.candidate}\` withdraws the request.`;
+      await writeSubmitComment(
+        ctx.octokit,
+        target(ctx),
+        c.candidate,
+        `### Submission of \`${c.candidate}\`\n\n${line}`,
+        { request },
+      );
+      return { line, requested: true };
+    }
     if (result.status === 'submitted' || result.status === 'existing') {
       const jobId = result.jobId;
       // the Request again with its Run: a write another writer dropped is restored with it
@@ -225,22 +242,23 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
       );
     }
     const what = describe(result);
-    await upsertStickyComment(ctx.octokit, {
-      ...target(ctx),
-      purpose: submitPurpose(c.candidate),
-      body: [
-        `### Submission of \`${c.candidate}\``,
-        '',
-        `\`${result.jobName}\` on cluster \`${result.cluster}\`: ${what}.`,
-        '',
-        '<details><summary>sbatch command</summary>',
-        '',
-        codeBlock(result.command, 'sh'),
-        '',
-        '</details>',
-        '',
-        `Requested by ${inlineText(ctx.actor, 40)} at commit ${ctx.headSha.slice(0, 7)}, checked against the default branch's experiment. A push supersedes this run; the new head then waits for a new \`/topo submit\`.`,
-      ].join('\n'),
+    const jobId = result.status === 'submitted' || result.status === 'existing' ? result.jobId : undefined;
+    const text = [
+      `### Submission of \`${c.candidate}\``,
+      '',
+      `\`${result.jobName}\` on cluster \`${result.cluster}\`: ${what}.`,
+      '',
+      '<details><summary>sbatch command</summary>',
+      '',
+      codeBlock(result.command, 'sh'),
+      '',
+      '</details>',
+      '',
+      `Requested by ${inlineText(ctx.actor, 40)} at commit ${ctx.headSha.slice(0, 7)}, checked against the default branch's experiment. A push supersedes this run; the new head then waits for a new \`/topo submit\`.`,
+    ].join('\n');
+    await writeSubmitComment(ctx.octokit, target(ctx), c.candidate, text, {
+      request,
+      ...(jobId ? { jobId } : {}),
     });
     return { line: `\`${result.jobName}\` ${what}.`, requested: true };
   };
@@ -304,7 +322,7 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
       { number: ctx.pullNumber, headSha: ctx.headSha, actor: ctx.actor },
     );
 
-  /** `/topo state rebuild`: the state again from Slurm's jobs and the pull request's history. */
+  /** `/topo state rebuild`: the state again from Slurm's jobs and the bot's own records on the pull request. */
   const stateCommand = async (ctx: PullRequestContext): Promise<HandlerResult> => {
     const rebuilt = await rebuildFor(ctx);
     const open = openRequests(rebuilt.state);
@@ -323,7 +341,7 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
       const rebuilt = await rebuildFor(ctx);
       return {
         state: rebuilt.state,
-        note: `${inlineText(error.message, 400)}. It was rebuilt from Slurm's jobs and this pull request's history first (${rebuilt.found} runs named, ${rebuilt.known} known to Slurm${rebuilt.cancelled.length ? `; job ${rebuilt.cancelled.join(', ')} of runs that no longer stand cancelled` : ''}).\n\n`,
+        note: `${inlineText(error.message, 400)}. It was rebuilt from Slurm's jobs and the bot's own records on this pull request first (${rebuilt.found} runs named, ${rebuilt.known} known to Slurm${rebuilt.cancelled.length ? `; job ${rebuilt.cancelled.join(', ')} of runs that no longer stand cancelled` : ''}).\n\n`,
       };
     }
   };
@@ -337,16 +355,16 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
       const chosen = ctx.argument ? open.filter((r) => r.candidate === ctx.argument) : open;
       const lines: string[] = note ? [note.trim()] : [];
       for (const request of chosen) lines.push(await endRequest(ctx, request, verb));
-      // by name too: a state edited into a valid but empty one must not leave a job running
-      const byName = await endByName(ctx, new Set(chosen.map((r) => r.runName)), verb);
-      if (chosen.length === 0 && byName.length === 0)
+      // the bot's own records too: a state edited into a valid but empty one must not leave a job running
+      const byRecord = await endByRecord(ctx, new Set(chosen.map((r) => r.runName)), verb);
+      if (chosen.length === 0 && byRecord.length === 0)
         return {
           ok: true,
           message: ctx.argument
             ? `No run of \`${ctx.argument}\` is queued or running on this pull request: nothing to ${nothing}.${open.length ? ` Open: ${listed([...new Set(open.map((r) => r.candidate))])}.` : ''}`
             : `No run of this pull request is queued or running: nothing to ${nothing}.`,
         };
-      lines.push(...byName);
+      lines.push(...byRecord);
       // A stopped run keeps its label (the monitor shows its verdict); a cancelled one leaves the rest's.
       if (verb === 'cancelled')
         await setStateLabel(
@@ -358,36 +376,34 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
     };
 
   /**
-   * Cancels the live jobs Slurm has under the names of this pull request's candidates (its candidate
-   * files, or the one named) that the state's Requests did not cover; one reply line each.
+   * Cancels the live jobs of runs the bot's own submission records on this pull request name and the
+   * state's open Requests did not cover (a state edited into a valid but empty one must not leave a
+   * job running): exact run names, never one derived from a file name or quoted text, never a run
+   * another open pull request's state holds. One reply line per job.
    */
-  const endByName = async (
+  const endByRecord = async (
     ctx: PullRequestContext,
     handled: ReadonlySet<string>,
     verb: 'cancelled' | 'stopped',
   ): Promise<string[]> => {
-    const { files } = await pullRequestCandidates(
-      ctx.octokit,
-      { owner: ctx.owner, repo: ctx.repo, number: ctx.pullNumber },
-      config,
-    );
+    const { submissions } = await readSubmissions(ctx.octokit, target(ctx));
+    const others = await otherPullsRequests(ctx);
     const byExperiment = new Map<string, Set<string>>();
-    for (const path of files) {
-      const candidate = candidateNameOf(path);
-      if (ctx.argument && candidate !== ctx.argument) continue;
-      const experiment = posix.basename(posix.dirname(path));
-      byExperiment.set(experiment, (byExperiment.get(experiment) ?? new Set()).add(candidate));
+    for (const { request: r } of submissions) {
+      if (handled.has(r.runName) || others.has(r.id) || (ctx.argument && r.candidate !== ctx.argument))
+        continue;
+      byExperiment.set(r.experiment, (byExperiment.get(r.experiment) ?? new Set()).add(r.runName));
     }
     const lines: string[] = [];
-    for (const [experimentId, candidates] of byExperiment) {
+    for (const [experimentId, runNames] of byExperiment) {
       const exp = await experimentOnDefaultBranch(config, experimentId);
       if (!exp.ok) continue;
       const found = await withSlurm(config, exp.clusterName, exp.cluster, (slurm) =>
-        cancelRunsByName({ slurm }, { experimentId, candidates, except: handled }),
+        cancelRuns({ slurm }, { experimentId, runNames }),
       );
       for (const j of found)
         lines.push(
-          `\`${j.name}\`: ${verb} job ${j.id}, found on Slurm by its name (the bot state does not hold its run: \`/topo state rebuild\` records it).`,
+          `\`${j.name}\`: ${verb} job ${j.id}, found by the bot's submission record on this pull request (the bot state does not hold its run: \`/topo state rebuild\` records it).`,
         );
     }
     return lines;
@@ -459,7 +475,7 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
 /** The reply to `/topo state rebuild`. */
 function rebuildReply(r: RebuildResult, open: readonly RunRequest[]): string {
   return [
-    `Rebuilt this pull request's bot state from Slurm's jobs and its history: ${r.found} run${r.found === 1 ? '' : 's'} named in the bot's comments, ${r.known} known to Slurm.`,
+    `Rebuilt this pull request's bot state from Slurm's jobs and the bot's own records: ${r.found} run${r.found === 1 ? '' : 's'} named in its state and submission records, ${r.known} known to Slurm.`,
     r.wasReadable
       ? `The state was readable and is kept; ${r.added} run${r.added === 1 ? '' : 's'} it did not hold ${r.added === 1 ? 'was' : 'were'} added.`
       : `The state could not be read and was replaced (${r.added} run${r.added === 1 ? '' : 's'}).`,
@@ -468,6 +484,11 @@ function rebuildReply(r: RebuildResult, open: readonly RunRequest[]): string {
       : 'No run is open now: comment `/topo submit` to run a candidate.',
     ...(r.cancelled.length
       ? [`Cancelled Slurm job ${r.cancelled.join(', ')} of runs that no longer stand.`]
+      : []),
+    ...(r.problems.length
+      ? [
+          `${r.problems.length} submission record${r.problems.length === 1 ? '' : 's'} did not check and ${r.problems.length === 1 ? 'was' : 'were'} left out: ${inlineText(r.problems.slice(0, 3).join('; '), 600)}.`,
+        ]
       : []),
     ...(r.unreachable.length
       ? [

@@ -25,7 +25,7 @@ export const COMMANDS = {
   state: {
     argument: 'rebuild',
     summary:
-      "rebuild the pull request's bot state from Slurm's jobs and the pull request's history (when it is unreadable)",
+      "rebuild the pull request's bot state from Slurm's jobs and the bot's own records (when it is unreadable)",
   },
   help: { argument: false, summary: 'show this help' },
 } as const;

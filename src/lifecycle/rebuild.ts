@@ -1,9 +1,10 @@
-// Rebuilding a pull request's run state (pure): from the run names the bot wrote on the pull
-// request (its replies and comments name every run exactly) and the job Slurm has for each.
+// Rebuilding a pull request's run state (pure): from the runs the bot's own structured records name
+// (the state block as read, and the submission records of its submission comments) and the job
+// Slurm has for each.
 // Only what is running stays open: the latest run of a candidate, at the current head's topology,
 // whose job is live keeps its Request and Run (the monitor goes on with it). Every other run gets
 // an Outcome: a live job of it is cancelled (`superseded`), an ended one says how Slurm ended it, a
-// run the history says was submitted but Slurm no longer knows is `lost`, and one that never got a
+// run the records say was submitted but Slurm no longer knows is `lost`, and one that never got a
 // job (it waited for a slot) is withdrawn: a rebuild never starts anything, `/topo submit` does.
 // Nothing here reads a clock or the network.
 
@@ -20,9 +21,10 @@ import {
   withRequest,
   withRun,
 } from './model.js';
-import { looksLikeLongerExperiment, parseRunName } from './run-name.js';
+import { parseRunName } from './run-name.js';
+import type { Submission } from './submissions.js';
 
-/** A run the history names. */
+/** A run the bot's records name. */
 export interface FoundRun {
   experiment: string;
   candidate: string;
@@ -30,9 +32,9 @@ export interface FoundRun {
   /** The run label: the Request's id. */
   id: string;
   runName: string;
-  /** The history says it was submitted (a Slurm job was named beside it). */
+  /** The records say it was submitted (it had a Slurm job). */
   submitted: boolean;
-  /** When the history first named it (ISO 8601): its request time when Slurm knows no job. */
+  /** Its request time (ISO 8601), when Slurm knows no job. */
   firstSeen: string;
 }
 
@@ -64,38 +66,44 @@ export interface RebuildPlan {
   cancel: Array<{ experiment: string; jobId: string; runName: string }>;
 }
 
-const RUN_TOKEN = /topo-[a-z0-9][a-z0-9_.-]*-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9a-z-])/g;
-
 /**
- * The runs of `experimentIds` named in `comments` (the bot's comments on the pull request, oldest
- * first), each once; `submitted` when a line naming it also names a Slurm job.
+ * The runs the bot's own structured records name, each once, oldest first: the Requests of the state
+ * as read (when it could be read; its summaries of ended runs too) and the submission records of the
+ * pull request's submission comments (src/lifecycle/submissions.ts). Never a run name found in other
+ * text: the bot quotes people's comments, and a quoted run name is nobody's Request (invariant 22).
  */
-export function runsInHistory(
-  comments: ReadonlyArray<{ body: string; at: string }>,
-  experimentIds: readonly string[],
-): FoundRun[] {
+export function runsOfRecords(state: RunState | null, submissions: readonly Submission[]): FoundRun[] {
   const found = new Map<string, FoundRun>();
-  const lines = comments.flatMap((c) => c.body.split('\n').map((line) => ({ line, at: c.at })));
-  for (const { line, at } of lines) {
-    for (const token of line.match(RUN_TOKEN) ?? []) {
-      const owner = [...experimentIds]
-        .filter((id) => parseRunName(token, id)?.label && !looksLikeLongerExperiment(token, id))
-        .sort((a, b) => b.length - a.length)[0];
-      const parsed = owner ? parseRunName(token, owner) : null;
-      if (!owner || !parsed?.label) continue;
-      const submitted = /Slurm job\s+\**\d/.test(line) || (found.get(token)?.submitted ?? false);
-      found.set(token, {
-        experiment: owner,
-        candidate: parsed.candidate,
-        topologyHash: parsed.hash,
-        id: parsed.label,
-        runName: token,
-        submitted,
-        firstSeen: found.get(token)?.firstSeen ?? at,
-      });
-    }
+  const add = (run: FoundRun) => {
+    const seen = found.get(run.runName);
+    found.set(run.runName, seen ? { ...seen, submitted: seen.submitted || run.submitted } : run);
+  };
+  const fromRequest = (r: RunRequest, submitted: boolean): FoundRun => ({
+    experiment: r.experiment,
+    candidate: r.candidate,
+    topologyHash: r.topologyHash,
+    id: r.id,
+    runName: r.runName,
+    submitted,
+    firstSeen: r.requestedAt,
+  });
+  for (const r of state?.requests ?? []) add(fromRequest(r, Boolean(state?.runs[r.id])));
+  for (const e of state?.ended ?? []) {
+    const parsed = parseRunName(e.runName, e.experiment);
+    if (parsed?.label !== e.id) continue;
+    const { experiment, candidate, id, runName } = e;
+    add({
+      experiment,
+      candidate,
+      id,
+      runName,
+      topologyHash: parsed.hash,
+      submitted: !!e.jobId,
+      firstSeen: e.at,
+    });
   }
-  return [...found.values()];
+  for (const s of submissions) add(fromRequest(s.request, s.jobId !== undefined));
+  return [...found.values()].sort((a, b) => Date.parse(a.firstSeen) - Date.parse(b.firstSeen));
 }
 
 const ENDED_AS: Record<string, OutcomeKind> = { COMPLETED: 'finished', CANCELLED: 'cancelled' };

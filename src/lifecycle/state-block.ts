@@ -93,8 +93,8 @@ function obj(v: unknown, where: string): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
-function checkRequest(v: unknown, i: number): RunRequest {
-  const where = `requests[${i}]`;
+/** One Request as the bot wrote it, checked field by field (`where` names it in the error). */
+export function checkRunRequest(v: unknown, where: string): RunRequest {
   const o = obj(v, where);
   const pr = o.pr;
   if (typeof pr !== 'number' || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, 'not a PR number');
@@ -112,7 +112,7 @@ function checkRequest(v: unknown, i: number): RunRequest {
   };
 }
 
-function checkRun(v: unknown, where: string): RunRecord {
+export function checkRun(v: unknown, where: string): RunRecord {
   const o = obj(v, where);
   return { jobId: str(o, 'jobId', JOB_ID, where), submittedAt: str(o, 'submittedAt', 'iso', where) };
 }
@@ -161,7 +161,7 @@ export function checkRunState(data: unknown): RunState {
   if (o.version === 2 && !Array.isArray(o.ended)) fail('ended', 'not a list');
   const state: RunState = {
     version: 2,
-    requests: o.requests.map(checkRequest),
+    requests: o.requests.map((r, i) => checkRunRequest(r, `requests[${i}]`)),
     runs: {},
     outcomes: {},
     ended: o.version === 2 ? (o.ended as unknown[]).map(checkEnded) : [],

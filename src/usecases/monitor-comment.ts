@@ -15,7 +15,7 @@ import {
 import { candidateOfRunName } from '../lifecycle/run-name.js';
 import { parseObservationBlock } from '../report/observation-block.js';
 
-/** The purpose of candidate `candidate`'s monitor comment (as src/usecases/refuse.ts submitPurpose). */
+/** The purpose of candidate `candidate`'s monitor comment (as src/github/submissions.ts submitPurpose). */
 export function monitorPurpose(candidate: string): string {
   return `monitor-${candidate}`;
 }

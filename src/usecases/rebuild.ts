@@ -1,15 +1,23 @@
 // `/topo state rebuild`: a writer's recovery when the bot state of a pull request cannot be read
-// (cut, split by an older version, damaged) or lost runs. The runs come from the pull request's
-// history (the bot's own comments name each run exactly), their jobs from Slurm; src/lifecycle/
+// (cut, split by an older version, damaged) or lost runs. The runs come from the bot's own
+// structured records on the pull request only (the state block when it reads, the submission
+// records of its submission comments), never from other text: a run name a reader planted in a
+// comment the bot quoted is nobody's run (invariant 22). Their jobs come from Slurm; src/lifecycle/
 // rebuild.ts decides what stands. A readable state is kept and only added to; an unreadable one is
 // replaced. Jobs of runs that no longer stand are cancelled, so none is left that no command reaches.
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Octokit } from '../github/client.js';
-import { type RunStateTarget, replaceRunState } from '../github/run-state.js';
+import { type RunStateTarget, readRunState, replaceRunState } from '../github/run-state.js';
+import { readSubmissions } from '../github/submissions.js';
 import { jobForRun } from '../lifecycle/jobs.js';
 import type { RunState } from '../lifecycle/model.js';
-import { planRebuild, type RebuildJob, runsInHistory, underCurrent } from '../lifecycle/rebuild.js';
+import {
+  type FoundRun,
+  planRebuild,
+  type RebuildJob,
+  runsOfRecords,
+  underCurrent,
+} from '../lifecycle/rebuild.js';
+import { RunStateError } from '../lifecycle/state-block.js';
 import { slurmTimeToUnix } from '../slurm/parse.js';
 import { isLive, type SlurmClient } from '../slurm/types.js';
 import {
@@ -38,7 +46,7 @@ export interface RebuildDeps {
 
 export interface RebuildResult {
   state: RunState;
-  /** Runs the history names, and how many of them Slurm still knows. */
+  /** Runs the bot's records name, and how many of them Slurm still knows. */
   found: number;
   known: number;
   /** Requests added to the state (all of them when it was unreadable). */
@@ -47,19 +55,23 @@ export interface RebuildResult {
   /** Experiments whose jobs could not be read (not on the default branch): their runs are taken as Slurm-less. */
   unreachable: string[];
   wasReadable: boolean;
+  /** Submission records that did not check (left out), each with its comment. */
+  problems: string[];
 }
 
-/** The bot's comments on the pull request (every part of every one), oldest first: the run history. */
-async function botTexts(deps: RebuildDeps, pr: number): Promise<Array<{ body: string; at: string }>> {
-  const comments = await deps.octokit.paginate(deps.octokit.rest.issues.listComments, {
-    owner: deps.owner,
-    repo: deps.repo,
-    issue_number: pr,
-    per_page: 100,
-  });
-  return comments
-    .filter((c) => c.user?.login === deps.botLogin && c.body)
-    .map((c) => ({ body: c.body as string, at: new Date(c.created_at).toISOString() }));
+/**
+ * The runs the bot's own records on the pull request name: its state as read (null when it cannot
+ * be read) and its submission records. Nothing else the pull request says is read.
+ */
+async function recordedRuns(deps: RebuildDeps, target: RunStateTarget) {
+  let state: RunState | null = null;
+  try {
+    state = await readRunState(deps.octokit, target);
+  } catch (error) {
+    if (!(error instanceof RunStateError)) throw error;
+  }
+  const { submissions, problems } = await readSubmissions(deps.octokit, target);
+  return { runs: runsOfRecords(state, submissions), problems };
 }
 
 /**
@@ -86,15 +98,6 @@ async function headCandidates(deps: RebuildDeps, pr: number, headSha: string, wa
   return head;
 }
 
-/** The experiment folders of the default branch's checkout (an experiment's id is its folder). */
-function experimentFolders(source: CandidateSource): string[] {
-  const root = join(source.workspace, source.topologiesDir);
-  if (!existsSync(root)) return [];
-  return readdirSync(root, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(join(root, d.name, 'experiment.yaml')))
-    .map((d) => d.name);
-}
-
 const iso = (slurmTime: string | null | undefined) => {
   const ts = slurmTimeToUnix(slurmTime ?? null);
   return ts ? new Date(ts * 1000).toISOString() : null;
@@ -111,9 +114,7 @@ export async function rebuildRunState(
     issue_number: pull.number,
     botLogin: deps.botLogin,
   };
-  const texts = await botTexts(deps, pull.number);
-  // every experiment of the default branch may own a run name (the longest id wins)
-  const runs = runsInHistory(texts, experimentFolders(deps.source));
+  const { runs, problems } = await recordedRuns(deps, target);
   const { jobs, listed, unreachable } = await jobsOfRuns(deps, runs);
   const live = new Set(
     runs
@@ -155,15 +156,16 @@ export async function rebuildRunState(
     cancelled,
     unreachable,
     wasReadable,
+    problems,
   };
 }
 
 type ReadyExperiment = Extract<ExperimentOnDefaultBranch, { ok: true }>;
 
-/** Slurm's job of each run the history names, per experiment of the default branch (else unreachable). */
+/** Slurm's job of each run the records name, per experiment of the default branch (else unreachable). */
 async function jobsOfRuns(
   deps: RebuildDeps,
-  runs: ReturnType<typeof runsInHistory>,
+  runs: readonly FoundRun[],
 ): Promise<{ jobs: Map<string, RebuildJob>; listed: Map<string, ReadyExperiment>; unreachable: string[] }> {
   const jobs = new Map<string, RebuildJob>();
   const listed = new Map<string, ReadyExperiment>();

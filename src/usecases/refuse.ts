@@ -6,16 +6,12 @@
 import type { Octokit } from '../github/client.js';
 import { setStateLabel } from '../github/labels.js';
 import { updateRunState } from '../github/run-state.js';
-import { stickyText, upsertStickyComment } from '../github/sticky-comment.js';
+import { stickyText } from '../github/sticky-comment.js';
+import { writeSubmitComment } from '../github/submissions.js';
 import { codeBlock } from '../github/user-text.js';
 import { type Outcome, type RunRequest, type RunState, withOutcome } from '../lifecycle/model.js';
 import { findMonitorComment, writeMonitorComment } from './monitor-comment.js';
 import { type CandidateSource, type Prepared, prepareCandidateAt } from './prepare.js';
-
-/** The sticky comment of one candidate's submission: a pull request may carry several candidates. */
-export function submitPurpose(candidate: string): string {
-  return `submit-${candidate}`;
-}
 
 export interface PullTarget {
   owner: string;
@@ -85,7 +81,7 @@ export async function refuseRequest(
   if (!options.keepLabel)
     await setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: request.pr }, null);
   const body = refusalNotice(request, errors);
-  await upsertStickyComment(octokit, { ...target, purpose: submitPurpose(request.candidate), body });
+  await writeSubmitComment(octokit, target, request.candidate, body);
   const monitor = await findMonitorComment(octokit, target, request.candidate);
   if (stickyText(monitor)?.includes(request.runName))
     await writeMonitorComment(octokit, target, request.candidate, body, monitor);

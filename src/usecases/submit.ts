@@ -300,22 +300,15 @@ export async function cancelCandidate(deps: SubmitDeps, request: CancelRequest):
 }
 
 /**
- * Cancels by name the live jobs of the named candidates of one experiment (`/topo cancel` of a pull
- * request: its candidate files), whatever the bot state says: a state edited into a valid but
- * empty one must not leave a job running. Names are parsed exactly (never a longer experiment's or a
- * longer candidate's); `except` are run names the state's Requests already handled.
+ * Cancels the live jobs of exactly these runs of one experiment (one listing): the runs a pull
+ * request's own records name. Never a prefix, never a candidate's other runs.
  */
-export async function cancelRunsByName(
+export async function cancelRuns(
   deps: SubmitDeps,
-  request: { experimentId: string; candidates: ReadonlySet<string>; except: ReadonlySet<string> },
+  request: { experimentId: string; runNames: ReadonlySet<string> },
 ): Promise<{ name: string; id: string }[]> {
   const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request.experimentId)), request.experimentId);
-  const found = jobs.filter((j) => {
-    const parsed = parseRunName(j.name, request.experimentId);
-    return (
-      isLive(j.state) && parsed && request.candidates.has(parsed.candidate) && !request.except.has(j.name)
-    );
-  });
+  const found = jobs.filter((j) => isLive(j.state) && request.runNames.has(j.name));
   for (const j of found) await deps.slurm.cancel(j.id);
   return found.map((j) => ({ name: j.name, id: j.id }));
 }

@@ -1,8 +1,15 @@
-// Rebuilding the bot state from the bot's comments and Slurm's jobs: only a live run at the head's
+// Rebuilding the bot state from the bot's own records (state block, submission records) and Slurm's jobs: only a live run at the head's
 // topology stays open; every other run gets an Outcome; a rebuild never starts anything.
 import { describe, expect, it } from 'vitest';
-import { emptyRunState, openRequests, withRequest } from '../../../src/lifecycle/model.js';
-import { planRebuild, type RebuildJob, runsInHistory, underCurrent } from '../../../src/lifecycle/rebuild.js';
+import {
+  emptyRunState,
+  openRequests,
+  type RunRequest,
+  withRequest,
+  withRun,
+} from '../../../src/lifecycle/model.js';
+import { planRebuild, type RebuildJob, runsOfRecords, underCurrent } from '../../../src/lifecycle/rebuild.js';
+import type { Submission } from '../../../src/lifecycle/submissions.js';
 
 const A = 'topology-opt-vam-local-20260101';
 const B = `${A}-b-20260102`;
@@ -10,25 +17,30 @@ const HEAD = 'a'.repeat(40);
 const run = (candidate: string, hash: string, label: string, exp = A) =>
   `topo-${exp}-${candidate}-${hash}-${label}`;
 
-const history = [
-  {
-    at: '2026-12-01T10:00:00.000Z',
-    body: `\`${run('more', '11111111', '0000aaaa')}\` submitted as Slurm job **41**.`,
-  },
-  {
-    at: '2026-12-01T10:05:00.000Z',
-    body: [
-      `\`${run('more', '11111111', '0000bbbb')}\` queued at position 1 (by request time): 1 of 1 experiment slots are busy`,
-      `\`${run('less', '22222222', '0000cccc')}\` submitted as Slurm job **42**.`,
-      `a run of the longer experiment: \`${run('x', '33333333', '0000dddd', B)}\` submitted as Slurm job **43**`,
-      'not a run: topo-other-thing',
-    ].join('\n'),
-  },
+const request = (candidate: string, hash: string, label: string, at: string, exp = A): RunRequest => ({
+  id: label,
+  experiment: exp,
+  candidate,
+  path: `topologies/${exp}/${candidate}.yaml`,
+  pr: 7,
+  headSha: HEAD,
+  topologyHash: hash,
+  runName: run(candidate, hash, label, exp),
+  login: 'alice',
+  requestedAt: at,
+});
+
+/** What the bot recorded: `more` submitted, then queued again; `less` submitted; a run of a longer experiment. */
+const submissions: Submission[] = [
+  { request: request('more', '11111111', '0000aaaa', '2026-12-01T10:00:00.000Z'), jobId: '41' },
+  { request: request('more', '11111111', '0000bbbb', '2026-12-01T10:05:00.000Z') },
+  { request: request('less', '22222222', '0000cccc', '2026-12-01T10:05:00.001Z'), jobId: '42' },
+  { request: request('x', '33333333', '0000dddd', '2026-12-01T10:05:00.002Z', B), jobId: '43' },
 ];
 
-describe('the runs in the pull request’s history', () => {
-  it('are its run names, each once, owned by the longest experiment id, with whether a job was named', () => {
-    const runs = runsInHistory(history, [A, B]);
+describe('the runs the bot’s records name', () => {
+  it('are the submission records’ Requests, each once, oldest first, with whether a job was recorded', () => {
+    const runs = runsOfRecords(null, [...submissions].reverse());
     expect(runs.map((r) => [r.experiment, r.candidate, r.id, r.submitted])).toEqual([
       [A, 'more', '0000aaaa', true],
       [A, 'more', '0000bbbb', false],
@@ -37,10 +49,41 @@ describe('the runs in the pull request’s history', () => {
     ]);
     expect(runs[1]?.firstSeen).toBe('2026-12-01T10:05:00.000Z');
   });
+
+  it('take a readable state’s Requests and ended runs too, and a Run there makes a record’s run submitted', () => {
+    let state = withRequest(
+      emptyRunState(),
+      request('more', '11111111', '0000bbbb', '2026-12-01T10:05:00.000Z'),
+    );
+    state = withRun(state, '0000bbbb', { jobId: '44', submittedAt: '2026-12-01T10:06:00.000Z' });
+    state = {
+      ...state,
+      ended: [
+        {
+          id: '0000eeee',
+          experiment: A,
+          candidate: 'old',
+          runName: run('old', '44444444', '0000eeee'),
+          kind: 'finished',
+          at: '2026-11-30T00:00:00.000Z',
+          jobId: '9',
+        },
+      ],
+    };
+    const runs = runsOfRecords(state, submissions.slice(0, 2));
+    expect(runs.map((r) => [r.candidate, r.id, r.topologyHash, r.submitted])).toEqual([
+      ['old', '0000eeee', '44444444', true],
+      ['more', '0000aaaa', '11111111', true],
+      ['more', '0000bbbb', '11111111', true],
+    ]);
+  });
 });
 
 describe('planning a rebuild', () => {
-  const runs = runsInHistory(history, [A]);
+  const runs = runsOfRecords(
+    null,
+    submissions.filter((s) => s.request.experiment === A),
+  );
   const head = new Map([
     [`${A}/more`, { path: `topologies/${A}/more.yaml`, topologyHash: '11111111' }],
     [`${A}/less`, { path: `topologies/${A}/less.yaml`, topologyHash: '99999999' }],

@@ -1,9 +1,10 @@
 // The refusal of a queued Request that no longer validates: its Outcome (evidence within the state
 // block's limits) and the pull request's notice, whose quoted errors cannot break out of their fence.
 import { describe, expect, it } from 'vitest';
+import { submitPurpose } from '../../../src/github/submissions.js';
 import type { RunRequest } from '../../../src/lifecycle/model.js';
 import { checkRunState } from '../../../src/lifecycle/state-block.js';
-import { refusalNotice, refusedOutcome, submitPurpose } from '../../../src/usecases/refuse.js';
+import { refusalNotice, refusedOutcome } from '../../../src/usecases/refuse.js';
 
 const request: RunRequest = {
   id: '0000aaaa',

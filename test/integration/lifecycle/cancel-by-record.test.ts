@@ -1,8 +1,8 @@
-// `/topo cancel` reaches Slurm by the run names of the pull request's candidates as well as by the
-// bot state (issue 35): a writer who edits the state comment into a valid but empty state cannot make
-// it answer "nothing to cancel" while the job runs. Names are parsed exactly: candidate `w`'s cancel
-// never touches another pull request's `w-x`. The real submit action (its bundle), the local Slurm
-// and the local GitHub API.
+// `/topo cancel` reaches Slurm by the runs the bot's own submission records on the pull request name
+// as well as by the bot state (issue 35): a writer who edits the state comment into a valid but empty
+// state cannot make it answer "nothing to cancel" while the job runs. Exact run names only, never one
+// derived from a file name (issue 40): `w`'s cancel never touches another pull request's `w-x`. The
+// real submit action (its bundle), the local Slurm and the local GitHub API.
 import { describe, expect, it } from 'vitest';
 import { emptyRunState } from '../../../src/lifecycle/model.js';
 import { parseRunName } from '../../../src/lifecycle/run-name.js';
@@ -23,7 +23,7 @@ const t = useActionTestbed({
 });
 
 describe('/topo cancel with a state edited into a valid but empty one', () => {
-  it('still cancels the pull request’s running job, found by its name, and only that one', async () => {
+  it('still cancels the pull request’s running job, found by the bot’s submission record, and only that one', async () => {
     const mine = t.pull('mine');
     expect((await t.command(mine, '/topo submit')).outputs.outcome).toBe('done');
     expect((await t.command(t.pull('other'), '/topo submit')).outputs.outcome).toBe('done');
@@ -43,7 +43,7 @@ describe('/topo cancel with a state edited into a valid but empty one', () => {
     const cancel = await t.command(mine, '/topo cancel', { expectOk: false });
     expect(cancel.outputs.outcome, cancel.reply).toBe('done');
     expect(cancel.reply).not.toContain('nothing to cancel');
-    expect(cancel.reply).toContain(`cancelled job ${job?.id}, found on Slurm by its name`);
+    expect(cancel.reply).toContain(`cancelled job ${job?.id}, found by the bot's submission record`);
     expect(await liveOf('w')).toEqual([]);
     // the other pull request's `w-x` is not `w`'s: it runs on
     expect((await liveOf('w-x')).map((j) => j.id)).toEqual([other?.id]);
