@@ -72215,8 +72215,7 @@ function obj(v, where) {
   if (typeof v !== "object" || v === null || Array.isArray(v)) fail(where, "not an object");
   return v;
 }
-function checkRequest(v, i) {
-  const where = `requests[${i}]`;
+function checkRunRequest(v, where) {
   const o = obj(v, where);
   const pr = o.pr;
   if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
@@ -72277,7 +72276,7 @@ function checkRunState(data) {
   if (o.version === 2 && !Array.isArray(o.ended)) fail("ended", "not a list");
   const state2 = {
     version: 2,
-    requests: o.requests.map(checkRequest),
+    requests: o.requests.map((r, i) => checkRunRequest(r, `requests[${i}]`)),
     runs: {},
     outcomes: {},
     ended: o.version === 2 ? o.ended.map(checkEnded) : [],
@@ -75842,10 +75841,71 @@ function withRunName(submission, runName) {
   return { ...submission, jobName: runName, argv, shellLine: shellLine(argv), ...env ? { env } : {} };
 }
 
-// src/usecases/refuse.ts
+// src/lifecycle/submissions.ts
+var SUBMISSIONS_KEPT = 20;
+var MARK2 = "<!-- topo:submissions v1";
+var AT_END = /(?:^|\n)<!-- topo:submissions v1 ([A-Za-z0-9+/=]*) -->\s*$/;
+var JOB_ID4 = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
+function renderSubmissionsBlock(list) {
+  return `${MARK2} ${Buffer.from(JSON.stringify(list), "utf8").toString("base64")} -->`;
+}
+function withSubmission(list, s) {
+  const before = list.find((x) => x.request.id === s.request.id);
+  const jobId2 = s.jobId ?? before?.jobId;
+  const next = [...list.filter((x) => x.request.id !== s.request.id), { ...s, ...jobId2 ? { jobId: jobId2 } : {} }];
+  return next.slice(-SUBMISSIONS_KEPT);
+}
+function inconsistency(r) {
+  const parsed = parseRunName(r.runName, r.experiment);
+  if (!parsed) return `${r.runName} is not a run name of ${r.experiment}`;
+  if (parsed.label !== r.id || parsed.candidate !== r.candidate || parsed.hash !== r.topologyHash)
+    return `${r.runName} does not name the Request's own id, candidate and topology hash`;
+  return null;
+}
+function parseSubmissionsBlock(body) {
+  const m = AT_END.exec(body);
+  if (!m) return { submissions: [], problems: [] };
+  let data;
+  try {
+    data = JSON.parse(Buffer.from(m[1] ?? "", "base64").toString("utf8"));
+  } catch (e) {
+    return { submissions: [], problems: [`the submissions block is not JSON: ${e.message}`] };
+  }
+  if (!Array.isArray(data)) return { submissions: [], problems: ["the submissions block is not a list"] };
+  const submissions = [];
+  const problems = [];
+  for (const [i, entry] of data.entries()) {
+    try {
+      const o = entry;
+      const request2 = checkRunRequest(o?.request, `submissions[${i}].request`);
+      const wrong = inconsistency(request2);
+      if (wrong) throw new Error(`submissions[${i}]: ${wrong}`);
+      if (o.jobId !== void 0 && (typeof o.jobId !== "string" || !JOB_ID4.test(o.jobId)))
+        throw new Error(`submissions[${i}].jobId is not a Slurm job id`);
+      submissions.push({ request: request2, ...typeof o.jobId === "string" ? { jobId: o.jobId } : {} });
+    } catch (e) {
+      problems.push(e.message);
+    }
+  }
+  return { submissions, problems };
+}
+
+// src/github/submissions.ts
 function submitPurpose(candidate) {
   return `submit-${candidate}`;
 }
+async function writeSubmitComment(octokit, target, candidate, text2, submission) {
+  const sticky = { ...target, purpose: submitPurpose(candidate) };
+  const parts = await findStickyComments(octokit, sticky);
+  const kept = parseSubmissionsBlock(stickyText(parts) ?? "").submissions;
+  const list = submission ? withSubmission(kept, submission) : kept;
+  const body = list.length ? `${text2}
+
+${renderSubmissionsBlock(list)}` : text2;
+  await upsertStickyComment(octokit, { ...sticky, body }, parts);
+}
+
+// src/usecases/refuse.ts
 function recheckRequest(octokit, repo, request2, source) {
   return prepareCandidateAt(
     octokit,
@@ -75886,7 +75946,7 @@ async function refuseRequest(octokit, repo, request2, errors, at, options = {}) 
   if (!options.keepLabel)
     await setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: request2.pr }, null);
   const body = refusalNotice(request2, errors);
-  await upsertStickyComment(octokit, { ...target, purpose: submitPurpose(request2.candidate), body });
+  await writeSubmitComment(octokit, target, request2.candidate, body);
   const monitor = await findMonitorComment(octokit, target, request2.candidate);
   if (stickyText(monitor)?.includes(request2.runName))
     await writeMonitorComment(octokit, target, request2.candidate, body, monitor);
@@ -76321,7 +76381,7 @@ var COMMANDS = {
   conclude: { argument: false, summary: "post the experiment report comparing every candidate so far" },
   state: {
     argument: "rebuild",
-    summary: "rebuild the pull request's bot state from Slurm's jobs and the pull request's history (when it is unreadable)"
+    summary: "rebuild the pull request's bot state from Slurm's jobs and the bot's own records (when it is unreadable)"
   },
   help: { argument: false, summary: "show this help" }
 };
@@ -79932,11 +79992,22 @@ function autopilotPort(octokit, target, config) {
         login: target.botLogin,
         requestedAt: (/* @__PURE__ */ new Date()).toISOString()
       };
-      await updateRunState(
+      const pullTarget = { ...repo, issue_number: pull.pr, botLogin: target.botLogin };
+      const written = await updateRunState(
         octokit,
-        { ...repo, issue_number: pull.pr, botLogin: target.botLogin },
+        pullTarget,
         (s) => standingRequests(s, pull.headSha).some((r) => r.candidate === pull.candidate) ? s : admitRequest(s, request2)
       );
+      if (written.requests.some((r) => r.id === request2.id))
+        await writeSubmitComment(
+          octokit,
+          pullTarget,
+          pull.candidate,
+          `### Submission of \`${pull.candidate}\`
+
+\`${request2.runName}\` requested by the autopilot (the policy on the default branch); the monitor submits it when a slot frees.`,
+          { request: request2 }
+        );
     },
     async close(_exp, pr, comment) {
       await closeWithComment(octokit, target, pr, comment);

@@ -62965,8 +62965,7 @@ function obj(v, where) {
   if (typeof v !== "object" || v === null || Array.isArray(v)) fail(where, "not an object");
   return v;
 }
-function checkRequest(v, i) {
-  const where = `requests[${i}]`;
+function checkRunRequest(v, where) {
   const o = obj(v, where);
   const pr = o.pr;
   if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
@@ -63027,7 +63026,7 @@ function checkRunState(data) {
   if (o.version === 2 && !Array.isArray(o.ended)) fail("ended", "not a list");
   const state2 = {
     version: 2,
-    requests: o.requests.map(checkRequest),
+    requests: o.requests.map((r, i) => checkRunRequest(r, `requests[${i}]`)),
     runs: {},
     outcomes: {},
     ended: o.version === 2 ? o.ended.map(checkEnded) : [],
@@ -67798,7 +67797,7 @@ var COMMANDS = {
   conclude: { argument: false, summary: "post the experiment report comparing every candidate so far" },
   state: {
     argument: "rebuild",
-    summary: "rebuild the pull request's bot state from Slurm's jobs and the pull request's history (when it is unreadable)"
+    summary: "rebuild the pull request's bot state from Slurm's jobs and the bot's own records (when it is unreadable)"
   },
   help: { argument: false, summary: "show this help" }
 };

@@ -62781,7 +62781,7 @@ var COMMANDS = {
   conclude: { argument: false, summary: "post the experiment report comparing every candidate so far" },
   state: {
     argument: "rebuild",
-    summary: "rebuild the pull request's bot state from Slurm's jobs and the pull request's history (when it is unreadable)"
+    summary: "rebuild the pull request's bot state from Slurm's jobs and the bot's own records (when it is unreadable)"
   },
   help: { argument: false, summary: "show this help" }
 };
@@ -63113,9 +63113,6 @@ function statusReply(outcomes) {
   };
 }
 
-// actions/submit/handlers.ts
-import { posix as posix7 } from "node:path";
-
 // src/slurm/types.ts
 var SLURM_JOB_STATES = [
   "BOOT_FAIL",
@@ -63329,8 +63326,7 @@ function obj(v, where) {
   if (typeof v !== "object" || v === null || Array.isArray(v)) fail(where, "not an object");
   return v;
 }
-function checkRequest(v, i) {
-  const where = `requests[${i}]`;
+function checkRunRequest(v, where) {
   const o = obj(v, where);
   const pr = o.pr;
   if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
@@ -63391,7 +63387,7 @@ function checkRunState(data) {
   if (o.version === 2 && !Array.isArray(o.ended)) fail("ended", "not a list");
   const state2 = {
     version: 2,
-    requests: o.requests.map(checkRequest),
+    requests: o.requests.map((r, i) => checkRunRequest(r, `requests[${i}]`)),
     runs: {},
     outcomes: {},
     ended: o.version === 2 ? o.ended.map(checkEnded) : [],
@@ -64053,6 +64049,98 @@ function looksLikeLongerExperiment(name, experimentId) {
   const parsed = parseRunName(name, experimentId);
   if (!parsed) return false;
   return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+}
+
+// src/lifecycle/submissions.ts
+var SUBMISSIONS_KEPT = 20;
+var MARK2 = "<!-- topo:submissions v1";
+var AT_END = /(?:^|\n)<!-- topo:submissions v1 ([A-Za-z0-9+/=]*) -->\s*$/;
+var JOB_ID2 = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
+function renderSubmissionsBlock(list) {
+  return `${MARK2} ${Buffer.from(JSON.stringify(list), "utf8").toString("base64")} -->`;
+}
+function withSubmission(list, s) {
+  const before = list.find((x) => x.request.id === s.request.id);
+  const jobId2 = s.jobId ?? before?.jobId;
+  const next = [...list.filter((x) => x.request.id !== s.request.id), { ...s, ...jobId2 ? { jobId: jobId2 } : {} }];
+  return next.slice(-SUBMISSIONS_KEPT);
+}
+function inconsistency(r) {
+  const parsed = parseRunName(r.runName, r.experiment);
+  if (!parsed) return `${r.runName} is not a run name of ${r.experiment}`;
+  if (parsed.label !== r.id || parsed.candidate !== r.candidate || parsed.hash !== r.topologyHash)
+    return `${r.runName} does not name the Request's own id, candidate and topology hash`;
+  return null;
+}
+function parseSubmissionsBlock(body) {
+  const m = AT_END.exec(body);
+  if (!m) return { submissions: [], problems: [] };
+  let data;
+  try {
+    data = JSON.parse(Buffer.from(m[1] ?? "", "base64").toString("utf8"));
+  } catch (e) {
+    return { submissions: [], problems: [`the submissions block is not JSON: ${e.message}`] };
+  }
+  if (!Array.isArray(data)) return { submissions: [], problems: ["the submissions block is not a list"] };
+  const submissions = [];
+  const problems = [];
+  for (const [i, entry] of data.entries()) {
+    try {
+      const o = entry;
+      const request2 = checkRunRequest(o?.request, `submissions[${i}].request`);
+      const wrong = inconsistency(request2);
+      if (wrong) throw new Error(`submissions[${i}]: ${wrong}`);
+      if (o.jobId !== void 0 && (typeof o.jobId !== "string" || !JOB_ID2.test(o.jobId)))
+        throw new Error(`submissions[${i}].jobId is not a Slurm job id`);
+      submissions.push({ request: request2, ...typeof o.jobId === "string" ? { jobId: o.jobId } : {} });
+    } catch (e) {
+      problems.push(e.message);
+    }
+  }
+  return { submissions, problems };
+}
+
+// src/github/submissions.ts
+function submitPurpose(candidate) {
+  return `submit-${candidate}`;
+}
+var SUBMIT_MARKER = /^<!-- topo:sticky:submit-[a-z0-9][a-z0-9-]{0,39} -->$/;
+async function writeSubmitComment(octokit, target2, candidate, text2, submission) {
+  const sticky = { ...target2, purpose: submitPurpose(candidate) };
+  const parts = await findStickyComments(octokit, sticky);
+  const kept = parseSubmissionsBlock(stickyText(parts) ?? "").submissions;
+  const list = submission ? withSubmission(kept, submission) : kept;
+  const body = list.length ? `${text2}
+
+${renderSubmissionsBlock(list)}` : text2;
+  await upsertStickyComment(octokit, { ...sticky, body }, parts);
+}
+async function readSubmissions(octokit, target2) {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: target2.owner,
+    repo: target2.repo,
+    issue_number: target2.issue_number,
+    per_page: 100
+  });
+  const submissions = [];
+  const problems = [];
+  for (const c of comments) {
+    const body = c.body ?? "";
+    if (c.user?.login !== target2.botLogin || !SUBMIT_MARKER.test(body.split("\n", 1)[0] ?? "")) continue;
+    const read2 = parseSubmissionsBlock(body);
+    problems.push(...read2.problems.map((p) => `comment ${c.id}: ${p}`));
+    for (const s of read2.submissions) {
+      if (s.request.pr === target2.issue_number) submissions.push(s);
+      else
+        problems.push(`comment ${c.id}: ${s.request.runName} is a Request of #${s.request.pr}, not this one`);
+    }
+  }
+  return {
+    submissions: submissions.sort(
+      (a, b) => Date.parse(a.request.requestedAt) - Date.parse(b.request.requestedAt)
+    ),
+    problems
+  };
 }
 
 // src/catalog/alpasim.ts
@@ -69401,7 +69489,7 @@ var SACCT_FIELDS = [
   "JobName"
 ];
 var SACCT_FORMAT = SACCT_FIELDS.join(",");
-var JOB_ID2 = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\]))?$/;
+var JOB_ID3 = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\]))?$/;
 var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
 var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|UNLIMITED|INVALID|NOT_SET|Partition_Limit)$/;
 var STATE_SET = new Set(SLURM_JOB_STATES);
@@ -69416,7 +69504,7 @@ function rawState(text2) {
   return STATE_SET.has(word) ? {} : { rawState: word };
 }
 function jobId(text2, command, line) {
-  if (!JOB_ID2.test(text2))
+  if (!JOB_ID3.test(text2))
     throw new SlurmOutputError(command, `job id ${JSON.stringify(text2)} is not a Slurm job id`, line);
   return text2;
 }
@@ -69670,7 +69758,7 @@ function slurmTimeToUnix(text2) {
 }
 
 // src/slurm/client.ts
-var JOB_ID3 = /^[0-9]+(_[0-9]+)?$/;
+var JOB_ID4 = /^[0-9]+(_[0-9]+)?$/;
 var NAME_PREFIX = /^[A-Za-z0-9_.-]{1,200}$/;
 var JOB_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
 var PATH2 = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
@@ -69730,17 +69818,17 @@ function createSlurmClient(transport, options = {}) {
       return mergeJobListings(parseSqueue(r.stdout), ended).filter((j) => j.name.startsWith(namePrefix));
     },
     async cancel(jobId2) {
-      await run(["scancel", checked(jobId2, JOB_ID3, "job id")], true);
+      await run(["scancel", checked(jobId2, JOB_ID4, "job id")], true);
     },
     async release(jobId2) {
-      await run(["scontrol", "release", checked(jobId2, JOB_ID3, "job id")], true);
+      await run(["scontrol", "release", checked(jobId2, JOB_ID4, "job id")], true);
     },
     async rename(jobId2, name) {
       await run(
         [
           "scontrol",
           "update",
-          `JobId=${checked(jobId2, JOB_ID3, "job id")}`,
+          `JobId=${checked(jobId2, JOB_ID4, "job id")}`,
           `JobName=${checked(name, JOB_NAME, "job name")}`
         ],
         true
@@ -69751,7 +69839,7 @@ function createSlurmClient(transport, options = {}) {
         throw new UnsafeArgumentError(`tail: ${lines} lines is not 1-10000`);
       let path;
       if (typeof job === "string") {
-        const r2 = await run(["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID3, "job id")], true);
+        const r2 = await run(["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID4, "job id")], true);
         const found = parseScontrolJobs(r2.stdout);
         if (found.length !== 1 || !found[0])
           throw new SlurmOutputError("scontrol show job", `expected one job ${job}`, r2.stdout);
@@ -74480,33 +74568,39 @@ async function experimentOnDefaultBranch(source, experimentId) {
   return { ok: true, experiment, clusterName: experiment.cluster, cluster };
 }
 
-// src/usecases/rebuild.ts
-import { existsSync as existsSync4, readdirSync as readdirSync3 } from "node:fs";
-import { join as join4 } from "node:path";
-
 // src/lifecycle/rebuild.ts
-var RUN_TOKEN = /topo-[a-z0-9][a-z0-9_.-]*-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9a-z-])/g;
-function runsInHistory(comments, experimentIds) {
+function runsOfRecords(state2, submissions) {
   const found = /* @__PURE__ */ new Map();
-  const lines = comments.flatMap((c) => c.body.split("\n").map((line) => ({ line, at: c.at })));
-  for (const { line, at } of lines) {
-    for (const token of line.match(RUN_TOKEN) ?? []) {
-      const owner = [...experimentIds].filter((id) => parseRunName(token, id)?.label && !looksLikeLongerExperiment(token, id)).sort((a, b) => b.length - a.length)[0];
-      const parsed = owner ? parseRunName(token, owner) : null;
-      if (!owner || !parsed?.label) continue;
-      const submitted = /Slurm job\s+\**\d/.test(line) || (found.get(token)?.submitted ?? false);
-      found.set(token, {
-        experiment: owner,
-        candidate: parsed.candidate,
-        topologyHash: parsed.hash,
-        id: parsed.label,
-        runName: token,
-        submitted,
-        firstSeen: found.get(token)?.firstSeen ?? at
-      });
-    }
+  const add = (run) => {
+    const seen = found.get(run.runName);
+    found.set(run.runName, seen ? { ...seen, submitted: seen.submitted || run.submitted } : run);
+  };
+  const fromRequest = (r, submitted) => ({
+    experiment: r.experiment,
+    candidate: r.candidate,
+    topologyHash: r.topologyHash,
+    id: r.id,
+    runName: r.runName,
+    submitted,
+    firstSeen: r.requestedAt
+  });
+  for (const r of state2?.requests ?? []) add(fromRequest(r, Boolean(state2?.runs[r.id])));
+  for (const e of state2?.ended ?? []) {
+    const parsed = parseRunName(e.runName, e.experiment);
+    if (parsed?.label !== e.id) continue;
+    const { experiment, candidate, id, runName } = e;
+    add({
+      experiment,
+      candidate,
+      id,
+      runName,
+      topologyHash: parsed.hash,
+      submitted: !!e.jobId,
+      firstSeen: e.at
+    });
   }
-  return [...found.values()];
+  for (const s of submissions) add(fromRequest(s.request, s.jobId !== void 0));
+  return [...found.values()].sort((a, b) => Date.parse(a.firstSeen) - Date.parse(b.firstSeen));
 }
 var ENDED_AS = { COMPLETED: "finished", CANCELLED: "cancelled" };
 function liveOf(runs, jobs) {
@@ -74596,14 +74690,15 @@ function underCurrent(current, rebuilt) {
 }
 
 // src/usecases/rebuild.ts
-async function botTexts(deps, pr) {
-  const comments = await deps.octokit.paginate(deps.octokit.rest.issues.listComments, {
-    owner: deps.owner,
-    repo: deps.repo,
-    issue_number: pr,
-    per_page: 100
-  });
-  return comments.filter((c) => c.user?.login === deps.botLogin && c.body).map((c) => ({ body: c.body, at: new Date(c.created_at).toISOString() }));
+async function recordedRuns(deps, target2) {
+  let state2 = null;
+  try {
+    state2 = await readRunState(deps.octokit, target2);
+  } catch (error2) {
+    if (!(error2 instanceof RunStateError)) throw error2;
+  }
+  const { submissions, problems } = await readSubmissions(deps.octokit, target2);
+  return { runs: runsOfRecords(state2, submissions), problems };
 }
 async function headCandidates(deps, pr, headSha, wanted) {
   const head = /* @__PURE__ */ new Map();
@@ -74624,11 +74719,6 @@ async function headCandidates(deps, pr, headSha, wanted) {
   }
   return head;
 }
-function experimentFolders(source) {
-  const root = join4(source.workspace, source.topologiesDir);
-  if (!existsSync4(root)) return [];
-  return readdirSync3(root, { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync4(join4(root, d.name, "experiment.yaml"))).map((d) => d.name);
-}
 var iso2 = (slurmTime) => {
   const ts = slurmTimeToUnix(slurmTime ?? null);
   return ts ? new Date(ts * 1e3).toISOString() : null;
@@ -74641,8 +74731,7 @@ async function rebuildRunState(deps, pull) {
     issue_number: pull.number,
     botLogin: deps.botLogin
   };
-  const texts = await botTexts(deps, pull.number);
-  const runs = runsInHistory(texts, experimentFolders(deps.source));
+  const { runs, problems } = await recordedRuns(deps, target2);
   const { jobs, listed: listed2, unreachable } = await jobsOfRuns(deps, runs);
   const live2 = new Set(
     runs.filter((r) => isLive(jobs.get(r.runName)?.state ?? "COMPLETED")).map((r) => `${r.experiment}/${r.candidate}`)
@@ -74681,7 +74770,8 @@ async function rebuildRunState(deps, pull) {
     added: added.size,
     cancelled,
     unreachable,
-    wasReadable
+    wasReadable,
+    problems
   };
 }
 async function jobsOfRuns(deps, runs) {
@@ -74702,66 +74792,6 @@ async function jobsOfRuns(deps, runs) {
     }
   }
   return { jobs, listed: listed2, unreachable };
-}
-
-// src/usecases/refuse.ts
-function submitPurpose(candidate) {
-  return `submit-${candidate}`;
-}
-function recheckRequest(octokit, repo, request2, source) {
-  return prepareCandidateAt(
-    octokit,
-    { owner: repo.owner, repo: repo.repo },
-    request2.headSha,
-    request2.path,
-    source
-  );
-}
-function refusedOutcome(request2, errors, at) {
-  return {
-    kind: "refused",
-    at,
-    evidence: [
-      `${request2.path} at ${request2.headSha.slice(0, 7)} no longer passes validation against the default branch: not submitted`,
-      ...errors.slice(0, 10).map((e) => e.length > 1900 ? `${e.slice(0, 1900)}\u2026` : e)
-    ]
-  };
-}
-function refusalNotice(request2, errors) {
-  return [
-    `### Request of \`${request2.candidate}\` refused`,
-    "",
-    `\`${request2.runName}\` was waiting for a free slot, but its candidate (\`${request2.path}\` at ${request2.headSha.slice(0, 7)}) no longer passes validation against the default branch's experiment and rules, which changed since \`/topo submit\`. It was not submitted and will not be:`,
-    "",
-    codeBlock(errors.slice(0, 10).join("\n")),
-    "",
-    "Fix the candidate (or the default branch), then comment `/topo submit` again."
-  ].join("\n");
-}
-async function refuseRequest(octokit, repo, request2, errors, at, options = {}) {
-  const target2 = { ...repo, issue_number: request2.pr };
-  await updateRunState(
-    octokit,
-    target2,
-    (s) => withOutcome(s, request2.id, refusedOutcome(request2, errors, at))
-  );
-  if (!options.keepLabel)
-    await setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: request2.pr }, null);
-  const body = refusalNotice(request2, errors);
-  await upsertStickyComment(octokit, { ...target2, purpose: submitPurpose(request2.candidate), body });
-  const monitor = await findMonitorComment(octokit, target2, request2.candidate);
-  if (stickyText(monitor)?.includes(request2.runName))
-    await writeMonitorComment(octokit, target2, request2.candidate, body, monitor);
-}
-async function refuseOrphanedRequest(octokit, repo, source, pull, request2, log, options = {}) {
-  const queued = request2.headSha === pull.headSha && !pull.state.runs[request2.id] && !pull.state.outcomes[request2.id];
-  if (!queued) return;
-  const prepared = await recheckRequest(octokit, repo, request2, source);
-  const errors = prepared.ok ? [
-    `the monitor cannot load experiment ${request2.experiment} from the default branch: its base preset is not in ${source.topologiesDir}/presets`
-  ] : prepared.errors;
-  log(`${request2.runName}: refused: ${errors.join("; ")}`);
-  await refuseRequest(octokit, repo, request2, errors, (/* @__PURE__ */ new Date()).toISOString(), options);
 }
 
 // src/github/commits.ts
@@ -76034,7 +76064,7 @@ function predictionLines(record) {
 }
 
 // src/usecases/record.ts
-import { dirname as dirname3, join as join5, posix as posix5 } from "node:path";
+import { dirname as dirname3, join as join4, posix as posix5 } from "node:path";
 
 // src/slurm/classify.ts
 var LOG_SIGNS = [
@@ -77107,19 +77137,16 @@ async function cancelCandidate(deps, request2) {
     job: newest ? representativeJob(mine, newest.name) : null
   };
 }
-async function cancelRunsByName(deps, request2) {
+async function cancelRuns2(deps, request2) {
   const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
-  const found = jobs.filter((j) => {
-    const parsed = parseRunName(j.name, request2.experimentId);
-    return isLive(j.state) && parsed && request2.candidates.has(parsed.candidate) && !request2.except.has(j.name);
-  });
+  const found = jobs.filter((j) => isLive(j.state) && request2.runNames.has(j.name));
   for (const j of found) await deps.slurm.cancel(j.id);
   return found.map((j) => ({ name: j.name, id: j.id }));
 }
 
 // actions/monitor/ports.ts
-import { existsSync as existsSync5, readdirSync as readdirSync4, readFileSync as readFileSync5 } from "node:fs";
-import { join as join6 } from "node:path";
+import { existsSync as existsSync4, readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
+import { join as join5 } from "node:path";
 
 // src/github/check-runs.ts
 var ANNOTATIONS_PER_REQUEST = 50;
@@ -77436,6 +77463,63 @@ function createPrometheusClient(options) {
       return withRetries("range", "/api/v1/query_range", params, query);
     }
   };
+}
+
+// src/usecases/refuse.ts
+function recheckRequest(octokit, repo, request2, source) {
+  return prepareCandidateAt(
+    octokit,
+    { owner: repo.owner, repo: repo.repo },
+    request2.headSha,
+    request2.path,
+    source
+  );
+}
+function refusedOutcome(request2, errors, at) {
+  return {
+    kind: "refused",
+    at,
+    evidence: [
+      `${request2.path} at ${request2.headSha.slice(0, 7)} no longer passes validation against the default branch: not submitted`,
+      ...errors.slice(0, 10).map((e) => e.length > 1900 ? `${e.slice(0, 1900)}\u2026` : e)
+    ]
+  };
+}
+function refusalNotice(request2, errors) {
+  return [
+    `### Request of \`${request2.candidate}\` refused`,
+    "",
+    `\`${request2.runName}\` was waiting for a free slot, but its candidate (\`${request2.path}\` at ${request2.headSha.slice(0, 7)}) no longer passes validation against the default branch's experiment and rules, which changed since \`/topo submit\`. It was not submitted and will not be:`,
+    "",
+    codeBlock(errors.slice(0, 10).join("\n")),
+    "",
+    "Fix the candidate (or the default branch), then comment `/topo submit` again."
+  ].join("\n");
+}
+async function refuseRequest(octokit, repo, request2, errors, at, options = {}) {
+  const target2 = { ...repo, issue_number: request2.pr };
+  await updateRunState(
+    octokit,
+    target2,
+    (s) => withOutcome(s, request2.id, refusedOutcome(request2, errors, at))
+  );
+  if (!options.keepLabel)
+    await setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: request2.pr }, null);
+  const body = refusalNotice(request2, errors);
+  await writeSubmitComment(octokit, target2, request2.candidate, body);
+  const monitor = await findMonitorComment(octokit, target2, request2.candidate);
+  if (stickyText(monitor)?.includes(request2.runName))
+    await writeMonitorComment(octokit, target2, request2.candidate, body, monitor);
+}
+async function refuseOrphanedRequest(octokit, repo, source, pull, request2, log, options = {}) {
+  const queued = request2.headSha === pull.headSha && !pull.state.runs[request2.id] && !pull.state.outcomes[request2.id];
+  if (!queued) return;
+  const prepared = await recheckRequest(octokit, repo, request2, source);
+  const errors = prepared.ok ? [
+    `the monitor cannot load experiment ${request2.experiment} from the default branch: its base preset is not in ${source.topologiesDir}/presets`
+  ] : prepared.errors;
+  log(`${request2.runName}: refused: ${errors.join("; ")}`);
+  await refuseRequest(octokit, repo, request2, errors, (/* @__PURE__ */ new Date()).toISOString(), options);
 }
 
 // actions/monitor/autopilot.ts
@@ -80158,11 +80242,22 @@ function autopilotPort(octokit, target2, config) {
         login: target2.botLogin,
         requestedAt: (/* @__PURE__ */ new Date()).toISOString()
       };
-      await updateRunState(
+      const pullTarget = { ...repo, issue_number: pull.pr, botLogin: target2.botLogin };
+      const written = await updateRunState(
         octokit,
-        { ...repo, issue_number: pull.pr, botLogin: target2.botLogin },
+        pullTarget,
         (s) => standingRequests(s, pull.headSha).some((r) => r.candidate === pull.candidate) ? s : admitRequest(s, request2)
       );
+      if (written.requests.some((r) => r.id === request2.id))
+        await writeSubmitComment(
+          octokit,
+          pullTarget,
+          pull.candidate,
+          `### Submission of \`${pull.candidate}\`
+
+\`${request2.runName}\` requested by the autopilot (the policy on the default branch); the monitor submits it when a slot frees.`,
+          { request: request2 }
+        );
     },
     async close(_exp, pr, comment) {
       await closeWithComment(octokit, target2, pr, comment);
@@ -80262,17 +80357,17 @@ var repoOf = (config) => ({
   botLogin: config.botLogin
 });
 function loadExperiments(config) {
-  const clustersPath = join6(config.workspace, config.clustersFile);
+  const clustersPath = join5(config.workspace, config.clustersFile);
   const clusters = checkClusters(readFileSync5(clustersPath, "utf8"), clustersPath);
   if (!clusters.value)
     throw new Error(
       `${clustersPath}: ${clusters.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`
     );
-  const root = join6(config.workspace, config.topologiesDir);
+  const root = join5(config.workspace, config.topologiesDir);
   const out = /* @__PURE__ */ new Map();
-  for (const dir of readdirSync4(root, { withFileTypes: true })) {
-    const file = join6(root, dir.name, "experiment.yaml");
-    if (!dir.isDirectory() || !existsSync5(file)) continue;
+  for (const dir of readdirSync3(root, { withFileTypes: true })) {
+    const file = join5(root, dir.name, "experiment.yaml");
+    if (!dir.isDirectory() || !existsSync4(file)) continue;
     const checked2 = checkExperiment(readFileSync5(file, "utf8"), file);
     if (!checked2.value) {
       config.log(`skipping ${file}: ${checked2.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`);
@@ -80302,8 +80397,8 @@ function loadExperiments(config) {
 }
 function recordReferences(config, experimentId) {
   const paths = recordPaths(experimentId);
-  const file = join6(config.workspace, paths.json);
-  if (!existsSync5(file)) return {};
+  const file = join5(config.workspace, paths.json);
+  if (!existsSync4(file)) return {};
   let record;
   try {
     record = parseRecord(readFileSync5(file, "utf8"), paths.json);
@@ -80315,7 +80410,7 @@ function recordReferences(config, experimentId) {
   return {
     baseline: referenceWithFigure(baselineRun(record), record.runs),
     best: referenceWithFigure(bestRun(record), record.runs),
-    recordChartUrl: existsSync5(join6(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
+    recordChartUrl: existsSync4(join5(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
   };
 }
 async function readSnapshots(octokit, config) {
@@ -80668,6 +80763,17 @@ async function queuedAhead(ctx, mine) {
     }
   return ahead.sort(byRequestTime);
 }
+async function otherPullsRequests(ctx) {
+  const { pulls } = await openPullRunStates(ctx.octokit, {
+    owner: ctx.owner,
+    repo: ctx.repo,
+    botLogin: ctx.botLogin
+  });
+  const ids = /* @__PURE__ */ new Set();
+  for (const p of pulls)
+    if (p.pr !== ctx.pullNumber) for (const r of [...p.state.requests, ...p.state.ended]) ids.add(r.id);
+  return ids;
+}
 function pick3(files, name) {
   return name === void 0 ? [...files] : files.filter((f) => candidateNameOf(f) === name);
 }
@@ -80716,36 +80822,45 @@ function buildSubmitHandlers(config) {
       if (error2 instanceof ConnectionLostError || error2 instanceof CommandTimeoutError) return error2;
       throw error2;
     });
-    if (result instanceof Error)
-      return {
-        line: `\`${request2.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel ${c.candidate}\` withdraws the request.`,
-        requested: true
-      };
+    if (result instanceof Error) {
+      const line = `\`${request2.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel ${c.candidate}\` withdraws the request.`;
+      await writeSubmitComment(
+        ctx.octokit,
+        target(ctx),
+        c.candidate,
+        `### Submission of \`${c.candidate}\`
+
+${line}`,
+        { request: request2 }
+      );
+      return { line, requested: true };
+    }
     if (result.status === "submitted" || result.status === "existing") {
-      const jobId2 = result.jobId;
+      const jobId3 = result.jobId;
       await updateRunState(
         ctx.octokit,
         target(ctx),
-        (s) => withRun(withRequest(s, request2), request2.id, { jobId: jobId2, submittedAt: now() })
+        (s) => withRun(withRequest(s, request2), request2.id, { jobId: jobId3, submittedAt: now() })
       );
     }
     const what = describe2(result);
-    await upsertStickyComment(ctx.octokit, {
-      ...target(ctx),
-      purpose: submitPurpose(c.candidate),
-      body: [
-        `### Submission of \`${c.candidate}\``,
-        "",
-        `\`${result.jobName}\` on cluster \`${result.cluster}\`: ${what}.`,
-        "",
-        "<details><summary>sbatch command</summary>",
-        "",
-        codeBlock(result.command, "sh"),
-        "",
-        "</details>",
-        "",
-        `Requested by ${inlineText(ctx.actor, 40)} at commit ${ctx.headSha.slice(0, 7)}, checked against the default branch's experiment. A push supersedes this run; the new head then waits for a new \`/topo submit\`.`
-      ].join("\n")
+    const jobId2 = result.status === "submitted" || result.status === "existing" ? result.jobId : void 0;
+    const text2 = [
+      `### Submission of \`${c.candidate}\``,
+      "",
+      `\`${result.jobName}\` on cluster \`${result.cluster}\`: ${what}.`,
+      "",
+      "<details><summary>sbatch command</summary>",
+      "",
+      codeBlock(result.command, "sh"),
+      "",
+      "</details>",
+      "",
+      `Requested by ${inlineText(ctx.actor, 40)} at commit ${ctx.headSha.slice(0, 7)}, checked against the default branch's experiment. A push supersedes this run; the new head then waits for a new \`/topo submit\`.`
+    ].join("\n");
+    await writeSubmitComment(ctx.octokit, target(ctx), c.candidate, text2, {
+      request: request2,
+      ...jobId2 ? { jobId: jobId2 } : {}
     });
     return { line: `\`${result.jobName}\` ${what}.`, requested: true };
   };
@@ -80817,7 +80932,7 @@ function buildSubmitHandlers(config) {
       const rebuilt = await rebuildFor(ctx);
       return {
         state: rebuilt.state,
-        note: `${inlineText(error2.message, 400)}. It was rebuilt from Slurm's jobs and this pull request's history first (${rebuilt.found} runs named, ${rebuilt.known} known to Slurm${rebuilt.cancelled.length ? `; job ${rebuilt.cancelled.join(", ")} of runs that no longer stand cancelled` : ""}).
+        note: `${inlineText(error2.message, 400)}. It was rebuilt from Slurm's jobs and the bot's own records on this pull request first (${rebuilt.found} runs named, ${rebuilt.known} known to Slurm${rebuilt.cancelled.length ? `; job ${rebuilt.cancelled.join(", ")} of runs that no longer stand cancelled` : ""}).
 
 `
       };
@@ -80830,13 +80945,13 @@ function buildSubmitHandlers(config) {
     const chosen = ctx.argument ? open2.filter((r) => r.candidate === ctx.argument) : open2;
     const lines = note ? [note.trim()] : [];
     for (const request2 of chosen) lines.push(await endRequest(ctx, request2, verb));
-    const byName = await endByName(ctx, new Set(chosen.map((r) => r.runName)), verb);
-    if (chosen.length === 0 && byName.length === 0)
+    const byRecord = await endByRecord(ctx, new Set(chosen.map((r) => r.runName)), verb);
+    if (chosen.length === 0 && byRecord.length === 0)
       return {
         ok: true,
         message: ctx.argument ? `No run of \`${ctx.argument}\` is queued or running on this pull request: nothing to ${nothing}.${open2.length ? ` Open: ${listed([...new Set(open2.map((r) => r.candidate))])}.` : ""}` : `No run of this pull request is queued or running: nothing to ${nothing}.`
       };
-    lines.push(...byName);
+    lines.push(...byRecord);
     if (verb === "cancelled")
       await setStateLabel(
         ctx.octokit,
@@ -80845,32 +80960,28 @@ function buildSubmitHandlers(config) {
       );
     return { ok: true, message: lines.join("\n\n") };
   };
-  const endByName = async (ctx, handled, verb) => {
-    const { files } = await pullRequestCandidates(
-      ctx.octokit,
-      { owner: ctx.owner, repo: ctx.repo, number: ctx.pullNumber },
-      config
-    );
+  const endByRecord = async (ctx, handled, verb) => {
+    const { submissions } = await readSubmissions(ctx.octokit, target(ctx));
+    const others = await otherPullsRequests(ctx);
     const byExperiment = /* @__PURE__ */ new Map();
-    for (const path of files) {
-      const candidate = candidateNameOf(path);
-      if (ctx.argument && candidate !== ctx.argument) continue;
-      const experiment = posix7.basename(posix7.dirname(path));
-      byExperiment.set(experiment, (byExperiment.get(experiment) ?? /* @__PURE__ */ new Set()).add(candidate));
+    for (const { request: r } of submissions) {
+      if (handled.has(r.runName) || others.has(r.id) || ctx.argument && r.candidate !== ctx.argument)
+        continue;
+      byExperiment.set(r.experiment, (byExperiment.get(r.experiment) ?? /* @__PURE__ */ new Set()).add(r.runName));
     }
     const lines = [];
-    for (const [experimentId, candidates] of byExperiment) {
+    for (const [experimentId, runNames] of byExperiment) {
       const exp = await experimentOnDefaultBranch(config, experimentId);
       if (!exp.ok) continue;
       const found = await withSlurm(
         config,
         exp.clusterName,
         exp.cluster,
-        (slurm) => cancelRunsByName({ slurm }, { experimentId, candidates, except: handled })
+        (slurm) => cancelRuns2({ slurm }, { experimentId, runNames })
       );
       for (const j of found)
         lines.push(
-          `\`${j.name}\`: ${verb} job ${j.id}, found on Slurm by its name (the bot state does not hold its run: \`/topo state rebuild\` records it).`
+          `\`${j.name}\`: ${verb} job ${j.id}, found by the bot's submission record on this pull request (the bot state does not hold its run: \`/topo state rebuild\` records it).`
         );
     }
     return lines;
@@ -80931,10 +81042,13 @@ function buildSubmitHandlers(config) {
 }
 function rebuildReply(r, open2) {
   return [
-    `Rebuilt this pull request's bot state from Slurm's jobs and its history: ${r.found} run${r.found === 1 ? "" : "s"} named in the bot's comments, ${r.known} known to Slurm.`,
+    `Rebuilt this pull request's bot state from Slurm's jobs and the bot's own records: ${r.found} run${r.found === 1 ? "" : "s"} named in its state and submission records, ${r.known} known to Slurm.`,
     r.wasReadable ? `The state was readable and is kept; ${r.added} run${r.added === 1 ? "" : "s"} it did not hold ${r.added === 1 ? "was" : "were"} added.` : `The state could not be read and was replaced (${r.added} run${r.added === 1 ? "" : "s"}).`,
     open2.length ? `Open now: ${open2.map((o) => `\`${o.runName}\``).join(", ")}; the monitor goes on with them.` : "No run is open now: comment `/topo submit` to run a candidate.",
     ...r.cancelled.length ? [`Cancelled Slurm job ${r.cancelled.join(", ")} of runs that no longer stand.`] : [],
+    ...r.problems.length ? [
+      `${r.problems.length} submission record${r.problems.length === 1 ? "" : "s"} did not check and ${r.problems.length === 1 ? "was" : "were"} left out: ${inlineText(r.problems.slice(0, 3).join("; "), 600)}.`
+    ] : [],
     ...r.unreachable.length ? [
       `Not on the default branch (their jobs were not read): ${r.unreachable.map((u) => `\`${u}\``).join(", ")}.`
     ] : []
