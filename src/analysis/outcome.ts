@@ -5,7 +5,7 @@ import type { Comparison, Decision, Interval } from '../types/generated/metrics.
 
 export const DEFAULT_MIN_IMPROVEMENT = 0.02;
 
-export type DecidedOutcome = 'better' | 'worse' | 'equivalent' | 'not-better' | 'reference' | 'measuring';
+export type DecidedOutcome = Decision['state'];
 
 /**
  * A sequential decision's outcome. Success is only ever "decided at least min_improvement faster":

@@ -83,7 +83,7 @@ export function measuredReference(role: 'current best' | 'baseline', r: Recorded
   };
 }
 
-const DECIDED = new Set(['better', 'worse', 'equivalent', 'not-better']);
+const DECIDED = new Set(['better', 'worse', 'equivalent', 'not-better', 'faster-drift-not-ruled-out']);
 export const isDecided = (d: Decision | null | undefined): d is Decision => !!d && DECIDED.has(d.state);
 
 /** What the sequential decision of a run reads besides its observation. */

@@ -21,6 +21,9 @@ const CONCLUSION: Record<Outcome, MonitorConclusion | undefined> = {
   failed: 'failure',
   equivalent: 'neutral',
   'not-better': 'failure',
+  // the provisional winner keeps measuring (the full-run guard is open); closed with the guard open, nothing decided it
+  'better-at-equal-age': undefined,
+  'faster-drift-not-ruled-out': 'neutral',
   undecided: 'neutral',
   measuring: undefined,
 };
@@ -46,6 +49,10 @@ export function standingTitle(s: Standing): string {
       return `Within ±${pct(s.minImprovement)} of ${ref}`;
     case 'not-better':
       return `Not ${pct(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? '+' : '−'}${pct(s.change.value)})` : ''}`;
+    case 'better-at-equal-age':
+      return `Better than ${ref} at equal run age${s.change ? ` by ${pct(s.change.value)}` : ''}; a drift over the full run not ruled out yet`;
+    case 'faster-drift-not-ruled-out':
+      return `Faster than ${ref} at equal run age${s.change ? ` by ${pct(s.change.value)}` : ''}; drift not ruled out`;
     case 'reference':
       return 'Reference run (baseline or current best)';
     case 'failed':

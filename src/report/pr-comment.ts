@@ -156,6 +156,10 @@ function headlineText(s: Standing): string {
       return `within ±${pct(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
     case 'not-better':
       return `not ${pct(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ''}`;
+    case 'better-at-equal-age':
+      return `better than ${ref} at equal run age${byHowMuch(s.change)}; it keeps running until a drift against it over the full run is ruled out (the full-run guard)`;
+    case 'faster-drift-not-ruled-out':
+      return `faster than ${ref} at equal run age${byHowMuch(s.change)}; drift not ruled out: a drift against it could undo the gain over the full run`;
     case 'reference':
       return 'the reference the candidates are compared with';
     case 'failed':
@@ -249,6 +253,10 @@ export function nextStep(v: CandidateView, s: Standing = viewStanding(v)): strin
       return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
     case 'not-better':
       return `**Close: it cannot be ${pct(s.minImprovement)} faster than ${ref}.**${free}`;
+    case 'better-at-equal-age':
+      return `**Keep it running: it leads ${ref} at equal run age; the full-run guard settles whether to merge.**`;
+    case 'faster-drift-not-ruled-out':
+      return `**Your call: faster than ${ref} at equal run age, but a drift that could undo it over the full run is not ruled out. Re-run with \`/topo submit\` to measure it longer, or merge knowing that.**`;
     case 'reference':
       return '**Keep: candidates are compared with this run.**';
     case 'failed':

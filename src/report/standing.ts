@@ -18,6 +18,8 @@ export type Outcome =
   | 'worse'
   | 'equivalent'
   | 'not-better'
+  | 'better-at-equal-age'
+  | 'faster-drift-not-ruled-out'
   | 'measuring'
   | 'failed'
   | 'reference'
@@ -29,6 +31,8 @@ export const OUTCOME_ICON: Record<Outcome, string> = {
   worse: '🔴',
   equivalent: '⚪',
   'not-better': '🟠',
+  'better-at-equal-age': '🟡',
+  'faster-drift-not-ruled-out': '🟡',
   undecided: '⚪',
   measuring: '⏳',
   failed: '❌',

@@ -60,6 +60,17 @@ export interface Verdict {
     slope_relative_per_hour: number;
   } | null;
   /**
+   * What a stable verdict promises (item 6 of issue 38): full-run: the full-run value within ±max_ci_relative with the measured drift extrapolated (its error × the lever in the interval); steady-rate: the weaker claim, the steady rate within ±max_ci_relative, with no drift beyond drift_bound_per_hour ruled out.
+   */
+  stable_claim?: null | {
+    kind: 'full-run' | 'steady-rate';
+    /**
+     * The drift (relative per hour, one-sided 95%) not ruled out.
+     */
+    drift_bound_per_hour: number | null;
+    text: string;
+  };
+  /**
    * The estimator that decided the value (e.g. completions, littles-law, combined).
    */
   estimator?: string | null;
@@ -100,6 +111,32 @@ export interface Verdict {
       slope_relative_per_hour: number;
       se: number;
       from_minute: number;
+    };
+    /**
+     * The run's start cohorts (src/analysis/cohorts.ts): per start minute, the log of its seconds per rollout fitted by a censored likelihood (log duration = cohort + worker + noise, rollouts in flight right-censored at their age), with its variance. Decisions contrast two runs' tables over the cohorts both share (equal run age, first wave included); cohorts started once the suite drains are left out.
+     */
+    cohorts?: null | {
+      from_minute: number;
+      step_minutes: number;
+      log_seconds: (number | null)[];
+      log_var: (number | null)[];
+      events: number[];
+      /**
+       * Run-minute of the last complete reading (a worker whose counter is gone is censored at its own last one).
+       */
+      data_end_minutes: number;
+      /**
+       * First start minute left out: the suite drains (rollouts in flight falling, the last scenes).
+       */
+      drain_from_minute: number | null;
+      /**
+       * The run's data will not grow (its job ended).
+       */
+      final: boolean;
+      /**
+       * Rollout-level noise (log scale), pooled over workers.
+       */
+      noise_sd?: number;
     };
     /**
      * The estimate at each run-minute (compact): the record keeps it so that a later candidate is compared with this run at equal run age.
@@ -257,9 +294,17 @@ export interface Failure {
  */
 export interface Decision {
   /**
-   * not-better: it cannot be min_improvement faster than the reference (it may still be a little slower or a little faster); reference: this candidate is the baseline or the current best.
+   * better: faster by more than min_improvement over the full run (the equal-age contrast and the full-run guard both settle it); better-at-equal-age: the provisional winner, faster by more than min_improvement at equal run age while the full-run guard (a drift against the reference) is still open: it keeps running; faster-drift-not-ruled-out: closed at the horizon (or when its reference's data ended) faster at equal run age, with a drift that could undo it over the full run not ruled out; not-better: it cannot be min_improvement faster than the reference (it may still be a little slower or a little faster); reference: this candidate is the baseline or the current best.
    */
-  state: 'measuring' | 'better' | 'worse' | 'equivalent' | 'not-better' | 'reference';
+  state:
+    | 'measuring'
+    | 'better-at-equal-age'
+    | 'better'
+    | 'worse'
+    | 'equivalent'
+    | 'not-better'
+    | 'faster-drift-not-ruled-out'
+    | 'reference';
   /**
    * The reference candidate.
    */
@@ -274,6 +319,42 @@ export interface Decision {
    * Run-minute the decision was reached.
    */
   decided_at_minutes?: number | null;
+  /**
+   * The full-run guard (src/analysis/decision.ts): the drift of the candidate against its reference (the slope of the cohort differences on start age) and the equal-age contrast extrapolated by it to the run's rollout-weighted mean age, widened by the lever × the slope's error, read through the same boundary. better and equivalent stand only when it settles them too.
+   */
+  full_run?: null | {
+    /**
+     * settled: the full-run interval settles the same claim; open: it does not yet; drifts: the slope is significant (the candidate drifts against its reference), said on not-better and worse too; not-measured: no slope yet.
+     */
+    guard: 'settled' | 'open' | 'drifts' | 'not-measured';
+    /**
+     * The relative change extrapolated to the full run, with its interval through the decision's boundary.
+     */
+    change: null | Interval;
+    slope_relative_per_hour: number | null;
+    slope_se: number | null;
+    /**
+     * From the contrast's mean cohort age to the run's rollout-weighted mean age.
+     */
+    lever_minutes: number | null;
+  };
+  /**
+   * What the equal-age contrast rests on (src/analysis/cohorts.ts).
+   */
+  contrast?: null | {
+    /**
+     * Start cohorts both runs share.
+     */
+    cohorts: number;
+    /**
+     * The contrast's weighted mean cohort (start) age.
+     */
+    mean_age_minutes: number;
+    /**
+     * model: the censored likelihood's; robust: from the spread of the cohort differences (larger).
+     */
+    error: 'model' | 'robust';
+  };
   expected_minutes_to_decision?: number | null;
   gpu_minutes_used?: number | null;
   /**

@@ -47,3 +47,35 @@ describe('pullRequestCheckRun (one topo/monitor check over all candidates)', () 
     expect(run.title.endsWith('…')).toBe(true);
   });
 });
+
+describe('the decision states of issue 38 (the provisional winner and its honest closing)', () => {
+  const decision = (state: 'better-at-equal-age' | 'faster-drift-not-ruled-out') => ({
+    state,
+    against: 'baseline b',
+    min_improvement: 0.02,
+    relative_change: { value: -0.08, low: -0.11, high: -0.05 },
+    evidence: [],
+  });
+  it('keeps a provisional winner in progress and closes a drift not ruled out as neutral, never success', async () => {
+    const { monitorCheckRun, standingOf } = await import('../../../src/report/check-conclusion.js');
+    const open = standingOf({
+      state: 'stabilising',
+      decision: decision('better-at-equal-age'),
+      comparisons: [],
+      hasValue: false,
+    });
+    expect(open.outcome).toBe('better-at-equal-age');
+    expect(monitorCheckRun(open, 'h').conclusion).toBeUndefined();
+    expect(monitorCheckRun(open, 'h').title).toBe(
+      'Better than the baseline b at equal run age by 8%; a drift over the full run not ruled out yet',
+    );
+    const closed = standingOf({
+      state: 'stopped',
+      decision: decision('faster-drift-not-ruled-out'),
+      comparisons: [],
+      hasValue: false,
+    });
+    expect(monitorCheckRun(closed, 'h').conclusion).toBe('neutral');
+    expect(monitorCheckRun(closed, 'h').title).toContain('drift not ruled out');
+  });
+});
