@@ -66771,6 +66771,25 @@ var metrics_schema_default = {
           },
           description: "Set with the drifting verdict."
         },
+        stable_claim: {
+          description: "What a stable verdict promises (item 6 of issue 38): full-run: the full-run value within \xB1max_ci_relative with the measured drift extrapolated (its error \xD7 the lever in the interval); steady-rate: the weaker claim, the steady rate within \xB1max_ci_relative, with no drift beyond drift_bound_per_hour ruled out.",
+          oneOf: [
+            { type: "null" },
+            {
+              type: "object",
+              additionalProperties: false,
+              required: ["kind", "drift_bound_per_hour", "text"],
+              properties: {
+                kind: { enum: ["full-run", "steady-rate"] },
+                drift_bound_per_hour: {
+                  type: ["number", "null"],
+                  description: "The drift (relative per hour, one-sided 95%) not ruled out."
+                },
+                text: { type: "string" }
+              }
+            }
+          ]
+        },
         estimator: {
           type: ["string", "null"],
           description: "The estimator that decided the value (e.g. completions, littles-law, combined)."
@@ -66829,6 +66848,49 @@ var metrics_schema_default = {
                         slope_relative_per_hour: { type: "number" },
                         se: { type: "number" },
                         from_minute: { type: "number" }
+                      }
+                    }
+                  ]
+                },
+                cohorts: {
+                  description: "The run's start cohorts (src/analysis/cohorts.ts): per start minute, the log of its seconds per rollout fitted by a censored likelihood (log duration = cohort + worker + noise, rollouts in flight right-censored at their age), with its variance. Decisions contrast two runs' tables over the cohorts both share (equal run age, first wave included); cohorts started once the suite drains are left out.",
+                  oneOf: [
+                    { type: "null" },
+                    {
+                      type: "object",
+                      additionalProperties: false,
+                      required: [
+                        "from_minute",
+                        "step_minutes",
+                        "log_seconds",
+                        "log_var",
+                        "events",
+                        "data_end_minutes",
+                        "drain_from_minute",
+                        "final"
+                      ],
+                      properties: {
+                        from_minute: { type: "number" },
+                        step_minutes: { type: "number", exclusiveMinimum: 0 },
+                        log_seconds: { type: "array", items: { type: ["number", "null"] } },
+                        log_var: { type: "array", items: { type: ["number", "null"] } },
+                        events: { type: "array", items: { type: "integer", minimum: 0 } },
+                        data_end_minutes: {
+                          type: "number",
+                          description: "Run-minute of the last complete reading (a worker whose counter is gone is censored at its own last one)."
+                        },
+                        drain_from_minute: {
+                          type: ["number", "null"],
+                          description: "First start minute left out: the suite drains (rollouts in flight falling, the last scenes)."
+                        },
+                        final: {
+                          type: "boolean",
+                          description: "The run's data will not grow (its job ended)."
+                        },
+                        noise_sd: {
+                          type: "number",
+                          description: "Rollout-level noise (log scale), pooled over workers."
+                        }
                       }
                     }
                   ]
@@ -67115,8 +67177,17 @@ var metrics_schema_default = {
       description: "The sequential comparison with the reference (the current best, or the baseline while there is none).",
       properties: {
         state: {
-          enum: ["measuring", "better", "worse", "equivalent", "not-better", "reference"],
-          description: "not-better: it cannot be min_improvement faster than the reference (it may still be a little slower or a little faster); reference: this candidate is the baseline or the current best."
+          enum: [
+            "measuring",
+            "better-at-equal-age",
+            "better",
+            "worse",
+            "equivalent",
+            "not-better",
+            "faster-drift-not-ruled-out",
+            "reference"
+          ],
+          description: "better: faster by more than min_improvement over the full run (the equal-age contrast and the full-run guard both settle it); better-at-equal-age: the provisional winner, faster by more than min_improvement at equal run age while the full-run guard (a drift against the reference) is still open: it keeps running; faster-drift-not-ruled-out: closed at the horizon (or when its reference's data ended) faster at equal run age, with a drift that could undo it over the full run not ruled out; not-better: it cannot be min_improvement faster than the reference (it may still be a little slower or a little faster); reference: this candidate is the baseline or the current best."
         },
         against: {
           type: "string",
@@ -67142,6 +67213,59 @@ var metrics_schema_default = {
         decided_at_minutes: {
           type: ["number", "null"],
           description: "Run-minute the decision was reached."
+        },
+        full_run: {
+          description: "The full-run guard (src/analysis/decision.ts): the drift of the candidate against its reference (the slope of the cohort differences on start age) and the equal-age contrast extrapolated by it to the run's rollout-weighted mean age, widened by the lever \xD7 the slope's error, read through the same boundary. better and equivalent stand only when it settles them too.",
+          oneOf: [
+            { type: "null" },
+            {
+              type: "object",
+              additionalProperties: false,
+              required: ["guard", "change", "slope_relative_per_hour", "slope_se", "lever_minutes"],
+              properties: {
+                guard: {
+                  enum: ["settled", "open", "drifts", "not-measured"],
+                  description: "settled: the full-run interval settles the same claim; open: it does not yet; drifts: the slope is significant (the candidate drifts against its reference), said on not-better and worse too; not-measured: no slope yet."
+                },
+                change: {
+                  oneOf: [{ type: "null" }, { $ref: "#/$defs/interval" }],
+                  description: "The relative change extrapolated to the full run, with its interval through the decision's boundary."
+                },
+                slope_relative_per_hour: { type: ["number", "null"] },
+                slope_se: { type: ["number", "null"] },
+                lever_minutes: {
+                  type: ["number", "null"],
+                  description: "From the contrast's mean cohort age to the run's rollout-weighted mean age."
+                }
+              }
+            }
+          ]
+        },
+        contrast: {
+          description: "What the equal-age contrast rests on (src/analysis/cohorts.ts).",
+          oneOf: [
+            { type: "null" },
+            {
+              type: "object",
+              additionalProperties: false,
+              required: ["cohorts", "mean_age_minutes", "error"],
+              properties: {
+                cohorts: {
+                  type: "integer",
+                  minimum: 0,
+                  description: "Start cohorts both runs share."
+                },
+                mean_age_minutes: {
+                  type: "number",
+                  description: "The contrast's weighted mean cohort (start) age."
+                },
+                error: {
+                  enum: ["model", "robust"],
+                  description: "model: the censored likelihood's; robust: from the spread of the cohort differences (larger)."
+                }
+              }
+            }
+          ]
         },
         expected_minutes_to_decision: {
           type: ["number", "null"]
@@ -69069,7 +69193,7 @@ function code(s) {
 function baselineName(standing) {
   return standing.baseline?.name ?? "baseline";
 }
-var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better"]);
+var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better", "faster-drift-not-ruled-out"]);
 var isDecided = (d) => !!d && DECIDED.has(d.state);
 function compareCandidate(standing, c, observation, context3 = {}) {
   const value = observation.verdict.value ?? null;
