@@ -11,6 +11,7 @@ import { mergeJobListings } from './listing.js';
 import {
   accountingEnabled,
   expandOutputPattern,
+  type ParsedJobs,
   parseSacct,
   parseSbatchParsable,
   parseScontrolJobs,
@@ -18,7 +19,7 @@ import {
   SACCT_FORMAT,
   SQUEUE_FORMAT,
 } from './parse.js';
-import type { SlurmClient, SlurmJob, Transport } from './types.js';
+import type { JobListing, SlurmClient, Transport } from './types.js';
 
 export interface SlurmClientOptions {
   /**
@@ -30,12 +31,16 @@ export interface SlurmClientOptions {
   history?: 'auto' | 'sacct' | 'squeue';
   /** How far back sacct looks (hours). */
   sacctHours?: number;
+  /** Where a listing line that could not be read is reported (default: stderr, the Actions log). */
+  log?: (message: string) => void;
 }
 
 const JOB_ID = /^[0-9]+(_[0-9]+)?$/;
 const NAME_PREFIX = /^[A-Za-z0-9_.-]{1,200}$/;
 const JOB_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
 const PATH = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
+/** A login name as `id -un` prints it (POSIX portable names, and the `@`/`\\` of directory services). */
+const USER = /^[A-Za-z0-9_.@\\$-][A-Za-z0-9_.@\\ $-]{0,127}$/;
 
 function checked(value: string, pattern: RegExp, what: string): string {
   if (!pattern.test(value))
@@ -69,10 +74,20 @@ export function createSlurmClient(transport: Transport, options: SlurmClientOpti
     return result;
   }
 
-  async function accountingJobs(): Promise<SlurmJob[]> {
+  const log = options.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  let me: Promise<string> | undefined;
+
+  /** The login account's own name (`id -un`, asked once): only its jobs are listed. */
+  function user(): Promise<string> {
+    me ??= run(['id', '-un'], true).then((r) => checked(r.stdout.trim(), USER, 'login user name'));
+    me.catch(() => (me = undefined));
+    return me;
+  }
+
+  async function accountingJobs(account: string): Promise<ParsedJobs> {
     const hours = options.sacctHours ?? 72;
     const argv = ['sacct', '--parsable2', '--noheader', '--allocations', `--starttime=now-${hours}hours`];
-    return parseSacct((await run([...argv, `--format=${SACCT_FORMAT}`], true)).stdout);
+    return parseSacct((await run([...argv, `--user=${account}`, `--format=${SACCT_FORMAT}`], true)).stdout);
   }
 
   function historySource(): Promise<'sacct' | 'squeue'> {
@@ -80,6 +95,29 @@ export function createSlurmClient(transport: Transport, options: SlurmClientOpti
       accountingEnabled(r.stdout) ? 'sacct' : 'squeue',
     );
     return history;
+  }
+
+  /**
+   * The login account's jobs under the prefix, from both sources. Lines that could not be read are
+   * logged; those that may be this prefix's (named so, or unnamed) are kept in the listing.
+   */
+  async function listing(namePrefix: string): Promise<JobListing> {
+    checked(namePrefix, NAME_PREFIX, 'job name prefix');
+    const [source, account] = await Promise.all([historySource(), user()]);
+    // Accounting first, then the controller: the newer listing decides what is live (listing.ts).
+    const ended = source === 'sacct' ? await accountingJobs(account) : { jobs: [], skipped: [] };
+    const r = await run(['squeue', '--me', '--states=all', '--noheader', `--Format=${SQUEUE_FORMAT}`], true);
+    const live = parseSqueue(r.stdout);
+    const skipped = [...ended.skipped, ...live.skipped];
+    for (const s of skipped) log(`skipped a ${s.command} line (${s.problem}): ${JSON.stringify(s.line)}`);
+    const jobs = mergeJobListings(live.jobs, ended.jobs).filter(
+      (j) => j.name.startsWith(namePrefix) && (j.user === null || j.user === account),
+    );
+    return {
+      jobs,
+      accounting: source === 'sacct' ? 'on' : 'off',
+      skipped: skipped.filter((s) => s.name === null || s.name.startsWith(namePrefix)),
+    };
   }
 
   return {
@@ -101,12 +139,10 @@ export function createSlurmClient(transport: Transport, options: SlurmClientOpti
       return parseSbatchParsable(result.stdout);
     },
 
+    listing,
+
     async jobs(namePrefix) {
-      checked(namePrefix, NAME_PREFIX, 'job name prefix');
-      // Accounting first, then the controller: the newer listing decides what is live (listing.ts).
-      const ended = (await historySource()) === 'sacct' ? await accountingJobs() : [];
-      const r = await run(['squeue', '--states=all', '--noheader', `--Format=${SQUEUE_FORMAT}`], true);
-      return mergeJobListings(parseSqueue(r.stdout), ended).filter((j) => j.name.startsWith(namePrefix));
+      return (await listing(namePrefix)).jobs;
     },
 
     async cancel(jobId) {

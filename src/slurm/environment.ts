@@ -15,13 +15,18 @@ export const COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, 'SLURM_C
 
 /** Slurm prints times in the zone of the command's TZ: always UTC, whatever the runner's zone. */
 export const SLURM_TIME_ZONE = 'UTC';
+/**
+ * And in the format of SLURM_TIME_FORMAT: always `standard` (YYYY-MM-DDTHH:MM:SS), whatever a login
+ * profile sets (`relative` prints "Tomorr 10:00", which no parser reads).
+ */
+export const SLURM_TIME_FORMAT = 'standard';
 
 const SUBMIT_VARIABLE_SET = new Set<string>(SUBMIT_SCRIPT_VARIABLES);
 const VALUE = /^[\x20-\x7e]{0,4096}$/;
 
 /**
  * The environment a Slurm command starts with: the allowlisted variables of `from` (never the rest),
- * TZ=UTC, and `extra` (only submit.sh's variables, printable ASCII). Pure.
+ * TZ=UTC, SLURM_TIME_FORMAT=standard, and `extra` (only submit.sh's variables, printable ASCII). Pure.
  */
 export function plainCommandEnvironment(
   from: NodeJS.ProcessEnv,
@@ -33,6 +38,7 @@ export function plainCommandEnvironment(
     if (value !== undefined && value !== '') env[key] = value;
   }
   env.TZ = SLURM_TIME_ZONE;
+  env.SLURM_TIME_FORMAT = SLURM_TIME_FORMAT;
   for (const [key, value] of Object.entries(extra)) {
     if (value === undefined) continue;
     if (!SUBMIT_VARIABLE_SET.has(key))

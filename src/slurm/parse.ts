@@ -1,10 +1,16 @@
-// Parsers for what Slurm prints. Every one is strict: a line it does not understand is an error that
-// quotes the line, never a silently wrong state. Tested against output captured from the local cluster
-// (test/fixtures/slurm/captured/) and the documented formats.
+// Parsers for what Slurm prints. Each field is read in every form Slurm prints it (times `NONE`,
+// `Unknown`, `N/A`; limits `UNLIMITED`, `Partition_Limit`; any user, comment or name); a line that
+// still cannot be read is skipped and reported with what was wrong (never a silently wrong state, and
+// never the whole listing lost for one line: an odd job of anyone's must not stop the system).
+// Tested against output captured from the local cluster (test/fixtures/slurm/captured/), the
+// documented formats, and generated lines (test/unit/slurm/parse-fuzz.test.ts).
 import { SlurmOutputError } from './errors.js';
-import { isLive, SLURM_JOB_STATES, type SlurmJob, type SlurmJobState } from './types.js';
+import { isLive, type SkippedLine, SLURM_JOB_STATES, type SlurmJob, type SlurmJobState } from './types.js';
 
-/** squeue -O fields, `|`-terminated; the name comes last so a `|` inside a name cannot shift the others. */
+/**
+ * squeue -O fields, `|`-terminated. The fields a person writes (output file, comment, name) come
+ * last, the name the very last: a `|` inside them never shifts the others (parseSqueue).
+ */
 export const SQUEUE_FIELDS = [
   'JobID',
   'State',
@@ -20,7 +26,9 @@ export const SQUEUE_FIELDS = [
   'NumNodes',
   'tres-alloc',
   'tres-per-node',
+  'UserName',
   'STDOUT',
+  'Comment',
   'Name',
 ] as const;
 /** `:0` = no padding, no truncation; `|` = the field's suffix. */
@@ -28,7 +36,7 @@ export const SQUEUE_FORMAT = SQUEUE_FIELDS.map((f, i) =>
   i < SQUEUE_FIELDS.length - 1 ? `${f}:0|` : `${f}:0`,
 ).join(',');
 
-/** sacct --parsable2 fields (`|`-separated); the name last for the same reason. */
+/** sacct --parsable2 fields (`|`-separated); the comment and the name last for the same reason. */
 export const SACCT_FIELDS = [
   'JobID',
   'State',
@@ -41,13 +49,34 @@ export const SACCT_FIELDS = [
   'Elapsed',
   'NodeList',
   'AllocTRES',
+  'User',
+  'Comment',
   'JobName',
 ] as const;
 export const SACCT_FORMAT = SACCT_FIELDS.join(',');
 
-const JOB_ID = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\]))?$/;
+/** What one listing command printed: the jobs it could read, and the lines it could not. */
+export interface ParsedJobs {
+  jobs: SlurmJob[];
+  skipped: SkippedLine[];
+}
+
+// Job ids: plain, array elements (`12_3`, a pending array's `12_[1-5%2]`), heterogeneous components (`12+0`).
+const JOB_ID = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\])|\+[0-9]+)?$/;
 const TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
-const DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|UNLIMITED|INVALID|NOT_SET|Partition_Limit)$/;
+/** What Slurm prints for a time that is not set: no start yet, no end (an unlimited job's is `NONE`). */
+const NO_TIME = new Set(['', 'N/A', 'Unknown', 'None', 'NONE', '(null)', 'UNLIMITED', 'INVALID']);
+const DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|[0-9]+-[0-9]+(:[0-9]+)?)$/;
+/** Limits and durations that are not a length of time (kept as printed; slurmDurationToSeconds reads null). */
+const NO_DURATION = new Set([
+  'UNLIMITED',
+  'INVALID',
+  'NOT_SET',
+  'Partition_Limit',
+  'NONE',
+  'None',
+  'infinite',
+]);
 const STATE_SET = new Set<string>(SLURM_JOB_STATES);
 
 function state(text: string, command: string, line: string): SlurmJobState {
@@ -71,18 +100,29 @@ function jobId(text: string, command: string, line: string): string {
 }
 
 function time(text: string, command: string, line: string): string | null {
-  if (text === '' || text === 'N/A' || text === 'Unknown' || text === 'None' || text === '(null)')
-    return null;
+  if (NO_TIME.has(text)) return null;
   if (!TIME.test(text))
     throw new SlurmOutputError(command, `time ${JSON.stringify(text)} is not YYYY-MM-DDTHH:MM:SS`, line);
   return text;
 }
 
+/** A duration or limit as printed (null when not set; `UNLIMITED` and the like kept: they are not lengths). */
 function duration(text: string, command: string, line: string): string | null {
-  if (text === '' || text === 'N/A') return null;
-  if (!DURATION.test(text))
+  if (text === '' || text === 'N/A' || text === '(null)') return null;
+  if (!DURATION.test(text) && !NO_DURATION.has(text))
     throw new SlurmOutputError(command, `duration ${JSON.stringify(text)} is not [D-]HH:MM:SS`, line);
   return text;
+}
+
+/** An elapsed time: null when Slurm does not give one (`INVALID` after a clock jump, `N/A`). */
+function elapsedOf(text: string, command: string, line: string): string | null {
+  const d = duration(text, command, line);
+  return d !== null && NO_DURATION.has(d) ? null : d;
+}
+
+/** Free text a person wrote (user name, comment): null for Slurm's "not set". */
+function text(value: string | undefined): string | null {
+  return value === undefined || value === '' || value === '(null)' || value === 'N/A' ? null : value;
 }
 
 /**
@@ -197,29 +237,57 @@ function live(s: SlurmJobState, exit: { exitCode: number | null; signal: number 
   return isLive(s) ? { exitCode: null, signal: null } : exit;
 }
 
-/** Parses `squeue --noheader -O SQUEUE_FORMAT` output. */
-export function parseSqueue(output: string): SlurmJob[] {
-  return fieldLines(output, 'squeue', SQUEUE_FIELDS.length).map(({ parts, line }) => squeueJob(parts, line));
+/**
+ * Parses `squeue --noheader -O SQUEUE_FORMAT` output. The name is the last field; a `|` in the
+ * output file or the comment goes to the comment (run names and the bot's comments never hold one).
+ */
+export function parseSqueue(output: string): ParsedJobs {
+  return parseLines(output, 'squeue', SQUEUE_FIELDS, 2, squeueJob);
 }
 
-/** The non-empty lines of `|`-separated output, each with at least `fields` fields (the last may hold `|`). */
-function fieldLines(
+/** Parses `sacct --parsable2 --noheader --allocations --format=SACCT_FORMAT` output (same rule for `|`). */
+export function parseSacct(output: string): ParsedJobs {
+  return parseLines(output, 'sacct', SACCT_FIELDS, 1, sacctJob);
+}
+
+/**
+ * The non-empty lines of `|`-separated output, each read by `read` from its fixed fields, its free
+ * ones (the last of them takes any extra `|`) and its name (the last field). A line that cannot be
+ * read is skipped with why.
+ */
+function parseLines(
   output: string,
   command: string,
-  fields: number,
-): Array<{ parts: string[]; line: string }> {
-  const lines: Array<{ parts: string[]; line: string }> = [];
+  fields: readonly string[],
+  freeFields: number,
+  read: (fixed: string[], free: string[], name: string, line: string) => SlurmJob,
+): ParsedJobs {
+  const jobs: SlurmJob[] = [];
+  const skipped: SkippedLine[] = [];
+  const firstFree = fields.length - 1 - freeFields;
   for (const line of output.split('\n')) {
     if (line.trim() === '') continue;
     const parts = line.split('|');
-    if (parts.length < fields)
-      throw new SlurmOutputError(command, `expected ${fields} |-separated fields, got ${parts.length}`, line);
-    lines.push({ parts: [...parts.slice(0, fields - 1), parts.slice(fields - 1).join('|')], line });
+    const name = parts.length > 1 ? (parts.at(-1) as string) : null;
+    try {
+      if (parts.length < fields.length)
+        throw new SlurmOutputError(
+          command,
+          `expected ${fields.length} |-separated fields, got ${parts.length}`,
+          line,
+        );
+      const free = parts.slice(firstFree, firstFree + freeFields - 1);
+      free.push(parts.slice(firstFree + freeFields - 1, -1).join('|'));
+      jobs.push(read(parts.slice(0, firstFree), free, name ?? '', line));
+    } catch (error) {
+      if (!(error instanceof SlurmOutputError)) throw error;
+      skipped.push({ command, problem: error.problem, line, name });
+    }
   }
-  return lines;
+  return { jobs, skipped };
 }
 
-function squeueJob(parts: string[], line: string): SlurmJob {
+function squeueJob(fixed: string[], free: string[], name: string, line: string): SlurmJob {
   const command = 'squeue';
   const [
     id,
@@ -236,19 +304,19 @@ function squeueJob(parts: string[], line: string): SlurmJob {
     nodeCount,
     tres,
     perNode,
-    stdout,
-    name,
-  ] = parts;
+    user,
+  ] = fixed;
+  const [stdout, comment] = free;
   const s = state(st ?? '', command, line);
   const exitDecoded =
     exit === 'N/A' || exit === ''
       ? { exitCode: null, signal: null }
       : decodeWaitStatus(count(exit ?? '', 'exit status', command, line));
-  const elapsed = duration(used ?? '', command, line);
+  const elapsed = elapsedOf(used ?? '', command, line);
   const gpus = gpusFromTres(tres ?? '') ?? gpusPerNode(perNode ?? '', nodeCount ?? '');
   const job: SlurmJob = {
     id: jobId(id ?? '', command, line),
-    name: name ?? '',
+    name,
     state: s,
     ...rawState(st ?? ''),
     reason: reason(why ?? ''),
@@ -261,39 +329,40 @@ function squeueJob(parts: string[], line: string): SlurmJob {
     elapsed,
     ...allocation(gpus, elapsed),
     nodes: nodes(nodeList ?? ''),
+    user: text(user),
+    comment: text(comment),
     stdoutPath: null,
     source: 'squeue',
   };
-  job.stdoutPath = stdout === '' || stdout === 'N/A' ? null : expandOutputPattern(stdout ?? '', job);
+  job.stdoutPath = text(stdout) === null ? null : expandOutputPattern(stdout ?? '', job);
   return job;
 }
 
-/** Parses `sacct --parsable2 --noheader --allocations --format=SACCT_FORMAT` output. */
-export function parseSacct(output: string): SlurmJob[] {
+function sacctJob(fixed: string[], free: string[], name: string, line: string): SlurmJob {
   const command = 'sacct';
-  return fieldLines(output, command, SACCT_FIELDS.length).map(({ parts, line }) => {
-    const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, name] = parts;
-    const s = state(st ?? '', command, line);
-    const elapsed = duration(used ?? '', command, line);
-    return {
-      id: jobId(id ?? '', command, line),
-      name: name ?? '',
-      state: s,
-      ...rawState(st ?? ''),
-      reason: reason(why ?? ''),
-      ...live(s, decodeExitPair(exit ?? '', command, line)),
-      restarts: null,
-      submitTime: time(submit ?? '', command, line),
-      startTime: time(start ?? '', command, line),
-      endTime: time(end ?? '', command, line),
-      timeLimit: duration(limit ?? '', command, line),
-      elapsed,
-      ...allocation(gpusFromTres(tres ?? ''), elapsed),
-      nodes: nodes(nodeList ?? ''),
-      stdoutPath: null,
-      source: 'sacct',
-    } satisfies SlurmJob;
-  });
+  const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, user] = fixed;
+  const s = state(st ?? '', command, line);
+  const elapsed = elapsedOf(used ?? '', command, line);
+  return {
+    id: jobId(id ?? '', command, line),
+    name,
+    state: s,
+    ...rawState(st ?? ''),
+    reason: reason(why ?? ''),
+    ...live(s, exit === '' ? { exitCode: null, signal: null } : decodeExitPair(exit ?? '', command, line)),
+    restarts: null,
+    submitTime: time(submit ?? '', command, line),
+    startTime: time(start ?? '', command, line),
+    endTime: time(end ?? '', command, line),
+    timeLimit: duration(limit ?? '', command, line),
+    elapsed,
+    ...allocation(gpusFromTres(tres ?? ''), elapsed),
+    nodes: nodes(nodeList ?? ''),
+    user: text(user),
+    comment: text(free[0]),
+    stdoutPath: null,
+    source: 'sacct',
+  };
 }
 
 /** Splits one `scontrol show job --oneliner` line into its Key=Value pairs (values may contain `=`). */
@@ -339,12 +408,15 @@ export function parseScontrolJobs(output: string): SlurmJob[] {
       startTime: time(need('StartTime'), command, line),
       endTime: time(need('EndTime'), command, line),
       timeLimit: duration(need('TimeLimit'), command, line),
-      elapsed: duration(need('RunTime'), command, line),
+      elapsed: elapsedOf(need('RunTime'), command, line),
       ...allocation(
         gpusFromTres(f.get('TRES') ?? '') ?? gpusPerNode(f.get('TresPerNode') ?? '', f.get('NumNodes') ?? ''),
-        duration(need('RunTime'), command, line),
+        elapsedOf(need('RunTime'), command, line),
       ),
       nodes: nodes(need('NodeList')),
+      // UserId=alice(1000): the name before the uid.
+      user: text(/^(.*)\([0-9]+\)$/.exec(need('UserId'))?.[1] ?? need('UserId')),
+      comment: text(f.get('Comment')),
       stdoutPath: stdout === undefined || stdout === '' || stdout === '(null)' ? null : stdout,
       source: 'scontrol',
     });

@@ -96,10 +96,41 @@ export interface SlurmJob {
   /** The allocation's GPU-minutes so far (elapsed × gpus): what a budget counts; null when either is unknown. */
   gpuMinutes: number | null;
   nodes: string | null;
+  /**
+   * Whose job it is, as Slurm records it (squeue UserName, sacct User, scontrol UserId): the one
+   * owner a name can never stand for (docs/security.md); null when the source did not print it.
+   */
+  user: string | null;
+  /** The job's comment (`sbatch --comment`); null when it has none or the source does not keep it. */
+  comment: string | null;
   /** The job's output file, with %j, %x, %u, %A, %a, %N and %% expanded; null when the source does not say. */
   stdoutPath: string | null;
   /** Which command reported it. */
   source: 'squeue' | 'sacct' | 'scontrol';
+}
+
+/** A line of a listing that could not be read: skipped, reported with what was wrong. */
+export interface SkippedLine {
+  command: string;
+  problem: string;
+  line: string;
+  /** The job's name (the line's last field) when the line has fields at all; null when not. */
+  name: string | null;
+}
+
+/** One listing of the login account's jobs under a name prefix (SlurmClient.listing). */
+export interface JobListing {
+  jobs: SlurmJob[];
+  /**
+   * Where ended jobs the controller forgot come from: accounting (`on`), nowhere (`off`: the
+   * controller keeps them for MinJobAge).
+   */
+  accounting: 'on' | 'off';
+  /**
+   * Lines that could not be read and may be this prefix's jobs (named so, or unnamed): skipped and
+   * logged, never fatal for the other lines; a run whose job may be among them is unknown, not lost.
+   */
+  skipped: SkippedLine[];
 }
 
 /** Result of one command on the login node. */
@@ -137,9 +168,13 @@ export interface SlurmClient {
    */
   submit(argv: readonly string[], env?: Readonly<Record<string, string | undefined>>): Promise<string>;
   /**
-   * Every job whose name starts with the prefix: live ones (held included) from the controller, ended
-   * ones from the controller or, with accounting, sacct; one list, one entry per job id (listing.ts).
+   * The login account's own jobs whose name starts with the prefix (never another user's: `squeue
+   * --me`, `sacct --user`): live ones (held included) from the controller, ended ones from the
+   * controller or, with accounting, sacct; one entry per job id (listing.ts). With what the listing
+   * could not see: lines it could not read, and whether accounting answered.
    */
+  listing(namePrefix: string): Promise<JobListing>;
+  /** `listing(namePrefix).jobs`: for the paths that act on jobs and report nothing of the listing. */
   jobs(namePrefix: string): Promise<SlurmJob[]>;
   cancel(jobId: string): Promise<void>;
   /** Releases a job submitted with --hold. */

@@ -44,7 +44,7 @@ for (const variant of variants)
         for (let i = 0; i < 40; i++) {
           // Through the client's transport: TZ=UTC, as every command the adapter runs.
           const r = await slurm.transport.run([...argv, `--format=${SACCT_FORMAT}`]);
-          const [job] = parseSacct(r.stdout);
+          const [job] = parseSacct(r.stdout).jobs;
           if (job && !isLive(job.state)) return job;
           await new Promise((r) => setTimeout(r, 250));
         }

@@ -20,6 +20,8 @@ const job = (over: Partial<SlurmJob>): SlurmJob => ({
   timeLimit: '04:00:00',
   elapsed: null,
   nodes: null,
+  user: 'root',
+  comment: null,
   stdoutPath: null,
   source: 'squeue',
   gpus: null,

@@ -9,7 +9,7 @@ import type { SlurmJob } from '../../../src/slurm/types.js';
 const dir = join(import.meta.dirname, '../../fixtures/slurm');
 const lines = (p: string) => readFileSync(join(dir, p), 'utf8').split('\n');
 const captured = new Map(
-  parseSqueue(readFileSync(join(dir, 'captured/squeue-all-finished.txt'), 'utf8')).map((j) => [
+  parseSqueue(readFileSync(join(dir, 'captured/squeue-all-finished.txt'), 'utf8')).jobs.map((j) => [
     j.name.replace('topo-capture-', ''),
     j,
   ]),
@@ -35,6 +35,8 @@ const base: SlurmJob = {
   gpus: null,
   gpuMinutes: null,
   nodes: 'node2',
+  user: 'root',
+  comment: null,
   stdoutPath: null,
   source: 'squeue',
 };
@@ -88,7 +90,7 @@ describe('classifyFailure with captured jobs and logs', () => {
 });
 
 describe('classifyFailure with documented states', () => {
-  const jobs = parseSacct(readFileSync(join(dir, 'documented/sacct-parsable2.txt'), 'utf8'));
+  const { jobs } = parseSacct(readFileSync(join(dir, 'documented/sacct-parsable2.txt'), 'utf8'));
   const byState = (s: string) => jobs.find((j) => j.state === s) as SlurmJob;
   it('OUT_OF_MEMORY is host memory unless the log names CUDA', () => {
     expect(classifyFailure(byState('OUT_OF_MEMORY'), [])?.kind).toBe('host-oom');

@@ -16,10 +16,12 @@ describe('the plain environment of Slurm commands', () => {
     RUNNER_TEMP: '/tmp',
     TOPO_SSH_KEY: '-----BEGIN OPENSSH PRIVATE KEY-----',
     TZ: 'America/New_York',
+    // A login profile's relative times ("Tomorr 10:00") would read as no time at all.
+    SLURM_TIME_FORMAT: 'relative',
     LD_PRELOAD: '/tmp/evil.so',
   };
 
-  it('keeps only the allowlist, sets TZ=UTC', () => {
+  it('keeps only the allowlist, sets TZ=UTC and the standard time format', () => {
     expect(plainCommandEnvironment(action)).toEqual({
       PATH: '/usr/bin',
       HOME: '/home/runner',
@@ -27,12 +29,14 @@ describe('the plain environment of Slurm commands', () => {
       LANG: 'C.UTF-8',
       SLURM_CONF: '/etc/slurm/x.conf',
       TZ: 'UTC',
+      SLURM_TIME_FORMAT: 'standard',
     });
   });
 
   it("adds only submit.sh's variables", () => {
     expect(plainCommandEnvironment({}, { LOGDIR: '/runs/x', DESCRIPTION: 'more' })).toEqual({
       TZ: 'UTC',
+      SLURM_TIME_FORMAT: 'standard',
       LOGDIR: '/runs/x',
       DESCRIPTION: 'more',
     });

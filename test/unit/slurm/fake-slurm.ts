@@ -1,5 +1,11 @@
 // An in-memory Slurm for unit tests of the pure orchestration (the integration tests use the real one).
-import type { SlurmClient, SlurmJob, SlurmJobState, Transport } from '../../../src/slurm/types.js';
+import type {
+  JobListing,
+  SlurmClient,
+  SlurmJob,
+  SlurmJobState,
+  Transport,
+} from '../../../src/slurm/types.js';
 
 export class FakeSlurm implements SlurmClient {
   jobsById = new Map<string, SlurmJob>();
@@ -36,6 +42,8 @@ export class FakeSlurm implements SlurmClient {
       gpus: null,
       gpuMinutes: null,
       nodes: null,
+      user: 'root',
+      comment: null,
       stdoutPath: null,
       source: 'squeue',
     };
@@ -50,9 +58,13 @@ export class FakeSlurm implements SlurmClient {
     this.beforeSubmitReturns?.();
     return job.id;
   }
-  async jobs(prefix: string) {
+  async listing(prefix: string): Promise<JobListing> {
     this.calls.push('jobs');
-    return [...this.jobsById.values()].filter((j) => j.name.startsWith(prefix)).map((j) => ({ ...j }));
+    const jobs = [...this.jobsById.values()].filter((j) => j.name.startsWith(prefix)).map((j) => ({ ...j }));
+    return { jobs, accounting: 'off', skipped: [] };
+  }
+  async jobs(prefix: string) {
+    return (await this.listing(prefix)).jobs;
   }
   async cancel(id: string) {
     this.calls.push(`cancel ${id}`);

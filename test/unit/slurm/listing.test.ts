@@ -10,8 +10,8 @@ import type { CommandResult, SlurmJob, Transport } from '../../../src/slurm/type
 
 const dir = join(import.meta.dirname, '../../fixtures/slurm');
 const read = (p: string) => readFileSync(join(dir, p), 'utf8');
-const controller = () => parseSqueue(read('captured/squeue-all-finished.txt'));
-const accounting = () => parseSacct(read('captured/sacct-accounting.txt'));
+const controller = () => parseSqueue(read('captured/squeue-all-finished.txt')).jobs;
+const accounting = () => parseSacct(read('captured/sacct-accounting.txt')).jobs;
 const byName = (jobs: SlurmJob[], name: string) => jobs.find((j) => j.name === `topo-capture-${name}`);
 
 /** A login node that answers each program with the given output, recording what ran. */
@@ -81,11 +81,12 @@ describe('jobs() of a client', () => {
   it('with accounting: sacct, then squeue, one merged list by prefix', async () => {
     const t = scripted({
       scontrol: config('accounting_storage/slurmdbd'),
+      id: 'root\n',
       sacct: read('captured/sacct-accounting.txt'),
       squeue: read('captured/squeue-all-finished.txt'),
     });
     const jobs = await createSlurmClient(t).jobs('topo-capture-');
-    expect(t.ran).toEqual(['scontrol show', 'sacct --parsable2', 'squeue --states=all']);
+    expect(t.ran).toEqual(['scontrol show', 'id -un', 'sacct --parsable2', 'squeue --me']);
     expect(byName(jobs, 'held')).toMatchObject({ state: 'PENDING', reason: 'JobHeldUser' });
     expect(new Set(jobs.map((j) => j.id)).size).toBe(jobs.length);
   });
@@ -93,12 +94,13 @@ describe('jobs() of a client', () => {
   it('without accounting: the controller alone, one command per listing', async () => {
     const t = scripted({
       scontrol: config('accounting_storage/none'),
+      id: 'root\n',
       squeue: read('captured/squeue-all-finished.txt'),
     });
     const client = createSlurmClient(t);
     await client.jobs('topo-capture-');
     const jobs = await client.jobs('topo-capture-');
-    expect(t.ran).toEqual(['scontrol show', 'squeue --states=all', 'squeue --states=all']);
+    expect(t.ran).toEqual(['scontrol show', 'id -un', 'squeue --me', 'squeue --me']);
     expect(jobs).toEqual(controller());
   });
 });

@@ -10,6 +10,7 @@ import {
   expandOutputPattern,
   gpusFromTres,
   gpusPerNode,
+  type ParsedJobs,
   parseSacct,
   parseSbatchParsable,
   parseScontrolJobs,
@@ -31,7 +32,7 @@ describe('squeue (captured from the local cluster)', () => {
   });
 
   it('parses live jobs: pending with reasons, running with nodes', () => {
-    const jobs = parseSqueue(read('captured/squeue-live.txt'));
+    const jobs = parseSqueue(read('captured/squeue-live.txt')).jobs;
     expect(jobs.map((j) => [j.state, j.reason])).toEqual([
       ['PENDING', 'Resources'],
       ['PENDING', 'Priority'],
@@ -60,7 +61,7 @@ describe('squeue (captured from the local cluster)', () => {
 
   it('parses finished jobs with exit codes and signals decoded from the wait status', () => {
     const byName = new Map(
-      parseSqueue(read('captured/squeue-all-finished.txt')).map((j) => [
+      parseSqueue(read('captured/squeue-all-finished.txt')).jobs.map((j) => [
         j.name.replace('topo-capture-', ''),
         j,
       ]),
@@ -90,24 +91,34 @@ describe('squeue (captured from the local cluster)', () => {
   });
 
   it('parses a requeued job waiting for its begin time', () => {
-    const [requeued] = parseSqueue(read('captured/squeue-requeue-nodefail.txt'));
+    const [requeued] = parseSqueue(read('captured/squeue-requeue-nodefail.txt')).jobs;
     expect(requeued).toMatchObject({ state: 'PENDING', reason: 'BeginTime', restarts: 1, nodes: null });
   });
 
   it('returns no jobs for empty output', () => {
-    expect(parseSqueue('')).toEqual([]);
-    expect(parseSqueue('\n')).toEqual([]);
+    expect(parseSqueue('')).toEqual({ jobs: [], skipped: [] });
+    expect(parseSqueue('\n')).toEqual({ jobs: [], skipped: [] });
   });
 
-  it('keeps a | inside a job name (the name is the last field)', () => {
-    const [job] = parseSqueue('7|RUNNING|None|0|0|N/A|N/A|N/A|UNLIMITED|0:01||1|N/A|N/A|N/A|a|b\n');
+  it('reads the name from the last field; a | in what a person wrote goes to the comment', () => {
+    const {
+      jobs: [job],
+    } = parseSqueue('7|RUNNING|None|0|0|N/A|N/A|NONE|UNLIMITED|0:01||1|N/A|N/A|bob|N/A|a|b|c\n');
     expect(job).toMatchObject({
-      name: 'a|b',
+      name: 'c',
+      comment: 'a|b',
+      user: 'bob',
       stdoutPath: null,
       submitTime: null,
+      endTime: null,
       timeLimit: 'UNLIMITED',
       nodes: null,
     });
+  });
+
+  it('reads the owner and the comment of every job', () => {
+    const { jobs } = parseSqueue(read('captured/squeue-live.txt'));
+    expect(jobs.every((j) => j.user === 'root' && j.comment === null)).toBe(true);
   });
 });
 
@@ -130,7 +141,7 @@ describe('scontrol show job --oneliner (captured)', () => {
 });
 
 describe('sacct --parsable2 (documented format)', () => {
-  const jobs = parseSacct(read('documented/sacct-parsable2.txt'));
+  const { jobs } = parseSacct(read('documented/sacct-parsable2.txt'));
   it('reads states, "CANCELLED by <uid>", exit pairs and pending placeholders', () => {
     expect(jobs.map((j) => j.state)).toEqual([
       'COMPLETED',
@@ -145,7 +156,8 @@ describe('sacct --parsable2 (documented format)', () => {
     expect(jobs[1]).toMatchObject({ signal: 15, exitCode: null, restarts: null, source: 'sacct' });
     expect(jobs[3]).toMatchObject({ startTime: null, endTime: null, nodes: null, reason: 'Resources' });
     expect(jobs[6]).toMatchObject({ exitCode: 1, nodes: 'pool0-[0106-0107]' });
-    expect(jobs[7]?.name).toBe('other|name|with|bars');
+    expect(jobs[7]).toMatchObject({ name: 'bars', comment: '|other|name|with', user: 'alice' });
+    expect(jobs[0]).toMatchObject({ user: 'alice', comment: null });
   });
 });
 
@@ -174,11 +186,13 @@ describe('durations and GPU allocations, whichever command printed them', () => 
   });
 
   it('gives every job its GPU-minutes (elapsed × GPUs): squeue, sacct and scontrol agree', () => {
-    const [sq] = parseSqueue(
-      '12|RUNNING|None|0|0|N/A|N/A|N/A|5:00|1:39|node1|1|cpu=16,node=1,gres/gpu=8|gres:gpu:1|N/A|topo-a\n',
+    const {
+      jobs: [sq],
+    } = parseSqueue(
+      '12|RUNNING|None|0|0|N/A|N/A|N/A|5:00|1:39|node1|1|cpu=16,node=1,gres/gpu=8|gres:gpu:1|root|N/A|(null)|topo-a\n',
     );
     expect(sq).toMatchObject({ elapsed: '1:39', gpus: 8, gpuMinutes: 13.2 });
-    const sacct = parseSacct(read('documented/sacct-parsable2.txt'));
+    const sacct = parseSacct(read('documented/sacct-parsable2.txt')).jobs;
     expect(sacct[0]).toMatchObject({ elapsed: '00:45:00', gpus: 8, gpuMinutes: 360 });
     expect(sacct[1]).toMatchObject({ gpus: 8 }); // typed gres/gpu:a100
     expect(sacct[3]).toMatchObject({ gpus: null, gpuMinutes: null }); // pending: nothing allocated
@@ -208,14 +222,38 @@ describe('small formats', () => {
   });
 });
 
-describe('bad output is an error that quotes it', () => {
+describe('a listing line that cannot be read is skipped with why, quoting it; the others stand', () => {
+  const listings: Record<string, (text: string) => ParsedJobs> = { squeue: parseSqueue, sacct: parseSacct };
+  const good: Record<string, string> = {
+    squeue: read('captured/squeue-live.txt'),
+    sacct: read('documented/sacct-parsable2.txt'),
+  };
+  for (const file of readdirSync(join(dir, 'bad')).filter((f) => /^(squeue|sacct)-/.test(f))) {
+    it(file, () => {
+      const command = file.split('-')[0] as string;
+      const bad = read(join('bad', file));
+      const parse = listings[command] as (text: string) => ParsedJobs;
+      const alone = parse(bad);
+      expect(alone.jobs).toEqual([]);
+      expect(alone.skipped.length).toBeGreaterThan(0);
+      expect(alone.skipped[0]).toMatchObject({ command, line: bad.split('\n')[0] });
+      expect(alone.skipped[0]?.problem).toMatch(/\S/);
+      // Between good lines: every good line is still read.
+      const mixed = parse(`${good[command]}${bad}${good[command]}`);
+      expect(mixed.jobs).toEqual([...parse(good[command] ?? '').jobs, ...parse(good[command] ?? '').jobs]);
+      expect(mixed.skipped).toEqual(alone.skipped);
+    });
+  }
+});
+
+describe('bad output of the other commands is an error that quotes it', () => {
   const parsers: Record<string, (text: string) => unknown> = {
-    squeue: parseSqueue,
-    sacct: parseSacct,
     scontrol: (t) => (t.startsWith('Configuration') ? accountingEnabled(t) : parseScontrolJobs(t)),
     sbatch: parseSbatchParsable,
   };
-  for (const file of readdirSync(join(dir, 'bad')).sort()) {
+  for (const file of readdirSync(join(dir, 'bad'))
+    .filter((f) => !/^(squeue|sacct)-/.test(f))
+    .sort()) {
     it(file, () => {
       const text = read(join('bad', file));
       const parser = parsers[file.split('-')[0] as string];
@@ -235,10 +273,10 @@ describe('bad output is an error that quotes it', () => {
 
 describe('states and times every path reads the same way', () => {
   const line = (state: string, start = '2026-12-02T12:20:13') =>
-    `12|${state}|None|0|0|2026-12-02T12:20:12|${start}|2026-12-02T12:25:13|5:00|0:03|node1|1|N/A|N/A|/x_%j.log|topo-a`;
+    `12|${state}|None|0|0|2026-12-02T12:20:12|${start}|2026-12-02T12:25:13|5:00|0:03|node1|1|N/A|N/A|root|/x_%j.log|(null)|topo-a`;
 
   it('keeps a state word of a newer Slurm as UNKNOWN, live (it may hold a slot), with the raw word', () => {
-    const [job] = parseSqueue(line('POWER_UP_NODE'));
+    const [job] = parseSqueue(line('POWER_UP_NODE')).jobs;
     expect(job?.state).toBe('UNKNOWN');
     expect(job?.rawState).toBe('POWER_UP_NODE');
     expect(isLive('UNKNOWN')).toBe(true);

@@ -1,0 +1,4 @@
+// Issue 40 item 1: another user's UNLIMITED job on a private cluster with accounting (foreign-job.ts).
+import { foreignJobSuite } from './foreign-job.js';
+
+foreignJobSuite(true);
