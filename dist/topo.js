@@ -4688,7 +4688,7 @@ var require_core = __commonJS({
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
         if (!errors || errors.length === 0)
           return "No errors";
-        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text2, msg) => text2 + separator + msg);
+        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text3, msg) => text3 + separator + msg);
       }
       $dataMetaSchema(metaSchema, keywordsJsonPointers) {
         const rules = this.RULES.all;
@@ -8487,14 +8487,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text3, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text2;
+        return text3;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text2.length <= endStep)
-        return text2;
+      if (text3.length <= endStep)
+        return text3;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -8511,14 +8511,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text2, i, indent.length);
+        i = consumeMoreIndentedLines(text3, i, indent.length);
         if (i !== -1)
           end = i + endStep;
       }
-      for (let ch; ch = text2[i += 1]; ) {
+      for (let ch; ch = text3[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i;
-          switch (text2[i + 1]) {
+          switch (text3[i + 1]) {
             case "x":
               i += 3;
               break;
@@ -8535,12 +8535,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text2, i, indent.length);
+            i = consumeMoreIndentedLines(text3, i, indent.length);
           end = i + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text2[i + 1];
+            const next = text3[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
@@ -8552,12 +8552,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text2[i += 1];
+                ch = text3[i += 1];
                 overflow = true;
               }
               const j2 = i > escEnd + 1 ? i - 2 : escStart - 1;
               if (escapedFolds[j2])
-                return text2;
+                return text3;
               folds.push(j2);
               escapedFolds[j2] = true;
               end = j2 + endStep;
@@ -8572,39 +8572,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text2;
+        return text3;
       if (onFold)
         onFold();
-      let res = text2.slice(0, folds[0]);
+      let res = text3.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text2.length;
+        const end2 = folds[i2 + 1] || text3.length;
         if (fold === 0)
           res = `
-${indent}${text2.slice(0, end2)}`;
+${indent}${text3.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text2[fold]}\\`;
+            res += `${text3[fold]}\\`;
           res += `
-${indent}${text2.slice(fold + 1, end2)}`;
+${indent}${text3.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text2, i, indent) {
+    function consumeMoreIndentedLines(text3, i, indent) {
       let end = i;
       let start = i + 1;
-      let ch = text2[start];
+      let ch = text3[start];
       while (ch === " " || ch === "	") {
         if (i < start + indent) {
-          ch = text2[++i];
+          ch = text3[++i];
         } else {
           do {
-            ch = text2[++i];
+            ch = text3[++i];
           } while (ch && ch !== "\n");
           end = i;
           start = i + 1;
-          ch = text2[start];
+          ch = text3[start];
         }
       }
       return end;
@@ -62772,8 +62772,8 @@ var require_prom_client = __commonJS({
 
 // src/slurm/errors.ts
 var QUOTE_LIMIT = 2e3;
-function quoteOutput(text2) {
-  const t = text2.length > QUOTE_LIMIT ? `${text2.slice(0, QUOTE_LIMIT)}\u2026 (${text2.length - QUOTE_LIMIT} more characters)` : text2;
+function quoteOutput(text3) {
+  const t = text3.length > QUOTE_LIMIT ? `${text3.slice(0, QUOTE_LIMIT)}\u2026 (${text3.length - QUOTE_LIMIT} more characters)` : text3;
   return JSON.stringify(t);
 }
 var SlurmError = class extends Error {
@@ -63795,13 +63795,13 @@ function decideCandidate(candidate, reference, options2 = {}) {
     `${guard.state}: ${claimOf(guard.state, m2)} than ${shown} at every look's confidence`
   ]);
 }
-function unclaimed(base, d2, text2) {
+function unclaimed(base, d2, text3) {
   const value = round(Math.exp(d2) - 1, 4);
   return {
     ...base,
     state: "measuring",
     relative_change: { value, low: value, high: value },
-    evidence: [text2]
+    evidence: [text3]
   };
 }
 function stillMeasuring(base, change, evidence, eta) {
@@ -64013,9 +64013,9 @@ function comparisonText(comparison) {
   const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
   return `${phrase} ${comparison.against}${ratio}`;
 }
-function cell(text2) {
-  if (text2 === null || text2 === void 0 || text2 === "") return "\u2014";
-  return text2.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
+function cell(text3) {
+  if (text3 === null || text3 === void 0 || text3 === "") return "\u2014";
+  return text3.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
 }
 
 // src/record/model.ts
@@ -65846,7 +65846,7 @@ function createPrometheusClient(options2) {
     const ctrl = new AbortController();
     const timer = setTimeout(() => ctrl.abort(), timeoutMs);
     let res;
-    let text2;
+    let text3;
     try {
       res = await doFetch(`${baseUrl2}${path}`, {
         method: "POST",
@@ -65854,7 +65854,7 @@ function createPrometheusClient(options2) {
         body: params.toString(),
         signal: ctrl.signal
       });
-      text2 = await res.text();
+      text3 = await res.text();
     } catch (e) {
       const timedOut = ctrl.signal.aborted;
       throw new PrometheusError(
@@ -65866,23 +65866,23 @@ function createPrometheusClient(options2) {
       clearTimeout(timer);
     }
     if (!res.ok) {
-      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text2)}`, {
+      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text3)}`, {
         query,
         status: res.status,
-        body: text2,
+        body: text3,
         retryable: res.status === 429 || res.status >= 500
       });
     }
     let json;
     try {
-      json = JSON.parse(text2);
+      json = JSON.parse(text3);
     } catch {
       throw new PrometheusError(
-        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text2)}`,
+        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text3)}`,
         {
           query,
           status: res.status,
-          body: text2,
+          body: text3,
           retryable: false
         }
       );
@@ -65891,11 +65891,11 @@ function createPrometheusClient(options2) {
       return parseQueryResponse(json);
     } catch (e) {
       throw new PrometheusError(
-        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text2)}`,
+        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text3)}`,
         {
           query,
           status: res.status,
-          body: text2,
+          body: text3,
           retryable: false
         }
       );
@@ -66185,18 +66185,18 @@ var FORBIDDEN_SEGMENTS = /* @__PURE__ */ new Set([
   "env_set",
   "callbacks"
 ]);
-function parseOverride(text2) {
-  const m2 = OVERRIDE_SYNTAX.exec(text2);
+function parseOverride(text3) {
+  const m2 = OVERRIDE_SYNTAX.exec(text3);
   if (!m2) return void 0;
   return { prefix: m2[1], key: m2[2], value: m2[3] };
 }
-function overrideProblem(text2) {
-  const o = parseOverride(text2);
+function overrideProblem(text3) {
+  const o = parseOverride(text3);
   if (!o) {
     return {
       rule: "bad-format",
       severity: "error",
-      message: `\`${text2}\` is not a Hydra override AlpaSim takes: write [+|++]key=value with a dotted key and a value without \`$\`, backticks, backslashes or shell characters`
+      message: `\`${text3}\` is not a Hydra override AlpaSim takes: write [+|++]key=value with a dotted key and a value without \`$\`, backticks, backslashes or shell characters`
     };
   }
   const segments = o.key.split(/[./]/);
@@ -66569,13 +66569,13 @@ var PATTERNS = {
   description: /^[A-Za-z0-9 _.,:/@+=()-]{1,200}$/
 };
 function check(value, pattern, what) {
-  const text2 = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
-  if (typeof text2 !== "string" || !pattern.test(text2)) {
+  const text3 = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
+  if (typeof text3 !== "string" || !pattern.test(text3)) {
     throw new RenderError(
       `refusing to render: ${what} ${JSON.stringify(value)} does not match ${pattern.source}`
     );
   }
-  return text2;
+  return text3;
 }
 function checkCount(value, what, max) {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
@@ -66649,8 +66649,8 @@ function topologyOverrides(candidate) {
     const key = check(change.key, PATTERNS.topologyKey, "topology key");
     if (change.to === void 0)
       throw new RenderError(`refusing to render: ${key} is set by the preset but absent from the candidate`);
-    const text2 = `${key}=${topologyValue(key, change.to)}`;
-    return key.endsWith(".environments") ? text2 : check(text2, PATTERNS.override, "topology override");
+    const text3 = `${key}=${topologyValue(key, change.to)}`;
+    return key.endsWith(".environments") ? text3 : check(text3, PATTERNS.override, "topology override");
   });
 }
 function resolvePath(checkout, path, what) {
@@ -68272,7 +68272,7 @@ var import_yaml = __toESM(require_dist(), 1);
 var MAX_YAML_BYTES = 256 * 1024;
 var MAX_YAML_DEPTH = 32;
 var MAX_YAML_ALIASES = 50;
-function loadYaml(text2, file) {
+function loadYaml(text3, file) {
   const lineCounter = new import_yaml.LineCounter();
   const refused = (rule, message2, pos2 = { line: 1, column: 1 }) => ({
     file,
@@ -68281,17 +68281,17 @@ function loadYaml(text2, file) {
     locate: () => ({ line: 1, column: 1 }),
     has: () => false
   });
-  const bytes = Buffer.byteLength(text2, "utf8");
+  const bytes = Buffer.byteLength(text3, "utf8");
   if (bytes > MAX_YAML_BYTES) {
     return refused(
       "file-too-large",
       `the file is ${(bytes / 1024).toFixed(0)} KiB; files over ${MAX_YAML_BYTES / 1024} KiB are refused (a topology file is a few hundred bytes): keep only the topology keys`
     );
   }
-  if (text2.includes("\0")) {
+  if (text3.includes("\0")) {
     return refused("yaml-syntax", "the file contains NUL bytes: it is not a text YAML file");
   }
-  const docs = (0, import_yaml.parseAllDocuments)(text2, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  const docs = (0, import_yaml.parseAllDocuments)(text3, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
   const pos = (offset) => {
     const p = lineCounter.linePos(offset);
     return { line: p.line, column: p.col };
@@ -68314,11 +68314,11 @@ function loadYaml(text2, file) {
   const issues = [];
   for (const err of [...doc.errors, ...doc.warnings]) {
     let offset = err.pos[0];
-    if (text2.slice(offset).trim() === "") offset = Math.max(0, text2.trimEnd().length - 1);
+    if (text3.slice(offset).trim() === "") offset = Math.max(0, text3.trimEnd().length - 1);
     const at = pos(offset);
     const path = pathAtOffset(doc.contents, err.pos[0]);
     if (err.code === "DUPLICATE_KEY") {
-      const key = String(path[path.length - 1] ?? text2.slice(err.pos[0], err.pos[1]).trim());
+      const key = String(path[path.length - 1] ?? text3.slice(err.pos[0], err.pos[1]).trim());
       issues.push({
         rule: "duplicate-key",
         severity: "error",
@@ -68408,8 +68408,8 @@ function loadYaml(text2, file) {
 function emptyMessage() {
   return "the file has no content (only comments or whitespace): write the keys the schema asks for (see docs/topology.md)";
 }
-function firstLine(text2) {
-  return text2.split("\n")[0]?.trim() ?? text2;
+function firstLine(text3) {
+  return text3.split("\n")[0]?.trim() ?? text3;
 }
 function tooDeep(root) {
   const stack = [[root, 1]];
@@ -68485,16 +68485,16 @@ function locateNode(doc, path, wantKey, pos) {
 }
 
 // src/topology/files.ts
-function checkFile(text2, file, schema) {
-  const loaded = loadYaml(text2, file);
+function checkFile(text3, file, schema) {
+  const loaded = loadYaml(text3, file);
   if (loaded.issues.length) return { loaded, issues: loaded.issues };
   const issues = schemaIssues(loaded, schema);
   return issues.length ? { loaded, issues } : { loaded, value: loaded.value, issues: [] };
 }
-var checkCandidate = (text2, file) => checkFile(text2, file, "candidate");
-var checkExperiment = (text2, file) => checkFile(text2, file, "experiment");
-var checkClusters = (text2, file) => checkFile(text2, file, "clusters");
-var checkPreset = (text2, file) => checkFile(text2, file, "topology");
+var checkCandidate = (text3, file) => checkFile(text3, file, "candidate");
+var checkExperiment = (text3, file) => checkFile(text3, file, "experiment");
+var checkClusters = (text3, file) => checkFile(text3, file, "clusters");
+var checkPreset = (text3, file) => checkFile(text3, file, "topology");
 function issueAt(loaded, rule, path, message2, key = false, severity = "error") {
   return {
     rule,
@@ -70243,8 +70243,8 @@ function runReference(r) {
     live: true
   };
 }
-function parseAt(text2) {
-  const t = text2.trim();
+function parseAt(text3) {
+  const t = text3.trim();
   if (/^\d+(\.\d+)?$/.test(t)) {
     const n = Number(t);
     return n > 1e11 ? n / 1e3 : n;
@@ -70290,15 +70290,15 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 function loadExperiment(io, id, dir = "topologies") {
   const file = join(resolve(io.cwd, dir), id, "experiment.yaml");
-  let text2;
+  let text3;
   try {
-    text2 = readFileSync(file, "utf8");
+    text3 = readFileSync(file, "utf8");
   } catch {
     throw new ConfigError(
       `no experiment ${id}: ${file} does not exist (experiments live in <topologies>/<experiment_id>/experiment.yaml)`
     );
   }
-  const checked2 = checkExperiment(text2, file);
+  const checked2 = checkExperiment(text3, file);
   if (!checked2.value)
     throw new ConfigError(checked2.issues.map((i) => `${i.file}:${i.line}: ${i.message}`).join("\n"));
   return checked2.value;
@@ -70412,15 +70412,15 @@ function telemetryOptions(options2, io, clusterName) {
   let cluster;
   const name = options2.cluster ?? clusterName;
   if (name) {
-    let text2;
+    let text3;
     try {
-      text2 = readFileSync2(file, "utf8");
+      text3 = readFileSync2(file, "utf8");
     } catch (e) {
       throw new ConfigError(
         `cannot read the clusters file ${file}: ${e.message} (set --clusters or TOPO_CLUSTERS_FILE)`
       );
     }
-    const checked2 = checkClusters(text2, file);
+    const checked2 = checkClusters(text3, file);
     if (!checked2.value) throw new ConfigError(checked2.issues.map(formatIssue).join("\n"));
     const config = checked2.value.clusters[name];
     if (!config)
@@ -70897,13 +70897,13 @@ function fmt2(x2) {
 
 // src/github/user-text.ts
 var ZWSP = "\u200B";
-function inlineText(text2, maxLength = 500) {
-  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+function inlineText(text3, maxLength = 500) {
+  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
   const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
   return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
 }
-function safeText(text2, maxLength = 2e3) {
-  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+function safeText(text3, maxLength = 2e3) {
+  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
   const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
   return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
 }
@@ -71300,10 +71300,10 @@ function recordProblems(value) {
     );
   return problems;
 }
-function parseRecord(text2, file) {
+function parseRecord(text3, file) {
   let value;
   try {
-    value = JSON.parse(text2);
+    value = JSON.parse(text3);
   } catch (error) {
     const message2 = error instanceof Error ? error.message : String(error);
     throw new RecordError(file, [
@@ -71337,9 +71337,9 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
       `"${experimentId}" is not an experiment id (lowercase letters, digits, . _ -)`
     );
   const file = `topologies/${experimentId}/experiment.yaml`;
-  const text2 = await files.read(file);
-  if (text2 === void 0) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
-  const checked2 = checkExperiment(text2, file);
+  const text3 = await files.read(file);
+  if (text3 === void 0) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
+  const checked2 = checkExperiment(text3, file);
   if (!checked2.value) {
     const i = checked2.issues[0];
     throw new AutopilotConfigError(`${file}:${i?.line}: ${i?.keyPath}: ${i?.message}`);
@@ -71824,18 +71824,18 @@ function bottleneckFromQueues(queues) {
     return { kind: "unknown", evidence: ["no queue-depth readings"], confidence: "low" };
   entries.sort((a, b2) => b2[1].max - a[1].max);
   const [top, second] = entries;
-  const text2 = entries.map(([s, q2]) => `${s} ${q2.max}`).join(", ");
+  const text3 = entries.map(([s, q2]) => `${s} ${q2.max}`).join(", ");
   if (!top || top[1].max < HIGH_QUEUE) {
     return {
       kind: "not-enough-load",
-      evidence: [`queue-depth max low everywhere (${text2})`],
+      evidence: [`queue-depth max low everywhere (${text3})`],
       confidence: "medium"
     };
   }
   if (second && second[1].max >= Math.max(HIGH_QUEUE, top[1].max / 2)) {
     return {
       kind: "total-capacity-too-high",
-      evidence: [`queue-depth max high on several services (${text2})`],
+      evidence: [`queue-depth max high on several services (${text3})`],
       confidence: "medium"
     };
   }
@@ -74067,7 +74067,7 @@ function validationRun(options2) {
   const loadClusters = (file) => {
     let p = clustersCache.get(file);
     if (!p) {
-      p = config.read(file).then((text2) => text2 === void 0 ? void 0 : checkClusters(text2, file));
+      p = config.read(file).then((text3) => text3 === void 0 ? void 0 : checkClusters(text3, file));
       clustersCache.set(file, p);
     }
     return p;
@@ -74111,10 +74111,10 @@ async function validateOne(path, kind, run3) {
     return validateCandidate(path, ctx, run3.options, run3.fresh);
   }
   if (kind === "experiment") return { issues: experimentIssues(await run3.context(posix3.dirname(path))) };
-  const text2 = await run3.options.files.read(path);
-  if (text2 === void 0) return { issues: [missing(path)] };
-  if (kind === "preset") return { issues: checkPreset(text2, path).issues };
-  const checked2 = checkClusters(text2, path);
+  const text3 = await run3.options.files.read(path);
+  if (text3 === void 0) return { issues: [missing(path)] };
+  if (kind === "preset") return { issues: checkPreset(text3, path).issues };
+  const checked2 = checkClusters(text3, path);
   return { issues: checked2.value ? clustersRuleIssues(checked2.loaded, checked2.value) : checked2.issues };
 }
 function missing(path) {
@@ -74156,15 +74156,15 @@ async function buildContext(dir, options2, config, loadClusters) {
   return ctx;
 }
 async function readExperiment(ctx, files) {
-  const text2 = await files.read(ctx.experimentFile);
-  if (text2 === void 0) {
+  const text3 = await files.read(ctx.experimentFile);
+  if (text3 === void 0) {
     ctx.blockers.push({
       rule: "experiment-missing",
       message: `no experiment.yaml in ${ctx.dir}/: a candidate belongs to an experiment folder with an experiment.yaml (create one with \`topo init --command "<run command>"\`)`
     });
     return;
   }
-  ctx.experiment = checkExperiment(text2, ctx.experimentFile);
+  ctx.experiment = checkExperiment(text3, ctx.experimentFile);
   if (!ctx.experiment.value) {
     ctx.blockers.push({
       rule: "experiment-invalid",
@@ -74248,15 +74248,15 @@ async function readSiblings(ctx, files) {
   for (const name of (await files.list(ctx.dir) ?? []).sort()) {
     const file = posix3.join(ctx.dir, name);
     if (!isYamlFile(name) || fileKind(file) !== "candidate") continue;
-    const text2 = await files.read(file);
-    if (text2 === void 0) continue;
-    const sibling = siblingOf(file, text2, ctx.base);
+    const text3 = await files.read(file);
+    if (text3 === void 0) continue;
+    const sibling = siblingOf(file, text3, ctx.base);
     ctx.candidates.set(sibling.stem, sibling);
     if (sibling.hash) ctx.byHash.set(sibling.hash, [...ctx.byHash.get(sibling.hash) ?? [], sibling]);
   }
 }
-function siblingOf(file, text2, base) {
-  const checked2 = checkCandidate(text2, file);
+function siblingOf(file, text3, base) {
+  const checked2 = checkCandidate(text3, file);
   const sibling = { file, stem: stemOf(file), checked: checked2 };
   if (checked2.value && base) {
     sibling.expanded = expandCandidate(base, checked2.value.topology);
@@ -74357,8 +74357,8 @@ async function validateCandidate(path, ctx, options2, fresh) {
 async function ownCandidate(path, ctx, files) {
   const sibling = ctx.candidates.get(stemOf(path));
   if (sibling && sibling.file === path) return sibling;
-  const text2 = await files.read(path);
-  return text2 === void 0 ? void 0 : siblingOf(path, text2, ctx.base);
+  const text3 = await files.read(path);
+  return text3 === void 0 ? void 0 : siblingOf(path, text3, ctx.base);
 }
 function earlierDuplicates(ctx, own, hash, fresh) {
   const ownNew = fresh.has(own.file);
@@ -74508,9 +74508,9 @@ var SuggestError = class extends Error {
 };
 var EXPERIMENT_ID3 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
 async function mustRead(files, path, what) {
-  const text2 = await files.read(path);
-  if (text2 === void 0) throw new SuggestError(`${path} not found: ${what}`);
-  return text2;
+  const text3 = await files.read(path);
+  if (text3 === void 0) throw new SuggestError(`${path} not found: ${what}`);
+  return text3;
 }
 function blockAgainstBase(base, expanded) {
   const block = {};
@@ -74689,11 +74689,11 @@ async function refusedProposals(options2, { experiment, experimentDir, clustersF
     return [{ proposal, problems: problems.map((e) => `${e.severity} ${e.rule}: ${e.message}`) }];
   });
 }
-function withMemoryModel(text2, clusterName, model) {
-  if (!model) return text2;
-  const doc = (0, import_yaml3.parse)(text2);
+function withMemoryModel(text3, clusterName, model) {
+  if (!model) return text3;
+  const doc = (0, import_yaml3.parse)(text3);
   const cluster = doc?.clusters?.[clusterName];
-  if (!cluster) return text2;
+  if (!cluster) return text3;
   cluster.memory_model = model;
   return (0, import_yaml3.stringify)(doc, { lineWidth: 0 });
 }
@@ -75279,15 +75279,15 @@ async function cancelCandidate(deps, request2) {
 }
 
 // src/usecases/submit-comment.ts
-function codeBlock(text2, lang = "sh") {
-  const longest = Math.max(2, ...[...text2.matchAll(/`+/g)].map((m2) => m2[0].length));
+function codeBlock(text3, lang = "sh") {
+  const longest = Math.max(2, ...[...text3.matchAll(/`+/g)].map((m2) => m2[0].length));
   const fence = "`".repeat(longest + 1);
   return `${fence}${lang}
-${text2}
+${text3}
 ${fence}`;
 }
-function code2(text2) {
-  return `\`${text2.replace(/`/g, "'")}\``;
+function code2(text3) {
+  return `\`${text3.replace(/`/g, "'")}\``;
 }
 function ordinal(n) {
   if (n % 100 >= 11 && n % 100 <= 13) return `${n}th`;
@@ -75348,6 +75348,7 @@ import { readFileSync as readFileSync5 } from "node:fs";
 // src/slurm/environment.ts
 var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
 var SLURM_TIME_ZONE = "UTC";
+var SLURM_TIME_FORMAT = "standard";
 var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
 var VALUE = /^[\x20-\x7e]{0,4096}$/;
 function plainCommandEnvironment(from, extra = {}) {
@@ -75357,6 +75358,7 @@ function plainCommandEnvironment(from, extra = {}) {
     if (value !== void 0 && value !== "") env[key] = value;
   }
   env.TZ = SLURM_TIME_ZONE;
+  env.SLURM_TIME_FORMAT = SLURM_TIME_FORMAT;
   for (const [key, value] of Object.entries(extra)) {
     if (value === void 0) continue;
     if (!SUBMIT_VARIABLE_SET.has(key))
@@ -75406,7 +75408,9 @@ var SQUEUE_FIELDS = [
   "NumNodes",
   "tres-alloc",
   "tres-per-node",
+  "UserName",
   "STDOUT",
+  "Comment",
   "Name"
 ];
 var SQUEUE_FORMAT = SQUEUE_FIELDS.map(
@@ -75424,44 +75428,62 @@ var SACCT_FIELDS = [
   "Elapsed",
   "NodeList",
   "AllocTRES",
+  "User",
+  "Comment",
   "JobName"
 ];
 var SACCT_FORMAT = SACCT_FIELDS.join(",");
-var JOB_ID = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\]))?$/;
+var JOB_ID = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\])|\+[0-9]+)?$/;
 var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
-var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|UNLIMITED|INVALID|NOT_SET|Partition_Limit)$/;
+var NO_TIME = /* @__PURE__ */ new Set(["", "N/A", "Unknown", "None", "NONE", "(null)", "UNLIMITED", "INVALID"]);
+var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|[0-9]+-[0-9]+(:[0-9]+)?)$/;
+var NO_DURATION = /* @__PURE__ */ new Set([
+  "UNLIMITED",
+  "INVALID",
+  "NOT_SET",
+  "Partition_Limit",
+  "NONE",
+  "None",
+  "infinite"
+]);
 var STATE_SET = new Set(SLURM_JOB_STATES);
-function state(text2, command, line) {
-  const word = text2.split(" ")[0] ?? "";
+function state(text3, command, line) {
+  const word = text3.split(" ")[0] ?? "";
   if (STATE_SET.has(word)) return word;
   if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return "UNKNOWN";
-  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text2)}`, line);
+  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text3)}`, line);
 }
-function rawState(text2) {
-  const word = text2.split(" ")[0] ?? "";
+function rawState(text3) {
+  const word = text3.split(" ")[0] ?? "";
   return STATE_SET.has(word) ? {} : { rawState: word };
 }
-function jobId(text2, command, line) {
-  if (!JOB_ID.test(text2))
-    throw new SlurmOutputError(command, `job id ${JSON.stringify(text2)} is not a Slurm job id`, line);
-  return text2;
+function jobId(text3, command, line) {
+  if (!JOB_ID.test(text3))
+    throw new SlurmOutputError(command, `job id ${JSON.stringify(text3)} is not a Slurm job id`, line);
+  return text3;
 }
-function time(text2, command, line) {
-  if (text2 === "" || text2 === "N/A" || text2 === "Unknown" || text2 === "None" || text2 === "(null)")
-    return null;
-  if (!TIME.test(text2))
-    throw new SlurmOutputError(command, `time ${JSON.stringify(text2)} is not YYYY-MM-DDTHH:MM:SS`, line);
-  return text2;
+function time(text3, command, line) {
+  if (NO_TIME.has(text3)) return null;
+  if (!TIME.test(text3))
+    throw new SlurmOutputError(command, `time ${JSON.stringify(text3)} is not YYYY-MM-DDTHH:MM:SS`, line);
+  return text3;
 }
-function duration(text2, command, line) {
-  if (text2 === "" || text2 === "N/A") return null;
-  if (!DURATION.test(text2))
-    throw new SlurmOutputError(command, `duration ${JSON.stringify(text2)} is not [D-]HH:MM:SS`, line);
-  return text2;
+function duration(text3, command, line) {
+  if (text3 === "" || text3 === "N/A" || text3 === "(null)") return null;
+  if (!DURATION.test(text3) && !NO_DURATION.has(text3))
+    throw new SlurmOutputError(command, `duration ${JSON.stringify(text3)} is not [D-]HH:MM:SS`, line);
+  return text3;
 }
-function slurmDurationToSeconds(text2) {
+function elapsedOf(text3, command, line) {
+  const d2 = duration(text3, command, line);
+  return d2 !== null && NO_DURATION.has(d2) ? null : d2;
+}
+function text2(value) {
+  return value === void 0 || value === "" || value === "(null)" || value === "N/A" ? null : value;
+}
+function slurmDurationToSeconds(text3) {
   const m2 = /^(?:([0-9]+)-([0-9]+)(?::([0-9]+))?(?::([0-9]+))?|(?:([0-9]+):)?([0-9]+):([0-9]+)(?:\.[0-9]+)?)$/.exec(
-    text2 ?? ""
+    text3 ?? ""
   );
   if (!m2) return null;
   const n = (v2) => Number(v2 ?? 0);
@@ -75483,26 +75505,26 @@ function allocation(gpus, elapsed) {
   const seconds3 = slurmDurationToSeconds(elapsed);
   return { gpus, gpuMinutes: gpus === null || seconds3 === null ? null : gpus * seconds3 / 60 };
 }
-function reason(text2) {
-  return text2 === "" || text2 === "None" || text2 === "(null)" ? null : text2;
+function reason(text3) {
+  return text3 === "" || text3 === "None" || text3 === "(null)" ? null : text3;
 }
-function nodes(text2) {
-  return text2 === "" || text2 === "(null)" || text2 === "None assigned" ? null : text2;
+function nodes(text3) {
+  return text3 === "" || text3 === "(null)" || text3 === "None assigned" ? null : text3;
 }
-function count(text2, what, command, line) {
-  if (!/^[0-9]+$/.test(text2))
-    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text2)} is not a count`, line);
-  return Number(text2);
+function count(text3, what, command, line) {
+  if (!/^[0-9]+$/.test(text3))
+    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text3)} is not a count`, line);
+  return Number(text3);
 }
 function decodeWaitStatus(status2) {
   const signal = status2 & 127;
   if (signal !== 0) return { exitCode: null, signal };
   return { exitCode: status2 >> 8 & 255, signal: null };
 }
-function decodeExitPair(text2, command, line) {
-  const m2 = /^([0-9]+):([0-9]+)$/.exec(text2);
+function decodeExitPair(text3, command, line) {
+  const m2 = /^([0-9]+):([0-9]+)$/.exec(text3);
   if (!m2)
-    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text2)} is not <code>:<signal>`, line);
+    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text3)} is not <code>:<signal>`, line);
   const signal = Number(m2[2]);
   if (signal !== 0) return { exitCode: null, signal };
   return { exitCode: Number(m2[1]), signal: null };
@@ -75539,20 +75561,37 @@ function live2(s, exit) {
   return isLive2(s) ? { exitCode: null, signal: null } : exit;
 }
 function parseSqueue(output) {
-  return fieldLines(output, "squeue", SQUEUE_FIELDS.length).map(({ parts, line }) => squeueJob(parts, line));
+  return parseLines(output, "squeue", SQUEUE_FIELDS, 2, squeueJob);
 }
-function fieldLines(output, command, fields) {
-  const lines = [];
+function parseSacct(output) {
+  return parseLines(output, "sacct", SACCT_FIELDS, 1, sacctJob);
+}
+function parseLines(output, command, fields, freeFields, read2) {
+  const jobs = [];
+  const skipped = [];
+  const firstFree = fields.length - 1 - freeFields;
   for (const line of output.split("\n")) {
     if (line.trim() === "") continue;
     const parts = line.split("|");
-    if (parts.length < fields)
-      throw new SlurmOutputError(command, `expected ${fields} |-separated fields, got ${parts.length}`, line);
-    lines.push({ parts: [...parts.slice(0, fields - 1), parts.slice(fields - 1).join("|")], line });
+    const name = parts.length > 1 ? parts.at(-1) : null;
+    try {
+      if (parts.length < fields.length)
+        throw new SlurmOutputError(
+          command,
+          `expected ${fields.length} |-separated fields, got ${parts.length}`,
+          line
+        );
+      const free = parts.slice(firstFree, firstFree + freeFields - 1);
+      free.push(parts.slice(firstFree + freeFields - 1, -1).join("|"));
+      jobs.push(read2(parts.slice(0, firstFree), free, name ?? "", line));
+    } catch (error) {
+      if (!(error instanceof SlurmOutputError)) throw error;
+      skipped.push({ command, problem: error.problem, line, name });
+    }
   }
-  return lines;
+  return { jobs, skipped };
 }
-function squeueJob(parts, line) {
+function squeueJob(fixed, free, name, line) {
   const command = "squeue";
   const [
     id,
@@ -75569,16 +75608,16 @@ function squeueJob(parts, line) {
     nodeCount,
     tres,
     perNode,
-    stdout,
-    name
-  ] = parts;
+    user
+  ] = fixed;
+  const [stdout, comment] = free;
   const s = state(st ?? "", command, line);
   const exitDecoded = exit === "N/A" || exit === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exit ?? "", "exit status", command, line));
-  const elapsed = duration(used ?? "", command, line);
+  const elapsed = elapsedOf(used ?? "", command, line);
   const gpus = gpusFromTres(tres ?? "") ?? gpusPerNode(perNode ?? "", nodeCount ?? "");
   const job = {
     id: jobId(id ?? "", command, line),
-    name: name ?? "",
+    name,
     state: s,
     ...rawState(st ?? ""),
     reason: reason(why ?? ""),
@@ -75591,37 +75630,39 @@ function squeueJob(parts, line) {
     elapsed,
     ...allocation(gpus, elapsed),
     nodes: nodes(nodeList ?? ""),
+    user: text2(user),
+    comment: text2(comment),
     stdoutPath: null,
     source: "squeue"
   };
-  job.stdoutPath = stdout === "" || stdout === "N/A" ? null : expandOutputPattern(stdout ?? "", job);
+  job.stdoutPath = text2(stdout) === null ? null : expandOutputPattern(stdout ?? "", job);
   return job;
 }
-function parseSacct(output) {
+function sacctJob(fixed, free, name, line) {
   const command = "sacct";
-  return fieldLines(output, command, SACCT_FIELDS.length).map(({ parts, line }) => {
-    const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, name] = parts;
-    const s = state(st ?? "", command, line);
-    const elapsed = duration(used ?? "", command, line);
-    return {
-      id: jobId(id ?? "", command, line),
-      name: name ?? "",
-      state: s,
-      ...rawState(st ?? ""),
-      reason: reason(why ?? ""),
-      ...live2(s, decodeExitPair(exit ?? "", command, line)),
-      restarts: null,
-      submitTime: time(submit ?? "", command, line),
-      startTime: time(start ?? "", command, line),
-      endTime: time(end ?? "", command, line),
-      timeLimit: duration(limit ?? "", command, line),
-      elapsed,
-      ...allocation(gpusFromTres(tres ?? ""), elapsed),
-      nodes: nodes(nodeList ?? ""),
-      stdoutPath: null,
-      source: "sacct"
-    };
-  });
+  const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, user] = fixed;
+  const s = state(st ?? "", command, line);
+  const elapsed = elapsedOf(used ?? "", command, line);
+  return {
+    id: jobId(id ?? "", command, line),
+    name,
+    state: s,
+    ...rawState(st ?? ""),
+    reason: reason(why ?? ""),
+    ...live2(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
+    restarts: null,
+    submitTime: time(submit ?? "", command, line),
+    startTime: time(start ?? "", command, line),
+    endTime: time(end ?? "", command, line),
+    timeLimit: duration(limit ?? "", command, line),
+    elapsed,
+    ...allocation(gpusFromTres(tres ?? ""), elapsed),
+    nodes: nodes(nodeList ?? ""),
+    user: text2(user),
+    comment: text2(free[0]),
+    stdoutPath: null,
+    source: "sacct"
+  };
 }
 function scontrolFields(line) {
   const fields = /* @__PURE__ */ new Map();
@@ -75662,12 +75703,15 @@ function parseScontrolJobs(output) {
       startTime: time(need("StartTime"), command, line),
       endTime: time(need("EndTime"), command, line),
       timeLimit: duration(need("TimeLimit"), command, line),
-      elapsed: duration(need("RunTime"), command, line),
+      elapsed: elapsedOf(need("RunTime"), command, line),
       ...allocation(
         gpusFromTres(f.get("TRES") ?? "") ?? gpusPerNode(f.get("TresPerNode") ?? "", f.get("NumNodes") ?? ""),
-        duration(need("RunTime"), command, line)
+        elapsedOf(need("RunTime"), command, line)
       ),
       nodes: nodes(need("NodeList")),
+      // UserId=alice(1000): the name before the uid.
+      user: text2(/^(.*)\([0-9]+\)$/.exec(need("UserId"))?.[1] ?? need("UserId")),
+      comment: text2(f.get("Comment")),
       stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
       source: "scontrol"
     });
@@ -75689,9 +75733,9 @@ function accountingEnabled(showConfig) {
     throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
   return m2[1] !== "accounting_storage/none";
 }
-function slurmTimeToUnix(text2) {
-  if (!text2 || !TIME.test(text2)) return null;
-  const ms = Date.parse(`${text2}Z`);
+function slurmTimeToUnix(text3) {
+  if (!text3 || !TIME.test(text3)) return null;
+  const ms = Date.parse(`${text3}Z`);
   return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
 }
 
@@ -75700,6 +75744,7 @@ var JOB_ID2 = /^[0-9]+(_[0-9]+)?$/;
 var NAME_PREFIX = /^[A-Za-z0-9_.-]{1,200}$/;
 var JOB_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
 var PATH = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
+var USER = /^[A-Za-z0-9_.@\\$-][A-Za-z0-9_.@\\ $-]{0,127}$/;
 function checked(value, pattern, what) {
   if (!pattern.test(value))
     throw new UnsafeArgumentError(`${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
@@ -75721,16 +75766,41 @@ function createSlurmClient(transport, options2 = {}) {
     }
     return result;
   }
-  async function accountingJobs() {
+  const log = options2.log ?? ((m2) => process.stderr.write(`${m2}
+`));
+  let me2;
+  function user() {
+    me2 ??= run3(["id", "-un"], true).then((r) => checked(r.stdout.trim(), USER, "login user name"));
+    me2.catch(() => me2 = void 0);
+    return me2;
+  }
+  async function accountingJobs(account) {
     const hours = options2.sacctHours ?? 72;
     const argv = ["sacct", "--parsable2", "--noheader", "--allocations", `--starttime=now-${hours}hours`];
-    return parseSacct((await run3([...argv, `--format=${SACCT_FORMAT}`], true)).stdout);
+    return parseSacct((await run3([...argv, `--user=${account}`, `--format=${SACCT_FORMAT}`], true)).stdout);
   }
   function historySource() {
     history ??= run3(["scontrol", "show", "config"], true).then(
       (r) => accountingEnabled(r.stdout) ? "sacct" : "squeue"
     );
     return history;
+  }
+  async function listing(namePrefix) {
+    checked(namePrefix, NAME_PREFIX, "job name prefix");
+    const [source, account] = await Promise.all([historySource(), user()]);
+    const ended = source === "sacct" ? await accountingJobs(account) : { jobs: [], skipped: [] };
+    const r = await run3(["squeue", "--me", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
+    const live3 = parseSqueue(r.stdout);
+    const skipped = [...ended.skipped, ...live3.skipped];
+    for (const s of skipped) log(`skipped a ${s.command} line (${s.problem}): ${JSON.stringify(s.line)}`);
+    const jobs = mergeJobListings(live3.jobs, ended.jobs).filter(
+      (j2) => j2.name.startsWith(namePrefix) && (j2.user === null || j2.user === account)
+    );
+    return {
+      jobs,
+      accounting: source === "sacct" ? "on" : "off",
+      skipped: skipped.filter((s) => s.name === null || s.name.startsWith(namePrefix))
+    };
   }
   return {
     transport,
@@ -75749,11 +75819,9 @@ function createSlurmClient(transport, options2 = {}) {
       const result = await run3(exported, false, 6e4, env);
       return parseSbatchParsable(result.stdout);
     },
+    listing,
     async jobs(namePrefix) {
-      checked(namePrefix, NAME_PREFIX, "job name prefix");
-      const ended = await historySource() === "sacct" ? await accountingJobs() : [];
-      const r = await run3(["squeue", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
-      return mergeJobListings(parseSqueue(r.stdout), ended).filter((j2) => j2.name.startsWith(namePrefix));
+      return (await listing(namePrefix)).jobs;
     },
     async cancel(jobId2) {
       await run3(["scancel", checked(jobId2, JOB_ID2, "job id")], true);
@@ -76694,12 +76762,12 @@ var HOST_KEY_ALGORITHMS = {
 function fingerprint(blob) {
   return `SHA256:${createHash2("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
 }
-function parseKnownHostKey(text2) {
+function parseKnownHostKey(text3) {
   const m2 = /^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256|ecdsa-sha2-nistp384|ecdsa-sha2-nistp521) ([A-Za-z0-9+/=]+)$/.exec(
-    text2.trim()
+    text3.trim()
   );
   if (!m2?.[1] || !m2[2]) {
-    throw new SlurmError(`known_host_key ${JSON.stringify(text2)} is not "<type> <base64>" as in known_hosts`);
+    throw new SlurmError(`known_host_key ${JSON.stringify(text3)} is not "<type> <base64>" as in known_hosts`);
   }
   return { type: m2[1], blob: Buffer.from(m2[2], "base64") };
 }
@@ -76860,8 +76928,8 @@ function createSshTransport(options2) {
 
 // src/slurm/for-cluster.ts
 function sshPrivateKey(env) {
-  const text2 = env.TOPO_SSH_KEY;
-  if (text2 && text2.trim() !== "") return text2.endsWith("\n") ? text2 : `${text2}
+  const text3 = env.TOPO_SSH_KEY;
+  if (text3 && text3.trim() !== "") return text3.endsWith("\n") ? text3 : `${text3}
 `;
   const file = env.TOPO_SSH_KEY_FILE;
   if (file && file.trim() !== "") {
@@ -77082,9 +77150,9 @@ function cliText(result) {
 
 The CLI keeps no queue (only a pull request's \`/topo submit\` waits for the monitor): run \`topo submit\` again when a slot frees.
 `;
-  const text2 = renderSubmitComment(result);
-  if (result.status !== "submitted") return text2;
-  return `${text2}
+  const text3 = renderSubmitComment(result);
+  if (result.status !== "submitted") return text3;
+  return `${text3}
 Run name \`${result.jobName}\`: a CLI run has no pull request; follow it by this name (\`topo status\`, \`topo analyze ${result.jobName}\`).
 `;
 }
@@ -77260,10 +77328,10 @@ var DemoOutput = class {
     mkdirSync(this.dir, { recursive: true });
   }
   /** Writes `text` at `path` (relative to the output folder); returns the absolute path. */
-  write(path, text2) {
+  write(path, text3) {
     const target = this.resolveInside(path);
     mkdirSync(dirname4(target), { recursive: true });
-    writeFileSync(target, text2);
+    writeFileSync(target, text3);
     this.remember(target);
     return target;
   }
@@ -77425,14 +77493,14 @@ function classifyFailure(job, log = []) {
   return failure;
 }
 function message(job, kind, traceback) {
-  let text2 = `Job ${job.id} ${MESSAGES[kind]}`;
+  let text3 = `Job ${job.id} ${MESSAGES[kind]}`;
   if (kind === "crash") {
     const last = traceback.at(-1);
-    text2 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
+    text3 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
   }
-  if (kind === "time-limit" && job.timeLimit) text2 += ` (${job.timeLimit})`;
-  if (kind === "node-failure" && job.nodes) text2 += ` (${job.nodes})`;
-  return `${text2}.`;
+  if (kind === "time-limit" && job.timeLimit) text3 += ` (${job.timeLimit})`;
+  if (kind === "node-failure" && job.nodes) text3 += ` (${job.nodes})`;
+  return `${text3}.`;
 }
 function tracebackLines(log) {
   let start = -1;
@@ -78013,17 +78081,17 @@ function planComment(view, x2) {
   const previous = parseCommentStamp(current);
   const due = !isFinal && (wasUnavailable || x2.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
   const checkDue = due && (wasUnavailable || x2.refresh || shouldWriteCheck(previous, stamp));
-  const text2 = due ? `${body}
+  const text3 = due ? `${body}
 <!-- ${HASH_MARK}${hash}${finalMark} -->
 ${renderCommentStamp(stamp)}` : void 0;
-  return { view, held: false, final: finalMark !== "", checkDue, ...text2 ? { text: text2 } : {} };
+  return { view, held: false, final: finalMark !== "", checkDue, ...text3 ? { text: text3 } : {} };
 }
 function heldComment(view, x2, reason2, what = "Metrics unavailable") {
   const since = unavailableSince(x2.current) ?? iso(x2.now) ?? "";
   const noted = withUnavailableNotice(x2.current, since, reason2, what);
   const notes = [...view.notes ?? [], `${what.toLowerCase()} since ${since}`];
-  const text2 = noted !== void 0 && noted !== x2.current ? noted : void 0;
-  return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text2 ? { text: text2 } : {} };
+  const text3 = noted !== void 0 && noted !== x2.current ? noted : void 0;
+  return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text3 ? { text: text3 } : {} };
 }
 function contentHash(body) {
   return createHash3("sha256").update(body).digest("hex").slice(0, 16);
@@ -78543,7 +78611,7 @@ function observationSummary(run3, runs = [run3]) {
   if (figure) parts.push(figureText(figure));
   if (m2?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m2.seconds_per_rollout_5m)}`);
   if (run3.verdict && run3.verdict.state !== "stable") parts.push(`verdict ${run3.verdict.state}`);
-  for (const text2 of [queueSummary(m2), gpuSummary(m2), bottleneckSummary(m2)]) if (text2) parts.push(text2);
+  for (const text3 of [queueSummary(m2), gpuSummary(m2), bottleneckSummary(m2)]) if (text3) parts.push(text3);
   const failure = run3.failures?.at(-1);
   if (failure) parts.push(`failed: ${failure.kind}`);
   if (m2?.telemetry_quality?.gaps?.length) parts.push(`telemetry gaps: ${m2.telemetry_quality.gaps.length}`);
@@ -79502,14 +79570,14 @@ function joinPath(dir, file) {
 function today() {
   return (/* @__PURE__ */ new Date()).toISOString().slice(0, 10).replace(/-/g, "");
 }
-function parseTopologyValue(key, text2) {
-  if (/^(0|[1-9][0-9]*)$/.test(text2)) return Number(text2);
-  if (text2 === "true" || text2 === "false") return text2 === "true";
-  if (text2 === "null") return null;
-  const list = /^\[\s*((0|[1-9][0-9]*)(\s*,\s*(0|[1-9][0-9]*))*)?\s*\]$/.exec(text2);
+function parseTopologyValue(key, text3) {
+  if (/^(0|[1-9][0-9]*)$/.test(text3)) return Number(text3);
+  if (text3 === "true" || text3 === "false") return text3 === "true";
+  if (text3 === "null") return null;
+  const list = /^\[\s*((0|[1-9][0-9]*)(\s*,\s*(0|[1-9][0-9]*))*)?\s*\]$/.exec(text3);
   if (list) return list[1] ? list[1].split(",").map((v2) => Number(v2.trim())) : [];
   throw new RunCommandError(
-    `override ${key}=${text2}: a topology value must be a whole number, true/false, null or a list like [0,1]`
+    `override ${key}=${text3}: a topology value must be a whole number, true/false, null or a list like [0,1]`
   );
 }
 function setPath(target, path, value) {
@@ -79740,10 +79808,10 @@ function run(argv, env, onStderrLine) {
       stdout += d2.toString();
     });
     child.stderr.on("data", (d2) => {
-      const text2 = d2.toString();
-      stderr += text2;
+      const text3 = d2.toString();
+      stderr += text3;
       if (!onStderrLine) return;
-      partial += text2;
+      partial += text3;
       const lines = partial.split("\n");
       partial = lines.pop() ?? "";
       for (const line of lines) if (line.trim()) onStderrLine(line);
@@ -79755,8 +79823,8 @@ function run(argv, env, onStderrLine) {
     });
   });
 }
-function parseClusterEnv(text2) {
-  const value = JSON.parse(text2);
+function parseClusterEnv(text3) {
+  const value = JSON.parse(text3);
   for (const key of ["stateDir", "prometheusUrl", "clustersFile", "fileSdDir", "runDir"]) {
     if (typeof value[key] !== "string") throw new Error(`local-cluster env --json: "${key}" is missing`);
   }
@@ -79799,8 +79867,8 @@ function localCluster(root, env) {
 var DEMO_CLUSTER = "local";
 var FINAL_STATES = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
 function loadCluster(env) {
-  const text2 = readFileSync7(env.clustersFile, "utf8");
-  const checked2 = checkClusters(text2, env.clustersFile);
+  const text3 = readFileSync7(env.clustersFile, "utf8");
+  const checked2 = checkClusters(text3, env.clustersFile);
   const cluster = checked2.value?.clusters[DEMO_CLUSTER];
   if (!cluster) {
     const why = checked2.issues[0]?.message ?? `no cluster "${DEMO_CLUSTER}"`;
@@ -81207,34 +81275,34 @@ var ESCAPES = {
   '"': "&quot;",
   "'": "&#39;"
 };
-function escapeHtml(text2) {
-  return text2.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+function escapeHtml(text3) {
+  return text3.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 var ALLOWED_TAG = /^<\/?(details|summary|br|sub|sup|b|i|em|strong|code|kbd|p|hr)(\s+open)?\s*\/?>$/i;
-function rawHtml(text2) {
+function rawHtml(text3) {
   let out = "";
   let last = 0;
-  for (const match of text2.matchAll(/<!--[\s\S]*?-->|<\/?[A-Za-z][^<>]*>/g)) {
-    out += escapeHtml(text2.slice(last, match.index));
+  for (const match of text3.matchAll(/<!--[\s\S]*?-->|<\/?[A-Za-z][^<>]*>/g)) {
+    out += escapeHtml(text3.slice(last, match.index));
     const tag = match[0];
     out += tag.startsWith("<!--") ? "" : ALLOWED_TAG.test(tag) ? tag : escapeHtml(tag);
     last = match.index + tag.length;
   }
-  return out + escapeHtml(text2.slice(last));
+  return out + escapeHtml(text3.slice(last));
 }
 function markdownRenderer() {
   return new B({
     gfm: true,
     renderer: {
-      code({ text: text2, lang }) {
-        if ((lang ?? "").trim() === "mermaid") return `<pre class="mermaid">${escapeHtml(text2)}</pre>
+      code({ text: text3, lang }) {
+        if ((lang ?? "").trim() === "mermaid") return `<pre class="mermaid">${escapeHtml(text3)}</pre>
 `;
         const cls = lang ? ` class="language-${escapeHtml(lang.trim())}"` : "";
-        return `<pre><code${cls}>${escapeHtml(text2)}</code></pre>
+        return `<pre><code${cls}>${escapeHtml(text3)}</code></pre>
 `;
       },
-      html({ text: text2 }) {
-        return rawHtml(text2);
+      html({ text: text3 }) {
+        return rawHtml(text3);
       }
     }
   });
@@ -81456,9 +81524,9 @@ function candidateFile(experimentId, name) {
   return `topologies/${experimentId}/${name}.yaml`;
 }
 function causeLine(lines) {
-  const text2 = lines.map((l3) => l3.trim()).filter((l3) => l3 !== "");
+  const text3 = lines.map((l3) => l3.trim()).filter((l3) => l3 !== "");
   const cause = /error|fail|fatal|cannot|can't|no such|not found|denied|refused|traceback|exception|killed/i;
-  return text2.findLast((l3) => cause.test(l3)) ?? text2.at(-1) ?? null;
+  return text3.findLast((l3) => cause.test(l3)) ?? text3.at(-1) ?? null;
 }
 async function brokenBaseline(outcome, parts, env) {
   if (outcome?.decision !== "failed") return null;
@@ -81975,24 +82043,24 @@ async function accountingCheck(t, where) {
       `sacct answered on ${where}: ${jobs} job(s) of this account in the last day`
     );
   }
-  const text2 = said(r);
+  const text3 = said(r);
   const consequence = "the monitor then sees a finished job only while slurmctld keeps it (MinJobAge, 300 s by default) and may record it lost";
-  if (/accounting storage is disabled/i.test(text2))
+  if (/accounting storage is disabled/i.test(text3))
     return {
       name: "slurm accounting",
       status: "warn",
       detail: `job accounting is disabled on ${where} (AccountingStorageType=accounting_storage/none): jobs are read from the controller (squeue) alone, which forgets an ended job after MinJobAge`,
       fix: `enable accounting (slurmdbd) or ask the cluster admins if runs may outlive MinJobAge unwatched: ${consequence}`
     };
-  if (/Connection refused|Problem talking to the database|persistent connection|slurmdbd/i.test(text2))
+  if (/Connection refused|Problem talking to the database|persistent connection|slurmdbd/i.test(text3))
     return fail(
       "slurm accounting",
-      `sacct cannot reach the accounting daemon (slurmdbd) from ${where}: ${text2}`,
+      `sacct cannot reach the accounting daemon (slurmdbd) from ${where}: ${text3}`,
       `start slurmdbd or check AccountingStorageHost/Port; ${consequence}`
     );
   return fail(
     "slurm accounting",
-    `\`sacct\` exited ${r.code} on ${where}: ${text2}`,
+    `\`sacct\` exited ${r.code} on ${where}: ${text3}`,
     `see the message; ${consequence}`
   );
 }
@@ -83087,8 +83155,8 @@ var convertMarkedBigIntsReviver = (key, value, context4, userReviver) => {
   if (!hasUserReviver) return value;
   return userReviver(key, value, context4);
 };
-var JSONParseV2 = (text2, reviver) => {
-  return JSON.parse(text2, (key, value, context4) => {
+var JSONParseV2 = (text3, reviver) => {
+  return JSON.parse(text3, (key, value, context4) => {
     const isNumber = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
@@ -83146,8 +83214,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
   }
   return rootHolder[""];
 };
-var serializeBigInts = (text2) => {
-  return text2.replace(
+var serializeBigInts = (text3) => {
+  return text3.replace(
     stringsOrLargeNumbers,
     (match, digits, fractional, exponential) => {
       const isString = match[0] === '"';
@@ -83161,18 +83229,18 @@ var serializeBigInts = (text2) => {
     }
   );
 };
-var JSONParse = (text2, reviver) => {
-  if (!text2) return originalParse(text2, reviver);
+var JSONParse = (text3, reviver) => {
+  if (!text3) return originalParse(text3, reviver);
   try {
-    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
-    const serializedData = serializeBigInts(text2);
+    if (isContextSourceSupported()) return JSONParseV2(text3, reviver);
+    const serializedData = serializeBigInts(text3);
     return originalParse(
       serializedData,
       (key, value, context4) => convertMarkedBigIntsReviver(key, value, context4, reviver)
     );
   } catch (error) {
     if (error instanceof RangeError) {
-      const serializedData = serializeBigInts(text2);
+      const serializedData = serializeBigInts(text3);
       const parsed = originalParse(serializedData);
       return applyReviverIteratively(parsed, reviver);
     }
@@ -83340,12 +83408,12 @@ async function getResponseData(response) {
   }
   const mimetype = (0, import_content_type.parse)(contentType);
   if (isJSONResponse(mimetype)) {
-    let text2 = "";
+    let text3 = "";
     try {
-      text2 = await response.text();
-      return JSONParse(text2);
+      text3 = await response.text();
+      return JSONParse(text3);
     } catch (err) {
-      return text2;
+      return text3;
     }
   } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
   // (RFC 2046) and must never be decoded as text, even when the response
@@ -86841,11 +86909,11 @@ var PULL_SNAPSHOT_QUERY = (
 // src/usecases/record.ts
 function writeInitialRecord(repoRoot2, experiment, cluster, options2 = {}) {
   const written = [];
-  for (const [path, text2] of Object.entries(initialRecordFiles(experiment, cluster))) {
+  for (const [path, text3] of Object.entries(initialRecordFiles(experiment, cluster))) {
     const file = join11(repoRoot2, path);
     if (existsSync11(file) && !options2.overwrite) continue;
     mkdirSync3(dirname6(file), { recursive: true });
-    writeFileSync3(file, text2);
+    writeFileSync3(file, text3);
     written.push(file);
   }
   return written;
@@ -88318,9 +88386,9 @@ async function exportOpenMetrics(topology, profile, file, opts) {
           const all = { ...v2.labels, ...labels };
           const { le: le2, ...rest } = all;
           const key = JSON.stringify(Object.entries(rest).sort());
-          const text2 = Object.entries(all).map(([k2, val]) => `${k2}="${escapeLabel(String(val))}"`).join(",");
+          const text3 = Object.entries(all).map(([k2, val]) => `${k2}="${escapeLabel(String(val))}"`).join(",");
           const list = points.get(key) ?? [];
-          list.push(`${v2.metricName ?? metric.name}{${text2}} ${v2.value} ${ts}`);
+          list.push(`${v2.metricName ?? metric.name}{${text3}} ${v2.value} ${ts}`);
           points.set(key, list);
           void le2;
         }
@@ -88600,9 +88668,9 @@ function validate(root) {
   }
   return validator2;
 }
-function parseProfile(text2, file, root = repoRoot()) {
+function parseProfile(text3, file, root = repoRoot()) {
   const lc = new import_yaml9.LineCounter();
-  const doc = (0, import_yaml9.parseDocument)(text2, { lineCounter: lc });
+  const doc = (0, import_yaml9.parseDocument)(text3, { lineCounter: lc });
   if (doc.errors.length) {
     const e = doc.errors[0];
     throw new Error(`${file}:${e.linePos?.[0]?.line ?? 1}: invalid YAML: ${e.message.split("\n")[0]}`);
@@ -88776,7 +88844,7 @@ async function runTwin(argv, rawIo) {
       }
       refresh();
       registry.metrics().then(
-        (text2) => res.writeHead(200, { "Content-Type": registry.contentType }).end(text2),
+        (text3) => res.writeHead(200, { "Content-Type": registry.contentType }).end(text3),
         (e) => res.writeHead(500).end(`${e.message}
 `)
       );
@@ -89048,21 +89116,21 @@ function safeHref(href) {
 var marked = new B({
   gfm: true,
   renderer: {
-    code({ text: text2, lang }) {
+    code({ text: text3, lang }) {
       if ((lang ?? "").trim() === "mermaid") return "";
-      return `<pre><code>${escapeHtml(text2)}</code></pre>
+      return `<pre><code>${escapeHtml(text3)}</code></pre>
 `;
     },
-    html({ text: text2 }) {
-      return escapeHtml(text2.replace(/<!--[\s\S]*?-->/g, ""));
+    html({ text: text3 }) {
+      return escapeHtml(text3.replace(/<!--[\s\S]*?-->/g, ""));
     },
     link({ href, tokens }) {
       const inner = this.parser.parseInline(tokens);
       const safe = safeHref(href);
       return safe ? `<a href="${escapeHtml(safe)}">${inner}</a>` : inner;
     },
-    image({ text: text2 }) {
-      return escapeHtml(text2);
+    image({ text: text3 }) {
+      return escapeHtml(text3);
     }
   }
 });
@@ -89135,8 +89203,8 @@ function progressChart(points, href) {
 }
 
 // src/site/pages.ts
-function slug(text2) {
-  return text2.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[.-]+/, "") || "x";
+function slug(text3) {
+  return text3.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[.-]+/, "") || "x";
 }
 var STYLE2 = `body{font:15px/1.5 -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0;color:#1f2328}
 header{background:#24292f;color:#fff;padding:14px 32px}header a{color:#fff}
@@ -89144,7 +89212,7 @@ main{max-width:1100px;margin:0 auto;padding:8px 32px 64px}table{border-collapse:
 td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left}code,pre{background:#f6f8fa}
 pre{padding:8px;overflow:auto}.best{font-weight:600}nav a{margin-right:12px}`;
 function page(title, crumbs, body) {
-  const nav = crumbs.map(([href, text2]) => `<a href="${escapeHtml(href)}">${escapeHtml(text2)}</a>`).join(" / ");
+  const nav = crumbs.map(([href, text3]) => `<a href="${escapeHtml(href)}">${escapeHtml(text3)}</a>`).join(" / ");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:">

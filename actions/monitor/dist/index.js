@@ -26032,7 +26032,7 @@ var require_core = __commonJS({
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
         if (!errors || errors.length === 0)
           return "No errors";
-        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text2, msg) => text2 + separator + msg);
+        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text3, msg) => text3 + separator + msg);
       }
       $dataMetaSchema(metaSchema, keywordsJsonPointers) {
         const rules = this.RULES.all;
@@ -29831,14 +29831,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text3, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text2;
+        return text3;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text2.length <= endStep)
-        return text2;
+      if (text3.length <= endStep)
+        return text3;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -29855,14 +29855,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text2, i, indent.length);
+        i = consumeMoreIndentedLines(text3, i, indent.length);
         if (i !== -1)
           end = i + endStep;
       }
-      for (let ch; ch = text2[i += 1]; ) {
+      for (let ch; ch = text3[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i;
-          switch (text2[i + 1]) {
+          switch (text3[i + 1]) {
             case "x":
               i += 3;
               break;
@@ -29879,12 +29879,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text2, i, indent.length);
+            i = consumeMoreIndentedLines(text3, i, indent.length);
           end = i + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text2[i + 1];
+            const next = text3[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
@@ -29896,12 +29896,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text2[i += 1];
+                ch = text3[i += 1];
                 overflow = true;
               }
               const j = i > escEnd + 1 ? i - 2 : escStart - 1;
               if (escapedFolds[j])
-                return text2;
+                return text3;
               folds.push(j);
               escapedFolds[j] = true;
               end = j + endStep;
@@ -29916,39 +29916,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text2;
+        return text3;
       if (onFold)
         onFold();
-      let res = text2.slice(0, folds[0]);
+      let res = text3.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text2.length;
+        const end2 = folds[i2 + 1] || text3.length;
         if (fold === 0)
           res = `
-${indent}${text2.slice(0, end2)}`;
+${indent}${text3.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text2[fold]}\\`;
+            res += `${text3[fold]}\\`;
           res += `
-${indent}${text2.slice(fold + 1, end2)}`;
+${indent}${text3.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text2, i, indent) {
+    function consumeMoreIndentedLines(text3, i, indent) {
       let end = i;
       let start = i + 1;
-      let ch = text2[start];
+      let ch = text3[start];
       while (ch === " " || ch === "	") {
         if (i < start + indent) {
-          ch = text2[++i];
+          ch = text3[++i];
         } else {
           do {
-            ch = text2[++i];
+            ch = text3[++i];
           } while (ch && ch !== "\n");
           end = i;
           start = i + 1;
-          ch = text2[start];
+          ch = text3[start];
         }
       }
       return end;
@@ -58098,8 +58098,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addRaw(text2, addEOL = false) {
-    this._buffer += text2;
+  addRaw(text3, addEOL = false) {
+    this._buffer += text3;
     return addEOL ? this.addEOL() : this;
   }
   /**
@@ -58195,10 +58195,10 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addHeading(text2, level) {
+  addHeading(text3, level) {
     const tag = `h${level}`;
     const allowedTag = ["h1", "h2", "h3", "h4", "h5", "h6"].includes(tag) ? tag : "h1";
-    const element = this.wrap(allowedTag, text2);
+    const element = this.wrap(allowedTag, text3);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -58227,9 +58227,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addQuote(text2, cite) {
+  addQuote(text3, cite) {
     const attrs = Object.assign({}, cite && { cite });
-    const element = this.wrap("blockquote", text2, attrs);
+    const element = this.wrap("blockquote", text3, attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -58240,8 +58240,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addLink(text2, href) {
-    const element = this.wrap("a", text2, { href });
+  addLink(text3, href) {
+    const element = this.wrap("a", text3, { href });
     return this.addRaw(element).addEOL();
   }
 };
@@ -59098,8 +59098,8 @@ var convertMarkedBigIntsReviver = (key, value, context3, userReviver) => {
   if (!hasUserReviver) return value;
   return userReviver(key, value, context3);
 };
-var JSONParseV2 = (text2, reviver) => {
-  return JSON.parse(text2, (key, value, context3) => {
+var JSONParseV2 = (text3, reviver) => {
+  return JSON.parse(text3, (key, value, context3) => {
     const isNumber = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
@@ -59157,8 +59157,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
   }
   return rootHolder[""];
 };
-var serializeBigInts = (text2) => {
-  return text2.replace(
+var serializeBigInts = (text3) => {
+  return text3.replace(
     stringsOrLargeNumbers,
     (match, digits, fractional, exponential) => {
       const isString = match[0] === '"';
@@ -59172,18 +59172,18 @@ var serializeBigInts = (text2) => {
     }
   );
 };
-var JSONParse = (text2, reviver) => {
-  if (!text2) return originalParse(text2, reviver);
+var JSONParse = (text3, reviver) => {
+  if (!text3) return originalParse(text3, reviver);
   try {
-    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
-    const serializedData = serializeBigInts(text2);
+    if (isContextSourceSupported()) return JSONParseV2(text3, reviver);
+    const serializedData = serializeBigInts(text3);
     return originalParse(
       serializedData,
       (key, value, context3) => convertMarkedBigIntsReviver(key, value, context3, reviver)
     );
   } catch (error2) {
     if (error2 instanceof RangeError) {
-      const serializedData = serializeBigInts(text2);
+      const serializedData = serializeBigInts(text3);
       const parsed = originalParse(serializedData);
       return applyReviverIteratively(parsed, reviver);
     }
@@ -59351,12 +59351,12 @@ async function getResponseData(response) {
   }
   const mimetype = (0, import_content_type.parse)(contentType);
   if (isJSONResponse(mimetype)) {
-    let text2 = "";
+    let text3 = "";
     try {
-      text2 = await response.text();
-      return JSONParse(text2);
+      text3 = await response.text();
+      return JSONParse(text3);
     } catch (err) {
-      return text2;
+      return text3;
     }
   } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
   // (RFC 2046) and must never be decoded as text, even when the response
@@ -62674,18 +62674,18 @@ async function queuedWorkflowRuns(octokit, repo, workflows) {
 
 // src/github/user-text.ts
 var ZWSP = "\u200B";
-function inlineText(text2, maxLength = 500) {
-  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+function inlineText(text3, maxLength = 500) {
+  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
   const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
   return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
 }
-function safeText(text2, maxLength = 2e3) {
-  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+function safeText(text3, maxLength = 2e3) {
+  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
   const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
   return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
 }
-function codeBlock(text2, language = "text") {
-  const clean3 = text2.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
+function codeBlock(text3, language = "text") {
+  const clean3 = text3.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
   const longest = Math.max(0, ...[...clean3.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = "`".repeat(Math.max(3, longest + 1));
   return `${fence}${language}
@@ -62701,10 +62701,10 @@ var CONTROL_HELP = [
   "`/topo conclude`: conclude now with the best so far"
 ];
 function parseControl(body) {
-  const text2 = body.replace(/\r\n?/g, "\n").trim();
-  const m = /^\/topo(?=\s|$)/.exec(text2);
+  const text3 = body.replace(/\r\n?/g, "\n").trim();
+  const m = /^\/topo(?=\s|$)/.exec(text3);
   if (!m) return { kind: "none" };
-  const words = text2.slice(m[0].length).split("\n", 1)[0].trim().split(/\s+/).filter(Boolean);
+  const words = text3.slice(m[0].length).split("\n", 1)[0].trim().split(/\s+/).filter(Boolean);
   const [word, ...rest] = words;
   const only = (control) => rest.length === 0 ? { kind: "control", control } : {
     kind: "invalid",
@@ -62872,10 +62872,10 @@ var PilotStateError = class extends Error {
 };
 var isObject = (x) => typeof x === "object" && x !== null;
 var NAME = /^[a-z0-9][a-z0-9_.-]{0,99}$/;
-function parsePilotState(text2) {
+function parsePilotState(text3) {
   let x;
   try {
-    x = JSON.parse(text2);
+    x = JSON.parse(text3);
   } catch (e) {
     throw new PilotStateError(`the autopilot state is not JSON: ${e.message}`);
   }
@@ -62927,7 +62927,7 @@ function applyCommands(state2, comments) {
     const parsed = parseControl(c.body);
     if (parsed.kind === "none") continue;
     const who = `@${inlineText(c.login, 40)}`;
-    const reply = (text2) => replies.push({ id: c.id, text: `${who}: ${text2}` });
+    const reply = (text3) => replies.push({ id: c.id, text: `${who}: ${text3}` });
     if (!c.allowed) {
       reply("refused: dashboard commands need write access to the repository; nothing changed.");
       continue;
@@ -63731,13 +63731,13 @@ function decideCandidate(candidate, reference, options = {}) {
     `${guard.state}: ${claimOf(guard.state, m)} than ${shown} at every look's confidence`
   ]);
 }
-function unclaimed(base, d, text2) {
+function unclaimed(base, d, text3) {
   const value = round(Math.exp(d) - 1, 4);
   return {
     ...base,
     state: "measuring",
     relative_change: { value, low: value, high: value },
-    evidence: [text2]
+    evidence: [text3]
   };
 }
 function stillMeasuring(base, change, evidence, eta) {
@@ -64026,9 +64026,9 @@ function comparisonText(comparison) {
   const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
   return `${phrase} ${comparison.against}${ratio}`;
 }
-function cell(text2) {
-  if (text2 === null || text2 === void 0 || text2 === "") return "\u2014";
-  return text2.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
+function cell(text3) {
+  if (text3 === null || text3 === void 0 || text3 === "") return "\u2014";
+  return text3.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
 }
 
 // src/record/model.ts
@@ -66928,18 +66928,18 @@ var FORBIDDEN_SEGMENTS = /* @__PURE__ */ new Set([
   "env_set",
   "callbacks"
 ]);
-function parseOverride(text2) {
-  const m = OVERRIDE_SYNTAX.exec(text2);
+function parseOverride(text3) {
+  const m = OVERRIDE_SYNTAX.exec(text3);
   if (!m) return void 0;
   return { prefix: m[1], key: m[2], value: m[3] };
 }
-function overrideProblem(text2) {
-  const o = parseOverride(text2);
+function overrideProblem(text3) {
+  const o = parseOverride(text3);
   if (!o) {
     return {
       rule: "bad-format",
       severity: "error",
-      message: `\`${text2}\` is not a Hydra override AlpaSim takes: write [+|++]key=value with a dotted key and a value without \`$\`, backticks, backslashes or shell characters`
+      message: `\`${text3}\` is not a Hydra override AlpaSim takes: write [+|++]key=value with a dotted key and a value without \`$\`, backticks, backslashes or shell characters`
     };
   }
   const segments = o.key.split(/[./]/);
@@ -67312,13 +67312,13 @@ var PATTERNS = {
   description: /^[A-Za-z0-9 _.,:/@+=()-]{1,200}$/
 };
 function check(value, pattern, what) {
-  const text2 = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
-  if (typeof text2 !== "string" || !pattern.test(text2)) {
+  const text3 = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
+  if (typeof text3 !== "string" || !pattern.test(text3)) {
     throw new RenderError(
       `refusing to render: ${what} ${JSON.stringify(value)} does not match ${pattern.source}`
     );
   }
-  return text2;
+  return text3;
 }
 function checkCount(value, what, max) {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
@@ -67392,8 +67392,8 @@ function topologyOverrides(candidate) {
     const key = check(change.key, PATTERNS.topologyKey, "topology key");
     if (change.to === void 0)
       throw new RenderError(`refusing to render: ${key} is set by the preset but absent from the candidate`);
-    const text2 = `${key}=${topologyValue(key, change.to)}`;
-    return key.endsWith(".environments") ? text2 : check(text2, PATTERNS.override, "topology override");
+    const text3 = `${key}=${topologyValue(key, change.to)}`;
+    return key.endsWith(".environments") ? text3 : check(text3, PATTERNS.override, "topology override");
   });
 }
 function resolvePath(checkout, path, what) {
@@ -69012,7 +69012,7 @@ var import_yaml = __toESM(require_dist2(), 1);
 var MAX_YAML_BYTES = 256 * 1024;
 var MAX_YAML_DEPTH = 32;
 var MAX_YAML_ALIASES = 50;
-function loadYaml(text2, file) {
+function loadYaml(text3, file) {
   const lineCounter = new import_yaml.LineCounter();
   const refused = (rule, message2, pos2 = { line: 1, column: 1 }) => ({
     file,
@@ -69021,17 +69021,17 @@ function loadYaml(text2, file) {
     locate: () => ({ line: 1, column: 1 }),
     has: () => false
   });
-  const bytes = Buffer.byteLength(text2, "utf8");
+  const bytes = Buffer.byteLength(text3, "utf8");
   if (bytes > MAX_YAML_BYTES) {
     return refused(
       "file-too-large",
       `the file is ${(bytes / 1024).toFixed(0)} KiB; files over ${MAX_YAML_BYTES / 1024} KiB are refused (a topology file is a few hundred bytes): keep only the topology keys`
     );
   }
-  if (text2.includes("\0")) {
+  if (text3.includes("\0")) {
     return refused("yaml-syntax", "the file contains NUL bytes: it is not a text YAML file");
   }
-  const docs = (0, import_yaml.parseAllDocuments)(text2, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  const docs = (0, import_yaml.parseAllDocuments)(text3, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
   const pos = (offset) => {
     const p = lineCounter.linePos(offset);
     return { line: p.line, column: p.col };
@@ -69054,11 +69054,11 @@ function loadYaml(text2, file) {
   const issues = [];
   for (const err of [...doc.errors, ...doc.warnings]) {
     let offset = err.pos[0];
-    if (text2.slice(offset).trim() === "") offset = Math.max(0, text2.trimEnd().length - 1);
+    if (text3.slice(offset).trim() === "") offset = Math.max(0, text3.trimEnd().length - 1);
     const at = pos(offset);
     const path = pathAtOffset(doc.contents, err.pos[0]);
     if (err.code === "DUPLICATE_KEY") {
-      const key = String(path[path.length - 1] ?? text2.slice(err.pos[0], err.pos[1]).trim());
+      const key = String(path[path.length - 1] ?? text3.slice(err.pos[0], err.pos[1]).trim());
       issues.push({
         rule: "duplicate-key",
         severity: "error",
@@ -69148,8 +69148,8 @@ function loadYaml(text2, file) {
 function emptyMessage() {
   return "the file has no content (only comments or whitespace): write the keys the schema asks for (see docs/topology.md)";
 }
-function firstLine(text2) {
-  return text2.split("\n")[0]?.trim() ?? text2;
+function firstLine(text3) {
+  return text3.split("\n")[0]?.trim() ?? text3;
 }
 function tooDeep(root) {
   const stack = [[root, 1]];
@@ -69225,16 +69225,16 @@ function locateNode(doc, path, wantKey, pos) {
 }
 
 // src/topology/files.ts
-function checkFile(text2, file, schema) {
-  const loaded = loadYaml(text2, file);
+function checkFile(text3, file, schema) {
+  const loaded = loadYaml(text3, file);
   if (loaded.issues.length) return { loaded, issues: loaded.issues };
   const issues = schemaIssues(loaded, schema);
   return issues.length ? { loaded, issues } : { loaded, value: loaded.value, issues: [] };
 }
-var checkCandidate = (text2, file) => checkFile(text2, file, "candidate");
-var checkExperiment = (text2, file) => checkFile(text2, file, "experiment");
-var checkClusters = (text2, file) => checkFile(text2, file, "clusters");
-var checkPreset = (text2, file) => checkFile(text2, file, "topology");
+var checkCandidate = (text3, file) => checkFile(text3, file, "candidate");
+var checkExperiment = (text3, file) => checkFile(text3, file, "experiment");
+var checkClusters = (text3, file) => checkFile(text3, file, "clusters");
+var checkPreset = (text3, file) => checkFile(text3, file, "topology");
 function issueAt(loaded, rule, path, message2, key = false, severity = "error") {
   return {
     rule,
@@ -69887,10 +69887,10 @@ function recordProblems(value) {
     );
   return problems;
 }
-function parseRecord(text2, file) {
+function parseRecord(text3, file) {
   let value;
   try {
-    value = JSON.parse(text2);
+    value = JSON.parse(text3);
   } catch (error2) {
     const message2 = error2 instanceof Error ? error2.message : String(error2);
     throw new RecordError(file, [
@@ -69932,9 +69932,9 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
       `"${experimentId}" is not an experiment id (lowercase letters, digits, . _ -)`
     );
   const file = `topologies/${experimentId}/experiment.yaml`;
-  const text2 = await files.read(file);
-  if (text2 === void 0) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
-  const checked2 = checkExperiment(text2, file);
+  const text3 = await files.read(file);
+  if (text3 === void 0) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
+  const checked2 = checkExperiment(text3, file);
   if (!checked2.value) {
     const i = checked2.issues[0];
     throw new AutopilotConfigError(`${file}:${i?.line}: ${i?.keyPath}: ${i?.message}`);
@@ -71163,7 +71163,7 @@ function withRun(state2, requestId, run) {
   return { ...state2, runs: { ...state2.runs, [requestId]: run } };
 }
 var EVIDENCE_KEPT = { sentences: 2, bytes: 240 };
-var jsonBytes = (text2) => Buffer.byteLength(JSON.stringify(text2), "utf8");
+var jsonBytes = (text3) => Buffer.byteLength(JSON.stringify(text3), "utf8");
 function boundedEvidence(evidence) {
   return evidence.slice(0, EVIDENCE_KEPT.sentences).map((sentence) => {
     let line = sentence.replace(/\s+/g, " ");
@@ -71456,17 +71456,17 @@ function planComment(view, x) {
   const previous = parseCommentStamp(current);
   const due = !isFinal && (wasUnavailable || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
   const checkDue = due && (wasUnavailable || x.refresh || shouldWriteCheck(previous, stamp));
-  const text2 = due ? `${body}
+  const text3 = due ? `${body}
 <!-- ${HASH_MARK}${hash}${finalMark} -->
 ${renderCommentStamp(stamp)}` : void 0;
-  return { view, held: false, final: finalMark !== "", checkDue, ...text2 ? { text: text2 } : {} };
+  return { view, held: false, final: finalMark !== "", checkDue, ...text3 ? { text: text3 } : {} };
 }
 function heldComment(view, x, reason2, what = "Metrics unavailable") {
   const since = unavailableSince(x.current) ?? iso(x.now) ?? "";
   const noted = withUnavailableNotice(x.current, since, reason2, what);
   const notes = [...view.notes ?? [], `${what.toLowerCase()} since ${since}`];
-  const text2 = noted !== void 0 && noted !== x.current ? noted : void 0;
-  return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text2 ? { text: text2 } : {} };
+  const text3 = noted !== void 0 && noted !== x.current ? noted : void 0;
+  return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text3 ? { text: text3 } : {} };
 }
 function contentHash(body) {
   return createHash2("sha256").update(body).digest("hex").slice(0, 16);
@@ -72317,10 +72317,10 @@ function parseRunStateBlock(body) {
       `the state block is cut (it starts at character ${at} of ${body.length} and never ends): part of it is missing`
     );
   }
-  const text2 = Buffer.from(m[2] ?? "", "base64").toString("utf8");
+  const text3 = Buffer.from(m[2] ?? "", "base64").toString("utf8");
   let data;
   try {
-    data = JSON.parse(text2);
+    data = JSON.parse(text3);
   } catch (e) {
     throw new RunStateError(`the run-state block is not JSON: ${e.message}`);
   }
@@ -72775,14 +72775,14 @@ function classifyFailure(job, log = []) {
   return failure;
 }
 function message(job, kind, traceback) {
-  let text2 = `Job ${job.id} ${MESSAGES[kind]}`;
+  let text3 = `Job ${job.id} ${MESSAGES[kind]}`;
   if (kind === "crash") {
     const last = traceback.at(-1);
-    text2 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
+    text3 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
   }
-  if (kind === "time-limit" && job.timeLimit) text2 += ` (${job.timeLimit})`;
-  if (kind === "node-failure" && job.nodes) text2 += ` (${job.nodes})`;
-  return `${text2}.`;
+  if (kind === "time-limit" && job.timeLimit) text3 += ` (${job.timeLimit})`;
+  if (kind === "node-failure" && job.nodes) text3 += ` (${job.nodes})`;
+  return `${text3}.`;
 }
 function tracebackLines(log) {
   let start = -1;
@@ -72810,8 +72810,8 @@ function dedupe2(lines) {
 
 // src/slurm/errors.ts
 var QUOTE_LIMIT = 2e3;
-function quoteOutput(text2) {
-  const t = text2.length > QUOTE_LIMIT ? `${text2.slice(0, QUOTE_LIMIT)}\u2026 (${text2.length - QUOTE_LIMIT} more characters)` : text2;
+function quoteOutput(text3) {
+  const t = text3.length > QUOTE_LIMIT ? `${text3.slice(0, QUOTE_LIMIT)}\u2026 (${text3.length - QUOTE_LIMIT} more characters)` : text3;
   return JSON.stringify(t);
 }
 var SlurmError = class extends Error {
@@ -72886,7 +72886,9 @@ var SQUEUE_FIELDS = [
   "NumNodes",
   "tres-alloc",
   "tres-per-node",
+  "UserName",
   "STDOUT",
+  "Comment",
   "Name"
 ];
 var SQUEUE_FORMAT = SQUEUE_FIELDS.map(
@@ -72904,44 +72906,62 @@ var SACCT_FIELDS = [
   "Elapsed",
   "NodeList",
   "AllocTRES",
+  "User",
+  "Comment",
   "JobName"
 ];
 var SACCT_FORMAT = SACCT_FIELDS.join(",");
-var JOB_ID2 = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\]))?$/;
+var JOB_ID2 = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\])|\+[0-9]+)?$/;
 var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
-var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|UNLIMITED|INVALID|NOT_SET|Partition_Limit)$/;
+var NO_TIME = /* @__PURE__ */ new Set(["", "N/A", "Unknown", "None", "NONE", "(null)", "UNLIMITED", "INVALID"]);
+var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|[0-9]+-[0-9]+(:[0-9]+)?)$/;
+var NO_DURATION = /* @__PURE__ */ new Set([
+  "UNLIMITED",
+  "INVALID",
+  "NOT_SET",
+  "Partition_Limit",
+  "NONE",
+  "None",
+  "infinite"
+]);
 var STATE_SET = new Set(SLURM_JOB_STATES);
-function state(text2, command, line) {
-  const word = text2.split(" ")[0] ?? "";
+function state(text3, command, line) {
+  const word = text3.split(" ")[0] ?? "";
   if (STATE_SET.has(word)) return word;
   if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return "UNKNOWN";
-  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text2)}`, line);
+  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text3)}`, line);
 }
-function rawState(text2) {
-  const word = text2.split(" ")[0] ?? "";
+function rawState(text3) {
+  const word = text3.split(" ")[0] ?? "";
   return STATE_SET.has(word) ? {} : { rawState: word };
 }
-function jobId(text2, command, line) {
-  if (!JOB_ID2.test(text2))
-    throw new SlurmOutputError(command, `job id ${JSON.stringify(text2)} is not a Slurm job id`, line);
-  return text2;
+function jobId(text3, command, line) {
+  if (!JOB_ID2.test(text3))
+    throw new SlurmOutputError(command, `job id ${JSON.stringify(text3)} is not a Slurm job id`, line);
+  return text3;
 }
-function time(text2, command, line) {
-  if (text2 === "" || text2 === "N/A" || text2 === "Unknown" || text2 === "None" || text2 === "(null)")
-    return null;
-  if (!TIME.test(text2))
-    throw new SlurmOutputError(command, `time ${JSON.stringify(text2)} is not YYYY-MM-DDTHH:MM:SS`, line);
-  return text2;
+function time(text3, command, line) {
+  if (NO_TIME.has(text3)) return null;
+  if (!TIME.test(text3))
+    throw new SlurmOutputError(command, `time ${JSON.stringify(text3)} is not YYYY-MM-DDTHH:MM:SS`, line);
+  return text3;
 }
-function duration2(text2, command, line) {
-  if (text2 === "" || text2 === "N/A") return null;
-  if (!DURATION.test(text2))
-    throw new SlurmOutputError(command, `duration ${JSON.stringify(text2)} is not [D-]HH:MM:SS`, line);
-  return text2;
+function duration2(text3, command, line) {
+  if (text3 === "" || text3 === "N/A" || text3 === "(null)") return null;
+  if (!DURATION.test(text3) && !NO_DURATION.has(text3))
+    throw new SlurmOutputError(command, `duration ${JSON.stringify(text3)} is not [D-]HH:MM:SS`, line);
+  return text3;
 }
-function slurmDurationToSeconds(text2) {
+function elapsedOf(text3, command, line) {
+  const d = duration2(text3, command, line);
+  return d !== null && NO_DURATION.has(d) ? null : d;
+}
+function text2(value) {
+  return value === void 0 || value === "" || value === "(null)" || value === "N/A" ? null : value;
+}
+function slurmDurationToSeconds(text3) {
   const m = /^(?:([0-9]+)-([0-9]+)(?::([0-9]+))?(?::([0-9]+))?|(?:([0-9]+):)?([0-9]+):([0-9]+)(?:\.[0-9]+)?)$/.exec(
-    text2 ?? ""
+    text3 ?? ""
   );
   if (!m) return null;
   const n = (v) => Number(v ?? 0);
@@ -72963,26 +72983,26 @@ function allocation(gpus, elapsed) {
   const seconds2 = slurmDurationToSeconds(elapsed);
   return { gpus, gpuMinutes: gpus === null || seconds2 === null ? null : gpus * seconds2 / 60 };
 }
-function reason(text2) {
-  return text2 === "" || text2 === "None" || text2 === "(null)" ? null : text2;
+function reason(text3) {
+  return text3 === "" || text3 === "None" || text3 === "(null)" ? null : text3;
 }
-function nodes(text2) {
-  return text2 === "" || text2 === "(null)" || text2 === "None assigned" ? null : text2;
+function nodes(text3) {
+  return text3 === "" || text3 === "(null)" || text3 === "None assigned" ? null : text3;
 }
-function count(text2, what, command, line) {
-  if (!/^[0-9]+$/.test(text2))
-    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text2)} is not a count`, line);
-  return Number(text2);
+function count(text3, what, command, line) {
+  if (!/^[0-9]+$/.test(text3))
+    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text3)} is not a count`, line);
+  return Number(text3);
 }
 function decodeWaitStatus(status4) {
   const signal = status4 & 127;
   if (signal !== 0) return { exitCode: null, signal };
   return { exitCode: status4 >> 8 & 255, signal: null };
 }
-function decodeExitPair(text2, command, line) {
-  const m = /^([0-9]+):([0-9]+)$/.exec(text2);
+function decodeExitPair(text3, command, line) {
+  const m = /^([0-9]+):([0-9]+)$/.exec(text3);
   if (!m)
-    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text2)} is not <code>:<signal>`, line);
+    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text3)} is not <code>:<signal>`, line);
   const signal = Number(m[2]);
   if (signal !== 0) return { exitCode: null, signal };
   return { exitCode: Number(m[1]), signal: null };
@@ -73019,20 +73039,37 @@ function live2(s, exit) {
   return isLive2(s) ? { exitCode: null, signal: null } : exit;
 }
 function parseSqueue(output) {
-  return fieldLines(output, "squeue", SQUEUE_FIELDS.length).map(({ parts, line }) => squeueJob(parts, line));
+  return parseLines(output, "squeue", SQUEUE_FIELDS, 2, squeueJob);
 }
-function fieldLines(output, command, fields) {
-  const lines = [];
+function parseSacct(output) {
+  return parseLines(output, "sacct", SACCT_FIELDS, 1, sacctJob);
+}
+function parseLines(output, command, fields, freeFields, read2) {
+  const jobs = [];
+  const skipped = [];
+  const firstFree = fields.length - 1 - freeFields;
   for (const line of output.split("\n")) {
     if (line.trim() === "") continue;
     const parts = line.split("|");
-    if (parts.length < fields)
-      throw new SlurmOutputError(command, `expected ${fields} |-separated fields, got ${parts.length}`, line);
-    lines.push({ parts: [...parts.slice(0, fields - 1), parts.slice(fields - 1).join("|")], line });
+    const name = parts.length > 1 ? parts.at(-1) : null;
+    try {
+      if (parts.length < fields.length)
+        throw new SlurmOutputError(
+          command,
+          `expected ${fields.length} |-separated fields, got ${parts.length}`,
+          line
+        );
+      const free = parts.slice(firstFree, firstFree + freeFields - 1);
+      free.push(parts.slice(firstFree + freeFields - 1, -1).join("|"));
+      jobs.push(read2(parts.slice(0, firstFree), free, name ?? "", line));
+    } catch (error2) {
+      if (!(error2 instanceof SlurmOutputError)) throw error2;
+      skipped.push({ command, problem: error2.problem, line, name });
+    }
   }
-  return lines;
+  return { jobs, skipped };
 }
-function squeueJob(parts, line) {
+function squeueJob(fixed, free, name, line) {
   const command = "squeue";
   const [
     id,
@@ -73049,16 +73086,16 @@ function squeueJob(parts, line) {
     nodeCount,
     tres,
     perNode,
-    stdout,
-    name
-  ] = parts;
+    user
+  ] = fixed;
+  const [stdout, comment] = free;
   const s = state(st ?? "", command, line);
   const exitDecoded = exit === "N/A" || exit === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exit ?? "", "exit status", command, line));
-  const elapsed = duration2(used ?? "", command, line);
+  const elapsed = elapsedOf(used ?? "", command, line);
   const gpus = gpusFromTres(tres ?? "") ?? gpusPerNode(perNode ?? "", nodeCount ?? "");
   const job = {
     id: jobId(id ?? "", command, line),
-    name: name ?? "",
+    name,
     state: s,
     ...rawState(st ?? ""),
     reason: reason(why ?? ""),
@@ -73071,37 +73108,39 @@ function squeueJob(parts, line) {
     elapsed,
     ...allocation(gpus, elapsed),
     nodes: nodes(nodeList ?? ""),
+    user: text2(user),
+    comment: text2(comment),
     stdoutPath: null,
     source: "squeue"
   };
-  job.stdoutPath = stdout === "" || stdout === "N/A" ? null : expandOutputPattern(stdout ?? "", job);
+  job.stdoutPath = text2(stdout) === null ? null : expandOutputPattern(stdout ?? "", job);
   return job;
 }
-function parseSacct(output) {
+function sacctJob(fixed, free, name, line) {
   const command = "sacct";
-  return fieldLines(output, command, SACCT_FIELDS.length).map(({ parts, line }) => {
-    const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, name] = parts;
-    const s = state(st ?? "", command, line);
-    const elapsed = duration2(used ?? "", command, line);
-    return {
-      id: jobId(id ?? "", command, line),
-      name: name ?? "",
-      state: s,
-      ...rawState(st ?? ""),
-      reason: reason(why ?? ""),
-      ...live2(s, decodeExitPair(exit ?? "", command, line)),
-      restarts: null,
-      submitTime: time(submit ?? "", command, line),
-      startTime: time(start ?? "", command, line),
-      endTime: time(end ?? "", command, line),
-      timeLimit: duration2(limit ?? "", command, line),
-      elapsed,
-      ...allocation(gpusFromTres(tres ?? ""), elapsed),
-      nodes: nodes(nodeList ?? ""),
-      stdoutPath: null,
-      source: "sacct"
-    };
-  });
+  const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, user] = fixed;
+  const s = state(st ?? "", command, line);
+  const elapsed = elapsedOf(used ?? "", command, line);
+  return {
+    id: jobId(id ?? "", command, line),
+    name,
+    state: s,
+    ...rawState(st ?? ""),
+    reason: reason(why ?? ""),
+    ...live2(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
+    restarts: null,
+    submitTime: time(submit ?? "", command, line),
+    startTime: time(start ?? "", command, line),
+    endTime: time(end ?? "", command, line),
+    timeLimit: duration2(limit ?? "", command, line),
+    elapsed,
+    ...allocation(gpusFromTres(tres ?? ""), elapsed),
+    nodes: nodes(nodeList ?? ""),
+    user: text2(user),
+    comment: text2(free[0]),
+    stdoutPath: null,
+    source: "sacct"
+  };
 }
 function scontrolFields(line) {
   const fields = /* @__PURE__ */ new Map();
@@ -73142,12 +73181,15 @@ function parseScontrolJobs(output) {
       startTime: time(need("StartTime"), command, line),
       endTime: time(need("EndTime"), command, line),
       timeLimit: duration2(need("TimeLimit"), command, line),
-      elapsed: duration2(need("RunTime"), command, line),
+      elapsed: elapsedOf(need("RunTime"), command, line),
       ...allocation(
         gpusFromTres(f.get("TRES") ?? "") ?? gpusPerNode(f.get("TresPerNode") ?? "", f.get("NumNodes") ?? ""),
-        duration2(need("RunTime"), command, line)
+        elapsedOf(need("RunTime"), command, line)
       ),
       nodes: nodes(need("NodeList")),
+      // UserId=alice(1000): the name before the uid.
+      user: text2(/^(.*)\([0-9]+\)$/.exec(need("UserId"))?.[1] ?? need("UserId")),
+      comment: text2(f.get("Comment")),
       stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
       source: "scontrol"
     });
@@ -73169,9 +73211,9 @@ function accountingEnabled(showConfig) {
     throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
   return m[1] !== "accounting_storage/none";
 }
-function slurmTimeToUnix(text2) {
-  if (!text2 || !TIME.test(text2)) return null;
-  const ms = Date.parse(`${text2}Z`);
+function slurmTimeToUnix(text3) {
+  if (!text3 || !TIME.test(text3)) return null;
+  const ms = Date.parse(`${text3}Z`);
   return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
 }
 
@@ -73217,8 +73259,8 @@ function monitorCommentParts(comments, candidate, botLogin) {
   const own = stickyParts(comments, { purpose: monitorPurpose(candidate), botLogin });
   if (own.length) return own;
   const legacy = stickyParts(comments, { purpose: LEGACY_MONITOR_PURPOSE, botLogin });
-  const text2 = stickyText(legacy);
-  const runName = text2 ? parseObservationBlock(text2)?.run_name : void 0;
+  const text3 = stickyText(legacy);
+  const runName = text3 ? parseObservationBlock(text3)?.run_name : void 0;
   return runName && isRunOfCandidate(runName, candidate) ? legacy : [];
 }
 async function findMonitorComment(octokit, target, candidate) {
@@ -73283,6 +73325,7 @@ import { readFileSync as readFileSync2 } from "node:fs";
 // src/slurm/environment.ts
 var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
 var SLURM_TIME_ZONE = "UTC";
+var SLURM_TIME_FORMAT = "standard";
 var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
 var VALUE = /^[\x20-\x7e]{0,4096}$/;
 function plainCommandEnvironment(from, extra = {}) {
@@ -73292,6 +73335,7 @@ function plainCommandEnvironment(from, extra = {}) {
     if (value !== void 0 && value !== "") env[key] = value;
   }
   env.TZ = SLURM_TIME_ZONE;
+  env.SLURM_TIME_FORMAT = SLURM_TIME_FORMAT;
   for (const [key, value] of Object.entries(extra)) {
     if (value === void 0) continue;
     if (!SUBMIT_VARIABLE_SET.has(key))
@@ -73330,6 +73374,7 @@ var JOB_ID3 = /^[0-9]+(_[0-9]+)?$/;
 var NAME_PREFIX = /^[A-Za-z0-9_.-]{1,200}$/;
 var JOB_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
 var PATH2 = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
+var USER = /^[A-Za-z0-9_.@\\$-][A-Za-z0-9_.@\\ $-]{0,127}$/;
 function checked(value, pattern, what) {
   if (!pattern.test(value))
     throw new UnsafeArgumentError(`${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
@@ -73351,16 +73396,41 @@ function createSlurmClient(transport, options = {}) {
     }
     return result;
   }
-  async function accountingJobs() {
+  const log = options.log ?? ((m) => process.stderr.write(`${m}
+`));
+  let me;
+  function user() {
+    me ??= run(["id", "-un"], true).then((r) => checked(r.stdout.trim(), USER, "login user name"));
+    me.catch(() => me = void 0);
+    return me;
+  }
+  async function accountingJobs(account) {
     const hours = options.sacctHours ?? 72;
     const argv = ["sacct", "--parsable2", "--noheader", "--allocations", `--starttime=now-${hours}hours`];
-    return parseSacct((await run([...argv, `--format=${SACCT_FORMAT}`], true)).stdout);
+    return parseSacct((await run([...argv, `--user=${account}`, `--format=${SACCT_FORMAT}`], true)).stdout);
   }
   function historySource() {
     history ??= run(["scontrol", "show", "config"], true).then(
       (r) => accountingEnabled(r.stdout) ? "sacct" : "squeue"
     );
     return history;
+  }
+  async function listing(namePrefix) {
+    checked(namePrefix, NAME_PREFIX, "job name prefix");
+    const [source, account] = await Promise.all([historySource(), user()]);
+    const ended = source === "sacct" ? await accountingJobs(account) : { jobs: [], skipped: [] };
+    const r = await run(["squeue", "--me", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
+    const live3 = parseSqueue(r.stdout);
+    const skipped = [...ended.skipped, ...live3.skipped];
+    for (const s of skipped) log(`skipped a ${s.command} line (${s.problem}): ${JSON.stringify(s.line)}`);
+    const jobs = mergeJobListings(live3.jobs, ended.jobs).filter(
+      (j) => j.name.startsWith(namePrefix) && (j.user === null || j.user === account)
+    );
+    return {
+      jobs,
+      accounting: source === "sacct" ? "on" : "off",
+      skipped: skipped.filter((s) => s.name === null || s.name.startsWith(namePrefix))
+    };
   }
   return {
     transport,
@@ -73379,11 +73449,9 @@ function createSlurmClient(transport, options = {}) {
       const result = await run(exported, false, 6e4, env);
       return parseSbatchParsable(result.stdout);
     },
+    listing,
     async jobs(namePrefix) {
-      checked(namePrefix, NAME_PREFIX, "job name prefix");
-      const ended = await historySource() === "sacct" ? await accountingJobs() : [];
-      const r = await run(["squeue", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
-      return mergeJobListings(parseSqueue(r.stdout), ended).filter((j) => j.name.startsWith(namePrefix));
+      return (await listing(namePrefix)).jobs;
     },
     async cancel(jobId2) {
       await run(["scancel", checked(jobId2, JOB_ID3, "job id")], true);
@@ -74324,12 +74392,12 @@ var HOST_KEY_ALGORITHMS = {
 function fingerprint(blob) {
   return `SHA256:${createHash3("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
 }
-function parseKnownHostKey(text2) {
+function parseKnownHostKey(text3) {
   const m = /^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256|ecdsa-sha2-nistp384|ecdsa-sha2-nistp521) ([A-Za-z0-9+/=]+)$/.exec(
-    text2.trim()
+    text3.trim()
   );
   if (!m?.[1] || !m[2]) {
-    throw new SlurmError(`known_host_key ${JSON.stringify(text2)} is not "<type> <base64>" as in known_hosts`);
+    throw new SlurmError(`known_host_key ${JSON.stringify(text3)} is not "<type> <base64>" as in known_hosts`);
   }
   return { type: m[1], blob: Buffer.from(m[2], "base64") };
 }
@@ -74490,8 +74558,8 @@ function createSshTransport(options) {
 
 // src/slurm/for-cluster.ts
 function sshPrivateKey(env) {
-  const text2 = env.TOPO_SSH_KEY;
-  if (text2 && text2.trim() !== "") return text2.endsWith("\n") ? text2 : `${text2}
+  const text3 = env.TOPO_SSH_KEY;
+  if (text3 && text3.trim() !== "") return text3.endsWith("\n") ? text3 : `${text3}
 `;
   const file = env.TOPO_SSH_KEY_FILE;
   if (file && file.trim() !== "") {
@@ -74618,7 +74686,7 @@ function createPrometheusClient(options) {
     const ctrl = new AbortController();
     const timer = setTimeout(() => ctrl.abort(), timeoutMs);
     let res;
-    let text2;
+    let text3;
     try {
       res = await doFetch(`${baseUrl2}${path}`, {
         method: "POST",
@@ -74626,7 +74694,7 @@ function createPrometheusClient(options) {
         body: params.toString(),
         signal: ctrl.signal
       });
-      text2 = await res.text();
+      text3 = await res.text();
     } catch (e) {
       const timedOut = ctrl.signal.aborted;
       throw new PrometheusError(
@@ -74638,23 +74706,23 @@ function createPrometheusClient(options) {
       clearTimeout(timer);
     }
     if (!res.ok) {
-      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text2)}`, {
+      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text3)}`, {
         query,
         status: res.status,
-        body: text2,
+        body: text3,
         retryable: res.status === 429 || res.status >= 500
       });
     }
     let json;
     try {
-      json = JSON.parse(text2);
+      json = JSON.parse(text3);
     } catch {
       throw new PrometheusError(
-        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text2)}`,
+        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text3)}`,
         {
           query,
           status: res.status,
-          body: text2,
+          body: text3,
           retryable: false
         }
       );
@@ -74663,11 +74731,11 @@ function createPrometheusClient(options) {
       return parseQueryResponse(json);
     } catch (e) {
       throw new PrometheusError(
-        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text2)}`,
+        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text3)}`,
         {
           query,
           status: res.status,
-          body: text2,
+          body: text3,
           retryable: false
         }
       );
@@ -75450,7 +75518,7 @@ function validationRun(options) {
   const loadClusters = (file) => {
     let p = clustersCache.get(file);
     if (!p) {
-      p = config.read(file).then((text2) => text2 === void 0 ? void 0 : checkClusters(text2, file));
+      p = config.read(file).then((text3) => text3 === void 0 ? void 0 : checkClusters(text3, file));
       clustersCache.set(file, p);
     }
     return p;
@@ -75494,10 +75562,10 @@ async function validateOne(path, kind, run) {
     return validateCandidate(path, ctx, run.options, run.fresh);
   }
   if (kind === "experiment") return { issues: experimentIssues(await run.context(posix3.dirname(path))) };
-  const text2 = await run.options.files.read(path);
-  if (text2 === void 0) return { issues: [missing(path)] };
-  if (kind === "preset") return { issues: checkPreset(text2, path).issues };
-  const checked2 = checkClusters(text2, path);
+  const text3 = await run.options.files.read(path);
+  if (text3 === void 0) return { issues: [missing(path)] };
+  if (kind === "preset") return { issues: checkPreset(text3, path).issues };
+  const checked2 = checkClusters(text3, path);
   return { issues: checked2.value ? clustersRuleIssues(checked2.loaded, checked2.value) : checked2.issues };
 }
 function missing(path) {
@@ -75539,15 +75607,15 @@ async function buildContext(dir, options, config, loadClusters) {
   return ctx;
 }
 async function readExperiment(ctx, files) {
-  const text2 = await files.read(ctx.experimentFile);
-  if (text2 === void 0) {
+  const text3 = await files.read(ctx.experimentFile);
+  if (text3 === void 0) {
     ctx.blockers.push({
       rule: "experiment-missing",
       message: `no experiment.yaml in ${ctx.dir}/: a candidate belongs to an experiment folder with an experiment.yaml (create one with \`topo init --command "<run command>"\`)`
     });
     return;
   }
-  ctx.experiment = checkExperiment(text2, ctx.experimentFile);
+  ctx.experiment = checkExperiment(text3, ctx.experimentFile);
   if (!ctx.experiment.value) {
     ctx.blockers.push({
       rule: "experiment-invalid",
@@ -75631,15 +75699,15 @@ async function readSiblings(ctx, files) {
   for (const name of (await files.list(ctx.dir) ?? []).sort()) {
     const file = posix3.join(ctx.dir, name);
     if (!isYamlFile(name) || fileKind(file) !== "candidate") continue;
-    const text2 = await files.read(file);
-    if (text2 === void 0) continue;
-    const sibling = siblingOf(file, text2, ctx.base);
+    const text3 = await files.read(file);
+    if (text3 === void 0) continue;
+    const sibling = siblingOf(file, text3, ctx.base);
     ctx.candidates.set(sibling.stem, sibling);
     if (sibling.hash) ctx.byHash.set(sibling.hash, [...ctx.byHash.get(sibling.hash) ?? [], sibling]);
   }
 }
-function siblingOf(file, text2, base) {
-  const checked2 = checkCandidate(text2, file);
+function siblingOf(file, text3, base) {
+  const checked2 = checkCandidate(text3, file);
   const sibling = { file, stem: stemOf(file), checked: checked2 };
   if (checked2.value && base) {
     sibling.expanded = expandCandidate(base, checked2.value.topology);
@@ -75740,8 +75808,8 @@ async function validateCandidate(path, ctx, options, fresh) {
 async function ownCandidate(path, ctx, files) {
   const sibling = ctx.candidates.get(stemOf(path));
   if (sibling && sibling.file === path) return sibling;
-  const text2 = await files.read(path);
-  return text2 === void 0 ? void 0 : siblingOf(path, text2, ctx.base);
+  const text3 = await files.read(path);
+  return text3 === void 0 ? void 0 : siblingOf(path, text3, ctx.base);
 }
 function earlierDuplicates(ctx, own, hash, fresh) {
   const ownNew = fresh.has(own.file);
@@ -76035,14 +76103,14 @@ function parseSubmissionsBlock(body) {
 function submitPurpose(candidate) {
   return `submit-${candidate}`;
 }
-async function writeSubmitComment(octokit, target, candidate, text2, submission) {
+async function writeSubmitComment(octokit, target, candidate, text3, submission) {
   const sticky = { ...target, purpose: submitPurpose(candidate) };
   const parts = await findStickyComments(octokit, sticky);
   const kept = parseSubmissionsBlock(stickyText(parts) ?? "").submissions;
   const list = submission ? withSubmission(kept, submission) : kept;
-  const body = list.length ? `${text2}
+  const body = list.length ? `${text3}
 
-${renderSubmissionsBlock(list)}` : text2;
+${renderSubmissionsBlock(list)}` : text3;
   await upsertStickyComment(octokit, { ...sticky, body }, parts);
 }
 
@@ -76471,18 +76539,18 @@ async function updatePilotState(octokit, target, experimentId, change, attempts 
   for (let attempt = 1; ; attempt++) {
     const read2 = await readPilotState(octokit, target, experimentId);
     const next = change(read2.state);
-    const text2 = renderPilotState(next);
-    if (read2.sha && text2 === renderPilotState(read2.state)) return next;
+    const text3 = renderPilotState(next);
+    if (read2.sha && text3 === renderPilotState(read2.state)) return next;
     const tree = await octokit.rest.git.createTree({
       ...repo,
-      tree: [{ path: STATE_FILE, mode: "100644", type: "blob", content: `${text2}
+      tree: [{ path: STATE_FILE, mode: "100644", type: "blob", content: `${text3}
 ` }]
     });
     const commit = await octokit.rest.git.createCommit({
       ...repo,
       message: `${STATE_HEAD} of ${experimentId}
 
-${text2}`,
+${text3}`,
       tree: tree.data.sha,
       parents: read2.sha ? [read2.sha] : []
     });
@@ -76529,10 +76597,10 @@ var COMMANDS = {
 var MAX_ARGUMENT = 2e3;
 var CANDIDATE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 function parseCommand(body) {
-  const text2 = body.replace(/\r\n?/g, "\n").trim();
-  const m = /^\/topo(?=\s|$)/.exec(text2);
+  const text3 = body.replace(/\r\n?/g, "\n").trim();
+  const m = /^\/topo(?=\s|$)/.exec(text3);
   if (!m) return { kind: "none" };
-  const rest = text2.slice(m[0].length);
+  const rest = text3.slice(m[0].length);
   const firstLine2 = rest.split("\n", 1)[0];
   const word = firstLine2.trim().split(/\s+/, 1)[0] ?? "";
   if (!word) return { kind: "invalid", reason: "no command given after /topo" };
@@ -76618,9 +76686,9 @@ async function readFiles(octokit, target, paths, ref) {
 function isTransient(error2) {
   const code2 = status3(error2);
   if (code2 !== void 0 && !Number.isNaN(code2)) return code2 >= 500;
-  const text2 = `${error2 instanceof Error ? error2.message : String(error2)} ${String(error2?.cause ?? "")}`;
+  const text3 = `${error2 instanceof Error ? error2.message : String(error2)} ${String(error2?.cause ?? "")}`;
   return /other side closed|socket hang up|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|fetch failed|terminated/i.test(
-    text2
+    text3
   );
 }
 var UpdateFailed = class extends Error {
@@ -76641,7 +76709,7 @@ async function attemptOnce(octokit, options, attempt) {
   } catch (error2) {
     throw new UpdateFailed(error2);
   }
-  const changed = Object.entries(wanted ?? {}).filter(([path, text2]) => current.get(path) !== text2);
+  const changed = Object.entries(wanted ?? {}).filter(([path, text3]) => current.get(path) !== text3);
   if (changed.length === 0)
     return { done: true, result: { committed: false, sha: head, attempts: attempt, changed: [] } };
   const baseTree = (await octokit.rest.git.getCommit({ ...target, commit_sha: head })).data.tree.sha;
@@ -77041,7 +77109,7 @@ function observationSummary(run, runs = [run]) {
   if (figure) parts.push(figureText(figure));
   if (m?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m.seconds_per_rollout_5m)}`);
   if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
-  for (const text2 of [queueSummary(m), gpuSummary(m), bottleneckSummary(m)]) if (text2) parts.push(text2);
+  for (const text3 of [queueSummary(m), gpuSummary(m), bottleneckSummary(m)]) if (text3) parts.push(text3);
   const failure = run.failures?.at(-1);
   if (failure) parts.push(`failed: ${failure.kind}`);
   if (m?.telemetry_quality?.gaps?.length) parts.push(`telemetry gaps: ${m.telemetry_quality.gaps.length}`);
@@ -77419,8 +77487,8 @@ function recordFiles(record) {
 
 // src/record/learnings.ts
 var TOPICS = ["metrics", "queries", "topology_knobs", "run_workflow", "failure_mode", "other"];
-function learningFromText(text2, source, author) {
-  let rest = text2.replace(/\s+/g, " ").trim();
+function learningFromText(text3, source, author) {
+  let rest = text3.replace(/\s+/g, " ").trim();
   if (!rest) return null;
   let topic = "other";
   const prefix = /^([a-z_]+):\s*(.+)$/i.exec(rest);
@@ -77467,7 +77535,7 @@ function learningsSection(body) {
   return items.filter((i) => !/^(none|n\/a|-)$/i.test(i));
 }
 function learningsFromBody(body, author) {
-  return learningsSection(body).map((text2) => learningFromText(text2, "pull request body", author)).filter((l) => l !== null);
+  return learningsSection(body).map((text3) => learningFromText(text3, "pull request body", author)).filter((l) => l !== null);
 }
 
 // src/usecases/close.ts
@@ -77620,10 +77688,10 @@ function issuesText(issues) {
 }
 async function loadExperiment(deps, folder, ref) {
   const path = `${deps.topologiesDir ?? "topologies"}/${folder}/experiment.yaml`;
-  const text2 = await readText(deps, path, deps.defaultBranch) ?? await readText(deps, path, ref);
-  if (text2 === null)
+  const text3 = await readText(deps, path, deps.defaultBranch) ?? await readText(deps, path, ref);
+  if (text3 === null)
     throw new Error(`${path} does not exist on the pull request nor on ${deps.defaultBranch}`);
-  const checked2 = checkExperiment(text2, path);
+  const checked2 = checkExperiment(text3, path);
   if (!checked2.value) throw new Error(`${path} is not a valid experiment: ${issuesText(checked2.issues)}`);
   return checked2.value;
 }
@@ -77639,9 +77707,9 @@ async function loadBase(deps, experiment, ref) {
   return checked2?.value ? expandPreset(checked2.value, experiment) : void 0;
 }
 async function loadCandidate(deps, path, ref) {
-  const text2 = await readText(deps, path, ref);
-  if (text2 === null) return { problem: `${path} is missing at ${ref}` };
-  const checked2 = checkCandidate(text2, path);
+  const text3 = await readText(deps, path, ref);
+  if (text3 === null) return { problem: `${path} is missing at ${ref}` };
+  const checked2 = checkCandidate(text3, path);
   return checked2.value ? { candidate: checked2.value } : { problem: `${path} is not valid: ${issuesText(checked2.issues)}` };
 }
 async function readObservation(deps, pull, candidate) {
@@ -77757,8 +77825,8 @@ async function recordCandidate(deps, ran) {
     maxAttempts: deps.maxAttempts,
     backoffMs: deps.backoffMs,
     update: (current, attempt) => {
-      const text2 = current.get(paths.json);
-      const record = text2 == null ? createRecord(experiment, deps.clusterOf?.(experiment)) : parseRecord(text2, paths.json);
+      const text3 = current.get(paths.json);
+      const record = text3 == null ? createRecord(experiment, deps.clusterOf?.(experiment)) : parseRecord(text3, paths.json);
       elsewhere = recordedElsewhere(record, name, pull.number);
       if (elsewhere) return null;
       if (attempt > 1) log(`attempt ${attempt}: re-applied ${name} on the new head`);
@@ -77833,8 +77901,8 @@ async function withoutRun(deps, pull, c, experiment) {
   const never = `\`${c.candidate}\` never ran in this pull request (no \`/topo submit\`): the record is not changed for it`;
   if (!pull.merged) return { ...base, refused: false, why: never };
   const paths = recordPaths(experiment.experiment_id);
-  const text2 = await readText(deps, paths.json, deps.defaultBranch);
-  const entry = text2 === null ? void 0 : parseRecord(text2, paths.json).runs.find((r) => r.name === c.candidate);
+  const text3 = await readText(deps, paths.json, deps.defaultBranch);
+  const entry = text3 === null ? void 0 : parseRecord(text3, paths.json).runs.find((r) => r.name === c.candidate);
   if (entry?.status !== "accepted") return { ...base, refused: false, why: never };
   const measured = entry.topology?.hash ? ` (topology \`${entry.topology.hash}\`)` : "";
   const described = await describeCandidate(deps, c, experiment, pull.merge_commit_sha ?? pull.head.sha);
@@ -77942,18 +78010,18 @@ function bottleneckFromQueues(queues) {
     return { kind: "unknown", evidence: ["no queue-depth readings"], confidence: "low" };
   entries.sort((a, b) => b[1].max - a[1].max);
   const [top, second] = entries;
-  const text2 = entries.map(([s, q]) => `${s} ${q.max}`).join(", ");
+  const text3 = entries.map(([s, q]) => `${s} ${q.max}`).join(", ");
   if (!top || top[1].max < HIGH_QUEUE) {
     return {
       kind: "not-enough-load",
-      evidence: [`queue-depth max low everywhere (${text2})`],
+      evidence: [`queue-depth max low everywhere (${text3})`],
       confidence: "medium"
     };
   }
   if (second && second[1].max >= Math.max(HIGH_QUEUE, top[1].max / 2)) {
     return {
       kind: "total-capacity-too-high",
-      evidence: [`queue-depth max high on several services (${text2})`],
+      evidence: [`queue-depth max high on several services (${text3})`],
       confidence: "medium"
     };
   }
@@ -79839,9 +79907,9 @@ var SuggestError = class extends Error {
 };
 var EXPERIMENT_ID3 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
 async function mustRead(files, path, what) {
-  const text2 = await files.read(path);
-  if (text2 === void 0) throw new SuggestError(`${path} not found: ${what}`);
-  return text2;
+  const text3 = await files.read(path);
+  if (text3 === void 0) throw new SuggestError(`${path} not found: ${what}`);
+  return text3;
 }
 function blockAgainstBase(base, expanded) {
   const block = {};
@@ -80020,11 +80088,11 @@ async function refusedProposals(options, { experiment, experimentDir, clustersFi
     return [{ proposal, problems: problems.map((e) => `${e.severity} ${e.rule}: ${e.message}`) }];
   });
 }
-function withMemoryModel(text2, clusterName, model) {
-  if (!model) return text2;
-  const doc = (0, import_yaml3.parse)(text2);
+function withMemoryModel(text3, clusterName, model) {
+  if (!model) return text3;
+  const doc = (0, import_yaml3.parse)(text3);
   const cluster = doc?.clusters?.[clusterName];
-  if (!cluster) return text2;
+  if (!cluster) return text3;
   cluster.memory_model = model;
   return (0, import_yaml3.stringify)(doc, { lineWidth: 0 });
 }
@@ -80156,14 +80224,14 @@ function autopilotPort(octokit, target, config) {
     },
     async dashboard(exp, body, concluded) {
       const id = exp.experiment.experiment_id;
-      const text2 = concluded ? `${body}
+      const text3 = concluded ? `${body}
 
 **Concluded:** ${concluded}` : body;
       const found = dashboards.get(id);
       await writeDashboard(octokit, target, {
         marker: dashboardMarker(id),
         title: dashboardTitle(id),
-        body: text2,
+        body: text3,
         close: !!concluded,
         ...found !== void 0 ? { found } : {}
       });
@@ -80366,10 +80434,10 @@ async function readCandidateCommits(octokit, config, experiments, candidates) {
     shas: candidates.map((c) => c.headSha)
   });
   for (const c of wanted) {
-    const text2 = texts.get(`${c.request.headSha}:${c.request.path}`);
+    const text3 = texts.get(`${c.request.headSha}:${c.request.path}`);
     const loaded = experiments.get(c.request.experiment);
-    if (text2 === void 0 || !loaded) continue;
-    const checked2 = checkCandidate(text2, c.request.path);
+    if (text3 === void 0 || !loaded) continue;
+    const checked2 = checkCandidate(text3, c.request.path);
     if (!checked2.value || checked2.value.name !== c.request.candidate) continue;
     const expanded = expandCandidate(loaded.base, checked2.value.topology);
     if (hash8(expanded) === c.request.topologyHash) c.topology = expanded;

@@ -47644,7 +47644,7 @@ var require_core = __commonJS({
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
         if (!errors || errors.length === 0)
           return "No errors";
-        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text2, msg) => text2 + separator + msg);
+        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text3, msg) => text3 + separator + msg);
       }
       $dataMetaSchema(metaSchema, keywordsJsonPointers) {
         const rules = this.RULES.all;
@@ -51443,14 +51443,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text3, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text2;
+        return text3;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text2.length <= endStep)
-        return text2;
+      if (text3.length <= endStep)
+        return text3;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -51467,14 +51467,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text2, i, indent.length);
+        i = consumeMoreIndentedLines(text3, i, indent.length);
         if (i !== -1)
           end = i + endStep;
       }
-      for (let ch; ch = text2[i += 1]; ) {
+      for (let ch; ch = text3[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i;
-          switch (text2[i + 1]) {
+          switch (text3[i + 1]) {
             case "x":
               i += 3;
               break;
@@ -51491,12 +51491,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text2, i, indent.length);
+            i = consumeMoreIndentedLines(text3, i, indent.length);
           end = i + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text2[i + 1];
+            const next = text3[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
@@ -51508,12 +51508,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text2[i += 1];
+                ch = text3[i += 1];
                 overflow = true;
               }
               const j = i > escEnd + 1 ? i - 2 : escStart - 1;
               if (escapedFolds[j])
-                return text2;
+                return text3;
               folds.push(j);
               escapedFolds[j] = true;
               end = j + endStep;
@@ -51528,39 +51528,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text2;
+        return text3;
       if (onFold)
         onFold();
-      let res = text2.slice(0, folds[0]);
+      let res = text3.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text2.length;
+        const end2 = folds[i2 + 1] || text3.length;
         if (fold === 0)
           res = `
-${indent}${text2.slice(0, end2)}`;
+${indent}${text3.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text2[fold]}\\`;
+            res += `${text3[fold]}\\`;
           res += `
-${indent}${text2.slice(fold + 1, end2)}`;
+${indent}${text3.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text2, i, indent) {
+    function consumeMoreIndentedLines(text3, i, indent) {
       let end = i;
       let start = i + 1;
-      let ch = text2[start];
+      let ch = text3[start];
       while (ch === " " || ch === "	") {
         if (i < start + indent) {
-          ch = text2[++i];
+          ch = text3[++i];
         } else {
           do {
-            ch = text2[++i];
+            ch = text3[++i];
           } while (ch && ch !== "\n");
           end = i;
           start = i + 1;
-          ch = text2[start];
+          ch = text3[start];
         }
       }
       return end;
@@ -58102,8 +58102,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addRaw(text2, addEOL = false) {
-    this._buffer += text2;
+  addRaw(text3, addEOL = false) {
+    this._buffer += text3;
     return addEOL ? this.addEOL() : this;
   }
   /**
@@ -58199,10 +58199,10 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addHeading(text2, level) {
+  addHeading(text3, level) {
     const tag = `h${level}`;
     const allowedTag = ["h1", "h2", "h3", "h4", "h5", "h6"].includes(tag) ? tag : "h1";
-    const element = this.wrap(allowedTag, text2);
+    const element = this.wrap(allowedTag, text3);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -58231,9 +58231,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addQuote(text2, cite) {
+  addQuote(text3, cite) {
     const attrs = Object.assign({}, cite && { cite });
-    const element = this.wrap("blockquote", text2, attrs);
+    const element = this.wrap("blockquote", text3, attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -58244,8 +58244,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addLink(text2, href) {
-    const element = this.wrap("a", text2, { href });
+  addLink(text3, href) {
+    const element = this.wrap("a", text3, { href });
     return this.addRaw(element).addEOL();
   }
 };
@@ -59105,8 +59105,8 @@ var convertMarkedBigIntsReviver = (key, value, context3, userReviver) => {
   if (!hasUserReviver) return value;
   return userReviver(key, value, context3);
 };
-var JSONParseV2 = (text2, reviver) => {
-  return JSON.parse(text2, (key, value, context3) => {
+var JSONParseV2 = (text3, reviver) => {
+  return JSON.parse(text3, (key, value, context3) => {
     const isNumber = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
@@ -59164,8 +59164,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
   }
   return rootHolder[""];
 };
-var serializeBigInts = (text2) => {
-  return text2.replace(
+var serializeBigInts = (text3) => {
+  return text3.replace(
     stringsOrLargeNumbers,
     (match, digits, fractional, exponential) => {
       const isString = match[0] === '"';
@@ -59179,18 +59179,18 @@ var serializeBigInts = (text2) => {
     }
   );
 };
-var JSONParse = (text2, reviver) => {
-  if (!text2) return originalParse(text2, reviver);
+var JSONParse = (text3, reviver) => {
+  if (!text3) return originalParse(text3, reviver);
   try {
-    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
-    const serializedData = serializeBigInts(text2);
+    if (isContextSourceSupported()) return JSONParseV2(text3, reviver);
+    const serializedData = serializeBigInts(text3);
     return originalParse(
       serializedData,
       (key, value, context3) => convertMarkedBigIntsReviver(key, value, context3, reviver)
     );
   } catch (error2) {
     if (error2 instanceof RangeError) {
-      const serializedData = serializeBigInts(text2);
+      const serializedData = serializeBigInts(text3);
       const parsed = originalParse(serializedData);
       return applyReviverIteratively(parsed, reviver);
     }
@@ -59358,12 +59358,12 @@ async function getResponseData(response) {
   }
   const mimetype = (0, import_content_type.parse)(contentType);
   if (isJSONResponse(mimetype)) {
-    let text2 = "";
+    let text3 = "";
     try {
-      text2 = await response.text();
-      return JSONParse(text2);
+      text3 = await response.text();
+      return JSONParse(text3);
     } catch (err) {
-      return text2;
+      return text3;
     }
   } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
   // (RFC 2046) and must never be decoded as text, even when the response
@@ -62704,9 +62704,9 @@ async function readFiles(octokit, target, paths, ref) {
 function isTransient(error2) {
   const code2 = status(error2);
   if (code2 !== void 0 && !Number.isNaN(code2)) return code2 >= 500;
-  const text2 = `${error2 instanceof Error ? error2.message : String(error2)} ${String(error2?.cause ?? "")}`;
+  const text3 = `${error2 instanceof Error ? error2.message : String(error2)} ${String(error2?.cause ?? "")}`;
   return /other side closed|socket hang up|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|fetch failed|terminated/i.test(
-    text2
+    text3
   );
 }
 var UpdateFailed = class extends Error {
@@ -62727,7 +62727,7 @@ async function attemptOnce(octokit, options, attempt) {
   } catch (error2) {
     throw new UpdateFailed(error2);
   }
-  const changed = Object.entries(wanted ?? {}).filter(([path, text2]) => current.get(path) !== text2);
+  const changed = Object.entries(wanted ?? {}).filter(([path, text3]) => current.get(path) !== text3);
   if (changed.length === 0)
     return { done: true, result: { committed: false, sha: head, attempts: attempt, changed: [] } };
   const baseTree = (await octokit.rest.git.getCommit({ ...target, commit_sha: head })).data.tree.sha;
@@ -62777,18 +62777,18 @@ async function commitWithCompareAndSwap(octokit, options) {
 
 // src/github/user-text.ts
 var ZWSP = "\u200B";
-function inlineText(text2, maxLength = 500) {
-  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+function inlineText(text3, maxLength = 500) {
+  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
   const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
   return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
 }
-function safeText(text2, maxLength = 2e3) {
-  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+function safeText(text3, maxLength = 2e3) {
+  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
   const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
   return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
 }
-function codeBlock(text2, language = "text") {
-  const clean2 = text2.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
+function codeBlock(text3, language = "text") {
+  const clean2 = text3.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
   const longest = Math.max(0, ...[...clean2.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = "`".repeat(Math.max(3, longest + 1));
   return `${fence}${language}
@@ -62878,7 +62878,7 @@ function knowsRequest(state2, id) {
   return state2.ended.some((e) => e.id === id) ? "ended" : null;
 }
 var EVIDENCE_KEPT = { sentences: 2, bytes: 240 };
-var jsonBytes = (text2) => Buffer.byteLength(JSON.stringify(text2), "utf8");
+var jsonBytes = (text3) => Buffer.byteLength(JSON.stringify(text3), "utf8");
 function boundedEvidence(evidence) {
   return evidence.slice(0, EVIDENCE_KEPT.sentences).map((sentence) => {
     let line = sentence.replace(/\s+/g, " ");
@@ -62926,10 +62926,10 @@ function parseRunStateBlock(body) {
       `the state block is cut (it starts at character ${at} of ${body.length} and never ends): part of it is missing`
     );
   }
-  const text2 = Buffer.from(m[2] ?? "", "base64").toString("utf8");
+  const text3 = Buffer.from(m[2] ?? "", "base64").toString("utf8");
   let data;
   try {
-    data = JSON.parse(text2);
+    data = JSON.parse(text3);
   } catch (e) {
     throw new RunStateError(`the run-state block is not JSON: ${e.message}`);
   }
@@ -63069,6 +63069,7 @@ var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
 // src/slurm/environment.ts
 var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
 var SLURM_TIME_ZONE = "UTC";
+var SLURM_TIME_FORMAT = "standard";
 var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
 var VALUE = /^[\x20-\x7e]{0,4096}$/;
 function plainCommandEnvironment(from, extra = {}) {
@@ -63078,6 +63079,7 @@ function plainCommandEnvironment(from, extra = {}) {
     if (value !== void 0 && value !== "") env[key] = value;
   }
   env.TZ = SLURM_TIME_ZONE;
+  env.SLURM_TIME_FORMAT = SLURM_TIME_FORMAT;
   for (const [key, value] of Object.entries(extra)) {
     if (value === void 0) continue;
     if (!SUBMIT_VARIABLE_SET.has(key))
@@ -63102,8 +63104,8 @@ function withExportAllowlist(argv) {
 
 // src/slurm/errors.ts
 var QUOTE_LIMIT = 2e3;
-function quoteOutput(text2) {
-  const t = text2.length > QUOTE_LIMIT ? `${text2.slice(0, QUOTE_LIMIT)}\u2026 (${text2.length - QUOTE_LIMIT} more characters)` : text2;
+function quoteOutput(text3) {
+  const t = text3.length > QUOTE_LIMIT ? `${text3.slice(0, QUOTE_LIMIT)}\u2026 (${text3.length - QUOTE_LIMIT} more characters)` : text3;
   return JSON.stringify(t);
 }
 var SlurmError = class extends Error {
@@ -63189,7 +63191,9 @@ var SQUEUE_FIELDS = [
   "NumNodes",
   "tres-alloc",
   "tres-per-node",
+  "UserName",
   "STDOUT",
+  "Comment",
   "Name"
 ];
 var SQUEUE_FORMAT = SQUEUE_FIELDS.map(
@@ -63207,44 +63211,62 @@ var SACCT_FIELDS = [
   "Elapsed",
   "NodeList",
   "AllocTRES",
+  "User",
+  "Comment",
   "JobName"
 ];
 var SACCT_FORMAT = SACCT_FIELDS.join(",");
-var JOB_ID2 = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\]))?$/;
+var JOB_ID2 = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\])|\+[0-9]+)?$/;
 var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
-var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|UNLIMITED|INVALID|NOT_SET|Partition_Limit)$/;
+var NO_TIME = /* @__PURE__ */ new Set(["", "N/A", "Unknown", "None", "NONE", "(null)", "UNLIMITED", "INVALID"]);
+var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|[0-9]+-[0-9]+(:[0-9]+)?)$/;
+var NO_DURATION = /* @__PURE__ */ new Set([
+  "UNLIMITED",
+  "INVALID",
+  "NOT_SET",
+  "Partition_Limit",
+  "NONE",
+  "None",
+  "infinite"
+]);
 var STATE_SET = new Set(SLURM_JOB_STATES);
-function state(text2, command, line) {
-  const word = text2.split(" ")[0] ?? "";
+function state(text3, command, line) {
+  const word = text3.split(" ")[0] ?? "";
   if (STATE_SET.has(word)) return word;
   if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return "UNKNOWN";
-  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text2)}`, line);
+  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text3)}`, line);
 }
-function rawState(text2) {
-  const word = text2.split(" ")[0] ?? "";
+function rawState(text3) {
+  const word = text3.split(" ")[0] ?? "";
   return STATE_SET.has(word) ? {} : { rawState: word };
 }
-function jobId(text2, command, line) {
-  if (!JOB_ID2.test(text2))
-    throw new SlurmOutputError(command, `job id ${JSON.stringify(text2)} is not a Slurm job id`, line);
-  return text2;
+function jobId(text3, command, line) {
+  if (!JOB_ID2.test(text3))
+    throw new SlurmOutputError(command, `job id ${JSON.stringify(text3)} is not a Slurm job id`, line);
+  return text3;
 }
-function time(text2, command, line) {
-  if (text2 === "" || text2 === "N/A" || text2 === "Unknown" || text2 === "None" || text2 === "(null)")
-    return null;
-  if (!TIME.test(text2))
-    throw new SlurmOutputError(command, `time ${JSON.stringify(text2)} is not YYYY-MM-DDTHH:MM:SS`, line);
-  return text2;
+function time(text3, command, line) {
+  if (NO_TIME.has(text3)) return null;
+  if (!TIME.test(text3))
+    throw new SlurmOutputError(command, `time ${JSON.stringify(text3)} is not YYYY-MM-DDTHH:MM:SS`, line);
+  return text3;
 }
-function duration(text2, command, line) {
-  if (text2 === "" || text2 === "N/A") return null;
-  if (!DURATION.test(text2))
-    throw new SlurmOutputError(command, `duration ${JSON.stringify(text2)} is not [D-]HH:MM:SS`, line);
-  return text2;
+function duration(text3, command, line) {
+  if (text3 === "" || text3 === "N/A" || text3 === "(null)") return null;
+  if (!DURATION.test(text3) && !NO_DURATION.has(text3))
+    throw new SlurmOutputError(command, `duration ${JSON.stringify(text3)} is not [D-]HH:MM:SS`, line);
+  return text3;
 }
-function slurmDurationToSeconds(text2) {
+function elapsedOf(text3, command, line) {
+  const d = duration(text3, command, line);
+  return d !== null && NO_DURATION.has(d) ? null : d;
+}
+function text(value) {
+  return value === void 0 || value === "" || value === "(null)" || value === "N/A" ? null : value;
+}
+function slurmDurationToSeconds(text3) {
   const m = /^(?:([0-9]+)-([0-9]+)(?::([0-9]+))?(?::([0-9]+))?|(?:([0-9]+):)?([0-9]+):([0-9]+)(?:\.[0-9]+)?)$/.exec(
-    text2 ?? ""
+    text3 ?? ""
   );
   if (!m) return null;
   const n = (v) => Number(v ?? 0);
@@ -63266,26 +63288,26 @@ function allocation(gpus, elapsed) {
   const seconds2 = slurmDurationToSeconds(elapsed);
   return { gpus, gpuMinutes: gpus === null || seconds2 === null ? null : gpus * seconds2 / 60 };
 }
-function reason(text2) {
-  return text2 === "" || text2 === "None" || text2 === "(null)" ? null : text2;
+function reason(text3) {
+  return text3 === "" || text3 === "None" || text3 === "(null)" ? null : text3;
 }
-function nodes(text2) {
-  return text2 === "" || text2 === "(null)" || text2 === "None assigned" ? null : text2;
+function nodes(text3) {
+  return text3 === "" || text3 === "(null)" || text3 === "None assigned" ? null : text3;
 }
-function count(text2, what, command, line) {
-  if (!/^[0-9]+$/.test(text2))
-    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text2)} is not a count`, line);
-  return Number(text2);
+function count(text3, what, command, line) {
+  if (!/^[0-9]+$/.test(text3))
+    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text3)} is not a count`, line);
+  return Number(text3);
 }
 function decodeWaitStatus(status2) {
   const signal = status2 & 127;
   if (signal !== 0) return { exitCode: null, signal };
   return { exitCode: status2 >> 8 & 255, signal: null };
 }
-function decodeExitPair(text2, command, line) {
-  const m = /^([0-9]+):([0-9]+)$/.exec(text2);
+function decodeExitPair(text3, command, line) {
+  const m = /^([0-9]+):([0-9]+)$/.exec(text3);
   if (!m)
-    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text2)} is not <code>:<signal>`, line);
+    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text3)} is not <code>:<signal>`, line);
   const signal = Number(m[2]);
   if (signal !== 0) return { exitCode: null, signal };
   return { exitCode: Number(m[1]), signal: null };
@@ -63322,20 +63344,37 @@ function live(s, exit) {
   return isLive(s) ? { exitCode: null, signal: null } : exit;
 }
 function parseSqueue(output) {
-  return fieldLines(output, "squeue", SQUEUE_FIELDS.length).map(({ parts, line }) => squeueJob(parts, line));
+  return parseLines(output, "squeue", SQUEUE_FIELDS, 2, squeueJob);
 }
-function fieldLines(output, command, fields) {
-  const lines = [];
+function parseSacct(output) {
+  return parseLines(output, "sacct", SACCT_FIELDS, 1, sacctJob);
+}
+function parseLines(output, command, fields, freeFields, read) {
+  const jobs = [];
+  const skipped = [];
+  const firstFree = fields.length - 1 - freeFields;
   for (const line of output.split("\n")) {
     if (line.trim() === "") continue;
     const parts = line.split("|");
-    if (parts.length < fields)
-      throw new SlurmOutputError(command, `expected ${fields} |-separated fields, got ${parts.length}`, line);
-    lines.push({ parts: [...parts.slice(0, fields - 1), parts.slice(fields - 1).join("|")], line });
+    const name = parts.length > 1 ? parts.at(-1) : null;
+    try {
+      if (parts.length < fields.length)
+        throw new SlurmOutputError(
+          command,
+          `expected ${fields.length} |-separated fields, got ${parts.length}`,
+          line
+        );
+      const free = parts.slice(firstFree, firstFree + freeFields - 1);
+      free.push(parts.slice(firstFree + freeFields - 1, -1).join("|"));
+      jobs.push(read(parts.slice(0, firstFree), free, name ?? "", line));
+    } catch (error2) {
+      if (!(error2 instanceof SlurmOutputError)) throw error2;
+      skipped.push({ command, problem: error2.problem, line, name });
+    }
   }
-  return lines;
+  return { jobs, skipped };
 }
-function squeueJob(parts, line) {
+function squeueJob(fixed, free, name, line) {
   const command = "squeue";
   const [
     id,
@@ -63352,16 +63391,16 @@ function squeueJob(parts, line) {
     nodeCount,
     tres,
     perNode,
-    stdout,
-    name
-  ] = parts;
+    user
+  ] = fixed;
+  const [stdout, comment] = free;
   const s = state(st ?? "", command, line);
   const exitDecoded = exit === "N/A" || exit === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exit ?? "", "exit status", command, line));
-  const elapsed = duration(used ?? "", command, line);
+  const elapsed = elapsedOf(used ?? "", command, line);
   const gpus = gpusFromTres(tres ?? "") ?? gpusPerNode(perNode ?? "", nodeCount ?? "");
   const job = {
     id: jobId(id ?? "", command, line),
-    name: name ?? "",
+    name,
     state: s,
     ...rawState(st ?? ""),
     reason: reason(why ?? ""),
@@ -63374,37 +63413,39 @@ function squeueJob(parts, line) {
     elapsed,
     ...allocation(gpus, elapsed),
     nodes: nodes(nodeList ?? ""),
+    user: text(user),
+    comment: text(comment),
     stdoutPath: null,
     source: "squeue"
   };
-  job.stdoutPath = stdout === "" || stdout === "N/A" ? null : expandOutputPattern(stdout ?? "", job);
+  job.stdoutPath = text(stdout) === null ? null : expandOutputPattern(stdout ?? "", job);
   return job;
 }
-function parseSacct(output) {
+function sacctJob(fixed, free, name, line) {
   const command = "sacct";
-  return fieldLines(output, command, SACCT_FIELDS.length).map(({ parts, line }) => {
-    const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, name] = parts;
-    const s = state(st ?? "", command, line);
-    const elapsed = duration(used ?? "", command, line);
-    return {
-      id: jobId(id ?? "", command, line),
-      name: name ?? "",
-      state: s,
-      ...rawState(st ?? ""),
-      reason: reason(why ?? ""),
-      ...live(s, decodeExitPair(exit ?? "", command, line)),
-      restarts: null,
-      submitTime: time(submit ?? "", command, line),
-      startTime: time(start ?? "", command, line),
-      endTime: time(end ?? "", command, line),
-      timeLimit: duration(limit ?? "", command, line),
-      elapsed,
-      ...allocation(gpusFromTres(tres ?? ""), elapsed),
-      nodes: nodes(nodeList ?? ""),
-      stdoutPath: null,
-      source: "sacct"
-    };
-  });
+  const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, user] = fixed;
+  const s = state(st ?? "", command, line);
+  const elapsed = elapsedOf(used ?? "", command, line);
+  return {
+    id: jobId(id ?? "", command, line),
+    name,
+    state: s,
+    ...rawState(st ?? ""),
+    reason: reason(why ?? ""),
+    ...live(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
+    restarts: null,
+    submitTime: time(submit ?? "", command, line),
+    startTime: time(start ?? "", command, line),
+    endTime: time(end ?? "", command, line),
+    timeLimit: duration(limit ?? "", command, line),
+    elapsed,
+    ...allocation(gpusFromTres(tres ?? ""), elapsed),
+    nodes: nodes(nodeList ?? ""),
+    user: text(user),
+    comment: text(free[0]),
+    stdoutPath: null,
+    source: "sacct"
+  };
 }
 function scontrolFields(line) {
   const fields = /* @__PURE__ */ new Map();
@@ -63445,12 +63486,15 @@ function parseScontrolJobs(output) {
       startTime: time(need("StartTime"), command, line),
       endTime: time(need("EndTime"), command, line),
       timeLimit: duration(need("TimeLimit"), command, line),
-      elapsed: duration(need("RunTime"), command, line),
+      elapsed: elapsedOf(need("RunTime"), command, line),
       ...allocation(
         gpusFromTres(f.get("TRES") ?? "") ?? gpusPerNode(f.get("TresPerNode") ?? "", f.get("NumNodes") ?? ""),
-        duration(need("RunTime"), command, line)
+        elapsedOf(need("RunTime"), command, line)
       ),
       nodes: nodes(need("NodeList")),
+      // UserId=alice(1000): the name before the uid.
+      user: text(/^(.*)\([0-9]+\)$/.exec(need("UserId"))?.[1] ?? need("UserId")),
+      comment: text(f.get("Comment")),
       stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
       source: "scontrol"
     });
@@ -63472,9 +63516,9 @@ function accountingEnabled(showConfig) {
     throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
   return m[1] !== "accounting_storage/none";
 }
-function slurmTimeToUnix(text2) {
-  if (!text2 || !TIME.test(text2)) return null;
-  const ms = Date.parse(`${text2}Z`);
+function slurmTimeToUnix(text3) {
+  if (!text3 || !TIME.test(text3)) return null;
+  const ms = Date.parse(`${text3}Z`);
   return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
 }
 
@@ -63483,6 +63527,7 @@ var JOB_ID3 = /^[0-9]+(_[0-9]+)?$/;
 var NAME_PREFIX = /^[A-Za-z0-9_.-]{1,200}$/;
 var JOB_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
 var PATH2 = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
+var USER = /^[A-Za-z0-9_.@\\$-][A-Za-z0-9_.@\\ $-]{0,127}$/;
 function checked(value, pattern, what) {
   if (!pattern.test(value))
     throw new UnsafeArgumentError(`${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
@@ -63504,16 +63549,41 @@ function createSlurmClient(transport, options = {}) {
     }
     return result;
   }
-  async function accountingJobs() {
+  const log = options.log ?? ((m) => process.stderr.write(`${m}
+`));
+  let me;
+  function user() {
+    me ??= run(["id", "-un"], true).then((r) => checked(r.stdout.trim(), USER, "login user name"));
+    me.catch(() => me = void 0);
+    return me;
+  }
+  async function accountingJobs(account) {
     const hours = options.sacctHours ?? 72;
     const argv = ["sacct", "--parsable2", "--noheader", "--allocations", `--starttime=now-${hours}hours`];
-    return parseSacct((await run([...argv, `--format=${SACCT_FORMAT}`], true)).stdout);
+    return parseSacct((await run([...argv, `--user=${account}`, `--format=${SACCT_FORMAT}`], true)).stdout);
   }
   function historySource() {
     history ??= run(["scontrol", "show", "config"], true).then(
       (r) => accountingEnabled(r.stdout) ? "sacct" : "squeue"
     );
     return history;
+  }
+  async function listing(namePrefix) {
+    checked(namePrefix, NAME_PREFIX, "job name prefix");
+    const [source, account] = await Promise.all([historySource(), user()]);
+    const ended = source === "sacct" ? await accountingJobs(account) : { jobs: [], skipped: [] };
+    const r = await run(["squeue", "--me", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
+    const live2 = parseSqueue(r.stdout);
+    const skipped = [...ended.skipped, ...live2.skipped];
+    for (const s of skipped) log(`skipped a ${s.command} line (${s.problem}): ${JSON.stringify(s.line)}`);
+    const jobs = mergeJobListings(live2.jobs, ended.jobs).filter(
+      (j) => j.name.startsWith(namePrefix) && (j.user === null || j.user === account)
+    );
+    return {
+      jobs,
+      accounting: source === "sacct" ? "on" : "off",
+      skipped: skipped.filter((s) => s.name === null || s.name.startsWith(namePrefix))
+    };
   }
   return {
     transport,
@@ -63532,11 +63602,9 @@ function createSlurmClient(transport, options = {}) {
       const result = await run(exported, false, 6e4, env);
       return parseSbatchParsable(result.stdout);
     },
+    listing,
     async jobs(namePrefix) {
-      checked(namePrefix, NAME_PREFIX, "job name prefix");
-      const ended = await historySource() === "sacct" ? await accountingJobs() : [];
-      const r = await run(["squeue", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
-      return mergeJobListings(parseSqueue(r.stdout), ended).filter((j) => j.name.startsWith(namePrefix));
+      return (await listing(namePrefix)).jobs;
     },
     async cancel(jobId2) {
       await run(["scancel", checked(jobId2, JOB_ID3, "job id")], true);
@@ -64477,12 +64545,12 @@ var HOST_KEY_ALGORITHMS = {
 function fingerprint(blob) {
   return `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
 }
-function parseKnownHostKey(text2) {
+function parseKnownHostKey(text3) {
   const m = /^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256|ecdsa-sha2-nistp384|ecdsa-sha2-nistp521) ([A-Za-z0-9+/=]+)$/.exec(
-    text2.trim()
+    text3.trim()
   );
   if (!m?.[1] || !m[2]) {
-    throw new SlurmError(`known_host_key ${JSON.stringify(text2)} is not "<type> <base64>" as in known_hosts`);
+    throw new SlurmError(`known_host_key ${JSON.stringify(text3)} is not "<type> <base64>" as in known_hosts`);
   }
   return { type: m[1], blob: Buffer.from(m[2], "base64") };
 }
@@ -64643,8 +64711,8 @@ function createSshTransport(options) {
 
 // src/slurm/for-cluster.ts
 function sshPrivateKey(env) {
-  const text2 = env.TOPO_SSH_KEY;
-  if (text2 && text2.trim() !== "") return text2.endsWith("\n") ? text2 : `${text2}
+  const text3 = env.TOPO_SSH_KEY;
+  if (text3 && text3.trim() !== "") return text3.endsWith("\n") ? text3 : `${text3}
 `;
   const file = env.TOPO_SSH_KEY_FILE;
   if (file && file.trim() !== "") {
@@ -64771,7 +64839,7 @@ function createPrometheusClient(options) {
     const ctrl = new AbortController();
     const timer = setTimeout(() => ctrl.abort(), timeoutMs);
     let res;
-    let text2;
+    let text3;
     try {
       res = await doFetch(`${baseUrl2}${path}`, {
         method: "POST",
@@ -64779,7 +64847,7 @@ function createPrometheusClient(options) {
         body: params.toString(),
         signal: ctrl.signal
       });
-      text2 = await res.text();
+      text3 = await res.text();
     } catch (e) {
       const timedOut = ctrl.signal.aborted;
       throw new PrometheusError(
@@ -64791,23 +64859,23 @@ function createPrometheusClient(options) {
       clearTimeout(timer);
     }
     if (!res.ok) {
-      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text2)}`, {
+      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text3)}`, {
         query,
         status: res.status,
-        body: text2,
+        body: text3,
         retryable: res.status === 429 || res.status >= 500
       });
     }
     let json;
     try {
-      json = JSON.parse(text2);
+      json = JSON.parse(text3);
     } catch {
       throw new PrometheusError(
-        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text2)}`,
+        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text3)}`,
         {
           query,
           status: res.status,
-          body: text2,
+          body: text3,
           retryable: false
         }
       );
@@ -64816,11 +64884,11 @@ function createPrometheusClient(options) {
       return parseQueryResponse(json);
     } catch (e) {
       throw new PrometheusError(
-        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text2)}`,
+        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text3)}`,
         {
           query,
           status: res.status,
-          body: text2,
+          body: text3,
           retryable: false
         }
       );
@@ -67671,7 +67739,7 @@ var import_yaml = __toESM(require_dist2(), 1);
 var MAX_YAML_BYTES = 256 * 1024;
 var MAX_YAML_DEPTH = 32;
 var MAX_YAML_ALIASES = 50;
-function loadYaml(text2, file) {
+function loadYaml(text3, file) {
   const lineCounter = new import_yaml.LineCounter();
   const refused = (rule, message, pos2 = { line: 1, column: 1 }) => ({
     file,
@@ -67680,17 +67748,17 @@ function loadYaml(text2, file) {
     locate: () => ({ line: 1, column: 1 }),
     has: () => false
   });
-  const bytes = Buffer.byteLength(text2, "utf8");
+  const bytes = Buffer.byteLength(text3, "utf8");
   if (bytes > MAX_YAML_BYTES) {
     return refused(
       "file-too-large",
       `the file is ${(bytes / 1024).toFixed(0)} KiB; files over ${MAX_YAML_BYTES / 1024} KiB are refused (a topology file is a few hundred bytes): keep only the topology keys`
     );
   }
-  if (text2.includes("\0")) {
+  if (text3.includes("\0")) {
     return refused("yaml-syntax", "the file contains NUL bytes: it is not a text YAML file");
   }
-  const docs = (0, import_yaml.parseAllDocuments)(text2, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  const docs = (0, import_yaml.parseAllDocuments)(text3, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
   const pos = (offset) => {
     const p = lineCounter.linePos(offset);
     return { line: p.line, column: p.col };
@@ -67713,11 +67781,11 @@ function loadYaml(text2, file) {
   const issues = [];
   for (const err of [...doc.errors, ...doc.warnings]) {
     let offset = err.pos[0];
-    if (text2.slice(offset).trim() === "") offset = Math.max(0, text2.trimEnd().length - 1);
+    if (text3.slice(offset).trim() === "") offset = Math.max(0, text3.trimEnd().length - 1);
     const at = pos(offset);
     const path = pathAtOffset(doc.contents, err.pos[0]);
     if (err.code === "DUPLICATE_KEY") {
-      const key = String(path[path.length - 1] ?? text2.slice(err.pos[0], err.pos[1]).trim());
+      const key = String(path[path.length - 1] ?? text3.slice(err.pos[0], err.pos[1]).trim());
       issues.push({
         rule: "duplicate-key",
         severity: "error",
@@ -67807,8 +67875,8 @@ function loadYaml(text2, file) {
 function emptyMessage() {
   return "the file has no content (only comments or whitespace): write the keys the schema asks for (see docs/topology.md)";
 }
-function firstLine(text2) {
-  return text2.split("\n")[0]?.trim() ?? text2;
+function firstLine(text3) {
+  return text3.split("\n")[0]?.trim() ?? text3;
 }
 function tooDeep(root) {
   const stack = [[root, 1]];
@@ -67884,16 +67952,16 @@ function locateNode(doc, path, wantKey, pos) {
 }
 
 // src/topology/files.ts
-function checkFile(text2, file, schema) {
-  const loaded = loadYaml(text2, file);
+function checkFile(text3, file, schema) {
+  const loaded = loadYaml(text3, file);
   if (loaded.issues.length) return { loaded, issues: loaded.issues };
   const issues = schemaIssues(loaded, schema);
   return issues.length ? { loaded, issues } : { loaded, value: loaded.value, issues: [] };
 }
-var checkCandidate = (text2, file) => checkFile(text2, file, "candidate");
-var checkExperiment = (text2, file) => checkFile(text2, file, "experiment");
-var checkClusters = (text2, file) => checkFile(text2, file, "clusters");
-var checkPreset = (text2, file) => checkFile(text2, file, "topology");
+var checkCandidate = (text3, file) => checkFile(text3, file, "candidate");
+var checkExperiment = (text3, file) => checkFile(text3, file, "experiment");
+var checkClusters = (text3, file) => checkFile(text3, file, "clusters");
+var checkPreset = (text3, file) => checkFile(text3, file, "topology");
 
 // src/usecases/record.ts
 import { dirname as dirname3, join as join4, posix as posix4 } from "node:path";
@@ -67928,10 +67996,10 @@ var COMMANDS = {
 var MAX_ARGUMENT = 2e3;
 var CANDIDATE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 function parseCommand(body) {
-  const text2 = body.replace(/\r\n?/g, "\n").trim();
-  const m = /^\/topo(?=\s|$)/.exec(text2);
+  const text3 = body.replace(/\r\n?/g, "\n").trim();
+  const m = /^\/topo(?=\s|$)/.exec(text3);
   if (!m) return { kind: "none" };
-  const rest = text2.slice(m[0].length);
+  const rest = text3.slice(m[0].length);
   const firstLine2 = rest.split("\n", 1)[0];
   const word = firstLine2.trim().split(/\s+/, 1)[0] ?? "";
   if (!word) return { kind: "invalid", reason: "no command given after /topo" };
@@ -69017,13 +69085,13 @@ function decideCandidate(candidate, reference, options = {}) {
     `${guard.state}: ${claimOf(guard.state, m)} than ${shown} at every look's confidence`
   ]);
 }
-function unclaimed(base, d, text2) {
+function unclaimed(base, d, text3) {
   const value = round(Math.exp(d) - 1, 4);
   return {
     ...base,
     state: "measuring",
     relative_change: { value, low: value, high: value },
-    evidence: [text2]
+    evidence: [text3]
   };
 }
 function stillMeasuring(base, change, evidence, eta) {
@@ -70787,9 +70855,9 @@ function comparisonText(comparison) {
   const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
   return `${phrase} ${comparison.against}${ratio}`;
 }
-function cell(text2) {
-  if (text2 === null || text2 === void 0 || text2 === "") return "\u2014";
-  return text2.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
+function cell(text3) {
+  if (text3 === null || text3 === void 0 || text3 === "") return "\u2014";
+  return text3.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
 }
 
 // src/record/model.ts
@@ -71114,7 +71182,7 @@ function describeChange(change, isBaseline) {
 }
 
 // src/chart/mermaid.ts
-function text(s) {
+function text2(s) {
   return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
 }
 function num2(x) {
@@ -71131,9 +71199,9 @@ function decidedBarChart(bars, groups2, references, o) {
     "```mermaid",
     `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
     "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num2(yMax)}`,
+    `  title "${text2(o.title)}"`,
+    `  x-axis [${rows.map((b) => `"${text2(b.label)}"`).join(", ")}]`,
+    `  y-axis "${text2(o.yLabel)}" 0 --> ${num2(yMax)}`,
     ...present.map((g) => `  bar [${rows.map((b) => num2(b.group === g.key ? b.value : 0)).join(", ")}]`),
     ...refs.map((r) => `  line [${rows.map(() => num2(r.value)).join(", ")}]`),
     "```"
@@ -71298,7 +71366,7 @@ function observationSummary(run, runs = [run]) {
   if (figure) parts.push(figureText(figure));
   if (m?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m.seconds_per_rollout_5m)}`);
   if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
-  for (const text2 of [queueSummary(m), gpuSummary(m), bottleneckSummary(m)]) if (text2) parts.push(text2);
+  for (const text3 of [queueSummary(m), gpuSummary(m), bottleneckSummary(m)]) if (text3) parts.push(text3);
   const failure = run.failures?.at(-1);
   if (failure) parts.push(`failed: ${failure.kind}`);
   if (m?.telemetry_quality?.gaps?.length) parts.push(`telemetry gaps: ${m.telemetry_quality.gaps.length}`);
@@ -71934,10 +72002,10 @@ function recordProblems(value) {
     );
   return problems;
 }
-function parseRecord(text2, file) {
+function parseRecord(text3, file) {
   let value;
   try {
-    value = JSON.parse(text2);
+    value = JSON.parse(text3);
   } catch (error2) {
     const message = error2 instanceof Error ? error2.message : String(error2);
     throw new RecordError(file, [
@@ -71981,8 +72049,8 @@ function recordFiles(record) {
 
 // src/record/learnings.ts
 var TOPICS = ["metrics", "queries", "topology_knobs", "run_workflow", "failure_mode", "other"];
-function learningFromText(text2, source, author) {
-  let rest = text2.replace(/\s+/g, " ").trim();
+function learningFromText(text3, source, author) {
+  let rest = text3.replace(/\s+/g, " ").trim();
   if (!rest) return null;
   let topic = "other";
   const prefix = /^([a-z_]+):\s*(.+)$/i.exec(rest);
@@ -72029,7 +72097,7 @@ function learningsSection(body) {
   return items.filter((i) => !/^(none|n\/a|-)$/i.test(i));
 }
 function learningsFromBody(body, author) {
-  return learningsSection(body).map((text2) => learningFromText(text2, "pull request body", author)).filter((l) => l !== null);
+  return learningsSection(body).map((text3) => learningFromText(text3, "pull request body", author)).filter((l) => l !== null);
 }
 
 // src/report/observation-block.ts
@@ -72494,8 +72562,8 @@ function monitorCommentParts(comments, candidate, botLogin) {
   const own = stickyParts(comments, { purpose: monitorPurpose(candidate), botLogin });
   if (own.length) return own;
   const legacy = stickyParts(comments, { purpose: LEGACY_MONITOR_PURPOSE, botLogin });
-  const text2 = stickyText(legacy);
-  const runName = text2 ? parseObservationBlock(text2)?.run_name : void 0;
+  const text3 = stickyText(legacy);
+  const runName = text3 ? parseObservationBlock(text3)?.run_name : void 0;
   return runName && isRunOfCandidate(runName, candidate) ? legacy : [];
 }
 async function findMonitorComment(octokit, target, candidate) {
@@ -72587,10 +72655,10 @@ function issuesText(issues) {
 }
 async function loadExperiment(deps, folder, ref) {
   const path = `${deps.topologiesDir ?? "topologies"}/${folder}/experiment.yaml`;
-  const text2 = await readText(deps, path, deps.defaultBranch) ?? await readText(deps, path, ref);
-  if (text2 === null)
+  const text3 = await readText(deps, path, deps.defaultBranch) ?? await readText(deps, path, ref);
+  if (text3 === null)
     throw new Error(`${path} does not exist on the pull request nor on ${deps.defaultBranch}`);
-  const checked2 = checkExperiment(text2, path);
+  const checked2 = checkExperiment(text3, path);
   if (!checked2.value) throw new Error(`${path} is not a valid experiment: ${issuesText(checked2.issues)}`);
   return checked2.value;
 }
@@ -72606,9 +72674,9 @@ async function loadBase(deps, experiment, ref) {
   return checked2?.value ? expandPreset(checked2.value, experiment) : void 0;
 }
 async function loadCandidate(deps, path, ref) {
-  const text2 = await readText(deps, path, ref);
-  if (text2 === null) return { problem: `${path} is missing at ${ref}` };
-  const checked2 = checkCandidate(text2, path);
+  const text3 = await readText(deps, path, ref);
+  if (text3 === null) return { problem: `${path} is missing at ${ref}` };
+  const checked2 = checkCandidate(text3, path);
   return checked2.value ? { candidate: checked2.value } : { problem: `${path} is not valid: ${issuesText(checked2.issues)}` };
 }
 async function readObservation(deps, pull, candidate) {
@@ -72724,8 +72792,8 @@ async function recordCandidate(deps, ran) {
     maxAttempts: deps.maxAttempts,
     backoffMs: deps.backoffMs,
     update: (current, attempt) => {
-      const text2 = current.get(paths.json);
-      const record = text2 == null ? createRecord(experiment, deps.clusterOf?.(experiment)) : parseRecord(text2, paths.json);
+      const text3 = current.get(paths.json);
+      const record = text3 == null ? createRecord(experiment, deps.clusterOf?.(experiment)) : parseRecord(text3, paths.json);
       elsewhere = recordedElsewhere(record, name, pull.number);
       if (elsewhere) return null;
       if (attempt > 1) log(`attempt ${attempt}: re-applied ${name} on the new head`);
@@ -72800,8 +72868,8 @@ async function withoutRun(deps, pull, c, experiment) {
   const never = `\`${c.candidate}\` never ran in this pull request (no \`/topo submit\`): the record is not changed for it`;
   if (!pull.merged) return { ...base, refused: false, why: never };
   const paths = recordPaths(experiment.experiment_id);
-  const text2 = await readText(deps, paths.json, deps.defaultBranch);
-  const entry = text2 === null ? void 0 : parseRecord(text2, paths.json).runs.find((r) => r.name === c.candidate);
+  const text3 = await readText(deps, paths.json, deps.defaultBranch);
+  const entry = text3 === null ? void 0 : parseRecord(text3, paths.json).runs.find((r) => r.name === c.candidate);
   if (entry?.status !== "accepted") return { ...base, refused: false, why: never };
   const measured = entry.topology?.hash ? ` (topology \`${entry.topology.hash}\`)` : "";
   const described = await describeCandidate(deps, c, experiment, pull.merge_commit_sha ?? pull.head.sha);
