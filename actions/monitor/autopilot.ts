@@ -1,32 +1,45 @@
 // The monitor action's autopilot port (src/monitor/ports.ts AutopilotPort) over the default-branch
 // checkout (the policy, the record, suggest) and the GitHub API (src/usecases/autopilot-github.ts). Pull
-// requests made with a workflow's GITHUB_TOKEN start no workflow, so the pass that opens a bot pull
-// request posts its validate check itself (the same use case and check name as the validate action).
+// requests, merges and closes made with a workflow's GITHUB_TOKEN start no workflow, so the pass that
+// opens a bot pull request posts its validate check itself (the same use case and check name as the
+// validate action), and the pass that closes or merges one records it.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { dashboardMarker, dashboardTitle } from '../../src/autopilot/dashboard.js';
 import { policyOf } from '../../src/autopilot/policy.js';
-import { botPullTitle } from '../../src/autopilot/pulls.js';
+import type { BotPull } from '../../src/autopilot/pulls.js';
 import { roundHypothesis } from '../../src/autopilot/runs.js';
 import { applyCommands, type CommandReply, type PilotState } from '../../src/autopilot/state.js';
-import { postSummaryCheckRun } from '../../src/github/check-runs.js';
+import { upsertCheckRun } from '../../src/github/check-runs.js';
 import type { Octokit } from '../../src/github/client.js';
 import { githubFileSource } from '../../src/github/contents.js';
 import { updateRunState } from '../../src/github/run-state.js';
 import { writeSubmitComment } from '../../src/github/submissions.js';
+import { inlineText } from '../../src/github/user-text.js';
 import { admitRequest } from '../../src/lifecycle/bounds.js';
 import { type RunRequest, standingRequests } from '../../src/lifecycle/model.js';
 import { newRunLabel, runNameFor } from '../../src/lifecycle/run-name.js';
-import type { AutopilotPort } from '../../src/monitor/ports.js';
+import type { AutopilotPort, BotProposal, MonitorExperiment } from '../../src/monitor/ports.js';
+import { expandPreset } from '../../src/topology/expand.js';
+import { checkPreset } from '../../src/topology/files.js';
+import { toYaml } from '../../src/topology/init.js';
+import { readPresetFromCheckout } from '../../src/topology/presets.js';
+import type { Candidate } from '../../src/types/generated/candidate.js';
 import { readAutopilot } from '../../src/usecases/autopilot.js';
 import {
   type AutopilotRepo,
+  approvedBy,
   changedFiles,
+  checkConclusions,
   closeWithComment,
+  commitBotProposal,
   type Dashboard,
   dashboardControls,
   findDashboard,
   listBotPulls,
   openBotPull,
+  othersCandidates,
   type PermissionCache,
   readPilotState,
   updatePilotState,
@@ -34,6 +47,7 @@ import {
 } from '../../src/usecases/autopilot-github.js';
 import { prepareCandidateAt } from '../../src/usecases/prepare.js';
 import { type RecordDeps, recordClosedPullRequest } from '../../src/usecases/record.js';
+import { concludeExperiment } from '../../src/usecases/report.js';
 import { pullBody, runSuggest } from '../../src/usecases/suggest.js';
 import { fileSystemSource, validatePullRequest } from '../../src/usecases/validate.js';
 
@@ -45,8 +59,12 @@ export interface AutopilotConfig {
   topologiesDir: string;
   presetsDir?: string;
   log: (line: string) => void;
-  /** Records a pull request the bot closed (closedPullRecorder): its GITHUB_TOKEN starts no record workflow. */
+  /** Records a pull request the bot closed or merged (closedPullRecorder): its GITHUB_TOKEN starts no record workflow. */
   record?: (pr: number) => Promise<void>;
+  /** The candidates people's open pull requests change per experiment (the pass's snapshot); else read through the API. */
+  others?: (experimentId: string) => Array<{ pr: number; candidate: string }>;
+  /** Web URL of the server (GITHUB_SERVER_URL), for the final report's link to the record. */
+  serverUrl?: string;
 }
 
 export function autopilotPort(
@@ -57,121 +75,240 @@ export function autopilotPort(
   const repo = { owner: target.owner, repo: target.repo };
   const files = fileSystemSource(config.workspace);
   const dashboards = new Map<string, Dashboard | null>();
-  // one permission check per commenter per port, i.e. per pass
+  // one permission check per commenter (and reviewer) per port, i.e. per pass
   const permissions: PermissionCache = new Map();
+  const idOf = (exp: MonitorExperiment) => exp.experiment.experiment_id;
   return {
     async read(exp) {
-      const id = exp.experiment.experiment_id;
+      const id = idOf(exp);
       if (!policyOf(exp.experiment)) return null;
       const context = await readAutopilot(files, id, config.clustersFile);
-      const pulls = await listBotPulls(octokit, target, id);
       const dashboard = await findDashboard(octokit, target, dashboardMarker(id));
       dashboards.set(id, dashboard);
       const state = await answerCommands(octokit, target, id, dashboard, permissions);
-      return { context, pulls, state };
+      const pulls = await listBotPulls(octokit, target, id, state.heads);
+      if (context.policy.submit === 'approval')
+        for (const b of pulls)
+          if (b.state === 'open' && !b.takenOver) {
+            const by = await approvedBy(octokit, target, b, permissions);
+            if (by) b.approvedBy = by;
+          }
+      const others =
+        config.others?.(id) ?? (await othersCandidates(octokit, target, id, config.topologiesDir));
+      return { context, pulls, state, others };
     },
-    save: (exp, change) => updatePilotState(octokit, target, exp.experiment.experiment_id, change),
-    async propose(exp, count, exclude) {
-      const id = exp.experiment.experiment_id;
-      const outcome = await runSuggest({
-        experimentId: id,
-        files,
-        count: count + exclude.length,
-        clustersFile: config.clustersFile,
-      });
-      if (outcome.proposals.length === 0)
-        config.log(`autopilot ${id}: suggest proposes nothing: ${outcome.result.stop.reason}`);
-      return outcome.proposals
-        .filter((p) => !exclude.includes(p.candidate.name))
-        .slice(0, count)
-        .map((p) => ({
-          candidate: p.candidate.name,
-          path: p.path,
-          text: p.text,
-          reasoning: pullBody(p, outcome.result),
-        }));
-    },
-    async open(exp, p) {
-      const id = exp.experiment.experiment_id;
+    save: (exp, change) => updatePilotState(octokit, target, idOf(exp), change),
+    propose: (exp, count, exclude, round) =>
+      round === 0 ? baselineProposal(exp, config) : proposals(exp, count, exclude, config, files),
+    async commit(exp, p) {
       const doc = parseDocument(p.text);
-      doc.set('hypothesis', roundHypothesis(p.round, String(doc.get('hypothesis') ?? '')));
-      const opened = await openBotPull(octokit, target, {
-        experimentId: id,
+      if (p.round > 0) doc.set('hypothesis', roundHypothesis(p.round, String(doc.get('hypothesis') ?? '')));
+      return commitBotProposal(octokit, target, {
+        experimentId: idOf(exp),
         candidate: p.candidate,
         path: p.path,
         text: doc.toString({ lineWidth: 0 }),
-        title: botPullTitle(id, p.candidate, p.round),
+        title: p.title,
         body: p.body,
       });
-      if (opened) await validateCheck(octokit, target, config, opened.pr);
+    },
+    async open(exp, candidate, sha) {
+      const opened = await openBotPull(octokit, target, { experimentId: idOf(exp), candidate, sha });
       config.log(
-        `autopilot ${id}: ${p.candidate} ${opened ? `#${opened.pr}${opened.created ? ' opened' : ''}` : 'closed before: not reopened'}`,
+        `autopilot ${idOf(exp)}: ${candidate} ${opened ? `#${opened.pr}${opened.created ? ' opened' : ''}` : 'closed before: not reopened'}`,
       );
       return opened;
     },
-    async request(exp, pull) {
-      const id = exp.experiment.experiment_id;
-      const path = `${config.topologiesDir}/${id}/${pull.candidate}.yaml`;
-      const changed = await changedFiles(octokit, target, pull.pr);
-      if (changed.length !== 1 || changed[0] !== path) {
-        config.log(
-          `autopilot ${id}: #${pull.pr} changes ${changed.join(', ')}, not only ${path}: no Request`,
-        );
-        return;
-      }
-      const prepared = await prepareCandidateAt(octokit, repo, pull.headSha, path, { ...config });
-      if (!prepared.ok) {
-        config.log(`autopilot ${id}: #${pull.pr} does not pass on the default branch: ${prepared.message}`);
-        return;
-      }
-      const c = prepared.candidate;
-      const label = newRunLabel();
-      const request: RunRequest = {
-        id: label,
-        experiment: id,
-        candidate: pull.candidate,
-        path,
-        pr: pull.pr,
-        headSha: pull.headSha,
-        topologyHash: c.topologyHash,
-        runName: runNameFor(c.submission.jobName, label),
-        login: target.botLogin,
-        requestedAt: new Date().toISOString(),
-      };
-      // Exactly once: a standing Request of this candidate at this head (another pass's) is kept.
-      const pullTarget = { ...repo, issue_number: pull.pr, botLogin: target.botLogin };
-      const written = await updateRunState(octokit, pullTarget, (s) =>
-        standingRequests(s, pull.headSha).some((r) => r.candidate === pull.candidate)
-          ? s
-          : admitRequest(s, request),
-      );
-      // the bot's own record of it, which `/topo cancel` and `/topo state rebuild` read besides the state
-      if (written.requests.some((r) => r.id === request.id))
-        await writeSubmitComment(
-          octokit,
-          pullTarget,
-          pull.candidate,
-          `### Submission of \`${pull.candidate}\`\n\n\`${request.runName}\` requested by the autopilot (the policy on the default branch); the monitor submits it when a slot frees.`,
-          { request },
-        );
-    },
+    validate: (_exp, pr) => validateCheck(octokit, target, config, pr),
+    request: (exp, pull) => requestRun(octokit, target, config, idOf(exp), pull),
     async close(_exp, pr, comment) {
       await closeWithComment(octokit, target, pr, comment);
       await config.record?.(pr);
     },
-    async dashboard(exp, body, concluded) {
-      const id = exp.experiment.experiment_id;
-      const text = concluded ? `${body}\n\n**Concluded:** ${concluded}` : body;
+    async label(_exp, pr, name) {
+      await octokit.rest.issues.addLabels({ ...repo, issue_number: pr, labels: [name] });
+    },
+    checks: (_exp, sha) => checkConclusions(octokit, target, sha),
+    async merge(exp, pr, sha) {
+      await octokit.rest.pulls.merge({ ...repo, pull_number: pr, sha, merge_method: 'merge' });
+      config.log(`autopilot ${idOf(exp)}: #${pr} merged`);
+      await config.record?.(pr);
+    },
+    async report(exp) {
+      const id = idOf(exp);
+      const issue = await dashboardNumber(octokit, target, id, dashboards);
+      const defaultBranch = (await octokit.rest.repos.get(repo)).data.default_branch;
+      await concludeExperiment(
+        {
+          octokit,
+          ...repo,
+          defaultBranch,
+          botLogin: target.botLogin,
+          at: new Date().toISOString(),
+          ...(config.serverUrl ? { serverUrl: config.serverUrl } : {}),
+        },
+        { experimentId: id, issueNumber: issue },
+      );
+      config.log(`autopilot ${id}: final report posted on #${issue}`);
+    },
+    async dashboard(exp, body, closed) {
+      const id = idOf(exp);
       const found = dashboards.get(id);
-      await writeDashboard(octokit, target, {
+      const number = await writeDashboard(octokit, target, {
         marker: dashboardMarker(id),
         title: dashboardTitle(id),
-        body: text,
-        close: !!concluded,
+        body,
+        close: closed,
         ...(found !== undefined ? { found } : {}),
       });
+      if (!found) dashboards.set(id, { number, state: closed ? 'closed' : 'open', body });
     },
   };
+}
+
+/** The experiment's dashboard issue (made now if there is none yet: the final report goes there). */
+async function dashboardNumber(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  id: string,
+  dashboards: Map<string, Dashboard | null>,
+): Promise<number> {
+  const known = dashboards.get(id);
+  if (known) return known.number;
+  const body = `${dashboardMarker(id)}\n# ${dashboardTitle(id)}`;
+  const number = await writeDashboard(octokit, target, {
+    marker: dashboardMarker(id),
+    title: dashboardTitle(id),
+    body,
+    close: false,
+  });
+  dashboards.set(id, { number, state: 'open', body });
+  return number;
+}
+
+/** Up to `count` proposals of `topo suggest`, none named in `exclude`. */
+async function proposals(
+  exp: MonitorExperiment,
+  count: number,
+  exclude: readonly string[],
+  config: AutopilotConfig,
+  files: ReturnType<typeof fileSystemSource>,
+): Promise<BotProposal[]> {
+  const id = exp.experiment.experiment_id;
+  const outcome = await runSuggest({
+    experimentId: id,
+    files,
+    count: count + exclude.length,
+    clustersFile: config.clustersFile,
+  });
+  if (outcome.proposals.length === 0)
+    config.log(`autopilot ${id}: suggest proposes nothing: ${outcome.result.stop.reason}`);
+  return outcome.proposals
+    .filter((p) => !exclude.includes(p.candidate.name))
+    .slice(0, count)
+    .map((p) => ({
+      candidate: p.candidate.name,
+      path: p.path,
+      text: p.text,
+      reasoning: pullBody(p, outcome.result),
+    }));
+}
+
+/**
+ * The baseline's proposal (round 0) for an experiment with no baseline run: its base preset expanded
+ * with the experiment's fixed inputs, as `topo init` writes baseline.yaml. None when that file is
+ * on the default branch already (a person's to run) or the preset is not found.
+ */
+async function baselineProposal(exp: MonitorExperiment, config: AutopilotConfig): Promise<BotProposal[]> {
+  const e = exp.experiment;
+  const path = `${config.topologiesDir}/${e.experiment_id}/baseline.yaml`;
+  if (existsSync(join(config.workspace, path))) return [];
+  const found = readPresetFromCheckout(e.base_topology, config.workspace, {
+    topologiesDir: config.topologiesDir,
+    ...(config.presetsDir ? { overrideDir: config.presetsDir } : {}),
+  });
+  const preset = found ? checkPreset(found.text, found.path).value : undefined;
+  if (!preset) {
+    config.log(`autopilot ${e.experiment_id}: preset ${e.base_topology} not found: no baseline to open`);
+    return [];
+  }
+  const candidate: Candidate = {
+    name: 'baseline',
+    parent: null,
+    hypothesis: `The starting point: preset ${e.base_topology} with the experiment's fixed inputs, measured first by the autopilot.`,
+    expected_effect: 'Reference seconds_per_rollout that the other candidates are compared against.',
+    topology: expandPreset(preset, e),
+  };
+  return [
+    {
+      candidate: 'baseline',
+      path,
+      text: toYaml(
+        candidate,
+        ` Baseline candidate: preset ${e.base_topology} expanded to full values (opened by the autopilot).`,
+      ),
+      reasoning: `**Baseline.** The experiment has no baseline run yet: this is preset \`${e.base_topology}\` with its fixed inputs, run first as the reference every round is decided against. Once it is measured it is merged (\`merge: auto\`) or waits for a writer to merge it (\`merge: manual\`), and round 1 opens from it.`,
+    },
+  ];
+}
+
+/** The Request of a bot pull request; why none (and what a person can do) when it cannot be made. */
+async function requestRun(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  config: AutopilotConfig,
+  id: string,
+  pull: BotPull,
+): Promise<{ why: string; fix: string } | null> {
+  const repo = { owner: target.owner, repo: target.repo };
+  const path = `${config.topologiesDir}/${id}/${pull.candidate}.yaml`;
+  const changed = await changedFiles(octokit, target, pull.pr);
+  if (changed.length !== 1 || changed[0] !== path) {
+    config.log(`autopilot ${id}: #${pull.pr} changes ${changed.join(', ')}, not only ${path}: no Request`);
+    return {
+      why: `#${pull.pr} changes ${changed.length ? changed.map((f) => `\`${inlineText(f, 120)}\``).join(', ') : 'nothing'}, not only \`${path}\``,
+      fix: `restore #${pull.pr} to its one candidate file (the autopilot then requests it), or close it`,
+    };
+  }
+  const prepared = await prepareCandidateAt(octokit, repo, pull.headSha, path, { ...config });
+  if (!prepared.ok) {
+    config.log(`autopilot ${id}: #${pull.pr} does not pass on the default branch: ${prepared.message}`);
+    return {
+      why: `it does not pass on the default branch: ${inlineText(prepared.message, 300)}`,
+      fix: `fix what it names on the default branch (the autopilot then requests it), or close #${pull.pr}`,
+    };
+  }
+  const c = prepared.candidate;
+  const label = newRunLabel();
+  const request: RunRequest = {
+    id: label,
+    experiment: id,
+    candidate: pull.candidate,
+    path,
+    pr: pull.pr,
+    headSha: pull.headSha,
+    topologyHash: c.topologyHash,
+    runName: runNameFor(c.submission.jobName, label),
+    login: target.botLogin,
+    requestedAt: new Date().toISOString(),
+  };
+  // Exactly once: a standing Request of this candidate at this head (another pass's) is kept.
+  const pullTarget = { ...repo, issue_number: pull.pr, botLogin: target.botLogin };
+  const written = await updateRunState(octokit, pullTarget, (s) =>
+    standingRequests(s, pull.headSha).some((r) => r.candidate === pull.candidate)
+      ? s
+      : admitRequest(s, request),
+  );
+  // the bot's own record of it, which `/topo cancel` and `/topo state rebuild` read besides the state
+  if (written.requests.some((r) => r.id === request.id))
+    await writeSubmitComment(
+      octokit,
+      pullTarget,
+      pull.candidate,
+      `### Submission of \`${pull.candidate}\`\n\n\`${request.runName}\` requested by the autopilot (the policy on the default branch); the monitor submits it when a slot frees.`,
+      { request },
+    );
+  return null;
 }
 
 /**
@@ -256,7 +393,9 @@ async function validateCheck(octokit: Octokit, target: AutopilotRepo, config: Au
       info: config.log,
     },
   );
-  await postSummaryCheckRun(octokit, {
+  // a refused write throws (a 403: the job lacks `checks: write`): the stage shows it on the dashboard,
+  // since branch protection that requires topo/validate would otherwise wait for it silently
+  await upsertCheckRun(octokit, {
     ...repo,
     name: VALIDATE_CHECK_NAME,
     head_sha: head,

@@ -38,6 +38,7 @@ import { presetOverrideDir, readPresetFromCheckout } from '../../src/topology/pr
 import type { Cluster } from '../../src/types/generated/clusters.js';
 import type { Experiment } from '../../src/types/generated/experiment.js';
 import type { ExperimentRecord } from '../../src/types/generated/record.js';
+import { candidatesIn } from '../../src/usecases/autopilot-github.js';
 import {
   findMonitorComment,
   monitorCommentParts,
@@ -521,6 +522,17 @@ export function buildMonitorPorts(
         ? { presetsDir: presetOverrideDir(config.env, config.workspace) as string }
         : {}),
       log: config.log,
+      // people's candidates from the pass's snapshot of the open pull requests: no request more
+      others: (id) =>
+        [...snapshots.values()].flatMap((snap) =>
+          candidatesIn(
+            snap.number,
+            snap.files.filter((f) => f.status !== 'removed').map((f) => f.path),
+            id,
+            config.topologiesDir,
+          ),
+        ),
+      ...(config.env.GITHUB_SERVER_URL ? { serverUrl: config.env.GITHUB_SERVER_URL } : {}),
       record: closedPullRecorder(octokit, repoOf(config), {
         topologiesDir: config.topologiesDir,
         log: config.log,

@@ -46,6 +46,27 @@ export interface PilotRun {
   gpuHours: number;
   /** The run name of its latest run (its GPU-hours are kept by it in the bot's state). */
   runName?: string;
+  /** A writer approved its pull request's head in a review (`submit: approval` starts it then). */
+  approved?: boolean;
+  /** Its pull request carries the winner's label (WINNER_LABEL). */
+  labelled?: boolean;
+  /** The record on the default branch holds it. */
+  recorded?: boolean;
+}
+
+/** The label the conclusion puts on the winner's pull request. */
+export const WINNER_LABEL = 'autopilot:winner';
+
+/**
+ * A state the bot cannot resolve by itself, shown on the dashboard with what a person can do: the
+ * autopilot never stalls silently (a log line alone is not a place a person looks).
+ */
+export interface Stall {
+  pr?: number;
+  /** What happened, one line. */
+  what: string;
+  /** What a person can do about it. */
+  fix: string;
 }
 
 /** The controls, from the bot's own state (./state.ts controlsOfState). */
@@ -64,8 +85,12 @@ export interface PilotInput {
   controls: Controls;
   /** One run's expected GPU-hours (./policy.ts runCost). */
   runGpuHours: number;
-  /** The experiment concluded already (the bot's state, or the record's final report): nothing more to do. */
-  concluded?: { reason: string };
+  /**
+   * The experiment concluded already (the bot's state, or the record's final report): what is left
+   * is to close the loop (label and, under `merge: auto`, merge the winner, then post the final
+   * report); nothing once `reported`.
+   */
+  concluded?: { reason: string; winner?: string | null; reported?: boolean };
   /** GPU-hours held by runs not among `runs` (a closed pull request's, a candidate's earlier runs). */
   spentElsewhere?: number;
   /** The policy breaks validate's rules (merged anyway): nothing starts, the dashboard says why. */
@@ -74,10 +99,16 @@ export interface PilotInput {
 
 export type PilotAction =
   | { kind: 'submit'; name: string; pr: number }
+  /** Round 0 is the baseline's own bot pull request (an experiment with no baseline run yet). */
   | { kind: 'open'; round: number; parent: string; count: number }
-  | { kind: 'close'; name: string; pr: number; why: 'rejected' | 'superseded'; by?: string }
+  | { kind: 'close'; name: string; pr: number; why: 'rejected' | 'superseded' | 'failed'; by?: string }
   | { kind: 'stop'; name: string; pr: number; reason: string }
-  | { kind: 'conclude'; reason: string; winner: string | null };
+  | { kind: 'conclude'; reason: string; winner: string | null }
+  | { kind: 'label'; name: string; pr: number }
+  /** Merged once its required checks pass (the stage reads them): the measured baseline, or the winner. */
+  | { kind: 'merge'; name: string; pr: number; why: 'baseline' | 'winner' }
+  /** The final report, posted on the dashboard from the record: the loop is closed. */
+  | { kind: 'report'; winner: string | null };
 
 export interface Budget {
   limit: number;
@@ -95,6 +126,8 @@ export interface PilotPlan {
   campaign: CampaignState;
   /** The round in progress (0 before the first). */
   round: number;
+  /** What only a person can resolve, for the dashboard (more come from the stage's writes). */
+  stalls: Stall[];
 }
 
 const live = (r: PilotRun) => r.request === 'live';
@@ -160,34 +193,106 @@ export function planStep(input: PilotInput): PilotPlan {
   const { policy, runs, controls } = input;
   const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
   const { state, current } = campaignOf(runs);
-  const plan = (actions: PilotAction[], waiting: string | null): PilotPlan => ({
-    actions,
-    waiting,
+  const taken = takeovers(runs);
+  const plan = (step: Step): PilotPlan => ({
+    actions: step.actions,
+    waiting: step.waiting,
     budget,
     campaign: state,
     round: current,
+    stalls: [...taken, ...(step.stalls ?? [])],
   });
-  if (input.concluded) return plan([], `concluded: ${input.concluded.reason}`);
+  if (input.concluded) return plan(finishStep(input, input.concluded));
   if (input.refused?.length)
-    return plan(
-      [],
-      `the autopilot policy on the default branch is refused, nothing starts until it is fixed: ${input.refused.join('; ')}`,
-    );
+    return plan({
+      actions: [],
+      waiting: `the autopilot policy on the default branch is refused, nothing starts until it is fixed: ${input.refused.join('; ')}`,
+    });
   const ending = endingReason(input, budget);
-  if (ending) return plan([...stopLive(runs, ending), ...conclusionOf(runs, state, ending)], null);
+  if (ending)
+    return plan({
+      actions: [...stopLive(runs, ending), ...conclusionOf(runs, state, ending)],
+      waiting: null,
+    });
   const housekeeping = closeLosers(runs, state);
   if (controls.paused || !policy.enabled) {
     const why = controls.paused
       ? 'paused on the dashboard (/topo resume goes on)'
       : 'autopilot.enabled is false';
-    return plan([...housekeeping, ...(controls.stopLive ? stopLive(runs, why) : [])], why);
+    return plan({
+      actions: [...housekeeping, ...(controls.stopLive ? stopLive(runs, why) : [])],
+      waiting: why,
+    });
   }
-  const base = runs.find((r) => r.round === 0);
-  if (!base || base.outcome === null) return plan(housekeeping, 'waiting for the baseline to be decided');
   const submits = submitsOf(input, budget, current);
+  const base = baselineStep(input, budget, submits);
+  if (base) return plan({ ...base, actions: [...housekeeping, ...base.actions] });
   if (!roundFinished(runs, current) || runs.some((r) => r.origin === 'person' && live(r)))
-    return plan([...housekeeping, ...submits.actions], submits.waiting ?? `round ${current} is running`);
-  return plan([...housekeeping, ...nextRound(input, state, budget)], null);
+    return plan({
+      actions: [...housekeeping, ...submits.actions],
+      waiting: submits.waiting ?? `round ${current} is running`,
+    });
+  return plan({ actions: [...housekeeping, ...nextRound(input, state, budget)], waiting: null });
+}
+
+/** One step's actions, why it waits, and what a person must resolve. */
+interface Step {
+  actions: PilotAction[];
+  waiting: string | null;
+  stalls?: Stall[];
+}
+
+/** Bot pull requests someone else pushed to (an amended bot commit included): theirs now, shown with what they can do. */
+function takeovers(runs: readonly PilotRun[]): Stall[] {
+  return runs
+    .filter((r) => r.origin === 'bot' && r.takenOver && r.pull === 'open' && r.pr !== undefined)
+    .map((r) => ({
+      pr: r.pr as number,
+      what: `\`${r.name}\` was changed by someone else: its head is not the autopilot's commit (an amended or force-pushed commit counts), so the autopilot leaves it alone and its round goes on without it`,
+      fix: `it is yours now: comment \`/topo submit\` on #${r.pr} to run it as your candidate, or close it`,
+    }));
+}
+
+/**
+ * Before round 1, the baseline: an experiment with no baseline run gets its own bot pull request
+ * (round 0, within the budget); the bot's baseline is submitted like any bot run, then merged once
+ * measured (`merge: auto`) or left for a writer to merge (`merge: manual`), so the record holds the
+ * reference every round is decided against; a failed one is closed (recorded as failed). Null once
+ * the baseline is decided and recorded.
+ */
+function baselineStep(input: PilotInput, budget: Budget, submits: Step): Step | null {
+  const { runs, policy } = input;
+  const base = runs.find((r) => r.round === 0);
+  if (!base) {
+    // a person's runs without a recorded baseline: theirs to record first
+    if (runs.some((r) => r.origin === 'person'))
+      return { actions: [], waiting: 'waiting for the baseline to be recorded (merge its pull request)' };
+    if (!canStart(policy, budget.spent, budget.committed, input.runGpuHours))
+      return { actions: [], waiting: 'the budget has no room for the baseline' };
+    return { actions: [{ kind: 'open', round: 0, parent: '', count: 1 }], waiting: null };
+  }
+  if (base.origin !== 'bot' || base.pull !== 'open' || base.pr === undefined)
+    return base.outcome === null
+      ? { actions: [], waiting: 'waiting for the baseline to be decided and recorded' }
+      : null;
+  if (base.takenOver) return { actions: [], waiting: 'the baseline’s pull request is a person’s now' };
+  if (base.request !== 'ended' || base.outcome === null)
+    return { actions: submits.actions, waiting: submits.waiting ?? 'the baseline is running' };
+  if (base.outcome === 'failed')
+    return { actions: [{ kind: 'close', name: base.name, pr: base.pr, why: 'failed' }], waiting: null };
+  if (policy.merge === 'auto')
+    return { actions: [{ kind: 'merge', name: base.name, pr: base.pr, why: 'baseline' }], waiting: null };
+  return {
+    actions: [],
+    waiting: `the baseline is measured; round 1 starts once #${base.pr} is merged`,
+    stalls: [
+      {
+        pr: base.pr,
+        what: `the baseline \`${base.name}\` is measured (merge: manual leaves its merge to a person)`,
+        fix: `merge #${base.pr} to record it as the reference; round 1 opens on the next pass`,
+      },
+    ],
+  };
 }
 
 /** Why the experiment ends now whatever the round: a person concluded, or the budget is spent. */
@@ -198,27 +303,37 @@ function endingReason(input: PilotInput, budget: Budget): string | null {
   return null;
 }
 
-/** The current round's bot pull requests without a Request, started while the budget allows. */
-function submitsOf(input: PilotInput, budget: Budget, current: number) {
+/**
+ * The current round's bot pull requests without a Request, started while the budget allows; under
+ * `submit: approval` only those a writer approved (an approving review at its head; a writer's own
+ * `/topo submit` makes the Request itself).
+ */
+function submitsOf(input: PilotInput, budget: Budget, current: number): Step {
   const waiting = input.runs.filter(
     (r) =>
       r.round === current && r.origin === 'bot' && r.request === 'none' && r.pull === 'open' && !r.takenOver,
   );
-  if (waiting.length === 0) return { actions: [] as PilotAction[], waiting: null };
-  if (input.policy.submit === 'approval')
-    return {
-      actions: [],
-      waiting: `waiting for a writer's /topo submit on ${waiting.map((r) => `#${r.pr}`).join(', ')}`,
-    };
+  if (waiting.length === 0) return { actions: [], waiting: null };
+  const approval = input.policy.submit === 'approval';
+  const ready = approval ? waiting.filter((r) => r.approved) : waiting;
+  const unapproved = waiting.filter((r) => !ready.includes(r));
   const actions: PilotAction[] = [];
   let committed = budget.committed;
-  for (const r of waiting) {
+  for (const r of ready) {
     if (!canStart(input.policy, budget.spent, committed, input.runGpuHours)) break;
     committed += input.runGpuHours;
     actions.push({ kind: 'submit', name: r.name, pr: r.pr as number });
   }
-  const held = waiting.length - actions.length;
-  return { actions, waiting: held ? `${held} run(s) wait: the budget has no room for them` : null };
+  const held = ready.length - actions.length;
+  const why = [
+    ...(unapproved.length
+      ? [
+          `waiting for a writer's approving review or /topo submit on ${unapproved.map((r) => `#${r.pr}`).join(', ')}`,
+        ]
+      : []),
+    ...(held ? [`${held} run(s) wait: the budget has no room for them`] : []),
+  ];
+  return { actions, waiting: why.length ? why.join('; ') : null };
 }
 
 /** The round after a finished one, or the conclusion (stop rule, max_rounds, the budget). */
@@ -271,6 +386,36 @@ function stopLive(runs: readonly PilotRun[], reason: string): PilotAction[] {
   return runs
     .filter((r) => r.origin === 'bot' && live(r) && r.pr !== undefined && !r.takenOver)
     .map((r) => ({ kind: 'stop', name: r.name, pr: r.pr as number, reason }));
+}
+
+/**
+ * After the conclusion, closing the loop: the winner's pull request labelled and, under `merge:
+ * auto`, merged once its required checks pass (the stage reads them) and recorded; then the final
+ * report from the record, posted on the dashboard. A winner left to a person (`merge: manual`, a
+ * person's own candidate) is on the dashboard with what to do; the report follows its merge.
+ */
+function finishStep(input: PilotInput, c: NonNullable<PilotInput['concluded']>): Step {
+  if (c.reported || c.winner === undefined) return { actions: [], waiting: `concluded: ${c.reason}` };
+  const w = c.winner ? input.runs.find((r) => r.name === c.winner) : undefined;
+  if (w?.pull === 'open' && w.pr !== undefined && !w.takenOver) {
+    const label: PilotAction[] = w.labelled ? [] : [{ kind: 'label', name: w.name, pr: w.pr }];
+    if (input.policy.merge === 'auto' && w.origin === 'bot')
+      return { actions: [...label, { kind: 'merge', name: w.name, pr: w.pr, why: 'winner' }], waiting: null };
+    return {
+      actions: label,
+      waiting: `concluded (${c.reason}); the final report follows the winner's merge`,
+      stalls: [
+        {
+          pr: w.pr,
+          what: `\`${w.name}\` is the winner (${w.origin === 'bot' ? 'merge: manual leaves its merge to a person' : 'a person’s own candidate'})`,
+          fix: `merge #${w.pr} to record it; the final report is posted here then (or close it to conclude without it)`,
+        },
+      ],
+    };
+  }
+  if (w?.pull === 'merged' && !w.recorded)
+    return { actions: [], waiting: `concluded; waiting for the record of the winner #${w.pr}` };
+  return { actions: [{ kind: 'report', winner: w?.pull === 'merged' ? w.name : null }], waiting: null };
 }
 
 function conclusionOf(runs: readonly PilotRun[], state: CampaignState, reason: string): PilotAction[] {

@@ -4,7 +4,7 @@
 // comes next or why it waits. Pure.
 import { inlineText } from '../github/user-text.js';
 import { CONTROL_HELP } from './controls.js';
-import type { PilotAction, PilotPlan, PilotRun } from './core.js';
+import { type PilotAction, type PilotPlan, type PilotRun, type Stall, WINNER_LABEL } from './core.js';
 
 /** The hidden marker that finds an experiment's dashboard issue among the repository's issues. */
 export function dashboardMarker(experimentId: string): string {
@@ -20,17 +20,27 @@ const h = (x: number) => (Math.round(x * 10) / 10).toFixed(1);
 export function actionText(a: PilotAction): string {
   switch (a.kind) {
     case 'open':
-      return `open round ${a.round}: up to ${a.count} proposal(s) of \`topo suggest\` from \`${a.parent}\``;
+      return a.round === 0
+        ? "open the baseline's pull request: the experiment's starting topology, measured first"
+        : `open round ${a.round}: up to ${a.count} proposal(s) of \`topo suggest\` from \`${a.parent}\``;
     case 'submit':
       return `submit \`${a.name}\` (#${a.pr})`;
     case 'close':
       return a.why === 'superseded'
         ? `close \`${a.name}\` (#${a.pr}): superseded by \`${a.by}\``
-        : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
+        : a.why === 'failed'
+          ? `close \`${a.name}\` (#${a.pr}): its run failed (recorded as failed)`
+          : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
     case 'stop':
       return `stop \`${a.name}\` (#${a.pr}): ${inlineText(a.reason, 200)}`;
     case 'conclude':
       return `conclude (${inlineText(a.reason, 200)}); winner: ${a.winner ? `\`${a.winner}\`` : 'none, the baseline stays'}`;
+    case 'label':
+      return `label the winner \`${a.name}\` (#${a.pr}) \`${WINNER_LABEL}\``;
+    case 'merge':
+      return `merge ${a.why === 'baseline' ? 'the measured baseline' : 'the winner'} \`${a.name}\` (#${a.pr}) once its required checks pass, and record it`;
+    case 'report':
+      return 'post the final report here, from the record';
   }
 }
 
@@ -58,8 +68,29 @@ function bestLine(plan: PilotPlan): string {
   return `**Best so far:** \`${best.name}\`, ${best.seconds.toFixed(2)} s/rollout against the baseline's ${baseline.seconds.toFixed(2)} (${gain.toFixed(1)}% faster).`;
 }
 
-/** The dashboard's text (and `topo autopilot status`'s). */
-export function renderDashboard(experimentId: string, runs: readonly PilotRun[], plan: PilotPlan): string {
+/**
+ * What only a person can resolve, each with what they can do; nothing when the bot has it in hand.
+ * The text is the bot's own Markdown: whatever it quotes from elsewhere (an error, a reason) was
+ * made safe with inlineText where the stall was made.
+ */
+export function stallLines(stalls: readonly Stall[]): string[] {
+  if (stalls.length === 0) return [];
+  return [
+    '**Needs a person:**',
+    ...stalls.map(
+      (s) => `- ${s.pr !== undefined ? `#${s.pr}: ` : ''}${s.what}. **What you can do:** ${s.fix}.`,
+    ),
+    '',
+  ];
+}
+
+/** The dashboard's text (and `topo autopilot status`'s); `stalls`: the pass's own, beside the plan's. */
+export function renderDashboard(
+  experimentId: string,
+  runs: readonly PilotRun[],
+  plan: PilotPlan,
+  stalls: readonly Stall[] = [],
+): string {
   const b = plan.budget;
   const next = plan.actions.length
     ? plan.actions.map((a) => `- ${actionText(a)}`)
@@ -74,6 +105,7 @@ export function renderDashboard(experimentId: string, runs: readonly PilotRun[],
     '',
     bestLine(plan),
     '',
+    ...stallLines([...plan.stalls, ...stalls]),
     '| round | candidate | pull request | decision | s/rollout | GPU-hours |',
     '|---|---|---|---|---|---|',
     ...roundRows(runs),

@@ -4,7 +4,7 @@
 // requests. The round lives in the marker and in the candidate's hypothesis (./runs.ts).
 import type { RunOutcome } from '../campaign/rounds.js';
 import { inlineText } from '../github/user-text.js';
-import type { PilotAction, PilotRun } from './core.js';
+import { type PilotAction, type PilotRun, WINNER_LABEL } from './core.js';
 
 /** A bot pull request as the GitHub adapter reads it. */
 export interface BotPull {
@@ -15,6 +15,10 @@ export interface BotPull {
   headSha: string;
   /** Someone else pushed to its branch: the person's now, the autopilot leaves it alone. */
   takenOver: boolean;
+  /** Its labels (the winner's label among them once the conclusion put it there). */
+  labels?: string[];
+  /** A writer whose review approved its current head (read under `submit: approval` only). */
+  approvedBy?: string;
 }
 
 const MARKER =
@@ -60,7 +64,9 @@ export function closingText(a: Extract<PilotAction, { kind: 'close' }>, evidence
   const why =
     a.why === 'superseded'
       ? `superseded: a later round's \`${a.by ?? 'winner'}\` beats it`
-      : 'rejected by its decision';
+      : a.why === 'failed'
+        ? 'closed: its run failed'
+        : 'rejected by its decision';
   return [
     `Closed by the autopilot: \`${a.name}\` is ${why}.`,
     ...(evidence ? ['', `Decision: ${inlineText(evidence, 600)}`] : []),
@@ -93,31 +99,19 @@ export interface LiveCandidate {
 
 /**
  * The live runs: each candidate with a Request (a bot's when its pull request is one), then each
- * bot pull request without one (opened, waiting for its Request; or closed by a person). A closed
- * one the record holds is the record's (a decided loser the autopilot closed).
+ * bot pull request without one (opened, waiting for its Request; or closed by a person), then each
+ * candidate the bot committed whose pull request a dead pass never opened (`unopened`: its round
+ * waits for it). A closed one the record holds is the record's (a decided loser the autopilot
+ * closed). The bot's own baseline (round 0), ended with a value, is the reference: `equivalent`.
  */
 export function liveRuns(
   candidates: readonly LiveCandidate[],
   pulls: readonly BotPull[],
   recorded: ReadonlySet<string> = new Set(),
+  unopened: ReadonlyArray<{ candidate: string; round: number }> = [],
 ): PilotRun[] {
   const botOf = (name: string, pr: number) => pulls.find((b) => b.pr === pr && b.candidate === name);
-  const runs: PilotRun[] = candidates.map((c) => {
-    const bot = botOf(c.name, c.pr);
-    return {
-      name: c.name,
-      round: bot ? bot.round : null,
-      origin: bot ? 'bot' : 'person',
-      pr: c.pr,
-      pull: bot ? bot.state : 'open',
-      ...(bot?.takenOver ? { takenOver: true } : {}),
-      request: c.live ? 'live' : c.stopped && bot ? 'none' : 'ended',
-      outcome: c.live || (c.stopped && bot) ? null : c.outcome,
-      ...(c.seconds !== undefined ? { seconds: c.seconds } : {}),
-      gpuHours: c.gpuHours,
-      ...(c.runName ? { runName: c.runName } : {}),
-    };
-  });
+  const runs: PilotRun[] = candidates.map((c) => candidateRun(c, botOf(c.name, c.pr)));
   for (const b of pulls)
     if (!runs.some((r) => r.name === b.candidate) && !(b.state !== 'open' && recorded.has(b.candidate)))
       runs.push({
@@ -126,10 +120,49 @@ export function liveRuns(
         origin: 'bot',
         pr: b.pr,
         pull: b.state,
-        ...(b.takenOver ? { takenOver: true } : {}),
+        ...pullFacts(b),
+        request: 'none',
+        outcome: null,
+        gpuHours: 0,
+      });
+  for (const u of unopened)
+    if (!runs.some((r) => r.name === u.candidate))
+      runs.push({
+        name: u.candidate,
+        round: u.round,
+        origin: 'bot',
+        pull: 'none',
         request: 'none',
         outcome: null,
         gpuHours: 0,
       });
   return runs;
+}
+
+function pullFacts(b: BotPull): Pick<PilotRun, 'takenOver' | 'approved' | 'labelled'> {
+  return {
+    ...(b.takenOver ? { takenOver: true } : {}),
+    ...(b.approvedBy ? { approved: true } : {}),
+    ...(b.labels?.includes(WINNER_LABEL) ? { labelled: true } : {}),
+  };
+}
+
+function candidateRun(c: LiveCandidate, bot: BotPull | undefined): PilotRun {
+  const waiting = c.live || (c.stopped && bot);
+  const outcome = waiting ? null : c.outcome;
+  // the bot's baseline has no reference to be decided against: measured, it is the reference
+  const reference = bot?.round === 0 && outcome === 'undecided' && c.seconds !== undefined;
+  return {
+    name: c.name,
+    round: bot ? bot.round : null,
+    origin: bot ? 'bot' : 'person',
+    pr: c.pr,
+    pull: bot ? bot.state : 'open',
+    ...(bot ? pullFacts(bot) : {}),
+    request: c.live ? 'live' : c.stopped && bot ? 'none' : 'ended',
+    outcome: reference ? 'equivalent' : outcome,
+    ...(c.seconds !== undefined ? { seconds: c.seconds } : {}),
+    gpuHours: c.gpuHours,
+    ...(c.runName ? { runName: c.runName } : {}),
+  };
 }

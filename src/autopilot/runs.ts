@@ -63,6 +63,7 @@ export function runsFromRecord(record: ExperimentRecord | undefined, gpusPerRun:
       ...(seconds !== null && run.status !== 'failed' ? { seconds } : {}),
       gpuHours: recordedGpuHours(run, gpusPerRun),
       ...(run.run_name ? { runName: run.run_name } : {}),
+      recorded: true,
     };
   });
 }

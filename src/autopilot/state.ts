@@ -13,8 +13,11 @@ export interface PilotState {
   paused: { by: string; now: boolean } | null;
   /** A writer's /topo conclude, carried out by the next plan. */
   concludeBy: string | null;
-  /** Final: the experiment concluded (by its stop rule, the budget or a writer). */
-  concluded: { reason: string; winner: string | null } | null;
+  /**
+   * Final: the experiment concluded (by its stop rule, the budget or a writer), with its winner;
+   * `reported` once the final report is posted on the dashboard (the loop is closed then).
+   */
+  concluded: { reason: string; winner: string | null; reported?: boolean } | null;
   /** The id of the last dashboard comment answered: later ones are new. */
   lastComment: number;
   /** Each bot candidate's round, as the bot opened it (never read from a text a person can write). */
@@ -26,6 +29,14 @@ export interface PilotState {
    * so a run Slurm forgets, or a closed pull request's, still counts against the budget.
    */
   held: Record<string, number>;
+  /**
+   * The commit the bot made on each bot branch, by candidate: a head that is not it was pushed by
+   * someone else (an amended bot commit included), and a branch the pass that made the commit died
+   * before creating is created from it by the next pass.
+   */
+  heads: Record<string, string>;
+  /** The head each bot pull request's `topo/validate` check was posted on, by candidate. */
+  validated: Record<string, string>;
 }
 
 export const EMPTY_PILOT_STATE: PilotState = {
@@ -37,6 +48,8 @@ export const EMPTY_PILOT_STATE: PilotState = {
   rounds: {},
   stopped: [],
   held: {},
+  heads: {},
+  validated: {},
 };
 
 /** A stored state that does not parse: shown to people, never read as an empty state. */
@@ -46,6 +59,18 @@ export class PilotStateError extends Error {
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null;
 const NAME = /^[a-z0-9][a-z0-9_.-]{0,99}$/;
+const SHA = /^[0-9a-f]{40}$/;
+
+/** A candidate → commit map (absent in a state written before it was kept: empty). */
+function shaMap(x: unknown, what: string): Record<string, string> {
+  const m = x ?? {};
+  if (
+    !isObject(m) ||
+    Object.entries(m).some(([k, v]) => !NAME.test(k) || typeof v !== 'string' || !SHA.test(v))
+  )
+    throw new PilotStateError(`the autopilot state is not valid: ${what}`);
+  return { ...(m as Record<string, string>) };
+}
 
 /** The state in its stored text (JSON); throws PilotStateError on anything else. */
 export function parsePilotState(text: string): PilotState {
@@ -64,7 +89,12 @@ export function parsePilotState(text: string): PilotState {
   const c = x.concluded;
   if (
     c !== null &&
-    !(isObject(c) && typeof c.reason === 'string' && (c.winner === null || typeof c.winner === 'string'))
+    !(
+      isObject(c) &&
+      typeof c.reason === 'string' &&
+      (c.winner === null || typeof c.winner === 'string') &&
+      (c.reported === undefined || typeof c.reported === 'boolean')
+    )
   )
     throw bad('concluded');
   if (!Number.isSafeInteger(x.lastComment) || (x.lastComment as number) < 0) throw bad('lastComment');
@@ -80,15 +110,18 @@ export function parsePilotState(text: string): PilotState {
     version: 1,
     paused: p === null ? null : { by: (p as { by: string }).by, now: (p as { now: boolean }).now },
     concludeBy: x.concludeBy as string | null,
-    concluded:
-      c === null
-        ? null
-        : { reason: (c as { reason: string }).reason, winner: (c as { winner: string | null }).winner },
+    concluded: c === null ? null : concludedOf(c as NonNullable<PilotState['concluded']>),
     lastComment: x.lastComment as number,
     rounds: { ...(rounds as Record<string, number>) },
     stopped: [...(x.stopped as string[])],
     held: { ...(held as Record<string, number>) },
+    heads: shaMap(x.heads, 'heads'),
+    validated: shaMap(x.validated, 'validated'),
   };
+}
+
+function concludedOf(c: NonNullable<PilotState['concluded']>): PilotState['concluded'] {
+  return { reason: c.reason, winner: c.winner, ...(c.reported ? { reported: true } : {}) };
 }
 
 export function renderPilotState(state: PilotState): string {

@@ -1,25 +1,39 @@
 // Stage `autopilot` (after decide, before act): for each experiment with an `autopilot` policy on the
 // default branch, the core's plan (src/autopilot/core.ts planStep) over the record, this pass's
-// decisions and the bot's own state (its controls), carried out through ports.autopilot: open a
-// round's bot pull requests (the branch is the lock), make their Requests, close decided losers, and
-// conclude. While paused, concluded or ending it takes the bot's queued Requests out of the queue
-// (every queued one while paused), so act submits none of them. A run a control stops gets the
-// Outcome `stopped` here and act cancels its job; a pause's stops are kept in the bot's state and run
-// again on resume. The dashboard issue is written last, from the same plan.
-import type { PilotAction, PilotPlan } from '../autopilot/core.js';
-import { renderDashboard } from '../autopilot/dashboard.js';
+// decisions and the bot's own state (its controls), carried out through ports.autopilot: open the
+// baseline's and each round's bot pull requests (the bot's commit kept in its state first, the
+// branch the lock), make their Requests, close decided losers, conclude, and close the loop (label
+// and, under merge: auto, merge the winner, then the final report). A pass that died while opening a
+// round is resumed by the next: the pull requests and `topo/validate` checks it left out are made.
+// While paused, concluded or ending it takes the bot's queued Requests out of the queue (every queued
+// one while paused), so act submits none of them. A run a control stops gets the Outcome `stopped`
+// here and act cancels its job. Whatever the bot cannot resolve (a take-over, a Request it cannot
+// make, a name clash, a write GitHub refused, a skewed clock) is on the dashboard with what a person
+// can do; the dashboard is written last, from the same plan.
+import {
+  type PilotAction,
+  type PilotPlan,
+  type PilotRun,
+  type Stall,
+  WINNER_LABEL,
+} from '../autopilot/core.js';
+import { actionText, renderDashboard } from '../autopilot/dashboard.js';
+import { mergeReadiness } from '../autopilot/merge.js';
 import {
   type BotPull,
   botPullBody,
+  botPullTitle,
   closingText,
   type LiveCandidate,
   liveOutcome,
   liveRuns,
 } from '../autopilot/pulls.js';
 import { controlsOfState, type PilotState } from '../autopilot/state.js';
+import { inlineText } from '../github/user-text.js';
 import type { Outcome } from '../lifecycle/model.js';
 import { viewFigure } from '../report/pr-comment.js';
 import { planFor } from '../usecases/autopilot.js';
+import { clockSkew, prometheusNow, slurmLatest } from './clock.js';
 import { candidateGpu } from './judge.js';
 import type { AutopilotPort, AutopilotView, MonitorPorts } from './ports.js';
 import {
@@ -36,7 +50,7 @@ export async function autopilot(state: PassState, ports: Parameters<Stage['run']
   await eachExperiment(state, 'autopilot', async (e) => {
     const view = await port.read(e.exp);
     if (!view) return; // no autopilot block on the default branch
-    await pilot({ ports, port, e, view: withRounds(view) });
+    await pilot({ ports, port, e, view: withState(view), stalls: [], saves: [], notes: [] });
   });
 }
 
@@ -45,54 +59,171 @@ interface Pass {
   port: AutopilotPort;
   e: ExperimentPass;
   view: AutopilotView;
+  /** What only a person can resolve, found while carrying the plan out (beside the plan's own). */
+  stalls: Stall[];
+  /** Changes to the bot's state, saved together once the actions are carried out. */
+  saves: Array<(s: PilotState) => PilotState>;
+  /** Why something of the plan waits this pass (a required check still running). */
+  notes: string[];
 }
 
-/** The bot's pulls with the round its own state gives them (the marker's for pulls older than it). */
-function withRounds(view: AutopilotView): AutopilotView {
-  const rounds = view.state.rounds;
-  return { ...view, pulls: view.pulls.map((b) => ({ ...b, round: rounds[b.candidate] ?? b.round })) };
+/**
+ * The bot's pulls as its own state knows them: their round (the marker's for pulls older than the
+ * state), and taken over when the head is not the bot's commit (an amended commit included; the
+ * commit trailer decides for pulls opened before the state kept it).
+ */
+function withState(view: AutopilotView): AutopilotView {
+  const { rounds, heads } = view.state;
+  return {
+    ...view,
+    pulls: view.pulls.map((b) => ({
+      ...b,
+      round: rounds[b.candidate] ?? b.round,
+      takenOver: heads[b.candidate] ? heads[b.candidate] !== b.headSha : b.takenOver,
+    })),
+  };
 }
 
 async function pilot(x: Pass): Promise<void> {
-  const { e, view, port } = x;
+  const { e, view } = x;
+  const skew = await firstPassSkew(x);
+  if (!skew) await resume(x);
+  x.stalls.push(...nameClashes(view));
+  const { runs, plan } = planOf(x);
+  const ending = plan.actions.some((a) => a.kind === 'conclude');
+  holdQueue(
+    e,
+    x.view.pulls,
+    view.state,
+    !!skew || ending || !view.context.policy.enabled || view.context.refused.length > 0,
+  );
+  if (skew) {
+    x.stalls.push({
+      what: `the runner's clock cannot be trusted: ${inlineText(skew, 400)}`,
+      fix: "fix the runner's time synchronisation (NTP, chrony); until then the autopilot opens, starts and charges nothing",
+    });
+  } else await carryAll(x, plan, runs);
+  await saveAll(x);
+  e.autopilot = {
+    actions: skew ? [] : plan.actions,
+    waiting: skew ? 'held: the runner’s clock is off' : plan.waiting,
+  };
+  await writeDashboard(x, runs, plan);
+}
+
+/** The plan over this pass's view: recorded runs, live ones, the bot's pulls and the rounds it keeps. */
+function planOf(x: Pass): { runs: PilotRun[]; plan: PilotPlan } {
+  const { e, view } = x;
   const s = view.state;
   const recorded = new Set(view.context.recorded.map((r) => r.name));
-  const live = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded);
-  const { runs, plan } = planFor(
+  const live = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded, unopened(view, recorded));
+  return planFor(
     view.context,
     live,
     controlsOfState(s),
-    s.concluded ? { reason: s.concluded.reason } : undefined,
+    s.concluded ?? undefined,
     s.held,
     // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
     { ...Object.fromEntries(view.pulls.map((b) => [b.candidate, b.round])), ...s.rounds },
   );
-  const off = !view.context.policy.enabled || view.context.refused.length > 0;
-  holdQueue(e, view.pulls, s, off || plan.actions.some((a) => a.kind === 'conclude'));
-  const known = new Set(runs.map((r) => r.name));
-  const stopped: string[] = [];
-  let concluded: PilotState['concluded'] = null;
-  for (const a of plan.actions) {
-    const done = await carryOut(x, a, known, stopped);
-    if (done) concluded ??= { reason: done, winner: winnerOf(plan) };
+}
+
+/** People's open pull requests (never a bot pull request) that change a candidate of the experiment. */
+function othersOf(view: AutopilotView): Array<{ pr: number; candidate: string }> {
+  const bots = new Set(view.pulls.map((b) => b.pr));
+  return (view.others ?? []).filter((o) => !bots.has(o.pr));
+}
+
+/**
+ * A bot pull request whose candidate a person's open pull request changes too (opened after the
+ * bot's: the bot never proposes a name a person's open pull request uses). Whichever is merged or
+ * recorded first takes the name in the record.
+ */
+function nameClashes(view: AutopilotView): Stall[] {
+  const others = othersOf(view);
+  return view.pulls
+    .filter((b) => b.state === 'open' && !b.takenOver)
+    .flatMap((b) =>
+      others
+        .filter((o) => o.candidate === b.candidate)
+        .map((o) => ({
+          pr: b.pr,
+          what: `\`${b.candidate}\` is also the candidate of #${o.pr}, a person's pull request: the two would record one name`,
+          fix: `rename the candidate of #${o.pr} (its file and its \`name\`), or close one of them`,
+        })),
+    );
+}
+
+/** Candidates the bot committed (its state) whose pull request is not there: a pass died opening them. */
+function unopened(
+  view: AutopilotView,
+  recorded: ReadonlySet<string>,
+): Array<{ candidate: string; round: number }> {
+  const s = view.state;
+  return Object.keys(s.heads)
+    .filter(
+      (c) => !view.pulls.some((b) => b.candidate === c) && !recorded.has(c) && s.rounds[c] !== undefined,
+    )
+    .map((c) => ({ candidate: c, round: s.rounds[c] as number }));
+}
+
+/**
+ * What a pass that died while opening a round left out, made now: the pull request of each candidate
+ * the bot committed (its branch first, at the commit its state keeps), and the `topo/validate` check
+ * of each open bot pull request whose head has none from the bot yet.
+ */
+async function resume(x: Pass): Promise<void> {
+  const { e, port, view } = x;
+  const recorded = new Set(view.context.recorded.map((r) => r.name));
+  for (const u of unopened(view, recorded)) {
+    const sha = view.state.heads[u.candidate] as string;
+    const opened = await guard(x, `open the pull request of \`${u.candidate}\``, () =>
+      port.open(e.exp, u.candidate, sha),
+    );
+    if (opened)
+      view.pulls.push({
+        pr: opened.pr,
+        candidate: u.candidate,
+        round: u.round,
+        state: 'open',
+        headSha: sha,
+        takenOver: false,
+      });
   }
-  const held = heldToKeep(e, s);
-  if (concluded || stopped.length || held)
-    await port.save(e.exp, (now) => ({
-      ...now,
-      ...(concluded && !now.concluded ? { concluded, concludeBy: null } : {}),
-      stopped: [...new Set([...now.stopped, ...stopped])],
-      held: { ...now.held, ...held },
-    }));
-  e.autopilot = { actions: plan.actions, waiting: plan.waiting };
-  const final = concluded ?? s.concluded;
-  const body = renderDashboard(e.id, runs, plan);
-  await port.dashboard(e.exp, body, final ? final.reason : null);
+  for (const b of view.pulls) {
+    const mine = view.state.heads[b.candidate];
+    if (b.state !== 'open' || b.takenOver || !mine || view.state.validated[b.candidate] === b.headSha)
+      continue;
+    await validated(x, b.pr, b.candidate, b.headSha);
+  }
+}
+
+/** Posts a bot pull request's `topo/validate` check; kept in the state once posted. */
+async function validated(x: Pass, pr: number, candidate: string, sha: string): Promise<void> {
+  const done = await guard(x, `post \`topo/validate\` on #${pr}`, async () => {
+    await x.port.validate(x.e.exp, pr);
+    return true;
+  });
+  if (done) x.saves.push((s) => ({ ...s, validated: { ...s.validated, [candidate]: sha } }));
+}
+
+/**
+ * On a pass before any run was counted, the runner's clock is checked here (observe checks it once a
+ * job started): off Prometheus's now, or behind a time Slurm printed, and nothing is opened, started
+ * or charged; the dashboard says so.
+ */
+async function firstPassSkew(x: Pass): Promise<string | null> {
+  const { e, ports } = x;
+  if (e.clock.skew) return e.clock.skew;
+  if (e.clock.source === 'prometheus') return null;
+  const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
+  return clockSkew(ports.now(), { prometheus, slurm: slurmLatest(e.jobs) });
 }
 
 /**
  * What act may submit: nothing queued of the experiment while paused (a person's control of it);
- * none of the bot's queued Requests once it concluded, is concluding, or its policy is off or refused.
+ * none of the bot's queued Requests once it concluded, is concluding, its policy is off or refused,
+ * or the clock is off.
  */
 function holdQueue(e: ExperimentPass, pulls: readonly BotPull[], s: PilotState, ending: boolean): void {
   const bot = (p: CandidatePass) => pulls.some((b) => b.pr === p.c.pr && b.candidate === p.c.candidate);
@@ -108,6 +239,45 @@ function winnerOf(plan: PilotPlan): string | null {
   return best && best.name !== plan.campaign.baseline.name ? best.name : null;
 }
 
+/** The plan's actions in order, each guarded: a refused write is a stall on the dashboard, and the rest go on. */
+async function carryAll(x: Pass, plan: PilotPlan, runs: readonly PilotRun[]): Promise<void> {
+  const known = new Set(runs.map((r) => r.name));
+  const stopped: string[] = [];
+  for (const a of plan.actions) {
+    const done = await guard(x, actionText(a), () => carryOut(x, a, known, stopped));
+    if (typeof done === 'string') {
+      const concluded = { reason: done, winner: winnerOf(plan) };
+      x.saves.push((s) => (s.concluded ? s : { ...s, concluded, concludeBy: null }));
+    }
+  }
+  if (stopped.length) x.saves.push((s) => ({ ...s, stopped: [...new Set([...s.stopped, ...stopped])] }));
+  const held = heldToKeep(x.e, x.view.state);
+  if (held) x.saves.push((s) => ({ ...s, held: { ...s.held, ...held } }));
+}
+
+/**
+ * Runs one write; one GitHub refuses (403: the token lacks a permission; 404, 405, 422: what it
+ * names) or that fails otherwise is a stall on the dashboard and an error of the pass, never only a
+ * log line. Null when it failed.
+ */
+async function guard<T>(x: Pass, what: string, run: () => Promise<T>): Promise<T | null> {
+  try {
+    return await run();
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    const message = inlineText((error as Error).message, 300);
+    x.e.errors.push(`${x.e.id}: autopilot could not ${what}: ${(error as Error).message}`);
+    x.stalls.push({
+      what: `GitHub refused to ${what}${status ? ` (HTTP ${status}: ${message})` : ` (${message})`}`,
+      fix:
+        status === 403 || status === 401
+          ? "give the monitor job's token what the write needs (`contents`, `pull-requests`, `issues` and `checks: write`; `topo doctor` checks them) and check the branch protection rules; the next pass tries again"
+          : 'the next pass tries again; if it keeps failing, the monitor run’s log has the whole error',
+    });
+    return null;
+  }
+}
+
 /** One action; returns the conclusion's reason when it concludes. */
 async function carryOut(
   x: Pass,
@@ -121,7 +291,9 @@ async function carryOut(
       return openRound(x, a, known);
     case 'submit': {
       const b = view.pulls.find((p) => p.pr === a.pr);
-      if (b) await port.request(e.exp, b);
+      const refused = b ? await port.request(e.exp, b) : null;
+      if (refused)
+        x.stalls.push({ pr: a.pr, what: `no Request for \`${a.name}\`: ${refused.why}`, fix: refused.fix });
       return null;
     }
     case 'close':
@@ -132,34 +304,88 @@ async function carryOut(
       return null;
     case 'conclude':
       return a.reason;
+    case 'label':
+      await port.label(e.exp, a.pr, WINNER_LABEL);
+      return null;
+    case 'merge':
+      return mergeWhenReady(x, a);
+    case 'report':
+      await report(x);
+      return null;
   }
 }
 
-/** Opens a round's proposals, their rounds written to the bot's state first; none left concludes. */
+/** The final report on the dashboard: the loop is closed (the dashboard closes with it). */
+async function report(x: Pass): Promise<void> {
+  await x.port.report(x.e.exp);
+  x.saves.push((s) => (s.concluded ? { ...s, concluded: { ...s.concluded, reported: true } } : s));
+}
+
+/**
+ * Merges the measured baseline or the winner once each required check passed on its head (what
+ * branch protection asks), and records it; a failed check is a stall, one still running a wait. The
+ * winner merged, the final report follows in the same pass.
+ */
+async function mergeWhenReady(x: Pass, a: Extract<PilotAction, { kind: 'merge' }>): Promise<null> {
+  const { port, e, view } = x;
+  const pull = view.pulls.find((p) => p.pr === a.pr);
+  if (!pull) return null;
+  const ready = mergeReadiness(view.context.policy.requiredChecks, await port.checks(e.exp, pull.headSha));
+  if (ready.failed.length) {
+    x.stalls.push({
+      pr: a.pr,
+      what: `\`${a.name}\` is not merged: its required check(s) ${ready.failed.map((c) => `\`${c}\``).join(', ')} failed on its head`,
+      fix: `merge #${a.pr} by hand if you accept it anyway, or close it; autopilot.required_checks lists what it waits for`,
+    });
+    return null;
+  }
+  if (ready.pending.length) {
+    x.notes.push(`#${a.pr} waits for its required check(s) ${ready.pending.join(', ')}`);
+    return null;
+  }
+  await port.merge(e.exp, a.pr, pull.headSha);
+  if (a.why === 'winner') await report(x);
+  return null;
+}
+
+/**
+ * Opens a round's proposals (round 0: the baseline's): each one's bot commit first, kept in the bot's
+ * state with its round before any branch points at it (so a pass that dies after is resumed by the
+ * next), then its branch and pull request, then its `topo/validate` check. None left concludes.
+ */
 async function openRound(
   x: Pass,
   a: Extract<PilotAction, { kind: 'open' }>,
   known: ReadonlySet<string>,
 ): Promise<string | null> {
   const { port, e, view } = x;
-  const exclude = [...new Set([...known, ...view.pulls.map((b) => b.candidate)])];
-  const proposals = await port.propose(e.exp, a.count, exclude);
+  const others = othersOf(view).map((o) => o.candidate);
+  const exclude = [...new Set([...known, ...view.pulls.map((b) => b.candidate), ...others])];
+  const proposals = await port.propose(e.exp, a.count, exclude, a.round);
   // nothing untried fits the resources: the seed's "no free resources left" conclusion
   if (proposals.length === 0)
-    return `no proposal left for round ${a.round}: nothing untried fits the resources`;
+    return a.round === 0 ? null : `no proposal left for round ${a.round}: nothing untried fits the resources`;
+  const commits: Record<string, string> = {};
+  for (const p of proposals) {
+    const title = botPullTitle(e.id, p.candidate, a.round);
+    const body = botPullBody(e.id, p.candidate, a.round, p.reasoning);
+    commits[p.candidate] = await port.commit(e.exp, { ...p, round: a.round, title, body });
+  }
   await port.save(e.exp, (s) => ({
     ...s,
     rounds: {
       ...s.rounds,
       ...Object.fromEntries(proposals.map((p) => [p.candidate, s.rounds[p.candidate] ?? a.round])),
     },
+    heads: { ...s.heads, ...commits },
   }));
-  for (const p of proposals)
-    await port.open(e.exp, {
-      ...p,
-      round: a.round,
-      body: botPullBody(e.id, p.candidate, a.round, p.reasoning),
-    });
+  for (const p of proposals) {
+    const sha = commits[p.candidate] as string;
+    const opened = await guard(x, `open the pull request of \`${p.candidate}\``, () =>
+      port.open(e.exp, p.candidate, sha),
+    );
+    if (opened) await validated(x, opened.pr, p.candidate, sha);
+  }
   return null;
 }
 
@@ -181,6 +407,26 @@ async function stopRun(x: Pass, a: Extract<PilotAction, { kind: 'stop' }>): Prom
   p.c = { ...p.c, outcome };
   if (p.decided) p.decided.stop ??= `autopilot: ${a.reason}`;
   return !!x.view.state.paused && !x.view.state.concludeBy;
+}
+
+/** The state changes of this pass, in one compare-and-swap (applied again to a state another pass wrote). */
+async function saveAll(x: Pass): Promise<void> {
+  if (x.saves.length === 0) return;
+  const written = await x.port.save(x.e.exp, (s) => x.saves.reduce((acc, f) => f(acc), s));
+  x.view = { ...x.view, state: written };
+}
+
+/** The dashboard, from the plan and what this pass found; closed once the loop is closed (the final report posted). */
+async function writeDashboard(x: Pass, runs: readonly PilotRun[], plan: PilotPlan): Promise<void> {
+  const s = x.view.state;
+  const waiting = [plan.waiting, ...x.notes].filter(Boolean).join('; ') || null;
+  const body = renderDashboard(x.e.id, runs, { ...plan, waiting }, x.stalls);
+  const concluded = s.concluded
+    ? `\n\n**Concluded:** ${inlineText(s.concluded.reason, 300)}; winner: ${s.concluded.winner ? `\`${s.concluded.winner}\`` : 'none, the baseline stays'}.${s.concluded.reported ? ' The final report is below.' : ''}`
+    : '';
+  await guard(x, 'write the dashboard', () =>
+    x.port.dashboard(x.e.exp, `${body}${concluded}`, !!s.concluded?.reported),
+  );
 }
 
 /** The decision's evidence line of a candidate of this pass, for its closing comment. */

@@ -112,6 +112,8 @@ export interface AutopilotView {
   pulls: BotPull[];
   /** The bot's checked state, with the dashboard's new commands applied (and answered) by read. */
   state: PilotState;
+  /** The candidates people's open pull requests add or change in the experiment's folder (never proposed). */
+  others?: Array<{ pr: number; candidate: string }>;
 }
 
 /** One proposal of `topo suggest` as a bot pull request opens it. */
@@ -124,23 +126,59 @@ export interface BotProposal {
   reasoning: string;
 }
 
-/** The autopilot's writes, each keyed by the bot branch so a pass run twice repeats nothing. */
+/** What a required check stands at on a commit: its latest run's conclusion, null while it runs. */
+export type CheckConclusions = Record<string, string | null>;
+
+/**
+ * The autopilot's writes, each keyed by the bot branch so a pass run twice repeats nothing. A write
+ * GitHub refuses throws with its HTTP status: the stage shows it on the dashboard with what to do.
+ */
 export interface AutopilotPort {
   /** Null: the experiment has no autopilot block on the default branch. */
   read(experiment: MonitorExperiment): Promise<AutopilotView | null>;
-  /** Up to `count` proposals, none named in `exclude` (tried, open or withdrawn). */
-  propose(experiment: MonitorExperiment, count: number, exclude: readonly string[]): Promise<BotProposal[]>;
-  /** Branch `topo/autopilot/<experiment>/<candidate>` then its pull request; an existing branch is the lock. */
+  /** Up to `count` proposals, none named in `exclude`; round 0: the experiment's baseline (its starting topology). */
+  propose(
+    experiment: MonitorExperiment,
+    count: number,
+    exclude: readonly string[],
+    round: number,
+  ): Promise<BotProposal[]>;
+  /**
+   * The bot's commit of one proposal on top of the default branch, no branch pointing at it yet: its
+   * message holds the pull request's title and body, so a later pass can open it from the commit alone.
+   */
+  commit(
+    experiment: MonitorExperiment,
+    proposal: BotProposal & { round: number; title: string; body: string },
+  ): Promise<string>;
+  /**
+   * Branch `topo/autopilot/<experiment>/<candidate>` at the bot's commit, then its pull request; an
+   * existing branch is the lock (null: its pull request was closed before, never opened again).
+   */
   open(
     experiment: MonitorExperiment,
-    proposal: BotProposal & { round: number; body: string },
+    candidate: string,
+    sha: string,
   ): Promise<{ pr: number; created: boolean } | null>;
-  /** The Request of a bot pull request, as a person's `/topo submit` makes it (validated on the default branch). */
-  request(experiment: MonitorExperiment, pull: BotPull): Promise<void>;
+  /** Posts the `topo/validate` check on a bot pull request's head (GITHUB_TOKEN starts no validate workflow). */
+  validate(experiment: MonitorExperiment, pr: number): Promise<void>;
+  /**
+   * The Request of a bot pull request, as a person's `/topo submit` makes it (validated on the default
+   * branch); null when made (or one stands), else why none can be made and what a person can do.
+   */
+  request(experiment: MonitorExperiment, pull: BotPull): Promise<{ why: string; fix: string } | null>;
   /** Closes a decided pull request with its decision; the record keeps it as a closed candidate. */
   close(experiment: MonitorExperiment, pr: number, comment: string): Promise<void>;
+  /** Adds a label to a pull request. */
+  label(experiment: MonitorExperiment, pr: number, name: string): Promise<void>;
+  /** The latest conclusion of each check run on a commit, by name. */
+  checks(experiment: MonitorExperiment, sha: string): Promise<CheckConclusions>;
+  /** Merges a pull request at `sha` (refused if its head moved) and records it (GITHUB_TOKEN starts no record workflow). */
+  merge(experiment: MonitorExperiment, pr: number, sha: string): Promise<void>;
+  /** The final report, rendered from the default branch's record, committed and posted on the dashboard. */
+  report(experiment: MonitorExperiment): Promise<void>;
   /** Changes the bot's state (compare-and-swap); returns it as written. */
   save(experiment: MonitorExperiment, change: (state: PilotState) => PilotState): Promise<PilotState>;
-  /** Writes the dashboard issue (created once, found by its marker); closed with the conclusion, open otherwise. */
-  dashboard(experiment: MonitorExperiment, body: string, concluded: string | null): Promise<void>;
+  /** Writes the dashboard issue (created once, found by its marker); closed once the loop is closed, open otherwise. */
+  dashboard(experiment: MonitorExperiment, body: string, closed: boolean): Promise<void>;
 }

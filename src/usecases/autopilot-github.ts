@@ -40,18 +40,16 @@ export interface BotPullRequest {
 }
 
 /**
- * Opens the bot pull request of one candidate; its branch is created first, as the lock. An
- * existing branch with an open pull request is that one (`created: false`); with a closed one the
- * candidate was withdrawn or decided (null: never again); with none, the pass that made it died
- * before the pull request, which is opened now from the branch as it stands.
+ * The bot's commit of one candidate file on top of the default branch, no branch pointing at it yet.
+ * Its message is the pull request's title, its body and the bot's trailer, so the pull request can be
+ * opened later from the commit alone (openBotPull), by whichever pass gets there.
  */
-export async function openBotPull(
+export async function commitBotProposal(
   octokit: Octokit,
   target: AutopilotRepo,
   p: BotPullRequest,
-): Promise<{ pr: number; created: boolean } | null> {
+): Promise<string> {
   const repo = { owner: target.owner, repo: target.repo };
-  const branch = botBranch(p.experimentId, p.candidate);
   const base = (await octokit.rest.repos.get(repo)).data.default_branch;
   const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${base}` })).data.object.sha;
   const baseTree = (await octokit.rest.git.getCommit({ ...repo, commit_sha: baseSha })).data.tree.sha;
@@ -62,12 +60,38 @@ export async function openBotPull(
   });
   const commit = await octokit.rest.git.createCommit({
     ...repo,
-    message: `${p.title}\n\n${botTrailer(p.experimentId, p.candidate)}`,
+    message: `${p.title}\n\n${p.body}\n\n${botTrailer(p.experimentId, p.candidate)}`,
     tree: tree.data.sha,
     parents: [baseSha],
   });
+  return commit.data.sha;
+}
+
+/** The title and body a bot commit's message carries (commitBotProposal): its trailer left out. */
+export function pullTextOf(message: string, trailer: string): { title: string; body: string } {
+  const text = message.trimEnd();
+  const cut = text.endsWith(trailer) ? text.slice(0, -trailer.length) : text;
+  const at = cut.indexOf('\n\n');
+  return at < 0
+    ? { title: cut.trim(), body: '' }
+    : { title: cut.slice(0, at).trim(), body: cut.slice(at + 2).trim() };
+}
+
+/**
+ * Opens the bot pull request of one candidate from the bot's commit; its branch is created first, at
+ * that commit, as the lock. An existing branch with an open pull request is that one (`created:
+ * false`); with a closed one the candidate was withdrawn or decided (null: never again); with none, the
+ * pass that made it died before the pull request, which is opened now from the branch as it stands.
+ */
+export async function openBotPull(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  p: { experimentId: string; candidate: string; sha: string },
+): Promise<{ pr: number; created: boolean } | null> {
+  const repo = { owner: target.owner, repo: target.repo };
+  const branch = botBranch(p.experimentId, p.candidate);
   try {
-    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commit.data.sha });
+    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: p.sha });
   } catch (error) {
     if (status(error) !== 422) throw error;
     const pulls = await pullsOfBranch(octokit, target, branch);
@@ -75,14 +99,11 @@ export async function openBotPull(
     if (open) return { pr: open.number, created: false };
     if (pulls.length > 0) return null;
   }
+  const message = (await octokit.rest.git.getCommit({ ...repo, commit_sha: p.sha })).data.message;
+  const text = pullTextOf(message, botTrailer(p.experimentId, p.candidate));
+  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
   try {
-    const pull = await octokit.rest.pulls.create({
-      ...repo,
-      head: branch,
-      base,
-      title: p.title,
-      body: p.body,
-    });
+    const pull = await octokit.rest.pulls.create({ ...repo, head: branch, base, ...text });
     return { pr: pull.data.number, created: true };
   } catch (error) {
     // Another pass opened it between our look and our create (GitHub allows one open per head).
@@ -112,6 +133,8 @@ export async function listBotPulls(
   octokit: Octokit,
   target: AutopilotRepo,
   experimentId: string,
+  /** The bot's own commit of each candidate (its state): a pull whose candidate is here needs no commit read. */
+  heads: Readonly<Record<string, string>> = {},
 ): Promise<BotPull[]> {
   const repo = { owner: target.owner, repo: target.repo };
   const prefix = `topo/autopilot/${experimentId}/`;
@@ -122,14 +145,22 @@ export async function listBotPulls(
     if (!marker || pull.user?.login !== target.botLogin || pull.head.ref !== `${prefix}${marker.candidate}`)
       continue;
     if (pull.head.repo?.full_name !== pull.base.repo.full_name) continue;
-    const head = await octokit.rest.git.getCommit({ ...repo, commit_sha: pull.head.sha });
+    const mine = heads[marker.candidate];
+    // a head the state keeps decides by itself; older pulls by the trailer of their head commit
+    const takenOver = mine
+      ? mine !== pull.head.sha
+      : pull.state === 'open' &&
+        !(await octokit.rest.git.getCommit({ ...repo, commit_sha: pull.head.sha })).data.message.includes(
+          botTrailer(experimentId, marker.candidate),
+        );
     out.push({
       pr: pull.number,
       candidate: marker.candidate,
       round: marker.round,
       state: pull.merged_at ? 'merged' : pull.state === 'open' ? 'open' : 'closed',
       headSha: pull.head.sha,
-      takenOver: !head.data.message.includes(botTrailer(experimentId, marker.candidate)),
+      takenOver,
+      labels: pull.labels.map((l) => (typeof l === 'string' ? l : (l.name ?? ''))),
     });
   }
   return out;
@@ -336,4 +367,104 @@ export async function updatePilotState(
       if (status(error) !== 422 || attempt >= attempts) throw error;
     }
   }
+}
+
+/**
+ * The writer who approved a pull request's current head in a review, if any: each reviewer's latest
+ * deciding review (approved, changes requested or dismissed; a comment decides nothing) counts when
+ * it approved the head the pull request has now and its author may run /topo commands.
+ */
+export async function approvedBy(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  pull: { pr: number; headSha: string },
+  cache: PermissionCache = new Map(),
+): Promise<string | undefined> {
+  const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, {
+    owner: target.owner,
+    repo: target.repo,
+    pull_number: pull.pr,
+    per_page: 100,
+  });
+  const latest = new Map<string, { state: string; commit: string | null }>();
+  for (const r of reviews) {
+    const login = r.user?.login;
+    if (!login || login === target.botLogin || r.state === 'COMMENTED' || r.state === 'PENDING') continue;
+    latest.set(login, { state: r.state, commit: r.commit_id ?? null });
+  }
+  for (const [login, r] of latest)
+    if (
+      r.state === 'APPROVED' &&
+      r.commit === pull.headSha &&
+      (await mayCommand(octokit, target, login, cache))
+    )
+      return login;
+  return undefined;
+}
+
+/** Each check run's latest conclusion on a commit, by name (null while it runs). */
+export async function checkConclusions(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  sha: string,
+): Promise<Record<string, string | null>> {
+  const runs = await octokit.paginate(octokit.rest.checks.listForRef, {
+    owner: target.owner,
+    repo: target.repo,
+    ref: sha,
+    per_page: 100,
+  });
+  const out: Record<string, string | null> = {};
+  for (const r of [...runs].sort((a, b) => a.id - b.id))
+    out[r.name] = r.status === 'completed' ? (r.conclusion ?? null) : null;
+  return out;
+}
+
+/**
+ * The candidates people's open pull requests add or change in an experiment's folder (the bot's own
+ * left out): from the pass's snapshot when there is one, else read through the API.
+ */
+export async function othersCandidates(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  experimentId: string,
+  topologiesDir = 'topologies',
+): Promise<Array<{ pr: number; candidate: string }>> {
+  const repo = { owner: target.owner, repo: target.repo };
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: 'open', per_page: 100 });
+  const out: Array<{ pr: number; candidate: string }> = [];
+  for (const pull of pulls) {
+    if (pull.head.ref.startsWith(`topo/autopilot/${experimentId}/`) && pull.user?.login === target.botLogin)
+      continue;
+    const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+      ...repo,
+      pull_number: pull.number,
+      per_page: 100,
+    });
+    out.push(
+      ...candidatesIn(
+        pull.number,
+        files.map((f) => f.filename),
+        experimentId,
+        topologiesDir,
+      ),
+    );
+  }
+  return out;
+}
+
+/** The candidate names (file stems) a pull request's changed paths give in the experiment's folder. */
+export function candidatesIn(
+  pr: number,
+  paths: readonly string[],
+  experimentId: string,
+  topologiesDir = 'topologies',
+): Array<{ pr: number; candidate: string }> {
+  const dir = `${topologiesDir}/${experimentId}/`;
+  return paths
+    .filter(
+      (p) =>
+        p.startsWith(dir) && /^[^/]+\.ya?ml$/.test(p.slice(dir.length)) && !/\/experiment\.ya?ml$/.test(p),
+    )
+    .map((p) => ({ pr, candidate: p.slice(dir.length).replace(/\.ya?ml$/, '') }));
 }

@@ -12,6 +12,7 @@ import {
   botTrailer,
   changedFiles,
   closeWithComment,
+  commitBotProposal,
   dashboardControls,
   findDashboard,
   listBotPulls,
@@ -45,14 +46,17 @@ const request = (candidate: string, round = 1) => ({
   body: botPullBody(EXP, candidate, round, `**Hypothesis.** ${candidate} helps`),
 });
 
+/** One pass's opening of a candidate: the bot's commit, then its branch and pull request from it. */
+async function open(t: ReturnType<typeof target>, candidate: string, round = 1) {
+  const sha = await commitBotProposal(octokit, t, request(candidate, round));
+  return openBotPull(octokit, t, { experimentId: EXP, candidate, sha });
+}
+
 describe('bot pull requests on the local GitHub API', () => {
   it('two passes opening the same candidate at once make one branch and one pull request', async () => {
     const { repo, t } = freshRepo();
     const gate = gh.holdTogether({ match: /^POST \/repos\/acme\/sim\d+\/git\/refs$/, count: 2 });
-    const [a, b] = await Promise.all([
-      openBotPull(octokit, t, request('p1')),
-      openBotPull(octokit, t, request('p1')),
-    ]);
+    const [a, b] = await Promise.all([open(t, 'p1'), open(t, 'p1')]);
     expect(gate.met()).toBe(true);
     expect(a?.pr).toBe(b?.pr);
     expect([a?.created, b?.created].sort()).toEqual([false, true]);
@@ -65,12 +69,12 @@ describe('bot pull requests on the local GitHub API', () => {
     const { repo, t } = freshRepo();
     // the branch alone, as a pass killed after createRef leaves it
     gh.failNext({ match: /^POST \/repos\/acme\/sim\d+\/pulls$/, status: 403 }); // the pass dies here
-    await expect(openBotPull(octokit, t, request('p2'))).rejects.toThrow();
+    await expect(open(t, 'p2')).rejects.toThrow();
     expect(gh.state.pullsOf(repo)).toHaveLength(0);
     expect(repo.refs.has(`refs/heads/${botBranch(EXP, 'p2')}`)).toBe(true);
-    const again = await openBotPull(octokit, t, request('p2'));
+    const again = await open(t, 'p2');
     expect(again).toMatchObject({ created: true });
-    expect(await openBotPull(octokit, t, request('p2'))).toEqual({ pr: again?.pr, created: false });
+    expect(await open(t, 'p2')).toEqual({ pr: again?.pr, created: false });
     expect(gh.state.pullsOf(repo)).toHaveLength(1);
     const [pull] = await listBotPulls(octokit, t, EXP);
     expect(pull).toMatchObject({ candidate: 'p2', round: 1, state: 'open', takenOver: false });
@@ -78,10 +82,10 @@ describe('bot pull requests on the local GitHub API', () => {
 
   it('a person closes one: it reads as closed and is never opened again; a person pushes to one: taken over', async () => {
     const { repo, t } = freshRepo();
-    const closed = await openBotPull(octokit, t, request('p3'));
-    const pushed = await openBotPull(octokit, t, request('p4', 2));
+    const closed = await open(t, 'p3');
+    const pushed = await open(t, 'p4', 2);
     gh.closePull(gh.state.pull(repo, closed?.pr as number) as never);
-    expect(await openBotPull(octokit, t, request('p3'))).toBeNull();
+    expect(await open(t, 'p3')).toBeNull();
     // alice pushes a commit of her own on the bot's branch
     const alice = createOctokit({ token: gh.createToken('alice', { kind: 'user' }), baseUrl: gh.url });
     const ref = `heads/${botBranch(EXP, 'p4')}`;
@@ -116,7 +120,7 @@ describe('bot pull requests on the local GitHub API', () => {
 
   it('closes a decided pull request with its decision', async () => {
     const { repo, t } = freshRepo();
-    const opened = await openBotPull(octokit, t, request('p5'));
+    const opened = await open(t, 'p5');
     await closeWithComment(
       octokit,
       t,

@@ -21,7 +21,9 @@ import { autopilot } from '../../../src/monitor/autopilot.js';
 import type { MonitorExperiment, MonitorPorts } from '../../../src/monitor/ports.js';
 import { experimentPass } from '../../../src/monitor/read.js';
 import { newPassState } from '../../../src/monitor/state.js';
+import { createPrometheusClient } from '../../../src/telemetry/prometheus.js';
 import type { Experiment } from '../../../src/types/generated/experiment.js';
+import { requireCluster } from '../../support/cluster.js';
 import { useLocalGitHub } from '../../support/local-github.js';
 import { createExperimentRepo, EXPERIMENT_ID } from '../suggest/experiment-repo.js';
 
@@ -52,15 +54,25 @@ function setup(policy: Record<string, unknown> = POLICY) {
     },
   );
   const exp: MonitorExperiment = { experiment, timeScale: 60, candidates: [] };
+  // the runner's clock, checked against the local Prometheus's on the first pass
+  const ports = {
+    autopilot: port,
+    now: () => Date.now() / 1000 + clockOffset,
+    prometheus: createPrometheusClient({ baseUrl: requireCluster().prometheusUrl }),
+  } as unknown as MonitorPorts;
+  let clockOffset = 0;
   /** One pass of the stage alone (no candidate runs yet: the round's Requests wait for act). */
-  const pass = async () => {
+  const pass = async (expectErrors: unknown[] = []) => {
     const state = newPassState();
     state.experiments = [
       experimentPass(exp, { S: 60, scrape: 1, evalTs: 0, wallMinutes: 0, expectedRollouts: null }),
     ];
-    await autopilot(state, { autopilot: port } as unknown as MonitorPorts);
-    expect(state.experiments[0]?.errors).toEqual([]);
+    await autopilot(state, ports);
+    expect(state.experiments[0]?.errors).toEqual(expectErrors);
     return state.experiments[0]?.autopilot;
+  };
+  const skewClock = (seconds: number) => {
+    clockOffset = seconds;
   };
   const pulls = () => gh.state.pullsOf(repo);
   const requests = (pr: number) =>
@@ -72,7 +84,7 @@ function setup(policy: Record<string, unknown> = POLICY) {
     ).requests;
   const dashboard = () =>
     gh.state.itemsOf(repo).find((i) => i.isIssue && i.body?.startsWith(dashboardMarker(EXPERIMENT_ID)));
-  return { repo, pass, pulls, requests, dashboard, log, port, exp };
+  return { repo, pass, pulls, requests, dashboard, log, port, exp, checkout, skewClock };
 }
 
 describe('stage autopilot on the local GitHub API', () => {

@@ -9,9 +9,17 @@ import { handleGraphQL } from './graphql.js';
 import { openApi } from './openapi.js';
 import { Renderer } from './render.js';
 import { ERROR_DOCS, HttpError, type RouteContext, requiredPermission, routes } from './routes.js';
-import { type FileMap, GitHubState, type Identity, type Permission, type Pull, type Repo } from './state.js';
+import {
+  type FileMap,
+  GitHubState,
+  type Identity,
+  type Permission,
+  type Pull,
+  type Repo,
+  type Review,
+} from './state.js';
 
-export type { FileMap, Permission, Pull, Repo, Runner, WorkflowRun } from './state.js';
+export type { FileMap, Permission, Pull, Repo, Review, Runner, WorkflowRun } from './state.js';
 export { GitHubState } from './state.js';
 
 export interface CallRecord {
@@ -53,6 +61,10 @@ export interface GitHubServer {
     body: string,
   ): ReturnType<GitHubState['addComment']>;
   merge(pull: Pull, by: string): string;
+  /** A review of the pull request's current head by `login` (`APPROVED`, `CHANGES_REQUESTED`, …). */
+  review(pull: Pull, login: string, state: Review['state'], body?: string): Review;
+  /** Protects the default branch: a merge then needs each of these status checks passed on the head. */
+  protect(repo: Repo, requiredChecks: string[]): void;
   closePull(pull: Pull): void;
   /** The files of a branch (or any ref) as text. */
   files(repo: Repo, ref?: string): Map<string, string>;
@@ -312,6 +324,10 @@ export async function startGitHubServer(): Promise<GitHubServer> {
     openPull: (options) => state.openPull(options),
     comment: (repo, n, login, body) => state.addComment(repo, n, login, body),
     merge: (pull, by) => state.mergePull(pull, by),
+    review: (pull, login, reviewState, body) => state.addReview(pull, login, reviewState, body),
+    protect: (repo, requiredChecks) => {
+      repo.requiredChecks = [...requiredChecks];
+    },
     closePull: (pull) => state.closePull(pull),
     files: (repo, ref) => {
       const sha = state.resolveRef(repo, ref ?? repo.defaultBranch);

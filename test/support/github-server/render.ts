@@ -10,6 +10,7 @@ import type {
   Pull,
   Reaction,
   Repo,
+  Review,
   User,
   WorkflowRun,
 } from './state.js';
@@ -301,6 +302,25 @@ export class Renderer {
     delete out.type;
     delete out.issue_field_values;
     return out;
+  }
+
+  review(review: Review): Json {
+    const repo = review.repo;
+    const html = `${this.web}/${repo.owner.login}/${repo.name}/pull/${review.pullNumber}#pullrequestreview-${review.id}`;
+    const pullUrl = `${this.repoUrl(repo)}/pulls/${review.pullNumber}`;
+    return {
+      id: review.id,
+      node_id: `PRR_${review.id}`,
+      user: this.user(review.user),
+      body: review.body,
+      state: review.state,
+      html_url: html,
+      pull_request_url: pullUrl,
+      _links: { html: { href: html }, pull_request: { href: pullUrl } },
+      submitted_at: review.submittedAt,
+      commit_id: review.commitId,
+      author_association: this.association(repo, review.user.login),
+    };
   }
 
   comment(comment: Comment): Json {

@@ -1,6 +1,15 @@
 // The REST operations the actions use, by operationId, over the in-memory state.
 import type { Renderer } from './render.js';
-import type { Annotation, CheckRun, GitHubState, Identity, Pull, Repo, RepoActions } from './state.js';
+import type {
+  Annotation,
+  CheckRun,
+  GitHubState,
+  Identity,
+  Pull,
+  Repo,
+  RepoActions,
+  Review,
+} from './state.js';
 import { now } from './state.js';
 
 type Json = Record<string, unknown>;
@@ -425,8 +434,44 @@ export const routes: Record<string, (ctx: RouteContext) => RouteResult> = {
     const repo = repoOf(ctx);
     const pull = pullOf(ctx, repo);
     if (pull.state !== 'open') throw new HttpError(405, 'Pull Request is not mergeable');
+    if (typeof ctx.body.sha === 'string' && ctx.body.sha !== pull.head.sha)
+      throw new HttpError(409, 'Head branch was modified. Review and try the merge again.');
+    const missing = ctx.state.missingChecks(pull);
+    if (missing.length)
+      throw new HttpError(
+        405,
+        `Repository rule violations found\n\n${missing.map((m) => `Required status check "${m}" is expected.`).join('\n')}`,
+      );
     const sha = ctx.state.mergePull(pull, actor(ctx).login);
     return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
+  },
+
+  'pulls/list-reviews': (ctx) => {
+    const repo = repoOf(ctx);
+    const pull = pullOf(ctx, repo);
+    const reviews = ctx.state.reviews.filter((r) => r.repo === repo && r.pullNumber === pull.number);
+    return paginate(
+      ctx,
+      reviews.map((r) => ctx.render.review(r)),
+      `/repos/${repo.owner.login}/${repo.name}/pulls/${pull.number}/reviews`,
+    );
+  },
+
+  'pulls/create-review': (ctx) => {
+    const repo = repoOf(ctx);
+    const pull = pullOf(ctx, repo);
+    const event = String(ctx.body.event ?? 'COMMENT');
+    const states: Record<string, Review['state']> = {
+      APPROVE: 'APPROVED',
+      REQUEST_CHANGES: 'CHANGES_REQUESTED',
+      COMMENT: 'COMMENTED',
+    };
+    const state = states[event];
+    if (!state) throw new HttpError(422, `Unprocessable Entity: event ${event}`);
+    if (actor(ctx).login === pull.user.login && state !== 'COMMENTED')
+      throw new HttpError(422, 'Unprocessable Entity: Can not approve your own pull request');
+    const review = ctx.state.addReview(pull, actor(ctx).login, state, String(ctx.body.body ?? ''));
+    return { status: 200, body: ctx.render.review(review) };
   },
 
   'pulls/list-files': (ctx) => {

@@ -25,6 +25,23 @@ export interface Repo {
   createdAt: string;
   /** Actions settings `topo doctor` reads (admin only); tests set them. */
   actions?: RepoActions;
+  /**
+   * Branch protection of the default branch: the status checks a merge requires (each check run's
+   * latest conclusion on the head must pass), as GitHub refuses a merge without them (405).
+   */
+  requiredChecks?: string[];
+}
+
+/** A pull request review (`pulls/create-review`, or a test's `review`). */
+export interface Review {
+  id: number;
+  repo: Repo;
+  pullNumber: number;
+  user: User;
+  state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'DISMISSED';
+  body: string;
+  commitId: string;
+  submittedAt: string;
 }
 
 /** A repository's Actions settings: fork-PR approval, repository secrets and environments. */
@@ -157,6 +174,7 @@ export class GitHubState {
   readonly comments: Comment[] = [];
   readonly reactions: Reaction[] = [];
   readonly checkRuns: CheckRun[] = [];
+  readonly reviews: Review[] = [];
   readonly tokens = new Map<string, Identity>();
   /** Self-hosted runners by repository id. */
   readonly runners = new Map<number, Runner[]>();
@@ -392,6 +410,33 @@ export class GitHubState {
       else if (a && b) out.push({ path, status: 'modified', before: text(a.sha), after: text(b.sha) });
     }
     return out;
+  }
+
+  /** A review of the pull request's current head. */
+  addReview(pull: Pull, login: string, state: Review['state'], body = ''): Review {
+    const review: Review = {
+      id: this.id(),
+      repo: pull.base.repo,
+      pullNumber: pull.number,
+      user: this.user(login),
+      state,
+      body,
+      commitId: pull.head.sha,
+      submittedAt: now(),
+    };
+    this.reviews.push(review);
+    return review;
+  }
+
+  /** The required status checks (branch protection) whose latest run on the pull request's head did not pass. */
+  missingChecks(pull: Pull): string[] {
+    const passing = new Set(['success', 'neutral', 'skipped']);
+    return (pull.base.repo.requiredChecks ?? []).filter((name) => {
+      const latest = this.checkRuns
+        .filter((r) => r.repo === pull.base.repo && r.headSha === pull.head.sha && r.name === name)
+        .sort((a, b) => b.id - a.id)[0];
+      return !(latest?.status === 'completed' && passing.has(latest.conclusion ?? ''));
+    });
   }
 
   /** Merges: a merge commit on the base branch applying the pull request's changes. */

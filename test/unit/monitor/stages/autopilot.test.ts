@@ -41,22 +41,33 @@ function context(exp: MonitorExperiment, policy: Partial<AutopilotPolicy> = {}, 
   };
 }
 
+/** A commit id of the port's world: 40 hex digits from a name. */
+const shaOf = (name: string) => Buffer.from(name).toString('hex').padEnd(40, '0').slice(0, 40);
+
 /** The port's world: its pull requests, the bot's state, the Requests it made, the dashboard, every call. */
 function world(ctx: () => AutopilotContext, state: Partial<PilotState> = {}) {
   const pulls: BotPull[] = [];
   const calls: string[] = [];
-  const dashboard: { body?: string; concluded?: string | null } = {};
+  const dashboard: { body?: string; closed?: boolean } = {};
   const pilot = { state: { ...EMPTY_PILOT_STATE, ...state } };
+  const commits = new Map<string, { candidate: string; round: number; body: string }>();
+  const checks: Record<string, string | null> = {};
+  const refuse = new Map<string, { why: string; fix: string }>();
   let next = 100;
   const port: AutopilotPort = {
-    read: async () => ({ context: ctx(), pulls: pulls.map((p) => ({ ...p })), state: pilot.state }),
+    read: async () => ({
+      context: ctx(),
+      pulls: pulls.map((p) => ({ ...p })),
+      state: pilot.state,
+      others: [],
+    }),
     save: async (_e, change) => {
       pilot.state = change(pilot.state);
       return pilot.state;
     },
-    propose: async (_e, count, exclude) => {
+    propose: async (_e, count, exclude, round) => {
       calls.push(`propose ${count} excluding ${[...exclude].sort().join(',')}`);
-      return ['p1', 'p2', 'p3', 'p4']
+      return (round === 0 ? ['baseline'] : ['p1', 'p2', 'p3', 'p4'])
         .filter((n) => !exclude.includes(n))
         .slice(0, count)
         .map((n) => ({
@@ -66,26 +77,42 @@ function world(ctx: () => AutopilotContext, state: Partial<PilotState> = {}) {
           reasoning: `why ${n}`,
         }));
     },
-    open: async (_e, p) => {
-      if (pulls.some((b) => b.candidate === p.candidate)) return null; // the branch is the lock
-      const marker = readBotMarker(p.body, EXPERIMENT_ID);
+    commit: async (_e, p) => {
+      const sha = shaOf(p.candidate);
+      commits.set(sha, { candidate: p.candidate, round: p.round, body: p.body });
+      return sha;
+    },
+    open: async (_e, candidate, sha) => {
+      if (pulls.some((b) => b.candidate === candidate)) return null; // the branch is the lock
+      const marker = readBotMarker(commits.get(sha)?.body, EXPERIMENT_ID);
       pulls.push({
         pr: next,
-        candidate: p.candidate,
+        candidate,
         round: marker?.round ?? -1,
         state: 'open',
-        headSha: 'h',
+        headSha: sha,
         takenOver: false,
       });
-      calls.push(`open ${p.candidate} round ${p.round} #${next}`);
+      calls.push(`open ${candidate} round ${marker?.round} #${next}`);
       return { pr: next++, created: true };
     },
-    request: async (_e, b) => void calls.push(`request ${b.candidate} #${b.pr}`),
+    validate: async (_e, pr) => void calls.push(`validate #${pr}`),
+    request: async (_e, b) => {
+      calls.push(`request ${b.candidate} #${b.pr}`);
+      return refuse.get(b.candidate) ?? null;
+    },
     close: async (_e, pr, comment) => void calls.push(`close #${pr}: ${comment.split('\n')[0]}`),
-    dashboard: async (_e, body, concluded) => void Object.assign(dashboard, { body, concluded }),
+    label: async (_e, pr, name) => void calls.push(`label #${pr} ${name}`),
+    checks: async () => ({ ...checks }),
+    merge: async (_e, pr) => void calls.push(`merge #${pr}`),
+    report: async () => void calls.push('report'),
+    dashboard: async (_e, body, closed) => void Object.assign(dashboard, { body, closed }),
   };
-  return { port, pulls, calls, dashboard, pilot };
+  return { port, pulls, calls, dashboard, pilot, checks, refuse };
 }
+
+/** The calls that write something GitHub keeps, without the validate checks each opened pull request gets. */
+const writes = (calls: readonly string[]) => calls.filter((c) => !c.startsWith('validate'));
 
 const withAutopilot = (exp: Partial<Experiment> = {}, candidates: MonitorCandidate[] = []) =>
   experimentOf(candidates, { autopilot: BLOCK, ...exp } as Partial<Experiment>);
@@ -96,7 +123,12 @@ describe('stage autopilot', () => {
     const w = world(() => context(exp));
     const ports = { ...recordingPorts(), autopilot: w.port };
     await autopilot(readState([{ exp }]), ports);
-    expect(w.calls).toEqual(['propose 2 excluding baseline', 'open p1 round 1 #100', 'open p2 round 1 #101']);
+    expect(writes(w.calls)).toEqual([
+      'propose 2 excluding baseline',
+      'open p1 round 1 #100',
+      'open p2 round 1 #101',
+    ]);
+    expect(w.calls.filter((c) => c.startsWith('validate'))).toEqual(['validate #100', 'validate #101']);
     expect(w.pulls.map((p) => p.round)).toEqual([1, 1]);
     expect(w.dashboard.body).toContain('open round 1: up to 2 proposal(s)');
     w.calls.length = 0;
@@ -110,7 +142,7 @@ describe('stage autopilot', () => {
     w.pulls.push({ pr: 7, candidate: 'p1', round: 1, state: 'open', headSha: 'h', takenOver: false });
     await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
     expect(w.calls).toEqual([]);
-    expect(w.dashboard.body).toContain("waiting for a writer's /topo submit on #7");
+    expect(w.dashboard.body).toContain("waiting for a writer's approving review or /topo submit on #7");
   });
 
   it('a bot pull a person closed is withdrawn: never proposed again, and its round goes on', async () => {
@@ -119,7 +151,7 @@ describe('stage autopilot', () => {
     w.pulls.push({ pr: 7, candidate: 'p1', round: 1, state: 'closed', headSha: 'h', takenOver: false });
     await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
     expect(w.calls[0]).toBe('propose 2 excluding baseline,p1');
-    expect(w.calls.slice(1)).toEqual(['open p2 round 2 #100', 'open p3 round 2 #101']);
+    expect(writes(w.calls).slice(1)).toEqual(['open p2 round 2 #100', 'open p3 round 2 #101']);
   });
 
   it('a person’s push takes a bot pull over: no Request is made for it', async () => {
@@ -154,7 +186,7 @@ describe('stage autopilot', () => {
     await runStages(state, ports, stages);
     expect(ports.calls.map((c) => `${c.port} ${c.args[0]}`)).toContain('slurm.cancel 42');
     // 200 recorded + the live job's allocation: 8 GPUs for 600 s at ×60, 10 run-hours = 80 GPU-hours
-    expect(w.dashboard.concluded).toMatch(/^budget: 280 of 120 GPU-hours spent/);
+    expect(w.dashboard.body).toMatch(/\*\*Concluded:\*\* budget: 280 of 120 GPU-hours spent/);
   });
 
   describe('controls that hold (the bot’s own state, queued Requests included)', () => {
@@ -248,22 +280,32 @@ describe('stage autopilot', () => {
       const ports = { ...recordingPorts(), autopilot: w.port };
       await runStages(pass(), ports, stages);
       expect(w.calls).toEqual([]);
-      expect(w.dashboard.concluded ?? null).toBeNull();
+      expect(w.dashboard.body).not.toContain('**Concluded:**');
       w.pilot.state = { ...w.pilot.state, paused: null };
       await runStages(pass(), ports, stages);
       expect(w.calls).toEqual(['request p1 #7', 'request p2 #8']);
-      expect(w.dashboard.concluded ?? null).toBeNull();
+      expect(w.dashboard.body).not.toContain('**Concluded:**');
     });
 
-    it('a conclusion is written to the bot’s state, and a concluded experiment does nothing more', async () => {
+    it('a conclusion is written to the bot’s state; the next pass posts the final report and closes the dashboard, and then nothing more', async () => {
       const exp = withAutopilot();
       const w = world(() => context(exp), { concludeBy: 'alice' });
       await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
-      expect(w.pilot.state.concluded?.reason).toBe('concluded on the dashboard by @alice');
+      expect(w.pilot.state.concluded).toEqual({
+        reason: 'concluded on the dashboard by @alice',
+        winner: null,
+      });
       expect(w.pilot.state.concludeBy).toBeNull();
-      expect(w.dashboard.concluded).toBe('concluded on the dashboard by @alice');
+      // the login is defused (no mention on every edit)
+      expect(w.dashboard.body).toMatch(/\*\*Concluded:\*\* concluded on the dashboard by @\u200balice/);
+      expect(w.dashboard.closed).toBe(false);
       await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
-      expect(w.calls).toEqual([]);
+      expect(w.calls).toEqual(['report']);
+      expect(w.pilot.state.concluded?.reported).toBe(true);
+      expect(w.dashboard.closed).toBe(true);
+      expect(w.dashboard.body).toContain('The final report is below.');
+      await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
+      expect(w.calls).toEqual(['report']);
     });
   });
 
@@ -309,7 +351,7 @@ describe('stage autopilot', () => {
     };
     const w = world(() => context(exp, {}, [baseline, mine]));
     await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
-    expect(w.dashboard.concluded ?? null).toBeNull();
+    expect(w.dashboard.body).not.toContain('**Concluded:**');
     expect(w.calls.filter((c) => c.startsWith('open'))).toEqual([
       'open p1 round 1 #100',
       'open p2 round 1 #101',
