@@ -371,16 +371,17 @@ async function openRound(
     const body = botPullBody(e.id, p.candidate, a.round, p.reasoning);
     commits[p.candidate] = await port.commit(e.exp, { ...p, round: a.round, title, body });
   }
-  await port.save(e.exp, (s) => ({
+  // the first pass to keep a candidate's commit wins: a pass at the same time opens that one too
+  const saved = await port.save(e.exp, (s) => ({
     ...s,
     rounds: {
       ...s.rounds,
       ...Object.fromEntries(proposals.map((p) => [p.candidate, s.rounds[p.candidate] ?? a.round])),
     },
-    heads: { ...s.heads, ...commits },
+    heads: { ...commits, ...s.heads },
   }));
   for (const p of proposals) {
-    const sha = commits[p.candidate] as string;
+    const sha = saved.heads[p.candidate] ?? (commits[p.candidate] as string);
     const opened = await guard(x, `open the pull request of \`${p.candidate}\``, () =>
       port.open(e.exp, p.candidate, sha),
     );

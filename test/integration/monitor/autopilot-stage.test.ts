@@ -219,3 +219,189 @@ describe('stage autopilot on the local GitHub API', () => {
     expect(t.requests(first!.number)).toHaveLength(1);
   });
 });
+
+describe('the loop closes, on the local GitHub API', () => {
+  it('merge: auto: the winner labelled, merged once branch protection’s required checks pass, recorded, the final report on the dashboard, closed', async () => {
+    const t = setup({ ...POLICY, merge: 'auto', required_checks: ['topo/validate', 'topo/monitor'] });
+    gh.protect(t.repo, ['topo/validate', 'topo/monitor']);
+    await t.pass();
+    await t.pass(); // the Requests
+    const [winner] = t.pulls();
+    const name = winner!.head.ref.split('/').at(-1) as string;
+    await t.port.save(t.exp, (s) => ({ ...s, concluded: { reason: 'max_rounds 1 reached', winner: name } }));
+    // topo/monitor still in progress: labelled, not merged
+    const check = await octokit.rest.checks.create({
+      owner: 'acme',
+      repo: t.repo.name,
+      name: 'topo/monitor',
+      head_sha: winner!.head.sha,
+      status: 'in_progress',
+    });
+    await t.pass();
+    expect(winner!.labels).toEqual(['autopilot:winner']);
+    expect(winner!.merged).toBe(false);
+    expect(t.dashboard()?.body).toContain('waits for its required check');
+    await octokit.rest.checks.update({
+      owner: 'acme',
+      repo: t.repo.name,
+      check_run_id: check.data.id,
+      status: 'completed',
+      conclusion: 'success',
+    });
+    await t.pass();
+    expect(winner!.merged).toBe(true);
+    expect(winner!.mergedBy?.login).toBe(gh.botLogin);
+    const main = gh.files(t.repo, 'main');
+    const record = JSON.parse(main.get(`experiments/${EXPERIMENT_ID}.json`) as string);
+    expect(record.runs.find((r: { name: string }) => r.name === name)).toMatchObject({ status: 'accepted' });
+    expect(record.report?.concluded_at).toBeTruthy();
+    expect(main.has(`experiments/${EXPERIMENT_ID}-report.md`)).toBe(true);
+    const d = t.dashboard();
+    expect(d?.state).toBe('closed');
+    expect(d?.body).toContain('The final report is below.');
+    const comments = gh.state.commentsOn(t.repo, d!.number).filter((c) => c.user.login === gh.botLogin);
+    expect(comments.map((c) => c.body).join('\n')).toContain(`experiments/${EXPERIMENT_ID}.md`);
+    await t.pass(); // closed: nothing more
+    expect(gh.violations()).toEqual([]);
+  });
+
+  it('submit: approval: a writer’s approving review of the head starts the run; a reader’s does not', async () => {
+    const t = setup({ ...POLICY, submit: 'approval' });
+    await t.pass();
+    const [first, second] = t.pulls();
+    gh.review(first!, 'alice', 'APPROVED');
+    gh.review(second!, 'rita', 'APPROVED');
+    await t.pass();
+    expect(t.requests(first!.number)).toHaveLength(1);
+    expect(t.requests(second!.number)).toHaveLength(0);
+    expect(t.dashboard()?.body).toMatch(
+      new RegExp(`approving review or /topo submit on \\\\?#${second!.number}`),
+    );
+    expect(gh.violations()).toEqual([]);
+  });
+});
+
+describe('nothing stalls silently, on the local GitHub API', () => {
+  it('a person amending the bot’s commit (same message, trailer kept) takes it over: no Request, and the dashboard says what to do', async () => {
+    const t = setup();
+    await t.pass();
+    const [first, second] = t.pulls();
+    const head = gh.state.commit(first!.head.sha);
+    const files = gh.files(t.repo, first!.head.ref);
+    const path = [...files.keys()].find((f) => !gh.files(t.repo, 'main').has(f)) as string;
+    // `git commit --amend` and a force push: the bot's message and parent, another tree
+    const amended = gh.state.commitFiles(
+      gh.state.user('alice'),
+      head.parents[0],
+      { [path]: `${files.get(path)}# mine\n` },
+      head.message,
+    );
+    first!.head.sha = amended;
+    t.repo.refs.set(`refs/heads/${first!.head.ref}`, amended);
+    await t.pass();
+    expect(t.requests(first!.number)).toHaveLength(0);
+    expect(t.requests(second!.number)).toHaveLength(1);
+    expect(t.dashboard()?.body).toMatch(
+      new RegExp(
+        `- #${first!.number}: .* was changed by someone else: its head is not the autopilot's commit`,
+      ),
+    );
+  });
+
+  it('a 403 on the topo/validate check run is on the dashboard and fails the pass; the next pass posts it', async () => {
+    const t = setup();
+    gh.failNext({
+      match: /^POST \/repos\/acme\/sim\d+\/check-runs$/,
+      status: 403,
+      times: 2,
+      message: 'Resource not accessible by integration',
+    });
+    await t.pass([
+      expect.stringMatching(/could not post `topo\/validate`/),
+      expect.stringMatching(/could not post/),
+    ]);
+    expect(t.dashboard()?.body).toMatch(
+      /GitHub refused to post `topo\/validate` on #\d+ \(HTTP 403: Resource not accessible by integration/,
+    );
+    const heads = t.pulls().map((p) => p.head.sha);
+    expect(gh.state.checkRuns.filter((r) => heads.includes(r.headSha))).toEqual([]);
+    await t.pass();
+    for (const p of t.pulls())
+      expect(
+        gh.state.checkRuns.filter((r) => r.headSha === p.head.sha && r.name === VALIDATE_CHECK_NAME),
+      ).toHaveLength(1);
+    expect(t.dashboard()?.body).not.toContain('Needs a person');
+  });
+
+  it('a pass that died opening a round is resumed by the next: the missing pull request and its topo/validate, no new round', async () => {
+    const t = setup();
+    // the first pull request is created, the second refused: the pass is cut there
+    let creates = 0;
+    const open = t.port.open;
+    t.port.open = async (e, candidate, sha) => {
+      if (++creates === 2) throw new Error('the runner was killed');
+      return open(e, candidate, sha);
+    };
+    await t.pass([expect.stringMatching(/the runner was killed/)]);
+    expect(t.pulls()).toHaveLength(1);
+    t.port.open = open;
+    await t.pass();
+    const pulls = t.pulls();
+    expect(pulls).toHaveLength(2);
+    for (const p of pulls) {
+      expect(p.body).toContain('**Autopilot, round 1**');
+      expect(
+        gh.state.checkRuns.filter((r) => r.headSha === p.head.sha && r.name === VALIDATE_CHECK_NAME),
+      ).toHaveLength(1);
+    }
+    expect(t.dashboard()?.body).toContain('**Round:** 1');
+    await t.pass();
+    expect(t.pulls()).toHaveLength(2);
+  });
+
+  it('never proposes a name a person’s open pull request uses; a clash a person makes later is on the dashboard', async () => {
+    const first = setup();
+    await first.pass();
+    const names = first.pulls().map((p) => p.head.ref.split('/').at(-1) as string);
+    const t = setup();
+    const file = (name: string) => `topologies/${EXPERIMENT_ID}/${name}.yaml`;
+    gh.openPull({
+      repo: t.repo,
+      author: 'alice',
+      title: 'mine',
+      head: 'alice/mine',
+      files: { [file(names[0]!)]: `name: ${names[0]}\n` },
+    });
+    await t.pass();
+    const proposed = t
+      .pulls()
+      .filter((p) => p.user.login === gh.botLogin)
+      .map((p) => p.head.ref.split('/').at(-1));
+    expect(proposed).not.toContain(names[0]);
+    expect(proposed.length).toBeGreaterThan(0);
+    const clash = gh.openPull({
+      repo: t.repo,
+      author: 'alice',
+      title: 'also mine',
+      head: 'alice/also',
+      files: { [file(proposed[0]!)]: `name: ${proposed[0]}\n` },
+    });
+    await t.pass();
+    expect(t.dashboard()?.body).toContain(
+      `is also the candidate of #${clash.number}, a person's pull request`,
+    );
+  });
+
+  it('a runner clock off Prometheus’s on the first pass opens nothing and says so; once fixed the round opens', async () => {
+    const t = setup();
+    t.skewClock(600);
+    await t.pass();
+    expect(t.pulls()).toHaveLength(0);
+    expect(t.dashboard()?.body).toMatch(
+      /the runner's clock cannot be trusted: the runner's clock .* is 10 min ahead of Prometheus's/,
+    );
+    t.skewClock(0);
+    await t.pass();
+    expect(t.pulls()).toHaveLength(2);
+  });
+});

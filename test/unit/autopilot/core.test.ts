@@ -251,3 +251,119 @@ describe('people first', () => {
     expect(kinds(input(runs))).toContain('open');
   });
 });
+
+describe('the baseline: the bot measures it first when no one has', () => {
+  const botBase = (more: Partial<PilotRun>) =>
+    bot('baseline', 0, { seconds: 100, outcome: 'equivalent', ...more });
+
+  it('an experiment with no baseline run opens the baseline’s own pull request (round 0), once, within the budget', () => {
+    expect(planStep(input([])).actions).toEqual([{ kind: 'open', round: 0, parent: '', count: 1 }]);
+    const tight = planStep(input([], { policy: { ...POLICY, gpuHours: 5 } }));
+    expect(tight.actions).toEqual([]);
+    expect(tight.waiting).toMatch(/budget has no room for the baseline/);
+    // a person's run without a recorded baseline: theirs to record first
+    const mine = bot('mine', 0, { round: null, origin: 'person', request: 'live', outcome: null });
+    expect(planStep(input([mine])).actions).toEqual([]);
+  });
+
+  it('submits the bot’s baseline, waits while it runs, then merges it measured (merge: auto) so the record holds the reference', () => {
+    const opened = botBase({ request: 'none', outcome: null, gpuHours: 0 });
+    expect(planStep(input([opened])).actions).toEqual([{ kind: 'submit', name: 'baseline', pr: opened.pr }]);
+    const running = planStep(input([{ ...opened, request: 'live' }]));
+    expect(running.actions).toEqual([]);
+    expect(running.waiting).toBe('the baseline is running');
+    const measured = botBase({});
+    const auto = { policy: { ...POLICY, merge: 'auto' as const, requiredChecks: ['topo/monitor'] } };
+    expect(planStep(input([measured], auto)).actions).toEqual([
+      { kind: 'merge', name: 'baseline', pr: measured.pr, why: 'baseline' },
+    ]);
+  });
+
+  it('under merge: manual the measured baseline is a person’s to merge, said on the dashboard; a failed one is closed and recorded', () => {
+    const measured = botBase({});
+    const p = planStep(input([measured]));
+    expect(p.actions).toEqual([]);
+    expect(p.stalls).toEqual([
+      expect.objectContaining({ pr: measured.pr, fix: expect.stringMatching(/^merge #\d+ to record it/) }),
+    ]);
+    const failed = botBase({ outcome: 'failed', seconds: undefined });
+    expect(planStep(input([failed])).actions).toEqual([
+      { kind: 'close', name: 'baseline', pr: failed.pr, why: 'failed' },
+    ]);
+  });
+});
+
+describe('submit: approval', () => {
+  it('a writer’s approving review of the head starts the run (within the budget); the others wait, named', () => {
+    const runs = [
+      baseline,
+      bot('a', 1, { request: 'none', outcome: null, gpuHours: 0, approved: true }),
+      bot('b', 1, { request: 'none', outcome: null, gpuHours: 0 }),
+    ];
+    const p = planStep(input(runs, { policy: { ...POLICY, submit: 'approval' } }));
+    expect(p.actions).toEqual([{ kind: 'submit', name: 'a', pr: runs[1]?.pr }]);
+    expect(p.waiting).toBe(`waiting for a writer's approving review or /topo submit on #${runs[2]?.pr}`);
+  });
+});
+
+describe('the loop closes after the conclusion', () => {
+  const winner = bot('a', 1, { outcome: 'better', seconds: 80 });
+  const concluded = { reason: 'max_rounds 1 reached', winner: 'a' };
+  const auto = { ...POLICY, merge: 'auto' as const, requiredChecks: ['topo/validate', 'topo/monitor'] };
+
+  it('merge: auto labels the winner and merges it (the stage waits for its required checks), then reports', () => {
+    expect(planStep(input([baseline, winner], { policy: auto, concluded })).actions).toEqual([
+      { kind: 'label', name: 'a', pr: winner.pr },
+      { kind: 'merge', name: 'a', pr: winner.pr, why: 'winner' },
+    ]);
+    const labelled = { ...winner, labelled: true };
+    expect(planStep(input([baseline, labelled], { policy: auto, concluded })).actions).toEqual([
+      { kind: 'merge', name: 'a', pr: winner.pr, why: 'winner' },
+    ]);
+    // merged by a person before the bot, and recorded: the report
+    const merged = { ...winner, pull: 'merged' as const, recorded: true };
+    expect(planStep(input([baseline, merged], { policy: auto, concluded })).actions).toEqual([
+      { kind: 'report', winner: 'a' },
+    ]);
+    expect(
+      planStep(input([baseline, merged], { concluded: { ...concluded, reported: true } })).actions,
+    ).toEqual([]);
+  });
+
+  it('merge: manual labels the winner and leaves its merge to a person, on the dashboard; the report waits for the record', () => {
+    const p = planStep(input([baseline, winner], { concluded }));
+    expect(p.actions).toEqual([{ kind: 'label', name: 'a', pr: winner.pr }]);
+    expect(p.stalls.map((s) => s.fix)).toEqual([
+      expect.stringMatching(/^merge #\d+ to record it; the final report/),
+    ]);
+    const unrecorded = planStep(input([baseline, { ...winner, pull: 'merged' }], { concluded }));
+    expect(unrecorded.actions).toEqual([]);
+    expect(unrecorded.waiting).toMatch(/waiting for the record of the winner/);
+  });
+
+  it('no winner, or a winner closed without a merge: the report at once', () => {
+    expect(planStep(input([baseline], { concluded: { reason: 'x', winner: null } })).actions).toEqual([
+      { kind: 'report', winner: null },
+    ]);
+    const closed = { ...winner, pull: 'closed' as const };
+    expect(planStep(input([baseline, closed], { concluded })).actions).toEqual([
+      { kind: 'report', winner: null },
+    ]);
+  });
+});
+
+describe('nothing stalls silently', () => {
+  it('a bot pull request someone else pushed to is on the dashboard with what they can do', () => {
+    const taken = bot('a', 1, { takenOver: true, request: 'none', outcome: null });
+    const p = planStep(input([baseline, taken]));
+    expect(p.stalls).toEqual([
+      {
+        pr: taken.pr,
+        what: expect.stringMatching(
+          /its head is not the autopilot's commit \(an amended or force-pushed commit counts\)/,
+        ),
+        fix: expect.stringMatching(/`\/topo submit` on #\d+ to run it as your candidate, or close it/),
+      },
+    ]);
+  });
+});

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { PilotRun } from '../../../../src/autopilot/core.js';
 import { type AutopilotPolicy, policyOf } from '../../../../src/autopilot/policy.js';
 import type { BotPull } from '../../../../src/autopilot/pulls.js';
-import { readBotMarker } from '../../../../src/autopilot/pulls.js';
+import { botPullBody, readBotMarker } from '../../../../src/autopilot/pulls.js';
 import { EMPTY_PILOT_STATE, type PilotState } from '../../../../src/autopilot/state.js';
 import { autopilot } from '../../../../src/monitor/autopilot.js';
 import { runStages, stagesNamed, withStage } from '../../../../src/monitor/pass.js';
@@ -110,6 +110,9 @@ function world(ctx: () => AutopilotContext, state: Partial<PilotState> = {}) {
   };
   return { port, pulls, calls, dashboard, pilot, checks, refuse };
 }
+
+/** A bot pull request's body, with its marker, as the stage writes it (round 1). */
+const botMarkerBody = (candidate: string) => botPullBody(EXPERIMENT_ID, candidate, 1, 'why');
 
 /** The calls that write something GitHub keeps, without the validate checks each opened pull request gets. */
 const writes = (calls: readonly string[]) => calls.filter((c) => !c.startsWith('validate'));
@@ -356,5 +359,178 @@ describe('stage autopilot', () => {
       'open p1 round 1 #100',
       'open p2 round 1 #101',
     ]);
+  });
+});
+
+describe('stage autopilot: the loop closes', () => {
+  const concluded = { reason: 'max_rounds 1 reached', winner: 'p1' };
+  const auto = { merge: 'auto' as const, requiredChecks: ['topo/validate', 'topo/monitor'] };
+  const winnerRun = (pr: number) => ({
+    name: 'p1',
+    round: 1,
+    origin: 'bot' as const,
+    pr,
+    pull: 'closed' as const,
+    request: 'ended' as const,
+    outcome: 'better' as const,
+    seconds: 80,
+    gpuHours: 8,
+  });
+  function concludedWorld() {
+    const exp = withAutopilot();
+    const w = world(() => context(exp, auto, [baseline, winnerRun(7)]), { concluded });
+    w.pulls.push({ pr: 7, candidate: 'p1', round: 1, state: 'open', headSha: shaOf('p1'), takenOver: false });
+    return {
+      exp,
+      w,
+      pass: () => autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port }),
+    };
+  }
+
+  it('merge: auto labels the winner, merges it once its required checks pass, posts the final report and closes the dashboard', async () => {
+    const t = concludedWorld();
+    t.w.checks['topo/validate'] = 'success';
+    t.w.checks['topo/monitor'] = null; // still running
+    await t.pass();
+    expect(t.w.calls).toEqual(['label #7 autopilot:winner']);
+    expect(t.w.dashboard.body).toContain('\\#7 waits for its required check\\(s\\) topo/monitor');
+    t.w.pulls[0]!.labels = ['autopilot:winner'];
+    t.w.checks['topo/monitor'] = 'success';
+    t.w.calls.length = 0;
+    await t.pass();
+    expect(t.w.calls).toEqual(['merge #7', 'report']);
+    expect(t.w.pilot.state.concluded).toEqual({ ...concluded, reported: true });
+    expect(t.w.dashboard.closed).toBe(true);
+  });
+
+  it('a required check that failed on the winner is on the dashboard with what to do: no merge', async () => {
+    const t = concludedWorld();
+    t.w.checks['topo/validate'] = 'failure';
+    t.w.checks['topo/monitor'] = 'success';
+    await t.pass();
+    expect(t.w.calls).toEqual(['label #7 autopilot:winner']);
+    expect(t.w.dashboard.body).toMatch(
+      /\*\*Needs a person:\*\*\n- #7: `p1` is not merged: its required check\(s\) `topo\/validate` failed on its head\. \*\*What you can do:\*\* merge #7 by hand/,
+    );
+    expect(t.w.dashboard.closed).toBe(false);
+  });
+});
+
+describe('stage autopilot: nothing stalls silently', () => {
+  it('a Request it cannot make is on the dashboard with why and what to do', async () => {
+    const exp = withAutopilot();
+    const w = world(() => context(exp));
+    w.pulls.push({ pr: 7, candidate: 'p1', round: 1, state: 'open', headSha: 'h', takenOver: false });
+    w.refuse.set('p1', {
+      why: '#7 changes `README.md`, not only `x.yaml`',
+      fix: 'restore #7 to its one candidate file',
+    });
+    await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
+    expect(w.dashboard.body).toContain(
+      '- #7: no Request for `p1`: #7 changes `README.md`, not only `x.yaml`. **What you can do:** restore #7 to its one candidate file.',
+    );
+  });
+
+  it('a pass that died opening a round is resumed: the next opens the pull requests and posts topo/validate, and opens no new round', async () => {
+    const exp = withAutopilot();
+    // the bot's commits of p1 and p2 kept in its state, no branch or pull request made
+    const w = world(() => context(exp), {
+      rounds: { p1: 1, p2: 1 },
+      heads: { p1: shaOf('p1'), p2: shaOf('p2') },
+    });
+    await w.port.commit(exp, {
+      candidate: 'p1',
+      path: 'x',
+      text: 'x',
+      reasoning: '',
+      round: 1,
+      title: 't',
+      body: botMarkerBody('p1'),
+    });
+    await w.port.commit(exp, {
+      candidate: 'p2',
+      path: 'x',
+      text: 'x',
+      reasoning: '',
+      round: 1,
+      title: 't',
+      body: botMarkerBody('p2'),
+    });
+    await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
+    expect(w.calls).toEqual([
+      'open p1 round 1 #100',
+      'open p2 round 1 #101',
+      'validate #100',
+      'validate #101',
+      'request p1 #100',
+      'request p2 #101',
+    ]);
+    expect(w.pilot.state.validated).toEqual({ p1: shaOf('p1'), p2: shaOf('p2') });
+    w.calls.length = 0;
+    await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
+    expect(w.calls).toEqual(['request p1 #100', 'request p2 #101']);
+  });
+
+  it('a write GitHub refuses (a 403 on the topo/validate check) is on the dashboard and an error of the pass; the next pass posts it', async () => {
+    const exp = withAutopilot();
+    const w = world(() => context(exp));
+    let refused = true;
+    const validate = w.port.validate;
+    w.port.validate = async (e, pr) => {
+      if (refused) throw Object.assign(new Error('Resource not accessible by integration'), { status: 403 });
+      return validate(e, pr);
+    };
+    const state = readState([{ exp }]);
+    await autopilot(state, { ...recordingPorts(), autopilot: w.port });
+    expect(state.experiments[0]?.errors[0]).toMatch(/could not post `topo\/validate` on #100/);
+    expect(w.dashboard.body).toMatch(
+      /GitHub refused to post `topo\/validate` on #100 \(HTTP 403: Resource not accessible by integration\)\. \*\*What you can do:\*\* give the monitor job's token/,
+    );
+    refused = false;
+    w.calls.length = 0;
+    await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
+    expect(w.calls.filter((c) => c.startsWith('validate'))).toEqual(['validate #100', 'validate #101']);
+    expect(w.dashboard.body).not.toContain('Needs a person');
+  });
+
+  it('never proposes a name a person’s open pull request uses, and shows a clash a person made after the bot', async () => {
+    const exp = withAutopilot();
+    const w = world(() => context(exp));
+    const read = w.port.read;
+    let others = [{ pr: 50, candidate: 'p1' }];
+    w.port.read = async (e) => ({ ...(await read(e))!, others });
+    await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
+    expect(writes(w.calls)).toEqual([
+      'propose 2 excluding baseline,p1',
+      'open p2 round 1 #100',
+      'open p3 round 1 #101',
+    ]);
+    others = [{ pr: 51, candidate: 'p3' }];
+    await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
+    expect(w.dashboard.body).toContain("- #101: `p3` is also the candidate of #51, a person's pull request");
+  });
+
+  it('a runner clock off Prometheus’s on the first pass (no run counted yet): nothing opened, the dashboard says why', async () => {
+    const exp = withAutopilot();
+    const w = world(() => context(exp));
+    const ahead = NOW - 3600;
+    const ports = {
+      ...recordingPorts({
+        prometheus: {
+          baseUrl: 'http://prometheus.test',
+          instant: async () =>
+            ({ resultType: 'scalar', series: [{ labels: {}, points: [[ahead, ahead]] }] }) as never,
+          range: async () => Promise.reject(new Error('no')),
+        },
+      }),
+      autopilot: w.port,
+    };
+    const state = readState([{ exp }]);
+    await autopilot(state, ports);
+    expect(w.calls).toEqual([]);
+    expect(state.experiments[0]?.autopilot?.waiting).toBe('held: the runner’s clock is off');
+    expect(w.dashboard.body).toMatch(
+      /the runner's clock cannot be trusted: the runner's clock .* is 60 min ahead of Prometheus's/,
+    );
   });
 });
