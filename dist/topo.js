@@ -70755,6 +70755,7 @@ function autopilotIssues(loaded, experiment, context4) {
 function botBranch(experimentId, candidate) {
   return `topo/autopilot/${experimentId}/${candidate}`;
 }
+var WINNER_LABEL = "autopilot:winner";
 var live = (r) => r.request === "live";
 var withdrawn = (r) => r.origin === "bot" && (r.pull === "closed" && r.outcome === null || r.takenOver === true);
 function budgetOf(runs, limit, runGpuHours, elsewhere = 0) {
@@ -70795,32 +70796,82 @@ function planStep(input) {
   const { policy, runs, controls } = input;
   const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
   const { state: state2, current } = campaignOf(runs);
-  const plan = (actions, waiting2) => ({
-    actions,
-    waiting: waiting2,
+  const taken = takeovers(runs);
+  const plan = (step) => ({
+    actions: step.actions,
+    waiting: step.waiting,
     budget,
     campaign: state2,
-    round: current
+    round: current,
+    stalls: [...taken, ...step.stalls ?? []]
   });
-  if (input.concluded) return plan([], `concluded: ${input.concluded.reason}`);
+  if (input.concluded) return plan(finishStep(input, input.concluded));
   if (input.refused?.length)
-    return plan(
-      [],
-      `the autopilot policy on the default branch is refused, nothing starts until it is fixed: ${input.refused.join("; ")}`
-    );
+    return plan({
+      actions: [],
+      waiting: `the autopilot policy on the default branch is refused, nothing starts until it is fixed: ${input.refused.join("; ")}`
+    });
   const ending = endingReason(input, budget);
-  if (ending) return plan([...stopLive(runs, ending), ...conclusionOf(runs, state2, ending)], null);
+  if (ending)
+    return plan({
+      actions: [...stopLive(runs, ending), ...conclusionOf(runs, state2, ending)],
+      waiting: null
+    });
   const housekeeping = closeLosers(runs, state2);
   if (controls.paused || !policy.enabled) {
     const why = controls.paused ? "paused on the dashboard (/topo resume goes on)" : "autopilot.enabled is false";
-    return plan([...housekeeping, ...controls.stopLive ? stopLive(runs, why) : []], why);
+    return plan({
+      actions: [...housekeeping, ...controls.stopLive ? stopLive(runs, why) : []],
+      waiting: why
+    });
   }
-  const base = runs.find((r) => r.round === 0);
-  if (!base || base.outcome === null) return plan(housekeeping, "waiting for the baseline to be decided");
   const submits = submitsOf(input, budget, current);
+  const base = baselineStep(input, budget, submits);
+  if (base) return plan({ ...base, actions: [...housekeeping, ...base.actions] });
   if (!roundFinished(runs, current) || runs.some((r) => r.origin === "person" && live(r)))
-    return plan([...housekeeping, ...submits.actions], submits.waiting ?? `round ${current} is running`);
-  return plan([...housekeeping, ...nextRound(input, state2, budget)], null);
+    return plan({
+      actions: [...housekeeping, ...submits.actions],
+      waiting: submits.waiting ?? `round ${current} is running`
+    });
+  return plan({ actions: [...housekeeping, ...nextRound(input, state2, budget)], waiting: null });
+}
+function takeovers(runs) {
+  return runs.filter((r) => r.origin === "bot" && r.takenOver && r.pull === "open" && r.pr !== void 0).map((r) => ({
+    pr: r.pr,
+    what: `\`${r.name}\` was changed by someone else: its head is not the autopilot's commit (an amended or force-pushed commit counts), so the autopilot leaves it alone and its round goes on without it`,
+    fix: `it is yours now: comment \`/topo submit\` on #${r.pr} to run it as your candidate, or close it`
+  }));
+}
+function baselineStep(input, budget, submits) {
+  const { runs, policy } = input;
+  const base = runs.find((r) => r.round === 0);
+  if (!base) {
+    if (runs.some((r) => r.origin === "person"))
+      return { actions: [], waiting: "waiting for the baseline to be recorded (merge its pull request)" };
+    if (!canStart(policy, budget.spent, budget.committed, input.runGpuHours))
+      return { actions: [], waiting: "the budget has no room for the baseline" };
+    return { actions: [{ kind: "open", round: 0, parent: "", count: 1 }], waiting: null };
+  }
+  if (base.origin !== "bot" || base.pull !== "open" || base.pr === void 0)
+    return base.outcome === null ? { actions: [], waiting: "waiting for the baseline to be decided and recorded" } : null;
+  if (base.takenOver) return { actions: [], waiting: "the baseline\u2019s pull request is a person\u2019s now" };
+  if (base.request !== "ended" || base.outcome === null)
+    return { actions: submits.actions, waiting: submits.waiting ?? "the baseline is running" };
+  if (base.outcome === "failed")
+    return { actions: [{ kind: "close", name: base.name, pr: base.pr, why: "failed" }], waiting: null };
+  if (policy.merge === "auto")
+    return { actions: [{ kind: "merge", name: base.name, pr: base.pr, why: "baseline" }], waiting: null };
+  return {
+    actions: [],
+    waiting: `the baseline is measured; round 1 starts once #${base.pr} is merged`,
+    stalls: [
+      {
+        pr: base.pr,
+        what: `the baseline \`${base.name}\` is measured (merge: manual leaves its merge to a person)`,
+        fix: `merge #${base.pr} to record it as the reference; round 1 opens on the next pass`
+      }
+    ]
+  };
 }
 function endingReason(input, budget) {
   if (input.controls.concludedBy) return `concluded on the dashboard by @${input.controls.concludedBy}`;
@@ -70833,20 +70884,24 @@ function submitsOf(input, budget, current) {
     (r) => r.round === current && r.origin === "bot" && r.request === "none" && r.pull === "open" && !r.takenOver
   );
   if (waiting2.length === 0) return { actions: [], waiting: null };
-  if (input.policy.submit === "approval")
-    return {
-      actions: [],
-      waiting: `waiting for a writer's /topo submit on ${waiting2.map((r) => `#${r.pr}`).join(", ")}`
-    };
+  const approval = input.policy.submit === "approval";
+  const ready = approval ? waiting2.filter((r) => r.approved) : waiting2;
+  const unapproved = waiting2.filter((r) => !ready.includes(r));
   const actions = [];
   let committed = budget.committed;
-  for (const r of waiting2) {
+  for (const r of ready) {
     if (!canStart(input.policy, budget.spent, committed, input.runGpuHours)) break;
     committed += input.runGpuHours;
     actions.push({ kind: "submit", name: r.name, pr: r.pr });
   }
-  const held = waiting2.length - actions.length;
-  return { actions, waiting: held ? `${held} run(s) wait: the budget has no room for them` : null };
+  const held = ready.length - actions.length;
+  const why = [
+    ...unapproved.length ? [
+      `waiting for a writer's approving review or /topo submit on ${unapproved.map((r) => `#${r.pr}`).join(", ")}`
+    ] : [],
+    ...held ? [`${held} run(s) wait: the budget has no room for them`] : []
+  ];
+  return { actions, waiting: why.length ? why.join("; ") : null };
 }
 function nextRound(input, state2, budget) {
   const policy = {
@@ -70886,6 +70941,29 @@ function closeLosers(runs, state2) {
 }
 function stopLive(runs, reason2) {
   return runs.filter((r) => r.origin === "bot" && live(r) && r.pr !== void 0 && !r.takenOver).map((r) => ({ kind: "stop", name: r.name, pr: r.pr, reason: reason2 }));
+}
+function finishStep(input, c) {
+  if (c.reported || c.winner === void 0) return { actions: [], waiting: `concluded: ${c.reason}` };
+  const w2 = c.winner ? input.runs.find((r) => r.name === c.winner) : void 0;
+  if (w2?.pull === "open" && w2.pr !== void 0 && !w2.takenOver) {
+    const label = w2.labelled ? [] : [{ kind: "label", name: w2.name, pr: w2.pr }];
+    if (input.policy.merge === "auto" && w2.origin === "bot")
+      return { actions: [...label, { kind: "merge", name: w2.name, pr: w2.pr, why: "winner" }], waiting: null };
+    return {
+      actions: label,
+      waiting: `concluded (${c.reason}); the final report follows the winner's merge`,
+      stalls: [
+        {
+          pr: w2.pr,
+          what: `\`${w2.name}\` is the winner (${w2.origin === "bot" ? "merge: manual leaves its merge to a person" : "a person\u2019s own candidate"})`,
+          fix: `merge #${w2.pr} to record it; the final report is posted here then (or close it to conclude without it)`
+        }
+      ]
+    };
+  }
+  if (w2?.pull === "merged" && !w2.recorded)
+    return { actions: [], waiting: `concluded; waiting for the record of the winner #${w2.pr}` };
+  return { actions: [{ kind: "report", winner: w2?.pull === "merged" ? w2.name : null }], waiting: null };
 }
 function conclusionOf(runs, state2, reason2) {
   const winner = state2.best && state2.best.name !== state2.baseline.name ? state2.best.name : null;
@@ -70927,15 +71005,21 @@ var h = (x2) => (Math.round(x2 * 10) / 10).toFixed(1);
 function actionText(a) {
   switch (a.kind) {
     case "open":
-      return `open round ${a.round}: up to ${a.count} proposal(s) of \`topo suggest\` from \`${a.parent}\``;
+      return a.round === 0 ? "open the baseline's pull request: the experiment's starting topology, measured first" : `open round ${a.round}: up to ${a.count} proposal(s) of \`topo suggest\` from \`${a.parent}\``;
     case "submit":
       return `submit \`${a.name}\` (#${a.pr})`;
     case "close":
-      return a.why === "superseded" ? `close \`${a.name}\` (#${a.pr}): superseded by \`${a.by}\`` : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
+      return a.why === "superseded" ? `close \`${a.name}\` (#${a.pr}): superseded by \`${a.by}\`` : a.why === "failed" ? `close \`${a.name}\` (#${a.pr}): its run failed (recorded as failed)` : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
     case "stop":
       return `stop \`${a.name}\` (#${a.pr}): ${inlineText(a.reason, 200)}`;
     case "conclude":
       return `conclude (${inlineText(a.reason, 200)}); winner: ${a.winner ? `\`${a.winner}\`` : "none, the baseline stays"}`;
+    case "label":
+      return `label the winner \`${a.name}\` (#${a.pr}) \`${WINNER_LABEL}\``;
+    case "merge":
+      return `merge ${a.why === "baseline" ? "the measured baseline" : "the winner"} \`${a.name}\` (#${a.pr}) once its required checks pass, and record it`;
+    case "report":
+      return "post the final report here, from the record";
   }
 }
 function roundRows(runs) {
@@ -70955,7 +71039,17 @@ function bestLine(plan) {
   const gain = (1 - best.seconds / baseline.seconds) * 100;
   return `**Best so far:** \`${best.name}\`, ${best.seconds.toFixed(2)} s/rollout against the baseline's ${baseline.seconds.toFixed(2)} (${gain.toFixed(1)}% faster).`;
 }
-function renderDashboard(experimentId, runs, plan) {
+function stallLines(stalls) {
+  if (stalls.length === 0) return [];
+  return [
+    "**Needs a person:**",
+    ...stalls.map(
+      (s) => `- ${s.pr !== void 0 ? `#${s.pr}: ` : ""}${s.what}. **What you can do:** ${s.fix}.`
+    ),
+    ""
+  ];
+}
+function renderDashboard(experimentId, runs, plan, stalls = []) {
   const b2 = plan.budget;
   const next = plan.actions.length ? plan.actions.map((a) => `- ${actionText(a)}`) : [`- nothing: ${plan.waiting ?? "up to date"}`];
   return [
@@ -70968,6 +71062,7 @@ function renderDashboard(experimentId, runs, plan) {
     "",
     bestLine(plan),
     "",
+    ...stallLines([...plan.stalls, ...stalls]),
     "| round | candidate | pull request | decision | s/rollout | GPU-hours |",
     "|---|---|---|---|---|---|",
     ...roundRows(runs),
@@ -71020,7 +71115,8 @@ function runsFromRecord(record, gpusPerRun2) {
       outcome,
       ...seconds3 !== null && run3.status !== "failed" ? { seconds: seconds3 } : {},
       gpuHours: recordedGpuHours(run3, gpusPerRun2),
-      ...run3.run_name ? { runName: run3.run_name } : {}
+      ...run3.run_name ? { runName: run3.run_name } : {},
+      recorded: true
     };
   });
 }

@@ -50492,7 +50492,7 @@ var require_identity = __commonJS({
     var isMap2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
     var isPair = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
     var isScalar2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR;
-    var isSeq3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
+    var isSeq4 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
     function isCollection2(node) {
       if (node && typeof node === "object")
         switch (node[NODE_TYPE]) {
@@ -50529,7 +50529,7 @@ var require_identity = __commonJS({
     exports.isNode = isNode;
     exports.isPair = isPair;
     exports.isScalar = isScalar2;
-    exports.isSeq = isSeq3;
+    exports.isSeq = isSeq4;
   }
 });
 
@@ -50541,7 +50541,7 @@ var require_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove node");
-    function visit2(node, visitor) {
+    function visit3(node, visitor) {
       const visitor_ = initVisitor(visitor);
       if (identity.isDocument(node)) {
         const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
@@ -50550,9 +50550,9 @@ var require_visit = __commonJS({
       } else
         visit_(null, node, visitor_, Object.freeze([]));
     }
-    visit2.BREAK = BREAK;
-    visit2.SKIP = SKIP;
-    visit2.REMOVE = REMOVE;
+    visit3.BREAK = BREAK;
+    visit3.SKIP = SKIP;
+    visit3.REMOVE = REMOVE;
     function visit_(key, node, visitor, path) {
       const ctrl = callVisitor(key, node, visitor, path);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
@@ -50686,7 +50686,7 @@ var require_visit = __commonJS({
         throw new Error(`Cannot replace node with ${pt} parent`);
       }
     }
-    exports.visit = visit2;
+    exports.visit = visit3;
     exports.visitAsync = visitAsync;
   }
 });
@@ -50696,7 +50696,7 @@ var require_directives = __commonJS({
   "node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     var escapeChars = {
       "!": "%21",
       ",": "%2C",
@@ -50840,7 +50840,7 @@ var require_directives = __commonJS({
         let tagNames;
         if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
           const tags = {};
-          visit2.visit(doc.contents, (_key, node) => {
+          visit3.visit(doc.contents, (_key, node) => {
             if (identity.isNode(node) && node.tag)
               tags[node.tag] = true;
           });
@@ -50867,7 +50867,7 @@ var require_anchors = __commonJS({
   "node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     function anchorIsValid(anchor) {
       if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
         const sa = JSON.stringify(anchor);
@@ -50878,7 +50878,7 @@ var require_anchors = __commonJS({
     }
     function anchorNames(root) {
       const anchors = /* @__PURE__ */ new Set();
-      visit2.visit(root, {
+      visit3.visit(root, {
         Value(_key, node) {
           if (node.anchor)
             anchors.add(node.anchor);
@@ -51058,7 +51058,7 @@ var require_Alias = __commonJS({
   "node_modules/yaml/dist/nodes/Alias.js"(exports) {
     "use strict";
     var anchors = require_anchors();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     var identity = require_identity();
     var Node = require_Node();
     var toJS = require_toJS();
@@ -51084,7 +51084,7 @@ var require_Alias = __commonJS({
           nodes2 = ctx.aliasResolveCache;
         } else {
           nodes2 = [];
-          visit2.visit(doc, {
+          visit3.visit(doc, {
             Node: (_key, node) => {
               if (identity.isAlias(node) || identity.hasAnchor(node))
                 nodes2.push(node);
@@ -53851,7 +53851,7 @@ var require_Document = __commonJS({
     var applyReviver = require_applyReviver();
     var createNode = require_createNode();
     var directives = require_directives();
-    var Document2 = class _Document {
+    var Document3 = class _Document {
       constructor(value, replacer, options) {
         this.commentBefore = null;
         this.comment = null;
@@ -54141,7 +54141,7 @@ var require_Document = __commonJS({
         return true;
       throw new Error("Expected a YAML collection as document contents");
     }
-    exports.Document = Document2;
+    exports.Document = Document3;
   }
 });
 
@@ -55506,13 +55506,13 @@ var require_compose_node = __commonJS({
 var require_compose_doc = __commonJS({
   "node_modules/yaml/dist/compose/compose-doc.js"(exports) {
     "use strict";
-    var Document2 = require_Document();
+    var Document3 = require_Document();
     var composeNode = require_compose_node();
     var resolveEnd = require_resolve_end();
     var resolveProps = require_resolve_props();
     function composeDoc(options, directives, { offset, start, value, end }, onError) {
       const opts = Object.assign({ _directives: directives }, options);
-      const doc = new Document2.Document(void 0, opts);
+      const doc = new Document3.Document(void 0, opts);
       const ctx = {
         atKey: false,
         atRoot: true,
@@ -55551,7 +55551,7 @@ var require_composer = __commonJS({
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
-    var Document2 = require_Document();
+    var Document3 = require_Document();
     var errors = require_errors4();
     var identity = require_identity();
     var composeDoc = require_compose_doc();
@@ -55740,7 +55740,7 @@ ${end.comment}` : end.comment;
           this.doc = null;
         } else if (forceDoc) {
           const opts = Object.assign({ _directives: this.directives }, this.options);
-          const doc = new Document2.Document(void 0, opts);
+          const doc = new Document3.Document(void 0, opts);
           if (this.atDirectives)
             this.onError(endOffset, "MISSING_CHAR", "Missing directives-end indicator line");
           doc.range = [0, endOffset, endOffset];
@@ -56006,15 +56006,15 @@ var require_cst_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove item");
-    function visit2(cst, visitor) {
+    function visit3(cst, visitor) {
       if ("type" in cst && cst.type === "document")
         cst = { start: cst.start, value: cst.value };
       _visit(Object.freeze([]), cst, visitor);
     }
-    visit2.BREAK = BREAK;
-    visit2.SKIP = SKIP;
-    visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path) => {
+    visit3.BREAK = BREAK;
+    visit3.SKIP = SKIP;
+    visit3.REMOVE = REMOVE;
+    visit3.itemAtPath = (cst, path) => {
       let item = cst;
       for (const [field, index] of path) {
         const tok = item?.[field];
@@ -56025,8 +56025,8 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path) => {
-      const parent = visit2.itemAtPath(cst, path.slice(0, -1));
+    visit3.parentCollection = (cst, path) => {
+      const parent = visit3.itemAtPath(cst, path.slice(0, -1));
       const field = path[path.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
@@ -56057,7 +56057,7 @@ var require_cst_visit = __commonJS({
       }
       return typeof ctrl === "function" ? ctrl(item, path) : ctrl;
     }
-    exports.visit = visit2;
+    exports.visit = visit3;
   }
 });
 
@@ -57662,7 +57662,7 @@ var require_public_api = __commonJS({
   "node_modules/yaml/dist/public-api.js"(exports) {
     "use strict";
     var composer = require_composer();
-    var Document2 = require_Document();
+    var Document3 = require_Document();
     var errors = require_errors4();
     var log = require_log();
     var identity = require_identity();
@@ -57745,7 +57745,7 @@ var require_public_api = __commonJS({
       }
       if (identity.isDocument(value) && !_replacer)
         return value.toString(options);
-      return new Document2.Document(value, _replacer, options).toString(options);
+      return new Document3.Document(value, _replacer, options).toString(options);
     }
     exports.parse = parse4;
     exports.parseAllDocuments = parseAllDocuments2;
@@ -57759,7 +57759,7 @@ var require_dist2 = __commonJS({
   "node_modules/yaml/dist/index.js"(exports) {
     "use strict";
     var composer = require_composer();
-    var Document2 = require_Document();
+    var Document3 = require_Document();
     var Schema = require_Schema();
     var errors = require_errors4();
     var Alias = require_Alias();
@@ -57773,9 +57773,9 @@ var require_dist2 = __commonJS({
     var lineCounter = require_line_counter();
     var parser = require_parser();
     var publicApi = require_public_api();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     exports.Composer = composer.Composer;
-    exports.Document = Document2.Document;
+    exports.Document = Document3.Document;
     exports.Schema = Schema.Schema;
     exports.YAMLError = errors.YAMLError;
     exports.YAMLParseError = errors.YAMLParseError;
@@ -57801,8 +57801,8 @@ var require_dist2 = __commonJS({
     exports.parseAllDocuments = publicApi.parseAllDocuments;
     exports.parseDocument = publicApi.parseDocument;
     exports.stringify = publicApi.stringify;
-    exports.visit = visit2.visit;
-    exports.visitAsync = visit2.visitAsync;
+    exports.visit = visit3.visit;
+    exports.visitAsync = visit3.visitAsync;
   }
 });
 
@@ -77354,8 +77354,8 @@ async function cancelRuns2(deps, request2) {
 }
 
 // actions/monitor/ports.ts
-import { existsSync as existsSync4, readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
-import { join as join5 } from "node:path";
+import { existsSync as existsSync5, readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
+import { join as join6 } from "node:path";
 
 // src/github/check-runs.ts
 var ANNOTATIONS_PER_REQUEST = 50;
@@ -77436,20 +77436,6 @@ async function upsertCheckRun(octokit, input, known) {
     });
   }
   return { id, created };
-}
-async function postSummaryCheckRun(octokit, input) {
-  try {
-    await upsertCheckRun(octokit, input);
-    return { place: "check-run" };
-  } catch (e) {
-    const status4 = e.status;
-    if (status4 === 403 || status4 === 404)
-      return {
-        place: "job-summary",
-        reason: `the token may not write check runs (HTTP ${status4}: ${e.message}); give the job \`checks: write\` to see the summary in the pull request`
-      };
-    throw e;
-  }
 }
 
 // src/monitor/adapters.ts
@@ -77674,65 +77660,56 @@ function createPrometheusClient(options) {
   };
 }
 
-// src/usecases/refuse.ts
-function recheckRequest(octokit, repo, request2, source) {
-  return prepareCandidateAt(
-    octokit,
-    { owner: repo.owner, repo: repo.repo },
-    request2.headSha,
-    request2.path,
-    source
-  );
-}
-function refusedOutcome(request2, errors, at) {
+// src/campaign/rounds.ts
+function startCampaign(baseline) {
   return {
-    kind: "refused",
-    at,
-    evidence: [
-      `${request2.path} at ${request2.headSha.slice(0, 7)} no longer passes validation against the default branch: not submitted`,
-      ...errors.slice(0, 10).map((e) => e.length > 1900 ? `${e.slice(0, 1900)}\u2026` : e)
-    ]
+    baseline,
+    rounds: [],
+    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
   };
 }
-function refusalNotice(request2, errors) {
-  return [
-    `### Request of \`${request2.candidate}\` refused`,
-    "",
-    `\`${request2.runName}\` was waiting for a free slot, but its candidate (\`${request2.path}\` at ${request2.headSha.slice(0, 7)}) no longer passes validation against the default branch's experiment and rules, which changed since \`/topo submit\`. It was not submitted and will not be:`,
-    "",
-    codeBlock(errors.slice(0, 10).join("\n")),
-    "",
-    "Fix the candidate (or the default branch), then comment `/topo submit` again."
-  ].join("\n");
+function roundWinner(state2, round2) {
+  const measured2 = round2.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
+  const eligible = state2.best === null ? measured2 : measured2.filter((r) => r.outcome === "better");
+  return eligible.sort((a, b) => a.seconds - b.seconds)[0];
 }
-async function refuseRequest(octokit, repo, request2, errors, at, options = {}) {
-  const target2 = { ...repo, issue_number: request2.pr };
-  await updateRunState(
-    octokit,
-    target2,
-    (s) => withOutcome(s, request2.id, refusedOutcome(request2, errors, at))
-  );
-  if (!options.keepLabel)
-    await setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: request2.pr }, null);
-  const body = refusalNotice(request2, errors);
-  await writeSubmitComment(octokit, target2, request2.candidate, body);
-  const monitor = await findMonitorComment(octokit, target2, request2.candidate);
-  if (stickyText(monitor)?.includes(request2.runName))
-    await writeMonitorComment(octokit, target2, request2.candidate, body, monitor);
+function closeRound(state2, round2) {
+  const winner = roundWinner(state2, round2);
+  const best = winner && (state2.best === null || winner.seconds < state2.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state2.best;
+  return { ...state2, rounds: [...state2.rounds, round2], best };
 }
-async function refuseOrphanedRequest(octokit, repo, source, pull, request2, log, options = {}) {
-  const queued = request2.headSha === pull.headSha && !pull.state.runs[request2.id] && !pull.state.outcomes[request2.id];
-  if (!queued) return;
-  const prepared = await recheckRequest(octokit, repo, request2, source);
-  const errors = prepared.ok ? [
-    `the monitor cannot load experiment ${request2.experiment} from the default branch: its base preset is not in ${source.topologiesDir}/presets`
-  ] : prepared.errors;
-  log(`${request2.runName}: refused: ${errors.join("; ")}`);
-  await refuseRequest(octokit, repo, request2, errors, (/* @__PURE__ */ new Date()).toISOString(), options);
+function roundsWithoutGain(state2) {
+  let n = 0;
+  let replay = startCampaign(state2.baseline);
+  const gained = [];
+  for (const round2 of state2.rounds) {
+    const before = replay.best?.name;
+    replay = closeRound(replay, round2);
+    const gain = replay.best?.name !== before;
+    gained.push(gain ? true : round2.triedPredictedBest === false ? null : false);
+  }
+  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
+  return n;
+}
+function stopRule(state2, policy, outlook) {
+  const dry = roundsWithoutGain(state2);
+  if (state2.rounds.length === 0 || dry < policy.stopAfter) return null;
+  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
+  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
 }
 
-// actions/monitor/autopilot.ts
-var import_yaml4 = __toESM(require_dist2(), 1);
+// src/autopilot/core.ts
+function botBranch(experimentId, candidate) {
+  return `topo/autopilot/${experimentId}/${candidate}`;
+}
+
+// src/autopilot/pulls.ts
+var MARKER = /<!-- topo:autopilot experiment=([a-z0-9][a-z0-9_.-]*) candidate=([a-z0-9][a-z0-9_.-]*) round=(\d{1,3}) -->/;
+function readBotMarker(body, experimentId) {
+  const m = MARKER.exec(body ?? "");
+  if (!m || m[1] !== experimentId) return null;
+  return { candidate: m[2], round: Number(m[3]) };
+}
 
 // src/autopilot/controls.ts
 var CONTROL_HELP = [
@@ -77762,71 +77739,6 @@ function parseControl(body) {
   };
 }
 
-// src/autopilot/dashboard.ts
-function dashboardMarker(experimentId) {
-  return `<!-- topo:autopilot-dashboard experiment=${experimentId} -->`;
-}
-function dashboardTitle(experimentId) {
-  return `Autopilot dashboard: ${experimentId}`;
-}
-
-// src/autopilot/pulls.ts
-var MARKER = /<!-- topo:autopilot experiment=([a-z0-9][a-z0-9_.-]*) candidate=([a-z0-9][a-z0-9_.-]*) round=(\d{1,3}) -->/;
-function readBotMarker(body, experimentId) {
-  const m = MARKER.exec(body ?? "");
-  if (!m || m[1] !== experimentId) return null;
-  return { candidate: m[2], round: Number(m[3]) };
-}
-function botPullTitle(experimentId, candidate, round2) {
-  return `autopilot round ${round2}: ${experimentId}/${candidate}`;
-}
-
-// src/autopilot/runs.ts
-var ROUND = /^Autopilot round (\d{1,3}): /;
-function roundHypothesis(round2, hypothesis) {
-  return `Autopilot round ${round2}: ${hypothesis.replace(ROUND, "")}`;
-}
-function roundOf(hypothesis) {
-  const m = ROUND.exec(hypothesis ?? "");
-  return m ? Number(m[1]) : null;
-}
-function recordedOutcome(run) {
-  if (run.status === "pending" || run.status === "running") return null;
-  if (run.status === "failed") return "failed";
-  if (run.status === "accepted") return "better";
-  const c = run.comparison?.outcome;
-  if (c === "worse") return "worse";
-  if (c === "indistinguishable") return "equivalent";
-  return run.status === "rejected" ? "not-better" : "undecided";
-}
-function recordedGpuHours(run, gpusPerRun2) {
-  const used = run.monitor_decision?.gpu_minutes_used;
-  if (typeof used === "number") return used / 60;
-  const minutes = run.verdict?.minutes_of_data ?? 0;
-  return gpusPerRun2 * minutes / 60;
-}
-function runsFromRecord(record, gpusPerRun2) {
-  if (!record) return [];
-  const base = baselineRun(record);
-  return record.runs.map((run) => {
-    const round2 = run === base ? 0 : roundOf(run.hypothesis);
-    const outcome = run === base && run.status !== "failed" ? "equivalent" : recordedOutcome(run);
-    const seconds2 = figureOf(run, record.runs)?.value ?? null;
-    return {
-      name: run.name,
-      round: round2,
-      origin: round2 !== null && round2 > 0 ? "bot" : "person",
-      ...run.pull_request ? { pr: run.pull_request.number } : {},
-      pull: run.pull_request?.merge_commit_sha ? "merged" : run.pull_request ? "closed" : "none",
-      request: outcome === null ? "live" : "ended",
-      outcome,
-      ...seconds2 !== null && run.status !== "failed" ? { seconds: seconds2 } : {},
-      gpuHours: recordedGpuHours(run, gpusPerRun2),
-      ...run.run_name ? { runName: run.run_name } : {}
-    };
-  });
-}
-
 // src/autopilot/state.ts
 var EMPTY_PILOT_STATE = {
   version: 1,
@@ -77836,13 +77748,22 @@ var EMPTY_PILOT_STATE = {
   lastComment: 0,
   rounds: {},
   stopped: [],
-  held: {}
+  held: {},
+  heads: {},
+  validated: {}
 };
 var PilotStateError = class extends Error {
   name = "PilotStateError";
 };
 var isObject = (x) => typeof x === "object" && x !== null;
 var NAME2 = /^[a-z0-9][a-z0-9_.-]{0,99}$/;
+var SHA2 = /^[0-9a-f]{40}$/;
+function shaMap(x, what) {
+  const m = x ?? {};
+  if (!isObject(m) || Object.entries(m).some(([k, v]) => !NAME2.test(k) || typeof v !== "string" || !SHA2.test(v)))
+    throw new PilotStateError(`the autopilot state is not valid: ${what}`);
+  return { ...m };
+}
 function parsePilotState(text3) {
   let x;
   try {
@@ -77857,7 +77778,7 @@ function parsePilotState(text3) {
     throw bad("paused");
   if (x.concludeBy !== null && typeof x.concludeBy !== "string") throw bad("concludeBy");
   const c = x.concluded;
-  if (c !== null && !(isObject(c) && typeof c.reason === "string" && (c.winner === null || typeof c.winner === "string")))
+  if (c !== null && !(isObject(c) && typeof c.reason === "string" && (c.winner === null || typeof c.winner === "string") && (c.reported === void 0 || typeof c.reported === "boolean")))
     throw bad("concluded");
   if (!Number.isSafeInteger(x.lastComment) || x.lastComment < 0) throw bad("lastComment");
   const rounds2 = x.rounds;
@@ -77872,12 +77793,17 @@ function parsePilotState(text3) {
     version: 1,
     paused: p === null ? null : { by: p.by, now: p.now },
     concludeBy: x.concludeBy,
-    concluded: c === null ? null : { reason: c.reason, winner: c.winner },
+    concluded: c === null ? null : concludedOf(c),
     lastComment: x.lastComment,
     rounds: { ...rounds2 },
     stopped: [...x.stopped],
-    held: { ...held }
+    held: { ...held },
+    heads: shaMap(x.heads, "heads"),
+    validated: shaMap(x.validated, "validated")
   };
+}
+function concludedOf(c) {
+  return { reason: c.reason, winner: c.winner, ...c.reported ? { reported: true } : {} };
 }
 function renderPilotState(state2) {
   return JSON.stringify(state2, null, 2);
@@ -77925,98 +77851,13 @@ function doneText(control) {
   }
 }
 
-// src/campaign/rounds.ts
-function startCampaign(baseline) {
-  return {
-    baseline,
-    rounds: [],
-    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
-  };
-}
-function roundWinner(state2, round2) {
-  const measured2 = round2.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
-  const eligible = state2.best === null ? measured2 : measured2.filter((r) => r.outcome === "better");
-  return eligible.sort((a, b) => a.seconds - b.seconds)[0];
-}
-function closeRound(state2, round2) {
-  const winner = roundWinner(state2, round2);
-  const best = winner && (state2.best === null || winner.seconds < state2.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state2.best;
-  return { ...state2, rounds: [...state2.rounds, round2], best };
-}
-function roundsWithoutGain(state2) {
-  let n = 0;
-  let replay = startCampaign(state2.baseline);
-  const gained = [];
-  for (const round2 of state2.rounds) {
-    const before = replay.best?.name;
-    replay = closeRound(replay, round2);
-    const gain = replay.best?.name !== before;
-    gained.push(gain ? true : round2.triedPredictedBest === false ? null : false);
-  }
-  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
-  return n;
-}
-function stopRule(state2, policy, outlook) {
-  const dry = roundsWithoutGain(state2);
-  if (state2.rounds.length === 0 || dry < policy.stopAfter) return null;
-  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
-  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
-}
-
-// src/autopilot/core.ts
-function botBranch(experimentId, candidate) {
-  return `topo/autopilot/${experimentId}/${candidate}`;
-}
-
-// src/usecases/autopilot.ts
-var AutopilotConfigError = class extends Error {
-  name = "AutopilotConfigError";
-};
-var EXPERIMENT_ID2 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
-async function readAutopilot(files, experimentId, clustersFile = "topologies/clusters.yaml") {
-  if (!EXPERIMENT_ID2.test(experimentId))
-    throw new AutopilotConfigError(
-      `"${experimentId}" is not an experiment id (lowercase letters, digits, . _ -)`
-    );
-  const file = `topologies/${experimentId}/experiment.yaml`;
-  const text3 = await files.read(file);
-  if (text3 === void 0) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
-  const checked2 = checkExperiment(text3, file);
-  if (!checked2.value) {
-    const i = checked2.issues[0];
-    throw new AutopilotConfigError(`${file}:${i?.line}: ${i?.keyPath}: ${i?.message}`);
-  }
-  const experiment = checked2.value;
-  const policy = policyOf(experiment);
-  if (!policy)
-    throw new AutopilotConfigError(
-      `${file} has no autopilot block: add one (docs/autopilot.md, "The policy") to let the experiment run its own rounds`
-    );
-  const clustersText = await files.read(clustersFile);
-  const cluster = clustersText ? checkClusters(clustersText, clustersFile).value?.clusters[experiment.cluster] : void 0;
-  const refused = autopilotIssues(checked2.loaded, experiment, cluster ? { cluster } : {}).filter((i) => i.severity === "error").map((i) => `${file}:${i.line}: ${i.rule}: ${i.message}`);
-  const recordFile = recordPaths(experimentId).json;
-  const recordText = await files.read(recordFile);
-  const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile);
-  return {
-    experiment,
-    policy,
-    ...cluster ? { cluster } : {},
-    ...record ? { record } : {},
-    runGpuHours: runCost(experiment, cluster).gpuHours,
-    refused,
-    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
-  };
-}
-
 // src/usecases/autopilot-github.ts
 function botTrailer(experimentId, candidate) {
   return `Topo-Autopilot: ${experimentId}/${candidate}`;
 }
 var status3 = (e) => e.status;
-async function openBotPull(octokit, target2, p) {
+async function commitBotProposal(octokit, target2, p) {
   const repo = { owner: target2.owner, repo: target2.repo };
-  const branch = botBranch(p.experimentId, p.candidate);
   const base = (await octokit.rest.repos.get(repo)).data.default_branch;
   const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${base}` })).data.object.sha;
   const baseTree = (await octokit.rest.git.getCommit({ ...repo, commit_sha: baseSha })).data.tree.sha;
@@ -78029,12 +77870,25 @@ async function openBotPull(octokit, target2, p) {
     ...repo,
     message: `${p.title}
 
+${p.body}
+
 ${botTrailer(p.experimentId, p.candidate)}`,
     tree: tree.data.sha,
     parents: [baseSha]
   });
+  return commit.data.sha;
+}
+function pullTextOf(message2, trailer) {
+  const text3 = message2.trimEnd();
+  const cut = text3.endsWith(trailer) ? text3.slice(0, -trailer.length) : text3;
+  const at = cut.indexOf("\n\n");
+  return at < 0 ? { title: cut.trim(), body: "" } : { title: cut.slice(0, at).trim(), body: cut.slice(at + 2).trim() };
+}
+async function openBotPull(octokit, target2, p) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const branch = botBranch(p.experimentId, p.candidate);
   try {
-    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commit.data.sha });
+    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: p.sha });
   } catch (error2) {
     if (status3(error2) !== 422) throw error2;
     const pulls = await pullsOfBranch(octokit, target2, branch);
@@ -78042,14 +77896,11 @@ ${botTrailer(p.experimentId, p.candidate)}`,
     if (open2) return { pr: open2.number, created: false };
     if (pulls.length > 0) return null;
   }
+  const message2 = (await octokit.rest.git.getCommit({ ...repo, commit_sha: p.sha })).data.message;
+  const text3 = pullTextOf(message2, botTrailer(p.experimentId, p.candidate));
+  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
   try {
-    const pull = await octokit.rest.pulls.create({
-      ...repo,
-      head: branch,
-      base,
-      title: p.title,
-      body: p.body
-    });
+    const pull = await octokit.rest.pulls.create({ ...repo, head: branch, base, ...text3 });
     return { pr: pull.data.number, created: true };
   } catch (error2) {
     if (status3(error2) !== 422) throw error2;
@@ -78068,7 +77919,7 @@ async function pullsOfBranch(octokit, target2, branch) {
   });
   return data;
 }
-async function listBotPulls(octokit, target2, experimentId) {
+async function listBotPulls(octokit, target2, experimentId, heads = {}) {
   const repo = { owner: target2.owner, repo: target2.repo };
   const prefix = `topo/autopilot/${experimentId}/`;
   const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "all", per_page: 100 });
@@ -78078,14 +77929,18 @@ async function listBotPulls(octokit, target2, experimentId) {
     if (!marker || pull.user?.login !== target2.botLogin || pull.head.ref !== `${prefix}${marker.candidate}`)
       continue;
     if (pull.head.repo?.full_name !== pull.base.repo.full_name) continue;
-    const head = await octokit.rest.git.getCommit({ ...repo, commit_sha: pull.head.sha });
+    const mine = heads[marker.candidate];
+    const takenOver = mine ? mine !== pull.head.sha : pull.state === "open" && !(await octokit.rest.git.getCommit({ ...repo, commit_sha: pull.head.sha })).data.message.includes(
+      botTrailer(experimentId, marker.candidate)
+    );
     out.push({
       pr: pull.number,
       candidate: marker.candidate,
       round: marker.round,
       state: pull.merged_at ? "merged" : pull.state === "open" ? "open" : "closed",
       headSha: pull.head.sha,
-      takenOver: !head.data.message.includes(botTrailer(experimentId, marker.candidate))
+      takenOver,
+      labels: pull.labels.map((l) => typeof l === "string" ? l : l.name ?? "")
     });
   }
   return out;
@@ -78229,9 +78084,281 @@ ${text3}`,
     }
   }
 }
+async function approvedBy(octokit, target2, pull, cache2 = /* @__PURE__ */ new Map()) {
+  const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, {
+    owner: target2.owner,
+    repo: target2.repo,
+    pull_number: pull.pr,
+    per_page: 100
+  });
+  const latest = /* @__PURE__ */ new Map();
+  for (const r of reviews) {
+    const login = r.user?.login;
+    if (!login || login === target2.botLogin || r.state === "COMMENTED" || r.state === "PENDING") continue;
+    latest.set(login, { state: r.state, commit: r.commit_id ?? null });
+  }
+  for (const [login, r] of latest)
+    if (r.state === "APPROVED" && r.commit === pull.headSha && await mayCommand(octokit, target2, login, cache2))
+      return login;
+  return void 0;
+}
+async function checkConclusions(octokit, target2, sha) {
+  const runs = await octokit.paginate(octokit.rest.checks.listForRef, {
+    owner: target2.owner,
+    repo: target2.repo,
+    ref: sha,
+    per_page: 100
+  });
+  const out = {};
+  for (const r of [...runs].sort((a, b) => a.id - b.id))
+    out[r.name] = r.status === "completed" ? r.conclusion ?? null : null;
+  return out;
+}
+async function othersCandidates(octokit, target2, experimentId, topologiesDir = "topologies") {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "open", per_page: 100 });
+  const out = [];
+  for (const pull of pulls) {
+    if (pull.head.ref.startsWith(`topo/autopilot/${experimentId}/`) && pull.user?.login === target2.botLogin)
+      continue;
+    const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+      ...repo,
+      pull_number: pull.number,
+      per_page: 100
+    });
+    out.push(
+      ...candidatesIn(
+        pull.number,
+        files.map((f) => f.filename),
+        experimentId,
+        topologiesDir
+      )
+    );
+  }
+  return out;
+}
+function candidatesIn(pr, paths, experimentId, topologiesDir = "topologies") {
+  const dir = `${topologiesDir}/${experimentId}/`;
+  return paths.filter(
+    (p) => p.startsWith(dir) && /^[^/]+\.ya?ml$/.test(p.slice(dir.length)) && !/\/experiment\.ya?ml$/.test(p)
+  ).map((p) => ({ pr, candidate: p.slice(dir.length).replace(/\.ya?ml$/, "") }));
+}
+
+// src/usecases/refuse.ts
+function recheckRequest(octokit, repo, request2, source) {
+  return prepareCandidateAt(
+    octokit,
+    { owner: repo.owner, repo: repo.repo },
+    request2.headSha,
+    request2.path,
+    source
+  );
+}
+function refusedOutcome(request2, errors, at) {
+  return {
+    kind: "refused",
+    at,
+    evidence: [
+      `${request2.path} at ${request2.headSha.slice(0, 7)} no longer passes validation against the default branch: not submitted`,
+      ...errors.slice(0, 10).map((e) => e.length > 1900 ? `${e.slice(0, 1900)}\u2026` : e)
+    ]
+  };
+}
+function refusalNotice(request2, errors) {
+  return [
+    `### Request of \`${request2.candidate}\` refused`,
+    "",
+    `\`${request2.runName}\` was waiting for a free slot, but its candidate (\`${request2.path}\` at ${request2.headSha.slice(0, 7)}) no longer passes validation against the default branch's experiment and rules, which changed since \`/topo submit\`. It was not submitted and will not be:`,
+    "",
+    codeBlock(errors.slice(0, 10).join("\n")),
+    "",
+    "Fix the candidate (or the default branch), then comment `/topo submit` again."
+  ].join("\n");
+}
+async function refuseRequest(octokit, repo, request2, errors, at, options = {}) {
+  const target2 = { ...repo, issue_number: request2.pr };
+  await updateRunState(
+    octokit,
+    target2,
+    (s) => withOutcome(s, request2.id, refusedOutcome(request2, errors, at))
+  );
+  if (!options.keepLabel)
+    await setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: request2.pr }, null);
+  const body = refusalNotice(request2, errors);
+  await writeSubmitComment(octokit, target2, request2.candidate, body);
+  const monitor = await findMonitorComment(octokit, target2, request2.candidate);
+  if (stickyText(monitor)?.includes(request2.runName))
+    await writeMonitorComment(octokit, target2, request2.candidate, body, monitor);
+}
+async function refuseOrphanedRequest(octokit, repo, source, pull, request2, log, options = {}) {
+  const queued = request2.headSha === pull.headSha && !pull.state.runs[request2.id] && !pull.state.outcomes[request2.id];
+  if (!queued) return;
+  const prepared = await recheckRequest(octokit, repo, request2, source);
+  const errors = prepared.ok ? [
+    `the monitor cannot load experiment ${request2.experiment} from the default branch: its base preset is not in ${source.topologiesDir}/presets`
+  ] : prepared.errors;
+  log(`${request2.runName}: refused: ${errors.join("; ")}`);
+  await refuseRequest(octokit, repo, request2, errors, (/* @__PURE__ */ new Date()).toISOString(), options);
+}
+
+// actions/monitor/autopilot.ts
+var import_yaml5 = __toESM(require_dist2(), 1);
+import { existsSync as existsSync4 } from "node:fs";
+import { join as join5 } from "node:path";
+
+// src/autopilot/dashboard.ts
+function dashboardMarker(experimentId) {
+  return `<!-- topo:autopilot-dashboard experiment=${experimentId} -->`;
+}
+function dashboardTitle(experimentId) {
+  return `Autopilot dashboard: ${experimentId}`;
+}
+
+// src/autopilot/runs.ts
+var ROUND = /^Autopilot round (\d{1,3}): /;
+function roundHypothesis(round2, hypothesis) {
+  return `Autopilot round ${round2}: ${hypothesis.replace(ROUND, "")}`;
+}
+function roundOf(hypothesis) {
+  const m = ROUND.exec(hypothesis ?? "");
+  return m ? Number(m[1]) : null;
+}
+function recordedOutcome(run) {
+  if (run.status === "pending" || run.status === "running") return null;
+  if (run.status === "failed") return "failed";
+  if (run.status === "accepted") return "better";
+  const c = run.comparison?.outcome;
+  if (c === "worse") return "worse";
+  if (c === "indistinguishable") return "equivalent";
+  return run.status === "rejected" ? "not-better" : "undecided";
+}
+function recordedGpuHours(run, gpusPerRun2) {
+  const used = run.monitor_decision?.gpu_minutes_used;
+  if (typeof used === "number") return used / 60;
+  const minutes = run.verdict?.minutes_of_data ?? 0;
+  return gpusPerRun2 * minutes / 60;
+}
+function runsFromRecord(record, gpusPerRun2) {
+  if (!record) return [];
+  const base = baselineRun(record);
+  return record.runs.map((run) => {
+    const round2 = run === base ? 0 : roundOf(run.hypothesis);
+    const outcome = run === base && run.status !== "failed" ? "equivalent" : recordedOutcome(run);
+    const seconds2 = figureOf(run, record.runs)?.value ?? null;
+    return {
+      name: run.name,
+      round: round2,
+      origin: round2 !== null && round2 > 0 ? "bot" : "person",
+      ...run.pull_request ? { pr: run.pull_request.number } : {},
+      pull: run.pull_request?.merge_commit_sha ? "merged" : run.pull_request ? "closed" : "none",
+      request: outcome === null ? "live" : "ended",
+      outcome,
+      ...seconds2 !== null && run.status !== "failed" ? { seconds: seconds2 } : {},
+      gpuHours: recordedGpuHours(run, gpusPerRun2),
+      ...run.run_name ? { runName: run.run_name } : {},
+      recorded: true
+    };
+  });
+}
+
+// src/topology/init.ts
+var import_yaml3 = __toESM(require_dist2(), 1);
+
+// src/topology/run-command.ts
+var VALUED = {
+  account: "A",
+  partition: "p",
+  time: "t",
+  nodes: "N",
+  "gpus-per-node": void 0,
+  gres: void 0,
+  "job-name": "J",
+  output: "o",
+  error: "e",
+  ntasks: "n",
+  "ntasks-per-node": void 0,
+  "cpus-per-task": "c",
+  "cpus-per-gpu": void 0,
+  mem: void 0,
+  "mem-per-gpu": void 0,
+  "mem-per-cpu": void 0,
+  qos: "q",
+  reservation: void 0,
+  constraint: "C",
+  signal: void 0,
+  chdir: "D",
+  dependency: "d",
+  array: "a",
+  "mail-type": void 0,
+  "mail-user": void 0,
+  comment: void 0,
+  export: void 0,
+  exclude: "x",
+  nodelist: "w",
+  gpus: "G",
+  begin: "b",
+  "time-min": void 0,
+  wckey: void 0
+};
+var SHORT = Object.fromEntries(
+  Object.entries(VALUED).filter(([, s]) => s).map(([l, s]) => [s, l])
+);
+
+// src/topology/init.ts
+function toYaml(value, header) {
+  const doc = new import_yaml3.Document(value);
+  (0, import_yaml3.visit)(doc, {
+    Seq(_, node) {
+      if ((0, import_yaml3.isSeq)(node)) node.flow = true;
+    }
+  });
+  doc.commentBefore = header;
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+}
+
+// src/usecases/autopilot.ts
+var AutopilotConfigError = class extends Error {
+  name = "AutopilotConfigError";
+};
+var EXPERIMENT_ID2 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+async function readAutopilot(files, experimentId, clustersFile = "topologies/clusters.yaml") {
+  if (!EXPERIMENT_ID2.test(experimentId))
+    throw new AutopilotConfigError(
+      `"${experimentId}" is not an experiment id (lowercase letters, digits, . _ -)`
+    );
+  const file = `topologies/${experimentId}/experiment.yaml`;
+  const text3 = await files.read(file);
+  if (text3 === void 0) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
+  const checked2 = checkExperiment(text3, file);
+  if (!checked2.value) {
+    const i = checked2.issues[0];
+    throw new AutopilotConfigError(`${file}:${i?.line}: ${i?.keyPath}: ${i?.message}`);
+  }
+  const experiment = checked2.value;
+  const policy = policyOf(experiment);
+  if (!policy)
+    throw new AutopilotConfigError(
+      `${file} has no autopilot block: add one (docs/autopilot.md, "The policy") to let the experiment run its own rounds`
+    );
+  const clustersText = await files.read(clustersFile);
+  const cluster = clustersText ? checkClusters(clustersText, clustersFile).value?.clusters[experiment.cluster] : void 0;
+  const refused = autopilotIssues(checked2.loaded, experiment, cluster ? { cluster } : {}).filter((i) => i.severity === "error").map((i) => `${file}:${i.line}: ${i.rule}: ${i.message}`);
+  const recordFile = recordPaths(experimentId).json;
+  const recordText = await files.read(recordFile);
+  const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile);
+  return {
+    experiment,
+    policy,
+    ...cluster ? { cluster } : {},
+    ...record ? { record } : {},
+    runGpuHours: runCost(experiment, cluster).gpuHours,
+    refused,
+    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
+  };
+}
 
 // src/usecases/suggest.ts
-var import_yaml3 = __toESM(require_dist2(), 1);
+var import_yaml4 = __toESM(require_dist2(), 1);
 import { posix as posix6 } from "node:path";
 
 // src/suggest/evidence.ts
@@ -79790,7 +79917,7 @@ function pickParent(tried, currentBest) {
   measured2.sort((a, b) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b) ?? 0));
   return measured2[0];
 }
-var SHORT = {
+var SHORT2 = {
   "scale-bottleneck": "scale",
   "raise-workers": "workers",
   "lower-total": "lower-total",
@@ -79988,8 +80115,8 @@ function suggest2(input, options = {}) {
   }
   const taken = new Set(input.tried.map((r) => r.name));
   const parentValue = secondsPerRollout(parent);
-  const proposals = picked.map(({ move, hash: h, score, predicted, prediction }) => {
-    const detail = move.service ? `${SHORT[move.kind]}-${move.service}` : SHORT[move.kind];
+  const proposals2 = picked.map(({ move, hash: h, score, predicted, prediction }) => {
+    const detail = move.service ? `${SHORT2[move.kind]}-${move.service}` : SHORT2[move.kind];
     const name = uniqueName(detail, taken);
     const peak = predicted.reduce((a, b) => b.fraction > a.fraction ? b : a, {
       gpu: -1,
@@ -80023,7 +80150,7 @@ function suggest2(input, options = {}) {
     outlook ? { minImprovement, gainLow: outlook.gainLow } : null
   );
   let stop2 = noProgress;
-  if (!stop2 && proposals.length === 0) {
+  if (!stop2 && proposals2.length === 0) {
     const memoryBound = rejected.some((r) => r.reason.startsWith("predicted GPU memory"));
     const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
     stop2 = {
@@ -80032,8 +80159,8 @@ function suggest2(input, options = {}) {
     };
   }
   return {
-    proposals,
-    stop: stop2 ?? { stop: false, reason: `${proposals.length} proposal(s) from ${parent.name}'s evidence` },
+    proposals: proposals2,
+    stop: stop2 ?? { stop: false, reason: `${proposals2.length} proposal(s) from ${parent.name}'s evidence` },
     memory,
     parent: parent.name,
     rejected,
@@ -80185,10 +80312,10 @@ function candidateFileText(proposal, base, parentTopology) {
 # Against ${proposal.candidate.parent ?? "the base preset"}:
 ${changes}
 `;
-  const doc = new import_yaml3.Document(candidate);
-  (0, import_yaml3.visit)(doc, {
+  const doc = new import_yaml4.Document(candidate);
+  (0, import_yaml4.visit)(doc, {
     Seq(_, node) {
-      if ((0, import_yaml3.isSeq)(node)) node.flow = true;
+      if ((0, import_yaml4.isSeq)(node)) node.flow = true;
     }
   });
   return `${header}${doc.toString({ lineWidth: 0 })}`;
@@ -80340,11 +80467,11 @@ async function refusedProposals(options, { experiment, experimentDir, clustersFi
 }
 function withMemoryModel(text3, clusterName, model) {
   if (!model) return text3;
-  const doc = (0, import_yaml3.parse)(text3);
+  const doc = (0, import_yaml4.parse)(text3);
   const cluster = doc?.clusters?.[clusterName];
   if (!cluster) return text3;
   cluster.memory_model = model;
-  return (0, import_yaml3.stringify)(doc, { lineWidth: 0 });
+  return (0, import_yaml4.stringify)(doc, { lineWidth: 0 });
 }
 function pullBody(p, result) {
   const memory = p.predictedMemory.map((m) => `| ${m.gpu} | ${m.gib.toFixed(1)} | ${Math.round(m.fraction * 100)}% |`).join("\n");
@@ -80375,118 +80502,206 @@ function autopilotPort(octokit, target2, config) {
   const files = fileSystemSource(config.workspace);
   const dashboards = /* @__PURE__ */ new Map();
   const permissions = /* @__PURE__ */ new Map();
+  const idOf = (exp) => exp.experiment.experiment_id;
   return {
     async read(exp) {
-      const id = exp.experiment.experiment_id;
+      const id = idOf(exp);
       if (!policyOf(exp.experiment)) return null;
       const context3 = await readAutopilot(files, id, config.clustersFile);
-      const pulls = await listBotPulls(octokit, target2, id);
       const dashboard = await findDashboard(octokit, target2, dashboardMarker(id));
       dashboards.set(id, dashboard);
       const state2 = await answerCommands(octokit, target2, id, dashboard, permissions);
-      return { context: context3, pulls, state: state2 };
+      const pulls = await listBotPulls(octokit, target2, id, state2.heads);
+      if (context3.policy.submit === "approval") {
+        for (const b of pulls)
+          if (b.state === "open" && !b.takenOver) {
+            const by = await approvedBy(octokit, target2, b, permissions);
+            if (by) b.approvedBy = by;
+          }
+      }
+      const others = config.others?.(id) ?? await othersCandidates(octokit, target2, id, config.topologiesDir);
+      return { context: context3, pulls, state: state2, others };
     },
-    save: (exp, change) => updatePilotState(octokit, target2, exp.experiment.experiment_id, change),
-    async propose(exp, count2, exclude) {
-      const id = exp.experiment.experiment_id;
-      const outcome = await runSuggest({
-        experimentId: id,
-        files,
-        count: count2 + exclude.length,
-        clustersFile: config.clustersFile
-      });
-      if (outcome.proposals.length === 0)
-        config.log(`autopilot ${id}: suggest proposes nothing: ${outcome.result.stop.reason}`);
-      return outcome.proposals.filter((p) => !exclude.includes(p.candidate.name)).slice(0, count2).map((p) => ({
-        candidate: p.candidate.name,
-        path: p.path,
-        text: p.text,
-        reasoning: pullBody(p, outcome.result)
-      }));
-    },
-    async open(exp, p) {
-      const id = exp.experiment.experiment_id;
-      const doc = (0, import_yaml4.parseDocument)(p.text);
-      doc.set("hypothesis", roundHypothesis(p.round, String(doc.get("hypothesis") ?? "")));
-      const opened = await openBotPull(octokit, target2, {
-        experimentId: id,
+    save: (exp, change) => updatePilotState(octokit, target2, idOf(exp), change),
+    propose: (exp, count2, exclude, round2) => round2 === 0 ? baselineProposal(exp, config) : proposals(exp, count2, exclude, config, files),
+    async commit(exp, p) {
+      const doc = (0, import_yaml5.parseDocument)(p.text);
+      if (p.round > 0) doc.set("hypothesis", roundHypothesis(p.round, String(doc.get("hypothesis") ?? "")));
+      return commitBotProposal(octokit, target2, {
+        experimentId: idOf(exp),
         candidate: p.candidate,
         path: p.path,
         text: doc.toString({ lineWidth: 0 }),
-        title: botPullTitle(id, p.candidate, p.round),
+        title: p.title,
         body: p.body
       });
-      if (opened) await validateCheck(octokit, target2, config, opened.pr);
+    },
+    async open(exp, candidate, sha) {
+      const opened = await openBotPull(octokit, target2, { experimentId: idOf(exp), candidate, sha });
       config.log(
-        `autopilot ${id}: ${p.candidate} ${opened ? `#${opened.pr}${opened.created ? " opened" : ""}` : "closed before: not reopened"}`
+        `autopilot ${idOf(exp)}: ${candidate} ${opened ? `#${opened.pr}${opened.created ? " opened" : ""}` : "closed before: not reopened"}`
       );
       return opened;
     },
-    async request(exp, pull) {
-      const id = exp.experiment.experiment_id;
-      const path = `${config.topologiesDir}/${id}/${pull.candidate}.yaml`;
-      const changed = await changedFiles2(octokit, target2, pull.pr);
-      if (changed.length !== 1 || changed[0] !== path) {
-        config.log(
-          `autopilot ${id}: #${pull.pr} changes ${changed.join(", ")}, not only ${path}: no Request`
-        );
-        return;
-      }
-      const prepared = await prepareCandidateAt(octokit, repo, pull.headSha, path, { ...config });
-      if (!prepared.ok) {
-        config.log(`autopilot ${id}: #${pull.pr} does not pass on the default branch: ${prepared.message}`);
-        return;
-      }
-      const c = prepared.candidate;
-      const label = newRunLabel();
-      const request2 = {
-        id: label,
-        experiment: id,
-        candidate: pull.candidate,
-        path,
-        pr: pull.pr,
-        headSha: pull.headSha,
-        topologyHash: c.topologyHash,
-        runName: runNameFor(c.submission.jobName, label),
-        login: target2.botLogin,
-        requestedAt: (/* @__PURE__ */ new Date()).toISOString()
-      };
-      const pullTarget = { ...repo, issue_number: pull.pr, botLogin: target2.botLogin };
-      const written = await updateRunState(
-        octokit,
-        pullTarget,
-        (s) => standingRequests(s, pull.headSha).some((r) => r.candidate === pull.candidate) ? s : admitRequest(s, request2)
-      );
-      if (written.requests.some((r) => r.id === request2.id))
-        await writeSubmitComment(
-          octokit,
-          pullTarget,
-          pull.candidate,
-          `### Submission of \`${pull.candidate}\`
-
-\`${request2.runName}\` requested by the autopilot (the policy on the default branch); the monitor submits it when a slot frees.`,
-          { request: request2 }
-        );
-    },
+    validate: (_exp, pr) => validateCheck(octokit, target2, config, pr),
+    request: (exp, pull) => requestRun(octokit, target2, config, idOf(exp), pull),
     async close(_exp, pr, comment) {
       await closeWithComment(octokit, target2, pr, comment);
       await config.record?.(pr);
     },
-    async dashboard(exp, body, concluded) {
-      const id = exp.experiment.experiment_id;
-      const text3 = concluded ? `${body}
-
-**Concluded:** ${concluded}` : body;
+    async label(_exp, pr, name) {
+      await octokit.rest.issues.addLabels({ ...repo, issue_number: pr, labels: [name] });
+    },
+    checks: (_exp, sha) => checkConclusions(octokit, target2, sha),
+    async merge(exp, pr, sha) {
+      await octokit.rest.pulls.merge({ ...repo, pull_number: pr, sha, merge_method: "merge" });
+      config.log(`autopilot ${idOf(exp)}: #${pr} merged`);
+      await config.record?.(pr);
+    },
+    async report(exp) {
+      const id = idOf(exp);
+      const issue2 = await dashboardNumber(octokit, target2, id, dashboards);
+      const defaultBranch = (await octokit.rest.repos.get(repo)).data.default_branch;
+      await concludeExperiment(
+        {
+          octokit,
+          ...repo,
+          defaultBranch,
+          botLogin: target2.botLogin,
+          at: (/* @__PURE__ */ new Date()).toISOString(),
+          ...config.serverUrl ? { serverUrl: config.serverUrl } : {}
+        },
+        { experimentId: id, issueNumber: issue2 }
+      );
+      config.log(`autopilot ${id}: final report posted on #${issue2}`);
+    },
+    async dashboard(exp, body, closed) {
+      const id = idOf(exp);
       const found = dashboards.get(id);
-      await writeDashboard(octokit, target2, {
+      const number = await writeDashboard(octokit, target2, {
         marker: dashboardMarker(id),
         title: dashboardTitle(id),
-        body: text3,
-        close: !!concluded,
+        body,
+        close: closed,
         ...found !== void 0 ? { found } : {}
       });
+      if (!found) dashboards.set(id, { number, state: closed ? "closed" : "open", body });
     }
   };
+}
+async function dashboardNumber(octokit, target2, id, dashboards) {
+  const known = dashboards.get(id);
+  if (known) return known.number;
+  const body = `${dashboardMarker(id)}
+# ${dashboardTitle(id)}`;
+  const number = await writeDashboard(octokit, target2, {
+    marker: dashboardMarker(id),
+    title: dashboardTitle(id),
+    body,
+    close: false
+  });
+  dashboards.set(id, { number, state: "open", body });
+  return number;
+}
+async function proposals(exp, count2, exclude, config, files) {
+  const id = exp.experiment.experiment_id;
+  const outcome = await runSuggest({
+    experimentId: id,
+    files,
+    count: count2 + exclude.length,
+    clustersFile: config.clustersFile
+  });
+  if (outcome.proposals.length === 0)
+    config.log(`autopilot ${id}: suggest proposes nothing: ${outcome.result.stop.reason}`);
+  return outcome.proposals.filter((p) => !exclude.includes(p.candidate.name)).slice(0, count2).map((p) => ({
+    candidate: p.candidate.name,
+    path: p.path,
+    text: p.text,
+    reasoning: pullBody(p, outcome.result)
+  }));
+}
+async function baselineProposal(exp, config) {
+  const e = exp.experiment;
+  const path = `${config.topologiesDir}/${e.experiment_id}/baseline.yaml`;
+  if (existsSync4(join5(config.workspace, path))) return [];
+  const found = readPresetFromCheckout(e.base_topology, config.workspace, {
+    topologiesDir: config.topologiesDir,
+    ...config.presetsDir ? { overrideDir: config.presetsDir } : {}
+  });
+  const preset = found ? checkPreset(found.text, found.path).value : void 0;
+  if (!preset) {
+    config.log(`autopilot ${e.experiment_id}: preset ${e.base_topology} not found: no baseline to open`);
+    return [];
+  }
+  const candidate = {
+    name: "baseline",
+    parent: null,
+    hypothesis: `The starting point: preset ${e.base_topology} with the experiment's fixed inputs, measured first by the autopilot.`,
+    expected_effect: "Reference seconds_per_rollout that the other candidates are compared against.",
+    topology: expandPreset(preset, e)
+  };
+  return [
+    {
+      candidate: "baseline",
+      path,
+      text: toYaml(
+        candidate,
+        ` Baseline candidate: preset ${e.base_topology} expanded to full values (opened by the autopilot).`
+      ),
+      reasoning: `**Baseline.** The experiment has no baseline run yet: this is preset \`${e.base_topology}\` with its fixed inputs, run first as the reference every round is decided against. Once it is measured it is merged (\`merge: auto\`) or waits for a writer to merge it (\`merge: manual\`), and round 1 opens from it.`
+    }
+  ];
+}
+async function requestRun(octokit, target2, config, id, pull) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const path = `${config.topologiesDir}/${id}/${pull.candidate}.yaml`;
+  const changed = await changedFiles2(octokit, target2, pull.pr);
+  if (changed.length !== 1 || changed[0] !== path) {
+    config.log(`autopilot ${id}: #${pull.pr} changes ${changed.join(", ")}, not only ${path}: no Request`);
+    return {
+      why: `#${pull.pr} changes ${changed.length ? changed.map((f) => `\`${inlineText(f, 120)}\``).join(", ") : "nothing"}, not only \`${path}\``,
+      fix: `restore #${pull.pr} to its one candidate file (the autopilot then requests it), or close it`
+    };
+  }
+  const prepared = await prepareCandidateAt(octokit, repo, pull.headSha, path, { ...config });
+  if (!prepared.ok) {
+    config.log(`autopilot ${id}: #${pull.pr} does not pass on the default branch: ${prepared.message}`);
+    return {
+      why: `it does not pass on the default branch: ${inlineText(prepared.message, 300)}`,
+      fix: `fix what it names on the default branch (the autopilot then requests it), or close #${pull.pr}`
+    };
+  }
+  const c = prepared.candidate;
+  const label = newRunLabel();
+  const request2 = {
+    id: label,
+    experiment: id,
+    candidate: pull.candidate,
+    path,
+    pr: pull.pr,
+    headSha: pull.headSha,
+    topologyHash: c.topologyHash,
+    runName: runNameFor(c.submission.jobName, label),
+    login: target2.botLogin,
+    requestedAt: (/* @__PURE__ */ new Date()).toISOString()
+  };
+  const pullTarget = { ...repo, issue_number: pull.pr, botLogin: target2.botLogin };
+  const written = await updateRunState(
+    octokit,
+    pullTarget,
+    (s) => standingRequests(s, pull.headSha).some((r) => r.candidate === pull.candidate) ? s : admitRequest(s, request2)
+  );
+  if (written.requests.some((r) => r.id === request2.id))
+    await writeSubmitComment(
+      octokit,
+      pullTarget,
+      pull.candidate,
+      `### Submission of \`${pull.candidate}\`
+
+\`${request2.runName}\` requested by the autopilot (the policy on the default branch); the monitor submits it when a slot frees.`,
+      { request: request2 }
+    );
+  return null;
 }
 function closedPullRecorder(octokit, target2, deps) {
   const repo = { owner: target2.owner, repo: target2.repo };
@@ -80549,7 +80764,7 @@ async function validateCheck(octokit, target2, config, pr) {
       info: config.log
     }
   );
-  await postSummaryCheckRun(octokit, {
+  await upsertCheckRun(octokit, {
     ...repo,
     name: VALIDATE_CHECK_NAME,
     head_sha: head,
@@ -80566,17 +80781,17 @@ var repoOf = (config) => ({
   botLogin: config.botLogin
 });
 function loadExperiments(config) {
-  const clustersPath = join5(config.workspace, config.clustersFile);
+  const clustersPath = join6(config.workspace, config.clustersFile);
   const clusters = checkClusters(readFileSync5(clustersPath, "utf8"), clustersPath);
   if (!clusters.value)
     throw new Error(
       `${clustersPath}: ${clusters.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`
     );
-  const root = join5(config.workspace, config.topologiesDir);
+  const root = join6(config.workspace, config.topologiesDir);
   const out = /* @__PURE__ */ new Map();
   for (const dir of readdirSync3(root, { withFileTypes: true })) {
-    const file = join5(root, dir.name, "experiment.yaml");
-    if (!dir.isDirectory() || !existsSync4(file)) continue;
+    const file = join6(root, dir.name, "experiment.yaml");
+    if (!dir.isDirectory() || !existsSync5(file)) continue;
     const checked2 = checkExperiment(readFileSync5(file, "utf8"), file);
     if (!checked2.value) {
       config.log(`skipping ${file}: ${checked2.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`);
@@ -80606,8 +80821,8 @@ function loadExperiments(config) {
 }
 function recordReferences(config, experimentId) {
   const paths = recordPaths(experimentId);
-  const file = join5(config.workspace, paths.json);
-  if (!existsSync4(file)) return {};
+  const file = join6(config.workspace, paths.json);
+  if (!existsSync5(file)) return {};
   let record;
   try {
     record = parseRecord(readFileSync5(file, "utf8"), paths.json);
@@ -80619,7 +80834,7 @@ function recordReferences(config, experimentId) {
   return {
     baseline: referenceWithFigure(baselineRun(record), record.runs),
     best: referenceWithFigure(bestRun(record), record.runs),
-    recordChartUrl: existsSync4(join5(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
+    recordChartUrl: existsSync5(join6(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
   };
 }
 async function readSnapshots(octokit, config) {
@@ -80895,6 +81110,16 @@ function buildMonitorPorts(octokit, config) {
       topologiesDir: config.topologiesDir,
       ...presetOverrideDir(config.env, config.workspace) ? { presetsDir: presetOverrideDir(config.env, config.workspace) } : {},
       log: config.log,
+      // people's candidates from the pass's snapshot of the open pull requests: no request more
+      others: (id) => [...snapshots.values()].flatMap(
+        (snap) => candidatesIn(
+          snap.number,
+          snap.files.filter((f) => f.status !== "removed").map((f) => f.path),
+          id,
+          config.topologiesDir
+        )
+      ),
+      ...config.env.GITHUB_SERVER_URL ? { serverUrl: config.env.GITHUB_SERVER_URL } : {},
       record: closedPullRecorder(octokit, repoOf(config), {
         topologiesDir: config.topologiesDir,
         log: config.log,
