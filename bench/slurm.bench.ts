@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createSlurmClient } from '../src/slurm/client.js';
 import { createLocalTransport } from '../src/slurm/local-transport.js';
 import { createSshTransport } from '../src/slurm/ssh-transport.js';
-import type { SlurmClient } from '../src/slurm/types.js';
+import type { SlurmClient, Transport } from '../src/slurm/types.js';
 import { submitCandidate } from '../src/usecases/submit.js';
 
 const root = process.env.TOPO_REPO_ROOT ?? process.cwd();
@@ -32,51 +32,71 @@ const t0 = process.hrtime.bigint();
 execFileSync('bash', [script, 'up'], { stdio: 'ignore' });
 console.log(`local-cluster up (already up): ${ms(t0).toFixed(0)} ms`);
 
-const clients: Array<[string, SlurmClient]> = [
-  ['local', createSlurmClient(createLocalTransport({ env: { SLURM_CONF: env.slurmConf } }))],
-  [
-    'ssh',
-    createSlurmClient(
-      createSshTransport({
-        host: '127.0.0.1',
-        port: env.sshPort,
-        user: env.sshUser,
-        knownHostKey: env.sshKnownHostKey,
-        privateKey: readFileSync(env.sshKeyPath, 'utf8'),
-      }),
-    ),
-  ],
+const sshTransport = (persistentShell: boolean) =>
+  createSshTransport({
+    host: '127.0.0.1',
+    port: env.sshPort,
+    user: env.sshUser,
+    knownHostKey: env.sshKnownHostKey,
+    privateKey: readFileSync(env.sshKeyPath, 'utf8'),
+    persistentShell,
+  });
+const transports: Array<[string, () => Transport]> = [
+  ['local', () => createLocalTransport({ env: { SLURM_CONF: env.slurmConf } })],
+  ['ssh', () => sshTransport(true)],
+  ['ssh, one exec per command', () => sshTransport(false)],
 ];
 const exp = `topology-opt-bench-${Date.now().toString(36)}-20260101`;
-for (const [kind, slurm] of clients) {
+let serial = 0;
+const argvOf = (name: string) => [
+  'sbatch',
+  '--parsable',
+  `--job-name=${name}`,
+  '--partition=debug',
+  '--gpus-per-node=1',
+  '--time=1',
+  `--output=${env.runDir}/slurm_output/${name}_%j.log`,
+  '--wrap=true',
+];
+console.log(`accounting: ${env.accounting ?? 'unknown'} (TOPO_CLUSTER_ACCOUNTING=on for sacct)`);
+for (const [kind, make] of transports) {
+  const slurm = createSlurmClient(make());
   const c0 = process.hrtime.bigint();
   await slurm.jobs('topo-');
-  console.log(`${kind}: first jobs() (connect + config probe + squeue): ${ms(c0).toFixed(1)} ms`);
-  console.log(`${kind}: jobs(prefix), one squeue: ${await time(10, () => slurm.jobs('topo-'))}`);
-  let i = 0;
-  console.log(
-    `${kind}: submitCandidate (list, mkdir, sbatch --hold, list, release): ${await time(5, () => {
-      const name = `topo-${exp}-${kind}${i++}-0123abcd`;
-      const argv = [
-        'sbatch',
-        '--parsable',
-        `--job-name=${name}`,
-        '--partition=debug',
-        '--gpus-per-node=1',
-        '--time=1',
-        `--output=${env.runDir}/slurm_output/${name}_%j.log`,
-        '--wrap=true',
-      ];
-      return submitCandidate(
-        { slurm },
-        {
-          experimentId: exp,
-          cluster: kind,
-          submission: { jobName: name, argv, shellLine: '' },
-          maxParallel: 100,
-        },
-      );
-    })}`,
-  );
+  console.log(`${kind}: first jobs() (connect + config probe + listing): ${ms(c0).toFixed(1)} ms`);
+  console.log(`${kind}: jobs(prefix), one listing: ${await time(5, () => slurm.jobs('topo-'))}`);
   await slurm.close();
+  // What `topo submit` pays: a fresh connection each time. sbatch's own time is one sbatch on a fresh
+  // connection; submitCandidate adds the listing before, the mkdir, the listing after and the release.
+  const fresh = async (f: (client: SlurmClient) => Promise<unknown>) => {
+    const client = createSlurmClient(make());
+    try {
+      await f(client);
+    } finally {
+      await client.close();
+    }
+  };
+  console.log(
+    `${kind}: sbatch alone, fresh connection: ${await time(3, () =>
+      fresh(async (c) => c.cancel(await c.submit(argvOf(`topo-${exp}-alone${serial++}-0123abcd`)))),
+    )}`,
+  );
+  console.log(
+    `${kind}: submitCandidate, fresh connection (list, mkdir, sbatch --hold, list, release): ${await time(
+      3,
+      () =>
+        fresh((c) => {
+          const name = `topo-${exp}-c${serial++}-0123abcd`;
+          return submitCandidate(
+            { slurm: c },
+            {
+              experimentId: exp,
+              cluster: kind,
+              submission: { jobName: name, argv: argvOf(name), shellLine: '' },
+              maxParallel: 100,
+            },
+          );
+        }),
+    )}`,
+  );
 }

@@ -7,6 +7,13 @@ import { NodeSSH } from 'node-ssh';
 import { plainCommandEnvironment } from './environment.js';
 import { CommandTimeoutError, ConnectionLostError, HostKeyMismatchError, SlurmError } from './errors.js';
 import { assertSafeArgv, remoteCommandLine } from './shell.js';
+import {
+  type RemoteShell,
+  type ShellChannel,
+  ShellGone,
+  ShellTimeout,
+  startRemoteShell,
+} from './ssh-shell.js';
 import type { CommandResult, RunOptions, Transport } from './types.js';
 
 export interface SshTransportOptions {
@@ -26,6 +33,11 @@ export interface SshTransportOptions {
   backoffMs?: number;
   /** Extra environment: passed as `env NAME=value` before the command (SSH SetEnv is often refused). */
   env?: Record<string, string>;
+  /**
+   * Commands through one long-lived /bin/sh per connection (./ssh-shell.ts; default), so the login
+   * shell's start-up files run once, not on every command; false: one exec per command.
+   */
+  persistentShell?: boolean;
 }
 
 const HOST_KEY_ALGORITHMS: Record<string, string[]> = {
@@ -41,7 +53,10 @@ export function fingerprint(blob: Buffer): string {
   return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }
 
-export function parseKnownHostKey(text: string): { type: string; blob: Buffer } {
+export function parseKnownHostKey(text: string): {
+  type: string;
+  blob: Buffer;
+} {
   const m =
     /^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256|ecdsa-sha2-nistp384|ecdsa-sha2-nistp521) ([A-Za-z0-9+/=]+)$/.exec(
       text.trim(),
@@ -81,6 +96,37 @@ export function createSshTransport(options: SshTransportOptions): Transport {
 
   let ssh: NodeSSH | undefined;
   let connecting: Promise<NodeSSH> | undefined;
+  let shell: { client: NodeSSH; shell: Promise<RemoteShell | null> } | undefined;
+  let persistent = options.persistentShell !== false;
+
+  /** The connection's shell, started once; null (and one exec per command from then on) when it cannot start. */
+  function shellOf(client: NodeSSH): Promise<RemoteShell | null> {
+    if (shell?.client === client) {
+      const current = shell;
+      return current.shell.then((s) => {
+        if (s === null || s.alive) return s;
+        if (shell === current) shell = undefined; // it closed (a timeout): the next command starts another
+        return shellOf(client);
+      });
+    }
+    const started = openShell(client).catch(() => {
+      // a forced command or no /bin/sh: every command as its own exec (a lost connection: retried)
+      if (client.isConnected()) persistent = false;
+      return null;
+    });
+    shell = { client, shell: started };
+    return started;
+  }
+
+  function openShell(client: NodeSSH): Promise<RemoteShell> {
+    return new Promise<ShellChannel>((resolve, reject) => {
+      const connection = client.connection;
+      if (!connection) return reject(new Error('not connected'));
+      connection.exec('exec /bin/sh', (error: Error | undefined, channel: ShellChannel) =>
+        error ? reject(error) : resolve(channel),
+      );
+    }).then((channel) => startRemoteShell(channel, options.commandTimeoutMs ?? 30_000));
+  }
 
   async function connectOnce(): Promise<NodeSSH> {
     let seen: Buffer | undefined;
@@ -160,6 +206,8 @@ export function createSshTransport(options: SshTransportOptions): Transport {
     // action's crosses SSH); TZ=UTC and the command's submit.sh variables are set explicitly.
     const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k, v]) => `${k}=${v}`);
     const line = remoteCommandLine(['env', ...envPrefix, ...perCommand, ...argv]);
+    const remote = persistent ? await shellOf(client) : null;
+    if (remote) return runInShell(remote, client, argv, line, timeout);
     let channel: { close(): void } | undefined;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
@@ -190,7 +238,11 @@ export function createSshTransport(options: SshTransportOptions): Transport {
           `connection to ${where} was lost while running \`${argv.join(' ')}\`${result.signal ? ` (signal ${result.signal})` : ''}`,
         );
       }
-      return { stdout: result.stdout, stderr: result.stderr, code: result.code };
+      return {
+        stdout: result.stdout,
+        stderr: result.stderr,
+        code: result.code,
+      };
     } catch (error) {
       if (error instanceof SlurmError) throw error;
       if (ssh === client) ssh = undefined;
@@ -200,6 +252,26 @@ export function createSshTransport(options: SshTransportOptions): Transport {
       );
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  async function runInShell(
+    remote: RemoteShell,
+    client: NodeSSH,
+    argv: readonly string[],
+    line: string,
+    timeout: number,
+  ): Promise<CommandResult> {
+    try {
+      return await remote.run(line, timeout);
+    } catch (error) {
+      if (error instanceof ShellTimeout)
+        throw new CommandTimeoutError(
+          `\`${argv.join(' ')}\` did not finish within ${timeout} ms on ${where} (stopped)`,
+        );
+      if (!(error instanceof ShellGone)) throw error;
+      if (!client.isConnected() && ssh === client) ssh = undefined;
+      throw new ConnectionLostError(`connection to ${where} was lost while running \`${argv.join(' ')}\``);
     }
   }
 
@@ -221,6 +293,9 @@ export function createSshTransport(options: SshTransportOptions): Transport {
       }
     },
     async close() {
+      const open = shell;
+      shell = undefined;
+      await open?.shell.then((s) => s?.close());
       ssh?.dispose();
       ssh = undefined;
     },
