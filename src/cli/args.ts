@@ -179,4 +179,4 @@ export function renderHelp(name: string, summary: string, help: CommandHelp): st
 }
 
 export const EXIT_CODES_LINE =
-  'exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service (Slurm, Prometheus, GitHub) unreachable; 4 refused (SSH host key not the pinned one)';
+  'exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service (Slurm, Prometheus, GitHub) unreachable; 4 refused (SSH host key not the pinned one); 130 interrupted (Ctrl-C), after leaving Slurm in order';

@@ -9,6 +9,12 @@ export interface CliIO {
   env: NodeJS.ProcessEnv;
   /** True when stdout is a terminal (live views) rather than a pipe or CI log. */
   isTTY: boolean;
+  /**
+   * From this call until `release()`, the first Ctrl-C (SIGINT, SIGTERM) aborts `signal`, so the
+   * command can leave Slurm in order (a submit withdraws the job it holds, a watch stops looking);
+   * a second one ends the process at once (exit 130). Absent in-process (tests): nothing to catch.
+   */
+  interrupts?: () => { signal: AbortSignal; release(): void };
 }
 
 export interface Command {

@@ -12,6 +12,8 @@ export const EXIT = {
   unreachable: 3,
   /** Refused for safety: the login node's SSH host key is not the pinned one. */
   refused: 4,
+  /** Interrupted (Ctrl-C) after the command left Slurm in order (128 + SIGINT, as shells report it). */
+  interrupted: 130,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -24,6 +26,9 @@ export class ConfigError extends Error {}
 
 /** A service that cannot be reached: one line, exit 3. */
 export class UnreachableError extends Error {}
+
+/** Stopped by a Ctrl-C once the command had left Slurm in order: one line, exit 130. */
+export class InterruptedError extends Error {}
 
 /** A finding stated in one line (e.g. no series has that run name): exit 1. */
 export class FindingError extends Error {
@@ -41,7 +46,7 @@ export interface JsonError {
   schema_version: 1;
   command: string;
   error: {
-    kind: 'usage' | 'configuration' | 'unreachable' | 'refused' | 'findings' | 'internal';
+    kind: 'usage' | 'configuration' | 'unreachable' | 'refused' | 'findings' | 'interrupted' | 'internal';
     exit_code: number;
     message: string;
     /** The findings behind a `findings` error (a candidate's validation errors), one line each. */

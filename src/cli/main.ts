@@ -1,10 +1,19 @@
 // Entry of the `topo` command: dispatches to src/cli/commands/<name>.ts and turns errors into the
 // shared exit codes (and, under --json, into one JSON error document on stdout).
 import { HostKeyMismatchError, SlurmConfigError } from '../slurm/errors.js';
+import { SubmitInterrupted } from '../usecases/submit.js';
 import { renderHelp } from './args.js';
 import type { CliIO, Command } from './command.js';
 import { commands } from './commands/index.js';
-import { ConfigError, EXIT, FindingError, type JsonError, UnreachableError, UsageError } from './errors.js';
+import {
+  ConfigError,
+  EXIT,
+  FindingError,
+  InterruptedError,
+  type JsonError,
+  UnreachableError,
+  UsageError,
+} from './errors.js';
 import { packageInfo } from './package-info.js';
 import { serviceFailure } from './services.js';
 
@@ -56,6 +65,8 @@ export function classifyError(error: unknown): JsonError['error'] {
   if (error instanceof ConfigError || error instanceof SlurmConfigError)
     return { kind: 'configuration', exit_code: EXIT.usage, message };
   if (error instanceof HostKeyMismatchError) return { kind: 'refused', exit_code: EXIT.refused, message };
+  if (error instanceof InterruptedError || error instanceof SubmitInterrupted)
+    return { kind: 'interrupted', exit_code: EXIT.interrupted, message };
   if (error instanceof FindingError)
     return {
       kind: 'findings',
@@ -90,7 +101,7 @@ export function helpText(list: readonly Command[]): string {
 }
 
 export const EXIT_CODES_TEXT =
-  'Exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service unreachable; 4 refused (SSH host key not the pinned one).';
+  'Exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service unreachable; 4 refused (SSH host key not the pinned one); 130 interrupted (Ctrl-C), after leaving Slurm in order.';
 
 /** Runs the CLI on this process's arguments and streams; used by bin/topo.js. */
 export async function runCli(): Promise<void> {
@@ -100,6 +111,26 @@ export async function runCli(): Promise<void> {
     cwd: process.cwd(),
     env: process.env,
     isTTY: Boolean(process.stdout.isTTY),
+    interrupts: catchInterrupts,
   });
   process.exitCode = code;
+}
+
+/** CliIO.interrupts for this process: the first SIGINT/SIGTERM aborts, the second exits 130. */
+function catchInterrupts(): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    process.stderr.write('topo: interrupted: leaving Slurm in order (Ctrl-C again to quit at once)\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    release() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }

@@ -136,9 +136,15 @@ export function candidateState(
   }
   if (job.state === 'COMPLETED')
     return stable || analysis?.observation.verdict.value ? 'finished' : analysis ? 'finished' : 'failed';
-  if (job.state === 'CANCELLED' && (stable || stoppedByUs)) return 'stopped';
+  // cancelled before it ran (held by an interrupted submit, or waiting for nodes): nothing failed
+  if (job.state === 'CANCELLED' && (stable || stoppedByUs || neverRan(job))) return 'stopped';
   if (job.state === 'TIMEOUT' && stable) return 'finished';
   return 'failed';
+}
+
+/** A job that ended without running: no start, or its start is its end (Slurm's mark of a job never given nodes). */
+function neverRan(job: RunJob): boolean {
+  return job.startTs == null || (job.endTs != null && job.startTs >= job.endTs);
 }
 
 /** The state of a run with no job (read from Prometheus alone): from its verdict. */

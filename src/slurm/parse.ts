@@ -338,6 +338,16 @@ function squeueJob(fixed: string[], free: string[], name: string, line: string):
   return job;
 }
 
+/**
+ * Accounting's Reason is the last reason the job waited, kept after it started: a job submitted held
+ * and released keeps `JobHeldUser` there (when it started before the scheduler gave another reason).
+ * A hold released before the job was given nodes says nothing about the job since; only a job that
+ * never had nodes (cancelled while held: sacct prints `None assigned`) ended in its hold.
+ */
+function accountedReason(why: string | null, allocated: string | null): string | null {
+  return allocated !== null && (why === 'JobHeldUser' || why === 'JobHeldAdmin') ? null : why;
+}
+
 function sacctJob(fixed: string[], free: string[], name: string, line: string): SlurmJob {
   const command = 'sacct';
   const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, user] = fixed;
@@ -348,7 +358,7 @@ function sacctJob(fixed: string[], free: string[], name: string, line: string): 
     name,
     state: s,
     ...rawState(st ?? ''),
-    reason: reason(why ?? ''),
+    reason: accountedReason(reason(why ?? ''), nodes(nodeList ?? '')),
     ...live(s, exit === '' ? { exitCode: null, signal: null } : decodeExitPair(exit ?? '', command, line)),
     restarts: null,
     submitTime: time(submit ?? '', command, line),

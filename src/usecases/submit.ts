@@ -9,8 +9,10 @@
 // cancelled) before they ever ran; the kept one is released. Every racer applies the same rule to the
 // same Slurm state, so they agree without talking to each other, and no lock is needed on the login
 // node (a flock there would not hold across several login nodes behind one address, and would need a
-// shell on the login side). A runner that dies between submit and release leaves a held job: the next
-// submit finds it by name and releases it.
+// shell on the login side). A runner that dies between submit and release (a Ctrl-C, a lost runner)
+// leaves a held job: the next submit finds it by name and releases it (the CLI's next `topo submit`
+// finds it among the live runs of the candidate, whatever its label: `standsFor`). An interrupted submit
+// (`signal`) cancels the held job it made instead of releasing it, and says so.
 import { dirname } from 'node:path';
 import { parseRunName } from '../lifecycle/run-name.js';
 import { ConnectionLostError } from '../slurm/errors.js';
@@ -32,7 +34,12 @@ export { isRetiredDuplicate, RETIRED_PREFIX, retiredName };
 export interface SubmitDeps {
   slurm: SlurmClient;
   log?: (message: string) => void;
+  /** Aborted (a Ctrl-C): nothing is submitted, and a job already held by this submit is cancelled. */
+  signal?: AbortSignal;
 }
+
+/** A submit stopped by its signal: nothing was left held (the message says what was withdrawn). */
+export class SubmitInterrupted extends Error {}
 
 /** What the topology renderer produces (src/topology/render.ts `Submission`). */
 export interface RenderedSubmission {
@@ -55,6 +62,12 @@ export interface SubmitRequest {
   knownExperimentIds?: readonly string[];
   /** Submit again although a finished job with this name is known (e.g. after a node failure). */
   resubmitFinished?: boolean;
+  /**
+   * A candidate's base name (`topo-<experiment>-<candidate>-<hash8>`): a live run of it under any label
+   * stands for this request (the CLI, which tracks runs by name only); a held one is released, and
+   * younger held ones (interrupted submits) are retired.
+   */
+  standsFor?: string;
   dryRun?: boolean;
 }
 
@@ -84,6 +97,8 @@ export async function submitCandidate(deps: SubmitDeps, request: SubmitRequest):
   const base = { jobName, cluster: request.cluster, command: shellLine };
 
   let jobs = await experimentJobs(deps, request);
+  const standing = request.standsFor ? await liveRunStanding(deps, request, jobs) : null;
+  if (standing) return { ...base, ...standing };
   const found = representativeJob(jobs, jobName);
   if (found && (isLive(found.state) || !request.resubmitFinished)) {
     const kept = request.dryRun ? found : await settle(deps, jobs, jobName, undefined);
@@ -100,7 +115,34 @@ export async function submitCandidate(deps: SubmitDeps, request: SubmitRequest):
       : { ...base, status: 'dry-run', wouldBe: 'submitted' };
   }
   if (waiting) return { ...base, status: 'queued', position: waiting.position, live: plan.live, maxParallel };
+  interrupted(deps, 'before sbatch: nothing was submitted');
   return submitHeld(deps, request, base, maxParallel);
+}
+
+function interrupted(deps: SubmitDeps, what: string): void {
+  if (deps.signal?.aborted) throw new SubmitInterrupted(`interrupted ${what}`);
+}
+
+/**
+ * The oldest live run of `request.standsFor` (any label), released if held; younger held runs of it
+ * (submits interrupted between sbatch and release) are retired. Null when none is live.
+ */
+async function liveRunStanding(
+  deps: SubmitDeps,
+  request: SubmitRequest,
+  jobs: readonly SlurmJob[],
+): Promise<{ status: 'existing'; jobId: string; state: SlurmJob['state']; jobName: string } | null> {
+  const base = request.standsFor as string;
+  const live = jobs
+    .filter((j) => isRunOfName(j.name, base, request.experimentId) && isLive(j.state))
+    .sort(byJobId);
+  const kept = live[0];
+  if (!kept) return null;
+  if (!request.dryRun) {
+    for (const j of live.slice(1)) if (HELD_REASONS.has(j.reason ?? '')) await retire(deps, j, j.name);
+    await settle(deps, jobs, kept.name, kept);
+  }
+  return { status: 'existing', jobId: kept.id, state: kept.state, jobName: kept.name };
 }
 
 /** The experiment's jobs as Slurm lists them (another experiment's of a longer id excluded). */
@@ -133,9 +175,11 @@ async function submitHeld(
       submittedId = await slurm.submit(held, request.submission.env);
       log(`sbatch accepted ${jobName} as job ${submittedId} (held)`);
     } catch (error) {
-      if (!(error instanceof ConnectionLostError)) throw error;
-      log(`connection lost during sbatch of ${jobName}: looking it up by name`);
+      // a Ctrl-C reaches sbatch too: whether Slurm took the job is then unknown, as after a lost connection
+      if (!(error instanceof ConnectionLostError) && !deps.signal?.aborted) throw error;
+      log(`sbatch of ${jobName} did not answer (${(error as Error).message}): looking it up by name`);
     }
+    if (deps.signal?.aborted) return withdrawInterrupted(deps, request, submittedId);
     try {
       const done = await keepOne(deps, request, base, maxParallel, submittedId);
       if (done === 'not-found' && submittedId === undefined && attempt < 3) continue; // sbatch never reached Slurm
@@ -149,6 +193,28 @@ async function submitHeld(
       throw error;
     }
   }
+}
+
+/**
+ * A submit interrupted after sbatch: the held job it made (its own id, or, when sbatch did not answer,
+ * the live jobs of its run name, which carries this submit's own label) is cancelled, never released.
+ */
+async function withdrawInterrupted(
+  deps: SubmitDeps,
+  request: SubmitRequest,
+  submittedId: string | undefined,
+): Promise<never> {
+  const { jobName } = request.submission;
+  const error = new SubmitInterrupted(`interrupted after sbatch of ${jobName}`);
+  const ids =
+    submittedId !== undefined
+      ? [submittedId]
+      : (await experimentJobs(deps, request))
+          .filter((j) => j.name === jobName && isLive(j.state))
+          .map((j) => j.id);
+  if (!ids.length) error.message += ': Slurm lists no job of that name (nothing was submitted)';
+  for (const id of ids) await withdrawHeld(deps, id, error);
+  throw error;
 }
 
 /**
@@ -188,7 +254,7 @@ async function withdrawHeld(deps: SubmitDeps, jobId: string, error: unknown): Pr
   let outcome: string;
   try {
     await deps.slurm.cancel(jobId);
-    outcome = `the held job ${jobId} this submit made was cancelled (it never ran); submit again`;
+    outcome = `the held job ${jobId} this submit made was cancelled (it never ran)${error instanceof SubmitInterrupted ? '' : '; submit again'}`;
   } catch (cancelError) {
     outcome = `cancelling the held job ${jobId} this submit made failed too (${(cancelError as Error).message}): it is left held; cancel it with \`scancel ${jobId}\``;
   }
@@ -266,22 +332,6 @@ export function isRunOfName(name: string, jobName: string, experimentId: string)
     wanted.label === null &&
     found.candidate === wanted.candidate &&
     found.hash === wanted.hash
-  );
-}
-
-/**
- * The live job of any run of a candidate's base name (`topo-<experiment>-<candidate>-<hash8>`, any
- * label), oldest first: what stands for the candidate when it is submitted by run name only (CLI).
- */
-export async function liveRunOf(
-  slurm: SlurmClient,
-  experimentId: string,
-  baseName: string,
-): Promise<SlurmJob | null> {
-  const jobs = ownJobs(await slurm.jobs(experimentPrefix(experimentId)), experimentId);
-  return (
-    jobs.filter((j) => isRunOfName(j.name, baseName, experimentId) && isLive(j.state)).sort(byJobId)[0] ??
-    null
   );
 }
 

@@ -11,17 +11,26 @@ export interface CliProcessRun {
   stderr: string;
 }
 
+export interface SpawnOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Called with the child once it runs (to signal it when something outside the output happened). */
+  started?: (child: ChildProcess) => void;
+}
+
 /** `onStdout` sees the whole stdout so far after each chunk, with the child (to signal it, say). */
 export function spawnTopo(
   args: string[],
   onStdout?: (text: string, child: ChildProcess) => void,
+  options: SpawnOptions = {},
 ): Promise<CliProcessRun> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [join(repoRoot, 'bin/topo.js'), ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, FORCE_COLOR: '0' },
+      cwd: options.cwd ?? repoRoot,
+      env: { ...(options.env ?? process.env), FORCE_COLOR: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    options.started?.(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { newRunLabel, parseRunName, runNameFor } from '../../lifecycle/run-name.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
 import { withRunName } from '../../usecases/prepare.js';
-import { liveRunOf, type SubmitResult, submitCandidate } from '../../usecases/submit.js';
+import { type SubmitResult, submitCandidate } from '../../usecases/submit.js';
 import { renderSubmitComment } from '../../usecases/submit-comment.js';
 import { type CandidateDetails, renderCandidateFile } from '../../usecases/validate.js';
 import { flag, type OptionSpec, parseOptions, str } from '../args.js';
@@ -72,7 +72,7 @@ export const submitCommand: Command = {
   help: {
     synopsis: 'topo submit <candidate.yaml> [options]',
     description:
-      'Validates and renders the candidate, then submits it with sbatch (argv, never a shell) under a new run name `topo-<experiment>-<candidate>-<hash8>-<label>`, as /topo submit does, so a rerun never shares a run_name (and metrics) with an earlier run. A live run of the same candidate and topology stands: it is shown, not submitted again. Beyond max_parallel nothing is submitted (no monitor serves a CLI queue): run it again when a slot frees. A CLI run has no pull request: it is tracked on the cluster by its run name only (`topo status`, `topo analyze <run name>`, `topo cancel`). With --json the result and the run request follow schemas/cli/submit.schema.json. Exit 1 when the candidate has errors.',
+      'Validates and renders the candidate, then submits it with sbatch (argv, never a shell) under a new run name `topo-<experiment>-<candidate>-<hash8>-<label>`, as /topo submit does, so a rerun never shares a run_name (and metrics) with an earlier run. A live run of the same candidate and topology stands: it is shown, not submitted again, and released when a submit interrupted between sbatch and its release left it held. Ctrl-C while it submits cancels the job it holds (it never ran) and exits 130; a second Ctrl-C quits at once, and the next `topo submit` or `topo watch` releases what it left. Beyond max_parallel nothing is submitted (no monitor serves a CLI queue): run it again when a slot frees. A CLI run has no pull request: it is tracked on the cluster by its run name only (`topo status`, `topo analyze <run name>`, `topo cancel`). With --json the result and the run request follow schemas/cli/submit.schema.json. Exit 1 when the candidate has errors.',
     options: [
       CLUSTER_OPTION,
       CLUSTERS_OPTION,
@@ -106,26 +106,27 @@ export const submitCommand: Command = {
         requested_by: io.env.USER || io.env.LOGNAME || 'unknown',
         requested_at: new Date().toISOString(),
       };
-      const standing = await liveRunOf(slurm, details.experimentId, submission.jobName);
-      const result: SubmitResult = standing
-        ? {
-            status: 'existing',
-            jobId: standing.id,
-            state: standing.state,
-            jobName: standing.name,
+      // A live run of the candidate (any label) stands; a held one (a submit interrupted between
+      // sbatch and release) is released, so a Ctrl-C never leaves a job held past the next submit.
+      const interrupts = io.interrupts?.();
+      let result: SubmitResult;
+      try {
+        result = await submitCandidate(
+          { slurm, log: (m) => io.stderr(`${m}\n`), ...(interrupts ? { signal: interrupts.signal } : {}) },
+          {
+            experimentId: details.experimentId,
             cluster,
-            command: withRunName(submission, standing.name).shellLine,
-          }
-        : await submitCandidate(
-            { slurm, log: (m) => io.stderr(`${m}\n`) },
-            {
-              experimentId: details.experimentId,
-              cluster,
-              submission: withRunName(submission, request.run_name),
-              maxParallel: details.experimentConfig.max_parallel,
-              dryRun: flag(parsed, 'dry-run'),
-            },
-          );
+            submission: withRunName(submission, request.run_name),
+            standsFor: submission.jobName,
+            maxParallel: details.experimentConfig.max_parallel,
+            dryRun: flag(parsed, 'dry-run'),
+          },
+        );
+      } finally {
+        interrupts?.release();
+      }
+      if (result.status === 'existing')
+        result = { ...result, command: withRunName(submission, result.jobName).shellLine };
       const made = result.status === 'submitted' || result.status === 'dry-run';
       if (flag(parsed, 'json'))
         io.stdout(

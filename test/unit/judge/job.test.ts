@@ -4,6 +4,7 @@
 // 60 log lines where the monitor read 200.
 import { describe, expect, it } from 'vitest';
 import { endedInFailure, experimentJobs, runJobOf } from '../../../src/judge/job.js';
+import { candidateState } from '../../../src/judge/judge.js';
 import type { SlurmJob } from '../../../src/slurm/types.js';
 
 const job = (over: Partial<SlurmJob>): SlurmJob => ({
@@ -76,5 +77,23 @@ describe('the one job model', () => {
       'topology-opt-vam-local-20260101-b-20260102',
     ]);
     expect(jobs.map((j) => j.jobId)).toEqual(['7']);
+  });
+});
+
+describe('a job cancelled before it ran (issue 41)', () => {
+  it('is stopped, not failed: held by an interrupted submit and cancelled, as the controller lists it', async () => {
+    // the controller's listing of a job submitted --hold and cancelled: StartTime = EndTime, no nodes
+    const held = job({
+      state: 'CANCELLED',
+      reason: 'JobHeldUser',
+      startTime: '2026-12-06T20:14:52',
+      endTime: '2026-12-06T20:14:52',
+      elapsed: '0:00',
+    });
+    const { client } = slurm();
+    expect(candidateState(await runJobOf(client, held), true, undefined, false)).toBe('stopped');
+    // one that ran and was cancelled by nobody the judge knows stays failed
+    const ran = job({ state: 'CANCELLED', endTime: '2026-01-01T00:09:00' });
+    expect(candidateState(await runJobOf(client, ran), true, undefined, false)).toBe('failed');
   });
 });

@@ -161,6 +161,19 @@ describe('sacct --parsable2 (documented format)', () => {
   });
 });
 
+describe('sacct of jobs submitted held (captured, accounting on)', () => {
+  it('reads a held-then-released job that ran as no reason, not JobHeldUser (issue 41: `COMPLETED JobHeldUser`)', () => {
+    const [released, cancelledHeld] = parseSacct(read('captured/sacct-held.txt')).jobs;
+    expect(released).toMatchObject({ name: 'topo-capture-held-released', state: 'COMPLETED', reason: null });
+    expect(cancelledHeld).toMatchObject({ state: 'CANCELLED', nodes: null, elapsed: '00:00:00' });
+    // a job that never had nodes keeps what accounting says (it ended in its hold)
+    const [never] = parseSacct(
+      '41|CANCELLED by 0|JobHeldUser|0:0|2026-12-06T20:15:12|2026-12-06T20:15:13|2026-12-06T20:15:13||00:00:00|None assigned||root||topo-x\n',
+    ).jobs;
+    expect(never?.reason).toBe('JobHeldUser');
+  });
+});
+
 describe('durations and GPU allocations, whichever command printed them', () => {
   it('reads squeue, sacct and scontrol durations alike', () => {
     expect(slurmDurationToSeconds('1:39')).toBe(99); // squeue

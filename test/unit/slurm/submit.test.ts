@@ -1,21 +1,22 @@
 // submitCandidate / cancelCandidate over an in-memory Slurm: the decisions, not the I/O.
 import { describe, expect, it } from 'vitest';
 import { ConnectionLostError } from '../../../src/slurm/errors.js';
-import { cancelCandidate, submitCandidate } from '../../../src/usecases/submit.js';
+import { cancelCandidate, SubmitInterrupted, submitCandidate } from '../../../src/usecases/submit.js';
 import { FakeSlurm } from './fake-slurm.js';
 
 const exp = 'topology-opt-x-20260101';
 const name = (c: string) => `topo-${exp}-${c}-0123abcd`;
-const submission = (c: string) => {
+const submission = (c: string, label?: string) => {
+  const jobName = label ? `${name(c)}-${label}` : name(c);
   const argv = [
     'sbatch',
     '--parsable',
-    `--job-name=${name(c)}`,
+    `--job-name=${jobName}`,
     '--output=/runs/slurm_output/x_%j.log',
     '/co/submit.sh',
     'deploy=a',
   ];
-  return { jobName: name(c), argv, shellLine: argv.join(' ') };
+  return { jobName, argv, shellLine: argv.join(' ') };
 };
 const request = (c: string, extra = {}) => ({
   experimentId: exp,
@@ -192,6 +193,69 @@ describe('submitCandidate', () => {
     expect((error as Error).message).toContain(
       'cancelling the held job 100 this submit made failed too (scancel: controller down): it is left held; cancel it with `scancel 100`',
     );
+  });
+
+  it('the held job of a name is released by the next submit, whatever run label the interrupted one drew (issue 41)', async () => {
+    // `topo submit` interrupted between sbatch --hold and the release left run …-0000aaaa held; the
+    // next `topo submit` draws a new label (…-0000bbbb) and must release the held run, not stand on it.
+    const slurm = new FakeSlurm();
+    slurm.add(`${name('a')}-0000aaaa`, 'PENDING', 'JobHeldUser');
+    const r = await submitCandidate(
+      { slurm },
+      { ...request('a'), submission: submission('a', '0000bbbb'), standsFor: name('a') },
+    );
+    expect(r).toMatchObject({ status: 'existing', jobId: '100', jobName: `${name('a')}-0000aaaa` });
+    expect(slurm.calls).toEqual(['jobs', 'release 100']);
+    expect(slurm.jobsById.get('100')?.reason).not.toBe('JobHeldUser');
+  });
+
+  it('retires younger held runs of the candidate (two interrupted submits) and keeps the oldest', async () => {
+    const slurm = new FakeSlurm();
+    slurm.add(`${name('a')}-0000aaaa`, 'RUNNING');
+    slurm.add(`${name('a')}-0000cccc`, 'PENDING', 'JobHeldUser');
+    const r = await submitCandidate(
+      { slurm },
+      { ...request('a'), submission: submission('a', '0000bbbb'), standsFor: name('a') },
+    );
+    expect(r).toMatchObject({ status: 'existing', jobId: '100', state: 'RUNNING' });
+    expect(slurm.jobsById.get('101')).toMatchObject({
+      state: 'CANCELLED',
+      name: `retired-${name('a')}-0000cccc`,
+    });
+    expect(slurm.calls).not.toContain('submit');
+  });
+
+  it('an interrupted submit (Ctrl-C) cancels the held job it made and says so; before sbatch it submits nothing', async () => {
+    const slurm = new FakeSlurm();
+    const abort = new AbortController();
+    slurm.beforeSubmitReturns = () => abort.abort();
+    const error = await submitCandidate({ slurm, signal: abort.signal }, request('a')).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(SubmitInterrupted);
+    expect((error as Error).message).toBe(
+      `interrupted after sbatch of ${name('a')}; the held job 100 this submit made was cancelled (it never ran)`,
+    );
+    expect(slurm.jobsById.get('100')?.state).toBe('CANCELLED');
+    expect(slurm.calls).not.toContain('release 100');
+
+    // a terminal's Ctrl-C reaches sbatch as well: its id is lost, the job is found by its run name
+    const killed = new FakeSlurm();
+    const both = new AbortController();
+    killed.beforeSubmitReturns = () => {
+      both.abort();
+      throw new Error('`sbatch --parsable …` could not run: killed by SIGINT');
+    };
+    await expect(submitCandidate({ slurm: killed, signal: both.signal }, request('c'))).rejects.toThrow(
+      'the held job 100 this submit made was cancelled (it never ran)',
+    );
+    expect(killed.jobsById.get('100')?.state).toBe('CANCELLED');
+
+    const early = new FakeSlurm();
+    const aborted = new AbortController();
+    aborted.abort();
+    await expect(submitCandidate({ slurm: early, signal: aborted.signal }, request('b'))).rejects.toThrow(
+      'interrupted before sbatch: nothing was submitted',
+    );
+    expect(early.calls).toEqual(['jobs']);
   });
 
   it('refuses a job name outside the experiment', async () => {
