@@ -504,7 +504,10 @@ export function buildMonitorPorts(
       );
     },
     slurm: {
-      jobs: (id) => slurmMonitorPort(clients.slurmFor(id), [...experiments.keys()]).jobs(id),
+      jobs: (id) =>
+        slurmMonitorPort(clients.slurmFor(id), [...experiments.keys()], {
+          releaseAbandonedHolds: { now: () => Date.now() / 1000 },
+        }).jobs(id),
       cancel: (jobId, id) => clients.slurmFor(id).cancel(jobId),
     },
     submit: submitPort(octokit, config, experiments, clients),

@@ -7,18 +7,42 @@ import { setStateLabel } from '../github/labels.js';
 import { experimentJobs } from '../judge/job.js';
 import type { SlurmClient } from '../slurm/types.js';
 import { readMonitorComment, writeMonitorComment } from '../usecases/monitor-comment.js';
+import { experimentPrefix, releaseAbandonedHolds } from '../usecases/submit.js';
 import type { MonitorPorts } from './ports.js';
+
+/** What a pass (not a read-only view such as `topo status`) does besides reading. */
+export interface SlurmPortEffects {
+  /** Release the experiment's jobs held longer than a submit takes (src/usecases/submit.ts). */
+  releaseAbandonedHolds: { now: () => number; log?: (message: string) => void };
+}
 
 /**
  * The monitor's Slurm port over the Slurm adapter: one `jobs(prefix)` call per experiment, its own
- * jobs as the one job model reads them (src/judge/job.ts: a failed job's log tail classified).
+ * jobs as the one job model reads them (src/judge/job.ts: a failed job's log tail classified); with
+ * `effects`, a job a dead submit left held is released on the way.
  */
 export function slurmMonitorPort(
   slurm: SlurmClient,
   knownExperimentIds: readonly string[] = [],
+  effects?: SlurmPortEffects,
 ): MonitorPorts['slurm'] {
   return {
-    jobs: (experimentId) => experimentJobs(slurm, experimentId, knownExperimentIds),
+    async jobs(experimentId) {
+      let listed = await slurm.jobs(experimentPrefix(experimentId));
+      const release = effects?.releaseAbandonedHolds;
+      if (release)
+        listed = await releaseAbandonedHolds(
+          { slurm, ...(release.log ? { log: release.log } : {}) },
+          experimentId,
+          listed,
+          release.now(),
+        );
+      return experimentJobs(
+        { jobs: async () => listed, tail: (j, n) => slurm.tail(j, n) },
+        experimentId,
+        knownExperimentIds,
+      );
+    },
     cancel: (jobId) => slurm.cancel(jobId),
   };
 }

@@ -16,6 +16,7 @@
 import { dirname } from 'node:path';
 import { parseRunName } from '../lifecycle/run-name.js';
 import { ConnectionLostError } from '../slurm/errors.js';
+import { slurmTimeToUnix } from '../slurm/parse.js';
 import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
 import {
   byJobId,
@@ -302,6 +303,45 @@ async function retire(deps: SubmitDeps, job: SlurmJob, jobName: string): Promise
   }
   await deps.slurm.cancel(job.id);
   deps.log?.(`retired duplicate job ${job.id} of ${jobName}`);
+}
+
+/**
+ * How long a job may stay held before a pass releases it: a submit releases its own within seconds, so
+ * an older hold was left by one that never finished (a killed runner or terminal). Younger holds are
+ * left to their submit, whose duplicate and max_parallel rules need them still held.
+ */
+export const ABANDONED_HOLD_SECONDS = 120;
+
+/**
+ * Releases the experiment's jobs held (JobHeldUser) for longer than ABANDONED_HOLD_SECONDS by Slurm's
+ * submit time (lifecycle invariant 20: no job the tool made is left held); the monitor's pass and
+ * `topo watch` call it on the listing they read. Returns the listing with those jobs released.
+ */
+export async function releaseAbandonedHolds(
+  deps: SubmitDeps,
+  experimentId: string,
+  jobs: readonly SlurmJob[],
+  nowTs: number,
+): Promise<SlurmJob[]> {
+  const own = new Set(ownJobs(jobs, experimentId).map((j) => j.id));
+  const out: SlurmJob[] = [];
+  for (const job of jobs) {
+    const submitted = slurmTimeToUnix(job.submitTime);
+    const abandoned =
+      own.has(job.id) &&
+      isLive(job.state) &&
+      HELD_REASONS.has(job.reason ?? '') &&
+      submitted !== null &&
+      nowTs - submitted > ABANDONED_HOLD_SECONDS;
+    if (!abandoned) {
+      out.push(job);
+      continue;
+    }
+    await deps.slurm.release(job.id);
+    deps.log?.(`released job ${job.id} (${job.name}): held since its submit did not finish`);
+    out.push({ ...job, reason: null });
+  }
+  return out;
 }
 
 export interface CancelRequest {

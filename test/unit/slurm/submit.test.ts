@@ -1,7 +1,13 @@
 // submitCandidate / cancelCandidate over an in-memory Slurm: the decisions, not the I/O.
 import { describe, expect, it } from 'vitest';
 import { ConnectionLostError } from '../../../src/slurm/errors.js';
-import { cancelCandidate, SubmitInterrupted, submitCandidate } from '../../../src/usecases/submit.js';
+import {
+  ABANDONED_HOLD_SECONDS,
+  cancelCandidate,
+  releaseAbandonedHolds,
+  SubmitInterrupted,
+  submitCandidate,
+} from '../../../src/usecases/submit.js';
 import { FakeSlurm } from './fake-slurm.js';
 
 const exp = 'topology-opt-x-20260101';
@@ -256,6 +262,23 @@ describe('submitCandidate', () => {
       'interrupted before sbatch: nothing was submitted',
     );
     expect(early.calls).toEqual(['jobs']);
+  });
+
+  it('a pass releases the jobs its submits left held, and leaves a hold a submit is still working on (issue 41)', async () => {
+    const slurm = new FakeSlurm();
+    const now = Date.parse('2026-12-06T20:00:00Z') / 1000;
+    const at = (secondsAgo: number) => new Date((now - secondsAgo) * 1000).toISOString().slice(0, 19);
+    const old = slurm.add(`${name('a')}-0000aaaa`, 'PENDING', 'JobHeldUser');
+    old.submitTime = at(ABANDONED_HOLD_SECONDS + 60);
+    const young = slurm.add(`${name('b')}-0000aaaa`, 'PENDING', 'JobHeldUser');
+    young.submitTime = at(5);
+    const foreign = slurm.add(`topo-${exp}-extra-20260101-c-0123abcd-0000aaaa`, 'PENDING', 'JobHeldUser');
+    foreign.submitTime = at(3600);
+    const listed = await slurm.jobs(`topo-${exp}-`);
+    const after = await releaseAbandonedHolds({ slurm }, exp, listed, now);
+    expect(slurm.calls.filter((c) => c.startsWith('release'))).toEqual([`release ${old.id}`]);
+    expect(after.find((j) => j.id === old.id)?.reason).toBeNull();
+    expect(after.find((j) => j.id === young.id)?.reason).toBe('JobHeldUser');
   });
 
   it('refuses a job name outside the experiment', async () => {
