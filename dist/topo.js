@@ -36001,7 +36001,7 @@ var require_keygen = __commonJS({
       generateKeyPair: generateKeyPair_,
       generateKeyPairSync: generateKeyPairSync_,
       getCurves,
-      randomBytes: randomBytes2
+      randomBytes: randomBytes3
     } = __require("crypto");
     var { Ber } = require_lib();
     var bcrypt_pbkdf = require_bcrypt_pbkdf().pbkdf;
@@ -36265,7 +36265,7 @@ var require_keygen = __commonJS({
                 rounds2 = opts.rounds;
             }
             const gen = Buffer.allocUnsafe(cipher.keyLen + cipher.ivLen);
-            const salt = randomBytes2(SALT_LEN);
+            const salt = randomBytes3(SALT_LEN);
             const r = bcrypt_pbkdf(
               passphrase,
               passphrase.length,
@@ -36304,7 +36304,7 @@ var require_keygen = __commonJS({
           const kdfOptions = encrypted ? encrypted.kdfOptions : Buffer.alloc(0);
           const blockLen = encrypted ? encrypted.cipher.blockLen : 8;
           const parsed = parseDERs(keyType, pub, priv);
-          const checkInt = randomBytes2(4);
+          const checkInt = randomBytes3(4);
           const commentBin = Buffer.from(comment);
           const privBlobLen = 4 + 4 + parsed.priv.length + 4 + commentBin.length;
           let padding = [];
@@ -51462,7 +51462,7 @@ var require_util5 = __commonJS({
     var { getEncoding } = require_encoding();
     var { serializeAMimeType, parseMIMEType } = require_data_url();
     var { types } = __require("node:util");
-    var { StringDecoder } = __require("string_decoder");
+    var { StringDecoder: StringDecoder2 } = __require("string_decoder");
     var { btoa: btoa2 } = __require("node:buffer");
     var staticPropertyDescriptors = {
       enumerable: true,
@@ -51553,7 +51553,7 @@ var require_util5 = __commonJS({
             dataURL += serializeAMimeType(parsed);
           }
           dataURL += ";base64,";
-          const decoder = new StringDecoder("latin1");
+          const decoder = new StringDecoder2("latin1");
           for (const chunk of bytes) {
             dataURL += btoa2(decoder.write(chunk));
           }
@@ -51582,7 +51582,7 @@ var require_util5 = __commonJS({
         }
         case "BinaryString": {
           let binaryString = "";
-          const decoder = new StringDecoder("latin1");
+          const decoder = new StringDecoder2("latin1");
           for (const chunk of bytes) {
             binaryString += decoder.write(chunk);
           }
@@ -62832,6 +62832,693 @@ var UnsafeArgumentError = class extends SlurmError {
   name = "UnsafeArgumentError";
 };
 
+// src/usecases/submit.ts
+import { dirname } from "node:path";
+
+// src/lifecycle/run-name.ts
+import { randomBytes } from "node:crypto";
+var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
+var HEX8 = "[0-9a-f]{8}";
+var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
+var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
+var RUN_LABEL = /^[0-9a-f]{8}$/;
+function newRunLabel(bytes = randomBytes) {
+  return bytes(4).toString("hex");
+}
+function runNameFor(candidateJobName, label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${candidateJobName}-${label}`;
+}
+function parseRunName(name, experimentId) {
+  const prefix = `topo-${experimentId}-`;
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length);
+  const labelled = LABELLED.exec(rest);
+  if (labelled)
+    return {
+      experimentId,
+      candidate: labelled[1],
+      hash: labelled[2],
+      label: labelled[3]
+    };
+  const plain = UNLABELLED.exec(rest);
+  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
+  return null;
+}
+function candidateOfRunName(name) {
+  const m2 = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX8}(?:-${HEX8})?$`).exec(name);
+  return m2 ? parseRunName(name, m2[1])?.candidate ?? null : null;
+}
+function ownerExperiment(name, experimentIds) {
+  let best = null;
+  for (const id of experimentIds)
+    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
+  return best;
+}
+function isRunOf(name, experimentId, knownIds = []) {
+  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
+  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
+}
+function looksLikeLongerExperiment(name, experimentId) {
+  const parsed = parseRunName(name, experimentId);
+  if (!parsed) return false;
+  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+}
+
+// src/slurm/types.ts
+var SLURM_JOB_STATES = [
+  "BOOT_FAIL",
+  "CANCELLED",
+  "COMPLETED",
+  "COMPLETING",
+  "CONFIGURING",
+  "DEADLINE",
+  "FAILED",
+  "NODE_FAIL",
+  "OUT_OF_MEMORY",
+  "PENDING",
+  "PREEMPTED",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESIZING",
+  "RESV_DEL_HOLD",
+  "REVOKED",
+  "RUNNING",
+  "SIGNALING",
+  "SPECIAL_EXIT",
+  "STAGE_OUT",
+  "STOPPED",
+  "SUSPENDED",
+  "TIMEOUT"
+];
+var LIVE_STATES = /* @__PURE__ */ new Set([
+  "PENDING",
+  "CONFIGURING",
+  "RUNNING",
+  "COMPLETING",
+  "SUSPENDED",
+  "STOPPED",
+  "SIGNALING",
+  "STAGE_OUT",
+  "RESIZING",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESV_DEL_HOLD",
+  "UNKNOWN"
+]);
+function isLive(state2) {
+  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
+}
+var KNOWN_STATES = new Set(SLURM_JOB_STATES);
+
+// src/slurm/parse.ts
+var SQUEUE_FIELDS = [
+  "JobID",
+  "State",
+  "Reason",
+  "exit_code",
+  "RestartCnt",
+  "SubmitTime",
+  "StartTime",
+  "EndTime",
+  "TimeLimit",
+  "TimeUsed",
+  "NodeList",
+  "NumNodes",
+  "tres-alloc",
+  "tres-per-node",
+  "UserName",
+  "STDOUT",
+  "Comment",
+  "Name"
+];
+var SQUEUE_FORMAT = SQUEUE_FIELDS.map(
+  (f, i) => i < SQUEUE_FIELDS.length - 1 ? `${f}:0|` : `${f}:0`
+).join(",");
+var SACCT_FIELDS = [
+  "JobID",
+  "State",
+  "Reason",
+  "ExitCode",
+  "Submit",
+  "Start",
+  "End",
+  "Timelimit",
+  "Elapsed",
+  "NodeList",
+  "AllocTRES",
+  "User",
+  "Comment",
+  "JobName"
+];
+var SACCT_FORMAT = SACCT_FIELDS.join(",");
+var JOB_ID = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\])|\+[0-9]+)?$/;
+var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
+var NO_TIME = /* @__PURE__ */ new Set(["", "N/A", "Unknown", "None", "NONE", "(null)", "UNLIMITED", "INVALID"]);
+var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|[0-9]+-[0-9]+(:[0-9]+)?)$/;
+var NO_DURATION = /* @__PURE__ */ new Set([
+  "UNLIMITED",
+  "INVALID",
+  "NOT_SET",
+  "Partition_Limit",
+  "NONE",
+  "None",
+  "infinite"
+]);
+var STATE_SET = new Set(SLURM_JOB_STATES);
+function state(text3, command, line) {
+  const word = text3.split(" ")[0] ?? "";
+  if (STATE_SET.has(word)) return word;
+  if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return "UNKNOWN";
+  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text3)}`, line);
+}
+function rawState(text3) {
+  const word = text3.split(" ")[0] ?? "";
+  return STATE_SET.has(word) ? {} : { rawState: word };
+}
+function jobId(text3, command, line) {
+  if (!JOB_ID.test(text3))
+    throw new SlurmOutputError(command, `job id ${JSON.stringify(text3)} is not a Slurm job id`, line);
+  return text3;
+}
+function time(text3, command, line) {
+  if (NO_TIME.has(text3)) return null;
+  if (!TIME.test(text3))
+    throw new SlurmOutputError(command, `time ${JSON.stringify(text3)} is not YYYY-MM-DDTHH:MM:SS`, line);
+  return text3;
+}
+function duration(text3, command, line) {
+  if (text3 === "" || text3 === "N/A" || text3 === "(null)") return null;
+  if (!DURATION.test(text3) && !NO_DURATION.has(text3))
+    throw new SlurmOutputError(command, `duration ${JSON.stringify(text3)} is not [D-]HH:MM:SS`, line);
+  return text3;
+}
+function elapsedOf(text3, command, line) {
+  const d2 = duration(text3, command, line);
+  return d2 !== null && NO_DURATION.has(d2) ? null : d2;
+}
+function text(value) {
+  return value === void 0 || value === "" || value === "(null)" || value === "N/A" ? null : value;
+}
+function slurmDurationToSeconds(text3) {
+  const m2 = /^(?:([0-9]+)-([0-9]+)(?::([0-9]+))?(?::([0-9]+))?|(?:([0-9]+):)?([0-9]+):([0-9]+)(?:\.[0-9]+)?)$/.exec(
+    text3 ?? ""
+  );
+  if (!m2) return null;
+  const n = (v2) => Number(v2 ?? 0);
+  if (m2[1] !== void 0) return ((n(m2[1]) * 24 + n(m2[2])) * 60 + n(m2[3])) * 60 + n(m2[4]);
+  return (n(m2[5]) * 60 + n(m2[6])) * 60 + n(m2[7]);
+}
+function gpusFromTres(tres) {
+  const untyped = /(?:^|,)gres\/gpu=([0-9]+)(?:,|$)/.exec(tres);
+  if (untyped) return Number(untyped[1]);
+  const typed = [...tres.matchAll(/(?:^|,)gres\/gpu:[^=,]+=([0-9]+)/g)];
+  return typed.length > 0 ? typed.reduce((sum, t) => sum + Number(t[1]), 0) : null;
+}
+function gpusPerNode(perNode, nodeCount) {
+  const m2 = /(?:^|,)gres[:/]gpu(?::[^:,]+)?:([0-9]+)(?:,|$)/.exec(perNode);
+  const nodesNow = /^([0-9]+)/.exec(nodeCount);
+  return m2 && nodesNow ? Number(m2[1]) * Number(nodesNow[1]) : null;
+}
+function allocation(gpus, elapsed) {
+  const seconds3 = slurmDurationToSeconds(elapsed);
+  return { gpus, gpuMinutes: gpus === null || seconds3 === null ? null : gpus * seconds3 / 60 };
+}
+function reason(text3) {
+  return text3 === "" || text3 === "None" || text3 === "(null)" ? null : text3;
+}
+function nodes(text3) {
+  return text3 === "" || text3 === "(null)" || text3 === "None assigned" ? null : text3;
+}
+function count(text3, what, command, line) {
+  if (!/^[0-9]+$/.test(text3))
+    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text3)} is not a count`, line);
+  return Number(text3);
+}
+function decodeWaitStatus(status2) {
+  const signal = status2 & 127;
+  if (signal !== 0) return { exitCode: null, signal };
+  return { exitCode: status2 >> 8 & 255, signal: null };
+}
+function decodeExitPair(text3, command, line) {
+  const m2 = /^([0-9]+):([0-9]+)$/.exec(text3);
+  if (!m2)
+    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text3)} is not <code>:<signal>`, line);
+  const signal = Number(m2[2]);
+  if (signal !== 0) return { exitCode: null, signal };
+  return { exitCode: Number(m2[1]), signal: null };
+}
+function expandOutputPattern(pattern, job) {
+  const [arrayJob, arrayTask] = job.id.split("_");
+  return pattern.replace(/%(\d*)([%jJxAaN])/g, (whole, pad, key) => {
+    const width = pad === "" ? 0 : Number(pad);
+    const padded = (v2) => width > 0 && /^[0-9]+$/.test(v2) ? v2.padStart(width, "0") : v2;
+    switch (key) {
+      case "%":
+        return "%";
+      case "j":
+      case "J":
+        return padded(job.id);
+      case "A":
+        return padded(arrayJob ?? job.id);
+      case "a":
+        return arrayTask !== void 0 ? padded(arrayTask) : whole;
+      case "x":
+        return job.name;
+      case "N":
+        return job.nodes ? firstHost(job.nodes) : whole;
+      default:
+        return whole;
+    }
+  });
+}
+function firstHost(hostlist) {
+  const m2 = /^([^[,]*)(\[([0-9]+))?/.exec(hostlist);
+  return `${m2?.[1] ?? ""}${m2?.[3] ?? ""}`;
+}
+function live(s, exit) {
+  return isLive(s) ? { exitCode: null, signal: null } : exit;
+}
+function parseSqueue(output) {
+  return parseLines(output, "squeue", SQUEUE_FIELDS, 2, squeueJob);
+}
+function parseSacct(output) {
+  return parseLines(output, "sacct", SACCT_FIELDS, 1, sacctJob);
+}
+function parseLines(output, command, fields, freeFields, read2) {
+  const jobs = [];
+  const skipped = [];
+  const firstFree = fields.length - 1 - freeFields;
+  for (const line of output.split("\n")) {
+    if (line.trim() === "") continue;
+    const parts = line.split("|");
+    const name = parts.length > 1 ? parts.at(-1) : null;
+    try {
+      if (parts.length < fields.length)
+        throw new SlurmOutputError(
+          command,
+          `expected ${fields.length} |-separated fields, got ${parts.length}`,
+          line
+        );
+      const free = parts.slice(firstFree, firstFree + freeFields - 1);
+      free.push(parts.slice(firstFree + freeFields - 1, -1).join("|"));
+      jobs.push(read2(parts.slice(0, firstFree), free, name ?? "", line));
+    } catch (error) {
+      if (!(error instanceof SlurmOutputError)) throw error;
+      skipped.push({ command, problem: error.problem, line, name });
+    }
+  }
+  return { jobs, skipped };
+}
+function squeueJob(fixed, free, name, line) {
+  const command = "squeue";
+  const [
+    id,
+    st,
+    why,
+    exit,
+    restarts,
+    submit,
+    start,
+    end,
+    limit,
+    used,
+    nodeList,
+    nodeCount,
+    tres,
+    perNode,
+    user
+  ] = fixed;
+  const [stdout, comment] = free;
+  const s = state(st ?? "", command, line);
+  const exitDecoded = exit === "N/A" || exit === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exit ?? "", "exit status", command, line));
+  const elapsed = elapsedOf(used ?? "", command, line);
+  const gpus = gpusFromTres(tres ?? "") ?? gpusPerNode(perNode ?? "", nodeCount ?? "");
+  const job = {
+    id: jobId(id ?? "", command, line),
+    name,
+    state: s,
+    ...rawState(st ?? ""),
+    reason: reason(why ?? ""),
+    ...live(s, exitDecoded),
+    restarts: count(restarts ?? "", "restart count", command, line),
+    submitTime: time(submit ?? "", command, line),
+    startTime: time(start ?? "", command, line),
+    endTime: time(end ?? "", command, line),
+    timeLimit: duration(limit ?? "", command, line),
+    elapsed,
+    ...allocation(gpus, elapsed),
+    nodes: nodes(nodeList ?? ""),
+    user: text(user),
+    comment: text(comment),
+    stdoutPath: null,
+    source: "squeue"
+  };
+  job.stdoutPath = text(stdout) === null ? null : expandOutputPattern(stdout ?? "", job);
+  return job;
+}
+function accountedReason(why, allocated) {
+  return allocated !== null && (why === "JobHeldUser" || why === "JobHeldAdmin") ? null : why;
+}
+function sacctJob(fixed, free, name, line) {
+  const command = "sacct";
+  const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, user] = fixed;
+  const s = state(st ?? "", command, line);
+  const elapsed = elapsedOf(used ?? "", command, line);
+  return {
+    id: jobId(id ?? "", command, line),
+    name,
+    state: s,
+    ...rawState(st ?? ""),
+    reason: accountedReason(reason(why ?? ""), nodes(nodeList ?? "")),
+    ...live(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
+    restarts: null,
+    submitTime: time(submit ?? "", command, line),
+    startTime: time(start ?? "", command, line),
+    endTime: time(end ?? "", command, line),
+    timeLimit: duration(limit ?? "", command, line),
+    elapsed,
+    ...allocation(gpusFromTres(tres ?? ""), elapsed),
+    nodes: nodes(nodeList ?? ""),
+    user: text(user),
+    comment: text(free[0]),
+    stdoutPath: null,
+    source: "sacct"
+  };
+}
+function scontrolFields(line) {
+  const fields = /* @__PURE__ */ new Map();
+  for (const part of line.trim().split(/ (?=[A-Za-z][A-Za-z0-9_:/-]*=)/)) {
+    const eq = part.indexOf("=");
+    if (eq <= 0)
+      throw new SlurmOutputError("scontrol show job", `field ${JSON.stringify(part)} is not Key=Value`, line);
+    fields.set(part.slice(0, eq), part.slice(eq + 1));
+  }
+  return fields;
+}
+function parseScontrolJobs(output) {
+  const command = "scontrol show job";
+  if (/^No jobs in the system\s*$/.test(output.trim())) return [];
+  const jobs = [];
+  for (const line of output.split("\n")) {
+    if (line.trim() === "") continue;
+    const f = scontrolFields(line);
+    const need = (key) => {
+      const v2 = f.get(key);
+      if (v2 === void 0) throw new SlurmOutputError(command, `no ${key}= field`, line);
+      return v2;
+    };
+    const arrayJob = f.get("ArrayJobId");
+    const arrayTask = f.get("ArrayTaskId");
+    const id = arrayJob !== void 0 && arrayTask !== void 0 ? `${arrayJob}_${arrayTask}` : need("JobId");
+    const s = state(need("JobState"), command, line);
+    const stdout = f.get("StdOut");
+    jobs.push({
+      id: jobId(id, command, line),
+      name: need("JobName"),
+      state: s,
+      ...rawState(need("JobState")),
+      reason: reason(need("Reason")),
+      ...live(s, decodeExitPair(need("ExitCode"), command, line)),
+      restarts: count(need("Restarts"), "restart count", command, line),
+      submitTime: time(need("SubmitTime"), command, line),
+      startTime: time(need("StartTime"), command, line),
+      endTime: time(need("EndTime"), command, line),
+      timeLimit: duration(need("TimeLimit"), command, line),
+      elapsed: elapsedOf(need("RunTime"), command, line),
+      ...allocation(
+        gpusFromTres(f.get("TRES") ?? "") ?? gpusPerNode(f.get("TresPerNode") ?? "", f.get("NumNodes") ?? ""),
+        elapsedOf(need("RunTime"), command, line)
+      ),
+      nodes: nodes(need("NodeList")),
+      // UserId=alice(1000): the name before the uid.
+      user: text(/^(.*)\([0-9]+\)$/.exec(need("UserId"))?.[1] ?? need("UserId")),
+      comment: text(f.get("Comment")),
+      stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
+      source: "scontrol"
+    });
+  }
+  return jobs;
+}
+function parseSbatchParsable(stdout) {
+  const lines = stdout.split("\n").filter((l3) => l3.trim() !== "");
+  const last = lines.at(-1)?.trim() ?? "";
+  const m2 = /^([0-9]+)(;[A-Za-z0-9_.-]+)?$/.exec(last);
+  if (lines.length !== 1 || !m2?.[1]) {
+    throw new SlurmOutputError("sbatch --parsable", 'expected one line "<job id>[;<cluster>]"', stdout);
+  }
+  return m2[1];
+}
+function accountingEnabled(showConfig) {
+  const m2 = /^AccountingStorageType\s*=\s*(\S+)/m.exec(showConfig);
+  if (!m2?.[1])
+    throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
+  return m2[1] !== "accounting_storage/none";
+}
+function slurmTimeToUnix(text3) {
+  if (!text3 || !TIME.test(text3)) return null;
+  const ms = Date.parse(`${text3}Z`);
+  return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
+}
+
+// src/lifecycle/jobs.ts
+function compareJobIds(a, b2) {
+  const [a1, a2] = a.split("_").map(Number);
+  const [b1, b22] = b2.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b22 ?? 0);
+}
+function jobForRun(jobs, runName, view) {
+  const mine = jobs.filter((j2) => view(j2).name === runName);
+  const order = (a, b2) => compareJobIds(view(a).id, view(b2).id);
+  const live3 = mine.filter((j2) => isLive(view(j2).state)).sort(order);
+  if (live3[0]) return live3[0];
+  return mine.sort(order).at(-1) ?? null;
+}
+
+// src/usecases/queue.ts
+var RETIRED_PREFIX = "retired-";
+function retiredName(jobName2) {
+  return `${RETIRED_PREFIX}${jobName2}`;
+}
+function isRetiredDuplicate(name) {
+  return name.startsWith(RETIRED_PREFIX);
+}
+var DEFAULT_MAX_PARALLEL = 3;
+function representativeJob(jobs, jobName2) {
+  return jobForRun(jobs, jobName2, (j2) => j2);
+}
+function byJobId(a, b2) {
+  return compareJobIds(a.id, b2.id);
+}
+function ownJobs(jobs, experimentId, knownExperimentIds = []) {
+  return jobs.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
+}
+function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
+  if (!Number.isInteger(maxParallel) || maxParallel < 1)
+    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
+  const liveNames = new Set(
+    jobs.filter((j2) => isLive(j2.state) && !isRetiredDuplicate(j2.name)).map((j2) => j2.name)
+  );
+  const live3 = liveNames.size;
+  let free = Math.max(0, maxParallel - live3);
+  const plan = { existing: [], submitNow: [], queued: [], live: live3, slots: maxParallel };
+  const seen = /* @__PURE__ */ new Set();
+  for (const request2 of requests) {
+    if (seen.has(request2.jobName)) continue;
+    seen.add(request2.jobName);
+    const job = representativeJob(jobs, request2.jobName);
+    if (job) plan.existing.push({ request: request2, job });
+    else if (free > 0) {
+      plan.submitNow.push(request2);
+      free--;
+    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
+  }
+  return plan;
+}
+
+// src/usecases/submit.ts
+var SubmitInterrupted = class extends Error {
+};
+function experimentPrefix(experimentId) {
+  return `topo-${experimentId}-`;
+}
+var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
+async function submitCandidate(deps, request2) {
+  const { jobName: jobName2, shellLine: shellLine2 } = request2.submission;
+  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
+  const prefix = experimentPrefix(request2.experimentId);
+  if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
+  const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
+  let jobs = await experimentJobs(deps, request2);
+  const standing = request2.standsFor ? await liveRunStanding(deps, request2, jobs) : null;
+  if (standing) return { ...base, ...standing };
+  const found = representativeJob(jobs, jobName2);
+  if (found && (isLive(found.state) || !request2.resubmitFinished)) {
+    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
+    return { ...base, status: "existing", jobId: kept.id, state: kept.state };
+  }
+  if (found) jobs = jobs.filter((j2) => j2.name !== jobName2);
+  const me2 = { jobName: jobName2 };
+  const plan = planQueue([...request2.ahead ?? [], me2], jobs, maxParallel);
+  const waiting2 = plan.queued.find((q2) => q2.request === me2);
+  if (request2.dryRun) {
+    return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
+  }
+  if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
+  interrupted(deps, "before sbatch: nothing was submitted");
+  return submitHeld(deps, request2, base, maxParallel);
+}
+function interrupted(deps, what) {
+  if (deps.signal?.aborted) throw new SubmitInterrupted(`interrupted ${what}`);
+}
+async function liveRunStanding(deps, request2, jobs) {
+  const base = request2.standsFor;
+  const live3 = jobs.filter((j2) => isRunOfName(j2.name, base, request2.experimentId) && isLive(j2.state)).sort(byJobId);
+  const kept = live3[0];
+  if (!kept) return null;
+  if (!request2.dryRun) {
+    for (const j2 of live3.slice(1)) if (HELD_REASONS.has(j2.reason ?? "")) await retire(deps, j2, j2.name);
+    await settle(deps, jobs, kept.name, kept);
+  }
+  return { status: "existing", jobId: kept.id, state: kept.state, jobName: kept.name };
+}
+async function experimentJobs(deps, request2) {
+  const listed = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
+  return ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
+}
+async function submitHeld(deps, request2, base, maxParallel) {
+  const { slurm } = deps;
+  const log = deps.log ?? (() => {
+  });
+  const { jobName: jobName2, argv } = request2.submission;
+  const output = argv.find((a) => a.startsWith("--output="));
+  if (output) await slurm.ensureDir(dirname(output.slice("--output=".length)));
+  const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
+  for (let attempt = 1; ; attempt++) {
+    let submittedId;
+    try {
+      submittedId = await slurm.submit(held, request2.submission.env);
+      log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
+    } catch (error) {
+      if (!(error instanceof ConnectionLostError) && !deps.signal?.aborted) throw error;
+      log(`sbatch of ${jobName2} did not answer (${error.message}): looking it up by name`);
+    }
+    if (deps.signal?.aborted) return withdrawInterrupted(deps, request2, submittedId);
+    try {
+      const done = await keepOne(deps, request2, base, maxParallel, submittedId);
+      if (done === "not-found" && submittedId === void 0 && attempt < 3) continue;
+      if (done === "not-found")
+        throw new Error(
+          `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
+        );
+      return done;
+    } catch (error) {
+      if (submittedId !== void 0) await withdrawHeld(deps, submittedId, error);
+      throw error;
+    }
+  }
+}
+async function withdrawInterrupted(deps, request2, submittedId) {
+  const { jobName: jobName2 } = request2.submission;
+  const error = new SubmitInterrupted(`interrupted after sbatch of ${jobName2}`);
+  const ids = submittedId !== void 0 ? [submittedId] : (await experimentJobs(deps, request2)).filter((j2) => j2.name === jobName2 && isLive(j2.state)).map((j2) => j2.id);
+  if (!ids.length) error.message += ": Slurm lists no job of that name (nothing was submitted)";
+  for (const id of ids) await withdrawHeld(deps, id, error);
+  throw error;
+}
+async function keepOne(deps, request2, base, maxParallel, submittedId) {
+  const { jobName: jobName2 } = request2.submission;
+  const after = await experimentJobs(deps, request2);
+  const mine = after.filter((j2) => j2.name === jobName2 && isLive(j2.state)).sort(byJobId);
+  const keeper = mine[0];
+  if (!keeper) return "not-found";
+  const ours = submittedId === void 0 || keeper.id === submittedId;
+  const live3 = ours ? liveOverLimit(after, keeper, maxParallel) : null;
+  if (live3 !== null) {
+    for (const j2 of mine) await retire(deps, j2, jobName2);
+    deps.log?.(`${jobName2}: ${live3} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
+    return { ...base, status: "queued", position: 1, live: live3 - 1, maxParallel };
+  }
+  const kept = await settle(deps, after, jobName2, keeper);
+  return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
+}
+async function withdrawHeld(deps, jobId2, error) {
+  let outcome;
+  try {
+    await deps.slurm.cancel(jobId2);
+    outcome = `the held job ${jobId2} this submit made was cancelled (it never ran)${error instanceof SubmitInterrupted ? "" : "; submit again"}`;
+  } catch (cancelError) {
+    outcome = `cancelling the held job ${jobId2} this submit made failed too (${cancelError.message}): it is left held; cancel it with \`scancel ${jobId2}\``;
+  }
+  deps.log?.(outcome);
+  if (error instanceof Error) error.message = `${error.message}; ${outcome}`;
+}
+function liveOverLimit(after, keeper, maxParallel) {
+  const liveByName = /* @__PURE__ */ new Map();
+  for (const j2 of after.filter((x2) => isLive(x2.state) && !isRetiredDuplicate(x2.name)).sort(byJobId))
+    if (!liveByName.has(j2.name)) liveByName.set(j2.name, j2);
+  const youngest = [...liveByName.values()].sort(byJobId).at(-1);
+  const yields = liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
+  return yields ? liveByName.size : null;
+}
+async function settle(deps, jobs, jobName2, keeper) {
+  const live3 = jobs.filter((j2) => j2.name === jobName2 && isLive(j2.state)).sort(byJobId);
+  const kept = keeper ?? live3[0] ?? representativeJob(jobs, jobName2);
+  if (!kept) throw new Error(`no job named ${jobName2}`);
+  for (const j2 of live3) if (j2.id !== kept.id) await retire(deps, j2, jobName2);
+  if (isLive(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
+    await deps.slurm.release(kept.id);
+    deps.log?.(`released job ${kept.id} (${jobName2})`);
+  }
+  return kept;
+}
+async function retire(deps, job, jobName2) {
+  try {
+    await deps.slurm.rename(job.id, retiredName(jobName2));
+  } catch (error) {
+    deps.log?.(`could not rename duplicate job ${job.id}: ${error.message}`);
+  }
+  await deps.slurm.cancel(job.id);
+  deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
+}
+var ABANDONED_HOLD_SECONDS = 120;
+async function releaseAbandonedHolds(deps, experimentId, jobs, nowTs) {
+  const own = new Set(ownJobs(jobs, experimentId).map((j2) => j2.id));
+  const out = [];
+  for (const job of jobs) {
+    const submitted = slurmTimeToUnix(job.submitTime);
+    const abandoned = own.has(job.id) && isLive(job.state) && HELD_REASONS.has(job.reason ?? "") && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
+    if (!abandoned) {
+      out.push(job);
+      continue;
+    }
+    await deps.slurm.release(job.id);
+    deps.log?.(`released job ${job.id} (${job.name}): held since its submit did not finish`);
+    out.push({ ...job, reason: null });
+  }
+  return out;
+}
+function isRunOfName(name, jobName2, experimentId) {
+  if (name === jobName2) return true;
+  const wanted = parseRunName(jobName2, experimentId);
+  const found = parseRunName(name, experimentId);
+  return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
+}
+async function cancelCandidate(deps, request2) {
+  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
+  const mine = jobs.filter((j2) => isRunOfName(j2.name, request2.jobName, request2.experimentId));
+  const live3 = mine.filter((j2) => isLive(j2.state));
+  for (const j2 of live3) await deps.slurm.cancel(j2.id);
+  const newest = mine.sort(byJobId).at(-1);
+  return {
+    jobName: request2.jobName,
+    cancelled: live3.map((j2) => j2.id),
+    job: newest ? representativeJob(mine, newest.name) : null
+  };
+}
+
 // src/cli/args.ts
 import { parseArgs as nodeParseArgs } from "node:util";
 
@@ -62845,13 +63532,17 @@ var EXIT = {
   /** Slurm's controller, the login node, Prometheus or GitHub could not be reached. */
   unreachable: 3,
   /** Refused for safety: the login node's SSH host key is not the pinned one. */
-  refused: 4
+  refused: 4,
+  /** Interrupted (Ctrl-C) after the command left Slurm in order (128 + SIGINT, as shells report it). */
+  interrupted: 130
 };
 var UsageError = class extends Error {
 };
 var ConfigError = class extends Error {
 };
 var UnreachableError = class extends Error {
+};
+var InterruptedError = class extends Error {
 };
 var FindingError = class extends Error {
   /** The findings behind it (a candidate's validation errors), one line each; in the --json error too. */
@@ -62963,61 +63654,11 @@ function renderHelp(name, summary, help) {
   return `${lines.join("\n")}
 `;
 }
-var EXIT_CODES_LINE = "exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service (Slurm, Prometheus, GitHub) unreachable; 4 refused (SSH host key not the pinned one)";
+var EXIT_CODES_LINE = "exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service (Slurm, Prometheus, GitHub) unreachable; 4 refused (SSH host key not the pinned one); 130 interrupted (Ctrl-C), after leaving Slurm in order";
 
 // src/cli/commands/analyze.ts
 import { readFileSync as readFileSync2 } from "node:fs";
 import { resolve as resolve2 } from "node:path";
-
-// src/lifecycle/run-name.ts
-import { randomBytes } from "node:crypto";
-var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
-var HEX8 = "[0-9a-f]{8}";
-var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
-var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
-var RUN_LABEL = /^[0-9a-f]{8}$/;
-function newRunLabel(bytes = randomBytes) {
-  return bytes(4).toString("hex");
-}
-function runNameFor(candidateJobName, label) {
-  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
-  return `${candidateJobName}-${label}`;
-}
-function parseRunName(name, experimentId) {
-  const prefix = `topo-${experimentId}-`;
-  if (!name.startsWith(prefix)) return null;
-  const rest = name.slice(prefix.length);
-  const labelled = LABELLED.exec(rest);
-  if (labelled)
-    return {
-      experimentId,
-      candidate: labelled[1],
-      hash: labelled[2],
-      label: labelled[3]
-    };
-  const plain = UNLABELLED.exec(rest);
-  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
-  return null;
-}
-function candidateOfRunName(name) {
-  const m2 = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX8}(?:-${HEX8})?$`).exec(name);
-  return m2 ? parseRunName(name, m2[1])?.candidate ?? null : null;
-}
-function ownerExperiment(name, experimentIds) {
-  let best = null;
-  for (const id of experimentIds)
-    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
-  return best;
-}
-function isRunOf(name, experimentId, knownIds = []) {
-  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
-  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
-}
-function looksLikeLongerExperiment(name, experimentId) {
-  const parsed = parseRunName(name, experimentId);
-  if (!parsed) return false;
-  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
-}
 
 // src/catalog/alpasim.ts
 var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
@@ -64153,7 +64794,7 @@ function referenceWithFigure(run3, runs) {
 }
 
 // src/chart/mermaid.ts
-function text(s) {
+function text2(s) {
   return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
 }
 function num3(x2) {
@@ -64190,9 +64831,9 @@ function lineChart(series, o) {
     "```mermaid",
     initDirective(),
     "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis "${text(o.xLabel)}" [${xs.map((x2) => String(Math.round(x2))).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num3(yMax)}`,
+    `  title "${text2(o.title)}"`,
+    `  x-axis "${text2(o.xLabel)}" [${xs.map((x2) => String(Math.round(x2))).join(", ")}]`,
+    `  y-axis "${text2(o.yLabel)}" 0 --> ${num3(yMax)}`,
     ...lines.map(
       (l3) => `  line [${l3.map((v2) => num3(Math.min(Number.isFinite(v2) ? v2 : 0, yMax))).join(", ")}]`
     ),
@@ -64215,9 +64856,9 @@ function barChart(bars, o) {
   return [
     "```mermaid",
     "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis [${rows.map((b2) => `"${text(b2.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num3(yMax)}`,
+    `  title "${text2(o.title)}"`,
+    `  x-axis [${rows.map((b2) => `"${text2(b2.label)}"`).join(", ")}]`,
+    `  y-axis "${text2(o.yLabel)}" 0 --> ${num3(yMax)}`,
     `  bar [${rows.map((b2) => num3(b2.value)).join(", ")}]`,
     ...line.length ? [`  line [${line.map(num3).join(", ")}]`] : [],
     "```"
@@ -64234,9 +64875,9 @@ function decidedBarChart(bars, groups2, references, o) {
     "```mermaid",
     `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
     "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis [${rows.map((b2) => `"${text(b2.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num3(yMax)}`,
+    `  title "${text2(o.title)}"`,
+    `  x-axis [${rows.map((b2) => `"${text2(b2.label)}"`).join(", ")}]`,
+    `  y-axis "${text2(o.yLabel)}" 0 --> ${num3(yMax)}`,
     ...present.map((g) => `  bar [${rows.map((b2) => num3(b2.group === g.key ? b2.value : 0)).join(", ")}]`),
     ...refs.map((r) => `  line [${rows.map(() => num3(r.value)).join(", ")}]`),
     "```"
@@ -65516,12 +66157,12 @@ function valueLine(v2) {
   if (f && f.value > 0) return `**${throughput(f.value)}** (${figureBasis(f)})${refText}`;
   return void 0;
 }
-function isLive(v2) {
+function isLive2(v2) {
   return !TERMINAL2.has(v2.state) && !!v2.jobId && LIVE_SLURM_STATES.has(v2.slurmState ?? "");
 }
 function nextStep(v2, s = viewStanding(v2)) {
   const ref = s.against ?? "the reference";
-  const free = isLive(v2) && v2.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
+  const free = isLive2(v2) && v2.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
   switch (s.outcome) {
     case "better":
       return `**Recommended: merge \u2014 best so far.**${free}`;
@@ -68716,54 +69357,6 @@ function isSpare(u) {
   return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
 }
 
-// src/slurm/types.ts
-var SLURM_JOB_STATES = [
-  "BOOT_FAIL",
-  "CANCELLED",
-  "COMPLETED",
-  "COMPLETING",
-  "CONFIGURING",
-  "DEADLINE",
-  "FAILED",
-  "NODE_FAIL",
-  "OUT_OF_MEMORY",
-  "PENDING",
-  "PREEMPTED",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESIZING",
-  "RESV_DEL_HOLD",
-  "REVOKED",
-  "RUNNING",
-  "SIGNALING",
-  "SPECIAL_EXIT",
-  "STAGE_OUT",
-  "STOPPED",
-  "SUSPENDED",
-  "TIMEOUT"
-];
-var LIVE_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "CONFIGURING",
-  "RUNNING",
-  "COMPLETING",
-  "SUSPENDED",
-  "STOPPED",
-  "SIGNALING",
-  "STAGE_OUT",
-  "RESIZING",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESV_DEL_HOLD",
-  "UNKNOWN"
-]);
-function isLive2(state2) {
-  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
-}
-var KNOWN_STATES = new Set(SLURM_JOB_STATES);
-
 // src/analysis/comparison.ts
 function compare(candidate, against, againstName) {
   if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
@@ -69995,7 +70588,7 @@ function observeRunOf(run3) {
   const { job, clock } = run3;
   if (job === void 0) return observeWithoutJob(run3);
   if (job === null) return { ended: false, atTs: clock.nowTs };
-  const ended = !isLive2(job.state);
+  const ended = !isLive(job.state);
   if (!job.startTs) return { ended, atTs: clock.nowTs };
   const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
   const analysis = analyse(run3, atTs, ended);
@@ -70087,7 +70680,7 @@ function candidateState(job, requested, analysis, stoppedByUs) {
   const v2 = analysis?.observation.verdict.state;
   const stable = isStable(v2);
   if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
-  if (isLive2(job.state)) {
+  if (isLive(job.state)) {
     if (!analysis || v2 === "no-data") return "starting";
     if (v2 === "warming") return "warming";
     if (stable) return "stable";
@@ -70095,9 +70688,12 @@ function candidateState(job, requested, analysis, stoppedByUs) {
   }
   if (job.state === "COMPLETED")
     return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
+  if (job.state === "CANCELLED" && (stable || stoppedByUs || neverRan(job))) return "stopped";
   if (job.state === "TIMEOUT" && stable) return "finished";
   return "failed";
+}
+function neverRan(job) {
+  return job.startTs == null || job.endTs != null && job.startTs >= job.endTs;
 }
 function stateOfRun(a) {
   switch (a.observation.verdict.state) {
@@ -70756,11 +71352,11 @@ function botBranch(experimentId, candidate) {
   return `topo/autopilot/${experimentId}/${candidate}`;
 }
 var WINNER_LABEL = "autopilot:winner";
-var live = (r) => r.request === "live";
+var live2 = (r) => r.request === "live";
 var withdrawn = (r) => r.origin === "bot" && (r.pull === "closed" && r.outcome === null || r.takenOver === true);
 function budgetOf(runs, limit, runGpuHours, elsewhere = 0) {
   const spent = elsewhere + runs.reduce((a, r) => a + r.gpuHours, 0);
-  const committed = runs.filter(live).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
+  const committed = runs.filter(live2).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
   return { limit, spent, committed, left: limit - spent - committed };
 }
 function campaignOf(runs) {
@@ -70828,7 +71424,7 @@ function planStep(input) {
   const submits = submitsOf(input, budget, current);
   const base = baselineStep(input, budget, submits);
   if (base) return plan({ ...base, actions: [...housekeeping, ...base.actions] });
-  if (!roundFinished(runs, current) || runs.some((r) => r.origin === "person" && live(r)))
+  if (!roundFinished(runs, current) || runs.some((r) => r.origin === "person" && live2(r)))
     return plan({
       actions: [...housekeeping, ...submits.actions],
       waiting: submits.waiting ?? `round ${current} is running`
@@ -70915,7 +71511,7 @@ function nextRound(input, state2, budget) {
   const held = budget.spent + budget.committed - spentOf(state2);
   const step = nextStep2(state2, { ...policy, gpuHours: policy.gpuHours - held }, input.runGpuHours);
   if (step.kind === "conclude") return conclusionOf(input.runs, state2, step.reason);
-  const slots = input.policy.parallel - input.runs.filter((r) => r.origin === "person" && live(r)).length;
+  const slots = input.policy.parallel - input.runs.filter((r) => r.origin === "person" && live2(r)).length;
   return [
     { kind: "open", round: step.index, parent: step.parent, count: Math.max(1, Math.min(step.count, slots)) }
   ];
@@ -70940,7 +71536,7 @@ function closeLosers(runs, state2) {
   return out;
 }
 function stopLive(runs, reason2) {
-  return runs.filter((r) => r.origin === "bot" && live(r) && r.pr !== void 0 && !r.takenOver).map((r) => ({ kind: "stop", name: r.name, pr: r.pr, reason: reason2 }));
+  return runs.filter((r) => r.origin === "bot" && live2(r) && r.pr !== void 0 && !r.takenOver).map((r) => ({ kind: "stop", name: r.name, pr: r.pr, reason: reason2 }));
 }
 function finishStep(input, c) {
   if (c.reported || c.winner === void 0) return { actions: [], waiting: `concluded: ${c.reason}` };
@@ -73817,13 +74413,13 @@ import { isAbsolute, join as join3, posix as posix2, resolve as resolve4 } from 
 
 // src/topology/shipped.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { dirname, join as join2, resolve as resolve3 } from "node:path";
+import { dirname as dirname2, join as join2, resolve as resolve3 } from "node:path";
 import { fileURLToPath } from "node:url";
-function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
+function shippedRoot(from = dirname2(fileURLToPath(import.meta.url))) {
   let dir = resolve3(from);
   for (; ; ) {
     if (existsSync2(join2(dir, "package.json")) && existsSync2(join2(dir, "topologies", "presets"))) return dir;
-    const up = dirname(dir);
+    const up = dirname2(dir);
     if (up === dir) return void 0;
     dir = up;
   }
@@ -73920,7 +74516,7 @@ function presetNotFound(name, options2 = {}, repositoryNames = []) {
 
 // src/usecases/validate.ts
 import { lstatSync, readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
-import { basename, dirname as dirname2, isAbsolute as isAbsolute2, join as join4, posix as posix3, relative, resolve as resolve5, sep } from "node:path";
+import { basename, dirname as dirname3, isAbsolute as isAbsolute2, join as join4, posix as posix3, relative, resolve as resolve5, sep } from "node:path";
 
 // src/topology/rules.ts
 var RULES = {
@@ -74099,7 +74695,7 @@ function assertNotLinked(root, path) {
   const file = resolve5(root, path);
   const rel = relative(resolve5(root), file);
   const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
-  let at = inside ? resolve5(root) : dirname2(file);
+  let at = inside ? resolve5(root) : dirname3(file);
   for (const part of inside ? rel.split(sep) : [basename(file)]) {
     at = join4(at, part);
     let link = false;
@@ -74599,7 +75195,7 @@ async function renderCandidateFile(path, options2) {
 }
 
 // src/usecases/suggest.ts
-var DEFAULT_MAX_PARALLEL = 3;
+var DEFAULT_MAX_PARALLEL2 = 3;
 var SuggestError = class extends Error {
 };
 var EXPERIMENT_ID3 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
@@ -74748,7 +75344,7 @@ function suggestInput(options2, { experiment, cluster, base }, record, candidate
       cpusPerNode: cluster.cpus_per_node,
       ...cluster.memory_model ? { memoryModel: cluster.memory_model } : {}
     },
-    maxParallel: experiment.max_parallel ?? DEFAULT_MAX_PARALLEL,
+    maxParallel: experiment.max_parallel ?? DEFAULT_MAX_PARALLEL2,
     ...options2.count !== void 0 ? { count: options2.count } : {},
     tried: triedFromRecord(record, base, candidateFiles2),
     currentBest: record?.current_best.topology ?? null,
@@ -75176,204 +75772,6 @@ var autopilotCommand = {
   }
 };
 
-// src/usecases/submit.ts
-import { dirname as dirname3 } from "node:path";
-
-// src/lifecycle/jobs.ts
-function compareJobIds(a, b2) {
-  const [a1, a2] = a.split("_").map(Number);
-  const [b1, b22] = b2.split("_").map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b22 ?? 0);
-}
-function jobForRun(jobs, runName, view) {
-  const mine = jobs.filter((j2) => view(j2).name === runName);
-  const order = (a, b2) => compareJobIds(view(a).id, view(b2).id);
-  const live3 = mine.filter((j2) => isLive2(view(j2).state)).sort(order);
-  if (live3[0]) return live3[0];
-  return mine.sort(order).at(-1) ?? null;
-}
-
-// src/usecases/queue.ts
-var RETIRED_PREFIX = "retired-";
-function retiredName(jobName2) {
-  return `${RETIRED_PREFIX}${jobName2}`;
-}
-function isRetiredDuplicate(name) {
-  return name.startsWith(RETIRED_PREFIX);
-}
-var DEFAULT_MAX_PARALLEL2 = 3;
-function representativeJob(jobs, jobName2) {
-  return jobForRun(jobs, jobName2, (j2) => j2);
-}
-function byJobId(a, b2) {
-  return compareJobIds(a.id, b2.id);
-}
-function ownJobs(jobs, experimentId, knownExperimentIds = []) {
-  return jobs.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
-}
-function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL2) {
-  if (!Number.isInteger(maxParallel) || maxParallel < 1)
-    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
-  const liveNames = new Set(
-    jobs.filter((j2) => isLive2(j2.state) && !isRetiredDuplicate(j2.name)).map((j2) => j2.name)
-  );
-  const live3 = liveNames.size;
-  let free = Math.max(0, maxParallel - live3);
-  const plan = { existing: [], submitNow: [], queued: [], live: live3, slots: maxParallel };
-  const seen = /* @__PURE__ */ new Set();
-  for (const request2 of requests) {
-    if (seen.has(request2.jobName)) continue;
-    seen.add(request2.jobName);
-    const job = representativeJob(jobs, request2.jobName);
-    if (job) plan.existing.push({ request: request2, job });
-    else if (free > 0) {
-      plan.submitNow.push(request2);
-      free--;
-    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
-  }
-  return plan;
-}
-
-// src/usecases/submit.ts
-function experimentPrefix(experimentId) {
-  return `topo-${experimentId}-`;
-}
-var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
-async function submitCandidate(deps, request2) {
-  const { jobName: jobName2, shellLine: shellLine2 } = request2.submission;
-  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL2;
-  const prefix = experimentPrefix(request2.experimentId);
-  if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
-  const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
-  let jobs = await experimentJobs(deps, request2);
-  const found = representativeJob(jobs, jobName2);
-  if (found && (isLive2(found.state) || !request2.resubmitFinished)) {
-    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
-    return { ...base, status: "existing", jobId: kept.id, state: kept.state };
-  }
-  if (found) jobs = jobs.filter((j2) => j2.name !== jobName2);
-  const me2 = { jobName: jobName2 };
-  const plan = planQueue([...request2.ahead ?? [], me2], jobs, maxParallel);
-  const waiting2 = plan.queued.find((q2) => q2.request === me2);
-  if (request2.dryRun) {
-    return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
-  }
-  if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
-  return submitHeld(deps, request2, base, maxParallel);
-}
-async function experimentJobs(deps, request2) {
-  const listed = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
-  return ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
-}
-async function submitHeld(deps, request2, base, maxParallel) {
-  const { slurm } = deps;
-  const log = deps.log ?? (() => {
-  });
-  const { jobName: jobName2, argv } = request2.submission;
-  const output = argv.find((a) => a.startsWith("--output="));
-  if (output) await slurm.ensureDir(dirname3(output.slice("--output=".length)));
-  const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
-  for (let attempt = 1; ; attempt++) {
-    let submittedId;
-    try {
-      submittedId = await slurm.submit(held, request2.submission.env);
-      log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
-    } catch (error) {
-      if (!(error instanceof ConnectionLostError)) throw error;
-      log(`connection lost during sbatch of ${jobName2}: looking it up by name`);
-    }
-    try {
-      const done = await keepOne(deps, request2, base, maxParallel, submittedId);
-      if (done === "not-found" && submittedId === void 0 && attempt < 3) continue;
-      if (done === "not-found")
-        throw new Error(
-          `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
-        );
-      return done;
-    } catch (error) {
-      if (submittedId !== void 0) await withdrawHeld(deps, submittedId, error);
-      throw error;
-    }
-  }
-}
-async function keepOne(deps, request2, base, maxParallel, submittedId) {
-  const { jobName: jobName2 } = request2.submission;
-  const after = await experimentJobs(deps, request2);
-  const mine = after.filter((j2) => j2.name === jobName2 && isLive2(j2.state)).sort(byJobId);
-  const keeper = mine[0];
-  if (!keeper) return "not-found";
-  const ours = submittedId === void 0 || keeper.id === submittedId;
-  const live3 = ours ? liveOverLimit(after, keeper, maxParallel) : null;
-  if (live3 !== null) {
-    for (const j2 of mine) await retire(deps, j2, jobName2);
-    deps.log?.(`${jobName2}: ${live3} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
-    return { ...base, status: "queued", position: 1, live: live3 - 1, maxParallel };
-  }
-  const kept = await settle(deps, after, jobName2, keeper);
-  return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
-}
-async function withdrawHeld(deps, jobId2, error) {
-  let outcome;
-  try {
-    await deps.slurm.cancel(jobId2);
-    outcome = `the held job ${jobId2} this submit made was cancelled (it never ran); submit again`;
-  } catch (cancelError) {
-    outcome = `cancelling the held job ${jobId2} this submit made failed too (${cancelError.message}): it is left held; cancel it with \`scancel ${jobId2}\``;
-  }
-  deps.log?.(outcome);
-  if (error instanceof Error) error.message = `${error.message}; ${outcome}`;
-}
-function liveOverLimit(after, keeper, maxParallel) {
-  const liveByName = /* @__PURE__ */ new Map();
-  for (const j2 of after.filter((x2) => isLive2(x2.state) && !isRetiredDuplicate(x2.name)).sort(byJobId))
-    if (!liveByName.has(j2.name)) liveByName.set(j2.name, j2);
-  const youngest = [...liveByName.values()].sort(byJobId).at(-1);
-  const yields = liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
-  return yields ? liveByName.size : null;
-}
-async function settle(deps, jobs, jobName2, keeper) {
-  const live3 = jobs.filter((j2) => j2.name === jobName2 && isLive2(j2.state)).sort(byJobId);
-  const kept = keeper ?? live3[0] ?? representativeJob(jobs, jobName2);
-  if (!kept) throw new Error(`no job named ${jobName2}`);
-  for (const j2 of live3) if (j2.id !== kept.id) await retire(deps, j2, jobName2);
-  if (isLive2(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
-    await deps.slurm.release(kept.id);
-    deps.log?.(`released job ${kept.id} (${jobName2})`);
-  }
-  return kept;
-}
-async function retire(deps, job, jobName2) {
-  try {
-    await deps.slurm.rename(job.id, retiredName(jobName2));
-  } catch (error) {
-    deps.log?.(`could not rename duplicate job ${job.id}: ${error.message}`);
-  }
-  await deps.slurm.cancel(job.id);
-  deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
-}
-function isRunOfName(name, jobName2, experimentId) {
-  if (name === jobName2) return true;
-  const wanted = parseRunName(jobName2, experimentId);
-  const found = parseRunName(name, experimentId);
-  return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
-}
-async function liveRunOf(slurm, experimentId, baseName) {
-  const jobs = ownJobs(await slurm.jobs(experimentPrefix(experimentId)), experimentId);
-  return jobs.filter((j2) => isRunOfName(j2.name, baseName, experimentId) && isLive2(j2.state)).sort(byJobId)[0] ?? null;
-}
-async function cancelCandidate(deps, request2) {
-  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
-  const mine = jobs.filter((j2) => isRunOfName(j2.name, request2.jobName, request2.experimentId));
-  const live3 = mine.filter((j2) => isLive2(j2.state));
-  for (const j2 of live3) await deps.slurm.cancel(j2.id);
-  const newest = mine.sort(byJobId).at(-1);
-  return {
-    jobName: request2.jobName,
-    cancelled: live3.map((j2) => j2.id),
-    job: newest ? representativeJob(mine, newest.name) : null
-  };
-}
-
 // src/usecases/submit-comment.ts
 function codeBlock(text3, lang = "sh") {
   const longest = Math.max(2, ...[...text3.matchAll(/`+/g)].map((m2) => m2[0].length));
@@ -75481,358 +75879,11 @@ function withExportAllowlist(argv) {
 function mergeJobListings(controller, accounting) {
   const held = new Map(controller.map((j2) => [j2.id, j2]));
   const onlyAccounted = accounting.filter((j2) => {
-    if (isLive2(j2.state)) return false;
+    if (isLive(j2.state)) return false;
     const same = held.get(j2.id);
     return !same || same.submitTime !== null && j2.submitTime !== null && same.submitTime !== j2.submitTime;
   });
   return [...controller, ...onlyAccounted];
-}
-
-// src/slurm/parse.ts
-var SQUEUE_FIELDS = [
-  "JobID",
-  "State",
-  "Reason",
-  "exit_code",
-  "RestartCnt",
-  "SubmitTime",
-  "StartTime",
-  "EndTime",
-  "TimeLimit",
-  "TimeUsed",
-  "NodeList",
-  "NumNodes",
-  "tres-alloc",
-  "tres-per-node",
-  "UserName",
-  "STDOUT",
-  "Comment",
-  "Name"
-];
-var SQUEUE_FORMAT = SQUEUE_FIELDS.map(
-  (f, i) => i < SQUEUE_FIELDS.length - 1 ? `${f}:0|` : `${f}:0`
-).join(",");
-var SACCT_FIELDS = [
-  "JobID",
-  "State",
-  "Reason",
-  "ExitCode",
-  "Submit",
-  "Start",
-  "End",
-  "Timelimit",
-  "Elapsed",
-  "NodeList",
-  "AllocTRES",
-  "User",
-  "Comment",
-  "JobName"
-];
-var SACCT_FORMAT = SACCT_FIELDS.join(",");
-var JOB_ID = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\])|\+[0-9]+)?$/;
-var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
-var NO_TIME = /* @__PURE__ */ new Set(["", "N/A", "Unknown", "None", "NONE", "(null)", "UNLIMITED", "INVALID"]);
-var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|[0-9]+-[0-9]+(:[0-9]+)?)$/;
-var NO_DURATION = /* @__PURE__ */ new Set([
-  "UNLIMITED",
-  "INVALID",
-  "NOT_SET",
-  "Partition_Limit",
-  "NONE",
-  "None",
-  "infinite"
-]);
-var STATE_SET = new Set(SLURM_JOB_STATES);
-function state(text3, command, line) {
-  const word = text3.split(" ")[0] ?? "";
-  if (STATE_SET.has(word)) return word;
-  if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return "UNKNOWN";
-  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text3)}`, line);
-}
-function rawState(text3) {
-  const word = text3.split(" ")[0] ?? "";
-  return STATE_SET.has(word) ? {} : { rawState: word };
-}
-function jobId(text3, command, line) {
-  if (!JOB_ID.test(text3))
-    throw new SlurmOutputError(command, `job id ${JSON.stringify(text3)} is not a Slurm job id`, line);
-  return text3;
-}
-function time(text3, command, line) {
-  if (NO_TIME.has(text3)) return null;
-  if (!TIME.test(text3))
-    throw new SlurmOutputError(command, `time ${JSON.stringify(text3)} is not YYYY-MM-DDTHH:MM:SS`, line);
-  return text3;
-}
-function duration(text3, command, line) {
-  if (text3 === "" || text3 === "N/A" || text3 === "(null)") return null;
-  if (!DURATION.test(text3) && !NO_DURATION.has(text3))
-    throw new SlurmOutputError(command, `duration ${JSON.stringify(text3)} is not [D-]HH:MM:SS`, line);
-  return text3;
-}
-function elapsedOf(text3, command, line) {
-  const d2 = duration(text3, command, line);
-  return d2 !== null && NO_DURATION.has(d2) ? null : d2;
-}
-function text2(value) {
-  return value === void 0 || value === "" || value === "(null)" || value === "N/A" ? null : value;
-}
-function slurmDurationToSeconds(text3) {
-  const m2 = /^(?:([0-9]+)-([0-9]+)(?::([0-9]+))?(?::([0-9]+))?|(?:([0-9]+):)?([0-9]+):([0-9]+)(?:\.[0-9]+)?)$/.exec(
-    text3 ?? ""
-  );
-  if (!m2) return null;
-  const n = (v2) => Number(v2 ?? 0);
-  if (m2[1] !== void 0) return ((n(m2[1]) * 24 + n(m2[2])) * 60 + n(m2[3])) * 60 + n(m2[4]);
-  return (n(m2[5]) * 60 + n(m2[6])) * 60 + n(m2[7]);
-}
-function gpusFromTres(tres) {
-  const untyped = /(?:^|,)gres\/gpu=([0-9]+)(?:,|$)/.exec(tres);
-  if (untyped) return Number(untyped[1]);
-  const typed = [...tres.matchAll(/(?:^|,)gres\/gpu:[^=,]+=([0-9]+)/g)];
-  return typed.length > 0 ? typed.reduce((sum, t) => sum + Number(t[1]), 0) : null;
-}
-function gpusPerNode(perNode, nodeCount) {
-  const m2 = /(?:^|,)gres[:/]gpu(?::[^:,]+)?:([0-9]+)(?:,|$)/.exec(perNode);
-  const nodesNow = /^([0-9]+)/.exec(nodeCount);
-  return m2 && nodesNow ? Number(m2[1]) * Number(nodesNow[1]) : null;
-}
-function allocation(gpus, elapsed) {
-  const seconds3 = slurmDurationToSeconds(elapsed);
-  return { gpus, gpuMinutes: gpus === null || seconds3 === null ? null : gpus * seconds3 / 60 };
-}
-function reason(text3) {
-  return text3 === "" || text3 === "None" || text3 === "(null)" ? null : text3;
-}
-function nodes(text3) {
-  return text3 === "" || text3 === "(null)" || text3 === "None assigned" ? null : text3;
-}
-function count(text3, what, command, line) {
-  if (!/^[0-9]+$/.test(text3))
-    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text3)} is not a count`, line);
-  return Number(text3);
-}
-function decodeWaitStatus(status2) {
-  const signal = status2 & 127;
-  if (signal !== 0) return { exitCode: null, signal };
-  return { exitCode: status2 >> 8 & 255, signal: null };
-}
-function decodeExitPair(text3, command, line) {
-  const m2 = /^([0-9]+):([0-9]+)$/.exec(text3);
-  if (!m2)
-    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text3)} is not <code>:<signal>`, line);
-  const signal = Number(m2[2]);
-  if (signal !== 0) return { exitCode: null, signal };
-  return { exitCode: Number(m2[1]), signal: null };
-}
-function expandOutputPattern(pattern, job) {
-  const [arrayJob, arrayTask] = job.id.split("_");
-  return pattern.replace(/%(\d*)([%jJxAaN])/g, (whole, pad, key) => {
-    const width = pad === "" ? 0 : Number(pad);
-    const padded = (v2) => width > 0 && /^[0-9]+$/.test(v2) ? v2.padStart(width, "0") : v2;
-    switch (key) {
-      case "%":
-        return "%";
-      case "j":
-      case "J":
-        return padded(job.id);
-      case "A":
-        return padded(arrayJob ?? job.id);
-      case "a":
-        return arrayTask !== void 0 ? padded(arrayTask) : whole;
-      case "x":
-        return job.name;
-      case "N":
-        return job.nodes ? firstHost(job.nodes) : whole;
-      default:
-        return whole;
-    }
-  });
-}
-function firstHost(hostlist) {
-  const m2 = /^([^[,]*)(\[([0-9]+))?/.exec(hostlist);
-  return `${m2?.[1] ?? ""}${m2?.[3] ?? ""}`;
-}
-function live2(s, exit) {
-  return isLive2(s) ? { exitCode: null, signal: null } : exit;
-}
-function parseSqueue(output) {
-  return parseLines(output, "squeue", SQUEUE_FIELDS, 2, squeueJob);
-}
-function parseSacct(output) {
-  return parseLines(output, "sacct", SACCT_FIELDS, 1, sacctJob);
-}
-function parseLines(output, command, fields, freeFields, read2) {
-  const jobs = [];
-  const skipped = [];
-  const firstFree = fields.length - 1 - freeFields;
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const parts = line.split("|");
-    const name = parts.length > 1 ? parts.at(-1) : null;
-    try {
-      if (parts.length < fields.length)
-        throw new SlurmOutputError(
-          command,
-          `expected ${fields.length} |-separated fields, got ${parts.length}`,
-          line
-        );
-      const free = parts.slice(firstFree, firstFree + freeFields - 1);
-      free.push(parts.slice(firstFree + freeFields - 1, -1).join("|"));
-      jobs.push(read2(parts.slice(0, firstFree), free, name ?? "", line));
-    } catch (error) {
-      if (!(error instanceof SlurmOutputError)) throw error;
-      skipped.push({ command, problem: error.problem, line, name });
-    }
-  }
-  return { jobs, skipped };
-}
-function squeueJob(fixed, free, name, line) {
-  const command = "squeue";
-  const [
-    id,
-    st,
-    why,
-    exit,
-    restarts,
-    submit,
-    start,
-    end,
-    limit,
-    used,
-    nodeList,
-    nodeCount,
-    tres,
-    perNode,
-    user
-  ] = fixed;
-  const [stdout, comment] = free;
-  const s = state(st ?? "", command, line);
-  const exitDecoded = exit === "N/A" || exit === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exit ?? "", "exit status", command, line));
-  const elapsed = elapsedOf(used ?? "", command, line);
-  const gpus = gpusFromTres(tres ?? "") ?? gpusPerNode(perNode ?? "", nodeCount ?? "");
-  const job = {
-    id: jobId(id ?? "", command, line),
-    name,
-    state: s,
-    ...rawState(st ?? ""),
-    reason: reason(why ?? ""),
-    ...live2(s, exitDecoded),
-    restarts: count(restarts ?? "", "restart count", command, line),
-    submitTime: time(submit ?? "", command, line),
-    startTime: time(start ?? "", command, line),
-    endTime: time(end ?? "", command, line),
-    timeLimit: duration(limit ?? "", command, line),
-    elapsed,
-    ...allocation(gpus, elapsed),
-    nodes: nodes(nodeList ?? ""),
-    user: text2(user),
-    comment: text2(comment),
-    stdoutPath: null,
-    source: "squeue"
-  };
-  job.stdoutPath = text2(stdout) === null ? null : expandOutputPattern(stdout ?? "", job);
-  return job;
-}
-function sacctJob(fixed, free, name, line) {
-  const command = "sacct";
-  const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, user] = fixed;
-  const s = state(st ?? "", command, line);
-  const elapsed = elapsedOf(used ?? "", command, line);
-  return {
-    id: jobId(id ?? "", command, line),
-    name,
-    state: s,
-    ...rawState(st ?? ""),
-    reason: reason(why ?? ""),
-    ...live2(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
-    restarts: null,
-    submitTime: time(submit ?? "", command, line),
-    startTime: time(start ?? "", command, line),
-    endTime: time(end ?? "", command, line),
-    timeLimit: duration(limit ?? "", command, line),
-    elapsed,
-    ...allocation(gpusFromTres(tres ?? ""), elapsed),
-    nodes: nodes(nodeList ?? ""),
-    user: text2(user),
-    comment: text2(free[0]),
-    stdoutPath: null,
-    source: "sacct"
-  };
-}
-function scontrolFields(line) {
-  const fields = /* @__PURE__ */ new Map();
-  for (const part of line.trim().split(/ (?=[A-Za-z][A-Za-z0-9_:/-]*=)/)) {
-    const eq = part.indexOf("=");
-    if (eq <= 0)
-      throw new SlurmOutputError("scontrol show job", `field ${JSON.stringify(part)} is not Key=Value`, line);
-    fields.set(part.slice(0, eq), part.slice(eq + 1));
-  }
-  return fields;
-}
-function parseScontrolJobs(output) {
-  const command = "scontrol show job";
-  if (/^No jobs in the system\s*$/.test(output.trim())) return [];
-  const jobs = [];
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const f = scontrolFields(line);
-    const need = (key) => {
-      const v2 = f.get(key);
-      if (v2 === void 0) throw new SlurmOutputError(command, `no ${key}= field`, line);
-      return v2;
-    };
-    const arrayJob = f.get("ArrayJobId");
-    const arrayTask = f.get("ArrayTaskId");
-    const id = arrayJob !== void 0 && arrayTask !== void 0 ? `${arrayJob}_${arrayTask}` : need("JobId");
-    const s = state(need("JobState"), command, line);
-    const stdout = f.get("StdOut");
-    jobs.push({
-      id: jobId(id, command, line),
-      name: need("JobName"),
-      state: s,
-      ...rawState(need("JobState")),
-      reason: reason(need("Reason")),
-      ...live2(s, decodeExitPair(need("ExitCode"), command, line)),
-      restarts: count(need("Restarts"), "restart count", command, line),
-      submitTime: time(need("SubmitTime"), command, line),
-      startTime: time(need("StartTime"), command, line),
-      endTime: time(need("EndTime"), command, line),
-      timeLimit: duration(need("TimeLimit"), command, line),
-      elapsed: elapsedOf(need("RunTime"), command, line),
-      ...allocation(
-        gpusFromTres(f.get("TRES") ?? "") ?? gpusPerNode(f.get("TresPerNode") ?? "", f.get("NumNodes") ?? ""),
-        elapsedOf(need("RunTime"), command, line)
-      ),
-      nodes: nodes(need("NodeList")),
-      // UserId=alice(1000): the name before the uid.
-      user: text2(/^(.*)\([0-9]+\)$/.exec(need("UserId"))?.[1] ?? need("UserId")),
-      comment: text2(f.get("Comment")),
-      stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
-      source: "scontrol"
-    });
-  }
-  return jobs;
-}
-function parseSbatchParsable(stdout) {
-  const lines = stdout.split("\n").filter((l3) => l3.trim() !== "");
-  const last = lines.at(-1)?.trim() ?? "";
-  const m2 = /^([0-9]+)(;[A-Za-z0-9_.-]+)?$/.exec(last);
-  if (lines.length !== 1 || !m2?.[1]) {
-    throw new SlurmOutputError("sbatch --parsable", 'expected one line "<job id>[;<cluster>]"', stdout);
-  }
-  return m2[1];
-}
-function accountingEnabled(showConfig) {
-  const m2 = /^AccountingStorageType\s*=\s*(\S+)/m.exec(showConfig);
-  if (!m2?.[1])
-    throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
-  return m2[1] !== "accounting_storage/none";
-}
-function slurmTimeToUnix(text3) {
-  if (!text3 || !TIME.test(text3)) return null;
-  const ms = Date.parse(`${text3}Z`);
-  return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
 }
 
 // src/slurm/client.ts
@@ -76847,6 +76898,107 @@ var NodeSSH = class {
   }
 };
 
+// src/slurm/ssh-shell.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { StringDecoder } from "node:string_decoder";
+var ShellGone = class extends Error {
+};
+var ShellTimeout = class extends Error {
+};
+function markedLine(line, mark) {
+  return `${line} </dev/null; __topo_rc=$?; printf '\\n%s %d\\n' '${mark}' "$__topo_rc"; printf '\\n%s\\n' '${mark}' >&2
+`;
+}
+function readMarked(out, err, mark) {
+  const o = out.indexOf(`
+${mark} `);
+  const e = err.indexOf(`
+${mark}
+`);
+  if (o < 0 || e < 0) return null;
+  const end = out.indexOf("\n", o + mark.length + 2);
+  if (end < 0) return null;
+  const code3 = Number(out.slice(o + mark.length + 2, end));
+  return {
+    stdout: out.slice(0, o),
+    stderr: err.slice(0, e),
+    code: Number.isInteger(code3) ? code3 : 255
+  };
+}
+async function startRemoteShell(channel, readyTimeoutMs) {
+  const token = randomBytes2(12).toString("hex");
+  const decoders = {
+    out: new StringDecoder("utf8"),
+    err: new StringDecoder("utf8")
+  };
+  let out = "";
+  let err = "";
+  let alive = true;
+  let pending;
+  channel.on("data", (chunk) => {
+    out += decoders.out.write(chunk);
+    pending?.(false);
+  });
+  channel.stderr.on("data", (chunk) => {
+    err += decoders.err.write(chunk);
+    pending?.(false);
+  });
+  channel.on("close", () => {
+    alive = false;
+    pending?.(true);
+  });
+  const close = () => {
+    alive = false;
+    channel.close();
+  };
+  function exchange(text3, timeoutMs, done) {
+    out = "";
+    err = "";
+    return new Promise((resolve19, reject) => {
+      const timer = setTimeout(() => {
+        pending = void 0;
+        close();
+        reject(new ShellTimeout(`no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      pending = (gone) => {
+        const result = done();
+        if (result === null && !gone) return;
+        pending = void 0;
+        clearTimeout(timer);
+        if (result === null) reject(new ShellGone("the shell closed"));
+        else resolve19(result);
+      };
+      if (!alive) pending(true);
+      else channel.write(text3);
+    });
+  }
+  const ready = `${token}:ready`;
+  await exchange(
+    `printf '%s\\n' '${ready}'
+`,
+    readyTimeoutMs,
+    () => out.includes(`${ready}
+`) ? true : null
+  );
+  let seq = 0;
+  let queue = Promise.resolve();
+  return {
+    get alive() {
+      return alive;
+    },
+    close,
+    run(line, timeoutMs) {
+      const mark = `${token}:${++seq}`;
+      const next = queue.then(
+        () => exchange(markedLine(line, mark), timeoutMs, () => readMarked(out, err, mark))
+      );
+      queue = next.catch(() => {
+      });
+      return next;
+    }
+  };
+}
+
 // src/slurm/ssh-transport.ts
 var HOST_KEY_ALGORITHMS = {
   "ssh-ed25519": ["ssh-ed25519"],
@@ -76890,6 +77042,34 @@ function createSshTransport(options2) {
   });
   let ssh;
   let connecting;
+  let shell;
+  let persistent = options2.persistentShell !== false;
+  function shellOf(client) {
+    if (shell?.client === client) {
+      const current = shell;
+      return current.shell.then((s) => {
+        if (s === null || s.alive) return s;
+        if (shell === current) shell = void 0;
+        return shellOf(client);
+      });
+    }
+    const started = openShell(client).catch(() => {
+      if (client.isConnected()) persistent = false;
+      return null;
+    });
+    shell = { client, shell: started };
+    return started;
+  }
+  function openShell(client) {
+    return new Promise((resolve19, reject) => {
+      const connection = client.connection;
+      if (!connection) return reject(new Error("not connected"));
+      connection.exec(
+        "exec /bin/sh",
+        (error, channel) => error ? reject(error) : resolve19(channel)
+      );
+    }).then((channel) => startRemoteShell(channel, options2.commandTimeoutMs ?? 3e4));
+  }
   async function connectOnce() {
     let seen;
     const client = new NodeSSH();
@@ -76960,6 +77140,8 @@ function createSshTransport(options2) {
     assertSafeArgv(argv);
     const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k2, v2]) => `${k2}=${v2}`);
     const line = remoteCommandLine(["env", ...envPrefix, ...perCommand, ...argv]);
+    const remote = persistent ? await shellOf(client) : null;
+    if (remote) return runInShell(remote, client, argv, line, timeout);
     let channel;
     let timer;
     const timedOut = new Promise((_2, reject) => {
@@ -76989,7 +77171,11 @@ function createSshTransport(options2) {
           `connection to ${where} was lost while running \`${argv.join(" ")}\`${result.signal ? ` (signal ${result.signal})` : ""}`
         );
       }
-      return { stdout: result.stdout, stderr: result.stderr, code: result.code };
+      return {
+        stdout: result.stdout,
+        stderr: result.stderr,
+        code: result.code
+      };
     } catch (error) {
       if (error instanceof SlurmError) throw error;
       if (ssh === client) ssh = void 0;
@@ -76999,6 +77185,19 @@ function createSshTransport(options2) {
       );
     } finally {
       clearTimeout(timer);
+    }
+  }
+  async function runInShell(remote, client, argv, line, timeout) {
+    try {
+      return await remote.run(line, timeout);
+    } catch (error) {
+      if (error instanceof ShellTimeout)
+        throw new CommandTimeoutError(
+          `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where} (stopped)`
+        );
+      if (!(error instanceof ShellGone)) throw error;
+      if (!client.isConnected() && ssh === client) ssh = void 0;
+      throw new ConnectionLostError(`connection to ${where} was lost while running \`${argv.join(" ")}\``);
     }
   }
   return {
@@ -77016,6 +77215,9 @@ function createSshTransport(options2) {
       }
     },
     async close() {
+      const open = shell;
+      shell = void 0;
+      await open?.shell.then((s) => s?.close());
       ssh?.dispose();
       ssh = void 0;
     }
@@ -77174,7 +77376,7 @@ var submitCommand = {
   summary: "Submit a candidate to Slurm under a run name of its own (at most max_parallel per experiment)",
   help: {
     synopsis: "topo submit <candidate.yaml> [options]",
-    description: "Validates and renders the candidate, then submits it with sbatch (argv, never a shell) under a new run name `topo-<experiment>-<candidate>-<hash8>-<label>`, as /topo submit does, so a rerun never shares a run_name (and metrics) with an earlier run. A live run of the same candidate and topology stands: it is shown, not submitted again. Beyond max_parallel nothing is submitted (no monitor serves a CLI queue): run it again when a slot frees. A CLI run has no pull request: it is tracked on the cluster by its run name only (`topo status`, `topo analyze <run name>`, `topo cancel`). With --json the result and the run request follow schemas/cli/submit.schema.json. Exit 1 when the candidate has errors.",
+    description: "Validates and renders the candidate, then submits it with sbatch (argv, never a shell) under a new run name `topo-<experiment>-<candidate>-<hash8>-<label>`, as /topo submit does, so a rerun never shares a run_name (and metrics) with an earlier run. A live run of the same candidate and topology stands: it is shown, not submitted again, and released when a submit interrupted between sbatch and its release left it held. Ctrl-C while it submits cancels the job it holds (it never ran) and exits 130; a second Ctrl-C quits at once, and the next `topo submit` or `topo watch` releases what it left. Beyond max_parallel nothing is submitted (no monitor serves a CLI queue): run it again when a slot frees. A CLI run has no pull request: it is tracked on the cluster by its run name only (`topo status`, `topo analyze <run name>`, `topo cancel`). With --json the result and the run request follow schemas/cli/submit.schema.json. Exit 1 when the candidate has errors.",
     options: [
       CLUSTER_OPTION,
       CLUSTERS_OPTION,
@@ -77208,25 +77410,26 @@ var submitCommand = {
         requested_by: io.env.USER || io.env.LOGNAME || "unknown",
         requested_at: (/* @__PURE__ */ new Date()).toISOString()
       };
-      const standing = await liveRunOf(slurm, details.experimentId, submission.jobName);
-      const result = standing ? {
-        status: "existing",
-        jobId: standing.id,
-        state: standing.state,
-        jobName: standing.name,
-        cluster,
-        command: withRunName(submission, standing.name).shellLine
-      } : await submitCandidate(
-        { slurm, log: (m2) => io.stderr(`${m2}
-`) },
-        {
-          experimentId: details.experimentId,
-          cluster,
-          submission: withRunName(submission, request2.run_name),
-          maxParallel: details.experimentConfig.max_parallel,
-          dryRun: flag(parsed, "dry-run")
-        }
-      );
+      const interrupts = io.interrupts?.();
+      let result;
+      try {
+        result = await submitCandidate(
+          { slurm, log: (m2) => io.stderr(`${m2}
+`), ...interrupts ? { signal: interrupts.signal } : {} },
+          {
+            experimentId: details.experimentId,
+            cluster,
+            submission: withRunName(submission, request2.run_name),
+            standsFor: submission.jobName,
+            maxParallel: details.experimentConfig.max_parallel,
+            dryRun: flag(parsed, "dry-run")
+          }
+        );
+      } finally {
+        interrupts?.release();
+      }
+      if (result.status === "existing")
+        result = { ...result, command: withRunName(submission, result.jobName).shellLine };
       const made = result.status === "submitted" || result.status === "dry-run";
       if (flag(parsed, "json"))
         io.stdout(
@@ -77525,7 +77728,7 @@ var FIXES2 = {
   preempted: "not caused by the topology: it is requeued or can be submitted again"
 };
 function classifyFailure(job, log = []) {
-  if (isLive2(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
+  if (isLive(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
   if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
   const evidence = [
     `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
@@ -77625,7 +77828,7 @@ function dedupe2(lines) {
 // src/judge/job.ts
 var FAILURE_LOG_LINES = 200;
 function endedInFailure(job) {
-  return !isLive2(job.state) && classifyFailure(job, []) !== null;
+  return !isLive(job.state) && classifyFailure(job, []) !== null;
 }
 async function jobFailure(slurm, job) {
   if (!endedInFailure(job)) return null;
@@ -77653,9 +77856,24 @@ async function experimentJobs2(slurm, experimentId, knownExperimentIds = []) {
 }
 
 // src/monitor/adapters.ts
-function slurmMonitorPort(slurm, knownExperimentIds = []) {
+function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
   return {
-    jobs: (experimentId) => experimentJobs2(slurm, experimentId, knownExperimentIds),
+    async jobs(experimentId) {
+      let listed = await slurm.jobs(experimentPrefix(experimentId));
+      const release = effects?.releaseAbandonedHolds;
+      if (release)
+        listed = await releaseAbandonedHolds(
+          { slurm, ...release.log ? { log: release.log } : {} },
+          experimentId,
+          listed,
+          release.now()
+        );
+      return experimentJobs2(
+        { jobs: async () => listed, tail: (j2, n) => slurm.tail(j2, n) },
+        experimentId,
+        knownExperimentIds
+      );
+    },
     cancel: (jobId2) => slurm.cancel(jobId2)
   };
 }
@@ -77786,7 +78004,7 @@ function decideExperiment(e) {
   e.leader = leaderOf(e.exp, runs, e.reference);
   for (const p of e.candidates) {
     const view = p.inPass ? judgeCandidate(e, p) : null;
-    const live3 = !!p.job && isLive2(p.job.state);
+    const live3 = !!p.job && isLive(p.job.state);
     const stop2 = view && live3 && !e.unavailable ? stopReason(e.exp.experiment, view) : null;
     const lifecycle = lifecycleIntent(p);
     p.decided = { view, stop: stop2, ...lifecycle ? { lifecycle } : {} };
@@ -77802,7 +78020,7 @@ function lifecycleIntent({ phase }) {
 function queueOf(e) {
   const waiting2 = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort((a, b2) => byRequest(a.c, b2.c)).map((p) => ({ jobName: p.c.runName, p }));
   const jobs = e.jobs.map((j2) => ({ id: j2.jobId, name: j2.name, state: j2.state }));
-  const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL2);
+  const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);
   const order = [...plan.submitNow, ...plan.queued.map((q2) => q2.request)].map((r) => r.p);
   return { order, free: Math.max(0, plan.slots - plan.live) };
 }
@@ -77897,7 +78115,7 @@ async function stop(ports, e, p) {
 var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
 function phaseOf(input) {
   const { request: request2, run: run3, outcome, job, headSha } = input;
-  const jobLive = job !== null && isLive2(job.state);
+  const jobLive = job !== null && isLive(job.state);
   if (outcome)
     return {
       phase: "done",
@@ -78073,7 +78291,7 @@ async function prometheusNow(prometheus) {
   }
 }
 function slurmLatest(jobs) {
-  const times = jobs.flatMap((j2) => [j2.submitTs, j2.state === "PENDING" ? null : j2.startTs, isLive2(j2.state) ? null : j2.endTs]).filter((t) => !!t);
+  const times = jobs.flatMap((j2) => [j2.submitTs, j2.state === "PENDING" ? null : j2.startTs, isLive(j2.state) ? null : j2.endTs]).filter((t) => !!t);
   return times.length ? Math.max(...times) : null;
 }
 function duration2(seconds3) {
@@ -89946,6 +90164,8 @@ function classifyError(error) {
   if (error instanceof ConfigError || error instanceof SlurmConfigError)
     return { kind: "configuration", exit_code: EXIT.usage, message: message2 };
   if (error instanceof HostKeyMismatchError) return { kind: "refused", exit_code: EXIT.refused, message: message2 };
+  if (error instanceof InterruptedError || error instanceof SubmitInterrupted)
+    return { kind: "interrupted", exit_code: EXIT.interrupted, message: message2 };
   if (error instanceof FindingError)
     return {
       kind: "findings",
@@ -89989,16 +90209,34 @@ Run \`topo <command> --help\` for a command's options, defaults and examples.
 ${EXIT_CODES_TEXT}
 `;
 }
-var EXIT_CODES_TEXT = "Exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service unreachable; 4 refused (SSH host key not the pinned one).";
+var EXIT_CODES_TEXT = "Exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service unreachable; 4 refused (SSH host key not the pinned one); 130 interrupted (Ctrl-C), after leaving Slurm in order.";
 async function runCli() {
   const code3 = await main(process.argv.slice(2), {
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
     cwd: process.cwd(),
     env: process.env,
-    isTTY: Boolean(process.stdout.isTTY)
+    isTTY: Boolean(process.stdout.isTTY),
+    interrupts: catchInterrupts
   });
   process.exitCode = code3;
+}
+function catchInterrupts() {
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    process.stderr.write("topo: interrupted: leaving Slurm in order (Ctrl-C again to quit at once)\n");
+    controller.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return {
+    signal: controller.signal,
+    release() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
+  };
 }
 export {
   EXIT_CODES_TEXT,

@@ -14959,7 +14959,7 @@ var require_util4 = __commonJS({
     var { getEncoding } = require_encoding();
     var { serializeAMimeType, parseMIMEType } = require_data_url();
     var { types } = __require("node:util");
-    var { StringDecoder } = __require("string_decoder");
+    var { StringDecoder: StringDecoder2 } = __require("string_decoder");
     var { btoa: btoa2 } = __require("node:buffer");
     var staticPropertyDescriptors = {
       enumerable: true,
@@ -15050,7 +15050,7 @@ var require_util4 = __commonJS({
             dataURL += serializeAMimeType(parsed);
           }
           dataURL += ";base64,";
-          const decoder = new StringDecoder("latin1");
+          const decoder = new StringDecoder2("latin1");
           for (const chunk of bytes) {
             dataURL += btoa2(decoder.write(chunk));
           }
@@ -15079,7 +15079,7 @@ var require_util4 = __commonJS({
         }
         case "BinaryString": {
           let binaryString = "";
-          const decoder = new StringDecoder("latin1");
+          const decoder = new StringDecoder2("latin1");
           for (const chunk of bytes) {
             binaryString += decoder.write(chunk);
           }
@@ -57345,7 +57345,7 @@ var require_keygen = __commonJS({
       generateKeyPair: generateKeyPair_,
       generateKeyPairSync: generateKeyPairSync_,
       getCurves,
-      randomBytes: randomBytes2
+      randomBytes: randomBytes3
     } = __require("crypto");
     var { Ber } = require_lib2();
     var bcrypt_pbkdf = require_bcrypt_pbkdf().pbkdf;
@@ -57609,7 +57609,7 @@ var require_keygen = __commonJS({
                 rounds2 = opts.rounds;
             }
             const gen = Buffer.allocUnsafe(cipher.keyLen + cipher.ivLen);
-            const salt = randomBytes2(SALT_LEN);
+            const salt = randomBytes3(SALT_LEN);
             const r = bcrypt_pbkdf(
               passphrase,
               passphrase.length,
@@ -57648,7 +57648,7 @@ var require_keygen = __commonJS({
           const kdfOptions = encrypted ? encrypted.kdfOptions : Buffer.alloc(0);
           const blockLen = encrypted ? encrypted.cipher.blockLen : 8;
           const parsed = parseDERs(keyType, pub, priv);
-          const checkInt = randomBytes2(4);
+          const checkInt = randomBytes3(4);
           const commentBin = Buffer.from(comment);
           const privBlobLen = 4 + 4 + parsed.priv.length + 4 + commentBin.length;
           let padding = [];
@@ -70782,9 +70782,12 @@ function candidateState(job, requested, analysis, stoppedByUs) {
   }
   if (job.state === "COMPLETED")
     return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
+  if (job.state === "CANCELLED" && (stable || stoppedByUs || neverRan(job))) return "stopped";
   if (job.state === "TIMEOUT" && stable) return "finished";
   return "failed";
+}
+function neverRan(job) {
+  return job.startTs == null || job.endTs != null && job.startTs >= job.endTs;
 }
 function stateOfRun(a) {
   switch (a.observation.verdict.state) {
@@ -73427,6 +73430,9 @@ function squeueJob(fixed, free, name, line) {
   job.stdoutPath = text2(stdout) === null ? null : expandOutputPattern(stdout ?? "", job);
   return job;
 }
+function accountedReason(why, allocated) {
+  return allocated !== null && (why === "JobHeldUser" || why === "JobHeldAdmin") ? null : why;
+}
 function sacctJob(fixed, free, name, line) {
   const command = "sacct";
   const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, user] = fixed;
@@ -73437,7 +73443,7 @@ function sacctJob(fixed, free, name, line) {
     name,
     state: s,
     ...rawState(st ?? ""),
-    reason: reason(why ?? ""),
+    reason: accountedReason(reason(why ?? ""), nodes(nodeList ?? "")),
     ...live2(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
     restarts: null,
     submitTime: time(submit ?? "", command, line),
@@ -73595,10 +73601,195 @@ async function writeMonitorComment(octokit, target, candidate, body, known) {
   return upsertStickyComment(octokit, { ...target, purpose: monitorPurpose(candidate), body }, existing);
 }
 
+// src/usecases/submit.ts
+import { dirname } from "node:path";
+var SubmitInterrupted = class extends Error {
+};
+function experimentPrefix(experimentId) {
+  return `topo-${experimentId}-`;
+}
+var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
+async function submitCandidate(deps, request2) {
+  const { jobName: jobName2, shellLine: shellLine2 } = request2.submission;
+  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
+  const prefix = experimentPrefix(request2.experimentId);
+  if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
+  const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
+  let jobs = await experimentJobs2(deps, request2);
+  const standing = request2.standsFor ? await liveRunStanding(deps, request2, jobs) : null;
+  if (standing) return { ...base, ...standing };
+  const found = representativeJob(jobs, jobName2);
+  if (found && (isLive2(found.state) || !request2.resubmitFinished)) {
+    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
+    return { ...base, status: "existing", jobId: kept.id, state: kept.state };
+  }
+  if (found) jobs = jobs.filter((j) => j.name !== jobName2);
+  const me = { jobName: jobName2 };
+  const plan = planQueue([...request2.ahead ?? [], me], jobs, maxParallel);
+  const waiting2 = plan.queued.find((q) => q.request === me);
+  if (request2.dryRun) {
+    return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
+  }
+  if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
+  interrupted(deps, "before sbatch: nothing was submitted");
+  return submitHeld(deps, request2, base, maxParallel);
+}
+function interrupted(deps, what) {
+  if (deps.signal?.aborted) throw new SubmitInterrupted(`interrupted ${what}`);
+}
+async function liveRunStanding(deps, request2, jobs) {
+  const base = request2.standsFor;
+  const live3 = jobs.filter((j) => isRunOfName(j.name, base, request2.experimentId) && isLive2(j.state)).sort(byJobId);
+  const kept = live3[0];
+  if (!kept) return null;
+  if (!request2.dryRun) {
+    for (const j of live3.slice(1)) if (HELD_REASONS.has(j.reason ?? "")) await retire(deps, j, j.name);
+    await settle(deps, jobs, kept.name, kept);
+  }
+  return { status: "existing", jobId: kept.id, state: kept.state, jobName: kept.name };
+}
+async function experimentJobs2(deps, request2) {
+  const listed = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
+  return ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
+}
+async function submitHeld(deps, request2, base, maxParallel) {
+  const { slurm } = deps;
+  const log = deps.log ?? (() => {
+  });
+  const { jobName: jobName2, argv } = request2.submission;
+  const output = argv.find((a) => a.startsWith("--output="));
+  if (output) await slurm.ensureDir(dirname(output.slice("--output=".length)));
+  const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
+  for (let attempt = 1; ; attempt++) {
+    let submittedId;
+    try {
+      submittedId = await slurm.submit(held, request2.submission.env);
+      log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
+    } catch (error2) {
+      if (!(error2 instanceof ConnectionLostError) && !deps.signal?.aborted) throw error2;
+      log(`sbatch of ${jobName2} did not answer (${error2.message}): looking it up by name`);
+    }
+    if (deps.signal?.aborted) return withdrawInterrupted(deps, request2, submittedId);
+    try {
+      const done = await keepOne(deps, request2, base, maxParallel, submittedId);
+      if (done === "not-found" && submittedId === void 0 && attempt < 3) continue;
+      if (done === "not-found")
+        throw new Error(
+          `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
+        );
+      return done;
+    } catch (error2) {
+      if (submittedId !== void 0) await withdrawHeld(deps, submittedId, error2);
+      throw error2;
+    }
+  }
+}
+async function withdrawInterrupted(deps, request2, submittedId) {
+  const { jobName: jobName2 } = request2.submission;
+  const error2 = new SubmitInterrupted(`interrupted after sbatch of ${jobName2}`);
+  const ids = submittedId !== void 0 ? [submittedId] : (await experimentJobs2(deps, request2)).filter((j) => j.name === jobName2 && isLive2(j.state)).map((j) => j.id);
+  if (!ids.length) error2.message += ": Slurm lists no job of that name (nothing was submitted)";
+  for (const id of ids) await withdrawHeld(deps, id, error2);
+  throw error2;
+}
+async function keepOne(deps, request2, base, maxParallel, submittedId) {
+  const { jobName: jobName2 } = request2.submission;
+  const after = await experimentJobs2(deps, request2);
+  const mine = after.filter((j) => j.name === jobName2 && isLive2(j.state)).sort(byJobId);
+  const keeper = mine[0];
+  if (!keeper) return "not-found";
+  const ours = submittedId === void 0 || keeper.id === submittedId;
+  const live3 = ours ? liveOverLimit(after, keeper, maxParallel) : null;
+  if (live3 !== null) {
+    for (const j of mine) await retire(deps, j, jobName2);
+    deps.log?.(`${jobName2}: ${live3} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
+    return { ...base, status: "queued", position: 1, live: live3 - 1, maxParallel };
+  }
+  const kept = await settle(deps, after, jobName2, keeper);
+  return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
+}
+async function withdrawHeld(deps, jobId2, error2) {
+  let outcome;
+  try {
+    await deps.slurm.cancel(jobId2);
+    outcome = `the held job ${jobId2} this submit made was cancelled (it never ran)${error2 instanceof SubmitInterrupted ? "" : "; submit again"}`;
+  } catch (cancelError) {
+    outcome = `cancelling the held job ${jobId2} this submit made failed too (${cancelError.message}): it is left held; cancel it with \`scancel ${jobId2}\``;
+  }
+  deps.log?.(outcome);
+  if (error2 instanceof Error) error2.message = `${error2.message}; ${outcome}`;
+}
+function liveOverLimit(after, keeper, maxParallel) {
+  const liveByName = /* @__PURE__ */ new Map();
+  for (const j of after.filter((x) => isLive2(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
+    if (!liveByName.has(j.name)) liveByName.set(j.name, j);
+  const youngest = [...liveByName.values()].sort(byJobId).at(-1);
+  const yields = liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
+  return yields ? liveByName.size : null;
+}
+async function settle(deps, jobs, jobName2, keeper) {
+  const live3 = jobs.filter((j) => j.name === jobName2 && isLive2(j.state)).sort(byJobId);
+  const kept = keeper ?? live3[0] ?? representativeJob(jobs, jobName2);
+  if (!kept) throw new Error(`no job named ${jobName2}`);
+  for (const j of live3) if (j.id !== kept.id) await retire(deps, j, jobName2);
+  if (isLive2(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
+    await deps.slurm.release(kept.id);
+    deps.log?.(`released job ${kept.id} (${jobName2})`);
+  }
+  return kept;
+}
+async function retire(deps, job, jobName2) {
+  try {
+    await deps.slurm.rename(job.id, retiredName(jobName2));
+  } catch (error2) {
+    deps.log?.(`could not rename duplicate job ${job.id}: ${error2.message}`);
+  }
+  await deps.slurm.cancel(job.id);
+  deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
+}
+var ABANDONED_HOLD_SECONDS = 120;
+async function releaseAbandonedHolds(deps, experimentId, jobs, nowTs) {
+  const own = new Set(ownJobs(jobs, experimentId).map((j) => j.id));
+  const out = [];
+  for (const job of jobs) {
+    const submitted = slurmTimeToUnix(job.submitTime);
+    const abandoned = own.has(job.id) && isLive2(job.state) && HELD_REASONS.has(job.reason ?? "") && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
+    if (!abandoned) {
+      out.push(job);
+      continue;
+    }
+    await deps.slurm.release(job.id);
+    deps.log?.(`released job ${job.id} (${job.name}): held since its submit did not finish`);
+    out.push({ ...job, reason: null });
+  }
+  return out;
+}
+function isRunOfName(name, jobName2, experimentId) {
+  if (name === jobName2) return true;
+  const wanted = parseRunName(jobName2, experimentId);
+  const found = parseRunName(name, experimentId);
+  return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
+}
+
 // src/monitor/adapters.ts
-function slurmMonitorPort(slurm, knownExperimentIds = []) {
+function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
   return {
-    jobs: (experimentId) => experimentJobs(slurm, experimentId, knownExperimentIds),
+    async jobs(experimentId) {
+      let listed = await slurm.jobs(experimentPrefix(experimentId));
+      const release = effects?.releaseAbandonedHolds;
+      if (release)
+        listed = await releaseAbandonedHolds(
+          { slurm, ...release.log ? { log: release.log } : {} },
+          experimentId,
+          listed,
+          release.now()
+        );
+      return experimentJobs(
+        { jobs: async () => listed, tail: (j, n) => slurm.tail(j, n) },
+        experimentId,
+        knownExperimentIds
+      );
+    },
     cancel: (jobId2) => slurm.cancel(jobId2)
   };
 }
@@ -74692,6 +74883,107 @@ var NodeSSH = class {
   }
 };
 
+// src/slurm/ssh-shell.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { StringDecoder } from "node:string_decoder";
+var ShellGone = class extends Error {
+};
+var ShellTimeout = class extends Error {
+};
+function markedLine(line, mark) {
+  return `${line} </dev/null; __topo_rc=$?; printf '\\n%s %d\\n' '${mark}' "$__topo_rc"; printf '\\n%s\\n' '${mark}' >&2
+`;
+}
+function readMarked(out, err, mark) {
+  const o = out.indexOf(`
+${mark} `);
+  const e = err.indexOf(`
+${mark}
+`);
+  if (o < 0 || e < 0) return null;
+  const end = out.indexOf("\n", o + mark.length + 2);
+  if (end < 0) return null;
+  const code2 = Number(out.slice(o + mark.length + 2, end));
+  return {
+    stdout: out.slice(0, o),
+    stderr: err.slice(0, e),
+    code: Number.isInteger(code2) ? code2 : 255
+  };
+}
+async function startRemoteShell(channel, readyTimeoutMs) {
+  const token = randomBytes2(12).toString("hex");
+  const decoders = {
+    out: new StringDecoder("utf8"),
+    err: new StringDecoder("utf8")
+  };
+  let out = "";
+  let err = "";
+  let alive = true;
+  let pending;
+  channel.on("data", (chunk) => {
+    out += decoders.out.write(chunk);
+    pending?.(false);
+  });
+  channel.stderr.on("data", (chunk) => {
+    err += decoders.err.write(chunk);
+    pending?.(false);
+  });
+  channel.on("close", () => {
+    alive = false;
+    pending?.(true);
+  });
+  const close = () => {
+    alive = false;
+    channel.close();
+  };
+  function exchange(text3, timeoutMs, done) {
+    out = "";
+    err = "";
+    return new Promise((resolve4, reject) => {
+      const timer = setTimeout(() => {
+        pending = void 0;
+        close();
+        reject(new ShellTimeout(`no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      pending = (gone) => {
+        const result = done();
+        if (result === null && !gone) return;
+        pending = void 0;
+        clearTimeout(timer);
+        if (result === null) reject(new ShellGone("the shell closed"));
+        else resolve4(result);
+      };
+      if (!alive) pending(true);
+      else channel.write(text3);
+    });
+  }
+  const ready = `${token}:ready`;
+  await exchange(
+    `printf '%s\\n' '${ready}'
+`,
+    readyTimeoutMs,
+    () => out.includes(`${ready}
+`) ? true : null
+  );
+  let seq = 0;
+  let queue = Promise.resolve();
+  return {
+    get alive() {
+      return alive;
+    },
+    close,
+    run(line, timeoutMs) {
+      const mark = `${token}:${++seq}`;
+      const next = queue.then(
+        () => exchange(markedLine(line, mark), timeoutMs, () => readMarked(out, err, mark))
+      );
+      queue = next.catch(() => {
+      });
+      return next;
+    }
+  };
+}
+
 // src/slurm/ssh-transport.ts
 var HOST_KEY_ALGORITHMS = {
   "ssh-ed25519": ["ssh-ed25519"],
@@ -74735,6 +75027,34 @@ function createSshTransport(options) {
   });
   let ssh;
   let connecting;
+  let shell;
+  let persistent = options.persistentShell !== false;
+  function shellOf(client) {
+    if (shell?.client === client) {
+      const current = shell;
+      return current.shell.then((s) => {
+        if (s === null || s.alive) return s;
+        if (shell === current) shell = void 0;
+        return shellOf(client);
+      });
+    }
+    const started = openShell(client).catch(() => {
+      if (client.isConnected()) persistent = false;
+      return null;
+    });
+    shell = { client, shell: started };
+    return started;
+  }
+  function openShell(client) {
+    return new Promise((resolve4, reject) => {
+      const connection = client.connection;
+      if (!connection) return reject(new Error("not connected"));
+      connection.exec(
+        "exec /bin/sh",
+        (error2, channel) => error2 ? reject(error2) : resolve4(channel)
+      );
+    }).then((channel) => startRemoteShell(channel, options.commandTimeoutMs ?? 3e4));
+  }
   async function connectOnce() {
     let seen;
     const client = new NodeSSH();
@@ -74805,6 +75125,8 @@ function createSshTransport(options) {
     assertSafeArgv(argv);
     const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k, v]) => `${k}=${v}`);
     const line = remoteCommandLine(["env", ...envPrefix, ...perCommand, ...argv]);
+    const remote = persistent ? await shellOf(client) : null;
+    if (remote) return runInShell(remote, client, argv, line, timeout);
     let channel;
     let timer;
     const timedOut = new Promise((_, reject) => {
@@ -74834,7 +75156,11 @@ function createSshTransport(options) {
           `connection to ${where} was lost while running \`${argv.join(" ")}\`${result.signal ? ` (signal ${result.signal})` : ""}`
         );
       }
-      return { stdout: result.stdout, stderr: result.stderr, code: result.code };
+      return {
+        stdout: result.stdout,
+        stderr: result.stderr,
+        code: result.code
+      };
     } catch (error2) {
       if (error2 instanceof SlurmError) throw error2;
       if (ssh === client) ssh = void 0;
@@ -74844,6 +75170,19 @@ function createSshTransport(options) {
       );
     } finally {
       clearTimeout(timer);
+    }
+  }
+  async function runInShell(remote, client, argv, line, timeout) {
+    try {
+      return await remote.run(line, timeout);
+    } catch (error2) {
+      if (error2 instanceof ShellTimeout)
+        throw new CommandTimeoutError(
+          `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where} (stopped)`
+        );
+      if (!(error2 instanceof ShellGone)) throw error2;
+      if (!client.isConnected() && ssh === client) ssh = void 0;
+      throw new ConnectionLostError(`connection to ${where} was lost while running \`${argv.join(" ")}\``);
     }
   }
   return {
@@ -74861,6 +75200,9 @@ function createSshTransport(options) {
       }
     },
     async close() {
+      const open2 = shell;
+      shell = void 0;
+      await open2?.shell.then((s) => s?.close());
       ssh?.dispose();
       ssh = void 0;
     }
@@ -75099,13 +75441,13 @@ import { isAbsolute, join as join2, posix as posix2, resolve as resolve2 } from 
 
 // src/topology/shipped.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname as dirname2, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
+function shippedRoot(from = dirname2(fileURLToPath(import.meta.url))) {
   let dir = resolve(from);
   for (; ; ) {
     if (existsSync3(join(dir, "package.json")) && existsSync3(join(dir, "topologies", "presets"))) return dir;
-    const up = dirname(dir);
+    const up = dirname2(dir);
     if (up === dir) return void 0;
     dir = up;
   }
@@ -75582,7 +75924,7 @@ function githubFileSource(octokit, at) {
 
 // src/usecases/validate.ts
 import { lstatSync, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
-import { basename, dirname as dirname2, isAbsolute as isAbsolute2, join as join3, posix as posix3, relative, resolve as resolve3, sep as sep2 } from "node:path";
+import { basename, dirname as dirname3, isAbsolute as isAbsolute2, join as join3, posix as posix3, relative, resolve as resolve3, sep as sep2 } from "node:path";
 
 // src/topology/memory.ts
 function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
@@ -76108,7 +76450,7 @@ function assertNotLinked(root, path) {
   const file = resolve3(root, path);
   const rel = relative(resolve3(root), file);
   const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
-  let at = inside ? resolve3(root) : dirname2(file);
+  let at = inside ? resolve3(root) : dirname3(file);
   for (const part of inside ? rel.split(sep2) : [basename(file)]) {
     at = join3(at, part);
     let link = false;
@@ -76823,125 +77165,6 @@ async function refuseOrphanedRequest(octokit, repo, source, pull, request2, log,
   ] : prepared.errors;
   log(`${request2.runName}: refused: ${errors.join("; ")}`);
   await refuseRequest(octokit, repo, request2, errors, (/* @__PURE__ */ new Date()).toISOString(), options);
-}
-
-// src/usecases/submit.ts
-import { dirname as dirname3 } from "node:path";
-function experimentPrefix(experimentId) {
-  return `topo-${experimentId}-`;
-}
-var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
-async function submitCandidate(deps, request2) {
-  const { jobName: jobName2, shellLine: shellLine2 } = request2.submission;
-  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
-  const prefix = experimentPrefix(request2.experimentId);
-  if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
-  const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
-  let jobs = await experimentJobs2(deps, request2);
-  const found = representativeJob(jobs, jobName2);
-  if (found && (isLive2(found.state) || !request2.resubmitFinished)) {
-    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
-    return { ...base, status: "existing", jobId: kept.id, state: kept.state };
-  }
-  if (found) jobs = jobs.filter((j) => j.name !== jobName2);
-  const me = { jobName: jobName2 };
-  const plan = planQueue([...request2.ahead ?? [], me], jobs, maxParallel);
-  const waiting2 = plan.queued.find((q) => q.request === me);
-  if (request2.dryRun) {
-    return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
-  }
-  if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
-  return submitHeld(deps, request2, base, maxParallel);
-}
-async function experimentJobs2(deps, request2) {
-  const listed = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
-  return ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
-}
-async function submitHeld(deps, request2, base, maxParallel) {
-  const { slurm } = deps;
-  const log = deps.log ?? (() => {
-  });
-  const { jobName: jobName2, argv } = request2.submission;
-  const output = argv.find((a) => a.startsWith("--output="));
-  if (output) await slurm.ensureDir(dirname3(output.slice("--output=".length)));
-  const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
-  for (let attempt = 1; ; attempt++) {
-    let submittedId;
-    try {
-      submittedId = await slurm.submit(held, request2.submission.env);
-      log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
-    } catch (error2) {
-      if (!(error2 instanceof ConnectionLostError)) throw error2;
-      log(`connection lost during sbatch of ${jobName2}: looking it up by name`);
-    }
-    try {
-      const done = await keepOne(deps, request2, base, maxParallel, submittedId);
-      if (done === "not-found" && submittedId === void 0 && attempt < 3) continue;
-      if (done === "not-found")
-        throw new Error(
-          `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
-        );
-      return done;
-    } catch (error2) {
-      if (submittedId !== void 0) await withdrawHeld(deps, submittedId, error2);
-      throw error2;
-    }
-  }
-}
-async function keepOne(deps, request2, base, maxParallel, submittedId) {
-  const { jobName: jobName2 } = request2.submission;
-  const after = await experimentJobs2(deps, request2);
-  const mine = after.filter((j) => j.name === jobName2 && isLive2(j.state)).sort(byJobId);
-  const keeper = mine[0];
-  if (!keeper) return "not-found";
-  const ours = submittedId === void 0 || keeper.id === submittedId;
-  const live3 = ours ? liveOverLimit(after, keeper, maxParallel) : null;
-  if (live3 !== null) {
-    for (const j of mine) await retire(deps, j, jobName2);
-    deps.log?.(`${jobName2}: ${live3} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
-    return { ...base, status: "queued", position: 1, live: live3 - 1, maxParallel };
-  }
-  const kept = await settle(deps, after, jobName2, keeper);
-  return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
-}
-async function withdrawHeld(deps, jobId2, error2) {
-  let outcome;
-  try {
-    await deps.slurm.cancel(jobId2);
-    outcome = `the held job ${jobId2} this submit made was cancelled (it never ran); submit again`;
-  } catch (cancelError) {
-    outcome = `cancelling the held job ${jobId2} this submit made failed too (${cancelError.message}): it is left held; cancel it with \`scancel ${jobId2}\``;
-  }
-  deps.log?.(outcome);
-  if (error2 instanceof Error) error2.message = `${error2.message}; ${outcome}`;
-}
-function liveOverLimit(after, keeper, maxParallel) {
-  const liveByName = /* @__PURE__ */ new Map();
-  for (const j of after.filter((x) => isLive2(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
-    if (!liveByName.has(j.name)) liveByName.set(j.name, j);
-  const youngest = [...liveByName.values()].sort(byJobId).at(-1);
-  const yields = liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
-  return yields ? liveByName.size : null;
-}
-async function settle(deps, jobs, jobName2, keeper) {
-  const live3 = jobs.filter((j) => j.name === jobName2 && isLive2(j.state)).sort(byJobId);
-  const kept = keeper ?? live3[0] ?? representativeJob(jobs, jobName2);
-  if (!kept) throw new Error(`no job named ${jobName2}`);
-  for (const j of live3) if (j.id !== kept.id) await retire(deps, j, jobName2);
-  if (isLive2(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
-    await deps.slurm.release(kept.id);
-    deps.log?.(`released job ${kept.id} (${jobName2})`);
-  }
-  return kept;
-}
-async function retire(deps, job, jobName2) {
-  try {
-    await deps.slurm.rename(job.id, retiredName(jobName2));
-  } catch (error2) {
-    deps.log?.(`could not rename duplicate job ${job.id}: ${error2.message}`);
-  }
-  await deps.slurm.cancel(job.id);
-  deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
 }
 
 // actions/monitor/autopilot.ts
@@ -81500,7 +81723,9 @@ function buildMonitorPorts(octokit, config) {
       );
     },
     slurm: {
-      jobs: (id) => slurmMonitorPort(clients.slurmFor(id), [...experiments.keys()]).jobs(id),
+      jobs: (id) => slurmMonitorPort(clients.slurmFor(id), [...experiments.keys()], {
+        releaseAbandonedHolds: { now: () => Date.now() / 1e3 }
+      }).jobs(id),
       cancel: (jobId2, id) => clients.slurmFor(id).cancel(jobId2)
     },
     submit: submitPort(octokit, config, experiments, clients),

@@ -14959,7 +14959,7 @@ var require_util4 = __commonJS({
     var { getEncoding } = require_encoding();
     var { serializeAMimeType, parseMIMEType } = require_data_url();
     var { types } = __require("node:util");
-    var { StringDecoder } = __require("string_decoder");
+    var { StringDecoder: StringDecoder2 } = __require("string_decoder");
     var { btoa: btoa2 } = __require("node:buffer");
     var staticPropertyDescriptors = {
       enumerable: true,
@@ -15050,7 +15050,7 @@ var require_util4 = __commonJS({
             dataURL += serializeAMimeType(parsed);
           }
           dataURL += ";base64,";
-          const decoder = new StringDecoder("latin1");
+          const decoder = new StringDecoder2("latin1");
           for (const chunk of bytes) {
             dataURL += btoa2(decoder.write(chunk));
           }
@@ -15079,7 +15079,7 @@ var require_util4 = __commonJS({
         }
         case "BinaryString": {
           let binaryString = "";
-          const decoder = new StringDecoder("latin1");
+          const decoder = new StringDecoder2("latin1");
           for (const chunk of bytes) {
             binaryString += decoder.write(chunk);
           }
@@ -42535,7 +42535,7 @@ var require_keygen = __commonJS({
       generateKeyPair: generateKeyPair_,
       generateKeyPairSync: generateKeyPairSync_,
       getCurves,
-      randomBytes: randomBytes2
+      randomBytes: randomBytes3
     } = __require("crypto");
     var { Ber } = require_lib2();
     var bcrypt_pbkdf = require_bcrypt_pbkdf().pbkdf;
@@ -42799,7 +42799,7 @@ var require_keygen = __commonJS({
                 rounds2 = opts.rounds;
             }
             const gen = Buffer.allocUnsafe(cipher.keyLen + cipher.ivLen);
-            const salt = randomBytes2(SALT_LEN);
+            const salt = randomBytes3(SALT_LEN);
             const r = bcrypt_pbkdf(
               passphrase,
               passphrase.length,
@@ -42838,7 +42838,7 @@ var require_keygen = __commonJS({
           const kdfOptions = encrypted ? encrypted.kdfOptions : Buffer.alloc(0);
           const blockLen = encrypted ? encrypted.cipher.blockLen : 8;
           const parsed = parseDERs(keyType, pub, priv);
-          const checkInt = randomBytes2(4);
+          const checkInt = randomBytes3(4);
           const commentBin = Buffer.from(comment);
           const privBlobLen = 4 + 4 + parsed.priv.length + 4 + commentBin.length;
           let padding = [];
@@ -66654,9 +66654,12 @@ function candidateState(job, requested, analysis, stoppedByUs) {
   }
   if (job.state === "COMPLETED")
     return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
+  if (job.state === "CANCELLED" && (stable || stoppedByUs || neverRan(job))) return "stopped";
   if (job.state === "TIMEOUT" && stable) return "finished";
   return "failed";
+}
+function neverRan(job) {
+  return job.startTs == null || job.endTs != null && job.startTs >= job.endTs;
 }
 function stateOfRun(a) {
   switch (a.observation.verdict.state) {
@@ -69717,6 +69720,9 @@ function squeueJob(fixed, free, name, line) {
   job.stdoutPath = text2(stdout) === null ? null : expandOutputPattern(stdout ?? "", job);
   return job;
 }
+function accountedReason(why, allocated) {
+  return allocated !== null && (why === "JobHeldUser" || why === "JobHeldAdmin") ? null : why;
+}
 function sacctJob(fixed, free, name, line) {
   const command = "sacct";
   const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, user] = fixed;
@@ -69727,7 +69733,7 @@ function sacctJob(fixed, free, name, line) {
     name,
     state: s,
     ...rawState(st ?? ""),
-    reason: reason(why ?? ""),
+    reason: accountedReason(reason(why ?? ""), nodes(nodeList ?? "")),
     ...live(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
     restarts: null,
     submitTime: time(submit ?? "", command, line),
@@ -70830,6 +70836,107 @@ var NodeSSH = class {
   }
 };
 
+// src/slurm/ssh-shell.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { StringDecoder } from "node:string_decoder";
+var ShellGone = class extends Error {
+};
+var ShellTimeout = class extends Error {
+};
+function markedLine(line, mark) {
+  return `${line} </dev/null; __topo_rc=$?; printf '\\n%s %d\\n' '${mark}' "$__topo_rc"; printf '\\n%s\\n' '${mark}' >&2
+`;
+}
+function readMarked(out, err, mark) {
+  const o = out.indexOf(`
+${mark} `);
+  const e = err.indexOf(`
+${mark}
+`);
+  if (o < 0 || e < 0) return null;
+  const end = out.indexOf("\n", o + mark.length + 2);
+  if (end < 0) return null;
+  const code2 = Number(out.slice(o + mark.length + 2, end));
+  return {
+    stdout: out.slice(0, o),
+    stderr: err.slice(0, e),
+    code: Number.isInteger(code2) ? code2 : 255
+  };
+}
+async function startRemoteShell(channel, readyTimeoutMs) {
+  const token = randomBytes2(12).toString("hex");
+  const decoders = {
+    out: new StringDecoder("utf8"),
+    err: new StringDecoder("utf8")
+  };
+  let out = "";
+  let err = "";
+  let alive = true;
+  let pending;
+  channel.on("data", (chunk) => {
+    out += decoders.out.write(chunk);
+    pending?.(false);
+  });
+  channel.stderr.on("data", (chunk) => {
+    err += decoders.err.write(chunk);
+    pending?.(false);
+  });
+  channel.on("close", () => {
+    alive = false;
+    pending?.(true);
+  });
+  const close = () => {
+    alive = false;
+    channel.close();
+  };
+  function exchange(text3, timeoutMs, done) {
+    out = "";
+    err = "";
+    return new Promise((resolve4, reject) => {
+      const timer = setTimeout(() => {
+        pending = void 0;
+        close();
+        reject(new ShellTimeout(`no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      pending = (gone) => {
+        const result = done();
+        if (result === null && !gone) return;
+        pending = void 0;
+        clearTimeout(timer);
+        if (result === null) reject(new ShellGone("the shell closed"));
+        else resolve4(result);
+      };
+      if (!alive) pending(true);
+      else channel.write(text3);
+    });
+  }
+  const ready = `${token}:ready`;
+  await exchange(
+    `printf '%s\\n' '${ready}'
+`,
+    readyTimeoutMs,
+    () => out.includes(`${ready}
+`) ? true : null
+  );
+  let seq = 0;
+  let queue = Promise.resolve();
+  return {
+    get alive() {
+      return alive;
+    },
+    close,
+    run(line, timeoutMs) {
+      const mark = `${token}:${++seq}`;
+      const next = queue.then(
+        () => exchange(markedLine(line, mark), timeoutMs, () => readMarked(out, err, mark))
+      );
+      queue = next.catch(() => {
+      });
+      return next;
+    }
+  };
+}
+
 // src/slurm/ssh-transport.ts
 var HOST_KEY_ALGORITHMS = {
   "ssh-ed25519": ["ssh-ed25519"],
@@ -70873,6 +70980,34 @@ function createSshTransport(options) {
   });
   let ssh;
   let connecting;
+  let shell;
+  let persistent = options.persistentShell !== false;
+  function shellOf(client) {
+    if (shell?.client === client) {
+      const current = shell;
+      return current.shell.then((s) => {
+        if (s === null || s.alive) return s;
+        if (shell === current) shell = void 0;
+        return shellOf(client);
+      });
+    }
+    const started = openShell(client).catch(() => {
+      if (client.isConnected()) persistent = false;
+      return null;
+    });
+    shell = { client, shell: started };
+    return started;
+  }
+  function openShell(client) {
+    return new Promise((resolve4, reject) => {
+      const connection = client.connection;
+      if (!connection) return reject(new Error("not connected"));
+      connection.exec(
+        "exec /bin/sh",
+        (error2, channel) => error2 ? reject(error2) : resolve4(channel)
+      );
+    }).then((channel) => startRemoteShell(channel, options.commandTimeoutMs ?? 3e4));
+  }
   async function connectOnce() {
     let seen;
     const client = new NodeSSH();
@@ -70943,6 +71078,8 @@ function createSshTransport(options) {
     assertSafeArgv(argv);
     const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k, v]) => `${k}=${v}`);
     const line = remoteCommandLine(["env", ...envPrefix, ...perCommand, ...argv]);
+    const remote = persistent ? await shellOf(client) : null;
+    if (remote) return runInShell(remote, client, argv, line, timeout);
     let channel;
     let timer;
     const timedOut = new Promise((_, reject) => {
@@ -70972,7 +71109,11 @@ function createSshTransport(options) {
           `connection to ${where} was lost while running \`${argv.join(" ")}\`${result.signal ? ` (signal ${result.signal})` : ""}`
         );
       }
-      return { stdout: result.stdout, stderr: result.stderr, code: result.code };
+      return {
+        stdout: result.stdout,
+        stderr: result.stderr,
+        code: result.code
+      };
     } catch (error2) {
       if (error2 instanceof SlurmError) throw error2;
       if (ssh === client) ssh = void 0;
@@ -70982,6 +71123,19 @@ function createSshTransport(options) {
       );
     } finally {
       clearTimeout(timer);
+    }
+  }
+  async function runInShell(remote, client, argv, line, timeout) {
+    try {
+      return await remote.run(line, timeout);
+    } catch (error2) {
+      if (error2 instanceof ShellTimeout)
+        throw new CommandTimeoutError(
+          `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where} (stopped)`
+        );
+      if (!(error2 instanceof ShellGone)) throw error2;
+      if (!client.isConnected() && ssh === client) ssh = void 0;
+      throw new ConnectionLostError(`connection to ${where} was lost while running \`${argv.join(" ")}\``);
     }
   }
   return {
@@ -70999,6 +71153,9 @@ function createSshTransport(options) {
       }
     },
     async close() {
+      const open2 = shell;
+      shell = void 0;
+      await open2?.shell.then((s) => s?.close());
       ssh?.dispose();
       ssh = void 0;
     }
@@ -77212,6 +77369,8 @@ var concludeHandler = async (ctx) => {
 
 // src/usecases/submit.ts
 import { dirname as dirname4 } from "node:path";
+var SubmitInterrupted = class extends Error {
+};
 function experimentPrefix(experimentId) {
   return `topo-${experimentId}-`;
 }
@@ -77223,6 +77382,8 @@ async function submitCandidate(deps, request2) {
   if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
   const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
   let jobs = await experimentJobs2(deps, request2);
+  const standing = request2.standsFor ? await liveRunStanding(deps, request2, jobs) : null;
+  if (standing) return { ...base, ...standing };
   const found = representativeJob(jobs, jobName2);
   if (found && (isLive(found.state) || !request2.resubmitFinished)) {
     const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
@@ -77236,7 +77397,22 @@ async function submitCandidate(deps, request2) {
     return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
   }
   if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
+  interrupted(deps, "before sbatch: nothing was submitted");
   return submitHeld(deps, request2, base, maxParallel);
+}
+function interrupted(deps, what) {
+  if (deps.signal?.aborted) throw new SubmitInterrupted(`interrupted ${what}`);
+}
+async function liveRunStanding(deps, request2, jobs) {
+  const base = request2.standsFor;
+  const live2 = jobs.filter((j) => isRunOfName(j.name, base, request2.experimentId) && isLive(j.state)).sort(byJobId);
+  const kept = live2[0];
+  if (!kept) return null;
+  if (!request2.dryRun) {
+    for (const j of live2.slice(1)) if (HELD_REASONS.has(j.reason ?? "")) await retire(deps, j, j.name);
+    await settle(deps, jobs, kept.name, kept);
+  }
+  return { status: "existing", jobId: kept.id, state: kept.state, jobName: kept.name };
 }
 async function experimentJobs2(deps, request2) {
   const listed2 = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
@@ -77256,9 +77432,10 @@ async function submitHeld(deps, request2, base, maxParallel) {
       submittedId = await slurm.submit(held, request2.submission.env);
       log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
     } catch (error2) {
-      if (!(error2 instanceof ConnectionLostError)) throw error2;
-      log(`connection lost during sbatch of ${jobName2}: looking it up by name`);
+      if (!(error2 instanceof ConnectionLostError) && !deps.signal?.aborted) throw error2;
+      log(`sbatch of ${jobName2} did not answer (${error2.message}): looking it up by name`);
     }
+    if (deps.signal?.aborted) return withdrawInterrupted(deps, request2, submittedId);
     try {
       const done = await keepOne(deps, request2, base, maxParallel, submittedId);
       if (done === "not-found" && submittedId === void 0 && attempt < 3) continue;
@@ -77272,6 +77449,14 @@ async function submitHeld(deps, request2, base, maxParallel) {
       throw error2;
     }
   }
+}
+async function withdrawInterrupted(deps, request2, submittedId) {
+  const { jobName: jobName2 } = request2.submission;
+  const error2 = new SubmitInterrupted(`interrupted after sbatch of ${jobName2}`);
+  const ids = submittedId !== void 0 ? [submittedId] : (await experimentJobs2(deps, request2)).filter((j) => j.name === jobName2 && isLive(j.state)).map((j) => j.id);
+  if (!ids.length) error2.message += ": Slurm lists no job of that name (nothing was submitted)";
+  for (const id of ids) await withdrawHeld(deps, id, error2);
+  throw error2;
 }
 async function keepOne(deps, request2, base, maxParallel, submittedId) {
   const { jobName: jobName2 } = request2.submission;
@@ -77293,7 +77478,7 @@ async function withdrawHeld(deps, jobId2, error2) {
   let outcome;
   try {
     await deps.slurm.cancel(jobId2);
-    outcome = `the held job ${jobId2} this submit made was cancelled (it never ran); submit again`;
+    outcome = `the held job ${jobId2} this submit made was cancelled (it never ran)${error2 instanceof SubmitInterrupted ? "" : "; submit again"}`;
   } catch (cancelError) {
     outcome = `cancelling the held job ${jobId2} this submit made failed too (${cancelError.message}): it is left held; cancel it with \`scancel ${jobId2}\``;
   }
@@ -77327,6 +77512,23 @@ async function retire(deps, job, jobName2) {
   }
   await deps.slurm.cancel(job.id);
   deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
+}
+var ABANDONED_HOLD_SECONDS = 120;
+async function releaseAbandonedHolds(deps, experimentId, jobs, nowTs) {
+  const own = new Set(ownJobs(jobs, experimentId).map((j) => j.id));
+  const out = [];
+  for (const job of jobs) {
+    const submitted = slurmTimeToUnix(job.submitTime);
+    const abandoned = own.has(job.id) && isLive(job.state) && HELD_REASONS.has(job.reason ?? "") && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
+    if (!abandoned) {
+      out.push(job);
+      continue;
+    }
+    await deps.slurm.release(job.id);
+    deps.log?.(`released job ${job.id} (${job.name}): held since its submit did not finish`);
+    out.push({ ...job, reason: null });
+  }
+  return out;
 }
 function isRunOfName(name, jobName2, experimentId) {
   if (name === jobName2) return true;
@@ -77439,9 +77641,24 @@ async function upsertCheckRun(octokit, input, known) {
 }
 
 // src/monitor/adapters.ts
-function slurmMonitorPort(slurm, knownExperimentIds = []) {
+function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
   return {
-    jobs: (experimentId) => experimentJobs(slurm, experimentId, knownExperimentIds),
+    async jobs(experimentId) {
+      let listed2 = await slurm.jobs(experimentPrefix(experimentId));
+      const release = effects?.releaseAbandonedHolds;
+      if (release)
+        listed2 = await releaseAbandonedHolds(
+          { slurm, ...release.log ? { log: release.log } : {} },
+          experimentId,
+          listed2,
+          release.now()
+        );
+      return experimentJobs(
+        { jobs: async () => listed2, tail: (j, n) => slurm.tail(j, n) },
+        experimentId,
+        knownExperimentIds
+      );
+    },
     cancel: (jobId2) => slurm.cancel(jobId2)
   };
 }
@@ -81094,7 +81311,9 @@ function buildMonitorPorts(octokit, config) {
       );
     },
     slurm: {
-      jobs: (id) => slurmMonitorPort(clients.slurmFor(id), [...experiments.keys()]).jobs(id),
+      jobs: (id) => slurmMonitorPort(clients.slurmFor(id), [...experiments.keys()], {
+        releaseAbandonedHolds: { now: () => Date.now() / 1e3 }
+      }).jobs(id),
       cancel: (jobId2, id) => clients.slurmFor(id).cancel(jobId2)
     },
     submit: submitPort(octokit, config, experiments, clients),
