@@ -17,6 +17,7 @@ import {
 } from '../../src/github/pull-snapshots.js';
 import { pullRunStates, RUN_STATE_PURPOSE, updateRunStateFrom } from '../../src/github/run-state.js';
 import { findStickyComments, type StickyComment, stickyText } from '../../src/github/sticky-comment.js';
+import { admitRequest, RunStateFullError } from '../../src/lifecycle/bounds.js';
 import {
   latestRequests,
   type RunRequest,
@@ -24,10 +25,12 @@ import {
   withOutcome,
   withRun,
 } from '../../src/lifecycle/model.js';
+import { referenceRequest } from '../../src/lifecycle/reference.js';
+import { newRunLabel } from '../../src/lifecycle/run-name.js';
 import { githubMonitorPort, MONITOR_CHECK_NAME, slurmMonitorPort } from '../../src/monitor/adapters.js';
 import type { MonitorCandidate, MonitorExperiment, MonitorPorts } from '../../src/monitor/ports.js';
 import { referenceWithFigure } from '../../src/record/figure.js';
-import { baselineRun, bestRun, recordPaths } from '../../src/record/model.js';
+import { baselineRun, bestRun, recordPaths, referenceSourceOf } from '../../src/record/model.js';
 import { parseRecord } from '../../src/record/validate.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../src/slurm/types.js';
@@ -44,7 +47,12 @@ import {
   monitorCommentParts,
   writeMonitorComment,
 } from '../../src/usecases/monitor-comment.js';
-import { candidateFilesOf, prepareCandidateAt, withRunName } from '../../src/usecases/prepare.js';
+import {
+  candidateFilesOf,
+  prepareCandidateAt,
+  prepareReferenceAt,
+  withRunName,
+} from '../../src/usecases/prepare.js';
 import { refuseOrphanedRequest, refuseRequest } from '../../src/usecases/refuse.js';
 import { submitCandidate } from '../../src/usecases/submit.js';
 import { autopilotPort, closedPullRecorder } from './autopilot.js';
@@ -123,7 +131,7 @@ function loadExperiments(config: MonitorConfig): Map<string, Loaded> {
 function recordReferences(
   config: MonitorConfig,
   experimentId: string,
-): Pick<MonitorExperiment, 'baseline' | 'best' | 'recordChartUrl'> {
+): Pick<MonitorExperiment, 'baseline' | 'best' | 'referenceSource' | 'recordChartUrl'> {
   const paths = recordPaths(experimentId);
   const file = join(config.workspace, paths.json);
   if (!existsSync(file)) return {};
@@ -138,6 +146,7 @@ function recordReferences(
   return {
     baseline: referenceWithFigure(baselineRun(record), record.runs),
     best: referenceWithFigure(bestRun(record), record.runs),
+    referenceSource: referenceSourceOf(record),
     recordChartUrl: existsSync(join(config.workspace, paths.chart))
       ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}`
       : null,
@@ -194,6 +203,7 @@ async function loadCandidates(
         requested: false,
         requestedAt: Date.parse(request.requestedAt),
         request,
+        ...(request.role ? { role: request.role, ...referenceTopology(config, loaded, request) } : {}),
         ...(pull.state.runs[request.id] ? { run: pull.state.runs[request.id] } : {}),
         ...(pull.state.outcomes[request.id] ? { outcome: pull.state.outcomes[request.id] } : {}),
       });
@@ -213,6 +223,19 @@ async function loadCandidates(
 }
 
 /**
+ * A reference job's topology (for the estimators and failure explanations): the best's file on the
+ * default branch, when it still expands to the topology the Request was pinned to.
+ */
+function referenceTopology(config: MonitorConfig, loaded: Loaded, request: RunRequest) {
+  const file = join(config.workspace, request.path);
+  if (request.path.includes('..') || !existsSync(file)) return {};
+  const checked = checkCandidate(readFileSync(file, 'utf8'), request.path);
+  if (!checked.value) return {};
+  const topology = expandCandidate(loaded.base, checked.value.topology);
+  return hash8(topology) === request.topologyHash ? { topology } : {};
+}
+
+/**
  * One GraphQL request for what the pass needs of the candidates' commits: each candidate's
  * expanded topology (capacity for the estimators, failure explanations) from its file at the
  * Request's commit, read as data, checked against the candidate schema and kept only when it
@@ -228,6 +251,7 @@ async function readCandidateCommits(
   const wanted = candidates.filter(
     (c): c is MonitorCandidate & { request: RunRequest } =>
       !!c.request &&
+      !c.request.role &&
       candidateFilesOf([c.request.path], config.topologiesDir).length === 1 &&
       c.request.path.split('/').at(-2) === c.request.experiment,
   );
@@ -402,18 +426,22 @@ function submitPort(
   return async (exp, c) => {
     if (!c.request) return undefined;
     const { experiment } = clients.loaded(exp.experiment.experiment_id);
-    const prepared = await prepareCandidateAt(
-      octokit,
-      { owner: config.owner, repo: config.repo },
-      c.request.headSha,
-      c.request.path,
-      {
-        workspace: config.workspace,
-        clustersFile: config.clustersFile,
-        topologiesDir: config.topologiesDir,
-        presetsDir: presetOverrideDir(config.env, config.workspace),
-      },
-    );
+    const source = {
+      workspace: config.workspace,
+      clustersFile: config.clustersFile,
+      topologiesDir: config.topologiesDir,
+      presetsDir: presetOverrideDir(config.env, config.workspace),
+    };
+    // a reference job runs the default branch's best, pinned to its hash; a candidate its pull request's file
+    const prepared = c.request.role
+      ? await prepareReferenceAt(source, c.request.path, c.request.topologyHash)
+      : await prepareCandidateAt(
+          octokit,
+          { owner: config.owner, repo: config.repo },
+          c.request.headSha,
+          c.request.path,
+          source,
+        );
     if (!prepared.ok || prepared.candidate.experimentId !== experiment.experiment_id) {
       const errors = prepared.ok
         ? [`${c.request.path} now belongs to experiment ${prepared.candidate.experimentId}`]
@@ -471,6 +499,39 @@ export function runnerClock(env: NodeJS.ProcessEnv): () => number {
   if (!Number.isFinite(offset))
     throw new Error(`TOPO_TEST_CLOCK_OFFSET_SECONDS must be a number of seconds, got "${raw}"`);
   return () => Date.now() / 1000 + offset;
+}
+
+/**
+ * The round's reference Request (src/lifecycle/reference.ts), the bot's, written to pull request
+ * `pr`'s state at `headSha`; null when the experiment has no reference source or the state is full.
+ */
+async function requestReference(
+  config: MonitorConfig,
+  recordState: (pr: number, change: (s: RunState) => RunState) => Promise<void>,
+  exp: MonitorExperiment,
+  pr: number,
+  headSha: string,
+): Promise<RunRequest | null> {
+  const source = exp.referenceSource;
+  if (!source) return null;
+  const request = referenceRequest({
+    experiment: exp.experiment.experiment_id,
+    source,
+    pr,
+    headSha,
+    login: config.botLogin,
+    requestedAt: new Date().toISOString(),
+    label: newRunLabel(),
+  });
+  try {
+    await recordState(pr, (s) => admitRequest(s, request));
+  } catch (error) {
+    if (!(error instanceof RunStateFullError)) throw error;
+    config.log(`#${pr}: no reference job for ${exp.experiment.experiment_id}: ${error.message}`);
+    return null;
+  }
+  config.log(`#${pr}: reference job ${request.runName} asked for (${source.name})`);
+  return request;
 }
 
 /** Ports for one pass; `close()` ends the Slurm connections. */
@@ -547,6 +608,7 @@ export function buildMonitorPorts(
     lifecycle: {
       recordRun: (pr, requestId, run) => recordState(pr, (s) => withRun(s, requestId, run)),
       recordOutcome: (pr, requestId, outcome) => recordState(pr, (s) => withOutcome(s, requestId, outcome)),
+      requestReference: (exp, pr, headSha) => requestReference(config, recordState, exp, pr, headSha),
     },
     now: runnerClock(config.env),
     close: () => clients.close(),

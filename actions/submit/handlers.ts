@@ -6,10 +6,13 @@
 // (all, or the named candidate's) and write their Outcomes, and cancel by name any live job of the
 // pull request's candidates the state does not hold (an edited state never hides a running job). Every Slurm client is closed before the
 // handler returns, so the process exits.
+import { existsSync, readFileSync } from 'node:fs';
+import { posix } from 'node:path';
 import { setStateLabel } from '../../src/github/labels.js';
 import { openPullRunStates, readRunState, updateRunState } from '../../src/github/run-state.js';
 import { readSubmissions, writeSubmitComment } from '../../src/github/submissions.js';
 import { codeBlock, inlineText } from '../../src/github/user-text.js';
+import { referenceModeOf } from '../../src/judge/reference.js';
 import { admitRequest, RunStateFullError } from '../../src/lifecycle/bounds.js';
 import {
   byRequestTime,
@@ -24,9 +27,12 @@ import {
   withRequest,
   withRun,
 } from '../../src/lifecycle/model.js';
+import { type ReferenceSource, referenceRequest, standingReference } from '../../src/lifecycle/reference.js';
 import { newRunLabel, runNameFor } from '../../src/lifecycle/run-name.js';
 import { RunStateError } from '../../src/lifecycle/state-block.js';
 import { monitorPass } from '../../src/monitor/pass.js';
+import { recordPaths, referenceSourceOf } from '../../src/record/model.js';
+import { parseRecord } from '../../src/record/validate.js';
 import { endedCandidate, ranRequests, requestsStateLabel } from '../../src/report/state-label.js';
 import { CommandTimeoutError, ConnectionLostError } from '../../src/slurm/errors.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
@@ -44,6 +50,7 @@ import {
   experimentOnDefaultBranch,
   type PreparedCandidate,
   prepareCandidateAt,
+  prepareReferenceAt,
   pullRequestCandidates,
   withRunName,
 } from '../../src/usecases/prepare.js';
@@ -192,11 +199,12 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
     c: PreparedCandidate,
     state: RunState,
     at: string,
+    role?: 'reference',
   ): Promise<{ line: string; requested: boolean }> => {
     const standing = standingRequests(state, ctx.headSha).find(
-      (r) => r.candidate === c.candidate && r.experiment === c.experimentId,
+      (r) => r.candidate === c.candidate && r.experiment === c.experimentId && r.role === role,
     );
-    const request: RunRequest = standing ?? newRequest(ctx, c, at);
+    const request: RunRequest = standing ?? newRequest(ctx, c, at, role);
     // The Request is written BEFORE sbatch: a crash after it leaves a Request the monitor finds
     // the job of by its exact name (submission is idempotent by name), never a forgotten run. One
     // the bounded state cannot hold (with room for every open Request to end) is refused.
@@ -244,7 +252,7 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
     const what = describe(result);
     const jobId = result.status === 'submitted' || result.status === 'existing' ? result.jobId : undefined;
     const text = [
-      `### Submission of \`${c.candidate}\``,
+      role ? `### Reference job of \`${c.candidate}\`` : `### Submission of \`${c.candidate}\``,
       '',
       `\`${result.jobName}\` on cluster \`${result.cluster}\`: ${what}.`,
       '',
@@ -254,7 +262,9 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
       '',
       '</details>',
       '',
-      `Requested by ${inlineText(ctx.actor, 40)} at commit ${ctx.headSha.slice(0, 7)}, checked against the default branch's experiment. A push supersedes this run; the new head then waits for a new \`/topo submit\`.`,
+      role
+        ? `The experiment's current best, from the default branch, run beside this round's candidates so each is decided against it at equal run age (\`reference: beside\`). Asked for by the bot with ${inlineText(ctx.actor, 40)}'s \`/topo submit\`; it ends with the candidates (a push, \`/topo cancel\`, the close) and once no open decision needs it.`
+        : `Requested by ${inlineText(ctx.actor, 40)} at commit ${ctx.headSha.slice(0, 7)}, checked against the default branch's experiment. A push supersedes this run; the new head then waits for a new \`/topo submit\`.`,
     ].join('\n');
     await writeSubmitComment(ctx.octokit, target(ctx), c.candidate, text, {
       request,
@@ -262,6 +272,9 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
     });
     return { line: `\`${result.jobName}\` ${what}.`, requested: true };
   };
+
+  const referencesFor = (ctx: PullRequestContext, valid: readonly PreparedCandidate[]) =>
+    roundReferences(config, ctx, valid);
 
   const submit = async (ctx: PullRequestContext): Promise<HandlerResult> => {
     const { files, changed } = await pullRequestCandidates(
@@ -283,23 +296,25 @@ export function buildSubmitHandlers(config: SubmitActionConfig): CommandHandlers
     const at = now();
     const state = await supersedeStale(config, await readRunState(ctx.octokit, target(ctx)), ctx.headSha, at);
     const lines: string[] = [];
+    const valid: PreparedCandidate[] = [];
+    for (const path of chosen) {
+      const repo = { owner: ctx.owner, repo: ctx.repo };
+      const prepared = await prepareCandidateAt(ctx.octokit, repo, ctx.headSha, path, config, changed);
+      if (prepared.ok) valid.push(prepared.candidate);
+      else lines.push(prepared.message);
+    }
+    // the round's reference job first, so it takes a slot before its candidates (`reference: beside`)
+    for (const ref of await referencesFor(ctx, valid)) {
+      if (typeof ref === 'string') lines.push(ref);
+      else
+        lines.push(
+          (await submitOne(ctx, ref, state, new Date(Date.parse(at) - 1).toISOString(), 'reference')).line,
+        );
+    }
     let requested = 0;
-    for (const [i, path] of chosen.entries()) {
-      const prepared = await prepareCandidateAt(
-        ctx.octokit,
-        { owner: ctx.owner, repo: ctx.repo },
-        ctx.headSha,
-        path,
-        config,
-        changed,
-      );
-      if (!prepared.ok) {
-        lines.push(prepared.message);
-        continue;
-      }
+    for (const [i, c] of valid.entries()) {
       // Distinct request times keep the queue order of one command's candidates the file order.
-      const when = new Date(Date.parse(at) + i).toISOString();
-      const one = await submitOne(ctx, prepared.candidate, state, when);
+      const one = await submitOne(ctx, c, state, new Date(Date.parse(at) + i).toISOString());
       lines.push(one.line);
       if (one.requested) requested++;
     }
@@ -498,9 +513,27 @@ function rebuildReply(r: RebuildResult, open: readonly RunRequest[]): string {
   ].join(' ');
 }
 
-/** A new Request of a candidate at the pull request's head, with a label (and run name) of its own. */
-function newRequest(ctx: PullRequestContext, c: PreparedCandidate, at: string): RunRequest {
+/**
+ * A new Request of a candidate at the pull request's head, with a label (and run name) of its own;
+ * the round's reference job is the bot's (src/lifecycle/reference.ts).
+ */
+function newRequest(
+  ctx: PullRequestContext,
+  c: PreparedCandidate,
+  at: string,
+  role?: 'reference',
+): RunRequest {
   const id = newRunLabel();
+  if (role)
+    return referenceRequest({
+      experiment: c.experimentId,
+      source: { name: c.candidate, path: c.path, topologyHash: c.topologyHash },
+      pr: ctx.pullNumber,
+      headSha: ctx.headSha,
+      login: ctx.botLogin,
+      requestedAt: at,
+      label: id,
+    });
   return {
     id,
     experiment: c.experimentId,
@@ -513,6 +546,65 @@ function newRequest(ctx: PullRequestContext, c: PreparedCandidate, at: string): 
     login: ctx.actor,
     requestedAt: at,
   };
+}
+
+/**
+ * The reference job each experiment of this `/topo submit` needs (`reference: beside`, the default):
+ * one job of the default branch's best (the record's, else its baseline), prepared from the default
+ * branch and pinned to its topology; or a line saying why none is asked for (another pull request's
+ * stands for the round, the best changed on the default branch). None under `reference: recorded`,
+ * with max_parallel 1, before the record has a best or a baseline, or for a round that runs the best itself.
+ */
+async function roundReferences(
+  config: SubmitActionConfig,
+  ctx: PullRequestContext,
+  valid: readonly PreparedCandidate[],
+): Promise<Array<PreparedCandidate | string>> {
+  const out: Array<PreparedCandidate | string> = [];
+  for (const id of new Set(valid.map((c) => c.experimentId))) {
+    const mine = valid.filter((c) => c.experimentId === id);
+    const experiment = (mine[0] as PreparedCandidate).experiment;
+    if (referenceModeOf(experiment).mode !== 'beside') continue;
+    const source = recordedReferenceSource(config, id);
+    if (!source || mine.some((c) => c.candidate === source.name)) continue;
+    const { pulls } = await openPullRunStates(ctx.octokit, {
+      owner: ctx.owner,
+      repo: ctx.repo,
+      botLogin: ctx.botLogin,
+    });
+    const held = pulls.flatMap((p) =>
+      p.state.requests.map((request) => ({
+        request,
+        headSha: p.headSha,
+        ...(p.state.outcomes[request.id] ? { outcome: p.state.outcomes[request.id] } : {}),
+      })),
+    );
+    const standing = standingReference(held, id, source);
+    if (standing) {
+      out.push(
+        `The reference job \`${standing.request.runName}\` of #${standing.request.pr} runs beside this round's candidates too (rounds of one experiment share it).`,
+      );
+      continue;
+    }
+    const prepared = await prepareReferenceAt(config, source.path, source.topologyHash);
+    out.push(
+      prepared.ok
+        ? prepared.candidate
+        : `No reference job beside the candidates (they are decided against the recorded best): ${prepared.message}.`,
+    );
+  }
+  return out;
+}
+
+/** The record's best (else baseline) on the default branch, as a reference job runs it; null without one. */
+function recordedReferenceSource(config: SubmitActionConfig, experimentId: string): ReferenceSource | null {
+  const file = posix.join(config.workspace, recordPaths(experimentId).json);
+  if (!existsSync(file)) return null;
+  try {
+    return referenceSourceOf(parseRecord(readFileSync(file, 'utf8'), recordPaths(experimentId).json));
+  } catch {
+    return null; // a corrupt record is the record action's to report
+  }
 }
 
 /** Keeps what `local` added (superseded Outcomes) on top of a fresh read (of Requests it still holds). */

@@ -51,6 +51,34 @@ export const DRIFT_GUARD = {
 /** Without a trajectory, an age difference can hide a drift of this much per hour (the detector's limit). */
 export const AGE_GAP_DRIFT_PER_HOUR = 0.05;
 
+/** What a candidate is decided against. */
+export interface DecisionReference {
+  name: string;
+  verdict: VerdictLike;
+  /** How the evidence names it (default: its name). */
+  label?: string;
+  /**
+   * Its data have ended: a recorded run, or a reference job that stopped, failed or was lost. A
+   * candidate older than its last reading is compared where they end and closed at once when more
+   * of its own data cannot settle it (issue 38 item 3).
+   */
+  ended?: boolean;
+  /** A reference measured at another time (`reference: recorded`): the run-to-run term in the interval. */
+  betweenRun?: BetweenRun | null;
+}
+
+/**
+ * The spread of one topology's value between runs at different times (log-scale standard deviation):
+ * estimated from repeated runs of one topology in the record, or the assumed default; `text` says which.
+ */
+export interface BetweenRun {
+  logSd: number;
+  text: string;
+}
+
+/** The between-run spread assumed while the record holds no repeated run of one topology to estimate it. */
+export const ASSUMED_BETWEEN_RUN = 0.015;
+
 /** The reference as the candidate is compared with it: at the candidate's run-minute when it can be. */
 export interface ReferenceAtAge {
   projection: Interval | null;
@@ -101,18 +129,27 @@ export function referenceAtAge(reference: VerdictLike, minute: number | null | u
     };
   }
   const gap = minute != null && age !== null ? Math.abs(age - minute) : 0;
+  const bounded = minute != null && age !== null && minute > age && gap > AGE_GAP_MAX_MINUTES;
   return {
     projection: p,
     logSe: p ? logSe(p) : 0,
-    gapMinutes: gap,
+    gapMinutes: bounded ? AGE_GAP_MAX_MINUTES : gap,
     basisEnough: enough,
     drift: reference.decision_estimate?.drift ?? null,
     text:
       gap > 0.5
-        ? `read at run-minute ${round(age as number, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: ±${pct(ageGapHide(gap))} added for what a drift of ${pct(AGE_GAP_DRIFT_PER_HOUR)}/h can hide`
+        ? `read at run-minute ${round(age as number, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: ±${pct(ageGapHide(bounded ? AGE_GAP_MAX_MINUTES : gap))} added for what a drift of ${pct(AGE_GAP_DRIFT_PER_HOUR)}/h can hide${bounded ? ` over at most ${AGE_GAP_MAX_MINUTES} minutes` : ''}`
         : 'at equal run age',
   };
 }
+
+/**
+ * A candidate older than its reference's last reading by more than this is read as this much older:
+ * the term never widens without bound as the candidate ages on (issue 38 item 1), and a candidate
+ * whose reference's data ended is closed once its own data cannot settle it. (A candidate younger
+ * than the reading keeps the whole gap: it shrinks as the candidate ages.)
+ */
+export const AGE_GAP_MAX_MINUTES = 30;
 
 /** What an age difference can hide on the log scale. */
 const ageGapHide = (gapMinutes: number) => (AGE_GAP_DRIFT_PER_HOUR * gapMinutes) / 60;
@@ -297,7 +334,7 @@ function driftGuard(
 export function decideCandidate(
   candidate: VerdictLike,
   /** `label`: how the evidence names the reference (default: its name). */
-  reference: { name: string; verdict: VerdictLike; label?: string } | null,
+  reference: DecisionReference | null,
   options: DecideOptions = {},
 ): Decision {
   const m = options.minImprovement ?? 0.02;
@@ -306,35 +343,86 @@ export function decideCandidate(
   const base = { against, min_improvement: m, method: methodText(options) };
   const read = comparable(candidate, reference, base, shown, options);
   if ('decision' in read) return read.decision;
-  const { cv, at, ref } = read;
+  const { cv, at, ref, subject } = read;
   const d = Math.log(cv.value / (at.projection as Interval).value);
-  const s = Math.hypot(logSe(cv), at.logSe);
-  const claim = claimRadius(candidate, s, options);
+  const between = ref.betweenRun?.logSd ?? 0;
+  const s = Math.hypot(logSe(cv), at.logSe, between);
+  const claim = claimRadius(subject, s, options);
   if (claim.radius === null)
     return unclaimed(base, d, `change vs ${shown}: ${pct(Math.exp(d) - 1)}; ${claim.why}`);
   const r = claim.radius + ageGapHide(at.gapMinutes);
   const [lo, hi] = [Math.exp(d - r) - 1, Math.exp(d + r) - 1];
   const change: Interval = { value: round(Math.exp(d) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
-  const thin = thinBasis(candidate, at, shown);
-  const runs = { candidate, reference: ref.verdict, shown, drift: at.drift };
+  const thin = thinBasis(subject, at, shown);
+  const runs = { candidate: subject, reference: ref.verdict, shown, drift: at.drift };
   const guard = thin
     ? { state: 'measuring' as const, evidence: [thin] }
     : driftGuard(stateOf(lo, hi, m), lo, m, runs, options.driftGuard ?? DRIFT_GUARD);
   const evidence = [
     `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; ±${pct(r)} on the log scale: ${claim.text})`,
     `${shown} ${at.text}`,
+    ...(ref.betweenRun ? [`between-run term ±${pct(between)} (log s.d.): ${ref.betweenRun.text}`] : []),
     ...guard.evidence,
-    `estimates: ${usedText(candidate, 'the candidate')}; ${usedText(ref.verdict, shown)}`,
+    `estimates: ${usedText(subject, 'the candidate')}; ${usedText(ref.verdict, shown)}`,
   ];
   const held = !!thin || guard.evidence.length > 0;
-  if (guard.state === 'measuring' && claim.final)
+  if (guard.state !== 'measuring')
+    return decided(base, guard.state, change, candidate, [
+      ...evidence,
+      `${guard.state}: ${claimOf(guard.state, m)} than ${shown} at every look's confidence`,
+    ]);
+  const horizon = claimRadius(candidate, s, options);
+  if ('final' in horizon && horizon.final)
     return settleAtHorizon({ base, change, d, s, m, shown, evidence, held, candidate });
-  if (guard.state === 'measuring')
-    return stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
-  return decided(base, guard.state, change, candidate, [
-    ...evidence,
-    `${guard.state}: ${claimOf(guard.state, m)} than ${shown} at every look's confidence`,
-  ]);
+  const open = stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
+  // the narrowest interval the candidate's own data could give: its error gone, the reference's kept
+  const bestRadius = ageGapHide(at.gapMinutes) + (claim.radius * Math.hypot(at.logSe, between)) / s;
+  const ended = frozenAt(read, { d, lo, hi, m, bestRadius });
+  return ended === null ? open : closeOpen(open, candidate, ended);
+}
+
+/**
+ * Why more of the candidate's own data cannot settle its comparison with a reference whose data have
+ * ended (issue 38 item 3), or null. Compared where the reference's data end (the candidate as it was
+ * then), nothing the candidate measures later moves the comparison; compared with the reference's
+ * last reading (no trajectory), the narrowest interval its own data could give (its error gone) must
+ * still settle. A `better` only the drift guard holds is not closed here: the data say it is faster.
+ */
+function frozenAt(
+  read: { ref: DecisionReference; agedTo: number | null; subject: VerdictLike },
+  x: { d: number; lo: number; hi: number; m: number; bestRadius: number },
+): string | null {
+  if (!read.ref.ended || stateOf(x.lo, x.hi, x.m) === 'better') return null;
+  const end = round(read.ref.verdict.minutes_of_data ?? 0, 0);
+  if (read.agedTo !== null)
+    return `the reference's data end at run-minute ${end}: compared there, more of the candidate's own data cannot settle it`;
+  const minutes = read.subject.minutes_of_data ?? 0;
+  if (!(minutes > (read.ref.verdict.minutes_of_data ?? minutes) + 0.5)) return null; // it ages toward it
+  const [lo, hi] = [Math.exp(x.d - x.bestRadius) - 1, Math.exp(x.d + x.bestRadius) - 1];
+  if (stateOf(lo, hi, x.m) !== 'measuring') return null;
+  return `the reference's data end at run-minute ${end}: even with no error of its own the candidate's interval [${pct(lo)}, ${pct(hi)}] would not settle it`;
+}
+
+/**
+ * An open decision closed now (the futility rule): `not-better`, not shown min_improvement faster
+ * than its reference, because more run-minutes cannot settle it (`why`: its reference's data ended,
+ * or its forecast settles nothing within the horizon). Its interval stays the one measured.
+ */
+export function closeOpen(open: Decision, candidate: VerdictLike, why: string): Decision {
+  const m = open.min_improvement;
+  const minutes = candidate.minutes_of_data ?? null;
+  return {
+    ...open,
+    state: 'not-better',
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    expected_minutes_to_decision: null,
+    evidence: [
+      ...open.evidence.filter(
+        (e) => !e.startsWith('expected to settle') && !e.startsWith('the difference is too close'),
+      ),
+      `not-better: closed now, not shown ${pct(m)} faster than ${open.against}: ${why} (the futility rule)`,
+    ],
+  };
 }
 
 type DecisionBase = Pick<Decision, 'against' | 'min_improvement' | 'method'>;
@@ -438,18 +526,60 @@ function methodText(options: DecideOptions): string {
 }
 
 /**
+ * The two runs at equal run age, whichever is older: the reference as it was at the candidate's age
+ * (its trajectory), or, when the candidate is older than the reference's last reading (a reference
+ * that started later, or whose data ended), the candidate as it was at the reference's age (its own
+ * trajectory; `agedTo` names that age). Without the candidate's trajectory, the reference's last
+ * reading and the age gap (referenceAtAge).
+ */
+function atEqualAge(
+  candidate: VerdictLike,
+  reference: VerdictLike,
+): { subject: VerdictLike; at: ReferenceAtAge; agedTo: number | null } {
+  const age = reference.minutes_of_data ?? null;
+  const minutes = candidate.minutes_of_data ?? null;
+  const est = candidate.decision_estimate;
+  if (age === null || minutes === null || !(minutes > age + 0.5) || !est?.trajectory?.values.length)
+    return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
+  const mine = referenceAtAge(candidate, age);
+  if (!mine.projection) return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
+  const basis = est.error_basis;
+  const subject: VerdictLike = {
+    ...candidate,
+    minutes_of_data: age,
+    projected_full_run: mine.projection,
+    decision_estimate: {
+      ...est,
+      projected_full_run: mine.projection,
+      drift: mine.drift
+        ? { ...mine.drift, from_minute: est.drift?.from_minute ?? est.first_wave_end_minutes }
+        : null,
+      ...(basis ? { error_basis: { ...basis, enough: mine.basisEnough ?? basis.enough } } : {}),
+    },
+  };
+  const text = `read at run-minute ${round(age, 0)}, its last reading; the candidate as it was then (equal run age, from the candidate's trajectory)`;
+  return { subject, at: { ...referenceAtAge(reference, age), text }, agedTo: age };
+}
+
+/**
  * Both projections, or the decision when there is nothing to compare yet: the reference itself, a
  * decision already made against the same reference (final), no reference, or no usable projection.
  */
 function comparable(
   candidate: VerdictLike,
-  reference: { name: string; verdict: VerdictLike } | null,
+  reference: DecisionReference | null,
   base: Pick<Decision, 'against' | 'min_improvement' | 'method'>,
   shown: string,
   options: DecideOptions,
 ):
   | { decision: Decision }
-  | { cv: Interval; at: ReferenceAtAge; ref: { name: string; verdict: VerdictLike } } {
+  | {
+      cv: Interval;
+      at: ReferenceAtAge;
+      ref: DecisionReference;
+      subject: VerdictLike;
+      agedTo: number | null;
+    } {
   if (options.isReference)
     return { decision: { ...base, state: 'reference', evidence: ['this candidate is the reference'] } };
   const prev = options.previous;
@@ -459,10 +589,10 @@ function comparable(
     return {
       decision: { ...base, state: 'measuring', evidence: ['no reference with a projected value yet'] },
     };
-  const cv = decisionProjection(candidate);
-  const at = referenceAtAge(reference.verdict, candidate.minutes_of_data);
+  const { subject, at, agedTo } = atEqualAge(candidate, reference.verdict);
+  const cv = decisionProjection(subject);
   if (usable(candidate) && usable(reference.verdict) && cv && at.projection)
-    return { cv, at, ref: reference };
+    return { cv, at, ref: reference, subject, agedTo };
   if (usable(candidate) && usable(reference.verdict))
     return { decision: { ...base, state: 'measuring', evidence: [`${shown}: ${at.text}`] } };
   const who = !usable(candidate)

@@ -3,6 +3,11 @@
 // Pure. Which reference a pass uses is chosen by its caller (src/monitor/reference.ts).
 import { compare } from '../analysis/comparison.js';
 import {
+  ASSUMED_BETWEEN_RUN,
+  type BetweenRun,
+  closeOpen,
+  type DecideOptions,
+  type DecisionReference,
   decideCandidate,
   decisionOptions,
   type GpuMinutesInput,
@@ -10,6 +15,7 @@ import {
   type VerdictLike,
   withGpuMinutes,
 } from '../analysis/decision.js';
+import { futileByForecast } from '../campaign/rounds.js';
 import { DEFAULT_MIN_IMPROVEMENT, describeReference } from '../report/standing.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { CandidateObservation, Comparison, Decision, Interval } from '../types/generated/metrics.js';
@@ -35,6 +41,11 @@ export interface JudgeStanding {
   experiment: JudgedExperiment;
   baseline?: RecordedReference | null;
   best?: RecordedReference | null;
+  /**
+   * The spread between runs of one topology at different times, for a recorded reference (no job
+   * beside the candidates): the record's estimate (src/record/between-run.ts), else assumed.
+   */
+  betweenRun?: BetweenRun | null;
   /** GPUs a job of the experiment holds (the cluster's gpus_per_node). */
   gpusPerNode?: number;
 }
@@ -44,6 +55,10 @@ export interface JudgedCandidate {
   candidate: string;
   /** Its pull request (0 when none: a run judged from the CLI). */
   pr: number;
+  /** `reference`: the round's reference job, a run of the current best beside the candidates. */
+  role?: 'reference';
+  /** Its run's name (the reference job is told apart from the best's recorded run by it). */
+  runName?: string;
 }
 
 /**
@@ -65,6 +80,11 @@ export interface Reference {
   pr?: number;
   /** For the leading candidate: how many candidates it was picked among (the pruner splits its error). */
   contenders?: number;
+  /**
+   * The reference job running beside the candidates (experiment.yaml `reference: beside`): its run,
+   * its pull request and whether its data have ended (stopped, failed or lost). Absent: recorded.
+   */
+  beside?: { runName: string; pr: number; ended: boolean };
 }
 
 /** The baseline's candidate name: the experiment's baseline, else `topo init`'s `baseline`. */
@@ -134,8 +154,10 @@ function decisionOf(
 ): Decision | null {
   if (observation.failure) return null;
   const isReference = c.candidate === reference?.name || c.candidate === baselineName(standing);
-  // a decision once reached stays, also when the job ended or the reference's run is gone
+  // a decision once reached stays, also when the job ended or the reference's run is gone; an ended
+  // reference job keeps its last one (its evidence says why it was stopped)
   if ((ended || !reference) && isDecided(previous)) return previous;
+  if (ended && c.role === 'reference' && previous?.state === 'reference') return previous;
   if (!reference && !isReference) return null;
   const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
   // pruned by the same leader on an earlier pass: final too (the job may run on without stop_when_decided)
@@ -145,15 +167,31 @@ function decisionOf(
     ...decisionOptions(x),
     minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
   };
-  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
-    ...options,
-    previous,
-    isReference,
-  });
-  if (decision.state !== 'measuring' || isReference || !lead) return decision;
+  const against = reference ? decidedAgainst(reference, c.pr, standing) : null;
+  const decision = decideCandidate(observation.verdict, against, { ...options, previous, isReference });
+  if (decision.state !== 'measuring' || isReference) return decision;
   // the pruner's error is split over the candidates that could lead (all but this one)
   const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
-  return pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) ?? decision;
+  const pruned = lead ? pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) : null;
+  return pruned ?? futile(decision, observation.verdict, options);
+}
+
+/**
+ * An open decision whose forecast settles nothing within the horizon, and whose estimate does not
+ * point at a gain, is closed (src/campaign/rounds.ts futileByForecast, the rule the campaign bench
+ * stops a candidate by): more run-minutes buy no conclusion.
+ */
+function futile(decision: Decision, verdict: VerdictLike, options: DecideOptions): Decision {
+  const minutes = verdict.minutes_of_data ?? 0;
+  const horizon = options.maxDecisionMinutes ?? 120;
+  if (!futileByForecast(decision, minutes, horizon, options.minImprovement ?? DEFAULT_MIN_IMPROVEMENT))
+    return decision;
+  const eta = decision.expected_minutes_to_decision;
+  const why =
+    eta == null
+      ? `its forecast settles nothing within the ${horizon}-minute horizon (the difference is within the noise)`
+      : `its forecast settles it only near run-minute ${eta}, past the ${horizon}-minute horizon`;
+  return closeOpen(decision, verdict, why);
 }
 
 /**
@@ -161,8 +199,20 @@ function decisionOf(
  * the leader's pull request when it is another one's; the evidence reads it once ("the baseline",
  * not "baseline baseline"; "the leading candidate `a` (#12)").
  */
-function decidedAgainst(r: Reference, pr: number): { name: string; verdict: VerdictLike; label: string } {
+function decidedAgainst(r: Reference, pr: number, standing?: JudgeStanding): DecisionReference {
   const role = r.role === 'run' ? '' : `${r.role} `;
   const name = `${role}${r.name}${r.pr !== undefined && r.pr !== pr ? ` (#${r.pr})` : ''}`;
-  return { name, verdict: r.verdict, label: describeReference(name) };
+  const against: DecisionReference = { name, verdict: r.verdict, label: describeReference(name) };
+  // a job beside the candidates ends when it stops; a recorded run has ended, and ran at another time
+  if (r.beside) return { ...against, ended: r.beside.ended };
+  if (r.live || r.role === 'leading candidate' || !standing) return against;
+  return { ...against, ended: true, betweenRun: standing.betweenRun ?? assumedBetweenRun() };
+}
+
+/** The between-run term while the record holds no repeated runs of one topology to estimate it. */
+function assumedBetweenRun(): BetweenRun {
+  return {
+    logSd: ASSUMED_BETWEEN_RUN,
+    text: `assumed (${Math.round(ASSUMED_BETWEEN_RUN * 1000) / 10}%): the record holds no repeated runs of one topology to estimate it`,
+  };
 }

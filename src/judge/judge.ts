@@ -19,7 +19,7 @@ import {
 } from './decide.js';
 import type { RunJob } from './job.js';
 import { type ObservedRun, observeRunOf, type RunToJudge } from './observe.js';
-import { leaderOf, referenceOf } from './reference.js';
+import { leaderOf, REFERENCE_STOP, referenceOf } from './reference.js';
 
 /** Who ended a CANCELLED job: a person's control, the decision, the reference's stable verdict. */
 export type StoppedBy = CandidateView['stoppedBy'];
@@ -196,6 +196,10 @@ function failureOf(run: RunToJudge, job: RunJob | undefined, observation: Candid
 function stoppedByOf(run: RunToJudge, observed: ObservedRun, context: JudgeContext): StoppedBy {
   if (run.job?.state !== 'CANCELLED') return null;
   if (context.candidate.outcome?.kind === 'stopped') return 'user';
+  if (context.candidate.role === 'reference')
+    return context.previous?.decision?.evidence.some((e) => e.startsWith(REFERENCE_STOP))
+      ? 'no-longer-needed'
+      : null;
   const previous =
     context.previous === undefined
       ? lookNow(observed, context)

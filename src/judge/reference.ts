@@ -3,6 +3,7 @@
 // comparison and decision against them are in ./decide.ts. Pure.
 import { leadingCandidate } from '../analysis/decision.js';
 import type { RunAnalysis } from '../analysis/observe.js';
+import type { Experiment } from '../types/generated/experiment.js';
 import {
   baselineName,
   type JudgedCandidate,
@@ -15,15 +16,80 @@ import {
 export interface Judged {
   c: JudgedCandidate;
   analysis?: RunAnalysis;
+  /** Its job was submitted (it runs, or ran). */
+  started?: boolean;
+  /** Its job ended (its data end there). */
+  ended?: boolean;
 }
 
+/**
+ * The start of the reason a reference job is stopped with (src/monitor/reference-job.ts): its comment
+ * keeps it in the reference's evidence, so a later look knows who cancelled the job (./judge.ts).
+ */
+export const REFERENCE_STOP = 'reference no longer needed';
+
+/** experiment.yaml `reference`: a job of the current best beside the candidates, or its recorded run. */
+export type ReferenceMode = NonNullable<Experiment['reference']>;
+
+/** The default of experiment.yaml `reference` (the schema says the same). */
+export const DEFAULT_REFERENCE_MODE: ReferenceMode = 'beside';
+
+/**
+ * How an experiment's candidates are decided: `beside` unless it says `recorded`, or its max_parallel
+ * of 1 leaves no slot for a reference job beside a candidate (then `recorded`, and the note says why).
+ */
+export function referenceModeOf(x: Pick<Experiment, 'reference' | 'max_parallel'>): {
+  mode: ReferenceMode;
+  note: string | null;
+} {
+  const asked = x.reference ?? DEFAULT_REFERENCE_MODE;
+  if (asked === 'beside' && x.max_parallel === 1)
+    return {
+      mode: 'recorded',
+      note: 'max_parallel 1 leaves no slot for a reference job beside a candidate: decided against the recorded run',
+    };
+  return { mode: asked, note: null };
+}
+
+/**
+ * What the candidates are decided against: the record's current best, else its baseline, and, when
+ * a job of it runs (or ran) beside them (`reference: beside`), that job's own verdict at equal run
+ * age; else a baseline running now (its live projection).
+ */
 export function referenceOf(exp: JudgeStanding, observed: readonly Judged[]): Reference | null {
-  if (exp.best) return measuredReference('current best', exp.best);
-  if (exp.baseline) return measuredReference('baseline', exp.baseline);
+  const recorded = exp.best
+    ? measuredReference('current best', exp.best)
+    : exp.baseline
+      ? measuredReference('baseline', exp.baseline)
+      : null;
+  if (recorded) return besideOf(recorded, observed) ?? recorded;
   const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
   const verdict = base?.analysis?.observation.verdict;
   if (!base || !verdict || base.analysis?.observation.failure) return null;
   return { role: 'baseline', name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
+}
+
+/**
+ * The reference job of `recorded` beside the candidates: the one that runs, else the last that ran.
+ * One not started yet (queued for a slot) is not one: the candidates are decided against the recorded
+ * run meanwhile. One that started without data yet is read as `no-data` (the candidates wait for it);
+ * one that ended is read as it was at its end (its `ended` says so); one that failed before any
+ * projection leaves the recorded run.
+ */
+function besideOf(recorded: Reference, observed: readonly Judged[]): Reference | null {
+  const jobs = observed.filter(
+    (o) => o.c.role === 'reference' && o.c.candidate === recorded.name && o.started,
+  );
+  const pick = jobs.find((o) => !o.ended) ?? jobs.at(-1);
+  if (!pick) return null;
+  const beside = { runName: pick.c.runName ?? pick.c.candidate, pr: pick.c.pr, ended: !!pick.ended };
+  const observation = pick.analysis?.observation;
+  if (!observation?.verdict.projected_full_run) {
+    if (pick.ended) return null;
+    return { ...recorded, verdict: { state: 'no-data' }, value: null, live: true, beside };
+  }
+  const verdict = observation.verdict;
+  return { ...recorded, verdict, value: verdict.value ?? null, live: true, beside };
 }
 
 /**

@@ -23,7 +23,16 @@ export interface RunRequest {
   login: string;
   /** ISO 8601 (UTC). */
   requestedAt: string;
+  /**
+   * `reference`: the round's reference job, a run of the experiment's current best (the default
+   * branch's, from the record) that the bot asks for beside the candidates of this pull request's
+   * round; `path` is then the best's file on the default branch. Absent: a candidate of the pull request.
+   */
+  role?: 'reference';
 }
+
+/** A Request for the round's reference job (not a candidate of its pull request). */
+export const isReferenceRequest = (r: Pick<RunRequest, 'role'>): boolean => r.role === 'reference';
 
 /** The Slurm side of a Request once submitted (the product remembers it; Slurm may forget). */
 export interface RunRecord {

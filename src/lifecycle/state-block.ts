@@ -98,6 +98,7 @@ export function checkRunRequest(v: unknown, where: string): RunRequest {
   const o = obj(v, where);
   const pr = o.pr;
   if (typeof pr !== 'number' || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, 'not a PR number');
+  if (o.role !== undefined && o.role !== 'reference') fail(`${where}.role`, 'not "reference"');
   return {
     id: str(o, 'id', HEX8, where),
     experiment: str(o, 'experiment', EXPERIMENT, where),
@@ -109,6 +110,7 @@ export function checkRunRequest(v: unknown, where: string): RunRequest {
     runName: str(o, 'runName', RUN_NAME, where),
     login: str(o, 'login', LOGIN, where),
     requestedAt: str(o, 'requestedAt', 'iso', where),
+    ...(o.role === 'reference' ? { role: 'reference' as const } : {}),
   };
 }
 

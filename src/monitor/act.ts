@@ -5,6 +5,7 @@
 // or a stable verdict (with the GPU-minutes they save). Only a standing Request starts a job, and
 // only the experiment's own jobs are cancelled (the ports list and cancel by exact run name).
 import { withGpuMinutes } from '../analysis/decision.js';
+import { REFERENCE_STOP } from '../judge/reference.js';
 import type { Outcome } from '../lifecycle/model.js';
 import { DECISION_STOP } from './decide.js';
 import { candidateGpu, judgeCandidate } from './judge.js';
@@ -15,6 +16,7 @@ export async function act(state: PassState, ports: MonitorPorts): Promise<void> 
   await eachExperiment(state, 'act', async (e) => {
     for (const p of e.candidates) p.acted = {};
     for (const p of e.candidates) await applyLifecycle(state, ports, e, p);
+    await requestReference(ports, e);
     await serveQueue(state, ports, e);
     for (const p of e.candidates) await stop(ports, e, p);
   });
@@ -75,13 +77,49 @@ async function serveQueue(state: PassState, ports: MonitorPorts, e: ExperimentPa
     free--;
     p.job = { jobId: r.jobId, name: p.c.runName, state: 'PENDING', submitTs: null };
     p.acted = { ...p.acted, submitted: r.jobId };
-    if (p.decided) p.decided.view = judgeCandidate(e, p);
+    if (p.decided) {
+      const reference = p.decided.view?.referenceJob;
+      p.decided.view = judgeCandidate(e, p);
+      if (p.decided.view && reference) p.decided.view.referenceJob = reference;
+    }
     if (p.c.request)
       await ports.lifecycle?.recordRun(p.c.pr, p.c.request.id, {
         jobId: r.jobId,
         submittedAt: isoNow(ports),
       });
   }
+}
+
+/**
+ * The round's reference Request, when decide found none standing and the candidates need one: made
+ * by the bot in the pull request decide chose (ports.lifecycle.requestReference), then put first in
+ * the queue, so it takes the next free slot before any candidate waiting there.
+ */
+async function requestReference(ports: MonitorPorts, e: ExperimentPass): Promise<void> {
+  const want = e.referenceJob?.request;
+  const make = ports.lifecycle?.requestReference;
+  if (!want || !make) return;
+  const request = await make(e.exp, want.pr, want.headSha);
+  if (!request) return;
+  const p: CandidatePass = {
+    c: {
+      candidate: request.candidate,
+      runName: request.runName,
+      pr: request.pr,
+      headSha: request.headSha,
+      currentHeadSha: want.headSha,
+      labels: e.candidates.find((x) => x.c.pr === request.pr)?.c.labels ?? [],
+      requested: true,
+      requestedAt: Date.parse(request.requestedAt),
+      request,
+      role: 'reference',
+    },
+    phase: { phase: 'queued' },
+    inPass: true,
+  };
+  p.decided = { view: judgeCandidate(e, p), stop: null };
+  e.candidates.push(p);
+  e.queue = { ...e.queue, order: [p, ...e.queue.order] };
 }
 
 /** Cancels a live job `decide` said to stop; a stop on the decision fills in the GPU-minutes it saves. */
@@ -93,5 +131,12 @@ async function stop(ports: MonitorPorts, e: ExperimentPass, p: CandidatePass): P
   const d = view.observation.decision;
   const gpu = candidateGpu(e, p, true);
   if (d && reason.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d, gpu);
+  // a reference job's comment remembers why it was stopped (the judge reads it back: src/judge/judge.ts)
+  if (d && reason.startsWith(REFERENCE_STOP))
+    view.observation.decision = {
+      ...d,
+      evidence: [...d.evidence, reason],
+      ...(gpu ? { gpu_minutes_used: Math.round(gpu.gpus * gpu.minutesRunning) } : {}),
+    };
   p.acted = { ...p.acted, cancelled: p.job.jobId };
 }

@@ -9,8 +9,9 @@ import type { CandidateView } from '../report/pr-comment.js';
 import { isLive } from '../slurm/types.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import { DEFAULT_MAX_PARALLEL, planQueue } from '../usecases/queue.js';
-import { judgeCandidate } from './judge.js';
+import { judgeCandidate, referenceJobLine } from './judge.js';
 import type { MonitorCandidate } from './ports.js';
+import { planReferenceJob, roundCandidates } from './reference-job.js';
 import {
   type CandidatePass,
   type ExperimentPass,
@@ -24,17 +25,39 @@ export async function decide(state: PassState): Promise<void> {
 }
 
 export function decideExperiment(e: ExperimentPass): void {
-  const runs = e.candidates.filter((p) => p.inPass).map((p) => ({ c: p.c, analysis: p.observed?.analysis }));
+  const runs = e.candidates
+    .filter((p) => p.inPass)
+    .map((p) => ({
+      c: p.c,
+      analysis: p.observed?.analysis,
+      started: !!p.job,
+      ended: !!p.job && !isLive(p.job.state),
+    }));
   e.reference = referenceOf(e.exp, runs);
   e.leader = leaderOf(e.exp, runs, e.reference);
   for (const p of e.candidates) {
     const view = p.inPass ? judgeCandidate(e, p) : null;
     const live = !!p.job && isLive(p.job.state);
-    const stop = view && live && !e.unavailable ? stopReason(e.exp.experiment, view) : null;
+    const asked = view && live && !e.unavailable && p.c.role !== 'reference';
+    const stop = asked ? stopReason(e.exp.experiment, view) : null;
     const lifecycle = lifecycleIntent(p);
     p.decided = { view, stop, ...(lifecycle ? { lifecycle } : {}) };
   }
+  planReference(e);
   e.queue = queueOf(e);
+}
+
+/**
+ * The round's reference job (./reference-job.ts): its stops (no open decision needs it, a duplicate,
+ * a best that changed), never while metrics are unavailable; and the line every candidate's view
+ * shows of it.
+ */
+function planReference(e: ExperimentPass): void {
+  const plan = planReferenceJob(e);
+  e.referenceJob = plan;
+  if (!e.unavailable) for (const { p, reason } of plan.stops) if (p.decided) p.decided.stop = reason;
+  for (const p of roundCandidates(e))
+    if (p.decided?.view) p.decided.view.referenceJob = referenceJobLine(e, plan);
 }
 
 /** What the Request's phase asks besides judging (src/lifecycle/model.ts Phase). */
@@ -51,9 +74,12 @@ function lifecycleIntent({ phase }: CandidatePass): LifecycleIntent | undefined 
  * planQueue: max_parallel less the experiment's live run names).
  */
 function queueOf(e: ExperimentPass): ExperimentPass['queue'] {
+  // the reference job first: it is started with its candidates, not after them
   const waiting = e.candidates
     .filter((p) => p.inPass && p.c.requested && !p.job)
-    .sort((a, b) => byRequest(a.c, b.c))
+    .sort(
+      (a, b) => Number(b.c.role === 'reference') - Number(a.c.role === 'reference') || byRequest(a.c, b.c),
+    )
     .map((p) => ({ jobName: p.c.runName, p }));
   const jobs = e.jobs.map((j) => ({ id: j.jobId, name: j.name, state: j.state }));
   const plan = planQueue(waiting, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);

@@ -4,10 +4,16 @@
 import type { GpuMinutesInput } from '../analysis/decision.js';
 import { decideRunOf, gpuInput, type Judgement } from '../judge/judge.js';
 import type { RunToJudge } from '../judge/observe.js';
-import type { CandidateState, CandidateView, TimelineEntry } from '../report/pr-comment.js';
-import { DEFAULT_MIN_IMPROVEMENT } from '../report/standing.js';
+import {
+  type CandidateState,
+  type CandidateView,
+  grafanaLink,
+  type ReferenceJobLine,
+  type TimelineEntry,
+} from '../report/pr-comment.js';
+import { DEFAULT_MIN_IMPROVEMENT, describeReference } from '../report/standing.js';
 import type { Interval } from '../types/generated/metrics.js';
-import type { CandidatePass, ExperimentPass } from './state.js';
+import type { CandidatePass, ExperimentPass, ReferenceJobPlan } from './state.js';
 
 /** The experiment schema's default of comment_interval_minutes. */
 export const DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
@@ -116,4 +122,39 @@ function timelineOf(
     },
     { label: 'ended', at: observed?.ended ? iso(job?.endTs) : null },
   ];
+}
+
+/**
+ * The reference as a candidate's comment shows it: the job beside it (its run, state, link and the
+ * GPU-minutes it held so far), or the recorded run with why there is no job.
+ */
+export function referenceJobLine(e: ExperimentPass, plan: ReferenceJobPlan): ReferenceJobLine | null {
+  const ref = e.reference;
+  if (!ref || ref.role === 'run' || ref.role === 'leading candidate') return null;
+  const name = describeReference(`${ref.role} ${ref.name}`);
+  const p = plan.job;
+  if (!p) {
+    const note =
+      plan.note ??
+      (plan.mode === 'recorded'
+        ? 'experiment.yaml says `reference: recorded`: no job beside the candidates'
+        : 'no reference job beside the candidates yet');
+    return { name, run: null, note };
+  }
+  const gpu = candidateGpu(e, p, false);
+  const base = e.exp.grafanaUrl;
+  const stop = plan.stops.find((s) => s.p === p)?.reason ?? null;
+  return {
+    name,
+    run: {
+      runName: p.c.runName,
+      pr: p.c.pr,
+      jobId: p.job?.jobId ?? null,
+      state: p.job?.state ?? 'queued',
+      grafanaUrl: base ? grafanaLink(base, p.c.runName) : null,
+      gpuMinutes: gpu ? gpu.gpus * gpu.minutesRunning : null,
+      stopping: stop,
+    },
+    note: null,
+  };
 }

@@ -36,6 +36,7 @@ export async function reread(state: PassState, ports: MonitorPorts): Promise<voi
 export async function stopsOnly(state: PassState): Promise<void> {
   for (const e of state.experiments) {
     e.queue = { order: [], free: 0 };
+    if (e.referenceJob) e.referenceJob.request = null;
     for (const p of e.candidates)
       if (p.decided?.lifecycle && p.decided.lifecycle.kind !== 'cancel') delete p.decided.lifecycle;
   }

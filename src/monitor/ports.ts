@@ -8,6 +8,7 @@ import type { LabelState } from '../github/labels.js';
 import type { RecordedReference } from '../judge/decide.js';
 import type { RunJob } from '../judge/job.js';
 import type { Outcome, RunRecord, RunRequest } from '../lifecycle/model.js';
+import type { ReferenceSource } from '../lifecycle/reference.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
@@ -36,6 +37,8 @@ export interface MonitorCandidate {
   outcome?: Outcome;
   /** The pull request's current head (differs from request.headSha after a push). */
   currentHeadSha?: string;
+  /** `reference`: the round's reference job (its Request's role), a run of the current best beside the candidates. */
+  role?: 'reference';
 }
 
 /** One experiment of the default branch with its candidates and recorded references. */
@@ -51,6 +54,11 @@ export interface MonitorExperiment {
   /** The record's references (with the recorded run's verdict when the record carries it). */
   baseline?: RecordedReference | null;
   best?: RecordedReference | null;
+  /**
+   * What a reference job beside the candidates runs (`reference: beside`): the record's best, else its
+   * baseline, with its file on the default branch and its topology's hash. Absent: no job is made.
+   */
+  referenceSource?: ReferenceSource | null;
   /** GPUs a job of the experiment holds (the cluster's gpus_per_node); else the experiment's, the topology's. */
   gpusPerNode?: number;
   /** URL of the experiment's committed record chart (experiments/<id>.svg), linked from the comments. */
@@ -99,6 +107,11 @@ export interface MonitorPorts {
   lifecycle?: {
     recordRun(pr: number, requestId: string, run: RunRecord): Promise<void>;
     recordOutcome(pr: number, requestId: string, outcome: Outcome): Promise<void>;
+    /**
+     * Makes the round's reference Request in pull request `pr` at `headSha` (the bot's, with a label
+     * of its own: src/lifecycle/reference.ts) and returns it; null when the state cannot hold it.
+     */
+    requestReference?(experiment: MonitorExperiment, pr: number, headSha: string): Promise<RunRequest | null>;
   };
   /** The autopilot's GitHub side (stage `autopilot`); without it the stage does nothing. */
   autopilot?: AutopilotPort;

@@ -6,6 +6,7 @@
 // gets a notice on its requested candidates' last comments, and its pull requests keep their check
 // and label.
 import { savingsText } from '../analysis/decision.js';
+import { REFERENCE_STOP } from '../judge/reference.js';
 import type { Outcome } from '../lifecycle/model.js';
 import { pullRequestCheckRun } from '../report/check-conclusion.js';
 import { type CandidateView, monitorCheck } from '../report/pr-comment.js';
@@ -157,6 +158,16 @@ export function finalOutcome(view: CandidateView, job: MonitorJob, at: string): 
         `${d.state} against ${d.against}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ''}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
         ...d.evidence,
         ...(savingsText(d) ? [savingsText(d) as string] : []),
+      ],
+    };
+  if (view.state === 'stopped' && view.stoppedBy === 'no-longer-needed')
+    return {
+      kind: 'decided',
+      at,
+      jobId: job.jobId,
+      evidence: [
+        `reference job: Slurm job ${job.jobId} cancelled once no open decision needed it`,
+        ...(d?.evidence.filter((e) => e.startsWith(REFERENCE_STOP)) ?? []),
       ],
     };
   const kind: Outcome['kind'] =

@@ -6,6 +6,7 @@ import type { RunAnalysis } from '../analysis/observe.js';
 import type { PilotAction } from '../autopilot/core.js';
 import type { Reference } from '../judge/decide.js';
 import type { RunToJudge } from '../judge/observe.js';
+import type { ReferenceMode } from '../judge/reference.js';
 import type { Phase } from '../lifecycle/model.js';
 import type { CandidateView } from '../report/pr-comment.js';
 import type { ExperimentTelemetry } from '../telemetry/queries.js';
@@ -95,6 +96,21 @@ export interface CandidatePass {
   published?: { changed: boolean };
 }
 
+/** The round's reference job in a pass (src/monitor/reference-job.ts planReferenceJob). */
+export interface ReferenceJobPlan {
+  mode: ReferenceMode;
+  /** Why an experiment that says `beside` is decided against its recorded run (max_parallel 1). */
+  note: string | null;
+  /** The reference job the candidates are decided against this pass (null: the recorded run). */
+  job: CandidatePass | null;
+  /** Whether an open decision still needs the reference, and who or why not. */
+  need: { needed: boolean; reason: string };
+  /** Live reference jobs to stop, with why (not needed, a duplicate, a best that changed). */
+  stops: Array<{ p: CandidatePass; reason: string }>;
+  /** A reference Request to make: in this pull request at this head (its earliest open candidate's). */
+  request: { pr: number; headSha: string } | null;
+}
+
 /** One experiment through the pass. */
 export interface ExperimentPass {
   exp: MonitorExperiment;
@@ -110,6 +126,8 @@ export interface ExperimentPass {
   /** The reference and the leading candidate (decide). */
   reference: Reference | null;
   leader: Reference | null;
+  /** The round's reference job: the one beside the candidates, whether it is needed, a Request to make (decide). */
+  referenceJob?: ReferenceJobPlan;
   /** Candidates waiting for a slot, in the order they are served, and the slots free (decide). */
   queue: { order: CandidatePass[]; free: number };
   /** What the autopilot stage did (its plan's actions) or why it waits. */

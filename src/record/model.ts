@@ -1,5 +1,6 @@
 // The experiment record: the experiment's memory (experiments/<id>.json) and the helpers that read it.
 // Pure: no I/O here. Types come from topologies/schema/record.schema.json.
+import type { ReferenceSource } from '../lifecycle/reference.js';
 import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Interval, Verdict } from '../types/generated/metrics.js';
@@ -114,4 +115,18 @@ export function referenceOf(
 ): { name: string; value: Interval; verdict?: Verdict } | null {
   const value = run?.verdict?.projected_full_run ?? run?.verdict?.value ?? null;
   return run && value ? { name: run.name, value, ...(run.verdict ? { verdict: run.verdict } : {}) } : null;
+}
+
+/**
+ * What a reference job beside a round's candidates runs (src/lifecycle/reference.ts): the record's
+ * current best, else its baseline, from its candidate file with the topology hash its run had. Null
+ * when the record names neither or keeps no file or hash for it.
+ */
+export function referenceSourceOf(record: ExperimentRecord): ReferenceSource | null {
+  const run = bestRun(record) ?? baselineRun(record);
+  const file = run?.topology?.file;
+  const hash = run?.topology?.hash?.slice(0, 8);
+  return run && file && hash && /^[0-9a-f]{8}$/.test(hash)
+    ? { name: run.name, path: file, topologyHash: hash }
+    : null;
 }

@@ -73,7 +73,7 @@ export interface CandidateView {
    */
   finalJobState?: string | null;
   /** Who ended the job: `/topo stop` (user), the monitor on the decision, or on a stable verdict. */
-  stoppedBy?: 'user' | 'decision' | 'stable' | null;
+  stoppedBy?: 'user' | 'decision' | 'stable' | 'no-longer-needed' | null;
   /** The monitor cancels the job itself once decided (experiment stop_when_decided, default true). */
   stopWhenDecided?: boolean;
   /** Reference lines of the chart and the throughput comparison (projected s/rollout). */
@@ -83,6 +83,40 @@ export interface CandidateView {
   commentIntervalMinutes?: number;
   /** URL of the experiment's committed chart (experiments/<id>.svg on the default branch), linked under the chart. */
   recordChartUrl?: string | null;
+  /** The round's reference as this candidate is decided against it (issue 38): its job beside it, or the recorded run. */
+  referenceJob?: ReferenceJobLine | null;
+}
+
+/** The reference a candidate is decided against, as its comment shows it. */
+export interface ReferenceJobLine {
+  /** "current best `model-1`". */
+  name: string;
+  /** Its job beside the candidates; null: the recorded run (then `note` says why). */
+  run: {
+    runName: string;
+    pr: number;
+    jobId: string | null;
+    /** Slurm's state, or "queued" before it has a job. */
+    state: string;
+    grafanaUrl: string | null;
+    /** GPU-minutes its job held so far (elapsed × GPUs). */
+    gpuMinutes: number | null;
+    /** Why this pass stops it (no open decision needs it any more), if it does. */
+    stopping: string | null;
+  } | null;
+  note: string | null;
+}
+
+/** "Reference: current best `a`, run `r` beside it (#3, Slurm job 7: RUNNING) · 120 GPU-minutes · Grafana". */
+export function referenceJobText(r: ReferenceJobLine): string {
+  const run = r.run;
+  if (!run) return `Reference: ${r.name} as recorded${r.note ? ` (${r.note})` : ''}`;
+  const where = `#${run.pr}, `;
+  const job = run.jobId ? `Slurm job ${run.jobId}: ${run.state}` : run.state;
+  const cost = run.gpuMinutes === null ? '' : ` · ${Math.round(run.gpuMinutes)} GPU-minutes`;
+  const link = run.grafanaUrl ? ` · [Grafana](${run.grafanaUrl})` : '';
+  const stop = run.stopping ? ` · stopped now: ${run.stopping}` : '';
+  return `Reference: ${r.name}, run ${code(run.runName)} beside this candidate (${where}${job})${cost}${link}${stop}`;
 }
 
 const STATE_ICON: Record<CandidateState, string> = {
@@ -288,7 +322,9 @@ export function jobLine(v: CandidateView): string {
         ? ' by `/topo stop`'
         : v.stoppedBy === 'decision'
           ? ' by the decision'
-          : ' once stable'
+          : v.stoppedBy === 'no-longer-needed'
+            ? ' once no open decision needed this reference'
+            : ' once stable'
       : '';
   const d = v.observation.decision;
   const savings = d ? savingsText(d) : null;
@@ -307,6 +343,7 @@ export function renderHeadline(v: CandidateView): string[] {
     `${jobLine(v)} · ${STATE_ICON[v.state]} ${v.state} · run ${code(v.runName)} · experiment ${code(v.experimentId)}`,
     '',
   );
+  if (v.referenceJob) out.push(referenceJobText(v.referenceJob), '');
   return out;
 }
 

@@ -81,20 +81,25 @@ export async function prepareCandidateAt(
     newFiles,
     presets: source.presetsDir ? { overrideDir: source.presetsDir } : {},
   });
-  if (!outcome.submission || !outcome.report.candidate) {
+  return preparedOf(
+    path,
+    outcome,
+    `\`${path}\` does not pass validation against the default branch's experiment and rules, so it was not submitted:`,
+  );
+}
+
+/** A rendered candidate file as a Prepared one, or its validation errors after `refusal`. */
+function preparedOf(
+  path: string,
+  outcome: Awaited<ReturnType<typeof renderCandidateFile>>,
+  refusal: string,
+): Prepared {
+  const d = outcome.report.candidate;
+  if (!outcome.submission || !d) {
     const errors = outcome.report.errors.slice(0, 10).map((i) => formatIssue(i));
     if (errors.length === 0) errors.push(`${path}: not a candidate file (${outcome.report.kind})`);
-    return {
-      ok: false,
-      errors,
-      message: [
-        `\`${path}\` does not pass validation against the default branch's experiment and rules, so it was not submitted:`,
-        '',
-        codeBlock(errors.join('\n')),
-      ].join('\n'),
-    };
+    return { ok: false, errors, message: [refusal, '', codeBlock(errors.join('\n'))].join('\n') };
   }
-  const d = outcome.report.candidate;
   return {
     ok: true,
     candidate: {
@@ -107,6 +112,35 @@ export async function prepareCandidateAt(
       topologyHash: d.jobName.slice(-8),
       submission: outcome.submission,
     },
+  };
+}
+
+/**
+ * The round's reference job (src/lifecycle/reference.ts): the best's file read from the DEFAULT
+ * BRANCH (never a pull request's copy of it), validated and rendered like a candidate, and refused
+ * unless it still expands to the topology its Request was pinned to (`topologyHash`).
+ */
+export async function prepareReferenceAt(
+  source: CandidateSource,
+  path: string,
+  topologyHash: string,
+): Promise<Prepared> {
+  const defaultBranch = fileSystemSource(source.workspace);
+  const outcome = await renderCandidateFile(path, {
+    files: defaultBranch,
+    config: defaultBranch,
+    clustersFile: source.clustersFile,
+    newFiles: [],
+    presets: source.presetsDir ? { overrideDir: source.presetsDir } : {},
+  });
+  const refusal = `the reference \`${path}\` does not pass validation on the default branch:`;
+  const prepared = preparedOf(path, outcome, refusal);
+  if (!prepared.ok || prepared.candidate.topologyHash === topologyHash) return prepared;
+  const error = `${path}: its topology on the default branch (${prepared.candidate.topologyHash}) is not the one the reference was asked for (${topologyHash})`;
+  return {
+    ok: false,
+    errors: [error],
+    message: `the reference \`${path}\` changed on the default branch since it was asked for`,
   };
 }
 

@@ -62969,6 +62969,7 @@ function checkRunRequest(v, where) {
   const o = obj(v, where);
   const pr = o.pr;
   if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
+  if (o.role !== void 0 && o.role !== "reference") fail(`${where}.role`, 'not "reference"');
   return {
     id: str(o, "id", HEX8, where),
     experiment: str(o, "experiment", EXPERIMENT, where),
@@ -62979,7 +62980,8 @@ function checkRunRequest(v, where) {
     topologyHash: str(o, "topologyHash", HEX8, where),
     runName: str(o, "runName", RUN_NAME, where),
     login: str(o, "login", LOGIN, where),
-    requestedAt: str(o, "requestedAt", "iso", where)
+    requestedAt: str(o, "requestedAt", "iso", where),
+    ...o.role === "reference" ? { role: "reference" } : {}
   };
 }
 function checkRun(v, where) {
@@ -66582,6 +66584,12 @@ var experiment_schema_default = {
       default: 120,
       description: "Run-minutes over which the alpha-spending boundary spends the error allowed; a candidate still undecided then stays `measuring` (no claim is made any more)."
     },
+    reference: {
+      type: "string",
+      enum: ["beside", "recorded"],
+      default: "beside",
+      description: "What a round's candidates are decided against. `beside` (default): one job of the current best (the record's best, else its baseline) runs beside them, started with them, and each candidate is decided against it at equal run age; it counts in max_parallel and is stopped when no open decision needs it (docs/monitor.md). `recorded`: no reference job; candidates are decided against the record's best as it was measured, with a between-run term in the interval (estimated from repeated runs of one topology in the record, else assumed)."
+    },
     stop_when_decided: {
       type: "boolean",
       default: true,
@@ -69078,6 +69086,7 @@ var DRIFT_GUARD = {
   steepPerHour: 0.2
 };
 var AGE_GAP_DRIFT_PER_HOUR = 0.05;
+var ASSUMED_BETWEEN_RUN = 0.015;
 function referenceAtAge(reference, minute) {
   const p = decisionProjection(reference);
   const age = reference.minutes_of_data ?? null;
@@ -69107,15 +69116,17 @@ function referenceAtAge(reference, minute) {
     };
   }
   const gap = minute != null && age !== null ? Math.abs(age - minute) : 0;
+  const bounded = minute != null && age !== null && minute > age && gap > AGE_GAP_MAX_MINUTES;
   return {
     projection: p,
     logSe: p ? logSe(p) : 0,
-    gapMinutes: gap,
+    gapMinutes: bounded ? AGE_GAP_MAX_MINUTES : gap,
     basisEnough: enough,
     drift: reference.decision_estimate?.drift ?? null,
-    text: gap > 0.5 ? `read at run-minute ${round(age, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: \xB1${pct(ageGapHide(gap))} added for what a drift of ${pct(AGE_GAP_DRIFT_PER_HOUR)}/h can hide` : "at equal run age"
+    text: gap > 0.5 ? `read at run-minute ${round(age, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: \xB1${pct(ageGapHide(bounded ? AGE_GAP_MAX_MINUTES : gap))} added for what a drift of ${pct(AGE_GAP_DRIFT_PER_HOUR)}/h can hide${bounded ? ` over at most ${AGE_GAP_MAX_MINUTES} minutes` : ""}` : "at equal run age"
   };
 }
+var AGE_GAP_MAX_MINUTES = 30;
 var ageGapHide = (gapMinutes) => AGE_GAP_DRIFT_PER_HOUR * gapMinutes / 60;
 function steadyFrom(v) {
   return v.decision_estimate?.first_wave_end_minutes ?? v.warmup_end_minutes ?? void 0;
@@ -69211,33 +69222,66 @@ function decideCandidate(candidate, reference, options = {}) {
   const base = { against, min_improvement: m, method: methodText(options) };
   const read = comparable(candidate, reference, base, shown, options);
   if ("decision" in read) return read.decision;
-  const { cv, at, ref } = read;
+  const { cv, at, ref, subject } = read;
   const d = Math.log(cv.value / at.projection.value);
-  const s = Math.hypot(logSe(cv), at.logSe);
-  const claim = claimRadius(candidate, s, options);
+  const between = ref.betweenRun?.logSd ?? 0;
+  const s = Math.hypot(logSe(cv), at.logSe, between);
+  const claim = claimRadius(subject, s, options);
   if (claim.radius === null)
     return unclaimed(base, d, `change vs ${shown}: ${pct(Math.exp(d) - 1)}; ${claim.why}`);
   const r = claim.radius + ageGapHide(at.gapMinutes);
   const [lo, hi] = [Math.exp(d - r) - 1, Math.exp(d + r) - 1];
   const change = { value: round(Math.exp(d) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
-  const thin = thinBasis(candidate, at, shown);
-  const runs = { candidate, reference: ref.verdict, shown, drift: at.drift };
+  const thin = thinBasis(subject, at, shown);
+  const runs = { candidate: subject, reference: ref.verdict, shown, drift: at.drift };
   const guard = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m), lo, m, runs, options.driftGuard ?? DRIFT_GUARD);
   const evidence = [
     `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
     `${shown} ${at.text}`,
+    ...ref.betweenRun ? [`between-run term \xB1${pct(between)} (log s.d.): ${ref.betweenRun.text}`] : [],
     ...guard.evidence,
-    `estimates: ${usedText(candidate, "the candidate")}; ${usedText(ref.verdict, shown)}`
+    `estimates: ${usedText(subject, "the candidate")}; ${usedText(ref.verdict, shown)}`
   ];
   const held = !!thin || guard.evidence.length > 0;
-  if (guard.state === "measuring" && claim.final)
+  if (guard.state !== "measuring")
+    return decided(base, guard.state, change, candidate, [
+      ...evidence,
+      `${guard.state}: ${claimOf(guard.state, m)} than ${shown} at every look's confidence`
+    ]);
+  const horizon = claimRadius(candidate, s, options);
+  if ("final" in horizon && horizon.final)
     return settleAtHorizon({ base, change, d, s, m, shown, evidence, held, candidate });
-  if (guard.state === "measuring")
-    return stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
-  return decided(base, guard.state, change, candidate, [
-    ...evidence,
-    `${guard.state}: ${claimOf(guard.state, m)} than ${shown} at every look's confidence`
-  ]);
+  const open2 = stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
+  const bestRadius = ageGapHide(at.gapMinutes) + claim.radius * Math.hypot(at.logSe, between) / s;
+  const ended = frozenAt(read, { d, lo, hi, m, bestRadius });
+  return ended === null ? open2 : closeOpen(open2, candidate, ended);
+}
+function frozenAt(read, x) {
+  if (!read.ref.ended || stateOf(x.lo, x.hi, x.m) === "better") return null;
+  const end = round(read.ref.verdict.minutes_of_data ?? 0, 0);
+  if (read.agedTo !== null)
+    return `the reference's data end at run-minute ${end}: compared there, more of the candidate's own data cannot settle it`;
+  const minutes = read.subject.minutes_of_data ?? 0;
+  if (!(minutes > (read.ref.verdict.minutes_of_data ?? minutes) + 0.5)) return null;
+  const [lo, hi] = [Math.exp(x.d - x.bestRadius) - 1, Math.exp(x.d + x.bestRadius) - 1];
+  if (stateOf(lo, hi, x.m) !== "measuring") return null;
+  return `the reference's data end at run-minute ${end}: even with no error of its own the candidate's interval [${pct(lo)}, ${pct(hi)}] would not settle it`;
+}
+function closeOpen(open2, candidate, why) {
+  const m = open2.min_improvement;
+  const minutes = candidate.minutes_of_data ?? null;
+  return {
+    ...open2,
+    state: "not-better",
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    expected_minutes_to_decision: null,
+    evidence: [
+      ...open2.evidence.filter(
+        (e) => !e.startsWith("expected to settle") && !e.startsWith("the difference is too close")
+      ),
+      `not-better: closed now, not shown ${pct(m)} faster than ${open2.against}: ${why} (the futility rule)`
+    ]
+  };
 }
 function unclaimed(base, d, text3) {
   const value = round(Math.exp(d) - 1, 4);
@@ -69293,6 +69337,29 @@ function methodText(options) {
   const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
   return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
 }
+function atEqualAge(candidate, reference) {
+  const age = reference.minutes_of_data ?? null;
+  const minutes = candidate.minutes_of_data ?? null;
+  const est = candidate.decision_estimate;
+  if (age === null || minutes === null || !(minutes > age + 0.5) || !est?.trajectory?.values.length)
+    return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
+  const mine = referenceAtAge(candidate, age);
+  if (!mine.projection) return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
+  const basis = est.error_basis;
+  const subject = {
+    ...candidate,
+    minutes_of_data: age,
+    projected_full_run: mine.projection,
+    decision_estimate: {
+      ...est,
+      projected_full_run: mine.projection,
+      drift: mine.drift ? { ...mine.drift, from_minute: est.drift?.from_minute ?? est.first_wave_end_minutes } : null,
+      ...basis ? { error_basis: { ...basis, enough: mine.basisEnough ?? basis.enough } } : {}
+    }
+  };
+  const text2 = `read at run-minute ${round(age, 0)}, its last reading; the candidate as it was then (equal run age, from the candidate's trajectory)`;
+  return { subject, at: { ...referenceAtAge(reference, age), text: text2 }, agedTo: age };
+}
 function comparable(candidate, reference, base, shown, options) {
   if (options.isReference)
     return { decision: { ...base, state: "reference", evidence: ["this candidate is the reference"] } };
@@ -69303,10 +69370,10 @@ function comparable(candidate, reference, base, shown, options) {
     return {
       decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
     };
-  const cv = decisionProjection(candidate);
-  const at = referenceAtAge(reference.verdict, candidate.minutes_of_data);
+  const { subject, at, agedTo } = atEqualAge(candidate, reference.verdict);
+  const cv = decisionProjection(subject);
   if (usable(candidate) && usable(reference.verdict) && cv && at.projection)
-    return { cv, at, ref: reference };
+    return { cv, at, ref: reference, subject, agedTo };
   if (usable(candidate) && usable(reference.verdict))
     return { decision: { ...base, state: "measuring", evidence: [`${shown}: ${at.text}`] } };
   const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
@@ -69367,6 +69434,17 @@ function withGpuMinutes(d, i) {
     gpu_minutes_saved: g.saved,
     gpu_minutes_saved_vs_seed: g.savedVsSeed
   };
+}
+
+// src/analysis/reference-lifetime.ts
+var FORECAST_AFTER_MINUTES = 30;
+function futileByForecast(decision, minute, horizon, minImprovement) {
+  if (decision.state !== "measuring" || minute < FORECAST_AFTER_MINUTES) return false;
+  const change = decision.relative_change?.value;
+  if (change === void 0 || change <= -minImprovement / 2) return false;
+  const eta = decision.expected_minutes_to_decision;
+  if (eta === void 0) return false;
+  return eta === null || eta > horizon;
 }
 
 // src/analysis/outcome.ts
@@ -69437,6 +69515,7 @@ function decisionOf(standing, c, observation, { reference, leader, previous, end
   if (observation.failure) return null;
   const isReference = c.candidate === reference?.name || c.candidate === baselineName(standing);
   if ((ended || !reference) && isDecided(previous)) return previous;
+  if (ended && c.role === "reference" && previous?.state === "reference") return previous;
   if (!reference && !isReference) return null;
   const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
   if (lead && isDecided(previous) && previous.against === lead.name) return previous;
@@ -69445,19 +69524,35 @@ function decisionOf(standing, c, observation, { reference, leader, previous, end
     ...decisionOptions(x),
     minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
   };
-  const decision = decideCandidate(observation.verdict, reference ? decidedAgainst(reference, c.pr) : null, {
-    ...options,
-    previous,
-    isReference
-  });
-  if (decision.state !== "measuring" || isReference || !lead) return decision;
+  const against = reference ? decidedAgainst(reference, c.pr, standing) : null;
+  const decision = decideCandidate(observation.verdict, against, { ...options, previous, isReference });
+  if (decision.state !== "measuring" || isReference) return decision;
   const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
-  return pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) ?? decision;
+  const pruned = lead ? pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) : null;
+  return pruned ?? futile(decision, observation.verdict, options);
 }
-function decidedAgainst(r, pr) {
+function futile(decision, verdict, options) {
+  const minutes = verdict.minutes_of_data ?? 0;
+  const horizon = options.maxDecisionMinutes ?? 120;
+  if (!futileByForecast(decision, minutes, horizon, options.minImprovement ?? DEFAULT_MIN_IMPROVEMENT))
+    return decision;
+  const eta = decision.expected_minutes_to_decision;
+  const why = eta == null ? `its forecast settles nothing within the ${horizon}-minute horizon (the difference is within the noise)` : `its forecast settles it only near run-minute ${eta}, past the ${horizon}-minute horizon`;
+  return closeOpen(decision, verdict, why);
+}
+function decidedAgainst(r, pr, standing) {
   const role = r.role === "run" ? "" : `${r.role} `;
   const name = `${role}${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
-  return { name, verdict: r.verdict, label: describeReference(name) };
+  const against = { name, verdict: r.verdict, label: describeReference(name) };
+  if (r.beside) return { ...against, ended: r.beside.ended };
+  if (r.live || r.role === "leading candidate" || !standing) return against;
+  return { ...against, ended: true, betweenRun: standing.betweenRun ?? assumedBetweenRun() };
+}
+function assumedBetweenRun() {
+  return {
+    logSd: ASSUMED_BETWEEN_RUN,
+    text: `assumed (${Math.round(ASSUMED_BETWEEN_RUN * 1e3) / 10}%): the record holds no repeated runs of one topology to estimate it`
+  };
 }
 
 // src/analysis/estimators.ts
@@ -70630,6 +70725,9 @@ function observeWithoutJob(run) {
   return { analysis: analyse(run, last, true), ended: true, atTs: last };
 }
 
+// src/judge/reference.ts
+var REFERENCE_STOP = "reference no longer needed";
+
 // src/judge/judge.ts
 var isStable = (v) => v === "stable" || v === "cyclic";
 function judgeRun(run, context3) {
@@ -70715,6 +70813,8 @@ function failureOf(run, job, observation) {
 function stoppedByOf(run, observed, context3) {
   if (run.job?.state !== "CANCELLED") return null;
   if (context3.candidate.outcome?.kind === "stopped") return "user";
+  if (context3.candidate.role === "reference")
+    return context3.previous?.decision?.evidence.some((e) => e.startsWith(REFERENCE_STOP)) ? "no-longer-needed" : null;
   const previous = context3.previous === void 0 ? lookNow(observed, context3) : context3.previous?.run_name === run.runName ? context3.previous : void 0;
   const x = context3.standing.experiment;
   if (x.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";

@@ -42943,6 +42943,12 @@ var experiment_schema_default = {
       default: 120,
       description: "Run-minutes over which the alpha-spending boundary spends the error allowed; a candidate still undecided then stays `measuring` (no claim is made any more)."
     },
+    reference: {
+      type: "string",
+      enum: ["beside", "recorded"],
+      default: "beside",
+      description: "What a round's candidates are decided against. `beside` (default): one job of the current best (the record's best, else its baseline) runs beside them, started with them, and each candidate is decided against it at equal run age; it counts in max_parallel and is stopped when no open decision needs it (docs/monitor.md). `recorded`: no reference job; candidates are decided against the record's best as it was measured, with a between-run term in the interval (estimated from repeated runs of one topology in the record, else assumed)."
+    },
     stop_when_decided: {
       type: "boolean",
       default: true,

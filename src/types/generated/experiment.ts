@@ -42,6 +42,10 @@ export interface Experiment {
    */
   max_decision_minutes?: number;
   /**
+   * What a round's candidates are decided against. `beside` (default): one job of the current best (the record's best, else its baseline) runs beside them, started with them, and each candidate is decided against it at equal run age; it counts in max_parallel and is stopped when no open decision needs it (docs/monitor.md). `recorded`: no reference job; candidates are decided against the record's best as it was measured, with a between-run term in the interval (estimated from repeated runs of one topology in the record, else assumed).
+   */
+  reference?: 'beside' | 'recorded';
+  /**
    * Cancel a candidate's job as soon as its comparison with the baseline and the current best is decided, to save GPU time.
    */
   stop_when_decided?: boolean;

@@ -3,76 +3,8 @@
 // closed design at the horizon. Each test fails on the code before it for the reason named.
 import { describe, expect, it } from 'vitest';
 import { decideCandidate, referenceAtAge, type VerdictLike } from '../../../src/analysis/decision.js';
-import {
-  estimateTrajectory,
-  type RolloutEstimateInput,
-  reconstructRollouts,
-  rolloutEstimate,
-} from '../../../src/analysis/rollouts.js';
-
-function uniform(seed: number) {
-  let x = seed;
-  return () => {
-    x = (x * 16807) % 2147483647;
-    return x / 2147483647;
-  };
-}
-
-/**
- * A closed loop: every slot starts at 0 and runs rollouts back to back; `duration(start, u, k)` is a
- * rollout's duration in minutes (k: its index in the slot, u: a uniform draw). Scraped per worker
- * every `step` minutes into the histogram's sum and count, read back as rollouts.ts does.
- */
-function loop(o: {
-  slots: number;
-  workers: number;
-  until: number;
-  step: number;
-  seed: number;
-  duration: (start: number, u: () => number, k: number) => number;
-}): RolloutEstimateInput {
-  const u = uniform(o.seed);
-  const ends: Array<{ worker: number; end: number; d: number }> = [];
-  for (let s = 0; s < o.slots; s++)
-    for (let t = 0, k = 0; t < o.until + 1; k++) {
-      const d = o.duration(t, u, k);
-      ends.push({ worker: s % o.workers, end: t + d, d });
-      t += d;
-    }
-  const ticks = Math.floor(o.until / o.step) + 1;
-  const series = (w: number, f: (e: { d: number }) => number) => ({
-    labels: { worker_id: String(w) },
-    points: Array.from({ length: ticks }, (_, i) => ({
-      t: i * o.step,
-      v: ends.filter((e) => e.worker === w && e.end <= i * o.step).reduce((a, e) => a + f(e), 0),
-    })),
-  });
-  const ws = Array.from({ length: o.workers }, (_, w) => w);
-  const batches = reconstructRollouts(
-    ws.map((w) => series(w, (e) => 60 * e.d)),
-    ws.map((w) => series(w, () => 1)),
-  );
-  return {
-    batches,
-    now: o.until,
-    runEnd: 234,
-    inFlight: o.slots,
-    completed: ends.filter((e) => e.end <= o.until).length,
-    step: o.step,
-  };
-}
-
-/** The candidate's verdict from its rollouts, as observe.ts builds it (trajectory included). */
-function verdictOf(i: RolloutEstimateInput): VerdictLike {
-  const e = rolloutEstimate(i);
-  if (!e) throw new Error('no estimate');
-  return {
-    state: 'stabilising',
-    minutes_of_data: i.now,
-    projected_full_run: e.projected_full_run,
-    decision_estimate: { ...e, trajectory: estimateTrajectory(i) },
-  };
-}
+import { rolloutEstimate } from '../../../src/analysis/rollouts.js';
+import { fadingRun, loop, verdictOf } from '../../support/rollout-loop.js';
 
 /** A precise reference read at `minutes`, at `value` (no rollout estimate: a plain projection). */
 const plain = (value: number, minutes: number, rel = 0.002): VerdictLike => ({
@@ -148,16 +80,7 @@ describe('the error basis (b)', () => {
 describe('the standard error and the drift guard (c)', () => {
   // congestion that fades over the first 20 minutes slows every rollout started in it: a transient,
   // not noise. 15% independent noise per rollout.
-  const fading = (seed: number, until: number, factor = 1, drift = 0) =>
-    loop({
-      slots: 64,
-      workers: 4,
-      until,
-      step: 0.25,
-      seed,
-      duration: (t, u) =>
-        3 * factor * (1 + Math.max(0, 1 - t / 20)) * (1 + (drift * t) / 60) * (0.74 + 0.52 * u()),
-    });
+  const fading = fadingRun;
   it('does not count the fading congestion as noise: the interval stays near the independent rollouts’ one', () => {
     const i = fading(3, 45);
     const e = rolloutEstimate(i);

@@ -1,0 +1,108 @@
+// The round's reference job in a pass (issue 38 item 1, issue 43 item 1), planned by `decide`: which
+// job of the current best runs beside the candidates, whether an open decision still needs it (the
+// one lifetime rule, src/analysis/reference-lifetime.ts), which live reference jobs to stop, and
+// whether a reference Request is to be made (none stands and the candidates need one). Pure.
+import { decisionOptions } from '../analysis/decision.js';
+import { type OpenCandidate, referenceNeeded } from '../analysis/reference-lifetime.js';
+import { REFERENCE_STOP, type ReferenceMode, referenceModeOf } from '../judge/reference.js';
+import { DEFAULT_MIN_IMPROVEMENT } from '../report/standing.js';
+import { isLive } from '../slurm/types.js';
+import type { CandidatePass, ExperimentPass, ReferenceJobPlan } from './state.js';
+
+const isRef = (p: CandidatePass) => p.c.role === 'reference';
+
+/** A candidate's run is over for the reference: it ended, stops this pass, or was never asked to run. */
+function endedFor(p: CandidatePass): boolean {
+  if (p.decided?.stop) return true;
+  if (p.decided?.view?.observation.failure) return true;
+  if (p.job) return !isLive(p.job.state);
+  return !p.c.requested;
+}
+
+/** The candidates decided against the reference: in the pass, not a reference job, not the reference itself. */
+export function roundCandidates(e: ExperimentPass): CandidatePass[] {
+  const source = e.exp.referenceSource?.name ?? e.reference?.name;
+  return e.candidates.filter(
+    (p) => p.inPass && !p.acted?.left && !isRef(p) && p.c.candidate !== source && !!p.decided?.view,
+  );
+}
+
+/** An open candidate as the lifetime rule reads it: its latest decision against the reference. */
+function openOf(p: CandidatePass): OpenCandidate {
+  return { name: p.c.candidate, decision: p.decided?.view?.observation.decision ?? null };
+}
+
+/** The youngest open candidate's run-minutes: the reference is read up to its age (0 before its first sample). */
+function youngest(open: readonly CandidatePass[]): number {
+  const ages = open.map((p) => p.decided?.view?.observation.verdict.minutes_of_data ?? 0);
+  return ages.length ? Math.min(...ages) : 0;
+}
+
+/** The reference jobs of the experiment to stop: every live one but the pass's, and the pass's when not needed. */
+function stopsOf(e: ExperimentPass, job: CandidatePass | null, needed: boolean, reason: string) {
+  return e.candidates
+    .filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.state) && !p.acted?.left)
+    .flatMap((p) => {
+      if (p === job && needed) return [];
+      const why =
+        p === job
+          ? reason
+          : p.c.candidate !== e.reference?.name
+            ? `the current best is now \`${e.reference?.name ?? 'none'}\`, not \`${p.c.candidate}\``
+            : `another reference job of \`${p.c.candidate}\` stands for the round`;
+      return [{ p, reason: `${REFERENCE_STOP}: ${why}` }];
+    });
+}
+
+/**
+ * Where a missing reference Request goes: the pull request of the earliest open candidate that needs
+ * it, at that pull request's head; none when one stands (queued or running), when the experiment is
+ * decided against its recorded run, or when a reference job of this best failed or was lost since the
+ * round began (it is not run again: the candidates read what it measured, else the recorded run).
+ */
+function requestOf(e: ExperimentPass, open: CandidatePass[], mode: ReferenceMode) {
+  const source = e.exp.referenceSource;
+  if (mode !== 'beside' || !source || open.length === 0) return null;
+  const refs = e.exp.candidates.filter(
+    (c) =>
+      c.role === 'reference' &&
+      c.candidate === source.name &&
+      c.request?.topologyHash === source.topologyHash,
+  );
+  const byTime = [...open].sort(
+    (a, b) => (a.c.requestedAt ?? Number.POSITIVE_INFINITY) - (b.c.requestedAt ?? Number.POSITIVE_INFINITY),
+  );
+  const since = byTime[0]?.c.requestedAt ?? Number.POSITIVE_INFINITY;
+  const standing = refs.some((c) => !c.outcome && (c.currentHeadSha ?? c.headSha) === c.headSha);
+  const failed = refs.some(
+    (c) => ['failed', 'lost'].includes(c.outcome?.kind ?? '') && (c.requestedAt ?? 0) >= since - 60_000,
+  );
+  // a pull request that carries a candidate of the best's own name holds no reference (one comment per name)
+  const home = byTime.find(
+    (p) => !e.exp.candidates.some((c) => c.pr === p.c.pr && c.candidate === source.name),
+  );
+  if (standing || failed || !home) return null;
+  return { pr: home.c.pr, headSha: home.c.currentHeadSha ?? home.c.headSha };
+}
+
+/** The pass's reference job plan (after each candidate's view is judged). */
+export function planReferenceJob(e: ExperimentPass): ReferenceJobPlan {
+  const x = e.exp.experiment;
+  const { mode, note } = referenceModeOf(x);
+  const beside = e.reference?.beside;
+  const job = beside ? (e.candidates.find((p) => isRef(p) && p.c.runName === beside.runName) ?? null) : null;
+  const open = roundCandidates(e).filter((p) => !endedFor(p));
+  const need = referenceNeeded(open.map(openOf), {
+    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+    minute: youngest(open),
+    horizonMinutes: decisionOptions(x).maxDecisionMinutes ?? 120,
+  });
+  return {
+    mode,
+    note,
+    job,
+    need,
+    stops: stopsOf(e, job, need.needed, need.reason),
+    request: need.needed ? requestOf(e, open, mode) : null,
+  };
+}
