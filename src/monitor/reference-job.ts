@@ -32,6 +32,11 @@ function openOf(p: CandidatePass): OpenCandidate {
   return { name: p.c.candidate, decision: p.decided?.view?.observation.decision ?? null };
 }
 
+const isFinal = (p: CandidatePass) => {
+  const state = p.decided?.view?.observation.decision?.state;
+  return !!state && state !== 'measuring';
+};
+
 /** The youngest open candidate's run-minutes: the reference is read up to its age (0 before its first sample). */
 function youngest(open: readonly CandidatePass[]): number {
   const ages = open.map((p) => p.decided?.view?.observation.verdict.minutes_of_data ?? 0);
@@ -91,8 +96,11 @@ export function planReferenceJob(e: ExperimentPass): ReferenceJobPlan {
   const { mode, note } = referenceModeOf(x);
   const beside = e.reference?.beside;
   const job = beside ? (e.candidates.find((p) => isRef(p) && p.c.runName === beside.runName) ?? null) : null;
-  const open = roundCandidates(e).filter((p) => !endedFor(p));
-  const need = referenceNeeded(open.map(openOf), {
+  const round = roundCandidates(e);
+  const open = round.filter((p) => !endedFor(p));
+  // the decided ones are passed as they are (the rule leaves them out); a run that ended undecided reads nothing
+  const read = round.filter((p) => !endedFor(p) || isFinal(p));
+  const need = referenceNeeded(read.map(openOf), {
     minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
     minute: youngest(open),
     horizonMinutes: decisionOptions(x).maxDecisionMinutes ?? 120,

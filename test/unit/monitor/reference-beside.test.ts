@@ -185,7 +185,7 @@ describe('the reference job’s lifetime (issue 43 item 1)', () => {
     expect(d?.state).toBe('measuring');
     expect(refStop(e)).toBeNull();
     expect(e.referenceJob?.need).toMatchObject({ needed: true });
-    expect(e.referenceJob?.need.reason).toContain('`leader`');
+    expect(e.referenceJob?.need.reason).toContain('leader points at a gain');
   });
 
   it('stops the reference job once no open decision needs it, and says why', () => {
