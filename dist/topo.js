@@ -68867,35 +68867,114 @@ function compare(candidate, against, againstName) {
 }
 
 // src/analysis/reference-lifetime.ts
+function pointsAtGain(d2, minImprovement) {
+  const v2 = d2?.relative_change?.value;
+  return v2 !== void 0 && v2 <= -minImprovement / 2;
+}
+function needOf(d2, o) {
+  if (d2 && d2.state !== "measuring") return null;
+  if (!d2?.relative_change || d2.expected_minutes_to_decision === void 0) return "no-interval";
+  if (pointsAtGain(d2, o.minImprovement)) return "points-at-gain";
+  const eta = d2.expected_minutes_to_decision;
+  return eta !== null && eta <= o.horizonMinutes ? "forecast-to-settle" : null;
+}
+var WHY = {
+  "no-interval": "has no interval yet",
+  "points-at-gain": "points at a gain",
+  "forecast-to-settle": "is forecast to settle within the horizon"
+};
+function referenceNeeded(candidates, o) {
+  if (o.minute >= o.horizonMinutes)
+    return { needed: false, reason: `the horizon (${o.horizonMinutes} run-minutes) closes every decision` };
+  let found = null;
+  for (const c of candidates) {
+    const why = needOf(c.decision, o);
+    if (why && (!found || why === "points-at-gain" && found.why !== "points-at-gain"))
+      found = { by: c.name, why };
+  }
+  if (found)
+    return {
+      needed: true,
+      ...found,
+      reason: `${found.by} ${WHY[found.why]}: its decision reads the reference at its age`
+    };
+  return {
+    needed: false,
+    reason: candidates.length ? "no open decision would change with more reference data (each is decided, or forecast to stay unsettled without pointing at a gain)" : "no candidate is open"
+  };
+}
+
+// src/campaign/rounds.ts
+function startCampaign(baseline) {
+  return {
+    baseline,
+    rounds: [],
+    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
+  };
+}
+function roundWinner(state2, round3) {
+  const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
+  const eligible = state2.best === null ? measured2 : measured2.filter((r) => r.outcome === "better");
+  return eligible.sort((a, b2) => a.seconds - b2.seconds)[0];
+}
+function closeRound(state2, round3) {
+  const winner = roundWinner(state2, round3);
+  const best = winner && (state2.best === null || winner.seconds < state2.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state2.best;
+  return { ...state2, rounds: [...state2.rounds, round3], best };
+}
+function roundsWithoutGain(state2) {
+  let n = 0;
+  let replay = startCampaign(state2.baseline);
+  const gained = [];
+  for (const round3 of state2.rounds) {
+    const before = replay.best?.name;
+    replay = closeRound(replay, round3);
+    const gain = replay.best?.name !== before;
+    gained.push(gain ? true : round3.triedPredictedBest === false ? null : false);
+  }
+  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
+  return n;
+}
+function stopRule(state2, policy, outlook) {
+  const dry = roundsWithoutGain(state2);
+  if (state2.rounds.length === 0 || dry < policy.stopAfter) return null;
+  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
+  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
+}
+function spentGpuHours(state2) {
+  return state2.baseline.gpuHours + state2.rounds.reduce((a, r) => a + r.runs.reduce((b2, x2) => b2 + x2.gpuHours, 0), 0);
+}
+function nextStep2(state2, policy, expectedRunGpuHours, outlook) {
+  const stop2 = stopRule(state2, policy, outlook);
+  if (stop2) return { kind: "conclude", reason: stop2 };
+  if (policy.maxRounds !== void 0 && state2.rounds.length >= policy.maxRounds)
+    return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
+  const parent = state2.best?.name ?? state2.baseline.name;
+  let count2 = policy.parallel;
+  if (policy.gpuHours !== void 0) {
+    const left = policy.gpuHours - spentGpuHours(state2);
+    count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
+    if (count2 < 1)
+      return {
+        kind: "conclude",
+        reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
+      };
+  }
+  return { kind: "round", index: state2.rounds.length + 1, parent, count: count2 };
+}
 var FORECAST_AFTER_MINUTES = 30;
 function futileByForecast(decision, minute, horizon, minImprovement) {
   if (decision.state !== "measuring" || minute < FORECAST_AFTER_MINUTES) return false;
-  const change = decision.relative_change?.value;
-  if (change === void 0 || change <= -minImprovement / 2) return false;
+  if (decision.relative_change?.value === void 0 || pointsAtGain(decision, minImprovement)) return false;
   const eta = decision.expected_minutes_to_decision;
   if (eta === void 0) return false;
   return eta === null || eta > horizon;
 }
-var FINAL = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better", "reference"]);
-function needs(c, o) {
-  if (c.ended) return false;
-  if (!c.decision) return true;
-  if (FINAL.has(c.decision.state)) return false;
-  const minutes = c.minutes ?? 0;
-  if (minutes >= o.horizon) return false;
-  return !futileByForecast(c.decision, minutes, o.horizon, o.minImprovement);
+function canStart(policy, spent, committed, expected) {
+  return policy.gpuHours === void 0 || spent + committed + expected <= policy.gpuHours + 1e-9;
 }
-function referenceNeeded(candidates, options2) {
-  const keep = candidates.filter((c) => needs(c, options2));
-  if (keep.length)
-    return {
-      needed: true,
-      reason: `still read by ${keep.map((c) => `\`${c.name}\``).join(", ")} (open decision${keep.length === 1 ? "" : "s"})`
-    };
-  return {
-    needed: false,
-    reason: candidates.length ? "no open decision would change with more of its data (each candidate is decided, ended, or futile by its forecast)" : "no candidate is decided against it"
-  };
+function round2(x2) {
+  return Math.round(x2 * 100) / 100;
 }
 
 // src/judge/decide.ts
@@ -70767,71 +70846,6 @@ var analyzeCommand = {
     return analysis.startTs === null ? EXIT.findings : EXIT.ok;
   }
 };
-
-// src/campaign/rounds.ts
-function startCampaign(baseline) {
-  return {
-    baseline,
-    rounds: [],
-    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
-  };
-}
-function roundWinner(state2, round3) {
-  const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
-  const eligible = state2.best === null ? measured2 : measured2.filter((r) => r.outcome === "better");
-  return eligible.sort((a, b2) => a.seconds - b2.seconds)[0];
-}
-function closeRound(state2, round3) {
-  const winner = roundWinner(state2, round3);
-  const best = winner && (state2.best === null || winner.seconds < state2.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state2.best;
-  return { ...state2, rounds: [...state2.rounds, round3], best };
-}
-function roundsWithoutGain(state2) {
-  let n = 0;
-  let replay = startCampaign(state2.baseline);
-  const gained = [];
-  for (const round3 of state2.rounds) {
-    const before = replay.best?.name;
-    replay = closeRound(replay, round3);
-    const gain = replay.best?.name !== before;
-    gained.push(gain ? true : round3.triedPredictedBest === false ? null : false);
-  }
-  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
-  return n;
-}
-function stopRule(state2, policy, outlook) {
-  const dry = roundsWithoutGain(state2);
-  if (state2.rounds.length === 0 || dry < policy.stopAfter) return null;
-  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
-  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
-}
-function spentGpuHours(state2) {
-  return state2.baseline.gpuHours + state2.rounds.reduce((a, r) => a + r.runs.reduce((b2, x2) => b2 + x2.gpuHours, 0), 0);
-}
-function nextStep2(state2, policy, expectedRunGpuHours, outlook) {
-  const stop2 = stopRule(state2, policy, outlook);
-  if (stop2) return { kind: "conclude", reason: stop2 };
-  if (policy.maxRounds !== void 0 && state2.rounds.length >= policy.maxRounds)
-    return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
-  const parent = state2.best?.name ?? state2.baseline.name;
-  let count2 = policy.parallel;
-  if (policy.gpuHours !== void 0) {
-    const left = policy.gpuHours - spentGpuHours(state2);
-    count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
-    if (count2 < 1)
-      return {
-        kind: "conclude",
-        reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
-      };
-  }
-  return { kind: "round", index: state2.rounds.length + 1, parent, count: count2 };
-}
-function canStart(policy, spent, committed, expected) {
-  return policy.gpuHours === void 0 || spent + committed + expected <= policy.gpuHours + 1e-9;
-}
-function round2(x2) {
-  return Math.round(x2 * 100) / 100;
-}
 
 // src/autopilot/policy.ts
 var DECISION_CHECK = "topo/monitor";
@@ -75384,8 +75398,8 @@ function liveOverLimit(after, keeper, maxParallel) {
   const liveByName = /* @__PURE__ */ new Map();
   for (const j2 of after.filter((x2) => isLive2(x2.state) && !isRetiredDuplicate(x2.name)).sort(byJobId))
     if (!liveByName.has(j2.name)) liveByName.set(j2.name, j2);
-  const youngest = [...liveByName.values()].sort(byJobId).at(-1);
-  const yields = liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
+  const youngest2 = [...liveByName.values()].sort(byJobId).at(-1);
+  const yields = liveByName.size > maxParallel && youngest2?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
   return yields ? liveByName.size : null;
 }
 async function settle(deps, jobs, jobName2, keeper) {
@@ -77777,14 +77791,16 @@ function roundCandidates(e) {
     (p) => p.inPass && !p.acted?.left && !isRef(p) && p.c.candidate !== source && !!p.decided?.view
   );
 }
-function needOf(p) {
-  const o = p.decided?.view?.observation;
-  return {
-    name: p.c.candidate,
-    decision: o?.decision ?? null,
-    minutes: o?.verdict.minutes_of_data ?? null,
-    ended: endedFor(p)
-  };
+function openOf(p) {
+  return { name: p.c.candidate, decision: p.decided?.view?.observation.decision ?? null };
+}
+var isFinal = (p) => {
+  const state2 = p.decided?.view?.observation.decision?.state;
+  return !!state2 && state2 !== "measuring";
+};
+function youngest(open) {
+  const ages = open.map((p) => p.decided?.view?.observation.verdict.minutes_of_data ?? 0);
+  return ages.length ? Math.min(...ages) : 0;
 }
 function stopsOf(e, job, needed, reason2) {
   return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive2(p.job.state) && !p.acted?.left).flatMap((p) => {
@@ -77818,13 +77834,14 @@ function planReferenceJob(e) {
   const { mode, note } = referenceModeOf(x2);
   const beside = e.reference?.beside;
   const job = beside ? e.candidates.find((p) => isRef(p) && p.c.runName === beside.runName) ?? null : null;
-  const candidates = roundCandidates(e);
-  const options2 = decisionOptions(x2);
-  const need = referenceNeeded(candidates.map(needOf), {
-    horizon: options2.maxDecisionMinutes ?? 120,
-    minImprovement: x2.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
+  const round3 = roundCandidates(e);
+  const open = round3.filter((p) => !endedFor(p));
+  const read2 = round3.filter((p) => !endedFor(p) || isFinal(p));
+  const need = referenceNeeded(read2.map(openOf), {
+    minImprovement: x2.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+    minute: youngest(open),
+    horizonMinutes: decisionOptions(x2).maxDecisionMinutes ?? 120
   });
-  const open = candidates.filter((p) => !endedFor(p));
   return {
     mode,
     note,
@@ -78313,11 +78330,11 @@ function planComment(view, x2) {
   const finalMark = job && x2.ended && job.endTs && evalTs >= job.endTs + 3 * x2.scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
   const hash = contentHash(`${body}${finalMark}`);
   const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
-  const isFinal = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
+  const isFinal2 = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
   const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
   const interval3 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
   const previous = parseCommentStamp(current);
-  const due = !isFinal && (wasUnavailable || x2.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
+  const due = !isFinal2 && (wasUnavailable || x2.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
   const checkDue = due && (wasUnavailable || x2.refresh || shouldWriteCheck(previous, stamp));
   const text2 = due ? `${body}
 <!-- ${HASH_MARK}${hash}${finalMark} -->

@@ -65752,34 +65752,40 @@ function figureLabel(f) {
 }
 
 // src/analysis/reference-lifetime.ts
-var FORECAST_AFTER_MINUTES = 30;
-function futileByForecast(decision, minute, horizon, minImprovement) {
-  if (decision.state !== "measuring" || minute < FORECAST_AFTER_MINUTES) return false;
-  const change = decision.relative_change?.value;
-  if (change === void 0 || change <= -minImprovement / 2) return false;
-  const eta = decision.expected_minutes_to_decision;
-  if (eta === void 0) return false;
-  return eta === null || eta > horizon;
+function pointsAtGain(d, minImprovement) {
+  const v = d?.relative_change?.value;
+  return v !== void 0 && v <= -minImprovement / 2;
 }
-var FINAL = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better", "reference"]);
-function needs(c, o) {
-  if (c.ended) return false;
-  if (!c.decision) return true;
-  if (FINAL.has(c.decision.state)) return false;
-  const minutes = c.minutes ?? 0;
-  if (minutes >= o.horizon) return false;
-  return !futileByForecast(c.decision, minutes, o.horizon, o.minImprovement);
+function needOf(d, o) {
+  if (d && d.state !== "measuring") return null;
+  if (!d?.relative_change || d.expected_minutes_to_decision === void 0) return "no-interval";
+  if (pointsAtGain(d, o.minImprovement)) return "points-at-gain";
+  const eta = d.expected_minutes_to_decision;
+  return eta !== null && eta <= o.horizonMinutes ? "forecast-to-settle" : null;
 }
-function referenceNeeded(candidates, options) {
-  const keep = candidates.filter((c) => needs(c, options));
-  if (keep.length)
+var WHY = {
+  "no-interval": "has no interval yet",
+  "points-at-gain": "points at a gain",
+  "forecast-to-settle": "is forecast to settle within the horizon"
+};
+function referenceNeeded(candidates, o) {
+  if (o.minute >= o.horizonMinutes)
+    return { needed: false, reason: `the horizon (${o.horizonMinutes} run-minutes) closes every decision` };
+  let found = null;
+  for (const c of candidates) {
+    const why = needOf(c.decision, o);
+    if (why && (!found || why === "points-at-gain" && found.why !== "points-at-gain"))
+      found = { by: c.name, why };
+  }
+  if (found)
     return {
       needed: true,
-      reason: `still read by ${keep.map((c) => `\`${c.name}\``).join(", ")} (open decision${keep.length === 1 ? "" : "s"})`
+      ...found,
+      reason: `${found.by} ${WHY[found.why]}: its decision reads the reference at its age`
     };
   return {
     needed: false,
-    reason: candidates.length ? "no open decision would change with more of its data (each candidate is decided, ended, or futile by its forecast)" : "no candidate is decided against it"
+    reason: candidates.length ? "no open decision would change with more reference data (each is decided, or forecast to stay unsettled without pointing at a gain)" : "no candidate is open"
   };
 }
 
@@ -65840,6 +65846,14 @@ function nextStep2(state2, policy, expectedRunGpuHours, outlook) {
       };
   }
   return { kind: "round", index: state2.rounds.length + 1, parent, count: count2 };
+}
+var FORECAST_AFTER_MINUTES = 30;
+function futileByForecast(decision, minute, horizon, minImprovement) {
+  if (decision.state !== "measuring" || minute < FORECAST_AFTER_MINUTES) return false;
+  if (decision.relative_change?.value === void 0 || pointsAtGain(decision, minImprovement)) return false;
+  const eta = decision.expected_minutes_to_decision;
+  if (eta === void 0) return false;
+  return eta === null || eta > horizon;
 }
 function canStart(policy, spent, committed, expected) {
   return policy.gpuHours === void 0 || spent + committed + expected <= policy.gpuHours + 1e-9;
@@ -70956,14 +70970,16 @@ function roundCandidates(e) {
     (p) => p.inPass && !p.acted?.left && !isRef(p) && p.c.candidate !== source && !!p.decided?.view
   );
 }
-function needOf(p) {
-  const o = p.decided?.view?.observation;
-  return {
-    name: p.c.candidate,
-    decision: o?.decision ?? null,
-    minutes: o?.verdict.minutes_of_data ?? null,
-    ended: endedFor(p)
-  };
+function openOf(p) {
+  return { name: p.c.candidate, decision: p.decided?.view?.observation.decision ?? null };
+}
+var isFinal = (p) => {
+  const state2 = p.decided?.view?.observation.decision?.state;
+  return !!state2 && state2 !== "measuring";
+};
+function youngest(open2) {
+  const ages = open2.map((p) => p.decided?.view?.observation.verdict.minutes_of_data ?? 0);
+  return ages.length ? Math.min(...ages) : 0;
 }
 function stopsOf(e, job, needed, reason2) {
   return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive2(p.job.state) && !p.acted?.left).flatMap((p) => {
@@ -70997,13 +71013,14 @@ function planReferenceJob(e) {
   const { mode, note } = referenceModeOf(x);
   const beside = e.reference?.beside;
   const job = beside ? e.candidates.find((p) => isRef(p) && p.c.runName === beside.runName) ?? null : null;
-  const candidates = roundCandidates(e);
-  const options = decisionOptions(x);
-  const need = referenceNeeded(candidates.map(needOf), {
-    horizon: options.maxDecisionMinutes ?? 120,
-    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
+  const round3 = roundCandidates(e);
+  const open2 = round3.filter((p) => !endedFor(p));
+  const read2 = round3.filter((p) => !endedFor(p) || isFinal(p));
+  const need = referenceNeeded(read2.map(openOf), {
+    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+    minute: youngest(open2),
+    horizonMinutes: decisionOptions(x).maxDecisionMinutes ?? 120
   });
-  const open2 = candidates.filter((p) => !endedFor(p));
   return {
     mode,
     note,
@@ -71762,11 +71779,11 @@ function planComment(view, x) {
   const finalMark = job && x.ended && job.endTs && evalTs >= job.endTs + 3 * x.scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
   const hash = contentHash(`${body}${finalMark}`);
   const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
-  const isFinal = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
+  const isFinal2 = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
   const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
   const interval3 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
   const previous = parseCommentStamp(current);
-  const due = !isFinal && (wasUnavailable || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
+  const due = !isFinal2 && (wasUnavailable || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
   const checkDue = due && (wasUnavailable || x.refresh || shouldWriteCheck(previous, stamp));
   const text2 = due ? `${body}
 <!-- ${HASH_MARK}${hash}${finalMark} -->
@@ -76559,8 +76576,8 @@ function liveOverLimit(after, keeper, maxParallel) {
   const liveByName = /* @__PURE__ */ new Map();
   for (const j of after.filter((x) => isLive2(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
     if (!liveByName.has(j.name)) liveByName.set(j.name, j);
-  const youngest = [...liveByName.values()].sort(byJobId).at(-1);
-  const yields = liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
+  const youngest2 = [...liveByName.values()].sort(byJobId).at(-1);
+  const yields = liveByName.size > maxParallel && youngest2?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
   return yields ? liveByName.size : null;
 }
 async function settle(deps, jobs, jobName2, keeper) {

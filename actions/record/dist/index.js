@@ -69437,11 +69437,16 @@ function withGpuMinutes(d, i) {
 }
 
 // src/analysis/reference-lifetime.ts
+function pointsAtGain(d, minImprovement) {
+  const v = d?.relative_change?.value;
+  return v !== void 0 && v <= -minImprovement / 2;
+}
+
+// src/campaign/rounds.ts
 var FORECAST_AFTER_MINUTES = 30;
 function futileByForecast(decision, minute, horizon, minImprovement) {
   if (decision.state !== "measuring" || minute < FORECAST_AFTER_MINUTES) return false;
-  const change = decision.relative_change?.value;
-  if (change === void 0 || change <= -minImprovement / 2) return false;
+  if (decision.relative_change?.value === void 0 || pointsAtGain(decision, minImprovement)) return false;
   const eta = decision.expected_minutes_to_decision;
   if (eta === void 0) return false;
   return eta === null || eta > horizon;

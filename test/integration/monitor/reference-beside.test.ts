@@ -80,9 +80,9 @@ describe('the reference job beside a round’s candidates', () => {
     expect(ids.ref).toBeLessThan(ids.c as number);
     const state = t.sticky(t.pull('first'), 'lifecycle');
     expect(state).toContain(reference);
-    expect(t.sticky(t.pull('first'), 'submit-model-reference')).toMatch(/Reference job of `model`/);
+    expect(t.sticky(t.pull('first'), 'submit-model')).toMatch(/Reference job of `model`/);
     // its sbatch command is the default branch's best: 12 runtime workers
-    expect(t.sticky(t.pull('first'), 'submit-model-reference')).toContain('runtime.nr_workers=12');
+    expect(t.sticky(t.pull('first'), 'submit-model')).toContain('runtime.nr_workers=12');
   });
 
   it('a second pull request’s round shares it: no second reference job, and max_parallel 2 counts it', async () => {
