@@ -4688,7 +4688,7 @@ var require_core = __commonJS({
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
         if (!errors || errors.length === 0)
           return "No errors";
-        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text2, msg) => text2 + separator + msg);
+        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text3, msg) => text3 + separator + msg);
       }
       $dataMetaSchema(metaSchema, keywordsJsonPointers) {
         const rules = this.RULES.all;
@@ -8487,14 +8487,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text3, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text2;
+        return text3;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text2.length <= endStep)
-        return text2;
+      if (text3.length <= endStep)
+        return text3;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -8511,14 +8511,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text2, i, indent.length);
+        i = consumeMoreIndentedLines(text3, i, indent.length);
         if (i !== -1)
           end = i + endStep;
       }
-      for (let ch; ch = text2[i += 1]; ) {
+      for (let ch; ch = text3[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i;
-          switch (text2[i + 1]) {
+          switch (text3[i + 1]) {
             case "x":
               i += 3;
               break;
@@ -8535,12 +8535,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text2, i, indent.length);
+            i = consumeMoreIndentedLines(text3, i, indent.length);
           end = i + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text2[i + 1];
+            const next = text3[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
@@ -8552,12 +8552,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text2[i += 1];
+                ch = text3[i += 1];
                 overflow = true;
               }
               const j2 = i > escEnd + 1 ? i - 2 : escStart - 1;
               if (escapedFolds[j2])
-                return text2;
+                return text3;
               folds.push(j2);
               escapedFolds[j2] = true;
               end = j2 + endStep;
@@ -8572,39 +8572,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text2;
+        return text3;
       if (onFold)
         onFold();
-      let res = text2.slice(0, folds[0]);
+      let res = text3.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text2.length;
+        const end2 = folds[i2 + 1] || text3.length;
         if (fold === 0)
           res = `
-${indent}${text2.slice(0, end2)}`;
+${indent}${text3.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text2[fold]}\\`;
+            res += `${text3[fold]}\\`;
           res += `
-${indent}${text2.slice(fold + 1, end2)}`;
+${indent}${text3.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text2, i, indent) {
+    function consumeMoreIndentedLines(text3, i, indent) {
       let end = i;
       let start = i + 1;
-      let ch = text2[start];
+      let ch = text3[start];
       while (ch === " " || ch === "	") {
         if (i < start + indent) {
-          ch = text2[++i];
+          ch = text3[++i];
         } else {
           do {
-            ch = text2[++i];
+            ch = text3[++i];
           } while (ch && ch !== "\n");
           end = i;
           start = i + 1;
-          ch = text2[start];
+          ch = text3[start];
         }
       }
       return end;
@@ -36001,7 +36001,7 @@ var require_keygen = __commonJS({
       generateKeyPair: generateKeyPair_,
       generateKeyPairSync: generateKeyPairSync_,
       getCurves,
-      randomBytes: randomBytes2
+      randomBytes: randomBytes3
     } = __require("crypto");
     var { Ber } = require_lib();
     var bcrypt_pbkdf = require_bcrypt_pbkdf().pbkdf;
@@ -36265,7 +36265,7 @@ var require_keygen = __commonJS({
                 rounds2 = opts.rounds;
             }
             const gen = Buffer.allocUnsafe(cipher.keyLen + cipher.ivLen);
-            const salt = randomBytes2(SALT_LEN);
+            const salt = randomBytes3(SALT_LEN);
             const r = bcrypt_pbkdf(
               passphrase,
               passphrase.length,
@@ -36304,7 +36304,7 @@ var require_keygen = __commonJS({
           const kdfOptions = encrypted ? encrypted.kdfOptions : Buffer.alloc(0);
           const blockLen = encrypted ? encrypted.cipher.blockLen : 8;
           const parsed = parseDERs(keyType, pub, priv);
-          const checkInt = randomBytes2(4);
+          const checkInt = randomBytes3(4);
           const commentBin = Buffer.from(comment);
           const privBlobLen = 4 + 4 + parsed.priv.length + 4 + commentBin.length;
           let padding = [];
@@ -51462,7 +51462,7 @@ var require_util5 = __commonJS({
     var { getEncoding } = require_encoding();
     var { serializeAMimeType, parseMIMEType } = require_data_url();
     var { types } = __require("node:util");
-    var { StringDecoder } = __require("string_decoder");
+    var { StringDecoder: StringDecoder2 } = __require("string_decoder");
     var { btoa: btoa2 } = __require("node:buffer");
     var staticPropertyDescriptors = {
       enumerable: true,
@@ -51553,7 +51553,7 @@ var require_util5 = __commonJS({
             dataURL += serializeAMimeType(parsed);
           }
           dataURL += ";base64,";
-          const decoder = new StringDecoder("latin1");
+          const decoder = new StringDecoder2("latin1");
           for (const chunk of bytes) {
             dataURL += btoa2(decoder.write(chunk));
           }
@@ -51582,7 +51582,7 @@ var require_util5 = __commonJS({
         }
         case "BinaryString": {
           let binaryString = "";
-          const decoder = new StringDecoder("latin1");
+          const decoder = new StringDecoder2("latin1");
           for (const chunk of bytes) {
             binaryString += decoder.write(chunk);
           }
@@ -62772,8 +62772,8 @@ var require_prom_client = __commonJS({
 
 // src/slurm/errors.ts
 var QUOTE_LIMIT = 2e3;
-function quoteOutput(text2) {
-  const t = text2.length > QUOTE_LIMIT ? `${text2.slice(0, QUOTE_LIMIT)}\u2026 (${text2.length - QUOTE_LIMIT} more characters)` : text2;
+function quoteOutput(text3) {
+  const t = text3.length > QUOTE_LIMIT ? `${text3.slice(0, QUOTE_LIMIT)}\u2026 (${text3.length - QUOTE_LIMIT} more characters)` : text3;
   return JSON.stringify(t);
 }
 var SlurmError = class extends Error {
@@ -62832,6 +62832,693 @@ var UnsafeArgumentError = class extends SlurmError {
   name = "UnsafeArgumentError";
 };
 
+// src/usecases/submit.ts
+import { dirname } from "node:path";
+
+// src/lifecycle/run-name.ts
+import { randomBytes } from "node:crypto";
+var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
+var HEX8 = "[0-9a-f]{8}";
+var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
+var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
+var RUN_LABEL = /^[0-9a-f]{8}$/;
+function newRunLabel(bytes = randomBytes) {
+  return bytes(4).toString("hex");
+}
+function runNameFor(candidateJobName, label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${candidateJobName}-${label}`;
+}
+function parseRunName(name, experimentId) {
+  const prefix = `topo-${experimentId}-`;
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length);
+  const labelled = LABELLED.exec(rest);
+  if (labelled)
+    return {
+      experimentId,
+      candidate: labelled[1],
+      hash: labelled[2],
+      label: labelled[3]
+    };
+  const plain = UNLABELLED.exec(rest);
+  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
+  return null;
+}
+function candidateOfRunName(name) {
+  const m2 = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX8}(?:-${HEX8})?$`).exec(name);
+  return m2 ? parseRunName(name, m2[1])?.candidate ?? null : null;
+}
+function ownerExperiment(name, experimentIds) {
+  let best = null;
+  for (const id of experimentIds)
+    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
+  return best;
+}
+function isRunOf(name, experimentId, knownIds = []) {
+  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
+  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
+}
+function looksLikeLongerExperiment(name, experimentId) {
+  const parsed = parseRunName(name, experimentId);
+  if (!parsed) return false;
+  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+}
+
+// src/slurm/types.ts
+var SLURM_JOB_STATES = [
+  "BOOT_FAIL",
+  "CANCELLED",
+  "COMPLETED",
+  "COMPLETING",
+  "CONFIGURING",
+  "DEADLINE",
+  "FAILED",
+  "NODE_FAIL",
+  "OUT_OF_MEMORY",
+  "PENDING",
+  "PREEMPTED",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESIZING",
+  "RESV_DEL_HOLD",
+  "REVOKED",
+  "RUNNING",
+  "SIGNALING",
+  "SPECIAL_EXIT",
+  "STAGE_OUT",
+  "STOPPED",
+  "SUSPENDED",
+  "TIMEOUT"
+];
+var LIVE_STATES = /* @__PURE__ */ new Set([
+  "PENDING",
+  "CONFIGURING",
+  "RUNNING",
+  "COMPLETING",
+  "SUSPENDED",
+  "STOPPED",
+  "SIGNALING",
+  "STAGE_OUT",
+  "RESIZING",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESV_DEL_HOLD",
+  "UNKNOWN"
+]);
+function isLive(state2) {
+  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
+}
+var KNOWN_STATES = new Set(SLURM_JOB_STATES);
+
+// src/slurm/parse.ts
+var SQUEUE_FIELDS = [
+  "JobID",
+  "State",
+  "Reason",
+  "exit_code",
+  "RestartCnt",
+  "SubmitTime",
+  "StartTime",
+  "EndTime",
+  "TimeLimit",
+  "TimeUsed",
+  "NodeList",
+  "NumNodes",
+  "tres-alloc",
+  "tres-per-node",
+  "UserName",
+  "STDOUT",
+  "Comment",
+  "Name"
+];
+var SQUEUE_FORMAT = SQUEUE_FIELDS.map(
+  (f, i) => i < SQUEUE_FIELDS.length - 1 ? `${f}:0|` : `${f}:0`
+).join(",");
+var SACCT_FIELDS = [
+  "JobID",
+  "State",
+  "Reason",
+  "ExitCode",
+  "Submit",
+  "Start",
+  "End",
+  "Timelimit",
+  "Elapsed",
+  "NodeList",
+  "AllocTRES",
+  "User",
+  "Comment",
+  "JobName"
+];
+var SACCT_FORMAT = SACCT_FIELDS.join(",");
+var JOB_ID = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\])|\+[0-9]+)?$/;
+var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
+var NO_TIME = /* @__PURE__ */ new Set(["", "N/A", "Unknown", "None", "NONE", "(null)", "UNLIMITED", "INVALID"]);
+var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|[0-9]+-[0-9]+(:[0-9]+)?)$/;
+var NO_DURATION = /* @__PURE__ */ new Set([
+  "UNLIMITED",
+  "INVALID",
+  "NOT_SET",
+  "Partition_Limit",
+  "NONE",
+  "None",
+  "infinite"
+]);
+var STATE_SET = new Set(SLURM_JOB_STATES);
+function state(text3, command, line) {
+  const word = text3.split(" ")[0] ?? "";
+  if (STATE_SET.has(word)) return word;
+  if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return "UNKNOWN";
+  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text3)}`, line);
+}
+function rawState(text3) {
+  const word = text3.split(" ")[0] ?? "";
+  return STATE_SET.has(word) ? {} : { rawState: word };
+}
+function jobId(text3, command, line) {
+  if (!JOB_ID.test(text3))
+    throw new SlurmOutputError(command, `job id ${JSON.stringify(text3)} is not a Slurm job id`, line);
+  return text3;
+}
+function time(text3, command, line) {
+  if (NO_TIME.has(text3)) return null;
+  if (!TIME.test(text3))
+    throw new SlurmOutputError(command, `time ${JSON.stringify(text3)} is not YYYY-MM-DDTHH:MM:SS`, line);
+  return text3;
+}
+function duration(text3, command, line) {
+  if (text3 === "" || text3 === "N/A" || text3 === "(null)") return null;
+  if (!DURATION.test(text3) && !NO_DURATION.has(text3))
+    throw new SlurmOutputError(command, `duration ${JSON.stringify(text3)} is not [D-]HH:MM:SS`, line);
+  return text3;
+}
+function elapsedOf(text3, command, line) {
+  const d2 = duration(text3, command, line);
+  return d2 !== null && NO_DURATION.has(d2) ? null : d2;
+}
+function text(value) {
+  return value === void 0 || value === "" || value === "(null)" || value === "N/A" ? null : value;
+}
+function slurmDurationToSeconds(text3) {
+  const m2 = /^(?:([0-9]+)-([0-9]+)(?::([0-9]+))?(?::([0-9]+))?|(?:([0-9]+):)?([0-9]+):([0-9]+)(?:\.[0-9]+)?)$/.exec(
+    text3 ?? ""
+  );
+  if (!m2) return null;
+  const n = (v2) => Number(v2 ?? 0);
+  if (m2[1] !== void 0) return ((n(m2[1]) * 24 + n(m2[2])) * 60 + n(m2[3])) * 60 + n(m2[4]);
+  return (n(m2[5]) * 60 + n(m2[6])) * 60 + n(m2[7]);
+}
+function gpusFromTres(tres) {
+  const untyped = /(?:^|,)gres\/gpu=([0-9]+)(?:,|$)/.exec(tres);
+  if (untyped) return Number(untyped[1]);
+  const typed = [...tres.matchAll(/(?:^|,)gres\/gpu:[^=,]+=([0-9]+)/g)];
+  return typed.length > 0 ? typed.reduce((sum, t) => sum + Number(t[1]), 0) : null;
+}
+function gpusPerNode(perNode, nodeCount) {
+  const m2 = /(?:^|,)gres[:/]gpu(?::[^:,]+)?:([0-9]+)(?:,|$)/.exec(perNode);
+  const nodesNow = /^([0-9]+)/.exec(nodeCount);
+  return m2 && nodesNow ? Number(m2[1]) * Number(nodesNow[1]) : null;
+}
+function allocation(gpus, elapsed) {
+  const seconds3 = slurmDurationToSeconds(elapsed);
+  return { gpus, gpuMinutes: gpus === null || seconds3 === null ? null : gpus * seconds3 / 60 };
+}
+function reason(text3) {
+  return text3 === "" || text3 === "None" || text3 === "(null)" ? null : text3;
+}
+function nodes(text3) {
+  return text3 === "" || text3 === "(null)" || text3 === "None assigned" ? null : text3;
+}
+function count(text3, what, command, line) {
+  if (!/^[0-9]+$/.test(text3))
+    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text3)} is not a count`, line);
+  return Number(text3);
+}
+function decodeWaitStatus(status2) {
+  const signal = status2 & 127;
+  if (signal !== 0) return { exitCode: null, signal };
+  return { exitCode: status2 >> 8 & 255, signal: null };
+}
+function decodeExitPair(text3, command, line) {
+  const m2 = /^([0-9]+):([0-9]+)$/.exec(text3);
+  if (!m2)
+    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text3)} is not <code>:<signal>`, line);
+  const signal = Number(m2[2]);
+  if (signal !== 0) return { exitCode: null, signal };
+  return { exitCode: Number(m2[1]), signal: null };
+}
+function expandOutputPattern(pattern, job) {
+  const [arrayJob, arrayTask] = job.id.split("_");
+  return pattern.replace(/%(\d*)([%jJxAaN])/g, (whole, pad, key) => {
+    const width = pad === "" ? 0 : Number(pad);
+    const padded = (v2) => width > 0 && /^[0-9]+$/.test(v2) ? v2.padStart(width, "0") : v2;
+    switch (key) {
+      case "%":
+        return "%";
+      case "j":
+      case "J":
+        return padded(job.id);
+      case "A":
+        return padded(arrayJob ?? job.id);
+      case "a":
+        return arrayTask !== void 0 ? padded(arrayTask) : whole;
+      case "x":
+        return job.name;
+      case "N":
+        return job.nodes ? firstHost(job.nodes) : whole;
+      default:
+        return whole;
+    }
+  });
+}
+function firstHost(hostlist) {
+  const m2 = /^([^[,]*)(\[([0-9]+))?/.exec(hostlist);
+  return `${m2?.[1] ?? ""}${m2?.[3] ?? ""}`;
+}
+function live(s, exit) {
+  return isLive(s) ? { exitCode: null, signal: null } : exit;
+}
+function parseSqueue(output) {
+  return parseLines(output, "squeue", SQUEUE_FIELDS, 2, squeueJob);
+}
+function parseSacct(output) {
+  return parseLines(output, "sacct", SACCT_FIELDS, 1, sacctJob);
+}
+function parseLines(output, command, fields, freeFields, read2) {
+  const jobs = [];
+  const skipped = [];
+  const firstFree = fields.length - 1 - freeFields;
+  for (const line of output.split("\n")) {
+    if (line.trim() === "") continue;
+    const parts = line.split("|");
+    const name = parts.length > 1 ? parts.at(-1) : null;
+    try {
+      if (parts.length < fields.length)
+        throw new SlurmOutputError(
+          command,
+          `expected ${fields.length} |-separated fields, got ${parts.length}`,
+          line
+        );
+      const free = parts.slice(firstFree, firstFree + freeFields - 1);
+      free.push(parts.slice(firstFree + freeFields - 1, -1).join("|"));
+      jobs.push(read2(parts.slice(0, firstFree), free, name ?? "", line));
+    } catch (error) {
+      if (!(error instanceof SlurmOutputError)) throw error;
+      skipped.push({ command, problem: error.problem, line, name });
+    }
+  }
+  return { jobs, skipped };
+}
+function squeueJob(fixed, free, name, line) {
+  const command = "squeue";
+  const [
+    id,
+    st,
+    why,
+    exit,
+    restarts,
+    submit,
+    start,
+    end,
+    limit,
+    used,
+    nodeList,
+    nodeCount,
+    tres,
+    perNode,
+    user
+  ] = fixed;
+  const [stdout, comment] = free;
+  const s = state(st ?? "", command, line);
+  const exitDecoded = exit === "N/A" || exit === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exit ?? "", "exit status", command, line));
+  const elapsed = elapsedOf(used ?? "", command, line);
+  const gpus = gpusFromTres(tres ?? "") ?? gpusPerNode(perNode ?? "", nodeCount ?? "");
+  const job = {
+    id: jobId(id ?? "", command, line),
+    name,
+    state: s,
+    ...rawState(st ?? ""),
+    reason: reason(why ?? ""),
+    ...live(s, exitDecoded),
+    restarts: count(restarts ?? "", "restart count", command, line),
+    submitTime: time(submit ?? "", command, line),
+    startTime: time(start ?? "", command, line),
+    endTime: time(end ?? "", command, line),
+    timeLimit: duration(limit ?? "", command, line),
+    elapsed,
+    ...allocation(gpus, elapsed),
+    nodes: nodes(nodeList ?? ""),
+    user: text(user),
+    comment: text(comment),
+    stdoutPath: null,
+    source: "squeue"
+  };
+  job.stdoutPath = text(stdout) === null ? null : expandOutputPattern(stdout ?? "", job);
+  return job;
+}
+function accountedReason(why, allocated) {
+  return allocated !== null && (why === "JobHeldUser" || why === "JobHeldAdmin") ? null : why;
+}
+function sacctJob(fixed, free, name, line) {
+  const command = "sacct";
+  const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, user] = fixed;
+  const s = state(st ?? "", command, line);
+  const elapsed = elapsedOf(used ?? "", command, line);
+  return {
+    id: jobId(id ?? "", command, line),
+    name,
+    state: s,
+    ...rawState(st ?? ""),
+    reason: accountedReason(reason(why ?? ""), nodes(nodeList ?? "")),
+    ...live(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
+    restarts: null,
+    submitTime: time(submit ?? "", command, line),
+    startTime: time(start ?? "", command, line),
+    endTime: time(end ?? "", command, line),
+    timeLimit: duration(limit ?? "", command, line),
+    elapsed,
+    ...allocation(gpusFromTres(tres ?? ""), elapsed),
+    nodes: nodes(nodeList ?? ""),
+    user: text(user),
+    comment: text(free[0]),
+    stdoutPath: null,
+    source: "sacct"
+  };
+}
+function scontrolFields(line) {
+  const fields = /* @__PURE__ */ new Map();
+  for (const part of line.trim().split(/ (?=[A-Za-z][A-Za-z0-9_:/-]*=)/)) {
+    const eq = part.indexOf("=");
+    if (eq <= 0)
+      throw new SlurmOutputError("scontrol show job", `field ${JSON.stringify(part)} is not Key=Value`, line);
+    fields.set(part.slice(0, eq), part.slice(eq + 1));
+  }
+  return fields;
+}
+function parseScontrolJobs(output) {
+  const command = "scontrol show job";
+  if (/^No jobs in the system\s*$/.test(output.trim())) return [];
+  const jobs = [];
+  for (const line of output.split("\n")) {
+    if (line.trim() === "") continue;
+    const f = scontrolFields(line);
+    const need = (key) => {
+      const v2 = f.get(key);
+      if (v2 === void 0) throw new SlurmOutputError(command, `no ${key}= field`, line);
+      return v2;
+    };
+    const arrayJob = f.get("ArrayJobId");
+    const arrayTask = f.get("ArrayTaskId");
+    const id = arrayJob !== void 0 && arrayTask !== void 0 ? `${arrayJob}_${arrayTask}` : need("JobId");
+    const s = state(need("JobState"), command, line);
+    const stdout = f.get("StdOut");
+    jobs.push({
+      id: jobId(id, command, line),
+      name: need("JobName"),
+      state: s,
+      ...rawState(need("JobState")),
+      reason: reason(need("Reason")),
+      ...live(s, decodeExitPair(need("ExitCode"), command, line)),
+      restarts: count(need("Restarts"), "restart count", command, line),
+      submitTime: time(need("SubmitTime"), command, line),
+      startTime: time(need("StartTime"), command, line),
+      endTime: time(need("EndTime"), command, line),
+      timeLimit: duration(need("TimeLimit"), command, line),
+      elapsed: elapsedOf(need("RunTime"), command, line),
+      ...allocation(
+        gpusFromTres(f.get("TRES") ?? "") ?? gpusPerNode(f.get("TresPerNode") ?? "", f.get("NumNodes") ?? ""),
+        elapsedOf(need("RunTime"), command, line)
+      ),
+      nodes: nodes(need("NodeList")),
+      // UserId=alice(1000): the name before the uid.
+      user: text(/^(.*)\([0-9]+\)$/.exec(need("UserId"))?.[1] ?? need("UserId")),
+      comment: text(f.get("Comment")),
+      stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
+      source: "scontrol"
+    });
+  }
+  return jobs;
+}
+function parseSbatchParsable(stdout) {
+  const lines = stdout.split("\n").filter((l3) => l3.trim() !== "");
+  const last = lines.at(-1)?.trim() ?? "";
+  const m2 = /^([0-9]+)(;[A-Za-z0-9_.-]+)?$/.exec(last);
+  if (lines.length !== 1 || !m2?.[1]) {
+    throw new SlurmOutputError("sbatch --parsable", 'expected one line "<job id>[;<cluster>]"', stdout);
+  }
+  return m2[1];
+}
+function accountingEnabled(showConfig) {
+  const m2 = /^AccountingStorageType\s*=\s*(\S+)/m.exec(showConfig);
+  if (!m2?.[1])
+    throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
+  return m2[1] !== "accounting_storage/none";
+}
+function slurmTimeToUnix(text3) {
+  if (!text3 || !TIME.test(text3)) return null;
+  const ms = Date.parse(`${text3}Z`);
+  return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
+}
+
+// src/lifecycle/jobs.ts
+function compareJobIds(a, b2) {
+  const [a1, a2] = a.split("_").map(Number);
+  const [b1, b22] = b2.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b22 ?? 0);
+}
+function jobForRun(jobs, runName, view) {
+  const mine = jobs.filter((j2) => view(j2).name === runName);
+  const order = (a, b2) => compareJobIds(view(a).id, view(b2).id);
+  const live3 = mine.filter((j2) => isLive(view(j2).state)).sort(order);
+  if (live3[0]) return live3[0];
+  return mine.sort(order).at(-1) ?? null;
+}
+
+// src/usecases/queue.ts
+var RETIRED_PREFIX = "retired-";
+function retiredName(jobName2) {
+  return `${RETIRED_PREFIX}${jobName2}`;
+}
+function isRetiredDuplicate(name) {
+  return name.startsWith(RETIRED_PREFIX);
+}
+var DEFAULT_MAX_PARALLEL = 3;
+function representativeJob(jobs, jobName2) {
+  return jobForRun(jobs, jobName2, (j2) => j2);
+}
+function byJobId(a, b2) {
+  return compareJobIds(a.id, b2.id);
+}
+function ownJobs(jobs, experimentId, knownExperimentIds = []) {
+  return jobs.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
+}
+function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
+  if (!Number.isInteger(maxParallel) || maxParallel < 1)
+    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
+  const liveNames = new Set(
+    jobs.filter((j2) => isLive(j2.state) && !isRetiredDuplicate(j2.name)).map((j2) => j2.name)
+  );
+  const live3 = liveNames.size;
+  let free = Math.max(0, maxParallel - live3);
+  const plan = { existing: [], submitNow: [], queued: [], live: live3, slots: maxParallel };
+  const seen = /* @__PURE__ */ new Set();
+  for (const request2 of requests) {
+    if (seen.has(request2.jobName)) continue;
+    seen.add(request2.jobName);
+    const job = representativeJob(jobs, request2.jobName);
+    if (job) plan.existing.push({ request: request2, job });
+    else if (free > 0) {
+      plan.submitNow.push(request2);
+      free--;
+    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
+  }
+  return plan;
+}
+
+// src/usecases/submit.ts
+var SubmitInterrupted = class extends Error {
+};
+function experimentPrefix(experimentId) {
+  return `topo-${experimentId}-`;
+}
+var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
+async function submitCandidate(deps, request2) {
+  const { jobName: jobName2, shellLine: shellLine2 } = request2.submission;
+  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
+  const prefix = experimentPrefix(request2.experimentId);
+  if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
+  const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
+  let jobs = await experimentJobs(deps, request2);
+  const standing = request2.standsFor ? await liveRunStanding(deps, request2, jobs) : null;
+  if (standing) return { ...base, ...standing };
+  const found = representativeJob(jobs, jobName2);
+  if (found && (isLive(found.state) || !request2.resubmitFinished)) {
+    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
+    return { ...base, status: "existing", jobId: kept.id, state: kept.state };
+  }
+  if (found) jobs = jobs.filter((j2) => j2.name !== jobName2);
+  const me2 = { jobName: jobName2 };
+  const plan = planQueue([...request2.ahead ?? [], me2], jobs, maxParallel);
+  const waiting2 = plan.queued.find((q2) => q2.request === me2);
+  if (request2.dryRun) {
+    return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
+  }
+  if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
+  interrupted(deps, "before sbatch: nothing was submitted");
+  return submitHeld(deps, request2, base, maxParallel);
+}
+function interrupted(deps, what) {
+  if (deps.signal?.aborted) throw new SubmitInterrupted(`interrupted ${what}`);
+}
+async function liveRunStanding(deps, request2, jobs) {
+  const base = request2.standsFor;
+  const live3 = jobs.filter((j2) => isRunOfName(j2.name, base, request2.experimentId) && isLive(j2.state)).sort(byJobId);
+  const kept = live3[0];
+  if (!kept) return null;
+  if (!request2.dryRun) {
+    for (const j2 of live3.slice(1)) if (HELD_REASONS.has(j2.reason ?? "")) await retire(deps, j2, j2.name);
+    await settle(deps, jobs, kept.name, kept);
+  }
+  return { status: "existing", jobId: kept.id, state: kept.state, jobName: kept.name };
+}
+async function experimentJobs(deps, request2) {
+  const listed = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
+  return ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
+}
+async function submitHeld(deps, request2, base, maxParallel) {
+  const { slurm } = deps;
+  const log = deps.log ?? (() => {
+  });
+  const { jobName: jobName2, argv } = request2.submission;
+  const output = argv.find((a) => a.startsWith("--output="));
+  if (output) await slurm.ensureDir(dirname(output.slice("--output=".length)));
+  const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
+  for (let attempt = 1; ; attempt++) {
+    let submittedId;
+    try {
+      submittedId = await slurm.submit(held, request2.submission.env);
+      log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
+    } catch (error) {
+      if (!(error instanceof ConnectionLostError) && !deps.signal?.aborted) throw error;
+      log(`sbatch of ${jobName2} did not answer (${error.message}): looking it up by name`);
+    }
+    if (deps.signal?.aborted) return withdrawInterrupted(deps, request2, submittedId);
+    try {
+      const done = await keepOne(deps, request2, base, maxParallel, submittedId);
+      if (done === "not-found" && submittedId === void 0 && attempt < 3) continue;
+      if (done === "not-found")
+        throw new Error(
+          `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
+        );
+      return done;
+    } catch (error) {
+      if (submittedId !== void 0) await withdrawHeld(deps, submittedId, error);
+      throw error;
+    }
+  }
+}
+async function withdrawInterrupted(deps, request2, submittedId) {
+  const { jobName: jobName2 } = request2.submission;
+  const error = new SubmitInterrupted(`interrupted after sbatch of ${jobName2}`);
+  const ids = submittedId !== void 0 ? [submittedId] : (await experimentJobs(deps, request2)).filter((j2) => j2.name === jobName2 && isLive(j2.state)).map((j2) => j2.id);
+  if (!ids.length) error.message += ": Slurm lists no job of that name (nothing was submitted)";
+  for (const id of ids) await withdrawHeld(deps, id, error);
+  throw error;
+}
+async function keepOne(deps, request2, base, maxParallel, submittedId) {
+  const { jobName: jobName2 } = request2.submission;
+  const after = await experimentJobs(deps, request2);
+  const mine = after.filter((j2) => j2.name === jobName2 && isLive(j2.state)).sort(byJobId);
+  const keeper = mine[0];
+  if (!keeper) return "not-found";
+  const ours = submittedId === void 0 || keeper.id === submittedId;
+  const live3 = ours ? liveOverLimit(after, keeper, maxParallel) : null;
+  if (live3 !== null) {
+    for (const j2 of mine) await retire(deps, j2, jobName2);
+    deps.log?.(`${jobName2}: ${live3} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
+    return { ...base, status: "queued", position: 1, live: live3 - 1, maxParallel };
+  }
+  const kept = await settle(deps, after, jobName2, keeper);
+  return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
+}
+async function withdrawHeld(deps, jobId2, error) {
+  let outcome;
+  try {
+    await deps.slurm.cancel(jobId2);
+    outcome = `the held job ${jobId2} this submit made was cancelled (it never ran)${error instanceof SubmitInterrupted ? "" : "; submit again"}`;
+  } catch (cancelError) {
+    outcome = `cancelling the held job ${jobId2} this submit made failed too (${cancelError.message}): it is left held; cancel it with \`scancel ${jobId2}\``;
+  }
+  deps.log?.(outcome);
+  if (error instanceof Error) error.message = `${error.message}; ${outcome}`;
+}
+function liveOverLimit(after, keeper, maxParallel) {
+  const liveByName = /* @__PURE__ */ new Map();
+  for (const j2 of after.filter((x2) => isLive(x2.state) && !isRetiredDuplicate(x2.name)).sort(byJobId))
+    if (!liveByName.has(j2.name)) liveByName.set(j2.name, j2);
+  const youngest2 = [...liveByName.values()].sort(byJobId).at(-1);
+  const yields = liveByName.size > maxParallel && youngest2?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
+  return yields ? liveByName.size : null;
+}
+async function settle(deps, jobs, jobName2, keeper) {
+  const live3 = jobs.filter((j2) => j2.name === jobName2 && isLive(j2.state)).sort(byJobId);
+  const kept = keeper ?? live3[0] ?? representativeJob(jobs, jobName2);
+  if (!kept) throw new Error(`no job named ${jobName2}`);
+  for (const j2 of live3) if (j2.id !== kept.id) await retire(deps, j2, jobName2);
+  if (isLive(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
+    await deps.slurm.release(kept.id);
+    deps.log?.(`released job ${kept.id} (${jobName2})`);
+  }
+  return kept;
+}
+async function retire(deps, job, jobName2) {
+  try {
+    await deps.slurm.rename(job.id, retiredName(jobName2));
+  } catch (error) {
+    deps.log?.(`could not rename duplicate job ${job.id}: ${error.message}`);
+  }
+  await deps.slurm.cancel(job.id);
+  deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
+}
+var ABANDONED_HOLD_SECONDS = 120;
+async function releaseAbandonedHolds(deps, experimentId, jobs, nowTs) {
+  const own = new Set(ownJobs(jobs, experimentId).map((j2) => j2.id));
+  const out = [];
+  for (const job of jobs) {
+    const submitted = slurmTimeToUnix(job.submitTime);
+    const abandoned = own.has(job.id) && isLive(job.state) && HELD_REASONS.has(job.reason ?? "") && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
+    if (!abandoned) {
+      out.push(job);
+      continue;
+    }
+    await deps.slurm.release(job.id);
+    deps.log?.(`released job ${job.id} (${job.name}): held since its submit did not finish`);
+    out.push({ ...job, reason: null });
+  }
+  return out;
+}
+function isRunOfName(name, jobName2, experimentId) {
+  if (name === jobName2) return true;
+  const wanted = parseRunName(jobName2, experimentId);
+  const found = parseRunName(name, experimentId);
+  return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
+}
+async function cancelCandidate(deps, request2) {
+  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
+  const mine = jobs.filter((j2) => isRunOfName(j2.name, request2.jobName, request2.experimentId));
+  const live3 = mine.filter((j2) => isLive(j2.state));
+  for (const j2 of live3) await deps.slurm.cancel(j2.id);
+  const newest = mine.sort(byJobId).at(-1);
+  return {
+    jobName: request2.jobName,
+    cancelled: live3.map((j2) => j2.id),
+    job: newest ? representativeJob(mine, newest.name) : null
+  };
+}
+
 // src/cli/args.ts
 import { parseArgs as nodeParseArgs } from "node:util";
 
@@ -62845,13 +63532,17 @@ var EXIT = {
   /** Slurm's controller, the login node, Prometheus or GitHub could not be reached. */
   unreachable: 3,
   /** Refused for safety: the login node's SSH host key is not the pinned one. */
-  refused: 4
+  refused: 4,
+  /** Interrupted (Ctrl-C) after the command left Slurm in order (128 + SIGINT, as shells report it). */
+  interrupted: 130
 };
 var UsageError = class extends Error {
 };
 var ConfigError = class extends Error {
 };
 var UnreachableError = class extends Error {
+};
+var InterruptedError = class extends Error {
 };
 var FindingError = class extends Error {
   /** The findings behind it (a candidate's validation errors), one line each; in the --json error too. */
@@ -62963,61 +63654,11 @@ function renderHelp(name, summary, help) {
   return `${lines.join("\n")}
 `;
 }
-var EXIT_CODES_LINE = "exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service (Slurm, Prometheus, GitHub) unreachable; 4 refused (SSH host key not the pinned one)";
+var EXIT_CODES_LINE = "exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service (Slurm, Prometheus, GitHub) unreachable; 4 refused (SSH host key not the pinned one); 130 interrupted (Ctrl-C), after leaving Slurm in order";
 
 // src/cli/commands/analyze.ts
 import { readFileSync as readFileSync2 } from "node:fs";
 import { resolve as resolve2 } from "node:path";
-
-// src/lifecycle/run-name.ts
-import { randomBytes } from "node:crypto";
-var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
-var HEX8 = "[0-9a-f]{8}";
-var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
-var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
-var RUN_LABEL = /^[0-9a-f]{8}$/;
-function newRunLabel(bytes = randomBytes) {
-  return bytes(4).toString("hex");
-}
-function runNameFor(candidateJobName, label) {
-  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
-  return `${candidateJobName}-${label}`;
-}
-function parseRunName(name, experimentId) {
-  const prefix = `topo-${experimentId}-`;
-  if (!name.startsWith(prefix)) return null;
-  const rest = name.slice(prefix.length);
-  const labelled = LABELLED.exec(rest);
-  if (labelled)
-    return {
-      experimentId,
-      candidate: labelled[1],
-      hash: labelled[2],
-      label: labelled[3]
-    };
-  const plain = UNLABELLED.exec(rest);
-  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
-  return null;
-}
-function candidateOfRunName(name) {
-  const m2 = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX8}(?:-${HEX8})?$`).exec(name);
-  return m2 ? parseRunName(name, m2[1])?.candidate ?? null : null;
-}
-function ownerExperiment(name, experimentIds) {
-  let best = null;
-  for (const id of experimentIds)
-    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
-  return best;
-}
-function isRunOf(name, experimentId, knownIds = []) {
-  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
-  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
-}
-function looksLikeLongerExperiment(name, experimentId) {
-  const parsed = parseRunName(name, experimentId);
-  if (!parsed) return false;
-  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
-}
 
 // src/catalog/alpasim.ts
 var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
@@ -63831,13 +64472,13 @@ function closeOpen(open, candidate, why) {
     ]
   };
 }
-function unclaimed(base, d2, text2) {
+function unclaimed(base, d2, text3) {
   const value = round(Math.exp(d2) - 1, 4);
   return {
     ...base,
     state: "measuring",
     relative_change: { value, low: value, high: value },
-    evidence: [text2]
+    evidence: [text3]
   };
 }
 function stillMeasuring(base, change, evidence, eta) {
@@ -63905,8 +64546,8 @@ function atEqualAge(candidate, reference) {
       ...basis ? { error_basis: { ...basis, enough: mine.basisEnough ?? basis.enough } } : {}
     }
   };
-  const text2 = `read at run-minute ${round(age, 0)}, its last reading; the candidate as it was then (equal run age, from the candidate's trajectory)`;
-  return { subject, at: { ...referenceAtAge(reference, age), text: text2 }, agedTo: age };
+  const text3 = `read at run-minute ${round(age, 0)}, its last reading; the candidate as it was then (equal run age, from the candidate's trajectory)`;
+  return { subject, at: { ...referenceAtAge(reference, age), text: text3 }, agedTo: age };
 }
 function comparable(candidate, reference, base, shown, options2) {
   if (options2.isReference)
@@ -64072,9 +64713,9 @@ function comparisonText(comparison) {
   const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
   return `${phrase} ${comparison.against}${ratio}`;
 }
-function cell(text2) {
-  if (text2 === null || text2 === void 0 || text2 === "") return "\u2014";
-  return text2.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
+function cell(text3) {
+  if (text3 === null || text3 === void 0 || text3 === "") return "\u2014";
+  return text3.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
 }
 
 // src/record/model.ts
@@ -64212,7 +64853,7 @@ function referenceWithFigure(run3, runs) {
 }
 
 // src/chart/mermaid.ts
-function text(s) {
+function text2(s) {
   return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
 }
 function num3(x2) {
@@ -64249,9 +64890,9 @@ function lineChart(series, o) {
     "```mermaid",
     initDirective(),
     "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis "${text(o.xLabel)}" [${xs.map((x2) => String(Math.round(x2))).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num3(yMax)}`,
+    `  title "${text2(o.title)}"`,
+    `  x-axis "${text2(o.xLabel)}" [${xs.map((x2) => String(Math.round(x2))).join(", ")}]`,
+    `  y-axis "${text2(o.yLabel)}" 0 --> ${num3(yMax)}`,
     ...lines.map(
       (l3) => `  line [${l3.map((v2) => num3(Math.min(Number.isFinite(v2) ? v2 : 0, yMax))).join(", ")}]`
     ),
@@ -64274,9 +64915,9 @@ function barChart(bars, o) {
   return [
     "```mermaid",
     "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis [${rows.map((b2) => `"${text(b2.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num3(yMax)}`,
+    `  title "${text2(o.title)}"`,
+    `  x-axis [${rows.map((b2) => `"${text2(b2.label)}"`).join(", ")}]`,
+    `  y-axis "${text2(o.yLabel)}" 0 --> ${num3(yMax)}`,
     `  bar [${rows.map((b2) => num3(b2.value)).join(", ")}]`,
     ...line.length ? [`  line [${line.map(num3).join(", ")}]`] : [],
     "```"
@@ -64293,9 +64934,9 @@ function decidedBarChart(bars, groups2, references, o) {
     "```mermaid",
     `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
     "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis [${rows.map((b2) => `"${text(b2.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num3(yMax)}`,
+    `  title "${text2(o.title)}"`,
+    `  x-axis [${rows.map((b2) => `"${text2(b2.label)}"`).join(", ")}]`,
+    `  y-axis "${text2(o.yLabel)}" 0 --> ${num3(yMax)}`,
     ...present.map((g) => `  bar [${rows.map((b2) => num3(b2.group === g.key ? b2.value : 0)).join(", ")}]`),
     ...refs.map((r) => `  line [${rows.map(() => num3(r.value)).join(", ")}]`),
     "```"
@@ -65585,12 +66226,12 @@ function valueLine(v2) {
   if (f && f.value > 0) return `**${throughput(f.value)}** (${figureBasis(f)})${refText}`;
   return void 0;
 }
-function isLive(v2) {
+function isLive2(v2) {
   return !TERMINAL2.has(v2.state) && !!v2.jobId && LIVE_SLURM_STATES.has(v2.slurmState ?? "");
 }
 function nextStep(v2, s = viewStanding(v2)) {
   const ref = s.against ?? "the reference";
-  const free = isLive(v2) && v2.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
+  const free = isLive2(v2) && v2.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
   switch (s.outcome) {
     case "better":
       return `**Recommended: merge \u2014 best so far.**${free}`;
@@ -65916,7 +66557,7 @@ function createPrometheusClient(options2) {
     const ctrl = new AbortController();
     const timer = setTimeout(() => ctrl.abort(), timeoutMs);
     let res;
-    let text2;
+    let text3;
     try {
       res = await doFetch(`${baseUrl2}${path}`, {
         method: "POST",
@@ -65924,7 +66565,7 @@ function createPrometheusClient(options2) {
         body: params.toString(),
         signal: ctrl.signal
       });
-      text2 = await res.text();
+      text3 = await res.text();
     } catch (e) {
       const timedOut = ctrl.signal.aborted;
       throw new PrometheusError(
@@ -65936,23 +66577,23 @@ function createPrometheusClient(options2) {
       clearTimeout(timer);
     }
     if (!res.ok) {
-      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text2)}`, {
+      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text3)}`, {
         query,
         status: res.status,
-        body: text2,
+        body: text3,
         retryable: res.status === 429 || res.status >= 500
       });
     }
     let json;
     try {
-      json = JSON.parse(text2);
+      json = JSON.parse(text3);
     } catch {
       throw new PrometheusError(
-        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text2)}`,
+        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text3)}`,
         {
           query,
           status: res.status,
-          body: text2,
+          body: text3,
           retryable: false
         }
       );
@@ -65961,11 +66602,11 @@ function createPrometheusClient(options2) {
       return parseQueryResponse(json);
     } catch (e) {
       throw new PrometheusError(
-        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text2)}`,
+        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text3)}`,
         {
           query,
           status: res.status,
-          body: text2,
+          body: text3,
           retryable: false
         }
       );
@@ -66255,18 +66896,18 @@ var FORBIDDEN_SEGMENTS = /* @__PURE__ */ new Set([
   "env_set",
   "callbacks"
 ]);
-function parseOverride(text2) {
-  const m2 = OVERRIDE_SYNTAX.exec(text2);
+function parseOverride(text3) {
+  const m2 = OVERRIDE_SYNTAX.exec(text3);
   if (!m2) return void 0;
   return { prefix: m2[1], key: m2[2], value: m2[3] };
 }
-function overrideProblem(text2) {
-  const o = parseOverride(text2);
+function overrideProblem(text3) {
+  const o = parseOverride(text3);
   if (!o) {
     return {
       rule: "bad-format",
       severity: "error",
-      message: `\`${text2}\` is not a Hydra override AlpaSim takes: write [+|++]key=value with a dotted key and a value without \`$\`, backticks, backslashes or shell characters`
+      message: `\`${text3}\` is not a Hydra override AlpaSim takes: write [+|++]key=value with a dotted key and a value without \`$\`, backticks, backslashes or shell characters`
     };
   }
   const segments = o.key.split(/[./]/);
@@ -66639,13 +67280,13 @@ var PATTERNS = {
   description: /^[A-Za-z0-9 _.,:/@+=()-]{1,200}$/
 };
 function check(value, pattern, what) {
-  const text2 = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
-  if (typeof text2 !== "string" || !pattern.test(text2)) {
+  const text3 = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
+  if (typeof text3 !== "string" || !pattern.test(text3)) {
     throw new RenderError(
       `refusing to render: ${what} ${JSON.stringify(value)} does not match ${pattern.source}`
     );
   }
-  return text2;
+  return text3;
 }
 function checkCount(value, what, max) {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
@@ -66719,8 +67360,8 @@ function topologyOverrides(candidate) {
     const key = check(change.key, PATTERNS.topologyKey, "topology key");
     if (change.to === void 0)
       throw new RenderError(`refusing to render: ${key} is set by the preset but absent from the candidate`);
-    const text2 = `${key}=${topologyValue(key, change.to)}`;
-    return key.endsWith(".environments") ? text2 : check(text2, PATTERNS.override, "topology override");
+    const text3 = `${key}=${topologyValue(key, change.to)}`;
+    return key.endsWith(".environments") ? text3 : check(text3, PATTERNS.override, "topology override");
   });
 }
 function resolvePath(checkout, path, what) {
@@ -68348,7 +68989,7 @@ var import_yaml = __toESM(require_dist(), 1);
 var MAX_YAML_BYTES = 256 * 1024;
 var MAX_YAML_DEPTH = 32;
 var MAX_YAML_ALIASES = 50;
-function loadYaml(text2, file) {
+function loadYaml(text3, file) {
   const lineCounter = new import_yaml.LineCounter();
   const refused = (rule, message2, pos2 = { line: 1, column: 1 }) => ({
     file,
@@ -68357,17 +68998,17 @@ function loadYaml(text2, file) {
     locate: () => ({ line: 1, column: 1 }),
     has: () => false
   });
-  const bytes = Buffer.byteLength(text2, "utf8");
+  const bytes = Buffer.byteLength(text3, "utf8");
   if (bytes > MAX_YAML_BYTES) {
     return refused(
       "file-too-large",
       `the file is ${(bytes / 1024).toFixed(0)} KiB; files over ${MAX_YAML_BYTES / 1024} KiB are refused (a topology file is a few hundred bytes): keep only the topology keys`
     );
   }
-  if (text2.includes("\0")) {
+  if (text3.includes("\0")) {
     return refused("yaml-syntax", "the file contains NUL bytes: it is not a text YAML file");
   }
-  const docs = (0, import_yaml.parseAllDocuments)(text2, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  const docs = (0, import_yaml.parseAllDocuments)(text3, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
   const pos = (offset) => {
     const p = lineCounter.linePos(offset);
     return { line: p.line, column: p.col };
@@ -68390,11 +69031,11 @@ function loadYaml(text2, file) {
   const issues = [];
   for (const err of [...doc.errors, ...doc.warnings]) {
     let offset = err.pos[0];
-    if (text2.slice(offset).trim() === "") offset = Math.max(0, text2.trimEnd().length - 1);
+    if (text3.slice(offset).trim() === "") offset = Math.max(0, text3.trimEnd().length - 1);
     const at = pos(offset);
     const path = pathAtOffset(doc.contents, err.pos[0]);
     if (err.code === "DUPLICATE_KEY") {
-      const key = String(path[path.length - 1] ?? text2.slice(err.pos[0], err.pos[1]).trim());
+      const key = String(path[path.length - 1] ?? text3.slice(err.pos[0], err.pos[1]).trim());
       issues.push({
         rule: "duplicate-key",
         severity: "error",
@@ -68484,8 +69125,8 @@ function loadYaml(text2, file) {
 function emptyMessage() {
   return "the file has no content (only comments or whitespace): write the keys the schema asks for (see docs/topology.md)";
 }
-function firstLine(text2) {
-  return text2.split("\n")[0]?.trim() ?? text2;
+function firstLine(text3) {
+  return text3.split("\n")[0]?.trim() ?? text3;
 }
 function tooDeep(root) {
   const stack = [[root, 1]];
@@ -68561,16 +69202,16 @@ function locateNode(doc, path, wantKey, pos) {
 }
 
 // src/topology/files.ts
-function checkFile(text2, file, schema) {
-  const loaded = loadYaml(text2, file);
+function checkFile(text3, file, schema) {
+  const loaded = loadYaml(text3, file);
   if (loaded.issues.length) return { loaded, issues: loaded.issues };
   const issues = schemaIssues(loaded, schema);
   return issues.length ? { loaded, issues } : { loaded, value: loaded.value, issues: [] };
 }
-var checkCandidate = (text2, file) => checkFile(text2, file, "candidate");
-var checkExperiment = (text2, file) => checkFile(text2, file, "experiment");
-var checkClusters = (text2, file) => checkFile(text2, file, "clusters");
-var checkPreset = (text2, file) => checkFile(text2, file, "topology");
+var checkCandidate = (text3, file) => checkFile(text3, file, "candidate");
+var checkExperiment = (text3, file) => checkFile(text3, file, "experiment");
+var checkClusters = (text3, file) => checkFile(text3, file, "clusters");
+var checkPreset = (text3, file) => checkFile(text3, file, "topology");
 function issueAt(loaded, rule, path, message2, key = false, severity = "error") {
   return {
     rule,
@@ -68791,54 +69432,6 @@ function isSpare(u) {
   if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
   return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
 }
-
-// src/slurm/types.ts
-var SLURM_JOB_STATES = [
-  "BOOT_FAIL",
-  "CANCELLED",
-  "COMPLETED",
-  "COMPLETING",
-  "CONFIGURING",
-  "DEADLINE",
-  "FAILED",
-  "NODE_FAIL",
-  "OUT_OF_MEMORY",
-  "PENDING",
-  "PREEMPTED",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESIZING",
-  "RESV_DEL_HOLD",
-  "REVOKED",
-  "RUNNING",
-  "SIGNALING",
-  "SPECIAL_EXIT",
-  "STAGE_OUT",
-  "STOPPED",
-  "SUSPENDED",
-  "TIMEOUT"
-];
-var LIVE_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "CONFIGURING",
-  "RUNNING",
-  "COMPLETING",
-  "SUSPENDED",
-  "STOPPED",
-  "SIGNALING",
-  "STAGE_OUT",
-  "RESIZING",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESV_DEL_HOLD",
-  "UNKNOWN"
-]);
-function isLive2(state2) {
-  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
-}
-var KNOWN_STATES = new Set(SLURM_JOB_STATES);
 
 // src/analysis/comparison.ts
 function compare(candidate, against, againstName) {
@@ -70199,7 +70792,7 @@ function observeRunOf(run3) {
   const { job, clock } = run3;
   if (job === void 0) return observeWithoutJob(run3);
   if (job === null) return { ended: false, atTs: clock.nowTs };
-  const ended = !isLive2(job.state);
+  const ended = !isLive(job.state);
   if (!job.startTs) return { ended, atTs: clock.nowTs };
   const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
   const analysis = analyse(run3, atTs, ended);
@@ -70317,7 +70910,7 @@ function candidateState(job, requested, analysis, stoppedByUs) {
   const v2 = analysis?.observation.verdict.state;
   const stable = isStable(v2);
   if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
-  if (isLive2(job.state)) {
+  if (isLive(job.state)) {
     if (!analysis || v2 === "no-data") return "starting";
     if (v2 === "warming") return "warming";
     if (stable) return "stable";
@@ -70325,9 +70918,12 @@ function candidateState(job, requested, analysis, stoppedByUs) {
   }
   if (job.state === "COMPLETED")
     return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
+  if (job.state === "CANCELLED" && (stable || stoppedByUs || neverRan(job))) return "stopped";
   if (job.state === "TIMEOUT" && stable) return "finished";
   return "failed";
+}
+function neverRan(job) {
+  return job.startTs == null || job.endTs != null && job.startTs >= job.endTs;
 }
 function stateOfRun(a) {
   switch (a.observation.verdict.state) {
@@ -70475,8 +71071,8 @@ function runReference(r) {
     live: true
   };
 }
-function parseAt(text2) {
-  const t = text2.trim();
+function parseAt(text3) {
+  const t = text3.trim();
   if (/^\d+(\.\d+)?$/.test(t)) {
     const n = Number(t);
     return n > 1e11 ? n / 1e3 : n;
@@ -70522,15 +71118,15 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 function loadExperiment(io, id, dir = "topologies") {
   const file = join(resolve(io.cwd, dir), id, "experiment.yaml");
-  let text2;
+  let text3;
   try {
-    text2 = readFileSync(file, "utf8");
+    text3 = readFileSync(file, "utf8");
   } catch {
     throw new ConfigError(
       `no experiment ${id}: ${file} does not exist (experiments live in <topologies>/<experiment_id>/experiment.yaml)`
     );
   }
-  const checked2 = checkExperiment(text2, file);
+  const checked2 = checkExperiment(text3, file);
   if (!checked2.value)
     throw new ConfigError(checked2.issues.map((i) => `${i.file}:${i.line}: ${i.message}`).join("\n"));
   return checked2.value;
@@ -70644,15 +71240,15 @@ function telemetryOptions(options2, io, clusterName) {
   let cluster;
   const name = options2.cluster ?? clusterName;
   if (name) {
-    let text2;
+    let text3;
     try {
-      text2 = readFileSync2(file, "utf8");
+      text3 = readFileSync2(file, "utf8");
     } catch (e) {
       throw new ConfigError(
         `cannot read the clusters file ${file}: ${e.message} (set --clusters or TOPO_CLUSTERS_FILE)`
       );
     }
-    const checked2 = checkClusters(text2, file);
+    const checked2 = checkClusters(text3, file);
     if (!checked2.value) throw new ConfigError(checked2.issues.map(formatIssue).join("\n"));
     const config = checked2.value.clusters[name];
     if (!config)
@@ -70922,11 +71518,12 @@ function autopilotIssues(loaded, experiment, context4) {
 function botBranch(experimentId, candidate) {
   return `topo/autopilot/${experimentId}/${candidate}`;
 }
-var live = (r) => r.request === "live";
+var WINNER_LABEL = "autopilot:winner";
+var live2 = (r) => r.request === "live";
 var withdrawn = (r) => r.origin === "bot" && (r.pull === "closed" && r.outcome === null || r.takenOver === true);
 function budgetOf(runs, limit, runGpuHours, elsewhere = 0) {
   const spent = elsewhere + runs.reduce((a, r) => a + r.gpuHours, 0);
-  const committed = runs.filter(live).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
+  const committed = runs.filter(live2).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
   return { limit, spent, committed, left: limit - spent - committed };
 }
 function campaignOf(runs) {
@@ -70962,32 +71559,82 @@ function planStep(input) {
   const { policy, runs, controls } = input;
   const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
   const { state: state2, current } = campaignOf(runs);
-  const plan = (actions, waiting2) => ({
-    actions,
-    waiting: waiting2,
+  const taken = takeovers(runs);
+  const plan = (step) => ({
+    actions: step.actions,
+    waiting: step.waiting,
     budget,
     campaign: state2,
-    round: current
+    round: current,
+    stalls: [...taken, ...step.stalls ?? []]
   });
-  if (input.concluded) return plan([], `concluded: ${input.concluded.reason}`);
+  if (input.concluded) return plan(finishStep(input, input.concluded));
   if (input.refused?.length)
-    return plan(
-      [],
-      `the autopilot policy on the default branch is refused, nothing starts until it is fixed: ${input.refused.join("; ")}`
-    );
+    return plan({
+      actions: [],
+      waiting: `the autopilot policy on the default branch is refused, nothing starts until it is fixed: ${input.refused.join("; ")}`
+    });
   const ending = endingReason(input, budget);
-  if (ending) return plan([...stopLive(runs, ending), ...conclusionOf(runs, state2, ending)], null);
+  if (ending)
+    return plan({
+      actions: [...stopLive(runs, ending), ...conclusionOf(runs, state2, ending)],
+      waiting: null
+    });
   const housekeeping = closeLosers(runs, state2);
   if (controls.paused || !policy.enabled) {
     const why = controls.paused ? "paused on the dashboard (/topo resume goes on)" : "autopilot.enabled is false";
-    return plan([...housekeeping, ...controls.stopLive ? stopLive(runs, why) : []], why);
+    return plan({
+      actions: [...housekeeping, ...controls.stopLive ? stopLive(runs, why) : []],
+      waiting: why
+    });
   }
-  const base = runs.find((r) => r.round === 0);
-  if (!base || base.outcome === null) return plan(housekeeping, "waiting for the baseline to be decided");
   const submits = submitsOf(input, budget, current);
-  if (!roundFinished(runs, current) || runs.some((r) => r.origin === "person" && live(r)))
-    return plan([...housekeeping, ...submits.actions], submits.waiting ?? `round ${current} is running`);
-  return plan([...housekeeping, ...nextRound(input, state2, budget)], null);
+  const base = baselineStep(input, budget, submits);
+  if (base) return plan({ ...base, actions: [...housekeeping, ...base.actions] });
+  if (!roundFinished(runs, current) || runs.some((r) => r.origin === "person" && live2(r)))
+    return plan({
+      actions: [...housekeeping, ...submits.actions],
+      waiting: submits.waiting ?? `round ${current} is running`
+    });
+  return plan({ actions: [...housekeeping, ...nextRound(input, state2, budget)], waiting: null });
+}
+function takeovers(runs) {
+  return runs.filter((r) => r.origin === "bot" && r.takenOver && r.pull === "open" && r.pr !== void 0).map((r) => ({
+    pr: r.pr,
+    what: `\`${r.name}\` was changed by someone else: its head is not the autopilot's commit (an amended or force-pushed commit counts), so the autopilot leaves it alone and its round goes on without it`,
+    fix: `it is yours now: comment \`/topo submit\` on #${r.pr} to run it as your candidate, or close it`
+  }));
+}
+function baselineStep(input, budget, submits) {
+  const { runs, policy } = input;
+  const base = runs.find((r) => r.round === 0);
+  if (!base) {
+    if (runs.some((r) => r.origin === "person"))
+      return { actions: [], waiting: "waiting for the baseline to be recorded (merge its pull request)" };
+    if (!canStart(policy, budget.spent, budget.committed, input.runGpuHours))
+      return { actions: [], waiting: "the budget has no room for the baseline" };
+    return { actions: [{ kind: "open", round: 0, parent: "", count: 1 }], waiting: null };
+  }
+  if (base.origin !== "bot" || base.pull !== "open" || base.pr === void 0)
+    return base.outcome === null ? { actions: [], waiting: "waiting for the baseline to be decided and recorded" } : null;
+  if (base.takenOver) return { actions: [], waiting: "the baseline\u2019s pull request is a person\u2019s now" };
+  if (base.request !== "ended" || base.outcome === null)
+    return { actions: submits.actions, waiting: submits.waiting ?? "the baseline is running" };
+  if (base.outcome === "failed")
+    return { actions: [{ kind: "close", name: base.name, pr: base.pr, why: "failed" }], waiting: null };
+  if (policy.merge === "auto")
+    return { actions: [{ kind: "merge", name: base.name, pr: base.pr, why: "baseline" }], waiting: null };
+  return {
+    actions: [],
+    waiting: `the baseline is measured; round 1 starts once #${base.pr} is merged`,
+    stalls: [
+      {
+        pr: base.pr,
+        what: `the baseline \`${base.name}\` is measured (merge: manual leaves its merge to a person)`,
+        fix: `merge #${base.pr} to record it as the reference; round 1 opens on the next pass`
+      }
+    ]
+  };
 }
 function endingReason(input, budget) {
   if (input.controls.concludedBy) return `concluded on the dashboard by @${input.controls.concludedBy}`;
@@ -71000,20 +71647,24 @@ function submitsOf(input, budget, current) {
     (r) => r.round === current && r.origin === "bot" && r.request === "none" && r.pull === "open" && !r.takenOver
   );
   if (waiting2.length === 0) return { actions: [], waiting: null };
-  if (input.policy.submit === "approval")
-    return {
-      actions: [],
-      waiting: `waiting for a writer's /topo submit on ${waiting2.map((r) => `#${r.pr}`).join(", ")}`
-    };
+  const approval = input.policy.submit === "approval";
+  const ready = approval ? waiting2.filter((r) => r.approved) : waiting2;
+  const unapproved = waiting2.filter((r) => !ready.includes(r));
   const actions = [];
   let committed = budget.committed;
-  for (const r of waiting2) {
+  for (const r of ready) {
     if (!canStart(input.policy, budget.spent, committed, input.runGpuHours)) break;
     committed += input.runGpuHours;
     actions.push({ kind: "submit", name: r.name, pr: r.pr });
   }
-  const held = waiting2.length - actions.length;
-  return { actions, waiting: held ? `${held} run(s) wait: the budget has no room for them` : null };
+  const held = ready.length - actions.length;
+  const why = [
+    ...unapproved.length ? [
+      `waiting for a writer's approving review or /topo submit on ${unapproved.map((r) => `#${r.pr}`).join(", ")}`
+    ] : [],
+    ...held ? [`${held} run(s) wait: the budget has no room for them`] : []
+  ];
+  return { actions, waiting: why.length ? why.join("; ") : null };
 }
 function nextRound(input, state2, budget) {
   const policy = {
@@ -71027,7 +71678,7 @@ function nextRound(input, state2, budget) {
   const held = budget.spent + budget.committed - spentOf(state2);
   const step = nextStep2(state2, { ...policy, gpuHours: policy.gpuHours - held }, input.runGpuHours);
   if (step.kind === "conclude") return conclusionOf(input.runs, state2, step.reason);
-  const slots = input.policy.parallel - input.runs.filter((r) => r.origin === "person" && live(r)).length;
+  const slots = input.policy.parallel - input.runs.filter((r) => r.origin === "person" && live2(r)).length;
   return [
     { kind: "open", round: step.index, parent: step.parent, count: Math.max(1, Math.min(step.count, slots)) }
   ];
@@ -71052,7 +71703,30 @@ function closeLosers(runs, state2) {
   return out;
 }
 function stopLive(runs, reason2) {
-  return runs.filter((r) => r.origin === "bot" && live(r) && r.pr !== void 0 && !r.takenOver).map((r) => ({ kind: "stop", name: r.name, pr: r.pr, reason: reason2 }));
+  return runs.filter((r) => r.origin === "bot" && live2(r) && r.pr !== void 0 && !r.takenOver).map((r) => ({ kind: "stop", name: r.name, pr: r.pr, reason: reason2 }));
+}
+function finishStep(input, c) {
+  if (c.reported || c.winner === void 0) return { actions: [], waiting: `concluded: ${c.reason}` };
+  const w2 = c.winner ? input.runs.find((r) => r.name === c.winner) : void 0;
+  if (w2?.pull === "open" && w2.pr !== void 0 && !w2.takenOver) {
+    const label = w2.labelled ? [] : [{ kind: "label", name: w2.name, pr: w2.pr }];
+    if (input.policy.merge === "auto" && w2.origin === "bot")
+      return { actions: [...label, { kind: "merge", name: w2.name, pr: w2.pr, why: "winner" }], waiting: null };
+    return {
+      actions: label,
+      waiting: `concluded (${c.reason}); the final report follows the winner's merge`,
+      stalls: [
+        {
+          pr: w2.pr,
+          what: `\`${w2.name}\` is the winner (${w2.origin === "bot" ? "merge: manual leaves its merge to a person" : "a person\u2019s own candidate"})`,
+          fix: `merge #${w2.pr} to record it; the final report is posted here then (or close it to conclude without it)`
+        }
+      ]
+    };
+  }
+  if (w2?.pull === "merged" && !w2.recorded)
+    return { actions: [], waiting: `concluded; waiting for the record of the winner #${w2.pr}` };
+  return { actions: [{ kind: "report", winner: w2?.pull === "merged" ? w2.name : null }], waiting: null };
 }
 function conclusionOf(runs, state2, reason2) {
   const winner = state2.best && state2.best.name !== state2.baseline.name ? state2.best.name : null;
@@ -71064,13 +71738,13 @@ function fmt2(x2) {
 
 // src/github/user-text.ts
 var ZWSP = "\u200B";
-function inlineText(text2, maxLength = 500) {
-  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+function inlineText(text3, maxLength = 500) {
+  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
   const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
   return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
 }
-function safeText(text2, maxLength = 2e3) {
-  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+function safeText(text3, maxLength = 2e3) {
+  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
   const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
   return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
 }
@@ -71094,15 +71768,21 @@ var h = (x2) => (Math.round(x2 * 10) / 10).toFixed(1);
 function actionText(a) {
   switch (a.kind) {
     case "open":
-      return `open round ${a.round}: up to ${a.count} proposal(s) of \`topo suggest\` from \`${a.parent}\``;
+      return a.round === 0 ? "open the baseline's pull request: the experiment's starting topology, measured first" : `open round ${a.round}: up to ${a.count} proposal(s) of \`topo suggest\` from \`${a.parent}\``;
     case "submit":
       return `submit \`${a.name}\` (#${a.pr})`;
     case "close":
-      return a.why === "superseded" ? `close \`${a.name}\` (#${a.pr}): superseded by \`${a.by}\`` : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
+      return a.why === "superseded" ? `close \`${a.name}\` (#${a.pr}): superseded by \`${a.by}\`` : a.why === "failed" ? `close \`${a.name}\` (#${a.pr}): its run failed (recorded as failed)` : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
     case "stop":
       return `stop \`${a.name}\` (#${a.pr}): ${inlineText(a.reason, 200)}`;
     case "conclude":
       return `conclude (${inlineText(a.reason, 200)}); winner: ${a.winner ? `\`${a.winner}\`` : "none, the baseline stays"}`;
+    case "label":
+      return `label the winner \`${a.name}\` (#${a.pr}) \`${WINNER_LABEL}\``;
+    case "merge":
+      return `merge ${a.why === "baseline" ? "the measured baseline" : "the winner"} \`${a.name}\` (#${a.pr}) once its required checks pass, and record it`;
+    case "report":
+      return "post the final report here, from the record";
   }
 }
 function roundRows(runs) {
@@ -71122,7 +71802,17 @@ function bestLine(plan) {
   const gain = (1 - best.seconds / baseline.seconds) * 100;
   return `**Best so far:** \`${best.name}\`, ${best.seconds.toFixed(2)} s/rollout against the baseline's ${baseline.seconds.toFixed(2)} (${gain.toFixed(1)}% faster).`;
 }
-function renderDashboard(experimentId, runs, plan) {
+function stallLines(stalls) {
+  if (stalls.length === 0) return [];
+  return [
+    "**Needs a person:**",
+    ...stalls.map(
+      (s) => `- ${s.pr !== void 0 ? `#${s.pr}: ` : ""}${s.what}. **What you can do:** ${s.fix}.`
+    ),
+    ""
+  ];
+}
+function renderDashboard(experimentId, runs, plan, stalls = []) {
   const b2 = plan.budget;
   const next = plan.actions.length ? plan.actions.map((a) => `- ${actionText(a)}`) : [`- nothing: ${plan.waiting ?? "up to date"}`];
   return [
@@ -71135,6 +71825,7 @@ function renderDashboard(experimentId, runs, plan) {
     "",
     bestLine(plan),
     "",
+    ...stallLines([...plan.stalls, ...stalls]),
     "| round | candidate | pull request | decision | s/rollout | GPU-hours |",
     "|---|---|---|---|---|---|",
     ...roundRows(runs),
@@ -71187,7 +71878,8 @@ function runsFromRecord(record, gpusPerRun2) {
       outcome,
       ...seconds3 !== null && run3.status !== "failed" ? { seconds: seconds3 } : {},
       gpuHours: recordedGpuHours(run3, gpusPerRun2),
-      ...run3.run_name ? { runName: run3.run_name } : {}
+      ...run3.run_name ? { runName: run3.run_name } : {},
+      recorded: true
     };
   });
 }
@@ -71467,10 +72159,10 @@ function recordProblems(value) {
     );
   return problems;
 }
-function parseRecord(text2, file) {
+function parseRecord(text3, file) {
   let value;
   try {
-    value = JSON.parse(text2);
+    value = JSON.parse(text3);
   } catch (error) {
     const message2 = error instanceof Error ? error.message : String(error);
     throw new RecordError(file, [
@@ -71504,9 +72196,9 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
       `"${experimentId}" is not an experiment id (lowercase letters, digits, . _ -)`
     );
   const file = `topologies/${experimentId}/experiment.yaml`;
-  const text2 = await files.read(file);
-  if (text2 === void 0) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
-  const checked2 = checkExperiment(text2, file);
+  const text3 = await files.read(file);
+  if (text3 === void 0) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
+  const checked2 = checkExperiment(text3, file);
   if (!checked2.value) {
     const i = checked2.issues[0];
     throw new AutopilotConfigError(`${file}:${i?.line}: ${i?.keyPath}: ${i?.message}`);
@@ -71991,18 +72683,18 @@ function bottleneckFromQueues(queues) {
     return { kind: "unknown", evidence: ["no queue-depth readings"], confidence: "low" };
   entries.sort((a, b2) => b2[1].max - a[1].max);
   const [top, second] = entries;
-  const text2 = entries.map(([s, q2]) => `${s} ${q2.max}`).join(", ");
+  const text3 = entries.map(([s, q2]) => `${s} ${q2.max}`).join(", ");
   if (!top || top[1].max < HIGH_QUEUE) {
     return {
       kind: "not-enough-load",
-      evidence: [`queue-depth max low everywhere (${text2})`],
+      evidence: [`queue-depth max low everywhere (${text3})`],
       confidence: "medium"
     };
   }
   if (second && second[1].max >= Math.max(HIGH_QUEUE, top[1].max / 2)) {
     return {
       kind: "total-capacity-too-high",
-      evidence: [`queue-depth max high on several services (${text2})`],
+      evidence: [`queue-depth max high on several services (${text3})`],
       confidence: "medium"
     };
   }
@@ -73888,13 +74580,13 @@ import { isAbsolute, join as join3, posix as posix2, resolve as resolve4 } from 
 
 // src/topology/shipped.ts
 import { existsSync as existsSync2 } from "node:fs";
-import { dirname, join as join2, resolve as resolve3 } from "node:path";
+import { dirname as dirname2, join as join2, resolve as resolve3 } from "node:path";
 import { fileURLToPath } from "node:url";
-function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
+function shippedRoot(from = dirname2(fileURLToPath(import.meta.url))) {
   let dir = resolve3(from);
   for (; ; ) {
     if (existsSync2(join2(dir, "package.json")) && existsSync2(join2(dir, "topologies", "presets"))) return dir;
-    const up = dirname(dir);
+    const up = dirname2(dir);
     if (up === dir) return void 0;
     dir = up;
   }
@@ -73991,7 +74683,7 @@ function presetNotFound(name, options2 = {}, repositoryNames = []) {
 
 // src/usecases/validate.ts
 import { lstatSync, readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
-import { basename, dirname as dirname2, isAbsolute as isAbsolute2, join as join4, posix as posix3, relative, resolve as resolve5, sep } from "node:path";
+import { basename, dirname as dirname3, isAbsolute as isAbsolute2, join as join4, posix as posix3, relative, resolve as resolve5, sep } from "node:path";
 
 // src/topology/rules.ts
 var RULES = {
@@ -74170,7 +74862,7 @@ function assertNotLinked(root, path) {
   const file = resolve5(root, path);
   const rel = relative(resolve5(root), file);
   const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
-  let at = inside ? resolve5(root) : dirname2(file);
+  let at = inside ? resolve5(root) : dirname3(file);
   for (const part of inside ? rel.split(sep) : [basename(file)]) {
     at = join4(at, part);
     let link = false;
@@ -74234,7 +74926,7 @@ function validationRun(options2) {
   const loadClusters = (file) => {
     let p = clustersCache.get(file);
     if (!p) {
-      p = config.read(file).then((text2) => text2 === void 0 ? void 0 : checkClusters(text2, file));
+      p = config.read(file).then((text3) => text3 === void 0 ? void 0 : checkClusters(text3, file));
       clustersCache.set(file, p);
     }
     return p;
@@ -74278,10 +74970,10 @@ async function validateOne(path, kind, run3) {
     return validateCandidate(path, ctx, run3.options, run3.fresh);
   }
   if (kind === "experiment") return { issues: experimentIssues(await run3.context(posix3.dirname(path))) };
-  const text2 = await run3.options.files.read(path);
-  if (text2 === void 0) return { issues: [missing(path)] };
-  if (kind === "preset") return { issues: checkPreset(text2, path).issues };
-  const checked2 = checkClusters(text2, path);
+  const text3 = await run3.options.files.read(path);
+  if (text3 === void 0) return { issues: [missing(path)] };
+  if (kind === "preset") return { issues: checkPreset(text3, path).issues };
+  const checked2 = checkClusters(text3, path);
   return { issues: checked2.value ? clustersRuleIssues(checked2.loaded, checked2.value) : checked2.issues };
 }
 function missing(path) {
@@ -74323,15 +75015,15 @@ async function buildContext(dir, options2, config, loadClusters) {
   return ctx;
 }
 async function readExperiment(ctx, files) {
-  const text2 = await files.read(ctx.experimentFile);
-  if (text2 === void 0) {
+  const text3 = await files.read(ctx.experimentFile);
+  if (text3 === void 0) {
     ctx.blockers.push({
       rule: "experiment-missing",
       message: `no experiment.yaml in ${ctx.dir}/: a candidate belongs to an experiment folder with an experiment.yaml (create one with \`topo init --command "<run command>"\`)`
     });
     return;
   }
-  ctx.experiment = checkExperiment(text2, ctx.experimentFile);
+  ctx.experiment = checkExperiment(text3, ctx.experimentFile);
   if (!ctx.experiment.value) {
     ctx.blockers.push({
       rule: "experiment-invalid",
@@ -74415,15 +75107,15 @@ async function readSiblings(ctx, files) {
   for (const name of (await files.list(ctx.dir) ?? []).sort()) {
     const file = posix3.join(ctx.dir, name);
     if (!isYamlFile(name) || fileKind(file) !== "candidate") continue;
-    const text2 = await files.read(file);
-    if (text2 === void 0) continue;
-    const sibling = siblingOf(file, text2, ctx.base);
+    const text3 = await files.read(file);
+    if (text3 === void 0) continue;
+    const sibling = siblingOf(file, text3, ctx.base);
     ctx.candidates.set(sibling.stem, sibling);
     if (sibling.hash) ctx.byHash.set(sibling.hash, [...ctx.byHash.get(sibling.hash) ?? [], sibling]);
   }
 }
-function siblingOf(file, text2, base) {
-  const checked2 = checkCandidate(text2, file);
+function siblingOf(file, text3, base) {
+  const checked2 = checkCandidate(text3, file);
   const sibling = { file, stem: stemOf(file), checked: checked2 };
   if (checked2.value && base) {
     sibling.expanded = expandCandidate(base, checked2.value.topology);
@@ -74524,8 +75216,8 @@ async function validateCandidate(path, ctx, options2, fresh) {
 async function ownCandidate(path, ctx, files) {
   const sibling = ctx.candidates.get(stemOf(path));
   if (sibling && sibling.file === path) return sibling;
-  const text2 = await files.read(path);
-  return text2 === void 0 ? void 0 : siblingOf(path, text2, ctx.base);
+  const text3 = await files.read(path);
+  return text3 === void 0 ? void 0 : siblingOf(path, text3, ctx.base);
 }
 function earlierDuplicates(ctx, own, hash, fresh) {
   const ownNew = fresh.has(own.file);
@@ -74670,14 +75362,14 @@ async function renderCandidateFile(path, options2) {
 }
 
 // src/usecases/suggest.ts
-var DEFAULT_MAX_PARALLEL = 3;
+var DEFAULT_MAX_PARALLEL2 = 3;
 var SuggestError = class extends Error {
 };
 var EXPERIMENT_ID3 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
 async function mustRead(files, path, what) {
-  const text2 = await files.read(path);
-  if (text2 === void 0) throw new SuggestError(`${path} not found: ${what}`);
-  return text2;
+  const text3 = await files.read(path);
+  if (text3 === void 0) throw new SuggestError(`${path} not found: ${what}`);
+  return text3;
 }
 function blockAgainstBase(base, expanded) {
   const block = {};
@@ -74819,7 +75511,7 @@ function suggestInput(options2, { experiment, cluster, base }, record, candidate
       cpusPerNode: cluster.cpus_per_node,
       ...cluster.memory_model ? { memoryModel: cluster.memory_model } : {}
     },
-    maxParallel: experiment.max_parallel ?? DEFAULT_MAX_PARALLEL,
+    maxParallel: experiment.max_parallel ?? DEFAULT_MAX_PARALLEL2,
     ...options2.count !== void 0 ? { count: options2.count } : {},
     tried: triedFromRecord(record, base, candidateFiles2),
     currentBest: record?.current_best.topology ?? null,
@@ -74856,11 +75548,11 @@ async function refusedProposals(options2, { experiment, experimentDir, clustersF
     return [{ proposal, problems: problems.map((e) => `${e.severity} ${e.rule}: ${e.message}`) }];
   });
 }
-function withMemoryModel(text2, clusterName, model) {
-  if (!model) return text2;
-  const doc = (0, import_yaml3.parse)(text2);
+function withMemoryModel(text3, clusterName, model) {
+  if (!model) return text3;
+  const doc = (0, import_yaml3.parse)(text3);
   const cluster = doc?.clusters?.[clusterName];
-  if (!cluster) return text2;
+  if (!cluster) return text3;
   cluster.memory_model = model;
   return (0, import_yaml3.stringify)(doc, { lineWidth: 0 });
 }
@@ -75247,214 +75939,16 @@ var autopilotCommand = {
   }
 };
 
-// src/usecases/submit.ts
-import { dirname as dirname3 } from "node:path";
-
-// src/lifecycle/jobs.ts
-function compareJobIds(a, b2) {
-  const [a1, a2] = a.split("_").map(Number);
-  const [b1, b22] = b2.split("_").map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b22 ?? 0);
-}
-function jobForRun(jobs, runName, view) {
-  const mine = jobs.filter((j2) => view(j2).name === runName);
-  const order = (a, b2) => compareJobIds(view(a).id, view(b2).id);
-  const live3 = mine.filter((j2) => isLive2(view(j2).state)).sort(order);
-  if (live3[0]) return live3[0];
-  return mine.sort(order).at(-1) ?? null;
-}
-
-// src/usecases/queue.ts
-var RETIRED_PREFIX = "retired-";
-function retiredName(jobName2) {
-  return `${RETIRED_PREFIX}${jobName2}`;
-}
-function isRetiredDuplicate(name) {
-  return name.startsWith(RETIRED_PREFIX);
-}
-var DEFAULT_MAX_PARALLEL2 = 3;
-function representativeJob(jobs, jobName2) {
-  return jobForRun(jobs, jobName2, (j2) => j2);
-}
-function byJobId(a, b2) {
-  return compareJobIds(a.id, b2.id);
-}
-function ownJobs(jobs, experimentId, knownExperimentIds = []) {
-  return jobs.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
-}
-function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL2) {
-  if (!Number.isInteger(maxParallel) || maxParallel < 1)
-    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
-  const liveNames = new Set(
-    jobs.filter((j2) => isLive2(j2.state) && !isRetiredDuplicate(j2.name)).map((j2) => j2.name)
-  );
-  const live3 = liveNames.size;
-  let free = Math.max(0, maxParallel - live3);
-  const plan = { existing: [], submitNow: [], queued: [], live: live3, slots: maxParallel };
-  const seen = /* @__PURE__ */ new Set();
-  for (const request2 of requests) {
-    if (seen.has(request2.jobName)) continue;
-    seen.add(request2.jobName);
-    const job = representativeJob(jobs, request2.jobName);
-    if (job) plan.existing.push({ request: request2, job });
-    else if (free > 0) {
-      plan.submitNow.push(request2);
-      free--;
-    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
-  }
-  return plan;
-}
-
-// src/usecases/submit.ts
-function experimentPrefix(experimentId) {
-  return `topo-${experimentId}-`;
-}
-var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
-async function submitCandidate(deps, request2) {
-  const { jobName: jobName2, shellLine: shellLine2 } = request2.submission;
-  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL2;
-  const prefix = experimentPrefix(request2.experimentId);
-  if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
-  const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
-  let jobs = await experimentJobs(deps, request2);
-  const found = representativeJob(jobs, jobName2);
-  if (found && (isLive2(found.state) || !request2.resubmitFinished)) {
-    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
-    return { ...base, status: "existing", jobId: kept.id, state: kept.state };
-  }
-  if (found) jobs = jobs.filter((j2) => j2.name !== jobName2);
-  const me2 = { jobName: jobName2 };
-  const plan = planQueue([...request2.ahead ?? [], me2], jobs, maxParallel);
-  const waiting2 = plan.queued.find((q2) => q2.request === me2);
-  if (request2.dryRun) {
-    return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
-  }
-  if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
-  return submitHeld(deps, request2, base, maxParallel);
-}
-async function experimentJobs(deps, request2) {
-  const listed = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
-  return ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
-}
-async function submitHeld(deps, request2, base, maxParallel) {
-  const { slurm } = deps;
-  const log = deps.log ?? (() => {
-  });
-  const { jobName: jobName2, argv } = request2.submission;
-  const output = argv.find((a) => a.startsWith("--output="));
-  if (output) await slurm.ensureDir(dirname3(output.slice("--output=".length)));
-  const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
-  for (let attempt = 1; ; attempt++) {
-    let submittedId;
-    try {
-      submittedId = await slurm.submit(held, request2.submission.env);
-      log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
-    } catch (error) {
-      if (!(error instanceof ConnectionLostError)) throw error;
-      log(`connection lost during sbatch of ${jobName2}: looking it up by name`);
-    }
-    try {
-      const done = await keepOne(deps, request2, base, maxParallel, submittedId);
-      if (done === "not-found" && submittedId === void 0 && attempt < 3) continue;
-      if (done === "not-found")
-        throw new Error(
-          `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
-        );
-      return done;
-    } catch (error) {
-      if (submittedId !== void 0) await withdrawHeld(deps, submittedId, error);
-      throw error;
-    }
-  }
-}
-async function keepOne(deps, request2, base, maxParallel, submittedId) {
-  const { jobName: jobName2 } = request2.submission;
-  const after = await experimentJobs(deps, request2);
-  const mine = after.filter((j2) => j2.name === jobName2 && isLive2(j2.state)).sort(byJobId);
-  const keeper = mine[0];
-  if (!keeper) return "not-found";
-  const ours = submittedId === void 0 || keeper.id === submittedId;
-  const live3 = ours ? liveOverLimit(after, keeper, maxParallel) : null;
-  if (live3 !== null) {
-    for (const j2 of mine) await retire(deps, j2, jobName2);
-    deps.log?.(`${jobName2}: ${live3} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
-    return { ...base, status: "queued", position: 1, live: live3 - 1, maxParallel };
-  }
-  const kept = await settle(deps, after, jobName2, keeper);
-  return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
-}
-async function withdrawHeld(deps, jobId2, error) {
-  let outcome;
-  try {
-    await deps.slurm.cancel(jobId2);
-    outcome = `the held job ${jobId2} this submit made was cancelled (it never ran); submit again`;
-  } catch (cancelError) {
-    outcome = `cancelling the held job ${jobId2} this submit made failed too (${cancelError.message}): it is left held; cancel it with \`scancel ${jobId2}\``;
-  }
-  deps.log?.(outcome);
-  if (error instanceof Error) error.message = `${error.message}; ${outcome}`;
-}
-function liveOverLimit(after, keeper, maxParallel) {
-  const liveByName = /* @__PURE__ */ new Map();
-  for (const j2 of after.filter((x2) => isLive2(x2.state) && !isRetiredDuplicate(x2.name)).sort(byJobId))
-    if (!liveByName.has(j2.name)) liveByName.set(j2.name, j2);
-  const youngest2 = [...liveByName.values()].sort(byJobId).at(-1);
-  const yields = liveByName.size > maxParallel && youngest2?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
-  return yields ? liveByName.size : null;
-}
-async function settle(deps, jobs, jobName2, keeper) {
-  const live3 = jobs.filter((j2) => j2.name === jobName2 && isLive2(j2.state)).sort(byJobId);
-  const kept = keeper ?? live3[0] ?? representativeJob(jobs, jobName2);
-  if (!kept) throw new Error(`no job named ${jobName2}`);
-  for (const j2 of live3) if (j2.id !== kept.id) await retire(deps, j2, jobName2);
-  if (isLive2(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
-    await deps.slurm.release(kept.id);
-    deps.log?.(`released job ${kept.id} (${jobName2})`);
-  }
-  return kept;
-}
-async function retire(deps, job, jobName2) {
-  try {
-    await deps.slurm.rename(job.id, retiredName(jobName2));
-  } catch (error) {
-    deps.log?.(`could not rename duplicate job ${job.id}: ${error.message}`);
-  }
-  await deps.slurm.cancel(job.id);
-  deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
-}
-function isRunOfName(name, jobName2, experimentId) {
-  if (name === jobName2) return true;
-  const wanted = parseRunName(jobName2, experimentId);
-  const found = parseRunName(name, experimentId);
-  return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
-}
-async function liveRunOf(slurm, experimentId, baseName) {
-  const jobs = ownJobs(await slurm.jobs(experimentPrefix(experimentId)), experimentId);
-  return jobs.filter((j2) => isRunOfName(j2.name, baseName, experimentId) && isLive2(j2.state)).sort(byJobId)[0] ?? null;
-}
-async function cancelCandidate(deps, request2) {
-  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
-  const mine = jobs.filter((j2) => isRunOfName(j2.name, request2.jobName, request2.experimentId));
-  const live3 = mine.filter((j2) => isLive2(j2.state));
-  for (const j2 of live3) await deps.slurm.cancel(j2.id);
-  const newest = mine.sort(byJobId).at(-1);
-  return {
-    jobName: request2.jobName,
-    cancelled: live3.map((j2) => j2.id),
-    job: newest ? representativeJob(mine, newest.name) : null
-  };
-}
-
 // src/usecases/submit-comment.ts
-function codeBlock(text2, lang = "sh") {
-  const longest = Math.max(2, ...[...text2.matchAll(/`+/g)].map((m2) => m2[0].length));
+function codeBlock(text3, lang = "sh") {
+  const longest = Math.max(2, ...[...text3.matchAll(/`+/g)].map((m2) => m2[0].length));
   const fence = "`".repeat(longest + 1);
   return `${fence}${lang}
-${text2}
+${text3}
 ${fence}`;
 }
-function code2(text2) {
-  return `\`${text2.replace(/`/g, "'")}\``;
+function code2(text3) {
+  return `\`${text3.replace(/`/g, "'")}\``;
 }
 function ordinal(n) {
   if (n % 100 >= 11 && n % 100 <= 13) return `${n}th`;
@@ -75515,6 +76009,7 @@ import { readFileSync as readFileSync5 } from "node:fs";
 // src/slurm/environment.ts
 var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
 var SLURM_TIME_ZONE = "UTC";
+var SLURM_TIME_FORMAT = "standard";
 var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
 var VALUE = /^[\x20-\x7e]{0,4096}$/;
 function plainCommandEnvironment(from, extra = {}) {
@@ -75524,6 +76019,7 @@ function plainCommandEnvironment(from, extra = {}) {
     if (value !== void 0 && value !== "") env[key] = value;
   }
   env.TZ = SLURM_TIME_ZONE;
+  env.SLURM_TIME_FORMAT = SLURM_TIME_FORMAT;
   for (const [key, value] of Object.entries(extra)) {
     if (value === void 0) continue;
     if (!SUBMIT_VARIABLE_SET.has(key))
@@ -75550,316 +76046,11 @@ function withExportAllowlist(argv) {
 function mergeJobListings(controller, accounting) {
   const held = new Map(controller.map((j2) => [j2.id, j2]));
   const onlyAccounted = accounting.filter((j2) => {
-    if (isLive2(j2.state)) return false;
+    if (isLive(j2.state)) return false;
     const same = held.get(j2.id);
     return !same || same.submitTime !== null && j2.submitTime !== null && same.submitTime !== j2.submitTime;
   });
   return [...controller, ...onlyAccounted];
-}
-
-// src/slurm/parse.ts
-var SQUEUE_FIELDS = [
-  "JobID",
-  "State",
-  "Reason",
-  "exit_code",
-  "RestartCnt",
-  "SubmitTime",
-  "StartTime",
-  "EndTime",
-  "TimeLimit",
-  "TimeUsed",
-  "NodeList",
-  "NumNodes",
-  "tres-alloc",
-  "tres-per-node",
-  "STDOUT",
-  "Name"
-];
-var SQUEUE_FORMAT = SQUEUE_FIELDS.map(
-  (f, i) => i < SQUEUE_FIELDS.length - 1 ? `${f}:0|` : `${f}:0`
-).join(",");
-var SACCT_FIELDS = [
-  "JobID",
-  "State",
-  "Reason",
-  "ExitCode",
-  "Submit",
-  "Start",
-  "End",
-  "Timelimit",
-  "Elapsed",
-  "NodeList",
-  "AllocTRES",
-  "JobName"
-];
-var SACCT_FORMAT = SACCT_FIELDS.join(",");
-var JOB_ID = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\]))?$/;
-var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
-var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|UNLIMITED|INVALID|NOT_SET|Partition_Limit)$/;
-var STATE_SET = new Set(SLURM_JOB_STATES);
-function state(text2, command, line) {
-  const word = text2.split(" ")[0] ?? "";
-  if (STATE_SET.has(word)) return word;
-  if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return "UNKNOWN";
-  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text2)}`, line);
-}
-function rawState(text2) {
-  const word = text2.split(" ")[0] ?? "";
-  return STATE_SET.has(word) ? {} : { rawState: word };
-}
-function jobId(text2, command, line) {
-  if (!JOB_ID.test(text2))
-    throw new SlurmOutputError(command, `job id ${JSON.stringify(text2)} is not a Slurm job id`, line);
-  return text2;
-}
-function time(text2, command, line) {
-  if (text2 === "" || text2 === "N/A" || text2 === "Unknown" || text2 === "None" || text2 === "(null)")
-    return null;
-  if (!TIME.test(text2))
-    throw new SlurmOutputError(command, `time ${JSON.stringify(text2)} is not YYYY-MM-DDTHH:MM:SS`, line);
-  return text2;
-}
-function duration(text2, command, line) {
-  if (text2 === "" || text2 === "N/A") return null;
-  if (!DURATION.test(text2))
-    throw new SlurmOutputError(command, `duration ${JSON.stringify(text2)} is not [D-]HH:MM:SS`, line);
-  return text2;
-}
-function slurmDurationToSeconds(text2) {
-  const m2 = /^(?:([0-9]+)-([0-9]+)(?::([0-9]+))?(?::([0-9]+))?|(?:([0-9]+):)?([0-9]+):([0-9]+)(?:\.[0-9]+)?)$/.exec(
-    text2 ?? ""
-  );
-  if (!m2) return null;
-  const n = (v2) => Number(v2 ?? 0);
-  if (m2[1] !== void 0) return ((n(m2[1]) * 24 + n(m2[2])) * 60 + n(m2[3])) * 60 + n(m2[4]);
-  return (n(m2[5]) * 60 + n(m2[6])) * 60 + n(m2[7]);
-}
-function gpusFromTres(tres) {
-  const untyped = /(?:^|,)gres\/gpu=([0-9]+)(?:,|$)/.exec(tres);
-  if (untyped) return Number(untyped[1]);
-  const typed = [...tres.matchAll(/(?:^|,)gres\/gpu:[^=,]+=([0-9]+)/g)];
-  return typed.length > 0 ? typed.reduce((sum, t) => sum + Number(t[1]), 0) : null;
-}
-function gpusPerNode(perNode, nodeCount) {
-  const m2 = /(?:^|,)gres[:/]gpu(?::[^:,]+)?:([0-9]+)(?:,|$)/.exec(perNode);
-  const nodesNow = /^([0-9]+)/.exec(nodeCount);
-  return m2 && nodesNow ? Number(m2[1]) * Number(nodesNow[1]) : null;
-}
-function allocation(gpus, elapsed) {
-  const seconds3 = slurmDurationToSeconds(elapsed);
-  return { gpus, gpuMinutes: gpus === null || seconds3 === null ? null : gpus * seconds3 / 60 };
-}
-function reason(text2) {
-  return text2 === "" || text2 === "None" || text2 === "(null)" ? null : text2;
-}
-function nodes(text2) {
-  return text2 === "" || text2 === "(null)" || text2 === "None assigned" ? null : text2;
-}
-function count(text2, what, command, line) {
-  if (!/^[0-9]+$/.test(text2))
-    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text2)} is not a count`, line);
-  return Number(text2);
-}
-function decodeWaitStatus(status2) {
-  const signal = status2 & 127;
-  if (signal !== 0) return { exitCode: null, signal };
-  return { exitCode: status2 >> 8 & 255, signal: null };
-}
-function decodeExitPair(text2, command, line) {
-  const m2 = /^([0-9]+):([0-9]+)$/.exec(text2);
-  if (!m2)
-    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text2)} is not <code>:<signal>`, line);
-  const signal = Number(m2[2]);
-  if (signal !== 0) return { exitCode: null, signal };
-  return { exitCode: Number(m2[1]), signal: null };
-}
-function expandOutputPattern(pattern, job) {
-  const [arrayJob, arrayTask] = job.id.split("_");
-  return pattern.replace(/%(\d*)([%jJxAaN])/g, (whole, pad, key) => {
-    const width = pad === "" ? 0 : Number(pad);
-    const padded = (v2) => width > 0 && /^[0-9]+$/.test(v2) ? v2.padStart(width, "0") : v2;
-    switch (key) {
-      case "%":
-        return "%";
-      case "j":
-      case "J":
-        return padded(job.id);
-      case "A":
-        return padded(arrayJob ?? job.id);
-      case "a":
-        return arrayTask !== void 0 ? padded(arrayTask) : whole;
-      case "x":
-        return job.name;
-      case "N":
-        return job.nodes ? firstHost(job.nodes) : whole;
-      default:
-        return whole;
-    }
-  });
-}
-function firstHost(hostlist) {
-  const m2 = /^([^[,]*)(\[([0-9]+))?/.exec(hostlist);
-  return `${m2?.[1] ?? ""}${m2?.[3] ?? ""}`;
-}
-function live2(s, exit) {
-  return isLive2(s) ? { exitCode: null, signal: null } : exit;
-}
-function parseSqueue(output) {
-  return fieldLines(output, "squeue", SQUEUE_FIELDS.length).map(({ parts, line }) => squeueJob(parts, line));
-}
-function fieldLines(output, command, fields) {
-  const lines = [];
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const parts = line.split("|");
-    if (parts.length < fields)
-      throw new SlurmOutputError(command, `expected ${fields} |-separated fields, got ${parts.length}`, line);
-    lines.push({ parts: [...parts.slice(0, fields - 1), parts.slice(fields - 1).join("|")], line });
-  }
-  return lines;
-}
-function squeueJob(parts, line) {
-  const command = "squeue";
-  const [
-    id,
-    st,
-    why,
-    exit,
-    restarts,
-    submit,
-    start,
-    end,
-    limit,
-    used,
-    nodeList,
-    nodeCount,
-    tres,
-    perNode,
-    stdout,
-    name
-  ] = parts;
-  const s = state(st ?? "", command, line);
-  const exitDecoded = exit === "N/A" || exit === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exit ?? "", "exit status", command, line));
-  const elapsed = duration(used ?? "", command, line);
-  const gpus = gpusFromTres(tres ?? "") ?? gpusPerNode(perNode ?? "", nodeCount ?? "");
-  const job = {
-    id: jobId(id ?? "", command, line),
-    name: name ?? "",
-    state: s,
-    ...rawState(st ?? ""),
-    reason: reason(why ?? ""),
-    ...live2(s, exitDecoded),
-    restarts: count(restarts ?? "", "restart count", command, line),
-    submitTime: time(submit ?? "", command, line),
-    startTime: time(start ?? "", command, line),
-    endTime: time(end ?? "", command, line),
-    timeLimit: duration(limit ?? "", command, line),
-    elapsed,
-    ...allocation(gpus, elapsed),
-    nodes: nodes(nodeList ?? ""),
-    stdoutPath: null,
-    source: "squeue"
-  };
-  job.stdoutPath = stdout === "" || stdout === "N/A" ? null : expandOutputPattern(stdout ?? "", job);
-  return job;
-}
-function parseSacct(output) {
-  const command = "sacct";
-  return fieldLines(output, command, SACCT_FIELDS.length).map(({ parts, line }) => {
-    const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, name] = parts;
-    const s = state(st ?? "", command, line);
-    const elapsed = duration(used ?? "", command, line);
-    return {
-      id: jobId(id ?? "", command, line),
-      name: name ?? "",
-      state: s,
-      ...rawState(st ?? ""),
-      reason: reason(why ?? ""),
-      ...live2(s, decodeExitPair(exit ?? "", command, line)),
-      restarts: null,
-      submitTime: time(submit ?? "", command, line),
-      startTime: time(start ?? "", command, line),
-      endTime: time(end ?? "", command, line),
-      timeLimit: duration(limit ?? "", command, line),
-      elapsed,
-      ...allocation(gpusFromTres(tres ?? ""), elapsed),
-      nodes: nodes(nodeList ?? ""),
-      stdoutPath: null,
-      source: "sacct"
-    };
-  });
-}
-function scontrolFields(line) {
-  const fields = /* @__PURE__ */ new Map();
-  for (const part of line.trim().split(/ (?=[A-Za-z][A-Za-z0-9_:/-]*=)/)) {
-    const eq = part.indexOf("=");
-    if (eq <= 0)
-      throw new SlurmOutputError("scontrol show job", `field ${JSON.stringify(part)} is not Key=Value`, line);
-    fields.set(part.slice(0, eq), part.slice(eq + 1));
-  }
-  return fields;
-}
-function parseScontrolJobs(output) {
-  const command = "scontrol show job";
-  if (/^No jobs in the system\s*$/.test(output.trim())) return [];
-  const jobs = [];
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const f = scontrolFields(line);
-    const need = (key) => {
-      const v2 = f.get(key);
-      if (v2 === void 0) throw new SlurmOutputError(command, `no ${key}= field`, line);
-      return v2;
-    };
-    const arrayJob = f.get("ArrayJobId");
-    const arrayTask = f.get("ArrayTaskId");
-    const id = arrayJob !== void 0 && arrayTask !== void 0 ? `${arrayJob}_${arrayTask}` : need("JobId");
-    const s = state(need("JobState"), command, line);
-    const stdout = f.get("StdOut");
-    jobs.push({
-      id: jobId(id, command, line),
-      name: need("JobName"),
-      state: s,
-      ...rawState(need("JobState")),
-      reason: reason(need("Reason")),
-      ...live2(s, decodeExitPair(need("ExitCode"), command, line)),
-      restarts: count(need("Restarts"), "restart count", command, line),
-      submitTime: time(need("SubmitTime"), command, line),
-      startTime: time(need("StartTime"), command, line),
-      endTime: time(need("EndTime"), command, line),
-      timeLimit: duration(need("TimeLimit"), command, line),
-      elapsed: duration(need("RunTime"), command, line),
-      ...allocation(
-        gpusFromTres(f.get("TRES") ?? "") ?? gpusPerNode(f.get("TresPerNode") ?? "", f.get("NumNodes") ?? ""),
-        duration(need("RunTime"), command, line)
-      ),
-      nodes: nodes(need("NodeList")),
-      stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
-      source: "scontrol"
-    });
-  }
-  return jobs;
-}
-function parseSbatchParsable(stdout) {
-  const lines = stdout.split("\n").filter((l3) => l3.trim() !== "");
-  const last = lines.at(-1)?.trim() ?? "";
-  const m2 = /^([0-9]+)(;[A-Za-z0-9_.-]+)?$/.exec(last);
-  if (lines.length !== 1 || !m2?.[1]) {
-    throw new SlurmOutputError("sbatch --parsable", 'expected one line "<job id>[;<cluster>]"', stdout);
-  }
-  return m2[1];
-}
-function accountingEnabled(showConfig) {
-  const m2 = /^AccountingStorageType\s*=\s*(\S+)/m.exec(showConfig);
-  if (!m2?.[1])
-    throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
-  return m2[1] !== "accounting_storage/none";
-}
-function slurmTimeToUnix(text2) {
-  if (!text2 || !TIME.test(text2)) return null;
-  const ms = Date.parse(`${text2}Z`);
-  return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
 }
 
 // src/slurm/client.ts
@@ -75867,6 +76058,7 @@ var JOB_ID2 = /^[0-9]+(_[0-9]+)?$/;
 var NAME_PREFIX = /^[A-Za-z0-9_.-]{1,200}$/;
 var JOB_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
 var PATH = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
+var USER = /^[A-Za-z0-9_.@\\$-][A-Za-z0-9_.@\\ $-]{0,127}$/;
 function checked(value, pattern, what) {
   if (!pattern.test(value))
     throw new UnsafeArgumentError(`${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
@@ -75888,16 +76080,41 @@ function createSlurmClient(transport, options2 = {}) {
     }
     return result;
   }
-  async function accountingJobs() {
+  const log = options2.log ?? ((m2) => process.stderr.write(`${m2}
+`));
+  let me2;
+  function user() {
+    me2 ??= run3(["id", "-un"], true).then((r) => checked(r.stdout.trim(), USER, "login user name"));
+    me2.catch(() => me2 = void 0);
+    return me2;
+  }
+  async function accountingJobs(account) {
     const hours = options2.sacctHours ?? 72;
     const argv = ["sacct", "--parsable2", "--noheader", "--allocations", `--starttime=now-${hours}hours`];
-    return parseSacct((await run3([...argv, `--format=${SACCT_FORMAT}`], true)).stdout);
+    return parseSacct((await run3([...argv, `--user=${account}`, `--format=${SACCT_FORMAT}`], true)).stdout);
   }
   function historySource() {
     history ??= run3(["scontrol", "show", "config"], true).then(
       (r) => accountingEnabled(r.stdout) ? "sacct" : "squeue"
     );
     return history;
+  }
+  async function listing(namePrefix) {
+    checked(namePrefix, NAME_PREFIX, "job name prefix");
+    const [source, account] = await Promise.all([historySource(), user()]);
+    const ended = source === "sacct" ? await accountingJobs(account) : { jobs: [], skipped: [] };
+    const r = await run3(["squeue", "--me", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
+    const live3 = parseSqueue(r.stdout);
+    const skipped = [...ended.skipped, ...live3.skipped];
+    for (const s of skipped) log(`skipped a ${s.command} line (${s.problem}): ${JSON.stringify(s.line)}`);
+    const jobs = mergeJobListings(live3.jobs, ended.jobs).filter(
+      (j2) => j2.name.startsWith(namePrefix) && (j2.user === null || j2.user === account)
+    );
+    return {
+      jobs,
+      accounting: source === "sacct" ? "on" : "off",
+      skipped: skipped.filter((s) => s.name === null || s.name.startsWith(namePrefix))
+    };
   }
   return {
     transport,
@@ -75916,11 +76133,9 @@ function createSlurmClient(transport, options2 = {}) {
       const result = await run3(exported, false, 6e4, env);
       return parseSbatchParsable(result.stdout);
     },
+    listing,
     async jobs(namePrefix) {
-      checked(namePrefix, NAME_PREFIX, "job name prefix");
-      const ended = await historySource() === "sacct" ? await accountingJobs() : [];
-      const r = await run3(["squeue", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
-      return mergeJobListings(parseSqueue(r.stdout), ended).filter((j2) => j2.name.startsWith(namePrefix));
+      return (await listing(namePrefix)).jobs;
     },
     async cancel(jobId2) {
       await run3(["scancel", checked(jobId2, JOB_ID2, "job id")], true);
@@ -76850,6 +77065,107 @@ var NodeSSH = class {
   }
 };
 
+// src/slurm/ssh-shell.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { StringDecoder } from "node:string_decoder";
+var ShellGone = class extends Error {
+};
+var ShellTimeout = class extends Error {
+};
+function markedLine(line, mark) {
+  return `${line} </dev/null; __topo_rc=$?; printf '\\n%s %d\\n' '${mark}' "$__topo_rc"; printf '\\n%s\\n' '${mark}' >&2
+`;
+}
+function readMarked(out, err, mark) {
+  const o = out.indexOf(`
+${mark} `);
+  const e = err.indexOf(`
+${mark}
+`);
+  if (o < 0 || e < 0) return null;
+  const end = out.indexOf("\n", o + mark.length + 2);
+  if (end < 0) return null;
+  const code3 = Number(out.slice(o + mark.length + 2, end));
+  return {
+    stdout: out.slice(0, o),
+    stderr: err.slice(0, e),
+    code: Number.isInteger(code3) ? code3 : 255
+  };
+}
+async function startRemoteShell(channel, readyTimeoutMs) {
+  const token = randomBytes2(12).toString("hex");
+  const decoders = {
+    out: new StringDecoder("utf8"),
+    err: new StringDecoder("utf8")
+  };
+  let out = "";
+  let err = "";
+  let alive = true;
+  let pending;
+  channel.on("data", (chunk) => {
+    out += decoders.out.write(chunk);
+    pending?.(false);
+  });
+  channel.stderr.on("data", (chunk) => {
+    err += decoders.err.write(chunk);
+    pending?.(false);
+  });
+  channel.on("close", () => {
+    alive = false;
+    pending?.(true);
+  });
+  const close = () => {
+    alive = false;
+    channel.close();
+  };
+  function exchange(text3, timeoutMs, done) {
+    out = "";
+    err = "";
+    return new Promise((resolve19, reject) => {
+      const timer = setTimeout(() => {
+        pending = void 0;
+        close();
+        reject(new ShellTimeout(`no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      pending = (gone) => {
+        const result = done();
+        if (result === null && !gone) return;
+        pending = void 0;
+        clearTimeout(timer);
+        if (result === null) reject(new ShellGone("the shell closed"));
+        else resolve19(result);
+      };
+      if (!alive) pending(true);
+      else channel.write(text3);
+    });
+  }
+  const ready = `${token}:ready`;
+  await exchange(
+    `printf '%s\\n' '${ready}'
+`,
+    readyTimeoutMs,
+    () => out.includes(`${ready}
+`) ? true : null
+  );
+  let seq = 0;
+  let queue = Promise.resolve();
+  return {
+    get alive() {
+      return alive;
+    },
+    close,
+    run(line, timeoutMs) {
+      const mark = `${token}:${++seq}`;
+      const next = queue.then(
+        () => exchange(markedLine(line, mark), timeoutMs, () => readMarked(out, err, mark))
+      );
+      queue = next.catch(() => {
+      });
+      return next;
+    }
+  };
+}
+
 // src/slurm/ssh-transport.ts
 var HOST_KEY_ALGORITHMS = {
   "ssh-ed25519": ["ssh-ed25519"],
@@ -76861,12 +77177,12 @@ var HOST_KEY_ALGORITHMS = {
 function fingerprint(blob) {
   return `SHA256:${createHash2("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
 }
-function parseKnownHostKey(text2) {
+function parseKnownHostKey(text3) {
   const m2 = /^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256|ecdsa-sha2-nistp384|ecdsa-sha2-nistp521) ([A-Za-z0-9+/=]+)$/.exec(
-    text2.trim()
+    text3.trim()
   );
   if (!m2?.[1] || !m2[2]) {
-    throw new SlurmError(`known_host_key ${JSON.stringify(text2)} is not "<type> <base64>" as in known_hosts`);
+    throw new SlurmError(`known_host_key ${JSON.stringify(text3)} is not "<type> <base64>" as in known_hosts`);
   }
   return { type: m2[1], blob: Buffer.from(m2[2], "base64") };
 }
@@ -76893,6 +77209,34 @@ function createSshTransport(options2) {
   });
   let ssh;
   let connecting;
+  let shell;
+  let persistent = options2.persistentShell !== false;
+  function shellOf(client) {
+    if (shell?.client === client) {
+      const current = shell;
+      return current.shell.then((s) => {
+        if (s === null || s.alive) return s;
+        if (shell === current) shell = void 0;
+        return shellOf(client);
+      });
+    }
+    const started = openShell(client).catch(() => {
+      if (client.isConnected()) persistent = false;
+      return null;
+    });
+    shell = { client, shell: started };
+    return started;
+  }
+  function openShell(client) {
+    return new Promise((resolve19, reject) => {
+      const connection = client.connection;
+      if (!connection) return reject(new Error("not connected"));
+      connection.exec(
+        "exec /bin/sh",
+        (error, channel) => error ? reject(error) : resolve19(channel)
+      );
+    }).then((channel) => startRemoteShell(channel, options2.commandTimeoutMs ?? 3e4));
+  }
   async function connectOnce() {
     let seen;
     const client = new NodeSSH();
@@ -76963,6 +77307,8 @@ function createSshTransport(options2) {
     assertSafeArgv(argv);
     const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k2, v2]) => `${k2}=${v2}`);
     const line = remoteCommandLine(["env", ...envPrefix, ...perCommand, ...argv]);
+    const remote = persistent ? await shellOf(client) : null;
+    if (remote) return runInShell(remote, client, argv, line, timeout);
     let channel;
     let timer;
     const timedOut = new Promise((_2, reject) => {
@@ -76992,7 +77338,11 @@ function createSshTransport(options2) {
           `connection to ${where} was lost while running \`${argv.join(" ")}\`${result.signal ? ` (signal ${result.signal})` : ""}`
         );
       }
-      return { stdout: result.stdout, stderr: result.stderr, code: result.code };
+      return {
+        stdout: result.stdout,
+        stderr: result.stderr,
+        code: result.code
+      };
     } catch (error) {
       if (error instanceof SlurmError) throw error;
       if (ssh === client) ssh = void 0;
@@ -77002,6 +77352,19 @@ function createSshTransport(options2) {
       );
     } finally {
       clearTimeout(timer);
+    }
+  }
+  async function runInShell(remote, client, argv, line, timeout) {
+    try {
+      return await remote.run(line, timeout);
+    } catch (error) {
+      if (error instanceof ShellTimeout)
+        throw new CommandTimeoutError(
+          `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where} (stopped)`
+        );
+      if (!(error instanceof ShellGone)) throw error;
+      if (!client.isConnected() && ssh === client) ssh = void 0;
+      throw new ConnectionLostError(`connection to ${where} was lost while running \`${argv.join(" ")}\``);
     }
   }
   return {
@@ -77019,6 +77382,9 @@ function createSshTransport(options2) {
       }
     },
     async close() {
+      const open = shell;
+      shell = void 0;
+      await open?.shell.then((s) => s?.close());
       ssh?.dispose();
       ssh = void 0;
     }
@@ -77027,8 +77393,8 @@ function createSshTransport(options2) {
 
 // src/slurm/for-cluster.ts
 function sshPrivateKey(env) {
-  const text2 = env.TOPO_SSH_KEY;
-  if (text2 && text2.trim() !== "") return text2.endsWith("\n") ? text2 : `${text2}
+  const text3 = env.TOPO_SSH_KEY;
+  if (text3 && text3.trim() !== "") return text3.endsWith("\n") ? text3 : `${text3}
 `;
   const file = env.TOPO_SSH_KEY_FILE;
   if (file && file.trim() !== "") {
@@ -77177,7 +77543,7 @@ var submitCommand = {
   summary: "Submit a candidate to Slurm under a run name of its own (at most max_parallel per experiment)",
   help: {
     synopsis: "topo submit <candidate.yaml> [options]",
-    description: "Validates and renders the candidate, then submits it with sbatch (argv, never a shell) under a new run name `topo-<experiment>-<candidate>-<hash8>-<label>`, as /topo submit does, so a rerun never shares a run_name (and metrics) with an earlier run. A live run of the same candidate and topology stands: it is shown, not submitted again. Beyond max_parallel nothing is submitted (no monitor serves a CLI queue): run it again when a slot frees. A CLI run has no pull request: it is tracked on the cluster by its run name only (`topo status`, `topo analyze <run name>`, `topo cancel`). With --json the result and the run request follow schemas/cli/submit.schema.json. Exit 1 when the candidate has errors.",
+    description: "Validates and renders the candidate, then submits it with sbatch (argv, never a shell) under a new run name `topo-<experiment>-<candidate>-<hash8>-<label>`, as /topo submit does, so a rerun never shares a run_name (and metrics) with an earlier run. A live run of the same candidate and topology stands: it is shown, not submitted again, and released when a submit interrupted between sbatch and its release left it held. Ctrl-C while it submits cancels the job it holds (it never ran) and exits 130; a second Ctrl-C quits at once, and the next `topo submit` or `topo watch` releases what it left. Beyond max_parallel nothing is submitted (no monitor serves a CLI queue): run it again when a slot frees. A CLI run has no pull request: it is tracked on the cluster by its run name only (`topo status`, `topo analyze <run name>`, `topo cancel`). With --json the result and the run request follow schemas/cli/submit.schema.json. Exit 1 when the candidate has errors.",
     options: [
       CLUSTER_OPTION,
       CLUSTERS_OPTION,
@@ -77211,25 +77577,26 @@ var submitCommand = {
         requested_by: io.env.USER || io.env.LOGNAME || "unknown",
         requested_at: (/* @__PURE__ */ new Date()).toISOString()
       };
-      const standing = await liveRunOf(slurm, details.experimentId, submission.jobName);
-      const result = standing ? {
-        status: "existing",
-        jobId: standing.id,
-        state: standing.state,
-        jobName: standing.name,
-        cluster,
-        command: withRunName(submission, standing.name).shellLine
-      } : await submitCandidate(
-        { slurm, log: (m2) => io.stderr(`${m2}
-`) },
-        {
-          experimentId: details.experimentId,
-          cluster,
-          submission: withRunName(submission, request2.run_name),
-          maxParallel: details.experimentConfig.max_parallel,
-          dryRun: flag(parsed, "dry-run")
-        }
-      );
+      const interrupts = io.interrupts?.();
+      let result;
+      try {
+        result = await submitCandidate(
+          { slurm, log: (m2) => io.stderr(`${m2}
+`), ...interrupts ? { signal: interrupts.signal } : {} },
+          {
+            experimentId: details.experimentId,
+            cluster,
+            submission: withRunName(submission, request2.run_name),
+            standsFor: submission.jobName,
+            maxParallel: details.experimentConfig.max_parallel,
+            dryRun: flag(parsed, "dry-run")
+          }
+        );
+      } finally {
+        interrupts?.release();
+      }
+      if (result.status === "existing")
+        result = { ...result, command: withRunName(submission, result.jobName).shellLine };
       const made = result.status === "submitted" || result.status === "dry-run";
       if (flag(parsed, "json"))
         io.stdout(
@@ -77249,9 +77616,9 @@ function cliText(result) {
 
 The CLI keeps no queue (only a pull request's \`/topo submit\` waits for the monitor): run \`topo submit\` again when a slot frees.
 `;
-  const text2 = renderSubmitComment(result);
-  if (result.status !== "submitted") return text2;
-  return `${text2}
+  const text3 = renderSubmitComment(result);
+  if (result.status !== "submitted") return text3;
+  return `${text3}
 Run name \`${result.jobName}\`: a CLI run has no pull request; follow it by this name (\`topo status\`, \`topo analyze ${result.jobName}\`).
 `;
 }
@@ -77427,10 +77794,10 @@ var DemoOutput = class {
     mkdirSync(this.dir, { recursive: true });
   }
   /** Writes `text` at `path` (relative to the output folder); returns the absolute path. */
-  write(path, text2) {
+  write(path, text3) {
     const target = this.resolveInside(path);
     mkdirSync(dirname4(target), { recursive: true });
-    writeFileSync(target, text2);
+    writeFileSync(target, text3);
     this.remember(target);
     return target;
   }
@@ -77528,7 +77895,7 @@ var FIXES2 = {
   preempted: "not caused by the topology: it is requeued or can be submitted again"
 };
 function classifyFailure(job, log = []) {
-  if (isLive2(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
+  if (isLive(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
   if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
   const evidence = [
     `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
@@ -77592,14 +77959,14 @@ function classifyFailure(job, log = []) {
   return failure;
 }
 function message(job, kind, traceback) {
-  let text2 = `Job ${job.id} ${MESSAGES[kind]}`;
+  let text3 = `Job ${job.id} ${MESSAGES[kind]}`;
   if (kind === "crash") {
     const last = traceback.at(-1);
-    text2 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
+    text3 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
   }
-  if (kind === "time-limit" && job.timeLimit) text2 += ` (${job.timeLimit})`;
-  if (kind === "node-failure" && job.nodes) text2 += ` (${job.nodes})`;
-  return `${text2}.`;
+  if (kind === "time-limit" && job.timeLimit) text3 += ` (${job.timeLimit})`;
+  if (kind === "node-failure" && job.nodes) text3 += ` (${job.nodes})`;
+  return `${text3}.`;
 }
 function tracebackLines(log) {
   let start = -1;
@@ -77628,7 +77995,7 @@ function dedupe2(lines) {
 // src/judge/job.ts
 var FAILURE_LOG_LINES = 200;
 function endedInFailure(job) {
-  return !isLive2(job.state) && classifyFailure(job, []) !== null;
+  return !isLive(job.state) && classifyFailure(job, []) !== null;
 }
 async function jobFailure(slurm, job) {
   if (!endedInFailure(job)) return null;
@@ -77656,9 +78023,24 @@ async function experimentJobs2(slurm, experimentId, knownExperimentIds = []) {
 }
 
 // src/monitor/adapters.ts
-function slurmMonitorPort(slurm, knownExperimentIds = []) {
+function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
   return {
-    jobs: (experimentId) => experimentJobs2(slurm, experimentId, knownExperimentIds),
+    async jobs(experimentId) {
+      let listed = await slurm.jobs(experimentPrefix(experimentId));
+      const release = effects?.releaseAbandonedHolds;
+      if (release)
+        listed = await releaseAbandonedHolds(
+          { slurm, ...release.log ? { log: release.log } : {} },
+          experimentId,
+          listed,
+          release.now()
+        );
+      return experimentJobs2(
+        { jobs: async () => listed, tail: (j2, n) => slurm.tail(j2, n) },
+        experimentId,
+        knownExperimentIds
+      );
+    },
     cancel: (jobId2) => slurm.cancel(jobId2)
   };
 }
@@ -77782,7 +78164,7 @@ var isRef = (p) => p.c.role === "reference";
 function endedFor(p) {
   if (p.decided?.stop) return true;
   if (p.decided?.view?.observation.failure) return true;
-  if (p.job) return !isLive2(p.job.state);
+  if (p.job) return !isLive(p.job.state);
   return !p.c.requested;
 }
 function roundCandidates(e) {
@@ -77803,7 +78185,7 @@ function youngest(open) {
   return ages.length ? Math.min(...ages) : 0;
 }
 function stopsOf(e, job, needed, reason2) {
-  return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive2(p.job.state) && !p.acted?.left).flatMap((p) => {
+  return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.state) && !p.acted?.left).flatMap((p) => {
     if (p === job && needed) return [];
     const why = p === job ? reason2 : p.c.candidate !== e.reference?.name ? `the current best is now \`${e.reference?.name ?? "none"}\`, not \`${p.c.candidate}\`` : `another reference job of \`${p.c.candidate}\` stands for the round`;
     return [{ p, reason: `${REFERENCE_STOP}: ${why}` }];
@@ -77889,13 +78271,13 @@ function decideExperiment(e) {
     c: p.c,
     analysis: p.observed?.analysis,
     started: !!p.job,
-    ended: !!p.job && !isLive2(p.job.state)
+    ended: !!p.job && !isLive(p.job.state)
   }));
   e.reference = referenceOf2(e.exp, runs);
   e.leader = leaderOf(e.exp, runs, e.reference);
   for (const p of e.candidates) {
     const view = p.inPass ? judgeCandidate(e, p) : null;
-    const live3 = !!p.job && isLive2(p.job.state);
+    const live3 = !!p.job && isLive(p.job.state);
     const asked = view && live3 && !e.unavailable && p.c.role !== "reference";
     const stop2 = asked ? stopReason(e.exp.experiment, view) : null;
     const lifecycle = lifecycleIntent(p);
@@ -77924,7 +78306,7 @@ function queueOf(e) {
     (a, b2) => Number(b2.c.role === "reference") - Number(a.c.role === "reference") || byRequest(a.c, b2.c)
   ).map((p) => ({ jobName: p.c.runName, p }));
   const jobs = e.jobs.map((j2) => ({ id: j2.jobId, name: j2.name, state: j2.state }));
-  const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL2);
+  const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);
   const order = [...plan.submitNow, ...plan.queued.map((q2) => q2.request)].map((r) => r.p);
   return { order, free: Math.max(0, plan.slots - plan.live) };
 }
@@ -78056,7 +78438,7 @@ async function stop(ports, e, p) {
 var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
 function phaseOf(input) {
   const { request: request2, run: run3, outcome, job, headSha } = input;
-  const jobLive = job !== null && isLive2(job.state);
+  const jobLive = job !== null && isLive(job.state);
   if (outcome)
     return {
       phase: "done",
@@ -78232,7 +78614,7 @@ async function prometheusNow(prometheus) {
   }
 }
 function slurmLatest(jobs) {
-  const times = jobs.flatMap((j2) => [j2.submitTs, j2.state === "PENDING" ? null : j2.startTs, isLive2(j2.state) ? null : j2.endTs]).filter((t) => !!t);
+  const times = jobs.flatMap((j2) => [j2.submitTs, j2.state === "PENDING" ? null : j2.startTs, isLive(j2.state) ? null : j2.endTs]).filter((t) => !!t);
   return times.length ? Math.max(...times) : null;
 }
 function duration2(seconds3) {
@@ -78336,17 +78718,17 @@ function planComment(view, x2) {
   const previous = parseCommentStamp(current);
   const due = !isFinal2 && (wasUnavailable || x2.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
   const checkDue = due && (wasUnavailable || x2.refresh || shouldWriteCheck(previous, stamp));
-  const text2 = due ? `${body}
+  const text3 = due ? `${body}
 <!-- ${HASH_MARK}${hash}${finalMark} -->
 ${renderCommentStamp(stamp)}` : void 0;
-  return { view, held: false, final: finalMark !== "", checkDue, ...text2 ? { text: text2 } : {} };
+  return { view, held: false, final: finalMark !== "", checkDue, ...text3 ? { text: text3 } : {} };
 }
 function heldComment(view, x2, reason2, what = "Metrics unavailable") {
   const since = unavailableSince(x2.current) ?? iso(x2.now) ?? "";
   const noted = withUnavailableNotice(x2.current, since, reason2, what);
   const notes = [...view.notes ?? [], `${what.toLowerCase()} since ${since}`];
-  const text2 = noted !== void 0 && noted !== x2.current ? noted : void 0;
-  return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text2 ? { text: text2 } : {} };
+  const text3 = noted !== void 0 && noted !== x2.current ? noted : void 0;
+  return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text3 ? { text: text3 } : {} };
 }
 function contentHash(body) {
   return createHash3("sha256").update(body).digest("hex").slice(0, 16);
@@ -78876,7 +79258,7 @@ function observationSummary(run3, runs = [run3]) {
   if (figure) parts.push(figureText(figure));
   if (m2?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m2.seconds_per_rollout_5m)}`);
   if (run3.verdict && run3.verdict.state !== "stable") parts.push(`verdict ${run3.verdict.state}`);
-  for (const text2 of [queueSummary(m2), gpuSummary(m2), bottleneckSummary(m2)]) if (text2) parts.push(text2);
+  for (const text3 of [queueSummary(m2), gpuSummary(m2), bottleneckSummary(m2)]) if (text3) parts.push(text3);
   const failure = run3.failures?.at(-1);
   if (failure) parts.push(`failed: ${failure.kind}`);
   if (m2?.telemetry_quality?.gaps?.length) parts.push(`telemetry gaps: ${m2.telemetry_quality.gaps.length}`);
@@ -79835,14 +80217,14 @@ function joinPath(dir, file) {
 function today() {
   return (/* @__PURE__ */ new Date()).toISOString().slice(0, 10).replace(/-/g, "");
 }
-function parseTopologyValue(key, text2) {
-  if (/^(0|[1-9][0-9]*)$/.test(text2)) return Number(text2);
-  if (text2 === "true" || text2 === "false") return text2 === "true";
-  if (text2 === "null") return null;
-  const list = /^\[\s*((0|[1-9][0-9]*)(\s*,\s*(0|[1-9][0-9]*))*)?\s*\]$/.exec(text2);
+function parseTopologyValue(key, text3) {
+  if (/^(0|[1-9][0-9]*)$/.test(text3)) return Number(text3);
+  if (text3 === "true" || text3 === "false") return text3 === "true";
+  if (text3 === "null") return null;
+  const list = /^\[\s*((0|[1-9][0-9]*)(\s*,\s*(0|[1-9][0-9]*))*)?\s*\]$/.exec(text3);
   if (list) return list[1] ? list[1].split(",").map((v2) => Number(v2.trim())) : [];
   throw new RunCommandError(
-    `override ${key}=${text2}: a topology value must be a whole number, true/false, null or a list like [0,1]`
+    `override ${key}=${text3}: a topology value must be a whole number, true/false, null or a list like [0,1]`
   );
 }
 function setPath(target, path, value) {
@@ -80073,10 +80455,10 @@ function run(argv, env, onStderrLine) {
       stdout += d2.toString();
     });
     child.stderr.on("data", (d2) => {
-      const text2 = d2.toString();
-      stderr += text2;
+      const text3 = d2.toString();
+      stderr += text3;
       if (!onStderrLine) return;
-      partial += text2;
+      partial += text3;
       const lines = partial.split("\n");
       partial = lines.pop() ?? "";
       for (const line of lines) if (line.trim()) onStderrLine(line);
@@ -80088,8 +80470,8 @@ function run(argv, env, onStderrLine) {
     });
   });
 }
-function parseClusterEnv(text2) {
-  const value = JSON.parse(text2);
+function parseClusterEnv(text3) {
+  const value = JSON.parse(text3);
   for (const key of ["stateDir", "prometheusUrl", "clustersFile", "fileSdDir", "runDir"]) {
     if (typeof value[key] !== "string") throw new Error(`local-cluster env --json: "${key}" is missing`);
   }
@@ -80132,8 +80514,8 @@ function localCluster(root, env) {
 var DEMO_CLUSTER = "local";
 var FINAL_STATES = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
 function loadCluster(env) {
-  const text2 = readFileSync7(env.clustersFile, "utf8");
-  const checked2 = checkClusters(text2, env.clustersFile);
+  const text3 = readFileSync7(env.clustersFile, "utf8");
+  const checked2 = checkClusters(text3, env.clustersFile);
   const cluster = checked2.value?.clusters[DEMO_CLUSTER];
   if (!cluster) {
     const why = checked2.issues[0]?.message ?? `no cluster "${DEMO_CLUSTER}"`;
@@ -81540,34 +81922,34 @@ var ESCAPES = {
   '"': "&quot;",
   "'": "&#39;"
 };
-function escapeHtml(text2) {
-  return text2.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+function escapeHtml(text3) {
+  return text3.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 var ALLOWED_TAG = /^<\/?(details|summary|br|sub|sup|b|i|em|strong|code|kbd|p|hr)(\s+open)?\s*\/?>$/i;
-function rawHtml(text2) {
+function rawHtml(text3) {
   let out = "";
   let last = 0;
-  for (const match of text2.matchAll(/<!--[\s\S]*?-->|<\/?[A-Za-z][^<>]*>/g)) {
-    out += escapeHtml(text2.slice(last, match.index));
+  for (const match of text3.matchAll(/<!--[\s\S]*?-->|<\/?[A-Za-z][^<>]*>/g)) {
+    out += escapeHtml(text3.slice(last, match.index));
     const tag = match[0];
     out += tag.startsWith("<!--") ? "" : ALLOWED_TAG.test(tag) ? tag : escapeHtml(tag);
     last = match.index + tag.length;
   }
-  return out + escapeHtml(text2.slice(last));
+  return out + escapeHtml(text3.slice(last));
 }
 function markdownRenderer() {
   return new B({
     gfm: true,
     renderer: {
-      code({ text: text2, lang }) {
-        if ((lang ?? "").trim() === "mermaid") return `<pre class="mermaid">${escapeHtml(text2)}</pre>
+      code({ text: text3, lang }) {
+        if ((lang ?? "").trim() === "mermaid") return `<pre class="mermaid">${escapeHtml(text3)}</pre>
 `;
         const cls = lang ? ` class="language-${escapeHtml(lang.trim())}"` : "";
-        return `<pre><code${cls}>${escapeHtml(text2)}</code></pre>
+        return `<pre><code${cls}>${escapeHtml(text3)}</code></pre>
 `;
       },
-      html({ text: text2 }) {
-        return rawHtml(text2);
+      html({ text: text3 }) {
+        return rawHtml(text3);
       }
     }
   });
@@ -81789,9 +82171,9 @@ function candidateFile(experimentId, name) {
   return `topologies/${experimentId}/${name}.yaml`;
 }
 function causeLine(lines) {
-  const text2 = lines.map((l3) => l3.trim()).filter((l3) => l3 !== "");
+  const text3 = lines.map((l3) => l3.trim()).filter((l3) => l3 !== "");
   const cause = /error|fail|fatal|cannot|can't|no such|not found|denied|refused|traceback|exception|killed/i;
-  return text2.findLast((l3) => cause.test(l3)) ?? text2.at(-1) ?? null;
+  return text3.findLast((l3) => cause.test(l3)) ?? text3.at(-1) ?? null;
 }
 async function brokenBaseline(outcome, parts, env) {
   if (outcome?.decision !== "failed") return null;
@@ -82308,24 +82690,24 @@ async function accountingCheck(t, where) {
       `sacct answered on ${where}: ${jobs} job(s) of this account in the last day`
     );
   }
-  const text2 = said(r);
+  const text3 = said(r);
   const consequence = "the monitor then sees a finished job only while slurmctld keeps it (MinJobAge, 300 s by default) and may record it lost";
-  if (/accounting storage is disabled/i.test(text2))
+  if (/accounting storage is disabled/i.test(text3))
     return {
       name: "slurm accounting",
       status: "warn",
       detail: `job accounting is disabled on ${where} (AccountingStorageType=accounting_storage/none): jobs are read from the controller (squeue) alone, which forgets an ended job after MinJobAge`,
       fix: `enable accounting (slurmdbd) or ask the cluster admins if runs may outlive MinJobAge unwatched: ${consequence}`
     };
-  if (/Connection refused|Problem talking to the database|persistent connection|slurmdbd/i.test(text2))
+  if (/Connection refused|Problem talking to the database|persistent connection|slurmdbd/i.test(text3))
     return fail(
       "slurm accounting",
-      `sacct cannot reach the accounting daemon (slurmdbd) from ${where}: ${text2}`,
+      `sacct cannot reach the accounting daemon (slurmdbd) from ${where}: ${text3}`,
       `start slurmdbd or check AccountingStorageHost/Port; ${consequence}`
     );
   return fail(
     "slurm accounting",
-    `\`sacct\` exited ${r.code} on ${where}: ${text2}`,
+    `\`sacct\` exited ${r.code} on ${where}: ${text3}`,
     `see the message; ${consequence}`
   );
 }
@@ -83420,8 +83802,8 @@ var convertMarkedBigIntsReviver = (key, value, context4, userReviver) => {
   if (!hasUserReviver) return value;
   return userReviver(key, value, context4);
 };
-var JSONParseV2 = (text2, reviver) => {
-  return JSON.parse(text2, (key, value, context4) => {
+var JSONParseV2 = (text3, reviver) => {
+  return JSON.parse(text3, (key, value, context4) => {
     const isNumber = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
@@ -83479,8 +83861,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
   }
   return rootHolder[""];
 };
-var serializeBigInts = (text2) => {
-  return text2.replace(
+var serializeBigInts = (text3) => {
+  return text3.replace(
     stringsOrLargeNumbers,
     (match, digits, fractional, exponential) => {
       const isString = match[0] === '"';
@@ -83494,18 +83876,18 @@ var serializeBigInts = (text2) => {
     }
   );
 };
-var JSONParse = (text2, reviver) => {
-  if (!text2) return originalParse(text2, reviver);
+var JSONParse = (text3, reviver) => {
+  if (!text3) return originalParse(text3, reviver);
   try {
-    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
-    const serializedData = serializeBigInts(text2);
+    if (isContextSourceSupported()) return JSONParseV2(text3, reviver);
+    const serializedData = serializeBigInts(text3);
     return originalParse(
       serializedData,
       (key, value, context4) => convertMarkedBigIntsReviver(key, value, context4, reviver)
     );
   } catch (error) {
     if (error instanceof RangeError) {
-      const serializedData = serializeBigInts(text2);
+      const serializedData = serializeBigInts(text3);
       const parsed = originalParse(serializedData);
       return applyReviverIteratively(parsed, reviver);
     }
@@ -83673,12 +84055,12 @@ async function getResponseData(response) {
   }
   const mimetype = (0, import_content_type.parse)(contentType);
   if (isJSONResponse(mimetype)) {
-    let text2 = "";
+    let text3 = "";
     try {
-      text2 = await response.text();
-      return JSONParse(text2);
+      text3 = await response.text();
+      return JSONParse(text3);
     } catch (err) {
-      return text2;
+      return text3;
     }
   } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
   // (RFC 2046) and must never be decoded as text, even when the response
@@ -87174,11 +87556,11 @@ var PULL_SNAPSHOT_QUERY = (
 // src/usecases/record.ts
 function writeInitialRecord(repoRoot2, experiment, cluster, options2 = {}) {
   const written = [];
-  for (const [path, text2] of Object.entries(initialRecordFiles(experiment, cluster))) {
+  for (const [path, text3] of Object.entries(initialRecordFiles(experiment, cluster))) {
     const file = join11(repoRoot2, path);
     if (existsSync11(file) && !options2.overwrite) continue;
     mkdirSync3(dirname6(file), { recursive: true });
-    writeFileSync3(file, text2);
+    writeFileSync3(file, text3);
     written.push(file);
   }
   return written;
@@ -88651,9 +89033,9 @@ async function exportOpenMetrics(topology, profile, file, opts) {
           const all = { ...v2.labels, ...labels };
           const { le: le2, ...rest } = all;
           const key = JSON.stringify(Object.entries(rest).sort());
-          const text2 = Object.entries(all).map(([k2, val]) => `${k2}="${escapeLabel(String(val))}"`).join(",");
+          const text3 = Object.entries(all).map(([k2, val]) => `${k2}="${escapeLabel(String(val))}"`).join(",");
           const list = points.get(key) ?? [];
-          list.push(`${v2.metricName ?? metric.name}{${text2}} ${v2.value} ${ts}`);
+          list.push(`${v2.metricName ?? metric.name}{${text3}} ${v2.value} ${ts}`);
           points.set(key, list);
           void le2;
         }
@@ -88933,9 +89315,9 @@ function validate(root) {
   }
   return validator2;
 }
-function parseProfile(text2, file, root = repoRoot()) {
+function parseProfile(text3, file, root = repoRoot()) {
   const lc = new import_yaml9.LineCounter();
-  const doc = (0, import_yaml9.parseDocument)(text2, { lineCounter: lc });
+  const doc = (0, import_yaml9.parseDocument)(text3, { lineCounter: lc });
   if (doc.errors.length) {
     const e = doc.errors[0];
     throw new Error(`${file}:${e.linePos?.[0]?.line ?? 1}: invalid YAML: ${e.message.split("\n")[0]}`);
@@ -89109,7 +89491,7 @@ async function runTwin(argv, rawIo) {
       }
       refresh();
       registry.metrics().then(
-        (text2) => res.writeHead(200, { "Content-Type": registry.contentType }).end(text2),
+        (text3) => res.writeHead(200, { "Content-Type": registry.contentType }).end(text3),
         (e) => res.writeHead(500).end(`${e.message}
 `)
       );
@@ -89381,21 +89763,21 @@ function safeHref(href) {
 var marked = new B({
   gfm: true,
   renderer: {
-    code({ text: text2, lang }) {
+    code({ text: text3, lang }) {
       if ((lang ?? "").trim() === "mermaid") return "";
-      return `<pre><code>${escapeHtml(text2)}</code></pre>
+      return `<pre><code>${escapeHtml(text3)}</code></pre>
 `;
     },
-    html({ text: text2 }) {
-      return escapeHtml(text2.replace(/<!--[\s\S]*?-->/g, ""));
+    html({ text: text3 }) {
+      return escapeHtml(text3.replace(/<!--[\s\S]*?-->/g, ""));
     },
     link({ href, tokens }) {
       const inner = this.parser.parseInline(tokens);
       const safe = safeHref(href);
       return safe ? `<a href="${escapeHtml(safe)}">${inner}</a>` : inner;
     },
-    image({ text: text2 }) {
-      return escapeHtml(text2);
+    image({ text: text3 }) {
+      return escapeHtml(text3);
     }
   }
 });
@@ -89468,8 +89850,8 @@ function progressChart(points, href) {
 }
 
 // src/site/pages.ts
-function slug(text2) {
-  return text2.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[.-]+/, "") || "x";
+function slug(text3) {
+  return text3.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[.-]+/, "") || "x";
 }
 var STYLE2 = `body{font:15px/1.5 -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0;color:#1f2328}
 header{background:#24292f;color:#fff;padding:14px 32px}header a{color:#fff}
@@ -89477,7 +89859,7 @@ main{max-width:1100px;margin:0 auto;padding:8px 32px 64px}table{border-collapse:
 td,th{border:1px solid #d0d7de;padding:4px 8px;text-align:left}code,pre{background:#f6f8fa}
 pre{padding:8px;overflow:auto}.best{font-weight:600}nav a{margin-right:12px}`;
 function page(title, crumbs, body) {
-  const nav = crumbs.map(([href, text2]) => `<a href="${escapeHtml(href)}">${escapeHtml(text2)}</a>`).join(" / ");
+  const nav = crumbs.map(([href, text3]) => `<a href="${escapeHtml(href)}">${escapeHtml(text3)}</a>`).join(" / ");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:">
@@ -90115,6 +90497,8 @@ function classifyError(error) {
   if (error instanceof ConfigError || error instanceof SlurmConfigError)
     return { kind: "configuration", exit_code: EXIT.usage, message: message2 };
   if (error instanceof HostKeyMismatchError) return { kind: "refused", exit_code: EXIT.refused, message: message2 };
+  if (error instanceof InterruptedError || error instanceof SubmitInterrupted)
+    return { kind: "interrupted", exit_code: EXIT.interrupted, message: message2 };
   if (error instanceof FindingError)
     return {
       kind: "findings",
@@ -90158,16 +90542,34 @@ Run \`topo <command> --help\` for a command's options, defaults and examples.
 ${EXIT_CODES_TEXT}
 `;
 }
-var EXIT_CODES_TEXT = "Exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service unreachable; 4 refused (SSH host key not the pinned one).";
+var EXIT_CODES_TEXT = "Exit codes: 0 ok; 1 findings or a failed run; 2 usage or configuration error; 3 a service unreachable; 4 refused (SSH host key not the pinned one); 130 interrupted (Ctrl-C), after leaving Slurm in order.";
 async function runCli() {
   const code3 = await main(process.argv.slice(2), {
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
     cwd: process.cwd(),
     env: process.env,
-    isTTY: Boolean(process.stdout.isTTY)
+    isTTY: Boolean(process.stdout.isTTY),
+    interrupts: catchInterrupts
   });
   process.exitCode = code3;
+}
+function catchInterrupts() {
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    process.stderr.write("topo: interrupted: leaving Slurm in order (Ctrl-C again to quit at once)\n");
+    controller.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return {
+    signal: controller.signal,
+    release() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
+  };
 }
 export {
   EXIT_CODES_TEXT,

@@ -1843,14 +1843,14 @@ var require_request = __commonJS({
       onResponseStarted() {
         return this[kHandler].onResponseStarted?.();
       }
-      onHeaders(statusCode, headers, resume, statusText) {
+      onHeaders(statusCode, headers, resume2, statusText) {
         assert(!this.aborted);
         assert(!this.completed);
         if (channels.headers.hasSubscribers) {
           channels.headers.publish({ request: this, response: { statusCode, headers, statusText } });
         }
         try {
-          return this[kHandler].onHeaders(statusCode, headers, resume, statusText);
+          return this[kHandler].onHeaders(statusCode, headers, resume2, statusText);
         } catch (err) {
           this.abort(err);
         }
@@ -7504,7 +7504,7 @@ var require_redirect_handler = __commonJS({
       onError(error2) {
         this.handler.onError(error2);
       }
-      onHeaders(statusCode, headers, resume, statusText) {
+      onHeaders(statusCode, headers, resume2, statusText) {
         this.location = this.history.length >= this.maxRedirections || util.isDisturbed(this.opts.body) ? null : parseLocation(statusCode, headers);
         if (this.opts.throwOnMaxRedirect && this.history.length >= this.maxRedirections) {
           if (this.request) {
@@ -7518,7 +7518,7 @@ var require_redirect_handler = __commonJS({
           this.history.push(new URL(this.opts.path, this.opts.origin));
         }
         if (!this.location) {
-          return this.handler.onHeaders(statusCode, headers, resume, statusText);
+          return this.handler.onHeaders(statusCode, headers, resume2, statusText);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
         const path = search ? `${pathname}${search}` : pathname;
@@ -7839,7 +7839,7 @@ var require_client = __commonJS({
         this[kQueue] = [];
         this[kRunningIdx] = 0;
         this[kPendingIdx] = 0;
-        this[kResume] = (sync) => resume(this, sync);
+        this[kResume] = (sync) => resume2(this, sync);
         this[kOnError] = (err) => onError(this, err);
       }
       get pipelining() {
@@ -7878,7 +7878,7 @@ var require_client = __commonJS({
         if (this[kResuming]) {
         } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
           this[kResuming] = 1;
-          queueMicrotask(() => resume(this));
+          queueMicrotask(() => resume2(this));
         } else {
           this[kResume](true);
         }
@@ -8044,7 +8044,7 @@ var require_client = __commonJS({
       client[kNeedDrain] = 0;
       client.emit("drain", client[kUrl], [client]);
     }
-    function resume(client, sync) {
+    function resume2(client, sync) {
       if (client[kResuming] === 2) {
         return;
       }
@@ -8096,7 +8096,7 @@ var require_client = __commonJS({
           client[kServerName] = request2.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
-            resume(client);
+            resume2(client);
           });
         }
         if (client[kConnecting]) {
@@ -8751,14 +8751,14 @@ var require_proxy_agent = __commonJS({
       }
       [kDispatch](opts, handler2) {
         const onHeaders = handler2.onHeaders;
-        handler2.onHeaders = function(statusCode, data, resume) {
+        handler2.onHeaders = function(statusCode, data, resume2) {
           if (statusCode === 407) {
             if (typeof handler2.onError === "function") {
               handler2.onError(new InvalidArgumentError("Proxy Authentication Required (407)"));
             }
             return;
           }
-          if (onHeaders) onHeaders.call(this, statusCode, data, resume);
+          if (onHeaders) onHeaders.call(this, statusCode, data, resume2);
         };
         const {
           origin,
@@ -9159,7 +9159,7 @@ var require_retry_handler = __commonJS({
           }
         });
       }
-      checkpointResponseEnd(headers, resume) {
+      checkpointResponseEnd(headers, resume2) {
         if (this.end == null && this.opts.method !== "HEAD") {
           const contentLength = headers["content-length"];
           this.end = contentLength != null ? Number(contentLength) - 1 : null;
@@ -9168,7 +9168,7 @@ var require_retry_handler = __commonJS({
             "invalid content-length"
           );
         }
-        this.resume = this.end != null ? resume : null;
+        this.resume = this.end != null ? resume2 : null;
       }
       onRequestSent() {
         if (this.handler.onRequestSent) {
@@ -9227,17 +9227,17 @@ var require_retry_handler = __commonJS({
         const retryTimeout = retryAfterHeader > 0 ? Math.min(retryAfterHeader, maxTimeout) : Math.min(minTimeout * timeoutFactor ** (counter - 1), maxTimeout);
         setTimeout(() => cb(null), retryTimeout);
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume2, statusMessage) {
         const headers = parseHeaders(rawHeaders);
         this.retryCount += 1;
         if (statusCode >= 300) {
           if (!this.headersSent && this.retryOpts.statusCodes.includes(statusCode) === false) {
             this.headersSent = true;
-            this.checkpointResponseEnd(headers, resume);
+            this.checkpointResponseEnd(headers, resume2);
             return this.handler.onHeaders(
               statusCode,
               rawHeaders,
-              resume,
+              resume2,
               statusMessage
             );
           } else {
@@ -9297,7 +9297,7 @@ var require_retry_handler = __commonJS({
             );
             return false;
           }
-          this.resume = resume;
+          this.resume = resume2;
           return true;
         }
         if (this.end == null) {
@@ -9308,7 +9308,7 @@ var require_retry_handler = __commonJS({
               return this.handler.onHeaders(
                 statusCode,
                 rawHeaders,
-                resume,
+                resume2,
                 statusMessage
               );
             }
@@ -9335,7 +9335,7 @@ var require_retry_handler = __commonJS({
             this.end == null || Number.isFinite(this.end),
             "invalid content-length"
           );
-          this.resume = resume;
+          this.resume = resume2;
           this.headersSent = true;
           this.etag = headers.etag != null ? headers.etag : null;
           if (this.etag != null && this.etag.startsWith("W/")) {
@@ -9344,7 +9344,7 @@ var require_retry_handler = __commonJS({
           return this.handler.onHeaders(
             statusCode,
             rawHeaders,
-            resume,
+            resume2,
             statusMessage
           );
         }
@@ -9464,7 +9464,7 @@ var require_readable = __commonJS({
     };
     var BodyReadable = class extends Readable {
       constructor({
-        resume,
+        resume: resume2,
         abort,
         contentType = "",
         contentLength,
@@ -9473,7 +9473,7 @@ var require_readable = __commonJS({
       }) {
         super({
           autoDestroy: true,
-          read: resume,
+          read: resume2,
           highWaterMark
         });
         this._readableState.dataEmitted = false;
@@ -9887,7 +9887,7 @@ var require_api_request = __commonJS({
         this.abort = abort;
         this.context = context3;
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume2, statusMessage) {
         const { callback, opaque, abort, context: context3, responseHeaders, highWaterMark } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
@@ -9900,7 +9900,7 @@ var require_api_request = __commonJS({
         const contentType = parsedHeaders["content-type"];
         const contentLength = parsedHeaders["content-length"];
         const res = new Readable({
-          resume,
+          resume: resume2,
           abort,
           contentType,
           contentLength: this.method !== "HEAD" && contentLength ? Number(contentLength) : null,
@@ -10103,7 +10103,7 @@ var require_api_stream = __commonJS({
         this.abort = abort;
         this.context = context3;
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume2, statusMessage) {
         const { factory, opaque, context: context3, callback, responseHeaders } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
@@ -10150,7 +10150,7 @@ var require_api_stream = __commonJS({
             }
           });
         }
-        res.on("drain", resume);
+        res.on("drain", resume2);
         this.res = res;
         const needDrain = res.writableNeedDrain !== void 0 ? res.writableNeedDrain : res._writableState?.needDrain;
         return needDrain !== true;
@@ -10234,10 +10234,10 @@ var require_api_pipeline = __commonJS({
         this[kResume] = null;
       }
       _read() {
-        const { [kResume]: resume } = this;
-        if (resume) {
+        const { [kResume]: resume2 } = this;
+        if (resume2) {
           this[kResume] = null;
-          resume();
+          resume2();
         }
       }
       _destroy(err, callback) {
@@ -10246,9 +10246,9 @@ var require_api_pipeline = __commonJS({
       }
     };
     var PipelineResponse = class extends Readable {
-      constructor(resume) {
+      constructor(resume2) {
         super({ autoDestroy: true });
-        this[kResume] = resume;
+        this[kResume] = resume2;
       }
       _read() {
         this[kResume]();
@@ -10335,7 +10335,7 @@ var require_api_pipeline = __commonJS({
         this.abort = abort;
         this.context = context3;
       }
-      onHeaders(statusCode, rawHeaders, resume) {
+      onHeaders(statusCode, rawHeaders, resume2) {
         const { opaque, handler: handler2, context: context3 } = this;
         if (statusCode < 200) {
           if (this.onInfo) {
@@ -10344,7 +10344,7 @@ var require_api_pipeline = __commonJS({
           }
           return;
         }
-        this.res = new PipelineResponse(resume);
+        this.res = new PipelineResponse(resume2);
         let body;
         try {
           this.handler = null;
@@ -10880,12 +10880,12 @@ var require_mock_utils = __commonJS({
         const responseHeaders = generateKeyValues(headers);
         const responseTrailers = generateKeyValues(trailers);
         handler2.onConnect?.((err) => handler2.onError(err), null);
-        handler2.onHeaders?.(statusCode, responseHeaders, resume, getStatusText(statusCode));
+        handler2.onHeaders?.(statusCode, responseHeaders, resume2, getStatusText(statusCode));
         handler2.onData?.(Buffer.from(responseData));
         handler2.onComplete?.(responseTrailers);
         deleteMockDispatch(mockDispatches, key);
       }
-      function resume() {
+      function resume2() {
       }
       return true;
     }
@@ -11575,7 +11575,7 @@ var require_dump = __commonJS({
         this.#reason = reason2;
       }
       // TODO: will require adjustment after new hooks are out
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume2, statusMessage) {
         const headers = util.parseHeaders(rawHeaders);
         const contentLength = headers["content-length"];
         if (contentLength != null && contentLength > this.#maxSize) {
@@ -11589,7 +11589,7 @@ var require_dump = __commonJS({
         return this.#handler.onHeaders(
           statusCode,
           rawHeaders,
-          resume,
+          resume2,
           statusMessage
         );
       }
@@ -12309,8 +12309,8 @@ var require_headers = __commonJS({
       static getHeadersGuard(o) {
         return o.#guard;
       }
-      static setHeadersGuard(o, guard) {
-        o.#guard = guard;
+      static setHeadersGuard(o, guard2) {
+        o.#guard = guard2;
       }
       static getHeadersList(o) {
         return o.#headersList;
@@ -12697,12 +12697,12 @@ var require_response = __commonJS({
         }
       }
     }
-    function fromInnerResponse(innerResponse, guard) {
+    function fromInnerResponse(innerResponse, guard2) {
       const response = new Response(kConstruct);
       response[kState] = innerResponse;
       response[kHeaders] = new Headers2(kConstruct);
       setHeadersList(response[kHeaders], innerResponse.headersList);
-      setHeadersGuard(response[kHeaders], guard);
+      setHeadersGuard(response[kHeaders], guard2);
       if (hasFinalizationRegistry && innerResponse.body?.stream) {
         streamRegistry.register(response, new WeakRef(innerResponse.body.stream));
       }
@@ -13373,13 +13373,13 @@ var require_request2 = __commonJS({
       }
       return newRequest;
     }
-    function fromInnerRequest(innerRequest, signal, guard) {
+    function fromInnerRequest(innerRequest, signal, guard2) {
       const request2 = new Request(kConstruct);
       request2[kState] = innerRequest;
       request2[kSignal] = signal;
       request2[kHeaders] = new Headers2(kConstruct);
       setHeadersList(request2[kHeaders], innerRequest.headersList);
-      setHeadersGuard(request2[kHeaders], guard);
+      setHeadersGuard(request2[kHeaders], guard2);
       return request2;
     }
     Object.defineProperties(Request.prototype, {
@@ -14462,7 +14462,7 @@ var require_fetch = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status4, rawHeaders, resume, statusText) {
+            onHeaders(status4, rawHeaders, resume2, statusText) {
               if (status4 < 200) {
                 return;
               }
@@ -14509,7 +14509,7 @@ var require_fetch = __commonJS({
                   }
                 }
               }
-              this.body = new Readable({ read: resume });
+              this.body = new Readable({ read: resume2 });
               const onError = this.onError.bind(this);
               resolve4({
                 status: status4,
@@ -14959,7 +14959,7 @@ var require_util4 = __commonJS({
     var { getEncoding } = require_encoding();
     var { serializeAMimeType, parseMIMEType } = require_data_url();
     var { types } = __require("node:util");
-    var { StringDecoder } = __require("string_decoder");
+    var { StringDecoder: StringDecoder2 } = __require("string_decoder");
     var { btoa: btoa2 } = __require("node:buffer");
     var staticPropertyDescriptors = {
       enumerable: true,
@@ -15050,7 +15050,7 @@ var require_util4 = __commonJS({
             dataURL += serializeAMimeType(parsed);
           }
           dataURL += ";base64,";
-          const decoder = new StringDecoder("latin1");
+          const decoder = new StringDecoder2("latin1");
           for (const chunk of bytes) {
             dataURL += btoa2(decoder.write(chunk));
           }
@@ -15079,7 +15079,7 @@ var require_util4 = __commonJS({
         }
         case "BinaryString": {
           let binaryString = "";
-          const decoder = new StringDecoder("latin1");
+          const decoder = new StringDecoder2("latin1");
           for (const chunk of bytes) {
             binaryString += decoder.write(chunk);
           }
@@ -26032,7 +26032,7 @@ var require_core = __commonJS({
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
         if (!errors || errors.length === 0)
           return "No errors";
-        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text2, msg) => text2 + separator + msg);
+        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text3, msg) => text3 + separator + msg);
       }
       $dataMetaSchema(metaSchema, keywordsJsonPointers) {
         const rules = this.RULES.all;
@@ -28880,7 +28880,7 @@ var require_identity = __commonJS({
     var isMap2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
     var isPair = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
     var isScalar2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR;
-    var isSeq3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
+    var isSeq4 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
     function isCollection2(node) {
       if (node && typeof node === "object")
         switch (node[NODE_TYPE]) {
@@ -28917,7 +28917,7 @@ var require_identity = __commonJS({
     exports.isNode = isNode;
     exports.isPair = isPair;
     exports.isScalar = isScalar2;
-    exports.isSeq = isSeq3;
+    exports.isSeq = isSeq4;
   }
 });
 
@@ -28929,7 +28929,7 @@ var require_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove node");
-    function visit2(node, visitor) {
+    function visit3(node, visitor) {
       const visitor_ = initVisitor(visitor);
       if (identity.isDocument(node)) {
         const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
@@ -28938,9 +28938,9 @@ var require_visit = __commonJS({
       } else
         visit_(null, node, visitor_, Object.freeze([]));
     }
-    visit2.BREAK = BREAK;
-    visit2.SKIP = SKIP;
-    visit2.REMOVE = REMOVE;
+    visit3.BREAK = BREAK;
+    visit3.SKIP = SKIP;
+    visit3.REMOVE = REMOVE;
     function visit_(key, node, visitor, path) {
       const ctrl = callVisitor(key, node, visitor, path);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
@@ -29074,7 +29074,7 @@ var require_visit = __commonJS({
         throw new Error(`Cannot replace node with ${pt} parent`);
       }
     }
-    exports.visit = visit2;
+    exports.visit = visit3;
     exports.visitAsync = visitAsync;
   }
 });
@@ -29084,7 +29084,7 @@ var require_directives = __commonJS({
   "node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     var escapeChars = {
       "!": "%21",
       ",": "%2C",
@@ -29228,7 +29228,7 @@ var require_directives = __commonJS({
         let tagNames;
         if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
           const tags = {};
-          visit2.visit(doc.contents, (_key, node) => {
+          visit3.visit(doc.contents, (_key, node) => {
             if (identity.isNode(node) && node.tag)
               tags[node.tag] = true;
           });
@@ -29255,7 +29255,7 @@ var require_anchors = __commonJS({
   "node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     function anchorIsValid(anchor) {
       if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
         const sa = JSON.stringify(anchor);
@@ -29266,7 +29266,7 @@ var require_anchors = __commonJS({
     }
     function anchorNames(root) {
       const anchors = /* @__PURE__ */ new Set();
-      visit2.visit(root, {
+      visit3.visit(root, {
         Value(_key, node) {
           if (node.anchor)
             anchors.add(node.anchor);
@@ -29446,7 +29446,7 @@ var require_Alias = __commonJS({
   "node_modules/yaml/dist/nodes/Alias.js"(exports) {
     "use strict";
     var anchors = require_anchors();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     var identity = require_identity();
     var Node = require_Node();
     var toJS = require_toJS();
@@ -29472,7 +29472,7 @@ var require_Alias = __commonJS({
           nodes2 = ctx.aliasResolveCache;
         } else {
           nodes2 = [];
-          visit2.visit(doc, {
+          visit3.visit(doc, {
             Node: (_key, node) => {
               if (identity.isAlias(node) || identity.hasAnchor(node))
                 nodes2.push(node);
@@ -29831,14 +29831,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text3, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text2;
+        return text3;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text2.length <= endStep)
-        return text2;
+      if (text3.length <= endStep)
+        return text3;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -29855,14 +29855,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text2, i, indent.length);
+        i = consumeMoreIndentedLines(text3, i, indent.length);
         if (i !== -1)
           end = i + endStep;
       }
-      for (let ch; ch = text2[i += 1]; ) {
+      for (let ch; ch = text3[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i;
-          switch (text2[i + 1]) {
+          switch (text3[i + 1]) {
             case "x":
               i += 3;
               break;
@@ -29879,12 +29879,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text2, i, indent.length);
+            i = consumeMoreIndentedLines(text3, i, indent.length);
           end = i + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text2[i + 1];
+            const next = text3[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
@@ -29896,12 +29896,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text2[i += 1];
+                ch = text3[i += 1];
                 overflow = true;
               }
               const j = i > escEnd + 1 ? i - 2 : escStart - 1;
               if (escapedFolds[j])
-                return text2;
+                return text3;
               folds.push(j);
               escapedFolds[j] = true;
               end = j + endStep;
@@ -29916,39 +29916,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text2;
+        return text3;
       if (onFold)
         onFold();
-      let res = text2.slice(0, folds[0]);
+      let res = text3.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text2.length;
+        const end2 = folds[i2 + 1] || text3.length;
         if (fold === 0)
           res = `
-${indent}${text2.slice(0, end2)}`;
+${indent}${text3.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text2[fold]}\\`;
+            res += `${text3[fold]}\\`;
           res += `
-${indent}${text2.slice(fold + 1, end2)}`;
+${indent}${text3.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text2, i, indent) {
+    function consumeMoreIndentedLines(text3, i, indent) {
       let end = i;
       let start = i + 1;
-      let ch = text2[start];
+      let ch = text3[start];
       while (ch === " " || ch === "	") {
         if (i < start + indent) {
-          ch = text2[++i];
+          ch = text3[++i];
         } else {
           do {
-            ch = text2[++i];
+            ch = text3[++i];
           } while (ch && ch !== "\n");
           end = i;
           start = i + 1;
-          ch = text2[start];
+          ch = text3[start];
         }
       }
       return end;
@@ -32239,7 +32239,7 @@ var require_Document = __commonJS({
     var applyReviver = require_applyReviver();
     var createNode = require_createNode();
     var directives = require_directives();
-    var Document2 = class _Document {
+    var Document3 = class _Document {
       constructor(value, replacer, options) {
         this.commentBefore = null;
         this.comment = null;
@@ -32529,7 +32529,7 @@ var require_Document = __commonJS({
         return true;
       throw new Error("Expected a YAML collection as document contents");
     }
-    exports.Document = Document2;
+    exports.Document = Document3;
   }
 });
 
@@ -33894,13 +33894,13 @@ var require_compose_node = __commonJS({
 var require_compose_doc = __commonJS({
   "node_modules/yaml/dist/compose/compose-doc.js"(exports) {
     "use strict";
-    var Document2 = require_Document();
+    var Document3 = require_Document();
     var composeNode = require_compose_node();
     var resolveEnd = require_resolve_end();
     var resolveProps = require_resolve_props();
     function composeDoc(options, directives, { offset, start, value, end }, onError) {
       const opts = Object.assign({ _directives: directives }, options);
-      const doc = new Document2.Document(void 0, opts);
+      const doc = new Document3.Document(void 0, opts);
       const ctx = {
         atKey: false,
         atRoot: true,
@@ -33939,7 +33939,7 @@ var require_composer = __commonJS({
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
-    var Document2 = require_Document();
+    var Document3 = require_Document();
     var errors = require_errors3();
     var identity = require_identity();
     var composeDoc = require_compose_doc();
@@ -34128,7 +34128,7 @@ ${end.comment}` : end.comment;
           this.doc = null;
         } else if (forceDoc) {
           const opts = Object.assign({ _directives: this.directives }, this.options);
-          const doc = new Document2.Document(void 0, opts);
+          const doc = new Document3.Document(void 0, opts);
           if (this.atDirectives)
             this.onError(endOffset, "MISSING_CHAR", "Missing directives-end indicator line");
           doc.range = [0, endOffset, endOffset];
@@ -34394,15 +34394,15 @@ var require_cst_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove item");
-    function visit2(cst, visitor) {
+    function visit3(cst, visitor) {
       if ("type" in cst && cst.type === "document")
         cst = { start: cst.start, value: cst.value };
       _visit(Object.freeze([]), cst, visitor);
     }
-    visit2.BREAK = BREAK;
-    visit2.SKIP = SKIP;
-    visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path) => {
+    visit3.BREAK = BREAK;
+    visit3.SKIP = SKIP;
+    visit3.REMOVE = REMOVE;
+    visit3.itemAtPath = (cst, path) => {
       let item = cst;
       for (const [field, index] of path) {
         const tok = item?.[field];
@@ -34413,8 +34413,8 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path) => {
-      const parent = visit2.itemAtPath(cst, path.slice(0, -1));
+    visit3.parentCollection = (cst, path) => {
+      const parent = visit3.itemAtPath(cst, path.slice(0, -1));
       const field = path[path.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
@@ -34445,7 +34445,7 @@ var require_cst_visit = __commonJS({
       }
       return typeof ctrl === "function" ? ctrl(item, path) : ctrl;
     }
-    exports.visit = visit2;
+    exports.visit = visit3;
   }
 });
 
@@ -36050,7 +36050,7 @@ var require_public_api = __commonJS({
   "node_modules/yaml/dist/public-api.js"(exports) {
     "use strict";
     var composer = require_composer();
-    var Document2 = require_Document();
+    var Document3 = require_Document();
     var errors = require_errors3();
     var log = require_log();
     var identity = require_identity();
@@ -36133,7 +36133,7 @@ var require_public_api = __commonJS({
       }
       if (identity.isDocument(value) && !_replacer)
         return value.toString(options);
-      return new Document2.Document(value, _replacer, options).toString(options);
+      return new Document3.Document(value, _replacer, options).toString(options);
     }
     exports.parse = parse4;
     exports.parseAllDocuments = parseAllDocuments2;
@@ -36147,7 +36147,7 @@ var require_dist2 = __commonJS({
   "node_modules/yaml/dist/index.js"(exports) {
     "use strict";
     var composer = require_composer();
-    var Document2 = require_Document();
+    var Document3 = require_Document();
     var Schema = require_Schema();
     var errors = require_errors3();
     var Alias = require_Alias();
@@ -36161,9 +36161,9 @@ var require_dist2 = __commonJS({
     var lineCounter = require_line_counter();
     var parser = require_parser();
     var publicApi = require_public_api();
-    var visit2 = require_visit();
+    var visit3 = require_visit();
     exports.Composer = composer.Composer;
-    exports.Document = Document2.Document;
+    exports.Document = Document3.Document;
     exports.Schema = Schema.Schema;
     exports.YAMLError = errors.YAMLError;
     exports.YAMLParseError = errors.YAMLParseError;
@@ -36189,8 +36189,8 @@ var require_dist2 = __commonJS({
     exports.parseAllDocuments = publicApi.parseAllDocuments;
     exports.parseDocument = publicApi.parseDocument;
     exports.stringify = publicApi.stringify;
-    exports.visit = visit2.visit;
-    exports.visitAsync = visit2.visitAsync;
+    exports.visit = visit3.visit;
+    exports.visitAsync = visit3.visitAsync;
   }
 });
 
@@ -57345,7 +57345,7 @@ var require_keygen = __commonJS({
       generateKeyPair: generateKeyPair_,
       generateKeyPairSync: generateKeyPairSync_,
       getCurves,
-      randomBytes: randomBytes2
+      randomBytes: randomBytes3
     } = __require("crypto");
     var { Ber } = require_lib2();
     var bcrypt_pbkdf = require_bcrypt_pbkdf().pbkdf;
@@ -57609,7 +57609,7 @@ var require_keygen = __commonJS({
                 rounds2 = opts.rounds;
             }
             const gen = Buffer.allocUnsafe(cipher.keyLen + cipher.ivLen);
-            const salt = randomBytes2(SALT_LEN);
+            const salt = randomBytes3(SALT_LEN);
             const r = bcrypt_pbkdf(
               passphrase,
               passphrase.length,
@@ -57648,7 +57648,7 @@ var require_keygen = __commonJS({
           const kdfOptions = encrypted ? encrypted.kdfOptions : Buffer.alloc(0);
           const blockLen = encrypted ? encrypted.cipher.blockLen : 8;
           const parsed = parseDERs(keyType, pub, priv);
-          const checkInt = randomBytes2(4);
+          const checkInt = randomBytes3(4);
           const commentBin = Buffer.from(comment);
           const privBlobLen = 4 + 4 + parsed.priv.length + 4 + commentBin.length;
           let padding = [];
@@ -58098,8 +58098,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addRaw(text2, addEOL = false) {
-    this._buffer += text2;
+  addRaw(text3, addEOL = false) {
+    this._buffer += text3;
     return addEOL ? this.addEOL() : this;
   }
   /**
@@ -58195,10 +58195,10 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addHeading(text2, level) {
+  addHeading(text3, level) {
     const tag = `h${level}`;
     const allowedTag = ["h1", "h2", "h3", "h4", "h5", "h6"].includes(tag) ? tag : "h1";
-    const element = this.wrap(allowedTag, text2);
+    const element = this.wrap(allowedTag, text3);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -58227,9 +58227,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addQuote(text2, cite) {
+  addQuote(text3, cite) {
     const attrs = Object.assign({}, cite && { cite });
-    const element = this.wrap("blockquote", text2, attrs);
+    const element = this.wrap("blockquote", text3, attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -58240,8 +58240,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addLink(text2, href) {
-    const element = this.wrap("a", text2, { href });
+  addLink(text3, href) {
+    const element = this.wrap("a", text3, { href });
     return this.addRaw(element).addEOL();
   }
 };
@@ -59098,8 +59098,8 @@ var convertMarkedBigIntsReviver = (key, value, context3, userReviver) => {
   if (!hasUserReviver) return value;
   return userReviver(key, value, context3);
 };
-var JSONParseV2 = (text2, reviver) => {
-  return JSON.parse(text2, (key, value, context3) => {
+var JSONParseV2 = (text3, reviver) => {
+  return JSON.parse(text3, (key, value, context3) => {
     const isNumber = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
@@ -59157,8 +59157,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
   }
   return rootHolder[""];
 };
-var serializeBigInts = (text2) => {
-  return text2.replace(
+var serializeBigInts = (text3) => {
+  return text3.replace(
     stringsOrLargeNumbers,
     (match, digits, fractional, exponential) => {
       const isString = match[0] === '"';
@@ -59172,18 +59172,18 @@ var serializeBigInts = (text2) => {
     }
   );
 };
-var JSONParse = (text2, reviver) => {
-  if (!text2) return originalParse(text2, reviver);
+var JSONParse = (text3, reviver) => {
+  if (!text3) return originalParse(text3, reviver);
   try {
-    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
-    const serializedData = serializeBigInts(text2);
+    if (isContextSourceSupported()) return JSONParseV2(text3, reviver);
+    const serializedData = serializeBigInts(text3);
     return originalParse(
       serializedData,
       (key, value, context3) => convertMarkedBigIntsReviver(key, value, context3, reviver)
     );
   } catch (error2) {
     if (error2 instanceof RangeError) {
-      const serializedData = serializeBigInts(text2);
+      const serializedData = serializeBigInts(text3);
       const parsed = originalParse(serializedData);
       return applyReviverIteratively(parsed, reviver);
     }
@@ -59351,12 +59351,12 @@ async function getResponseData(response) {
   }
   const mimetype = (0, import_content_type.parse)(contentType);
   if (isJSONResponse(mimetype)) {
-    let text2 = "";
+    let text3 = "";
     try {
-      text2 = await response.text();
-      return JSONParse(text2);
+      text3 = await response.text();
+      return JSONParse(text3);
     } catch (err) {
-      return text2;
+      return text3;
     }
   } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
   // (RFC 2046) and must never be decoded as text, even when the response
@@ -62672,293 +62672,115 @@ async function queuedWorkflowRuns(octokit, repo, workflows) {
   return data.workflow_runs.filter((r) => wanted(r.path.replace(/@.*$/, ""))).map((r) => `${r.name ?? r.path} #${r.run_number}`);
 }
 
-// src/github/user-text.ts
-var ZWSP = "\u200B";
-function inlineText(text2, maxLength = 500) {
-  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
-  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
-  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
+// src/analysis/reference-lifetime.ts
+function pointsAtGain(d, minImprovement) {
+  const v = d?.relative_change?.value;
+  return v !== void 0 && v <= -minImprovement / 2;
 }
-function safeText(text2, maxLength = 2e3) {
-  const flat = text2.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
-  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
-  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
+function needOf(d, o) {
+  if (d && d.state !== "measuring") return null;
+  if (!d?.relative_change || d.expected_minutes_to_decision === void 0) return "no-interval";
+  if (pointsAtGain(d, o.minImprovement)) return "points-at-gain";
+  const eta = d.expected_minutes_to_decision;
+  return eta !== null && eta <= o.horizonMinutes ? "forecast-to-settle" : null;
 }
-function codeBlock(text2, language = "text") {
-  const clean3 = text2.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
-  const longest = Math.max(0, ...[...clean3.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = "`".repeat(Math.max(3, longest + 1));
-  return `${fence}${language}
-${clean3}
-${fence}`;
-}
-
-// src/autopilot/controls.ts
-var CONTROL_HELP = [
-  "`/topo pause`: no new runs; running ones go on to their decision",
-  "`/topo pause --now`: running ones stop too",
-  "`/topo resume`: go on",
-  "`/topo conclude`: conclude now with the best so far"
-];
-function parseControl(body) {
-  const text2 = body.replace(/\r\n?/g, "\n").trim();
-  const m = /^\/topo(?=\s|$)/.exec(text2);
-  if (!m) return { kind: "none" };
-  const words = text2.slice(m[0].length).split("\n", 1)[0].trim().split(/\s+/).filter(Boolean);
-  const [word, ...rest] = words;
-  const only = (control) => rest.length === 0 ? { kind: "control", control } : {
-    kind: "invalid",
-    reason: `\`/topo ${word}\` takes no argument here; the dashboard takes: ${CONTROL_HELP.join("; ")}`
-  };
-  if (word === "pause" && rest.length === 1 && rest[0] === "--now")
-    return { kind: "control", control: "pause-now" };
-  if (word === "pause") return only("pause");
-  if (word === "resume") return only("resume");
-  if (word === "conclude") return only("conclude");
-  return {
-    kind: "invalid",
-    reason: `${word ? `\`${word.slice(0, 40)}\` is not a dashboard command` : "no command given after /topo"}; the dashboard takes: ${CONTROL_HELP.join("; ")}`
-  };
-}
-
-// src/autopilot/dashboard.ts
-function dashboardMarker(experimentId) {
-  return `<!-- topo:autopilot-dashboard experiment=${experimentId} -->`;
-}
-function dashboardTitle(experimentId) {
-  return `Autopilot dashboard: ${experimentId}`;
-}
-var h = (x) => (Math.round(x * 10) / 10).toFixed(1);
-function actionText(a) {
-  switch (a.kind) {
-    case "open":
-      return `open round ${a.round}: up to ${a.count} proposal(s) of \`topo suggest\` from \`${a.parent}\``;
-    case "submit":
-      return `submit \`${a.name}\` (#${a.pr})`;
-    case "close":
-      return a.why === "superseded" ? `close \`${a.name}\` (#${a.pr}): superseded by \`${a.by}\`` : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
-    case "stop":
-      return `stop \`${a.name}\` (#${a.pr}): ${inlineText(a.reason, 200)}`;
-    case "conclude":
-      return `conclude (${inlineText(a.reason, 200)}); winner: ${a.winner ? `\`${a.winner}\`` : "none, the baseline stays"}`;
+var WHY = {
+  "no-interval": "has no interval yet",
+  "points-at-gain": "points at a gain",
+  "forecast-to-settle": "is forecast to settle within the horizon"
+};
+function referenceNeeded(candidates, o) {
+  if (o.minute >= o.horizonMinutes)
+    return { needed: false, reason: `the horizon (${o.horizonMinutes} run-minutes) closes every decision` };
+  let found = null;
+  for (const c of candidates) {
+    const why = needOf(c.decision, o);
+    if (why && (!found || why === "points-at-gain" && found.why !== "points-at-gain"))
+      found = { by: c.name, why };
   }
-}
-function roundRows(runs) {
-  const rows = [...runs].filter((r) => r.round !== null || r.request !== "none").sort((a, b) => (a.round ?? 1e9) - (b.round ?? 1e9) || a.name.localeCompare(b.name));
-  return rows.map((r) => {
-    const round3 = r.round === 0 ? "baseline" : r.round === null ? "a person\u2019s" : String(r.round);
-    const decision = r.round === 0 && r.outcome !== null && r.outcome !== "failed" ? "reference" : r.outcome ?? (r.request === "live" ? "running" : r.pull === "closed" ? "withdrawn" : "waiting");
-    const seconds2 = r.seconds !== void 0 ? r.seconds.toFixed(2) : "\u2013";
-    return `| ${round3} | \`${r.name}\` | ${r.pr !== void 0 ? `#${r.pr}` : "\u2013"} | ${decision} | ${seconds2} | ${h(r.gpuHours)} |`;
-  });
-}
-function bestLine(plan) {
-  const { best, baseline } = plan.campaign;
-  if (!best) return `**Best so far:** none measured (the baseline \`${baseline.name}\` failed).`;
-  if (best.name === baseline.name || baseline.seconds === null)
-    return `**Best so far:** \`${best.name}\`, ${best.seconds.toFixed(2)} s/rollout.`;
-  const gain = (1 - best.seconds / baseline.seconds) * 100;
-  return `**Best so far:** \`${best.name}\`, ${best.seconds.toFixed(2)} s/rollout against the baseline's ${baseline.seconds.toFixed(2)} (${gain.toFixed(1)}% faster).`;
-}
-function renderDashboard(experimentId, runs, plan) {
-  const b = plan.budget;
-  const next = plan.actions.length ? plan.actions.map((a) => `- ${actionText(a)}`) : [`- nothing: ${plan.waiting ?? "up to date"}`];
-  return [
-    dashboardMarker(experimentId),
-    `# ${dashboardTitle(experimentId)}`,
-    "",
-    `**Round:** ${plan.round === 0 ? "none yet (the baseline)" : plan.round}. ${plan.waiting ? `**Waiting:** ${inlineText(plan.waiting, 300)}` : ""}`.trimEnd(),
-    "",
-    `**GPU-hours:** ${h(b.spent)} spent, ${h(b.committed)} committed to live runs, ${h(Math.max(0, b.left))} left of ${h(b.limit)}.`,
-    "",
-    bestLine(plan),
-    "",
-    "| round | candidate | pull request | decision | s/rollout | GPU-hours |",
-    "|---|---|---|---|---|---|",
-    ...roundRows(runs),
-    "",
-    "**Next:**",
-    ...next,
-    "",
-    `Controls (writers only, as a comment here): ${CONTROL_HELP.join("; ")}.`
-  ].join("\n");
-}
-
-// src/autopilot/pulls.ts
-var MARKER = /<!-- topo:autopilot experiment=([a-z0-9][a-z0-9_.-]*) candidate=([a-z0-9][a-z0-9_.-]*) round=(\d{1,3}) -->/;
-function botMarker(experimentId, candidate, round3) {
-  return `<!-- topo:autopilot experiment=${experimentId} candidate=${candidate} round=${round3} -->`;
-}
-function readBotMarker(body, experimentId) {
-  const m = MARKER.exec(body ?? "");
-  if (!m || m[1] !== experimentId) return null;
-  return { candidate: m[2], round: Number(m[3]) };
-}
-function botPullTitle(experimentId, candidate, round3) {
-  return `autopilot round ${round3}: ${experimentId}/${candidate}`;
-}
-function botPullBody(experimentId, candidate, round3, reasoning) {
-  return [
-    botMarker(experimentId, candidate, round3),
-    `**Autopilot, round ${round3}** of experiment \`${experimentId}\` (policy: \`autopilot\` in its experiment.yaml on the default branch).`,
-    "",
-    reasoning.replace(/Comment `\/topo submit` to run it\.\s*$/, "").trimEnd(),
-    "",
-    "This pull request changes only its candidate file. The autopilot requests its run (`submit: auto`) or waits for a writer\u2019s `/topo submit` (`submit: approval`). Push to this branch and it is yours: the autopilot leaves it alone. Close it and the candidate is withdrawn, never proposed again in this experiment."
-  ].join("\n");
-}
-function closingText(a, evidence) {
-  const why = a.why === "superseded" ? `superseded: a later round's \`${a.by ?? "winner"}\` beats it` : "rejected by its decision";
-  return [
-    `Closed by the autopilot: \`${a.name}\` is ${why}.`,
-    ...evidence ? ["", `Decision: ${inlineText(evidence, 600)}`] : [],
-    "",
-    "The record keeps it, with its evidence, as a closed candidate."
-  ].join("\n");
-}
-function liveOutcome(state2, ended, failed) {
-  if (failed) return "failed";
-  if (state2 === "better" || state2 === "worse" || state2 === "equivalent" || state2 === "not-better")
-    return state2;
-  return ended ? "undecided" : null;
-}
-function liveRuns(candidates, pulls, recorded = /* @__PURE__ */ new Set()) {
-  const botOf = (name, pr) => pulls.find((b) => b.pr === pr && b.candidate === name);
-  const runs = candidates.map((c) => {
-    const bot = botOf(c.name, c.pr);
+  if (found)
     return {
-      name: c.name,
-      round: bot ? bot.round : null,
-      origin: bot ? "bot" : "person",
-      pr: c.pr,
-      pull: bot ? bot.state : "open",
-      ...bot?.takenOver ? { takenOver: true } : {},
-      request: c.live ? "live" : c.stopped && bot ? "none" : "ended",
-      outcome: c.live || c.stopped && bot ? null : c.outcome,
-      ...c.seconds !== void 0 ? { seconds: c.seconds } : {},
-      gpuHours: c.gpuHours,
-      ...c.runName ? { runName: c.runName } : {}
+      needed: true,
+      ...found,
+      reason: `${found.by} ${WHY[found.why]}: its decision reads the reference at its age`
     };
-  });
-  for (const b of pulls)
-    if (!runs.some((r) => r.name === b.candidate) && !(b.state !== "open" && recorded.has(b.candidate)))
-      runs.push({
-        name: b.candidate,
-        round: b.round,
-        origin: "bot",
-        pr: b.pr,
-        pull: b.state,
-        ...b.takenOver ? { takenOver: true } : {},
-        request: "none",
-        outcome: null,
-        gpuHours: 0
-      });
-  return runs;
+  return {
+    needed: false,
+    reason: candidates.length ? "no open decision would change with more reference data (each is decided, or forecast to stay unsettled without pointing at a gain)" : "no candidate is open"
+  };
 }
 
-// src/autopilot/state.ts
-var EMPTY_PILOT_STATE = {
-  version: 1,
-  paused: null,
-  concludeBy: null,
-  concluded: null,
-  lastComment: 0,
-  rounds: {},
-  stopped: [],
-  held: {}
-};
-var PilotStateError = class extends Error {
-  name = "PilotStateError";
-};
-var isObject = (x) => typeof x === "object" && x !== null;
-var NAME = /^[a-z0-9][a-z0-9_.-]{0,99}$/;
-function parsePilotState(text2) {
-  let x;
-  try {
-    x = JSON.parse(text2);
-  } catch (e) {
-    throw new PilotStateError(`the autopilot state is not JSON: ${e.message}`);
-  }
-  const bad = (what) => new PilotStateError(`the autopilot state is not valid: ${what}`);
-  if (!isObject(x) || x.version !== 1) throw bad("version is not 1");
-  const p = x.paused;
-  if (p !== null && !(isObject(p) && typeof p.by === "string" && typeof p.now === "boolean"))
-    throw bad("paused");
-  if (x.concludeBy !== null && typeof x.concludeBy !== "string") throw bad("concludeBy");
-  const c = x.concluded;
-  if (c !== null && !(isObject(c) && typeof c.reason === "string" && (c.winner === null || typeof c.winner === "string")))
-    throw bad("concluded");
-  if (!Number.isSafeInteger(x.lastComment) || x.lastComment < 0) throw bad("lastComment");
-  const rounds2 = x.rounds;
-  if (!isObject(rounds2) || Object.entries(rounds2).some(([k, v]) => !NAME.test(k) || !Number.isSafeInteger(v)))
-    throw bad("rounds");
-  if (!Array.isArray(x.stopped) || x.stopped.some((s) => typeof s !== "string" || !NAME.test(s)))
-    throw bad("stopped");
-  const held = x.held ?? {};
-  if (!isObject(held) || Object.values(held).some((v) => typeof v !== "number" || !(v >= 0)))
-    throw bad("held");
+// src/campaign/rounds.ts
+function startCampaign(baseline) {
   return {
-    version: 1,
-    paused: p === null ? null : { by: p.by, now: p.now },
-    concludeBy: x.concludeBy,
-    concluded: c === null ? null : { reason: c.reason, winner: c.winner },
-    lastComment: x.lastComment,
-    rounds: { ...rounds2 },
-    stopped: [...x.stopped],
-    held: { ...held }
+    baseline,
+    rounds: [],
+    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
   };
 }
-function renderPilotState(state2) {
-  return JSON.stringify(state2, null, 2);
+function roundWinner(state2, round3) {
+  const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
+  const eligible = state2.best === null ? measured2 : measured2.filter((r) => r.outcome === "better");
+  return eligible.sort((a, b) => a.seconds - b.seconds)[0];
 }
-function controlsOfState(state2) {
-  return {
-    paused: state2.paused !== null,
-    stopLive: state2.paused?.now === true,
-    ...state2.concludeBy ? { concludedBy: state2.concludeBy } : {}
-  };
+function closeRound(state2, round3) {
+  const winner = roundWinner(state2, round3);
+  const best = winner && (state2.best === null || winner.seconds < state2.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state2.best;
+  return { ...state2, rounds: [...state2.rounds, round3], best };
 }
-function applyCommands(state2, comments) {
-  let next = state2;
-  const replies = [];
-  for (const c of [...comments].sort((a, b) => a.id - b.id)) {
-    if (c.id <= next.lastComment) continue;
-    next = { ...next, lastComment: c.id };
-    const parsed = parseControl(c.body);
-    if (parsed.kind === "none") continue;
-    const who = `@${inlineText(c.login, 40)}`;
-    const reply = (text2) => replies.push({ id: c.id, text: `${who}: ${text2}` });
-    if (!c.allowed) {
-      reply("refused: dashboard commands need write access to the repository; nothing changed.");
-      continue;
-    }
-    if (parsed.kind === "invalid") {
-      reply(`not done: ${parsed.reason}.`);
-      continue;
-    }
-    if (next.concluded || next.concludeBy) {
-      reply("not done: the experiment has concluded; a conclusion is final.");
-      continue;
-    }
-    const control = parsed.control;
-    if (control === "conclude") next = { ...next, concludeBy: c.login };
-    else if (control === "resume") next = { ...next, paused: null };
-    else next = { ...next, paused: { by: c.login, now: control === "pause-now" } };
-    reply(doneText(control));
+function roundsWithoutGain(state2) {
+  let n = 0;
+  let replay = startCampaign(state2.baseline);
+  const gained = [];
+  for (const round3 of state2.rounds) {
+    const before = replay.best?.name;
+    replay = closeRound(replay, round3);
+    const gain = replay.best?.name !== before;
+    gained.push(gain ? true : round3.triedPredictedBest === false ? null : false);
   }
-  return { state: next, replies };
+  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
+  return n;
 }
-function doneText(control) {
-  switch (control) {
-    case "pause":
-      return "paused: no new runs start, queued ones included; running ones go on to their decision. `/topo resume` goes on.";
-    case "pause-now":
-      return "paused now: no new runs start, and running ones are stopped (`stopped`, not failed); `/topo resume` runs them again.";
-    case "resume":
-      return "resumed: the autopilot goes on with its round.";
-    case "conclude":
-      return "concluding with the best so far: no new runs start, running bot runs are stopped.";
+function stopRule(state2, policy, outlook) {
+  const dry = roundsWithoutGain(state2);
+  if (state2.rounds.length === 0 || dry < policy.stopAfter) return null;
+  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
+  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
+}
+function spentGpuHours(state2) {
+  return state2.baseline.gpuHours + state2.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0);
+}
+function nextStep(state2, policy, expectedRunGpuHours, outlook) {
+  const stop2 = stopRule(state2, policy, outlook);
+  if (stop2) return { kind: "conclude", reason: stop2 };
+  if (policy.maxRounds !== void 0 && state2.rounds.length >= policy.maxRounds)
+    return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
+  const parent = state2.best?.name ?? state2.baseline.name;
+  let count2 = policy.parallel;
+  if (policy.gpuHours !== void 0) {
+    const left = policy.gpuHours - spentGpuHours(state2);
+    count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
+    if (count2 < 1)
+      return {
+        kind: "conclude",
+        reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
+      };
   }
+  return { kind: "round", index: state2.rounds.length + 1, parent, count: count2 };
+}
+var FORECAST_AFTER_MINUTES = 30;
+function futileByForecast(decision, minute, horizon, minImprovement) {
+  if (decision.state !== "measuring" || minute < FORECAST_AFTER_MINUTES) return false;
+  if (decision.relative_change?.value === void 0 || pointsAtGain(decision, minImprovement)) return false;
+  const eta = decision.expected_minutes_to_decision;
+  if (eta === void 0) return false;
+  return eta === null || eta > horizon;
+}
+function canStart(policy, spent, committed, expected) {
+  return policy.gpuHours === void 0 || spent + committed + expected <= policy.gpuHours + 1e-9;
+}
+function round2(x) {
+  return Math.round(x * 100) / 100;
 }
 
 // src/catalog/alpasim.ts
@@ -63055,94 +62877,47 @@ var RECORDING_RULES = {
   rpcBlockingP95: "alpasim:rpc_blocking_seconds:p95"
 };
 
-// src/analysis/boundaries.ts
-var E1 = Math.E - 1;
-function pocockSpending(alpha, tau) {
-  return alpha * Math.log(1 + E1 * Math.min(1, Math.max(0, tau)));
+// src/topology/capacity.ts
+function containers(topology, svc) {
+  const gpus = topology.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? gpus.length : 1;
 }
-var cache = /* @__PURE__ */ new Map();
-function upperTail(z) {
-  const x = Math.abs(z) / Math.SQRT2;
-  const t = 1 / (1 + 0.5 * x);
-  const erfc = t * Math.exp(
-    -x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
-  );
-  const p = erfc / 2;
-  return z >= 0 ? p : 1 - p;
+function isSkipped(topology, svc) {
+  return topology.runtime?.endpoints?.[svc]?.skip === true;
 }
-function spendingBoundaries(K, alpha) {
-  const key = `${K}:${alpha}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const h2 = 0.1;
-  const lo = -8 * Math.sqrt(K) - 8;
-  const n0 = Math.ceil(-lo / h2);
-  let f = new Float64Array(0);
-  const out = [];
-  const phi = (x) => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
-  let spent = 0;
-  for (let k = 1; k <= K; k++) {
-    const target = pocockSpending(alpha, k / K) - spent;
-    const hiS = 8 * Math.sqrt(k) + 8;
-    const n = n0 + Math.ceil(hiS / h2) + 1;
-    const g = new Float64Array(n);
-    if (k === 1) for (let i = 0; i < n; i++) g[i] = phi(lo + i * h2);
-    else
-      for (let j = 0; j < f.length; j++) {
-        const w = f[j] * h2;
-        if (w < 1e-300) continue;
-        const sj = lo + j * h2;
-        const from = Math.max(0, Math.floor((sj - 9 - lo) / h2));
-        const to = Math.min(n - 1, Math.ceil((sj + 9 - lo) / h2));
-        for (let i = from; i <= to; i++) g[i] = g[i] + w * phi(lo + i * h2 - sj);
-      }
-    const tail = (b2) => {
-      let p = 0;
-      const start = Math.ceil((b2 - lo) / h2);
-      for (let i = Math.max(0, start); i < n; i++) p += g[i] * h2;
-      const i0 = start - 1;
-      if (i0 >= 0 && i0 < n) p += g[i0] * (lo + start * h2 - b2);
-      return p;
-    };
-    let a = 0;
-    let b = hiS;
-    for (let it = 0; it < 60; it++) {
-      const mid = (a + b) / 2;
-      if (tail(mid) > target) a = mid;
-      else b = mid;
+function activeServices(topology) {
+  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
+}
+function capacity(topology, svc) {
+  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+  const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+  return containers(topology, svc) * replicas2 * concurrency2;
+}
+function capacitySummary(topology) {
+  const byService = {};
+  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
+  const values = Object.values(byService);
+  const inFlight2 = values.length ? Math.min(...values) : 0;
+  const max = values.length ? Math.max(...values) : 0;
+  return {
+    byService,
+    inFlight: inFlight2,
+    binding: activeServices(topology).filter((s) => byService[s] === inFlight2),
+    imbalance: inFlight2 > 0 ? max / inFlight2 : Number.POSITIVE_INFINITY
+  };
+}
+function gpuMap(topology) {
+  const map = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    for (const gpu of gpus) {
+      const list = map.get(gpu) ?? [];
+      if (!list.includes(svc)) list.push(svc);
+      map.set(gpu, list);
     }
-    const bound = (a + b) / 2;
-    spent += tail(bound);
-    out.push(bound / Math.sqrt(k));
-    const cut = Math.floor((bound - lo) / h2);
-    for (let i = Math.max(0, cut + 1); i < n; i++) g[i] = 0;
-    f = g;
   }
-  if (K >= 1) out[0] = zOfTail(pocockSpending(alpha, 1 / K));
-  cache.set(key, out);
-  return out;
-}
-function zOfTail(p) {
-  let a = -10;
-  let b = 10;
-  for (let i = 0; i < 80; i++) {
-    const m = (a + b) / 2;
-    if (upperTail(m) > p) a = m;
-    else b = m;
-  }
-  return (a + b) / 2;
-}
-function lookIndex(p) {
-  const K = Math.max(1, Math.round(p.maxMinutes));
-  const span = Math.max(1, p.maxMinutes - p.warmupEnd);
-  const tau = (p.minutes - p.warmupEnd) / span;
-  if (tau > 1 + 1e-9) return null;
-  return { k: Math.min(K, Math.max(1, Math.floor(tau * K))), K, tau: Math.max(0, tau) };
-}
-function boundaryAt(p, alpha) {
-  const look = lookIndex(p);
-  if (!look) return null;
-  return spendingBoundaries(look.K, alpha)[look.k - 1];
+  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
 }
 
 // src/analysis/series.ts
@@ -63292,6 +63067,893 @@ function sumCounters(series) {
   const mono = series.map((s) => clean(s).samples).filter((s) => s.length).map(monotone);
   const times = [...new Set(mono.flatMap((s) => s.map((p) => p.t)))].sort((a, b) => a - b);
   return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
+}
+
+// src/analysis/bottleneck.ts
+var HIGH_SHARE = 0.5;
+var LOW_DEPTH = 1;
+var IMBALANCE_SHARE = 0.25;
+var CPU_BOUND_PERCENT = 90;
+var LOW_MIN_DEPTH = 3;
+var LOW_MAX_DEPTH = 5;
+var HIGH_BLOCKING_S = 0.05;
+function cpuBoundEvidence(input) {
+  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
+    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
+  );
+  if (hottest.length) {
+    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
+      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
+    );
+  }
+  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
+    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
+  );
+}
+function runtimeEvidence(input) {
+  const evidence = [];
+  const idle = input.idleFraction;
+  if (typeof idle === "number" && Number.isFinite(idle))
+    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  const blocking = input.rpcBlockingP95;
+  if (typeof blocking === "number" && Number.isFinite(blocking))
+    evidence.push(
+      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+    );
+  return evidence;
+}
+function queuesOf(input, services) {
+  const max = (s) => input.queueMax[s];
+  const min = (s) => input.queueMin[s] ?? null;
+  const ranked = [...services].sort((a, b) => max(b) - max(a));
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
+  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
+  return { max, min, ranked, high };
+}
+function analyseBottleneck(input) {
+  const evidence = runtimeEvidence(input);
+  const cpuBound = cpuBoundEvidence(input);
+  const verdict = (kind, service, lines, confidence) => ({
+    kind,
+    service,
+    evidence: [...evidence, ...lines, ...cpuBound],
+    confidence
+  });
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (!services.length)
+    return verdict(
+      runtimeBusy ? "runtime-bound" : "unknown",
+      null,
+      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
+      "low"
+    );
+  const q = queuesOf(input, services);
+  for (const s of q.ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+    );
+  if (runtimeBusy)
+    return verdict(
+      "runtime-bound",
+      null,
+      [
+        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
+      ],
+      q.high.length === 0 ? "high" : "medium"
+    );
+  return queueVerdict(q, services, verdict);
+}
+function queueVerdict(q, services, verdict) {
+  const { max, min, high } = q;
+  const top = q.ranked[0];
+  const second = q.ranked[1];
+  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
+    return verdict(
+      "not-enough-load",
+      null,
+      [
+        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
+      ],
+      "medium"
+    );
+  if (high.length >= 2)
+    return verdict(
+      "total-capacity-too-high",
+      null,
+      [
+        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
+      ],
+      "medium"
+    );
+  const topMin = min(top);
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
+    return verdict(
+      "imbalance",
+      top,
+      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
+      "medium"
+    );
+  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
+  return verdict(
+    "service",
+    top,
+    [
+      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
+    ],
+    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
+  );
+}
+
+// src/analysis/estimators.ts
+function increase(s, a, b) {
+  return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
+}
+function lag1(xs) {
+  if (xs.length < 4) return 0;
+  const m = mean(xs);
+  let num3 = 0;
+  let den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const d = xs[i] - m;
+    den += d * d;
+    if (i > 0) num3 += d * (xs[i - 1] - m);
+  }
+  return den > 0 ? num3 / den : 0;
+}
+function inflation(rho) {
+  const r = Math.min(0.8, Math.max(0, rho));
+  return (1 + r) / (1 - r);
+}
+function tWiden(batches) {
+  return tQuantile975(batches - 1) / 1.96;
+}
+function completionRate(n, from, to, batch, inFlight2) {
+  const k = Math.floor((to - from) / batch + 1e-9);
+  if (k < 2) return void 0;
+  const start = to - k * batch;
+  const perBatch = [];
+  for (let j = 0; j < k; j++) {
+    const a = start + j * batch;
+    perBatch.push({ t: a + batch / 2, rate: increase(n, a, a + batch) / batch });
+  }
+  const rates = perBatch.map((b) => b.rate);
+  const r = mean(rates);
+  if (!(r > 0)) return void 0;
+  const rho = lag1(rates);
+  const vBatch = stdev(rates) ** 2 / k * inflation(rho) || 0;
+  const span = k * batch;
+  const L = inFlight2 ?? Math.max(1, r);
+  const vFloor = L / 6 / span ** 2 + (1e-3 * r) ** 2;
+  const se = Math.sqrt(Math.max(vBatch * tWiden(k) ** 2, vFloor));
+  const notes = rho > 0.2 ? [`completions per batch autocorrelated (\u03C1\u2081 ${rho.toFixed(2)}): interval widened`] : [];
+  return { rate: r, se, method: "completions", batches: k, batchMinutes: batch, perBatch, notes };
+}
+function meanInFlight(active, from, to) {
+  const inside = active.filter((p) => p.t >= from && p.t <= to).map((p) => p.v);
+  return inside.length ? mean(inside) : void 0;
+}
+function littleRate(sum, count2, inFlight2, from, to, batch, options = {}) {
+  const k = Math.floor((to - from) / batch + 1e-9);
+  if (k < 2 || !(inFlight2.value > 0)) return void 0;
+  const start = to - k * batch;
+  const starts = Array.from({ length: k }, (_, j) => start + j * batch);
+  const centres = starts.map((a) => a + batch / 2);
+  const ds = starts.map((a) => increase(sum, a, a + batch));
+  const dc = starts.map((a) => increase(count2, a, a + batch));
+  const S = ds.reduce((a, b) => a + b, 0);
+  const C = dc.reduce((a, b) => a + b, 0);
+  if (!(C >= 2 * k) || !(S > 0) || dc.filter((c) => c > 0).length < 2) return void 0;
+  const W = S / C;
+  const cBar = C / k;
+  const residuals = ds.map((s, j) => s - W * dc[j]);
+  const cycle = options.harmonic ? harmonicPart(centres, residuals, 3 * batch, k * batch / 2) : void 0;
+  const swing = (j) => cycle ? cycle.fitted[j] : 0;
+  const resid = residuals.map((e, j) => e - swing(j));
+  const perBatch = [];
+  for (let j = 0; j < k; j++) {
+    const s = ds[j] - swing(j);
+    const c = dc[j];
+    if (c > 0 && (!cycle || s > 0))
+      perBatch.push({ t: centres[j], rate: inFlight2.value / (s / c / 60) });
+  }
+  if (perBatch.length < 2) return void 0;
+  const partial = cycle ? cycle.fitted.reduce((a, h2) => a + h2, 0) / C / W : 0;
+  const df = cycle ? k - 3 : k - 1;
+  const rho = lag1(resid);
+  const vW = resid.reduce((a, e) => a + e * e, 0) / df / k / cBar ** 2 * inflation(rho);
+  const rate = inFlight2.value / (W / 60);
+  const relSe = Math.sqrt(vW / W ** 2 * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C ** 2);
+  const amplitude = cycle ? cycle.amplitude / (W * cBar) : 0;
+  const notes = littleNotes(C, W, inFlight2, cycle && { ...cycle, amplitude });
+  return {
+    rate,
+    se: rate * relSe,
+    method: "littles-law",
+    batches: k,
+    batchMinutes: batch,
+    perBatch,
+    notes,
+    ...cycle ? { cycle: { periodMinutes: cycle.period, amplitude } } : {}
+  };
+}
+function littleNotes(C, W, inFlight2, cycle) {
+  return [
+    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight2.value.toFixed(1)} in flight (${inFlight2.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
+    ...cycle ? [
+      `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * cycle.amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
+    ] : []
+  ];
+}
+function harmonicFit(t, y, periods) {
+  const m = y.length;
+  if (m < 12 || !(periods.maxPeriod >= periods.minPeriod)) return void 0;
+  const centre = mean(t);
+  const x = t.map((v) => v - centre);
+  const lf = linearFit(x, y);
+  const sse0 = y.reduce((a2, v, i) => a2 + (v - lf.a - lf.b * x[i]) ** 2, 0);
+  if (!(sse0 > 0)) return void 0;
+  let best;
+  let tried = 0;
+  for (let period = periods.minPeriod; period <= periods.maxPeriod; period *= 1.04) {
+    if (periods.exclude?.(period)) continue;
+    const w2 = 2 * Math.PI / period;
+    const rows = x.map((v) => [1, v, Math.sin(w2 * v), Math.cos(w2 * v)]);
+    const beta = leastSquares(rows, y);
+    if (!beta) continue;
+    tried++;
+    const sse = y.reduce((a2, v, i) => {
+      const r = rows[i];
+      return a2 + (v - r.reduce((acc, xv, c) => acc + xv * beta[c], 0)) ** 2;
+    }, 0);
+    if (!best || sse < best.sse) best = { period, sse, beta };
+  }
+  if (!best || tried === 0) return void 0;
+  const nu = m - 4;
+  const f = (sse0 - best.sse) / 2 / Math.max(1e-12, best.sse / nu);
+  const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
+  const w = 2 * Math.PI / best.period;
+  const [, , a, b] = best.beta;
+  return {
+    period: best.period,
+    fitted: x.map((v) => a * Math.sin(w * v) + b * Math.cos(w * v)),
+    amplitude: Math.hypot(a, b),
+    p,
+    tried
+  };
+}
+function harmonicPart(t, y, minPeriod, maxPeriod, alpha = 1e-3) {
+  if (!(maxPeriod > minPeriod)) return void 0;
+  const fit = harmonicFit(t, y, { minPeriod, maxPeriod });
+  return fit && fit.p < alpha ? fit : void 0;
+}
+function leastSquares(rows, y) {
+  const n = rows[0].length;
+  const a = Array.from({ length: n }, () => new Array(n + 1).fill(0));
+  rows.forEach((r, i) => {
+    for (let p = 0; p < n; p++) {
+      const row = a[p];
+      for (let q = 0; q < n; q++) row[q] = row[q] + r[p] * r[q];
+      row[n] = row[n] + r[p] * y[i];
+    }
+  });
+  for (let c = 0; c < n; c++) {
+    let piv = c;
+    for (let r = c + 1; r < n; r++)
+      if (Math.abs(a[r][c]) > Math.abs(a[piv][c])) piv = r;
+    const pivot = a[piv];
+    if (!(Math.abs(pivot[c]) > 1e-12)) return void 0;
+    a[piv] = a[c];
+    a[c] = pivot;
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const row = a[r];
+      const k = row[c] / pivot[c];
+      for (let q = c; q <= n; q++) row[q] = row[q] - k * pivot[q];
+    }
+  }
+  return a.map((row, c) => row[n] / row[c]);
+}
+function combineRates(c, l) {
+  if (!c || !l) return c ?? l;
+  const z = (l.rate - c.rate) / Math.sqrt(c.se ** 2 + l.se ** 2);
+  if (Math.abs(z) > 3 && Math.abs(l.rate / c.rate - 1) > 0.03)
+    return {
+      ...c,
+      notes: [
+        ...c.notes,
+        `Little's law (${l.rate.toFixed(2)}/min) disagrees with the completions (${c.rate.toFixed(2)}/min, z ${z.toFixed(1)}): not used`
+      ]
+    };
+  const wl = 1 / l.se ** 2 / (1 / l.se ** 2 + 1 / c.se ** 2);
+  const rate = wl * l.rate + (1 - wl) * c.rate;
+  const se = wl * l.se + (1 - wl) * c.se;
+  const method = wl >= 0.8 ? "littles-law" : wl <= 0.2 ? "completions" : "combined";
+  const main2 = method === "completions" ? c : l;
+  return {
+    rate,
+    se,
+    method,
+    batches: main2.batches,
+    batchMinutes: main2.batchMinutes,
+    perBatch: main2.perBatch,
+    notes: [
+      ...l.notes,
+      ...c.notes,
+      `weights: Little's law ${(100 * wl).toFixed(0)}%, completions ${(100 * (1 - wl)).toFixed(0)}% (\xB1${(100 * l.se / l.rate).toFixed(1)}% vs \xB1${(100 * c.se / c.rate).toFixed(1)}% s.e.)`
+    ]
+  };
+}
+function driftOf(perBatch, autocorrelated = true) {
+  if (perBatch.length < 3) return void 0;
+  const r = mean(perBatch.map((b) => b.rate));
+  if (!(r > 0)) return void 0;
+  const fit = linearFit(
+    perBatch.map((b) => b.t),
+    perBatch.map((b) => b.rate)
+  );
+  const resid = perBatch.map((b) => b.rate - fit.a - fit.b * b.t);
+  const widen = autocorrelated ? Math.sqrt(inflation(lag1(resid))) : 1;
+  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 * widen / r };
+}
+function harmonicCycle(y, minPeriod, exclude = () => false) {
+  const m = y.length;
+  if (m < 12) return void 0;
+  const span = y[m - 1].t - y[0].t;
+  const mu = mean(y.map((p) => p.v));
+  if (!(mu > 0) || !(span > 0)) return void 0;
+  const step = span / (m - 1);
+  const fit = harmonicFit(
+    y.map((p) => p.t),
+    y.map((p) => p.v),
+    { minPeriod: Math.max(minPeriod, 3 * step), maxPeriod: span / 3, exclude }
+  );
+  return fit && { period: fit.period, amplitude: fit.amplitude / mu, p: fit.p, periodsTried: fit.tried };
+}
+
+// src/analysis/detector.ts
+var DEFAULT_DETECTOR_SETTINGS = {
+  warmup_floor_minutes: 10,
+  window_minutes: 5,
+  max_relative_range: 0.02,
+  max_relative_slope_per_hour: 0.05,
+  consecutive_windows: 3,
+  max_ci_relative: 0.03,
+  stale_after_minutes: 3,
+  stall_minutes: 10,
+  max_failure_rate: 0.05,
+  min_cycle_amplitude: 0.1
+};
+function defaultRunEndMinutes() {
+  const [h2, m] = SUBMIT_DEFAULTS.time.split(":").map(Number);
+  return h2 * 60 + m - TIMELINE.startupMinutes;
+}
+function prepare(input, evidence) {
+  const f = clean(input.fullRun);
+  const n = clean(input.completed);
+  const e = clean(input.elapsed);
+  const dropped = f.dropped + n.dropped + e.dropped;
+  if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
+  let ns = monotone(n.samples);
+  let es = e.samples;
+  const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
+  if (es.length === 0) {
+    es = ns.length && f.samples.length ? ns.map((p) => ({ t: p.t, v: (valueAt(f.samples, p.t) ?? 0) * p.v })) : f.samples.map((p) => ({ t: p.t, v: 60 * (p.t - t0) }));
+  }
+  if (ns.length === 0 && f.samples.length) {
+    ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
+    if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
+  }
+  const measured2 = e.samples.filter((x) => x.v > 0);
+  const offset = measured2.length ? Math.max(...measured2.map((x) => x.v - 60 * x.t)) : 0;
+  return {
+    n: ns,
+    e: es,
+    f: f.samples,
+    offset: Number.isFinite(offset) ? offset : 0,
+    sum: monotone(clean(input.durationSum).samples),
+    count: monotone(clean(input.durationCount).samples),
+    active: clean(input.activeRollouts).samples
+  };
+}
+function project(p, t, r, input) {
+  const nNow = valueAt(p.n, t) ?? 0;
+  const eNow = valueAt(p.e, t) ?? 0;
+  const wallEnd = input.runEndMinutes ?? defaultRunEndMinutes();
+  let horizon = {
+    end: wallEnd,
+    reason: input.runEndMinutes != null ? "job wall time" : "default wall time"
+  };
+  if (input.expectedRollouts != null && input.expectedRollouts > nNow)
+    horizon = requeuedEnd(t, (input.expectedRollouts - nNow) / r, wallEnd, input) ?? horizon;
+  const dt = Math.max(0, horizon.end - t);
+  const eEnd = dt > 0 ? Math.max(eNow, 60 * horizon.end + p.offset) : eNow;
+  const total = nNow + r * dt;
+  return { value: eEnd / total, horizon, future: r * dt, total };
+}
+function requeuedEnd(t, need, wallEnd, input) {
+  const n = input.expectedRollouts;
+  if (t + need < wallEnd) return { end: t + need, reason: `${n} rollouts done` };
+  const requeues = input.maxRequeues ?? REQUEUE.maxRequeues;
+  const perJob = wallEnd - REQUEUE.leadMinutes;
+  const gap = REQUEUE.leadMinutes + TIMELINE.startupMinutes;
+  if (requeues <= 0 || perJob <= 0) return null;
+  const beyond = need - Math.max(0, perJob - t);
+  const jobs = Math.ceil(beyond / perJob);
+  if (jobs > requeues)
+    return { end: (requeues + 1) * (perJob + gap) - gap, reason: `the last of ${requeues} requeues` };
+  return { end: t + need + jobs * gap, reason: `${n} rollouts done after ${jobs} requeue(s)` };
+}
+function fitAt(p, input, plan, t) {
+  const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
+  const littleBatch = plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
+  const durations = plan.inFlight && p.sum.length && p.count.length ? plan.inFlight : void 0;
+  const cyclic = durations && !plan.cycleBlock ? littleRate(p.sum, p.count, durations, plan.littleFrom, t, plan.littleFloor, { harmonic: true }) : void 0;
+  const l = durations ? cyclic?.cycle ? cyclic : littleRate(p.sum, p.count, durations, plan.littleFrom, t, littleBatch) : void 0;
+  const rate = combineRates(c, l);
+  if (!rate) return void 0;
+  const proj = project(p, t, rate.rate, input);
+  const relRate = rate.se / rate.rate * (proj.future / proj.total);
+  const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
+  const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
+  const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
+  const drift = driftOf(half.length >= 4 ? half : rate.perBatch, false);
+  const trend = driftOf(rate.perBatch);
+  return {
+    rate,
+    proj,
+    lo: proj.value * Math.exp(-1.96 * rel),
+    hi: proj.value * Math.exp(1.96 * rel),
+    drift,
+    trend
+  };
+}
+function countWander(n, a, b) {
+  const inside = n.filter((x) => x.t >= a && x.t <= b);
+  if (inside.length < 4) return 0;
+  const fit = linearFit(
+    inside.map((x) => x.t),
+    inside.map((x) => x.v)
+  );
+  const ss = inside.reduce((acc, x) => acc + (x.v - fit.a - fit.b * x.t) ** 2, 0);
+  return Math.sqrt(ss / (inside.length - 2));
+}
+function meanDuration(p, a, b) {
+  const c = increase(p.count, a, b);
+  return c > 0 ? increase(p.sum, a, b) / c / 60 : void 0;
+}
+function rateSteps(n, from, to, minStep) {
+  const overall = increase(n, from, to) / Math.max(to - from, 1e-9);
+  if (!(overall > 0)) return [];
+  const step = Math.max(minStep, 10 / overall);
+  const m = Math.floor((to - from) / step);
+  const out = [];
+  for (let i = 0; i < m; i++) {
+    const a = from + i * step;
+    out.push({ t: a + step / 2, v: increase(n, a, a + step) / step });
+  }
+  return out;
+}
+function interval(value, a, b, digits = 4) {
+  return {
+    value: round(value, digits),
+    low: round(Math.min(a, b), digits),
+    high: round(Math.max(a, b), digits)
+  };
+}
+function detect(input) {
+  const s = { ...DEFAULT_DETECTOR_SETTINGS, ...definedOnly(input.settings) };
+  const evidence = [];
+  const p = prepare(input, evidence);
+  if (p.f.length + p.n.length === 0 || p.n.length === 0) return noData(input, evidence);
+  const f = frameOf(input, s, p, evidence);
+  const unhealthy = healthProblems(f);
+  if (unhealthy.length) return early(f, "unhealthy", unhealthy);
+  const firstProduction = p.n.find((x) => x.v > 0)?.t;
+  if (firstProduction === void 0) return early(f, "warming", ["no rollout completed yet"]);
+  const warmup = warmupOf(f, firstProduction);
+  if (warmup.end === void 0 || f.tLast - warmup.end < s.window_minutes)
+    return unsettledVerdict(f, firstProduction, warmup.floor);
+  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmup.end - f.t0, 1)} min`);
+  const { plan, cycle } = fitPlan(f, warmup.end);
+  const checks = checkpoints(f, plan, (t) => warmup.settledAt(t));
+  const latest = checks[0]?.fit;
+  if (!latest)
+    return {
+      ...f.base,
+      state: "stabilising",
+      warmup_end_minutes: round(warmup.end - f.t0, 2),
+      value: null,
+      projected_full_run: null,
+      evidence: [
+        ...evidence,
+        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(f.tLast - warmup.end, 1)}`
+      ]
+    };
+  const common = steadyFields(f, plan, latest);
+  return driftingVerdict(f, plan, latest, common) ?? windowVerdict(f, checks, latest, cycle, common);
+}
+function early(f, state2, why, more = {}) {
+  const none = { warmup_end_minutes: null, value: null, projected_full_run: null };
+  return { ...f.base, state: state2, ...none, ...more, evidence: [...f.evidence, ...why] };
+}
+function noData(input, evidence) {
+  return {
+    state: input.targetsUp === false ? "unhealthy" : "no-data",
+    minutes_of_data: 0,
+    warmup_end_minutes: null,
+    current_full_run: null,
+    value: null,
+    projected_full_run: null,
+    evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
+  };
+}
+function frameOf(input, s, p, evidence) {
+  const all = [...p.f, ...p.n];
+  const t0 = Math.min(...all.map((x) => x.t));
+  const tLast = Math.max(...all.map((x) => x.t));
+  const now = input.now ?? tLast;
+  const lastF = p.f.length ? p.f[p.f.length - 1].v : null;
+  const base = {
+    minutes_of_data: round(now - t0, 2),
+    current_full_run: lastF === null ? null : round(lastF, 4)
+  };
+  for (const [a, b] of gaps(p.n)) evidence.push(`scrape gap ${round(a - t0, 1)}\u2013${round(b - t0, 1)} min`);
+  return { input, s, p, evidence, t0, tLast, now, base, step: medianStep(p.n) };
+}
+function healthProblems(f) {
+  const { input, s, p, t0, tLast, now, step } = f;
+  const W = s.window_minutes;
+  const unhealthy = [];
+  if (input.targetsUp === false) unhealthy.push("scrape targets are gone while the job runs");
+  const stale = Math.max(s.stale_after_minutes, 3 * (Number.isFinite(step) ? step : 0));
+  if (now - tLast > stale)
+    unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
+  const nLast = p.n[p.n.length - 1].v;
+  const firstProduction = p.n.find((x) => x.v > 0)?.t;
+  if (firstProduction !== void 0) {
+    const stallAfter = stallMinutes(p, firstProduction, tLast, s);
+    if (tLast - firstProduction >= stallAfter && nLast - (valueAt(p.n, tLast - stallAfter) ?? 0) <= 0)
+      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${round(stallAfter, 1)} min`);
+  }
+  const failed = clean(input.failed).samples;
+  if (failed.length && tLast - t0 >= W) {
+    const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W) ?? 0);
+    const dAll = nLast - (valueAt(p.n, tLast - W) ?? 0);
+    if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
+      unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W} min's rollouts failed`);
+  }
+  return unhealthy;
+}
+function warmupOf(f, firstProduction) {
+  const { s, p, t0, tLast, step } = f;
+  const W = s.window_minutes;
+  const floor = t0 + s.warmup_floor_minutes;
+  const block = Math.max(W / 2, Number.isFinite(step) ? step : 0);
+  let end = mserWarmupEnd(p.n, firstProduction, tLast, block, floor);
+  for (let j = 1; end === void 0 && j <= s.consecutive_windows - 1; j++)
+    end = mserWarmupEnd(p.n, firstProduction, tLast - j * W, block, floor);
+  return {
+    end,
+    floor,
+    settledAt: (t) => mserWarmupEnd(p.n, firstProduction, t, block, floor) !== void 0
+  };
+}
+function unsettledVerdict(f, firstProduction, floor) {
+  const { s, p, tLast } = f;
+  const W = s.window_minutes;
+  const half = firstProduction + (tLast - firstProduction) / 2;
+  const trendOf = (from) => tLast - from >= 4 * W ? driftOf(completionRate(p.n, from, tLast, W, null)?.perBatch ?? []) : void 0;
+  const trend = trendOf(Math.max(half, floor));
+  const drift = significantDrift(trend, s);
+  const lateDrift = significantDrift(trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2), s);
+  if (drift !== void 0 && lateDrift !== void 0 && Math.sign(drift) === Math.sign(lateDrift))
+    return early(
+      f,
+      "drifting",
+      ["no settled warm-up: the completion rate keeps moving", driftEvidence(trend)],
+      { drift: { slope_relative_per_hour: round(drift, 4) }, estimator: "completions" }
+    );
+  const minutes = f.now - f.t0;
+  const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
+  return early(f, "warming", [why]);
+}
+function inFlightOf(f, warmupEnd) {
+  const W = f.s.window_minutes;
+  const activeMean = meanInFlight(f.p.active, Math.max(warmupEnd, f.tLast - 2 * W), f.tLast);
+  const cap = f.input.inFlightCapacity;
+  return activeMean !== void 0 && activeMean > 0 ? { value: activeMean, source: "active-rollouts" } : cap && cap > 0 ? { value: cap, source: "capacity" } : void 0;
+}
+function fitPlan(f, warmupEnd) {
+  const { s, p, tLast, step } = f;
+  const W = s.window_minutes;
+  const inFlight2 = inFlightOf(f, warmupEnd);
+  const recentRate = increase(p.n, Math.max(warmupEnd, tLast - 2 * W), tLast) / Math.min(2 * W, tLast - warmupEnd);
+  const dHat = meanDuration(p, Math.max(warmupEnd, tLast - 3 * W), tLast) ?? (inFlight2 && recentRate > 0 ? inFlight2.value / recentRate : void 0);
+  const cycle = dHat !== void 0 ? cycleOf(f, warmupEnd, dHat) : void 0;
+  const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
+  const plan = {
+    warmupEnd,
+    // durations of rollouts that started after the congestion: those finishing a rollout's duration
+    // after the completion rate settled (MSER); slow rollouts started in the congestion finish late
+    littleFrom: warmupEnd + (dHat ?? 0),
+    countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
+    littleBatch: W / 2,
+    // a batch holds at least about ten finished rollouts and four scrapes
+    littleFloor: Math.max(
+      4 * (Number.isFinite(step) ? step : 0),
+      recentRate > 0 ? 10 / recentRate : W / 2,
+      W / 10
+    ),
+    ...cycle ? { cycleBlock } : {},
+    inFlight: inFlight2
+  };
+  return { plan, cycle };
+}
+function cycleOf(f, warmupEnd, dHat) {
+  const W = f.s.window_minutes;
+  const stepMin = Math.max(W / 5, Number.isFinite(f.step) ? f.step : 0);
+  const excluded = (period) => [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * dHat) - 1) < 0.2);
+  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W, excluded);
+  return test && test.p < 1e-3 && test.amplitude >= f.s.min_cycle_amplitude ? test : void 0;
+}
+function checkpoints(f, plan, settledAt) {
+  const H = f.s.window_minutes / 2;
+  const checks = [];
+  for (let j = 0; j <= 2 * f.s.consecutive_windows; j++) {
+    const t = f.tLast - j * H;
+    const settled2 = j === 0 || settledAt(t);
+    const fit = settled2 ? fitAt(f.p, f.input, plan, t) : void 0;
+    checks.push(fit ? { t, fit } : { t, unsettled: !settled2 });
+  }
+  return checks;
+}
+function steadyFields(f, plan, latest) {
+  const projected = interval(latest.proj.value, latest.lo, latest.hi);
+  const r = latest.rate;
+  const steady = interval(
+    60 / r.rate,
+    60 / (r.rate + 1.96 * r.se),
+    60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3)
+  );
+  f.evidence.push(
+    `steady rate ${round(r.rate, 2)} \xB1 ${round(1.96 * r.se, 2)} rollouts/min (${r.method}, ${r.batches} \xD7 ${round(r.batchMinutes, 1)}-min batches) \u2192 ${steady.value} s/rollout at steady state`,
+    ...r.notes,
+    `projected full-run at ${round(latest.proj.horizon.end - f.t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
+  );
+  const t = latest.trend;
+  if (t && Number.isFinite(t.seRelPerHour))
+    f.evidence.push(
+      `no drift steeper than ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h (one-sided 95% bound on the steady data's trend)`
+    );
+  return {
+    ...f.base,
+    warmup_end_minutes: round(plan.warmupEnd - f.t0, 2),
+    projected_full_run: projected,
+    steady_seconds_per_rollout: steady,
+    run_end_minutes: round(latest.proj.horizon.end - f.t0, 1),
+    estimator: r.method
+  };
+}
+function driftingVerdict(f, plan, latest, common) {
+  const { s, tLast } = f;
+  const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
+  const late = tLast - lateFrom >= 4 * s.window_minutes ? fitAt(f.p, f.input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast) : void 0;
+  const lateDrift = significantDrift(late?.drift, s);
+  const drift = significantDrift(latest.drift, s);
+  if (drift === void 0 || lateDrift === void 0 || Math.sign(drift) !== Math.sign(lateDrift))
+    return void 0;
+  return {
+    ...common,
+    state: "drifting",
+    value: null,
+    cycle: null,
+    drift: { slope_relative_per_hour: round(drift, 4) },
+    evidence: [...f.evidence, driftEvidence(latest.drift)]
+  };
+}
+function windowVerdict(f, checks, latest, cycle, common) {
+  const { s, evidence } = f;
+  const fails = (j, factor = 1) => windowFailure(checks[j], checks[j + 1], s, factor);
+  let streak = 0;
+  let firstFailure = "";
+  for (let j = 0; j < s.consecutive_windows; j++) {
+    const reason2 = fails(j);
+    if (reason2) {
+      firstFailure = reason2;
+      break;
+    }
+    streak++;
+  }
+  let heldFrom = 0;
+  if (streak < s.consecutive_windows) {
+    for (let k = 1; k <= s.consecutive_windows && !heldFrom; k++) {
+      let ok = true;
+      for (let j = 0; j < k && ok; j++) ok = !fails(j, 1.5);
+      for (let j = k; j < k + s.consecutive_windows && ok; j++) ok = !fails(j);
+      if (ok) heldFrom = k;
+    }
+  }
+  evidence.push(
+    heldFrom ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5\xD7 the thresholds (${firstFailure})` : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
+  );
+  if (latest.trend)
+    evidence.push(
+      `trend of the steady rate ${round(100 * latest.trend.slopeRelPerHour, 1)}%/h (\xB1${round(100 * latest.trend.seRelPerHour, 1)} s.e.)`
+    );
+  if (cycle)
+    evidence.push(
+      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`
+    );
+  const done = streak >= s.consecutive_windows || heldFrom > 0;
+  return {
+    ...common,
+    state: done ? cycle ? "cyclic" : "stable" : "stabilising",
+    value: done ? common.projected_full_run : null,
+    cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
+    evidence
+  };
+}
+function stallMinutes(p, from, to, s) {
+  const n = p.n;
+  const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
+  const duration3 = meanDuration(p, from, to);
+  if (duration3 === void 0) return s.stall_minutes;
+  let longest = 0;
+  let since = from;
+  for (let i = 1; i < n.length; i++) {
+    const a = n[i - 1];
+    const b = n[i];
+    if (a.t < from) continue;
+    if (b.v > a.v) {
+      longest = Math.max(longest, a.t - since);
+      since = b.t;
+    }
+  }
+  if (!(rate > 0)) return s.stall_minutes;
+  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration3));
+}
+function significantDrift(d, s) {
+  if (!d || !Number.isFinite(d.seRelPerHour)) return void 0;
+  const slope = Math.abs(d.slopeRelPerHour);
+  if (slope - 2 * d.seRelPerHour > s.max_relative_slope_per_hour && slope > 4 * d.seRelPerHour)
+    return -d.slopeRelPerHour;
+  return void 0;
+}
+function driftEvidence(d) {
+  return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)} s.e.): seconds per rollout keep moving`;
+}
+function mserWarmupEnd(n, from, to, block, floor) {
+  const m = Math.floor((to - from) / block);
+  if (m < 6) return void 0;
+  const start = to - m * block;
+  const x = [];
+  for (let i = 0; i < m; i++) {
+    const a = start + i * block;
+    x.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
+  }
+  let sum = 0;
+  let sq = 0;
+  let best = Number.POSITIVE_INFINITY;
+  let bestD = -1;
+  const stat2 = new Array(m).fill(Number.NaN);
+  for (let d = m - 1; d >= 0; d--) {
+    const xi = x[d];
+    sum += xi;
+    sq += xi * xi;
+    const k = m - d;
+    stat2[d] = Math.max(0, sq - sum * sum / k) / (k * k);
+  }
+  const limit = Math.floor(m / 2);
+  for (let d = 0; d <= limit; d++) {
+    const v = stat2[d];
+    if (v < best * (1 - 1e-9) - 1e-15) {
+      best = v;
+      bestD = d;
+    }
+  }
+  if (bestD < 0 || bestD >= limit) return void 0;
+  return Math.max(start + bestD * block, floor);
+}
+function windowFailure(c, prev, s, factor = 1) {
+  if (c?.unsettled) return "the warm-up was not settled yet at that window";
+  const f = c?.fit;
+  if (!f) return "not enough steady data";
+  const v = f.proj.value;
+  const ci = (f.hi - f.lo) / 2 / v;
+  if (!(ci <= factor * s.max_ci_relative))
+    return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
+  for (const [d, z] of [
+    [f.trend, 2],
+    [f.drift, 3]
+  ]) {
+    const slope = Math.abs(d?.slopeRelPerHour ?? 0);
+    if (d && slope > factor * s.max_relative_slope_per_hour && slope > z * d.seRelPerHour)
+      return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)})`;
+  }
+  const t = f.trend;
+  if (t && Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
+    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h not ruled out yet`;
+  if (!prev?.fit) return void 0;
+  const range = Math.abs(v - prev.fit.proj.value) / v;
+  if (!(range <= factor * s.max_relative_range))
+    return `projection moved ${round(100 * range, 1)}% in one window`;
+  return void 0;
+}
+function definedOnly(o) {
+  const out = {};
+  if (!o) return out;
+  for (const [k, v] of Object.entries(o))
+    if (v !== void 0 && v !== null) out[k] = v;
+  return out;
+}
+
+// src/analysis/resources.ts
+function analyseResources(input) {
+  const gpu_by_index = {};
+  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
+  for (const gpu of [...indices].sort((a, b) => Number(a) - Number(b))) {
+    const s = input.gpus.get(gpu) ?? {};
+    const used = minMeanMax(s.memoryUsedGb ?? []);
+    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
+    const total = totals2.length ? round(Math.max(...totals2)) : null;
+    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
+    const headroom = free.length ? round(Math.min(...free)) : total !== null && used.max !== null ? round(total - used.max) : null;
+    gpu_by_index[gpu] = {
+      topology_services: input.services?.get(Number(gpu)) ?? [],
+      utilization_percent: minMeanMax(s.utilization ?? []),
+      memory_used_gb: used,
+      memory_total_gb: total,
+      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
+      memory_headroom_gb_min: headroom
+    };
+  }
+  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
+  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
+  const cpu = {};
+  for (const [g, v] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v);
+  return {
+    process_cpu_utilization_percent_by_group: cpu,
+    gpu_by_index,
+    host_memory: {
+      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
+      total_gb: totals.length ? round(Math.max(...totals)) : null
+    }
+  };
+}
+function opportunities(usage, bottleneck) {
+  const out = [];
+  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
+    const total = u.memory_total_gb ?? null;
+    const peak = u.memory_used_gb?.max ?? null;
+    const util = u.utilization_percent?.mean ?? null;
+    const services = u.topology_services ?? [];
+    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
+      out.push(
+        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
+      );
+    else if (!services.length && (util === null || util < 5))
+      out.push(
+        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
+      );
+    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
+      const headroom = round(total - peak, 1);
+      const target = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
+      out.push(
+        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target}`
+      );
+    }
+  }
+  const host = usage.host_memory;
+  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
+    out.push(
+      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
+    );
+  return out;
 }
 
 // src/analysis/rollout-error.ts
@@ -63551,683 +64213,251 @@ function perWorkerMinutes(series, toMinutes) {
   return (series ?? []).map((s) => ({ labels: s.labels, points: toMinutes(s.points) }));
 }
 
-// src/analysis/decision.ts
-var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
-var DECISION_DEFAULTS = {
-  boundary: "alpha-spending",
-  maxDecisionMinutes: 120,
-  /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
-  minSteadyMinutes: 5
-};
-function decisionProjection(v) {
-  return v?.decision_estimate?.projected_full_run ?? v?.projected_full_run ?? null;
+// src/analysis/observe.ts
+function first(series, q) {
+  return series[q]?.[0];
 }
-var DRIFT_GUARD = {
-  /** A difference in drift significant (2 s.e.) beyond this holds `better`/`equivalent` back… */
-  limitPerHour: 0.05,
-  /** …and so does one not ruled out (one-sided 95%) below this. */
-  steepPerHour: 0.2
-};
-var AGE_GAP_DRIFT_PER_HOUR = 0.05;
-var ASSUMED_BETWEEN_RUN = 0.015;
-function referenceAtAge(reference, minute) {
-  const p = decisionProjection(reference);
-  const age = reference.minutes_of_data ?? null;
-  const traj = reference.decision_estimate?.trajectory;
-  const enough = reference.decision_estimate?.error_basis?.enough ?? null;
-  if (minute != null && age !== null && traj?.values.length && minute < age - 0.5) {
-    const k = Math.min(traj.values.length - 1, Math.floor((minute - traj.from_minute) / traj.step_minutes));
-    if (k < 0)
-      return {
-        projection: null,
-        logSe: 0,
-        gapMinutes: 0,
-        basisEnough: null,
-        drift: null,
-        text: `no estimate of it yet at run-minute ${round(minute, 1)}`
-      };
-    const at = traj.from_minute + k * traj.step_minutes;
-    const [value, se] = [traj.values[k], traj.log_se[k]];
-    const [slope, slopeSe] = [traj.drift_slope?.[k] ?? null, traj.drift_se?.[k] ?? null];
-    return {
-      drift: slope === null || slopeSe === null ? null : { slope_relative_per_hour: slope, se: slopeSe },
-      projection: { value, low: value * Math.exp(-1.96 * se), high: value * Math.exp(1.96 * se) },
-      logSe: se,
-      gapMinutes: 0,
-      basisEnough: traj.basis_from_minute !== null && at >= traj.basis_from_minute,
-      text: `as it was at run-minute ${round(at, 0)} (equal run age, from its trajectory)`
-    };
-  }
-  const gap = minute != null && age !== null ? Math.abs(age - minute) : 0;
-  const bounded = minute != null && age !== null && minute > age && gap > AGE_GAP_MAX_MINUTES;
-  return {
-    projection: p,
-    logSe: p ? logSe(p) : 0,
-    gapMinutes: bounded ? AGE_GAP_MAX_MINUTES : gap,
-    basisEnough: enough,
-    drift: reference.decision_estimate?.drift ?? null,
-    text: gap > 0.5 ? `read at run-minute ${round(age, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: \xB1${pct(ageGapHide(bounded ? AGE_GAP_MAX_MINUTES : gap))} added for what a drift of ${pct(AGE_GAP_DRIFT_PER_HOUR)}/h can hide${bounded ? ` over at most ${AGE_GAP_MAX_MINUTES} minutes` : ""}` : "at equal run age"
-  };
-}
-var AGE_GAP_MAX_MINUTES = 30;
-var ageGapHide = (gapMinutes) => AGE_GAP_DRIFT_PER_HOUR * gapMinutes / 60;
-function steadyFrom(v) {
-  return v.decision_estimate?.first_wave_end_minutes ?? v.warmup_end_minutes ?? void 0;
-}
-function usedText(v, who) {
-  const e = v.decision_estimate;
-  return e ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored` : `${who}: the verdict's projection (no rollout estimate yet)`;
-}
-function decisionOptions(x) {
-  return {
-    minImprovement: x?.min_improvement ?? 0.02,
-    boundary: x?.decision_boundary ?? DECISION_DEFAULTS.boundary,
-    maxDecisionMinutes: x?.max_decision_minutes ?? DECISION_DEFAULTS.maxDecisionMinutes
-  };
-}
-function claimRadius(candidate, s, options) {
-  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  if ((options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid")
-    return {
-      radius: csRadius(s, alpha, options.s0 ?? CONFIDENCE_SEQUENCE.s0),
-      text: `always-valid confidence sequence (normal mixture, \u03B1 ${alpha})`
-    };
-  const minutes = candidate.minutes_of_data ?? 0;
-  const warmupEnd = steadyFrom(candidate) ?? 0;
-  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
-  if (minutes - warmupEnd < DECISION_DEFAULTS.minSteadyMinutes)
-    return {
-      radius: null,
-      why: `small-sample guard: ${round(Math.max(0, minutes - warmupEnd), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} steady minutes`
-    };
-  const at = { minutes: Math.min(minutes, max), warmupEnd, maxMinutes: max };
-  const c = boundaryAt(at, alpha);
-  const look = lookIndex(at);
-  return {
-    radius: c * s,
-    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
-    ...minutes >= max - 1e-9 ? { final: true } : {}
-  };
-}
-function logSe(i) {
-  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
-}
-function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
-  if (!(s > 0)) return 0;
-  const I = (s0 / s) ** 2;
-  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
-}
-var usable = (v) => {
-  const p = decisionProjection(v);
-  const blocked = v?.decision_estimate ? ["unhealthy", "no-data"] : ["unhealthy", "no-data", "warming"];
-  return !!v && !!p && p.value > 0 && p.low > 0 && p.high >= p.low && !blocked.includes(v.state);
-};
-var steadyUsable = (v) => usable(v) && v?.state !== "drifting";
-var slopeText = (v) => {
-  const s = v.drift?.slope_relative_per_hour;
-  return s == null ? "drifting" : `drifting ${s > 0 ? "+" : ""}${round(100 * s, 1)}%/h`;
-};
-function rolloutDriftHold(candidate, r, g) {
-  const est = candidate.decision_estimate;
-  if (!est) return null;
-  const c = est.drift;
-  if (!c)
-    return "the candidate\u2019s rollout durations do not span enough blocks of starts to measure a drift yet";
-  const diff = c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0);
-  const se = Math.hypot(c.se, r?.se ?? 0);
-  const what = `the candidate\u2019s rollout durations drift ${diff > 0 ? "+" : ""}${pct(diff)}/h \xB1 ${pct(se)} against the reference\u2019s`;
-  if (Math.abs(diff) - 2 * se > g.limitPerHour) return `${what}, beyond ${pct(g.limitPerHour)}/h`;
-  if (Math.abs(diff) + 1.645 * se > g.steepPerHour)
-    return `${what}: a drift of ${pct(g.steepPerHour)}/h is not ruled out yet`;
-  return null;
-}
-function driftGuard(state2, lo, m, runs, g) {
-  if (state2 !== "better" && state2 !== "equivalent") return { state: state2, evidence: [] };
-  const { candidate, reference, shown } = runs;
-  const who = [
-    candidate.state === "drifting" ? `the candidate (${slopeText(candidate)})` : null,
-    reference.state === "drifting" ? `${shown} (${slopeText(reference)})` : null
-  ].filter((x) => !!x);
-  const rollout = rolloutDriftHold(candidate, runs.drift, g);
-  if (!who.length && !rollout)
-    return {
-      state: state2,
-      evidence: [
-        "drift guard: neither run drifts (the detector and the rollout durations rule out a drift beyond the guard)"
-      ]
-    };
-  const held = `drift guard: ${state2} held back while ${[...who.length ? [`${who.join(" and ")} drifts`] : [], ...rollout ? [rollout] : []].join("; ")}`;
-  return lo > -m ? { state: "not-better", evidence: [held] } : { state: "measuring", evidence: [held] };
-}
-function decideCandidate(candidate, reference, options = {}) {
-  const m = options.minImprovement ?? 0.02;
-  const against = reference?.name ?? "none";
-  const shown = reference?.label ?? against;
-  const base = { against, min_improvement: m, method: methodText(options) };
-  const read2 = comparable(candidate, reference, base, shown, options);
-  if ("decision" in read2) return read2.decision;
-  const { cv, at, ref, subject } = read2;
-  const d = Math.log(cv.value / at.projection.value);
-  const between = ref.betweenRun?.logSd ?? 0;
-  const s = Math.hypot(logSe(cv), at.logSe, between);
-  const claim = claimRadius(subject, s, options);
-  if (claim.radius === null)
-    return unclaimed(base, d, `change vs ${shown}: ${pct(Math.exp(d) - 1)}; ${claim.why}`);
-  const r = claim.radius + ageGapHide(at.gapMinutes);
-  const [lo, hi] = [Math.exp(d - r) - 1, Math.exp(d + r) - 1];
-  const change = { value: round(Math.exp(d) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
-  const thin = thinBasis(subject, at, shown);
-  const runs = { candidate: subject, reference: ref.verdict, shown, drift: at.drift };
-  const guard = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m), lo, m, runs, options.driftGuard ?? DRIFT_GUARD);
-  const evidence = [
-    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
-    `${shown} ${at.text}`,
-    ...ref.betweenRun ? [`between-run term \xB1${pct(between)} (log s.d.): ${ref.betweenRun.text}`] : [],
-    ...guard.evidence,
-    `estimates: ${usedText(subject, "the candidate")}; ${usedText(ref.verdict, shown)}`
-  ];
-  const held = !!thin || guard.evidence.length > 0;
-  if (guard.state !== "measuring")
-    return decided(base, guard.state, change, candidate, [
-      ...evidence,
-      `${guard.state}: ${claimOf(guard.state, m)} than ${shown} at every look's confidence`
-    ]);
-  const horizon = claimRadius(candidate, s, options);
-  if ("final" in horizon && horizon.final)
-    return settleAtHorizon({ base, change, d, s, m, shown, evidence, held, candidate });
-  const open2 = stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
-  const bestRadius = ageGapHide(at.gapMinutes) + claim.radius * Math.hypot(at.logSe, between) / s;
-  const ended = frozenAt(read2, { d, lo, hi, m, bestRadius });
-  return ended === null ? open2 : closeOpen(open2, candidate, ended);
-}
-function frozenAt(read2, x) {
-  if (!read2.ref.ended || stateOf(x.lo, x.hi, x.m) === "better") return null;
-  const end = round(read2.ref.verdict.minutes_of_data ?? 0, 0);
-  if (read2.agedTo !== null)
-    return `the reference's data end at run-minute ${end}: compared there, more of the candidate's own data cannot settle it`;
-  const minutes = read2.subject.minutes_of_data ?? 0;
-  if (!(minutes > (read2.ref.verdict.minutes_of_data ?? minutes) + 0.5)) return null;
-  const [lo, hi] = [Math.exp(x.d - x.bestRadius) - 1, Math.exp(x.d + x.bestRadius) - 1];
-  if (stateOf(lo, hi, x.m) !== "measuring") return null;
-  return `the reference's data end at run-minute ${end}: even with no error of its own the candidate's interval [${pct(lo)}, ${pct(hi)}] would not settle it`;
-}
-function closeOpen(open2, candidate, why) {
-  const m = open2.min_improvement;
-  const minutes = candidate.minutes_of_data ?? null;
-  return {
-    ...open2,
-    state: "not-better",
-    decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    expected_minutes_to_decision: null,
-    evidence: [
-      ...open2.evidence.filter(
-        (e) => !e.startsWith("expected to settle") && !e.startsWith("the difference is too close")
-      ),
-      `not-better: closed now, not shown ${pct(m)} faster than ${open2.against}: ${why} (the futility rule)`
-    ]
-  };
-}
-function unclaimed(base, d, text2) {
-  const value = round(Math.exp(d) - 1, 4);
-  return {
-    ...base,
-    state: "measuring",
-    relative_change: { value, low: value, high: value },
-    evidence: [text2]
-  };
-}
-function stillMeasuring(base, change, evidence, eta) {
-  const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
-  return {
-    ...base,
-    state: "measuring",
-    relative_change: change,
-    expected_minutes_to_decision: eta,
-    evidence: [...evidence, when]
-  };
-}
-function decided(base, state2, change, candidate, evidence) {
-  const minutes = candidate.minutes_of_data ?? null;
-  return {
-    ...base,
-    state: state2,
-    relative_change: change,
-    decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence
-  };
-}
-function thinBasis(candidate, at, shown) {
-  const b = candidate.decision_estimate?.error_basis;
-  if (b && !b.enough) return `no claim: the candidate's ${basisText(b)}`;
-  if (at.basisEnough === false) return `no claim: ${shown}'s error basis was too thin at that age`;
-  return null;
-}
-function settleAtHorizon(x) {
-  const state2 = !x.held && Math.abs(x.change.value) < x.m ? "equivalent" : "not-better";
-  const p = x.s > 0 ? upperTailZ((x.d - Math.log(1 - x.m)) / x.s) : 0;
-  return decided(x.base, state2, x.change, x.candidate, [
-    ...x.evidence,
-    `${state2}: closed at the horizon (max_decision_minutes): not shown ${pct(x.m)} faster than ${x.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct(x.m)} faster reads this slow or slower with probability ${pct(p)}`
-  ]);
-}
-function upperTailZ(z) {
-  const t = 1 / (1 + 0.2316419 * Math.abs(z));
-  const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
-  const q = Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI) * poly;
-  return z >= 0 ? q : 1 - q;
-}
-function methodText(options) {
-  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
-  return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
-}
-function atEqualAge(candidate, reference) {
-  const age = reference.minutes_of_data ?? null;
-  const minutes = candidate.minutes_of_data ?? null;
-  const est = candidate.decision_estimate;
-  if (age === null || minutes === null || !(minutes > age + 0.5) || !est?.trajectory?.values.length)
-    return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
-  const mine = referenceAtAge(candidate, age);
-  if (!mine.projection) return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
-  const basis = est.error_basis;
-  const subject = {
-    ...candidate,
-    minutes_of_data: age,
-    projected_full_run: mine.projection,
-    decision_estimate: {
-      ...est,
-      projected_full_run: mine.projection,
-      drift: mine.drift ? { ...mine.drift, from_minute: est.drift?.from_minute ?? est.first_wave_end_minutes } : null,
-      ...basis ? { error_basis: { ...basis, enough: mine.basisEnough ?? basis.enough } } : {}
+function observeRun(input) {
+  const t = timeLine(input);
+  const series = runSeries(input, t);
+  const dInput = detectorInput(input, t, series);
+  const verdict = detect(dInput);
+  verdict.decision_estimate = decisionEstimate(input, t, series, dInput, verdict);
+  rolloutDriftCheck(verdict, input.settings?.max_relative_slope_per_hour ?? 0.05);
+  const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
+  const read2 = steadyReader(input.series, fromTs);
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  const resources = resourcesOf(input, read2);
+  const bottleneck = bottleneckOf(input, read2, cap);
+  const stable_metrics = {
+    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
+    ...countsOf(series),
+    rollout_duration_p95_s: read2.mean(first(input.series, "rolloutDurationP95")),
+    rpc_queue_depth_at_start_latest_by_service: bottleneck.queue,
+    rpc_duration_p95_s_by_method: rpcP95ByMethod(read2),
+    runtime_idle_fraction: bottleneck.idle,
+    resource_usage: resources,
+    bottleneck: bottleneck.bottleneck,
+    telemetry_quality: {
+      missing_metrics: input.missing ?? [],
+      gaps: verdict.evidence.filter((e) => e.startsWith("scrape gap")),
+      notes: null
     }
   };
-  const text2 = `read at run-minute ${round(age, 0)}, its last reading; the candidate as it was then (equal run age, from the candidate's trajectory)`;
-  return { subject, at: { ...referenceAtAge(reference, age), text: text2 }, agedTo: age };
-}
-function comparable(candidate, reference, base, shown, options) {
-  if (options.isReference)
-    return { decision: { ...base, state: "reference", evidence: ["this candidate is the reference"] } };
-  const prev = options.previous;
-  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === base.against)
-    return { decision: prev };
-  if (!reference)
-    return {
-      decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
-    };
-  const { subject, at, agedTo } = atEqualAge(candidate, reference.verdict);
-  const cv = decisionProjection(subject);
-  if (usable(candidate) && usable(reference.verdict) && cv && at.projection)
-    return { cv, at, ref: reference, subject, agedTo };
-  if (usable(candidate) && usable(reference.verdict))
-    return { decision: { ...base, state: "measuring", evidence: [`${shown}: ${at.text}`] } };
-  const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
-  return { decision: { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] } };
-}
-var pct = (x) => `${round(100 * x, 1)}%`;
-function stateOf(lo, hi, m) {
-  return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
-}
-function claimOf(state2, m) {
-  return state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct(m)}` : state2 === "equivalent" ? `within \xB1${pct(m)}` : `not faster by ${pct(m)} or more`;
-}
-function expectedMinutes(v, d, s, m, options) {
-  const now = v.minutes_of_data;
-  if (now == null || !(s > 0)) return null;
-  const warmupEnd = steadyFrom(v) ?? now / 3;
-  const steady = Math.max(1, now - warmupEnd);
-  const lm = Math.log(1 - m);
-  const need = Math.max(d, lm - d, d - lm);
-  if (!(need > 0)) return null;
-  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
-  const horizon = (options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid" ? now + 600 : max;
-  for (let t = Math.ceil(now); t <= horizon; t++) {
-    const st = s * Math.sqrt(steady / Math.max(1, t - warmupEnd));
-    const c = claimRadius({ ...v, minutes_of_data: t, warmup_end_minutes: warmupEnd }, st, options);
-    if (c.radius !== null && c.radius <= need) return round(Math.max(t, now), 0);
-  }
-  return null;
-}
-function pruneByLeader(candidate, leader, options = {}) {
-  const leaders = Math.max(1, Math.floor(options.leaders ?? 1));
-  const alpha = (options.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
-  const d = decideCandidate(candidate, leader, { ...options, alpha });
-  if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
-  const m = options.minImprovement ?? 0.02;
-  const shown = leader.label ?? leader.name;
   return {
-    ...d,
-    state: "not-better",
-    evidence: [
-      ...d.evidence.slice(0, 1),
-      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence (\u03B1 split over ${leaders} possible leader${leaders === 1 ? "" : "s"}): it cannot win`
-    ]
-  };
-}
-function leadingCandidate(candidates, reference) {
-  let best = null;
-  for (const c of candidates)
-    if (steadyUsable(c.verdict) && (!best || decisionProjection(c.verdict)?.value < decisionProjection(best.verdict)?.value))
-      best = c;
-  const ref = reference && best ? referenceAtAge(reference, best.verdict.minutes_of_data).projection?.value : void 0;
-  if (best && ref !== void 0 && !(decisionProjection(best.verdict)?.value < ref)) return null;
-  return best;
-}
-var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
-function gpuMinutes(i) {
-  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
-  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
-  const savedVsSeed = i.stopped ? round(i.gpus * SEED_RULE_JOB_MINUTES - used, 0) : null;
-  return { used, saved, savedVsSeed };
-}
-function withGpuMinutes(d, i) {
-  const g = gpuMinutes(i);
-  return {
-    ...d,
-    gpu_minutes_used: g.used,
-    gpu_minutes_saved: g.saved,
-    gpu_minutes_saved_vs_seed: g.savedVsSeed
-  };
-}
-function savingsText(d) {
-  if (d.gpu_minutes_saved == null) return null;
-  const wall = `${Math.round(d.gpu_minutes_saved)} against the job's wall time`;
-  const seed = d.gpu_minutes_saved_vs_seed;
-  if (seed == null) return `${Math.round(d.gpu_minutes_saved)} GPU-minutes of wall time saved`;
-  return seed >= 0 ? `${Math.round(seed)} GPU-minutes saved against the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})` : `${Math.round(-seed)} GPU-minutes more than the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})`;
-}
-function shouldStopOnDecision(decisions, options = {}) {
-  if (options.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
-  if (!decisions.length) return { stop: false, reason: "no decision yet" };
-  if (decisions.some((d) => d.state === "reference"))
-    return { stop: false, reason: "a reference keeps running" };
-  const worse = decisions.find((d) => d.state === "worse");
-  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
-  if (decisions.every((d) => d.state !== "measuring"))
-    return {
-      stop: true,
-      reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(", ")}`
-    };
-  return { stop: false, reason: "still measuring" };
-}
-
-// src/analysis/outcome.ts
-var DEFAULT_MIN_IMPROVEMENT = 0.02;
-function decisionOutcome(d, min = d.min_improvement) {
-  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
-  return d.state;
-}
-function changeOutcome(change, min) {
-  if (!change) return "measuring";
-  if (change.high <= -min) return "better";
-  if (change.low > 0) return "worse";
-  if (change.low >= -min && change.high <= min) return "equivalent";
-  return "measuring";
-}
-function comparisonChange(c) {
-  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
-}
-function parseAgainst(against) {
-  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
-  const role = m?.[1] ?? null;
-  const full = (m?.[2] ?? against).trim();
-  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
-  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
-}
-function decidedFigure(reference, change) {
-  const at = (x) => Math.round(reference * (1 + x) * 1e4) / 1e4;
-  return { value: at(change.value), low: at(change.low), high: at(change.high) };
-}
-
-// src/chart/mermaid.ts
-function text(s) {
-  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
-}
-function num(x) {
-  return String(round(x, 3));
-}
-var MAX_AXIS_LABELS = 12;
-var PALETTE = [
-  { colour: "#1f6feb", square: "\u{1F7E6}" },
-  { colour: "#fb8f44", square: "\u{1F7E7}" },
-  { colour: "#2da44e", square: "\u{1F7E9}" },
-  { colour: "#cf222e", square: "\u{1F7E5}" },
-  { colour: "#8250df", square: "\u{1F7EA}" },
-  { colour: "#9a6700", square: "\u{1F7EB}" }
-];
-function initDirective() {
-  const palette = PALETTE.map((p) => p.colour).join(",");
-  return `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`;
-}
-function lineChart(series, o) {
-  const withData = series.filter((s) => s.samples.length > 0);
-  if (!withData.length) return "";
-  const from = Math.min(...withData.map((s) => s.samples[0].t));
-  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
-  const cap = Math.min(o.maxPoints ?? MAX_AXIS_LABELS, MAX_AXIS_LABELS);
-  const n = Math.max(2, Math.min(cap, Math.floor(to - from) + 1));
-  const xs = Array.from({ length: n }, (_, i) => from + (to - from) * i / (n - 1));
-  const lines = [];
-  for (const s of withData) lines.push(xs.map((x) => valueAt(s.samples, x)));
-  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
-  const all = lines.flat().filter(Number.isFinite);
-  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
-  const yMax = top > 0 ? top * 1.05 : 1;
-  const out = [
-    "```mermaid",
-    initDirective(),
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis "${text(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
-    ...lines.map(
-      (l) => `  line [${l.map((v) => num(Math.min(Number.isFinite(v) ? v : 0, yMax))).join(", ")}]`
-    ),
-    "```"
-  ];
-  return out.join("\n");
-}
-function chartLegend(series, references = []) {
-  const names = [
-    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
-    ...(references ?? []).filter((r) => Number.isFinite(r.value)).map((r) => r.name)
-  ];
-  return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(" \xB7 ");
-}
-function decidedBarChart(bars, groups2, references, o) {
-  const rows = bars.filter((b) => Number.isFinite(b.value));
-  if (!rows.length) return { chart: "", legend: "" };
-  const present = groups2.filter((g) => rows.some((b) => b.group === g.key));
-  const refs = references.filter((r) => Number.isFinite(r.value));
-  const yMax = Math.max(...rows.map((b) => b.value), ...refs.map((r) => r.value)) * 1.1 || 1;
-  const palette = [...present, ...refs].map((p) => p.colour).join(",");
-  const chart = [
-    "```mermaid",
-    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
-    ...present.map((g) => `  bar [${rows.map((b) => num(b.group === g.key ? b.value : 0)).join(", ")}]`),
-    ...refs.map((r) => `  line [${rows.map(() => num(r.value)).join(", ")}]`),
-    "```"
-  ].join("\n");
-  const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
-  return { chart, legend };
-}
-
-// src/record/format.ts
-function seconds(value) {
-  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
-  return value < 1 ? value.toFixed(3) : value.toFixed(2);
-}
-function num2(value, digits = 1) {
-  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
-  return String(Number(value.toFixed(digits)));
-}
-function percentOfFraction(value) {
-  return value === null || value === void 0 ? "\u2014" : `${num2(value * 100, 0)}%`;
-}
-function interval(value, unit = " s") {
-  if (!value) return "\u2014";
-  return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
-}
-function decisionText(d) {
-  if (!d) return null;
-  const pc = (x) => `${x < 0 ? "\u2212" : x > 0 ? "+" : ""}${num2(Math.abs(x) * 100)}%`;
-  const change = d.relative_change ? `: change ${pc(d.relative_change.value)} [${pc(d.relative_change.low)}, ${pc(d.relative_change.high)}]` : "";
-  if (d.state === "reference") return "the reference the others were decided against";
-  const head = d.state === "measuring" ? "no decision (measuring)" : `decided ${d.state}`;
-  return `${head} against ${d.against}${change}`;
-}
-function comparisonText(comparison) {
-  if (!comparison) return null;
-  const ratio = comparison.ratio ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}\u2013${comparison.ratio.high.toFixed(3)}])` : "";
-  const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
-  return `${phrase} ${comparison.against}${ratio}`;
-}
-function cell(text2) {
-  if (text2 === null || text2 === void 0 || text2 === "") return "\u2014";
-  return text2.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
-}
-
-// src/record/model.ts
-var RECORD_SCHEMA_VERSION = 1;
-var DEFAULT_OBJECTIVE = "minimize stabilized full-run seconds_per_rollout";
-function recordPaths(experimentId) {
-  return {
-    json: `experiments/${experimentId}.json`,
-    markdown: `experiments/${experimentId}.md`,
-    report: `experiments/${experimentId}-report.md`,
-    chart: `experiments/${experimentId}.svg`
-  };
-}
-function createRecord(experiment, cluster) {
-  const fixed = experiment.fixed_inputs;
-  return {
-    schema_version: RECORD_SCHEMA_VERSION,
-    experiment_id: experiment.experiment_id,
-    objective: experiment.objective ?? DEFAULT_OBJECTIVE,
-    command: experiment.command ?? null,
-    fixed_inputs: {
-      deploy: fixed.deploy,
-      driver: fixed.driver,
-      base_topology: `topology=${experiment.base_topology}`,
-      cluster: experiment.cluster,
-      scenes: {
-        scene_ids: null,
-        test_suite_id: fixed.scenes ?? null,
-        scene_count: fixed.scene_count ?? null
-      },
-      cameras: fixed.cameras ?? null,
-      control_timestep_us: fixed.control_timestep_us ?? null,
-      simulation_duration_s: fixed.simulation_duration_s ?? 20,
-      rollouts_per_scene: fixed.rollouts_per_scene ?? 1,
-      git_commit: fixed.git_commit ?? null,
-      remote_checkout: cluster?.alpasim_checkout ?? null,
-      overrides: [...fixed.overrides ?? []],
-      telemetry: {
-        prometheus_url: cluster?.prometheus_url ?? null,
-        grafana_url: cluster?.grafana_url ?? null,
-        file_sd_source: cluster?.file_sd ?? null
-      },
-      slurm: {
-        account: fixed.slurm?.account ?? cluster?.slurm.account ?? null,
-        partition: fixed.slurm?.partition ?? cluster?.slurm.partition ?? null,
-        gpus_per_node: fixed.slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? null,
-        walltime: fixed.slurm?.time ?? cluster?.slurm.time ?? null
-      }
+    observation: { run_name: input.runName, verdict, stable_metrics },
+    startTs: t.startTs,
+    lastTs: t.lastTs,
+    chart: {
+      fullRun: series.fullRun.filter((p) => Number.isFinite(p.v)),
+      rate5m: series.rate5m.filter((p) => Number.isFinite(p.v))
     },
-    current_best: {
-      topology: null,
-      run_name: null,
-      stabilized_seconds_per_rollout_full_run: null,
-      decision_reasoning: null
-    },
-    runs: [],
-    report: null
+    opportunities: opportunities(resources, bottleneck.bottleneck)
   };
 }
-function stabilisedValue(run) {
-  return run.verdict?.projected_full_run?.value ?? run.verdict?.value?.value ?? run.stable_metrics?.seconds_per_rollout_full_run ?? null;
+function timeLine(input) {
+  const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
+    (q) => first(input.series, q)?.points ?? []
+  );
+  const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
+  const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
+  return { startTs, lastTs, ts0: startTs ?? input.nowTs };
 }
-function baselineRun(record) {
-  return record.runs.find((r) => !r.parent) ?? record.runs[0];
+function runSeries(input, t) {
+  const S = input.timeScale;
+  const mins = (q) => toRunMinutes(first(input.series, q)?.points ?? [], t.ts0, S);
+  const perWorker = (q) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, t.ts0, S));
+  return {
+    fullRun: mins("secondsPerRolloutAvg"),
+    rate5m: mins("secondsPerRolloutRate5m"),
+    completed: mins("rolloutsTotal"),
+    failed: mins("rolloutsFailed"),
+    elapsed: mins("elapsed"),
+    // Little's law inputs: the duration histogram per worker, the in-flight gauge
+    durationSum: sumCounters(perWorker("rolloutDurationSum")),
+    durationCount: sumCounters(perWorker("rolloutDurationCount")),
+    activeRollouts: mins("activeRollouts")
+  };
 }
-function bestRun(record) {
-  const name = record.current_best.topology;
-  return name ? record.runs.find((r) => r.name === name) : void 0;
+function detectorInput(input, t, series) {
+  const S = input.timeScale;
+  const up = first(input.series, "targetsUp")?.points ?? [];
+  const lastUp = up.at(-1);
+  const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
+  const offset = input.jobStartTs != null && t.startTs !== null ? (t.startTs - input.jobStartTs) * S / 60 : TIMELINE.startupMinutes;
+  const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  return {
+    ...series,
+    targetsUp: input.ended ? void 0 : targetsUp,
+    now: input.ended ? void 0 : (input.nowTs - t.ts0) * S / 60,
+    runEndMinutes: wall - offset,
+    expectedRollouts: input.expectedRollouts ?? null,
+    inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
+    settings: input.settings
+  };
 }
-function referenceOf(run) {
-  const value = run?.verdict?.projected_full_run ?? run?.verdict?.value ?? null;
-  return run && value ? { name: run.name, value, ...run.verdict ? { verdict: run.verdict } : {} } : null;
+function rolloutDriftCheck(verdict, limit = 0.05) {
+  const d = verdict.decision_estimate?.drift;
+  const slope = Math.abs(d?.slope_relative_per_hour ?? 0);
+  if (verdict.state !== "stable" || !d || !(slope - 2 * d.se > limit && slope > 4 * d.se)) return;
+  verdict.state = "drifting";
+  verdict.drift = { slope_relative_per_hour: d.slope_relative_per_hour };
+  verdict.evidence.push(
+    `rollout durations drift ${round(100 * d.slope_relative_per_hour, 1)}%/h \xB1 ${round(100 * d.se, 1)}% (against their start, after run-minute ${d.from_minute}): beyond ${round(100 * limit, 1)}%/h, not stable`
+  );
 }
-function referenceSourceOf(record) {
-  const run = bestRun(record) ?? baselineRun(record);
-  const file = run?.topology?.file;
-  const hash = run?.topology?.hash?.slice(0, 8);
-  return run && file && hash && /^[0-9a-f]{8}$/.test(hash) ? { name: run.name, path: file, topologyHash: hash } : null;
+function decisionEstimate(input, t, series, d, verdict) {
+  const S = input.timeScale;
+  const toMin = (points) => toRunMinutes(points, t.ts0, S);
+  const batches = reconstructRollouts(
+    perWorkerMinutes(input.series.rolloutDurationSum, toMin),
+    perWorkerMinutes(input.series.rolloutDurationCount, toMin),
+    60
+    // durations are run-seconds (the twin records its simulated durations)
+  );
+  const lastCount = series.durationCount.at(-1)?.v;
+  const now = d.now ?? ((t.lastTs ?? input.nowTs) - t.ts0) * (S / 60);
+  const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
+  const inFlight2 = active.length ? mean(active.map((p) => p.v)) : d.inFlightCapacity ?? null;
+  if (lastCount === void 0 || !batches.length) return null;
+  const estInput = {
+    batches,
+    now,
+    runEnd: verdict.run_end_minutes ?? d.runEndMinutes ?? now,
+    inFlight: inFlight2,
+    completed: lastCount,
+    step: input.stepSeconds * S / 60
+  };
+  const est = rolloutEstimate(estInput);
+  if (!est) return null;
+  return input.trajectory === false ? est : { ...est, trajectory: estimateTrajectory(estInput) };
+}
+function steadyReader(series, fromTs) {
+  const values = (s) => {
+    const pts = (s?.points ?? []).filter(([, v]) => Number.isFinite(v));
+    const after = pts.filter(([t]) => t >= fromTs);
+    return (after.length ? after : pts).map(([, v]) => v);
+  };
+  const byLabel = (q, label) => {
+    const m = /* @__PURE__ */ new Map();
+    for (const s of series[q] ?? []) {
+      const key = s.labels[label];
+      if (key !== void 0) m.set(key, s);
+    }
+    return m;
+  };
+  return {
+    series,
+    values,
+    byLabel,
+    mean: (s) => {
+      const v = values(s);
+      return v.length ? round(mean(v)) : null;
+    }
+  };
+}
+function bottleneckOf(input, read2, cap) {
+  const queue = {};
+  const queueMax = {};
+  const queueMin = {};
+  const maxes = read2.byLabel("queueDepthMax", "service");
+  const mins = read2.byLabel("queueDepthMin", "service");
+  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins.keys()])) {
+    const svc = serviceFromMetricLabel(label);
+    const mx = read2.mean(maxes.get(label));
+    const mn = read2.mean(mins.get(label));
+    queue[svc ?? label] = { worker_min: mn, worker_max: mx };
+    if (svc) {
+      queueMax[svc] = mx;
+      queueMin[svc] = mn;
+    }
+  }
+  const idle = read2.mean(first(input.series, "idleFraction"));
+  const cpuMean = {};
+  for (const [g, v] of processCpu(read2)) cpuMean[g] = v.length ? mean(v) : null;
+  const bottleneck = analyseBottleneck({
+    queueMax,
+    queueMin,
+    idleFraction: idle,
+    processCpu: cpuMean,
+    capacity: cap?.byService,
+    inFlight: cap?.inFlight
+  });
+  return { queue, idle, bottleneck };
+}
+function processCpu(read2) {
+  const cpu = /* @__PURE__ */ new Map();
+  for (const [g, s] of read2.byLabel("processCpu", "groupname")) cpu.set(g, read2.values(s));
+  return cpu;
+}
+function rpcP95ByMethod(read2) {
+  const methods = {};
+  for (const [m, s] of read2.byLabel("rpcDurationP95", "method")) {
+    const v = read2.values(s);
+    methods[m] = v.length ? round(median(v)) : null;
+  }
+  return methods;
+}
+function resourcesOf(input, read2) {
+  const gpus = /* @__PURE__ */ new Map();
+  const addGpu = (q, field) => {
+    for (const s of input.series[q] ?? []) {
+      const g = s.labels.gpu;
+      if (g === void 0) continue;
+      const rec = gpus.get(g) ?? {};
+      rec[field] = [...rec[field] ?? [], ...read2.values(s)];
+      gpus.set(g, rec);
+    }
+  };
+  addGpu("gpuUtil", "utilization");
+  addGpu("gpuMemory", "memoryUsedGb");
+  addGpu("gpuMemoryFree", "memoryFreeGb");
+  addGpu("gpuMemoryTotal", "memoryTotalGb");
+  addGpu("gpuMemoryPressure", "pressurePercent");
+  return analyseResources({
+    gpus,
+    services: input.topology ? gpuMap(input.topology) : void 0,
+    hostAvailableGb: read2.values(first(input.series, "hostMemAvailable")),
+    hostTotalGb: read2.values(first(input.series, "hostMemTotal")),
+    processCpu: processCpu(read2)
+  });
+}
+function countsOf(series) {
+  const lastOf = (s) => {
+    const f = s.filter((p) => Number.isFinite(p.v));
+    return f.length ? round(f[f.length - 1].v, 4) : null;
+  };
+  const total = lastOf(series.completed);
+  const nFailed = lastOf(series.failed) ?? (total !== null ? 0 : null);
+  return {
+    completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
+    failed_rollouts: nFailed,
+    seconds_per_rollout_5m: lastOf(series.rate5m),
+    seconds_per_rollout_full_run: lastOf(series.fullRun)
+  };
+}
+function slurmTimeToMinutes(time2) {
+  const m = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
+  if (!m) return null;
+  return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
 }
 
-// src/record/figure.ts
-function decidedAgainst(run) {
-  const d = run.monitor_decision;
-  if (d?.against) {
-    const outcome2 = decisionOutcome(d);
-    if (outcome2 === "measuring" || outcome2 === "reference") return null;
-    const { name: reference2, role: role2 } = parseAgainst(d.against);
-    return {
-      reference: reference2,
-      role: role2,
-      better: outcome2 === "better",
-      change: d.relative_change ?? null,
-      text: decisionText(d)
-    };
+// src/topology/issues.ts
+function formatKeyPath(path) {
+  let out = "";
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else out += out ? `.${seg}` : seg;
   }
-  const c = run.comparison;
-  if (!c) return null;
-  const change = comparisonChange(c);
-  const outcome = changeOutcome(change, DEFAULT_MIN_IMPROVEMENT);
-  if (outcome === "measuring") return null;
-  const { name: reference, role } = parseAgainst(c.against);
-  return {
-    reference,
-    role,
-    better: outcome === "better",
-    change,
-    text: comparisonText(c)
-  };
+  return out;
 }
-function ownFigureOf(verdict, reading) {
-  const projected = verdict?.projected_full_run ?? verdict?.value ?? null;
-  const i = projected ?? decisionProjection(verdict);
-  if (i) return { value: i.value, low: i.low, high: i.high, basis: projected ? "projection" : "estimate" };
-  return reading == null ? null : { value: reading, low: reading, high: reading, basis: "reading" };
+function sortIssues(issues) {
+  return [...issues].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
 }
-function ownFigure(run) {
-  return ownFigureOf(run.verdict, run.stable_metrics?.seconds_per_rollout_full_run);
-}
-function figureOf(run, runs) {
-  return figureWithin(run, runs, /* @__PURE__ */ new Set());
-}
-function figureWithin(run, runs, seen) {
-  const decided2 = run.status === "failed" ? null : decidedAgainst(run);
-  const d = decided2?.role === "leading candidate" ? null : decided2;
-  const ref = d?.change ? runs.find((r) => r.name === d.reference && r.name !== run.name) : void 0;
-  if (d?.change && ref && !seen.has(run.name)) {
-    const anchor = figureWithin(ref, runs, /* @__PURE__ */ new Set([...seen, run.name]));
-    if (anchor)
-      return {
-        ...decidedFigure(anchor.value, d.change),
-        basis: "decision",
-        against: { name: ref.name, value: anchor.value, change: d.change }
-      };
-  }
-  return ownFigure(run);
-}
-function referenceWithFigure(run, runs) {
-  const r = referenceOf(run);
-  const f = run && r ? figureOf(run, runs) : null;
-  return r && f ? { ...r, figure: { value: f.value, low: f.low, high: f.high } } : r;
+function formatIssue(issue2) {
+  const where = issue2.keyPath ? ` ${issue2.keyPath}:` : "";
+  return `${issue2.file}:${issue2.line}:${issue2.column}: ${issue2.severity} [${issue2.rule}]${where} ${issue2.message}`;
 }
 
 // src/catalog/generated/config-keys.json
@@ -65197,1848 +65427,6 @@ function configGroup(name) {
   return CONFIG_CATALOG.groups[name];
 }
 
-// src/telemetry/grafana.ts
-var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.title };
-function dashboardSlug(title) {
-  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
-}
-function grafanaDashboardUrl(base, run, range, dashboard = ALPASIM_DASHBOARD) {
-  const params = new URLSearchParams({ "var-run_name": run.runName });
-  if (run.runUuid) params.set("var-run_uuid", run.runUuid);
-  params.set("from", String(range?.fromMs ?? "now-6h"));
-  params.set("to", String(range?.toMs ?? "now"));
-  const slug = dashboardSlug(dashboard.title);
-  const path = dashboard.uid ? `d/${encodeURIComponent(dashboard.uid)}/${slug}` : `dashboard/db/${slug}`;
-  return `${base.replace(/\/+$/, "")}/${path}?${params.toString()}`;
-}
-
-// src/report/standing.ts
-var OUTCOME_ICON = {
-  better: "\u{1F7E2}",
-  worse: "\u{1F534}",
-  equivalent: "\u26AA",
-  "not-better": "\u{1F7E0}",
-  "better-at-equal-age": "\u{1F7E1}",
-  "faster-drift-not-ruled-out": "\u{1F7E1}",
-  undecided: "\u26AA",
-  measuring: "\u23F3",
-  failed: "\u274C",
-  reference: "\u{1F4CF}"
-};
-function comparisonIcon(outcome) {
-  return OUTCOME_ICON[outcome === "better" || outcome === "worse" ? outcome : "undecided"];
-}
-var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "RUNNING",
-  "CONFIGURING",
-  "COMPLETING",
-  "REQUEUED",
-  "RESIZING",
-  "SUSPENDED"
-]);
-function describeReference(against) {
-  const { role, name, pr } = parseAgainst(against);
-  const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
-  if (!role) return quoted;
-  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
-  return `the ${role} ${quoted}`;
-}
-function code(s) {
-  const clean3 = s.replace(/[\r\n]+/g, " ");
-  const fence = clean3.includes("`") ? "``" : "`";
-  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
-}
-var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function standingOf(i) {
-  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
-  if (i.state === "failed" || i.failure)
-    return {
-      outcome: "failed",
-      minImprovement: min,
-      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
-    };
-  const ended = TERMINAL.has(i.state);
-  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
-  const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
-  if (!cmp) {
-    if (i.hasValue) return { outcome: "reference", minImprovement: min };
-    return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
-  }
-  const against = describeReference(cmp.against);
-  const change = comparisonChange(cmp);
-  const outcome = changeOutcome(change, min);
-  if (outcome === "measuring" && ended)
-    return {
-      outcome: "undecided",
-      against,
-      change,
-      minImprovement: min,
-      reason: "the interval is still too wide"
-    };
-  return { outcome, against, change, minImprovement: min };
-}
-function fromDecision(d, min, ended, minutesOfData) {
-  const base = {
-    against: describeReference(d.against),
-    change: d.relative_change ?? null,
-    minImprovement: min
-  };
-  const outcome = decisionOutcome(d, min);
-  if (outcome !== "measuring") return { ...base, outcome };
-  return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
-    ...base,
-    outcome: "measuring",
-    expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
-  };
-}
-function minutesLeft(expectedAt, now) {
-  if (expectedAt == null || now == null) return null;
-  return Math.max(0, expectedAt - now);
-}
-
-// src/report/check-conclusion.ts
-var CONCLUSION = {
-  better: "success",
-  reference: "success",
-  worse: "failure",
-  failed: "failure",
-  equivalent: "neutral",
-  "not-better": "failure",
-  // the provisional winner keeps measuring (the full-run guard is open); closed with the guard open, nothing decided it
-  "better-at-equal-age": void 0,
-  "faster-drift-not-ruled-out": "neutral",
-  undecided: "neutral",
-  measuring: void 0
-};
-function checkConclusion(s) {
-  return CONCLUSION[s.outcome];
-}
-function pct2(x, digits = 1) {
-  const f = 10 ** digits;
-  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
-}
-function standingTitle(s) {
-  const ref = (s.against ?? "the reference").replace(/`/g, "");
-  switch (s.outcome) {
-    case "better":
-      return `Better than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
-    case "worse":
-      return `Worse than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
-    case "equivalent":
-      return `Within \xB1${pct2(s.minImprovement)} of ${ref}`;
-    case "not-better":
-      return `Not ${pct2(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct2(s.change.value)})` : ""}`;
-    case "better-at-equal-age":
-      return `Better than ${ref} at equal run age${s.change ? ` by ${pct2(s.change.value)}` : ""}; a drift over the full run not ruled out yet`;
-    case "faster-drift-not-ruled-out":
-      return `Faster than ${ref} at equal run age${s.change ? ` by ${pct2(s.change.value)}` : ""}; drift not ruled out`;
-    case "reference":
-      return "Reference run (baseline or current best)";
-    case "failed":
-      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
-    case "undecided":
-      return `Ended without a decision (${s.reason ?? "no value"})`;
-    default:
-      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
-  }
-}
-function monitorCheckRun(s, headline) {
-  const conclusion = checkConclusion(s);
-  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
-}
-var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
-function pullRequestCheckRun(checks) {
-  const [only] = checks;
-  if (checks.length === 1 && only) return only.check;
-  const ordered = [...checks].sort(
-    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
-  );
-  const worst = ordered[0]?.check.conclusion;
-  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
-  const summary2 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
-
-${c.check.summary}`).join("\n\n");
-  return {
-    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
-    summary: summary2,
-    ...worst ? { conclusion: worst } : {}
-  };
-}
-
-// src/report/observation-block.ts
-var OPEN = "<!-- topo:observation v1";
-var CLOSE = "-->";
-function renderObservationBlock(observation) {
-  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
-  return `${OPEN}
-${json}
-${CLOSE}`;
-}
-function parseObservationBlock(body) {
-  const start = body.lastIndexOf(OPEN);
-  if (start < 0) return void 0;
-  const end = body.indexOf(CLOSE, start + OPEN.length);
-  if (end < 0) return void 0;
-  try {
-    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
-    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
-  } catch {
-    return void 0;
-  }
-}
-
-// src/report/pr-comment.ts
-function referenceJobText(r) {
-  const run = r.run;
-  if (!run) return `Reference: ${r.name} as recorded${r.note ? ` (${r.note})` : ""}`;
-  const where = `#${run.pr}, `;
-  const job = run.jobId ? `Slurm job ${run.jobId}: ${run.state}` : run.state;
-  const cost = run.gpuMinutes === null ? "" : ` \xB7 ${Math.round(run.gpuMinutes)} GPU-minutes`;
-  const link = run.grafanaUrl ? ` \xB7 [Grafana](${run.grafanaUrl})` : "";
-  const stop2 = run.stopping ? ` \xB7 stopped now: ${run.stopping}` : "";
-  return `Reference: ${r.name}, run ${code(run.runName)} beside this candidate (${where}${job})${cost}${link}${stop2}`;
-}
-var STATE_ICON = {
-  queued: "\u23F3",
-  submitted: "\u{1F4E8}",
-  starting: "\u{1F680}",
-  warming: "\u{1F525}",
-  stabilising: "\u{1F4C8}",
-  stable: "\u2705",
-  finished: "\u{1F3C1}",
-  stopped: "\u23F9\uFE0F",
-  failed: "\u274C"
-};
-function fmt(x, digits = 3) {
-  return x === null || x === void 0 || !Number.isFinite(x) ? "\u2014" : String(round(x, digits));
-}
-function fmtInterval(i) {
-  return i ? `${fmt(i.value)} [${fmt(i.low)}, ${fmt(i.high)}]` : "\u2014";
-}
-function cell2(s) {
-  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
-}
-function grafanaLink(base, runName, range) {
-  return grafanaDashboardUrl(base, { runName }, range);
-}
-function viewStanding(v) {
-  return standingOf({
-    state: v.state,
-    failure: v.observation.failure ?? null,
-    decision: v.observation.decision ?? null,
-    comparisons: v.comparisons,
-    hasValue: !!v.observation.verdict.value,
-    minImprovement: v.minImprovement,
-    minutesOfData: v.observation.verdict.minutes_of_data ?? null
-  });
-}
-function byHowMuch(change) {
-  if (!change) return "";
-  const [a, b] = [Math.abs(change.low), Math.abs(change.high)].sort((x, y) => x - y);
-  const crosses = change.low < 0 && change.high > 0;
-  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct2(change.value)} [95% interval ${pct2(a)}\u2013${pct2(b)}]`;
-}
-function signed(x) {
-  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct2(x)}`;
-}
-function headlineText(s) {
-  const ref = s.against ?? "the reference";
-  switch (s.outcome) {
-    case "better":
-      return `better than ${ref}${byHowMuch(s.change)}`;
-    case "worse":
-      return `worse than ${ref}${byHowMuch(s.change)}`;
-    case "equivalent":
-      return `within \xB1${pct2(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
-    case "not-better":
-      return `not ${pct2(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
-    case "better-at-equal-age":
-      return `better than ${ref} at equal run age${byHowMuch(s.change)}; it keeps running until a drift against it over the full run is ruled out (the full-run guard)`;
-    case "faster-drift-not-ruled-out":
-      return `faster than ${ref} at equal run age${byHowMuch(s.change)}; drift not ruled out: a drift against it could undo the gain over the full run`;
-    case "reference":
-      return "the reference the candidates are compared with";
-    case "failed":
-      return `failed (${s.reason ?? "unknown"})`;
-    case "undecided":
-      return `ended without a decision: ${s.reason ?? "no value"}`;
-    default: {
-      const eta = s.expectedMinutes != null ? `about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : "";
-      const sofar = s.change ? `so far ${signed(s.change.value)} against ${ref}` : "";
-      return `measuring${eta || sofar ? ` \u2014 ${[eta, sofar].filter(Boolean).join("; ")}` : ""}`;
-    }
-  }
-}
-function thousands(x) {
-  return String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-function throughput(seconds2) {
-  return `${fmt(seconds2, 3)} s per rollout \xB7 ${thousands(3600 / seconds2)} rollouts per hour`;
-}
-function viewFigure(v) {
-  const d = v.observation.decision;
-  const change = d?.relative_change;
-  if (d && change && d.state !== "reference" && change.low < change.high) {
-    const name = parseAgainst(d.against).name;
-    const ref = [v.best, v.baseline].find((r) => r?.name === name && r.secondsPerRollout > 0);
-    if (ref)
-      return {
-        ...decidedFigure(ref.secondsPerRollout, change),
-        basis: "decision",
-        against: { name, value: ref.secondsPerRollout, change }
-      };
-  }
-  return ownFigureOf(v.observation.verdict, v.observation.stable_metrics.seconds_per_rollout_full_run);
-}
-function figureBasis(f) {
-  const range = f.low < f.high ? `, 95% interval ${fmt(f.low)}\u2013${fmt(f.high)} s` : "";
-  switch (f.basis) {
-    case "decision":
-      return `as decided: ${signed(f.against?.change?.value ?? 0)} against ${code(f.against?.name ?? "")} at ${fmt(f.against?.value)} s${range}`;
-    case "projection":
-      return `the detector's projected full run${range}`;
-    case "estimate":
-      return `decision estimate so far${range}`;
-    default:
-      return "full run so far, start-up included; no projection yet";
-  }
-}
-function valueLine(v) {
-  const f = viewFigure(v);
-  const ref = f?.against ? { name: f.against.name, secondsPerRollout: f.against.value } : v.best ?? v.baseline;
-  const refText = ref && ref.secondsPerRollout > 0 && ref.name !== v.candidate ? ` \xB7 reference ${code(ref.name)}: ${throughput(ref.secondsPerRollout)}` : "";
-  if (f && f.value > 0) return `**${throughput(f.value)}** (${figureBasis(f)})${refText}`;
-  return void 0;
-}
-function isLive(v) {
-  return !TERMINAL2.has(v.state) && !!v.jobId && LIVE_SLURM_STATES.has(v.slurmState ?? "");
-}
-function nextStep(v, s = viewStanding(v)) {
-  const ref = s.against ?? "the reference";
-  const free = isLive(v) && v.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
-  switch (s.outcome) {
-    case "better":
-      return `**Recommended: merge \u2014 best so far.**${free}`;
-    case "worse":
-      return `**Close: slower than ${ref}.**${free}`;
-    case "equivalent":
-      return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
-    case "not-better":
-      return `**Close: it cannot be ${pct2(s.minImprovement)} faster than ${ref}.**${free}`;
-    case "better-at-equal-age":
-      return `**Keep it running: it leads ${ref} at equal run age; the full-run guard settles whether to merge.**`;
-    case "faster-drift-not-ruled-out":
-      return `**Your call: faster than ${ref} at equal run age, but a drift that could undo it over the full run is not ruled out. Re-run with \`/topo submit\` to measure it longer, or merge knowing that.**`;
-    case "reference":
-      return "**Keep: candidates are compared with this run.**";
-    case "failed":
-      return v.observation.failure?.likely_fix ? `**Fix and push again:** ${v.observation.failure.likely_fix}` : "**Close or fix it: the failure is below.**";
-    case "undecided":
-      return "**Re-run with `/topo submit` for a longer measurement, or close.**";
-    default:
-      if (v.state === "queued") return "Nothing to do: waiting for a free slot.";
-      return v.commentIntervalMinutes === void 0 ? "Nothing to do yet: the decision comes once the run has enough data; run this command again later." : `Nothing to do yet: this comment is updated at least every ${v.commentIntervalMinutes} min, and at once when the decision comes.`;
-  }
-}
-var TERMINAL2 = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function jobLine(v) {
-  if (!v.jobId) return v.state === "queued" ? "No Slurm job yet (queued)" : "No Slurm job";
-  const terminal = TERMINAL2.has(v.state);
-  let state2 = v.finalJobState ?? v.slurmState ?? null;
-  if (terminal && state2 && LIVE_SLURM_STATES.has(state2)) state2 = v.stoppedBy ? "CANCELLED" : "ended";
-  const by = state2 === "CANCELLED" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : v.stoppedBy === "no-longer-needed" ? " once no open decision needed this reference" : " once stable" : "";
-  const d = v.observation.decision;
-  const savings = d ? savingsText(d) : null;
-  const savedText = by && savings ? ` (${savings})` : "";
-  return `Slurm job ${v.jobId}${state2 ? `: ${state2}${by}${savedText}` : ""}`;
-}
-function renderHeadline(v) {
-  const s = viewStanding(v);
-  const out = [`### ${OUTCOME_ICON[s.outcome]} ${code(v.candidate)}: ${headlineText(s)}`, ""];
-  const value = valueLine(v);
-  if (value) out.push(value, "");
-  out.push(nextStep(v, s), "");
-  out.push(
-    `${jobLine(v)} \xB7 ${STATE_ICON[v.state]} ${v.state} \xB7 run ${code(v.runName)} \xB7 experiment ${code(v.experimentId)}`,
-    ""
-  );
-  if (v.referenceJob) out.push(referenceJobText(v.referenceJob), "");
-  return out;
-}
-function monitorCheck(v) {
-  return monitorCheckRun(viewStanding(v), renderHeadline(v).join("\n"));
-}
-function comparisonLine(c) {
-  const ref = describeReference(c.against);
-  if (c.outcome === "not-comparable" || !c.ratio)
-    return `not comparable with ${ref} yet (no projected value on one side)`;
-  const word = c.outcome === "better" ? "faster than" : c.outcome === "worse" ? "slower than" : "indistinguishable from";
-  const change = c.ratio.value - 1;
-  return `${word} ${ref}: ${pct2(change)} ${change <= 0 ? "fewer" : "more"} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}\u2013${c.ratio.high})`;
-}
-function verdictSection(v) {
-  const o = v.observation;
-  const verdict = o.verdict;
-  const d = o.decision;
-  const out = [`#### Detector verdict: \`${verdict.state}\` (the full-run value, start-up included)`, ""];
-  if (verdict.value)
-    out.push(
-      `Projected full-run seconds per rollout at the end of the run (the detector's, start-up included): ${fmtInterval(verdict.value)} (95% interval)${d ? "; the decision reads the rollouts after the first wave instead" : ""}`,
-      ""
-    );
-  else if (verdict.projected_full_run)
-    out.push(
-      `The detector's provisional full-run projection (start-up included, not stable yet): ${fmtInterval(verdict.projected_full_run)}`,
-      ""
-    );
-  if (verdict.cycle)
-    out.push(
-      `Cyclic steady state: period ${fmt(verdict.cycle.period_minutes, 1)} min, amplitude \xB1${fmt(100 * (verdict.cycle.amplitude_relative ?? 0), 1)}% (topology cannot fix cycles)`,
-      ""
-    );
-  if (o.failure) {
-    out.push(`**Failure (${o.failure.kind}):** ${o.failure.message}`);
-    if (o.failure.likely_fix) out.push(`Likely fix: ${o.failure.likely_fix}`);
-    for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
-    out.push("");
-  }
-  const comparisons = d ? [] : v.comparisons;
-  for (const c of comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
-  if (comparisons.length) out.push("");
-  if (d) {
-    out.push(
-      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct2(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
-    );
-    for (const e of d.evidence) out.push(`- ${e}`);
-    out.push("");
-  }
-  if (verdict.evidence.length)
-    out.push("Evidence of the verdict:", "", ...verdict.evidence.map((e) => `- ${e}`), "");
-  return out;
-}
-function metricsSection(v) {
-  const verdict = v.observation.verdict;
-  const m = v.observation.stable_metrics;
-  const f = viewFigure(v);
-  const out = ["#### Metrics", "", "| Metric | Value |", "|---|---|"];
-  const row = (k, val) => out.push(`| ${k} | ${cell2(val)} |`);
-  if (f) row(`s/rollout (${f.basis === "decision" ? "as decided" : "shown above"})`, fmtInterval(f));
-  row("Full-run s/rollout so far (start-up included)", fmt(m.seconds_per_rollout_full_run));
-  row("5-min s/rollout (diagnostic)", fmt(m.seconds_per_rollout_5m));
-  row("Steady s/rollout after warm-up", fmtInterval(verdict.steady_seconds_per_rollout));
-  row("Detector's projected full-run s/rollout (start-up included)", fmtInterval(verdict.projected_full_run));
-  row("Completed / failed rollouts", `${fmt(m.completed_rollouts, 0)} / ${fmt(m.failed_rollouts, 0)}`);
-  row(
-    "Run-minutes of data / warm-up ends at",
-    `${fmt(verdict.minutes_of_data, 1)} / ${fmt(verdict.warmup_end_minutes, 1)}`
-  );
-  row(
-    "Runtime event-loop idle",
-    m.runtime_idle_fraction == null ? "\u2014" : `${fmt(100 * m.runtime_idle_fraction, 0)}%`
-  );
-  row("Rollout duration p95 (s)", fmt(m.rollout_duration_p95_s));
-  out.push("");
-  const queue = Object.entries(m.rpc_queue_depth_at_start_latest_by_service ?? {});
-  if (queue.length) {
-    out.push("| Service | Queue depth min | Queue depth max |", "|---|---|---|");
-    for (const [svc, q] of queue) out.push(`| ${svc} | ${fmt(q.worker_min, 1)} | ${fmt(q.worker_max, 1)} |`);
-    out.push("");
-  }
-  return out;
-}
-function resourcesSection(v) {
-  const m = v.observation.stable_metrics;
-  const out = [];
-  const gpus = Object.entries(m.resource_usage?.gpu_by_index ?? {});
-  if (gpus.length) {
-    out.push(
-      "| GPU | Services | Util % min/mean/max | Memory GB min/mean/max | Total GB | Pressure % max | Headroom GB min |",
-      "|---|---|---|---|---|---|---|"
-    );
-    const mm = (x, d = 0) => `${fmt(x?.min, d)} / ${fmt(x?.mean, d)} / ${fmt(x?.max, d)}`;
-    for (const [g, u] of gpus)
-      out.push(
-        `| ${g} | ${cell2((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt(u.memory_total_gb, 1)} | ${fmt(u.memory_pressure_percent?.max, 0)} | ${fmt(u.memory_headroom_gb_min, 1)} |`
-      );
-    out.push("");
-  }
-  const host = m.resource_usage?.host_memory;
-  if (host && (host.available_gb_min != null || host.total_gb != null))
-    out.push(
-      `Host memory: ${fmt(host.available_gb_min, 1)} GB free at least, of ${fmt(host.total_gb, 1)} GB.`,
-      ""
-    );
-  if (m.bottleneck) {
-    const b = m.bottleneck;
-    out.push(`**Bottleneck:** ${b.kind}${b.service ? ` (${b.service})` : ""}, confidence ${b.confidence}`);
-    out.push(...b.evidence.map((e) => `- ${e}`), "");
-  }
-  if (v.opportunities?.length) out.push("**Opportunities:**", ...v.opportunities.map((e) => `- ${e}`), "");
-  return out;
-}
-function linksSection(v) {
-  const out = [];
-  const chart = secondsChart(v);
-  if (chart)
-    out.push("<details><summary>Chart: seconds per rollout</summary>", "", chart, "", "</details>", "");
-  if (v.recordChartUrl)
-    out.push(`[The experiment's candidates with 95% intervals (SVG)](${encodeURI(v.recordChartUrl)})`, "");
-  if (v.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v.grafanaUrl, v.runName, v.timeRange)})`, "");
-  const missing2 = v.observation.stable_metrics.telemetry_quality?.missing_metrics ?? [];
-  if (missing2.length) out.push(`Telemetry gaps: no data for ${missing2.join(", ")}.`, "");
-  for (const n of v.notes ?? []) out.push(`> ${n}`, "");
-  if (v.queries?.length) {
-    out.push("<details><summary>Queries behind this verdict</summary>", "", "```promql");
-    for (const q of v.queries)
-      out.push(`# ${q.quantity} (${q.source === "rule" ? "recording rule" : "raw fallback"})`, q.query);
-    out.push("```", "", "</details>", "");
-  }
-  return out;
-}
-function renderMonitorComment(v) {
-  const reached = v.timeline.filter((t) => t.at);
-  return [
-    ...renderHeadline(v),
-    "<details><summary>Verdict, metrics and resources</summary>",
-    "",
-    ...reached.length ? [`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, ""] : [],
-    ...verdictSection(v),
-    ...metricsSection(v),
-    ...resourcesSection(v),
-    "</details>",
-    "",
-    ...linksSection(v),
-    renderObservationBlock(v.observation)
-  ].join("\n");
-}
-function secondsChart(v) {
-  if (!v.chart || !(v.chart.fullRun.length || v.chart.rate5m.length)) return "";
-  const f = viewFigure(v);
-  const series = [
-    ...f?.basis === "decision" ? [] : [{ name: "full-run s/rollout so far (start-up included)", samples: v.chart.fullRun }],
-    { name: "5-min s/rollout", samples: v.chart.rate5m }
-  ];
-  const references = [];
-  if (f && f.basis !== "reading")
-    references.push({ name: `${v.candidate} ${figureLabel(f)}`, value: f.value });
-  if (v.baseline && v.baseline.name !== v.candidate)
-    references.push({
-      name: describeReference(`baseline ${v.baseline.name}`),
-      value: v.baseline.secondsPerRollout
-    });
-  if (v.best && v.best.name !== v.candidate && v.best.name !== v.baseline?.name)
-    references.push({
-      name: describeReference(`current best ${v.best.name}`),
-      value: v.best.secondsPerRollout
-    });
-  const top = Math.max(
-    f?.value ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
-    ...references.map((r) => r.value)
-  );
-  const chart = lineChart(series, {
-    title: "Seconds per rollout (lower is better)",
-    xLabel: "run minutes",
-    yLabel: "s/rollout",
-    yMax: top > 0 ? top * 2 : void 0,
-    references
-  });
-  return chart ? `${chart}
-
-${chartLegend(series, references)}` : "";
-}
-function figureLabel(f) {
-  return f.basis === "decision" ? "as decided" : f.basis === "projection" ? "(the detector's projected full run)" : "(decision estimate so far)";
-}
-
-// src/analysis/reference-lifetime.ts
-function pointsAtGain(d, minImprovement) {
-  const v = d?.relative_change?.value;
-  return v !== void 0 && v <= -minImprovement / 2;
-}
-function needOf(d, o) {
-  if (d && d.state !== "measuring") return null;
-  if (!d?.relative_change || d.expected_minutes_to_decision === void 0) return "no-interval";
-  if (pointsAtGain(d, o.minImprovement)) return "points-at-gain";
-  const eta = d.expected_minutes_to_decision;
-  return eta !== null && eta <= o.horizonMinutes ? "forecast-to-settle" : null;
-}
-var WHY = {
-  "no-interval": "has no interval yet",
-  "points-at-gain": "points at a gain",
-  "forecast-to-settle": "is forecast to settle within the horizon"
-};
-function referenceNeeded(candidates, o) {
-  if (o.minute >= o.horizonMinutes)
-    return { needed: false, reason: `the horizon (${o.horizonMinutes} run-minutes) closes every decision` };
-  let found = null;
-  for (const c of candidates) {
-    const why = needOf(c.decision, o);
-    if (why && (!found || why === "points-at-gain" && found.why !== "points-at-gain"))
-      found = { by: c.name, why };
-  }
-  if (found)
-    return {
-      needed: true,
-      ...found,
-      reason: `${found.by} ${WHY[found.why]}: its decision reads the reference at its age`
-    };
-  return {
-    needed: false,
-    reason: candidates.length ? "no open decision would change with more reference data (each is decided, or forecast to stay unsettled without pointing at a gain)" : "no candidate is open"
-  };
-}
-
-// src/campaign/rounds.ts
-function startCampaign(baseline) {
-  return {
-    baseline,
-    rounds: [],
-    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
-  };
-}
-function roundWinner(state2, round3) {
-  const measured = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
-  const eligible = state2.best === null ? measured : measured.filter((r) => r.outcome === "better");
-  return eligible.sort((a, b) => a.seconds - b.seconds)[0];
-}
-function closeRound(state2, round3) {
-  const winner = roundWinner(state2, round3);
-  const best = winner && (state2.best === null || winner.seconds < state2.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state2.best;
-  return { ...state2, rounds: [...state2.rounds, round3], best };
-}
-function roundsWithoutGain(state2) {
-  let n = 0;
-  let replay = startCampaign(state2.baseline);
-  const gained = [];
-  for (const round3 of state2.rounds) {
-    const before = replay.best?.name;
-    replay = closeRound(replay, round3);
-    const gain = replay.best?.name !== before;
-    gained.push(gain ? true : round3.triedPredictedBest === false ? null : false);
-  }
-  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
-  return n;
-}
-function stopRule(state2, policy, outlook) {
-  const dry = roundsWithoutGain(state2);
-  if (state2.rounds.length === 0 || dry < policy.stopAfter) return null;
-  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
-  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
-}
-function spentGpuHours(state2) {
-  return state2.baseline.gpuHours + state2.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0);
-}
-function nextStep2(state2, policy, expectedRunGpuHours, outlook) {
-  const stop2 = stopRule(state2, policy, outlook);
-  if (stop2) return { kind: "conclude", reason: stop2 };
-  if (policy.maxRounds !== void 0 && state2.rounds.length >= policy.maxRounds)
-    return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
-  const parent = state2.best?.name ?? state2.baseline.name;
-  let count2 = policy.parallel;
-  if (policy.gpuHours !== void 0) {
-    const left = policy.gpuHours - spentGpuHours(state2);
-    count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
-    if (count2 < 1)
-      return {
-        kind: "conclude",
-        reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
-      };
-  }
-  return { kind: "round", index: state2.rounds.length + 1, parent, count: count2 };
-}
-var FORECAST_AFTER_MINUTES = 30;
-function futileByForecast(decision, minute, horizon, minImprovement) {
-  if (decision.state !== "measuring" || minute < FORECAST_AFTER_MINUTES) return false;
-  if (decision.relative_change?.value === void 0 || pointsAtGain(decision, minImprovement)) return false;
-  const eta = decision.expected_minutes_to_decision;
-  if (eta === void 0) return false;
-  return eta === null || eta > horizon;
-}
-function canStart(policy, spent, committed, expected) {
-  return policy.gpuHours === void 0 || spent + committed + expected <= policy.gpuHours + 1e-9;
-}
-function round2(x) {
-  return Math.round(x * 100) / 100;
-}
-
-// src/topology/capacity.ts
-function containers(topology, svc) {
-  const gpus = topology.services?.[svc]?.gpus;
-  return Array.isArray(gpus) ? gpus.length : 1;
-}
-function isSkipped(topology, svc) {
-  return topology.runtime?.endpoints?.[svc]?.skip === true;
-}
-function activeServices(topology) {
-  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
-}
-function capacity(topology, svc) {
-  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
-  const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-  return containers(topology, svc) * replicas2 * concurrency2;
-}
-function capacitySummary(topology) {
-  const byService = {};
-  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
-  const values = Object.values(byService);
-  const inFlight2 = values.length ? Math.min(...values) : 0;
-  const max = values.length ? Math.max(...values) : 0;
-  return {
-    byService,
-    inFlight: inFlight2,
-    binding: activeServices(topology).filter((s) => byService[s] === inFlight2),
-    imbalance: inFlight2 > 0 ? max / inFlight2 : Number.POSITIVE_INFINITY
-  };
-}
-function gpuMap(topology) {
-  const map = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    for (const gpu of gpus) {
-      const list = map.get(gpu) ?? [];
-      if (!list.includes(svc)) list.push(svc);
-      map.set(gpu, list);
-    }
-  }
-  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
-}
-
-// src/analysis/bottleneck.ts
-var HIGH_SHARE = 0.5;
-var LOW_DEPTH = 1;
-var IMBALANCE_SHARE = 0.25;
-var CPU_BOUND_PERCENT = 90;
-var LOW_MIN_DEPTH = 3;
-var LOW_MAX_DEPTH = 5;
-var HIGH_BLOCKING_S = 0.05;
-function cpuBoundEvidence(input) {
-  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
-    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
-  );
-  if (hottest.length) {
-    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
-      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
-    );
-  }
-  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
-    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
-  );
-}
-function runtimeEvidence(input) {
-  const evidence = [];
-  const idle = input.idleFraction;
-  if (typeof idle === "number" && Number.isFinite(idle))
-    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
-  const blocking = input.rpcBlockingP95;
-  if (typeof blocking === "number" && Number.isFinite(blocking))
-    evidence.push(
-      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
-    );
-  return evidence;
-}
-function queuesOf(input, services) {
-  const max = (s) => input.queueMax[s];
-  const min = (s) => input.queueMin[s] ?? null;
-  const ranked = [...services].sort((a, b) => max(b) - max(a));
-  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
-  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
-  return { max, min, ranked, high };
-}
-function analyseBottleneck(input) {
-  const evidence = runtimeEvidence(input);
-  const cpuBound = cpuBoundEvidence(input);
-  const verdict = (kind, service, lines, confidence) => ({
-    kind,
-    service,
-    evidence: [...evidence, ...lines, ...cpuBound],
-    confidence
-  });
-  const services = SERVICES.filter(
-    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
-  );
-  const idle = input.idleFraction;
-  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
-  if (!services.length)
-    return verdict(
-      runtimeBusy ? "runtime-bound" : "unknown",
-      null,
-      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
-      "low"
-    );
-  const q = queuesOf(input, services);
-  for (const s of q.ranked)
-    evidence.push(
-      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
-    );
-  if (runtimeBusy)
-    return verdict(
-      "runtime-bound",
-      null,
-      [
-        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
-      ],
-      q.high.length === 0 ? "high" : "medium"
-    );
-  return queueVerdict(q, services, verdict);
-}
-function queueVerdict(q, services, verdict) {
-  const { max, min, high } = q;
-  const top = q.ranked[0];
-  const second = q.ranked[1];
-  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
-  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
-    return verdict(
-      "not-enough-load",
-      null,
-      [
-        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
-      ],
-      "medium"
-    );
-  if (high.length >= 2)
-    return verdict(
-      "total-capacity-too-high",
-      null,
-      [
-        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
-      ],
-      "medium"
-    );
-  const topMin = min(top);
-  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
-    return verdict(
-      "imbalance",
-      top,
-      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
-      "medium"
-    );
-  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
-  return verdict(
-    "service",
-    top,
-    [
-      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
-    ],
-    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
-  );
-}
-
-// src/analysis/estimators.ts
-function increase(s, a, b) {
-  return Math.max(0, (valueAt(s, b) ?? 0) - (valueAt(s, a) ?? 0));
-}
-function lag1(xs) {
-  if (xs.length < 4) return 0;
-  const m = mean(xs);
-  let num3 = 0;
-  let den = 0;
-  for (let i = 0; i < xs.length; i++) {
-    const d = xs[i] - m;
-    den += d * d;
-    if (i > 0) num3 += d * (xs[i - 1] - m);
-  }
-  return den > 0 ? num3 / den : 0;
-}
-function inflation(rho) {
-  const r = Math.min(0.8, Math.max(0, rho));
-  return (1 + r) / (1 - r);
-}
-function tWiden(batches) {
-  return tQuantile975(batches - 1) / 1.96;
-}
-function completionRate(n, from, to, batch, inFlight2) {
-  const k = Math.floor((to - from) / batch + 1e-9);
-  if (k < 2) return void 0;
-  const start = to - k * batch;
-  const perBatch = [];
-  for (let j = 0; j < k; j++) {
-    const a = start + j * batch;
-    perBatch.push({ t: a + batch / 2, rate: increase(n, a, a + batch) / batch });
-  }
-  const rates = perBatch.map((b) => b.rate);
-  const r = mean(rates);
-  if (!(r > 0)) return void 0;
-  const rho = lag1(rates);
-  const vBatch = stdev(rates) ** 2 / k * inflation(rho) || 0;
-  const span = k * batch;
-  const L = inFlight2 ?? Math.max(1, r);
-  const vFloor = L / 6 / span ** 2 + (1e-3 * r) ** 2;
-  const se = Math.sqrt(Math.max(vBatch * tWiden(k) ** 2, vFloor));
-  const notes = rho > 0.2 ? [`completions per batch autocorrelated (\u03C1\u2081 ${rho.toFixed(2)}): interval widened`] : [];
-  return { rate: r, se, method: "completions", batches: k, batchMinutes: batch, perBatch, notes };
-}
-function meanInFlight(active, from, to) {
-  const inside = active.filter((p) => p.t >= from && p.t <= to).map((p) => p.v);
-  return inside.length ? mean(inside) : void 0;
-}
-function littleRate(sum, count2, inFlight2, from, to, batch, options = {}) {
-  const k = Math.floor((to - from) / batch + 1e-9);
-  if (k < 2 || !(inFlight2.value > 0)) return void 0;
-  const start = to - k * batch;
-  const starts = Array.from({ length: k }, (_, j) => start + j * batch);
-  const centres = starts.map((a) => a + batch / 2);
-  const ds = starts.map((a) => increase(sum, a, a + batch));
-  const dc = starts.map((a) => increase(count2, a, a + batch));
-  const S = ds.reduce((a, b) => a + b, 0);
-  const C = dc.reduce((a, b) => a + b, 0);
-  if (!(C >= 2 * k) || !(S > 0) || dc.filter((c) => c > 0).length < 2) return void 0;
-  const W = S / C;
-  const cBar = C / k;
-  const residuals = ds.map((s, j) => s - W * dc[j]);
-  const cycle = options.harmonic ? harmonicPart(centres, residuals, 3 * batch, k * batch / 2) : void 0;
-  const swing = (j) => cycle ? cycle.fitted[j] : 0;
-  const resid = residuals.map((e, j) => e - swing(j));
-  const perBatch = [];
-  for (let j = 0; j < k; j++) {
-    const s = ds[j] - swing(j);
-    const c = dc[j];
-    if (c > 0 && (!cycle || s > 0))
-      perBatch.push({ t: centres[j], rate: inFlight2.value / (s / c / 60) });
-  }
-  if (perBatch.length < 2) return void 0;
-  const partial = cycle ? cycle.fitted.reduce((a, h2) => a + h2, 0) / C / W : 0;
-  const df = cycle ? k - 3 : k - 1;
-  const rho = lag1(resid);
-  const vW = resid.reduce((a, e) => a + e * e, 0) / df / k / cBar ** 2 * inflation(rho);
-  const rate = inFlight2.value / (W / 60);
-  const relSe = Math.sqrt(vW / W ** 2 * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C ** 2);
-  const amplitude = cycle ? cycle.amplitude / (W * cBar) : 0;
-  const notes = littleNotes(C, W, inFlight2, cycle && { ...cycle, amplitude });
-  return {
-    rate,
-    se: rate * relSe,
-    method: "littles-law",
-    batches: k,
-    batchMinutes: batch,
-    perBatch,
-    notes,
-    ...cycle ? { cycle: { periodMinutes: cycle.period, amplitude } } : {}
-  };
-}
-function littleNotes(C, W, inFlight2, cycle) {
-  return [
-    `Little's law: ${C.toFixed(0)} rollouts finished, mean duration ${(W / 60).toFixed(2)} min, ${inFlight2.value.toFixed(1)} in flight (${inFlight2.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
-    ...cycle ? [
-      `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * cycle.amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
-    ] : []
-  ];
-}
-function harmonicFit(t, y, periods) {
-  const m = y.length;
-  if (m < 12 || !(periods.maxPeriod >= periods.minPeriod)) return void 0;
-  const centre = mean(t);
-  const x = t.map((v) => v - centre);
-  const lf = linearFit(x, y);
-  const sse0 = y.reduce((a2, v, i) => a2 + (v - lf.a - lf.b * x[i]) ** 2, 0);
-  if (!(sse0 > 0)) return void 0;
-  let best;
-  let tried = 0;
-  for (let period = periods.minPeriod; period <= periods.maxPeriod; period *= 1.04) {
-    if (periods.exclude?.(period)) continue;
-    const w2 = 2 * Math.PI / period;
-    const rows = x.map((v) => [1, v, Math.sin(w2 * v), Math.cos(w2 * v)]);
-    const beta = leastSquares(rows, y);
-    if (!beta) continue;
-    tried++;
-    const sse = y.reduce((a2, v, i) => {
-      const r = rows[i];
-      return a2 + (v - r.reduce((acc, xv, c) => acc + xv * beta[c], 0)) ** 2;
-    }, 0);
-    if (!best || sse < best.sse) best = { period, sse, beta };
-  }
-  if (!best || tried === 0) return void 0;
-  const nu = m - 4;
-  const f = (sse0 - best.sse) / 2 / Math.max(1e-12, best.sse / nu);
-  const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
-  const w = 2 * Math.PI / best.period;
-  const [, , a, b] = best.beta;
-  return {
-    period: best.period,
-    fitted: x.map((v) => a * Math.sin(w * v) + b * Math.cos(w * v)),
-    amplitude: Math.hypot(a, b),
-    p,
-    tried
-  };
-}
-function harmonicPart(t, y, minPeriod, maxPeriod, alpha = 1e-3) {
-  if (!(maxPeriod > minPeriod)) return void 0;
-  const fit = harmonicFit(t, y, { minPeriod, maxPeriod });
-  return fit && fit.p < alpha ? fit : void 0;
-}
-function leastSquares(rows, y) {
-  const n = rows[0].length;
-  const a = Array.from({ length: n }, () => new Array(n + 1).fill(0));
-  rows.forEach((r, i) => {
-    for (let p = 0; p < n; p++) {
-      const row = a[p];
-      for (let q = 0; q < n; q++) row[q] = row[q] + r[p] * r[q];
-      row[n] = row[n] + r[p] * y[i];
-    }
-  });
-  for (let c = 0; c < n; c++) {
-    let piv = c;
-    for (let r = c + 1; r < n; r++)
-      if (Math.abs(a[r][c]) > Math.abs(a[piv][c])) piv = r;
-    const pivot = a[piv];
-    if (!(Math.abs(pivot[c]) > 1e-12)) return void 0;
-    a[piv] = a[c];
-    a[c] = pivot;
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue;
-      const row = a[r];
-      const k = row[c] / pivot[c];
-      for (let q = c; q <= n; q++) row[q] = row[q] - k * pivot[q];
-    }
-  }
-  return a.map((row, c) => row[n] / row[c]);
-}
-function combineRates(c, l) {
-  if (!c || !l) return c ?? l;
-  const z = (l.rate - c.rate) / Math.sqrt(c.se ** 2 + l.se ** 2);
-  if (Math.abs(z) > 3 && Math.abs(l.rate / c.rate - 1) > 0.03)
-    return {
-      ...c,
-      notes: [
-        ...c.notes,
-        `Little's law (${l.rate.toFixed(2)}/min) disagrees with the completions (${c.rate.toFixed(2)}/min, z ${z.toFixed(1)}): not used`
-      ]
-    };
-  const wl = 1 / l.se ** 2 / (1 / l.se ** 2 + 1 / c.se ** 2);
-  const rate = wl * l.rate + (1 - wl) * c.rate;
-  const se = wl * l.se + (1 - wl) * c.se;
-  const method = wl >= 0.8 ? "littles-law" : wl <= 0.2 ? "completions" : "combined";
-  const main2 = method === "completions" ? c : l;
-  return {
-    rate,
-    se,
-    method,
-    batches: main2.batches,
-    batchMinutes: main2.batchMinutes,
-    perBatch: main2.perBatch,
-    notes: [
-      ...l.notes,
-      ...c.notes,
-      `weights: Little's law ${(100 * wl).toFixed(0)}%, completions ${(100 * (1 - wl)).toFixed(0)}% (\xB1${(100 * l.se / l.rate).toFixed(1)}% vs \xB1${(100 * c.se / c.rate).toFixed(1)}% s.e.)`
-    ]
-  };
-}
-function driftOf(perBatch, autocorrelated = true) {
-  if (perBatch.length < 3) return void 0;
-  const r = mean(perBatch.map((b) => b.rate));
-  if (!(r > 0)) return void 0;
-  const fit = linearFit(
-    perBatch.map((b) => b.t),
-    perBatch.map((b) => b.rate)
-  );
-  const resid = perBatch.map((b) => b.rate - fit.a - fit.b * b.t);
-  const widen = autocorrelated ? Math.sqrt(inflation(lag1(resid))) : 1;
-  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 * widen / r };
-}
-function harmonicCycle(y, minPeriod, exclude = () => false) {
-  const m = y.length;
-  if (m < 12) return void 0;
-  const span = y[m - 1].t - y[0].t;
-  const mu = mean(y.map((p) => p.v));
-  if (!(mu > 0) || !(span > 0)) return void 0;
-  const step = span / (m - 1);
-  const fit = harmonicFit(
-    y.map((p) => p.t),
-    y.map((p) => p.v),
-    { minPeriod: Math.max(minPeriod, 3 * step), maxPeriod: span / 3, exclude }
-  );
-  return fit && { period: fit.period, amplitude: fit.amplitude / mu, p: fit.p, periodsTried: fit.tried };
-}
-
-// src/analysis/detector.ts
-var DEFAULT_DETECTOR_SETTINGS = {
-  warmup_floor_minutes: 10,
-  window_minutes: 5,
-  max_relative_range: 0.02,
-  max_relative_slope_per_hour: 0.05,
-  consecutive_windows: 3,
-  max_ci_relative: 0.03,
-  stale_after_minutes: 3,
-  stall_minutes: 10,
-  max_failure_rate: 0.05,
-  min_cycle_amplitude: 0.1
-};
-function defaultRunEndMinutes() {
-  const [h2, m] = SUBMIT_DEFAULTS.time.split(":").map(Number);
-  return h2 * 60 + m - TIMELINE.startupMinutes;
-}
-function prepare(input, evidence) {
-  const f = clean(input.fullRun);
-  const n = clean(input.completed);
-  const e = clean(input.elapsed);
-  const dropped = f.dropped + n.dropped + e.dropped;
-  if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
-  let ns = monotone(n.samples);
-  let es = e.samples;
-  const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
-  if (es.length === 0) {
-    es = ns.length && f.samples.length ? ns.map((p) => ({ t: p.t, v: (valueAt(f.samples, p.t) ?? 0) * p.v })) : f.samples.map((p) => ({ t: p.t, v: 60 * (p.t - t0) }));
-  }
-  if (ns.length === 0 && f.samples.length) {
-    ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
-    if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
-  }
-  const measured = e.samples.filter((x) => x.v > 0);
-  const offset = measured.length ? Math.max(...measured.map((x) => x.v - 60 * x.t)) : 0;
-  return {
-    n: ns,
-    e: es,
-    f: f.samples,
-    offset: Number.isFinite(offset) ? offset : 0,
-    sum: monotone(clean(input.durationSum).samples),
-    count: monotone(clean(input.durationCount).samples),
-    active: clean(input.activeRollouts).samples
-  };
-}
-function project(p, t, r, input) {
-  const nNow = valueAt(p.n, t) ?? 0;
-  const eNow = valueAt(p.e, t) ?? 0;
-  const wallEnd = input.runEndMinutes ?? defaultRunEndMinutes();
-  let horizon = {
-    end: wallEnd,
-    reason: input.runEndMinutes != null ? "job wall time" : "default wall time"
-  };
-  if (input.expectedRollouts != null && input.expectedRollouts > nNow)
-    horizon = requeuedEnd(t, (input.expectedRollouts - nNow) / r, wallEnd, input) ?? horizon;
-  const dt = Math.max(0, horizon.end - t);
-  const eEnd = dt > 0 ? Math.max(eNow, 60 * horizon.end + p.offset) : eNow;
-  const total = nNow + r * dt;
-  return { value: eEnd / total, horizon, future: r * dt, total };
-}
-function requeuedEnd(t, need, wallEnd, input) {
-  const n = input.expectedRollouts;
-  if (t + need < wallEnd) return { end: t + need, reason: `${n} rollouts done` };
-  const requeues = input.maxRequeues ?? REQUEUE.maxRequeues;
-  const perJob = wallEnd - REQUEUE.leadMinutes;
-  const gap = REQUEUE.leadMinutes + TIMELINE.startupMinutes;
-  if (requeues <= 0 || perJob <= 0) return null;
-  const beyond = need - Math.max(0, perJob - t);
-  const jobs = Math.ceil(beyond / perJob);
-  if (jobs > requeues)
-    return { end: (requeues + 1) * (perJob + gap) - gap, reason: `the last of ${requeues} requeues` };
-  return { end: t + need + jobs * gap, reason: `${n} rollouts done after ${jobs} requeue(s)` };
-}
-function fitAt(p, input, plan, t) {
-  const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
-  const littleBatch = plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
-  const durations = plan.inFlight && p.sum.length && p.count.length ? plan.inFlight : void 0;
-  const cyclic = durations && !plan.cycleBlock ? littleRate(p.sum, p.count, durations, plan.littleFrom, t, plan.littleFloor, { harmonic: true }) : void 0;
-  const l = durations ? cyclic?.cycle ? cyclic : littleRate(p.sum, p.count, durations, plan.littleFrom, t, littleBatch) : void 0;
-  const rate = combineRates(c, l);
-  if (!rate) return void 0;
-  const proj = project(p, t, rate.rate, input);
-  const relRate = rate.se / rate.rate * (proj.future / proj.total);
-  const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
-  const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
-  const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
-  const drift = driftOf(half.length >= 4 ? half : rate.perBatch, false);
-  const trend = driftOf(rate.perBatch);
-  return {
-    rate,
-    proj,
-    lo: proj.value * Math.exp(-1.96 * rel),
-    hi: proj.value * Math.exp(1.96 * rel),
-    drift,
-    trend
-  };
-}
-function countWander(n, a, b) {
-  const inside = n.filter((x) => x.t >= a && x.t <= b);
-  if (inside.length < 4) return 0;
-  const fit = linearFit(
-    inside.map((x) => x.t),
-    inside.map((x) => x.v)
-  );
-  const ss = inside.reduce((acc, x) => acc + (x.v - fit.a - fit.b * x.t) ** 2, 0);
-  return Math.sqrt(ss / (inside.length - 2));
-}
-function meanDuration(p, a, b) {
-  const c = increase(p.count, a, b);
-  return c > 0 ? increase(p.sum, a, b) / c / 60 : void 0;
-}
-function rateSteps(n, from, to, minStep) {
-  const overall = increase(n, from, to) / Math.max(to - from, 1e-9);
-  if (!(overall > 0)) return [];
-  const step = Math.max(minStep, 10 / overall);
-  const m = Math.floor((to - from) / step);
-  const out = [];
-  for (let i = 0; i < m; i++) {
-    const a = from + i * step;
-    out.push({ t: a + step / 2, v: increase(n, a, a + step) / step });
-  }
-  return out;
-}
-function interval2(value, a, b, digits = 4) {
-  return {
-    value: round(value, digits),
-    low: round(Math.min(a, b), digits),
-    high: round(Math.max(a, b), digits)
-  };
-}
-function detect(input) {
-  const s = { ...DEFAULT_DETECTOR_SETTINGS, ...definedOnly(input.settings) };
-  const evidence = [];
-  const p = prepare(input, evidence);
-  if (p.f.length + p.n.length === 0 || p.n.length === 0) return noData(input, evidence);
-  const f = frameOf(input, s, p, evidence);
-  const unhealthy = healthProblems(f);
-  if (unhealthy.length) return early(f, "unhealthy", unhealthy);
-  const firstProduction = p.n.find((x) => x.v > 0)?.t;
-  if (firstProduction === void 0) return early(f, "warming", ["no rollout completed yet"]);
-  const warmup = warmupOf(f, firstProduction);
-  if (warmup.end === void 0 || f.tLast - warmup.end < s.window_minutes)
-    return unsettledVerdict(f, firstProduction, warmup.floor);
-  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmup.end - f.t0, 1)} min`);
-  const { plan, cycle } = fitPlan(f, warmup.end);
-  const checks = checkpoints(f, plan, (t) => warmup.settledAt(t));
-  const latest = checks[0]?.fit;
-  if (!latest)
-    return {
-      ...f.base,
-      state: "stabilising",
-      warmup_end_minutes: round(warmup.end - f.t0, 2),
-      value: null,
-      projected_full_run: null,
-      evidence: [
-        ...evidence,
-        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(f.tLast - warmup.end, 1)}`
-      ]
-    };
-  const common = steadyFields(f, plan, latest);
-  return driftingVerdict(f, plan, latest, common) ?? windowVerdict(f, checks, latest, cycle, common);
-}
-function early(f, state2, why, more = {}) {
-  const none = { warmup_end_minutes: null, value: null, projected_full_run: null };
-  return { ...f.base, state: state2, ...none, ...more, evidence: [...f.evidence, ...why] };
-}
-function noData(input, evidence) {
-  return {
-    state: input.targetsUp === false ? "unhealthy" : "no-data",
-    minutes_of_data: 0,
-    warmup_end_minutes: null,
-    current_full_run: null,
-    value: null,
-    projected_full_run: null,
-    evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
-  };
-}
-function frameOf(input, s, p, evidence) {
-  const all = [...p.f, ...p.n];
-  const t0 = Math.min(...all.map((x) => x.t));
-  const tLast = Math.max(...all.map((x) => x.t));
-  const now = input.now ?? tLast;
-  const lastF = p.f.length ? p.f[p.f.length - 1].v : null;
-  const base = {
-    minutes_of_data: round(now - t0, 2),
-    current_full_run: lastF === null ? null : round(lastF, 4)
-  };
-  for (const [a, b] of gaps(p.n)) evidence.push(`scrape gap ${round(a - t0, 1)}\u2013${round(b - t0, 1)} min`);
-  return { input, s, p, evidence, t0, tLast, now, base, step: medianStep(p.n) };
-}
-function healthProblems(f) {
-  const { input, s, p, t0, tLast, now, step } = f;
-  const W = s.window_minutes;
-  const unhealthy = [];
-  if (input.targetsUp === false) unhealthy.push("scrape targets are gone while the job runs");
-  const stale = Math.max(s.stale_after_minutes, 3 * (Number.isFinite(step) ? step : 0));
-  if (now - tLast > stale)
-    unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
-  const nLast = p.n[p.n.length - 1].v;
-  const firstProduction = p.n.find((x) => x.v > 0)?.t;
-  if (firstProduction !== void 0) {
-    const stallAfter = stallMinutes(p, firstProduction, tLast, s);
-    if (tLast - firstProduction >= stallAfter && nLast - (valueAt(p.n, tLast - stallAfter) ?? 0) <= 0)
-      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${round(stallAfter, 1)} min`);
-  }
-  const failed = clean(input.failed).samples;
-  if (failed.length && tLast - t0 >= W) {
-    const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W) ?? 0);
-    const dAll = nLast - (valueAt(p.n, tLast - W) ?? 0);
-    if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
-      unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W} min's rollouts failed`);
-  }
-  return unhealthy;
-}
-function warmupOf(f, firstProduction) {
-  const { s, p, t0, tLast, step } = f;
-  const W = s.window_minutes;
-  const floor = t0 + s.warmup_floor_minutes;
-  const block = Math.max(W / 2, Number.isFinite(step) ? step : 0);
-  let end = mserWarmupEnd(p.n, firstProduction, tLast, block, floor);
-  for (let j = 1; end === void 0 && j <= s.consecutive_windows - 1; j++)
-    end = mserWarmupEnd(p.n, firstProduction, tLast - j * W, block, floor);
-  return {
-    end,
-    floor,
-    settledAt: (t) => mserWarmupEnd(p.n, firstProduction, t, block, floor) !== void 0
-  };
-}
-function unsettledVerdict(f, firstProduction, floor) {
-  const { s, p, tLast } = f;
-  const W = s.window_minutes;
-  const half = firstProduction + (tLast - firstProduction) / 2;
-  const trendOf = (from) => tLast - from >= 4 * W ? driftOf(completionRate(p.n, from, tLast, W, null)?.perBatch ?? []) : void 0;
-  const trend = trendOf(Math.max(half, floor));
-  const drift = significantDrift(trend, s);
-  const lateDrift = significantDrift(trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2), s);
-  if (drift !== void 0 && lateDrift !== void 0 && Math.sign(drift) === Math.sign(lateDrift))
-    return early(
-      f,
-      "drifting",
-      ["no settled warm-up: the completion rate keeps moving", driftEvidence(trend)],
-      { drift: { slope_relative_per_hour: round(drift, 4) }, estimator: "completions" }
-    );
-  const minutes = f.now - f.t0;
-  const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
-  return early(f, "warming", [why]);
-}
-function inFlightOf(f, warmupEnd) {
-  const W = f.s.window_minutes;
-  const activeMean = meanInFlight(f.p.active, Math.max(warmupEnd, f.tLast - 2 * W), f.tLast);
-  const cap = f.input.inFlightCapacity;
-  return activeMean !== void 0 && activeMean > 0 ? { value: activeMean, source: "active-rollouts" } : cap && cap > 0 ? { value: cap, source: "capacity" } : void 0;
-}
-function fitPlan(f, warmupEnd) {
-  const { s, p, tLast, step } = f;
-  const W = s.window_minutes;
-  const inFlight2 = inFlightOf(f, warmupEnd);
-  const recentRate = increase(p.n, Math.max(warmupEnd, tLast - 2 * W), tLast) / Math.min(2 * W, tLast - warmupEnd);
-  const dHat = meanDuration(p, Math.max(warmupEnd, tLast - 3 * W), tLast) ?? (inFlight2 && recentRate > 0 ? inFlight2.value / recentRate : void 0);
-  const cycle = dHat !== void 0 ? cycleOf(f, warmupEnd, dHat) : void 0;
-  const cycleBlock = cycle ? Math.ceil(W / cycle.period - 1e-9) * cycle.period : W;
-  const plan = {
-    warmupEnd,
-    // durations of rollouts that started after the congestion: those finishing a rollout's duration
-    // after the completion rate settled (MSER); slow rollouts started in the congestion finish late
-    littleFrom: warmupEnd + (dHat ?? 0),
-    countBatch: cycle ? cycleBlock : Math.max(W, Math.ceil(((dHat ?? 0) - 1e-9) / W) * W),
-    littleBatch: W / 2,
-    // a batch holds at least about ten finished rollouts and four scrapes
-    littleFloor: Math.max(
-      4 * (Number.isFinite(step) ? step : 0),
-      recentRate > 0 ? 10 / recentRate : W / 2,
-      W / 10
-    ),
-    ...cycle ? { cycleBlock } : {},
-    inFlight: inFlight2
-  };
-  return { plan, cycle };
-}
-function cycleOf(f, warmupEnd, dHat) {
-  const W = f.s.window_minutes;
-  const stepMin = Math.max(W / 5, Number.isFinite(f.step) ? f.step : 0);
-  const excluded = (period) => [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * dHat) - 1) < 0.2);
-  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W, excluded);
-  return test && test.p < 1e-3 && test.amplitude >= f.s.min_cycle_amplitude ? test : void 0;
-}
-function checkpoints(f, plan, settledAt) {
-  const H = f.s.window_minutes / 2;
-  const checks = [];
-  for (let j = 0; j <= 2 * f.s.consecutive_windows; j++) {
-    const t = f.tLast - j * H;
-    const settled2 = j === 0 || settledAt(t);
-    const fit = settled2 ? fitAt(f.p, f.input, plan, t) : void 0;
-    checks.push(fit ? { t, fit } : { t, unsettled: !settled2 });
-  }
-  return checks;
-}
-function steadyFields(f, plan, latest) {
-  const projected = interval2(latest.proj.value, latest.lo, latest.hi);
-  const r = latest.rate;
-  const steady = interval2(
-    60 / r.rate,
-    60 / (r.rate + 1.96 * r.se),
-    60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3)
-  );
-  f.evidence.push(
-    `steady rate ${round(r.rate, 2)} \xB1 ${round(1.96 * r.se, 2)} rollouts/min (${r.method}, ${r.batches} \xD7 ${round(r.batchMinutes, 1)}-min batches) \u2192 ${steady.value} s/rollout at steady state`,
-    ...r.notes,
-    `projected full-run at ${round(latest.proj.horizon.end - f.t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
-  );
-  const t = latest.trend;
-  if (t && Number.isFinite(t.seRelPerHour))
-    f.evidence.push(
-      `no drift steeper than ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h (one-sided 95% bound on the steady data's trend)`
-    );
-  return {
-    ...f.base,
-    warmup_end_minutes: round(plan.warmupEnd - f.t0, 2),
-    projected_full_run: projected,
-    steady_seconds_per_rollout: steady,
-    run_end_minutes: round(latest.proj.horizon.end - f.t0, 1),
-    estimator: r.method
-  };
-}
-function driftingVerdict(f, plan, latest, common) {
-  const { s, tLast } = f;
-  const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
-  const late = tLast - lateFrom >= 4 * s.window_minutes ? fitAt(f.p, f.input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast) : void 0;
-  const lateDrift = significantDrift(late?.drift, s);
-  const drift = significantDrift(latest.drift, s);
-  if (drift === void 0 || lateDrift === void 0 || Math.sign(drift) !== Math.sign(lateDrift))
-    return void 0;
-  return {
-    ...common,
-    state: "drifting",
-    value: null,
-    cycle: null,
-    drift: { slope_relative_per_hour: round(drift, 4) },
-    evidence: [...f.evidence, driftEvidence(latest.drift)]
-  };
-}
-function windowVerdict(f, checks, latest, cycle, common) {
-  const { s, evidence } = f;
-  const fails = (j, factor = 1) => windowFailure(checks[j], checks[j + 1], s, factor);
-  let streak = 0;
-  let firstFailure = "";
-  for (let j = 0; j < s.consecutive_windows; j++) {
-    const reason2 = fails(j);
-    if (reason2) {
-      firstFailure = reason2;
-      break;
-    }
-    streak++;
-  }
-  let heldFrom = 0;
-  if (streak < s.consecutive_windows) {
-    for (let k = 1; k <= s.consecutive_windows && !heldFrom; k++) {
-      let ok = true;
-      for (let j = 0; j < k && ok; j++) ok = !fails(j, 1.5);
-      for (let j = k; j < k + s.consecutive_windows && ok; j++) ok = !fails(j);
-      if (ok) heldFrom = k;
-    }
-  }
-  evidence.push(
-    heldFrom ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5\xD7 the thresholds (${firstFailure})` : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
-  );
-  if (latest.trend)
-    evidence.push(
-      `trend of the steady rate ${round(100 * latest.trend.slopeRelPerHour, 1)}%/h (\xB1${round(100 * latest.trend.seRelPerHour, 1)} s.e.)`
-    );
-  if (cycle)
-    evidence.push(
-      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`
-    );
-  const done = streak >= s.consecutive_windows || heldFrom > 0;
-  return {
-    ...common,
-    state: done ? cycle ? "cyclic" : "stable" : "stabilising",
-    value: done ? common.projected_full_run : null,
-    cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
-    evidence
-  };
-}
-function stallMinutes(p, from, to, s) {
-  const n = p.n;
-  const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
-  const duration3 = meanDuration(p, from, to);
-  if (duration3 === void 0) return s.stall_minutes;
-  let longest = 0;
-  let since = from;
-  for (let i = 1; i < n.length; i++) {
-    const a = n[i - 1];
-    const b = n[i];
-    if (a.t < from) continue;
-    if (b.v > a.v) {
-      longest = Math.max(longest, a.t - since);
-      since = b.t;
-    }
-  }
-  if (!(rate > 0)) return s.stall_minutes;
-  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration3));
-}
-function significantDrift(d, s) {
-  if (!d || !Number.isFinite(d.seRelPerHour)) return void 0;
-  const slope = Math.abs(d.slopeRelPerHour);
-  if (slope - 2 * d.seRelPerHour > s.max_relative_slope_per_hour && slope > 4 * d.seRelPerHour)
-    return -d.slopeRelPerHour;
-  return void 0;
-}
-function driftEvidence(d) {
-  return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)} s.e.): seconds per rollout keep moving`;
-}
-function mserWarmupEnd(n, from, to, block, floor) {
-  const m = Math.floor((to - from) / block);
-  if (m < 6) return void 0;
-  const start = to - m * block;
-  const x = [];
-  for (let i = 0; i < m; i++) {
-    const a = start + i * block;
-    x.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
-  }
-  let sum = 0;
-  let sq = 0;
-  let best = Number.POSITIVE_INFINITY;
-  let bestD = -1;
-  const stat2 = new Array(m).fill(Number.NaN);
-  for (let d = m - 1; d >= 0; d--) {
-    const xi = x[d];
-    sum += xi;
-    sq += xi * xi;
-    const k = m - d;
-    stat2[d] = Math.max(0, sq - sum * sum / k) / (k * k);
-  }
-  const limit = Math.floor(m / 2);
-  for (let d = 0; d <= limit; d++) {
-    const v = stat2[d];
-    if (v < best * (1 - 1e-9) - 1e-15) {
-      best = v;
-      bestD = d;
-    }
-  }
-  if (bestD < 0 || bestD >= limit) return void 0;
-  return Math.max(start + bestD * block, floor);
-}
-function windowFailure(c, prev, s, factor = 1) {
-  if (c?.unsettled) return "the warm-up was not settled yet at that window";
-  const f = c?.fit;
-  if (!f) return "not enough steady data";
-  const v = f.proj.value;
-  const ci = (f.hi - f.lo) / 2 / v;
-  if (!(ci <= factor * s.max_ci_relative))
-    return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
-  for (const [d, z] of [
-    [f.trend, 2],
-    [f.drift, 3]
-  ]) {
-    const slope = Math.abs(d?.slopeRelPerHour ?? 0);
-    if (d && slope > factor * s.max_relative_slope_per_hour && slope > z * d.seRelPerHour)
-      return `steady rate drifts ${round(100 * d.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d.seRelPerHour, 1)})`;
-  }
-  const t = f.trend;
-  if (t && Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
-    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h not ruled out yet`;
-  if (!prev?.fit) return void 0;
-  const range = Math.abs(v - prev.fit.proj.value) / v;
-  if (!(range <= factor * s.max_relative_range))
-    return `projection moved ${round(100 * range, 1)}% in one window`;
-  return void 0;
-}
-function definedOnly(o) {
-  const out = {};
-  if (!o) return out;
-  for (const [k, v] of Object.entries(o))
-    if (v !== void 0 && v !== null) out[k] = v;
-  return out;
-}
-
-// src/analysis/resources.ts
-function analyseResources(input) {
-  const gpu_by_index = {};
-  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
-  for (const gpu of [...indices].sort((a, b) => Number(a) - Number(b))) {
-    const s = input.gpus.get(gpu) ?? {};
-    const used = minMeanMax(s.memoryUsedGb ?? []);
-    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
-    const total = totals2.length ? round(Math.max(...totals2)) : null;
-    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
-    const headroom = free.length ? round(Math.min(...free)) : total !== null && used.max !== null ? round(total - used.max) : null;
-    gpu_by_index[gpu] = {
-      topology_services: input.services?.get(Number(gpu)) ?? [],
-      utilization_percent: minMeanMax(s.utilization ?? []),
-      memory_used_gb: used,
-      memory_total_gb: total,
-      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
-      memory_headroom_gb_min: headroom
-    };
-  }
-  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
-  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
-  const cpu = {};
-  for (const [g, v] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v);
-  return {
-    process_cpu_utilization_percent_by_group: cpu,
-    gpu_by_index,
-    host_memory: {
-      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
-      total_gb: totals.length ? round(Math.max(...totals)) : null
-    }
-  };
-}
-function opportunities(usage, bottleneck) {
-  const out = [];
-  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
-    const total = u.memory_total_gb ?? null;
-    const peak = u.memory_used_gb?.max ?? null;
-    const util = u.utilization_percent?.mean ?? null;
-    const services = u.topology_services ?? [];
-    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
-      out.push(
-        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
-      );
-    else if (!services.length && (util === null || util < 5))
-      out.push(
-        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
-      );
-    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
-      const headroom = round(total - peak, 1);
-      const target = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
-      out.push(
-        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target}`
-      );
-    }
-  }
-  const host = usage.host_memory;
-  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
-    out.push(
-      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
-    );
-  return out;
-}
-
-// src/analysis/observe.ts
-function first(series, q) {
-  return series[q]?.[0];
-}
-function observeRun(input) {
-  const t = timeLine(input);
-  const series = runSeries(input, t);
-  const dInput = detectorInput(input, t, series);
-  const verdict = detect(dInput);
-  verdict.decision_estimate = decisionEstimate(input, t, series, dInput, verdict);
-  rolloutDriftCheck(verdict, input.settings?.max_relative_slope_per_hour ?? 0.05);
-  const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
-  const read2 = steadyReader(input.series, fromTs);
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
-  const resources = resourcesOf(input, read2);
-  const bottleneck = bottleneckOf(input, read2, cap);
-  const stable_metrics = {
-    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
-    ...countsOf(series),
-    rollout_duration_p95_s: read2.mean(first(input.series, "rolloutDurationP95")),
-    rpc_queue_depth_at_start_latest_by_service: bottleneck.queue,
-    rpc_duration_p95_s_by_method: rpcP95ByMethod(read2),
-    runtime_idle_fraction: bottleneck.idle,
-    resource_usage: resources,
-    bottleneck: bottleneck.bottleneck,
-    telemetry_quality: {
-      missing_metrics: input.missing ?? [],
-      gaps: verdict.evidence.filter((e) => e.startsWith("scrape gap")),
-      notes: null
-    }
-  };
-  return {
-    observation: { run_name: input.runName, verdict, stable_metrics },
-    startTs: t.startTs,
-    lastTs: t.lastTs,
-    chart: {
-      fullRun: series.fullRun.filter((p) => Number.isFinite(p.v)),
-      rate5m: series.rate5m.filter((p) => Number.isFinite(p.v))
-    },
-    opportunities: opportunities(resources, bottleneck.bottleneck)
-  };
-}
-function timeLine(input) {
-  const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
-    (q) => first(input.series, q)?.points ?? []
-  );
-  const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
-  const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
-  return { startTs, lastTs, ts0: startTs ?? input.nowTs };
-}
-function runSeries(input, t) {
-  const S = input.timeScale;
-  const mins = (q) => toRunMinutes(first(input.series, q)?.points ?? [], t.ts0, S);
-  const perWorker = (q) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, t.ts0, S));
-  return {
-    fullRun: mins("secondsPerRolloutAvg"),
-    rate5m: mins("secondsPerRolloutRate5m"),
-    completed: mins("rolloutsTotal"),
-    failed: mins("rolloutsFailed"),
-    elapsed: mins("elapsed"),
-    // Little's law inputs: the duration histogram per worker, the in-flight gauge
-    durationSum: sumCounters(perWorker("rolloutDurationSum")),
-    durationCount: sumCounters(perWorker("rolloutDurationCount")),
-    activeRollouts: mins("activeRollouts")
-  };
-}
-function detectorInput(input, t, series) {
-  const S = input.timeScale;
-  const up = first(input.series, "targetsUp")?.points ?? [];
-  const lastUp = up.at(-1);
-  const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
-  const offset = input.jobStartTs != null && t.startTs !== null ? (t.startTs - input.jobStartTs) * S / 60 : TIMELINE.startupMinutes;
-  const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
-  return {
-    ...series,
-    targetsUp: input.ended ? void 0 : targetsUp,
-    now: input.ended ? void 0 : (input.nowTs - t.ts0) * S / 60,
-    runEndMinutes: wall - offset,
-    expectedRollouts: input.expectedRollouts ?? null,
-    inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
-    settings: input.settings
-  };
-}
-function rolloutDriftCheck(verdict, limit = 0.05) {
-  const d = verdict.decision_estimate?.drift;
-  const slope = Math.abs(d?.slope_relative_per_hour ?? 0);
-  if (verdict.state !== "stable" || !d || !(slope - 2 * d.se > limit && slope > 4 * d.se)) return;
-  verdict.state = "drifting";
-  verdict.drift = { slope_relative_per_hour: d.slope_relative_per_hour };
-  verdict.evidence.push(
-    `rollout durations drift ${round(100 * d.slope_relative_per_hour, 1)}%/h \xB1 ${round(100 * d.se, 1)}% (against their start, after run-minute ${d.from_minute}): beyond ${round(100 * limit, 1)}%/h, not stable`
-  );
-}
-function decisionEstimate(input, t, series, d, verdict) {
-  const S = input.timeScale;
-  const toMin = (points) => toRunMinutes(points, t.ts0, S);
-  const batches = reconstructRollouts(
-    perWorkerMinutes(input.series.rolloutDurationSum, toMin),
-    perWorkerMinutes(input.series.rolloutDurationCount, toMin),
-    60
-    // durations are run-seconds (the twin records its simulated durations)
-  );
-  const lastCount = series.durationCount.at(-1)?.v;
-  const now = d.now ?? ((t.lastTs ?? input.nowTs) - t.ts0) * (S / 60);
-  const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
-  const inFlight2 = active.length ? mean(active.map((p) => p.v)) : d.inFlightCapacity ?? null;
-  if (lastCount === void 0 || !batches.length) return null;
-  const estInput = {
-    batches,
-    now,
-    runEnd: verdict.run_end_minutes ?? d.runEndMinutes ?? now,
-    inFlight: inFlight2,
-    completed: lastCount,
-    step: input.stepSeconds * S / 60
-  };
-  const est = rolloutEstimate(estInput);
-  if (!est) return null;
-  return input.trajectory === false ? est : { ...est, trajectory: estimateTrajectory(estInput) };
-}
-function steadyReader(series, fromTs) {
-  const values = (s) => {
-    const pts = (s?.points ?? []).filter(([, v]) => Number.isFinite(v));
-    const after = pts.filter(([t]) => t >= fromTs);
-    return (after.length ? after : pts).map(([, v]) => v);
-  };
-  const byLabel = (q, label) => {
-    const m = /* @__PURE__ */ new Map();
-    for (const s of series[q] ?? []) {
-      const key = s.labels[label];
-      if (key !== void 0) m.set(key, s);
-    }
-    return m;
-  };
-  return {
-    series,
-    values,
-    byLabel,
-    mean: (s) => {
-      const v = values(s);
-      return v.length ? round(mean(v)) : null;
-    }
-  };
-}
-function bottleneckOf(input, read2, cap) {
-  const queue = {};
-  const queueMax = {};
-  const queueMin = {};
-  const maxes = read2.byLabel("queueDepthMax", "service");
-  const mins = read2.byLabel("queueDepthMin", "service");
-  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins.keys()])) {
-    const svc = serviceFromMetricLabel(label);
-    const mx = read2.mean(maxes.get(label));
-    const mn = read2.mean(mins.get(label));
-    queue[svc ?? label] = { worker_min: mn, worker_max: mx };
-    if (svc) {
-      queueMax[svc] = mx;
-      queueMin[svc] = mn;
-    }
-  }
-  const idle = read2.mean(first(input.series, "idleFraction"));
-  const cpuMean = {};
-  for (const [g, v] of processCpu(read2)) cpuMean[g] = v.length ? mean(v) : null;
-  const bottleneck = analyseBottleneck({
-    queueMax,
-    queueMin,
-    idleFraction: idle,
-    processCpu: cpuMean,
-    capacity: cap?.byService,
-    inFlight: cap?.inFlight
-  });
-  return { queue, idle, bottleneck };
-}
-function processCpu(read2) {
-  const cpu = /* @__PURE__ */ new Map();
-  for (const [g, s] of read2.byLabel("processCpu", "groupname")) cpu.set(g, read2.values(s));
-  return cpu;
-}
-function rpcP95ByMethod(read2) {
-  const methods = {};
-  for (const [m, s] of read2.byLabel("rpcDurationP95", "method")) {
-    const v = read2.values(s);
-    methods[m] = v.length ? round(median(v)) : null;
-  }
-  return methods;
-}
-function resourcesOf(input, read2) {
-  const gpus = /* @__PURE__ */ new Map();
-  const addGpu = (q, field) => {
-    for (const s of input.series[q] ?? []) {
-      const g = s.labels.gpu;
-      if (g === void 0) continue;
-      const rec = gpus.get(g) ?? {};
-      rec[field] = [...rec[field] ?? [], ...read2.values(s)];
-      gpus.set(g, rec);
-    }
-  };
-  addGpu("gpuUtil", "utilization");
-  addGpu("gpuMemory", "memoryUsedGb");
-  addGpu("gpuMemoryFree", "memoryFreeGb");
-  addGpu("gpuMemoryTotal", "memoryTotalGb");
-  addGpu("gpuMemoryPressure", "pressurePercent");
-  return analyseResources({
-    gpus,
-    services: input.topology ? gpuMap(input.topology) : void 0,
-    hostAvailableGb: read2.values(first(input.series, "hostMemAvailable")),
-    hostTotalGb: read2.values(first(input.series, "hostMemTotal")),
-    processCpu: processCpu(read2)
-  });
-}
-function countsOf(series) {
-  const lastOf = (s) => {
-    const f = s.filter((p) => Number.isFinite(p.v));
-    return f.length ? round(f[f.length - 1].v, 4) : null;
-  };
-  const total = lastOf(series.completed);
-  const nFailed = lastOf(series.failed) ?? (total !== null ? 0 : null);
-  return {
-    completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
-    failed_rollouts: nFailed,
-    seconds_per_rollout_5m: lastOf(series.rate5m),
-    seconds_per_rollout_full_run: lastOf(series.fullRun)
-  };
-}
-function slurmTimeToMinutes(time2) {
-  const m = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
-  if (!m) return null;
-  return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
-}
-
-// src/topology/issues.ts
-function formatKeyPath(path) {
-  let out = "";
-  for (const seg of path) {
-    if (typeof seg === "number") out += `[${seg}]`;
-    else out += out ? `.${seg}` : seg;
-  }
-  return out;
-}
-function sortIssues(issues) {
-  return [...issues].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
-}
-function formatIssue(issue2) {
-  const where = issue2.keyPath ? ` ${issue2.keyPath}:` : "";
-  return `${issue2.file}:${issue2.line}:${issue2.column}: ${issue2.severity} [${issue2.rule}]${where} ${issue2.message}`;
-}
-
 // src/topology/overrides.ts
 var OVERRIDE_SYNTAX = /^(\+{0,2})([A-Za-z_][A-Za-z0-9_]*(?:[./][A-Za-z_0-9][A-Za-z0-9_]*)*)=([^\u0000-\u001f\u007f`$\\;&|<>]{0,500})$/;
 var FORBIDDEN_SEGMENTS = /* @__PURE__ */ new Set([
@@ -67050,18 +65438,18 @@ var FORBIDDEN_SEGMENTS = /* @__PURE__ */ new Set([
   "env_set",
   "callbacks"
 ]);
-function parseOverride(text2) {
-  const m = OVERRIDE_SYNTAX.exec(text2);
+function parseOverride(text3) {
+  const m = OVERRIDE_SYNTAX.exec(text3);
   if (!m) return void 0;
   return { prefix: m[1], key: m[2], value: m[3] };
 }
-function overrideProblem(text2) {
-  const o = parseOverride(text2);
+function overrideProblem(text3) {
+  const o = parseOverride(text3);
   if (!o) {
     return {
       rule: "bad-format",
       severity: "error",
-      message: `\`${text2}\` is not a Hydra override AlpaSim takes: write [+|++]key=value with a dotted key and a value without \`$\`, backticks, backslashes or shell characters`
+      message: `\`${text3}\` is not a Hydra override AlpaSim takes: write [+|++]key=value with a dotted key and a value without \`$\`, backticks, backslashes or shell characters`
     };
   }
   const segments = o.key.split(/[./]/);
@@ -67434,13 +65822,13 @@ var PATTERNS = {
   description: /^[A-Za-z0-9 _.,:/@+=()-]{1,200}$/
 };
 function check(value, pattern, what) {
-  const text2 = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
-  if (typeof text2 !== "string" || !pattern.test(text2)) {
+  const text3 = typeof value === "number" && Number.isInteger(value) ? String(value) : value;
+  if (typeof text3 !== "string" || !pattern.test(text3)) {
     throw new RenderError(
       `refusing to render: ${what} ${JSON.stringify(value)} does not match ${pattern.source}`
     );
   }
-  return text2;
+  return text3;
 }
 function checkCount(value, what, max) {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
@@ -67514,8 +65902,8 @@ function topologyOverrides(candidate) {
     const key = check(change.key, PATTERNS.topologyKey, "topology key");
     if (change.to === void 0)
       throw new RenderError(`refusing to render: ${key} is set by the preset but absent from the candidate`);
-    const text2 = `${key}=${topologyValue(key, change.to)}`;
-    return key.endsWith(".environments") ? text2 : check(text2, PATTERNS.override, "topology override");
+    const text3 = `${key}=${topologyValue(key, change.to)}`;
+    return key.endsWith(".environments") ? text3 : check(text3, PATTERNS.override, "topology override");
   });
 }
 function resolvePath(checkout, path, what) {
@@ -69140,7 +67528,7 @@ var import_yaml = __toESM(require_dist2(), 1);
 var MAX_YAML_BYTES = 256 * 1024;
 var MAX_YAML_DEPTH = 32;
 var MAX_YAML_ALIASES = 50;
-function loadYaml(text2, file) {
+function loadYaml(text3, file) {
   const lineCounter = new import_yaml.LineCounter();
   const refused = (rule, message2, pos2 = { line: 1, column: 1 }) => ({
     file,
@@ -69149,17 +67537,17 @@ function loadYaml(text2, file) {
     locate: () => ({ line: 1, column: 1 }),
     has: () => false
   });
-  const bytes = Buffer.byteLength(text2, "utf8");
+  const bytes = Buffer.byteLength(text3, "utf8");
   if (bytes > MAX_YAML_BYTES) {
     return refused(
       "file-too-large",
       `the file is ${(bytes / 1024).toFixed(0)} KiB; files over ${MAX_YAML_BYTES / 1024} KiB are refused (a topology file is a few hundred bytes): keep only the topology keys`
     );
   }
-  if (text2.includes("\0")) {
+  if (text3.includes("\0")) {
     return refused("yaml-syntax", "the file contains NUL bytes: it is not a text YAML file");
   }
-  const docs = (0, import_yaml.parseAllDocuments)(text2, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  const docs = (0, import_yaml.parseAllDocuments)(text3, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
   const pos = (offset) => {
     const p = lineCounter.linePos(offset);
     return { line: p.line, column: p.col };
@@ -69182,11 +67570,11 @@ function loadYaml(text2, file) {
   const issues = [];
   for (const err of [...doc.errors, ...doc.warnings]) {
     let offset = err.pos[0];
-    if (text2.slice(offset).trim() === "") offset = Math.max(0, text2.trimEnd().length - 1);
+    if (text3.slice(offset).trim() === "") offset = Math.max(0, text3.trimEnd().length - 1);
     const at = pos(offset);
     const path = pathAtOffset(doc.contents, err.pos[0]);
     if (err.code === "DUPLICATE_KEY") {
-      const key = String(path[path.length - 1] ?? text2.slice(err.pos[0], err.pos[1]).trim());
+      const key = String(path[path.length - 1] ?? text3.slice(err.pos[0], err.pos[1]).trim());
       issues.push({
         rule: "duplicate-key",
         severity: "error",
@@ -69276,8 +67664,8 @@ function loadYaml(text2, file) {
 function emptyMessage() {
   return "the file has no content (only comments or whitespace): write the keys the schema asks for (see docs/topology.md)";
 }
-function firstLine(text2) {
-  return text2.split("\n")[0]?.trim() ?? text2;
+function firstLine(text3) {
+  return text3.split("\n")[0]?.trim() ?? text3;
 }
 function tooDeep(root) {
   const stack = [[root, 1]];
@@ -69353,16 +67741,16 @@ function locateNode(doc, path, wantKey, pos) {
 }
 
 // src/topology/files.ts
-function checkFile(text2, file, schema) {
-  const loaded = loadYaml(text2, file);
+function checkFile(text3, file, schema) {
+  const loaded = loadYaml(text3, file);
   if (loaded.issues.length) return { loaded, issues: loaded.issues };
   const issues = schemaIssues(loaded, schema);
   return issues.length ? { loaded, issues } : { loaded, value: loaded.value, issues: [] };
 }
-var checkCandidate = (text2, file) => checkFile(text2, file, "candidate");
-var checkExperiment = (text2, file) => checkFile(text2, file, "experiment");
-var checkClusters = (text2, file) => checkFile(text2, file, "clusters");
-var checkPreset = (text2, file) => checkFile(text2, file, "topology");
+var checkCandidate = (text3, file) => checkFile(text3, file, "candidate");
+var checkExperiment = (text3, file) => checkFile(text3, file, "experiment");
+var checkClusters = (text3, file) => checkFile(text3, file, "clusters");
+var checkPreset = (text3, file) => checkFile(text3, file, "topology");
 function issueAt(loaded, rule, path, message2, key = false, severity = "error") {
   return {
     rule,
@@ -69554,6 +67942,7 @@ function autopilotIssues(loaded, experiment, context3) {
 function botBranch(experimentId, candidate) {
   return `topo/autopilot/${experimentId}/${candidate}`;
 }
+var WINNER_LABEL = "autopilot:winner";
 var live = (r) => r.request === "live";
 var withdrawn = (r) => r.origin === "bot" && (r.pull === "closed" && r.outcome === null || r.takenOver === true);
 function budgetOf(runs, limit, runGpuHours, elsewhere = 0) {
@@ -69594,37 +67983,87 @@ function planStep(input) {
   const { policy, runs, controls } = input;
   const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
   const { state: state2, current } = campaignOf(runs);
-  const plan = (actions, waiting2) => ({
-    actions,
-    waiting: waiting2,
+  const taken = takeovers(runs);
+  const plan = (step) => ({
+    actions: step.actions,
+    waiting: step.waiting,
     budget,
     campaign: state2,
-    round: current
+    round: current,
+    stalls: [...taken, ...step.stalls ?? []]
   });
-  if (input.concluded) return plan([], `concluded: ${input.concluded.reason}`);
+  if (input.concluded) return plan(finishStep(input, input.concluded));
   if (input.refused?.length)
-    return plan(
-      [],
-      `the autopilot policy on the default branch is refused, nothing starts until it is fixed: ${input.refused.join("; ")}`
-    );
+    return plan({
+      actions: [],
+      waiting: `the autopilot policy on the default branch is refused, nothing starts until it is fixed: ${input.refused.join("; ")}`
+    });
   const ending = endingReason(input, budget);
-  if (ending) return plan([...stopLive(runs, ending), ...conclusionOf(runs, state2, ending)], null);
+  if (ending)
+    return plan({
+      actions: [...stopLive(runs, ending), ...conclusionOf(runs, state2, ending)],
+      waiting: null
+    });
   const housekeeping = closeLosers(runs, state2);
   if (controls.paused || !policy.enabled) {
     const why = controls.paused ? "paused on the dashboard (/topo resume goes on)" : "autopilot.enabled is false";
-    return plan([...housekeeping, ...controls.stopLive ? stopLive(runs, why) : []], why);
+    return plan({
+      actions: [...housekeeping, ...controls.stopLive ? stopLive(runs, why) : []],
+      waiting: why
+    });
   }
-  const base = runs.find((r) => r.round === 0);
-  if (!base || base.outcome === null) return plan(housekeeping, "waiting for the baseline to be decided");
   const submits = submitsOf(input, budget, current);
+  const base = baselineStep(input, budget, submits);
+  if (base) return plan({ ...base, actions: [...housekeeping, ...base.actions] });
   if (!roundFinished(runs, current) || runs.some((r) => r.origin === "person" && live(r)))
-    return plan([...housekeeping, ...submits.actions], submits.waiting ?? `round ${current} is running`);
-  return plan([...housekeeping, ...nextRound(input, state2, budget)], null);
+    return plan({
+      actions: [...housekeeping, ...submits.actions],
+      waiting: submits.waiting ?? `round ${current} is running`
+    });
+  return plan({ actions: [...housekeeping, ...nextRound(input, state2, budget)], waiting: null });
+}
+function takeovers(runs) {
+  return runs.filter((r) => r.origin === "bot" && r.takenOver && r.pull === "open" && r.pr !== void 0).map((r) => ({
+    pr: r.pr,
+    what: `\`${r.name}\` was changed by someone else: its head is not the autopilot's commit (an amended or force-pushed commit counts), so the autopilot leaves it alone and its round goes on without it`,
+    fix: `it is yours now: comment \`/topo submit\` on #${r.pr} to run it as your candidate, or close it`
+  }));
+}
+function baselineStep(input, budget, submits) {
+  const { runs, policy } = input;
+  const base = runs.find((r) => r.round === 0);
+  if (!base) {
+    if (runs.some((r) => r.origin === "person"))
+      return { actions: [], waiting: "waiting for the baseline to be recorded (merge its pull request)" };
+    if (!canStart(policy, budget.spent, budget.committed, input.runGpuHours))
+      return { actions: [], waiting: "the budget has no room for the baseline" };
+    return { actions: [{ kind: "open", round: 0, parent: "", count: 1 }], waiting: null };
+  }
+  if (base.origin !== "bot" || base.pull !== "open" || base.pr === void 0)
+    return base.outcome === null ? { actions: [], waiting: "waiting for the baseline to be decided and recorded" } : null;
+  if (base.takenOver) return { actions: [], waiting: "the baseline\u2019s pull request is a person\u2019s now" };
+  if (base.request !== "ended" || base.outcome === null)
+    return { actions: submits.actions, waiting: submits.waiting ?? "the baseline is running" };
+  if (base.outcome === "failed")
+    return { actions: [{ kind: "close", name: base.name, pr: base.pr, why: "failed" }], waiting: null };
+  if (policy.merge === "auto")
+    return { actions: [{ kind: "merge", name: base.name, pr: base.pr, why: "baseline" }], waiting: null };
+  return {
+    actions: [],
+    waiting: `the baseline is measured; round 1 starts once #${base.pr} is merged`,
+    stalls: [
+      {
+        pr: base.pr,
+        what: `the baseline \`${base.name}\` is measured (merge: manual leaves its merge to a person)`,
+        fix: `merge #${base.pr} to record it as the reference; round 1 opens on the next pass`
+      }
+    ]
+  };
 }
 function endingReason(input, budget) {
   if (input.controls.concludedBy) return `concluded on the dashboard by @${input.controls.concludedBy}`;
   if (budget.spent >= budget.limit - 1e-9)
-    return `budget: ${fmt2(budget.spent)} of ${fmt2(budget.limit)} GPU-hours spent`;
+    return `budget: ${fmt(budget.spent)} of ${fmt(budget.limit)} GPU-hours spent`;
   return null;
 }
 function submitsOf(input, budget, current) {
@@ -69632,20 +68071,24 @@ function submitsOf(input, budget, current) {
     (r) => r.round === current && r.origin === "bot" && r.request === "none" && r.pull === "open" && !r.takenOver
   );
   if (waiting2.length === 0) return { actions: [], waiting: null };
-  if (input.policy.submit === "approval")
-    return {
-      actions: [],
-      waiting: `waiting for a writer's /topo submit on ${waiting2.map((r) => `#${r.pr}`).join(", ")}`
-    };
+  const approval = input.policy.submit === "approval";
+  const ready = approval ? waiting2.filter((r) => r.approved) : waiting2;
+  const unapproved = waiting2.filter((r) => !ready.includes(r));
   const actions = [];
   let committed = budget.committed;
-  for (const r of waiting2) {
+  for (const r of ready) {
     if (!canStart(input.policy, budget.spent, committed, input.runGpuHours)) break;
     committed += input.runGpuHours;
     actions.push({ kind: "submit", name: r.name, pr: r.pr });
   }
-  const held = waiting2.length - actions.length;
-  return { actions, waiting: held ? `${held} run(s) wait: the budget has no room for them` : null };
+  const held = ready.length - actions.length;
+  const why = [
+    ...unapproved.length ? [
+      `waiting for a writer's approving review or /topo submit on ${unapproved.map((r) => `#${r.pr}`).join(", ")}`
+    ] : [],
+    ...held ? [`${held} run(s) wait: the budget has no room for them`] : []
+  ];
+  return { actions, waiting: why.length ? why.join("; ") : null };
 }
 function nextRound(input, state2, budget) {
   const policy = {
@@ -69657,7 +68100,7 @@ function nextRound(input, state2, budget) {
     referencePrecision: REFERENCE_PRECISION
   };
   const held = budget.spent + budget.committed - spentOf(state2);
-  const step = nextStep2(state2, { ...policy, gpuHours: policy.gpuHours - held }, input.runGpuHours);
+  const step = nextStep(state2, { ...policy, gpuHours: policy.gpuHours - held }, input.runGpuHours);
   if (step.kind === "conclude") return conclusionOf(input.runs, state2, step.reason);
   const slots = input.policy.parallel - input.runs.filter((r) => r.origin === "person" && live(r)).length;
   return [
@@ -69686,12 +68129,1728 @@ function closeLosers(runs, state2) {
 function stopLive(runs, reason2) {
   return runs.filter((r) => r.origin === "bot" && live(r) && r.pr !== void 0 && !r.takenOver).map((r) => ({ kind: "stop", name: r.name, pr: r.pr, reason: reason2 }));
 }
+function finishStep(input, c) {
+  if (c.reported || c.winner === void 0) return { actions: [], waiting: `concluded: ${c.reason}` };
+  const w = c.winner ? input.runs.find((r) => r.name === c.winner) : void 0;
+  if (w?.pull === "open" && w.pr !== void 0 && !w.takenOver) {
+    const label = w.labelled ? [] : [{ kind: "label", name: w.name, pr: w.pr }];
+    if (input.policy.merge === "auto" && w.origin === "bot")
+      return { actions: [...label, { kind: "merge", name: w.name, pr: w.pr, why: "winner" }], waiting: null };
+    return {
+      actions: label,
+      waiting: `concluded (${c.reason}); the final report follows the winner's merge`,
+      stalls: [
+        {
+          pr: w.pr,
+          what: `\`${w.name}\` is the winner (${w.origin === "bot" ? "merge: manual leaves its merge to a person" : "a person\u2019s own candidate"})`,
+          fix: `merge #${w.pr} to record it; the final report is posted here then (or close it to conclude without it)`
+        }
+      ]
+    };
+  }
+  if (w?.pull === "merged" && !w.recorded)
+    return { actions: [], waiting: `concluded; waiting for the record of the winner #${w.pr}` };
+  return { actions: [{ kind: "report", winner: w?.pull === "merged" ? w.name : null }], waiting: null };
+}
 function conclusionOf(runs, state2, reason2) {
   const winner = state2.best && state2.best.name !== state2.baseline.name ? state2.best.name : null;
   return [...closeLosers(runs, state2), { kind: "conclude", reason: reason2, winner }];
 }
-function fmt2(x) {
+function fmt(x) {
   return (Math.round(x * 10) / 10).toString();
+}
+
+// src/github/user-text.ts
+var ZWSP = "\u200B";
+function inlineText(text3, maxLength = 500) {
+  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
+}
+function safeText(text3, maxLength = 2e3) {
+  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
+}
+function codeBlock(text3, language = "text") {
+  const clean3 = text3.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
+  const longest = Math.max(0, ...[...clean3.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return `${fence}${language}
+${clean3}
+${fence}`;
+}
+
+// src/autopilot/controls.ts
+var CONTROL_HELP = [
+  "`/topo pause`: no new runs; running ones go on to their decision",
+  "`/topo pause --now`: running ones stop too",
+  "`/topo resume`: go on",
+  "`/topo conclude`: conclude now with the best so far"
+];
+function parseControl(body) {
+  const text3 = body.replace(/\r\n?/g, "\n").trim();
+  const m = /^\/topo(?=\s|$)/.exec(text3);
+  if (!m) return { kind: "none" };
+  const words = text3.slice(m[0].length).split("\n", 1)[0].trim().split(/\s+/).filter(Boolean);
+  const [word, ...rest] = words;
+  const only = (control) => rest.length === 0 ? { kind: "control", control } : {
+    kind: "invalid",
+    reason: `\`/topo ${word}\` takes no argument here; the dashboard takes: ${CONTROL_HELP.join("; ")}`
+  };
+  if (word === "pause" && rest.length === 1 && rest[0] === "--now")
+    return { kind: "control", control: "pause-now" };
+  if (word === "pause") return only("pause");
+  if (word === "resume") return only("resume");
+  if (word === "conclude") return only("conclude");
+  return {
+    kind: "invalid",
+    reason: `${word ? `\`${word.slice(0, 40)}\` is not a dashboard command` : "no command given after /topo"}; the dashboard takes: ${CONTROL_HELP.join("; ")}`
+  };
+}
+
+// src/autopilot/dashboard.ts
+function dashboardMarker(experimentId) {
+  return `<!-- topo:autopilot-dashboard experiment=${experimentId} -->`;
+}
+function dashboardTitle(experimentId) {
+  return `Autopilot dashboard: ${experimentId}`;
+}
+var h = (x) => (Math.round(x * 10) / 10).toFixed(1);
+function actionText(a) {
+  switch (a.kind) {
+    case "open":
+      return a.round === 0 ? "open the baseline's pull request: the experiment's starting topology, measured first" : `open round ${a.round}: up to ${a.count} proposal(s) of \`topo suggest\` from \`${a.parent}\``;
+    case "submit":
+      return `submit \`${a.name}\` (#${a.pr})`;
+    case "close":
+      return a.why === "superseded" ? `close \`${a.name}\` (#${a.pr}): superseded by \`${a.by}\`` : a.why === "failed" ? `close \`${a.name}\` (#${a.pr}): its run failed (recorded as failed)` : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
+    case "stop":
+      return `stop \`${a.name}\` (#${a.pr}): ${inlineText(a.reason, 200)}`;
+    case "conclude":
+      return `conclude (${inlineText(a.reason, 200)}); winner: ${a.winner ? `\`${a.winner}\`` : "none, the baseline stays"}`;
+    case "label":
+      return `label the winner \`${a.name}\` (#${a.pr}) \`${WINNER_LABEL}\``;
+    case "merge":
+      return `merge ${a.why === "baseline" ? "the measured baseline" : "the winner"} \`${a.name}\` (#${a.pr}) once its required checks pass, and record it`;
+    case "report":
+      return "post the final report here, from the record";
+  }
+}
+function roundRows(runs) {
+  const rows = [...runs].filter((r) => r.round !== null || r.request !== "none").sort((a, b) => (a.round ?? 1e9) - (b.round ?? 1e9) || a.name.localeCompare(b.name));
+  return rows.map((r) => {
+    const round3 = r.round === 0 ? "baseline" : r.round === null ? "a person\u2019s" : String(r.round);
+    const decision = r.round === 0 && r.outcome !== null && r.outcome !== "failed" ? "reference" : r.outcome ?? (r.request === "live" ? "running" : r.pull === "closed" ? "withdrawn" : "waiting");
+    const seconds2 = r.seconds !== void 0 ? r.seconds.toFixed(2) : "\u2013";
+    return `| ${round3} | \`${r.name}\` | ${r.pr !== void 0 ? `#${r.pr}` : "\u2013"} | ${decision} | ${seconds2} | ${h(r.gpuHours)} |`;
+  });
+}
+function bestLine(plan) {
+  const { best, baseline } = plan.campaign;
+  if (!best) return `**Best so far:** none measured (the baseline \`${baseline.name}\` failed).`;
+  if (best.name === baseline.name || baseline.seconds === null)
+    return `**Best so far:** \`${best.name}\`, ${best.seconds.toFixed(2)} s/rollout.`;
+  const gain = (1 - best.seconds / baseline.seconds) * 100;
+  return `**Best so far:** \`${best.name}\`, ${best.seconds.toFixed(2)} s/rollout against the baseline's ${baseline.seconds.toFixed(2)} (${gain.toFixed(1)}% faster).`;
+}
+function stallLines(stalls) {
+  if (stalls.length === 0) return [];
+  return [
+    "**Needs a person:**",
+    ...stalls.map(
+      (s) => `- ${s.pr !== void 0 ? `#${s.pr}: ` : ""}${s.what}. **What you can do:** ${s.fix}.`
+    ),
+    ""
+  ];
+}
+function renderDashboard(experimentId, runs, plan, stalls = []) {
+  const b = plan.budget;
+  const next = plan.actions.length ? plan.actions.map((a) => `- ${actionText(a)}`) : [`- nothing: ${plan.waiting ?? "up to date"}`];
+  return [
+    dashboardMarker(experimentId),
+    `# ${dashboardTitle(experimentId)}`,
+    "",
+    `**Round:** ${plan.round === 0 ? "none yet (the baseline)" : plan.round}. ${plan.waiting ? `**Waiting:** ${inlineText(plan.waiting, 300)}` : ""}`.trimEnd(),
+    "",
+    `**GPU-hours:** ${h(b.spent)} spent, ${h(b.committed)} committed to live runs, ${h(Math.max(0, b.left))} left of ${h(b.limit)}.`,
+    "",
+    bestLine(plan),
+    "",
+    ...stallLines([...plan.stalls, ...stalls]),
+    "| round | candidate | pull request | decision | s/rollout | GPU-hours |",
+    "|---|---|---|---|---|---|",
+    ...roundRows(runs),
+    "",
+    "**Next:**",
+    ...next,
+    "",
+    `Controls (writers only, as a comment here): ${CONTROL_HELP.join("; ")}.`
+  ].join("\n");
+}
+
+// src/autopilot/merge.ts
+var PASSING = /* @__PURE__ */ new Set(["success", "neutral", "skipped"]);
+function mergeReadiness(required, checks) {
+  const failed = [];
+  const pending = [];
+  for (const name of required) {
+    const c = checks[name];
+    if (c === void 0 || c === null) pending.push(name);
+    else if (!PASSING.has(c)) failed.push(name);
+  }
+  return { failed, pending };
+}
+
+// src/autopilot/pulls.ts
+var MARKER = /<!-- topo:autopilot experiment=([a-z0-9][a-z0-9_.-]*) candidate=([a-z0-9][a-z0-9_.-]*) round=(\d{1,3}) -->/;
+function botMarker(experimentId, candidate, round3) {
+  return `<!-- topo:autopilot experiment=${experimentId} candidate=${candidate} round=${round3} -->`;
+}
+function readBotMarker(body, experimentId) {
+  const m = MARKER.exec(body ?? "");
+  if (!m || m[1] !== experimentId) return null;
+  return { candidate: m[2], round: Number(m[3]) };
+}
+function botPullTitle(experimentId, candidate, round3) {
+  return `autopilot round ${round3}: ${experimentId}/${candidate}`;
+}
+function botPullBody(experimentId, candidate, round3, reasoning) {
+  return [
+    botMarker(experimentId, candidate, round3),
+    `**Autopilot, round ${round3}** of experiment \`${experimentId}\` (policy: \`autopilot\` in its experiment.yaml on the default branch).`,
+    "",
+    reasoning.replace(/Comment `\/topo submit` to run it\.\s*$/, "").trimEnd(),
+    "",
+    "This pull request changes only its candidate file. The autopilot requests its run (`submit: auto`) or waits for a writer\u2019s `/topo submit` (`submit: approval`). Push to this branch and it is yours: the autopilot leaves it alone. Close it and the candidate is withdrawn, never proposed again in this experiment."
+  ].join("\n");
+}
+function closingText(a, evidence) {
+  const why = a.why === "superseded" ? `superseded: a later round's \`${a.by ?? "winner"}\` beats it` : a.why === "failed" ? "closed: its run failed" : "rejected by its decision";
+  return [
+    `Closed by the autopilot: \`${a.name}\` is ${why}.`,
+    ...evidence ? ["", `Decision: ${inlineText(evidence, 600)}`] : [],
+    "",
+    "The record keeps it, with its evidence, as a closed candidate."
+  ].join("\n");
+}
+function liveOutcome(state2, ended, failed) {
+  if (failed) return "failed";
+  if (state2 === "better" || state2 === "worse" || state2 === "equivalent" || state2 === "not-better")
+    return state2;
+  return ended ? "undecided" : null;
+}
+function liveRuns(candidates, pulls, recorded = /* @__PURE__ */ new Set(), unopened2 = []) {
+  const botOf = (name, pr) => pulls.find((b) => b.pr === pr && b.candidate === name);
+  const runs = candidates.map((c) => candidateRun(c, botOf(c.name, c.pr)));
+  for (const b of pulls)
+    if (!runs.some((r) => r.name === b.candidate) && !(b.state !== "open" && recorded.has(b.candidate)))
+      runs.push({
+        name: b.candidate,
+        round: b.round,
+        origin: "bot",
+        pr: b.pr,
+        pull: b.state,
+        ...pullFacts(b),
+        request: "none",
+        outcome: null,
+        gpuHours: 0
+      });
+  for (const u of unopened2)
+    if (!runs.some((r) => r.name === u.candidate))
+      runs.push({
+        name: u.candidate,
+        round: u.round,
+        origin: "bot",
+        pull: "none",
+        request: "none",
+        outcome: null,
+        gpuHours: 0
+      });
+  return runs;
+}
+function pullFacts(b) {
+  return {
+    ...b.takenOver ? { takenOver: true } : {},
+    ...b.approvedBy ? { approved: true } : {},
+    ...b.labels?.includes(WINNER_LABEL) ? { labelled: true } : {}
+  };
+}
+function candidateRun(c, bot) {
+  const waiting2 = c.live || c.stopped && bot;
+  const outcome = waiting2 ? null : c.outcome;
+  const reference = bot?.round === 0 && outcome === "undecided" && c.seconds !== void 0;
+  return {
+    name: c.name,
+    round: bot ? bot.round : null,
+    origin: bot ? "bot" : "person",
+    pr: c.pr,
+    pull: bot ? bot.state : "open",
+    ...bot ? pullFacts(bot) : {},
+    request: c.live ? "live" : c.stopped && bot ? "none" : "ended",
+    outcome: reference ? "equivalent" : outcome,
+    ...c.seconds !== void 0 ? { seconds: c.seconds } : {},
+    gpuHours: c.gpuHours,
+    ...c.runName ? { runName: c.runName } : {}
+  };
+}
+
+// src/autopilot/state.ts
+var EMPTY_PILOT_STATE = {
+  version: 1,
+  paused: null,
+  concludeBy: null,
+  concluded: null,
+  lastComment: 0,
+  rounds: {},
+  stopped: [],
+  held: {},
+  heads: {},
+  validated: {}
+};
+var PilotStateError = class extends Error {
+  name = "PilotStateError";
+};
+var isObject = (x) => typeof x === "object" && x !== null;
+var NAME = /^[a-z0-9][a-z0-9_.-]{0,99}$/;
+var SHA = /^[0-9a-f]{40}$/;
+function shaMap(x, what) {
+  const m = x ?? {};
+  if (!isObject(m) || Object.entries(m).some(([k, v]) => !NAME.test(k) || typeof v !== "string" || !SHA.test(v)))
+    throw new PilotStateError(`the autopilot state is not valid: ${what}`);
+  return { ...m };
+}
+function parsePilotState(text3) {
+  let x;
+  try {
+    x = JSON.parse(text3);
+  } catch (e) {
+    throw new PilotStateError(`the autopilot state is not JSON: ${e.message}`);
+  }
+  const bad = (what) => new PilotStateError(`the autopilot state is not valid: ${what}`);
+  if (!isObject(x) || x.version !== 1) throw bad("version is not 1");
+  const p = x.paused;
+  if (p !== null && !(isObject(p) && typeof p.by === "string" && typeof p.now === "boolean"))
+    throw bad("paused");
+  if (x.concludeBy !== null && typeof x.concludeBy !== "string") throw bad("concludeBy");
+  const c = x.concluded;
+  if (c !== null && !(isObject(c) && typeof c.reason === "string" && (c.winner === null || typeof c.winner === "string") && (c.reported === void 0 || typeof c.reported === "boolean")))
+    throw bad("concluded");
+  if (!Number.isSafeInteger(x.lastComment) || x.lastComment < 0) throw bad("lastComment");
+  const rounds2 = x.rounds;
+  if (!isObject(rounds2) || Object.entries(rounds2).some(([k, v]) => !NAME.test(k) || !Number.isSafeInteger(v)))
+    throw bad("rounds");
+  if (!Array.isArray(x.stopped) || x.stopped.some((s) => typeof s !== "string" || !NAME.test(s)))
+    throw bad("stopped");
+  const held = x.held ?? {};
+  if (!isObject(held) || Object.values(held).some((v) => typeof v !== "number" || !(v >= 0)))
+    throw bad("held");
+  return {
+    version: 1,
+    paused: p === null ? null : { by: p.by, now: p.now },
+    concludeBy: x.concludeBy,
+    concluded: c === null ? null : concludedOf(c),
+    lastComment: x.lastComment,
+    rounds: { ...rounds2 },
+    stopped: [...x.stopped],
+    held: { ...held },
+    heads: shaMap(x.heads, "heads"),
+    validated: shaMap(x.validated, "validated")
+  };
+}
+function concludedOf(c) {
+  return { reason: c.reason, winner: c.winner, ...c.reported ? { reported: true } : {} };
+}
+function renderPilotState(state2) {
+  return JSON.stringify(state2, null, 2);
+}
+function controlsOfState(state2) {
+  return {
+    paused: state2.paused !== null,
+    stopLive: state2.paused?.now === true,
+    ...state2.concludeBy ? { concludedBy: state2.concludeBy } : {}
+  };
+}
+function applyCommands(state2, comments) {
+  let next = state2;
+  const replies = [];
+  for (const c of [...comments].sort((a, b) => a.id - b.id)) {
+    if (c.id <= next.lastComment) continue;
+    next = { ...next, lastComment: c.id };
+    const parsed = parseControl(c.body);
+    if (parsed.kind === "none") continue;
+    const who = `@${inlineText(c.login, 40)}`;
+    const reply = (text3) => replies.push({ id: c.id, text: `${who}: ${text3}` });
+    if (!c.allowed) {
+      reply("refused: dashboard commands need write access to the repository; nothing changed.");
+      continue;
+    }
+    if (parsed.kind === "invalid") {
+      reply(`not done: ${parsed.reason}.`);
+      continue;
+    }
+    if (next.concluded || next.concludeBy) {
+      reply("not done: the experiment has concluded; a conclusion is final.");
+      continue;
+    }
+    const control = parsed.control;
+    if (control === "conclude") next = { ...next, concludeBy: c.login };
+    else if (control === "resume") next = { ...next, paused: null };
+    else next = { ...next, paused: { by: c.login, now: control === "pause-now" } };
+    reply(doneText(control));
+  }
+  return { state: next, replies };
+}
+function doneText(control) {
+  switch (control) {
+    case "pause":
+      return "paused: no new runs start, queued ones included; running ones go on to their decision. `/topo resume` goes on.";
+    case "pause-now":
+      return "paused now: no new runs start, and running ones are stopped (`stopped`, not failed); `/topo resume` runs them again.";
+    case "resume":
+      return "resumed: the autopilot goes on with its round.";
+    case "conclude":
+      return "concluding with the best so far: no new runs start, running bot runs are stopped.";
+  }
+}
+
+// src/analysis/boundaries.ts
+var E1 = Math.E - 1;
+function pocockSpending(alpha, tau) {
+  return alpha * Math.log(1 + E1 * Math.min(1, Math.max(0, tau)));
+}
+var cache = /* @__PURE__ */ new Map();
+function upperTail(z) {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * x);
+  const erfc = t * Math.exp(
+    -x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+  );
+  const p = erfc / 2;
+  return z >= 0 ? p : 1 - p;
+}
+function spendingBoundaries(K, alpha) {
+  const key = `${K}:${alpha}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const h2 = 0.1;
+  const lo = -8 * Math.sqrt(K) - 8;
+  const n0 = Math.ceil(-lo / h2);
+  let f = new Float64Array(0);
+  const out = [];
+  const phi = (x) => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
+  let spent = 0;
+  for (let k = 1; k <= K; k++) {
+    const target = pocockSpending(alpha, k / K) - spent;
+    const hiS = 8 * Math.sqrt(k) + 8;
+    const n = n0 + Math.ceil(hiS / h2) + 1;
+    const g = new Float64Array(n);
+    if (k === 1) for (let i = 0; i < n; i++) g[i] = phi(lo + i * h2);
+    else
+      for (let j = 0; j < f.length; j++) {
+        const w = f[j] * h2;
+        if (w < 1e-300) continue;
+        const sj = lo + j * h2;
+        const from = Math.max(0, Math.floor((sj - 9 - lo) / h2));
+        const to = Math.min(n - 1, Math.ceil((sj + 9 - lo) / h2));
+        for (let i = from; i <= to; i++) g[i] = g[i] + w * phi(lo + i * h2 - sj);
+      }
+    const tail = (b2) => {
+      let p = 0;
+      const start = Math.ceil((b2 - lo) / h2);
+      for (let i = Math.max(0, start); i < n; i++) p += g[i] * h2;
+      const i0 = start - 1;
+      if (i0 >= 0 && i0 < n) p += g[i0] * (lo + start * h2 - b2);
+      return p;
+    };
+    let a = 0;
+    let b = hiS;
+    for (let it = 0; it < 60; it++) {
+      const mid = (a + b) / 2;
+      if (tail(mid) > target) a = mid;
+      else b = mid;
+    }
+    const bound = (a + b) / 2;
+    spent += tail(bound);
+    out.push(bound / Math.sqrt(k));
+    const cut = Math.floor((bound - lo) / h2);
+    for (let i = Math.max(0, cut + 1); i < n; i++) g[i] = 0;
+    f = g;
+  }
+  if (K >= 1) out[0] = zOfTail(pocockSpending(alpha, 1 / K));
+  cache.set(key, out);
+  return out;
+}
+function zOfTail(p) {
+  let a = -10;
+  let b = 10;
+  for (let i = 0; i < 80; i++) {
+    const m = (a + b) / 2;
+    if (upperTail(m) > p) a = m;
+    else b = m;
+  }
+  return (a + b) / 2;
+}
+function lookIndex(p) {
+  const K = Math.max(1, Math.round(p.maxMinutes));
+  const span = Math.max(1, p.maxMinutes - p.warmupEnd);
+  const tau = (p.minutes - p.warmupEnd) / span;
+  if (tau > 1 + 1e-9) return null;
+  return { k: Math.min(K, Math.max(1, Math.floor(tau * K))), K, tau: Math.max(0, tau) };
+}
+function boundaryAt(p, alpha) {
+  const look = lookIndex(p);
+  if (!look) return null;
+  return spendingBoundaries(look.K, alpha)[look.k - 1];
+}
+
+// src/analysis/decision.ts
+var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
+var DECISION_DEFAULTS = {
+  boundary: "alpha-spending",
+  maxDecisionMinutes: 120,
+  /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
+  minSteadyMinutes: 5
+};
+function decisionProjection(v) {
+  return v?.decision_estimate?.projected_full_run ?? v?.projected_full_run ?? null;
+}
+var DRIFT_GUARD = {
+  /** A difference in drift significant (2 s.e.) beyond this holds `better`/`equivalent` back… */
+  limitPerHour: 0.05,
+  /** …and so does one not ruled out (one-sided 95%) below this. */
+  steepPerHour: 0.2
+};
+var AGE_GAP_DRIFT_PER_HOUR = 0.05;
+var ASSUMED_BETWEEN_RUN = 0.015;
+function referenceAtAge(reference, minute) {
+  const p = decisionProjection(reference);
+  const age = reference.minutes_of_data ?? null;
+  const traj = reference.decision_estimate?.trajectory;
+  const enough = reference.decision_estimate?.error_basis?.enough ?? null;
+  if (minute != null && age !== null && traj?.values.length && minute < age - 0.5) {
+    const k = Math.min(traj.values.length - 1, Math.floor((minute - traj.from_minute) / traj.step_minutes));
+    if (k < 0)
+      return {
+        projection: null,
+        logSe: 0,
+        gapMinutes: 0,
+        basisEnough: null,
+        drift: null,
+        text: `no estimate of it yet at run-minute ${round(minute, 1)}`
+      };
+    const at = traj.from_minute + k * traj.step_minutes;
+    const [value, se] = [traj.values[k], traj.log_se[k]];
+    const [slope, slopeSe] = [traj.drift_slope?.[k] ?? null, traj.drift_se?.[k] ?? null];
+    return {
+      drift: slope === null || slopeSe === null ? null : { slope_relative_per_hour: slope, se: slopeSe },
+      projection: { value, low: value * Math.exp(-1.96 * se), high: value * Math.exp(1.96 * se) },
+      logSe: se,
+      gapMinutes: 0,
+      basisEnough: traj.basis_from_minute !== null && at >= traj.basis_from_minute,
+      text: `as it was at run-minute ${round(at, 0)} (equal run age, from its trajectory)`
+    };
+  }
+  const gap = minute != null && age !== null ? Math.abs(age - minute) : 0;
+  const bounded = minute != null && age !== null && minute > age && gap > AGE_GAP_MAX_MINUTES;
+  return {
+    projection: p,
+    logSe: p ? logSe(p) : 0,
+    gapMinutes: bounded ? AGE_GAP_MAX_MINUTES : gap,
+    basisEnough: enough,
+    drift: reference.decision_estimate?.drift ?? null,
+    text: gap > 0.5 ? `read at run-minute ${round(age, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: \xB1${pct(ageGapHide(bounded ? AGE_GAP_MAX_MINUTES : gap))} added for what a drift of ${pct(AGE_GAP_DRIFT_PER_HOUR)}/h can hide${bounded ? ` over at most ${AGE_GAP_MAX_MINUTES} minutes` : ""}` : "at equal run age"
+  };
+}
+var AGE_GAP_MAX_MINUTES = 30;
+var ageGapHide = (gapMinutes) => AGE_GAP_DRIFT_PER_HOUR * gapMinutes / 60;
+function steadyFrom(v) {
+  return v.decision_estimate?.first_wave_end_minutes ?? v.warmup_end_minutes ?? void 0;
+}
+function usedText(v, who) {
+  const e = v.decision_estimate;
+  return e ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored` : `${who}: the verdict's projection (no rollout estimate yet)`;
+}
+function decisionOptions(x) {
+  return {
+    minImprovement: x?.min_improvement ?? 0.02,
+    boundary: x?.decision_boundary ?? DECISION_DEFAULTS.boundary,
+    maxDecisionMinutes: x?.max_decision_minutes ?? DECISION_DEFAULTS.maxDecisionMinutes
+  };
+}
+function claimRadius(candidate, s, options) {
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  if ((options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid")
+    return {
+      radius: csRadius(s, alpha, options.s0 ?? CONFIDENCE_SEQUENCE.s0),
+      text: `always-valid confidence sequence (normal mixture, \u03B1 ${alpha})`
+    };
+  const minutes = candidate.minutes_of_data ?? 0;
+  const warmupEnd = steadyFrom(candidate) ?? 0;
+  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  if (minutes - warmupEnd < DECISION_DEFAULTS.minSteadyMinutes)
+    return {
+      radius: null,
+      why: `small-sample guard: ${round(Math.max(0, minutes - warmupEnd), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} steady minutes`
+    };
+  const at = { minutes: Math.min(minutes, max), warmupEnd, maxMinutes: max };
+  const c = boundaryAt(at, alpha);
+  const look = lookIndex(at);
+  return {
+    radius: c * s,
+    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
+    ...minutes >= max - 1e-9 ? { final: true } : {}
+  };
+}
+function logSe(i) {
+  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
+}
+function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
+  if (!(s > 0)) return 0;
+  const I = (s0 / s) ** 2;
+  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
+}
+var usable = (v) => {
+  const p = decisionProjection(v);
+  const blocked = v?.decision_estimate ? ["unhealthy", "no-data"] : ["unhealthy", "no-data", "warming"];
+  return !!v && !!p && p.value > 0 && p.low > 0 && p.high >= p.low && !blocked.includes(v.state);
+};
+var steadyUsable = (v) => usable(v) && v?.state !== "drifting";
+var slopeText = (v) => {
+  const s = v.drift?.slope_relative_per_hour;
+  return s == null ? "drifting" : `drifting ${s > 0 ? "+" : ""}${round(100 * s, 1)}%/h`;
+};
+function rolloutDriftHold(candidate, r, g) {
+  const est = candidate.decision_estimate;
+  if (!est) return null;
+  const c = est.drift;
+  if (!c)
+    return "the candidate\u2019s rollout durations do not span enough blocks of starts to measure a drift yet";
+  const diff = c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0);
+  const se = Math.hypot(c.se, r?.se ?? 0);
+  const what = `the candidate\u2019s rollout durations drift ${diff > 0 ? "+" : ""}${pct(diff)}/h \xB1 ${pct(se)} against the reference\u2019s`;
+  if (Math.abs(diff) - 2 * se > g.limitPerHour) return `${what}, beyond ${pct(g.limitPerHour)}/h`;
+  if (Math.abs(diff) + 1.645 * se > g.steepPerHour)
+    return `${what}: a drift of ${pct(g.steepPerHour)}/h is not ruled out yet`;
+  return null;
+}
+function driftGuard(state2, lo, m, runs, g) {
+  if (state2 !== "better" && state2 !== "equivalent") return { state: state2, evidence: [] };
+  const { candidate, reference, shown } = runs;
+  const who = [
+    candidate.state === "drifting" ? `the candidate (${slopeText(candidate)})` : null,
+    reference.state === "drifting" ? `${shown} (${slopeText(reference)})` : null
+  ].filter((x) => !!x);
+  const rollout = rolloutDriftHold(candidate, runs.drift, g);
+  if (!who.length && !rollout)
+    return {
+      state: state2,
+      evidence: [
+        "drift guard: neither run drifts (the detector and the rollout durations rule out a drift beyond the guard)"
+      ]
+    };
+  const held = `drift guard: ${state2} held back while ${[...who.length ? [`${who.join(" and ")} drifts`] : [], ...rollout ? [rollout] : []].join("; ")}`;
+  return lo > -m ? { state: "not-better", evidence: [held] } : { state: "measuring", evidence: [held] };
+}
+function decideCandidate(candidate, reference, options = {}) {
+  const m = options.minImprovement ?? 0.02;
+  const against = reference?.name ?? "none";
+  const shown = reference?.label ?? against;
+  const base = { against, min_improvement: m, method: methodText(options) };
+  const read2 = comparable(candidate, reference, base, shown, options);
+  if ("decision" in read2) return read2.decision;
+  const { cv, at, ref, subject } = read2;
+  const d = Math.log(cv.value / at.projection.value);
+  const between = ref.betweenRun?.logSd ?? 0;
+  const s = Math.hypot(logSe(cv), at.logSe, between);
+  const claim = claimRadius(subject, s, options);
+  if (claim.radius === null)
+    return unclaimed(base, d, `change vs ${shown}: ${pct(Math.exp(d) - 1)}; ${claim.why}`);
+  const r = claim.radius + ageGapHide(at.gapMinutes);
+  const [lo, hi] = [Math.exp(d - r) - 1, Math.exp(d + r) - 1];
+  const change = { value: round(Math.exp(d) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
+  const thin = thinBasis(subject, at, shown);
+  const runs = { candidate: subject, reference: ref.verdict, shown, drift: at.drift };
+  const guard2 = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m), lo, m, runs, options.driftGuard ?? DRIFT_GUARD);
+  const evidence = [
+    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
+    `${shown} ${at.text}`,
+    ...ref.betweenRun ? [`between-run term \xB1${pct(between)} (log s.d.): ${ref.betweenRun.text}`] : [],
+    ...guard2.evidence,
+    `estimates: ${usedText(subject, "the candidate")}; ${usedText(ref.verdict, shown)}`
+  ];
+  const held = !!thin || guard2.evidence.length > 0;
+  if (guard2.state !== "measuring")
+    return decided(base, guard2.state, change, candidate, [
+      ...evidence,
+      `${guard2.state}: ${claimOf(guard2.state, m)} than ${shown} at every look's confidence`
+    ]);
+  const horizon = claimRadius(candidate, s, options);
+  if ("final" in horizon && horizon.final)
+    return settleAtHorizon({ base, change, d, s, m, shown, evidence, held, candidate });
+  const open2 = stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
+  const bestRadius = ageGapHide(at.gapMinutes) + claim.radius * Math.hypot(at.logSe, between) / s;
+  const ended = frozenAt(read2, { d, lo, hi, m, bestRadius });
+  return ended === null ? open2 : closeOpen(open2, candidate, ended);
+}
+function frozenAt(read2, x) {
+  if (!read2.ref.ended || stateOf(x.lo, x.hi, x.m) === "better") return null;
+  const end = round(read2.ref.verdict.minutes_of_data ?? 0, 0);
+  if (read2.agedTo !== null)
+    return `the reference's data end at run-minute ${end}: compared there, more of the candidate's own data cannot settle it`;
+  const minutes = read2.subject.minutes_of_data ?? 0;
+  if (!(minutes > (read2.ref.verdict.minutes_of_data ?? minutes) + 0.5)) return null;
+  const [lo, hi] = [Math.exp(x.d - x.bestRadius) - 1, Math.exp(x.d + x.bestRadius) - 1];
+  if (stateOf(lo, hi, x.m) !== "measuring") return null;
+  return `the reference's data end at run-minute ${end}: even with no error of its own the candidate's interval [${pct(lo)}, ${pct(hi)}] would not settle it`;
+}
+function closeOpen(open2, candidate, why) {
+  const m = open2.min_improvement;
+  const minutes = candidate.minutes_of_data ?? null;
+  return {
+    ...open2,
+    state: "not-better",
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    expected_minutes_to_decision: null,
+    evidence: [
+      ...open2.evidence.filter(
+        (e) => !e.startsWith("expected to settle") && !e.startsWith("the difference is too close")
+      ),
+      `not-better: closed now, not shown ${pct(m)} faster than ${open2.against}: ${why} (the futility rule)`
+    ]
+  };
+}
+function unclaimed(base, d, text3) {
+  const value = round(Math.exp(d) - 1, 4);
+  return {
+    ...base,
+    state: "measuring",
+    relative_change: { value, low: value, high: value },
+    evidence: [text3]
+  };
+}
+function stillMeasuring(base, change, evidence, eta) {
+  const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
+  return {
+    ...base,
+    state: "measuring",
+    relative_change: change,
+    expected_minutes_to_decision: eta,
+    evidence: [...evidence, when]
+  };
+}
+function decided(base, state2, change, candidate, evidence) {
+  const minutes = candidate.minutes_of_data ?? null;
+  return {
+    ...base,
+    state: state2,
+    relative_change: change,
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    evidence
+  };
+}
+function thinBasis(candidate, at, shown) {
+  const b = candidate.decision_estimate?.error_basis;
+  if (b && !b.enough) return `no claim: the candidate's ${basisText(b)}`;
+  if (at.basisEnough === false) return `no claim: ${shown}'s error basis was too thin at that age`;
+  return null;
+}
+function settleAtHorizon(x) {
+  const state2 = !x.held && Math.abs(x.change.value) < x.m ? "equivalent" : "not-better";
+  const p = x.s > 0 ? upperTailZ((x.d - Math.log(1 - x.m)) / x.s) : 0;
+  return decided(x.base, state2, x.change, x.candidate, [
+    ...x.evidence,
+    `${state2}: closed at the horizon (max_decision_minutes): not shown ${pct(x.m)} faster than ${x.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct(x.m)} faster reads this slow or slower with probability ${pct(p)}`
+  ]);
+}
+function upperTailZ(z) {
+  const t = 1 / (1 + 0.2316419 * Math.abs(z));
+  const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
+  const q = Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI) * poly;
+  return z >= 0 ? q : 1 - q;
+}
+function methodText(options) {
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
+  return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
+}
+function atEqualAge(candidate, reference) {
+  const age = reference.minutes_of_data ?? null;
+  const minutes = candidate.minutes_of_data ?? null;
+  const est = candidate.decision_estimate;
+  if (age === null || minutes === null || !(minutes > age + 0.5) || !est?.trajectory?.values.length)
+    return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
+  const mine = referenceAtAge(candidate, age);
+  if (!mine.projection) return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
+  const basis = est.error_basis;
+  const subject = {
+    ...candidate,
+    minutes_of_data: age,
+    projected_full_run: mine.projection,
+    decision_estimate: {
+      ...est,
+      projected_full_run: mine.projection,
+      drift: mine.drift ? { ...mine.drift, from_minute: est.drift?.from_minute ?? est.first_wave_end_minutes } : null,
+      ...basis ? { error_basis: { ...basis, enough: mine.basisEnough ?? basis.enough } } : {}
+    }
+  };
+  const text3 = `read at run-minute ${round(age, 0)}, its last reading; the candidate as it was then (equal run age, from the candidate's trajectory)`;
+  return { subject, at: { ...referenceAtAge(reference, age), text: text3 }, agedTo: age };
+}
+function comparable(candidate, reference, base, shown, options) {
+  if (options.isReference)
+    return { decision: { ...base, state: "reference", evidence: ["this candidate is the reference"] } };
+  const prev = options.previous;
+  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === base.against)
+    return { decision: prev };
+  if (!reference)
+    return {
+      decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
+    };
+  const { subject, at, agedTo } = atEqualAge(candidate, reference.verdict);
+  const cv = decisionProjection(subject);
+  if (usable(candidate) && usable(reference.verdict) && cv && at.projection)
+    return { cv, at, ref: reference, subject, agedTo };
+  if (usable(candidate) && usable(reference.verdict))
+    return { decision: { ...base, state: "measuring", evidence: [`${shown}: ${at.text}`] } };
+  const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
+  return { decision: { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] } };
+}
+var pct = (x) => `${round(100 * x, 1)}%`;
+function stateOf(lo, hi, m) {
+  return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
+}
+function claimOf(state2, m) {
+  return state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct(m)}` : state2 === "equivalent" ? `within \xB1${pct(m)}` : `not faster by ${pct(m)} or more`;
+}
+function expectedMinutes(v, d, s, m, options) {
+  const now = v.minutes_of_data;
+  if (now == null || !(s > 0)) return null;
+  const warmupEnd = steadyFrom(v) ?? now / 3;
+  const steady = Math.max(1, now - warmupEnd);
+  const lm = Math.log(1 - m);
+  const need = Math.max(d, lm - d, d - lm);
+  if (!(need > 0)) return null;
+  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  const horizon = (options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid" ? now + 600 : max;
+  for (let t = Math.ceil(now); t <= horizon; t++) {
+    const st = s * Math.sqrt(steady / Math.max(1, t - warmupEnd));
+    const c = claimRadius({ ...v, minutes_of_data: t, warmup_end_minutes: warmupEnd }, st, options);
+    if (c.radius !== null && c.radius <= need) return round(Math.max(t, now), 0);
+  }
+  return null;
+}
+function pruneByLeader(candidate, leader, options = {}) {
+  const leaders = Math.max(1, Math.floor(options.leaders ?? 1));
+  const alpha = (options.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
+  const d = decideCandidate(candidate, leader, { ...options, alpha });
+  if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
+  const m = options.minImprovement ?? 0.02;
+  const shown = leader.label ?? leader.name;
+  return {
+    ...d,
+    state: "not-better",
+    evidence: [
+      ...d.evidence.slice(0, 1),
+      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence (\u03B1 split over ${leaders} possible leader${leaders === 1 ? "" : "s"}): it cannot win`
+    ]
+  };
+}
+function leadingCandidate(candidates, reference) {
+  let best = null;
+  for (const c of candidates)
+    if (steadyUsable(c.verdict) && (!best || decisionProjection(c.verdict)?.value < decisionProjection(best.verdict)?.value))
+      best = c;
+  const ref = reference && best ? referenceAtAge(reference, best.verdict.minutes_of_data).projection?.value : void 0;
+  if (best && ref !== void 0 && !(decisionProjection(best.verdict)?.value < ref)) return null;
+  return best;
+}
+var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
+function gpuMinutes(i) {
+  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
+  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
+  const savedVsSeed = i.stopped ? round(i.gpus * SEED_RULE_JOB_MINUTES - used, 0) : null;
+  return { used, saved, savedVsSeed };
+}
+function withGpuMinutes(d, i) {
+  const g = gpuMinutes(i);
+  return {
+    ...d,
+    gpu_minutes_used: g.used,
+    gpu_minutes_saved: g.saved,
+    gpu_minutes_saved_vs_seed: g.savedVsSeed
+  };
+}
+function savingsText(d) {
+  if (d.gpu_minutes_saved == null) return null;
+  const wall = `${Math.round(d.gpu_minutes_saved)} against the job's wall time`;
+  const seed = d.gpu_minutes_saved_vs_seed;
+  if (seed == null) return `${Math.round(d.gpu_minutes_saved)} GPU-minutes of wall time saved`;
+  return seed >= 0 ? `${Math.round(seed)} GPU-minutes saved against the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})` : `${Math.round(-seed)} GPU-minutes more than the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})`;
+}
+function shouldStopOnDecision(decisions, options = {}) {
+  if (options.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
+  if (!decisions.length) return { stop: false, reason: "no decision yet" };
+  if (decisions.some((d) => d.state === "reference"))
+    return { stop: false, reason: "a reference keeps running" };
+  const worse = decisions.find((d) => d.state === "worse");
+  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
+  if (decisions.every((d) => d.state !== "measuring"))
+    return {
+      stop: true,
+      reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(", ")}`
+    };
+  return { stop: false, reason: "still measuring" };
+}
+
+// src/analysis/outcome.ts
+var DEFAULT_MIN_IMPROVEMENT = 0.02;
+function decisionOutcome(d, min = d.min_improvement) {
+  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
+  return d.state;
+}
+function changeOutcome(change, min) {
+  if (!change) return "measuring";
+  if (change.high <= -min) return "better";
+  if (change.low > 0) return "worse";
+  if (change.low >= -min && change.high <= min) return "equivalent";
+  return "measuring";
+}
+function comparisonChange(c) {
+  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
+}
+function parseAgainst(against) {
+  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
+  const role = m?.[1] ?? null;
+  const full = (m?.[2] ?? against).trim();
+  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
+  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
+}
+function decidedFigure(reference, change) {
+  const at = (x) => Math.round(reference * (1 + x) * 1e4) / 1e4;
+  return { value: at(change.value), low: at(change.low), high: at(change.high) };
+}
+
+// src/chart/mermaid.ts
+function text(s) {
+  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
+}
+function num(x) {
+  return String(round(x, 3));
+}
+var MAX_AXIS_LABELS = 12;
+var PALETTE = [
+  { colour: "#1f6feb", square: "\u{1F7E6}" },
+  { colour: "#fb8f44", square: "\u{1F7E7}" },
+  { colour: "#2da44e", square: "\u{1F7E9}" },
+  { colour: "#cf222e", square: "\u{1F7E5}" },
+  { colour: "#8250df", square: "\u{1F7EA}" },
+  { colour: "#9a6700", square: "\u{1F7EB}" }
+];
+function initDirective() {
+  const palette = PALETTE.map((p) => p.colour).join(",");
+  return `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`;
+}
+function lineChart(series, o) {
+  const withData = series.filter((s) => s.samples.length > 0);
+  if (!withData.length) return "";
+  const from = Math.min(...withData.map((s) => s.samples[0].t));
+  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
+  const cap = Math.min(o.maxPoints ?? MAX_AXIS_LABELS, MAX_AXIS_LABELS);
+  const n = Math.max(2, Math.min(cap, Math.floor(to - from) + 1));
+  const xs = Array.from({ length: n }, (_, i) => from + (to - from) * i / (n - 1));
+  const lines = [];
+  for (const s of withData) lines.push(xs.map((x) => valueAt(s.samples, x)));
+  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
+  const all = lines.flat().filter(Number.isFinite);
+  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
+  const yMax = top > 0 ? top * 1.05 : 1;
+  const out = [
+    "```mermaid",
+    initDirective(),
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis "${text(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    ...lines.map(
+      (l) => `  line [${l.map((v) => num(Math.min(Number.isFinite(v) ? v : 0, yMax))).join(", ")}]`
+    ),
+    "```"
+  ];
+  return out.join("\n");
+}
+function chartLegend(series, references = []) {
+  const names = [
+    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
+    ...(references ?? []).filter((r) => Number.isFinite(r.value)).map((r) => r.name)
+  ];
+  return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(" \xB7 ");
+}
+function barChart(bars, o) {
+  const rows = bars.filter((b) => Number.isFinite(b.value));
+  if (!rows.length) return "";
+  const line = rows.every((b) => b.line !== void 0 && Number.isFinite(b.line)) ? rows.map((b) => b.line) : [];
+  const yMax = Math.max(...rows.map((b) => b.value), ...line) * 1.1 || 1;
+  return [
+    "```mermaid",
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    `  bar [${rows.map((b) => num(b.value)).join(", ")}]`,
+    ...line.length ? [`  line [${line.map(num).join(", ")}]`] : [],
+    "```"
+  ].join("\n");
+}
+function decidedBarChart(bars, groups2, references, o) {
+  const rows = bars.filter((b) => Number.isFinite(b.value));
+  if (!rows.length) return { chart: "", legend: "" };
+  const present = groups2.filter((g) => rows.some((b) => b.group === g.key));
+  const refs = references.filter((r) => Number.isFinite(r.value));
+  const yMax = Math.max(...rows.map((b) => b.value), ...refs.map((r) => r.value)) * 1.1 || 1;
+  const palette = [...present, ...refs].map((p) => p.colour).join(",");
+  const chart = [
+    "```mermaid",
+    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    ...present.map((g) => `  bar [${rows.map((b) => num(b.group === g.key ? b.value : 0)).join(", ")}]`),
+    ...refs.map((r) => `  line [${rows.map(() => num(r.value)).join(", ")}]`),
+    "```"
+  ].join("\n");
+  const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
+  return { chart, legend };
+}
+
+// src/record/format.ts
+function seconds(value) {
+  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
+  return value < 1 ? value.toFixed(3) : value.toFixed(2);
+}
+function num2(value, digits = 1) {
+  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
+  return String(Number(value.toFixed(digits)));
+}
+function percentOfFraction(value) {
+  return value === null || value === void 0 ? "\u2014" : `${num2(value * 100, 0)}%`;
+}
+function interval2(value, unit = " s") {
+  if (!value) return "\u2014";
+  return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
+}
+function decisionText(d) {
+  if (!d) return null;
+  const pc = (x) => `${x < 0 ? "\u2212" : x > 0 ? "+" : ""}${num2(Math.abs(x) * 100)}%`;
+  const change = d.relative_change ? `: change ${pc(d.relative_change.value)} [${pc(d.relative_change.low)}, ${pc(d.relative_change.high)}]` : "";
+  if (d.state === "reference") return "the reference the others were decided against";
+  const head = d.state === "measuring" ? "no decision (measuring)" : `decided ${d.state}`;
+  return `${head} against ${d.against}${change}`;
+}
+function comparisonText(comparison) {
+  if (!comparison) return null;
+  const ratio = comparison.ratio ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}\u2013${comparison.ratio.high.toFixed(3)}])` : "";
+  const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
+  return `${phrase} ${comparison.against}${ratio}`;
+}
+function cell(text3) {
+  if (text3 === null || text3 === void 0 || text3 === "") return "\u2014";
+  return text3.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
+}
+
+// src/record/model.ts
+var RECORD_SCHEMA_VERSION = 1;
+var DEFAULT_OBJECTIVE = "minimize stabilized full-run seconds_per_rollout";
+function recordPaths(experimentId) {
+  return {
+    json: `experiments/${experimentId}.json`,
+    markdown: `experiments/${experimentId}.md`,
+    report: `experiments/${experimentId}-report.md`,
+    chart: `experiments/${experimentId}.svg`
+  };
+}
+function createRecord(experiment, cluster) {
+  const fixed = experiment.fixed_inputs;
+  return {
+    schema_version: RECORD_SCHEMA_VERSION,
+    experiment_id: experiment.experiment_id,
+    objective: experiment.objective ?? DEFAULT_OBJECTIVE,
+    command: experiment.command ?? null,
+    fixed_inputs: {
+      deploy: fixed.deploy,
+      driver: fixed.driver,
+      base_topology: `topology=${experiment.base_topology}`,
+      cluster: experiment.cluster,
+      scenes: {
+        scene_ids: null,
+        test_suite_id: fixed.scenes ?? null,
+        scene_count: fixed.scene_count ?? null
+      },
+      cameras: fixed.cameras ?? null,
+      control_timestep_us: fixed.control_timestep_us ?? null,
+      simulation_duration_s: fixed.simulation_duration_s ?? 20,
+      rollouts_per_scene: fixed.rollouts_per_scene ?? 1,
+      git_commit: fixed.git_commit ?? null,
+      remote_checkout: cluster?.alpasim_checkout ?? null,
+      overrides: [...fixed.overrides ?? []],
+      telemetry: {
+        prometheus_url: cluster?.prometheus_url ?? null,
+        grafana_url: cluster?.grafana_url ?? null,
+        file_sd_source: cluster?.file_sd ?? null
+      },
+      slurm: {
+        account: fixed.slurm?.account ?? cluster?.slurm.account ?? null,
+        partition: fixed.slurm?.partition ?? cluster?.slurm.partition ?? null,
+        gpus_per_node: fixed.slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? null,
+        walltime: fixed.slurm?.time ?? cluster?.slurm.time ?? null
+      }
+    },
+    current_best: {
+      topology: null,
+      run_name: null,
+      stabilized_seconds_per_rollout_full_run: null,
+      decision_reasoning: null
+    },
+    runs: [],
+    report: null
+  };
+}
+function stabilisedValue(run) {
+  return run.verdict?.projected_full_run?.value ?? run.verdict?.value?.value ?? run.stable_metrics?.seconds_per_rollout_full_run ?? null;
+}
+function baselineRun(record) {
+  return record.runs.find((r) => !r.parent) ?? record.runs[0];
+}
+function bestRun(record) {
+  const name = record.current_best.topology;
+  return name ? record.runs.find((r) => r.name === name) : void 0;
+}
+function referenceOf(run) {
+  const value = run?.verdict?.projected_full_run ?? run?.verdict?.value ?? null;
+  return run && value ? { name: run.name, value, ...run.verdict ? { verdict: run.verdict } : {} } : null;
+}
+function referenceSourceOf(record) {
+  const run = bestRun(record) ?? baselineRun(record);
+  const file = run?.topology?.file;
+  const hash = run?.topology?.hash?.slice(0, 8);
+  return run && file && hash && /^[0-9a-f]{8}$/.test(hash) ? { name: run.name, path: file, topologyHash: hash } : null;
+}
+
+// src/record/figure.ts
+function decidedAgainst(run) {
+  const d = run.monitor_decision;
+  if (d?.against) {
+    const outcome2 = decisionOutcome(d);
+    if (outcome2 === "measuring" || outcome2 === "reference") return null;
+    const { name: reference2, role: role2 } = parseAgainst(d.against);
+    return {
+      reference: reference2,
+      role: role2,
+      better: outcome2 === "better",
+      change: d.relative_change ?? null,
+      text: decisionText(d)
+    };
+  }
+  const c = run.comparison;
+  if (!c) return null;
+  const change = comparisonChange(c);
+  const outcome = changeOutcome(change, DEFAULT_MIN_IMPROVEMENT);
+  if (outcome === "measuring") return null;
+  const { name: reference, role } = parseAgainst(c.against);
+  return {
+    reference,
+    role,
+    better: outcome === "better",
+    change,
+    text: comparisonText(c)
+  };
+}
+function ownFigureOf(verdict, reading) {
+  const projected = verdict?.projected_full_run ?? verdict?.value ?? null;
+  const i = projected ?? decisionProjection(verdict);
+  if (i) return { value: i.value, low: i.low, high: i.high, basis: projected ? "projection" : "estimate" };
+  return reading == null ? null : { value: reading, low: reading, high: reading, basis: "reading" };
+}
+function ownFigure(run) {
+  return ownFigureOf(run.verdict, run.stable_metrics?.seconds_per_rollout_full_run);
+}
+function figureOf(run, runs) {
+  return figureWithin(run, runs, /* @__PURE__ */ new Set());
+}
+function figureWithin(run, runs, seen) {
+  const decided2 = run.status === "failed" ? null : decidedAgainst(run);
+  const d = decided2?.role === "leading candidate" ? null : decided2;
+  const ref = d?.change ? runs.find((r) => r.name === d.reference && r.name !== run.name) : void 0;
+  if (d?.change && ref && !seen.has(run.name)) {
+    const anchor = figureWithin(ref, runs, /* @__PURE__ */ new Set([...seen, run.name]));
+    if (anchor)
+      return {
+        ...decidedFigure(anchor.value, d.change),
+        basis: "decision",
+        against: { name: ref.name, value: anchor.value, change: d.change }
+      };
+  }
+  return ownFigure(run);
+}
+function referenceWithFigure(run, runs) {
+  const r = referenceOf(run);
+  const f = run && r ? figureOf(run, runs) : null;
+  return r && f ? { ...r, figure: { value: f.value, low: f.low, high: f.high } } : r;
+}
+
+// src/telemetry/grafana.ts
+var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.title };
+function dashboardSlug(title) {
+  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+}
+function grafanaDashboardUrl(base, run, range, dashboard = ALPASIM_DASHBOARD) {
+  const params = new URLSearchParams({ "var-run_name": run.runName });
+  if (run.runUuid) params.set("var-run_uuid", run.runUuid);
+  params.set("from", String(range?.fromMs ?? "now-6h"));
+  params.set("to", String(range?.toMs ?? "now"));
+  const slug = dashboardSlug(dashboard.title);
+  const path = dashboard.uid ? `d/${encodeURIComponent(dashboard.uid)}/${slug}` : `dashboard/db/${slug}`;
+  return `${base.replace(/\/+$/, "")}/${path}?${params.toString()}`;
+}
+
+// src/report/standing.ts
+var OUTCOME_ICON = {
+  better: "\u{1F7E2}",
+  worse: "\u{1F534}",
+  equivalent: "\u26AA",
+  "not-better": "\u{1F7E0}",
+  "better-at-equal-age": "\u{1F7E1}",
+  "faster-drift-not-ruled-out": "\u{1F7E1}",
+  undecided: "\u26AA",
+  measuring: "\u23F3",
+  failed: "\u274C",
+  reference: "\u{1F4CF}"
+};
+function comparisonIcon(outcome) {
+  return OUTCOME_ICON[outcome === "better" || outcome === "worse" ? outcome : "undecided"];
+}
+var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
+  "PENDING",
+  "RUNNING",
+  "CONFIGURING",
+  "COMPLETING",
+  "REQUEUED",
+  "RESIZING",
+  "SUSPENDED"
+]);
+function describeReference(against) {
+  const { role, name, pr } = parseAgainst(against);
+  const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
+  if (!role) return quoted;
+  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
+  return `the ${role} ${quoted}`;
+}
+function code(s) {
+  const clean3 = s.replace(/[\r\n]+/g, " ");
+  const fence = clean3.includes("`") ? "``" : "`";
+  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
+}
+var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function standingOf(i) {
+  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
+  if (i.state === "failed" || i.failure)
+    return {
+      outcome: "failed",
+      minImprovement: min,
+      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
+    };
+  const ended = TERMINAL.has(i.state);
+  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
+  const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
+  if (!cmp) {
+    if (i.hasValue) return { outcome: "reference", minImprovement: min };
+    return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
+  }
+  const against = describeReference(cmp.against);
+  const change = comparisonChange(cmp);
+  const outcome = changeOutcome(change, min);
+  if (outcome === "measuring" && ended)
+    return {
+      outcome: "undecided",
+      against,
+      change,
+      minImprovement: min,
+      reason: "the interval is still too wide"
+    };
+  return { outcome, against, change, minImprovement: min };
+}
+function fromDecision(d, min, ended, minutesOfData) {
+  const base = {
+    against: describeReference(d.against),
+    change: d.relative_change ?? null,
+    minImprovement: min
+  };
+  const outcome = decisionOutcome(d, min);
+  if (outcome !== "measuring") return { ...base, outcome };
+  return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
+    ...base,
+    outcome: "measuring",
+    expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
+  };
+}
+function minutesLeft(expectedAt, now) {
+  if (expectedAt == null || now == null) return null;
+  return Math.max(0, expectedAt - now);
+}
+
+// src/report/check-conclusion.ts
+var CONCLUSION = {
+  better: "success",
+  reference: "success",
+  worse: "failure",
+  failed: "failure",
+  equivalent: "neutral",
+  "not-better": "failure",
+  // the provisional winner keeps measuring (the full-run guard is open); closed with the guard open, nothing decided it
+  "better-at-equal-age": void 0,
+  "faster-drift-not-ruled-out": "neutral",
+  undecided: "neutral",
+  measuring: void 0
+};
+function checkConclusion(s) {
+  return CONCLUSION[s.outcome];
+}
+function pct2(x, digits = 1) {
+  const f = 10 ** digits;
+  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
+}
+function standingTitle(s) {
+  const ref = (s.against ?? "the reference").replace(/`/g, "");
+  switch (s.outcome) {
+    case "better":
+      return `Better than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
+    case "worse":
+      return `Worse than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
+    case "equivalent":
+      return `Within \xB1${pct2(s.minImprovement)} of ${ref}`;
+    case "not-better":
+      return `Not ${pct2(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct2(s.change.value)})` : ""}`;
+    case "better-at-equal-age":
+      return `Better than ${ref} at equal run age${s.change ? ` by ${pct2(s.change.value)}` : ""}; a drift over the full run not ruled out yet`;
+    case "faster-drift-not-ruled-out":
+      return `Faster than ${ref} at equal run age${s.change ? ` by ${pct2(s.change.value)}` : ""}; drift not ruled out`;
+    case "reference":
+      return "Reference run (baseline or current best)";
+    case "failed":
+      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
+    case "undecided":
+      return `Ended without a decision (${s.reason ?? "no value"})`;
+    default:
+      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
+  }
+}
+function monitorCheckRun(s, headline) {
+  const conclusion = checkConclusion(s);
+  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
+}
+var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
+function pullRequestCheckRun(checks) {
+  const [only] = checks;
+  if (checks.length === 1 && only) return only.check;
+  const ordered = [...checks].sort(
+    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
+  );
+  const worst = ordered[0]?.check.conclusion;
+  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
+  const summary2 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
+
+${c.check.summary}`).join("\n\n");
+  return {
+    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
+    summary: summary2,
+    ...worst ? { conclusion: worst } : {}
+  };
+}
+
+// src/report/observation-block.ts
+var OPEN = "<!-- topo:observation v1";
+var CLOSE = "-->";
+function renderObservationBlock(observation) {
+  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
+  return `${OPEN}
+${json}
+${CLOSE}`;
+}
+function parseObservationBlock(body) {
+  const start = body.lastIndexOf(OPEN);
+  if (start < 0) return void 0;
+  const end = body.indexOf(CLOSE, start + OPEN.length);
+  if (end < 0) return void 0;
+  try {
+    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
+    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
+  } catch {
+    return void 0;
+  }
+}
+
+// src/report/pr-comment.ts
+function referenceJobText(r) {
+  const run = r.run;
+  if (!run) return `Reference: ${r.name} as recorded${r.note ? ` (${r.note})` : ""}`;
+  const where = `#${run.pr}, `;
+  const job = run.jobId ? `Slurm job ${run.jobId}: ${run.state}` : run.state;
+  const cost = run.gpuMinutes === null ? "" : ` \xB7 ${Math.round(run.gpuMinutes)} GPU-minutes`;
+  const link = run.grafanaUrl ? ` \xB7 [Grafana](${run.grafanaUrl})` : "";
+  const stop2 = run.stopping ? ` \xB7 stopped now: ${run.stopping}` : "";
+  return `Reference: ${r.name}, run ${code(run.runName)} beside this candidate (${where}${job})${cost}${link}${stop2}`;
+}
+var STATE_ICON = {
+  queued: "\u23F3",
+  submitted: "\u{1F4E8}",
+  starting: "\u{1F680}",
+  warming: "\u{1F525}",
+  stabilising: "\u{1F4C8}",
+  stable: "\u2705",
+  finished: "\u{1F3C1}",
+  stopped: "\u23F9\uFE0F",
+  failed: "\u274C"
+};
+function fmt2(x, digits = 3) {
+  return x === null || x === void 0 || !Number.isFinite(x) ? "\u2014" : String(round(x, digits));
+}
+function fmtInterval(i) {
+  return i ? `${fmt2(i.value)} [${fmt2(i.low)}, ${fmt2(i.high)}]` : "\u2014";
+}
+function cell2(s) {
+  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+function grafanaLink(base, runName, range) {
+  return grafanaDashboardUrl(base, { runName }, range);
+}
+function viewStanding(v) {
+  return standingOf({
+    state: v.state,
+    failure: v.observation.failure ?? null,
+    decision: v.observation.decision ?? null,
+    comparisons: v.comparisons,
+    hasValue: !!v.observation.verdict.value,
+    minImprovement: v.minImprovement,
+    minutesOfData: v.observation.verdict.minutes_of_data ?? null
+  });
+}
+function byHowMuch(change) {
+  if (!change) return "";
+  const [a, b] = [Math.abs(change.low), Math.abs(change.high)].sort((x, y) => x - y);
+  const crosses = change.low < 0 && change.high > 0;
+  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct2(change.value)} [95% interval ${pct2(a)}\u2013${pct2(b)}]`;
+}
+function signed(x) {
+  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct2(x)}`;
+}
+function headlineText(s) {
+  const ref = s.against ?? "the reference";
+  switch (s.outcome) {
+    case "better":
+      return `better than ${ref}${byHowMuch(s.change)}`;
+    case "worse":
+      return `worse than ${ref}${byHowMuch(s.change)}`;
+    case "equivalent":
+      return `within \xB1${pct2(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
+    case "not-better":
+      return `not ${pct2(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
+    case "better-at-equal-age":
+      return `better than ${ref} at equal run age${byHowMuch(s.change)}; it keeps running until a drift against it over the full run is ruled out (the full-run guard)`;
+    case "faster-drift-not-ruled-out":
+      return `faster than ${ref} at equal run age${byHowMuch(s.change)}; drift not ruled out: a drift against it could undo the gain over the full run`;
+    case "reference":
+      return "the reference the candidates are compared with";
+    case "failed":
+      return `failed (${s.reason ?? "unknown"})`;
+    case "undecided":
+      return `ended without a decision: ${s.reason ?? "no value"}`;
+    default: {
+      const eta = s.expectedMinutes != null ? `about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : "";
+      const sofar = s.change ? `so far ${signed(s.change.value)} against ${ref}` : "";
+      return `measuring${eta || sofar ? ` \u2014 ${[eta, sofar].filter(Boolean).join("; ")}` : ""}`;
+    }
+  }
+}
+function thousands(x) {
+  return String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+function throughput(seconds2) {
+  return `${fmt2(seconds2, 3)} s per rollout \xB7 ${thousands(3600 / seconds2)} rollouts per hour`;
+}
+function viewFigure(v) {
+  const d = v.observation.decision;
+  const change = d?.relative_change;
+  if (d && change && d.state !== "reference" && change.low < change.high) {
+    const name = parseAgainst(d.against).name;
+    const ref = [v.best, v.baseline].find((r) => r?.name === name && r.secondsPerRollout > 0);
+    if (ref)
+      return {
+        ...decidedFigure(ref.secondsPerRollout, change),
+        basis: "decision",
+        against: { name, value: ref.secondsPerRollout, change }
+      };
+  }
+  return ownFigureOf(v.observation.verdict, v.observation.stable_metrics.seconds_per_rollout_full_run);
+}
+function figureBasis(f) {
+  const range = f.low < f.high ? `, 95% interval ${fmt2(f.low)}\u2013${fmt2(f.high)} s` : "";
+  switch (f.basis) {
+    case "decision":
+      return `as decided: ${signed(f.against?.change?.value ?? 0)} against ${code(f.against?.name ?? "")} at ${fmt2(f.against?.value)} s${range}`;
+    case "projection":
+      return `the detector's projected full run${range}`;
+    case "estimate":
+      return `decision estimate so far${range}`;
+    default:
+      return "full run so far, start-up included; no projection yet";
+  }
+}
+function valueLine(v) {
+  const f = viewFigure(v);
+  const ref = f?.against ? { name: f.against.name, secondsPerRollout: f.against.value } : v.best ?? v.baseline;
+  const refText = ref && ref.secondsPerRollout > 0 && ref.name !== v.candidate ? ` \xB7 reference ${code(ref.name)}: ${throughput(ref.secondsPerRollout)}` : "";
+  if (f && f.value > 0) return `**${throughput(f.value)}** (${figureBasis(f)})${refText}`;
+  return void 0;
+}
+function isLive(v) {
+  return !TERMINAL2.has(v.state) && !!v.jobId && LIVE_SLURM_STATES.has(v.slurmState ?? "");
+}
+function nextStep2(v, s = viewStanding(v)) {
+  const ref = s.against ?? "the reference";
+  const free = isLive(v) && v.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
+  switch (s.outcome) {
+    case "better":
+      return `**Recommended: merge \u2014 best so far.**${free}`;
+    case "worse":
+      return `**Close: slower than ${ref}.**${free}`;
+    case "equivalent":
+      return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
+    case "not-better":
+      return `**Close: it cannot be ${pct2(s.minImprovement)} faster than ${ref}.**${free}`;
+    case "better-at-equal-age":
+      return `**Keep it running: it leads ${ref} at equal run age; the full-run guard settles whether to merge.**`;
+    case "faster-drift-not-ruled-out":
+      return `**Your call: faster than ${ref} at equal run age, but a drift that could undo it over the full run is not ruled out. Re-run with \`/topo submit\` to measure it longer, or merge knowing that.**`;
+    case "reference":
+      return "**Keep: candidates are compared with this run.**";
+    case "failed":
+      return v.observation.failure?.likely_fix ? `**Fix and push again:** ${v.observation.failure.likely_fix}` : "**Close or fix it: the failure is below.**";
+    case "undecided":
+      return "**Re-run with `/topo submit` for a longer measurement, or close.**";
+    default:
+      if (v.state === "queued") return "Nothing to do: waiting for a free slot.";
+      return v.commentIntervalMinutes === void 0 ? "Nothing to do yet: the decision comes once the run has enough data; run this command again later." : `Nothing to do yet: this comment is updated at least every ${v.commentIntervalMinutes} min, and at once when the decision comes.`;
+  }
+}
+var TERMINAL2 = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function jobLine(v) {
+  if (!v.jobId) return v.state === "queued" ? "No Slurm job yet (queued)" : "No Slurm job";
+  const terminal = TERMINAL2.has(v.state);
+  let state2 = v.finalJobState ?? v.slurmState ?? null;
+  if (terminal && state2 && LIVE_SLURM_STATES.has(state2)) state2 = v.stoppedBy ? "CANCELLED" : "ended";
+  const by = state2 === "CANCELLED" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : v.stoppedBy === "no-longer-needed" ? " once no open decision needed this reference" : " once stable" : "";
+  const d = v.observation.decision;
+  const savings = d ? savingsText(d) : null;
+  const savedText = by && savings ? ` (${savings})` : "";
+  return `Slurm job ${v.jobId}${state2 ? `: ${state2}${by}${savedText}` : ""}`;
+}
+function renderHeadline(v) {
+  const s = viewStanding(v);
+  const out = [`### ${OUTCOME_ICON[s.outcome]} ${code(v.candidate)}: ${headlineText(s)}`, ""];
+  const value = valueLine(v);
+  if (value) out.push(value, "");
+  out.push(nextStep2(v, s), "");
+  out.push(
+    `${jobLine(v)} \xB7 ${STATE_ICON[v.state]} ${v.state} \xB7 run ${code(v.runName)} \xB7 experiment ${code(v.experimentId)}`,
+    ""
+  );
+  if (v.referenceJob) out.push(referenceJobText(v.referenceJob), "");
+  return out;
+}
+function monitorCheck(v) {
+  return monitorCheckRun(viewStanding(v), renderHeadline(v).join("\n"));
+}
+function comparisonLine(c) {
+  const ref = describeReference(c.against);
+  if (c.outcome === "not-comparable" || !c.ratio)
+    return `not comparable with ${ref} yet (no projected value on one side)`;
+  const word = c.outcome === "better" ? "faster than" : c.outcome === "worse" ? "slower than" : "indistinguishable from";
+  const change = c.ratio.value - 1;
+  return `${word} ${ref}: ${pct2(change)} ${change <= 0 ? "fewer" : "more"} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}\u2013${c.ratio.high})`;
+}
+function verdictSection(v) {
+  const o = v.observation;
+  const verdict = o.verdict;
+  const d = o.decision;
+  const out = [`#### Detector verdict: \`${verdict.state}\` (the full-run value, start-up included)`, ""];
+  if (verdict.value)
+    out.push(
+      `Projected full-run seconds per rollout at the end of the run (the detector's, start-up included): ${fmtInterval(verdict.value)} (95% interval)${d ? "; the decision reads the rollouts after the first wave instead" : ""}`,
+      ""
+    );
+  else if (verdict.projected_full_run)
+    out.push(
+      `The detector's provisional full-run projection (start-up included, not stable yet): ${fmtInterval(verdict.projected_full_run)}`,
+      ""
+    );
+  if (verdict.cycle)
+    out.push(
+      `Cyclic steady state: period ${fmt2(verdict.cycle.period_minutes, 1)} min, amplitude \xB1${fmt2(100 * (verdict.cycle.amplitude_relative ?? 0), 1)}% (topology cannot fix cycles)`,
+      ""
+    );
+  if (o.failure) {
+    out.push(`**Failure (${o.failure.kind}):** ${o.failure.message}`);
+    if (o.failure.likely_fix) out.push(`Likely fix: ${o.failure.likely_fix}`);
+    for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
+    out.push("");
+  }
+  const comparisons = d ? [] : v.comparisons;
+  for (const c of comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
+  if (comparisons.length) out.push("");
+  if (d) {
+    out.push(
+      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct2(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt2(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt2(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
+    );
+    for (const e of d.evidence) out.push(`- ${e}`);
+    out.push("");
+  }
+  if (verdict.evidence.length)
+    out.push("Evidence of the verdict:", "", ...verdict.evidence.map((e) => `- ${e}`), "");
+  return out;
+}
+function metricsSection(v) {
+  const verdict = v.observation.verdict;
+  const m = v.observation.stable_metrics;
+  const f = viewFigure(v);
+  const out = ["#### Metrics", "", "| Metric | Value |", "|---|---|"];
+  const row = (k, val) => out.push(`| ${k} | ${cell2(val)} |`);
+  if (f) row(`s/rollout (${f.basis === "decision" ? "as decided" : "shown above"})`, fmtInterval(f));
+  row("Full-run s/rollout so far (start-up included)", fmt2(m.seconds_per_rollout_full_run));
+  row("5-min s/rollout (diagnostic)", fmt2(m.seconds_per_rollout_5m));
+  row("Steady s/rollout after warm-up", fmtInterval(verdict.steady_seconds_per_rollout));
+  row("Detector's projected full-run s/rollout (start-up included)", fmtInterval(verdict.projected_full_run));
+  row("Completed / failed rollouts", `${fmt2(m.completed_rollouts, 0)} / ${fmt2(m.failed_rollouts, 0)}`);
+  row(
+    "Run-minutes of data / warm-up ends at",
+    `${fmt2(verdict.minutes_of_data, 1)} / ${fmt2(verdict.warmup_end_minutes, 1)}`
+  );
+  row(
+    "Runtime event-loop idle",
+    m.runtime_idle_fraction == null ? "\u2014" : `${fmt2(100 * m.runtime_idle_fraction, 0)}%`
+  );
+  row("Rollout duration p95 (s)", fmt2(m.rollout_duration_p95_s));
+  out.push("");
+  const queue = Object.entries(m.rpc_queue_depth_at_start_latest_by_service ?? {});
+  if (queue.length) {
+    out.push("| Service | Queue depth min | Queue depth max |", "|---|---|---|");
+    for (const [svc, q] of queue) out.push(`| ${svc} | ${fmt2(q.worker_min, 1)} | ${fmt2(q.worker_max, 1)} |`);
+    out.push("");
+  }
+  return out;
+}
+function resourcesSection(v) {
+  const m = v.observation.stable_metrics;
+  const out = [];
+  const gpus = Object.entries(m.resource_usage?.gpu_by_index ?? {});
+  if (gpus.length) {
+    out.push(
+      "| GPU | Services | Util % min/mean/max | Memory GB min/mean/max | Total GB | Pressure % max | Headroom GB min |",
+      "|---|---|---|---|---|---|---|"
+    );
+    const mm = (x, d = 0) => `${fmt2(x?.min, d)} / ${fmt2(x?.mean, d)} / ${fmt2(x?.max, d)}`;
+    for (const [g, u] of gpus)
+      out.push(
+        `| ${g} | ${cell2((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt2(u.memory_total_gb, 1)} | ${fmt2(u.memory_pressure_percent?.max, 0)} | ${fmt2(u.memory_headroom_gb_min, 1)} |`
+      );
+    out.push("");
+  }
+  const host = m.resource_usage?.host_memory;
+  if (host && (host.available_gb_min != null || host.total_gb != null))
+    out.push(
+      `Host memory: ${fmt2(host.available_gb_min, 1)} GB free at least, of ${fmt2(host.total_gb, 1)} GB.`,
+      ""
+    );
+  if (m.bottleneck) {
+    const b = m.bottleneck;
+    out.push(`**Bottleneck:** ${b.kind}${b.service ? ` (${b.service})` : ""}, confidence ${b.confidence}`);
+    out.push(...b.evidence.map((e) => `- ${e}`), "");
+  }
+  if (v.opportunities?.length) out.push("**Opportunities:**", ...v.opportunities.map((e) => `- ${e}`), "");
+  return out;
+}
+function linksSection(v) {
+  const out = [];
+  const chart = secondsChart(v);
+  if (chart)
+    out.push("<details><summary>Chart: seconds per rollout</summary>", "", chart, "", "</details>", "");
+  if (v.recordChartUrl)
+    out.push(`[The experiment's candidates with 95% intervals (SVG)](${encodeURI(v.recordChartUrl)})`, "");
+  if (v.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v.grafanaUrl, v.runName, v.timeRange)})`, "");
+  const missing2 = v.observation.stable_metrics.telemetry_quality?.missing_metrics ?? [];
+  if (missing2.length) out.push(`Telemetry gaps: no data for ${missing2.join(", ")}.`, "");
+  for (const n of v.notes ?? []) out.push(`> ${n}`, "");
+  if (v.queries?.length) {
+    out.push("<details><summary>Queries behind this verdict</summary>", "", "```promql");
+    for (const q of v.queries)
+      out.push(`# ${q.quantity} (${q.source === "rule" ? "recording rule" : "raw fallback"})`, q.query);
+    out.push("```", "", "</details>", "");
+  }
+  return out;
+}
+function renderMonitorComment(v) {
+  const reached = v.timeline.filter((t) => t.at);
+  return [
+    ...renderHeadline(v),
+    "<details><summary>Verdict, metrics and resources</summary>",
+    "",
+    ...reached.length ? [`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, ""] : [],
+    ...verdictSection(v),
+    ...metricsSection(v),
+    ...resourcesSection(v),
+    "</details>",
+    "",
+    ...linksSection(v),
+    renderObservationBlock(v.observation)
+  ].join("\n");
+}
+function secondsChart(v) {
+  if (!v.chart || !(v.chart.fullRun.length || v.chart.rate5m.length)) return "";
+  const f = viewFigure(v);
+  const series = [
+    ...f?.basis === "decision" ? [] : [{ name: "full-run s/rollout so far (start-up included)", samples: v.chart.fullRun }],
+    { name: "5-min s/rollout", samples: v.chart.rate5m }
+  ];
+  const references = [];
+  if (f && f.basis !== "reading")
+    references.push({ name: `${v.candidate} ${figureLabel(f)}`, value: f.value });
+  if (v.baseline && v.baseline.name !== v.candidate)
+    references.push({
+      name: describeReference(`baseline ${v.baseline.name}`),
+      value: v.baseline.secondsPerRollout
+    });
+  if (v.best && v.best.name !== v.candidate && v.best.name !== v.baseline?.name)
+    references.push({
+      name: describeReference(`current best ${v.best.name}`),
+      value: v.best.secondsPerRollout
+    });
+  const top = Math.max(
+    f?.value ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
+    ...references.map((r) => r.value)
+  );
+  const chart = lineChart(series, {
+    title: "Seconds per rollout (lower is better)",
+    xLabel: "run minutes",
+    yLabel: "s/rollout",
+    yMax: top > 0 ? top * 2 : void 0,
+    references
+  });
+  return chart ? `${chart}
+
+${chartLegend(series, references)}` : "";
+}
+function figureLabel(f) {
+  return f.basis === "decision" ? "as decided" : f.basis === "projection" ? "(the detector's projected full run)" : "(decision estimate so far)";
 }
 
 // src/autopilot/runs.ts
@@ -69735,7 +69894,8 @@ function runsFromRecord(record, gpusPerRun2) {
       outcome,
       ...seconds2 !== null && run.status !== "failed" ? { seconds: seconds2 } : {},
       gpuHours: recordedGpuHours(run, gpusPerRun2),
-      ...run.run_name ? { runName: run.run_name } : {}
+      ...run.run_name ? { runName: run.run_name } : {},
+      recorded: true
     };
   });
 }
@@ -70015,10 +70175,10 @@ function recordProblems(value) {
     );
   return problems;
 }
-function parseRecord(text2, file) {
+function parseRecord(text3, file) {
   let value;
   try {
-    value = JSON.parse(text2);
+    value = JSON.parse(text3);
   } catch (error2) {
     const message2 = error2 instanceof Error ? error2.message : String(error2);
     throw new RecordError(file, [
@@ -70060,9 +70220,9 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
       `"${experimentId}" is not an experiment id (lowercase letters, digits, . _ -)`
     );
   const file = `topologies/${experimentId}/experiment.yaml`;
-  const text2 = await files.read(file);
-  if (text2 === void 0) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
-  const checked2 = checkExperiment(text2, file);
+  const text3 = await files.read(file);
+  if (text3 === void 0) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
+  const checked2 = checkExperiment(text3, file);
   if (!checked2.value) {
     const i = checked2.issues[0];
     throw new AutopilotConfigError(`${file}:${i?.line}: ${i?.keyPath}: ${i?.message}`);
@@ -70120,6 +70280,381 @@ function withRounds(runs, rounds2) {
     const round3 = rounds2[r.name] ?? null;
     return { ...r, round: round3, origin: round3 === null ? "person" : "bot" };
   });
+}
+
+// src/slurm/types.ts
+var SLURM_JOB_STATES = [
+  "BOOT_FAIL",
+  "CANCELLED",
+  "COMPLETED",
+  "COMPLETING",
+  "CONFIGURING",
+  "DEADLINE",
+  "FAILED",
+  "NODE_FAIL",
+  "OUT_OF_MEMORY",
+  "PENDING",
+  "PREEMPTED",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESIZING",
+  "RESV_DEL_HOLD",
+  "REVOKED",
+  "RUNNING",
+  "SIGNALING",
+  "SPECIAL_EXIT",
+  "STAGE_OUT",
+  "STOPPED",
+  "SUSPENDED",
+  "TIMEOUT"
+];
+var LIVE_STATES = /* @__PURE__ */ new Set([
+  "PENDING",
+  "CONFIGURING",
+  "RUNNING",
+  "COMPLETING",
+  "SUSPENDED",
+  "STOPPED",
+  "SIGNALING",
+  "STAGE_OUT",
+  "RESIZING",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESV_DEL_HOLD",
+  "UNKNOWN"
+]);
+function isLive2(state2) {
+  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
+}
+var KNOWN_STATES = new Set(SLURM_JOB_STATES);
+
+// src/lifecycle/jobs.ts
+function compareJobIds(a, b) {
+  const [a1, a2] = a.split("_").map(Number);
+  const [b1, b2] = b.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+}
+function jobForRun(jobs, runName, view) {
+  const mine = jobs.filter((j) => view(j).name === runName);
+  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
+  const live3 = mine.filter((j) => isLive2(view(j).state)).sort(order);
+  if (live3[0]) return live3[0];
+  return mine.sort(order).at(-1) ?? null;
+}
+
+// src/lifecycle/model.ts
+var OUTCOME_KINDS = [
+  "decided",
+  "finished",
+  "failed",
+  "stopped",
+  "cancelled",
+  "superseded",
+  "lost",
+  /** Queued, then at its turn no longer valid against the default branch: never submitted. */
+  "refused",
+  /** Its pull request was closed (merged or not): its job cancelled; reopening needs a new Request. */
+  "closed"
+];
+function emptyRunState() {
+  return { version: 2, requests: [], runs: {}, outcomes: {}, ended: [], forgotten: {} };
+}
+var UnknownRequestError = class extends Error {
+  name = "UnknownRequestError";
+};
+var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
+function phaseOf(input) {
+  const { request: request2, run, outcome, job, headSha } = input;
+  const jobLive = job !== null && isLive2(job.state);
+  if (outcome)
+    return {
+      phase: "done",
+      outcome,
+      cancelLive: ENDS_THE_JOB.has(outcome.kind) && jobLive ? job.id : null
+    };
+  if (request2.headSha !== headSha) return { phase: "supersede", jobId: jobLive ? job.id : null };
+  if (job) return jobLive ? { phase: "running", jobId: job.id } : { phase: "ended", jobId: job.id };
+  if (run) return { phase: "lost", jobId: run.jobId };
+  return { phase: "queued" };
+}
+function latestRequests(state2) {
+  const byCandidate = /* @__PURE__ */ new Map();
+  for (const r of [...state2.requests].sort(byRequestTime))
+    byCandidate.set(`${r.experiment}/${r.candidate}`, r);
+  return [...byCandidate.values()].sort(byRequestTime);
+}
+function byRequestTime(a, b) {
+  return Date.parse(a.requestedAt) - Date.parse(b.requestedAt) || a.pr - b.pr || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+function knowsRequest(state2, id) {
+  if (state2.requests.some((r) => r.id === id)) return "whole";
+  return state2.ended.some((e) => e.id === id) ? "ended" : null;
+}
+function withRequest(state2, request2) {
+  if (knowsRequest(state2, request2.id)) return state2;
+  return { ...state2, requests: [...state2.requests, request2] };
+}
+function withRun(state2, requestId, run) {
+  const known = knowsRequest(state2, requestId);
+  if (known === null)
+    throw new UnknownRequestError(
+      `a Run (job ${run.jobId}) for request ${requestId}, which the state does not hold`
+    );
+  if (known === "ended")
+    return {
+      ...state2,
+      ended: state2.ended.map((e) => e.id === requestId && !e.jobId ? { ...e, jobId: run.jobId } : e)
+    };
+  if (state2.runs[requestId]) return state2;
+  return { ...state2, runs: { ...state2.runs, [requestId]: run } };
+}
+var EVIDENCE_KEPT = { sentences: 2, bytes: 240 };
+var jsonBytes = (text3) => Buffer.byteLength(JSON.stringify(text3), "utf8");
+function boundedEvidence(evidence) {
+  return evidence.slice(0, EVIDENCE_KEPT.sentences).map((sentence) => {
+    let line = sentence.replace(/\s+/g, " ");
+    if (jsonBytes(line) <= EVIDENCE_KEPT.bytes) return line;
+    while (line.length > 0 && jsonBytes(`${line}\u2026`) > EVIDENCE_KEPT.bytes) line = line.slice(0, -8);
+    return `${line}\u2026`;
+  });
+}
+function withOutcome(state2, requestId, outcome) {
+  const known = knowsRequest(state2, requestId);
+  if (known === null)
+    throw new UnknownRequestError(
+      `an Outcome (${outcome.kind}) for request ${requestId}, which the state does not hold`
+    );
+  if (known === "ended" || state2.outcomes[requestId]) return state2;
+  const kept = { ...outcome, evidence: boundedEvidence(outcome.evidence) };
+  return { ...state2, outcomes: { ...state2.outcomes, [requestId]: kept } };
+}
+function standingRequests(state2, headSha) {
+  return latestRequests(state2).filter((r) => r.headSha === headSha && !state2.outcomes[r.id]);
+}
+function openRequests(state2) {
+  return [...state2.requests].sort(byRequestTime).filter((r) => !state2.outcomes[r.id]);
+}
+
+// src/report/comment-throttle.ts
+var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
+  if (!previous) return true;
+  if (previous.hash === next.hash) return false;
+  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
+  if (ENDED.has(next.state)) return true;
+  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
+  if (nowMs < previous.writtenAtMs) return true;
+  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
+}
+function shouldWriteCheck(previous, next) {
+  if (!previous) return true;
+  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
+}
+var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
+function renderCommentStamp(s) {
+  for (const [k, v] of [
+    ["state", s.state],
+    ["outcome", s.outcome]
+  ])
+    if (!/^[a-z-]+$/.test(v))
+      throw new Error(`comment stamp ${k} "${v}" must be lower-case letters and dashes`);
+  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
+  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
+}
+function parseCommentStamp(body) {
+  if (!body) return void 0;
+  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
+  const m = all[all.length - 1];
+  if (!m) return void 0;
+  return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
+}
+
+// src/report/state-label.ts
+function candidateLabel({ state: state2, observation }) {
+  switch (state2) {
+    case null:
+      return null;
+    case "queued":
+      return "queued";
+    case "submitted":
+    case "starting":
+    case "warming":
+    case "stabilising":
+      return "running";
+    case "stable":
+      return "stable";
+    case "finished":
+    case "stopped":
+      return observation?.verdict.value ? "stable" : null;
+    case "failed":
+      return "failed";
+  }
+}
+function pullStateLabel(candidates) {
+  const labels = new Set(candidates.map(candidateLabel));
+  for (const l of ["failed", "running", "queued", "stable"]) if (labels.has(l)) return l;
+  return null;
+}
+var RAN = /* @__PURE__ */ new Set(["finished", "decided", "stopped", "failed"]);
+var ranAndEnded = (kind) => kind !== void 0 && RAN.has(kind);
+function endedCandidate(candidate, comment) {
+  const stamp = parseCommentStamp(comment);
+  if (!comment || !stamp || !["finished", "stopped", "failed"].includes(stamp.state)) return null;
+  const observation = parseObservationBlock(comment);
+  const conclusion = checkConclusion({ outcome: stamp.outcome });
+  const headline = comment.split("<details>")[0]?.replace(/^<!--[^\n]*-->\n/, "").trim();
+  return {
+    state: stamp.state,
+    ...observation ? { observation: { verdict: observation.verdict } } : {},
+    check: {
+      title: `${candidate} ${stamp.state} (${stamp.outcome}), as its final comment says`,
+      summary: headline || `\`${candidate}\` ${stamp.state}`,
+      ...conclusion ? { conclusion } : {}
+    }
+  };
+}
+
+// src/monitor/state.ts
+function newPassState(options = {}) {
+  return { options, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
+}
+var ClusterUnreachable = class extends Error {
+  name = "ClusterUnreachable";
+};
+async function eachExperiment(state2, stage, step) {
+  for (const e of state2.experiments) {
+    if (e.failed) continue;
+    try {
+      await step(e);
+    } catch (error2) {
+      const message2 = error2.message;
+      e.failed = { stage, message: message2, clusterUnreachable: error2 instanceof ClusterUnreachable };
+      e.errors.push(`${e.id}: ${message2}`);
+    }
+  }
+}
+function heldPulls(state2) {
+  return new Set(state2.experiments.flatMap((e) => e.failed ? e.exp.candidates.map((c) => c.pr) : []));
+}
+function judged(e) {
+  return e.candidates.filter(
+    (p) => p.inPass && !p.acted?.left && !!p.decided?.view
+  );
+}
+
+// src/monitor/read.ts
+async function read(state2, ports) {
+  const experiments = await ports.experiments();
+  state2.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state2.options, ports.now())));
+  await readJobs(state2, ports);
+}
+async function readJobs(state2, ports) {
+  await eachExperiment(state2, "read", async (e) => {
+    e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
+      throw new ClusterUnreachable(`Slurm: ${err.message}`);
+    });
+    const jobByRun = jobsByRunName(e.jobs);
+    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
+  });
+}
+function experimentPass(exp, clock) {
+  return {
+    exp,
+    id: exp.experiment.experiment_id,
+    clock,
+    jobs: [],
+    candidates: [],
+    unavailable: null,
+    reference: null,
+    leader: null,
+    queue: { order: [], free: 0 },
+    errors: []
+  };
+}
+function clockOf(exp, options, now) {
+  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
+  const tick = options.tickSeconds ?? 60;
+  const lag = options.lagSeconds ?? 2 * scrape;
+  const fi = exp.experiment.fixed_inputs;
+  return {
+    S: exp.timeScale,
+    scrape,
+    evalTs: Math.floor((now - lag) / tick) * tick,
+    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
+  };
+}
+function jobsByRunName(jobs) {
+  const byRun = /* @__PURE__ */ new Map();
+  for (const name of new Set(jobs.map((j) => j.name))) {
+    const job = jobForRun(jobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
+    if (job) byRun.set(name, job);
+  }
+  return byRun;
+}
+function candidatePass(c, job) {
+  if (!c.request) return { c, job, inPass: true };
+  const phase = phaseOf({
+    request: c.request,
+    run: c.run,
+    outcome: c.outcome,
+    job: job ? { id: job.jobId, state: job.state } : null,
+    headSha: c.currentHeadSha ?? c.headSha
+  });
+  if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
+  if (phase.phase !== "done") return { c: { ...c, requested: true }, job, phase, inPass: true };
+  const consumedWithoutJob = !job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind);
+  const remembered = !job && ranAndEnded(phase.outcome.kind);
+  return {
+    c: { ...c, requested: false },
+    job,
+    phase,
+    inPass: !consumedWithoutJob,
+    ...remembered ? { remembered } : {}
+  };
+}
+
+// src/monitor/clock.ts
+var MAX_SKEW_SECONDS = 60;
+async function prometheusNow(prometheus) {
+  try {
+    const r = await prometheus.instant("time()");
+    const ts = r.resultType === "scalar" ? r.series[0]?.points[0]?.[1] : void 0;
+    return ts !== void 0 && Number.isFinite(ts) && ts > 0 ? ts : null;
+  } catch {
+    return null;
+  }
+}
+function slurmLatest(jobs) {
+  const times = jobs.flatMap((j) => [j.submitTs, j.state === "PENDING" ? null : j.startTs, isLive2(j.state) ? null : j.endTs]).filter((t) => !!t);
+  return times.length ? Math.max(...times) : null;
+}
+function duration(seconds2) {
+  const s = Math.round(Math.abs(seconds2));
+  if (s < 120) return `${s} s`;
+  const m = Math.round(s / 60);
+  return m < 120 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+function clockSkew(runner, ref) {
+  const iso2 = (ts) => `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z`;
+  if (ref.prometheus !== null && Math.abs(runner - ref.prometheus) > MAX_SKEW_SECONDS)
+    return `the runner's clock (${iso2(runner)}) is ${duration(runner - ref.prometheus)} ${runner > ref.prometheus ? "ahead of" : "behind"} Prometheus's (${iso2(ref.prometheus)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
+  if (ref.slurm !== null && ref.slurm - runner > MAX_SKEW_SECONDS)
+    return `the runner's clock (${iso2(runner)}) is at least ${duration(ref.slurm - runner)} behind a time Slurm printed (${iso2(ref.slurm)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
+  return null;
+}
+async function readClock(e, ports, options) {
+  if (!e.candidates.some((p) => p.inPass && p.job?.startTs)) return;
+  const runner = ports.now();
+  const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
+  const skew = clockSkew(runner, { prometheus, slurm: slurmLatest(e.jobs) });
+  e.clock = {
+    ...clockOf(e.exp, options, prometheus ?? runner),
+    source: prometheus !== null ? "prometheus" : "runner",
+    ...skew ? { skew } : {}
+  };
 }
 
 // src/analysis/failure.ts
@@ -70183,54 +70718,6 @@ function isSpare(u) {
   if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
   return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
 }
-
-// src/slurm/types.ts
-var SLURM_JOB_STATES = [
-  "BOOT_FAIL",
-  "CANCELLED",
-  "COMPLETED",
-  "COMPLETING",
-  "CONFIGURING",
-  "DEADLINE",
-  "FAILED",
-  "NODE_FAIL",
-  "OUT_OF_MEMORY",
-  "PENDING",
-  "PREEMPTED",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESIZING",
-  "RESV_DEL_HOLD",
-  "REVOKED",
-  "RUNNING",
-  "SIGNALING",
-  "SPECIAL_EXIT",
-  "STAGE_OUT",
-  "STOPPED",
-  "SUSPENDED",
-  "TIMEOUT"
-];
-var LIVE_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "CONFIGURING",
-  "RUNNING",
-  "COMPLETING",
-  "SUSPENDED",
-  "STOPPED",
-  "SIGNALING",
-  "STAGE_OUT",
-  "RESIZING",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESV_DEL_HOLD",
-  "UNKNOWN"
-]);
-function isLive2(state2) {
-  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
-}
-var KNOWN_STATES = new Set(SLURM_JOB_STATES);
 
 // src/analysis/comparison.ts
 function compare(candidate, against, againstName) {
@@ -70466,9 +70953,12 @@ function candidateState(job, requested, analysis, stoppedByUs) {
   }
   if (job.state === "COMPLETED")
     return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.state === "CANCELLED" && (stable || stoppedByUs)) return "stopped";
+  if (job.state === "CANCELLED" && (stable || stoppedByUs || neverRan(job))) return "stopped";
   if (job.state === "TIMEOUT" && stable) return "finished";
   return "failed";
+}
+function neverRan(job) {
+  return job.startTs == null || job.endTs != null && job.startTs >= job.endTs;
 }
 function stateOfRun(a) {
   switch (a.observation.verdict.state) {
@@ -70658,34 +71148,6 @@ function referenceJobLine(e, plan) {
   };
 }
 
-// src/monitor/state.ts
-function newPassState(options = {}) {
-  return { options, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
-}
-var ClusterUnreachable = class extends Error {
-  name = "ClusterUnreachable";
-};
-async function eachExperiment(state2, stage, step) {
-  for (const e of state2.experiments) {
-    if (e.failed) continue;
-    try {
-      await step(e);
-    } catch (error2) {
-      const message2 = error2.message;
-      e.failed = { stage, message: message2, clusterUnreachable: error2 instanceof ClusterUnreachable };
-      e.errors.push(`${e.id}: ${message2}`);
-    }
-  }
-}
-function heldPulls(state2) {
-  return new Set(state2.experiments.flatMap((e) => e.failed ? e.exp.candidates.map((c) => c.pr) : []));
-}
-function judged(e) {
-  return e.candidates.filter(
-    (p) => p.inPass && !p.acted?.left && !!p.decided?.view
-  );
-}
-
 // src/monitor/autopilot.ts
 async function autopilot(state2, ports) {
   const port = ports.autopilot;
@@ -70693,48 +71155,121 @@ async function autopilot(state2, ports) {
   await eachExperiment(state2, "autopilot", async (e) => {
     const view = await port.read(e.exp);
     if (!view) return;
-    await pilot({ ports, port, e, view: withRounds2(view) });
+    await pilot({ ports, port, e, view: withState(view), stalls: [], saves: [], notes: [] });
   });
 }
-function withRounds2(view) {
-  const rounds2 = view.state.rounds;
-  return { ...view, pulls: view.pulls.map((b) => ({ ...b, round: rounds2[b.candidate] ?? b.round })) };
+function withState(view) {
+  const { rounds: rounds2, heads } = view.state;
+  return {
+    ...view,
+    pulls: view.pulls.map((b) => ({
+      ...b,
+      round: rounds2[b.candidate] ?? b.round,
+      takenOver: heads[b.candidate] ? heads[b.candidate] !== b.headSha : b.takenOver
+    }))
+  };
 }
 async function pilot(x) {
-  const { e, view, port } = x;
+  const { e, view } = x;
+  const skew = await firstPassSkew(x);
+  if (!skew) await resume(x);
+  x.stalls.push(...nameClashes(view));
+  const { runs, plan } = planOf(x);
+  const ending = plan.actions.some((a) => a.kind === "conclude");
+  holdQueue(
+    e,
+    x.view.pulls,
+    view.state,
+    !!skew || ending || !view.context.policy.enabled || view.context.refused.length > 0
+  );
+  if (skew) {
+    x.stalls.push({
+      what: `the runner's clock cannot be trusted: ${inlineText(skew, 400)}`,
+      fix: "fix the runner's time synchronisation (NTP, chrony); until then the autopilot opens, starts and charges nothing"
+    });
+  } else await carryAll(x, plan, runs);
+  await saveAll(x);
+  e.autopilot = {
+    actions: skew ? [] : plan.actions,
+    waiting: skew ? "held: the runner\u2019s clock is off" : plan.waiting
+  };
+  await writeDashboard(x, runs, plan);
+}
+function planOf(x) {
+  const { e, view } = x;
   const s = view.state;
   const recorded = new Set(view.context.recorded.map((r) => r.name));
-  const live3 = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded);
-  const { runs, plan } = planFor(
+  const live3 = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded, unopened(view, recorded));
+  return planFor(
     view.context,
     live3,
     controlsOfState(s),
-    s.concluded ? { reason: s.concluded.reason } : void 0,
+    s.concluded ?? void 0,
     s.held,
     // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
     { ...Object.fromEntries(view.pulls.map((b) => [b.candidate, b.round])), ...s.rounds }
   );
-  const off = !view.context.policy.enabled || view.context.refused.length > 0;
-  holdQueue(e, view.pulls, s, off || plan.actions.some((a) => a.kind === "conclude"));
-  const known = new Set(runs.map((r) => r.name));
-  const stopped = [];
-  let concluded = null;
-  for (const a of plan.actions) {
-    const done = await carryOut(x, a, known, stopped);
-    if (done) concluded ??= { reason: done, winner: winnerOf(plan) };
+}
+function othersOf(view) {
+  const bots = new Set(view.pulls.map((b) => b.pr));
+  return (view.others ?? []).filter((o) => !bots.has(o.pr));
+}
+function nameClashes(view) {
+  const others = othersOf(view);
+  return view.pulls.filter((b) => b.state === "open" && !b.takenOver).flatMap(
+    (b) => others.filter((o) => o.candidate === b.candidate).map((o) => ({
+      pr: b.pr,
+      what: `\`${b.candidate}\` is also the candidate of #${o.pr}, a person's pull request: the two would record one name`,
+      fix: `rename the candidate of #${o.pr} (its file and its \`name\`), or close one of them`
+    }))
+  );
+}
+function unopened(view, recorded) {
+  const s = view.state;
+  return Object.keys(s.heads).filter(
+    (c) => !view.pulls.some((b) => b.candidate === c) && !recorded.has(c) && s.rounds[c] !== void 0
+  ).map((c) => ({ candidate: c, round: s.rounds[c] }));
+}
+async function resume(x) {
+  const { e, port, view } = x;
+  const recorded = new Set(view.context.recorded.map((r) => r.name));
+  for (const u of unopened(view, recorded)) {
+    const sha = view.state.heads[u.candidate];
+    const opened = await guard(
+      x,
+      `open the pull request of \`${u.candidate}\``,
+      () => port.open(e.exp, u.candidate, sha)
+    );
+    if (opened)
+      view.pulls.push({
+        pr: opened.pr,
+        candidate: u.candidate,
+        round: u.round,
+        state: "open",
+        headSha: sha,
+        takenOver: false
+      });
   }
-  const held = heldToKeep(e, s);
-  if (concluded || stopped.length || held)
-    await port.save(e.exp, (now) => ({
-      ...now,
-      ...concluded && !now.concluded ? { concluded, concludeBy: null } : {},
-      stopped: [.../* @__PURE__ */ new Set([...now.stopped, ...stopped])],
-      held: { ...now.held, ...held }
-    }));
-  e.autopilot = { actions: plan.actions, waiting: plan.waiting };
-  const final = concluded ?? s.concluded;
-  const body = renderDashboard(e.id, runs, plan);
-  await port.dashboard(e.exp, body, final ? final.reason : null);
+  for (const b of view.pulls) {
+    const mine = view.state.heads[b.candidate];
+    if (b.state !== "open" || b.takenOver || !mine || view.state.validated[b.candidate] === b.headSha)
+      continue;
+    await validated(x, b.pr, b.candidate, b.headSha);
+  }
+}
+async function validated(x, pr, candidate, sha) {
+  const done = await guard(x, `post \`topo/validate\` on #${pr}`, async () => {
+    await x.port.validate(x.e.exp, pr);
+    return true;
+  });
+  if (done) x.saves.push((s) => ({ ...s, validated: { ...s.validated, [candidate]: sha } }));
+}
+async function firstPassSkew(x) {
+  const { e, ports } = x;
+  if (e.clock.skew) return e.clock.skew;
+  if (e.clock.source === "prometheus") return null;
+  const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
+  return clockSkew(ports.now(), { prometheus, slurm: slurmLatest(e.jobs) });
 }
 function holdQueue(e, pulls, s, ending) {
   const bot = (p) => pulls.some((b) => b.pr === p.c.pr && b.candidate === p.c.candidate);
@@ -70748,6 +71283,34 @@ function winnerOf(plan) {
   const best = plan.campaign.best;
   return best && best.name !== plan.campaign.baseline.name ? best.name : null;
 }
+async function carryAll(x, plan, runs) {
+  const known = new Set(runs.map((r) => r.name));
+  const stopped = [];
+  for (const a of plan.actions) {
+    const done = await guard(x, actionText(a), () => carryOut(x, a, known, stopped));
+    if (typeof done === "string") {
+      const concluded = { reason: done, winner: winnerOf(plan) };
+      x.saves.push((s) => s.concluded ? s : { ...s, concluded, concludeBy: null });
+    }
+  }
+  if (stopped.length) x.saves.push((s) => ({ ...s, stopped: [.../* @__PURE__ */ new Set([...s.stopped, ...stopped])] }));
+  const held = heldToKeep(x.e, x.view.state);
+  if (held) x.saves.push((s) => ({ ...s, held: { ...s.held, ...held } }));
+}
+async function guard(x, what, run) {
+  try {
+    return await run();
+  } catch (error2) {
+    const status4 = error2.status;
+    const message2 = inlineText(error2.message, 300);
+    x.e.errors.push(`${x.e.id}: autopilot could not ${what}: ${error2.message}`);
+    x.stalls.push({
+      what: `GitHub refused to ${what}${status4 ? ` (HTTP ${status4}: ${message2})` : ` (${message2})`}`,
+      fix: status4 === 403 || status4 === 401 ? "give the monitor job's token what the write needs (`contents`, `pull-requests`, `issues` and `checks: write`; `topo doctor` checks them) and check the branch protection rules; the next pass tries again" : "the next pass tries again; if it keeps failing, the monitor run\u2019s log has the whole error"
+    });
+    return null;
+  }
+}
 async function carryOut(x, a, known, stopped) {
   const { port, e, view } = x;
   switch (a.kind) {
@@ -70755,7 +71318,9 @@ async function carryOut(x, a, known, stopped) {
       return openRound(x, a, known);
     case "submit": {
       const b = view.pulls.find((p) => p.pr === a.pr);
-      if (b) await port.request(e.exp, b);
+      const refused = b ? await port.request(e.exp, b) : null;
+      if (refused)
+        x.stalls.push({ pr: a.pr, what: `no Request for \`${a.name}\`: ${refused.why}`, fix: refused.fix });
       return null;
     }
     case "close":
@@ -70766,27 +71331,71 @@ async function carryOut(x, a, known, stopped) {
       return null;
     case "conclude":
       return a.reason;
+    case "label":
+      await port.label(e.exp, a.pr, WINNER_LABEL);
+      return null;
+    case "merge":
+      return mergeWhenReady(x, a);
+    case "report":
+      await report(x);
+      return null;
   }
+}
+async function report(x) {
+  await x.port.report(x.e.exp);
+  x.saves.push((s) => s.concluded ? { ...s, concluded: { ...s.concluded, reported: true } } : s);
+}
+async function mergeWhenReady(x, a) {
+  const { port, e, view } = x;
+  const pull = view.pulls.find((p) => p.pr === a.pr);
+  if (!pull) return null;
+  const ready = mergeReadiness(view.context.policy.requiredChecks, await port.checks(e.exp, pull.headSha));
+  if (ready.failed.length) {
+    x.stalls.push({
+      pr: a.pr,
+      what: `\`${a.name}\` is not merged: its required check(s) ${ready.failed.map((c) => `\`${c}\``).join(", ")} failed on its head`,
+      fix: `merge #${a.pr} by hand if you accept it anyway, or close it; autopilot.required_checks lists what it waits for`
+    });
+    return null;
+  }
+  if (ready.pending.length) {
+    x.notes.push(`#${a.pr} waits for its required check(s) ${ready.pending.join(", ")}`);
+    return null;
+  }
+  await port.merge(e.exp, a.pr, pull.headSha);
+  if (a.why === "winner") await report(x);
+  return null;
 }
 async function openRound(x, a, known) {
   const { port, e, view } = x;
-  const exclude = [.../* @__PURE__ */ new Set([...known, ...view.pulls.map((b) => b.candidate)])];
-  const proposals = await port.propose(e.exp, a.count, exclude);
-  if (proposals.length === 0)
-    return `no proposal left for round ${a.round}: nothing untried fits the resources`;
-  await port.save(e.exp, (s) => ({
+  const others = othersOf(view).map((o) => o.candidate);
+  const exclude = [.../* @__PURE__ */ new Set([...known, ...view.pulls.map((b) => b.candidate), ...others])];
+  const proposals2 = await port.propose(e.exp, a.count, exclude, a.round);
+  if (proposals2.length === 0)
+    return a.round === 0 ? null : `no proposal left for round ${a.round}: nothing untried fits the resources`;
+  const commits = {};
+  for (const p of proposals2) {
+    const title = botPullTitle(e.id, p.candidate, a.round);
+    const body = botPullBody(e.id, p.candidate, a.round, p.reasoning);
+    commits[p.candidate] = await port.commit(e.exp, { ...p, round: a.round, title, body });
+  }
+  const saved = await port.save(e.exp, (s) => ({
     ...s,
     rounds: {
       ...s.rounds,
-      ...Object.fromEntries(proposals.map((p) => [p.candidate, s.rounds[p.candidate] ?? a.round]))
-    }
+      ...Object.fromEntries(proposals2.map((p) => [p.candidate, s.rounds[p.candidate] ?? a.round]))
+    },
+    heads: { ...commits, ...s.heads }
   }));
-  for (const p of proposals)
-    await port.open(e.exp, {
-      ...p,
-      round: a.round,
-      body: botPullBody(e.id, p.candidate, a.round, p.reasoning)
-    });
+  for (const p of proposals2) {
+    const sha = saved.heads[p.candidate] ?? commits[p.candidate];
+    const opened = await guard(
+      x,
+      `open the pull request of \`${p.candidate}\``,
+      () => port.open(e.exp, p.candidate, sha)
+    );
+    if (opened) await validated(x, opened.pr, p.candidate, sha);
+  }
   return null;
 }
 async function stopRun(x, a) {
@@ -70803,6 +71412,24 @@ async function stopRun(x, a) {
   p.c = { ...p.c, outcome };
   if (p.decided) p.decided.stop ??= `autopilot: ${a.reason}`;
   return !!x.view.state.paused && !x.view.state.concludeBy;
+}
+async function saveAll(x) {
+  if (x.saves.length === 0) return;
+  const written = await x.port.save(x.e.exp, (s) => x.saves.reduce((acc, f) => f(acc), s));
+  x.view = { ...x.view, state: written };
+}
+async function writeDashboard(x, runs, plan) {
+  const s = x.view.state;
+  const waiting2 = [plan.waiting, ...x.notes].filter(Boolean).join("; ") || null;
+  const body = renderDashboard(x.e.id, runs, { ...plan, waiting: waiting2 }, x.stalls);
+  const concluded = s.concluded ? `
+
+**Concluded:** ${inlineText(s.concluded.reason, 300)}; winner: ${s.concluded.winner ? `\`${s.concluded.winner}\`` : "none, the baseline stays"}.${s.concluded.reported ? " The final report is below." : ""}` : "";
+  await guard(
+    x,
+    "write the dashboard",
+    () => x.port.dashboard(x.e.exp, `${body}${concluded}`, !!s.concluded?.reported)
+  );
 }
 function evidenceOf(e, name) {
   const p = e.candidates.find((c) => c.c.candidate === name);
@@ -70850,20 +71477,6 @@ function liveCandidate(p) {
 
 // src/monitor/loop.ts
 import { setTimeout as sleepMs } from "node:timers/promises";
-
-// src/lifecycle/jobs.ts
-function compareJobIds(a, b) {
-  const [a1, a2] = a.split("_").map(Number);
-  const [b1, b2] = b.split("_").map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
-}
-function jobForRun(jobs, runName, view) {
-  const mine = jobs.filter((j) => view(j).name === runName);
-  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
-  const live3 = mine.filter((j) => isLive2(view(j).state)).sort(order);
-  if (live3[0]) return live3[0];
-  return mine.sort(order).at(-1) ?? null;
-}
 
 // src/lifecycle/run-name.ts
 import { randomBytes } from "node:crypto";
@@ -71425,291 +72038,6 @@ function jobsWindow(jobs, nowTs, stepSeconds) {
   return { start, end: Math.max(nowTs, start), stepSeconds };
 }
 
-// src/lifecycle/model.ts
-var OUTCOME_KINDS = [
-  "decided",
-  "finished",
-  "failed",
-  "stopped",
-  "cancelled",
-  "superseded",
-  "lost",
-  /** Queued, then at its turn no longer valid against the default branch: never submitted. */
-  "refused",
-  /** Its pull request was closed (merged or not): its job cancelled; reopening needs a new Request. */
-  "closed"
-];
-function emptyRunState() {
-  return { version: 2, requests: [], runs: {}, outcomes: {}, ended: [], forgotten: {} };
-}
-var UnknownRequestError = class extends Error {
-  name = "UnknownRequestError";
-};
-var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
-function phaseOf(input) {
-  const { request: request2, run, outcome, job, headSha } = input;
-  const jobLive = job !== null && isLive2(job.state);
-  if (outcome)
-    return {
-      phase: "done",
-      outcome,
-      cancelLive: ENDS_THE_JOB.has(outcome.kind) && jobLive ? job.id : null
-    };
-  if (request2.headSha !== headSha) return { phase: "supersede", jobId: jobLive ? job.id : null };
-  if (job) return jobLive ? { phase: "running", jobId: job.id } : { phase: "ended", jobId: job.id };
-  if (run) return { phase: "lost", jobId: run.jobId };
-  return { phase: "queued" };
-}
-function latestRequests(state2) {
-  const byCandidate = /* @__PURE__ */ new Map();
-  for (const r of [...state2.requests].sort(byRequestTime))
-    byCandidate.set(`${r.experiment}/${r.candidate}`, r);
-  return [...byCandidate.values()].sort(byRequestTime);
-}
-function byRequestTime(a, b) {
-  return Date.parse(a.requestedAt) - Date.parse(b.requestedAt) || a.pr - b.pr || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
-function knowsRequest(state2, id) {
-  if (state2.requests.some((r) => r.id === id)) return "whole";
-  return state2.ended.some((e) => e.id === id) ? "ended" : null;
-}
-function withRequest(state2, request2) {
-  if (knowsRequest(state2, request2.id)) return state2;
-  return { ...state2, requests: [...state2.requests, request2] };
-}
-function withRun(state2, requestId, run) {
-  const known = knowsRequest(state2, requestId);
-  if (known === null)
-    throw new UnknownRequestError(
-      `a Run (job ${run.jobId}) for request ${requestId}, which the state does not hold`
-    );
-  if (known === "ended")
-    return {
-      ...state2,
-      ended: state2.ended.map((e) => e.id === requestId && !e.jobId ? { ...e, jobId: run.jobId } : e)
-    };
-  if (state2.runs[requestId]) return state2;
-  return { ...state2, runs: { ...state2.runs, [requestId]: run } };
-}
-var EVIDENCE_KEPT = { sentences: 2, bytes: 240 };
-var jsonBytes = (text2) => Buffer.byteLength(JSON.stringify(text2), "utf8");
-function boundedEvidence(evidence) {
-  return evidence.slice(0, EVIDENCE_KEPT.sentences).map((sentence) => {
-    let line = sentence.replace(/\s+/g, " ");
-    if (jsonBytes(line) <= EVIDENCE_KEPT.bytes) return line;
-    while (line.length > 0 && jsonBytes(`${line}\u2026`) > EVIDENCE_KEPT.bytes) line = line.slice(0, -8);
-    return `${line}\u2026`;
-  });
-}
-function withOutcome(state2, requestId, outcome) {
-  const known = knowsRequest(state2, requestId);
-  if (known === null)
-    throw new UnknownRequestError(
-      `an Outcome (${outcome.kind}) for request ${requestId}, which the state does not hold`
-    );
-  if (known === "ended" || state2.outcomes[requestId]) return state2;
-  const kept = { ...outcome, evidence: boundedEvidence(outcome.evidence) };
-  return { ...state2, outcomes: { ...state2.outcomes, [requestId]: kept } };
-}
-function standingRequests(state2, headSha) {
-  return latestRequests(state2).filter((r) => r.headSha === headSha && !state2.outcomes[r.id]);
-}
-function openRequests(state2) {
-  return [...state2.requests].sort(byRequestTime).filter((r) => !state2.outcomes[r.id]);
-}
-
-// src/report/comment-throttle.ts
-var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
-  if (!previous) return true;
-  if (previous.hash === next.hash) return false;
-  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
-  if (ENDED.has(next.state)) return true;
-  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
-  if (nowMs < previous.writtenAtMs) return true;
-  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
-}
-function shouldWriteCheck(previous, next) {
-  if (!previous) return true;
-  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
-}
-var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
-function renderCommentStamp(s) {
-  for (const [k, v] of [
-    ["state", s.state],
-    ["outcome", s.outcome]
-  ])
-    if (!/^[a-z-]+$/.test(v))
-      throw new Error(`comment stamp ${k} "${v}" must be lower-case letters and dashes`);
-  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
-  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
-}
-function parseCommentStamp(body) {
-  if (!body) return void 0;
-  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
-  const m = all[all.length - 1];
-  if (!m) return void 0;
-  return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
-}
-
-// src/report/state-label.ts
-function candidateLabel({ state: state2, observation }) {
-  switch (state2) {
-    case null:
-      return null;
-    case "queued":
-      return "queued";
-    case "submitted":
-    case "starting":
-    case "warming":
-    case "stabilising":
-      return "running";
-    case "stable":
-      return "stable";
-    case "finished":
-    case "stopped":
-      return observation?.verdict.value ? "stable" : null;
-    case "failed":
-      return "failed";
-  }
-}
-function pullStateLabel(candidates) {
-  const labels = new Set(candidates.map(candidateLabel));
-  for (const l of ["failed", "running", "queued", "stable"]) if (labels.has(l)) return l;
-  return null;
-}
-var RAN = /* @__PURE__ */ new Set(["finished", "decided", "stopped", "failed"]);
-var ranAndEnded = (kind) => kind !== void 0 && RAN.has(kind);
-function endedCandidate(candidate, comment) {
-  const stamp = parseCommentStamp(comment);
-  if (!comment || !stamp || !["finished", "stopped", "failed"].includes(stamp.state)) return null;
-  const observation = parseObservationBlock(comment);
-  const conclusion = checkConclusion({ outcome: stamp.outcome });
-  const headline = comment.split("<details>")[0]?.replace(/^<!--[^\n]*-->\n/, "").trim();
-  return {
-    state: stamp.state,
-    ...observation ? { observation: { verdict: observation.verdict } } : {},
-    check: {
-      title: `${candidate} ${stamp.state} (${stamp.outcome}), as its final comment says`,
-      summary: headline || `\`${candidate}\` ${stamp.state}`,
-      ...conclusion ? { conclusion } : {}
-    }
-  };
-}
-
-// src/monitor/read.ts
-async function read(state2, ports) {
-  const experiments = await ports.experiments();
-  state2.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state2.options, ports.now())));
-  await readJobs(state2, ports);
-}
-async function readJobs(state2, ports) {
-  await eachExperiment(state2, "read", async (e) => {
-    e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
-      throw new ClusterUnreachable(`Slurm: ${err.message}`);
-    });
-    const jobByRun = jobsByRunName(e.jobs);
-    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
-  });
-}
-function experimentPass(exp, clock) {
-  return {
-    exp,
-    id: exp.experiment.experiment_id,
-    clock,
-    jobs: [],
-    candidates: [],
-    unavailable: null,
-    reference: null,
-    leader: null,
-    queue: { order: [], free: 0 },
-    errors: []
-  };
-}
-function clockOf(exp, options, now) {
-  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
-  const tick = options.tickSeconds ?? 60;
-  const lag = options.lagSeconds ?? 2 * scrape;
-  const fi = exp.experiment.fixed_inputs;
-  return {
-    S: exp.timeScale,
-    scrape,
-    evalTs: Math.floor((now - lag) / tick) * tick,
-    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
-    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
-  };
-}
-function jobsByRunName(jobs) {
-  const byRun = /* @__PURE__ */ new Map();
-  for (const name of new Set(jobs.map((j) => j.name))) {
-    const job = jobForRun(jobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
-    if (job) byRun.set(name, job);
-  }
-  return byRun;
-}
-function candidatePass(c, job) {
-  if (!c.request) return { c, job, inPass: true };
-  const phase = phaseOf({
-    request: c.request,
-    run: c.run,
-    outcome: c.outcome,
-    job: job ? { id: job.jobId, state: job.state } : null,
-    headSha: c.currentHeadSha ?? c.headSha
-  });
-  if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
-  if (phase.phase !== "done") return { c: { ...c, requested: true }, job, phase, inPass: true };
-  const consumedWithoutJob = !job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind);
-  const remembered = !job && ranAndEnded(phase.outcome.kind);
-  return {
-    c: { ...c, requested: false },
-    job,
-    phase,
-    inPass: !consumedWithoutJob,
-    ...remembered ? { remembered } : {}
-  };
-}
-
-// src/monitor/clock.ts
-var MAX_SKEW_SECONDS = 60;
-async function prometheusNow(prometheus) {
-  try {
-    const r = await prometheus.instant("time()");
-    const ts = r.resultType === "scalar" ? r.series[0]?.points[0]?.[1] : void 0;
-    return ts !== void 0 && Number.isFinite(ts) && ts > 0 ? ts : null;
-  } catch {
-    return null;
-  }
-}
-function slurmLatest(jobs) {
-  const times = jobs.flatMap((j) => [j.submitTs, j.state === "PENDING" ? null : j.startTs, isLive2(j.state) ? null : j.endTs]).filter((t) => !!t);
-  return times.length ? Math.max(...times) : null;
-}
-function duration(seconds2) {
-  const s = Math.round(Math.abs(seconds2));
-  if (s < 120) return `${s} s`;
-  const m = Math.round(s / 60);
-  return m < 120 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;
-}
-function clockSkew(runner, ref) {
-  const iso2 = (ts) => `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z`;
-  if (ref.prometheus !== null && Math.abs(runner - ref.prometheus) > MAX_SKEW_SECONDS)
-    return `the runner's clock (${iso2(runner)}) is ${duration(runner - ref.prometheus)} ${runner > ref.prometheus ? "ahead of" : "behind"} Prometheus's (${iso2(ref.prometheus)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
-  if (ref.slurm !== null && ref.slurm - runner > MAX_SKEW_SECONDS)
-    return `the runner's clock (${iso2(runner)}) is at least ${duration(ref.slurm - runner)} behind a time Slurm printed (${iso2(ref.slurm)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
-  return null;
-}
-async function readClock(e, ports, options) {
-  if (!e.candidates.some((p) => p.inPass && p.job?.startTs)) return;
-  const runner = ports.now();
-  const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
-  const skew = clockSkew(runner, { prometheus, slurm: slurmLatest(e.jobs) });
-  e.clock = {
-    ...clockOf(e.exp, options, prometheus ?? runner),
-    source: prometheus !== null ? "prometheus" : "runner",
-    ...skew ? { skew } : {}
-  };
-}
-
 // src/monitor/observe.ts
 async function observe(state2, ports) {
   await eachExperiment(state2, "observe", async (e) => {
@@ -71785,17 +72113,17 @@ function planComment(view, x) {
   const previous = parseCommentStamp(current);
   const due = !isFinal2 && (wasUnavailable || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
   const checkDue = due && (wasUnavailable || x.refresh || shouldWriteCheck(previous, stamp));
-  const text2 = due ? `${body}
+  const text3 = due ? `${body}
 <!-- ${HASH_MARK}${hash}${finalMark} -->
 ${renderCommentStamp(stamp)}` : void 0;
-  return { view, held: false, final: finalMark !== "", checkDue, ...text2 ? { text: text2 } : {} };
+  return { view, held: false, final: finalMark !== "", checkDue, ...text3 ? { text: text3 } : {} };
 }
 function heldComment(view, x, reason2, what = "Metrics unavailable") {
   const since = unavailableSince(x.current) ?? iso(x.now) ?? "";
   const noted = withUnavailableNotice(x.current, since, reason2, what);
   const notes = [...view.notes ?? [], `${what.toLowerCase()} since ${since}`];
-  const text2 = noted !== void 0 && noted !== x.current ? noted : void 0;
-  return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text2 ? { text: text2 } : {} };
+  const text3 = noted !== void 0 && noted !== x.current ? noted : void 0;
+  return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text3 ? { text: text3 } : {} };
 }
 function contentHash(body) {
   return createHash2("sha256").update(body).digest("hex").slice(0, 16);
@@ -71950,7 +72278,7 @@ function passReport(state2) {
     if (e.failed) continue;
     for (const p of judged(e)) {
       const { view } = p.decided;
-      const report = {
+      const report2 = {
         experimentId: e.id,
         candidate: p.c.candidate,
         runName: p.c.runName,
@@ -71962,7 +72290,7 @@ function passReport(state2) {
         ...p.acted?.cancelled ? { cancelled: p.acted.cancelled } : {},
         view
       };
-      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], report]);
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], report2]);
     }
   }
   return {
@@ -72036,7 +72364,7 @@ async function watchPass(ports, options, watch, deps) {
   const cached = withCommentCache(ports);
   const start = ports.now();
   const state2 = await runStages(newPassState(options), cached, watch.stages ?? STAGES);
-  const report = {
+  const report2 = {
     pass: passReport(state2),
     looks: [],
     ended: "one pass",
@@ -72044,10 +72372,10 @@ async function watchPass(ports, options, watch, deps) {
     errors: []
   };
   const done = (ended, yieldedTo = []) => ({
-    ...report,
+    ...report2,
     ended,
     yieldedTo,
-    errors: [...report.pass.errors, ...report.looks.flatMap((l) => l.errors)]
+    errors: [...report2.pass.errors, ...report2.looks.flatMap((l) => l.errors)]
   });
   if (!(watch.minutes > 0)) return done("one pass");
   const look = watch.lookSeconds ?? 60;
@@ -72061,7 +72389,7 @@ async function watchPass(ports, options, watch, deps) {
       deps.log?.(`yielding the runner to ${waiting2.join(", ")}`);
       return done("yielded", waiting2);
     }
-    report.looks.push(await lookOnce(state2, cached));
+    report2.looks.push(await lookOnce(state2, cached));
   }
 }
 async function lookOnce(state2, ports) {
@@ -72134,7 +72462,7 @@ function experimentSection(e, repo) {
     const link = repo ? `[#${pr}](${repo.replace(/\/+$/, "")}/pull/${pr})` : `#${pr}`;
     const change = s.change ? ` ${s.change.value > 0 ? "+" : ""}${Math.round(s.change.value * 1e3) / 10}%` : "";
     out.push(
-      `| ${cell3(code(view.candidate))} | ${link} | ${view.state} | ${OUTCOME_ICON[s.outcome]} ${s.outcome}${change} | ${cell3(jobLine(view))} | ${cell3(nextStep(view, s).replace(/\*\*/g, ""))} |`
+      `| ${cell3(code(view.candidate))} | ${link} | ${view.state} | ${OUTCOME_ICON[s.outcome]} ${s.outcome}${change} | ${cell3(jobLine(view))} | ${cell3(nextStep2(view, s).replace(/\*\*/g, ""))} |`
     );
   }
   out.push("");
@@ -72155,8 +72483,8 @@ function renderMonitorSummary(input) {
 }
 
 // actions/monitor/ports.ts
-import { existsSync as existsSync4, readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
-import { join as join5 } from "node:path";
+import { existsSync as existsSync5, readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
+import { join as join6 } from "node:path";
 
 // src/github/comment-split.ts
 var GITHUB_COMMENT_LIMIT = 65536;
@@ -72315,20 +72643,6 @@ async function upsertCheckRun(octokit, input, known) {
     });
   }
   return { id, created };
-}
-async function postSummaryCheckRun(octokit, input) {
-  try {
-    await upsertCheckRun(octokit, input);
-    return { place: "check-run" };
-  } catch (e) {
-    const status4 = e.status;
-    if (status4 === 403 || status4 === 404)
-      return {
-        place: "job-summary",
-        reason: `the token may not write check runs (HTTP ${status4}: ${e.message}); give the job \`checks: write\` to see the summary in the pull request`
-      };
-    throw e;
-  }
 }
 
 // src/github/labels.ts
@@ -72657,10 +72971,10 @@ function parseRunStateBlock(body) {
       `the state block is cut (it starts at character ${at} of ${body.length} and never ends): part of it is missing`
     );
   }
-  const text2 = Buffer.from(m[2] ?? "", "base64").toString("utf8");
+  const text3 = Buffer.from(m[2] ?? "", "base64").toString("utf8");
   let data;
   try {
-    data = JSON.parse(text2);
+    data = JSON.parse(text3);
   } catch (e) {
     throw new RunStateError(`the run-state block is not JSON: ${e.message}`);
   }
@@ -72669,7 +72983,7 @@ function parseRunStateBlock(body) {
     throw new RunStateError(`the block says v${m[1]} but holds a version ${JSON.stringify(version)} state`);
   return checkRunState(data);
 }
-var SHA = /^[0-9a-f]{40}$/;
+var SHA2 = /^[0-9a-f]{40}$/;
 var HEX82 = /^[0-9a-f]{8}$/;
 var NAME2 = /^[a-z0-9][a-z0-9-]{0,39}$/;
 var EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
@@ -72707,7 +73021,7 @@ function checkRunRequest(v, where) {
     candidate: str(o, "candidate", NAME2, where),
     path: str(o, "path", PATH, where),
     pr,
-    headSha: str(o, "headSha", SHA, where),
+    headSha: str(o, "headSha", SHA2, where),
     topologyHash: str(o, "topologyHash", HEX82, where),
     runName: str(o, "runName", RUN_NAME, where),
     login: str(o, "login", LOGIN, where),
@@ -73136,14 +73450,14 @@ function classifyFailure(job, log = []) {
   return failure;
 }
 function message(job, kind, traceback) {
-  let text2 = `Job ${job.id} ${MESSAGES[kind]}`;
+  let text3 = `Job ${job.id} ${MESSAGES[kind]}`;
   if (kind === "crash") {
     const last = traceback.at(-1);
-    text2 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
+    text3 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
   }
-  if (kind === "time-limit" && job.timeLimit) text2 += ` (${job.timeLimit})`;
-  if (kind === "node-failure" && job.nodes) text2 += ` (${job.nodes})`;
-  return `${text2}.`;
+  if (kind === "time-limit" && job.timeLimit) text3 += ` (${job.timeLimit})`;
+  if (kind === "node-failure" && job.nodes) text3 += ` (${job.nodes})`;
+  return `${text3}.`;
 }
 function tracebackLines(log) {
   let start = -1;
@@ -73171,8 +73485,8 @@ function dedupe2(lines) {
 
 // src/slurm/errors.ts
 var QUOTE_LIMIT = 2e3;
-function quoteOutput(text2) {
-  const t = text2.length > QUOTE_LIMIT ? `${text2.slice(0, QUOTE_LIMIT)}\u2026 (${text2.length - QUOTE_LIMIT} more characters)` : text2;
+function quoteOutput(text3) {
+  const t = text3.length > QUOTE_LIMIT ? `${text3.slice(0, QUOTE_LIMIT)}\u2026 (${text3.length - QUOTE_LIMIT} more characters)` : text3;
   return JSON.stringify(t);
 }
 var SlurmError = class extends Error {
@@ -73247,7 +73561,9 @@ var SQUEUE_FIELDS = [
   "NumNodes",
   "tres-alloc",
   "tres-per-node",
+  "UserName",
   "STDOUT",
+  "Comment",
   "Name"
 ];
 var SQUEUE_FORMAT = SQUEUE_FIELDS.map(
@@ -73265,44 +73581,62 @@ var SACCT_FIELDS = [
   "Elapsed",
   "NodeList",
   "AllocTRES",
+  "User",
+  "Comment",
   "JobName"
 ];
 var SACCT_FORMAT = SACCT_FIELDS.join(",");
-var JOB_ID2 = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\]))?$/;
+var JOB_ID2 = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\])|\+[0-9]+)?$/;
 var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
-var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|UNLIMITED|INVALID|NOT_SET|Partition_Limit)$/;
+var NO_TIME = /* @__PURE__ */ new Set(["", "N/A", "Unknown", "None", "NONE", "(null)", "UNLIMITED", "INVALID"]);
+var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|[0-9]+-[0-9]+(:[0-9]+)?)$/;
+var NO_DURATION = /* @__PURE__ */ new Set([
+  "UNLIMITED",
+  "INVALID",
+  "NOT_SET",
+  "Partition_Limit",
+  "NONE",
+  "None",
+  "infinite"
+]);
 var STATE_SET = new Set(SLURM_JOB_STATES);
-function state(text2, command, line) {
-  const word = text2.split(" ")[0] ?? "";
+function state(text3, command, line) {
+  const word = text3.split(" ")[0] ?? "";
   if (STATE_SET.has(word)) return word;
   if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return "UNKNOWN";
-  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text2)}`, line);
+  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text3)}`, line);
 }
-function rawState(text2) {
-  const word = text2.split(" ")[0] ?? "";
+function rawState(text3) {
+  const word = text3.split(" ")[0] ?? "";
   return STATE_SET.has(word) ? {} : { rawState: word };
 }
-function jobId(text2, command, line) {
-  if (!JOB_ID2.test(text2))
-    throw new SlurmOutputError(command, `job id ${JSON.stringify(text2)} is not a Slurm job id`, line);
-  return text2;
+function jobId(text3, command, line) {
+  if (!JOB_ID2.test(text3))
+    throw new SlurmOutputError(command, `job id ${JSON.stringify(text3)} is not a Slurm job id`, line);
+  return text3;
 }
-function time(text2, command, line) {
-  if (text2 === "" || text2 === "N/A" || text2 === "Unknown" || text2 === "None" || text2 === "(null)")
-    return null;
-  if (!TIME.test(text2))
-    throw new SlurmOutputError(command, `time ${JSON.stringify(text2)} is not YYYY-MM-DDTHH:MM:SS`, line);
-  return text2;
+function time(text3, command, line) {
+  if (NO_TIME.has(text3)) return null;
+  if (!TIME.test(text3))
+    throw new SlurmOutputError(command, `time ${JSON.stringify(text3)} is not YYYY-MM-DDTHH:MM:SS`, line);
+  return text3;
 }
-function duration2(text2, command, line) {
-  if (text2 === "" || text2 === "N/A") return null;
-  if (!DURATION.test(text2))
-    throw new SlurmOutputError(command, `duration ${JSON.stringify(text2)} is not [D-]HH:MM:SS`, line);
-  return text2;
+function duration2(text3, command, line) {
+  if (text3 === "" || text3 === "N/A" || text3 === "(null)") return null;
+  if (!DURATION.test(text3) && !NO_DURATION.has(text3))
+    throw new SlurmOutputError(command, `duration ${JSON.stringify(text3)} is not [D-]HH:MM:SS`, line);
+  return text3;
 }
-function slurmDurationToSeconds(text2) {
+function elapsedOf(text3, command, line) {
+  const d = duration2(text3, command, line);
+  return d !== null && NO_DURATION.has(d) ? null : d;
+}
+function text2(value) {
+  return value === void 0 || value === "" || value === "(null)" || value === "N/A" ? null : value;
+}
+function slurmDurationToSeconds(text3) {
   const m = /^(?:([0-9]+)-([0-9]+)(?::([0-9]+))?(?::([0-9]+))?|(?:([0-9]+):)?([0-9]+):([0-9]+)(?:\.[0-9]+)?)$/.exec(
-    text2 ?? ""
+    text3 ?? ""
   );
   if (!m) return null;
   const n = (v) => Number(v ?? 0);
@@ -73324,26 +73658,26 @@ function allocation(gpus, elapsed) {
   const seconds2 = slurmDurationToSeconds(elapsed);
   return { gpus, gpuMinutes: gpus === null || seconds2 === null ? null : gpus * seconds2 / 60 };
 }
-function reason(text2) {
-  return text2 === "" || text2 === "None" || text2 === "(null)" ? null : text2;
+function reason(text3) {
+  return text3 === "" || text3 === "None" || text3 === "(null)" ? null : text3;
 }
-function nodes(text2) {
-  return text2 === "" || text2 === "(null)" || text2 === "None assigned" ? null : text2;
+function nodes(text3) {
+  return text3 === "" || text3 === "(null)" || text3 === "None assigned" ? null : text3;
 }
-function count(text2, what, command, line) {
-  if (!/^[0-9]+$/.test(text2))
-    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text2)} is not a count`, line);
-  return Number(text2);
+function count(text3, what, command, line) {
+  if (!/^[0-9]+$/.test(text3))
+    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text3)} is not a count`, line);
+  return Number(text3);
 }
 function decodeWaitStatus(status4) {
   const signal = status4 & 127;
   if (signal !== 0) return { exitCode: null, signal };
   return { exitCode: status4 >> 8 & 255, signal: null };
 }
-function decodeExitPair(text2, command, line) {
-  const m = /^([0-9]+):([0-9]+)$/.exec(text2);
+function decodeExitPair(text3, command, line) {
+  const m = /^([0-9]+):([0-9]+)$/.exec(text3);
   if (!m)
-    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text2)} is not <code>:<signal>`, line);
+    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text3)} is not <code>:<signal>`, line);
   const signal = Number(m[2]);
   if (signal !== 0) return { exitCode: null, signal };
   return { exitCode: Number(m[1]), signal: null };
@@ -73380,20 +73714,37 @@ function live2(s, exit) {
   return isLive2(s) ? { exitCode: null, signal: null } : exit;
 }
 function parseSqueue(output) {
-  return fieldLines(output, "squeue", SQUEUE_FIELDS.length).map(({ parts, line }) => squeueJob(parts, line));
+  return parseLines(output, "squeue", SQUEUE_FIELDS, 2, squeueJob);
 }
-function fieldLines(output, command, fields) {
-  const lines = [];
+function parseSacct(output) {
+  return parseLines(output, "sacct", SACCT_FIELDS, 1, sacctJob);
+}
+function parseLines(output, command, fields, freeFields, read2) {
+  const jobs = [];
+  const skipped = [];
+  const firstFree = fields.length - 1 - freeFields;
   for (const line of output.split("\n")) {
     if (line.trim() === "") continue;
     const parts = line.split("|");
-    if (parts.length < fields)
-      throw new SlurmOutputError(command, `expected ${fields} |-separated fields, got ${parts.length}`, line);
-    lines.push({ parts: [...parts.slice(0, fields - 1), parts.slice(fields - 1).join("|")], line });
+    const name = parts.length > 1 ? parts.at(-1) : null;
+    try {
+      if (parts.length < fields.length)
+        throw new SlurmOutputError(
+          command,
+          `expected ${fields.length} |-separated fields, got ${parts.length}`,
+          line
+        );
+      const free = parts.slice(firstFree, firstFree + freeFields - 1);
+      free.push(parts.slice(firstFree + freeFields - 1, -1).join("|"));
+      jobs.push(read2(parts.slice(0, firstFree), free, name ?? "", line));
+    } catch (error2) {
+      if (!(error2 instanceof SlurmOutputError)) throw error2;
+      skipped.push({ command, problem: error2.problem, line, name });
+    }
   }
-  return lines;
+  return { jobs, skipped };
 }
-function squeueJob(parts, line) {
+function squeueJob(fixed, free, name, line) {
   const command = "squeue";
   const [
     id,
@@ -73410,16 +73761,16 @@ function squeueJob(parts, line) {
     nodeCount,
     tres,
     perNode,
-    stdout,
-    name
-  ] = parts;
+    user
+  ] = fixed;
+  const [stdout, comment] = free;
   const s = state(st ?? "", command, line);
   const exitDecoded = exit === "N/A" || exit === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exit ?? "", "exit status", command, line));
-  const elapsed = duration2(used ?? "", command, line);
+  const elapsed = elapsedOf(used ?? "", command, line);
   const gpus = gpusFromTres(tres ?? "") ?? gpusPerNode(perNode ?? "", nodeCount ?? "");
   const job = {
     id: jobId(id ?? "", command, line),
-    name: name ?? "",
+    name,
     state: s,
     ...rawState(st ?? ""),
     reason: reason(why ?? ""),
@@ -73432,37 +73783,42 @@ function squeueJob(parts, line) {
     elapsed,
     ...allocation(gpus, elapsed),
     nodes: nodes(nodeList ?? ""),
+    user: text2(user),
+    comment: text2(comment),
     stdoutPath: null,
     source: "squeue"
   };
-  job.stdoutPath = stdout === "" || stdout === "N/A" ? null : expandOutputPattern(stdout ?? "", job);
+  job.stdoutPath = text2(stdout) === null ? null : expandOutputPattern(stdout ?? "", job);
   return job;
 }
-function parseSacct(output) {
+function accountedReason(why, allocated) {
+  return allocated !== null && (why === "JobHeldUser" || why === "JobHeldAdmin") ? null : why;
+}
+function sacctJob(fixed, free, name, line) {
   const command = "sacct";
-  return fieldLines(output, command, SACCT_FIELDS.length).map(({ parts, line }) => {
-    const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, name] = parts;
-    const s = state(st ?? "", command, line);
-    const elapsed = duration2(used ?? "", command, line);
-    return {
-      id: jobId(id ?? "", command, line),
-      name: name ?? "",
-      state: s,
-      ...rawState(st ?? ""),
-      reason: reason(why ?? ""),
-      ...live2(s, decodeExitPair(exit ?? "", command, line)),
-      restarts: null,
-      submitTime: time(submit ?? "", command, line),
-      startTime: time(start ?? "", command, line),
-      endTime: time(end ?? "", command, line),
-      timeLimit: duration2(limit ?? "", command, line),
-      elapsed,
-      ...allocation(gpusFromTres(tres ?? ""), elapsed),
-      nodes: nodes(nodeList ?? ""),
-      stdoutPath: null,
-      source: "sacct"
-    };
-  });
+  const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, user] = fixed;
+  const s = state(st ?? "", command, line);
+  const elapsed = elapsedOf(used ?? "", command, line);
+  return {
+    id: jobId(id ?? "", command, line),
+    name,
+    state: s,
+    ...rawState(st ?? ""),
+    reason: accountedReason(reason(why ?? ""), nodes(nodeList ?? "")),
+    ...live2(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
+    restarts: null,
+    submitTime: time(submit ?? "", command, line),
+    startTime: time(start ?? "", command, line),
+    endTime: time(end ?? "", command, line),
+    timeLimit: duration2(limit ?? "", command, line),
+    elapsed,
+    ...allocation(gpusFromTres(tres ?? ""), elapsed),
+    nodes: nodes(nodeList ?? ""),
+    user: text2(user),
+    comment: text2(free[0]),
+    stdoutPath: null,
+    source: "sacct"
+  };
 }
 function scontrolFields(line) {
   const fields = /* @__PURE__ */ new Map();
@@ -73503,12 +73859,15 @@ function parseScontrolJobs(output) {
       startTime: time(need("StartTime"), command, line),
       endTime: time(need("EndTime"), command, line),
       timeLimit: duration2(need("TimeLimit"), command, line),
-      elapsed: duration2(need("RunTime"), command, line),
+      elapsed: elapsedOf(need("RunTime"), command, line),
       ...allocation(
         gpusFromTres(f.get("TRES") ?? "") ?? gpusPerNode(f.get("TresPerNode") ?? "", f.get("NumNodes") ?? ""),
-        duration2(need("RunTime"), command, line)
+        elapsedOf(need("RunTime"), command, line)
       ),
       nodes: nodes(need("NodeList")),
+      // UserId=alice(1000): the name before the uid.
+      user: text2(/^(.*)\([0-9]+\)$/.exec(need("UserId"))?.[1] ?? need("UserId")),
+      comment: text2(f.get("Comment")),
       stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
       source: "scontrol"
     });
@@ -73530,9 +73889,9 @@ function accountingEnabled(showConfig) {
     throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
   return m[1] !== "accounting_storage/none";
 }
-function slurmTimeToUnix(text2) {
-  if (!text2 || !TIME.test(text2)) return null;
-  const ms = Date.parse(`${text2}Z`);
+function slurmTimeToUnix(text3) {
+  if (!text3 || !TIME.test(text3)) return null;
+  const ms = Date.parse(`${text3}Z`);
   return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
 }
 
@@ -73578,8 +73937,8 @@ function monitorCommentParts(comments, candidate, botLogin) {
   const own = stickyParts(comments, { purpose: monitorPurpose(candidate), botLogin });
   if (own.length) return own;
   const legacy = stickyParts(comments, { purpose: LEGACY_MONITOR_PURPOSE, botLogin });
-  const text2 = stickyText(legacy);
-  const runName = text2 ? parseObservationBlock(text2)?.run_name : void 0;
+  const text3 = stickyText(legacy);
+  const runName = text3 ? parseObservationBlock(text3)?.run_name : void 0;
   return runName && isRunOfCandidate(runName, candidate) ? legacy : [];
 }
 async function findMonitorComment(octokit, target, candidate) {
@@ -73603,10 +73962,195 @@ async function writeMonitorComment(octokit, target, candidate, body, known) {
   return upsertStickyComment(octokit, { ...target, purpose: monitorPurpose(candidate), body }, existing);
 }
 
+// src/usecases/submit.ts
+import { dirname } from "node:path";
+var SubmitInterrupted = class extends Error {
+};
+function experimentPrefix(experimentId) {
+  return `topo-${experimentId}-`;
+}
+var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
+async function submitCandidate(deps, request2) {
+  const { jobName: jobName2, shellLine: shellLine2 } = request2.submission;
+  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
+  const prefix = experimentPrefix(request2.experimentId);
+  if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
+  const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
+  let jobs = await experimentJobs2(deps, request2);
+  const standing = request2.standsFor ? await liveRunStanding(deps, request2, jobs) : null;
+  if (standing) return { ...base, ...standing };
+  const found = representativeJob(jobs, jobName2);
+  if (found && (isLive2(found.state) || !request2.resubmitFinished)) {
+    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
+    return { ...base, status: "existing", jobId: kept.id, state: kept.state };
+  }
+  if (found) jobs = jobs.filter((j) => j.name !== jobName2);
+  const me = { jobName: jobName2 };
+  const plan = planQueue([...request2.ahead ?? [], me], jobs, maxParallel);
+  const waiting2 = plan.queued.find((q) => q.request === me);
+  if (request2.dryRun) {
+    return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
+  }
+  if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
+  interrupted(deps, "before sbatch: nothing was submitted");
+  return submitHeld(deps, request2, base, maxParallel);
+}
+function interrupted(deps, what) {
+  if (deps.signal?.aborted) throw new SubmitInterrupted(`interrupted ${what}`);
+}
+async function liveRunStanding(deps, request2, jobs) {
+  const base = request2.standsFor;
+  const live3 = jobs.filter((j) => isRunOfName(j.name, base, request2.experimentId) && isLive2(j.state)).sort(byJobId);
+  const kept = live3[0];
+  if (!kept) return null;
+  if (!request2.dryRun) {
+    for (const j of live3.slice(1)) if (HELD_REASONS.has(j.reason ?? "")) await retire(deps, j, j.name);
+    await settle(deps, jobs, kept.name, kept);
+  }
+  return { status: "existing", jobId: kept.id, state: kept.state, jobName: kept.name };
+}
+async function experimentJobs2(deps, request2) {
+  const listed = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
+  return ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
+}
+async function submitHeld(deps, request2, base, maxParallel) {
+  const { slurm } = deps;
+  const log = deps.log ?? (() => {
+  });
+  const { jobName: jobName2, argv } = request2.submission;
+  const output = argv.find((a) => a.startsWith("--output="));
+  if (output) await slurm.ensureDir(dirname(output.slice("--output=".length)));
+  const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
+  for (let attempt = 1; ; attempt++) {
+    let submittedId;
+    try {
+      submittedId = await slurm.submit(held, request2.submission.env);
+      log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
+    } catch (error2) {
+      if (!(error2 instanceof ConnectionLostError) && !deps.signal?.aborted) throw error2;
+      log(`sbatch of ${jobName2} did not answer (${error2.message}): looking it up by name`);
+    }
+    if (deps.signal?.aborted) return withdrawInterrupted(deps, request2, submittedId);
+    try {
+      const done = await keepOne(deps, request2, base, maxParallel, submittedId);
+      if (done === "not-found" && submittedId === void 0 && attempt < 3) continue;
+      if (done === "not-found")
+        throw new Error(
+          `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
+        );
+      return done;
+    } catch (error2) {
+      if (submittedId !== void 0) await withdrawHeld(deps, submittedId, error2);
+      throw error2;
+    }
+  }
+}
+async function withdrawInterrupted(deps, request2, submittedId) {
+  const { jobName: jobName2 } = request2.submission;
+  const error2 = new SubmitInterrupted(`interrupted after sbatch of ${jobName2}`);
+  const ids = submittedId !== void 0 ? [submittedId] : (await experimentJobs2(deps, request2)).filter((j) => j.name === jobName2 && isLive2(j.state)).map((j) => j.id);
+  if (!ids.length) error2.message += ": Slurm lists no job of that name (nothing was submitted)";
+  for (const id of ids) await withdrawHeld(deps, id, error2);
+  throw error2;
+}
+async function keepOne(deps, request2, base, maxParallel, submittedId) {
+  const { jobName: jobName2 } = request2.submission;
+  const after = await experimentJobs2(deps, request2);
+  const mine = after.filter((j) => j.name === jobName2 && isLive2(j.state)).sort(byJobId);
+  const keeper = mine[0];
+  if (!keeper) return "not-found";
+  const ours = submittedId === void 0 || keeper.id === submittedId;
+  const live3 = ours ? liveOverLimit(after, keeper, maxParallel) : null;
+  if (live3 !== null) {
+    for (const j of mine) await retire(deps, j, jobName2);
+    deps.log?.(`${jobName2}: ${live3} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
+    return { ...base, status: "queued", position: 1, live: live3 - 1, maxParallel };
+  }
+  const kept = await settle(deps, after, jobName2, keeper);
+  return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
+}
+async function withdrawHeld(deps, jobId2, error2) {
+  let outcome;
+  try {
+    await deps.slurm.cancel(jobId2);
+    outcome = `the held job ${jobId2} this submit made was cancelled (it never ran)${error2 instanceof SubmitInterrupted ? "" : "; submit again"}`;
+  } catch (cancelError) {
+    outcome = `cancelling the held job ${jobId2} this submit made failed too (${cancelError.message}): it is left held; cancel it with \`scancel ${jobId2}\``;
+  }
+  deps.log?.(outcome);
+  if (error2 instanceof Error) error2.message = `${error2.message}; ${outcome}`;
+}
+function liveOverLimit(after, keeper, maxParallel) {
+  const liveByName = /* @__PURE__ */ new Map();
+  for (const j of after.filter((x) => isLive2(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
+    if (!liveByName.has(j.name)) liveByName.set(j.name, j);
+  const youngest2 = [...liveByName.values()].sort(byJobId).at(-1);
+  const yields = liveByName.size > maxParallel && youngest2?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
+  return yields ? liveByName.size : null;
+}
+async function settle(deps, jobs, jobName2, keeper) {
+  const live3 = jobs.filter((j) => j.name === jobName2 && isLive2(j.state)).sort(byJobId);
+  const kept = keeper ?? live3[0] ?? representativeJob(jobs, jobName2);
+  if (!kept) throw new Error(`no job named ${jobName2}`);
+  for (const j of live3) if (j.id !== kept.id) await retire(deps, j, jobName2);
+  if (isLive2(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
+    await deps.slurm.release(kept.id);
+    deps.log?.(`released job ${kept.id} (${jobName2})`);
+  }
+  return kept;
+}
+async function retire(deps, job, jobName2) {
+  try {
+    await deps.slurm.rename(job.id, retiredName(jobName2));
+  } catch (error2) {
+    deps.log?.(`could not rename duplicate job ${job.id}: ${error2.message}`);
+  }
+  await deps.slurm.cancel(job.id);
+  deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
+}
+var ABANDONED_HOLD_SECONDS = 120;
+async function releaseAbandonedHolds(deps, experimentId, jobs, nowTs) {
+  const own = new Set(ownJobs(jobs, experimentId).map((j) => j.id));
+  const out = [];
+  for (const job of jobs) {
+    const submitted = slurmTimeToUnix(job.submitTime);
+    const abandoned = own.has(job.id) && isLive2(job.state) && HELD_REASONS.has(job.reason ?? "") && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
+    if (!abandoned) {
+      out.push(job);
+      continue;
+    }
+    await deps.slurm.release(job.id);
+    deps.log?.(`released job ${job.id} (${job.name}): held since its submit did not finish`);
+    out.push({ ...job, reason: null });
+  }
+  return out;
+}
+function isRunOfName(name, jobName2, experimentId) {
+  if (name === jobName2) return true;
+  const wanted = parseRunName(jobName2, experimentId);
+  const found = parseRunName(name, experimentId);
+  return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
+}
+
 // src/monitor/adapters.ts
-function slurmMonitorPort(slurm, knownExperimentIds = []) {
+function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
   return {
-    jobs: (experimentId) => experimentJobs(slurm, experimentId, knownExperimentIds),
+    async jobs(experimentId) {
+      let listed = await slurm.jobs(experimentPrefix(experimentId));
+      const release = effects?.releaseAbandonedHolds;
+      if (release)
+        listed = await releaseAbandonedHolds(
+          { slurm, ...release.log ? { log: release.log } : {} },
+          experimentId,
+          listed,
+          release.now()
+        );
+      return experimentJobs(
+        { jobs: async () => listed, tail: (j, n) => slurm.tail(j, n) },
+        experimentId,
+        knownExperimentIds
+      );
+    },
     cancel: (jobId2) => slurm.cancel(jobId2)
   };
 }
@@ -73644,6 +74188,7 @@ import { readFileSync as readFileSync2 } from "node:fs";
 // src/slurm/environment.ts
 var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
 var SLURM_TIME_ZONE = "UTC";
+var SLURM_TIME_FORMAT = "standard";
 var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
 var VALUE = /^[\x20-\x7e]{0,4096}$/;
 function plainCommandEnvironment(from, extra = {}) {
@@ -73653,6 +74198,7 @@ function plainCommandEnvironment(from, extra = {}) {
     if (value !== void 0 && value !== "") env[key] = value;
   }
   env.TZ = SLURM_TIME_ZONE;
+  env.SLURM_TIME_FORMAT = SLURM_TIME_FORMAT;
   for (const [key, value] of Object.entries(extra)) {
     if (value === void 0) continue;
     if (!SUBMIT_VARIABLE_SET.has(key))
@@ -73691,6 +74237,7 @@ var JOB_ID3 = /^[0-9]+(_[0-9]+)?$/;
 var NAME_PREFIX = /^[A-Za-z0-9_.-]{1,200}$/;
 var JOB_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
 var PATH2 = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
+var USER = /^[A-Za-z0-9_.@\\$-][A-Za-z0-9_.@\\ $-]{0,127}$/;
 function checked(value, pattern, what) {
   if (!pattern.test(value))
     throw new UnsafeArgumentError(`${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
@@ -73712,16 +74259,41 @@ function createSlurmClient(transport, options = {}) {
     }
     return result;
   }
-  async function accountingJobs() {
+  const log = options.log ?? ((m) => process.stderr.write(`${m}
+`));
+  let me;
+  function user() {
+    me ??= run(["id", "-un"], true).then((r) => checked(r.stdout.trim(), USER, "login user name"));
+    me.catch(() => me = void 0);
+    return me;
+  }
+  async function accountingJobs(account) {
     const hours = options.sacctHours ?? 72;
     const argv = ["sacct", "--parsable2", "--noheader", "--allocations", `--starttime=now-${hours}hours`];
-    return parseSacct((await run([...argv, `--format=${SACCT_FORMAT}`], true)).stdout);
+    return parseSacct((await run([...argv, `--user=${account}`, `--format=${SACCT_FORMAT}`], true)).stdout);
   }
   function historySource() {
     history ??= run(["scontrol", "show", "config"], true).then(
       (r) => accountingEnabled(r.stdout) ? "sacct" : "squeue"
     );
     return history;
+  }
+  async function listing(namePrefix) {
+    checked(namePrefix, NAME_PREFIX, "job name prefix");
+    const [source, account] = await Promise.all([historySource(), user()]);
+    const ended = source === "sacct" ? await accountingJobs(account) : { jobs: [], skipped: [] };
+    const r = await run(["squeue", "--me", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
+    const live3 = parseSqueue(r.stdout);
+    const skipped = [...ended.skipped, ...live3.skipped];
+    for (const s of skipped) log(`skipped a ${s.command} line (${s.problem}): ${JSON.stringify(s.line)}`);
+    const jobs = mergeJobListings(live3.jobs, ended.jobs).filter(
+      (j) => j.name.startsWith(namePrefix) && (j.user === null || j.user === account)
+    );
+    return {
+      jobs,
+      accounting: source === "sacct" ? "on" : "off",
+      skipped: skipped.filter((s) => s.name === null || s.name.startsWith(namePrefix))
+    };
   }
   return {
     transport,
@@ -73740,11 +74312,9 @@ function createSlurmClient(transport, options = {}) {
       const result = await run(exported, false, 6e4, env);
       return parseSbatchParsable(result.stdout);
     },
+    listing,
     async jobs(namePrefix) {
-      checked(namePrefix, NAME_PREFIX, "job name prefix");
-      const ended = await historySource() === "sacct" ? await accountingJobs() : [];
-      const r = await run(["squeue", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
-      return mergeJobListings(parseSqueue(r.stdout), ended).filter((j) => j.name.startsWith(namePrefix));
+      return (await listing(namePrefix)).jobs;
     },
     async cancel(jobId2) {
       await run(["scancel", checked(jobId2, JOB_ID3, "job id")], true);
@@ -74674,6 +75244,107 @@ var NodeSSH = class {
   }
 };
 
+// src/slurm/ssh-shell.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { StringDecoder } from "node:string_decoder";
+var ShellGone = class extends Error {
+};
+var ShellTimeout = class extends Error {
+};
+function markedLine(line, mark) {
+  return `${line} </dev/null; __topo_rc=$?; printf '\\n%s %d\\n' '${mark}' "$__topo_rc"; printf '\\n%s\\n' '${mark}' >&2
+`;
+}
+function readMarked(out, err, mark) {
+  const o = out.indexOf(`
+${mark} `);
+  const e = err.indexOf(`
+${mark}
+`);
+  if (o < 0 || e < 0) return null;
+  const end = out.indexOf("\n", o + mark.length + 2);
+  if (end < 0) return null;
+  const code2 = Number(out.slice(o + mark.length + 2, end));
+  return {
+    stdout: out.slice(0, o),
+    stderr: err.slice(0, e),
+    code: Number.isInteger(code2) ? code2 : 255
+  };
+}
+async function startRemoteShell(channel, readyTimeoutMs) {
+  const token = randomBytes2(12).toString("hex");
+  const decoders = {
+    out: new StringDecoder("utf8"),
+    err: new StringDecoder("utf8")
+  };
+  let out = "";
+  let err = "";
+  let alive = true;
+  let pending;
+  channel.on("data", (chunk) => {
+    out += decoders.out.write(chunk);
+    pending?.(false);
+  });
+  channel.stderr.on("data", (chunk) => {
+    err += decoders.err.write(chunk);
+    pending?.(false);
+  });
+  channel.on("close", () => {
+    alive = false;
+    pending?.(true);
+  });
+  const close = () => {
+    alive = false;
+    channel.close();
+  };
+  function exchange(text3, timeoutMs, done) {
+    out = "";
+    err = "";
+    return new Promise((resolve4, reject) => {
+      const timer = setTimeout(() => {
+        pending = void 0;
+        close();
+        reject(new ShellTimeout(`no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      pending = (gone) => {
+        const result = done();
+        if (result === null && !gone) return;
+        pending = void 0;
+        clearTimeout(timer);
+        if (result === null) reject(new ShellGone("the shell closed"));
+        else resolve4(result);
+      };
+      if (!alive) pending(true);
+      else channel.write(text3);
+    });
+  }
+  const ready = `${token}:ready`;
+  await exchange(
+    `printf '%s\\n' '${ready}'
+`,
+    readyTimeoutMs,
+    () => out.includes(`${ready}
+`) ? true : null
+  );
+  let seq = 0;
+  let queue = Promise.resolve();
+  return {
+    get alive() {
+      return alive;
+    },
+    close,
+    run(line, timeoutMs) {
+      const mark = `${token}:${++seq}`;
+      const next = queue.then(
+        () => exchange(markedLine(line, mark), timeoutMs, () => readMarked(out, err, mark))
+      );
+      queue = next.catch(() => {
+      });
+      return next;
+    }
+  };
+}
+
 // src/slurm/ssh-transport.ts
 var HOST_KEY_ALGORITHMS = {
   "ssh-ed25519": ["ssh-ed25519"],
@@ -74685,12 +75356,12 @@ var HOST_KEY_ALGORITHMS = {
 function fingerprint(blob) {
   return `SHA256:${createHash3("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
 }
-function parseKnownHostKey(text2) {
+function parseKnownHostKey(text3) {
   const m = /^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256|ecdsa-sha2-nistp384|ecdsa-sha2-nistp521) ([A-Za-z0-9+/=]+)$/.exec(
-    text2.trim()
+    text3.trim()
   );
   if (!m?.[1] || !m[2]) {
-    throw new SlurmError(`known_host_key ${JSON.stringify(text2)} is not "<type> <base64>" as in known_hosts`);
+    throw new SlurmError(`known_host_key ${JSON.stringify(text3)} is not "<type> <base64>" as in known_hosts`);
   }
   return { type: m[1], blob: Buffer.from(m[2], "base64") };
 }
@@ -74717,6 +75388,34 @@ function createSshTransport(options) {
   });
   let ssh;
   let connecting;
+  let shell;
+  let persistent = options.persistentShell !== false;
+  function shellOf(client) {
+    if (shell?.client === client) {
+      const current = shell;
+      return current.shell.then((s) => {
+        if (s === null || s.alive) return s;
+        if (shell === current) shell = void 0;
+        return shellOf(client);
+      });
+    }
+    const started = openShell(client).catch(() => {
+      if (client.isConnected()) persistent = false;
+      return null;
+    });
+    shell = { client, shell: started };
+    return started;
+  }
+  function openShell(client) {
+    return new Promise((resolve4, reject) => {
+      const connection = client.connection;
+      if (!connection) return reject(new Error("not connected"));
+      connection.exec(
+        "exec /bin/sh",
+        (error2, channel) => error2 ? reject(error2) : resolve4(channel)
+      );
+    }).then((channel) => startRemoteShell(channel, options.commandTimeoutMs ?? 3e4));
+  }
   async function connectOnce() {
     let seen;
     const client = new NodeSSH();
@@ -74787,6 +75486,8 @@ function createSshTransport(options) {
     assertSafeArgv(argv);
     const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k, v]) => `${k}=${v}`);
     const line = remoteCommandLine(["env", ...envPrefix, ...perCommand, ...argv]);
+    const remote = persistent ? await shellOf(client) : null;
+    if (remote) return runInShell(remote, client, argv, line, timeout);
     let channel;
     let timer;
     const timedOut = new Promise((_, reject) => {
@@ -74816,7 +75517,11 @@ function createSshTransport(options) {
           `connection to ${where} was lost while running \`${argv.join(" ")}\`${result.signal ? ` (signal ${result.signal})` : ""}`
         );
       }
-      return { stdout: result.stdout, stderr: result.stderr, code: result.code };
+      return {
+        stdout: result.stdout,
+        stderr: result.stderr,
+        code: result.code
+      };
     } catch (error2) {
       if (error2 instanceof SlurmError) throw error2;
       if (ssh === client) ssh = void 0;
@@ -74826,6 +75531,19 @@ function createSshTransport(options) {
       );
     } finally {
       clearTimeout(timer);
+    }
+  }
+  async function runInShell(remote, client, argv, line, timeout) {
+    try {
+      return await remote.run(line, timeout);
+    } catch (error2) {
+      if (error2 instanceof ShellTimeout)
+        throw new CommandTimeoutError(
+          `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where} (stopped)`
+        );
+      if (!(error2 instanceof ShellGone)) throw error2;
+      if (!client.isConnected() && ssh === client) ssh = void 0;
+      throw new ConnectionLostError(`connection to ${where} was lost while running \`${argv.join(" ")}\``);
     }
   }
   return {
@@ -74843,6 +75561,9 @@ function createSshTransport(options) {
       }
     },
     async close() {
+      const open2 = shell;
+      shell = void 0;
+      await open2?.shell.then((s) => s?.close());
       ssh?.dispose();
       ssh = void 0;
     }
@@ -74851,8 +75572,8 @@ function createSshTransport(options) {
 
 // src/slurm/for-cluster.ts
 function sshPrivateKey(env) {
-  const text2 = env.TOPO_SSH_KEY;
-  if (text2 && text2.trim() !== "") return text2.endsWith("\n") ? text2 : `${text2}
+  const text3 = env.TOPO_SSH_KEY;
+  if (text3 && text3.trim() !== "") return text3.endsWith("\n") ? text3 : `${text3}
 `;
   const file = env.TOPO_SSH_KEY_FILE;
   if (file && file.trim() !== "") {
@@ -74979,7 +75700,7 @@ function createPrometheusClient(options) {
     const ctrl = new AbortController();
     const timer = setTimeout(() => ctrl.abort(), timeoutMs);
     let res;
-    let text2;
+    let text3;
     try {
       res = await doFetch(`${baseUrl2}${path}`, {
         method: "POST",
@@ -74987,7 +75708,7 @@ function createPrometheusClient(options) {
         body: params.toString(),
         signal: ctrl.signal
       });
-      text2 = await res.text();
+      text3 = await res.text();
     } catch (e) {
       const timedOut = ctrl.signal.aborted;
       throw new PrometheusError(
@@ -74999,23 +75720,23 @@ function createPrometheusClient(options) {
       clearTimeout(timer);
     }
     if (!res.ok) {
-      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text2)}`, {
+      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text3)}`, {
         query,
         status: res.status,
-        body: text2,
+        body: text3,
         retryable: res.status === 429 || res.status >= 500
       });
     }
     let json;
     try {
-      json = JSON.parse(text2);
+      json = JSON.parse(text3);
     } catch {
       throw new PrometheusError(
-        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text2)}`,
+        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text3)}`,
         {
           query,
           status: res.status,
-          body: text2,
+          body: text3,
           retryable: false
         }
       );
@@ -75024,11 +75745,11 @@ function createPrometheusClient(options) {
       return parseQueryResponse(json);
     } catch (e) {
       throw new PrometheusError(
-        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text2)}`,
+        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text3)}`,
         {
           query,
           status: res.status,
-          body: text2,
+          body: text3,
           retryable: false
         }
       );
@@ -75081,13 +75802,13 @@ import { isAbsolute, join as join2, posix as posix2, resolve as resolve2 } from 
 
 // src/topology/shipped.ts
 import { existsSync as existsSync3 } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname as dirname2, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
+function shippedRoot(from = dirname2(fileURLToPath(import.meta.url))) {
   let dir = resolve(from);
   for (; ; ) {
     if (existsSync3(join(dir, "package.json")) && existsSync3(join(dir, "topologies", "presets"))) return dir;
-    const up = dirname(dir);
+    const up = dirname2(dir);
     if (up === dir) return void 0;
     dir = up;
   }
@@ -75182,11 +75903,354 @@ function presetNotFound(name, options = {}, repositoryNames = []) {
   return `no preset \`${name}\` in ${looked.join(", ")}${known.length ? ` (there: ${known.join(", ")})` : ""}`;
 }
 
+// src/github/permissions.ts
+var WRITE_ROLES = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
+function decideCommandAllowed(facts) {
+  const { commenter, command, repository, pull } = facts;
+  if (pull.headRepoFullName === null || pull.headRepoFullName.toLowerCase() !== pull.baseRepoFullName.toLowerCase()) {
+    return {
+      allowed: false,
+      reason: `Sorry @${commenter}, \`/topo ${command}\` is not available on pull requests from forks: experiments run on a self-hosted runner next to the cluster, and it only acts for branches pushed to ${repository} itself. A maintainer can push this branch to the repository and open the pull request from there.`
+    };
+  }
+  const role = facts.roleName && WRITE_ROLES.has(facts.roleName) ? facts.roleName : facts.permission;
+  if (!WRITE_ROLES.has(role)) {
+    return {
+      allowed: false,
+      reason: `Sorry @${commenter}, \`/topo ${command}\` needs write access to ${repository} (you have ${facts.roleName || facts.permission || "none"}), because it spends GPU hours on the cluster. Ask a maintainer to run it for you.`
+    };
+  }
+  return { allowed: true, permission: role };
+}
+async function checkCommandAllowed(octokit, input) {
+  let permission = "none";
+  let roleName;
+  try {
+    const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
+      owner: input.owner,
+      repo: input.repo,
+      username: input.username
+    });
+    permission = data.permission;
+    roleName = data.role_name;
+  } catch (e) {
+    if (e.status !== 404) throw e;
+  }
+  return decideCommandAllowed({
+    commenter: input.username,
+    command: input.command,
+    repository: `${input.owner}/${input.repo}`,
+    permission,
+    roleName,
+    pull: input.pull
+  });
+}
+function pullOrigin(pull) {
+  return {
+    headRepoFullName: pull.head.repo?.full_name ?? null,
+    baseRepoFullName: pull.base.repo.full_name,
+    state: pull.state
+  };
+}
+
+// src/usecases/autopilot-github.ts
+function botTrailer(experimentId, candidate) {
+  return `Topo-Autopilot: ${experimentId}/${candidate}`;
+}
+var status = (e) => e.status;
+async function commitBotProposal(octokit, target, p) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
+  const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${base}` })).data.object.sha;
+  const baseTree = (await octokit.rest.git.getCommit({ ...repo, commit_sha: baseSha })).data.tree.sha;
+  const tree = await octokit.rest.git.createTree({
+    ...repo,
+    base_tree: baseTree,
+    tree: [{ path: p.path, mode: "100644", type: "blob", content: p.text }]
+  });
+  const commit = await octokit.rest.git.createCommit({
+    ...repo,
+    message: `${p.title}
+
+${p.body}
+
+${botTrailer(p.experimentId, p.candidate)}`,
+    tree: tree.data.sha,
+    parents: [baseSha]
+  });
+  return commit.data.sha;
+}
+function pullTextOf(message2, trailer) {
+  const text3 = message2.trimEnd();
+  const cut = text3.endsWith(trailer) ? text3.slice(0, -trailer.length) : text3;
+  const at = cut.indexOf("\n\n");
+  return at < 0 ? { title: cut.trim(), body: "" } : { title: cut.slice(0, at).trim(), body: cut.slice(at + 2).trim() };
+}
+async function openBotPull(octokit, target, p) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const branch = botBranch(p.experimentId, p.candidate);
+  try {
+    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: p.sha });
+  } catch (error2) {
+    if (status(error2) !== 422) throw error2;
+    const pulls = await pullsOfBranch(octokit, target, branch);
+    const open2 = pulls.find((x) => x.state === "open");
+    if (open2) return { pr: open2.number, created: false };
+    if (pulls.length > 0) return null;
+  }
+  const message2 = (await octokit.rest.git.getCommit({ ...repo, commit_sha: p.sha })).data.message;
+  const text3 = pullTextOf(message2, botTrailer(p.experimentId, p.candidate));
+  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
+  try {
+    const pull = await octokit.rest.pulls.create({ ...repo, head: branch, base, ...text3 });
+    return { pr: pull.data.number, created: true };
+  } catch (error2) {
+    if (status(error2) !== 422) throw error2;
+    const open2 = (await pullsOfBranch(octokit, target, branch)).find((x) => x.state === "open");
+    if (!open2) throw error2;
+    return { pr: open2.number, created: false };
+  }
+}
+async function pullsOfBranch(octokit, target, branch) {
+  const { data } = await octokit.rest.pulls.list({
+    owner: target.owner,
+    repo: target.repo,
+    state: "all",
+    head: `${target.owner}:${branch}`,
+    per_page: 100
+  });
+  return data;
+}
+async function listBotPulls(octokit, target, experimentId, heads = {}) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const prefix = `topo/autopilot/${experimentId}/`;
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "all", per_page: 100 });
+  const out = [];
+  for (const pull of pulls) {
+    const marker = readBotMarker(pull.body, experimentId);
+    if (!marker || pull.user?.login !== target.botLogin || pull.head.ref !== `${prefix}${marker.candidate}`)
+      continue;
+    if (pull.head.repo?.full_name !== pull.base.repo.full_name) continue;
+    const mine = heads[marker.candidate];
+    const takenOver = mine ? mine !== pull.head.sha : pull.state === "open" && !(await octokit.rest.git.getCommit({ ...repo, commit_sha: pull.head.sha })).data.message.includes(
+      botTrailer(experimentId, marker.candidate)
+    );
+    out.push({
+      pr: pull.number,
+      candidate: marker.candidate,
+      round: marker.round,
+      state: pull.merged_at ? "merged" : pull.state === "open" ? "open" : "closed",
+      headSha: pull.head.sha,
+      takenOver,
+      labels: pull.labels.map((l) => typeof l === "string" ? l : l.name ?? "")
+    });
+  }
+  return out;
+}
+async function changedFiles(octokit, target, pr) {
+  const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+    owner: target.owner,
+    repo: target.repo,
+    pull_number: pr,
+    per_page: 100
+  });
+  return files.map((f) => f.filename);
+}
+async function closeWithComment(octokit, target, pr, comment) {
+  const repo = { owner: target.owner, repo: target.repo };
+  await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body: comment });
+  await octokit.rest.pulls.update({ ...repo, pull_number: pr, state: "closed" });
+}
+async function findDashboard(octokit, target, marker) {
+  const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
+    owner: target.owner,
+    repo: target.repo,
+    state: "all",
+    creator: target.botLogin,
+    per_page: 100
+  });
+  const found = issues.filter((i) => !i.pull_request && i.user?.login === target.botLogin && (i.body ?? "").startsWith(marker)).sort((a, b) => a.number - b.number)[0];
+  return found ? { number: found.number, state: found.state === "open" ? "open" : "closed", body: found.body ?? "" } : null;
+}
+async function writeDashboard2(octokit, target, input) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const found = input.found === void 0 ? await findDashboard(octokit, target, input.marker) : input.found;
+  if (!found) {
+    const made = await octokit.rest.issues.create({ ...repo, title: input.title, body: input.body });
+    const oldest = await findDashboard(octokit, target, input.marker);
+    if (oldest && oldest.number !== made.data.number) {
+      await octokit.rest.issues.update({
+        ...repo,
+        issue_number: made.data.number,
+        state: "closed",
+        body: `${input.marker.replace("topo:autopilot-dashboard", "topo:autopilot-duplicate")}
+A duplicate of #${oldest.number}, the dashboard.`
+      });
+      return writeDashboard2(octokit, target, { ...input, found: oldest });
+    }
+    if (input.close)
+      await octokit.rest.issues.update({ ...repo, issue_number: made.data.number, state: "closed" });
+    return made.data.number;
+  }
+  const state2 = input.close ? "closed" : "open";
+  if (found.body !== input.body || found.state !== state2)
+    await octokit.rest.issues.update({
+      ...repo,
+      issue_number: found.number,
+      body: input.body,
+      ...found.state !== state2 ? { state: state2 } : {}
+    });
+  return found.number;
+}
+async function dashboardControls(octokit, target, issue2, since = 0, cache2 = /* @__PURE__ */ new Map()) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    ...repo,
+    issue_number: issue2,
+    per_page: 100
+  });
+  const out = [];
+  for (const c of comments) {
+    const login = c.user?.login;
+    const body = c.body ?? "";
+    if (!login || c.id <= since || login === target.botLogin || !body.trimStart().startsWith("/topo"))
+      continue;
+    out.push({ id: c.id, login, body, allowed: await mayCommand(octokit, target, login, cache2) });
+  }
+  return out;
+}
+function mayCommand(octokit, target, login, cache2) {
+  let known = cache2.get(login);
+  if (!known) {
+    const full = `${target.owner}/${target.repo}`;
+    known = checkCommandAllowed(octokit, {
+      owner: target.owner,
+      repo: target.repo,
+      username: login,
+      command: "pause",
+      pull: { headRepoFullName: full, baseRepoFullName: full, state: "open" }
+    }).then((d) => d.allowed);
+    cache2.set(login, known);
+  }
+  return known;
+}
+function pilotStateBranch(experimentId) {
+  return `topo/autopilot-state/${experimentId}`;
+}
+var STATE_FILE = "autopilot-state.json";
+var STATE_HEAD = "topo autopilot state";
+async function readPilotState(octokit, target, experimentId) {
+  const repo = { owner: target.owner, repo: target.repo };
+  let sha;
+  try {
+    sha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${pilotStateBranch(experimentId)}` })).data.object.sha;
+  } catch (error2) {
+    if (status(error2) === 404) return { state: EMPTY_PILOT_STATE, sha: null };
+    throw error2;
+  }
+  const message2 = (await octokit.rest.git.getCommit({ ...repo, commit_sha: sha })).data.message;
+  const at = message2.indexOf("\n\n");
+  if (!message2.startsWith(STATE_HEAD) || at < 0)
+    throw new PilotStateError(
+      `the autopilot state branch ${pilotStateBranch(experimentId)} does not hold the bot's state at ${sha.slice(0, 7)}`
+    );
+  return { state: parsePilotState(message2.slice(at + 2)), sha };
+}
+async function updatePilotState(octokit, target, experimentId, change, attempts = 8) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const ref = `heads/${pilotStateBranch(experimentId)}`;
+  for (let attempt = 1; ; attempt++) {
+    const read2 = await readPilotState(octokit, target, experimentId);
+    const next = change(read2.state);
+    const text3 = renderPilotState(next);
+    if (read2.sha && text3 === renderPilotState(read2.state)) return next;
+    const tree = await octokit.rest.git.createTree({
+      ...repo,
+      tree: [{ path: STATE_FILE, mode: "100644", type: "blob", content: `${text3}
+` }]
+    });
+    const commit = await octokit.rest.git.createCommit({
+      ...repo,
+      message: `${STATE_HEAD} of ${experimentId}
+
+${text3}`,
+      tree: tree.data.sha,
+      parents: read2.sha ? [read2.sha] : []
+    });
+    try {
+      if (read2.sha) await octokit.rest.git.updateRef({ ...repo, ref, sha: commit.data.sha, force: false });
+      else await octokit.rest.git.createRef({ ...repo, ref: `refs/${ref}`, sha: commit.data.sha });
+      return next;
+    } catch (error2) {
+      if (status(error2) !== 422 || attempt >= attempts) throw error2;
+    }
+  }
+}
+async function approvedBy(octokit, target, pull, cache2 = /* @__PURE__ */ new Map()) {
+  const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, {
+    owner: target.owner,
+    repo: target.repo,
+    pull_number: pull.pr,
+    per_page: 100
+  });
+  const latest = /* @__PURE__ */ new Map();
+  for (const r of reviews) {
+    const login = r.user?.login;
+    if (!login || login === target.botLogin || r.state === "COMMENTED" || r.state === "PENDING") continue;
+    latest.set(login, { state: r.state, commit: r.commit_id ?? null });
+  }
+  for (const [login, r] of latest)
+    if (r.state === "APPROVED" && r.commit === pull.headSha && await mayCommand(octokit, target, login, cache2))
+      return login;
+  return void 0;
+}
+async function checkConclusions(octokit, target, sha) {
+  const runs = await octokit.paginate(octokit.rest.checks.listForRef, {
+    owner: target.owner,
+    repo: target.repo,
+    ref: sha,
+    per_page: 100
+  });
+  const out = {};
+  for (const r of [...runs].sort((a, b) => a.id - b.id))
+    out[r.name] = r.status === "completed" ? r.conclusion ?? null : null;
+  return out;
+}
+async function othersCandidates(octokit, target, experimentId, topologiesDir = "topologies") {
+  const repo = { owner: target.owner, repo: target.repo };
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "open", per_page: 100 });
+  const out = [];
+  for (const pull of pulls) {
+    if (pull.head.ref.startsWith(`topo/autopilot/${experimentId}/`) && pull.user?.login === target.botLogin)
+      continue;
+    const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+      ...repo,
+      pull_number: pull.number,
+      per_page: 100
+    });
+    out.push(
+      ...candidatesIn(
+        pull.number,
+        files.map((f) => f.filename),
+        experimentId,
+        topologiesDir
+      )
+    );
+  }
+  return out;
+}
+function candidatesIn(pr, paths, experimentId, topologiesDir = "topologies") {
+  const dir = `${topologiesDir}/${experimentId}/`;
+  return paths.filter(
+    (p) => p.startsWith(dir) && /^[^/]+\.ya?ml$/.test(p.slice(dir.length)) && !/\/experiment\.ya?ml$/.test(p)
+  ).map((p) => ({ pr, candidate: p.slice(dir.length).replace(/\.ya?ml$/, "") }));
+}
+
 // src/usecases/prepare.ts
 import { posix as posix4 } from "node:path";
 
 // src/github/contents.ts
-var status = (e) => e.status;
+var status2 = (e) => e.status;
 function githubFileSource(octokit, at) {
   const cache2 = /* @__PURE__ */ new Map();
   const get = (path) => {
@@ -75195,7 +76259,7 @@ function githubFileSource(octokit, at) {
     let pending = cache2.get(clean3);
     if (!pending) {
       pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean3, ref: at.ref }).then((r) => r.data).catch((e) => {
-        if (status(e) === 404) return void 0;
+        if (status2(e) === 404) return void 0;
         throw e;
       });
       cache2.set(clean3, pending);
@@ -75221,7 +76285,7 @@ function githubFileSource(octokit, at) {
 
 // src/usecases/validate.ts
 import { lstatSync, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
-import { basename, dirname as dirname2, isAbsolute as isAbsolute2, join as join3, posix as posix3, relative, resolve as resolve3, sep as sep2 } from "node:path";
+import { basename, dirname as dirname3, isAbsolute as isAbsolute2, join as join3, posix as posix3, relative, resolve as resolve3, sep as sep2 } from "node:path";
 
 // src/topology/memory.ts
 function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
@@ -75585,15 +76649,15 @@ var RULES = {
   "duplicate-topology": "error"
 };
 function gpuMemoryFinding(row, parts, input) {
-  const measured = input.memoryModelFitted === true;
-  const allowed = !measured && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
+  const measured2 = input.memoryModelFitted === true;
+  const allowed = !measured2 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
   const over = row.fraction > GPU_MEMORY_LIMITS.capacity;
   const limit = over ? GPU_MEMORY_LIMITS.capacity : row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
   const why = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
-  const estimate = measured ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
-  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured ? "error" : "warning";
+  const estimate = measured2 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
+  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured2 ? "error" : "warning";
   return [
-    `${measured ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
+    `${measured2 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
     severity
   ];
 }
@@ -75747,7 +76811,7 @@ function assertNotLinked(root, path) {
   const file = resolve3(root, path);
   const rel = relative(resolve3(root), file);
   const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
-  let at = inside ? resolve3(root) : dirname2(file);
+  let at = inside ? resolve3(root) : dirname3(file);
   for (const part of inside ? rel.split(sep2) : [basename(file)]) {
     at = join3(at, part);
     let link = false;
@@ -75811,7 +76875,7 @@ function validationRun(options) {
   const loadClusters = (file) => {
     let p = clustersCache.get(file);
     if (!p) {
-      p = config.read(file).then((text2) => text2 === void 0 ? void 0 : checkClusters(text2, file));
+      p = config.read(file).then((text3) => text3 === void 0 ? void 0 : checkClusters(text3, file));
       clustersCache.set(file, p);
     }
     return p;
@@ -75855,10 +76919,10 @@ async function validateOne(path, kind, run) {
     return validateCandidate(path, ctx, run.options, run.fresh);
   }
   if (kind === "experiment") return { issues: experimentIssues(await run.context(posix3.dirname(path))) };
-  const text2 = await run.options.files.read(path);
-  if (text2 === void 0) return { issues: [missing(path)] };
-  if (kind === "preset") return { issues: checkPreset(text2, path).issues };
-  const checked2 = checkClusters(text2, path);
+  const text3 = await run.options.files.read(path);
+  if (text3 === void 0) return { issues: [missing(path)] };
+  if (kind === "preset") return { issues: checkPreset(text3, path).issues };
+  const checked2 = checkClusters(text3, path);
   return { issues: checked2.value ? clustersRuleIssues(checked2.loaded, checked2.value) : checked2.issues };
 }
 function missing(path) {
@@ -75900,15 +76964,15 @@ async function buildContext(dir, options, config, loadClusters) {
   return ctx;
 }
 async function readExperiment(ctx, files) {
-  const text2 = await files.read(ctx.experimentFile);
-  if (text2 === void 0) {
+  const text3 = await files.read(ctx.experimentFile);
+  if (text3 === void 0) {
     ctx.blockers.push({
       rule: "experiment-missing",
       message: `no experiment.yaml in ${ctx.dir}/: a candidate belongs to an experiment folder with an experiment.yaml (create one with \`topo init --command "<run command>"\`)`
     });
     return;
   }
-  ctx.experiment = checkExperiment(text2, ctx.experimentFile);
+  ctx.experiment = checkExperiment(text3, ctx.experimentFile);
   if (!ctx.experiment.value) {
     ctx.blockers.push({
       rule: "experiment-invalid",
@@ -75992,15 +77056,15 @@ async function readSiblings(ctx, files) {
   for (const name of (await files.list(ctx.dir) ?? []).sort()) {
     const file = posix3.join(ctx.dir, name);
     if (!isYamlFile(name) || fileKind(file) !== "candidate") continue;
-    const text2 = await files.read(file);
-    if (text2 === void 0) continue;
-    const sibling = siblingOf(file, text2, ctx.base);
+    const text3 = await files.read(file);
+    if (text3 === void 0) continue;
+    const sibling = siblingOf(file, text3, ctx.base);
     ctx.candidates.set(sibling.stem, sibling);
     if (sibling.hash) ctx.byHash.set(sibling.hash, [...ctx.byHash.get(sibling.hash) ?? [], sibling]);
   }
 }
-function siblingOf(file, text2, base) {
-  const checked2 = checkCandidate(text2, file);
+function siblingOf(file, text3, base) {
+  const checked2 = checkCandidate(text3, file);
   const sibling = { file, stem: stemOf(file), checked: checked2 };
   if (checked2.value && base) {
     sibling.expanded = expandCandidate(base, checked2.value.topology);
@@ -76101,8 +77165,8 @@ async function validateCandidate(path, ctx, options, fresh) {
 async function ownCandidate(path, ctx, files) {
   const sibling = ctx.candidates.get(stemOf(path));
   if (sibling && sibling.file === path) return sibling;
-  const text2 = await files.read(path);
-  return text2 === void 0 ? void 0 : siblingOf(path, text2, ctx.base);
+  const text3 = await files.read(path);
+  return text3 === void 0 ? void 0 : siblingOf(path, text3, ctx.base);
 }
 function earlierDuplicates(ctx, own, hash, fresh) {
   const ownNew = fresh.has(own.file);
@@ -76195,15 +77259,15 @@ function safeJobName(experimentId, name, expanded) {
 }
 async function renderCandidateFile(path, options) {
   const { files } = await validateFiles([path], options);
-  const report = files[0];
-  if (report.kind !== "candidate" || report.errors.length || !report.candidate) return { report };
-  const c = report.candidate;
+  const report2 = files[0];
+  if (report2.kind !== "candidate" || report2.errors.length || !report2.candidate) return { report: report2 };
+  const c = report2.candidate;
   const submission = renderSubmission(
     c.experimentConfig,
     { name: c.name, expanded: c.expanded, base: c.base },
     c.clusterConfig
   );
-  return { report, submission };
+  return { report: report2, submission };
 }
 function topologyFilesOf(changedPaths, topologiesDir = "topologies") {
   const prefix = `${posix3.normalize(topologiesDir).replace(/\/+$/, "")}/`;
@@ -76220,18 +77284,18 @@ async function validatePullRequest(input, options, reporter) {
     return { files: [], errorCount: 0, warningCount: 0 };
   }
   reporter.info(`validating ${paths.length} file(s): ${paths.join(", ")}`);
-  const report = await validateFiles(paths, { ...options, newFiles: paths });
-  for (const file of report.files)
+  const report2 = await validateFiles(paths, { ...options, newFiles: paths });
+  for (const file of report2.files)
     for (const issue2 of [...file.errors, ...file.warnings]) reporter.annotate(issue2);
-  await reporter.summary(validationSummary(report));
-  return report;
+  await reporter.summary(validationSummary(report2));
+  return report2;
 }
 var fmt3 = (v) => v === void 0 ? "\u2014" : `\`${JSON.stringify(v)}\``;
-function validationSummary(report) {
+function validationSummary(report2) {
   const lines = ["## Topology validation", ""];
-  const verdict = report.errorCount ? `\u274C ${report.errorCount} error(s), ${report.warningCount} warning(s) in ${report.files.length} file(s)` : `\u2705 ${report.files.length} file(s) valid${report.warningCount ? `, ${report.warningCount} warning(s)` : ""}`;
+  const verdict = report2.errorCount ? `\u274C ${report2.errorCount} error(s), ${report2.warningCount} warning(s) in ${report2.files.length} file(s)` : `\u2705 ${report2.files.length} file(s) valid${report2.warningCount ? `, ${report2.warningCount} warning(s)` : ""}`;
   lines.push(verdict, "");
-  for (const file of report.files) {
+  for (const file of report2.files) {
     const c = file.candidate;
     const state2 = file.errors.length ? "\u274C" : file.warnings.length ? "\u26A0\uFE0F" : "\u2705";
     lines.push(`### ${state2} \`${file.path}\`${c ? ` \u2014 candidate \`${c.name}\`` : ` (${file.kind})`}`, "");
@@ -76414,14 +77478,14 @@ function parseSubmissionsBlock(body) {
 function submitPurpose(candidate) {
   return `submit-${candidate}`;
 }
-async function writeSubmitComment(octokit, target, candidate, text2, submission) {
+async function writeSubmitComment(octokit, target, candidate, text3, submission) {
   const sticky = { ...target, purpose: submitPurpose(candidate) };
   const parts = await findStickyComments(octokit, sticky);
   const kept = parseSubmissionsBlock(stickyText(parts) ?? "").submissions;
   const list = submission ? withSubmission(kept, submission) : kept;
-  const body = list.length ? `${text2}
+  const body = list.length ? `${text3}
 
-${renderSubmissionsBlock(list)}` : text2;
+${renderSubmissionsBlock(list)}` : text3;
   await upsertStickyComment(octokit, { ...sticky, body }, parts);
 }
 
@@ -76482,397 +77546,64 @@ async function refuseOrphanedRequest(octokit, repo, source, pull, request2, log,
   await refuseRequest(octokit, repo, request2, errors, (/* @__PURE__ */ new Date()).toISOString(), options);
 }
 
-// src/usecases/submit.ts
-import { dirname as dirname3 } from "node:path";
-function experimentPrefix(experimentId) {
-  return `topo-${experimentId}-`;
-}
-var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
-async function submitCandidate(deps, request2) {
-  const { jobName: jobName2, shellLine: shellLine2 } = request2.submission;
-  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
-  const prefix = experimentPrefix(request2.experimentId);
-  if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
-  const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
-  let jobs = await experimentJobs2(deps, request2);
-  const found = representativeJob(jobs, jobName2);
-  if (found && (isLive2(found.state) || !request2.resubmitFinished)) {
-    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
-    return { ...base, status: "existing", jobId: kept.id, state: kept.state };
-  }
-  if (found) jobs = jobs.filter((j) => j.name !== jobName2);
-  const me = { jobName: jobName2 };
-  const plan = planQueue([...request2.ahead ?? [], me], jobs, maxParallel);
-  const waiting2 = plan.queued.find((q) => q.request === me);
-  if (request2.dryRun) {
-    return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
-  }
-  if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
-  return submitHeld(deps, request2, base, maxParallel);
-}
-async function experimentJobs2(deps, request2) {
-  const listed = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
-  return ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
-}
-async function submitHeld(deps, request2, base, maxParallel) {
-  const { slurm } = deps;
-  const log = deps.log ?? (() => {
-  });
-  const { jobName: jobName2, argv } = request2.submission;
-  const output = argv.find((a) => a.startsWith("--output="));
-  if (output) await slurm.ensureDir(dirname3(output.slice("--output=".length)));
-  const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
-  for (let attempt = 1; ; attempt++) {
-    let submittedId;
-    try {
-      submittedId = await slurm.submit(held, request2.submission.env);
-      log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
-    } catch (error2) {
-      if (!(error2 instanceof ConnectionLostError)) throw error2;
-      log(`connection lost during sbatch of ${jobName2}: looking it up by name`);
-    }
-    try {
-      const done = await keepOne(deps, request2, base, maxParallel, submittedId);
-      if (done === "not-found" && submittedId === void 0 && attempt < 3) continue;
-      if (done === "not-found")
-        throw new Error(
-          `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
-        );
-      return done;
-    } catch (error2) {
-      if (submittedId !== void 0) await withdrawHeld(deps, submittedId, error2);
-      throw error2;
-    }
-  }
-}
-async function keepOne(deps, request2, base, maxParallel, submittedId) {
-  const { jobName: jobName2 } = request2.submission;
-  const after = await experimentJobs2(deps, request2);
-  const mine = after.filter((j) => j.name === jobName2 && isLive2(j.state)).sort(byJobId);
-  const keeper = mine[0];
-  if (!keeper) return "not-found";
-  const ours = submittedId === void 0 || keeper.id === submittedId;
-  const live3 = ours ? liveOverLimit(after, keeper, maxParallel) : null;
-  if (live3 !== null) {
-    for (const j of mine) await retire(deps, j, jobName2);
-    deps.log?.(`${jobName2}: ${live3} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
-    return { ...base, status: "queued", position: 1, live: live3 - 1, maxParallel };
-  }
-  const kept = await settle(deps, after, jobName2, keeper);
-  return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
-}
-async function withdrawHeld(deps, jobId2, error2) {
-  let outcome;
-  try {
-    await deps.slurm.cancel(jobId2);
-    outcome = `the held job ${jobId2} this submit made was cancelled (it never ran); submit again`;
-  } catch (cancelError) {
-    outcome = `cancelling the held job ${jobId2} this submit made failed too (${cancelError.message}): it is left held; cancel it with \`scancel ${jobId2}\``;
-  }
-  deps.log?.(outcome);
-  if (error2 instanceof Error) error2.message = `${error2.message}; ${outcome}`;
-}
-function liveOverLimit(after, keeper, maxParallel) {
-  const liveByName = /* @__PURE__ */ new Map();
-  for (const j of after.filter((x) => isLive2(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
-    if (!liveByName.has(j.name)) liveByName.set(j.name, j);
-  const youngest2 = [...liveByName.values()].sort(byJobId).at(-1);
-  const yields = liveByName.size > maxParallel && youngest2?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
-  return yields ? liveByName.size : null;
-}
-async function settle(deps, jobs, jobName2, keeper) {
-  const live3 = jobs.filter((j) => j.name === jobName2 && isLive2(j.state)).sort(byJobId);
-  const kept = keeper ?? live3[0] ?? representativeJob(jobs, jobName2);
-  if (!kept) throw new Error(`no job named ${jobName2}`);
-  for (const j of live3) if (j.id !== kept.id) await retire(deps, j, jobName2);
-  if (isLive2(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
-    await deps.slurm.release(kept.id);
-    deps.log?.(`released job ${kept.id} (${jobName2})`);
-  }
-  return kept;
-}
-async function retire(deps, job, jobName2) {
-  try {
-    await deps.slurm.rename(job.id, retiredName(jobName2));
-  } catch (error2) {
-    deps.log?.(`could not rename duplicate job ${job.id}: ${error2.message}`);
-  }
-  await deps.slurm.cancel(job.id);
-  deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
-}
-
 // actions/monitor/autopilot.ts
-var import_yaml4 = __toESM(require_dist2(), 1);
+var import_yaml5 = __toESM(require_dist2(), 1);
+import { existsSync as existsSync4 } from "node:fs";
+import { join as join5 } from "node:path";
 
-// src/github/permissions.ts
-var WRITE_ROLES = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
-function decideCommandAllowed(facts) {
-  const { commenter, command, repository, pull } = facts;
-  if (pull.headRepoFullName === null || pull.headRepoFullName.toLowerCase() !== pull.baseRepoFullName.toLowerCase()) {
-    return {
-      allowed: false,
-      reason: `Sorry @${commenter}, \`/topo ${command}\` is not available on pull requests from forks: experiments run on a self-hosted runner next to the cluster, and it only acts for branches pushed to ${repository} itself. A maintainer can push this branch to the repository and open the pull request from there.`
-    };
-  }
-  const role = facts.roleName && WRITE_ROLES.has(facts.roleName) ? facts.roleName : facts.permission;
-  if (!WRITE_ROLES.has(role)) {
-    return {
-      allowed: false,
-      reason: `Sorry @${commenter}, \`/topo ${command}\` needs write access to ${repository} (you have ${facts.roleName || facts.permission || "none"}), because it spends GPU hours on the cluster. Ask a maintainer to run it for you.`
-    };
-  }
-  return { allowed: true, permission: role };
-}
-async function checkCommandAllowed(octokit, input) {
-  let permission = "none";
-  let roleName;
-  try {
-    const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
-      owner: input.owner,
-      repo: input.repo,
-      username: input.username
-    });
-    permission = data.permission;
-    roleName = data.role_name;
-  } catch (e) {
-    if (e.status !== 404) throw e;
-  }
-  return decideCommandAllowed({
-    commenter: input.username,
-    command: input.command,
-    repository: `${input.owner}/${input.repo}`,
-    permission,
-    roleName,
-    pull: input.pull
-  });
-}
-function pullOrigin(pull) {
-  return {
-    headRepoFullName: pull.head.repo?.full_name ?? null,
-    baseRepoFullName: pull.base.repo.full_name,
-    state: pull.state
-  };
-}
+// src/topology/init.ts
+var import_yaml3 = __toESM(require_dist2(), 1);
 
-// src/usecases/autopilot-github.ts
-function botTrailer(experimentId, candidate) {
-  return `Topo-Autopilot: ${experimentId}/${candidate}`;
-}
-var status2 = (e) => e.status;
-async function openBotPull(octokit, target, p) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const branch = botBranch(p.experimentId, p.candidate);
-  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
-  const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${base}` })).data.object.sha;
-  const baseTree = (await octokit.rest.git.getCommit({ ...repo, commit_sha: baseSha })).data.tree.sha;
-  const tree = await octokit.rest.git.createTree({
-    ...repo,
-    base_tree: baseTree,
-    tree: [{ path: p.path, mode: "100644", type: "blob", content: p.text }]
-  });
-  const commit = await octokit.rest.git.createCommit({
-    ...repo,
-    message: `${p.title}
+// src/topology/run-command.ts
+var VALUED = {
+  account: "A",
+  partition: "p",
+  time: "t",
+  nodes: "N",
+  "gpus-per-node": void 0,
+  gres: void 0,
+  "job-name": "J",
+  output: "o",
+  error: "e",
+  ntasks: "n",
+  "ntasks-per-node": void 0,
+  "cpus-per-task": "c",
+  "cpus-per-gpu": void 0,
+  mem: void 0,
+  "mem-per-gpu": void 0,
+  "mem-per-cpu": void 0,
+  qos: "q",
+  reservation: void 0,
+  constraint: "C",
+  signal: void 0,
+  chdir: "D",
+  dependency: "d",
+  array: "a",
+  "mail-type": void 0,
+  "mail-user": void 0,
+  comment: void 0,
+  export: void 0,
+  exclude: "x",
+  nodelist: "w",
+  gpus: "G",
+  begin: "b",
+  "time-min": void 0,
+  wckey: void 0
+};
+var SHORT = Object.fromEntries(
+  Object.entries(VALUED).filter(([, s]) => s).map(([l, s]) => [s, l])
+);
 
-${botTrailer(p.experimentId, p.candidate)}`,
-    tree: tree.data.sha,
-    parents: [baseSha]
-  });
-  try {
-    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commit.data.sha });
-  } catch (error2) {
-    if (status2(error2) !== 422) throw error2;
-    const pulls = await pullsOfBranch(octokit, target, branch);
-    const open2 = pulls.find((x) => x.state === "open");
-    if (open2) return { pr: open2.number, created: false };
-    if (pulls.length > 0) return null;
-  }
-  try {
-    const pull = await octokit.rest.pulls.create({
-      ...repo,
-      head: branch,
-      base,
-      title: p.title,
-      body: p.body
-    });
-    return { pr: pull.data.number, created: true };
-  } catch (error2) {
-    if (status2(error2) !== 422) throw error2;
-    const open2 = (await pullsOfBranch(octokit, target, branch)).find((x) => x.state === "open");
-    if (!open2) throw error2;
-    return { pr: open2.number, created: false };
-  }
-}
-async function pullsOfBranch(octokit, target, branch) {
-  const { data } = await octokit.rest.pulls.list({
-    owner: target.owner,
-    repo: target.repo,
-    state: "all",
-    head: `${target.owner}:${branch}`,
-    per_page: 100
-  });
-  return data;
-}
-async function listBotPulls(octokit, target, experimentId) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const prefix = `topo/autopilot/${experimentId}/`;
-  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "all", per_page: 100 });
-  const out = [];
-  for (const pull of pulls) {
-    const marker = readBotMarker(pull.body, experimentId);
-    if (!marker || pull.user?.login !== target.botLogin || pull.head.ref !== `${prefix}${marker.candidate}`)
-      continue;
-    if (pull.head.repo?.full_name !== pull.base.repo.full_name) continue;
-    const head = await octokit.rest.git.getCommit({ ...repo, commit_sha: pull.head.sha });
-    out.push({
-      pr: pull.number,
-      candidate: marker.candidate,
-      round: marker.round,
-      state: pull.merged_at ? "merged" : pull.state === "open" ? "open" : "closed",
-      headSha: pull.head.sha,
-      takenOver: !head.data.message.includes(botTrailer(experimentId, marker.candidate))
-    });
-  }
-  return out;
-}
-async function changedFiles2(octokit, target, pr) {
-  const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
-    owner: target.owner,
-    repo: target.repo,
-    pull_number: pr,
-    per_page: 100
-  });
-  return files.map((f) => f.filename);
-}
-async function closeWithComment(octokit, target, pr, comment) {
-  const repo = { owner: target.owner, repo: target.repo };
-  await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body: comment });
-  await octokit.rest.pulls.update({ ...repo, pull_number: pr, state: "closed" });
-}
-async function findDashboard(octokit, target, marker) {
-  const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
-    owner: target.owner,
-    repo: target.repo,
-    state: "all",
-    creator: target.botLogin,
-    per_page: 100
-  });
-  const found = issues.filter((i) => !i.pull_request && i.user?.login === target.botLogin && (i.body ?? "").startsWith(marker)).sort((a, b) => a.number - b.number)[0];
-  return found ? { number: found.number, state: found.state === "open" ? "open" : "closed", body: found.body ?? "" } : null;
-}
-async function writeDashboard(octokit, target, input) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const found = input.found === void 0 ? await findDashboard(octokit, target, input.marker) : input.found;
-  if (!found) {
-    const made = await octokit.rest.issues.create({ ...repo, title: input.title, body: input.body });
-    const oldest = await findDashboard(octokit, target, input.marker);
-    if (oldest && oldest.number !== made.data.number) {
-      await octokit.rest.issues.update({
-        ...repo,
-        issue_number: made.data.number,
-        state: "closed",
-        body: `${input.marker.replace("topo:autopilot-dashboard", "topo:autopilot-duplicate")}
-A duplicate of #${oldest.number}, the dashboard.`
-      });
-      return writeDashboard(octokit, target, { ...input, found: oldest });
+// src/topology/init.ts
+function toYaml(value, header) {
+  const doc = new import_yaml3.Document(value);
+  (0, import_yaml3.visit)(doc, {
+    Seq(_, node) {
+      if ((0, import_yaml3.isSeq)(node)) node.flow = true;
     }
-    if (input.close)
-      await octokit.rest.issues.update({ ...repo, issue_number: made.data.number, state: "closed" });
-    return made.data.number;
-  }
-  const state2 = input.close ? "closed" : "open";
-  if (found.body !== input.body || found.state !== state2)
-    await octokit.rest.issues.update({
-      ...repo,
-      issue_number: found.number,
-      body: input.body,
-      ...found.state !== state2 ? { state: state2 } : {}
-    });
-  return found.number;
-}
-async function dashboardControls(octokit, target, issue2, since = 0, cache2 = /* @__PURE__ */ new Map()) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-    ...repo,
-    issue_number: issue2,
-    per_page: 100
   });
-  const out = [];
-  for (const c of comments) {
-    const login = c.user?.login;
-    const body = c.body ?? "";
-    if (!login || c.id <= since || login === target.botLogin || !body.trimStart().startsWith("/topo"))
-      continue;
-    out.push({ id: c.id, login, body, allowed: await mayCommand(octokit, target, login, cache2) });
-  }
-  return out;
-}
-function mayCommand(octokit, target, login, cache2) {
-  let known = cache2.get(login);
-  if (!known) {
-    const full = `${target.owner}/${target.repo}`;
-    known = checkCommandAllowed(octokit, {
-      owner: target.owner,
-      repo: target.repo,
-      username: login,
-      command: "pause",
-      pull: { headRepoFullName: full, baseRepoFullName: full, state: "open" }
-    }).then((d) => d.allowed);
-    cache2.set(login, known);
-  }
-  return known;
-}
-function pilotStateBranch(experimentId) {
-  return `topo/autopilot-state/${experimentId}`;
-}
-var STATE_FILE = "autopilot-state.json";
-var STATE_HEAD = "topo autopilot state";
-async function readPilotState(octokit, target, experimentId) {
-  const repo = { owner: target.owner, repo: target.repo };
-  let sha;
-  try {
-    sha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${pilotStateBranch(experimentId)}` })).data.object.sha;
-  } catch (error2) {
-    if (status2(error2) === 404) return { state: EMPTY_PILOT_STATE, sha: null };
-    throw error2;
-  }
-  const message2 = (await octokit.rest.git.getCommit({ ...repo, commit_sha: sha })).data.message;
-  const at = message2.indexOf("\n\n");
-  if (!message2.startsWith(STATE_HEAD) || at < 0)
-    throw new PilotStateError(
-      `the autopilot state branch ${pilotStateBranch(experimentId)} does not hold the bot's state at ${sha.slice(0, 7)}`
-    );
-  return { state: parsePilotState(message2.slice(at + 2)), sha };
-}
-async function updatePilotState(octokit, target, experimentId, change, attempts = 8) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const ref = `heads/${pilotStateBranch(experimentId)}`;
-  for (let attempt = 1; ; attempt++) {
-    const read2 = await readPilotState(octokit, target, experimentId);
-    const next = change(read2.state);
-    const text2 = renderPilotState(next);
-    if (read2.sha && text2 === renderPilotState(read2.state)) return next;
-    const tree = await octokit.rest.git.createTree({
-      ...repo,
-      tree: [{ path: STATE_FILE, mode: "100644", type: "blob", content: `${text2}
-` }]
-    });
-    const commit = await octokit.rest.git.createCommit({
-      ...repo,
-      message: `${STATE_HEAD} of ${experimentId}
-
-${text2}`,
-      tree: tree.data.sha,
-      parents: read2.sha ? [read2.sha] : []
-    });
-    try {
-      if (read2.sha) await octokit.rest.git.updateRef({ ...repo, ref, sha: commit.data.sha, force: false });
-      else await octokit.rest.git.createRef({ ...repo, ref: `refs/${ref}`, sha: commit.data.sha });
-      return next;
-    } catch (error2) {
-      if (status2(error2) !== 422 || attempt >= attempts) throw error2;
-    }
-  }
+  doc.commentBefore = header;
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
 
 // src/usecases/record.ts
@@ -76908,10 +77639,10 @@ var COMMANDS = {
 var MAX_ARGUMENT = 2e3;
 var CANDIDATE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 function parseCommand(body) {
-  const text2 = body.replace(/\r\n?/g, "\n").trim();
-  const m = /^\/topo(?=\s|$)/.exec(text2);
+  const text3 = body.replace(/\r\n?/g, "\n").trim();
+  const m = /^\/topo(?=\s|$)/.exec(text3);
   if (!m) return { kind: "none" };
-  const rest = text2.slice(m[0].length);
+  const rest = text3.slice(m[0].length);
   const firstLine2 = rest.split("\n", 1)[0];
   const word = firstLine2.trim().split(/\s+/, 1)[0] ?? "";
   if (!word) return { kind: "invalid", reason: "no command given after /topo" };
@@ -76997,9 +77728,9 @@ async function readFiles(octokit, target, paths, ref) {
 function isTransient(error2) {
   const code2 = status3(error2);
   if (code2 !== void 0 && !Number.isNaN(code2)) return code2 >= 500;
-  const text2 = `${error2 instanceof Error ? error2.message : String(error2)} ${String(error2?.cause ?? "")}`;
+  const text3 = `${error2 instanceof Error ? error2.message : String(error2)} ${String(error2?.cause ?? "")}`;
   return /other side closed|socket hang up|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|fetch failed|terminated/i.test(
-    text2
+    text3
   );
 }
 var UpdateFailed = class extends Error {
@@ -77020,7 +77751,7 @@ async function attemptOnce(octokit, options, attempt) {
   } catch (error2) {
     throw new UpdateFailed(error2);
   }
-  const changed = Object.entries(wanted ?? {}).filter(([path, text2]) => current.get(path) !== text2);
+  const changed = Object.entries(wanted ?? {}).filter(([path, text3]) => current.get(path) !== text3);
   if (changed.length === 0)
     return { done: true, result: { committed: false, sha: head, attempts: attempt, changed: [] } };
   const baseTree = (await octokit.rest.git.getCommit({ ...target, commit_sha: head })).data.tree.sha;
@@ -77139,8 +77870,8 @@ function verdictReason(run) {
   const parts = [];
   const projected = run.verdict?.projected_full_run;
   const stable = run.verdict?.value;
-  if (projected) parts.push(`projected full-run ${interval(projected, " s/rollout")}`);
-  else if (stable) parts.push(`stable ${interval(stable, " s/rollout")}`);
+  if (projected) parts.push(`projected full-run ${interval2(projected, " s/rollout")}`);
+  else if (stable) parts.push(`stable ${interval2(stable, " s/rollout")}`);
   else if (run.stable_metrics?.seconds_per_rollout_full_run != null)
     parts.push(`full-run ${seconds(run.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
   if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
@@ -77209,13 +77940,13 @@ function mergeRun(existing, outcome) {
   return run;
 }
 function againstMeasured(p, run, kind) {
-  const measured = kind === "failed" ? null : run.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run);
+  const measured2 = kind === "failed" ? null : run.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run);
   const r = (x) => Math.round(x * 1e4) / 1e4;
   return {
     ...clone3(p),
-    measured_seconds_per_rollout: measured,
-    error: measured === null ? null : r(measured / p.seconds_per_rollout - 1),
-    covered: measured === null ? null : p.low <= measured && measured <= p.high
+    measured_seconds_per_rollout: measured2,
+    error: measured2 === null ? null : r(measured2 / p.seconds_per_rollout - 1),
+    covered: measured2 === null ? null : p.low <= measured2 && measured2 <= p.high
   };
 }
 function updateBest(record, run) {
@@ -77420,7 +78151,7 @@ function observationSummary(run, runs = [run]) {
   if (figure) parts.push(figureText(figure));
   if (m?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m.seconds_per_rollout_5m)}`);
   if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
-  for (const text2 of [queueSummary(m), gpuSummary(m), bottleneckSummary(m)]) if (text2) parts.push(text2);
+  for (const text3 of [queueSummary(m), gpuSummary(m), bottleneckSummary(m)]) if (text3) parts.push(text3);
   const failure = run.failures?.at(-1);
   if (failure) parts.push(`failed: ${failure.kind}`);
   if (m?.telemetry_quality?.gaps?.length) parts.push(`telemetry gaps: ${m.telemetry_quality.gaps.length}`);
@@ -77571,7 +78302,7 @@ function queueTable(metrics) {
 function figureLine(f) {
   if (!f) return [];
   const how = f.against ? `, as its decision says against \`${f.against.name}\` (${seconds(f.against.value)} s)` : "";
-  return [`- Seconds per rollout: ${f.low < f.high ? interval(f) : `${seconds(f.value)} s`}${how}`];
+  return [`- Seconds per rollout: ${f.low < f.high ? interval2(f) : `${seconds(f.value)} s`}${how}`];
 }
 function metricsList(run, runs) {
   const m = run.stable_metrics;
@@ -77583,9 +78314,9 @@ function metricsList(run, runs) {
     );
     if (v.projected_full_run)
       lines.push(
-        `- The detector's projected full-run value (start-up included): ${interval(v.projected_full_run)}`
+        `- The detector's projected full-run value (start-up included): ${interval2(v.projected_full_run)}`
       );
-    if (v.value) lines.push(`- The detector's stable value: ${interval(v.value)}`);
+    if (v.value) lines.push(`- The detector's stable value: ${interval2(v.value)}`);
     if (v.cycle)
       lines.push(
         `- Cycle: period ${num2(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`
@@ -77798,8 +78529,8 @@ function recordFiles(record) {
 
 // src/record/learnings.ts
 var TOPICS = ["metrics", "queries", "topology_knobs", "run_workflow", "failure_mode", "other"];
-function learningFromText(text2, source, author) {
-  let rest = text2.replace(/\s+/g, " ").trim();
+function learningFromText(text3, source, author) {
+  let rest = text3.replace(/\s+/g, " ").trim();
   if (!rest) return null;
   let topic = "other";
   const prefix = /^([a-z_]+):\s*(.+)$/i.exec(rest);
@@ -77846,7 +78577,7 @@ function learningsSection(body) {
   return items.filter((i) => !/^(none|n\/a|-)$/i.test(i));
 }
 function learningsFromBody(body, author) {
-  return learningsSection(body).map((text2) => learningFromText(text2, "pull request body", author)).filter((l) => l !== null);
+  return learningsSection(body).map((text3) => learningFromText(text3, "pull request body", author)).filter((l) => l !== null);
 }
 
 // src/usecases/close.ts
@@ -77999,10 +78730,10 @@ function issuesText(issues) {
 }
 async function loadExperiment(deps, folder, ref) {
   const path = `${deps.topologiesDir ?? "topologies"}/${folder}/experiment.yaml`;
-  const text2 = await readText(deps, path, deps.defaultBranch) ?? await readText(deps, path, ref);
-  if (text2 === null)
+  const text3 = await readText(deps, path, deps.defaultBranch) ?? await readText(deps, path, ref);
+  if (text3 === null)
     throw new Error(`${path} does not exist on the pull request nor on ${deps.defaultBranch}`);
-  const checked2 = checkExperiment(text2, path);
+  const checked2 = checkExperiment(text3, path);
   if (!checked2.value) throw new Error(`${path} is not a valid experiment: ${issuesText(checked2.issues)}`);
   return checked2.value;
 }
@@ -78018,9 +78749,9 @@ async function loadBase(deps, experiment, ref) {
   return checked2?.value ? expandPreset(checked2.value, experiment) : void 0;
 }
 async function loadCandidate(deps, path, ref) {
-  const text2 = await readText(deps, path, ref);
-  if (text2 === null) return { problem: `${path} is missing at ${ref}` };
-  const checked2 = checkCandidate(text2, path);
+  const text3 = await readText(deps, path, ref);
+  if (text3 === null) return { problem: `${path} is missing at ${ref}` };
+  const checked2 = checkCandidate(text3, path);
   return checked2.value ? { candidate: checked2.value } : { problem: `${path} is not valid: ${issuesText(checked2.issues)}` };
 }
 async function readObservation(deps, pull, candidate) {
@@ -78136,8 +78867,8 @@ async function recordCandidate(deps, ran) {
     maxAttempts: deps.maxAttempts,
     backoffMs: deps.backoffMs,
     update: (current, attempt) => {
-      const text2 = current.get(paths.json);
-      const record = text2 == null ? createRecord(experiment, deps.clusterOf?.(experiment)) : parseRecord(text2, paths.json);
+      const text3 = current.get(paths.json);
+      const record = text3 == null ? createRecord(experiment, deps.clusterOf?.(experiment)) : parseRecord(text3, paths.json);
       elsewhere = recordedElsewhere(record, name, pull.number);
       if (elsewhere) return null;
       if (attempt > 1) log(`attempt ${attempt}: re-applied ${name} on the new head`);
@@ -78212,10 +78943,10 @@ async function withoutRun(deps, pull, c, experiment) {
   const never = `\`${c.candidate}\` never ran in this pull request (no \`/topo submit\`): the record is not changed for it`;
   if (!pull.merged) return { ...base, refused: false, why: never };
   const paths = recordPaths(experiment.experiment_id);
-  const text2 = await readText(deps, paths.json, deps.defaultBranch);
-  const entry = text2 === null ? void 0 : parseRecord(text2, paths.json).runs.find((r) => r.name === c.candidate);
+  const text3 = await readText(deps, paths.json, deps.defaultBranch);
+  const entry = text3 === null ? void 0 : parseRecord(text3, paths.json).runs.find((r) => r.name === c.candidate);
   if (entry?.status !== "accepted") return { ...base, refused: false, why: never };
-  const measured = entry.topology?.hash ? ` (topology \`${entry.topology.hash}\`)` : "";
+  const measured2 = entry.topology?.hash ? ` (topology \`${entry.topology.hash}\`)` : "";
   const described = await describeCandidate(deps, c, experiment, pull.merge_commit_sha ?? pull.head.sha);
   const same = described.hash !== null && described.hash === entry.topology?.hash;
   return {
@@ -78223,7 +78954,7 @@ async function withoutRun(deps, pull, c, experiment) {
     refused: true,
     why: [
       `this merge changed \`${c.file}\`, the file of \`${c.candidate}\`, accepted in ${fromPull(entry)}, without a run in this pull request.`,
-      `The record keeps \`${c.candidate}\` as ${fromPull(entry)} measured it${measured}; ${same ? "the topology the file describes is unchanged (only its other fields changed)" : `the default branch's file now describes ${described.hash ? `topology \`${described.hash}\`, which` : "a topology that"} was never measured`}.`,
+      `The record keeps \`${c.candidate}\` as ${fromPull(entry)} measured it${measured2}; ${same ? "the topology the file describes is unchanged (only its other fields changed)" : `the default branch's file now describes ${described.hash ? `topology \`${described.hash}\`, which` : "a topology that"} was never measured`}.`,
       "To measure a change, put it under a new name (a new file with `parent: " + c.candidate + "`) and `/topo submit` it; else revert the change."
     ].join(" ")
   };
@@ -78291,8 +79022,351 @@ async function recordClosedPullRequest(deps, pull) {
   return { recorded, notRecorded, closed: closedSummary };
 }
 
+// src/report/final-report.ts
+function gpuList(m) {
+  return Object.entries(m?.resource_usage?.gpu_by_index ?? {}).sort((a, b) => Number(a[0]) - Number(b[0]));
+}
+function resourceLine(m) {
+  const gpus = gpuList(m).map(([, g]) => g);
+  if (gpus.length === 0) return "no GPU telemetry";
+  const pick3 = (f) => gpus.map(f).filter((v) => typeof v === "number");
+  const util = pick3((g) => g.utilization_percent?.mean);
+  const pressure = pick3((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
+  const headroom = pick3((g) => g.memory_headroom_gb_min);
+  const parts = [];
+  if (util.length) parts.push(`GPU util ${num2(Math.min(...util), 0)}\u2013${num2(Math.max(...util), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure \u2264 ${num2(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
+  return parts.join(", ");
+}
+function relativeChange(value, base) {
+  if (value === null || base === null || base === 0) return "\u2014";
+  const pct5 = (value - base) / base * 100;
+  return `${pct5 > 0 ? "+" : ""}${num2(pct5, 1)}%`;
+}
+function measured(run, runs) {
+  const figure = figureOf(run, runs);
+  if (figure === null || run.status === "failed")
+    return run.failures?.length ? `failed (${run.failures.at(-1).kind})` : "no stable value";
+  const parts = [figureText(figure)];
+  const five = run.stable_metrics?.seconds_per_rollout_5m;
+  if (five != null) parts.push(`5m ${seconds(five)}`);
+  if (run.verdict && run.verdict.state !== "stable") parts.push(run.verdict.state);
+  return parts.join(", ");
+}
+function bottleneckLine(m) {
+  const b = m?.bottleneck;
+  if (!b) return "not determined";
+  const evidence = b.evidence.length ? `: ${b.evidence.join("; ")}` : "";
+  return `${b.service ?? b.kind} (${b.kind}, confidence ${b.confidence})${evidence}`;
+}
+function lineage(record, run) {
+  const chain = [];
+  const seen = /* @__PURE__ */ new Set();
+  let current = run;
+  while (current && !seen.has(current.name)) {
+    chain.unshift(current);
+    seen.add(current.name);
+    current = current.parent ? record.runs.find((r) => r.name === current.parent) : void 0;
+  }
+  return chain;
+}
+function gpuChart(run, title) {
+  const gpus = gpuList(run.stable_metrics).filter(([, g]) => g.utilization_percent?.mean != null);
+  if (gpus.length === 0) return void 0;
+  const chart = barChart(
+    gpus.map(([gpu, g]) => ({
+      label: `GPU ${gpu}`,
+      value: g.utilization_percent.mean,
+      line: g.memory_pressure_percent?.mean ?? g.memory_pressure_percent?.max ?? 0
+    })),
+    { title, yLabel: "percent" }
+  );
+  return `${chart}
+
+Bars: mean GPU utilisation %. Line: mean GPU memory pressure % (memory used \xF7 total).`;
+}
+function headroomAdvice(run) {
+  const out = [];
+  for (const [gpu, g] of gpuList(run.stable_metrics)) {
+    const util = g.utilization_percent?.mean;
+    const headroom = g.memory_headroom_gb_min;
+    const pressure = g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean;
+    const services = (g.topology_services ?? []).join(", ") || "no service";
+    if (pressure != null && pressure >= 90)
+      out.push(
+        `GPU ${gpu} (${services}) is at ${num2(pressure, 0)}% memory pressure: no room for more instances.`
+      );
+    else if (util != null && util < 60 && headroom != null)
+      out.push(
+        `GPU ${gpu} (${services}) averages ${num2(util, 0)}% utilisation with ${num2(headroom)} GB headroom: room for instances of the bottleneck service.`
+      );
+  }
+  return out;
+}
+function learningsByTopic(record) {
+  const map = /* @__PURE__ */ new Map();
+  for (const run of record.runs)
+    for (const learning of run.skill_reflections ?? []) {
+      const list = map.get(learning.topic) ?? [];
+      list.push({ run: run.name, learning });
+      map.set(learning.topic, list);
+    }
+  return map;
+}
+function derivedAdvice(record) {
+  const out = [];
+  const failures = /* @__PURE__ */ new Map();
+  for (const run of record.runs)
+    for (const f of run.failures ?? []) failures.set(f.kind, [...failures.get(f.kind) ?? [], run.name]);
+  for (const [kind, runs] of failures)
+    out.push(
+      `${runs.length} candidate(s) failed with ${kind} (${runs.map((r) => `\`${r}\``).join(", ")})${kind === "gpu-oom" ? ": check the memory estimate in validation before submitting" : ""}.`
+    );
+  const gaps2 = record.runs.filter(
+    (r) => (r.stable_metrics?.telemetry_quality?.gaps?.length ?? 0) + (r.stable_metrics?.telemetry_quality?.missing_metrics?.length ?? 0) > 0
+  );
+  if (gaps2.length)
+    out.push(
+      `Telemetry was incomplete for ${gaps2.map((r) => `\`${r.name}\``).join(", ")}: ${[
+        ...new Set(
+          gaps2.flatMap((r) => [
+            ...r.stable_metrics?.telemetry_quality?.missing_metrics ?? [],
+            ...r.stable_metrics?.telemetry_quality?.gaps ?? []
+          ])
+        )
+      ].join("; ")}.`
+    );
+  const unstable = record.runs.filter(
+    (r) => r.verdict && r.verdict.state !== "stable" && r.status !== "failed"
+  );
+  if (unstable.length)
+    out.push(
+      `Decided before a stable verdict: ${unstable.map((r) => `\`${r.name}\` (${r.verdict.state})`).join(", ")} \u2014 the seed asks to compare only stabilised full-run values.`
+    );
+  return out;
+}
+function bestClaim(best) {
+  const claim = decidedAgainst(best);
+  return claim?.better ? `; ${claim.text}` : "";
+}
+function figureValue(run, runs) {
+  return run ? figureOf(run, runs)?.value ?? null : null;
+}
+function resultLine(record) {
+  const base = baselineRun(record);
+  const best = bestRun(record);
+  const counts = ["accepted", "rejected", "failed", "stopped", "running", "pending"].map((s) => [s, record.runs.filter((r) => r.status === s).length]).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
+  const bestValue = figureValue(best, record.runs);
+  const baseValue = figureValue(base, record.runs);
+  if (!best || !base || bestValue === null || baseValue === null || best.name === base.name)
+    return `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(", ") || "none"}.`;
+  return `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s as decided (${relativeChange(bestValue, baseValue)}; ${num2(baseValue / bestValue, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`;
+}
+function baselineSection(record) {
+  const base = baselineRun(record);
+  const out = ["", "## 1. Baseline", ""];
+  if (!base) return [...out, "No baseline was recorded."];
+  const m = base.stable_metrics;
+  const f = figureOf(base, record.runs);
+  const projected = base.verdict?.projected_full_run;
+  out.push(
+    `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ""}.`,
+    "",
+    `- Seconds per rollout (what the candidates were decided against): ${f && f.low < f.high ? interval2(f) : `${seconds(f?.value)} s`}${projected ? ` (the detector's projection of the full run to its end, start-up included: ${interval2(projected)})` : ""}`,
+    `- Full-run value read at the end: ${seconds(m?.seconds_per_rollout_full_run)} s; 5-minute value: ${seconds(m?.seconds_per_rollout_5m)} s`,
+    `- Resources: ${resourceLine(m)}`,
+    `- Bottleneck: ${bottleneckLine(m)}`
+  );
+  const table = gpuTable(m);
+  if (table) out.push("", table);
+  const chart = gpuChart(
+    base,
+    `${base.name === "baseline" ? "Baseline" : `Baseline ${base.name}`}: GPU utilisation and memory pressure`
+  );
+  if (chart) out.push("", chart);
+  return out;
+}
+function candidatesSection(record) {
+  const base = baselineRun(record);
+  const baseValue = figureValue(base, record.runs);
+  const out = ["", "## 2. Tried topologies", ""];
+  const chart = secondsPerRolloutChart(
+    record,
+    "Seconds per rollout by candidate, as decided (lower is better)"
+  );
+  if (chart) out.push(chart, "");
+  out.push(
+    "| Step | Candidate | Change | Reasoning | Expected effect | Measured | vs baseline | Resources | Decision |",
+    "|---:|---|---|---|---|---|---:|---|---|"
+  );
+  record.runs.forEach((run, i) => {
+    const row = [
+      String(i + 1),
+      `\`${run.name}\``,
+      cell(describeChange(run.change, !run.parent)),
+      cell(run.hypothesis),
+      cell(run.expected_effect),
+      cell(measured(run, record.runs)),
+      run === base ? "baseline" : relativeChange(figureValue(run, record.runs), baseValue),
+      cell(resourceLine(run.stable_metrics)),
+      cell(`${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ""}`)
+    ];
+    out.push(`| ${row.join(" | ")} |`);
+  });
+  if (record.runs.length === 0) out.push("| \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 |");
+  out.push(...predictionLines(record));
+  return out;
+}
+function bestSection(record) {
+  const best = bestRun(record);
+  const out = ["", "## 3. Best topology", ""];
+  if (!best) return [...out, "No candidate was accepted."];
+  const chain = lineage(record, best);
+  out.push(
+    `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(figureValue(best, record.runs))} s per rollout.`,
+    "",
+    `- Why it won: ${cell(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
+  );
+  const decided2 = decisionText(best.monitor_decision);
+  const compared = comparisonText(best.comparison);
+  if (decided2) out.push(`- Decision: ${decided2}`);
+  else if (compared) out.push(`- Statistical comparison: ${compared}`);
+  if (chain.length > 1) {
+    out.push("- Changes from the baseline, step by step:");
+    for (const step of chain.slice(1))
+      out.push(`  - \`${step.name}\`: ${cell(describeChange(step.change, false))}`);
+  }
+  out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
+  out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
+  const advice = headroomAdvice(best);
+  if (advice.length) out.push("- Headroom for further tuning:", ...advice.map((a) => `  - ${a}`));
+  const leaves = best.topology?.block ? topologyLeaves(best.topology.block) : [];
+  if (leaves.length)
+    out.push(
+      "",
+      `As Hydra overrides over \`${best.topology.base}\`:`,
+      "",
+      "```sh",
+      leaves.map((l) => `${l.key}=${hydraValue2(l.value)}`).join(" \\\n"),
+      "```"
+    );
+  const table = gpuTable(best.stable_metrics);
+  if (table) out.push("", table);
+  const gchart = gpuChart(best, `Best ${best.name}: GPU utilisation and memory pressure`);
+  if (gchart) out.push("", gchart);
+  return out;
+}
+function adviceSection(record) {
+  const out = ["", "## 4. Advice for improving the workflow", ""];
+  const byTopic = learningsByTopic(record);
+  const derived = derivedAdvice(record);
+  if (byTopic.size === 0 && derived.length === 0)
+    out.push("No learnings were recorded (`/topo learn <text>` on a pull request adds one).");
+  for (const [topic, list] of [...byTopic.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
+    out.push(`**${topic.replace(/_/g, " ")}**`, "");
+    for (const { run, learning } of list)
+      out.push(
+        `- ${cell(learning.learning)} (from \`${run}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell(learning.suggested_skill_update)}` : ""}`
+      );
+    out.push("");
+  }
+  if (derived.length) out.push("**From the record**", "", ...derived.map((d) => `- ${d}`));
+  return out;
+}
+function renderFinalReport(record, options = {}) {
+  const paths = recordPaths(record.experiment_id);
+  const link = options.recordUrl ?? paths.markdown.replace(/^experiments\//, "");
+  const out = [
+    `# Final report: \`${record.experiment_id}\``,
+    "",
+    `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options.generatedAt ? ` Generated ${options.generatedAt}.` : ""}`,
+    "",
+    resultLine(record),
+    ...baselineSection(record),
+    ...candidatesSection(record),
+    ...bestSection(record),
+    ...adviceSection(record),
+    "",
+    "## 5. Experiment record",
+    "",
+    `The full record: [${paths.markdown}](${link}) (machine-readable memory: \`${paths.json}\`).`
+  ];
+  return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
+`;
+}
+function predictionLines(record) {
+  const rows = record.runs.filter(
+    (r) => r.prediction && r.prediction.measured_seconds_per_rollout != null && r.prediction.error != null
+  );
+  if (rows.length === 0) return [];
+  const errors = rows.map((r) => Math.abs(r.prediction.error)).sort((a, b) => a - b);
+  const mid = Math.floor(errors.length / 2);
+  const median2 = errors.length % 2 ? errors[mid] : (errors[mid - 1] + errors[mid]) / 2;
+  const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
+  const covered = rows.filter((r) => r.prediction.covered).length;
+  const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
+  const pct5 = (x) => `${num2(100 * x, 1)}%`;
+  return [
+    "",
+    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct5(median2)} median, ${pct5(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
+    "",
+    "| Candidate | Predicted s/rollout | Interval | Measured | Error | Inside |",
+    "|---|---:|---|---:|---:|---|",
+    ...rows.map((r) => {
+      const p = r.prediction;
+      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct5(p.error)} | ${p.covered ? "yes" : "no"} |`;
+    })
+  ];
+}
+
+// src/usecases/report.ts
+function recordUrl(deps, experimentId) {
+  const base = (deps.serverUrl ?? "https://github.com").replace(/\/+$/, "");
+  return `${base}/${deps.owner}/${deps.repo}/blob/${deps.defaultBranch}/${recordPaths(experimentId).markdown}`;
+}
+async function concludeExperiment(deps, input) {
+  const paths = recordPaths(input.experimentId);
+  let report2 = "";
+  const commit = await commitWithCompareAndSwap(deps.octokit, {
+    owner: deps.owner,
+    repo: deps.repo,
+    branch: deps.defaultBranch,
+    paths: [paths.json, paths.markdown, paths.chart, paths.report],
+    message: `report: final report of ${input.experimentId}`,
+    maxAttempts: deps.maxAttempts,
+    backoffMs: deps.backoffMs,
+    update: (current) => {
+      const text3 = current.get(paths.json);
+      if (text3 == null)
+        throw new RecordError(paths.json, [
+          `does not exist on ${deps.defaultBranch}: no candidate has been recorded yet (merge or close a candidate pull request first)`
+        ]);
+      const record = parseRecord(text3, paths.json);
+      record.report = { path: paths.report, concluded_at: record.report?.concluded_at ?? deps.at ?? null };
+      report2 = renderFinalReport(record, { recordUrl: recordUrl(deps, input.experimentId) });
+      return { ...recordFiles(record), [paths.report]: report2 };
+    }
+  });
+  const comment = await upsertStickyComment(deps.octokit, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: input.issueNumber,
+    purpose: "report",
+    botLogin: deps.botLogin,
+    body: report2
+  });
+  return {
+    experimentId: input.experimentId,
+    report: report2,
+    reportPath: paths.report,
+    commit,
+    commentId: comment.id
+  };
+}
+
 // src/usecases/suggest.ts
-var import_yaml3 = __toESM(require_dist2(), 1);
+var import_yaml4 = __toESM(require_dist2(), 1);
 import { posix as posix6 } from "node:path";
 
 // src/suggest/evidence.ts
@@ -78321,18 +79395,18 @@ function bottleneckFromQueues(queues) {
     return { kind: "unknown", evidence: ["no queue-depth readings"], confidence: "low" };
   entries.sort((a, b) => b[1].max - a[1].max);
   const [top, second] = entries;
-  const text2 = entries.map(([s, q]) => `${s} ${q.max}`).join(", ");
+  const text3 = entries.map(([s, q]) => `${s} ${q.max}`).join(", ");
   if (!top || top[1].max < HIGH_QUEUE) {
     return {
       kind: "not-enough-load",
-      evidence: [`queue-depth max low everywhere (${text2})`],
+      evidence: [`queue-depth max low everywhere (${text3})`],
       confidence: "medium"
     };
   }
   if (second && second[1].max >= Math.max(HIGH_QUEUE, top[1].max / 2)) {
     return {
       kind: "total-capacity-too-high",
-      evidence: [`queue-depth max high on several services (${text2})`],
+      evidence: [`queue-depth max high on several services (${text3})`],
       confidence: "medium"
     };
   }
@@ -79587,7 +80661,7 @@ function colocatedPairs(t) {
   }
   return pairs;
 }
-function newlyShared(t, measured) {
+function newlyShared(t, measured2) {
   const onGpu = /* @__PURE__ */ new Map();
   for (const svc of activeServices(t)) {
     const gpus = t.services?.[svc]?.gpus;
@@ -79600,15 +80674,15 @@ function newlyShared(t, measured) {
     const list = [...services].sort();
     let isNew = false;
     for (let i = 0; i < list.length; i++)
-      for (let j = i + 1; j < list.length; j++) if (!measured.has(`${list[i]}+${list[j]}`)) isNew = true;
+      for (let j = i + 1; j < list.length; j++) if (!measured2.has(`${list[i]}+${list[j]}`)) isNew = true;
     if (isNew) fresh++;
   }
   return fresh / onGpu.size;
 }
 function calibrate(tried, cluster, options = {}) {
-  const measured = tried.map(measurementOf).filter((m) => !!m);
-  if (measured.length === 0) return null;
-  const used = measured.slice(-(options.maxRuns ?? 8));
+  const measured2 = tried.map(measurementOf).filter((m) => !!m);
+  if (measured2.length === 0) return null;
+  const used = measured2.slice(-(options.maxRuns ?? 8));
   const services = [...new Set(used.flatMap((m) => activeServices(m.topology)))];
   const onGpu = new Set(
     services.filter((s) => used.some((m) => Array.isArray(m.topology.services?.[s]?.gpus)))
@@ -79631,7 +80705,7 @@ function calibrate(tried, cluster, options = {}) {
   const cov = invert(fit.jtj).map((row) => row.map((v) => v * misfit));
   const errors = [];
   for (const p of options.previous ?? []) {
-    const m = measured.find((x) => x.name === p.name);
+    const m = measured2.find((x) => x.name === p.name);
     if (m && p.predictedSeconds > 0) errors.push(Math.log(m.seconds / p.predictedSeconds));
   }
   return {
@@ -79845,13 +80919,13 @@ function proposalProblems(t, base, gpusPerNode2) {
 function pickParent(tried, currentBest) {
   const named = currentBest ? tried.find((r) => r.name === currentBest) : void 0;
   if (named && secondsPerRollout(named) !== void 0) return named;
-  const measured = tried.filter(
+  const measured2 = tried.filter(
     (r) => !r.observation?.failure && r.status !== "failed" && secondsPerRollout(r) !== void 0
   );
-  measured.sort((a, b) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b) ?? 0));
-  return measured[0];
+  measured2.sort((a, b) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b) ?? 0));
+  return measured2[0];
 }
-var SHORT = {
+var SHORT2 = {
   "scale-bottleneck": "scale",
   "raise-workers": "workers",
   "lower-total": "lower-total",
@@ -79875,11 +80949,11 @@ function limitView(t, memory, gpuMemoryGiB, parent, novelAtWarning = false) {
     parent ? predictMemory(parent, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]) : []
   );
   const plain = new Map(predictMemory(t, memory.model, gpuMemoryGiB).map((p) => [p.gpu, p.gib]));
-  const measured = new Set(memory.measuredSets ?? []);
+  const measured2 = new Set(memory.measuredSets ?? []);
   return predictConservative(t, memory, gpuMemoryGiB).map((p) => {
     const line = Math.max(warn, parentPlain.get(p.gpu) ?? 0);
     const scaled = (plain.get(p.gpu) ?? 0) / line * GPU_MEMORY_LIMITS.error * gpuMemoryGiB;
-    const novel = novelAtWarning && measured.size > 0 && !measured.has(serviceSet(t, p.gpu)) ? p.gib / GPU_MEMORY_LIMITS.warning * GPU_MEMORY_LIMITS.error : 0;
+    const novel = novelAtWarning && measured2.size > 0 && !measured2.has(serviceSet(t, p.gpu)) ? p.gib / GPU_MEMORY_LIMITS.warning * GPU_MEMORY_LIMITS.error : 0;
     const gib = Math.max(p.gib, scaled, novel);
     return { gpu: p.gpu, gib, fraction: gib / gpuMemoryGiB };
   });
@@ -80049,8 +81123,8 @@ function suggest2(input, options = {}) {
   }
   const taken = new Set(input.tried.map((r) => r.name));
   const parentValue = secondsPerRollout(parent);
-  const proposals = picked.map(({ move, hash: h2, score, predicted, prediction }) => {
-    const detail = move.service ? `${SHORT[move.kind]}-${move.service}` : SHORT[move.kind];
+  const proposals2 = picked.map(({ move, hash: h2, score, predicted, prediction }) => {
+    const detail = move.service ? `${SHORT2[move.kind]}-${move.service}` : SHORT2[move.kind];
     const name = uniqueName(detail, taken);
     const peak = predicted.reduce((a, b) => b.fraction > a.fraction ? b : a, {
       gpu: -1,
@@ -80084,7 +81158,7 @@ function suggest2(input, options = {}) {
     outlook ? { minImprovement, gainLow: outlook.gainLow } : null
   );
   let stop2 = noProgress;
-  if (!stop2 && proposals.length === 0) {
+  if (!stop2 && proposals2.length === 0) {
     const memoryBound = rejected.some((r) => r.reason.startsWith("predicted GPU memory"));
     const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
     stop2 = {
@@ -80093,8 +81167,8 @@ function suggest2(input, options = {}) {
     };
   }
   return {
-    proposals,
-    stop: stop2 ?? { stop: false, reason: `${proposals.length} proposal(s) from ${parent.name}'s evidence` },
+    proposals: proposals2,
+    stop: stop2 ?? { stop: false, reason: `${proposals2.length} proposal(s) from ${parent.name}'s evidence` },
     memory,
     parent: parent.name,
     rejected,
@@ -80218,9 +81292,9 @@ var SuggestError = class extends Error {
 };
 var EXPERIMENT_ID3 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
 async function mustRead(files, path, what) {
-  const text2 = await files.read(path);
-  if (text2 === void 0) throw new SuggestError(`${path} not found: ${what}`);
-  return text2;
+  const text3 = await files.read(path);
+  if (text3 === void 0) throw new SuggestError(`${path} not found: ${what}`);
+  return text3;
 }
 function blockAgainstBase(base, expanded) {
   const block = {};
@@ -80246,10 +81320,10 @@ function candidateFileText(proposal, base, parentTopology) {
 # Against ${proposal.candidate.parent ?? "the base preset"}:
 ${changes}
 `;
-  const doc = new import_yaml3.Document(candidate);
-  (0, import_yaml3.visit)(doc, {
+  const doc = new import_yaml4.Document(candidate);
+  (0, import_yaml4.visit)(doc, {
     Seq(_, node) {
-      if ((0, import_yaml3.isSeq)(node)) node.flow = true;
+      if ((0, import_yaml4.isSeq)(node)) node.flow = true;
     }
   });
   return `${header}${doc.toString({ lineWidth: 0 })}`;
@@ -80383,29 +81457,29 @@ async function refusedProposals(options, { experiment, experimentDir, clustersFi
   extra.set(posix6.normalize(clustersFile), clustersWithModel);
   const parentFile = `${experimentDir}/${result.parent}.yaml`;
   const withParent = result.parent && await files.read(parentFile) !== void 0;
-  const report = await validateFiles([...written.map((w) => w.path), ...withParent ? [parentFile] : []], {
+  const report2 = await validateFiles([...written.map((w) => w.path), ...withParent ? [parentFile] : []], {
     files: overlay(files, extra),
     clustersFile,
     newFiles: written.map((w) => w.path),
     ...options.presets ? { presets: options.presets } : {}
   });
   const inherited = new Set(
-    report.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w) => w.rule))
+    report2.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w) => w.rule))
   );
-  return report.files.flatMap((f) => {
+  return report2.files.flatMap((f) => {
     const proposal = f.path === parentFile ? void 0 : written.find((w) => w.path === f.path);
     const problems = [...f.errors, ...f.warnings.filter((w) => !inherited.has(w.rule))];
     if (!proposal || problems.length === 0) return [];
     return [{ proposal, problems: problems.map((e) => `${e.severity} ${e.rule}: ${e.message}`) }];
   });
 }
-function withMemoryModel(text2, clusterName, model) {
-  if (!model) return text2;
-  const doc = (0, import_yaml3.parse)(text2);
+function withMemoryModel(text3, clusterName, model) {
+  if (!model) return text3;
+  const doc = (0, import_yaml4.parse)(text3);
   const cluster = doc?.clusters?.[clusterName];
-  if (!cluster) return text2;
+  if (!cluster) return text3;
   cluster.memory_model = model;
-  return (0, import_yaml3.stringify)(doc, { lineWidth: 0 });
+  return (0, import_yaml4.stringify)(doc, { lineWidth: 0 });
 }
 function pullBody(p, result) {
   const memory = p.predictedMemory.map((m) => `| ${m.gpu} | ${m.gib.toFixed(1)} | ${Math.round(m.fraction * 100)}% |`).join("\n");
@@ -80436,118 +81510,206 @@ function autopilotPort(octokit, target, config) {
   const files = fileSystemSource(config.workspace);
   const dashboards = /* @__PURE__ */ new Map();
   const permissions = /* @__PURE__ */ new Map();
+  const idOf = (exp) => exp.experiment.experiment_id;
   return {
     async read(exp) {
-      const id = exp.experiment.experiment_id;
+      const id = idOf(exp);
       if (!policyOf(exp.experiment)) return null;
       const context3 = await readAutopilot(files, id, config.clustersFile);
-      const pulls = await listBotPulls(octokit, target, id);
       const dashboard = await findDashboard(octokit, target, dashboardMarker(id));
       dashboards.set(id, dashboard);
       const state2 = await answerCommands(octokit, target, id, dashboard, permissions);
-      return { context: context3, pulls, state: state2 };
+      const pulls = await listBotPulls(octokit, target, id, state2.heads);
+      if (context3.policy.submit === "approval") {
+        for (const b of pulls)
+          if (b.state === "open" && !b.takenOver) {
+            const by = await approvedBy(octokit, target, b, permissions);
+            if (by) b.approvedBy = by;
+          }
+      }
+      const others = config.others?.(id) ?? await othersCandidates(octokit, target, id, config.topologiesDir);
+      return { context: context3, pulls, state: state2, others };
     },
-    save: (exp, change) => updatePilotState(octokit, target, exp.experiment.experiment_id, change),
-    async propose(exp, count2, exclude) {
-      const id = exp.experiment.experiment_id;
-      const outcome = await runSuggest({
-        experimentId: id,
-        files,
-        count: count2 + exclude.length,
-        clustersFile: config.clustersFile
-      });
-      if (outcome.proposals.length === 0)
-        config.log(`autopilot ${id}: suggest proposes nothing: ${outcome.result.stop.reason}`);
-      return outcome.proposals.filter((p) => !exclude.includes(p.candidate.name)).slice(0, count2).map((p) => ({
-        candidate: p.candidate.name,
-        path: p.path,
-        text: p.text,
-        reasoning: pullBody(p, outcome.result)
-      }));
-    },
-    async open(exp, p) {
-      const id = exp.experiment.experiment_id;
-      const doc = (0, import_yaml4.parseDocument)(p.text);
-      doc.set("hypothesis", roundHypothesis(p.round, String(doc.get("hypothesis") ?? "")));
-      const opened = await openBotPull(octokit, target, {
-        experimentId: id,
+    save: (exp, change) => updatePilotState(octokit, target, idOf(exp), change),
+    propose: (exp, count2, exclude, round3) => round3 === 0 ? baselineProposal(exp, config) : proposals(exp, count2, exclude, config, files),
+    async commit(exp, p) {
+      const doc = (0, import_yaml5.parseDocument)(p.text);
+      if (p.round > 0) doc.set("hypothesis", roundHypothesis(p.round, String(doc.get("hypothesis") ?? "")));
+      return commitBotProposal(octokit, target, {
+        experimentId: idOf(exp),
         candidate: p.candidate,
         path: p.path,
         text: doc.toString({ lineWidth: 0 }),
-        title: botPullTitle(id, p.candidate, p.round),
+        title: p.title,
         body: p.body
       });
-      if (opened) await validateCheck(octokit, target, config, opened.pr);
+    },
+    async open(exp, candidate, sha) {
+      const opened = await openBotPull(octokit, target, { experimentId: idOf(exp), candidate, sha });
       config.log(
-        `autopilot ${id}: ${p.candidate} ${opened ? `#${opened.pr}${opened.created ? " opened" : ""}` : "closed before: not reopened"}`
+        `autopilot ${idOf(exp)}: ${candidate} ${opened ? `#${opened.pr}${opened.created ? " opened" : ""}` : "closed before: not reopened"}`
       );
       return opened;
     },
-    async request(exp, pull) {
-      const id = exp.experiment.experiment_id;
-      const path = `${config.topologiesDir}/${id}/${pull.candidate}.yaml`;
-      const changed = await changedFiles2(octokit, target, pull.pr);
-      if (changed.length !== 1 || changed[0] !== path) {
-        config.log(
-          `autopilot ${id}: #${pull.pr} changes ${changed.join(", ")}, not only ${path}: no Request`
-        );
-        return;
-      }
-      const prepared = await prepareCandidateAt(octokit, repo, pull.headSha, path, { ...config });
-      if (!prepared.ok) {
-        config.log(`autopilot ${id}: #${pull.pr} does not pass on the default branch: ${prepared.message}`);
-        return;
-      }
-      const c = prepared.candidate;
-      const label = newRunLabel();
-      const request2 = {
-        id: label,
-        experiment: id,
-        candidate: pull.candidate,
-        path,
-        pr: pull.pr,
-        headSha: pull.headSha,
-        topologyHash: c.topologyHash,
-        runName: runNameFor(c.submission.jobName, label),
-        login: target.botLogin,
-        requestedAt: (/* @__PURE__ */ new Date()).toISOString()
-      };
-      const pullTarget = { ...repo, issue_number: pull.pr, botLogin: target.botLogin };
-      const written = await updateRunState(
-        octokit,
-        pullTarget,
-        (s) => standingRequests(s, pull.headSha).some((r) => r.candidate === pull.candidate) ? s : admitRequest(s, request2)
-      );
-      if (written.requests.some((r) => r.id === request2.id))
-        await writeSubmitComment(
-          octokit,
-          pullTarget,
-          pull.candidate,
-          `### Submission of \`${pull.candidate}\`
-
-\`${request2.runName}\` requested by the autopilot (the policy on the default branch); the monitor submits it when a slot frees.`,
-          { request: request2 }
-        );
-    },
+    validate: (_exp, pr) => validateCheck(octokit, target, config, pr),
+    request: (exp, pull) => requestRun(octokit, target, config, idOf(exp), pull),
     async close(_exp, pr, comment) {
       await closeWithComment(octokit, target, pr, comment);
       await config.record?.(pr);
     },
-    async dashboard(exp, body, concluded) {
-      const id = exp.experiment.experiment_id;
-      const text2 = concluded ? `${body}
-
-**Concluded:** ${concluded}` : body;
+    async label(_exp, pr, name) {
+      await octokit.rest.issues.addLabels({ ...repo, issue_number: pr, labels: [name] });
+    },
+    checks: (_exp, sha) => checkConclusions(octokit, target, sha),
+    async merge(exp, pr, sha) {
+      await octokit.rest.pulls.merge({ ...repo, pull_number: pr, sha, merge_method: "merge" });
+      config.log(`autopilot ${idOf(exp)}: #${pr} merged`);
+      await config.record?.(pr);
+    },
+    async report(exp) {
+      const id = idOf(exp);
+      const issue2 = await dashboardNumber(octokit, target, id, dashboards);
+      const defaultBranch = (await octokit.rest.repos.get(repo)).data.default_branch;
+      await concludeExperiment(
+        {
+          octokit,
+          ...repo,
+          defaultBranch,
+          botLogin: target.botLogin,
+          at: (/* @__PURE__ */ new Date()).toISOString(),
+          ...config.serverUrl ? { serverUrl: config.serverUrl } : {}
+        },
+        { experimentId: id, issueNumber: issue2 }
+      );
+      config.log(`autopilot ${id}: final report posted on #${issue2}`);
+    },
+    async dashboard(exp, body, closed) {
+      const id = idOf(exp);
       const found = dashboards.get(id);
-      await writeDashboard(octokit, target, {
+      const number = await writeDashboard2(octokit, target, {
         marker: dashboardMarker(id),
         title: dashboardTitle(id),
-        body: text2,
-        close: !!concluded,
+        body,
+        close: closed,
         ...found !== void 0 ? { found } : {}
       });
+      if (!found) dashboards.set(id, { number, state: closed ? "closed" : "open", body });
     }
   };
+}
+async function dashboardNumber(octokit, target, id, dashboards) {
+  const known = dashboards.get(id);
+  if (known) return known.number;
+  const body = `${dashboardMarker(id)}
+# ${dashboardTitle(id)}`;
+  const number = await writeDashboard2(octokit, target, {
+    marker: dashboardMarker(id),
+    title: dashboardTitle(id),
+    body,
+    close: false
+  });
+  dashboards.set(id, { number, state: "open", body });
+  return number;
+}
+async function proposals(exp, count2, exclude, config, files) {
+  const id = exp.experiment.experiment_id;
+  const outcome = await runSuggest({
+    experimentId: id,
+    files,
+    count: count2 + exclude.length,
+    clustersFile: config.clustersFile
+  });
+  if (outcome.proposals.length === 0)
+    config.log(`autopilot ${id}: suggest proposes nothing: ${outcome.result.stop.reason}`);
+  return outcome.proposals.filter((p) => !exclude.includes(p.candidate.name)).slice(0, count2).map((p) => ({
+    candidate: p.candidate.name,
+    path: p.path,
+    text: p.text,
+    reasoning: pullBody(p, outcome.result)
+  }));
+}
+async function baselineProposal(exp, config) {
+  const e = exp.experiment;
+  const path = `${config.topologiesDir}/${e.experiment_id}/baseline.yaml`;
+  if (existsSync4(join5(config.workspace, path))) return [];
+  const found = readPresetFromCheckout(e.base_topology, config.workspace, {
+    topologiesDir: config.topologiesDir,
+    ...config.presetsDir ? { overrideDir: config.presetsDir } : {}
+  });
+  const preset = found ? checkPreset(found.text, found.path).value : void 0;
+  if (!preset) {
+    config.log(`autopilot ${e.experiment_id}: preset ${e.base_topology} not found: no baseline to open`);
+    return [];
+  }
+  const candidate = {
+    name: "baseline",
+    parent: null,
+    hypothesis: `The starting point: preset ${e.base_topology} with the experiment's fixed inputs, measured first by the autopilot.`,
+    expected_effect: "Reference seconds_per_rollout that the other candidates are compared against.",
+    topology: expandPreset(preset, e)
+  };
+  return [
+    {
+      candidate: "baseline",
+      path,
+      text: toYaml(
+        candidate,
+        ` Baseline candidate: preset ${e.base_topology} expanded to full values (opened by the autopilot).`
+      ),
+      reasoning: `**Baseline.** The experiment has no baseline run yet: this is preset \`${e.base_topology}\` with its fixed inputs, run first as the reference every round is decided against. Once it is measured it is merged (\`merge: auto\`) or waits for a writer to merge it (\`merge: manual\`), and round 1 opens from it.`
+    }
+  ];
+}
+async function requestRun(octokit, target, config, id, pull) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const path = `${config.topologiesDir}/${id}/${pull.candidate}.yaml`;
+  const changed = await changedFiles(octokit, target, pull.pr);
+  if (changed.length !== 1 || changed[0] !== path) {
+    config.log(`autopilot ${id}: #${pull.pr} changes ${changed.join(", ")}, not only ${path}: no Request`);
+    return {
+      why: `#${pull.pr} changes ${changed.length ? changed.map((f) => `\`${inlineText(f, 120)}\``).join(", ") : "nothing"}, not only \`${path}\``,
+      fix: `restore #${pull.pr} to its one candidate file (the autopilot then requests it), or close it`
+    };
+  }
+  const prepared = await prepareCandidateAt(octokit, repo, pull.headSha, path, { ...config });
+  if (!prepared.ok) {
+    config.log(`autopilot ${id}: #${pull.pr} does not pass on the default branch: ${prepared.message}`);
+    return {
+      why: `it does not pass on the default branch: ${inlineText(prepared.message, 300)}`,
+      fix: `fix what it names on the default branch (the autopilot then requests it), or close #${pull.pr}`
+    };
+  }
+  const c = prepared.candidate;
+  const label = newRunLabel();
+  const request2 = {
+    id: label,
+    experiment: id,
+    candidate: pull.candidate,
+    path,
+    pr: pull.pr,
+    headSha: pull.headSha,
+    topologyHash: c.topologyHash,
+    runName: runNameFor(c.submission.jobName, label),
+    login: target.botLogin,
+    requestedAt: (/* @__PURE__ */ new Date()).toISOString()
+  };
+  const pullTarget = { ...repo, issue_number: pull.pr, botLogin: target.botLogin };
+  const written = await updateRunState(
+    octokit,
+    pullTarget,
+    (s) => standingRequests(s, pull.headSha).some((r) => r.candidate === pull.candidate) ? s : admitRequest(s, request2)
+  );
+  if (written.requests.some((r) => r.id === request2.id))
+    await writeSubmitComment(
+      octokit,
+      pullTarget,
+      pull.candidate,
+      `### Submission of \`${pull.candidate}\`
+
+\`${request2.runName}\` requested by the autopilot (the policy on the default branch); the monitor submits it when a slot frees.`,
+      { request: request2 }
+    );
+  return null;
 }
 function closedPullRecorder(octokit, target, deps) {
   const repo = { owner: target.owner, repo: target.repo };
@@ -80593,8 +81755,8 @@ async function validateCheck(octokit, target, config, pr) {
   const repo = { owner: target.owner, repo: target.repo };
   const head = (await octokit.rest.pulls.get({ ...repo, pull_number: pr })).data.head.sha;
   let summary2 = "";
-  const report = await validatePullRequest(
-    { changedPaths: await changedFiles2(octokit, target, pr), topologiesDir: config.topologiesDir },
+  const report2 = await validatePullRequest(
+    { changedPaths: await changedFiles(octokit, target, pr), topologiesDir: config.topologiesDir },
     {
       files: githubFileSource(octokit, { ...repo, ref: head }),
       config: fileSystemSource(config.workspace),
@@ -80610,12 +81772,12 @@ async function validateCheck(octokit, target, config, pr) {
       info: config.log
     }
   );
-  await postSummaryCheckRun(octokit, {
+  await upsertCheckRun(octokit, {
     ...repo,
     name: VALIDATE_CHECK_NAME,
     head_sha: head,
-    conclusion: report.errorCount > 0 ? "failure" : "success",
-    title: `${report.errorCount} error(s), ${report.warningCount} warning(s) in ${report.files.length} file(s)`,
+    conclusion: report2.errorCount > 0 ? "failure" : "success",
+    title: `${report2.errorCount} error(s), ${report2.warningCount} warning(s) in ${report2.files.length} file(s)`,
     summary: summary2 || "No topology files changed."
   });
 }
@@ -80627,17 +81789,17 @@ var repoOf = (config) => ({
   botLogin: config.botLogin
 });
 function loadExperiments(config) {
-  const clustersPath = join5(config.workspace, config.clustersFile);
+  const clustersPath = join6(config.workspace, config.clustersFile);
   const clusters = checkClusters(readFileSync5(clustersPath, "utf8"), clustersPath);
   if (!clusters.value)
     throw new Error(
       `${clustersPath}: ${clusters.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`
     );
-  const root = join5(config.workspace, config.topologiesDir);
+  const root = join6(config.workspace, config.topologiesDir);
   const out = /* @__PURE__ */ new Map();
   for (const dir of readdirSync3(root, { withFileTypes: true })) {
-    const file = join5(root, dir.name, "experiment.yaml");
-    if (!dir.isDirectory() || !existsSync4(file)) continue;
+    const file = join6(root, dir.name, "experiment.yaml");
+    if (!dir.isDirectory() || !existsSync5(file)) continue;
     const checked2 = checkExperiment(readFileSync5(file, "utf8"), file);
     if (!checked2.value) {
       config.log(`skipping ${file}: ${checked2.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`);
@@ -80667,8 +81829,8 @@ function loadExperiments(config) {
 }
 function recordReferences(config, experimentId) {
   const paths = recordPaths(experimentId);
-  const file = join5(config.workspace, paths.json);
-  if (!existsSync4(file)) return {};
+  const file = join6(config.workspace, paths.json);
+  if (!existsSync5(file)) return {};
   let record;
   try {
     record = parseRecord(readFileSync5(file, "utf8"), paths.json);
@@ -80681,7 +81843,7 @@ function recordReferences(config, experimentId) {
     baseline: referenceWithFigure(baselineRun(record), record.runs),
     best: referenceWithFigure(bestRun(record), record.runs),
     referenceSource: referenceSourceOf(record),
-    recordChartUrl: existsSync4(join5(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
+    recordChartUrl: existsSync5(join6(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
   };
 }
 async function readSnapshots(octokit, config) {
@@ -80737,8 +81899,8 @@ async function loadCandidates(octokit, config, experiments, snapshots) {
   return byExperiment;
 }
 function referenceTopology(config, loaded, request2) {
-  const file = join5(config.workspace, request2.path);
-  if (request2.path.includes("..") || !existsSync4(file)) return {};
+  const file = join6(config.workspace, request2.path);
+  if (request2.path.includes("..") || !existsSync5(file)) return {};
   const checked2 = checkCandidate(readFileSync5(file, "utf8"), request2.path);
   if (!checked2.value) return {};
   const topology = expandCandidate(loaded.base, checked2.value.topology);
@@ -80755,10 +81917,10 @@ async function readCandidateCommits(octokit, config, experiments, candidates) {
     shas: candidates.map((c) => c.headSha)
   });
   for (const c of wanted) {
-    const text2 = texts.get(`${c.request.headSha}:${c.request.path}`);
+    const text3 = texts.get(`${c.request.headSha}:${c.request.path}`);
     const loaded = experiments.get(c.request.experiment);
-    if (text2 === void 0 || !loaded) continue;
-    const checked2 = checkCandidate(text2, c.request.path);
+    if (text3 === void 0 || !loaded) continue;
+    const checked2 = checkCandidate(text3, c.request.path);
     if (!checked2.value || checked2.value.name !== c.request.candidate) continue;
     const expanded = expandCandidate(loaded.base, checked2.value.topology);
     if (hash8(expanded) === c.request.topologyHash) c.topology = expanded;
@@ -80973,7 +82135,9 @@ function buildMonitorPorts(octokit, config) {
       );
     },
     slurm: {
-      jobs: (id) => slurmMonitorPort(clients.slurmFor(id), [...experiments.keys()]).jobs(id),
+      jobs: (id) => slurmMonitorPort(clients.slurmFor(id), [...experiments.keys()], {
+        releaseAbandonedHolds: { now: () => Date.now() / 1e3 }
+      }).jobs(id),
       cancel: (jobId2, id) => clients.slurmFor(id).cancel(jobId2)
     },
     submit: submitPort(octokit, config, experiments, clients),
@@ -80989,6 +82153,16 @@ function buildMonitorPorts(octokit, config) {
       topologiesDir: config.topologiesDir,
       ...presetOverrideDir(config.env, config.workspace) ? { presetsDir: presetOverrideDir(config.env, config.workspace) } : {},
       log: config.log,
+      // people's candidates from the pass's snapshot of the open pull requests: no request more
+      others: (id) => [...snapshots.values()].flatMap(
+        (snap) => candidatesIn(
+          snap.number,
+          snap.files.filter((f) => f.status !== "removed").map((f) => f.path),
+          id,
+          config.topologiesDir
+        )
+      ),
+      ...config.env.GITHUB_SERVER_URL ? { serverUrl: config.env.GITHUB_SERVER_URL } : {},
       record: closedPullRecorder(octokit, repoOf(config), {
         topologiesDir: config.topologiesDir,
         log: config.log,
@@ -81007,17 +82181,17 @@ function buildMonitorPorts(octokit, config) {
 }
 
 // actions/monitor/summary.ts
-function monitorSummaryInput(experiments, report, extra = {}) {
+function monitorSummaryInput(experiments, report2, extra = {}) {
   const requestedAt = /* @__PURE__ */ new Map();
   for (const e of experiments)
     for (const c of e.candidates) requestedAt.set(c.runName, c.requestedAt ?? Number.POSITIVE_INFINITY);
   const at = (runName) => requestedAt.get(runName) ?? Number.POSITIVE_INFINITY;
   const sections = experiments.map((e) => {
     const id = e.experiment.experiment_id;
-    const candidates = report.candidates.filter((c) => c.experimentId === id).sort((a, b) => at(a.runName) - at(b.runName) || a.pr - b.pr).map((c) => ({ pr: c.pr, view: c.view }));
+    const candidates = report2.candidates.filter((c) => c.experimentId === id).sort((a, b) => at(a.runName) - at(b.runName) || a.pr - b.pr).map((c) => ({ pr: c.pr, view: c.view }));
     return { id, maxParallel: e.experiment.max_parallel ?? 3, candidates };
   });
-  return { ...extra, experiments: sections, errors: report.errors };
+  return { ...extra, experiments: sections, errors: report2.errors };
 }
 
 // actions/monitor/main.ts
@@ -81060,25 +82234,25 @@ async function main() {
         log: (line) => info(line)
       }
     );
-    const report = { ...watched.pass, errors: watched.errors };
+    const report2 = { ...watched.pass, errors: watched.errors };
     if (watch.minutes > 0) info(watchLine(watched));
-    const changed = report.candidates.filter((c) => c.changed).length;
-    setOutput("candidates", String(report.candidates.length));
+    const changed = report2.candidates.filter((c) => c.changed).length;
+    setOutput("candidates", String(report2.candidates.length));
     setOutput("changed", String(changed));
     setOutput(
       "states",
-      JSON.stringify(Object.fromEntries(report.candidates.map((c) => [c.runName, c.state])))
+      JSON.stringify(Object.fromEntries(report2.candidates.map((c) => [c.runName, c.state])))
     );
     const server = (process.env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "");
-    const summary2 = monitorSummaryInput(seen, report, {
+    const summary2 = monitorSummaryInput(seen, report2, {
       repositoryUrl: `${server}/${owner}/${repo}`,
       api: { ...api }
     });
     await summary.addRaw(renderMonitorSummary(summary2), true).write();
     info(
-      `${report.candidates.length} candidate(s), ${changed} pull request(s) updated; GitHub API: ${api.reads} read(s), ${api.writes} write(s)`
+      `${report2.candidates.length} candidate(s), ${changed} pull request(s) updated; GitHub API: ${api.reads} read(s), ${api.writes} write(s)`
     );
-    if (report.errors.length) setFailed(report.errors.join("\n"));
+    if (report2.errors.length) setFailed(report2.errors.join("\n"));
   } finally {
     await ports.close();
   }

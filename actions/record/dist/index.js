@@ -69357,8 +69357,8 @@ function atEqualAge(candidate, reference) {
       ...basis ? { error_basis: { ...basis, enough: mine.basisEnough ?? basis.enough } } : {}
     }
   };
-  const text2 = `read at run-minute ${round(age, 0)}, its last reading; the candidate as it was then (equal run age, from the candidate's trajectory)`;
-  return { subject, at: { ...referenceAtAge(reference, age), text: text2 }, agedTo: age };
+  const text3 = `read at run-minute ${round(age, 0)}, its last reading; the candidate as it was then (equal run age, from the candidate's trajectory)`;
+  return { subject, at: { ...referenceAtAge(reference, age), text: text3 }, agedTo: age };
 }
 function comparable(candidate, reference, base, shown, options) {
   if (options.isReference)
