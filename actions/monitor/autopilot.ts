@@ -20,7 +20,7 @@ import { inlineText } from '../../src/github/user-text.js';
 import { admitRequest } from '../../src/lifecycle/bounds.js';
 import { type RunRequest, standingRequests } from '../../src/lifecycle/model.js';
 import { newRunLabel, runNameFor } from '../../src/lifecycle/run-name.js';
-import type { AutopilotPort, BotProposal, MonitorExperiment } from '../../src/monitor/ports.js';
+import type { AutopilotPort, AutopilotView, BotProposal, MonitorExperiment } from '../../src/monitor/ports.js';
 import { expandPreset } from '../../src/topology/expand.js';
 import { checkPreset } from '../../src/topology/files.js';
 import { toYaml } from '../../src/topology/init.js';
@@ -80,22 +80,12 @@ export function autopilotPort(
   const idOf = (exp: MonitorExperiment) => exp.experiment.experiment_id;
   return {
     async read(exp) {
-      const id = idOf(exp);
       if (!policyOf(exp.experiment)) return null;
-      const context = await readAutopilot(files, id, config.clustersFile);
+      const id = idOf(exp);
       const dashboard = await findDashboard(octokit, target, dashboardMarker(id));
       dashboards.set(id, dashboard);
       const state = await answerCommands(octokit, target, id, dashboard, permissions);
-      const pulls = await listBotPulls(octokit, target, id, state.heads);
-      if (context.policy.submit === 'approval')
-        for (const b of pulls)
-          if (b.state === 'open' && !b.takenOver) {
-            const by = await approvedBy(octokit, target, b, permissions);
-            if (by) b.approvedBy = by;
-          }
-      const others =
-        config.others?.(id) ?? (await othersCandidates(octokit, target, id, config.topologiesDir));
-      return { context, pulls, state, others };
+      return readView(octokit, target, config, exp, state, permissions);
     },
     save: (exp, change) => updatePilotState(octokit, target, idOf(exp), change),
     propose: (exp, count, exclude, round) =>
@@ -184,6 +174,47 @@ async function dashboardNumber(
   });
   dashboards.set(id, { number, state: 'open', body });
   return number;
+}
+
+/**
+ * What the autopilot stage reads of one experiment besides the bot's state: the policy and record of
+ * the default-branch checkout, the bot's pull requests (with the writers' approvals under `submit:
+ * approval`) and the candidates of people's open pull requests.
+ */
+async function readView(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  config: AutopilotConfig,
+  exp: MonitorExperiment,
+  state: PilotState,
+  permissions: PermissionCache,
+): Promise<AutopilotView> {
+  const id = exp.experiment.experiment_id;
+  const context = await readAutopilot(fileSystemSource(config.workspace), id, config.clustersFile);
+  const pulls = await listBotPulls(octokit, target, id, state.heads);
+  if (context.policy.submit === 'approval')
+    for (const b of pulls)
+      if (b.state === 'open' && !b.takenOver) {
+        const by = await approvedBy(octokit, target, b, permissions);
+        if (by) b.approvedBy = by;
+      }
+  const others = config.others?.(id) ?? (await othersCandidates(octokit, target, id, config.topologiesDir));
+  return { context, pulls, state, others };
+}
+
+/**
+ * The same view without a write: the bot's state as stored (dashboard commands not yet answered are
+ * left to the next pass). `topo autopilot status|plan` read it; null without an autopilot block.
+ */
+export async function peekAutopilotView(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  config: AutopilotConfig,
+  exp: MonitorExperiment,
+): Promise<AutopilotView | null> {
+  if (!policyOf(exp.experiment)) return null;
+  const { state } = await readPilotState(octokit, target, exp.experiment.experiment_id);
+  return readView(octokit, target, config, exp, state, new Map());
 }
 
 /** Up to `count` proposals of `topo suggest`, none named in `exclude`. */

@@ -59,9 +59,15 @@ function roundRows(runs: readonly PilotRun[]): string[] {
   });
 }
 
-function bestLine(plan: PilotPlan): string {
+function bestLine(plan: PilotPlan, runs: readonly PilotRun[]): string {
   const { best, baseline } = plan.campaign;
-  if (!best) return `**Best so far:** none measured (the baseline \`${baseline.name}\` failed).`;
+  const base = runs.find((r) => r.round === 0);
+  if (!best && base?.outcome === 'failed')
+    return `**Best so far:** none measured (the baseline \`${baseline.name}\` failed).`;
+  if (!best)
+    return base
+      ? `**Best so far:** none yet: the baseline \`${base.name}\` is still measuring.`
+      : '**Best so far:** none yet: no baseline is recorded (merge its pull request, or let the autopilot open it).';
   if (best.name === baseline.name || baseline.seconds === null)
     return `**Best so far:** \`${best.name}\`, ${best.seconds.toFixed(2)} s/rollout.`;
   const gain = (1 - best.seconds / baseline.seconds) * 100;
@@ -103,7 +109,7 @@ export function renderDashboard(
     '',
     `**GPU-hours:** ${h(b.spent)} spent, ${h(b.committed)} committed to live runs, ${h(Math.max(0, b.left))} left of ${h(b.limit)}.`,
     '',
-    bestLine(plan),
+    bestLine(plan, runs),
     '',
     ...stallLines([...plan.stalls, ...stalls]),
     '| round | candidate | pull request | decision | s/rollout | GPU-hours |',

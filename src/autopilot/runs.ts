@@ -20,11 +20,18 @@ export function roundOf(hypothesis: string | null | undefined): number | null {
   return m ? Number(m[1]) : null;
 }
 
-/** A recorded run's decision as the campaign counts it. */
+/**
+ * A recorded run's decision as the campaign counts it: the monitor's decision the record keeps (what
+ * its comment, check run and the record's Markdown say), else the status and the comparison of a
+ * record older than the decisions.
+ */
 export function recordedOutcome(run: RecordRun): RunOutcome | null {
   if (run.status === 'pending' || run.status === 'running') return null;
   if (run.status === 'failed') return 'failed';
   if (run.status === 'accepted') return 'better';
+  const decided = run.monitor_decision?.state;
+  if (decided === 'better' || decided === 'worse' || decided === 'equivalent' || decided === 'not-better')
+    return decided;
   const c = run.comparison?.outcome;
   if (c === 'worse') return 'worse';
   if (c === 'indistinguishable') return 'equivalent';

@@ -89,7 +89,7 @@ async function pilot(x: Pass): Promise<void> {
   const skew = await firstPassSkew(x);
   if (!skew) await resume(x);
   x.stalls.push(...nameClashes(view));
-  const { runs, plan } = planOf(x);
+  const { runs, plan } = planOf(e, x.view);
   const ending = plan.actions.some((a) => a.kind === 'conclude');
   holdQueue(
     e,
@@ -112,8 +112,7 @@ async function pilot(x: Pass): Promise<void> {
 }
 
 /** The plan over this pass's view: recorded runs, live ones, the bot's pulls and the rounds it keeps. */
-function planOf(x: Pass): { runs: PilotRun[]; plan: PilotPlan } {
-  const { e, view } = x;
+function planOf(e: ExperimentPass, view: AutopilotView): { runs: PilotRun[]; plan: PilotPlan } {
   const s = view.state;
   const recorded = new Set(view.context.recorded.map((r) => r.name));
   const live = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded, unopened(view, recorded));
@@ -420,14 +419,38 @@ async function saveAll(x: Pass): Promise<void> {
 /** The dashboard, from the plan and what this pass found; closed once the loop is closed (the final report posted). */
 async function writeDashboard(x: Pass, runs: readonly PilotRun[], plan: PilotPlan): Promise<void> {
   const s = x.view.state;
-  const waiting = [plan.waiting, ...x.notes].filter(Boolean).join('; ') || null;
-  const body = renderDashboard(x.e.id, runs, { ...plan, waiting }, x.stalls);
+  const body = dashboardText(x.e.id, runs, plan, { stalls: x.stalls, notes: x.notes, state: s });
+  await guard(x, 'write the dashboard', () => x.port.dashboard(x.e.exp, body, !!s.concluded?.reported));
+}
+
+/** The dashboard's text: the plan, the pass's stalls and waits, and the conclusion once there is one. */
+function dashboardText(
+  id: string,
+  runs: readonly PilotRun[],
+  plan: PilotPlan,
+  pass: { stalls: readonly Stall[]; notes: readonly string[]; state: PilotState },
+): string {
+  const s = pass.state;
+  const waiting = [plan.waiting, ...pass.notes].filter(Boolean).join('; ') || null;
+  const body = renderDashboard(id, runs, { ...plan, waiting }, pass.stalls);
   const concluded = s.concluded
     ? `\n\n**Concluded:** ${inlineText(s.concluded.reason, 300)}; winner: ${s.concluded.winner ? `\`${s.concluded.winner}\`` : 'none, the baseline stays'}.${s.concluded.reported ? ' The final report is below.' : ''}`
     : '';
-  await guard(x, 'write the dashboard', () =>
-    x.port.dashboard(x.e.exp, `${body}${concluded}`, !!s.concluded?.reported),
-  );
+  return `${body}${concluded}`;
+}
+
+/**
+ * What the dashboard shows of an experiment as this pass reads it (its decisions, the bot's state, its
+ * pulls), writing nothing: `topo autopilot status|plan` read the same model the stage writes.
+ */
+export function autopilotDashboard(
+  e: ExperimentPass,
+  read: AutopilotView,
+): { runs: PilotRun[]; plan: PilotPlan; text: string } {
+  const view = withState(read);
+  const { runs, plan } = planOf(e, view);
+  const text = dashboardText(e.id, runs, plan, { stalls: nameClashes(view), notes: [], state: view.state });
+  return { runs, plan, text };
 }
 
 /** The decision's evidence line of a candidate of this pass, for its closing comment. */

@@ -13,16 +13,19 @@ import {
   closedPullRecorder,
   VALIDATE_CHECK_NAME,
 } from '../../../actions/monitor/autopilot.js';
+import { buildMonitorPorts } from '../../../actions/monitor/ports.js';
 import { dashboardMarker } from '../../../src/autopilot/dashboard.js';
 import { RUN_STATE_PURPOSE, runStateOf, updateRunState } from '../../../src/github/run-state.js';
 import { stickyMarker } from '../../../src/github/sticky-comment.js';
 import { withOutcome } from '../../../src/lifecycle/model.js';
 import { autopilot } from '../../../src/monitor/autopilot.js';
+import { runStages, stagesNamed, withStage } from '../../../src/monitor/pass.js';
 import type { MonitorExperiment, MonitorPorts } from '../../../src/monitor/ports.js';
 import { experimentPass } from '../../../src/monitor/read.js';
 import { newPassState } from '../../../src/monitor/state.js';
 import { createPrometheusClient } from '../../../src/telemetry/prometheus.js';
 import type { Experiment } from '../../../src/types/generated/experiment.js';
+import { runTopo } from '../../support/cli.js';
 import { requireCluster } from '../../support/cluster.js';
 import { useLocalGitHub } from '../../support/local-github.js';
 import { createExperimentRepo, EXPERIMENT_ID } from '../suggest/experiment-repo.js';
@@ -403,5 +406,56 @@ describe('nothing stalls silently, on the local GitHub API', () => {
     t.skewClock(0);
     await t.pass();
     expect(t.pulls()).toHaveLength(2);
+  });
+});
+
+describe('topo autopilot status|plan --repo read what the dashboard is written from', () => {
+  it('agree with the dashboard the monitor’s pass wrote: the bot’s state, its pull requests, the live Requests', async () => {
+    const t = setup();
+    const config = {
+      workspace: t.checkout.dir,
+      topologiesDir: 'topologies',
+      clustersFile: 'topologies/clusters.yaml',
+      owner: 'acme',
+      repo: t.repo.name,
+      botLogin: gh.botLogin,
+      env: process.env,
+      log: () => {},
+    };
+    // the monitor's own pass (its read of the open pull requests), without act: nothing is submitted
+    const stages = withStage(
+      stagesNamed('read', 'observe', 'decide'),
+      { name: 'autopilot', run: autopilot },
+      { after: 'decide' },
+    );
+    const pass = async () => {
+      const ports = buildMonitorPorts(octokit, config);
+      try {
+        await runStages(newPassState({ tickSeconds: 60 }), ports, stages);
+      } finally {
+        await ports.close();
+      }
+    };
+    await pass(); // round 1 opened
+    await pass(); // its Requests
+    await pass(); // round 1 is running: the dashboard as it stands
+    const env = { GITHUB_TOKEN: gh.token, GITHUB_API_URL: gh.url };
+    const status = await runTopo(
+      ['autopilot', 'status', EXPERIMENT_ID, '--repo', `acme/${t.repo.name}`],
+      t.checkout.dir,
+      env,
+    );
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toBe(`${t.dashboard()?.body}\n`);
+    expect(status.stdout).toContain('**Round:** 1.');
+    const plan = await runTopo(
+      ['autopilot', 'plan', EXPERIMENT_ID, '--repo', `acme/${t.repo.name}`],
+      t.checkout.dir,
+      env,
+    );
+    expect(plan.stdout).toMatch(/^\S+: round 1, waiting: round 1 is running\nnothing to do now\n$/);
+    // without --repo: the record alone, and it says so
+    const bare = await runTopo(['autopilot', 'status', EXPERIMENT_ID], t.checkout.dir, {});
+    expect(bare.stdout).toContain('From the record on this checkout only');
   });
 });

@@ -36,7 +36,9 @@ describe('topo autopilot', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const { runs, plan } = planFor(await readAutopilot(fileSystemSource(dir), EXP));
-    expect(run.stdout).toBe(`${renderDashboard(EXP, runs, plan)}\n`);
+    expect(run.stdout.startsWith(`${renderDashboard(EXP, runs, plan)}\n`)).toBe(true);
+    // it says what it read: the record alone, without --repo
+    expect(run.stdout).toContain('From the record on this checkout only');
     expect(run.stdout).toContain('`renderer-split`, 4.');
     expect(run.stdout).toMatch(
       /\*\*GPU-hours:\*\* 20\.8 spent, 0\.0 committed to live runs, 99\.2 left of 120\.0\./,
@@ -53,6 +55,46 @@ describe('topo autopilot', () => {
     expect(run.stdout).toMatch(new RegExp(`topo/autopilot/${EXP}/[a-z0-9-]+ {2}\\(topologies/${EXP}/`));
     expect(run.stdout).toContain('hypothesis: Autopilot round 1: ');
     expect(listing(dir)).toEqual(before);
+  });
+
+  it('on a fresh experiment, no recorded baseline reads as not measured yet, never as failed', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'topo-autopilot-fresh-'));
+    try {
+      cpSync(join(dir, 'topologies'), join(fresh, 'topologies'), { recursive: true });
+      const run = await runTopo(['autopilot', 'status', EXP], fresh);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).not.toContain('failed');
+      expect(run.stdout).toContain('**Best so far:** none yet: no baseline is recorded');
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
+  it('lists a run at its decision the record keeps (worse), not at its older comparison (indistinguishable)', async () => {
+    const record = join(dir, 'experiments', `${EXP}.json`);
+    const text = readFileSync(record, 'utf8');
+    const r = JSON.parse(text);
+    const run = r.runs.find((x: { status: string }) => x.status === 'rejected');
+    run.comparison = { ...(run.comparison ?? { against: 'baseline baseline' }), outcome: 'indistinguishable' };
+    run.monitor_decision = {
+      against: 'baseline baseline',
+      min_improvement: 0.02,
+      method: 'one-sided group-sequential boundaries',
+      state: 'worse',
+      evidence: ['decided worse than the baseline'],
+      gpu_minutes_used: 368,
+      gpu_minutes_saved: null,
+      gpu_minutes_saved_vs_seed: null,
+    };
+    writeFileSync(record, `${JSON.stringify(r, null, 2)}\n`);
+    try {
+      const out = await runTopo(['autopilot', 'status', EXP], dir);
+      expect(out.code, out.stderr).toBe(0);
+      const row = out.stdout.split('\n').find((l) => l.includes(`\`${run.name}\``));
+      expect(row).toMatch(/\| worse \|/);
+    } finally {
+      writeFileSync(record, text);
+    }
   });
 
   it('refuses an experiment without a policy, or a wrong subcommand, with what would be right', async () => {
