@@ -20,7 +20,12 @@ import { inlineText } from '../../src/github/user-text.js';
 import { admitRequest } from '../../src/lifecycle/bounds.js';
 import { type RunRequest, standingRequests } from '../../src/lifecycle/model.js';
 import { newRunLabel, runNameFor } from '../../src/lifecycle/run-name.js';
-import type { AutopilotPort, AutopilotView, BotProposal, MonitorExperiment } from '../../src/monitor/ports.js';
+import type {
+  AutopilotPort,
+  AutopilotView,
+  BotProposal,
+  MonitorExperiment,
+} from '../../src/monitor/ports.js';
 import { expandPreset } from '../../src/topology/expand.js';
 import { checkPreset } from '../../src/topology/files.js';
 import { toYaml } from '../../src/topology/init.js';

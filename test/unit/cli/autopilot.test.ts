@@ -75,7 +75,10 @@ describe('topo autopilot', () => {
     const text = readFileSync(record, 'utf8');
     const r = JSON.parse(text);
     const run = r.runs.find((x: { status: string }) => x.status === 'rejected');
-    run.comparison = { ...(run.comparison ?? { against: 'baseline baseline' }), outcome: 'indistinguishable' };
+    run.comparison = {
+      ...(run.comparison ?? { against: 'baseline baseline' }),
+      outcome: 'indistinguishable',
+    };
     run.monitor_decision = {
       against: 'baseline baseline',
       min_improvement: 0.02,
