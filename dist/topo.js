@@ -108,7 +108,7 @@ var require_code = __commonJS({
     }
     exports._ = _2;
     var plus = new _Code("+");
-    function str2(strs, ...args) {
+    function str3(strs, ...args) {
       const expr = [safeStringify(strs[0])];
       let i = 0;
       while (i < args.length) {
@@ -119,7 +119,7 @@ var require_code = __commonJS({
       optimize(expr);
       return new _Code(expr);
     }
-    exports.str = str2;
+    exports.str = str3;
     function addCodeArg(code3, arg) {
       if (arg instanceof _Code)
         code3.push(...arg._items);
@@ -162,7 +162,7 @@ var require_code = __commonJS({
       return;
     }
     function strConcat(c1, c2) {
-      return c2.emptyStr() ? c1 : c1.emptyStr() ? c2 : str2`${c1}${c2}`;
+      return c2.emptyStr() ? c1 : c1.emptyStr() ? c2 : str3`${c1}${c2}`;
     }
     exports.strConcat = strConcat;
     function interpolate(x2) {
@@ -876,12 +876,12 @@ var require_codegen = __commonJS({
       }
       // `for-in` statement.
       // With option `ownProperties` replaced with a `for-of` loop for object keys
-      forIn(nameOrPrefix, obj, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.const) {
+      forIn(nameOrPrefix, obj2, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.const) {
         if (this.opts.ownProperties) {
-          return this.forOf(nameOrPrefix, (0, code_1._)`Object.keys(${obj})`, forBody);
+          return this.forOf(nameOrPrefix, (0, code_1._)`Object.keys(${obj2})`, forBody);
         }
         const name = this._scope.toName(nameOrPrefix);
-        return this._for(new ForIter("in", varKind, name, obj), () => forBody(name));
+        return this._for(new ForIter("in", varKind, name, obj2), () => forBody(name));
       }
       // end `for` loop
       endFor() {
@@ -1124,22 +1124,22 @@ var require_util = __commonJS({
       return (0, codegen_1._)`${topSchemaRef}${schemaPath}${(0, codegen_1.getProperty)(keyword)}`;
     }
     exports.schemaRefOrVal = schemaRefOrVal;
-    function unescapeFragment(str2) {
-      return unescapeJsonPointer(decodeURIComponent(str2));
+    function unescapeFragment(str3) {
+      return unescapeJsonPointer(decodeURIComponent(str3));
     }
     exports.unescapeFragment = unescapeFragment;
-    function escapeFragment(str2) {
-      return encodeURIComponent(escapeJsonPointer(str2));
+    function escapeFragment(str3) {
+      return encodeURIComponent(escapeJsonPointer(str3));
     }
     exports.escapeFragment = escapeFragment;
-    function escapeJsonPointer(str2) {
-      if (typeof str2 == "number")
-        return `${str2}`;
-      return str2.replace(/~/g, "~0").replace(/\//g, "~1");
+    function escapeJsonPointer(str3) {
+      if (typeof str3 == "number")
+        return `${str3}`;
+      return str3.replace(/~/g, "~0").replace(/\//g, "~1");
     }
     exports.escapeJsonPointer = escapeJsonPointer;
-    function unescapeJsonPointer(str2) {
-      return str2.replace(/~1/g, "/").replace(/~0/g, "~");
+    function unescapeJsonPointer(str3) {
+      return str3.replace(/~1/g, "/").replace(/~0/g, "~");
     }
     exports.unescapeJsonPointer = unescapeJsonPointer;
     function eachItem(xs, f) {
@@ -2164,8 +2164,8 @@ var require_json_schema_traverse = __commonJS({
         post(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
       }
     }
-    function escapeJsonPtr(str2) {
-      return str2.replace(/~/g, "~0").replace(/\//g, "~1");
+    function escapeJsonPtr(str3) {
+      return str3.replace(/~/g, "~0").replace(/\//g, "~1");
     }
   }
 });
@@ -2701,11 +2701,11 @@ var require_validate = __commonJS({
         if (!this.allErrors)
           this.gen.if(cond);
       }
-      setParams(obj, assign) {
+      setParams(obj2, assign) {
         if (assign)
-          Object.assign(this.params, obj);
+          Object.assign(this.params, obj2);
         else
-          this.params = obj;
+          this.params = obj2;
       }
       block$data(valid, codeBlock3, $dataValid = codegen_1.nil) {
         this.gen.block(() => {
@@ -3262,10 +3262,10 @@ var require_utils = __commonJS({
         isIPV6: true
       };
     }
-    function findToken(str2, token) {
+    function findToken(str3, token) {
       let ind = 0;
-      for (let i = 0; i < str2.length; i++) {
-        if (str2[i] === token) ind++;
+      for (let i = 0; i < str3.length; i++) {
+        if (str3[i] === token) ind++;
       }
       return ind;
     }
@@ -4335,7 +4335,7 @@ var require_core = __commonJS({
     var util_1 = require_util();
     var $dataRefSchema = require_data();
     var uri_1 = require_uri();
-    var defaultRegExp = (str2, flags) => new RegExp(str2, flags);
+    var defaultRegExp = (str3, flags) => new RegExp(str3, flags);
     defaultRegExp.code = "new RegExp";
     var META_IGNORE_OPTIONS = ["removeAdditional", "useDefaults", "coerceTypes"];
     var EXT_SCOPE_NAMES = /* @__PURE__ */ new Set([
@@ -5130,16 +5130,16 @@ var require_ucs2length = __commonJS({
   "node_modules/ajv/dist/runtime/ucs2length.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
-    function ucs2length(str2) {
-      const len = str2.length;
+    function ucs2length(str3) {
+      const len = str3.length;
       let length = 0;
       let pos = 0;
       let value;
       while (pos < len) {
         length++;
-        value = str2.charCodeAt(pos++);
+        value = str3.charCodeAt(pos++);
         if (value >= 55296 && value <= 56319 && pos < len) {
-          value = str2.charCodeAt(pos);
+          value = str3.charCodeAt(pos);
           if ((value & 64512) === 56320)
             pos++;
         }
@@ -6841,11 +6841,11 @@ var require_format = __commonJS({
           }
           function getFormat(fmtDef) {
             const code3 = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
-            const fmt4 = gen.scopeValue("formats", { key: schema, ref: fmtDef, code: code3 });
+            const fmt5 = gen.scopeValue("formats", { key: schema, ref: fmtDef, code: code3 });
             if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
-              return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt4}.validate`];
+              return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt5}.validate`];
             }
-            return ["string", fmtDef, fmt4];
+            return ["string", fmtDef, fmt5];
           }
           function validCondition() {
             if (typeof formatDef == "object" && !(formatDef instanceof RegExp) && formatDef.async) {
@@ -7980,7 +7980,7 @@ var require_anchors = __commonJS({
 var require_applyReviver = __commonJS({
   "node_modules/yaml/dist/doc/applyReviver.js"(exports) {
     "use strict";
-    function applyReviver(reviver, obj, key, val) {
+    function applyReviver(reviver, obj2, key, val) {
       if (val && typeof val === "object") {
         if (Array.isArray(val)) {
           for (let i = 0, len = val.length; i < len; ++i) {
@@ -8020,7 +8020,7 @@ var require_applyReviver = __commonJS({
           }
         }
       }
-      return reviver.call(obj, key, val);
+      return reviver.call(obj2, key, val);
     }
     exports.applyReviver = applyReviver;
   }
@@ -8467,13 +8467,13 @@ var require_Collection = __commonJS({
 var require_stringifyComment = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyComment.js"(exports) {
     "use strict";
-    var stringifyComment = (str2) => str2.replace(/^(?!$)(?: $)?/gm, "#");
+    var stringifyComment = (str3) => str3.replace(/^(?!$)(?: $)?/gm, "#");
     function indentComment(comment, indent) {
       if (/^\n+$/.test(comment))
         return comment.substring(1);
       return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
     }
-    var lineComment = (str2, indent, comment) => str2.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str2.endsWith(" ") ? "" : " ") + comment;
+    var lineComment = (str3, indent, comment) => str3.endsWith("\n") ? indentComment(comment, indent) : comment.includes("\n") ? "\n" + indentComment(comment, indent) : (str3.endsWith(" ") ? "" : " ") + comment;
     exports.indentComment = indentComment;
     exports.lineComment = lineComment;
     exports.stringifyComment = stringifyComment;
@@ -8627,16 +8627,16 @@ var require_stringifyString = __commonJS({
       lineWidth: ctx.options.lineWidth,
       minContentWidth: ctx.options.minContentWidth
     });
-    var containsDocumentMarker = (str2) => /^(%|---|\.\.\.)/m.test(str2);
-    function lineLengthOverLimit(str2, lineWidth, indentLength) {
+    var containsDocumentMarker = (str3) => /^(%|---|\.\.\.)/m.test(str3);
+    function lineLengthOverLimit(str3, lineWidth, indentLength) {
       if (!lineWidth || lineWidth < 0)
         return false;
       const limit = lineWidth - indentLength;
-      const strLen = str2.length;
+      const strLen = str3.length;
       if (strLen <= limit)
         return false;
       for (let i = 0, start = 0; i < strLen; ++i) {
-        if (str2[i] === "\n") {
+        if (str3[i] === "\n") {
           if (i - start > limit)
             return true;
           start = i + 1;
@@ -8653,11 +8653,11 @@ var require_stringifyString = __commonJS({
       const { implicitKey } = ctx;
       const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
       const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
-      let str2 = "";
+      let str3 = "";
       let start = 0;
       for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
         if (ch === " " && json[i + 1] === "\\" && json[i + 2] === "n") {
-          str2 += json.slice(start, i) + "\\ ";
+          str3 += json.slice(start, i) + "\\ ";
           i += 1;
           start = i;
           ch = "\\";
@@ -8666,38 +8666,38 @@ var require_stringifyString = __commonJS({
           switch (json[i + 1]) {
             case "u":
               {
-                str2 += json.slice(start, i);
+                str3 += json.slice(start, i);
                 const code3 = json.substr(i + 2, 4);
                 switch (code3) {
                   case "0000":
-                    str2 += "\\0";
+                    str3 += "\\0";
                     break;
                   case "0007":
-                    str2 += "\\a";
+                    str3 += "\\a";
                     break;
                   case "000b":
-                    str2 += "\\v";
+                    str3 += "\\v";
                     break;
                   case "001b":
-                    str2 += "\\e";
+                    str3 += "\\e";
                     break;
                   case "0085":
-                    str2 += "\\N";
+                    str3 += "\\N";
                     break;
                   case "00a0":
-                    str2 += "\\_";
+                    str3 += "\\_";
                     break;
                   case "2028":
-                    str2 += "\\L";
+                    str3 += "\\L";
                     break;
                   case "2029":
-                    str2 += "\\P";
+                    str3 += "\\P";
                     break;
                   default:
                     if (code3.substr(0, 2) === "00")
-                      str2 += "\\x" + code3.substr(2);
+                      str3 += "\\x" + code3.substr(2);
                     else
-                      str2 += json.substr(i, 6);
+                      str3 += json.substr(i, 6);
                 }
                 i += 5;
                 start = i + 1;
@@ -8707,14 +8707,14 @@ var require_stringifyString = __commonJS({
               if (implicitKey || json[i + 2] === '"' || json.length < minMultiLineLength) {
                 i += 1;
               } else {
-                str2 += json.slice(start, i) + "\n\n";
+                str3 += json.slice(start, i) + "\n\n";
                 while (json[i + 2] === "\\" && json[i + 3] === "n" && json[i + 4] !== '"') {
-                  str2 += "\n";
+                  str3 += "\n";
                   i += 2;
                 }
-                str2 += indent;
+                str3 += indent;
                 if (json[i + 2] === " ")
-                  str2 += "\\";
+                  str3 += "\\";
                 i += 1;
                 start = i + 1;
               }
@@ -8723,8 +8723,8 @@ var require_stringifyString = __commonJS({
               i += 1;
           }
       }
-      str2 = start ? str2 + json.slice(start) : json;
-      return implicitKey ? str2 : foldFlowLines.foldFlowLines(str2, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
+      str3 = start ? str3 + json.slice(start) : json;
+      return implicitKey ? str3 : foldFlowLines.foldFlowLines(str3, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
     }
     function singleQuotedString(value, ctx) {
       if (ctx.options.singleQuote === false || ctx.implicitKey && value.includes("\n") || /[ \t]\n|\n[ \t]/.test(value))
@@ -8852,15 +8852,15 @@ ${indent}${start}${value}${end}`;
           return quotedString(value, ctx);
         }
       }
-      const str2 = value.replace(/\n+/g, `$&
+      const str3 = value.replace(/\n+/g, `$&
 ${indent}`);
       if (actualString) {
-        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str2);
+        const test = (tag) => tag.default && tag.tag !== "tag:yaml.org,2002:str" && tag.test?.test(str3);
         const { compat, tags } = ctx.doc.schema;
         if (tags.some(test) || compat?.some(test))
           return quotedString(value, ctx);
       }
-      return implicitKey ? str2 : foldFlowLines.foldFlowLines(str2, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+      return implicitKey ? str3 : foldFlowLines.foldFlowLines(str3, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
     }
     function stringifyString(item, ctx, onComment, onChompKeep) {
       const { implicitKey, inFlow } = ctx;
@@ -8956,10 +8956,10 @@ var require_stringify = __commonJS({
           return match.find((t) => t.format === item.format) ?? match[0];
       }
       let tagObj = void 0;
-      let obj;
+      let obj2;
       if (identity.isScalar(item)) {
-        obj = item.value;
-        let match = tags.filter((t) => t.identify?.(obj));
+        obj2 = item.value;
+        let match = tags.filter((t) => t.identify?.(obj2));
         if (match.length > 1) {
           const testMatch = match.filter((t) => t.test);
           if (testMatch.length > 0)
@@ -8967,11 +8967,11 @@ var require_stringify = __commonJS({
         }
         tagObj = match.find((t) => t.format === item.format) ?? match.find((t) => !t.format);
       } else {
-        obj = item;
-        tagObj = tags.find((t) => t.nodeClass && obj instanceof t.nodeClass);
+        obj2 = item;
+        tagObj = tags.find((t) => t.nodeClass && obj2 instanceof t.nodeClass);
       }
       if (!tagObj) {
-        const name = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
+        const name = obj2?.constructor?.name ?? (obj2 === null ? "null" : typeof obj2);
         throw new Error(`Tag not resolved for ${name} value`);
       }
       return tagObj;
@@ -9012,11 +9012,11 @@ var require_stringify = __commonJS({
       const props = stringifyProps(node, tagObj, ctx);
       if (props.length > 0)
         ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
-      const str2 = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
+      const str3 = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
       if (!props)
-        return str2;
-      return identity.isScalar(node) || str2[0] === "{" || str2[0] === "[" ? `${props} ${str2}` : `${props}
-${ctx.indent}${str2}`;
+        return str3;
+      return identity.isScalar(node) || str3[0] === "{" || str3[0] === "[" ? `${props} ${str3}` : `${props}
+${ctx.indent}${str3}`;
     }
     exports.createStringifyContext = createStringifyContext;
     exports.stringify = stringify4;
@@ -9051,8 +9051,8 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str2 = stringify4.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
-      if (!explicitKey && !ctx.inFlow && str2.length > 1024) {
+      let str3 = stringify4.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      if (!explicitKey && !ctx.inFlow && str3.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
         explicitKey = true;
@@ -9061,27 +9061,27 @@ var require_stringifyPair = __commonJS({
         if (allNullValues || value == null) {
           if (keyCommentDone && onComment)
             onComment();
-          return str2 === "" ? "?" : explicitKey ? `? ${str2}` : str2;
+          return str3 === "" ? "?" : explicitKey ? `? ${str3}` : str3;
         }
       } else if (allNullValues && !simpleKeys || value == null && explicitKey) {
-        str2 = `? ${str2}`;
+        str3 = `? ${str3}`;
         if (keyComment && !keyCommentDone) {
-          str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
+          str3 += stringifyComment.lineComment(str3, ctx.indent, commentString(keyComment));
         } else if (chompKeep && onChompKeep)
           onChompKeep();
-        return str2;
+        return str3;
       }
       if (keyCommentDone)
         keyComment = null;
       if (explicitKey) {
         if (keyComment)
-          str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
-        str2 = `? ${str2}
+          str3 += stringifyComment.lineComment(str3, ctx.indent, commentString(keyComment));
+        str3 = `? ${str3}
 ${indent}:`;
       } else {
-        str2 = `${str2}:`;
+        str3 = `${str3}:`;
         if (keyComment)
-          str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(keyComment));
+          str3 += stringifyComment.lineComment(str3, ctx.indent, commentString(keyComment));
       }
       let vsb, vcb, valueComment;
       if (identity.isNode(value)) {
@@ -9097,7 +9097,7 @@ ${indent}:`;
       }
       ctx.implicitKey = false;
       if (!explicitKey && !keyComment && identity.isScalar(value))
-        ctx.indentAtStart = str2.length + 1;
+        ctx.indentAtStart = str3.length + 1;
       chompKeep = false;
       if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
         ctx.indent = ctx.indent.substring(2);
@@ -9141,16 +9141,16 @@ ${ctx.indent}`;
       } else if (valueStr === "" || valueStr[0] === "\n") {
         ws = "";
       }
-      str2 += ws + valueStr;
+      str3 += ws + valueStr;
       if (ctx.inFlow) {
         if (valueCommentDone && onComment)
           onComment();
       } else if (valueComment && !valueCommentDone) {
-        str2 += stringifyComment.lineComment(str2, ctx.indent, commentString(valueComment));
+        str3 += stringifyComment.lineComment(str3, ctx.indent, commentString(valueComment));
       } else if (chompKeep && onChompKeep) {
         onChompKeep();
       }
-      return str2;
+      return str3;
     }
     exports.stringifyPair = stringifyPair;
   }
@@ -9377,31 +9377,31 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str3 = stringify4.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        let str4 = stringify4.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
         if (comment2)
-          str3 += stringifyComment.lineComment(str3, itemIndent, commentString(comment2));
+          str4 += stringifyComment.lineComment(str4, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
           chompKeep = false;
-        lines.push(blockItemPrefix + str3);
+        lines.push(blockItemPrefix + str4);
       }
-      let str2;
+      let str3;
       if (lines.length === 0) {
-        str2 = flowChars.start + flowChars.end;
+        str3 = flowChars.start + flowChars.end;
       } else {
-        str2 = lines[0];
+        str3 = lines[0];
         for (let i = 1; i < lines.length; ++i) {
           const line = lines[i];
-          str2 += line ? `
+          str3 += line ? `
 ${indent}${line}` : "\n";
         }
       }
       if (comment) {
-        str2 += "\n" + stringifyComment.indentComment(commentString(comment), indent);
+        str3 += "\n" + stringifyComment.indentComment(commentString(comment), indent);
         if (onComment)
           onComment();
       } else if (chompKeep && onChompKeep)
         onChompKeep();
-      return str2;
+      return str3;
     }
     function stringifyFlowCollection({ items }, ctx, { flowChars, itemIndent }) {
       const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
@@ -9444,21 +9444,21 @@ ${indent}${line}` : "\n";
         }
         if (comment)
           reqNewline = true;
-        let str2 = stringify4.stringify(item, itemCtx, () => comment = null);
-        reqNewline || (reqNewline = lines.length > linesAtValue || str2.includes("\n"));
+        let str3 = stringify4.stringify(item, itemCtx, () => comment = null);
+        reqNewline || (reqNewline = lines.length > linesAtValue || str3.includes("\n"));
         if (i < items.length - 1) {
-          str2 += ",";
+          str3 += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str2.length + 2) > ctx.options.lineWidth);
+            reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) + (str3.length + 2) > ctx.options.lineWidth);
           }
           if (reqNewline) {
-            str2 += ",";
+            str3 += ",";
           }
         }
         if (comment)
-          str2 += stringifyComment.lineComment(str2, itemIndent, commentString(comment));
-        lines.push(str2);
+          str3 += stringifyComment.lineComment(str3, itemIndent, commentString(comment));
+        lines.push(str3);
         linesAtValue = lines.length;
       }
       const { start, end } = flowChars;
@@ -9470,11 +9470,11 @@ ${indent}${line}` : "\n";
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
-          let str2 = start;
+          let str3 = start;
           for (const line of lines)
-            str2 += line ? `
+            str3 += line ? `
 ${indentStep}${indent}${line}` : "\n";
-          return `${str2}
+          return `${str3}
 ${indent}${end}`;
         } else {
           return `${start}${fcPadding}${lines.join(" ")}${fcPadding}${end}`;
@@ -9527,23 +9527,23 @@ var require_YAMLMap = __commonJS({
        * A generic collection parsing method that can be extended
        * to other node classes that inherit from YAMLMap
        */
-      static from(schema, obj, ctx) {
+      static from(schema, obj2, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map = new this(schema);
         const add = (key, value) => {
           if (typeof replacer === "function")
-            value = replacer.call(obj, key, value);
+            value = replacer.call(obj2, key, value);
           else if (Array.isArray(replacer) && !replacer.includes(key))
             return;
           if (value !== void 0 || keepUndefined)
             map.items.push(Pair.createPair(key, value, ctx));
         };
-        if (obj instanceof Map) {
-          for (const [key, value] of obj)
+        if (obj2 instanceof Map) {
+          for (const [key, value] of obj2)
             add(key, value);
-        } else if (obj && typeof obj === "object") {
-          for (const key of Object.keys(obj))
-            add(key, obj[key]);
+        } else if (obj2 && typeof obj2 === "object") {
+          for (const key of Object.keys(obj2))
+            add(key, obj2[key]);
         }
         if (typeof schema.sortMapEntries === "function") {
           map.items.sort(schema.sortMapEntries);
@@ -9653,7 +9653,7 @@ var require_map = __commonJS({
           onError("Expected a mapping for this tag");
         return map2;
       },
-      createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
+      createNode: (schema, obj2, ctx) => YAMLMap.YAMLMap.from(schema, obj2, ctx)
     };
     exports.map = map;
   }
@@ -9749,15 +9749,15 @@ var require_YAMLSeq = __commonJS({
           onComment
         });
       }
-      static from(schema, obj, ctx) {
+      static from(schema, obj2, ctx) {
         const { replacer } = ctx;
         const seq = new this(schema);
-        if (obj && Symbol.iterator in Object(obj)) {
+        if (obj2 && Symbol.iterator in Object(obj2)) {
           let i = 0;
-          for (let it of obj) {
+          for (let it of obj2) {
             if (typeof replacer === "function") {
-              const key = obj instanceof Set ? it : String(i++);
-              it = replacer.call(obj, key, it);
+              const key = obj2 instanceof Set ? it : String(i++);
+              it = replacer.call(obj2, key, it);
             }
             seq.items.push(createNode.createNode(it, void 0, ctx));
           }
@@ -9791,7 +9791,7 @@ var require_seq = __commonJS({
           onError("Expected a sequence for this tag");
         return seq2;
       },
-      createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
+      createNode: (schema, obj2, ctx) => YAMLSeq.YAMLSeq.from(schema, obj2, ctx)
     };
     exports.seq = seq;
   }
@@ -9806,7 +9806,7 @@ var require_string = __commonJS({
       identify: (value) => typeof value === "string",
       default: true,
       tag: "tag:yaml.org,2002:str",
-      resolve: (str2) => str2,
+      resolve: (str3) => str3,
       stringify(item, ctx, onComment, onChompKeep) {
         ctx = Object.assign({ actualString: true }, ctx);
         return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
@@ -9844,7 +9844,7 @@ var require_bool = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:bool",
       test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
-      resolve: (str2) => new Scalar.Scalar(str2[0] === "t" || str2[0] === "T"),
+      resolve: (str3) => new Scalar.Scalar(str3[0] === "t" || str3[0] === "T"),
       stringify({ source, value }, ctx) {
         if (source && boolTag.test.test(source)) {
           const sv = source[0] === "t" || source[0] === "T";
@@ -9896,7 +9896,7 @@ var require_float = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str2) => str2.slice(-3).toLowerCase() === "nan" ? NaN : str2[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      resolve: (str3) => str3.slice(-3).toLowerCase() === "nan" ? NaN : str3[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
@@ -9905,7 +9905,7 @@ var require_float = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
-      resolve: (str2) => parseFloat(str2),
+      resolve: (str3) => parseFloat(str3),
       stringify(node) {
         const num4 = Number(node.value);
         return isFinite(num4) ? num4.toExponential() : stringifyNumber.stringifyNumber(node);
@@ -9916,11 +9916,11 @@ var require_float = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
-      resolve(str2) {
-        const node = new Scalar.Scalar(parseFloat(str2));
-        const dot = str2.indexOf(".");
-        if (dot !== -1 && str2[str2.length - 1] === "0")
-          node.minFractionDigits = str2.length - dot - 1;
+      resolve(str3) {
+        const node = new Scalar.Scalar(parseFloat(str3));
+        const dot = str3.indexOf(".");
+        if (dot !== -1 && str3[str3.length - 1] === "0")
+          node.minFractionDigits = str3.length - dot - 1;
         return node;
       },
       stringify: stringifyNumber.stringifyNumber
@@ -9937,7 +9937,7 @@ var require_int = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    var intResolve = (str2, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str2) : parseInt(str2.substring(offset), radix);
+    var intResolve = (str3, offset, radix, { intAsBigInt }) => intAsBigInt ? BigInt(str3) : parseInt(str3.substring(offset), radix);
     function intStringify(node, radix, prefix) {
       const { value } = node;
       if (intIdentify(value) && value >= 0)
@@ -9950,7 +9950,7 @@ var require_int = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
       test: /^0o[0-7]+$/,
-      resolve: (str2, _onError, opt) => intResolve(str2, 2, 8, opt),
+      resolve: (str3, _onError, opt) => intResolve(str3, 2, 8, opt),
       stringify: (node) => intStringify(node, 8, "0o")
     };
     var int = {
@@ -9958,7 +9958,7 @@ var require_int = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:int",
       test: /^[-+]?[0-9]+$/,
-      resolve: (str2, _onError, opt) => intResolve(str2, 0, 10, opt),
+      resolve: (str3, _onError, opt) => intResolve(str3, 0, 10, opt),
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
@@ -9967,7 +9967,7 @@ var require_int = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
       test: /^0x[0-9a-fA-F]+$/,
-      resolve: (str2, _onError, opt) => intResolve(str2, 2, 16, opt),
+      resolve: (str3, _onError, opt) => intResolve(str3, 2, 16, opt),
       stringify: (node) => intStringify(node, 16, "0x")
     };
     exports.int = int;
@@ -10020,7 +10020,7 @@ var require_schema3 = __commonJS({
         identify: (value) => typeof value === "string",
         default: true,
         tag: "tag:yaml.org,2002:str",
-        resolve: (str2) => str2,
+        resolve: (str3) => str3,
         stringify: stringifyJSON
       },
       {
@@ -10037,7 +10037,7 @@ var require_schema3 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:bool",
         test: /^true$|^false$/,
-        resolve: (str2) => str2 === "true",
+        resolve: (str3) => str3 === "true",
         stringify: stringifyJSON
       },
       {
@@ -10045,7 +10045,7 @@ var require_schema3 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:int",
         test: /^-?(?:0|[1-9][0-9]*)$/,
-        resolve: (str2, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str2) : parseInt(str2, 10),
+        resolve: (str3, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str3) : parseInt(str3, 10),
         stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
       },
       {
@@ -10053,7 +10053,7 @@ var require_schema3 = __commonJS({
         default: true,
         tag: "tag:yaml.org,2002:float",
         test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
-        resolve: (str2) => parseFloat(str2),
+        resolve: (str3) => parseFloat(str3),
         stringify: stringifyJSON
       }
     ];
@@ -10061,9 +10061,9 @@ var require_schema3 = __commonJS({
       default: true,
       tag: "",
       test: /^/,
-      resolve(str2, onError) {
-        onError(`Unresolved plain scalar ${JSON.stringify(str2)}`);
-        return str2;
+      resolve(str3, onError) {
+        onError(`Unresolved plain scalar ${JSON.stringify(str3)}`);
+        return str3;
       }
     };
     var schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
@@ -10095,10 +10095,10 @@ var require_binary = __commonJS({
         if (typeof node_buffer.Buffer === "function") {
           return node_buffer.Buffer.from(src, "base64");
         } else if (typeof atob === "function") {
-          const str2 = atob(src.replace(/[\n\r]/g, ""));
-          const buffer = new Uint8Array(str2.length);
-          for (let i = 0; i < str2.length; ++i)
-            buffer[i] = str2.charCodeAt(i);
+          const str3 = atob(src.replace(/[\n\r]/g, ""));
+          const buffer = new Uint8Array(str3.length);
+          for (let i = 0; i < str3.length; ++i)
+            buffer[i] = str3.charCodeAt(i);
           return buffer;
         } else {
           onError("This environment does not support reading binary tags; either Buffer or atob is required");
@@ -10109,28 +10109,28 @@ var require_binary = __commonJS({
         if (!value)
           return "";
         const buf = value;
-        let str2;
+        let str3;
         if (typeof node_buffer.Buffer === "function") {
-          str2 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
+          str3 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
         } else if (typeof btoa === "function") {
           let s = "";
           for (let i = 0; i < buf.length; ++i)
             s += String.fromCharCode(buf[i]);
-          str2 = btoa(s);
+          str3 = btoa(s);
         } else {
           throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
         }
         type ?? (type = Scalar.Scalar.BLOCK_LITERAL);
         if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
           const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
-          const n = Math.ceil(str2.length / lineWidth);
+          const n = Math.ceil(str3.length / lineWidth);
           const lines = new Array(n);
           for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
-            lines[i] = str2.substr(o, lineWidth);
+            lines[i] = str3.substr(o, lineWidth);
           }
-          str2 = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
+          str3 = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? "\n" : " ");
         }
-        return stringifyString.stringifyString({ comment, type, value: str2 }, ctx, onComment, onChompKeep);
+        return stringifyString.stringifyString({ comment, type, value: str3 }, ctx, onComment, onChompKeep);
       }
     };
     exports.binary = binary;
@@ -10336,7 +10336,7 @@ var require_float2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
-      resolve: (str2) => str2.slice(-3).toLowerCase() === "nan" ? NaN : str2[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
+      resolve: (str3) => str3.slice(-3).toLowerCase() === "nan" ? NaN : str3[0] === "-" ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY,
       stringify: stringifyNumber.stringifyNumber
     };
     var floatExp = {
@@ -10345,7 +10345,7 @@ var require_float2 = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "EXP",
       test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
-      resolve: (str2) => parseFloat(str2.replace(/_/g, "")),
+      resolve: (str3) => parseFloat(str3.replace(/_/g, "")),
       stringify(node) {
         const num4 = Number(node.value);
         return isFinite(num4) ? num4.toExponential() : stringifyNumber.stringifyNumber(node);
@@ -10356,11 +10356,11 @@ var require_float2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:float",
       test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
-      resolve(str2) {
-        const node = new Scalar.Scalar(parseFloat(str2.replace(/_/g, "")));
-        const dot = str2.indexOf(".");
+      resolve(str3) {
+        const node = new Scalar.Scalar(parseFloat(str3.replace(/_/g, "")));
+        const dot = str3.indexOf(".");
         if (dot !== -1) {
-          const f = str2.substring(dot + 1).replace(/_/g, "");
+          const f = str3.substring(dot + 1).replace(/_/g, "");
           if (f[f.length - 1] === "0")
             node.minFractionDigits = f.length;
         }
@@ -10380,34 +10380,34 @@ var require_int2 = __commonJS({
     "use strict";
     var stringifyNumber = require_stringifyNumber();
     var intIdentify = (value) => typeof value === "bigint" || Number.isInteger(value);
-    function intResolve(str2, offset, radix, { intAsBigInt }) {
-      const sign = str2[0];
+    function intResolve(str3, offset, radix, { intAsBigInt }) {
+      const sign = str3[0];
       if (sign === "-" || sign === "+")
         offset += 1;
-      str2 = str2.substring(offset).replace(/_/g, "");
+      str3 = str3.substring(offset).replace(/_/g, "");
       if (intAsBigInt) {
         switch (radix) {
           case 2:
-            str2 = `0b${str2}`;
+            str3 = `0b${str3}`;
             break;
           case 8:
-            str2 = `0o${str2}`;
+            str3 = `0o${str3}`;
             break;
           case 16:
-            str2 = `0x${str2}`;
+            str3 = `0x${str3}`;
             break;
         }
-        const n2 = BigInt(str2);
+        const n2 = BigInt(str3);
         return sign === "-" ? BigInt(-1) * n2 : n2;
       }
-      const n = parseInt(str2, radix);
+      const n = parseInt(str3, radix);
       return sign === "-" ? -1 * n : n;
     }
     function intStringify(node, radix, prefix) {
       const { value } = node;
       if (intIdentify(value)) {
-        const str2 = value.toString(radix);
-        return value < 0 ? "-" + prefix + str2.substr(1) : prefix + str2;
+        const str3 = value.toString(radix);
+        return value < 0 ? "-" + prefix + str3.substr(1) : prefix + str3;
       }
       return stringifyNumber.stringifyNumber(node);
     }
@@ -10417,7 +10417,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "BIN",
       test: /^[-+]?0b[0-1_]+$/,
-      resolve: (str2, _onError, opt) => intResolve(str2, 2, 2, opt),
+      resolve: (str3, _onError, opt) => intResolve(str3, 2, 2, opt),
       stringify: (node) => intStringify(node, 2, "0b")
     };
     var intOct = {
@@ -10426,7 +10426,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "OCT",
       test: /^[-+]?0[0-7_]+$/,
-      resolve: (str2, _onError, opt) => intResolve(str2, 1, 8, opt),
+      resolve: (str3, _onError, opt) => intResolve(str3, 1, 8, opt),
       stringify: (node) => intStringify(node, 8, "0")
     };
     var int = {
@@ -10434,7 +10434,7 @@ var require_int2 = __commonJS({
       default: true,
       tag: "tag:yaml.org,2002:int",
       test: /^[-+]?[0-9][0-9_]*$/,
-      resolve: (str2, _onError, opt) => intResolve(str2, 0, 10, opt),
+      resolve: (str3, _onError, opt) => intResolve(str3, 0, 10, opt),
       stringify: stringifyNumber.stringifyNumber
     };
     var intHex = {
@@ -10443,7 +10443,7 @@ var require_int2 = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "HEX",
       test: /^[-+]?0x[0-9a-fA-F_]+$/,
-      resolve: (str2, _onError, opt) => intResolve(str2, 2, 16, opt),
+      resolve: (str3, _onError, opt) => intResolve(str3, 2, 16, opt),
       stringify: (node) => intStringify(node, 16, "0x")
     };
     exports.int = int;
@@ -10547,9 +10547,9 @@ var require_timestamp = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/timestamp.js"(exports) {
     "use strict";
     var stringifyNumber = require_stringifyNumber();
-    function parseSexagesimal(str2, asBigInt) {
-      const sign = str2[0];
-      const parts = sign === "-" || sign === "+" ? str2.substring(1) : str2;
+    function parseSexagesimal(str3, asBigInt) {
+      const sign = str3[0];
+      const parts = sign === "-" || sign === "+" ? str3.substring(1) : str3;
       const num4 = (n) => asBigInt ? BigInt(n) : Number(n);
       const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num4(60) + num4(p), num4(0));
       return sign === "-" ? num4(-1) * res : res;
@@ -10586,7 +10586,7 @@ var require_timestamp = __commonJS({
       tag: "tag:yaml.org,2002:int",
       format: "TIME",
       test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
-      resolve: (str2, _onError, { intAsBigInt }) => parseSexagesimal(str2, intAsBigInt),
+      resolve: (str3, _onError, { intAsBigInt }) => parseSexagesimal(str3, intAsBigInt),
       stringify: stringifySexagesimal
     };
     var floatTime = {
@@ -10595,7 +10595,7 @@ var require_timestamp = __commonJS({
       tag: "tag:yaml.org,2002:float",
       format: "TIME",
       test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
-      resolve: (str2) => parseSexagesimal(str2, false),
+      resolve: (str3) => parseSexagesimal(str3, false),
       stringify: stringifySexagesimal
     };
     var timestamp = {
@@ -10606,8 +10606,8 @@ var require_timestamp = __commonJS({
       // may be omitted altogether, resulting in a date format. In such a case, the time part is
       // assumed to be 00:00:00Z (start of day, UTC).
       test: RegExp("^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$"),
-      resolve(str2) {
-        const match = str2.match(timestamp.test);
+      resolve(str3) {
+        const match = str3.match(timestamp.test);
         if (!match)
           throw new Error("!!timestamp expects a date, starting with yyyy-mm-dd");
         const [, year, month, day, hour, minute, second] = match.map(Number);
@@ -14731,7 +14731,7 @@ var require_public_api = __commonJS({
         return docs;
       return Object.assign([], { empty: true }, composer$1.streamInfo());
     }
-    function parseDocument2(source, options2 = {}) {
+    function parseDocument3(source, options2 = {}) {
       const { lineCounter: lineCounter2, prettyErrors } = parseOptions2(options2);
       const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
       const composer$1 = new composer.Composer(options2);
@@ -14757,7 +14757,7 @@ var require_public_api = __commonJS({
       } else if (options2 === void 0 && reviver && typeof reviver === "object") {
         options2 = reviver;
       }
-      const doc = parseDocument2(src, options2);
+      const doc = parseDocument3(src, options2);
       if (!doc)
         return null;
       doc.warnings.forEach((warning) => log.warn(doc.options.logLevel, warning));
@@ -14793,7 +14793,7 @@ var require_public_api = __commonJS({
     }
     exports.parse = parse5;
     exports.parseAllDocuments = parseAllDocuments2;
-    exports.parseDocument = parseDocument2;
+    exports.parseDocument = parseDocument3;
     exports.stringify = stringify4;
   }
 });
@@ -15031,8 +15031,8 @@ var require_semver = __commonJS({
       var v2 = parse5(version, options2);
       return v2 ? v2.version : null;
     }
-    exports.clean = clean2;
-    function clean2(version, options2) {
+    exports.clean = clean3;
+    function clean3(version, options2) {
       var s = parse5(version.trim().replace(/^[=v]+/, ""), options2);
       return s ? s.version : null;
     }
@@ -16428,14 +16428,14 @@ var require_safer = __commonJS({
       };
     }
     if (!Safer.alloc) {
-      Safer.alloc = function(size, fill, encoding) {
-        if (typeof size !== "number") {
-          throw new TypeError('The "size" argument must be of type number. Received type ' + typeof size);
+      Safer.alloc = function(size2, fill, encoding) {
+        if (typeof size2 !== "number") {
+          throw new TypeError('The "size" argument must be of type number. Received type ' + typeof size2);
         }
-        if (size < 0 || size >= 2 * (1 << 30)) {
-          throw new RangeError('The value "' + size + '" is invalid for option "size"');
+        if (size2 < 0 || size2 >= 2 * (1 << 30)) {
+          throw new RangeError('The value "' + size2 + '" is invalid for option "size"');
         }
-        var buf = Buffer2(size);
+        var buf = Buffer2(size2);
         if (!fill || fill.length === 0) {
           buf.fill(0);
         } else if (typeof encoding === "string") {
@@ -16574,9 +16574,9 @@ var require_reader = __commonJS({
       this._offset = o;
       if (this.length === 0)
         return retbuf ? Buffer2.alloc(0) : "";
-      var str2 = this._buf.slice(this._offset, this._offset + this.length);
+      var str3 = this._buf.slice(this._offset, this._offset + this.length);
       this._offset += this.length;
-      return retbuf ? str2 : str2.toString("utf8");
+      return retbuf ? str3 : str3.toString("utf8");
     };
     Reader.prototype.readOID = function(tag) {
       if (!tag)
@@ -20769,7 +20769,7 @@ var require_constants = __commonJS({
       curve25519Supported,
       eddsaSupported
     };
-    module.exports.DISCONNECT_REASON_BY_VALUE = Array.from(Object.entries(module.exports.DISCONNECT_REASON)).reduce((obj, [key, value]) => ({ ...obj, [value]: key }), {});
+    module.exports.DISCONNECT_REASON_BY_VALUE = Array.from(Object.entries(module.exports.DISCONNECT_REASON)).reduce((obj2, [key, value]) => ({ ...obj2, [value]: key }), {});
   }
 });
 
@@ -23363,8 +23363,8 @@ ${formatted}-----END ${type} KEY-----`;
         return keys;
       };
       const regexp = /^-----BEGIN OPENSSH PRIVATE KEY-----(?:\r\n|\n)([\s\S]+)(?:\r\n|\n)-----END OPENSSH PRIVATE KEY-----$/;
-      OpenSSH_Private.parse = (str2, passphrase) => {
-        const m2 = regexp.exec(str2);
+      OpenSSH_Private.parse = (str3, passphrase) => {
+        const m2 = regexp.exec(str3);
         if (m2 === null)
           return null;
         let ret2;
@@ -23499,8 +23499,8 @@ ${formatted}-----END ${type} KEY-----`;
     OpenSSH_Old_Private.prototype = BaseKey;
     {
       const regexp = /^-----BEGIN (RSA|DSA|EC) PRIVATE KEY-----(?:\r\n|\n)((?:[^:]+:\s*[\S].*(?:\r\n|\n))*)([\s\S]+)(?:\r\n|\n)-----END (RSA|DSA|EC) PRIVATE KEY-----$/;
-      OpenSSH_Old_Private.parse = (str2, passphrase) => {
-        const m2 = regexp.exec(str2);
+      OpenSSH_Old_Private.parse = (str3, passphrase) => {
+        const m2 = regexp.exec(str3);
         if (m2 === null)
           return null;
         let privBlob = Buffer.from(m2[3], "base64");
@@ -23691,8 +23691,8 @@ ${formatted}-----END ${type} KEY-----`;
       const PPK_PP1 = Buffer.from([0, 0, 0, 0]);
       const PPK_PP2 = Buffer.from([0, 0, 0, 1]);
       const regexp = /^PuTTY-User-Key-File-2: (ssh-(?:rsa|dss))\r?\nEncryption: (aes256-cbc|none)\r?\nComment: ([^\r\n]*)\r?\nPublic-Lines: \d+\r?\n([\s\S]+?)\r?\nPrivate-Lines: \d+\r?\n([\s\S]+?)\r?\nPrivate-MAC: ([^\r\n]+)/;
-      PPK_Private.parse = (str2, passphrase) => {
-        const m2 = regexp.exec(str2);
+      PPK_Private.parse = (str3, passphrase) => {
+        const m2 = regexp.exec(str3);
         if (m2 === null)
           return null;
         const cipherName = m2[2];
@@ -23836,8 +23836,8 @@ ${formatted}-----END ${type} KEY-----`;
         regexp = /^(((?:ssh-(?:rsa|dss|ed25519))|ecdsa-sha2-nistp(?:256|384|521))(?:-cert-v0[01]@openssh.com)?) ([A-Z0-9a-z/+=]+)(?:$|\s+([\S].*)?)$/;
       else
         regexp = /^(((?:ssh-(?:rsa|dss))|ecdsa-sha2-nistp(?:256|384|521))(?:-cert-v0[01]@openssh.com)?) ([A-Z0-9a-z/+=]+)(?:$|\s+([\S].*)?)$/;
-      OpenSSH_Public.parse = (str2) => {
-        const m2 = regexp.exec(str2);
+      OpenSSH_Public.parse = (str3) => {
+        const m2 = regexp.exec(str3);
         if (m2 === null)
           return null;
         const fullType = m2[1];
@@ -23865,8 +23865,8 @@ ${formatted}-----END ${type} KEY-----`;
       const RE_DATA = /^[A-Z0-9a-z/+=\r\n]+$/;
       const RE_HEADER = /^([\x21-\x39\x3B-\x7E]{1,64}): ((?:[^\\]*\\\r?\n)*[^\r\n]+)\r?\n/gm;
       const RE_HEADER_ENDS = /\\\r?\n/g;
-      RFC4716_Public.parse = (str2) => {
-        let m2 = regexp.exec(str2);
+      RFC4716_Public.parse = (str3) => {
+        let m2 = regexp.exec(str3);
         if (m2 === null)
           return null;
         const body = m2[1];
@@ -24090,7 +24090,7 @@ var require_agent = __commonJS({
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
     var { resolve: resolve19 } = __require("path");
-    var { readFile: readFile2 } = __require("fs");
+    var { readFile: readFile3 } = __require("fs");
     var { execFile: execFile3, spawn: spawn2 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
     var {
@@ -24308,7 +24308,7 @@ var require_agent = __commonJS({
           cb = once(cb);
           let socketPath = this.socketPath;
           let triedCygpath = false;
-          readFile2(socketPath, function readCygsocket(err, data) {
+          readFile3(socketPath, function readCygsocket(err, data) {
             if (err) {
               if (triedCygpath)
                 return cb(new Error("Invalid cygwin unix socket path"));
@@ -24317,7 +24317,7 @@ var require_agent = __commonJS({
                   return cb(new Error("Invalid cygwin unix socket path"));
                 triedCygpath = true;
                 socketPath = stdout.toString().replace(/[\r\n]/g, "");
-                readFile2(socketPath, readCygsocket);
+                readFile3(socketPath, readCygsocket);
               });
               return;
             }
@@ -25155,7 +25155,7 @@ var require_handlers_misc = __commonJS({
     var {
       parseKey
     } = require_keyParser();
-    var TERMINAL_MODE_BY_VALUE = Array.from(Object.entries(TERMINAL_MODE)).reduce((obj, [key, value]) => ({ ...obj, [key]: value }), {});
+    var TERMINAL_MODE_BY_VALUE = Array.from(Object.entries(TERMINAL_MODE)).reduce((obj2, [key, value]) => ({ ...obj2, [key]: value }), {});
     module.exports = {
       // Transport layer protocol ==================================================
       [MESSAGE.DISCONNECT]: (self2, payload) => {
@@ -27410,8 +27410,8 @@ var require_kex = __commonJS({
         ["sc", "lang"]
       ];
       return class KexInit {
-        constructor(obj) {
-          if (typeof obj !== "object" || obj === null)
+        constructor(obj2) {
+          if (typeof obj2 !== "object" || obj2 === null)
             throw new TypeError("Argument must be an object");
           const lists = {
             kex: void 0,
@@ -27438,13 +27438,13 @@ var require_kex = __commonJS({
             let key;
             if (typeof prop === "string") {
               base = lists;
-              val = obj[prop];
+              val = obj2[prop];
               desc = key = prop;
             } else {
               const parent = prop[0];
               base = lists[parent];
               key = prop[1];
-              val = obj[parent][key];
+              val = obj2[parent][key];
               desc = `${parent}.${key}`;
             }
             const entry = { array: void 0, buffer: void 0 };
@@ -28924,7 +28924,7 @@ var require_Protocol = __commonJS({
         }
         sendPacket(this, this._packetRW.write.finalize(packet));
       }
-      exitStatus(chan, status2) {
+      exitStatus(chan, status4) {
         if (!this._server)
           throw new Error("Server-only method called in client mode");
         let p = this._packetRW.write.allocStart;
@@ -28934,9 +28934,9 @@ var require_Protocol = __commonJS({
         writeUInt32BE(packet, 11, p += 4);
         packet.utf8Write("exit-status", p += 4, 11);
         packet[p += 11] = 0;
-        writeUInt32BE(packet, status2, ++p);
+        writeUInt32BE(packet, status4, ++p);
         this._debug && this._debug(
-          `Outbound: Sending CHANNEL_REQUEST (r:${chan}, exit-status: ${status2})`
+          `Outbound: Sending CHANNEL_REQUEST (r:${chan}, exit-status: ${status4})`
         );
         sendPacket(this, this._packetRW.write.finalize(packet));
       }
@@ -29314,11 +29314,11 @@ ${suffix}`;
       }
     })();
     exports.ERR_OUT_OF_RANGE = class ERR_OUT_OF_RANGE extends RangeError {
-      constructor(str2, range, input, replaceDefaultBoolean) {
+      constructor(str3, range, input, replaceDefaultBoolean) {
         super();
         Error.captureStackTrace(this, ERR_OUT_OF_RANGE);
         assert(range, 'Missing "range" argument');
-        let msg = replaceDefaultBoolean ? str2 : `The value of "${str2}" is out of range.`;
+        let msg = replaceDefaultBoolean ? str3 : `The value of "${str3}" is out of range.`;
         let received;
         if (Number.isInteger(input) && Math.abs(input) > MAX_32BIT_INT) {
           received = addNumericalSeparator(String(input));
@@ -29826,7 +29826,7 @@ var require_SFTP = __commonJS({
         const encoding = options2.encoding;
         if (encoding && !Buffer.isEncoding(encoding))
           throw new Error(`Unknown encoding: ${encoding}`);
-        let size;
+        let size2;
         let buffer;
         let buffers;
         let pos = 0;
@@ -29834,11 +29834,11 @@ var require_SFTP = __commonJS({
         let bytesRead = 0;
         const flag2 = options2.flag || "r";
         const read2 = () => {
-          if (size === 0) {
+          if (size2 === 0) {
             buffer = Buffer.allocUnsafe(8192);
             this.read(handle, buffer, 0, 8192, bytesRead, afterRead);
           } else {
-            this.read(handle, buffer, pos, size - pos, bytesRead, afterRead);
+            this.read(handle, buffer, pos, size2 - pos, bytesRead, afterRead);
           }
         };
         const afterRead = (er, nbytes) => {
@@ -29853,12 +29853,12 @@ var require_SFTP = __commonJS({
           } else {
             eof = false;
           }
-          if (eof || size === 0 && nbytes === 0)
+          if (eof || size2 === 0 && nbytes === 0)
             return close();
           bytesRead += nbytes;
           pos += nbytes;
-          if (size !== 0) {
-            if (pos === size)
+          if (size2 !== 0) {
+            if (pos === size2)
               close();
             else
               read2();
@@ -29870,9 +29870,9 @@ var require_SFTP = __commonJS({
         afterRead._wantEOFError = true;
         const close = () => {
           this.close(handle, (er) => {
-            if (size === 0) {
+            if (size2 === 0) {
               buffer = Buffer.concat(buffers, pos);
-            } else if (pos < size) {
+            } else if (pos < size2) {
               buffer = bufferSlice(buffer, 0, pos);
             }
             if (encoding)
@@ -29896,12 +29896,12 @@ var require_SFTP = __commonJS({
               });
               return;
             }
-            size = st.size || 0;
-            if (size === 0) {
+            size2 = st.size || 0;
+            if (size2 === 0) {
               buffers = [];
               return read2();
             }
-            buffer = Buffer.allocUnsafe(size);
+            buffer = Buffer.allocUnsafe(size2);
             read2();
           };
           this.fstat(handle, tryStat);
@@ -30573,8 +30573,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status2 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status2} lsetstat@openssh.com`);
+          const status4 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status4} lsetstat@openssh.com`);
         }
       }
       ext_openssh_expandPath(path, cb) {
@@ -30607,8 +30607,8 @@ var require_SFTP = __commonJS({
         };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status2 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status2} expand-path@openssh.com`);
+          const status4 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status4} expand-path@openssh.com`);
         }
       }
       ext_copy_data(srcHandle, srcOffset, len, dstHandle, dstOffset, cb) {
@@ -30661,8 +30661,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status2 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status2} copy-data`);
+          const status4 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status4} copy-data`);
         }
       }
       ext_home_dir(username, cb) {
@@ -30706,8 +30706,8 @@ var require_SFTP = __commonJS({
         };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status2 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status2} home-directory`);
+          const status4 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status4} home-directory`);
         }
       }
       ext_users_groups(uids, gids, cb) {
@@ -30758,8 +30758,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { extended: "users-groups-by-id@openssh.com", cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status2 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status2} users-groups-by-id@openssh.com`);
+          const status4 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status4} users-groups-by-id@openssh.com`);
         }
       }
       // ===========================================================================
@@ -30954,9 +30954,9 @@ var require_SFTP = __commonJS({
         );
       }
     };
-    function tryCreateBuffer(size) {
+    function tryCreateBuffer(size2) {
       try {
-        return Buffer.allocUnsafe(size);
+        return Buffer.allocUnsafe(size2);
       } catch (ex) {
         return ex;
       }
@@ -31330,8 +31330,8 @@ var require_SFTP = __commonJS({
       "ax+": OPEN_MODE.APPEND | OPEN_MODE.CREAT | OPEN_MODE.READ | OPEN_MODE.WRITE | OPEN_MODE.EXCL,
       "xa+": OPEN_MODE.APPEND | OPEN_MODE.CREAT | OPEN_MODE.READ | OPEN_MODE.WRITE | OPEN_MODE.EXCL
     };
-    function stringToFlags(str2) {
-      const flags = stringFlagMap[str2];
+    function stringToFlags(str3) {
+      const flags = stringFlagMap[str3];
       return flags !== void 0 ? flags : null;
     }
     var flagsToString = (() => {
@@ -31351,10 +31351,10 @@ var require_SFTP = __commonJS({
         return;
       const attrs = new Stats();
       if (flags & ATTR.SIZE) {
-        const size = bufferParser.readUInt64BE(biOpt);
-        if (size === void 0)
+        const size2 = bufferParser.readUInt64BE(biOpt);
+        if (size2 === void 0)
           return;
-        attrs.size = size;
+        attrs.size = size2;
       }
       if (flags & ATTR.UIDGID) {
         const uid = bufferParser.readUInt32BE();
@@ -37518,8 +37518,8 @@ var require_util2 = __commonJS({
     }
     function nop() {
     }
-    function isStream2(obj) {
-      return obj && typeof obj === "object" && typeof obj.pipe === "function" && typeof obj.on === "function";
+    function isStream2(obj2) {
+      return obj2 && typeof obj2 === "object" && typeof obj2.pipe === "function" && typeof obj2.on === "function";
     }
     function isBlobLike(object) {
       if (object === null) {
@@ -37624,14 +37624,14 @@ var require_util2 = __commonJS({
       }
       return servername;
     }
-    function deepClone(obj) {
-      return JSON.parse(JSON.stringify(obj));
+    function deepClone(obj2) {
+      return JSON.parse(JSON.stringify(obj2));
     }
-    function isAsyncIterable(obj) {
-      return !!(obj != null && typeof obj[Symbol.asyncIterator] === "function");
+    function isAsyncIterable(obj2) {
+      return !!(obj2 != null && typeof obj2[Symbol.asyncIterator] === "function");
     }
-    function isIterable(obj) {
-      return !!(obj != null && (typeof obj[Symbol.iterator] === "function" || typeof obj[Symbol.asyncIterator] === "function"));
+    function isIterable(obj2) {
+      return !!(obj2 != null && (typeof obj2[Symbol.iterator] === "function" || typeof obj2[Symbol.asyncIterator] === "function"));
     }
     function bodyLength(body) {
       if (body == null) {
@@ -37678,30 +37678,30 @@ var require_util2 = __commonJS({
     function bufferToLowerCasedHeaderName(value) {
       return tree.lookup(value) ?? value.toString("latin1").toLowerCase();
     }
-    function parseHeaders(headers, obj) {
-      if (obj === void 0) obj = {};
+    function parseHeaders(headers, obj2) {
+      if (obj2 === void 0) obj2 = {};
       for (let i = 0; i < headers.length; i += 2) {
         const key = headerNameToString(headers[i]);
-        let val = obj[key];
+        let val = obj2[key];
         if (val) {
           if (typeof val === "string") {
             val = [val];
-            obj[key] = val;
+            obj2[key] = val;
           }
           val.push(headers[i + 1].toString("utf8"));
         } else {
           const headersValue = headers[i + 1];
           if (typeof headersValue === "string") {
-            obj[key] = headersValue;
+            obj2[key] = headersValue;
           } else {
-            obj[key] = Array.isArray(headersValue) ? headersValue.map((x2) => x2.toString("utf8")) : headersValue.toString("utf8");
+            obj2[key] = Array.isArray(headersValue) ? headersValue.map((x2) => x2.toString("utf8")) : headersValue.toString("utf8");
           }
         }
       }
-      if ("content-length" in obj && "content-disposition" in obj) {
-        obj["content-disposition"] = Buffer.from(obj["content-disposition"]).toString("latin1");
+      if ("content-length" in obj2 && "content-disposition" in obj2) {
+        obj2["content-disposition"] = Buffer.from(obj2["content-disposition"]).toString("latin1");
       }
-      return obj;
+      return obj2;
     }
     function parseRawHeaders(headers) {
       const len = headers.length;
@@ -37879,17 +37879,17 @@ var require_util2 = __commonJS({
         size: m2[3] ? parseInt(m2[3]) : null
       } : null;
     }
-    function addListener(obj, name, listener) {
-      const listeners = obj[kListeners] ??= [];
+    function addListener(obj2, name, listener) {
+      const listeners = obj2[kListeners] ??= [];
       listeners.push([name, listener]);
-      obj.on(name, listener);
-      return obj;
+      obj2.on(name, listener);
+      return obj2;
     }
-    function removeAllListeners(obj) {
-      for (const [name, listener] of obj[kListeners] ?? []) {
-        obj.removeListener(name, listener);
+    function removeAllListeners(obj2) {
+      for (const [name, listener] of obj2[kListeners] ?? []) {
+        obj2.removeListener(name, listener);
       }
-      obj[kListeners] = null;
+      obj2[kListeners] = null;
     }
     function errorRequest2(client, request2, err) {
       try {
@@ -38494,11 +38494,11 @@ var require_request = __commonJS({
           } else if (typeof val[i] === "object") {
             throw new InvalidArgumentError(`invalid ${key} header`);
           } else {
-            const str2 = `${val[i]}`;
-            if (!isValidHeaderValue(str2)) {
+            const str3 = `${val[i]}`;
+            if (!isValidHeaderValue(str3)) {
               throw new InvalidArgumentError(`invalid ${key} header`);
             }
-            arr.push(str2);
+            arr.push(str3);
           }
         }
         val = arr;
@@ -39202,10 +39202,10 @@ var require_utils4 = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.enumToMap = void 0;
-    function enumToMap(obj) {
+    function enumToMap(obj2) {
       const res = {};
-      Object.keys(obj).forEach((key) => {
-        const value = obj[key];
+      Object.keys(obj2).forEach((key) => {
+        const value = obj2[key];
         if (typeof value === "number") {
           res[key] = value;
         }
@@ -40071,25 +40071,25 @@ var require_data_url = __commonJS({
     function isHTTPWhiteSpace(char) {
       return char === 13 || char === 10 || char === 9 || char === 32;
     }
-    function removeHTTPWhitespace(str2, leading = true, trailing = true) {
-      return removeChars(str2, leading, trailing, isHTTPWhiteSpace);
+    function removeHTTPWhitespace(str3, leading = true, trailing = true) {
+      return removeChars(str3, leading, trailing, isHTTPWhiteSpace);
     }
     function isASCIIWhitespace(char) {
       return char === 13 || char === 10 || char === 9 || char === 12 || char === 32;
     }
-    function removeASCIIWhitespace(str2, leading = true, trailing = true) {
-      return removeChars(str2, leading, trailing, isASCIIWhitespace);
+    function removeASCIIWhitespace(str3, leading = true, trailing = true) {
+      return removeChars(str3, leading, trailing, isASCIIWhitespace);
     }
-    function removeChars(str2, leading, trailing, predicate) {
+    function removeChars(str3, leading, trailing, predicate) {
       let lead = 0;
-      let trail = str2.length - 1;
+      let trail = str3.length - 1;
       if (leading) {
-        while (lead < str2.length && predicate(str2.charCodeAt(lead))) lead++;
+        while (lead < str3.length && predicate(str3.charCodeAt(lead))) lead++;
       }
       if (trailing) {
-        while (trail > 0 && predicate(str2.charCodeAt(trail))) trail--;
+        while (trail > 0 && predicate(str3.charCodeAt(trail))) trail--;
       }
-      return lead === 0 && trail === str2.length - 1 ? str2 : str2.slice(lead, trail + 1);
+      return lead === 0 && trail === str3.length - 1 ? str3 : str3.slice(lead, trail + 1);
     }
     function isomorphicDecode(input) {
       const length = input.length;
@@ -42008,7 +42008,7 @@ var require_body = __commonJS({
         const boundary = `----formdata-undici-0${`${random(1e11)}`.padStart(11, "0")}`;
         const prefix = `--${boundary}\r
 Content-Disposition: form-data`;
-        const escape2 = (str2) => str2.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
+        const escape2 = (str3) => str3.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
         const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
         const rn = new Uint8Array([13, 10]);
@@ -44798,8 +44798,8 @@ var require_pool_base = __commonJS({
       }
       get [kSize]() {
         let ret2 = this[kQueued];
-        for (const { [kSize]: size } of this[kClients]) {
-          ret2 += size;
+        for (const { [kSize]: size2 } of this[kClients]) {
+          ret2 += size2;
         }
         return ret2;
       }
@@ -45790,7 +45790,7 @@ var require_retry_handler = __commonJS({
             this.abort(contentLengthError);
             return false;
           }
-          const { start, size, end = size - 1 } = contentRange;
+          const { start, size: size2, end = size2 - 1 } = contentRange;
           if (this.start !== start || this.end != null && this.end !== end) {
             this.abort(
               new RequestRetryError("Content-Range mismatch", statusCode, {
@@ -45820,7 +45820,7 @@ var require_retry_handler = __commonJS({
               this.abort(contentLengthError);
               return false;
             }
-            const { start, size, end = size - 1 } = range;
+            const { start, size: size2, end = size2 - 1 } = range;
             assert(
               start != null && Number.isFinite(start),
               "content-range mismatch"
@@ -48626,17 +48626,17 @@ var require_headers = __commonJS({
       }
       // https://fetch.spec.whatwg.org/#convert-header-names-to-a-sorted-lowercase-set
       toSortedArray() {
-        const size = this[kHeadersMap].size;
-        const array = new Array(size);
-        if (size <= 32) {
-          if (size === 0) {
+        const size2 = this[kHeadersMap].size;
+        const array = new Array(size2);
+        if (size2 <= 32) {
+          if (size2 === 0) {
             return array;
           }
           const iterator2 = this[kHeadersMap][Symbol.iterator]();
           const firstValue = iterator2.next().value;
           array[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
-          for (let i = 1, j2 = 0, right = 0, left = 0, pivot = 0, x2, value; i < size; ++i) {
+          for (let i = 1, j2 = 0, right = 0, left = 0, pivot = 0, x2, value; i < size2; ++i) {
             value = iterator2.next().value;
             x2 = array[i] = [value[0], value[1].value];
             assert(x2[1] !== null);
@@ -48929,21 +48929,21 @@ var require_response = __commonJS({
         return responseObject;
       }
       // Creates a redirect Response that redirects to url with status status.
-      static redirect(url, status2 = 302) {
+      static redirect(url, status4 = 302) {
         webidl.argumentLengthCheck(arguments, 1, "Response.redirect");
         url = webidl.converters.USVString(url);
-        status2 = webidl.converters["unsigned short"](status2);
+        status4 = webidl.converters["unsigned short"](status4);
         let parsedURL;
         try {
           parsedURL = new URL(url, relevantRealm.settingsObject.baseUrl);
         } catch (err) {
           throw new TypeError(`Failed to parse URL from ${url}`, { cause: err });
         }
-        if (!redirectStatusSet.has(status2)) {
-          throw new RangeError(`Invalid status code ${status2}`);
+        if (!redirectStatusSet.has(status4)) {
+          throw new RangeError(`Invalid status code ${status4}`);
         }
         const responseObject = fromInnerResponse(makeResponse({}), "immutable");
-        responseObject[kState].status = status2;
+        responseObject[kState].status = status4;
         const value = isomorphicEncode(URLSerializer(parsedURL));
         responseObject[kState].headersList.append("location", value, true);
         return responseObject;
@@ -50835,13 +50835,13 @@ var require_fetch = __commonJS({
         })();
       }
       try {
-        const { body, status: status2, statusText, headersList, socket } = await dispatch({ body: requestBody });
+        const { body, status: status4, statusText, headersList, socket } = await dispatch({ body: requestBody });
         if (socket) {
-          response = makeResponse({ status: status2, statusText, headersList, socket });
+          response = makeResponse({ status: status4, statusText, headersList, socket });
         } else {
           const iterator2 = body[Symbol.asyncIterator]();
           fetchParams.controller.next = () => iterator2.next();
-          response = makeResponse({ status: status2, statusText, headersList });
+          response = makeResponse({ status: status4, statusText, headersList });
         }
       } catch (err) {
         if (err.name === "AbortError") {
@@ -50965,8 +50965,8 @@ var require_fetch = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status2, rawHeaders, resume, statusText) {
-              if (status2 < 200) {
+            onHeaders(status4, rawHeaders, resume, statusText) {
+              if (status4 < 200) {
                 return;
               }
               let location = "";
@@ -50976,8 +50976,8 @@ var require_fetch = __commonJS({
               }
               location = headersList.get("location", true);
               const decoders = [];
-              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status2);
-              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status2) && !willFollow) {
+              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status4);
+              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status4) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -51015,7 +51015,7 @@ var require_fetch = __commonJS({
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
               resolve19({
-                status: status2,
+                status: status4,
                 statusText,
                 headersList,
                 body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
@@ -51049,8 +51049,8 @@ var require_fetch = __commonJS({
               fetchParams.controller.terminate(error);
               reject(error);
             },
-            onUpgrade(status2, rawHeaders, socket) {
-              if (status2 !== 101) {
+            onUpgrade(status4, rawHeaders, socket) {
+              if (status4 !== 101) {
                 return;
               }
               const headersList = new HeadersList();
@@ -51058,8 +51058,8 @@ var require_fetch = __commonJS({
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
               resolve19({
-                status: status2,
-                statusText: STATUS_CODES[status2],
+                status: status4,
+                statusText: STATUS_CODES[status4],
                 headersList,
                 socket
               });
@@ -51614,7 +51614,7 @@ var require_util5 = __commonJS({
       return null;
     }
     function combineByteSequences(sequences) {
-      const size = sequences.reduce((a, b2) => {
+      const size2 = sequences.reduce((a, b2) => {
         return a + b2.byteLength;
       }, 0);
       let offset = 0;
@@ -51622,7 +51622,7 @@ var require_util5 = __commonJS({
         a.set(b2, offset);
         offset += b2.byteLength;
         return a;
-      }, new Uint8Array(size));
+      }, new Uint8Array(size2));
     }
     module.exports = {
       staticPropertyDescriptors,
@@ -52991,9 +52991,9 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
       webidl.brandCheck(headers, Headers, { strict: false });
       cookie = webidl.converters.Cookie(cookie);
-      const str2 = stringify4(cookie);
-      if (str2) {
-        headers.append("Set-Cookie", str2);
+      const str3 = stringify4(cookie);
+      if (str3) {
+        headers.append("Set-Cookie", str3);
       }
     }
     webidl.converters.DeleteCookieAttributes = webidl.dictionaryConverter([
@@ -55055,13 +55055,13 @@ ${value}`;
           }
         }
       }
-      setEventFieldSize(field, size) {
-        const eventSize = this.eventSize - this.eventFieldSizes[field] + size;
+      setEventFieldSize(field, size2) {
+        const eventSize = this.eventSize - this.eventFieldSizes[field] + size2;
         if (this.maxEventSize > 0 && eventSize > this.maxEventSize) {
           throw createMaxEventSizeExceededError();
         }
         this.eventSize = eventSize;
-        this.eventFieldSizes[field] = size;
+        this.eventFieldSizes[field] = size2;
       }
       /**
        * @param {EventSourceStreamEvent} event
@@ -55927,8 +55927,8 @@ var require_lib3 = __commonJS({
         });
       }
       postJson(requestUrl_1, obj_1) {
-        return __awaiter2(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
-          const data = JSON.stringify(obj, null, 2);
+        return __awaiter2(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
+          const data = JSON.stringify(obj2, null, 2);
           additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
           additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
           const res = yield this.post(requestUrl, data, additionalHeaders);
@@ -55936,8 +55936,8 @@ var require_lib3 = __commonJS({
         });
       }
       putJson(requestUrl_1, obj_1) {
-        return __awaiter2(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
-          const data = JSON.stringify(obj, null, 2);
+        return __awaiter2(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
+          const data = JSON.stringify(obj2, null, 2);
           additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
           additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
           const res = yield this.put(requestUrl, data, additionalHeaders);
@@ -55945,8 +55945,8 @@ var require_lib3 = __commonJS({
         });
       }
       patchJson(requestUrl_1, obj_1) {
-        return __awaiter2(this, arguments, void 0, function* (requestUrl, obj, additionalHeaders = {}) {
-          const data = JSON.stringify(obj, null, 2);
+        return __awaiter2(this, arguments, void 0, function* (requestUrl, obj2, additionalHeaders = {}) {
+          const data = JSON.stringify(obj2, null, 2);
           additionalHeaders[Headers.Accept] = this._getExistingOrDefaultHeader(additionalHeaders, Headers.Accept, MediaTypes.ApplicationJson);
           additionalHeaders[Headers.ContentType] = this._getExistingOrDefaultContentTypeHeader(additionalHeaders, MediaTypes.ApplicationJson);
           const res = yield this.patch(requestUrl, data, additionalHeaders);
@@ -56309,25 +56309,25 @@ var require_lib3 = __commonJS({
               }
               return value;
             }
-            let obj;
+            let obj2;
             let contents;
             try {
               contents = yield res.readBody();
               if (contents && contents.length > 0) {
                 if (options2 && options2.deserializeDates) {
-                  obj = JSON.parse(contents, dateTimeDeserializer);
+                  obj2 = JSON.parse(contents, dateTimeDeserializer);
                 } else {
-                  obj = JSON.parse(contents);
+                  obj2 = JSON.parse(contents);
                 }
-                response.result = obj;
+                response.result = obj2;
               }
               response.headers = res.message.headers;
             } catch (err) {
             }
             if (statusCode > 299) {
               let msg;
-              if (obj && obj.message) {
-                msg = obj.message;
+              if (obj2 && obj2.message) {
+                msg = obj2.message;
               } else if (contents && contents.length > 0) {
                 msg = contents;
               } else {
@@ -56344,7 +56344,7 @@ var require_lib3 = __commonJS({
       }
     };
     exports.HttpClient = HttpClient2;
-    var lowercaseKeys2 = (obj) => Object.keys(obj).reduce((c, k2) => (c[k2.toLowerCase()] = obj[k2], c), {});
+    var lowercaseKeys2 = (obj2) => Object.keys(obj2).reduce((c, k2) => (c[k2.toLowerCase()] = obj2[k2], c), {});
   }
 });
 
@@ -56365,8 +56365,8 @@ var require_dist2 = __commonJS({
       C2.prototype = /* @__PURE__ */ Object.create(null);
       return C2;
     })();
-    function format(obj) {
-      const { type, parameters: parameters2 } = obj;
+    function format(obj2) {
+      const { type, parameters: parameters2 } = obj2;
       if (!type || !TYPE_REGEXP.test(type)) {
         throw new TypeError(`Invalid type: ${type}`);
       }
@@ -56450,9 +56450,9 @@ var require_dist2 = __commonJS({
       }
       return { type, index, parameters: parameters2 };
     }
-    function skipValue(str2, index, len, stopChar) {
+    function skipValue(str3, index, len, stopChar) {
       while (index < len) {
-        const code3 = str2.charCodeAt(index);
+        const code3 = str3.charCodeAt(index);
         if (code3 === SEMI || code3 === stopChar)
           break;
         index++;
@@ -56477,12 +56477,12 @@ var require_dist2 = __commonJS({
       }
       return end;
     }
-    function qstring(str2) {
-      if (TOKEN_REGEXP.test(str2))
-        return str2;
-      if (TEXT_REGEXP.test(str2))
-        return `"${str2.replace(QUOTE_REGEXP, "\\$&")}"`;
-      throw new TypeError(`Invalid parameter value: ${str2}`);
+    function qstring(str3) {
+      if (TOKEN_REGEXP.test(str3))
+        return str3;
+      if (TEXT_REGEXP.test(str3))
+        return `"${str3.replace(QUOTE_REGEXP, "\\$&")}"`;
+      throw new TypeError(`Invalid parameter value: ${str3}`);
     }
   }
 });
@@ -56625,12 +56625,12 @@ var require_light = __commonJS({
             }
           };
         }
-        _addListener(name, status2, cb) {
+        _addListener(name, status4, cb) {
           var base;
           if ((base = this._events)[name] == null) {
             base[name] = [];
           }
-          this._events[name].push({ cb, status: status2 });
+          this._events[name].push({ cb, status: status4 });
           return this.instance;
         }
         listenerCount(name) {
@@ -56803,10 +56803,10 @@ var require_light = __commonJS({
           }
         }
         _assertStatus(expected) {
-          var status2;
-          status2 = this._states.jobStatus(this.options.id);
-          if (!(status2 === expected || expected === "DONE" && status2 === null)) {
-            throw new BottleneckError$1(`Invalid job status ${status2}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
+          var status4;
+          status4 = this._states.jobStatus(this.options.id);
+          if (!(status4 === expected || expected === "DONE" && status4 === null)) {
+            throw new BottleneckError$1(`Invalid job status ${status4}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
           }
         }
         doReceive() {
@@ -57110,10 +57110,10 @@ var require_light = __commonJS({
           var ref;
           return (ref = this.status[this._jobs[id]]) != null ? ref : null;
         }
-        statusJobs(status2) {
+        statusJobs(status4) {
           var k2, pos, ref, results, v2;
-          if (status2 != null) {
-            pos = this.status.indexOf(status2);
+          if (status4 != null) {
+            pos = this.status.indexOf(status4);
             if (pos < 0) {
               throw new BottleneckError$3(`status must be one of ${this.status.join(", ")}`);
             }
@@ -57471,8 +57471,8 @@ var require_light = __commonJS({
           jobStatus(id) {
             return this._states.jobStatus(id);
           }
-          jobs(status2) {
-            return this._states.statusJobs(status2);
+          jobs(status4) {
+            return this._states.statusJobs(status4);
           }
           counts() {
             return this._states.statusCounts();
@@ -57885,8 +57885,8 @@ var require_util10 = __commonJS({
       return fastHashObject(keys, labels);
     }
     exports.hashObject = hashObject;
-    exports.isObject = function isObject(obj) {
-      return obj !== null && typeof obj === "object";
+    exports.isObject = function isObject2(obj2) {
+      return obj2 !== null && typeof obj2 === "object";
     };
     exports.nowTimestamp = function nowTimestamp() {
       return Date.now() / 1e3;
@@ -58082,14 +58082,14 @@ var require_registry = __commonJS({
       sharedLabelCache.set(labels, flattened);
       return flattened;
     }
-    function escapeLabelValue(str2) {
-      if (typeof str2 !== "string") {
-        return str2;
+    function escapeLabelValue(str3) {
+      if (typeof str3 !== "string") {
+        return str3;
       }
-      return escapeString(str2).replace(/"/g, '\\"');
+      return escapeString(str3).replace(/"/g, '\\"');
     }
-    function escapeString(str2) {
-      return str2.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
+    function escapeString(str3) {
+      return str3.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
     }
     function standardizeCounterName(name) {
       return name.replace(/_total$/, "");
@@ -58131,11 +58131,11 @@ var require_metric = __commonJS({
   "node_modules/prom-client/lib/metric.js"(exports, module) {
     "use strict";
     var Registry2 = require_registry();
-    var { isObject } = require_util10();
+    var { isObject: isObject2 } = require_util10();
     var { validateMetricName, validateLabelName } = require_validation3();
     var Metric = class {
       constructor(config, defaults2 = {}) {
-        if (!isObject(config)) {
+        if (!isObject2(config)) {
           throw new TypeError("constructor expected a config object");
         }
         Object.assign(
@@ -58229,7 +58229,7 @@ var require_counter = __commonJS({
     var util = __require("util");
     var {
       hashObject,
-      isObject,
+      isObject: isObject2,
       getLabels,
       removeLabels,
       nowTimestamp
@@ -58260,7 +58260,7 @@ var require_counter = __commonJS({
        */
       incWithoutExemplar(labels, value) {
         let hash = "";
-        if (isObject(labels)) {
+        if (isObject2(labels)) {
           hash = hashObject(labels, this.sortedLabelNames);
           validateLabel(this.labelNames, labels);
         } else {
@@ -58301,7 +58301,7 @@ var require_counter = __commonJS({
       }
       updateExemplar(exemplarLabels, value, hash) {
         if (exemplarLabels === this.defaultExemplarLabelSet) return;
-        if (!isObject(this.hashMap[hash].exemplar)) {
+        if (!isObject2(this.hashMap[hash].exemplar)) {
           this.hashMap[hash].exemplar = new Exemplar();
         }
         this.hashMap[hash].exemplar.validateExemplarLabelSet(exemplarLabels);
@@ -58366,7 +58366,7 @@ var require_gauge = __commonJS({
       setValueDelta,
       getLabels,
       hashObject,
-      isObject,
+      isObject: isObject2,
       removeLabels
     } = require_util10();
     var { validateLabel } = require_validation3();
@@ -58503,10 +58503,10 @@ var require_gauge = __commonJS({
       setValueDelta(gauge.hashMap, delta, labels, hash);
     }
     function getLabelArg(labels) {
-      return isObject(labels) ? labels : {};
+      return isObject2(labels) ? labels : {};
     }
     function getValueArg(labels, value) {
-      return isObject(labels) ? value : labels;
+      return isObject2(labels) ? value : labels;
     }
     module.exports = Gauge2;
   }
@@ -58520,7 +58520,7 @@ var require_histogram = __commonJS({
     var {
       getLabels,
       hashObject,
-      isObject,
+      isObject: isObject2,
       removeLabels,
       nowTimestamp
     } = require_util10();
@@ -58592,7 +58592,7 @@ var require_histogram = __commonJS({
         const bound = findBound(this.upperBounds, value);
         const { bucketExemplars } = this.hashMap[hash];
         let exemplar = bucketExemplars[bound];
-        if (!isObject(exemplar)) {
+        if (!isObject2(exemplar)) {
           exemplar = new Exemplar();
           bucketExemplars[bound] = exemplar;
         }
@@ -58754,7 +58754,7 @@ var require_histogram = __commonJS({
       return result;
     }
     function convertLabelsAndValues(labels, value) {
-      return isObject(labels) ? {
+      return isObject2(labels) ? {
         labels,
         value
       } : {
@@ -60210,15 +60210,15 @@ var require_utils5 = __commonJS({
     function createBaggage(entries = {}) {
       return new require_baggage_impl2.BaggageImpl(new Map(Object.entries(entries)));
     }
-    function baggageEntryMetadataFromString(str2) {
-      if (typeof str2 !== "string") {
-        diag.error(`Cannot create baggage metadata from unknown type: ${typeof str2}`);
-        str2 = "";
+    function baggageEntryMetadataFromString(str3) {
+      if (typeof str3 !== "string") {
+        diag.error(`Cannot create baggage metadata from unknown type: ${typeof str3}`);
+        str3 = "";
       }
       return {
         __TYPE__: require_symbol2.baggageEntryMetadataSymbol,
         toString() {
-          return str2;
+          return str3;
         }
       };
     }
@@ -62451,7 +62451,7 @@ var require_gc = __commonJS({
 var require_defaultMetrics = __commonJS({
   "node_modules/prom-client/lib/defaultMetrics.js"(exports, module) {
     "use strict";
-    var { isObject } = require_util10();
+    var { isObject: isObject2 } = require_util10();
     var processCpuTotal = require_processCpuTotal();
     var processStartTime = require_processStartTime();
     var osMemoryHeap = require_osMemoryHeap();
@@ -62482,7 +62482,7 @@ var require_defaultMetrics = __commonJS({
     };
     var metricsList2 = Object.keys(metrics);
     module.exports = function collectDefaultMetrics(config) {
-      if (config !== null && config !== void 0 && !isObject(config)) {
+      if (config !== null && config !== void 0 && !isObject2(config)) {
         throw new TypeError("config must be null, undefined, or an object");
       }
       config = { eventLoopMonitoringPrecision: 10, ...config };
@@ -63057,10 +63057,10 @@ function count(text3, what, command, line) {
     throw new SlurmOutputError(command, `${what} ${JSON.stringify(text3)} is not a count`, line);
   return Number(text3);
 }
-function decodeWaitStatus(status2) {
-  const signal = status2 & 127;
+function decodeWaitStatus(status4) {
+  const signal = status4 & 127;
   if (signal !== 0) return { exitCode: null, signal };
-  return { exitCode: status2 >> 8 & 255, signal: null };
+  return { exitCode: status4 >> 8 & 255, signal: null };
 }
 function decodeExitPair(text3, command, line) {
   const m2 = /^([0-9]+):([0-9]+)$/.exec(text3);
@@ -64789,6 +64789,12 @@ function referenceOf(run3) {
   const value = run3?.verdict?.projected_full_run ?? run3?.verdict?.value ?? null;
   return run3 && value ? { name: run3.name, value, ...run3.verdict ? { verdict: run3.verdict } : {} } : null;
 }
+function referenceSourceOf(record) {
+  const run3 = bestRun(record) ?? baselineRun(record);
+  const file = run3?.topology?.file;
+  const hash = run3?.topology?.hash?.slice(0, 8);
+  return run3 && file && hash && /^[0-9a-f]{8}$/.test(hash) ? { name: run3.name, path: file, topologyHash: hash } : null;
+}
 
 // src/record/figure.ts
 function decidedAgainst(run3) {
@@ -65960,9 +65966,9 @@ function describeReference(against) {
   return `the ${role} ${quoted}`;
 }
 function code(s) {
-  const clean2 = s.replace(/[\r\n]+/g, " ");
-  const fence = clean2.includes("`") ? "``" : "`";
-  return `${fence}${fence === "``" ? " " : ""}${clean2}${fence === "``" ? " " : ""}${fence}`;
+  const clean3 = s.replace(/[\r\n]+/g, " ");
+  const fence = clean3.includes("`") ? "``" : "`";
+  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
 }
 var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
 function standingOf(i) {
@@ -70839,12 +70845,12 @@ function besideOf(recorded, observed) {
   const jobs = observed.filter(
     (o) => o.c.role === "reference" && o.c.candidate === recorded.name && o.started
   );
-  const pick2 = jobs.find((o) => !o.ended) ?? jobs.at(-1);
-  if (!pick2) return null;
-  const beside = { runName: pick2.c.runName ?? pick2.c.candidate, pr: pick2.c.pr, ended: !!pick2.ended };
-  const observation = pick2.analysis?.observation;
+  const pick3 = jobs.find((o) => !o.ended) ?? jobs.at(-1);
+  if (!pick3) return null;
+  const beside = { runName: pick3.c.runName ?? pick3.c.candidate, pr: pick3.c.pr, ended: !!pick3.ended };
+  const observation = pick3.analysis?.observation;
   if (!observation?.verdict.projected_full_run) {
-    if (pick2.ended) return null;
+    if (pick3.ended) return null;
     return { ...recorded, verdict: { state: "no-data" }, value: null, live: true, beside };
   }
   const verdict = observation.verdict;
@@ -71443,6 +71449,60 @@ var analyzeCommand = {
   }
 };
 
+// actions/monitor/autopilot.ts
+var import_yaml5 = __toESM(require_dist(), 1);
+import { existsSync as existsSync5 } from "node:fs";
+import { join as join7 } from "node:path";
+
+// src/github/user-text.ts
+var ZWSP = "\u200B";
+function inlineText(text3, maxLength = 500) {
+  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
+}
+function safeText(text3, maxLength = 2e3) {
+  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
+}
+function codeBlock(text3, language = "text") {
+  const clean3 = text3.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
+  const longest = Math.max(0, ...[...clean3.matchAll(/`+/g)].map((m2) => m2[0].length));
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return `${fence}${language}
+${clean3}
+${fence}`;
+}
+
+// src/autopilot/controls.ts
+var CONTROL_HELP = [
+  "`/topo pause`: no new runs; running ones go on to their decision",
+  "`/topo pause --now`: running ones stop too",
+  "`/topo resume`: go on",
+  "`/topo conclude`: conclude now with the best so far"
+];
+function parseControl(body) {
+  const text3 = body.replace(/\r\n?/g, "\n").trim();
+  const m2 = /^\/topo(?=\s|$)/.exec(text3);
+  if (!m2) return { kind: "none" };
+  const words = text3.slice(m2[0].length).split("\n", 1)[0].trim().split(/\s+/).filter(Boolean);
+  const [word, ...rest] = words;
+  const only = (control) => rest.length === 0 ? { kind: "control", control } : {
+    kind: "invalid",
+    reason: `\`/topo ${word}\` takes no argument here; the dashboard takes: ${CONTROL_HELP.join("; ")}`
+  };
+  if (word === "pause" && rest.length === 1 && rest[0] === "--now")
+    return { kind: "control", control: "pause-now" };
+  if (word === "pause") return only("pause");
+  if (word === "resume") return only("resume");
+  if (word === "conclude") return only("conclude");
+  return {
+    kind: "invalid",
+    reason: `${word ? `\`${word.slice(0, 40)}\` is not a dashboard command` : "no command given after /topo"}; the dashboard takes: ${CONTROL_HELP.join("; ")}`
+  };
+}
+
 // src/autopilot/policy.ts
 var DECISION_CHECK = "topo/monitor";
 var DEFAULT_DECISION_HORIZON_MINUTES = 120;
@@ -71736,27 +71796,6 @@ function fmt2(x2) {
   return (Math.round(x2 * 10) / 10).toString();
 }
 
-// src/github/user-text.ts
-var ZWSP = "\u200B";
-function inlineText(text3, maxLength = 500) {
-  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
-  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
-  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
-}
-function safeText(text3, maxLength = 2e3) {
-  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
-  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
-  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
-}
-
-// src/autopilot/controls.ts
-var CONTROL_HELP = [
-  "`/topo pause`: no new runs; running ones go on to their decision",
-  "`/topo pause --now`: running ones stop too",
-  "`/topo resume`: go on",
-  "`/topo conclude`: conclude now with the best so far"
-];
-
 // src/autopilot/dashboard.ts
 function dashboardMarker(experimentId) {
   return `<!-- topo:autopilot-dashboard experiment=${experimentId} -->`;
@@ -71794,9 +71833,13 @@ function roundRows(runs) {
     return `| ${round3} | \`${r.name}\` | ${r.pr !== void 0 ? `#${r.pr}` : "\u2013"} | ${decision} | ${seconds3} | ${h(r.gpuHours)} |`;
   });
 }
-function bestLine(plan) {
+function bestLine(plan, runs) {
   const { best, baseline } = plan.campaign;
-  if (!best) return `**Best so far:** none measured (the baseline \`${baseline.name}\` failed).`;
+  const base = runs.find((r) => r.round === 0);
+  if (!best && base?.outcome === "failed")
+    return `**Best so far:** none measured (the baseline \`${baseline.name}\` failed).`;
+  if (!best)
+    return base ? `**Best so far:** none yet: the baseline \`${base.name}\` is still measuring.` : "**Best so far:** none yet: no baseline is recorded (merge its pull request, or let the autopilot open it).";
   if (best.name === baseline.name || baseline.seconds === null)
     return `**Best so far:** \`${best.name}\`, ${best.seconds.toFixed(2)} s/rollout.`;
   const gain = (1 - best.seconds / baseline.seconds) * 100;
@@ -71823,7 +71866,7 @@ function renderDashboard(experimentId, runs, plan, stalls = []) {
     "",
     `**GPU-hours:** ${h(b2.spent)} spent, ${h(b2.committed)} committed to live runs, ${h(Math.max(0, b2.left))} left of ${h(b2.limit)}.`,
     "",
-    bestLine(plan),
+    bestLine(plan, runs),
     "",
     ...stallLines([...plan.stalls, ...stalls]),
     "| round | candidate | pull request | decision | s/rollout | GPU-hours |",
@@ -71850,6 +71893,9 @@ function recordedOutcome(run3) {
   if (run3.status === "pending" || run3.status === "running") return null;
   if (run3.status === "failed") return "failed";
   if (run3.status === "accepted") return "better";
+  const decided2 = run3.monitor_decision?.state;
+  if (decided2 === "better" || decided2 === "worse" || decided2 === "equivalent" || decided2 === "not-better")
+    return decided2;
   const c = run3.comparison?.outcome;
   if (c === "worse") return "worse";
   if (c === "indistinguishable") return "equivalent";
@@ -71886,6 +71932,1744 @@ function runsFromRecord(record, gpusPerRun2) {
 function mergeRuns(recorded, live3) {
   const names = new Set(live3.map((r) => r.name));
   return [...recorded.filter((r) => !names.has(r.name)), ...live3];
+}
+
+// src/autopilot/state.ts
+var EMPTY_PILOT_STATE = {
+  version: 1,
+  paused: null,
+  concludeBy: null,
+  concluded: null,
+  lastComment: 0,
+  rounds: {},
+  stopped: [],
+  held: {},
+  heads: {},
+  validated: {}
+};
+var PilotStateError = class extends Error {
+  name = "PilotStateError";
+};
+var isObject = (x2) => typeof x2 === "object" && x2 !== null;
+var NAME = /^[a-z0-9][a-z0-9_.-]{0,99}$/;
+var SHA = /^[0-9a-f]{40}$/;
+function shaMap(x2, what) {
+  const m2 = x2 ?? {};
+  if (!isObject(m2) || Object.entries(m2).some(([k2, v2]) => !NAME.test(k2) || typeof v2 !== "string" || !SHA.test(v2)))
+    throw new PilotStateError(`the autopilot state is not valid: ${what}`);
+  return { ...m2 };
+}
+function parsePilotState(text3) {
+  let x2;
+  try {
+    x2 = JSON.parse(text3);
+  } catch (e) {
+    throw new PilotStateError(`the autopilot state is not JSON: ${e.message}`);
+  }
+  const bad = (what) => new PilotStateError(`the autopilot state is not valid: ${what}`);
+  if (!isObject(x2) || x2.version !== 1) throw bad("version is not 1");
+  const p = x2.paused;
+  if (p !== null && !(isObject(p) && typeof p.by === "string" && typeof p.now === "boolean"))
+    throw bad("paused");
+  if (x2.concludeBy !== null && typeof x2.concludeBy !== "string") throw bad("concludeBy");
+  const c = x2.concluded;
+  if (c !== null && !(isObject(c) && typeof c.reason === "string" && (c.winner === null || typeof c.winner === "string") && (c.reported === void 0 || typeof c.reported === "boolean")))
+    throw bad("concluded");
+  if (!Number.isSafeInteger(x2.lastComment) || x2.lastComment < 0) throw bad("lastComment");
+  const rounds2 = x2.rounds;
+  if (!isObject(rounds2) || Object.entries(rounds2).some(([k2, v2]) => !NAME.test(k2) || !Number.isSafeInteger(v2)))
+    throw bad("rounds");
+  if (!Array.isArray(x2.stopped) || x2.stopped.some((s) => typeof s !== "string" || !NAME.test(s)))
+    throw bad("stopped");
+  const held = x2.held ?? {};
+  if (!isObject(held) || Object.values(held).some((v2) => typeof v2 !== "number" || !(v2 >= 0)))
+    throw bad("held");
+  return {
+    version: 1,
+    paused: p === null ? null : { by: p.by, now: p.now },
+    concludeBy: x2.concludeBy,
+    concluded: c === null ? null : concludedOf(c),
+    lastComment: x2.lastComment,
+    rounds: { ...rounds2 },
+    stopped: [...x2.stopped],
+    held: { ...held },
+    heads: shaMap(x2.heads, "heads"),
+    validated: shaMap(x2.validated, "validated")
+  };
+}
+function concludedOf(c) {
+  return { reason: c.reason, winner: c.winner, ...c.reported ? { reported: true } : {} };
+}
+function renderPilotState(state2) {
+  return JSON.stringify(state2, null, 2);
+}
+function controlsOfState(state2) {
+  return {
+    paused: state2.paused !== null,
+    stopLive: state2.paused?.now === true,
+    ...state2.concludeBy ? { concludedBy: state2.concludeBy } : {}
+  };
+}
+function applyCommands(state2, comments) {
+  let next = state2;
+  const replies = [];
+  for (const c of [...comments].sort((a, b2) => a.id - b2.id)) {
+    if (c.id <= next.lastComment) continue;
+    next = { ...next, lastComment: c.id };
+    const parsed = parseControl(c.body);
+    if (parsed.kind === "none") continue;
+    const who = `@${inlineText(c.login, 40)}`;
+    const reply = (text3) => replies.push({ id: c.id, text: `${who}: ${text3}` });
+    if (!c.allowed) {
+      reply("refused: dashboard commands need write access to the repository; nothing changed.");
+      continue;
+    }
+    if (parsed.kind === "invalid") {
+      reply(`not done: ${parsed.reason}.`);
+      continue;
+    }
+    if (next.concluded || next.concludeBy) {
+      reply("not done: the experiment has concluded; a conclusion is final.");
+      continue;
+    }
+    const control = parsed.control;
+    if (control === "conclude") next = { ...next, concludeBy: c.login };
+    else if (control === "resume") next = { ...next, paused: null };
+    else next = { ...next, paused: { by: c.login, now: control === "pause-now" } };
+    reply(doneText(control));
+  }
+  return { state: next, replies };
+}
+function doneText(control) {
+  switch (control) {
+    case "pause":
+      return "paused: no new runs start, queued ones included; running ones go on to their decision. `/topo resume` goes on.";
+    case "pause-now":
+      return "paused now: no new runs start, and running ones are stopped (`stopped`, not failed); `/topo resume` runs them again.";
+    case "resume":
+      return "resumed: the autopilot goes on with its round.";
+    case "conclude":
+      return "concluding with the best so far: no new runs start, running bot runs are stopped.";
+  }
+}
+
+// src/github/comment-split.ts
+var GITHUB_COMMENT_LIMIT = 65536;
+var FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+var CONTINUED = "_(continued from the previous comment)_";
+function closing(open) {
+  const lines = [];
+  if (open.fence) lines.push(open.fence.trim().match(/^ {0,3}(`{3,}|~{3,})/)?.[1] ?? "```");
+  for (let i = 0; i < open.details.length; i++) lines.push("</details>");
+  return lines;
+}
+function reopening(open) {
+  const lines = [...open.details];
+  if (open.fence) lines.push(open.fence);
+  return lines;
+}
+function track(open, line) {
+  const fence = FENCE.exec(line);
+  if (open.fence) {
+    const marker = open.fence.trim().match(/^(`{3,}|~{3,})/)?.[1] ?? "```";
+    if (fence?.[1]?.startsWith(marker[0]) && (fence[1]?.length ?? 0) >= marker.length && !fence?.[2]?.trim()) {
+      open.fence = void 0;
+    }
+    return;
+  }
+  if (fence) {
+    open.fence = line;
+    return;
+  }
+  const opens = (line.match(/<details\b[^>]*>/gi) ?? []).length;
+  const closes = (line.match(/<\/details>/gi) ?? []).length;
+  for (let i = 0; i < opens; i++) open.details.push("<details>");
+  if (opens && /<summary>/i.test(line)) open.details[open.details.length - 1] = line.trim();
+  for (let i = 0; i < closes; i++) open.details.pop();
+}
+var size = (lines) => lines.reduce((n, l3) => n + l3.length + 1, 0);
+function splitComment(body, limit = GITHUB_COMMENT_LIMIT, options2 = {}) {
+  if (limit < 200) throw new Error(`comment limit ${limit} is too small to split into readable parts`);
+  if (body.length <= limit) return [body];
+  const budget = limit - 120;
+  const parts = [];
+  const open = { details: [] };
+  let current = [];
+  let currentSize = 0;
+  const flush = () => {
+    parts.push([...current, ...closing(open)].join("\n"));
+    current = [CONTINUED, "", ...reopening(open)];
+    currentSize = size(current);
+  };
+  for (const rawLine of body.split("\n")) {
+    const pieces = [];
+    for (let i = 0; i < rawLine.length || i === 0; i += Math.floor(budget / 2)) {
+      pieces.push(rawLine.slice(i, i + Math.floor(budget / 2)));
+    }
+    for (const line of pieces) {
+      const after = { fence: open.fence, details: [...open.details] };
+      track(after, line);
+      if (current.length && currentSize + line.length + 1 + size(closing(after)) > budget) flush();
+      current.push(line);
+      currentSize += line.length + 1;
+      track(open, line);
+    }
+  }
+  parts.push([...current, ...closing(open)].join("\n"));
+  const max = options2.maxParts ?? Number.POSITIVE_INFINITY;
+  if (parts.length <= max) return parts;
+  const dropped = parts.length - max;
+  const kept = parts.slice(dropped);
+  kept[0] = `_(${dropped} earlier part${dropped === 1 ? "" : "s"} omitted: the comment was too long)_
+
+${kept[0].replace(`${CONTINUED}
+
+`, "")}`;
+  return kept;
+}
+function truncateComment(body, limit = GITHUB_COMMENT_LIMIT) {
+  return splitComment(body, limit, { maxParts: 1 })[0];
+}
+
+// src/github/check-runs.ts
+var ANNOTATIONS_PER_REQUEST = 50;
+var TEXT_LIMIT = 65535;
+async function reusableRun(octokit, input) {
+  const existing = await octokit.rest.checks.listForRef({
+    owner: input.owner,
+    repo: input.repo,
+    ref: input.head_sha,
+    check_name: input.name,
+    filter: "latest"
+  });
+  return existing.data.check_runs.find(
+    (r) => r.head_sha === input.head_sha && r.output.annotations_count === 0
+  );
+}
+function annotationBatches(annotations) {
+  const batches = [];
+  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
+    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+  }
+  return batches.length ? batches : [[]];
+}
+function clean2(a) {
+  if (a.start_line === a.end_line) return a;
+  const { start_column: _s, end_column: _e2, ...rest } = a;
+  return rest;
+}
+async function upsertCheckRun(octokit, input, known) {
+  const { owner, repo, name, head_sha } = input;
+  const annotations = (input.annotations ?? []).map(clean2);
+  const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
+  const batches = annotationBatches(annotations);
+  const output = (batch) => ({
+    title: input.title,
+    summary: truncateComment(input.summary, TEXT_LIMIT),
+    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
+    ...batch.length ? { annotations: batch } : {}
+  });
+  const common = {
+    ...input.details_url ? { details_url: input.details_url } : {},
+    ...input.external_id ? { external_id: input.external_id } : {}
+  };
+  const last = batches.length - 1;
+  const finish = (i) => i === last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
+  let id;
+  let created = false;
+  if (reusable) {
+    id = reusable.id;
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+  } else {
+    const run3 = await octokit.rest.checks.create({
+      owner,
+      repo,
+      name,
+      head_sha,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+    id = run3.data.id;
+    created = true;
+  }
+  for (let i = 1; i < batches.length; i++) {
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...finish(i),
+      output: output(batches[i] ?? [])
+    });
+  }
+  return { id, created };
+}
+
+// src/github/contents.ts
+var status = (e) => e.status;
+function githubFileSource(octokit, at) {
+  const cache2 = /* @__PURE__ */ new Map();
+  const get = (path) => {
+    const clean3 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+    if (path.startsWith("/") || clean3.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
+    let pending = cache2.get(clean3);
+    if (!pending) {
+      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean3, ref: at.ref }).then((r) => r.data).catch((e) => {
+        if (status(e) === 404) return void 0;
+        throw e;
+      });
+      cache2.set(clean3, pending);
+    }
+    return pending;
+  };
+  return {
+    async read(path) {
+      const data = await get(path);
+      if (!data || Array.isArray(data) || data.type !== "file" || data.content === void 0)
+        return void 0;
+      const clean3 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+      if (data.path !== void 0 && data.path !== clean3) return void 0;
+      return Buffer.from(data.content, data.encoding === "base64" ? "base64" : "utf8").toString("utf8");
+    },
+    async list(dir) {
+      const data = await get(dir);
+      if (!Array.isArray(data)) return void 0;
+      return data.map((entry) => entry.name).sort();
+    }
+  };
+}
+
+// src/lifecycle/model.ts
+var OUTCOME_KINDS = [
+  "decided",
+  "finished",
+  "failed",
+  "stopped",
+  "cancelled",
+  "superseded",
+  "lost",
+  /** Queued, then at its turn no longer valid against the default branch: never submitted. */
+  "refused",
+  /** Its pull request was closed (merged or not): its job cancelled; reopening needs a new Request. */
+  "closed"
+];
+function emptyRunState() {
+  return { version: 2, requests: [], runs: {}, outcomes: {}, ended: [], forgotten: {} };
+}
+var UnknownRequestError = class extends Error {
+  name = "UnknownRequestError";
+};
+var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
+function phaseOf(input) {
+  const { request: request2, run: run3, outcome, job, headSha } = input;
+  const jobLive = job !== null && isLive(job.state);
+  if (outcome)
+    return {
+      phase: "done",
+      outcome,
+      cancelLive: ENDS_THE_JOB.has(outcome.kind) && jobLive ? job.id : null
+    };
+  if (request2.headSha !== headSha) return { phase: "supersede", jobId: jobLive ? job.id : null };
+  if (job) return jobLive ? { phase: "running", jobId: job.id } : { phase: "ended", jobId: job.id };
+  if (run3) return { phase: "lost", jobId: run3.jobId };
+  return { phase: "queued" };
+}
+function latestRequests(state2) {
+  const byCandidate = /* @__PURE__ */ new Map();
+  for (const r of [...state2.requests].sort(byRequestTime))
+    byCandidate.set(`${r.experiment}/${r.candidate}`, r);
+  return [...byCandidate.values()].sort(byRequestTime);
+}
+function byRequestTime(a, b2) {
+  return Date.parse(a.requestedAt) - Date.parse(b2.requestedAt) || a.pr - b2.pr || (a.id < b2.id ? -1 : a.id > b2.id ? 1 : 0);
+}
+function knowsRequest(state2, id) {
+  if (state2.requests.some((r) => r.id === id)) return "whole";
+  return state2.ended.some((e) => e.id === id) ? "ended" : null;
+}
+function withRequest(state2, request2) {
+  if (knowsRequest(state2, request2.id)) return state2;
+  return { ...state2, requests: [...state2.requests, request2] };
+}
+function withRun(state2, requestId, run3) {
+  const known = knowsRequest(state2, requestId);
+  if (known === null)
+    throw new UnknownRequestError(
+      `a Run (job ${run3.jobId}) for request ${requestId}, which the state does not hold`
+    );
+  if (known === "ended")
+    return {
+      ...state2,
+      ended: state2.ended.map((e) => e.id === requestId && !e.jobId ? { ...e, jobId: run3.jobId } : e)
+    };
+  if (state2.runs[requestId]) return state2;
+  return { ...state2, runs: { ...state2.runs, [requestId]: run3 } };
+}
+var EVIDENCE_KEPT = { sentences: 2, bytes: 240 };
+var jsonBytes = (text3) => Buffer.byteLength(JSON.stringify(text3), "utf8");
+function boundedEvidence(evidence) {
+  return evidence.slice(0, EVIDENCE_KEPT.sentences).map((sentence) => {
+    let line = sentence.replace(/\s+/g, " ");
+    if (jsonBytes(line) <= EVIDENCE_KEPT.bytes) return line;
+    while (line.length > 0 && jsonBytes(`${line}\u2026`) > EVIDENCE_KEPT.bytes) line = line.slice(0, -8);
+    return `${line}\u2026`;
+  });
+}
+function withOutcome(state2, requestId, outcome) {
+  const known = knowsRequest(state2, requestId);
+  if (known === null)
+    throw new UnknownRequestError(
+      `an Outcome (${outcome.kind}) for request ${requestId}, which the state does not hold`
+    );
+  if (known === "ended" || state2.outcomes[requestId]) return state2;
+  const kept = { ...outcome, evidence: boundedEvidence(outcome.evidence) };
+  return { ...state2, outcomes: { ...state2.outcomes, [requestId]: kept } };
+}
+function standingRequests(state2, headSha) {
+  return latestRequests(state2).filter((r) => r.headSha === headSha && !state2.outcomes[r.id]);
+}
+function openRequests(state2) {
+  return [...state2.requests].sort(byRequestTime).filter((r) => !state2.outcomes[r.id]);
+}
+
+// src/lifecycle/state-block.ts
+var MARK = "<!-- topo:run-state v";
+var BLOCK = /<!-- topo:run-state v([12]) ([A-Za-z0-9+/=]*) -->/;
+var RunStateError = class extends Error {
+  name = "RunStateError";
+  constructor(detail) {
+    super(`bot state unreadable: ${detail}`);
+  }
+};
+function renderRunStateBlock(state2) {
+  return `${MARK}2 ${Buffer.from(JSON.stringify(state2), "utf8").toString("base64")} -->`;
+}
+function encodedRunStateLength(state2) {
+  return MARK.length + 2 + 4 * Math.ceil(Buffer.byteLength(JSON.stringify(state2), "utf8") / 3) + 4;
+}
+function parseRunStateBlock(body) {
+  if (body === void 0) return emptyRunState();
+  const m2 = BLOCK.exec(body);
+  if (!m2) {
+    const at = body.indexOf(MARK);
+    if (at < 0) throw new RunStateError("the bot's lifecycle comment carries no state block");
+    throw new RunStateError(
+      `the state block is cut (it starts at character ${at} of ${body.length} and never ends): part of it is missing`
+    );
+  }
+  const text3 = Buffer.from(m2[2] ?? "", "base64").toString("utf8");
+  let data;
+  try {
+    data = JSON.parse(text3);
+  } catch (e) {
+    throw new RunStateError(`the run-state block is not JSON: ${e.message}`);
+  }
+  const version = data?.version;
+  if (String(version) !== m2[1])
+    throw new RunStateError(`the block says v${m2[1]} but holds a version ${JSON.stringify(version)} state`);
+  return checkRunState(data);
+}
+var SHA2 = /^[0-9a-f]{40}$/;
+var HEX82 = /^[0-9a-f]{8}$/;
+var NAME2 = /^[a-z0-9][a-z0-9-]{0,39}$/;
+var EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
+var RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
+var LOGIN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
+var JOB_ID2 = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
+var PATH = /^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,300}$/;
+function fail(where, what) {
+  throw new RunStateError(`run-state block: ${where}: ${what}`);
+}
+function kindOf(v2, where) {
+  if (typeof v2 !== "string" || !OUTCOME_KINDS.includes(v2))
+    fail(where, `not one of ${OUTCOME_KINDS.join(", ")}`);
+  return v2;
+}
+function str2(o, key, pattern, where) {
+  const v2 = o[key];
+  if (typeof v2 !== "string") fail(`${where}.${key}`, "missing or not a string");
+  if (pattern === "iso" ? !Number.isFinite(Date.parse(v2)) : !pattern.test(v2))
+    fail(`${where}.${key}`, `${JSON.stringify(v2).slice(0, 80)} is not valid`);
+  return v2;
+}
+function obj(v2, where) {
+  if (typeof v2 !== "object" || v2 === null || Array.isArray(v2)) fail(where, "not an object");
+  return v2;
+}
+function checkRunRequest(v2, where) {
+  const o = obj(v2, where);
+  const pr = o.pr;
+  if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
+  if (o.role !== void 0 && o.role !== "reference") fail(`${where}.role`, 'not "reference"');
+  return {
+    id: str2(o, "id", HEX82, where),
+    experiment: str2(o, "experiment", EXPERIMENT, where),
+    candidate: str2(o, "candidate", NAME2, where),
+    path: str2(o, "path", PATH, where),
+    pr,
+    headSha: str2(o, "headSha", SHA2, where),
+    topologyHash: str2(o, "topologyHash", HEX82, where),
+    runName: str2(o, "runName", RUN_NAME, where),
+    login: str2(o, "login", LOGIN, where),
+    requestedAt: str2(o, "requestedAt", "iso", where),
+    ...o.role === "reference" ? { role: "reference" } : {}
+  };
+}
+function checkRun(v2, where) {
+  const o = obj(v2, where);
+  return { jobId: str2(o, "jobId", JOB_ID2, where), submittedAt: str2(o, "submittedAt", "iso", where) };
+}
+function checkOutcome(v2, where) {
+  const o = obj(v2, where);
+  const kind = kindOf(o.kind, `${where}.kind`);
+  const evidence = o.evidence;
+  if (!Array.isArray(evidence) || evidence.some((e) => typeof e !== "string" || e.length > 2e3))
+    fail(`${where}.evidence`, "not a list of sentences");
+  const out = { kind, at: str2(o, "at", "iso", where), evidence };
+  if (o.jobId !== void 0) out.jobId = str2(o, "jobId", JOB_ID2, where);
+  return out;
+}
+function checkEnded(v2, i) {
+  const where = `ended[${i}]`;
+  const o = obj(v2, where);
+  const out = {
+    id: str2(o, "id", HEX82, where),
+    experiment: str2(o, "experiment", EXPERIMENT, where),
+    candidate: str2(o, "candidate", NAME2, where),
+    runName: str2(o, "runName", RUN_NAME, where),
+    kind: kindOf(o.kind, `${where}.kind`),
+    at: str2(o, "at", "iso", where)
+  };
+  if (o.jobId !== void 0) out.jobId = str2(o, "jobId", JOB_ID2, where);
+  return out;
+}
+function checkForgotten(v2) {
+  const out = {};
+  for (const [kind, n] of Object.entries(obj(v2, "forgotten"))) {
+    const k2 = kindOf(kind, `forgotten.${kind}`);
+    if (typeof n !== "number" || !Number.isInteger(n) || n < 0) fail(`forgotten.${kind}`, "not a count");
+    out[k2] = n;
+  }
+  return out;
+}
+function checkRunState(data) {
+  const o = obj(data, "state");
+  if (o.version !== 1 && o.version !== 2) fail("version", `${JSON.stringify(o.version)} is not 1 or 2`);
+  if (!Array.isArray(o.requests)) fail("requests", "not a list");
+  if (o.version === 2 && !Array.isArray(o.ended)) fail("ended", "not a list");
+  const state2 = {
+    version: 2,
+    requests: o.requests.map((r, i) => checkRunRequest(r, `requests[${i}]`)),
+    runs: {},
+    outcomes: {},
+    ended: o.version === 2 ? o.ended.map(checkEnded) : [],
+    forgotten: o.version === 2 ? checkForgotten(o.forgotten) : {}
+  };
+  const ids = /* @__PURE__ */ new Set();
+  for (const id of [...state2.requests.map((r) => r.id), ...state2.ended.map((e) => e.id)]) {
+    if (ids.has(id)) fail(`requests.${id}`, "appears twice");
+    ids.add(id);
+  }
+  const whole = new Set(state2.requests.map((r) => r.id));
+  for (const [id, run3] of Object.entries(obj(o.runs, "runs"))) {
+    if (!whole.has(id)) fail(`runs.${id}`, "no such request");
+    state2.runs[id] = checkRun(run3, `runs.${id}`);
+  }
+  for (const [id, outcome] of Object.entries(obj(o.outcomes, "outcomes"))) {
+    if (!whole.has(id)) fail(`outcomes.${id}`, "no such request");
+    state2.outcomes[id] = checkOutcome(outcome, `outcomes.${id}`);
+  }
+  return state2;
+}
+
+// src/lifecycle/bounds.ts
+var ENDED_KEEP = 40;
+var STATE_BLOCK_BUDGET = 52e3;
+var RunStateFullError = class extends Error {
+  name = "RunStateFullError";
+};
+function compactRunState(state2) {
+  const latest = new Set(latestRequests(state2).map((r) => r.id));
+  const requests = [];
+  const moved = [];
+  for (const r of state2.requests) {
+    const outcome = state2.outcomes[r.id];
+    if (!outcome || latest.has(r.id)) requests.push(r);
+    else moved.push(endedOf(r, outcome, state2.runs[r.id]));
+  }
+  if (moved.length === 0 && state2.ended.length <= ENDED_KEEP) return state2;
+  const whole = new Set(requests.map((r) => r.id));
+  const ended = [...state2.ended, ...moved].sort(byEnd);
+  const forgotten = { ...state2.forgotten };
+  const drop = Math.max(0, ended.length - ENDED_KEEP);
+  for (const e of ended.slice(0, drop)) forgotten[e.kind] = (forgotten[e.kind] ?? 0) + 1;
+  return {
+    version: 2,
+    requests,
+    runs: pick(state2.runs, whole),
+    outcomes: pick(state2.outcomes, whole),
+    ended: ended.slice(drop),
+    forgotten
+  };
+}
+function endedOf(r, outcome, run3) {
+  const jobId2 = outcome.jobId ?? run3?.jobId;
+  return {
+    id: r.id,
+    experiment: r.experiment,
+    candidate: r.candidate,
+    runName: r.runName,
+    kind: outcome.kind,
+    at: outcome.at,
+    ...jobId2 ? { jobId: jobId2 } : {}
+  };
+}
+var byEnd = (a, b2) => Date.parse(a.at) - Date.parse(b2.at) || (a.id < b2.id ? -1 : a.id > b2.id ? 1 : 0);
+function pick(record, ids) {
+  return Object.fromEntries(Object.entries(record).filter(([id]) => ids.has(id)));
+}
+function fitRunState(state2, budget = STATE_BLOCK_BUDGET) {
+  let out = compactRunState(state2);
+  while (encodedRunStateLength(out) > budget && out.ended.length > 0) {
+    const [oldest, ...rest] = out.ended;
+    out = {
+      ...out,
+      ended: rest,
+      forgotten: { ...out.forgotten, [oldest.kind]: (out.forgotten[oldest.kind] ?? 0) + 1 }
+    };
+  }
+  const size2 = encodedRunStateLength(out);
+  if (size2 > budget)
+    throw new RunStateFullError(
+      `the run state would take ${size2} characters with ${out.requests.length} Requests kept whole; it holds at most ${budget}`
+    );
+  return out;
+}
+var RESERVED_OUTCOME = {
+  kind: "superseded",
+  at: "2026-01-01T00:00:00.000Z",
+  jobId: "1234567890_1234567890",
+  evidence: ['"'.repeat(119), '"'.repeat(119)]
+};
+var RESERVED_RUN = { jobId: "1234567890_1234567890", submittedAt: "2026-01-01T00:00:00.000Z" };
+function admitRequest(state2, request2, budget = STATE_BLOCK_BUDGET) {
+  const next = withRequest(state2, request2);
+  if (next === state2) return state2;
+  let reserved = compactRunState(next);
+  for (const r of reserved.requests) {
+    if (reserved.outcomes[r.id]) continue;
+    reserved = {
+      ...reserved,
+      runs: { ...reserved.runs, [r.id]: RESERVED_RUN },
+      outcomes: { ...reserved.outcomes, [r.id]: RESERVED_OUTCOME }
+    };
+  }
+  const open = next.requests.filter((r) => !next.outcomes[r.id]).length;
+  try {
+    fitRunState({ ...reserved, ended: [] }, budget);
+  } catch (e) {
+    if (!(e instanceof RunStateFullError)) throw e;
+    throw new RunStateFullError(
+      `this pull request already has ${open - 1} open Requests (and ${next.requests.length - open} finished candidates kept whole): the bot state, one comment, cannot hold another one and still record how each ends. Cancel some (\`/topo cancel <candidate>\`) or move candidates to another pull request`
+    );
+  }
+  return fitRunState(next, budget);
+}
+
+// src/github/sticky-comment.ts
+function stickyMarker(purpose, part = 1) {
+  if (!/^[a-z][a-z0-9-]*$/.test(purpose))
+    throw new Error(`sticky comment purpose "${purpose}" must be lower-case letters, digits, dashes`);
+  return part === 1 ? `<!-- topo:sticky:${purpose} -->` : `<!-- topo:sticky:${purpose}:part-${part} -->`;
+}
+function stickyParts(comments, target) {
+  const found = [];
+  for (const c of comments) {
+    if (c.login !== target.botLogin || !c.body) continue;
+    const first2 = c.body.split("\n", 1)[0]?.trim();
+    if (first2 === stickyMarker(target.purpose))
+      found.push({ part: 1, id: c.id, body: c.body, updatedAt: c.updatedAt });
+    const m2 = /^<!-- topo:sticky:([a-z0-9-]+):part-(\d+) -->$/.exec(first2 ?? "");
+    if (m2 && m2[1] === target.purpose)
+      found.push({ part: Number(m2[2]), id: c.id, body: c.body, updatedAt: c.updatedAt });
+  }
+  const byPart = /* @__PURE__ */ new Map();
+  for (const f of found) if (!byPart.has(f.part)) byPart.set(f.part, f);
+  return [...byPart.entries()].sort((a, b2) => a[0] - b2[0]).map(([, v2]) => v2);
+}
+async function findStickyComments(octokit, target) {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: target.owner,
+    repo: target.repo,
+    issue_number: target.issue_number,
+    per_page: 100
+  });
+  return stickyParts(
+    comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at })),
+    target
+  );
+}
+function stickyText(parts) {
+  if (!parts.length) return void 0;
+  return parts.map((p) => p.body.split("\n").slice(1).join("\n")).join("\n");
+}
+async function upsertStickyComment(octokit, target, existing) {
+  const reserve = stickyMarker(target.purpose, 99).length + 1;
+  const bodies = splitComment(target.body, GITHUB_COMMENT_LIMIT - reserve).map(
+    (part, i) => `${stickyMarker(target.purpose, i + 1)}
+${part}`
+  );
+  const current = existing ?? await findStickyComments(octokit, target);
+  const { owner, repo, issue_number } = target;
+  let changed = false;
+  const parts = [];
+  for (const [i, body] of bodies.entries()) {
+    const part = current[i];
+    if (part && part.body === body) {
+      parts.push(part);
+      continue;
+    }
+    changed = true;
+    const written = part ? await octokit.rest.issues.updateComment({ owner, repo, comment_id: part.id, body }) : await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
+    parts.push({ id: written.data.id, body, updatedAt: written.data.updated_at });
+  }
+  for (const stale of current.slice(bodies.length)) {
+    changed = true;
+    await octokit.rest.issues.deleteComment({ owner, repo, comment_id: stale.id });
+  }
+  return { id: parts[0]?.id ?? 0, changed, parts };
+}
+
+// src/github/pull-snapshots.ts
+var PULLS_PER_PAGE = 30;
+var FILES_PER_PULL = 100;
+var COMMENTS_PER_PULL = 50;
+var PULL_FIELDS = (
+  /* GraphQL */
+  `
+  fragment TopoPull on PullRequest {
+    number
+    headRefOid
+    headRepository { nameWithOwner }
+    labels(first: 100) { nodes { name } }
+    files(first: $files) { totalCount nodes { path changeType } }
+    comments(last: $comments) { totalCount nodes { databaseId body updatedAt author { __typename login } } }
+  }
+`
+);
+var PULL_SNAPSHOTS_QUERY = (
+  /* GraphQL */
+  `
+  query TopoPullSnapshots($owner: String!, $name: String!, $cursor: String, $pulls: Int!, $files: Int!, $comments: Int!) {
+    repository(owner: $owner, name: $name) {
+      pullRequests(states: [OPEN], first: $pulls, after: $cursor, orderBy: { field: CREATED_AT, direction: ASC }) {
+        pageInfo { hasNextPage endCursor }
+        nodes { ...TopoPull }
+      }
+    }
+  }
+  ${PULL_FIELDS}
+`
+);
+var PULL_SNAPSHOT_QUERY = (
+  /* GraphQL */
+  `
+  query TopoPullSnapshot($owner: String!, $name: String!, $number: Int!, $files: Int!, $comments: Int!) {
+    repository(owner: $owner, name: $name) {
+      pullRequest(number: $number) { state ...TopoPull }
+    }
+  }
+  ${PULL_FIELDS}
+`
+);
+var STATUS = {
+  ADDED: "added",
+  MODIFIED: "modified",
+  DELETED: "removed",
+  RENAMED: "renamed",
+  COPIED: "copied",
+  CHANGED: "changed"
+};
+function restLogin(author) {
+  if (!author) return void 0;
+  return author.__typename === "Bot" && !author.login.endsWith("[bot]") ? `${author.login}[bot]` : author.login;
+}
+async function readPullSnapshots(octokit, repo) {
+  const pulls = [];
+  let requests = 0;
+  let cursor = null;
+  for (; ; ) {
+    const page2 = await octokit.graphql(PULL_SNAPSHOTS_QUERY, {
+      owner: repo.owner,
+      name: repo.repo,
+      cursor,
+      pulls: PULLS_PER_PAGE,
+      files: FILES_PER_PULL,
+      comments: COMMENTS_PER_PULL
+    });
+    requests++;
+    if (!page2.repository) throw new Error(`repository ${repo.owner}/${repo.repo} not found (GraphQL)`);
+    for (const p of page2.repository.pullRequests.nodes) {
+      const done = await completed(octokit, repo, p);
+      requests += done.requests;
+      pulls.push(done.snap);
+    }
+    const info = page2.repository.pullRequests.pageInfo;
+    if (!info.hasNextPage || !info.endCursor) break;
+    cursor = info.endCursor;
+  }
+  return { pulls, requests };
+}
+async function completed(octokit, repo, p) {
+  const snap = toSnapshot(p, repo.botLogin);
+  let requests = 0;
+  if (p.files.totalCount > p.files.nodes.length) {
+    snap.files = await restFiles(octokit, repo, p.number);
+    requests += Math.ceil(p.files.totalCount / 100);
+  }
+  if (p.comments.totalCount > p.comments.nodes.length) {
+    snap.botComments = await restBotComments(octokit, repo, p.number);
+    requests += Math.ceil(p.comments.totalCount / 100);
+  }
+  return { snap, requests };
+}
+var NOT_FOUND = /Could not resolve to a PullRequest/;
+async function readPullSnapshot(octokit, repo, number) {
+  let data;
+  try {
+    data = await octokit.graphql(PULL_SNAPSHOT_QUERY, {
+      owner: repo.owner,
+      name: repo.repo,
+      number,
+      files: FILES_PER_PULL,
+      comments: COMMENTS_PER_PULL
+    });
+  } catch (e) {
+    const errors = e.errors;
+    if (errors?.length && errors.every((x2) => x2.type === "NOT_FOUND" || NOT_FOUND.test(x2.message ?? "")))
+      return { pull: void 0, requests: 1 };
+    throw e;
+  }
+  if (!data.repository) throw new Error(`repository ${repo.owner}/${repo.repo} not found (GraphQL)`);
+  const p = data.repository.pullRequest;
+  if (p?.state !== "OPEN") return { pull: void 0, requests: 1 };
+  const done = await completed(octokit, repo, p);
+  return { pull: done.snap, requests: 1 + done.requests };
+}
+function toSnapshot(p, botLogin) {
+  return {
+    number: p.number,
+    headSha: p.headRefOid,
+    headRepository: p.headRepository?.nameWithOwner ?? null,
+    labels: p.labels.nodes.map((l3) => l3.name),
+    files: p.files.nodes.map((f) => ({ path: f.path, status: STATUS[f.changeType] ?? "changed" })),
+    botComments: p.comments.nodes.map((c) => ({
+      id: c.databaseId ?? 0,
+      login: restLogin(c.author),
+      body: c.body,
+      updatedAt: c.updatedAt
+    })).filter((c) => c.login === botLogin && c.id > 0)
+  };
+}
+async function restFiles(octokit, repo, pull) {
+  const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+    owner: repo.owner,
+    repo: repo.repo,
+    pull_number: pull,
+    per_page: 100
+  });
+  return files.map((f) => ({ path: f.filename, status: f.status }));
+}
+async function restBotComments(octokit, repo, pull) {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: repo.owner,
+    repo: repo.repo,
+    issue_number: pull,
+    per_page: 100
+  });
+  return comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at })).filter((c) => c.login === repo.botLogin);
+}
+function snapshotSticky(snap, target) {
+  return stickyParts(snap.botComments, target);
+}
+var SUITES_PER_COMMIT = 20;
+async function readBlobs(octokit, repo, refs, checks) {
+  const texts = /* @__PURE__ */ new Map();
+  const checkRuns = /* @__PURE__ */ new Map();
+  const shas = [...new Set(checks?.shas ?? [])];
+  let requests = 0;
+  for (let i = 0; i < Math.max(refs.length, shas.length); i += 50) {
+    const batch = refs.slice(i, i + 50);
+    const commits = shas.slice(i, i + 50);
+    const vars = [
+      ...batch.map((_2, j2) => `$e${j2}: String!`),
+      ...commits.map((_2, j2) => `$k${j2}: GitObjectID!`),
+      ...commits.length ? ["$check: String!"] : []
+    ].join(", ");
+    const fields = [
+      ...batch.map((_2, j2) => `f${j2}: object(expression: $e${j2}) { ... on Blob { text isTruncated } }`),
+      ...commits.map(
+        (_2, j2) => `k${j2}: object(oid: $k${j2}) { ... on Commit { checkSuites(first: ${SUITES_PER_COMMIT}) { totalCount nodes { checkRuns(first: 1, filterBy: { checkName: $check, checkType: LATEST }) { nodes { databaseId } } } } } }`
+      )
+    ];
+    const query = `query TopoBlobs($owner: String!, $name: String!, ${vars}) { repository(owner: $owner, name: $name) { ${fields.join(" ")} } }`;
+    const variables = { owner: repo.owner, name: repo.repo };
+    batch.forEach((r, j2) => {
+      variables[`e${j2}`] = `${r.sha}:${r.path}`;
+    });
+    commits.forEach((sha, j2) => {
+      variables[`k${j2}`] = sha;
+    });
+    if (commits.length && checks) variables.check = checks.name;
+    const data = await octokit.graphql(query, variables);
+    requests++;
+    batch.forEach((r, j2) => {
+      const blob = data.repository?.[`f${j2}`];
+      texts.set(`${r.sha}:${r.path}`, blob && !blob.isTruncated ? blob.text ?? void 0 : void 0);
+    });
+    commits.forEach((sha, j2) => {
+      const suites = data.repository?.[`k${j2}`]?.checkSuites;
+      if (!suites) return;
+      const ids = suites.nodes.flatMap((n) => n.checkRuns.nodes.map((r) => r.databaseId ?? 0));
+      const newest = Math.max(0, ...ids);
+      if (newest > 0) checkRuns.set(sha, newest);
+      else if (suites.totalCount <= suites.nodes.length) checkRuns.set(sha, null);
+    });
+  }
+  return { texts, checkRuns, requests };
+}
+
+// src/github/run-state.ts
+var RUN_STATE_PURPOSE = "lifecycle";
+var RUN_STATE_WRITE_ATTEMPTS = 8;
+var REBUILD_HINT = "someone with write access can rebuild it with `/topo state rebuild`";
+function runStateOf(parts) {
+  if (parts.length > 1)
+    throw new RunStateError(
+      `the state is split across ${parts.length} comments (an older version split long states); ${REBUILD_HINT}`
+    );
+  try {
+    return parseRunStateBlock(parts[0]?.body);
+  } catch (e) {
+    if (e instanceof RunStateError && !e.message.includes("/topo state rebuild"))
+      e.message = `${e.message}; ${REBUILD_HINT}`;
+    throw e;
+  }
+}
+async function readRunState(octokit, target) {
+  return runStateOf(await findStickyComments(octokit, { ...target, purpose: RUN_STATE_PURPOSE }));
+}
+async function updateRunState(octokit, target, change, options2 = {}) {
+  return (await updateRunStateFrom(octokit, target, void 0, change, options2)).state;
+}
+async function updateRunStateFrom(octokit, target, known, change, options2 = {}) {
+  const sticky = { ...target, purpose: RUN_STATE_PURPOSE };
+  const backoff = options2.backoffMs ?? ((n) => 50 * n + Math.floor(Math.random() * 200));
+  let parts = known ? [...known] : await findStickyComments(octokit, sticky);
+  for (let attempt = 1; attempt <= RUN_STATE_WRITE_ATTEMPTS; attempt++) {
+    if (attempt > 1) await new Promise((r) => setTimeout(r, backoff(attempt)));
+    const state2 = fitRunState(change(runStateOf(parts)));
+    const body = `${stickyMarker(RUN_STATE_PURPOSE)}
+${renderRunStateComment(state2)}`;
+    const written = await swap(octokit, sticky, parts[0], body);
+    if ("written" in written) return { state: state2, parts: [written.written] };
+    parts = written.now;
+  }
+  throw new Error(
+    `the bot state of #${target.issue_number} kept changing under ${RUN_STATE_WRITE_ATTEMPTS} attempts to write it (another writer was busy); nothing was lost: try again`
+  );
+}
+async function swap(octokit, target, part, body) {
+  const { owner, repo, issue_number } = target;
+  if (part?.body === body) return { written: part };
+  if (!part) {
+    const { data: data2 } = await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
+    const listed = await findStickyComments(octokit, target);
+    if (listed[0]?.id === data2.id) return { written: { id: data2.id, body, updatedAt: data2.updated_at } };
+    await octokit.rest.issues.deleteComment({ owner, repo, comment_id: data2.id });
+    return { now: listed.filter((p) => p.id !== data2.id) };
+  }
+  const before = await readComment(octokit, target, part.id);
+  if (!before) return { now: await findStickyComments(octokit, target) };
+  if (before.body !== part.body || Date.parse(before.updatedAt) !== Date.parse(part.updatedAt))
+    return { now: [before] };
+  const { data } = await octokit.rest.issues.updateComment({ owner, repo, comment_id: part.id, body });
+  const after = await readComment(octokit, target, part.id);
+  if (!after) return { now: await findStickyComments(octokit, target) };
+  if (after.body !== body) return { now: [after] };
+  return { written: { id: part.id, body, updatedAt: data.updated_at } };
+}
+async function readComment(octokit, target, id) {
+  try {
+    const { data } = await octokit.rest.issues.getComment({ ...target, comment_id: id });
+    return { id, body: data.body ?? "", updatedAt: data.updated_at };
+  } catch (e) {
+    if (e.status === 404) return void 0;
+    throw e;
+  }
+}
+var EXPLAIN = "Only a `/topo submit` by someone with write access starts a run, for the head commit at that moment; a push supersedes it (the run is cancelled) and the new head waits for a new `/topo submit`; closing the pull request ends every open run. Labels only show the state.";
+function requestRow(state2, r) {
+  const run3 = state2.runs[r.id];
+  const outcome = state2.outcomes[r.id];
+  const what = outcome ? `**${outcome.kind}**${outcome.evidence[0] ? `: ${inlineText(outcome.evidence[0], 200)}` : ""}` : run3 ? "submitted" : "queued";
+  return `| ${r.requestedAt.slice(0, 16).replace("T", " ")} UTC | ${inlineText(r.login, 40)} | \`${r.candidate}\` at ${r.headSha.slice(0, 7)} | \`${r.runName}\` | ${run3 ? run3.jobId : "\u2014"} | ${what} |`;
+}
+function endedRow(e) {
+  return `| \u2014 | \u2014 | \`${e.candidate}\` | \`${e.runName}\` | ${e.jobId ?? "\u2014"} | **${e.kind}** at ${e.at.slice(0, 16).replace("T", " ")} UTC |`;
+}
+function forgottenLine(state2) {
+  const counts = Object.entries(state2.forgotten).filter(([, n]) => (n ?? 0) > 0);
+  const total = counts.reduce((n, [, c]) => n + (c ?? 0), 0);
+  if (!total) return [];
+  return [
+    "",
+    `${total} earlier run${total === 1 ? "" : "s"} ended (${counts.map(([k2, n]) => `${n} ${k2}`).join(", ")}) and ${total === 1 ? "is" : "are"} no longer listed: see the check runs, and the experiment record once this pull request closes.`
+  ];
+}
+function renderRunStateComment(state2) {
+  const rows = [
+    ...[...state2.requests].sort((a, b2) => Date.parse(b2.requestedAt) - Date.parse(a.requestedAt)).map((r) => requestRow(state2, r)),
+    ...[...state2.ended].reverse().map(endedRow)
+  ];
+  const head = [
+    "#### Runs of this pull request",
+    "",
+    EXPLAIN,
+    "",
+    "| requested | by | candidate | run name | Slurm job | outcome |",
+    "|---|---|---|---|---|---|"
+  ];
+  const tail = [...forgottenLine(state2), "", renderRunStateBlock(state2)];
+  const room = GITHUB_COMMENT_LIMIT - stickyMarker(RUN_STATE_PURPOSE, 99).length - 200;
+  let size2 = [...head, ...tail].join("\n").length;
+  const shown = [];
+  for (const row of rows.slice(0, 30)) {
+    if (size2 + row.length + 1 > room) break;
+    shown.push(row);
+    size2 += row.length + 1;
+  }
+  const more = rows.length - shown.length;
+  return [
+    ...head,
+    ...shown,
+    ...more > 0 ? ["", `_${more} more row${more === 1 ? "" : "s"} in the state below._`] : [],
+    ...tail
+  ].join("\n");
+}
+function pullRunStates(snapshots, repo) {
+  const out = [];
+  const corrupt = [];
+  for (const snap of snapshots) {
+    if (snap.headRepository !== `${repo.owner}/${repo.repo}`) continue;
+    const parts = snapshotSticky(snap, { purpose: RUN_STATE_PURPOSE, botLogin: repo.botLogin });
+    try {
+      out.push({ pr: snap.number, headSha: snap.headSha, labels: snap.labels, state: runStateOf(parts) });
+    } catch (e) {
+      if (!(e instanceof RunStateError)) throw e;
+      corrupt.push({ pr: snap.number, message: e.message });
+    }
+  }
+  return { pulls: out, corrupt };
+}
+
+// src/lifecycle/submissions.ts
+var SUBMISSIONS_KEPT = 20;
+var MARK2 = "<!-- topo:submissions v1";
+var AT_END = /(?:^|\n)<!-- topo:submissions v1 ([A-Za-z0-9+/=]*) -->\s*$/;
+var JOB_ID3 = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
+function renderSubmissionsBlock(list) {
+  return `${MARK2} ${Buffer.from(JSON.stringify(list), "utf8").toString("base64")} -->`;
+}
+function withSubmission(list, s) {
+  const before = list.find((x2) => x2.request.id === s.request.id);
+  const jobId2 = s.jobId ?? before?.jobId;
+  const next = [...list.filter((x2) => x2.request.id !== s.request.id), { ...s, ...jobId2 ? { jobId: jobId2 } : {} }];
+  return next.slice(-SUBMISSIONS_KEPT);
+}
+function inconsistency(r) {
+  const parsed = parseRunName(r.runName, r.experiment);
+  if (!parsed) return `${r.runName} is not a run name of ${r.experiment}`;
+  if (parsed.label !== r.id || parsed.candidate !== r.candidate || parsed.hash !== r.topologyHash)
+    return `${r.runName} does not name the Request's own id, candidate and topology hash`;
+  return null;
+}
+function parseSubmissionsBlock(body) {
+  const m2 = AT_END.exec(body);
+  if (!m2) return { submissions: [], problems: [] };
+  let data;
+  try {
+    data = JSON.parse(Buffer.from(m2[1] ?? "", "base64").toString("utf8"));
+  } catch (e) {
+    return { submissions: [], problems: [`the submissions block is not JSON: ${e.message}`] };
+  }
+  if (!Array.isArray(data)) return { submissions: [], problems: ["the submissions block is not a list"] };
+  const submissions = [];
+  const problems = [];
+  for (const [i, entry] of data.entries()) {
+    try {
+      const o = entry;
+      const request2 = checkRunRequest(o?.request, `submissions[${i}].request`);
+      const wrong = inconsistency(request2);
+      if (wrong) throw new Error(`submissions[${i}]: ${wrong}`);
+      if (o.jobId !== void 0 && (typeof o.jobId !== "string" || !JOB_ID3.test(o.jobId)))
+        throw new Error(`submissions[${i}].jobId is not a Slurm job id`);
+      submissions.push({ request: request2, ...typeof o.jobId === "string" ? { jobId: o.jobId } : {} });
+    } catch (e) {
+      problems.push(e.message);
+    }
+  }
+  return { submissions, problems };
+}
+
+// src/github/submissions.ts
+function submitPurpose(candidate) {
+  return `submit-${candidate}`;
+}
+async function writeSubmitComment(octokit, target, candidate, text3, submission) {
+  const sticky = { ...target, purpose: submitPurpose(candidate) };
+  const parts = await findStickyComments(octokit, sticky);
+  const kept = parseSubmissionsBlock(stickyText(parts) ?? "").submissions;
+  const list = submission ? withSubmission(kept, submission) : kept;
+  const body = list.length ? `${text3}
+
+${renderSubmissionsBlock(list)}` : text3;
+  await upsertStickyComment(octokit, { ...sticky, body }, parts);
+}
+
+// src/topology/init.ts
+var import_yaml3 = __toESM(require_dist(), 1);
+import { existsSync as existsSync3, mkdirSync, readdirSync as readdirSync3, writeFileSync } from "node:fs";
+import { basename, dirname as dirname3, join as join4 } from "node:path";
+
+// src/topology/presets.ts
+import { readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
+import { isAbsolute, join as join3, posix as posix2, resolve as resolve4 } from "node:path";
+
+// src/topology/shipped.ts
+import { existsSync as existsSync2 } from "node:fs";
+import { dirname as dirname2, join as join2, resolve as resolve3 } from "node:path";
+import { fileURLToPath } from "node:url";
+function shippedRoot(from = dirname2(fileURLToPath(import.meta.url))) {
+  let dir = resolve3(from);
+  for (; ; ) {
+    if (existsSync2(join2(dir, "package.json")) && existsSync2(join2(dir, "topologies", "presets"))) return dir;
+    const up = dirname2(dir);
+    if (up === dir) return void 0;
+    dir = up;
+  }
+}
+
+// src/topology/presets.ts
+var PRESET_NAME = /^[A-Za-z0-9_]{1,64}$/;
+function shippedPresetsDir() {
+  const root = shippedRoot();
+  return root ? join3(root, "topologies", "presets") : void 0;
+}
+function presetOverrideDir(env, base) {
+  const dir = env.TOPO_PRESETS_DIR;
+  if (!dir) return void 0;
+  return isAbsolute(dir) ? dir : resolve4(base, dir);
+}
+function presetLocations(name, options2 = {}) {
+  if (!PRESET_NAME.test(name)) return [];
+  const file = `${name}.yaml`;
+  const shipped = options2.shippedDir === void 0 ? shippedPresetsDir() : options2.shippedDir;
+  return [
+    ...options2.overrideDir ? [{ origin: "override", path: join3(options2.overrideDir, file) }] : [],
+    { origin: "repository", path: posix2.join(options2.topologiesDir ?? "topologies", "presets", file) },
+    ...shipped ? [{ origin: "shipped", path: join3(shipped, file) }] : []
+  ];
+}
+function readLocal(path) {
+  try {
+    return readFileSync3(path, "utf8");
+  } catch {
+    return void 0;
+  }
+}
+function pick2(name, locations, texts) {
+  const at = texts.findIndex((t) => t !== void 0);
+  const location = locations[at];
+  if (!location) return void 0;
+  const shippedIndex = locations.findIndex((l3) => l3.origin === "shipped");
+  return {
+    name,
+    text: texts[at],
+    path: location.path,
+    origin: location.origin,
+    overridesShipped: location.origin !== "shipped" && shippedIndex > at && texts[shippedIndex] !== void 0
+  };
+}
+async function readPreset(name, repository, options2 = {}) {
+  const locations = presetLocations(name, options2);
+  const texts = [];
+  for (const l3 of locations)
+    texts.push(l3.origin === "repository" ? await repository.read(l3.path) : readLocal(l3.path));
+  return pick2(name, locations, texts);
+}
+function readPresetFromCheckout(name, root, options2 = {}) {
+  const locations = presetLocations(name, options2);
+  return pick2(
+    name,
+    locations,
+    locations.map((l3) => readLocal(l3.origin === "repository" ? join3(root, l3.path) : l3.path))
+  );
+}
+function describePreset(found) {
+  switch (found.origin) {
+    case "override":
+      return `${found.path} (TOPO_PRESETS_DIR${found.overridesShipped ? ", instead of the shipped one" : ""})`;
+    case "repository":
+      return `the repository's own ${found.path}${found.overridesShipped ? ", instead of the one shipped with alpasim-topo" : ""}`;
+    default:
+      return "the one shipped with alpasim-topo";
+  }
+}
+function localPresetNames(options2 = {}) {
+  const dirs = [
+    options2.overrideDir,
+    options2.shippedDir === void 0 ? shippedPresetsDir() : options2.shippedDir
+  ];
+  const names = /* @__PURE__ */ new Set();
+  for (const dir of dirs) {
+    if (!dir) continue;
+    try {
+      for (const f of readdirSync2(dir)) if (f.endsWith(".yaml")) names.add(f.slice(0, -".yaml".length));
+    } catch {
+    }
+  }
+  return [...names].sort();
+}
+function presetNotFound(name, options2 = {}, repositoryNames = []) {
+  const looked = presetLocations(name, options2).map(
+    (l3) => l3.origin === "repository" ? `the repository's ${posix2.dirname(l3.path)}/` : l3.origin === "shipped" ? "the presets shipped with alpasim-topo" : `${l3.path.slice(0, l3.path.lastIndexOf("/") + 1)} (TOPO_PRESETS_DIR)`
+  );
+  const known = [.../* @__PURE__ */ new Set([...repositoryNames, ...localPresetNames(options2)])].sort();
+  return `no preset \`${name}\` in ${looked.join(", ")}${known.length ? ` (there: ${known.join(", ")})` : ""}`;
+}
+
+// src/topology/run-command.ts
+var RunCommandError = class extends Error {
+  name = "RunCommandError";
+};
+var UNSAFE = /[;&|<>`$()]/;
+var ACCEPTED_FORMS = [
+  "sbatch [sbatch options] <alpasim>/src/tools/run-on-slurm/submit.sh deploy=\u2026 topology=\u2026 driver=\u2026 [overrides]",
+  "cd src/tools/run-on-slurm && sbatch [sbatch options] submit.sh deploy=\u2026 topology=\u2026 driver=\u2026 [overrides]",
+  "bash <alpasim>/src/tools/run-on-slurm/submit.sh deploy=\u2026 \u2026 (or the script alone)",
+  "[LOGDIR=\u2026 DESCRIPTION=\u2026] before any of them"
+];
+var formsText = () => `topo init accepts: ${ACCEPTED_FORMS.map((f, i) => `(${i + 1}) ${f}`).join("; ")}`;
+var SET_BY_SUBMIT = /^\+{0,2}wizard\.(log_dir|array_job_dir|latest_symlink|submitter|description)=/;
+function wizardInvocation(words, from) {
+  const at = words.findIndex(
+    (w2, i) => i >= from && (w2 === "alpasim_wizard" || w2.endsWith("/alpasim_wizard") || w2 === "alpasim-wizard")
+  );
+  if (at === -1) return void 0;
+  const head = words.slice(from, at + 1).join(" ");
+  const overrides = words.slice(at + 1).filter((w2) => /^\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=/.test(w2));
+  const kept = overrides.filter((w2) => !SET_BY_SUBMIT.test(w2));
+  return new RunCommandError(
+    `\`${head} \u2026\` starts AlpaSim's wizard directly, a run on this machine; topo init takes the command that submits the run to Slurm, whose jobs the experiment's candidates become. ${formsText()}. submit.sh hands its overrides to the wizard unchanged, so this run on Slurm is: sbatch src/tools/run-on-slurm/submit.sh ${kept.join(" ") || "deploy=\u2026 topology=\u2026 driver=\u2026"}${kept.length < overrides.length ? " (wizard.log_dir and the other wizard.* settings submit.sh sets itself are left out)" : ""}`
+  );
+}
+function splitWords(command) {
+  const words = [];
+  let word = "";
+  let inWord = false;
+  let i = 0;
+  const s = command;
+  while (i < s.length) {
+    const c = s[i];
+    if (c === "\\" && s[i + 1] === "\n") {
+      i += 2;
+      continue;
+    }
+    if (/\s/.test(c)) {
+      if (inWord) words.push(word);
+      word = "";
+      inWord = false;
+      i++;
+      continue;
+    }
+    inWord = true;
+    if (c === "'") {
+      const end = s.indexOf("'", i + 1);
+      if (end === -1)
+        throw new RunCommandError(`unterminated single quote at character ${i + 1} of the command`);
+      word += s.slice(i + 1, end);
+      i = end + 1;
+    } else if (c === '"') {
+      i++;
+      while (i < s.length && s[i] !== '"') {
+        if (s[i] === "\\" && i + 1 < s.length && '"\\$`\n'.includes(s[i + 1])) {
+          if (s[i + 1] !== "\n") word += s[i + 1];
+          i += 2;
+        } else {
+          if (s[i] === "$" || s[i] === "`") {
+            throw new RunCommandError(
+              `the command uses shell expansion (${s[i]}) inside double quotes: write the value out`
+            );
+          }
+          word += s[i];
+          i++;
+        }
+      }
+      if (i >= s.length) throw new RunCommandError("unterminated double quote in the command");
+      i++;
+    } else if (c === "\\") {
+      if (i + 1 < s.length) word += s[i + 1];
+      i += 2;
+    } else {
+      if (UNSAFE.test(c)) {
+        throw new RunCommandError(
+          `the command contains shell syntax \`${c}\` at character ${i + 1}: give one plain launch command (no pipes, redirections, substitutions or chained commands)`
+        );
+      }
+      word += c;
+      i++;
+    }
+  }
+  if (inWord) words.push(word);
+  return words;
+}
+var VALUED = {
+  account: "A",
+  partition: "p",
+  time: "t",
+  nodes: "N",
+  "gpus-per-node": void 0,
+  gres: void 0,
+  "job-name": "J",
+  output: "o",
+  error: "e",
+  ntasks: "n",
+  "ntasks-per-node": void 0,
+  "cpus-per-task": "c",
+  "cpus-per-gpu": void 0,
+  mem: void 0,
+  "mem-per-gpu": void 0,
+  "mem-per-cpu": void 0,
+  qos: "q",
+  reservation: void 0,
+  constraint: "C",
+  signal: void 0,
+  chdir: "D",
+  dependency: "d",
+  array: "a",
+  "mail-type": void 0,
+  "mail-user": void 0,
+  comment: void 0,
+  export: void 0,
+  exclude: "x",
+  nodelist: "w",
+  gpus: "G",
+  begin: "b",
+  "time-min": void 0,
+  wckey: void 0
+};
+var SHORT = Object.fromEntries(
+  Object.entries(VALUED).filter(([, s]) => s).map(([l3, s]) => [s, l3])
+);
+function applySbatch(settings, name, value, raw) {
+  const int = (v2, what) => {
+    if (v2 === void 0 || !/^[1-9][0-9]*$/.test(v2))
+      throw new RunCommandError(`sbatch option ${raw}: ${what} must be a positive whole number`);
+    return Number(v2);
+  };
+  switch (name) {
+    case "account":
+      settings.account = value;
+      return;
+    case "partition":
+      settings.partition = value;
+      return;
+    case "time":
+      settings.time = value;
+      return;
+    case "nodes": {
+      settings.nodes = int(value?.split("-")[0], "nodes");
+      return;
+    }
+    case "gpus-per-node":
+      settings.gpusPerNode = int(value?.replace(/^[A-Za-z0-9_]+:/, ""), "gpus-per-node");
+      return;
+    case "gpus":
+      settings.gpus = int(value?.replace(/^[A-Za-z0-9_]+:/, ""), "gpus");
+      return;
+    case "gres": {
+      const m2 = /^gpu(?::[A-Za-z0-9_]+)?:([0-9]+)$/.exec(value ?? "");
+      if (m2) settings.gpusPerNode = int(m2[1], "gres gpu count");
+      else settings.ignored.push(raw);
+      return;
+    }
+    case "exclusive":
+      settings.exclusive = true;
+      return;
+    default:
+      settings.ignored.push(raw);
+  }
+}
+function parseRunCommand(command) {
+  const { cwd, rest } = leadingCd(command.trim());
+  const words = splitWords(rest);
+  if (words.length === 0)
+    throw new RunCommandError(
+      "the command is empty: pass the full AlpaSim launch command, e.g. sbatch src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam"
+    );
+  let i = 0;
+  const env = {};
+  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i])) {
+    const w2 = words[i];
+    env[w2.slice(0, w2.indexOf("="))] = w2.slice(w2.indexOf("=") + 1);
+    i++;
+  }
+  if (words[i] === "env") i++;
+  const wizard = wizardInvocation(words, i);
+  if (wizard) throw wizard;
+  const head = words[i];
+  if (head === void 0)
+    throw new RunCommandError(
+      "the command has only environment assignments: add the sbatch/submit.sh launch"
+    );
+  const base = head.split("/").pop();
+  const sbatch = { ignored: [] };
+  let launcher;
+  if (base === "sbatch") {
+    launcher = "sbatch";
+    i++;
+    while (i < words.length && words[i].startsWith("-")) {
+      const w2 = words[i];
+      i++;
+      if (w2 === "--") break;
+      if (w2.startsWith("--")) {
+        const eq = w2.indexOf("=");
+        const name = eq === -1 ? w2.slice(2) : w2.slice(2, eq);
+        let value = eq === -1 ? void 0 : w2.slice(eq + 1);
+        if (value === void 0 && name in VALUED) {
+          value = words[i];
+          if (value === void 0) throw new RunCommandError(`sbatch option ${w2} needs a value`);
+          i++;
+        }
+        applySbatch(sbatch, name, value, value === void 0 ? w2 : `--${name}=${value}`);
+      } else {
+        const letter = w2[1];
+        const long = SHORT[letter];
+        if (!long) {
+          sbatch.ignored.push(w2);
+          continue;
+        }
+        let value = w2.length > 2 ? w2.slice(2).replace(/^=/, "") : void 0;
+        if (value === void 0) {
+          value = words[i];
+          if (value === void 0) throw new RunCommandError(`sbatch option ${w2} needs a value`);
+          i++;
+        }
+        applySbatch(sbatch, long, value, `-${letter} ${value}`);
+      }
+    }
+  } else if (base === "bash" || base === "sh") {
+    launcher = "bash";
+    i++;
+    while (i < words.length && words[i].startsWith("-")) i++;
+  } else {
+    launcher = "direct";
+  }
+  const script = words[i];
+  if (script === void 0 || script.includes("=") || script.startsWith("+")) {
+    throw new RunCommandError(`the command names no submit script. ${formsText()}`);
+  }
+  i++;
+  const overrides = [];
+  for (; i < words.length; i++) {
+    const w2 = words[i];
+    if (!/^\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=/.test(w2)) {
+      throw new RunCommandError(
+        `unexpected argument \`${w2}\` after the submit script \`${script}\`: AlpaSim takes Hydra overrides of the form key=value. ${formsText()}`
+      );
+    }
+    overrides.push(w2);
+  }
+  const group = (name) => {
+    const hit = overrides.find((o) => o.replace(/^\++/, "").startsWith(`${name}=`));
+    return hit?.slice(hit.indexOf("=") + 1);
+  };
+  const missing2 = REQUIRED_GROUPS.filter((g) => !group(g));
+  if (missing2.length) {
+    const examples = {
+      deploy: "deploy=ord",
+      topology: "topology=8gpu_64rollouts",
+      driver: "driver=vavam"
+    };
+    throw new RunCommandError(
+      `the command is missing ${missing2.map((m2) => `\`${m2}=\u2026\``).join(", ")}: AlpaSim needs deploy, topology and driver (e.g. ${missing2.map((m2) => examples[m2]).join(" ")})`
+    );
+  }
+  return {
+    ...cwd !== void 0 ? { cwd } : {},
+    env,
+    launcher,
+    sbatch,
+    submitScript: cwd !== void 0 && !script.startsWith("/") ? joinPath(cwd, script) : script,
+    overrides,
+    deploy: group("deploy"),
+    topology: group("topology"),
+    driver: group("driver")
+  };
+}
+function leadingCd(command) {
+  const m2 = /^cd\s+(?:'([^']+)'|"([^"$`\\]+)"|([A-Za-z0-9_./~+-]+))\s*&&\s*(\S[\s\S]*)$/.exec(command);
+  if (!m2) return { rest: command };
+  const dir = m2[1] ?? m2[2] ?? m2[3];
+  if (dir.startsWith("~"))
+    throw new RunCommandError(`\`cd ${dir}\`: write the folder without ~ (topo does not expand it)`);
+  return { cwd: dir, rest: m2[4] };
+}
+function joinPath(dir, file) {
+  const parts = [];
+  for (const seg of `${dir}/${file}`.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === ".." && parts.length && parts.at(-1) !== "..") parts.pop();
+    else parts.push(seg);
+  }
+  return `${dir.startsWith("/") ? "/" : ""}${parts.join("/")}`;
+}
+
+// src/topology/init.ts
+function today() {
+  return (/* @__PURE__ */ new Date()).toISOString().slice(0, 10).replace(/-/g, "");
+}
+function parseTopologyValue(key, text3) {
+  if (/^(0|[1-9][0-9]*)$/.test(text3)) return Number(text3);
+  if (text3 === "true" || text3 === "false") return text3 === "true";
+  if (text3 === "null") return null;
+  const list = /^\[\s*((0|[1-9][0-9]*)(\s*,\s*(0|[1-9][0-9]*))*)?\s*\]$/.exec(text3);
+  if (list) return list[1] ? list[1].split(",").map((v2) => Number(v2.trim())) : [];
+  throw new RunCommandError(
+    `override ${key}=${text3}: a topology value must be a whole number, true/false, null or a list like [0,1]`
+  );
+}
+function setPath(target, path, value) {
+  let node = target;
+  for (const seg of path.slice(0, -1)) {
+    if (typeof node[seg] !== "object" || node[seg] === null) node[seg] = {};
+    node = node[seg];
+  }
+  node[path[path.length - 1]] = value;
+}
+var LOG_DIR_OVERRIDE = "wizard.log_dir";
+function submitEnvOf(env) {
+  const out = {};
+  if (env.LOGDIR !== void 0) {
+    if (!PATTERNS.logDir.test(env.LOGDIR) || env.LOGDIR.split("/").includes(".."))
+      throw new RunCommandError(
+        `LOGDIR=${env.LOGDIR}: use a plain folder path (letters, digits, . _ - /, no ..); submit.sh reads it relative to the submit directory`
+      );
+    out.LOGDIR = env.LOGDIR;
+  }
+  if (env.DESCRIPTION !== void 0) {
+    if (!PATTERNS.description.test(env.DESCRIPTION))
+      throw new RunCommandError(
+        `DESCRIPTION=${JSON.stringify(env.DESCRIPTION)}: use up to 200 letters, digits, spaces and . , : / @ + = ( ) - _`
+      );
+    out.DESCRIPTION = env.DESCRIPTION;
+  }
+  return out;
+}
+function buildExperiment(parsed, preset, command, options2 = {}) {
+  const notes = [];
+  const date = options2.date ?? today();
+  if (!/^[0-9]{8}$/.test(date)) throw new RunCommandError(`--date ${date}: use YYYYMMDD`);
+  const cluster = options2.cluster ?? parsed.deploy.toLowerCase().replace(/[^a-z0-9_-]/g, "_");
+  if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(cluster)) {
+    throw new RunCommandError(
+      `cluster name \`${cluster}\` is not valid: use lowercase letters, digits, - and _ (pass --cluster NAME)`
+    );
+  }
+  const known = options2.knownClusters;
+  if (known && !known.names.includes(cluster)) {
+    throw new RunCommandError(
+      `cluster \`${cluster}\` is not defined in ${known.file} (defined: ${known.names.join(", ") || "none"}): add it there, or pass --cluster NAME`
+    );
+  }
+  const driverSlug = parsed.driver.toLowerCase().replace(/[^a-z0-9_.]/g, "_");
+  const experimentId = `topology-opt-${driverSlug}-${cluster}-${date}`;
+  if (!PATTERNS.experimentId.test(experimentId) || experimentId.length > 80) {
+    throw new RunCommandError(
+      `experiment id \`${experimentId}\` is not valid (topology-opt-<driver>-<cluster>-<YYYYMMDD>, at most 80 characters)`
+    );
+  }
+  if (parsed.sbatch.nodes !== void 0 && parsed.sbatch.nodes !== 1) {
+    throw new RunCommandError(
+      `--nodes=${parsed.sbatch.nodes}: topology experiments run on one node (AlpaSim's submit.sh uses --nodes=1)`
+    );
+  }
+  const fixed = { deploy: parsed.deploy, driver: parsed.driver };
+  const overrides = [];
+  const topologyPatch = {};
+  const checked2 = parsed.overrides.filter((o) => !["deploy", "topology"].includes(o.slice(0, o.indexOf("=")).replace(/^\++/, ""))).map((o) => ({
+    o,
+    problem: /^\+*driver=/.test(o) ? driverProblem(o.slice(o.indexOf("=") + 1)) : overrideProblem(o)
+  }));
+  for (const { o, problem } of checked2)
+    if (problem?.severity === "warning") notes.push(`kept ${o}: ${problem.message}`);
+  const problems = checked2.filter((x2) => x2.problem?.severity === "error");
+  if (problems.length) {
+    throw new RunCommandError(
+      `the command has override${problems.length > 1 ? "s" : ""} AlpaSim's config would refuse (topo passes none of them to sbatch):
+${problems.map((x2) => `  ${x2.o}: ${x2.problem?.message}`).join("\n")}`
+    );
+  }
+  for (const override of parsed.overrides) {
+    const eq = override.indexOf("=");
+    const key = override.slice(0, eq).replace(/^\++/, "");
+    const value = override.slice(eq + 1);
+    if (key === "deploy" || key === "topology" || key === "driver") continue;
+    if (key === RUN_NAME_OVERRIDE) {
+      notes.push(
+        `dropped ${override}: topo names each run after its Slurm job (topo-<experiment>-<candidate>-<hash8>)`
+      );
+      continue;
+    }
+    if (key === LOG_DIR_OVERRIDE) {
+      notes.push(
+        `dropped ${override}: on Slurm submit.sh sets wizard.log_dir from LOGDIR; topo gives each run its own LOGDIR/<job name>`
+      );
+      continue;
+    }
+    if (PATTERNS.topologyKey.test(key)) {
+      setPath(topologyPatch, key.split("."), parseTopologyValue(key, value));
+      continue;
+    }
+    const int = (what) => {
+      if (!/^[1-9][0-9_]*$/.test(value))
+        throw new RunCommandError(`override ${override}: ${what} must be a positive whole number`);
+      return Number(value.replace(/_/g, ""));
+    };
+    if (key === FIXED_INPUT_KEYS.scenes) fixed.scenes = value;
+    else if (key === FIXED_INPUT_KEYS.rolloutsPerScene) fixed.rollouts_per_scene = int("n_rollouts");
+    else if (key === FIXED_INPUT_KEYS.cameras) fixed.cameras = value;
+    else if (key === FIXED_INPUT_KEYS.controlTimestep || key === "control_timestep_us")
+      fixed.control_timestep_us = int("control_timestep_us");
+    else overrides.push(override);
+  }
+  if (overrides.length) fixed.overrides = overrides;
+  const slurm = {};
+  if (parsed.sbatch.account) slurm.account = parsed.sbatch.account;
+  if (parsed.sbatch.partition) slurm.partition = parsed.sbatch.partition;
+  if (parsed.sbatch.gpusPerNode) slurm.gpus_per_node = parsed.sbatch.gpusPerNode;
+  if (parsed.sbatch.gpus) slurm.gpus = parsed.sbatch.gpus;
+  if (parsed.sbatch.time) slurm.time = parsed.sbatch.time;
+  if (Object.keys(slurm).length) fixed.slurm = slurm;
+  if (parsed.sbatch.ignored.length) {
+    notes.push(
+      `sbatch options not carried over (topo sets job name and output itself): ${parsed.sbatch.ignored.join(" ")}`
+    );
+  }
+  const submitEnv2 = submitEnvOf(parsed.env);
+  if (Object.keys(submitEnv2).length) fixed.submit_env = submitEnv2;
+  const dropped = Object.keys(parsed.env).filter((k2) => !(k2 in submitEnv2));
+  if (dropped.length) {
+    notes.push(
+      `environment assignments not carried over (topo passes only submit.sh's LOGDIR and DESCRIPTION): ${dropped.join(", ")}`
+    );
+  }
+  const experiment = {
+    experiment_id: experimentId,
+    objective: "minimize stabilized full-run seconds_per_rollout",
+    command: command.trim(),
+    cluster,
+    base_topology: parsed.topology,
+    max_parallel: 3,
+    fixed_inputs: fixed
+  };
+  if (!matchesSchema(experiment, "experiment")) {
+    throw new RunCommandError(
+      "the command gives values the experiment schema refuses (check deploy, driver, account, partition and time for unusual characters)"
+    );
+  }
+  const topology = normalise(deepMerge(expandPreset(preset, experiment), topologyPatch));
+  if (!matchesSchema(topology, "topology")) {
+    throw new RunCommandError(
+      "the command's topology overrides give a topology the schema refuses (see docs/topology.md for the allowed keys and ranges)"
+    );
+  }
+  const baseline = {
+    name: "baseline",
+    parent: null,
+    hypothesis: `The starting point: preset ${parsed.topology} as launched by the experiment's command${Object.keys(topologyPatch).length ? ", with its topology overrides" : ""}.`,
+    expected_effect: "Reference seconds_per_rollout that the other candidates are compared against.",
+    topology
+  };
+  return { experiment, baseline, notes };
+}
+function toYaml(value, header2) {
+  const doc = new import_yaml3.Document(value);
+  (0, import_yaml3.visit)(doc, {
+    Seq(_2, node) {
+      if ((0, import_yaml3.isSeq)(node)) node.flow = true;
+    }
+  });
+  doc.commentBefore = header2;
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+}
+function writeExperimentFiles(dir, built, options2 = {}) {
+  const experimentDir = join4(dir, built.experiment.experiment_id);
+  const experimentFile = join4(experimentDir, "experiment.yaml");
+  const baselineFile = join4(experimentDir, "baseline.yaml");
+  for (const f of [experimentFile, baselineFile]) {
+    if (existsSync3(f) && !options2.force)
+      throw new RunCommandError(`${f} already exists: pass --force to overwrite it`);
+  }
+  mkdirSync(experimentDir, { recursive: true });
+  writeFileSync(
+    experimentFile,
+    toYaml(
+      built.experiment,
+      ` Experiment ${built.experiment.experiment_id}, created by \`topo init\`.
+ What stays fixed across candidates. Schema: topologies/schema/experiment.schema.json`
+    )
+  );
+  writeFileSync(
+    baselineFile,
+    toYaml(
+      built.baseline,
+      ` Baseline candidate: preset ${built.experiment.base_topology} expanded to full values.
+ Copy this file to start a candidate: set name, parent, hypothesis and change topology keys.`
+    )
+  );
+  return { ...built, experimentDir, experimentFile, baselineFile };
+}
+function prepareExperiment(command, dir, options2 = {}) {
+  const parsed = parseRunCommand(command);
+  if (parsed.topology === CLI_DRIVEN_PRESET) {
+    throw new RunCommandError(
+      `topology=${CLI_DRIVEN_PRESET} is AlpaSim's CLI-driven preset for daemon mode: its GPU assignments and concurrency come from the launch script's overrides, not from a topology file, so there is no topology for topo to tune. Start the experiment from a file preset: ${PRESETS.join(", ")}`
+    );
+  }
+  const presetOptions = { ...options2.presets, topologiesDir: basename(dir) };
+  const found = readPresetFromCheckout(parsed.topology, dirname3(dir), presetOptions);
+  if (!found) {
+    const own = existsSync3(join4(dir, "presets")) ? readdirSync3(join4(dir, "presets")).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length)) : [];
+    throw new RunCommandError(
+      `topology=${parsed.topology}: ${presetNotFound(parsed.topology, presetOptions, own)}`
+    );
+  }
+  const preset = checkPreset(found.text, found.path);
+  if (!preset.value)
+    throw new RunCommandError(`preset ${found.path} is invalid: ${preset.issues[0]?.message}`);
+  const built = buildExperiment(parsed, preset.value, command, options2);
+  if (found.origin !== "shipped")
+    built.notes.push(`base preset ${parsed.topology}: ${describePreset(found)}`);
+  return { ...built, preset: found };
 }
 
 // src/record/validate.ts
@@ -72184,6 +73968,14 @@ function serializeRecord(record) {
   return `${JSON.stringify(record, null, 2)}
 `;
 }
+function observationProblems(value) {
+  const validate2 = validators().observation;
+  return validate2(value) ? [] : describe(validate2.errors);
+}
+function checkObservation(value) {
+  const problems = observationProblems(value);
+  return problems.length ? { observation: void 0, problems } : { observation: value, problems: [] };
+}
 
 // src/usecases/autopilot.ts
 var AutopilotConfigError = class extends Error {
@@ -72258,57 +74050,423 @@ function withRounds(runs, rounds2) {
   });
 }
 
-// src/usecases/suggest.ts
-var import_yaml3 = __toESM(require_dist(), 1);
+// src/autopilot/pulls.ts
+var MARKER = /<!-- topo:autopilot experiment=([a-z0-9][a-z0-9_.-]*) candidate=([a-z0-9][a-z0-9_.-]*) round=(\d{1,3}) -->/;
+function readBotMarker(body, experimentId) {
+  const m2 = MARKER.exec(body ?? "");
+  if (!m2 || m2[1] !== experimentId) return null;
+  return { candidate: m2[2], round: Number(m2[3]) };
+}
+function liveOutcome(state2, ended, failed) {
+  if (failed) return "failed";
+  if (state2 === "better" || state2 === "worse" || state2 === "equivalent" || state2 === "not-better")
+    return state2;
+  return ended ? "undecided" : null;
+}
+function liveRuns(candidates, pulls, recorded = /* @__PURE__ */ new Set(), unopened2 = []) {
+  const botOf = (name, pr) => pulls.find((b2) => b2.pr === pr && b2.candidate === name);
+  const runs = candidates.map((c) => candidateRun(c, botOf(c.name, c.pr)));
+  for (const b2 of pulls)
+    if (!runs.some((r) => r.name === b2.candidate) && !(b2.state !== "open" && recorded.has(b2.candidate)))
+      runs.push({
+        name: b2.candidate,
+        round: b2.round,
+        origin: "bot",
+        pr: b2.pr,
+        pull: b2.state,
+        ...pullFacts(b2),
+        request: "none",
+        outcome: null,
+        gpuHours: 0
+      });
+  for (const u of unopened2)
+    if (!runs.some((r) => r.name === u.candidate))
+      runs.push({
+        name: u.candidate,
+        round: u.round,
+        origin: "bot",
+        pull: "none",
+        request: "none",
+        outcome: null,
+        gpuHours: 0
+      });
+  return runs;
+}
+function pullFacts(b2) {
+  return {
+    ...b2.takenOver ? { takenOver: true } : {},
+    ...b2.approvedBy ? { approved: true } : {},
+    ...b2.labels?.includes(WINNER_LABEL) ? { labelled: true } : {}
+  };
+}
+function candidateRun(c, bot) {
+  const waiting2 = c.live || c.stopped && bot;
+  const outcome = waiting2 ? null : c.outcome;
+  const reference = bot?.round === 0 && outcome === "undecided" && c.seconds !== void 0;
+  return {
+    name: c.name,
+    round: bot ? bot.round : null,
+    origin: bot ? "bot" : "person",
+    pr: c.pr,
+    pull: bot ? bot.state : "open",
+    ...bot ? pullFacts(bot) : {},
+    request: c.live ? "live" : c.stopped && bot ? "none" : "ended",
+    outcome: reference ? "equivalent" : outcome,
+    ...c.seconds !== void 0 ? { seconds: c.seconds } : {},
+    gpuHours: c.gpuHours,
+    ...c.runName ? { runName: c.runName } : {}
+  };
+}
+
+// src/github/permissions.ts
+var WRITE_ROLES = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
+function decideCommandAllowed(facts) {
+  const { commenter, command, repository, pull } = facts;
+  if (pull.headRepoFullName === null || pull.headRepoFullName.toLowerCase() !== pull.baseRepoFullName.toLowerCase()) {
+    return {
+      allowed: false,
+      reason: `Sorry @${commenter}, \`/topo ${command}\` is not available on pull requests from forks: experiments run on a self-hosted runner next to the cluster, and it only acts for branches pushed to ${repository} itself. A maintainer can push this branch to the repository and open the pull request from there.`
+    };
+  }
+  const role = facts.roleName && WRITE_ROLES.has(facts.roleName) ? facts.roleName : facts.permission;
+  if (!WRITE_ROLES.has(role)) {
+    return {
+      allowed: false,
+      reason: `Sorry @${commenter}, \`/topo ${command}\` needs write access to ${repository} (you have ${facts.roleName || facts.permission || "none"}), because it spends GPU hours on the cluster. Ask a maintainer to run it for you.`
+    };
+  }
+  return { allowed: true, permission: role };
+}
+async function checkCommandAllowed(octokit, input) {
+  let permission = "none";
+  let roleName;
+  try {
+    const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
+      owner: input.owner,
+      repo: input.repo,
+      username: input.username
+    });
+    permission = data.permission;
+    roleName = data.role_name;
+  } catch (e) {
+    if (e.status !== 404) throw e;
+  }
+  return decideCommandAllowed({
+    commenter: input.username,
+    command: input.command,
+    repository: `${input.owner}/${input.repo}`,
+    permission,
+    roleName,
+    pull: input.pull
+  });
+}
+function pullOrigin(pull) {
+  return {
+    headRepoFullName: pull.head.repo?.full_name ?? null,
+    baseRepoFullName: pull.base.repo.full_name,
+    state: pull.state
+  };
+}
+
+// src/usecases/autopilot-github.ts
+function botTrailer(experimentId, candidate) {
+  return `Topo-Autopilot: ${experimentId}/${candidate}`;
+}
+var status2 = (e) => e.status;
+async function commitBotProposal(octokit, target, p) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
+  const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${base}` })).data.object.sha;
+  const baseTree = (await octokit.rest.git.getCommit({ ...repo, commit_sha: baseSha })).data.tree.sha;
+  const tree = await octokit.rest.git.createTree({
+    ...repo,
+    base_tree: baseTree,
+    tree: [{ path: p.path, mode: "100644", type: "blob", content: p.text }]
+  });
+  const commit = await octokit.rest.git.createCommit({
+    ...repo,
+    message: `${p.title}
+
+${p.body}
+
+${botTrailer(p.experimentId, p.candidate)}`,
+    tree: tree.data.sha,
+    parents: [baseSha]
+  });
+  return commit.data.sha;
+}
+function pullTextOf(message2, trailer) {
+  const text3 = message2.trimEnd();
+  const cut = text3.endsWith(trailer) ? text3.slice(0, -trailer.length) : text3;
+  const at = cut.indexOf("\n\n");
+  return at < 0 ? { title: cut.trim(), body: "" } : { title: cut.slice(0, at).trim(), body: cut.slice(at + 2).trim() };
+}
+async function openBotPull(octokit, target, p) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const branch = botBranch(p.experimentId, p.candidate);
+  try {
+    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: p.sha });
+  } catch (error) {
+    if (status2(error) !== 422) throw error;
+    const pulls = await pullsOfBranch(octokit, target, branch);
+    const open = pulls.find((x2) => x2.state === "open");
+    if (open) return { pr: open.number, created: false };
+    if (pulls.length > 0) return null;
+  }
+  const message2 = (await octokit.rest.git.getCommit({ ...repo, commit_sha: p.sha })).data.message;
+  const text3 = pullTextOf(message2, botTrailer(p.experimentId, p.candidate));
+  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
+  try {
+    const pull = await octokit.rest.pulls.create({ ...repo, head: branch, base, ...text3 });
+    return { pr: pull.data.number, created: true };
+  } catch (error) {
+    if (status2(error) !== 422) throw error;
+    const open = (await pullsOfBranch(octokit, target, branch)).find((x2) => x2.state === "open");
+    if (!open) throw error;
+    return { pr: open.number, created: false };
+  }
+}
+async function pullsOfBranch(octokit, target, branch) {
+  const { data } = await octokit.rest.pulls.list({
+    owner: target.owner,
+    repo: target.repo,
+    state: "all",
+    head: `${target.owner}:${branch}`,
+    per_page: 100
+  });
+  return data;
+}
+async function listBotPulls(octokit, target, experimentId, heads = {}) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const prefix = `topo/autopilot/${experimentId}/`;
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "all", per_page: 100 });
+  const out = [];
+  for (const pull of pulls) {
+    const marker = readBotMarker(pull.body, experimentId);
+    if (!marker || pull.user?.login !== target.botLogin || pull.head.ref !== `${prefix}${marker.candidate}`)
+      continue;
+    if (pull.head.repo?.full_name !== pull.base.repo.full_name) continue;
+    const mine = heads[marker.candidate];
+    const takenOver = mine ? mine !== pull.head.sha : pull.state === "open" && !(await octokit.rest.git.getCommit({ ...repo, commit_sha: pull.head.sha })).data.message.includes(
+      botTrailer(experimentId, marker.candidate)
+    );
+    out.push({
+      pr: pull.number,
+      candidate: marker.candidate,
+      round: marker.round,
+      state: pull.merged_at ? "merged" : pull.state === "open" ? "open" : "closed",
+      headSha: pull.head.sha,
+      takenOver,
+      labels: pull.labels.map((l3) => typeof l3 === "string" ? l3 : l3.name ?? "")
+    });
+  }
+  return out;
+}
+async function changedFiles(octokit, target, pr) {
+  const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+    owner: target.owner,
+    repo: target.repo,
+    pull_number: pr,
+    per_page: 100
+  });
+  return files.map((f) => f.filename);
+}
+async function closeWithComment(octokit, target, pr, comment) {
+  const repo = { owner: target.owner, repo: target.repo };
+  await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body: comment });
+  await octokit.rest.pulls.update({ ...repo, pull_number: pr, state: "closed" });
+}
+async function findDashboard(octokit, target, marker) {
+  const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
+    owner: target.owner,
+    repo: target.repo,
+    state: "all",
+    creator: target.botLogin,
+    per_page: 100
+  });
+  const found = issues.filter((i) => !i.pull_request && i.user?.login === target.botLogin && (i.body ?? "").startsWith(marker)).sort((a, b2) => a.number - b2.number)[0];
+  return found ? { number: found.number, state: found.state === "open" ? "open" : "closed", body: found.body ?? "" } : null;
+}
+async function writeDashboard(octokit, target, input) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const found = input.found === void 0 ? await findDashboard(octokit, target, input.marker) : input.found;
+  if (!found) {
+    const made = await octokit.rest.issues.create({ ...repo, title: input.title, body: input.body });
+    const oldest = await findDashboard(octokit, target, input.marker);
+    if (oldest && oldest.number !== made.data.number) {
+      await octokit.rest.issues.update({
+        ...repo,
+        issue_number: made.data.number,
+        state: "closed",
+        body: `${input.marker.replace("topo:autopilot-dashboard", "topo:autopilot-duplicate")}
+A duplicate of #${oldest.number}, the dashboard.`
+      });
+      return writeDashboard(octokit, target, { ...input, found: oldest });
+    }
+    if (input.close)
+      await octokit.rest.issues.update({ ...repo, issue_number: made.data.number, state: "closed" });
+    return made.data.number;
+  }
+  const state2 = input.close ? "closed" : "open";
+  if (found.body !== input.body || found.state !== state2)
+    await octokit.rest.issues.update({
+      ...repo,
+      issue_number: found.number,
+      body: input.body,
+      ...found.state !== state2 ? { state: state2 } : {}
+    });
+  return found.number;
+}
+async function dashboardControls(octokit, target, issue, since = 0, cache2 = /* @__PURE__ */ new Map()) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    ...repo,
+    issue_number: issue,
+    per_page: 100
+  });
+  const out = [];
+  for (const c of comments) {
+    const login = c.user?.login;
+    const body = c.body ?? "";
+    if (!login || c.id <= since || login === target.botLogin || !body.trimStart().startsWith("/topo"))
+      continue;
+    out.push({ id: c.id, login, body, allowed: await mayCommand(octokit, target, login, cache2) });
+  }
+  return out;
+}
+function mayCommand(octokit, target, login, cache2) {
+  let known = cache2.get(login);
+  if (!known) {
+    const full = `${target.owner}/${target.repo}`;
+    known = checkCommandAllowed(octokit, {
+      owner: target.owner,
+      repo: target.repo,
+      username: login,
+      command: "pause",
+      pull: { headRepoFullName: full, baseRepoFullName: full, state: "open" }
+    }).then((d2) => d2.allowed);
+    cache2.set(login, known);
+  }
+  return known;
+}
+function pilotStateBranch(experimentId) {
+  return `topo/autopilot-state/${experimentId}`;
+}
+var STATE_FILE = "autopilot-state.json";
+var STATE_HEAD = "topo autopilot state";
+async function readPilotState(octokit, target, experimentId) {
+  const repo = { owner: target.owner, repo: target.repo };
+  let sha;
+  try {
+    sha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${pilotStateBranch(experimentId)}` })).data.object.sha;
+  } catch (error) {
+    if (status2(error) === 404) return { state: EMPTY_PILOT_STATE, sha: null };
+    throw error;
+  }
+  const message2 = (await octokit.rest.git.getCommit({ ...repo, commit_sha: sha })).data.message;
+  const at = message2.indexOf("\n\n");
+  if (!message2.startsWith(STATE_HEAD) || at < 0)
+    throw new PilotStateError(
+      `the autopilot state branch ${pilotStateBranch(experimentId)} does not hold the bot's state at ${sha.slice(0, 7)}`
+    );
+  return { state: parsePilotState(message2.slice(at + 2)), sha };
+}
+async function updatePilotState(octokit, target, experimentId, change, attempts = 8) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const ref = `heads/${pilotStateBranch(experimentId)}`;
+  for (let attempt = 1; ; attempt++) {
+    const read2 = await readPilotState(octokit, target, experimentId);
+    const next = change(read2.state);
+    const text3 = renderPilotState(next);
+    if (read2.sha && text3 === renderPilotState(read2.state)) return next;
+    const tree = await octokit.rest.git.createTree({
+      ...repo,
+      tree: [{ path: STATE_FILE, mode: "100644", type: "blob", content: `${text3}
+` }]
+    });
+    const commit = await octokit.rest.git.createCommit({
+      ...repo,
+      message: `${STATE_HEAD} of ${experimentId}
+
+${text3}`,
+      tree: tree.data.sha,
+      parents: read2.sha ? [read2.sha] : []
+    });
+    try {
+      if (read2.sha) await octokit.rest.git.updateRef({ ...repo, ref, sha: commit.data.sha, force: false });
+      else await octokit.rest.git.createRef({ ...repo, ref: `refs/${ref}`, sha: commit.data.sha });
+      return next;
+    } catch (error) {
+      if (status2(error) !== 422 || attempt >= attempts) throw error;
+    }
+  }
+}
+async function approvedBy(octokit, target, pull, cache2 = /* @__PURE__ */ new Map()) {
+  const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, {
+    owner: target.owner,
+    repo: target.repo,
+    pull_number: pull.pr,
+    per_page: 100
+  });
+  const latest = /* @__PURE__ */ new Map();
+  for (const r of reviews) {
+    const login = r.user?.login;
+    if (!login || login === target.botLogin || r.state === "COMMENTED" || r.state === "PENDING") continue;
+    latest.set(login, { state: r.state, commit: r.commit_id ?? null });
+  }
+  for (const [login, r] of latest)
+    if (r.state === "APPROVED" && r.commit === pull.headSha && await mayCommand(octokit, target, login, cache2))
+      return login;
+  return void 0;
+}
+async function checkConclusions(octokit, target, sha) {
+  const runs = await octokit.paginate(octokit.rest.checks.listForRef, {
+    owner: target.owner,
+    repo: target.repo,
+    ref: sha,
+    per_page: 100
+  });
+  const out = {};
+  for (const r of [...runs].sort((a, b2) => a.id - b2.id))
+    out[r.name] = r.status === "completed" ? r.conclusion ?? null : null;
+  return out;
+}
+async function othersCandidates(octokit, target, experimentId, topologiesDir = "topologies") {
+  const repo = { owner: target.owner, repo: target.repo };
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "open", per_page: 100 });
+  const out = [];
+  for (const pull of pulls) {
+    if (pull.head.ref.startsWith(`topo/autopilot/${experimentId}/`) && pull.user?.login === target.botLogin)
+      continue;
+    const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+      ...repo,
+      pull_number: pull.number,
+      per_page: 100
+    });
+    out.push(
+      ...candidatesIn(
+        pull.number,
+        files.map((f) => f.filename),
+        experimentId,
+        topologiesDir
+      )
+    );
+  }
+  return out;
+}
+function candidatesIn(pr, paths, experimentId, topologiesDir = "topologies") {
+  const dir = `${topologiesDir}/${experimentId}/`;
+  return paths.filter(
+    (p) => p.startsWith(dir) && /^[^/]+\.ya?ml$/.test(p.slice(dir.length)) && !/\/experiment\.ya?ml$/.test(p)
+  ).map((p) => ({ pr, candidate: p.slice(dir.length).replace(/\.ya?ml$/, "") }));
+}
+
+// src/usecases/prepare.ts
 import { posix as posix4 } from "node:path";
 
-// src/github/contents.ts
-var status = (e) => e.status;
-function githubFileSource(octokit, at) {
-  const cache2 = /* @__PURE__ */ new Map();
-  const get = (path) => {
-    const clean2 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
-    if (path.startsWith("/") || clean2.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
-    let pending = cache2.get(clean2);
-    if (!pending) {
-      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean2, ref: at.ref }).then((r) => r.data).catch((e) => {
-        if (status(e) === 404) return void 0;
-        throw e;
-      });
-      cache2.set(clean2, pending);
-    }
-    return pending;
-  };
-  return {
-    async read(path) {
-      const data = await get(path);
-      if (!data || Array.isArray(data) || data.type !== "file" || data.content === void 0)
-        return void 0;
-      const clean2 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
-      if (data.path !== void 0 && data.path !== clean2) return void 0;
-      return Buffer.from(data.content, data.encoding === "base64" ? "base64" : "utf8").toString("utf8");
-    },
-    async list(dir) {
-      const data = await get(dir);
-      if (!Array.isArray(data)) return void 0;
-      return data.map((entry) => entry.name).sort();
-    }
-  };
-}
-
-// src/record/change.ts
-function hydraValue2(value) {
-  return value === void 0 ? "unset" : hydraValue(value);
-}
-function topologyChange(parent, candidate) {
-  const changes = topologyDiff(parent ?? {}, candidate ?? {}).sort((a, b2) => a.key.localeCompare(b2.key));
-  return Object.fromEntries(changes.map((c) => [c.key, `${hydraValue2(c.from)} -> ${hydraValue2(c.to)}`]));
-}
-function describeChange(change, isBaseline) {
-  const entries = Object.entries(change ?? {});
-  if (entries.length === 0) return isBaseline ? "baseline" : "no change";
-  return entries.map(([k2, v2]) => `${k2}: ${v2}`).join("; ");
-}
+// src/usecases/validate.ts
+import { lstatSync, readdirSync as readdirSync4, readFileSync as readFileSync4 } from "node:fs";
+import { basename as basename2, dirname as dirname4, isAbsolute as isAbsolute2, join as join5, posix as posix3, relative, resolve as resolve5, sep } from "node:path";
 
 // src/topology/memory.ts
 function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
@@ -72657,6 +74815,2860 @@ function fittedMemoryModel(record, base, prior) {
   return fitMemoryModel(triedFromRecord(record, base, /* @__PURE__ */ new Map()), prior);
 }
 
+// src/topology/rules.ts
+var RULES = {
+  "name-mismatch": "error",
+  "parent-missing": "error",
+  "gpu-index": "error",
+  "skip-changed": "error",
+  "renderer-replicas": "error",
+  "no-active-service": "error",
+  "capacity-imbalance": "warning",
+  "cache-size": "warning",
+  "nr-workers": "error",
+  "gpu-memory": "error",
+  "duplicate-topology": "error"
+};
+function gpuMemoryFinding(row, parts, input) {
+  const measured2 = input.memoryModelFitted === true;
+  const allowed = !measured2 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
+  const over = row.fraction > GPU_MEMORY_LIMITS.capacity;
+  const limit = over ? GPU_MEMORY_LIMITS.capacity : row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
+  const why = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
+  const estimate = measured2 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
+  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured2 ? "error" : "warning";
+  return [
+    `${measured2 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
+    severity
+  ];
+}
+function candidateRuleIssues(input) {
+  const { loaded, candidate, expanded, experiment, cluster } = input;
+  const issues = [];
+  const add = (rule, path, message2, severity = RULES[rule], key = false) => {
+    issues.push({
+      rule,
+      severity,
+      file: loaded.file,
+      ...loaded.locate(path, { key }),
+      keyPath: formatKeyPath(path),
+      message: message2
+    });
+  };
+  const inFile = (path) => loaded.has(["topology", ...path]);
+  const source = (path) => inFile(path) ? "" : ` (inherited from preset \`${input.baseName}\`${input.parent ? ` or parent \`${input.parent.name}\`` : ""})`;
+  const T2 = (...path) => ["topology", ...path];
+  if (candidate.name !== input.stem) {
+    add(
+      "name-mismatch",
+      ["name"],
+      `name \`${candidate.name}\` differs from the file name \`${input.stem}.yaml\`; the name goes into the Slurm job name and the record, so they must agree: rename the file or set name: ${input.stem}`
+    );
+  }
+  if (candidate.parent && candidate.parent === candidate.name) {
+    add(
+      "parent-missing",
+      ["parent"],
+      `parent \`${candidate.parent}\` is the candidate itself: name the candidate this one changes`
+    );
+  } else if (input.parentMissing) {
+    add(
+      "parent-missing",
+      ["parent"],
+      `parent \`${candidate.parent}\` is not a candidate of experiment ${experiment.experiment_id} (no ${candidate.parent}.yaml beside this file): name an existing candidate, e.g. baseline`
+    );
+  }
+  const gpusPerNode2 = Math.min(
+    experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
+    cluster.gpus_per_node
+  );
+  for (const svc of SERVICES) {
+    const gpus = expanded.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    gpus.forEach((gpu, i) => {
+      if (gpu < gpusPerNode2) return;
+      add(
+        "gpu-index",
+        inFile(["services", svc, "gpus"]) ? T2("services", svc, "gpus", i) : T2("services", svc, "gpus"),
+        `GPU index ${gpu} of \`${svc}\` does not exist: the job gets ${gpusPerNode2} GPUs per node on cluster \`${input.clusterName}\`, numbered 0-${gpusPerNode2 - 1}${source(["services", svc, "gpus"])}; use an index below ${gpusPerNode2}`
+      );
+    });
+  }
+  const reference = input.parent?.expanded ?? input.base;
+  const referenceName = input.parent ? `parent \`${input.parent.name}\`` : `the experiment's base (\`${input.baseName}\` with its fixed inputs)`;
+  for (const svc of SERVICES) {
+    const mine = isSkipped(expanded, svc);
+    const theirs = isSkipped(reference, svc);
+    if (mine === theirs) continue;
+    add(
+      "skip-changed",
+      inFile(["runtime", "endpoints", svc, "skip"]) ? T2("runtime", "endpoints", svc, "skip") : T2("runtime", "endpoints", svc),
+      `\`runtime.endpoints.${svc}.skip\` is ${mine} but ${theirs} in ${referenceName}; skip decides which services run, which changes what is simulated, so a candidate must never change it: set skip: ${theirs} or remove the key`
+    );
+  }
+  const rendererReplicas = expanded.services?.renderer?.replicas_per_container ?? 1;
+  if (rendererReplicas > 1 && !isSkipped(expanded, "renderer")) {
+    const gpus = expanded.services?.renderer?.gpus;
+    const n = Array.isArray(gpus) ? gpus.length : 1;
+    const repeated = Array.isArray(gpus) ? gpus.flatMap((g) => Array(rendererReplicas).fill(g)) : [];
+    add(
+      "renderer-replicas",
+      T2("services", "renderer", "replicas_per_container"),
+      `the renderer has replicas_per_container ${rendererReplicas}${source(["services", "renderer", "replicas_per_container"])}, but the NRE renderer does not support more than one replica per container: set it to 1 and repeat GPU entries instead${repeated.length ? ` (gpus: [${repeated.join(", ")}] gives the same ${n * rendererReplicas} instances)` : ""}`
+    );
+  }
+  const summary = capacitySummary(expanded);
+  const active = activeServices(expanded);
+  if (active.length === 0) {
+    add(
+      "no-active-service",
+      T2(),
+      "no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset"
+    );
+  } else if (summary.imbalance > CAPACITY_IMBALANCE_LIMIT) {
+    const max = Math.max(...Object.values(summary.byService));
+    const biggest = active.filter((s) => summary.byService[s] === max);
+    const table2 = active.map((s) => `${s} ${summary.byService[s]}`).join(", ");
+    const svc = biggest[0];
+    add(
+      "capacity-imbalance",
+      T2("runtime", "endpoints", svc, "n_concurrent_rollouts"),
+      `service capacities are unbalanced (${table2}): the largest (${biggest.join(", ")} ${max}) exceeds the smallest (${summary.binding.join(", ")} ${summary.inFlight}) by ${Math.round((summary.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%); only ${summary.inFlight} rollouts can be in flight, so the excess is wasted GPU memory: bring capacities (containers \xD7 replicas_per_container \xD7 n_concurrent_rollouts) within 25% of each other`
+    );
+  }
+  for (const [svc, key] of [
+    ["renderer", "nre_cache_size"],
+    ["physics", "physics_cache_size"]
+  ]) {
+    if (!active.includes(svc)) continue;
+    const cache2 = expanded.defines?.[key];
+    const concurrency2 = expanded.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+    if (cache2 === void 0 || cache2 >= concurrency2 + 1) continue;
+    add(
+      "cache-size",
+      inFile(["defines", key]) ? T2("defines", key) : T2("runtime", "endpoints", svc, "n_concurrent_rollouts"),
+      `defines.${key} is ${cache2}${source(["defines", key])} but ${svc} serves ${concurrency2} rollouts at once per instance: with fewer cached scenes than concurrent rollouts + 1, scenes are evicted and reloaded (about 10 s per miss); set ${key} to at least ${concurrency2 + 1}`
+    );
+  }
+  const workers = expanded.runtime?.nr_workers;
+  if (workers !== void 0 && workers > cluster.cpus_per_node) {
+    add(
+      "nr-workers",
+      T2("runtime", "nr_workers"),
+      `runtime.nr_workers is ${workers}${source(["runtime", "nr_workers"])} but a node of cluster \`${input.clusterName}\` has ${cluster.cpus_per_node} CPUs: each runtime worker is a CPU-bound process; use 1-${cluster.cpus_per_node}`
+    );
+  }
+  if (cluster.memory_model) {
+    for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
+      if (row.level === "ok") continue;
+      const parts = row.services.map(
+        (m2) => `${m2.service} ${m2.instances}\xD7 = ${(m2.replicaGiB + m2.cacheGiB).toFixed(1)} GiB${m2.cachedScenes ? ` (incl. ${m2.cachedScenes} cached scenes)` : ""}`
+      ).join(", ");
+      const svcOnGpu = row.services.map((m2) => m2.service).find((s) => inFile(["services", s, "gpus"])) ?? row.services[0]?.service;
+      const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : void 0;
+      const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
+      const at = svcOnGpu && inFile(["services", svcOnGpu, "gpus"]) && idx >= 0 ? T2("services", svcOnGpu, "gpus", idx) : T2("services");
+      add("gpu-memory", at, ...gpuMemoryFinding(row, parts, input));
+    }
+  }
+  const duplicate = input.earlier.find((e) => e.hash === input.hash);
+  if (duplicate) {
+    add(
+      "duplicate-topology",
+      ["topology"],
+      `this topology is identical to candidate \`${duplicate.name}\` (${duplicate.file}, hash ${input.hash.slice(0, 8)}) once expanded: running it again measures nothing new; change at least one topology key or drop this candidate`,
+      "error",
+      true
+    );
+  }
+  return issues;
+}
+
+// src/usecases/validate.ts
+var UnsafeFileError = class extends Error {
+  name = "UnsafeFileError";
+};
+function assertNotLinked(root, path) {
+  const file = resolve5(root, path);
+  const rel = relative(resolve5(root), file);
+  const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
+  let at = inside ? resolve5(root) : dirname4(file);
+  for (const part of inside ? rel.split(sep) : [basename2(file)]) {
+    at = join5(at, part);
+    let link = false;
+    try {
+      link = lstatSync(at).isSymbolicLink();
+    } catch {
+      return;
+    }
+    if (link)
+      throw new UnsafeFileError(
+        `${path} is ${at === file ? "a symbolic link" : `under a symbolic link (${relative(root, at)})`}: topology files are read only as regular files of the repository, never through a link; replace the link with a copy of the file`
+      );
+  }
+}
+function fileSystemSource(root) {
+  return {
+    async read(path) {
+      assertNotLinked(root, path);
+      try {
+        return readFileSync4(resolve5(root, path), "utf8");
+      } catch {
+        return void 0;
+      }
+    },
+    async list(dir) {
+      try {
+        return readdirSync4(resolve5(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+      } catch {
+        return void 0;
+      }
+    }
+  };
+}
+function fileKind(path) {
+  const name = posix3.basename(path);
+  if (name === "clusters.yaml" || name === "clusters.yml") return "clusters";
+  if (name === "experiment.yaml" || name === "experiment.yml") return "experiment";
+  if (posix3.basename(posix3.dirname(path)) === "presets") return "preset";
+  return "candidate";
+}
+function isYamlFile(name) {
+  return name.endsWith(".yaml") || name.endsWith(".yml");
+}
+function stemOf(path) {
+  return posix3.basename(path).replace(/\.ya?ml$/, "");
+}
+async function validateFiles(paths, options2) {
+  const run3 = validationRun(options2);
+  const reports = [];
+  for (const raw of paths) reports.push(await fileReport(raw, run3));
+  return {
+    files: reports,
+    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
+    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
+  };
+}
+function validationRun(options2) {
+  const config = options2.config ?? options2.files;
+  const contexts = /* @__PURE__ */ new Map();
+  const clustersCache = /* @__PURE__ */ new Map();
+  const loadClusters = (file) => {
+    let p = clustersCache.get(file);
+    if (!p) {
+      p = config.read(file).then((text3) => text3 === void 0 ? void 0 : checkClusters(text3, file));
+      clustersCache.set(file, p);
+    }
+    return p;
+  };
+  return {
+    options: options2,
+    fresh: new Set((options2.newFiles ?? []).map((p) => posix3.normalize(p))),
+    context(dir) {
+      let p = contexts.get(dir);
+      if (!p) {
+        p = buildContext(dir, options2, config, loadClusters);
+        contexts.set(dir, p);
+      }
+      return p;
+    }
+  };
+}
+async function fileReport(raw, run3) {
+  const path = posix3.normalize(raw);
+  const kind = fileKind(path);
+  let issues = [];
+  let candidate;
+  try {
+    ({ issues, candidate } = await validateOne(path, kind, run3));
+  } catch (e) {
+    if (!(e instanceof UnsafeFileError)) throw e;
+    issues = [fileIssue(path, "unsafe-file", e.message)];
+  }
+  const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
+  return {
+    path: raw,
+    kind,
+    errors: sorted.filter((i) => i.severity === "error"),
+    warnings: sorted.filter((i) => i.severity === "warning"),
+    ...candidate ? { candidate } : {}
+  };
+}
+async function validateOne(path, kind, run3) {
+  if (kind === "candidate") {
+    const ctx = await run3.context(posix3.dirname(path));
+    return validateCandidate(path, ctx, run3.options, run3.fresh);
+  }
+  if (kind === "experiment") return { issues: experimentIssues(await run3.context(posix3.dirname(path))) };
+  const text3 = await run3.options.files.read(path);
+  if (text3 === void 0) return { issues: [missing(path)] };
+  if (kind === "preset") return { issues: checkPreset(text3, path).issues };
+  const checked2 = checkClusters(text3, path);
+  return { issues: checked2.value ? clustersRuleIssues(checked2.loaded, checked2.value) : checked2.issues };
+}
+function missing(path) {
+  return {
+    rule: "file-missing",
+    severity: "error",
+    file: path,
+    line: 1,
+    column: 1,
+    keyPath: "",
+    message: "the file does not exist or cannot be read"
+  };
+}
+function fileIssue(file, rule, message2) {
+  return { rule, severity: "error", file, line: 1, column: 1, keyPath: "", message: message2 };
+}
+async function buildContext(dir, options2, config, loadClusters) {
+  const topologiesDir = posix3.dirname(dir);
+  const ctx = {
+    dir,
+    experimentFile: posix3.join(dir, "experiment.yaml"),
+    clustersFile: options2.clustersFile ?? posix3.join(topologiesDir, "clusters.yaml"),
+    blockers: [],
+    candidates: /* @__PURE__ */ new Map(),
+    byHash: /* @__PURE__ */ new Map(),
+    depths: /* @__PURE__ */ new Map()
+  };
+  await readExperiment(ctx, options2.files);
+  await readClusters(ctx, loadClusters);
+  const experiment = ctx.experiment?.value;
+  if (experiment) {
+    await readBase(ctx, experiment, config, { ...options2.presets, topologiesDir });
+    pickCluster(ctx, experiment, options2.clusterName);
+  }
+  if (experiment && ctx.cluster && ctx.base)
+    await fitMemoryModel2(ctx, { experiment, cluster: ctx.cluster, base: ctx.base }, config, topologiesDir);
+  await readSiblings(ctx, options2.files);
+  blockOnOverrideErrors(ctx);
+  return ctx;
+}
+async function readExperiment(ctx, files) {
+  const text3 = await files.read(ctx.experimentFile);
+  if (text3 === void 0) {
+    ctx.blockers.push({
+      rule: "experiment-missing",
+      message: `no experiment.yaml in ${ctx.dir}/: a candidate belongs to an experiment folder with an experiment.yaml (create one with \`topo init --command "<run command>"\`)`
+    });
+    return;
+  }
+  ctx.experiment = checkExperiment(text3, ctx.experimentFile);
+  if (!ctx.experiment.value) {
+    ctx.blockers.push({
+      rule: "experiment-invalid",
+      message: `${ctx.experimentFile} has ${ctx.experiment.issues.length} error(s) (first: line ${ctx.experiment.issues[0]?.line}: ${ctx.experiment.issues[0]?.message}); fix it first: the candidate is checked against it`
+    });
+  }
+}
+async function readClusters(ctx, loadClusters) {
+  const { clustersFile } = ctx;
+  ctx.clusters = await loadClusters(clustersFile);
+  if (!ctx.clusters) {
+    ctx.blockers.push({
+      rule: "clusters-missing",
+      message: `no clusters file at ${clustersFile}: it defines the cluster's GPUs, CPUs and memory the rules check against (pass --clusters <file> or set TOPO_CLUSTERS_FILE)`
+    });
+    return;
+  }
+  if (ctx.clusters.value && !ctx.clusters.issues.length) {
+    const ruleErrors = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value).filter(
+      (i) => i.severity === "error"
+    );
+    if (ruleErrors.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleErrors };
+  }
+  if (!ctx.clusters.value) {
+    ctx.blockers.push({
+      rule: "clusters-invalid",
+      message: `${clustersFile} has ${ctx.clusters.issues.length} error(s) (first: line ${ctx.clusters.issues[0]?.line}: ${ctx.clusters.issues[0]?.message}); fix it first`
+    });
+  }
+}
+async function readBase(ctx, experiment, config, presetOptions) {
+  ctx.preset = await readPreset(experiment.base_topology, config, presetOptions);
+  if (!ctx.preset) {
+    const inRepository = (await config.list(posix3.join(presetOptions.topologiesDir, "presets")) ?? []).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length));
+    ctx.presetMissing = presetNotFound(experiment.base_topology, presetOptions, inRepository);
+    ctx.blockers.push({
+      rule: "preset-unknown",
+      message: `base topology preset of ${ctx.experimentFile}: ${ctx.presetMissing}`
+    });
+    return;
+  }
+  const preset = checkPreset(ctx.preset.text, ctx.preset.path);
+  if (preset.value) ctx.base = expandPreset(preset.value, experiment);
+  else
+    ctx.blockers.push({
+      rule: "preset-invalid",
+      message: `preset ${ctx.preset.path} does not match the topology schema: ${preset.issues[0]?.message}`
+    });
+}
+function pickCluster(ctx, experiment, override) {
+  const clusters = ctx.clusters?.value;
+  if (!clusters) return;
+  const wanted = override ?? experiment.cluster;
+  ctx.clusterName = wanted;
+  ctx.cluster = clusters.clusters[wanted];
+  if (ctx.cluster) return;
+  const where = override ? "the --cluster option" : "experiment.yaml";
+  ctx.blockers.push({
+    rule: "cluster-unknown",
+    message: `cluster \`${wanted}\`${override ? " (--cluster)" : " of experiment.yaml"} is not defined in ${ctx.clustersFile} (known: ${Object.keys(clusters.clusters).join(", ")}): fix ${where} or the clusters file`
+  });
+}
+async function fitMemoryModel2(ctx, { experiment, cluster, base }, config, topologiesDir) {
+  const recordFile2 = posix3.join(
+    posix3.dirname(topologiesDir),
+    "experiments",
+    `${experiment.experiment_id}.json`
+  );
+  const recordText = await config.read(recordFile2);
+  if (recordText === void 0) return;
+  try {
+    const fitted = fittedMemoryModel(JSON.parse(recordText), base, cluster.memory_model);
+    if (fitted.source === "fitted") {
+      ctx.cluster = { ...cluster, memory_model: fitted.model };
+      ctx.memoryModelFitted = true;
+    }
+  } catch {
+  }
+}
+async function readSiblings(ctx, files) {
+  for (const name of (await files.list(ctx.dir) ?? []).sort()) {
+    const file = posix3.join(ctx.dir, name);
+    if (!isYamlFile(name) || fileKind(file) !== "candidate") continue;
+    const text3 = await files.read(file);
+    if (text3 === void 0) continue;
+    const sibling = siblingOf(file, text3, ctx.base);
+    ctx.candidates.set(sibling.stem, sibling);
+    if (sibling.hash) ctx.byHash.set(sibling.hash, [...ctx.byHash.get(sibling.hash) ?? [], sibling]);
+  }
+}
+function siblingOf(file, text3, base) {
+  const checked2 = checkCandidate(text3, file);
+  const sibling = { file, stem: stemOf(file), checked: checked2 };
+  if (checked2.value && base) {
+    sibling.expanded = expandCandidate(base, checked2.value.topology);
+    sibling.hash = topologyHash(sibling.expanded);
+  }
+  return sibling;
+}
+function blockOnOverrideErrors(ctx) {
+  if (!ctx.experiment?.value) return;
+  const first2 = experimentIssues(ctx).find((i) => i.severity === "error" && i.rule.startsWith("override-"));
+  if (!first2) return;
+  ctx.blockers.push({
+    rule: "experiment-invalid",
+    message: `${ctx.experimentFile} line ${first2.line}: ${first2.message}; fix it first: every candidate runs with the experiment's overrides`
+  });
+}
+function experimentIssues(ctx) {
+  if (!ctx.experiment)
+    return [fileIssue(ctx.experimentFile, "file-missing", "the file does not exist or cannot be read")];
+  const { loaded, value, issues } = ctx.experiment;
+  if (!value) return issues;
+  return [
+    ...experimentRuleIssues(loaded, value, {
+      clusters: ctx.clusters?.value,
+      clustersFile: ctx.clustersFile,
+      presetMissing: ctx.experiment.value && !ctx.preset ? ctx.presetMissing ?? "not found" : void 0,
+      dirName: posix3.basename(ctx.dir)
+    }),
+    ...autopilotIssues(loaded, value, { cluster: ctx.clusters?.value?.clusters[value.cluster] })
+  ];
+}
+function depthOf(ctx, stem) {
+  const known = ctx.depths.get(stem);
+  if (known !== void 0) return known;
+  const depth = chainLength(ctx, stem);
+  ctx.depths.set(stem, depth);
+  return depth;
+}
+function chainLength(ctx, stem) {
+  const seen = /* @__PURE__ */ new Set();
+  let depth = 0;
+  let current = ctx.candidates.get(stem);
+  while (current?.checked.value?.parent && !seen.has(current.stem)) {
+    seen.add(current.stem);
+    depth++;
+    current = ctx.candidates.get(current.checked.value.parent);
+  }
+  return depth;
+}
+async function validateCandidate(path, ctx, options2, fresh) {
+  const own = await ownCandidate(path, ctx, options2.files);
+  if (!own) return { issues: [missing(path)] };
+  const issues = [
+    ...own.checked.issues,
+    ...reservedNameIssues(own.checked),
+    ...sharedNameIssues(own.checked, path, fresh)
+  ];
+  if (ctx.blockers.length) {
+    for (const b2 of ctx.blockers) issues.push(fileIssue(path, b2.rule, b2.message));
+    return { issues };
+  }
+  const value = own.checked.value;
+  const experiment = ctx.experiment?.value;
+  const cluster = ctx.cluster;
+  if (!value || !experiment || !cluster || !ctx.base || !own.expanded || !own.hash) return { issues };
+  const parentName = value.parent ?? void 0;
+  const parentSibling = parentName && parentName !== value.name ? ctx.candidates.get(parentName) : void 0;
+  const parent = parentSibling?.expanded ? { name: parentName, expanded: parentSibling.expanded } : void 0;
+  const checked2 = {
+    value,
+    expanded: own.expanded,
+    hash: own.hash,
+    experiment,
+    cluster,
+    base: ctx.base
+  };
+  issues.push(
+    ...candidateRuleIssues({
+      loaded: own.checked.loaded,
+      candidate: value,
+      stem: own.stem,
+      expanded: own.expanded,
+      base: ctx.base,
+      baseName: experiment.base_topology,
+      experiment,
+      cluster,
+      clusterName: ctx.clusterName ?? experiment.cluster,
+      parent,
+      parentMissing: Boolean(parentName && parentName !== value.name && !parentSibling),
+      hash: own.hash,
+      earlier: earlierDuplicates(ctx, own, own.hash, fresh),
+      memoryModelFitted: ctx.memoryModelFitted === true,
+      allowUnmeasuredMemory: options2.allowUnmeasuredMemory === true
+    })
+  );
+  return { issues, candidate: candidateDetails(ctx, checked2, parent) };
+}
+async function ownCandidate(path, ctx, files) {
+  const sibling = ctx.candidates.get(stemOf(path));
+  if (sibling && sibling.file === path) return sibling;
+  const text3 = await files.read(path);
+  return text3 === void 0 ? void 0 : siblingOf(path, text3, ctx.base);
+}
+function earlierDuplicates(ctx, own, hash, fresh) {
+  const ownNew = fresh.has(own.file);
+  const ownDepth = depthOf(ctx, own.stem);
+  const earlier = [];
+  for (const other of ctx.byHash.get(hash) ?? []) {
+    if (other.stem === own.stem) continue;
+    const otherNew = fresh.has(other.file);
+    const otherDepth = depthOf(ctx, other.stem);
+    const isEarlier = otherNew !== ownNew ? !otherNew : otherDepth < ownDepth || otherDepth === ownDepth && other.stem < own.stem;
+    if (isEarlier) earlier.push({ name: other.checked.value?.name ?? other.stem, hash, file: other.file });
+  }
+  return earlier;
+}
+function candidateDetails(ctx, { value, expanded, hash, experiment, cluster, base }, parent) {
+  const summary = capacitySummary(expanded);
+  return {
+    name: value.name,
+    parent: value.parent ?? null,
+    experimentId: experiment.experiment_id,
+    cluster: ctx.clusterName ?? experiment.cluster,
+    baseTopology: experiment.base_topology,
+    basePreset: {
+      origin: ctx.preset?.origin ?? "shipped",
+      path: ctx.preset?.path ?? "",
+      overridesShipped: ctx.preset?.overridesShipped ?? false
+    },
+    hash,
+    jobName: safeJobName(experiment.experiment_id, value.name, expanded),
+    expanded,
+    base,
+    capacity: Object.entries(summary.byService).map(([service2, capacity2]) => ({
+      service: service2,
+      capacity: capacity2
+    })),
+    inFlight: summary.inFlight,
+    binding: summary.binding,
+    gpuMap: [...gpuMap(expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
+    ...cluster.memory_model ? {
+      memory: predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib),
+      memoryModelFitted: ctx.memoryModelFitted === true
+    } : {},
+    gpuMemoryGiB: cluster.gpu_memory_gib,
+    diff: topologyDiff(parent?.expanded ?? base, expanded),
+    diffFrom: parent ? parent.name : `preset ${experiment.base_topology}`,
+    experimentConfig: experiment,
+    clusterConfig: cluster
+  };
+}
+var RESERVED_CANDIDATE_NAME = /-[0-9]{8}(-|$)/;
+function reservedNameIssues(checked2) {
+  const name = checked2.value?.name;
+  if (!name || !RESERVED_CANDIDATE_NAME.test(name)) return [];
+  const fixed = name.replace(/-([0-9]{8})(?=-|$)/g, "-d$1");
+  return [
+    {
+      rule: "reserved-name",
+      severity: "error",
+      file: checked2.loaded.file,
+      ...checked2.loaded.locate(["name"]),
+      keyPath: "name",
+      message: `name \`${name}\` contains \`-<8 digits>\` followed by \`-\` or the end, which is reserved: in the run name \`topo-<experiment>-${name}-\u2026\` it could read as part of a longer experiment id (\`\u2026-<word>-<YYYYMMDD>\`), whose slots and cancels would count this candidate's jobs; use a name without a dash before 8 digits, e.g. \`${fixed}\` (rename the file to match)`
+    }
+  ];
+}
+function sharedNameIssues(checked2, path, fresh) {
+  const stem = stemOf(path);
+  const topologies = posix3.dirname(posix3.dirname(path));
+  const others = [...fresh].filter(
+    (p) => p !== path && isYamlFile(p) && fileKind(p) === "candidate" && stemOf(p) === stem && posix3.dirname(p) !== posix3.dirname(path) && posix3.dirname(posix3.dirname(p)) === topologies
+  );
+  if (!others.length) return [];
+  return [
+    {
+      rule: "shared-name",
+      severity: "error",
+      file: path,
+      ...checked2.value ? checked2.loaded.locate(["name"]) : { line: 1, column: 1 },
+      keyPath: "name",
+      message: `candidate \`${stem}\` is also a candidate of another experiment in this pull request (${others.map((o) => `\`${o}\``).join(", ")}); a pull request's comments and its \`/topo submit|cancel|stop <candidate>\` commands name a candidate by its name alone, so names must be unique across the pull request's experiments: rename one (file and \`name:\`), or move it to a pull request of its own`
+    }
+  ];
+}
+function safeJobName(experimentId, name, expanded) {
+  try {
+    return jobName(experimentId, name, expanded);
+  } catch {
+    return "";
+  }
+}
+function toJsonReport(report) {
+  const strip = (i) => ({
+    rule: i.rule,
+    severity: i.severity,
+    line: i.line,
+    column: i.column,
+    key_path: i.keyPath,
+    message: i.message
+  });
+  const round3 = (x2) => Math.round(x2 * 100) / 100;
+  const candidate = (c) => ({
+    job_name: c.jobName,
+    base_preset: {
+      name: c.baseTopology,
+      origin: c.basePreset.origin,
+      overrides_shipped: c.basePreset.overridesShipped
+    },
+    capacity: Object.fromEntries(c.capacity.map((r) => [r.service, r.capacity])),
+    in_flight: c.inFlight,
+    binding: c.binding,
+    ...c.memory ? {
+      gpu_memory: c.memory.map((m2) => ({
+        gpu: m2.gpu,
+        predicted_gib: round3(m2.totalGiB),
+        capacity_gib: m2.capacityGiB,
+        fraction: round3(m2.fraction),
+        level: m2.level
+      })),
+      gpu_memory_measured: c.memoryModelFitted === true
+    } : {}
+  });
+  return {
+    files: report.files.map((f) => ({
+      path: f.path,
+      errors: f.errors.map(strip),
+      warnings: f.warnings.map(strip),
+      ...f.candidate ? { candidate: candidate(f.candidate) } : {}
+    }))
+  };
+}
+async function renderCandidateFile(path, options2) {
+  const { files } = await validateFiles([path], options2);
+  const report = files[0];
+  if (report.kind !== "candidate" || report.errors.length || !report.candidate) return { report };
+  const c = report.candidate;
+  const submission = renderSubmission(
+    c.experimentConfig,
+    { name: c.name, expanded: c.expanded, base: c.base },
+    c.clusterConfig
+  );
+  return { report, submission };
+}
+function topologyFilesOf(changedPaths, topologiesDir = "topologies") {
+  const prefix = `${posix3.normalize(topologiesDir).replace(/\/+$/, "")}/`;
+  return changedPaths.map((p) => posix3.normalize(p)).filter((p) => p.startsWith(prefix) && isYamlFile(p)).filter((p) => {
+    const parts = p.slice(prefix.length).split("/");
+    return parts.length === 1 ? fileKind(p) === "clusters" : parts.length === 2;
+  }).sort();
+}
+async function validatePullRequest(input, options2, reporter) {
+  const paths = topologyFilesOf(input.changedPaths, input.topologiesDir);
+  if (paths.length === 0) {
+    reporter.info("no topology files changed in this pull request: nothing to validate");
+    await reporter.summary("## Topology validation\n\nNo topology files changed in this pull request.\n");
+    return { files: [], errorCount: 0, warningCount: 0 };
+  }
+  reporter.info(`validating ${paths.length} file(s): ${paths.join(", ")}`);
+  const report = await validateFiles(paths, { ...options2, newFiles: paths });
+  for (const file of report.files)
+    for (const issue of [...file.errors, ...file.warnings]) reporter.annotate(issue);
+  await reporter.summary(validationSummary(report));
+  return report;
+}
+var fmt3 = (v2) => v2 === void 0 ? "\u2014" : `\`${JSON.stringify(v2)}\``;
+function validationSummary(report) {
+  const lines = ["## Topology validation", ""];
+  const verdict = report.errorCount ? `\u274C ${report.errorCount} error(s), ${report.warningCount} warning(s) in ${report.files.length} file(s)` : `\u2705 ${report.files.length} file(s) valid${report.warningCount ? `, ${report.warningCount} warning(s)` : ""}`;
+  lines.push(verdict, "");
+  for (const file of report.files) {
+    const c = file.candidate;
+    const state2 = file.errors.length ? "\u274C" : file.warnings.length ? "\u26A0\uFE0F" : "\u2705";
+    lines.push(`### ${state2} \`${file.path}\`${c ? ` \u2014 candidate \`${c.name}\`` : ` (${file.kind})`}`, "");
+    for (const i of [...file.errors, ...file.warnings]) {
+      lines.push(
+        `- **${i.severity}** \`${i.rule}\` at line ${i.line}${i.keyPath ? ` (\`${i.keyPath}\`)` : ""}: ${i.message}`
+      );
+    }
+    if (file.errors.length || file.warnings.length) lines.push("");
+    if (!c) continue;
+    const origin = c.basePreset.origin === "shipped" ? "" : ` (${describePreset({ ...c.basePreset, name: c.baseTopology, text: "" })})`;
+    lines.push(
+      `Job name: \`${c.jobName}\` \xB7 parent: ${c.parent ? `\`${c.parent}\`` : "\u2014"} \xB7 base preset: \`${c.baseTopology}\`${origin} \xB7 cluster: \`${c.cluster}\``,
+      ""
+    );
+    lines.push(
+      `**Capacity** (containers \xD7 replicas \xD7 concurrent rollouts) \u2014 in flight: **${c.inFlight}** (bound by ${c.binding.join(", ")})`,
+      ""
+    );
+    lines.push("| service | capacity |", "|---|---:|");
+    for (const row of c.capacity) lines.push(`| ${row.service} | ${row.capacity} |`);
+    lines.push("");
+    const memory = new Map((c.memory ?? []).map((m2) => [m2.gpu, m2]));
+    lines.push(
+      `**GPU map and predicted memory** (${c.gpuMemoryGiB} GiB per GPU${c.memory ? c.memoryModelFitted ? "; model fitted from measured runs" : "; unmeasured: clusters.yaml's estimate" : "; no memory model for this cluster"})`,
+      ""
+    );
+    lines.push("| GPU | services | predicted GiB | share |", "|---:|---|---:|---:|");
+    for (const { gpu, services } of c.gpuMap) {
+      const m2 = memory.get(gpu);
+      const share = m2 ? `${Math.round(m2.fraction * 100)}%${m2.level === "error" ? " \u274C" : m2.level === "warning" ? " \u26A0\uFE0F" : ""}` : "\u2014";
+      lines.push(`| ${gpu} | ${services.join(", ")} | ${m2 ? m2.totalGiB.toFixed(1) : "\u2014"} | ${share} |`);
+    }
+    lines.push("");
+    lines.push(`**Changes from ${c.diffFrom}**`, "");
+    if (c.diff.length === 0) lines.push("None: same topology.", "");
+    else {
+      lines.push("| key | before | after |", "|---|---|---|");
+      for (const d2 of c.diff) lines.push(`| \`${d2.key}\` | ${fmt3(d2.from)} | ${fmt3(d2.to)} |`);
+      lines.push("");
+    }
+  }
+  return `${lines.join("\n")}
+`;
+}
+
+// src/usecases/prepare.ts
+function candidateFilesOf(paths, topologiesDir = "topologies") {
+  const prefix = `${posix4.normalize(topologiesDir).replace(/\/+$/, "")}/`;
+  return paths.filter((p) => p.startsWith(prefix) && !p.includes("..") && posix4.normalize(p) === p).filter((p) => p.slice(prefix.length).split("/").length === 2).filter((p) => isYamlFile(p) && fileKind(p) === "candidate" && !p.includes("/presets/")).sort();
+}
+function headCandidatesOverDefaultBranch(head, defaultBranch) {
+  return {
+    read: (path) => fileKind(path) === "candidate" ? head.read(path) : defaultBranch.read(path),
+    list: (dir) => head.list(dir)
+  };
+}
+async function prepareCandidateAt(octokit, repo, ref, path, source, newFiles = [path]) {
+  const defaultBranch = fileSystemSource(source.workspace);
+  const outcome = await renderCandidateFile(path, {
+    files: headCandidatesOverDefaultBranch(githubFileSource(octokit, { ...repo, ref }), defaultBranch),
+    config: defaultBranch,
+    clustersFile: source.clustersFile,
+    newFiles,
+    presets: source.presetsDir ? { overrideDir: source.presetsDir } : {}
+  });
+  return preparedOf(
+    path,
+    outcome,
+    `\`${path}\` does not pass validation against the default branch's experiment and rules, so it was not submitted:`
+  );
+}
+function preparedOf(path, outcome, refusal) {
+  const d2 = outcome.report.candidate;
+  if (!outcome.submission || !d2) {
+    const errors = outcome.report.errors.slice(0, 10).map((i) => formatIssue(i));
+    if (errors.length === 0) errors.push(`${path}: not a candidate file (${outcome.report.kind})`);
+    return { ok: false, errors, message: [refusal, "", codeBlock(errors.join("\n"))].join("\n") };
+  }
+  return {
+    ok: true,
+    candidate: {
+      path,
+      experimentId: d2.experimentId,
+      candidate: d2.name,
+      clusterName: d2.cluster,
+      cluster: d2.clusterConfig,
+      experiment: d2.experimentConfig,
+      topologyHash: d2.jobName.slice(-8),
+      submission: outcome.submission
+    }
+  };
+}
+async function prepareReferenceAt(source, path, topologyHash2) {
+  const defaultBranch = fileSystemSource(source.workspace);
+  const outcome = await renderCandidateFile(path, {
+    files: defaultBranch,
+    config: defaultBranch,
+    clustersFile: source.clustersFile,
+    newFiles: [],
+    presets: source.presetsDir ? { overrideDir: source.presetsDir } : {}
+  });
+  const refusal = `the reference \`${path}\` does not pass validation on the default branch:`;
+  const prepared = preparedOf(path, outcome, refusal);
+  if (!prepared.ok || prepared.candidate.topologyHash === topologyHash2) return prepared;
+  const error = `${path}: its topology on the default branch (${prepared.candidate.topologyHash}) is not the one the reference was asked for (${topologyHash2})`;
+  return {
+    ok: false,
+    errors: [error],
+    message: `the reference \`${path}\` changed on the default branch since it was asked for`
+  };
+}
+function withRunName(submission, runName) {
+  const base = submission.jobName;
+  const named = [`--job-name=${base}`, `${RUN_NAME_OVERRIDE}=${base}`];
+  const argv = submission.argv.map((a) => {
+    if (a === named[0]) return `--job-name=${runName}`;
+    if (a === named[1]) return `${RUN_NAME_OVERRIDE}=${runName}`;
+    if (a.startsWith("--output=")) return a.split(`/${base}_`).join(`/${runName}_`);
+    return a;
+  });
+  if (!named.every((n) => submission.argv.includes(n)))
+    throw new Error(
+      `the rendered submission of ${base} does not carry its name in --job-name and ${RUN_NAME_OVERRIDE}`
+    );
+  const env = submission.env ? Object.fromEntries(Object.entries(submission.env).map(([k2, v2]) => [k2, v2?.split(base).join(runName)])) : void 0;
+  return { ...submission, jobName: runName, argv, shellLine: shellLine(argv), ...env ? { env } : {} };
+}
+
+// src/usecases/record.ts
+import { existsSync as existsSync4, mkdirSync as mkdirSync2, writeFileSync as writeFileSync2 } from "node:fs";
+import { dirname as dirname5, join as join6, posix as posix5 } from "node:path";
+
+// src/github/commands.ts
+var COMMANDS = {
+  submit: {
+    argument: "candidate",
+    summary: "submit the pull request's candidates (or the one named), each its own run, to Slurm (queued when all slots are busy)"
+  },
+  cancel: {
+    argument: "candidate",
+    summary: "cancel the queued or running jobs of the candidates (or the one named)"
+  },
+  status: { argument: false, summary: "refresh the status comment now (otherwise every few minutes)" },
+  stop: {
+    argument: "candidate",
+    summary: "stop the runs (or the named candidate\u2019s) once stable, keeping their metrics"
+  },
+  reject: {
+    argument: true,
+    summary: "record this candidate as rejected, with the reason, when the PR closes"
+  },
+  learn: { argument: true, summary: "add a lesson to the experiment record when the PR closes" },
+  conclude: { argument: false, summary: "post the experiment report comparing every candidate so far" },
+  state: {
+    argument: "rebuild",
+    summary: "rebuild the pull request's bot state from Slurm's jobs and the bot's own records (when it is unreadable)"
+  },
+  help: { argument: false, summary: "show this help" }
+};
+var MAX_ARGUMENT = 2e3;
+var CANDIDATE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
+function parseCommand(body) {
+  const text3 = body.replace(/\r\n?/g, "\n").trim();
+  const m2 = /^\/topo(?=\s|$)/.exec(text3);
+  if (!m2) return { kind: "none" };
+  const rest = text3.slice(m2[0].length);
+  const firstLine2 = rest.split("\n", 1)[0];
+  const word = firstLine2.trim().split(/\s+/, 1)[0] ?? "";
+  if (!word) return { kind: "invalid", reason: "no command given after /topo" };
+  if (!Object.hasOwn(COMMANDS, word)) {
+    return { kind: "invalid", reason: `unknown command \`${word.slice(0, 40)}\`` };
+  }
+  const name = word;
+  const argument = rest.trim().slice(word.length).trim();
+  if (COMMANDS[name].argument === true) {
+    if (!argument) return { kind: "invalid", reason: `\`/topo ${name}\` needs a text after it` };
+    if (argument.length > MAX_ARGUMENT) {
+      return {
+        kind: "invalid",
+        reason: `the text after \`/topo ${name}\` is longer than ${MAX_ARGUMENT} characters`
+      };
+    }
+    return { kind: "command", name, argument };
+  }
+  if (COMMANDS[name].argument === "rebuild") {
+    if (argument !== "rebuild")
+      return { kind: "invalid", reason: `\`/topo ${name}\` takes one word: \`/topo ${name} rebuild\`` };
+    return { kind: "command", name, argument };
+  }
+  if (COMMANDS[name].argument === "candidate") {
+    if (!argument) return { kind: "command", name };
+    if (!CANDIDATE_NAME.test(argument))
+      return {
+        kind: "invalid",
+        reason: `\`/topo ${name}\` takes at most one candidate name (lower-case letters, digits and dashes, as in its file name)`
+      };
+    return { kind: "command", name, argument };
+  }
+  if (argument) return { kind: "invalid", reason: `\`/topo ${name}\` takes no arguments` };
+  return { kind: "command", name };
+}
+
+// src/github/commits.ts
+var CommitConflictError = class extends Error {
+  constructor(branch, attempts) {
+    super(
+      `could not update branch "${branch}" after ${attempts} attempts: every ref update lost the race to another commit; re-run the job`
+    );
+    this.branch = branch;
+    this.attempts = attempts;
+    this.name = "CommitConflictError";
+  }
+  branch;
+  attempts;
+};
+function defaultBackoff(attempt) {
+  const base = Math.min(8e3, 250 * 2 ** (attempt - 1));
+  return Math.round(base / 2 + Math.random() * (base / 2));
+}
+function status3(error) {
+  return typeof error === "object" && error !== null && "status" in error ? Number(error.status) : void 0;
+}
+function isRefConflict(error) {
+  const code3 = status3(error);
+  if (code3 === 409) return true;
+  if (code3 !== 422) return false;
+  const message2 = error instanceof Error ? error.message : String(error);
+  return /fast.?forward|reference cannot be updated|ref.*(moved|changed)/i.test(message2);
+}
+async function readFile(octokit, target, path, ref) {
+  try {
+    const { data } = await octokit.rest.repos.getContent({ ...target, path, ref });
+    if (Array.isArray(data) || data.type !== "file") throw new Error(`${path} at ${ref} is not a file`);
+    if ("content" in data && typeof data.content === "string" && (data.content || data.size === 0)) {
+      return Buffer.from(data.content, "base64").toString("utf8");
+    }
+    const blob = await octokit.rest.git.getBlob({ ...target, file_sha: data.sha });
+    return Buffer.from(blob.data.content, "base64").toString("utf8");
+  } catch (error) {
+    if (status3(error) === 404) return null;
+    throw error;
+  }
+}
+async function readFiles(octokit, target, paths, ref) {
+  const snapshot = /* @__PURE__ */ new Map();
+  for (const path of paths) snapshot.set(path, await readFile(octokit, target, path, ref));
+  return snapshot;
+}
+function isTransient(error) {
+  const code3 = status3(error);
+  if (code3 !== void 0 && !Number.isNaN(code3)) return code3 >= 500;
+  const text3 = `${error instanceof Error ? error.message : String(error)} ${String(error?.cause ?? "")}`;
+  return /other side closed|socket hang up|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|fetch failed|terminated/i.test(
+    text3
+  );
+}
+var UpdateFailed = class extends Error {
+  constructor(inner) {
+    super("update failed");
+    this.inner = inner;
+  }
+  inner;
+};
+async function attemptOnce(octokit, options2, attempt) {
+  const target = { owner: options2.owner, repo: options2.repo };
+  const ref = `heads/${options2.branch}`;
+  const head = (await octokit.rest.git.getRef({ ...target, ref })).data.object.sha;
+  const current = await readFiles(octokit, target, options2.paths, head);
+  let wanted;
+  try {
+    wanted = await options2.update(current, attempt);
+  } catch (error) {
+    throw new UpdateFailed(error);
+  }
+  const changed = Object.entries(wanted ?? {}).filter(([path, text3]) => current.get(path) !== text3);
+  if (changed.length === 0)
+    return { done: true, result: { committed: false, sha: head, attempts: attempt, changed: [] } };
+  const baseTree = (await octokit.rest.git.getCommit({ ...target, commit_sha: head })).data.tree.sha;
+  const tree = [];
+  for (const [path, content] of changed) {
+    const blob = await octokit.rest.git.createBlob({ ...target, content, encoding: "utf-8" });
+    tree.push({ path, mode: "100644", type: "blob", sha: blob.data.sha });
+  }
+  const newTree = await octokit.rest.git.createTree({ ...target, base_tree: baseTree, tree });
+  const commit = await octokit.rest.git.createCommit({
+    ...target,
+    message: options2.message,
+    tree: newTree.data.sha,
+    parents: [head]
+  });
+  try {
+    await octokit.rest.git.updateRef({ ...target, ref, sha: commit.data.sha, force: false });
+  } catch (error) {
+    if (isRefConflict(error)) return { done: false, why: "the branch moved" };
+    throw error;
+  }
+  return {
+    done: true,
+    result: { committed: true, sha: commit.data.sha, attempts: attempt, changed: changed.map(([p]) => p) }
+  };
+}
+async function commitWithCompareAndSwap(octokit, options2) {
+  const maxAttempts = options2.maxAttempts ?? 8;
+  const backoff = options2.backoffMs ?? defaultBackoff;
+  const sleep4 = options2.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  let lastTransient;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    try {
+      const outcome = await attemptOnce(octokit, options2, attempt);
+      if (outcome.done) return outcome.result;
+      lastTransient = void 0;
+    } catch (error) {
+      if (error instanceof UpdateFailed) throw error.inner;
+      if (!isTransient(error)) throw error;
+      lastTransient = error;
+    }
+    if (attempt < maxAttempts) await sleep4(backoff(attempt));
+  }
+  if (lastTransient) throw lastTransient;
+  throw new CommitConflictError(options2.branch, maxAttempts);
+}
+
+// src/slurm/classify.ts
+var LOG_SIGNS = [
+  {
+    kind: "gpu-oom",
+    pattern: /CUDA out of memory|torch\.(cuda\.)?OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation/
+  },
+  {
+    kind: "host-oom",
+    pattern: /Exceeded job memory limit|exceeded memory limit|oom[-_]kill|Out of memory: Killed process|MemoryError|(^|\s)Killed(\s|$)/
+  },
+  { kind: "time-limit", pattern: /DUE TO TIME LIMIT/ },
+  { kind: "node-failure", pattern: /DUE TO NODE FAILURE/ },
+  { kind: "preempted", pattern: /DUE TO PREEMPTION/ }
+];
+var TRACEBACK = /^Traceback \(most recent call last\):/;
+var EXCEPTION_LINE = /^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)(: .*)?$/;
+function gpuFromLine(line) {
+  const m2 = /GPU (\d+)/.exec(line);
+  return m2?.[1] ? Number(m2[1]) : null;
+}
+function exitText(job) {
+  if (job.signal !== null) return `signal ${job.signal}`;
+  return job.exitCode === null ? null : String(job.exitCode);
+}
+var MESSAGES = {
+  "gpu-oom": "ran out of GPU memory",
+  "host-oom": "ran out of host memory (over the job memory limit)",
+  crash: "crashed",
+  "node-failure": "lost its node (node failure)",
+  "time-limit": "hit its Slurm time limit",
+  cancelled: "was cancelled",
+  preempted: "was preempted by another job",
+  "no-telemetry": "produced no telemetry"
+};
+var FIXES2 = {
+  "gpu-oom": "reduce replicas or cached scenes on the GPU named in the evidence, or spread services over more GPUs",
+  "host-oom": "reduce workers or cache sizes, or ask for more memory (--mem)",
+  crash: "read the traceback in the evidence; fix the cause and submit again",
+  "node-failure": "not caused by the topology: submit again (/topo submit)",
+  "time-limit": "raise the Slurm time limit, or stop the run once metrics are stable",
+  preempted: "not caused by the topology: it is requeued or can be submitted again"
+};
+function classifyFailure(job, log = []) {
+  if (isLive(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
+  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
+  const evidence = [
+    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
+  ];
+  const signs = /* @__PURE__ */ new Map();
+  for (const raw of log) {
+    const line = raw.trimEnd();
+    for (const { kind: kind2, pattern } of LOG_SIGNS) {
+      if (pattern.test(line)) {
+        signs.set(kind2, [...signs.get(kind2) ?? [], line]);
+        break;
+      }
+    }
+  }
+  const traceback = tracebackLines(log);
+  let kind;
+  switch (job.state) {
+    case "OUT_OF_MEMORY":
+      kind = signs.has("gpu-oom") ? "gpu-oom" : "host-oom";
+      break;
+    case "NODE_FAIL":
+    case "BOOT_FAIL":
+      kind = "node-failure";
+      break;
+    case "TIMEOUT":
+    case "DEADLINE":
+      kind = "time-limit";
+      break;
+    case "PREEMPTED":
+    case "REQUEUED":
+    case "REQUEUE_HOLD":
+      kind = "preempted";
+      break;
+    case "CANCELLED":
+      kind = signs.has("host-oom") ? "host-oom" : signs.has("time-limit") ? "time-limit" : signs.has("node-failure") ? "node-failure" : signs.has("preempted") ? "preempted" : "cancelled";
+      break;
+    default:
+      if (signs.has("gpu-oom")) kind = "gpu-oom";
+      else if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure")
+        kind = "host-oom";
+      else if (signs.has("node-failure")) kind = "node-failure";
+      else if (signs.has("time-limit")) kind = "time-limit";
+      else kind = "crash";
+  }
+  const kindLines = signs.get(kind) ?? [];
+  evidence.push(...kindLines.slice(0, 5));
+  if (kind === "crash" || kind === "gpu-oom" && kindLines.length === 0)
+    evidence.push(...traceback.slice(-6));
+  if (kind === "crash" && traceback.length === 0) evidence.push(...lastLines(log, 3));
+  const gpuLine = kind === "gpu-oom" ? kindLines.find((l3) => gpuFromLine(l3) !== null) : void 0;
+  const failure = {
+    kind,
+    message: message(job, kind, traceback),
+    slurm_state: job.state,
+    exit_code: exitText(job),
+    evidence: dedupe2(evidence)
+  };
+  if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
+  const fix = FIXES2[kind];
+  if (fix) failure.likely_fix = fix;
+  return failure;
+}
+function message(job, kind, traceback) {
+  let text3 = `Job ${job.id} ${MESSAGES[kind]}`;
+  if (kind === "crash") {
+    const last = traceback.at(-1);
+    text3 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
+  }
+  if (kind === "time-limit" && job.timeLimit) text3 += ` (${job.timeLimit})`;
+  if (kind === "node-failure" && job.nodes) text3 += ` (${job.nodes})`;
+  return `${text3}.`;
+}
+function tracebackLines(log) {
+  let start = -1;
+  for (let i = log.length - 1; i >= 0; i--) {
+    if (TRACEBACK.test(log[i] ?? "")) {
+      start = i;
+      break;
+    }
+  }
+  if (start < 0) return [];
+  const out = [];
+  for (let i = start; i < log.length; i++) {
+    const line = (log[i] ?? "").trimEnd();
+    out.push(line);
+    if (i > start && EXCEPTION_LINE.test(line)) break;
+  }
+  return out;
+}
+function lastLines(log, n) {
+  return log.map((l3) => l3.trimEnd()).filter((l3) => l3 !== "").slice(-n);
+}
+function dedupe2(lines) {
+  return [...new Set(lines)];
+}
+
+// src/judge/job.ts
+var FAILURE_LOG_LINES = 200;
+function endedInFailure(job) {
+  return !isLive(job.state) && classifyFailure(job, []) !== null;
+}
+async function jobFailure(slurm, job) {
+  if (!endedInFailure(job)) return null;
+  const log = await slurm.tail(job, FAILURE_LOG_LINES).catch(() => []);
+  return classifyFailure(job, log);
+}
+function runJob(job, failure = null) {
+  return {
+    jobId: job.id,
+    name: job.name,
+    state: job.state,
+    submitTs: slurmTimeToUnix(job.submitTime),
+    startTs: slurmTimeToUnix(job.startTime),
+    endTs: slurmTimeToUnix(job.endTime),
+    failure
+  };
+}
+async function runJobOf(slurm, job) {
+  return runJob(job, await jobFailure(slurm, job));
+}
+async function experimentJobs2(slurm, experimentId, knownExperimentIds = []) {
+  const listed = await slurm.jobs(`topo-${experimentId}-`);
+  const own = listed.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
+  return Promise.all(own.map((j2) => runJobOf(slurm, j2)));
+}
+
+// src/record/best.ts
+function recordedOrder(a, b2) {
+  const t = (r) => {
+    const ms = r.recorded_at ? Date.parse(r.recorded_at) : Number.NaN;
+    return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
+  };
+  return t(a) - t(b2) || (a.name < b2.name ? -1 : a.name > b2.name ? 1 : 0);
+}
+function displaces(run3, best, runs) {
+  const mine = decidedAgainst(run3);
+  if (mine?.reference === best.name) return mine.better ? "decided" : null;
+  const theirs = decidedAgainst(best);
+  if (theirs?.reference === run3.name) return theirs.better ? null : "reverse";
+  return figureOf(run3, runs)?.value < figureOf(best, runs)?.value ? "estimate" : null;
+}
+function bestSteps(runs) {
+  const accepted = runs.filter((r) => r.status === "accepted" && figureOf(r, runs) !== null);
+  const names = new Set(accepted.map((r) => r.name));
+  const beaten = (r) => {
+    const d2 = decidedAgainst(r);
+    return !!d2 && !d2.better && d2.reference !== r.name && names.has(d2.reference);
+  };
+  const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
+  const steps = [];
+  for (const run3 of [...eligible].sort(recordedOrder)) {
+    const last = steps.at(-1);
+    const value = figureOf(run3, runs)?.value;
+    if (!last) {
+      steps.push({ run: run3, over: null, how: "first", value, overValue: null });
+      continue;
+    }
+    const how = displaces(run3, last.run, runs);
+    if (how) steps.push({ run: run3, over: last.run, how, value, overValue: last.value });
+  }
+  return steps;
+}
+function bestReasoning(step) {
+  const { run: run3, over, how } = step;
+  const pr = run3.pull_request ? ` (pull request #${run3.pull_request.number})` : "";
+  const head = `${run3.name} accepted${pr}: ${seconds(step.value)} s/rollout`;
+  const claim = decidedAgainst(run3)?.text;
+  if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ""}`;
+  const vs = `${head} vs ${seconds(step.overValue)} s/rollout of ${over.name}`;
+  if (how === "decided") return `${vs}; ${claim}`;
+  if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst(over)?.text}`;
+  return `${vs}; not decided against each other, so chosen by their decided figures${claim ? `; ${claim}` : ""}`;
+}
+
+// src/record/apply.ts
+var STATUS2 = {
+  accepted: "accepted",
+  rejected: "rejected",
+  failed: "failed",
+  stopped: "stopped"
+};
+function uniqueBy(items, key) {
+  const seen = /* @__PURE__ */ new Set();
+  return items.filter((item) => {
+    const k2 = key(item);
+    if (seen.has(k2)) return false;
+    seen.add(k2);
+    return true;
+  });
+}
+function clone3(value) {
+  return structuredClone(value);
+}
+function verdictReason(run3) {
+  const parts = [];
+  const projected = run3.verdict?.projected_full_run;
+  const stable = run3.verdict?.value;
+  if (projected) parts.push(`projected full-run ${interval(projected, " s/rollout")}`);
+  else if (stable) parts.push(`stable ${interval(stable, " s/rollout")}`);
+  else if (run3.stable_metrics?.seconds_per_rollout_full_run != null)
+    parts.push(`full-run ${seconds(run3.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
+  if (run3.verdict && run3.verdict.state !== "stable") parts.push(`verdict ${run3.verdict.state}`);
+  const compared = run3.monitor_decision ? decisionText(run3.monitor_decision) : comparisonText(run3.comparison);
+  if (compared) parts.push(compared);
+  return parts.length ? parts.join("; ") : null;
+}
+function failureReason(failures) {
+  const last = failures?.at(-1);
+  return last ? `${last.kind}: ${last.message}` : null;
+}
+function decide(kind, run3, outcome) {
+  const derived = kind === "failed" ? failureReason(run3.failures) ?? verdictReason(run3) : verdictReason(run3);
+  const reason2 = outcome.reason ?? (kind === "accepted" ? `merged${derived ? ` (${derived})` : ""}` : kind === "rejected" ? `closed without merge${derived ? ` (${derived})` : ""}` : kind === "stopped" ? `stopped${derived ? ` (${derived})` : ""}` : derived ?? "failed");
+  const next = outcome.next ?? run3.decision?.next ?? run3.failures?.at(-1)?.likely_fix ?? null;
+  return { outcome: kind === "accepted" ? "accept" : "reject", reason: reason2, next };
+}
+function mergeRun(existing, outcome) {
+  const run3 = existing ? clone3(existing) : {
+    name: outcome.candidate,
+    status: "pending",
+    decision: { outcome: "pending", reason: null, next: null }
+  };
+  const set = (key, value) => {
+    if (value !== void 0) run3[key] = clone3(value);
+  };
+  set("parent", outcome.parent);
+  set("run_name", outcome.run_name ?? outcome.observation?.run_name);
+  set("job_id", outcome.job_id);
+  set("run_dir", outcome.run_dir);
+  if (outcome.topology) run3.topology = clone3(outcome.topology);
+  if (outcome.change) run3.change = clone3(outcome.change);
+  set("hypothesis", outcome.hypothesis);
+  set("expected_effect", outcome.expected_effect);
+  if (outcome.observation) {
+    run3.verdict = clone3(outcome.observation.verdict);
+    run3.comparison = outcome.observation.comparison ? clone3(outcome.observation.comparison) : null;
+    run3.stable_metrics = clone3(outcome.observation.stable_metrics);
+    if (outcome.observation.decision) run3.monitor_decision = clone3(outcome.observation.decision);
+  }
+  if (outcome.telemetry_gaps?.length) {
+    const metrics = run3.stable_metrics ?? {};
+    const quality = metrics.telemetry_quality ?? {};
+    quality.gaps = uniqueBy([...quality.gaps ?? [], ...outcome.telemetry_gaps], (g) => g);
+    metrics.telemetry_quality = quality;
+    run3.stable_metrics = metrics;
+  }
+  const failures = [
+    ...run3.failures ?? [],
+    ...outcome.observation?.failure ? [outcome.observation.failure] : [],
+    ...outcome.failure ? [outcome.failure] : []
+  ];
+  if (failures.length) run3.failures = uniqueBy(failures, (f) => `${f.kind}\0${f.message}`).map(clone3);
+  if (outcome.learnings?.length) {
+    run3.skill_reflections = uniqueBy(
+      [...run3.skill_reflections ?? [], ...outcome.learnings.map(clone3)],
+      (l3) => l3.learning.trim()
+    );
+  }
+  set("pull_request", outcome.pull_request);
+  set("recorded_at", outcome.at);
+  const prediction = outcome.prediction ?? run3.prediction;
+  if (prediction) run3.prediction = againstMeasured(prediction, run3, outcome.kind);
+  run3.status = STATUS2[outcome.kind];
+  run3.decision = decide(outcome.kind, run3, outcome);
+  return run3;
+}
+function againstMeasured(p, run3, kind) {
+  const measured2 = kind === "failed" ? null : run3.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run3);
+  const r = (x2) => Math.round(x2 * 1e4) / 1e4;
+  return {
+    ...clone3(p),
+    measured_seconds_per_rollout: measured2,
+    error: measured2 === null ? null : r(measured2 / p.seconds_per_rollout - 1),
+    covered: measured2 === null ? null : p.low <= measured2 && measured2 <= p.high
+  };
+}
+function updateBest(record, run3) {
+  const previous = record.current_best;
+  const step = bestSteps(record.runs).at(-1);
+  if (!step)
+    return {
+      topology: null,
+      run_name: null,
+      stabilized_seconds_per_rollout_full_run: null,
+      decision_reasoning: null
+    };
+  const value = step.value;
+  const reasoning = bestReasoning(step);
+  if (previous.topology === step.run.name && previous.stabilized_seconds_per_rollout_full_run === value && previous.decision_reasoning?.startsWith(reasoning))
+    return previous;
+  const fallback = previous.topology === run3.name && run3.status !== "accepted" && step.run.name !== run3.name;
+  return {
+    topology: step.run.name,
+    run_name: step.run.run_name ?? null,
+    stabilized_seconds_per_rollout_full_run: value,
+    decision_reasoning: fallback ? `${reasoning}; ${run3.name} was re-recorded as ${run3.status}` : reasoning
+  };
+}
+function apply(record, outcome) {
+  const next = clone3(record);
+  const index = next.runs.findIndex((r) => r.name === outcome.candidate);
+  const run3 = mergeRun(index >= 0 ? next.runs[index] : void 0, outcome);
+  if (index >= 0) next.runs[index] = run3;
+  else next.runs.push(run3);
+  next.current_best = updateBest(next, run3);
+  return next;
+}
+
+// src/record/change.ts
+function hydraValue2(value) {
+  return value === void 0 ? "unset" : hydraValue(value);
+}
+function topologyChange(parent, candidate) {
+  const changes = topologyDiff(parent ?? {}, candidate ?? {}).sort((a, b2) => a.key.localeCompare(b2.key));
+  return Object.fromEntries(changes.map((c) => [c.key, `${hydraValue2(c.from)} -> ${hydraValue2(c.to)}`]));
+}
+function describeChange(change, isBaseline) {
+  const entries = Object.entries(change ?? {});
+  if (entries.length === 0) return isBaseline ? "baseline" : "no change";
+  return entries.map(([k2, v2]) => `${k2}: ${v2}`).join("; ");
+}
+
+// src/chart/svg.ts
+var OUTCOME_COLOUR = {
+  accepted: "#2da44e",
+  rejected: "#cf222e",
+  failed: "#6e7781",
+  stopped: "#9a6700",
+  pending: "#8c959f",
+  running: "#1f6feb"
+};
+var REFERENCE_COLOUR = { baseline: "#24292f", best: "#8250df" };
+function xml(s) {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+}
+var r1 = (x2) => String(Math.round(x2 * 10) / 10);
+function axis(max) {
+  const raw = max / 5;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((f) => f * p).find((s) => s >= raw) ?? 10 * p;
+  return { top: Math.ceil(max / step) * step, step };
+}
+function short(s, n = 18) {
+  return s.length > n ? `${s.slice(0, n - 1)}\u2026` : s;
+}
+function barChartSvg(c) {
+  const bars = c.bars.filter((b2) => Number.isFinite(b2.value) && b2.value > 0);
+  if (!bars.length) return "";
+  const refs = (c.references ?? []).filter((r) => Number.isFinite(r.value) && r.value > 0);
+  const highest = Math.max(
+    ...bars.map((b2) => Math.max(b2.value, b2.interval?.high ?? 0)),
+    ...refs.map((r) => r.value)
+  );
+  const { top, step } = axis(highest * 1.05);
+  const slot = 64;
+  const left = 64;
+  const plotTop = 48;
+  const plotH = 260;
+  const plotW = Math.max(slot * bars.length, 360, c.title.length * 8.5 + 32 - left - 24);
+  const width = Math.ceil(left + plotW + 100);
+  const legendY = plotTop + plotH + 70;
+  const legend = legendLayout(legendItems(bars, refs), left, width);
+  const height = legendY + legend.rows * 20 + 12;
+  const y2 = (v2) => plotTop + plotH - plotH * Math.min(v2, top) / top;
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="-apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`,
+    `<title>${xml(c.title)}</title>`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${width / 2}" y="24" text-anchor="middle" font-size="15" font-weight="600">${xml(c.title)}</text>`,
+    `<text transform="translate(16 ${plotTop + plotH / 2}) rotate(-90)" text-anchor="middle">${xml(c.yLabel)}</text>`
+  ];
+  for (let v2 = 0; v2 <= top + step / 2; v2 += step) {
+    out.push(
+      `<line class="grid" x1="${left}" x2="${left + plotW}" y1="${r1(y2(v2))}" y2="${r1(y2(v2))}" stroke="#d0d7de" stroke-width="1"/>`,
+      `<text class="tick" x="${left - 6}" y="${r1(y2(v2) + 4)}" text-anchor="end">${r1(v2)}</text>`
+    );
+  }
+  bars.forEach((b2, i) => {
+    const cx = left + slot * i + slot / 2;
+    const w2 = slot * 0.6;
+    out.push(
+      `<rect class="bar" data-outcome="${b2.outcome}" x="${r1(cx - w2 / 2)}" y="${r1(y2(b2.value))}" width="${r1(w2)}" height="${r1(plotTop + plotH - y2(b2.value))}" fill="${OUTCOME_COLOUR[b2.outcome]}"><title>${xml(`${b2.label}: ${b2.value} s (${b2.outcome})`)}</title></rect>`
+    );
+    if (b2.interval && Number.isFinite(b2.interval.low) && Number.isFinite(b2.interval.high)) {
+      const [lo, hi] = [y2(b2.interval.low), y2(b2.interval.high)];
+      out.push(
+        `<path class="interval" d="M${r1(cx)} ${r1(lo)}V${r1(hi)}M${r1(cx - 8)} ${r1(lo)}H${r1(cx + 8)}M${r1(cx - 8)} ${r1(hi)}H${r1(cx + 8)}" stroke="#24292f" stroke-width="1.5" fill="none"/>`
+      );
+    }
+    out.push(
+      `<text class="label" transform="translate(${r1(cx)} ${plotTop + plotH + 12}) rotate(30)" text-anchor="start">${xml(short(b2.label))}</text>`
+    );
+  });
+  for (const r of refs)
+    out.push(
+      `<line class="reference" data-kind="${r.kind}" x1="${left}" x2="${left + plotW}" y1="${r1(y2(r.value))}" y2="${r1(y2(r.value))}" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="6 4"/>`
+    );
+  out.push(`<line x1="${left}" x2="${left}" y1="${plotTop}" y2="${plotTop + plotH}" stroke="#57606a"/>`);
+  out.push('<g class="legend">');
+  for (const it of legend.placed)
+    out.push(
+      `<g class="legend-item" transform="translate(${r1(it.x)} ${legendY + it.row * 20})">${it.swatch}<text x="20" y="10">${xml(it.text)}</text></g>`
+    );
+  out.push("</g>", "</svg>");
+  return `${out.join("\n")}
+`;
+}
+function legendItems(bars, refs) {
+  const items = [];
+  for (const o of Object.keys(OUTCOME_COLOUR))
+    if (bars.some((b2) => b2.outcome === o))
+      items.push({ swatch: `<rect width="12" height="12" fill="${OUTCOME_COLOUR[o]}"/>`, text: o });
+  if (bars.some((b2) => b2.interval))
+    items.push({
+      swatch: '<path d="M6 0V12M2 0H10M2 12H10" stroke="#24292f" stroke-width="1.5"/>',
+      text: "95% interval"
+    });
+  for (const r of refs)
+    items.push({
+      swatch: `<line x1="0" x2="16" y1="6" y2="6" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="4 3"/>`,
+      text: `${r.kind === "best" ? "current best" : "baseline"}${r.name === "baseline" ? "" : ` ${short(r.name, 24)}`} (${r1(r.value)} s)`
+    });
+  return items;
+}
+function legendLayout(items, left, width) {
+  let x2 = left;
+  let row = 0;
+  const placed = [];
+  for (const it of items) {
+    const w2 = 28 + it.text.length * 7;
+    if (x2 + w2 > width - 8 && x2 > left) {
+      x2 = left;
+      row++;
+    }
+    placed.push({ ...it, x: x2, row });
+    x2 += w2;
+  }
+  return { placed, rows: row + 1 };
+}
+
+// src/record/render.ts
+function topologyLabel(run3) {
+  const hash = run3.topology?.hash ? ` \`${run3.topology.hash.slice(0, 8)}\`` : "";
+  return `\`${run3.name}\`${hash} on \`${run3.topology?.base ?? "topology=?"}\``;
+}
+function queueSummary(metrics) {
+  const byService = metrics?.rpc_queue_depth_at_start_latest_by_service;
+  if (!byService || Object.keys(byService).length === 0) return null;
+  return `queue min/max ${Object.entries(byService).map(([svc, q2]) => `${svc} ${num2(q2.worker_min)}/${num2(q2.worker_max)}`).join(", ")}`;
+}
+function gpuSummary(metrics) {
+  const gpus = Object.values(metrics?.resource_usage?.gpu_by_index ?? {});
+  if (gpus.length === 0) return null;
+  const utils = gpus.map((g) => g.utilization_percent?.mean).filter((v2) => typeof v2 === "number");
+  const pressure = gpus.map((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean).filter((v2) => typeof v2 === "number");
+  const headroom = gpus.map((g) => g.memory_headroom_gb_min).filter((v2) => typeof v2 === "number");
+  const parts = [];
+  if (utils.length) parts.push(`GPU util ${num2(Math.min(...utils), 0)}\u2013${num2(Math.max(...utils), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure max ${num2(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
+  return parts.join(", ");
+}
+function bottleneckSummary(metrics) {
+  const b2 = metrics?.bottleneck;
+  if (!b2) return null;
+  return `bottleneck ${b2.service ?? b2.kind} (${b2.confidence})`;
+}
+function figureText(f) {
+  if (!f) return "\u2014";
+  return `${seconds(f.value)} s/rollout${f.against ? ` as decided against \`${f.against.name}\`` : ""}`;
+}
+function observationSummary(run3, runs = [run3]) {
+  const m2 = run3.stable_metrics;
+  const parts = [];
+  const figure = figureOf(run3, runs);
+  if (figure) parts.push(figureText(figure));
+  if (m2?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m2.seconds_per_rollout_5m)}`);
+  if (run3.verdict && run3.verdict.state !== "stable") parts.push(`verdict ${run3.verdict.state}`);
+  for (const text3 of [queueSummary(m2), gpuSummary(m2), bottleneckSummary(m2)]) if (text3) parts.push(text3);
+  const failure = run3.failures?.at(-1);
+  if (failure) parts.push(`failed: ${failure.kind}`);
+  if (m2?.telemetry_quality?.gaps?.length) parts.push(`telemetry gaps: ${m2.telemetry_quality.gaps.length}`);
+  return parts.length ? parts.join("; ") : "no metrics";
+}
+function decisionCell(run3) {
+  if (run3.decision.outcome === "pending") return run3.status;
+  return `${run3.decision.outcome}${run3.decision.reason ? `: ${safeText(run3.decision.reason)}` : ""}`;
+}
+function learningCell(run3) {
+  const list = run3.skill_reflections ?? [];
+  return list.length ? list.map((l3) => safeText(l3.learning)).join(" / ") : "none";
+}
+function progressTable(record) {
+  const lines = [
+    "| Step | Job | Topology | Change | Observation | Decision | Next | Learning |",
+    "|---:|---|---|---|---|---|---|---|"
+  ];
+  record.runs.forEach((run3, i) => {
+    const job = run3.job_id ? `\`${run3.job_id}\`` : "\u2014";
+    const row = [
+      String(i + 1),
+      job,
+      topologyLabel(run3),
+      cell(describeChange(run3.change, !run3.parent)),
+      cell(observationSummary(run3, record.runs)),
+      cell(decisionCell(run3)),
+      cell(run3.decision.next),
+      cell(learningCell(run3))
+    ];
+    lines.push(`| ${row.join(" | ")} |`);
+  });
+  if (record.runs.length === 0) lines.push("| \u2014 | \u2014 | \u2014 | \u2014 | no candidate recorded yet | \u2014 | \u2014 | \u2014 |");
+  return lines.join("\n");
+}
+var DECIDED_GROUPS = [
+  { key: "accepted", name: "accepted", colour: "#2da44e", square: "\u{1F7E9}" },
+  { key: "rejected", name: "rejected", colour: "#cf222e", square: "\u{1F7E5}" },
+  { key: "failed", name: "failed", colour: "#57606a", square: "\u2B1B" },
+  { key: "stopped", name: "stopped", colour: "#9a6700", square: "\u{1F7EB}" },
+  { key: "pending", name: "not decided yet", colour: "#d0d7de", square: "\u2B1C" }
+];
+function figures(record) {
+  return record.runs.flatMap((run3) => {
+    const figure = figureOf(run3, record.runs);
+    return figure ? [{ run: run3, figure }] : [];
+  });
+}
+function referenceFigures(record) {
+  const base = baselineRun(record);
+  const best = bestRun(record);
+  const at = (run3) => {
+    const f = run3 ? figureOf(run3, record.runs) : null;
+    return run3 && f ? { run: run3, value: f.value } : void 0;
+  };
+  return { base: at(base), best: best !== base ? at(best) : void 0 };
+}
+function secondsPerRolloutChart(record, title) {
+  const bars = figures(record);
+  if (bars.length === 0) return void 0;
+  const { base, best } = referenceFigures(record);
+  const references = [
+    ...base ? [
+      {
+        name: `${base.run.name === "baseline" ? "baseline" : `baseline \`${base.run.name}\``} (${seconds(base.value)} s)`,
+        value: base.value,
+        colour: "#1f6feb",
+        square: "\u{1F7E6}"
+      }
+    ] : [],
+    ...best ? [
+      {
+        name: `current best \`${best.run.name}\` (${seconds(best.value)} s)`,
+        value: best.value,
+        colour: "#8250df",
+        square: "\u{1F7EA}"
+      }
+    ] : []
+  ];
+  const { chart, legend } = decidedBarChart(
+    bars.map(({ run: run3, figure }) => ({ label: run3.name, value: figure.value, group: barGroup(run3) })),
+    DECIDED_GROUPS,
+    references,
+    {
+      title: title ?? "Seconds per rollout as decided (lower is better)",
+      yLabel: "seconds per rollout"
+    }
+  );
+  const missing2 = record.runs.filter((r) => !bars.some((b2) => b2.run === r)).map((r) => `\`${r.name}\` (${r.status})`);
+  const svg = recordPaths(record.experiment_id).chart.replace(/^experiments\//, "");
+  return [
+    chart,
+    "",
+    `${legend}${missing2.length ? ` \xB7 without a value: ${missing2.join(", ")}` : ""}`,
+    "",
+    `A candidate decided against another is drawn at that one's value \xD7 (1 + the decided change). With 95% intervals: [${svg}](${svg})`
+  ].join("\n");
+}
+function barGroup(run3) {
+  if (run3.status === "accepted" || run3.status === "rejected" || run3.status === "failed" || run3.status === "stopped")
+    return run3.status;
+  return "pending";
+}
+function recordChartSvg(record) {
+  const { base, best } = referenceFigures(record);
+  const refs = [];
+  if (base) refs.push({ name: base.run.name, value: base.value, kind: "baseline" });
+  if (best) refs.push({ name: best.run.name, value: best.value, kind: "best" });
+  return barChartSvg({
+    title: `${record.experiment_id}: seconds per rollout as decided (lower is better)`,
+    yLabel: "seconds per rollout",
+    bars: figures(record).map(({ run: run3, figure }) => ({
+      label: run3.name,
+      value: figure.value,
+      interval: figure.low < figure.high ? { low: figure.low, high: figure.high } : null,
+      outcome: run3.status
+    })),
+    references: refs
+  });
+}
+function gpuTable(metrics) {
+  const gpus = Object.entries(metrics?.resource_usage?.gpu_by_index ?? {}).sort(
+    (a, b2) => Number(a[0]) - Number(b2[0]) || a[0].localeCompare(b2[0])
+  );
+  if (gpus.length === 0) return void 0;
+  const mmm = (v2, d2 = 0) => v2 ? `${num2(v2.min, d2)} / ${num2(v2.mean, d2)} / ${num2(v2.max, d2)}` : "\u2014";
+  const lines = [
+    "| GPU | Services | Utilisation % (min / mean / max) | Memory used GB (min / mean / max) | Total GB | Pressure % (mean / max) | Min headroom GB |",
+    "|---:|---|---|---|---:|---|---:|"
+  ];
+  for (const [gpu, g] of gpus) {
+    const pressure = g.memory_pressure_percent ? `${num2(g.memory_pressure_percent.mean, 0)} / ${num2(g.memory_pressure_percent.max, 0)}` : "\u2014";
+    lines.push(
+      `| ${gpu} | ${cell((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num2(g.memory_total_gb)} | ${pressure} | ${num2(g.memory_headroom_gb_min)} |`
+    );
+  }
+  return lines.join("\n");
+}
+function queueTable(metrics) {
+  const byService = Object.entries(metrics?.rpc_queue_depth_at_start_latest_by_service ?? {});
+  if (byService.length === 0) return void 0;
+  return [
+    "| Service | Queue depth worker min | Queue depth worker max |",
+    "|---|---:|---:|",
+    ...byService.map(([svc, q2]) => `| ${svc} | ${num2(q2.worker_min)} | ${num2(q2.worker_max)} |`)
+  ].join("\n");
+}
+function figureLine(f) {
+  if (!f) return [];
+  const how = f.against ? `, as its decision says against \`${f.against.name}\` (${seconds(f.against.value)} s)` : "";
+  return [`- Seconds per rollout: ${f.low < f.high ? interval(f) : `${seconds(f.value)} s`}${how}`];
+}
+function metricsList(run3, runs) {
+  const m2 = run3.stable_metrics;
+  const v2 = run3.verdict;
+  const lines = figureLine(figureOf(run3, runs));
+  if (v2) {
+    lines.push(
+      `- Verdict: **${v2.state}**${v2.minutes_of_data != null ? ` after ${num2(v2.minutes_of_data)} min of data` : ""}${v2.warmup_end_minutes != null ? ` (warm-up ended at ${num2(v2.warmup_end_minutes)} min)` : ""}`
+    );
+    if (v2.projected_full_run)
+      lines.push(
+        `- The detector's projected full-run value (start-up included): ${interval(v2.projected_full_run)}`
+      );
+    if (v2.value) lines.push(`- The detector's stable value: ${interval(v2.value)}`);
+    if (v2.cycle)
+      lines.push(
+        `- Cycle: period ${num2(v2.cycle.period_minutes)} min, amplitude ${percentOfFraction(v2.cycle.amplitude_relative)}`
+      );
+  }
+  const decided2 = decisionText(run3.monitor_decision);
+  const compared = comparisonText(run3.comparison);
+  if (decided2) lines.push(`- Decision: ${decided2}`);
+  else if (compared) lines.push(`- Comparison: ${compared}`);
+  if (m2) {
+    const pairs = [
+      [
+        "Full-run seconds per rollout at the last reading (start-up included)",
+        seconds(m2.seconds_per_rollout_full_run)
+      ],
+      ["5-minute seconds per rollout", seconds(m2.seconds_per_rollout_5m)],
+      ["Completed rollouts", num2(m2.completed_rollouts, 0)],
+      ["Failed rollouts", num2(m2.failed_rollouts, 0)],
+      ["Rollout duration p95", `${seconds(m2.rollout_duration_p95_s)} s`],
+      ["Step duration p95", `${seconds(m2.step_duration_p95_s)} s`],
+      ["Runtime event-loop idle fraction", percentOfFraction(m2.runtime_idle_fraction)],
+      ["Warm-up excluded", `${num2(m2.warmup_excluded_s, 0)} s`]
+    ];
+    for (const [label, value] of pairs) if (!value.startsWith("\u2014")) lines.push(`- ${label}: ${value}`);
+    const host = m2.resource_usage?.host_memory;
+    if (host && (host.available_gb_min != null || host.total_gb != null))
+      lines.push(
+        `- Host memory: ${num2(host.available_gb_min)} GB available at least, of ${num2(host.total_gb)} GB`
+      );
+  }
+  return lines;
+}
+function runFacts(run3) {
+  const out = [];
+  const facts = [];
+  if (run3.run_name) facts.push(`run \`${run3.run_name}\``);
+  if (run3.job_id) facts.push(`Slurm job \`${run3.job_id}\``);
+  if (run3.run_dir) facts.push(`run directory \`${run3.run_dir}\``);
+  if (run3.pull_request)
+    facts.push(
+      run3.pull_request.url ? `[pull request #${run3.pull_request.number}](${run3.pull_request.url})` : `pull request #${run3.pull_request.number}`
+    );
+  if (run3.recorded_at) facts.push(`recorded ${run3.recorded_at}`);
+  if (facts.length) out.push(`${facts.join(" \xB7 ")}`, "");
+  out.push(
+    `- Topology: \`${run3.topology?.base ?? "topology=?"}\`${run3.topology?.hash ? ` (hash \`${run3.topology.hash}\`)` : ""}${run3.topology?.file ? `, file \`${run3.topology.file}\`` : ""}`
+  );
+  out.push(`- Parent: ${run3.parent ? `\`${run3.parent}\`` : "none (baseline)"}`);
+  const change = Object.entries(run3.change ?? {});
+  if (change.length) out.push("- Change:", ...change.map(([key, value]) => `  - \`${key}\`: ${value}`));
+  if (run3.hypothesis) out.push(`- Hypothesis: ${cell(safeText(run3.hypothesis))}`);
+  if (run3.expected_effect) out.push(`- Expected effect: ${cell(run3.expected_effect)}`);
+  return out;
+}
+function runFindings(run3, runs) {
+  const out = ["", "#### Findings", ""];
+  const metrics = metricsList(run3, runs);
+  out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
+  const evidence = run3.verdict?.evidence ?? [];
+  if (evidence.length) out.push("- Evidence:", ...evidence.map((e) => `  - ${cell(e)}`));
+  const queue = queueTable(run3.stable_metrics);
+  if (queue) out.push("", queue);
+  const b2 = run3.stable_metrics?.bottleneck;
+  out.push("", "#### Bottleneck", "");
+  if (b2)
+    out.push(
+      `**${b2.service ?? b2.kind}** (${b2.kind}, confidence ${b2.confidence})`,
+      ...b2.evidence.map((e) => `- ${cell(e)}`)
+    );
+  else out.push("Not determined.");
+  const gpus = gpuTable(run3.stable_metrics);
+  out.push("", "#### Resources per GPU", "", gpus ?? "No per-GPU telemetry was recorded.");
+  const cpu = Object.entries(
+    run3.stable_metrics?.resource_usage?.process_cpu_utilization_percent_by_group ?? {}
+  );
+  if (cpu.length) {
+    out.push("", "| Process group | CPU % (min / mean / max) |", "|---|---|");
+    for (const [group, v2] of cpu)
+      out.push(`| ${cell(group)} | ${num2(v2.min, 0)} / ${num2(v2.mean, 0)} / ${num2(v2.max, 0)} |`);
+  }
+  return out;
+}
+function runProblems(run3) {
+  const out = [];
+  const quality = run3.stable_metrics?.telemetry_quality;
+  const gaps2 = [
+    ...(quality?.missing_metrics ?? []).map((m2) => `missing metric \`${m2}\``),
+    ...quality?.gaps ?? []
+  ];
+  if (gaps2.length || quality?.notes) {
+    out.push("", "#### Telemetry gaps", "", ...gaps2.map((g) => `- ${cell(g)}`));
+    if (quality?.notes) out.push(`- ${cell(quality.notes)}`);
+  }
+  if (run3.failures?.length) {
+    out.push("", "#### Failures", "");
+    for (const f of run3.failures) {
+      const where = [
+        f.slurm_state && `Slurm ${f.slurm_state}`,
+        f.exit_code && `exit ${f.exit_code}`,
+        f.gpu != null && `GPU ${f.gpu}`
+      ].filter(Boolean).join(", ");
+      out.push(
+        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell(f.likely_fix)}` : ""}`
+      );
+    }
+  }
+  return out;
+}
+function runSection(run3, step, runs = [run3]) {
+  const out = [
+    `### Step ${step}: \`${run3.name}\` \u2014 ${run3.status}`,
+    "",
+    ...runFacts(run3),
+    ...runFindings(run3, runs),
+    ...runProblems(run3)
+  ];
+  out.push("", "#### Decision", "");
+  out.push(
+    `**${run3.decision.outcome}**${run3.decision.reason ? `: ${cell(safeText(run3.decision.reason))}` : ""}`
+  );
+  if (run3.decision.next) out.push("", `Next: ${cell(run3.decision.next)}`);
+  if (run3.skill_reflections?.length) {
+    out.push("", "#### Learnings", "");
+    for (const l3 of run3.skill_reflections)
+      out.push(
+        `- (${l3.topic}) ${cell(safeText(l3.learning))}${l3.suggested_skill_update ? ` \u2014 suggested skill update: ${cell(safeText(l3.suggested_skill_update))}` : ""}${l3.author ? ` \u2014 ${safeText(l3.author)}` : ""}`
+      );
+  }
+  return out.join("\n");
+}
+function fixedInputsTable(record) {
+  const f = record.fixed_inputs;
+  const rows = [
+    ["deploy", f.deploy],
+    ["driver", f.driver],
+    ["base topology", f.base_topology],
+    ["cluster", f.cluster],
+    ["scenes", f.scenes?.test_suite_id ?? (f.scenes?.scene_ids?.join(", ") || null)],
+    ["scene count", f.scenes?.scene_count],
+    ["rollouts per scene", f.rollouts_per_scene],
+    ["simulation duration (s)", f.simulation_duration_s],
+    ["cameras", f.cameras],
+    ["control timestep (\xB5s)", f.control_timestep_us],
+    ["AlpaSim git commit", f.git_commit],
+    ["checkout", f.remote_checkout],
+    ["other overrides", f.overrides?.length ? f.overrides.join(" ") : null],
+    ["Prometheus", f.telemetry?.prometheus_url],
+    ["Grafana", f.telemetry?.grafana_url],
+    ["file-SD source", f.telemetry?.file_sd_source],
+    ["Slurm account", f.slurm?.account],
+    ["Slurm partition", f.slurm?.partition],
+    ["GPUs per node", f.slurm?.gpus_per_node],
+    ["wall time", f.slurm?.walltime]
+  ];
+  return [
+    "| Input | Value |",
+    "|---|---|",
+    ...rows.filter(([, v2]) => v2 !== null && v2 !== void 0 && v2 !== "").map(([k2, v2]) => `| ${k2} | \`${cell(String(v2))}\` |`)
+  ].join("\n");
+}
+function renderRecordMarkdown(record) {
+  const paths = recordPaths(record.experiment_id);
+  const best = record.current_best;
+  const out = [
+    `<!-- Generated from ${paths.json} by alpasim-topo: edit the JSON (or comment on the pull request), not this file. -->`,
+    `# Experiment \`${record.experiment_id}\``,
+    "",
+    `Objective: ${record.objective}.`,
+    ""
+  ];
+  if (record.command) out.push("Started from:", "", "```sh", record.command, "```", "");
+  out.push("## Current best", "");
+  if (best.topology) {
+    const run3 = bestRun(record);
+    const figure = run3 ? figureOf(run3, record.runs) : null;
+    out.push(
+      `**\`${best.topology}\`** at ${seconds(figure?.value ?? best.stabilized_seconds_per_rollout_full_run)} s per rollout${figure?.against ? ` (as its decision says against \`${figure.against.name}\` at ${seconds(figure.against.value)} s)` : ""}.`
+    );
+    if (best.decision_reasoning) out.push("", cell(safeText(best.decision_reasoning)));
+  } else out.push("No candidate accepted yet.");
+  if (record.report?.path)
+    out.push(
+      "",
+      `Final report: [${record.report.path}](${record.report.path.replace(/^experiments\//, "")})`
+    );
+  out.push("", "## Progress", "", progressTable(record), "");
+  const chart = secondsPerRolloutChart(record);
+  if (chart) out.push("## Seconds per rollout", "", chart, "");
+  out.push("## Fixed inputs", "", fixedInputsTable(record), "");
+  if (record.runs.length) {
+    out.push("## Candidates", "");
+    record.runs.forEach((run3, i) => {
+      out.push(runSection(run3, i + 1, record.runs), "");
+    });
+  }
+  return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
+`;
+}
+
+// src/record/files.ts
+function recordFiles(record) {
+  const paths = recordPaths(record.experiment_id);
+  const svg = recordChartSvg(record);
+  return {
+    [paths.json]: serializeRecord(record),
+    [paths.markdown]: renderRecordMarkdown(record),
+    ...svg ? { [paths.chart]: svg } : {}
+  };
+}
+function initialRecordFiles(experiment, cluster) {
+  return recordFiles(createRecord(experiment, cluster));
+}
+
+// src/record/learnings.ts
+var TOPICS = ["metrics", "queries", "topology_knobs", "run_workflow", "failure_mode", "other"];
+function learningFromText(text3, source, author) {
+  let rest = text3.replace(/\s+/g, " ").trim();
+  if (!rest) return null;
+  let topic = "other";
+  const prefix = /^([a-z_]+):\s*(.+)$/i.exec(rest);
+  if (prefix && TOPICS.includes(prefix[1].toLowerCase())) {
+    topic = prefix[1].toLowerCase();
+    rest = prefix[2];
+  }
+  let suggestion = null;
+  const arrow = rest.indexOf(" -> ");
+  if (arrow > 0) {
+    suggestion = rest.slice(arrow + 4).trim() || null;
+    rest = rest.slice(0, arrow).trim();
+  }
+  return { topic, learning: rest, suggested_skill_update: suggestion, source, author };
+}
+function learningsSection(body) {
+  if (!body) return [];
+  const lines = body.replace(/\r\n/g, "\n").split("\n");
+  const start = lines.findIndex((l3) => /^#{1,6}\s*(learnings?|skill reflections?)\s*:?\s*$/i.test(l3.trim()));
+  if (start < 0) return [];
+  const level = /^(#+)/.exec(lines[start].trim())[1].length;
+  const items = [];
+  let current = null;
+  const flush = () => {
+    if (current?.trim()) items.push(current.trim());
+    current = null;
+  };
+  for (const raw of lines.slice(start + 1)) {
+    const line = raw.trim();
+    const heading = /^(#+)\s/.exec(line);
+    if (heading && heading[1].length <= level) break;
+    if (/^<!--.*-->$/.test(line)) continue;
+    const bullet = /^([-*+]|\d+[.)])\s+(.*)$/.exec(line);
+    if (bullet) {
+      flush();
+      current = bullet[2];
+    } else if (!line) {
+      flush();
+    } else {
+      current = current === null ? line : `${current} ${line}`;
+    }
+  }
+  flush();
+  return items.filter((i) => !/^(none|n\/a|-)$/i.test(i));
+}
+function learningsFromBody(body, author) {
+  return learningsSection(body).map((text3) => learningFromText(text3, "pull request body", author)).filter((l3) => l3 !== null);
+}
+
+// src/github/labels.ts
+var STATE_LABELS = {
+  queued: { name: "topology:queued", color: "c5def5", description: "Waiting for a free experiment slot" },
+  running: {
+    name: "topology:running",
+    color: "fbca04",
+    description: "Running on Slurm, metrics not stable yet"
+  },
+  stable: { name: "topology:stable", color: "0e8a16", description: "Metrics stabilised: verdict available" },
+  failed: {
+    name: "topology:failed",
+    color: "d93f0b",
+    description: "The run failed: see the comment for why"
+  }
+};
+var PREFIX = "topology:";
+function planStateLabels(current, state2) {
+  const wanted = state2 ? STATE_LABELS[state2].name : void 0;
+  const remove = current.filter((l3) => l3.startsWith(PREFIX) && l3 !== wanted);
+  const add = wanted && !current.includes(wanted) ? [wanted] : [];
+  return { remove, add };
+}
+async function setStateLabel(octokit, target, state2, current) {
+  const names = current ?? (await octokit.paginate(octokit.rest.issues.listLabelsOnIssue, { ...target, per_page: 100 })).map(
+    (l3) => l3.name
+  );
+  const plan = planStateLabels(names, state2);
+  for (const name of plan.remove) {
+    try {
+      await octokit.rest.issues.removeLabel({ ...target, name });
+    } catch (e) {
+      if (e.status !== 404) throw e;
+    }
+  }
+  if (plan.add.length) await octokit.rest.issues.addLabels({ ...target, labels: plan.add });
+  return plan.remove.length > 0 || plan.add.length > 0;
+}
+
+// src/usecases/close.ts
+var ClosingOutageError = class extends Error {
+  name = "ClosingOutageError";
+};
+function runNamesByExperiment(state2) {
+  const out = /* @__PURE__ */ new Map();
+  for (const r of [...state2.requests, ...state2.ended]) {
+    const entry = out.get(r.experiment) ?? { folder: r.experiment, names: /* @__PURE__ */ new Set() };
+    if ("path" in r) entry.folder = r.path.split("/").at(-2) ?? entry.folder;
+    entry.names.add(r.runName);
+    out.set(r.experiment, entry);
+  }
+  return out;
+}
+async function cancelRuns(slurm, experimentId, names) {
+  let jobs;
+  try {
+    jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId);
+  } catch (error) {
+    throw new ClosingOutageError(
+      `Slurm unreachable while ending the pull request's runs: ${error instanceof Error ? error.message : String(error)}`
+    );
+  }
+  const cancelled = jobs.filter((j2) => names.has(j2.name) && isLive(j2.state));
+  for (const j2 of cancelled) await slurm.cancel(j2.id);
+  return { jobs, cancelled };
+}
+function closedOutcome(pull, at, cancelled, ran) {
+  const how = pull.merged ? "merged" : "closed without merge";
+  const job = cancelled ? `its Slurm job ${cancelled} was cancelled` : ran ? "its job had already ended" : "it never ran";
+  return {
+    kind: "closed",
+    at,
+    ...cancelled ? { jobId: cancelled } : {},
+    evidence: [
+      `the pull request was ${how} at ${at}: ${job}`,
+      "reopening the pull request needs a new /topo submit"
+    ]
+  };
+}
+async function clearLiveLabel(deps, pr) {
+  const target = { owner: deps.owner, repo: deps.repo, issue_number: pr };
+  const labels = await deps.octokit.paginate(deps.octokit.rest.issues.listLabelsOnIssue, {
+    ...target,
+    per_page: 100
+  });
+  const live3 = [STATE_LABELS.queued.name, STATE_LABELS.running.name];
+  if (labels.some((l3) => live3.includes(l3.name)))
+    await setStateLabel(
+      deps.octokit,
+      target,
+      null,
+      labels.map((l3) => l3.name)
+    );
+}
+async function endRequestsWithPull(deps, pull) {
+  const target = { owner: deps.owner, repo: deps.repo, issue_number: pull.number, botLogin: deps.botLogin };
+  const state2 = await readRunState(deps.octokit, target);
+  const jobs = /* @__PURE__ */ new Map();
+  const cancelledJobs = [];
+  const liveOf = /* @__PURE__ */ new Map();
+  for (const [experimentId, { folder, names }] of runNamesByExperiment(state2)) {
+    const experiment = await deps.experimentOf(folder);
+    const slurm = experiment && deps.slurmFor ? await deps.slurmFor(experiment) : void 0;
+    if (!slurm) {
+      deps.log?.(`${experimentId}: no Slurm access from this runner: its jobs are not cancelled here`);
+      continue;
+    }
+    try {
+      const listed = await cancelRuns(slurm, experimentId, names);
+      jobs.set(experimentId, listed.jobs);
+      for (const j2 of listed.cancelled) {
+        cancelledJobs.push(j2.id);
+        liveOf.set(j2.name, j2.id);
+      }
+    } finally {
+      await slurm.close();
+    }
+  }
+  if (cancelledJobs.length) deps.log?.(`cancelled live job(s) ${cancelledJobs.join(", ")}`);
+  const at = pull.closed_at ?? (/* @__PURE__ */ new Date()).toISOString();
+  const ended = /* @__PURE__ */ new Map();
+  const outcomes = /* @__PURE__ */ new Map();
+  for (const r of openRequests(state2)) {
+    const cancelled = liveOf.get(r.runName) ?? null;
+    const listed = jobs.get(r.experiment);
+    const ran = !!state2.runs[r.id] || !!listed && jobForRun(listed, r.runName, (j2) => j2) !== null;
+    ended.set(r.id, { cancelled });
+    outcomes.set(r.id, closedOutcome(pull, at, cancelled, ran));
+  }
+  if (outcomes.size === 0) return { state: state2, ended, cancelledJobs, jobs };
+  const written = await updateRunState(deps.octokit, target, (s) => {
+    let next = s;
+    for (const [id, o] of outcomes) if (knowsRequest(next, id)) next = withOutcome(next, id, o);
+    return next;
+  });
+  await clearLiveLabel(deps, pull.number);
+  return { state: written, ended, cancelledJobs, jobs };
+}
+
+// src/usecases/monitor-comment.ts
+function monitorPurpose(candidate) {
+  return `monitor-${candidate}`;
+}
+var LEGACY_MONITOR_PURPOSE = "monitor";
+function isRunOfCandidate(runName, candidate) {
+  return candidateOfRunName(runName) === candidate;
+}
+function monitorCommentParts(comments, candidate, botLogin) {
+  const own = stickyParts(comments, { purpose: monitorPurpose(candidate), botLogin });
+  if (own.length) return own;
+  const legacy = stickyParts(comments, { purpose: LEGACY_MONITOR_PURPOSE, botLogin });
+  const text3 = stickyText(legacy);
+  const runName = text3 ? parseObservationBlock(text3)?.run_name : void 0;
+  return runName && isRunOfCandidate(runName, candidate) ? legacy : [];
+}
+async function findMonitorComment(octokit, target, candidate) {
+  const listed = await listComments(octokit, target);
+  return monitorCommentParts(listed, candidate, target.botLogin);
+}
+async function listComments(octokit, target) {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: target.owner,
+    repo: target.repo,
+    issue_number: target.issue_number,
+    per_page: 100
+  });
+  return comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at }));
+}
+async function readMonitorComment(octokit, target, candidate) {
+  return stickyText(await findMonitorComment(octokit, target, candidate));
+}
+async function writeMonitorComment(octokit, target, candidate, body, known) {
+  const existing = known ?? await findMonitorComment(octokit, target, candidate);
+  return upsertStickyComment(octokit, { ...target, purpose: monitorPurpose(candidate), body }, existing);
+}
+
+// src/usecases/record.ts
+function candidateFile(path, topologiesDir = "topologies") {
+  if (candidateFilesOf([path], topologiesDir).length !== 1) return void 0;
+  const [folder, file] = path.split("/").slice(-2);
+  const m2 = /^([a-z0-9][a-z0-9-]{0,39})\.ya?ml$/.exec(file);
+  if (!m2 || folder === "presets" || folder === "schema") return void 0;
+  return { folder, candidate: m2[1] };
+}
+async function readCommands(deps, pull) {
+  const comments = await deps.octokit.paginate(deps.octokit.rest.issues.listComments, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    per_page: 100
+  });
+  const facts = { rejectReason: null, learnings: [] };
+  const allowed = /* @__PURE__ */ new Map();
+  const origin = pullOrigin(pull);
+  for (const c of comments) {
+    const login = c.user?.login ?? null;
+    if (!c.body || !login || login === deps.botLogin || c.user?.type === "Bot") continue;
+    const command = parseCommand(c.body);
+    if (command.kind !== "command" || command.name !== "reject" && command.name !== "learn") continue;
+    if (!allowed.has(login)) {
+      const decision = await checkCommandAllowed(deps.octokit, {
+        owner: deps.owner,
+        repo: deps.repo,
+        username: login,
+        command: command.name,
+        pull: origin
+      });
+      allowed.set(login, decision.allowed);
+    }
+    if (!allowed.get(login)) continue;
+    if (command.name === "reject" && command.argument) facts.rejectReason = command.argument;
+    if (command.name === "learn" && command.argument) {
+      const learning = learningFromText(command.argument, c.html_url, login);
+      if (learning) facts.learnings.push(learning);
+    }
+  }
+  return facts;
+}
+async function readText(deps, path, ref) {
+  return (await readFiles(deps.octokit, { owner: deps.owner, repo: deps.repo }, [path], ref)).get(path) ?? null;
+}
+function issuesText(issues) {
+  return issues.slice(0, 5).map((i) => `${i.line ? `line ${i.line}: ` : ""}${i.keyPath ? `${i.keyPath}: ` : ""}${i.message}`).join("; ");
+}
+async function loadExperiment2(deps, folder, ref) {
+  const path = `${deps.topologiesDir ?? "topologies"}/${folder}/experiment.yaml`;
+  const text3 = await readText(deps, path, deps.defaultBranch) ?? await readText(deps, path, ref);
+  if (text3 === null)
+    throw new Error(`${path} does not exist on the pull request nor on ${deps.defaultBranch}`);
+  const checked2 = checkExperiment(text3, path);
+  if (!checked2.value) throw new Error(`${path} is not a valid experiment: ${issuesText(checked2.issues)}`);
+  return checked2.value;
+}
+async function loadBase(deps, experiment, ref) {
+  const found = await readPreset(
+    experiment.base_topology,
+    {
+      read: async (path) => await readText(deps, path, deps.defaultBranch) ?? await readText(deps, path, ref) ?? void 0
+    },
+    { topologiesDir: deps.topologiesDir ?? "topologies" }
+  );
+  const checked2 = found ? checkPreset(found.text, found.path) : void 0;
+  return checked2?.value ? expandPreset(checked2.value, experiment) : void 0;
+}
+async function loadCandidate(deps, path, ref) {
+  const text3 = await readText(deps, path, ref);
+  if (text3 === null) return { problem: `${path} is missing at ${ref}` };
+  const checked2 = checkCandidate(text3, path);
+  return checked2.value ? { candidate: checked2.value } : { problem: `${path} is not valid: ${issuesText(checked2.issues)}` };
+}
+async function readObservation(deps, pull, candidate) {
+  const body = await readMonitorComment(
+    deps.octokit,
+    { owner: deps.owner, repo: deps.repo, issue_number: pull.number, botLogin: deps.botLogin },
+    candidate
+  );
+  if (body === void 0) return { gap: `no monitor comment for ${candidate} on the pull request` };
+  const block = parseObservationBlock(body);
+  if (!block) return { gap: "the monitor comment carries no readable observation block" };
+  const checked2 = checkObservation(block);
+  if (!checked2.observation)
+    return {
+      gap: `the monitor comment's observation block does not match metrics.schema.json: ${checked2.problems.join("; ")}`
+    };
+  return { observation: checked2.observation };
+}
+var RecordOutageError = class extends Error {
+  name = "RecordOutageError";
+};
+function outcomeKind(merged, observation, lifecycle) {
+  if (observation?.failure || observation?.verdict.state === "unhealthy" || lifecycle?.kind === "failed")
+    return "failed";
+  if (merged) return "accepted";
+  return "rejected";
+}
+async function describeCandidate(deps, c, experiment, ref) {
+  const gaps2 = [];
+  const { candidate, problem } = await loadCandidate(deps, c.file, ref);
+  if (problem) gaps2.push(`candidate file unreadable: ${problem}`);
+  const base = await loadBase(deps, experiment, ref);
+  if (!base) gaps2.push(`base preset topologies/presets/${experiment.base_topology}.yaml not found`);
+  if (!candidate || !base) return { candidate, hash: null, gaps: gaps2 };
+  const topology = expandCandidate(base, candidate.topology);
+  let parentExpanded = base;
+  if (candidate.parent) {
+    const parentFile = `${deps.topologiesDir ?? "topologies"}/${c.folder}/${candidate.parent}.yaml`;
+    const parent = (await loadCandidate(deps, parentFile, deps.defaultBranch)).candidate ?? (await loadCandidate(deps, parentFile, ref)).candidate;
+    if (parent) parentExpanded = expandCandidate(base, parent.topology);
+    else
+      gaps2.push(`parent ${candidate.parent} not found (${parentFile}); change shown against the base preset`);
+  }
+  return {
+    candidate,
+    topology,
+    hash: hash8(topology),
+    change: topologyChange(parentExpanded, topology),
+    gaps: gaps2
+  };
+}
+async function observationOf2(deps, pull, experiment, request2, described, job, gaps2) {
+  const read2 = await readObservation(deps, pull, request2.candidate);
+  let { observation, gap } = read2;
+  if (observation && observation.run_name !== request2.runName) {
+    gap = `the monitor comment shows run ${observation.run_name}, not this candidate's run ${request2.runName}`;
+    observation = void 0;
+  }
+  if (observation) return observation;
+  if (deps.observe) {
+    try {
+      observation = await deps.observe(request2.runName, experiment, described.topology, job && runJob(job));
+    } catch (error) {
+      throw new RecordOutageError(
+        `Prometheus unreachable while recording (${gap}): ${error instanceof Error ? error.message : String(error)}`
+      );
+    }
+  }
+  if (!observation)
+    gaps2.push(
+      `metrics unavailable: ${gap ?? "no observation"}${deps.observe ? "" : " (Prometheus was not queried)"}`
+    );
+  return observation;
+}
+function closingNote(closed, request2) {
+  const ended = closed.ended.get(request2.id);
+  if (!ended) return {};
+  if (ended.cancelled)
+    return {
+      gap: `run cut short: Slurm job ${ended.cancelled} was still running when the pull request closed; it was cancelled`
+    };
+  const outcome = closed.state.outcomes[request2.id];
+  if (outcome?.evidence[0]?.endsWith("it never ran"))
+    return {
+      gap: "the pull request closed before the run started: it never ran",
+      reason: "closed before its run started: it never ran"
+    };
+  return {};
+}
+function recordedElsewhere(record, name, pr) {
+  const run3 = record.runs.find((r) => r.name === name);
+  if (!run3 || run3.pull_request?.number === pr) return void 0;
+  if (run3.status === "pending" && !run3.pull_request) return void 0;
+  return run3;
+}
+var fromPull = (run3) => run3.pull_request ? `#${run3.pull_request.number}` : "an earlier record";
+async function recordCandidate(deps, ran) {
+  const { pull, c, experiment, request: request2, closed } = ran;
+  const log = deps.log ?? (() => {
+  });
+  const id = experiment.experiment_id;
+  const name = c.candidate;
+  const paths = recordPaths(id);
+  const outcome = await closedOutcome2(deps, ran);
+  const { kind } = outcome;
+  let elsewhere;
+  const commit = await commitWithCompareAndSwap(deps.octokit, {
+    owner: deps.owner,
+    repo: deps.repo,
+    branch: deps.defaultBranch,
+    paths: [paths.json, paths.markdown, paths.chart],
+    message: `record: ${name} ${kind} in ${id} (#${pull.number})`,
+    maxAttempts: deps.maxAttempts,
+    backoffMs: deps.backoffMs,
+    update: (current, attempt) => {
+      const text3 = current.get(paths.json);
+      const record = text3 == null ? createRecord(experiment, deps.clusterOf?.(experiment)) : parseRecord(text3, paths.json);
+      elsewhere = recordedElsewhere(record, name, pull.number);
+      if (elsewhere) return null;
+      if (attempt > 1) log(`attempt ${attempt}: re-applied ${name} on the new head`);
+      return recordFiles(apply(record, outcome));
+    }
+  });
+  if (elsewhere)
+    return {
+      experimentId: id,
+      candidate: name,
+      file: c.file,
+      refused: Boolean(pull.merged),
+      why: `\`${name}\` is already in the record from ${fromPull(elsewhere)} (${elsewhere.status}); an entry is never rewritten by another pull request, so this pull request's run \`${request2.runName}\` is not recorded. A changed topology needs a name of its own: a new file, with \`parent: ${name}\`.`
+    };
+  log(
+    commit.committed ? `recorded ${name} as ${kind} in ${paths.json} (commit ${commit.sha.slice(0, 7)}, attempt ${commit.attempts})` : `${paths.json} already records ${name} as ${kind}: nothing to commit`
+  );
+  const cancelled = closed.ended.get(request2.id)?.cancelled;
+  return {
+    experimentId: id,
+    candidate: name,
+    kind,
+    runName: outcome.run_name ?? request2.runName,
+    cancelledJobs: cancelled ? [cancelled] : [],
+    telemetryGaps: outcome.telemetry_gaps ?? [],
+    commit
+  };
+}
+async function closedOutcome2(deps, ran) {
+  const { pull, c, experiment, request: request2, closed, facts } = ran;
+  const described = await describeCandidate(deps, c, experiment, pull.head.sha);
+  const gaps2 = [...described.gaps];
+  const lifecycle = closed.state.outcomes[request2.id];
+  const job = jobForRun(closed.jobs.get(experiment.experiment_id) ?? [], request2.runName, (j2) => j2) ?? void 0;
+  const observation = await observationOf2(deps, pull, experiment, request2, described, job, gaps2);
+  const note = closingNote(closed, request2);
+  if (note.gap) gaps2.push(note.gap);
+  const kind = outcomeKind(Boolean(pull.merged), observation, lifecycle);
+  const candidate = described.candidate;
+  const reason2 = kind === "accepted" ? void 0 : facts.rejectReason || note.reason;
+  return {
+    candidate: c.candidate,
+    kind,
+    at: pull.closed_at,
+    parent: candidate ? candidate.parent ?? null : void 0,
+    run_name: observation?.run_name ?? request2.runName,
+    job_id: job?.id ?? void 0,
+    run_dir: job?.stdoutPath ? posix5.dirname(posix5.dirname(job.stdoutPath)) : void 0,
+    topology: {
+      base: `topology=${experiment.base_topology}`,
+      hash: described.hash,
+      block: candidate?.topology ?? null,
+      file: c.file
+    },
+    change: described.change,
+    hypothesis: candidate?.hypothesis,
+    expected_effect: candidate?.expected_effect,
+    prediction: candidate?.prediction,
+    observation: observation ?? null,
+    reason: reason2,
+    learnings: [...learningsFromBody(pull.body, pull.user?.login ?? null), ...facts.learnings],
+    telemetry_gaps: gaps2,
+    pull_request: {
+      number: pull.number,
+      url: pull.html_url,
+      merge_commit_sha: pull.merged ? pull.merge_commit_sha : null
+    }
+  };
+}
+async function withoutRun(deps, pull, c, experiment) {
+  const base = { experimentId: experiment.experiment_id, candidate: c.candidate, file: c.file };
+  const never = `\`${c.candidate}\` never ran in this pull request (no \`/topo submit\`): the record is not changed for it`;
+  if (!pull.merged) return { ...base, refused: false, why: never };
+  const paths = recordPaths(experiment.experiment_id);
+  const text3 = await readText(deps, paths.json, deps.defaultBranch);
+  const entry = text3 === null ? void 0 : parseRecord(text3, paths.json).runs.find((r) => r.name === c.candidate);
+  if (entry?.status !== "accepted") return { ...base, refused: false, why: never };
+  const measured2 = entry.topology?.hash ? ` (topology \`${entry.topology.hash}\`)` : "";
+  const described = await describeCandidate(deps, c, experiment, pull.merge_commit_sha ?? pull.head.sha);
+  const same = described.hash !== null && described.hash === entry.topology?.hash;
+  return {
+    ...base,
+    refused: true,
+    why: [
+      `this merge changed \`${c.file}\`, the file of \`${c.candidate}\`, accepted in ${fromPull(entry)}, without a run in this pull request.`,
+      `The record keeps \`${c.candidate}\` as ${fromPull(entry)} measured it${measured2}; ${same ? "the topology the file describes is unchanged (only its other fields changed)" : `the default branch's file now describes ${described.hash ? `topology \`${described.hash}\`, which` : "a topology that"} was never measured`}.`,
+      "To measure a change, put it under a new name (a new file with `parent: " + c.candidate + "`) and `/topo submit` it; else revert the change."
+    ].join(" ")
+  };
+}
+async function explainNotRecorded(deps, pull, items) {
+  if (!items.length) return;
+  await upsertStickyComment(deps.octokit, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    botLogin: deps.botLogin,
+    purpose: "record",
+    body: [
+      `### The experiment record was not changed for ${items.length === 1 ? "this candidate" : "these candidates"}`,
+      "",
+      ...items.map((i) => `- \`${i.file}\`: ${i.why}`)
+    ].join("\n")
+  });
+}
+async function recordClosedPullRequest(deps, pull) {
+  const ref = pull.head.sha;
+  const closed = await endRequestsWithPull(
+    {
+      ...deps,
+      experimentOf: (folder) => loadExperiment2(deps, folder, ref).catch(() => void 0)
+    },
+    pull
+  ).catch((error) => {
+    if (error instanceof ClosingOutageError) throw new RecordOutageError(error.message);
+    throw error;
+  });
+  const closedSummary = { requests: [...closed.ended.keys()], cancelledJobs: closed.cancelledJobs };
+  const files = await deps.octokit.paginate(deps.octokit.rest.pulls.listFiles, {
+    owner: deps.owner,
+    repo: deps.repo,
+    pull_number: pull.number,
+    per_page: 100
+  });
+  const candidates = files.filter((f) => f.status !== "removed").map((f) => ({ file: f.filename, ...candidateFile(f.filename, deps.topologiesDir) })).filter((c) => Boolean(c.folder));
+  if (candidates.length === 0)
+    return {
+      recorded: [],
+      notRecorded: [],
+      closed: closedSummary,
+      skipped: "the pull request changes no candidate file"
+    };
+  const facts = await readCommands(deps, pull);
+  const recorded = [];
+  const notRecorded = [];
+  for (const c of candidates) {
+    const experiment = await loadExperiment2(deps, c.folder, ref);
+    const mine = closed.state.requests.filter(
+      (r) => r.experiment === experiment.experiment_id && r.candidate === c.candidate
+    );
+    const request2 = latestRequests({ ...closed.state, requests: mine }).at(-1);
+    const result = request2 ? await recordCandidate(deps, { pull, c, experiment, request: request2, closed, facts }) : await withoutRun(deps, pull, c, experiment);
+    if ("commit" in result) recorded.push(result);
+    else notRecorded.push(result);
+  }
+  await explainNotRecorded(
+    deps,
+    pull,
+    notRecorded.filter((n) => n.refused || closed.state.requests.some((r) => r.candidate === n.candidate))
+  );
+  return { recorded, notRecorded, closed: closedSummary };
+}
+function writeInitialRecord(repoRoot2, experiment, cluster, options2 = {}) {
+  const written = [];
+  for (const [path, text3] of Object.entries(initialRecordFiles(experiment, cluster))) {
+    const file = join6(repoRoot2, path);
+    if (existsSync4(file) && !options2.overwrite) continue;
+    mkdirSync2(dirname5(file), { recursive: true });
+    writeFileSync2(file, text3);
+    written.push(file);
+  }
+  return written;
+}
+
+// src/report/final-report.ts
+function gpuList(m2) {
+  return Object.entries(m2?.resource_usage?.gpu_by_index ?? {}).sort((a, b2) => Number(a[0]) - Number(b2[0]));
+}
+function resourceLine(m2) {
+  const gpus = gpuList(m2).map(([, g]) => g);
+  if (gpus.length === 0) return "no GPU telemetry";
+  const pick3 = (f) => gpus.map(f).filter((v2) => typeof v2 === "number");
+  const util = pick3((g) => g.utilization_percent?.mean);
+  const pressure = pick3((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
+  const headroom = pick3((g) => g.memory_headroom_gb_min);
+  const parts = [];
+  if (util.length) parts.push(`GPU util ${num2(Math.min(...util), 0)}\u2013${num2(Math.max(...util), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure \u2264 ${num2(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
+  return parts.join(", ");
+}
+function relativeChange(value, base) {
+  if (value === null || base === null || base === 0) return "\u2014";
+  const pct5 = (value - base) / base * 100;
+  return `${pct5 > 0 ? "+" : ""}${num2(pct5, 1)}%`;
+}
+function measured(run3, runs) {
+  const figure = figureOf(run3, runs);
+  if (figure === null || run3.status === "failed")
+    return run3.failures?.length ? `failed (${run3.failures.at(-1).kind})` : "no stable value";
+  const parts = [figureText(figure)];
+  const five = run3.stable_metrics?.seconds_per_rollout_5m;
+  if (five != null) parts.push(`5m ${seconds(five)}`);
+  if (run3.verdict && run3.verdict.state !== "stable") parts.push(run3.verdict.state);
+  return parts.join(", ");
+}
+function bottleneckLine(m2) {
+  const b2 = m2?.bottleneck;
+  if (!b2) return "not determined";
+  const evidence = b2.evidence.length ? `: ${b2.evidence.join("; ")}` : "";
+  return `${b2.service ?? b2.kind} (${b2.kind}, confidence ${b2.confidence})${evidence}`;
+}
+function lineage(record, run3) {
+  const chain2 = [];
+  const seen = /* @__PURE__ */ new Set();
+  let current = run3;
+  while (current && !seen.has(current.name)) {
+    chain2.unshift(current);
+    seen.add(current.name);
+    current = current.parent ? record.runs.find((r) => r.name === current.parent) : void 0;
+  }
+  return chain2;
+}
+function gpuChart(run3, title) {
+  const gpus = gpuList(run3.stable_metrics).filter(([, g]) => g.utilization_percent?.mean != null);
+  if (gpus.length === 0) return void 0;
+  const chart = barChart(
+    gpus.map(([gpu, g]) => ({
+      label: `GPU ${gpu}`,
+      value: g.utilization_percent.mean,
+      line: g.memory_pressure_percent?.mean ?? g.memory_pressure_percent?.max ?? 0
+    })),
+    { title, yLabel: "percent" }
+  );
+  return `${chart}
+
+Bars: mean GPU utilisation %. Line: mean GPU memory pressure % (memory used \xF7 total).`;
+}
+function headroomAdvice(run3) {
+  const out = [];
+  for (const [gpu, g] of gpuList(run3.stable_metrics)) {
+    const util = g.utilization_percent?.mean;
+    const headroom = g.memory_headroom_gb_min;
+    const pressure = g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean;
+    const services = (g.topology_services ?? []).join(", ") || "no service";
+    if (pressure != null && pressure >= 90)
+      out.push(
+        `GPU ${gpu} (${services}) is at ${num2(pressure, 0)}% memory pressure: no room for more instances.`
+      );
+    else if (util != null && util < 60 && headroom != null)
+      out.push(
+        `GPU ${gpu} (${services}) averages ${num2(util, 0)}% utilisation with ${num2(headroom)} GB headroom: room for instances of the bottleneck service.`
+      );
+  }
+  return out;
+}
+function learningsByTopic(record) {
+  const map = /* @__PURE__ */ new Map();
+  for (const run3 of record.runs)
+    for (const learning of run3.skill_reflections ?? []) {
+      const list = map.get(learning.topic) ?? [];
+      list.push({ run: run3.name, learning });
+      map.set(learning.topic, list);
+    }
+  return map;
+}
+function derivedAdvice(record) {
+  const out = [];
+  const failures = /* @__PURE__ */ new Map();
+  for (const run3 of record.runs)
+    for (const f of run3.failures ?? []) failures.set(f.kind, [...failures.get(f.kind) ?? [], run3.name]);
+  for (const [kind, runs] of failures)
+    out.push(
+      `${runs.length} candidate(s) failed with ${kind} (${runs.map((r) => `\`${r}\``).join(", ")})${kind === "gpu-oom" ? ": check the memory estimate in validation before submitting" : ""}.`
+    );
+  const gaps2 = record.runs.filter(
+    (r) => (r.stable_metrics?.telemetry_quality?.gaps?.length ?? 0) + (r.stable_metrics?.telemetry_quality?.missing_metrics?.length ?? 0) > 0
+  );
+  if (gaps2.length)
+    out.push(
+      `Telemetry was incomplete for ${gaps2.map((r) => `\`${r.name}\``).join(", ")}: ${[
+        ...new Set(
+          gaps2.flatMap((r) => [
+            ...r.stable_metrics?.telemetry_quality?.missing_metrics ?? [],
+            ...r.stable_metrics?.telemetry_quality?.gaps ?? []
+          ])
+        )
+      ].join("; ")}.`
+    );
+  const unstable = record.runs.filter(
+    (r) => r.verdict && r.verdict.state !== "stable" && r.status !== "failed"
+  );
+  if (unstable.length)
+    out.push(
+      `Decided before a stable verdict: ${unstable.map((r) => `\`${r.name}\` (${r.verdict.state})`).join(", ")} \u2014 the seed asks to compare only stabilised full-run values.`
+    );
+  return out;
+}
+function bestClaim(best) {
+  const claim = decidedAgainst(best);
+  return claim?.better ? `; ${claim.text}` : "";
+}
+function figureValue(run3, runs) {
+  return run3 ? figureOf(run3, runs)?.value ?? null : null;
+}
+function resultLine(record) {
+  const base = baselineRun(record);
+  const best = bestRun(record);
+  const counts = ["accepted", "rejected", "failed", "stopped", "running", "pending"].map((s) => [s, record.runs.filter((r) => r.status === s).length]).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
+  const bestValue = figureValue(best, record.runs);
+  const baseValue = figureValue(base, record.runs);
+  if (!best || !base || bestValue === null || baseValue === null || best.name === base.name)
+    return `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(", ") || "none"}.`;
+  return `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s as decided (${relativeChange(bestValue, baseValue)}; ${num2(baseValue / bestValue, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`;
+}
+function baselineSection(record) {
+  const base = baselineRun(record);
+  const out = ["", "## 1. Baseline", ""];
+  if (!base) return [...out, "No baseline was recorded."];
+  const m2 = base.stable_metrics;
+  const f = figureOf(base, record.runs);
+  const projected = base.verdict?.projected_full_run;
+  out.push(
+    `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ""}.`,
+    "",
+    `- Seconds per rollout (what the candidates were decided against): ${f && f.low < f.high ? interval(f) : `${seconds(f?.value)} s`}${projected ? ` (the detector's projection of the full run to its end, start-up included: ${interval(projected)})` : ""}`,
+    `- Full-run value read at the end: ${seconds(m2?.seconds_per_rollout_full_run)} s; 5-minute value: ${seconds(m2?.seconds_per_rollout_5m)} s`,
+    `- Resources: ${resourceLine(m2)}`,
+    `- Bottleneck: ${bottleneckLine(m2)}`
+  );
+  const table2 = gpuTable(m2);
+  if (table2) out.push("", table2);
+  const chart = gpuChart(
+    base,
+    `${base.name === "baseline" ? "Baseline" : `Baseline ${base.name}`}: GPU utilisation and memory pressure`
+  );
+  if (chart) out.push("", chart);
+  return out;
+}
+function candidatesSection(record) {
+  const base = baselineRun(record);
+  const baseValue = figureValue(base, record.runs);
+  const out = ["", "## 2. Tried topologies", ""];
+  const chart = secondsPerRolloutChart(
+    record,
+    "Seconds per rollout by candidate, as decided (lower is better)"
+  );
+  if (chart) out.push(chart, "");
+  out.push(
+    "| Step | Candidate | Change | Reasoning | Expected effect | Measured | vs baseline | Resources | Decision |",
+    "|---:|---|---|---|---|---|---:|---|---|"
+  );
+  record.runs.forEach((run3, i) => {
+    const row = [
+      String(i + 1),
+      `\`${run3.name}\``,
+      cell(describeChange(run3.change, !run3.parent)),
+      cell(run3.hypothesis),
+      cell(run3.expected_effect),
+      cell(measured(run3, record.runs)),
+      run3 === base ? "baseline" : relativeChange(figureValue(run3, record.runs), baseValue),
+      cell(resourceLine(run3.stable_metrics)),
+      cell(`${run3.decision.outcome}${run3.decision.reason ? `: ${run3.decision.reason}` : ""}`)
+    ];
+    out.push(`| ${row.join(" | ")} |`);
+  });
+  if (record.runs.length === 0) out.push("| \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 |");
+  out.push(...predictionLines(record));
+  return out;
+}
+function bestSection(record) {
+  const best = bestRun(record);
+  const out = ["", "## 3. Best topology", ""];
+  if (!best) return [...out, "No candidate was accepted."];
+  const chain2 = lineage(record, best);
+  out.push(
+    `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(figureValue(best, record.runs))} s per rollout.`,
+    "",
+    `- Why it won: ${cell(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
+  );
+  const decided2 = decisionText(best.monitor_decision);
+  const compared = comparisonText(best.comparison);
+  if (decided2) out.push(`- Decision: ${decided2}`);
+  else if (compared) out.push(`- Statistical comparison: ${compared}`);
+  if (chain2.length > 1) {
+    out.push("- Changes from the baseline, step by step:");
+    for (const step of chain2.slice(1))
+      out.push(`  - \`${step.name}\`: ${cell(describeChange(step.change, false))}`);
+  }
+  out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
+  out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
+  const advice = headroomAdvice(best);
+  if (advice.length) out.push("- Headroom for further tuning:", ...advice.map((a) => `  - ${a}`));
+  const leaves = best.topology?.block ? topologyLeaves(best.topology.block) : [];
+  if (leaves.length)
+    out.push(
+      "",
+      `As Hydra overrides over \`${best.topology.base}\`:`,
+      "",
+      "```sh",
+      leaves.map((l3) => `${l3.key}=${hydraValue2(l3.value)}`).join(" \\\n"),
+      "```"
+    );
+  const table2 = gpuTable(best.stable_metrics);
+  if (table2) out.push("", table2);
+  const gchart = gpuChart(best, `Best ${best.name}: GPU utilisation and memory pressure`);
+  if (gchart) out.push("", gchart);
+  return out;
+}
+function adviceSection(record) {
+  const out = ["", "## 4. Advice for improving the workflow", ""];
+  const byTopic = learningsByTopic(record);
+  const derived = derivedAdvice(record);
+  if (byTopic.size === 0 && derived.length === 0)
+    out.push("No learnings were recorded (`/topo learn <text>` on a pull request adds one).");
+  for (const [topic, list] of [...byTopic.entries()].sort((a, b2) => a[0].localeCompare(b2[0]))) {
+    out.push(`**${topic.replace(/_/g, " ")}**`, "");
+    for (const { run: run3, learning } of list)
+      out.push(
+        `- ${cell(learning.learning)} (from \`${run3}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell(learning.suggested_skill_update)}` : ""}`
+      );
+    out.push("");
+  }
+  if (derived.length) out.push("**From the record**", "", ...derived.map((d2) => `- ${d2}`));
+  return out;
+}
+function renderFinalReport(record, options2 = {}) {
+  const paths = recordPaths(record.experiment_id);
+  const link = options2.recordUrl ?? paths.markdown.replace(/^experiments\//, "");
+  const out = [
+    `# Final report: \`${record.experiment_id}\``,
+    "",
+    `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options2.generatedAt ? ` Generated ${options2.generatedAt}.` : ""}`,
+    "",
+    resultLine(record),
+    ...baselineSection(record),
+    ...candidatesSection(record),
+    ...bestSection(record),
+    ...adviceSection(record),
+    "",
+    "## 5. Experiment record",
+    "",
+    `The full record: [${paths.markdown}](${link}) (machine-readable memory: \`${paths.json}\`).`
+  ];
+  return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
+`;
+}
+function predictionLines(record) {
+  const rows = record.runs.filter(
+    (r) => r.prediction && r.prediction.measured_seconds_per_rollout != null && r.prediction.error != null
+  );
+  if (rows.length === 0) return [];
+  const errors = rows.map((r) => Math.abs(r.prediction.error)).sort((a, b2) => a - b2);
+  const mid = Math.floor(errors.length / 2);
+  const median2 = errors.length % 2 ? errors[mid] : (errors[mid - 1] + errors[mid]) / 2;
+  const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
+  const covered = rows.filter((r) => r.prediction.covered).length;
+  const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
+  const pct5 = (x2) => `${num2(100 * x2, 1)}%`;
+  return [
+    "",
+    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct5(median2)} median, ${pct5(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
+    "",
+    "| Candidate | Predicted s/rollout | Interval | Measured | Error | Inside |",
+    "|---|---:|---|---:|---:|---|",
+    ...rows.map((r) => {
+      const p = r.prediction;
+      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct5(p.error)} | ${p.covered ? "yes" : "no"} |`;
+    })
+  ];
+}
+
+// src/usecases/report.ts
+function recordUrl(deps, experimentId) {
+  const base = (deps.serverUrl ?? "https://github.com").replace(/\/+$/, "");
+  return `${base}/${deps.owner}/${deps.repo}/blob/${deps.defaultBranch}/${recordPaths(experimentId).markdown}`;
+}
+async function concludeExperiment(deps, input) {
+  const paths = recordPaths(input.experimentId);
+  let report = "";
+  const commit = await commitWithCompareAndSwap(deps.octokit, {
+    owner: deps.owner,
+    repo: deps.repo,
+    branch: deps.defaultBranch,
+    paths: [paths.json, paths.markdown, paths.chart, paths.report],
+    message: `report: final report of ${input.experimentId}`,
+    maxAttempts: deps.maxAttempts,
+    backoffMs: deps.backoffMs,
+    update: (current) => {
+      const text3 = current.get(paths.json);
+      if (text3 == null)
+        throw new RecordError(paths.json, [
+          `does not exist on ${deps.defaultBranch}: no candidate has been recorded yet (merge or close a candidate pull request first)`
+        ]);
+      const record = parseRecord(text3, paths.json);
+      record.report = { path: paths.report, concluded_at: record.report?.concluded_at ?? deps.at ?? null };
+      report = renderFinalReport(record, { recordUrl: recordUrl(deps, input.experimentId) });
+      return { ...recordFiles(record), [paths.report]: report };
+    }
+  });
+  const comment = await upsertStickyComment(deps.octokit, {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: input.issueNumber,
+    purpose: "report",
+    botLogin: deps.botLogin,
+    body: report
+  });
+  return {
+    experimentId: input.experimentId,
+    report,
+    reportPath: paths.report,
+    commit,
+    commentId: comment.id
+  };
+}
+
+// src/usecases/suggest.ts
+var import_yaml4 = __toESM(require_dist(), 1);
+import { posix as posix6 } from "node:path";
+
 // src/suggest/evidence.ts
 var SATURATED_UTILISATION = 90;
 function secondsPerRollout(run3) {
@@ -72744,9 +77756,9 @@ function queueSentence(evidence, service2) {
   if (!own) return "";
   const others = Object.entries(evidence.queues).filter(([s]) => s !== service2).sort((a, b2) => b2[1].max - a[1].max);
   const next = others[0];
-  return `${service2} queue-depth max ${fmt3(own.max)} vs ${next ? `${next[0]} ${fmt3(next[1].max)}` : "no other service"}`;
+  return `${service2} queue-depth max ${fmt4(own.max)} vs ${next ? `${next[0]} ${fmt4(next[1].max)}` : "no other service"}`;
 }
-function fmt3(value, digits = 2) {
+function fmt4(value, digits = 2) {
   return Number.isInteger(value) ? String(value) : value.toFixed(digits).replace(/\.?0+$/, "");
 }
 
@@ -72819,7 +77831,7 @@ function makeRoom(t, keep, evidence, ctx) {
       if (saved > 0 && overLimit(trial, ctx).every((o) => o.gpu === gpu)) {
         options2.push({
           topology: trial,
-          note: `${svc} replicas_per_container ${r} \u2192 ${fewer} (queue-depth max ${fmt3(evidence.queues[svc]?.max ?? 0)}: idle capacity)`,
+          note: `${svc} replicas_per_container ${r} \u2192 ${fewer} (queue-depth max ${fmt4(evidence.queues[svc]?.max ?? 0)}: idle capacity)`,
           rank: 0,
           saved
         });
@@ -72983,7 +77995,7 @@ function lowerTotal(parent, evidence) {
   if (!several) return [];
   const t = scaleTotal(parent, 0.75);
   if (!t) return [];
-  const queues = evidence.queued.map((s) => `${s} ${fmt3(evidence.queues[s]?.max ?? 0)}`).join(", ");
+  const queues = evidence.queued.map((s) => `${s} ${fmt4(evidence.queues[s]?.max ?? 0)}`).join(", ");
   return [
     {
       kind: "lower-total",
@@ -72999,7 +78011,7 @@ function raiseTotal(parent, evidence) {
   const lowLoad = evidence.bottleneck.kind === "not-enough-load";
   if (!lowLoad && !evidence.saturated) return [];
   const moves = [];
-  const queues = Object.entries(evidence.queues).map(([s, q2]) => `${s} ${fmt3(q2?.max ?? 0)}`).join(", ");
+  const queues = Object.entries(evidence.queues).map(([s, q2]) => `${s} ${fmt4(q2?.max ?? 0)}`).join(", ");
   const utilisation = [...evidence.gpus.values()].map((g) => Math.round(g.utilisation ?? 0));
   for (const factor of lowLoad ? [1.5, 2] : [1.25, 1.5]) {
     const t = scaleTotal(parent, factor);
@@ -74213,7 +79225,7 @@ function pickParent(tried, currentBest) {
   measured2.sort((a, b2) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b2) ?? 0));
   return measured2[0];
 }
-var SHORT = {
+var SHORT2 = {
   "scale-bottleneck": "scale",
   "raise-workers": "workers",
   "lower-total": "lower-total",
@@ -74411,8 +79423,8 @@ function suggest2(input, options2 = {}) {
   }
   const taken = new Set(input.tried.map((r) => r.name));
   const parentValue = secondsPerRollout(parent);
-  const proposals2 = picked.map(({ move, hash: h2, score, predicted, prediction }) => {
-    const detail = move.service ? `${SHORT[move.kind]}-${move.service}` : SHORT[move.kind];
+  const proposals3 = picked.map(({ move, hash: h2, score, predicted, prediction }) => {
+    const detail = move.service ? `${SHORT2[move.kind]}-${move.service}` : SHORT2[move.kind];
     const name = uniqueName(detail, taken);
     const peak = predicted.reduce((a, b2) => b2.fraction > a.fraction ? b2 : a, {
       gpu: -1,
@@ -74446,7 +79458,7 @@ function suggest2(input, options2 = {}) {
     outlook ? { minImprovement, gainLow: outlook.gainLow } : null
   );
   let stop2 = noProgress;
-  if (!stop2 && proposals2.length === 0) {
+  if (!stop2 && proposals3.length === 0) {
     const memoryBound = rejected.some((r) => r.reason.startsWith("predicted GPU memory"));
     const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
     stop2 = {
@@ -74455,8 +79467,8 @@ function suggest2(input, options2 = {}) {
     };
   }
   return {
-    proposals: proposals2,
-    stop: stop2 ?? { stop: false, reason: `${proposals2.length} proposal(s) from ${parent.name}'s evidence` },
+    proposals: proposals3,
+    stop: stop2 ?? { stop: false, reason: `${proposals3.length} proposal(s) from ${parent.name}'s evidence` },
     memory,
     parent: parent.name,
     rejected,
@@ -74574,793 +79586,6 @@ function predictionFor(cal, topology, parent, gpus) {
   };
 }
 
-// src/topology/presets.ts
-import { readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
-import { isAbsolute, join as join3, posix as posix2, resolve as resolve4 } from "node:path";
-
-// src/topology/shipped.ts
-import { existsSync as existsSync2 } from "node:fs";
-import { dirname as dirname2, join as join2, resolve as resolve3 } from "node:path";
-import { fileURLToPath } from "node:url";
-function shippedRoot(from = dirname2(fileURLToPath(import.meta.url))) {
-  let dir = resolve3(from);
-  for (; ; ) {
-    if (existsSync2(join2(dir, "package.json")) && existsSync2(join2(dir, "topologies", "presets"))) return dir;
-    const up = dirname2(dir);
-    if (up === dir) return void 0;
-    dir = up;
-  }
-}
-
-// src/topology/presets.ts
-var PRESET_NAME = /^[A-Za-z0-9_]{1,64}$/;
-function shippedPresetsDir() {
-  const root = shippedRoot();
-  return root ? join3(root, "topologies", "presets") : void 0;
-}
-function presetOverrideDir(env, base) {
-  const dir = env.TOPO_PRESETS_DIR;
-  if (!dir) return void 0;
-  return isAbsolute(dir) ? dir : resolve4(base, dir);
-}
-function presetLocations(name, options2 = {}) {
-  if (!PRESET_NAME.test(name)) return [];
-  const file = `${name}.yaml`;
-  const shipped = options2.shippedDir === void 0 ? shippedPresetsDir() : options2.shippedDir;
-  return [
-    ...options2.overrideDir ? [{ origin: "override", path: join3(options2.overrideDir, file) }] : [],
-    { origin: "repository", path: posix2.join(options2.topologiesDir ?? "topologies", "presets", file) },
-    ...shipped ? [{ origin: "shipped", path: join3(shipped, file) }] : []
-  ];
-}
-function readLocal(path) {
-  try {
-    return readFileSync3(path, "utf8");
-  } catch {
-    return void 0;
-  }
-}
-function pick(name, locations, texts) {
-  const at = texts.findIndex((t) => t !== void 0);
-  const location = locations[at];
-  if (!location) return void 0;
-  const shippedIndex = locations.findIndex((l3) => l3.origin === "shipped");
-  return {
-    name,
-    text: texts[at],
-    path: location.path,
-    origin: location.origin,
-    overridesShipped: location.origin !== "shipped" && shippedIndex > at && texts[shippedIndex] !== void 0
-  };
-}
-async function readPreset(name, repository, options2 = {}) {
-  const locations = presetLocations(name, options2);
-  const texts = [];
-  for (const l3 of locations)
-    texts.push(l3.origin === "repository" ? await repository.read(l3.path) : readLocal(l3.path));
-  return pick(name, locations, texts);
-}
-function readPresetFromCheckout(name, root, options2 = {}) {
-  const locations = presetLocations(name, options2);
-  return pick(
-    name,
-    locations,
-    locations.map((l3) => readLocal(l3.origin === "repository" ? join3(root, l3.path) : l3.path))
-  );
-}
-function describePreset(found) {
-  switch (found.origin) {
-    case "override":
-      return `${found.path} (TOPO_PRESETS_DIR${found.overridesShipped ? ", instead of the shipped one" : ""})`;
-    case "repository":
-      return `the repository's own ${found.path}${found.overridesShipped ? ", instead of the one shipped with alpasim-topo" : ""}`;
-    default:
-      return "the one shipped with alpasim-topo";
-  }
-}
-function localPresetNames(options2 = {}) {
-  const dirs = [
-    options2.overrideDir,
-    options2.shippedDir === void 0 ? shippedPresetsDir() : options2.shippedDir
-  ];
-  const names = /* @__PURE__ */ new Set();
-  for (const dir of dirs) {
-    if (!dir) continue;
-    try {
-      for (const f of readdirSync2(dir)) if (f.endsWith(".yaml")) names.add(f.slice(0, -".yaml".length));
-    } catch {
-    }
-  }
-  return [...names].sort();
-}
-function presetNotFound(name, options2 = {}, repositoryNames = []) {
-  const looked = presetLocations(name, options2).map(
-    (l3) => l3.origin === "repository" ? `the repository's ${posix2.dirname(l3.path)}/` : l3.origin === "shipped" ? "the presets shipped with alpasim-topo" : `${l3.path.slice(0, l3.path.lastIndexOf("/") + 1)} (TOPO_PRESETS_DIR)`
-  );
-  const known = [.../* @__PURE__ */ new Set([...repositoryNames, ...localPresetNames(options2)])].sort();
-  return `no preset \`${name}\` in ${looked.join(", ")}${known.length ? ` (there: ${known.join(", ")})` : ""}`;
-}
-
-// src/usecases/validate.ts
-import { lstatSync, readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
-import { basename, dirname as dirname3, isAbsolute as isAbsolute2, join as join4, posix as posix3, relative, resolve as resolve5, sep } from "node:path";
-
-// src/topology/rules.ts
-var RULES = {
-  "name-mismatch": "error",
-  "parent-missing": "error",
-  "gpu-index": "error",
-  "skip-changed": "error",
-  "renderer-replicas": "error",
-  "no-active-service": "error",
-  "capacity-imbalance": "warning",
-  "cache-size": "warning",
-  "nr-workers": "error",
-  "gpu-memory": "error",
-  "duplicate-topology": "error"
-};
-function gpuMemoryFinding(row, parts, input) {
-  const measured2 = input.memoryModelFitted === true;
-  const allowed = !measured2 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
-  const over = row.fraction > GPU_MEMORY_LIMITS.capacity;
-  const limit = over ? GPU_MEMORY_LIMITS.capacity : row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
-  const why = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
-  const estimate = measured2 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
-  const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured2 ? "error" : "warning";
-  return [
-    `${measured2 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
-    severity
-  ];
-}
-function candidateRuleIssues(input) {
-  const { loaded, candidate, expanded, experiment, cluster } = input;
-  const issues = [];
-  const add = (rule, path, message2, severity = RULES[rule], key = false) => {
-    issues.push({
-      rule,
-      severity,
-      file: loaded.file,
-      ...loaded.locate(path, { key }),
-      keyPath: formatKeyPath(path),
-      message: message2
-    });
-  };
-  const inFile = (path) => loaded.has(["topology", ...path]);
-  const source = (path) => inFile(path) ? "" : ` (inherited from preset \`${input.baseName}\`${input.parent ? ` or parent \`${input.parent.name}\`` : ""})`;
-  const T2 = (...path) => ["topology", ...path];
-  if (candidate.name !== input.stem) {
-    add(
-      "name-mismatch",
-      ["name"],
-      `name \`${candidate.name}\` differs from the file name \`${input.stem}.yaml\`; the name goes into the Slurm job name and the record, so they must agree: rename the file or set name: ${input.stem}`
-    );
-  }
-  if (candidate.parent && candidate.parent === candidate.name) {
-    add(
-      "parent-missing",
-      ["parent"],
-      `parent \`${candidate.parent}\` is the candidate itself: name the candidate this one changes`
-    );
-  } else if (input.parentMissing) {
-    add(
-      "parent-missing",
-      ["parent"],
-      `parent \`${candidate.parent}\` is not a candidate of experiment ${experiment.experiment_id} (no ${candidate.parent}.yaml beside this file): name an existing candidate, e.g. baseline`
-    );
-  }
-  const gpusPerNode2 = Math.min(
-    experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
-    cluster.gpus_per_node
-  );
-  for (const svc of SERVICES) {
-    const gpus = expanded.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    gpus.forEach((gpu, i) => {
-      if (gpu < gpusPerNode2) return;
-      add(
-        "gpu-index",
-        inFile(["services", svc, "gpus"]) ? T2("services", svc, "gpus", i) : T2("services", svc, "gpus"),
-        `GPU index ${gpu} of \`${svc}\` does not exist: the job gets ${gpusPerNode2} GPUs per node on cluster \`${input.clusterName}\`, numbered 0-${gpusPerNode2 - 1}${source(["services", svc, "gpus"])}; use an index below ${gpusPerNode2}`
-      );
-    });
-  }
-  const reference = input.parent?.expanded ?? input.base;
-  const referenceName = input.parent ? `parent \`${input.parent.name}\`` : `the experiment's base (\`${input.baseName}\` with its fixed inputs)`;
-  for (const svc of SERVICES) {
-    const mine = isSkipped(expanded, svc);
-    const theirs = isSkipped(reference, svc);
-    if (mine === theirs) continue;
-    add(
-      "skip-changed",
-      inFile(["runtime", "endpoints", svc, "skip"]) ? T2("runtime", "endpoints", svc, "skip") : T2("runtime", "endpoints", svc),
-      `\`runtime.endpoints.${svc}.skip\` is ${mine} but ${theirs} in ${referenceName}; skip decides which services run, which changes what is simulated, so a candidate must never change it: set skip: ${theirs} or remove the key`
-    );
-  }
-  const rendererReplicas = expanded.services?.renderer?.replicas_per_container ?? 1;
-  if (rendererReplicas > 1 && !isSkipped(expanded, "renderer")) {
-    const gpus = expanded.services?.renderer?.gpus;
-    const n = Array.isArray(gpus) ? gpus.length : 1;
-    const repeated = Array.isArray(gpus) ? gpus.flatMap((g) => Array(rendererReplicas).fill(g)) : [];
-    add(
-      "renderer-replicas",
-      T2("services", "renderer", "replicas_per_container"),
-      `the renderer has replicas_per_container ${rendererReplicas}${source(["services", "renderer", "replicas_per_container"])}, but the NRE renderer does not support more than one replica per container: set it to 1 and repeat GPU entries instead${repeated.length ? ` (gpus: [${repeated.join(", ")}] gives the same ${n * rendererReplicas} instances)` : ""}`
-    );
-  }
-  const summary = capacitySummary(expanded);
-  const active = activeServices(expanded);
-  if (active.length === 0) {
-    add(
-      "no-active-service",
-      T2(),
-      "no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset"
-    );
-  } else if (summary.imbalance > CAPACITY_IMBALANCE_LIMIT) {
-    const max = Math.max(...Object.values(summary.byService));
-    const biggest = active.filter((s) => summary.byService[s] === max);
-    const table2 = active.map((s) => `${s} ${summary.byService[s]}`).join(", ");
-    const svc = biggest[0];
-    add(
-      "capacity-imbalance",
-      T2("runtime", "endpoints", svc, "n_concurrent_rollouts"),
-      `service capacities are unbalanced (${table2}): the largest (${biggest.join(", ")} ${max}) exceeds the smallest (${summary.binding.join(", ")} ${summary.inFlight}) by ${Math.round((summary.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%); only ${summary.inFlight} rollouts can be in flight, so the excess is wasted GPU memory: bring capacities (containers \xD7 replicas_per_container \xD7 n_concurrent_rollouts) within 25% of each other`
-    );
-  }
-  for (const [svc, key] of [
-    ["renderer", "nre_cache_size"],
-    ["physics", "physics_cache_size"]
-  ]) {
-    if (!active.includes(svc)) continue;
-    const cache2 = expanded.defines?.[key];
-    const concurrency2 = expanded.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-    if (cache2 === void 0 || cache2 >= concurrency2 + 1) continue;
-    add(
-      "cache-size",
-      inFile(["defines", key]) ? T2("defines", key) : T2("runtime", "endpoints", svc, "n_concurrent_rollouts"),
-      `defines.${key} is ${cache2}${source(["defines", key])} but ${svc} serves ${concurrency2} rollouts at once per instance: with fewer cached scenes than concurrent rollouts + 1, scenes are evicted and reloaded (about 10 s per miss); set ${key} to at least ${concurrency2 + 1}`
-    );
-  }
-  const workers = expanded.runtime?.nr_workers;
-  if (workers !== void 0 && workers > cluster.cpus_per_node) {
-    add(
-      "nr-workers",
-      T2("runtime", "nr_workers"),
-      `runtime.nr_workers is ${workers}${source(["runtime", "nr_workers"])} but a node of cluster \`${input.clusterName}\` has ${cluster.cpus_per_node} CPUs: each runtime worker is a CPU-bound process; use 1-${cluster.cpus_per_node}`
-    );
-  }
-  if (cluster.memory_model) {
-    for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
-      if (row.level === "ok") continue;
-      const parts = row.services.map(
-        (m2) => `${m2.service} ${m2.instances}\xD7 = ${(m2.replicaGiB + m2.cacheGiB).toFixed(1)} GiB${m2.cachedScenes ? ` (incl. ${m2.cachedScenes} cached scenes)` : ""}`
-      ).join(", ");
-      const svcOnGpu = row.services.map((m2) => m2.service).find((s) => inFile(["services", s, "gpus"])) ?? row.services[0]?.service;
-      const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : void 0;
-      const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
-      const at = svcOnGpu && inFile(["services", svcOnGpu, "gpus"]) && idx >= 0 ? T2("services", svcOnGpu, "gpus", idx) : T2("services");
-      add("gpu-memory", at, ...gpuMemoryFinding(row, parts, input));
-    }
-  }
-  const duplicate = input.earlier.find((e) => e.hash === input.hash);
-  if (duplicate) {
-    add(
-      "duplicate-topology",
-      ["topology"],
-      `this topology is identical to candidate \`${duplicate.name}\` (${duplicate.file}, hash ${input.hash.slice(0, 8)}) once expanded: running it again measures nothing new; change at least one topology key or drop this candidate`,
-      "error",
-      true
-    );
-  }
-  return issues;
-}
-
-// src/usecases/validate.ts
-var UnsafeFileError = class extends Error {
-  name = "UnsafeFileError";
-};
-function assertNotLinked(root, path) {
-  const file = resolve5(root, path);
-  const rel = relative(resolve5(root), file);
-  const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
-  let at = inside ? resolve5(root) : dirname3(file);
-  for (const part of inside ? rel.split(sep) : [basename(file)]) {
-    at = join4(at, part);
-    let link = false;
-    try {
-      link = lstatSync(at).isSymbolicLink();
-    } catch {
-      return;
-    }
-    if (link)
-      throw new UnsafeFileError(
-        `${path} is ${at === file ? "a symbolic link" : `under a symbolic link (${relative(root, at)})`}: topology files are read only as regular files of the repository, never through a link; replace the link with a copy of the file`
-      );
-  }
-}
-function fileSystemSource(root) {
-  return {
-    async read(path) {
-      assertNotLinked(root, path);
-      try {
-        return readFileSync4(resolve5(root, path), "utf8");
-      } catch {
-        return void 0;
-      }
-    },
-    async list(dir) {
-      try {
-        return readdirSync3(resolve5(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
-      } catch {
-        return void 0;
-      }
-    }
-  };
-}
-function fileKind(path) {
-  const name = posix3.basename(path);
-  if (name === "clusters.yaml" || name === "clusters.yml") return "clusters";
-  if (name === "experiment.yaml" || name === "experiment.yml") return "experiment";
-  if (posix3.basename(posix3.dirname(path)) === "presets") return "preset";
-  return "candidate";
-}
-function isYamlFile(name) {
-  return name.endsWith(".yaml") || name.endsWith(".yml");
-}
-function stemOf(path) {
-  return posix3.basename(path).replace(/\.ya?ml$/, "");
-}
-async function validateFiles(paths, options2) {
-  const run3 = validationRun(options2);
-  const reports = [];
-  for (const raw of paths) reports.push(await fileReport(raw, run3));
-  return {
-    files: reports,
-    errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
-    warningCount: reports.reduce((n, r) => n + r.warnings.length, 0)
-  };
-}
-function validationRun(options2) {
-  const config = options2.config ?? options2.files;
-  const contexts = /* @__PURE__ */ new Map();
-  const clustersCache = /* @__PURE__ */ new Map();
-  const loadClusters = (file) => {
-    let p = clustersCache.get(file);
-    if (!p) {
-      p = config.read(file).then((text3) => text3 === void 0 ? void 0 : checkClusters(text3, file));
-      clustersCache.set(file, p);
-    }
-    return p;
-  };
-  return {
-    options: options2,
-    fresh: new Set((options2.newFiles ?? []).map((p) => posix3.normalize(p))),
-    context(dir) {
-      let p = contexts.get(dir);
-      if (!p) {
-        p = buildContext(dir, options2, config, loadClusters);
-        contexts.set(dir, p);
-      }
-      return p;
-    }
-  };
-}
-async function fileReport(raw, run3) {
-  const path = posix3.normalize(raw);
-  const kind = fileKind(path);
-  let issues = [];
-  let candidate;
-  try {
-    ({ issues, candidate } = await validateOne(path, kind, run3));
-  } catch (e) {
-    if (!(e instanceof UnsafeFileError)) throw e;
-    issues = [fileIssue(path, "unsafe-file", e.message)];
-  }
-  const sorted = sortIssues(issues.map((i) => ({ ...i, file: raw })));
-  return {
-    path: raw,
-    kind,
-    errors: sorted.filter((i) => i.severity === "error"),
-    warnings: sorted.filter((i) => i.severity === "warning"),
-    ...candidate ? { candidate } : {}
-  };
-}
-async function validateOne(path, kind, run3) {
-  if (kind === "candidate") {
-    const ctx = await run3.context(posix3.dirname(path));
-    return validateCandidate(path, ctx, run3.options, run3.fresh);
-  }
-  if (kind === "experiment") return { issues: experimentIssues(await run3.context(posix3.dirname(path))) };
-  const text3 = await run3.options.files.read(path);
-  if (text3 === void 0) return { issues: [missing(path)] };
-  if (kind === "preset") return { issues: checkPreset(text3, path).issues };
-  const checked2 = checkClusters(text3, path);
-  return { issues: checked2.value ? clustersRuleIssues(checked2.loaded, checked2.value) : checked2.issues };
-}
-function missing(path) {
-  return {
-    rule: "file-missing",
-    severity: "error",
-    file: path,
-    line: 1,
-    column: 1,
-    keyPath: "",
-    message: "the file does not exist or cannot be read"
-  };
-}
-function fileIssue(file, rule, message2) {
-  return { rule, severity: "error", file, line: 1, column: 1, keyPath: "", message: message2 };
-}
-async function buildContext(dir, options2, config, loadClusters) {
-  const topologiesDir = posix3.dirname(dir);
-  const ctx = {
-    dir,
-    experimentFile: posix3.join(dir, "experiment.yaml"),
-    clustersFile: options2.clustersFile ?? posix3.join(topologiesDir, "clusters.yaml"),
-    blockers: [],
-    candidates: /* @__PURE__ */ new Map(),
-    byHash: /* @__PURE__ */ new Map(),
-    depths: /* @__PURE__ */ new Map()
-  };
-  await readExperiment(ctx, options2.files);
-  await readClusters(ctx, loadClusters);
-  const experiment = ctx.experiment?.value;
-  if (experiment) {
-    await readBase(ctx, experiment, config, { ...options2.presets, topologiesDir });
-    pickCluster(ctx, experiment, options2.clusterName);
-  }
-  if (experiment && ctx.cluster && ctx.base)
-    await fitMemoryModel2(ctx, { experiment, cluster: ctx.cluster, base: ctx.base }, config, topologiesDir);
-  await readSiblings(ctx, options2.files);
-  blockOnOverrideErrors(ctx);
-  return ctx;
-}
-async function readExperiment(ctx, files) {
-  const text3 = await files.read(ctx.experimentFile);
-  if (text3 === void 0) {
-    ctx.blockers.push({
-      rule: "experiment-missing",
-      message: `no experiment.yaml in ${ctx.dir}/: a candidate belongs to an experiment folder with an experiment.yaml (create one with \`topo init --command "<run command>"\`)`
-    });
-    return;
-  }
-  ctx.experiment = checkExperiment(text3, ctx.experimentFile);
-  if (!ctx.experiment.value) {
-    ctx.blockers.push({
-      rule: "experiment-invalid",
-      message: `${ctx.experimentFile} has ${ctx.experiment.issues.length} error(s) (first: line ${ctx.experiment.issues[0]?.line}: ${ctx.experiment.issues[0]?.message}); fix it first: the candidate is checked against it`
-    });
-  }
-}
-async function readClusters(ctx, loadClusters) {
-  const { clustersFile } = ctx;
-  ctx.clusters = await loadClusters(clustersFile);
-  if (!ctx.clusters) {
-    ctx.blockers.push({
-      rule: "clusters-missing",
-      message: `no clusters file at ${clustersFile}: it defines the cluster's GPUs, CPUs and memory the rules check against (pass --clusters <file> or set TOPO_CLUSTERS_FILE)`
-    });
-    return;
-  }
-  if (ctx.clusters.value && !ctx.clusters.issues.length) {
-    const ruleErrors = clustersRuleIssues(ctx.clusters.loaded, ctx.clusters.value).filter(
-      (i) => i.severity === "error"
-    );
-    if (ruleErrors.length) ctx.clusters = { loaded: ctx.clusters.loaded, issues: ruleErrors };
-  }
-  if (!ctx.clusters.value) {
-    ctx.blockers.push({
-      rule: "clusters-invalid",
-      message: `${clustersFile} has ${ctx.clusters.issues.length} error(s) (first: line ${ctx.clusters.issues[0]?.line}: ${ctx.clusters.issues[0]?.message}); fix it first`
-    });
-  }
-}
-async function readBase(ctx, experiment, config, presetOptions) {
-  ctx.preset = await readPreset(experiment.base_topology, config, presetOptions);
-  if (!ctx.preset) {
-    const inRepository = (await config.list(posix3.join(presetOptions.topologiesDir, "presets")) ?? []).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length));
-    ctx.presetMissing = presetNotFound(experiment.base_topology, presetOptions, inRepository);
-    ctx.blockers.push({
-      rule: "preset-unknown",
-      message: `base topology preset of ${ctx.experimentFile}: ${ctx.presetMissing}`
-    });
-    return;
-  }
-  const preset = checkPreset(ctx.preset.text, ctx.preset.path);
-  if (preset.value) ctx.base = expandPreset(preset.value, experiment);
-  else
-    ctx.blockers.push({
-      rule: "preset-invalid",
-      message: `preset ${ctx.preset.path} does not match the topology schema: ${preset.issues[0]?.message}`
-    });
-}
-function pickCluster(ctx, experiment, override) {
-  const clusters = ctx.clusters?.value;
-  if (!clusters) return;
-  const wanted = override ?? experiment.cluster;
-  ctx.clusterName = wanted;
-  ctx.cluster = clusters.clusters[wanted];
-  if (ctx.cluster) return;
-  const where = override ? "the --cluster option" : "experiment.yaml";
-  ctx.blockers.push({
-    rule: "cluster-unknown",
-    message: `cluster \`${wanted}\`${override ? " (--cluster)" : " of experiment.yaml"} is not defined in ${ctx.clustersFile} (known: ${Object.keys(clusters.clusters).join(", ")}): fix ${where} or the clusters file`
-  });
-}
-async function fitMemoryModel2(ctx, { experiment, cluster, base }, config, topologiesDir) {
-  const recordFile2 = posix3.join(
-    posix3.dirname(topologiesDir),
-    "experiments",
-    `${experiment.experiment_id}.json`
-  );
-  const recordText = await config.read(recordFile2);
-  if (recordText === void 0) return;
-  try {
-    const fitted = fittedMemoryModel(JSON.parse(recordText), base, cluster.memory_model);
-    if (fitted.source === "fitted") {
-      ctx.cluster = { ...cluster, memory_model: fitted.model };
-      ctx.memoryModelFitted = true;
-    }
-  } catch {
-  }
-}
-async function readSiblings(ctx, files) {
-  for (const name of (await files.list(ctx.dir) ?? []).sort()) {
-    const file = posix3.join(ctx.dir, name);
-    if (!isYamlFile(name) || fileKind(file) !== "candidate") continue;
-    const text3 = await files.read(file);
-    if (text3 === void 0) continue;
-    const sibling = siblingOf(file, text3, ctx.base);
-    ctx.candidates.set(sibling.stem, sibling);
-    if (sibling.hash) ctx.byHash.set(sibling.hash, [...ctx.byHash.get(sibling.hash) ?? [], sibling]);
-  }
-}
-function siblingOf(file, text3, base) {
-  const checked2 = checkCandidate(text3, file);
-  const sibling = { file, stem: stemOf(file), checked: checked2 };
-  if (checked2.value && base) {
-    sibling.expanded = expandCandidate(base, checked2.value.topology);
-    sibling.hash = topologyHash(sibling.expanded);
-  }
-  return sibling;
-}
-function blockOnOverrideErrors(ctx) {
-  if (!ctx.experiment?.value) return;
-  const first2 = experimentIssues(ctx).find((i) => i.severity === "error" && i.rule.startsWith("override-"));
-  if (!first2) return;
-  ctx.blockers.push({
-    rule: "experiment-invalid",
-    message: `${ctx.experimentFile} line ${first2.line}: ${first2.message}; fix it first: every candidate runs with the experiment's overrides`
-  });
-}
-function experimentIssues(ctx) {
-  if (!ctx.experiment)
-    return [fileIssue(ctx.experimentFile, "file-missing", "the file does not exist or cannot be read")];
-  const { loaded, value, issues } = ctx.experiment;
-  if (!value) return issues;
-  return [
-    ...experimentRuleIssues(loaded, value, {
-      clusters: ctx.clusters?.value,
-      clustersFile: ctx.clustersFile,
-      presetMissing: ctx.experiment.value && !ctx.preset ? ctx.presetMissing ?? "not found" : void 0,
-      dirName: posix3.basename(ctx.dir)
-    }),
-    ...autopilotIssues(loaded, value, { cluster: ctx.clusters?.value?.clusters[value.cluster] })
-  ];
-}
-function depthOf(ctx, stem) {
-  const known = ctx.depths.get(stem);
-  if (known !== void 0) return known;
-  const depth = chainLength(ctx, stem);
-  ctx.depths.set(stem, depth);
-  return depth;
-}
-function chainLength(ctx, stem) {
-  const seen = /* @__PURE__ */ new Set();
-  let depth = 0;
-  let current = ctx.candidates.get(stem);
-  while (current?.checked.value?.parent && !seen.has(current.stem)) {
-    seen.add(current.stem);
-    depth++;
-    current = ctx.candidates.get(current.checked.value.parent);
-  }
-  return depth;
-}
-async function validateCandidate(path, ctx, options2, fresh) {
-  const own = await ownCandidate(path, ctx, options2.files);
-  if (!own) return { issues: [missing(path)] };
-  const issues = [
-    ...own.checked.issues,
-    ...reservedNameIssues(own.checked),
-    ...sharedNameIssues(own.checked, path, fresh)
-  ];
-  if (ctx.blockers.length) {
-    for (const b2 of ctx.blockers) issues.push(fileIssue(path, b2.rule, b2.message));
-    return { issues };
-  }
-  const value = own.checked.value;
-  const experiment = ctx.experiment?.value;
-  const cluster = ctx.cluster;
-  if (!value || !experiment || !cluster || !ctx.base || !own.expanded || !own.hash) return { issues };
-  const parentName = value.parent ?? void 0;
-  const parentSibling = parentName && parentName !== value.name ? ctx.candidates.get(parentName) : void 0;
-  const parent = parentSibling?.expanded ? { name: parentName, expanded: parentSibling.expanded } : void 0;
-  const checked2 = {
-    value,
-    expanded: own.expanded,
-    hash: own.hash,
-    experiment,
-    cluster,
-    base: ctx.base
-  };
-  issues.push(
-    ...candidateRuleIssues({
-      loaded: own.checked.loaded,
-      candidate: value,
-      stem: own.stem,
-      expanded: own.expanded,
-      base: ctx.base,
-      baseName: experiment.base_topology,
-      experiment,
-      cluster,
-      clusterName: ctx.clusterName ?? experiment.cluster,
-      parent,
-      parentMissing: Boolean(parentName && parentName !== value.name && !parentSibling),
-      hash: own.hash,
-      earlier: earlierDuplicates(ctx, own, own.hash, fresh),
-      memoryModelFitted: ctx.memoryModelFitted === true,
-      allowUnmeasuredMemory: options2.allowUnmeasuredMemory === true
-    })
-  );
-  return { issues, candidate: candidateDetails(ctx, checked2, parent) };
-}
-async function ownCandidate(path, ctx, files) {
-  const sibling = ctx.candidates.get(stemOf(path));
-  if (sibling && sibling.file === path) return sibling;
-  const text3 = await files.read(path);
-  return text3 === void 0 ? void 0 : siblingOf(path, text3, ctx.base);
-}
-function earlierDuplicates(ctx, own, hash, fresh) {
-  const ownNew = fresh.has(own.file);
-  const ownDepth = depthOf(ctx, own.stem);
-  const earlier = [];
-  for (const other of ctx.byHash.get(hash) ?? []) {
-    if (other.stem === own.stem) continue;
-    const otherNew = fresh.has(other.file);
-    const otherDepth = depthOf(ctx, other.stem);
-    const isEarlier = otherNew !== ownNew ? !otherNew : otherDepth < ownDepth || otherDepth === ownDepth && other.stem < own.stem;
-    if (isEarlier) earlier.push({ name: other.checked.value?.name ?? other.stem, hash, file: other.file });
-  }
-  return earlier;
-}
-function candidateDetails(ctx, { value, expanded, hash, experiment, cluster, base }, parent) {
-  const summary = capacitySummary(expanded);
-  return {
-    name: value.name,
-    parent: value.parent ?? null,
-    experimentId: experiment.experiment_id,
-    cluster: ctx.clusterName ?? experiment.cluster,
-    baseTopology: experiment.base_topology,
-    basePreset: {
-      origin: ctx.preset?.origin ?? "shipped",
-      path: ctx.preset?.path ?? "",
-      overridesShipped: ctx.preset?.overridesShipped ?? false
-    },
-    hash,
-    jobName: safeJobName(experiment.experiment_id, value.name, expanded),
-    expanded,
-    base,
-    capacity: Object.entries(summary.byService).map(([service2, capacity2]) => ({
-      service: service2,
-      capacity: capacity2
-    })),
-    inFlight: summary.inFlight,
-    binding: summary.binding,
-    gpuMap: [...gpuMap(expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
-    ...cluster.memory_model ? {
-      memory: predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib),
-      memoryModelFitted: ctx.memoryModelFitted === true
-    } : {},
-    gpuMemoryGiB: cluster.gpu_memory_gib,
-    diff: topologyDiff(parent?.expanded ?? base, expanded),
-    diffFrom: parent ? parent.name : `preset ${experiment.base_topology}`,
-    experimentConfig: experiment,
-    clusterConfig: cluster
-  };
-}
-var RESERVED_CANDIDATE_NAME = /-[0-9]{8}(-|$)/;
-function reservedNameIssues(checked2) {
-  const name = checked2.value?.name;
-  if (!name || !RESERVED_CANDIDATE_NAME.test(name)) return [];
-  const fixed = name.replace(/-([0-9]{8})(?=-|$)/g, "-d$1");
-  return [
-    {
-      rule: "reserved-name",
-      severity: "error",
-      file: checked2.loaded.file,
-      ...checked2.loaded.locate(["name"]),
-      keyPath: "name",
-      message: `name \`${name}\` contains \`-<8 digits>\` followed by \`-\` or the end, which is reserved: in the run name \`topo-<experiment>-${name}-\u2026\` it could read as part of a longer experiment id (\`\u2026-<word>-<YYYYMMDD>\`), whose slots and cancels would count this candidate's jobs; use a name without a dash before 8 digits, e.g. \`${fixed}\` (rename the file to match)`
-    }
-  ];
-}
-function sharedNameIssues(checked2, path, fresh) {
-  const stem = stemOf(path);
-  const topologies = posix3.dirname(posix3.dirname(path));
-  const others = [...fresh].filter(
-    (p) => p !== path && isYamlFile(p) && fileKind(p) === "candidate" && stemOf(p) === stem && posix3.dirname(p) !== posix3.dirname(path) && posix3.dirname(posix3.dirname(p)) === topologies
-  );
-  if (!others.length) return [];
-  return [
-    {
-      rule: "shared-name",
-      severity: "error",
-      file: path,
-      ...checked2.value ? checked2.loaded.locate(["name"]) : { line: 1, column: 1 },
-      keyPath: "name",
-      message: `candidate \`${stem}\` is also a candidate of another experiment in this pull request (${others.map((o) => `\`${o}\``).join(", ")}); a pull request's comments and its \`/topo submit|cancel|stop <candidate>\` commands name a candidate by its name alone, so names must be unique across the pull request's experiments: rename one (file and \`name:\`), or move it to a pull request of its own`
-    }
-  ];
-}
-function safeJobName(experimentId, name, expanded) {
-  try {
-    return jobName(experimentId, name, expanded);
-  } catch {
-    return "";
-  }
-}
-function toJsonReport(report) {
-  const strip = (i) => ({
-    rule: i.rule,
-    severity: i.severity,
-    line: i.line,
-    column: i.column,
-    key_path: i.keyPath,
-    message: i.message
-  });
-  const round3 = (x2) => Math.round(x2 * 100) / 100;
-  const candidate = (c) => ({
-    job_name: c.jobName,
-    base_preset: {
-      name: c.baseTopology,
-      origin: c.basePreset.origin,
-      overrides_shipped: c.basePreset.overridesShipped
-    },
-    capacity: Object.fromEntries(c.capacity.map((r) => [r.service, r.capacity])),
-    in_flight: c.inFlight,
-    binding: c.binding,
-    ...c.memory ? {
-      gpu_memory: c.memory.map((m2) => ({
-        gpu: m2.gpu,
-        predicted_gib: round3(m2.totalGiB),
-        capacity_gib: m2.capacityGiB,
-        fraction: round3(m2.fraction),
-        level: m2.level
-      })),
-      gpu_memory_measured: c.memoryModelFitted === true
-    } : {}
-  });
-  return {
-    files: report.files.map((f) => ({
-      path: f.path,
-      errors: f.errors.map(strip),
-      warnings: f.warnings.map(strip),
-      ...f.candidate ? { candidate: candidate(f.candidate) } : {}
-    }))
-  };
-}
-async function renderCandidateFile(path, options2) {
-  const { files } = await validateFiles([path], options2);
-  const report = files[0];
-  if (report.kind !== "candidate" || report.errors.length || !report.candidate) return { report };
-  const c = report.candidate;
-  const submission = renderSubmission(
-    c.experimentConfig,
-    { name: c.name, expanded: c.expanded, base: c.base },
-    c.clusterConfig
-  );
-  return { report, submission };
-}
-
 // src/usecases/suggest.ts
 var DEFAULT_MAX_PARALLEL2 = 3;
 var SuggestError = class extends Error {
@@ -75395,10 +79620,10 @@ function candidateFileText(proposal, base, parentTopology) {
 # Against ${proposal.candidate.parent ?? "the base preset"}:
 ${changes}
 `;
-  const doc = new import_yaml3.Document(candidate);
-  (0, import_yaml3.visit)(doc, {
+  const doc = new import_yaml4.Document(candidate);
+  (0, import_yaml4.visit)(doc, {
     Seq(_2, node) {
-      if ((0, import_yaml3.isSeq)(node)) node.flow = true;
+      if ((0, import_yaml4.isSeq)(node)) node.flow = true;
     }
   });
   return `${header2}${doc.toString({ lineWidth: 0 })}`;
@@ -75406,11 +79631,11 @@ ${changes}
 function overlay(files, extra) {
   return {
     async read(path) {
-      return extra.get(posix4.normalize(path)) ?? files.read(path);
+      return extra.get(posix6.normalize(path)) ?? files.read(path);
     },
     async list(dir) {
       const own = await files.list(dir) ?? [];
-      const added = [...extra.keys()].filter((p) => posix4.dirname(p) === posix4.normalize(dir)).map((p) => posix4.basename(p));
+      const added = [...extra.keys()].filter((p) => posix6.dirname(p) === posix6.normalize(dir)).map((p) => posix6.basename(p));
       const all = [.../* @__PURE__ */ new Set([...own, ...added])].sort();
       return all.length ? all : void 0;
     }
@@ -75529,7 +79754,7 @@ async function refusedProposals(options2, { experiment, experimentDir, clustersF
     experiment.cluster,
     result.memory.source === "fitted" ? result.memory.model : void 0
   );
-  extra.set(posix4.normalize(clustersFile), clustersWithModel);
+  extra.set(posix6.normalize(clustersFile), clustersWithModel);
   const parentFile = `${experimentDir}/${result.parent}.yaml`;
   const withParent = result.parent && await files.read(parentFile) !== void 0;
   const report = await validateFiles([...written.map((w2) => w2.path), ...withParent ? [parentFile] : []], {
@@ -75550,11 +79775,11 @@ async function refusedProposals(options2, { experiment, experimentDir, clustersF
 }
 function withMemoryModel(text3, clusterName, model) {
   if (!model) return text3;
-  const doc = (0, import_yaml3.parse)(text3);
+  const doc = (0, import_yaml4.parse)(text3);
   const cluster = doc?.clusters?.[clusterName];
   if (!cluster) return text3;
   cluster.memory_model = model;
-  return (0, import_yaml3.stringify)(doc, { lineWidth: 0 });
+  return (0, import_yaml4.stringify)(doc, { lineWidth: 0 });
 }
 function pullBody(p, result) {
   const memory = p.predictedMemory.map((m2) => `| ${m2.gpu} | ${m2.gib.toFixed(1)} | ${Math.round(m2.fraction * 100)}% |`).join("\n");
@@ -75667,341 +79892,366 @@ async function pushProposal(octokit, repo, at, p) {
   }
 }
 
-// src/cli/json.ts
-function jobJson(job) {
+// actions/monitor/autopilot.ts
+var VALIDATE_CHECK_NAME = "topo/validate";
+function autopilotPort(octokit, target, config) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const files = fileSystemSource(config.workspace);
+  const dashboards = /* @__PURE__ */ new Map();
+  const permissions = /* @__PURE__ */ new Map();
+  const idOf = (exp) => exp.experiment.experiment_id;
   return {
-    id: job.id,
-    name: job.name,
-    state: job.state,
-    ...job.rawState ? { raw_state: job.rawState } : {},
-    reason: job.reason,
-    exit_code: job.exitCode,
-    signal: job.signal,
-    restarts: job.restarts,
-    submit_time: job.submitTime,
-    start_time: job.startTime,
-    end_time: job.endTime,
-    time_limit: job.timeLimit,
-    elapsed: job.elapsed,
-    nodes: job.nodes,
-    stdout_path: job.stdoutPath,
-    source: job.source
-  };
-}
-function submitJson(result) {
-  const base = { job_name: result.jobName, cluster: result.cluster, command: result.command };
-  switch (result.status) {
-    case "submitted":
-      return { ...base, status: result.status, job_id: result.jobId };
-    case "existing":
-      return { ...base, status: result.status, job_id: result.jobId, state: result.state };
-    case "queued":
-      return {
-        ...base,
-        status: result.status,
-        position: result.position,
-        live: result.live,
-        max_parallel: result.maxParallel
-      };
-    case "dry-run":
-      return {
-        ...base,
-        status: result.status,
-        would_be: result.wouldBe,
-        ...result.position !== void 0 ? { position: result.position } : {}
-      };
-  }
-}
-function cancelJson(result) {
-  return {
-    job_name: result.jobName,
-    cancelled: result.cancelled,
-    job: result.job ? jobJson(result.job) : null
-  };
-}
-function snakeKeys(value) {
-  if (Array.isArray(value)) return value.map(snakeKeys);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([k2, v2]) => [
-      k2.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase(),
-      snakeKeys(v2)
-    ])
-  );
-}
-
-// src/cli/commands/validate.ts
-import { existsSync as existsSync3, readdirSync as readdirSync4, statSync } from "node:fs";
-import { isAbsolute as isAbsolute3, join as join5, relative as relative2, resolve as resolve6 } from "node:path";
-var SKIP_DIRS = /* @__PURE__ */ new Set(["node_modules", ".git", "schema"]);
-function expandPaths(paths, cwd) {
-  const out = [];
-  const walk = (dir) => {
-    for (const entry of readdirSync4(resolve6(cwd, dir), { withFileTypes: true }).sort(
-      (a, b2) => a.name.localeCompare(b2.name)
-    )) {
-      const child = join5(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (!SKIP_DIRS.has(entry.name)) walk(child);
-      } else if (entry.isFile() && isYamlFile(entry.name)) out.push(child);
-    }
-  };
-  for (const p of paths) {
-    const abs = resolve6(cwd, p);
-    if (!existsSync3(abs)) throw new ConfigError(`${p}: no such file or folder`);
-    if (statSync(abs).isDirectory()) walk(p);
-    else out.push(p);
-  }
-  return out;
-}
-function clustersFileOption(explicit, io) {
-  const file = explicit ?? io.env.TOPO_CLUSTERS_FILE;
-  if (file === void 0 || file === "") return void 0;
-  const abs = isAbsolute3(file) ? file : resolve6(io.cwd, file);
-  if (!existsSync3(abs)) throw new ConfigError(`clusters file ${file} does not exist`);
-  return relative2(io.cwd, abs) || abs;
-}
-function validateOptionsFor(io, clusters, clusterName, allowUnmeasuredMemory = false) {
-  const source = fileSystemSource(io.cwd);
-  const clustersFile = clustersFileOption(clusters, io);
-  return {
-    files: source,
-    config: source,
-    ...clustersFile ? { clustersFile } : {},
-    ...clusterName ? { clusterName } : {},
-    presets: presetOptionsFor(io),
-    ...allowUnmeasuredMemory ? { allowUnmeasuredMemory } : {}
-  };
-}
-function presetOptionsFor(io) {
-  const overrideDir = presetOverrideDir(io.env, io.cwd);
-  return overrideDir ? { overrideDir } : {};
-}
-function presetNotes(report) {
-  const notes = /* @__PURE__ */ new Map();
-  for (const f of report.files) {
-    const c = f.candidate;
-    if (!c || c.basePreset.origin === "shipped") continue;
-    notes.set(
-      c.experimentId,
-      `note: experiment ${c.experimentId}: base preset ${c.baseTopology} is ${describePreset({ ...c.basePreset, name: c.baseTopology, text: "" })}`
-    );
-  }
-  return [...notes.values()];
-}
-var validateCommand = {
-  name: "validate",
-  summary: "Validate candidate, experiment and cluster files",
-  help: {
-    synopsis: "topo validate <paths\u2026> [options]",
-    description: "Checks candidates, experiment.yaml and clusters.yaml files (folders are searched for YAML) against the schemas and AlpaSim's tuning rules; prints file:line:column lines. Exit 1 when any file has errors (warnings alone exit 0). --json follows schemas/cli/validate.schema.json.",
-    options: [JSON_OPTION, CLUSTERS_OPTION, ALLOW_UNMEASURED_MEMORY_OPTION],
-    examples: [
-      "topo validate topologies",
-      "topo validate --json topologies/topology-opt-vavam-ord-20261202/more-workers.yaml"
-    ]
-  },
-  async run(args, io) {
-    const parsed = parseOptions(validateCommand.help.options, args, io.env);
-    if (parsed.positionals.length === 0) throw new UsageError("name at least one file or folder");
-    const paths = expandPaths(parsed.positionals, io.cwd);
-    if (paths.length === 0) throw new ConfigError(`no YAML files under ${parsed.positionals.join(", ")}`);
-    const report = await validateFiles(
-      paths,
-      validateOptionsFor(io, str(parsed, "clusters"), void 0, flag(parsed, "allow-unmeasured-memory"))
-    );
-    if (flag(parsed, "json")) {
-      io.stdout(`${JSON.stringify({ schema_version: 1, ...toJsonReport(report) }, null, 2)}
-`);
-    } else {
-      for (const file of report.files) {
-        for (const issue of [...file.errors, ...file.warnings].sort(
-          (a, b2) => a.line - b2.line || a.column - b2.column
-        )) {
-          io.stdout(`${formatIssue(issue)}
-`);
-        }
-      }
-      for (const note of presetNotes(report)) io.stdout(`${note}
-`);
-      const bad = report.files.filter((f) => f.errors.length).length;
-      io.stdout(
-        `${report.files.length} file(s) checked: ${report.errorCount} error(s), ${report.warningCount} warning(s)${bad ? ` in ${bad} file(s)` : ""}
-`
-      );
-    }
-    return report.errorCount > 0 ? EXIT.findings : EXIT.ok;
-  }
-};
-
-// src/cli/commands/autopilot.ts
-async function context(experimentId, io, clusters) {
-  try {
-    return await readAutopilot(fileSystemSource(io.cwd), experimentId, clusters);
-  } catch (error) {
-    if (error instanceof AutopilotConfigError) throw new ConfigError(error.message);
-    throw error;
-  }
-}
-async function proposals(experimentId, io, round3, count2, clusters) {
-  try {
-    const outcome = await runSuggest({
-      experimentId,
-      files: fileSystemSource(io.cwd),
-      count: count2,
-      presets: presetOptionsFor(io),
-      ...clusters ? { clustersFile: clusters } : {}
-    });
-    return {
-      stop: outcome.proposals.length === 0 ? outcome.result.stop.reason : null,
-      proposals: outcome.proposals.map((p) => ({
-        branch: botBranch(experimentId, p.candidate.name),
+    async read(exp) {
+      if (!policyOf(exp.experiment)) return null;
+      const id = idOf(exp);
+      const dashboard = await findDashboard(octokit, target, dashboardMarker(id));
+      dashboards.set(id, dashboard);
+      const state2 = await answerCommands(octokit, target, id, dashboard, permissions);
+      return readView(octokit, target, config, exp, state2, permissions);
+    },
+    save: (exp, change) => updatePilotState(octokit, target, idOf(exp), change),
+    propose: (exp, count2, exclude, round3) => round3 === 0 ? baselineProposal(exp, config) : proposals(exp, count2, exclude, config, files),
+    async commit(exp, p) {
+      const doc = (0, import_yaml5.parseDocument)(p.text);
+      if (p.round > 0) doc.set("hypothesis", roundHypothesis(p.round, String(doc.get("hypothesis") ?? "")));
+      return commitBotProposal(octokit, target, {
+        experimentId: idOf(exp),
+        candidate: p.candidate,
         path: p.path,
-        change: p.change,
-        hypothesis: roundHypothesis(round3, p.candidate.hypothesis ?? ""),
-        expected_effect: p.candidate.expected_effect ?? ""
-      }))
+        text: doc.toString({ lineWidth: 0 }),
+        title: p.title,
+        body: p.body
+      });
+    },
+    async open(exp, candidate, sha) {
+      const opened = await openBotPull(octokit, target, { experimentId: idOf(exp), candidate, sha });
+      config.log(
+        `autopilot ${idOf(exp)}: ${candidate} ${opened ? `#${opened.pr}${opened.created ? " opened" : ""}` : "closed before: not reopened"}`
+      );
+      return opened;
+    },
+    validate: (_exp, pr) => validateCheck(octokit, target, config, pr),
+    request: (exp, pull) => requestRun(octokit, target, config, idOf(exp), pull),
+    async close(_exp, pr, comment) {
+      await closeWithComment(octokit, target, pr, comment);
+      await config.record?.(pr);
+    },
+    async label(_exp, pr, name) {
+      await octokit.rest.issues.addLabels({ ...repo, issue_number: pr, labels: [name] });
+    },
+    checks: (_exp, sha) => checkConclusions(octokit, target, sha),
+    async merge(exp, pr, sha) {
+      await octokit.rest.pulls.merge({ ...repo, pull_number: pr, sha, merge_method: "merge" });
+      config.log(`autopilot ${idOf(exp)}: #${pr} merged`);
+      await config.record?.(pr);
+    },
+    async report(exp) {
+      const id = idOf(exp);
+      const issue = await dashboardNumber(octokit, target, id, dashboards);
+      const defaultBranch = (await octokit.rest.repos.get(repo)).data.default_branch;
+      await concludeExperiment(
+        {
+          octokit,
+          ...repo,
+          defaultBranch,
+          botLogin: target.botLogin,
+          at: (/* @__PURE__ */ new Date()).toISOString(),
+          ...config.serverUrl ? { serverUrl: config.serverUrl } : {}
+        },
+        { experimentId: id, issueNumber: issue }
+      );
+      config.log(`autopilot ${id}: final report posted on #${issue}`);
+    },
+    async dashboard(exp, body, closed) {
+      const id = idOf(exp);
+      const found = dashboards.get(id);
+      const number = await writeDashboard(octokit, target, {
+        marker: dashboardMarker(id),
+        title: dashboardTitle(id),
+        body,
+        close: closed,
+        ...found !== void 0 ? { found } : {}
+      });
+      if (!found) dashboards.set(id, { number, state: closed ? "closed" : "open", body });
+    }
+  };
+}
+async function dashboardNumber(octokit, target, id, dashboards) {
+  const known = dashboards.get(id);
+  if (known) return known.number;
+  const body = `${dashboardMarker(id)}
+# ${dashboardTitle(id)}`;
+  const number = await writeDashboard(octokit, target, {
+    marker: dashboardMarker(id),
+    title: dashboardTitle(id),
+    body,
+    close: false
+  });
+  dashboards.set(id, { number, state: "open", body });
+  return number;
+}
+async function readView(octokit, target, config, exp, state2, permissions) {
+  const id = exp.experiment.experiment_id;
+  const context4 = await readAutopilot(fileSystemSource(config.workspace), id, config.clustersFile);
+  const pulls = await listBotPulls(octokit, target, id, state2.heads);
+  if (context4.policy.submit === "approval") {
+    for (const b2 of pulls)
+      if (b2.state === "open" && !b2.takenOver) {
+        const by = await approvedBy(octokit, target, b2, permissions);
+        if (by) b2.approvedBy = by;
+      }
+  }
+  const others = config.others?.(id) ?? await othersCandidates(octokit, target, id, config.topologiesDir);
+  return { context: context4, pulls, state: state2, others };
+}
+async function peekAutopilotView(octokit, target, config, exp) {
+  if (!policyOf(exp.experiment)) return null;
+  const { state: state2 } = await readPilotState(octokit, target, exp.experiment.experiment_id);
+  return readView(octokit, target, config, exp, state2, /* @__PURE__ */ new Map());
+}
+async function proposals(exp, count2, exclude, config, files) {
+  const id = exp.experiment.experiment_id;
+  const outcome = await runSuggest({
+    experimentId: id,
+    files,
+    count: count2 + exclude.length,
+    clustersFile: config.clustersFile
+  });
+  if (outcome.proposals.length === 0)
+    config.log(`autopilot ${id}: suggest proposes nothing: ${outcome.result.stop.reason}`);
+  return outcome.proposals.filter((p) => !exclude.includes(p.candidate.name)).slice(0, count2).map((p) => ({
+    candidate: p.candidate.name,
+    path: p.path,
+    text: p.text,
+    reasoning: pullBody(p, outcome.result)
+  }));
+}
+async function baselineProposal(exp, config) {
+  const e = exp.experiment;
+  const path = `${config.topologiesDir}/${e.experiment_id}/baseline.yaml`;
+  if (existsSync5(join7(config.workspace, path))) return [];
+  const found = readPresetFromCheckout(e.base_topology, config.workspace, {
+    topologiesDir: config.topologiesDir,
+    ...config.presetsDir ? { overrideDir: config.presetsDir } : {}
+  });
+  const preset = found ? checkPreset(found.text, found.path).value : void 0;
+  if (!preset) {
+    config.log(`autopilot ${e.experiment_id}: preset ${e.base_topology} not found: no baseline to open`);
+    return [];
+  }
+  const candidate = {
+    name: "baseline",
+    parent: null,
+    hypothesis: `The starting point: preset ${e.base_topology} with the experiment's fixed inputs, measured first by the autopilot.`,
+    expected_effect: "Reference seconds_per_rollout that the other candidates are compared against.",
+    topology: expandPreset(preset, e)
+  };
+  return [
+    {
+      candidate: "baseline",
+      path,
+      text: toYaml(
+        candidate,
+        ` Baseline candidate: preset ${e.base_topology} expanded to full values (opened by the autopilot).`
+      ),
+      reasoning: `**Baseline.** The experiment has no baseline run yet: this is preset \`${e.base_topology}\` with its fixed inputs, run first as the reference every round is decided against. Once it is measured it is merged (\`merge: auto\`) or waits for a writer to merge it (\`merge: manual\`), and round 1 opens from it.`
+    }
+  ];
+}
+async function requestRun(octokit, target, config, id, pull) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const path = `${config.topologiesDir}/${id}/${pull.candidate}.yaml`;
+  const changed = await changedFiles(octokit, target, pull.pr);
+  if (changed.length !== 1 || changed[0] !== path) {
+    config.log(`autopilot ${id}: #${pull.pr} changes ${changed.join(", ")}, not only ${path}: no Request`);
+    return {
+      why: `#${pull.pr} changes ${changed.length ? changed.map((f) => `\`${inlineText(f, 120)}\``).join(", ") : "nothing"}, not only \`${path}\``,
+      fix: `restore #${pull.pr} to its one candidate file (the autopilot then requests it), or close it`
     };
-  } catch (error) {
-    if (error instanceof SuggestError) throw new ConfigError(error.message);
-    throw error;
   }
+  const prepared = await prepareCandidateAt(octokit, repo, pull.headSha, path, { ...config });
+  if (!prepared.ok) {
+    config.log(`autopilot ${id}: #${pull.pr} does not pass on the default branch: ${prepared.message}`);
+    return {
+      why: `it does not pass on the default branch: ${inlineText(prepared.message, 300)}`,
+      fix: `fix what it names on the default branch (the autopilot then requests it), or close #${pull.pr}`
+    };
+  }
+  const c = prepared.candidate;
+  const label = newRunLabel();
+  const request2 = {
+    id: label,
+    experiment: id,
+    candidate: pull.candidate,
+    path,
+    pr: pull.pr,
+    headSha: pull.headSha,
+    topologyHash: c.topologyHash,
+    runName: runNameFor(c.submission.jobName, label),
+    login: target.botLogin,
+    requestedAt: (/* @__PURE__ */ new Date()).toISOString()
+  };
+  const pullTarget = { ...repo, issue_number: pull.pr, botLogin: target.botLogin };
+  const written = await updateRunState(
+    octokit,
+    pullTarget,
+    (s) => standingRequests(s, pull.headSha).some((r) => r.candidate === pull.candidate) ? s : admitRequest(s, request2)
+  );
+  if (written.requests.some((r) => r.id === request2.id))
+    await writeSubmitComment(
+      octokit,
+      pullTarget,
+      pull.candidate,
+      `### Submission of \`${pull.candidate}\`
+
+\`${request2.runName}\` requested by the autopilot (the policy on the default branch); the monitor submits it when a slot frees.`,
+      { request: request2 }
+    );
+  return null;
 }
-function proposalLines(found) {
-  if (found.stop !== null) return [`  no proposal: ${found.stop} (the autopilot concludes then)`];
-  return found.proposals.flatMap((p) => [
-    `  ${p.branch}  (${p.path})`,
-    `    change:     ${p.change}`,
-    `    hypothesis: ${p.hypothesis}`,
-    `    expected:   ${p.expected_effect}`
-  ]);
+function closedPullRecorder(octokit, target, deps) {
+  const repo = { owner: target.owner, repo: target.repo };
+  return async (pr) => {
+    const pull = (await octokit.rest.pulls.get({ ...repo, pull_number: pr })).data;
+    const defaultBranch = pull.base.repo.default_branch;
+    try {
+      const result = await recordClosedPullRequest(
+        { ...deps, octokit, ...repo, botLogin: target.botLogin, defaultBranch },
+        pull
+      );
+      deps.log?.(
+        `autopilot: #${pr} recorded (${result.recorded.map((r) => `${r.candidate}: ${r.kind}`).join(", ") || result.skipped || "nothing to record"})`
+      );
+    } catch (error) {
+      throw new Error(
+        `#${pr} was closed but not recorded (${error.message}): run the record workflow by hand with pull request ${pr}`
+      );
+    }
+  };
 }
-async function planDocument(experimentId, io, plan, clusters) {
-  const actions = [];
-  for (const a of plan.actions)
-    actions.push({
-      kind: a.kind,
-      text: actionText(a),
-      ...a.kind === "open" ? await proposals(experimentId, io, a.round, a.count, clusters) : {}
+async function answerCommands(octokit, target, id, dashboard, permissions) {
+  const { state: state2 } = await readPilotState(octokit, target, id);
+  if (!dashboard) return state2;
+  const comments = await dashboardControls(octokit, target, dashboard.number, state2.lastComment, permissions);
+  if (comments.length === 0) return state2;
+  let replies = [];
+  const written = await updatePilotState(octokit, target, id, (s) => {
+    const applied = applyCommands(s, comments);
+    replies = applied.replies;
+    return applied.state;
+  });
+  for (const r of replies)
+    await octokit.rest.issues.createComment({
+      owner: target.owner,
+      repo: target.repo,
+      issue_number: dashboard.number,
+      body: r.text
     });
-  return { round: plan.round, waiting: plan.waiting, actions };
+  return written;
 }
-var autopilotCommand = {
-  name: "autopilot",
-  summary: "Show an experiment's autopilot: its dashboard, or the next round it would open",
-  help: {
-    synopsis: "topo autopilot <status|plan> <experiment> [options]",
-    description: "status: what the experiment's dashboard shows (rounds, decisions, GPU-hours spent, committed and left, the best against the baseline, what comes next or why it waits), from the checkout's experiment.yaml and record. plan: the next actions as the autopilot would take them, with the proposals of a round it would open (branch, change, hypothesis). Both write nothing. Run them on the default branch: the policy is read from there. Exit 2 when the experiment or its autopilot block is missing.",
-    options: [CLUSTERS_OPTION, JSON_OPTION],
-    examples: [
-      "topo autopilot status topology-opt-vavam-ord-20261202",
-      "topo autopilot plan topology-opt-vavam-ord-20261202"
-    ]
-  },
-  async run(args, io) {
-    const parsed = parseOptions(autopilotCommand.help.options, args, io.env);
-    const [sub, experimentId, extra] = parsed.positionals;
-    if (sub !== "status" && sub !== "plan")
-      throw new UsageError(
-        sub ? `unknown autopilot subcommand "${sub}" (status or plan)` : "status or plan?"
-      );
-    if (!experimentId) throw new UsageError("which experiment? give its id");
-    if (extra) throw new UsageError(`unexpected argument "${extra}"`);
-    const clusters = clustersFileOption(str(parsed, "clusters"), io);
-    const ctx = await context(experimentId, io, clusters);
-    const { runs, plan } = planFor(ctx);
-    const json = flag(parsed, "json");
-    const base = { schema_version: 1, subcommand: sub, experiment_id: experimentId };
-    if (sub === "status") {
-      const dashboard = renderDashboard(experimentId, runs, plan);
-      io.stdout(
-        json ? `${JSON.stringify({ ...base, round: plan.round, waiting: plan.waiting, budget: snakeKeys(plan.budget), dashboard })}
-` : `${dashboard}
-`
-      );
-      return EXIT.ok;
+async function validateCheck(octokit, target, config, pr) {
+  const repo = { owner: target.owner, repo: target.repo };
+  const head = (await octokit.rest.pulls.get({ ...repo, pull_number: pr })).data.head.sha;
+  let summary = "";
+  const report = await validatePullRequest(
+    { changedPaths: await changedFiles(octokit, target, pr), topologiesDir: config.topologiesDir },
+    {
+      files: githubFileSource(octokit, { ...repo, ref: head }),
+      config: fileSystemSource(config.workspace),
+      clustersFile: config.clustersFile,
+      presets: config.presetsDir ? { overrideDir: config.presetsDir } : {}
+    },
+    {
+      annotate: () => {
+      },
+      summary: async (m2) => {
+        summary += m2;
+      },
+      info: config.log
     }
-    const doc = await planDocument(experimentId, io, plan, clusters);
-    if (json) {
-      io.stdout(`${JSON.stringify({ ...base, ...doc })}
-`);
-      return EXIT.ok;
-    }
-    const lines = [`${experimentId}: round ${plan.round}${plan.waiting ? `, waiting: ${plan.waiting}` : ""}`];
-    if (doc.actions.length === 0) lines.push("nothing to do now");
-    for (const a of doc.actions) {
-      lines.push(`- ${a.text}`);
-      if (a.proposals) lines.push(...proposalLines({ proposals: a.proposals, stop: a.stop ?? null }));
-    }
-    io.stdout(`${lines.join("\n")}
-`);
-    return EXIT.ok;
-  }
-};
+  );
+  await upsertCheckRun(octokit, {
+    ...repo,
+    name: VALIDATE_CHECK_NAME,
+    head_sha: head,
+    conclusion: report.errorCount > 0 ? "failure" : "success",
+    title: `${report.errorCount} error(s), ${report.warningCount} warning(s) in ${report.files.length} file(s)`,
+    summary: summary || "No topology files changed."
+  });
+}
 
-// src/usecases/submit-comment.ts
-function codeBlock(text3, lang = "sh") {
-  const longest = Math.max(2, ...[...text3.matchAll(/`+/g)].map((m2) => m2[0].length));
-  const fence = "`".repeat(longest + 1);
-  return `${fence}${lang}
-${text3}
-${fence}`;
+// actions/monitor/ports.ts
+import { existsSync as existsSync6, readdirSync as readdirSync5, readFileSync as readFileSync6 } from "node:fs";
+import { join as join8 } from "node:path";
+
+// src/lifecycle/reference.ts
+function referenceRequest(x2) {
+  if (!RUN_LABEL.test(x2.label)) throw new Error(`run label ${JSON.stringify(x2.label)} is not 8 hex digits`);
+  const base = `topo-${x2.experiment}-${x2.source.name}-${x2.source.topologyHash}`;
+  return {
+    id: x2.label,
+    experiment: x2.experiment,
+    candidate: x2.source.name,
+    path: x2.source.path,
+    pr: x2.pr,
+    headSha: x2.headSha,
+    topologyHash: x2.source.topologyHash,
+    runName: runNameFor(base, x2.label),
+    login: x2.login,
+    requestedAt: x2.requestedAt,
+    role: "reference"
+  };
 }
-function code2(text3) {
-  return `\`${text3.replace(/`/g, "'")}\``;
-}
-function ordinal(n) {
-  if (n % 100 >= 11 && n % 100 <= 13) return `${n}th`;
-  return `${n}${["th", "st", "nd", "rd"][n % 10] ?? "th"}`;
-}
-function renderSubmitComment(result) {
-  const lines = [];
-  switch (result.status) {
-    case "submitted":
-      lines.push(`### Submitted: job ${code2(result.jobId)} on cluster ${code2(result.cluster)}`);
-      break;
-    case "existing":
-      lines.push(
-        `### Already submitted: job ${code2(result.jobId)} on cluster ${code2(result.cluster)} (${result.state.toLowerCase()})`,
-        "",
-        "A job with this name (same experiment, candidate and topology) exists, so nothing new was submitted."
+
+// src/monitor/adapters.ts
+function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
+  return {
+    async jobs(experimentId) {
+      let listed = await slurm.jobs(experimentPrefix(experimentId));
+      const release = effects?.releaseAbandonedHolds;
+      if (release)
+        listed = await releaseAbandonedHolds(
+          { slurm, ...release.log ? { log: release.log } : {} },
+          experimentId,
+          listed,
+          release.now()
+        );
+      return experimentJobs2(
+        { jobs: async () => listed, tail: (j2, n) => slurm.tail(j2, n) },
+        experimentId,
+        knownExperimentIds
       );
-      break;
-    case "queued":
-      lines.push(
-        `### Queued: ${ordinal(result.position)} in line on cluster ${code2(result.cluster)}`,
-        "",
-        `${result.live} of ${result.maxParallel} candidates of this experiment are running or pending (max_parallel ${result.maxParallel}). This candidate is submitted when a slot frees, first come, first served.`
-      );
-      break;
-    case "dry-run":
-      lines.push(
-        `### Dry run: would be ${result.wouldBe === "queued" ? `queued (${ordinal(result.position ?? 1)} in line)` : "submitted"} on cluster ${code2(result.cluster)}`
-      );
-      break;
-  }
-  lines.push("", `Job name: ${code2(result.jobName)}`, "", "Command:", "", codeBlock(result.command));
-  return `${lines.join("\n")}
-`;
+    },
+    cancel: (jobId2) => slurm.cancel(jobId2)
+  };
 }
-function renderCancelComment(result, cluster) {
-  if (result.cancelled.length > 0) {
-    const ids = result.cancelled.map(code2).join(", ");
-    return `### Cancelled job ${ids} on cluster ${code2(cluster)}
-
-Job name: ${code2(result.jobName)}
-`;
-  }
-  const state2 = result.job ? `its job ${code2(result.job.id)} is ${result.job.state.toLowerCase()}` : "Slurm knows no job of this name";
-  return `### Nothing to cancel on cluster ${code2(cluster)}
-
-No pending or running job is named ${code2(result.jobName)}: ${state2}.
-`;
+var MONITOR_CHECK_NAME = "topo/monitor";
+function githubMonitorPort(octokit, repo) {
+  const target = (pr) => ({
+    owner: repo.owner,
+    repo: repo.repo,
+    issue_number: pr,
+    botLogin: repo.botLogin
+  });
+  return {
+    readComment: (pr, candidate) => readMonitorComment(octokit, target(pr), candidate),
+    async writeComment(pr, candidate, body) {
+      await writeMonitorComment(octokit, target(pr), candidate, body);
+    },
+    async writeCheck(_pr, headSha, check2) {
+      await upsertCheckRun(octokit, {
+        owner: repo.owner,
+        repo: repo.repo,
+        name: MONITOR_CHECK_NAME,
+        head_sha: headSha,
+        title: check2.title,
+        summary: check2.summary,
+        ...check2.conclusion ? { conclusion: check2.conclusion } : {}
+      });
+    },
+    setLabel: (pr, state2, current) => setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: pr }, state2, current)
+  };
 }
-
-// src/cli/commands/submit.ts
-import { existsSync as existsSync5 } from "node:fs";
-import { resolve as resolve8 } from "node:path";
 
 // src/slurm/for-cluster.ts
 import { readFileSync as readFileSync5 } from "node:fs";
@@ -76054,10 +80304,10 @@ function mergeJobListings(controller, accounting) {
 }
 
 // src/slurm/client.ts
-var JOB_ID2 = /^[0-9]+(_[0-9]+)?$/;
+var JOB_ID4 = /^[0-9]+(_[0-9]+)?$/;
 var NAME_PREFIX = /^[A-Za-z0-9_.-]{1,200}$/;
 var JOB_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
-var PATH = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
+var PATH2 = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
 var USER = /^[A-Za-z0-9_.@\\$-][A-Za-z0-9_.@\\ $-]{0,127}$/;
 function checked(value, pattern, what) {
   if (!pattern.test(value))
@@ -76138,17 +80388,17 @@ function createSlurmClient(transport, options2 = {}) {
       return (await listing(namePrefix)).jobs;
     },
     async cancel(jobId2) {
-      await run3(["scancel", checked(jobId2, JOB_ID2, "job id")], true);
+      await run3(["scancel", checked(jobId2, JOB_ID4, "job id")], true);
     },
     async release(jobId2) {
-      await run3(["scontrol", "release", checked(jobId2, JOB_ID2, "job id")], true);
+      await run3(["scontrol", "release", checked(jobId2, JOB_ID4, "job id")], true);
     },
     async rename(jobId2, name) {
       await run3(
         [
           "scontrol",
           "update",
-          `JobId=${checked(jobId2, JOB_ID2, "job id")}`,
+          `JobId=${checked(jobId2, JOB_ID4, "job id")}`,
           `JobName=${checked(name, JOB_NAME, "job name")}`
         ],
         true
@@ -76159,7 +80409,7 @@ function createSlurmClient(transport, options2 = {}) {
         throw new UnsafeArgumentError(`tail: ${lines} lines is not 1-10000`);
       let path;
       if (typeof job === "string") {
-        const r2 = await run3(["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID2, "job id")], true);
+        const r2 = await run3(["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID4, "job id")], true);
         const found = parseScontrolJobs(r2.stdout);
         if (found.length !== 1 || !found[0])
           throw new SlurmOutputError("scontrol show job", `expected one job ${job}`, r2.stdout);
@@ -76169,12 +80419,12 @@ function createSlurmClient(transport, options2 = {}) {
       }
       if (!path)
         throw new SlurmError(`job ${typeof job === "string" ? job : job.id} has no known output file`);
-      const r = await run3(["tail", "-n", String(lines), "--", checked(path, PATH, "output path")], true);
+      const r = await run3(["tail", "-n", String(lines), "--", checked(path, PATH2, "output path")], true);
       const out = r.stdout.endsWith("\n") ? r.stdout.slice(0, -1) : r.stdout;
       return out === "" ? [] : out.split("\n");
     },
     async ensureDir(path) {
-      await run3(["mkdir", "-p", "--", checked(path, PATH, "folder")], true);
+      await run3(["mkdir", "-p", "--", checked(path, PATH2, "folder")], true);
     },
     close: () => transport.close()
   };
@@ -76437,7 +80687,7 @@ function unixifyPath(path) {
   }
   return path;
 }
-async function readFile(filePath) {
+async function readFile2(filePath) {
   return new Promise((resolve19, reject) => {
     fs2.readFile(filePath, "utf8", (err, res) => {
       if (err) {
@@ -76522,7 +80772,7 @@ var NodeSSH = class {
       invariant2(config.passphrase == null || typeof config.passphrase === "string", "config.passphrase must be null or a valid string");
       if (config.privateKeyPath != null) {
         try {
-          config.privateKey = await readFile(config.privateKeyPath);
+          config.privateKey = await readFile2(config.privateKeyPath);
         } catch (err) {
           if (err != null && err.code === "ENOENT") {
             throw new AssertionError({ message: "config.privateKeyPath does not exist at given fs path" });
@@ -77430,5584 +81680,463 @@ function transportForCluster(name, cluster, options2 = {}) {
   });
 }
 
-// src/usecases/prepare.ts
-function withRunName(submission, runName) {
-  const base = submission.jobName;
-  const named = [`--job-name=${base}`, `${RUN_NAME_OVERRIDE}=${base}`];
-  const argv = submission.argv.map((a) => {
-    if (a === named[0]) return `--job-name=${runName}`;
-    if (a === named[1]) return `${RUN_NAME_OVERRIDE}=${runName}`;
-    if (a.startsWith("--output=")) return a.split(`/${base}_`).join(`/${runName}_`);
-    return a;
-  });
-  if (!named.every((n) => submission.argv.includes(n)))
-    throw new Error(
-      `the rendered submission of ${base} does not carry its name in --job-name and ${RUN_NAME_OVERRIDE}`
-    );
-  const env = submission.env ? Object.fromEntries(Object.entries(submission.env).map(([k2, v2]) => [k2, v2?.split(base).join(runName)])) : void 0;
-  return { ...submission, jobName: runName, argv, shellLine: shellLine(argv), ...env ? { env } : {} };
-}
-
-// src/cli/commands/render.ts
-import { existsSync as existsSync4 } from "node:fs";
-import { resolve as resolve7 } from "node:path";
-function renderedOrFinding(path, report, submission, io, json, verb) {
-  if (submission && report.candidate) {
-    for (const issue of report.warnings) io.stderr(`${formatIssue(issue)}
-`);
-    return submission;
-  }
-  const issues = [...report.errors, ...report.warnings].map(formatIssue);
-  if (!json) for (const line of issues) io.stdout(`${line}
-`);
-  throw new FindingError(
-    report.kind !== "candidate" ? `${path} is a ${report.kind} file, not a candidate` : `${path}: not ${verb}: fix the ${report.errors.length} error(s) ${json ? "in issues" : "above"} first`,
-    issues
+// src/usecases/refuse.ts
+function recheckRequest(octokit, repo, request2, source) {
+  return prepareCandidateAt(
+    octokit,
+    { owner: repo.owner, repo: repo.repo },
+    request2.headSha,
+    request2.path,
+    source
   );
 }
-var renderCommand = {
-  name: "render",
-  summary: "Print a candidate's sbatch command (argv) without submitting it",
-  help: {
-    synopsis: "topo render <candidate.yaml> [options]",
-    description: "Prints the exact sbatch argv of a candidate and a shell-quoted line, without submitting. With --json: the argv (schemas/cli/render.schema.json). Exit 1 when the candidate has errors.",
-    options: [JSON_OPTION, CLUSTER_OPTION, CLUSTERS_OPTION, ALLOW_UNMEASURED_MEMORY_OPTION],
-    examples: [
-      "topo render topologies/topology-opt-vavam-ord-20261202/baseline.yaml",
-      "topo render --json --cluster ord topologies/<experiment>/<candidate>.yaml"
-    ]
-  },
-  async run(args, io) {
-    const parsed = parseOptions(renderCommand.help.options, args, io.env);
-    if (parsed.positionals.length !== 1) throw new UsageError("name exactly one candidate file");
-    const path = parsed.positionals[0];
-    if (!existsSync4(resolve7(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
-    const options2 = validateOptionsFor(
-      io,
-      str(parsed, "clusters"),
-      str(parsed, "cluster"),
-      flag(parsed, "allow-unmeasured-memory")
-    );
-    const { report, submission } = await renderCandidateFile(path, options2);
-    const rendered = renderedOrFinding(path, report, submission, io, flag(parsed, "json"), "rendered");
-    if (flag(parsed, "json"))
-      io.stdout(
-        `${JSON.stringify({ schema_version: 1, job_name: rendered.jobName, argv: rendered.argv, env: rendered.env ?? {} })}
-`
-      );
-    else {
-      const env = Object.entries(rendered.env ?? {}).map(([k2, v2]) => shellQuote(`${k2}=${v2}`));
-      io.stdout(
-        `# job ${rendered.jobName}
-${env.length ? `# environment: ${env.join(" ")}
-` : ""}${rendered.shellLine}
-`
-      );
-    }
-    return EXIT.ok;
-  }
-};
-
-// src/cli/commands/submit.ts
-async function candidateOnCluster(args, io, options2, purpose = "submit") {
-  const parsed = parseOptions(options2, args, io.env);
-  if (parsed.positionals.length !== 1) throw new UsageError("name exactly one candidate file");
-  const path = parsed.positionals[0];
-  if (!existsSync5(resolve8(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
-  const clusterName = str(parsed, "cluster");
-  const { report, submission } = await renderCandidateFile(
-    path,
-    validateOptionsFor(
-      io,
-      str(parsed, "clusters"),
-      clusterName,
-      // cancelling needs only the job name: a memory prediction never stands in its way
-      purpose === "cancel" || flag(parsed, "allow-unmeasured-memory")
-    )
-  );
-  const rendered = renderedOrFinding(
-    path,
-    report,
-    submission,
-    io,
-    flag(parsed, "json"),
-    purpose === "cancel" ? "cancelled" : "submitted"
-  );
-  const details = report.candidate;
-  const cluster = clusterName ?? details.cluster;
-  const slurm = slurmClientForCluster(cluster, details.clusterConfig, { env: io.env });
-  return { parsed, submission: rendered, details, cluster, slurm };
-}
-var submitCommand = {
-  name: "submit",
-  summary: "Submit a candidate to Slurm under a run name of its own (at most max_parallel per experiment)",
-  help: {
-    synopsis: "topo submit <candidate.yaml> [options]",
-    description: "Validates and renders the candidate, then submits it with sbatch (argv, never a shell) under a new run name `topo-<experiment>-<candidate>-<hash8>-<label>`, as /topo submit does, so a rerun never shares a run_name (and metrics) with an earlier run. A live run of the same candidate and topology stands: it is shown, not submitted again, and released when a submit interrupted between sbatch and its release left it held. Ctrl-C while it submits cancels the job it holds (it never ran) and exits 130; a second Ctrl-C quits at once, and the next `topo submit` or `topo watch` releases what it left. Beyond max_parallel nothing is submitted (no monitor serves a CLI queue): run it again when a slot frees. A CLI run has no pull request: it is tracked on the cluster by its run name only (`topo status`, `topo analyze <run name>`, `topo cancel`). With --json the result and the run request follow schemas/cli/submit.schema.json. Exit 1 when the candidate has errors.",
-    options: [
-      CLUSTER_OPTION,
-      CLUSTERS_OPTION,
-      ALLOW_UNMEASURED_MEMORY_OPTION,
-      {
-        name: "dry-run",
-        short: "n",
-        type: "boolean",
-        description: "print what would be submitted; submit nothing"
-      },
-      JSON_OPTION
-    ],
-    examples: [
-      "topo submit topologies/topology-opt-vavam-ord-20261202/more-workers.yaml --dry-run",
-      "topo submit topologies/<experiment>/<candidate>.yaml --cluster ord --json"
-    ],
-    environment: [{ name: "TOPO_SSH_KEY", description: "private key for clusters reached over SSH" }]
-  },
-  async run(args, io) {
-    const target = await candidateOnCluster(args, io, submitCommand.help.options);
-    const { parsed, submission, details, cluster, slurm } = target;
-    try {
-      const label = newRunLabel();
-      const request2 = {
-        run_label: label,
-        run_name: runNameFor(submission.jobName, label),
-        experiment: details.experimentId,
-        candidate: details.name,
-        path: parsed.positionals[0],
-        topology_hash: parseRunName(submission.jobName, details.experimentId)?.hash ?? "",
-        requested_by: io.env.USER || io.env.LOGNAME || "unknown",
-        requested_at: (/* @__PURE__ */ new Date()).toISOString()
-      };
-      const interrupts = io.interrupts?.();
-      let result;
-      try {
-        result = await submitCandidate(
-          { slurm, log: (m2) => io.stderr(`${m2}
-`), ...interrupts ? { signal: interrupts.signal } : {} },
-          {
-            experimentId: details.experimentId,
-            cluster,
-            submission: withRunName(submission, request2.run_name),
-            standsFor: submission.jobName,
-            maxParallel: details.experimentConfig.max_parallel,
-            dryRun: flag(parsed, "dry-run")
-          }
-        );
-      } finally {
-        interrupts?.release();
-      }
-      if (result.status === "existing")
-        result = { ...result, command: withRunName(submission, result.jobName).shellLine };
-      const made = result.status === "submitted" || result.status === "dry-run";
-      if (flag(parsed, "json"))
-        io.stdout(
-          `${JSON.stringify({ schema_version: 1, ...submitJson(result), ...made ? { request: request2 } : {} })}
-`
-        );
-      else io.stdout(cliText(result));
-      return EXIT.ok;
-    } finally {
-      await slurm.close();
-    }
-  }
-};
-function cliText(result) {
-  if (result.status === "queued")
-    return `### Not submitted: ${result.live} of ${result.maxParallel} slots of this experiment are busy on cluster \`${result.cluster}\`
-
-The CLI keeps no queue (only a pull request's \`/topo submit\` waits for the monitor): run \`topo submit\` again when a slot frees.
-`;
-  const text3 = renderSubmitComment(result);
-  if (result.status !== "submitted") return text3;
-  return `${text3}
-Run name \`${result.jobName}\`: a CLI run has no pull request; follow it by this name (\`topo status\`, \`topo analyze ${result.jobName}\`).
-`;
-}
-
-// src/cli/commands/cancel.ts
-var cancelCommand = {
-  name: "cancel",
-  summary: "Cancel the Slurm job of a candidate",
-  help: {
-    synopsis: "topo cancel <candidate.yaml> [options]",
-    description: "Cancels the candidate's queued or running Slurm job (found by its job name). With --json the result follows schemas/cli/cancel.schema.json.",
-    options: [CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION],
-    examples: ["topo cancel topologies/topology-opt-vavam-ord-20261202/more-workers.yaml"],
-    environment: [{ name: "TOPO_SSH_KEY", description: "private key for clusters reached over SSH" }]
-  },
-  async run(args, io) {
-    const target = await candidateOnCluster(args, io, cancelCommand.help.options, "cancel");
-    const { parsed, submission, details, cluster, slurm } = target;
-    try {
-      const result = await cancelCandidate(
-        { slurm },
-        { experimentId: details.experimentId, jobName: submission.jobName }
-      );
-      io.stdout(
-        flag(parsed, "json") ? `${JSON.stringify({ schema_version: 1, ...cancelJson(result) })}
-` : renderCancelComment(result, cluster)
-      );
-      return EXIT.ok;
-    } finally {
-      await slurm.close();
-    }
-  }
-};
-
-// src/demo/cleanup.ts
-var Cleanup = class {
-  steps = [];
-  running = null;
-  /** Registers a step; the returned function removes it (once the thing stopped by itself). */
-  add(label, run3) {
-    const step = { label, run: run3 };
-    this.steps.push(step);
-    return () => {
-      this.steps = this.steps.filter((s) => s !== step);
-    };
-  }
-  /** Labels of the steps still pending, newest first (what would be left running). */
-  pending() {
-    return this.steps.map((s) => s.label).reverse();
-  }
-  /** Runs every step once, newest first; a failing step is reported and the others still run. */
-  runAll(log) {
-    this.running ??= (async () => {
-      while (this.steps.length > 0) {
-        const step = this.steps.pop();
-        log(`cleanup: ${step.label}`);
-        try {
-          await step.run();
-        } catch (error) {
-          log(`cleanup: ${step.label} failed: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }
-    })();
-    return this.running;
-  }
-};
-function signalExitCode(signal) {
-  return signal === "SIGINT" ? 130 : signal === "SIGTERM" ? 143 : 1;
-}
-function onTermination(onSignal, onSecond) {
-  let seen = false;
-  const handler2 = (signal) => {
-    if (seen) onSecond(signal);
-    else {
-      seen = true;
-      onSignal(signal);
-    }
-  };
-  process.on("SIGINT", handler2);
-  process.on("SIGTERM", handler2);
-  return () => {
-    process.off("SIGINT", handler2);
-    process.off("SIGTERM", handler2);
-  };
-}
-
-// src/demo/live-view.ts
-var HEADERS = ["candidate", "state", "sim min", "s/rollout", "verdict"];
-function cells(row) {
-  return [
-    row.name,
-    row.state,
-    row.simulatedMinutes === null ? "-" : row.simulatedMinutes.toFixed(1),
-    row.secondsPerRollout === null ? "-" : row.secondsPerRollout.toFixed(2),
-    row.verdict ?? "-"
-  ];
-}
-function renderTable(title, rows) {
-  const body = rows.map(cells);
-  const widths = HEADERS.map((h2, i) => Math.max(h2.length, ...body.map((r) => (r[i] ?? "").length)));
-  const line = (r) => r.map((c, i) => i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
-  return [title, line(HEADERS), line(widths.map((w2) => "-".repeat(w2))), ...body.map(line)];
-}
-function changeLines(previous, next) {
-  const before = new Map(previous.map((r) => [r.name, r]));
-  const lines = [];
-  for (const row of next) {
-    const old = before.get(row.name);
-    const minuteTicked = row.simulatedMinutes !== null && Math.floor(row.simulatedMinutes / 5) !== Math.floor((old?.simulatedMinutes ?? -5) / 5);
-    if (old && old.state === row.state && old.verdict === row.verdict && !minuteTicked) continue;
-    const parts = [`${row.name}: ${row.state}`];
-    if (row.simulatedMinutes !== null) parts.push(`${row.simulatedMinutes.toFixed(1)} sim min`);
-    if (row.secondsPerRollout !== null) parts.push(`${row.secondsPerRollout.toFixed(2)} s/rollout`);
-    if (row.verdict) parts.push(`verdict: ${row.verdict}`);
-    lines.push(parts.join(", "));
-  }
-  return lines;
-}
-var LiveView = class {
-  constructor(write, tty) {
-    this.write = write;
-    this.tty = tty;
-  }
-  write;
-  tty;
-  drawnLines = 0;
-  rows = [];
-  /** A message above the table (terminal) or a plain log line. */
-  log(message2) {
-    if (this.tty) {
-      this.clear();
-      this.write(`${message2}
-`);
-      this.drawnLines = 0;
-    } else {
-      this.write(`${message2}
-`);
-    }
-  }
-  /** Shows the new rows under a title ("round 1: 3 candidates"). */
-  update(title, rows) {
-    if (this.tty) {
-      this.clear();
-      const lines = renderTable(title, rows);
-      this.write(`${lines.join("\n")}
-`);
-      this.drawnLines = lines.length;
-    } else {
-      for (const line of changeLines(this.rows, rows)) this.write(`${line}
-`);
-    }
-    this.rows = rows.map((r) => ({ ...r }));
-  }
-  /** Leaves the last table on screen and starts a fresh one below it. */
-  freeze() {
-    this.drawnLines = 0;
-    this.rows = [];
-  }
-  clear() {
-    if (this.drawnLines > 0) this.write("\x1B[1A\x1B[2K".repeat(this.drawnLines) + "\r");
-  }
-};
-
-// src/demo/output.ts
-import { copyFileSync, existsSync as existsSync6, mkdirSync, readFileSync as readFileSync6, writeFileSync } from "node:fs";
-import { dirname as dirname4, isAbsolute as isAbsolute4, join as join6, relative as relative3, resolve as resolve9 } from "node:path";
-import { fileURLToPath as fileURLToPath2 } from "node:url";
-var DemoOutput = class {
-  dir;
-  files = [];
-  constructor(dir) {
-    this.dir = resolve9(dir);
-    mkdirSync(this.dir, { recursive: true });
-  }
-  /** Writes `text` at `path` (relative to the output folder); returns the absolute path. */
-  write(path, text3) {
-    const target = this.resolveInside(path);
-    mkdirSync(dirname4(target), { recursive: true });
-    writeFileSync(target, text3);
-    this.remember(target);
-    return target;
-  }
-  copy(from, path) {
-    const target = this.resolveInside(path);
-    mkdirSync(dirname4(target), { recursive: true });
-    copyFileSync(from, target);
-    this.remember(target);
-    return target;
-  }
-  /** Reads back a file written earlier. */
-  read(path) {
-    return readFileSync6(this.resolveInside(path), "utf8");
-  }
-  /** Files written so far, relative to the folder, in writing order. */
-  written() {
-    return [...this.files];
-  }
-  remember(target) {
-    const rel = relative3(this.dir, target);
-    if (!this.files.includes(rel)) this.files.push(rel);
-  }
-  resolveInside(path) {
-    const target = resolve9(this.dir, path);
-    const rel = relative3(this.dir, target);
-    if (rel === "" || rel.startsWith("..") || isAbsolute4(rel)) {
-      throw new Error(`demo output: ${path} would be written outside ${this.dir}`);
-    }
-    return target;
-  }
-};
-function findPackageRoot(from = dirname4(fileURLToPath2(import.meta.url))) {
-  let dir = from;
-  for (; ; ) {
-    if (existsSync6(join6(dir, "package.json")) && existsSync6(join6(dir, "scripts"))) return dir;
-    const parent = dirname4(dir);
-    if (parent === dir) throw new Error(`cannot find the alpasim-topo folder above ${from}`);
-    dir = parent;
-  }
-}
-function mermaidScriptPath(root) {
-  const path = join6(root, "dist", "mermaid.min.js");
-  if (!existsSync6(path)) {
-    throw new Error(
-      `${path} is missing: run \`npm run build\` in ${root} (index.html draws its charts with it)`
-    );
-  }
-  return path;
-}
-
-// src/demo/parts.ts
-import { readFileSync as readFileSync7 } from "node:fs";
-import { join as join9 } from "node:path";
-
-// src/slurm/classify.ts
-var LOG_SIGNS = [
-  {
-    kind: "gpu-oom",
-    pattern: /CUDA out of memory|torch\.(cuda\.)?OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation/
-  },
-  {
-    kind: "host-oom",
-    pattern: /Exceeded job memory limit|exceeded memory limit|oom[-_]kill|Out of memory: Killed process|MemoryError|(^|\s)Killed(\s|$)/
-  },
-  { kind: "time-limit", pattern: /DUE TO TIME LIMIT/ },
-  { kind: "node-failure", pattern: /DUE TO NODE FAILURE/ },
-  { kind: "preempted", pattern: /DUE TO PREEMPTION/ }
-];
-var TRACEBACK = /^Traceback \(most recent call last\):/;
-var EXCEPTION_LINE = /^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)(: .*)?$/;
-function gpuFromLine(line) {
-  const m2 = /GPU (\d+)/.exec(line);
-  return m2?.[1] ? Number(m2[1]) : null;
-}
-function exitText(job) {
-  if (job.signal !== null) return `signal ${job.signal}`;
-  return job.exitCode === null ? null : String(job.exitCode);
-}
-var MESSAGES = {
-  "gpu-oom": "ran out of GPU memory",
-  "host-oom": "ran out of host memory (over the job memory limit)",
-  crash: "crashed",
-  "node-failure": "lost its node (node failure)",
-  "time-limit": "hit its Slurm time limit",
-  cancelled: "was cancelled",
-  preempted: "was preempted by another job",
-  "no-telemetry": "produced no telemetry"
-};
-var FIXES2 = {
-  "gpu-oom": "reduce replicas or cached scenes on the GPU named in the evidence, or spread services over more GPUs",
-  "host-oom": "reduce workers or cache sizes, or ask for more memory (--mem)",
-  crash: "read the traceback in the evidence; fix the cause and submit again",
-  "node-failure": "not caused by the topology: submit again (/topo submit)",
-  "time-limit": "raise the Slurm time limit, or stop the run once metrics are stable",
-  preempted: "not caused by the topology: it is requeued or can be submitted again"
-};
-function classifyFailure(job, log = []) {
-  if (isLive(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
-  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
-  const evidence = [
-    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
-  ];
-  const signs = /* @__PURE__ */ new Map();
-  for (const raw of log) {
-    const line = raw.trimEnd();
-    for (const { kind: kind2, pattern } of LOG_SIGNS) {
-      if (pattern.test(line)) {
-        signs.set(kind2, [...signs.get(kind2) ?? [], line]);
-        break;
-      }
-    }
-  }
-  const traceback = tracebackLines(log);
-  let kind;
-  switch (job.state) {
-    case "OUT_OF_MEMORY":
-      kind = signs.has("gpu-oom") ? "gpu-oom" : "host-oom";
-      break;
-    case "NODE_FAIL":
-    case "BOOT_FAIL":
-      kind = "node-failure";
-      break;
-    case "TIMEOUT":
-    case "DEADLINE":
-      kind = "time-limit";
-      break;
-    case "PREEMPTED":
-    case "REQUEUED":
-    case "REQUEUE_HOLD":
-      kind = "preempted";
-      break;
-    case "CANCELLED":
-      kind = signs.has("host-oom") ? "host-oom" : signs.has("time-limit") ? "time-limit" : signs.has("node-failure") ? "node-failure" : signs.has("preempted") ? "preempted" : "cancelled";
-      break;
-    default:
-      if (signs.has("gpu-oom")) kind = "gpu-oom";
-      else if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure")
-        kind = "host-oom";
-      else if (signs.has("node-failure")) kind = "node-failure";
-      else if (signs.has("time-limit")) kind = "time-limit";
-      else kind = "crash";
-  }
-  const kindLines = signs.get(kind) ?? [];
-  evidence.push(...kindLines.slice(0, 5));
-  if (kind === "crash" || kind === "gpu-oom" && kindLines.length === 0)
-    evidence.push(...traceback.slice(-6));
-  if (kind === "crash" && traceback.length === 0) evidence.push(...lastLines(log, 3));
-  const gpuLine = kind === "gpu-oom" ? kindLines.find((l3) => gpuFromLine(l3) !== null) : void 0;
-  const failure = {
-    kind,
-    message: message(job, kind, traceback),
-    slurm_state: job.state,
-    exit_code: exitText(job),
-    evidence: dedupe2(evidence)
-  };
-  if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
-  const fix = FIXES2[kind];
-  if (fix) failure.likely_fix = fix;
-  return failure;
-}
-function message(job, kind, traceback) {
-  let text3 = `Job ${job.id} ${MESSAGES[kind]}`;
-  if (kind === "crash") {
-    const last = traceback.at(-1);
-    text3 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
-  }
-  if (kind === "time-limit" && job.timeLimit) text3 += ` (${job.timeLimit})`;
-  if (kind === "node-failure" && job.nodes) text3 += ` (${job.nodes})`;
-  return `${text3}.`;
-}
-function tracebackLines(log) {
-  let start = -1;
-  for (let i = log.length - 1; i >= 0; i--) {
-    if (TRACEBACK.test(log[i] ?? "")) {
-      start = i;
-      break;
-    }
-  }
-  if (start < 0) return [];
-  const out = [];
-  for (let i = start; i < log.length; i++) {
-    const line = (log[i] ?? "").trimEnd();
-    out.push(line);
-    if (i > start && EXCEPTION_LINE.test(line)) break;
-  }
-  return out;
-}
-function lastLines(log, n) {
-  return log.map((l3) => l3.trimEnd()).filter((l3) => l3 !== "").slice(-n);
-}
-function dedupe2(lines) {
-  return [...new Set(lines)];
-}
-
-// src/judge/job.ts
-var FAILURE_LOG_LINES = 200;
-function endedInFailure(job) {
-  return !isLive(job.state) && classifyFailure(job, []) !== null;
-}
-async function jobFailure(slurm, job) {
-  if (!endedInFailure(job)) return null;
-  const log = await slurm.tail(job, FAILURE_LOG_LINES).catch(() => []);
-  return classifyFailure(job, log);
-}
-function runJob(job, failure = null) {
+function refusedOutcome(request2, errors, at) {
   return {
-    jobId: job.id,
-    name: job.name,
-    state: job.state,
-    submitTs: slurmTimeToUnix(job.submitTime),
-    startTs: slurmTimeToUnix(job.startTime),
-    endTs: slurmTimeToUnix(job.endTime),
-    failure
-  };
-}
-async function runJobOf(slurm, job) {
-  return runJob(job, await jobFailure(slurm, job));
-}
-async function experimentJobs2(slurm, experimentId, knownExperimentIds = []) {
-  const listed = await slurm.jobs(`topo-${experimentId}-`);
-  const own = listed.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
-  return Promise.all(own.map((j2) => runJobOf(slurm, j2)));
-}
-
-// src/monitor/adapters.ts
-function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
-  return {
-    async jobs(experimentId) {
-      let listed = await slurm.jobs(experimentPrefix(experimentId));
-      const release = effects?.releaseAbandonedHolds;
-      if (release)
-        listed = await releaseAbandonedHolds(
-          { slurm, ...release.log ? { log: release.log } : {} },
-          experimentId,
-          listed,
-          release.now()
-        );
-      return experimentJobs2(
-        { jobs: async () => listed, tail: (j2, n) => slurm.tail(j2, n) },
-        experimentId,
-        knownExperimentIds
-      );
-    },
-    cancel: (jobId2) => slurm.cancel(jobId2)
-  };
-}
-
-// src/monitor/judge.ts
-var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
-var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
-function runOf(e, p) {
-  const { S: S2, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
-  const run3 = p.observed?.run;
-  return {
-    ...run3 ?? {
-      series: {},
-      clock: { nowTs: evalTs, timeScale: S2, stepSeconds: scrape, wallMinutes, expectedRollouts },
-      topology: p.c.topology
-    },
-    runName: p.c.runName,
-    job: p.job ?? null
-  };
-}
-function judgeCandidate(e, p) {
-  const run3 = runOf(e, p);
-  const observed = {
-    analysis: p.observed?.analysis,
-    ended: p.observed?.ended ?? false,
-    atTs: run3.clock.nowTs
-  };
-  const j2 = decideRunOf(run3, observed, {
-    standing: e.exp,
-    candidate: p.c,
-    reference: e.reference,
-    leader: e.leader,
-    previous: p.observed?.previous ?? null
-  });
-  return j2.state === null ? null : viewOf(e, p, { ...j2, state: j2.state });
-}
-function candidateGpu(e, p, stopped) {
-  const observed = {
-    analysis: p.observed?.analysis,
-    ended: p.observed?.ended ?? false,
-    atTs: e.clock.evalTs
-  };
-  return gpuInput(runOf(e, p), observed, e.exp, stopped);
-}
-function viewOf(e, p, j2) {
-  const { exp, telemetry, reference } = e;
-  const { c, job } = p;
-  const { analysis, ended = false } = p.observed ?? {};
-  const x2 = exp.experiment;
-  const seconds3 = (r) => r ? { name: r.name, secondsPerRollout: (r.figure ?? r.value).value } : null;
-  const projected = reference?.live ? reference.verdict.projected_full_run : null;
-  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
-  return {
-    experimentId: e.id,
-    candidate: c.candidate,
-    runName: c.runName,
-    state: j2.state,
-    jobId: job?.jobId ?? null,
-    slurmState: job?.state ?? null,
-    timeline: timelineOf(e, p, j2.observation.verdict.warmup_end_minutes),
-    observation: j2.observation,
-    comparisons: j2.comparisons,
-    chart: analysis?.chart,
-    opportunities: analysis?.opportunities,
-    queries: telemetry?.queries.map((q2) => ({ quantity: q2.quantity, query: q2.query, source: q2.source })),
-    grafanaUrl: exp.grafanaUrl ?? null,
-    timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
-    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
-    minImprovement: x2.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
-    stopWhenDecided: x2.stop_when_decided !== false,
-    baseline: seconds3(exp.baseline) ?? seconds3(liveBaseline),
-    best: seconds3(exp.best),
-    finalJobState: ended ? job?.state ?? null : null,
-    stoppedBy: j2.stoppedBy,
-    commentIntervalMinutes: x2.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
-    recordChartUrl: exp.recordChartUrl ?? null
-  };
-}
-function timelineOf(e, { job, observed }, warmupEnd) {
-  const firstTs = observed?.analysis?.startTs;
-  return [
-    { label: "submitted", at: iso(job?.submitTs) },
-    { label: "started", at: iso(job?.startTs) },
-    { label: "first metrics", at: iso(firstTs) },
-    {
-      label: "warm-up ended",
-      at: firstTs && warmupEnd != null ? iso(Math.round(firstTs + warmupEnd * 60 / e.clock.S)) : null
-    },
-    { label: "ended", at: observed?.ended ? iso(job?.endTs) : null }
-  ];
-}
-function referenceJobLine(e, plan) {
-  const ref = e.reference;
-  if (!ref || ref.role === "run" || ref.role === "leading candidate") return null;
-  const name = describeReference(`${ref.role} ${ref.name}`);
-  const p = plan.job;
-  if (!p) {
-    const note = plan.note ?? (plan.mode === "recorded" ? "experiment.yaml says `reference: recorded`: no job beside the candidates" : "no reference job beside the candidates yet");
-    return { name, run: null, note };
-  }
-  const gpu = candidateGpu(e, p, false);
-  const base = e.exp.grafanaUrl;
-  const stop2 = plan.stops.find((s) => s.p === p)?.reason ?? null;
-  return {
-    name,
-    run: {
-      runName: p.c.runName,
-      pr: p.c.pr,
-      jobId: p.job?.jobId ?? null,
-      state: p.job?.state ?? "queued",
-      grafanaUrl: base ? grafanaLink(base, p.c.runName) : null,
-      gpuMinutes: gpu ? gpu.gpus * gpu.minutesRunning : null,
-      stopping: stop2
-    },
-    note: null
-  };
-}
-
-// src/monitor/reference-job.ts
-var isRef = (p) => p.c.role === "reference";
-function endedFor(p) {
-  if (p.decided?.stop) return true;
-  if (p.decided?.view?.observation.failure) return true;
-  if (p.job) return !isLive(p.job.state);
-  return !p.c.requested;
-}
-function roundCandidates(e) {
-  const source = e.exp.referenceSource?.name ?? e.reference?.name;
-  return e.candidates.filter(
-    (p) => p.inPass && !p.acted?.left && !isRef(p) && p.c.candidate !== source && !!p.decided?.view
-  );
-}
-function openOf(p) {
-  return { name: p.c.candidate, decision: p.decided?.view?.observation.decision ?? null };
-}
-var isFinal = (p) => {
-  const state2 = p.decided?.view?.observation.decision?.state;
-  return !!state2 && state2 !== "measuring";
-};
-function youngest(open) {
-  const ages = open.map((p) => p.decided?.view?.observation.verdict.minutes_of_data ?? 0);
-  return ages.length ? Math.min(...ages) : 0;
-}
-function stopsOf(e, job, needed, reason2) {
-  return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.state) && !p.acted?.left).flatMap((p) => {
-    if (p === job && needed) return [];
-    const why = p === job ? reason2 : p.c.candidate !== e.reference?.name ? `the current best is now \`${e.reference?.name ?? "none"}\`, not \`${p.c.candidate}\`` : `another reference job of \`${p.c.candidate}\` stands for the round`;
-    return [{ p, reason: `${REFERENCE_STOP}: ${why}` }];
-  });
-}
-function requestOf(e, open, mode) {
-  const source = e.exp.referenceSource;
-  if (mode !== "beside" || !source || open.length === 0) return null;
-  const refs = e.exp.candidates.filter(
-    (c) => c.role === "reference" && c.candidate === source.name && c.request?.topologyHash === source.topologyHash
-  );
-  const byTime = [...open].sort(
-    (a, b2) => (a.c.requestedAt ?? Number.POSITIVE_INFINITY) - (b2.c.requestedAt ?? Number.POSITIVE_INFINITY)
-  );
-  const since = byTime[0]?.c.requestedAt ?? Number.POSITIVE_INFINITY;
-  const standing = refs.some((c) => !c.outcome && (c.currentHeadSha ?? c.headSha) === c.headSha);
-  const failed = refs.some(
-    (c) => ["failed", "lost"].includes(c.outcome?.kind ?? "") && (c.requestedAt ?? 0) >= since - 6e4
-  );
-  const home = byTime.find(
-    (p) => !e.exp.candidates.some((c) => c.pr === p.c.pr && c.candidate === source.name)
-  );
-  if (standing || failed || !home) return null;
-  return { pr: home.c.pr, headSha: home.c.currentHeadSha ?? home.c.headSha };
-}
-function planReferenceJob(e) {
-  const x2 = e.exp.experiment;
-  const { mode, note } = referenceModeOf(x2);
-  const beside = e.reference?.beside;
-  const job = beside ? e.candidates.find((p) => isRef(p) && p.c.runName === beside.runName) ?? null : null;
-  const round3 = roundCandidates(e);
-  const open = round3.filter((p) => !endedFor(p));
-  const read2 = round3.filter((p) => !endedFor(p) || isFinal(p));
-  const need = referenceNeeded(read2.map(openOf), {
-    minImprovement: x2.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
-    minute: youngest(open),
-    horizonMinutes: decisionOptions(x2).maxDecisionMinutes ?? 120
-  });
-  return {
-    mode,
-    note,
-    job,
-    need,
-    stops: stopsOf(e, job, need.needed, need.reason),
-    request: need.needed ? requestOf(e, open, mode) : null
-  };
-}
-
-// src/monitor/state.ts
-function newPassState(options2 = {}) {
-  return { options: options2, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
-}
-var ClusterUnreachable = class extends Error {
-  name = "ClusterUnreachable";
-};
-async function eachExperiment(state2, stage, step) {
-  for (const e of state2.experiments) {
-    if (e.failed) continue;
-    try {
-      await step(e);
-    } catch (error) {
-      const message2 = error.message;
-      e.failed = { stage, message: message2, clusterUnreachable: error instanceof ClusterUnreachable };
-      e.errors.push(`${e.id}: ${message2}`);
-    }
-  }
-}
-function heldPulls(state2) {
-  return new Set(state2.experiments.flatMap((e) => e.failed ? e.exp.candidates.map((c) => c.pr) : []));
-}
-function judged(e) {
-  return e.candidates.filter(
-    (p) => p.inPass && !p.acted?.left && !!p.decided?.view
-  );
-}
-
-// src/monitor/decide.ts
-async function decide(state2) {
-  await eachExperiment(state2, "decide", (e) => decideExperiment(e));
-}
-function decideExperiment(e) {
-  const runs = e.candidates.filter((p) => p.inPass).map((p) => ({
-    c: p.c,
-    analysis: p.observed?.analysis,
-    started: !!p.job,
-    ended: !!p.job && !isLive(p.job.state)
-  }));
-  e.reference = referenceOf2(e.exp, runs);
-  e.leader = leaderOf(e.exp, runs, e.reference);
-  for (const p of e.candidates) {
-    const view = p.inPass ? judgeCandidate(e, p) : null;
-    const live3 = !!p.job && isLive(p.job.state);
-    const asked = view && live3 && !e.unavailable && p.c.role !== "reference";
-    const stop2 = asked ? stopReason(e.exp.experiment, view) : null;
-    const lifecycle = lifecycleIntent(p);
-    p.decided = { view, stop: stop2, ...lifecycle ? { lifecycle } : {} };
-  }
-  planReference(e);
-  e.queue = queueOf(e);
-}
-function planReference(e) {
-  const plan = planReferenceJob(e);
-  e.referenceJob = plan;
-  if (!e.unavailable) {
-    for (const { p, reason: reason2 } of plan.stops) if (p.decided) p.decided.stop = reason2;
-  }
-  for (const p of roundCandidates(e))
-    if (p.decided?.view) p.decided.view.referenceJob = referenceJobLine(e, plan);
-}
-function lifecycleIntent({ phase }) {
-  if (phase?.phase === "supersede") return { kind: "supersede", jobId: phase.jobId };
-  if (phase?.phase === "lost") return { kind: "lost", jobId: phase.jobId };
-  if (phase?.phase === "done" && phase.cancelLive) return { kind: "cancel", jobId: phase.cancelLive };
-  return void 0;
-}
-function queueOf(e) {
-  const waiting2 = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort(
-    (a, b2) => Number(b2.c.role === "reference") - Number(a.c.role === "reference") || byRequest(a.c, b2.c)
-  ).map((p) => ({ jobName: p.c.runName, p }));
-  const jobs = e.jobs.map((j2) => ({ id: j2.jobId, name: j2.name, state: j2.state }));
-  const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);
-  const order = [...plan.submitNow, ...plan.queued.map((q2) => q2.request)].map((r) => r.p);
-  return { order, free: Math.max(0, plan.slots - plan.live) };
-}
-function byRequest(a, b2) {
-  const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
-  return at(a) - at(b2) || a.pr - b2.pr;
-}
-var DECISION_STOP = "decided";
-function stopReason(experiment, view) {
-  const d2 = view.observation.decision;
-  if (d2 && !["failed", "finished", "stopped"].includes(view.state)) {
-    const s = shouldStopOnDecision([d2], { stopWhenDecided: experiment.stop_when_decided !== false });
-    if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
-  }
-  if (view.state === "stable" && experiment.stop_when_stable && d2?.state === "reference")
-    return "stable (stop_when_stable)";
-  return null;
-}
-
-// src/monitor/act.ts
-async function act(state2, ports) {
-  await eachExperiment(state2, "act", async (e) => {
-    for (const p of e.candidates) p.acted = {};
-    for (const p of e.candidates) await applyLifecycle(state2, ports, e, p);
-    await requestReference(ports, e);
-    await serveQueue(state2, ports, e);
-    for (const p of e.candidates) await stop(ports, e, p);
-  });
-}
-var isoNow = (ports) => new Date(ports.now() * 1e3).toISOString();
-async function applyLifecycle(state2, ports, e, p) {
-  const intent = p.decided?.lifecycle;
-  const request2 = p.c.request;
-  if (!intent || !request2) return;
-  if (intent.jobId && intent.kind !== "lost") await ports.slurm.cancel(intent.jobId, e.id);
-  if (intent.kind === "cancel") return;
-  const outcome = intent.kind === "supersede" ? superseded(request2.headSha, p.c.currentHeadSha ?? p.c.headSha, intent.jobId, isoNow(ports)) : {
-    kind: "lost",
-    at: isoNow(ports),
-    jobId: intent.jobId,
-    evidence: [
-      `Slurm no longer knows job ${intent.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`
-    ]
-  };
-  await ports.lifecycle?.recordOutcome(p.c.pr, request2.id, outcome);
-  leave(state2, p);
-}
-function superseded(from, to, jobId2, at) {
-  return {
-    kind: "superseded",
+    kind: "refused",
     at,
-    ...jobId2 ? { jobId: jobId2 } : {},
     evidence: [
-      `the pull request moved from ${from.slice(0, 7)} to ${to.slice(0, 7)}: the new head waits for a new /topo submit`,
-      ...jobId2 ? [`cancelled Slurm job ${jobId2}`] : []
+      `${request2.path} at ${request2.headSha.slice(0, 7)} no longer passes validation against the default branch: not submitted`,
+      ...errors.slice(0, 10).map((e) => e.length > 1900 ? `${e.slice(0, 1900)}\u2026` : e)
     ]
   };
 }
-function leave(state2, p) {
-  p.acted = { ...p.acted, left: true };
-  state2.left.set(p.c.pr, p.c.labels);
+function refusalNotice(request2, errors) {
+  return [
+    `### Request of \`${request2.candidate}\` refused`,
+    "",
+    `\`${request2.runName}\` was waiting for a free slot, but its candidate (\`${request2.path}\` at ${request2.headSha.slice(0, 7)}) no longer passes validation against the default branch's experiment and rules, which changed since \`/topo submit\`. It was not submitted and will not be:`,
+    "",
+    codeBlock(errors.slice(0, 10).join("\n")),
+    "",
+    "Fix the candidate (or the default branch), then comment `/topo submit` again."
+  ].join("\n");
 }
-async function serveQueue(state2, ports, e) {
-  let free = e.queue.free;
-  for (const p of e.queue.order) {
-    if (free <= 0) break;
-    const r = await ports.submit(e.exp, p.c);
-    if (r && "refused" in r) leave(state2, p);
-    if (!r || "refused" in r) continue;
-    free--;
-    p.job = { jobId: r.jobId, name: p.c.runName, state: "PENDING", submitTs: null };
-    p.acted = { ...p.acted, submitted: r.jobId };
-    if (p.decided) {
-      const reference = p.decided.view?.referenceJob;
-      p.decided.view = judgeCandidate(e, p);
-      if (p.decided.view && reference) p.decided.view.referenceJob = reference;
+async function refuseRequest(octokit, repo, request2, errors, at, options2 = {}) {
+  const target = { ...repo, issue_number: request2.pr };
+  await updateRunState(
+    octokit,
+    target,
+    (s) => withOutcome(s, request2.id, refusedOutcome(request2, errors, at))
+  );
+  if (!options2.keepLabel)
+    await setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: request2.pr }, null);
+  const body = refusalNotice(request2, errors);
+  await writeSubmitComment(octokit, target, request2.candidate, body);
+  const monitor = await findMonitorComment(octokit, target, request2.candidate);
+  if (stickyText(monitor)?.includes(request2.runName))
+    await writeMonitorComment(octokit, target, request2.candidate, body, monitor);
+}
+async function refuseOrphanedRequest(octokit, repo, source, pull, request2, log, options2 = {}) {
+  const queued = request2.headSha === pull.headSha && !pull.state.runs[request2.id] && !pull.state.outcomes[request2.id];
+  if (!queued) return;
+  const prepared = await recheckRequest(octokit, repo, request2, source);
+  const errors = prepared.ok ? [
+    `the monitor cannot load experiment ${request2.experiment} from the default branch: its base preset is not in ${source.topologiesDir}/presets`
+  ] : prepared.errors;
+  log(`${request2.runName}: refused: ${errors.join("; ")}`);
+  await refuseRequest(octokit, repo, request2, errors, (/* @__PURE__ */ new Date()).toISOString(), options2);
+}
+
+// actions/monitor/ports.ts
+var repoOf = (config) => ({
+  owner: config.owner,
+  repo: config.repo,
+  botLogin: config.botLogin
+});
+function loadExperiments(config) {
+  const clustersPath = join8(config.workspace, config.clustersFile);
+  const clusters = checkClusters(readFileSync6(clustersPath, "utf8"), clustersPath);
+  if (!clusters.value)
+    throw new Error(
+      `${clustersPath}: ${clusters.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`
+    );
+  const root = join8(config.workspace, config.topologiesDir);
+  const out = /* @__PURE__ */ new Map();
+  for (const dir of readdirSync5(root, { withFileTypes: true })) {
+    const file = join8(root, dir.name, "experiment.yaml");
+    if (!dir.isDirectory() || !existsSync6(file)) continue;
+    const checked2 = checkExperiment(readFileSync6(file, "utf8"), file);
+    if (!checked2.value) {
+      config.log(`skipping ${file}: ${checked2.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`);
+      continue;
     }
-    if (p.c.request)
-      await ports.lifecycle?.recordRun(p.c.pr, p.c.request.id, {
-        jobId: r.jobId,
-        submittedAt: isoNow(ports)
-      });
-  }
-}
-async function requestReference(ports, e) {
-  const want = e.referenceJob?.request;
-  const make = ports.lifecycle?.requestReference;
-  if (!want || !make) return;
-  const request2 = await make(e.exp, want.pr, want.headSha);
-  if (!request2) return;
-  const p = {
-    c: {
-      candidate: request2.candidate,
-      runName: request2.runName,
-      pr: request2.pr,
-      headSha: request2.headSha,
-      currentHeadSha: want.headSha,
-      labels: e.candidates.find((x2) => x2.c.pr === request2.pr)?.c.labels ?? [],
-      requested: true,
-      requestedAt: Date.parse(request2.requestedAt),
-      request: request2,
-      role: "reference"
-    },
-    phase: { phase: "queued" },
-    inPass: true
-  };
-  p.decided = { view: judgeCandidate(e, p), stop: null };
-  e.candidates.push(p);
-  e.queue = { ...e.queue, order: [p, ...e.queue.order] };
-}
-async function stop(ports, e, p) {
-  const reason2 = p.decided?.stop;
-  const view = p.decided?.view;
-  if (!reason2 || !view || !p.job || p.acted?.left) return;
-  await ports.slurm.cancel(p.job.jobId, e.id);
-  const d2 = view.observation.decision;
-  const gpu = candidateGpu(e, p, true);
-  if (d2 && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d2, gpu);
-  if (d2 && reason2.startsWith(REFERENCE_STOP))
-    view.observation.decision = {
-      ...d2,
-      evidence: [...d2.evidence, reason2],
-      ...gpu ? { gpu_minutes_used: Math.round(gpu.gpus * gpu.minutesRunning) } : {}
-    };
-  p.acted = { ...p.acted, cancelled: p.job.jobId };
-}
-
-// src/lifecycle/model.ts
-var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
-function phaseOf(input) {
-  const { request: request2, run: run3, outcome, job, headSha } = input;
-  const jobLive = job !== null && isLive(job.state);
-  if (outcome)
-    return {
-      phase: "done",
-      outcome,
-      cancelLive: ENDS_THE_JOB.has(outcome.kind) && jobLive ? job.id : null
-    };
-  if (request2.headSha !== headSha) return { phase: "supersede", jobId: jobLive ? job.id : null };
-  if (job) return jobLive ? { phase: "running", jobId: job.id } : { phase: "ended", jobId: job.id };
-  if (run3) return { phase: "lost", jobId: run3.jobId };
-  return { phase: "queued" };
-}
-
-// src/report/comment-throttle.ts
-var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
-  if (!previous) return true;
-  if (previous.hash === next.hash) return false;
-  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
-  if (ENDED.has(next.state)) return true;
-  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
-  if (nowMs < previous.writtenAtMs) return true;
-  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
-}
-function shouldWriteCheck(previous, next) {
-  if (!previous) return true;
-  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
-}
-var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
-function renderCommentStamp(s) {
-  for (const [k2, v2] of [
-    ["state", s.state],
-    ["outcome", s.outcome]
-  ])
-    if (!/^[a-z-]+$/.test(v2))
-      throw new Error(`comment stamp ${k2} "${v2}" must be lower-case letters and dashes`);
-  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
-  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
-}
-function parseCommentStamp(body) {
-  if (!body) return void 0;
-  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
-  const m2 = all[all.length - 1];
-  if (!m2) return void 0;
-  return { state: m2[1], outcome: m2[2], hash: m2[3], writtenAtMs: Number(m2[4]) };
-}
-
-// src/report/state-label.ts
-function candidateLabel({ state: state2, observation }) {
-  switch (state2) {
-    case null:
-      return null;
-    case "queued":
-      return "queued";
-    case "submitted":
-    case "starting":
-    case "warming":
-    case "stabilising":
-      return "running";
-    case "stable":
-      return "stable";
-    case "finished":
-    case "stopped":
-      return observation?.verdict.value ? "stable" : null;
-    case "failed":
-      return "failed";
-  }
-}
-function pullStateLabel(candidates) {
-  const labels = new Set(candidates.map(candidateLabel));
-  for (const l3 of ["failed", "running", "queued", "stable"]) if (labels.has(l3)) return l3;
-  return null;
-}
-var RAN = /* @__PURE__ */ new Set(["finished", "decided", "stopped", "failed"]);
-var ranAndEnded = (kind) => kind !== void 0 && RAN.has(kind);
-function endedCandidate(candidate, comment) {
-  const stamp = parseCommentStamp(comment);
-  if (!comment || !stamp || !["finished", "stopped", "failed"].includes(stamp.state)) return null;
-  const observation = parseObservationBlock(comment);
-  const conclusion = checkConclusion({ outcome: stamp.outcome });
-  const headline = comment.split("<details>")[0]?.replace(/^<!--[^\n]*-->\n/, "").trim();
-  return {
-    state: stamp.state,
-    ...observation ? { observation: { verdict: observation.verdict } } : {},
-    check: {
-      title: `${candidate} ${stamp.state} (${stamp.outcome}), as its final comment says`,
-      summary: headline || `\`${candidate}\` ${stamp.state}`,
-      ...conclusion ? { conclusion } : {}
+    const cluster = clusters.value.clusters[checked2.value.cluster];
+    if (!cluster) {
+      config.log(`skipping ${file}: cluster ${checked2.value.cluster} is not in ${config.clustersFile}`);
+      continue;
     }
-  };
-}
-
-// src/monitor/read.ts
-async function read(state2, ports) {
-  const experiments = await ports.experiments();
-  state2.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state2.options, ports.now())));
-  await readJobs(state2, ports);
-}
-async function readJobs(state2, ports) {
-  await eachExperiment(state2, "read", async (e) => {
-    e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
-      throw new ClusterUnreachable(`Slurm: ${err.message}`);
+    const found = readPresetFromCheckout(checked2.value.base_topology, config.workspace, {
+      topologiesDir: config.topologiesDir,
+      overrideDir: presetOverrideDir(config.env, config.workspace)
     });
-    const jobByRun = jobsByRunName(e.jobs);
-    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
-  });
-}
-function experimentPass(exp, clock) {
-  return {
-    exp,
-    id: exp.experiment.experiment_id,
-    clock,
-    jobs: [],
-    candidates: [],
-    unavailable: null,
-    reference: null,
-    leader: null,
-    queue: { order: [], free: 0 },
-    errors: []
-  };
-}
-function clockOf(exp, options2, now) {
-  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
-  const tick = options2.tickSeconds ?? 60;
-  const lag = options2.lagSeconds ?? 2 * scrape;
-  const fi = exp.experiment.fixed_inputs;
-  return {
-    S: exp.timeScale,
-    scrape,
-    evalTs: Math.floor((now - lag) / tick) * tick,
-    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
-    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
-  };
-}
-function jobsByRunName(jobs) {
-  const byRun = /* @__PURE__ */ new Map();
-  for (const name of new Set(jobs.map((j2) => j2.name))) {
-    const job = jobForRun(jobs, name, (j2) => ({ id: j2.jobId, name: j2.name, state: j2.state }));
-    if (job) byRun.set(name, job);
+    const preset = found ? checkPreset(found.text, found.path).value : void 0;
+    if (!preset) {
+      config.log(`skipping ${file}: preset ${checked2.value.base_topology} not found or invalid`);
+      continue;
+    }
+    out.set(checked2.value.experiment_id, {
+      experiment: checked2.value,
+      cluster,
+      base: expandPreset(preset, checked2.value)
+    });
   }
-  return byRun;
+  return out;
 }
-function candidatePass(c, job) {
-  if (!c.request) return { c, job, inPass: true };
-  const phase = phaseOf({
-    request: c.request,
-    run: c.run,
-    outcome: c.outcome,
-    job: job ? { id: job.jobId, state: job.state } : null,
-    headSha: c.currentHeadSha ?? c.headSha
-  });
-  if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
-  if (phase.phase !== "done") return { c: { ...c, requested: true }, job, phase, inPass: true };
-  const consumedWithoutJob = !job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind);
-  const remembered = !job && ranAndEnded(phase.outcome.kind);
-  return {
-    c: { ...c, requested: false },
-    job,
-    phase,
-    inPass: !consumedWithoutJob,
-    ...remembered ? { remembered } : {}
-  };
-}
-
-// src/monitor/clock.ts
-var MAX_SKEW_SECONDS = 60;
-async function prometheusNow(prometheus) {
+function recordReferences(config, experimentId) {
+  const paths = recordPaths(experimentId);
+  const file = join8(config.workspace, paths.json);
+  if (!existsSync6(file)) return {};
+  let record;
   try {
-    const r = await prometheus.instant("time()");
-    const ts = r.resultType === "scalar" ? r.series[0]?.points[0]?.[1] : void 0;
-    return ts !== void 0 && Number.isFinite(ts) && ts > 0 ? ts : null;
-  } catch {
-    return null;
+    record = parseRecord(readFileSync6(file, "utf8"), paths.json);
+  } catch (e) {
+    config.log(`${paths.json}: ${e.message}; deciding without the recorded references`);
+    return {};
   }
-}
-function slurmLatest(jobs) {
-  const times = jobs.flatMap((j2) => [j2.submitTs, j2.state === "PENDING" ? null : j2.startTs, isLive(j2.state) ? null : j2.endTs]).filter((t) => !!t);
-  return times.length ? Math.max(...times) : null;
-}
-function duration2(seconds3) {
-  const s = Math.round(Math.abs(seconds3));
-  if (s < 120) return `${s} s`;
-  const m2 = Math.round(s / 60);
-  return m2 < 120 ? `${m2} min` : `${Math.floor(m2 / 60)} h ${m2 % 60} min`;
-}
-function clockSkew(runner, ref) {
-  const iso2 = (ts) => `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z`;
-  if (ref.prometheus !== null && Math.abs(runner - ref.prometheus) > MAX_SKEW_SECONDS)
-    return `the runner's clock (${iso2(runner)}) is ${duration2(runner - ref.prometheus)} ${runner > ref.prometheus ? "ahead of" : "behind"} Prometheus's (${iso2(ref.prometheus)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
-  if (ref.slurm !== null && ref.slurm - runner > MAX_SKEW_SECONDS)
-    return `the runner's clock (${iso2(runner)}) is at least ${duration2(ref.slurm - runner)} behind a time Slurm printed (${iso2(ref.slurm)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
-  return null;
-}
-async function readClock(e, ports, options2) {
-  if (!e.candidates.some((p) => p.inPass && p.job?.startTs)) return;
-  const runner = ports.now();
-  const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
-  const skew = clockSkew(runner, { prometheus, slurm: slurmLatest(e.jobs) });
-  e.clock = {
-    ...clockOf(e.exp, options2, prometheus ?? runner),
-    source: prometheus !== null ? "prometheus" : "runner",
-    ...skew ? { skew } : {}
-  };
-}
-
-// src/monitor/observe.ts
-async function observe(state2, ports) {
-  await eachExperiment(state2, "observe", async (e) => {
-    await readClock(e, ports, state2.options);
-    e.telemetry = await experimentTelemetry(ports, e);
-    const error = e.telemetry?.errors[0];
-    e.unavailable = error ? `Prometheus: ${error.quantity}: ${error.message}` : null;
-    if (e.clock.skew) {
-      e.unavailable = e.clock.skew;
-      e.errors.push(`${e.id}: ${e.clock.skew}`);
-    }
-    for (const p of e.candidates.filter((x2) => x2.inPass)) await observeCandidate(ports, e, p, state2.options);
-    for (const p of e.candidates.filter((x2) => x2.remembered))
-      p.observed = { current: await ports.github.readComment(p.c.pr, p.c.candidate), ended: true };
-  });
-}
-async function experimentTelemetry(ports, e) {
-  const started = e.candidates.filter((p) => p.inPass).flatMap((p) => p.job ? [p.job] : []);
-  const window3 = jobsWindow(started, e.clock.evalTs, e.clock.scrape);
-  if (!window3) return void 0;
-  return readTelemetry(e.exp.prometheus ?? ports.prometheus, experimentSelector(e.id), window3, {
-    timeScale: e.exp.timeScale,
-    scrapeSeconds: e.clock.scrape
-  });
-}
-function runOf2(e, { c, job }, options2) {
-  const { S: S2, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
+  const server = config.env.GITHUB_SERVER_URL ?? "https://github.com";
   return {
-    runName: c.runName,
-    job: job ?? null,
-    series: seriesOf(e.telemetry, c.runName),
-    missing: e.telemetry?.missing,
-    clock: { nowTs: evalTs, timeScale: S2, stepSeconds: scrape, wallMinutes, expectedRollouts },
-    topology: c.topology,
-    settings: e.exp.experiment.stabilisation,
-    unavailable: !!e.unavailable,
-    ...options2.telemetryDeadlineMinutes !== void 0 ? { telemetryDeadlineMinutes: options2.telemetryDeadlineMinutes } : {}
+    baseline: referenceWithFigure(baselineRun(record), record.runs),
+    best: referenceWithFigure(bestRun(record), record.runs),
+    referenceSource: referenceSourceOf(record),
+    recordChartUrl: existsSync6(join8(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
   };
 }
-async function observeCandidate(ports, e, p, options2) {
-  const run3 = runOf2(e, p, options2);
-  const { analysis, ended } = observeRunOf(run3);
-  const current = await ports.github.readComment(p.c.pr, p.c.candidate);
-  const previous = current ? parseObservationBlock(current) : void 0;
-  p.observed = { run: run3, analysis, current, previous, ended };
-  keepLastLiveVerdict(p);
+async function readSnapshots(octokit, config) {
+  const repo = repoOf(config);
+  if (config.onlyPull === void 0) return (await readPullSnapshots(octokit, repo)).pulls;
+  const { pull } = await readPullSnapshot(octokit, repo, config.onlyPull);
+  return pull ? [pull] : [];
 }
-var isStable2 = (v2) => v2 === "stable" || v2 === "cyclic";
-function keepLastLiveVerdict({ c, observed }) {
-  const { analysis, ended, previous } = observed ?? { ended: false };
-  if (!analysis || !ended || previous?.run_name !== c.runName || !isStable2(previous.verdict.state) || isStable2(analysis.observation.verdict.state))
-    return;
-  const note = "verdict of the last pass before the run ended";
-  const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
-  analysis.observation.verdict = { ...previous.verdict, evidence };
-}
-
-// src/monitor/comment.ts
-import { createHash as createHash3 } from "node:crypto";
-var HASH_MARK = "topo:monitor-hash:";
-var UNAVAILABLE_MARK = "topo:unavailable-since:";
-var FINAL_MARK = "final-job:";
-function planComment(view, x2) {
-  if (x2.unavailable && x2.job?.startTs) return heldComment(view, x2, x2.unavailable, x2.heldBy);
-  const body = renderMonitorComment(view);
-  const { job, current, evalTs } = x2;
-  const finalMark = job && x2.ended && job.endTs && evalTs >= job.endTs + 3 * x2.scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
-  const hash = contentHash(`${body}${finalMark}`);
-  const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
-  const isFinal2 = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
-  const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
-  const interval3 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
-  const previous = parseCommentStamp(current);
-  const due = !isFinal2 && (wasUnavailable || x2.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
-  const checkDue = due && (wasUnavailable || x2.refresh || shouldWriteCheck(previous, stamp));
-  const text3 = due ? `${body}
-<!-- ${HASH_MARK}${hash}${finalMark} -->
-${renderCommentStamp(stamp)}` : void 0;
-  return { view, held: false, final: finalMark !== "", checkDue, ...text3 ? { text: text3 } : {} };
-}
-function heldComment(view, x2, reason2, what = "Metrics unavailable") {
-  const since = unavailableSince(x2.current) ?? iso(x2.now) ?? "";
-  const noted = withUnavailableNotice(x2.current, since, reason2, what);
-  const notes = [...view.notes ?? [], `${what.toLowerCase()} since ${since}`];
-  const text3 = noted !== void 0 && noted !== x2.current ? noted : void 0;
-  return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text3 ? { text: text3 } : {} };
-}
-function contentHash(body) {
-  return createHash3("sha256").update(body).digest("hex").slice(0, 16);
-}
-function unavailableSince(comment) {
-  const m2 = comment ? new RegExp(`<!-- ${UNAVAILABLE_MARK}([0-9TZ:.-]+) -->`).exec(comment) : null;
-  return m2?.[1] ?? null;
-}
-function withUnavailableNotice(comment, since, reason2, what = "Metrics unavailable") {
-  if (comment === void 0) return void 0;
-  const body = comment.replace(
-    /^> ⚠️ (Metrics unavailable|Cluster unreachable|Runner clock off) since [^\n]*\n\n/,
-    ""
-  );
-  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until ${what === "Runner clock off" ? "the clocks agree" : "it is back"}; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
-
-${body}`;
-}
-
-// src/monitor/publish.ts
-async function publish(state2, ports) {
-  for (const e of state2.experiments)
-    if (e.failed?.clusterUnreachable) await noteClusterUnreachable(ports, e, e.failed.message);
-  const held = heldPulls(state2);
-  for (const [pr, plans] of pullPlans(state2, ports)) {
-    try {
-      await writePull(ports, pr, plans, {
-        held: held.has(pr),
-        left: state2.left.get(pr),
-        remembered: rememberedOf(state2, pr)
+async function loadCandidates(octokit, config, experiments, snapshots) {
+  const byExperiment = /* @__PURE__ */ new Map();
+  const { pulls, corrupt } = pullRunStates(snapshots, {
+    owner: config.owner,
+    repo: config.repo,
+    botLogin: config.botLogin
+  });
+  for (const c of corrupt) config.log(`pull request #${c.pr}: ${c.message}: its runs are left alone`);
+  for (const pull of pulls) {
+    let monitored = 0;
+    for (const request2 of latestRequests(pull.state)) {
+      const loaded = experiments.get(request2.experiment);
+      if (!loaded) {
+        await refuseOrphanedRequest(octokit, repoOf(config), config, pull, request2, config.log, {
+          keepLabel: true
+        });
+        continue;
+      }
+      monitored++;
+      const list = byExperiment.get(request2.experiment) ?? [];
+      list.push({
+        candidate: request2.candidate,
+        runName: request2.runName,
+        pr: pull.pr,
+        headSha: request2.headSha,
+        currentHeadSha: pull.headSha,
+        labels: pull.labels,
+        requested: false,
+        requestedAt: Date.parse(request2.requestedAt),
+        request: request2,
+        ...request2.role ? { role: request2.role, ...referenceTopology(config, loaded, request2) } : {},
+        ...pull.state.runs[request2.id] ? { run: pull.state.runs[request2.id] } : {},
+        ...pull.state.outcomes[request2.id] ? { outcome: pull.state.outcomes[request2.id] } : {}
       });
-      for (const p of plans) p.p.published = { changed: p.plan.text !== void 0 };
-    } catch (error) {
-      state2.pullErrors.push(`#${pr}: ${error.message}`);
-      for (const p of plans) p.p.published = { changed: false };
+      byExperiment.set(request2.experiment, list);
     }
+    if (monitored === 0 && pull.labels.some((l3) => l3.startsWith("topology:")))
+      await setStateLabel(
+        octokit,
+        { owner: config.owner, repo: config.repo, issue_number: pull.pr },
+        null,
+        pull.labels
+      );
   }
+  return byExperiment;
 }
-function pullPlans(state2, ports) {
-  const byPull = /* @__PURE__ */ new Map();
-  for (const e of state2.experiments) {
-    if (e.failed) continue;
-    for (const p of judged(e)) {
-      const plan = planComment(p.decided.view, {
-        job: p.job,
-        ended: p.observed?.ended ?? false,
-        current: p.observed?.current,
-        evalTs: e.clock.evalTs,
-        scrape: e.clock.scrape,
-        unavailable: e.unavailable,
-        ...e.clock.skew ? { heldBy: "Runner clock off" } : {},
-        refresh: state2.options.refresh === true,
-        now: ports.now()
+function referenceTopology(config, loaded, request2) {
+  const file = join8(config.workspace, request2.path);
+  if (request2.path.includes("..") || !existsSync6(file)) return {};
+  const checked2 = checkCandidate(readFileSync6(file, "utf8"), request2.path);
+  if (!checked2.value) return {};
+  const topology = expandCandidate(loaded.base, checked2.value.topology);
+  return hash8(topology) === request2.topologyHash ? { topology } : {};
+}
+async function readCandidateCommits(octokit, config, experiments, candidates) {
+  const wanted = candidates.filter(
+    (c) => !!c.request && !c.request.role && candidateFilesOf([c.request.path], config.topologiesDir).length === 1 && c.request.path.split("/").at(-2) === c.request.experiment
+  );
+  if (!candidates.length) return /* @__PURE__ */ new Map();
+  const refs = wanted.map((c) => ({ sha: c.request.headSha, path: c.request.path }));
+  const { texts, checkRuns } = await readBlobs(octokit, { owner: config.owner, repo: config.repo }, refs, {
+    name: MONITOR_CHECK_NAME,
+    shas: candidates.map((c) => c.headSha)
+  });
+  for (const c of wanted) {
+    const text3 = texts.get(`${c.request.headSha}:${c.request.path}`);
+    const loaded = experiments.get(c.request.experiment);
+    if (text3 === void 0 || !loaded) continue;
+    const checked2 = checkCandidate(text3, c.request.path);
+    if (!checked2.value || checked2.value.name !== c.request.candidate) continue;
+    const expanded = expandCandidate(loaded.base, checked2.value.topology);
+    if (hash8(expanded) === c.request.topologyHash) c.topology = expanded;
+    else config.log(`${c.runName}: the default branch's base changed since the request: no topology`);
+  }
+  return checkRuns;
+}
+function partsCache(keyOf, find) {
+  const parts = /* @__PURE__ */ new Map();
+  return {
+    async get(k2) {
+      let known = parts.get(keyOf(k2));
+      if (!known) {
+        known = await find(k2);
+        parts.set(keyOf(k2), known);
+      }
+      return known;
+    },
+    set: (k2, written) => parts.set(keyOf(k2), written)
+  };
+}
+function runStateCache(octokit, config, snapshotOf) {
+  return partsCache(String, (pr) => {
+    const target = { ...repoOf(config), issue_number: pr, purpose: RUN_STATE_PURPOSE };
+    const snap = snapshotOf(pr);
+    return snap ? Promise.resolve(snapshotSticky(snap, target)) : findStickyComments(octokit, target);
+  });
+}
+function monitorCommentCache(octokit, config, snapshotOf) {
+  const target = (pr) => ({ ...repoOf(config), issue_number: pr });
+  const cache2 = partsCache(
+    ({ pr, candidate }) => `${pr}/${candidate}`,
+    async ({ pr, candidate }) => {
+      const snap = snapshotOf(pr);
+      return snap ? monitorCommentParts(snap.botComments, candidate, config.botLogin) : findMonitorComment(octokit, target(pr), candidate);
+    }
+  );
+  return {
+    read: async (pr, candidate) => stickyText(await cache2.get({ pr, candidate })),
+    /** Writes by the known comment ids; a comment deleted since the snapshot is found again. */
+    async write(pr, candidate, body) {
+      const known = await cache2.get({ pr, candidate });
+      const written = await writeMonitorComment(octokit, target(pr), candidate, body, known).catch(
+        (e) => {
+          if (e.status !== 404) throw e;
+          return writeMonitorComment(octokit, target(pr), candidate, body);
+        }
+      );
+      cache2.set({ pr, candidate }, written.parts);
+    }
+  };
+}
+function snapshotGithubPort(octokit, config, comments, checkRuns) {
+  const direct = githubMonitorPort(octokit, repoOf(config));
+  return {
+    readComment: (pr, candidate) => comments.read(pr, candidate),
+    writeComment: (pr, candidate, body) => comments.write(pr, candidate, body),
+    async writeCheck(_pr, headSha, check2) {
+      const { conclusion, ...output } = check2;
+      const written = await upsertCheckRun(
+        octokit,
+        {
+          ...output,
+          owner: config.owner,
+          repo: config.repo,
+          name: MONITOR_CHECK_NAME,
+          head_sha: headSha,
+          ...conclusion ? { conclusion } : {}
+        },
+        checkRuns.get(headSha)
+      );
+      checkRuns.set(headSha, written.id);
+    },
+    setLabel: direct.setLabel
+  };
+}
+function clusterClients(config, experiments) {
+  const slurm = /* @__PURE__ */ new Map();
+  const prom = /* @__PURE__ */ new Map();
+  const loaded = (id) => {
+    const l3 = experiments.get(id);
+    if (!l3) throw new Error(`unknown experiment ${id}`);
+    return l3;
+  };
+  return {
+    loaded,
+    slurmFor(id) {
+      const { experiment, cluster } = loaded(id);
+      let c = slurm.get(experiment.cluster);
+      if (!c) {
+        c = slurmClientForCluster(experiment.cluster, cluster, { env: config.env });
+        slurm.set(experiment.cluster, c);
+      }
+      return c;
+    },
+    promFor(name, cluster) {
+      let p = prom.get(name);
+      if (!p) {
+        p = createPrometheusClient({ baseUrl: cluster.prometheus_url });
+        prom.set(name, p);
+      }
+      return p;
+    },
+    async close() {
+      for (const c of slurm.values()) await c.close();
+    }
+  };
+}
+function submitPort(octokit, config, experiments, clients) {
+  return async (exp, c) => {
+    if (!c.request) return void 0;
+    const { experiment } = clients.loaded(exp.experiment.experiment_id);
+    const source = {
+      workspace: config.workspace,
+      clustersFile: config.clustersFile,
+      topologiesDir: config.topologiesDir,
+      presetsDir: presetOverrideDir(config.env, config.workspace)
+    };
+    const prepared = c.request.role ? await prepareReferenceAt(source, c.request.path, c.request.topologyHash) : await prepareCandidateAt(
+      octokit,
+      { owner: config.owner, repo: config.repo },
+      c.request.headSha,
+      c.request.path,
+      source
+    );
+    if (!prepared.ok || prepared.candidate.experimentId !== experiment.experiment_id) {
+      const errors = prepared.ok ? [`${c.request.path} now belongs to experiment ${prepared.candidate.experimentId}`] : prepared.errors;
+      config.log(`${c.runName}: refused: ${errors.join("; ")}`);
+      await refuseRequest(octokit, repoOf(config), c.request, errors, (/* @__PURE__ */ new Date()).toISOString(), {
+        keepLabel: true
       });
-      p.decided.view = plan.view;
-      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], { p, plan }]);
+      return { refused: true };
     }
-  }
-  for (const pr of state2.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
-  return byPull;
-}
-function rememberedOf(state2, pr) {
-  return state2.experiments.filter((e) => !e.failed).flatMap((e) => e.candidates.filter((p) => p.remembered && p.c.pr === pr)).flatMap((p) => {
-    const ended = endedCandidate(p.c.candidate, p.observed?.current);
-    return ended ? [{ sha: p.c.headSha, candidate: p.c.candidate, ...ended }] : [];
-  });
-}
-async function writePull(ports, pr, plans, pull) {
-  const hold = pull.held || plans.some((x2) => x2.plan.held);
-  const due = plans.filter((x2) => x2.plan.text !== void 0);
-  const views = plans.map((x2) => x2.plan.view);
-  if (!hold) {
-    for (const sha of new Set(due.filter((x2) => x2.plan.checkDue).map((x2) => x2.p.c.headSha)))
-      await ports.github.writeCheck(
-        pr,
-        sha,
-        pullCheck(
-          plans.filter((x2) => x2.p.c.headSha === sha).map((x2) => x2.plan.view),
-          pull.remembered.filter((r) => r.sha === sha)
-        )
-      );
-    if (due.length || pull.left)
-      await ports.github.setLabel(
-        pr,
-        pullStateLabel([...views, ...pull.remembered]),
-        plans[0]?.p.c.labels ?? pull.left ?? []
-      );
-  }
-  for (const x2 of due) await ports.github.writeComment(pr, x2.p.c.candidate, x2.plan.text);
-  for (const { p, plan } of plans)
-    if (plan.final && p.job && p.c.request && !p.c.outcome)
-      await ports.lifecycle?.recordOutcome(
-        pr,
-        p.c.request.id,
-        finalOutcome(plan.view, p.job, iso(p.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
-      );
-}
-function pullCheck(views, remembered = []) {
-  return pullRequestCheckRun([
-    ...views.map((v2) => ({ candidate: v2.candidate, check: monitorCheck(v2) })),
-    ...remembered.map((r) => ({ candidate: r.candidate, check: r.check }))
-  ]);
-}
-async function noteClusterUnreachable(ports, e, reason2) {
-  for (const c of e.exp.candidates) {
-    if (!c.request || c.outcome) continue;
-    try {
-      const current = await ports.github.readComment(c.pr, c.candidate);
-      const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
-      const noted = withUnavailableNotice(current, since, reason2, "Cluster unreachable");
-      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
-    } catch (error) {
-      e.errors.push(`#${c.pr}: ${error.message}`);
-    }
-  }
-}
-function finalOutcome(view, job, at) {
-  const v2 = view.observation.verdict;
-  const d2 = view.observation.decision;
-  if (view.state === "stopped" && view.stoppedBy === "decision" && d2)
-    return {
-      kind: "decided",
-      at,
-      jobId: job.jobId,
-      evidence: [
-        `${d2.state} against ${d2.against}${d2.decided_at_minutes != null ? ` at run-minute ${d2.decided_at_minutes}` : ""}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
-        ...d2.evidence,
-        ...savingsText(d2) ? [savingsText(d2)] : []
-      ]
-    };
-  if (view.state === "stopped" && view.stoppedBy === "no-longer-needed")
-    return {
-      kind: "decided",
-      at,
-      jobId: job.jobId,
-      evidence: [
-        `reference job: Slurm job ${job.jobId} cancelled once no open decision needed it`,
-        ...d2?.evidence.filter((e) => e.startsWith(REFERENCE_STOP)) ?? []
-      ]
-    };
-  const kind = view.state === "failed" ? "failed" : view.state === "stopped" ? "stopped" : "finished";
-  const evidence = kind === "failed" ? [view.observation.failure?.message ?? `Slurm job ${job.jobId} ended ${job.state}`] : [
-    v2.value ? `${v2.state}: ${v2.value.value} s/rollout [${v2.value.low}, ${v2.value.high}]` : `ended without a stable value (${v2.state})`
-  ];
-  return { kind, at, jobId: job.jobId, evidence };
-}
-
-// src/monitor/report.ts
-function passReport(state2) {
-  const byPull = /* @__PURE__ */ new Map();
-  for (const e of state2.experiments) {
-    if (e.failed) continue;
-    for (const p of judged(e)) {
-      const { view } = p.decided;
-      const report = {
-        experimentId: e.id,
-        candidate: p.c.candidate,
-        runName: p.c.runName,
-        pr: p.c.pr,
-        state: view.state,
-        verdict: view.observation.verdict.state,
-        changed: p.published?.changed ?? false,
-        submitted: p.acted?.submitted,
-        ...p.acted?.cancelled ? { cancelled: p.acted.cancelled } : {},
-        view
-      };
-      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], report]);
-    }
-  }
-  return {
-    candidates: [...byPull.values()].flat(),
-    errors: [...state2.experiments.flatMap((e) => e.errors), ...state2.pullErrors]
-  };
-}
-
-// src/monitor/pass.ts
-var STAGES = [
-  { name: "read", run: read },
-  { name: "observe", run: observe },
-  { name: "decide", run: decide },
-  { name: "act", run: act },
-  { name: "publish", run: publish }
-];
-async function runStages(state2, ports, stages = STAGES) {
-  for (const stage of stages) await stage.run(state2, ports);
-  return state2;
-}
-async function monitorPass(ports, options2 = {}, stages = STAGES) {
-  return passReport(await runStages(newPassState(options2), ports, stages));
-}
-
-// src/record/best.ts
-function recordedOrder(a, b2) {
-  const t = (r) => {
-    const ms = r.recorded_at ? Date.parse(r.recorded_at) : Number.NaN;
-    return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
-  };
-  return t(a) - t(b2) || (a.name < b2.name ? -1 : a.name > b2.name ? 1 : 0);
-}
-function displaces(run3, best, runs) {
-  const mine = decidedAgainst(run3);
-  if (mine?.reference === best.name) return mine.better ? "decided" : null;
-  const theirs = decidedAgainst(best);
-  if (theirs?.reference === run3.name) return theirs.better ? null : "reverse";
-  return figureOf(run3, runs)?.value < figureOf(best, runs)?.value ? "estimate" : null;
-}
-function bestSteps(runs) {
-  const accepted = runs.filter((r) => r.status === "accepted" && figureOf(r, runs) !== null);
-  const names = new Set(accepted.map((r) => r.name));
-  const beaten = (r) => {
-    const d2 = decidedAgainst(r);
-    return !!d2 && !d2.better && d2.reference !== r.name && names.has(d2.reference);
-  };
-  const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
-  const steps = [];
-  for (const run3 of [...eligible].sort(recordedOrder)) {
-    const last = steps.at(-1);
-    const value = figureOf(run3, runs)?.value;
-    if (!last) {
-      steps.push({ run: run3, over: null, how: "first", value, overValue: null });
-      continue;
-    }
-    const how = displaces(run3, last.run, runs);
-    if (how) steps.push({ run: run3, over: last.run, how, value, overValue: last.value });
-  }
-  return steps;
-}
-function bestReasoning(step) {
-  const { run: run3, over, how } = step;
-  const pr = run3.pull_request ? ` (pull request #${run3.pull_request.number})` : "";
-  const head = `${run3.name} accepted${pr}: ${seconds(step.value)} s/rollout`;
-  const claim = decidedAgainst(run3)?.text;
-  if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ""}`;
-  const vs = `${head} vs ${seconds(step.overValue)} s/rollout of ${over.name}`;
-  if (how === "decided") return `${vs}; ${claim}`;
-  if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst(over)?.text}`;
-  return `${vs}; not decided against each other, so chosen by their decided figures${claim ? `; ${claim}` : ""}`;
-}
-
-// src/record/apply.ts
-var STATUS = {
-  accepted: "accepted",
-  rejected: "rejected",
-  failed: "failed",
-  stopped: "stopped"
-};
-function uniqueBy(items, key) {
-  const seen = /* @__PURE__ */ new Set();
-  return items.filter((item) => {
-    const k2 = key(item);
-    if (seen.has(k2)) return false;
-    seen.add(k2);
-    return true;
-  });
-}
-function clone3(value) {
-  return structuredClone(value);
-}
-function verdictReason(run3) {
-  const parts = [];
-  const projected = run3.verdict?.projected_full_run;
-  const stable = run3.verdict?.value;
-  if (projected) parts.push(`projected full-run ${interval(projected, " s/rollout")}`);
-  else if (stable) parts.push(`stable ${interval(stable, " s/rollout")}`);
-  else if (run3.stable_metrics?.seconds_per_rollout_full_run != null)
-    parts.push(`full-run ${seconds(run3.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
-  if (run3.verdict && run3.verdict.state !== "stable") parts.push(`verdict ${run3.verdict.state}`);
-  const compared = run3.monitor_decision ? decisionText(run3.monitor_decision) : comparisonText(run3.comparison);
-  if (compared) parts.push(compared);
-  return parts.length ? parts.join("; ") : null;
-}
-function failureReason(failures) {
-  const last = failures?.at(-1);
-  return last ? `${last.kind}: ${last.message}` : null;
-}
-function decide2(kind, run3, outcome) {
-  const derived = kind === "failed" ? failureReason(run3.failures) ?? verdictReason(run3) : verdictReason(run3);
-  const reason2 = outcome.reason ?? (kind === "accepted" ? `merged${derived ? ` (${derived})` : ""}` : kind === "rejected" ? `closed without merge${derived ? ` (${derived})` : ""}` : kind === "stopped" ? `stopped${derived ? ` (${derived})` : ""}` : derived ?? "failed");
-  const next = outcome.next ?? run3.decision?.next ?? run3.failures?.at(-1)?.likely_fix ?? null;
-  return { outcome: kind === "accepted" ? "accept" : "reject", reason: reason2, next };
-}
-function mergeRun(existing, outcome) {
-  const run3 = existing ? clone3(existing) : {
-    name: outcome.candidate,
-    status: "pending",
-    decision: { outcome: "pending", reason: null, next: null }
-  };
-  const set = (key, value) => {
-    if (value !== void 0) run3[key] = clone3(value);
-  };
-  set("parent", outcome.parent);
-  set("run_name", outcome.run_name ?? outcome.observation?.run_name);
-  set("job_id", outcome.job_id);
-  set("run_dir", outcome.run_dir);
-  if (outcome.topology) run3.topology = clone3(outcome.topology);
-  if (outcome.change) run3.change = clone3(outcome.change);
-  set("hypothesis", outcome.hypothesis);
-  set("expected_effect", outcome.expected_effect);
-  if (outcome.observation) {
-    run3.verdict = clone3(outcome.observation.verdict);
-    run3.comparison = outcome.observation.comparison ? clone3(outcome.observation.comparison) : null;
-    run3.stable_metrics = clone3(outcome.observation.stable_metrics);
-    if (outcome.observation.decision) run3.monitor_decision = clone3(outcome.observation.decision);
-  }
-  if (outcome.telemetry_gaps?.length) {
-    const metrics = run3.stable_metrics ?? {};
-    const quality = metrics.telemetry_quality ?? {};
-    quality.gaps = uniqueBy([...quality.gaps ?? [], ...outcome.telemetry_gaps], (g) => g);
-    metrics.telemetry_quality = quality;
-    run3.stable_metrics = metrics;
-  }
-  const failures = [
-    ...run3.failures ?? [],
-    ...outcome.observation?.failure ? [outcome.observation.failure] : [],
-    ...outcome.failure ? [outcome.failure] : []
-  ];
-  if (failures.length) run3.failures = uniqueBy(failures, (f) => `${f.kind}\0${f.message}`).map(clone3);
-  if (outcome.learnings?.length) {
-    run3.skill_reflections = uniqueBy(
-      [...run3.skill_reflections ?? [], ...outcome.learnings.map(clone3)],
-      (l3) => l3.learning.trim()
-    );
-  }
-  set("pull_request", outcome.pull_request);
-  set("recorded_at", outcome.at);
-  const prediction = outcome.prediction ?? run3.prediction;
-  if (prediction) run3.prediction = againstMeasured(prediction, run3, outcome.kind);
-  run3.status = STATUS[outcome.kind];
-  run3.decision = decide2(outcome.kind, run3, outcome);
-  return run3;
-}
-function againstMeasured(p, run3, kind) {
-  const measured2 = kind === "failed" ? null : run3.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run3);
-  const r = (x2) => Math.round(x2 * 1e4) / 1e4;
-  return {
-    ...clone3(p),
-    measured_seconds_per_rollout: measured2,
-    error: measured2 === null ? null : r(measured2 / p.seconds_per_rollout - 1),
-    covered: measured2 === null ? null : p.low <= measured2 && measured2 <= p.high
-  };
-}
-function updateBest(record, run3) {
-  const previous = record.current_best;
-  const step = bestSteps(record.runs).at(-1);
-  if (!step)
-    return {
-      topology: null,
-      run_name: null,
-      stabilized_seconds_per_rollout_full_run: null,
-      decision_reasoning: null
-    };
-  const value = step.value;
-  const reasoning = bestReasoning(step);
-  if (previous.topology === step.run.name && previous.stabilized_seconds_per_rollout_full_run === value && previous.decision_reasoning?.startsWith(reasoning))
-    return previous;
-  const fallback = previous.topology === run3.name && run3.status !== "accepted" && step.run.name !== run3.name;
-  return {
-    topology: step.run.name,
-    run_name: step.run.run_name ?? null,
-    stabilized_seconds_per_rollout_full_run: value,
-    decision_reasoning: fallback ? `${reasoning}; ${run3.name} was re-recorded as ${run3.status}` : reasoning
-  };
-}
-function apply(record, outcome) {
-  const next = clone3(record);
-  const index = next.runs.findIndex((r) => r.name === outcome.candidate);
-  const run3 = mergeRun(index >= 0 ? next.runs[index] : void 0, outcome);
-  if (index >= 0) next.runs[index] = run3;
-  else next.runs.push(run3);
-  next.current_best = updateBest(next, run3);
-  return next;
-}
-
-// src/chart/svg.ts
-var OUTCOME_COLOUR = {
-  accepted: "#2da44e",
-  rejected: "#cf222e",
-  failed: "#6e7781",
-  stopped: "#9a6700",
-  pending: "#8c959f",
-  running: "#1f6feb"
-};
-var REFERENCE_COLOUR = { baseline: "#24292f", best: "#8250df" };
-function xml(s) {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
-}
-var r1 = (x2) => String(Math.round(x2 * 10) / 10);
-function axis(max) {
-  const raw = max / 5;
-  const p = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((f) => f * p).find((s) => s >= raw) ?? 10 * p;
-  return { top: Math.ceil(max / step) * step, step };
-}
-function short(s, n = 18) {
-  return s.length > n ? `${s.slice(0, n - 1)}\u2026` : s;
-}
-function barChartSvg(c) {
-  const bars = c.bars.filter((b2) => Number.isFinite(b2.value) && b2.value > 0);
-  if (!bars.length) return "";
-  const refs = (c.references ?? []).filter((r) => Number.isFinite(r.value) && r.value > 0);
-  const highest = Math.max(
-    ...bars.map((b2) => Math.max(b2.value, b2.interval?.high ?? 0)),
-    ...refs.map((r) => r.value)
-  );
-  const { top, step } = axis(highest * 1.05);
-  const slot = 64;
-  const left = 64;
-  const plotTop = 48;
-  const plotH = 260;
-  const plotW = Math.max(slot * bars.length, 360, c.title.length * 8.5 + 32 - left - 24);
-  const width = Math.ceil(left + plotW + 100);
-  const legendY = plotTop + plotH + 70;
-  const legend = legendLayout(legendItems(bars, refs), left, width);
-  const height = legendY + legend.rows * 20 + 12;
-  const y2 = (v2) => plotTop + plotH - plotH * Math.min(v2, top) / top;
-  const out = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="-apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`,
-    `<title>${xml(c.title)}</title>`,
-    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${width / 2}" y="24" text-anchor="middle" font-size="15" font-weight="600">${xml(c.title)}</text>`,
-    `<text transform="translate(16 ${plotTop + plotH / 2}) rotate(-90)" text-anchor="middle">${xml(c.yLabel)}</text>`
-  ];
-  for (let v2 = 0; v2 <= top + step / 2; v2 += step) {
-    out.push(
-      `<line class="grid" x1="${left}" x2="${left + plotW}" y1="${r1(y2(v2))}" y2="${r1(y2(v2))}" stroke="#d0d7de" stroke-width="1"/>`,
-      `<text class="tick" x="${left - 6}" y="${r1(y2(v2) + 4)}" text-anchor="end">${r1(v2)}</text>`
-    );
-  }
-  bars.forEach((b2, i) => {
-    const cx = left + slot * i + slot / 2;
-    const w2 = slot * 0.6;
-    out.push(
-      `<rect class="bar" data-outcome="${b2.outcome}" x="${r1(cx - w2 / 2)}" y="${r1(y2(b2.value))}" width="${r1(w2)}" height="${r1(plotTop + plotH - y2(b2.value))}" fill="${OUTCOME_COLOUR[b2.outcome]}"><title>${xml(`${b2.label}: ${b2.value} s (${b2.outcome})`)}</title></rect>`
-    );
-    if (b2.interval && Number.isFinite(b2.interval.low) && Number.isFinite(b2.interval.high)) {
-      const [lo, hi] = [y2(b2.interval.low), y2(b2.interval.high)];
-      out.push(
-        `<path class="interval" d="M${r1(cx)} ${r1(lo)}V${r1(hi)}M${r1(cx - 8)} ${r1(lo)}H${r1(cx + 8)}M${r1(cx - 8)} ${r1(hi)}H${r1(cx + 8)}" stroke="#24292f" stroke-width="1.5" fill="none"/>`
-      );
-    }
-    out.push(
-      `<text class="label" transform="translate(${r1(cx)} ${plotTop + plotH + 12}) rotate(30)" text-anchor="start">${xml(short(b2.label))}</text>`
-    );
-  });
-  for (const r of refs)
-    out.push(
-      `<line class="reference" data-kind="${r.kind}" x1="${left}" x2="${left + plotW}" y1="${r1(y2(r.value))}" y2="${r1(y2(r.value))}" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="6 4"/>`
-    );
-  out.push(`<line x1="${left}" x2="${left}" y1="${plotTop}" y2="${plotTop + plotH}" stroke="#57606a"/>`);
-  out.push('<g class="legend">');
-  for (const it of legend.placed)
-    out.push(
-      `<g class="legend-item" transform="translate(${r1(it.x)} ${legendY + it.row * 20})">${it.swatch}<text x="20" y="10">${xml(it.text)}</text></g>`
-    );
-  out.push("</g>", "</svg>");
-  return `${out.join("\n")}
-`;
-}
-function legendItems(bars, refs) {
-  const items = [];
-  for (const o of Object.keys(OUTCOME_COLOUR))
-    if (bars.some((b2) => b2.outcome === o))
-      items.push({ swatch: `<rect width="12" height="12" fill="${OUTCOME_COLOUR[o]}"/>`, text: o });
-  if (bars.some((b2) => b2.interval))
-    items.push({
-      swatch: '<path d="M6 0V12M2 0H10M2 12H10" stroke="#24292f" stroke-width="1.5"/>',
-      text: "95% interval"
-    });
-  for (const r of refs)
-    items.push({
-      swatch: `<line x1="0" x2="16" y1="6" y2="6" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="4 3"/>`,
-      text: `${r.kind === "best" ? "current best" : "baseline"}${r.name === "baseline" ? "" : ` ${short(r.name, 24)}`} (${r1(r.value)} s)`
-    });
-  return items;
-}
-function legendLayout(items, left, width) {
-  let x2 = left;
-  let row = 0;
-  const placed = [];
-  for (const it of items) {
-    const w2 = 28 + it.text.length * 7;
-    if (x2 + w2 > width - 8 && x2 > left) {
-      x2 = left;
-      row++;
-    }
-    placed.push({ ...it, x: x2, row });
-    x2 += w2;
-  }
-  return { placed, rows: row + 1 };
-}
-
-// src/record/render.ts
-function topologyLabel(run3) {
-  const hash = run3.topology?.hash ? ` \`${run3.topology.hash.slice(0, 8)}\`` : "";
-  return `\`${run3.name}\`${hash} on \`${run3.topology?.base ?? "topology=?"}\``;
-}
-function queueSummary(metrics) {
-  const byService = metrics?.rpc_queue_depth_at_start_latest_by_service;
-  if (!byService || Object.keys(byService).length === 0) return null;
-  return `queue min/max ${Object.entries(byService).map(([svc, q2]) => `${svc} ${num2(q2.worker_min)}/${num2(q2.worker_max)}`).join(", ")}`;
-}
-function gpuSummary(metrics) {
-  const gpus = Object.values(metrics?.resource_usage?.gpu_by_index ?? {});
-  if (gpus.length === 0) return null;
-  const utils = gpus.map((g) => g.utilization_percent?.mean).filter((v2) => typeof v2 === "number");
-  const pressure = gpus.map((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean).filter((v2) => typeof v2 === "number");
-  const headroom = gpus.map((g) => g.memory_headroom_gb_min).filter((v2) => typeof v2 === "number");
-  const parts = [];
-  if (utils.length) parts.push(`GPU util ${num2(Math.min(...utils), 0)}\u2013${num2(Math.max(...utils), 0)}%`);
-  if (pressure.length) parts.push(`memory pressure max ${num2(Math.max(...pressure), 0)}%`);
-  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
-  return parts.join(", ");
-}
-function bottleneckSummary(metrics) {
-  const b2 = metrics?.bottleneck;
-  if (!b2) return null;
-  return `bottleneck ${b2.service ?? b2.kind} (${b2.confidence})`;
-}
-function figureText(f) {
-  if (!f) return "\u2014";
-  return `${seconds(f.value)} s/rollout${f.against ? ` as decided against \`${f.against.name}\`` : ""}`;
-}
-function observationSummary(run3, runs = [run3]) {
-  const m2 = run3.stable_metrics;
-  const parts = [];
-  const figure = figureOf(run3, runs);
-  if (figure) parts.push(figureText(figure));
-  if (m2?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m2.seconds_per_rollout_5m)}`);
-  if (run3.verdict && run3.verdict.state !== "stable") parts.push(`verdict ${run3.verdict.state}`);
-  for (const text3 of [queueSummary(m2), gpuSummary(m2), bottleneckSummary(m2)]) if (text3) parts.push(text3);
-  const failure = run3.failures?.at(-1);
-  if (failure) parts.push(`failed: ${failure.kind}`);
-  if (m2?.telemetry_quality?.gaps?.length) parts.push(`telemetry gaps: ${m2.telemetry_quality.gaps.length}`);
-  return parts.length ? parts.join("; ") : "no metrics";
-}
-function decisionCell(run3) {
-  if (run3.decision.outcome === "pending") return run3.status;
-  return `${run3.decision.outcome}${run3.decision.reason ? `: ${safeText(run3.decision.reason)}` : ""}`;
-}
-function learningCell(run3) {
-  const list = run3.skill_reflections ?? [];
-  return list.length ? list.map((l3) => safeText(l3.learning)).join(" / ") : "none";
-}
-function progressTable(record) {
-  const lines = [
-    "| Step | Job | Topology | Change | Observation | Decision | Next | Learning |",
-    "|---:|---|---|---|---|---|---|---|"
-  ];
-  record.runs.forEach((run3, i) => {
-    const job = run3.job_id ? `\`${run3.job_id}\`` : "\u2014";
-    const row = [
-      String(i + 1),
-      job,
-      topologyLabel(run3),
-      cell(describeChange(run3.change, !run3.parent)),
-      cell(observationSummary(run3, record.runs)),
-      cell(decisionCell(run3)),
-      cell(run3.decision.next),
-      cell(learningCell(run3))
-    ];
-    lines.push(`| ${row.join(" | ")} |`);
-  });
-  if (record.runs.length === 0) lines.push("| \u2014 | \u2014 | \u2014 | \u2014 | no candidate recorded yet | \u2014 | \u2014 | \u2014 |");
-  return lines.join("\n");
-}
-var DECIDED_GROUPS = [
-  { key: "accepted", name: "accepted", colour: "#2da44e", square: "\u{1F7E9}" },
-  { key: "rejected", name: "rejected", colour: "#cf222e", square: "\u{1F7E5}" },
-  { key: "failed", name: "failed", colour: "#57606a", square: "\u2B1B" },
-  { key: "stopped", name: "stopped", colour: "#9a6700", square: "\u{1F7EB}" },
-  { key: "pending", name: "not decided yet", colour: "#d0d7de", square: "\u2B1C" }
-];
-function figures(record) {
-  return record.runs.flatMap((run3) => {
-    const figure = figureOf(run3, record.runs);
-    return figure ? [{ run: run3, figure }] : [];
-  });
-}
-function referenceFigures(record) {
-  const base = baselineRun(record);
-  const best = bestRun(record);
-  const at = (run3) => {
-    const f = run3 ? figureOf(run3, record.runs) : null;
-    return run3 && f ? { run: run3, value: f.value } : void 0;
-  };
-  return { base: at(base), best: best !== base ? at(best) : void 0 };
-}
-function secondsPerRolloutChart(record, title) {
-  const bars = figures(record);
-  if (bars.length === 0) return void 0;
-  const { base, best } = referenceFigures(record);
-  const references = [
-    ...base ? [
-      {
-        name: `${base.run.name === "baseline" ? "baseline" : `baseline \`${base.run.name}\``} (${seconds(base.value)} s)`,
-        value: base.value,
-        colour: "#1f6feb",
-        square: "\u{1F7E6}"
-      }
-    ] : [],
-    ...best ? [
-      {
-        name: `current best \`${best.run.name}\` (${seconds(best.value)} s)`,
-        value: best.value,
-        colour: "#8250df",
-        square: "\u{1F7EA}"
-      }
-    ] : []
-  ];
-  const { chart, legend } = decidedBarChart(
-    bars.map(({ run: run3, figure }) => ({ label: run3.name, value: figure.value, group: barGroup(run3) })),
-    DECIDED_GROUPS,
-    references,
-    {
-      title: title ?? "Seconds per rollout as decided (lower is better)",
-      yLabel: "seconds per rollout"
-    }
-  );
-  const missing2 = record.runs.filter((r) => !bars.some((b2) => b2.run === r)).map((r) => `\`${r.name}\` (${r.status})`);
-  const svg = recordPaths(record.experiment_id).chart.replace(/^experiments\//, "");
-  return [
-    chart,
-    "",
-    `${legend}${missing2.length ? ` \xB7 without a value: ${missing2.join(", ")}` : ""}`,
-    "",
-    `A candidate decided against another is drawn at that one's value \xD7 (1 + the decided change). With 95% intervals: [${svg}](${svg})`
-  ].join("\n");
-}
-function barGroup(run3) {
-  if (run3.status === "accepted" || run3.status === "rejected" || run3.status === "failed" || run3.status === "stopped")
-    return run3.status;
-  return "pending";
-}
-function recordChartSvg(record) {
-  const { base, best } = referenceFigures(record);
-  const refs = [];
-  if (base) refs.push({ name: base.run.name, value: base.value, kind: "baseline" });
-  if (best) refs.push({ name: best.run.name, value: best.value, kind: "best" });
-  return barChartSvg({
-    title: `${record.experiment_id}: seconds per rollout as decided (lower is better)`,
-    yLabel: "seconds per rollout",
-    bars: figures(record).map(({ run: run3, figure }) => ({
-      label: run3.name,
-      value: figure.value,
-      interval: figure.low < figure.high ? { low: figure.low, high: figure.high } : null,
-      outcome: run3.status
-    })),
-    references: refs
-  });
-}
-function gpuTable(metrics) {
-  const gpus = Object.entries(metrics?.resource_usage?.gpu_by_index ?? {}).sort(
-    (a, b2) => Number(a[0]) - Number(b2[0]) || a[0].localeCompare(b2[0])
-  );
-  if (gpus.length === 0) return void 0;
-  const mmm = (v2, d2 = 0) => v2 ? `${num2(v2.min, d2)} / ${num2(v2.mean, d2)} / ${num2(v2.max, d2)}` : "\u2014";
-  const lines = [
-    "| GPU | Services | Utilisation % (min / mean / max) | Memory used GB (min / mean / max) | Total GB | Pressure % (mean / max) | Min headroom GB |",
-    "|---:|---|---|---|---:|---|---:|"
-  ];
-  for (const [gpu, g] of gpus) {
-    const pressure = g.memory_pressure_percent ? `${num2(g.memory_pressure_percent.mean, 0)} / ${num2(g.memory_pressure_percent.max, 0)}` : "\u2014";
-    lines.push(
-      `| ${gpu} | ${cell((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num2(g.memory_total_gb)} | ${pressure} | ${num2(g.memory_headroom_gb_min)} |`
-    );
-  }
-  return lines.join("\n");
-}
-function queueTable(metrics) {
-  const byService = Object.entries(metrics?.rpc_queue_depth_at_start_latest_by_service ?? {});
-  if (byService.length === 0) return void 0;
-  return [
-    "| Service | Queue depth worker min | Queue depth worker max |",
-    "|---|---:|---:|",
-    ...byService.map(([svc, q2]) => `| ${svc} | ${num2(q2.worker_min)} | ${num2(q2.worker_max)} |`)
-  ].join("\n");
-}
-function figureLine(f) {
-  if (!f) return [];
-  const how = f.against ? `, as its decision says against \`${f.against.name}\` (${seconds(f.against.value)} s)` : "";
-  return [`- Seconds per rollout: ${f.low < f.high ? interval(f) : `${seconds(f.value)} s`}${how}`];
-}
-function metricsList(run3, runs) {
-  const m2 = run3.stable_metrics;
-  const v2 = run3.verdict;
-  const lines = figureLine(figureOf(run3, runs));
-  if (v2) {
-    lines.push(
-      `- Verdict: **${v2.state}**${v2.minutes_of_data != null ? ` after ${num2(v2.minutes_of_data)} min of data` : ""}${v2.warmup_end_minutes != null ? ` (warm-up ended at ${num2(v2.warmup_end_minutes)} min)` : ""}`
-    );
-    if (v2.projected_full_run)
-      lines.push(
-        `- The detector's projected full-run value (start-up included): ${interval(v2.projected_full_run)}`
-      );
-    if (v2.value) lines.push(`- The detector's stable value: ${interval(v2.value)}`);
-    if (v2.cycle)
-      lines.push(
-        `- Cycle: period ${num2(v2.cycle.period_minutes)} min, amplitude ${percentOfFraction(v2.cycle.amplitude_relative)}`
-      );
-  }
-  const decided2 = decisionText(run3.monitor_decision);
-  const compared = comparisonText(run3.comparison);
-  if (decided2) lines.push(`- Decision: ${decided2}`);
-  else if (compared) lines.push(`- Comparison: ${compared}`);
-  if (m2) {
-    const pairs = [
-      [
-        "Full-run seconds per rollout at the last reading (start-up included)",
-        seconds(m2.seconds_per_rollout_full_run)
-      ],
-      ["5-minute seconds per rollout", seconds(m2.seconds_per_rollout_5m)],
-      ["Completed rollouts", num2(m2.completed_rollouts, 0)],
-      ["Failed rollouts", num2(m2.failed_rollouts, 0)],
-      ["Rollout duration p95", `${seconds(m2.rollout_duration_p95_s)} s`],
-      ["Step duration p95", `${seconds(m2.step_duration_p95_s)} s`],
-      ["Runtime event-loop idle fraction", percentOfFraction(m2.runtime_idle_fraction)],
-      ["Warm-up excluded", `${num2(m2.warmup_excluded_s, 0)} s`]
-    ];
-    for (const [label, value] of pairs) if (!value.startsWith("\u2014")) lines.push(`- ${label}: ${value}`);
-    const host = m2.resource_usage?.host_memory;
-    if (host && (host.available_gb_min != null || host.total_gb != null))
-      lines.push(
-        `- Host memory: ${num2(host.available_gb_min)} GB available at least, of ${num2(host.total_gb)} GB`
-      );
-  }
-  return lines;
-}
-function runFacts(run3) {
-  const out = [];
-  const facts = [];
-  if (run3.run_name) facts.push(`run \`${run3.run_name}\``);
-  if (run3.job_id) facts.push(`Slurm job \`${run3.job_id}\``);
-  if (run3.run_dir) facts.push(`run directory \`${run3.run_dir}\``);
-  if (run3.pull_request)
-    facts.push(
-      run3.pull_request.url ? `[pull request #${run3.pull_request.number}](${run3.pull_request.url})` : `pull request #${run3.pull_request.number}`
-    );
-  if (run3.recorded_at) facts.push(`recorded ${run3.recorded_at}`);
-  if (facts.length) out.push(`${facts.join(" \xB7 ")}`, "");
-  out.push(
-    `- Topology: \`${run3.topology?.base ?? "topology=?"}\`${run3.topology?.hash ? ` (hash \`${run3.topology.hash}\`)` : ""}${run3.topology?.file ? `, file \`${run3.topology.file}\`` : ""}`
-  );
-  out.push(`- Parent: ${run3.parent ? `\`${run3.parent}\`` : "none (baseline)"}`);
-  const change = Object.entries(run3.change ?? {});
-  if (change.length) out.push("- Change:", ...change.map(([key, value]) => `  - \`${key}\`: ${value}`));
-  if (run3.hypothesis) out.push(`- Hypothesis: ${cell(safeText(run3.hypothesis))}`);
-  if (run3.expected_effect) out.push(`- Expected effect: ${cell(run3.expected_effect)}`);
-  return out;
-}
-function runFindings(run3, runs) {
-  const out = ["", "#### Findings", ""];
-  const metrics = metricsList(run3, runs);
-  out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
-  const evidence = run3.verdict?.evidence ?? [];
-  if (evidence.length) out.push("- Evidence:", ...evidence.map((e) => `  - ${cell(e)}`));
-  const queue = queueTable(run3.stable_metrics);
-  if (queue) out.push("", queue);
-  const b2 = run3.stable_metrics?.bottleneck;
-  out.push("", "#### Bottleneck", "");
-  if (b2)
-    out.push(
-      `**${b2.service ?? b2.kind}** (${b2.kind}, confidence ${b2.confidence})`,
-      ...b2.evidence.map((e) => `- ${cell(e)}`)
-    );
-  else out.push("Not determined.");
-  const gpus = gpuTable(run3.stable_metrics);
-  out.push("", "#### Resources per GPU", "", gpus ?? "No per-GPU telemetry was recorded.");
-  const cpu = Object.entries(
-    run3.stable_metrics?.resource_usage?.process_cpu_utilization_percent_by_group ?? {}
-  );
-  if (cpu.length) {
-    out.push("", "| Process group | CPU % (min / mean / max) |", "|---|---|");
-    for (const [group, v2] of cpu)
-      out.push(`| ${cell(group)} | ${num2(v2.min, 0)} / ${num2(v2.mean, 0)} / ${num2(v2.max, 0)} |`);
-  }
-  return out;
-}
-function runProblems(run3) {
-  const out = [];
-  const quality = run3.stable_metrics?.telemetry_quality;
-  const gaps2 = [
-    ...(quality?.missing_metrics ?? []).map((m2) => `missing metric \`${m2}\``),
-    ...quality?.gaps ?? []
-  ];
-  if (gaps2.length || quality?.notes) {
-    out.push("", "#### Telemetry gaps", "", ...gaps2.map((g) => `- ${cell(g)}`));
-    if (quality?.notes) out.push(`- ${cell(quality.notes)}`);
-  }
-  if (run3.failures?.length) {
-    out.push("", "#### Failures", "");
-    for (const f of run3.failures) {
-      const where = [
-        f.slurm_state && `Slurm ${f.slurm_state}`,
-        f.exit_code && `exit ${f.exit_code}`,
-        f.gpu != null && `GPU ${f.gpu}`
-      ].filter(Boolean).join(", ");
-      out.push(
-        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell(f.likely_fix)}` : ""}`
-      );
-    }
-  }
-  return out;
-}
-function runSection(run3, step, runs = [run3]) {
-  const out = [
-    `### Step ${step}: \`${run3.name}\` \u2014 ${run3.status}`,
-    "",
-    ...runFacts(run3),
-    ...runFindings(run3, runs),
-    ...runProblems(run3)
-  ];
-  out.push("", "#### Decision", "");
-  out.push(
-    `**${run3.decision.outcome}**${run3.decision.reason ? `: ${cell(safeText(run3.decision.reason))}` : ""}`
-  );
-  if (run3.decision.next) out.push("", `Next: ${cell(run3.decision.next)}`);
-  if (run3.skill_reflections?.length) {
-    out.push("", "#### Learnings", "");
-    for (const l3 of run3.skill_reflections)
-      out.push(
-        `- (${l3.topic}) ${cell(safeText(l3.learning))}${l3.suggested_skill_update ? ` \u2014 suggested skill update: ${cell(safeText(l3.suggested_skill_update))}` : ""}${l3.author ? ` \u2014 ${safeText(l3.author)}` : ""}`
-      );
-  }
-  return out.join("\n");
-}
-function fixedInputsTable(record) {
-  const f = record.fixed_inputs;
-  const rows = [
-    ["deploy", f.deploy],
-    ["driver", f.driver],
-    ["base topology", f.base_topology],
-    ["cluster", f.cluster],
-    ["scenes", f.scenes?.test_suite_id ?? (f.scenes?.scene_ids?.join(", ") || null)],
-    ["scene count", f.scenes?.scene_count],
-    ["rollouts per scene", f.rollouts_per_scene],
-    ["simulation duration (s)", f.simulation_duration_s],
-    ["cameras", f.cameras],
-    ["control timestep (\xB5s)", f.control_timestep_us],
-    ["AlpaSim git commit", f.git_commit],
-    ["checkout", f.remote_checkout],
-    ["other overrides", f.overrides?.length ? f.overrides.join(" ") : null],
-    ["Prometheus", f.telemetry?.prometheus_url],
-    ["Grafana", f.telemetry?.grafana_url],
-    ["file-SD source", f.telemetry?.file_sd_source],
-    ["Slurm account", f.slurm?.account],
-    ["Slurm partition", f.slurm?.partition],
-    ["GPUs per node", f.slurm?.gpus_per_node],
-    ["wall time", f.slurm?.walltime]
-  ];
-  return [
-    "| Input | Value |",
-    "|---|---|",
-    ...rows.filter(([, v2]) => v2 !== null && v2 !== void 0 && v2 !== "").map(([k2, v2]) => `| ${k2} | \`${cell(String(v2))}\` |`)
-  ].join("\n");
-}
-function renderRecordMarkdown(record) {
-  const paths = recordPaths(record.experiment_id);
-  const best = record.current_best;
-  const out = [
-    `<!-- Generated from ${paths.json} by alpasim-topo: edit the JSON (or comment on the pull request), not this file. -->`,
-    `# Experiment \`${record.experiment_id}\``,
-    "",
-    `Objective: ${record.objective}.`,
-    ""
-  ];
-  if (record.command) out.push("Started from:", "", "```sh", record.command, "```", "");
-  out.push("## Current best", "");
-  if (best.topology) {
-    const run3 = bestRun(record);
-    const figure = run3 ? figureOf(run3, record.runs) : null;
-    out.push(
-      `**\`${best.topology}\`** at ${seconds(figure?.value ?? best.stabilized_seconds_per_rollout_full_run)} s per rollout${figure?.against ? ` (as its decision says against \`${figure.against.name}\` at ${seconds(figure.against.value)} s)` : ""}.`
-    );
-    if (best.decision_reasoning) out.push("", cell(safeText(best.decision_reasoning)));
-  } else out.push("No candidate accepted yet.");
-  if (record.report?.path)
-    out.push(
-      "",
-      `Final report: [${record.report.path}](${record.report.path.replace(/^experiments\//, "")})`
-    );
-  out.push("", "## Progress", "", progressTable(record), "");
-  const chart = secondsPerRolloutChart(record);
-  if (chart) out.push("## Seconds per rollout", "", chart, "");
-  out.push("## Fixed inputs", "", fixedInputsTable(record), "");
-  if (record.runs.length) {
-    out.push("## Candidates", "");
-    record.runs.forEach((run3, i) => {
-      out.push(runSection(run3, i + 1, record.runs), "");
-    });
-  }
-  return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
-`;
-}
-
-// src/report/final-report.ts
-function gpuList(m2) {
-  return Object.entries(m2?.resource_usage?.gpu_by_index ?? {}).sort((a, b2) => Number(a[0]) - Number(b2[0]));
-}
-function resourceLine(m2) {
-  const gpus = gpuList(m2).map(([, g]) => g);
-  if (gpus.length === 0) return "no GPU telemetry";
-  const pick2 = (f) => gpus.map(f).filter((v2) => typeof v2 === "number");
-  const util = pick2((g) => g.utilization_percent?.mean);
-  const pressure = pick2((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
-  const headroom = pick2((g) => g.memory_headroom_gb_min);
-  const parts = [];
-  if (util.length) parts.push(`GPU util ${num2(Math.min(...util), 0)}\u2013${num2(Math.max(...util), 0)}%`);
-  if (pressure.length) parts.push(`memory pressure \u2264 ${num2(Math.max(...pressure), 0)}%`);
-  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
-  return parts.join(", ");
-}
-function relativeChange(value, base) {
-  if (value === null || base === null || base === 0) return "\u2014";
-  const pct5 = (value - base) / base * 100;
-  return `${pct5 > 0 ? "+" : ""}${num2(pct5, 1)}%`;
-}
-function measured(run3, runs) {
-  const figure = figureOf(run3, runs);
-  if (figure === null || run3.status === "failed")
-    return run3.failures?.length ? `failed (${run3.failures.at(-1).kind})` : "no stable value";
-  const parts = [figureText(figure)];
-  const five = run3.stable_metrics?.seconds_per_rollout_5m;
-  if (five != null) parts.push(`5m ${seconds(five)}`);
-  if (run3.verdict && run3.verdict.state !== "stable") parts.push(run3.verdict.state);
-  return parts.join(", ");
-}
-function bottleneckLine(m2) {
-  const b2 = m2?.bottleneck;
-  if (!b2) return "not determined";
-  const evidence = b2.evidence.length ? `: ${b2.evidence.join("; ")}` : "";
-  return `${b2.service ?? b2.kind} (${b2.kind}, confidence ${b2.confidence})${evidence}`;
-}
-function lineage(record, run3) {
-  const chain2 = [];
-  const seen = /* @__PURE__ */ new Set();
-  let current = run3;
-  while (current && !seen.has(current.name)) {
-    chain2.unshift(current);
-    seen.add(current.name);
-    current = current.parent ? record.runs.find((r) => r.name === current.parent) : void 0;
-  }
-  return chain2;
-}
-function gpuChart(run3, title) {
-  const gpus = gpuList(run3.stable_metrics).filter(([, g]) => g.utilization_percent?.mean != null);
-  if (gpus.length === 0) return void 0;
-  const chart = barChart(
-    gpus.map(([gpu, g]) => ({
-      label: `GPU ${gpu}`,
-      value: g.utilization_percent.mean,
-      line: g.memory_pressure_percent?.mean ?? g.memory_pressure_percent?.max ?? 0
-    })),
-    { title, yLabel: "percent" }
-  );
-  return `${chart}
-
-Bars: mean GPU utilisation %. Line: mean GPU memory pressure % (memory used \xF7 total).`;
-}
-function headroomAdvice(run3) {
-  const out = [];
-  for (const [gpu, g] of gpuList(run3.stable_metrics)) {
-    const util = g.utilization_percent?.mean;
-    const headroom = g.memory_headroom_gb_min;
-    const pressure = g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean;
-    const services = (g.topology_services ?? []).join(", ") || "no service";
-    if (pressure != null && pressure >= 90)
-      out.push(
-        `GPU ${gpu} (${services}) is at ${num2(pressure, 0)}% memory pressure: no room for more instances.`
-      );
-    else if (util != null && util < 60 && headroom != null)
-      out.push(
-        `GPU ${gpu} (${services}) averages ${num2(util, 0)}% utilisation with ${num2(headroom)} GB headroom: room for instances of the bottleneck service.`
-      );
-  }
-  return out;
-}
-function learningsByTopic(record) {
-  const map = /* @__PURE__ */ new Map();
-  for (const run3 of record.runs)
-    for (const learning of run3.skill_reflections ?? []) {
-      const list = map.get(learning.topic) ?? [];
-      list.push({ run: run3.name, learning });
-      map.set(learning.topic, list);
-    }
-  return map;
-}
-function derivedAdvice(record) {
-  const out = [];
-  const failures = /* @__PURE__ */ new Map();
-  for (const run3 of record.runs)
-    for (const f of run3.failures ?? []) failures.set(f.kind, [...failures.get(f.kind) ?? [], run3.name]);
-  for (const [kind, runs] of failures)
-    out.push(
-      `${runs.length} candidate(s) failed with ${kind} (${runs.map((r) => `\`${r}\``).join(", ")})${kind === "gpu-oom" ? ": check the memory estimate in validation before submitting" : ""}.`
-    );
-  const gaps2 = record.runs.filter(
-    (r) => (r.stable_metrics?.telemetry_quality?.gaps?.length ?? 0) + (r.stable_metrics?.telemetry_quality?.missing_metrics?.length ?? 0) > 0
-  );
-  if (gaps2.length)
-    out.push(
-      `Telemetry was incomplete for ${gaps2.map((r) => `\`${r.name}\``).join(", ")}: ${[
-        ...new Set(
-          gaps2.flatMap((r) => [
-            ...r.stable_metrics?.telemetry_quality?.missing_metrics ?? [],
-            ...r.stable_metrics?.telemetry_quality?.gaps ?? []
-          ])
-        )
-      ].join("; ")}.`
-    );
-  const unstable = record.runs.filter(
-    (r) => r.verdict && r.verdict.state !== "stable" && r.status !== "failed"
-  );
-  if (unstable.length)
-    out.push(
-      `Decided before a stable verdict: ${unstable.map((r) => `\`${r.name}\` (${r.verdict.state})`).join(", ")} \u2014 the seed asks to compare only stabilised full-run values.`
-    );
-  return out;
-}
-function bestClaim(best) {
-  const claim = decidedAgainst(best);
-  return claim?.better ? `; ${claim.text}` : "";
-}
-function figureValue(run3, runs) {
-  return run3 ? figureOf(run3, runs)?.value ?? null : null;
-}
-function resultLine(record) {
-  const base = baselineRun(record);
-  const best = bestRun(record);
-  const counts = ["accepted", "rejected", "failed", "stopped", "running", "pending"].map((s) => [s, record.runs.filter((r) => r.status === s).length]).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
-  const bestValue = figureValue(best, record.runs);
-  const baseValue = figureValue(base, record.runs);
-  if (!best || !base || bestValue === null || baseValue === null || best.name === base.name)
-    return `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(", ") || "none"}.`;
-  return `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s as decided (${relativeChange(bestValue, baseValue)}; ${num2(baseValue / bestValue, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`;
-}
-function baselineSection(record) {
-  const base = baselineRun(record);
-  const out = ["", "## 1. Baseline", ""];
-  if (!base) return [...out, "No baseline was recorded."];
-  const m2 = base.stable_metrics;
-  const f = figureOf(base, record.runs);
-  const projected = base.verdict?.projected_full_run;
-  out.push(
-    `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ""}.`,
-    "",
-    `- Seconds per rollout (what the candidates were decided against): ${f && f.low < f.high ? interval(f) : `${seconds(f?.value)} s`}${projected ? ` (the detector's projection of the full run to its end, start-up included: ${interval(projected)})` : ""}`,
-    `- Full-run value read at the end: ${seconds(m2?.seconds_per_rollout_full_run)} s; 5-minute value: ${seconds(m2?.seconds_per_rollout_5m)} s`,
-    `- Resources: ${resourceLine(m2)}`,
-    `- Bottleneck: ${bottleneckLine(m2)}`
-  );
-  const table2 = gpuTable(m2);
-  if (table2) out.push("", table2);
-  const chart = gpuChart(
-    base,
-    `${base.name === "baseline" ? "Baseline" : `Baseline ${base.name}`}: GPU utilisation and memory pressure`
-  );
-  if (chart) out.push("", chart);
-  return out;
-}
-function candidatesSection(record) {
-  const base = baselineRun(record);
-  const baseValue = figureValue(base, record.runs);
-  const out = ["", "## 2. Tried topologies", ""];
-  const chart = secondsPerRolloutChart(
-    record,
-    "Seconds per rollout by candidate, as decided (lower is better)"
-  );
-  if (chart) out.push(chart, "");
-  out.push(
-    "| Step | Candidate | Change | Reasoning | Expected effect | Measured | vs baseline | Resources | Decision |",
-    "|---:|---|---|---|---|---|---:|---|---|"
-  );
-  record.runs.forEach((run3, i) => {
-    const row = [
-      String(i + 1),
-      `\`${run3.name}\``,
-      cell(describeChange(run3.change, !run3.parent)),
-      cell(run3.hypothesis),
-      cell(run3.expected_effect),
-      cell(measured(run3, record.runs)),
-      run3 === base ? "baseline" : relativeChange(figureValue(run3, record.runs), baseValue),
-      cell(resourceLine(run3.stable_metrics)),
-      cell(`${run3.decision.outcome}${run3.decision.reason ? `: ${run3.decision.reason}` : ""}`)
-    ];
-    out.push(`| ${row.join(" | ")} |`);
-  });
-  if (record.runs.length === 0) out.push("| \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 |");
-  out.push(...predictionLines(record));
-  return out;
-}
-function bestSection(record) {
-  const best = bestRun(record);
-  const out = ["", "## 3. Best topology", ""];
-  if (!best) return [...out, "No candidate was accepted."];
-  const chain2 = lineage(record, best);
-  out.push(
-    `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(figureValue(best, record.runs))} s per rollout.`,
-    "",
-    `- Why it won: ${cell(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
-  );
-  const decided2 = decisionText(best.monitor_decision);
-  const compared = comparisonText(best.comparison);
-  if (decided2) out.push(`- Decision: ${decided2}`);
-  else if (compared) out.push(`- Statistical comparison: ${compared}`);
-  if (chain2.length > 1) {
-    out.push("- Changes from the baseline, step by step:");
-    for (const step of chain2.slice(1))
-      out.push(`  - \`${step.name}\`: ${cell(describeChange(step.change, false))}`);
-  }
-  out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
-  out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
-  const advice = headroomAdvice(best);
-  if (advice.length) out.push("- Headroom for further tuning:", ...advice.map((a) => `  - ${a}`));
-  const leaves = best.topology?.block ? topologyLeaves(best.topology.block) : [];
-  if (leaves.length)
-    out.push(
-      "",
-      `As Hydra overrides over \`${best.topology.base}\`:`,
-      "",
-      "```sh",
-      leaves.map((l3) => `${l3.key}=${hydraValue2(l3.value)}`).join(" \\\n"),
-      "```"
-    );
-  const table2 = gpuTable(best.stable_metrics);
-  if (table2) out.push("", table2);
-  const gchart = gpuChart(best, `Best ${best.name}: GPU utilisation and memory pressure`);
-  if (gchart) out.push("", gchart);
-  return out;
-}
-function adviceSection(record) {
-  const out = ["", "## 4. Advice for improving the workflow", ""];
-  const byTopic = learningsByTopic(record);
-  const derived = derivedAdvice(record);
-  if (byTopic.size === 0 && derived.length === 0)
-    out.push("No learnings were recorded (`/topo learn <text>` on a pull request adds one).");
-  for (const [topic, list] of [...byTopic.entries()].sort((a, b2) => a[0].localeCompare(b2[0]))) {
-    out.push(`**${topic.replace(/_/g, " ")}**`, "");
-    for (const { run: run3, learning } of list)
-      out.push(
-        `- ${cell(learning.learning)} (from \`${run3}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell(learning.suggested_skill_update)}` : ""}`
-      );
-    out.push("");
-  }
-  if (derived.length) out.push("**From the record**", "", ...derived.map((d2) => `- ${d2}`));
-  return out;
-}
-function renderFinalReport(record, options2 = {}) {
-  const paths = recordPaths(record.experiment_id);
-  const link = options2.recordUrl ?? paths.markdown.replace(/^experiments\//, "");
-  const out = [
-    `# Final report: \`${record.experiment_id}\``,
-    "",
-    `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options2.generatedAt ? ` Generated ${options2.generatedAt}.` : ""}`,
-    "",
-    resultLine(record),
-    ...baselineSection(record),
-    ...candidatesSection(record),
-    ...bestSection(record),
-    ...adviceSection(record),
-    "",
-    "## 5. Experiment record",
-    "",
-    `The full record: [${paths.markdown}](${link}) (machine-readable memory: \`${paths.json}\`).`
-  ];
-  return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
-`;
-}
-function predictionLines(record) {
-  const rows = record.runs.filter(
-    (r) => r.prediction && r.prediction.measured_seconds_per_rollout != null && r.prediction.error != null
-  );
-  if (rows.length === 0) return [];
-  const errors = rows.map((r) => Math.abs(r.prediction.error)).sort((a, b2) => a - b2);
-  const mid = Math.floor(errors.length / 2);
-  const median2 = errors.length % 2 ? errors[mid] : (errors[mid - 1] + errors[mid]) / 2;
-  const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
-  const covered = rows.filter((r) => r.prediction.covered).length;
-  const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
-  const pct5 = (x2) => `${num2(100 * x2, 1)}%`;
-  return [
-    "",
-    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct5(median2)} median, ${pct5(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
-    "",
-    "| Candidate | Predicted s/rollout | Interval | Measured | Error | Inside |",
-    "|---|---:|---|---:|---:|---|",
-    ...rows.map((r) => {
-      const p = r.prediction;
-      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct5(p.error)} | ${p.covered ? "yes" : "no"} |`;
-    })
-  ];
-}
-
-// src/topology/init.ts
-var import_yaml4 = __toESM(require_dist(), 1);
-import { existsSync as existsSync7, mkdirSync as mkdirSync2, readdirSync as readdirSync5, writeFileSync as writeFileSync2 } from "node:fs";
-import { basename as basename2, dirname as dirname5, join as join7 } from "node:path";
-
-// src/topology/run-command.ts
-var RunCommandError = class extends Error {
-  name = "RunCommandError";
-};
-var UNSAFE = /[;&|<>`$()]/;
-var ACCEPTED_FORMS = [
-  "sbatch [sbatch options] <alpasim>/src/tools/run-on-slurm/submit.sh deploy=\u2026 topology=\u2026 driver=\u2026 [overrides]",
-  "cd src/tools/run-on-slurm && sbatch [sbatch options] submit.sh deploy=\u2026 topology=\u2026 driver=\u2026 [overrides]",
-  "bash <alpasim>/src/tools/run-on-slurm/submit.sh deploy=\u2026 \u2026 (or the script alone)",
-  "[LOGDIR=\u2026 DESCRIPTION=\u2026] before any of them"
-];
-var formsText = () => `topo init accepts: ${ACCEPTED_FORMS.map((f, i) => `(${i + 1}) ${f}`).join("; ")}`;
-var SET_BY_SUBMIT = /^\+{0,2}wizard\.(log_dir|array_job_dir|latest_symlink|submitter|description)=/;
-function wizardInvocation(words, from) {
-  const at = words.findIndex(
-    (w2, i) => i >= from && (w2 === "alpasim_wizard" || w2.endsWith("/alpasim_wizard") || w2 === "alpasim-wizard")
-  );
-  if (at === -1) return void 0;
-  const head = words.slice(from, at + 1).join(" ");
-  const overrides = words.slice(at + 1).filter((w2) => /^\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=/.test(w2));
-  const kept = overrides.filter((w2) => !SET_BY_SUBMIT.test(w2));
-  return new RunCommandError(
-    `\`${head} \u2026\` starts AlpaSim's wizard directly, a run on this machine; topo init takes the command that submits the run to Slurm, whose jobs the experiment's candidates become. ${formsText()}. submit.sh hands its overrides to the wizard unchanged, so this run on Slurm is: sbatch src/tools/run-on-slurm/submit.sh ${kept.join(" ") || "deploy=\u2026 topology=\u2026 driver=\u2026"}${kept.length < overrides.length ? " (wizard.log_dir and the other wizard.* settings submit.sh sets itself are left out)" : ""}`
-  );
-}
-function splitWords(command) {
-  const words = [];
-  let word = "";
-  let inWord = false;
-  let i = 0;
-  const s = command;
-  while (i < s.length) {
-    const c = s[i];
-    if (c === "\\" && s[i + 1] === "\n") {
-      i += 2;
-      continue;
-    }
-    if (/\s/.test(c)) {
-      if (inWord) words.push(word);
-      word = "";
-      inWord = false;
-      i++;
-      continue;
-    }
-    inWord = true;
-    if (c === "'") {
-      const end = s.indexOf("'", i + 1);
-      if (end === -1)
-        throw new RunCommandError(`unterminated single quote at character ${i + 1} of the command`);
-      word += s.slice(i + 1, end);
-      i = end + 1;
-    } else if (c === '"') {
-      i++;
-      while (i < s.length && s[i] !== '"') {
-        if (s[i] === "\\" && i + 1 < s.length && '"\\$`\n'.includes(s[i + 1])) {
-          if (s[i + 1] !== "\n") word += s[i + 1];
-          i += 2;
-        } else {
-          if (s[i] === "$" || s[i] === "`") {
-            throw new RunCommandError(
-              `the command uses shell expansion (${s[i]}) inside double quotes: write the value out`
-            );
-          }
-          word += s[i];
-          i++;
-        }
-      }
-      if (i >= s.length) throw new RunCommandError("unterminated double quote in the command");
-      i++;
-    } else if (c === "\\") {
-      if (i + 1 < s.length) word += s[i + 1];
-      i += 2;
-    } else {
-      if (UNSAFE.test(c)) {
-        throw new RunCommandError(
-          `the command contains shell syntax \`${c}\` at character ${i + 1}: give one plain launch command (no pipes, redirections, substitutions or chained commands)`
-        );
-      }
-      word += c;
-      i++;
-    }
-  }
-  if (inWord) words.push(word);
-  return words;
-}
-var VALUED = {
-  account: "A",
-  partition: "p",
-  time: "t",
-  nodes: "N",
-  "gpus-per-node": void 0,
-  gres: void 0,
-  "job-name": "J",
-  output: "o",
-  error: "e",
-  ntasks: "n",
-  "ntasks-per-node": void 0,
-  "cpus-per-task": "c",
-  "cpus-per-gpu": void 0,
-  mem: void 0,
-  "mem-per-gpu": void 0,
-  "mem-per-cpu": void 0,
-  qos: "q",
-  reservation: void 0,
-  constraint: "C",
-  signal: void 0,
-  chdir: "D",
-  dependency: "d",
-  array: "a",
-  "mail-type": void 0,
-  "mail-user": void 0,
-  comment: void 0,
-  export: void 0,
-  exclude: "x",
-  nodelist: "w",
-  gpus: "G",
-  begin: "b",
-  "time-min": void 0,
-  wckey: void 0
-};
-var SHORT2 = Object.fromEntries(
-  Object.entries(VALUED).filter(([, s]) => s).map(([l3, s]) => [s, l3])
-);
-function applySbatch(settings, name, value, raw) {
-  const int = (v2, what) => {
-    if (v2 === void 0 || !/^[1-9][0-9]*$/.test(v2))
-      throw new RunCommandError(`sbatch option ${raw}: ${what} must be a positive whole number`);
-    return Number(v2);
-  };
-  switch (name) {
-    case "account":
-      settings.account = value;
-      return;
-    case "partition":
-      settings.partition = value;
-      return;
-    case "time":
-      settings.time = value;
-      return;
-    case "nodes": {
-      settings.nodes = int(value?.split("-")[0], "nodes");
-      return;
-    }
-    case "gpus-per-node":
-      settings.gpusPerNode = int(value?.replace(/^[A-Za-z0-9_]+:/, ""), "gpus-per-node");
-      return;
-    case "gpus":
-      settings.gpus = int(value?.replace(/^[A-Za-z0-9_]+:/, ""), "gpus");
-      return;
-    case "gres": {
-      const m2 = /^gpu(?::[A-Za-z0-9_]+)?:([0-9]+)$/.exec(value ?? "");
-      if (m2) settings.gpusPerNode = int(m2[1], "gres gpu count");
-      else settings.ignored.push(raw);
-      return;
-    }
-    case "exclusive":
-      settings.exclusive = true;
-      return;
-    default:
-      settings.ignored.push(raw);
-  }
-}
-function parseRunCommand(command) {
-  const { cwd, rest } = leadingCd(command.trim());
-  const words = splitWords(rest);
-  if (words.length === 0)
-    throw new RunCommandError(
-      "the command is empty: pass the full AlpaSim launch command, e.g. sbatch src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam"
-    );
-  let i = 0;
-  const env = {};
-  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i])) {
-    const w2 = words[i];
-    env[w2.slice(0, w2.indexOf("="))] = w2.slice(w2.indexOf("=") + 1);
-    i++;
-  }
-  if (words[i] === "env") i++;
-  const wizard = wizardInvocation(words, i);
-  if (wizard) throw wizard;
-  const head = words[i];
-  if (head === void 0)
-    throw new RunCommandError(
-      "the command has only environment assignments: add the sbatch/submit.sh launch"
-    );
-  const base = head.split("/").pop();
-  const sbatch = { ignored: [] };
-  let launcher;
-  if (base === "sbatch") {
-    launcher = "sbatch";
-    i++;
-    while (i < words.length && words[i].startsWith("-")) {
-      const w2 = words[i];
-      i++;
-      if (w2 === "--") break;
-      if (w2.startsWith("--")) {
-        const eq = w2.indexOf("=");
-        const name = eq === -1 ? w2.slice(2) : w2.slice(2, eq);
-        let value = eq === -1 ? void 0 : w2.slice(eq + 1);
-        if (value === void 0 && name in VALUED) {
-          value = words[i];
-          if (value === void 0) throw new RunCommandError(`sbatch option ${w2} needs a value`);
-          i++;
-        }
-        applySbatch(sbatch, name, value, value === void 0 ? w2 : `--${name}=${value}`);
-      } else {
-        const letter = w2[1];
-        const long = SHORT2[letter];
-        if (!long) {
-          sbatch.ignored.push(w2);
-          continue;
-        }
-        let value = w2.length > 2 ? w2.slice(2).replace(/^=/, "") : void 0;
-        if (value === void 0) {
-          value = words[i];
-          if (value === void 0) throw new RunCommandError(`sbatch option ${w2} needs a value`);
-          i++;
-        }
-        applySbatch(sbatch, long, value, `-${letter} ${value}`);
-      }
-    }
-  } else if (base === "bash" || base === "sh") {
-    launcher = "bash";
-    i++;
-    while (i < words.length && words[i].startsWith("-")) i++;
-  } else {
-    launcher = "direct";
-  }
-  const script = words[i];
-  if (script === void 0 || script.includes("=") || script.startsWith("+")) {
-    throw new RunCommandError(`the command names no submit script. ${formsText()}`);
-  }
-  i++;
-  const overrides = [];
-  for (; i < words.length; i++) {
-    const w2 = words[i];
-    if (!/^\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=/.test(w2)) {
-      throw new RunCommandError(
-        `unexpected argument \`${w2}\` after the submit script \`${script}\`: AlpaSim takes Hydra overrides of the form key=value. ${formsText()}`
-      );
-    }
-    overrides.push(w2);
-  }
-  const group = (name) => {
-    const hit = overrides.find((o) => o.replace(/^\++/, "").startsWith(`${name}=`));
-    return hit?.slice(hit.indexOf("=") + 1);
-  };
-  const missing2 = REQUIRED_GROUPS.filter((g) => !group(g));
-  if (missing2.length) {
-    const examples = {
-      deploy: "deploy=ord",
-      topology: "topology=8gpu_64rollouts",
-      driver: "driver=vavam"
-    };
-    throw new RunCommandError(
-      `the command is missing ${missing2.map((m2) => `\`${m2}=\u2026\``).join(", ")}: AlpaSim needs deploy, topology and driver (e.g. ${missing2.map((m2) => examples[m2]).join(" ")})`
-    );
-  }
-  return {
-    ...cwd !== void 0 ? { cwd } : {},
-    env,
-    launcher,
-    sbatch,
-    submitScript: cwd !== void 0 && !script.startsWith("/") ? joinPath(cwd, script) : script,
-    overrides,
-    deploy: group("deploy"),
-    topology: group("topology"),
-    driver: group("driver")
-  };
-}
-function leadingCd(command) {
-  const m2 = /^cd\s+(?:'([^']+)'|"([^"$`\\]+)"|([A-Za-z0-9_./~+-]+))\s*&&\s*(\S[\s\S]*)$/.exec(command);
-  if (!m2) return { rest: command };
-  const dir = m2[1] ?? m2[2] ?? m2[3];
-  if (dir.startsWith("~"))
-    throw new RunCommandError(`\`cd ${dir}\`: write the folder without ~ (topo does not expand it)`);
-  return { cwd: dir, rest: m2[4] };
-}
-function joinPath(dir, file) {
-  const parts = [];
-  for (const seg of `${dir}/${file}`.split("/")) {
-    if (seg === "" || seg === ".") continue;
-    if (seg === ".." && parts.length && parts.at(-1) !== "..") parts.pop();
-    else parts.push(seg);
-  }
-  return `${dir.startsWith("/") ? "/" : ""}${parts.join("/")}`;
-}
-
-// src/topology/init.ts
-function today() {
-  return (/* @__PURE__ */ new Date()).toISOString().slice(0, 10).replace(/-/g, "");
-}
-function parseTopologyValue(key, text3) {
-  if (/^(0|[1-9][0-9]*)$/.test(text3)) return Number(text3);
-  if (text3 === "true" || text3 === "false") return text3 === "true";
-  if (text3 === "null") return null;
-  const list = /^\[\s*((0|[1-9][0-9]*)(\s*,\s*(0|[1-9][0-9]*))*)?\s*\]$/.exec(text3);
-  if (list) return list[1] ? list[1].split(",").map((v2) => Number(v2.trim())) : [];
-  throw new RunCommandError(
-    `override ${key}=${text3}: a topology value must be a whole number, true/false, null or a list like [0,1]`
-  );
-}
-function setPath(target, path, value) {
-  let node = target;
-  for (const seg of path.slice(0, -1)) {
-    if (typeof node[seg] !== "object" || node[seg] === null) node[seg] = {};
-    node = node[seg];
-  }
-  node[path[path.length - 1]] = value;
-}
-var LOG_DIR_OVERRIDE = "wizard.log_dir";
-function submitEnvOf(env) {
-  const out = {};
-  if (env.LOGDIR !== void 0) {
-    if (!PATTERNS.logDir.test(env.LOGDIR) || env.LOGDIR.split("/").includes(".."))
-      throw new RunCommandError(
-        `LOGDIR=${env.LOGDIR}: use a plain folder path (letters, digits, . _ - /, no ..); submit.sh reads it relative to the submit directory`
-      );
-    out.LOGDIR = env.LOGDIR;
-  }
-  if (env.DESCRIPTION !== void 0) {
-    if (!PATTERNS.description.test(env.DESCRIPTION))
-      throw new RunCommandError(
-        `DESCRIPTION=${JSON.stringify(env.DESCRIPTION)}: use up to 200 letters, digits, spaces and . , : / @ + = ( ) - _`
-      );
-    out.DESCRIPTION = env.DESCRIPTION;
-  }
-  return out;
-}
-function buildExperiment(parsed, preset, command, options2 = {}) {
-  const notes = [];
-  const date = options2.date ?? today();
-  if (!/^[0-9]{8}$/.test(date)) throw new RunCommandError(`--date ${date}: use YYYYMMDD`);
-  const cluster = options2.cluster ?? parsed.deploy.toLowerCase().replace(/[^a-z0-9_-]/g, "_");
-  if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(cluster)) {
-    throw new RunCommandError(
-      `cluster name \`${cluster}\` is not valid: use lowercase letters, digits, - and _ (pass --cluster NAME)`
-    );
-  }
-  const known = options2.knownClusters;
-  if (known && !known.names.includes(cluster)) {
-    throw new RunCommandError(
-      `cluster \`${cluster}\` is not defined in ${known.file} (defined: ${known.names.join(", ") || "none"}): add it there, or pass --cluster NAME`
-    );
-  }
-  const driverSlug = parsed.driver.toLowerCase().replace(/[^a-z0-9_.]/g, "_");
-  const experimentId = `topology-opt-${driverSlug}-${cluster}-${date}`;
-  if (!PATTERNS.experimentId.test(experimentId) || experimentId.length > 80) {
-    throw new RunCommandError(
-      `experiment id \`${experimentId}\` is not valid (topology-opt-<driver>-<cluster>-<YYYYMMDD>, at most 80 characters)`
-    );
-  }
-  if (parsed.sbatch.nodes !== void 0 && parsed.sbatch.nodes !== 1) {
-    throw new RunCommandError(
-      `--nodes=${parsed.sbatch.nodes}: topology experiments run on one node (AlpaSim's submit.sh uses --nodes=1)`
-    );
-  }
-  const fixed = { deploy: parsed.deploy, driver: parsed.driver };
-  const overrides = [];
-  const topologyPatch = {};
-  const checked2 = parsed.overrides.filter((o) => !["deploy", "topology"].includes(o.slice(0, o.indexOf("=")).replace(/^\++/, ""))).map((o) => ({
-    o,
-    problem: /^\+*driver=/.test(o) ? driverProblem(o.slice(o.indexOf("=") + 1)) : overrideProblem(o)
-  }));
-  for (const { o, problem } of checked2)
-    if (problem?.severity === "warning") notes.push(`kept ${o}: ${problem.message}`);
-  const problems = checked2.filter((x2) => x2.problem?.severity === "error");
-  if (problems.length) {
-    throw new RunCommandError(
-      `the command has override${problems.length > 1 ? "s" : ""} AlpaSim's config would refuse (topo passes none of them to sbatch):
-${problems.map((x2) => `  ${x2.o}: ${x2.problem?.message}`).join("\n")}`
-    );
-  }
-  for (const override of parsed.overrides) {
-    const eq = override.indexOf("=");
-    const key = override.slice(0, eq).replace(/^\++/, "");
-    const value = override.slice(eq + 1);
-    if (key === "deploy" || key === "topology" || key === "driver") continue;
-    if (key === RUN_NAME_OVERRIDE) {
-      notes.push(
-        `dropped ${override}: topo names each run after its Slurm job (topo-<experiment>-<candidate>-<hash8>)`
-      );
-      continue;
-    }
-    if (key === LOG_DIR_OVERRIDE) {
-      notes.push(
-        `dropped ${override}: on Slurm submit.sh sets wizard.log_dir from LOGDIR; topo gives each run its own LOGDIR/<job name>`
-      );
-      continue;
-    }
-    if (PATTERNS.topologyKey.test(key)) {
-      setPath(topologyPatch, key.split("."), parseTopologyValue(key, value));
-      continue;
-    }
-    const int = (what) => {
-      if (!/^[1-9][0-9_]*$/.test(value))
-        throw new RunCommandError(`override ${override}: ${what} must be a positive whole number`);
-      return Number(value.replace(/_/g, ""));
-    };
-    if (key === FIXED_INPUT_KEYS.scenes) fixed.scenes = value;
-    else if (key === FIXED_INPUT_KEYS.rolloutsPerScene) fixed.rollouts_per_scene = int("n_rollouts");
-    else if (key === FIXED_INPUT_KEYS.cameras) fixed.cameras = value;
-    else if (key === FIXED_INPUT_KEYS.controlTimestep || key === "control_timestep_us")
-      fixed.control_timestep_us = int("control_timestep_us");
-    else overrides.push(override);
-  }
-  if (overrides.length) fixed.overrides = overrides;
-  const slurm = {};
-  if (parsed.sbatch.account) slurm.account = parsed.sbatch.account;
-  if (parsed.sbatch.partition) slurm.partition = parsed.sbatch.partition;
-  if (parsed.sbatch.gpusPerNode) slurm.gpus_per_node = parsed.sbatch.gpusPerNode;
-  if (parsed.sbatch.gpus) slurm.gpus = parsed.sbatch.gpus;
-  if (parsed.sbatch.time) slurm.time = parsed.sbatch.time;
-  if (Object.keys(slurm).length) fixed.slurm = slurm;
-  if (parsed.sbatch.ignored.length) {
-    notes.push(
-      `sbatch options not carried over (topo sets job name and output itself): ${parsed.sbatch.ignored.join(" ")}`
-    );
-  }
-  const submitEnv2 = submitEnvOf(parsed.env);
-  if (Object.keys(submitEnv2).length) fixed.submit_env = submitEnv2;
-  const dropped = Object.keys(parsed.env).filter((k2) => !(k2 in submitEnv2));
-  if (dropped.length) {
-    notes.push(
-      `environment assignments not carried over (topo passes only submit.sh's LOGDIR and DESCRIPTION): ${dropped.join(", ")}`
-    );
-  }
-  const experiment = {
-    experiment_id: experimentId,
-    objective: "minimize stabilized full-run seconds_per_rollout",
-    command: command.trim(),
-    cluster,
-    base_topology: parsed.topology,
-    max_parallel: 3,
-    fixed_inputs: fixed
-  };
-  if (!matchesSchema(experiment, "experiment")) {
-    throw new RunCommandError(
-      "the command gives values the experiment schema refuses (check deploy, driver, account, partition and time for unusual characters)"
-    );
-  }
-  const topology = normalise(deepMerge(expandPreset(preset, experiment), topologyPatch));
-  if (!matchesSchema(topology, "topology")) {
-    throw new RunCommandError(
-      "the command's topology overrides give a topology the schema refuses (see docs/topology.md for the allowed keys and ranges)"
-    );
-  }
-  const baseline = {
-    name: "baseline",
-    parent: null,
-    hypothesis: `The starting point: preset ${parsed.topology} as launched by the experiment's command${Object.keys(topologyPatch).length ? ", with its topology overrides" : ""}.`,
-    expected_effect: "Reference seconds_per_rollout that the other candidates are compared against.",
-    topology
-  };
-  return { experiment, baseline, notes };
-}
-function toYaml(value, header2) {
-  const doc = new import_yaml4.Document(value);
-  (0, import_yaml4.visit)(doc, {
-    Seq(_2, node) {
-      if ((0, import_yaml4.isSeq)(node)) node.flow = true;
-    }
-  });
-  doc.commentBefore = header2;
-  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
-}
-function writeExperimentFiles(dir, built, options2 = {}) {
-  const experimentDir = join7(dir, built.experiment.experiment_id);
-  const experimentFile = join7(experimentDir, "experiment.yaml");
-  const baselineFile = join7(experimentDir, "baseline.yaml");
-  for (const f of [experimentFile, baselineFile]) {
-    if (existsSync7(f) && !options2.force)
-      throw new RunCommandError(`${f} already exists: pass --force to overwrite it`);
-  }
-  mkdirSync2(experimentDir, { recursive: true });
-  writeFileSync2(
-    experimentFile,
-    toYaml(
-      built.experiment,
-      ` Experiment ${built.experiment.experiment_id}, created by \`topo init\`.
- What stays fixed across candidates. Schema: topologies/schema/experiment.schema.json`
-    )
-  );
-  writeFileSync2(
-    baselineFile,
-    toYaml(
-      built.baseline,
-      ` Baseline candidate: preset ${built.experiment.base_topology} expanded to full values.
- Copy this file to start a candidate: set name, parent, hypothesis and change topology keys.`
-    )
-  );
-  return { ...built, experimentDir, experimentFile, baselineFile };
-}
-function prepareExperiment(command, dir, options2 = {}) {
-  const parsed = parseRunCommand(command);
-  if (parsed.topology === CLI_DRIVEN_PRESET) {
-    throw new RunCommandError(
-      `topology=${CLI_DRIVEN_PRESET} is AlpaSim's CLI-driven preset for daemon mode: its GPU assignments and concurrency come from the launch script's overrides, not from a topology file, so there is no topology for topo to tune. Start the experiment from a file preset: ${PRESETS.join(", ")}`
-    );
-  }
-  const presetOptions = { ...options2.presets, topologiesDir: basename2(dir) };
-  const found = readPresetFromCheckout(parsed.topology, dirname5(dir), presetOptions);
-  if (!found) {
-    const own = existsSync7(join7(dir, "presets")) ? readdirSync5(join7(dir, "presets")).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length)) : [];
-    throw new RunCommandError(
-      `topology=${parsed.topology}: ${presetNotFound(parsed.topology, presetOptions, own)}`
-    );
-  }
-  const preset = checkPreset(found.text, found.path);
-  if (!preset.value)
-    throw new RunCommandError(`preset ${found.path} is invalid: ${preset.issues[0]?.message}`);
-  const built = buildExperiment(parsed, preset.value, command, options2);
-  if (found.origin !== "shipped")
-    built.notes.push(`base preset ${parsed.topology}: ${describePreset(found)}`);
-  return { ...built, preset: found };
-}
-
-// src/demo/cluster.ts
-import { spawn } from "node:child_process";
-import { join as join8 } from "node:path";
-function run(argv, env, onStderrLine) {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(argv[0], argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    let stdout = "";
-    let stderr = "";
-    let partial = "";
-    child.stdout.on("data", (d2) => {
-      stdout += d2.toString();
-    });
-    child.stderr.on("data", (d2) => {
-      const text3 = d2.toString();
-      stderr += text3;
-      if (!onStderrLine) return;
-      partial += text3;
-      const lines = partial.split("\n");
-      partial = lines.pop() ?? "";
-      for (const line of lines) if (line.trim()) onStderrLine(line);
-    });
-    child.on("error", reject);
-    child.on("close", (code3) => {
-      if (onStderrLine && partial.trim()) onStderrLine(partial);
-      resolvePromise({ code: code3 ?? 1, stdout, stderr });
-    });
-  });
-}
-function parseClusterEnv(text3) {
-  const value = JSON.parse(text3);
-  for (const key of ["stateDir", "prometheusUrl", "clustersFile", "fileSdDir", "runDir"]) {
-    if (typeof value[key] !== "string") throw new Error(`local-cluster env --json: "${key}" is missing`);
-  }
-  if (typeof value.timeScale !== "number")
-    throw new Error('local-cluster env --json: "timeScale" is missing');
-  return value;
-}
-function localCluster(root, env) {
-  const script = join8(root, "scripts", "local-cluster");
-  const readEnv = async () => {
-    const ran = await run(["bash", script, "env", "--json"], env);
-    if (ran.code !== 0) throw new Error(`bash ${script} env --json failed: ${ran.stderr.trim()}`);
-    return parseClusterEnv(ran.stdout);
-  };
-  return {
-    async status() {
-      const value = await readEnv();
-      return value.up ? value : null;
-    },
-    async anyRunning() {
-      const ran = await run(["bash", script, "status"], env);
-      return /\brunning \(pid/.test(ran.stdout);
-    },
-    async up(log) {
-      const ran = await run(["bash", script, "up"], env, log);
-      if (ran.code !== 0) throw new Error(`bash ${script} up failed (exit ${ran.code}); see the lines above`);
-      const value = await readEnv();
-      if (!value.up)
-        throw new Error(`bash ${script} up finished but the cluster is not up: ${script} status`);
-      return value;
-    },
-    async down(log) {
-      const ran = await run(["bash", script, "down"], env, log);
-      if (ran.code !== 0) throw new Error(`bash ${script} down failed (exit ${ran.code})`);
-    }
-  };
-}
-
-// src/demo/parts.ts
-var DEMO_CLUSTER = "local";
-var FINAL_STATES = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function loadCluster(env) {
-  const text3 = readFileSync7(env.clustersFile, "utf8");
-  const checked2 = checkClusters(text3, env.clustersFile);
-  const cluster = checked2.value?.clusters[DEMO_CLUSTER];
-  if (!cluster) {
-    const why = checked2.issues[0]?.message ?? `no cluster "${DEMO_CLUSTER}"`;
-    throw new Error(`${env.clustersFile}: ${why} (written by scripts/local-cluster up)`);
-  }
-  return cluster;
-}
-function runTag() {
-  return (/* @__PURE__ */ new Date()).toISOString().slice(11, 19).replace(/:/g, "");
-}
-function layered(outDir, root) {
-  const out = fileSystemSource(outDir);
-  const repo = fileSystemSource(root);
-  return {
-    read: async (path) => await out.read(path) ?? repo.read(path),
-    list: async (dir) => {
-      const names = [...await out.list(dir) ?? [], ...await repo.list(dir) ?? []];
-      return names.length ? [...new Set(names)].sort() : void 0;
-    }
-  };
-}
-function realDemoParts(root, env, outDir) {
-  let clustersFile = "";
-  let ctx;
-  const need = () => {
-    if (!ctx) throw new Error("topo demo: the experiment is not prepared yet");
-    return ctx;
-  };
-  const resolved = (candidate) => {
-    const { base } = need();
-    return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
-  };
-  const submit = async (experiment, candidate) => {
-    const { cluster, slurm } = need();
-    const submission = renderSubmission(experiment, resolved(candidate), cluster);
     const result = await submitCandidate(
-      { slurm },
+      { slurm: clients.slurmFor(experiment.experiment_id), log: config.log },
       {
         experimentId: experiment.experiment_id,
-        cluster: DEMO_CLUSTER,
-        submission,
-        maxParallel: experiment.max_parallel ?? 3
+        cluster: experiment.cluster,
+        submission: withRunName(prepared.candidate.submission, c.request.runName),
+        maxParallel: experiment.max_parallel,
+        knownExperimentIds: [...experiments.keys()]
       }
     );
-    if (result.status !== "submitted" && result.status !== "existing") {
-      throw new Error(`${candidate.name}: submit answered ${result.status}, expected a job`);
-    }
-    return { candidate, runName: submission.jobName, jobId: result.jobId };
+    config.log(`${c.runName}: ${result.status}`);
+    return result.status === "submitted" || result.status === "existing" ? { jobId: result.jobId } : void 0;
   };
+}
+function monitorExperiment(config, l3, clients, candidates) {
   return {
-    cluster: localCluster(root, env),
-    jobLog: (run3) => need().slurm.tail(run3.jobId, 40),
-    async prepare(command, clusterEnv, dateStamp2) {
-      const cluster = loadCluster(clusterEnv);
-      clustersFile = clusterEnv.clustersFile;
-      const parsed = parseRunCommand(command);
-      const presetFile = join9(root, "topologies", "presets", `${parsed.topology}.yaml`);
-      const preset = checkPreset(readFileSync7(presetFile, "utf8"), presetFile);
-      if (!preset.value) throw new Error(`${presetFile}: ${preset.issues[0]?.message ?? "invalid preset"}`);
-      const built = buildExperiment(parsed, preset.value, command, {
-        cluster: DEMO_CLUSTER,
-        date: dateStamp2
-      });
-      const experiment = {
-        ...built.experiment,
-        experiment_id: built.experiment.experiment_id.replace(
-          `-${DEMO_CLUSTER}-${dateStamp2}`,
-          `-demo${runTag()}-${DEMO_CLUSTER}-${dateStamp2}`
-        ),
-        // The monitor cancels a candidate on its decision (stop_when_decided, the default) and the
-        // baseline once stable: the demo's GPU-hours are seconds.
-        stop_when_stable: true
-      };
-      const slurmEnv = { ...env, SLURM_CONF: String(clusterEnv.slurmConf ?? env.SLURM_CONF ?? "") };
-      ctx = {
-        experimentId: experiment.experiment_id,
-        cluster,
-        base: expandPreset(preset.value, experiment),
-        slurm: slurmClientForCluster(DEMO_CLUSTER, cluster, { env: slurmEnv }),
-        timeScale: clusterEnv.timeScale,
-        prometheusUrl: clusterEnv.prometheusUrl,
-        comments: /* @__PURE__ */ new Map(),
-        checks: /* @__PURE__ */ new Map(),
-        labels: /* @__PURE__ */ new Map()
-      };
-      return { experiment, baseline: built.baseline };
-    },
-    submit: (experiment, candidate) => submit(experiment, candidate),
-    async cancel(run3) {
-      const c = need();
-      await cancelCandidate({ slurm: c.slurm }, { experimentId: c.experimentId, jobName: run3.runName });
-    },
-    async observe(prepared, runs, _env, reference) {
-      const c = need();
-      const { experiment } = prepared;
-      const prs = new Map(runs.map((r, i) => [i + 1, r]));
-      const nameOf = (pr) => prs.get(pr)?.candidate.name ?? `#${pr}`;
-      const report = await monitorPass(
-        {
-          experiments: async () => [
-            {
-              experiment,
-              timeScale: c.timeScale,
-              scrapeSeconds: 1,
-              grafanaUrl: c.cluster.grafana_url ?? null,
-              baseline: reference.baseline,
-              best: reference.best,
-              candidates: [...prs].map(([pr, r]) => ({
-                candidate: r.candidate.name,
-                runName: r.runName,
-                pr,
-                headSha: "0".repeat(40),
-                labels: [],
-                topology: resolved(r.candidate).expanded,
-                requested: true
-              }))
-            }
-          ],
-          // the monitor's own Slurm port: the one job model (src/judge/job.ts) and its failure rule
-          slurm: slurmMonitorPort(c.slurm),
-          // The demo submits before it watches; a run the monitor cannot find is submitted again, idempotently.
-          submit: async (_exp, candidate) => {
-            const run3 = runs.find((r) => r.runName === candidate.runName);
-            return run3 ? { jobId: (await submit(experiment, run3.candidate)).jobId } : void 0;
-          },
-          prometheus: createPrometheusClient({ baseUrl: c.prometheusUrl }),
-          github: {
-            // one comment per candidate, as the monitor's sticky comment `monitor-<candidate>`
-            readComment: async (_pr, candidate) => c.comments.get(candidate),
-            writeComment: async (_pr, candidate, body) => {
-              c.comments.set(candidate, body);
-            },
-            writeCheck: async (pr, _sha, check2) => {
-              c.checks.set(nameOf(pr), check2);
-            },
-            setLabel: async (pr, state2) => {
-              c.labels.set(nameOf(pr), state2);
-              return true;
-            }
-          },
-          now: () => Date.now() / 1e3
-        },
-        // A loaded 2-core machine can take a while to scrape the first target: allow a simulated hour.
-        { tickSeconds: 1, lagSeconds: 1, telemetryDeadlineMinutes: 60 }
-      );
-      if (report.errors.length) throw new Error(`monitor: ${report.errors.join("; ")}`);
-      return runs.map((run3) => {
-        const outcome = report.candidates.find((o) => o.runName === run3.runName);
-        if (!outcome) {
-          return {
-            state: "submitted",
-            simulatedMinutes: null,
-            secondsPerRollout: null,
-            observation: null,
-            comment: "",
-            done: false,
-            standing: null,
-            check: null,
-            label: null
-          };
-        }
-        const observation = outcome.view.observation;
-        const verdict = observation.verdict;
-        return {
-          state: outcome.state,
-          simulatedMinutes: verdict.minutes_of_data ?? null,
-          secondsPerRollout: verdict.current_full_run ?? observation.stable_metrics.seconds_per_rollout_full_run ?? null,
-          observation,
-          comment: c.comments.get(run3.candidate.name) ?? "",
-          done: FINAL_STATES.has(outcome.state),
-          standing: viewStanding(outcome.view),
-          check: c.checks.get(run3.candidate.name) ?? null,
-          label: c.labels.get(run3.candidate.name) ?? null
-        };
-      });
-    },
-    createRecord: (prepared) => createRecord(prepared.experiment, need().cluster),
-    // as actions/monitor reads the record on the default branch
-    references: (record) => ({
-      baseline: referenceWithFigure(baselineRun(record), record.runs),
-      best: referenceWithFigure(bestRun(record), record.runs),
-      current: record.current_best.topology
-    }),
-    apply(record, outcome) {
-      const { base } = need();
-      const expanded = expandCandidate(base, outcome.candidate.topology);
-      const parentRun = record.runs.find((r) => r.name === outcome.candidate.parent);
-      const parentExpanded = parentRun?.topology?.block ? expandCandidate(base, parentRun.topology.block) : base;
-      return apply(record, {
-        candidate: outcome.candidate.name,
-        kind: outcome.decision,
-        at: (/* @__PURE__ */ new Date()).toISOString(),
-        parent: outcome.candidate.parent ?? null,
-        run_name: outcome.run.runName,
-        job_id: outcome.run.jobId,
-        topology: {
-          base: `topology=${record.fixed_inputs.base_topology.replace(/^topology=/, "")}`,
-          hash: hash8(expanded),
-          block: outcome.candidate.topology,
-          file: `topologies/${record.experiment_id}/${outcome.candidate.name}.yaml`
-        },
-        change: topologyChange(parentExpanded, expanded),
-        hypothesis: outcome.candidate.hypothesis ?? null,
-        expected_effect: outcome.candidate.expected_effect ?? null,
-        observation: outcome.observation,
-        reason: outcome.reason,
-        failure: outcome.observation?.failure ?? null
-      });
-    },
-    recordJson: (record) => `${JSON.stringify(record, null, 2)}
-`,
-    recordMarkdown: (record) => renderRecordMarkdown(record),
-    // The record and candidate files are already in the output folder: `topo suggest` reads them
-    // there as it reads a repository, validates its proposals and returns their file texts.
-    async suggest(record, _prepared, count2) {
-      const outcome = await runSuggest({
-        experimentId: record.experiment_id,
-        files: layered(outDir, root),
-        clustersFile,
-        count: count2
-      });
-      for (const dropped of outcome.invalid) {
-        outcome.result.rejected.push({ change: dropped.name, reason: dropped.errors.join("; ") });
-      }
-      return {
-        proposals: outcome.proposals.map((p) => p.candidate),
-        files: Object.fromEntries(outcome.proposals.map((p) => [p.candidate.name, p.text])),
-        stop: outcome.result.stop.stop || outcome.proposals.length === 0 ? outcome.result.stop.reason : void 0
-      };
-    },
-    finalReport: (record) => renderFinalReport(record, {
-      recordUrl: recordPaths(record.experiment_id).markdown,
-      generatedAt: (/* @__PURE__ */ new Date()).toISOString()
-    })
+    experiment: l3.experiment,
+    timeScale: l3.cluster.time_scale ?? 1,
+    scrapeSeconds: (l3.cluster.time_scale ?? 1) > 1 ? 1 : 5,
+    grafanaUrl: l3.cluster.grafana_url ?? null,
+    prometheus: clients.promFor(l3.experiment.cluster, l3.cluster),
+    gpusPerNode: l3.cluster.gpus_per_node,
+    ...recordReferences(config, l3.experiment.experiment_id),
+    candidates
   };
 }
-
-// src/demo/run.ts
-var import_yaml5 = __toESM(require_dist(), 1);
-import { setTimeout as sleep3 } from "node:timers/promises";
-
-// node_modules/marked/lib/marked.esm.js
-function L() {
-  return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
+function runnerClock(env) {
+  const raw = env.TOPO_TEST_CLOCK_OFFSET_SECONDS;
+  const offset = raw === void 0 || raw === "" ? 0 : Number(raw);
+  if (!Number.isFinite(offset))
+    throw new Error(`TOPO_TEST_CLOCK_OFFSET_SECONDS must be a number of seconds, got "${raw}"`);
+  return () => Date.now() / 1e3 + offset;
 }
-var T = L();
-function G(l3) {
-  T = l3;
-}
-var E = { exec: () => null };
-function d(l3, e = "") {
-  let t = typeof l3 == "string" ? l3 : l3.source, n = { replace: (r, i) => {
-    let s = typeof i == "string" ? i : i.source;
-    return s = s.replace(m.caret, "$1"), t = t.replace(r, s), n;
-  }, getRegex: () => new RegExp(t, e) };
-  return n;
-}
-var be = (() => {
+async function requestReference(config, recordState, exp, pr, headSha) {
+  const source = exp.referenceSource;
+  if (!source) return null;
+  const request2 = referenceRequest({
+    experiment: exp.experiment.experiment_id,
+    source,
+    pr,
+    headSha,
+    login: config.botLogin,
+    requestedAt: (/* @__PURE__ */ new Date()).toISOString(),
+    label: newRunLabel()
+  });
   try {
-    return !!new RegExp("(?<=1)(?<!1)");
-  } catch {
-    return false;
-  }
-})();
-var m = { codeRemoveIndent: /^(?: {1,4}| {0,3}\t)/gm, outputLinkReplace: /\\([\[\]])/g, indentCodeCompensation: /^(\s+)(?:```)/, beginningSpace: /^\s+/, endingHash: /#$/, startingSpaceChar: /^ /, endingSpaceChar: / $/, nonSpaceChar: /[^ ]/, newLineCharGlobal: /\n/g, tabCharGlobal: /\t/g, multipleSpaceGlobal: /\s+/g, blankLine: /^[ \t]*$/, doubleBlankLine: /\n[ \t]*\n[ \t]*$/, blockquoteStart: /^ {0,3}>/, blockquoteSetextReplace: /\n {0,3}((?:=+|-+) *)(?=\n|$)/g, blockquoteSetextReplace2: /^ {0,3}>[ \t]?/gm, listReplaceTabs: /^\t+/, listReplaceNesting: /^ {1,4}(?=( {4})*[^ ])/g, listIsTask: /^\[[ xX]\] /, listReplaceTask: /^\[[ xX]\] +/, anyLine: /\n.*\n/, hrefBrackets: /^<(.*)>$/, tableDelimiter: /[:|]/, tableAlignChars: /^\||\| *$/g, tableRowBlankLine: /\n[ \t]*$/, tableAlignRight: /^ *-+: *$/, tableAlignCenter: /^ *:-+: *$/, tableAlignLeft: /^ *:-+ *$/, startATag: /^<a /i, endATag: /^<\/a>/i, startPreScriptTag: /^<(pre|code|kbd|script)(\s|>)/i, endPreScriptTag: /^<\/(pre|code|kbd|script)(\s|>)/i, startAngleBracket: /^</, endAngleBracket: />$/, pedanticHrefTitle: /^([^'"]*[^\s])\s+(['"])(.*)\2/, unicodeAlphaNumeric: /[\p{L}\p{N}]/u, escapeTest: /[&<>"']/, escapeReplace: /[&<>"']/g, escapeTestNoEncode: /[<>"']|&(?!(#\d{1,7}|#[Xx][a-fA-F0-9]{1,6}|\w+);)/, escapeReplaceNoEncode: /[<>"']|&(?!(#\d{1,7}|#[Xx][a-fA-F0-9]{1,6}|\w+);)/g, unescapeTest: /&(#(?:\d+)|(?:#x[0-9A-Fa-f]+)|(?:\w+));?/ig, caret: /(^|[^\[])\^/g, percentDecode: /%25/g, findPipe: /\|/g, splitPipe: / \|/, slashPipe: /\\\|/g, carriageReturn: /\r\n|\r/g, spaceLine: /^ +$/gm, notSpaceStart: /^\S*/, endingNewline: /\n$/, listItemRegex: (l3) => new RegExp(`^( {0,3}${l3})((?:[	 ][^\\n]*)?(?:\\n|$))`), nextBulletRegex: (l3) => new RegExp(`^ {0,${Math.min(3, l3 - 1)}}(?:[*+-]|\\d{1,9}[.)])((?:[ 	][^\\n]*)?(?:\\n|$))`), hrRegex: (l3) => new RegExp(`^ {0,${Math.min(3, l3 - 1)}}((?:- *){3,}|(?:_ *){3,}|(?:\\* *){3,})(?:\\n+|$)`), fencesBeginRegex: (l3) => new RegExp(`^ {0,${Math.min(3, l3 - 1)}}(?:\`\`\`|~~~)`), headingBeginRegex: (l3) => new RegExp(`^ {0,${Math.min(3, l3 - 1)}}#`), htmlBeginRegex: (l3) => new RegExp(`^ {0,${Math.min(3, l3 - 1)}}<(?:[a-z].*>|!--)`, "i") };
-var Re = /^(?:[ \t]*(?:\n|$))+/;
-var Te = /^((?: {4}| {0,3}\t)[^\n]+(?:\n(?:[ \t]*(?:\n|$))*)?)+/;
-var Oe = /^ {0,3}(`{3,}(?=[^`\n]*(?:\n|$))|~{3,})([^\n]*)(?:\n|$)(?:|([\s\S]*?)(?:\n|$))(?: {0,3}\1[~`]* *(?=\n|$)|$)/;
-var I = /^ {0,3}((?:-[\t ]*){3,}|(?:_[ \t]*){3,}|(?:\*[ \t]*){3,})(?:\n+|$)/;
-var we = /^ {0,3}(#{1,6})(?=\s|$)(.*)(?:\n+|$)/;
-var F = /(?:[*+-]|\d{1,9}[.)])/;
-var ie = /^(?!bull |blockCode|fences|blockquote|heading|html|table)((?:.|\n(?!\s*?\n|bull |blockCode|fences|blockquote|heading|html|table))+?)\n {0,3}(=+|-+) *(?:\n+|$)/;
-var oe = d(ie).replace(/bull/g, F).replace(/blockCode/g, /(?: {4}| {0,3}\t)/).replace(/fences/g, / {0,3}(?:`{3,}|~{3,})/).replace(/blockquote/g, / {0,3}>/).replace(/heading/g, / {0,3}#{1,6}/).replace(/html/g, / {0,3}<[^\n>]+>\n/).replace(/\|table/g, "").getRegex();
-var ye = d(ie).replace(/bull/g, F).replace(/blockCode/g, /(?: {4}| {0,3}\t)/).replace(/fences/g, / {0,3}(?:`{3,}|~{3,})/).replace(/blockquote/g, / {0,3}>/).replace(/heading/g, / {0,3}#{1,6}/).replace(/html/g, / {0,3}<[^\n>]+>\n/).replace(/table/g, / {0,3}\|?(?:[:\- ]*\|)+[\:\- ]*\n/).getRegex();
-var j = /^([^\n]+(?:\n(?!hr|heading|lheading|blockquote|fences|list|html|table| +\n)[^\n]+)*)/;
-var Pe = /^[^\n]+/;
-var Q = /(?!\s*\])(?:\\[\s\S]|[^\[\]\\])+/;
-var Se = d(/^ {0,3}\[(label)\]: *(?:\n[ \t]*)?([^<\s][^\s]*|<.*?>)(?:(?: +(?:\n[ \t]*)?| *\n[ \t]*)(title))? *(?:\n+|$)/).replace("label", Q).replace("title", /(?:"(?:\\"?|[^"\\])*"|'[^'\n]*(?:\n[^'\n]+)*\n?'|\([^()]*\))/).getRegex();
-var $e = d(/^( {0,3}bull)([ \t][^\n]+?)?(?:\n|$)/).replace(/bull/g, F).getRegex();
-var v = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|meta|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
-var U = /<!--(?:-?>|[\s\S]*?(?:-->|$))/;
-var _e = d("^ {0,3}(?:<(script|pre|style|textarea)[\\s>][\\s\\S]*?(?:</\\1>[^\\n]*\\n+|$)|comment[^\\n]*(\\n+|$)|<\\?[\\s\\S]*?(?:\\?>\\n*|$)|<![A-Z][\\s\\S]*?(?:>\\n*|$)|<!\\[CDATA\\[[\\s\\S]*?(?:\\]\\]>\\n*|$)|</?(tag)(?: +|\\n|/?>)[\\s\\S]*?(?:(?:\\n[ 	]*)+\\n|$)|<(?!script|pre|style|textarea)([a-z][\\w-]*)(?:attribute)*? */?>(?=[ \\t]*(?:\\n|$))[\\s\\S]*?(?:(?:\\n[ 	]*)+\\n|$)|</(?!script|pre|style|textarea)[a-z][\\w-]*\\s*>(?=[ \\t]*(?:\\n|$))[\\s\\S]*?(?:(?:\\n[ 	]*)+\\n|$))", "i").replace("comment", U).replace("tag", v).replace("attribute", / +[a-zA-Z:_][\w.:-]*(?: *= *"[^"\n]*"| *= *'[^'\n]*'| *= *[^\s"'=<>`]+)?/).getRegex();
-var ae = d(j).replace("hr", I).replace("heading", " {0,3}#{1,6}(?:\\s|$)").replace("|lheading", "").replace("|table", "").replace("blockquote", " {0,3}>").replace("fences", " {0,3}(?:`{3,}(?=[^`\\n]*\\n)|~{3,})[^\\n]*\\n").replace("list", " {0,3}(?:[*+-]|1[.)]) ").replace("html", "</?(?:tag)(?: +|\\n|/?>)|<(?:script|pre|style|textarea|!--)").replace("tag", v).getRegex();
-var Le = d(/^( {0,3}> ?(paragraph|[^\n]*)(?:\n|$))+/).replace("paragraph", ae).getRegex();
-var K = { blockquote: Le, code: Te, def: Se, fences: Oe, heading: we, hr: I, html: _e, lheading: oe, list: $e, newline: Re, paragraph: ae, table: E, text: Pe };
-var re = d("^ *([^\\n ].*)\\n {0,3}((?:\\| *)?:?-+:? *(?:\\| *:?-+:? *)*(?:\\| *)?)(?:\\n((?:(?! *\\n|hr|heading|blockquote|code|fences|list|html).*(?:\\n|$))*)\\n*|$)").replace("hr", I).replace("heading", " {0,3}#{1,6}(?:\\s|$)").replace("blockquote", " {0,3}>").replace("code", "(?: {4}| {0,3}	)[^\\n]").replace("fences", " {0,3}(?:`{3,}(?=[^`\\n]*\\n)|~{3,})[^\\n]*\\n").replace("list", " {0,3}(?:[*+-]|1[.)]) ").replace("html", "</?(?:tag)(?: +|\\n|/?>)|<(?:script|pre|style|textarea|!--)").replace("tag", v).getRegex();
-var Me = { ...K, lheading: ye, table: re, paragraph: d(j).replace("hr", I).replace("heading", " {0,3}#{1,6}(?:\\s|$)").replace("|lheading", "").replace("table", re).replace("blockquote", " {0,3}>").replace("fences", " {0,3}(?:`{3,}(?=[^`\\n]*\\n)|~{3,})[^\\n]*\\n").replace("list", " {0,3}(?:[*+-]|1[.)]) ").replace("html", "</?(?:tag)(?: +|\\n|/?>)|<(?:script|pre|style|textarea|!--)").replace("tag", v).getRegex() };
-var ze = { ...K, html: d(`^ *(?:comment *(?:\\n|\\s*$)|<(tag)[\\s\\S]+?</\\1> *(?:\\n{2,}|\\s*$)|<tag(?:"[^"]*"|'[^']*'|\\s[^'"/>\\s]*)*?/?> *(?:\\n{2,}|\\s*$))`).replace("comment", U).replace(/tag/g, "(?!(?:a|em|strong|small|s|cite|q|dfn|abbr|data|time|code|var|samp|kbd|sub|sup|i|b|u|mark|ruby|rt|rp|bdi|bdo|span|br|wbr|ins|del|img)\\b)\\w+(?!:|[^\\w\\s@]*@)\\b").getRegex(), def: /^ *\[([^\]]+)\]: *<?([^\s>]+)>?(?: +(["(][^\n]+[")]))? *(?:\n+|$)/, heading: /^(#{1,6})(.*)(?:\n+|$)/, fences: E, lheading: /^(.+?)\n {0,3}(=+|-+) *(?:\n+|$)/, paragraph: d(j).replace("hr", I).replace("heading", ` *#{1,6} *[^
-]`).replace("lheading", oe).replace("|table", "").replace("blockquote", " {0,3}>").replace("|fences", "").replace("|list", "").replace("|html", "").replace("|tag", "").getRegex() };
-var Ae = /^\\([!"#$%&'()*+,\-./:;<=>?@\[\]\\^_`{|}~])/;
-var Ee = /^(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/;
-var le = /^( {2,}|\\)\n(?!\s*$)/;
-var Ie = /^(`+|[^`])(?:(?= {2,}\n)|[\s\S]*?(?:(?=[\\<!\[`*_]|\b_|$)|[^ ](?= {2,}\n)))/;
-var D = /[\p{P}\p{S}]/u;
-var W = /[\s\p{P}\p{S}]/u;
-var ue = /[^\s\p{P}\p{S}]/u;
-var Ce = d(/^((?![*_])punctSpace)/, "u").replace(/punctSpace/g, W).getRegex();
-var pe = /(?!~)[\p{P}\p{S}]/u;
-var Be = /(?!~)[\s\p{P}\p{S}]/u;
-var qe = /(?:[^\s\p{P}\p{S}]|~)/u;
-var ve = d(/link|precode-code|html/, "g").replace("link", /\[(?:[^\[\]`]|(?<a>`+)[^`]+\k<a>(?!`))*?\]\((?:\\[\s\S]|[^\\\(\)]|\((?:\\[\s\S]|[^\\\(\)])*\))*\)/).replace("precode-", be ? "(?<!`)()" : "(^^|[^`])").replace("code", /(?<b>`+)[^`]+\k<b>(?!`)/).replace("html", /<(?! )[^<>]*?>/).getRegex();
-var ce = /^(?:\*+(?:((?!\*)punct)|[^\s*]))|^_+(?:((?!_)punct)|([^\s_]))/;
-var De = d(ce, "u").replace(/punct/g, D).getRegex();
-var He = d(ce, "u").replace(/punct/g, pe).getRegex();
-var he = "^[^_*]*?__[^_*]*?\\*[^_*]*?(?=__)|[^*]+(?=[^*])|(?!\\*)punct(\\*+)(?=[\\s]|$)|notPunctSpace(\\*+)(?!\\*)(?=punctSpace|$)|(?!\\*)punctSpace(\\*+)(?=notPunctSpace)|[\\s](\\*+)(?!\\*)(?=punct)|(?!\\*)punct(\\*+)(?!\\*)(?=punct)|notPunctSpace(\\*+)(?=notPunctSpace)";
-var Ze = d(he, "gu").replace(/notPunctSpace/g, ue).replace(/punctSpace/g, W).replace(/punct/g, D).getRegex();
-var Ge = d(he, "gu").replace(/notPunctSpace/g, qe).replace(/punctSpace/g, Be).replace(/punct/g, pe).getRegex();
-var Ne = d("^[^_*]*?\\*\\*[^_*]*?_[^_*]*?(?=\\*\\*)|[^_]+(?=[^_])|(?!_)punct(_+)(?=[\\s]|$)|notPunctSpace(_+)(?!_)(?=punctSpace|$)|(?!_)punctSpace(_+)(?=notPunctSpace)|[\\s](_+)(?!_)(?=punct)|(?!_)punct(_+)(?!_)(?=punct)", "gu").replace(/notPunctSpace/g, ue).replace(/punctSpace/g, W).replace(/punct/g, D).getRegex();
-var Fe = d(/\\(punct)/, "gu").replace(/punct/g, D).getRegex();
-var je = d(/^<(scheme:[^\s\x00-\x1f<>]*|email)>/).replace("scheme", /[a-zA-Z][a-zA-Z0-9+.-]{1,31}/).replace("email", /[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+(@)[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+(?![-_])/).getRegex();
-var Qe = d(U).replace("(?:-->|$)", "-->").getRegex();
-var Ue = d("^comment|^</[a-zA-Z][\\w:-]*\\s*>|^<[a-zA-Z][\\w-]*(?:attribute)*?\\s*/?>|^<\\?[\\s\\S]*?\\?>|^<![a-zA-Z]+\\s[\\s\\S]*?>|^<!\\[CDATA\\[[\\s\\S]*?\\]\\]>").replace("comment", Qe).replace("attribute", /\s+[a-zA-Z:_][\w.:-]*(?:\s*=\s*"[^"]*"|\s*=\s*'[^']*'|\s*=\s*[^\s"'=<>`]+)?/).getRegex();
-var q = /(?:\[(?:\\[\s\S]|[^\[\]\\])*\]|\\[\s\S]|`+[^`]*?`+(?!`)|[^\[\]\\`])*?/;
-var Ke = d(/^!?\[(label)\]\(\s*(href)(?:(?:[ \t]*(?:\n[ \t]*)?)(title))?\s*\)/).replace("label", q).replace("href", /<(?:\\.|[^\n<>\\])+>|[^ \t\n\x00-\x1f]*/).replace("title", /"(?:\\"?|[^"\\])*"|'(?:\\'?|[^'\\])*'|\((?:\\\)?|[^)\\])*\)/).getRegex();
-var de = d(/^!?\[(label)\]\[(ref)\]/).replace("label", q).replace("ref", Q).getRegex();
-var ke = d(/^!?\[(ref)\](?:\[\])?/).replace("ref", Q).getRegex();
-var We = d("reflink|nolink(?!\\()", "g").replace("reflink", de).replace("nolink", ke).getRegex();
-var se = /[hH][tT][tT][pP][sS]?|[fF][tT][pP]/;
-var X = { _backpedal: E, anyPunctuation: Fe, autolink: je, blockSkip: ve, br: le, code: Ee, del: E, emStrongLDelim: De, emStrongRDelimAst: Ze, emStrongRDelimUnd: Ne, escape: Ae, link: Ke, nolink: ke, punctuation: Ce, reflink: de, reflinkSearch: We, tag: Ue, text: Ie, url: E };
-var Xe = { ...X, link: d(/^!?\[(label)\]\((.*?)\)/).replace("label", q).getRegex(), reflink: d(/^!?\[(label)\]\s*\[([^\]]*)\]/).replace("label", q).getRegex() };
-var N = { ...X, emStrongRDelimAst: Ge, emStrongLDelim: He, url: d(/^((?:protocol):\/\/|www\.)(?:[a-zA-Z0-9\-]+\.?)+[^\s<]*|^email/).replace("protocol", se).replace("email", /[A-Za-z0-9._+-]+(@)[a-zA-Z0-9-_]+(?:\.[a-zA-Z0-9-_]*[a-zA-Z0-9])+(?![-_])/).getRegex(), _backpedal: /(?:[^?!.,:;*_'"~()&]+|\([^)]*\)|&(?![a-zA-Z0-9]+;$)|[?!.,:;*_'"~)]+(?!$))+/, del: /^(~~?)(?=[^\s~])((?:\\[\s\S]|[^\\])*?(?:\\[\s\S]|[^\s~\\]))\1(?=[^~]|$)/, text: d(/^([`~]+|[^`~])(?:(?= {2,}\n)|(?=[a-zA-Z0-9.!#$%&'*+\/=?_`{\|}~-]+@)|[\s\S]*?(?:(?=[\\<!\[`*~_]|\b_|protocol:\/\/|www\.|$)|[^ ](?= {2,}\n)|[^a-zA-Z0-9.!#$%&'*+\/=?_`{\|}~-](?=[a-zA-Z0-9.!#$%&'*+\/=?_`{\|}~-]+@)))/).replace("protocol", se).getRegex() };
-var Je = { ...N, br: d(le).replace("{2,}", "*").getRegex(), text: d(N.text).replace("\\b_", "\\b_| {2,}\\n").replace(/\{2,\}/g, "*").getRegex() };
-var C = { normal: K, gfm: Me, pedantic: ze };
-var M = { normal: X, gfm: N, breaks: Je, pedantic: Xe };
-var Ve = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-var ge = (l3) => Ve[l3];
-function w(l3, e) {
-  if (e) {
-    if (m.escapeTest.test(l3)) return l3.replace(m.escapeReplace, ge);
-  } else if (m.escapeTestNoEncode.test(l3)) return l3.replace(m.escapeReplaceNoEncode, ge);
-  return l3;
-}
-function J(l3) {
-  try {
-    l3 = encodeURI(l3).replace(m.percentDecode, "%");
-  } catch {
+    await recordState(pr, (s) => admitRequest(s, request2));
+  } catch (error) {
+    if (!(error instanceof RunStateFullError)) throw error;
+    config.log(`#${pr}: no reference job for ${exp.experiment.experiment_id}: ${error.message}`);
     return null;
   }
-  return l3;
+  config.log(`#${pr}: reference job ${request2.runName} asked for (${source.name})`);
+  return request2;
 }
-function V(l3, e) {
-  let t = l3.replace(m.findPipe, (i, s, a) => {
-    let o = false, p = s;
-    for (; --p >= 0 && a[p] === "\\"; ) o = !o;
-    return o ? "|" : " |";
-  }), n = t.split(m.splitPipe), r = 0;
-  if (n[0].trim() || n.shift(), n.length > 0 && !n.at(-1)?.trim() && n.pop(), e) if (n.length > e) n.splice(e);
-  else for (; n.length < e; ) n.push("");
-  for (; r < n.length; r++) n[r] = n[r].trim().replace(m.slashPipe, "|");
-  return n;
-}
-function z(l3, e, t) {
-  let n = l3.length;
-  if (n === 0) return "";
-  let r = 0;
-  for (; r < n; ) {
-    let i = l3.charAt(n - r - 1);
-    if (i === e && !t) r++;
-    else if (i !== e && t) r++;
-    else break;
-  }
-  return l3.slice(0, n - r);
-}
-function fe(l3, e) {
-  if (l3.indexOf(e[1]) === -1) return -1;
-  let t = 0;
-  for (let n = 0; n < l3.length; n++) if (l3[n] === "\\") n++;
-  else if (l3[n] === e[0]) t++;
-  else if (l3[n] === e[1] && (t--, t < 0)) return n;
-  return t > 0 ? -2 : -1;
-}
-function me(l3, e, t, n, r) {
-  let i = e.href, s = e.title || null, a = l3[1].replace(r.other.outputLinkReplace, "$1");
-  n.state.inLink = true;
-  let o = { type: l3[0].charAt(0) === "!" ? "image" : "link", raw: t, href: i, title: s, text: a, tokens: n.inlineTokens(a) };
-  return n.state.inLink = false, o;
-}
-function Ye(l3, e, t) {
-  let n = l3.match(t.other.indentCodeCompensation);
-  if (n === null) return e;
-  let r = n[1];
-  return e.split(`
-`).map((i) => {
-    let s = i.match(t.other.beginningSpace);
-    if (s === null) return i;
-    let [a] = s;
-    return a.length >= r.length ? i.slice(r.length) : i;
-  }).join(`
-`);
-}
-var y = class {
-  options;
-  rules;
-  lexer;
-  constructor(e) {
-    this.options = e || T;
-  }
-  space(e) {
-    let t = this.rules.block.newline.exec(e);
-    if (t && t[0].length > 0) return { type: "space", raw: t[0] };
-  }
-  code(e) {
-    let t = this.rules.block.code.exec(e);
-    if (t) {
-      let n = t[0].replace(this.rules.other.codeRemoveIndent, "");
-      return { type: "code", raw: t[0], codeBlockStyle: "indented", text: this.options.pedantic ? n : z(n, `
-`) };
-    }
-  }
-  fences(e) {
-    let t = this.rules.block.fences.exec(e);
-    if (t) {
-      let n = t[0], r = Ye(n, t[3] || "", this.rules);
-      return { type: "code", raw: n, lang: t[2] ? t[2].trim().replace(this.rules.inline.anyPunctuation, "$1") : t[2], text: r };
-    }
-  }
-  heading(e) {
-    let t = this.rules.block.heading.exec(e);
-    if (t) {
-      let n = t[2].trim();
-      if (this.rules.other.endingHash.test(n)) {
-        let r = z(n, "#");
-        (this.options.pedantic || !r || this.rules.other.endingSpaceChar.test(r)) && (n = r.trim());
-      }
-      return { type: "heading", raw: t[0], depth: t[1].length, text: n, tokens: this.lexer.inline(n) };
-    }
-  }
-  hr(e) {
-    let t = this.rules.block.hr.exec(e);
-    if (t) return { type: "hr", raw: z(t[0], `
-`) };
-  }
-  blockquote(e) {
-    let t = this.rules.block.blockquote.exec(e);
-    if (t) {
-      let n = z(t[0], `
-`).split(`
-`), r = "", i = "", s = [];
-      for (; n.length > 0; ) {
-        let a = false, o = [], p;
-        for (p = 0; p < n.length; p++) if (this.rules.other.blockquoteStart.test(n[p])) o.push(n[p]), a = true;
-        else if (!a) o.push(n[p]);
-        else break;
-        n = n.slice(p);
-        let u = o.join(`
-`), c = u.replace(this.rules.other.blockquoteSetextReplace, `
-    $1`).replace(this.rules.other.blockquoteSetextReplace2, "");
-        r = r ? `${r}
-${u}` : u, i = i ? `${i}
-${c}` : c;
-        let g = this.lexer.state.top;
-        if (this.lexer.state.top = true, this.lexer.blockTokens(c, s, true), this.lexer.state.top = g, n.length === 0) break;
-        let h2 = s.at(-1);
-        if (h2?.type === "code") break;
-        if (h2?.type === "blockquote") {
-          let R = h2, f = R.raw + `
-` + n.join(`
-`), O = this.blockquote(f);
-          s[s.length - 1] = O, r = r.substring(0, r.length - R.raw.length) + O.raw, i = i.substring(0, i.length - R.text.length) + O.text;
-          break;
-        } else if (h2?.type === "list") {
-          let R = h2, f = R.raw + `
-` + n.join(`
-`), O = this.list(f);
-          s[s.length - 1] = O, r = r.substring(0, r.length - h2.raw.length) + O.raw, i = i.substring(0, i.length - R.raw.length) + O.raw, n = f.substring(s.at(-1).raw.length).split(`
-`);
-          continue;
-        }
-      }
-      return { type: "blockquote", raw: r, tokens: s, text: i };
-    }
-  }
-  list(e) {
-    let t = this.rules.block.list.exec(e);
-    if (t) {
-      let n = t[1].trim(), r = n.length > 1, i = { type: "list", raw: "", ordered: r, start: r ? +n.slice(0, -1) : "", loose: false, items: [] };
-      n = r ? `\\d{1,9}\\${n.slice(-1)}` : `\\${n}`, this.options.pedantic && (n = r ? n : "[*+-]");
-      let s = this.rules.other.listItemRegex(n), a = false;
-      for (; e; ) {
-        let p = false, u = "", c = "";
-        if (!(t = s.exec(e)) || this.rules.block.hr.test(e)) break;
-        u = t[0], e = e.substring(u.length);
-        let g = t[2].split(`
-`, 1)[0].replace(this.rules.other.listReplaceTabs, (H) => " ".repeat(3 * H.length)), h2 = e.split(`
-`, 1)[0], R = !g.trim(), f = 0;
-        if (this.options.pedantic ? (f = 2, c = g.trimStart()) : R ? f = t[1].length + 1 : (f = t[2].search(this.rules.other.nonSpaceChar), f = f > 4 ? 1 : f, c = g.slice(f), f += t[1].length), R && this.rules.other.blankLine.test(h2) && (u += h2 + `
-`, e = e.substring(h2.length + 1), p = true), !p) {
-          let H = this.rules.other.nextBulletRegex(f), ee = this.rules.other.hrRegex(f), te = this.rules.other.fencesBeginRegex(f), ne = this.rules.other.headingBeginRegex(f), xe = this.rules.other.htmlBeginRegex(f);
-          for (; e; ) {
-            let Z2 = e.split(`
-`, 1)[0], A;
-            if (h2 = Z2, this.options.pedantic ? (h2 = h2.replace(this.rules.other.listReplaceNesting, "  "), A = h2) : A = h2.replace(this.rules.other.tabCharGlobal, "    "), te.test(h2) || ne.test(h2) || xe.test(h2) || H.test(h2) || ee.test(h2)) break;
-            if (A.search(this.rules.other.nonSpaceChar) >= f || !h2.trim()) c += `
-` + A.slice(f);
-            else {
-              if (R || g.replace(this.rules.other.tabCharGlobal, "    ").search(this.rules.other.nonSpaceChar) >= 4 || te.test(g) || ne.test(g) || ee.test(g)) break;
-              c += `
-` + h2;
-            }
-            !R && !h2.trim() && (R = true), u += Z2 + `
-`, e = e.substring(Z2.length + 1), g = A.slice(f);
-          }
-        }
-        i.loose || (a ? i.loose = true : this.rules.other.doubleBlankLine.test(u) && (a = true));
-        let O = null, Y;
-        this.options.gfm && (O = this.rules.other.listIsTask.exec(c), O && (Y = O[0] !== "[ ] ", c = c.replace(this.rules.other.listReplaceTask, ""))), i.items.push({ type: "list_item", raw: u, task: !!O, checked: Y, loose: false, text: c, tokens: [] }), i.raw += u;
-      }
-      let o = i.items.at(-1);
-      if (o) o.raw = o.raw.trimEnd(), o.text = o.text.trimEnd();
-      else return;
-      i.raw = i.raw.trimEnd();
-      for (let p = 0; p < i.items.length; p++) if (this.lexer.state.top = false, i.items[p].tokens = this.lexer.blockTokens(i.items[p].text, []), !i.loose) {
-        let u = i.items[p].tokens.filter((g) => g.type === "space"), c = u.length > 0 && u.some((g) => this.rules.other.anyLine.test(g.raw));
-        i.loose = c;
-      }
-      if (i.loose) for (let p = 0; p < i.items.length; p++) i.items[p].loose = true;
-      return i;
-    }
-  }
-  html(e) {
-    let t = this.rules.block.html.exec(e);
-    if (t) return { type: "html", block: true, raw: t[0], pre: t[1] === "pre" || t[1] === "script" || t[1] === "style", text: t[0] };
-  }
-  def(e) {
-    let t = this.rules.block.def.exec(e);
-    if (t) {
-      let n = t[1].toLowerCase().replace(this.rules.other.multipleSpaceGlobal, " "), r = t[2] ? t[2].replace(this.rules.other.hrefBrackets, "$1").replace(this.rules.inline.anyPunctuation, "$1") : "", i = t[3] ? t[3].substring(1, t[3].length - 1).replace(this.rules.inline.anyPunctuation, "$1") : t[3];
-      return { type: "def", tag: n, raw: t[0], href: r, title: i };
-    }
-  }
-  table(e) {
-    let t = this.rules.block.table.exec(e);
-    if (!t || !this.rules.other.tableDelimiter.test(t[2])) return;
-    let n = V(t[1]), r = t[2].replace(this.rules.other.tableAlignChars, "").split("|"), i = t[3]?.trim() ? t[3].replace(this.rules.other.tableRowBlankLine, "").split(`
-`) : [], s = { type: "table", raw: t[0], header: [], align: [], rows: [] };
-    if (n.length === r.length) {
-      for (let a of r) this.rules.other.tableAlignRight.test(a) ? s.align.push("right") : this.rules.other.tableAlignCenter.test(a) ? s.align.push("center") : this.rules.other.tableAlignLeft.test(a) ? s.align.push("left") : s.align.push(null);
-      for (let a = 0; a < n.length; a++) s.header.push({ text: n[a], tokens: this.lexer.inline(n[a]), header: true, align: s.align[a] });
-      for (let a of i) s.rows.push(V(a, s.header.length).map((o, p) => ({ text: o, tokens: this.lexer.inline(o), header: false, align: s.align[p] })));
-      return s;
-    }
-  }
-  lheading(e) {
-    let t = this.rules.block.lheading.exec(e);
-    if (t) return { type: "heading", raw: t[0], depth: t[2].charAt(0) === "=" ? 1 : 2, text: t[1], tokens: this.lexer.inline(t[1]) };
-  }
-  paragraph(e) {
-    let t = this.rules.block.paragraph.exec(e);
-    if (t) {
-      let n = t[1].charAt(t[1].length - 1) === `
-` ? t[1].slice(0, -1) : t[1];
-      return { type: "paragraph", raw: t[0], text: n, tokens: this.lexer.inline(n) };
-    }
-  }
-  text(e) {
-    let t = this.rules.block.text.exec(e);
-    if (t) return { type: "text", raw: t[0], text: t[0], tokens: this.lexer.inline(t[0]) };
-  }
-  escape(e) {
-    let t = this.rules.inline.escape.exec(e);
-    if (t) return { type: "escape", raw: t[0], text: t[1] };
-  }
-  tag(e) {
-    let t = this.rules.inline.tag.exec(e);
-    if (t) return !this.lexer.state.inLink && this.rules.other.startATag.test(t[0]) ? this.lexer.state.inLink = true : this.lexer.state.inLink && this.rules.other.endATag.test(t[0]) && (this.lexer.state.inLink = false), !this.lexer.state.inRawBlock && this.rules.other.startPreScriptTag.test(t[0]) ? this.lexer.state.inRawBlock = true : this.lexer.state.inRawBlock && this.rules.other.endPreScriptTag.test(t[0]) && (this.lexer.state.inRawBlock = false), { type: "html", raw: t[0], inLink: this.lexer.state.inLink, inRawBlock: this.lexer.state.inRawBlock, block: false, text: t[0] };
-  }
-  link(e) {
-    let t = this.rules.inline.link.exec(e);
-    if (t) {
-      let n = t[2].trim();
-      if (!this.options.pedantic && this.rules.other.startAngleBracket.test(n)) {
-        if (!this.rules.other.endAngleBracket.test(n)) return;
-        let s = z(n.slice(0, -1), "\\");
-        if ((n.length - s.length) % 2 === 0) return;
-      } else {
-        let s = fe(t[2], "()");
-        if (s === -2) return;
-        if (s > -1) {
-          let o = (t[0].indexOf("!") === 0 ? 5 : 4) + t[1].length + s;
-          t[2] = t[2].substring(0, s), t[0] = t[0].substring(0, o).trim(), t[3] = "";
-        }
-      }
-      let r = t[2], i = "";
-      if (this.options.pedantic) {
-        let s = this.rules.other.pedanticHrefTitle.exec(r);
-        s && (r = s[1], i = s[3]);
-      } else i = t[3] ? t[3].slice(1, -1) : "";
-      return r = r.trim(), this.rules.other.startAngleBracket.test(r) && (this.options.pedantic && !this.rules.other.endAngleBracket.test(n) ? r = r.slice(1) : r = r.slice(1, -1)), me(t, { href: r && r.replace(this.rules.inline.anyPunctuation, "$1"), title: i && i.replace(this.rules.inline.anyPunctuation, "$1") }, t[0], this.lexer, this.rules);
-    }
-  }
-  reflink(e, t) {
-    let n;
-    if ((n = this.rules.inline.reflink.exec(e)) || (n = this.rules.inline.nolink.exec(e))) {
-      let r = (n[2] || n[1]).replace(this.rules.other.multipleSpaceGlobal, " "), i = t[r.toLowerCase()];
-      if (!i) {
-        let s = n[0].charAt(0);
-        return { type: "text", raw: s, text: s };
-      }
-      return me(n, i, n[0], this.lexer, this.rules);
-    }
-  }
-  emStrong(e, t, n = "") {
-    let r = this.rules.inline.emStrongLDelim.exec(e);
-    if (!r || r[3] && n.match(this.rules.other.unicodeAlphaNumeric)) return;
-    if (!(r[1] || r[2] || "") || !n || this.rules.inline.punctuation.exec(n)) {
-      let s = [...r[0]].length - 1, a, o, p = s, u = 0, c = r[0][0] === "*" ? this.rules.inline.emStrongRDelimAst : this.rules.inline.emStrongRDelimUnd;
-      for (c.lastIndex = 0, t = t.slice(-1 * e.length + s); (r = c.exec(t)) != null; ) {
-        if (a = r[1] || r[2] || r[3] || r[4] || r[5] || r[6], !a) continue;
-        if (o = [...a].length, r[3] || r[4]) {
-          p += o;
-          continue;
-        } else if ((r[5] || r[6]) && s % 3 && !((s + o) % 3)) {
-          u += o;
-          continue;
-        }
-        if (p -= o, p > 0) continue;
-        o = Math.min(o, o + p + u);
-        let g = [...r[0]][0].length, h2 = e.slice(0, s + r.index + g + o);
-        if (Math.min(s, o) % 2) {
-          let f = h2.slice(1, -1);
-          return { type: "em", raw: h2, text: f, tokens: this.lexer.inlineTokens(f) };
-        }
-        let R = h2.slice(2, -2);
-        return { type: "strong", raw: h2, text: R, tokens: this.lexer.inlineTokens(R) };
-      }
-    }
-  }
-  codespan(e) {
-    let t = this.rules.inline.code.exec(e);
-    if (t) {
-      let n = t[2].replace(this.rules.other.newLineCharGlobal, " "), r = this.rules.other.nonSpaceChar.test(n), i = this.rules.other.startingSpaceChar.test(n) && this.rules.other.endingSpaceChar.test(n);
-      return r && i && (n = n.substring(1, n.length - 1)), { type: "codespan", raw: t[0], text: n };
-    }
-  }
-  br(e) {
-    let t = this.rules.inline.br.exec(e);
-    if (t) return { type: "br", raw: t[0] };
-  }
-  del(e) {
-    let t = this.rules.inline.del.exec(e);
-    if (t) return { type: "del", raw: t[0], text: t[2], tokens: this.lexer.inlineTokens(t[2]) };
-  }
-  autolink(e) {
-    let t = this.rules.inline.autolink.exec(e);
-    if (t) {
-      let n, r;
-      return t[2] === "@" ? (n = t[1], r = "mailto:" + n) : (n = t[1], r = n), { type: "link", raw: t[0], text: n, href: r, tokens: [{ type: "text", raw: n, text: n }] };
-    }
-  }
-  url(e) {
-    let t;
-    if (t = this.rules.inline.url.exec(e)) {
-      let n, r;
-      if (t[2] === "@") n = t[0], r = "mailto:" + n;
-      else {
-        let i;
-        do
-          i = t[0], t[0] = this.rules.inline._backpedal.exec(t[0])?.[0] ?? "";
-        while (i !== t[0]);
-        n = t[0], t[1] === "www." ? r = "http://" + t[0] : r = t[0];
-      }
-      return { type: "link", raw: t[0], text: n, href: r, tokens: [{ type: "text", raw: n, text: n }] };
-    }
-  }
-  inlineText(e) {
-    let t = this.rules.inline.text.exec(e);
-    if (t) {
-      let n = this.lexer.state.inRawBlock;
-      return { type: "text", raw: t[0], text: t[0], escaped: n };
-    }
-  }
-};
-var x = class l {
-  tokens;
-  options;
-  state;
-  tokenizer;
-  inlineQueue;
-  constructor(e) {
-    this.tokens = [], this.tokens.links = /* @__PURE__ */ Object.create(null), this.options = e || T, this.options.tokenizer = this.options.tokenizer || new y(), this.tokenizer = this.options.tokenizer, this.tokenizer.options = this.options, this.tokenizer.lexer = this, this.inlineQueue = [], this.state = { inLink: false, inRawBlock: false, top: true };
-    let t = { other: m, block: C.normal, inline: M.normal };
-    this.options.pedantic ? (t.block = C.pedantic, t.inline = M.pedantic) : this.options.gfm && (t.block = C.gfm, this.options.breaks ? t.inline = M.breaks : t.inline = M.gfm), this.tokenizer.rules = t;
-  }
-  static get rules() {
-    return { block: C, inline: M };
-  }
-  static lex(e, t) {
-    return new l(t).lex(e);
-  }
-  static lexInline(e, t) {
-    return new l(t).inlineTokens(e);
-  }
-  lex(e) {
-    e = e.replace(m.carriageReturn, `
-`), this.blockTokens(e, this.tokens);
-    for (let t = 0; t < this.inlineQueue.length; t++) {
-      let n = this.inlineQueue[t];
-      this.inlineTokens(n.src, n.tokens);
-    }
-    return this.inlineQueue = [], this.tokens;
-  }
-  blockTokens(e, t = [], n = false) {
-    for (this.options.pedantic && (e = e.replace(m.tabCharGlobal, "    ").replace(m.spaceLine, "")); e; ) {
-      let r;
-      if (this.options.extensions?.block?.some((s) => (r = s.call({ lexer: this }, e, t)) ? (e = e.substring(r.raw.length), t.push(r), true) : false)) continue;
-      if (r = this.tokenizer.space(e)) {
-        e = e.substring(r.raw.length);
-        let s = t.at(-1);
-        r.raw.length === 1 && s !== void 0 ? s.raw += `
-` : t.push(r);
-        continue;
-      }
-      if (r = this.tokenizer.code(e)) {
-        e = e.substring(r.raw.length);
-        let s = t.at(-1);
-        s?.type === "paragraph" || s?.type === "text" ? (s.raw += (s.raw.endsWith(`
-`) ? "" : `
-`) + r.raw, s.text += `
-` + r.text, this.inlineQueue.at(-1).src = s.text) : t.push(r);
-        continue;
-      }
-      if (r = this.tokenizer.fences(e)) {
-        e = e.substring(r.raw.length), t.push(r);
-        continue;
-      }
-      if (r = this.tokenizer.heading(e)) {
-        e = e.substring(r.raw.length), t.push(r);
-        continue;
-      }
-      if (r = this.tokenizer.hr(e)) {
-        e = e.substring(r.raw.length), t.push(r);
-        continue;
-      }
-      if (r = this.tokenizer.blockquote(e)) {
-        e = e.substring(r.raw.length), t.push(r);
-        continue;
-      }
-      if (r = this.tokenizer.list(e)) {
-        e = e.substring(r.raw.length), t.push(r);
-        continue;
-      }
-      if (r = this.tokenizer.html(e)) {
-        e = e.substring(r.raw.length), t.push(r);
-        continue;
-      }
-      if (r = this.tokenizer.def(e)) {
-        e = e.substring(r.raw.length);
-        let s = t.at(-1);
-        s?.type === "paragraph" || s?.type === "text" ? (s.raw += (s.raw.endsWith(`
-`) ? "" : `
-`) + r.raw, s.text += `
-` + r.raw, this.inlineQueue.at(-1).src = s.text) : this.tokens.links[r.tag] || (this.tokens.links[r.tag] = { href: r.href, title: r.title }, t.push(r));
-        continue;
-      }
-      if (r = this.tokenizer.table(e)) {
-        e = e.substring(r.raw.length), t.push(r);
-        continue;
-      }
-      if (r = this.tokenizer.lheading(e)) {
-        e = e.substring(r.raw.length), t.push(r);
-        continue;
-      }
-      let i = e;
-      if (this.options.extensions?.startBlock) {
-        let s = 1 / 0, a = e.slice(1), o;
-        this.options.extensions.startBlock.forEach((p) => {
-          o = p.call({ lexer: this }, a), typeof o == "number" && o >= 0 && (s = Math.min(s, o));
-        }), s < 1 / 0 && s >= 0 && (i = e.substring(0, s + 1));
-      }
-      if (this.state.top && (r = this.tokenizer.paragraph(i))) {
-        let s = t.at(-1);
-        n && s?.type === "paragraph" ? (s.raw += (s.raw.endsWith(`
-`) ? "" : `
-`) + r.raw, s.text += `
-` + r.text, this.inlineQueue.pop(), this.inlineQueue.at(-1).src = s.text) : t.push(r), n = i.length !== e.length, e = e.substring(r.raw.length);
-        continue;
-      }
-      if (r = this.tokenizer.text(e)) {
-        e = e.substring(r.raw.length);
-        let s = t.at(-1);
-        s?.type === "text" ? (s.raw += (s.raw.endsWith(`
-`) ? "" : `
-`) + r.raw, s.text += `
-` + r.text, this.inlineQueue.pop(), this.inlineQueue.at(-1).src = s.text) : t.push(r);
-        continue;
-      }
-      if (e) {
-        let s = "Infinite loop on byte: " + e.charCodeAt(0);
-        if (this.options.silent) {
-          console.error(s);
-          break;
-        } else throw new Error(s);
-      }
-    }
-    return this.state.top = true, t;
-  }
-  inline(e, t = []) {
-    return this.inlineQueue.push({ src: e, tokens: t }), t;
-  }
-  inlineTokens(e, t = []) {
-    let n = e, r = null;
-    if (this.tokens.links) {
-      let o = Object.keys(this.tokens.links);
-      if (o.length > 0) for (; (r = this.tokenizer.rules.inline.reflinkSearch.exec(n)) != null; ) o.includes(r[0].slice(r[0].lastIndexOf("[") + 1, -1)) && (n = n.slice(0, r.index) + "[" + "a".repeat(r[0].length - 2) + "]" + n.slice(this.tokenizer.rules.inline.reflinkSearch.lastIndex));
-    }
-    for (; (r = this.tokenizer.rules.inline.anyPunctuation.exec(n)) != null; ) n = n.slice(0, r.index) + "++" + n.slice(this.tokenizer.rules.inline.anyPunctuation.lastIndex);
-    let i;
-    for (; (r = this.tokenizer.rules.inline.blockSkip.exec(n)) != null; ) i = r[2] ? r[2].length : 0, n = n.slice(0, r.index + i) + "[" + "a".repeat(r[0].length - i - 2) + "]" + n.slice(this.tokenizer.rules.inline.blockSkip.lastIndex);
-    n = this.options.hooks?.emStrongMask?.call({ lexer: this }, n) ?? n;
-    let s = false, a = "";
-    for (; e; ) {
-      s || (a = ""), s = false;
-      let o;
-      if (this.options.extensions?.inline?.some((u) => (o = u.call({ lexer: this }, e, t)) ? (e = e.substring(o.raw.length), t.push(o), true) : false)) continue;
-      if (o = this.tokenizer.escape(e)) {
-        e = e.substring(o.raw.length), t.push(o);
-        continue;
-      }
-      if (o = this.tokenizer.tag(e)) {
-        e = e.substring(o.raw.length), t.push(o);
-        continue;
-      }
-      if (o = this.tokenizer.link(e)) {
-        e = e.substring(o.raw.length), t.push(o);
-        continue;
-      }
-      if (o = this.tokenizer.reflink(e, this.tokens.links)) {
-        e = e.substring(o.raw.length);
-        let u = t.at(-1);
-        o.type === "text" && u?.type === "text" ? (u.raw += o.raw, u.text += o.text) : t.push(o);
-        continue;
-      }
-      if (o = this.tokenizer.emStrong(e, n, a)) {
-        e = e.substring(o.raw.length), t.push(o);
-        continue;
-      }
-      if (o = this.tokenizer.codespan(e)) {
-        e = e.substring(o.raw.length), t.push(o);
-        continue;
-      }
-      if (o = this.tokenizer.br(e)) {
-        e = e.substring(o.raw.length), t.push(o);
-        continue;
-      }
-      if (o = this.tokenizer.del(e)) {
-        e = e.substring(o.raw.length), t.push(o);
-        continue;
-      }
-      if (o = this.tokenizer.autolink(e)) {
-        e = e.substring(o.raw.length), t.push(o);
-        continue;
-      }
-      if (!this.state.inLink && (o = this.tokenizer.url(e))) {
-        e = e.substring(o.raw.length), t.push(o);
-        continue;
-      }
-      let p = e;
-      if (this.options.extensions?.startInline) {
-        let u = 1 / 0, c = e.slice(1), g;
-        this.options.extensions.startInline.forEach((h2) => {
-          g = h2.call({ lexer: this }, c), typeof g == "number" && g >= 0 && (u = Math.min(u, g));
-        }), u < 1 / 0 && u >= 0 && (p = e.substring(0, u + 1));
-      }
-      if (o = this.tokenizer.inlineText(p)) {
-        e = e.substring(o.raw.length), o.raw.slice(-1) !== "_" && (a = o.raw.slice(-1)), s = true;
-        let u = t.at(-1);
-        u?.type === "text" ? (u.raw += o.raw, u.text += o.text) : t.push(o);
-        continue;
-      }
-      if (e) {
-        let u = "Infinite loop on byte: " + e.charCodeAt(0);
-        if (this.options.silent) {
-          console.error(u);
-          break;
-        } else throw new Error(u);
-      }
-    }
-    return t;
-  }
-};
-var P = class {
-  options;
-  parser;
-  constructor(e) {
-    this.options = e || T;
-  }
-  space(e) {
-    return "";
-  }
-  code({ text: e, lang: t, escaped: n }) {
-    let r = (t || "").match(m.notSpaceStart)?.[0], i = e.replace(m.endingNewline, "") + `
-`;
-    return r ? '<pre><code class="language-' + w(r) + '">' + (n ? i : w(i, true)) + `</code></pre>
-` : "<pre><code>" + (n ? i : w(i, true)) + `</code></pre>
-`;
-  }
-  blockquote({ tokens: e }) {
-    return `<blockquote>
-${this.parser.parse(e)}</blockquote>
-`;
-  }
-  html({ text: e }) {
-    return e;
-  }
-  def(e) {
-    return "";
-  }
-  heading({ tokens: e, depth: t }) {
-    return `<h${t}>${this.parser.parseInline(e)}</h${t}>
-`;
-  }
-  hr(e) {
-    return `<hr>
-`;
-  }
-  list(e) {
-    let t = e.ordered, n = e.start, r = "";
-    for (let a = 0; a < e.items.length; a++) {
-      let o = e.items[a];
-      r += this.listitem(o);
-    }
-    let i = t ? "ol" : "ul", s = t && n !== 1 ? ' start="' + n + '"' : "";
-    return "<" + i + s + `>
-` + r + "</" + i + `>
-`;
-  }
-  listitem(e) {
-    let t = "";
-    if (e.task) {
-      let n = this.checkbox({ checked: !!e.checked });
-      e.loose ? e.tokens[0]?.type === "paragraph" ? (e.tokens[0].text = n + " " + e.tokens[0].text, e.tokens[0].tokens && e.tokens[0].tokens.length > 0 && e.tokens[0].tokens[0].type === "text" && (e.tokens[0].tokens[0].text = n + " " + w(e.tokens[0].tokens[0].text), e.tokens[0].tokens[0].escaped = true)) : e.tokens.unshift({ type: "text", raw: n + " ", text: n + " ", escaped: true }) : t += n + " ";
-    }
-    return t += this.parser.parse(e.tokens, !!e.loose), `<li>${t}</li>
-`;
-  }
-  checkbox({ checked: e }) {
-    return "<input " + (e ? 'checked="" ' : "") + 'disabled="" type="checkbox">';
-  }
-  paragraph({ tokens: e }) {
-    return `<p>${this.parser.parseInline(e)}</p>
-`;
-  }
-  table(e) {
-    let t = "", n = "";
-    for (let i = 0; i < e.header.length; i++) n += this.tablecell(e.header[i]);
-    t += this.tablerow({ text: n });
-    let r = "";
-    for (let i = 0; i < e.rows.length; i++) {
-      let s = e.rows[i];
-      n = "";
-      for (let a = 0; a < s.length; a++) n += this.tablecell(s[a]);
-      r += this.tablerow({ text: n });
-    }
-    return r && (r = `<tbody>${r}</tbody>`), `<table>
-<thead>
-` + t + `</thead>
-` + r + `</table>
-`;
-  }
-  tablerow({ text: e }) {
-    return `<tr>
-${e}</tr>
-`;
-  }
-  tablecell(e) {
-    let t = this.parser.parseInline(e.tokens), n = e.header ? "th" : "td";
-    return (e.align ? `<${n} align="${e.align}">` : `<${n}>`) + t + `</${n}>
-`;
-  }
-  strong({ tokens: e }) {
-    return `<strong>${this.parser.parseInline(e)}</strong>`;
-  }
-  em({ tokens: e }) {
-    return `<em>${this.parser.parseInline(e)}</em>`;
-  }
-  codespan({ text: e }) {
-    return `<code>${w(e, true)}</code>`;
-  }
-  br(e) {
-    return "<br>";
-  }
-  del({ tokens: e }) {
-    return `<del>${this.parser.parseInline(e)}</del>`;
-  }
-  link({ href: e, title: t, tokens: n }) {
-    let r = this.parser.parseInline(n), i = J(e);
-    if (i === null) return r;
-    e = i;
-    let s = '<a href="' + e + '"';
-    return t && (s += ' title="' + w(t) + '"'), s += ">" + r + "</a>", s;
-  }
-  image({ href: e, title: t, text: n, tokens: r }) {
-    r && (n = this.parser.parseInline(r, this.parser.textRenderer));
-    let i = J(e);
-    if (i === null) return w(n);
-    e = i;
-    let s = `<img src="${e}" alt="${n}"`;
-    return t && (s += ` title="${w(t)}"`), s += ">", s;
-  }
-  text(e) {
-    return "tokens" in e && e.tokens ? this.parser.parseInline(e.tokens) : "escaped" in e && e.escaped ? e.text : w(e.text);
-  }
-};
-var $ = class {
-  strong({ text: e }) {
-    return e;
-  }
-  em({ text: e }) {
-    return e;
-  }
-  codespan({ text: e }) {
-    return e;
-  }
-  del({ text: e }) {
-    return e;
-  }
-  html({ text: e }) {
-    return e;
-  }
-  text({ text: e }) {
-    return e;
-  }
-  link({ text: e }) {
-    return "" + e;
-  }
-  image({ text: e }) {
-    return "" + e;
-  }
-  br() {
-    return "";
-  }
-};
-var b = class l2 {
-  options;
-  renderer;
-  textRenderer;
-  constructor(e) {
-    this.options = e || T, this.options.renderer = this.options.renderer || new P(), this.renderer = this.options.renderer, this.renderer.options = this.options, this.renderer.parser = this, this.textRenderer = new $();
-  }
-  static parse(e, t) {
-    return new l2(t).parse(e);
-  }
-  static parseInline(e, t) {
-    return new l2(t).parseInline(e);
-  }
-  parse(e, t = true) {
-    let n = "";
-    for (let r = 0; r < e.length; r++) {
-      let i = e[r];
-      if (this.options.extensions?.renderers?.[i.type]) {
-        let a = i, o = this.options.extensions.renderers[a.type].call({ parser: this }, a);
-        if (o !== false || !["space", "hr", "heading", "code", "table", "blockquote", "list", "html", "def", "paragraph", "text"].includes(a.type)) {
-          n += o || "";
-          continue;
-        }
-      }
-      let s = i;
-      switch (s.type) {
-        case "space": {
-          n += this.renderer.space(s);
-          continue;
-        }
-        case "hr": {
-          n += this.renderer.hr(s);
-          continue;
-        }
-        case "heading": {
-          n += this.renderer.heading(s);
-          continue;
-        }
-        case "code": {
-          n += this.renderer.code(s);
-          continue;
-        }
-        case "table": {
-          n += this.renderer.table(s);
-          continue;
-        }
-        case "blockquote": {
-          n += this.renderer.blockquote(s);
-          continue;
-        }
-        case "list": {
-          n += this.renderer.list(s);
-          continue;
-        }
-        case "html": {
-          n += this.renderer.html(s);
-          continue;
-        }
-        case "def": {
-          n += this.renderer.def(s);
-          continue;
-        }
-        case "paragraph": {
-          n += this.renderer.paragraph(s);
-          continue;
-        }
-        case "text": {
-          let a = s, o = this.renderer.text(a);
-          for (; r + 1 < e.length && e[r + 1].type === "text"; ) a = e[++r], o += `
-` + this.renderer.text(a);
-          t ? n += this.renderer.paragraph({ type: "paragraph", raw: o, text: o, tokens: [{ type: "text", raw: o, text: o, escaped: true }] }) : n += o;
-          continue;
-        }
-        default: {
-          let a = 'Token with "' + s.type + '" type was not found.';
-          if (this.options.silent) return console.error(a), "";
-          throw new Error(a);
-        }
-      }
-    }
-    return n;
-  }
-  parseInline(e, t = this.renderer) {
-    let n = "";
-    for (let r = 0; r < e.length; r++) {
-      let i = e[r];
-      if (this.options.extensions?.renderers?.[i.type]) {
-        let a = this.options.extensions.renderers[i.type].call({ parser: this }, i);
-        if (a !== false || !["escape", "html", "link", "image", "strong", "em", "codespan", "br", "del", "text"].includes(i.type)) {
-          n += a || "";
-          continue;
-        }
-      }
-      let s = i;
-      switch (s.type) {
-        case "escape": {
-          n += t.text(s);
-          break;
-        }
-        case "html": {
-          n += t.html(s);
-          break;
-        }
-        case "link": {
-          n += t.link(s);
-          break;
-        }
-        case "image": {
-          n += t.image(s);
-          break;
-        }
-        case "strong": {
-          n += t.strong(s);
-          break;
-        }
-        case "em": {
-          n += t.em(s);
-          break;
-        }
-        case "codespan": {
-          n += t.codespan(s);
-          break;
-        }
-        case "br": {
-          n += t.br(s);
-          break;
-        }
-        case "del": {
-          n += t.del(s);
-          break;
-        }
-        case "text": {
-          n += t.text(s);
-          break;
-        }
-        default: {
-          let a = 'Token with "' + s.type + '" type was not found.';
-          if (this.options.silent) return console.error(a), "";
-          throw new Error(a);
-        }
-      }
-    }
-    return n;
-  }
-};
-var S = class {
-  options;
-  block;
-  constructor(e) {
-    this.options = e || T;
-  }
-  static passThroughHooks = /* @__PURE__ */ new Set(["preprocess", "postprocess", "processAllTokens", "emStrongMask"]);
-  static passThroughHooksRespectAsync = /* @__PURE__ */ new Set(["preprocess", "postprocess", "processAllTokens"]);
-  preprocess(e) {
-    return e;
-  }
-  postprocess(e) {
-    return e;
-  }
-  processAllTokens(e) {
-    return e;
-  }
-  emStrongMask(e) {
-    return e;
-  }
-  provideLexer() {
-    return this.block ? x.lex : x.lexInline;
-  }
-  provideParser() {
-    return this.block ? b.parse : b.parseInline;
-  }
-};
-var B = class {
-  defaults = L();
-  options = this.setOptions;
-  parse = this.parseMarkdown(true);
-  parseInline = this.parseMarkdown(false);
-  Parser = b;
-  Renderer = P;
-  TextRenderer = $;
-  Lexer = x;
-  Tokenizer = y;
-  Hooks = S;
-  constructor(...e) {
-    this.use(...e);
-  }
-  walkTokens(e, t) {
-    let n = [];
-    for (let r of e) switch (n = n.concat(t.call(this, r)), r.type) {
-      case "table": {
-        let i = r;
-        for (let s of i.header) n = n.concat(this.walkTokens(s.tokens, t));
-        for (let s of i.rows) for (let a of s) n = n.concat(this.walkTokens(a.tokens, t));
-        break;
-      }
-      case "list": {
-        let i = r;
-        n = n.concat(this.walkTokens(i.items, t));
-        break;
-      }
-      default: {
-        let i = r;
-        this.defaults.extensions?.childTokens?.[i.type] ? this.defaults.extensions.childTokens[i.type].forEach((s) => {
-          let a = i[s].flat(1 / 0);
-          n = n.concat(this.walkTokens(a, t));
-        }) : i.tokens && (n = n.concat(this.walkTokens(i.tokens, t)));
-      }
-    }
-    return n;
-  }
-  use(...e) {
-    let t = this.defaults.extensions || { renderers: {}, childTokens: {} };
-    return e.forEach((n) => {
-      let r = { ...n };
-      if (r.async = this.defaults.async || r.async || false, n.extensions && (n.extensions.forEach((i) => {
-        if (!i.name) throw new Error("extension name required");
-        if ("renderer" in i) {
-          let s = t.renderers[i.name];
-          s ? t.renderers[i.name] = function(...a) {
-            let o = i.renderer.apply(this, a);
-            return o === false && (o = s.apply(this, a)), o;
-          } : t.renderers[i.name] = i.renderer;
-        }
-        if ("tokenizer" in i) {
-          if (!i.level || i.level !== "block" && i.level !== "inline") throw new Error("extension level must be 'block' or 'inline'");
-          let s = t[i.level];
-          s ? s.unshift(i.tokenizer) : t[i.level] = [i.tokenizer], i.start && (i.level === "block" ? t.startBlock ? t.startBlock.push(i.start) : t.startBlock = [i.start] : i.level === "inline" && (t.startInline ? t.startInline.push(i.start) : t.startInline = [i.start]));
-        }
-        "childTokens" in i && i.childTokens && (t.childTokens[i.name] = i.childTokens);
-      }), r.extensions = t), n.renderer) {
-        let i = this.defaults.renderer || new P(this.defaults);
-        for (let s in n.renderer) {
-          if (!(s in i)) throw new Error(`renderer '${s}' does not exist`);
-          if (["options", "parser"].includes(s)) continue;
-          let a = s, o = n.renderer[a], p = i[a];
-          i[a] = (...u) => {
-            let c = o.apply(i, u);
-            return c === false && (c = p.apply(i, u)), c || "";
-          };
-        }
-        r.renderer = i;
-      }
-      if (n.tokenizer) {
-        let i = this.defaults.tokenizer || new y(this.defaults);
-        for (let s in n.tokenizer) {
-          if (!(s in i)) throw new Error(`tokenizer '${s}' does not exist`);
-          if (["options", "rules", "lexer"].includes(s)) continue;
-          let a = s, o = n.tokenizer[a], p = i[a];
-          i[a] = (...u) => {
-            let c = o.apply(i, u);
-            return c === false && (c = p.apply(i, u)), c;
-          };
-        }
-        r.tokenizer = i;
-      }
-      if (n.hooks) {
-        let i = this.defaults.hooks || new S();
-        for (let s in n.hooks) {
-          if (!(s in i)) throw new Error(`hook '${s}' does not exist`);
-          if (["options", "block"].includes(s)) continue;
-          let a = s, o = n.hooks[a], p = i[a];
-          S.passThroughHooks.has(s) ? i[a] = (u) => {
-            if (this.defaults.async && S.passThroughHooksRespectAsync.has(s)) return (async () => {
-              let g = await o.call(i, u);
-              return p.call(i, g);
-            })();
-            let c = o.call(i, u);
-            return p.call(i, c);
-          } : i[a] = (...u) => {
-            if (this.defaults.async) return (async () => {
-              let g = await o.apply(i, u);
-              return g === false && (g = await p.apply(i, u)), g;
-            })();
-            let c = o.apply(i, u);
-            return c === false && (c = p.apply(i, u)), c;
-          };
-        }
-        r.hooks = i;
-      }
-      if (n.walkTokens) {
-        let i = this.defaults.walkTokens, s = n.walkTokens;
-        r.walkTokens = function(a) {
-          let o = [];
-          return o.push(s.call(this, a)), i && (o = o.concat(i.call(this, a))), o;
-        };
-      }
-      this.defaults = { ...this.defaults, ...r };
-    }), this;
-  }
-  setOptions(e) {
-    return this.defaults = { ...this.defaults, ...e }, this;
-  }
-  lexer(e, t) {
-    return x.lex(e, t ?? this.defaults);
-  }
-  parser(e, t) {
-    return b.parse(e, t ?? this.defaults);
-  }
-  parseMarkdown(e) {
-    return (n, r) => {
-      let i = { ...r }, s = { ...this.defaults, ...i }, a = this.onError(!!s.silent, !!s.async);
-      if (this.defaults.async === true && i.async === false) return a(new Error("marked(): The async option was set to true by an extension. Remove async: false from the parse options object to return a Promise."));
-      if (typeof n > "u" || n === null) return a(new Error("marked(): input parameter is undefined or null"));
-      if (typeof n != "string") return a(new Error("marked(): input parameter is of type " + Object.prototype.toString.call(n) + ", string expected"));
-      if (s.hooks && (s.hooks.options = s, s.hooks.block = e), s.async) return (async () => {
-        let o = s.hooks ? await s.hooks.preprocess(n) : n, u = await (s.hooks ? await s.hooks.provideLexer() : e ? x.lex : x.lexInline)(o, s), c = s.hooks ? await s.hooks.processAllTokens(u) : u;
-        s.walkTokens && await Promise.all(this.walkTokens(c, s.walkTokens));
-        let h2 = await (s.hooks ? await s.hooks.provideParser() : e ? b.parse : b.parseInline)(c, s);
-        return s.hooks ? await s.hooks.postprocess(h2) : h2;
-      })().catch(a);
-      try {
-        s.hooks && (n = s.hooks.preprocess(n));
-        let p = (s.hooks ? s.hooks.provideLexer() : e ? x.lex : x.lexInline)(n, s);
-        s.hooks && (p = s.hooks.processAllTokens(p)), s.walkTokens && this.walkTokens(p, s.walkTokens);
-        let c = (s.hooks ? s.hooks.provideParser() : e ? b.parse : b.parseInline)(p, s);
-        return s.hooks && (c = s.hooks.postprocess(c)), c;
-      } catch (o) {
-        return a(o);
-      }
-    };
-  }
-  onError(e, t) {
-    return (n) => {
-      if (n.message += `
-Please report this to https://github.com/markedjs/marked.`, e) {
-        let r = "<p>An error occurred:</p><pre>" + w(n.message + "", true) + "</pre>";
-        return t ? Promise.resolve(r) : r;
-      }
-      if (t) return Promise.reject(n);
-      throw n;
-    };
-  }
-};
-var _ = new B();
-function k(l3, e) {
-  return _.parse(l3, e);
-}
-k.options = k.setOptions = function(l3) {
-  return _.setOptions(l3), k.defaults = _.defaults, G(k.defaults), k;
-};
-k.getDefaults = L;
-k.defaults = T;
-k.use = function(...l3) {
-  return _.use(...l3), k.defaults = _.defaults, G(k.defaults), k;
-};
-k.walkTokens = function(l3, e) {
-  return _.walkTokens(l3, e);
-};
-k.parseInline = _.parseInline;
-k.Parser = b;
-k.parser = b.parse;
-k.Renderer = P;
-k.TextRenderer = $;
-k.Lexer = x;
-k.lexer = x.lex;
-k.Tokenizer = y;
-k.Hooks = S;
-k.parse = k;
-var Zt = k.options;
-var Gt = k.setOptions;
-var Nt = k.use;
-var Ft = k.walkTokens;
-var jt = k.parseInline;
-var Ut = b.parse;
-var Kt = x.lex;
-
-// src/demo/index-html.ts
-var ESCAPES = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;"
-};
-function escapeHtml(text3) {
-  return text3.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
-var ALLOWED_TAG = /^<\/?(details|summary|br|sub|sup|b|i|em|strong|code|kbd|p|hr)(\s+open)?\s*\/?>$/i;
-function rawHtml(text3) {
-  let out = "";
-  let last = 0;
-  for (const match of text3.matchAll(/<!--[\s\S]*?-->|<\/?[A-Za-z][^<>]*>/g)) {
-    out += escapeHtml(text3.slice(last, match.index));
-    const tag = match[0];
-    out += tag.startsWith("<!--") ? "" : ALLOWED_TAG.test(tag) ? tag : escapeHtml(tag);
-    last = match.index + tag.length;
-  }
-  return out + escapeHtml(text3.slice(last));
-}
-function markdownRenderer() {
-  return new B({
-    gfm: true,
-    renderer: {
-      code({ text: text3, lang }) {
-        if ((lang ?? "").trim() === "mermaid") return `<pre class="mermaid">${escapeHtml(text3)}</pre>
-`;
-        const cls = lang ? ` class="language-${escapeHtml(lang.trim())}"` : "";
-        return `<pre><code${cls}>${escapeHtml(text3)}</code></pre>
-`;
-      },
-      html({ text: text3 }) {
-        return rawHtml(text3);
-      }
-    }
-  });
-}
-function markdownToHtml(markdown) {
-  return markdownRenderer().parse(markdown, { async: false });
-}
-var STYLE = `
-body { font: 15px/1.5 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 0; color: #1f2328; }
-header { background: #24292f; color: #fff; padding: 16px 32px; }
-header h1 { margin: 0 0 4px; font-size: 22px; }
-header p { margin: 0; color: #d0d7de; }
-nav { padding: 8px 32px; border-bottom: 1px solid #d0d7de; background: #f6f8fa; }
-nav a { margin-right: 16px; color: #0969da; text-decoration: none; }
-main { max-width: 1240px; margin: 0 auto; padding: 8px 32px 64px; }
-section { border: 1px solid #d0d7de; border-radius: 6px; margin: 24px 0; padding: 0 24px 16px; }
-section > h2.artifact { font-size: 18px; border-bottom: 1px solid #d0d7de; padding: 12px 0 8px; margin: 0 0 8px; }
-section > h2.artifact a.file { font-size: 13px; font-weight: normal; margin-left: 12px; color: #57606a; }
-table { border-collapse: collapse; margin: 12px 0; display: block; overflow-x: auto; }
-th, td { border: 1px solid #d0d7de; padding: 4px 10px; text-align: left; }
-tr:nth-child(2n) td { background: #f6f8fa; }
-code { background: #eff1f3; padding: 1px 4px; border-radius: 4px; font-size: 90%; }
-pre { background: #f6f8fa; padding: 12px; overflow-x: auto; border-radius: 6px; }
-pre code { background: none; padding: 0; }
-pre.mermaid { background: #fff; text-align: center; }
-`;
-function renderIndexHtml(page2) {
-  const nav = page2.sections.map((s) => `<a href="#${escapeHtml(s.id)}">${escapeHtml(s.title)}</a>`).join("\n");
-  const sections = page2.sections.map((s) => {
-    const link = s.file ? ` <a class="file" href="${escapeHtml(s.file)}">${escapeHtml(s.file)}</a>` : "";
-    return `<section id="${escapeHtml(s.id)}">
-<h2 class="artifact">${escapeHtml(s.title)}${link}</h2>
-${markdownToHtml(s.markdown)}</section>`;
-  }).join("\n");
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(page2.title)}</title>
-<style>${STYLE}</style>
-</head>
-<body data-mermaid="pending">
-<header><h1>${escapeHtml(page2.title)}</h1><p>${escapeHtml(page2.intro)}</p></header>
-<nav>
-${nav}
-</nav>
-<main>
-${sections}
-</main>
-<script src="${escapeHtml(page2.mermaidScript)}"></script>
-<script>
-// Draws every Mermaid block; data-mermaid tells a reader (or a test) when the charts are done.
-(function () {
-  if (typeof mermaid === 'undefined') { document.body.dataset.mermaid = 'missing'; return; }
-  mermaid.initialize({
-    startOnLoad: false,
-    securityLevel: 'strict',
-    // The default palette draws xychart lines in pale pastel; use GitHub's strong colours.
-    themeVariables: { xyChart: { plotColorPalette: '#0969da, #cf222e, #1a7f37, #8250df, #bf8700, #57606a' } },
-  });
-  mermaid.run({ querySelector: 'pre.mermaid' }).then(
-    function () { document.body.dataset.mermaid = 'done'; },
-    function (error) { document.body.dataset.mermaid = 'error'; console.error(error); }
-  );
-})();
-</script>
-</body>
-</html>
-`;
-}
-
-// src/demo/run.ts
-var INSTALL_COMMAND = "sudo apt-get update && sudo apt-get install -y slurm-wlm munge prometheus openssh-server";
-var DemoAborted = class extends Error {
-  constructor(signal) {
-    super(`interrupted by ${signal}`);
-    this.signal = signal;
-  }
-  signal;
-};
-function judgedValue(observation) {
-  const v2 = observation?.verdict;
-  return v2?.projected_full_run?.value ?? v2?.value?.value ?? observation?.stable_metrics.seconds_per_rollout_full_run ?? v2?.current_full_run ?? null;
-}
-function decide3(standing, observation) {
-  if (!standing) return { decision: "stopped", reason: "not judged within the demo time budget" };
-  const reason2 = standingTitle(standing);
-  switch (standing.outcome) {
-    case "reference": {
-      const value = judgedValue(observation);
-      return {
-        decision: "accepted",
-        reason: value === null ? reason2 : `${reason2}: ${value.toFixed(2)} s/rollout`
-      };
-    }
-    case "better":
-      return { decision: "accepted", reason: reason2 };
-    case "worse":
-    case "not-better":
-    case "equivalent":
-      return { decision: "rejected", reason: reason2 };
-    case "failed":
-      return { decision: "failed", reason: reason2 };
-    default:
-      return { decision: "stopped", reason: reason2 };
-  }
-}
-function oneWinner(batch) {
-  const accepted = batch.filter((o) => o.decision === "accepted");
-  if (accepted.length < 2) return [...batch];
-  const change = (o) => o.observation?.decision?.relative_change?.value ?? Number.POSITIVE_INFINITY;
-  const round3 = {
-    index: 0,
-    parent: "reference",
-    runs: accepted.map((o) => ({
-      name: o.candidate.name,
-      outcome: "better",
-      seconds: 1 + change(o),
-      gpuHours: 0
-    }))
+function buildMonitorPorts(octokit, config) {
+  const experiments = loadExperiments(config);
+  const stateTarget = (pr) => ({ ...repoOf(config), issue_number: pr });
+  const clients = clusterClients(config, experiments);
+  const snapshots = /* @__PURE__ */ new Map();
+  const snapshotOf = (pr) => snapshots.get(pr);
+  const monitorComments = monitorCommentCache(octokit, config, snapshotOf);
+  const checkRuns = /* @__PURE__ */ new Map();
+  const runStates = runStateCache(octokit, config, snapshotOf);
+  const recordState = async (pr, change) => {
+    const written = await updateRunStateFrom(octokit, stateTarget(pr), await runStates.get(pr), change);
+    runStates.set(pr, written.parts);
   };
-  const reference = startCampaign({ name: "reference", seconds: Number.POSITIVE_INFINITY, gpuHours: 0 });
-  const name = roundWinner(reference, round3)?.name;
-  const winner = accepted.find((o) => o.candidate.name === name) ?? accepted[0];
-  const by = `${(Math.abs(change(winner)) * 100).toFixed(1)}%`;
-  return batch.map(
-    (o) => o.decision === "accepted" && o !== winner ? {
-      ...o,
-      decision: "rejected",
-      reason: `${o.reason}, but ${winner.candidate.name} of the same round is faster (decided ${by} faster than the same reference)`
-    } : o
-  );
-}
-function verdictText(o, outcome) {
-  const s = o.standing;
-  if (outcome || s && s.outcome !== "measuring") {
-    const value = judgedValue(o.observation);
-    return `${s?.outcome ?? outcome?.decision}${value === null ? "" : ` (${value.toFixed(2)} s)`}`;
-  }
-  const v2 = o.observation?.verdict;
-  if (!v2 || v2.state === "no-data") return null;
-  return v2.state;
-}
-async function runBatch(title, candidates, ctx) {
-  const { parts, prepared, env, options: options2, view, output, cleanup, signal } = ctx;
-  const { experiment } = prepared;
-  const runs = [];
-  for (const candidate of candidates) {
-    const run3 = await parts.submit(experiment, candidate, env);
-    const unregister = cleanup.add(`cancel ${run3.runName} (job ${run3.jobId})`, () => parts.cancel(run3, env));
-    runs.push({ run: run3, unregister, last: null });
-    view.log(`submitted ${candidate.name}: Slurm job ${run3.jobId}, run ${run3.runName}`);
-  }
-  const row = (r) => ({
-    name: r.run.candidate.name,
-    state: r.outcome ? r.last?.state ?? r.outcome.decision : r.last?.state ?? "submitted",
-    simulatedMinutes: r.last?.simulatedMinutes ?? null,
-    secondsPerRollout: r.last?.secondsPerRollout ?? null,
-    verdict: r.last ? verdictText(r.last, r.outcome) : null
-  });
-  view.update(title, runs.map(row));
-  while (runs.some((r) => !r.outcome)) {
-    if (signal.aborted) throw new DemoAborted(signal.reason ?? "SIGINT");
-    const live3 = runs.filter((x2) => !x2.outcome);
-    const observed = await parts.observe(
-      prepared,
-      live3.map((r) => r.run),
-      env,
-      ctx.reference()
-    );
-    for (const [i, r] of live3.entries()) {
-      const look = observed[i];
-      if (!look) continue;
-      r.last = look;
-      const overTime = (look.simulatedMinutes ?? 0) >= options2.maxSimulatedMinutes;
-      if (look.done || r.cancelled) {
-        const { decision, reason: reason2 } = decide3(look.standing, look.observation);
-        r.outcome = {
-          candidate: r.run.candidate,
-          run: r.run,
-          observation: look.observation,
-          decision,
-          reason: reason2
-        };
-        const name = r.run.candidate.name;
-        output.write(`comments/${name}.md`, look.comment);
-        output.write(`checks/${name}.json`, `${JSON.stringify(checkFile2(look), null, 2)}
-`);
-        await parts.cancel(r.run, env);
-        r.unregister();
-      } else if (overTime) {
-        await parts.cancel(r.run, env);
-        r.cancelled = true;
-      }
-    }
-    view.update(title, runs.map(row));
-    if (runs.some((r) => !r.outcome)) {
-      try {
-        await sleep3(options2.pollSeconds * 1e3, void 0, { signal });
-      } catch {
-        throw new DemoAborted(signal.reason ?? "SIGINT");
-      }
-    }
-  }
-  view.freeze();
-  return runs.map((r) => r.outcome);
-}
-function checkFile2(look) {
   return {
-    title: look.check?.title ?? null,
-    conclusion: look.check?.conclusion ?? null,
-    summary: look.check?.summary ?? null,
-    label: look.label,
-    standing: look.standing?.outcome ?? null
-  };
-}
-function candidateFile(experimentId, name) {
-  return `topologies/${experimentId}/${name}.yaml`;
-}
-function causeLine(lines) {
-  const text3 = lines.map((l3) => l3.trim()).filter((l3) => l3 !== "");
-  const cause = /error|fail|fatal|cannot|can't|no such|not found|denied|refused|traceback|exception|killed/i;
-  return text3.findLast((l3) => cause.test(l3)) ?? text3.at(-1) ?? null;
-}
-async function brokenBaseline(outcome, parts, env) {
-  if (outcome?.decision !== "failed") return null;
-  const failure = outcome.observation?.failure;
-  if (failure?.kind === "gpu-oom") return null;
-  const line = causeLine(await parts.jobLog(outcome.run, env).catch(() => []));
-  const what = failure ? `${failure.kind}: ${failure.message}` : outcome.reason;
-  return `${outcome.candidate.name} failed (${what}); the log of Slurm job ${outcome.run.jobId} says: ${line ?? "(nothing: the job wrote no output)"}`;
-}
-function bestLine2(reference, baselineName2) {
-  const name = reference.current;
-  if (!name) return "current best: none yet (no accepted run with a value)";
-  const best = reference.best?.name === name ? reference.best : null;
-  const value = best ? (best.figure ?? best.value).value : null;
-  const at = value === null ? "" : ` (${value.toFixed(2)} s/rollout)`;
-  return name === baselineName2 ? `current best: ${name}${at}; no candidate beat the baseline so far` : `current best: ${name}${at}`;
-}
-async function runDemo(options2, deps) {
-  const { parts, view, output, cleanup, signal } = deps;
-  const now = deps.now ?? Date.now;
-  const started = now();
-  const log = (line) => view.log(line);
-  const outcomes = [];
-  let experimentId = null;
-  const result = (exitCode) => ({
-    exitCode,
-    experimentId,
-    outcomes,
-    files: output.written(),
-    wallSeconds: (now() - started) / 1e3
-  });
-  try {
-    let env = await parts.cluster.status();
-    if (env) {
-      log(
-        `local cluster is up (Prometheus ${env.prometheusUrl}, time scale ${env.timeScale}); leaving it up afterwards`
+    async experiments() {
+      snapshots.clear();
+      for (const snap of await readSnapshots(octokit, config)) snapshots.set(snap.number, snap);
+      const candidates = await loadCandidates(octokit, config, experiments, [...snapshots.values()]);
+      checkRuns.clear();
+      const read2 = await readCandidateCommits(octokit, config, experiments, [...candidates.values()].flat());
+      for (const [sha, id] of read2) checkRuns.set(sha, id);
+      return [...experiments.values()].map(
+        (l3) => monitorExperiment(config, l3, clients, candidates.get(l3.experiment.experiment_id) ?? [])
       );
-    } else if (!options2.isRoot) {
-      log("The local Slurm cluster is not up, and bringing it up needs root.");
-      log(`Install the system packages:
-  ${INSTALL_COMMAND}`);
-      log(
-        "then start the cluster and re-run the demo:\n  sudo bash scripts/local-cluster up && npm run demo"
-      );
-      return result(1);
-    } else {
-      const owned = !await parts.cluster.anyRunning();
-      log("bringing up the local cluster (Slurm, Prometheus, sshd): scripts/local-cluster up");
-      if (owned)
-        cleanup.add("stop the local cluster (scripts/local-cluster down)", () => parts.cluster.down(log));
-      env = await parts.cluster.up(log);
-      log(
-        `local cluster is up (Prometheus ${env.prometheusUrl}, time scale ${env.timeScale})` + (owned ? "" : "; parts of it were already running, so it stays up afterwards")
-      );
-    }
-    if (signal.aborted) throw new DemoAborted(signal.reason);
-    log(`creating the experiment from:
-  ${options2.command}`);
-    const prepared = await parts.prepare(options2.command, env, options2.dateStamp);
-    const { experiment, baseline } = prepared;
-    experimentId = experiment.experiment_id;
-    output.write(`topologies/${experimentId}/experiment.yaml`, (0, import_yaml5.stringify)(experiment));
-    output.write(candidateFile(experimentId, baseline.name), (0, import_yaml5.stringify)(baseline));
-    let record = parts.createRecord(prepared);
-    const reference = () => parts.references(record);
-    const ctx = { parts, prepared, env, options: options2, view, output, cleanup, signal, reference };
-    const settle2 = (batch) => {
-      for (const outcome of oneWinner(batch)) {
-        record = parts.apply(record, outcome);
-        outcomes.push(outcome);
-        log(`${outcome.candidate.name}: ${outcome.decision} \u2014 ${outcome.reason}`);
-      }
-      log(bestLine2(reference(), baseline.name));
-      output.write(`experiments/${experimentId}.json`, parts.recordJson(record));
-      output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(record));
-    };
-    settle2(await runBatch("baseline", [baseline], ctx));
-    const broken = await brokenBaseline(outcomes[0], parts, env);
-    if (broken) {
-      log(`the demo measured nothing: ${broken}`);
-      log("no suggestion can come from a baseline that did not run; fix that cause and run the demo again");
-      return result(1);
-    }
-    for (let round3 = 1; round3 <= options2.rounds; round3++) {
-      const suggestion = await parts.suggest(record, prepared, options2.perRound);
-      if (suggestion.proposals.length === 0) {
-        log(`round ${round3}: no proposals${suggestion.stop ? ` (${suggestion.stop})` : ""}; stopping`);
-        break;
-      }
-      for (const c of suggestion.proposals) {
-        output.write(candidateFile(experimentId, c.name), suggestion.files?.[c.name] ?? (0, import_yaml5.stringify)(c));
-        log(`round ${round3}: ${c.name}: ${c.hypothesis ?? ""}`.trimEnd());
-      }
-      settle2(await runBatch(`round ${round3} of ${options2.rounds}`, suggestion.proposals, ctx));
-    }
-    const report = parts.finalReport(record, prepared);
-    const reportFile = `experiments/${experimentId}-report.md`;
-    output.write(reportFile, report);
-    writeIndex(output, options2, experimentId, outcomes, parts.recordMarkdown(record), report, reportFile);
-    return result(0);
-  } catch (error) {
-    if (error instanceof DemoAborted || signal.aborted) {
-      const by = error instanceof DemoAborted ? error.signal : signal.reason ?? "SIGINT";
-      log(`demo interrupted by ${by}: stopping what it started`);
-      return result(signalExitCode(by));
-    }
-    throw error;
-  } finally {
-    await cleanup.runAll(log);
-  }
-}
-function writeIndex(output, options2, experimentId, outcomes, recordMd, report, reportFile) {
-  output.copy(options2.mermaidScript, "mermaid.min.js");
-  const sections = [
-    { id: "final-report", title: "Final report", markdown: report, file: reportFile },
-    {
-      id: "record",
-      title: `Experiment record ${experimentId}`,
-      markdown: recordMd,
-      file: `experiments/${experimentId}.md`
     },
-    ...outcomes.map((o) => ({
-      id: `comment-${o.candidate.name}`,
-      title: `Pull-request comment: ${o.candidate.name}`,
-      markdown: readComment(output, o.candidate.name),
-      file: `comments/${o.candidate.name}.md`
-    }))
-  ];
-  output.write(
-    "index.html",
-    renderIndexHtml({
-      title: `topo demo: ${experimentId}`,
-      intro: `Started from: ${options2.command}`,
-      sections,
-      mermaidScript: "mermaid.min.js"
-    })
-  );
-}
-function readComment(output, name) {
-  return output.read(`comments/${name}.md`);
-}
-
-// src/demo/sample.ts
-var DEMO_DEPLOY = "twin-driver-bound";
-var SAMPLE_COMMAND = [
-  "sbatch --account=demo --partition=gpu --gpus-per-node=8",
-  "src/tools/run-on-slurm/submit.sh",
-  `deploy=${DEMO_DEPLOY}`,
-  "topology=8gpu_12rollouts",
-  "driver=vavam",
-  "scenes.test_suite_id=public_2601",
-  "runtime.simulation_config.n_rollouts=1"
-].join(" ");
-var DEMO_MODES = {
-  full: { rounds: 2, perRound: 3, maxSimulatedMinutes: 120 },
-  quick: { rounds: 1, perRound: 3, maxSimulatedMinutes: 120 }
-};
-function dateStamp(date) {
-  return date.toISOString().slice(0, 10).replace(/-/g, "");
-}
-
-// src/cli/commands/demo.ts
-var DEMO_OPTIONS = [
-  {
-    name: "quick",
-    short: "q",
-    type: "boolean",
-    description: "one round of suggestions instead of two (under 3 minutes)"
-  },
-  {
-    name: "out",
-    short: "o",
-    type: "string",
-    value: "DIR",
-    description: "output folder: candidates, PR comments, record, report, index.html",
-    default: "demo-out"
-  },
-  {
-    name: "command",
-    short: "c",
-    type: "string",
-    value: '"<run command>"',
-    description: "the AlpaSim run command to start from",
-    default: "a sample on the twin"
-  },
-  {
-    ...JSON_OPTION,
-    description: "print one JSON document at the end (schemas/cli/demo.schema.json); the live progress goes to stderr"
-  }
-];
-function parseDemoArgs(args) {
-  const parsed = parseOptions(DEMO_OPTIONS, args);
-  if (parsed.positionals.length) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
-  return {
-    quick: flag(parsed, "quick"),
-    json: flag(parsed, "json"),
-    out: str(parsed, "out") ?? "demo-out",
-    command: str(parsed, "command") ?? SAMPLE_COMMAND
+    slurm: {
+      jobs: (id) => slurmMonitorPort(clients.slurmFor(id), [...experiments.keys()], {
+        releaseAbandonedHolds: { now: () => Date.now() / 1e3 }
+      }).jobs(id),
+      cancel: (jobId2, id) => clients.slurmFor(id).cancel(jobId2)
+    },
+    submit: submitPort(octokit, config, experiments, clients),
+    prometheus: {
+      baseUrl: "per-experiment",
+      instant: () => Promise.reject(new Error("every experiment carries its cluster\u2019s Prometheus")),
+      range: () => Promise.reject(new Error("every experiment carries its cluster\u2019s Prometheus"))
+    },
+    github: snapshotGithubPort(octokit, config, monitorComments, checkRuns),
+    autopilot: autopilotPort(octokit, repoOf(config), {
+      workspace: config.workspace,
+      clustersFile: config.clustersFile,
+      topologiesDir: config.topologiesDir,
+      ...presetOverrideDir(config.env, config.workspace) ? { presetsDir: presetOverrideDir(config.env, config.workspace) } : {},
+      log: config.log,
+      // people's candidates from the pass's snapshot of the open pull requests: no request more
+      others: (id) => [...snapshots.values()].flatMap(
+        (snap) => candidatesIn(
+          snap.number,
+          snap.files.filter((f) => f.status !== "removed").map((f) => f.path),
+          id,
+          config.topologiesDir
+        )
+      ),
+      ...config.env.GITHUB_SERVER_URL ? { serverUrl: config.env.GITHUB_SERVER_URL } : {},
+      record: closedPullRecorder(octokit, repoOf(config), {
+        topologiesDir: config.topologiesDir,
+        log: config.log,
+        clusterOf: (x2) => experiments.get(x2.experiment_id)?.cluster,
+        slurmFor: async (x2) => experiments.has(x2.experiment_id) ? clients.slurmFor(x2.experiment_id) : void 0
+      })
+    }),
+    lifecycle: {
+      recordRun: (pr, requestId, run3) => recordState(pr, (s) => withRun(s, requestId, run3)),
+      recordOutcome: (pr, requestId, outcome) => recordState(pr, (s) => withOutcome(s, requestId, outcome)),
+      requestReference: (exp, pr, headSha) => requestReference(config, recordState, exp, pr, headSha)
+    },
+    now: runnerClock(config.env),
+    close: () => clients.close()
   };
-}
-function demoJson(result, out) {
-  return {
-    schema_version: 1,
-    ok: result.exitCode === 0,
-    experiment_id: result.experimentId,
-    out,
-    index: `${out}/index.html`,
-    wall_seconds: Math.round(result.wallSeconds),
-    candidates: result.outcomes.length,
-    files: result.files
-  };
-}
-var demoCommand = {
-  name: "demo",
-  summary: "Run the whole loop on a local Slurm with the AlpaSim twin",
-  help: {
-    synopsis: "topo demo [options]",
-    description: "Brings up the local Slurm cluster with fake GPUs and Prometheus (installing Debian packages as root), runs the baseline and suggested candidates on the AlpaSim twin, writes the record and the report, and stops everything it started (also on Ctrl-C).",
-    options: DEMO_OPTIONS,
-    examples: ["topo demo --quick", "topo demo --out /tmp/demo"]
-  },
-  async run(args, io) {
-    const parsed = parseDemoArgs(args);
-    const root = findPackageRoot();
-    const output = new DemoOutput(parsed.out.startsWith("/") ? parsed.out : `${io.cwd}/${parsed.out}`);
-    const view = new LiveView(parsed.json ? io.stderr : io.stdout, parsed.json ? false : io.isTTY);
-    const cleanup = new Cleanup();
-    const abort = new AbortController();
-    const uninstall = onTermination(
-      (signal) => abort.abort(signal),
-      (signal) => {
-        const left = cleanup.pending();
-        io.stderr(
-          `topo demo: ${signal} again, exiting now${left.length ? `; left to do by hand: ${left.join("; ")}` : ""}
-`
-        );
-        process.exit(signal === "SIGINT" ? 130 : 143);
-      }
-    );
-    const mode = parsed.quick ? DEMO_MODES.quick : DEMO_MODES.full;
-    try {
-      const result = await runDemo(
-        {
-          command: parsed.command,
-          rounds: mode.rounds,
-          perRound: mode.perRound,
-          maxSimulatedMinutes: mode.maxSimulatedMinutes,
-          pollSeconds: 2,
-          dateStamp: dateStamp(/* @__PURE__ */ new Date()),
-          isRoot: typeof process.getuid === "function" && process.getuid() === 0,
-          mermaidScript: mermaidScriptPath(root)
-        },
-        { parts: realDemoParts(root, io.env, output.dir), view, output, cleanup, signal: abort.signal }
-      );
-      if (parsed.json) io.stdout(`${JSON.stringify(demoJson(result, output.dir))}
-`);
-      else if (result.exitCode === 0) {
-        io.stdout(
-          `
-done in ${result.wallSeconds.toFixed(0)} s: ${result.outcomes.length} candidates judged
-open ${output.dir}/index.html
-`
-        );
-      }
-      return result.exitCode;
-    } finally {
-      uninstall();
-    }
-  }
-};
-
-// src/cli/commands/doctor.ts
-import { existsSync as existsSync10, readFileSync as readFileSync10 } from "node:fs";
-import { resolve as resolve10 } from "node:path";
-
-// src/doctor/checks.ts
-var import_yaml6 = __toESM(require_dist(), 1);
-import { existsSync as existsSync8, readFileSync as readFileSync8 } from "node:fs";
-import { join as join10 } from "node:path";
-
-// src/doctor/network.ts
-var DNS = /* @__PURE__ */ new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NONAME", "EAI_NODATA"]);
-var CONNECTION = /* @__PURE__ */ new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EPIPE",
-  "UND_ERR_SOCKET"
-]);
-var TIMEOUT = /* @__PURE__ */ new Set(["ETIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT"]);
-var TLS = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_OSSL_)/;
-function chain(error) {
-  const out = [];
-  const queue = [error];
-  while (queue.length && out.length < 20) {
-    const e = queue.shift();
-    if (!e || typeof e !== "object") continue;
-    const x2 = e;
-    out.push(x2);
-    if (x2.cause) queue.push(x2.cause);
-    if (Array.isArray(x2.errors)) queue.push(...x2.errors);
-  }
-  return out;
-}
-function classifyRequestError(error) {
-  const all = chain(error);
-  const deepest = all.at(-1);
-  const message2 = String(deepest?.message || error?.message || error);
-  for (const e of all) {
-    const code3 = typeof e.code === "string" ? e.code : void 0;
-    if (!code3) continue;
-    if (DNS.has(code3)) return { kind: "dns", code: code3, message: message2 };
-    if (TLS.test(code3)) return { kind: "tls", code: code3, message: message2 };
-    if (TIMEOUT.has(code3)) return { kind: "timeout", code: code3, message: message2 };
-    if (CONNECTION.has(code3)) return { kind: "connection", code: code3, message: message2 };
-  }
-  if (all.some((e) => e.name === "TimeoutError" || e.name === "AbortError"))
-    return { kind: "timeout", message: message2 };
-  const networkLike = all.some((e) => e.name === "TypeError" && /fetch failed/.test(e.message ?? ""));
-  const status2 = all.map((e) => e.status).find((s) => typeof s === "number");
-  if (status2 === void 0 || networkLike) return { kind: networkLike ? "connection" : "unknown", message: message2 };
-  const headers = all.find((e) => e.response?.headers)?.response?.headers ?? {};
-  if (status2 === 401) return { kind: "auth", status: status2, message: message2 };
-  if ((status2 === 403 || status2 === 429) && (headers["x-ratelimit-remaining"] === "0" || /rate limit/i.test(message2)))
-    return { kind: "rate-limited", status: status2, message: message2 };
-  if (status2 === 403) return { kind: "permission", status: status2, message: message2 };
-  if (status2 === 404) return { kind: "not-found", status: status2, message: message2 };
-  if (status2 >= 500) return { kind: "server", status: status2, message: message2 };
-  return { kind: "unknown", status: status2, message: message2 };
-}
-function describeFailure(what, f) {
-  const how = {
-    dns: "the host name does not resolve (DNS)",
-    tls: "the TLS certificate is not trusted",
-    connection: "the connection failed",
-    timeout: "no answer in time",
-    auth: "the credentials were refused (HTTP 401)",
-    permission: "not allowed (HTTP 403)",
-    "rate-limited": `rate limited (HTTP ${f.status})`,
-    "not-found": "not found (HTTP 404)",
-    server: `the service failed (HTTP ${f.status})`,
-    unknown: f.status ? `HTTP ${f.status}` : "failed"
-  };
-  return `${what}: ${how[f.kind]}${f.code ? ` [${f.code}]` : ""}: ${f.message}`;
-}
-function networkFix(f, host, setting) {
-  switch (f.kind) {
-    case "dns":
-      return `this host cannot resolve ${host}: check its DNS (resolv.conf, a proxy) and ${setting}`;
-    case "tls":
-      return `the certificate ${host} presents is not trusted here: behind a TLS-inspecting proxy give Node its CA (NODE_EXTRA_CA_CERTS=<ca.pem>); check the clock and ${setting}`;
-    case "connection":
-      return `nothing answers at ${host} from this host: check ${setting}, that the service runs, and the firewall or proxy between them`;
-    case "timeout":
-      return `${host} did not answer in time: check the firewall or proxy between this host and it, and that the service is not overloaded`;
-    default:
-      return void 0;
-  }
-}
-
-// src/doctor/checks.ts
-var ok = (name, detail) => ({ name, status: "ok", detail });
-var fail = (name, detail, fix) => ({ name, status: "fail", detail, fix });
-var skip = (name, detail) => ({ name, status: "skip", detail });
-var SLURM_COMMANDS = ["sbatch", "squeue", "sacct", "scancel"];
-var TIMEOUT2 = { timeoutMs: 2e4 };
-async function run2(t, argv) {
-  try {
-    return await t.run(argv, TIMEOUT2);
-  } catch (error) {
-    if (!/not installed or not on PATH/.test(error.message)) throw error;
-    return { code: 127, stdout: "", stderr: error.message };
-  }
-}
-var said = (r) => (r.stderr || r.stdout).trim().replace(/\s+/g, " ").slice(0, 300);
-function checkPlaceholders(loaded, clusterName) {
-  const left = placeholderIssues(loaded, ["clusters", clusterName], "error");
-  return left.length ? fail(
-    "clusters.yaml placeholders",
-    `${left.length} value(s) of cluster ${clusterName} still hold what topo setup left to replace: ${left.map((i) => `${i.keyPath} (line ${i.line})`).join(", ")}`,
-    "replace them with your cluster's values (docs/adopting.md, step 2); `topo validate topologies/clusters.yaml` shows each one at its line"
-  ) : ok("clusters.yaml placeholders", `no TODO, example.org or PLACEHOLDER left in cluster ${clusterName}`);
-}
-async function checkSlurm(clusterName, cluster, transport) {
-  const where = cluster.transport === "ssh" ? `${cluster.user}@${cluster.host}:${cluster.port ?? 22}` : "this host";
-  let t;
-  try {
-    t = transport();
-  } catch (error) {
-    return [
-      fail(
-        "slurm",
-        error.message,
-        "set TOPO_SSH_KEY (the key text) or TOPO_SSH_KEY_FILE (a path) on the runner host"
-      )
-    ];
-  }
-  const checks = [];
-  try {
-    checks.push(...await commandChecks(t, clusterName, cluster, where));
-    const controller = await controllerCheck(t, where);
-    checks.push(controller);
-    checks.push(
-      controller.status === "ok" ? await partitionCheck(t, cluster, where) : skip("slurm partition", "not asked: slurmctld does not answer")
-    );
-    checks.push(await accountingCheck(t, where));
-    checks.push(await submitScriptCheck(t, clusterName, cluster, where));
-  } catch (error) {
-    checks.push(slurmFailure(cluster, where, error));
-  } finally {
-    await t.close().catch(() => {
-    });
-  }
-  return checks;
-}
-async function commandChecks(t, clusterName, cluster, where) {
-  const pathFix = cluster.transport === "local" ? `put Slurm's commands on PATH for the runner's account (cluster ${clusterName} uses transport local: the runner must sit on a login node)` : `put Slurm's commands on PATH for ${cluster.user} on ${cluster.host} (non-interactive shells too)`;
-  const checks = [];
-  for (const command of SLURM_COMMANDS) {
-    let r;
-    try {
-      r = await t.run([command, "--version"], TIMEOUT2);
-    } catch (error) {
-      if (!/not installed or not on PATH/.test(error.message)) throw error;
-      checks.push(fail(`slurm ${command}`, error.message, pathFix));
-      continue;
-    }
-    checks.push(
-      r.code === 0 ? ok(
-        `slurm ${command}`,
-        // Installed only: whether slurmctld and accounting answer are the checks after these.
-        `installed (${(r.stdout || r.stderr).trim().split("\n")[0]}) on ${where}`
-      ) : fail(
-        `slurm ${command}`,
-        `\`${command} --version\` exited ${r.code} on ${where}: ${said(r)}`,
-        pathFix
-      )
-    );
-  }
-  return checks;
-}
-async function controllerCheck(t, where) {
-  const r = await run2(t, ["scontrol", "ping"]);
-  if (r.code === 0 && /\bUP\b/.test(r.stdout))
-    return ok("slurm controller", `${r.stdout.trim().split("\n")[0]} (scontrol ping on ${where})`);
-  return fail(
-    "slurm controller",
-    `slurmctld does not answer from ${where}: \`scontrol ping\` exited ${r.code}: ${said(r)}`,
-    `nothing can be submitted or watched until it does: start slurmctld, or check that ${where} reaches SlurmctldHost and SlurmctldPort of the slurm.conf it reads (SLURM_CONF); on a shared cluster, ask its admins`
-  );
-}
-async function partitionCheck(t, cluster, where) {
-  const wanted = cluster.slurm?.partition?.split(",").filter(Boolean) ?? [];
-  const r = await run2(t, ["sinfo", "--noheader", "--format=%P|%a|%D|%t"]);
-  if (r.code !== 0)
-    return fail("slurm partition", `\`sinfo\` exited ${r.code} on ${where}: ${said(r)}`, "see the message");
-  const rows = r.stdout.trim().split("\n").filter(Boolean).map((line) => {
-    const [name = "", avail = "", nodes2 = "0", state2 = ""] = line.split("|");
-    return {
-      name: name.replace(/\*$/, ""),
-      isDefault: name.endsWith("*"),
-      avail,
-      nodes: Number(nodes2),
-      state: state2
-    };
-  });
-  const names = wanted.length ? wanted : rows.filter((x2) => x2.isDefault).map((x2) => x2.name).slice(0, 1);
-  if (names.length === 0)
-    return fail(
-      "slurm partition",
-      `no partition given and sinfo on ${where} shows no default one`,
-      "set slurm.partition of the cluster in clusters.yaml"
-    );
-  const usable2 = /^(idle|mix|alloc|allocated|comp|completing|resv|planned)/;
-  for (const name of names) {
-    const mine = rows.filter((x2) => x2.name === name);
-    if (mine.length === 0)
-      return fail(
-        "slurm partition",
-        `partition ${name} does not exist on ${where} (sinfo lists: ${[...new Set(rows.map((x2) => x2.name))].join(", ") || "none"})`,
-        `fix slurm.partition of the cluster in clusters.yaml`
-      );
-    if (mine.every((x2) => x2.avail !== "up"))
-      return fail(
-        "slurm partition",
-        `partition ${name} is ${mine[0]?.avail} on ${where}`,
-        "a partition that is not up starts no job: ask the cluster admins"
-      );
-    const up = mine.filter((x2) => usable2.test(x2.state)).reduce((n, x2) => n + x2.nodes, 0);
-    if (up === 0)
-      return fail(
-        "slurm partition",
-        `partition ${name} has no usable node on ${where} (${mine.map((x2) => `${x2.nodes} ${x2.state}`).join(", ")})`,
-        "resume or repair its nodes (scontrol update nodename=\u2026 state=resume), or ask the cluster admins"
-      );
-  }
-  const summary = rows.filter((x2) => names.includes(x2.name)).map((x2) => `${x2.name}: ${x2.nodes} ${x2.state}`);
-  return ok("slurm partition", `${summary.join(", ")} (sinfo on ${where})`);
-}
-async function accountingCheck(t, where) {
-  const r = await run2(t, [
-    "sacct",
-    "--noheader",
-    "--parsable2",
-    "--allocations",
-    "--starttime=now-1days",
-    "--format=JobID,State"
-  ]);
-  if (r.code === 0) {
-    const jobs = r.stdout.trim().split("\n").filter(Boolean).length;
-    return ok(
-      "slurm accounting",
-      `sacct answered on ${where}: ${jobs} job(s) of this account in the last day`
-    );
-  }
-  const text3 = said(r);
-  const consequence = "the monitor then sees a finished job only while slurmctld keeps it (MinJobAge, 300 s by default) and may record it lost";
-  if (/accounting storage is disabled/i.test(text3))
-    return {
-      name: "slurm accounting",
-      status: "warn",
-      detail: `job accounting is disabled on ${where} (AccountingStorageType=accounting_storage/none): jobs are read from the controller (squeue) alone, which forgets an ended job after MinJobAge`,
-      fix: `enable accounting (slurmdbd) or ask the cluster admins if runs may outlive MinJobAge unwatched: ${consequence}`
-    };
-  if (/Connection refused|Problem talking to the database|persistent connection|slurmdbd/i.test(text3))
-    return fail(
-      "slurm accounting",
-      `sacct cannot reach the accounting daemon (slurmdbd) from ${where}: ${text3}`,
-      `start slurmdbd or check AccountingStorageHost/Port; ${consequence}`
-    );
-  return fail(
-    "slurm accounting",
-    `\`sacct\` exited ${r.code} on ${where}: ${text3}`,
-    `see the message; ${consequence}`
-  );
-}
-async function submitScriptCheck(t, clusterName, cluster, where) {
-  const script = `${cluster.alpasim_checkout.replace(/\/+$/, "")}/${cluster.submit_script}`;
-  const test = await run2(t, ["test", "-f", script]);
-  return test.code === 0 ? ok("submit script", `${script} exists on ${where}`) : fail(
-    "submit script",
-    `${script} is not a file on ${where}`,
-    `set alpasim_checkout (AlpaSim's checkout) and submit_script (relative to it) in clusters.yaml for cluster ${clusterName}`
-  );
-}
-function slurmFailure(cluster, where, error) {
-  const message2 = error.message;
-  if (error instanceof HostKeyMismatchError)
-    return fail(
-      "slurm",
-      message2,
-      `the login node's host key is not the pinned known_host_key: if it changed legitimately, replace known_host_key with the output of \`ssh-keyscan -t ${cluster.known_host_key?.split(" ")[0]?.replace("ssh-", "") ?? "ed25519"} -p ${cluster.port ?? 22} ${cluster.host}\` (checked out of band); otherwise do not connect`
-    );
-  if (error instanceof SlurmError)
-    return fail(
-      "slurm",
-      message2,
-      cluster.transport === "ssh" ? `check that this host reaches ${where} (host, port, user in clusters.yaml) and that the key in TOPO_SSH_KEY/TOPO_SSH_KEY_FILE is authorised for ${cluster.user}` : "check that Slurm's commands run for the runner's account on this host"
-    );
-  return fail("slurm", message2, "see the message; this is unexpected (please report it)");
-}
-var hostOf = (url) => {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-};
-async function checkPrometheus(cluster, prometheus, fetcher = fetch) {
-  const url = cluster.prometheus_url;
-  try {
-    await prometheus.instant("vector(1)");
-  } catch (error) {
-    const f = classifyRequestError(error);
-    return [
-      fail(
-        "prometheus",
-        f.kind === "unknown" ? error.message : describeFailure(`cannot reach Prometheus at ${url}`, f),
-        networkFix(f, hostOf(url), "prometheus_url in clusters.yaml") ?? (f.kind === "auth" || f.kind === "permission" ? `Prometheus at ${url} wants credentials the runner does not send: give the runner a Prometheus it may query without them (or a proxy on the runner host)` : `start Prometheus where the runner reaches ${url} (scripts/start-prometheus-grafana.sh), or fix prometheus_url in clusters.yaml`)
-      )
-    ];
-  }
-  const checks = [ok("prometheus", `${url} answers`)];
-  const series = await prometheus.instant(
-    'count by (__name__) (last_over_time({__name__=~"alpasim_.+"}[7d]))'
-  );
-  checks.push(
-    series.series.length > 0 ? ok("alpasim series", `${series.series.length} AlpaSim metric(s) in the last 7 days`) : {
-      name: "alpasim series",
-      status: "warn",
-      detail: `no AlpaSim metric (alpasim_*) at ${url} in the last 7 days`,
-      fix: `Prometheus must scrape the compute nodes: add ${cluster.file_sd} to its file_sd_configs (scripts/start-prometheus-grafana.sh does) and run a job; expected while no run has happened yet`
-    }
-  );
-  try {
-    const res = await fetcher(`${url.replace(/\/+$/, "")}/api/v1/rules?type=record`);
-    const body = await res.json();
-    const names = (body.data?.groups ?? []).flatMap((g) => (g.rules ?? []).map((r) => r.name ?? ""));
-    const ours = names.filter((n) => n.startsWith("alpasim:"));
-    checks.push(
-      ours.length > 0 ? ok("recording rules", `${ours.length} alpasim:* recording rule(s) loaded`) : fail(
-        "recording rules",
-        `Prometheus at ${url} has no alpasim:* recording rule`,
-        "load telemetry/prometheus/alpasim.rules.yml of this alpasim-topo version in Prometheus' rule_files (the queries fall back to raw metrics, slower)"
-      )
-    );
-  } catch (error) {
-    checks.push(
-      fail("recording rules", `cannot list the rules: ${error.message}`, "check prometheus_url")
-    );
-  }
-  return checks;
-}
-async function checkGrafana(cluster, fetcher = fetch) {
-  if (!cluster.grafana_url)
-    return skip("grafana", "no grafana_url in clusters.yaml (comments carry no dashboard links)");
-  const url = `${cluster.grafana_url.replace(/\/+$/, "")}/api/health`;
-  try {
-    const res = await fetcher(url, { signal: AbortSignal.timeout(1e4) });
-    return res.ok ? ok("grafana", `${cluster.grafana_url} answers (${res.status})`) : fail(
-      "grafana",
-      `${url} answered HTTP ${res.status}`,
-      "fix grafana_url in clusters.yaml or start Grafana"
-    );
-  } catch (error) {
-    const f = classifyRequestError(error);
-    return fail(
-      "grafana",
-      describeFailure(`cannot reach ${url}`, f),
-      networkFix(f, hostOf(url), "grafana_url in clusters.yaml") ?? "start Grafana (scripts/start-prometheus-grafana.sh --grafana-port \u2026) or fix grafana_url in clusters.yaml"
-    );
-  }
-}
-var WORKFLOW_PERMISSIONS = {
-  "topology-validate.yml": { checks: "write", contents: "read", "pull-requests": "read" },
-  "topology-submit.yml": { contents: "read", checks: "write", issues: "write", "pull-requests": "write" },
-  // contents: write for the autopilot's bot branches; issues: write for its dashboard
-  "topology-monitor.yml": { contents: "write", checks: "write", issues: "write", "pull-requests": "write" },
-  "topology-record.yml": { contents: "write", "pull-requests": "write" }
-};
-function checkWorkflowPermissions(repoDir) {
-  return Object.entries(WORKFLOW_PERMISSIONS).map(([file, need]) => {
-    const path = join10(repoDir, ".github/workflows", file);
-    if (!existsSync8(path))
-      return fail(
-        `workflow ${file}`,
-        `${path} does not exist`,
-        "run `topo setup` in the repository (then review and commit)"
-      );
-    let doc;
-    try {
-      doc = (0, import_yaml6.parse)(readFileSync8(path, "utf8"));
-    } catch (error) {
-      return fail(
-        `workflow ${file}`,
-        `not valid YAML: ${error.message}`,
-        "run `topo setup --force` to rewrite it"
-      );
-    }
-    const missing2 = [];
-    for (const [job, spec] of Object.entries(doc.jobs ?? {})) {
-      for (const [scope, level] of Object.entries(need)) {
-        const have = spec.permissions?.[scope];
-        if (have !== level && !(level === "read" && have === "write"))
-          missing2.push(`job ${job}: ${scope}: ${level}`);
-      }
-    }
-    return missing2.length ? fail(
-      `workflow ${file}`,
-      `the workflow token lacks ${missing2.join(", ")}`,
-      `grant them in the job's permissions block (topo setup writes them)`
-    ) : ok(`workflow ${file}`, "grants the token what the job needs");
-  });
-}
-function githubFailure(name, what, error, apiUrl, access) {
-  const f = classifyRequestError(error);
-  const byStatus = {
-    auth: "the token is invalid or expired: create a new one (GITHUB_TOKEN)",
-    permission: `the token may not do this: ${access}; an organisation with SAML SSO must also authorise the token`,
-    "not-found": `the repository does not exist or the token cannot see it: check --repo, and give the token access to it (fine-grained: Repository access; ${access})`,
-    "rate-limited": "the token is rate limited: wait for the reset, or use another token",
-    server: "GitHub failed to answer: try again later (githubstatus.com)"
-  };
-  return fail(
-    name,
-    describeFailure(what, f),
-    networkFix(f, hostOf(apiUrl), "GITHUB_API_URL") ?? byStatus[f.kind] ?? "see the message"
-  );
-}
-async function checkToken(octokit, owner, repo, apiUrl = "https://api.github.com") {
-  try {
-    await octokit.rest.repos.get({ owner, repo });
-  } catch (error) {
-    return githubFailure("github token", `cannot read ${owner}/${repo}`, error, apiUrl, "Contents: read");
-  }
-  let login;
-  try {
-    login = (await octokit.rest.users.getAuthenticated()).data.login;
-  } catch {
-    return ok(
-      "github token",
-      `reads ${owner}/${repo} (an app or workflow token: its permissions are the workflows' blocks)`
-    );
-  }
-  const level = (await octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: login })).data.permission;
-  return ["admin", "maintain", "write"].includes(level) ? ok("github token", `${login} has ${level} on ${owner}/${repo}`) : fail(
-    "github token",
-    `${login} has only ${level} on ${owner}/${repo}`,
-    `/topo commands and topo suggest --open-prs need write: give ${login} write access or use another token`
-  );
-}
-async function checkRunner(octokit, owner, repo, label, apiUrl = "https://api.github.com") {
-  let runners;
-  try {
-    runners = (await octokit.rest.actions.listSelfHostedRunnersForRepo({ owner, repo, per_page: 100 })).data.runners;
-  } catch (error) {
-    const status2 = error.status;
-    const f = classifyRequestError(error);
-    if (f.kind === "permission" || f.kind === "not-found")
-      return {
-        name: "runner",
-        status: "skip",
-        detail: `cannot list the runners of ${owner}/${repo} (HTTP ${status2})`,
-        fix: "listing runners needs an admin token (Administration: read); check Settings \u2192 Actions \u2192 Runners by hand"
-      };
-    return githubFailure(
-      "runner",
-      `cannot list the runners of ${owner}/${repo}`,
-      error,
-      apiUrl,
-      "Administration: read"
-    );
-  }
-  const labelled = runners.filter(
-    (r) => r.labels.some((l3) => l3.name === "self-hosted") && r.labels.some((l3) => l3.name === label)
-  );
-  const online = labelled.filter((r) => r.status === "online");
-  if (online.length)
-    return ok("runner", `${online.map((r) => r.name).join(", ")} online with labels self-hosted, ${label}`);
-  return fail(
-    "runner",
-    labelled.length ? `runner(s) ${labelled.map((r) => r.name).join(", ")} with label ${label} are offline` : `no self-hosted runner of ${owner}/${repo} has the label ${label} (have: ${runners.map((r) => `${r.name} [${r.labels.map((l3) => l3.name).join(", ")}]`).join("; ") || "none"})`,
-    labelled.length ? "start the runner service on its host (sudo ./svc.sh start in the runner folder)" : `register a runner with \`./config.sh --labels ${label}\`, or add the label in Settings \u2192 Actions \u2192 Runners (the workflows' runner-label input names it)`
-  );
-}
-
-// src/doctor/github-settings.ts
-var FORK_SETTING = 'Settings \u2192 Actions \u2192 General \u2192 "Approval for running fork pull request workflows from contributors": "Require approval for all external contributors"';
-var warn = (name, detail, fix) => ({ name, status: "warn", detail, fix });
-function unreadable(what, error) {
-  const f = classifyRequestError(error);
-  return f.kind === "permission" || f.kind === "not-found" ? `the token cannot read ${what} (HTTP ${f.status}: it needs admin on the repository, Administration: read)` : describeFailure(`cannot read ${what}`, f);
-}
-async function checkForkApproval(octokit, owner, repo) {
-  const name = "fork pull requests";
-  let policy;
-  try {
-    const res = await octokit.request(
-      "GET /repos/{owner}/{repo}/actions/permissions/fork-pr-contributor-approval",
-      { owner, repo }
-    );
-    policy = res.data.approval_policy;
-  } catch (error) {
-    return warn(
-      name,
-      unreadable("the fork pull request approval setting", error),
-      `check by hand: ${FORK_SETTING}`
-    );
-  }
-  if (policy === "all_external_contributors")
-    return { name, status: "ok", detail: "workflows of every outside contributor wait for approval" };
-  return warn(
-    name,
-    `approval is required only for ${policy === "first_time_contributors" ? "first-time contributors" : "first-time contributors new to GitHub"}: a returning contributor's fork pull request runs its workflows unapproved`,
-    `set ${FORK_SETTING}, and keep the runner in a group limited to this repository`
-  );
-}
-async function checkKeySecret(octokit, owner, repo, environment) {
-  const name = "ssh key secret";
-  const fix = `Settings \u2192 Environments \u2192 ${environment}: "Deployment branches and tags": the default branch only, and the secret TOPO_SSH_PRIVATE_KEY there (docs/adopting.md, step 3)`;
-  let env;
-  try {
-    env = await environmentOf(octokit, owner, repo, environment);
-  } catch (error) {
-    if (classifyRequestError(error).status === 404)
-      return warn(
-        name,
-        `${owner}/${repo} has no environment ${environment} (or the token cannot see it)`,
-        `create it: ${fix}`
-      );
-    return warn(name, unreadable(`the environment ${environment}`, error), `check by hand: ${fix}`);
-  }
-  const asRepoSecret = await repositoryHas(octokit, owner, repo, "TOPO_SSH_PRIVATE_KEY");
-  const problems = [
-    env.secrets.includes("TOPO_SSH_PRIVATE_KEY") ? "" : `the environment ${environment} has no secret TOPO_SSH_PRIVATE_KEY`,
-    asRepoSecret ? "TOPO_SSH_PRIVATE_KEY is a repository secret: a workflow edited in any branch can read it (delete it there)" : "",
-    env.defaultBranchOnly ? "" : `the environment ${environment} accepts deployments from every branch`
-  ].filter(Boolean);
-  return problems.length ? warn(name, problems.join("; "), fix) : {
-    name,
-    status: "ok",
-    detail: `TOPO_SSH_PRIVATE_KEY is a secret of ${environment}, limited to protected or named branches`
-  };
-}
-async function environmentOf(octokit, owner, repo, environment) {
-  const params = { owner, repo, environment_name: environment };
-  const got = await octokit.request("GET /repos/{owner}/{repo}/environments/{environment_name}", params);
-  const policy = got.data.deployment_branch_policy;
-  const listed = await octokit.request("GET /repos/{owner}/{repo}/environments/{environment_name}/secrets", {
-    ...params,
-    per_page: 100
-  });
-  return {
-    secrets: listed.data.secrets.map((s) => s.name),
-    // null: every branch may deploy; protected branches or named patterns limit it
-    defaultBranchOnly: Boolean(policy?.protected_branches || policy?.custom_branch_policies)
-  };
-}
-async function repositoryHas(octokit, owner, repo, secret) {
-  try {
-    await octokit.request("GET /repos/{owner}/{repo}/actions/secrets/{secret_name}", {
-      owner,
-      repo,
-      secret_name: secret
-    });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 // node_modules/@actions/github/lib/context.js
-import { readFileSync as readFileSync9, existsSync as existsSync9 } from "fs";
+import { readFileSync as readFileSync7, existsSync as existsSync7 } from "fs";
 import { EOL } from "os";
 var Context = class {
   /**
@@ -83017,8 +82146,8 @@ var Context = class {
     var _a, _b, _c;
     this.payload = {};
     if (process.env.GITHUB_EVENT_PATH) {
-      if (existsSync9(process.env.GITHUB_EVENT_PATH)) {
-        this.payload = JSON.parse(readFileSync9(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
+      if (existsSync7(process.env.GITHUB_EVENT_PATH)) {
+        this.payload = JSON.parse(readFileSync7(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
         const path = process.env.GITHUB_EVENT_PATH;
         process.stdout.write(`GITHUB_EVENT_PATH ${path} does not exist${EOL}`);
@@ -83287,13 +82416,13 @@ function mergeDeep(defaults2, options2) {
   });
   return result;
 }
-function removeUndefinedProperties(obj) {
-  for (const key in obj) {
-    if (obj[key] === void 0) {
-      delete obj[key];
+function removeUndefinedProperties(obj2) {
+  for (const key in obj2) {
+    if (obj2[key] === void 0) {
+      delete obj2[key];
     }
   }
-  return obj;
+  return obj2;
 }
 function merge(defaults2, route, options2) {
   if (typeof route === "string") {
@@ -83349,16 +82478,16 @@ function omit(object, keysToOmit) {
   }
   return result;
 }
-function encodeReserved(str2) {
-  return str2.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
+function encodeReserved(str3) {
+  return str3.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
     if (!/%[0-9A-Fa-f]/.test(part)) {
       part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
     }
     return part;
   }).join("");
 }
-function encodeUnreserved(str2) {
-  return encodeURIComponent(str2).replace(/[!'()*]/g, function(c) {
+function encodeUnreserved(str3) {
+  return encodeURIComponent(str3).replace(/[!'()*]/g, function(c) {
     return "%" + c.charCodeAt(0).toString(16).toUpperCase();
   });
 }
@@ -83479,7 +82608,7 @@ function expand(template, context4) {
     return template.replace(/\/$/, "");
   }
 }
-function parse3(options2) {
+function parse2(options2) {
   let method = options2.method.toUpperCase();
   let url = (options2.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
   let headers = Object.assign({}, options2.headers);
@@ -83543,7 +82672,7 @@ function parse3(options2) {
   );
 }
 function endpointWithDefaults(defaults2, route, options2) {
-  return parse3(merge(defaults2, route, options2));
+  return parse2(merge(defaults2, route, options2));
 }
 function withDefaults(oldDefaults, newDefaults) {
   const DEFAULTS2 = merge(oldDefaults, newDefaults);
@@ -83552,7 +82681,7 @@ function withDefaults(oldDefaults, newDefaults) {
     DEFAULTS: DEFAULTS2,
     defaults: withDefaults.bind(null, DEFAULTS2),
     merge: merge.bind(null, DEFAULTS2),
-    parse: parse3
+    parse: parse2
   });
 }
 var endpoint = withDefaults(null, DEFAULTS);
@@ -83580,8 +82709,8 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
   const isFunctionReplacer = typeof replacer === "function";
   const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
   const prepareVal = (parent, key, val) => {
-    const isObject = val !== null && typeof val === "object";
-    const hasToJSON = isObject && typeof val.toJSON === "function";
+    const isObject2 = val !== null && typeof val === "object";
+    const hasToJSON = isObject2 && typeof val.toJSON === "function";
     if (hasToJSON) {
       val = val.toJSON(key);
     }
@@ -84000,7 +83129,7 @@ async function fetchWrapper(requestOptions) {
     requestError.cause = error;
     throw requestError;
   }
-  const status2 = fetchResponse.status;
+  const status4 = fetchResponse.status;
   const url = fetchResponse.url;
   const responseHeaders = {};
   for (const [key, value] of fetchResponse.headers) {
@@ -84008,7 +83137,7 @@ async function fetchWrapper(requestOptions) {
   }
   const octokitResponse = {
     url,
-    status: status2,
+    status: status4,
     headers: responseHeaders,
     data: ""
   };
@@ -84019,28 +83148,28 @@ async function fetchWrapper(requestOptions) {
       `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
     );
   }
-  if (status2 === 204 || status2 === 205) {
+  if (status4 === 204 || status4 === 205) {
     return octokitResponse;
   }
   if (requestOptions.method === "HEAD") {
-    if (status2 < 400) {
+    if (status4 < 400) {
       return octokitResponse;
     }
-    throw new RequestError(fetchResponse.statusText, status2, {
+    throw new RequestError(fetchResponse.statusText, status4, {
       response: octokitResponse,
       request: requestOptions
     });
   }
-  if (status2 === 304) {
+  if (status4 === 304) {
     octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError("Not modified", status2, {
+    throw new RequestError("Not modified", status4, {
       response: octokitResponse,
       request: requestOptions
     });
   }
-  if (status2 >= 400) {
+  if (status4 >= 400) {
     octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError(toErrorMessage(octokitResponse.data), status2, {
+    throw new RequestError(toErrorMessage(octokitResponse.data), status4, {
       response: octokitResponse,
       request: requestOptions
     });
@@ -86960,7 +86089,7 @@ function paginateRest(octokit) {
 paginateRest.VERSION = VERSION6;
 
 // node_modules/@actions/github/lib/utils.js
-var context2 = new Context();
+var context = new Context();
 var baseUrl = getApiBaseUrl();
 var defaults = {
   baseUrl,
@@ -86984,7 +86113,7 @@ function getOctokitOptions(token, options2) {
 }
 
 // node_modules/@actions/github/lib/github.js
-var context3 = new Context();
+var context2 = new Context();
 function getOctokit(token, options2, ...additionalPlugins) {
   const GitHubWithPlugins = GitHub.plugin(...additionalPlugins);
   return new GitHubWithPlugins(getOctokitOptions(token, options2));
@@ -87352,8 +86481,4349 @@ function splitRepository(fullName) {
   return { owner: m2[1], repo: m2[2] };
 }
 
+// src/report/comment-throttle.ts
+var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
+  if (!previous) return true;
+  if (previous.hash === next.hash) return false;
+  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
+  if (ENDED.has(next.state)) return true;
+  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
+  if (nowMs < previous.writtenAtMs) return true;
+  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
+}
+function shouldWriteCheck(previous, next) {
+  if (!previous) return true;
+  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
+}
+var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
+function renderCommentStamp(s) {
+  for (const [k2, v2] of [
+    ["state", s.state],
+    ["outcome", s.outcome]
+  ])
+    if (!/^[a-z-]+$/.test(v2))
+      throw new Error(`comment stamp ${k2} "${v2}" must be lower-case letters and dashes`);
+  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
+  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
+}
+function parseCommentStamp(body) {
+  if (!body) return void 0;
+  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
+  const m2 = all[all.length - 1];
+  if (!m2) return void 0;
+  return { state: m2[1], outcome: m2[2], hash: m2[3], writtenAtMs: Number(m2[4]) };
+}
+
+// src/report/state-label.ts
+function candidateLabel({ state: state2, observation }) {
+  switch (state2) {
+    case null:
+      return null;
+    case "queued":
+      return "queued";
+    case "submitted":
+    case "starting":
+    case "warming":
+    case "stabilising":
+      return "running";
+    case "stable":
+      return "stable";
+    case "finished":
+    case "stopped":
+      return observation?.verdict.value ? "stable" : null;
+    case "failed":
+      return "failed";
+  }
+}
+function pullStateLabel(candidates) {
+  const labels = new Set(candidates.map(candidateLabel));
+  for (const l3 of ["failed", "running", "queued", "stable"]) if (labels.has(l3)) return l3;
+  return null;
+}
+var RAN = /* @__PURE__ */ new Set(["finished", "decided", "stopped", "failed"]);
+var ranAndEnded = (kind) => kind !== void 0 && RAN.has(kind);
+function endedCandidate(candidate, comment) {
+  const stamp = parseCommentStamp(comment);
+  if (!comment || !stamp || !["finished", "stopped", "failed"].includes(stamp.state)) return null;
+  const observation = parseObservationBlock(comment);
+  const conclusion = checkConclusion({ outcome: stamp.outcome });
+  const headline = comment.split("<details>")[0]?.replace(/^<!--[^\n]*-->\n/, "").trim();
+  return {
+    state: stamp.state,
+    ...observation ? { observation: { verdict: observation.verdict } } : {},
+    check: {
+      title: `${candidate} ${stamp.state} (${stamp.outcome}), as its final comment says`,
+      summary: headline || `\`${candidate}\` ${stamp.state}`,
+      ...conclusion ? { conclusion } : {}
+    }
+  };
+}
+
+// src/monitor/state.ts
+function newPassState(options2 = {}) {
+  return { options: options2, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
+}
+var ClusterUnreachable = class extends Error {
+  name = "ClusterUnreachable";
+};
+async function eachExperiment(state2, stage, step) {
+  for (const e of state2.experiments) {
+    if (e.failed) continue;
+    try {
+      await step(e);
+    } catch (error) {
+      const message2 = error.message;
+      e.failed = { stage, message: message2, clusterUnreachable: error instanceof ClusterUnreachable };
+      e.errors.push(`${e.id}: ${message2}`);
+    }
+  }
+}
+function heldPulls(state2) {
+  return new Set(state2.experiments.flatMap((e) => e.failed ? e.exp.candidates.map((c) => c.pr) : []));
+}
+function judged(e) {
+  return e.candidates.filter(
+    (p) => p.inPass && !p.acted?.left && !!p.decided?.view
+  );
+}
+
+// src/monitor/read.ts
+async function read(state2, ports) {
+  const experiments = await ports.experiments();
+  state2.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state2.options, ports.now())));
+  await readJobs(state2, ports);
+}
+async function readJobs(state2, ports) {
+  await eachExperiment(state2, "read", async (e) => {
+    e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
+      throw new ClusterUnreachable(`Slurm: ${err.message}`);
+    });
+    const jobByRun = jobsByRunName(e.jobs);
+    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
+  });
+}
+function experimentPass(exp, clock) {
+  return {
+    exp,
+    id: exp.experiment.experiment_id,
+    clock,
+    jobs: [],
+    candidates: [],
+    unavailable: null,
+    reference: null,
+    leader: null,
+    queue: { order: [], free: 0 },
+    errors: []
+  };
+}
+function clockOf(exp, options2, now) {
+  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
+  const tick = options2.tickSeconds ?? 60;
+  const lag = options2.lagSeconds ?? 2 * scrape;
+  const fi = exp.experiment.fixed_inputs;
+  return {
+    S: exp.timeScale,
+    scrape,
+    evalTs: Math.floor((now - lag) / tick) * tick,
+    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
+  };
+}
+function jobsByRunName(jobs) {
+  const byRun = /* @__PURE__ */ new Map();
+  for (const name of new Set(jobs.map((j2) => j2.name))) {
+    const job = jobForRun(jobs, name, (j2) => ({ id: j2.jobId, name: j2.name, state: j2.state }));
+    if (job) byRun.set(name, job);
+  }
+  return byRun;
+}
+function candidatePass(c, job) {
+  if (!c.request) return { c, job, inPass: true };
+  const phase = phaseOf({
+    request: c.request,
+    run: c.run,
+    outcome: c.outcome,
+    job: job ? { id: job.jobId, state: job.state } : null,
+    headSha: c.currentHeadSha ?? c.headSha
+  });
+  if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
+  if (phase.phase !== "done") return { c: { ...c, requested: true }, job, phase, inPass: true };
+  const consumedWithoutJob = !job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind);
+  const remembered = !job && ranAndEnded(phase.outcome.kind);
+  return {
+    c: { ...c, requested: false },
+    job,
+    phase,
+    inPass: !consumedWithoutJob,
+    ...remembered ? { remembered } : {}
+  };
+}
+
+// src/monitor/clock.ts
+var MAX_SKEW_SECONDS = 60;
+async function prometheusNow(prometheus) {
+  try {
+    const r = await prometheus.instant("time()");
+    const ts = r.resultType === "scalar" ? r.series[0]?.points[0]?.[1] : void 0;
+    return ts !== void 0 && Number.isFinite(ts) && ts > 0 ? ts : null;
+  } catch {
+    return null;
+  }
+}
+function slurmLatest(jobs) {
+  const times = jobs.flatMap((j2) => [j2.submitTs, j2.state === "PENDING" ? null : j2.startTs, isLive(j2.state) ? null : j2.endTs]).filter((t) => !!t);
+  return times.length ? Math.max(...times) : null;
+}
+function duration2(seconds3) {
+  const s = Math.round(Math.abs(seconds3));
+  if (s < 120) return `${s} s`;
+  const m2 = Math.round(s / 60);
+  return m2 < 120 ? `${m2} min` : `${Math.floor(m2 / 60)} h ${m2 % 60} min`;
+}
+function clockSkew(runner, ref) {
+  const iso2 = (ts) => `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z`;
+  if (ref.prometheus !== null && Math.abs(runner - ref.prometheus) > MAX_SKEW_SECONDS)
+    return `the runner's clock (${iso2(runner)}) is ${duration2(runner - ref.prometheus)} ${runner > ref.prometheus ? "ahead of" : "behind"} Prometheus's (${iso2(ref.prometheus)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
+  if (ref.slurm !== null && ref.slurm - runner > MAX_SKEW_SECONDS)
+    return `the runner's clock (${iso2(runner)}) is at least ${duration2(ref.slurm - runner)} behind a time Slurm printed (${iso2(ref.slurm)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
+  return null;
+}
+async function readClock(e, ports, options2) {
+  if (!e.candidates.some((p) => p.inPass && p.job?.startTs)) return;
+  const runner = ports.now();
+  const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
+  const skew = clockSkew(runner, { prometheus, slurm: slurmLatest(e.jobs) });
+  e.clock = {
+    ...clockOf(e.exp, options2, prometheus ?? runner),
+    source: prometheus !== null ? "prometheus" : "runner",
+    ...skew ? { skew } : {}
+  };
+}
+
+// src/monitor/judge.ts
+var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
+var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
+function runOf(e, p) {
+  const { S: S2, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
+  const run3 = p.observed?.run;
+  return {
+    ...run3 ?? {
+      series: {},
+      clock: { nowTs: evalTs, timeScale: S2, stepSeconds: scrape, wallMinutes, expectedRollouts },
+      topology: p.c.topology
+    },
+    runName: p.c.runName,
+    job: p.job ?? null
+  };
+}
+function judgeCandidate(e, p) {
+  const run3 = runOf(e, p);
+  const observed = {
+    analysis: p.observed?.analysis,
+    ended: p.observed?.ended ?? false,
+    atTs: run3.clock.nowTs
+  };
+  const j2 = decideRunOf(run3, observed, {
+    standing: e.exp,
+    candidate: p.c,
+    reference: e.reference,
+    leader: e.leader,
+    previous: p.observed?.previous ?? null
+  });
+  return j2.state === null ? null : viewOf(e, p, { ...j2, state: j2.state });
+}
+function candidateGpu(e, p, stopped) {
+  const observed = {
+    analysis: p.observed?.analysis,
+    ended: p.observed?.ended ?? false,
+    atTs: e.clock.evalTs
+  };
+  return gpuInput(runOf(e, p), observed, e.exp, stopped);
+}
+function viewOf(e, p, j2) {
+  const { exp, telemetry, reference } = e;
+  const { c, job } = p;
+  const { analysis, ended = false } = p.observed ?? {};
+  const x2 = exp.experiment;
+  const seconds3 = (r) => r ? { name: r.name, secondsPerRollout: (r.figure ?? r.value).value } : null;
+  const projected = reference?.live ? reference.verdict.projected_full_run : null;
+  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
+  return {
+    experimentId: e.id,
+    candidate: c.candidate,
+    runName: c.runName,
+    state: j2.state,
+    jobId: job?.jobId ?? null,
+    slurmState: job?.state ?? null,
+    timeline: timelineOf(e, p, j2.observation.verdict.warmup_end_minutes),
+    observation: j2.observation,
+    comparisons: j2.comparisons,
+    chart: analysis?.chart,
+    opportunities: analysis?.opportunities,
+    queries: telemetry?.queries.map((q2) => ({ quantity: q2.quantity, query: q2.query, source: q2.source })),
+    grafanaUrl: exp.grafanaUrl ?? null,
+    timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
+    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
+    minImprovement: x2.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+    stopWhenDecided: x2.stop_when_decided !== false,
+    baseline: seconds3(exp.baseline) ?? seconds3(liveBaseline),
+    best: seconds3(exp.best),
+    finalJobState: ended ? job?.state ?? null : null,
+    stoppedBy: j2.stoppedBy,
+    commentIntervalMinutes: x2.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
+    recordChartUrl: exp.recordChartUrl ?? null
+  };
+}
+function timelineOf(e, { job, observed }, warmupEnd) {
+  const firstTs = observed?.analysis?.startTs;
+  return [
+    { label: "submitted", at: iso(job?.submitTs) },
+    { label: "started", at: iso(job?.startTs) },
+    { label: "first metrics", at: iso(firstTs) },
+    {
+      label: "warm-up ended",
+      at: firstTs && warmupEnd != null ? iso(Math.round(firstTs + warmupEnd * 60 / e.clock.S)) : null
+    },
+    { label: "ended", at: observed?.ended ? iso(job?.endTs) : null }
+  ];
+}
+function referenceJobLine(e, plan) {
+  const ref = e.reference;
+  if (!ref || ref.role === "run" || ref.role === "leading candidate") return null;
+  const name = describeReference(`${ref.role} ${ref.name}`);
+  const p = plan.job;
+  if (!p) {
+    const note = plan.note ?? (plan.mode === "recorded" ? "experiment.yaml says `reference: recorded`: no job beside the candidates" : "no reference job beside the candidates yet");
+    return { name, run: null, note };
+  }
+  const gpu = candidateGpu(e, p, false);
+  const base = e.exp.grafanaUrl;
+  const stop2 = plan.stops.find((s) => s.p === p)?.reason ?? null;
+  return {
+    name,
+    run: {
+      runName: p.c.runName,
+      pr: p.c.pr,
+      jobId: p.job?.jobId ?? null,
+      state: p.job?.state ?? "queued",
+      grafanaUrl: base ? grafanaLink(base, p.c.runName) : null,
+      gpuMinutes: gpu ? gpu.gpus * gpu.minutesRunning : null,
+      stopping: stop2
+    },
+    note: null
+  };
+}
+
+// src/monitor/autopilot.ts
+function withState(view) {
+  const { rounds: rounds2, heads } = view.state;
+  return {
+    ...view,
+    pulls: view.pulls.map((b2) => ({
+      ...b2,
+      round: rounds2[b2.candidate] ?? b2.round,
+      takenOver: heads[b2.candidate] ? heads[b2.candidate] !== b2.headSha : b2.takenOver
+    }))
+  };
+}
+function planOf(e, view) {
+  const s = view.state;
+  const recorded = new Set(view.context.recorded.map((r) => r.name));
+  const live3 = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded, unopened(view, recorded));
+  return planFor(
+    view.context,
+    live3,
+    controlsOfState(s),
+    s.concluded ?? void 0,
+    s.held,
+    // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
+    { ...Object.fromEntries(view.pulls.map((b2) => [b2.candidate, b2.round])), ...s.rounds }
+  );
+}
+function othersOf(view) {
+  const bots = new Set(view.pulls.map((b2) => b2.pr));
+  return (view.others ?? []).filter((o) => !bots.has(o.pr));
+}
+function nameClashes(view) {
+  const others = othersOf(view);
+  return view.pulls.filter((b2) => b2.state === "open" && !b2.takenOver).flatMap(
+    (b2) => others.filter((o) => o.candidate === b2.candidate).map((o) => ({
+      pr: b2.pr,
+      what: `\`${b2.candidate}\` is also the candidate of #${o.pr}, a person's pull request: the two would record one name`,
+      fix: `rename the candidate of #${o.pr} (its file and its \`name\`), or close one of them`
+    }))
+  );
+}
+function unopened(view, recorded) {
+  const s = view.state;
+  return Object.keys(s.heads).filter(
+    (c) => !view.pulls.some((b2) => b2.candidate === c) && !recorded.has(c) && s.rounds[c] !== void 0
+  ).map((c) => ({ candidate: c, round: s.rounds[c] }));
+}
+function dashboardText(id, runs, plan, pass) {
+  const s = pass.state;
+  const waiting2 = [plan.waiting, ...pass.notes].filter(Boolean).join("; ") || null;
+  const body = renderDashboard(id, runs, { ...plan, waiting: waiting2 }, pass.stalls);
+  const concluded = s.concluded ? `
+
+**Concluded:** ${inlineText(s.concluded.reason, 300)}; winner: ${s.concluded.winner ? `\`${s.concluded.winner}\`` : "none, the baseline stays"}.${s.concluded.reported ? " The final report is below." : ""}` : "";
+  return `${body}${concluded}`;
+}
+function autopilotDashboard(e, read2) {
+  const view = withState(read2);
+  const { runs, plan } = planOf(e, view);
+  const text3 = dashboardText(e.id, runs, plan, { stalls: nameClashes(view), notes: [], state: view.state });
+  return { runs, plan, text: text3 };
+}
+function allocatedGpuHours(e, p) {
+  const job = p.job;
+  if (!job?.startTs) return 0;
+  const until = job.endTs ?? e.clock.evalTs;
+  const gpus = candidateGpu(e, p, false)?.gpus ?? 0;
+  return Math.max(0, until - job.startTs) * e.clock.S * gpus / 3600;
+}
+function liveCandidates(e, stoppedByPause = []) {
+  return e.candidates.filter((p) => p.c.request && !p.acted?.left).map((p) => ({
+    ...liveCandidate(p),
+    gpuHours: allocatedGpuHours(e, p),
+    ...p.c.outcome?.kind === "stopped" && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {}
+  }));
+}
+function liveCandidate(p) {
+  const phase = p.phase?.phase;
+  const obs = p.decided?.view?.observation;
+  const live3 = phase === "queued" || phase === "running";
+  const view = p.decided?.view;
+  const seconds3 = view ? viewFigure(view)?.value : void 0;
+  return {
+    name: p.c.candidate,
+    pr: p.c.pr,
+    live: live3,
+    outcome: live3 ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure),
+    ...seconds3 !== void 0 ? { seconds: seconds3 } : {},
+    runName: p.c.runName
+  };
+}
+
+// src/monitor/reference-job.ts
+var isRef = (p) => p.c.role === "reference";
+function endedFor(p) {
+  if (p.decided?.stop) return true;
+  if (p.decided?.view?.observation.failure) return true;
+  if (p.job) return !isLive(p.job.state);
+  return !p.c.requested;
+}
+function roundCandidates(e) {
+  const source = e.exp.referenceSource?.name ?? e.reference?.name;
+  return e.candidates.filter(
+    (p) => p.inPass && !p.acted?.left && !isRef(p) && p.c.candidate !== source && !!p.decided?.view
+  );
+}
+function openOf(p) {
+  return { name: p.c.candidate, decision: p.decided?.view?.observation.decision ?? null };
+}
+var isFinal = (p) => {
+  const state2 = p.decided?.view?.observation.decision?.state;
+  return !!state2 && state2 !== "measuring";
+};
+function youngest(open) {
+  const ages = open.map((p) => p.decided?.view?.observation.verdict.minutes_of_data ?? 0);
+  return ages.length ? Math.min(...ages) : 0;
+}
+function stopsOf(e, job, needed, reason2) {
+  return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.state) && !p.acted?.left).flatMap((p) => {
+    if (p === job && needed) return [];
+    const why = p === job ? reason2 : p.c.candidate !== e.reference?.name ? `the current best is now \`${e.reference?.name ?? "none"}\`, not \`${p.c.candidate}\`` : `another reference job of \`${p.c.candidate}\` stands for the round`;
+    return [{ p, reason: `${REFERENCE_STOP}: ${why}` }];
+  });
+}
+function requestOf(e, open, mode) {
+  const source = e.exp.referenceSource;
+  if (mode !== "beside" || !source || open.length === 0) return null;
+  const refs = e.exp.candidates.filter(
+    (c) => c.role === "reference" && c.candidate === source.name && c.request?.topologyHash === source.topologyHash
+  );
+  const byTime = [...open].sort(
+    (a, b2) => (a.c.requestedAt ?? Number.POSITIVE_INFINITY) - (b2.c.requestedAt ?? Number.POSITIVE_INFINITY)
+  );
+  const since = byTime[0]?.c.requestedAt ?? Number.POSITIVE_INFINITY;
+  const standing = refs.some((c) => !c.outcome && (c.currentHeadSha ?? c.headSha) === c.headSha);
+  const failed = refs.some(
+    (c) => ["failed", "lost"].includes(c.outcome?.kind ?? "") && (c.requestedAt ?? 0) >= since - 6e4
+  );
+  const home = byTime.find(
+    (p) => !e.exp.candidates.some((c) => c.pr === p.c.pr && c.candidate === source.name)
+  );
+  if (standing || failed || !home) return null;
+  return { pr: home.c.pr, headSha: home.c.currentHeadSha ?? home.c.headSha };
+}
+function planReferenceJob(e) {
+  const x2 = e.exp.experiment;
+  const { mode, note } = referenceModeOf(x2);
+  const beside = e.reference?.beside;
+  const job = beside ? e.candidates.find((p) => isRef(p) && p.c.runName === beside.runName) ?? null : null;
+  const round3 = roundCandidates(e);
+  const open = round3.filter((p) => !endedFor(p));
+  const read2 = round3.filter((p) => !endedFor(p) || isFinal(p));
+  const need = referenceNeeded(read2.map(openOf), {
+    minImprovement: x2.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+    minute: youngest(open),
+    horizonMinutes: decisionOptions(x2).maxDecisionMinutes ?? 120
+  });
+  return {
+    mode,
+    note,
+    job,
+    need,
+    stops: stopsOf(e, job, need.needed, need.reason),
+    request: need.needed ? requestOf(e, open, mode) : null
+  };
+}
+
+// src/monitor/decide.ts
+async function decide2(state2) {
+  await eachExperiment(state2, "decide", (e) => decideExperiment(e));
+}
+function decideExperiment(e) {
+  const runs = e.candidates.filter((p) => p.inPass).map((p) => ({
+    c: p.c,
+    analysis: p.observed?.analysis,
+    started: !!p.job,
+    ended: !!p.job && !isLive(p.job.state)
+  }));
+  e.reference = referenceOf2(e.exp, runs);
+  e.leader = leaderOf(e.exp, runs, e.reference);
+  for (const p of e.candidates) {
+    const view = p.inPass ? judgeCandidate(e, p) : null;
+    const live3 = !!p.job && isLive(p.job.state);
+    const asked = view && live3 && !e.unavailable && p.c.role !== "reference";
+    const stop2 = asked ? stopReason(e.exp.experiment, view) : null;
+    const lifecycle = lifecycleIntent(p);
+    p.decided = { view, stop: stop2, ...lifecycle ? { lifecycle } : {} };
+  }
+  planReference(e);
+  e.queue = queueOf(e);
+}
+function planReference(e) {
+  const plan = planReferenceJob(e);
+  e.referenceJob = plan;
+  if (!e.unavailable) {
+    for (const { p, reason: reason2 } of plan.stops) if (p.decided) p.decided.stop = reason2;
+  }
+  for (const p of roundCandidates(e))
+    if (p.decided?.view) p.decided.view.referenceJob = referenceJobLine(e, plan);
+}
+function lifecycleIntent({ phase }) {
+  if (phase?.phase === "supersede") return { kind: "supersede", jobId: phase.jobId };
+  if (phase?.phase === "lost") return { kind: "lost", jobId: phase.jobId };
+  if (phase?.phase === "done" && phase.cancelLive) return { kind: "cancel", jobId: phase.cancelLive };
+  return void 0;
+}
+function queueOf(e) {
+  const waiting2 = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort(
+    (a, b2) => Number(b2.c.role === "reference") - Number(a.c.role === "reference") || byRequest(a.c, b2.c)
+  ).map((p) => ({ jobName: p.c.runName, p }));
+  const jobs = e.jobs.map((j2) => ({ id: j2.jobId, name: j2.name, state: j2.state }));
+  const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);
+  const order = [...plan.submitNow, ...plan.queued.map((q2) => q2.request)].map((r) => r.p);
+  return { order, free: Math.max(0, plan.slots - plan.live) };
+}
+function byRequest(a, b2) {
+  const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
+  return at(a) - at(b2) || a.pr - b2.pr;
+}
+var DECISION_STOP = "decided";
+function stopReason(experiment, view) {
+  const d2 = view.observation.decision;
+  if (d2 && !["failed", "finished", "stopped"].includes(view.state)) {
+    const s = shouldStopOnDecision([d2], { stopWhenDecided: experiment.stop_when_decided !== false });
+    if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
+  }
+  if (view.state === "stable" && experiment.stop_when_stable && d2?.state === "reference")
+    return "stable (stop_when_stable)";
+  return null;
+}
+
+// src/monitor/act.ts
+async function act(state2, ports) {
+  await eachExperiment(state2, "act", async (e) => {
+    for (const p of e.candidates) p.acted = {};
+    for (const p of e.candidates) await applyLifecycle(state2, ports, e, p);
+    await requestReference2(ports, e);
+    await serveQueue(state2, ports, e);
+    for (const p of e.candidates) await stop(ports, e, p);
+  });
+}
+var isoNow = (ports) => new Date(ports.now() * 1e3).toISOString();
+async function applyLifecycle(state2, ports, e, p) {
+  const intent = p.decided?.lifecycle;
+  const request2 = p.c.request;
+  if (!intent || !request2) return;
+  if (intent.jobId && intent.kind !== "lost") await ports.slurm.cancel(intent.jobId, e.id);
+  if (intent.kind === "cancel") return;
+  const outcome = intent.kind === "supersede" ? superseded(request2.headSha, p.c.currentHeadSha ?? p.c.headSha, intent.jobId, isoNow(ports)) : {
+    kind: "lost",
+    at: isoNow(ports),
+    jobId: intent.jobId,
+    evidence: [
+      `Slurm no longer knows job ${intent.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`
+    ]
+  };
+  await ports.lifecycle?.recordOutcome(p.c.pr, request2.id, outcome);
+  leave(state2, p);
+}
+function superseded(from, to, jobId2, at) {
+  return {
+    kind: "superseded",
+    at,
+    ...jobId2 ? { jobId: jobId2 } : {},
+    evidence: [
+      `the pull request moved from ${from.slice(0, 7)} to ${to.slice(0, 7)}: the new head waits for a new /topo submit`,
+      ...jobId2 ? [`cancelled Slurm job ${jobId2}`] : []
+    ]
+  };
+}
+function leave(state2, p) {
+  p.acted = { ...p.acted, left: true };
+  state2.left.set(p.c.pr, p.c.labels);
+}
+async function serveQueue(state2, ports, e) {
+  let free = e.queue.free;
+  for (const p of e.queue.order) {
+    if (free <= 0) break;
+    const r = await ports.submit(e.exp, p.c);
+    if (r && "refused" in r) leave(state2, p);
+    if (!r || "refused" in r) continue;
+    free--;
+    p.job = { jobId: r.jobId, name: p.c.runName, state: "PENDING", submitTs: null };
+    p.acted = { ...p.acted, submitted: r.jobId };
+    if (p.decided) {
+      const reference = p.decided.view?.referenceJob;
+      p.decided.view = judgeCandidate(e, p);
+      if (p.decided.view && reference) p.decided.view.referenceJob = reference;
+    }
+    if (p.c.request)
+      await ports.lifecycle?.recordRun(p.c.pr, p.c.request.id, {
+        jobId: r.jobId,
+        submittedAt: isoNow(ports)
+      });
+  }
+}
+async function requestReference2(ports, e) {
+  const want = e.referenceJob?.request;
+  const make = ports.lifecycle?.requestReference;
+  if (!want || !make) return;
+  const request2 = await make(e.exp, want.pr, want.headSha);
+  if (!request2) return;
+  const p = {
+    c: {
+      candidate: request2.candidate,
+      runName: request2.runName,
+      pr: request2.pr,
+      headSha: request2.headSha,
+      currentHeadSha: want.headSha,
+      labels: e.candidates.find((x2) => x2.c.pr === request2.pr)?.c.labels ?? [],
+      requested: true,
+      requestedAt: Date.parse(request2.requestedAt),
+      request: request2,
+      role: "reference"
+    },
+    phase: { phase: "queued" },
+    inPass: true
+  };
+  p.decided = { view: judgeCandidate(e, p), stop: null };
+  e.candidates.push(p);
+  e.queue = { ...e.queue, order: [p, ...e.queue.order] };
+}
+async function stop(ports, e, p) {
+  const reason2 = p.decided?.stop;
+  const view = p.decided?.view;
+  if (!reason2 || !view || !p.job || p.acted?.left) return;
+  await ports.slurm.cancel(p.job.jobId, e.id);
+  const d2 = view.observation.decision;
+  const gpu = candidateGpu(e, p, true);
+  if (d2 && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d2, gpu);
+  if (d2 && reason2.startsWith(REFERENCE_STOP))
+    view.observation.decision = {
+      ...d2,
+      evidence: [...d2.evidence, reason2],
+      ...gpu ? { gpu_minutes_used: Math.round(gpu.gpus * gpu.minutesRunning) } : {}
+    };
+  p.acted = { ...p.acted, cancelled: p.job.jobId };
+}
+
+// src/monitor/observe.ts
+async function observe(state2, ports) {
+  await eachExperiment(state2, "observe", async (e) => {
+    await readClock(e, ports, state2.options);
+    e.telemetry = await experimentTelemetry(ports, e);
+    const error = e.telemetry?.errors[0];
+    e.unavailable = error ? `Prometheus: ${error.quantity}: ${error.message}` : null;
+    if (e.clock.skew) {
+      e.unavailable = e.clock.skew;
+      e.errors.push(`${e.id}: ${e.clock.skew}`);
+    }
+    for (const p of e.candidates.filter((x2) => x2.inPass)) await observeCandidate(ports, e, p, state2.options);
+    for (const p of e.candidates.filter((x2) => x2.remembered))
+      p.observed = { current: await ports.github.readComment(p.c.pr, p.c.candidate), ended: true };
+  });
+}
+async function experimentTelemetry(ports, e) {
+  const started = e.candidates.filter((p) => p.inPass).flatMap((p) => p.job ? [p.job] : []);
+  const window3 = jobsWindow(started, e.clock.evalTs, e.clock.scrape);
+  if (!window3) return void 0;
+  return readTelemetry(e.exp.prometheus ?? ports.prometheus, experimentSelector(e.id), window3, {
+    timeScale: e.exp.timeScale,
+    scrapeSeconds: e.clock.scrape
+  });
+}
+function runOf2(e, { c, job }, options2) {
+  const { S: S2, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
+  return {
+    runName: c.runName,
+    job: job ?? null,
+    series: seriesOf(e.telemetry, c.runName),
+    missing: e.telemetry?.missing,
+    clock: { nowTs: evalTs, timeScale: S2, stepSeconds: scrape, wallMinutes, expectedRollouts },
+    topology: c.topology,
+    settings: e.exp.experiment.stabilisation,
+    unavailable: !!e.unavailable,
+    ...options2.telemetryDeadlineMinutes !== void 0 ? { telemetryDeadlineMinutes: options2.telemetryDeadlineMinutes } : {}
+  };
+}
+async function observeCandidate(ports, e, p, options2) {
+  const run3 = runOf2(e, p, options2);
+  const { analysis, ended } = observeRunOf(run3);
+  const current = await ports.github.readComment(p.c.pr, p.c.candidate);
+  const previous = current ? parseObservationBlock(current) : void 0;
+  p.observed = { run: run3, analysis, current, previous, ended };
+  keepLastLiveVerdict(p);
+}
+var isStable2 = (v2) => v2 === "stable" || v2 === "cyclic";
+function keepLastLiveVerdict({ c, observed }) {
+  const { analysis, ended, previous } = observed ?? { ended: false };
+  if (!analysis || !ended || previous?.run_name !== c.runName || !isStable2(previous.verdict.state) || isStable2(analysis.observation.verdict.state))
+    return;
+  const note = "verdict of the last pass before the run ended";
+  const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
+  analysis.observation.verdict = { ...previous.verdict, evidence };
+}
+
+// src/monitor/comment.ts
+import { createHash as createHash3 } from "node:crypto";
+var HASH_MARK = "topo:monitor-hash:";
+var UNAVAILABLE_MARK = "topo:unavailable-since:";
+var FINAL_MARK = "final-job:";
+function planComment(view, x2) {
+  if (x2.unavailable && x2.job?.startTs) return heldComment(view, x2, x2.unavailable, x2.heldBy);
+  const body = renderMonitorComment(view);
+  const { job, current, evalTs } = x2;
+  const finalMark = job && x2.ended && job.endTs && evalTs >= job.endTs + 3 * x2.scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
+  const hash = contentHash(`${body}${finalMark}`);
+  const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
+  const isFinal2 = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
+  const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
+  const interval3 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
+  const previous = parseCommentStamp(current);
+  const due = !isFinal2 && (wasUnavailable || x2.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
+  const checkDue = due && (wasUnavailable || x2.refresh || shouldWriteCheck(previous, stamp));
+  const text3 = due ? `${body}
+<!-- ${HASH_MARK}${hash}${finalMark} -->
+${renderCommentStamp(stamp)}` : void 0;
+  return { view, held: false, final: finalMark !== "", checkDue, ...text3 ? { text: text3 } : {} };
+}
+function heldComment(view, x2, reason2, what = "Metrics unavailable") {
+  const since = unavailableSince(x2.current) ?? iso(x2.now) ?? "";
+  const noted = withUnavailableNotice(x2.current, since, reason2, what);
+  const notes = [...view.notes ?? [], `${what.toLowerCase()} since ${since}`];
+  const text3 = noted !== void 0 && noted !== x2.current ? noted : void 0;
+  return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text3 ? { text: text3 } : {} };
+}
+function contentHash(body) {
+  return createHash3("sha256").update(body).digest("hex").slice(0, 16);
+}
+function unavailableSince(comment) {
+  const m2 = comment ? new RegExp(`<!-- ${UNAVAILABLE_MARK}([0-9TZ:.-]+) -->`).exec(comment) : null;
+  return m2?.[1] ?? null;
+}
+function withUnavailableNotice(comment, since, reason2, what = "Metrics unavailable") {
+  if (comment === void 0) return void 0;
+  const body = comment.replace(
+    /^> ⚠️ (Metrics unavailable|Cluster unreachable|Runner clock off) since [^\n]*\n\n/,
+    ""
+  );
+  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until ${what === "Runner clock off" ? "the clocks agree" : "it is back"}; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
+
+${body}`;
+}
+
+// src/monitor/publish.ts
+async function publish(state2, ports) {
+  for (const e of state2.experiments)
+    if (e.failed?.clusterUnreachable) await noteClusterUnreachable(ports, e, e.failed.message);
+  const held = heldPulls(state2);
+  for (const [pr, plans] of pullPlans(state2, ports)) {
+    try {
+      await writePull(ports, pr, plans, {
+        held: held.has(pr),
+        left: state2.left.get(pr),
+        remembered: rememberedOf(state2, pr)
+      });
+      for (const p of plans) p.p.published = { changed: p.plan.text !== void 0 };
+    } catch (error) {
+      state2.pullErrors.push(`#${pr}: ${error.message}`);
+      for (const p of plans) p.p.published = { changed: false };
+    }
+  }
+}
+function pullPlans(state2, ports) {
+  const byPull = /* @__PURE__ */ new Map();
+  for (const e of state2.experiments) {
+    if (e.failed) continue;
+    for (const p of judged(e)) {
+      const plan = planComment(p.decided.view, {
+        job: p.job,
+        ended: p.observed?.ended ?? false,
+        current: p.observed?.current,
+        evalTs: e.clock.evalTs,
+        scrape: e.clock.scrape,
+        unavailable: e.unavailable,
+        ...e.clock.skew ? { heldBy: "Runner clock off" } : {},
+        refresh: state2.options.refresh === true,
+        now: ports.now()
+      });
+      p.decided.view = plan.view;
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], { p, plan }]);
+    }
+  }
+  for (const pr of state2.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
+  return byPull;
+}
+function rememberedOf(state2, pr) {
+  return state2.experiments.filter((e) => !e.failed).flatMap((e) => e.candidates.filter((p) => p.remembered && p.c.pr === pr)).flatMap((p) => {
+    const ended = endedCandidate(p.c.candidate, p.observed?.current);
+    return ended ? [{ sha: p.c.headSha, candidate: p.c.candidate, ...ended }] : [];
+  });
+}
+async function writePull(ports, pr, plans, pull) {
+  const hold = pull.held || plans.some((x2) => x2.plan.held);
+  const due = plans.filter((x2) => x2.plan.text !== void 0);
+  const views = plans.map((x2) => x2.plan.view);
+  if (!hold) {
+    for (const sha of new Set(due.filter((x2) => x2.plan.checkDue).map((x2) => x2.p.c.headSha)))
+      await ports.github.writeCheck(
+        pr,
+        sha,
+        pullCheck(
+          plans.filter((x2) => x2.p.c.headSha === sha).map((x2) => x2.plan.view),
+          pull.remembered.filter((r) => r.sha === sha)
+        )
+      );
+    if (due.length || pull.left)
+      await ports.github.setLabel(
+        pr,
+        pullStateLabel([...views, ...pull.remembered]),
+        plans[0]?.p.c.labels ?? pull.left ?? []
+      );
+  }
+  for (const x2 of due) await ports.github.writeComment(pr, x2.p.c.candidate, x2.plan.text);
+  for (const { p, plan } of plans)
+    if (plan.final && p.job && p.c.request && !p.c.outcome)
+      await ports.lifecycle?.recordOutcome(
+        pr,
+        p.c.request.id,
+        finalOutcome(plan.view, p.job, iso(p.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
+      );
+}
+function pullCheck(views, remembered = []) {
+  return pullRequestCheckRun([
+    ...views.map((v2) => ({ candidate: v2.candidate, check: monitorCheck(v2) })),
+    ...remembered.map((r) => ({ candidate: r.candidate, check: r.check }))
+  ]);
+}
+async function noteClusterUnreachable(ports, e, reason2) {
+  for (const c of e.exp.candidates) {
+    if (!c.request || c.outcome) continue;
+    try {
+      const current = await ports.github.readComment(c.pr, c.candidate);
+      const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
+      const noted = withUnavailableNotice(current, since, reason2, "Cluster unreachable");
+      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
+    } catch (error) {
+      e.errors.push(`#${c.pr}: ${error.message}`);
+    }
+  }
+}
+function finalOutcome(view, job, at) {
+  const v2 = view.observation.verdict;
+  const d2 = view.observation.decision;
+  if (view.state === "stopped" && view.stoppedBy === "decision" && d2)
+    return {
+      kind: "decided",
+      at,
+      jobId: job.jobId,
+      evidence: [
+        `${d2.state} against ${d2.against}${d2.decided_at_minutes != null ? ` at run-minute ${d2.decided_at_minutes}` : ""}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
+        ...d2.evidence,
+        ...savingsText(d2) ? [savingsText(d2)] : []
+      ]
+    };
+  if (view.state === "stopped" && view.stoppedBy === "no-longer-needed")
+    return {
+      kind: "decided",
+      at,
+      jobId: job.jobId,
+      evidence: [
+        `reference job: Slurm job ${job.jobId} cancelled once no open decision needed it`,
+        ...d2?.evidence.filter((e) => e.startsWith(REFERENCE_STOP)) ?? []
+      ]
+    };
+  const kind = view.state === "failed" ? "failed" : view.state === "stopped" ? "stopped" : "finished";
+  const evidence = kind === "failed" ? [view.observation.failure?.message ?? `Slurm job ${job.jobId} ended ${job.state}`] : [
+    v2.value ? `${v2.state}: ${v2.value.value} s/rollout [${v2.value.low}, ${v2.value.high}]` : `ended without a stable value (${v2.state})`
+  ];
+  return { kind, at, jobId: job.jobId, evidence };
+}
+
+// src/monitor/report.ts
+function passReport(state2) {
+  const byPull = /* @__PURE__ */ new Map();
+  for (const e of state2.experiments) {
+    if (e.failed) continue;
+    for (const p of judged(e)) {
+      const { view } = p.decided;
+      const report = {
+        experimentId: e.id,
+        candidate: p.c.candidate,
+        runName: p.c.runName,
+        pr: p.c.pr,
+        state: view.state,
+        verdict: view.observation.verdict.state,
+        changed: p.published?.changed ?? false,
+        submitted: p.acted?.submitted,
+        ...p.acted?.cancelled ? { cancelled: p.acted.cancelled } : {},
+        view
+      };
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], report]);
+    }
+  }
+  return {
+    candidates: [...byPull.values()].flat(),
+    errors: [...state2.experiments.flatMap((e) => e.errors), ...state2.pullErrors]
+  };
+}
+
+// src/monitor/pass.ts
+var STAGES = [
+  { name: "read", run: read },
+  { name: "observe", run: observe },
+  { name: "decide", run: decide2 },
+  { name: "act", run: act },
+  { name: "publish", run: publish }
+];
+function stagesNamed(...names) {
+  return names.map((name) => {
+    const stage = STAGES.find((s) => s.name === name);
+    if (!stage) throw new Error(`no stage "${name}" (have ${STAGES.map((s) => s.name).join(", ")})`);
+    return stage;
+  });
+}
+async function runStages(state2, ports, stages = STAGES) {
+  for (const stage of stages) await stage.run(state2, ports);
+  return state2;
+}
+async function monitorPass(ports, options2 = {}, stages = STAGES) {
+  return passReport(await runStages(newPassState(options2), ports, stages));
+}
+
+// src/cli/json.ts
+function jobJson(job) {
+  return {
+    id: job.id,
+    name: job.name,
+    state: job.state,
+    ...job.rawState ? { raw_state: job.rawState } : {},
+    reason: job.reason,
+    exit_code: job.exitCode,
+    signal: job.signal,
+    restarts: job.restarts,
+    submit_time: job.submitTime,
+    start_time: job.startTime,
+    end_time: job.endTime,
+    time_limit: job.timeLimit,
+    elapsed: job.elapsed,
+    nodes: job.nodes,
+    stdout_path: job.stdoutPath,
+    source: job.source
+  };
+}
+function submitJson(result) {
+  const base = { job_name: result.jobName, cluster: result.cluster, command: result.command };
+  switch (result.status) {
+    case "submitted":
+      return { ...base, status: result.status, job_id: result.jobId };
+    case "existing":
+      return { ...base, status: result.status, job_id: result.jobId, state: result.state };
+    case "queued":
+      return {
+        ...base,
+        status: result.status,
+        position: result.position,
+        live: result.live,
+        max_parallel: result.maxParallel
+      };
+    case "dry-run":
+      return {
+        ...base,
+        status: result.status,
+        would_be: result.wouldBe,
+        ...result.position !== void 0 ? { position: result.position } : {}
+      };
+  }
+}
+function cancelJson(result) {
+  return {
+    job_name: result.jobName,
+    cancelled: result.cancelled,
+    job: result.job ? jobJson(result.job) : null
+  };
+}
+function snakeKeys(value) {
+  if (Array.isArray(value)) return value.map(snakeKeys);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k2, v2]) => [
+      k2.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase(),
+      snakeKeys(v2)
+    ])
+  );
+}
+
+// src/cli/commands/validate.ts
+import { existsSync as existsSync8, readdirSync as readdirSync6, statSync } from "node:fs";
+import { isAbsolute as isAbsolute3, join as join9, relative as relative2, resolve as resolve6 } from "node:path";
+var SKIP_DIRS = /* @__PURE__ */ new Set(["node_modules", ".git", "schema"]);
+function expandPaths(paths, cwd) {
+  const out = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync6(resolve6(cwd, dir), { withFileTypes: true }).sort(
+      (a, b2) => a.name.localeCompare(b2.name)
+    )) {
+      const child = join9(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIP_DIRS.has(entry.name)) walk(child);
+      } else if (entry.isFile() && isYamlFile(entry.name)) out.push(child);
+    }
+  };
+  for (const p of paths) {
+    const abs = resolve6(cwd, p);
+    if (!existsSync8(abs)) throw new ConfigError(`${p}: no such file or folder`);
+    if (statSync(abs).isDirectory()) walk(p);
+    else out.push(p);
+  }
+  return out;
+}
+function clustersFileOption(explicit, io) {
+  const file = explicit ?? io.env.TOPO_CLUSTERS_FILE;
+  if (file === void 0 || file === "") return void 0;
+  const abs = isAbsolute3(file) ? file : resolve6(io.cwd, file);
+  if (!existsSync8(abs)) throw new ConfigError(`clusters file ${file} does not exist`);
+  return relative2(io.cwd, abs) || abs;
+}
+function validateOptionsFor(io, clusters, clusterName, allowUnmeasuredMemory = false) {
+  const source = fileSystemSource(io.cwd);
+  const clustersFile = clustersFileOption(clusters, io);
+  return {
+    files: source,
+    config: source,
+    ...clustersFile ? { clustersFile } : {},
+    ...clusterName ? { clusterName } : {},
+    presets: presetOptionsFor(io),
+    ...allowUnmeasuredMemory ? { allowUnmeasuredMemory } : {}
+  };
+}
+function presetOptionsFor(io) {
+  const overrideDir = presetOverrideDir(io.env, io.cwd);
+  return overrideDir ? { overrideDir } : {};
+}
+function presetNotes(report) {
+  const notes = /* @__PURE__ */ new Map();
+  for (const f of report.files) {
+    const c = f.candidate;
+    if (!c || c.basePreset.origin === "shipped") continue;
+    notes.set(
+      c.experimentId,
+      `note: experiment ${c.experimentId}: base preset ${c.baseTopology} is ${describePreset({ ...c.basePreset, name: c.baseTopology, text: "" })}`
+    );
+  }
+  return [...notes.values()];
+}
+var validateCommand = {
+  name: "validate",
+  summary: "Validate candidate, experiment and cluster files",
+  help: {
+    synopsis: "topo validate <paths\u2026> [options]",
+    description: "Checks candidates, experiment.yaml and clusters.yaml files (folders are searched for YAML) against the schemas and AlpaSim's tuning rules; prints file:line:column lines. Exit 1 when any file has errors (warnings alone exit 0). --json follows schemas/cli/validate.schema.json.",
+    options: [JSON_OPTION, CLUSTERS_OPTION, ALLOW_UNMEASURED_MEMORY_OPTION],
+    examples: [
+      "topo validate topologies",
+      "topo validate --json topologies/topology-opt-vavam-ord-20261202/more-workers.yaml"
+    ]
+  },
+  async run(args, io) {
+    const parsed = parseOptions(validateCommand.help.options, args, io.env);
+    if (parsed.positionals.length === 0) throw new UsageError("name at least one file or folder");
+    const paths = expandPaths(parsed.positionals, io.cwd);
+    if (paths.length === 0) throw new ConfigError(`no YAML files under ${parsed.positionals.join(", ")}`);
+    const report = await validateFiles(
+      paths,
+      validateOptionsFor(io, str(parsed, "clusters"), void 0, flag(parsed, "allow-unmeasured-memory"))
+    );
+    if (flag(parsed, "json")) {
+      io.stdout(`${JSON.stringify({ schema_version: 1, ...toJsonReport(report) }, null, 2)}
+`);
+    } else {
+      for (const file of report.files) {
+        for (const issue of [...file.errors, ...file.warnings].sort(
+          (a, b2) => a.line - b2.line || a.column - b2.column
+        )) {
+          io.stdout(`${formatIssue(issue)}
+`);
+        }
+      }
+      for (const note of presetNotes(report)) io.stdout(`${note}
+`);
+      const bad = report.files.filter((f) => f.errors.length).length;
+      io.stdout(
+        `${report.files.length} file(s) checked: ${report.errorCount} error(s), ${report.warningCount} warning(s)${bad ? ` in ${bad} file(s)` : ""}
+`
+      );
+    }
+    return report.errorCount > 0 ? EXIT.findings : EXIT.ok;
+  }
+};
+
+// src/cli/commands/autopilot.ts
+async function context3(experimentId, io, clusters) {
+  try {
+    return await readAutopilot(fileSystemSource(io.cwd), experimentId, clusters);
+  } catch (error) {
+    if (error instanceof AutopilotConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+async function proposals2(experimentId, io, round3, count2, clusters) {
+  try {
+    const outcome = await runSuggest({
+      experimentId,
+      files: fileSystemSource(io.cwd),
+      count: count2,
+      presets: presetOptionsFor(io),
+      ...clusters ? { clustersFile: clusters } : {}
+    });
+    return {
+      stop: outcome.proposals.length === 0 ? outcome.result.stop.reason : null,
+      proposals: outcome.proposals.map((p) => ({
+        branch: botBranch(experimentId, p.candidate.name),
+        path: p.path,
+        change: p.change,
+        hypothesis: roundHypothesis(round3, p.candidate.hypothesis ?? ""),
+        expected_effect: p.candidate.expected_effect ?? ""
+      }))
+    };
+  } catch (error) {
+    if (error instanceof SuggestError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+function proposalLines(found) {
+  if (found.stop !== null) return [`  no proposal: ${found.stop} (the autopilot concludes then)`];
+  return found.proposals.flatMap((p) => [
+    `  ${p.branch}  (${p.path})`,
+    `    change:     ${p.change}`,
+    `    hypothesis: ${p.hypothesis}`,
+    `    expected:   ${p.expected_effect}`
+  ]);
+}
+async function planDocument(experimentId, io, plan, clusters) {
+  const actions = [];
+  for (const a of plan.actions)
+    actions.push({
+      kind: a.kind,
+      text: actionText(a),
+      ...a.kind === "open" ? await proposals2(experimentId, io, a.round, a.count, clusters) : {}
+    });
+  return { round: plan.round, waiting: plan.waiting, actions };
+}
+async function fromRecord(experimentId, io, clusters) {
+  const ctx = await context3(experimentId, io, clusters);
+  const { runs, plan } = planFor(ctx);
+  const note = "From the record on this checkout only: the bot\u2019s state and the live runs are left out (give --repo OWNER/NAME and GITHUB_TOKEN to read what the dashboard shows).";
+  return { runs, plan, text: `${renderDashboard(experimentId, runs, plan)}
+
+${note}`, note };
+}
+async function fromPass(experimentId, io, clusters, live3) {
+  const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
+  if (!token)
+    throw new ConfigError(
+      "--repo reads the bot\u2019s state and the live runs through the GitHub API: set GITHUB_TOKEN (read access to the repository)"
+    );
+  let target;
+  try {
+    target = splitRepository(live3.repo);
+  } catch (error) {
+    throw new UsageError(`--repo ${live3.repo}: ${error.message}`);
+  }
+  await context3(experimentId, io, clusters);
+  const octokit = createOctokit({ token, baseUrl: io.env.GITHUB_API_URL });
+  const config = {
+    workspace: io.cwd,
+    topologiesDir: "topologies",
+    clustersFile: clusters ?? "topologies/clusters.yaml",
+    ...target,
+    botLogin: live3.botLogin,
+    env: io.env,
+    log: () => {
+    }
+  };
+  const ports = buildMonitorPorts(octokit, config);
+  try {
+    const pass = await runStages(
+      newPassState({ tickSeconds: 60 }),
+      ports,
+      stagesNamed("read", "observe", "decide")
+    );
+    const e = pass.experiments.find((x2) => x2.id === experimentId);
+    if (!e) throw new ConfigError(`the monitor reads no experiment ${experimentId} from this checkout`);
+    const view = await peekAutopilotView(octokit, { ...target, botLogin: live3.botLogin }, config, e.exp);
+    if (!view) throw new ConfigError(`${experimentId} has no autopilot block`);
+    const read2 = autopilotDashboard(e, view);
+    const note = e.errors.length ? `Read with errors: ${e.errors.join("; ")}` : null;
+    return { ...read2, text: note ? `${read2.text}
+
+${note}` : read2.text, note };
+  } finally {
+    await ports.close();
+  }
+}
+var autopilotCommand = {
+  name: "autopilot",
+  summary: "Show an experiment's autopilot: its dashboard, or the next round it would open",
+  help: {
+    synopsis: "topo autopilot <status|plan> <experiment> [--repo OWNER/NAME] [options]",
+    description: "status: what the experiment's dashboard shows (rounds, decisions, GPU-hours spent, committed and left, the best against the baseline, what needs a person, what comes next or why it waits). plan: the next actions as the autopilot would take them, with the proposals of a round it would open (branch, change, hypothesis). With --repo (and GITHUB_TOKEN; GITHUB_API_URL for GitHub Enterprise) they read what the monitor reads: the bot's state, its pull requests and the live runs from Slurm and Prometheus, so they agree with the dashboard; without, the checkout's record alone, and they say so. Both write nothing. Run them on a checkout of the default branch: the policy is read from there. Exit 2 when the experiment or its autopilot block is missing.",
+    options: [
+      {
+        name: "repo",
+        type: "string",
+        value: "OWNER/NAME",
+        description: "read the bot\u2019s state and the live runs of this repository (GITHUB_TOKEN)"
+      },
+      {
+        name: "bot-login",
+        type: "string",
+        value: "LOGIN",
+        description: "the login the monitor writes as",
+        default: "github-actions[bot]"
+      },
+      CLUSTERS_OPTION,
+      JSON_OPTION
+    ],
+    examples: [
+      "topo autopilot status topology-opt-vavam-ord-20261202 --repo my-org/sim-topologies",
+      "topo autopilot plan topology-opt-vavam-ord-20261202"
+    ]
+  },
+  async run(args, io) {
+    const parsed = parseOptions(autopilotCommand.help.options, args, io.env);
+    const [sub, experimentId, extra] = parsed.positionals;
+    if (sub !== "status" && sub !== "plan")
+      throw new UsageError(
+        sub ? `unknown autopilot subcommand "${sub}" (status or plan)` : "status or plan?"
+      );
+    if (!experimentId) throw new UsageError("which experiment? give its id");
+    if (extra) throw new UsageError(`unexpected argument "${extra}"`);
+    const clusters = clustersFileOption(str(parsed, "clusters"), io);
+    const repo = str(parsed, "repo");
+    const read2 = repo ? await fromPass(experimentId, io, clusters, {
+      repo,
+      botLogin: str(parsed, "bot-login") ?? "github-actions[bot]"
+    }) : await fromRecord(experimentId, io, clusters);
+    const json = flag(parsed, "json");
+    const base = {
+      schema_version: 1,
+      subcommand: sub,
+      experiment_id: experimentId,
+      source: repo ? "pass" : "record"
+    };
+    if (sub === "status") {
+      io.stdout(
+        json ? `${JSON.stringify({ ...base, round: read2.plan.round, waiting: read2.plan.waiting, budget: snakeKeys(read2.plan.budget), needs_a_person: read2.plan.stalls, dashboard: read2.text })}
+` : `${read2.text}
+`
+      );
+      return EXIT.ok;
+    }
+    return printPlan(experimentId, io, read2.plan, { json, base, clusters, note: read2.note });
+  }
+};
+async function printPlan(experimentId, io, plan, o) {
+  const doc = await planDocument(experimentId, io, plan, o.clusters);
+  if (o.json) {
+    io.stdout(`${JSON.stringify({ ...o.base, ...doc })}
+`);
+    return EXIT.ok;
+  }
+  const lines = [`${experimentId}: round ${plan.round}${plan.waiting ? `, waiting: ${plan.waiting}` : ""}`];
+  if (doc.actions.length === 0) lines.push("nothing to do now");
+  for (const a of doc.actions) {
+    lines.push(`- ${a.text}`);
+    if (a.proposals) lines.push(...proposalLines({ proposals: a.proposals, stop: a.stop ?? null }));
+  }
+  for (const s of plan.stalls)
+    lines.push(`needs a person: ${s.pr !== void 0 ? `#${s.pr}: ` : ""}${s.what}; ${s.fix}`);
+  if (o.note) lines.push(o.note);
+  io.stdout(`${lines.join("\n")}
+`);
+  return EXIT.ok;
+}
+
+// src/usecases/submit-comment.ts
+function codeBlock2(text3, lang = "sh") {
+  const longest = Math.max(2, ...[...text3.matchAll(/`+/g)].map((m2) => m2[0].length));
+  const fence = "`".repeat(longest + 1);
+  return `${fence}${lang}
+${text3}
+${fence}`;
+}
+function code2(text3) {
+  return `\`${text3.replace(/`/g, "'")}\``;
+}
+function ordinal(n) {
+  if (n % 100 >= 11 && n % 100 <= 13) return `${n}th`;
+  return `${n}${["th", "st", "nd", "rd"][n % 10] ?? "th"}`;
+}
+function renderSubmitComment(result) {
+  const lines = [];
+  switch (result.status) {
+    case "submitted":
+      lines.push(`### Submitted: job ${code2(result.jobId)} on cluster ${code2(result.cluster)}`);
+      break;
+    case "existing":
+      lines.push(
+        `### Already submitted: job ${code2(result.jobId)} on cluster ${code2(result.cluster)} (${result.state.toLowerCase()})`,
+        "",
+        "A job with this name (same experiment, candidate and topology) exists, so nothing new was submitted."
+      );
+      break;
+    case "queued":
+      lines.push(
+        `### Queued: ${ordinal(result.position)} in line on cluster ${code2(result.cluster)}`,
+        "",
+        `${result.live} of ${result.maxParallel} candidates of this experiment are running or pending (max_parallel ${result.maxParallel}). This candidate is submitted when a slot frees, first come, first served.`
+      );
+      break;
+    case "dry-run":
+      lines.push(
+        `### Dry run: would be ${result.wouldBe === "queued" ? `queued (${ordinal(result.position ?? 1)} in line)` : "submitted"} on cluster ${code2(result.cluster)}`
+      );
+      break;
+  }
+  lines.push("", `Job name: ${code2(result.jobName)}`, "", "Command:", "", codeBlock2(result.command));
+  return `${lines.join("\n")}
+`;
+}
+function renderCancelComment(result, cluster) {
+  if (result.cancelled.length > 0) {
+    const ids = result.cancelled.map(code2).join(", ");
+    return `### Cancelled job ${ids} on cluster ${code2(cluster)}
+
+Job name: ${code2(result.jobName)}
+`;
+  }
+  const state2 = result.job ? `its job ${code2(result.job.id)} is ${result.job.state.toLowerCase()}` : "Slurm knows no job of this name";
+  return `### Nothing to cancel on cluster ${code2(cluster)}
+
+No pending or running job is named ${code2(result.jobName)}: ${state2}.
+`;
+}
+
+// src/cli/commands/submit.ts
+import { existsSync as existsSync10 } from "node:fs";
+import { resolve as resolve8 } from "node:path";
+
+// src/cli/commands/render.ts
+import { existsSync as existsSync9 } from "node:fs";
+import { resolve as resolve7 } from "node:path";
+function renderedOrFinding(path, report, submission, io, json, verb) {
+  if (submission && report.candidate) {
+    for (const issue of report.warnings) io.stderr(`${formatIssue(issue)}
+`);
+    return submission;
+  }
+  const issues = [...report.errors, ...report.warnings].map(formatIssue);
+  if (!json) for (const line of issues) io.stdout(`${line}
+`);
+  throw new FindingError(
+    report.kind !== "candidate" ? `${path} is a ${report.kind} file, not a candidate` : `${path}: not ${verb}: fix the ${report.errors.length} error(s) ${json ? "in issues" : "above"} first`,
+    issues
+  );
+}
+var renderCommand = {
+  name: "render",
+  summary: "Print a candidate's sbatch command (argv) without submitting it",
+  help: {
+    synopsis: "topo render <candidate.yaml> [options]",
+    description: "Prints the exact sbatch argv of a candidate and a shell-quoted line, without submitting. With --json: the argv (schemas/cli/render.schema.json). Exit 1 when the candidate has errors.",
+    options: [JSON_OPTION, CLUSTER_OPTION, CLUSTERS_OPTION, ALLOW_UNMEASURED_MEMORY_OPTION],
+    examples: [
+      "topo render topologies/topology-opt-vavam-ord-20261202/baseline.yaml",
+      "topo render --json --cluster ord topologies/<experiment>/<candidate>.yaml"
+    ]
+  },
+  async run(args, io) {
+    const parsed = parseOptions(renderCommand.help.options, args, io.env);
+    if (parsed.positionals.length !== 1) throw new UsageError("name exactly one candidate file");
+    const path = parsed.positionals[0];
+    if (!existsSync9(resolve7(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
+    const options2 = validateOptionsFor(
+      io,
+      str(parsed, "clusters"),
+      str(parsed, "cluster"),
+      flag(parsed, "allow-unmeasured-memory")
+    );
+    const { report, submission } = await renderCandidateFile(path, options2);
+    const rendered = renderedOrFinding(path, report, submission, io, flag(parsed, "json"), "rendered");
+    if (flag(parsed, "json"))
+      io.stdout(
+        `${JSON.stringify({ schema_version: 1, job_name: rendered.jobName, argv: rendered.argv, env: rendered.env ?? {} })}
+`
+      );
+    else {
+      const env = Object.entries(rendered.env ?? {}).map(([k2, v2]) => shellQuote(`${k2}=${v2}`));
+      io.stdout(
+        `# job ${rendered.jobName}
+${env.length ? `# environment: ${env.join(" ")}
+` : ""}${rendered.shellLine}
+`
+      );
+    }
+    return EXIT.ok;
+  }
+};
+
+// src/cli/commands/submit.ts
+async function candidateOnCluster(args, io, options2, purpose = "submit") {
+  const parsed = parseOptions(options2, args, io.env);
+  if (parsed.positionals.length !== 1) throw new UsageError("name exactly one candidate file");
+  const path = parsed.positionals[0];
+  if (!existsSync10(resolve8(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
+  const clusterName = str(parsed, "cluster");
+  const { report, submission } = await renderCandidateFile(
+    path,
+    validateOptionsFor(
+      io,
+      str(parsed, "clusters"),
+      clusterName,
+      // cancelling needs only the job name: a memory prediction never stands in its way
+      purpose === "cancel" || flag(parsed, "allow-unmeasured-memory")
+    )
+  );
+  const rendered = renderedOrFinding(
+    path,
+    report,
+    submission,
+    io,
+    flag(parsed, "json"),
+    purpose === "cancel" ? "cancelled" : "submitted"
+  );
+  const details = report.candidate;
+  const cluster = clusterName ?? details.cluster;
+  const slurm = slurmClientForCluster(cluster, details.clusterConfig, { env: io.env });
+  return { parsed, submission: rendered, details, cluster, slurm };
+}
+var submitCommand = {
+  name: "submit",
+  summary: "Submit a candidate to Slurm under a run name of its own (at most max_parallel per experiment)",
+  help: {
+    synopsis: "topo submit <candidate.yaml> [options]",
+    description: "Validates and renders the candidate, then submits it with sbatch (argv, never a shell) under a new run name `topo-<experiment>-<candidate>-<hash8>-<label>`, as /topo submit does, so a rerun never shares a run_name (and metrics) with an earlier run. A live run of the same candidate and topology stands: it is shown, not submitted again, and released when a submit interrupted between sbatch and its release left it held. Ctrl-C while it submits cancels the job it holds (it never ran) and exits 130; a second Ctrl-C quits at once, and the next `topo submit` or `topo watch` releases what it left. Beyond max_parallel nothing is submitted (no monitor serves a CLI queue): run it again when a slot frees. A CLI run has no pull request: it is tracked on the cluster by its run name only (`topo status`, `topo analyze <run name>`, `topo cancel`). With --json the result and the run request follow schemas/cli/submit.schema.json. Exit 1 when the candidate has errors.",
+    options: [
+      CLUSTER_OPTION,
+      CLUSTERS_OPTION,
+      ALLOW_UNMEASURED_MEMORY_OPTION,
+      {
+        name: "dry-run",
+        short: "n",
+        type: "boolean",
+        description: "print what would be submitted; submit nothing"
+      },
+      JSON_OPTION
+    ],
+    examples: [
+      "topo submit topologies/topology-opt-vavam-ord-20261202/more-workers.yaml --dry-run",
+      "topo submit topologies/<experiment>/<candidate>.yaml --cluster ord --json"
+    ],
+    environment: [{ name: "TOPO_SSH_KEY", description: "private key for clusters reached over SSH" }]
+  },
+  async run(args, io) {
+    const target = await candidateOnCluster(args, io, submitCommand.help.options);
+    const { parsed, submission, details, cluster, slurm } = target;
+    try {
+      const label = newRunLabel();
+      const request2 = {
+        run_label: label,
+        run_name: runNameFor(submission.jobName, label),
+        experiment: details.experimentId,
+        candidate: details.name,
+        path: parsed.positionals[0],
+        topology_hash: parseRunName(submission.jobName, details.experimentId)?.hash ?? "",
+        requested_by: io.env.USER || io.env.LOGNAME || "unknown",
+        requested_at: (/* @__PURE__ */ new Date()).toISOString()
+      };
+      const interrupts = io.interrupts?.();
+      let result;
+      try {
+        result = await submitCandidate(
+          { slurm, log: (m2) => io.stderr(`${m2}
+`), ...interrupts ? { signal: interrupts.signal } : {} },
+          {
+            experimentId: details.experimentId,
+            cluster,
+            submission: withRunName(submission, request2.run_name),
+            standsFor: submission.jobName,
+            maxParallel: details.experimentConfig.max_parallel,
+            dryRun: flag(parsed, "dry-run")
+          }
+        );
+      } finally {
+        interrupts?.release();
+      }
+      if (result.status === "existing")
+        result = { ...result, command: withRunName(submission, result.jobName).shellLine };
+      const made = result.status === "submitted" || result.status === "dry-run";
+      if (flag(parsed, "json"))
+        io.stdout(
+          `${JSON.stringify({ schema_version: 1, ...submitJson(result), ...made ? { request: request2 } : {} })}
+`
+        );
+      else io.stdout(cliText(result));
+      return EXIT.ok;
+    } finally {
+      await slurm.close();
+    }
+  }
+};
+function cliText(result) {
+  if (result.status === "queued")
+    return `### Not submitted: ${result.live} of ${result.maxParallel} slots of this experiment are busy on cluster \`${result.cluster}\`
+
+The CLI keeps no queue (only a pull request's \`/topo submit\` waits for the monitor): run \`topo submit\` again when a slot frees.
+`;
+  const text3 = renderSubmitComment(result);
+  if (result.status !== "submitted") return text3;
+  return `${text3}
+Run name \`${result.jobName}\`: a CLI run has no pull request; follow it by this name (\`topo status\`, \`topo analyze ${result.jobName}\`).
+`;
+}
+
+// src/cli/commands/cancel.ts
+var cancelCommand = {
+  name: "cancel",
+  summary: "Cancel the Slurm job of a candidate",
+  help: {
+    synopsis: "topo cancel <candidate.yaml> [options]",
+    description: "Cancels the candidate's queued or running Slurm job (found by its job name). With --json the result follows schemas/cli/cancel.schema.json.",
+    options: [CLUSTER_OPTION, CLUSTERS_OPTION, JSON_OPTION],
+    examples: ["topo cancel topologies/topology-opt-vavam-ord-20261202/more-workers.yaml"],
+    environment: [{ name: "TOPO_SSH_KEY", description: "private key for clusters reached over SSH" }]
+  },
+  async run(args, io) {
+    const target = await candidateOnCluster(args, io, cancelCommand.help.options, "cancel");
+    const { parsed, submission, details, cluster, slurm } = target;
+    try {
+      const result = await cancelCandidate(
+        { slurm },
+        { experimentId: details.experimentId, jobName: submission.jobName }
+      );
+      io.stdout(
+        flag(parsed, "json") ? `${JSON.stringify({ schema_version: 1, ...cancelJson(result) })}
+` : renderCancelComment(result, cluster)
+      );
+      return EXIT.ok;
+    } finally {
+      await slurm.close();
+    }
+  }
+};
+
+// src/demo/cleanup.ts
+var Cleanup = class {
+  steps = [];
+  running = null;
+  /** Registers a step; the returned function removes it (once the thing stopped by itself). */
+  add(label, run3) {
+    const step = { label, run: run3 };
+    this.steps.push(step);
+    return () => {
+      this.steps = this.steps.filter((s) => s !== step);
+    };
+  }
+  /** Labels of the steps still pending, newest first (what would be left running). */
+  pending() {
+    return this.steps.map((s) => s.label).reverse();
+  }
+  /** Runs every step once, newest first; a failing step is reported and the others still run. */
+  runAll(log) {
+    this.running ??= (async () => {
+      while (this.steps.length > 0) {
+        const step = this.steps.pop();
+        log(`cleanup: ${step.label}`);
+        try {
+          await step.run();
+        } catch (error) {
+          log(`cleanup: ${step.label} failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    })();
+    return this.running;
+  }
+};
+function signalExitCode(signal) {
+  return signal === "SIGINT" ? 130 : signal === "SIGTERM" ? 143 : 1;
+}
+function onTermination(onSignal, onSecond) {
+  let seen = false;
+  const handler2 = (signal) => {
+    if (seen) onSecond(signal);
+    else {
+      seen = true;
+      onSignal(signal);
+    }
+  };
+  process.on("SIGINT", handler2);
+  process.on("SIGTERM", handler2);
+  return () => {
+    process.off("SIGINT", handler2);
+    process.off("SIGTERM", handler2);
+  };
+}
+
+// src/demo/live-view.ts
+var HEADERS = ["candidate", "state", "sim min", "s/rollout", "verdict"];
+function cells(row) {
+  return [
+    row.name,
+    row.state,
+    row.simulatedMinutes === null ? "-" : row.simulatedMinutes.toFixed(1),
+    row.secondsPerRollout === null ? "-" : row.secondsPerRollout.toFixed(2),
+    row.verdict ?? "-"
+  ];
+}
+function renderTable(title, rows) {
+  const body = rows.map(cells);
+  const widths = HEADERS.map((h2, i) => Math.max(h2.length, ...body.map((r) => (r[i] ?? "").length)));
+  const line = (r) => r.map((c, i) => i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  return [title, line(HEADERS), line(widths.map((w2) => "-".repeat(w2))), ...body.map(line)];
+}
+function changeLines(previous, next) {
+  const before = new Map(previous.map((r) => [r.name, r]));
+  const lines = [];
+  for (const row of next) {
+    const old = before.get(row.name);
+    const minuteTicked = row.simulatedMinutes !== null && Math.floor(row.simulatedMinutes / 5) !== Math.floor((old?.simulatedMinutes ?? -5) / 5);
+    if (old && old.state === row.state && old.verdict === row.verdict && !minuteTicked) continue;
+    const parts = [`${row.name}: ${row.state}`];
+    if (row.simulatedMinutes !== null) parts.push(`${row.simulatedMinutes.toFixed(1)} sim min`);
+    if (row.secondsPerRollout !== null) parts.push(`${row.secondsPerRollout.toFixed(2)} s/rollout`);
+    if (row.verdict) parts.push(`verdict: ${row.verdict}`);
+    lines.push(parts.join(", "));
+  }
+  return lines;
+}
+var LiveView = class {
+  constructor(write, tty) {
+    this.write = write;
+    this.tty = tty;
+  }
+  write;
+  tty;
+  drawnLines = 0;
+  rows = [];
+  /** A message above the table (terminal) or a plain log line. */
+  log(message2) {
+    if (this.tty) {
+      this.clear();
+      this.write(`${message2}
+`);
+      this.drawnLines = 0;
+    } else {
+      this.write(`${message2}
+`);
+    }
+  }
+  /** Shows the new rows under a title ("round 1: 3 candidates"). */
+  update(title, rows) {
+    if (this.tty) {
+      this.clear();
+      const lines = renderTable(title, rows);
+      this.write(`${lines.join("\n")}
+`);
+      this.drawnLines = lines.length;
+    } else {
+      for (const line of changeLines(this.rows, rows)) this.write(`${line}
+`);
+    }
+    this.rows = rows.map((r) => ({ ...r }));
+  }
+  /** Leaves the last table on screen and starts a fresh one below it. */
+  freeze() {
+    this.drawnLines = 0;
+    this.rows = [];
+  }
+  clear() {
+    if (this.drawnLines > 0) this.write("\x1B[1A\x1B[2K".repeat(this.drawnLines) + "\r");
+  }
+};
+
+// src/demo/output.ts
+import { copyFileSync, existsSync as existsSync11, mkdirSync as mkdirSync3, readFileSync as readFileSync8, writeFileSync as writeFileSync3 } from "node:fs";
+import { dirname as dirname6, isAbsolute as isAbsolute4, join as join10, relative as relative3, resolve as resolve9 } from "node:path";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
+var DemoOutput = class {
+  dir;
+  files = [];
+  constructor(dir) {
+    this.dir = resolve9(dir);
+    mkdirSync3(this.dir, { recursive: true });
+  }
+  /** Writes `text` at `path` (relative to the output folder); returns the absolute path. */
+  write(path, text3) {
+    const target = this.resolveInside(path);
+    mkdirSync3(dirname6(target), { recursive: true });
+    writeFileSync3(target, text3);
+    this.remember(target);
+    return target;
+  }
+  copy(from, path) {
+    const target = this.resolveInside(path);
+    mkdirSync3(dirname6(target), { recursive: true });
+    copyFileSync(from, target);
+    this.remember(target);
+    return target;
+  }
+  /** Reads back a file written earlier. */
+  read(path) {
+    return readFileSync8(this.resolveInside(path), "utf8");
+  }
+  /** Files written so far, relative to the folder, in writing order. */
+  written() {
+    return [...this.files];
+  }
+  remember(target) {
+    const rel = relative3(this.dir, target);
+    if (!this.files.includes(rel)) this.files.push(rel);
+  }
+  resolveInside(path) {
+    const target = resolve9(this.dir, path);
+    const rel = relative3(this.dir, target);
+    if (rel === "" || rel.startsWith("..") || isAbsolute4(rel)) {
+      throw new Error(`demo output: ${path} would be written outside ${this.dir}`);
+    }
+    return target;
+  }
+};
+function findPackageRoot(from = dirname6(fileURLToPath2(import.meta.url))) {
+  let dir = from;
+  for (; ; ) {
+    if (existsSync11(join10(dir, "package.json")) && existsSync11(join10(dir, "scripts"))) return dir;
+    const parent = dirname6(dir);
+    if (parent === dir) throw new Error(`cannot find the alpasim-topo folder above ${from}`);
+    dir = parent;
+  }
+}
+function mermaidScriptPath(root) {
+  const path = join10(root, "dist", "mermaid.min.js");
+  if (!existsSync11(path)) {
+    throw new Error(
+      `${path} is missing: run \`npm run build\` in ${root} (index.html draws its charts with it)`
+    );
+  }
+  return path;
+}
+
+// src/demo/parts.ts
+import { readFileSync as readFileSync9 } from "node:fs";
+import { join as join12 } from "node:path";
+
+// src/demo/cluster.ts
+import { spawn } from "node:child_process";
+import { join as join11 } from "node:path";
+function run(argv, env, onStderrLine) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let stdout = "";
+    let stderr = "";
+    let partial = "";
+    child.stdout.on("data", (d2) => {
+      stdout += d2.toString();
+    });
+    child.stderr.on("data", (d2) => {
+      const text3 = d2.toString();
+      stderr += text3;
+      if (!onStderrLine) return;
+      partial += text3;
+      const lines = partial.split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) if (line.trim()) onStderrLine(line);
+    });
+    child.on("error", reject);
+    child.on("close", (code3) => {
+      if (onStderrLine && partial.trim()) onStderrLine(partial);
+      resolvePromise({ code: code3 ?? 1, stdout, stderr });
+    });
+  });
+}
+function parseClusterEnv(text3) {
+  const value = JSON.parse(text3);
+  for (const key of ["stateDir", "prometheusUrl", "clustersFile", "fileSdDir", "runDir"]) {
+    if (typeof value[key] !== "string") throw new Error(`local-cluster env --json: "${key}" is missing`);
+  }
+  if (typeof value.timeScale !== "number")
+    throw new Error('local-cluster env --json: "timeScale" is missing');
+  return value;
+}
+function localCluster(root, env) {
+  const script = join11(root, "scripts", "local-cluster");
+  const readEnv = async () => {
+    const ran = await run(["bash", script, "env", "--json"], env);
+    if (ran.code !== 0) throw new Error(`bash ${script} env --json failed: ${ran.stderr.trim()}`);
+    return parseClusterEnv(ran.stdout);
+  };
+  return {
+    async status() {
+      const value = await readEnv();
+      return value.up ? value : null;
+    },
+    async anyRunning() {
+      const ran = await run(["bash", script, "status"], env);
+      return /\brunning \(pid/.test(ran.stdout);
+    },
+    async up(log) {
+      const ran = await run(["bash", script, "up"], env, log);
+      if (ran.code !== 0) throw new Error(`bash ${script} up failed (exit ${ran.code}); see the lines above`);
+      const value = await readEnv();
+      if (!value.up)
+        throw new Error(`bash ${script} up finished but the cluster is not up: ${script} status`);
+      return value;
+    },
+    async down(log) {
+      const ran = await run(["bash", script, "down"], env, log);
+      if (ran.code !== 0) throw new Error(`bash ${script} down failed (exit ${ran.code})`);
+    }
+  };
+}
+
+// src/demo/parts.ts
+var DEMO_CLUSTER = "local";
+var FINAL_STATES = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function loadCluster(env) {
+  const text3 = readFileSync9(env.clustersFile, "utf8");
+  const checked2 = checkClusters(text3, env.clustersFile);
+  const cluster = checked2.value?.clusters[DEMO_CLUSTER];
+  if (!cluster) {
+    const why = checked2.issues[0]?.message ?? `no cluster "${DEMO_CLUSTER}"`;
+    throw new Error(`${env.clustersFile}: ${why} (written by scripts/local-cluster up)`);
+  }
+  return cluster;
+}
+function runTag() {
+  return (/* @__PURE__ */ new Date()).toISOString().slice(11, 19).replace(/:/g, "");
+}
+function layered(outDir, root) {
+  const out = fileSystemSource(outDir);
+  const repo = fileSystemSource(root);
+  return {
+    read: async (path) => await out.read(path) ?? repo.read(path),
+    list: async (dir) => {
+      const names = [...await out.list(dir) ?? [], ...await repo.list(dir) ?? []];
+      return names.length ? [...new Set(names)].sort() : void 0;
+    }
+  };
+}
+function realDemoParts(root, env, outDir) {
+  let clustersFile = "";
+  let ctx;
+  const need = () => {
+    if (!ctx) throw new Error("topo demo: the experiment is not prepared yet");
+    return ctx;
+  };
+  const resolved = (candidate) => {
+    const { base } = need();
+    return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
+  };
+  const submit = async (experiment, candidate) => {
+    const { cluster, slurm } = need();
+    const submission = renderSubmission(experiment, resolved(candidate), cluster);
+    const result = await submitCandidate(
+      { slurm },
+      {
+        experimentId: experiment.experiment_id,
+        cluster: DEMO_CLUSTER,
+        submission,
+        maxParallel: experiment.max_parallel ?? 3
+      }
+    );
+    if (result.status !== "submitted" && result.status !== "existing") {
+      throw new Error(`${candidate.name}: submit answered ${result.status}, expected a job`);
+    }
+    return { candidate, runName: submission.jobName, jobId: result.jobId };
+  };
+  return {
+    cluster: localCluster(root, env),
+    jobLog: (run3) => need().slurm.tail(run3.jobId, 40),
+    async prepare(command, clusterEnv, dateStamp2) {
+      const cluster = loadCluster(clusterEnv);
+      clustersFile = clusterEnv.clustersFile;
+      const parsed = parseRunCommand(command);
+      const presetFile = join12(root, "topologies", "presets", `${parsed.topology}.yaml`);
+      const preset = checkPreset(readFileSync9(presetFile, "utf8"), presetFile);
+      if (!preset.value) throw new Error(`${presetFile}: ${preset.issues[0]?.message ?? "invalid preset"}`);
+      const built = buildExperiment(parsed, preset.value, command, {
+        cluster: DEMO_CLUSTER,
+        date: dateStamp2
+      });
+      const experiment = {
+        ...built.experiment,
+        experiment_id: built.experiment.experiment_id.replace(
+          `-${DEMO_CLUSTER}-${dateStamp2}`,
+          `-demo${runTag()}-${DEMO_CLUSTER}-${dateStamp2}`
+        ),
+        // The monitor cancels a candidate on its decision (stop_when_decided, the default) and the
+        // baseline once stable: the demo's GPU-hours are seconds.
+        stop_when_stable: true
+      };
+      const slurmEnv = { ...env, SLURM_CONF: String(clusterEnv.slurmConf ?? env.SLURM_CONF ?? "") };
+      ctx = {
+        experimentId: experiment.experiment_id,
+        cluster,
+        base: expandPreset(preset.value, experiment),
+        slurm: slurmClientForCluster(DEMO_CLUSTER, cluster, { env: slurmEnv }),
+        timeScale: clusterEnv.timeScale,
+        prometheusUrl: clusterEnv.prometheusUrl,
+        comments: /* @__PURE__ */ new Map(),
+        checks: /* @__PURE__ */ new Map(),
+        labels: /* @__PURE__ */ new Map()
+      };
+      return { experiment, baseline: built.baseline };
+    },
+    submit: (experiment, candidate) => submit(experiment, candidate),
+    async cancel(run3) {
+      const c = need();
+      await cancelCandidate({ slurm: c.slurm }, { experimentId: c.experimentId, jobName: run3.runName });
+    },
+    async observe(prepared, runs, _env, reference) {
+      const c = need();
+      const { experiment } = prepared;
+      const prs = new Map(runs.map((r, i) => [i + 1, r]));
+      const nameOf = (pr) => prs.get(pr)?.candidate.name ?? `#${pr}`;
+      const report = await monitorPass(
+        {
+          experiments: async () => [
+            {
+              experiment,
+              timeScale: c.timeScale,
+              scrapeSeconds: 1,
+              grafanaUrl: c.cluster.grafana_url ?? null,
+              baseline: reference.baseline,
+              best: reference.best,
+              candidates: [...prs].map(([pr, r]) => ({
+                candidate: r.candidate.name,
+                runName: r.runName,
+                pr,
+                headSha: "0".repeat(40),
+                labels: [],
+                topology: resolved(r.candidate).expanded,
+                requested: true
+              }))
+            }
+          ],
+          // the monitor's own Slurm port: the one job model (src/judge/job.ts) and its failure rule
+          slurm: slurmMonitorPort(c.slurm),
+          // The demo submits before it watches; a run the monitor cannot find is submitted again, idempotently.
+          submit: async (_exp, candidate) => {
+            const run3 = runs.find((r) => r.runName === candidate.runName);
+            return run3 ? { jobId: (await submit(experiment, run3.candidate)).jobId } : void 0;
+          },
+          prometheus: createPrometheusClient({ baseUrl: c.prometheusUrl }),
+          github: {
+            // one comment per candidate, as the monitor's sticky comment `monitor-<candidate>`
+            readComment: async (_pr, candidate) => c.comments.get(candidate),
+            writeComment: async (_pr, candidate, body) => {
+              c.comments.set(candidate, body);
+            },
+            writeCheck: async (pr, _sha, check2) => {
+              c.checks.set(nameOf(pr), check2);
+            },
+            setLabel: async (pr, state2) => {
+              c.labels.set(nameOf(pr), state2);
+              return true;
+            }
+          },
+          now: () => Date.now() / 1e3
+        },
+        // A loaded 2-core machine can take a while to scrape the first target: allow a simulated hour.
+        { tickSeconds: 1, lagSeconds: 1, telemetryDeadlineMinutes: 60 }
+      );
+      if (report.errors.length) throw new Error(`monitor: ${report.errors.join("; ")}`);
+      return runs.map((run3) => {
+        const outcome = report.candidates.find((o) => o.runName === run3.runName);
+        if (!outcome) {
+          return {
+            state: "submitted",
+            simulatedMinutes: null,
+            secondsPerRollout: null,
+            observation: null,
+            comment: "",
+            done: false,
+            standing: null,
+            check: null,
+            label: null
+          };
+        }
+        const observation = outcome.view.observation;
+        const verdict = observation.verdict;
+        return {
+          state: outcome.state,
+          simulatedMinutes: verdict.minutes_of_data ?? null,
+          secondsPerRollout: verdict.current_full_run ?? observation.stable_metrics.seconds_per_rollout_full_run ?? null,
+          observation,
+          comment: c.comments.get(run3.candidate.name) ?? "",
+          done: FINAL_STATES.has(outcome.state),
+          standing: viewStanding(outcome.view),
+          check: c.checks.get(run3.candidate.name) ?? null,
+          label: c.labels.get(run3.candidate.name) ?? null
+        };
+      });
+    },
+    createRecord: (prepared) => createRecord(prepared.experiment, need().cluster),
+    // as actions/monitor reads the record on the default branch
+    references: (record) => ({
+      baseline: referenceWithFigure(baselineRun(record), record.runs),
+      best: referenceWithFigure(bestRun(record), record.runs),
+      current: record.current_best.topology
+    }),
+    apply(record, outcome) {
+      const { base } = need();
+      const expanded = expandCandidate(base, outcome.candidate.topology);
+      const parentRun = record.runs.find((r) => r.name === outcome.candidate.parent);
+      const parentExpanded = parentRun?.topology?.block ? expandCandidate(base, parentRun.topology.block) : base;
+      return apply(record, {
+        candidate: outcome.candidate.name,
+        kind: outcome.decision,
+        at: (/* @__PURE__ */ new Date()).toISOString(),
+        parent: outcome.candidate.parent ?? null,
+        run_name: outcome.run.runName,
+        job_id: outcome.run.jobId,
+        topology: {
+          base: `topology=${record.fixed_inputs.base_topology.replace(/^topology=/, "")}`,
+          hash: hash8(expanded),
+          block: outcome.candidate.topology,
+          file: `topologies/${record.experiment_id}/${outcome.candidate.name}.yaml`
+        },
+        change: topologyChange(parentExpanded, expanded),
+        hypothesis: outcome.candidate.hypothesis ?? null,
+        expected_effect: outcome.candidate.expected_effect ?? null,
+        observation: outcome.observation,
+        reason: outcome.reason,
+        failure: outcome.observation?.failure ?? null
+      });
+    },
+    recordJson: (record) => `${JSON.stringify(record, null, 2)}
+`,
+    recordMarkdown: (record) => renderRecordMarkdown(record),
+    // The record and candidate files are already in the output folder: `topo suggest` reads them
+    // there as it reads a repository, validates its proposals and returns their file texts.
+    async suggest(record, _prepared, count2) {
+      const outcome = await runSuggest({
+        experimentId: record.experiment_id,
+        files: layered(outDir, root),
+        clustersFile,
+        count: count2
+      });
+      for (const dropped of outcome.invalid) {
+        outcome.result.rejected.push({ change: dropped.name, reason: dropped.errors.join("; ") });
+      }
+      return {
+        proposals: outcome.proposals.map((p) => p.candidate),
+        files: Object.fromEntries(outcome.proposals.map((p) => [p.candidate.name, p.text])),
+        stop: outcome.result.stop.stop || outcome.proposals.length === 0 ? outcome.result.stop.reason : void 0
+      };
+    },
+    finalReport: (record) => renderFinalReport(record, {
+      recordUrl: recordPaths(record.experiment_id).markdown,
+      generatedAt: (/* @__PURE__ */ new Date()).toISOString()
+    })
+  };
+}
+
+// src/demo/run.ts
+var import_yaml6 = __toESM(require_dist(), 1);
+import { setTimeout as sleep3 } from "node:timers/promises";
+
+// node_modules/marked/lib/marked.esm.js
+function L() {
+  return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
+}
+var T = L();
+function G(l3) {
+  T = l3;
+}
+var E = { exec: () => null };
+function d(l3, e = "") {
+  let t = typeof l3 == "string" ? l3 : l3.source, n = { replace: (r, i) => {
+    let s = typeof i == "string" ? i : i.source;
+    return s = s.replace(m.caret, "$1"), t = t.replace(r, s), n;
+  }, getRegex: () => new RegExp(t, e) };
+  return n;
+}
+var be = (() => {
+  try {
+    return !!new RegExp("(?<=1)(?<!1)");
+  } catch {
+    return false;
+  }
+})();
+var m = { codeRemoveIndent: /^(?: {1,4}| {0,3}\t)/gm, outputLinkReplace: /\\([\[\]])/g, indentCodeCompensation: /^(\s+)(?:```)/, beginningSpace: /^\s+/, endingHash: /#$/, startingSpaceChar: /^ /, endingSpaceChar: / $/, nonSpaceChar: /[^ ]/, newLineCharGlobal: /\n/g, tabCharGlobal: /\t/g, multipleSpaceGlobal: /\s+/g, blankLine: /^[ \t]*$/, doubleBlankLine: /\n[ \t]*\n[ \t]*$/, blockquoteStart: /^ {0,3}>/, blockquoteSetextReplace: /\n {0,3}((?:=+|-+) *)(?=\n|$)/g, blockquoteSetextReplace2: /^ {0,3}>[ \t]?/gm, listReplaceTabs: /^\t+/, listReplaceNesting: /^ {1,4}(?=( {4})*[^ ])/g, listIsTask: /^\[[ xX]\] /, listReplaceTask: /^\[[ xX]\] +/, anyLine: /\n.*\n/, hrefBrackets: /^<(.*)>$/, tableDelimiter: /[:|]/, tableAlignChars: /^\||\| *$/g, tableRowBlankLine: /\n[ \t]*$/, tableAlignRight: /^ *-+: *$/, tableAlignCenter: /^ *:-+: *$/, tableAlignLeft: /^ *:-+ *$/, startATag: /^<a /i, endATag: /^<\/a>/i, startPreScriptTag: /^<(pre|code|kbd|script)(\s|>)/i, endPreScriptTag: /^<\/(pre|code|kbd|script)(\s|>)/i, startAngleBracket: /^</, endAngleBracket: />$/, pedanticHrefTitle: /^([^'"]*[^\s])\s+(['"])(.*)\2/, unicodeAlphaNumeric: /[\p{L}\p{N}]/u, escapeTest: /[&<>"']/, escapeReplace: /[&<>"']/g, escapeTestNoEncode: /[<>"']|&(?!(#\d{1,7}|#[Xx][a-fA-F0-9]{1,6}|\w+);)/, escapeReplaceNoEncode: /[<>"']|&(?!(#\d{1,7}|#[Xx][a-fA-F0-9]{1,6}|\w+);)/g, unescapeTest: /&(#(?:\d+)|(?:#x[0-9A-Fa-f]+)|(?:\w+));?/ig, caret: /(^|[^\[])\^/g, percentDecode: /%25/g, findPipe: /\|/g, splitPipe: / \|/, slashPipe: /\\\|/g, carriageReturn: /\r\n|\r/g, spaceLine: /^ +$/gm, notSpaceStart: /^\S*/, endingNewline: /\n$/, listItemRegex: (l3) => new RegExp(`^( {0,3}${l3})((?:[	 ][^\\n]*)?(?:\\n|$))`), nextBulletRegex: (l3) => new RegExp(`^ {0,${Math.min(3, l3 - 1)}}(?:[*+-]|\\d{1,9}[.)])((?:[ 	][^\\n]*)?(?:\\n|$))`), hrRegex: (l3) => new RegExp(`^ {0,${Math.min(3, l3 - 1)}}((?:- *){3,}|(?:_ *){3,}|(?:\\* *){3,})(?:\\n+|$)`), fencesBeginRegex: (l3) => new RegExp(`^ {0,${Math.min(3, l3 - 1)}}(?:\`\`\`|~~~)`), headingBeginRegex: (l3) => new RegExp(`^ {0,${Math.min(3, l3 - 1)}}#`), htmlBeginRegex: (l3) => new RegExp(`^ {0,${Math.min(3, l3 - 1)}}<(?:[a-z].*>|!--)`, "i") };
+var Re = /^(?:[ \t]*(?:\n|$))+/;
+var Te = /^((?: {4}| {0,3}\t)[^\n]+(?:\n(?:[ \t]*(?:\n|$))*)?)+/;
+var Oe = /^ {0,3}(`{3,}(?=[^`\n]*(?:\n|$))|~{3,})([^\n]*)(?:\n|$)(?:|([\s\S]*?)(?:\n|$))(?: {0,3}\1[~`]* *(?=\n|$)|$)/;
+var I = /^ {0,3}((?:-[\t ]*){3,}|(?:_[ \t]*){3,}|(?:\*[ \t]*){3,})(?:\n+|$)/;
+var we = /^ {0,3}(#{1,6})(?=\s|$)(.*)(?:\n+|$)/;
+var F = /(?:[*+-]|\d{1,9}[.)])/;
+var ie = /^(?!bull |blockCode|fences|blockquote|heading|html|table)((?:.|\n(?!\s*?\n|bull |blockCode|fences|blockquote|heading|html|table))+?)\n {0,3}(=+|-+) *(?:\n+|$)/;
+var oe = d(ie).replace(/bull/g, F).replace(/blockCode/g, /(?: {4}| {0,3}\t)/).replace(/fences/g, / {0,3}(?:`{3,}|~{3,})/).replace(/blockquote/g, / {0,3}>/).replace(/heading/g, / {0,3}#{1,6}/).replace(/html/g, / {0,3}<[^\n>]+>\n/).replace(/\|table/g, "").getRegex();
+var ye = d(ie).replace(/bull/g, F).replace(/blockCode/g, /(?: {4}| {0,3}\t)/).replace(/fences/g, / {0,3}(?:`{3,}|~{3,})/).replace(/blockquote/g, / {0,3}>/).replace(/heading/g, / {0,3}#{1,6}/).replace(/html/g, / {0,3}<[^\n>]+>\n/).replace(/table/g, / {0,3}\|?(?:[:\- ]*\|)+[\:\- ]*\n/).getRegex();
+var j = /^([^\n]+(?:\n(?!hr|heading|lheading|blockquote|fences|list|html|table| +\n)[^\n]+)*)/;
+var Pe = /^[^\n]+/;
+var Q = /(?!\s*\])(?:\\[\s\S]|[^\[\]\\])+/;
+var Se = d(/^ {0,3}\[(label)\]: *(?:\n[ \t]*)?([^<\s][^\s]*|<.*?>)(?:(?: +(?:\n[ \t]*)?| *\n[ \t]*)(title))? *(?:\n+|$)/).replace("label", Q).replace("title", /(?:"(?:\\"?|[^"\\])*"|'[^'\n]*(?:\n[^'\n]+)*\n?'|\([^()]*\))/).getRegex();
+var $e = d(/^( {0,3}bull)([ \t][^\n]+?)?(?:\n|$)/).replace(/bull/g, F).getRegex();
+var v = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|meta|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
+var U = /<!--(?:-?>|[\s\S]*?(?:-->|$))/;
+var _e = d("^ {0,3}(?:<(script|pre|style|textarea)[\\s>][\\s\\S]*?(?:</\\1>[^\\n]*\\n+|$)|comment[^\\n]*(\\n+|$)|<\\?[\\s\\S]*?(?:\\?>\\n*|$)|<![A-Z][\\s\\S]*?(?:>\\n*|$)|<!\\[CDATA\\[[\\s\\S]*?(?:\\]\\]>\\n*|$)|</?(tag)(?: +|\\n|/?>)[\\s\\S]*?(?:(?:\\n[ 	]*)+\\n|$)|<(?!script|pre|style|textarea)([a-z][\\w-]*)(?:attribute)*? */?>(?=[ \\t]*(?:\\n|$))[\\s\\S]*?(?:(?:\\n[ 	]*)+\\n|$)|</(?!script|pre|style|textarea)[a-z][\\w-]*\\s*>(?=[ \\t]*(?:\\n|$))[\\s\\S]*?(?:(?:\\n[ 	]*)+\\n|$))", "i").replace("comment", U).replace("tag", v).replace("attribute", / +[a-zA-Z:_][\w.:-]*(?: *= *"[^"\n]*"| *= *'[^'\n]*'| *= *[^\s"'=<>`]+)?/).getRegex();
+var ae = d(j).replace("hr", I).replace("heading", " {0,3}#{1,6}(?:\\s|$)").replace("|lheading", "").replace("|table", "").replace("blockquote", " {0,3}>").replace("fences", " {0,3}(?:`{3,}(?=[^`\\n]*\\n)|~{3,})[^\\n]*\\n").replace("list", " {0,3}(?:[*+-]|1[.)]) ").replace("html", "</?(?:tag)(?: +|\\n|/?>)|<(?:script|pre|style|textarea|!--)").replace("tag", v).getRegex();
+var Le = d(/^( {0,3}> ?(paragraph|[^\n]*)(?:\n|$))+/).replace("paragraph", ae).getRegex();
+var K = { blockquote: Le, code: Te, def: Se, fences: Oe, heading: we, hr: I, html: _e, lheading: oe, list: $e, newline: Re, paragraph: ae, table: E, text: Pe };
+var re = d("^ *([^\\n ].*)\\n {0,3}((?:\\| *)?:?-+:? *(?:\\| *:?-+:? *)*(?:\\| *)?)(?:\\n((?:(?! *\\n|hr|heading|blockquote|code|fences|list|html).*(?:\\n|$))*)\\n*|$)").replace("hr", I).replace("heading", " {0,3}#{1,6}(?:\\s|$)").replace("blockquote", " {0,3}>").replace("code", "(?: {4}| {0,3}	)[^\\n]").replace("fences", " {0,3}(?:`{3,}(?=[^`\\n]*\\n)|~{3,})[^\\n]*\\n").replace("list", " {0,3}(?:[*+-]|1[.)]) ").replace("html", "</?(?:tag)(?: +|\\n|/?>)|<(?:script|pre|style|textarea|!--)").replace("tag", v).getRegex();
+var Me = { ...K, lheading: ye, table: re, paragraph: d(j).replace("hr", I).replace("heading", " {0,3}#{1,6}(?:\\s|$)").replace("|lheading", "").replace("table", re).replace("blockquote", " {0,3}>").replace("fences", " {0,3}(?:`{3,}(?=[^`\\n]*\\n)|~{3,})[^\\n]*\\n").replace("list", " {0,3}(?:[*+-]|1[.)]) ").replace("html", "</?(?:tag)(?: +|\\n|/?>)|<(?:script|pre|style|textarea|!--)").replace("tag", v).getRegex() };
+var ze = { ...K, html: d(`^ *(?:comment *(?:\\n|\\s*$)|<(tag)[\\s\\S]+?</\\1> *(?:\\n{2,}|\\s*$)|<tag(?:"[^"]*"|'[^']*'|\\s[^'"/>\\s]*)*?/?> *(?:\\n{2,}|\\s*$))`).replace("comment", U).replace(/tag/g, "(?!(?:a|em|strong|small|s|cite|q|dfn|abbr|data|time|code|var|samp|kbd|sub|sup|i|b|u|mark|ruby|rt|rp|bdi|bdo|span|br|wbr|ins|del|img)\\b)\\w+(?!:|[^\\w\\s@]*@)\\b").getRegex(), def: /^ *\[([^\]]+)\]: *<?([^\s>]+)>?(?: +(["(][^\n]+[")]))? *(?:\n+|$)/, heading: /^(#{1,6})(.*)(?:\n+|$)/, fences: E, lheading: /^(.+?)\n {0,3}(=+|-+) *(?:\n+|$)/, paragraph: d(j).replace("hr", I).replace("heading", ` *#{1,6} *[^
+]`).replace("lheading", oe).replace("|table", "").replace("blockquote", " {0,3}>").replace("|fences", "").replace("|list", "").replace("|html", "").replace("|tag", "").getRegex() };
+var Ae = /^\\([!"#$%&'()*+,\-./:;<=>?@\[\]\\^_`{|}~])/;
+var Ee = /^(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/;
+var le = /^( {2,}|\\)\n(?!\s*$)/;
+var Ie = /^(`+|[^`])(?:(?= {2,}\n)|[\s\S]*?(?:(?=[\\<!\[`*_]|\b_|$)|[^ ](?= {2,}\n)))/;
+var D = /[\p{P}\p{S}]/u;
+var W = /[\s\p{P}\p{S}]/u;
+var ue = /[^\s\p{P}\p{S}]/u;
+var Ce = d(/^((?![*_])punctSpace)/, "u").replace(/punctSpace/g, W).getRegex();
+var pe = /(?!~)[\p{P}\p{S}]/u;
+var Be = /(?!~)[\s\p{P}\p{S}]/u;
+var qe = /(?:[^\s\p{P}\p{S}]|~)/u;
+var ve = d(/link|precode-code|html/, "g").replace("link", /\[(?:[^\[\]`]|(?<a>`+)[^`]+\k<a>(?!`))*?\]\((?:\\[\s\S]|[^\\\(\)]|\((?:\\[\s\S]|[^\\\(\)])*\))*\)/).replace("precode-", be ? "(?<!`)()" : "(^^|[^`])").replace("code", /(?<b>`+)[^`]+\k<b>(?!`)/).replace("html", /<(?! )[^<>]*?>/).getRegex();
+var ce = /^(?:\*+(?:((?!\*)punct)|[^\s*]))|^_+(?:((?!_)punct)|([^\s_]))/;
+var De = d(ce, "u").replace(/punct/g, D).getRegex();
+var He = d(ce, "u").replace(/punct/g, pe).getRegex();
+var he = "^[^_*]*?__[^_*]*?\\*[^_*]*?(?=__)|[^*]+(?=[^*])|(?!\\*)punct(\\*+)(?=[\\s]|$)|notPunctSpace(\\*+)(?!\\*)(?=punctSpace|$)|(?!\\*)punctSpace(\\*+)(?=notPunctSpace)|[\\s](\\*+)(?!\\*)(?=punct)|(?!\\*)punct(\\*+)(?!\\*)(?=punct)|notPunctSpace(\\*+)(?=notPunctSpace)";
+var Ze = d(he, "gu").replace(/notPunctSpace/g, ue).replace(/punctSpace/g, W).replace(/punct/g, D).getRegex();
+var Ge = d(he, "gu").replace(/notPunctSpace/g, qe).replace(/punctSpace/g, Be).replace(/punct/g, pe).getRegex();
+var Ne = d("^[^_*]*?\\*\\*[^_*]*?_[^_*]*?(?=\\*\\*)|[^_]+(?=[^_])|(?!_)punct(_+)(?=[\\s]|$)|notPunctSpace(_+)(?!_)(?=punctSpace|$)|(?!_)punctSpace(_+)(?=notPunctSpace)|[\\s](_+)(?!_)(?=punct)|(?!_)punct(_+)(?!_)(?=punct)", "gu").replace(/notPunctSpace/g, ue).replace(/punctSpace/g, W).replace(/punct/g, D).getRegex();
+var Fe = d(/\\(punct)/, "gu").replace(/punct/g, D).getRegex();
+var je = d(/^<(scheme:[^\s\x00-\x1f<>]*|email)>/).replace("scheme", /[a-zA-Z][a-zA-Z0-9+.-]{1,31}/).replace("email", /[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+(@)[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+(?![-_])/).getRegex();
+var Qe = d(U).replace("(?:-->|$)", "-->").getRegex();
+var Ue = d("^comment|^</[a-zA-Z][\\w:-]*\\s*>|^<[a-zA-Z][\\w-]*(?:attribute)*?\\s*/?>|^<\\?[\\s\\S]*?\\?>|^<![a-zA-Z]+\\s[\\s\\S]*?>|^<!\\[CDATA\\[[\\s\\S]*?\\]\\]>").replace("comment", Qe).replace("attribute", /\s+[a-zA-Z:_][\w.:-]*(?:\s*=\s*"[^"]*"|\s*=\s*'[^']*'|\s*=\s*[^\s"'=<>`]+)?/).getRegex();
+var q = /(?:\[(?:\\[\s\S]|[^\[\]\\])*\]|\\[\s\S]|`+[^`]*?`+(?!`)|[^\[\]\\`])*?/;
+var Ke = d(/^!?\[(label)\]\(\s*(href)(?:(?:[ \t]*(?:\n[ \t]*)?)(title))?\s*\)/).replace("label", q).replace("href", /<(?:\\.|[^\n<>\\])+>|[^ \t\n\x00-\x1f]*/).replace("title", /"(?:\\"?|[^"\\])*"|'(?:\\'?|[^'\\])*'|\((?:\\\)?|[^)\\])*\)/).getRegex();
+var de = d(/^!?\[(label)\]\[(ref)\]/).replace("label", q).replace("ref", Q).getRegex();
+var ke = d(/^!?\[(ref)\](?:\[\])?/).replace("ref", Q).getRegex();
+var We = d("reflink|nolink(?!\\()", "g").replace("reflink", de).replace("nolink", ke).getRegex();
+var se = /[hH][tT][tT][pP][sS]?|[fF][tT][pP]/;
+var X = { _backpedal: E, anyPunctuation: Fe, autolink: je, blockSkip: ve, br: le, code: Ee, del: E, emStrongLDelim: De, emStrongRDelimAst: Ze, emStrongRDelimUnd: Ne, escape: Ae, link: Ke, nolink: ke, punctuation: Ce, reflink: de, reflinkSearch: We, tag: Ue, text: Ie, url: E };
+var Xe = { ...X, link: d(/^!?\[(label)\]\((.*?)\)/).replace("label", q).getRegex(), reflink: d(/^!?\[(label)\]\s*\[([^\]]*)\]/).replace("label", q).getRegex() };
+var N = { ...X, emStrongRDelimAst: Ge, emStrongLDelim: He, url: d(/^((?:protocol):\/\/|www\.)(?:[a-zA-Z0-9\-]+\.?)+[^\s<]*|^email/).replace("protocol", se).replace("email", /[A-Za-z0-9._+-]+(@)[a-zA-Z0-9-_]+(?:\.[a-zA-Z0-9-_]*[a-zA-Z0-9])+(?![-_])/).getRegex(), _backpedal: /(?:[^?!.,:;*_'"~()&]+|\([^)]*\)|&(?![a-zA-Z0-9]+;$)|[?!.,:;*_'"~)]+(?!$))+/, del: /^(~~?)(?=[^\s~])((?:\\[\s\S]|[^\\])*?(?:\\[\s\S]|[^\s~\\]))\1(?=[^~]|$)/, text: d(/^([`~]+|[^`~])(?:(?= {2,}\n)|(?=[a-zA-Z0-9.!#$%&'*+\/=?_`{\|}~-]+@)|[\s\S]*?(?:(?=[\\<!\[`*~_]|\b_|protocol:\/\/|www\.|$)|[^ ](?= {2,}\n)|[^a-zA-Z0-9.!#$%&'*+\/=?_`{\|}~-](?=[a-zA-Z0-9.!#$%&'*+\/=?_`{\|}~-]+@)))/).replace("protocol", se).getRegex() };
+var Je = { ...N, br: d(le).replace("{2,}", "*").getRegex(), text: d(N.text).replace("\\b_", "\\b_| {2,}\\n").replace(/\{2,\}/g, "*").getRegex() };
+var C = { normal: K, gfm: Me, pedantic: ze };
+var M = { normal: X, gfm: N, breaks: Je, pedantic: Xe };
+var Ve = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+var ge = (l3) => Ve[l3];
+function w(l3, e) {
+  if (e) {
+    if (m.escapeTest.test(l3)) return l3.replace(m.escapeReplace, ge);
+  } else if (m.escapeTestNoEncode.test(l3)) return l3.replace(m.escapeReplaceNoEncode, ge);
+  return l3;
+}
+function J(l3) {
+  try {
+    l3 = encodeURI(l3).replace(m.percentDecode, "%");
+  } catch {
+    return null;
+  }
+  return l3;
+}
+function V(l3, e) {
+  let t = l3.replace(m.findPipe, (i, s, a) => {
+    let o = false, p = s;
+    for (; --p >= 0 && a[p] === "\\"; ) o = !o;
+    return o ? "|" : " |";
+  }), n = t.split(m.splitPipe), r = 0;
+  if (n[0].trim() || n.shift(), n.length > 0 && !n.at(-1)?.trim() && n.pop(), e) if (n.length > e) n.splice(e);
+  else for (; n.length < e; ) n.push("");
+  for (; r < n.length; r++) n[r] = n[r].trim().replace(m.slashPipe, "|");
+  return n;
+}
+function z(l3, e, t) {
+  let n = l3.length;
+  if (n === 0) return "";
+  let r = 0;
+  for (; r < n; ) {
+    let i = l3.charAt(n - r - 1);
+    if (i === e && !t) r++;
+    else if (i !== e && t) r++;
+    else break;
+  }
+  return l3.slice(0, n - r);
+}
+function fe(l3, e) {
+  if (l3.indexOf(e[1]) === -1) return -1;
+  let t = 0;
+  for (let n = 0; n < l3.length; n++) if (l3[n] === "\\") n++;
+  else if (l3[n] === e[0]) t++;
+  else if (l3[n] === e[1] && (t--, t < 0)) return n;
+  return t > 0 ? -2 : -1;
+}
+function me(l3, e, t, n, r) {
+  let i = e.href, s = e.title || null, a = l3[1].replace(r.other.outputLinkReplace, "$1");
+  n.state.inLink = true;
+  let o = { type: l3[0].charAt(0) === "!" ? "image" : "link", raw: t, href: i, title: s, text: a, tokens: n.inlineTokens(a) };
+  return n.state.inLink = false, o;
+}
+function Ye(l3, e, t) {
+  let n = l3.match(t.other.indentCodeCompensation);
+  if (n === null) return e;
+  let r = n[1];
+  return e.split(`
+`).map((i) => {
+    let s = i.match(t.other.beginningSpace);
+    if (s === null) return i;
+    let [a] = s;
+    return a.length >= r.length ? i.slice(r.length) : i;
+  }).join(`
+`);
+}
+var y = class {
+  options;
+  rules;
+  lexer;
+  constructor(e) {
+    this.options = e || T;
+  }
+  space(e) {
+    let t = this.rules.block.newline.exec(e);
+    if (t && t[0].length > 0) return { type: "space", raw: t[0] };
+  }
+  code(e) {
+    let t = this.rules.block.code.exec(e);
+    if (t) {
+      let n = t[0].replace(this.rules.other.codeRemoveIndent, "");
+      return { type: "code", raw: t[0], codeBlockStyle: "indented", text: this.options.pedantic ? n : z(n, `
+`) };
+    }
+  }
+  fences(e) {
+    let t = this.rules.block.fences.exec(e);
+    if (t) {
+      let n = t[0], r = Ye(n, t[3] || "", this.rules);
+      return { type: "code", raw: n, lang: t[2] ? t[2].trim().replace(this.rules.inline.anyPunctuation, "$1") : t[2], text: r };
+    }
+  }
+  heading(e) {
+    let t = this.rules.block.heading.exec(e);
+    if (t) {
+      let n = t[2].trim();
+      if (this.rules.other.endingHash.test(n)) {
+        let r = z(n, "#");
+        (this.options.pedantic || !r || this.rules.other.endingSpaceChar.test(r)) && (n = r.trim());
+      }
+      return { type: "heading", raw: t[0], depth: t[1].length, text: n, tokens: this.lexer.inline(n) };
+    }
+  }
+  hr(e) {
+    let t = this.rules.block.hr.exec(e);
+    if (t) return { type: "hr", raw: z(t[0], `
+`) };
+  }
+  blockquote(e) {
+    let t = this.rules.block.blockquote.exec(e);
+    if (t) {
+      let n = z(t[0], `
+`).split(`
+`), r = "", i = "", s = [];
+      for (; n.length > 0; ) {
+        let a = false, o = [], p;
+        for (p = 0; p < n.length; p++) if (this.rules.other.blockquoteStart.test(n[p])) o.push(n[p]), a = true;
+        else if (!a) o.push(n[p]);
+        else break;
+        n = n.slice(p);
+        let u = o.join(`
+`), c = u.replace(this.rules.other.blockquoteSetextReplace, `
+    $1`).replace(this.rules.other.blockquoteSetextReplace2, "");
+        r = r ? `${r}
+${u}` : u, i = i ? `${i}
+${c}` : c;
+        let g = this.lexer.state.top;
+        if (this.lexer.state.top = true, this.lexer.blockTokens(c, s, true), this.lexer.state.top = g, n.length === 0) break;
+        let h2 = s.at(-1);
+        if (h2?.type === "code") break;
+        if (h2?.type === "blockquote") {
+          let R = h2, f = R.raw + `
+` + n.join(`
+`), O = this.blockquote(f);
+          s[s.length - 1] = O, r = r.substring(0, r.length - R.raw.length) + O.raw, i = i.substring(0, i.length - R.text.length) + O.text;
+          break;
+        } else if (h2?.type === "list") {
+          let R = h2, f = R.raw + `
+` + n.join(`
+`), O = this.list(f);
+          s[s.length - 1] = O, r = r.substring(0, r.length - h2.raw.length) + O.raw, i = i.substring(0, i.length - R.raw.length) + O.raw, n = f.substring(s.at(-1).raw.length).split(`
+`);
+          continue;
+        }
+      }
+      return { type: "blockquote", raw: r, tokens: s, text: i };
+    }
+  }
+  list(e) {
+    let t = this.rules.block.list.exec(e);
+    if (t) {
+      let n = t[1].trim(), r = n.length > 1, i = { type: "list", raw: "", ordered: r, start: r ? +n.slice(0, -1) : "", loose: false, items: [] };
+      n = r ? `\\d{1,9}\\${n.slice(-1)}` : `\\${n}`, this.options.pedantic && (n = r ? n : "[*+-]");
+      let s = this.rules.other.listItemRegex(n), a = false;
+      for (; e; ) {
+        let p = false, u = "", c = "";
+        if (!(t = s.exec(e)) || this.rules.block.hr.test(e)) break;
+        u = t[0], e = e.substring(u.length);
+        let g = t[2].split(`
+`, 1)[0].replace(this.rules.other.listReplaceTabs, (H) => " ".repeat(3 * H.length)), h2 = e.split(`
+`, 1)[0], R = !g.trim(), f = 0;
+        if (this.options.pedantic ? (f = 2, c = g.trimStart()) : R ? f = t[1].length + 1 : (f = t[2].search(this.rules.other.nonSpaceChar), f = f > 4 ? 1 : f, c = g.slice(f), f += t[1].length), R && this.rules.other.blankLine.test(h2) && (u += h2 + `
+`, e = e.substring(h2.length + 1), p = true), !p) {
+          let H = this.rules.other.nextBulletRegex(f), ee = this.rules.other.hrRegex(f), te = this.rules.other.fencesBeginRegex(f), ne = this.rules.other.headingBeginRegex(f), xe = this.rules.other.htmlBeginRegex(f);
+          for (; e; ) {
+            let Z2 = e.split(`
+`, 1)[0], A;
+            if (h2 = Z2, this.options.pedantic ? (h2 = h2.replace(this.rules.other.listReplaceNesting, "  "), A = h2) : A = h2.replace(this.rules.other.tabCharGlobal, "    "), te.test(h2) || ne.test(h2) || xe.test(h2) || H.test(h2) || ee.test(h2)) break;
+            if (A.search(this.rules.other.nonSpaceChar) >= f || !h2.trim()) c += `
+` + A.slice(f);
+            else {
+              if (R || g.replace(this.rules.other.tabCharGlobal, "    ").search(this.rules.other.nonSpaceChar) >= 4 || te.test(g) || ne.test(g) || ee.test(g)) break;
+              c += `
+` + h2;
+            }
+            !R && !h2.trim() && (R = true), u += Z2 + `
+`, e = e.substring(Z2.length + 1), g = A.slice(f);
+          }
+        }
+        i.loose || (a ? i.loose = true : this.rules.other.doubleBlankLine.test(u) && (a = true));
+        let O = null, Y;
+        this.options.gfm && (O = this.rules.other.listIsTask.exec(c), O && (Y = O[0] !== "[ ] ", c = c.replace(this.rules.other.listReplaceTask, ""))), i.items.push({ type: "list_item", raw: u, task: !!O, checked: Y, loose: false, text: c, tokens: [] }), i.raw += u;
+      }
+      let o = i.items.at(-1);
+      if (o) o.raw = o.raw.trimEnd(), o.text = o.text.trimEnd();
+      else return;
+      i.raw = i.raw.trimEnd();
+      for (let p = 0; p < i.items.length; p++) if (this.lexer.state.top = false, i.items[p].tokens = this.lexer.blockTokens(i.items[p].text, []), !i.loose) {
+        let u = i.items[p].tokens.filter((g) => g.type === "space"), c = u.length > 0 && u.some((g) => this.rules.other.anyLine.test(g.raw));
+        i.loose = c;
+      }
+      if (i.loose) for (let p = 0; p < i.items.length; p++) i.items[p].loose = true;
+      return i;
+    }
+  }
+  html(e) {
+    let t = this.rules.block.html.exec(e);
+    if (t) return { type: "html", block: true, raw: t[0], pre: t[1] === "pre" || t[1] === "script" || t[1] === "style", text: t[0] };
+  }
+  def(e) {
+    let t = this.rules.block.def.exec(e);
+    if (t) {
+      let n = t[1].toLowerCase().replace(this.rules.other.multipleSpaceGlobal, " "), r = t[2] ? t[2].replace(this.rules.other.hrefBrackets, "$1").replace(this.rules.inline.anyPunctuation, "$1") : "", i = t[3] ? t[3].substring(1, t[3].length - 1).replace(this.rules.inline.anyPunctuation, "$1") : t[3];
+      return { type: "def", tag: n, raw: t[0], href: r, title: i };
+    }
+  }
+  table(e) {
+    let t = this.rules.block.table.exec(e);
+    if (!t || !this.rules.other.tableDelimiter.test(t[2])) return;
+    let n = V(t[1]), r = t[2].replace(this.rules.other.tableAlignChars, "").split("|"), i = t[3]?.trim() ? t[3].replace(this.rules.other.tableRowBlankLine, "").split(`
+`) : [], s = { type: "table", raw: t[0], header: [], align: [], rows: [] };
+    if (n.length === r.length) {
+      for (let a of r) this.rules.other.tableAlignRight.test(a) ? s.align.push("right") : this.rules.other.tableAlignCenter.test(a) ? s.align.push("center") : this.rules.other.tableAlignLeft.test(a) ? s.align.push("left") : s.align.push(null);
+      for (let a = 0; a < n.length; a++) s.header.push({ text: n[a], tokens: this.lexer.inline(n[a]), header: true, align: s.align[a] });
+      for (let a of i) s.rows.push(V(a, s.header.length).map((o, p) => ({ text: o, tokens: this.lexer.inline(o), header: false, align: s.align[p] })));
+      return s;
+    }
+  }
+  lheading(e) {
+    let t = this.rules.block.lheading.exec(e);
+    if (t) return { type: "heading", raw: t[0], depth: t[2].charAt(0) === "=" ? 1 : 2, text: t[1], tokens: this.lexer.inline(t[1]) };
+  }
+  paragraph(e) {
+    let t = this.rules.block.paragraph.exec(e);
+    if (t) {
+      let n = t[1].charAt(t[1].length - 1) === `
+` ? t[1].slice(0, -1) : t[1];
+      return { type: "paragraph", raw: t[0], text: n, tokens: this.lexer.inline(n) };
+    }
+  }
+  text(e) {
+    let t = this.rules.block.text.exec(e);
+    if (t) return { type: "text", raw: t[0], text: t[0], tokens: this.lexer.inline(t[0]) };
+  }
+  escape(e) {
+    let t = this.rules.inline.escape.exec(e);
+    if (t) return { type: "escape", raw: t[0], text: t[1] };
+  }
+  tag(e) {
+    let t = this.rules.inline.tag.exec(e);
+    if (t) return !this.lexer.state.inLink && this.rules.other.startATag.test(t[0]) ? this.lexer.state.inLink = true : this.lexer.state.inLink && this.rules.other.endATag.test(t[0]) && (this.lexer.state.inLink = false), !this.lexer.state.inRawBlock && this.rules.other.startPreScriptTag.test(t[0]) ? this.lexer.state.inRawBlock = true : this.lexer.state.inRawBlock && this.rules.other.endPreScriptTag.test(t[0]) && (this.lexer.state.inRawBlock = false), { type: "html", raw: t[0], inLink: this.lexer.state.inLink, inRawBlock: this.lexer.state.inRawBlock, block: false, text: t[0] };
+  }
+  link(e) {
+    let t = this.rules.inline.link.exec(e);
+    if (t) {
+      let n = t[2].trim();
+      if (!this.options.pedantic && this.rules.other.startAngleBracket.test(n)) {
+        if (!this.rules.other.endAngleBracket.test(n)) return;
+        let s = z(n.slice(0, -1), "\\");
+        if ((n.length - s.length) % 2 === 0) return;
+      } else {
+        let s = fe(t[2], "()");
+        if (s === -2) return;
+        if (s > -1) {
+          let o = (t[0].indexOf("!") === 0 ? 5 : 4) + t[1].length + s;
+          t[2] = t[2].substring(0, s), t[0] = t[0].substring(0, o).trim(), t[3] = "";
+        }
+      }
+      let r = t[2], i = "";
+      if (this.options.pedantic) {
+        let s = this.rules.other.pedanticHrefTitle.exec(r);
+        s && (r = s[1], i = s[3]);
+      } else i = t[3] ? t[3].slice(1, -1) : "";
+      return r = r.trim(), this.rules.other.startAngleBracket.test(r) && (this.options.pedantic && !this.rules.other.endAngleBracket.test(n) ? r = r.slice(1) : r = r.slice(1, -1)), me(t, { href: r && r.replace(this.rules.inline.anyPunctuation, "$1"), title: i && i.replace(this.rules.inline.anyPunctuation, "$1") }, t[0], this.lexer, this.rules);
+    }
+  }
+  reflink(e, t) {
+    let n;
+    if ((n = this.rules.inline.reflink.exec(e)) || (n = this.rules.inline.nolink.exec(e))) {
+      let r = (n[2] || n[1]).replace(this.rules.other.multipleSpaceGlobal, " "), i = t[r.toLowerCase()];
+      if (!i) {
+        let s = n[0].charAt(0);
+        return { type: "text", raw: s, text: s };
+      }
+      return me(n, i, n[0], this.lexer, this.rules);
+    }
+  }
+  emStrong(e, t, n = "") {
+    let r = this.rules.inline.emStrongLDelim.exec(e);
+    if (!r || r[3] && n.match(this.rules.other.unicodeAlphaNumeric)) return;
+    if (!(r[1] || r[2] || "") || !n || this.rules.inline.punctuation.exec(n)) {
+      let s = [...r[0]].length - 1, a, o, p = s, u = 0, c = r[0][0] === "*" ? this.rules.inline.emStrongRDelimAst : this.rules.inline.emStrongRDelimUnd;
+      for (c.lastIndex = 0, t = t.slice(-1 * e.length + s); (r = c.exec(t)) != null; ) {
+        if (a = r[1] || r[2] || r[3] || r[4] || r[5] || r[6], !a) continue;
+        if (o = [...a].length, r[3] || r[4]) {
+          p += o;
+          continue;
+        } else if ((r[5] || r[6]) && s % 3 && !((s + o) % 3)) {
+          u += o;
+          continue;
+        }
+        if (p -= o, p > 0) continue;
+        o = Math.min(o, o + p + u);
+        let g = [...r[0]][0].length, h2 = e.slice(0, s + r.index + g + o);
+        if (Math.min(s, o) % 2) {
+          let f = h2.slice(1, -1);
+          return { type: "em", raw: h2, text: f, tokens: this.lexer.inlineTokens(f) };
+        }
+        let R = h2.slice(2, -2);
+        return { type: "strong", raw: h2, text: R, tokens: this.lexer.inlineTokens(R) };
+      }
+    }
+  }
+  codespan(e) {
+    let t = this.rules.inline.code.exec(e);
+    if (t) {
+      let n = t[2].replace(this.rules.other.newLineCharGlobal, " "), r = this.rules.other.nonSpaceChar.test(n), i = this.rules.other.startingSpaceChar.test(n) && this.rules.other.endingSpaceChar.test(n);
+      return r && i && (n = n.substring(1, n.length - 1)), { type: "codespan", raw: t[0], text: n };
+    }
+  }
+  br(e) {
+    let t = this.rules.inline.br.exec(e);
+    if (t) return { type: "br", raw: t[0] };
+  }
+  del(e) {
+    let t = this.rules.inline.del.exec(e);
+    if (t) return { type: "del", raw: t[0], text: t[2], tokens: this.lexer.inlineTokens(t[2]) };
+  }
+  autolink(e) {
+    let t = this.rules.inline.autolink.exec(e);
+    if (t) {
+      let n, r;
+      return t[2] === "@" ? (n = t[1], r = "mailto:" + n) : (n = t[1], r = n), { type: "link", raw: t[0], text: n, href: r, tokens: [{ type: "text", raw: n, text: n }] };
+    }
+  }
+  url(e) {
+    let t;
+    if (t = this.rules.inline.url.exec(e)) {
+      let n, r;
+      if (t[2] === "@") n = t[0], r = "mailto:" + n;
+      else {
+        let i;
+        do
+          i = t[0], t[0] = this.rules.inline._backpedal.exec(t[0])?.[0] ?? "";
+        while (i !== t[0]);
+        n = t[0], t[1] === "www." ? r = "http://" + t[0] : r = t[0];
+      }
+      return { type: "link", raw: t[0], text: n, href: r, tokens: [{ type: "text", raw: n, text: n }] };
+    }
+  }
+  inlineText(e) {
+    let t = this.rules.inline.text.exec(e);
+    if (t) {
+      let n = this.lexer.state.inRawBlock;
+      return { type: "text", raw: t[0], text: t[0], escaped: n };
+    }
+  }
+};
+var x = class l {
+  tokens;
+  options;
+  state;
+  tokenizer;
+  inlineQueue;
+  constructor(e) {
+    this.tokens = [], this.tokens.links = /* @__PURE__ */ Object.create(null), this.options = e || T, this.options.tokenizer = this.options.tokenizer || new y(), this.tokenizer = this.options.tokenizer, this.tokenizer.options = this.options, this.tokenizer.lexer = this, this.inlineQueue = [], this.state = { inLink: false, inRawBlock: false, top: true };
+    let t = { other: m, block: C.normal, inline: M.normal };
+    this.options.pedantic ? (t.block = C.pedantic, t.inline = M.pedantic) : this.options.gfm && (t.block = C.gfm, this.options.breaks ? t.inline = M.breaks : t.inline = M.gfm), this.tokenizer.rules = t;
+  }
+  static get rules() {
+    return { block: C, inline: M };
+  }
+  static lex(e, t) {
+    return new l(t).lex(e);
+  }
+  static lexInline(e, t) {
+    return new l(t).inlineTokens(e);
+  }
+  lex(e) {
+    e = e.replace(m.carriageReturn, `
+`), this.blockTokens(e, this.tokens);
+    for (let t = 0; t < this.inlineQueue.length; t++) {
+      let n = this.inlineQueue[t];
+      this.inlineTokens(n.src, n.tokens);
+    }
+    return this.inlineQueue = [], this.tokens;
+  }
+  blockTokens(e, t = [], n = false) {
+    for (this.options.pedantic && (e = e.replace(m.tabCharGlobal, "    ").replace(m.spaceLine, "")); e; ) {
+      let r;
+      if (this.options.extensions?.block?.some((s) => (r = s.call({ lexer: this }, e, t)) ? (e = e.substring(r.raw.length), t.push(r), true) : false)) continue;
+      if (r = this.tokenizer.space(e)) {
+        e = e.substring(r.raw.length);
+        let s = t.at(-1);
+        r.raw.length === 1 && s !== void 0 ? s.raw += `
+` : t.push(r);
+        continue;
+      }
+      if (r = this.tokenizer.code(e)) {
+        e = e.substring(r.raw.length);
+        let s = t.at(-1);
+        s?.type === "paragraph" || s?.type === "text" ? (s.raw += (s.raw.endsWith(`
+`) ? "" : `
+`) + r.raw, s.text += `
+` + r.text, this.inlineQueue.at(-1).src = s.text) : t.push(r);
+        continue;
+      }
+      if (r = this.tokenizer.fences(e)) {
+        e = e.substring(r.raw.length), t.push(r);
+        continue;
+      }
+      if (r = this.tokenizer.heading(e)) {
+        e = e.substring(r.raw.length), t.push(r);
+        continue;
+      }
+      if (r = this.tokenizer.hr(e)) {
+        e = e.substring(r.raw.length), t.push(r);
+        continue;
+      }
+      if (r = this.tokenizer.blockquote(e)) {
+        e = e.substring(r.raw.length), t.push(r);
+        continue;
+      }
+      if (r = this.tokenizer.list(e)) {
+        e = e.substring(r.raw.length), t.push(r);
+        continue;
+      }
+      if (r = this.tokenizer.html(e)) {
+        e = e.substring(r.raw.length), t.push(r);
+        continue;
+      }
+      if (r = this.tokenizer.def(e)) {
+        e = e.substring(r.raw.length);
+        let s = t.at(-1);
+        s?.type === "paragraph" || s?.type === "text" ? (s.raw += (s.raw.endsWith(`
+`) ? "" : `
+`) + r.raw, s.text += `
+` + r.raw, this.inlineQueue.at(-1).src = s.text) : this.tokens.links[r.tag] || (this.tokens.links[r.tag] = { href: r.href, title: r.title }, t.push(r));
+        continue;
+      }
+      if (r = this.tokenizer.table(e)) {
+        e = e.substring(r.raw.length), t.push(r);
+        continue;
+      }
+      if (r = this.tokenizer.lheading(e)) {
+        e = e.substring(r.raw.length), t.push(r);
+        continue;
+      }
+      let i = e;
+      if (this.options.extensions?.startBlock) {
+        let s = 1 / 0, a = e.slice(1), o;
+        this.options.extensions.startBlock.forEach((p) => {
+          o = p.call({ lexer: this }, a), typeof o == "number" && o >= 0 && (s = Math.min(s, o));
+        }), s < 1 / 0 && s >= 0 && (i = e.substring(0, s + 1));
+      }
+      if (this.state.top && (r = this.tokenizer.paragraph(i))) {
+        let s = t.at(-1);
+        n && s?.type === "paragraph" ? (s.raw += (s.raw.endsWith(`
+`) ? "" : `
+`) + r.raw, s.text += `
+` + r.text, this.inlineQueue.pop(), this.inlineQueue.at(-1).src = s.text) : t.push(r), n = i.length !== e.length, e = e.substring(r.raw.length);
+        continue;
+      }
+      if (r = this.tokenizer.text(e)) {
+        e = e.substring(r.raw.length);
+        let s = t.at(-1);
+        s?.type === "text" ? (s.raw += (s.raw.endsWith(`
+`) ? "" : `
+`) + r.raw, s.text += `
+` + r.text, this.inlineQueue.pop(), this.inlineQueue.at(-1).src = s.text) : t.push(r);
+        continue;
+      }
+      if (e) {
+        let s = "Infinite loop on byte: " + e.charCodeAt(0);
+        if (this.options.silent) {
+          console.error(s);
+          break;
+        } else throw new Error(s);
+      }
+    }
+    return this.state.top = true, t;
+  }
+  inline(e, t = []) {
+    return this.inlineQueue.push({ src: e, tokens: t }), t;
+  }
+  inlineTokens(e, t = []) {
+    let n = e, r = null;
+    if (this.tokens.links) {
+      let o = Object.keys(this.tokens.links);
+      if (o.length > 0) for (; (r = this.tokenizer.rules.inline.reflinkSearch.exec(n)) != null; ) o.includes(r[0].slice(r[0].lastIndexOf("[") + 1, -1)) && (n = n.slice(0, r.index) + "[" + "a".repeat(r[0].length - 2) + "]" + n.slice(this.tokenizer.rules.inline.reflinkSearch.lastIndex));
+    }
+    for (; (r = this.tokenizer.rules.inline.anyPunctuation.exec(n)) != null; ) n = n.slice(0, r.index) + "++" + n.slice(this.tokenizer.rules.inline.anyPunctuation.lastIndex);
+    let i;
+    for (; (r = this.tokenizer.rules.inline.blockSkip.exec(n)) != null; ) i = r[2] ? r[2].length : 0, n = n.slice(0, r.index + i) + "[" + "a".repeat(r[0].length - i - 2) + "]" + n.slice(this.tokenizer.rules.inline.blockSkip.lastIndex);
+    n = this.options.hooks?.emStrongMask?.call({ lexer: this }, n) ?? n;
+    let s = false, a = "";
+    for (; e; ) {
+      s || (a = ""), s = false;
+      let o;
+      if (this.options.extensions?.inline?.some((u) => (o = u.call({ lexer: this }, e, t)) ? (e = e.substring(o.raw.length), t.push(o), true) : false)) continue;
+      if (o = this.tokenizer.escape(e)) {
+        e = e.substring(o.raw.length), t.push(o);
+        continue;
+      }
+      if (o = this.tokenizer.tag(e)) {
+        e = e.substring(o.raw.length), t.push(o);
+        continue;
+      }
+      if (o = this.tokenizer.link(e)) {
+        e = e.substring(o.raw.length), t.push(o);
+        continue;
+      }
+      if (o = this.tokenizer.reflink(e, this.tokens.links)) {
+        e = e.substring(o.raw.length);
+        let u = t.at(-1);
+        o.type === "text" && u?.type === "text" ? (u.raw += o.raw, u.text += o.text) : t.push(o);
+        continue;
+      }
+      if (o = this.tokenizer.emStrong(e, n, a)) {
+        e = e.substring(o.raw.length), t.push(o);
+        continue;
+      }
+      if (o = this.tokenizer.codespan(e)) {
+        e = e.substring(o.raw.length), t.push(o);
+        continue;
+      }
+      if (o = this.tokenizer.br(e)) {
+        e = e.substring(o.raw.length), t.push(o);
+        continue;
+      }
+      if (o = this.tokenizer.del(e)) {
+        e = e.substring(o.raw.length), t.push(o);
+        continue;
+      }
+      if (o = this.tokenizer.autolink(e)) {
+        e = e.substring(o.raw.length), t.push(o);
+        continue;
+      }
+      if (!this.state.inLink && (o = this.tokenizer.url(e))) {
+        e = e.substring(o.raw.length), t.push(o);
+        continue;
+      }
+      let p = e;
+      if (this.options.extensions?.startInline) {
+        let u = 1 / 0, c = e.slice(1), g;
+        this.options.extensions.startInline.forEach((h2) => {
+          g = h2.call({ lexer: this }, c), typeof g == "number" && g >= 0 && (u = Math.min(u, g));
+        }), u < 1 / 0 && u >= 0 && (p = e.substring(0, u + 1));
+      }
+      if (o = this.tokenizer.inlineText(p)) {
+        e = e.substring(o.raw.length), o.raw.slice(-1) !== "_" && (a = o.raw.slice(-1)), s = true;
+        let u = t.at(-1);
+        u?.type === "text" ? (u.raw += o.raw, u.text += o.text) : t.push(o);
+        continue;
+      }
+      if (e) {
+        let u = "Infinite loop on byte: " + e.charCodeAt(0);
+        if (this.options.silent) {
+          console.error(u);
+          break;
+        } else throw new Error(u);
+      }
+    }
+    return t;
+  }
+};
+var P = class {
+  options;
+  parser;
+  constructor(e) {
+    this.options = e || T;
+  }
+  space(e) {
+    return "";
+  }
+  code({ text: e, lang: t, escaped: n }) {
+    let r = (t || "").match(m.notSpaceStart)?.[0], i = e.replace(m.endingNewline, "") + `
+`;
+    return r ? '<pre><code class="language-' + w(r) + '">' + (n ? i : w(i, true)) + `</code></pre>
+` : "<pre><code>" + (n ? i : w(i, true)) + `</code></pre>
+`;
+  }
+  blockquote({ tokens: e }) {
+    return `<blockquote>
+${this.parser.parse(e)}</blockquote>
+`;
+  }
+  html({ text: e }) {
+    return e;
+  }
+  def(e) {
+    return "";
+  }
+  heading({ tokens: e, depth: t }) {
+    return `<h${t}>${this.parser.parseInline(e)}</h${t}>
+`;
+  }
+  hr(e) {
+    return `<hr>
+`;
+  }
+  list(e) {
+    let t = e.ordered, n = e.start, r = "";
+    for (let a = 0; a < e.items.length; a++) {
+      let o = e.items[a];
+      r += this.listitem(o);
+    }
+    let i = t ? "ol" : "ul", s = t && n !== 1 ? ' start="' + n + '"' : "";
+    return "<" + i + s + `>
+` + r + "</" + i + `>
+`;
+  }
+  listitem(e) {
+    let t = "";
+    if (e.task) {
+      let n = this.checkbox({ checked: !!e.checked });
+      e.loose ? e.tokens[0]?.type === "paragraph" ? (e.tokens[0].text = n + " " + e.tokens[0].text, e.tokens[0].tokens && e.tokens[0].tokens.length > 0 && e.tokens[0].tokens[0].type === "text" && (e.tokens[0].tokens[0].text = n + " " + w(e.tokens[0].tokens[0].text), e.tokens[0].tokens[0].escaped = true)) : e.tokens.unshift({ type: "text", raw: n + " ", text: n + " ", escaped: true }) : t += n + " ";
+    }
+    return t += this.parser.parse(e.tokens, !!e.loose), `<li>${t}</li>
+`;
+  }
+  checkbox({ checked: e }) {
+    return "<input " + (e ? 'checked="" ' : "") + 'disabled="" type="checkbox">';
+  }
+  paragraph({ tokens: e }) {
+    return `<p>${this.parser.parseInline(e)}</p>
+`;
+  }
+  table(e) {
+    let t = "", n = "";
+    for (let i = 0; i < e.header.length; i++) n += this.tablecell(e.header[i]);
+    t += this.tablerow({ text: n });
+    let r = "";
+    for (let i = 0; i < e.rows.length; i++) {
+      let s = e.rows[i];
+      n = "";
+      for (let a = 0; a < s.length; a++) n += this.tablecell(s[a]);
+      r += this.tablerow({ text: n });
+    }
+    return r && (r = `<tbody>${r}</tbody>`), `<table>
+<thead>
+` + t + `</thead>
+` + r + `</table>
+`;
+  }
+  tablerow({ text: e }) {
+    return `<tr>
+${e}</tr>
+`;
+  }
+  tablecell(e) {
+    let t = this.parser.parseInline(e.tokens), n = e.header ? "th" : "td";
+    return (e.align ? `<${n} align="${e.align}">` : `<${n}>`) + t + `</${n}>
+`;
+  }
+  strong({ tokens: e }) {
+    return `<strong>${this.parser.parseInline(e)}</strong>`;
+  }
+  em({ tokens: e }) {
+    return `<em>${this.parser.parseInline(e)}</em>`;
+  }
+  codespan({ text: e }) {
+    return `<code>${w(e, true)}</code>`;
+  }
+  br(e) {
+    return "<br>";
+  }
+  del({ tokens: e }) {
+    return `<del>${this.parser.parseInline(e)}</del>`;
+  }
+  link({ href: e, title: t, tokens: n }) {
+    let r = this.parser.parseInline(n), i = J(e);
+    if (i === null) return r;
+    e = i;
+    let s = '<a href="' + e + '"';
+    return t && (s += ' title="' + w(t) + '"'), s += ">" + r + "</a>", s;
+  }
+  image({ href: e, title: t, text: n, tokens: r }) {
+    r && (n = this.parser.parseInline(r, this.parser.textRenderer));
+    let i = J(e);
+    if (i === null) return w(n);
+    e = i;
+    let s = `<img src="${e}" alt="${n}"`;
+    return t && (s += ` title="${w(t)}"`), s += ">", s;
+  }
+  text(e) {
+    return "tokens" in e && e.tokens ? this.parser.parseInline(e.tokens) : "escaped" in e && e.escaped ? e.text : w(e.text);
+  }
+};
+var $ = class {
+  strong({ text: e }) {
+    return e;
+  }
+  em({ text: e }) {
+    return e;
+  }
+  codespan({ text: e }) {
+    return e;
+  }
+  del({ text: e }) {
+    return e;
+  }
+  html({ text: e }) {
+    return e;
+  }
+  text({ text: e }) {
+    return e;
+  }
+  link({ text: e }) {
+    return "" + e;
+  }
+  image({ text: e }) {
+    return "" + e;
+  }
+  br() {
+    return "";
+  }
+};
+var b = class l2 {
+  options;
+  renderer;
+  textRenderer;
+  constructor(e) {
+    this.options = e || T, this.options.renderer = this.options.renderer || new P(), this.renderer = this.options.renderer, this.renderer.options = this.options, this.renderer.parser = this, this.textRenderer = new $();
+  }
+  static parse(e, t) {
+    return new l2(t).parse(e);
+  }
+  static parseInline(e, t) {
+    return new l2(t).parseInline(e);
+  }
+  parse(e, t = true) {
+    let n = "";
+    for (let r = 0; r < e.length; r++) {
+      let i = e[r];
+      if (this.options.extensions?.renderers?.[i.type]) {
+        let a = i, o = this.options.extensions.renderers[a.type].call({ parser: this }, a);
+        if (o !== false || !["space", "hr", "heading", "code", "table", "blockquote", "list", "html", "def", "paragraph", "text"].includes(a.type)) {
+          n += o || "";
+          continue;
+        }
+      }
+      let s = i;
+      switch (s.type) {
+        case "space": {
+          n += this.renderer.space(s);
+          continue;
+        }
+        case "hr": {
+          n += this.renderer.hr(s);
+          continue;
+        }
+        case "heading": {
+          n += this.renderer.heading(s);
+          continue;
+        }
+        case "code": {
+          n += this.renderer.code(s);
+          continue;
+        }
+        case "table": {
+          n += this.renderer.table(s);
+          continue;
+        }
+        case "blockquote": {
+          n += this.renderer.blockquote(s);
+          continue;
+        }
+        case "list": {
+          n += this.renderer.list(s);
+          continue;
+        }
+        case "html": {
+          n += this.renderer.html(s);
+          continue;
+        }
+        case "def": {
+          n += this.renderer.def(s);
+          continue;
+        }
+        case "paragraph": {
+          n += this.renderer.paragraph(s);
+          continue;
+        }
+        case "text": {
+          let a = s, o = this.renderer.text(a);
+          for (; r + 1 < e.length && e[r + 1].type === "text"; ) a = e[++r], o += `
+` + this.renderer.text(a);
+          t ? n += this.renderer.paragraph({ type: "paragraph", raw: o, text: o, tokens: [{ type: "text", raw: o, text: o, escaped: true }] }) : n += o;
+          continue;
+        }
+        default: {
+          let a = 'Token with "' + s.type + '" type was not found.';
+          if (this.options.silent) return console.error(a), "";
+          throw new Error(a);
+        }
+      }
+    }
+    return n;
+  }
+  parseInline(e, t = this.renderer) {
+    let n = "";
+    for (let r = 0; r < e.length; r++) {
+      let i = e[r];
+      if (this.options.extensions?.renderers?.[i.type]) {
+        let a = this.options.extensions.renderers[i.type].call({ parser: this }, i);
+        if (a !== false || !["escape", "html", "link", "image", "strong", "em", "codespan", "br", "del", "text"].includes(i.type)) {
+          n += a || "";
+          continue;
+        }
+      }
+      let s = i;
+      switch (s.type) {
+        case "escape": {
+          n += t.text(s);
+          break;
+        }
+        case "html": {
+          n += t.html(s);
+          break;
+        }
+        case "link": {
+          n += t.link(s);
+          break;
+        }
+        case "image": {
+          n += t.image(s);
+          break;
+        }
+        case "strong": {
+          n += t.strong(s);
+          break;
+        }
+        case "em": {
+          n += t.em(s);
+          break;
+        }
+        case "codespan": {
+          n += t.codespan(s);
+          break;
+        }
+        case "br": {
+          n += t.br(s);
+          break;
+        }
+        case "del": {
+          n += t.del(s);
+          break;
+        }
+        case "text": {
+          n += t.text(s);
+          break;
+        }
+        default: {
+          let a = 'Token with "' + s.type + '" type was not found.';
+          if (this.options.silent) return console.error(a), "";
+          throw new Error(a);
+        }
+      }
+    }
+    return n;
+  }
+};
+var S = class {
+  options;
+  block;
+  constructor(e) {
+    this.options = e || T;
+  }
+  static passThroughHooks = /* @__PURE__ */ new Set(["preprocess", "postprocess", "processAllTokens", "emStrongMask"]);
+  static passThroughHooksRespectAsync = /* @__PURE__ */ new Set(["preprocess", "postprocess", "processAllTokens"]);
+  preprocess(e) {
+    return e;
+  }
+  postprocess(e) {
+    return e;
+  }
+  processAllTokens(e) {
+    return e;
+  }
+  emStrongMask(e) {
+    return e;
+  }
+  provideLexer() {
+    return this.block ? x.lex : x.lexInline;
+  }
+  provideParser() {
+    return this.block ? b.parse : b.parseInline;
+  }
+};
+var B = class {
+  defaults = L();
+  options = this.setOptions;
+  parse = this.parseMarkdown(true);
+  parseInline = this.parseMarkdown(false);
+  Parser = b;
+  Renderer = P;
+  TextRenderer = $;
+  Lexer = x;
+  Tokenizer = y;
+  Hooks = S;
+  constructor(...e) {
+    this.use(...e);
+  }
+  walkTokens(e, t) {
+    let n = [];
+    for (let r of e) switch (n = n.concat(t.call(this, r)), r.type) {
+      case "table": {
+        let i = r;
+        for (let s of i.header) n = n.concat(this.walkTokens(s.tokens, t));
+        for (let s of i.rows) for (let a of s) n = n.concat(this.walkTokens(a.tokens, t));
+        break;
+      }
+      case "list": {
+        let i = r;
+        n = n.concat(this.walkTokens(i.items, t));
+        break;
+      }
+      default: {
+        let i = r;
+        this.defaults.extensions?.childTokens?.[i.type] ? this.defaults.extensions.childTokens[i.type].forEach((s) => {
+          let a = i[s].flat(1 / 0);
+          n = n.concat(this.walkTokens(a, t));
+        }) : i.tokens && (n = n.concat(this.walkTokens(i.tokens, t)));
+      }
+    }
+    return n;
+  }
+  use(...e) {
+    let t = this.defaults.extensions || { renderers: {}, childTokens: {} };
+    return e.forEach((n) => {
+      let r = { ...n };
+      if (r.async = this.defaults.async || r.async || false, n.extensions && (n.extensions.forEach((i) => {
+        if (!i.name) throw new Error("extension name required");
+        if ("renderer" in i) {
+          let s = t.renderers[i.name];
+          s ? t.renderers[i.name] = function(...a) {
+            let o = i.renderer.apply(this, a);
+            return o === false && (o = s.apply(this, a)), o;
+          } : t.renderers[i.name] = i.renderer;
+        }
+        if ("tokenizer" in i) {
+          if (!i.level || i.level !== "block" && i.level !== "inline") throw new Error("extension level must be 'block' or 'inline'");
+          let s = t[i.level];
+          s ? s.unshift(i.tokenizer) : t[i.level] = [i.tokenizer], i.start && (i.level === "block" ? t.startBlock ? t.startBlock.push(i.start) : t.startBlock = [i.start] : i.level === "inline" && (t.startInline ? t.startInline.push(i.start) : t.startInline = [i.start]));
+        }
+        "childTokens" in i && i.childTokens && (t.childTokens[i.name] = i.childTokens);
+      }), r.extensions = t), n.renderer) {
+        let i = this.defaults.renderer || new P(this.defaults);
+        for (let s in n.renderer) {
+          if (!(s in i)) throw new Error(`renderer '${s}' does not exist`);
+          if (["options", "parser"].includes(s)) continue;
+          let a = s, o = n.renderer[a], p = i[a];
+          i[a] = (...u) => {
+            let c = o.apply(i, u);
+            return c === false && (c = p.apply(i, u)), c || "";
+          };
+        }
+        r.renderer = i;
+      }
+      if (n.tokenizer) {
+        let i = this.defaults.tokenizer || new y(this.defaults);
+        for (let s in n.tokenizer) {
+          if (!(s in i)) throw new Error(`tokenizer '${s}' does not exist`);
+          if (["options", "rules", "lexer"].includes(s)) continue;
+          let a = s, o = n.tokenizer[a], p = i[a];
+          i[a] = (...u) => {
+            let c = o.apply(i, u);
+            return c === false && (c = p.apply(i, u)), c;
+          };
+        }
+        r.tokenizer = i;
+      }
+      if (n.hooks) {
+        let i = this.defaults.hooks || new S();
+        for (let s in n.hooks) {
+          if (!(s in i)) throw new Error(`hook '${s}' does not exist`);
+          if (["options", "block"].includes(s)) continue;
+          let a = s, o = n.hooks[a], p = i[a];
+          S.passThroughHooks.has(s) ? i[a] = (u) => {
+            if (this.defaults.async && S.passThroughHooksRespectAsync.has(s)) return (async () => {
+              let g = await o.call(i, u);
+              return p.call(i, g);
+            })();
+            let c = o.call(i, u);
+            return p.call(i, c);
+          } : i[a] = (...u) => {
+            if (this.defaults.async) return (async () => {
+              let g = await o.apply(i, u);
+              return g === false && (g = await p.apply(i, u)), g;
+            })();
+            let c = o.apply(i, u);
+            return c === false && (c = p.apply(i, u)), c;
+          };
+        }
+        r.hooks = i;
+      }
+      if (n.walkTokens) {
+        let i = this.defaults.walkTokens, s = n.walkTokens;
+        r.walkTokens = function(a) {
+          let o = [];
+          return o.push(s.call(this, a)), i && (o = o.concat(i.call(this, a))), o;
+        };
+      }
+      this.defaults = { ...this.defaults, ...r };
+    }), this;
+  }
+  setOptions(e) {
+    return this.defaults = { ...this.defaults, ...e }, this;
+  }
+  lexer(e, t) {
+    return x.lex(e, t ?? this.defaults);
+  }
+  parser(e, t) {
+    return b.parse(e, t ?? this.defaults);
+  }
+  parseMarkdown(e) {
+    return (n, r) => {
+      let i = { ...r }, s = { ...this.defaults, ...i }, a = this.onError(!!s.silent, !!s.async);
+      if (this.defaults.async === true && i.async === false) return a(new Error("marked(): The async option was set to true by an extension. Remove async: false from the parse options object to return a Promise."));
+      if (typeof n > "u" || n === null) return a(new Error("marked(): input parameter is undefined or null"));
+      if (typeof n != "string") return a(new Error("marked(): input parameter is of type " + Object.prototype.toString.call(n) + ", string expected"));
+      if (s.hooks && (s.hooks.options = s, s.hooks.block = e), s.async) return (async () => {
+        let o = s.hooks ? await s.hooks.preprocess(n) : n, u = await (s.hooks ? await s.hooks.provideLexer() : e ? x.lex : x.lexInline)(o, s), c = s.hooks ? await s.hooks.processAllTokens(u) : u;
+        s.walkTokens && await Promise.all(this.walkTokens(c, s.walkTokens));
+        let h2 = await (s.hooks ? await s.hooks.provideParser() : e ? b.parse : b.parseInline)(c, s);
+        return s.hooks ? await s.hooks.postprocess(h2) : h2;
+      })().catch(a);
+      try {
+        s.hooks && (n = s.hooks.preprocess(n));
+        let p = (s.hooks ? s.hooks.provideLexer() : e ? x.lex : x.lexInline)(n, s);
+        s.hooks && (p = s.hooks.processAllTokens(p)), s.walkTokens && this.walkTokens(p, s.walkTokens);
+        let c = (s.hooks ? s.hooks.provideParser() : e ? b.parse : b.parseInline)(p, s);
+        return s.hooks && (c = s.hooks.postprocess(c)), c;
+      } catch (o) {
+        return a(o);
+      }
+    };
+  }
+  onError(e, t) {
+    return (n) => {
+      if (n.message += `
+Please report this to https://github.com/markedjs/marked.`, e) {
+        let r = "<p>An error occurred:</p><pre>" + w(n.message + "", true) + "</pre>";
+        return t ? Promise.resolve(r) : r;
+      }
+      if (t) return Promise.reject(n);
+      throw n;
+    };
+  }
+};
+var _ = new B();
+function k(l3, e) {
+  return _.parse(l3, e);
+}
+k.options = k.setOptions = function(l3) {
+  return _.setOptions(l3), k.defaults = _.defaults, G(k.defaults), k;
+};
+k.getDefaults = L;
+k.defaults = T;
+k.use = function(...l3) {
+  return _.use(...l3), k.defaults = _.defaults, G(k.defaults), k;
+};
+k.walkTokens = function(l3, e) {
+  return _.walkTokens(l3, e);
+};
+k.parseInline = _.parseInline;
+k.Parser = b;
+k.parser = b.parse;
+k.Renderer = P;
+k.TextRenderer = $;
+k.Lexer = x;
+k.lexer = x.lex;
+k.Tokenizer = y;
+k.Hooks = S;
+k.parse = k;
+var Zt = k.options;
+var Gt = k.setOptions;
+var Nt = k.use;
+var Ft = k.walkTokens;
+var jt = k.parseInline;
+var Ut = b.parse;
+var Kt = x.lex;
+
+// src/demo/index-html.ts
+var ESCAPES = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;"
+};
+function escapeHtml(text3) {
+  return text3.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+}
+var ALLOWED_TAG = /^<\/?(details|summary|br|sub|sup|b|i|em|strong|code|kbd|p|hr)(\s+open)?\s*\/?>$/i;
+function rawHtml(text3) {
+  let out = "";
+  let last = 0;
+  for (const match of text3.matchAll(/<!--[\s\S]*?-->|<\/?[A-Za-z][^<>]*>/g)) {
+    out += escapeHtml(text3.slice(last, match.index));
+    const tag = match[0];
+    out += tag.startsWith("<!--") ? "" : ALLOWED_TAG.test(tag) ? tag : escapeHtml(tag);
+    last = match.index + tag.length;
+  }
+  return out + escapeHtml(text3.slice(last));
+}
+function markdownRenderer() {
+  return new B({
+    gfm: true,
+    renderer: {
+      code({ text: text3, lang }) {
+        if ((lang ?? "").trim() === "mermaid") return `<pre class="mermaid">${escapeHtml(text3)}</pre>
+`;
+        const cls = lang ? ` class="language-${escapeHtml(lang.trim())}"` : "";
+        return `<pre><code${cls}>${escapeHtml(text3)}</code></pre>
+`;
+      },
+      html({ text: text3 }) {
+        return rawHtml(text3);
+      }
+    }
+  });
+}
+function markdownToHtml(markdown) {
+  return markdownRenderer().parse(markdown, { async: false });
+}
+var STYLE = `
+body { font: 15px/1.5 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 0; color: #1f2328; }
+header { background: #24292f; color: #fff; padding: 16px 32px; }
+header h1 { margin: 0 0 4px; font-size: 22px; }
+header p { margin: 0; color: #d0d7de; }
+nav { padding: 8px 32px; border-bottom: 1px solid #d0d7de; background: #f6f8fa; }
+nav a { margin-right: 16px; color: #0969da; text-decoration: none; }
+main { max-width: 1240px; margin: 0 auto; padding: 8px 32px 64px; }
+section { border: 1px solid #d0d7de; border-radius: 6px; margin: 24px 0; padding: 0 24px 16px; }
+section > h2.artifact { font-size: 18px; border-bottom: 1px solid #d0d7de; padding: 12px 0 8px; margin: 0 0 8px; }
+section > h2.artifact a.file { font-size: 13px; font-weight: normal; margin-left: 12px; color: #57606a; }
+table { border-collapse: collapse; margin: 12px 0; display: block; overflow-x: auto; }
+th, td { border: 1px solid #d0d7de; padding: 4px 10px; text-align: left; }
+tr:nth-child(2n) td { background: #f6f8fa; }
+code { background: #eff1f3; padding: 1px 4px; border-radius: 4px; font-size: 90%; }
+pre { background: #f6f8fa; padding: 12px; overflow-x: auto; border-radius: 6px; }
+pre code { background: none; padding: 0; }
+pre.mermaid { background: #fff; text-align: center; }
+`;
+function renderIndexHtml(page2) {
+  const nav = page2.sections.map((s) => `<a href="#${escapeHtml(s.id)}">${escapeHtml(s.title)}</a>`).join("\n");
+  const sections = page2.sections.map((s) => {
+    const link = s.file ? ` <a class="file" href="${escapeHtml(s.file)}">${escapeHtml(s.file)}</a>` : "";
+    return `<section id="${escapeHtml(s.id)}">
+<h2 class="artifact">${escapeHtml(s.title)}${link}</h2>
+${markdownToHtml(s.markdown)}</section>`;
+  }).join("\n");
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(page2.title)}</title>
+<style>${STYLE}</style>
+</head>
+<body data-mermaid="pending">
+<header><h1>${escapeHtml(page2.title)}</h1><p>${escapeHtml(page2.intro)}</p></header>
+<nav>
+${nav}
+</nav>
+<main>
+${sections}
+</main>
+<script src="${escapeHtml(page2.mermaidScript)}"></script>
+<script>
+// Draws every Mermaid block; data-mermaid tells a reader (or a test) when the charts are done.
+(function () {
+  if (typeof mermaid === 'undefined') { document.body.dataset.mermaid = 'missing'; return; }
+  mermaid.initialize({
+    startOnLoad: false,
+    securityLevel: 'strict',
+    // The default palette draws xychart lines in pale pastel; use GitHub's strong colours.
+    themeVariables: { xyChart: { plotColorPalette: '#0969da, #cf222e, #1a7f37, #8250df, #bf8700, #57606a' } },
+  });
+  mermaid.run({ querySelector: 'pre.mermaid' }).then(
+    function () { document.body.dataset.mermaid = 'done'; },
+    function (error) { document.body.dataset.mermaid = 'error'; console.error(error); }
+  );
+})();
+</script>
+</body>
+</html>
+`;
+}
+
+// src/demo/run.ts
+var INSTALL_COMMAND = "sudo apt-get update && sudo apt-get install -y slurm-wlm munge prometheus openssh-server";
+var DemoAborted = class extends Error {
+  constructor(signal) {
+    super(`interrupted by ${signal}`);
+    this.signal = signal;
+  }
+  signal;
+};
+function judgedValue(observation) {
+  const v2 = observation?.verdict;
+  return v2?.projected_full_run?.value ?? v2?.value?.value ?? observation?.stable_metrics.seconds_per_rollout_full_run ?? v2?.current_full_run ?? null;
+}
+function decide3(standing, observation) {
+  if (!standing) return { decision: "stopped", reason: "not judged within the demo time budget" };
+  const reason2 = standingTitle(standing);
+  switch (standing.outcome) {
+    case "reference": {
+      const value = judgedValue(observation);
+      return {
+        decision: "accepted",
+        reason: value === null ? reason2 : `${reason2}: ${value.toFixed(2)} s/rollout`
+      };
+    }
+    case "better":
+      return { decision: "accepted", reason: reason2 };
+    case "worse":
+    case "not-better":
+    case "equivalent":
+      return { decision: "rejected", reason: reason2 };
+    case "failed":
+      return { decision: "failed", reason: reason2 };
+    default:
+      return { decision: "stopped", reason: reason2 };
+  }
+}
+function oneWinner(batch) {
+  const accepted = batch.filter((o) => o.decision === "accepted");
+  if (accepted.length < 2) return [...batch];
+  const change = (o) => o.observation?.decision?.relative_change?.value ?? Number.POSITIVE_INFINITY;
+  const round3 = {
+    index: 0,
+    parent: "reference",
+    runs: accepted.map((o) => ({
+      name: o.candidate.name,
+      outcome: "better",
+      seconds: 1 + change(o),
+      gpuHours: 0
+    }))
+  };
+  const reference = startCampaign({ name: "reference", seconds: Number.POSITIVE_INFINITY, gpuHours: 0 });
+  const name = roundWinner(reference, round3)?.name;
+  const winner = accepted.find((o) => o.candidate.name === name) ?? accepted[0];
+  const by = `${(Math.abs(change(winner)) * 100).toFixed(1)}%`;
+  return batch.map(
+    (o) => o.decision === "accepted" && o !== winner ? {
+      ...o,
+      decision: "rejected",
+      reason: `${o.reason}, but ${winner.candidate.name} of the same round is faster (decided ${by} faster than the same reference)`
+    } : o
+  );
+}
+function verdictText(o, outcome) {
+  const s = o.standing;
+  if (outcome || s && s.outcome !== "measuring") {
+    const value = judgedValue(o.observation);
+    return `${s?.outcome ?? outcome?.decision}${value === null ? "" : ` (${value.toFixed(2)} s)`}`;
+  }
+  const v2 = o.observation?.verdict;
+  if (!v2 || v2.state === "no-data") return null;
+  return v2.state;
+}
+async function runBatch(title, candidates, ctx) {
+  const { parts, prepared, env, options: options2, view, output, cleanup, signal } = ctx;
+  const { experiment } = prepared;
+  const runs = [];
+  for (const candidate of candidates) {
+    const run3 = await parts.submit(experiment, candidate, env);
+    const unregister = cleanup.add(`cancel ${run3.runName} (job ${run3.jobId})`, () => parts.cancel(run3, env));
+    runs.push({ run: run3, unregister, last: null });
+    view.log(`submitted ${candidate.name}: Slurm job ${run3.jobId}, run ${run3.runName}`);
+  }
+  const row = (r) => ({
+    name: r.run.candidate.name,
+    state: r.outcome ? r.last?.state ?? r.outcome.decision : r.last?.state ?? "submitted",
+    simulatedMinutes: r.last?.simulatedMinutes ?? null,
+    secondsPerRollout: r.last?.secondsPerRollout ?? null,
+    verdict: r.last ? verdictText(r.last, r.outcome) : null
+  });
+  view.update(title, runs.map(row));
+  while (runs.some((r) => !r.outcome)) {
+    if (signal.aborted) throw new DemoAborted(signal.reason ?? "SIGINT");
+    const live3 = runs.filter((x2) => !x2.outcome);
+    const observed = await parts.observe(
+      prepared,
+      live3.map((r) => r.run),
+      env,
+      ctx.reference()
+    );
+    for (const [i, r] of live3.entries()) {
+      const look = observed[i];
+      if (!look) continue;
+      r.last = look;
+      const overTime = (look.simulatedMinutes ?? 0) >= options2.maxSimulatedMinutes;
+      if (look.done || r.cancelled) {
+        const { decision, reason: reason2 } = decide3(look.standing, look.observation);
+        r.outcome = {
+          candidate: r.run.candidate,
+          run: r.run,
+          observation: look.observation,
+          decision,
+          reason: reason2
+        };
+        const name = r.run.candidate.name;
+        output.write(`comments/${name}.md`, look.comment);
+        output.write(`checks/${name}.json`, `${JSON.stringify(checkFile2(look), null, 2)}
+`);
+        await parts.cancel(r.run, env);
+        r.unregister();
+      } else if (overTime) {
+        await parts.cancel(r.run, env);
+        r.cancelled = true;
+      }
+    }
+    view.update(title, runs.map(row));
+    if (runs.some((r) => !r.outcome)) {
+      try {
+        await sleep3(options2.pollSeconds * 1e3, void 0, { signal });
+      } catch {
+        throw new DemoAborted(signal.reason ?? "SIGINT");
+      }
+    }
+  }
+  view.freeze();
+  return runs.map((r) => r.outcome);
+}
+function checkFile2(look) {
+  return {
+    title: look.check?.title ?? null,
+    conclusion: look.check?.conclusion ?? null,
+    summary: look.check?.summary ?? null,
+    label: look.label,
+    standing: look.standing?.outcome ?? null
+  };
+}
+function candidateFile2(experimentId, name) {
+  return `topologies/${experimentId}/${name}.yaml`;
+}
+function causeLine(lines) {
+  const text3 = lines.map((l3) => l3.trim()).filter((l3) => l3 !== "");
+  const cause = /error|fail|fatal|cannot|can't|no such|not found|denied|refused|traceback|exception|killed/i;
+  return text3.findLast((l3) => cause.test(l3)) ?? text3.at(-1) ?? null;
+}
+async function brokenBaseline(outcome, parts, env) {
+  if (outcome?.decision !== "failed") return null;
+  const failure = outcome.observation?.failure;
+  if (failure?.kind === "gpu-oom") return null;
+  const line = causeLine(await parts.jobLog(outcome.run, env).catch(() => []));
+  const what = failure ? `${failure.kind}: ${failure.message}` : outcome.reason;
+  return `${outcome.candidate.name} failed (${what}); the log of Slurm job ${outcome.run.jobId} says: ${line ?? "(nothing: the job wrote no output)"}`;
+}
+function bestLine2(reference, baselineName2) {
+  const name = reference.current;
+  if (!name) return "current best: none yet (no accepted run with a value)";
+  const best = reference.best?.name === name ? reference.best : null;
+  const value = best ? (best.figure ?? best.value).value : null;
+  const at = value === null ? "" : ` (${value.toFixed(2)} s/rollout)`;
+  return name === baselineName2 ? `current best: ${name}${at}; no candidate beat the baseline so far` : `current best: ${name}${at}`;
+}
+async function runDemo(options2, deps) {
+  const { parts, view, output, cleanup, signal } = deps;
+  const now = deps.now ?? Date.now;
+  const started = now();
+  const log = (line) => view.log(line);
+  const outcomes = [];
+  let experimentId = null;
+  const result = (exitCode) => ({
+    exitCode,
+    experimentId,
+    outcomes,
+    files: output.written(),
+    wallSeconds: (now() - started) / 1e3
+  });
+  try {
+    let env = await parts.cluster.status();
+    if (env) {
+      log(
+        `local cluster is up (Prometheus ${env.prometheusUrl}, time scale ${env.timeScale}); leaving it up afterwards`
+      );
+    } else if (!options2.isRoot) {
+      log("The local Slurm cluster is not up, and bringing it up needs root.");
+      log(`Install the system packages:
+  ${INSTALL_COMMAND}`);
+      log(
+        "then start the cluster and re-run the demo:\n  sudo bash scripts/local-cluster up && npm run demo"
+      );
+      return result(1);
+    } else {
+      const owned = !await parts.cluster.anyRunning();
+      log("bringing up the local cluster (Slurm, Prometheus, sshd): scripts/local-cluster up");
+      if (owned)
+        cleanup.add("stop the local cluster (scripts/local-cluster down)", () => parts.cluster.down(log));
+      env = await parts.cluster.up(log);
+      log(
+        `local cluster is up (Prometheus ${env.prometheusUrl}, time scale ${env.timeScale})` + (owned ? "" : "; parts of it were already running, so it stays up afterwards")
+      );
+    }
+    if (signal.aborted) throw new DemoAborted(signal.reason);
+    log(`creating the experiment from:
+  ${options2.command}`);
+    const prepared = await parts.prepare(options2.command, env, options2.dateStamp);
+    const { experiment, baseline } = prepared;
+    experimentId = experiment.experiment_id;
+    output.write(`topologies/${experimentId}/experiment.yaml`, (0, import_yaml6.stringify)(experiment));
+    output.write(candidateFile2(experimentId, baseline.name), (0, import_yaml6.stringify)(baseline));
+    let record = parts.createRecord(prepared);
+    const reference = () => parts.references(record);
+    const ctx = { parts, prepared, env, options: options2, view, output, cleanup, signal, reference };
+    const settle2 = (batch) => {
+      for (const outcome of oneWinner(batch)) {
+        record = parts.apply(record, outcome);
+        outcomes.push(outcome);
+        log(`${outcome.candidate.name}: ${outcome.decision} \u2014 ${outcome.reason}`);
+      }
+      log(bestLine2(reference(), baseline.name));
+      output.write(`experiments/${experimentId}.json`, parts.recordJson(record));
+      output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(record));
+    };
+    settle2(await runBatch("baseline", [baseline], ctx));
+    const broken = await brokenBaseline(outcomes[0], parts, env);
+    if (broken) {
+      log(`the demo measured nothing: ${broken}`);
+      log("no suggestion can come from a baseline that did not run; fix that cause and run the demo again");
+      return result(1);
+    }
+    for (let round3 = 1; round3 <= options2.rounds; round3++) {
+      const suggestion = await parts.suggest(record, prepared, options2.perRound);
+      if (suggestion.proposals.length === 0) {
+        log(`round ${round3}: no proposals${suggestion.stop ? ` (${suggestion.stop})` : ""}; stopping`);
+        break;
+      }
+      for (const c of suggestion.proposals) {
+        output.write(candidateFile2(experimentId, c.name), suggestion.files?.[c.name] ?? (0, import_yaml6.stringify)(c));
+        log(`round ${round3}: ${c.name}: ${c.hypothesis ?? ""}`.trimEnd());
+      }
+      settle2(await runBatch(`round ${round3} of ${options2.rounds}`, suggestion.proposals, ctx));
+    }
+    const report = parts.finalReport(record, prepared);
+    const reportFile = `experiments/${experimentId}-report.md`;
+    output.write(reportFile, report);
+    writeIndex(output, options2, experimentId, outcomes, parts.recordMarkdown(record), report, reportFile);
+    return result(0);
+  } catch (error) {
+    if (error instanceof DemoAborted || signal.aborted) {
+      const by = error instanceof DemoAborted ? error.signal : signal.reason ?? "SIGINT";
+      log(`demo interrupted by ${by}: stopping what it started`);
+      return result(signalExitCode(by));
+    }
+    throw error;
+  } finally {
+    await cleanup.runAll(log);
+  }
+}
+function writeIndex(output, options2, experimentId, outcomes, recordMd, report, reportFile) {
+  output.copy(options2.mermaidScript, "mermaid.min.js");
+  const sections = [
+    { id: "final-report", title: "Final report", markdown: report, file: reportFile },
+    {
+      id: "record",
+      title: `Experiment record ${experimentId}`,
+      markdown: recordMd,
+      file: `experiments/${experimentId}.md`
+    },
+    ...outcomes.map((o) => ({
+      id: `comment-${o.candidate.name}`,
+      title: `Pull-request comment: ${o.candidate.name}`,
+      markdown: readComment2(output, o.candidate.name),
+      file: `comments/${o.candidate.name}.md`
+    }))
+  ];
+  output.write(
+    "index.html",
+    renderIndexHtml({
+      title: `topo demo: ${experimentId}`,
+      intro: `Started from: ${options2.command}`,
+      sections,
+      mermaidScript: "mermaid.min.js"
+    })
+  );
+}
+function readComment2(output, name) {
+  return output.read(`comments/${name}.md`);
+}
+
+// src/demo/sample.ts
+var DEMO_DEPLOY = "twin-driver-bound";
+var SAMPLE_COMMAND = [
+  "sbatch --account=demo --partition=gpu --gpus-per-node=8",
+  "src/tools/run-on-slurm/submit.sh",
+  `deploy=${DEMO_DEPLOY}`,
+  "topology=8gpu_12rollouts",
+  "driver=vavam",
+  "scenes.test_suite_id=public_2601",
+  "runtime.simulation_config.n_rollouts=1"
+].join(" ");
+var DEMO_MODES = {
+  full: { rounds: 2, perRound: 3, maxSimulatedMinutes: 120 },
+  quick: { rounds: 1, perRound: 3, maxSimulatedMinutes: 120 }
+};
+function dateStamp(date) {
+  return date.toISOString().slice(0, 10).replace(/-/g, "");
+}
+
+// src/cli/commands/demo.ts
+var DEMO_OPTIONS = [
+  {
+    name: "quick",
+    short: "q",
+    type: "boolean",
+    description: "one round of suggestions instead of two (under 3 minutes)"
+  },
+  {
+    name: "out",
+    short: "o",
+    type: "string",
+    value: "DIR",
+    description: "output folder: candidates, PR comments, record, report, index.html",
+    default: "demo-out"
+  },
+  {
+    name: "command",
+    short: "c",
+    type: "string",
+    value: '"<run command>"',
+    description: "the AlpaSim run command to start from",
+    default: "a sample on the twin"
+  },
+  {
+    ...JSON_OPTION,
+    description: "print one JSON document at the end (schemas/cli/demo.schema.json); the live progress goes to stderr"
+  }
+];
+function parseDemoArgs(args) {
+  const parsed = parseOptions(DEMO_OPTIONS, args);
+  if (parsed.positionals.length) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
+  return {
+    quick: flag(parsed, "quick"),
+    json: flag(parsed, "json"),
+    out: str(parsed, "out") ?? "demo-out",
+    command: str(parsed, "command") ?? SAMPLE_COMMAND
+  };
+}
+function demoJson(result, out) {
+  return {
+    schema_version: 1,
+    ok: result.exitCode === 0,
+    experiment_id: result.experimentId,
+    out,
+    index: `${out}/index.html`,
+    wall_seconds: Math.round(result.wallSeconds),
+    candidates: result.outcomes.length,
+    files: result.files
+  };
+}
+var demoCommand = {
+  name: "demo",
+  summary: "Run the whole loop on a local Slurm with the AlpaSim twin",
+  help: {
+    synopsis: "topo demo [options]",
+    description: "Brings up the local Slurm cluster with fake GPUs and Prometheus (installing Debian packages as root), runs the baseline and suggested candidates on the AlpaSim twin, writes the record and the report, and stops everything it started (also on Ctrl-C).",
+    options: DEMO_OPTIONS,
+    examples: ["topo demo --quick", "topo demo --out /tmp/demo"]
+  },
+  async run(args, io) {
+    const parsed = parseDemoArgs(args);
+    const root = findPackageRoot();
+    const output = new DemoOutput(parsed.out.startsWith("/") ? parsed.out : `${io.cwd}/${parsed.out}`);
+    const view = new LiveView(parsed.json ? io.stderr : io.stdout, parsed.json ? false : io.isTTY);
+    const cleanup = new Cleanup();
+    const abort = new AbortController();
+    const uninstall = onTermination(
+      (signal) => abort.abort(signal),
+      (signal) => {
+        const left = cleanup.pending();
+        io.stderr(
+          `topo demo: ${signal} again, exiting now${left.length ? `; left to do by hand: ${left.join("; ")}` : ""}
+`
+        );
+        process.exit(signal === "SIGINT" ? 130 : 143);
+      }
+    );
+    const mode = parsed.quick ? DEMO_MODES.quick : DEMO_MODES.full;
+    try {
+      const result = await runDemo(
+        {
+          command: parsed.command,
+          rounds: mode.rounds,
+          perRound: mode.perRound,
+          maxSimulatedMinutes: mode.maxSimulatedMinutes,
+          pollSeconds: 2,
+          dateStamp: dateStamp(/* @__PURE__ */ new Date()),
+          isRoot: typeof process.getuid === "function" && process.getuid() === 0,
+          mermaidScript: mermaidScriptPath(root)
+        },
+        { parts: realDemoParts(root, io.env, output.dir), view, output, cleanup, signal: abort.signal }
+      );
+      if (parsed.json) io.stdout(`${JSON.stringify(demoJson(result, output.dir))}
+`);
+      else if (result.exitCode === 0) {
+        io.stdout(
+          `
+done in ${result.wallSeconds.toFixed(0)} s: ${result.outcomes.length} candidates judged
+open ${output.dir}/index.html
+`
+        );
+      }
+      return result.exitCode;
+    } finally {
+      uninstall();
+    }
+  }
+};
+
 // src/cli/commands/doctor.ts
-var MARK = { ok: "ok  ", fail: "FAIL", warn: "warn", skip: "skip" };
+import { existsSync as existsSync13, readFileSync as readFileSync11 } from "node:fs";
+import { resolve as resolve10 } from "node:path";
+
+// src/doctor/checks.ts
+var import_yaml7 = __toESM(require_dist(), 1);
+import { existsSync as existsSync12, readFileSync as readFileSync10 } from "node:fs";
+import { join as join13 } from "node:path";
+
+// src/doctor/network.ts
+var DNS = /* @__PURE__ */ new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NONAME", "EAI_NODATA"]);
+var CONNECTION = /* @__PURE__ */ new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+  "UND_ERR_SOCKET"
+]);
+var TIMEOUT = /* @__PURE__ */ new Set(["ETIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT"]);
+var TLS = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_OSSL_)/;
+function chain(error) {
+  const out = [];
+  const queue = [error];
+  while (queue.length && out.length < 20) {
+    const e = queue.shift();
+    if (!e || typeof e !== "object") continue;
+    const x2 = e;
+    out.push(x2);
+    if (x2.cause) queue.push(x2.cause);
+    if (Array.isArray(x2.errors)) queue.push(...x2.errors);
+  }
+  return out;
+}
+function classifyRequestError(error) {
+  const all = chain(error);
+  const deepest = all.at(-1);
+  const message2 = String(deepest?.message || error?.message || error);
+  for (const e of all) {
+    const code3 = typeof e.code === "string" ? e.code : void 0;
+    if (!code3) continue;
+    if (DNS.has(code3)) return { kind: "dns", code: code3, message: message2 };
+    if (TLS.test(code3)) return { kind: "tls", code: code3, message: message2 };
+    if (TIMEOUT.has(code3)) return { kind: "timeout", code: code3, message: message2 };
+    if (CONNECTION.has(code3)) return { kind: "connection", code: code3, message: message2 };
+  }
+  if (all.some((e) => e.name === "TimeoutError" || e.name === "AbortError"))
+    return { kind: "timeout", message: message2 };
+  const networkLike = all.some((e) => e.name === "TypeError" && /fetch failed/.test(e.message ?? ""));
+  const status4 = all.map((e) => e.status).find((s) => typeof s === "number");
+  if (status4 === void 0 || networkLike) return { kind: networkLike ? "connection" : "unknown", message: message2 };
+  const headers = all.find((e) => e.response?.headers)?.response?.headers ?? {};
+  if (status4 === 401) return { kind: "auth", status: status4, message: message2 };
+  if ((status4 === 403 || status4 === 429) && (headers["x-ratelimit-remaining"] === "0" || /rate limit/i.test(message2)))
+    return { kind: "rate-limited", status: status4, message: message2 };
+  if (status4 === 403) return { kind: "permission", status: status4, message: message2 };
+  if (status4 === 404) return { kind: "not-found", status: status4, message: message2 };
+  if (status4 >= 500) return { kind: "server", status: status4, message: message2 };
+  return { kind: "unknown", status: status4, message: message2 };
+}
+function describeFailure(what, f) {
+  const how = {
+    dns: "the host name does not resolve (DNS)",
+    tls: "the TLS certificate is not trusted",
+    connection: "the connection failed",
+    timeout: "no answer in time",
+    auth: "the credentials were refused (HTTP 401)",
+    permission: "not allowed (HTTP 403)",
+    "rate-limited": `rate limited (HTTP ${f.status})`,
+    "not-found": "not found (HTTP 404)",
+    server: `the service failed (HTTP ${f.status})`,
+    unknown: f.status ? `HTTP ${f.status}` : "failed"
+  };
+  return `${what}: ${how[f.kind]}${f.code ? ` [${f.code}]` : ""}: ${f.message}`;
+}
+function networkFix(f, host, setting) {
+  switch (f.kind) {
+    case "dns":
+      return `this host cannot resolve ${host}: check its DNS (resolv.conf, a proxy) and ${setting}`;
+    case "tls":
+      return `the certificate ${host} presents is not trusted here: behind a TLS-inspecting proxy give Node its CA (NODE_EXTRA_CA_CERTS=<ca.pem>); check the clock and ${setting}`;
+    case "connection":
+      return `nothing answers at ${host} from this host: check ${setting}, that the service runs, and the firewall or proxy between them`;
+    case "timeout":
+      return `${host} did not answer in time: check the firewall or proxy between this host and it, and that the service is not overloaded`;
+    default:
+      return void 0;
+  }
+}
+
+// src/doctor/checks.ts
+var ok = (name, detail) => ({ name, status: "ok", detail });
+var fail2 = (name, detail, fix) => ({ name, status: "fail", detail, fix });
+var skip = (name, detail) => ({ name, status: "skip", detail });
+var SLURM_COMMANDS = ["sbatch", "squeue", "sacct", "scancel"];
+var TIMEOUT2 = { timeoutMs: 2e4 };
+async function run2(t, argv) {
+  try {
+    return await t.run(argv, TIMEOUT2);
+  } catch (error) {
+    if (!/not installed or not on PATH/.test(error.message)) throw error;
+    return { code: 127, stdout: "", stderr: error.message };
+  }
+}
+var said = (r) => (r.stderr || r.stdout).trim().replace(/\s+/g, " ").slice(0, 300);
+function checkPlaceholders(loaded, clusterName) {
+  const left = placeholderIssues(loaded, ["clusters", clusterName], "error");
+  return left.length ? fail2(
+    "clusters.yaml placeholders",
+    `${left.length} value(s) of cluster ${clusterName} still hold what topo setup left to replace: ${left.map((i) => `${i.keyPath} (line ${i.line})`).join(", ")}`,
+    "replace them with your cluster's values (docs/adopting.md, step 2); `topo validate topologies/clusters.yaml` shows each one at its line"
+  ) : ok("clusters.yaml placeholders", `no TODO, example.org or PLACEHOLDER left in cluster ${clusterName}`);
+}
+async function checkSlurm(clusterName, cluster, transport) {
+  const where = cluster.transport === "ssh" ? `${cluster.user}@${cluster.host}:${cluster.port ?? 22}` : "this host";
+  let t;
+  try {
+    t = transport();
+  } catch (error) {
+    return [
+      fail2(
+        "slurm",
+        error.message,
+        "set TOPO_SSH_KEY (the key text) or TOPO_SSH_KEY_FILE (a path) on the runner host"
+      )
+    ];
+  }
+  const checks = [];
+  try {
+    checks.push(...await commandChecks(t, clusterName, cluster, where));
+    const controller = await controllerCheck(t, where);
+    checks.push(controller);
+    checks.push(
+      controller.status === "ok" ? await partitionCheck(t, cluster, where) : skip("slurm partition", "not asked: slurmctld does not answer")
+    );
+    checks.push(await accountingCheck(t, where));
+    checks.push(await submitScriptCheck(t, clusterName, cluster, where));
+  } catch (error) {
+    checks.push(slurmFailure(cluster, where, error));
+  } finally {
+    await t.close().catch(() => {
+    });
+  }
+  return checks;
+}
+async function commandChecks(t, clusterName, cluster, where) {
+  const pathFix = cluster.transport === "local" ? `put Slurm's commands on PATH for the runner's account (cluster ${clusterName} uses transport local: the runner must sit on a login node)` : `put Slurm's commands on PATH for ${cluster.user} on ${cluster.host} (non-interactive shells too)`;
+  const checks = [];
+  for (const command of SLURM_COMMANDS) {
+    let r;
+    try {
+      r = await t.run([command, "--version"], TIMEOUT2);
+    } catch (error) {
+      if (!/not installed or not on PATH/.test(error.message)) throw error;
+      checks.push(fail2(`slurm ${command}`, error.message, pathFix));
+      continue;
+    }
+    checks.push(
+      r.code === 0 ? ok(
+        `slurm ${command}`,
+        // Installed only: whether slurmctld and accounting answer are the checks after these.
+        `installed (${(r.stdout || r.stderr).trim().split("\n")[0]}) on ${where}`
+      ) : fail2(
+        `slurm ${command}`,
+        `\`${command} --version\` exited ${r.code} on ${where}: ${said(r)}`,
+        pathFix
+      )
+    );
+  }
+  return checks;
+}
+async function controllerCheck(t, where) {
+  const r = await run2(t, ["scontrol", "ping"]);
+  if (r.code === 0 && /\bUP\b/.test(r.stdout))
+    return ok("slurm controller", `${r.stdout.trim().split("\n")[0]} (scontrol ping on ${where})`);
+  return fail2(
+    "slurm controller",
+    `slurmctld does not answer from ${where}: \`scontrol ping\` exited ${r.code}: ${said(r)}`,
+    `nothing can be submitted or watched until it does: start slurmctld, or check that ${where} reaches SlurmctldHost and SlurmctldPort of the slurm.conf it reads (SLURM_CONF); on a shared cluster, ask its admins`
+  );
+}
+async function partitionCheck(t, cluster, where) {
+  const wanted = cluster.slurm?.partition?.split(",").filter(Boolean) ?? [];
+  const r = await run2(t, ["sinfo", "--noheader", "--format=%P|%a|%D|%t"]);
+  if (r.code !== 0)
+    return fail2("slurm partition", `\`sinfo\` exited ${r.code} on ${where}: ${said(r)}`, "see the message");
+  const rows = r.stdout.trim().split("\n").filter(Boolean).map((line) => {
+    const [name = "", avail = "", nodes2 = "0", state2 = ""] = line.split("|");
+    return {
+      name: name.replace(/\*$/, ""),
+      isDefault: name.endsWith("*"),
+      avail,
+      nodes: Number(nodes2),
+      state: state2
+    };
+  });
+  const names = wanted.length ? wanted : rows.filter((x2) => x2.isDefault).map((x2) => x2.name).slice(0, 1);
+  if (names.length === 0)
+    return fail2(
+      "slurm partition",
+      `no partition given and sinfo on ${where} shows no default one`,
+      "set slurm.partition of the cluster in clusters.yaml"
+    );
+  const usable2 = /^(idle|mix|alloc|allocated|comp|completing|resv|planned)/;
+  for (const name of names) {
+    const mine = rows.filter((x2) => x2.name === name);
+    if (mine.length === 0)
+      return fail2(
+        "slurm partition",
+        `partition ${name} does not exist on ${where} (sinfo lists: ${[...new Set(rows.map((x2) => x2.name))].join(", ") || "none"})`,
+        `fix slurm.partition of the cluster in clusters.yaml`
+      );
+    if (mine.every((x2) => x2.avail !== "up"))
+      return fail2(
+        "slurm partition",
+        `partition ${name} is ${mine[0]?.avail} on ${where}`,
+        "a partition that is not up starts no job: ask the cluster admins"
+      );
+    const up = mine.filter((x2) => usable2.test(x2.state)).reduce((n, x2) => n + x2.nodes, 0);
+    if (up === 0)
+      return fail2(
+        "slurm partition",
+        `partition ${name} has no usable node on ${where} (${mine.map((x2) => `${x2.nodes} ${x2.state}`).join(", ")})`,
+        "resume or repair its nodes (scontrol update nodename=\u2026 state=resume), or ask the cluster admins"
+      );
+  }
+  const summary = rows.filter((x2) => names.includes(x2.name)).map((x2) => `${x2.name}: ${x2.nodes} ${x2.state}`);
+  return ok("slurm partition", `${summary.join(", ")} (sinfo on ${where})`);
+}
+async function accountingCheck(t, where) {
+  const r = await run2(t, [
+    "sacct",
+    "--noheader",
+    "--parsable2",
+    "--allocations",
+    "--starttime=now-1days",
+    "--format=JobID,State"
+  ]);
+  if (r.code === 0) {
+    const jobs = r.stdout.trim().split("\n").filter(Boolean).length;
+    return ok(
+      "slurm accounting",
+      `sacct answered on ${where}: ${jobs} job(s) of this account in the last day`
+    );
+  }
+  const text3 = said(r);
+  const consequence = "the monitor then sees a finished job only while slurmctld keeps it (MinJobAge, 300 s by default) and may record it lost";
+  if (/accounting storage is disabled/i.test(text3))
+    return {
+      name: "slurm accounting",
+      status: "warn",
+      detail: `job accounting is disabled on ${where} (AccountingStorageType=accounting_storage/none): jobs are read from the controller (squeue) alone, which forgets an ended job after MinJobAge`,
+      fix: `enable accounting (slurmdbd) or ask the cluster admins if runs may outlive MinJobAge unwatched: ${consequence}`
+    };
+  if (/Connection refused|Problem talking to the database|persistent connection|slurmdbd/i.test(text3))
+    return fail2(
+      "slurm accounting",
+      `sacct cannot reach the accounting daemon (slurmdbd) from ${where}: ${text3}`,
+      `start slurmdbd or check AccountingStorageHost/Port; ${consequence}`
+    );
+  return fail2(
+    "slurm accounting",
+    `\`sacct\` exited ${r.code} on ${where}: ${text3}`,
+    `see the message; ${consequence}`
+  );
+}
+async function submitScriptCheck(t, clusterName, cluster, where) {
+  const script = `${cluster.alpasim_checkout.replace(/\/+$/, "")}/${cluster.submit_script}`;
+  const test = await run2(t, ["test", "-f", script]);
+  return test.code === 0 ? ok("submit script", `${script} exists on ${where}`) : fail2(
+    "submit script",
+    `${script} is not a file on ${where}`,
+    `set alpasim_checkout (AlpaSim's checkout) and submit_script (relative to it) in clusters.yaml for cluster ${clusterName}`
+  );
+}
+function slurmFailure(cluster, where, error) {
+  const message2 = error.message;
+  if (error instanceof HostKeyMismatchError)
+    return fail2(
+      "slurm",
+      message2,
+      `the login node's host key is not the pinned known_host_key: if it changed legitimately, replace known_host_key with the output of \`ssh-keyscan -t ${cluster.known_host_key?.split(" ")[0]?.replace("ssh-", "") ?? "ed25519"} -p ${cluster.port ?? 22} ${cluster.host}\` (checked out of band); otherwise do not connect`
+    );
+  if (error instanceof SlurmError)
+    return fail2(
+      "slurm",
+      message2,
+      cluster.transport === "ssh" ? `check that this host reaches ${where} (host, port, user in clusters.yaml) and that the key in TOPO_SSH_KEY/TOPO_SSH_KEY_FILE is authorised for ${cluster.user}` : "check that Slurm's commands run for the runner's account on this host"
+    );
+  return fail2("slurm", message2, "see the message; this is unexpected (please report it)");
+}
+var hostOf = (url) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+};
+async function checkPrometheus(cluster, prometheus, fetcher = fetch) {
+  const url = cluster.prometheus_url;
+  try {
+    await prometheus.instant("vector(1)");
+  } catch (error) {
+    const f = classifyRequestError(error);
+    return [
+      fail2(
+        "prometheus",
+        f.kind === "unknown" ? error.message : describeFailure(`cannot reach Prometheus at ${url}`, f),
+        networkFix(f, hostOf(url), "prometheus_url in clusters.yaml") ?? (f.kind === "auth" || f.kind === "permission" ? `Prometheus at ${url} wants credentials the runner does not send: give the runner a Prometheus it may query without them (or a proxy on the runner host)` : `start Prometheus where the runner reaches ${url} (scripts/start-prometheus-grafana.sh), or fix prometheus_url in clusters.yaml`)
+      )
+    ];
+  }
+  const checks = [ok("prometheus", `${url} answers`)];
+  const series = await prometheus.instant(
+    'count by (__name__) (last_over_time({__name__=~"alpasim_.+"}[7d]))'
+  );
+  checks.push(
+    series.series.length > 0 ? ok("alpasim series", `${series.series.length} AlpaSim metric(s) in the last 7 days`) : {
+      name: "alpasim series",
+      status: "warn",
+      detail: `no AlpaSim metric (alpasim_*) at ${url} in the last 7 days`,
+      fix: `Prometheus must scrape the compute nodes: add ${cluster.file_sd} to its file_sd_configs (scripts/start-prometheus-grafana.sh does) and run a job; expected while no run has happened yet`
+    }
+  );
+  try {
+    const res = await fetcher(`${url.replace(/\/+$/, "")}/api/v1/rules?type=record`);
+    const body = await res.json();
+    const names = (body.data?.groups ?? []).flatMap((g) => (g.rules ?? []).map((r) => r.name ?? ""));
+    const ours = names.filter((n) => n.startsWith("alpasim:"));
+    checks.push(
+      ours.length > 0 ? ok("recording rules", `${ours.length} alpasim:* recording rule(s) loaded`) : fail2(
+        "recording rules",
+        `Prometheus at ${url} has no alpasim:* recording rule`,
+        "load telemetry/prometheus/alpasim.rules.yml of this alpasim-topo version in Prometheus' rule_files (the queries fall back to raw metrics, slower)"
+      )
+    );
+  } catch (error) {
+    checks.push(
+      fail2("recording rules", `cannot list the rules: ${error.message}`, "check prometheus_url")
+    );
+  }
+  return checks;
+}
+async function checkGrafana(cluster, fetcher = fetch) {
+  if (!cluster.grafana_url)
+    return skip("grafana", "no grafana_url in clusters.yaml (comments carry no dashboard links)");
+  const url = `${cluster.grafana_url.replace(/\/+$/, "")}/api/health`;
+  try {
+    const res = await fetcher(url, { signal: AbortSignal.timeout(1e4) });
+    return res.ok ? ok("grafana", `${cluster.grafana_url} answers (${res.status})`) : fail2(
+      "grafana",
+      `${url} answered HTTP ${res.status}`,
+      "fix grafana_url in clusters.yaml or start Grafana"
+    );
+  } catch (error) {
+    const f = classifyRequestError(error);
+    return fail2(
+      "grafana",
+      describeFailure(`cannot reach ${url}`, f),
+      networkFix(f, hostOf(url), "grafana_url in clusters.yaml") ?? "start Grafana (scripts/start-prometheus-grafana.sh --grafana-port \u2026) or fix grafana_url in clusters.yaml"
+    );
+  }
+}
+var WORKFLOW_PERMISSIONS = {
+  "topology-validate.yml": { checks: "write", contents: "read", "pull-requests": "read" },
+  "topology-submit.yml": { contents: "read", checks: "write", issues: "write", "pull-requests": "write" },
+  // contents: write for the autopilot's bot branches; issues: write for its dashboard
+  "topology-monitor.yml": { contents: "write", checks: "write", issues: "write", "pull-requests": "write" },
+  "topology-record.yml": { contents: "write", "pull-requests": "write" }
+};
+function checkWorkflowPermissions(repoDir) {
+  return Object.entries(WORKFLOW_PERMISSIONS).map(([file, need]) => {
+    const path = join13(repoDir, ".github/workflows", file);
+    if (!existsSync12(path))
+      return fail2(
+        `workflow ${file}`,
+        `${path} does not exist`,
+        "run `topo setup` in the repository (then review and commit)"
+      );
+    let doc;
+    try {
+      doc = (0, import_yaml7.parse)(readFileSync10(path, "utf8"));
+    } catch (error) {
+      return fail2(
+        `workflow ${file}`,
+        `not valid YAML: ${error.message}`,
+        "run `topo setup --force` to rewrite it"
+      );
+    }
+    const missing2 = [];
+    for (const [job, spec] of Object.entries(doc.jobs ?? {})) {
+      for (const [scope, level] of Object.entries(need)) {
+        const have = spec.permissions?.[scope];
+        if (have !== level && !(level === "read" && have === "write"))
+          missing2.push(`job ${job}: ${scope}: ${level}`);
+      }
+    }
+    return missing2.length ? fail2(
+      `workflow ${file}`,
+      `the workflow token lacks ${missing2.join(", ")}`,
+      `grant them in the job's permissions block (topo setup writes them)`
+    ) : ok(`workflow ${file}`, "grants the token what the job needs");
+  });
+}
+function githubFailure(name, what, error, apiUrl, access) {
+  const f = classifyRequestError(error);
+  const byStatus = {
+    auth: "the token is invalid or expired: create a new one (GITHUB_TOKEN)",
+    permission: `the token may not do this: ${access}; an organisation with SAML SSO must also authorise the token`,
+    "not-found": `the repository does not exist or the token cannot see it: check --repo, and give the token access to it (fine-grained: Repository access; ${access})`,
+    "rate-limited": "the token is rate limited: wait for the reset, or use another token",
+    server: "GitHub failed to answer: try again later (githubstatus.com)"
+  };
+  return fail2(
+    name,
+    describeFailure(what, f),
+    networkFix(f, hostOf(apiUrl), "GITHUB_API_URL") ?? byStatus[f.kind] ?? "see the message"
+  );
+}
+async function checkToken(octokit, owner, repo, apiUrl = "https://api.github.com") {
+  try {
+    await octokit.rest.repos.get({ owner, repo });
+  } catch (error) {
+    return githubFailure("github token", `cannot read ${owner}/${repo}`, error, apiUrl, "Contents: read");
+  }
+  let login;
+  try {
+    login = (await octokit.rest.users.getAuthenticated()).data.login;
+  } catch {
+    return ok(
+      "github token",
+      `reads ${owner}/${repo} (an app or workflow token: its permissions are the workflows' blocks)`
+    );
+  }
+  const level = (await octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: login })).data.permission;
+  return ["admin", "maintain", "write"].includes(level) ? ok("github token", `${login} has ${level} on ${owner}/${repo}`) : fail2(
+    "github token",
+    `${login} has only ${level} on ${owner}/${repo}`,
+    `/topo commands and topo suggest --open-prs need write: give ${login} write access or use another token`
+  );
+}
+async function checkRunner(octokit, owner, repo, label, apiUrl = "https://api.github.com") {
+  let runners;
+  try {
+    runners = (await octokit.rest.actions.listSelfHostedRunnersForRepo({ owner, repo, per_page: 100 })).data.runners;
+  } catch (error) {
+    const status4 = error.status;
+    const f = classifyRequestError(error);
+    if (f.kind === "permission" || f.kind === "not-found")
+      return {
+        name: "runner",
+        status: "skip",
+        detail: `cannot list the runners of ${owner}/${repo} (HTTP ${status4})`,
+        fix: "listing runners needs an admin token (Administration: read); check Settings \u2192 Actions \u2192 Runners by hand"
+      };
+    return githubFailure(
+      "runner",
+      `cannot list the runners of ${owner}/${repo}`,
+      error,
+      apiUrl,
+      "Administration: read"
+    );
+  }
+  const labelled = runners.filter(
+    (r) => r.labels.some((l3) => l3.name === "self-hosted") && r.labels.some((l3) => l3.name === label)
+  );
+  const online = labelled.filter((r) => r.status === "online");
+  if (online.length)
+    return ok("runner", `${online.map((r) => r.name).join(", ")} online with labels self-hosted, ${label}`);
+  return fail2(
+    "runner",
+    labelled.length ? `runner(s) ${labelled.map((r) => r.name).join(", ")} with label ${label} are offline` : `no self-hosted runner of ${owner}/${repo} has the label ${label} (have: ${runners.map((r) => `${r.name} [${r.labels.map((l3) => l3.name).join(", ")}]`).join("; ") || "none"})`,
+    labelled.length ? "start the runner service on its host (sudo ./svc.sh start in the runner folder)" : `register a runner with \`./config.sh --labels ${label}\`, or add the label in Settings \u2192 Actions \u2192 Runners (the workflows' runner-label input names it)`
+  );
+}
+
+// src/doctor/github-settings.ts
+var FORK_SETTING = 'Settings \u2192 Actions \u2192 General \u2192 "Approval for running fork pull request workflows from contributors": "Require approval for all external contributors"';
+var warn = (name, detail, fix) => ({ name, status: "warn", detail, fix });
+function unreadable(what, error) {
+  const f = classifyRequestError(error);
+  return f.kind === "permission" || f.kind === "not-found" ? `the token cannot read ${what} (HTTP ${f.status}: it needs admin on the repository, Administration: read)` : describeFailure(`cannot read ${what}`, f);
+}
+async function checkForkApproval(octokit, owner, repo) {
+  const name = "fork pull requests";
+  let policy;
+  try {
+    const res = await octokit.request(
+      "GET /repos/{owner}/{repo}/actions/permissions/fork-pr-contributor-approval",
+      { owner, repo }
+    );
+    policy = res.data.approval_policy;
+  } catch (error) {
+    return warn(
+      name,
+      unreadable("the fork pull request approval setting", error),
+      `check by hand: ${FORK_SETTING}`
+    );
+  }
+  if (policy === "all_external_contributors")
+    return { name, status: "ok", detail: "workflows of every outside contributor wait for approval" };
+  return warn(
+    name,
+    `approval is required only for ${policy === "first_time_contributors" ? "first-time contributors" : "first-time contributors new to GitHub"}: a returning contributor's fork pull request runs its workflows unapproved`,
+    `set ${FORK_SETTING}, and keep the runner in a group limited to this repository`
+  );
+}
+async function checkKeySecret(octokit, owner, repo, environment) {
+  const name = "ssh key secret";
+  const fix = `Settings \u2192 Environments \u2192 ${environment}: "Deployment branches and tags": the default branch only, and the secret TOPO_SSH_PRIVATE_KEY there (docs/adopting.md, step 3)`;
+  let env;
+  try {
+    env = await environmentOf(octokit, owner, repo, environment);
+  } catch (error) {
+    if (classifyRequestError(error).status === 404)
+      return warn(
+        name,
+        `${owner}/${repo} has no environment ${environment} (or the token cannot see it)`,
+        `create it: ${fix}`
+      );
+    return warn(name, unreadable(`the environment ${environment}`, error), `check by hand: ${fix}`);
+  }
+  const asRepoSecret = await repositoryHas(octokit, owner, repo, "TOPO_SSH_PRIVATE_KEY");
+  const problems = [
+    env.secrets.includes("TOPO_SSH_PRIVATE_KEY") ? "" : `the environment ${environment} has no secret TOPO_SSH_PRIVATE_KEY`,
+    asRepoSecret ? "TOPO_SSH_PRIVATE_KEY is a repository secret: a workflow edited in any branch can read it (delete it there)" : "",
+    env.defaultBranchOnly ? "" : `the environment ${environment} accepts deployments from every branch`
+  ].filter(Boolean);
+  return problems.length ? warn(name, problems.join("; "), fix) : {
+    name,
+    status: "ok",
+    detail: `TOPO_SSH_PRIVATE_KEY is a secret of ${environment}, limited to protected or named branches`
+  };
+}
+async function environmentOf(octokit, owner, repo, environment) {
+  const params = { owner, repo, environment_name: environment };
+  const got = await octokit.request("GET /repos/{owner}/{repo}/environments/{environment_name}", params);
+  const policy = got.data.deployment_branch_policy;
+  const listed = await octokit.request("GET /repos/{owner}/{repo}/environments/{environment_name}/secrets", {
+    ...params,
+    per_page: 100
+  });
+  return {
+    secrets: listed.data.secrets.map((s) => s.name),
+    // null: every branch may deploy; protected branches or named patterns limit it
+    defaultBranchOnly: Boolean(policy?.protected_branches || policy?.custom_branch_policies)
+  };
+}
+async function repositoryHas(octokit, owner, repo, secret) {
+  try {
+    await octokit.request("GET /repos/{owner}/{repo}/actions/secrets/{secret_name}", {
+      owner,
+      repo,
+      secret_name: secret
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// src/cli/commands/doctor.ts
+var MARK3 = { ok: "ok  ", fail: "FAIL", warn: "warn", skip: "skip" };
 async function githubChecks(io, parsed, ssh) {
   const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
   const repo = str(parsed, "repo");
@@ -87436,9 +90906,9 @@ var doctorCommand = {
     const repoDir = resolve10(io.cwd, str(parsed, "repo-dir") ?? ".");
     const given = str(parsed, "clusters");
     const file = given ? resolve10(io.cwd, given) : resolve10(repoDir, "topologies/clusters.yaml");
-    if (!existsSync10(file))
+    if (!existsSync13(file))
       throw new ConfigError(`${file} does not exist: run \`topo setup\` and describe your cluster`);
-    const checked2 = checkClusters(readFileSync10(file, "utf8"), file);
+    const checked2 = checkClusters(readFileSync11(file, "utf8"), file);
     if (!checked2.value) throw new ConfigError(checked2.issues.map(formatIssue).join("\n"));
     const names = Object.keys(checked2.value.clusters);
     const name = str(parsed, "cluster") ?? (names.length === 1 ? names[0] : void 0);
@@ -87469,7 +90939,7 @@ var doctorCommand = {
       );
     } else {
       for (const c of checks) {
-        io.stdout(`${MARK[c.status]}  ${c.name}: ${c.detail}
+        io.stdout(`${MARK3[c.status]}  ${c.name}: ${c.detail}
 `);
         if (c.fix && c.status !== "ok") io.stdout(`      fix: ${c.fix}
 `);
@@ -87483,90 +90953,9 @@ ${failed} check(s) failed
 };
 
 // src/cli/commands/init.ts
-var import_yaml7 = __toESM(require_dist(), 1);
-import { existsSync as existsSync12, readFileSync as readFileSync11 } from "node:fs";
-import { join as join12, relative as relative4, resolve as resolve11 } from "node:path";
-
-// src/usecases/record.ts
-import { existsSync as existsSync11, mkdirSync as mkdirSync3, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname6, join as join11, posix as posix5 } from "node:path";
-
-// src/record/files.ts
-function recordFiles(record) {
-  const paths = recordPaths(record.experiment_id);
-  const svg = recordChartSvg(record);
-  return {
-    [paths.json]: serializeRecord(record),
-    [paths.markdown]: renderRecordMarkdown(record),
-    ...svg ? { [paths.chart]: svg } : {}
-  };
-}
-function initialRecordFiles(experiment, cluster) {
-  return recordFiles(createRecord(experiment, cluster));
-}
-
-// src/lifecycle/bounds.ts
-var RESERVED_OUTCOME = {
-  kind: "superseded",
-  at: "2026-01-01T00:00:00.000Z",
-  jobId: "1234567890_1234567890",
-  evidence: ['"'.repeat(119), '"'.repeat(119)]
-};
-
-// src/github/pull-snapshots.ts
-var PULL_FIELDS = (
-  /* GraphQL */
-  `
-  fragment TopoPull on PullRequest {
-    number
-    headRefOid
-    headRepository { nameWithOwner }
-    labels(first: 100) { nodes { name } }
-    files(first: $files) { totalCount nodes { path changeType } }
-    comments(last: $comments) { totalCount nodes { databaseId body updatedAt author { __typename login } } }
-  }
-`
-);
-var PULL_SNAPSHOTS_QUERY = (
-  /* GraphQL */
-  `
-  query TopoPullSnapshots($owner: String!, $name: String!, $cursor: String, $pulls: Int!, $files: Int!, $comments: Int!) {
-    repository(owner: $owner, name: $name) {
-      pullRequests(states: [OPEN], first: $pulls, after: $cursor, orderBy: { field: CREATED_AT, direction: ASC }) {
-        pageInfo { hasNextPage endCursor }
-        nodes { ...TopoPull }
-      }
-    }
-  }
-  ${PULL_FIELDS}
-`
-);
-var PULL_SNAPSHOT_QUERY = (
-  /* GraphQL */
-  `
-  query TopoPullSnapshot($owner: String!, $name: String!, $number: Int!, $files: Int!, $comments: Int!) {
-    repository(owner: $owner, name: $name) {
-      pullRequest(number: $number) { state ...TopoPull }
-    }
-  }
-  ${PULL_FIELDS}
-`
-);
-
-// src/usecases/record.ts
-function writeInitialRecord(repoRoot2, experiment, cluster, options2 = {}) {
-  const written = [];
-  for (const [path, text3] of Object.entries(initialRecordFiles(experiment, cluster))) {
-    const file = join11(repoRoot2, path);
-    if (existsSync11(file) && !options2.overwrite) continue;
-    mkdirSync3(dirname6(file), { recursive: true });
-    writeFileSync3(file, text3);
-    written.push(file);
-  }
-  return written;
-}
-
-// src/cli/commands/init.ts
+var import_yaml8 = __toESM(require_dist(), 1);
+import { existsSync as existsSync14, readFileSync as readFileSync12 } from "node:fs";
+import { join as join14, relative as relative4, resolve as resolve11 } from "node:path";
 var initCommand = {
   name: "init",
   summary: "Start an experiment from a full AlpaSim run command (experiment.yaml + baseline.yaml)",
@@ -87652,19 +91041,19 @@ var initCommand = {
     const repoRoot2 = resolve11(dir, "..");
     const record = recordPaths(id);
     const existing = [
-      join12(dir, id, "experiment.yaml"),
-      join12(dir, id, "baseline.yaml"),
-      join12(repoRoot2, record.json),
-      join12(repoRoot2, record.markdown)
-    ].filter((f) => existsSync12(f));
+      join14(dir, id, "experiment.yaml"),
+      join14(dir, id, "baseline.yaml"),
+      join14(repoRoot2, record.json),
+      join14(repoRoot2, record.markdown)
+    ].filter((f) => existsSync14(f));
     if (existing.length && !force)
       throw new ConfigError(
         `experiment ${id} exists already (${existing.map(rel).join(", ")}): pass --force to start it again, or another --date`
       );
-    const runs = recordedRuns(join12(repoRoot2, record.json));
+    const runs = recordedRuns(join14(repoRoot2, record.json));
     if (force && runs > 0)
       throw new ConfigError(
-        `${rel(join12(repoRoot2, record.json))} holds ${runs} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`
+        `${rel(join14(repoRoot2, record.json))} holds ${runs} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`
       );
     const written = writeExperimentFiles(dir, prepared, { force });
     const recordFiles2 = writeInitialRecord(repoRoot2, written.experiment, void 0, { overwrite: force });
@@ -87687,9 +91076,9 @@ ${files.map((f) => `  ${f}
   }
 };
 function recordedRuns(file) {
-  if (!existsSync12(file)) return 0;
+  if (!existsSync14(file)) return 0;
   try {
-    const runs = JSON.parse(readFileSync11(file, "utf8")).runs;
+    const runs = JSON.parse(readFileSync12(file, "utf8")).runs;
     return Array.isArray(runs) ? runs.length : 0;
   } catch (error) {
     throw new ConfigError(
@@ -87698,13 +91087,13 @@ function recordedRuns(file) {
   }
 }
 function definedClusters(file) {
-  if (!existsSync12(file))
+  if (!existsSync14(file))
     throw new ConfigError(
       `${file} does not exist: describe your cluster there first (\`topo setup\` writes a commented skeleton), or pass --clusters FILE`
     );
   let doc;
   try {
-    doc = (0, import_yaml7.parse)(readFileSync11(file, "utf8"));
+    doc = (0, import_yaml8.parse)(readFileSync12(file, "utf8"));
   } catch (error) {
     throw new ConfigError(
       `${file} is not valid YAML: ${error.message} (run topo validate ${file})`
@@ -87716,16 +91105,16 @@ function definedClusters(file) {
 }
 
 // src/cli/commands/jobs.ts
-import { existsSync as existsSync13, readFileSync as readFileSync12 } from "node:fs";
+import { existsSync as existsSync15, readFileSync as readFileSync13 } from "node:fs";
 import { resolve as resolve12 } from "node:path";
 function jobsCluster(io, explicit, name) {
   const clustersPath = clustersFileOption(explicit, io) ?? "topologies/clusters.yaml";
   const abs = resolve12(io.cwd, clustersPath);
-  if (!existsSync13(abs))
+  if (!existsSync15(abs))
     throw new ConfigError(
       `clusters file ${clustersPath} does not exist (set --clusters or TOPO_CLUSTERS_FILE)`
     );
-  const checked2 = checkClusters(readFileSync12(abs, "utf8"), clustersPath);
+  const checked2 = checkClusters(readFileSync13(abs, "utf8"), clustersPath);
   if (!checked2.value) throw new ConfigError(checked2.issues.map(formatIssue).join("\n"));
   const cluster = checked2.value.clusters[name];
   if (!cluster)
@@ -87808,13 +91197,13 @@ var jobsCommand = {
 };
 
 // src/cli/commands/report.ts
-import { existsSync as existsSync14, readFileSync as readFileSync13, writeFileSync as writeFileSync4 } from "node:fs";
-import { isAbsolute as isAbsolute5, join as join13, relative as relative5 } from "node:path";
+import { existsSync as existsSync16, readFileSync as readFileSync14, writeFileSync as writeFileSync4 } from "node:fs";
+import { isAbsolute as isAbsolute5, join as join15, relative as relative5 } from "node:path";
 function recordFile(arg, cwd) {
-  if (arg.endsWith(".json")) return isAbsolute5(arg) ? arg : join13(cwd, arg);
+  if (arg.endsWith(".json")) return isAbsolute5(arg) ? arg : join15(cwd, arg);
   if (!/^[A-Za-z0-9_.-]{1,80}$/.test(arg))
     throw new UsageError(`"${arg}" is neither an experiment id nor a .json record`);
-  return join13(cwd, recordPaths(arg).json);
+  return join15(cwd, recordPaths(arg).json);
 }
 var reportCommand = {
   name: "report",
@@ -87849,18 +91238,18 @@ var reportCommand = {
     const parsed = parseOptions(reportCommand.help.options, args, io.env);
     const [target, extra] = parsed.positionals;
     const out = str(parsed, "out");
-    const recordUrl = str(parsed, "record-url");
+    const recordUrl2 = str(parsed, "record-url");
     if (extra) throw new UsageError(`one experiment at a time (got "${target}" and "${extra}")`);
     if (!target) throw new UsageError("which experiment? give its id or its record file");
     const file = recordFile(target, io.cwd);
     const shown = relative5(io.cwd, file) || file;
-    if (!existsSync14(file))
+    if (!existsSync16(file))
       throw new ConfigError(
         `${shown} does not exist (records are written when candidate pull requests close, or by topo init)`
       );
-    const record = parseRecord(readFileSync13(file, "utf8"), shown);
-    const report = renderFinalReport(record, { recordUrl });
-    if (out) writeFileSync4(isAbsolute5(out) ? out : join13(io.cwd, out), report);
+    const record = parseRecord(readFileSync14(file, "utf8"), shown);
+    const report = renderFinalReport(record, { recordUrl: recordUrl2 });
+    if (out) writeFileSync4(isAbsolute5(out) ? out : join15(io.cwd, out), report);
     if (flag(parsed, "json"))
       io.stdout(
         `${JSON.stringify({ schema_version: 1, experiment_id: record.experiment_id, out: out ?? null, markdown: report })}
@@ -87874,8 +91263,8 @@ var reportCommand = {
 
 // src/cli/commands/setup.ts
 import { execFile as execFile2 } from "node:child_process";
-import { existsSync as existsSync15, mkdirSync as mkdirSync4, writeFileSync as writeFileSync5 } from "node:fs";
-import { dirname as dirname7, join as join15, resolve as resolve13 } from "node:path";
+import { existsSync as existsSync17, mkdirSync as mkdirSync4, writeFileSync as writeFileSync5 } from "node:fs";
+import { dirname as dirname7, join as join17, resolve as resolve13 } from "node:path";
 import { promisify } from "node:util";
 
 // src/setup/templates.ts
@@ -88105,8 +91494,8 @@ function setupFiles(o) {
 }
 
 // src/cli/package-info.ts
-import { readFileSync as readFileSync14 } from "node:fs";
-import { join as join14 } from "node:path";
+import { readFileSync as readFileSync15 } from "node:fs";
+import { join as join16 } from "node:path";
 function repositoryOf(repository) {
   const raw = typeof repository === "string" ? repository : repository?.url;
   if (typeof raw !== "string") return void 0;
@@ -88116,7 +91505,7 @@ function repositoryOf(repository) {
   return m2?.[1];
 }
 function packageInfo(root = shippedRoot()) {
-  const pkg = root ? JSON.parse(readFileSync14(join14(root, "package.json"), "utf8")) : {};
+  const pkg = root ? JSON.parse(readFileSync15(join16(root, "package.json"), "utf8")) : {};
   const version = String(pkg.version ?? "0.0.0");
   const repository = repositoryOf(pkg.repository);
   if (!repository)
@@ -88134,7 +91523,7 @@ function packageInfo(root = shippedRoot()) {
 // src/cli/commands/setup.ts
 var REF = /^(v\d+(\.\d+){0,2}|[0-9a-f]{40})$/;
 var MAJOR = /^v\d+$/;
-var SHA = /^[0-9a-f]{40}$/;
+var SHA3 = /^[0-9a-f]{40}$/;
 var execFileAsync = promisify(execFile2);
 var CLUSTER = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 var REPOSITORY = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/;
@@ -88159,14 +91548,14 @@ function setupOptions(parsed) {
       `--runner-label ${runnerLabel}: letters, digits, '.', '_' and '-' (not self-hosted)`
     );
   const sha = str(parsed, "sha");
-  if (sha !== void 0 && !SHA.test(sha)) throw new UsageError(`--sha ${sha}: a full 40-hex commit SHA`);
-  if (SHA.test(version) && sha !== void 0 && sha !== version)
+  if (sha !== void 0 && !SHA3.test(sha)) throw new UsageError(`--sha ${sha}: a full 40-hex commit SHA`);
+  if (SHA3.test(version) && sha !== void 0 && sha !== version)
     throw new UsageError(`--ref ${version} is a commit already: --sha must be the same or left out`);
   const pin = sha !== void 0 || !MAJOR.test(version);
   return { repository, ref: version, cluster, transport, runnerLabel, pin };
 }
 async function resolveTag(repository, ref, env) {
-  if (SHA.test(ref)) return ref;
+  if (SHA3.test(ref)) return ref;
   const url = `${(env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "")}/${repository}.git`;
   let out;
   try {
@@ -88185,7 +91574,7 @@ async function resolveTag(repository, ref, env) {
   }
   const lines = out.trim().split("\n").filter(Boolean).map((l3) => l3.split("	"));
   const found = lines.find((l3) => l3[1] === `refs/tags/${ref}^{}`) ?? lines.find((l3) => l3[1] === `refs/tags/${ref}`);
-  if (!found?.[0] || !SHA.test(found[0]))
+  if (!found?.[0] || !SHA3.test(found[0]))
     throw new ConfigError(
       `${url} has no tag ${ref} yet: adopt from your own release tag or a commit (docs/adopting.md, "Before a release"): --ref <your tag> --repo <your fork>, --sha <commit>, or --ref v${ref.slice(1).split(".")[0]} to follow the moving tag`
     );
@@ -88264,8 +91653,8 @@ var setupCommand = {
     if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
     const o = setupOptions(parsed);
     const root = resolve13(io.cwd, str(parsed, "dir") ?? ".");
-    if (!existsSync15(root)) throw new ConfigError(`${root} does not exist`);
-    const existing = setupFiles(o).filter((f) => existsSync15(join15(root, f.path))).map((f) => f.path);
+    if (!existsSync17(root)) throw new ConfigError(`${root} does not exist`);
+    const existing = setupFiles(o).filter((f) => existsSync17(join17(root, f.path))).map((f) => f.path);
     if (existing.length && !flag(parsed, "force"))
       throw new ConfigError(
         `not overwriting ${existing.join(", ")} (pass --force to replace them); nothing written`
@@ -88274,8 +91663,8 @@ var setupCommand = {
     const options2 = { ...o, ...sha ? { sha } : {} };
     const files = setupFiles(options2);
     for (const f of files) {
-      mkdirSync4(dirname7(join15(root, f.path)), { recursive: true });
-      writeFileSync5(join15(root, f.path), f.text);
+      mkdirSync4(dirname7(join17(root, f.path)), { recursive: true });
+      writeFileSync5(join17(root, f.path), f.text);
     }
     const next = `replace the TODOs in topologies/clusters.yaml, register a self-hosted runner labelled ${o.runnerLabel}, create the "slurm" environment (deployment branches: the default branch only)${o.transport === "ssh" ? " with the secret TOPO_SSH_PRIVATE_KEY" : ""}, then on the runner host run \`${topoCommand(options2)} doctor --cluster ${o.cluster}\` (docs/adopting.md)`;
     const written = files.map((f) => f.path);
@@ -88292,9 +91681,9 @@ var setupCommand = {
 };
 
 // src/cli/commands/sim.ts
-var import_yaml10 = __toESM(require_dist(), 1);
+var import_yaml11 = __toESM(require_dist(), 1);
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync18, readFileSync as readFileSync17 } from "node:fs";
+import { existsSync as existsSync20, readFileSync as readFileSync18 } from "node:fs";
 import { resolve as resolve15 } from "node:path";
 
 // src/sim/openmetrics.ts
@@ -89070,10 +92459,10 @@ async function exportOpenMetrics(topology, profile, file, opts) {
 }
 
 // src/sim/overrides.ts
-var import_yaml8 = __toESM(require_dist(), 1);
-import { existsSync as existsSync16, readFileSync as readFileSync15 } from "node:fs";
-import { join as join16 } from "node:path";
-var NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+var import_yaml9 = __toESM(require_dist(), 1);
+import { existsSync as existsSync18, readFileSync as readFileSync16 } from "node:fs";
+import { join as join18 } from "node:path";
+var NAME3 = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 var KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 var OPTIONAL_GROUPS = [
   "trafficsim",
@@ -89130,7 +92519,7 @@ function parseOverrides(argv, opts) {
       throw new OverrideError(`${key}: ${e.message}`);
     }
     if (REQUIRED_GROUPS.includes(key) || OPTIONAL_GROUPS.includes(key)) {
-      if (typeof value !== "string" || !NAME.test(value)) {
+      if (typeof value !== "string" || !NAME3.test(value)) {
         throw new OverrideError(`${key}=${m2[3]}: not a config name`);
       }
       groups2[key] = value;
@@ -89145,16 +92534,16 @@ function parseOverrides(argv, opts) {
     );
   }
   const preset = groups2.topology;
-  const presetFile = join16(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
+  const presetFile = join18(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
   if (preset === CLI_DRIVEN_PRESET) {
     throw new OverrideError(
       `topology=${preset}: AlpaSim's CLI-driven daemon preset takes its GPUs and concurrency from the launch script; the twin runs the file presets: ${PRESETS.join(", ")}`
     );
   }
-  if (!PRESETS.includes(preset) || !existsSync16(presetFile)) {
+  if (!PRESETS.includes(preset) || !existsSync18(presetFile)) {
     throw new OverrideError(`topology=${preset}: unknown topology preset; known: ${PRESETS.join(", ")}`);
   }
-  const topology = (0, import_yaml8.parse)(readFileSync15(presetFile, "utf8"));
+  const topology = (0, import_yaml9.parse)(readFileSync16(presetFile, "utf8"));
   const inv = {
     deploy: groups2.deploy,
     preset,
@@ -89187,7 +92576,7 @@ function applySet(inv, key, value, gpusPerNode2) {
   const t = inv.topology;
   const parts = key.split(".");
   if (key === RUN_NAME_OVERRIDE) {
-    if (typeof value !== "string" || !NAME.test(value)) throw new OverrideError(`${key}: not a run name`);
+    if (typeof value !== "string" || !NAME3.test(value)) throw new OverrideError(`${key}: not a run name`);
     inv.runName = value;
     return;
   }
@@ -89287,37 +92676,37 @@ function checkGpus(key, gpus, gpusPerNode2) {
 
 // src/sim/profile.ts
 var import__3 = __toESM(require__(), 1);
-var import_yaml9 = __toESM(require_dist(), 1);
-import { existsSync as existsSync17, readdirSync as readdirSync6, readFileSync as readFileSync16 } from "node:fs";
-import { dirname as dirname8, join as join17, resolve as resolve14 } from "node:path";
+var import_yaml10 = __toESM(require_dist(), 1);
+import { existsSync as existsSync19, readdirSync as readdirSync7, readFileSync as readFileSync17 } from "node:fs";
+import { dirname as dirname8, join as join19, resolve as resolve14 } from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 var PROFILE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 function repoRoot(from = dirname8(fileURLToPath3(import.meta.url))) {
   let dir = resolve14(from);
   for (; ; ) {
-    if (existsSync17(join17(dir, "package.json")) && existsSync17(join17(dir, "topologies"))) return dir;
+    if (existsSync19(join19(dir, "package.json")) && existsSync19(join19(dir, "topologies"))) return dir;
     const up = dirname8(dir);
     if (up === dir) throw new Error(`cannot find the repository root above ${from}`);
     dir = up;
   }
 }
 function profilesDir(root = repoRoot()) {
-  return join17(root, "src/sim/profiles");
+  return join19(root, "src/sim/profiles");
 }
 function listProfiles(root = repoRoot()) {
-  return readdirSync6(profilesDir(root)).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -5)).sort();
+  return readdirSync7(profilesDir(root)).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -5)).sort();
 }
 var validator2;
 function validate(root) {
   if (!validator2) {
-    const schema = JSON.parse(readFileSync16(join17(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
+    const schema = JSON.parse(readFileSync17(join19(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
     validator2 = new import__3.Ajv2020({ allErrors: true, strict: false }).compile(schema);
   }
   return validator2;
 }
 function parseProfile(text3, file, root = repoRoot()) {
-  const lc = new import_yaml9.LineCounter();
-  const doc = (0, import_yaml9.parseDocument)(text3, { lineCounter: lc });
+  const lc = new import_yaml10.LineCounter();
+  const doc = (0, import_yaml10.parseDocument)(text3, { lineCounter: lc });
   if (doc.errors.length) {
     const e = doc.errors[0];
     throw new Error(`${file}:${e.linePos?.[0]?.line ?? 1}: invalid YAML: ${e.message.split("\n")[0]}`);
@@ -89342,12 +92731,12 @@ function lineOf(doc, path, lc) {
   let node = doc.contents;
   let offset = 0;
   for (const key of path) {
-    if ((0, import_yaml9.isMap)(node)) {
+    if ((0, import_yaml10.isMap)(node)) {
       const pair = node.items.find((p) => String(p.key?.value) === key);
       if (!pair) break;
       offset = pair.key.range?.[0] ?? offset;
       node = pair.value;
-    } else if ((0, import_yaml9.isSeq)(node)) {
+    } else if ((0, import_yaml10.isSeq)(node)) {
       node = node.items[Number(key)];
       offset = node?.range?.[0] ?? offset;
     } else break;
@@ -89358,13 +92747,13 @@ function loadProfile(name, root = repoRoot()) {
   if (!PROFILE_NAME_PATTERN.test(name)) {
     throw new Error(`deploy=${name}: not a twin profile name (lower-case letters, digits and dashes)`);
   }
-  const file = join17(profilesDir(root), `${name}.yaml`);
-  if (!existsSync17(file)) {
+  const file = join19(profilesDir(root), `${name}.yaml`);
+  if (!existsSync19(file)) {
     throw new Error(
       `deploy=${name}: no twin profile ${file}; known deploys: ${listProfiles(root).join(", ")}`
     );
   }
-  const profile = parseProfile(readFileSync16(file, "utf8"), file, root);
+  const profile = parseProfile(readFileSync17(file, "utf8"), file, root);
   if (profile.name !== name)
     throw new Error(`${file}: name is "${profile.name}", expected "${name}" (the file name)`);
   return profile;
@@ -89375,7 +92764,7 @@ import { randomUUID } from "node:crypto";
 import { appendFileSync, mkdirSync as mkdirSync5, renameSync, rmSync, writeFileSync as writeFileSync6 } from "node:fs";
 import { createServer } from "node:http";
 import { hostname, userInfo } from "node:os";
-import { join as join18 } from "node:path";
+import { join as join20 } from "node:path";
 var DEFAULT_SCENES = 913;
 function oomLine(gpu, triedGb, usedGb, totalGb) {
   const free = Math.max(0, totalGb - usedGb);
@@ -89384,10 +92773,10 @@ function oomLine(gpu, triedGb, usedGb, totalGb) {
 function serviceLogs(runDir, argv, env) {
   const name = argv.find((a) => a.startsWith("wizard.run_name="))?.slice("wizard.run_name=".length) ?? env.SLURM_JOB_NAME ?? "run";
   const safe = `${name}_${env.SLURM_JOB_ID ?? process.pid}`.replace(/[^A-Za-z0-9_.-]/g, "_");
-  const dir = runDir ? join18(runDir, "txt-logs", safe) : void 0;
+  const dir = runDir ? join20(runDir, "txt-logs", safe) : void 0;
   if (dir) mkdirSync5(dir, { recursive: true });
   return (service2, line) => {
-    if (dir) appendFileSync(join18(dir, `${service2}.log`), `${line}
+    if (dir) appendFileSync(join20(dir, `${service2}.log`), `${line}
 `);
   };
 }
@@ -89528,7 +92917,7 @@ async function runTwin(argv, rawIo) {
   const sdDir = io.env.TOPO_TWIN_FILE_SD_DIR;
   if (sdDir) {
     mkdirSync5(sdDir, { recursive: true });
-    const file = join18(sdDir, `${runUuid}.json`);
+    const file = join20(sdDir, `${runUuid}.json`);
     writeFileSync6(`${file}.tmp`, `${JSON.stringify(groups2, null, 2)}
 `, { mode: 438 });
     renameSync(`${file}.tmp`, file);
@@ -89673,9 +93062,9 @@ function loadTopology(spec, profileName, root, cwd) {
     return parseOverrides([...overrides, `topology=${spec}`], { repoRoot: root, gpusPerNode: 64 }).topology;
   }
   const file = resolve15(cwd, spec);
-  if (!existsSync18(file))
+  if (!existsSync20(file))
     throw new UsageError(`--topology ${spec}: neither a preset (${PRESETS.join(", ")}) nor a file`);
-  const doc = (0, import_yaml10.parse)(readFileSync17(file, "utf8"));
+  const doc = (0, import_yaml11.parse)(readFileSync18(file, "utf8"));
   const topology = doc?.topology ?? doc;
   if (!topology?.services)
     throw new Error(`${file}: no services: expected a topology or a candidate with a topology block`);
@@ -89750,8 +93139,8 @@ var simCommand = {
 };
 
 // src/cli/commands/site.ts
-import { existsSync as existsSync19, mkdirSync as mkdirSync6, readdirSync as readdirSync7, readFileSync as readFileSync18, writeFileSync as writeFileSync7 } from "node:fs";
-import { dirname as dirname9, join as join19, relative as relative6, resolve as resolve16 } from "node:path";
+import { existsSync as existsSync21, mkdirSync as mkdirSync6, readdirSync as readdirSync8, readFileSync as readFileSync19, writeFileSync as writeFileSync7 } from "node:fs";
+import { dirname as dirname9, join as join21, relative as relative6, resolve as resolve16 } from "node:path";
 
 // src/site/markdown.ts
 function safeHref(href) {
@@ -89951,13 +93340,13 @@ ${items.join("\n")}
 
 // src/cli/commands/site.ts
 function readRecords(dir) {
-  if (!existsSync19(dir)) throw new ConfigError(`${dir} does not exist: no experiment records to publish`);
+  if (!existsSync21(dir)) throw new ConfigError(`${dir} does not exist: no experiment records to publish`);
   const records = [];
-  for (const name of readdirSync7(dir).sort()) {
+  for (const name of readdirSync8(dir).sort()) {
     if (!name.endsWith(".json")) continue;
-    const file = join19(dir, name);
+    const file = join21(dir, name);
     try {
-      records.push(parseRecord(readFileSync18(file, "utf8"), file));
+      records.push(parseRecord(readFileSync19(file, "utf8"), file));
     } catch (error) {
       throw new ConfigError(error.message);
     }
@@ -89998,11 +93387,11 @@ var siteCommand = {
     const out = resolve16(io.cwd, str(parsed, "out") ?? "site");
     const pages = renderSite(records);
     for (const p of pages) {
-      const file = join19(out, p.path);
+      const file = join21(out, p.path);
       mkdirSync6(dirname9(file), { recursive: true });
       writeFileSync7(file, p.html);
     }
-    writeFileSync7(join19(out, ".nojekyll"), "");
+    writeFileSync7(join21(out, ".nojekyll"), "");
     const shown = relative6(io.cwd, out) || out;
     io.stdout(
       flag(parsed, "json") ? `${JSON.stringify({ schema_version: 1, out: shown, experiments: records.length, pages: pages.map((p) => p.path) })}
@@ -90014,8 +93403,8 @@ var siteCommand = {
 };
 
 // src/cli/commands/status.ts
-import { existsSync as existsSync20, readFileSync as readFileSync19 } from "node:fs";
-import { join as join20, resolve as resolve17 } from "node:path";
+import { existsSync as existsSync22, readFileSync as readFileSync20 } from "node:fs";
+import { join as join22, resolve as resolve17 } from "node:path";
 var HEADER = [
   "candidate",
   "job",
@@ -90030,9 +93419,9 @@ var HEADER = [
   "bottleneck"
 ];
 function recordedReferences(cwd, id) {
-  const file = join20(resolve17(cwd), recordPaths(id).json);
-  if (!existsSync20(file)) return {};
-  const record = parseRecord(readFileSync19(file, "utf8"), file);
+  const file = join22(resolve17(cwd), recordPaths(id).json);
+  if (!existsSync22(file)) return {};
+  const record = parseRecord(readFileSync20(file, "utf8"), file);
   return { baseline: referenceOf(baselineRun(record)), best: referenceOf(bestRun(record)) };
 }
 async function judgeJobs(input) {
@@ -90211,7 +93600,7 @@ ${jobs.length ? table([HEADER, ...judged2.rows.map(cells2)]) : "no jobs of this 
 };
 
 // src/cli/commands/suggest.ts
-var import_yaml11 = __toESM(require_dist(), 1);
+var import_yaml12 = __toESM(require_dist(), 1);
 import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync8 } from "node:fs";
 import { dirname as dirname10, resolve as resolve18 } from "node:path";
 function toJson(outcome, pulls, written) {
@@ -90316,7 +93705,7 @@ function human(outcome, pulls, written) {
   if (m2.source === "fitted") {
     lines.push("fitted memory model (clusters.yaml `memory_model` shape):");
     lines.push(
-      (0, import_yaml11.stringify)({ memory_model: m2.model }).trimEnd().split("\n").map((l3) => `  ${l3}`).join("\n")
+      (0, import_yaml12.stringify)({ memory_model: m2.model }).trimEnd().split("\n").map((l3) => `  ${l3}`).join("\n")
     );
   }
   return `${lines.join("\n")}

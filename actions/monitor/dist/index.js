@@ -68246,9 +68246,13 @@ function roundRows(runs) {
     return `| ${round3} | \`${r.name}\` | ${r.pr !== void 0 ? `#${r.pr}` : "\u2013"} | ${decision} | ${seconds2} | ${h(r.gpuHours)} |`;
   });
 }
-function bestLine(plan) {
+function bestLine(plan, runs) {
   const { best, baseline } = plan.campaign;
-  if (!best) return `**Best so far:** none measured (the baseline \`${baseline.name}\` failed).`;
+  const base = runs.find((r) => r.round === 0);
+  if (!best && base?.outcome === "failed")
+    return `**Best so far:** none measured (the baseline \`${baseline.name}\` failed).`;
+  if (!best)
+    return base ? `**Best so far:** none yet: the baseline \`${base.name}\` is still measuring.` : "**Best so far:** none yet: no baseline is recorded (merge its pull request, or let the autopilot open it).";
   if (best.name === baseline.name || baseline.seconds === null)
     return `**Best so far:** \`${best.name}\`, ${best.seconds.toFixed(2)} s/rollout.`;
   const gain = (1 - best.seconds / baseline.seconds) * 100;
@@ -68275,7 +68279,7 @@ function renderDashboard(experimentId, runs, plan, stalls = []) {
     "",
     `**GPU-hours:** ${h(b.spent)} spent, ${h(b.committed)} committed to live runs, ${h(Math.max(0, b.left))} left of ${h(b.limit)}.`,
     "",
-    bestLine(plan),
+    bestLine(plan, runs),
     "",
     ...stallLines([...plan.stalls, ...stalls]),
     "| round | candidate | pull request | decision | s/rollout | GPU-hours |",
@@ -69866,6 +69870,9 @@ function recordedOutcome(run) {
   if (run.status === "pending" || run.status === "running") return null;
   if (run.status === "failed") return "failed";
   if (run.status === "accepted") return "better";
+  const decided2 = run.monitor_decision?.state;
+  if (decided2 === "better" || decided2 === "worse" || decided2 === "equivalent" || decided2 === "not-better")
+    return decided2;
   const c = run.comparison?.outcome;
   if (c === "worse") return "worse";
   if (c === "indistinguishable") return "equivalent";
@@ -71174,7 +71181,7 @@ async function pilot(x) {
   const skew = await firstPassSkew(x);
   if (!skew) await resume(x);
   x.stalls.push(...nameClashes(view));
-  const { runs, plan } = planOf(x);
+  const { runs, plan } = planOf(e, x.view);
   const ending = plan.actions.some((a) => a.kind === "conclude");
   holdQueue(
     e,
@@ -71195,8 +71202,7 @@ async function pilot(x) {
   };
   await writeDashboard(x, runs, plan);
 }
-function planOf(x) {
-  const { e, view } = x;
+function planOf(e, view) {
   const s = view.state;
   const recorded = new Set(view.context.recorded.map((r) => r.name));
   const live3 = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded, unopened(view, recorded));
@@ -71420,16 +71426,17 @@ async function saveAll(x) {
 }
 async function writeDashboard(x, runs, plan) {
   const s = x.view.state;
-  const waiting2 = [plan.waiting, ...x.notes].filter(Boolean).join("; ") || null;
-  const body = renderDashboard(x.e.id, runs, { ...plan, waiting: waiting2 }, x.stalls);
+  const body = dashboardText(x.e.id, runs, plan, { stalls: x.stalls, notes: x.notes, state: s });
+  await guard(x, "write the dashboard", () => x.port.dashboard(x.e.exp, body, !!s.concluded?.reported));
+}
+function dashboardText(id, runs, plan, pass) {
+  const s = pass.state;
+  const waiting2 = [plan.waiting, ...pass.notes].filter(Boolean).join("; ") || null;
+  const body = renderDashboard(id, runs, { ...plan, waiting: waiting2 }, pass.stalls);
   const concluded = s.concluded ? `
 
 **Concluded:** ${inlineText(s.concluded.reason, 300)}; winner: ${s.concluded.winner ? `\`${s.concluded.winner}\`` : "none, the baseline stays"}.${s.concluded.reported ? " The final report is below." : ""}` : "";
-  await guard(
-    x,
-    "write the dashboard",
-    () => x.port.dashboard(x.e.exp, `${body}${concluded}`, !!s.concluded?.reported)
-  );
+  return `${body}${concluded}`;
 }
 function evidenceOf(e, name) {
   const p = e.candidates.find((c) => c.c.candidate === name);
@@ -81513,22 +81520,12 @@ function autopilotPort(octokit, target, config) {
   const idOf = (exp) => exp.experiment.experiment_id;
   return {
     async read(exp) {
-      const id = idOf(exp);
       if (!policyOf(exp.experiment)) return null;
-      const context3 = await readAutopilot(files, id, config.clustersFile);
+      const id = idOf(exp);
       const dashboard = await findDashboard(octokit, target, dashboardMarker(id));
       dashboards.set(id, dashboard);
       const state2 = await answerCommands(octokit, target, id, dashboard, permissions);
-      const pulls = await listBotPulls(octokit, target, id, state2.heads);
-      if (context3.policy.submit === "approval") {
-        for (const b of pulls)
-          if (b.state === "open" && !b.takenOver) {
-            const by = await approvedBy(octokit, target, b, permissions);
-            if (by) b.approvedBy = by;
-          }
-      }
-      const others = config.others?.(id) ?? await othersCandidates(octokit, target, id, config.topologiesDir);
-      return { context: context3, pulls, state: state2, others };
+      return readView(octokit, target, config, exp, state2, permissions);
     },
     save: (exp, change) => updatePilotState(octokit, target, idOf(exp), change),
     propose: (exp, count2, exclude, round3) => round3 === 0 ? baselineProposal(exp, config) : proposals(exp, count2, exclude, config, files),
@@ -81610,6 +81607,20 @@ async function dashboardNumber(octokit, target, id, dashboards) {
   });
   dashboards.set(id, { number, state: "open", body });
   return number;
+}
+async function readView(octokit, target, config, exp, state2, permissions) {
+  const id = exp.experiment.experiment_id;
+  const context3 = await readAutopilot(fileSystemSource(config.workspace), id, config.clustersFile);
+  const pulls = await listBotPulls(octokit, target, id, state2.heads);
+  if (context3.policy.submit === "approval") {
+    for (const b of pulls)
+      if (b.state === "open" && !b.takenOver) {
+        const by = await approvedBy(octokit, target, b, permissions);
+        if (by) b.approvedBy = by;
+      }
+  }
+  const others = config.others?.(id) ?? await othersCandidates(octokit, target, id, config.topologiesDir);
+  return { context: context3, pulls, state: state2, others };
 }
 async function proposals(exp, count2, exclude, config, files) {
   const id = exp.experiment.experiment_id;

@@ -78833,6 +78833,9 @@ function recordedOutcome(run) {
   if (run.status === "pending" || run.status === "running") return null;
   if (run.status === "failed") return "failed";
   if (run.status === "accepted") return "better";
+  const decided2 = run.monitor_decision?.state;
+  if (decided2 === "better" || decided2 === "worse" || decided2 === "equivalent" || decided2 === "not-better")
+    return decided2;
   const c = run.comparison?.outcome;
   if (c === "worse") return "worse";
   if (c === "indistinguishable") return "equivalent";
@@ -81111,22 +81114,12 @@ function autopilotPort(octokit, target2, config) {
   const idOf = (exp) => exp.experiment.experiment_id;
   return {
     async read(exp) {
-      const id = idOf(exp);
       if (!policyOf(exp.experiment)) return null;
-      const context3 = await readAutopilot(files, id, config.clustersFile);
+      const id = idOf(exp);
       const dashboard = await findDashboard(octokit, target2, dashboardMarker(id));
       dashboards.set(id, dashboard);
       const state2 = await answerCommands(octokit, target2, id, dashboard, permissions);
-      const pulls = await listBotPulls(octokit, target2, id, state2.heads);
-      if (context3.policy.submit === "approval") {
-        for (const b of pulls)
-          if (b.state === "open" && !b.takenOver) {
-            const by = await approvedBy(octokit, target2, b, permissions);
-            if (by) b.approvedBy = by;
-          }
-      }
-      const others = config.others?.(id) ?? await othersCandidates(octokit, target2, id, config.topologiesDir);
-      return { context: context3, pulls, state: state2, others };
+      return readView(octokit, target2, config, exp, state2, permissions);
     },
     save: (exp, change) => updatePilotState(octokit, target2, idOf(exp), change),
     propose: (exp, count2, exclude, round2) => round2 === 0 ? baselineProposal(exp, config) : proposals(exp, count2, exclude, config, files),
@@ -81208,6 +81201,20 @@ async function dashboardNumber(octokit, target2, id, dashboards) {
   });
   dashboards.set(id, { number, state: "open", body });
   return number;
+}
+async function readView(octokit, target2, config, exp, state2, permissions) {
+  const id = exp.experiment.experiment_id;
+  const context3 = await readAutopilot(fileSystemSource(config.workspace), id, config.clustersFile);
+  const pulls = await listBotPulls(octokit, target2, id, state2.heads);
+  if (context3.policy.submit === "approval") {
+    for (const b of pulls)
+      if (b.state === "open" && !b.takenOver) {
+        const by = await approvedBy(octokit, target2, b, permissions);
+        if (by) b.approvedBy = by;
+      }
+  }
+  const others = config.others?.(id) ?? await othersCandidates(octokit, target2, id, config.topologiesDir);
+  return { context: context3, pulls, state: state2, others };
 }
 async function proposals(exp, count2, exclude, config, files) {
   const id = exp.experiment.experiment_id;
