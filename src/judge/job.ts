@@ -4,15 +4,17 @@
 import { isRunOf } from '../lifecycle/run-name.js';
 import { classifyFailure } from '../slurm/classify.js';
 import { slurmTimeToUnix } from '../slurm/parse.js';
-import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
+import { isLive, type JobStatus, type SlurmClient, type SlurmJob } from '../slurm/types.js';
 import type { Failure } from '../types/generated/metrics.js';
 
 /** A Slurm job as a run's judge needs it (times in unix seconds; Slurm prints them in UTC). */
 export interface RunJob {
   jobId: string;
   name: string;
-  /** Slurm state: PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, PREEMPTED, … */
+  /** Slurm's state as it printed it (PENDING, RUNNING, CANCELLED, …): for people to read, never compared. */
   state: string;
+  /** What the state means (src/slurm statusOf): what every path compares. */
+  status: JobStatus;
   submitTs?: number | null;
   startTs?: number | null;
   endTs?: number | null;
@@ -28,7 +30,7 @@ export const FAILURE_LOG_LINES = 200;
  * (src/slurm/classify.ts: anything but COMPLETED with exit code 0 and no signal).
  */
 export function endedInFailure(job: SlurmJob): boolean {
-  return !isLive(job.state) && classifyFailure(job, []) !== null;
+  return !isLive(job.status) && classifyFailure(job, []) !== null;
 }
 
 /** Why the job failed, its log tail read only when it ended in failure; null when it did not. */
@@ -43,7 +45,8 @@ export function runJob(job: SlurmJob, failure: Failure | null = null): RunJob {
   return {
     jobId: job.id,
     name: job.name,
-    state: job.state,
+    state: job.rawState ?? job.state,
+    status: job.status,
     submitTs: slurmTimeToUnix(job.submitTime),
     startTs: slurmTimeToUnix(job.startTime),
     endTs: slurmTimeToUnix(job.endTime),

@@ -7,7 +7,7 @@ import type { GpuMinutesInput } from '../analysis/decision.js';
 import { explainFailure } from '../analysis/failure.js';
 import type { RunAnalysis } from '../analysis/observe.js';
 import type { CandidateState, CandidateView } from '../report/pr-comment.js';
-import { isLive } from '../slurm/types.js';
+import { isLive, isWaiting } from '../slurm/types.js';
 import { gpuMap } from '../topology/capacity.js';
 import type { CandidateObservation, Comparison, Decision, Failure } from '../types/generated/metrics.js';
 import {
@@ -97,7 +97,7 @@ export function decideRunOf(run: RunToJudge, observed: ObservedRun, context: Jud
   const { analysis } = observed;
   const x = context.standing.experiment;
   const stoppedBy = stoppedByOf(run, observed, context);
-  const stoppedByUs = stoppedBy !== null || (job?.state === 'CANCELLED' && x.stop_when_stable === true);
+  const stoppedByUs = stoppedBy !== null || (job?.status === 'cancelled' && x.stop_when_stable === true);
   let state =
     run.job === undefined && analysis
       ? stateOfRun(analysis)
@@ -127,18 +127,18 @@ export function candidateState(
   if (!job) return requested ? 'queued' : null;
   const v = analysis?.observation.verdict.state;
   const stable = isStable(v);
-  if (job.state === 'PENDING' || job.state === 'REQUEUED' || job.state === 'CONFIGURING') return 'submitted';
-  if (isLive(job.state)) {
+  if (isWaiting(job.status)) return 'submitted';
+  if (isLive(job.status)) {
     if (!analysis || v === 'no-data') return 'starting';
     if (v === 'warming') return 'warming';
     if (stable) return 'stable';
     return 'stabilising';
   }
-  if (job.state === 'COMPLETED')
+  if (job.status === 'completed')
     return stable || analysis?.observation.verdict.value ? 'finished' : analysis ? 'finished' : 'failed';
   // cancelled before it ran (held by an interrupted submit, or waiting for nodes): nothing failed
-  if (job.state === 'CANCELLED' && (stable || stoppedByUs || neverRan(job))) return 'stopped';
-  if (job.state === 'TIMEOUT' && stable) return 'finished';
+  if (job.status === 'cancelled' && (stable || stoppedByUs || neverRan(job))) return 'stopped';
+  if (job.status === 'timeout' && stable) return 'finished';
   return 'failed';
 }
 
@@ -179,7 +179,7 @@ function waiting(runName: string, job: RunJob | undefined): CandidateObservation
 function failureOf(run: RunToJudge, job: RunJob | undefined, observation: CandidateObservation): Failure {
   const failure: Failure = job?.failure ??
     observation.failure ?? {
-      kind: job?.state === 'CANCELLED' ? 'cancelled' : job?.state === 'TIMEOUT' ? 'time-limit' : 'crash',
+      kind: job?.status === 'cancelled' ? 'cancelled' : job?.status === 'timeout' ? 'time-limit' : 'crash',
       message: `Slurm job ${job?.jobId} ended ${job?.state}`,
       slurm_state: job?.state,
     };
@@ -194,7 +194,7 @@ function failureOf(run: RunToJudge, job: RunJob | undefined, observation: Candid
  * the decision its last look wrote (with no memory of looks, by the decision it has now).
  */
 function stoppedByOf(run: RunToJudge, observed: ObservedRun, context: JudgeContext): StoppedBy {
-  if (run.job?.state !== 'CANCELLED') return null;
+  if (run.job?.status !== 'cancelled') return null;
   if (context.candidate.outcome?.kind === 'stopped') return 'user';
   if (context.candidate.role === 'reference')
     return context.previous?.decision?.evidence.some((e) => e.startsWith(REFERENCE_STOP))

@@ -97,7 +97,7 @@ export function observeRunOf(run: RunToJudge): ObservedRun {
   const { job, clock } = run;
   if (job === undefined) return observeWithoutJob(run);
   if (job === null) return { ended: false, atTs: clock.nowTs };
-  const ended = !isLive(job.state);
+  const ended = !isLive(job.status);
   if (!job.startTs) return { ended, atTs: clock.nowTs };
   const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
   const analysis = analyse(run, atTs, ended);

@@ -1,11 +1,11 @@
 // "Which job stands for this run?" — one function for every path. Exact name equality (never a
 // prefix): the oldest live job (younger ones are duplicates being retired), else the newest ended.
-import { isLive } from '../slurm/types.js';
+import { isLive, type JobStatus } from '../slurm/types.js';
 
 export interface NamedJob {
   id: string;
   name: string;
-  state: string;
+  status: JobStatus;
 }
 
 /** Numeric job id order (Slurm ids grow with submission); "123_4" array elements after "123". */
@@ -18,7 +18,7 @@ export function compareJobIds(a: string, b: string): number {
 export function jobForRun<J>(jobs: readonly J[], runName: string, view: (job: J) => NamedJob): J | null {
   const mine = jobs.filter((j) => view(j).name === runName);
   const order = (a: J, b: J) => compareJobIds(view(a).id, view(b).id);
-  const live = mine.filter((j) => isLive(view(j).state)).sort(order);
+  const live = mine.filter((j) => isLive(view(j).status)).sort(order);
   if (live[0]) return live[0];
   return mine.sort(order).at(-1) ?? null;
 }

@@ -4,7 +4,7 @@
 // the Request: nothing runs for it again, whatever Slurm remembers or forgets. The state is bounded:
 // the Requests that may still act (open, or the latest of their candidate) are kept whole, the
 // others that ended are kept as a short summary of the newest ENDED_KEEP (src/lifecycle/bounds.ts).
-import { isLive } from '../slurm/types.js';
+import { isLive, type JobStatus } from '../slurm/types.js';
 
 /** "Run candidate C of experiment E at head H (topology hash T)", asked by L at time t. */
 export interface RunRequest {
@@ -103,7 +103,7 @@ export class UnknownRequestError extends Error {
 /** What a job looks like to the lifecycle (any source: SlurmJob, MonitorJob). */
 export interface JobFact {
   id: string;
-  state: string;
+  status: JobStatus;
 }
 
 /** What the next pass must do for a Request. */
@@ -133,7 +133,7 @@ export function phaseOf(input: {
   headSha: string;
 }): Phase {
   const { request, run, outcome, job, headSha } = input;
-  const jobLive = job !== null && isLive(job.state);
+  const jobLive = job !== null && isLive(job.status);
   if (outcome)
     return {
       phase: 'done',

@@ -8,7 +8,7 @@
 // job (it waited for a slot) is withdrawn: a rebuild never starts anything, `/topo submit` does.
 // Nothing here reads a clock or the network.
 
-import { isLive } from '../slurm/types.js';
+import { isLive, type JobStatus } from '../slurm/types.js';
 import { compareJobIds } from './jobs.js';
 import {
   emptyRunState,
@@ -41,7 +41,9 @@ export interface FoundRun {
 /** The job that stands for a run (src/lifecycle/jobs.ts jobForRun), as the rebuild needs it. */
 export interface RebuildJob {
   id: string;
+  /** As Slurm printed it, for the evidence. */
   state: string;
+  status: JobStatus;
   /** ISO 8601, when Slurm knows it. */
   submittedAt: string | null;
 }
@@ -106,11 +108,11 @@ export function runsOfRecords(state: RunState | null, submissions: readonly Subm
   return [...found.values()].sort((a, b) => Date.parse(a.firstSeen) - Date.parse(b.firstSeen));
 }
 
-const ENDED_AS: Record<string, OutcomeKind> = { COMPLETED: 'finished', CANCELLED: 'cancelled' };
+const ENDED_AS: Partial<Record<JobStatus, OutcomeKind>> = { completed: 'finished', cancelled: 'cancelled' };
 
 /** Per candidate, the run that may stand: the oldest with a live job (younger ones are duplicates). */
 function liveOf(runs: readonly FoundRun[], jobs: ReadonlyMap<string, RebuildJob>): FoundRun | undefined {
-  const live = runs.filter((r) => isLive(jobs.get(r.runName)?.state ?? 'COMPLETED'));
+  const live = runs.filter((r) => isLive(jobs.get(r.runName)?.status ?? 'completed'));
   const byJob = (a: FoundRun, b: FoundRun) =>
     compareJobIds(jobs.get(a.runName)?.id ?? '0', jobs.get(b.runName)?.id ?? '0');
   return [...live].sort(byJob)[0];
@@ -132,7 +134,7 @@ function endedOutcome(run: FoundRun, job: RebuildJob | undefined, why: string, n
       evidence: [...evidence, 'it never got a Slurm job: withdrawn (comment /topo submit to queue it again)'],
     };
   }
-  if (isLive(job.state))
+  if (isLive(job.status))
     return {
       kind: 'superseded',
       at: now,
@@ -140,7 +142,7 @@ function endedOutcome(run: FoundRun, job: RebuildJob | undefined, why: string, n
       evidence: [...evidence, `its live Slurm job ${job.id} is cancelled`],
     };
   return {
-    kind: ENDED_AS[job.state] ?? 'failed',
+    kind: ENDED_AS[job.status] ?? 'failed',
     at: now,
     jobId: job.id,
     evidence: [...evidence, `Slurm job ${job.id} ended ${job.state}`],
@@ -178,12 +180,12 @@ export function planRebuild(input: RebuildInput): RebuildPlan {
       const why =
         run === standing
           ? `the candidate at the head ${input.headSha.slice(0, 7)} is another topology`
-          : job && isLive(job.state)
+          : job && isLive(job.status)
             ? 'an older run of the candidate also has a live job'
             : 'its outcome was lost with the state';
       const outcome = endedOutcome(run, job, why, input.now);
       state = withOutcome(state, run.id, outcome);
-      if (job && isLive(job.state))
+      if (job && isLive(job.status))
         cancel.push({ experiment: run.experiment, jobId: job.id, runName: run.runName });
     }
   }

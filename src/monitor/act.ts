@@ -7,6 +7,7 @@
 import { withGpuMinutes } from '../analysis/decision.js';
 import { REFERENCE_STOP } from '../judge/reference.js';
 import type { Outcome } from '../lifecycle/model.js';
+import { SUBMITTED } from '../slurm/types.js';
 import { DECISION_STOP } from './decide.js';
 import { candidateGpu, judgeCandidate } from './judge.js';
 import type { MonitorPorts } from './ports.js';
@@ -75,7 +76,7 @@ async function serveQueue(state: PassState, ports: MonitorPorts, e: ExperimentPa
     if (r && 'refused' in r) leave(state, p);
     if (!r || 'refused' in r) continue;
     free--;
-    p.job = { jobId: r.jobId, name: p.c.runName, state: 'PENDING', submitTs: null };
+    p.job = { jobId: r.jobId, name: p.c.runName, ...SUBMITTED, submitTs: null };
     p.acted = { ...p.acted, submitted: r.jobId };
     if (p.decided) {
       const reference = p.decided.view?.referenceJob;

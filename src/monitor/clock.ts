@@ -5,7 +5,7 @@
 // Outcome is written from it; its pull requests keep their check and label) and the pass reports
 // the skew. Prometheus unreadable: the runner's clock is used, checked against Slurm's alone (its
 // metrics are then unreadable too, which holds the experiment anyway).
-import { isLive } from '../slurm/types.js';
+import { isLive, isWaiting } from '../slurm/types.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
 import type { MonitorJob, MonitorPorts } from './ports.js';
 import { clockOf } from './read.js';
@@ -31,7 +31,7 @@ export async function prometheusNow(prometheus: PrometheusClient): Promise<numbe
  */
 export function slurmLatest(jobs: readonly MonitorJob[]): number | null {
   const times = jobs
-    .flatMap((j) => [j.submitTs, j.state === 'PENDING' ? null : j.startTs, isLive(j.state) ? null : j.endTs])
+    .flatMap((j) => [j.submitTs, isWaiting(j.status) ? null : j.startTs, isLive(j.status) ? null : j.endTs])
     .filter((t): t is number => !!t);
   return times.length ? Math.max(...times) : null;
 }

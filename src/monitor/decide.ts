@@ -31,13 +31,13 @@ export function decideExperiment(e: ExperimentPass): void {
       c: p.c,
       analysis: p.observed?.analysis,
       started: !!p.job,
-      ended: !!p.job && !isLive(p.job.state),
+      ended: !!p.job && !isLive(p.job.status),
     }));
   e.reference = referenceOf(e.exp, runs);
   e.leader = leaderOf(e.exp, runs, e.reference);
   for (const p of e.candidates) {
     const view = p.inPass ? judgeCandidate(e, p) : null;
-    const live = !!p.job && isLive(p.job.state);
+    const live = !!p.job && isLive(p.job.status);
     const asked = view && live && !e.unavailable && p.c.role !== 'reference';
     const stop = asked ? stopReason(e.exp.experiment, view) : null;
     const lifecycle = lifecycleIntent(p);
@@ -81,7 +81,7 @@ function queueOf(e: ExperimentPass): ExperimentPass['queue'] {
       (a, b) => Number(b.c.role === 'reference') - Number(a.c.role === 'reference') || byRequest(a.c, b.c),
     )
     .map((p) => ({ jobName: p.c.runName, p }));
-  const jobs = e.jobs.map((j) => ({ id: j.jobId, name: j.name, state: j.state }));
+  const jobs = e.jobs.map((j) => ({ id: j.jobId, name: j.name, status: j.status }));
   const plan = planQueue(waiting, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);
   const order = [...plan.submitNow, ...plan.queued.map((q) => q.request)].map((r) => r.p);
   return { order, free: Math.max(0, plan.slots - plan.live) };

@@ -181,7 +181,7 @@ async function waitOrYield(
 /** A candidate's job is live and the pass did not just stop it. */
 export function hasLive(state: PassState): boolean {
   return state.experiments.some((e) =>
-    e.candidates.some((p) => p.inPass && !!p.job && isLive(p.job.state) && !p.acted?.cancelled),
+    e.candidates.some((p) => p.inPass && !!p.job && isLive(p.job.status) && !p.acted?.cancelled),
   );
 }
 

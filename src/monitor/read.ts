@@ -72,7 +72,7 @@ export function clockOf(exp: MonitorExperiment, options: PassOptions, now: numbe
 export function jobsByRunName(jobs: readonly MonitorJob[]): Map<string, MonitorJob> {
   const byRun = new Map<string, MonitorJob>();
   for (const name of new Set(jobs.map((j) => j.name))) {
-    const job = jobForRun(jobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
+    const job = jobForRun(jobs, name, (j) => ({ id: j.jobId, name: j.name, status: j.status }));
     if (job) byRun.set(name, job);
   }
   return byRun;
@@ -89,7 +89,7 @@ export function candidatePass(c: MonitorCandidate, job: MonitorJob | undefined):
     request: c.request,
     run: c.run,
     outcome: c.outcome,
-    job: job ? { id: job.jobId, state: job.state } : null,
+    job: job ? { id: job.jobId, status: job.status } : null,
     headSha: c.currentHeadSha ?? c.headSha,
   });
   if (phase.phase === 'supersede' || phase.phase === 'lost') return { c, job, phase, inPass: false };

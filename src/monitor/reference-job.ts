@@ -15,7 +15,7 @@ const isRef = (p: CandidatePass) => p.c.role === 'reference';
 function endedFor(p: CandidatePass): boolean {
   if (p.decided?.stop) return true;
   if (p.decided?.view?.observation.failure) return true;
-  if (p.job) return !isLive(p.job.state);
+  if (p.job) return !isLive(p.job.status);
   return !p.c.requested;
 }
 
@@ -46,7 +46,7 @@ function youngest(open: readonly CandidatePass[]): number {
 /** The reference jobs of the experiment to stop: every live one but the pass's, and the pass's when not needed. */
 function stopsOf(e: ExperimentPass, job: CandidatePass | null, needed: boolean, reason: string) {
   return e.candidates
-    .filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.state) && !p.acted?.left)
+    .filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.status) && !p.acted?.left)
     .flatMap((p) => {
       if (p === job && needed) return [];
       const why =

@@ -8,6 +8,7 @@ import type { Sample } from '../analysis/series.js';
 import { round } from '../analysis/series.js';
 import { chartLegend, lineChart } from '../chart/mermaid.js';
 import { type Figure, ownFigureOf } from '../record/figure.js';
+import { isLive as isLiveStatus, statusOf, statusWord } from '../slurm/types.js';
 import { grafanaDashboardUrl } from '../telemetry/grafana.js';
 import type { CandidateObservation, Comparison, Interval } from '../types/generated/metrics.js';
 import { type MonitorCheckRun, monitorCheckRun, pct } from './check-conclusion.js';
@@ -16,7 +17,6 @@ import {
   code,
   comparisonIcon,
   describeReference,
-  LIVE_SLURM_STATES,
   OUTCOME_ICON,
   type Standing,
   standingOf,
@@ -271,7 +271,7 @@ function valueLine(v: CandidateView): string | undefined {
 }
 
 function isLive(v: CandidateView): boolean {
-  return !TERMINAL.has(v.state) && !!v.jobId && LIVE_SLURM_STATES.has(v.slurmState ?? '');
+  return !TERMINAL.has(v.state) && !!v.jobId && !!v.slurmState && isLiveStatus(statusOf(v.slurmState));
 }
 
 /** The one next step. */
@@ -315,9 +315,10 @@ export function jobLine(v: CandidateView): string {
   if (!v.jobId) return v.state === 'queued' ? 'No Slurm job yet (queued)' : 'No Slurm job';
   const terminal = TERMINAL.has(v.state);
   let state = v.finalJobState ?? v.slurmState ?? null;
-  if (terminal && state && LIVE_SLURM_STATES.has(state)) state = v.stoppedBy ? 'CANCELLED' : 'ended';
+  if (terminal && state && isLiveStatus(statusOf(state)))
+    state = v.stoppedBy ? statusWord('cancelled') : 'ended';
   const by =
-    state === 'CANCELLED' && v.stoppedBy
+    state && statusOf(state) === 'cancelled' && v.stoppedBy
       ? v.stoppedBy === 'user'
         ? ' by `/topo stop`'
         : v.stoppedBy === 'decision'

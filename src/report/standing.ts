@@ -57,17 +57,6 @@ export interface Standing {
   reason?: string;
 }
 
-/** Slurm states of a job that still holds its allocation (or waits for one). */
-export const LIVE_SLURM_STATES: ReadonlySet<string> = new Set([
-  'PENDING',
-  'RUNNING',
-  'CONFIGURING',
-  'COMPLETING',
-  'REQUEUED',
-  'RESIZING',
-  'SUSPENDED',
-]);
-
 /**
  * "baseline 8gpu" → "the baseline `8gpu`"; "baseline baseline" → "the baseline";
  * "current best baseline" → "the baseline (the current best)"; "leading candidate a (#12)" → "the

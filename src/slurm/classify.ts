@@ -60,7 +60,7 @@ const FIXES: Partial<Record<FailureKind, string>> = {
  * the job's output file (may be empty when it cannot be read).
  */
 export function classifyFailure(job: SlurmJob, log: readonly string[] = []): Failure | null {
-  if (isLive(job.state) && job.state !== 'REQUEUED' && job.state !== 'REQUEUE_HOLD') return null;
+  if (isLive(job.status) && job.state !== 'REQUEUED' && job.state !== 'REQUEUE_HOLD') return null;
   if (job.state === 'COMPLETED' && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
 
   const evidence: string[] = [

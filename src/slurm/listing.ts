@@ -15,7 +15,7 @@ export function mergeJobListings(
 ): SlurmJob[] {
   const held = new Map(controller.map((j) => [j.id, j]));
   const onlyAccounted = accounting.filter((j) => {
-    if (isLive(j.state)) return false;
+    if (isLive(j.status)) return false;
     const same = held.get(j.id);
     // A controller that lost its state numbers jobs from 1 again: an id it holds with another
     // submit time is another, newer job, and the accounted one is kept beside it.

@@ -5,7 +5,14 @@
 // Tested against output captured from the local cluster (test/fixtures/slurm/captured/), the
 // documented formats, and generated lines (test/unit/slurm/parse-fuzz.test.ts).
 import { SlurmOutputError } from './errors.js';
-import { isLive, type SkippedLine, SLURM_JOB_STATES, type SlurmJob, type SlurmJobState } from './types.js';
+import {
+  isLive,
+  type SkippedLine,
+  SLURM_JOB_STATES,
+  type SlurmJob,
+  type SlurmJobState,
+  statusOf,
+} from './types.js';
 
 /**
  * squeue -O fields, `|`-terminated. The fields a person writes (output file, comment, name) come
@@ -234,7 +241,7 @@ export function firstHost(hostlist: string): string {
 
 function live(s: SlurmJobState, exit: { exitCode: number | null; signal: number | null }) {
   // A job that has not ended has no exit code yet, whatever the field says.
-  return isLive(s) ? { exitCode: null, signal: null } : exit;
+  return isLive(statusOf(s)) ? { exitCode: null, signal: null } : exit;
 }
 
 /**
@@ -319,6 +326,7 @@ function squeueJob(fixed: string[], free: string[], name: string, line: string):
     name,
     state: s,
     ...rawState(st ?? ''),
+    status: statusOf(s, reason(why ?? '')),
     reason: reason(why ?? ''),
     ...live(s, exitDecoded),
     restarts: count(restarts ?? '', 'restart count', command, line),
@@ -358,6 +366,7 @@ function sacctJob(fixed: string[], free: string[], name: string, line: string): 
     name,
     state: s,
     ...rawState(st ?? ''),
+    status: statusOf(s, accountedReason(reason(why ?? ''), nodes(nodeList ?? ''))),
     reason: accountedReason(reason(why ?? ''), nodes(nodeList ?? '')),
     ...live(s, exit === '' ? { exitCode: null, signal: null } : decodeExitPair(exit ?? '', command, line)),
     restarts: null,
@@ -411,6 +420,7 @@ export function parseScontrolJobs(output: string): SlurmJob[] {
       name: need('JobName'),
       state: s,
       ...rawState(need('JobState')),
+      status: statusOf(s, reason(need('Reason'))),
       reason: reason(need('Reason')),
       ...live(s, decodeExitPair(need('ExitCode'), command, line)),
       restarts: count(need('Restarts'), 'restart count', command, line),

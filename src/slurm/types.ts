@@ -34,36 +34,90 @@ export const SLURM_JOB_STATES = [
 export type SlurmJobState = (typeof SLURM_JOB_STATES)[number] | 'UNKNOWN';
 
 /**
- * THE live-state table, used by every path (submit, queue, monitor, record, CLI): states in which a
- * job still holds (or waits for) resources, so it occupies one of the experiment's slots.
+ * What a job's state means to every path above src/slurm: one closed status, mapped here from
+ * Slurm's state (and, for a hold, its reason), like Open OnDemand's STATE_MAP. Nothing outside
+ * src/slurm compares a raw Slurm state (test/unit/build/structure.test.ts).
+ *
+ * - `queued`: waits for resources (PENDING, CONFIGURING, REQUEUED, a hold the user cannot lift).
+ * - `held`: PENDING held by its own user (`sbatch --hold`, reason JobHeldUser): what submit releases.
+ * - `running`: holds its allocation (RUNNING, COMPLETING, SIGNALING, STAGE_OUT, RESIZING).
+ * - `suspended`: holds its allocation without running (SUSPENDED, STOPPED).
+ * - `completed`, `cancelled`, `timeout` (TIMEOUT, DEADLINE), `failed` (FAILED, NODE_FAIL,
+ *   BOOT_FAIL, OUT_OF_MEMORY, PREEMPTED, SPECIAL_EXIT, REVOKED): ended.
+ * - `unknown`: a state word this adapter does not know (a newer Slurm): live, never judged.
  */
-export const LIVE_STATES: ReadonlySet<SlurmJobState> = new Set<SlurmJobState>([
-  'PENDING',
-  'CONFIGURING',
-  'RUNNING',
-  'COMPLETING',
-  'SUSPENDED',
-  'STOPPED',
-  'SIGNALING',
-  'STAGE_OUT',
-  'RESIZING',
-  'REQUEUED',
-  'REQUEUE_FED',
-  'REQUEUE_HOLD',
-  'RESV_DEL_HOLD',
-  'UNKNOWN',
-]);
+export const JOB_STATUSES = [
+  'queued',
+  'held',
+  'running',
+  'suspended',
+  'completed',
+  'cancelled',
+  'timeout',
+  'failed',
+  'unknown',
+] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
 
-/** Whether the job (by its state, as Slurm prints it or as parsed) still holds a slot. */
-export function isLive(state: SlurmJobState | string): boolean {
-  return LIVE_STATES.has(state as SlurmJobState) || !KNOWN_STATES.has(state);
+/** THE state table, used by every path (submit, queue, monitor, record, CLI, autopilot). */
+const STATE_MAP: Readonly<Record<SlurmJobState, JobStatus>> = {
+  PENDING: 'queued',
+  CONFIGURING: 'queued',
+  REQUEUED: 'queued',
+  REQUEUE_FED: 'queued',
+  REQUEUE_HOLD: 'queued',
+  RESV_DEL_HOLD: 'queued',
+  RUNNING: 'running',
+  COMPLETING: 'running',
+  SIGNALING: 'running',
+  STAGE_OUT: 'running',
+  RESIZING: 'running',
+  SUSPENDED: 'suspended',
+  STOPPED: 'suspended',
+  COMPLETED: 'completed',
+  CANCELLED: 'cancelled',
+  TIMEOUT: 'timeout',
+  DEADLINE: 'timeout',
+  FAILED: 'failed',
+  NODE_FAIL: 'failed',
+  BOOT_FAIL: 'failed',
+  OUT_OF_MEMORY: 'failed',
+  PREEMPTED: 'failed',
+  SPECIAL_EXIT: 'failed',
+  REVOKED: 'failed',
+  UNKNOWN: 'unknown',
+};
+
+/** Holds a job's own user may lift (`scontrol release`): the one a submit makes with --hold. */
+const USER_HOLDS = new Set(['JobHeldUser']);
+
+/** The status of a job in `state` (as Slurm prints it, or parsed), waiting for `reason`. */
+export function statusOf(state: SlurmJobState | string, reason: string | null = null): JobStatus {
+  const status = STATE_MAP[state as SlurmJobState] ?? 'unknown';
+  return status === 'queued' && state === 'PENDING' && USER_HOLDS.has(reason ?? '') ? 'held' : status;
 }
 
-const KNOWN_STATES = new Set<string>(SLURM_JOB_STATES);
+const LIVE: ReadonlySet<JobStatus> = new Set(['queued', 'held', 'running', 'suspended', 'unknown']);
 
-/** Whether the state is one Slurm documents (else it is shown as unknown). */
-export function isKnownState(state: string): boolean {
-  return KNOWN_STATES.has(state);
+/** Whether the job still holds (or waits for) resources, so it occupies one of the experiment's slots. */
+export function isLive(status: JobStatus): boolean {
+  return LIVE.has(status);
+}
+
+/** Whether the job waits for its allocation (so a start Slurm prints for it is a forecast). */
+export function isWaiting(status: JobStatus): boolean {
+  return status === 'queued' || status === 'held';
+}
+
+/** What a job just accepted by sbatch is, before any listing shows it. */
+export const SUBMITTED: { readonly state: SlurmJobState; readonly status: JobStatus } = {
+  state: 'PENDING',
+  status: 'queued',
+};
+
+/** How a status is shown where Slurm's own word is expected ("Slurm job 42: CANCELLED"). */
+export function statusWord(status: JobStatus): string {
+  return status === 'held' || status === 'queued' ? 'PENDING' : status.toUpperCase();
 }
 
 export interface SlurmJob {
@@ -73,6 +127,8 @@ export interface SlurmJob {
   state: SlurmJobState;
   /** The state text as Slurm printed it (differs from `state` when that is UNKNOWN). */
   rawState?: string;
+  /** What the state means (statusOf): the one thing paths above src/slurm read of it. */
+  status: JobStatus;
   /** Why the job is in its state (Resources, Priority, BeginTime, NonZeroExitCode, TimeLimit...); null for None. */
   reason: string | null;
   /** Exit code of the batch script; null when not known (still running, or killed by a signal). */

@@ -74,7 +74,7 @@ async function cancelRuns(
       `Slurm unreachable while ending the pull request's runs: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  const cancelled = jobs.filter((j) => names.has(j.name) && isLive(j.state));
+  const cancelled = jobs.filter((j) => names.has(j.name) && isLive(j.status));
   for (const j of cancelled) await slurm.cancel(j.id);
   return { jobs, cancelled };
 }

@@ -73,7 +73,7 @@ export function planQueue<R extends QueueRequest, J extends NamedJob = SlurmJob>
   if (!Number.isInteger(maxParallel) || maxParallel < 1)
     throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
   const liveNames = new Set(
-    jobs.filter((j) => isLive(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name),
+    jobs.filter((j) => isLive(j.status) && !isRetiredDuplicate(j.name)).map((j) => j.name),
   );
   const live = liveNames.size;
   let free = Math.max(0, maxParallel - live);

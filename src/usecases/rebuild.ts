@@ -118,7 +118,7 @@ export async function rebuildRunState(
   const { jobs, listed, unreachable } = await jobsOfRuns(deps, runs);
   const live = new Set(
     runs
-      .filter((r) => isLive(jobs.get(r.runName)?.state ?? 'COMPLETED'))
+      .filter((r) => isLive(jobs.get(r.runName)?.status ?? 'completed'))
       .map((r) => `${r.experiment}/${r.candidate}`),
   );
   const head = await headCandidates(deps, pull.number, pull.headSha, live);
@@ -180,7 +180,13 @@ async function jobsOfRuns(
     listed.set(id, exp);
     for (const r of runs.filter((r) => r.experiment === id)) {
       const job = jobForRun(all, r.runName, (j) => j);
-      if (job) jobs.set(r.runName, { id: job.id, state: job.state, submittedAt: iso(job.submitTime) });
+      if (job)
+        jobs.set(r.runName, {
+          id: job.id,
+          state: job.state,
+          status: job.status,
+          submittedAt: iso(job.submitTime),
+        });
     }
   }
   return { jobs, listed, unreachable };

@@ -88,8 +88,6 @@ export function experimentPrefix(experimentId: string): string {
   return `topo-${experimentId}-`;
 }
 
-const HELD_REASONS = new Set(['JobHeldUser']);
-
 export async function submitCandidate(deps: SubmitDeps, request: SubmitRequest): Promise<SubmitResult> {
   const { jobName, shellLine } = request.submission;
   const maxParallel = request.maxParallel ?? DEFAULT_MAX_PARALLEL;
@@ -101,7 +99,7 @@ export async function submitCandidate(deps: SubmitDeps, request: SubmitRequest):
   const standing = request.standsFor ? await liveRunStanding(deps, request, jobs) : null;
   if (standing) return { ...base, ...standing };
   const found = representativeJob(jobs, jobName);
-  if (found && (isLive(found.state) || !request.resubmitFinished)) {
+  if (found && (isLive(found.status) || !request.resubmitFinished)) {
     const kept = request.dryRun ? found : await settle(deps, jobs, jobName, undefined);
     return { ...base, status: 'existing', jobId: kept.id, state: kept.state };
   }
@@ -135,12 +133,12 @@ async function liveRunStanding(
 ): Promise<{ status: 'existing'; jobId: string; state: SlurmJob['state']; jobName: string } | null> {
   const base = request.standsFor as string;
   const live = jobs
-    .filter((j) => isRunOfName(j.name, base, request.experimentId) && isLive(j.state))
+    .filter((j) => isRunOfName(j.name, base, request.experimentId) && isLive(j.status))
     .sort(byJobId);
   const kept = live[0];
   if (!kept) return null;
   if (!request.dryRun) {
-    for (const j of live.slice(1)) if (HELD_REASONS.has(j.reason ?? '')) await retire(deps, j, j.name);
+    for (const j of live.slice(1)) if (j.status === 'held') await retire(deps, j, j.name);
     await settle(deps, jobs, kept.name, kept);
   }
   return { status: 'existing', jobId: kept.id, state: kept.state, jobName: kept.name };
@@ -211,7 +209,7 @@ async function withdrawInterrupted(
     submittedId !== undefined
       ? [submittedId]
       : (await experimentJobs(deps, request))
-          .filter((j) => j.name === jobName && isLive(j.state))
+          .filter((j) => j.name === jobName && isLive(j.status))
           .map((j) => j.id);
   if (!ids.length) error.message += ': Slurm lists no job of that name (nothing was submitted)';
   for (const id of ids) await withdrawHeld(deps, id, error);
@@ -231,7 +229,7 @@ async function keepOne(
 ): Promise<SubmitResult | 'not-found'> {
   const { jobName } = request.submission;
   const after = await experimentJobs(deps, request);
-  const mine = after.filter((j) => j.name === jobName && isLive(j.state)).sort(byJobId);
+  const mine = after.filter((j) => j.name === jobName && isLive(j.status)).sort(byJobId);
   const keeper = mine[0];
   if (!keeper) return 'not-found';
   const ours = submittedId === undefined || keeper.id === submittedId;
@@ -269,11 +267,10 @@ async function withdrawHeld(deps: SubmitDeps, jobId: string, error: unknown): Pr
  */
 function liveOverLimit(after: readonly SlurmJob[], keeper: SlurmJob, maxParallel: number): number | null {
   const liveByName = new Map<string, SlurmJob>();
-  for (const j of after.filter((x) => isLive(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
+  for (const j of after.filter((x) => isLive(x.status) && !isRetiredDuplicate(x.name)).sort(byJobId))
     if (!liveByName.has(j.name)) liveByName.set(j.name, j);
   const youngest = [...liveByName.values()].sort(byJobId).at(-1);
-  const yields =
-    liveByName.size > maxParallel && youngest?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? '');
+  const yields = liveByName.size > maxParallel && youngest?.id === keeper.id && keeper.status === 'held';
   return yields ? liveByName.size : null;
 }
 
@@ -284,11 +281,11 @@ async function settle(
   jobName: string,
   keeper: SlurmJob | undefined,
 ): Promise<SlurmJob> {
-  const live = jobs.filter((j) => j.name === jobName && isLive(j.state)).sort(byJobId);
+  const live = jobs.filter((j) => j.name === jobName && isLive(j.status)).sort(byJobId);
   const kept = keeper ?? live[0] ?? representativeJob(jobs, jobName);
   if (!kept) throw new Error(`no job named ${jobName}`);
   for (const j of live) if (j.id !== kept.id) await retire(deps, j, jobName);
-  if (isLive(kept.state) && HELD_REASONS.has(kept.reason ?? '')) {
+  if (kept.status === 'held') {
     await deps.slurm.release(kept.id);
     deps.log?.(`released job ${kept.id} (${jobName})`);
   }
@@ -329,8 +326,7 @@ export async function releaseAbandonedHolds(
     const submitted = slurmTimeToUnix(job.submitTime);
     const abandoned =
       own.has(job.id) &&
-      isLive(job.state) &&
-      HELD_REASONS.has(job.reason ?? '') &&
+      job.status === 'held' &&
       submitted !== null &&
       nowTs - submitted > ABANDONED_HOLD_SECONDS;
     if (!abandoned) {
@@ -379,7 +375,7 @@ export function isRunOfName(name: string, jobName: string, experimentId: string)
 export async function cancelCandidate(deps: SubmitDeps, request: CancelRequest): Promise<CancelResult> {
   const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request.experimentId)), request.experimentId);
   const mine = jobs.filter((j) => isRunOfName(j.name, request.jobName, request.experimentId));
-  const live = mine.filter((j) => isLive(j.state));
+  const live = mine.filter((j) => isLive(j.status));
   for (const j of live) await deps.slurm.cancel(j.id);
   const newest = mine.sort(byJobId).at(-1);
   return {
@@ -398,7 +394,7 @@ export async function cancelRuns(
   request: { experimentId: string; runNames: ReadonlySet<string> },
 ): Promise<{ name: string; id: string }[]> {
   const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request.experimentId)), request.experimentId);
-  const found = jobs.filter((j) => isLive(j.state) && request.runNames.has(j.name));
+  const found = jobs.filter((j) => isLive(j.status) && request.runNames.has(j.name));
   for (const j of found) await deps.slurm.cancel(j.id);
   return found.map((j) => ({ name: j.name, id: j.id }));
 }

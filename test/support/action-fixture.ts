@@ -83,7 +83,7 @@ export function ensureStateLabels(
 /** Cancels what the test left running of its experiment. */
 export async function cancelLiveJobs(slurm: SlurmClient | undefined, experimentId: string): Promise<void> {
   for (const j of (await slurm?.jobs(`topo-${experimentId}-`)) ?? [])
-    if (isLive(j.state)) await slurm?.cancel(j.id);
+    if (isLive(j.status)) await slurm?.cancel(j.id);
 }
 
 /** A Slurm client for a cluster of the test's clusters file (fails clearly when it is not there). */
@@ -353,7 +353,7 @@ export function useActionTestbed(options: TestbedOptions): ActionTestbed {
       return { ...result, reply: gh.state.commentsOn(repo, pull.number).at(-1)?.body ?? '' };
     },
     jobs,
-    live: async (candidate) => (await jobs(candidate)).filter((j) => isLive(j.state)),
+    live: async (candidate) => (await jobs(candidate)).filter((j) => isLive(j.status)),
     sticky(pull, purpose) {
       const { gh, repo } = w();
       return (

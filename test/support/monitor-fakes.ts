@@ -194,7 +194,7 @@ export function fakeWorld(
         counters.cancels++;
         const j = jobs.find((x) => x.jobId === jobId);
         if (j && (j.state === 'RUNNING' || j.state === 'PENDING')) {
-          j.state = 'CANCELLED';
+          Object.assign(j, { state: 'CANCELLED', status: 'cancelled' });
           j.endTs = now;
         }
       },
@@ -204,7 +204,13 @@ export function fakeWorld(
       counters.slurmCalls++;
       const existing = jobs.find((j) => j.name === c.runName);
       if (existing) return { jobId: existing.jobId };
-      const job: MonitorJob = { jobId: String(nextJob++), name: c.runName, state: 'PENDING', submitTs: now };
+      const job: MonitorJob = {
+        jobId: String(nextJob++),
+        name: c.runName,
+        state: 'PENDING',
+        status: 'queued',
+        submitTs: now,
+      };
       jobs.push(job);
       return { jobId: job.jobId };
     },
@@ -263,7 +269,14 @@ export function runJob(
   timeScale: number,
   jobId: string,
 ): void {
-  world.jobs.push({ jobId, name: runName, state: 'RUNNING', submitTs: startTs - 10, startTs });
+  world.jobs.push({
+    jobId,
+    name: runName,
+    state: 'RUNNING',
+    status: 'running',
+    submitTs: startTs - 10,
+    startTs,
+  });
   // telemetry starts after the start-up (5 run-minutes)
   world.traces.set(runName, { trace: simulateTrace(profile), ts0: startTs + (5 * 60) / timeScale });
 }

@@ -53,7 +53,14 @@ export function experimentOf(
 
 /** A RUNNING job of `runName` started `ago` seconds before NOW. */
 export function runningJob(runName: string, jobId: string, ago = 60): MonitorJob {
-  return { jobId, name: runName, state: 'RUNNING', submitTs: NOW - ago - 10, startTs: NOW - ago };
+  return {
+    jobId,
+    name: runName,
+    state: 'RUNNING',
+    status: 'running',
+    submitTs: NOW - ago - 10,
+    startTs: NOW - ago,
+  };
 }
 
 /** The state `read` leaves for these experiments and jobs (as of NOW, tick 5 s, no lag). */

@@ -40,7 +40,7 @@ describe('a queued Request is checked again at its turn', () => {
     const a = t.pull('alpha');
     const b = t.pull('bravo');
     expect((await command(a, '/topo submit')).outputs.outcome).toBe('done');
-    expect((await jobsOf('alpha')).filter((j) => isLive(j.state))).toHaveLength(1);
+    expect((await jobsOf('alpha')).filter((j) => isLive(j.status))).toHaveLength(1);
     const queued = await command(b, '/topo submit');
     expect(queued.outputs.outcome).toBe('done');
     expect(sticky(b, 'submit-bravo')).toContain('queued at position 1');
@@ -74,7 +74,7 @@ describe('a queued Request is checked again at its turn', () => {
     const a = t.pull('alpha');
     const c = t.pull('charlie');
     expect((await command(a, '/topo submit')).outputs.outcome).toBe('done');
-    const running = (await jobsOf('alpha')).filter((j) => isLive(j.state));
+    const running = (await jobsOf('alpha')).filter((j) => isLive(j.status));
     expect(running).toHaveLength(1);
     expect((await command(c, '/topo submit')).outputs.outcome).toBe('done');
     expect(sticky(c, 'submit-charlie')).toContain('queued at position 1');
@@ -91,7 +91,7 @@ describe('a queued Request is checked again at its turn', () => {
     expect(sticky(c, 'submit-charlie')).toMatch(/refused[\s\S]*\[cluster-unknown\] cluster `gone`/);
     expect(c.labels.filter((l) => l.startsWith('topology:'))).toEqual([]);
     // The running candidate of the same experiment is left alone.
-    expect((await jobsOf('alpha')).filter((j) => isLive(j.state)).map((j) => j.id)).toEqual(
+    expect((await jobsOf('alpha')).filter((j) => isLive(j.status)).map((j) => j.id)).toEqual(
       running.map((j) => j.id),
     );
     await monitor();
@@ -102,7 +102,7 @@ describe('a queued Request is checked again at its turn', () => {
   // the experiment's base goes away when it names a preset found in neither.
   it('is refused when its experiment’s base preset is found nowhere on the default branch', async () => {
     const d = t.pull('delta');
-    const running = (await jobsOf('alpha')).filter((j) => isLive(j.state));
+    const running = (await jobsOf('alpha')).filter((j) => isLive(j.status));
     expect(running).toHaveLength(1);
     expect((await command(d, '/topo submit')).outputs.outcome).toBe('done');
     expect(sticky(d, 'submit-delta')).toContain('queued at position 1');
@@ -120,7 +120,7 @@ describe('a queued Request is checked again at its turn', () => {
       /refused[\s\S]*\[preset-unknown\] [^\n]*no preset `gone_preset`/,
     );
     expect(d.labels.filter((l) => l.startsWith('topology:'))).toEqual([]);
-    expect((await jobsOf('alpha')).filter((j) => isLive(j.state)).map((j) => j.id)).toEqual(
+    expect((await jobsOf('alpha')).filter((j) => isLive(j.status)).map((j) => j.id)).toEqual(
       running.map((j) => j.id),
     );
   });

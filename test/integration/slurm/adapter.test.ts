@@ -45,7 +45,7 @@ for (const variant of variants)
           // Through the client's transport: TZ=UTC, as every command the adapter runs.
           const r = await slurm.transport.run([...argv, `--format=${SACCT_FORMAT}`]);
           const [job] = parseSacct(r.stdout).jobs;
-          if (job && !isLive(job.state)) return job;
+          if (job && !isLive(job.status)) return job;
           await new Promise((r) => setTimeout(r, 250));
         }
         throw new Error(`sacct did not list job ${id} as ended within 10 s`);

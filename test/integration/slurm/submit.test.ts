@@ -67,13 +67,13 @@ for (const variant of variants)
       ssh = makeClient('ssh', env);
     });
     afterAll(async () => {
-      for (const j of await local.jobs(prefix)) if (isLive(j.state)) await local.cancel(j.id);
+      for (const j of await local.jobs(prefix)) if (isLive(j.status)) await local.cancel(j.id);
       await local.close();
       await ssh.close();
     });
 
     const liveWithName = async (name: string) =>
-      (await local.jobs(prefix)).filter((j) => j.name === name && isLive(j.state));
+      (await local.jobs(prefix)).filter((j) => j.name === name && isLive(j.status));
 
     it('submits once, and a retried submit returns the existing job', async () => {
       const name = jobName(exp, 'retried');
@@ -150,7 +150,7 @@ for (const variant of variants)
       const job = await waitForJob(
         local,
         prefix,
-        (j) => j.id === id && !isLive(j.state),
+        (j) => j.id === id && !isLive(j.status),
         'the withdrawn job',
       );
       expect(job).toMatchObject({ name, state: 'CANCELLED' });
@@ -215,7 +215,7 @@ for (const variant of variants)
         );
         expect(now.status).toBe('submitted');
       } finally {
-        for (const j of await local.jobs(p2)) if (isLive(j.state)) await local.cancel(j.id);
+        for (const j of await local.jobs(p2)) if (isLive(j.status)) await local.cancel(j.id);
       }
     });
 

@@ -1,12 +1,13 @@
 // The structure issue 22 asks for, held by a test: no file or folder cycle in src/ and actions/,
 // imports flowing one way (cli/actions → usecases/monitor → report/record → analysis/suggest →
-// telemetry/slurm/github → topology/catalog), and functions that fit a screen in the monitor, the
-// use cases and the analysis. Relative imports are read as text, type-only ones included: a cycle
-// of types is still a cycle to read.
+// telemetry/slurm/github → topology/catalog), functions that fit a screen in the monitor, the use
+// cases and the analysis, and no raw Slurm state outside src/slurm. Relative imports are read as
+// text, type-only ones included: a cycle of types is still a cycle to read.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { SLURM_JOB_STATES } from '../../../src/slurm/types.js';
 import { repoRoot } from '../../support/run-action.js';
 
 /** The tiers, top to bottom; an import may stay in its tier (without a cycle) or go down, never up. */
@@ -168,5 +169,35 @@ describe('one judge (issue 32)', () => {
   it('maps Slurm jobs to run jobs only in src/judge/job.ts (classifyFailure)', () => {
     const outside = users(new Set(['classifyFailure'])).filter((f) => f !== 'src/judge/job.ts');
     expect(outside).toEqual([]);
+  });
+});
+
+describe('one Slurm state map (issues 39 item 5, 40)', () => {
+  it('compares no raw Slurm state outside src/slurm: everything above reads its JobStatus', () => {
+    const states = new Set<string>(SLURM_JOB_STATES);
+    // Words other APIs share with Slurm: a GitHub review's state.
+    const notSlurm = new Set(['src/usecases/autopilot-github.ts PENDING']);
+    const found: string[] = [];
+    for (const file of files) {
+      const where = relative(repoRoot, file);
+      if (where.startsWith('src/slurm/') || where.startsWith('src/types/generated/')) continue;
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node): void => {
+        // 'CANCELLED' anywhere, and { COMPLETED: … } as a table's key
+        const text =
+          ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)
+            ? node.text
+            : ts.isPropertyAssignment(node) && ts.isIdentifier(node.name)
+              ? node.name.text
+              : null;
+        if (text !== null && states.has(text) && !notSlurm.has(`${where} ${text}`)) {
+          const { line } = source.getLineAndCharacterOfPosition(node.getStart());
+          found.push(`${where}:${line + 1} ${text}`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(found).toEqual([]);
   });
 });

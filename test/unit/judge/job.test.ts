@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { endedInFailure, experimentJobs, runJobOf } from '../../../src/judge/job.js';
 import { candidateState } from '../../../src/judge/judge.js';
-import type { SlurmJob } from '../../../src/slurm/types.js';
+import { type SlurmJob, statusOf } from '../../../src/slurm/types.js';
 
 const job = (over: Partial<SlurmJob>): SlurmJob => ({
   id: '7',
@@ -28,6 +28,7 @@ const job = (over: Partial<SlurmJob>): SlurmJob => ({
   gpus: null,
   gpuMinutes: null,
   ...over,
+  status: statusOf(over.state ?? 'RUNNING', over.reason ?? null),
 });
 
 function slurm(jobs: SlurmJob[] = [], log: string[] = []) {

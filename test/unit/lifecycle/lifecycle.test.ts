@@ -64,8 +64,8 @@ describe('run names', () => {
     });
     expect(parseRunName(moreWorkers, A)?.candidate).toBe('more-workers');
     const jobs = [
-      { id: '7', name: moreWorkers, state: 'RUNNING' },
-      { id: '8', name: more, state: 'RUNNING' },
+      { id: '7', name: moreWorkers, status: 'running' as const },
+      { id: '8', name: more, status: 'running' as const },
     ];
     expect(jobForRun(jobs, more, (j) => j)?.id).toBe('8');
   });
@@ -91,11 +91,11 @@ describe('the phase of a request', () => {
     const r = request();
     expect(phaseOf({ request: r, job: null, headSha: HEAD })).toEqual({ phase: 'queued' });
     const run = { jobId: '41', submittedAt: '2026-12-02T10:00:01Z' };
-    expect(phaseOf({ request: r, run, job: { id: '41', state: 'STOPPED' }, headSha: HEAD })).toEqual({
+    expect(phaseOf({ request: r, run, job: { id: '41', status: 'suspended' }, headSha: HEAD })).toEqual({
       phase: 'running',
       jobId: '41',
     });
-    expect(phaseOf({ request: r, run, job: { id: '41', state: 'FAILED' }, headSha: HEAD })).toEqual({
+    expect(phaseOf({ request: r, run, job: { id: '41', status: 'failed' }, headSha: HEAD })).toEqual({
       phase: 'ended',
       jobId: '41',
     });
@@ -115,12 +115,12 @@ describe('the phase of a request', () => {
     expect(p.phase).toBe('done');
     const stopped = { kind: 'superseded' as const, at: '2026-12-02T11:00:00Z', evidence: [] };
     expect(
-      phaseOf({ request: request(), outcome: stopped, job: { id: '41', state: 'RUNNING' }, headSha: HEAD }),
+      phaseOf({ request: request(), outcome: stopped, job: { id: '41', status: 'running' }, headSha: HEAD }),
     ).toMatchObject({ phase: 'done', cancelLive: '41' });
   });
 
   it('is superseded by a push, cancelling a live job', () => {
-    expect(phaseOf({ request: request(), job: { id: '41', state: 'RUNNING' }, headSha: HEAD2 })).toEqual({
+    expect(phaseOf({ request: request(), job: { id: '41', status: 'running' }, headSha: HEAD2 })).toEqual({
       phase: 'supersede',
       jobId: '41',
     });

@@ -102,7 +102,10 @@ describe('planning a rebuild', () => {
 
   it('keeps a live run at the head’s topology open; withdraws one that never got a job', () => {
     const p = plan([
-      [run('more', '11111111', '0000aaaa'), { id: '41', state: 'RUNNING', submittedAt: null }],
+      [
+        run('more', '11111111', '0000aaaa'),
+        { id: '41', state: 'RUNNING', status: 'running', submittedAt: null },
+      ],
     ]);
     expect(openRequests(p.state).map((r) => [r.id, p.state.runs[r.id]?.jobId])).toEqual([['0000aaaa', '41']]);
     const kinds = (id: string) => p.state.outcomes[id]?.kind ?? p.state.ended.find((e) => e.id === id)?.kind;
@@ -114,10 +117,13 @@ describe('planning a rebuild', () => {
 
   it('cancels a live run whose candidate at the head is another topology; an ended one says how it ended', () => {
     const p = plan([
-      [run('more', '11111111', '0000aaaa'), { id: '41', state: 'COMPLETED', submittedAt: null }],
+      [
+        run('more', '11111111', '0000aaaa'),
+        { id: '41', state: 'COMPLETED', status: 'completed', submittedAt: null },
+      ],
       [
         run('less', '22222222', '0000cccc'),
-        { id: '42', state: 'RUNNING', submittedAt: '2026-12-01T10:05:01.000Z' },
+        { id: '42', state: 'RUNNING', status: 'running', submittedAt: '2026-12-01T10:05:01.000Z' },
       ],
     ]);
     expect(openRequests(p.state)).toEqual([]);
@@ -129,7 +135,10 @@ describe('planning a rebuild', () => {
 
   it('adds to a readable state only what it does not hold', () => {
     const p = plan([
-      [run('more', '11111111', '0000aaaa'), { id: '41', state: 'RUNNING', submittedAt: null }],
+      [
+        run('more', '11111111', '0000aaaa'),
+        { id: '41', state: 'RUNNING', status: 'running', submittedAt: null },
+      ],
     ]);
     const known = p.state.requests.find((r) => r.id === '0000aaaa');
     if (!known) throw new Error('no request');

@@ -41,7 +41,7 @@ describe('the reference Request', () => {
 
   it('is superseded by a push like the candidates it runs beside', () => {
     const r = make('abcdef01');
-    expect(phaseOf({ request: r, job: { id: '7', state: 'RUNNING' }, headSha: 'b'.repeat(40) })).toEqual({
+    expect(phaseOf({ request: r, job: { id: '7', status: 'running' }, headSha: 'b'.repeat(40) })).toEqual({
       phase: 'supersede',
       jobId: '7',
     });

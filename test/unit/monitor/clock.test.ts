@@ -50,9 +50,25 @@ describe('the runner clock', () => {
 
   it('reads Slurm’s past times only: a pending job’s start and a live job’s end are forecasts', () => {
     const jobs: MonitorJob[] = [
-      { jobId: '1', name: 'a', state: 'PENDING', submitTs: NOW - 10, startTs: NOW + 900 },
-      { jobId: '2', name: 'b', state: 'RUNNING', submitTs: NOW - 50, startTs: NOW - 40, endTs: NOW + 600 },
-      { jobId: '3', name: 'c', state: 'COMPLETED', submitTs: NOW - 99, startTs: NOW - 98, endTs: NOW - 5 },
+      { jobId: '1', name: 'a', state: 'PENDING', status: 'queued', submitTs: NOW - 10, startTs: NOW + 900 },
+      {
+        jobId: '2',
+        name: 'b',
+        state: 'RUNNING',
+        status: 'running',
+        submitTs: NOW - 50,
+        startTs: NOW - 40,
+        endTs: NOW + 600,
+      },
+      {
+        jobId: '3',
+        name: 'c',
+        state: 'COMPLETED',
+        status: 'completed',
+        submitTs: NOW - 99,
+        startTs: NOW - 98,
+        endTs: NOW - 5,
+      },
     ];
     expect(slurmLatest(jobs)).toBe(NOW - 5);
     expect(slurmLatest([])).toBeNull();

@@ -240,7 +240,7 @@ describe('the decision in the monitor pass', () => {
       ['other', fast, 8],
     ]);
     for (const j of w.jobs) {
-      j.state = 'CANCELLED';
+      Object.assign(j, { state: 'CANCELLED', status: 'cancelled' });
       j.endTs = NOW - 1;
     }
     (exp.candidates[1] as MonitorCandidate).outcome = {

@@ -103,7 +103,7 @@ describe('the monitor pass under the lifecycle', () => {
     w.ports.prometheus.range = async () => {
       throw new Error('connect ECONNREFUSED 127.0.0.1:9093');
     };
-    j.state = 'COMPLETED';
+    Object.assign(j, { state: 'COMPLETED', status: 'completed' });
     j.endTs = T0 + 205;
     w.setNow(T0 + 260);
     const down = await monitorPass(w.ports, opts);
@@ -126,7 +126,7 @@ describe('the monitor pass under the lifecycle', () => {
     const b = candidate('b', 2);
     const { w } = world([a, b], { max_parallel: 1 });
     const j = job(w, a, '11');
-    j.state = 'UNKNOWN';
+    Object.assign(j, { state: 'UNKNOWN', status: 'unknown' });
     await monitorPass(w.ports, opts);
     expect(w.counters.submits).toBe(0);
   });

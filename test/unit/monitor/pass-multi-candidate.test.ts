@@ -80,6 +80,7 @@ describe('two candidates of one pull request', () => {
     if (!b) throw new Error('no job 12');
     Object.assign(b, {
       state: 'OUT_OF_MEMORY',
+      status: 'failed',
       endTs: now + 5,
       failure: { kind: 'host-oom', message: 'out of memory' },
     });

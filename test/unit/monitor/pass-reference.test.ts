@@ -88,7 +88,7 @@ describe('the reference job through monitor passes', () => {
 
     // both run; the slow candidate is decided worse against the job beside it
     for (const j of w.jobs) {
-      j.state = 'RUNNING';
+      Object.assign(j, { state: 'RUNNING', status: 'running' });
       j.startTs = NOW - 60;
     }
     runJob(w, refOf(exp).runName, best, NOW - 60, S, 'x');

@@ -94,7 +94,7 @@ describe('monitor pass', () => {
     await monitorPass(world.ports, opts);
     const a = world.jobs.find((j) => j.name === run('a'));
     if (a) {
-      a.state = 'COMPLETED';
+      Object.assign(a, { state: 'COMPLETED', status: 'completed' });
       a.endTs = T0 + 200;
     }
     world.setNow(T0 + 210);
@@ -120,7 +120,7 @@ describe('monitor pass', () => {
     const world = fakeWorld([exp], { now, timeScale: S });
     runJob(world, run('a'), profile, now - 110, S, '11');
     const a = world.jobs.find((j) => j.name === run('a'))!;
-    a.state = 'COMPLETED';
+    Object.assign(a, { state: 'COMPLETED', status: 'completed' });
     a.endTs = now;
     const report = await monitorPass(world.ports, opts);
     const byName = Object.fromEntries(report.candidates.map((c) => [c.candidate, c]));
@@ -143,7 +143,7 @@ describe('monitor pass', () => {
     const { world } = setup();
     const b = world.jobs.find((j) => j.name === run('b'));
     if (b) {
-      b.state = 'OUT_OF_MEMORY';
+      Object.assign(b, { state: 'OUT_OF_MEMORY', status: 'failed' });
       b.endTs = T0 + 195;
       b.failure = { kind: 'gpu-oom', message: 'CUDA out of memory', gpu: 4, slurm_state: 'OUT_OF_MEMORY' };
     }
@@ -157,7 +157,14 @@ describe('monitor pass', () => {
   it('a running job without telemetry past the deadline fails with no-telemetry', async () => {
     const exp = experiment();
     const world = fakeWorld([exp], { now: T0 + 100, timeScale: S });
-    world.jobs.push({ jobId: '7', name: run('a'), state: 'RUNNING', submitTs: T0, startTs: T0 });
+    world.jobs.push({
+      jobId: '7',
+      name: run('a'),
+      state: 'RUNNING',
+      status: 'running',
+      submitTs: T0,
+      startTs: T0,
+    });
     const report = await monitorPass(world.ports, opts);
     const a = report.candidates.find((c) => c.candidate === 'a');
     expect(a?.state).toBe('failed');

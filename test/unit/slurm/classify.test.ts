@@ -23,6 +23,7 @@ const base: SlurmJob = {
   id: '7',
   name: 'topo-x-a-00000000',
   state: 'FAILED',
+  status: 'failed',
   reason: 'NonZeroExitCode',
   exitCode: 1,
   signal: null,
@@ -45,7 +46,9 @@ describe('classifyFailure with captured jobs and logs', () => {
   it('no failure for a completed or live job', () => {
     expect(classifyFailure(job('completed'), [])).toBeNull();
     expect(
-      classifyFailure({ ...base, state: 'RUNNING', exitCode: null }, ['Traceback (most recent call last):']),
+      classifyFailure({ ...base, state: 'RUNNING', status: 'running', exitCode: null }, [
+        'Traceback (most recent call last):',
+      ]),
     ).toBeNull();
   });
 

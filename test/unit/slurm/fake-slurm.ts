@@ -1,10 +1,11 @@
 // An in-memory Slurm for unit tests of the pure orchestration (the integration tests use the real one).
-import type {
-  JobListing,
-  SlurmClient,
-  SlurmJob,
-  SlurmJobState,
-  Transport,
+import {
+  type JobListing,
+  type SlurmClient,
+  type SlurmJob,
+  type SlurmJobState,
+  statusOf,
+  type Transport,
 } from '../../../src/slurm/types.js';
 
 export class FakeSlurm implements SlurmClient {
@@ -30,6 +31,7 @@ export class FakeSlurm implements SlurmClient {
       id,
       name,
       state,
+      status: statusOf(state, reason),
       reason,
       exitCode: null,
       signal: null,
@@ -69,12 +71,12 @@ export class FakeSlurm implements SlurmClient {
   async cancel(id: string) {
     this.calls.push(`cancel ${id}`);
     const j = this.jobsById.get(id);
-    if (j) j.state = 'CANCELLED';
+    if (j) Object.assign(j, { state: 'CANCELLED', status: 'cancelled' });
   }
   async release(id: string) {
     this.calls.push(`release ${id}`);
     const j = this.jobsById.get(id);
-    if (j) j.reason = 'Priority';
+    if (j) Object.assign(j, { reason: 'Priority', status: statusOf(j.state, 'Priority') });
   }
   async rename(id: string, name: string) {
     this.calls.push(`rename ${id}`);

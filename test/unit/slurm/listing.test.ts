@@ -50,7 +50,7 @@ describe('mergeJobListings', () => {
 
   it('adds the ended jobs only accounting still knows, and drops its live ones the controller lost', () => {
     const ended = accounting().filter((j) => j.state !== 'RUNNING' && j.state !== 'PENDING');
-    const stale: SlurmJob = { ...(ended[0] as SlurmJob), id: '9999', state: 'RUNNING' };
+    const stale: SlurmJob = { ...(ended[0] as SlurmJob), id: '9999', state: 'RUNNING', status: 'running' };
     const merged = mergeJobListings([], [...ended, stale]);
     expect(merged.map((j) => j.id)).toEqual(ended.map((j) => j.id));
     expect(merged.every((j) => j.source === 'sacct')).toBe(true);

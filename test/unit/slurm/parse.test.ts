@@ -20,7 +20,7 @@ import {
   slurmDurationToSeconds,
   slurmTimeToUnix,
 } from '../../../src/slurm/parse.js';
-import { isLive } from '../../../src/slurm/types.js';
+import { isLive, statusOf } from '../../../src/slurm/types.js';
 
 const dir = join(import.meta.dirname, '../../fixtures/slurm');
 const read = (p: string) => readFileSync(join(dir, p), 'utf8');
@@ -292,12 +292,14 @@ describe('states and times every path reads the same way', () => {
     const [job] = parseSqueue(line('POWER_UP_NODE')).jobs;
     expect(job?.state).toBe('UNKNOWN');
     expect(job?.rawState).toBe('POWER_UP_NODE');
-    expect(isLive('UNKNOWN')).toBe(true);
+    expect(job?.status).toBe('unknown');
+    expect(isLive('unknown')).toBe(true);
+    expect(statusOf('POWER_UP_NODE')).toBe('unknown');
   });
 
   it.each(['STOPPED', 'SIGNALING', 'REQUEUE_HOLD', 'STAGE_OUT'])('%s is live in the one table', (s) => {
-    expect(isLive(s)).toBe(true);
-    expect(isLive('COMPLETED')).toBe(false);
+    expect(isLive(statusOf(s))).toBe(true);
+    expect(isLive(statusOf('COMPLETED'))).toBe(false);
   });
 
   it('reads Slurm times as UTC whatever the runner zone (TZ is set on the commands)', () => {

@@ -52,8 +52,8 @@ describe('representativeJob', () => {
     const live1 = s.add(name, 'RUNNING');
     s.add(name, 'PENDING');
     expect(representativeJob([...s.jobsById.values()], name)?.id).toBe(live1.id);
-    live1.state = 'COMPLETED';
-    for (const j of s.jobsById.values()) j.state = 'FAILED';
+    Object.assign(live1, { state: 'COMPLETED', status: 'completed' });
+    for (const j of s.jobsById.values()) Object.assign(j, { state: 'FAILED', status: 'failed' });
     expect(representativeJob([...s.jobsById.values()], name)?.id).toBe('102');
     expect(representativeJob([], name)).toBeNull();
   });

@@ -121,7 +121,7 @@ describe('stage decide', () => {
     await decide(state);
     const plan = planQueue(
       waiting.map((c) => ({ jobName: c.runName })),
-      jobs.map((j) => ({ id: j.jobId, name: j.name, state: j.state })),
+      jobs.map((j) => ({ id: j.jobId, name: j.name, status: j.status })),
       2,
     );
     expect(e.queue.free).toBe(plan.slots - plan.live);

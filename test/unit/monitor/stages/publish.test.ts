@@ -57,7 +57,13 @@ describe('stage publish', () => {
       currentHeadSha: 'b'.repeat(40),
       labels: ['topology:running'],
     });
-    const job: MonitorJob = { jobId: '11', name: moved.runName, state: 'RUNNING', startTs: NOW - 60 };
+    const job: MonitorJob = {
+      jobId: '11',
+      name: moved.runName,
+      state: 'RUNNING',
+      status: 'running',
+      startTs: NOW - 60,
+    };
     const state = await acted(readState([{ exp: experimentOf([moved]), jobs: [job] }]));
     const ports = recordingPorts();
     await publish(state, ports);
@@ -71,6 +77,7 @@ describe('stage publish', () => {
       jobId: '11',
       name: done.runName,
       state: 'COMPLETED',
+      status: 'completed',
       startTs: NOW - 120,
       endTs: NOW - 60,
     };
