@@ -62912,26 +62912,52 @@ var SLURM_JOB_STATES = [
   "SUSPENDED",
   "TIMEOUT"
 ];
-var LIVE_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "CONFIGURING",
-  "RUNNING",
-  "COMPLETING",
-  "SUSPENDED",
-  "STOPPED",
-  "SIGNALING",
-  "STAGE_OUT",
-  "RESIZING",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESV_DEL_HOLD",
-  "UNKNOWN"
-]);
-function isLive(state2) {
-  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
+var STATE_MAP = {
+  PENDING: "queued",
+  CONFIGURING: "queued",
+  REQUEUED: "queued",
+  REQUEUE_FED: "queued",
+  REQUEUE_HOLD: "queued",
+  RESV_DEL_HOLD: "queued",
+  RUNNING: "running",
+  COMPLETING: "running",
+  SIGNALING: "running",
+  STAGE_OUT: "running",
+  RESIZING: "running",
+  SUSPENDED: "suspended",
+  STOPPED: "suspended",
+  COMPLETED: "completed",
+  CANCELLED: "cancelled",
+  TIMEOUT: "timeout",
+  DEADLINE: "timeout",
+  FAILED: "failed",
+  NODE_FAIL: "failed",
+  BOOT_FAIL: "failed",
+  OUT_OF_MEMORY: "failed",
+  PREEMPTED: "failed",
+  SPECIAL_EXIT: "failed",
+  REVOKED: "failed",
+  UNKNOWN: "unknown"
+};
+var USER_HOLDS = /* @__PURE__ */ new Set(["JobHeldUser"]);
+function statusOf(state2, reason2 = null) {
+  const status4 = STATE_MAP[state2] ?? "unknown";
+  return status4 === "queued" && state2 === "PENDING" && USER_HOLDS.has(reason2 ?? "") ? "held" : status4;
 }
-var KNOWN_STATES = new Set(SLURM_JOB_STATES);
+var LIVE = /* @__PURE__ */ new Set(["queued", "held", "running", "suspended", "unknown"]);
+function isLive(status4) {
+  return LIVE.has(status4);
+}
+function isWaiting(status4) {
+  return status4 === "queued" || status4 === "held";
+}
+var SUBMITTED = {
+  state: "PENDING",
+  status: "queued"
+};
+function statusWord(status4) {
+  return status4 === "held" || status4 === "queued" ? "PENDING" : status4.toUpperCase();
+}
 
 // src/slurm/parse.ts
 var SQUEUE_FIELDS = [
@@ -63099,7 +63125,7 @@ function firstHost(hostlist) {
   return `${m2?.[1] ?? ""}${m2?.[3] ?? ""}`;
 }
 function live(s, exit) {
-  return isLive(s) ? { exitCode: null, signal: null } : exit;
+  return isLive(statusOf(s)) ? { exitCode: null, signal: null } : exit;
 }
 function parseSqueue(output) {
   return parseLines(output, "squeue", SQUEUE_FIELDS, 2, squeueJob);
@@ -63161,6 +63187,7 @@ function squeueJob(fixed, free, name, line) {
     name,
     state: s,
     ...rawState(st ?? ""),
+    status: statusOf(s, reason(why ?? "")),
     reason: reason(why ?? ""),
     ...live(s, exitDecoded),
     restarts: count(restarts ?? "", "restart count", command, line),
@@ -63192,6 +63219,7 @@ function sacctJob(fixed, free, name, line) {
     name,
     state: s,
     ...rawState(st ?? ""),
+    status: statusOf(s, accountedReason(reason(why ?? ""), nodes(nodeList ?? ""))),
     reason: accountedReason(reason(why ?? ""), nodes(nodeList ?? "")),
     ...live(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
     restarts: null,
@@ -63240,6 +63268,7 @@ function parseScontrolJobs(output) {
       name: need("JobName"),
       state: s,
       ...rawState(need("JobState")),
+      status: statusOf(s, reason(need("Reason"))),
       reason: reason(need("Reason")),
       ...live(s, decodeExitPair(need("ExitCode"), command, line)),
       restarts: count(need("Restarts"), "restart count", command, line),
@@ -63292,7 +63321,7 @@ function compareJobIds(a, b2) {
 function jobForRun(jobs, runName, view) {
   const mine = jobs.filter((j2) => view(j2).name === runName);
   const order = (a, b2) => compareJobIds(view(a).id, view(b2).id);
-  const live3 = mine.filter((j2) => isLive(view(j2).state)).sort(order);
+  const live3 = mine.filter((j2) => isLive(view(j2).status)).sort(order);
   if (live3[0]) return live3[0];
   return mine.sort(order).at(-1) ?? null;
 }
@@ -63319,7 +63348,7 @@ function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
   if (!Number.isInteger(maxParallel) || maxParallel < 1)
     throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
   const liveNames = new Set(
-    jobs.filter((j2) => isLive(j2.state) && !isRetiredDuplicate(j2.name)).map((j2) => j2.name)
+    jobs.filter((j2) => isLive(j2.status) && !isRetiredDuplicate(j2.name)).map((j2) => j2.name)
   );
   const live3 = liveNames.size;
   let free = Math.max(0, maxParallel - live3);
@@ -63344,7 +63373,6 @@ var SubmitInterrupted = class extends Error {
 function experimentPrefix(experimentId) {
   return `topo-${experimentId}-`;
 }
-var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
 async function submitCandidate(deps, request2) {
   const { jobName: jobName2, shellLine: shellLine2 } = request2.submission;
   const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
@@ -63355,7 +63383,7 @@ async function submitCandidate(deps, request2) {
   const standing = request2.standsFor ? await liveRunStanding(deps, request2, jobs) : null;
   if (standing) return { ...base, ...standing };
   const found = representativeJob(jobs, jobName2);
-  if (found && (isLive(found.state) || !request2.resubmitFinished)) {
+  if (found && (isLive(found.status) || !request2.resubmitFinished)) {
     const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
     return { ...base, status: "existing", jobId: kept.id, state: kept.state };
   }
@@ -63375,11 +63403,11 @@ function interrupted(deps, what) {
 }
 async function liveRunStanding(deps, request2, jobs) {
   const base = request2.standsFor;
-  const live3 = jobs.filter((j2) => isRunOfName(j2.name, base, request2.experimentId) && isLive(j2.state)).sort(byJobId);
+  const live3 = jobs.filter((j2) => isRunOfName(j2.name, base, request2.experimentId) && isLive(j2.status)).sort(byJobId);
   const kept = live3[0];
   if (!kept) return null;
   if (!request2.dryRun) {
-    for (const j2 of live3.slice(1)) if (HELD_REASONS.has(j2.reason ?? "")) await retire(deps, j2, j2.name);
+    for (const j2 of live3.slice(1)) if (j2.status === "held") await retire(deps, j2, j2.name);
     await settle(deps, jobs, kept.name, kept);
   }
   return { status: "existing", jobId: kept.id, state: kept.state, jobName: kept.name };
@@ -63423,7 +63451,7 @@ async function submitHeld(deps, request2, base, maxParallel) {
 async function withdrawInterrupted(deps, request2, submittedId) {
   const { jobName: jobName2 } = request2.submission;
   const error = new SubmitInterrupted(`interrupted after sbatch of ${jobName2}`);
-  const ids = submittedId !== void 0 ? [submittedId] : (await experimentJobs(deps, request2)).filter((j2) => j2.name === jobName2 && isLive(j2.state)).map((j2) => j2.id);
+  const ids = submittedId !== void 0 ? [submittedId] : (await experimentJobs(deps, request2)).filter((j2) => j2.name === jobName2 && isLive(j2.status)).map((j2) => j2.id);
   if (!ids.length) error.message += ": Slurm lists no job of that name (nothing was submitted)";
   for (const id of ids) await withdrawHeld(deps, id, error);
   throw error;
@@ -63431,7 +63459,7 @@ async function withdrawInterrupted(deps, request2, submittedId) {
 async function keepOne(deps, request2, base, maxParallel, submittedId) {
   const { jobName: jobName2 } = request2.submission;
   const after = await experimentJobs(deps, request2);
-  const mine = after.filter((j2) => j2.name === jobName2 && isLive(j2.state)).sort(byJobId);
+  const mine = after.filter((j2) => j2.name === jobName2 && isLive(j2.status)).sort(byJobId);
   const keeper = mine[0];
   if (!keeper) return "not-found";
   const ours = submittedId === void 0 || keeper.id === submittedId;
@@ -63457,18 +63485,18 @@ async function withdrawHeld(deps, jobId2, error) {
 }
 function liveOverLimit(after, keeper, maxParallel) {
   const liveByName = /* @__PURE__ */ new Map();
-  for (const j2 of after.filter((x2) => isLive(x2.state) && !isRetiredDuplicate(x2.name)).sort(byJobId))
+  for (const j2 of after.filter((x2) => isLive(x2.status) && !isRetiredDuplicate(x2.name)).sort(byJobId))
     if (!liveByName.has(j2.name)) liveByName.set(j2.name, j2);
   const youngest2 = [...liveByName.values()].sort(byJobId).at(-1);
-  const yields = liveByName.size > maxParallel && youngest2?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
+  const yields = liveByName.size > maxParallel && youngest2?.id === keeper.id && keeper.status === "held";
   return yields ? liveByName.size : null;
 }
 async function settle(deps, jobs, jobName2, keeper) {
-  const live3 = jobs.filter((j2) => j2.name === jobName2 && isLive(j2.state)).sort(byJobId);
+  const live3 = jobs.filter((j2) => j2.name === jobName2 && isLive(j2.status)).sort(byJobId);
   const kept = keeper ?? live3[0] ?? representativeJob(jobs, jobName2);
   if (!kept) throw new Error(`no job named ${jobName2}`);
   for (const j2 of live3) if (j2.id !== kept.id) await retire(deps, j2, jobName2);
-  if (isLive(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
+  if (kept.status === "held") {
     await deps.slurm.release(kept.id);
     deps.log?.(`released job ${kept.id} (${jobName2})`);
   }
@@ -63489,7 +63517,7 @@ async function releaseAbandonedHolds(deps, experimentId, jobs, nowTs) {
   const out = [];
   for (const job of jobs) {
     const submitted = slurmTimeToUnix(job.submitTime);
-    const abandoned = own.has(job.id) && isLive(job.state) && HELD_REASONS.has(job.reason ?? "") && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
+    const abandoned = own.has(job.id) && job.status === "held" && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
     if (!abandoned) {
       out.push(job);
       continue;
@@ -63509,7 +63537,7 @@ function isRunOfName(name, jobName2, experimentId) {
 async function cancelCandidate(deps, request2) {
   const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
   const mine = jobs.filter((j2) => isRunOfName(j2.name, request2.jobName, request2.experimentId));
-  const live3 = mine.filter((j2) => isLive(j2.state));
+  const live3 = mine.filter((j2) => isLive(j2.status));
   for (const j2 of live3) await deps.slurm.cancel(j2.id);
   const newest = mine.sort(byJobId).at(-1);
   return {
@@ -65949,15 +65977,6 @@ var OUTCOME_ICON = {
 function comparisonIcon(outcome) {
   return OUTCOME_ICON[outcome === "better" || outcome === "worse" ? outcome : "undecided"];
 }
-var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "RUNNING",
-  "CONFIGURING",
-  "COMPLETING",
-  "REQUEUED",
-  "RESIZING",
-  "SUSPENDED"
-]);
 function describeReference(against) {
   const { role, name, pr } = parseAgainst(against);
   const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
@@ -66233,7 +66252,7 @@ function valueLine(v2) {
   return void 0;
 }
 function isLive2(v2) {
-  return !TERMINAL2.has(v2.state) && !!v2.jobId && LIVE_SLURM_STATES.has(v2.slurmState ?? "");
+  return !TERMINAL2.has(v2.state) && !!v2.jobId && !!v2.slurmState && isLive(statusOf(v2.slurmState));
 }
 function nextStep(v2, s = viewStanding(v2)) {
   const ref = s.against ?? "the reference";
@@ -66267,8 +66286,9 @@ function jobLine(v2) {
   if (!v2.jobId) return v2.state === "queued" ? "No Slurm job yet (queued)" : "No Slurm job";
   const terminal = TERMINAL2.has(v2.state);
   let state2 = v2.finalJobState ?? v2.slurmState ?? null;
-  if (terminal && state2 && LIVE_SLURM_STATES.has(state2)) state2 = v2.stoppedBy ? "CANCELLED" : "ended";
-  const by = state2 === "CANCELLED" && v2.stoppedBy ? v2.stoppedBy === "user" ? " by `/topo stop`" : v2.stoppedBy === "decision" ? " by the decision" : v2.stoppedBy === "no-longer-needed" ? " once no open decision needed this reference" : " once stable" : "";
+  if (terminal && state2 && isLive(statusOf(state2)))
+    state2 = v2.stoppedBy ? statusWord("cancelled") : "ended";
+  const by = state2 && statusOf(state2) === "cancelled" && v2.stoppedBy ? v2.stoppedBy === "user" ? " by `/topo stop`" : v2.stoppedBy === "decision" ? " by the decision" : v2.stoppedBy === "no-longer-needed" ? " once no open decision needed this reference" : " once stable" : "";
   const d2 = v2.observation.decision;
   const savings = d2 ? savingsText(d2) : null;
   const savedText = by && savings ? ` (${savings})` : "";
@@ -70798,7 +70818,7 @@ function observeRunOf(run3) {
   const { job, clock } = run3;
   if (job === void 0) return observeWithoutJob(run3);
   if (job === null) return { ended: false, atTs: clock.nowTs };
-  const ended = !isLive(job.state);
+  const ended = !isLive(job.status);
   if (!job.startTs) return { ended, atTs: clock.nowTs };
   const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
   const analysis = analyse(run3, atTs, ended);
@@ -70895,7 +70915,7 @@ function decideRunOf(run3, observed, context4) {
   const { analysis } = observed;
   const x2 = context4.standing.experiment;
   const stoppedBy = stoppedByOf(run3, observed, context4);
-  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && x2.stop_when_stable === true;
+  const stoppedByUs = stoppedBy !== null || job?.status === "cancelled" && x2.stop_when_stable === true;
   let state2 = run3.job === void 0 && analysis ? stateOfRun(analysis) : candidateState(job, context4.candidate.requested, analysis, stoppedByUs);
   const observation = analysis?.observation ?? waiting(run3.runName, job);
   if (state2 === null) return { state: state2, observation, comparisons: [], decision: null, stoppedBy, observed };
@@ -70915,17 +70935,17 @@ function candidateState(job, requested, analysis, stoppedByUs) {
   if (!job) return requested ? "queued" : null;
   const v2 = analysis?.observation.verdict.state;
   const stable = isStable(v2);
-  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
-  if (isLive(job.state)) {
+  if (isWaiting(job.status)) return "submitted";
+  if (isLive(job.status)) {
     if (!analysis || v2 === "no-data") return "starting";
     if (v2 === "warming") return "warming";
     if (stable) return "stable";
     return "stabilising";
   }
-  if (job.state === "COMPLETED")
+  if (job.status === "completed")
     return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.state === "CANCELLED" && (stable || stoppedByUs || neverRan(job))) return "stopped";
-  if (job.state === "TIMEOUT" && stable) return "finished";
+  if (job.status === "cancelled" && (stable || stoppedByUs || neverRan(job))) return "stopped";
+  if (job.status === "timeout" && stable) return "finished";
   return "failed";
 }
 function neverRan(job) {
@@ -70958,7 +70978,7 @@ function waiting(runName, job) {
 }
 function failureOf(run3, job, observation) {
   const failure = job?.failure ?? observation.failure ?? {
-    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
+    kind: job?.status === "cancelled" ? "cancelled" : job?.status === "timeout" ? "time-limit" : "crash",
     message: `Slurm job ${job?.jobId} ended ${job?.state}`,
     slurm_state: job?.state
   };
@@ -70968,7 +70988,7 @@ function failureOf(run3, job, observation) {
   });
 }
 function stoppedByOf(run3, observed, context4) {
-  if (run3.job?.state !== "CANCELLED") return null;
+  if (run3.job?.status !== "cancelled") return null;
   if (context4.candidate.outcome?.kind === "stopped") return "user";
   if (context4.candidate.role === "reference")
     return context4.previous?.decision?.evidence.some((e) => e.startsWith(REFERENCE_STOP)) ? "no-longer-needed" : null;
@@ -72269,7 +72289,7 @@ var UnknownRequestError = class extends Error {
 var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
 function phaseOf(input) {
   const { request: request2, run: run3, outcome, job, headSha } = input;
-  const jobLive = job !== null && isLive(job.state);
+  const jobLive = job !== null && isLive(job.status);
   if (outcome)
     return {
       phase: "done",
@@ -75883,7 +75903,7 @@ var FIXES2 = {
   preempted: "not caused by the topology: it is requeued or can be submitted again"
 };
 function classifyFailure(job, log = []) {
-  if (isLive(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
+  if (isLive(job.status) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
   if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
   const evidence = [
     `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
@@ -75983,7 +76003,7 @@ function dedupe2(lines) {
 // src/judge/job.ts
 var FAILURE_LOG_LINES = 200;
 function endedInFailure(job) {
-  return !isLive(job.state) && classifyFailure(job, []) !== null;
+  return !isLive(job.status) && classifyFailure(job, []) !== null;
 }
 async function jobFailure(slurm, job) {
   if (!endedInFailure(job)) return null;
@@ -75994,7 +76014,8 @@ function runJob(job, failure = null) {
   return {
     jobId: job.id,
     name: job.name,
-    state: job.state,
+    state: job.rawState ?? job.state,
+    status: job.status,
     submitTs: slurmTimeToUnix(job.submitTime),
     startTs: slurmTimeToUnix(job.startTime),
     endTs: slurmTimeToUnix(job.endTime),
@@ -76855,7 +76876,7 @@ async function cancelRuns(slurm, experimentId, names) {
       `Slurm unreachable while ending the pull request's runs: ${error instanceof Error ? error.message : String(error)}`
     );
   }
-  const cancelled = jobs.filter((j2) => names.has(j2.name) && isLive(j2.state));
+  const cancelled = jobs.filter((j2) => names.has(j2.name) && isLive(j2.status));
   for (const j2 of cancelled) await slurm.cancel(j2.id);
   return { jobs, cancelled };
 }
@@ -80296,7 +80317,7 @@ function withExportAllowlist(argv) {
 function mergeJobListings(controller, accounting) {
   const held = new Map(controller.map((j2) => [j2.id, j2]));
   const onlyAccounted = accounting.filter((j2) => {
-    if (isLive(j2.state)) return false;
+    if (isLive(j2.status)) return false;
     const same = held.get(j2.id);
     return !same || same.submitTime !== null && j2.submitTime !== null && same.submitTime !== j2.submitTime;
   });
@@ -86633,7 +86654,7 @@ function clockOf(exp, options2, now) {
 function jobsByRunName(jobs) {
   const byRun = /* @__PURE__ */ new Map();
   for (const name of new Set(jobs.map((j2) => j2.name))) {
-    const job = jobForRun(jobs, name, (j2) => ({ id: j2.jobId, name: j2.name, state: j2.state }));
+    const job = jobForRun(jobs, name, (j2) => ({ id: j2.jobId, name: j2.name, status: j2.status }));
     if (job) byRun.set(name, job);
   }
   return byRun;
@@ -86644,7 +86665,7 @@ function candidatePass(c, job) {
     request: c.request,
     run: c.run,
     outcome: c.outcome,
-    job: job ? { id: job.jobId, state: job.state } : null,
+    job: job ? { id: job.jobId, status: job.status } : null,
     headSha: c.currentHeadSha ?? c.headSha
   });
   if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
@@ -86672,7 +86693,7 @@ async function prometheusNow(prometheus) {
   }
 }
 function slurmLatest(jobs) {
-  const times = jobs.flatMap((j2) => [j2.submitTs, j2.state === "PENDING" ? null : j2.startTs, isLive(j2.state) ? null : j2.endTs]).filter((t) => !!t);
+  const times = jobs.flatMap((j2) => [j2.submitTs, isWaiting(j2.status) ? null : j2.startTs, isLive(j2.status) ? null : j2.endTs]).filter((t) => !!t);
   return times.length ? Math.max(...times) : null;
 }
 function duration2(seconds3) {
@@ -86911,7 +86932,7 @@ var isRef = (p) => p.c.role === "reference";
 function endedFor(p) {
   if (p.decided?.stop) return true;
   if (p.decided?.view?.observation.failure) return true;
-  if (p.job) return !isLive(p.job.state);
+  if (p.job) return !isLive(p.job.status);
   return !p.c.requested;
 }
 function roundCandidates(e) {
@@ -86932,7 +86953,7 @@ function youngest(open) {
   return ages.length ? Math.min(...ages) : 0;
 }
 function stopsOf(e, job, needed, reason2) {
-  return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.state) && !p.acted?.left).flatMap((p) => {
+  return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.status) && !p.acted?.left).flatMap((p) => {
     if (p === job && needed) return [];
     const why = p === job ? reason2 : p.c.candidate !== e.reference?.name ? `the current best is now \`${e.reference?.name ?? "none"}\`, not \`${p.c.candidate}\`` : `another reference job of \`${p.c.candidate}\` stands for the round`;
     return [{ p, reason: `${REFERENCE_STOP}: ${why}` }];
@@ -86990,13 +87011,13 @@ function decideExperiment(e) {
     c: p.c,
     analysis: p.observed?.analysis,
     started: !!p.job,
-    ended: !!p.job && !isLive(p.job.state)
+    ended: !!p.job && !isLive(p.job.status)
   }));
   e.reference = referenceOf2(e.exp, runs);
   e.leader = leaderOf(e.exp, runs, e.reference);
   for (const p of e.candidates) {
     const view = p.inPass ? judgeCandidate(e, p) : null;
-    const live3 = !!p.job && isLive(p.job.state);
+    const live3 = !!p.job && isLive(p.job.status);
     const asked = view && live3 && !e.unavailable && p.c.role !== "reference";
     const stop2 = asked ? stopReason(e.exp.experiment, view) : null;
     const lifecycle = lifecycleIntent(p);
@@ -87024,7 +87045,7 @@ function queueOf(e) {
   const waiting2 = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort(
     (a, b2) => Number(b2.c.role === "reference") - Number(a.c.role === "reference") || byRequest(a.c, b2.c)
   ).map((p) => ({ jobName: p.c.runName, p }));
-  const jobs = e.jobs.map((j2) => ({ id: j2.jobId, name: j2.name, state: j2.state }));
+  const jobs = e.jobs.map((j2) => ({ id: j2.jobId, name: j2.name, status: j2.status }));
   const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);
   const order = [...plan.submitNow, ...plan.queued.map((q2) => q2.request)].map((r) => r.p);
   return { order, free: Math.max(0, plan.slots - plan.live) };
@@ -87096,7 +87117,7 @@ async function serveQueue(state2, ports, e) {
     if (r && "refused" in r) leave(state2, p);
     if (!r || "refused" in r) continue;
     free--;
-    p.job = { jobId: r.jobId, name: p.c.runName, state: "PENDING", submitTs: null };
+    p.job = { jobId: r.jobId, name: p.c.runName, ...SUBMITTED, submitTs: null };
     p.acted = { ...p.acted, submitted: r.jobId };
     if (p.decided) {
       const reference = p.decided.view?.referenceJob;

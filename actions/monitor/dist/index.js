@@ -69303,6 +69303,80 @@ function referenceWithFigure(run, runs) {
   return r && f ? { ...r, figure: { value: f.value, low: f.low, high: f.high } } : r;
 }
 
+// src/slurm/types.ts
+var SLURM_JOB_STATES = [
+  "BOOT_FAIL",
+  "CANCELLED",
+  "COMPLETED",
+  "COMPLETING",
+  "CONFIGURING",
+  "DEADLINE",
+  "FAILED",
+  "NODE_FAIL",
+  "OUT_OF_MEMORY",
+  "PENDING",
+  "PREEMPTED",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESIZING",
+  "RESV_DEL_HOLD",
+  "REVOKED",
+  "RUNNING",
+  "SIGNALING",
+  "SPECIAL_EXIT",
+  "STAGE_OUT",
+  "STOPPED",
+  "SUSPENDED",
+  "TIMEOUT"
+];
+var STATE_MAP = {
+  PENDING: "queued",
+  CONFIGURING: "queued",
+  REQUEUED: "queued",
+  REQUEUE_FED: "queued",
+  REQUEUE_HOLD: "queued",
+  RESV_DEL_HOLD: "queued",
+  RUNNING: "running",
+  COMPLETING: "running",
+  SIGNALING: "running",
+  STAGE_OUT: "running",
+  RESIZING: "running",
+  SUSPENDED: "suspended",
+  STOPPED: "suspended",
+  COMPLETED: "completed",
+  CANCELLED: "cancelled",
+  TIMEOUT: "timeout",
+  DEADLINE: "timeout",
+  FAILED: "failed",
+  NODE_FAIL: "failed",
+  BOOT_FAIL: "failed",
+  OUT_OF_MEMORY: "failed",
+  PREEMPTED: "failed",
+  SPECIAL_EXIT: "failed",
+  REVOKED: "failed",
+  UNKNOWN: "unknown"
+};
+var USER_HOLDS = /* @__PURE__ */ new Set(["JobHeldUser"]);
+function statusOf(state2, reason2 = null) {
+  const status4 = STATE_MAP[state2] ?? "unknown";
+  return status4 === "queued" && state2 === "PENDING" && USER_HOLDS.has(reason2 ?? "") ? "held" : status4;
+}
+var LIVE = /* @__PURE__ */ new Set(["queued", "held", "running", "suspended", "unknown"]);
+function isLive(status4) {
+  return LIVE.has(status4);
+}
+function isWaiting(status4) {
+  return status4 === "queued" || status4 === "held";
+}
+var SUBMITTED = {
+  state: "PENDING",
+  status: "queued"
+};
+function statusWord(status4) {
+  return status4 === "held" || status4 === "queued" ? "PENDING" : status4.toUpperCase();
+}
+
 // src/telemetry/grafana.ts
 var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.title };
 function dashboardSlug(title) {
@@ -69334,15 +69408,6 @@ var OUTCOME_ICON = {
 function comparisonIcon(outcome) {
   return OUTCOME_ICON[outcome === "better" || outcome === "worse" ? outcome : "undecided"];
 }
-var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "RUNNING",
-  "CONFIGURING",
-  "COMPLETING",
-  "REQUEUED",
-  "RESIZING",
-  "SUSPENDED"
-]);
 function describeReference(against) {
   const { role, name, pr } = parseAgainst(against);
   const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
@@ -69617,12 +69682,12 @@ function valueLine(v) {
   if (f && f.value > 0) return `**${throughput(f.value)}** (${figureBasis(f)})${refText}`;
   return void 0;
 }
-function isLive(v) {
-  return !TERMINAL2.has(v.state) && !!v.jobId && LIVE_SLURM_STATES.has(v.slurmState ?? "");
+function isLive2(v) {
+  return !TERMINAL2.has(v.state) && !!v.jobId && !!v.slurmState && isLive(statusOf(v.slurmState));
 }
 function nextStep2(v, s = viewStanding(v)) {
   const ref = s.against ?? "the reference";
-  const free = isLive(v) && v.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
+  const free = isLive2(v) && v.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
   switch (s.outcome) {
     case "better":
       return `**Recommended: merge \u2014 best so far.**${free}`;
@@ -69652,8 +69717,9 @@ function jobLine(v) {
   if (!v.jobId) return v.state === "queued" ? "No Slurm job yet (queued)" : "No Slurm job";
   const terminal = TERMINAL2.has(v.state);
   let state2 = v.finalJobState ?? v.slurmState ?? null;
-  if (terminal && state2 && LIVE_SLURM_STATES.has(state2)) state2 = v.stoppedBy ? "CANCELLED" : "ended";
-  const by = state2 === "CANCELLED" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : v.stoppedBy === "no-longer-needed" ? " once no open decision needed this reference" : " once stable" : "";
+  if (terminal && state2 && isLive(statusOf(state2)))
+    state2 = v.stoppedBy ? statusWord("cancelled") : "ended";
+  const by = state2 && statusOf(state2) === "cancelled" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : v.stoppedBy === "no-longer-needed" ? " once no open decision needed this reference" : " once stable" : "";
   const d = v.observation.decision;
   const savings = d ? savingsText(d) : null;
   const savedText = by && savings ? ` (${savings})` : "";
@@ -70289,54 +70355,6 @@ function withRounds(runs, rounds2) {
   });
 }
 
-// src/slurm/types.ts
-var SLURM_JOB_STATES = [
-  "BOOT_FAIL",
-  "CANCELLED",
-  "COMPLETED",
-  "COMPLETING",
-  "CONFIGURING",
-  "DEADLINE",
-  "FAILED",
-  "NODE_FAIL",
-  "OUT_OF_MEMORY",
-  "PENDING",
-  "PREEMPTED",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESIZING",
-  "RESV_DEL_HOLD",
-  "REVOKED",
-  "RUNNING",
-  "SIGNALING",
-  "SPECIAL_EXIT",
-  "STAGE_OUT",
-  "STOPPED",
-  "SUSPENDED",
-  "TIMEOUT"
-];
-var LIVE_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "CONFIGURING",
-  "RUNNING",
-  "COMPLETING",
-  "SUSPENDED",
-  "STOPPED",
-  "SIGNALING",
-  "STAGE_OUT",
-  "RESIZING",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESV_DEL_HOLD",
-  "UNKNOWN"
-]);
-function isLive2(state2) {
-  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
-}
-var KNOWN_STATES = new Set(SLURM_JOB_STATES);
-
 // src/lifecycle/jobs.ts
 function compareJobIds(a, b) {
   const [a1, a2] = a.split("_").map(Number);
@@ -70346,7 +70364,7 @@ function compareJobIds(a, b) {
 function jobForRun(jobs, runName, view) {
   const mine = jobs.filter((j) => view(j).name === runName);
   const order = (a, b) => compareJobIds(view(a).id, view(b).id);
-  const live3 = mine.filter((j) => isLive2(view(j).state)).sort(order);
+  const live3 = mine.filter((j) => isLive(view(j).status)).sort(order);
   if (live3[0]) return live3[0];
   return mine.sort(order).at(-1) ?? null;
 }
@@ -70374,7 +70392,7 @@ var UnknownRequestError = class extends Error {
 var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
 function phaseOf(input) {
   const { request: request2, run, outcome, job, headSha } = input;
-  const jobLive = job !== null && isLive2(job.state);
+  const jobLive = job !== null && isLive(job.status);
   if (outcome)
     return {
       phase: "done",
@@ -70596,7 +70614,7 @@ function clockOf(exp, options, now) {
 function jobsByRunName(jobs) {
   const byRun = /* @__PURE__ */ new Map();
   for (const name of new Set(jobs.map((j) => j.name))) {
-    const job = jobForRun(jobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
+    const job = jobForRun(jobs, name, (j) => ({ id: j.jobId, name: j.name, status: j.status }));
     if (job) byRun.set(name, job);
   }
   return byRun;
@@ -70607,7 +70625,7 @@ function candidatePass(c, job) {
     request: c.request,
     run: c.run,
     outcome: c.outcome,
-    job: job ? { id: job.jobId, state: job.state } : null,
+    job: job ? { id: job.jobId, status: job.status } : null,
     headSha: c.currentHeadSha ?? c.headSha
   });
   if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
@@ -70635,7 +70653,7 @@ async function prometheusNow(prometheus) {
   }
 }
 function slurmLatest(jobs) {
-  const times = jobs.flatMap((j) => [j.submitTs, j.state === "PENDING" ? null : j.startTs, isLive2(j.state) ? null : j.endTs]).filter((t) => !!t);
+  const times = jobs.flatMap((j) => [j.submitTs, isWaiting(j.status) ? null : j.startTs, isLive(j.status) ? null : j.endTs]).filter((t) => !!t);
   return times.length ? Math.max(...times) : null;
 }
 function duration(seconds2) {
@@ -70850,7 +70868,7 @@ function observeRunOf(run) {
   const { job, clock } = run;
   if (job === void 0) return observeWithoutJob(run);
   if (job === null) return { ended: false, atTs: clock.nowTs };
-  const ended = !isLive2(job.state);
+  const ended = !isLive(job.status);
   if (!job.startTs) return { ended, atTs: clock.nowTs };
   const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
   const analysis = analyse(run, atTs, ended);
@@ -70931,7 +70949,7 @@ function decideRunOf(run, observed, context3) {
   const { analysis } = observed;
   const x = context3.standing.experiment;
   const stoppedBy = stoppedByOf(run, observed, context3);
-  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && x.stop_when_stable === true;
+  const stoppedByUs = stoppedBy !== null || job?.status === "cancelled" && x.stop_when_stable === true;
   let state2 = run.job === void 0 && analysis ? stateOfRun(analysis) : candidateState(job, context3.candidate.requested, analysis, stoppedByUs);
   const observation = analysis?.observation ?? waiting(run.runName, job);
   if (state2 === null) return { state: state2, observation, comparisons: [], decision: null, stoppedBy, observed };
@@ -70951,17 +70969,17 @@ function candidateState(job, requested, analysis, stoppedByUs) {
   if (!job) return requested ? "queued" : null;
   const v = analysis?.observation.verdict.state;
   const stable = isStable(v);
-  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
-  if (isLive2(job.state)) {
+  if (isWaiting(job.status)) return "submitted";
+  if (isLive(job.status)) {
     if (!analysis || v === "no-data") return "starting";
     if (v === "warming") return "warming";
     if (stable) return "stable";
     return "stabilising";
   }
-  if (job.state === "COMPLETED")
+  if (job.status === "completed")
     return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.state === "CANCELLED" && (stable || stoppedByUs || neverRan(job))) return "stopped";
-  if (job.state === "TIMEOUT" && stable) return "finished";
+  if (job.status === "cancelled" && (stable || stoppedByUs || neverRan(job))) return "stopped";
+  if (job.status === "timeout" && stable) return "finished";
   return "failed";
 }
 function neverRan(job) {
@@ -70994,7 +71012,7 @@ function waiting(runName, job) {
 }
 function failureOf(run, job, observation) {
   const failure = job?.failure ?? observation.failure ?? {
-    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
+    kind: job?.status === "cancelled" ? "cancelled" : job?.status === "timeout" ? "time-limit" : "crash",
     message: `Slurm job ${job?.jobId} ended ${job?.state}`,
     slurm_state: job?.state
   };
@@ -71004,7 +71022,7 @@ function failureOf(run, job, observation) {
   });
 }
 function stoppedByOf(run, observed, context3) {
-  if (run.job?.state !== "CANCELLED") return null;
+  if (run.job?.status !== "cancelled") return null;
   if (context3.candidate.outcome?.kind === "stopped") return "user";
   if (context3.candidate.role === "reference")
     return context3.previous?.decision?.evidence.some((e) => e.startsWith(REFERENCE_STOP)) ? "no-longer-needed" : null;
@@ -71557,7 +71575,7 @@ function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
   if (!Number.isInteger(maxParallel) || maxParallel < 1)
     throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
   const liveNames = new Set(
-    jobs.filter((j) => isLive2(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
+    jobs.filter((j) => isLive(j.status) && !isRetiredDuplicate(j.name)).map((j) => j.name)
   );
   const live3 = liveNames.size;
   let free = Math.max(0, maxParallel - live3);
@@ -71581,7 +71599,7 @@ var isRef = (p) => p.c.role === "reference";
 function endedFor(p) {
   if (p.decided?.stop) return true;
   if (p.decided?.view?.observation.failure) return true;
-  if (p.job) return !isLive2(p.job.state);
+  if (p.job) return !isLive(p.job.status);
   return !p.c.requested;
 }
 function roundCandidates(e) {
@@ -71602,7 +71620,7 @@ function youngest(open2) {
   return ages.length ? Math.min(...ages) : 0;
 }
 function stopsOf(e, job, needed, reason2) {
-  return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive2(p.job.state) && !p.acted?.left).flatMap((p) => {
+  return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.status) && !p.acted?.left).flatMap((p) => {
     if (p === job && needed) return [];
     const why = p === job ? reason2 : p.c.candidate !== e.reference?.name ? `the current best is now \`${e.reference?.name ?? "none"}\`, not \`${p.c.candidate}\`` : `another reference job of \`${p.c.candidate}\` stands for the round`;
     return [{ p, reason: `${REFERENCE_STOP}: ${why}` }];
@@ -71660,13 +71678,13 @@ function decideExperiment(e) {
     c: p.c,
     analysis: p.observed?.analysis,
     started: !!p.job,
-    ended: !!p.job && !isLive2(p.job.state)
+    ended: !!p.job && !isLive(p.job.status)
   }));
   e.reference = referenceOf2(e.exp, runs);
   e.leader = leaderOf(e.exp, runs, e.reference);
   for (const p of e.candidates) {
     const view = p.inPass ? judgeCandidate(e, p) : null;
-    const live3 = !!p.job && isLive2(p.job.state);
+    const live3 = !!p.job && isLive(p.job.status);
     const asked = view && live3 && !e.unavailable && p.c.role !== "reference";
     const stop2 = asked ? stopReason(e.exp.experiment, view) : null;
     const lifecycle = lifecycleIntent(p);
@@ -71694,7 +71712,7 @@ function queueOf(e) {
   const waiting2 = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort(
     (a, b) => Number(b.c.role === "reference") - Number(a.c.role === "reference") || byRequest(a.c, b.c)
   ).map((p) => ({ jobName: p.c.runName, p }));
-  const jobs = e.jobs.map((j) => ({ id: j.jobId, name: j.name, state: j.state }));
+  const jobs = e.jobs.map((j) => ({ id: j.jobId, name: j.name, status: j.status }));
   const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);
   const order = [...plan.submitNow, ...plan.queued.map((q) => q.request)].map((r) => r.p);
   return { order, free: Math.max(0, plan.slots - plan.live) };
@@ -71766,7 +71784,7 @@ async function serveQueue(state2, ports, e) {
     if (r && "refused" in r) leave(state2, p);
     if (!r || "refused" in r) continue;
     free--;
-    p.job = { jobId: r.jobId, name: p.c.runName, state: "PENDING", submitTs: null };
+    p.job = { jobId: r.jobId, name: p.c.runName, ...SUBMITTED, submitTs: null };
     p.acted = { ...p.acted, submitted: r.jobId };
     if (p.decided) {
       const reference = p.decided.view?.referenceJob;
@@ -72425,7 +72443,7 @@ async function waitOrYield(ports, deps, until, check2) {
 }
 function hasLive(state2) {
   return state2.experiments.some(
-    (e) => e.candidates.some((p) => p.inPass && !!p.job && isLive2(p.job.state) && !p.acted?.cancelled)
+    (e) => e.candidates.some((p) => p.inPass && !!p.job && isLive(p.job.status) && !p.acted?.cancelled)
   );
 }
 function withCommentCache(ports) {
@@ -73393,7 +73411,7 @@ var FIXES2 = {
   preempted: "not caused by the topology: it is requeued or can be submitted again"
 };
 function classifyFailure(job, log = []) {
-  if (isLive2(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
+  if (isLive(job.status) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
   if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
   const evidence = [
     `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
@@ -73718,7 +73736,7 @@ function firstHost(hostlist) {
   return `${m?.[1] ?? ""}${m?.[3] ?? ""}`;
 }
 function live2(s, exit) {
-  return isLive2(s) ? { exitCode: null, signal: null } : exit;
+  return isLive(statusOf(s)) ? { exitCode: null, signal: null } : exit;
 }
 function parseSqueue(output) {
   return parseLines(output, "squeue", SQUEUE_FIELDS, 2, squeueJob);
@@ -73780,6 +73798,7 @@ function squeueJob(fixed, free, name, line) {
     name,
     state: s,
     ...rawState(st ?? ""),
+    status: statusOf(s, reason(why ?? "")),
     reason: reason(why ?? ""),
     ...live2(s, exitDecoded),
     restarts: count(restarts ?? "", "restart count", command, line),
@@ -73811,6 +73830,7 @@ function sacctJob(fixed, free, name, line) {
     name,
     state: s,
     ...rawState(st ?? ""),
+    status: statusOf(s, accountedReason(reason(why ?? ""), nodes(nodeList ?? ""))),
     reason: accountedReason(reason(why ?? ""), nodes(nodeList ?? "")),
     ...live2(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
     restarts: null,
@@ -73859,6 +73879,7 @@ function parseScontrolJobs(output) {
       name: need("JobName"),
       state: s,
       ...rawState(need("JobState")),
+      status: statusOf(s, reason(need("Reason"))),
       reason: reason(need("Reason")),
       ...live2(s, decodeExitPair(need("ExitCode"), command, line)),
       restarts: count(need("Restarts"), "restart count", command, line),
@@ -73905,7 +73926,7 @@ function slurmTimeToUnix(text3) {
 // src/judge/job.ts
 var FAILURE_LOG_LINES = 200;
 function endedInFailure(job) {
-  return !isLive2(job.state) && classifyFailure(job, []) !== null;
+  return !isLive(job.status) && classifyFailure(job, []) !== null;
 }
 async function jobFailure(slurm, job) {
   if (!endedInFailure(job)) return null;
@@ -73916,7 +73937,8 @@ function runJob(job, failure = null) {
   return {
     jobId: job.id,
     name: job.name,
-    state: job.state,
+    state: job.rawState ?? job.state,
+    status: job.status,
     submitTs: slurmTimeToUnix(job.submitTime),
     startTs: slurmTimeToUnix(job.startTime),
     endTs: slurmTimeToUnix(job.endTime),
@@ -73976,7 +73998,6 @@ var SubmitInterrupted = class extends Error {
 function experimentPrefix(experimentId) {
   return `topo-${experimentId}-`;
 }
-var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
 async function submitCandidate(deps, request2) {
   const { jobName: jobName2, shellLine: shellLine2 } = request2.submission;
   const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
@@ -73987,7 +74008,7 @@ async function submitCandidate(deps, request2) {
   const standing = request2.standsFor ? await liveRunStanding(deps, request2, jobs) : null;
   if (standing) return { ...base, ...standing };
   const found = representativeJob(jobs, jobName2);
-  if (found && (isLive2(found.state) || !request2.resubmitFinished)) {
+  if (found && (isLive(found.status) || !request2.resubmitFinished)) {
     const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
     return { ...base, status: "existing", jobId: kept.id, state: kept.state };
   }
@@ -74007,11 +74028,11 @@ function interrupted(deps, what) {
 }
 async function liveRunStanding(deps, request2, jobs) {
   const base = request2.standsFor;
-  const live3 = jobs.filter((j) => isRunOfName(j.name, base, request2.experimentId) && isLive2(j.state)).sort(byJobId);
+  const live3 = jobs.filter((j) => isRunOfName(j.name, base, request2.experimentId) && isLive(j.status)).sort(byJobId);
   const kept = live3[0];
   if (!kept) return null;
   if (!request2.dryRun) {
-    for (const j of live3.slice(1)) if (HELD_REASONS.has(j.reason ?? "")) await retire(deps, j, j.name);
+    for (const j of live3.slice(1)) if (j.status === "held") await retire(deps, j, j.name);
     await settle(deps, jobs, kept.name, kept);
   }
   return { status: "existing", jobId: kept.id, state: kept.state, jobName: kept.name };
@@ -74055,7 +74076,7 @@ async function submitHeld(deps, request2, base, maxParallel) {
 async function withdrawInterrupted(deps, request2, submittedId) {
   const { jobName: jobName2 } = request2.submission;
   const error2 = new SubmitInterrupted(`interrupted after sbatch of ${jobName2}`);
-  const ids = submittedId !== void 0 ? [submittedId] : (await experimentJobs2(deps, request2)).filter((j) => j.name === jobName2 && isLive2(j.state)).map((j) => j.id);
+  const ids = submittedId !== void 0 ? [submittedId] : (await experimentJobs2(deps, request2)).filter((j) => j.name === jobName2 && isLive(j.status)).map((j) => j.id);
   if (!ids.length) error2.message += ": Slurm lists no job of that name (nothing was submitted)";
   for (const id of ids) await withdrawHeld(deps, id, error2);
   throw error2;
@@ -74063,7 +74084,7 @@ async function withdrawInterrupted(deps, request2, submittedId) {
 async function keepOne(deps, request2, base, maxParallel, submittedId) {
   const { jobName: jobName2 } = request2.submission;
   const after = await experimentJobs2(deps, request2);
-  const mine = after.filter((j) => j.name === jobName2 && isLive2(j.state)).sort(byJobId);
+  const mine = after.filter((j) => j.name === jobName2 && isLive(j.status)).sort(byJobId);
   const keeper = mine[0];
   if (!keeper) return "not-found";
   const ours = submittedId === void 0 || keeper.id === submittedId;
@@ -74089,18 +74110,18 @@ async function withdrawHeld(deps, jobId2, error2) {
 }
 function liveOverLimit(after, keeper, maxParallel) {
   const liveByName = /* @__PURE__ */ new Map();
-  for (const j of after.filter((x) => isLive2(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
+  for (const j of after.filter((x) => isLive(x.status) && !isRetiredDuplicate(x.name)).sort(byJobId))
     if (!liveByName.has(j.name)) liveByName.set(j.name, j);
   const youngest2 = [...liveByName.values()].sort(byJobId).at(-1);
-  const yields = liveByName.size > maxParallel && youngest2?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
+  const yields = liveByName.size > maxParallel && youngest2?.id === keeper.id && keeper.status === "held";
   return yields ? liveByName.size : null;
 }
 async function settle(deps, jobs, jobName2, keeper) {
-  const live3 = jobs.filter((j) => j.name === jobName2 && isLive2(j.state)).sort(byJobId);
+  const live3 = jobs.filter((j) => j.name === jobName2 && isLive(j.status)).sort(byJobId);
   const kept = keeper ?? live3[0] ?? representativeJob(jobs, jobName2);
   if (!kept) throw new Error(`no job named ${jobName2}`);
   for (const j of live3) if (j.id !== kept.id) await retire(deps, j, jobName2);
-  if (isLive2(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
+  if (kept.status === "held") {
     await deps.slurm.release(kept.id);
     deps.log?.(`released job ${kept.id} (${jobName2})`);
   }
@@ -74121,7 +74142,7 @@ async function releaseAbandonedHolds(deps, experimentId, jobs, nowTs) {
   const out = [];
   for (const job of jobs) {
     const submitted = slurmTimeToUnix(job.submitTime);
-    const abandoned = own.has(job.id) && isLive2(job.state) && HELD_REASONS.has(job.reason ?? "") && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
+    const abandoned = own.has(job.id) && job.status === "held" && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
     if (!abandoned) {
       out.push(job);
       continue;
@@ -74232,7 +74253,7 @@ function withExportAllowlist(argv) {
 function mergeJobListings(controller, accounting) {
   const held = new Map(controller.map((j) => [j.id, j]));
   const onlyAccounted = accounting.filter((j) => {
-    if (isLive2(j.state)) return false;
+    if (isLive(j.status)) return false;
     const same = held.get(j.id);
     return !same || same.submitTime !== null && j.submitTime !== null && same.submitTime !== j.submitTime;
   });
@@ -78610,7 +78631,7 @@ async function cancelRuns(slurm, experimentId, names) {
       `Slurm unreachable while ending the pull request's runs: ${error2 instanceof Error ? error2.message : String(error2)}`
     );
   }
-  const cancelled = jobs.filter((j) => names.has(j.name) && isLive2(j.state));
+  const cancelled = jobs.filter((j) => names.has(j.name) && isLive(j.status));
   for (const j of cancelled) await slurm.cancel(j.id);
   return { jobs, cancelled };
 }

@@ -62823,26 +62823,45 @@ var SLURM_JOB_STATES = [
   "SUSPENDED",
   "TIMEOUT"
 ];
-var LIVE_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "CONFIGURING",
-  "RUNNING",
-  "COMPLETING",
-  "SUSPENDED",
-  "STOPPED",
-  "SIGNALING",
-  "STAGE_OUT",
-  "RESIZING",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESV_DEL_HOLD",
-  "UNKNOWN"
-]);
-function isLive(state2) {
-  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
+var STATE_MAP = {
+  PENDING: "queued",
+  CONFIGURING: "queued",
+  REQUEUED: "queued",
+  REQUEUE_FED: "queued",
+  REQUEUE_HOLD: "queued",
+  RESV_DEL_HOLD: "queued",
+  RUNNING: "running",
+  COMPLETING: "running",
+  SIGNALING: "running",
+  STAGE_OUT: "running",
+  RESIZING: "running",
+  SUSPENDED: "suspended",
+  STOPPED: "suspended",
+  COMPLETED: "completed",
+  CANCELLED: "cancelled",
+  TIMEOUT: "timeout",
+  DEADLINE: "timeout",
+  FAILED: "failed",
+  NODE_FAIL: "failed",
+  BOOT_FAIL: "failed",
+  OUT_OF_MEMORY: "failed",
+  PREEMPTED: "failed",
+  SPECIAL_EXIT: "failed",
+  REVOKED: "failed",
+  UNKNOWN: "unknown"
+};
+var USER_HOLDS = /* @__PURE__ */ new Set(["JobHeldUser"]);
+function statusOf(state2, reason2 = null) {
+  const status2 = STATE_MAP[state2] ?? "unknown";
+  return status2 === "queued" && state2 === "PENDING" && USER_HOLDS.has(reason2 ?? "") ? "held" : status2;
 }
-var KNOWN_STATES = new Set(SLURM_JOB_STATES);
+var LIVE = /* @__PURE__ */ new Set(["queued", "held", "running", "suspended", "unknown"]);
+function isLive(status2) {
+  return LIVE.has(status2);
+}
+function isWaiting(status2) {
+  return status2 === "queued" || status2 === "held";
+}
 
 // src/lifecycle/model.ts
 var OUTCOME_KINDS = [
@@ -63170,7 +63189,7 @@ var UnsafeArgumentError = class extends SlurmError {
 function mergeJobListings(controller, accounting) {
   const held = new Map(controller.map((j) => [j.id, j]));
   const onlyAccounted = accounting.filter((j) => {
-    if (isLive(j.state)) return false;
+    if (isLive(j.status)) return false;
     const same = held.get(j.id);
     return !same || same.submitTime !== null && j.submitTime !== null && same.submitTime !== j.submitTime;
   });
@@ -63343,7 +63362,7 @@ function firstHost(hostlist) {
   return `${m?.[1] ?? ""}${m?.[3] ?? ""}`;
 }
 function live(s, exit) {
-  return isLive(s) ? { exitCode: null, signal: null } : exit;
+  return isLive(statusOf(s)) ? { exitCode: null, signal: null } : exit;
 }
 function parseSqueue(output) {
   return parseLines(output, "squeue", SQUEUE_FIELDS, 2, squeueJob);
@@ -63405,6 +63424,7 @@ function squeueJob(fixed, free, name, line) {
     name,
     state: s,
     ...rawState(st ?? ""),
+    status: statusOf(s, reason(why ?? "")),
     reason: reason(why ?? ""),
     ...live(s, exitDecoded),
     restarts: count(restarts ?? "", "restart count", command, line),
@@ -63436,6 +63456,7 @@ function sacctJob(fixed, free, name, line) {
     name,
     state: s,
     ...rawState(st ?? ""),
+    status: statusOf(s, accountedReason(reason(why ?? ""), nodes(nodeList ?? ""))),
     reason: accountedReason(reason(why ?? ""), nodes(nodeList ?? "")),
     ...live(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
     restarts: null,
@@ -63484,6 +63505,7 @@ function parseScontrolJobs(output) {
       name: need("JobName"),
       state: s,
       ...rawState(need("JobState")),
+      status: statusOf(s, reason(need("Reason"))),
       reason: reason(need("Reason")),
       ...live(s, decodeExitPair(need("ExitCode"), command, line)),
       restarts: count(need("Restarts"), "restart count", command, line),
@@ -68433,7 +68455,8 @@ function runJob(job, failure = null) {
   return {
     jobId: job.id,
     name: job.name,
-    state: job.state,
+    state: job.rawState ?? job.state,
+    status: job.status,
     submitTs: slurmTimeToUnix(job.submitTime),
     startTs: slurmTimeToUnix(job.startTime),
     endTs: slurmTimeToUnix(job.endTime),
@@ -70707,7 +70730,7 @@ function observeRunOf(run) {
   const { job, clock } = run;
   if (job === void 0) return observeWithoutJob(run);
   if (job === null) return { ended: false, atTs: clock.nowTs };
-  const ended = !isLive(job.state);
+  const ended = !isLive(job.status);
   if (!job.startTs) return { ended, atTs: clock.nowTs };
   const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
   const analysis = analyse(run, atTs, ended);
@@ -70743,7 +70766,7 @@ function decideRunOf(run, observed, context3) {
   const { analysis } = observed;
   const x = context3.standing.experiment;
   const stoppedBy = stoppedByOf(run, observed, context3);
-  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && x.stop_when_stable === true;
+  const stoppedByUs = stoppedBy !== null || job?.status === "cancelled" && x.stop_when_stable === true;
   let state2 = run.job === void 0 && analysis ? stateOfRun(analysis) : candidateState(job, context3.candidate.requested, analysis, stoppedByUs);
   const observation = analysis?.observation ?? waiting(run.runName, job);
   if (state2 === null) return { state: state2, observation, comparisons: [], decision: null, stoppedBy, observed };
@@ -70763,17 +70786,17 @@ function candidateState(job, requested, analysis, stoppedByUs) {
   if (!job) return requested ? "queued" : null;
   const v = analysis?.observation.verdict.state;
   const stable = isStable(v);
-  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
-  if (isLive(job.state)) {
+  if (isWaiting(job.status)) return "submitted";
+  if (isLive(job.status)) {
     if (!analysis || v === "no-data") return "starting";
     if (v === "warming") return "warming";
     if (stable) return "stable";
     return "stabilising";
   }
-  if (job.state === "COMPLETED")
+  if (job.status === "completed")
     return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.state === "CANCELLED" && (stable || stoppedByUs || neverRan(job))) return "stopped";
-  if (job.state === "TIMEOUT" && stable) return "finished";
+  if (job.status === "cancelled" && (stable || stoppedByUs || neverRan(job))) return "stopped";
+  if (job.status === "timeout" && stable) return "finished";
   return "failed";
 }
 function neverRan(job) {
@@ -70806,7 +70829,7 @@ function waiting(runName, job) {
 }
 function failureOf(run, job, observation) {
   const failure = job?.failure ?? observation.failure ?? {
-    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
+    kind: job?.status === "cancelled" ? "cancelled" : job?.status === "timeout" ? "time-limit" : "crash",
     message: `Slurm job ${job?.jobId} ended ${job?.state}`,
     slurm_state: job?.state
   };
@@ -70816,7 +70839,7 @@ function failureOf(run, job, observation) {
   });
 }
 function stoppedByOf(run, observed, context3) {
-  if (run.job?.state !== "CANCELLED") return null;
+  if (run.job?.status !== "cancelled") return null;
   if (context3.candidate.outcome?.kind === "stopped") return "user";
   if (context3.candidate.role === "reference")
     return context3.previous?.decision?.evidence.some((e) => e.startsWith(REFERENCE_STOP)) ? "no-longer-needed" : null;
@@ -71082,7 +71105,7 @@ function compareJobIds(a, b) {
 function jobForRun(jobs, runName, view) {
   const mine = jobs.filter((j) => view(j).name === runName);
   const order = (a, b) => compareJobIds(view(a).id, view(b).id);
-  const live2 = mine.filter((j) => isLive(view(j).state)).sort(order);
+  const live2 = mine.filter((j) => isLive(view(j).status)).sort(order);
   if (live2[0]) return live2[0];
   return mine.sort(order).at(-1) ?? null;
 }
@@ -72735,7 +72758,7 @@ async function cancelRuns(slurm, experimentId, names) {
       `Slurm unreachable while ending the pull request's runs: ${error2 instanceof Error ? error2.message : String(error2)}`
     );
   }
-  const cancelled = jobs.filter((j) => names.has(j.name) && isLive(j.state));
+  const cancelled = jobs.filter((j) => names.has(j.name) && isLive(j.status));
   for (const j of cancelled) await slurm.cancel(j.id);
   return { jobs, cancelled };
 }

@@ -63144,26 +63144,52 @@ var SLURM_JOB_STATES = [
   "SUSPENDED",
   "TIMEOUT"
 ];
-var LIVE_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "CONFIGURING",
-  "RUNNING",
-  "COMPLETING",
-  "SUSPENDED",
-  "STOPPED",
-  "SIGNALING",
-  "STAGE_OUT",
-  "RESIZING",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESV_DEL_HOLD",
-  "UNKNOWN"
-]);
-function isLive(state2) {
-  return LIVE_STATES.has(state2) || !KNOWN_STATES.has(state2);
+var STATE_MAP = {
+  PENDING: "queued",
+  CONFIGURING: "queued",
+  REQUEUED: "queued",
+  REQUEUE_FED: "queued",
+  REQUEUE_HOLD: "queued",
+  RESV_DEL_HOLD: "queued",
+  RUNNING: "running",
+  COMPLETING: "running",
+  SIGNALING: "running",
+  STAGE_OUT: "running",
+  RESIZING: "running",
+  SUSPENDED: "suspended",
+  STOPPED: "suspended",
+  COMPLETED: "completed",
+  CANCELLED: "cancelled",
+  TIMEOUT: "timeout",
+  DEADLINE: "timeout",
+  FAILED: "failed",
+  NODE_FAIL: "failed",
+  BOOT_FAIL: "failed",
+  OUT_OF_MEMORY: "failed",
+  PREEMPTED: "failed",
+  SPECIAL_EXIT: "failed",
+  REVOKED: "failed",
+  UNKNOWN: "unknown"
+};
+var USER_HOLDS = /* @__PURE__ */ new Set(["JobHeldUser"]);
+function statusOf(state2, reason2 = null) {
+  const status4 = STATE_MAP[state2] ?? "unknown";
+  return status4 === "queued" && state2 === "PENDING" && USER_HOLDS.has(reason2 ?? "") ? "held" : status4;
 }
-var KNOWN_STATES = new Set(SLURM_JOB_STATES);
+var LIVE = /* @__PURE__ */ new Set(["queued", "held", "running", "suspended", "unknown"]);
+function isLive(status4) {
+  return LIVE.has(status4);
+}
+function isWaiting(status4) {
+  return status4 === "queued" || status4 === "held";
+}
+var SUBMITTED = {
+  state: "PENDING",
+  status: "queued"
+};
+function statusWord(status4) {
+  return status4 === "held" || status4 === "queued" ? "PENDING" : status4.toUpperCase();
+}
 
 // src/lifecycle/model.ts
 var isReferenceRequest = (r) => r.role === "reference";
@@ -63189,7 +63215,7 @@ var UnknownRequestError = class extends Error {
 var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
 function phaseOf(input) {
   const { request: request2, run, outcome, job, headSha } = input;
-  const jobLive = job !== null && isLive(job.state);
+  const jobLive = job !== null && isLive(job.status);
   if (outcome)
     return {
       phase: "done",
@@ -65293,15 +65319,6 @@ var OUTCOME_ICON = {
 function comparisonIcon(outcome) {
   return OUTCOME_ICON[outcome === "better" || outcome === "worse" ? outcome : "undecided"];
 }
-var LIVE_SLURM_STATES = /* @__PURE__ */ new Set([
-  "PENDING",
-  "RUNNING",
-  "CONFIGURING",
-  "COMPLETING",
-  "REQUEUED",
-  "RESIZING",
-  "SUSPENDED"
-]);
 function describeReference(against) {
   const { role, name, pr } = parseAgainst(against);
   const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
@@ -65522,7 +65539,7 @@ function compareJobIds(a, b) {
 function jobForRun(jobs, runName, view) {
   const mine = jobs.filter((j) => view(j).name === runName);
   const order = (a, b) => compareJobIds(view(a).id, view(b).id);
-  const live2 = mine.filter((j) => isLive(view(j).state)).sort(order);
+  const live2 = mine.filter((j) => isLive(view(j).status)).sort(order);
   if (live2[0]) return live2[0];
   return mine.sort(order).at(-1) ?? null;
 }
@@ -65549,7 +65566,7 @@ function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
   if (!Number.isInteger(maxParallel) || maxParallel < 1)
     throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
   const liveNames = new Set(
-    jobs.filter((j) => isLive(j.state) && !isRetiredDuplicate(j.name)).map((j) => j.name)
+    jobs.filter((j) => isLive(j.status) && !isRetiredDuplicate(j.name)).map((j) => j.name)
   );
   const live2 = liveNames.size;
   let free = Math.max(0, maxParallel - live2);
@@ -66813,7 +66830,7 @@ function observeRunOf(run) {
   const { job, clock } = run;
   if (job === void 0) return observeWithoutJob(run);
   if (job === null) return { ended: false, atTs: clock.nowTs };
-  const ended = !isLive(job.state);
+  const ended = !isLive(job.status);
   if (!job.startTs) return { ended, atTs: clock.nowTs };
   const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
   const analysis = analyse(run, atTs, ended);
@@ -66843,7 +66860,7 @@ function decideRunOf(run, observed, context3) {
   const { analysis } = observed;
   const x = context3.standing.experiment;
   const stoppedBy = stoppedByOf(run, observed, context3);
-  const stoppedByUs = stoppedBy !== null || job?.state === "CANCELLED" && x.stop_when_stable === true;
+  const stoppedByUs = stoppedBy !== null || job?.status === "cancelled" && x.stop_when_stable === true;
   let state2 = run.job === void 0 && analysis ? stateOfRun(analysis) : candidateState(job, context3.candidate.requested, analysis, stoppedByUs);
   const observation = analysis?.observation ?? waiting(run.runName, job);
   if (state2 === null) return { state: state2, observation, comparisons: [], decision: null, stoppedBy, observed };
@@ -66863,17 +66880,17 @@ function candidateState(job, requested, analysis, stoppedByUs) {
   if (!job) return requested ? "queued" : null;
   const v = analysis?.observation.verdict.state;
   const stable = isStable(v);
-  if (job.state === "PENDING" || job.state === "REQUEUED" || job.state === "CONFIGURING") return "submitted";
-  if (isLive(job.state)) {
+  if (isWaiting(job.status)) return "submitted";
+  if (isLive(job.status)) {
     if (!analysis || v === "no-data") return "starting";
     if (v === "warming") return "warming";
     if (stable) return "stable";
     return "stabilising";
   }
-  if (job.state === "COMPLETED")
+  if (job.status === "completed")
     return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.state === "CANCELLED" && (stable || stoppedByUs || neverRan(job))) return "stopped";
-  if (job.state === "TIMEOUT" && stable) return "finished";
+  if (job.status === "cancelled" && (stable || stoppedByUs || neverRan(job))) return "stopped";
+  if (job.status === "timeout" && stable) return "finished";
   return "failed";
 }
 function neverRan(job) {
@@ -66906,7 +66923,7 @@ function waiting(runName, job) {
 }
 function failureOf(run, job, observation) {
   const failure = job?.failure ?? observation.failure ?? {
-    kind: job?.state === "CANCELLED" ? "cancelled" : job?.state === "TIMEOUT" ? "time-limit" : "crash",
+    kind: job?.status === "cancelled" ? "cancelled" : job?.status === "timeout" ? "time-limit" : "crash",
     message: `Slurm job ${job?.jobId} ended ${job?.state}`,
     slurm_state: job?.state
   };
@@ -66916,7 +66933,7 @@ function failureOf(run, job, observation) {
   });
 }
 function stoppedByOf(run, observed, context3) {
-  if (run.job?.state !== "CANCELLED") return null;
+  if (run.job?.status !== "cancelled") return null;
   if (context3.candidate.outcome?.kind === "stopped") return "user";
   if (context3.candidate.role === "reference")
     return context3.previous?.decision?.evidence.some((e) => e.startsWith(REFERENCE_STOP)) ? "no-longer-needed" : null;
@@ -68418,7 +68435,7 @@ function valueLine(v) {
   return void 0;
 }
 function isLive2(v) {
-  return !TERMINAL2.has(v.state) && !!v.jobId && LIVE_SLURM_STATES.has(v.slurmState ?? "");
+  return !TERMINAL2.has(v.state) && !!v.jobId && !!v.slurmState && isLive(statusOf(v.slurmState));
 }
 function nextStep(v, s = viewStanding(v)) {
   const ref = s.against ?? "the reference";
@@ -68452,8 +68469,9 @@ function jobLine(v) {
   if (!v.jobId) return v.state === "queued" ? "No Slurm job yet (queued)" : "No Slurm job";
   const terminal = TERMINAL2.has(v.state);
   let state2 = v.finalJobState ?? v.slurmState ?? null;
-  if (terminal && state2 && LIVE_SLURM_STATES.has(state2)) state2 = v.stoppedBy ? "CANCELLED" : "ended";
-  const by = state2 === "CANCELLED" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : v.stoppedBy === "no-longer-needed" ? " once no open decision needed this reference" : " once stable" : "";
+  if (terminal && state2 && isLive(statusOf(state2)))
+    state2 = v.stoppedBy ? statusWord("cancelled") : "ended";
+  const by = state2 && statusOf(state2) === "cancelled" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : v.stoppedBy === "no-longer-needed" ? " once no open decision needed this reference" : " once stable" : "";
   const d = v.observation.decision;
   const savings = d ? savingsText(d) : null;
   const savedText = by && savings ? ` (${savings})` : "";
@@ -68776,7 +68794,7 @@ var isRef = (p) => p.c.role === "reference";
 function endedFor(p) {
   if (p.decided?.stop) return true;
   if (p.decided?.view?.observation.failure) return true;
-  if (p.job) return !isLive(p.job.state);
+  if (p.job) return !isLive(p.job.status);
   return !p.c.requested;
 }
 function roundCandidates(e) {
@@ -68797,7 +68815,7 @@ function youngest(open2) {
   return ages.length ? Math.min(...ages) : 0;
 }
 function stopsOf(e, job, needed, reason2) {
-  return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.state) && !p.acted?.left).flatMap((p) => {
+  return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.status) && !p.acted?.left).flatMap((p) => {
     if (p === job && needed) return [];
     const why = p === job ? reason2 : p.c.candidate !== e.reference?.name ? `the current best is now \`${e.reference?.name ?? "none"}\`, not \`${p.c.candidate}\`` : `another reference job of \`${p.c.candidate}\` stands for the round`;
     return [{ p, reason: `${REFERENCE_STOP}: ${why}` }];
@@ -68883,13 +68901,13 @@ function decideExperiment(e) {
     c: p.c,
     analysis: p.observed?.analysis,
     started: !!p.job,
-    ended: !!p.job && !isLive(p.job.state)
+    ended: !!p.job && !isLive(p.job.status)
   }));
   e.reference = referenceOf(e.exp, runs);
   e.leader = leaderOf(e.exp, runs, e.reference);
   for (const p of e.candidates) {
     const view = p.inPass ? judgeCandidate(e, p) : null;
-    const live2 = !!p.job && isLive(p.job.state);
+    const live2 = !!p.job && isLive(p.job.status);
     const asked = view && live2 && !e.unavailable && p.c.role !== "reference";
     const stop2 = asked ? stopReason(e.exp.experiment, view) : null;
     const lifecycle = lifecycleIntent(p);
@@ -68917,7 +68935,7 @@ function queueOf(e) {
   const waiting2 = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort(
     (a, b) => Number(b.c.role === "reference") - Number(a.c.role === "reference") || byRequest(a.c, b.c)
   ).map((p) => ({ jobName: p.c.runName, p }));
-  const jobs = e.jobs.map((j) => ({ id: j.jobId, name: j.name, state: j.state }));
+  const jobs = e.jobs.map((j) => ({ id: j.jobId, name: j.name, status: j.status }));
   const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);
   const order = [...plan.submitNow, ...plan.queued.map((q) => q.request)].map((r) => r.p);
   return { order, free: Math.max(0, plan.slots - plan.live) };
@@ -68989,7 +69007,7 @@ async function serveQueue(state2, ports, e) {
     if (r && "refused" in r) leave(state2, p);
     if (!r || "refused" in r) continue;
     free--;
-    p.job = { jobId: r.jobId, name: p.c.runName, state: "PENDING", submitTs: null };
+    p.job = { jobId: r.jobId, name: p.c.runName, ...SUBMITTED, submitTs: null };
     p.acted = { ...p.acted, submitted: r.jobId };
     if (p.decided) {
       const reference = p.decided.view?.referenceJob;
@@ -69406,7 +69424,7 @@ function clockOf(exp, options, now) {
 function jobsByRunName(jobs) {
   const byRun = /* @__PURE__ */ new Map();
   for (const name of new Set(jobs.map((j) => j.name))) {
-    const job = jobForRun(jobs, name, (j) => ({ id: j.jobId, name: j.name, state: j.state }));
+    const job = jobForRun(jobs, name, (j) => ({ id: j.jobId, name: j.name, status: j.status }));
     if (job) byRun.set(name, job);
   }
   return byRun;
@@ -69417,7 +69435,7 @@ function candidatePass(c, job) {
     request: c.request,
     run: c.run,
     outcome: c.outcome,
-    job: job ? { id: job.jobId, state: job.state } : null,
+    job: job ? { id: job.jobId, status: job.status } : null,
     headSha: c.currentHeadSha ?? c.headSha
   });
   if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
@@ -69445,7 +69463,7 @@ async function prometheusNow(prometheus) {
   }
 }
 function slurmLatest(jobs) {
-  const times = jobs.flatMap((j) => [j.submitTs, j.state === "PENDING" ? null : j.startTs, isLive(j.state) ? null : j.endTs]).filter((t) => !!t);
+  const times = jobs.flatMap((j) => [j.submitTs, isWaiting(j.status) ? null : j.startTs, isLive(j.status) ? null : j.endTs]).filter((t) => !!t);
   return times.length ? Math.max(...times) : null;
 }
 function duration(seconds2) {
@@ -71013,7 +71031,7 @@ function withExportAllowlist(argv) {
 function mergeJobListings(controller, accounting) {
   const held = new Map(controller.map((j) => [j.id, j]));
   const onlyAccounted = accounting.filter((j) => {
-    if (isLive(j.state)) return false;
+    if (isLive(j.status)) return false;
     const same = held.get(j.id);
     return !same || same.submitTime !== null && j.submitTime !== null && same.submitTime !== j.submitTime;
   });
@@ -71186,7 +71204,7 @@ function firstHost(hostlist) {
   return `${m?.[1] ?? ""}${m?.[3] ?? ""}`;
 }
 function live(s, exit) {
-  return isLive(s) ? { exitCode: null, signal: null } : exit;
+  return isLive(statusOf(s)) ? { exitCode: null, signal: null } : exit;
 }
 function parseSqueue(output) {
   return parseLines(output, "squeue", SQUEUE_FIELDS, 2, squeueJob);
@@ -71248,6 +71266,7 @@ function squeueJob(fixed, free, name, line) {
     name,
     state: s,
     ...rawState(st ?? ""),
+    status: statusOf(s, reason(why ?? "")),
     reason: reason(why ?? ""),
     ...live(s, exitDecoded),
     restarts: count(restarts ?? "", "restart count", command, line),
@@ -71279,6 +71298,7 @@ function sacctJob(fixed, free, name, line) {
     name,
     state: s,
     ...rawState(st ?? ""),
+    status: statusOf(s, accountedReason(reason(why ?? ""), nodes(nodeList ?? ""))),
     reason: accountedReason(reason(why ?? ""), nodes(nodeList ?? "")),
     ...live(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
     restarts: null,
@@ -71327,6 +71347,7 @@ function parseScontrolJobs(output) {
       name: need("JobName"),
       state: s,
       ...rawState(need("JobState")),
+      status: statusOf(s, reason(need("Reason"))),
       reason: reason(need("Reason")),
       ...live(s, decodeExitPair(need("ExitCode"), command, line)),
       restarts: count(need("Restarts"), "restart count", command, line),
@@ -75700,9 +75721,9 @@ function runsOfRecords(state2, submissions) {
   for (const s of submissions) add(fromRequest(s.request, s.jobId !== void 0));
   return [...found.values()].sort((a, b) => Date.parse(a.firstSeen) - Date.parse(b.firstSeen));
 }
-var ENDED_AS = { COMPLETED: "finished", CANCELLED: "cancelled" };
+var ENDED_AS = { completed: "finished", cancelled: "cancelled" };
 function liveOf(runs, jobs) {
-  const live2 = runs.filter((r) => isLive(jobs.get(r.runName)?.state ?? "COMPLETED"));
+  const live2 = runs.filter((r) => isLive(jobs.get(r.runName)?.status ?? "completed"));
   const byJob = (a, b) => compareJobIds(jobs.get(a.runName)?.id ?? "0", jobs.get(b.runName)?.id ?? "0");
   return [...live2].sort(byJob)[0];
 }
@@ -75721,7 +75742,7 @@ function endedOutcome(run, job, why, now) {
       evidence: [...evidence, "it never got a Slurm job: withdrawn (comment /topo submit to queue it again)"]
     };
   }
-  if (isLive(job.state))
+  if (isLive(job.status))
     return {
       kind: "superseded",
       at: now,
@@ -75729,7 +75750,7 @@ function endedOutcome(run, job, why, now) {
       evidence: [...evidence, `its live Slurm job ${job.id} is cancelled`]
     };
   return {
-    kind: ENDED_AS[job.state] ?? "failed",
+    kind: ENDED_AS[job.status] ?? "failed",
     at: now,
     jobId: job.id,
     evidence: [...evidence, `Slurm job ${job.id} ended ${job.state}`]
@@ -75763,10 +75784,10 @@ function planRebuild(input) {
       state2 = withRequest(state2, request2);
       if (job) state2 = withRun(state2, run.id, { jobId: job.id, submittedAt: job.submittedAt ?? input.now });
       if (run === standing && head?.topologyHash === run.topologyHash) continue;
-      const why = run === standing ? `the candidate at the head ${input.headSha.slice(0, 7)} is another topology` : job && isLive(job.state) ? "an older run of the candidate also has a live job" : "its outcome was lost with the state";
+      const why = run === standing ? `the candidate at the head ${input.headSha.slice(0, 7)} is another topology` : job && isLive(job.status) ? "an older run of the candidate also has a live job" : "its outcome was lost with the state";
       const outcome = endedOutcome(run, job, why, input.now);
       state2 = withOutcome(state2, run.id, outcome);
-      if (job && isLive(job.state))
+      if (job && isLive(job.status))
         cancel.push({ experiment: run.experiment, jobId: job.id, runName: run.runName });
     }
   }
@@ -75832,7 +75853,7 @@ async function rebuildRunState(deps, pull) {
   const { runs, problems } = await recordedRuns(deps, target2);
   const { jobs, listed: listed2, unreachable } = await jobsOfRuns(deps, runs);
   const live2 = new Set(
-    runs.filter((r) => isLive(jobs.get(r.runName)?.state ?? "COMPLETED")).map((r) => `${r.experiment}/${r.candidate}`)
+    runs.filter((r) => isLive(jobs.get(r.runName)?.status ?? "completed")).map((r) => `${r.experiment}/${r.candidate}`)
   );
   const head = await headCandidates(deps, pull.number, pull.headSha, live2);
   const plan = planRebuild({
@@ -75886,7 +75907,13 @@ async function jobsOfRuns(deps, runs) {
     listed2.set(id, exp);
     for (const r of runs.filter((r2) => r2.experiment === id)) {
       const job = jobForRun(all, r.runName, (j) => j);
-      if (job) jobs.set(r.runName, { id: job.id, state: job.state, submittedAt: iso2(job.submitTime) });
+      if (job)
+        jobs.set(r.runName, {
+          id: job.id,
+          state: job.state,
+          status: job.status,
+          submittedAt: iso2(job.submitTime)
+        });
     }
   }
   return { jobs, listed: listed2, unreachable };
@@ -76902,7 +76929,7 @@ var FIXES2 = {
   preempted: "not caused by the topology: it is requeued or can be submitted again"
 };
 function classifyFailure(job, log = []) {
-  if (isLive(job.state) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
+  if (isLive(job.status) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
   if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
   const evidence = [
     `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
@@ -77002,7 +77029,7 @@ function dedupe2(lines) {
 // src/judge/job.ts
 var FAILURE_LOG_LINES = 200;
 function endedInFailure(job) {
-  return !isLive(job.state) && classifyFailure(job, []) !== null;
+  return !isLive(job.status) && classifyFailure(job, []) !== null;
 }
 async function jobFailure(slurm, job) {
   if (!endedInFailure(job)) return null;
@@ -77013,7 +77040,8 @@ function runJob(job, failure = null) {
   return {
     jobId: job.id,
     name: job.name,
-    state: job.state,
+    state: job.rawState ?? job.state,
+    status: job.status,
     submitTs: slurmTimeToUnix(job.submitTime),
     startTs: slurmTimeToUnix(job.startTime),
     endTs: slurmTimeToUnix(job.endTime),
@@ -77287,7 +77315,7 @@ async function cancelRuns(slurm, experimentId, names) {
       `Slurm unreachable while ending the pull request's runs: ${error2 instanceof Error ? error2.message : String(error2)}`
     );
   }
-  const cancelled = jobs.filter((j) => names.has(j.name) && isLive(j.state));
+  const cancelled = jobs.filter((j) => names.has(j.name) && isLive(j.status));
   for (const j of cancelled) await slurm.cancel(j.id);
   return { jobs, cancelled };
 }
@@ -77801,7 +77829,6 @@ var SubmitInterrupted = class extends Error {
 function experimentPrefix(experimentId) {
   return `topo-${experimentId}-`;
 }
-var HELD_REASONS = /* @__PURE__ */ new Set(["JobHeldUser"]);
 async function submitCandidate(deps, request2) {
   const { jobName: jobName2, shellLine: shellLine2 } = request2.submission;
   const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
@@ -77812,7 +77839,7 @@ async function submitCandidate(deps, request2) {
   const standing = request2.standsFor ? await liveRunStanding(deps, request2, jobs) : null;
   if (standing) return { ...base, ...standing };
   const found = representativeJob(jobs, jobName2);
-  if (found && (isLive(found.state) || !request2.resubmitFinished)) {
+  if (found && (isLive(found.status) || !request2.resubmitFinished)) {
     const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
     return { ...base, status: "existing", jobId: kept.id, state: kept.state };
   }
@@ -77832,11 +77859,11 @@ function interrupted(deps, what) {
 }
 async function liveRunStanding(deps, request2, jobs) {
   const base = request2.standsFor;
-  const live2 = jobs.filter((j) => isRunOfName(j.name, base, request2.experimentId) && isLive(j.state)).sort(byJobId);
+  const live2 = jobs.filter((j) => isRunOfName(j.name, base, request2.experimentId) && isLive(j.status)).sort(byJobId);
   const kept = live2[0];
   if (!kept) return null;
   if (!request2.dryRun) {
-    for (const j of live2.slice(1)) if (HELD_REASONS.has(j.reason ?? "")) await retire(deps, j, j.name);
+    for (const j of live2.slice(1)) if (j.status === "held") await retire(deps, j, j.name);
     await settle(deps, jobs, kept.name, kept);
   }
   return { status: "existing", jobId: kept.id, state: kept.state, jobName: kept.name };
@@ -77880,7 +77907,7 @@ async function submitHeld(deps, request2, base, maxParallel) {
 async function withdrawInterrupted(deps, request2, submittedId) {
   const { jobName: jobName2 } = request2.submission;
   const error2 = new SubmitInterrupted(`interrupted after sbatch of ${jobName2}`);
-  const ids = submittedId !== void 0 ? [submittedId] : (await experimentJobs2(deps, request2)).filter((j) => j.name === jobName2 && isLive(j.state)).map((j) => j.id);
+  const ids = submittedId !== void 0 ? [submittedId] : (await experimentJobs2(deps, request2)).filter((j) => j.name === jobName2 && isLive(j.status)).map((j) => j.id);
   if (!ids.length) error2.message += ": Slurm lists no job of that name (nothing was submitted)";
   for (const id of ids) await withdrawHeld(deps, id, error2);
   throw error2;
@@ -77888,7 +77915,7 @@ async function withdrawInterrupted(deps, request2, submittedId) {
 async function keepOne(deps, request2, base, maxParallel, submittedId) {
   const { jobName: jobName2 } = request2.submission;
   const after = await experimentJobs2(deps, request2);
-  const mine = after.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
+  const mine = after.filter((j) => j.name === jobName2 && isLive(j.status)).sort(byJobId);
   const keeper = mine[0];
   if (!keeper) return "not-found";
   const ours = submittedId === void 0 || keeper.id === submittedId;
@@ -77914,18 +77941,18 @@ async function withdrawHeld(deps, jobId2, error2) {
 }
 function liveOverLimit(after, keeper, maxParallel) {
   const liveByName = /* @__PURE__ */ new Map();
-  for (const j of after.filter((x) => isLive(x.state) && !isRetiredDuplicate(x.name)).sort(byJobId))
+  for (const j of after.filter((x) => isLive(x.status) && !isRetiredDuplicate(x.name)).sort(byJobId))
     if (!liveByName.has(j.name)) liveByName.set(j.name, j);
   const youngest2 = [...liveByName.values()].sort(byJobId).at(-1);
-  const yields = liveByName.size > maxParallel && youngest2?.id === keeper.id && HELD_REASONS.has(keeper.reason ?? "");
+  const yields = liveByName.size > maxParallel && youngest2?.id === keeper.id && keeper.status === "held";
   return yields ? liveByName.size : null;
 }
 async function settle(deps, jobs, jobName2, keeper) {
-  const live2 = jobs.filter((j) => j.name === jobName2 && isLive(j.state)).sort(byJobId);
+  const live2 = jobs.filter((j) => j.name === jobName2 && isLive(j.status)).sort(byJobId);
   const kept = keeper ?? live2[0] ?? representativeJob(jobs, jobName2);
   if (!kept) throw new Error(`no job named ${jobName2}`);
   for (const j of live2) if (j.id !== kept.id) await retire(deps, j, jobName2);
-  if (isLive(kept.state) && HELD_REASONS.has(kept.reason ?? "")) {
+  if (kept.status === "held") {
     await deps.slurm.release(kept.id);
     deps.log?.(`released job ${kept.id} (${jobName2})`);
   }
@@ -77946,7 +77973,7 @@ async function releaseAbandonedHolds(deps, experimentId, jobs, nowTs) {
   const out = [];
   for (const job of jobs) {
     const submitted = slurmTimeToUnix(job.submitTime);
-    const abandoned = own.has(job.id) && isLive(job.state) && HELD_REASONS.has(job.reason ?? "") && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
+    const abandoned = own.has(job.id) && job.status === "held" && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
     if (!abandoned) {
       out.push(job);
       continue;
@@ -77966,7 +77993,7 @@ function isRunOfName(name, jobName2, experimentId) {
 async function cancelCandidate(deps, request2) {
   const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
   const mine = jobs.filter((j) => isRunOfName(j.name, request2.jobName, request2.experimentId));
-  const live2 = mine.filter((j) => isLive(j.state));
+  const live2 = mine.filter((j) => isLive(j.status));
   for (const j of live2) await deps.slurm.cancel(j.id);
   const newest = mine.sort(byJobId).at(-1);
   return {
@@ -77977,7 +78004,7 @@ async function cancelCandidate(deps, request2) {
 }
 async function cancelRuns2(deps, request2) {
   const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
-  const found = jobs.filter((j) => isLive(j.state) && request2.runNames.has(j.name));
+  const found = jobs.filter((j) => isLive(j.status) && request2.runNames.has(j.name));
   for (const j of found) await deps.slurm.cancel(j.id);
   return found.map((j) => ({ name: j.name, id: j.id }));
 }
