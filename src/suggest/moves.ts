@@ -527,9 +527,12 @@ function rawMoves(parent: Topology, evidence: Evidence, ctx: MoveContext): Move[
   const ranked = (Object.entries(evidence.queues) as [ServiceName, { max: number }][])
     .filter(([s, q]) => active.includes(s) && s !== bottleneck && !idleService(evidence, s) && q.max > 0)
     .sort((a, b2) => b2[1].max - a[1].max);
-  for (const [svc] of ranked.slice(0, bottleneck ? 1 : 2)) {
+  for (const [svc, i] of ranked.slice(0, bottleneck ? 1 : 2).map(([x], k) => [x, k] as const)) {
     const why = `${queueSentence(evidence, svc)}: ${svc} has the ${bottleneck ? 'next ' : ''}deepest queue without being a clear bottleneck`;
-    for (const m of scaleBottleneck(parent, svc, evidence, ctx)) {
+    // with no single bottleneck (uneven load between workers, say), the deepest queue's container on
+    // the busiest GPU may still be what binds: the same placement a bottleneck gets, weakly
+    const place = !bottleneck && i === 0 ? placeFree(parent, svc, evidence, ctx) : [];
+    for (const m of [...scaleBottleneck(parent, svc, evidence, ctx), ...place]) {
       moves.push({
         ...m,
         priority: m.priority * (bottleneck ? 0.5 : 0.65),

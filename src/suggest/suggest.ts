@@ -327,9 +327,10 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
       ? predictionFor(calibration, move.topology, parent, input.cluster.gpusPerNode)
       : undefined;
     if (prediction && reliable) {
-      // even an optimistic bound on the gain too short of min_improvement: the run cannot pay for itself
+      // even an optimistic bound on the gain too short of min_improvement: the run cannot pay for
+      // itself (the bound net of the parent's own error: the decision reads a new job of the parent)
       if (
-        1 - (prediction.seconds * Math.exp(-DROP_Z * prediction.logSd)) / prediction.parentSeconds <
+        1 - (prediction.seconds * Math.exp(-DROP_Z * prediction.netLogSd)) / prediction.parentSeconds <
         minImprovement
       ) {
         rejected.push({
@@ -346,7 +347,7 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
 
   // Greedy pick with a diversity discount, so one round can test different explanations.
   const picked: typeof scored = [];
-  const pool = [...scored];
+  const pool = reliable ? undominated(scored, minImprovement, rejected) : [...scored];
   while (picked.length < count && pool.length > 0) {
     const adjusted = pool.map((s) => {
       const same = picked.filter(
@@ -401,7 +402,7 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     input.maxParallel,
     outlook ? { minImprovement, gainLow: outlook.gainLow } : null,
   );
-  let stop = noProgress;
+  let stop = noProgress ?? (reliable ? calibratedStop(outlook, calibration, minImprovement) : null);
   if (!stop && proposals.length === 0) {
     const memoryBound = rejected.some((r) => r.reason.startsWith('predicted GPU memory'));
     const gainBound = rejected.filter((r) => r.reason.startsWith('predicted below min_improvement'));
@@ -441,6 +442,56 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
 }
 
 const pct = (x: number) => `${Math.round(1000 * x) / 10}%`;
+
+/**
+ * The moves the calibrated model does not expect to lose to the best predicted one by more than
+ * min_improvement, even at an optimistic bound (DROP_Z) on their difference. Both are anchored on
+ * the same parent, so its measurement error cancels: the difference's error is the two net errors.
+ * A dominated move would be decided a loser beside the winner at best: it costs a run and buys
+ * nothing the best does not.
+ */
+export function undominated<T extends { move: Move; prediction?: ProposalPrediction }>(
+  scored: readonly T[],
+  minImprovement: number,
+  rejected: SuggestResult['rejected'],
+): T[] {
+  const predicted = scored.filter((s) => s.prediction);
+  const best = predicted.sort((a, b) => a.prediction!.seconds - b.prediction!.seconds)[0]?.prediction;
+  if (!best) return [...scored];
+  return scored.filter(({ move, prediction: p }) => {
+    if (!p || p === best) return true;
+    const sd = Math.hypot(p.netLogSd, best.netLogSd);
+    const lose = Math.log(p.seconds / best.seconds) - DROP_Z * sd;
+    if (lose <= Math.log(1 + minImprovement)) return true;
+    rejected.push({
+      change: move.change,
+      reason: `dominated: predicted ${pct(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct(minImprovement)}`,
+    });
+    return false;
+  });
+}
+
+/**
+ * The model's word, as far as it has earned it: stop when its best remaining move is predicted to
+ * gain less than min_improvement even with its calibration error (the RMS of log(measured ÷
+ * predicted) over the proposals measured so far, at DROP_Z) added. Its prior error terms (the
+ * structural one, a misfit) are what it claims before it has been checked: a model that has been
+ * right within 1% on the runs it predicted is trusted to 1%, one never checked not at all (null).
+ */
+export function calibratedStop(
+  outlook: SuggestResult['outlook'],
+  calibration: Calibration | null,
+  minImprovement: number,
+): { stop: true; reason: string } | null {
+  const error = calibration?.calibrationError;
+  if (!outlook || error == null) return null;
+  const bound = outlook.gain + DROP_Z * error;
+  if (bound >= minImprovement) return null;
+  return {
+    stop: true,
+    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct(outlook.gain)} faster, ${pct(bound)} at most with its calibration error (±${pct(error)} on the runs it predicted): below min_improvement ${pct(minImprovement)}`,
+  };
+}
 
 /**
  * Where the calibrated model points: the fastest predicted of the moves that passed every check, its
@@ -564,6 +615,7 @@ function predictionFor(
     gainLow: r(p.gainLow),
     gainHigh: r(p.gainHigh),
     logSd: r(p.logSd),
+    netLogSd: r(Math.sqrt(Math.max(0, p.logSd ** 2 - m.logSe ** 2))),
     parent: parent.name,
     parentSeconds: r(seconds),
     expectedGpuHours: r(expectedGpuHours, 2),

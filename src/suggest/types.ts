@@ -67,6 +67,12 @@ export interface ProposalPrediction {
   gainHigh: number;
   /** Standard deviation of log(seconds) behind the interval. */
   logSd: number;
+  /**
+   * Its part net of the parent's own measurement error: the error of the gain a decision beside a
+   * new job of the parent reads (the parent's recorded error cancels there), and of the difference
+   * between two proposals anchored on the same parent.
+   */
+  netLogSd: number;
   /** The measured candidate the prediction is anchored on (the proposal's parent). */
   parent: string;
   parentSeconds: number;
