@@ -13,7 +13,8 @@ import {
   shouldStopOnDecision,
   type VerdictLike,
 } from '../../src/analysis/decision.js';
-import { referenceNeeded } from '../../src/analysis/reference-lifetime.js';
+import { closeWithReference, referenceNeeded } from '../../src/analysis/reference-lifetime.js';
+import { abandonReason, heldBelow, runOutcome } from '../../src/campaign/held.js';
 import {
   type CampaignPolicy,
   futileByForecast,
@@ -33,6 +34,14 @@ export interface Decided {
   decision: Decision | null;
   /** Its verdict at the stop (the record's value). */
   verdict: VerdictLike | null;
+  /** Why its decision was not reached (src/campaign/held.ts), or absent when it was. */
+  held?: string;
+  /** To be re-judged beside a reference that runs (abandoned, crashed, a guard's hold below −m). */
+  rerun?: boolean;
+  /** Its last decision against the reference (its relative change decides whether it is rerun). */
+  vsReference?: Decision | null;
+  /** After a failed baseline: the round decided between its candidates that this one leads. */
+  leads?: boolean;
 }
 
 export interface Reference {
@@ -50,6 +59,16 @@ interface Live {
   previous: Decision | null;
   /** Decided better and leading: runs on to become the next reference (a recorded reference only). */
   carrying: boolean;
+  /** Its last decision against the reference. */
+  vsReference: Decision | null;
+  /** Why its job was abandoned for a rerun (src/campaign/held.ts abandonReason). */
+  abandoned: string | null;
+  /** No reference (a failed baseline): it leads the round, every other candidate decided against it. */
+  leads: boolean;
+  /** Stopped by its decision's forecast (futileByForecast), or closed with its reference: no gain. */
+  futile: boolean;
+  /** Look since which its interval has lain wholly below −min_improvement without a decision. */
+  heldSince: number | null;
 }
 
 /**
@@ -59,24 +78,35 @@ interface Live {
  */
 export type ReferenceSource = Reference | { run: SimRun; stoppedAt: () => number | null };
 
-function referenceAt(world: World, source: ReferenceSource | null, m: number): Reference | null {
+/** The reference at a look, and whether its job ended before it (a recorded one never does). */
+type RefAt = Reference & { ended: boolean };
+
+function referenceAt(world: World, source: ReferenceSource | null, m: number): RefAt | null {
   if (!source) return null;
-  if ('verdict' in source) return { name: 'reference', verdict: source.verdict };
-  const at = Math.min(m, source.stoppedAt() ?? m);
-  return { name: 'reference', verdict: world.verdict(source.run, at) };
+  if ('verdict' in source) return { name: 'reference', verdict: source.verdict, ended: false };
+  const stop = source.stoppedAt();
+  const at = Math.min(m, stop ?? m);
+  return { name: 'reference', verdict: world.verdict(source.run, at), ended: stop !== null && m > stop };
+}
+
+type Leader = { s: Live; name: string; verdict: VerdictLike } | null;
+
+/** What one look at the round knows. */
+interface LookContext {
+  m: number;
+  ref: RefAt | null;
+  leader: Leader;
+  policy: CampaignPolicy;
+  /** A recorded reference: the winner carries on until precise enough to be the next one. */
+  carries: boolean;
+  world: World;
+  /** Every other candidate of the round has stopped. */
+  alone: (s: Live) => boolean;
 }
 
 /** One look at one live candidate: crash, carrying, or its decision against the reference / leader. */
-function lookAt(
-  s: Live,
-  m: number,
-  v: VerdictLike,
-  ref: Reference | null,
-  leader: { s: Live; name: string; verdict: VerdictLike } | null,
-  policy: CampaignPolicy,
-  carries: boolean,
-  world: World,
-): void {
+function lookAt(s: Live, v: VerdictLike, at: LookContext): void {
+  const { m, ref, leader, policy, world } = at;
   if (world.crashedBy(s.run, m)) {
     s.stoppedAt = s.run.shape.crashAtMinutes ?? m;
     if (!s.carrying) s.outcome = 'failed';
@@ -86,30 +116,15 @@ function lookAt(
     if (referenceReady(v, policy) || m >= MAX_MINUTES) s.stoppedAt = m;
     return;
   }
-  const prune = () =>
-    leader && leader.s !== s ? pruneByLeader(v, leader, { minImprovement: policy.minImprovement }) : null;
-  let d: Decision;
-  if (ref) {
-    d = decideCandidate(v, ref, { minImprovement: policy.minImprovement, previous: s.previous });
-    if (d.state === 'measuring') d = prune() ?? d;
-  } else {
-    // no reference yet (the baseline failed): each run is a would-be reference, measured until
-    // precise, unless the leader shows it cannot win
-    const pruned = prune();
-    if (!pruned) {
-      if (referenceReady(v, policy)) {
-        s.stoppedAt = m;
-        s.outcome = 'equivalent';
-      } else if (m >= MAX_MINUTES) s.stoppedAt = m;
-      return;
-    }
-    d = pruned;
-  }
+  const d = ref
+    ? againstReference(s, m, v, ref, leader, policy)
+    : betweenCandidates(s, v, { ...at, alone: at.alone(s) });
+  if (!d) return;
   s.previous = d;
   if (d.state === 'measuring') {
     // no conclusion within the horizon is forecast: more run-minutes buy nothing
-    if (m >= MAX_MINUTES || (ref && futileByForecast(d, m, MAX_MINUTES, policy.minImprovement)))
-      s.stoppedAt = m;
+    if (ref && futileByForecast(d, m, MAX_MINUTES, policy.minImprovement)) s.futile = true;
+    if (m >= MAX_MINUTES || s.futile) s.stoppedAt = m;
     return;
   }
   if (s.decidedAt === null) {
@@ -117,11 +132,72 @@ function lookAt(
     s.decision = d;
     s.outcome = d.state === 'reference' ? 'undecided' : (d.state as RunOutcome);
   }
-  if (carries && d.state === 'better' && !referenceReady(v, policy)) {
+  if (at.carries && d.state === 'better' && !referenceReady(v, policy)) {
     s.carrying = true;
     return;
   }
   if (shouldStopOnDecision([d]).stop) s.stoppedAt = m;
+}
+
+/**
+ * Its decision against the reference (and, still open, against the round's leader), or null when
+ * its job is abandoned for a rerun (src/campaign/held.ts abandonReason).
+ */
+function againstReference(
+  s: Live,
+  m: number,
+  v: VerdictLike,
+  ref: RefAt,
+  leader: Leader,
+  policy: CampaignPolicy,
+): Decision | null {
+  const minImprovement = policy.minImprovement;
+  const d = decideCandidate(v, ref, { minImprovement, previous: s.previous });
+  s.vsReference = d;
+  s.heldSince = d.state === 'measuring' && heldBelow(d, minImprovement) ? (s.heldSince ?? m) : null;
+  const why = abandonReason({
+    decision: d,
+    candidate: v,
+    reference: ref.verdict,
+    referenceEnded: ref.ended,
+    heldMinutes: s.heldSince === null ? 0 : m - s.heldSince,
+    minImprovement,
+  });
+  if (why || (ref.ended && closeWithReference(d, minImprovement))) {
+    // abandoned for a rerun, or closed with its reference (it points at no gain)
+    if (why) s.abandoned = why;
+    else s.futile = true;
+    s.stoppedAt = m;
+    return null;
+  }
+  if (d.state !== 'measuring' || !leader || leader.s === s) return d;
+  return pruneByLeader(v, leader, { minImprovement }) ?? d;
+}
+
+/**
+ * No reference (the baseline failed): the round decides between its candidates, all of the same
+ * run age. One the leader shows cannot win is `not-better`, one within ±min_improvement of it
+ * `equivalent`; the leader runs until every other is decided against it and its own projection is
+ * usable, and then leads the round (the winner is decided between them, not the fastest young
+ * projection). Null while nothing is decided for this one.
+ */
+function betweenCandidates(
+  s: Live,
+  v: VerdictLike,
+  { m, leader, policy, alone }: Omit<LookContext, 'alone'> & { alone: boolean },
+): Decision | null {
+  const minImprovement = policy.minImprovement;
+  if (leader && leader.s !== s) {
+    const pruned = pruneByLeader(v, leader, { minImprovement });
+    if (pruned) return pruned;
+    const d = decideCandidate(v, leader, { minImprovement, previous: s.previous });
+    return d.state === 'equivalent' || d.state === 'worse' ? d : null;
+  }
+  if (leader?.s === s && alone && usableProjection(v)) {
+    s.leads = true;
+    s.stoppedAt = m;
+  } else if (m >= MAX_MINUTES) s.stoppedAt = m;
+  return null;
 }
 
 /** Only the fastest of the runs decided better carries on to become the reference. */
@@ -144,7 +220,7 @@ export function decideRound(
   reference: ReferenceSource | null,
   policy: CampaignPolicy,
   look: number,
-  onLook?: (m: number, state: readonly Live[]) => void,
+  onLook?: (m: number, state: Live[]) => void,
 ): Decided[] {
   const state: Live[] = runs.map((run) => ({
     run,
@@ -154,8 +230,13 @@ export function decideRound(
     decision: null,
     previous: null,
     carrying: false,
+    vsReference: null,
+    abandoned: null,
+    leads: false,
+    futile: false,
+    heldSince: null,
   }));
-  const carries = !reference || 'verdict' in reference;
+  const carries = !!reference && 'verdict' in reference;
   for (let m = look; m <= MAX_MINUTES + 1e-9; m += look) {
     const live = state.filter((s) => s.stoppedAt === null);
     if (live.length === 0) break;
@@ -164,22 +245,50 @@ export function decideRound(
       .filter((s) => !s.run.oom)
       .map((s) => ({ s, name: s.run.key, verdict: world.verdict(s.run, Math.min(m, s.stoppedAt ?? m)) }));
     const leader = leadingCandidate(views, ref?.verdict ?? null);
-    for (const s of live)
-      lookAt(s, m, views.find((x) => x.s === s)!.verdict, ref, leader, policy, carries, world);
+    const alone = (s: Live) => state.every((o) => o === s || o.stoppedAt !== null);
+    const at: LookContext = { m, ref, leader, policy, carries, world, alone };
+    for (const s of live) lookAt(s, views.find((x) => x.s === s)!.verdict, at);
     stopExtraCarriers(world, state, m);
     onLook?.(m, state);
   }
-  return state.map((s) => {
-    const stoppedAt = s.stoppedAt ?? MAX_MINUTES;
+  return state.map((s) => decidedOf(world, s, policy));
+}
+
+/** A run's end of the round: its outcome (src/campaign/held.ts runOutcome: held decisions are no decision). */
+function decidedOf(world: World, s: Live, policy: CampaignPolicy): Decided {
+  const stoppedAt = s.stoppedAt ?? MAX_MINUTES;
+  const common = {
+    run: s.run,
+    stoppedAt,
+    decidedAt: s.decidedAt,
+    decision: s.decision,
+    verdict: s.run.oom ? null : world.verdict(s.run, stoppedAt),
+    vsReference: s.vsReference,
+    ...(s.leads ? { leads: true } : {}),
+  };
+  // a crash (not out of memory) is no decision: rerun when it pointed at a gain
+  if (s.outcome === 'failed')
     return {
-      run: s.run,
-      stoppedAt,
-      outcome: s.outcome,
-      decidedAt: s.decidedAt,
-      decision: s.decision,
-      verdict: s.run.oom ? null : world.verdict(s.run, stoppedAt),
+      ...common,
+      outcome: 'failed',
+      ...(s.run.oom
+        ? {}
+        : { held: `its job crashed at run-minute ${s.run.shape.crashAtMinutes}`, rerun: true }),
     };
+  if (s.abandoned) return { ...common, outcome: 'undecided', held: s.abandoned, rerun: true };
+  // no reference (a failed baseline): decided between the candidates, nothing is held; stopped by
+  // its forecast: within the decisions' noise of the reference, settled as no gain
+  if (!s.vsReference || s.futile) return { ...common, outcome: s.leads ? 'better' : s.outcome };
+  const o = runOutcome(s.decision ?? s.previous, {
+    minImprovement: policy.minImprovement,
+    horizonMinutes: MAX_MINUTES,
   });
+  return {
+    ...common,
+    outcome: o.outcome,
+    ...(o.held ? { held: o.held } : {}),
+    ...(o.rerun ? { rerun: true } : {}),
+  };
 }
 
 /**
@@ -211,7 +320,15 @@ export function decideBeside(
         minute: m,
         horizonMinutes: MAX_MINUTES,
       });
-      if (!need.needed) refStop = m;
+      if (!need.needed) {
+        refStop = m;
+        // the candidates it leaves open point at no gain: closed with it, not run on against it
+        for (const s of state)
+          if (s.stoppedAt === null && closeWithReference(s.previous, policy.minImprovement)) {
+            s.stoppedAt = m;
+            s.futile = true;
+          }
+      }
     }
   });
   const stoppedAt = refStop ?? MAX_MINUTES;

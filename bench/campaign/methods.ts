@@ -12,12 +12,14 @@
 //    driver (optuna.ts).
 // Every method starts from the same baseline and pays for it.
 import type { VerdictLike } from '../../src/analysis/decision.js';
+import { type PlannedRound, runCampaign, type Suggestion } from '../../src/campaign/loop.js';
 import {
   type CampaignPolicy,
   type CampaignState,
   closeRound,
   nextStep,
   type Round,
+  type RoundRun,
   roundWinner,
   startCampaign,
 } from '../../src/campaign/rounds.js';
@@ -163,42 +165,63 @@ function notePredictions(t: TopoRun, proposals: Proposal[], runs: SimRun[], inde
   });
 }
 
-/** One round of the project's campaign: run, decide, record, close. */
-function topoRound(
-  t: TopoRun,
-  step: { index: number; parent: string },
-  proposals: Proposal[],
-  modelBest: boolean,
-): void {
+/** A round's candidates: the held ones rerun (a new job each), then the proposals. */
+interface Entrant {
+  name: string;
+  parent: string | null;
+  attempt: number;
+  run: SimRun;
+}
+
+function entrantsOf(t: TopoRun, planned: PlannedRound<Proposal>): Entrant[] {
+  const reruns = planned.reruns.map((r) => {
+    const attempt = (r.attempt ?? 1) + 1;
+    const topology = t.topologyOf.get(r.name)!;
+    const parent = t.tried.find((x) => x.name === r.name)?.parent ?? null;
+    return { name: r.name, parent, attempt, run: t.ctx.world.run(topology, attempt - 1) };
+  });
+  const runs = planned.proposals.map((p) => t.ctx.world.run(p.candidate.topology));
+  notePredictions(t, planned.proposals, runs, planned.index);
+  return [
+    ...reruns,
+    ...planned.proposals.map((p, i) => ({
+      name: p.candidate.name,
+      parent: p.candidate.parent ?? null,
+      attempt: 1,
+      run: runs[i]!,
+    })),
+  ];
+}
+
+/** One round of the project's campaign (src/campaign/loop.ts runs them): run, decide, record. */
+function topoRound(t: TopoRun, planned: PlannedRound<Proposal>): RoundRun[] {
   const { ctx } = t;
-  const runs = proposals.map((p) => ctx.world.run(p.candidate.topology));
-  notePredictions(t, proposals, runs, step.index);
+  const entrants = entrantsOf(t, planned);
+  const runs = entrants.map((e) => e.run);
   const { decided, reference } = decideWith(ctx, t.ledger, t.wall, runs, t.state, t.verdicts, t.topologyOf);
   refineBest(t, reference);
-  const round: Round = { index: step.index, parent: step.parent, runs: [], triedPredictedBest: modelBest };
   const beside = ctx.policy.reference !== 'measured-first';
   const verdicts = decided.map((d) => decidedVerdict(d, beside ? t.state.best : null));
-  decided.forEach((d, i) => {
-    const name = proposals[i]!.candidate.name;
-    t.ledger.add(t.wall, jobMinutes(d), d.run.oom);
-    t.verdicts.set(name, verdicts[i]!);
-    round.runs.push({
-      name,
+  const out: RoundRun[] = decided.map((d, i) => {
+    const e = entrants[i]!;
+    t.ledger.add(t.wall, jobMinutes(d), d.run.oom, false, !d.run.oom && d.stoppedAt >= MAX_MINUTES);
+    t.verdicts.set(e.name, verdicts[i]!);
+    const change = d.vsReference?.relative_change?.value;
+    return {
+      name: e.name,
       outcome: d.outcome,
       ...(verdicts[i]?.projected_full_run ? { seconds: verdicts[i]!.projected_full_run!.value } : {}),
       gpuHours: (GPUS * jobMinutes(d)) / 60,
-    });
+      attempt: e.attempt,
+      ...(d.held ? { held: d.held } : {}),
+      ...(d.rerun ? { rerun: true } : {}),
+      ...(change !== undefined ? { change } : {}),
+    };
   });
-  const winner = roundWinner(t.state, round);
-  decided.forEach((d, i) => {
-    const p = proposals[i]!;
-    const status = d.run.oom ? 'failed' : p.candidate.name === winner?.name ? 'accepted' : 'rejected';
-    const tr = ctx.world.tried(p.candidate.name, d.run, p.candidate.parent ?? null, verdicts[i]!, status);
-    if (tr.observation && !d.run.oom) tr.observation.comparison = comparisonOf(d.outcome);
-    t.tried.push(tr);
-  });
+  const winner = roundWinner(t.state, { index: planned.index, parent: planned.parent, runs: out });
+  recordTried(t, entrants, decided, verdicts, winner?.name);
   if (winner) {
-    const d = decided[proposals.findIndex((p) => p.candidate.name === winner.name)]!;
+    const d = decided[entrants.findIndex((e) => e.name === winner.name)]!;
     t.ledger.setIncumbent(
       t.wall + STARTUP + (d.decidedAt ?? d.stoppedAt),
       t.truthOf.get(winner.name)!,
@@ -206,59 +229,91 @@ function topoRound(
     );
   }
   ctx.debug?.(
-    `    round ${step.index} from ${step.parent} @${Math.round(t.wall)}: ${describeRound(proposals, decided)}`,
+    `    round ${planned.index} from ${planned.parent} @${Math.round(t.wall)}: ${describeRound(planned, entrants, decided)}`,
   );
-  t.state = closeRound(t.state, round);
-  t.wall = Math.max(t.wall, t.ledger.end());
+  return out;
 }
 
-function describeRound(proposals: Proposal[], decided: Decided[]): string {
+/** The record suggest reads: each entrant's run (a rerun replaces its candidate's earlier one). */
+function recordTried(
+  t: TopoRun,
+  entrants: Entrant[],
+  decided: Decided[],
+  verdicts: Array<VerdictLike | null>,
+  winner: string | undefined,
+): void {
+  decided.forEach((d, i) => {
+    const e = entrants[i]!;
+    const status = d.run.oom ? 'failed' : e.name === winner ? 'accepted' : 'rejected';
+    const tr = t.ctx.world.tried(e.name, d.run, e.parent, verdicts[i]!, status);
+    if (tr.observation && !d.run.oom) tr.observation.comparison = comparisonOf(d.outcome);
+    const at = t.tried.findIndex((x) => x.name === e.name);
+    if (at >= 0) t.tried[at] = tr;
+    else t.tried.push(tr);
+  });
+}
+
+function describeRound(planned: PlannedRound<Proposal>, entrants: Entrant[], decided: Decided[]): string {
   return decided
     .map((d, i) => {
-      const p = proposals[i]!;
-      return `${p.candidate.name} [${p.change.slice(0, 60)}] truth ${d.run.truth.secondsPerRollout.toFixed(3)}${p.prediction ? ` pred ${p.prediction.seconds.toFixed(3)} [${p.prediction.low.toFixed(3)}, ${p.prediction.high.toFixed(3)}]` : ''} ${d.run.shape.name} → ${d.outcome}@${d.decidedAt ?? '-'} stop ${d.stoppedAt}`;
+      const e = entrants[i]!;
+      const p = planned.proposals.find((x) => x.candidate.name === e.name);
+      const what = p ? `[${p.change.slice(0, 60)}]` : `[rerun, attempt ${e.attempt}]`;
+      const pred = p?.prediction
+        ? ` pred ${p.prediction.seconds.toFixed(3)} [${p.prediction.low.toFixed(3)}, ${p.prediction.high.toFixed(3)}]`
+        : '';
+      return `${e.name} ${what} truth ${d.run.truth.secondsPerRollout.toFixed(3)}${pred} ${d.run.shape.name} → ${d.outcome}@${d.decidedAt ?? '-'} stop ${d.stoppedAt}${d.held ? ` (held: ${d.held})` : ''}`;
     })
     .join('; ');
 }
 
+/** suggest's answer for the campaign's state (the record's runs, the current best, the predictions made). */
+function topoSuggestion(t: TopoRun): Suggestion<Proposal> {
+  const { ctx } = t;
+  const result = suggest({
+    experimentId: ctx.experimentId,
+    baseTopology: ctx.base,
+    cluster: ctx.cluster,
+    maxParallel: ctx.policy.parallel,
+    count: ctx.policy.parallel,
+    tried: t.tried,
+    currentBest: t.state.best?.name ?? null,
+    minImprovement: ctx.policy.minImprovement,
+    previousPredictions: t.previous,
+  });
+  return { proposals: result.proposals, stop: result.stop, outlook: result.outlook ?? null };
+}
+
 /**
- * The project's campaign: the loop of src/campaign/rounds.ts (its stop rule with the model's outlook),
- * suggest's proposals, the monitor's decisions, each round's reference beside its candidates.
+ * The project's campaign: the loop of src/campaign/loop.ts (the one the autopilot runs), suggest's
+ * proposals, the monitor's decisions, each round's reference beside its candidates.
  */
-export function topoCampaign(ctx: Context): MethodResult {
+export async function topoCampaign(ctx: Context): Promise<MethodResult> {
   const { policy } = ctx;
   const t = startTopo(ctx);
-  let stopReason = 'budget spent';
-  for (;;) {
-    const result = suggest({
-      experimentId: ctx.experimentId,
-      baseTopology: ctx.base,
-      cluster: ctx.cluster,
-      maxParallel: policy.parallel,
-      count: policy.parallel,
-      tried: t.tried,
-      currentBest: t.state.best?.name ?? null,
-      minImprovement: policy.minImprovement,
-      previousPredictions: t.previous,
-    });
-    const outlook = result.outlook ? { gainLow: result.outlook.gainLow } : null;
-    // a round costs its candidates and, beside them, its reference
-    const perRun =
-      policy.reference === 'measured-first' ? EXPECTED_RUN_GPU_HOURS : (4 / 3) * EXPECTED_RUN_GPU_HOURS;
-    const step = nextStep(t.state, { ...policy, gpuHours: ctx.budget }, perRun, outlook);
-    if (step.kind === 'conclude') {
-      stopReason = step.reason;
-      break;
-    }
-    if (result.stop.stop || result.proposals.length === 0) {
-      stopReason = `suggest: ${result.stop.reason}`;
-      break;
-    }
-    const proposals = result.proposals.slice(0, step.count);
-    const modelBest = result.outlook ? proposals.some((p) => p.change === result.outlook!.change) : true;
-    topoRound(t, step, proposals, modelBest);
-  }
-  return { ledger: t.ledger, stopReason, rounds: t.state.rounds.length, predictions: t.predictions };
+  // a round costs its candidates and, beside them, its reference
+  const perRun =
+    policy.reference === 'measured-first' ? EXPECTED_RUN_GPU_HOURS : (4 / 3) * EXPECTED_RUN_GPU_HOURS;
+  const { state, reason } = await runCampaign(
+    t.state,
+    { ...policy, gpuHours: ctx.budget },
+    {
+      suggest: (state) => {
+        t.state = state;
+        return topoSuggestion(t);
+      },
+      run: (state, planned) => {
+        t.state = state;
+        const runs = topoRound(t, planned);
+        t.wall = Math.max(t.wall, t.ledger.end());
+        // the best as this round's reference job measured it (refineBest)
+        return { runs, best: t.state.best };
+      },
+    },
+    perRun,
+  );
+  t.state = state;
+  return { ledger: t.ledger, stopReason: reason, rounds: state.rounds.length, predictions: t.predictions };
 }
 
 // ------------------------------------------------------------------------------- the seed by hand
@@ -481,7 +536,7 @@ export function randomCampaign(ctx: Context): MethodResult {
     decided.forEach((d) => {
       const name = `random-${++n}`;
       const v = decidedVerdict(d, policy.reference !== 'measured-first' ? state.best : null);
-      ledger.add(wall, jobMinutes(d), d.run.oom);
+      ledger.add(wall, jobMinutes(d), d.run.oom, false, !d.run.oom && d.stoppedAt >= MAX_MINUTES);
       verdicts.set(name, v);
       topologies.set(name, d.run.topology);
       round.runs.push({

@@ -248,13 +248,22 @@ export class World {
 
 /** GPU-minutes a method spent, by wall clock: each run holds its node from its start to its stop. */
 export class Ledger {
-  /** `baseline`: a job of the baseline (its first run or a rerun), not counted as a later run. */
-  readonly runs: Array<{ start: number; stop: number; oom: boolean; baseline: boolean }> = [];
+  /**
+   * `baseline`: a job of the baseline (its first run or a rerun), not counted as a later run;
+   * `horizon`: a candidate held to the decision horizon (MAX_MINUTES) without a decision before it.
+   */
+  readonly runs: Array<{ start: number; stop: number; oom: boolean; baseline: boolean; horizon: boolean }> =
+    [];
   /** (wall minute, truth of the incumbent) each time the method's answer changed. */
   readonly incumbent: Array<{ at: number; seconds: number; name: string }> = [];
 
-  add(start: number, jobMinutes: number, oom: boolean, baseline = false): void {
-    this.runs.push({ start, stop: start + jobMinutes, oom, baseline });
+  add(start: number, jobMinutes: number, oom: boolean, baseline = false, horizon = false): void {
+    this.runs.push({ start, stop: start + jobMinutes, oom, baseline, horizon });
+  }
+
+  /** GPU-hours of candidates held to the horizon. */
+  horizonGpuHours(): number {
+    return this.runs.filter((r) => r.horizon).reduce((a, r) => a + (GPUS * (r.stop - r.start)) / 60, 0);
   }
 
   /** GPU-hours spent by wall minute t (runs in flight counted up to t). */

@@ -65,10 +65,22 @@ export function describePoint(p: Point): string {
   return `renderer GPUs [${RENDERER_LAYOUTS[p.renderer]}], driver 4×${p.driver}, physics 4×${p.physics}, ${p.total} in flight, ${p.workers} workers`;
 }
 
+/**
+ * The memory line of the space's best: the 80% `topo validate` passes without a warning. The project
+ * never proposes above it (suggest never proposes what the validator warns about, "above 80% leaves
+ * little headroom for peaks"), so a best above it is one no campaign of the project may conclude on:
+ * on twin-a100-40g the best within 90% uses 86% of a 40 GiB GPU and is 11.4% faster than the best
+ * within 80%, which made the project wrong in every seed by policy, not by search. `optimum90` is the
+ * best within AlpaSim's 90% error line, printed beside it.
+ */
+export const MEMORY_LINE = GPU_MEMORY_LIMITS.warning;
+
 export interface GroundTruth {
-  /** Steady seconds per rollout of the best topology within the 90% memory line. */
+  /** Steady seconds per rollout of the best topology within the memory line (MEMORY_LINE). */
   optimum: number;
   optimumPoint: Point;
+  /** The best within the 90% error line (above the memory line on memory-bound hardware). */
+  optimum90: number;
   points: Point[];
   /** Steady state of every point (by pointKey). */
   steady: Map<string, SteadyState>;
@@ -82,21 +94,26 @@ export function groundTruth(base: Topology, profile: TwinProfile): GroundTruth {
   const steady = new Map<string, SteadyState>();
   let optimum = Number.POSITIVE_INFINITY;
   let optimumPoint = points[0]!;
+  let optimum90 = Number.POSITIVE_INFINITY;
   let fitting = 0;
   let admissible = 0;
+  const above = (ss: SteadyState, line: number) =>
+    ss.gpuMemoryGb.some((gb) => gb > line * ss.gpuMemoryTotalGb);
   for (const p of points) {
     const ss = steadyState(build(base, p), profile);
     steady.set(pointKey(p), ss);
     if (ss.oom) continue;
     fitting++;
-    if (ss.gpuMemoryGb.some((gb) => gb > GPU_MEMORY_LIMITS.error * ss.gpuMemoryTotalGb)) continue;
+    if (above(ss, GPU_MEMORY_LIMITS.error)) continue;
+    optimum90 = Math.min(optimum90, ss.secondsPerRollout);
+    if (above(ss, MEMORY_LINE)) continue;
     admissible++;
     if (ss.secondsPerRollout < optimum) {
       optimum = ss.secondsPerRollout;
       optimumPoint = p;
     }
   }
-  return { optimum, optimumPoint, points, steady, fitting, admissible };
+  return { optimum, optimumPoint, optimum90, points, steady, fitting, admissible };
 }
 
 /** The shipped hardware profiles (fault profiles share their hardware: skipped) and bench/profiles/*.yaml. */

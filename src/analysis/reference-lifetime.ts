@@ -32,8 +32,15 @@ export interface LifetimeOptions {
   horizonMinutes: number;
 }
 
+/**
+ * Run-minutes before a candidate's estimate may rule out a gain: younger, it still carries the
+ * start-up and its interval is wide, so the reference runs with it whatever it reads (the futility
+ * stop by forecast waits as long: src/campaign/rounds.ts futileByForecast).
+ */
+export const YOUNG_MINUTES = 30;
+
 /** Why a candidate still needs the reference's data. */
-export type NeedWhy = 'no-interval' | 'points-at-gain' | 'forecast-to-settle';
+export type NeedWhy = 'no-interval' | 'points-at-gain' | 'young';
 
 export type ReferenceNeed =
   | { needed: true; by: string; why: NeedWhy; reason: string }
@@ -49,31 +56,36 @@ export function pointsAtGain(d: LifetimeDecision | null | undefined, minImprovem
   return v !== undefined && v <= -minImprovement / 2;
 }
 
-/** Why this candidate's decision would still change with more reference data, or null. */
+/**
+ * Why this candidate's decision would still change with more reference data, or null: it has no
+ * interval yet, its estimate points at a gain, or it is younger than YOUNG_MINUTES. A candidate that
+ * only may settle `equivalent` or `not-better` does not keep the reference: that settlement changes
+ * nothing the round decides (it is no winner either way), so it is closed when the reference ends.
+ */
 export function needOf(
   d: LifetimeDecision | null,
-  o: Pick<LifetimeOptions, 'minImprovement' | 'horizonMinutes'>,
+  o: Pick<LifetimeOptions, 'minImprovement' | 'minute'>,
 ): NeedWhy | null {
   if (d && d.state !== 'measuring') return null; // decided (or the reference itself)
   // no estimate, or no interval yet (the small-sample guard): its first claim reads the reference
   if (!d?.relative_change || d.expected_minutes_to_decision === undefined) return 'no-interval';
   if (pointsAtGain(d, o.minImprovement)) return 'points-at-gain';
-  const eta = d.expected_minutes_to_decision;
-  return eta !== null && eta <= o.horizonMinutes ? 'forecast-to-settle' : null;
+  return o.minute < YOUNG_MINUTES ? 'young' : null;
 }
 
 const WHY: Record<NeedWhy, string> = {
   'no-interval': 'has no interval yet',
   'points-at-gain': 'points at a gain',
-  'forecast-to-settle': 'is forecast to settle within the horizon',
+  young: `is younger than ${YOUNG_MINUTES} run-minutes`,
 };
 
 /**
  * Does the round's reference job still need to run at this look? Yes while an open candidate's
- * decision would change with more reference data: it has no interval yet, its estimate points at a
- * gain (≤ −min_improvement ÷ 2: the decision the round exists for), or it is forecast to settle
- * within the horizon. No once every open candidate is decided or forecast to stay unsettled without
- * pointing at a gain (the futility stop ends those), and at the horizon, where every decision closes.
+ * decision would change what the round decides with more reference data: it has no interval yet, its
+ * estimate points at a gain (≤ −min_improvement ÷ 2: the decision the round exists for), or it is
+ * younger than YOUNG_MINUTES. No once every open candidate is decided or, past that age, does not
+ * point at a gain (those are closed with it: `closeWithReference`), and at the horizon, where every
+ * decision closes.
  */
 export function referenceNeeded(candidates: readonly OpenCandidate[], o: LifetimeOptions): ReferenceNeed {
   if (o.minute >= o.horizonMinutes)
@@ -94,7 +106,16 @@ export function referenceNeeded(candidates: readonly OpenCandidate[], o: Lifetim
   return {
     needed: false,
     reason: candidates.length
-      ? 'no open decision would change with more reference data (each is decided, or forecast to stay unsettled without pointing at a gain)'
+      ? 'no open decision would change what the round decides with more reference data (each is decided, or past its first 30 run-minutes without pointing at a gain)'
       : 'no candidate is open',
   };
+}
+
+/**
+ * A candidate still open when its reference job has ended: closed at once when it does not point at a
+ * gain (more of its own data cannot settle anything the round decides), rather than run on against a
+ * reference past its age. One that points at a gain is not closed: it is rerun (src/campaign/held.ts).
+ */
+export function closeWithReference(d: LifetimeDecision | null, minImprovement: number): boolean {
+  return !!d && d.state === 'measuring' && !!d.relative_change && !pointsAtGain(d, minImprovement);
 }

@@ -3,7 +3,7 @@
 // `stopAfter` rounds without a decided gain → report); the autopilot runs it for real and the
 // campaign bench simulates it, both through these functions. No I/O, no clock.
 import type { VerdictLike } from '../analysis/decision.js';
-import { pointsAtGain } from '../analysis/reference-lifetime.js';
+import { pointsAtGain, YOUNG_MINUTES } from '../analysis/reference-lifetime.js';
 import type { Decision } from '../types/generated/metrics.js';
 
 export interface CampaignPolicy {
@@ -51,6 +51,17 @@ export interface RoundRun {
   /** Its decided (projected full-run) seconds per rollout; absent for a failed run. */
   seconds?: number;
   gpuHours: number;
+  /** Why its decision was not reached (src/campaign/held.ts): a held run is no tried topology yet. */
+  held?: string;
+  /**
+   * Its decision is to be re-judged beside a reference that runs (its job or its reference's was
+   * abandoned, crashed, or a guard held an interval that settles `better`), not only left open.
+   */
+  rerun?: boolean;
+  /** Its job of the candidate: 1 the first, 2 a rerun after a held decision (src/campaign/loop.ts). */
+  attempt?: number;
+  /** Its last relative change against the reference (negative: faster), decided or not. */
+  change?: number;
 }
 
 export interface Round {
@@ -99,11 +110,13 @@ export function startCampaign(baseline: {
 
 /**
  * The round's winner, if any: the fastest run decided `better` than the reference. After a failed
- * baseline there is no reference yet: the fastest measured run becomes the best.
+ * baseline there is no reference yet: the run the round decided between its candidates (`better`:
+ * every other one decided against it), else the fastest measured run becomes the best.
  */
 export function roundWinner(state: CampaignState, round: Round): RoundRun | undefined {
   const measured = round.runs.filter((r) => r.seconds !== undefined && r.outcome !== 'failed');
-  const eligible = state.best === null ? measured : measured.filter((r) => r.outcome === 'better');
+  const better = measured.filter((r) => r.outcome === 'better');
+  const eligible = state.best === null && better.length === 0 ? measured : better;
   return eligible.sort((a, b) => (a.seconds as number) - (b.seconds as number))[0];
 }
 
@@ -193,7 +206,7 @@ export function nextStep(
 }
 
 /** Run-minutes a candidate measures before its decision's forecast may stop it (futileByForecast). */
-export const FORECAST_AFTER_MINUTES = 30;
+export const FORECAST_AFTER_MINUTES = YOUNG_MINUTES;
 
 /**
  * A candidate still `measuring` whose estimate does not point at a gain (its relative change above

@@ -2,6 +2,7 @@
 // reference-lifetime.ts, the one rule the campaign bench, the autopilot, the monitor and the demo call.
 import { describe, expect, it } from 'vitest';
 import {
+  closeWithReference,
   type LifetimeDecision,
   needOf,
   pointsAtGain,
@@ -36,37 +37,39 @@ describe('how long the reference beside a round runs', () => {
     }
   });
 
-  it('a candidate pointing at a gain names the need even when another is only forecast to settle', () => {
+  it('a candidate pointing at a gain names the need even when another is only young', () => {
     const need = referenceNeeded(
       [
         { name: 'tie', decision: measuring(0.005, 60) },
         { name: 'gain', decision: measuring(-0.03, null) },
       ],
-      options(30),
+      options(20),
     );
     expect(need).toMatchObject({ needed: true, by: 'gain', why: 'points-at-gain' });
   });
 
-  it('stops once no open decision would change with more reference data', () => {
-    // decided, or forecast to stay unsettled without pointing at a gain (the futility stop ends those)
-    const need = referenceNeeded(
-      [
-        { name: 'decided', decision: pruned },
-        { name: 'tie', decision: measuring(0.001, null) },
-        { name: 'far', decision: measuring(-0.005, 400) },
-      ],
-      options(35),
-    );
-    expect(need.needed).toBe(false);
+  it('stops once no open decision would change what the round decides with more reference data', () => {
+    // decided, or past 30 run-minutes without pointing at a gain, even one forecast to settle
+    // `equivalent` (no winner either way): those are closed with it
+    const open = [
+      { name: 'decided', decision: pruned },
+      { name: 'tie', decision: measuring(0.001, null) },
+      { name: 'settles', decision: measuring(0.004, 60) },
+      { name: 'far', decision: measuring(-0.005, 400) },
+    ];
+    expect(referenceNeeded(open, options(35)).needed).toBe(false);
+    for (const c of open.slice(1)) expect(closeWithReference(c.decision, 0.02)).toBe(true);
+    expect(closeWithReference(measuring(-0.05), 0.02)).toBe(false);
+    expect(closeWithReference(pruned, 0.02)).toBe(false);
     expect(referenceNeeded([], options(5)).needed).toBe(false);
   });
 
-  it('runs while a candidate has no interval yet, or is forecast to settle within the horizon', () => {
+  it('runs while a candidate has no interval yet, or is younger than 30 run-minutes', () => {
     expect(needOf(null, options(5))).toBe('no-interval');
     expect(needOf(measuring(0.01, 'none'), options(5))).toBe('no-interval');
-    expect(needOf(measuring(0.01, 80), options(30))).toBe('forecast-to-settle');
-    expect(needOf(measuring(0.01, 130), options(30))).toBeNull();
-    expect(needOf({ state: 'better' }, options(30))).toBeNull();
+    expect(needOf(measuring(0.01, 80), options(25))).toBe('young');
+    expect(needOf(measuring(0.01, 80), options(30))).toBeNull();
+    expect(needOf({ state: 'better' }, options(10))).toBeNull();
   });
 
   it('never past the horizon, where every decision closes', () => {

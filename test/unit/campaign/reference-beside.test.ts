@@ -28,7 +28,7 @@ describe('the reference beside a round (issue 43)', () => {
     expect(leader!.stoppedAt).toBeGreaterThan(45);
     expect(reference.stoppedAt).toBeGreaterThanOrEqual(leader!.stoppedAt);
     expect(leader!.outcome).toBe('better');
-  });
+  }, 180_000);
 });
 
 describe("a job's incident (issue 43: the bench)", () => {

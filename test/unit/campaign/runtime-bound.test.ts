@@ -75,7 +75,7 @@ describe('a runtime-bound twin', () => {
       5,
     );
     expect(decided[0]!.outcome).toBe('better');
-    // the reference ran as long as its one candidate (Dunnett's share with K = 1), no longer
+    // the reference ran as long as its one candidate needed it (referenceNeeded), no longer
     expect(reference.stoppedAt).toBe(decided[0]!.stoppedAt);
   });
 });
