@@ -285,7 +285,7 @@ function topoSuggestion(t: TopoRun): Suggestion<Proposal> {
 }
 
 /**
- * The project's campaign: the loop of src/campaign/loop.ts (the one the autopilot runs), suggest's
+ * The project's campaign: the loop of src/campaign/loop.ts (runCampaign), suggest's
  * proposals, the monitor's decisions, each round's reference beside its candidates.
  */
 export async function topoCampaign(ctx: Context): Promise<MethodResult> {

@@ -1,5 +1,5 @@
-// The campaign loop, one function for every caller: the campaign bench runs it on simulated rounds,
-// the autopilot (bench and product) on its own; both get the same rounds from the same state. Each
+// The campaign loop: the campaign bench runs it on simulated rounds. The autopilot, pass by pass,
+// reads the same rounds through src/campaign/rounds.ts (it does not rerun held candidates yet). Each
 // turn: suggest's answer → planRound (conclude, or the round's reruns and proposals) → the caller
 // runs the round → recordRound (what the round decided, whether it tried the model's best) → next.
 // Pure but for the caller's two functions.
@@ -147,7 +147,7 @@ export interface CampaignIO<P extends ProposalLike = ProposalLike> {
   run(state: CampaignState, round: PlannedRound<P>): RoundResult | Promise<RoundResult>;
 }
 
-/** The campaign from its baseline to the conclusion: the loop both the bench and the autopilot run. */
+/** The campaign from its baseline to the conclusion: the loop the campaign bench runs. */
 export async function runCampaign<P extends ProposalLike>(
   start: CampaignState,
   policy: CampaignPolicy,

@@ -1,5 +1,4 @@
-// The campaign loop (src/campaign/loop.ts), the one function the campaign bench and the autopilot
-// run: reruns of held candidates first, a topology tried only once decided, the conclusion.
+// The campaign loop (src/campaign/loop.ts), the campaign bench's: reruns of held candidates first, a topology tried only once decided, the conclusion.
 import { describe, expect, it } from 'vitest';
 import {
   decidedRun,
