@@ -69486,6 +69486,7 @@ function compare(candidate, against, againstName) {
 }
 
 // src/analysis/reference-lifetime.ts
+var YOUNG_MINUTES = 30;
 function pointsAtGain(d2, minImprovement) {
   const v2 = d2?.relative_change?.value;
   return v2 !== void 0 && v2 <= -minImprovement / 2;
@@ -69494,13 +69495,12 @@ function needOf(d2, o) {
   if (d2 && d2.state !== "measuring") return null;
   if (!d2?.relative_change || d2.expected_minutes_to_decision === void 0) return "no-interval";
   if (pointsAtGain(d2, o.minImprovement)) return "points-at-gain";
-  const eta = d2.expected_minutes_to_decision;
-  return eta !== null && eta <= o.horizonMinutes ? "forecast-to-settle" : null;
+  return o.minute < YOUNG_MINUTES ? "young" : null;
 }
 var WHY = {
   "no-interval": "has no interval yet",
   "points-at-gain": "points at a gain",
-  "forecast-to-settle": "is forecast to settle within the horizon"
+  young: `is younger than ${YOUNG_MINUTES} run-minutes`
 };
 function referenceNeeded(candidates, o) {
   if (o.minute >= o.horizonMinutes)
@@ -69519,7 +69519,7 @@ function referenceNeeded(candidates, o) {
     };
   return {
     needed: false,
-    reason: candidates.length ? "no open decision would change with more reference data (each is decided, or forecast to stay unsettled without pointing at a gain)" : "no candidate is open"
+    reason: candidates.length ? "no open decision would change what the round decides with more reference data (each is decided, or past its first 30 run-minutes without pointing at a gain)" : "no candidate is open"
   };
 }
 
@@ -69533,7 +69533,8 @@ function startCampaign(baseline) {
 }
 function roundWinner(state2, round3) {
   const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
-  const eligible = state2.best === null ? measured2 : measured2.filter((r) => r.outcome === "better");
+  const better = measured2.filter((r) => r.outcome === "better");
+  const eligible = state2.best === null && better.length === 0 ? measured2 : better;
   return eligible.sort((a, b2) => a.seconds - b2.seconds)[0];
 }
 function closeRound(state2, round3) {
@@ -69581,7 +69582,7 @@ function nextStep2(state2, policy, expectedRunGpuHours, outlook) {
   }
   return { kind: "round", index: state2.rounds.length + 1, parent, count: count2 };
 }
-var FORECAST_AFTER_MINUTES = 30;
+var FORECAST_AFTER_MINUTES = YOUNG_MINUTES;
 function futileByForecast(decision, minute, horizon, minImprovement) {
   if (decision.state !== "measuring" || minute < FORECAST_AFTER_MINUTES) return false;
   if (decision.relative_change?.value === void 0 || pointsAtGain(decision, minImprovement)) return false;
@@ -78151,9 +78152,10 @@ function rawMoves(parent, evidence, ctx) {
   moves.push(...rebalance(parent));
   moves.push(...resizeCaches(parent));
   const ranked = Object.entries(evidence.queues).filter(([s, q2]) => active.includes(s) && s !== bottleneck && !idleService(evidence, s) && q2.max > 0).sort((a, b22) => b22[1].max - a[1].max);
-  for (const [svc] of ranked.slice(0, bottleneck ? 1 : 2)) {
+  for (const [svc, i] of ranked.slice(0, bottleneck ? 1 : 2).map(([x2], k2) => [x2, k2])) {
     const why = `${queueSentence(evidence, svc)}: ${svc} has the ${bottleneck ? "next " : ""}deepest queue without being a clear bottleneck`;
-    for (const m2 of scaleBottleneck(parent, svc, evidence, ctx)) {
+    const place = !bottleneck && i === 0 ? placeFree(parent, svc, evidence, ctx) : [];
+    for (const m2 of [...scaleBottleneck(parent, svc, evidence, ctx), ...place]) {
       moves.push({
         ...m2,
         priority: m2.priority * (bottleneck ? 0.5 : 0.65),
@@ -79417,7 +79419,7 @@ function suggest2(input, options2 = {}) {
     score -= 0.01 * peak;
     const prediction = calibration ? predictionFor(calibration, move.topology, parent, input.cluster.gpusPerNode) : void 0;
     if (prediction && reliable) {
-      if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.logSd) / prediction.parentSeconds < minImprovement) {
+      if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.netLogSd) / prediction.parentSeconds < minImprovement) {
         rejected.push({
           change: move.change,
           reason: `predicted below min_improvement ${pct4(minImprovement)}: ${pct4(prediction.gain)} faster [${pct4(prediction.gainLow)}, ${pct4(prediction.gainHigh)}]`
@@ -79429,7 +79431,7 @@ function suggest2(input, options2 = {}) {
     scored.push({ move, hash: h2, score, predicted, ...prediction ? { prediction } : {} });
   }
   const picked = [];
-  const pool = [...scored];
+  const pool = reliable ? undominated(scored, minImprovement, rejected) : [...scored];
   while (picked.length < count2 && pool.length > 0) {
     const adjusted = pool.map((s) => {
       const same = picked.filter(
@@ -79478,7 +79480,7 @@ function suggest2(input, options2 = {}) {
     input.maxParallel,
     outlook ? { minImprovement, gainLow: outlook.gainLow } : null
   );
-  let stop2 = noProgress;
+  let stop2 = noProgress ?? (reliable ? calibratedStop(outlook, calibration, minImprovement) : null);
   if (!stop2 && proposals3.length === 0) {
     const memoryBound = rejected.some((r) => r.reason.startsWith("predicted GPU memory"));
     const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
@@ -79506,6 +79508,32 @@ function suggest2(input, options2 = {}) {
   };
 }
 var pct4 = (x2) => `${Math.round(1e3 * x2) / 10}%`;
+function undominated(scored, minImprovement, rejected) {
+  const predicted = scored.filter((s) => s.prediction);
+  const best = predicted.sort((a, b2) => a.prediction.seconds - b2.prediction.seconds)[0]?.prediction;
+  if (!best) return [...scored];
+  return scored.filter(({ move, prediction: p }) => {
+    if (!p || p === best) return true;
+    const sd = Math.hypot(p.netLogSd, best.netLogSd);
+    const lose = Math.log(p.seconds / best.seconds) - DROP_Z * sd;
+    if (lose <= Math.log(1 + minImprovement)) return true;
+    rejected.push({
+      change: move.change,
+      reason: `dominated: predicted ${pct4(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct4(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct4(minImprovement)}`
+    });
+    return false;
+  });
+}
+function calibratedStop(outlook, calibration, minImprovement) {
+  const error = calibration?.calibrationError;
+  if (!outlook || error == null) return null;
+  const bound = outlook.gain + DROP_Z * error;
+  if (bound >= minImprovement) return null;
+  return {
+    stop: true,
+    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct4(outlook.gain)} faster, ${pct4(bound)} at most with its calibration error (\xB1${pct4(error)} on the runs it predicted): below min_improvement ${pct4(minImprovement)}`
+  };
+}
 function modelOutlook(scored, picked) {
   const best = scored.filter((s) => s.prediction).sort((a, b2) => a.prediction.seconds - b2.prediction.seconds)[0];
   if (!best?.prediction) return void 0;
@@ -79595,6 +79623,7 @@ function predictionFor(cal, topology, parent, gpus) {
     gainLow: r(p.gainLow),
     gainHigh: r(p.gainHigh),
     logSd: r(p.logSd),
+    netLogSd: r(Math.sqrt(Math.max(0, p.logSd ** 2 - m2.logSe ** 2))),
     parent: parent.name,
     parentSeconds: r(seconds3),
     expectedGpuHours: r(expectedGpuHours, 2),

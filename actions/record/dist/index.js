@@ -69460,13 +69460,19 @@ function withGpuMinutes(d, i) {
 }
 
 // src/analysis/reference-lifetime.ts
+var YOUNG_MINUTES = 30;
 function pointsAtGain(d, minImprovement) {
   const v = d?.relative_change?.value;
   return v !== void 0 && v <= -minImprovement / 2;
 }
+var WHY = {
+  "no-interval": "has no interval yet",
+  "points-at-gain": "points at a gain",
+  young: `is younger than ${YOUNG_MINUTES} run-minutes`
+};
 
 // src/campaign/rounds.ts
-var FORECAST_AFTER_MINUTES = 30;
+var FORECAST_AFTER_MINUTES = YOUNG_MINUTES;
 function futileByForecast(decision, minute, horizon, minImprovement) {
   if (decision.state !== "measuring" || minute < FORECAST_AFTER_MINUTES) return false;
   if (decision.relative_change?.value === void 0 || pointsAtGain(decision, minImprovement)) return false;

@@ -65192,6 +65192,7 @@ function compare(candidate, against, againstName) {
 }
 
 // src/analysis/reference-lifetime.ts
+var YOUNG_MINUTES = 30;
 function pointsAtGain(d, minImprovement) {
   const v = d?.relative_change?.value;
   return v !== void 0 && v <= -minImprovement / 2;
@@ -65200,13 +65201,12 @@ function needOf(d, o) {
   if (d && d.state !== "measuring") return null;
   if (!d?.relative_change || d.expected_minutes_to_decision === void 0) return "no-interval";
   if (pointsAtGain(d, o.minImprovement)) return "points-at-gain";
-  const eta = d.expected_minutes_to_decision;
-  return eta !== null && eta <= o.horizonMinutes ? "forecast-to-settle" : null;
+  return o.minute < YOUNG_MINUTES ? "young" : null;
 }
 var WHY = {
   "no-interval": "has no interval yet",
   "points-at-gain": "points at a gain",
-  "forecast-to-settle": "is forecast to settle within the horizon"
+  young: `is younger than ${YOUNG_MINUTES} run-minutes`
 };
 function referenceNeeded(candidates, o) {
   if (o.minute >= o.horizonMinutes)
@@ -65225,7 +65225,7 @@ function referenceNeeded(candidates, o) {
     };
   return {
     needed: false,
-    reason: candidates.length ? "no open decision would change with more reference data (each is decided, or forecast to stay unsettled without pointing at a gain)" : "no candidate is open"
+    reason: candidates.length ? "no open decision would change what the round decides with more reference data (each is decided, or past its first 30 run-minutes without pointing at a gain)" : "no candidate is open"
   };
 }
 
@@ -65239,7 +65239,8 @@ function startCampaign(baseline) {
 }
 function roundWinner(state2, round2) {
   const measured2 = round2.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
-  const eligible = state2.best === null ? measured2 : measured2.filter((r) => r.outcome === "better");
+  const better = measured2.filter((r) => r.outcome === "better");
+  const eligible = state2.best === null && better.length === 0 ? measured2 : better;
   return eligible.sort((a, b) => a.seconds - b.seconds)[0];
 }
 function closeRound(state2, round2) {
@@ -65266,7 +65267,7 @@ function stopRule(state2, policy, outlook) {
   if (outlook && outlook.gainLow >= policy.minImprovement) return null;
   return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
 }
-var FORECAST_AFTER_MINUTES = 30;
+var FORECAST_AFTER_MINUTES = YOUNG_MINUTES;
 function futileByForecast(decision, minute, horizon, minImprovement) {
   if (decision.state !== "measuring" || minute < FORECAST_AFTER_MINUTES) return false;
   if (decision.relative_change?.value === void 0 || pointsAtGain(decision, minImprovement)) return false;
@@ -79458,9 +79459,10 @@ function rawMoves(parent, evidence, ctx) {
   moves.push(...rebalance(parent));
   moves.push(...resizeCaches(parent));
   const ranked = Object.entries(evidence.queues).filter(([s, q]) => active.includes(s) && s !== bottleneck && !idleService(evidence, s) && q.max > 0).sort((a, b2) => b2[1].max - a[1].max);
-  for (const [svc] of ranked.slice(0, bottleneck ? 1 : 2)) {
+  for (const [svc, i] of ranked.slice(0, bottleneck ? 1 : 2).map(([x], k) => [x, k])) {
     const why = `${queueSentence(evidence, svc)}: ${svc} has the ${bottleneck ? "next " : ""}deepest queue without being a clear bottleneck`;
-    for (const m of scaleBottleneck(parent, svc, evidence, ctx)) {
+    const place = !bottleneck && i === 0 ? placeFree(parent, svc, evidence, ctx) : [];
+    for (const m of [...scaleBottleneck(parent, svc, evidence, ctx), ...place]) {
       moves.push({
         ...m,
         priority: m.priority * (bottleneck ? 0.5 : 0.65),
@@ -80724,7 +80726,7 @@ function suggest2(input, options = {}) {
     score -= 0.01 * peak;
     const prediction = calibration ? predictionFor(calibration, move.topology, parent, input.cluster.gpusPerNode) : void 0;
     if (prediction && reliable) {
-      if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.logSd) / prediction.parentSeconds < minImprovement) {
+      if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.netLogSd) / prediction.parentSeconds < minImprovement) {
         rejected.push({
           change: move.change,
           reason: `predicted below min_improvement ${pct4(minImprovement)}: ${pct4(prediction.gain)} faster [${pct4(prediction.gainLow)}, ${pct4(prediction.gainHigh)}]`
@@ -80736,7 +80738,7 @@ function suggest2(input, options = {}) {
     scored.push({ move, hash: h, score, predicted, ...prediction ? { prediction } : {} });
   }
   const picked = [];
-  const pool = [...scored];
+  const pool = reliable ? undominated(scored, minImprovement, rejected) : [...scored];
   while (picked.length < count2 && pool.length > 0) {
     const adjusted = pool.map((s) => {
       const same = picked.filter(
@@ -80785,7 +80787,7 @@ function suggest2(input, options = {}) {
     input.maxParallel,
     outlook ? { minImprovement, gainLow: outlook.gainLow } : null
   );
-  let stop2 = noProgress;
+  let stop2 = noProgress ?? (reliable ? calibratedStop(outlook, calibration, minImprovement) : null);
   if (!stop2 && proposals2.length === 0) {
     const memoryBound = rejected.some((r) => r.reason.startsWith("predicted GPU memory"));
     const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
@@ -80813,6 +80815,32 @@ function suggest2(input, options = {}) {
   };
 }
 var pct4 = (x) => `${Math.round(1e3 * x) / 10}%`;
+function undominated(scored, minImprovement, rejected) {
+  const predicted = scored.filter((s) => s.prediction);
+  const best = predicted.sort((a, b) => a.prediction.seconds - b.prediction.seconds)[0]?.prediction;
+  if (!best) return [...scored];
+  return scored.filter(({ move, prediction: p }) => {
+    if (!p || p === best) return true;
+    const sd = Math.hypot(p.netLogSd, best.netLogSd);
+    const lose = Math.log(p.seconds / best.seconds) - DROP_Z * sd;
+    if (lose <= Math.log(1 + minImprovement)) return true;
+    rejected.push({
+      change: move.change,
+      reason: `dominated: predicted ${pct4(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct4(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct4(minImprovement)}`
+    });
+    return false;
+  });
+}
+function calibratedStop(outlook, calibration, minImprovement) {
+  const error2 = calibration?.calibrationError;
+  if (!outlook || error2 == null) return null;
+  const bound = outlook.gain + DROP_Z * error2;
+  if (bound >= minImprovement) return null;
+  return {
+    stop: true,
+    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct4(outlook.gain)} faster, ${pct4(bound)} at most with its calibration error (\xB1${pct4(error2)} on the runs it predicted): below min_improvement ${pct4(minImprovement)}`
+  };
+}
 function modelOutlook(scored, picked) {
   const best = scored.filter((s) => s.prediction).sort((a, b) => a.prediction.seconds - b.prediction.seconds)[0];
   if (!best?.prediction) return void 0;
@@ -80902,6 +80930,7 @@ function predictionFor(cal, topology, parent, gpus) {
     gainLow: r(p.gainLow),
     gainHigh: r(p.gainHigh),
     logSd: r(p.logSd),
+    netLogSd: r(Math.sqrt(Math.max(0, p.logSd ** 2 - m.logSe ** 2))),
     parent: parent.name,
     parentSeconds: r(seconds2),
     expectedGpuHours: r(expectedGpuHours, 2),
