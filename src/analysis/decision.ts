@@ -377,8 +377,37 @@ export function decideCandidate(
   const open = stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
   // the narrowest interval the candidate's own data could give: its error gone, the reference's kept
   const bestRadius = ageGapHide(at.gapMinutes) + (claim.radius * Math.hypot(at.logSe, between)) / s;
+  // a guard read against a reference whose data ended before the candidate's age reads a frozen slope
+  // (issue 43 item 2): closed with the claim the data support, never run on to a horizon's not-better
+  if (held && stateOf(lo, hi, m) === 'better' && outlived(candidate, read.ref))
+    return heldFaster(base, change, candidate, evidence, `${shown}'s data ended while a guard held it`);
   const ended = frozenAt(read, { d, lo, hi, m, bestRadius });
   return ended === null ? open : closeOpen(open, candidate, ended);
+}
+
+/** The reference's data ended before the candidate's run age: nothing it measures later reaches it. */
+function outlived(candidate: VerdictLike, ref: DecisionReference): boolean {
+  const end = ref.verdict.minutes_of_data;
+  return !!ref.ended && end != null && (candidate.minutes_of_data ?? 0) > end + 0.5;
+}
+
+/**
+ * A decision closed while its whole interval lies below −min_improvement but a guard (a drift not
+ * ruled out, a thin error basis) holds the claim: `faster-drift-not-ruled-out`, never `not-better`
+ * (issue 43 item 2: the data say it is faster; what they cannot rule out is that a drift undoes it
+ * over the full run). Neutral and final; a campaign reruns it beside a reference that runs.
+ */
+function heldFaster(
+  base: DecisionBase,
+  change: Interval,
+  candidate: VerdictLike,
+  evidence: string[],
+  why: string,
+): Decision {
+  return decided(base, 'faster-drift-not-ruled-out', change, candidate, [
+    ...evidence,
+    `faster-drift-not-ruled-out: faster at equal run age at every look's confidence, closed because ${why}: a drift that could undo it over the full run is not ruled out`,
+  ]);
 }
 
 /**
@@ -484,7 +513,8 @@ function thinBasis(candidate: VerdictLike, at: ReferenceAtAge, shown: string): s
 
 /**
  * The closed design: at `max_decision_minutes` a candidate still open is settled. Within
- * ±min_improvement (and no guard holding it) it is `equivalent`, otherwise `not-better` (it was not
+ * ±min_improvement (and no guard holding it) it is `equivalent`; its whole interval below
+ * −min_improvement (a guard held it) `faster-drift-not-ruled-out`; otherwise `not-better` (it was not
  * shown min_improvement faster: the futility boundary); the evidence states the error this costs,
  * the chance that a candidate truly min_improvement faster reads as slow as this one or slower.
  */
@@ -499,6 +529,14 @@ function settleAtHorizon(x: {
   held: boolean;
   candidate: VerdictLike;
 }): Decision {
+  if (x.change.high < -x.m)
+    return heldFaster(
+      x.base,
+      x.change,
+      x.candidate,
+      x.evidence,
+      'the horizon (max_decision_minutes) came while a guard held it',
+    );
   const state = !x.held && Math.abs(x.change.value) < x.m ? 'equivalent' : 'not-better';
   const p = x.s > 0 ? upperTailZ((x.d - Math.log(1 - x.m)) / x.s) : 0;
   return decided(x.base, state, x.change, x.candidate, [

@@ -18,15 +18,20 @@ export function heldBelow(d: Pick<Decision, 'relative_change'> | null | undefine
 /**
  * A candidate's outcome in its round from its last decision (null: none). `better`, `worse`,
  * `equivalent` and `not-better` stand as decided, but a `not-better` whose whole interval lies below
- * −min_improvement is never one (the closed design settles a guard's hold so; it is `undecided`,
- * held, to be rerun), and a decision closed at the horizon is held too: not shown, only settled.
+ * −min_improvement is never one, nor is a `faster-drift-not-ruled-out` (a guard held the claim; it
+ * is `undecided`, held, to be rerun), and a decision closed at the horizon is held too: not shown,
+ * only settled.
  */
 export function runOutcome(
   d: Decided | null,
   o: { minImprovement: number; horizonMinutes: number },
 ): { outcome: RunOutcome; held?: string; rerun?: boolean } {
   if (!d) return { outcome: 'undecided', held: 'no decision' };
-  if (d.state === 'not-better' && heldBelow(d, o.minImprovement))
+  // faster-drift-not-ruled-out: the product's claim for the same case (src/analysis/decision.ts)
+  if (
+    d.state === 'faster-drift-not-ruled-out' ||
+    (d.state === 'not-better' && heldBelow(d, o.minImprovement))
+  )
     return {
       outcome: 'undecided',
       held: `its whole interval lies below −${pct(o.minImprovement)} and a guard held the claim`,

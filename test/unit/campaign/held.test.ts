@@ -26,6 +26,9 @@ describe('a candidate whose interval lies below −min_improvement (issue 43)', 
     expect(held.outcome).toBe('undecided');
     expect(held.rerun).toBe(true);
     expect(heldBelow(decision('not-better', -0.36, -0.37, -0.35), m)).toBe(true);
+    // the decision's own claim for it (src/analysis/decision.ts): held and rerun the same way
+    const faster = runOutcome(decision('faster-drift-not-ruled-out', -0.2, -0.25, -0.15, 60), horizon);
+    expect(faster).toMatchObject({ outcome: 'undecided', rerun: true });
     // an interval across −min_improvement closed at the horizon: not-better, but not shown (held, no rerun)
     const across = runOutcome(decision('not-better', -0.04, -0.09, 0.01, 120), horizon);
     expect(across).toMatchObject({ outcome: 'not-better', held: expect.stringMatching(/horizon/) });
