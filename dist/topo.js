@@ -64470,8 +64470,20 @@ function decideCandidate(candidate, reference, options2 = {}) {
     return settleAtHorizon({ base, change, d: d2, s, m: m2, shown, evidence, held, candidate });
   const open = stillMeasuring(base, change, evidence, expectedMinutes(candidate, d2, s, m2, options2));
   const bestRadius = ageGapHide(at.gapMinutes) + claim.radius * Math.hypot(at.logSe, between) / s;
+  if (held && stateOf(lo, hi, m2) === "better" && outlived(candidate, read2.ref))
+    return heldFaster(base, change, candidate, evidence, `${shown}'s data ended while a guard held it`);
   const ended = frozenAt(read2, { d: d2, lo, hi, m: m2, bestRadius });
   return ended === null ? open : closeOpen(open, candidate, ended);
+}
+function outlived(candidate, ref) {
+  const end = ref.verdict.minutes_of_data;
+  return !!ref.ended && end != null && (candidate.minutes_of_data ?? 0) > end + 0.5;
+}
+function heldFaster(base, change, candidate, evidence, why) {
+  return decided(base, "faster-drift-not-ruled-out", change, candidate, [
+    ...evidence,
+    `faster-drift-not-ruled-out: faster at equal run age at every look's confidence, closed because ${why}: a drift that could undo it over the full run is not ruled out`
+  ]);
 }
 function frozenAt(read2, x2) {
   if (!read2.ref.ended || stateOf(x2.lo, x2.hi, x2.m) === "better") return null;
@@ -64536,6 +64548,14 @@ function thinBasis(candidate, at, shown) {
   return null;
 }
 function settleAtHorizon(x2) {
+  if (x2.change.high < -x2.m)
+    return heldFaster(
+      x2.base,
+      x2.change,
+      x2.candidate,
+      x2.evidence,
+      "the horizon (max_decision_minutes) came while a guard held it"
+    );
   const state2 = !x2.held && Math.abs(x2.change.value) < x2.m ? "equivalent" : "not-better";
   const p = x2.s > 0 ? upperTailZ((x2.d - Math.log(1 - x2.m)) / x2.s) : 0;
   return decided(x2.base, state2, x2.change, x2.candidate, [

@@ -64952,8 +64952,20 @@ function decideCandidate(candidate, reference, options = {}) {
     return settleAtHorizon({ base, change, d, s, m, shown, evidence, held, candidate });
   const open2 = stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
   const bestRadius = ageGapHide(at.gapMinutes) + claim.radius * Math.hypot(at.logSe, between) / s;
+  if (held && stateOf(lo, hi, m) === "better" && outlived(candidate, read2.ref))
+    return heldFaster(base, change, candidate, evidence, `${shown}'s data ended while a guard held it`);
   const ended = frozenAt(read2, { d, lo, hi, m, bestRadius });
   return ended === null ? open2 : closeOpen(open2, candidate, ended);
+}
+function outlived(candidate, ref) {
+  const end = ref.verdict.minutes_of_data;
+  return !!ref.ended && end != null && (candidate.minutes_of_data ?? 0) > end + 0.5;
+}
+function heldFaster(base, change, candidate, evidence, why) {
+  return decided(base, "faster-drift-not-ruled-out", change, candidate, [
+    ...evidence,
+    `faster-drift-not-ruled-out: faster at equal run age at every look's confidence, closed because ${why}: a drift that could undo it over the full run is not ruled out`
+  ]);
 }
 function frozenAt(read2, x) {
   if (!read2.ref.ended || stateOf(x.lo, x.hi, x.m) === "better") return null;
@@ -65018,6 +65030,14 @@ function thinBasis(candidate, at, shown) {
   return null;
 }
 function settleAtHorizon(x) {
+  if (x.change.high < -x.m)
+    return heldFaster(
+      x.base,
+      x.change,
+      x.candidate,
+      x.evidence,
+      "the horizon (max_decision_minutes) came while a guard held it"
+    );
   const state2 = !x.held && Math.abs(x.change.value) < x.m ? "equivalent" : "not-better";
   const p = x.s > 0 ? upperTailZ((x.d - Math.log(1 - x.m)) / x.s) : 0;
   return decided(x.base, state2, x.change, x.candidate, [
