@@ -31,6 +31,7 @@ import { githubMonitorPort, MONITOR_CHECK_NAME, slurmMonitorPort } from '../../s
 import type { MonitorCandidate, MonitorExperiment, MonitorPorts } from '../../src/monitor/ports.js';
 import { referenceWithFigure } from '../../src/record/figure.js';
 import { baselineRun, bestRun, recordPaths, referenceSourceOf } from '../../src/record/model.js';
+import { betweenRunOf } from '../../src/record/reference-runs.js';
 import { parseRecord } from '../../src/record/validate.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../src/slurm/types.js';
@@ -131,7 +132,7 @@ function loadExperiments(config: MonitorConfig): Map<string, Loaded> {
 function recordReferences(
   config: MonitorConfig,
   experimentId: string,
-): Pick<MonitorExperiment, 'baseline' | 'best' | 'referenceSource' | 'recordChartUrl'> {
+): Pick<MonitorExperiment, 'baseline' | 'best' | 'referenceSource' | 'betweenRun' | 'recordChartUrl'> {
   const paths = recordPaths(experimentId);
   const file = join(config.workspace, paths.json);
   if (!existsSync(file)) return {};
@@ -147,6 +148,7 @@ function recordReferences(
     baseline: referenceWithFigure(baselineRun(record), record.runs),
     best: referenceWithFigure(bestRun(record), record.runs),
     referenceSource: referenceSourceOf(record),
+    betweenRun: betweenRunOf(record),
     recordChartUrl: existsSync(join(config.workspace, paths.chart))
       ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}`
       : null,

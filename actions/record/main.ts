@@ -146,6 +146,13 @@ async function main(): Promise<void> {
       })),
     ),
   );
+  const references = (result.references ?? []).map((r) => ({
+    experiment_id: r.experimentId,
+    run_name: r.runName,
+    gpu_minutes: r.gpuMinutes,
+    committed: r.commit.committed,
+  }));
+  core.setOutput('reference-runs', JSON.stringify(references));
   core.setOutput('closed-requests', JSON.stringify(result.closed.requests));
   core.setOutput('cancelled-jobs', JSON.stringify(result.closed.cancelledJobs));
   core.setOutput('committed', String(recorded.some((r) => r.committed)));
@@ -164,6 +171,11 @@ async function main(): Promise<void> {
     // a refusal is the record working (the pull request is told why); it is not a failed step
     if (n.refused) core.warning(`${n.candidate}: refused: ${n.why}`);
   }
+  for (const r of references)
+    summary.addRaw(
+      `- reference job \`${r.run_name}\` recorded in \`experiments/${r.experiment_id}.json\`: ${r.gpu_minutes ?? 'unknown'} GPU-minutes, charged to the experiment`,
+      true,
+    );
   if (result.closed.requests.length)
     summary.addRaw(
       `The pull request's ${result.closed.requests.length} open run request(s) ended with it (Outcome \`closed\`)${result.closed.cancelledJobs.length ? `; Slurm job(s) ${result.closed.cancelledJobs.join(', ')} cancelled` : ''}. Reopening it needs a new \`/topo submit\`.`,

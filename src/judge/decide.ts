@@ -43,7 +43,7 @@ export interface JudgeStanding {
   best?: RecordedReference | null;
   /**
    * The spread between runs of one topology at different times, for a recorded reference (no job
-   * beside the candidates): the record's estimate (src/record/between-run.ts), else assumed.
+   * beside the candidates): the record's estimate (src/record/reference-runs.ts betweenRunOf), else assumed.
    */
   betweenRun?: BetweenRun | null;
   /** GPUs a job of the experiment holds (the cluster's gpus_per_node). */

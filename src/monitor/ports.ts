@@ -2,6 +2,7 @@
 // and Requests, Slurm, Prometheus, GitHub, the bot's run state) and the shapes it reads them as.
 // Adapters over src/slurm and src/github are in ./adapters.ts; the action's, over the pass's one
 // snapshot of the pull requests, in actions/monitor/ports.ts.
+import type { BetweenRun } from '../analysis/decision.js';
 import type { BotPull } from '../autopilot/pulls.js';
 import type { PilotState } from '../autopilot/state.js';
 import type { LabelState } from '../github/labels.js';
@@ -59,6 +60,8 @@ export interface MonitorExperiment {
    * baseline, with its file on the default branch and its topology's hash. Absent: no job is made.
    */
   referenceSource?: ReferenceSource | null;
+  /** The between-run term of the recorded reference, from the record's repeated runs (null: assumed). */
+  betweenRun?: BetweenRun | null;
   /** GPUs a job of the experiment holds (the cluster's gpus_per_node); else the experiment's, the topology's. */
   gpusPerNode?: number;
   /** URL of the experiment's committed record chart (experiments/<id>.svg), linked from the comments. */

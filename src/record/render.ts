@@ -9,6 +9,7 @@ import { describeChange } from './change.js';
 import { type Figure, figureOf } from './figure.js';
 import { cell, comparisonText, decisionText, interval, num, percentOfFraction, seconds } from './format.js';
 import { baselineRun, bestRun, recordPaths } from './model.js';
+import { referenceGpuMinutes } from './reference-runs.js';
 
 type StableMetrics = NonNullable<RecordRun['stable_metrics']>;
 
@@ -448,6 +449,26 @@ function fixedInputsTable(record: ExperimentRecord): string {
   ].join('\n');
 }
 
+/** The reference jobs run beside the rounds' candidates, each with the GPU-minutes charged for it. */
+function referenceJobsSection(record: ExperimentRecord): string[] {
+  const runs = record.reference_runs ?? [];
+  if (!runs.length) return [];
+  const rows = runs.map(
+    (r) =>
+      `| \`${r.run_name}\` | \`${r.of}\` | ${r.pull_request ? `#${r.pull_request}` : '—'} | ${cell((r.candidates ?? []).map((c) => `\`${c}\``).join(', ') || '—')} | ${r.gpu_minutes == null ? '—' : Math.round(r.gpu_minutes)} | ${cell(r.ended ?? '—')} |`,
+  );
+  return [
+    '## Reference jobs',
+    '',
+    `Jobs of the best run beside a round's candidates (\`reference: beside\`): ${Math.round(referenceGpuMinutes(record))} GPU-minutes, charged to the experiment.`,
+    '',
+    '| Run | Of | Pull request | Decided against it | GPU-minutes | Ended |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+  ];
+}
+
 /** The whole Markdown document. */
 export function renderRecordMarkdown(record: ExperimentRecord): string {
   const paths = recordPaths(record.experiment_id);
@@ -477,6 +498,7 @@ export function renderRecordMarkdown(record: ExperimentRecord): string {
   out.push('', '## Progress', '', progressTable(record), '');
   const chart = secondsPerRolloutChart(record);
   if (chart) out.push('## Seconds per rollout', '', chart, '');
+  out.push(...referenceJobsSection(record));
   out.push('## Fixed inputs', '', fixedInputsTable(record), '');
   if (record.runs.length) {
     out.push('## Candidates', '');

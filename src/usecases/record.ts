@@ -15,7 +15,7 @@ import { judgeRun } from '../judge/judge.js';
 import { experimentLimits } from '../judge/observe.js';
 import { readTelemetry, seriesOf } from '../judge/telemetry.js';
 import { jobForRun } from '../lifecycle/jobs.js';
-import { latestRequests, type Outcome, type RunRequest } from '../lifecycle/model.js';
+import { isReferenceRequest, latestRequests, type Outcome, type RunRequest } from '../lifecycle/model.js';
 import { apply, type OutcomeKind, type RecordOutcome } from '../record/apply.js';
 import { topologyChange } from '../record/change.js';
 import { initialRecordFiles, recordFiles } from '../record/files.js';
@@ -38,6 +38,7 @@ import type { Topology } from '../types/generated/topology.js';
 import { type Closed, ClosingOutageError, endRequestsWithPull } from './close.js';
 import { readMonitorComment } from './monitor-comment.js';
 import { candidateFilesOf } from './prepare.js';
+import { type RecordedReference, recordReferenceRuns } from './record-reference.js';
 
 /** The fields of a pull request (webhook payload or REST) this use case reads. */
 export interface ClosedPullRequest {
@@ -100,6 +101,8 @@ export interface RecordResult {
   closed: { requests: string[]; cancelledJobs: string[] };
   /** Why nothing was recorded (no candidate file in the pull request). */
   skipped?: string;
+  /** The reference jobs its rounds ran, recorded with their GPU-minutes (src/usecases/record-reference.ts). */
+  references?: RecordedReference[];
 }
 
 /**
@@ -595,7 +598,8 @@ export async function recordClosedPullRequest(
     const experiment = await loadExperiment(deps, c.folder, ref);
     // keys name the experiment and the candidate: the Request of this candidate of this experiment
     const mine = closed.state.requests.filter(
-      (r) => r.experiment === experiment.experiment_id && r.candidate === c.candidate,
+      (r) =>
+        r.experiment === experiment.experiment_id && r.candidate === c.candidate && !isReferenceRequest(r),
     );
     const request = latestRequests({ ...closed.state, requests: mine }).at(-1);
     const result = request
@@ -604,13 +608,20 @@ export async function recordClosedPullRequest(
     if ('commit' in result) recorded.push(result);
     else notRecorded.push(result);
   }
+  const references = await recordReferenceRuns(deps, {
+    pull,
+    closed,
+    experimentOf: (id) => loadExperiment(deps, id, ref).catch(() => undefined),
+    observationOf: async (candidate) => (await readObservation(deps, pull, candidate)).observation,
+    timeScaleOf: (x) => deps.clusterOf?.(x)?.time_scale ?? 1,
+  });
   // Only what a person must act on is commented: a refusal, or a run of this pull request left out.
   await explainNotRecorded(
     deps,
     pull,
     notRecorded.filter((n) => n.refused || closed.state.requests.some((r) => r.candidate === n.candidate)),
   );
-  return { recorded, notRecorded, closed: closedSummary };
+  return { recorded, notRecorded, closed: closedSummary, references };
 }
 
 export interface ObserveAgainOptions {

@@ -33,6 +33,10 @@ export interface ExperimentRecord {
    */
   runs: RecordRun[];
   /**
+   * Jobs of the current best run beside a round's candidates (experiment.yaml `reference: beside`): each recorded with the GPU-minutes its Slurm allocation held, charged to the experiment (docs/record.md).
+   */
+  reference_runs?: ReferenceRun[];
+  /**
    * Set by /topo conclude: where the final report lives.
    */
   report?: {
@@ -189,4 +193,40 @@ export interface SkillReflection {
    */
   source?: string | null;
   author?: string | null;
+}
+/**
+ * This interface was referenced by `ExperimentRecord`'s JSON-Schema
+ * via the `definition` "referenceRun".
+ */
+export interface ReferenceRun {
+  /**
+   * The candidate it ran (the current best, else the baseline, when its round started).
+   */
+  of: string;
+  /**
+   * Its Slurm job name and metrics run_name.
+   */
+  run_name: string;
+  job_id?: string | null;
+  /**
+   * The pull request whose round asked for it.
+   */
+  pull_request?: number | null;
+  /**
+   * GPU-minutes its Slurm allocation held (elapsed × GPUs); null when never known.
+   */
+  gpu_minutes: number | null;
+  /**
+   * How its Request ended (decided: no open decision needed it; closed, cancelled, superseded, failed, lost, stopped).
+   */
+  ended?: string | null;
+  /**
+   * The candidates of its pull request decided against it.
+   */
+  candidates?: string[];
+  /**
+   * Its verdict at its end: a repeated run of its topology (the between-run term reads it).
+   */
+  verdict?: null | Verdict;
+  recorded_at?: string | null;
 }

@@ -10,8 +10,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { createRecord } from '../../../src/record/model.js';
 import { expandCandidate, expandPreset, hash8 } from '../../../src/topology/expand.js';
 import { checkExperiment, checkPreset } from '../../../src/topology/files.js';
+import type { ExperimentRecord } from '../../../src/types/generated/record.js';
 import { twinExperimentYaml, useActionTestbed, workersCandidate } from '../../support/action-fixture.js';
 import { repoRoot } from '../../support/cluster.js';
+import { pullRequestEvent } from '../../support/events.js';
 
 const BEST = workersCandidate('model', 12);
 
@@ -119,6 +121,39 @@ describe('the reference job beside a round’s candidates', () => {
     expect(now[0]).not.toBe(reference);
     expect(t.sticky(t.pull('second'), 'lifecycle')).toContain(now[0]);
     expect((await t.live('second')).length).toBe(1);
+    expect(t.gh.violations()).toEqual([]);
+  });
+
+  it('closing the pull request records its reference job in the experiment, with the GPU-minutes it held', async () => {
+    t.gh.closePull(t.pull('first'));
+    const run = await t.run('record', pullRequestEvent(t.gh, t.pull('first'), 'closed'), {
+      inputs: { 'prometheus-url': 'none' },
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const files = t.gh.files(t.repo);
+    const record = JSON.parse(files.get(`experiments/${t.experimentId}.json`) as string) as ExperimentRecord;
+    const entry = record.reference_runs?.find((r) => r.run_name === reference);
+    expect(entry, JSON.stringify(record.reference_runs)).toMatchObject({
+      of: 'model',
+      pull_request: t.pull('first').number,
+      candidates: ['first'],
+    });
+    expect(entry?.gpu_minutes).toEqual(expect.any(Number));
+    // never as the best's own run: the record keeps that one
+    expect(record.runs.filter((r) => r.name === 'model')).toHaveLength(1);
+    expect(files.get(`experiments/${t.experimentId}.md`)).toContain('## Reference jobs');
+    expect(JSON.parse(run.outputs['reference-runs'] ?? '[]')).toEqual([
+      expect.objectContaining({ run_name: reference, committed: true }),
+    ]);
+    // recorded twice is recorded once
+    const again = await t.run('record', pullRequestEvent(t.gh, t.pull('first'), 'closed'), {
+      inputs: { 'prometheus-url': 'none' },
+    });
+    expect(again.exitCode, again.stderr).toBe(0);
+    const after = JSON.parse(
+      t.gh.files(t.repo).get(`experiments/${t.experimentId}.json`) as string,
+    ) as ExperimentRecord;
+    expect(after.reference_runs?.filter((r) => r.run_name === reference)).toHaveLength(1);
     expect(t.gh.violations()).toEqual([]);
   });
 });

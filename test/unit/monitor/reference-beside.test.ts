@@ -4,7 +4,7 @@
 // needs it, and a candidate whose reference's data ended is closed at once. The runs are closed loops
 // of rollouts scraped into the duration histogram the decision reads (test/support/rollout-loop.ts).
 import { describe, expect, it } from 'vitest';
-import type { VerdictLike } from '../../../src/analysis/decision.js';
+import { type BetweenRun, decideCandidate, type VerdictLike } from '../../../src/analysis/decision.js';
 import type { RunAnalysis } from '../../../src/analysis/observe.js';
 import { decideExperiment } from '../../../src/monitor/decide.js';
 import type { MonitorCandidate } from '../../../src/monitor/ports.js';
@@ -65,13 +65,21 @@ interface Round {
 }
 
 /** One pass of decide at run-minute `m` over a near-tie and (when given) its reference job's run. */
-function passAt(m: number, withReference: boolean, previous: CandidateObservation | undefined): Round {
+function passAt(
+  m: number,
+  withReference: boolean,
+  previous: CandidateObservation | undefined,
+  betweenRun?: BetweenRun,
+): Round {
   const candidate = requestedCandidate('place-driver', 2);
   const ref = referenceJob();
   const candidates = withReference ? [candidate, ref] : [candidate];
   const state = readState([
     {
-      exp: { ...experimentOf(candidates, {}, { best: recordedBest(25) }) },
+      exp: {
+        ...experimentOf(candidates, {}, { best: recordedBest(25) }),
+        ...(betweenRun ? { betweenRun } : {}),
+      },
       jobs: candidates.map((c, i) => runningJob(c.runName, String(11 + i))),
     },
   ]);
@@ -136,6 +144,45 @@ describe('a candidate whose reference’s data ended (issue 38 item 3)', () => {
     expect(d?.state).toBe('not-better');
     expect(d?.evidence.join(' ')).toContain("the reference's data end at run-minute 25");
     expect(d?.evidence.join(' ')).toContain('between-run term');
+    expect(d?.evidence.join(' ')).toContain('assumed (1.5%)');
+  });
+
+  it('carries the between-run term the record estimates from its repeated runs (src/record/reference-runs.ts)', () => {
+    const text = 'estimated from 4 runs of 1 topology in the record (3 degrees of freedom): 2.4%';
+    const { e } = passAt(35, false, undefined, { logSd: 0.024, text });
+    const d = e.candidates[0]?.decided?.view?.observation.decision;
+    expect(d?.evidence.join(' ')).toContain(`between-run term ±2.4% (log s.d.): ${text}`);
+    expect(d?.evidence.join(' ')).not.toContain('assumed');
+  });
+
+  it('is compared through an interval that never widens without bound as the candidate ages', () => {
+    // a near-tie against a best read at run-minute 25 without a trajectory (an older record): the
+    // candidate's own error shrinks, the age gap it is read across grows, the interval must not
+    const ref = {
+      state: 'stable' as const,
+      minutes_of_data: 25,
+      projected_full_run: { value: 3, low: 2.97, high: 3.03 },
+    };
+    const width = (m: number) => {
+      const rel = 0.06 / Math.sqrt(m / 10);
+      const candidate = {
+        state: 'stabilising' as const,
+        minutes_of_data: m,
+        warmup_end_minutes: 4,
+        projected_full_run: { value: 3, low: 3 * Math.exp(-rel), high: 3 * Math.exp(rel) },
+      };
+      const d = decideCandidate(candidate, {
+        name: 'current best model',
+        verdict: ref,
+        ended: true,
+        betweenRun: { logSd: 0.015, text: 'assumed' },
+      });
+      return (d.relative_change?.high ?? 9) - (d.relative_change?.low ?? -9);
+    };
+    // past the bounded age gap (30 minutes) it only narrows, however long the candidate runs
+    const widths = [60, 90, 120, 240].map(width);
+    for (const [i, w] of widths.entries()) if (i > 0) expect(w).toBeLessThanOrEqual(widths[i - 1] as number);
+    expect(widths.at(-1)).toBeLessThan(0.15);
   });
 });
 
