@@ -72288,6 +72288,7 @@ function githubFileSource(octokit, at) {
 }
 
 // src/lifecycle/model.ts
+var isReferenceRequest = (r) => r.role === "reference";
 var OUTCOME_KINDS = [
   "decided",
   "finished",
@@ -73746,6 +73747,11 @@ var record_schema_default = {
       description: "One entry per candidate, in the order they were recorded (the progress table's steps).",
       items: { $ref: "#/$defs/run" }
     },
+    reference_runs: {
+      type: "array",
+      description: "Jobs of the current best run beside a round's candidates (experiment.yaml `reference: beside`): each recorded with the GPU-minutes its Slurm allocation held, charged to the experiment (docs/record.md).",
+      items: { $ref: "#/$defs/referenceRun" }
+    },
     report: {
       type: ["object", "null"],
       additionalProperties: false,
@@ -73866,6 +73872,45 @@ var record_schema_default = {
         outcome: { enum: ["pending", "accept", "reject"] },
         reason: { type: ["string", "null"] },
         next: { type: ["string", "null"] }
+      }
+    },
+    referenceRun: {
+      title: "ReferenceRun",
+      type: "object",
+      additionalProperties: false,
+      required: ["of", "run_name", "gpu_minutes"],
+      properties: {
+        of: {
+          type: "string",
+          pattern: "^[a-z0-9][a-z0-9-]{0,39}$",
+          description: "The candidate it ran (the current best, else the baseline, when its round started)."
+        },
+        run_name: { type: "string", description: "Its Slurm job name and metrics run_name." },
+        job_id: { type: ["string", "null"] },
+        pull_request: {
+          type: ["integer", "null"],
+          minimum: 1,
+          description: "The pull request whose round asked for it."
+        },
+        gpu_minutes: {
+          type: ["number", "null"],
+          minimum: 0,
+          description: "GPU-minutes its Slurm allocation held (elapsed \xD7 GPUs); null when never known."
+        },
+        ended: {
+          type: ["string", "null"],
+          description: "How its Request ended (decided: no open decision needed it; closed, cancelled, superseded, failed, lost, stopped)."
+        },
+        candidates: {
+          type: "array",
+          items: { type: "string" },
+          description: "The candidates of its pull request decided against it."
+        },
+        verdict: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/verdict" }],
+          description: "Its verdict at its end: a repeated run of its topology (the between-run term reads it)."
+        },
+        recorded_at: { type: ["string", "null"] }
       }
     },
     run: {
@@ -76366,6 +76411,61 @@ function legendLayout(items, left, width) {
   return { placed, rows: row + 1 };
 }
 
+// src/record/reference-runs.ts
+function applyReferenceRun(record, run3) {
+  const list = record.reference_runs ?? [];
+  const before = list.find((r) => r.run_name === run3.run_name);
+  const merged = structuredClone({ ...before, ...run3 });
+  return {
+    ...record,
+    reference_runs: [...list.filter((r) => r.run_name !== run3.run_name), merged]
+  };
+}
+function referenceGpuMinutes(record) {
+  return (record.reference_runs ?? []).reduce((a, r) => a + (r.gpu_minutes ?? 0), 0);
+}
+var BETWEEN_RUN_MIN_DF = 3;
+function logValue(p) {
+  if (!p || !(p.value > 0) || !(p.low > 0) || !(p.high >= p.low)) return null;
+  const se2 = (Math.log(p.high) - Math.log(p.low)) / (2 * 1.96);
+  return { y: Math.log(p.value), within: se2 * se2 };
+}
+function byTopology(record) {
+  const groups2 = /* @__PURE__ */ new Map();
+  const add = (hash, p) => {
+    const v2 = logValue(p);
+    if (!hash || !v2) return;
+    groups2.set(hash, [...groups2.get(hash) ?? [], v2]);
+  };
+  const hashOf = (name) => record.runs.find((r) => r.name === name)?.topology?.hash;
+  for (const r of record.runs)
+    if (r.status !== "failed") add(r.topology?.hash, r.verdict?.projected_full_run);
+  for (const r of record.reference_runs ?? []) add(hashOf(r.of), r.verdict?.projected_full_run);
+  return groups2;
+}
+function betweenRunOf(record) {
+  let df = 0;
+  let squares = 0;
+  let within = 0;
+  let runs = 0;
+  let topologies = 0;
+  for (const values of byTopology(record).values()) {
+    if (values.length < 2) continue;
+    const mean2 = values.reduce((a, v2) => a + v2.y, 0) / values.length;
+    squares += values.reduce((a, v2) => a + (v2.y - mean2) ** 2, 0);
+    within += values.reduce((a, v2) => a + v2.within, 0) * ((values.length - 1) / values.length);
+    df += values.length - 1;
+    runs += values.length;
+    topologies++;
+  }
+  if (df < BETWEEN_RUN_MIN_DF) return null;
+  const logSd = Math.sqrt(Math.max(0, (squares - within) / df));
+  return {
+    logSd,
+    text: `estimated from ${runs} runs of ${topologies} topolog${topologies === 1 ? "y" : "ies"} in the record (${df} degrees of freedom): ${Math.round(logSd * 1e3) / 10}%`
+  };
+}
+
 // src/record/render.ts
 function topologyLabel(run3) {
   const hash = run3.topology?.hash ? ` \`${run3.topology.hash.slice(0, 8)}\`` : "";
@@ -76730,6 +76830,23 @@ function fixedInputsTable(record) {
     ...rows.filter(([, v2]) => v2 !== null && v2 !== void 0 && v2 !== "").map(([k2, v2]) => `| ${k2} | \`${cell(String(v2))}\` |`)
   ].join("\n");
 }
+function referenceJobsSection(record) {
+  const runs = record.reference_runs ?? [];
+  if (!runs.length) return [];
+  const rows = runs.map(
+    (r) => `| \`${r.run_name}\` | \`${r.of}\` | ${r.pull_request ? `#${r.pull_request}` : "\u2014"} | ${cell((r.candidates ?? []).map((c) => `\`${c}\``).join(", ") || "\u2014")} | ${r.gpu_minutes == null ? "\u2014" : Math.round(r.gpu_minutes)} | ${cell(r.ended ?? "\u2014")} |`
+  );
+  return [
+    "## Reference jobs",
+    "",
+    `Jobs of the best run beside a round's candidates (\`reference: beside\`): ${Math.round(referenceGpuMinutes(record))} GPU-minutes, charged to the experiment.`,
+    "",
+    "| Run | Of | Pull request | Decided against it | GPU-minutes | Ended |",
+    "|---|---|---|---|---|---|",
+    ...rows,
+    ""
+  ];
+}
 function renderRecordMarkdown(record) {
   const paths = recordPaths(record.experiment_id);
   const best = record.current_best;
@@ -76758,6 +76875,7 @@ function renderRecordMarkdown(record) {
   out.push("", "## Progress", "", progressTable(record), "");
   const chart = secondsPerRolloutChart(record);
   if (chart) out.push("## Seconds per rollout", "", chart, "");
+  out.push(...referenceJobsSection(record));
   out.push("## Fixed inputs", "", fixedInputsTable(record), "");
   if (record.runs.length) {
     out.push("## Candidates", "");
@@ -77009,6 +77127,63 @@ async function readMonitorComment(octokit, target, candidate) {
 async function writeMonitorComment(octokit, target, candidate, body, known) {
   const existing = known ?? await findMonitorComment(octokit, target, candidate);
   return upsertStickyComment(octokit, { ...target, purpose: monitorPurpose(candidate), body }, existing);
+}
+
+// src/usecases/record-reference.ts
+function gpuMinutesOf(observation, job, timeScale) {
+  const used = observation?.decision?.gpu_minutes_used;
+  if (typeof used === "number") return used;
+  return job?.gpuMinutes == null ? null : Math.round(job.gpuMinutes * timeScale);
+}
+async function referenceRunOf(r, request2, experiment) {
+  const { closed } = r;
+  const job = jobForRun(closed.jobs.get(request2.experiment) ?? [], request2.runName, (j2) => j2) ?? void 0;
+  const seen = await r.observationOf(request2.candidate);
+  const observation = seen?.run_name === request2.runName ? seen : void 0;
+  const candidates = closed.state.requests.filter((q2) => !isReferenceRequest(q2) && q2.experiment === request2.experiment).map((q2) => q2.candidate);
+  return {
+    of: request2.candidate,
+    run_name: request2.runName,
+    job_id: job?.id ?? closed.state.runs[request2.id]?.jobId ?? null,
+    pull_request: r.pull.number,
+    gpu_minutes: gpuMinutesOf(observation, job, r.timeScaleOf(experiment)),
+    ended: closed.state.outcomes[request2.id]?.kind ?? null,
+    candidates: [...new Set(candidates)],
+    verdict: observation?.verdict ?? null,
+    recorded_at: r.pull.closed_at ?? null
+  };
+}
+async function recordReferenceRuns(deps, r) {
+  const out = [];
+  for (const request2 of r.closed.state.requests.filter(isReferenceRequest)) {
+    if (!r.closed.state.runs[request2.id]) continue;
+    const experiment = await r.experimentOf(request2.experiment);
+    if (!experiment) continue;
+    const run3 = await referenceRunOf(r, request2, experiment);
+    const paths = recordPaths(request2.experiment);
+    const commit = await commitWithCompareAndSwap(deps.octokit, {
+      owner: deps.owner,
+      repo: deps.repo,
+      branch: deps.defaultBranch,
+      paths: [paths.json, paths.markdown, paths.chart],
+      message: `record: reference job ${run3.run_name} (${run3.gpu_minutes ?? "?"} GPU-minutes) in ${request2.experiment} (#${r.pull.number})`,
+      ...deps.maxAttempts ? { maxAttempts: deps.maxAttempts } : {},
+      ...deps.backoffMs ? { backoffMs: deps.backoffMs } : {},
+      update: (current) => {
+        const text3 = current.get(paths.json);
+        const record = text3 == null ? createRecord(experiment) : parseRecord(text3, paths.json);
+        return recordFiles(applyReferenceRun(record, run3));
+      }
+    });
+    deps.log?.(`recorded reference job ${run3.run_name}: ${run3.gpu_minutes ?? "unknown"} GPU-minutes`);
+    out.push({
+      experimentId: request2.experiment,
+      runName: run3.run_name,
+      gpuMinutes: run3.gpu_minutes ?? null,
+      commit
+    });
+  }
+  return out;
 }
 
 // src/usecases/record.ts
@@ -77338,19 +77513,26 @@ async function recordClosedPullRequest(deps, pull) {
   for (const c of candidates) {
     const experiment = await loadExperiment2(deps, c.folder, ref);
     const mine = closed.state.requests.filter(
-      (r) => r.experiment === experiment.experiment_id && r.candidate === c.candidate
+      (r) => r.experiment === experiment.experiment_id && r.candidate === c.candidate && !isReferenceRequest(r)
     );
     const request2 = latestRequests({ ...closed.state, requests: mine }).at(-1);
     const result = request2 ? await recordCandidate(deps, { pull, c, experiment, request: request2, closed, facts }) : await withoutRun(deps, pull, c, experiment);
     if ("commit" in result) recorded.push(result);
     else notRecorded.push(result);
   }
+  const references = await recordReferenceRuns(deps, {
+    pull,
+    closed,
+    experimentOf: (id) => loadExperiment2(deps, id, ref).catch(() => void 0),
+    observationOf: async (candidate) => (await readObservation(deps, pull, candidate)).observation,
+    timeScaleOf: (x2) => deps.clusterOf?.(x2)?.time_scale ?? 1
+  });
   await explainNotRecorded(
     deps,
     pull,
     notRecorded.filter((n) => n.refused || closed.state.requests.some((r) => r.candidate === n.candidate))
   );
-  return { recorded, notRecorded, closed: closedSummary };
+  return { recorded, notRecorded, closed: closedSummary, references };
 }
 function writeInitialRecord(repoRoot2, experiment, cluster, options2 = {}) {
   const written = [];
@@ -81868,6 +82050,7 @@ function recordReferences(config, experimentId) {
     baseline: referenceWithFigure(baselineRun(record), record.runs),
     best: referenceWithFigure(bestRun(record), record.runs),
     referenceSource: referenceSourceOf(record),
+    betweenRun: betweenRunOf(record),
     recordChartUrl: existsSync6(join8(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
   };
 }

@@ -62864,6 +62864,7 @@ function isWaiting(status2) {
 }
 
 // src/lifecycle/model.ts
+var isReferenceRequest = (r) => r.role === "reference";
 var OUTCOME_KINDS = [
   "decided",
   "finished",
@@ -71639,6 +71640,20 @@ function legendLayout(items, left, width) {
   return { placed, rows: row + 1 };
 }
 
+// src/record/reference-runs.ts
+function applyReferenceRun(record, run) {
+  const list = record.reference_runs ?? [];
+  const before = list.find((r) => r.run_name === run.run_name);
+  const merged = structuredClone({ ...before, ...run });
+  return {
+    ...record,
+    reference_runs: [...list.filter((r) => r.run_name !== run.run_name), merged]
+  };
+}
+function referenceGpuMinutes(record) {
+  return (record.reference_runs ?? []).reduce((a, r) => a + (r.gpu_minutes ?? 0), 0);
+}
+
 // src/record/render.ts
 function topologyLabel(run) {
   const hash = run.topology?.hash ? ` \`${run.topology.hash.slice(0, 8)}\`` : "";
@@ -72003,6 +72018,23 @@ function fixedInputsTable(record) {
     ...rows.filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `| ${k} | \`${cell(String(v))}\` |`)
   ].join("\n");
 }
+function referenceJobsSection(record) {
+  const runs = record.reference_runs ?? [];
+  if (!runs.length) return [];
+  const rows = runs.map(
+    (r) => `| \`${r.run_name}\` | \`${r.of}\` | ${r.pull_request ? `#${r.pull_request}` : "\u2014"} | ${cell((r.candidates ?? []).map((c) => `\`${c}\``).join(", ") || "\u2014")} | ${r.gpu_minutes == null ? "\u2014" : Math.round(r.gpu_minutes)} | ${cell(r.ended ?? "\u2014")} |`
+  );
+  return [
+    "## Reference jobs",
+    "",
+    `Jobs of the best run beside a round's candidates (\`reference: beside\`): ${Math.round(referenceGpuMinutes(record))} GPU-minutes, charged to the experiment.`,
+    "",
+    "| Run | Of | Pull request | Decided against it | GPU-minutes | Ended |",
+    "|---|---|---|---|---|---|",
+    ...rows,
+    ""
+  ];
+}
 function renderRecordMarkdown(record) {
   const paths = recordPaths(record.experiment_id);
   const best = record.current_best;
@@ -72031,6 +72063,7 @@ function renderRecordMarkdown(record) {
   out.push("", "## Progress", "", progressTable(record), "");
   const chart = secondsPerRolloutChart(record);
   if (chart) out.push("## Seconds per rollout", "", chart, "");
+  out.push(...referenceJobsSection(record));
   out.push("## Fixed inputs", "", fixedInputsTable(record), "");
   if (record.runs.length) {
     out.push("## Candidates", "");
@@ -72074,6 +72107,11 @@ var record_schema_default = {
       type: "array",
       description: "One entry per candidate, in the order they were recorded (the progress table's steps).",
       items: { $ref: "#/$defs/run" }
+    },
+    reference_runs: {
+      type: "array",
+      description: "Jobs of the current best run beside a round's candidates (experiment.yaml `reference: beside`): each recorded with the GPU-minutes its Slurm allocation held, charged to the experiment (docs/record.md).",
+      items: { $ref: "#/$defs/referenceRun" }
     },
     report: {
       type: ["object", "null"],
@@ -72195,6 +72233,45 @@ var record_schema_default = {
         outcome: { enum: ["pending", "accept", "reject"] },
         reason: { type: ["string", "null"] },
         next: { type: ["string", "null"] }
+      }
+    },
+    referenceRun: {
+      title: "ReferenceRun",
+      type: "object",
+      additionalProperties: false,
+      required: ["of", "run_name", "gpu_minutes"],
+      properties: {
+        of: {
+          type: "string",
+          pattern: "^[a-z0-9][a-z0-9-]{0,39}$",
+          description: "The candidate it ran (the current best, else the baseline, when its round started)."
+        },
+        run_name: { type: "string", description: "Its Slurm job name and metrics run_name." },
+        job_id: { type: ["string", "null"] },
+        pull_request: {
+          type: ["integer", "null"],
+          minimum: 1,
+          description: "The pull request whose round asked for it."
+        },
+        gpu_minutes: {
+          type: ["number", "null"],
+          minimum: 0,
+          description: "GPU-minutes its Slurm allocation held (elapsed \xD7 GPUs); null when never known."
+        },
+        ended: {
+          type: ["string", "null"],
+          description: "How its Request ended (decided: no open decision needed it; closed, cancelled, superseded, failed, lost, stopped)."
+        },
+        candidates: {
+          type: "array",
+          items: { type: "string" },
+          description: "The candidates of its pull request decided against it."
+        },
+        verdict: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/verdict" }],
+          description: "Its verdict at its end: a repeated run of its topology (the between-run term reads it)."
+        },
+        recorded_at: { type: ["string", "null"] }
       }
     },
     run: {
@@ -72916,6 +72993,63 @@ function candidateFilesOf(paths, topologiesDir = "topologies") {
   return paths.filter((p) => p.startsWith(prefix) && !p.includes("..") && posix3.normalize(p) === p).filter((p) => p.slice(prefix.length).split("/").length === 2).filter((p) => isYamlFile(p) && fileKind(p) === "candidate" && !p.includes("/presets/")).sort();
 }
 
+// src/usecases/record-reference.ts
+function gpuMinutesOf(observation, job, timeScale) {
+  const used = observation?.decision?.gpu_minutes_used;
+  if (typeof used === "number") return used;
+  return job?.gpuMinutes == null ? null : Math.round(job.gpuMinutes * timeScale);
+}
+async function referenceRunOf(r, request2, experiment) {
+  const { closed } = r;
+  const job = jobForRun(closed.jobs.get(request2.experiment) ?? [], request2.runName, (j) => j) ?? void 0;
+  const seen = await r.observationOf(request2.candidate);
+  const observation = seen?.run_name === request2.runName ? seen : void 0;
+  const candidates = closed.state.requests.filter((q) => !isReferenceRequest(q) && q.experiment === request2.experiment).map((q) => q.candidate);
+  return {
+    of: request2.candidate,
+    run_name: request2.runName,
+    job_id: job?.id ?? closed.state.runs[request2.id]?.jobId ?? null,
+    pull_request: r.pull.number,
+    gpu_minutes: gpuMinutesOf(observation, job, r.timeScaleOf(experiment)),
+    ended: closed.state.outcomes[request2.id]?.kind ?? null,
+    candidates: [...new Set(candidates)],
+    verdict: observation?.verdict ?? null,
+    recorded_at: r.pull.closed_at ?? null
+  };
+}
+async function recordReferenceRuns(deps, r) {
+  const out = [];
+  for (const request2 of r.closed.state.requests.filter(isReferenceRequest)) {
+    if (!r.closed.state.runs[request2.id]) continue;
+    const experiment = await r.experimentOf(request2.experiment);
+    if (!experiment) continue;
+    const run = await referenceRunOf(r, request2, experiment);
+    const paths = recordPaths(request2.experiment);
+    const commit = await commitWithCompareAndSwap(deps.octokit, {
+      owner: deps.owner,
+      repo: deps.repo,
+      branch: deps.defaultBranch,
+      paths: [paths.json, paths.markdown, paths.chart],
+      message: `record: reference job ${run.run_name} (${run.gpu_minutes ?? "?"} GPU-minutes) in ${request2.experiment} (#${r.pull.number})`,
+      ...deps.maxAttempts ? { maxAttempts: deps.maxAttempts } : {},
+      ...deps.backoffMs ? { backoffMs: deps.backoffMs } : {},
+      update: (current) => {
+        const text3 = current.get(paths.json);
+        const record = text3 == null ? createRecord(experiment) : parseRecord(text3, paths.json);
+        return recordFiles(applyReferenceRun(record, run));
+      }
+    });
+    deps.log?.(`recorded reference job ${run.run_name}: ${run.gpu_minutes ?? "unknown"} GPU-minutes`);
+    out.push({
+      experimentId: request2.experiment,
+      runName: run.run_name,
+      gpuMinutes: run.gpu_minutes ?? null,
+      commit
+    });
+  }
+  return out;
+}
+
 // src/usecases/record.ts
 function candidateFile(path, topologiesDir = "topologies") {
   if (candidateFilesOf([path], topologiesDir).length !== 1) return void 0;
@@ -73243,19 +73377,26 @@ async function recordClosedPullRequest(deps, pull) {
   for (const c of candidates) {
     const experiment = await loadExperiment(deps, c.folder, ref);
     const mine = closed.state.requests.filter(
-      (r) => r.experiment === experiment.experiment_id && r.candidate === c.candidate
+      (r) => r.experiment === experiment.experiment_id && r.candidate === c.candidate && !isReferenceRequest(r)
     );
     const request2 = latestRequests({ ...closed.state, requests: mine }).at(-1);
     const result = request2 ? await recordCandidate(deps, { pull, c, experiment, request: request2, closed, facts }) : await withoutRun(deps, pull, c, experiment);
     if ("commit" in result) recorded.push(result);
     else notRecorded.push(result);
   }
+  const references = await recordReferenceRuns(deps, {
+    pull,
+    closed,
+    experimentOf: (id) => loadExperiment(deps, id, ref).catch(() => void 0),
+    observationOf: async (candidate) => (await readObservation(deps, pull, candidate)).observation,
+    timeScaleOf: (x) => deps.clusterOf?.(x)?.time_scale ?? 1
+  });
   await explainNotRecorded(
     deps,
     pull,
     notRecorded.filter((n) => n.refused || closed.state.requests.some((r) => r.candidate === n.candidate))
   );
-  return { recorded, notRecorded, closed: closedSummary };
+  return { recorded, notRecorded, closed: closedSummary, references };
 }
 async function observeAgain(prometheus, runName, experiment, options = {}) {
   const scale = options.timeScale ?? 1;
@@ -73400,6 +73541,13 @@ async function main() {
       }))
     )
   );
+  const references = (result.references ?? []).map((r) => ({
+    experiment_id: r.experimentId,
+    run_name: r.runName,
+    gpu_minutes: r.gpuMinutes,
+    committed: r.commit.committed
+  }));
+  setOutput("reference-runs", JSON.stringify(references));
   setOutput("closed-requests", JSON.stringify(result.closed.requests));
   setOutput("cancelled-jobs", JSON.stringify(result.closed.cancelledJobs));
   setOutput("committed", String(recorded.some((r) => r.committed)));
@@ -73417,6 +73565,11 @@ async function main() {
     summary2.addRaw(`- \`${n.candidate}\` (\`${n.file}\`) not recorded: ${n.why}`, true);
     if (n.refused) warning(`${n.candidate}: refused: ${n.why}`);
   }
+  for (const r of references)
+    summary2.addRaw(
+      `- reference job \`${r.run_name}\` recorded in \`experiments/${r.experiment_id}.json\`: ${r.gpu_minutes ?? "unknown"} GPU-minutes, charged to the experiment`,
+      true
+    );
   if (result.closed.requests.length)
     summary2.addRaw(
       `The pull request's ${result.closed.requests.length} open run request(s) ended with it (Outcome \`closed\`)${result.closed.cancelledJobs.length ? `; Slurm job(s) ${result.closed.cancelledJobs.join(", ")} cancelled` : ""}. Reopening it needs a new \`/topo submit\`.`,
