@@ -557,6 +557,31 @@ async function explainNotRecorded(
   });
 }
 
+/** The candidate files the pull request adds or changes (not the ones it removes). */
+async function changedCandidates(deps: RecordDeps, pull: ClosedPullRequest): Promise<CandidateFile[]> {
+  const files = await deps.octokit.paginate(deps.octokit.rest.pulls.listFiles, {
+    owner: deps.owner,
+    repo: deps.repo,
+    pull_number: pull.number,
+    per_page: 100,
+  });
+  return files
+    .filter((f) => f.status !== 'removed')
+    .map((f) => ({ file: f.filename, ...candidateFile(f.filename, deps.topologiesDir) }))
+    .filter((c): c is CandidateFile => Boolean(c.folder));
+}
+
+/** The pull request's reference jobs, each recorded with the GPU-minutes it held (./record-reference.ts). */
+function recordReferences(deps: RecordDeps, pull: ClosedPullRequest, closed: Closed) {
+  return recordReferenceRuns(deps, {
+    pull,
+    closed,
+    experimentOf: (id) => loadExperiment(deps, id, pull.head.sha).catch(() => undefined),
+    observationOf: async (candidate) => (await readObservation(deps, pull, candidate)).observation,
+    timeScaleOf: (x) => deps.clusterOf?.(x)?.time_scale ?? 1,
+  });
+}
+
 export async function recordClosedPullRequest(
   deps: RecordDeps,
   pull: ClosedPullRequest,
@@ -574,16 +599,7 @@ export async function recordClosedPullRequest(
     throw error;
   });
   const closedSummary = { requests: [...closed.ended.keys()], cancelledJobs: closed.cancelledJobs };
-  const files = await deps.octokit.paginate(deps.octokit.rest.pulls.listFiles, {
-    owner: deps.owner,
-    repo: deps.repo,
-    pull_number: pull.number,
-    per_page: 100,
-  });
-  const candidates = files
-    .filter((f) => f.status !== 'removed')
-    .map((f) => ({ file: f.filename, ...candidateFile(f.filename, deps.topologiesDir) }))
-    .filter((c): c is CandidateFile => Boolean(c.folder));
+  const candidates = await changedCandidates(deps, pull);
   if (candidates.length === 0)
     return {
       recorded: [],
@@ -608,13 +624,7 @@ export async function recordClosedPullRequest(
     if ('commit' in result) recorded.push(result);
     else notRecorded.push(result);
   }
-  const references = await recordReferenceRuns(deps, {
-    pull,
-    closed,
-    experimentOf: (id) => loadExperiment(deps, id, ref).catch(() => undefined),
-    observationOf: async (candidate) => (await readObservation(deps, pull, candidate)).observation,
-    timeScaleOf: (x) => deps.clusterOf?.(x)?.time_scale ?? 1,
-  });
+  const references = await recordReferences(deps, pull, closed);
   // Only what a person must act on is commented: a refusal, or a run of this pull request left out.
   await explainNotRecorded(
     deps,
