@@ -77480,6 +77480,24 @@ async function explainNotRecorded(deps, pull, items) {
     ].join("\n")
   });
 }
+async function changedCandidates(deps, pull) {
+  const files = await deps.octokit.paginate(deps.octokit.rest.pulls.listFiles, {
+    owner: deps.owner,
+    repo: deps.repo,
+    pull_number: pull.number,
+    per_page: 100
+  });
+  return files.filter((f) => f.status !== "removed").map((f) => ({ file: f.filename, ...candidateFile(f.filename, deps.topologiesDir) })).filter((c) => Boolean(c.folder));
+}
+function recordReferences(deps, pull, closed) {
+  return recordReferenceRuns(deps, {
+    pull,
+    closed,
+    experimentOf: (id) => loadExperiment2(deps, id, pull.head.sha).catch(() => void 0),
+    observationOf: async (candidate) => (await readObservation(deps, pull, candidate)).observation,
+    timeScaleOf: (x2) => deps.clusterOf?.(x2)?.time_scale ?? 1
+  });
+}
 async function recordClosedPullRequest(deps, pull) {
   const ref = pull.head.sha;
   const closed = await endRequestsWithPull(
@@ -77493,13 +77511,7 @@ async function recordClosedPullRequest(deps, pull) {
     throw error;
   });
   const closedSummary = { requests: [...closed.ended.keys()], cancelledJobs: closed.cancelledJobs };
-  const files = await deps.octokit.paginate(deps.octokit.rest.pulls.listFiles, {
-    owner: deps.owner,
-    repo: deps.repo,
-    pull_number: pull.number,
-    per_page: 100
-  });
-  const candidates = files.filter((f) => f.status !== "removed").map((f) => ({ file: f.filename, ...candidateFile(f.filename, deps.topologiesDir) })).filter((c) => Boolean(c.folder));
+  const candidates = await changedCandidates(deps, pull);
   if (candidates.length === 0)
     return {
       recorded: [],
@@ -77520,13 +77532,7 @@ async function recordClosedPullRequest(deps, pull) {
     if ("commit" in result) recorded.push(result);
     else notRecorded.push(result);
   }
-  const references = await recordReferenceRuns(deps, {
-    pull,
-    closed,
-    experimentOf: (id) => loadExperiment2(deps, id, ref).catch(() => void 0),
-    observationOf: async (candidate) => (await readObservation(deps, pull, candidate)).observation,
-    timeScaleOf: (x2) => deps.clusterOf?.(x2)?.time_scale ?? 1
-  });
+  const references = await recordReferences(deps, pull, closed);
   await explainNotRecorded(
     deps,
     pull,
@@ -82034,7 +82040,7 @@ function loadExperiments(config) {
   }
   return out;
 }
-function recordReferences(config, experimentId) {
+function recordReferences2(config, experimentId) {
   const paths = recordPaths(experimentId);
   const file = join8(config.workspace, paths.json);
   if (!existsSync6(file)) return {};
@@ -82284,7 +82290,7 @@ function monitorExperiment(config, l3, clients, candidates) {
     grafanaUrl: l3.cluster.grafana_url ?? null,
     prometheus: clients.promFor(l3.experiment.cluster, l3.cluster),
     gpusPerNode: l3.cluster.gpus_per_node,
-    ...recordReferences(config, l3.experiment.experiment_id),
+    ...recordReferences2(config, l3.experiment.experiment_id),
     candidates
   };
 }

@@ -79198,6 +79198,24 @@ async function explainNotRecorded(deps, pull, items) {
     ].join("\n")
   });
 }
+async function changedCandidates(deps, pull) {
+  const files = await deps.octokit.paginate(deps.octokit.rest.pulls.listFiles, {
+    owner: deps.owner,
+    repo: deps.repo,
+    pull_number: pull.number,
+    per_page: 100
+  });
+  return files.filter((f) => f.status !== "removed").map((f) => ({ file: f.filename, ...candidateFile(f.filename, deps.topologiesDir) })).filter((c) => Boolean(c.folder));
+}
+function recordReferences(deps, pull, closed) {
+  return recordReferenceRuns(deps, {
+    pull,
+    closed,
+    experimentOf: (id) => loadExperiment(deps, id, pull.head.sha).catch(() => void 0),
+    observationOf: async (candidate) => (await readObservation(deps, pull, candidate)).observation,
+    timeScaleOf: (x) => deps.clusterOf?.(x)?.time_scale ?? 1
+  });
+}
 async function recordClosedPullRequest(deps, pull) {
   const ref = pull.head.sha;
   const closed = await endRequestsWithPull(
@@ -79211,13 +79229,7 @@ async function recordClosedPullRequest(deps, pull) {
     throw error2;
   });
   const closedSummary = { requests: [...closed.ended.keys()], cancelledJobs: closed.cancelledJobs };
-  const files = await deps.octokit.paginate(deps.octokit.rest.pulls.listFiles, {
-    owner: deps.owner,
-    repo: deps.repo,
-    pull_number: pull.number,
-    per_page: 100
-  });
-  const candidates = files.filter((f) => f.status !== "removed").map((f) => ({ file: f.filename, ...candidateFile(f.filename, deps.topologiesDir) })).filter((c) => Boolean(c.folder));
+  const candidates = await changedCandidates(deps, pull);
   if (candidates.length === 0)
     return {
       recorded: [],
@@ -79238,13 +79250,7 @@ async function recordClosedPullRequest(deps, pull) {
     if ("commit" in result) recorded.push(result);
     else notRecorded.push(result);
   }
-  const references = await recordReferenceRuns(deps, {
-    pull,
-    closed,
-    experimentOf: (id) => loadExperiment(deps, id, ref).catch(() => void 0),
-    observationOf: async (candidate) => (await readObservation(deps, pull, candidate)).observation,
-    timeScaleOf: (x) => deps.clusterOf?.(x)?.time_scale ?? 1
-  });
+  const references = await recordReferences(deps, pull, closed);
   await explainNotRecorded(
     deps,
     pull,
@@ -82090,7 +82096,7 @@ function loadExperiments(config) {
   }
   return out;
 }
-function recordReferences(config, experimentId) {
+function recordReferences2(config, experimentId) {
   const paths = recordPaths(experimentId);
   const file = join6(config.workspace, paths.json);
   if (!existsSync5(file)) return {};
@@ -82340,7 +82346,7 @@ function monitorExperiment(config, l, clients, candidates) {
     grafanaUrl: l.cluster.grafana_url ?? null,
     prometheus: clients.promFor(l.experiment.cluster, l.cluster),
     gpusPerNode: l.cluster.gpus_per_node,
-    ...recordReferences(config, l.experiment.experiment_id),
+    ...recordReferences2(config, l.experiment.experiment_id),
     candidates
   };
 }

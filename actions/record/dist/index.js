@@ -73344,6 +73344,24 @@ async function explainNotRecorded(deps, pull, items) {
     ].join("\n")
   });
 }
+async function changedCandidates(deps, pull) {
+  const files = await deps.octokit.paginate(deps.octokit.rest.pulls.listFiles, {
+    owner: deps.owner,
+    repo: deps.repo,
+    pull_number: pull.number,
+    per_page: 100
+  });
+  return files.filter((f) => f.status !== "removed").map((f) => ({ file: f.filename, ...candidateFile(f.filename, deps.topologiesDir) })).filter((c) => Boolean(c.folder));
+}
+function recordReferences(deps, pull, closed) {
+  return recordReferenceRuns(deps, {
+    pull,
+    closed,
+    experimentOf: (id) => loadExperiment(deps, id, pull.head.sha).catch(() => void 0),
+    observationOf: async (candidate) => (await readObservation(deps, pull, candidate)).observation,
+    timeScaleOf: (x) => deps.clusterOf?.(x)?.time_scale ?? 1
+  });
+}
 async function recordClosedPullRequest(deps, pull) {
   const ref = pull.head.sha;
   const closed = await endRequestsWithPull(
@@ -73357,13 +73375,7 @@ async function recordClosedPullRequest(deps, pull) {
     throw error2;
   });
   const closedSummary = { requests: [...closed.ended.keys()], cancelledJobs: closed.cancelledJobs };
-  const files = await deps.octokit.paginate(deps.octokit.rest.pulls.listFiles, {
-    owner: deps.owner,
-    repo: deps.repo,
-    pull_number: pull.number,
-    per_page: 100
-  });
-  const candidates = files.filter((f) => f.status !== "removed").map((f) => ({ file: f.filename, ...candidateFile(f.filename, deps.topologiesDir) })).filter((c) => Boolean(c.folder));
+  const candidates = await changedCandidates(deps, pull);
   if (candidates.length === 0)
     return {
       recorded: [],
@@ -73384,13 +73396,7 @@ async function recordClosedPullRequest(deps, pull) {
     if ("commit" in result) recorded.push(result);
     else notRecorded.push(result);
   }
-  const references = await recordReferenceRuns(deps, {
-    pull,
-    closed,
-    experimentOf: (id) => loadExperiment(deps, id, ref).catch(() => void 0),
-    observationOf: async (candidate) => (await readObservation(deps, pull, candidate)).observation,
-    timeScaleOf: (x) => deps.clusterOf?.(x)?.time_scale ?? 1
-  });
+  const references = await recordReferences(deps, pull, closed);
   await explainNotRecorded(
     deps,
     pull,
