@@ -9,13 +9,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LabelState } from '../github/labels.js';
+import { newRunLabel, runNameFor } from '../lifecycle/run-name.js';
 import { slurmMonitorPort } from '../monitor/adapters.js';
 import { monitorPass } from '../monitor/pass.js';
-import type { MonitorCheck } from '../monitor/ports.js';
+import type { MonitorCheck, MonitorExperiment } from '../monitor/ports.js';
+import type { CandidateReport } from '../monitor/report.js';
 import { apply } from '../record/apply.js';
 import { topologyChange } from '../record/change.js';
 import { referenceWithFigure } from '../record/figure.js';
 import { baselineRun, bestRun, createRecord, recordPaths } from '../record/model.js';
+import { applyReferenceRun, betweenRunOf } from '../record/reference-runs.js';
 import { renderRecordMarkdown } from '../record/render.js';
 import { renderFinalReport } from '../report/final-report.js';
 import { viewStanding } from '../report/pr-comment.js';
@@ -32,11 +35,20 @@ import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { ExperimentRecord } from '../types/generated/record.js';
 import type { Topology } from '../types/generated/topology.js';
+import { withRunName } from '../usecases/prepare.js';
 import { cancelCandidate, submitCandidate } from '../usecases/submit.js';
 import { runSuggest } from '../usecases/suggest.js';
 import { type FileSource, fileSystemSource } from '../usecases/validate.js';
 import { localCluster } from './cluster.js';
-import type { ClusterEnv, DemoParts, Observed, PreparedExperiment, Reference, SubmittedRun } from './run.js';
+import type {
+  ClusterEnv,
+  DemoParts,
+  DemoReference,
+  Observed,
+  PreparedExperiment,
+  Reference,
+  SubmittedRun,
+} from './run.js';
 
 /** The cluster of clusters.yaml the demo submits to (transport local). */
 export const DEMO_CLUSTER = 'local';
@@ -54,11 +66,13 @@ interface Context {
   timeScale: number;
   prometheusUrl: string;
   experimentId: string;
-  /** The sticky comment of each candidate's (imaginary) pull request, by candidate name. */
+  /** The sticky comment of each run's (imaginary) pull request, by run name. */
   comments: Map<string, string>;
-  /** The check run and state label the monitor last wrote on each candidate's pull request. */
+  /** The check run and state label the monitor last wrote on each run's pull request, by run name. */
   checks: Map<string, MonitorCheck>;
   labels: Map<string, LabelState | null>;
+  /** Each run's (imaginary) pull request, numbered as the runs were first watched: stable across looks. */
+  prs: Map<string, number>;
 }
 
 function loadCluster(env: ClusterEnv): Cluster {
@@ -90,6 +104,82 @@ function layered(outDir: string, root: string): FileSource {
   };
 }
 
+/** The demo's experiment as the monitor reads it: its runs as candidates, the reference job as the bot's. */
+function monitorExperiment(
+  c: Context,
+  experiment: Experiment,
+  byPr: ReadonlyMap<number, SubmittedRun>,
+  reference: Reference,
+  resolved: (candidate: Candidate) => { expanded: Topology },
+): MonitorExperiment {
+  return {
+    experiment,
+    timeScale: c.timeScale,
+    scrapeSeconds: 1,
+    grafanaUrl: c.cluster.grafana_url ?? null,
+    baseline: reference.baseline,
+    best: reference.best,
+    betweenRun: reference.betweenRun ?? null,
+    candidates: [...byPr].map(([pr, r]) => ({
+      candidate: r.candidate.name,
+      runName: r.runName,
+      pr,
+      headSha: '0'.repeat(40),
+      labels: [],
+      topology: resolved(r.candidate).expanded,
+      requested: true,
+      ...(r.role ? { role: r.role } : {}),
+    })),
+  };
+}
+
+/** One run's look as the demo shows it, from the monitor's report of it (none yet: submitted). */
+function observedOf(c: Context, run: SubmittedRun, outcome: CandidateReport | undefined): Observed {
+  if (!outcome) {
+    return {
+      state: 'submitted',
+      simulatedMinutes: null,
+      secondsPerRollout: null,
+      observation: null,
+      comment: '',
+      done: false,
+      standing: null,
+      check: null,
+      label: null,
+    };
+  }
+  const observation = outcome.view.observation;
+  const verdict = observation.verdict;
+  return {
+    state: outcome.state,
+    simulatedMinutes: verdict.minutes_of_data ?? null,
+    secondsPerRollout:
+      verdict.current_full_run ?? observation.stable_metrics.seconds_per_rollout_full_run ?? null,
+    observation,
+    comment: c.comments.get(run.runName) ?? '',
+    done: FINAL_STATES.has(outcome.state),
+    standing: viewStanding(outcome.view),
+    check: c.checks.get(run.runName) ?? null,
+    label: c.labels.get(run.runName) ?? null,
+    referenceJob: outcome.view.referenceJob ?? null,
+  };
+}
+
+/** The round's reference job as the record keeps it (src/record/reference-runs.ts). */
+function referenceRunOf(r: DemoReference) {
+  return {
+    of: r.run.candidate.name,
+    run_name: r.run.runName,
+    job_id: r.run.jobId,
+    pull_request: null,
+    gpu_minutes: r.gpuMinutes === null ? null : Math.round(r.gpuMinutes),
+    ended: r.ended,
+    candidates: r.candidates,
+    verdict: r.observation?.verdict ?? null,
+    recorded_at: new Date().toISOString(),
+  };
+}
+
 export function realDemoParts(
   root: string,
   env: NodeJS.ProcessEnv,
@@ -106,9 +196,15 @@ export function realDemoParts(
     return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
   };
 
-  const submit = async (experiment: Experiment, candidate: Candidate): Promise<SubmittedRun> => {
+  // `runName`: a run of its own (the round's reference job: a run of the best under a new label)
+  const submit = async (
+    experiment: Experiment,
+    candidate: Candidate,
+    runName?: string,
+  ): Promise<SubmittedRun> => {
     const { cluster, slurm } = need();
-    const submission = renderSubmission(experiment, resolved(candidate), cluster);
+    const rendered = renderSubmission(experiment, resolved(candidate), cluster);
+    const submission = runName ? withRunName(rendered, runName) : rendered;
     const result = await submitCandidate(
       { slurm },
       {
@@ -122,6 +218,11 @@ export function realDemoParts(
       throw new Error(`${candidate.name}: submit answered ${result.status}, expected a job`);
     }
     return { candidate, runName: submission.jobName, jobId: result.jobId };
+  };
+  const submitAs = async (experiment: Experiment, candidate: Candidate, role?: 'reference') => {
+    if (!role) return submit(experiment, candidate);
+    const base = renderSubmission(experiment, resolved(candidate), need().cluster).jobName;
+    return { ...(await submit(experiment, candidate, runNameFor(base, newRunLabel()))), role };
   };
 
   return {
@@ -149,6 +250,8 @@ export function realDemoParts(
         // The monitor cancels a candidate on its decision (stop_when_decided, the default) and the
         // baseline once stable: the demo's GPU-hours are seconds.
         stop_when_stable: true,
+        // a round's three candidates and its reference job beside them (reference: beside, the default)
+        max_parallel: 4,
       };
       const slurmEnv = { ...env, SLURM_CONF: String(clusterEnv.slurmConf ?? env.SLURM_CONF ?? '') };
       ctx = {
@@ -161,11 +264,12 @@ export function realDemoParts(
         comments: new Map(),
         checks: new Map(),
         labels: new Map(),
+        prs: new Map(),
       };
       return { experiment, baseline: built.baseline };
     },
 
-    submit: (experiment, candidate) => submit(experiment, candidate),
+    submit: (experiment, candidate, _env, role) => submitAs(experiment, candidate, role),
 
     async cancel(run: SubmittedRun): Promise<void> {
       const c = need();
@@ -180,48 +284,33 @@ export function realDemoParts(
     ): Promise<Observed[]> {
       const c = need();
       const { experiment } = prepared;
-      const prs = new Map(runs.map((r, i) => [i + 1, r]));
-      const nameOf = (pr: number) => prs.get(pr)?.candidate.name ?? `#${pr}`;
+      // each run its own pull request, numbered once (the reference job's too, as the bot's Request)
+      for (const r of runs) if (!c.prs.has(r.runName)) c.prs.set(r.runName, c.prs.size + 1);
+      const byPr = new Map(runs.map((r) => [c.prs.get(r.runName) as number, r]));
+      const keyOf = (pr: number) => byPr.get(pr)?.runName ?? `#${pr}`;
       const report = await monitorPass(
         {
-          experiments: async () => [
-            {
-              experiment,
-              timeScale: c.timeScale,
-              scrapeSeconds: 1,
-              grafanaUrl: c.cluster.grafana_url ?? null,
-              baseline: reference.baseline,
-              best: reference.best,
-              candidates: [...prs].map(([pr, r]) => ({
-                candidate: r.candidate.name,
-                runName: r.runName,
-                pr,
-                headSha: '0'.repeat(40),
-                labels: [],
-                topology: resolved(r.candidate).expanded,
-                requested: true,
-              })),
-            },
-          ],
+          experiments: async () => [monitorExperiment(c, experiment, byPr, reference, resolved)],
           // the monitor's own Slurm port: the one job model (src/judge/job.ts) and its failure rule
           slurm: slurmMonitorPort(c.slurm),
-          // The demo submits before it watches; a run the monitor cannot find is submitted again, idempotently.
+          // The demo submits before it watches; a candidate the monitor cannot find is submitted again,
+          // idempotently (a reference job is not: once it ended, its data are what the candidates read).
           submit: async (_exp, candidate) => {
-            const run = runs.find((r) => r.runName === candidate.runName);
-            return run ? { jobId: (await submit(experiment, run.candidate)).jobId } : undefined;
+            const run = runs.find((r) => r.runName === candidate.runName && !r.role);
+            return run ? { jobId: (await submit(experiment, run.candidate, run.runName)).jobId } : undefined;
           },
           prometheus: createPrometheusClient({ baseUrl: c.prometheusUrl }),
           github: {
-            // one comment per candidate, as the monitor's sticky comment `monitor-<candidate>`
-            readComment: async (_pr, candidate) => c.comments.get(candidate),
-            writeComment: async (_pr, candidate, body) => {
-              c.comments.set(candidate, body);
+            // one comment per run, as the monitor's sticky comment `monitor-<candidate>` on its pull request
+            readComment: async (pr) => c.comments.get(keyOf(pr)),
+            writeComment: async (pr, _candidate, body) => {
+              c.comments.set(keyOf(pr), body);
             },
             writeCheck: async (pr, _sha, check) => {
-              c.checks.set(nameOf(pr), check);
+              c.checks.set(keyOf(pr), check);
             },
             setLabel: async (pr, state) => {
-              c.labels.set(nameOf(pr), state);
+              c.labels.set(keyOf(pr), state);
               return true;
             },
           },
@@ -231,36 +320,13 @@ export function realDemoParts(
         { tickSeconds: 1, lagSeconds: 1, telemetryDeadlineMinutes: 60 },
       );
       if (report.errors.length) throw new Error(`monitor: ${report.errors.join('; ')}`);
-      return runs.map((run): Observed => {
-        const outcome = report.candidates.find((o) => o.runName === run.runName);
-        if (!outcome) {
-          return {
-            state: 'submitted',
-            simulatedMinutes: null,
-            secondsPerRollout: null,
-            observation: null,
-            comment: '',
-            done: false,
-            standing: null,
-            check: null,
-            label: null,
-          };
-        }
-        const observation = outcome.view.observation;
-        const verdict = observation.verdict;
-        return {
-          state: outcome.state,
-          simulatedMinutes: verdict.minutes_of_data ?? null,
-          secondsPerRollout:
-            verdict.current_full_run ?? observation.stable_metrics.seconds_per_rollout_full_run ?? null,
-          observation,
-          comment: c.comments.get(run.candidate.name) ?? '',
-          done: FINAL_STATES.has(outcome.state),
-          standing: viewStanding(outcome.view),
-          check: c.checks.get(run.candidate.name) ?? null,
-          label: c.labels.get(run.candidate.name) ?? null,
-        };
-      });
+      return runs.map((run) =>
+        observedOf(
+          c,
+          run,
+          report.candidates.find((o) => o.runName === run.runName),
+        ),
+      );
     },
 
     createRecord: (prepared) => createRecord(prepared.experiment, need().cluster),
@@ -270,7 +336,10 @@ export function realDemoParts(
       baseline: referenceWithFigure(baselineRun(record), record.runs),
       best: referenceWithFigure(bestRun(record), record.runs),
       current: record.current_best.topology,
+      betweenRun: betweenRunOf(record),
     }),
+
+    applyReference: (record, reference) => applyReferenceRun(record, referenceRunOf(reference)),
 
     apply(record, outcome) {
       const { base } = need();

@@ -5,10 +5,12 @@
 // reached through `DemoParts` (wired in src/demo/parts.ts) so the loop itself is testable.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
+import type { BetweenRun } from '../analysis/decision.js';
 import { type Round, roundWinner, startCampaign } from '../campaign/rounds.js';
 import type { LabelState } from '../github/labels.js';
 import type { MonitorCheck } from '../monitor/ports.js';
 import { standingTitle } from '../report/check-conclusion.js';
+import type { ReferenceJobLine } from '../report/pr-comment.js';
 import type { Standing } from '../report/standing.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Experiment } from '../types/generated/experiment.js';
@@ -50,6 +52,8 @@ export interface SubmittedRun {
   candidate: Candidate;
   runName: string;
   jobId: string;
+  /** `reference`: the round's reference job, a run of the current best beside its candidates. */
+  role?: 'reference';
 }
 
 /** One look at a running candidate: what the live view shows and what the monitor would post. */
@@ -71,6 +75,28 @@ export interface Observed {
   label: LabelState | null;
   /** True when the verdict is final (stable, cyclic, unhealthy) or the run failed or ended. */
   done: boolean;
+  /** The reference job beside it as its comment shows it (run, state, GPU-minutes, why it is stopped). */
+  referenceJob?: ReferenceJobLine | null;
+}
+
+/**
+ * The round's reference job (issue 38 item 1): a run of the current best beside the round's
+ * candidates, which they are decided against at equal run age; the monitor stops it once no open
+ * decision needs it. What the record keeps of it and the terminal prints.
+ */
+export interface DemoReference {
+  round: number;
+  run: SubmittedRun;
+  /** Run-minutes it ran, and the GPU-minutes its allocation held (the monitor's figures). */
+  runMinutes: number | null;
+  gpuMinutes: number | null;
+  /** `decided`: the monitor stopped it once no open decision needed it; `closed`: its round ended first. */
+  ended: 'decided' | 'closed';
+  /** Why the monitor stopped it, when it did. */
+  stopped: string | null;
+  /** The candidates decided against it. */
+  candidates: string[];
+  observation: CandidateObservation | null;
 }
 
 /**
@@ -84,6 +110,8 @@ export interface Reference {
   best: { name: string; value: Interval; figure?: Interval } | null;
   /** The record's current_best.topology (also when it has no interval to decide against). */
   current: string | null;
+  /** The between-run term of a recorded reference, from the record's repeated runs (null: assumed). */
+  betweenRun?: BetweenRun | null;
 }
 
 /** A candidate's end: what goes into the record. */
@@ -107,7 +135,13 @@ export interface DemoSuggestion {
 export interface DemoParts<R> {
   cluster: DemoCluster;
   prepare(command: string, env: ClusterEnv, dateStamp: string): Promise<PreparedExperiment>;
-  submit(experiment: Experiment, candidate: Candidate, env: ClusterEnv): Promise<SubmittedRun>;
+  /** Submits a candidate; `reference`: as the round's reference job, under a run name of its own. */
+  submit(
+    experiment: Experiment,
+    candidate: Candidate,
+    env: ClusterEnv,
+    role?: 'reference',
+  ): Promise<SubmittedRun>;
   cancel(run: SubmittedRun, env: ClusterEnv): Promise<void>;
   /**
    * One look at every run of a batch (the monitor's pass, src/monitor): one Observed per run, in order.
@@ -123,6 +157,8 @@ export interface DemoParts<R> {
   jobLog(run: SubmittedRun, env: ClusterEnv): Promise<string[]>;
   createRecord(prepared: PreparedExperiment): R;
   apply(record: R, outcome: DemoOutcome): R;
+  /** The record with the round's reference job among its reference runs (src/record/reference-runs.ts). */
+  applyReference(record: R, reference: DemoReference): R;
   /** The record's baseline and current best as the monitor reads them (the one best). */
   references(record: R): Reference;
   recordJson(record: R): string;
@@ -152,6 +188,8 @@ export interface DemoResult {
   exitCode: number;
   experimentId: string | null;
   outcomes: DemoOutcome[];
+  /** Each round's reference job (a run of the current best beside its candidates). */
+  references: DemoReference[];
   files: string[];
   wallSeconds: number;
 }
@@ -261,49 +299,122 @@ function verdictText(o: Observed, outcome?: DemoOutcome): string | null {
   return v.state;
 }
 
-/** Runs one batch of candidates to their verdicts; returns one outcome per candidate, in order. */
-async function runBatch<R>(
-  title: string,
+interface BatchContext<R> {
+  parts: DemoParts<R>;
+  prepared: PreparedExperiment;
+  env: ClusterEnv;
+  options: DemoOptions;
+  view: LiveView;
+  output: DemoOutput;
+  cleanup: Cleanup;
+  signal: AbortSignal;
+  reference: () => Reference;
+}
+
+/** A run of a batch: its job, its latest look, and (a candidate) its outcome once it has one. */
+interface BatchRun {
+  run: SubmittedRun;
+  unregister: () => void;
+  last: Observed | null;
+  outcome?: DemoOutcome;
+  /** The demo cancelled it at its time budget: the next look is its last. */
+  cancelled?: boolean;
+}
+
+/** A batch's runs: the round's reference job first (first in the queue), then its candidates. */
+async function submitBatch<R>(
   candidates: Candidate[],
-  ctx: {
-    parts: DemoParts<R>;
-    prepared: PreparedExperiment;
-    env: ClusterEnv;
-    options: DemoOptions;
-    view: LiveView;
-    output: DemoOutput;
-    cleanup: Cleanup;
-    signal: AbortSignal;
-    reference: () => Reference;
-  },
-): Promise<DemoOutcome[]> {
-  const { parts, prepared, env, options, view, output, cleanup, signal } = ctx;
-  const { experiment } = prepared;
-  const runs: {
-    run: SubmittedRun;
-    unregister: () => void;
-    last: Observed | null;
-    outcome?: DemoOutcome;
-    /** The demo cancelled it at its time budget: the next look is its last. */
-    cancelled?: boolean;
-  }[] = [];
-  for (const candidate of candidates) {
-    const run = await parts.submit(experiment, candidate, env);
+  ctx: BatchContext<R>,
+  best: Candidate | null,
+): Promise<{ runs: BatchRun[]; ref: BatchRun | null }> {
+  const { parts, prepared, env, cleanup, view } = ctx;
+  const start = async (candidate: Candidate, role?: 'reference'): Promise<BatchRun> => {
+    const run = await parts.submit(prepared.experiment, candidate, env, role);
     const unregister = cleanup.add(`cancel ${run.runName} (job ${run.jobId})`, () => parts.cancel(run, env));
-    runs.push({ run, unregister, last: null });
-    view.log(`submitted ${candidate.name}: Slurm job ${run.jobId}, run ${run.runName}`);
-  }
-  const row = (r: (typeof runs)[number]): CandidateRow => ({
-    name: r.run.candidate.name,
+    const what = role
+      ? `the round's reference job, a run of the current best ${candidate.name}`
+      : candidate.name;
+    view.log(`submitted ${what}: Slurm job ${run.jobId}, run ${run.runName}`);
+    return { run, unregister, last: null };
+  };
+  const ref = best ? await start(best, 'reference') : null;
+  const runs: BatchRun[] = [];
+  for (const candidate of candidates) runs.push(await start(candidate));
+  return { runs, ref };
+}
+
+/** The live view's rows: the reference job (when there is one), then each candidate. */
+function rowsOf(runs: readonly BatchRun[], ref: BatchRun | null): CandidateRow[] {
+  const row = (r: BatchRun): CandidateRow => ({
+    name: r === ref ? `${r.run.candidate.name} (reference)` : r.run.candidate.name,
     state: r.outcome ? (r.last?.state ?? r.outcome.decision) : (r.last?.state ?? 'submitted'),
     simulatedMinutes: r.last?.simulatedMinutes ?? null,
     secondsPerRollout: r.last?.secondsPerRollout ?? null,
-    verdict: r.last ? verdictText(r.last, r.outcome) : null,
+    verdict: r === ref ? (r.last ? 'reference' : null) : r.last ? verdictText(r.last, r.outcome) : null,
   });
-  view.update(title, runs.map(row));
+  return [...(ref ? [ref] : []), ...runs].map(row);
+}
+
+/** A candidate's look: its outcome once done (comment and check kept), or cancelled at its time budget. */
+async function takeLook<R>(r: BatchRun, look: Observed, ctx: BatchContext<R>): Promise<void> {
+  const { parts, env, output, options } = ctx;
+  r.last = look;
+  const overTime = (look.simulatedMinutes ?? 0) >= options.maxSimulatedMinutes;
+  if (look.done || r.cancelled) {
+    const { decision, reason } = decide(look.standing, look.observation);
+    r.outcome = { candidate: r.run.candidate, run: r.run, observation: look.observation, decision, reason };
+    const name = r.run.candidate.name;
+    output.write(`comments/${name}.md`, look.comment);
+    output.write(`checks/${name}.json`, `${JSON.stringify(checkFile(look), null, 2)}\n`);
+    await parts.cancel(r.run, env); // idempotent: the monitor has stopped it or it ended
+    r.unregister();
+  } else if (overTime) {
+    // Its time budget is spent: cancel it, and let one more look write what the monitor says then.
+    await parts.cancel(r.run, env);
+    r.cancelled = true;
+  }
+}
+
+/** Sleeps between looks; an interruption ends the demo. */
+async function pause(seconds: number, signal: AbortSignal): Promise<void> {
+  try {
+    await sleep(seconds * 1000, undefined, { signal });
+  } catch {
+    throw new DemoAborted((signal.reason as NodeJS.Signals) ?? 'SIGINT');
+  }
+}
+
+/** What the candidates' comments last showed of the reference job (the monitor's one line). */
+function lastReferenceLine(
+  runs: readonly BatchRun[],
+  seen: ReferenceJobLine['run'],
+): ReferenceJobLine['run'] {
+  const lines = runs.map((r) => r.last?.referenceJob?.run ?? null).filter((l) => l !== null);
+  const line = lines.find((l) => l.stopping) ?? lines[0] ?? null;
+  if (!line) return seen;
+  // the reason the monitor stopped it is said once, in the pass that stops it: keep it
+  return { ...line, stopping: line.stopping ?? seen?.stopping ?? null };
+}
+
+/**
+ * Runs one batch of candidates to their verdicts, beside the round's reference job when `best` is
+ * given (the monitor decides them against it and stops it once no open decision needs it); returns
+ * one outcome per candidate, in order, and the reference job's account.
+ */
+async function runBatch<R>(
+  title: string,
+  candidates: Candidate[],
+  ctx: BatchContext<R>,
+  best: { candidate: Candidate; round: number } | null = null,
+): Promise<{ outcomes: DemoOutcome[]; reference: DemoReference | null }> {
+  const { parts, prepared, env, view, signal } = ctx;
+  const { runs, ref } = await submitBatch(candidates, ctx, best?.candidate ?? null);
+  let line: ReferenceJobLine['run'] = null;
+  view.update(title, rowsOf(runs, ref));
   while (runs.some((r) => !r.outcome)) {
     if (signal.aborted) throw new DemoAborted((signal.reason as NodeJS.Signals) ?? 'SIGINT');
-    const live = runs.filter((x) => !x.outcome);
+    // the reference job stays in every look: the candidates still open read its data, also once it ended
+    const live = [...(ref ? [ref] : []), ...runs.filter((x) => !x.outcome)];
     const observed = await parts.observe(
       prepared,
       live.map((r) => r.run),
@@ -313,39 +424,61 @@ async function runBatch<R>(
     for (const [i, r] of live.entries()) {
       const look = observed[i];
       if (!look) continue;
-      r.last = look;
-      const overTime = (look.simulatedMinutes ?? 0) >= options.maxSimulatedMinutes;
-      if (look.done || r.cancelled) {
-        const { decision, reason } = decide(look.standing, look.observation);
-        r.outcome = {
-          candidate: r.run.candidate,
-          run: r.run,
-          observation: look.observation,
-          decision,
-          reason,
-        };
-        const name = r.run.candidate.name;
-        output.write(`comments/${name}.md`, look.comment);
-        output.write(`checks/${name}.json`, `${JSON.stringify(checkFile(look), null, 2)}\n`);
-        await parts.cancel(r.run, env); // idempotent: the monitor has stopped it or it ended
-        r.unregister();
-      } else if (overTime) {
-        // Its time budget is spent: cancel it, and let one more look write what the monitor says then.
-        await parts.cancel(r.run, env);
-        r.cancelled = true;
-      }
+      if (r === ref) r.last = look;
+      else await takeLook(r, look, ctx);
     }
-    view.update(title, runs.map(row));
-    if (runs.some((r) => !r.outcome)) {
-      try {
-        await sleep(options.pollSeconds * 1000, undefined, { signal });
-      } catch {
-        throw new DemoAborted((signal.reason as NodeJS.Signals) ?? 'SIGINT');
-      }
-    }
+    line = lastReferenceLine(live, line);
+    view.update(title, rowsOf(runs, ref));
+    if (runs.some((r) => !r.outcome)) await pause(ctx.options.pollSeconds, signal);
   }
   view.freeze();
-  return runs.map((r) => r.outcome!);
+  const outcomes = runs.map((r) => r.outcome!);
+  if (!ref || !best) return { outcomes, reference: null };
+  await parts.cancel(ref.run, env); // idempotent: the monitor stopped it once no decision needed it
+  ref.unregister();
+  if (ref.last?.comment) ctx.output.write(`comments/reference-round-${best.round}.md`, ref.last.comment);
+  return { outcomes, reference: referenceAccount(ref, best.round, line, outcomes) };
+}
+
+/** The round's reference job as the record keeps it and the terminal prints it. */
+function referenceAccount(
+  ref: BatchRun,
+  round: number,
+  line: ReferenceJobLine['run'],
+  outcomes: readonly DemoOutcome[],
+): DemoReference {
+  return {
+    round,
+    run: ref.run,
+    runMinutes: ref.last?.simulatedMinutes ?? null,
+    gpuMinutes: line?.gpuMinutes ?? null,
+    ended: line?.stopping ? 'decided' : 'closed',
+    stopped: line?.stopping ?? null,
+    candidates: outcomes.map((o) => o.candidate.name),
+    observation: ref.last?.observation ?? null,
+  };
+}
+
+/** The terminal's line on a round's reference job: its run, run-minutes, cost and why it stopped. */
+export function referenceLine(r: DemoReference): string {
+  const minutes = r.runMinutes === null ? '' : `${Math.round(r.runMinutes)} run-minutes, `;
+  const cost = r.gpuMinutes === null ? 'GPU-minutes unknown' : `${Math.round(r.gpuMinutes)} GPU-minutes`;
+  const end = r.stopped ? `stopped by the monitor: ${r.stopped}` : 'cancelled when its round ended';
+  return `round ${r.round}: reference job ${r.run.runName} (the current best ${r.run.candidate.name} beside ${r.candidates.join(', ')}): ${minutes}${cost}; ${end}`;
+}
+
+/** GPU-minutes of a round: its candidates' (each decision's figure) and its reference job's. */
+export function roundCost(outcomes: readonly DemoOutcome[], reference: DemoReference | null): string {
+  const used = outcomes.map((o) => o.observation?.decision?.gpu_minutes_used ?? null);
+  const candidates = used.reduce<number>((a, v) => a + (v ?? 0), 0);
+  const ref = reference?.gpuMinutes ?? 0;
+  const minutes = outcomes
+    .map(
+      (o) =>
+        `${o.candidate.name} ${o.observation?.verdict?.minutes_of_data == null ? '?' : Math.round(o.observation.verdict.minutes_of_data)}`,
+    )
+    .join(', ');
+  return `${Math.round(candidates + ref)} GPU-minutes (candidates ${Math.round(candidates)}${reference ? `, reference job ${Math.round(ref)}` : ''}); run-minutes: ${minutes}`;
 }
 
 /** What the demo keeps of a candidate's pull request besides its comment: the check run and the label. */
@@ -399,6 +532,18 @@ export function bestLine(reference: Reference, baselineName: string): string {
     : `current best: ${name}${at}`;
 }
 
+/** The record's current best as a candidate the demo ran (the baseline, or a round's winner). */
+function bestCandidate(
+  name: string | null,
+  baseline: Candidate,
+  outcomes: readonly DemoOutcome[],
+): Candidate | null {
+  if (!name) return null;
+  return name === baseline.name
+    ? baseline
+    : (outcomes.find((o) => o.candidate.name === name)?.candidate ?? null);
+}
+
 /** The whole demo. Never throws for an interruption: returns its exit code after cleaning up. */
 export async function runDemo<R>(
   options: DemoOptions,
@@ -416,11 +561,13 @@ export async function runDemo<R>(
   const started = now();
   const log = (line: string) => view.log(line);
   const outcomes: DemoOutcome[] = [];
+  const references: DemoReference[] = [];
   let experimentId: string | null = null;
   const result = (exitCode: number): DemoResult => ({
     exitCode,
     experimentId,
     outcomes,
+    references,
     files: output.written(),
     wallSeconds: (now() - started) / 1000,
   });
@@ -465,19 +612,28 @@ export async function runDemo<R>(
 
     const reference = (): Reference => parts.references(record);
     const ctx = { parts, prepared, env, options, view, output, cleanup, signal, reference };
-    const settle = (batch: DemoOutcome[]) => {
+    const settle = (
+      what: string,
+      { outcomes: batch, reference: ref }: Awaited<ReturnType<typeof runBatch>>,
+    ) => {
       for (const outcome of oneWinner(batch)) {
         record = parts.apply(record, outcome);
         outcomes.push(outcome);
         log(`${outcome.candidate.name}: ${outcome.decision} — ${outcome.reason}`);
       }
+      if (ref) {
+        record = parts.applyReference(record, ref);
+        references.push(ref);
+        log(referenceLine(ref));
+      }
+      log(`${what}: ${roundCost(batch, ref)}`);
       log(bestLine(reference(), baseline.name));
       output.write(`experiments/${experimentId}.json`, parts.recordJson(record));
       output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(record));
     };
 
     // 3. The baseline, then the rounds of suggestions.
-    settle(await runBatch('baseline', [baseline], ctx));
+    settle('baseline', await runBatch('baseline', [baseline], ctx));
     const broken = await brokenBaseline(outcomes[0], parts, env);
     if (broken) {
       log(`the demo measured nothing: ${broken}`);
@@ -494,7 +650,13 @@ export async function runDemo<R>(
         output.write(candidateFile(experimentId, c.name), suggestion.files?.[c.name] ?? stringify(c));
         log(`round ${round}: ${c.name}: ${c.hypothesis ?? ''}`.trimEnd());
       }
-      settle(await runBatch(`round ${round} of ${options.rounds}`, suggestion.proposals, ctx));
+      // the round's candidates run beside a job of the current best, decided against it at equal run age
+      const best = bestCandidate(reference().current, baseline, outcomes);
+      const title = `round ${round} of ${options.rounds}`;
+      settle(
+        `round ${round}`,
+        await runBatch(title, suggestion.proposals, ctx, best ? { candidate: best, round } : null),
+      );
     }
 
     // 4. The final report and the page that shows everything.

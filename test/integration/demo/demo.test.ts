@@ -100,7 +100,9 @@ describe('topo demo --quick', () => {
     expect(files).toContain('baseline.yaml');
     const comments = readdirSync(join(out, 'comments'));
     expect(comments).toContain('baseline.md');
-    expect(comments.length).toBe(files.length - 1);
+    // one per candidate, and one per round's reference job (a run of the current best beside it)
+    expect(comments.filter((c) => !c.startsWith('reference-round-')).length).toBe(files.length - 1);
+    expect(comments).toContain('reference-round-1.md');
     for (const c of comments) {
       const body = readFileSync(join(out, 'comments', c), 'utf8');
       expect(body).toContain('topo:observation');

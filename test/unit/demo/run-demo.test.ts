@@ -12,6 +12,7 @@ import {
   type DemoOptions,
   type DemoOutcome,
   type DemoParts,
+  type DemoReference,
   decide,
   INSTALL_COMMAND,
   oneWinner,
@@ -47,7 +48,10 @@ interface FakeLog {
 }
 
 // In-memory parts: baseline measures 40 s/rollout, candidate "c1" 35, "c2" 45; each needs three looks.
-function fakeParts(log: FakeLog, clusterUp: boolean): DemoParts<{ runs: DemoOutcome[] }> {
+function fakeParts(
+  log: FakeLog,
+  clusterUp: boolean,
+): DemoParts<{ runs: DemoOutcome[]; references?: DemoReference[] }> {
   const looks = new Map<string, number>();
   const values: Record<string, number> = { baseline: 40, c1: 35, c2: 45 };
   let up = clusterUp;
@@ -74,18 +78,40 @@ function fakeParts(log: FakeLog, clusterUp: boolean): DemoParts<{ runs: DemoOutc
       },
       baseline: { name: 'baseline', topology: {} },
     }),
-    submit: async (_e, candidate) => {
-      log.calls.push(`submit ${candidate.name}`);
-      return { candidate, runName: `topo-x-${candidate.name}-00000000`, jobId: String(log.calls.length) };
+    submit: async (_e, candidate, _env, role) => {
+      const what = role ? ` (${role})` : '';
+      log.calls.push(`submit ${candidate.name}${what}`);
+      const runName = `topo-x-${candidate.name}-00000000${role ? '-0000beef' : ''}`;
+      return { candidate, runName, jobId: String(log.calls.length), ...(role ? { role } : {}) };
     },
     cancel: async (run) => {
-      log.calls.push(`cancel ${run.candidate.name}`);
+      log.calls.push(`cancel ${run.candidate.name}${run.role ? ` (${run.role})` : ''}`);
     },
     observe: async (_e, runs, _env, reference) =>
       runs.map((run) => {
+        if (run.role) {
+          // the round's reference job: it runs until the monitor (or the round's end) stops it
+          const n = (looks.get(run.runName) ?? 0) + 1;
+          looks.set(run.runName, n);
+          const look = {
+            state: 'running',
+            simulatedMinutes: n * 10,
+            secondsPerRollout: 40,
+            observation: null,
+          };
+          return {
+            ...look,
+            comment: `## ${run.candidate.name} (reference)\n`,
+            done: false,
+            standing: null,
+            check: null,
+            label: null,
+          };
+        }
         log.references?.push(reference.current);
         const n = (looks.get(run.candidate.name) ?? 0) + 1;
         looks.set(run.candidate.name, n);
+        const beside = runs.find((r) => r.role);
         const value = values[run.candidate.name] ?? 50;
         const done = n >= 3;
         const standing = !done
@@ -108,6 +134,21 @@ function fakeParts(log: FakeLog, clusterUp: boolean): DemoParts<{ runs: DemoOutc
           standing,
           check: null,
           label: null,
+          referenceJob: beside
+            ? {
+                name: 'the baseline `baseline`',
+                run: {
+                  runName: beside.runName,
+                  pr: 1,
+                  jobId: beside.jobId,
+                  state: 'RUNNING',
+                  grafanaUrl: null,
+                  gpuMinutes: 80 * n,
+                  stopping: done ? 'reference no longer needed: no open decision is left' : null,
+                },
+                note: null,
+              }
+            : null,
         };
       }),
     jobLog: async (run) => {
@@ -129,7 +170,12 @@ function fakeParts(log: FakeLog, clusterUp: boolean): DemoParts<{ runs: DemoOutc
       };
     },
     apply: (record, outcome) => ({
+      ...record,
       runs: [...record.runs.filter((r) => r.candidate.name !== outcome.candidate.name), outcome],
+    }),
+    applyReference: (record, reference) => ({
+      ...record,
+      references: [...(record.references ?? []), reference],
     }),
     recordJson: (record) => JSON.stringify(record.runs.map((r) => [r.candidate.name, r.decision])),
     recordMarkdown: (record) =>
@@ -192,13 +238,16 @@ describe('runDemo', () => {
       ['c2', 'rejected'],
     ]);
     // Each judged job is cancelled once; the cluster that was already up stays up.
+    // the round's reference job (a run of the current best) is submitted first and cancelled last
     expect(h.log.calls).toEqual([
       'submit baseline',
       'cancel baseline',
+      'submit baseline (reference)',
       'submit c1',
       'submit c2',
       'cancel c1',
       'cancel c2',
+      'cancel baseline (reference)',
     ]);
     const files = result.files;
     for (const f of [
@@ -227,6 +276,37 @@ describe('runDemo', () => {
     expect(h.text()).toContain(
       'baseline: accepted — Reference run (baseline or current best): 40.00 s/rollout',
     );
+  });
+
+  it('runs each round beside a reference job of the current best, records it and prints its cost (issue 38 item 1)', async () => {
+    const h = harness(true);
+    const result = await runDemo(options(), h.deps());
+    expect(result.exitCode).toBe(0);
+    expect(result.references).toHaveLength(1);
+    const [ref] = result.references;
+    expect(ref).toMatchObject({
+      round: 1,
+      run: {
+        candidate: { name: 'baseline' },
+        runName: 'topo-x-baseline-00000000-0000beef',
+        role: 'reference',
+      },
+      runMinutes: 30,
+      gpuMinutes: 240,
+      ended: 'decided',
+      stopped: 'reference no longer needed: no open decision is left',
+      candidates: ['c1', 'c2'],
+    });
+    expect(h.text()).toContain(
+      'round 1: reference job topo-x-baseline-00000000-0000beef (the current best baseline beside c1, c2): 30 run-minutes, 240 GPU-minutes; stopped by the monitor: reference no longer needed: no open decision is left',
+    );
+    expect(h.text()).toMatch(
+      /round 1: 240 GPU-minutes \(candidates 0, reference job 240\); run-minutes: c1 \?, c2 \?/,
+    );
+    expect(h.text()).toMatch(/baseline: 0 GPU-minutes \(candidates 0\); run-minutes: baseline \?/);
+    expect(result.files).toContain('comments/reference-round-1.md');
+    // the live view shows it as a row of its own
+    expect(h.text()).toContain('baseline (reference): running');
   });
 
   it("decides each batch against the record's current best and prints it after each batch (one truth)", async () => {
@@ -359,6 +439,21 @@ describe('runDemo', () => {
     const result = await runDemo(options({ pollSeconds: 5 }), deps);
     expect(result.exitCode).toBe(130);
     expect(h.log.calls).toEqual(['cluster up', 'submit baseline', 'cancel baseline', 'cluster down']);
+  });
+
+  it('an interruption during a round cancels its reference job too', async () => {
+    const h = harness(true);
+    const abort = new AbortController();
+    const deps = h.deps(abort.signal);
+    const observe = deps.parts.observe;
+    deps.parts.observe = async (...args) => {
+      if (args[1].some((r) => r.role)) abort.abort('SIGINT');
+      return observe(...args);
+    };
+    const result = await runDemo(options({ pollSeconds: 5 }), deps);
+    expect(result.exitCode).toBe(130);
+    expect(h.log.calls).toContain('cancel baseline (reference)');
+    expect(h.log.calls.filter((c) => c.startsWith('cancel c')).sort()).toEqual(['cancel c1', 'cancel c2']);
   });
 });
 
