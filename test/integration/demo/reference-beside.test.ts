@@ -63,7 +63,8 @@ describe('topo demo (full): round 2 against a reference job running beside its c
     const id = readdirSync(join(out, 'topologies'))[0] as string;
     record = JSON.parse(readFileSync(join(out, 'experiments', `${id}.json`), 'utf8')) as ExperimentRecord;
     experiment = parse(readFileSync(join(out, 'topologies', id, 'experiment.yaml'), 'utf8')) as Experiment;
-  });
+    // the full demo takes about 3.5 minutes on an idle 2-core machine; much longer on a loaded one
+  }, 900_000);
 
   const round2 = () => record.reference_runs?.[1];
   const round2Candidates = () =>
