@@ -42676,7 +42676,7 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        const pause2 = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
         if (request2.aborted) {
           return -1;
         }
@@ -42690,7 +42690,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants.ERROR.PAUSED : 0;
+        return pause2 ? constants.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -88612,6 +88612,69 @@ function layered(outDir, root) {
     }
   };
 }
+function monitorExperiment2(c, experiment, byPr, reference, resolved) {
+  return {
+    experiment,
+    timeScale: c.timeScale,
+    scrapeSeconds: 1,
+    grafanaUrl: c.cluster.grafana_url ?? null,
+    baseline: reference.baseline,
+    best: reference.best,
+    betweenRun: reference.betweenRun ?? null,
+    candidates: [...byPr].map(([pr, r]) => ({
+      candidate: r.candidate.name,
+      runName: r.runName,
+      pr,
+      headSha: "0".repeat(40),
+      labels: [],
+      topology: resolved(r.candidate).expanded,
+      requested: true,
+      ...r.role ? { role: r.role } : {}
+    }))
+  };
+}
+function observedOf(c, run3, outcome) {
+  if (!outcome) {
+    return {
+      state: "submitted",
+      simulatedMinutes: null,
+      secondsPerRollout: null,
+      observation: null,
+      comment: "",
+      done: false,
+      standing: null,
+      check: null,
+      label: null
+    };
+  }
+  const observation = outcome.view.observation;
+  const verdict = observation.verdict;
+  return {
+    state: outcome.state,
+    simulatedMinutes: verdict.minutes_of_data ?? null,
+    secondsPerRollout: verdict.current_full_run ?? observation.stable_metrics.seconds_per_rollout_full_run ?? null,
+    observation,
+    comment: c.comments.get(run3.runName) ?? "",
+    done: FINAL_STATES.has(outcome.state),
+    standing: viewStanding(outcome.view),
+    check: c.checks.get(run3.runName) ?? null,
+    label: c.labels.get(run3.runName) ?? null,
+    referenceJob: outcome.view.referenceJob ?? null
+  };
+}
+function referenceRunOf2(r) {
+  return {
+    of: r.run.candidate.name,
+    run_name: r.run.runName,
+    job_id: r.run.jobId,
+    pull_request: null,
+    gpu_minutes: r.gpuMinutes === null ? null : Math.round(r.gpuMinutes),
+    ended: r.ended,
+    candidates: r.candidates,
+    verdict: r.observation?.verdict ?? null,
+    recorded_at: (/* @__PURE__ */ new Date()).toISOString()
+  };
+}
 function realDemoParts(root, env, outDir) {
   let clustersFile = "";
   let ctx;
@@ -88623,9 +88686,10 @@ function realDemoParts(root, env, outDir) {
     const { base } = need();
     return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
   };
-  const submit = async (experiment, candidate) => {
+  const submit = async (experiment, candidate, runName) => {
     const { cluster, slurm } = need();
-    const submission = renderSubmission(experiment, resolved(candidate), cluster);
+    const rendered = renderSubmission(experiment, resolved(candidate), cluster);
+    const submission = runName ? withRunName(rendered, runName) : rendered;
     const result = await submitCandidate(
       { slurm },
       {
@@ -88639,6 +88703,11 @@ function realDemoParts(root, env, outDir) {
       throw new Error(`${candidate.name}: submit answered ${result.status}, expected a job`);
     }
     return { candidate, runName: submission.jobName, jobId: result.jobId };
+  };
+  const submitAs = async (experiment, candidate, role) => {
+    if (!role) return submit(experiment, candidate);
+    const base = renderSubmission(experiment, resolved(candidate), need().cluster).jobName;
+    return { ...await submit(experiment, candidate, runNameFor(base, newRunLabel())), role };
   };
   return {
     cluster: localCluster(root, env),
@@ -88662,7 +88731,9 @@ function realDemoParts(root, env, outDir) {
         ),
         // The monitor cancels a candidate on its decision (stop_when_decided, the default) and the
         // baseline once stable: the demo's GPU-hours are seconds.
-        stop_when_stable: true
+        stop_when_stable: true,
+        // a round's three candidates and its reference job beside them (reference: beside, the default)
+        max_parallel: 4
       };
       const slurmEnv = { ...env, SLURM_CONF: String(clusterEnv.slurmConf ?? env.SLURM_CONF ?? "") };
       ctx = {
@@ -88674,11 +88745,12 @@ function realDemoParts(root, env, outDir) {
         prometheusUrl: clusterEnv.prometheusUrl,
         comments: /* @__PURE__ */ new Map(),
         checks: /* @__PURE__ */ new Map(),
-        labels: /* @__PURE__ */ new Map()
+        labels: /* @__PURE__ */ new Map(),
+        prs: /* @__PURE__ */ new Map()
       };
       return { experiment, baseline: built.baseline };
     },
-    submit: (experiment, candidate) => submit(experiment, candidate),
+    submit: (experiment, candidate, _env, role) => submitAs(experiment, candidate, role),
     async cancel(run3) {
       const c = need();
       await cancelCandidate({ slurm: c.slurm }, { experimentId: c.experimentId, jobName: run3.runName });
@@ -88686,48 +88758,32 @@ function realDemoParts(root, env, outDir) {
     async observe(prepared, runs, _env, reference) {
       const c = need();
       const { experiment } = prepared;
-      const prs = new Map(runs.map((r, i) => [i + 1, r]));
-      const nameOf = (pr) => prs.get(pr)?.candidate.name ?? `#${pr}`;
+      for (const r of runs) if (!c.prs.has(r.runName)) c.prs.set(r.runName, c.prs.size + 1);
+      const byPr = new Map(runs.map((r) => [c.prs.get(r.runName), r]));
+      const keyOf = (pr) => byPr.get(pr)?.runName ?? `#${pr}`;
       const report = await monitorPass(
         {
-          experiments: async () => [
-            {
-              experiment,
-              timeScale: c.timeScale,
-              scrapeSeconds: 1,
-              grafanaUrl: c.cluster.grafana_url ?? null,
-              baseline: reference.baseline,
-              best: reference.best,
-              candidates: [...prs].map(([pr, r]) => ({
-                candidate: r.candidate.name,
-                runName: r.runName,
-                pr,
-                headSha: "0".repeat(40),
-                labels: [],
-                topology: resolved(r.candidate).expanded,
-                requested: true
-              }))
-            }
-          ],
+          experiments: async () => [monitorExperiment2(c, experiment, byPr, reference, resolved)],
           // the monitor's own Slurm port: the one job model (src/judge/job.ts) and its failure rule
           slurm: slurmMonitorPort(c.slurm),
-          // The demo submits before it watches; a run the monitor cannot find is submitted again, idempotently.
+          // The demo submits before it watches; a candidate the monitor cannot find is submitted again,
+          // idempotently (a reference job is not: once it ended, its data are what the candidates read).
           submit: async (_exp, candidate) => {
-            const run3 = runs.find((r) => r.runName === candidate.runName);
-            return run3 ? { jobId: (await submit(experiment, run3.candidate)).jobId } : void 0;
+            const run3 = runs.find((r) => r.runName === candidate.runName && !r.role);
+            return run3 ? { jobId: (await submit(experiment, run3.candidate, run3.runName)).jobId } : void 0;
           },
           prometheus: createPrometheusClient({ baseUrl: c.prometheusUrl }),
           github: {
-            // one comment per candidate, as the monitor's sticky comment `monitor-<candidate>`
-            readComment: async (_pr, candidate) => c.comments.get(candidate),
-            writeComment: async (_pr, candidate, body) => {
-              c.comments.set(candidate, body);
+            // one comment per run, as the monitor's sticky comment `monitor-<candidate>` on its pull request
+            readComment: async (pr) => c.comments.get(keyOf(pr)),
+            writeComment: async (pr, _candidate, body) => {
+              c.comments.set(keyOf(pr), body);
             },
             writeCheck: async (pr, _sha, check2) => {
-              c.checks.set(nameOf(pr), check2);
+              c.checks.set(keyOf(pr), check2);
             },
             setLabel: async (pr, state2) => {
-              c.labels.set(nameOf(pr), state2);
+              c.labels.set(keyOf(pr), state2);
               return true;
             }
           },
@@ -88737,43 +88793,23 @@ function realDemoParts(root, env, outDir) {
         { tickSeconds: 1, lagSeconds: 1, telemetryDeadlineMinutes: 60 }
       );
       if (report.errors.length) throw new Error(`monitor: ${report.errors.join("; ")}`);
-      return runs.map((run3) => {
-        const outcome = report.candidates.find((o) => o.runName === run3.runName);
-        if (!outcome) {
-          return {
-            state: "submitted",
-            simulatedMinutes: null,
-            secondsPerRollout: null,
-            observation: null,
-            comment: "",
-            done: false,
-            standing: null,
-            check: null,
-            label: null
-          };
-        }
-        const observation = outcome.view.observation;
-        const verdict = observation.verdict;
-        return {
-          state: outcome.state,
-          simulatedMinutes: verdict.minutes_of_data ?? null,
-          secondsPerRollout: verdict.current_full_run ?? observation.stable_metrics.seconds_per_rollout_full_run ?? null,
-          observation,
-          comment: c.comments.get(run3.candidate.name) ?? "",
-          done: FINAL_STATES.has(outcome.state),
-          standing: viewStanding(outcome.view),
-          check: c.checks.get(run3.candidate.name) ?? null,
-          label: c.labels.get(run3.candidate.name) ?? null
-        };
-      });
+      return runs.map(
+        (run3) => observedOf(
+          c,
+          run3,
+          report.candidates.find((o) => o.runName === run3.runName)
+        )
+      );
     },
     createRecord: (prepared) => createRecord(prepared.experiment, need().cluster),
     // as actions/monitor reads the record on the default branch
     references: (record) => ({
       baseline: referenceWithFigure(baselineRun(record), record.runs),
       best: referenceWithFigure(bestRun(record), record.runs),
-      current: record.current_best.topology
+      current: record.current_best.topology,
+      betweenRun: betweenRunOf(record)
     }),
+    applyReference: (record, reference) => applyReferenceRun(record, referenceRunOf2(reference)),
     apply(record, outcome) {
       const { base } = need();
       const expanded = expandCandidate(base, outcome.candidate.topology);
@@ -90169,27 +90205,69 @@ function verdictText(o, outcome) {
   if (!v2 || v2.state === "no-data") return null;
   return v2.state;
 }
-async function runBatch(title, candidates, ctx) {
-  const { parts, prepared, env, options: options2, view, output, cleanup, signal } = ctx;
-  const { experiment } = prepared;
-  const runs = [];
-  for (const candidate of candidates) {
-    const run3 = await parts.submit(experiment, candidate, env);
+async function submitBatch(candidates, ctx, best) {
+  const { parts, prepared, env, cleanup, view } = ctx;
+  const start = async (candidate, role) => {
+    const run3 = await parts.submit(prepared.experiment, candidate, env, role);
     const unregister = cleanup.add(`cancel ${run3.runName} (job ${run3.jobId})`, () => parts.cancel(run3, env));
-    runs.push({ run: run3, unregister, last: null });
-    view.log(`submitted ${candidate.name}: Slurm job ${run3.jobId}, run ${run3.runName}`);
-  }
+    const what = role ? `the round's reference job, a run of the current best ${candidate.name}` : candidate.name;
+    view.log(`submitted ${what}: Slurm job ${run3.jobId}, run ${run3.runName}`);
+    return { run: run3, unregister, last: null };
+  };
+  const ref = best ? await start(best, "reference") : null;
+  const runs = [];
+  for (const candidate of candidates) runs.push(await start(candidate));
+  return { runs, ref };
+}
+function rowsOf(runs, ref) {
   const row = (r) => ({
-    name: r.run.candidate.name,
+    name: r === ref ? `${r.run.candidate.name} (reference)` : r.run.candidate.name,
     state: r.outcome ? r.last?.state ?? r.outcome.decision : r.last?.state ?? "submitted",
     simulatedMinutes: r.last?.simulatedMinutes ?? null,
     secondsPerRollout: r.last?.secondsPerRollout ?? null,
-    verdict: r.last ? verdictText(r.last, r.outcome) : null
+    verdict: r === ref ? r.last ? "reference" : null : r.last ? verdictText(r.last, r.outcome) : null
   });
-  view.update(title, runs.map(row));
+  return [...ref ? [ref] : [], ...runs].map(row);
+}
+async function takeLook(r, look, ctx) {
+  const { parts, env, output, options: options2 } = ctx;
+  r.last = look;
+  const overTime = (look.simulatedMinutes ?? 0) >= options2.maxSimulatedMinutes;
+  if (look.done || r.cancelled) {
+    const { decision, reason: reason2 } = decide3(look.standing, look.observation);
+    r.outcome = { candidate: r.run.candidate, run: r.run, observation: look.observation, decision, reason: reason2 };
+    const name = r.run.candidate.name;
+    output.write(`comments/${name}.md`, look.comment);
+    output.write(`checks/${name}.json`, `${JSON.stringify(checkFile2(look), null, 2)}
+`);
+    await parts.cancel(r.run, env);
+    r.unregister();
+  } else if (overTime) {
+    await parts.cancel(r.run, env);
+    r.cancelled = true;
+  }
+}
+async function pause(seconds3, signal) {
+  try {
+    await sleep3(seconds3 * 1e3, void 0, { signal });
+  } catch {
+    throw new DemoAborted(signal.reason ?? "SIGINT");
+  }
+}
+function lastReferenceLine(runs, seen) {
+  const lines = runs.map((r) => r.last?.referenceJob?.run ?? null).filter((l3) => l3 !== null);
+  const line = lines.find((l3) => l3.stopping) ?? lines[0] ?? null;
+  if (!line) return seen;
+  return { ...line, stopping: line.stopping ?? seen?.stopping ?? null };
+}
+async function runBatch(title, candidates, ctx, best = null) {
+  const { parts, prepared, env, view, signal } = ctx;
+  const { runs, ref } = await submitBatch(candidates, ctx, best?.candidate ?? null);
+  let line = null;
+  view.update(title, rowsOf(runs, ref));
   while (runs.some((r) => !r.outcome)) {
     if (signal.aborted) throw new DemoAborted(signal.reason ?? "SIGINT");
-    const live3 = runs.filter((x2) => !x2.outcome);
+    const live3 = [...ref ? [ref] : [], ...runs.filter((x2) => !x2.outcome)];
     const observed = await parts.observe(
       prepared,
       live3.map((r) => r.run),
@@ -90199,39 +90277,47 @@ async function runBatch(title, candidates, ctx) {
     for (const [i, r] of live3.entries()) {
       const look = observed[i];
       if (!look) continue;
-      r.last = look;
-      const overTime = (look.simulatedMinutes ?? 0) >= options2.maxSimulatedMinutes;
-      if (look.done || r.cancelled) {
-        const { decision, reason: reason2 } = decide3(look.standing, look.observation);
-        r.outcome = {
-          candidate: r.run.candidate,
-          run: r.run,
-          observation: look.observation,
-          decision,
-          reason: reason2
-        };
-        const name = r.run.candidate.name;
-        output.write(`comments/${name}.md`, look.comment);
-        output.write(`checks/${name}.json`, `${JSON.stringify(checkFile2(look), null, 2)}
-`);
-        await parts.cancel(r.run, env);
-        r.unregister();
-      } else if (overTime) {
-        await parts.cancel(r.run, env);
-        r.cancelled = true;
-      }
+      if (r === ref) r.last = look;
+      else await takeLook(r, look, ctx);
     }
-    view.update(title, runs.map(row));
-    if (runs.some((r) => !r.outcome)) {
-      try {
-        await sleep3(options2.pollSeconds * 1e3, void 0, { signal });
-      } catch {
-        throw new DemoAborted(signal.reason ?? "SIGINT");
-      }
-    }
+    line = lastReferenceLine(live3, line);
+    view.update(title, rowsOf(runs, ref));
+    if (runs.some((r) => !r.outcome)) await pause(ctx.options.pollSeconds, signal);
   }
   view.freeze();
-  return runs.map((r) => r.outcome);
+  const outcomes = runs.map((r) => r.outcome);
+  if (!ref || !best) return { outcomes, reference: null };
+  await parts.cancel(ref.run, env);
+  ref.unregister();
+  if (ref.last?.comment) ctx.output.write(`comments/reference-round-${best.round}.md`, ref.last.comment);
+  return { outcomes, reference: referenceAccount(ref, best.round, line, outcomes) };
+}
+function referenceAccount(ref, round3, line, outcomes) {
+  return {
+    round: round3,
+    run: ref.run,
+    runMinutes: ref.last?.simulatedMinutes ?? null,
+    gpuMinutes: line?.gpuMinutes ?? null,
+    ended: line?.stopping ? "decided" : "closed",
+    stopped: line?.stopping ?? null,
+    candidates: outcomes.map((o) => o.candidate.name),
+    observation: ref.last?.observation ?? null
+  };
+}
+function referenceLine(r) {
+  const minutes = r.runMinutes === null ? "" : `${Math.round(r.runMinutes)} run-minutes, `;
+  const cost = r.gpuMinutes === null ? "GPU-minutes unknown" : `${Math.round(r.gpuMinutes)} GPU-minutes`;
+  const end = r.stopped ? `stopped by the monitor: ${r.stopped}` : "cancelled when its round ended";
+  return `round ${r.round}: reference job ${r.run.runName} (the current best ${r.run.candidate.name} beside ${r.candidates.join(", ")}): ${minutes}${cost}; ${end}`;
+}
+function roundCost(outcomes, reference) {
+  const used = outcomes.map((o) => o.observation?.decision?.gpu_minutes_used ?? null);
+  const candidates = used.reduce((a, v2) => a + (v2 ?? 0), 0);
+  const ref = reference?.gpuMinutes ?? 0;
+  const minutes = outcomes.map(
+    (o) => `${o.candidate.name} ${o.observation?.verdict?.minutes_of_data == null ? "?" : Math.round(o.observation.verdict.minutes_of_data)}`
+  ).join(", ");
+  return `${Math.round(candidates + ref)} GPU-minutes (candidates ${Math.round(candidates)}${reference ? `, reference job ${Math.round(ref)}` : ""}); run-minutes: ${minutes}`;
 }
 function checkFile2(look) {
   return {
@@ -90266,17 +90352,23 @@ function bestLine2(reference, baselineName2) {
   const at = value === null ? "" : ` (${value.toFixed(2)} s/rollout)`;
   return name === baselineName2 ? `current best: ${name}${at}; no candidate beat the baseline so far` : `current best: ${name}${at}`;
 }
+function bestCandidate(name, baseline, outcomes) {
+  if (!name) return null;
+  return name === baseline.name ? baseline : outcomes.find((o) => o.candidate.name === name)?.candidate ?? null;
+}
 async function runDemo(options2, deps) {
   const { parts, view, output, cleanup, signal } = deps;
   const now = deps.now ?? Date.now;
   const started = now();
   const log = (line) => view.log(line);
   const outcomes = [];
+  const references = [];
   let experimentId = null;
   const result = (exitCode) => ({
     exitCode,
     experimentId,
     outcomes,
+    references,
     files: output.written(),
     wallSeconds: (now() - started) / 1e3
   });
@@ -90315,17 +90407,23 @@ async function runDemo(options2, deps) {
     let record = parts.createRecord(prepared);
     const reference = () => parts.references(record);
     const ctx = { parts, prepared, env, options: options2, view, output, cleanup, signal, reference };
-    const settle2 = (batch) => {
+    const settle2 = (what, { outcomes: batch, reference: ref }) => {
       for (const outcome of oneWinner(batch)) {
         record = parts.apply(record, outcome);
         outcomes.push(outcome);
         log(`${outcome.candidate.name}: ${outcome.decision} \u2014 ${outcome.reason}`);
       }
+      if (ref) {
+        record = parts.applyReference(record, ref);
+        references.push(ref);
+        log(referenceLine(ref));
+      }
+      log(`${what}: ${roundCost(batch, ref)}`);
       log(bestLine2(reference(), baseline.name));
       output.write(`experiments/${experimentId}.json`, parts.recordJson(record));
       output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(record));
     };
-    settle2(await runBatch("baseline", [baseline], ctx));
+    settle2("baseline", await runBatch("baseline", [baseline], ctx));
     const broken = await brokenBaseline(outcomes[0], parts, env);
     if (broken) {
       log(`the demo measured nothing: ${broken}`);
@@ -90342,7 +90440,12 @@ async function runDemo(options2, deps) {
         output.write(candidateFile2(experimentId, c.name), suggestion.files?.[c.name] ?? (0, import_yaml6.stringify)(c));
         log(`round ${round3}: ${c.name}: ${c.hypothesis ?? ""}`.trimEnd());
       }
-      settle2(await runBatch(`round ${round3} of ${options2.rounds}`, suggestion.proposals, ctx));
+      const best = bestCandidate(reference().current, baseline, outcomes);
+      const title = `round ${round3} of ${options2.rounds}`;
+      settle2(
+        `round ${round3}`,
+        await runBatch(title, suggestion.proposals, ctx, best ? { candidate: best, round: round3 } : null)
+      );
     }
     const report = parts.finalReport(record, prepared);
     const reportFile = `experiments/${experimentId}-report.md`;
