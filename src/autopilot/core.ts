@@ -299,8 +299,18 @@ function baselineStep(input: PilotInput, budget: Budget, submits: Step): Step | 
 function endingReason(input: PilotInput, budget: Budget): string | null {
   if (input.controls.concludedBy) return `concluded on the dashboard by @${input.controls.concludedBy}`;
   if (budget.spent >= budget.limit - 1e-9)
-    return `budget: ${fmt(budget.spent)} of ${fmt(budget.limit)} GPU-hours spent`;
+    return `budget: ${fmt(budget.spent)} of ${fmt(budget.limit)} GPU-hours spent${runningForecast(input.runs, budget)}`;
   return null;
+}
+
+/**
+ * What the live runs would still take, said apart from what was spent: the spent figure is what
+ * Slurm's allocations held, never a forecast (a running job's time limit, a pending job's start).
+ */
+function runningForecast(runs: readonly PilotRun[], budget: Budget): string {
+  const n = runs.filter(live).length;
+  if (n === 0) return '';
+  return `, held so far; the ${n} live run${n === 1 ? '' : 's'} would take about ${fmt(budget.committed)} GPU-hours more to finish, a forecast not counted`;
 }
 
 /**

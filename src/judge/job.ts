@@ -4,7 +4,7 @@
 import { isRunOf } from '../lifecycle/run-name.js';
 import { classifyFailure } from '../slurm/classify.js';
 import { slurmTimeToUnix } from '../slurm/parse.js';
-import { isLive, type JobStatus, type SlurmClient, type SlurmJob } from '../slurm/types.js';
+import { isLive, isWaiting, type JobStatus, type SlurmClient, type SlurmJob } from '../slurm/types.js';
 import type { Failure } from '../types/generated/metrics.js';
 
 /** A Slurm job as a run's judge needs it (times in unix seconds; Slurm prints them in UTC). */
@@ -16,8 +16,15 @@ export interface RunJob {
   /** What the state means (src/slurm statusOf): what every path compares. */
   status: JobStatus;
   submitTs?: number | null;
+  /** When its allocation started; null while it waits (a start Slurm prints then is a forecast). */
   startTs?: number | null;
+  /** When it ended; null while it lives (an end Slurm prints then is start + time limit, a forecast). */
   endTs?: number | null;
+  /**
+   * What its allocations held so far (Slurm's elapsed × GPUs over every allocation, a requeued
+   * job's earlier ones included where accounting keeps them): what a budget charges. Absent: none.
+   */
+  held?: { seconds: number; gpuMinutes: number | null };
   /** Why it failed (src/slurm/classify.ts), when it ended in failure. */
   failure?: Failure | null;
 }
@@ -48,8 +55,9 @@ export function runJob(job: SlurmJob, failure: Failure | null = null): RunJob {
     state: job.rawState ?? job.state,
     status: job.status,
     submitTs: slurmTimeToUnix(job.submitTime),
-    startTs: slurmTimeToUnix(job.startTime),
-    endTs: slurmTimeToUnix(job.endTime),
+    startTs: isWaiting(job.status) ? null : slurmTimeToUnix(job.startTime),
+    endTs: isLive(job.status) ? null : slurmTimeToUnix(job.endTime),
+    ...(job.heldSeconds !== null ? { held: { seconds: job.heldSeconds, gpuMinutes: job.gpuMinutes } } : {}),
     failure,
   };
 }

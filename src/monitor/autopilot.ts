@@ -461,15 +461,17 @@ function evidenceOf(e: ExperimentPass, name: string): string | null {
 }
 
 /**
- * GPU-hours a run's Slurm allocation held: elapsed (start to end, or to the pass's now) × its GPUs,
- * in run-hours (× the time scale), whatever its metrics say. The GPUs are the judge's (candidateGpu).
+ * GPU-hours a run's Slurm allocations held: what Slurm says they held (elapsed × GPUs over every
+ * allocation, a requeue's earlier ones included), in run-hours (× the time scale), whatever its
+ * metrics say; its GPUs the judge's (candidateGpu) where Slurm does not print them. Never a forecast:
+ * nothing for a job that waits, nothing for the rest of a running one's time limit.
  */
 export function allocatedGpuHours(e: ExperimentPass, p: CandidatePass): number {
-  const job = p.job;
-  if (!job?.startTs) return 0;
-  const until = job.endTs ?? e.clock.evalTs;
-  const gpus = candidateGpu(e, p, false)?.gpus ?? 0;
-  return (Math.max(0, until - job.startTs) * e.clock.S * gpus) / 3600;
+  const held = p.job?.held;
+  if (!held) return 0;
+  const gpuSeconds =
+    held.gpuMinutes !== null ? held.gpuMinutes * 60 : held.seconds * (candidateGpu(e, p, false)?.gpus ?? 0);
+  return (Math.max(0, gpuSeconds) * e.clock.S) / 3600;
 }
 
 /**

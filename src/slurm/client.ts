@@ -86,7 +86,14 @@ export function createSlurmClient(transport: Transport, options: SlurmClientOpti
 
   async function accountingJobs(account: string): Promise<ParsedJobs> {
     const hours = options.sacctHours ?? 72;
-    const argv = ['sacct', '--parsable2', '--noheader', '--allocations', `--starttime=now-${hours}hours`];
+    const argv = [
+      'sacct',
+      '--parsable2',
+      '--noheader',
+      '--allocations',
+      '--duplicates',
+      `--starttime=now-${hours}hours`,
+    ];
     return parseSacct((await run([...argv, `--user=${account}`, `--format=${SACCT_FORMAT}`], true)).stdout);
   }
 

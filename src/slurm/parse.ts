@@ -163,10 +163,17 @@ export function gpusPerNode(perNode: string, nodeCount: string): number | null {
   return m && nodesNow ? Number(m[1]) * Number(nodesNow[1]) : null;
 }
 
-/** The allocation's GPUs and GPU-minutes (elapsed × GPUs): what a budget counts. */
-function allocation(gpus: number | null, elapsed: string | null): Pick<SlurmJob, 'gpus' | 'gpuMinutes'> {
+/** The allocation's GPUs, seconds and GPU-minutes held (elapsed × GPUs): what a budget counts. */
+function allocation(
+  gpus: number | null,
+  elapsed: string | null,
+): Pick<SlurmJob, 'gpus' | 'gpuMinutes' | 'heldSeconds'> {
   const seconds = slurmDurationToSeconds(elapsed);
-  return { gpus, gpuMinutes: gpus === null || seconds === null ? null : (gpus * seconds) / 60 };
+  return {
+    gpus,
+    gpuMinutes: gpus === null || seconds === null ? null : (gpus * seconds) / 60,
+    heldSeconds: seconds,
+  };
 }
 
 function reason(text: string): string | null {
@@ -252,7 +259,10 @@ export function parseSqueue(output: string): ParsedJobs {
   return parseLines(output, 'squeue', SQUEUE_FIELDS, 2, squeueJob);
 }
 
-/** Parses `sacct --parsable2 --noheader --allocations --format=SACCT_FORMAT` output (same rule for `|`). */
+/**
+ * Parses `sacct --parsable2 --noheader --allocations --duplicates --format=SACCT_FORMAT` output (same
+ * rule for `|`): one row per allocation, so a requeued job's id may come more than once (listing.ts).
+ */
 export function parseSacct(output: string): ParsedJobs {
   return parseLines(output, 'sacct', SACCT_FIELDS, 1, sacctJob);
 }

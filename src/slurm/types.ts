@@ -149,8 +149,14 @@ export interface SlurmJob {
   elapsed: string | null;
   /** GPUs allocated (TRES `gres/gpu`, else the per-node request × nodes); null when Slurm does not say. */
   gpus: number | null;
-  /** The allocation's GPU-minutes so far (elapsed × gpus): what a budget counts; null when either is unknown. */
+  /**
+   * GPU-minutes held so far over every allocation of the job (elapsed × gpus; a requeued job's
+   * earlier allocations included where accounting keeps them, `sacct -D`): what a budget counts;
+   * null when Slurm says neither. Never a forecast: 0 for a job that never started.
+   */
   gpuMinutes: number | null;
+  /** Seconds held so far over every allocation (elapsed summed, as gpuMinutes); null when Slurm does not say. */
+  heldSeconds: number | null;
   nodes: string | null;
   /**
    * Whose job it is, as Slurm records it (squeue UserName, sacct User, scontrol UserId): the one

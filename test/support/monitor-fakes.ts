@@ -187,7 +187,15 @@ export function fakeWorld(
     slurm: {
       async jobs(id) {
         counters.slurmCalls++;
-        return jobs.filter((j) => j.name.startsWith(`topo-${id}-`)).map((j) => ({ ...j }));
+        // what Slurm's elapsed says each held, as of now (a job without a start held nothing)
+        return jobs
+          .filter((j) => j.name.startsWith(`topo-${id}-`))
+          .map((j) => ({
+            ...j,
+            ...(j.startTs
+              ? { held: { seconds: Math.max(0, (j.endTs ?? now) - j.startTs), gpuMinutes: null } }
+              : {}),
+          }));
       },
       async cancel(jobId) {
         counters.slurmCalls++;

@@ -60,6 +60,7 @@ export function runningJob(runName: string, jobId: string, ago = 60): MonitorJob
     status: 'running',
     submitTs: NOW - ago - 10,
     startTs: NOW - ago,
+    held: { seconds: ago, gpuMinutes: null },
   };
 }
 

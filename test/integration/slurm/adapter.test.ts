@@ -207,6 +207,8 @@ for (const variant of variants)
           }),
         );
         await waitForJob(slurm, prefix, (j) => j.id === id && j.state === 'RUNNING', 'RUNNING');
+        await new Promise((r) => setTimeout(r, 4000));
+        const first = await waitForJob(slurm, prefix, (j) => j.id === id, 'listed');
         clusterCommand(['scontrol', 'requeue', id]);
         const requeued = await waitForJob(
           slurm,
@@ -225,6 +227,16 @@ for (const variant of variants)
           60_000,
         );
         expect(again.startTime).not.toBeNull();
+        // What it held (issue 40): with accounting (`sacct -D`) the first allocation too, so a budget
+        // never loses it; without, the controller knows the current allocation only.
+        await new Promise((r) => setTimeout(r, 2000));
+        const held = await waitForJob(slurm, prefix, (j) => j.id === id, 'listed');
+        const current = slurmDurationToSeconds(held.elapsed) as number;
+        expect(first.heldSeconds).toBeGreaterThanOrEqual(4);
+        const before = variant.accounting ? (first.heldSeconds as number) : 0;
+        expect(held.heldSeconds).toBeGreaterThanOrEqual(current + before);
+        expect(held.heldSeconds).toBeLessThanOrEqual(current + before + (variant.accounting ? 3 : 0));
+        expect(held.gpuMinutes).toBeCloseTo((held.heldSeconds as number) / 60, 6);
         await slurm.cancel(id);
       });
 

@@ -27,6 +27,7 @@ const job = (over: Partial<SlurmJob>): SlurmJob => ({
   source: 'squeue',
   gpus: null,
   gpuMinutes: null,
+  heldSeconds: null,
   ...over,
   status: statusOf(over.state ?? 'RUNNING', over.reason ?? null),
 });

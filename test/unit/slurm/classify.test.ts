@@ -35,6 +35,7 @@ const base: SlurmJob = {
   elapsed: null,
   gpus: null,
   gpuMinutes: null,
+  heldSeconds: null,
   nodes: 'node2',
   user: 'root',
   comment: null,

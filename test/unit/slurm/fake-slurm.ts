@@ -43,6 +43,7 @@ export class FakeSlurm implements SlurmClient {
       elapsed: null,
       gpus: null,
       gpuMinutes: null,
+      heldSeconds: null,
       nodes: null,
       user: 'root',
       comment: null,

@@ -15,13 +15,16 @@ const accounting = () => parseSacct(read('captured/sacct-accounting.txt')).jobs;
 const byName = (jobs: SlurmJob[], name: string) => jobs.find((j) => j.name === `topo-capture-${name}`);
 
 /** A login node that answers each program with the given output, recording what ran. */
-function scripted(outputs: Record<string, string>): Transport & { ran: string[] } {
+function scripted(outputs: Record<string, string>): Transport & { ran: string[]; argv: string[][] } {
   const ran: string[] = [];
+  const argvs: string[][] = [];
   return {
     ran,
+    argv: argvs,
     description: 'scripted',
     async run(argv): Promise<CommandResult> {
       ran.push(argv.slice(0, 2).join(' '));
+      argvs.push([...argv]);
       const stdout = outputs[argv[0] as string];
       return stdout === undefined
         ? { stdout: '', stderr: 'no such command', code: 1 }
@@ -57,6 +60,48 @@ describe('mergeJobListings', () => {
   });
 });
 
+describe('a requeued job (issue 40): every allocation it held, from accounting', () => {
+  // Captured: 9 s of 8 GPUs, `scontrol requeue`, then 6 s more (sacct -D: the REQUEUED one, then
+  // the running one with its own submit and start; squeue: only the running one, its elapsed reset).
+  const requeued = () => ({
+    live: parseSqueue(read('captured/squeue-requeued.txt')).jobs,
+    rows: parseSacct(read('captured/sacct-requeued-duplicates.txt')).jobs,
+  });
+
+  it('holds the first allocation and the one running now: 15 s, 2 GPU-minutes, one job', () => {
+    const { live, rows } = requeued();
+    expect(live[0]).toMatchObject({ restarts: 1, heldSeconds: 6 });
+    const merged = mergeJobListings(live, rows);
+    expect(merged).toHaveLength(1);
+    expect(merged[0]).toMatchObject({ id: live[0]?.id, source: 'squeue', heldSeconds: 15, gpuMinutes: 2 });
+  });
+
+  it('once the controller forgot it, accounting alone: the latest allocation, with the earlier one added', () => {
+    const { rows } = requeued();
+    const ended = rows.map((r) =>
+      r.state === 'RUNNING'
+        ? { ...r, state: 'COMPLETED' as const, status: 'completed' as const, endTime: '2026-12-06T23:46:44' }
+        : r,
+    );
+    const merged = mergeJobListings([], ended);
+    expect(merged).toHaveLength(1);
+    expect(merged[0]).toMatchObject({ source: 'sacct', startTime: '2026-12-06T23:46:38', heldSeconds: 16 });
+  });
+
+  it('a job waiting again after its requeue held its first allocation only (its start now is a forecast)', () => {
+    const { live, rows } = requeued();
+    const waiting: SlurmJob = {
+      ...(live[0] as SlurmJob),
+      state: 'PENDING',
+      status: 'queued',
+      heldSeconds: 0,
+      gpuMinutes: 0,
+    };
+    const merged = mergeJobListings([waiting], rows.slice(0, 1));
+    expect(merged[0]).toMatchObject({ heldSeconds: 9, gpuMinutes: 1.2 });
+  });
+});
+
 describe('mergeJobListings after a controller lost its state', () => {
   it('keeps an accounted job whose id the controller gave again to a newer job (another submit time)', () => {
     const [old] = accounting();
@@ -87,6 +132,8 @@ describe('jobs() of a client', () => {
     });
     const jobs = await createSlurmClient(t).jobs('topo-capture-');
     expect(t.ran).toEqual(['scontrol show', 'id -un', 'sacct --parsable2', 'squeue --me']);
+    // every allocation, a requeued job's earlier ones too
+    expect(t.argv.find((a) => a[0] === 'sacct')).toContain('--duplicates');
     expect(byName(jobs, 'held')).toMatchObject({ state: 'PENDING', reason: 'JobHeldUser' });
     expect(new Set(jobs.map((j) => j.id)).size).toBe(jobs.length);
   });

@@ -8,9 +8,11 @@ import { type AutopilotPolicy, policyOf } from '../../../../src/autopilot/policy
 import type { BotPull } from '../../../../src/autopilot/pulls.js';
 import { botPullBody, readBotMarker } from '../../../../src/autopilot/pulls.js';
 import { EMPTY_PILOT_STATE, type PilotState } from '../../../../src/autopilot/state.js';
+import { runJob } from '../../../../src/judge/job.js';
 import { autopilot } from '../../../../src/monitor/autopilot.js';
 import { runStages, stagesNamed, withStage } from '../../../../src/monitor/pass.js';
 import type { AutopilotPort, MonitorCandidate, MonitorExperiment } from '../../../../src/monitor/ports.js';
+import { parseSqueue } from '../../../../src/slurm/parse.js';
 import type { Experiment } from '../../../../src/types/generated/experiment.js';
 import type { AutopilotContext } from '../../../../src/usecases/autopilot.js';
 import {
@@ -330,6 +332,55 @@ describe('stage autopilot', () => {
       expect(w.dashboard.body).toContain('**GPU-hours:** 42.0 spent');
       // a live run is kept in the bot's state as it grows, so a job Slurm forgets still counts
       expect(w.pilot.state.held).toEqual({ [a.runName]: 32 });
+    });
+
+    /** A job as squeue prints it: started `ago` seconds before NOW (or waiting), its end start + a 10-minute limit. */
+    const listed = (runName: string, id: string, state: 'RUNNING' | 'PENDING', ago: number) => {
+      const t = (ts: number) => new Date(ts * 1000).toISOString().slice(0, 19);
+      const used = state === 'RUNNING' ? `0:${String(ago).padStart(2, '0')}` : '0:00';
+      const why = state === 'RUNNING' ? 'None' : 'Resources';
+      const line = `${id}|${state}|${why}|0|0|${t(NOW - ago - 5)}|${t(NOW - ago)}|${t(NOW - ago + 600)}|10:00|${used}|node1|1|cpu=1,node=1,gres/gpu=8|gres/gpu:8|runner|/tmp/o|(null)|${runName}`;
+      const job = parseSqueue(line).jobs[0];
+      if (!job) throw new Error(`unreadable: ${line}`);
+      return runJob(job);
+    };
+
+    it('charges what the allocations held, never Slurm’s forecast end: two runs 10 s old under a 10-run-hour limit, and a waiting one, cost 2.7 of 100, not 160 (issue 40)', async () => {
+      const [a, b, c] = ['p1', 'p2', 'p3'].map((n, i) => ({
+        ...requestedCandidate(n, 7 + i),
+        requested: true,
+      }));
+      const exp = withAutopilot({}, [a, b, c] as MonitorCandidate[]);
+      const w = world(() => context(exp, { gpuHours: 100 }));
+      for (const [i, n] of ['p1', 'p2', 'p3'].entries())
+        w.pulls.push({ pr: 7 + i, candidate: n, round: 1, state: 'open', headSha: 'h', takenOver: false });
+      const jobs = [
+        listed(a?.runName ?? '', '41', 'RUNNING', 10),
+        listed(b?.runName ?? '', '42', 'RUNNING', 10),
+        // a waiting job's start is a forecast (here already past), its end start + limit: nothing held
+        listed(c?.runName ?? '', '43', 'PENDING', 5),
+      ];
+      const state = readState([{ exp, jobs }]);
+      observeWith(state.experiments[0] as never);
+      await runStages(state, { ...recordingPorts(), autopilot: w.port }, stages);
+      // 10 recorded (the baseline) + 2 × 8 GPUs × 10 s at ×60 = 10 + 2.7
+      expect(w.dashboard.body).toContain('**GPU-hours:** 12.7 spent');
+      expect(w.dashboard.body).not.toContain('**Concluded:**');
+      expect(w.calls.filter((x) => x.startsWith('stop'))).toEqual([]);
+    });
+
+    it('the budget’s stop charges what was held and says what the live runs would still take, apart', async () => {
+      const a = { ...requestedCandidate('p1', 7), requested: true };
+      const exp = withAutopilot({}, [a]);
+      const w = world(() => context(exp, { gpuHours: 100 }, [{ ...baseline, gpuHours: 99 }]));
+      w.pulls.push({ pr: 7, candidate: 'p1', round: 1, state: 'open', headSha: 'h', takenOver: false });
+      const state = readState([{ exp, jobs: [listed(a.runName, '41', 'RUNNING', 30)] }]);
+      observeWith(state.experiments[0] as never);
+      await runStages(state, { ...recordingPorts(), autopilot: w.port }, stages);
+      // 99 + 8 GPUs × 30 s at ×60 = 103; the run's cost is 10, so it would take 6 more
+      expect(w.dashboard.body).toMatch(
+        /\*\*Concluded:\*\* budget: 103 of 100 GPU-hours spent, held so far; the 1 live run would take about 6 GPU-hours more to finish, a forecast not counted/,
+      );
     });
 
     it('a run the bot’s state kept counts after its pull request closed and Slurm forgot it', async () => {
