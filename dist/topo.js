@@ -63070,7 +63070,11 @@ function gpusPerNode(perNode, nodeCount) {
 }
 function allocation(gpus, elapsed) {
   const seconds3 = slurmDurationToSeconds(elapsed);
-  return { gpus, gpuMinutes: gpus === null || seconds3 === null ? null : gpus * seconds3 / 60 };
+  return {
+    gpus,
+    gpuMinutes: gpus === null || seconds3 === null ? null : gpus * seconds3 / 60,
+    heldSeconds: seconds3
+  };
 }
 function reason(text3) {
   return text3 === "" || text3 === "None" || text3 === "(null)" ? null : text3;
@@ -71740,8 +71744,13 @@ function baselineStep(input, budget, submits) {
 function endingReason(input, budget) {
   if (input.controls.concludedBy) return `concluded on the dashboard by @${input.controls.concludedBy}`;
   if (budget.spent >= budget.limit - 1e-9)
-    return `budget: ${fmt2(budget.spent)} of ${fmt2(budget.limit)} GPU-hours spent`;
+    return `budget: ${fmt2(budget.spent)} of ${fmt2(budget.limit)} GPU-hours spent${runningForecast(input.runs, budget)}`;
   return null;
+}
+function runningForecast(runs, budget) {
+  const n = runs.filter(live2).length;
+  if (n === 0) return "";
+  return `, held so far; the ${n} live run${n === 1 ? "" : "s"} would take about ${fmt2(budget.committed)} GPU-hours more to finish, a forecast not counted`;
 }
 function submitsOf(input, budget, current) {
   const waiting2 = input.runs.filter(
@@ -76083,8 +76092,9 @@ function runJob(job, failure = null) {
     state: job.rawState ?? job.state,
     status: job.status,
     submitTs: slurmTimeToUnix(job.submitTime),
-    startTs: slurmTimeToUnix(job.startTime),
-    endTs: slurmTimeToUnix(job.endTime),
+    startTs: isWaiting(job.status) ? null : slurmTimeToUnix(job.startTime),
+    endTs: isLive(job.status) ? null : slurmTimeToUnix(job.endTime),
+    ...job.heldSeconds !== null ? { held: { seconds: job.heldSeconds, gpuMinutes: job.gpuMinutes } } : {},
     failure
   };
 }
@@ -80552,13 +80562,39 @@ function withExportAllowlist(argv) {
 
 // src/slurm/listing.ts
 function mergeJobListings(controller, accounting) {
+  const { latest, byJob } = allocationsOf(accounting);
   const held = new Map(controller.map((j2) => [j2.id, j2]));
-  const onlyAccounted = accounting.filter((j2) => {
+  const onlyAccounted = latest.filter((j2) => {
     if (isLive(j2.status)) return false;
     const same = held.get(j2.id);
     return !same || same.submitTime !== null && j2.submitTime !== null && same.submitTime !== j2.submitTime;
   });
-  return [...controller, ...onlyAccounted];
+  return [...controller, ...onlyAccounted].map((j2) => withEarlier(j2, byJob.get(allocationKey(j2)) ?? []));
+}
+function allocationKey(j2) {
+  return `${j2.id}
+${j2.name}`;
+}
+function startOf(j2) {
+  return isWaiting(j2.status) || j2.startTime === null ? "~" : j2.startTime;
+}
+function allocationsOf(rows) {
+  const byJob = /* @__PURE__ */ new Map();
+  for (const r of rows) byJob.set(allocationKey(r), [...byJob.get(allocationKey(r)) ?? [], r]);
+  const order = (j2) => `${j2.submitTime ?? ""} ${j2.startTime ?? "~"}`;
+  const latest = [...byJob.values()].map((all) => all.reduce((a, b2) => order(b2) > order(a) ? b2 : a));
+  return { latest, byJob };
+}
+function withEarlier(job, rows) {
+  const own = startOf(job);
+  const before = rows.filter((r) => r.startTime !== null && r.endTime !== null && r.startTime < own);
+  if (before.length === 0) return job;
+  const sum = (a, b2) => a === null ? b2 : b2 === null ? a : a + b2;
+  return {
+    ...job,
+    heldSeconds: before.reduce((total, e) => sum(total, e.heldSeconds), job.heldSeconds),
+    gpuMinutes: before.reduce((total, e) => sum(total, e.gpuMinutes), job.gpuMinutes)
+  };
 }
 
 // src/slurm/client.ts
@@ -80598,7 +80634,14 @@ function createSlurmClient(transport, options2 = {}) {
   }
   async function accountingJobs(account) {
     const hours = options2.sacctHours ?? 72;
-    const argv = ["sacct", "--parsable2", "--noheader", "--allocations", `--starttime=now-${hours}hours`];
+    const argv = [
+      "sacct",
+      "--parsable2",
+      "--noheader",
+      "--allocations",
+      "--duplicates",
+      `--starttime=now-${hours}hours`
+    ];
     return parseSacct((await run3([...argv, `--user=${account}`, `--format=${SACCT_FORMAT}`], true)).stdout);
   }
   function historySource() {
@@ -87136,11 +87179,10 @@ function autopilotDashboard(e, read2) {
   return { runs, plan, text: text3 };
 }
 function allocatedGpuHours(e, p) {
-  const job = p.job;
-  if (!job?.startTs) return 0;
-  const until = job.endTs ?? e.clock.evalTs;
-  const gpus = candidateGpu(e, p, false)?.gpus ?? 0;
-  return Math.max(0, until - job.startTs) * e.clock.S * gpus / 3600;
+  const held = p.job?.held;
+  if (!held) return 0;
+  const gpuSeconds = held.gpuMinutes !== null ? held.gpuMinutes * 60 : held.seconds * (candidateGpu(e, p, false)?.gpus ?? 0);
+  return Math.max(0, gpuSeconds) * e.clock.S / 3600;
 }
 function liveCandidates(e, stoppedByPause = []) {
   return e.candidates.filter((p) => p.c.request && !p.acted?.left).map((p) => ({

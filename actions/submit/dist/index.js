@@ -71094,13 +71094,39 @@ function withExportAllowlist(argv) {
 
 // src/slurm/listing.ts
 function mergeJobListings(controller, accounting) {
+  const { latest, byJob } = allocationsOf(accounting);
   const held = new Map(controller.map((j) => [j.id, j]));
-  const onlyAccounted = accounting.filter((j) => {
+  const onlyAccounted = latest.filter((j) => {
     if (isLive(j.status)) return false;
     const same = held.get(j.id);
     return !same || same.submitTime !== null && j.submitTime !== null && same.submitTime !== j.submitTime;
   });
-  return [...controller, ...onlyAccounted];
+  return [...controller, ...onlyAccounted].map((j) => withEarlier(j, byJob.get(allocationKey(j)) ?? []));
+}
+function allocationKey(j) {
+  return `${j.id}
+${j.name}`;
+}
+function startOf(j) {
+  return isWaiting(j.status) || j.startTime === null ? "~" : j.startTime;
+}
+function allocationsOf(rows) {
+  const byJob = /* @__PURE__ */ new Map();
+  for (const r of rows) byJob.set(allocationKey(r), [...byJob.get(allocationKey(r)) ?? [], r]);
+  const order = (j) => `${j.submitTime ?? ""} ${j.startTime ?? "~"}`;
+  const latest = [...byJob.values()].map((all) => all.reduce((a, b) => order(b) > order(a) ? b : a));
+  return { latest, byJob };
+}
+function withEarlier(job, rows) {
+  const own = startOf(job);
+  const before = rows.filter((r) => r.startTime !== null && r.endTime !== null && r.startTime < own);
+  if (before.length === 0) return job;
+  const sum = (a, b) => a === null ? b : b === null ? a : a + b;
+  return {
+    ...job,
+    heldSeconds: before.reduce((total, e) => sum(total, e.heldSeconds), job.heldSeconds),
+    gpuMinutes: before.reduce((total, e) => sum(total, e.gpuMinutes), job.gpuMinutes)
+  };
 }
 
 // src/slurm/parse.ts
@@ -71214,7 +71240,11 @@ function gpusPerNode(perNode, nodeCount) {
 }
 function allocation(gpus, elapsed) {
   const seconds2 = slurmDurationToSeconds(elapsed);
-  return { gpus, gpuMinutes: gpus === null || seconds2 === null ? null : gpus * seconds2 / 60 };
+  return {
+    gpus,
+    gpuMinutes: gpus === null || seconds2 === null ? null : gpus * seconds2 / 60,
+    heldSeconds: seconds2
+  };
 }
 function reason(text3) {
   return text3 === "" || text3 === "None" || text3 === "(null)" ? null : text3;
@@ -71493,7 +71523,14 @@ function createSlurmClient(transport, options = {}) {
   }
   async function accountingJobs(account) {
     const hours = options.sacctHours ?? 72;
-    const argv = ["sacct", "--parsable2", "--noheader", "--allocations", `--starttime=now-${hours}hours`];
+    const argv = [
+      "sacct",
+      "--parsable2",
+      "--noheader",
+      "--allocations",
+      "--duplicates",
+      `--starttime=now-${hours}hours`
+    ];
     return parseSacct((await run([...argv, `--user=${account}`, `--format=${SACCT_FORMAT}`], true)).stdout);
   }
   function historySource() {
@@ -77181,8 +77218,9 @@ function runJob(job, failure = null) {
     state: job.rawState ?? job.state,
     status: job.status,
     submitTs: slurmTimeToUnix(job.submitTime),
-    startTs: slurmTimeToUnix(job.startTime),
-    endTs: slurmTimeToUnix(job.endTime),
+    startTs: isWaiting(job.status) ? null : slurmTimeToUnix(job.startTime),
+    endTs: isLive(job.status) ? null : slurmTimeToUnix(job.endTime),
+    ...job.heldSeconds !== null ? { held: { seconds: job.heldSeconds, gpuMinutes: job.gpuMinutes } } : {},
     failure
   };
 }
