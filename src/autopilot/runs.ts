@@ -32,6 +32,9 @@ export function recordedOutcome(run: RecordRun): RunOutcome | null {
   const decided = run.monitor_decision?.state;
   if (decided === 'better' || decided === 'worse' || decided === 'equivalent' || decided === 'not-better')
     return decided;
+  // faster at equal run age, a guard held the claim (issue 43 item 2): no decision, as the campaign
+  // bench records it (src/campaign/held.ts runOutcome), never a not-better
+  if (decided === 'faster-drift-not-ruled-out') return 'undecided';
   const c = run.comparison?.outcome;
   if (c === 'worse') return 'worse';
   if (c === 'indistinguishable') return 'equivalent';
