@@ -71946,6 +71946,7 @@ function recordedOutcome(run3) {
   const decided2 = run3.monitor_decision?.state;
   if (decided2 === "better" || decided2 === "worse" || decided2 === "equivalent" || decided2 === "not-better")
     return decided2;
+  if (decided2 === "faster-drift-not-ruled-out") return "undecided";
   const c = run3.comparison?.outcome;
   if (c === "worse") return "worse";
   if (c === "indistinguishable") return "equivalent";

@@ -79109,6 +79109,7 @@ function recordedOutcome(run) {
   const decided2 = run.monitor_decision?.state;
   if (decided2 === "better" || decided2 === "worse" || decided2 === "equivalent" || decided2 === "not-better")
     return decided2;
+  if (decided2 === "faster-drift-not-ruled-out") return "undecided";
   const c = run.comparison?.outcome;
   if (c === "worse") return "worse";
   if (c === "indistinguishable") return "equivalent";
