@@ -1,16 +1,19 @@
 // Decide, don't only measure, on the real stack: three twin runs under the local Slurm, scraped by the
-// local Prometheus, each judged every 5 run-minutes through analyzeRun (the path of `topo analyze --at`)
-// and compared with the baseline by decideCandidate. A clearly worse candidate must be decided — and
-// shouldStopOnDecision must say to cancel it — before a clearly better one is `stable`.
-// (The monitor's wiring of these pure functions into reconcile is the lead's; see docs/monitor.md.)
+// local Prometheus, each judged every 5 run-minutes of the candidate through analyzeRun with
+// `against` (THE path of `topo analyze <run> --against <run> --at`: one read of both runs as of one
+// moment, one decision, the reference aged to the candidate's run age as the monitor ages it). A
+// clearly worse candidate must be decided, and shouldStopOnDecision must say to cancel it, before a
+// clearly better one is `stable`; and the CLI, asked about the deciding moment, gives that very
+// decision (old main: the test decided the two runs' separate readings with decideCandidate, a path
+// the CLI never takes, and the two disagreed at the deciding look).
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decideCandidate, gpuMinutes, shouldStopOnDecision } from '../../../src/analysis/decision.js';
+import { gpuMinutes, shouldStopOnDecision } from '../../../src/analysis/decision.js';
 import { parseOverrides } from '../../../src/sim/overrides.js';
 import { createPrometheusClient } from '../../../src/telemetry/prometheus.js';
 import { capacitySummary } from '../../../src/topology/capacity.js';
-import type { Decision, Verdict } from '../../../src/types/generated/metrics.js';
-import { analyzeRun } from '../../../src/usecases/analyze-run.js';
+import type { Decision } from '../../../src/types/generated/metrics.js';
+import { type AnalyzeRunInput, analyzeRun } from '../../../src/usecases/analyze-run.js';
 import { runTopo } from '../../support/cli.js';
 import { type LocalClusterEnv, repoRoot, requireCluster } from '../../support/cluster.js';
 import { requireTwinBundle, sbatchTwin } from '../../support/twin-job.js';
@@ -73,14 +76,32 @@ describe('sequential decision on twin runs under Slurm', () => {
       2000,
     );
     const lastStart = Math.max(...starts.values());
+    const momentOf = (name: string, minute: number) => (starts.get(name) as number) + (minute * 60) / S;
+    // a look waits until the clock reached its moments and Prometheus holds every run's samples up to
+    // the latest of them, so a later read of a moment (the CLI's below) reads the very same data
     const reach = async (minute: number) => {
       const due = (lastStart + (minute * 60) / S + 3) * 1000;
       if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+      await waitFor(
+        `every run's samples up to run-minute ${minute}`,
+        async () => {
+          for (const r of runs) {
+            const q = await promQuery(
+              cluster.prometheusUrl,
+              `max(timestamp(alpasim_rollouts_total{run_name="${r.name}"}))`,
+            );
+            if (!(Number(q[0]?.value[1]) >= lastStart + (minute * 60) / S)) return undefined;
+          }
+          return true;
+        },
+        60_000,
+        500,
+      );
     };
     const prometheus = createPrometheusClient({ baseUrl: cluster.prometheusUrl });
-    const judge = async (name: string, minute: number, inFlight: number): Promise<Verdict> => {
-      const at = (starts.get(name) as number) + (minute * 60) / S;
-      const res = await analyzeRun({
+    const read = (name: string, minute: number, inFlight: number, against?: string) => {
+      const at = momentOf(name, minute);
+      const input: AnalyzeRunInput = {
         prometheus,
         runName: name,
         timeScale: S,
@@ -89,8 +110,9 @@ describe('sequential decision on twin runs under Slurm', () => {
         atTs: at,
         minutes: 30,
         inFlight,
-      });
-      return res.analysis.observation.verdict;
+        ...(against ? { against } : {}),
+      };
+      return analyzeRun(input);
     };
     const [baseline, worse, better] = runs as [(typeof runs)[0], (typeof runs)[0], (typeof runs)[0]];
     let decidedAt: number | undefined;
@@ -98,17 +120,14 @@ describe('sequential decision on twin runs under Slurm', () => {
     let stableAt: number | undefined;
     for (let m = 10; m <= RUN_MINUTES && (decidedAt === undefined || stableAt === undefined); m += 5) {
       await reach(m);
-      const bv = await judge(baseline.name, m, baseline.inFlight);
       if (decidedAt === undefined) {
-        const wv = await judge(worse.name, m, worse.inFlight);
-        decision = decideCandidate(
-          wv,
-          { name: 'baseline', verdict: bv },
-          { minImprovement: 0.02, previous: decision },
-        );
-        if (decision.state !== 'measuring') decidedAt = m;
+        decision = (await read(worse.name, m, worse.inFlight, baseline.name)).judgement.decision;
+        if (decision && decision.state !== 'measuring') decidedAt = m;
       }
-      if (stableAt === undefined && (await judge(better.name, m, better.inFlight)).state === 'stable')
+      if (
+        stableAt === undefined &&
+        (await read(better.name, m, better.inFlight)).judgement.observation.verdict.state === 'stable'
+      )
         stableAt = m;
     }
     expect(decision?.state, JSON.stringify(decision)).toBe('worse');
@@ -129,30 +148,21 @@ describe('sequential decision on twin runs under Slurm', () => {
 
     // the CLI decides the same way for runs launched by hand: `topo analyze <run> --against <run>`
     // as of the look that decided, both read from Prometheus as of that moment
-    const at = (starts.get(worse.name) as number) + ((decidedAt as number) * 60) / S;
+    const at = momentOf(worse.name, decidedAt as number);
     const common = ['--prometheus', cluster.prometheusUrl, '--time-scale', String(S), '--step', '1'];
+    const asked = ['--minutes', '30', '--in-flight', String(worse.inFlight), '--at', String(at)];
     const cli = await runTopo(
-      [
-        'analyze',
-        worse.name,
-        '--against',
-        baseline.name,
-        ...common,
-        '--minutes',
-        '30',
-        '--at',
-        String(at),
-        '--json',
-      ],
+      ['analyze', worse.name, '--against', baseline.name, ...common, ...asked, '--json'],
       repoRoot,
     );
     expect(cli.code, cli.stderr).toBe(0);
     const doc = JSON.parse(cli.stdout);
+    expect(doc.observation.decision, JSON.stringify(doc.observation.decision)).toEqual(decision);
     expect(doc.observation.decision.state).toBe('worse');
     expect(doc.observation.decision.against).toBe(baseline.name);
     expect(doc.observation.decision.relative_change.low).toBeGreaterThan(0);
     const text = await runTopo(
-      ['analyze', worse.name, '--against', baseline.name, ...common, '--minutes', '30', '--at', String(at)],
+      ['analyze', worse.name, '--against', baseline.name, ...common, ...asked],
       repoRoot,
     );
     expect(text.stdout).toMatch(new RegExp(`^### 🔴 .*worse than \`${baseline.name}\` by \\d`, 'm'));
