@@ -1,6 +1,6 @@
 // The change of a candidate against its parent, as the seed's record writes it: `key: "old -> new"`.
 // The diff itself is the topology module's (one way to diff topologies); this only formats it.
-import { topologyDiff, hydraValue as topologyHydraValue } from '../topology/expand.js';
+import { type Change, topologyDiff, hydraValue as topologyHydraValue } from '../topology/expand.js';
 import type { Topology } from '../types/generated/topology.js';
 
 /** A value as a Hydra override writes it, with `unset` for a key the other side does not have. */
@@ -13,7 +13,12 @@ export function topologyChange(
   parent: Topology | null | undefined,
   candidate: Topology | null | undefined,
 ): Record<string, string> {
-  const changes = topologyDiff(parent ?? {}, candidate ?? {}).sort((a, b) => a.key.localeCompare(b.key));
+  return changeOf(topologyDiff(parent ?? {}, candidate ?? {}));
+}
+
+/** A diff (src/topology/expand.ts topologyDiff) as the record writes it, sorted by key. */
+export function changeOf(diff: readonly Change[]): Record<string, string> {
+  const changes = [...diff].sort((a, b) => a.key.localeCompare(b.key));
   return Object.fromEntries(changes.map((c) => [c.key, `${hydraValue(c.from)} -> ${hydraValue(c.to)}`]));
 }
 

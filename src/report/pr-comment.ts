@@ -333,10 +333,15 @@ export function jobLine(v: CandidateView): string {
   return `Slurm job ${v.jobId}${state ? `: ${state}${by}${savedText}` : ''}`;
 }
 
+/** The headline's first line (without its Markdown heading): what `topo watch` and `topo record` print. */
+export function headlineLine(candidate: string, s: Standing): string {
+  return `${OUTCOME_ICON[s.outcome]} ${code(candidate)}: ${headlineText(s)}`;
+}
+
 /** The first lines of the comment: better or worse, by how much, how sure, what next. */
 export function renderHeadline(v: CandidateView): string[] {
   const s = viewStanding(v);
-  const out = [`### ${OUTCOME_ICON[s.outcome]} ${code(v.candidate)}: ${headlineText(s)}`, ''];
+  const out = [`### ${headlineLine(v.candidate, s)}`, ''];
   const value = valueLine(v);
   if (value) out.push(value, '');
   out.push(nextStep(v, s), '');

@@ -209,7 +209,7 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
         : {
             stop: false,
             reason: waiting
-              ? 'no measured candidate yet: wait for the baseline (or a candidate) to reach a stable verdict'
+              ? 'no measured candidate in the record yet: once the baseline (or a candidate) is decided, record it (merge its pull request, or `topo record <experiment> <candidate> --accept`; `topo watch` records what it decides)'
               : 'no candidate yet: run the baseline first',
           },
       memory,

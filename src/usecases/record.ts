@@ -256,7 +256,7 @@ export class RecordOutageError extends Error {
 }
 
 /** A run that failed is recorded failed, merged or not: merging does not make a failed run a result. */
-function outcomeKind(
+export function outcomeKind(
   merged: boolean,
   observation: CandidateObservation | undefined,
   lifecycle: Outcome | undefined,

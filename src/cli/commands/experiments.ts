@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ownerExperiment } from '../../lifecycle/run-name.js';
 import { checkExperiment } from '../../topology/files.js';
+import { suggest as didYouMean } from '../../topology/overrides.js';
 import type { Experiment } from '../../types/generated/experiment.js';
 import type { CliIO } from '../command.js';
 import { ConfigError } from '../errors.js';
@@ -15,8 +16,9 @@ export function loadExperiment(io: CliIO, id: string, dir = 'topologies'): Exper
   try {
     text = readFileSync(file, 'utf8');
   } catch {
+    const known = localExperiments(io, dir).map((e) => e.experiment_id);
     throw new ConfigError(
-      `no experiment ${id}: ${file} does not exist (experiments live in <topologies>/<experiment_id>/experiment.yaml)`,
+      `no experiment ${id}: ${file} does not exist (experiments live in <topologies>/<experiment_id>/experiment.yaml)${didYouMean(id, known)}`,
     );
   }
   const checked = checkExperiment(text, file);

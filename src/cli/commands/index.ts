@@ -7,6 +7,7 @@ import { demoCommand } from './demo.js';
 import { doctorCommand } from './doctor.js';
 import { initCommand } from './init.js';
 import { jobsCommand } from './jobs.js';
+import { recordCommand } from './record.js';
 import { renderCommand } from './render.js';
 import { reportCommand } from './report.js';
 import { setupCommand } from './setup.js';
@@ -28,6 +29,7 @@ export const commands: readonly Command[] = [
   jobsCommand,
   statusCommand,
   analyzeCommand,
+  recordCommand,
   reportCommand,
   suggestCommand,
   autopilotCommand,

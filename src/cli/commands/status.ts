@@ -74,7 +74,7 @@ export async function judgeJobs(input: {
   now: number;
   t: TelemetryOptions;
   cwd: string;
-}): Promise<{ rows: StatusRow[]; telemetry: ExperimentTelemetry | undefined }> {
+}): Promise<{ rows: StatusRow[]; telemetry: ExperimentTelemetry | undefined; judged: JudgedJob[] }> {
   const { experiment, id, now, t } = input;
   const jobs = [...input.jobs].sort((a, b) => Number(a.jobId) - Number(b.jobId));
   const window = jobsWindow(jobs, now, t.stepSeconds);
@@ -105,7 +105,14 @@ export async function judgeJobs(input: {
   const standing = { experiment, ...recordedReferences(input.cwd, id) };
   const { judgements } = judgeRuns(runs, standing);
   const rows = judgements.map((j, i) => rowOf(runs[i] as (typeof runs)[number], j));
-  return { rows, telemetry };
+  const judged = judgements.map((judgement, i) => ({ job: jobs[i] as RunJob, judgement }));
+  return { rows, telemetry, judged };
+}
+
+/** A job of the experiment and its judgement. */
+export interface JudgedJob {
+  job: RunJob;
+  judgement: Judgement;
 }
 
 function rowOf(

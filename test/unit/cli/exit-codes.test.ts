@@ -50,7 +50,21 @@ describe('a configuration the CLI cannot use exits 2', () => {
       const doc = errorDoc(r.stdout);
       expect(doc.error).toMatchObject({ kind: 'configuration' });
       expect(doc.error.message).toContain('no experiment topology-opt-vavam-ord-20261203');
+      // a near miss names the experiment the checkout has (issue 41: no did-you-mean)
+      expect(doc.error.message).toContain('(did you mean `topology-opt-vavam-ord-20261202`?)');
     }
+  });
+
+  it('record refuses a bad call before any Slurm call: a flag to choose, a mistyped candidate', async () => {
+    const dir = checkout();
+    const both = await runTopo(['record', experiment, 'more-workers', '--accept', '--reject'], dir, {});
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('give exactly one of --accept and --reject');
+    const typo = await runTopo(['record', experiment, 'more-worker', '--accept', '--json'], dir, {});
+    expect(typo.code).toBe(2);
+    expect(errorDoc(typo.stdout).error.message).toBe(
+      `no candidate more-worker in topologies/${experiment} (did you mean \`more-workers\`?)`,
+    );
   });
 
   it('jobs with an invalid clusters file: exit 2 and, under --json, the error document', async () => {

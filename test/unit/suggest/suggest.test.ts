@@ -294,11 +294,14 @@ describe('suggest', () => {
     expect(result.stop.reason).toMatch(/^no free resources/);
   });
 
-  it('asks to wait when nothing is measured yet', () => {
+  it('asks for the decided baseline to be recorded when the record measures nothing yet (issue 41)', () => {
     const result = suggest(input([{ name: 'baseline', parent: null, topology: base, status: 'running' }]));
     expect(result.proposals).toEqual([]);
     expect(result.stop.stop).toBe(false);
-    expect(result.stop.reason).toMatch(/wait for the baseline/);
+    expect(result.stop.reason).toMatch(
+      /no measured candidate in the record yet: once the baseline .* is decided, record it/,
+    );
+    expect(result.stop.reason).toContain('topo record <experiment> <candidate> --accept');
   });
 
   it('advises to stop after two rounds without a significant improvement', () => {
