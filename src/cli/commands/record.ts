@@ -91,7 +91,7 @@ export const recordCommand: Command = {
     try {
       const port = slurmMonitorPort(slurm);
       const run = await runToRecord(port, experiment, target, str(parsed, 'run'));
-      const judged = await judgedRun(port, { experiment, id, t, cwd: io.cwd }, run);
+      const judged = await judgedRun(port, { experiment, id, t, cwd: io.cwd }, { ...run, candidate: name });
       const result = recordLocally({
         experiment,
         cluster: t.cluster.config,
@@ -124,7 +124,7 @@ function recordArguments(parsed: Parsed): { id: string; name: string; accept: bo
 }
 
 /** The candidate file `<dir>/<experiment>/<name>.yaml`, checked and expanded as `topo validate` does. */
-async function candidateOf(io: CliIO, parsed: Parsed, experiment: Experiment, dir: string, name: string) {
+export async function candidateOf(io: CliIO, parsed: Parsed, experiment: Experiment, dir: string, name: string) {
   const folder = join(dir, experiment.experiment_id);
   const file = [`${name}.yaml`, `${name}.yml`]
     .map((f) => join(folder, f))
@@ -208,18 +208,29 @@ async function endOf(port: SlurmPort, id: string, runName: string): Promise<RunJ
 async function judgedRun(
   port: SlurmPort,
   input: { experiment: Experiment; id: string; t: TelemetryOptions; cwd: string },
-  run: { job: RunJob },
+  run: { job: RunJob; candidate: string },
 ): Promise<JudgedJob> {
   const jobs = await port.jobs(input.id);
-  const { judged } = await judgeJobs({ ...input, jobs, now: Math.floor(Date.now() / 1000) });
+  const now = Math.floor(Date.now() / 1000);
+  // against the references it was decided against: recorded again, a run is not its own reference
+  const { judged } = await judgeJobs({ ...input, jobs, now, without: run.candidate });
   const mine = judged.find((j) => j.job.jobId === run.job.jobId);
   if (!mine) throw new FindingError(`Slurm no longer lists job ${run.job.jobId} of ${run.job.name}`);
   return mine;
 }
 
-function readRecord(io: CliIO, id: string): string | null {
+export function readRecord(io: CliIO, id: string): string | null {
   const file = join(io.cwd, recordPaths(id).json);
   return existsSync(file) ? readFileSync(file, 'utf8') : null;
+}
+
+/** The record's files (experiments/<id>.json, .md, .svg) written in the checkout. */
+export function writeRecordFiles(io: CliIO, files: Record<string, string>): void {
+  for (const [path, text] of Object.entries(files)) {
+    const file = join(io.cwd, path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  }
 }
 
 function learnings(parsed: Parsed, io: CliIO): SkillReflection[] {
@@ -255,11 +266,7 @@ function report(
   },
 ): number {
   const paths = recordPaths(r.id);
-  for (const [path, text] of Object.entries(r.result.files)) {
-    const file = join(io.cwd, path);
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, text);
-  }
+  writeRecordFiles(io, r.result.files);
   const best = r.result.record.current_best;
   const run = r.result.record.runs.find((x) => x.name === r.name);
   if (json) {

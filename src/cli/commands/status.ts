@@ -10,6 +10,7 @@ import { experimentLimits } from '../../judge/observe.js';
 import { type ExperimentTelemetry, jobsWindow, readTelemetry, seriesOf } from '../../judge/telemetry.js';
 import { parseRunName } from '../../lifecycle/run-name.js';
 import { slurmMonitorPort } from '../../monitor/adapters.js';
+import { bestSteps } from '../../record/best.js';
 import { baselineRun, bestRun, recordPaths, referenceOf } from '../../record/model.js';
 import { parseRecord } from '../../record/validate.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
@@ -55,12 +56,26 @@ const HEADER = [
   'bottleneck',
 ];
 
-/** The record's references (experiments/<id>.json under the working folder), as the monitor reads them. */
-function recordedReferences(cwd: string, id: string): Pick<JudgeStanding, 'baseline' | 'best'> {
+/**
+ * The record's references (experiments/<id>.json under the working folder), as the monitor reads
+ * them; `without` a candidate: as they were before its entry (`topo record` judges a run again
+ * against what it was decided against, never against its own entry).
+ */
+function recordedReferences(
+  cwd: string,
+  id: string,
+  without?: string,
+): Pick<JudgeStanding, 'baseline' | 'best'> {
   const file = join(resolve(cwd), recordPaths(id).json);
   if (!existsSync(file)) return {};
   const record = parseRecord(readFileSync(file, 'utf8'), file);
-  return { baseline: referenceOf(baselineRun(record)), best: referenceOf(bestRun(record)) };
+  if (without === undefined)
+    return { baseline: referenceOf(baselineRun(record)), best: referenceOf(bestRun(record)) };
+  const runs = record.runs.filter((r) => r.name !== without);
+  return {
+    baseline: referenceOf(runs.find((r) => !r.parent) ?? runs[0]),
+    best: referenceOf(bestSteps(runs).at(-1)?.run),
+  };
 }
 
 /**
@@ -74,6 +89,8 @@ export async function judgeJobs(input: {
   now: number;
   t: TelemetryOptions;
   cwd: string;
+  /** Judge against the record's references as they were before this candidate's entry. */
+  without?: string;
 }): Promise<{ rows: StatusRow[]; telemetry: ExperimentTelemetry | undefined; judged: JudgedJob[] }> {
   const { experiment, id, now, t } = input;
   const jobs = [...input.jobs].sort((a, b) => Number(a.jobId) - Number(b.jobId));
@@ -102,7 +119,7 @@ export async function judgeJobs(input: {
     },
     candidate: { candidate: parseRunName(job.name, id)?.candidate ?? job.name, pr: 0, requested: true },
   }));
-  const standing = { experiment, ...recordedReferences(input.cwd, id) };
+  const standing = { experiment, ...recordedReferences(input.cwd, id, input.without) };
   const { judgements } = judgeRuns(runs, standing);
   const rows = judgements.map((j, i) => rowOf(runs[i] as (typeof runs)[number], j));
   const judged = judgements.map((judgement, i) => ({ job: jobs[i] as RunJob, judgement }));
