@@ -172,7 +172,7 @@ async function runToRecord(
     ? runs.filter((j) => j.name === wanted).at(-1)
     : same.sort((a, b) => Number(a.jobId) - Number(b.jobId)).at(-1);
   if (!job) throw new FindingError(noRun({ ...details, hash }, wanted, names, experiment.cluster));
-  if (!isLive(job.state)) return { job, gaps: [] };
+  if (!isLive(job.status)) return { job, gaps: [] };
   await port.cancel(job.jobId, id);
   const ended = await endOf(port, id, job.name);
   return {
@@ -199,7 +199,7 @@ async function endOf(port: SlurmPort, id: string, runName: string): Promise<RunJ
   for (let i = 0; ; i++) {
     const job = (await port.jobs(id)).filter((j) => j.name === runName).at(-1);
     if (!job) throw new FindingError(`Slurm lists no job of ${runName} after it was cancelled`);
-    if (!isLive(job.state) || i >= 60) return job;
+    if (!isLive(job.status) || i >= 60) return job;
     await new Promise((r) => setTimeout(r, 500));
   }
 }
