@@ -124,7 +124,13 @@ function recordArguments(parsed: Parsed): { id: string; name: string; accept: bo
 }
 
 /** The candidate file `<dir>/<experiment>/<name>.yaml`, checked and expanded as `topo validate` does. */
-export async function candidateOf(io: CliIO, parsed: Parsed, experiment: Experiment, dir: string, name: string) {
+export async function candidateOf(
+  io: CliIO,
+  parsed: Parsed,
+  experiment: Experiment,
+  dir: string,
+  name: string,
+) {
   const folder = join(dir, experiment.experiment_id);
   const file = [`${name}.yaml`, `${name}.yml`]
     .map((f) => join(folder, f))
