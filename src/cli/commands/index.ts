@@ -17,6 +17,7 @@ import { statusCommand } from './status.js';
 import { submitCommand } from './submit.js';
 import { suggestCommand } from './suggest.js';
 import { validateCommand } from './validate.js';
+import { watchCommand } from './watch.js';
 
 export const commands: readonly Command[] = [
   setupCommand,
@@ -30,6 +31,7 @@ export const commands: readonly Command[] = [
   statusCommand,
   analyzeCommand,
   recordCommand,
+  watchCommand,
   reportCommand,
   suggestCommand,
   autopilotCommand,
