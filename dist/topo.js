@@ -2991,7 +2991,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve19.call(this, root, ref);
+      let _sch = resolve21.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -3018,7 +3018,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve19(root, ref) {
+    function resolve21(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -3882,7 +3882,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve19(baseURI, relativeURI, options2) {
+    function resolve21(baseURI, relativeURI, options2) {
       const schemelessOptions = options2 ? Object.assign({ scheme: "null" }, options2) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -4273,7 +4273,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve19,
+      resolve: resolve21,
       resolveComponent,
       equal,
       serialize,
@@ -22819,7 +22819,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve19, reject) => {
+        return new Promise(async (resolve21, reject) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -22831,7 +22831,7 @@ var require_crypto = __commonJS({
           } catch (ex) {
             return reject(ex);
           }
-          resolve19();
+          resolve21();
         });
       })(),
       NullCipher,
@@ -24089,7 +24089,7 @@ var require_agent = __commonJS({
     "use strict";
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
-    var { resolve: resolve19 } = __require("path");
+    var { resolve: resolve21 } = __require("path");
     var { readFile: readFile3 } = __require("fs");
     var { execFile: execFile3, spawn: spawn2 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
@@ -24225,7 +24225,7 @@ var require_agent = __commonJS({
       const RET_ERR_BINSTDIN = 13;
       const RET_ERR_BINSTDOUT = 14;
       const RET_ERR_BADLEN = 15;
-      const EXEPATH = resolve19(__dirname, "..", "util/pagent.exe");
+      const EXEPATH = resolve21(__dirname, "..", "util/pagent.exe");
       const ERROR = {
         [RET_ERR_BADARGS]: new Error("Invalid pagent.exe arguments"),
         [RET_ERR_UNAVAILABLE]: new Error("Pageant is not running"),
@@ -38668,9 +38668,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve19, reject) => {
+          return new Promise((resolve21, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve19(data);
+              return err ? reject(err) : resolve21(data);
             });
           });
         }
@@ -38708,12 +38708,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve19, reject) => {
+          return new Promise((resolve21, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve19(data);
+              ) : resolve21(data);
             });
           });
         }
@@ -40980,8 +40980,8 @@ var require_util3 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve19, reject) => {
-        res = resolve19;
+      const promise = new Promise((resolve21, reject) => {
+        res = resolve21;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -42676,7 +42676,7 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause2 = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        const pause3 = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
         if (request2.aborted) {
           return -1;
         }
@@ -42690,7 +42690,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause2 ? constants.ERROR.PAUSED : 0;
+        return pause3 ? constants.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -43232,12 +43232,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve19, reject) => {
+      const waitForDrain = () => new Promise((resolve21, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve19;
+          callback = resolve21;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -43907,12 +43907,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve19, reject) => {
+      const waitForDrain = () => new Promise((resolve21, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve19;
+          callback = resolve21;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -44391,16 +44391,16 @@ var require_client2 = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve19) => {
+        return new Promise((resolve21) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve19;
+            this[kClosedResolve] = resolve21;
           } else {
-            resolve19(null);
+            resolve21(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve19) => {
+        return new Promise((resolve21) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request2 = requests[i];
@@ -44411,7 +44411,7 @@ var require_client2 = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve19(null);
+            resolve21(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -44462,7 +44462,7 @@ var require_client2 = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve19, reject) => {
+        const socket = await new Promise((resolve21, reject) => {
           client[kConnector]({
             host,
             hostname: hostname2,
@@ -44474,7 +44474,7 @@ var require_client2 = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve19(socket2);
+              resolve21(socket2);
             }
           });
         });
@@ -44810,8 +44810,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve19) => {
-            this[kClosedResolve] = resolve19;
+          await new Promise((resolve21) => {
+            this[kClosedResolve] = resolve21;
           });
         }
       }
@@ -46080,7 +46080,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve19, reject) => {
+        return await new Promise((resolve21, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -46093,7 +46093,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve19(null);
+              resolve21(null);
             }
           }).on("error", noop4).on("data", function(chunk) {
             limit -= chunk.length;
@@ -46112,7 +46112,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve19, reject) => {
+      return new Promise((resolve21, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -46129,7 +46129,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve19,
+              resolve: resolve21,
               reject,
               length: 0,
               body: []
@@ -46199,18 +46199,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve19, stream, length } = consume2;
+      const { type, body, resolve: resolve21, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve19(chunksDecode(body, length));
+          resolve21(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve19(JSON.parse(chunksDecode(body, length)));
+          resolve21(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve19(chunksConcat(body, length).buffer);
+          resolve21(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve19(new Blob(body, { type: stream[kContentType] }));
+          resolve21(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve19(chunksConcat(body, length));
+          resolve21(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -46467,9 +46467,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve21, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve19(data);
+            return err ? reject(err) : resolve21(data);
           });
         });
       }
@@ -46692,9 +46692,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve21, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve19(data);
+            return err ? reject(err) : resolve21(data);
           });
         });
       }
@@ -46979,9 +46979,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve21, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve19(data);
+            return err ? reject(err) : resolve21(data);
           });
         });
       }
@@ -47073,9 +47073,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve21, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve19(data);
+            return err ? reject(err) : resolve21(data);
           });
         });
       }
@@ -50938,7 +50938,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve19, reject) => agent.dispatch(
+        return new Promise((resolve21, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -51014,7 +51014,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve19({
+              resolve21({
                 status: status4,
                 statusText,
                 headersList,
@@ -51057,7 +51057,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve19({
+              resolve21({
                 status: status4,
                 statusText: STATUS_CODES[status4],
                 headersList,
@@ -54798,8 +54798,8 @@ var require_util9 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve19) => {
-        setTimeout(resolve19, ms).unref();
+      return new Promise((resolve21) => {
+        setTimeout(resolve21, ms).unref();
       });
     }
     module.exports = {
@@ -55700,11 +55700,11 @@ var require_lib3 = __commonJS({
     })();
     var __awaiter2 = exports && exports.__awaiter || function(thisArg, _arguments, P2, generator) {
       function adopt(value) {
-        return value instanceof P2 ? value : new P2(function(resolve19) {
-          resolve19(value);
+        return value instanceof P2 ? value : new P2(function(resolve21) {
+          resolve21(value);
         });
       }
-      return new (P2 || (P2 = Promise))(function(resolve19, reject) {
+      return new (P2 || (P2 = Promise))(function(resolve21, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -55720,7 +55720,7 @@ var require_lib3 = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve19(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve21(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -55807,26 +55807,26 @@ var require_lib3 = __commonJS({
       }
       readBody() {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve19) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve21) => __awaiter2(this, void 0, void 0, function* () {
             let output = Buffer.alloc(0);
             this.message.on("data", (chunk) => {
               output = Buffer.concat([output, chunk]);
             });
             this.message.on("end", () => {
-              resolve19(output.toString());
+              resolve21(output.toString());
             });
           }));
         });
       }
       readBodyBuffer() {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve19) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve21) => __awaiter2(this, void 0, void 0, function* () {
             const chunks = [];
             this.message.on("data", (chunk) => {
               chunks.push(chunk);
             });
             this.message.on("end", () => {
-              resolve19(Buffer.concat(chunks));
+              resolve21(Buffer.concat(chunks));
             });
           }));
         });
@@ -56034,14 +56034,14 @@ var require_lib3 = __commonJS({
        */
       requestRaw(info, data) {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve19, reject) => {
+          return new Promise((resolve21, reject) => {
             function callbackForResult(err, res) {
               if (err) {
                 reject(err);
               } else if (!res) {
                 reject(new Error("Unknown error"));
               } else {
-                resolve19(res);
+                resolve21(res);
               }
             }
             this.requestRawWithCallback(info, data, callbackForResult);
@@ -56285,12 +56285,12 @@ var require_lib3 = __commonJS({
         return __awaiter2(this, void 0, void 0, function* () {
           retryNumber = Math.min(ExponentialBackoffCeiling, retryNumber);
           const ms = ExponentialBackoffTimeSlice * Math.pow(2, retryNumber);
-          return new Promise((resolve19) => setTimeout(() => resolve19(), ms));
+          return new Promise((resolve21) => setTimeout(() => resolve21(), ms));
         });
       }
       _processResponse(res, options2) {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve19, reject) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve21, reject) => __awaiter2(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -56298,7 +56298,7 @@ var require_lib3 = __commonJS({
               headers: {}
             };
             if (statusCode === HttpCodes.NotFound) {
-              resolve19(response);
+              resolve21(response);
             }
             function dateTimeDeserializer(key, value) {
               if (typeof value === "string") {
@@ -56337,7 +56337,7 @@ var require_lib3 = __commonJS({
               err.result = response.result;
               reject(err);
             } else {
-              resolve19(response);
+              resolve21(response);
             }
           }));
         });
@@ -56940,8 +56940,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve19, reject) {
-            return setTimeout(resolve19, t);
+          return new this.Promise(function(resolve21, reject) {
+            return setTimeout(resolve21, t);
           });
         }
         computePenalty() {
@@ -57152,15 +57152,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error, reject, resolve19, returned, task;
+          var args, cb, error, reject, resolve21, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve19, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve21, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve19(returned);
+                  return resolve21(returned);
                 };
               } catch (error1) {
                 error = error1;
@@ -57175,13 +57175,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve19;
-          resolve19 = reject = null;
+          var promise, reject, resolve21;
+          resolve21 = reject = null;
           promise = new this.Promise(function(_resolve, _reject) {
-            resolve19 = _resolve;
+            resolve21 = _resolve;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve19, reject });
+          this._queue.push({ task, args, resolve: resolve21, reject });
           this._tryToRun();
           return promise;
         }
@@ -57582,14 +57582,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve19, reject) => {
+              return new this.Promise((resolve21, reject) => {
                 if (finished()) {
-                  return resolve19();
+                  return resolve21();
                 } else {
                   return this.on("done", () => {
                     if (finished()) {
                       this.removeAllListeners("done");
-                      return resolve19();
+                      return resolve21();
                     }
                   });
                 }
@@ -57682,9 +57682,9 @@ var require_light = __commonJS({
               options2 = parser$5.load(options2, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve19, reject) {
+              return new this.Promise(function(resolve21, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve19)(args3);
+                  return (args3[0] != null ? reject : resolve21)(args3);
                 });
               });
             };
@@ -59808,7 +59808,7 @@ var require_pushgateway = __commonJS({
       const options2 = Object.assign(requestParams, this.requestOptions, {
         method
       });
-      return new Promise((resolve19, reject) => {
+      return new Promise((resolve21, reject) => {
         if (method === "DELETE" && options2.headers) {
           delete options2.headers["Content-Encoding"];
         }
@@ -59824,7 +59824,7 @@ var require_pushgateway = __commonJS({
                 new Error(`push failed with status ${resp.statusCode}, ${body}`)
               );
             } else {
-              resolve19({ resp, body });
+              resolve21({ resp, body });
             }
           });
         });
@@ -62598,13 +62598,13 @@ var require_cluster = __commonJS({
        */
       clusterMetrics() {
         const requestId = requestCtr++;
-        return new Promise((resolve19, reject) => {
+        return new Promise((resolve21, reject) => {
           let settled2 = false;
           function done(err, result) {
             if (settled2) return;
             settled2 = true;
             if (err) reject(err);
-            else resolve19(result);
+            else resolve21(result);
           }
           const request2 = {
             responses: [],
@@ -66318,9 +66318,12 @@ function jobLine(v2) {
   const savedText = by && savings ? ` (${savings})` : "";
   return `Slurm job ${v2.jobId}${state2 ? `: ${state2}${by}${savedText}` : ""}`;
 }
+function headlineLine(candidate, s) {
+  return `${OUTCOME_ICON[s.outcome]} ${code(candidate)}: ${headlineText(s)}`;
+}
 function renderHeadline(v2) {
   const s = viewStanding(v2);
-  const out = [`### ${OUTCOME_ICON[s.outcome]} ${code(v2.candidate)}: ${headlineText(s)}`, ""];
+  const out = [`### ${headlineLine(v2.candidate, s)}`, ""];
   const value = valueLine(v2);
   if (value) out.push(value, "");
   out.push(nextStep(v2, s), "");
@@ -71173,8 +71176,9 @@ function loadExperiment(io, id, dir = "topologies") {
   try {
     text3 = readFileSync(file, "utf8");
   } catch {
+    const known = localExperiments(io, dir).map((e) => e.experiment_id);
     throw new ConfigError(
-      `no experiment ${id}: ${file} does not exist (experiments live in <topologies>/<experiment_id>/experiment.yaml)`
+      `no experiment ${id}: ${file} does not exist (experiments live in <topologies>/<experiment_id>/experiment.yaml)${suggest(id, known)}`
     );
   }
   const checked2 = checkExperiment(text3, file);
@@ -75534,7 +75538,7 @@ function safeJobName(experimentId, name, expanded) {
     return "";
   }
 }
-function toJsonReport(report) {
+function toJsonReport(report2) {
   const strip = (i) => ({
     rule: i.rule,
     severity: i.severity,
@@ -75566,7 +75570,7 @@ function toJsonReport(report) {
     } : {}
   });
   return {
-    files: report.files.map((f) => ({
+    files: report2.files.map((f) => ({
       path: f.path,
       errors: f.errors.map(strip),
       warnings: f.warnings.map(strip),
@@ -75576,15 +75580,15 @@ function toJsonReport(report) {
 }
 async function renderCandidateFile(path, options2) {
   const { files } = await validateFiles([path], options2);
-  const report = files[0];
-  if (report.kind !== "candidate" || report.errors.length || !report.candidate) return { report };
-  const c = report.candidate;
+  const report2 = files[0];
+  if (report2.kind !== "candidate" || report2.errors.length || !report2.candidate) return { report: report2 };
+  const c = report2.candidate;
   const submission = renderSubmission(
     c.experimentConfig,
     { name: c.name, expanded: c.expanded, base: c.base },
     c.clusterConfig
   );
-  return { report, submission };
+  return { report: report2, submission };
 }
 function topologyFilesOf(changedPaths, topologiesDir = "topologies") {
   const prefix = `${posix3.normalize(topologiesDir).replace(/\/+$/, "")}/`;
@@ -75601,18 +75605,18 @@ async function validatePullRequest(input, options2, reporter) {
     return { files: [], errorCount: 0, warningCount: 0 };
   }
   reporter.info(`validating ${paths.length} file(s): ${paths.join(", ")}`);
-  const report = await validateFiles(paths, { ...options2, newFiles: paths });
-  for (const file of report.files)
+  const report2 = await validateFiles(paths, { ...options2, newFiles: paths });
+  for (const file of report2.files)
     for (const issue of [...file.errors, ...file.warnings]) reporter.annotate(issue);
-  await reporter.summary(validationSummary(report));
-  return report;
+  await reporter.summary(validationSummary(report2));
+  return report2;
 }
 var fmt3 = (v2) => v2 === void 0 ? "\u2014" : `\`${JSON.stringify(v2)}\``;
-function validationSummary(report) {
+function validationSummary(report2) {
   const lines = ["## Topology validation", ""];
-  const verdict = report.errorCount ? `\u274C ${report.errorCount} error(s), ${report.warningCount} warning(s) in ${report.files.length} file(s)` : `\u2705 ${report.files.length} file(s) valid${report.warningCount ? `, ${report.warningCount} warning(s)` : ""}`;
+  const verdict = report2.errorCount ? `\u274C ${report2.errorCount} error(s), ${report2.warningCount} warning(s) in ${report2.files.length} file(s)` : `\u2705 ${report2.files.length} file(s) valid${report2.warningCount ? `, ${report2.warningCount} warning(s)` : ""}`;
   lines.push(verdict, "");
-  for (const file of report.files) {
+  for (const file of report2.files) {
     const c = file.candidate;
     const state2 = file.errors.length ? "\u274C" : file.warnings.length ? "\u26A0\uFE0F" : "\u2705";
     lines.push(`### ${state2} \`${file.path}\`${c ? ` \u2014 candidate \`${c.name}\`` : ` (${file.kind})`}`, "");
@@ -75685,12 +75689,12 @@ async function prepareCandidateAt(octokit, repo, ref, path, source, newFiles = [
     `\`${path}\` does not pass validation against the default branch's experiment and rules, so it was not submitted:`
   );
 }
-function preparedOf(path, outcome, refusal) {
+function preparedOf(path, outcome, refusal2) {
   const d2 = outcome.report.candidate;
   if (!outcome.submission || !d2) {
     const errors = outcome.report.errors.slice(0, 10).map((i) => formatIssue(i));
     if (errors.length === 0) errors.push(`${path}: not a candidate file (${outcome.report.kind})`);
-    return { ok: false, errors, message: [refusal, "", codeBlock(errors.join("\n"))].join("\n") };
+    return { ok: false, errors, message: [refusal2, "", codeBlock(errors.join("\n"))].join("\n") };
   }
   return {
     ok: true,
@@ -75715,8 +75719,8 @@ async function prepareReferenceAt(source, path, topologyHash2) {
     newFiles: [],
     presets: source.presetsDir ? { overrideDir: source.presetsDir } : {}
   });
-  const refusal = `the reference \`${path}\` does not pass validation on the default branch:`;
-  const prepared = preparedOf(path, outcome, refusal);
+  const refusal2 = `the reference \`${path}\` does not pass validation on the default branch:`;
+  const prepared = preparedOf(path, outcome, refusal2);
   if (!prepared.ok || prepared.candidate.topologyHash === topologyHash2) return prepared;
   const error = `${path}: its topology on the default branch (${prepared.candidate.topologyHash}) is not the one the reference was asked for (${topologyHash2})`;
   return {
@@ -75918,7 +75922,7 @@ async function attemptOnce(octokit, options2, attempt) {
 async function commitWithCompareAndSwap(octokit, options2) {
   const maxAttempts = options2.maxAttempts ?? 8;
   const backoff = options2.backoffMs ?? defaultBackoff;
-  const sleep4 = options2.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  const sleep5 = options2.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   let lastTransient;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     try {
@@ -75930,7 +75934,7 @@ async function commitWithCompareAndSwap(octokit, options2) {
       if (!isTransient(error)) throw error;
       lastTransient = error;
     }
-    if (attempt < maxAttempts) await sleep4(backoff(attempt));
+    if (attempt < maxAttempts) await sleep5(backoff(attempt));
   }
   if (lastTransient) throw lastTransient;
   throw new CommitConflictError(options2.branch, maxAttempts);
@@ -76295,7 +76299,10 @@ function hydraValue2(value) {
   return value === void 0 ? "unset" : hydraValue(value);
 }
 function topologyChange(parent, candidate) {
-  const changes = topologyDiff(parent ?? {}, candidate ?? {}).sort((a, b2) => a.key.localeCompare(b2.key));
+  return changeOf(topologyDiff(parent ?? {}, candidate ?? {}));
+}
+function changeOf(diff) {
+  const changes = [...diff].sort((a, b2) => a.key.localeCompare(b2.key));
   return Object.fromEntries(changes.map((c) => [c.key, `${hydraValue2(c.from)} -> ${hydraValue2(c.to)}`]));
 }
 function describeChange(change, isBaseline) {
@@ -77868,7 +77875,7 @@ function recordUrl(deps, experimentId) {
 }
 async function concludeExperiment(deps, input) {
   const paths = recordPaths(input.experimentId);
-  let report = "";
+  let report2 = "";
   const commit = await commitWithCompareAndSwap(deps.octokit, {
     owner: deps.owner,
     repo: deps.repo,
@@ -77885,8 +77892,8 @@ async function concludeExperiment(deps, input) {
         ]);
       const record = parseRecord(text3, paths.json);
       record.report = { path: paths.report, concluded_at: record.report?.concluded_at ?? deps.at ?? null };
-      report = renderFinalReport(record, { recordUrl: recordUrl(deps, input.experimentId) });
-      return { ...recordFiles(record), [paths.report]: report };
+      report2 = renderFinalReport(record, { recordUrl: recordUrl(deps, input.experimentId) });
+      return { ...recordFiles(record), [paths.report]: report2 };
     }
   });
   const comment = await upsertStickyComment(deps.octokit, {
@@ -77895,11 +77902,11 @@ async function concludeExperiment(deps, input) {
     issue_number: input.issueNumber,
     purpose: "report",
     botLogin: deps.botLogin,
-    body: report
+    body: report2
   });
   return {
     experimentId: input.experimentId,
-    report,
+    report: report2,
     reportPath: paths.report,
     commit,
     commentId: comment.id
@@ -79543,7 +79550,7 @@ function suggest2(input, options2 = {}) {
         reason: `every run so far failed (${failures[0]?.name}${first2 ? `: ${first2.kind}: ${first2.message}` : ""}): there is no evidence to suggest from; ${first2?.kind === "gpu-oom" ? "fit the baseline to this GPU memory (a smaller preset or fewer replicas per GPU)" : "fix that cause (the job's log says more) and run the baseline again"}`
       } : {
         stop: false,
-        reason: waiting2 ? "no measured candidate yet: wait for the baseline (or a candidate) to reach a stable verdict" : "no candidate yet: run the baseline first"
+        reason: waiting2 ? "no measured candidate in the record yet: once the baseline (or a candidate) is decided, record it (merge its pull request, or `topo record <experiment> <candidate> --accept`; `topo watch` records what it decides)" : "no candidate yet: run the baseline first"
       },
       memory,
       parent: null,
@@ -80026,16 +80033,16 @@ async function refusedProposals(options2, { experiment, experimentDir, clustersF
   extra.set(posix6.normalize(clustersFile), clustersWithModel);
   const parentFile = `${experimentDir}/${result.parent}.yaml`;
   const withParent = result.parent && await files.read(parentFile) !== void 0;
-  const report = await validateFiles([...written.map((w2) => w2.path), ...withParent ? [parentFile] : []], {
+  const report2 = await validateFiles([...written.map((w2) => w2.path), ...withParent ? [parentFile] : []], {
     files: overlay(files, extra),
     clustersFile,
     newFiles: written.map((w2) => w2.path),
     ...options2.presets ? { presets: options2.presets } : {}
   });
   const inherited = new Set(
-    report.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w2) => w2.rule))
+    report2.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w2) => w2.rule))
   );
-  return report.files.flatMap((f) => {
+  return report2.files.flatMap((f) => {
     const proposal = f.path === parentFile ? void 0 : written.find((w2) => w2.path === f.path);
     const problems = [...f.errors, ...f.warnings.filter((w2) => !inherited.has(w2.rule))];
     if (!proposal || problems.length === 0) return [];
@@ -80422,7 +80429,7 @@ async function validateCheck(octokit, target, config, pr) {
   const repo = { owner: target.owner, repo: target.repo };
   const head = (await octokit.rest.pulls.get({ ...repo, pull_number: pr })).data.head.sha;
   let summary = "";
-  const report = await validatePullRequest(
+  const report2 = await validatePullRequest(
     { changedPaths: await changedFiles(octokit, target, pr), topologiesDir: config.topologiesDir },
     {
       files: githubFileSource(octokit, { ...repo, ref: head }),
@@ -80443,8 +80450,8 @@ async function validateCheck(octokit, target, config, pr) {
     ...repo,
     name: VALIDATE_CHECK_NAME,
     head_sha: head,
-    conclusion: report.errorCount > 0 ? "failure" : "success",
-    title: `${report.errorCount} error(s), ${report.warningCount} warning(s) in ${report.files.length} file(s)`,
+    conclusion: report2.errorCount > 0 ? "failure" : "success",
+    title: `${report2.errorCount} error(s), ${report2.warningCount} warning(s) in ${report2.files.length} file(s)`,
     summary: summary || "No topology files changed."
   });
 }
@@ -80774,13 +80781,13 @@ function createLocalTransport(options2 = {}) {
       const [file, ...args] = argv;
       const timeout = runOptions.timeoutMs ?? defaultTimeout;
       const env = plainCommandEnvironment(base, runOptions.env);
-      return new Promise((resolve19, reject) => {
+      return new Promise((resolve21, reject) => {
         execFile(
           file,
           args,
           { timeout, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, encoding: "utf8", env },
           (error, stdout, stderr) => {
-            if (!error) return resolve19({ stdout, stderr, code: 0 });
+            if (!error) return resolve21({ stdout, stderr, code: 0 });
             const e = error;
             if (e.killed) {
               return reject(
@@ -80789,7 +80796,7 @@ function createLocalTransport(options2 = {}) {
                 )
               );
             }
-            if (typeof e.code === "number") return resolve19({ stdout, stderr, code: e.code });
+            if (typeof e.code === "number") return resolve21({ stdout, stderr, code: e.code });
             if (e.code === "ENOENT") {
               return reject(
                 new SlurmError(`\`${file}\` is not installed or not on PATH on the local login node`)
@@ -80836,24 +80843,24 @@ var PromiseQueue = class {
     };
   }
   waitTillIdle() {
-    return new Promise((resolve19) => {
+    return new Promise((resolve21) => {
       if (this.running === 0) {
-        resolve19();
+        resolve21();
         return;
       }
       const dispose = this.onIdle(() => {
         dispose();
-        resolve19();
+        resolve21();
       });
     });
   }
   add(callback) {
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve21, reject) => {
       const runCallback = () => {
         this.running += 1;
         try {
           Promise.resolve(callback()).then((val) => {
-            resolve19(val);
+            resolve21(val);
             this.processNext();
           }, (err) => {
             reject(err);
@@ -80895,23 +80902,23 @@ var defaultFilesystem = {
     return fsPath.basename(path);
   },
   stat(path) {
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve21, reject) => {
       fs.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve19(res);
+          resolve21(res);
         }
       });
     });
   },
   readdir(path) {
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve21, reject) => {
       fs.readdir(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve19(res);
+          resolve21(res);
         }
       });
     });
@@ -80955,7 +80962,7 @@ async function scanDirectory(path, { recursive = true, validate: validate2 = nul
   });
   const result = { files: [], directories: [] };
   const mergedFileSystem = { ...defaultFilesystem, ...fileSystem };
-  await new Promise((resolve19, reject) => {
+  await new Promise((resolve21, reject) => {
     scanDirectoryInternal({
       path,
       recursive: recursive ? "deep" : "shallow",
@@ -80964,7 +80971,7 @@ async function scanDirectory(path, { recursive = true, validate: validate2 = nul
       fileSystem: mergedFileSystem,
       queue,
       reject
-    }).then(() => queue.waitTillIdle()).then(resolve19, reject);
+    }).then(() => queue.waitTillIdle()).then(resolve21, reject);
   });
   return result;
 }
@@ -80990,12 +80997,12 @@ function unixifyPath(path) {
   return path;
 }
 async function readFile2(filePath) {
-  return new Promise((resolve19, reject) => {
+  return new Promise((resolve21, reject) => {
     fs2.readFile(filePath, "utf8", (err, res) => {
       if (err) {
         reject(err);
       } else {
-        resolve19(res);
+        resolve21(res);
       }
     });
   });
@@ -81004,12 +81011,12 @@ var SFTP_MKDIR_ERR_CODE_REGEXP = /Error: (E[\S]+): /;
 async function makeDirectoryWithSftp(path, sftp) {
   let stats = null;
   try {
-    stats = await new Promise((resolve19, reject) => {
+    stats = await new Promise((resolve21, reject) => {
       sftp.stat(path, (err, res) => {
         if (err) {
           reject(err);
         } else {
-          resolve19(res);
+          resolve21(res);
         }
       });
     });
@@ -81022,12 +81029,12 @@ async function makeDirectoryWithSftp(path, sftp) {
     throw new Error("mkdir() failed, target already exists and is not a directory");
   }
   try {
-    await new Promise((resolve19, reject) => {
+    await new Promise((resolve21, reject) => {
       sftp.mkdir(path, (err) => {
         if (err) {
           reject(err);
         } else {
-          resolve19();
+          resolve21();
         }
       });
     });
@@ -81102,14 +81109,14 @@ var NodeSSH = class {
     }
     const connection = new import_ssh2.default.Client();
     this.connection = connection;
-    await new Promise((resolve19, reject) => {
+    await new Promise((resolve21, reject) => {
       connection.on("error", reject);
       if (config.onKeyboardInteractive) {
         connection.on("keyboard-interactive", config.onKeyboardInteractive);
       }
       connection.on("ready", () => {
         connection.removeListener("error", reject);
-        resolve19();
+        resolve21();
       });
       connection.on("end", () => {
         if (this.connection === connection) {
@@ -81131,14 +81138,14 @@ var NodeSSH = class {
   }
   async requestShell(options2) {
     const connection = this.getConnection();
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve21, reject) => {
       connection.on("error", reject);
       const callback = (err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve19(res);
+          resolve21(res);
         }
       };
       if (options2 == null) {
@@ -81159,14 +81166,14 @@ var NodeSSH = class {
   }
   async requestSFTP() {
     const connection = this.getConnection();
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve21, reject) => {
       connection.on("error", reject);
       connection.sftp((err, res) => {
         connection.removeListener("error", reject);
         if (err) {
           reject(err);
         } else {
-          resolve19(res);
+          resolve21(res);
         }
       });
     });
@@ -81197,7 +81204,7 @@ var NodeSSH = class {
     }
     const connection = this.getConnection();
     const output = { stdout: [], stderr: [] };
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve21, reject) => {
       connection.on("error", reject);
       connection.exec(command, options2.execOptions != null ? options2.execOptions : {}, (err, channel) => {
         connection.removeListener("error", reject);
@@ -81243,7 +81250,7 @@ var NodeSSH = class {
             stdout = stdout.trim();
             stderr = stderr.trim();
           }
-          resolve19({
+          resolve21({
             code: code3 != null ? code3 : null,
             signal: signal != null ? signal : null,
             stdout,
@@ -81305,12 +81312,12 @@ var NodeSSH = class {
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
     const sftp = givenSftp || await this.requestSFTP();
     try {
-      await new Promise((resolve19, reject) => {
+      await new Promise((resolve21, reject) => {
         sftp.fastGet(unixifyPath(remoteFile), localFile, transferOptions || {}, (err) => {
           if (err) {
             reject(err);
           } else {
-            resolve19();
+            resolve21();
           }
         });
       });
@@ -81325,21 +81332,21 @@ var NodeSSH = class {
     invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
     invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
-    invariant2(await new Promise((resolve19) => {
+    invariant2(await new Promise((resolve21) => {
       fs2.access(localFile, fs2.constants.R_OK, (err) => {
-        resolve19(err === null);
+        resolve21(err === null);
       });
     }), `localFile does not exist at ${localFile}`);
     const sftp = givenSftp || await this.requestSFTP();
     const putFile = (retry2) => {
-      return new Promise((resolve19, reject) => {
+      return new Promise((resolve21, reject) => {
         sftp.fastPut(localFile, unixifyPath(remoteFile), transferOptions || {}, (err) => {
           if (err == null) {
-            resolve19();
+            resolve21();
             return;
           }
           if (err.message === "No such file" && retry2) {
-            resolve19(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
+            resolve21(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
           } else {
             reject(err);
           }
@@ -81366,14 +81373,14 @@ var NodeSSH = class {
     const sftp = givenSftp || await this.requestSFTP();
     const queue = new PromiseQueue({ concurrency: concurrency2 });
     try {
-      await new Promise((resolve19, reject) => {
+      await new Promise((resolve21, reject) => {
         files.forEach((file) => {
           queue.add(async () => {
             await this.putFile(file.local, file.remote, sftp, transferOptions);
             transferred.push(file);
           }).catch(reject);
         });
-        queue.waitTillIdle().then(resolve19);
+        queue.waitTillIdle().then(resolve21);
       });
     } catch (error) {
       if (error != null) {
@@ -81389,9 +81396,9 @@ var NodeSSH = class {
   async putDirectory(localDirectory, remoteDirectory, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate: validate2 = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve19) => {
+    const localDirectoryStat = await new Promise((resolve21) => {
       fs2.stat(localDirectory, (err, stat) => {
-        resolve19(stat || null);
+        resolve21(stat || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -81406,16 +81413,16 @@ var NodeSSH = class {
     directories.sort((a, b2) => a.length - b2.length);
     let failed = false;
     try {
-      await new Promise((resolve19, reject) => {
+      await new Promise((resolve21, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         directories.forEach((directory) => {
           queue.add(async () => {
             await this.mkdir(fsPath2.join(remoteDirectory, directory), "sftp", sftp);
           }).catch(reject);
         });
-        resolve19(queue.waitTillIdle());
+        resolve21(queue.waitTillIdle());
       });
-      await new Promise((resolve19, reject) => {
+      await new Promise((resolve21, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         files.forEach((file) => {
           queue.add(async () => {
@@ -81430,7 +81437,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve19(queue.waitTillIdle());
+        resolve21(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -81442,9 +81449,9 @@ var NodeSSH = class {
   async getDirectory(localDirectory, remoteDirectory, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate: validate2 = DEFAULT_VALIDATE } = {}) {
     invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
     invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve19) => {
+    const localDirectoryStat = await new Promise((resolve21) => {
       fs2.stat(localDirectory, (err, stat) => {
-        resolve19(stat || null);
+        resolve21(stat || null);
       });
     });
     invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
@@ -81462,23 +81469,23 @@ var NodeSSH = class {
           return fsPath2.posix.join(pathA, pathB);
         },
         readdir(path) {
-          return new Promise((resolve19, reject) => {
+          return new Promise((resolve21, reject) => {
             sftp.readdir(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve19(res.map((item) => item.filename));
+                resolve21(res.map((item) => item.filename));
               }
             });
           });
         },
         stat(path) {
-          return new Promise((resolve19, reject) => {
+          return new Promise((resolve21, reject) => {
             sftp.stat(path, (err, res) => {
               if (err) {
                 reject(err);
               } else {
-                resolve19(res);
+                resolve21(res);
               }
             });
           });
@@ -81490,16 +81497,16 @@ var NodeSSH = class {
     directories.sort((a, b2) => a.length - b2.length);
     let failed = false;
     try {
-      await new Promise((resolve19, reject) => {
+      await new Promise((resolve21, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         directories.forEach((directory) => {
           queue.add(async () => {
             await (0, import_make_dir.default)(fsPath2.join(localDirectory, directory));
           }).catch(reject);
         });
-        resolve19(queue.waitTillIdle());
+        resolve21(queue.waitTillIdle());
       });
-      await new Promise((resolve19, reject) => {
+      await new Promise((resolve21, reject) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         files.forEach((file) => {
           queue.add(async () => {
@@ -81514,7 +81521,7 @@ var NodeSSH = class {
             }
           }).catch(reject);
         });
-        resolve19(queue.waitTillIdle());
+        resolve21(queue.waitTillIdle());
       });
     } finally {
       if (!givenSftp) {
@@ -81525,7 +81532,7 @@ var NodeSSH = class {
   }
   forwardIn(remoteAddr, remotePort, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve21, reject) => {
       connection.forwardIn(remoteAddr, remotePort, (error, port) => {
         if (error) {
           reject(error);
@@ -81550,25 +81557,25 @@ var NodeSSH = class {
             });
           });
         };
-        resolve19({ port, dispose });
+        resolve21({ port, dispose });
       });
     });
   }
   forwardOut(srcIP, srcPort, dstIP, dstPort) {
     const connection = this.getConnection();
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve21, reject) => {
       connection.forwardOut(srcIP, srcPort, dstIP, dstPort, (error, channel) => {
         if (error) {
           reject(error);
           return;
         }
-        resolve19(channel);
+        resolve21(channel);
       });
     });
   }
   forwardInStreamLocal(socketPath, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve21, reject) => {
       connection.openssh_forwardInStreamLocal(socketPath, (error) => {
         if (error) {
           reject(error);
@@ -81593,19 +81600,19 @@ var NodeSSH = class {
             });
           });
         };
-        resolve19({ dispose });
+        resolve21({ dispose });
       });
     });
   }
   forwardOutStreamLocal(socketPath) {
     const connection = this.getConnection();
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve21, reject) => {
       connection.openssh_forwardOutStreamLocal(socketPath, (error, channel) => {
         if (error) {
           reject(error);
           return;
         }
-        resolve19(channel);
+        resolve21(channel);
       });
     });
   }
@@ -81673,7 +81680,7 @@ async function startRemoteShell(channel, readyTimeoutMs) {
   function exchange(text3, timeoutMs, done) {
     out = "";
     err = "";
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve21, reject) => {
       const timer = setTimeout(() => {
         pending = void 0;
         close();
@@ -81685,7 +81692,7 @@ async function startRemoteShell(channel, readyTimeoutMs) {
         pending = void 0;
         clearTimeout(timer);
         if (result === null) reject(new ShellGone("the shell closed"));
-        else resolve19(result);
+        else resolve21(result);
       };
       if (!alive) pending(true);
       else channel.write(text3);
@@ -81780,12 +81787,12 @@ function createSshTransport(options2) {
     return started;
   }
   function openShell(client) {
-    return new Promise((resolve19, reject) => {
+    return new Promise((resolve21, reject) => {
       const connection = client.connection;
       if (!connection) return reject(new Error("not connected"));
       connection.exec(
         "exec /bin/sh",
-        (error, channel) => error ? reject(error) : resolve19(channel)
+        (error, channel) => error ? reject(error) : resolve21(channel)
       );
     }).then((channel) => startRemoteShell(channel, options2.commandTimeoutMs ?? 3e4));
   }
@@ -82494,11 +82501,11 @@ var httpClient = __toESM(require_lib3(), 1);
 var import_undici = __toESM(require_undici(), 1);
 var __awaiter = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P2 ? value : new P2(function(resolve19) {
-      resolve19(value);
+    return value instanceof P2 ? value : new P2(function(resolve21) {
+      resolve21(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve19, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve21, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -82514,7 +82521,7 @@ var __awaiter = function(thisArg, _arguments, P2, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve19(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve21(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -87695,7 +87702,7 @@ function passReport(state2) {
     if (e.failed) continue;
     for (const p of judged(e)) {
       const { view } = p.decided;
-      const report = {
+      const report2 = {
         experimentId: e.id,
         candidate: p.c.candidate,
         runName: p.c.runName,
@@ -87707,7 +87714,7 @@ function passReport(state2) {
         ...p.acted?.cancelled ? { cancelled: p.acted.cancelled } : {},
         view
       };
-      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], report]);
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], report2]);
     }
   }
   return {
@@ -87849,9 +87856,9 @@ function presetOptionsFor(io) {
   const overrideDir = presetOverrideDir(io.env, io.cwd);
   return overrideDir ? { overrideDir } : {};
 }
-function presetNotes(report) {
+function presetNotes(report2) {
   const notes = /* @__PURE__ */ new Map();
-  for (const f of report.files) {
+  for (const f of report2.files) {
     const c = f.candidate;
     if (!c || c.basePreset.origin === "shipped") continue;
     notes.set(
@@ -87878,15 +87885,15 @@ var validateCommand = {
     if (parsed.positionals.length === 0) throw new UsageError("name at least one file or folder");
     const paths = expandPaths(parsed.positionals, io.cwd);
     if (paths.length === 0) throw new ConfigError(`no YAML files under ${parsed.positionals.join(", ")}`);
-    const report = await validateFiles(
+    const report2 = await validateFiles(
       paths,
       validateOptionsFor(io, str(parsed, "clusters"), void 0, flag(parsed, "allow-unmeasured-memory"))
     );
     if (flag(parsed, "json")) {
-      io.stdout(`${JSON.stringify({ schema_version: 1, ...toJsonReport(report) }, null, 2)}
+      io.stdout(`${JSON.stringify({ schema_version: 1, ...toJsonReport(report2) }, null, 2)}
 `);
     } else {
-      for (const file of report.files) {
+      for (const file of report2.files) {
         for (const issue of [...file.errors, ...file.warnings].sort(
           (a, b2) => a.line - b2.line || a.column - b2.column
         )) {
@@ -87894,15 +87901,15 @@ var validateCommand = {
 `);
         }
       }
-      for (const note of presetNotes(report)) io.stdout(`${note}
+      for (const note of presetNotes(report2)) io.stdout(`${note}
 `);
-      const bad = report.files.filter((f) => f.errors.length).length;
+      const bad = report2.files.filter((f) => f.errors.length).length;
       io.stdout(
-        `${report.files.length} file(s) checked: ${report.errorCount} error(s), ${report.warningCount} warning(s)${bad ? ` in ${bad} file(s)` : ""}
+        `${report2.files.length} file(s) checked: ${report2.errorCount} error(s), ${report2.warningCount} warning(s)${bad ? ` in ${bad} file(s)` : ""}
 `
       );
     }
-    return report.errorCount > 0 ? EXIT.findings : EXIT.ok;
+    return report2.errorCount > 0 ? EXIT.findings : EXIT.ok;
   }
 };
 
@@ -88159,17 +88166,17 @@ import { resolve as resolve8 } from "node:path";
 // src/cli/commands/render.ts
 import { existsSync as existsSync9 } from "node:fs";
 import { resolve as resolve7 } from "node:path";
-function renderedOrFinding(path, report, submission, io, json, verb) {
-  if (submission && report.candidate) {
-    for (const issue of report.warnings) io.stderr(`${formatIssue(issue)}
+function renderedOrFinding(path, report2, submission, io, json, verb) {
+  if (submission && report2.candidate) {
+    for (const issue of report2.warnings) io.stderr(`${formatIssue(issue)}
 `);
     return submission;
   }
-  const issues = [...report.errors, ...report.warnings].map(formatIssue);
+  const issues = [...report2.errors, ...report2.warnings].map(formatIssue);
   if (!json) for (const line of issues) io.stdout(`${line}
 `);
   throw new FindingError(
-    report.kind !== "candidate" ? `${path} is a ${report.kind} file, not a candidate` : `${path}: not ${verb}: fix the ${report.errors.length} error(s) ${json ? "in issues" : "above"} first`,
+    report2.kind !== "candidate" ? `${path} is a ${report2.kind} file, not a candidate` : `${path}: not ${verb}: fix the ${report2.errors.length} error(s) ${json ? "in issues" : "above"} first`,
     issues
   );
 }
@@ -88196,19 +88203,19 @@ var renderCommand = {
       str(parsed, "cluster"),
       flag(parsed, "allow-unmeasured-memory")
     );
-    const { report, submission } = await renderCandidateFile(path, options2);
-    const rendered = renderedOrFinding(path, report, submission, io, flag(parsed, "json"), "rendered");
+    const { report: report2, submission } = await renderCandidateFile(path, options2);
+    const rendered2 = renderedOrFinding(path, report2, submission, io, flag(parsed, "json"), "rendered");
     if (flag(parsed, "json"))
       io.stdout(
-        `${JSON.stringify({ schema_version: 1, job_name: rendered.jobName, argv: rendered.argv, env: rendered.env ?? {} })}
+        `${JSON.stringify({ schema_version: 1, job_name: rendered2.jobName, argv: rendered2.argv, env: rendered2.env ?? {} })}
 `
       );
     else {
-      const env = Object.entries(rendered.env ?? {}).map(([k2, v2]) => shellQuote(`${k2}=${v2}`));
+      const env = Object.entries(rendered2.env ?? {}).map(([k2, v2]) => shellQuote(`${k2}=${v2}`));
       io.stdout(
-        `# job ${rendered.jobName}
+        `# job ${rendered2.jobName}
 ${env.length ? `# environment: ${env.join(" ")}
-` : ""}${rendered.shellLine}
+` : ""}${rendered2.shellLine}
 `
       );
     }
@@ -88223,7 +88230,7 @@ async function candidateOnCluster(args, io, options2, purpose = "submit") {
   const path = parsed.positionals[0];
   if (!existsSync10(resolve8(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
   const clusterName = str(parsed, "cluster");
-  const { report, submission } = await renderCandidateFile(
+  const { report: report2, submission } = await renderCandidateFile(
     path,
     validateOptionsFor(
       io,
@@ -88233,18 +88240,18 @@ async function candidateOnCluster(args, io, options2, purpose = "submit") {
       purpose === "cancel" || flag(parsed, "allow-unmeasured-memory")
     )
   );
-  const rendered = renderedOrFinding(
+  const rendered2 = renderedOrFinding(
     path,
-    report,
+    report2,
     submission,
     io,
     flag(parsed, "json"),
     purpose === "cancel" ? "cancelled" : "submitted"
   );
-  const details = report.candidate;
+  const details = report2.candidate;
   const cluster = clusterName ?? details.cluster;
   const slurm = slurmClientForCluster(cluster, details.clusterConfig, { env: io.env });
-  return { parsed, submission: rendered, details, cluster, slurm };
+  return { parsed, submission: rendered2, details, cluster, slurm };
 }
 var submitCommand = {
   name: "submit",
@@ -88731,8 +88738,8 @@ function realDemoParts(root, env, outDir) {
   };
   const submit = async (experiment, candidate, runName) => {
     const { cluster, slurm } = need();
-    const rendered = renderSubmission(experiment, resolved(candidate), cluster);
-    const submission = runName ? withRunName(rendered, runName) : rendered;
+    const rendered2 = renderSubmission(experiment, resolved(candidate), cluster);
+    const submission = runName ? withRunName(rendered2, runName) : rendered2;
     const result = await submitCandidate(
       { slurm },
       {
@@ -88804,7 +88811,7 @@ function realDemoParts(root, env, outDir) {
       for (const r of runs) if (!c.prs.has(r.runName)) c.prs.set(r.runName, c.prs.size + 1);
       const byPr = new Map(runs.map((r) => [c.prs.get(r.runName), r]));
       const keyOf = (pr) => byPr.get(pr)?.runName ?? `#${pr}`;
-      const report = await monitorPass(
+      const report2 = await monitorPass(
         {
           experiments: async () => [monitorExperiment2(c, experiment, byPr, reference, resolved)],
           // the monitor's own Slurm port: the one job model (src/judge/job.ts) and its failure rule
@@ -88835,12 +88842,12 @@ function realDemoParts(root, env, outDir) {
         // A loaded 2-core machine can take a while to scrape the first target: allow a simulated hour.
         { tickSeconds: 1, lagSeconds: 1, telemetryDeadlineMinutes: 60 }
       );
-      if (report.errors.length) throw new Error(`monitor: ${report.errors.join("; ")}`);
+      if (report2.errors.length) throw new Error(`monitor: ${report2.errors.join("; ")}`);
       return runs.map(
         (run3) => observedOf(
           c,
           run3,
-          report.candidates.find((o) => o.runName === run3.runName)
+          report2.candidates.find((o) => o.runName === run3.runName)
         )
       );
     },
@@ -90490,10 +90497,10 @@ async function runDemo(options2, deps) {
         await runBatch(title, suggestion.proposals, ctx, best ? { candidate: best, round: round3 } : null)
       );
     }
-    const report = parts.finalReport(record, prepared);
+    const report2 = parts.finalReport(record, prepared);
     const reportFile = `experiments/${experimentId}-report.md`;
-    output.write(reportFile, report);
-    writeIndex(output, options2, experimentId, outcomes, parts.recordMarkdown(record), report, reportFile);
+    output.write(reportFile, report2);
+    writeIndex(output, options2, experimentId, outcomes, parts.recordMarkdown(record), report2, reportFile);
     return result(0);
   } catch (error) {
     if (error instanceof DemoAborted || signal.aborted) {
@@ -90506,10 +90513,10 @@ async function runDemo(options2, deps) {
     await cleanup.runAll(log);
   }
 }
-function writeIndex(output, options2, experimentId, outcomes, recordMd, report, reportFile) {
+function writeIndex(output, options2, experimentId, outcomes, recordMd, report2, reportFile) {
   output.copy(options2.mermaidScript, "mermaid.min.js");
   const sections = [
-    { id: "final-report", title: "Final report", markdown: report, file: reportFile },
+    { id: "final-report", title: "Final report", markdown: report2, file: reportFile },
     {
       id: "record",
       title: `Experiment record ${experimentId}`,
@@ -91601,14 +91608,486 @@ var jobsCommand = {
   }
 };
 
+// src/cli/commands/record.ts
+import { existsSync as existsSync17, mkdirSync as mkdirSync4, readdirSync as readdirSync7, readFileSync as readFileSync15, writeFileSync as writeFileSync4 } from "node:fs";
+import { dirname as dirname7, join as join16, resolve as resolve14 } from "node:path";
+
+// src/usecases/record-local.ts
+function recordLocally(input) {
+  const { experiment, candidate, run: run3 } = input;
+  const paths = recordPaths(experiment.experiment_id);
+  const record = input.recordText === null ? createRecord(experiment, input.cluster) : parseRecord(input.recordText, paths.json);
+  const refused = refusal(record, candidate.name, run3.runName);
+  if (refused) return { refused };
+  const earlier = record.runs.find((r) => r.name === candidate.name && r.run_name === run3.runName);
+  const outcome = outcomeOf2({ ...input, at: earlier?.recorded_at ?? input.at });
+  const next = apply(record, outcome);
+  const files = recordFiles(next);
+  const unchanged = input.recordText !== null && files[paths.json] === input.recordText;
+  return { kind: outcome.kind, record: next, files, unchanged };
+}
+function refusal(record, name, runName) {
+  const run3 = record.runs.find((r) => r.name === name);
+  if (!run3 || run3.status === "pending" && !run3.pull_request) return null;
+  const from = run3.pull_request ? `pull request #${run3.pull_request.number}` : `run \`${run3.run_name ?? "unknown"}\``;
+  if (!run3.pull_request && run3.run_name === runName) return null;
+  return `\`${name}\` is already in the record from ${from} (${run3.status}); an entry is never rewritten by another run, so run \`${runName}\` is not recorded. A changed or repeated topology needs a name of its own: a new file, with \`parent: ${name}\`.`;
+}
+function outcomeOf2(input) {
+  const { experiment, candidate, run: run3 } = input;
+  const observation = run3.observation ?? void 0;
+  const kind = outcomeKind(input.accept, observation, void 0);
+  const gaps2 = [...input.gaps ?? []];
+  if (!observation) gaps2.push("metrics unavailable: no series of the run in Prometheus");
+  return {
+    candidate: candidate.name,
+    kind,
+    at: input.at,
+    parent: candidate.parent ?? null,
+    run_name: observation?.run_name ?? run3.runName,
+    job_id: run3.jobId,
+    ...run3.runDir ? { run_dir: run3.runDir } : {},
+    topology: {
+      base: `topology=${experiment.base_topology}`,
+      hash: input.hash,
+      block: candidate.topology ?? null,
+      file: input.file
+    },
+    change: input.change,
+    hypothesis: candidate.hypothesis,
+    expected_effect: candidate.expected_effect,
+    prediction: candidate.prediction,
+    observation: observation ?? null,
+    reason: kind === "accepted" ? void 0 : input.reason ?? void 0,
+    learnings: input.learnings ?? [],
+    telemetry_gaps: gaps2,
+    pull_request: null
+  };
+}
+
+// src/cli/commands/status.ts
+import { existsSync as existsSync16, readFileSync as readFileSync14 } from "node:fs";
+import { join as join15, resolve as resolve13 } from "node:path";
+var HEADER = [
+  "candidate",
+  "job",
+  "slurm",
+  "state",
+  "verdict",
+  "decision",
+  "projected s/rollout",
+  "full-run",
+  "5m",
+  "rollouts",
+  "bottleneck"
+];
+function recordedReferences(cwd, id, without) {
+  const file = join15(resolve13(cwd), recordPaths(id).json);
+  if (!existsSync16(file)) return {};
+  const record = parseRecord(readFileSync14(file, "utf8"), file);
+  if (without === void 0)
+    return { baseline: referenceOf(baselineRun(record)), best: referenceOf(bestRun(record)) };
+  const runs = record.runs.filter((r) => r.name !== without);
+  return {
+    baseline: referenceOf(runs.find((r) => !r.parent) ?? runs[0]),
+    best: referenceOf(bestSteps(runs).at(-1)?.run)
+  };
+}
+async function judgeJobs(input) {
+  const { experiment, id, now, t } = input;
+  const jobs = [...input.jobs].sort((a, b2) => Number(a.jobId) - Number(b2.jobId));
+  const window3 = jobsWindow(jobs, now, t.stepSeconds);
+  const telemetry = window3 ? await readTelemetry(t.prometheus, experimentSelector(id), window3, {
+    timeScale: t.timeScale,
+    scrapeSeconds: t.stepSeconds
+  }) : void 0;
+  const clock = {
+    nowTs: now,
+    timeScale: t.timeScale,
+    stepSeconds: t.stepSeconds,
+    ...experimentLimits(experiment)
+  };
+  const runs = jobs.map((job) => ({
+    run: {
+      runName: job.name,
+      job,
+      series: seriesOf(telemetry, job.name),
+      missing: telemetry?.missing,
+      clock,
+      settings: experiment.stabilisation,
+      unavailable: !!telemetry?.errors.length
+    },
+    candidate: { candidate: parseRunName(job.name, id)?.candidate ?? job.name, pr: 0, requested: true }
+  }));
+  const standing = { experiment, ...recordedReferences(input.cwd, id, input.without) };
+  const { judgements } = judgeRuns(runs, standing);
+  const rows = judgements.map((j2, i) => rowOf(runs[i], j2));
+  const judged2 = judgements.map((judgement, i) => ({ job: jobs[i], judgement }));
+  return { rows, telemetry, judged: judged2 };
+}
+function rowOf(r, j2) {
+  const { job } = r.run;
+  const analysed = j2.observed.analysis ? j2.observation : void 0;
+  const v2 = analysed?.verdict;
+  const m2 = analysed?.stable_metrics;
+  const p = v2?.projected_full_run;
+  const b2 = m2?.bottleneck;
+  const d2 = j2.decision;
+  return {
+    candidate: r.candidate.candidate,
+    run_name: r.run.runName,
+    job_id: job.jobId,
+    slurm_state: job.state,
+    state: j2.state,
+    verdict: v2?.state ?? null,
+    decision: d2 ? { state: d2.state, against: d2.against, relative_change: d2.relative_change ?? null } : null,
+    projected_seconds_per_rollout: p ? { value: p.value, low: p.low, high: p.high } : null,
+    seconds_per_rollout_full_run: m2?.seconds_per_rollout_full_run ?? null,
+    seconds_per_rollout_5m: m2?.seconds_per_rollout_5m ?? null,
+    completed_rollouts: m2?.completed_rollouts ?? null,
+    bottleneck: b2 ? { kind: b2.kind, service: b2.service ?? null } : null
+  };
+}
+function cells2(r) {
+  const p = r.projected_seconds_per_rollout;
+  const n = (x2) => x2 != null ? String(round(x2, 3)) : "\u2014";
+  return [
+    r.candidate,
+    r.job_id,
+    r.slurm_state,
+    r.state ?? "\u2014",
+    r.verdict ?? "\u2014",
+    r.decision ? `${r.decision.state} vs ${r.decision.against}` : "\u2014",
+    p ? `${round(p.value, 3)} [${round(p.low, 3)}, ${round(p.high, 3)}]` : "\u2014",
+    n(r.seconds_per_rollout_full_run),
+    n(r.seconds_per_rollout_5m),
+    r.completed_rollouts != null ? String(r.completed_rollouts) : "\u2014",
+    r.bottleneck ? `${r.bottleneck.kind}${r.bottleneck.service ? ` ${r.bottleneck.service}` : ""}` : "\u2014"
+  ];
+}
+function table(rows) {
+  const widths = rows[0]?.map((_2, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
+  return rows.map(
+    (r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd()
+  ).join("\n");
+}
+var statusCommand = {
+  name: "status",
+  summary: "Show the live candidates of an experiment",
+  help: {
+    synopsis: "topo status <experiment> [options]",
+    description: "One table of the experiment's jobs: Slurm state (one call), the monitor's candidate state, the detector's verdict and metrics from Prometheus. --watch refreshes it; --json prints one snapshot per refresh (schemas/cli/status.schema.json), one JSON document per line.",
+    options: [
+      {
+        name: "watch",
+        short: "w",
+        type: "boolean",
+        description: "refresh until interrupted (or --count times)"
+      },
+      {
+        name: "interval",
+        short: "i",
+        type: "number",
+        min: 1,
+        max: 3600,
+        value: "SECONDS",
+        description: "seconds between refreshes",
+        default: "10"
+      },
+      {
+        name: "count",
+        type: "integer",
+        min: 1,
+        value: "N",
+        description: "number of refreshes",
+        default: "1, or unlimited with --watch"
+      },
+      TOPOLOGIES_OPTION,
+      JSON_OPTION,
+      ...TELEMETRY_OPTIONS
+    ],
+    examples: [
+      "topo status topology-opt-vavam-ord-20261202",
+      "topo status topology-opt-vavam-ord-20261202 --watch --interval 30",
+      "topo status topology-opt-vavam-ord-20261202 --json | jq .candidates"
+    ],
+    environment: [{ name: "TOPO_SSH_KEY", description: "private key for clusters reached over SSH" }]
+  },
+  async run(args, io) {
+    const parsed = parseOptions(statusCommand.help.options, args, io.env);
+    const options2 = telemetryValues(parsed);
+    const [id, extra] = parsed.positionals;
+    if (!id || extra) throw new UsageError("give exactly one experiment id");
+    try {
+      experimentSelector(id);
+    } catch (error) {
+      throw new UsageError(error.message);
+    }
+    const experiment = loadExperiment(io, id, str(parsed, "topologies") ?? "topologies");
+    const t = telemetryOptions(options2, io, experiment.cluster);
+    if (!t.cluster) throw new ConfigError(`cluster ${experiment.cluster} not found`);
+    const json = flag(parsed, "json");
+    await ensurePrometheus(t.prometheus);
+    const slurm = slurmClientForCluster(t.cluster.name, t.cluster.config, { env: io.env });
+    const port = slurmMonitorPort(slurm);
+    const interval3 = num(parsed, "interval") ?? 10;
+    const count2 = num(parsed, "count") ?? (flag(parsed, "watch") ? Number.POSITIVE_INFINITY : 1);
+    try {
+      for (let i = 0; i < count2; i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, interval3 * 1e3));
+        const now = Math.floor(Date.now() / 1e3);
+        const jobs = await port.jobs(id);
+        const judged2 = await judgeJobs({ experiment, id, jobs, now, t, cwd: io.cwd });
+        const warnings = (judged2.telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`);
+        if (json) {
+          const doc = {
+            schema_version: 1,
+            experiment_id: id,
+            cluster: t.cluster.name,
+            at: new Date(now * 1e3).toISOString(),
+            candidates: judged2.rows,
+            warnings
+          };
+          io.stdout(`${JSON.stringify(doc)}
+`);
+          continue;
+        }
+        const clear = flag(parsed, "watch") && io.isTTY ? "\x1B[2J\x1B[H" : "";
+        const header2 = `${id} \u2014 ${new Date(now * 1e3).toISOString().slice(0, 19)}Z \u2014 ${jobs.length} job(s)`;
+        io.stdout(
+          `${clear}${header2}
+${jobs.length ? table([HEADER, ...judged2.rows.map(cells2)]) : "no jobs of this experiment in Slurm"}
+`
+        );
+        for (const w2 of warnings) io.stderr(`warning: ${w2}
+`);
+      }
+    } finally {
+      await slurm.close();
+    }
+    return EXIT.ok;
+  }
+};
+
+// src/cli/commands/record.ts
+var recordCommand = {
+  name: "record",
+  summary: "Record a candidate's run as accepted or rejected, as merging or closing its pull request does",
+  help: {
+    synopsis: "topo record <experiment> <candidate> (--accept | --reject) [options]",
+    description: "For a team without GitHub: records the candidate's run in experiments/<id>.json and .md of the checkout, as the record workflow does when its pull request is merged (--accept) or closed (--reject): the same validation, the same best rule, the run judged as `topo status` and the monitor judge it (its verdict, metrics and decision against the record's best or baseline, at its end). The run is the candidate's newest run of the topology its file describes (--run names another); a run still live is cancelled first, as closing a pull request cancels it. A run that failed is recorded failed. An entry another run or a pull request recorded is never rewritten (exit 1). `topo suggest`, `topo report` and `topo autopilot status` read the record. With --json: schemas/cli/record.schema.json.",
+    options: [
+      { name: "accept", type: "boolean", description: "accept the run (what merging its pull request does)" },
+      {
+        name: "reject",
+        type: "boolean",
+        description: "reject the run (what closing its pull request unmerged does)"
+      },
+      {
+        name: "reason",
+        type: "string",
+        value: "TEXT",
+        description: "why it is rejected (as `/topo reject <reason>`)",
+        default: "from the verdict and decision"
+      },
+      {
+        name: "learn",
+        type: "string",
+        multiple: true,
+        value: "TEXT",
+        description: "a learning for the record (as `/topo learn`); may be given more than once"
+      },
+      {
+        name: "run",
+        type: "string",
+        value: "RUN_NAME",
+        description: "the run to record",
+        default: "the candidate's newest run of its file's topology"
+      },
+      TOPOLOGIES_OPTION,
+      ...TELEMETRY_OPTIONS,
+      JSON_OPTION
+    ],
+    examples: [
+      "topo record topology-opt-vavam-ord-20261202 baseline --accept",
+      'topo record topology-opt-vavam-ord-20261202 more-workers --reject --reason "renderer-bound"'
+    ],
+    environment: [{ name: "TOPO_SSH_KEY", description: "private key for clusters reached over SSH" }]
+  },
+  async run(args, io) {
+    const parsed = parseOptions(recordCommand.help.options, args, io.env);
+    const { id, name, accept } = recordArguments(parsed);
+    const dir = str(parsed, "topologies") ?? "topologies";
+    const experiment = loadExperiment(io, id, dir);
+    const target = await candidateOf(io, parsed, experiment, dir, name);
+    const t = telemetryOptions(telemetryValues(parsed), io, experiment.cluster);
+    if (!t.cluster) throw new ConfigError(`cluster ${experiment.cluster} not found`);
+    await ensurePrometheus(t.prometheus);
+    const slurm = slurmClientForCluster(t.cluster.name, t.cluster.config, { env: io.env });
+    try {
+      const port = slurmMonitorPort(slurm);
+      const run3 = await runToRecord(port, experiment, target, str(parsed, "run"));
+      const judged2 = await judgedRun(port, { experiment, id, t, cwd: io.cwd }, { ...run3, candidate: name });
+      const result = recordLocally({
+        experiment,
+        cluster: t.cluster.config,
+        recordText: readRecord(io, id),
+        candidate: target.candidate,
+        file: target.file,
+        hash: target.hash,
+        change: changeOf(target.details.diff),
+        run: { runName: run3.job.name, jobId: run3.job.jobId, observation: judged2.judgement.observation },
+        accept,
+        reason: str(parsed, "reason") ?? null,
+        learnings: learnings(parsed, io),
+        gaps: run3.gaps,
+        at: (/* @__PURE__ */ new Date()).toISOString()
+      });
+      if ("refused" in result) throw new FindingError(result.refused);
+      return report(io, flag(parsed, "json"), { id, name, experiment, result, judged: judged2, gaps: run3.gaps });
+    } finally {
+      await slurm.close();
+    }
+  }
+};
+function recordArguments(parsed) {
+  const [id, name, extra] = parsed.positionals;
+  if (!id || !name || extra) throw new UsageError("give the experiment id and the candidate name");
+  const accept = flag(parsed, "accept");
+  if (accept === flag(parsed, "reject")) throw new UsageError("give exactly one of --accept and --reject");
+  return { id, name, accept };
+}
+async function candidateOf(io, parsed, experiment, dir, name) {
+  const folder = join16(dir, experiment.experiment_id);
+  const file = [`${name}.yaml`, `${name}.yml`].map((f) => join16(folder, f)).find((f) => existsSync17(resolve14(io.cwd, f)));
+  if (!file) {
+    const known = readdirSync7(resolve14(io.cwd, folder)).map((f) => /^([a-z0-9][a-z0-9-]*)\.ya?ml$/.exec(f)?.[1]).filter((c) => !!c && c !== "experiment");
+    throw new ConfigError(`no candidate ${name} in ${folder}${suggest(name, known)}`);
+  }
+  const { report: report2 } = await renderCandidateFile(
+    file,
+    validateOptionsFor(io, str(parsed, "clusters"), void 0, true)
+  );
+  const candidate = checkCandidate(readFileSync15(resolve14(io.cwd, file), "utf8"), file).value;
+  if (!report2.candidate || !candidate || report2.errors.length)
+    throw new FindingError(
+      `${file} has errors: fix them first (topo validate ${file})`,
+      report2.errors.map((e) => `${e.file}:${e.line}: ${e.message}`)
+    );
+  const details = report2.candidate;
+  return { file, candidate, details, hash: hash8(details.expanded) };
+}
+async function runToRecord(port, experiment, target, wanted) {
+  const { details, hash } = target;
+  const id = experiment.experiment_id;
+  const runs = (await port.jobs(id)).filter((j2) => parseRunName(j2.name, id)?.candidate === details.name);
+  const names = [...new Set(runs.map((j2) => j2.name))];
+  const same = runs.filter((j2) => parseRunName(j2.name, id)?.hash === hash);
+  const job = wanted ? runs.filter((j2) => j2.name === wanted).at(-1) : same.sort((a, b2) => Number(a.jobId) - Number(b2.jobId)).at(-1);
+  if (!job) throw new FindingError(noRun({ ...details, hash }, wanted, names, experiment.cluster));
+  if (!isLive(job.status)) return { job, gaps: [] };
+  await port.cancel(job.jobId, id);
+  const ended = await endOf(port, id, job.name);
+  return {
+    job: ended,
+    gaps: [`run cut short: Slurm job ${job.jobId} was still running when it was recorded; it was cancelled`]
+  };
+}
+function noRun(details, wanted, names, cluster) {
+  if (wanted)
+    return `no run ${wanted} of ${details.name} on cluster ${cluster}${names.length ? ` (its runs: ${names.join(", ")})` : ""}`;
+  if (names.length)
+    return `${details.name}'s file describes topology ${details.hash}, which none of its runs measured (${names.join(", ")}): the record keeps what was measured. Record one of them with --run after restoring its file, or submit the changed topology under a new name (a new file with \`parent: ${details.name}\`)`;
+  return `${details.name} never ran on cluster ${cluster}: topo submit it (and let topo watch decide it) before recording it`;
+}
+async function endOf(port, id, runName) {
+  for (let i = 0; ; i++) {
+    const job = (await port.jobs(id)).filter((j2) => j2.name === runName).at(-1);
+    if (!job) throw new FindingError(`Slurm lists no job of ${runName} after it was cancelled`);
+    if (!isLive(job.status) || i >= 60) return job;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+async function judgedRun(port, input, run3) {
+  const jobs = await port.jobs(input.id);
+  const now = Math.floor(Date.now() / 1e3);
+  const { judged: judged2 } = await judgeJobs({ ...input, jobs, now, without: run3.candidate });
+  const mine = judged2.find((j2) => j2.job.jobId === run3.job.jobId);
+  if (!mine) throw new FindingError(`Slurm no longer lists job ${run3.job.jobId} of ${run3.job.name}`);
+  return mine;
+}
+function readRecord(io, id) {
+  const file = join16(io.cwd, recordPaths(id).json);
+  return existsSync17(file) ? readFileSync15(file, "utf8") : null;
+}
+function writeRecordFiles(io, files) {
+  for (const [path, text3] of Object.entries(files)) {
+    const file = join16(io.cwd, path);
+    mkdirSync4(dirname7(file), { recursive: true });
+    writeFileSync4(file, text3);
+  }
+}
+function learnings(parsed, io) {
+  const texts = parsed.values.learn ?? [];
+  const who = io.env.USER || io.env.LOGNAME || null;
+  return texts.map((t) => learningFromText(t, null, who)).filter((l3) => !!l3);
+}
+function judgementHeadline(name, experiment, j2) {
+  const standing = standingOf({
+    state: j2.state ?? "finished",
+    failure: j2.observation.failure ?? null,
+    decision: j2.decision,
+    comparisons: j2.comparisons,
+    hasValue: !!j2.observation.verdict.value,
+    minImprovement: experiment.min_improvement,
+    minutesOfData: j2.observation.verdict.minutes_of_data ?? null
+  });
+  return headlineLine(name, standing).replace(/`/g, "");
+}
+function report(io, json, r) {
+  const paths = recordPaths(r.id);
+  writeRecordFiles(io, r.result.files);
+  const best = r.result.record.current_best;
+  const run3 = r.result.record.runs.find((x2) => x2.name === r.name);
+  if (json) {
+    io.stdout(
+      `${JSON.stringify({
+        schema_version: 1,
+        experiment_id: r.id,
+        candidate: r.name,
+        status: r.result.kind,
+        run_name: run3?.run_name ?? null,
+        job_id: run3?.job_id ?? null,
+        decision: run3?.monitor_decision ?? null,
+        record: paths.json,
+        changed: !r.result.unchanged,
+        current_best: best,
+        telemetry_gaps: r.gaps
+      })}
+`
+    );
+    return EXIT.ok;
+  }
+  io.stdout(
+    [
+      `${r.result.unchanged ? "Already recorded" : "Recorded"} ${r.name} as ${r.result.kind} in ${paths.json} (run ${run3?.run_name ?? "\u2014"}, job ${run3?.job_id ?? "\u2014"})`,
+      `  ${judgementHeadline(r.name, r.experiment, r.judged.judgement)}`,
+      `  best: ${best.topology ?? "none yet"}${best.decision_reasoning ? ` \u2014 ${best.decision_reasoning}` : ""}`,
+      ...r.gaps.map((g) => `  gap: ${g}`),
+      ""
+    ].join("\n")
+  );
+  return EXIT.ok;
+}
+
 // src/cli/commands/report.ts
-import { existsSync as existsSync16, readFileSync as readFileSync14, writeFileSync as writeFileSync4 } from "node:fs";
-import { isAbsolute as isAbsolute5, join as join15, relative as relative5 } from "node:path";
+import { existsSync as existsSync18, readFileSync as readFileSync16, writeFileSync as writeFileSync5 } from "node:fs";
+import { isAbsolute as isAbsolute5, join as join17, relative as relative5 } from "node:path";
 function recordFile(arg, cwd) {
-  if (arg.endsWith(".json")) return isAbsolute5(arg) ? arg : join15(cwd, arg);
+  if (arg.endsWith(".json")) return isAbsolute5(arg) ? arg : join17(cwd, arg);
   if (!/^[A-Za-z0-9_.-]{1,80}$/.test(arg))
     throw new UsageError(`"${arg}" is neither an experiment id nor a .json record`);
-  return join15(cwd, recordPaths(arg).json);
+  return join17(cwd, recordPaths(arg).json);
 }
 var reportCommand = {
   name: "report",
@@ -91648,28 +92127,28 @@ var reportCommand = {
     if (!target) throw new UsageError("which experiment? give its id or its record file");
     const file = recordFile(target, io.cwd);
     const shown = relative5(io.cwd, file) || file;
-    if (!existsSync16(file))
+    if (!existsSync18(file))
       throw new ConfigError(
         `${shown} does not exist (records are written when candidate pull requests close, or by topo init)`
       );
-    const record = parseRecord(readFileSync14(file, "utf8"), shown);
-    const report = renderFinalReport(record, { recordUrl: recordUrl2 });
-    if (out) writeFileSync4(isAbsolute5(out) ? out : join15(io.cwd, out), report);
+    const record = parseRecord(readFileSync16(file, "utf8"), shown);
+    const report2 = renderFinalReport(record, { recordUrl: recordUrl2 });
+    if (out) writeFileSync5(isAbsolute5(out) ? out : join17(io.cwd, out), report2);
     if (flag(parsed, "json"))
       io.stdout(
-        `${JSON.stringify({ schema_version: 1, experiment_id: record.experiment_id, out: out ?? null, markdown: report })}
+        `${JSON.stringify({ schema_version: 1, experiment_id: record.experiment_id, out: out ?? null, markdown: report2 })}
 `
       );
     else io.stdout(out ? `wrote the final report of ${record.experiment_id} to ${out}
-` : report);
+` : report2);
     return EXIT.ok;
   }
 };
 
 // src/cli/commands/setup.ts
 import { execFile as execFile2 } from "node:child_process";
-import { existsSync as existsSync17, mkdirSync as mkdirSync4, writeFileSync as writeFileSync5 } from "node:fs";
-import { dirname as dirname7, join as join17, resolve as resolve13 } from "node:path";
+import { existsSync as existsSync19, mkdirSync as mkdirSync5, writeFileSync as writeFileSync6 } from "node:fs";
+import { dirname as dirname8, join as join19, resolve as resolve15 } from "node:path";
 import { promisify } from "node:util";
 
 // src/setup/templates.ts
@@ -91899,8 +92378,8 @@ function setupFiles(o) {
 }
 
 // src/cli/package-info.ts
-import { readFileSync as readFileSync15 } from "node:fs";
-import { join as join16 } from "node:path";
+import { readFileSync as readFileSync17 } from "node:fs";
+import { join as join18 } from "node:path";
 function repositoryOf(repository) {
   const raw = typeof repository === "string" ? repository : repository?.url;
   if (typeof raw !== "string") return void 0;
@@ -91910,7 +92389,7 @@ function repositoryOf(repository) {
   return m2?.[1];
 }
 function packageInfo(root = shippedRoot()) {
-  const pkg = root ? JSON.parse(readFileSync15(join16(root, "package.json"), "utf8")) : {};
+  const pkg = root ? JSON.parse(readFileSync17(join18(root, "package.json"), "utf8")) : {};
   const version = String(pkg.version ?? "0.0.0");
   const repository = repositoryOf(pkg.repository);
   if (!repository)
@@ -92057,9 +92536,9 @@ var setupCommand = {
     const parsed = parseOptions(setupCommand.help.options, args, io.env);
     if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
     const o = setupOptions(parsed);
-    const root = resolve13(io.cwd, str(parsed, "dir") ?? ".");
-    if (!existsSync17(root)) throw new ConfigError(`${root} does not exist`);
-    const existing = setupFiles(o).filter((f) => existsSync17(join17(root, f.path))).map((f) => f.path);
+    const root = resolve15(io.cwd, str(parsed, "dir") ?? ".");
+    if (!existsSync19(root)) throw new ConfigError(`${root} does not exist`);
+    const existing = setupFiles(o).filter((f) => existsSync19(join19(root, f.path))).map((f) => f.path);
     if (existing.length && !flag(parsed, "force"))
       throw new ConfigError(
         `not overwriting ${existing.join(", ")} (pass --force to replace them); nothing written`
@@ -92068,8 +92547,8 @@ var setupCommand = {
     const options2 = { ...o, ...sha ? { sha } : {} };
     const files = setupFiles(options2);
     for (const f of files) {
-      mkdirSync4(dirname7(join17(root, f.path)), { recursive: true });
-      writeFileSync5(join17(root, f.path), f.text);
+      mkdirSync5(dirname8(join19(root, f.path)), { recursive: true });
+      writeFileSync6(join19(root, f.path), f.text);
     }
     const next = `replace the TODOs in topologies/clusters.yaml, register a self-hosted runner labelled ${o.runnerLabel}, create the "slurm" environment (deployment branches: the default branch only)${o.transport === "ssh" ? " with the secret TOPO_SSH_PRIVATE_KEY" : ""}, then on the runner host run \`${topoCommand(options2)} doctor --cluster ${o.cluster}\` (docs/adopting.md)`;
     const written = files.map((f) => f.path);
@@ -92088,8 +92567,8 @@ var setupCommand = {
 // src/cli/commands/sim.ts
 var import_yaml11 = __toESM(require_dist(), 1);
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync20, readFileSync as readFileSync18 } from "node:fs";
-import { resolve as resolve15 } from "node:path";
+import { existsSync as existsSync22, readFileSync as readFileSync20 } from "node:fs";
+import { resolve as resolve17 } from "node:path";
 
 // src/sim/openmetrics.ts
 import { createWriteStream } from "node:fs";
@@ -92865,8 +93344,8 @@ async function exportOpenMetrics(topology, profile, file, opts) {
 
 // src/sim/overrides.ts
 var import_yaml9 = __toESM(require_dist(), 1);
-import { existsSync as existsSync18, readFileSync as readFileSync16 } from "node:fs";
-import { join as join18 } from "node:path";
+import { existsSync as existsSync20, readFileSync as readFileSync18 } from "node:fs";
+import { join as join20 } from "node:path";
 var NAME3 = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 var KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 var OPTIONAL_GROUPS = [
@@ -92939,16 +93418,16 @@ function parseOverrides(argv, opts) {
     );
   }
   const preset = groups2.topology;
-  const presetFile = join18(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
+  const presetFile = join20(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
   if (preset === CLI_DRIVEN_PRESET) {
     throw new OverrideError(
       `topology=${preset}: AlpaSim's CLI-driven daemon preset takes its GPUs and concurrency from the launch script; the twin runs the file presets: ${PRESETS.join(", ")}`
     );
   }
-  if (!PRESETS.includes(preset) || !existsSync18(presetFile)) {
+  if (!PRESETS.includes(preset) || !existsSync20(presetFile)) {
     throw new OverrideError(`topology=${preset}: unknown topology preset; known: ${PRESETS.join(", ")}`);
   }
-  const topology = (0, import_yaml9.parse)(readFileSync16(presetFile, "utf8"));
+  const topology = (0, import_yaml9.parse)(readFileSync18(presetFile, "utf8"));
   const inv = {
     deploy: groups2.deploy,
     preset,
@@ -93082,29 +93561,29 @@ function checkGpus(key, gpus, gpusPerNode2) {
 // src/sim/profile.ts
 var import__3 = __toESM(require__(), 1);
 var import_yaml10 = __toESM(require_dist(), 1);
-import { existsSync as existsSync19, readdirSync as readdirSync7, readFileSync as readFileSync17 } from "node:fs";
-import { dirname as dirname8, join as join19, resolve as resolve14 } from "node:path";
+import { existsSync as existsSync21, readdirSync as readdirSync8, readFileSync as readFileSync19 } from "node:fs";
+import { dirname as dirname9, join as join21, resolve as resolve16 } from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 var PROFILE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
-function repoRoot(from = dirname8(fileURLToPath3(import.meta.url))) {
-  let dir = resolve14(from);
+function repoRoot(from = dirname9(fileURLToPath3(import.meta.url))) {
+  let dir = resolve16(from);
   for (; ; ) {
-    if (existsSync19(join19(dir, "package.json")) && existsSync19(join19(dir, "topologies"))) return dir;
-    const up = dirname8(dir);
+    if (existsSync21(join21(dir, "package.json")) && existsSync21(join21(dir, "topologies"))) return dir;
+    const up = dirname9(dir);
     if (up === dir) throw new Error(`cannot find the repository root above ${from}`);
     dir = up;
   }
 }
 function profilesDir(root = repoRoot()) {
-  return join19(root, "src/sim/profiles");
+  return join21(root, "src/sim/profiles");
 }
 function listProfiles(root = repoRoot()) {
-  return readdirSync7(profilesDir(root)).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -5)).sort();
+  return readdirSync8(profilesDir(root)).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -5)).sort();
 }
 var validator2;
 function validate(root) {
   if (!validator2) {
-    const schema = JSON.parse(readFileSync17(join19(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
+    const schema = JSON.parse(readFileSync19(join21(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
     validator2 = new import__3.Ajv2020({ allErrors: true, strict: false }).compile(schema);
   }
   return validator2;
@@ -93152,13 +93631,13 @@ function loadProfile(name, root = repoRoot()) {
   if (!PROFILE_NAME_PATTERN.test(name)) {
     throw new Error(`deploy=${name}: not a twin profile name (lower-case letters, digits and dashes)`);
   }
-  const file = join19(profilesDir(root), `${name}.yaml`);
-  if (!existsSync19(file)) {
+  const file = join21(profilesDir(root), `${name}.yaml`);
+  if (!existsSync21(file)) {
     throw new Error(
       `deploy=${name}: no twin profile ${file}; known deploys: ${listProfiles(root).join(", ")}`
     );
   }
-  const profile = parseProfile(readFileSync17(file, "utf8"), file, root);
+  const profile = parseProfile(readFileSync19(file, "utf8"), file, root);
   if (profile.name !== name)
     throw new Error(`${file}: name is "${profile.name}", expected "${name}" (the file name)`);
   return profile;
@@ -93166,10 +93645,10 @@ function loadProfile(name, root = repoRoot()) {
 
 // src/sim/run.ts
 import { randomUUID } from "node:crypto";
-import { appendFileSync, mkdirSync as mkdirSync5, renameSync, rmSync, writeFileSync as writeFileSync6 } from "node:fs";
+import { appendFileSync, mkdirSync as mkdirSync6, renameSync, rmSync, writeFileSync as writeFileSync7 } from "node:fs";
 import { createServer } from "node:http";
 import { hostname, userInfo } from "node:os";
-import { join as join20 } from "node:path";
+import { join as join22 } from "node:path";
 var DEFAULT_SCENES = 913;
 function oomLine(gpu, triedGb, usedGb, totalGb) {
   const free = Math.max(0, totalGb - usedGb);
@@ -93178,10 +93657,10 @@ function oomLine(gpu, triedGb, usedGb, totalGb) {
 function serviceLogs(runDir, argv, env) {
   const name = argv.find((a) => a.startsWith("wizard.run_name="))?.slice("wizard.run_name=".length) ?? env.SLURM_JOB_NAME ?? "run";
   const safe = `${name}_${env.SLURM_JOB_ID ?? process.pid}`.replace(/[^A-Za-z0-9_.-]/g, "_");
-  const dir = runDir ? join20(runDir, "txt-logs", safe) : void 0;
-  if (dir) mkdirSync5(dir, { recursive: true });
+  const dir = runDir ? join22(runDir, "txt-logs", safe) : void 0;
+  if (dir) mkdirSync6(dir, { recursive: true });
   return (service2, line) => {
-    if (dir) appendFileSync(join20(dir, `${service2}.log`), `${line}
+    if (dir) appendFileSync(join22(dir, `${service2}.log`), `${line}
 `);
   };
 }
@@ -93236,7 +93715,7 @@ async function runTwin(argv, rawIo) {
   io.out(
     `[twin] predicted GPU memory (GiB): ${l3.gpus.map((g) => `${g.gpu}:${g.usedGb.toFixed(1)}/${g.totalGb}`).join(" ")}`
   );
-  const sleep4 = (simSeconds) => new Promise((r) => setTimeout(r, simSeconds / scale * 1e3));
+  const sleep5 = (simSeconds) => new Promise((r) => setTimeout(r, simSeconds / scale * 1e3));
   let stopping = false;
   let fileSd;
   const servers = [];
@@ -93255,7 +93734,7 @@ async function runTwin(argv, rawIo) {
   process.on("SIGINT", onSignal);
   const startup = profile.timeline.startup_s;
   io.out(`[twin] starting ${l3.services.reduce((a, s) => a + s.containers, 0)} service containers\u2026`);
-  await sleep4(startup / 2);
+  await sleep5(startup / 2);
   const oom = sim.steady.oom;
   if (oom) {
     const owner = l3.gpus[oom.gpu]?.parts.at(-1)?.service ?? "renderer";
@@ -93271,7 +93750,7 @@ async function runTwin(argv, rawIo) {
     io.err(`[twin] service ${owner} failed at start-up; aborting the run`);
     return 1;
   }
-  await sleep4(startup / 2);
+  await sleep5(startup / 2);
   const runUuid = randomUUID();
   const registries = createRegistries(sim.state, { hostname: hostname() });
   const t0 = Date.now();
@@ -93321,9 +93800,9 @@ async function runTwin(argv, rawIo) {
   ];
   const sdDir = io.env.TOPO_TWIN_FILE_SD_DIR;
   if (sdDir) {
-    mkdirSync5(sdDir, { recursive: true });
-    const file = join20(sdDir, `${runUuid}.json`);
-    writeFileSync6(`${file}.tmp`, `${JSON.stringify(groups2, null, 2)}
+    mkdirSync6(sdDir, { recursive: true });
+    const file = join22(sdDir, `${runUuid}.json`);
+    writeFileSync7(`${file}.tmp`, `${JSON.stringify(groups2, null, 2)}
 `, { mode: 438 });
     renameSync(`${file}.tmp`, file);
     fileSd = file;
@@ -93466,10 +93945,10 @@ function loadTopology(spec, profileName, root, cwd) {
   if (PRESETS.includes(spec)) {
     return parseOverrides([...overrides, `topology=${spec}`], { repoRoot: root, gpusPerNode: 64 }).topology;
   }
-  const file = resolve15(cwd, spec);
-  if (!existsSync20(file))
+  const file = resolve17(cwd, spec);
+  if (!existsSync22(file))
     throw new UsageError(`--topology ${spec}: neither a preset (${PRESETS.join(", ")}) nor a file`);
-  const doc = (0, import_yaml11.parse)(readFileSync18(file, "utf8"));
+  const doc = (0, import_yaml11.parse)(readFileSync20(file, "utf8"));
   const topology = doc?.topology ?? doc;
   if (!topology?.services)
     throw new Error(`${file}: no services: expected a topology or a candidate with a topology block`);
@@ -93524,7 +94003,7 @@ var simCommand = {
       const seed = num(o, "seed");
       const start = num(o, "start");
       const rollouts = num(o, "rollouts");
-      const res = await exportOpenMetrics(topology, profile, resolve15(io.cwd, file), {
+      const res = await exportOpenMetrics(topology, profile, resolve17(io.cwd, file), {
         minutes: num(o, "minutes") ?? 45,
         intervalS: num(o, "interval") ?? 15,
         ...seed !== void 0 ? { seed } : {},
@@ -93534,7 +94013,7 @@ var simCommand = {
         ...rollouts !== void 0 ? { totalRollouts: rollouts } : {}
       });
       io.stdout(
-        `${JSON.stringify({ schema_version: 1, ...snakeKeys({ file: resolve15(io.cwd, file), runName, ...res }) })}
+        `${JSON.stringify({ schema_version: 1, ...snakeKeys({ file: resolve17(io.cwd, file), runName, ...res }) })}
 `
       );
       return EXIT.ok;
@@ -93544,8 +94023,8 @@ var simCommand = {
 };
 
 // src/cli/commands/site.ts
-import { existsSync as existsSync21, mkdirSync as mkdirSync6, readdirSync as readdirSync8, readFileSync as readFileSync19, writeFileSync as writeFileSync7 } from "node:fs";
-import { dirname as dirname9, join as join21, relative as relative6, resolve as resolve16 } from "node:path";
+import { existsSync as existsSync23, mkdirSync as mkdirSync7, readdirSync as readdirSync9, readFileSync as readFileSync21, writeFileSync as writeFileSync8 } from "node:fs";
+import { dirname as dirname10, join as join23, relative as relative6, resolve as resolve18 } from "node:path";
 
 // src/site/markdown.ts
 function safeHref(href) {
@@ -93745,13 +94224,13 @@ ${items.join("\n")}
 
 // src/cli/commands/site.ts
 function readRecords(dir) {
-  if (!existsSync21(dir)) throw new ConfigError(`${dir} does not exist: no experiment records to publish`);
+  if (!existsSync23(dir)) throw new ConfigError(`${dir} does not exist: no experiment records to publish`);
   const records = [];
-  for (const name of readdirSync8(dir).sort()) {
+  for (const name of readdirSync9(dir).sort()) {
     if (!name.endsWith(".json")) continue;
-    const file = join21(dir, name);
+    const file = join23(dir, name);
     try {
-      records.push(parseRecord(readFileSync19(file, "utf8"), file));
+      records.push(parseRecord(readFileSync21(file, "utf8"), file));
     } catch (error) {
       throw new ConfigError(error.message);
     }
@@ -93788,15 +94267,15 @@ var siteCommand = {
   async run(args, io) {
     const parsed = parseOptions(siteCommand.help.options, args, io.env);
     if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
-    const records = readRecords(resolve16(io.cwd, str(parsed, "records") ?? "experiments"));
-    const out = resolve16(io.cwd, str(parsed, "out") ?? "site");
+    const records = readRecords(resolve18(io.cwd, str(parsed, "records") ?? "experiments"));
+    const out = resolve18(io.cwd, str(parsed, "out") ?? "site");
     const pages = renderSite(records);
     for (const p of pages) {
-      const file = join21(out, p.path);
-      mkdirSync6(dirname9(file), { recursive: true });
-      writeFileSync7(file, p.html);
+      const file = join23(out, p.path);
+      mkdirSync7(dirname10(file), { recursive: true });
+      writeFileSync8(file, p.html);
     }
-    writeFileSync7(join21(out, ".nojekyll"), "");
+    writeFileSync8(join23(out, ".nojekyll"), "");
     const shown = relative6(io.cwd, out) || out;
     io.stdout(
       flag(parsed, "json") ? `${JSON.stringify({ schema_version: 1, out: shown, experiments: records.length, pages: pages.map((p) => p.path) })}
@@ -93807,207 +94286,10 @@ var siteCommand = {
   }
 };
 
-// src/cli/commands/status.ts
-import { existsSync as existsSync22, readFileSync as readFileSync20 } from "node:fs";
-import { join as join22, resolve as resolve17 } from "node:path";
-var HEADER = [
-  "candidate",
-  "job",
-  "slurm",
-  "state",
-  "verdict",
-  "decision",
-  "projected s/rollout",
-  "full-run",
-  "5m",
-  "rollouts",
-  "bottleneck"
-];
-function recordedReferences(cwd, id) {
-  const file = join22(resolve17(cwd), recordPaths(id).json);
-  if (!existsSync22(file)) return {};
-  const record = parseRecord(readFileSync20(file, "utf8"), file);
-  return { baseline: referenceOf(baselineRun(record)), best: referenceOf(bestRun(record)) };
-}
-async function judgeJobs(input) {
-  const { experiment, id, now, t } = input;
-  const jobs = [...input.jobs].sort((a, b2) => Number(a.jobId) - Number(b2.jobId));
-  const window3 = jobsWindow(jobs, now, t.stepSeconds);
-  const telemetry = window3 ? await readTelemetry(t.prometheus, experimentSelector(id), window3, {
-    timeScale: t.timeScale,
-    scrapeSeconds: t.stepSeconds
-  }) : void 0;
-  const clock = {
-    nowTs: now,
-    timeScale: t.timeScale,
-    stepSeconds: t.stepSeconds,
-    ...experimentLimits(experiment)
-  };
-  const runs = jobs.map((job) => ({
-    run: {
-      runName: job.name,
-      job,
-      series: seriesOf(telemetry, job.name),
-      missing: telemetry?.missing,
-      clock,
-      settings: experiment.stabilisation,
-      unavailable: !!telemetry?.errors.length
-    },
-    candidate: { candidate: parseRunName(job.name, id)?.candidate ?? job.name, pr: 0, requested: true }
-  }));
-  const standing = { experiment, ...recordedReferences(input.cwd, id) };
-  const { judgements } = judgeRuns(runs, standing);
-  const rows = judgements.map((j2, i) => rowOf(runs[i], j2));
-  return { rows, telemetry };
-}
-function rowOf(r, j2) {
-  const { job } = r.run;
-  const analysed = j2.observed.analysis ? j2.observation : void 0;
-  const v2 = analysed?.verdict;
-  const m2 = analysed?.stable_metrics;
-  const p = v2?.projected_full_run;
-  const b2 = m2?.bottleneck;
-  const d2 = j2.decision;
-  return {
-    candidate: r.candidate.candidate,
-    run_name: r.run.runName,
-    job_id: job.jobId,
-    slurm_state: job.state,
-    state: j2.state,
-    verdict: v2?.state ?? null,
-    decision: d2 ? { state: d2.state, against: d2.against, relative_change: d2.relative_change ?? null } : null,
-    projected_seconds_per_rollout: p ? { value: p.value, low: p.low, high: p.high } : null,
-    seconds_per_rollout_full_run: m2?.seconds_per_rollout_full_run ?? null,
-    seconds_per_rollout_5m: m2?.seconds_per_rollout_5m ?? null,
-    completed_rollouts: m2?.completed_rollouts ?? null,
-    bottleneck: b2 ? { kind: b2.kind, service: b2.service ?? null } : null
-  };
-}
-function cells2(r) {
-  const p = r.projected_seconds_per_rollout;
-  const n = (x2) => x2 != null ? String(round(x2, 3)) : "\u2014";
-  return [
-    r.candidate,
-    r.job_id,
-    r.slurm_state,
-    r.state ?? "\u2014",
-    r.verdict ?? "\u2014",
-    r.decision ? `${r.decision.state} vs ${r.decision.against}` : "\u2014",
-    p ? `${round(p.value, 3)} [${round(p.low, 3)}, ${round(p.high, 3)}]` : "\u2014",
-    n(r.seconds_per_rollout_full_run),
-    n(r.seconds_per_rollout_5m),
-    r.completed_rollouts != null ? String(r.completed_rollouts) : "\u2014",
-    r.bottleneck ? `${r.bottleneck.kind}${r.bottleneck.service ? ` ${r.bottleneck.service}` : ""}` : "\u2014"
-  ];
-}
-function table(rows) {
-  const widths = rows[0]?.map((_2, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
-  return rows.map(
-    (r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ").trimEnd()
-  ).join("\n");
-}
-var statusCommand = {
-  name: "status",
-  summary: "Show the live candidates of an experiment",
-  help: {
-    synopsis: "topo status <experiment> [options]",
-    description: "One table of the experiment's jobs: Slurm state (one call), the monitor's candidate state, the detector's verdict and metrics from Prometheus. --watch refreshes it; --json prints one snapshot per refresh (schemas/cli/status.schema.json), one JSON document per line.",
-    options: [
-      {
-        name: "watch",
-        short: "w",
-        type: "boolean",
-        description: "refresh until interrupted (or --count times)"
-      },
-      {
-        name: "interval",
-        short: "i",
-        type: "number",
-        min: 1,
-        max: 3600,
-        value: "SECONDS",
-        description: "seconds between refreshes",
-        default: "10"
-      },
-      {
-        name: "count",
-        type: "integer",
-        min: 1,
-        value: "N",
-        description: "number of refreshes",
-        default: "1, or unlimited with --watch"
-      },
-      TOPOLOGIES_OPTION,
-      JSON_OPTION,
-      ...TELEMETRY_OPTIONS
-    ],
-    examples: [
-      "topo status topology-opt-vavam-ord-20261202",
-      "topo status topology-opt-vavam-ord-20261202 --watch --interval 30",
-      "topo status topology-opt-vavam-ord-20261202 --json | jq .candidates"
-    ],
-    environment: [{ name: "TOPO_SSH_KEY", description: "private key for clusters reached over SSH" }]
-  },
-  async run(args, io) {
-    const parsed = parseOptions(statusCommand.help.options, args, io.env);
-    const options2 = telemetryValues(parsed);
-    const [id, extra] = parsed.positionals;
-    if (!id || extra) throw new UsageError("give exactly one experiment id");
-    try {
-      experimentSelector(id);
-    } catch (error) {
-      throw new UsageError(error.message);
-    }
-    const experiment = loadExperiment(io, id, str(parsed, "topologies") ?? "topologies");
-    const t = telemetryOptions(options2, io, experiment.cluster);
-    if (!t.cluster) throw new ConfigError(`cluster ${experiment.cluster} not found`);
-    const json = flag(parsed, "json");
-    await ensurePrometheus(t.prometheus);
-    const slurm = slurmClientForCluster(t.cluster.name, t.cluster.config, { env: io.env });
-    const port = slurmMonitorPort(slurm);
-    const interval3 = num(parsed, "interval") ?? 10;
-    const count2 = num(parsed, "count") ?? (flag(parsed, "watch") ? Number.POSITIVE_INFINITY : 1);
-    try {
-      for (let i = 0; i < count2; i++) {
-        if (i > 0) await new Promise((r) => setTimeout(r, interval3 * 1e3));
-        const now = Math.floor(Date.now() / 1e3);
-        const jobs = await port.jobs(id);
-        const judged2 = await judgeJobs({ experiment, id, jobs, now, t, cwd: io.cwd });
-        const warnings = (judged2.telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`);
-        if (json) {
-          const doc = {
-            schema_version: 1,
-            experiment_id: id,
-            cluster: t.cluster.name,
-            at: new Date(now * 1e3).toISOString(),
-            candidates: judged2.rows,
-            warnings
-          };
-          io.stdout(`${JSON.stringify(doc)}
-`);
-          continue;
-        }
-        const clear = flag(parsed, "watch") && io.isTTY ? "\x1B[2J\x1B[H" : "";
-        const header2 = `${id} \u2014 ${new Date(now * 1e3).toISOString().slice(0, 19)}Z \u2014 ${jobs.length} job(s)`;
-        io.stdout(
-          `${clear}${header2}
-${jobs.length ? table([HEADER, ...judged2.rows.map(cells2)]) : "no jobs of this experiment in Slurm"}
-`
-        );
-        for (const w2 of warnings) io.stderr(`warning: ${w2}
-`);
-      }
-    } finally {
-      await slurm.close();
-    }
-    return EXIT.ok;
-  }
-};
-
 // src/cli/commands/suggest.ts
 var import_yaml12 = __toESM(require_dist(), 1);
-import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync8 } from "node:fs";
-import { dirname as dirname10, resolve as resolve18 } from "node:path";
+import { mkdirSync as mkdirSync8, writeFileSync as writeFileSync9 } from "node:fs";
+import { dirname as dirname11, resolve as resolve19 } from "node:path";
 function toJson(outcome, pulls, written) {
   const { result } = outcome;
   return {
@@ -94212,9 +94494,9 @@ var suggestCommand = {
     }
     if (writeLocally) {
       for (const p of outcome.proposals) {
-        const file = resolve18(io.cwd, p.path);
-        mkdirSync7(dirname10(file), { recursive: true });
-        writeFileSync8(file, p.text, { flag: "wx" });
+        const file = resolve19(io.cwd, p.path);
+        mkdirSync8(dirname11(file), { recursive: true });
+        writeFileSync9(file, p.text, { flag: "wx" });
       }
     }
     io.stdout(
@@ -94224,6 +94506,501 @@ var suggestCommand = {
     return EXIT.ok;
   }
 };
+
+// src/cli/commands/watch.ts
+import { existsSync as existsSync24, mkdirSync as mkdirSync9, readdirSync as readdirSync10, readFileSync as readFileSync22, writeFileSync as writeFileSync10 } from "node:fs";
+import { dirname as dirname12, join as join24, resolve as resolve20 } from "node:path";
+import { setTimeout as sleep4 } from "node:timers/promises";
+
+// src/monitor/local-ports.ts
+var emptyWatchState = () => ({ schema_version: 1, comments: {}, references: [] });
+function localMonitorPorts(input) {
+  const { state: state2 } = input;
+  const runOf3 = /* @__PURE__ */ new Map();
+  const key = (pr, candidate) => `${pr}/${candidate}`;
+  const held = (id) => state2.references.find((h2) => h2.request.id === id);
+  return {
+    async experiments() {
+      const candidates = [...input.runs.map(watchedCandidate), ...referenceCandidates(input)];
+      runOf3.clear();
+      for (const c of candidates) runOf3.set(key(c.pr, c.candidate), c.runName);
+      return [experimentOf(input, candidates)];
+    },
+    slurm: input.slurm,
+    submit: async (_exp, c) => c.request && c.role === "reference" ? input.submitReference(c.request) : void 0,
+    prometheus: input.prometheus,
+    github: {
+      readComment: async (pr, candidate) => state2.comments[runOf3.get(key(pr, candidate)) ?? ""],
+      async writeComment(pr, candidate, body) {
+        const run3 = runOf3.get(key(pr, candidate));
+        if (!run3) return;
+        state2.comments[run3] = body;
+        input.save(state2);
+      },
+      writeCheck: async () => {
+      },
+      setLabel: async () => true
+    },
+    lifecycle: {
+      async recordRun(_pr, id, run3) {
+        const h2 = held(id);
+        if (h2) h2.run = run3;
+        input.save(state2);
+      },
+      async recordOutcome(_pr, id, outcome) {
+        const h2 = held(id);
+        if (h2) h2.outcome = outcome;
+        input.save(state2);
+      },
+      async requestReference(exp, pr, headSha) {
+        const source = exp.referenceSource;
+        if (!source) return null;
+        const request2 = referenceRequest({
+          experiment: exp.experiment.experiment_id,
+          source,
+          pr,
+          headSha,
+          login: input.login,
+          requestedAt: new Date(input.now() * 1e3).toISOString(),
+          label: newRunLabel()
+        });
+        state2.references.push({ request: request2 });
+        input.save(state2);
+        return request2;
+      }
+    },
+    now: input.now
+  };
+}
+var LOCAL_HEAD = "0".repeat(40);
+function watchedCandidate(r) {
+  return {
+    candidate: r.candidate,
+    runName: r.runName,
+    pr: r.pr,
+    headSha: LOCAL_HEAD,
+    labels: [],
+    ...r.topology ? { topology: r.topology } : {},
+    requested: false,
+    ...r.requestedAt !== void 0 ? { requestedAt: r.requestedAt } : {}
+  };
+}
+function referenceCandidates(input) {
+  return input.state.references.map(({ request: request2, run: run3, outcome }) => {
+    const topology = input.topologyOf?.(request2.path);
+    return {
+      candidate: request2.candidate,
+      runName: request2.runName,
+      pr: request2.pr,
+      headSha: request2.headSha,
+      currentHeadSha: LOCAL_HEAD,
+      labels: [],
+      requested: false,
+      requestedAt: Date.parse(request2.requestedAt),
+      request: request2,
+      role: "reference",
+      ...topology ? { topology } : {},
+      ...run3 ? { run: run3 } : {},
+      ...outcome ? { outcome } : {}
+    };
+  });
+}
+function experimentOf(input, candidates) {
+  const { cluster } = input;
+  return {
+    experiment: input.experiment,
+    timeScale: input.timeScale,
+    scrapeSeconds: input.scrapeSeconds,
+    grafanaUrl: cluster.grafana_url ?? null,
+    prometheus: input.prometheus,
+    ...cluster.gpus_per_node ? { gpusPerNode: cluster.gpus_per_node } : {},
+    ...input.references(),
+    candidates
+  };
+}
+
+// src/cli/commands/watch.ts
+var watchCommand = {
+  name: "watch",
+  summary: "Decide, stop and record an experiment's runs as the monitor does, without GitHub",
+  help: {
+    synopsis: "topo watch <experiment> [candidate\u2026] [options]",
+    description: "The monitor's pass from the CLI: the same stages, judge and decision path as the monitor action, with no GitHub. It watches each named candidate's newest run of the topology its file describes (default: every candidate with a live run, or an ended one the record does not hold yet) and looks again every --interval seconds while runs are live. A run is stopped at its decision (stop_when_decided), the round's reference job is started beside its candidates and stopped as the monitor does (experiment.yaml reference: beside), each decision is printed as its pull request comment's headline would say it, and a run that ended is recorded in experiments/<id>.json and .md as the record workflow records a merged (decided better, or the baseline) or closed pull request (--no-record leaves that to `topo record`). It never submits a candidate (`topo submit` does). Exit 0 once every watched run is decided and ended (and recorded). Ctrl-C leaves the runs as they are and exits 130; its memory is .topo/watch/<experiment>.json, so a second `topo watch` resumes. With --json: one object per event, one per line (schemas/cli/watch.schema.json).",
+    options: [
+      {
+        name: "interval",
+        short: "i",
+        type: "number",
+        min: 1,
+        max: 3600,
+        value: "SECONDS",
+        description: "seconds between two passes while runs are live",
+        default: "60"
+      },
+      {
+        name: "no-record",
+        type: "boolean",
+        description: "do not write the record (`topo record` does it later)"
+      },
+      TOPOLOGIES_OPTION,
+      ...TELEMETRY_OPTIONS,
+      JSON_OPTION
+    ],
+    examples: [
+      "topo watch topology-opt-vavam-ord-20261202",
+      "topo watch topology-opt-vavam-ord-20261202 more-workers --json"
+    ],
+    environment: [{ name: "TOPO_SSH_KEY", description: "private key for clusters reached over SSH" }]
+  },
+  async run(args, io) {
+    const parsed = parseOptions(watchCommand.help.options, args, io.env);
+    const [id, ...names] = parsed.positionals;
+    if (!id) throw new UsageError("give the experiment id (and the candidates to watch)");
+    const dir = str(parsed, "topologies") ?? "topologies";
+    const experiment = loadExperiment(io, id, dir);
+    const t = telemetryOptions(telemetryValues(parsed), io, experiment.cluster);
+    if (!t.cluster) throw new ConfigError(`cluster ${experiment.cluster} not found`);
+    await ensurePrometheus(t.prometheus);
+    const slurm = slurmClientForCluster(t.cluster.name, t.cluster.config, { env: io.env });
+    try {
+      const now = () => Date.now() / 1e3;
+      const log = (m2) => io.stderr(`${m2}
+`);
+      const port = slurmMonitorPort(slurm, [], { releaseAbandonedHolds: { now, log } });
+      const targets = await watchedTargets(io, parsed, { experiment, dir, names, port });
+      if (!targets.length) {
+        io.stderr(
+          `topo watch: no live or unrecorded run of ${id} to watch (topo submit a candidate first)
+`
+        );
+        return EXIT.ok;
+      }
+      const session = newSession(io, parsed, { experiment, dir, t, slurm, port, targets });
+      return await watchLoop(io, session);
+    } finally {
+      await slurm.close();
+    }
+  }
+};
+function candidateNames(io, dir, id) {
+  const folder = resolve20(io.cwd, dir, id);
+  return readdirSync10(folder).map((f) => /^([a-z0-9][a-z0-9-]*)\.ya?ml$/.exec(f)?.[1]).filter((c) => !!c && c !== "experiment").sort();
+}
+function recordOf(io, id) {
+  const text3 = readRecord(io, id);
+  return text3 === null ? null : parseRecord(text3, recordPaths(id).json);
+}
+async function watchedTargets(io, parsed, x2) {
+  const id = x2.experiment.experiment_id;
+  const jobs = await x2.port.jobs(id);
+  const files = candidateNames(io, x2.dir, id);
+  const ran = new Set(jobs.map((j2) => parseRunName(j2.name, id)?.candidate));
+  const wanted = x2.names.length ? [...new Set(x2.names)] : files.filter((f) => ran.has(f));
+  const record = recordOf(io, id);
+  const out = [];
+  for (const name of wanted) {
+    const target = await candidateOf(io, parsed, x2.experiment, x2.dir, name);
+    const job = jobs.filter((j2) => {
+      const p = parseRunName(j2.name, id);
+      return p?.candidate === name && p.hash === target.hash;
+    }).sort((a, b2) => Number(a.jobId) - Number(b2.jobId)).at(-1);
+    if (!job && x2.names.length)
+      throw new FindingError(
+        `${name} has no run of the topology its file describes (${target.hash}) on cluster ${x2.experiment.cluster}: topo submit ${target.file} first`
+      );
+    if (!job) continue;
+    const held = record?.runs.some(
+      (r) => r.name === name && r.run_name === job.name && r.status !== "pending"
+    );
+    if (!x2.names.length && !isLive(job.status) && held) continue;
+    out.push({ ...target, name, job, pr: files.indexOf(name) + 1, change: changeOf(target.details.diff) });
+  }
+  return out;
+}
+function watchStatePath(cwd, id) {
+  return join24(cwd, ".topo", "watch", `${id}.json`);
+}
+function loadState(file) {
+  if (!existsSync24(file)) return emptyWatchState();
+  try {
+    const state2 = JSON.parse(readFileSync22(file, "utf8"));
+    if (state2.schema_version !== 1 || typeof state2.comments !== "object" || !Array.isArray(state2.references))
+      throw new Error("not a topo watch state (schema_version 1, comments, references)");
+    return state2;
+  } catch (e) {
+    throw new ConfigError(
+      `${file}: ${e.message}; delete it to start the watch afresh (the runs keep running)`
+    );
+  }
+}
+function newSession(io, parsed, x2) {
+  const id = x2.experiment.experiment_id;
+  const file = watchStatePath(io.cwd, id);
+  const sources = /* @__PURE__ */ new Map();
+  const renderSource = async (path) => {
+    if (!sources.has(path)) sources.set(path, await rendered(io, parsed, path));
+    return sources.get(path) ?? null;
+  };
+  const state2 = loadState(file);
+  const ports = localMonitorPorts({
+    experiment: x2.experiment,
+    cluster: x2.t.cluster?.config,
+    timeScale: x2.t.timeScale,
+    prometheus: x2.t.prometheus,
+    scrapeSeconds: x2.t.stepSeconds,
+    slurm: x2.port,
+    runs: x2.targets.map((r) => ({
+      candidate: r.name,
+      runName: r.job.name,
+      pr: r.pr,
+      topology: r.details.expanded,
+      ...r.job.submitTs ? { requestedAt: r.job.submitTs * 1e3 } : {}
+    })),
+    references: () => monitorReferences(recordOf(io, id)),
+    topologyOf: (path) => sources.get(path)?.topology,
+    submitReference: (request2) => submitReference(io, x2, renderSource, request2),
+    state: state2,
+    save: () => session.save(),
+    login: io.env.USER || io.env.LOGNAME || "topo",
+    now: () => Date.now() / 1e3
+  });
+  const session = {
+    experiment: x2.experiment,
+    id,
+    t: x2.t,
+    targets: x2.targets,
+    ports,
+    state: state2,
+    save: () => {
+      mkdirSync9(dirname12(file), { recursive: true });
+      writeFileSync10(file, `${JSON.stringify(state2, null, 2)}
+`);
+    },
+    sources,
+    renderSource,
+    interval: num(parsed, "interval") ?? 60,
+    json: flag(parsed, "json"),
+    record: !flag(parsed, "no-record"),
+    seen: /* @__PURE__ */ new Map()
+  };
+  return session;
+}
+function monitorReferences(record) {
+  if (!record) return {};
+  return {
+    baseline: referenceWithFigure(baselineRun(record), record.runs),
+    best: referenceWithFigure(bestRun(record), record.runs),
+    referenceSource: referenceSourceOf(record)
+  };
+}
+async function rendered(io, parsed, path) {
+  const { report: report2, submission } = await renderCandidateFile(
+    path,
+    validateOptionsFor(io, str(parsed, "clusters"), void 0, true)
+  );
+  const details = report2.candidate;
+  if (!submission || !details) {
+    const why = report2.errors.map((e) => `${e.file}:${e.line}: ${e.message}`).join("; ");
+    io.stderr(`topo watch: the reference ${path} cannot be rendered: ${why || "not a candidate file"}
+`);
+    return null;
+  }
+  return { topology: details.expanded, hash: hash8(details.expanded), submission };
+}
+async function submitReference(io, x2, render, request2) {
+  const source = await render(request2.path);
+  if (!source || source.hash !== request2.topologyHash) {
+    io.stderr(
+      `topo watch: no reference job: ${request2.path} ${source ? `describes topology ${source.hash}, not the recorded ${request2.topologyHash}` : "cannot be rendered"}
+`
+    );
+    return { refused: true };
+  }
+  const result = await submitCandidate(
+    { slurm: x2.slurm, log: (m2) => io.stderr(`${m2}
+`) },
+    {
+      experimentId: x2.experiment.experiment_id,
+      cluster: x2.t.cluster?.name ?? x2.experiment.cluster,
+      submission: withRunName(source.submission, request2.runName),
+      maxParallel: x2.experiment.max_parallel
+    }
+  );
+  return result.status === "submitted" || result.status === "existing" ? { jobId: result.jobId } : void 0;
+}
+async function watchLoop(io, s) {
+  const interrupts = io.interrupts?.();
+  const signal = interrupts?.signal;
+  try {
+    for (; ; ) {
+      const source = referenceSourceOf(recordOf(io, s.id) ?? { runs: [] });
+      if (source) await s.renderSource(source.path);
+      const report2 = await monitorPass(s.ports, passOptions(s.t));
+      for (const e of report2.errors) io.stderr(`topo watch: ${e}
+`);
+      const events = [...eventsOf(s, report2), ...recordEnded(io, s, report2)];
+      for (const e of events) io.stdout(s.json ? `${JSON.stringify(e)}
+` : `${e.text}
+`);
+      if (allDone(s, report2)) {
+        closeQueuedReferences(s, report2);
+        if (!s.json) io.stdout(`Every watched run of ${s.id} is decided and ended.
+`);
+        return EXIT.ok;
+      }
+      if (signal?.aborted || !await pause2(s.interval, signal)) return interrupted2(io, s);
+    }
+  } finally {
+    interrupts?.release();
+  }
+}
+function passOptions(t) {
+  return { tickSeconds: t.timeScale > 1 ? 1 : 60 };
+}
+async function pause2(seconds3, signal) {
+  try {
+    await sleep4(seconds3 * 1e3, void 0, signal ? { signal } : {});
+    return true;
+  } catch {
+    return false;
+  }
+}
+function interrupted2(io, s) {
+  io.stderr(
+    `topo watch: interrupted: the runs are left as they are; \`topo watch ${s.id}\` resumes (its memory: ${watchStatePath(".", s.id)})
+`
+  );
+  return EXIT.interrupted;
+}
+var FINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function eventOf(s, c, event, text3) {
+  const d2 = c.view.observation.decision;
+  return {
+    schema_version: 1,
+    event,
+    experiment_id: s.id,
+    candidate: c.candidate,
+    run_name: c.runName,
+    job_id: c.view.jobId ?? null,
+    state: c.state,
+    decision: d2 ? { state: d2.state, against: d2.against, relative_change: d2.relative_change ?? null } : null,
+    headline: headlineLine(c.candidate, viewStanding(c.view)).replace(/`/g, ""),
+    record: null,
+    text: text3
+  };
+}
+function eventsOf(s, report2) {
+  const watched = new Set(s.targets.map((t) => t.job.name));
+  const out = [];
+  for (const c of report2.candidates) {
+    const seen = s.seen.get(c.runName) ?? {};
+    s.seen.set(c.runName, seen);
+    const headline = headlineLine(c.candidate, viewStanding(c.view)).replace(/`/g, "");
+    if (!watched.has(c.runName)) {
+      if (c.submitted)
+        out.push(
+          eventOf(
+            s,
+            c,
+            "reference-started",
+            `reference job ${c.runName} (Slurm job ${c.submitted}) started beside the candidates`
+          )
+        );
+      if (c.cancelled)
+        out.push(
+          eventOf(s, c, "reference-stopped", `reference job ${c.runName} stopped: no open decision needs it`)
+        );
+      continue;
+    }
+    const d2 = c.view.observation.decision?.state;
+    if (d2 && d2 !== "measuring" && d2 !== "reference" && d2 !== seen.decision) {
+      seen.decision = d2;
+      out.push(eventOf(s, c, "decided", headline));
+    }
+    if (c.cancelled)
+      out.push(
+        eventOf(s, c, "stopped", `  stopped Slurm job ${c.cancelled} of ${c.candidate} at its decision`)
+      );
+    if (FINAL.has(c.state) && !seen.ended) {
+      seen.ended = true;
+      out.push(eventOf(s, c, "ended", `${headline} (${c.state})`));
+    }
+  }
+  return out;
+}
+function recordEnded(io, s, report2) {
+  if (!s.record) return [];
+  const out = [];
+  for (const target of s.targets) {
+    const c = report2.candidates.find((x2) => x2.runName === target.job.name);
+    const seen = s.seen.get(target.job.name);
+    if (!c || !seen || seen.recorded || !FINAL.has(c.state)) continue;
+    const accept = !target.candidate.parent || c.view.observation.decision?.state === "better";
+    const result = recordLocally({
+      experiment: s.experiment,
+      ...s.t.cluster ? { cluster: s.t.cluster.config } : {},
+      recordText: readRecord(io, s.id),
+      candidate: target.candidate,
+      file: target.file,
+      hash: target.hash,
+      change: target.change,
+      run: { runName: c.runName, jobId: c.view.jobId ?? target.job.jobId, observation: c.view.observation },
+      accept,
+      reason: accept ? null : headlineLine(c.candidate, viewStanding(c.view)).replace(/`/g, ""),
+      at: (/* @__PURE__ */ new Date()).toISOString()
+    });
+    seen.recorded = "refused" in result ? "refused" : result.kind;
+    out.push(recordedEvent(io, s, c, result));
+  }
+  return out;
+}
+function recordedEvent(io, s, c, result) {
+  const file = recordPaths(s.id).json;
+  if ("refused" in result) {
+    io.stderr(`topo watch: ${result.refused}
+`);
+    return {
+      ...eventOf(s, c, "recorded", `  not recorded: ${result.refused}`),
+      record: { status: "refused", file, changed: false }
+    };
+  }
+  writeRecordFiles(io, result.files);
+  const best = result.record.current_best.topology;
+  return {
+    ...eventOf(
+      s,
+      c,
+      "recorded",
+      `  recorded ${c.candidate} as ${result.kind} in ${file} (best: ${best ?? "none yet"})`
+    ),
+    record: { status: result.kind, file, changed: !result.unchanged }
+  };
+}
+function allDone(s, report2) {
+  const watched = new Set(s.targets.map((t) => t.job.name));
+  const keepsRunning = s.experiment.stop_when_decided === false;
+  const runs = s.targets.map((t) => report2.candidates.find((c) => c.runName === t.job.name));
+  const each = runs.every((c) => {
+    if (!c) return false;
+    const d2 = c.view.observation.decision?.state;
+    if (keepsRunning && d2 && d2 !== "measuring" && !FINAL.has(c.state)) return true;
+    return FINAL.has(c.state) && (!s.record || !!s.seen.get(c.runName)?.recorded);
+  });
+  const references = report2.candidates.filter((c) => !watched.has(c.runName));
+  return each && references.every((c) => FINAL.has(c.state) || !c.view.jobId);
+}
+function closeQueuedReferences(s, report2) {
+  const jobless = new Set(report2.candidates.filter((c) => !c.view.jobId).map((c) => c.runName));
+  const at = (/* @__PURE__ */ new Date()).toISOString();
+  for (const h2 of s.state.references)
+    if (!h2.outcome && jobless.has(h2.request.runName))
+      h2.outcome = {
+        kind: "cancelled",
+        at,
+        evidence: ["every watched run was decided and ended before it started"]
+      };
+  s.save();
+}
 
 // src/cli/commands/index.ts
 var commands = [
@@ -94237,6 +95014,8 @@ var commands = [
   jobsCommand,
   statusCommand,
   analyzeCommand,
+  recordCommand,
+  watchCommand,
   reportCommand,
   suggestCommand,
   autopilotCommand,

@@ -71522,7 +71522,10 @@ function hydraValue2(value) {
   return value === void 0 ? "unset" : hydraValue(value);
 }
 function topologyChange(parent, candidate) {
-  const changes = topologyDiff(parent ?? {}, candidate ?? {}).sort((a, b) => a.key.localeCompare(b.key));
+  return changeOf(topologyDiff(parent ?? {}, candidate ?? {}));
+}
+function changeOf(diff) {
+  const changes = [...diff].sort((a, b) => a.key.localeCompare(b.key));
   return Object.fromEntries(changes.map((c) => [c.key, `${hydraValue2(c.from)} -> ${hydraValue2(c.to)}`]));
 }
 function describeChange(change, isBaseline) {

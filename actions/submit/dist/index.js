@@ -68498,9 +68498,12 @@ function jobLine(v) {
   const savedText = by && savings ? ` (${savings})` : "";
   return `Slurm job ${v.jobId}${state2 ? `: ${state2}${by}${savedText}` : ""}`;
 }
+function headlineLine(candidate, s) {
+  return `${OUTCOME_ICON[s.outcome]} ${code(candidate)}: ${headlineText(s)}`;
+}
 function renderHeadline(v) {
   const s = viewStanding(v);
-  const out = [`### ${OUTCOME_ICON[s.outcome]} ${code(v.candidate)}: ${headlineText(s)}`, ""];
+  const out = [`### ${headlineLine(v.candidate, s)}`, ""];
   const value = valueLine(v);
   if (value) out.push(value, "");
   out.push(nextStep(v, s), "");
@@ -76264,7 +76267,10 @@ function hydraValue2(value) {
   return value === void 0 ? "unset" : hydraValue(value);
 }
 function topologyChange(parent, candidate) {
-  const changes = topologyDiff(parent ?? {}, candidate ?? {}).sort((a, b) => a.key.localeCompare(b.key));
+  return changeOf(topologyDiff(parent ?? {}, candidate ?? {}));
+}
+function changeOf(diff) {
+  const changes = [...diff].sort((a, b) => a.key.localeCompare(b.key));
   return Object.fromEntries(changes.map((c) => [c.key, `${hydraValue2(c.from)} -> ${hydraValue2(c.to)}`]));
 }
 function describeChange(change, isBaseline) {
@@ -80877,7 +80883,7 @@ function suggest2(input, options = {}) {
         reason: `every run so far failed (${failures[0]?.name}${first2 ? `: ${first2.kind}: ${first2.message}` : ""}): there is no evidence to suggest from; ${first2?.kind === "gpu-oom" ? "fit the baseline to this GPU memory (a smaller preset or fewer replicas per GPU)" : "fix that cause (the job's log says more) and run the baseline again"}`
       } : {
         stop: false,
-        reason: waiting2 ? "no measured candidate yet: wait for the baseline (or a candidate) to reach a stable verdict" : "no candidate yet: run the baseline first"
+        reason: waiting2 ? "no measured candidate in the record yet: once the baseline (or a candidate) is decided, record it (merge its pull request, or `topo record <experiment> <candidate> --accept`; `topo watch` records what it decides)" : "no candidate yet: run the baseline first"
       },
       memory,
       parent: null,
