@@ -95505,7 +95505,7 @@ function interrupted2(io, s) {
   );
   return EXIT.interrupted;
 }
-var FINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+var FINAL2 = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
 function eventOf(s, c, event, text3) {
   const d2 = c.view.observation.decision;
   return {
@@ -95554,7 +95554,7 @@ function eventsOf(s, report2) {
       out.push(
         eventOf(s, c, "stopped", `  stopped Slurm job ${c.cancelled} of ${c.candidate} at its decision`)
       );
-    if (FINAL.has(c.state) && !seen.ended) {
+    if (FINAL2.has(c.state) && !seen.ended) {
       seen.ended = true;
       out.push(eventOf(s, c, "ended", `${headline} (${c.state})`));
     }
@@ -95567,7 +95567,7 @@ function recordEnded(io, s, report2) {
   for (const target of s.targets) {
     const c = report2.candidates.find((x2) => x2.runName === target.job.name);
     const seen = s.seen.get(target.job.name);
-    if (!c || !seen || seen.recorded || !FINAL.has(c.state)) continue;
+    if (!c || !seen || seen.recorded || !FINAL2.has(c.state)) continue;
     const accept = !target.candidate.parent || c.view.observation.decision?.state === "better";
     const result = recordLocally({
       experiment: s.experiment,
@@ -95616,11 +95616,11 @@ function allDone(s, report2) {
   const each = runs.every((c) => {
     if (!c) return false;
     const d2 = c.view.observation.decision?.state;
-    if (keepsRunning && d2 && d2 !== "measuring" && !FINAL.has(c.state)) return true;
-    return FINAL.has(c.state) && (!s.record || !!s.seen.get(c.runName)?.recorded);
+    if (keepsRunning && d2 && d2 !== "measuring" && !FINAL2.has(c.state)) return true;
+    return FINAL2.has(c.state) && (!s.record || !!s.seen.get(c.runName)?.recorded);
   });
   const references = report2.candidates.filter((c) => !watched.has(c.runName));
-  return each && references.every((c) => FINAL.has(c.state) || !c.view.jobId);
+  return each && references.every((c) => FINAL2.has(c.state) || !c.view.jobId);
 }
 function closeQueuedReferences(s, report2) {
   const jobless = new Set(report2.candidates.filter((c) => !c.view.jobId).map((c) => c.runName));
