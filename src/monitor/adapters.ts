@@ -26,9 +26,13 @@ export function slurmMonitorPort(
   knownExperimentIds: readonly string[] = [],
   effects?: SlurmPortEffects,
 ): MonitorPorts['slurm'] {
+  let accountingProblem: string | null = null;
   return {
     async jobs(experimentId) {
-      let listed = await slurm.jobs(experimentPrefix(experimentId));
+      const listing = await slurm.listing(experimentPrefix(experimentId));
+      accountingProblem =
+        listing.accounting === 'unreachable' ? (listing.accountingProblem ?? 'sacct failed') : null;
+      let listed = listing.jobs;
       const release = effects?.releaseAbandonedHolds;
       if (release)
         listed = await releaseAbandonedHolds(
@@ -44,6 +48,7 @@ export function slurmMonitorPort(
       );
     },
     cancel: (jobId) => slurm.cancel(jobId),
+    accountingProblem: () => accountingProblem,
   };
 }
 

@@ -108,11 +108,11 @@ export function withUnavailableNotice(
   comment: string | undefined,
   since: string,
   reason: string,
-  what: HeldBy | 'Cluster unreachable' = 'Metrics unavailable',
+  what: HeldBy | 'Cluster unreachable' | 'Accounting unreachable' = 'Metrics unavailable',
 ): string | undefined {
   if (comment === undefined) return undefined;
   const body = comment.replace(
-    /^> ⚠️ (Metrics unavailable|Cluster unreachable|Runner clock off) since [^\n]*\n\n/,
+    /^> ⚠️ (Metrics unavailable|Cluster unreachable|Accounting unreachable|Runner clock off) since [^\n]*\n\n/,
     '',
   );
   return `> ⚠️ ${what} since ${since} (${inlineText(reason, 300)}): nothing is judged until ${what === 'Runner clock off' ? 'the clocks agree' : 'it is back'}; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->\n\n${body}`;

@@ -40,7 +40,8 @@ export function decideExperiment(e: ExperimentPass): void {
     const live = !!p.job && isLive(p.job.status);
     const asked = view && live && !e.unavailable && p.c.role !== 'reference';
     const stop = asked ? stopReason(e.exp.experiment, view) : null;
-    const lifecycle = lifecycleIntent(p);
+    // slurmdbd down: a job the controller forgot is unknown this pass, never written `lost`
+    const lifecycle = lifecycleIntent(p, e.accountingUnreachable ?? null);
     p.decided = { view, stop, ...(lifecycle ? { lifecycle } : {}) };
   }
   planReference(e);
@@ -61,9 +62,13 @@ function planReference(e: ExperimentPass): void {
 }
 
 /** What the Request's phase asks besides judging (src/lifecycle/model.ts Phase). */
-function lifecycleIntent({ phase }: CandidatePass): LifecycleIntent | undefined {
+function lifecycleIntent(
+  { phase }: CandidatePass,
+  accountingUnreachable: string | null,
+): LifecycleIntent | undefined {
   if (phase?.phase === 'supersede') return { kind: 'supersede', jobId: phase.jobId };
-  if (phase?.phase === 'lost') return { kind: 'lost', jobId: phase.jobId };
+  if (phase?.phase === 'lost')
+    return accountingUnreachable ? undefined : { kind: 'lost', jobId: phase.jobId };
   if (phase?.phase === 'done' && phase.cancelLive) return { kind: 'cancel', jobId: phase.cancelLive };
   return undefined;
 }

@@ -86,6 +86,11 @@ export interface MonitorPorts {
     /** Every job of the experiment (live and recent), one call. */
     jobs(experimentId: string): Promise<MonitorJob[]>;
     cancel(jobId: string, experimentId: string): Promise<void>;
+    /**
+     * What sacct said when the last `jobs` listing found accounting unreachable (slurmdbd down: live
+     * jobs came from the controller alone); null when it answered or the cluster has none.
+     */
+    accountingProblem?(): string | null;
   };
   /**
    * Submits a queued candidate (idempotent by job name: the Slurm engineer's queue function).

@@ -13,12 +13,17 @@ import { type CandidateView, monitorCheck } from '../report/pr-comment.js';
 import { endedCandidate, pullStateLabel } from '../report/state-label.js';
 import { type CommentPlan, planComment, unavailableSince, withUnavailableNotice } from './comment.js';
 import { iso } from './judge.js';
-import type { MonitorCheck, MonitorJob, MonitorPorts } from './ports.js';
+import type { MonitorCandidate, MonitorCheck, MonitorJob, MonitorPorts } from './ports.js';
 import { type CandidatePass, type ExperimentPass, heldPulls, judged, type PassState } from './state.js';
 
 export async function publish(state: PassState, ports: MonitorPorts): Promise<void> {
   for (const e of state.experiments)
-    if (e.failed?.clusterUnreachable) await noteClusterUnreachable(ports, e, e.failed.message);
+    if (e.failed?.clusterUnreachable) await noteUnreachable(ports, e, e.exp.candidates, e.failed.message);
+    else if (e.accountingUnreachable && !e.failed) {
+      // a run whose job only accounting would know: unknown this pass, its comment says why
+      const unknown = e.candidates.filter((p) => p.phase?.phase === 'lost').map((p) => p.c);
+      await noteUnreachable(ports, e, unknown, `sacct: ${e.accountingUnreachable}`, 'Accounting unreachable');
+    }
   const held = heldPulls(state);
   for (const [pr, plans] of pullPlans(state, ports)) {
     try {
@@ -131,13 +136,19 @@ export function pullCheck(
 }
 
 /** Says so on top of each requested candidate's last judged comment; the next pass retries. */
-async function noteClusterUnreachable(ports: MonitorPorts, e: ExperimentPass, reason: string): Promise<void> {
-  for (const c of e.exp.candidates) {
+async function noteUnreachable(
+  ports: MonitorPorts,
+  e: ExperimentPass,
+  candidates: readonly MonitorCandidate[],
+  reason: string,
+  what: 'Cluster unreachable' | 'Accounting unreachable' = 'Cluster unreachable',
+): Promise<void> {
+  for (const c of candidates) {
     if (!c.request || c.outcome) continue;
     try {
       const current = await ports.github.readComment(c.pr, c.candidate);
       const since = unavailableSince(current) ?? iso(ports.now()) ?? '';
-      const noted = withUnavailableNotice(current, since, reason, 'Cluster unreachable');
+      const noted = withUnavailableNotice(current, since, reason, what);
       if (noted !== undefined && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
     } catch (error) {
       e.errors.push(`#${c.pr}: ${(error as Error).message}`);

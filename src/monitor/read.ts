@@ -31,6 +31,13 @@ export async function readJobs(state: PassState, ports: MonitorPorts): Promise<v
     e.jobs = await ports.slurm.jobs(e.id).catch((err: Error) => {
       throw new ClusterUnreachable(`Slurm: ${err.message}`);
     });
+    const accounting = ports.slurm.accountingProblem?.() ?? null;
+    if (accounting) {
+      e.accountingUnreachable = accounting;
+      e.errors.push(
+        `${e.id}: Slurm accounting unreachable (${accounting}): ended jobs the controller forgot are unknown this pass`,
+      );
+    }
     const jobByRun = jobsByRunName(e.jobs);
     e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
   });

@@ -118,6 +118,11 @@ export interface ExperimentPass {
   clock: PassClock;
   /** Every job of the experiment (read). */
   jobs: MonitorJob[];
+  /**
+   * What sacct said when the cluster's accounting did not answer this pass (slurmdbd down): live
+   * jobs come from the controller, and a run whose ended job it forgot is unknown, not lost (read).
+   */
+  accountingUnreachable?: string;
   candidates: CandidatePass[];
   /** Experiment-wide metrics, one query per quantity (observe). */
   telemetry?: ExperimentTelemetry;

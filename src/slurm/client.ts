@@ -84,6 +84,24 @@ export function createSlurmClient(transport: Transport, options: SlurmClientOpti
     return me;
   }
 
+  /**
+   * The ended jobs accounting keeps; when slurmdbd does not answer (sacct fails: "Problem talking to
+   * the database"), none, and why: live jobs still come from the controller, so a slurmdbd outage
+   * degrades a listing instead of failing it (issue 40). A lost connection still fails it.
+   */
+  async function accountedJobs(account: string): Promise<ParsedJobs & { unreachable?: string }> {
+    try {
+      return await accountingJobs(account);
+    } catch (error) {
+      if (!(error instanceof SlurmCommandError)) throw error;
+      const why = (error.stderr.trim().split('\n').at(-1) ?? '').slice(0, 300) || `exit code ${error.code}`;
+      log(
+        `accounting unreachable (sacct: ${why}): ended jobs the controller forgot are unknown for this listing`,
+      );
+      return { jobs: [], skipped: [], unreachable: why };
+    }
+  }
+
   async function accountingJobs(account: string): Promise<ParsedJobs> {
     const hours = options.sacctHours ?? 72;
     const argv = [
@@ -112,7 +130,7 @@ export function createSlurmClient(transport: Transport, options: SlurmClientOpti
     checked(namePrefix, NAME_PREFIX, 'job name prefix');
     const [source, account] = await Promise.all([historySource(), user()]);
     // Accounting first, then the controller: the newer listing decides what is live (listing.ts).
-    const ended = source === 'sacct' ? await accountingJobs(account) : { jobs: [], skipped: [] };
+    const ended = source === 'sacct' ? await accountedJobs(account) : { jobs: [], skipped: [] };
     const r = await run(['squeue', '--me', '--states=all', '--noheader', `--Format=${SQUEUE_FORMAT}`], true);
     const live = parseSqueue(r.stdout);
     const skipped = [...ended.skipped, ...live.skipped];
@@ -122,7 +140,8 @@ export function createSlurmClient(transport: Transport, options: SlurmClientOpti
     );
     return {
       jobs,
-      accounting: source === 'sacct' ? 'on' : 'off',
+      accounting: source === 'squeue' ? 'off' : 'unreachable' in ended ? 'unreachable' : 'on',
+      ...('unreachable' in ended ? { accountingProblem: ended.unreachable } : {}),
       skipped: skipped.filter((s) => s.name === null || s.name.startsWith(namePrefix)),
     };
   }

@@ -185,9 +185,12 @@ export interface JobListing {
   jobs: SlurmJob[];
   /**
    * Where ended jobs the controller forgot come from: accounting (`on`), nowhere (`off`: the
-   * controller keeps them for MinJobAge).
+   * controller keeps them for MinJobAge), or nowhere this time (`unreachable`: the cluster has
+   * accounting but sacct failed, slurmdbd down: a run whose job is not listed is unknown, not lost).
    */
-  accounting: 'on' | 'off';
+  accounting: 'on' | 'off' | 'unreachable';
+  /** What sacct said when accounting was unreachable. */
+  accountingProblem?: string;
   /**
    * Lines that could not be read and may be this prefix's jobs (named so, or unnamed): skipped and
    * logged, never fatal for the other lines; a run whose job may be among them is unknown, not lost.

@@ -85,6 +85,24 @@ describe('the monitor pass under the lifecycle', () => {
     expect(outcomes.get('00000001')).toMatchObject({ kind: 'lost', jobId: '11' });
   });
 
+  it('slurmdbd down: a job only accounting would know is unknown for the pass, never lost, and its comment says why (issue 40)', async () => {
+    const a = candidate('a', 1, { run: { jobId: '11', submittedAt: 'x' } });
+    const { w, outcomes } = world([a]);
+    await w.ports.github.writeComment(1, 'a', 'the last comment');
+    w.ports.slurm.accountingProblem = () => 'Problem talking to the database: Connection refused';
+    const report = await monitorPass(w.ports, opts);
+    expect(outcomes.size).toBe(0);
+    expect(w.counters.submits).toBe(0);
+    expect(report.errors.join('\n')).toContain('Slurm accounting unreachable');
+    const noted = await w.ports.github.readComment(1, 'a');
+    expect(noted).toMatch(/^> ⚠️ Accounting unreachable since .*Problem talking to the database/);
+    expect(noted).toContain('the last comment');
+    // accounting back, and the job still unknown to it: lost, as before
+    w.ports.slurm.accountingProblem = () => null;
+    await monitorPass(w.ports, opts);
+    expect(outcomes.get('00000001')).toMatchObject({ kind: 'lost', jobId: '11' });
+  });
+
   it('a consumed Request never runs again, whatever Slurm remembers', async () => {
     const outcome: Outcome = { kind: 'failed', at: new Date(T0 * 1000).toISOString(), evidence: ['x'] };
     const a = candidate('a', 1, { run: { jobId: '11', submittedAt: 'x' }, outcome });

@@ -138,6 +138,31 @@ describe('jobs() of a client', () => {
     expect(new Set(jobs.map((j) => j.id)).size).toBe(jobs.length);
   });
 
+  it('slurmdbd down: the controller alone, accounting `unreachable` and why; never a failed listing (issue 40)', async () => {
+    // what sacct prints when slurmdbd does not answer (captured on the local cluster, slurmdbd stopped)
+    const down = [
+      'sacct: error: slurm_persist_conn_open_without_init: failed to open persistent connection to host:127.0.0.1:17837: Connection refused',
+      'sacct: error: Sending PersistInit msg: Connection refused',
+      'sacct: error: Problem talking to the database: Connection refused',
+    ].join('\n');
+    const t = scripted({
+      scontrol: config('accounting_storage/slurmdbd'),
+      id: 'root\n',
+      squeue: read('captured/squeue-all-finished.txt'),
+    });
+    const run = t.run.bind(t);
+    t.run = async (argv, o) =>
+      argv[0] === 'sacct' ? { stdout: '', stderr: `${down}\n`, code: 1 } : run(argv, o);
+    const logged: string[] = [];
+    const listing = await createSlurmClient(t, { log: (m) => logged.push(m) }).listing('topo-capture-');
+    expect(listing).toMatchObject({
+      accounting: 'unreachable',
+      accountingProblem: 'sacct: error: Problem talking to the database: Connection refused',
+    });
+    expect(listing.jobs).toEqual(controller());
+    expect(logged.join('\n')).toMatch(/accounting unreachable .*Problem talking to the database/);
+  });
+
   it('without accounting: the controller alone, one command per listing', async () => {
     const t = scripted({
       scontrol: config('accounting_storage/none'),
