@@ -63615,6 +63615,18 @@ function createSlurmClient(transport, options = {}) {
     me.catch(() => me = void 0);
     return me;
   }
+  async function accountedJobs(account) {
+    try {
+      return await accountingJobs(account);
+    } catch (error2) {
+      if (!(error2 instanceof SlurmCommandError)) throw error2;
+      const why = (error2.stderr.trim().split("\n").at(-1) ?? "").slice(0, 300) || `exit code ${error2.code}`;
+      log(
+        `accounting unreachable (sacct: ${why}): ended jobs the controller forgot are unknown for this listing`
+      );
+      return { jobs: [], skipped: [], unreachable: why };
+    }
+  }
   async function accountingJobs(account) {
     const hours = options.sacctHours ?? 72;
     const argv = [
@@ -63636,7 +63648,7 @@ function createSlurmClient(transport, options = {}) {
   async function listing(namePrefix) {
     checked(namePrefix, NAME_PREFIX, "job name prefix");
     const [source, account] = await Promise.all([historySource(), user()]);
-    const ended = source === "sacct" ? await accountingJobs(account) : { jobs: [], skipped: [] };
+    const ended = source === "sacct" ? await accountedJobs(account) : { jobs: [], skipped: [] };
     const r = await run(["squeue", "--me", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
     const live2 = parseSqueue(r.stdout);
     const skipped = [...ended.skipped, ...live2.skipped];
@@ -63646,7 +63658,8 @@ function createSlurmClient(transport, options = {}) {
     );
     return {
       jobs,
-      accounting: source === "sacct" ? "on" : "off",
+      accounting: source === "squeue" ? "off" : "unreachable" in ended ? "unreachable" : "on",
+      ..."unreachable" in ended ? { accountingProblem: ended.unreachable } : {},
       skipped: skipped.filter((s) => s.name === null || s.name.startsWith(namePrefix))
     };
   }

@@ -69514,7 +69514,7 @@ function decideExperiment(e) {
     const live2 = !!p.job && isLive(p.job.status);
     const asked = view && live2 && !e.unavailable && p.c.role !== "reference";
     const stop2 = asked ? stopReason(e.exp.experiment, view) : null;
-    const lifecycle = lifecycleIntent(p);
+    const lifecycle = lifecycleIntent(p, e.accountingUnreachable ?? null);
     p.decided = { view, stop: stop2, ...lifecycle ? { lifecycle } : {} };
   }
   planReference(e);
@@ -69529,9 +69529,10 @@ function planReference(e) {
   for (const p of roundCandidates(e))
     if (p.decided?.view) p.decided.view.referenceJob = referenceJobLine(e, plan);
 }
-function lifecycleIntent({ phase }) {
+function lifecycleIntent({ phase }, accountingUnreachable) {
   if (phase?.phase === "supersede") return { kind: "supersede", jobId: phase.jobId };
-  if (phase?.phase === "lost") return { kind: "lost", jobId: phase.jobId };
+  if (phase?.phase === "lost")
+    return accountingUnreachable ? void 0 : { kind: "lost", jobId: phase.jobId };
   if (phase?.phase === "done" && phase.cancelLive) return { kind: "cancel", jobId: phase.cancelLive };
   return void 0;
 }
@@ -69994,6 +69995,13 @@ async function readJobs(state2, ports) {
     e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
       throw new ClusterUnreachable(`Slurm: ${err.message}`);
     });
+    const accounting = ports.slurm.accountingProblem?.() ?? null;
+    if (accounting) {
+      e.accountingUnreachable = accounting;
+      e.errors.push(
+        `${e.id}: Slurm accounting unreachable (${accounting}): ended jobs the controller forgot are unknown this pass`
+      );
+    }
     const jobByRun = jobsByRunName(e.jobs);
     e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
   });
@@ -70193,7 +70201,7 @@ function unavailableSince(comment) {
 function withUnavailableNotice(comment, since, reason2, what = "Metrics unavailable") {
   if (comment === void 0) return void 0;
   const body = comment.replace(
-    /^> ⚠️ (Metrics unavailable|Cluster unreachable|Runner clock off) since [^\n]*\n\n/,
+    /^> ⚠️ (Metrics unavailable|Cluster unreachable|Accounting unreachable|Runner clock off) since [^\n]*\n\n/,
     ""
   );
   return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until ${what === "Runner clock off" ? "the clocks agree" : "it is back"}; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
@@ -70204,7 +70212,11 @@ ${body}`;
 // src/monitor/publish.ts
 async function publish(state2, ports) {
   for (const e of state2.experiments)
-    if (e.failed?.clusterUnreachable) await noteClusterUnreachable(ports, e, e.failed.message);
+    if (e.failed?.clusterUnreachable) await noteUnreachable(ports, e, e.exp.candidates, e.failed.message);
+    else if (e.accountingUnreachable && !e.failed) {
+      const unknown = e.candidates.filter((p) => p.phase?.phase === "lost").map((p) => p.c);
+      await noteUnreachable(ports, e, unknown, `sacct: ${e.accountingUnreachable}`, "Accounting unreachable");
+    }
   const held = heldPulls(state2);
   for (const [pr, plans] of pullPlans(state2, ports)) {
     try {
@@ -70285,13 +70297,13 @@ function pullCheck(views, remembered = []) {
     ...remembered.map((r) => ({ candidate: r.candidate, check: r.check }))
   ]);
 }
-async function noteClusterUnreachable(ports, e, reason2) {
-  for (const c of e.exp.candidates) {
+async function noteUnreachable(ports, e, candidates, reason2, what = "Cluster unreachable") {
+  for (const c of candidates) {
     if (!c.request || c.outcome) continue;
     try {
       const current = await ports.github.readComment(c.pr, c.candidate);
       const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
-      const noted = withUnavailableNotice(current, since, reason2, "Cluster unreachable");
+      const noted = withUnavailableNotice(current, since, reason2, what);
       if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
     } catch (error2) {
       e.errors.push(`#${c.pr}: ${error2.message}`);
@@ -72118,6 +72130,18 @@ function createSlurmClient(transport, options = {}) {
     me.catch(() => me = void 0);
     return me;
   }
+  async function accountedJobs(account) {
+    try {
+      return await accountingJobs(account);
+    } catch (error2) {
+      if (!(error2 instanceof SlurmCommandError)) throw error2;
+      const why = (error2.stderr.trim().split("\n").at(-1) ?? "").slice(0, 300) || `exit code ${error2.code}`;
+      log(
+        `accounting unreachable (sacct: ${why}): ended jobs the controller forgot are unknown for this listing`
+      );
+      return { jobs: [], skipped: [], unreachable: why };
+    }
+  }
   async function accountingJobs(account) {
     const hours = options.sacctHours ?? 72;
     const argv = [
@@ -72139,7 +72163,7 @@ function createSlurmClient(transport, options = {}) {
   async function listing(namePrefix) {
     checked(namePrefix, NAME_PREFIX, "job name prefix");
     const [source, account] = await Promise.all([historySource(), user()]);
-    const ended = source === "sacct" ? await accountingJobs(account) : { jobs: [], skipped: [] };
+    const ended = source === "sacct" ? await accountedJobs(account) : { jobs: [], skipped: [] };
     const r = await run(["squeue", "--me", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
     const live2 = parseSqueue(r.stdout);
     const skipped = [...ended.skipped, ...live2.skipped];
@@ -72149,7 +72173,8 @@ function createSlurmClient(transport, options = {}) {
     );
     return {
       jobs,
-      accounting: source === "sacct" ? "on" : "off",
+      accounting: source === "squeue" ? "off" : "unreachable" in ended ? "unreachable" : "on",
+      ..."unreachable" in ended ? { accountingProblem: ended.unreachable } : {},
       skipped: skipped.filter((s) => s.name === null || s.name.startsWith(namePrefix))
     };
   }
@@ -78942,9 +78967,12 @@ async function upsertCheckRun(octokit, input, known) {
 
 // src/monitor/adapters.ts
 function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
+  let accountingProblem = null;
   return {
     async jobs(experimentId) {
-      let listed2 = await slurm.jobs(experimentPrefix(experimentId));
+      const listing = await slurm.listing(experimentPrefix(experimentId));
+      accountingProblem = listing.accounting === "unreachable" ? listing.accountingProblem ?? "sacct failed" : null;
+      let listed2 = listing.jobs;
       const release = effects?.releaseAbandonedHolds;
       if (release)
         listed2 = await releaseAbandonedHolds(
@@ -78959,7 +78987,8 @@ function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
         knownExperimentIds
       );
     },
-    cancel: (jobId2) => slurm.cancel(jobId2)
+    cancel: (jobId2) => slurm.cancel(jobId2),
+    accountingProblem: () => accountingProblem
   };
 }
 var MONITOR_CHECK_NAME = "topo/monitor";
