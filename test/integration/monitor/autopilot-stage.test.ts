@@ -439,7 +439,8 @@ describe('topo autopilot status|plan --repo read what the dashboard is written f
     await pass(); // round 1 opened
     await pass(); // its Requests
     await pass(); // round 1 is running: the dashboard as it stands
-    const env = { GITHUB_TOKEN: gh.token, GITHUB_API_URL: gh.url };
+    // the test's cluster (SLURM_CONF of this worker's own Slurm), as the monitor's pass above reads it
+    const env = { ...process.env, GITHUB_TOKEN: gh.token, GITHUB_API_URL: gh.url };
     const status = await runTopo(
       ['autopilot', 'status', EXPERIMENT_ID, '--repo', `acme/${t.repo.name}`],
       t.checkout.dir,
