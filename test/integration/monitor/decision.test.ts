@@ -58,7 +58,9 @@ describe('the monitor stops a candidate on its decision (local cluster, twin)', 
         worse?.state === 'stopped' &&
         commentOf('worse').includes('final-job:') &&
         better !== undefined &&
-        better !== 'measuring'
+        better !== 'measuring' &&
+        // faster at equal run age is provisional: it runs on until the full-run guard settles it
+        better !== 'better-at-equal-age'
       )
         break;
       // short pauses: each pass looks a few run-minutes later, so the order of decision and stable shows
