@@ -2,17 +2,20 @@
 // reference (src/analysis/decision.ts decideCandidate) and the leading candidate (the pruner).
 // Pure. Which reference a pass uses is chosen by its caller (src/monitor/reference.ts).
 import { compare } from '../analysis/comparison.js';
-import { decideLook } from '../analysis/decide-look.js';
 import {
   ASSUMED_BETWEEN_RUN,
   type BetweenRun,
+  closeOpen,
+  type DecideOptions,
   type DecisionReference,
+  decideCandidate,
   decisionOptions,
   type GpuMinutesInput,
-  isFinalDecision,
+  pruneByLeader,
   type VerdictLike,
   withGpuMinutes,
 } from '../analysis/decision.js';
+import { futileByForecast } from '../campaign/rounds.js';
 import { DEFAULT_MIN_IMPROVEMENT, describeReference } from '../report/standing.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { CandidateObservation, Comparison, Decision, Interval } from '../types/generated/metrics.js';
@@ -100,8 +103,8 @@ export function measuredReference(role: 'current best' | 'baseline', r: Recorded
   };
 }
 
-/** A final decision (src/analysis/decision.ts isFinalDecision: the provisional winner is not). */
-export const isDecided = (d: Decision | null | undefined): d is Decision => isFinalDecision(d);
+const DECIDED = new Set(['better', 'worse', 'equivalent', 'not-better', 'faster-drift-not-ruled-out']);
+export const isDecided = (d: Decision | null | undefined): d is Decision => !!d && DECIDED.has(d.state);
 
 /** What the sequential decision of a run reads besides its observation. */
 export interface DecisionContext {
@@ -157,23 +160,38 @@ function decisionOf(
   if (ended && c.role === 'reference' && previous?.state === 'reference') return previous;
   if (!reference && !isReference) return null;
   const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
+  // pruned by the same leader on an earlier pass: final too (the job may run on without stop_when_decided)
+  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
   const x = standing.experiment;
   const options = {
     ...decisionOptions(x),
     minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
   };
-  // the one decision path (src/analysis/decide-look.ts): the reference, the full-run guard, the
-  // closings, and the pruner against the leader while the reference's decision is open
-  return decideLook(
-    {
-      candidate: observation.verdict,
-      reference: reference ? decidedAgainst(reference, c.pr, standing) : null,
-      leader: lead ? { ...lead, contenders: leader?.contenders ?? 2 } : null,
-      previous,
-      isReference,
-    },
-    options,
-  ).decision;
+  const against = reference ? decidedAgainst(reference, c.pr, standing) : null;
+  const decision = decideCandidate(observation.verdict, against, { ...options, previous, isReference });
+  if (decision.state !== 'measuring' || isReference) return decision;
+  // the pruner's error is split over the candidates that could lead (all but this one)
+  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
+  const pruned = lead ? pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) : null;
+  return pruned ?? futile(decision, observation.verdict, options);
+}
+
+/**
+ * An open decision whose forecast settles nothing within the horizon, and whose estimate does not
+ * point at a gain, is closed (src/campaign/rounds.ts futileByForecast, the rule the campaign bench
+ * stops a candidate by): more run-minutes buy no conclusion.
+ */
+function futile(decision: Decision, verdict: VerdictLike, options: DecideOptions): Decision {
+  const minutes = verdict.minutes_of_data ?? 0;
+  const horizon = options.maxDecisionMinutes ?? 120;
+  if (!futileByForecast(decision, minutes, horizon, options.minImprovement ?? DEFAULT_MIN_IMPROVEMENT))
+    return decision;
+  const eta = decision.expected_minutes_to_decision;
+  const why =
+    eta == null
+      ? `its forecast settles nothing within the ${horizon}-minute horizon (the difference is within the noise)`
+      : `its forecast settles it only near run-minute ${eta}, past the ${horizon}-minute horizon`;
+  return closeOpen(decision, verdict, why);
 }
 
 /**
