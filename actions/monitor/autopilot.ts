@@ -10,7 +10,9 @@ import { dashboardMarker, dashboardTitle } from '../../src/autopilot/dashboard.j
 import { policyOf } from '../../src/autopilot/policy.js';
 import type { BotPull } from '../../src/autopilot/pulls.js';
 import { roundHypothesis } from '../../src/autopilot/runs.js';
-import { applyCommands, type CommandReply, type PilotState } from '../../src/autopilot/state.js';
+import type { CommandReply, PilotState } from '../../src/autopilot/state.js';
+import { applyCommands } from '../../src/commands/dashboard.js';
+import { recordedAtClose } from '../../src/commands/recorded.js';
 import { upsertCheckRun } from '../../src/github/check-runs.js';
 import type { Octokit } from '../../src/github/client.js';
 import { githubFileSource } from '../../src/github/contents.js';
@@ -52,7 +54,7 @@ import {
 } from '../../src/usecases/autopilot-github.js';
 import { prepareCandidateAt } from '../../src/usecases/prepare.js';
 import { type RecordDeps, recordClosedPullRequest } from '../../src/usecases/record.js';
-import { concludeExperiment } from '../../src/usecases/report.js';
+import { postFinalReport } from '../../src/usecases/report.js';
 import { pullBody, runSuggest } from '../../src/usecases/suggest.js';
 import { fileSystemSource, validatePullRequest } from '../../src/usecases/validate.js';
 
@@ -133,7 +135,7 @@ export function autopilotPort(
       const id = idOf(exp);
       const issue = await dashboardNumber(octokit, target, id, dashboards);
       const defaultBranch = (await octokit.rest.repos.get(repo)).data.default_branch;
-      await concludeExperiment(
+      await postFinalReport(
         {
           octokit,
           ...repo,
@@ -363,7 +365,14 @@ export function closedPullRecorder(
     const defaultBranch = pull.base.repo.default_branch;
     try {
       const result = await recordClosedPullRequest(
-        { ...deps, octokit, ...repo, botLogin: target.botLogin, defaultBranch },
+        {
+          ...deps,
+          octokit,
+          ...repo,
+          botLogin: target.botLogin,
+          defaultBranch,
+          closeCommands: recordedAtClose({ octokit, ...repo, botLogin: target.botLogin }),
+        },
         pull,
       );
       deps.log?.(

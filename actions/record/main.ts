@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import * as core from '@actions/core';
+import { recordedAtClose } from '../../src/commands/recorded.js';
 import { createOctokit, splitRepository } from '../../src/github/client.js';
 import { defaultBackoff, isTransient } from '../../src/github/commits.js';
 import { codeBlock } from '../../src/github/user-text.js';
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
     defaultBranch,
     botLogin,
     log: (line) => core.info(line),
+    closeCommands: recordedAtClose({ octokit, owner, repo, botLogin }),
     topologiesDir: core.getInput('topologies-dir') || 'topologies',
     clusterOf,
     slurmFor: async (experiment) => {

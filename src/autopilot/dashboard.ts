@@ -3,7 +3,6 @@
 // pull requests; GPU-hours spent, committed and left; the best so far against the baseline; what
 // comes next or why it waits. Pure.
 import { inlineText } from '../github/user-text.js';
-import { CONTROL_HELP } from './controls.js';
 import { type PilotAction, type PilotPlan, type PilotRun, type Stall, WINNER_LABEL } from './core.js';
 
 /** The hidden marker that finds an experiment's dashboard issue among the repository's issues. */
@@ -90,11 +89,15 @@ export function stallLines(stalls: readonly Stall[]): string[] {
   ];
 }
 
-/** The dashboard's text (and `topo autopilot status`'s); `stalls`: the pass's own, beside the plan's. */
+/**
+ * The dashboard's text (and `topo autopilot status`'s); `controls`: the registry's dashboard commands,
+ * one line each; `stalls`: the pass's own, beside the plan's.
+ */
 export function renderDashboard(
   experimentId: string,
   runs: readonly PilotRun[],
   plan: PilotPlan,
+  controls: readonly string[],
   stalls: readonly Stall[] = [],
 ): string {
   const b = plan.budget;
@@ -119,6 +122,6 @@ export function renderDashboard(
     '**Next:**',
     ...next,
     '',
-    `Controls (writers only, as a comment here): ${CONTROL_HELP.join('; ')}.`,
+    `Controls (writers only, as a comment here): ${controls.join('; ')}.`,
   ].join('\n');
 }

@@ -2,9 +2,7 @@
 // for, the conclusion), the last dashboard comment it answered, the round of each bot candidate and
 // the runs a control stopped. The dashboard issue is a view and an input: deleting it, closing it or
 // editing its marker changes none of this (docs/autopilot.md, "The bot's state"). Pure: parse and
-// render the stored text, and fold new dashboard comments into it, each answered.
-import { inlineText } from '../github/user-text.js';
-import { type ControlComment, parseControl } from './controls.js';
+// render the stored text; the dashboard's commands are folded into it by src/commands/dashboard.ts.
 import type { Controls } from './core.js';
 
 export interface PilotState {
@@ -137,64 +135,18 @@ export function controlsOfState(state: PilotState): Controls {
   };
 }
 
-/** A dashboard comment with its id (later comments have larger ids). */
-export interface DashboardComment extends ControlComment {
+/** A dashboard comment: its id (later comments have larger ids), author and whether they may command. */
+export interface DashboardComment {
   id: number;
+  login: string;
+  body: string;
+  /** The author may run /topo commands (write, maintain or admin: decideCommandAllowed). */
+  allowed: boolean;
 }
 
+/** The bot's reply to one dashboard comment. */
 export interface CommandReply {
   /** The comment answered. */
   id: number;
   text: string;
-}
-
-/**
- * The /topo comments newer than the last one answered, folded in order: a writer's valid command
- * changes the state; every one gets a reply (applied, refused, mistyped, or moot once concluded).
- */
-export function applyCommands(
-  state: PilotState,
-  comments: readonly DashboardComment[],
-): { state: PilotState; replies: CommandReply[] } {
-  let next = state;
-  const replies: CommandReply[] = [];
-  for (const c of [...comments].sort((a, b) => a.id - b.id)) {
-    if (c.id <= next.lastComment) continue;
-    next = { ...next, lastComment: c.id };
-    const parsed = parseControl(c.body);
-    if (parsed.kind === 'none') continue;
-    const who = `@${inlineText(c.login, 40)}`;
-    const reply = (text: string) => replies.push({ id: c.id, text: `${who}: ${text}` });
-    if (!c.allowed) {
-      reply('refused: dashboard commands need write access to the repository; nothing changed.');
-      continue;
-    }
-    if (parsed.kind === 'invalid') {
-      reply(`not done: ${parsed.reason}.`);
-      continue;
-    }
-    if (next.concluded || next.concludeBy) {
-      reply('not done: the experiment has concluded; a conclusion is final.');
-      continue;
-    }
-    const control = parsed.control;
-    if (control === 'conclude') next = { ...next, concludeBy: c.login };
-    else if (control === 'resume') next = { ...next, paused: null };
-    else next = { ...next, paused: { by: c.login, now: control === 'pause-now' } };
-    reply(doneText(control));
-  }
-  return { state: next, replies };
-}
-
-function doneText(control: 'pause' | 'pause-now' | 'resume' | 'conclude'): string {
-  switch (control) {
-    case 'pause':
-      return 'paused: no new runs start, queued ones included; running ones go on to their decision. `/topo resume` goes on.';
-    case 'pause-now':
-      return 'paused now: no new runs start, and running ones are stopped (`stopped`, not failed); `/topo resume` runs them again.';
-    case 'resume':
-      return 'resumed: the autopilot goes on with its round.';
-    case 'conclude':
-      return 'concluding with the best so far: no new runs start, running bot runs are stopped.';
-  }
 }

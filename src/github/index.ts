@@ -1,7 +1,6 @@
 // The GitHub adapter: one import point for actions and use cases.
 export * from './check-runs.js';
 export * from './client.js';
-export * from './commands.js';
 export * from './comment-split.js';
 export * from './contents.js';
 export * from './labels.js';

@@ -36,6 +36,8 @@ export interface FoundRun {
   submitted: boolean;
   /** Its request time (ISO 8601), when Slurm knows no job. */
   firstSeen: string;
+  /** The round's reference job, as its Request said. */
+  role?: 'reference';
 }
 
 /** The job that stands for a run (src/lifecycle/jobs.ts jobForRun), as the rebuild needs it. */
@@ -88,6 +90,7 @@ export function runsOfRecords(state: RunState | null, submissions: readonly Subm
     runName: r.runName,
     submitted,
     firstSeen: r.requestedAt,
+    ...(r.role ? { role: r.role } : {}),
   });
   for (const r of state?.requests ?? []) add(fromRequest(r, Boolean(state?.runs[r.id])));
   for (const e of state?.ended ?? []) {
@@ -173,6 +176,7 @@ export function planRebuild(input: RebuildInput): RebuildPlan {
         runName: run.runName,
         login: input.login,
         requestedAt: job?.submittedAt ?? run.firstSeen,
+        ...(run.role ? { role: run.role } : {}),
       };
       state = withRequest(state, request);
       if (job) state = withRun(state, run.id, { jobId: job.id, submittedAt: job.submittedAt ?? input.now });

@@ -29,6 +29,8 @@ import {
   liveRuns,
 } from '../autopilot/pulls.js';
 import { controlsOfState, type PilotState } from '../autopilot/state.js';
+import { dashboardHelp } from '../commands/help.js';
+import { COMMANDS } from '../commands/registry.js';
 import { inlineText } from '../github/user-text.js';
 import type { Outcome } from '../lifecycle/model.js';
 import { viewFigure } from '../report/pr-comment.js';
@@ -432,7 +434,7 @@ function dashboardText(
 ): string {
   const s = pass.state;
   const waiting = [plan.waiting, ...pass.notes].filter(Boolean).join('; ') || null;
-  const body = renderDashboard(id, runs, { ...plan, waiting }, pass.stalls);
+  const body = renderDashboard(id, runs, { ...plan, waiting }, dashboardHelp(COMMANDS), pass.stalls);
   const concluded = s.concluded
     ? `\n\n**Concluded:** ${inlineText(s.concluded.reason, 300)}; winner: ${s.concluded.winner ? `\`${s.concluded.winner}\`` : 'none, the baseline stays'}.${s.concluded.reported ? ' The final report is below.' : ''}`
     : '';

@@ -1,4 +1,4 @@
-// The final report (`topo report`, `/topo conclude`): the seed's five parts, rendered from the
+// The final report (`topo report`, `/topo report`): the seed's five parts, rendered from the
 // experiment record alone. Pure.
 
 import { barChart } from '../chart/mermaid.js';

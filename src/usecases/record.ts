@@ -6,9 +6,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { SCRAPE_INTERVAL_S } from '../catalog/alpasim.js';
 import type { Octokit } from '../github/client.js';
-import { parseCommand } from '../github/commands.js';
 import { type CasCommitResult, commitWithCompareAndSwap, readFiles } from '../github/commits.js';
-import { checkCommandAllowed, pullOrigin } from '../github/permissions.js';
 import { upsertStickyComment } from '../github/sticky-comment.js';
 import { type RunJob, runJob } from '../judge/job.js';
 import { judgeRun } from '../judge/judge.js';
@@ -19,7 +17,7 @@ import { isReferenceRequest, latestRequests, type Outcome, type RunRequest } fro
 import { apply, type OutcomeKind, type RecordOutcome } from '../record/apply.js';
 import { topologyChange } from '../record/change.js';
 import { initialRecordFiles, recordFiles } from '../record/files.js';
-import { learningFromText, learningsFromBody } from '../record/learnings.js';
+import { learningsFromBody } from '../record/learnings.js';
 import { createRecord, type ExperimentRecord, type RecordRun, recordPaths } from '../record/model.js';
 import { checkObservation, parseRecord } from '../record/validate.js';
 import { parseObservationBlock } from '../report/observation-block.js';
@@ -76,6 +74,11 @@ export interface RecordDeps {
   /** The experiment's cluster definition (trusted clusters.yaml), for a record created on first close. */
   clusterOf?: (experiment: Experiment) => Cluster | undefined;
   log?: (line: string) => void;
+  /**
+   * The pull request's commands recorded at close (`/topo reject`, `/topo learn` from people the router
+   * accepts them from): src/commands/recorded.ts `recordedAtClose`.
+   */
+  closeCommands: (pull: ClosedPullRequest) => Promise<CommentFacts>;
   /** Folder of the topology files (the `topologies-dir` input), default `topologies`. */
   topologiesDir?: string;
   /** Compare-and-swap tuning (tests use small delays). */
@@ -120,48 +123,10 @@ export function candidateFile(
   return { folder, candidate: m[1] as string };
 }
 
-interface CommentFacts {
+/** What the commands recorded at close say (src/commands/recorded.ts reads them from the comments). */
+export interface CommentFacts {
   rejectReason: string | null;
   learnings: SkillReflection[];
-}
-
-/**
- * `/topo reject` and `/topo learn` comments, counted only from people the command router accepts them
- * from (write access, not a fork), so the record says what the "Noted" replies promised.
- */
-async function readCommands(deps: RecordDeps, pull: ClosedPullRequest): Promise<CommentFacts> {
-  const comments = await deps.octokit.paginate(deps.octokit.rest.issues.listComments, {
-    owner: deps.owner,
-    repo: deps.repo,
-    issue_number: pull.number,
-    per_page: 100,
-  });
-  const facts: CommentFacts = { rejectReason: null, learnings: [] };
-  const allowed = new Map<string, boolean>();
-  const origin = pullOrigin(pull);
-  for (const c of comments) {
-    const login = c.user?.login ?? null;
-    if (!c.body || !login || login === deps.botLogin || c.user?.type === 'Bot') continue;
-    const command = parseCommand(c.body);
-    if (command.kind !== 'command' || (command.name !== 'reject' && command.name !== 'learn')) continue;
-    if (!allowed.has(login)) {
-      const decision = await checkCommandAllowed(deps.octokit, {
-        owner: deps.owner,
-        repo: deps.repo,
-        username: login,
-        command: command.name,
-        pull: origin,
-      });
-      allowed.set(login, decision.allowed);
-    }
-    if (!allowed.get(login)) continue;
-    if (command.name === 'reject' && command.argument) facts.rejectReason = command.argument;
-    if (command.name === 'learn' && command.argument) {
-      const learning = learningFromText(command.argument, c.html_url, login);
-      if (learning) facts.learnings.push(learning);
-    }
-  }
-  return facts;
 }
 
 async function readText(
@@ -607,7 +572,7 @@ export async function recordClosedPullRequest(
       closed: closedSummary,
       skipped: 'the pull request changes no candidate file',
     };
-  const facts = await readCommands(deps, pull);
+  const facts = await deps.closeCommands(pull);
   const recorded: RecordedCandidate[] = [];
   const notRecorded: NotRecorded[] = [];
   for (const c of candidates) {

@@ -1,6 +1,7 @@
-// The final report: `topo report <experiment>` renders it from a local record; `/topo conclude`
-// renders it from the record on the default branch, posts it on the pull request (one comment,
-// edited in place on a second conclude) and commits it as experiments/<id>-report.md.
+// The final report: `topo report <experiment>` renders it from a local record; `/topo report` on a
+// pull request renders it from the record on the default branch, posts it on the pull request (one
+// comment, edited in place on a second report) and commits it as experiments/<id>-report.md (the
+// record's `report.concluded_at` is set the first time).
 
 import type { Octokit } from '../github/client.js';
 import { type CasCommitResult, commitWithCompareAndSwap } from '../github/commits.js';
@@ -10,10 +11,9 @@ import { recordPaths } from '../record/model.js';
 import { parseRecord, RecordError } from '../record/validate.js';
 import { renderFinalReport } from '../report/final-report.js';
 import type { ExperimentRecord } from '../types/generated/record.js';
-import type { CommandHandler, PullRequestContext } from './commands.js';
 import { candidateFile, loadExperiment } from './record.js';
 
-export interface ConcludeDeps {
+export interface ReportDeps {
   octokit: Octokit;
   owner: string;
   repo: string;
@@ -21,13 +21,13 @@ export interface ConcludeDeps {
   botLogin: string;
   /** Web URL of the server (GITHUB_SERVER_URL), for the link to the record. */
   serverUrl?: string;
-  /** ISO time of the conclusion (the comment's time); the report text never reads a clock. */
+  /** ISO time of the first report (the comment's time); the report text never reads a clock. */
   at?: string;
   maxAttempts?: number;
   backoffMs?: (attempt: number) => number;
 }
 
-export interface ConcludeResult {
+export interface ReportResult {
   experimentId: string;
   report: string;
   reportPath: string;
@@ -35,16 +35,16 @@ export interface ConcludeResult {
   commentId: number;
 }
 
-function recordUrl(deps: ConcludeDeps, experimentId: string): string {
+function recordUrl(deps: ReportDeps, experimentId: string): string {
   const base = (deps.serverUrl ?? 'https://github.com').replace(/\/+$/, '');
   return `${base}/${deps.owner}/${deps.repo}/blob/${deps.defaultBranch}/${recordPaths(experimentId).markdown}`;
 }
 
 /** Renders the report from the default branch's record, commits it, and posts it on the issue. */
-export async function concludeExperiment(
-  deps: ConcludeDeps,
+export async function postFinalReport(
+  deps: ReportDeps,
   input: { experimentId: string; issueNumber: number },
-): Promise<ConcludeResult> {
+): Promise<ReportResult> {
   const paths = recordPaths(input.experimentId);
   let report = '';
   const commit = await commitWithCompareAndSwap(deps.octokit, {
@@ -86,7 +86,7 @@ export async function concludeExperiment(
 
 /** The experiment a pull request belongs to: the experiment.yaml of the folder its candidate is in. */
 export async function experimentOfPull(
-  deps: Pick<ConcludeDeps, 'octokit' | 'owner' | 'repo' | 'defaultBranch'>,
+  deps: Pick<ReportDeps, 'octokit' | 'owner' | 'repo' | 'defaultBranch'>,
   pullNumber: number,
   headSha: string,
 ): Promise<string> {
@@ -102,7 +102,7 @@ export async function experimentOfPull(
   if (folders.length === 1) return (await loadExperiment(deps, folders[0]!, headSha)).experiment_id;
   if (folders.length > 1)
     throw new Error(
-      `the pull request changes candidates of several experiments (${folders.join(', ')}): conclude one at a time`,
+      `the pull request changes candidates of several experiments (${folders.join(', ')}): report one at a time`,
     );
   // No candidate in this pull request: fall back to the only record on the default branch.
   const { data } = await deps.octokit.rest.repos
@@ -118,28 +118,3 @@ export async function experimentOfPull(
       : `this pull request changes no candidate and there are several records (${ids.join(', ')}): comment on a candidate's pull request`,
   );
 }
-
-/** The `/topo conclude` handler for the command router. */
-export const concludeHandler: CommandHandler = async (ctx: PullRequestContext) => {
-  const deps: ConcludeDeps = {
-    octokit: ctx.octokit,
-    owner: ctx.owner,
-    repo: ctx.repo,
-    defaultBranch: ctx.defaultBranch,
-    botLogin: ctx.botLogin,
-    serverUrl: process.env.GITHUB_SERVER_URL,
-  };
-  try {
-    const experimentId = await experimentOfPull(deps, ctx.pullNumber, ctx.headSha);
-    const result = await concludeExperiment(deps, { experimentId, issueNumber: ctx.pullNumber });
-    const committed = result.commit.committed
-      ? `committed as \`${result.reportPath}\` (${result.commit.sha.slice(0, 7)})`
-      : `\`${result.reportPath}\` was already up to date`;
-    return { ok: true, message: `Final report of \`${experimentId}\` posted below and ${committed}.` };
-  } catch (error) {
-    return {
-      ok: false,
-      message: `Could not conclude: ${error instanceof Error ? error.message : String(error)}`,
-    };
-  }
-};

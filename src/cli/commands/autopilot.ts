@@ -10,6 +10,8 @@ import { buildMonitorPorts } from '../../../actions/monitor/ports.js';
 import { botBranch, type PilotPlan } from '../../autopilot/core.js';
 import { actionText, renderDashboard } from '../../autopilot/dashboard.js';
 import { roundHypothesis } from '../../autopilot/runs.js';
+import { dashboardHelp } from '../../commands/help.js';
+import { COMMANDS } from '../../commands/registry.js';
 import { createOctokit, splitRepository } from '../../github/client.js';
 import { autopilotDashboard } from '../../monitor/autopilot.js';
 import { runStages, stagesNamed } from '../../monitor/pass.js';
@@ -106,7 +108,12 @@ async function fromRecord(experimentId: string, io: CliIO, clusters: string | un
   const { runs, plan } = planFor(ctx);
   const note =
     'From the record on this checkout only: the bot’s state and the live runs are left out (give --repo OWNER/NAME and GITHUB_TOKEN to read what the dashboard shows).';
-  return { runs, plan, text: `${renderDashboard(experimentId, runs, plan)}\n\n${note}`, note };
+  return {
+    runs,
+    plan,
+    text: `${renderDashboard(experimentId, runs, plan, dashboardHelp(COMMANDS))}\n\n${note}`,
+    note,
+  };
 }
 
 /**

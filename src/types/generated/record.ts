@@ -37,7 +37,7 @@ export interface ExperimentRecord {
    */
   reference_runs?: ReferenceRun[];
   /**
-   * Set by /topo conclude: where the final report lives.
+   * Set by /topo report: where the final report lives.
    */
   report?: {
     path: string;

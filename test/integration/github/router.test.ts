@@ -1,8 +1,16 @@
-// The /topo router with injected handlers, against the local GitHub API: what each outcome looks
-// like on the pull request (reply and reactions), including the paths the action's handlers do not
-// reach in other tests (unavailable, a handler that throws, a closed pull request, not a PR).
+// The /topo router over the registry with injected runners, against the local GitHub API: what each
+// outcome looks like on the pull request (reply and reactions), including the paths the action's
+// commands do not reach in other tests (a runner that throws, a closed pull request, not a PR, a
+// dashboard's command on a pull request).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type CommandHandlers, routeComment } from '../../../src/usecases/commands.js';
+import type {
+  CommandContext,
+  CommandPorts,
+  HandlerResult,
+  PullCommand,
+} from '../../../src/commands/command.js';
+import { COMMANDS } from '../../../src/commands/registry.js';
+import { routeComment } from '../../../src/commands/route.js';
 import type { Pull, Repo } from '../../support/github-server/index.js';
 import { useLocalGitHub } from '../../support/local-github.js';
 
@@ -22,7 +30,29 @@ beforeAll(async () => {
   });
 });
 
-async function route(body: string, handlers: CommandHandlers, p: Pull = pull, isPullRequest = true) {
+type Runners = Record<string, (ctx: CommandContext) => Promise<HandlerResult>>;
+
+/** The registry with these runners in place of the real ones (the others must not be reached). */
+function registry(runners: Runners) {
+  return COMMANDS.map((c) =>
+    c.where === 'pull'
+      ? ({
+          ...c,
+          run:
+            runners[c.name] ??
+            (c.name === 'help'
+              ? c.run
+              : async () => {
+                  throw new Error(`${c.name} was not expected to run`);
+                }),
+        } satisfies PullCommand)
+      : c,
+  );
+}
+
+const ports = {} as CommandPorts;
+
+async function route(body: string, runners: Runners, p: Pull = pull, isPullRequest = true) {
   const c = gh.comment(repo, p.number, 'alice', body);
   const outcome = await routeComment(
     octokit,
@@ -33,8 +63,7 @@ async function route(body: string, handlers: CommandHandlers, p: Pull = pull, is
       isPullRequest,
       comment: { id: c.id, body, user: { login: 'alice', type: 'User' } },
     },
-    handlers,
-    { botLogin: gh.botLogin },
+    { botLogin: gh.botLogin, ports, commands: registry(runners) },
   );
   return {
     outcome,
@@ -68,11 +97,18 @@ describe('routeComment', () => {
     expect(r.reply).toBe('> /topo learn the driver saturates at 2 concurrent rollouts\n\nlearned');
   });
 
-  it('answers a command without a handler as unavailable', async () => {
-    const r = await route('/topo status', {});
-    expect(r.outcome.outcome).toBe('unavailable');
+  it('answers a dashboard’s command on a pull request with the help and where it is taken', async () => {
+    const r = await route('/topo pause', {});
+    expect(r.outcome.outcome).toBe('invalid');
     expect(r.reactions).toEqual(['eyes', 'confused']);
-    expect(r.reply).toMatch(/`\/topo status` is not available in this installation/);
+    expect(r.reply).toMatch(/`\/topo pause` is taken on an autopilot experiment's dashboard issue, not here/);
+  });
+
+  it('answers /topo help itself, listing the registry', async () => {
+    const r = await route('/topo help', {});
+    expect(r.outcome.outcome).toBe('done');
+    expect(r.reply).toContain('`/topo state rebuild`');
+    expect(r.reply).toContain('`/topo report`');
   });
 
   it('turns a refusal into confused + reason, and a thrown error into failed', async () => {
@@ -90,7 +126,7 @@ describe('routeComment', () => {
     expect(failed.reply).toMatch(/`\/topo cancel` failed: squeue: connection refused/);
   });
 
-  it('refuses commands on closed pull requests except conclude', async () => {
+  it('refuses commands on closed pull requests except the report, the rebuild and the help', async () => {
     const closed = gh.openPull({
       repo,
       author: 'alice',
@@ -103,8 +139,8 @@ describe('routeComment', () => {
     expect(r.outcome.outcome).toBe('refused');
     expect(r.reply).toMatch(/This pull request is closed/);
     const c = await route(
-      '/topo conclude',
-      { conclude: async () => ({ ok: true, message: 'report posted' }) },
+      '/topo report',
+      { report: async () => ({ ok: true, message: 'report posted' }) },
       closed,
     );
     expect(c.outcome.outcome).toBe('done');

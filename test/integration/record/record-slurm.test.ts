@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { recordedAtClose } from '../../../src/commands/recorded.js';
 import { renderObservationBlock } from '../../../src/report/observation-block.js';
 import { slurmClientForCluster } from '../../../src/slurm/for-cluster.js';
 import { expandCandidate, expandPreset } from '../../../src/topology/expand.js';
@@ -105,6 +106,7 @@ describe('record use case with the local Slurm', () => {
         repo: 'slurm',
         defaultBranch: 'main',
         botLogin: gh.botLogin,
+        closeCommands: recordedAtClose({ octokit, owner: 'acme', repo: 'slurm', botLogin: gh.botLogin }),
         slurmFor: async (experiment) =>
           slurmClientForCluster(experiment.cluster, clusters.clusters[experiment.cluster]!),
         clusterOf: (experiment) => clusters.clusters[experiment.cluster],

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { recordedAtClose } from '../../../src/commands/recorded.js';
 import { RecordError } from '../../../src/record/validate.js';
 import { renderObservationBlock } from '../../../src/report/observation-block.js';
 import { expandCandidate, expandPreset } from '../../../src/topology/expand.js';
@@ -48,6 +49,12 @@ function deps(repo: Repo): RecordDeps {
     repo: repo.name,
     defaultBranch: repo.defaultBranch,
     botLogin: gh.botLogin,
+    closeCommands: recordedAtClose({
+      octokit,
+      owner: repo.owner.login,
+      repo: repo.name,
+      botLogin: gh.botLogin,
+    }),
     // Small, jittered backoff: five writers race on purpose.
     backoffMs: (attempt) => 5 + Math.floor(Math.random() * 20 * attempt),
     maxAttempts: 30,

@@ -1,39 +1,19 @@
-// The dashboard's controls, parsed apart from their execution, and the dashboard's text.
+// The dashboard's controls (the registry's dashboard commands, parsed by the one parser) folded into
+// the bot's state, each answered, one commenter's replies limited per pass; and the dashboard's text.
 import { describe, expect, it } from 'vitest';
-import { parseControl } from '../../../src/autopilot/controls.js';
 import { type PilotRun, planStep } from '../../../src/autopilot/core.js';
 import { dashboardMarker, renderDashboard } from '../../../src/autopilot/dashboard.js';
 import {
-  applyCommands,
   controlsOfState,
   EMPTY_PILOT_STATE,
   PilotStateError,
   parsePilotState,
   renderPilotState,
 } from '../../../src/autopilot/state.js';
+import { applyCommands, REPLIES_PER_COMMENTER } from '../../../src/commands/dashboard.js';
+import { dashboardHelp } from '../../../src/commands/help.js';
+import { COMMANDS } from '../../../src/commands/registry.js';
 import { BASELINE_RUN, botRun, pilotInput } from '../../support/pilot.js';
-
-describe('parseControl', () => {
-  it('reads the four controls and nothing else', () => {
-    expect(parseControl('/topo pause')).toEqual({ kind: 'control', control: 'pause' });
-    expect(parseControl('/topo pause --now\nbecause the cluster is needed')).toEqual({
-      kind: 'control',
-      control: 'pause-now',
-    });
-    expect(parseControl('  /topo resume  ')).toEqual({ kind: 'control', control: 'resume' });
-    expect(parseControl('/topo conclude')).toEqual({ kind: 'control', control: 'conclude' });
-    expect(parseControl('looks good /topo pause')).toEqual({ kind: 'none' });
-    expect(parseControl('/topology pause')).toEqual({ kind: 'none' });
-  });
-
-  it('refuses what it does not know with the controls it takes', () => {
-    for (const body of ['/topo submit', '/topo pause later', '/topo', '/topo Pause', '/topo resume --now']) {
-      const parsed = parseControl(body);
-      expect(parsed.kind, body).toBe('invalid');
-      if (parsed.kind === 'invalid') expect(parsed.reason).toContain('/topo resume');
-    }
-  });
-});
 
 describe('applyCommands (the bot’s state from the dashboard’s commands)', () => {
   let id = 0;
@@ -70,10 +50,32 @@ describe('applyCommands (the bot’s state from the dashboard’s commands)', ()
     expect(first.replies.map((r) => r.id)).toEqual(comments.slice(0, 3).map((x) => x.id));
     expect(first.replies[0]?.text).toMatch(/^@alice: paused/);
     expect(first.replies[1]?.text).toMatch(/^@rita: refused: dashboard commands need write access/);
-    expect(first.replies[2]?.text).toMatch(/^@alice: not done: `pasue` is not a dashboard command/);
+    expect(first.replies[2]?.text).toMatch(
+      /^@alice: not done: unknown command `pasue`; the dashboard takes: `\/topo pause \[--now\]`/,
+    );
     expect(first.state.lastComment).toBe(comments[3]?.id);
     // a second pass over the same comments (or one that wrote in between) answers none again
     expect(applyCommands(first.state, comments)).toEqual({ state: first.state, replies: [] });
+  });
+
+  it('answers one commenter’s flood in a few replies and one that sums up the rest (not one each)', () => {
+    const flood = Array.from({ length: 300 }, (_, i) =>
+      c(i % 2 ? '/topo conclude' : '/topo resume', false, 'mallory'),
+    );
+    const mine = [c('/topo pause'), c('/topo resume')];
+    const { state, replies } = applyCommands(EMPTY_PILOT_STATE, [...flood, ...mine]);
+    expect(controlsOfState(state)).toEqual({ paused: false, stopLive: false });
+    const theirs = replies.filter((r) => r.text.startsWith('@mallory'));
+    expect(theirs).toHaveLength(REPLIES_PER_COMMENTER + 1);
+    expect(theirs.at(-1)).toEqual({
+      id: flood.at(-1)?.id,
+      text: `@mallory: ${300 - REPLIES_PER_COMMENTER} more \`/topo\` comments in this pass, answered together to keep within GitHub's limits: ${300 - REPLIES_PER_COMMENTER} refused (dashboard commands need write access; nothing changed).`,
+    });
+    // the writer's own commands are still answered one by one
+    expect(replies.filter((r) => r.text.startsWith('@alice')).map((r) => r.id)).toEqual(
+      mine.map((m) => m.id),
+    );
+    expect(replies.length).toBe(REPLIES_PER_COMMENTER + 3);
   });
 
   it('round-trips its stored text and refuses a state that does not parse (never an empty one)', () => {
@@ -97,7 +99,7 @@ describe('renderDashboard', () => {
       botRun('cache', 1, 13, { seconds: 120, gpuHours: 6 }),
     ];
     const plan = planStep(pilotInput('e', runs));
-    const text = renderDashboard('e', runs, plan);
+    const text = renderDashboard('e', runs, plan, dashboardHelp(COMMANDS));
     expect(text.startsWith(dashboardMarker('e'))).toBe(true);
     expect(text).toContain('**GPU-hours:** 24.0 spent, 0.0 committed to live runs, 96.0 left of 120.0.');
     expect(text).toContain("`driver-up`, 80.00 s/rollout against the baseline's 100.00 (20.0% faster)");

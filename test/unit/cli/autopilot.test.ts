@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderDashboard } from '../../../src/autopilot/dashboard.js';
+import { dashboardHelp } from '../../../src/commands/help.js';
+import { COMMANDS } from '../../../src/commands/registry.js';
 import { planFor, readAutopilot } from '../../../src/usecases/autopilot.js';
 import { fileSystemSource } from '../../../src/usecases/validate.js';
 import { runTopo } from '../../support/cli.js';
@@ -36,7 +38,9 @@ describe('topo autopilot', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const { runs, plan } = planFor(await readAutopilot(fileSystemSource(dir), EXP));
-    expect(run.stdout.startsWith(`${renderDashboard(EXP, runs, plan)}\n`)).toBe(true);
+    expect(run.stdout.startsWith(`${renderDashboard(EXP, runs, plan, dashboardHelp(COMMANDS))}\n`)).toBe(
+      true,
+    );
     // it says what it read: the record alone, without --repo
     expect(run.stdout).toContain('From the record on this checkout only');
     expect(run.stdout).toContain('`renderer-split`, 4.');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { statusReply } from '../../../src/usecases/commands.js';
+import { statusReply } from '../../../src/commands/status.js';
 
 describe('statusReply (/topo status)', () => {
   it('refuses when no run of the pull request is requested', () => {

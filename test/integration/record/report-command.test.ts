@@ -1,14 +1,16 @@
-// `/topo conclude`: the final report rendered from the default branch's record, committed as
-// experiments/<id>-report.md and posted as one comment (edited in place when concluded again).
+// `/topo report` (a pull request's `/topo conclude` before the dashboard's took that name): the final
+// report rendered from the default branch's record, committed as experiments/<id>-report.md and
+// posted as one comment (edited in place when reported again).
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import type { CommandContext, CommandPorts } from '../../../src/commands/command.js';
+import { COMMANDS } from '../../../src/commands/registry.js';
+import { report as reportCommand } from '../../../src/commands/report.js';
 import { readStickyComment } from '../../../src/github/sticky-comment.js';
 import { apply } from '../../../src/record/apply.js';
 import { createRecord } from '../../../src/record/model.js';
 import { renderRecordMarkdown } from '../../../src/record/render.js';
 import { serializeRecord } from '../../../src/record/validate.js';
-import type { PullRequestContext } from '../../../src/usecases/commands.js';
-import { concludeHandler } from '../../../src/usecases/report.js';
 import { EXPERIMENT, OUTCOMES } from '../../fixtures/record/scenario.js';
 import type { Repo } from '../../support/github-server/index.js';
 import { useLocalGitHub } from '../../support/local-github.js';
@@ -16,7 +18,7 @@ import { useLocalGitHub } from '../../support/local-github.js';
 const ID = EXPERIMENT.experiment_id;
 const { gh, octokit } = useLocalGitHub();
 
-function context(repo: Repo, pullNumber: number, headSha: string): PullRequestContext {
+function context(repo: Repo, pullNumber: number, headSha: string): CommandContext {
   return {
     octokit,
     owner: repo.owner.login,
@@ -28,10 +30,12 @@ function context(repo: Repo, pullNumber: number, headSha: string): PullRequestCo
     defaultBranch: repo.defaultBranch,
     actor: 'alice',
     botLogin: gh.botLogin,
+    ports: {} as CommandPorts,
+    commands: COMMANDS,
   };
 }
 
-describe('/topo conclude', () => {
+describe('/topo report', () => {
   it('commits the final report, links it from the record, posts it once, and is idempotent', async () => {
     const record = OUTCOMES.reduce(apply, createRecord(EXPERIMENT));
     const repo = gh.createRepo('acme/conclude', {
@@ -49,7 +53,7 @@ describe('/topo conclude', () => {
       files: { [`topologies/${ID}/last.yaml`]: stringify({ name: 'last', topology: {} }) },
     });
 
-    const first = await concludeHandler(context(repo, pull.number, pull.head.sha));
+    const first = await reportCommand.run(context(repo, pull.number, pull.head.sha));
     expect(first.ok, first.message).toBe(true);
     expect(first.message).toMatch(new RegExp(`committed as \`experiments/${ID}-report\\.md\``));
     const files = gh.files(repo);
@@ -69,7 +73,7 @@ describe('/topo conclude', () => {
     expect(posted).toBe(report);
 
     const head = gh.state.branchSha(repo, repo.defaultBranch);
-    const second = await concludeHandler(context(repo, pull.number, pull.head.sha));
+    const second = await reportCommand.run(context(repo, pull.number, pull.head.sha));
     expect(second.message).toContain('was already up to date');
     expect(gh.state.branchSha(repo, repo.defaultBranch)).toBe(head);
     const comments = await octokit.rest.issues.listComments({
@@ -92,7 +96,7 @@ describe('/topo conclude', () => {
       head: 'first',
       files: { [`topologies/${ID}/first.yaml`]: stringify({ name: 'first', topology: {} }) },
     });
-    const result = await concludeHandler(context(repo, pull.number, pull.head.sha));
+    const result = await reportCommand.run(context(repo, pull.number, pull.head.sha));
     expect(result.ok).toBe(false);
     expect(result.message).toContain(
       `experiments/${ID}.json: does not exist on main: no candidate has been recorded yet`,
