@@ -206,7 +206,7 @@ async function readView(
         if (by) b.approvedBy = by;
       }
   const others = config.others?.(id) ?? (await othersCandidates(octokit, target, id, config.topologiesDir));
-  return { context, pulls, state, others };
+  return { context, pulls, state, others, botLogin: target.botLogin };
 }
 
 /**

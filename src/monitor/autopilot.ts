@@ -93,12 +93,7 @@ async function pilot(x: Pass): Promise<void> {
   x.stalls.push(...nameClashes(view));
   const { runs, plan } = planOf(e, x.view);
   const ending = plan.actions.some((a) => a.kind === 'conclude');
-  holdQueue(
-    e,
-    x.view.pulls,
-    view.state,
-    !!skew || ending || !view.context.policy.enabled || view.context.refused.length > 0,
-  );
+  holdQueue(e, x.view, !!skew || ending || !view.context.policy.enabled || view.context.refused.length > 0);
   if (skew) {
     x.stalls.push({
       what: `the runner's clock cannot be trusted: ${inlineText(skew, 400)}`,
@@ -224,10 +219,14 @@ async function firstPassSkew(x: Pass): Promise<string | null> {
 /**
  * What act may submit: nothing queued of the experiment while paused (a person's control of it);
  * none of the bot's queued Requests once it concluded, is concluding, its policy is off or refused,
- * or the clock is off.
+ * or the clock is off. The bot's Request is the one it made (its login) for one of its pull requests:
+ * a writer's `/topo submit` on a bot pull request is the writer's, and runs after a conclusion.
  */
-function holdQueue(e: ExperimentPass, pulls: readonly BotPull[], s: PilotState, ending: boolean): void {
-  const bot = (p: CandidatePass) => pulls.some((b) => b.pr === p.c.pr && b.candidate === p.c.candidate);
+function holdQueue(e: ExperimentPass, view: AutopilotView, ending: boolean): void {
+  const s = view.state;
+  const bot = (p: CandidatePass) =>
+    p.c.request?.login === view.botLogin &&
+    view.pulls.some((b) => b.pr === p.c.pr && b.candidate === p.c.candidate);
   const off = ending || !!s.concluded || !!s.concludeBy;
   e.queue = {
     ...e.queue,

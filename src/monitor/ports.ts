@@ -135,6 +135,8 @@ export interface AutopilotView {
   state: PilotState;
   /** The candidates people's open pull requests add or change in the experiment's folder (never proposed). */
   others?: Array<{ pr: number; candidate: string }>;
+  /** The login the bot's own Requests carry: a person's `/topo submit` on a bot pull request is theirs. */
+  botLogin: string;
 }
 
 /** One proposal of `topo suggest` as a bot pull request opens it. */

@@ -29,6 +29,8 @@ import {
 } from '../../../support/monitor-state.js';
 import { BASELINE_RUN } from '../../../support/pilot.js';
 
+/** The login the bot's own Requests carry (actions/monitor/autopilot.ts requestRun). */
+const BOT = 'topo-bot[bot]';
 const BLOCK = { enabled: true, gpu_hours: 120, parallel: 2, max_rounds: 4 };
 const baseline = BASELINE_RUN;
 
@@ -62,6 +64,7 @@ function world(ctx: () => AutopilotContext, state: Partial<PilotState> = {}) {
       pulls: pulls.map((p) => ({ ...p })),
       state: pilot.state,
       others: [],
+      botLogin: BOT,
     }),
     save: async (_e, change) => {
       pilot.state = change(pilot.state);
@@ -208,15 +211,28 @@ describe('stage autopilot', () => {
       headSha: 'h',
       takenOver: false,
     });
-    /** Round 1's two bot Requests (p1 #7, p2 #8) and a person's (h1 #9), all queued: the pass after the one that made them. */
-    function queued(state: Partial<PilotState>, recorded = [baseline]) {
+    /** The bot's own Request for its pull request (made by the autopilot, under the bot's login). */
+    const botRequest = (name: string, pr: number) => {
+      const c = requestedCandidate(name, pr);
+      return { ...c, request: { ...(c.request as NonNullable<typeof c.request>), login: BOT } };
+    };
+    /**
+     * Round 1's two bot Requests (p1 #7, p2 #8) and a person's (h1 #9), all queued: the pass after the
+     * one that made them; `more` queued beside them, each with its bot pull request when it is on one.
+     */
+    function queued(
+      state: Partial<PilotState>,
+      recorded = [baseline],
+      more: Array<{ c: MonitorCandidate; pull?: BotPull }> = [],
+    ) {
       const exp = withAutopilot({}, [
-        requestedCandidate('p1', 7),
-        requestedCandidate('p2', 8),
+        botRequest('p1', 7),
+        botRequest('p2', 8),
         requestedCandidate('h1', 9),
+        ...more.map((m) => m.c),
       ]);
       const w = world(() => context(exp, {}, recorded), state);
-      w.pulls.push(botPull('p1', 7), botPull('p2', 8));
+      w.pulls.push(botPull('p1', 7), botPull('p2', 8), ...more.flatMap((m) => (m.pull ? [m.pull] : [])));
       let job = 0;
       const ports = {
         ...recordingPorts({ submit: async () => ({ jobId: String(++job) }) }),
@@ -238,6 +254,20 @@ describe('stage autopilot', () => {
         await runStages(readState([{ exp: t.exp }]), t.ports, stages);
         expect(t.submitted()).toEqual(['submit h1']);
       }
+    });
+
+    it('a writer’s /topo submit on a bot pull request after the conclusion is theirs: it runs, whatever the free slots', async () => {
+      // p3 #10 is the bot's pull request; alice asked for its run herself (her login on the Request)
+      const mine = { c: requestedCandidate('p3', 10), pull: botPull('p3', 10) };
+      for (const state of [{ concluded: { reason: 'max_rounds', winner: null } }, { concludeBy: 'alice' }]) {
+        const t = queued(state, [baseline], [mine]);
+        await runStages(readState([{ exp: t.exp }]), t.ports, stages);
+        expect(t.submitted().sort()).toEqual(['submit h1', 'submit p3']);
+      }
+      // paused, it waits like every queued Request of the experiment
+      const t = queued({ paused: { by: 'alice', now: false } }, [baseline], [mine]);
+      await runStages(readState([{ exp: t.exp }]), t.ports, stages);
+      expect(t.submitted()).toEqual([]);
     });
 
     it('under pause --now, a conclusion or a spent budget a queued bot Request is never submitted then cancelled', async () => {
