@@ -10,7 +10,12 @@ import { dashboardMarker, dashboardTitle } from '../../src/autopilot/dashboard.j
 import { policyOf } from '../../src/autopilot/policy.js';
 import type { BotPull } from '../../src/autopilot/pulls.js';
 import { roundHypothesis } from '../../src/autopilot/runs.js';
-import type { CommandReply, PilotState } from '../../src/autopilot/state.js';
+import {
+  type CommandReply,
+  DASHBOARDS_KEPT,
+  type DashboardComment,
+  type PilotState,
+} from '../../src/autopilot/state.js';
 import { applyCommands } from '../../src/commands/dashboard.js';
 import { recordedAtClose } from '../../src/commands/recorded.js';
 import { upsertCheckRun } from '../../src/github/check-runs.js';
@@ -82,6 +87,8 @@ export function autopilotPort(
   const repo = { owner: target.owner, repo: target.repo };
   const files = fileSystemSource(config.workspace);
   const dashboards = new Map<string, Dashboard | null>();
+  // the issues the bot's state keeps as the experiment's dashboards, as this pass read them
+  const kept = new Map<string, readonly number[]>();
   // one permission check per commenter (and reviewer) per port, i.e. per pass
   const permissions: PermissionCache = new Map();
   const idOf = (exp: MonitorExperiment) => exp.experiment.experiment_id;
@@ -92,6 +99,7 @@ export function autopilotPort(
       const dashboard = await findDashboard(octokit, target, dashboardMarker(id));
       dashboards.set(id, dashboard);
       const state = await answerCommands(octokit, target, id, dashboard, permissions);
+      kept.set(id, state.dashboards);
       return readView(octokit, target, config, exp, state, permissions);
     },
     save: (exp, change) => updatePilotState(octokit, target, idOf(exp), change),
@@ -159,6 +167,8 @@ export function autopilotPort(
         ...(found !== undefined ? { found } : {}),
       });
       if (!found) dashboards.set(id, { number, state: closed ? 'closed' : 'open', body });
+      if (!kept.get(id)?.includes(number))
+        kept.set(id, (await keepDashboard(octokit, target, id, number)).dashboards);
     },
   };
 }
@@ -387,8 +397,9 @@ export function closedPullRecorder(
 }
 
 /**
- * The bot's state with the dashboard's new /topo comments applied: written first (compare-and-swap,
- * so a comment is applied once), then each answered on the dashboard.
+ * The bot's state with the new /topo comments of the dashboard and of the issues that were it before
+ * (its state keeps them: a writer may have edited the marker out) applied: written first
+ * (compare-and-swap, so a comment is applied once), then each answered on its own issue.
  */
 async function answerCommands(
   octokit: Octokit,
@@ -398,23 +409,58 @@ async function answerCommands(
   permissions: PermissionCache,
 ): Promise<PilotState> {
   const { state } = await readPilotState(octokit, target, id);
-  if (!dashboard) return state;
-  const comments = await dashboardControls(octokit, target, dashboard.number, state.lastComment, permissions);
-  if (comments.length === 0) return state;
+  const issues = [...new Set([...state.dashboards, ...(dashboard ? [dashboard.number] : [])])];
+  const comments: DashboardComment[] = [];
+  const issueOf = new Map<number, number>();
+  const gone: number[] = [];
+  for (const issue of issues) {
+    const read = await controlsOn(octokit, target, issue, state.lastComment, permissions);
+    if (read === 'gone') gone.push(issue);
+    else
+      for (const c of read) {
+        comments.push(c);
+        issueOf.set(c.id, issue);
+      }
+  }
+  if (comments.length === 0 && gone.length === 0) return state;
   let replies: CommandReply[] = [];
   const written = await updatePilotState(octokit, target, id, (s) => {
     const applied = applyCommands(s, comments);
     replies = applied.replies;
-    return applied.state;
+    return { ...applied.state, dashboards: applied.state.dashboards.filter((n) => !gone.includes(n)) };
   });
   for (const r of replies)
     await octokit.rest.issues.createComment({
       owner: target.owner,
       repo: target.repo,
-      issue_number: dashboard.number,
+      issue_number: issueOf.get(r.id) as number,
       body: r.text,
     });
   return written;
+}
+
+/** An issue's new /topo comments; `gone` when a former dashboard no longer exists (deleted, transferred). */
+async function controlsOn(
+  octokit: Octokit,
+  target: AutopilotRepo,
+  issue: number,
+  since: number,
+  permissions: PermissionCache,
+): Promise<DashboardComment[] | 'gone'> {
+  try {
+    return await dashboardControls(octokit, target, issue, since, permissions);
+  } catch (e) {
+    const code = (e as { status?: number }).status;
+    if (code === 404 || code === 410) return 'gone';
+    throw e;
+  }
+}
+
+/** Keeps `issue` among the experiment's dashboards in the bot's state (a write only when it is new there). */
+function keepDashboard(octokit: Octokit, target: AutopilotRepo, id: string, issue: number) {
+  return updatePilotState(octokit, target, id, (s) =>
+    s.dashboards.includes(issue) ? s : { ...s, dashboards: [...s.dashboards, issue].slice(-DASHBOARDS_KEPT) },
+  );
 }
 
 /** The validate check on a bot pull request's head, from the pass that opened it (GITHUB_TOKEN starts no workflow). */

@@ -35,7 +35,16 @@ export interface PilotState {
   heads: Record<string, string>;
   /** The head each bot pull request's `topo/validate` check was posted on, by candidate. */
   validated: Record<string, string>;
+  /**
+   * The issues the bot wrote as this experiment's dashboard, oldest first (the last DASHBOARDS_KEPT):
+   * their `/topo` comments are read too, so a writer who edited the marker out of one (the next pass
+   * writes a new one) or comments on the old one loses no command.
+   */
+  dashboards: number[];
 }
+
+/** The former dashboards whose comments are still read. */
+export const DASHBOARDS_KEPT = 5;
 
 export const EMPTY_PILOT_STATE: PilotState = {
   version: 1,
@@ -48,6 +57,7 @@ export const EMPTY_PILOT_STATE: PilotState = {
   held: {},
   heads: {},
   validated: {},
+  dashboards: [],
 };
 
 /** A stored state that does not parse: shown to people, never read as an empty state. */
@@ -104,6 +114,9 @@ export function parsePilotState(text: string): PilotState {
   const held = x.held ?? {};
   if (!isObject(held) || Object.values(held).some((v) => typeof v !== 'number' || !(v >= 0)))
     throw bad('held');
+  const dashboards = x.dashboards ?? [];
+  if (!Array.isArray(dashboards) || dashboards.some((n) => !Number.isSafeInteger(n) || n <= 0))
+    throw bad('dashboards');
   return {
     version: 1,
     paused: p === null ? null : { by: (p as { by: string }).by, now: (p as { now: boolean }).now },
@@ -115,6 +128,7 @@ export function parsePilotState(text: string): PilotState {
     held: { ...(held as Record<string, number>) },
     heads: shaMap(x.heads, 'heads'),
     validated: shaMap(x.validated, 'validated'),
+    dashboards: [...(dashboards as number[])],
   };
 }
 

@@ -194,6 +194,33 @@ describe('stage autopilot on the local GitHub API', () => {
     );
   });
 
+  it('a /topo conclude on a dashboard whose marker a writer edited out is applied and answered there, once', async () => {
+    const t = setup();
+    await t.pass();
+    const d = t.dashboard();
+    d!.body = 'our notes'; // a writer edits its hidden marker out: the next pass makes a new one
+    gh.comment(t.repo, d!.number, 'alice', '/topo conclude');
+    await t.pass();
+    const fresh = t.dashboard();
+    expect(fresh?.number).not.toBe(d!.number);
+    const bot = (n: number) => gh.state.commentsOn(t.repo, n).filter((c) => c.user.login === gh.botLogin);
+    expect(bot(d!.number).map((c) => c.body)).toEqual([
+      '@alice: concluding with the best so far: no new runs start, running bot runs are stopped.',
+    ]);
+    expect(fresh?.body).toMatch(/\*\*Concluded:\*\*/);
+    // a command given on the former dashboard after the new one is written is read too
+    gh.comment(t.repo, d!.number, 'alice', '/topo pause');
+    await t.pass();
+    expect(bot(d!.number).at(-1)?.body).toBe(
+      '@alice: not done: the experiment has concluded; a conclusion is final.',
+    );
+    await t.pass(); // answered once
+    expect(bot(d!.number)).toHaveLength(2);
+    // the new dashboard holds the final report, no reply to a command given elsewhere
+    expect(bot(fresh!.number).filter((c) => c.body.startsWith('@'))).toHaveLength(0);
+    expect(gh.violations()).toEqual([]);
+  });
+
   it('refuses a merged policy that breaks validate’s rules (parallel above max_parallel) and says so on the dashboard', async () => {
     const t = setup({ ...POLICY, parallel: 16 });
     const done = await t.pass();

@@ -84,9 +84,18 @@ describe('applyCommands (the bot’s state from the dashboard’s commands)', ()
       paused: { by: 'alice', now: true },
       rounds: { p1: 2 },
       stopped: ['p1'],
+      dashboards: [4, 9],
     };
     expect(parsePilotState(renderPilotState(s))).toEqual(s);
-    for (const text of ['', '{"version":1}', renderPilotState(s).replace('"p1": 2', '"p1": "two"')])
+    // a state written before the former dashboards were kept reads as none kept
+    const { dashboards: _, ...older } = s;
+    expect(parsePilotState(JSON.stringify(older)).dashboards).toEqual([]);
+    for (const text of [
+      '',
+      '{"version":1}',
+      renderPilotState(s).replace('"p1": 2', '"p1": "two"'),
+      JSON.stringify({ ...s, dashboards: ['#4'] }),
+    ])
       expect(() => parsePilotState(text)).toThrow(PilotStateError);
   });
 });
