@@ -31,12 +31,12 @@ var __copyProps = (to, from, except, desc) => {
   }
   return to;
 };
-var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
+var __toESM = (mod, isNodeMode, target2) => (target2 = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
   // If the importer is in node compatibility mode or this is not an ESM
   // file that has been converted to a CommonJS file using a Babel-
   // compatible transform (i.e. "__esModule" has not been set), then set
   // "default" to the CommonJS "module.exports" for node compatibility.
-  isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
+  isNodeMode || !mod || !mod.__esModule ? __defProp(target2, "default", { value: mod, enumerable: true }) : target2,
   mod
 ));
 
@@ -3919,58 +3919,58 @@ var require_fast_uri = __commonJS({
       return serialize(resolved, schemelessOptions);
     }
     function resolveComponent(base, relative7, options2, skipNormalization) {
-      const target = {};
+      const target2 = {};
       if (!skipNormalization) {
         base = parse5(serialize(base, options2), options2);
         relative7 = parse5(serialize(relative7, options2), options2);
       }
       options2 = options2 || {};
       if (!options2.tolerant && relative7.scheme) {
-        target.scheme = relative7.scheme;
-        target.userinfo = relative7.userinfo;
-        target.host = relative7.host;
-        target.port = relative7.port;
-        target.path = removeDotSegments(relative7.path || "");
-        target.query = relative7.query;
+        target2.scheme = relative7.scheme;
+        target2.userinfo = relative7.userinfo;
+        target2.host = relative7.host;
+        target2.port = relative7.port;
+        target2.path = removeDotSegments(relative7.path || "");
+        target2.query = relative7.query;
       } else {
         if (relative7.userinfo !== void 0 || relative7.host !== void 0 || relative7.port !== void 0) {
-          target.userinfo = relative7.userinfo;
-          target.host = relative7.host;
-          target.port = relative7.port;
-          target.path = removeDotSegments(relative7.path || "");
-          target.query = relative7.query;
+          target2.userinfo = relative7.userinfo;
+          target2.host = relative7.host;
+          target2.port = relative7.port;
+          target2.path = removeDotSegments(relative7.path || "");
+          target2.query = relative7.query;
         } else {
           if (!relative7.path) {
-            target.path = base.path;
+            target2.path = base.path;
             if (relative7.query !== void 0) {
-              target.query = relative7.query;
+              target2.query = relative7.query;
             } else {
-              target.query = base.query;
+              target2.query = base.query;
             }
           } else {
             if (relative7.path[0] === "/") {
-              target.path = removeDotSegments(relative7.path);
+              target2.path = removeDotSegments(relative7.path);
             } else {
               const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
               if (baseHasAuthority && !base.path) {
-                target.path = "/" + relative7.path;
+                target2.path = "/" + relative7.path;
               } else if (!base.path) {
-                target.path = relative7.path;
+                target2.path = relative7.path;
               } else {
-                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative7.path;
+                target2.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative7.path;
               }
-              target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
+              target2.path = base.scheme === void 0 && !baseHasAuthority && target2.path[0] !== "/" ? removeDotSegmentsRelative(target2.path) : removeDotSegments(target2.path);
             }
-            target.query = relative7.query;
+            target2.query = relative7.query;
           }
-          target.userinfo = base.userinfo;
-          target.host = base.host;
-          target.port = base.port;
+          target2.userinfo = base.userinfo;
+          target2.host = base.host;
+          target2.port = base.port;
         }
-        target.scheme = base.scheme;
+        target2.scheme = base.scheme;
       }
-      target.fragment = relative7.fragment;
-      return target;
+      target2.fragment = relative7.fragment;
+      return target2;
     }
     function equal(uriA, uriB, options2) {
       const normalizedA = normalizeComparableURI(uriA, options2);
@@ -13310,11 +13310,11 @@ var require_lexer = __commonJS({
       hasChars(n) {
         return this.pos + n <= this.buffer.length;
       }
-      setNext(state2) {
+      setNext(state3) {
         this.buffer = this.buffer.substring(this.pos);
         this.pos = 0;
         this.lineEndPos = null;
-        this.next = state2;
+        this.next = state3;
         return null;
       }
       peek(n) {
@@ -13898,12 +13898,12 @@ var require_parser = __commonJS({
       }
       return prev.splice(i, prev.length);
     }
-    function arrayPushArray(target, source) {
+    function arrayPushArray(target2, source) {
       if (source.length < 1e5)
-        Array.prototype.push.apply(target, source);
+        Array.prototype.push.apply(target2, source);
       else
         for (let i = 0; i < source.length; ++i)
-          target.push(source[i]);
+          target2.push(source[i]);
     }
     function fixFlowSeqItems(fc) {
       if (fc.start.type === "flow-seq-start") {
@@ -20285,7 +20285,7 @@ var require_bcrypt_pbkdf = __commonJS({
     var BCRYPT_BLOCKS = 8;
     var BCRYPT_HASHSIZE = 32;
     function bcrypt_hash(sha2pass, sha2salt, out) {
-      var state2 = new Blowfish(), cdata = new Uint32Array(BCRYPT_BLOCKS), i, ciphertext = new Uint8Array([
+      var state3 = new Blowfish(), cdata = new Uint32Array(BCRYPT_BLOCKS), i, ciphertext = new Uint8Array([
         79,
         120,
         121,
@@ -20319,15 +20319,15 @@ var require_bcrypt_pbkdf = __commonJS({
         116,
         101
       ]);
-      state2.expandstate(sha2salt, 64, sha2pass, 64);
+      state3.expandstate(sha2salt, 64, sha2pass, 64);
       for (i = 0; i < 64; i++) {
-        state2.expand0state(sha2salt, 64);
-        state2.expand0state(sha2pass, 64);
+        state3.expand0state(sha2salt, 64);
+        state3.expand0state(sha2pass, 64);
       }
       for (i = 0; i < BCRYPT_BLOCKS; i++)
         cdata[i] = stream2word(ciphertext, ciphertext.byteLength);
       for (i = 0; i < 64; i++)
-        state2.enc(cdata, cdata.byteLength / 8);
+        state3.enc(cdata, cdata.byteLength / 8);
       for (i = 0; i < BCRYPT_BLOCKS; i++) {
         out[4 * i + 3] = cdata[i] >>> 24;
         out[4 * i + 2] = cdata[i] >>> 16;
@@ -22819,7 +22819,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve21, reject) => {
+        return new Promise(async (resolve21, reject2) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -22829,7 +22829,7 @@ var require_crypto = __commonJS({
               ["number", "array", "number", "array", "number", "array"]
             );
           } catch (ex) {
-            return reject(ex);
+            return reject2(ex);
           }
           resolve21();
         });
@@ -24324,7 +24324,7 @@ var require_agent = __commonJS({
             const m2 = RE_CYGWIN_SOCK.exec(data.toString("ascii"));
             if (!m2)
               return cb(new Error("Malformed cygwin unix socket file"));
-            let state2;
+            let state3;
             let bc = 0;
             let isRetrying = false;
             const inBuf = [];
@@ -24340,20 +24340,20 @@ var require_agent = __commonJS({
             tryConnect();
             function _onconnect() {
               bc = 0;
-              state2 = "secret";
+              state3 = "secret";
               sock.write(secretBuf);
             }
             function _ondata(data2) {
               bc += data2.length;
-              if (state2 === "secret") {
+              if (state3 === "secret") {
                 if (bc === 16) {
                   bc = 0;
-                  state2 = "creds";
+                  state3 = "creds";
                   sock.write(credsBuf);
                 }
                 return;
               }
-              if (state2 === "creds") {
+              if (state3 === "creds") {
                 if (!isRetrying)
                   inBuf.push(data2);
                 if (bc === 12) {
@@ -24983,7 +24983,7 @@ var require_zlib = __commonJS({
         let availInAfter;
         let buffers;
         let nread = 0;
-        const state2 = this._writeState;
+        const state3 = this._writeState;
         let buffer = this._outBuffer;
         let offset = this._outOffset;
         const chunkSize = this._chunkSize;
@@ -25004,8 +25004,8 @@ var require_zlib = __commonJS({
           );
           if (this._err)
             throw this._err;
-          availOutAfter = state2[0];
-          availInAfter = state2[1];
+          availOutAfter = state3[0];
+          availInAfter = state3[1];
           const inDelta = availInBefore - availInAfter;
           const have = availOutBefore - availOutAfter;
           if (have > 0) {
@@ -27520,7 +27520,7 @@ var require_kex = __commonJS({
       }
       return ret2;
     }
-    function onKEXPayload(state2, payload) {
+    function onKEXPayload(state3, payload) {
       if (payload.length === 0) {
         this._debug && this._debug("Inbound: Skipping empty packet payload");
         return;
@@ -27547,7 +27547,7 @@ var require_kex = __commonJS({
             MESSAGE_HANDLERS = require_handlers();
           return MESSAGE_HANDLERS[type](this, payload);
         case MESSAGE.KEXINIT:
-          if (!state2.firstPacket) {
+          if (!state3.firstPacket) {
             return doFatalError(
               this,
               "Received extra KEXINIT during handshake",
@@ -27555,7 +27555,7 @@ var require_kex = __commonJS({
               DISCONNECT_REASON.KEY_EXCHANGE_FAILED
             );
           }
-          state2.firstPacket = false;
+          state3.firstPacket = false;
           return handleKexInit(this, payload);
         default:
           if (type < 20 || type > 49) {
@@ -28924,7 +28924,7 @@ var require_Protocol = __commonJS({
         }
         sendPacket(this, this._packetRW.write.finalize(packet));
       }
-      exitStatus(chan, status4) {
+      exitStatus(chan, status5) {
         if (!this._server)
           throw new Error("Server-only method called in client mode");
         let p = this._packetRW.write.allocStart;
@@ -28934,9 +28934,9 @@ var require_Protocol = __commonJS({
         writeUInt32BE(packet, 11, p += 4);
         packet.utf8Write("exit-status", p += 4, 11);
         packet[p += 11] = 0;
-        writeUInt32BE(packet, status4, ++p);
+        writeUInt32BE(packet, status5, ++p);
         this._debug && this._debug(
-          `Outbound: Sending CHANNEL_REQUEST (r:${chan}, exit-status: ${status4})`
+          `Outbound: Sending CHANNEL_REQUEST (r:${chan}, exit-status: ${status5})`
         );
         sendPacket(this, this._packetRW.write.finalize(packet));
       }
@@ -30573,8 +30573,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status4 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status4} lsetstat@openssh.com`);
+          const status5 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status5} lsetstat@openssh.com`);
         }
       }
       ext_openssh_expandPath(path, cb) {
@@ -30607,8 +30607,8 @@ var require_SFTP = __commonJS({
         };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status4 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status4} expand-path@openssh.com`);
+          const status5 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status5} expand-path@openssh.com`);
         }
       }
       ext_copy_data(srcHandle, srcOffset, len, dstHandle, dstOffset, cb) {
@@ -30661,8 +30661,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status4 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status4} copy-data`);
+          const status5 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status5} copy-data`);
         }
       }
       ext_home_dir(username, cb) {
@@ -30706,8 +30706,8 @@ var require_SFTP = __commonJS({
         };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status4 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status4} home-directory`);
+          const status5 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status5} home-directory`);
         }
       }
       ext_users_groups(uids, gids, cb) {
@@ -30758,8 +30758,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { extended: "users-groups-by-id@openssh.com", cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status4 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status4} users-groups-by-id@openssh.com`);
+          const status5 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status5} users-groups-by-id@openssh.com`);
         }
       }
       // ===========================================================================
@@ -34548,7 +34548,7 @@ var require_client = __commonJS({
         );
         return stream;
       };
-      const reject = () => {
+      const reject2 = () => {
         if (reason2 === void 0) {
           if (localChan === -1)
             reason2 = CHANNEL_OPEN_FAILURE.RESOURCE_SHORTAGE;
@@ -34578,14 +34578,14 @@ var require_client = __commonJS({
           if (val !== void 0 && reserveChannel()) {
             if (data.destPort === 0)
               data.destPort = val;
-            self2.emit("tcp connection", data, accept, reject);
+            self2.emit("tcp connection", data, accept, reject2);
             return;
           }
           break;
         }
         case "forwarded-streamlocal@openssh.com":
           if (self2._forwardingUnix[data.socketPath] !== void 0 && reserveChannel()) {
-            self2.emit("unix connection", data, accept, reject);
+            self2.emit("unix connection", data, accept, reject2);
             return;
           }
           break;
@@ -34593,7 +34593,7 @@ var require_client = __commonJS({
           if (self2._agentFwdEnabled && typeof self2._agent.getStream === "function" && reserveChannel()) {
             self2._agent.getStream((err, stream) => {
               if (err)
-                return reject();
+                return reject2();
               const upstream = accept();
               upstream.pipe(stream).pipe(upstream);
             });
@@ -34602,7 +34602,7 @@ var require_client = __commonJS({
           break;
         case "x11":
           if (self2._acceptX11 !== 0 && reserveChannel()) {
-            self2.emit("x11", data, accept, reject);
+            self2.emit("x11", data, accept, reject2);
             return;
           }
           break;
@@ -34622,7 +34622,7 @@ var require_client = __commonJS({
           );
         }
       }
-      reject();
+      reject2();
     }
     var randomCookie = (() => {
       const buffer = Buffer.allocUnsafe(16);
@@ -35261,7 +35261,7 @@ var require_server = __commonJS({
               let reason2;
               let replied = false;
               let accept;
-              const reject = () => {
+              const reject2 = () => {
                 if (replied)
                   return;
                 replied = true;
@@ -35303,7 +35303,7 @@ var require_server = __commonJS({
                       );
                       return instance;
                     };
-                    this.emit("session", accept, reject);
+                    this.emit("session", accept, reject2);
                     return;
                   }
                   break;
@@ -35338,7 +35338,7 @@ var require_server = __commonJS({
                       );
                       return stream;
                     };
-                    this.emit("tcpip", accept, reject, data);
+                    this.emit("tcpip", accept, reject2, data);
                     return;
                   }
                   break;
@@ -35373,7 +35373,7 @@ var require_server = __commonJS({
                       );
                       return stream;
                     };
-                    this.emit("openssh.streamlocal", accept, reject, data);
+                    this.emit("openssh.streamlocal", accept, reject2, data);
                     return;
                   }
                   break;
@@ -35389,7 +35389,7 @@ var require_server = __commonJS({
                   debug(`Automatic rejection of unexpected incoming channel open for: ${info.type}`);
                 }
               }
-              reject();
+              reject2();
             },
             CHANNEL_OPEN_CONFIRMATION: (p, info) => {
               const channel = this._chanMgr.get(info.recipient);
@@ -35499,7 +35499,7 @@ var require_server = __commonJS({
                 return;
               let replied = false;
               let accept;
-              let reject;
+              let reject2;
               if (session.constructor !== Session) {
                 if (wantReply)
                   proto.channelFailure(session.outgoing.id);
@@ -35514,7 +35514,7 @@ var require_server = __commonJS({
                     proto.channelSuccess(session._chanInfo.outgoing.id);
                   };
                 }
-                reject = () => {
+                reject2 = () => {
                   if (replied || session._ending || session._channel)
                     return;
                   replied = true;
@@ -35522,14 +35522,14 @@ var require_server = __commonJS({
                 };
               }
               if (session._ending) {
-                reject && reject();
+                reject2 && reject2();
                 return;
               }
               switch (type) {
                 // "pre-real session start" requests
                 case "env":
                   if (listenerCount(session, "env")) {
-                    session.emit("env", accept, reject, {
+                    session.emit("env", accept, reject2, {
                       key: data.name,
                       val: data.value
                     });
@@ -35538,26 +35538,26 @@ var require_server = __commonJS({
                   break;
                 case "pty-req":
                   if (listenerCount(session, "pty")) {
-                    session.emit("pty", accept, reject, data);
+                    session.emit("pty", accept, reject2, data);
                     return;
                   }
                   break;
                 case "window-change":
                   if (listenerCount(session, "window-change"))
-                    session.emit("window-change", accept, reject, data);
+                    session.emit("window-change", accept, reject2, data);
                   else
-                    reject && reject();
+                    reject2 && reject2();
                   break;
                 case "x11-req":
                   if (listenerCount(session, "x11")) {
-                    session.emit("x11", accept, reject, data);
+                    session.emit("x11", accept, reject2, data);
                     return;
                   }
                   break;
                 // "post-real session start" requests
                 case "signal":
                   if (listenerCount(session, "signal")) {
-                    session.emit("signal", accept, reject, {
+                    session.emit("signal", accept, reject2, {
                       name: data
                     });
                     return;
@@ -35567,7 +35567,7 @@ var require_server = __commonJS({
                 // start"?
                 case "auth-agent-req@openssh.com":
                   if (listenerCount(session, "auth-agent")) {
-                    session.emit("auth-agent", accept, reject);
+                    session.emit("auth-agent", accept, reject2);
                     return;
                   }
                   break;
@@ -35589,7 +35589,7 @@ var require_server = __commonJS({
                       session._channel = channel;
                       return channel;
                     };
-                    session.emit("shell", accept, reject);
+                    session.emit("shell", accept, reject2);
                     return;
                   }
                   break;
@@ -35610,7 +35610,7 @@ var require_server = __commonJS({
                       session._channel = channel;
                       return channel;
                     };
-                    session.emit("exec", accept, reject, {
+                    session.emit("exec", accept, reject2, {
                       command: data
                     });
                     return;
@@ -35643,13 +35643,13 @@ var require_server = __commonJS({
                   };
                   if (data === "sftp") {
                     if (listenerCount(session, "sftp")) {
-                      session.emit("sftp", accept, reject);
+                      session.emit("sftp", accept, reject2);
                       return;
                     }
                     useSFTP = false;
                   }
                   if (listenerCount(session, "subsystem")) {
-                    session.emit("subsystem", accept, reject, {
+                    session.emit("subsystem", accept, reject2, {
                       name: data
                     });
                     return;
@@ -35660,7 +35660,7 @@ var require_server = __commonJS({
               debug && debug(
                 `Automatic rejection of incoming channel request: ${type}`
               );
-              reject && reject();
+              reject2 && reject2();
             },
             CHANNEL_EOF: (p, recipient) => {
               let channel = this._chanMgr.get(recipient);
@@ -35806,7 +35806,7 @@ var require_server = __commonJS({
                 unsentGlobalRequestsReplies.push(reply);
               if ((name === "tcpip-forward" || name === "cancel-tcpip-forward" || name === "no-more-sessions@openssh.com" || name === "streamlocal-forward@openssh.com" || name === "cancel-streamlocal-forward@openssh.com") && listenerCount(this, "request") && this.authenticated) {
                 let accept;
-                let reject;
+                let reject2;
                 if (wantReply) {
                   let replied = false;
                   accept = (chosenPort) => {
@@ -35820,7 +35820,7 @@ var require_server = __commonJS({
                     }
                     setReply("SUCCESS", bufPort);
                   };
-                  reject = () => {
+                  reject2 = () => {
                     if (replied)
                       return;
                     replied = true;
@@ -35832,7 +35832,7 @@ var require_server = __commonJS({
                   accept && accept();
                   return;
                 }
-                this.emit("request", accept, reject, name, data);
+                this.emit("request", accept, reject2, name, data);
               } else if (wantReply) {
                 setReply("FAILURE");
               }
@@ -36739,7 +36739,7 @@ var require_tunnel = __commonJS({
       }
       return host;
     }
-    function mergeOptions(target) {
+    function mergeOptions(target2) {
       for (var i = 1, len = arguments.length; i < len; ++i) {
         var overrides = arguments[i];
         if (typeof overrides === "object") {
@@ -36747,12 +36747,12 @@ var require_tunnel = __commonJS({
           for (var j2 = 0, keyLen = keys.length; j2 < keyLen; ++j2) {
             var k2 = keys[j2];
             if (overrides[k2] !== void 0) {
-              target[k2] = overrides[k2];
+              target2[k2] = overrides[k2];
             }
           }
         }
       }
-      return target;
+      return target2;
     }
     var debug;
     if (process.env.NODE_DEBUG && /\btunnel\b/.test(process.env.NODE_DEBUG)) {
@@ -37637,8 +37637,8 @@ var require_util2 = __commonJS({
       if (body == null) {
         return 0;
       } else if (isStream2(body)) {
-        const state2 = body._readableState;
-        return state2 && state2.objectMode === false && state2.ended === true && Number.isFinite(state2.length) ? state2.length : null;
+        const state3 = body._readableState;
+        return state3 && state3.objectMode === false && state3.ended === true && Number.isFinite(state3.length) ? state3.length : null;
       } else if (isBlobLike(body)) {
         return body.size != null ? body.size : null;
       } else if (isBuffer(body)) {
@@ -38346,14 +38346,14 @@ var require_request = __commonJS({
       onResponseStarted() {
         return this[kHandler].onResponseStarted?.();
       }
-      onHeaders(statusCode, headers, resume, statusText) {
+      onHeaders(statusCode, headers, resume2, statusText) {
         assert(!this.aborted);
         assert(!this.completed);
         if (channels.headers.hasSubscribers) {
           channels.headers.publish({ request: this, response: { statusCode, headers, statusText } });
         }
         try {
-          return this[kHandler].onHeaders(statusCode, headers, resume, statusText);
+          return this[kHandler].onHeaders(statusCode, headers, resume2, statusText);
         } catch (err) {
           this.abort(err);
         }
@@ -38668,9 +38668,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve21, reject) => {
+          return new Promise((resolve21, reject2) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve21(data);
+              return err ? reject2(err) : resolve21(data);
             });
           });
         }
@@ -38708,11 +38708,11 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve21, reject) => {
+          return new Promise((resolve21, reject2) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
-                reject(err2)
+                reject2(err2)
               ) : resolve21(data);
             });
           });
@@ -40980,9 +40980,9 @@ var require_util3 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve21, reject) => {
+      const promise = new Promise((resolve21, reject2) => {
         res = resolve21;
-        rej = reject;
+        rej = reject2;
       });
       return { promise, resolve: res, reject: rej };
     }
@@ -41017,8 +41017,8 @@ var require_util3 = __commonJS({
          * @param {unknown} target
          * @param {'key' | 'value' | 'key+value'} kind
          */
-        constructor(target, kind) {
-          this.#target = target;
+        constructor(target2, kind) {
+          this.#target = target2;
           this.#kind = kind;
           this.#index = 0;
         }
@@ -41068,8 +41068,8 @@ var require_util3 = __commonJS({
         },
         next: { writable: true, enumerable: true, configurable: true }
       });
-      return function(target, kind) {
-        return new FastIterableIterator(target, kind);
+      return function(target2, kind) {
+        return new FastIterableIterator(target2, kind);
       };
     }
     function iteratorMixin(name, object, kInternalIterator, keyIndex = 0, valueIndex = 1) {
@@ -41623,7 +41623,7 @@ var require_formdata = __commonJS({
         }
       }
       [nodeUtil.inspect.custom](depth, options2) {
-        const state2 = this[kState].reduce((a, b2) => {
+        const state3 = this[kState].reduce((a, b2) => {
           if (a[b2.name]) {
             if (Array.isArray(a[b2.name])) {
               a[b2.name].push(b2.value);
@@ -41637,7 +41637,7 @@ var require_formdata = __commonJS({
         }, { __proto__: null });
         options2.depth ??= depth;
         options2.colors ??= true;
-        const output = nodeUtil.formatWithOptions(options2, state2);
+        const output = nodeUtil.formatWithOptions(options2, state3);
         return `FormData ${output.slice(output.indexOf("]") + 2)}`;
       }
     };
@@ -42121,8 +42121,8 @@ Content-Type: ${value.type || "application/octet-stream"}\r
         source: body.source
       };
     }
-    function throwIfAborted(state2) {
-      if (state2.aborted) {
+    function throwIfAborted(state3) {
+      if (state3.aborted) {
         throw new DOMException("The operation was aborted.", "AbortError");
       }
     }
@@ -42676,7 +42676,7 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause3 = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        const pause4 = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
         if (request2.aborted) {
           return -1;
         }
@@ -42690,7 +42690,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause3 ? constants.ERROR.PAUSED : 0;
+        return pause4 ? constants.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -43232,10 +43232,10 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve21, reject) => {
+      const waitForDrain = () => new Promise((resolve21, reject2) => {
         assert(callback === null);
         if (socket[kError]) {
-          reject(socket[kError]);
+          reject2(socket[kError]);
         } else {
           callback = resolve21;
         }
@@ -43907,10 +43907,10 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve21, reject) => {
+      const waitForDrain = () => new Promise((resolve21, reject2) => {
         assert(callback === null);
         if (socket[kError]) {
-          reject(socket[kError]);
+          reject2(socket[kError]);
         } else {
           callback = resolve21;
         }
@@ -44007,7 +44007,7 @@ var require_redirect_handler = __commonJS({
       onError(error) {
         this.handler.onError(error);
       }
-      onHeaders(statusCode, headers, resume, statusText) {
+      onHeaders(statusCode, headers, resume2, statusText) {
         this.location = this.history.length >= this.maxRedirections || util.isDisturbed(this.opts.body) ? null : parseLocation(statusCode, headers);
         if (this.opts.throwOnMaxRedirect && this.history.length >= this.maxRedirections) {
           if (this.request) {
@@ -44021,7 +44021,7 @@ var require_redirect_handler = __commonJS({
           this.history.push(new URL(this.opts.path, this.opts.origin));
         }
         if (!this.location) {
-          return this.handler.onHeaders(statusCode, headers, resume, statusText);
+          return this.handler.onHeaders(statusCode, headers, resume2, statusText);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
         const path = search ? `${pathname}${search}` : pathname;
@@ -44342,7 +44342,7 @@ var require_client2 = __commonJS({
         this[kQueue] = [];
         this[kRunningIdx] = 0;
         this[kPendingIdx] = 0;
-        this[kResume] = (sync) => resume(this, sync);
+        this[kResume] = (sync) => resume2(this, sync);
         this[kOnError] = (err) => onError(this, err);
       }
       get pipelining() {
@@ -44381,7 +44381,7 @@ var require_client2 = __commonJS({
         if (this[kResuming]) {
         } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
           this[kResuming] = 1;
-          queueMicrotask(() => resume(this));
+          queueMicrotask(() => resume2(this));
         } else {
           this[kResume](true);
         }
@@ -44462,7 +44462,7 @@ var require_client2 = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve21, reject) => {
+        const socket = await new Promise((resolve21, reject2) => {
           client[kConnector]({
             host,
             hostname: hostname2,
@@ -44472,7 +44472,7 @@ var require_client2 = __commonJS({
             localAddress: client[kLocalAddress]
           }, (err, socket2) => {
             if (err) {
-              reject(err);
+              reject2(err);
             } else {
               resolve21(socket2);
             }
@@ -44547,7 +44547,7 @@ var require_client2 = __commonJS({
       client[kNeedDrain] = 0;
       client.emit("drain", client[kUrl], [client]);
     }
-    function resume(client, sync) {
+    function resume2(client, sync) {
       if (client[kResuming] === 2) {
         return;
       }
@@ -44599,7 +44599,7 @@ var require_client2 = __commonJS({
           client[kServerName] = request2.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
-            resume(client);
+            resume2(client);
           });
         }
         if (client[kConnecting]) {
@@ -44936,8 +44936,8 @@ var require_pool = __commonJS({
         this[kOptions].interceptors = options2.interceptors ? { ...options2.interceptors } : void 0;
         this[kFactory] = factory;
         this.on("connectionError", (origin2, targets, error) => {
-          for (const target of targets) {
-            const idx = this[kClients].indexOf(target);
+          for (const target2 of targets) {
+            const idx = this[kClients].indexOf(target2);
             if (idx !== -1) {
               this[kClients].splice(idx, 1);
             }
@@ -45254,14 +45254,14 @@ var require_proxy_agent = __commonJS({
       }
       [kDispatch](opts, handler2) {
         const onHeaders = handler2.onHeaders;
-        handler2.onHeaders = function(statusCode, data, resume) {
+        handler2.onHeaders = function(statusCode, data, resume2) {
           if (statusCode === 407) {
             if (typeof handler2.onError === "function") {
               handler2.onError(new InvalidArgumentError("Proxy Authentication Required (407)"));
             }
             return;
           }
-          if (onHeaders) onHeaders.call(this, statusCode, data, resume);
+          if (onHeaders) onHeaders.call(this, statusCode, data, resume2);
         };
         const {
           origin,
@@ -45662,7 +45662,7 @@ var require_retry_handler = __commonJS({
           }
         });
       }
-      checkpointResponseEnd(headers, resume) {
+      checkpointResponseEnd(headers, resume2) {
         if (this.end == null && this.opts.method !== "HEAD") {
           const contentLength = headers["content-length"];
           this.end = contentLength != null ? Number(contentLength) - 1 : null;
@@ -45671,7 +45671,7 @@ var require_retry_handler = __commonJS({
             "invalid content-length"
           );
         }
-        this.resume = this.end != null ? resume : null;
+        this.resume = this.end != null ? resume2 : null;
       }
       onRequestSent() {
         if (this.handler.onRequestSent) {
@@ -45693,7 +45693,7 @@ var require_retry_handler = __commonJS({
       onBodySent(chunk) {
         if (this.handler.onBodySent) return this.handler.onBodySent(chunk);
       }
-      static [kRetryHandlerDefaultRetry](err, { state: state2, opts }, cb) {
+      static [kRetryHandlerDefaultRetry](err, { state: state3, opts }, cb) {
         const { statusCode, code: code3, headers } = err;
         const { method, retryOptions } = opts;
         const {
@@ -45705,7 +45705,7 @@ var require_retry_handler = __commonJS({
           errorCodes,
           methods
         } = retryOptions;
-        const { counter } = state2;
+        const { counter } = state3;
         if (code3 && code3 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code3)) {
           cb(err);
           return;
@@ -45730,17 +45730,17 @@ var require_retry_handler = __commonJS({
         const retryTimeout = retryAfterHeader > 0 ? Math.min(retryAfterHeader, maxTimeout) : Math.min(minTimeout * timeoutFactor ** (counter - 1), maxTimeout);
         setTimeout(() => cb(null), retryTimeout);
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume2, statusMessage) {
         const headers = parseHeaders(rawHeaders);
         this.retryCount += 1;
         if (statusCode >= 300) {
           if (!this.headersSent && this.retryOpts.statusCodes.includes(statusCode) === false) {
             this.headersSent = true;
-            this.checkpointResponseEnd(headers, resume);
+            this.checkpointResponseEnd(headers, resume2);
             return this.handler.onHeaders(
               statusCode,
               rawHeaders,
-              resume,
+              resume2,
               statusMessage
             );
           } else {
@@ -45800,7 +45800,7 @@ var require_retry_handler = __commonJS({
             );
             return false;
           }
-          this.resume = resume;
+          this.resume = resume2;
           return true;
         }
         if (this.end == null) {
@@ -45811,7 +45811,7 @@ var require_retry_handler = __commonJS({
               return this.handler.onHeaders(
                 statusCode,
                 rawHeaders,
-                resume,
+                resume2,
                 statusMessage
               );
             }
@@ -45838,7 +45838,7 @@ var require_retry_handler = __commonJS({
             this.end == null || Number.isFinite(this.end),
             "invalid content-length"
           );
-          this.resume = resume;
+          this.resume = resume2;
           this.headersSent = true;
           this.etag = headers.etag != null ? headers.etag : null;
           if (this.etag != null && this.etag.startsWith("W/")) {
@@ -45847,7 +45847,7 @@ var require_retry_handler = __commonJS({
           return this.handler.onHeaders(
             statusCode,
             rawHeaders,
-            resume,
+            resume2,
             statusMessage
           );
         }
@@ -45967,7 +45967,7 @@ var require_readable = __commonJS({
     };
     var BodyReadable = class extends Readable {
       constructor({
-        resume,
+        resume: resume2,
         abort,
         contentType = "",
         contentLength,
@@ -45976,7 +45976,7 @@ var require_readable = __commonJS({
       }) {
         super({
           autoDestroy: true,
-          read: resume,
+          read: resume2,
           highWaterMark
         });
         this._readableState.dataEmitted = false;
@@ -46080,7 +46080,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve21, reject) => {
+        return await new Promise((resolve21, reject2) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -46091,7 +46091,7 @@ var require_readable = __commonJS({
           this.on("close", function() {
             signal?.removeEventListener("abort", onAbort);
             if (signal?.aborted) {
-              reject(signal.reason ?? new AbortError());
+              reject2(signal.reason ?? new AbortError());
             } else {
               resolve21(null);
             }
@@ -46112,17 +46112,17 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve21, reject) => {
+      return new Promise((resolve21, reject2) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
             stream.on("error", (err) => {
-              reject(err);
+              reject2(err);
             }).on("close", () => {
-              reject(new TypeError("unusable"));
+              reject2(new TypeError("unusable"));
             });
           } else {
-            reject(rState.errored ?? new TypeError("unusable"));
+            reject2(rState.errored ?? new TypeError("unusable"));
           }
         } else {
           queueMicrotask(() => {
@@ -46130,7 +46130,7 @@ var require_readable = __commonJS({
               type,
               stream,
               resolve: resolve21,
-              reject,
+              reject: reject2,
               length: 0,
               body: []
             };
@@ -46150,19 +46150,19 @@ var require_readable = __commonJS({
       if (consume2.body === null) {
         return;
       }
-      const { _readableState: state2 } = consume2.stream;
-      if (state2.bufferIndex) {
-        const start = state2.bufferIndex;
-        const end = state2.buffer.length;
+      const { _readableState: state3 } = consume2.stream;
+      if (state3.bufferIndex) {
+        const start = state3.bufferIndex;
+        const end = state3.buffer.length;
         for (let n = start; n < end; n++) {
-          consumePush(consume2, state2.buffer[n]);
+          consumePush(consume2, state3.buffer[n]);
         }
       } else {
-        for (const chunk of state2.buffer) {
+        for (const chunk of state3.buffer) {
           consumePush(consume2, chunk);
         }
       }
-      if (state2.endEmitted) {
+      if (state3.endEmitted) {
         consumeEnd(this[kConsume]);
       } else {
         consume2.stream.on("end", function() {
@@ -46390,7 +46390,7 @@ var require_api_request = __commonJS({
         this.abort = abort;
         this.context = context4;
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume2, statusMessage) {
         const { callback, opaque, abort, context: context4, responseHeaders, highWaterMark } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
@@ -46403,7 +46403,7 @@ var require_api_request = __commonJS({
         const contentType = parsedHeaders["content-type"];
         const contentLength = parsedHeaders["content-length"];
         const res = new Readable({
-          resume,
+          resume: resume2,
           abort,
           contentType,
           contentLength: this.method !== "HEAD" && contentLength ? Number(contentLength) : null,
@@ -46467,9 +46467,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve21, reject) => {
+        return new Promise((resolve21, reject2) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve21(data);
+            return err ? reject2(err) : resolve21(data);
           });
         });
       }
@@ -46606,7 +46606,7 @@ var require_api_stream = __commonJS({
         this.abort = abort;
         this.context = context4;
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume2, statusMessage) {
         const { factory, opaque, context: context4, callback, responseHeaders } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
@@ -46653,7 +46653,7 @@ var require_api_stream = __commonJS({
             }
           });
         }
-        res.on("drain", resume);
+        res.on("drain", resume2);
         this.res = res;
         const needDrain = res.writableNeedDrain !== void 0 ? res.writableNeedDrain : res._writableState?.needDrain;
         return needDrain !== true;
@@ -46692,9 +46692,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve21, reject) => {
+        return new Promise((resolve21, reject2) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve21(data);
+            return err ? reject2(err) : resolve21(data);
           });
         });
       }
@@ -46737,10 +46737,10 @@ var require_api_pipeline = __commonJS({
         this[kResume] = null;
       }
       _read() {
-        const { [kResume]: resume } = this;
-        if (resume) {
+        const { [kResume]: resume2 } = this;
+        if (resume2) {
           this[kResume] = null;
-          resume();
+          resume2();
         }
       }
       _destroy(err, callback) {
@@ -46749,9 +46749,9 @@ var require_api_pipeline = __commonJS({
       }
     };
     var PipelineResponse = class extends Readable {
-      constructor(resume) {
+      constructor(resume2) {
         super({ autoDestroy: true });
-        this[kResume] = resume;
+        this[kResume] = resume2;
       }
       _read() {
         this[kResume]();
@@ -46838,7 +46838,7 @@ var require_api_pipeline = __commonJS({
         this.abort = abort;
         this.context = context4;
       }
-      onHeaders(statusCode, rawHeaders, resume) {
+      onHeaders(statusCode, rawHeaders, resume2) {
         const { opaque, handler: handler2, context: context4 } = this;
         if (statusCode < 200) {
           if (this.onInfo) {
@@ -46847,7 +46847,7 @@ var require_api_pipeline = __commonJS({
           }
           return;
         }
-        this.res = new PipelineResponse(resume);
+        this.res = new PipelineResponse(resume2);
         let body;
         try {
           this.handler = null;
@@ -46979,9 +46979,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve21, reject) => {
+        return new Promise((resolve21, reject2) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve21(data);
+            return err ? reject2(err) : resolve21(data);
           });
         });
       }
@@ -47073,9 +47073,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve21, reject) => {
+        return new Promise((resolve21, reject2) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve21(data);
+            return err ? reject2(err) : resolve21(data);
           });
         });
       }
@@ -47383,12 +47383,12 @@ var require_mock_utils = __commonJS({
         const responseHeaders = generateKeyValues(headers);
         const responseTrailers = generateKeyValues(trailers);
         handler2.onConnect?.((err) => handler2.onError(err), null);
-        handler2.onHeaders?.(statusCode, responseHeaders, resume, getStatusText(statusCode));
+        handler2.onHeaders?.(statusCode, responseHeaders, resume2, getStatusText(statusCode));
         handler2.onData?.(Buffer.from(responseData));
         handler2.onComplete?.(responseTrailers);
         deleteMockDispatch(mockDispatches, key);
       }
-      function resume() {
+      function resume2() {
       }
       return true;
     }
@@ -48078,7 +48078,7 @@ var require_dump = __commonJS({
         this.#reason = reason2;
       }
       // TODO: will require adjustment after new hooks are out
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume2, statusMessage) {
         const headers = util.parseHeaders(rawHeaders);
         const contentLength = headers["content-length"];
         if (contentLength != null && contentLength > this.#maxSize) {
@@ -48092,7 +48092,7 @@ var require_dump = __commonJS({
         return this.#handler.onHeaders(
           statusCode,
           rawHeaders,
-          resume,
+          resume2,
           statusMessage
         );
       }
@@ -48325,12 +48325,12 @@ var require_dns = __commonJS({
       #dispatch = null;
       #handler = null;
       #origin = null;
-      constructor(state2, { origin, handler: handler2, dispatch }, opts) {
+      constructor(state3, { origin, handler: handler2, dispatch }, opts) {
         super(handler2);
         this.#origin = origin;
         this.#handler = handler2;
         this.#opts = { ...opts };
-        this.#state = state2;
+        this.#state = state3;
         this.#dispatch = dispatch;
       }
       onError(err) {
@@ -48929,21 +48929,21 @@ var require_response = __commonJS({
         return responseObject;
       }
       // Creates a redirect Response that redirects to url with status status.
-      static redirect(url, status4 = 302) {
+      static redirect(url, status5 = 302) {
         webidl.argumentLengthCheck(arguments, 1, "Response.redirect");
         url = webidl.converters.USVString(url);
-        status4 = webidl.converters["unsigned short"](status4);
+        status5 = webidl.converters["unsigned short"](status5);
         let parsedURL;
         try {
           parsedURL = new URL(url, relevantRealm.settingsObject.baseUrl);
         } catch (err) {
           throw new TypeError(`Failed to parse URL from ${url}`, { cause: err });
         }
-        if (!redirectStatusSet.has(status4)) {
-          throw new RangeError(`Invalid status code ${status4}`);
+        if (!redirectStatusSet.has(status5)) {
+          throw new RangeError(`Invalid status code ${status5}`);
         }
         const responseObject = fromInnerResponse(makeResponse({}), "immutable");
-        responseObject[kState].status = status4;
+        responseObject[kState].status = status5;
         const value = isomorphicEncode(URLSerializer(parsedURL));
         responseObject[kState].headersList.append("location", value, true);
         return responseObject;
@@ -49118,18 +49118,18 @@ var require_response = __commonJS({
         response.status === 0
       );
     }
-    function makeFilteredResponse(response, state2) {
-      state2 = {
+    function makeFilteredResponse(response, state3) {
+      state3 = {
         internalResponse: response,
-        ...state2
+        ...state3
       };
       return new Proxy(response, {
-        get(target, p) {
-          return p in state2 ? state2[p] : target[p];
+        get(target2, p) {
+          return p in state3 ? state3[p] : target2[p];
         },
-        set(target, p, value) {
-          assert(!(p in state2));
-          target[p] = value;
+        set(target2, p, value) {
+          assert(!(p in state3));
+          target2[p] = value;
           return true;
         }
       });
@@ -49870,11 +49870,11 @@ var require_request2 = __commonJS({
       };
     }
     function cloneRequest(request2) {
-      const newRequest = makeRequest({ ...request2, body: null });
+      const newRequest2 = makeRequest({ ...request2, body: null });
       if (request2.body != null) {
-        newRequest.body = cloneBody(newRequest, request2.body);
+        newRequest2.body = cloneBody(newRequest2, request2.body);
       }
-      return newRequest;
+      return newRequest2;
     }
     function fromInnerRequest(innerRequest, signal, guard) {
       const request2 = new Request(kConstruct);
@@ -50835,13 +50835,13 @@ var require_fetch = __commonJS({
         })();
       }
       try {
-        const { body, status: status4, statusText, headersList, socket } = await dispatch({ body: requestBody });
+        const { body, status: status5, statusText, headersList, socket } = await dispatch({ body: requestBody });
         if (socket) {
-          response = makeResponse({ status: status4, statusText, headersList, socket });
+          response = makeResponse({ status: status5, statusText, headersList, socket });
         } else {
           const iterator2 = body[Symbol.asyncIterator]();
           fetchParams.controller.next = () => iterator2.next();
-          response = makeResponse({ status: status4, statusText, headersList });
+          response = makeResponse({ status: status5, statusText, headersList });
         }
       } catch (err) {
         if (err.name === "AbortError") {
@@ -50938,7 +50938,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve21, reject) => agent.dispatch(
+        return new Promise((resolve21, reject2) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -50965,8 +50965,8 @@ var require_fetch = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status4, rawHeaders, resume, statusText) {
-              if (status4 < 200) {
+            onHeaders(status5, rawHeaders, resume2, statusText) {
+              if (status5 < 200) {
                 return;
               }
               let location = "";
@@ -50976,8 +50976,8 @@ var require_fetch = __commonJS({
               }
               location = headersList.get("location", true);
               const decoders = [];
-              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status4);
-              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status4) && !willFollow) {
+              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status5);
+              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status5) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -51012,10 +51012,10 @@ var require_fetch = __commonJS({
                   }
                 }
               }
-              this.body = new Readable({ read: resume });
+              this.body = new Readable({ read: resume2 });
               const onError = this.onError.bind(this);
               resolve21({
-                status: status4,
+                status: status5,
                 statusText,
                 headersList,
                 body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
@@ -51047,10 +51047,10 @@ var require_fetch = __commonJS({
               }
               this.body?.destroy(error);
               fetchParams.controller.terminate(error);
-              reject(error);
+              reject2(error);
             },
-            onUpgrade(status4, rawHeaders, socket) {
-              if (status4 !== 101) {
+            onUpgrade(status5, rawHeaders, socket) {
+              if (status5 !== 101) {
                 return;
               }
               const headersList = new HeadersList();
@@ -51058,8 +51058,8 @@ var require_fetch = __commonJS({
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
               resolve21({
-                status: status4,
-                statusText: STATUS_CODES[status4],
+                status: status5,
+                statusText: STATUS_CODES[status5],
                 headersList,
                 socket
               });
@@ -53433,9 +53433,9 @@ var require_util8 = __commonJS({
     function isClosed(ws) {
       return ws[kReadyState] === states.CLOSED;
     }
-    function fireEvent(e, target, eventFactory = (type, init) => new Event(type, init), eventInitDict = {}) {
+    function fireEvent(e, target2, eventFactory = (type, init) => new Event(type, init), eventInitDict = {}) {
       const event = eventFactory(e, eventInitDict);
-      target.dispatchEvent(event);
+      target2.dispatchEvent(event);
     }
     function websocketMessageReceived(ws, type, data) {
       if (ws[kReadyState] !== states.OPEN) {
@@ -55704,19 +55704,19 @@ var require_lib3 = __commonJS({
           resolve21(value);
         });
       }
-      return new (P2 || (P2 = Promise))(function(resolve21, reject) {
+      return new (P2 || (P2 = Promise))(function(resolve21, reject2) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
           } catch (e) {
-            reject(e);
+            reject2(e);
           }
         }
         function rejected(value) {
           try {
             step(generator["throw"](value));
           } catch (e) {
-            reject(e);
+            reject2(e);
           }
         }
         function step(result) {
@@ -56034,12 +56034,12 @@ var require_lib3 = __commonJS({
        */
       requestRaw(info, data) {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve21, reject) => {
+          return new Promise((resolve21, reject2) => {
             function callbackForResult(err, res) {
               if (err) {
-                reject(err);
+                reject2(err);
               } else if (!res) {
-                reject(new Error("Unknown error"));
+                reject2(new Error("Unknown error"));
               } else {
                 resolve21(res);
               }
@@ -56290,7 +56290,7 @@ var require_lib3 = __commonJS({
       }
       _processResponse(res, options2) {
         return __awaiter2(this, void 0, void 0, function* () {
-          return new Promise((resolve21, reject) => __awaiter2(this, void 0, void 0, function* () {
+          return new Promise((resolve21, reject2) => __awaiter2(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -56335,7 +56335,7 @@ var require_lib3 = __commonJS({
               }
               const err = new HttpClientError(msg, statusCode);
               err.result = response.result;
-              reject(err);
+              reject2(err);
             } else {
               resolve21(response);
             }
@@ -56625,12 +56625,12 @@ var require_light = __commonJS({
             }
           };
         }
-        _addListener(name, status4, cb) {
+        _addListener(name, status5, cb) {
           var base;
           if ((base = this._events)[name] == null) {
             base[name] = [];
           }
-          this._events[name].push({ cb, status: status4 });
+          this._events[name].push({ cb, status: status5 });
           return this.instance;
         }
         listenerCount(name) {
@@ -56803,10 +56803,10 @@ var require_light = __commonJS({
           }
         }
         _assertStatus(expected) {
-          var status4;
-          status4 = this._states.jobStatus(this.options.id);
-          if (!(status4 === expected || expected === "DONE" && status4 === null)) {
-            throw new BottleneckError$1(`Invalid job status ${status4}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
+          var status5;
+          status5 = this._states.jobStatus(this.options.id);
+          if (!(status5 === expected || expected === "DONE" && status5 === null)) {
+            throw new BottleneckError$1(`Invalid job status ${status5}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
           }
         }
         doReceive() {
@@ -56940,7 +56940,7 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve21, reject) {
+          return new this.Promise(function(resolve21, reject2) {
             return setTimeout(resolve21, t);
           });
         }
@@ -57110,10 +57110,10 @@ var require_light = __commonJS({
           var ref;
           return (ref = this.status[this._jobs[id]]) != null ? ref : null;
         }
-        statusJobs(status4) {
+        statusJobs(status5) {
           var k2, pos, ref, results, v2;
-          if (status4 != null) {
-            pos = this.status.indexOf(status4);
+          if (status5 != null) {
+            pos = this.status.indexOf(status5);
             if (pos < 0) {
               throw new BottleneckError$3(`status must be one of ${this.status.join(", ")}`);
             }
@@ -57152,10 +57152,10 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error, reject, resolve21, returned, task;
+          var args, cb, error, reject2, resolve21, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve21, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve21, reject: reject2 } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
@@ -57165,7 +57165,7 @@ var require_light = __commonJS({
               } catch (error1) {
                 error = error1;
                 return function() {
-                  return reject(error);
+                  return reject2(error);
                 };
               }
             })();
@@ -57175,13 +57175,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve21;
-          resolve21 = reject = null;
+          var promise, reject2, resolve21;
+          resolve21 = reject2 = null;
           promise = new this.Promise(function(_resolve, _reject) {
             resolve21 = _resolve;
-            return reject = _reject;
+            return reject2 = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve21, reject });
+          this._queue.push({ task, args, resolve: resolve21, reject: reject2 });
           this._tryToRun();
           return promise;
         }
@@ -57471,8 +57471,8 @@ var require_light = __commonJS({
           jobStatus(id) {
             return this._states.jobStatus(id);
           }
-          jobs(status4) {
-            return this._states.statusJobs(status4);
+          jobs(status5) {
+            return this._states.statusJobs(status5);
           }
           counts() {
             return this._states.statusCounts();
@@ -57582,7 +57582,7 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve21, reject) => {
+              return new this.Promise((resolve21, reject2) => {
                 if (finished()) {
                   return resolve21();
                 } else {
@@ -57682,9 +57682,9 @@ var require_light = __commonJS({
               options2 = parser$5.load(options2, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve21, reject) {
+              return new this.Promise(function(resolve21, reject2) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve21)(args3);
+                  return (args3[0] != null ? reject2 : resolve21)(args3);
                 });
               });
             };
@@ -57937,9 +57937,9 @@ var require_registry = __commonJS({
       async getMetricsAsString(metrics) {
         const metric = typeof metrics.getForPromString === "function" ? await metrics.getForPromString() : await metrics.get();
         const name = escapeString(metric.name);
-        const help = `# HELP ${name} ${escapeString(metric.help)}`;
+        const help2 = `# HELP ${name} ${escapeString(metric.help)}`;
         const type = `# TYPE ${name} ${metric.type}`;
-        const values = [help, type];
+        const values = [help2, type];
         const defaultLabels = Object.keys(this._defaultLabels).length > 0 ? this._defaultLabels : null;
         const isOpenMetrics = this.contentType === _Registry.OPENMETRICS_CONTENT_TYPE;
         for (const val of metric.values || []) {
@@ -59686,16 +59686,16 @@ var require_summary = __commonJS({
         };
       });
     }
-    function getCountForExport(value, summary) {
+    function getCountForExport(value, summary2) {
       return {
-        metricName: `${summary.name}_count`,
+        metricName: `${summary2.name}_count`,
         labels: value.labels,
         value: value.count
       };
     }
-    function getSumForExport(value, summary) {
+    function getSumForExport(value, summary2) {
       return {
-        metricName: `${summary.name}_sum`,
+        metricName: `${summary2.name}_sum`,
         labels: value.labels,
         value: value.sum
       };
@@ -59802,13 +59802,13 @@ var require_pushgateway = __commonJS({
       const gatewayUrlPath = gatewayUrlParsed.pathname && gatewayUrlParsed.pathname !== "/" ? gatewayUrlParsed.pathname : "";
       const jobPath = job ? `/job/${encodeURIComponent(job)}${generateGroupings(groupings)}` : "";
       const path = `${gatewayUrlPath}/metrics${jobPath}`;
-      const target = url.resolve(this.gatewayUrl, path);
-      const requestParams = url.parse(target);
+      const target2 = url.resolve(this.gatewayUrl, path);
+      const requestParams = url.parse(target2);
       const httpModule = isHttps(requestParams.href) ? https : http;
       const options2 = Object.assign(requestParams, this.requestOptions, {
         method
       });
-      return new Promise((resolve21, reject) => {
+      return new Promise((resolve21, reject2) => {
         if (method === "DELETE" && options2.headers) {
           delete options2.headers["Content-Encoding"];
         }
@@ -59820,7 +59820,7 @@ var require_pushgateway = __commonJS({
           });
           resp.on("end", () => {
             if (resp.statusCode >= 400) {
-              reject(
+              reject2(
                 new Error(`push failed with status ${resp.statusCode}, ${body}`)
               );
             } else {
@@ -59829,7 +59829,7 @@ var require_pushgateway = __commonJS({
           });
         });
         req.on("error", (err) => {
-          reject(err);
+          reject2(err);
         });
         req.on("timeout", () => {
           req.destroy(new Error("Pushgateway request timed out"));
@@ -59842,7 +59842,7 @@ var require_pushgateway = __commonJS({
             req.write(metrics);
             req.end();
           }).catch((err) => {
-            reject(err);
+            reject2(err);
           });
         } else {
           req.end();
@@ -60747,8 +60747,8 @@ var require_NoopContextManager = __commonJS({
       with(_context, fn, thisArg, ...args) {
         return fn.call(thisArg, ...args);
       }
-      bind(_context, target) {
-        return target;
+      bind(_context, target2) {
+        return target2;
       }
       enable() {
         return this;
@@ -60817,8 +60817,8 @@ var require_context2 = __commonJS({
       * @param context context to bind to the event emitter or function. Defaults to the currently active context
       * @param target function or event emitter to bind
       */
-      bind(context4, target) {
-        return this._getContextManager().bind(context4, target);
+      bind(context4, target2) {
+        return this._getContextManager().bind(context4, target2);
       }
       /**
       * Imperatively sets `context` as active, returning a {@link ContextManagementToken} whose
@@ -62598,12 +62598,12 @@ var require_cluster = __commonJS({
        */
       clusterMetrics() {
         const requestId = requestCtr++;
-        return new Promise((resolve21, reject) => {
+        return new Promise((resolve21, reject2) => {
           let settled2 = false;
           function done(err, result) {
             if (settled2) return;
             settled2 = true;
-            if (err) reject(err);
+            if (err) reject2(err);
             else resolve21(result);
           }
           const request2 = {
@@ -62940,23 +62940,23 @@ var STATE_MAP = {
   UNKNOWN: "unknown"
 };
 var USER_HOLDS = /* @__PURE__ */ new Set(["JobHeldUser"]);
-function statusOf(state2, reason2 = null) {
-  const status4 = STATE_MAP[state2] ?? "unknown";
-  return status4 === "queued" && state2 === "PENDING" && USER_HOLDS.has(reason2 ?? "") ? "held" : status4;
+function statusOf(state3, reason2 = null) {
+  const status5 = STATE_MAP[state3] ?? "unknown";
+  return status5 === "queued" && state3 === "PENDING" && USER_HOLDS.has(reason2 ?? "") ? "held" : status5;
 }
 var LIVE = /* @__PURE__ */ new Set(["queued", "held", "running", "suspended", "unknown"]);
-function isLive(status4) {
-  return LIVE.has(status4);
+function isLive(status5) {
+  return LIVE.has(status5);
 }
-function isWaiting(status4) {
-  return status4 === "queued" || status4 === "held";
+function isWaiting(status5) {
+  return status5 === "queued" || status5 === "held";
 }
 var SUBMITTED = {
   state: "PENDING",
   status: "queued"
 };
-function statusWord(status4) {
-  return status4 === "held" || status4 === "queued" ? "PENDING" : status4.toUpperCase();
+function statusWord(status5) {
+  return status5 === "held" || status5 === "queued" ? "PENDING" : status5.toUpperCase();
 }
 
 // src/slurm/parse.ts
@@ -63087,10 +63087,10 @@ function count(text3, what, command, line) {
     throw new SlurmOutputError(command, `${what} ${JSON.stringify(text3)} is not a count`, line);
   return Number(text3);
 }
-function decodeWaitStatus(status4) {
-  const signal = status4 & 127;
+function decodeWaitStatus(status5) {
+  const signal = status5 & 127;
   if (signal !== 0) return { exitCode: null, signal };
-  return { exitCode: status4 >> 8 & 255, signal: null };
+  return { exitCode: status5 >> 8 & 255, signal: null };
 }
 function decodeExitPair(text3, command, line) {
   const m2 = /^([0-9]+):([0-9]+)$/.exec(text3);
@@ -63167,10 +63167,10 @@ function squeueJob(fixed, free, name, line) {
   const [
     id,
     st,
-    why,
+    why2,
     exit,
     restarts,
-    submit,
+    submit2,
     start,
     end,
     limit,
@@ -63191,11 +63191,11 @@ function squeueJob(fixed, free, name, line) {
     name,
     state: s,
     ...rawState(st ?? ""),
-    status: statusOf(s, reason(why ?? "")),
-    reason: reason(why ?? ""),
+    status: statusOf(s, reason(why2 ?? "")),
+    reason: reason(why2 ?? ""),
     ...live(s, exitDecoded),
     restarts: count(restarts ?? "", "restart count", command, line),
-    submitTime: time(submit ?? "", command, line),
+    submitTime: time(submit2 ?? "", command, line),
     startTime: time(start ?? "", command, line),
     endTime: time(end ?? "", command, line),
     timeLimit: duration(limit ?? "", command, line),
@@ -63210,12 +63210,12 @@ function squeueJob(fixed, free, name, line) {
   job.stdoutPath = text(stdout) === null ? null : expandOutputPattern(stdout ?? "", job);
   return job;
 }
-function accountedReason(why, allocated) {
-  return allocated !== null && (why === "JobHeldUser" || why === "JobHeldAdmin") ? null : why;
+function accountedReason(why2, allocated) {
+  return allocated !== null && (why2 === "JobHeldUser" || why2 === "JobHeldAdmin") ? null : why2;
 }
 function sacctJob(fixed, free, name, line) {
   const command = "sacct";
-  const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, user] = fixed;
+  const [id, st, why2, exit, submit2, start, end, limit, used, nodeList, tres, user] = fixed;
   const s = state(st ?? "", command, line);
   const elapsed = elapsedOf(used ?? "", command, line);
   return {
@@ -63223,11 +63223,11 @@ function sacctJob(fixed, free, name, line) {
     name,
     state: s,
     ...rawState(st ?? ""),
-    status: statusOf(s, accountedReason(reason(why ?? ""), nodes(nodeList ?? ""))),
-    reason: accountedReason(reason(why ?? ""), nodes(nodeList ?? "")),
+    status: statusOf(s, accountedReason(reason(why2 ?? ""), nodes(nodeList ?? ""))),
+    reason: accountedReason(reason(why2 ?? ""), nodes(nodeList ?? "")),
     ...live(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
     restarts: null,
-    submitTime: time(submit ?? "", command, line),
+    submitTime: time(submit2 ?? "", command, line),
     startTime: time(start ?? "", command, line),
     endTime: time(end ?? "", command, line),
     timeLimit: duration(limit ?? "", command, line),
@@ -63417,8 +63417,8 @@ async function liveRunStanding(deps, request2, jobs) {
   return { status: "existing", jobId: kept.id, state: kept.state, jobName: kept.name };
 }
 async function experimentJobs(deps, request2) {
-  const listed = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
-  return ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
+  const listed2 = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
+  return ownJobs(listed2, request2.experimentId, request2.knownExperimentIds);
 }
 async function submitHeld(deps, request2, base, maxParallel) {
   const { slurm } = deps;
@@ -63550,6 +63550,12 @@ async function cancelCandidate(deps, request2) {
     job: newest ? representativeJob(mine, newest.name) : null
   };
 }
+async function cancelRuns(deps, request2) {
+  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
+  const found = jobs.filter((j2) => isLive(j2.status) && request2.runNames.has(j2.name));
+  for (const j2 of found) await deps.slurm.cancel(j2.id);
+  return found.map((j2) => ({ name: j2.name, id: j2.id }));
+}
 
 // src/cli/args.ts
 import { parseArgs as nodeParseArgs } from "node:util";
@@ -63655,10 +63661,10 @@ function num(p, name) {
 function flag(p, name) {
   return p.values[name] === true;
 }
-function renderHelp(name, summary, help) {
-  const lines = [`topo ${name}: ${summary}`, "", `usage: ${help.synopsis}`];
-  if (help.description) lines.push("", help.description);
-  const options2 = [...help.options, HELP_OPTION];
+function renderHelp(name, summary2, help2) {
+  const lines = [`topo ${name}: ${summary2}`, "", `usage: ${help2.synopsis}`];
+  if (help2.description) lines.push("", help2.description);
+  const options2 = [...help2.options, HELP_OPTION];
   const left = options2.map(
     (o) => `${o.short ? `-${o.short}, ` : "    "}--${o.name}${o.type === "boolean" ? "" : ` ${o.value ?? "VALUE"}`}`
   );
@@ -63676,12 +63682,12 @@ function renderHelp(name, summary, help) {
   });
   const env = [
     ...options2.filter((o) => o.env).map((o) => ({ name: o.env, description: `--${o.name}` })),
-    ...help.environment ?? []
+    ...help2.environment ?? []
   ];
   lines.push("", "environment:");
   if (env.length === 0) lines.push("  none");
   for (const e of env) lines.push(`  ${e.name}  ${e.description}`);
-  lines.push("", "examples:", ...help.examples.map((e) => `  ${e}`));
+  lines.push("", "examples:", ...help2.examples.map((e) => `  ${e}`));
   lines.push("", EXIT_CODES_LINE);
   return `${lines.join("\n")}
 `;
@@ -63819,7 +63825,7 @@ function spendingBoundaries(K2, alpha) {
   const phi = (x2) => Math.exp(-0.5 * x2 * x2) / Math.sqrt(2 * Math.PI);
   let spent = 0;
   for (let k2 = 1; k2 <= K2; k2++) {
-    const target = pocockSpending(alpha, k2 / K2) - spent;
+    const target2 = pocockSpending(alpha, k2 / K2) - spent;
     const hiS = 8 * Math.sqrt(k2) + 8;
     const n = n0 + Math.ceil(hiS / h2) + 1;
     const g = new Float64Array(n);
@@ -63845,7 +63851,7 @@ function spendingBoundaries(K2, alpha) {
     let b2 = hiS;
     for (let it = 0; it < 60; it++) {
       const mid = (a + b2) / 2;
-      if (tail(mid) > target) a = mid;
+      if (tail(mid) > target2) a = mid;
       else b2 = mid;
     }
     const bound = (a + b2) / 2;
@@ -64418,22 +64424,22 @@ function rolloutDriftHold(candidate, r, g) {
     return `${what}: a drift of ${pct(g.steepPerHour)}/h is not ruled out yet`;
   return null;
 }
-function driftGuard(state2, lo, m2, runs, g) {
-  if (state2 !== "better" && state2 !== "equivalent") return { state: state2, evidence: [] };
-  const { candidate, reference, shown } = runs;
+function driftGuard(state3, lo, m2, runs2, g) {
+  if (state3 !== "better" && state3 !== "equivalent") return { state: state3, evidence: [] };
+  const { candidate, reference, shown } = runs2;
   const who = [
     candidate.state === "drifting" ? `the candidate (${slopeText(candidate)})` : null,
     reference.state === "drifting" ? `${shown} (${slopeText(reference)})` : null
   ].filter((x2) => !!x2);
-  const rollout = rolloutDriftHold(candidate, runs.drift, g);
+  const rollout = rolloutDriftHold(candidate, runs2.drift, g);
   if (!who.length && !rollout)
     return {
-      state: state2,
+      state: state3,
       evidence: [
         "drift guard: neither run drifts (the detector and the rollout durations rule out a drift beyond the guard)"
       ]
     };
-  const held = `drift guard: ${state2} held back while ${[...who.length ? [`${who.join(" and ")} drifts`] : [], ...rollout ? [rollout] : []].join("; ")}`;
+  const held = `drift guard: ${state3} held back while ${[...who.length ? [`${who.join(" and ")} drifts`] : [], ...rollout ? [rollout] : []].join("; ")}`;
   return lo > -m2 ? { state: "not-better", evidence: [held] } : { state: "measuring", evidence: [held] };
 }
 function decideCandidate(candidate, reference, options2 = {}) {
@@ -64454,8 +64460,8 @@ function decideCandidate(candidate, reference, options2 = {}) {
   const [lo, hi] = [Math.exp(d2 - r) - 1, Math.exp(d2 + r) - 1];
   const change = { value: round(Math.exp(d2) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
   const thin = thinBasis(subject, at, shown);
-  const runs = { candidate: subject, reference: ref.verdict, shown, drift: at.drift };
-  const guard = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m2), lo, m2, runs, options2.driftGuard ?? DRIFT_GUARD);
+  const runs2 = { candidate: subject, reference: ref.verdict, shown, drift: at.drift };
+  const guard = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m2), lo, m2, runs2, options2.driftGuard ?? DRIFT_GUARD);
   const evidence = [
     `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
     `${shown} ${at.text}`,
@@ -64483,10 +64489,10 @@ function outlived(candidate, ref) {
   const end = ref.verdict.minutes_of_data;
   return !!ref.ended && end != null && (candidate.minutes_of_data ?? 0) > end + 0.5;
 }
-function heldFaster(base, change, candidate, evidence, why) {
+function heldFaster(base, change, candidate, evidence, why2) {
   return decided(base, "faster-drift-not-ruled-out", change, candidate, [
     ...evidence,
-    `faster-drift-not-ruled-out: faster at equal run age at every look's confidence, closed because ${why}: a drift that could undo it over the full run is not ruled out`
+    `faster-drift-not-ruled-out: faster at equal run age at every look's confidence, closed because ${why2}: a drift that could undo it over the full run is not ruled out`
   ]);
 }
 function frozenAt(read2, x2) {
@@ -64500,7 +64506,7 @@ function frozenAt(read2, x2) {
   if (stateOf(lo, hi, x2.m) !== "measuring") return null;
   return `the reference's data end at run-minute ${end}: even with no error of its own the candidate's interval [${pct(lo)}, ${pct(hi)}] would not settle it`;
 }
-function closeOpen(open, candidate, why) {
+function closeOpen(open, candidate, why2) {
   const m2 = open.min_improvement;
   const minutes = candidate.minutes_of_data ?? null;
   return {
@@ -64512,7 +64518,7 @@ function closeOpen(open, candidate, why) {
       ...open.evidence.filter(
         (e) => !e.startsWith("expected to settle") && !e.startsWith("the difference is too close")
       ),
-      `not-better: closed now, not shown ${pct(m2)} faster than ${open.against}: ${why} (the futility rule)`
+      `not-better: closed now, not shown ${pct(m2)} faster than ${open.against}: ${why2} (the futility rule)`
     ]
   };
 }
@@ -64535,11 +64541,11 @@ function stillMeasuring(base, change, evidence, eta) {
     evidence: [...evidence, when]
   };
 }
-function decided(base, state2, change, candidate, evidence) {
+function decided(base, state3, change, candidate, evidence) {
   const minutes = candidate.minutes_of_data ?? null;
   return {
     ...base,
-    state: state2,
+    state: state3,
     relative_change: change,
     decided_at_minutes: minutes === null ? null : round(minutes, 1),
     evidence
@@ -64560,11 +64566,11 @@ function settleAtHorizon(x2) {
       x2.evidence,
       "the horizon (max_decision_minutes) came while a guard held it"
     );
-  const state2 = !x2.held && Math.abs(x2.change.value) < x2.m ? "equivalent" : "not-better";
+  const state3 = !x2.held && Math.abs(x2.change.value) < x2.m ? "equivalent" : "not-better";
   const p = x2.s > 0 ? upperTailZ((x2.d - Math.log(1 - x2.m)) / x2.s) : 0;
-  return decided(x2.base, state2, x2.change, x2.candidate, [
+  return decided(x2.base, state3, x2.change, x2.candidate, [
     ...x2.evidence,
-    `${state2}: closed at the horizon (max_decision_minutes): not shown ${pct(x2.m)} faster than ${x2.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct(x2.m)} faster reads this slow or slower with probability ${pct(p)}`
+    `${state3}: closed at the horizon (max_decision_minutes): not shown ${pct(x2.m)} faster than ${x2.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct(x2.m)} faster reads this slow or slower with probability ${pct(p)}`
   ]);
 }
 function upperTailZ(z2) {
@@ -64624,8 +64630,8 @@ var pct = (x2) => `${round(100 * x2, 1)}%`;
 function stateOf(lo, hi, m2) {
   return lo > 0 ? "worse" : hi < -m2 ? "better" : lo > -m2 && hi < m2 ? "equivalent" : lo > -m2 ? "not-better" : "measuring";
 }
-function claimOf(state2, m2) {
-  return state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct(m2)}` : state2 === "equivalent" ? `within \xB1${pct(m2)}` : `not faster by ${pct(m2)} or more`;
+function claimOf(state3, m2) {
+  return state3 === "worse" ? "slower" : state3 === "better" ? `faster by more than ${pct(m2)}` : state3 === "equivalent" ? `within \xB1${pct(m2)}` : `not faster by ${pct(m2)} or more`;
 }
 function expectedMinutes(v2, d2, s, m2, options2) {
   const now = v2.minutes_of_data;
@@ -64886,15 +64892,15 @@ function ownFigureOf(verdict, reading) {
 function ownFigure(run3) {
   return ownFigureOf(run3.verdict, run3.stable_metrics?.seconds_per_rollout_full_run);
 }
-function figureOf(run3, runs) {
-  return figureWithin(run3, runs, /* @__PURE__ */ new Set());
+function figureOf(run3, runs2) {
+  return figureWithin(run3, runs2, /* @__PURE__ */ new Set());
 }
-function figureWithin(run3, runs, seen) {
+function figureWithin(run3, runs2, seen) {
   const decided2 = run3.status === "failed" ? null : decidedAgainst(run3);
   const d2 = decided2?.role === "leading candidate" ? null : decided2;
-  const ref = d2?.change ? runs.find((r) => r.name === d2.reference && r.name !== run3.name) : void 0;
+  const ref = d2?.change ? runs2.find((r) => r.name === d2.reference && r.name !== run3.name) : void 0;
   if (d2?.change && ref && !seen.has(run3.name)) {
-    const anchor = figureWithin(ref, runs, /* @__PURE__ */ new Set([...seen, run3.name]));
+    const anchor = figureWithin(ref, runs2, /* @__PURE__ */ new Set([...seen, run3.name]));
     if (anchor)
       return {
         ...decidedFigure(anchor.value, d2.change),
@@ -64904,9 +64910,9 @@ function figureWithin(run3, runs, seen) {
   }
   return ownFigure(run3);
 }
-function referenceWithFigure(run3, runs) {
+function referenceWithFigure(run3, runs2) {
   const r = referenceOf(run3);
-  const f = run3 && r ? figureOf(run3, runs) : null;
+  const f = run3 && r ? figureOf(run3, runs2) : null;
   return r && f ? { ...r, figure: { value: f.value, low: f.low, high: f.high } } : r;
 }
 
@@ -66120,12 +66126,12 @@ function pullRequestCheckRun(checks) {
   );
   const worst = ordered[0]?.check.conclusion;
   const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
-  const summary = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
+  const summary2 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
 
 ${c.check.summary}`).join("\n\n");
   return {
     title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
-    summary,
+    summary: summary2,
     ...worst ? { conclusion: worst } : {}
   };
 }
@@ -66160,8 +66166,8 @@ function referenceJobText(r) {
   const job = run3.jobId ? `Slurm job ${run3.jobId}: ${run3.state}` : run3.state;
   const cost = run3.gpuMinutes === null ? "" : ` \xB7 ${Math.round(run3.gpuMinutes)} GPU-minutes`;
   const link = run3.grafanaUrl ? ` \xB7 [Grafana](${run3.grafanaUrl})` : "";
-  const stop2 = run3.stopping ? ` \xB7 stopped now: ${run3.stopping}` : "";
-  return `Reference: ${r.name}, run ${code(run3.runName)} beside this candidate (${where}${job})${cost}${link}${stop2}`;
+  const stop3 = run3.stopping ? ` \xB7 stopped now: ${run3.stopping}` : "";
+  return `Reference: ${r.name}, run ${code(run3.runName)} beside this candidate (${where}${job})${cost}${link}${stop3}`;
 }
 var STATE_ICON = {
   queued: "\u23F3",
@@ -66309,14 +66315,14 @@ var TERMINAL2 = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
 function jobLine(v2) {
   if (!v2.jobId) return v2.state === "queued" ? "No Slurm job yet (queued)" : "No Slurm job";
   const terminal = TERMINAL2.has(v2.state);
-  let state2 = v2.finalJobState ?? v2.slurmState ?? null;
-  if (terminal && state2 && isLive(statusOf(state2)))
-    state2 = v2.stoppedBy ? statusWord("cancelled") : "ended";
-  const by = state2 && statusOf(state2) === "cancelled" && v2.stoppedBy ? v2.stoppedBy === "user" ? " by `/topo stop`" : v2.stoppedBy === "decision" ? " by the decision" : v2.stoppedBy === "no-longer-needed" ? " once no open decision needed this reference" : " once stable" : "";
+  let state3 = v2.finalJobState ?? v2.slurmState ?? null;
+  if (terminal && state3 && isLive(statusOf(state3)))
+    state3 = v2.stoppedBy ? statusWord("cancelled") : "ended";
+  const by = state3 && statusOf(state3) === "cancelled" && v2.stoppedBy ? v2.stoppedBy === "user" ? " by `/topo stop`" : v2.stoppedBy === "decision" ? " by the decision" : v2.stoppedBy === "no-longer-needed" ? " once no open decision needed this reference" : " once stable" : "";
   const d2 = v2.observation.decision;
   const savings = d2 ? savingsText(d2) : null;
   const savedText = by && savings ? ` (${savings})` : "";
-  return `Slurm job ${v2.jobId}${state2 ? `: ${state2}${by}${savedText}` : ""}`;
+  return `Slurm job ${v2.jobId}${state3 ? `: ${state3}${by}${savedText}` : ""}`;
 }
 function headlineLine(candidate, s) {
   return `${OUTCOME_ICON[s.outcome]} ${code(candidate)}: ${headlineText(s)}`;
@@ -66993,10 +66999,10 @@ function groupProblem(o, group) {
       message: `\`${o.key}=${o.value}\`: AlpaSim's public configs have no ${o.key} option \`${o.value}\`${hint || PLUGIN_NOTE}; options: ${options2.join(", ")}`
     };
   }
-  const listed = CONFIG_CATALOG.base_defaults.some(
+  const listed2 = CONFIG_CATALOG.base_defaults.some(
     (d2) => d2.replace(/^optional /, "").startsWith(`${o.key}=`)
   );
-  if (!listed && o.prefix === "") {
+  if (!listed2 && o.prefix === "") {
     return {
       rule: "override-unknown",
       severity: "error",
@@ -67162,12 +67168,12 @@ function compositionLayers(experiment) {
   );
   let after = {};
   let seenTopology = false;
-  const listed = /* @__PURE__ */ new Set();
+  const listed2 = /* @__PURE__ */ new Set();
   for (const entry of CONFIG_CATALOG.base_defaults) {
     const m2 = /^(?:optional )?([A-Za-z0-9_/]+)=(.*)$/.exec(entry);
     if (!m2) continue;
     const group = m2[1];
-    listed.add(group);
+    listed2.add(group);
     if (group === "topology") {
       seenTopology = true;
       continue;
@@ -67180,7 +67186,7 @@ function compositionLayers(experiment) {
   }
   for (const override of experiment?.fixed_inputs.overrides ?? []) {
     const g = parseGroupOverride(override);
-    if (g && !listed.has(g.group)) after = deepMerge(after, optionLayer(g.group, g.option));
+    if (g && !listed2.has(g.group)) after = deepMerge(after, optionLayer(g.group, g.option));
   }
   return { before, after };
 }
@@ -68915,11 +68921,11 @@ function toIssue(error, loaded, schemaName) {
       if (!close && home) hint = `\`${key}\` belongs at \`${home}\`. `;
       const inTopology = schemaName === "candidate" && path[0] === "topology";
       const fixedInput = schemaName === "candidate" && path.length === 0 && FIXED_INPUT_NAMES.includes(key);
-      const why = inTopology || fixedInput ? " A candidate may change only AlpaSim topology keys; driver, deploy, scenes, cameras, frequencies and other fixed inputs stay as in experiment.yaml." : "";
+      const why2 = inTopology || fixedInput ? " A candidate may change only AlpaSim topology keys; driver, deploy, scenes, cameras, frequencies and other fixed inputs stay as in experiment.yaml." : "";
       return base(
         "unknown-key",
         at,
-        `unknown key \`${key}\` in ${where}.${why} ${hint}Allowed keys here: ${known.join(", ") || "(none)"}.`,
+        `unknown key \`${key}\` in ${where}.${why2} ${hint}Allowed keys here: ${known.join(", ") || "(none)"}.`,
         true
       );
     }
@@ -69534,9 +69540,9 @@ function referenceNeeded(candidates, o) {
     return { needed: false, reason: `the horizon (${o.horizonMinutes} run-minutes) closes every decision` };
   let found = null;
   for (const c of candidates) {
-    const why = needOf(c.decision, o);
-    if (why && (!found || why === "points-at-gain" && found.why !== "points-at-gain"))
-      found = { by: c.name, why };
+    const why2 = needOf(c.decision, o);
+    if (why2 && (!found || why2 === "points-at-gain" && found.why !== "points-at-gain"))
+      found = { by: c.name, why: why2 };
   }
   if (found)
     return {
@@ -69558,22 +69564,22 @@ function startCampaign(baseline) {
     best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
   };
 }
-function roundWinner(state2, round3) {
+function roundWinner(state3, round3) {
   const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
   const better = measured2.filter((r) => r.outcome === "better");
-  const eligible = state2.best === null && better.length === 0 ? measured2 : better;
+  const eligible = state3.best === null && better.length === 0 ? measured2 : better;
   return eligible.sort((a, b2) => a.seconds - b2.seconds)[0];
 }
-function closeRound(state2, round3) {
-  const winner = roundWinner(state2, round3);
-  const best = winner && (state2.best === null || winner.seconds < state2.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state2.best;
-  return { ...state2, rounds: [...state2.rounds, round3], best };
+function closeRound(state3, round3) {
+  const winner = roundWinner(state3, round3);
+  const best = winner && (state3.best === null || winner.seconds < state3.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state3.best;
+  return { ...state3, rounds: [...state3.rounds, round3], best };
 }
-function roundsWithoutGain(state2) {
+function roundsWithoutGain(state3) {
   let n = 0;
-  let replay = startCampaign(state2.baseline);
+  let replay = startCampaign(state3.baseline);
   const gained = [];
-  for (const round3 of state2.rounds) {
+  for (const round3 of state3.rounds) {
     const before = replay.best?.name;
     replay = closeRound(replay, round3);
     const gain = replay.best?.name !== before;
@@ -69582,24 +69588,24 @@ function roundsWithoutGain(state2) {
   for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
   return n;
 }
-function stopRule(state2, policy, outlook) {
-  const dry = roundsWithoutGain(state2);
-  if (state2.rounds.length === 0 || dry < policy.stopAfter) return null;
+function stopRule(state3, policy, outlook) {
+  const dry = roundsWithoutGain(state3);
+  if (state3.rounds.length === 0 || dry < policy.stopAfter) return null;
   if (outlook && outlook.gainLow >= policy.minImprovement) return null;
   return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
 }
-function spentGpuHours(state2) {
-  return state2.baseline.gpuHours + state2.rounds.reduce((a, r) => a + r.runs.reduce((b2, x2) => b2 + x2.gpuHours, 0), 0);
+function spentGpuHours(state3) {
+  return state3.baseline.gpuHours + state3.rounds.reduce((a, r) => a + r.runs.reduce((b2, x2) => b2 + x2.gpuHours, 0), 0);
 }
-function nextStep2(state2, policy, expectedRunGpuHours, outlook) {
-  const stop2 = stopRule(state2, policy, outlook);
-  if (stop2) return { kind: "conclude", reason: stop2 };
-  if (policy.maxRounds !== void 0 && state2.rounds.length >= policy.maxRounds)
+function nextStep2(state3, policy, expectedRunGpuHours, outlook) {
+  const stop3 = stopRule(state3, policy, outlook);
+  if (stop3) return { kind: "conclude", reason: stop3 };
+  if (policy.maxRounds !== void 0 && state3.rounds.length >= policy.maxRounds)
     return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
-  const parent = state2.best?.name ?? state2.baseline.name;
+  const parent = state3.best?.name ?? state3.baseline.name;
   let count2 = policy.parallel;
   if (policy.gpuHours !== void 0) {
-    const left = policy.gpuHours - spentGpuHours(state2);
+    const left = policy.gpuHours - spentGpuHours(state3);
     count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
     if (count2 < 1)
       return {
@@ -69607,7 +69613,7 @@ function nextStep2(state2, policy, expectedRunGpuHours, outlook) {
         reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
       };
   }
-  return { kind: "round", index: state2.rounds.length + 1, parent, count: count2 };
+  return { kind: "round", index: state3.rounds.length + 1, parent, count: count2 };
 }
 var FORECAST_AFTER_MINUTES = YOUNG_MINUTES;
 function futileByForecast(decision, minute, horizon, minImprovement) {
@@ -69681,8 +69687,8 @@ function futile(decision, verdict, options2) {
   if (!futileByForecast(decision, minutes, horizon, options2.minImprovement ?? DEFAULT_MIN_IMPROVEMENT))
     return decision;
   const eta = decision.expected_minutes_to_decision;
-  const why = eta == null ? `its forecast settles nothing within the ${horizon}-minute horizon (the difference is within the noise)` : `its forecast settles it only near run-minute ${eta}, past the ${horizon}-minute horizon`;
-  return closeOpen(decision, verdict, why);
+  const why2 = eta == null ? `its forecast settles nothing within the ${horizon}-minute horizon (the difference is within the noise)` : `its forecast settles it only near run-minute ${eta}, past the ${horizon}-minute horizon`;
+  return closeOpen(decision, verdict, why2);
 }
 function decidedAgainst2(r, pr, standing) {
   const role = r.role === "run" ? "" : `${r.role} `;
@@ -70087,9 +70093,9 @@ function detect(input) {
   const common = steadyFields(f, plan, latest);
   return driftingVerdict(f, plan, latest, common) ?? windowVerdict(f, checks, latest, cycle, common);
 }
-function early(f, state2, why, more = {}) {
+function early(f, state3, why2, more = {}) {
   const none = { warmup_end_minutes: null, value: null, projected_full_run: null };
-  return { ...f.base, state: state2, ...none, ...more, evidence: [...f.evidence, ...why] };
+  return { ...f.base, state: state3, ...none, ...more, evidence: [...f.evidence, ...why2] };
 }
 function noData(input, evidence) {
   return {
@@ -70169,8 +70175,8 @@ function unsettledVerdict(f, firstProduction, floor) {
       { drift: { slope_relative_per_hour: round(drift, 4) }, estimator: "completions" }
     );
   const minutes = f.now - f.t0;
-  const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
-  return early(f, "warming", [why]);
+  const why2 = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
+  return early(f, "warming", [why2]);
 }
 function inFlightOf(f, warmupEnd) {
   const W2 = f.s.window_minutes;
@@ -70572,9 +70578,9 @@ function opportunities(usage, bottleneck) {
       );
     else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
       const headroom = round(total - peak, 1);
-      const target = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
+      const target2 = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
       out.push(
-        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target}`
+        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target2}`
       );
     }
   }
@@ -70905,10 +70911,10 @@ function besideOf(recorded, observed) {
   return { ...recorded, verdict, value: verdict.value ?? null, live: true, beside };
 }
 function leaderOf(exp, observed, reference) {
-  const runs = observed.flatMap(
+  const runs2 = observed.flatMap(
     (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }] : []
   );
-  const lead = leadingCandidate(runs, reference?.verdict ?? null);
+  const lead = leadingCandidate(runs2, reference?.verdict ?? null);
   return lead ? {
     role: "leading candidate",
     name: lead.name,
@@ -70916,18 +70922,18 @@ function leaderOf(exp, observed, reference) {
     value: null,
     live: true,
     pr: lead.pr,
-    contenders: runs.length
+    contenders: runs2.length
   } : null;
 }
 
 // src/judge/judge.ts
 var isStable = (v2) => v2 === "stable" || v2 === "cyclic";
-function judgeRuns(runs, standing) {
-  const observed = runs.map((r) => observeRunOf(r.run));
-  const chosen = runs.map((r, i) => ({ c: r.candidate, analysis: observed[i]?.analysis }));
+function judgeRuns(runs2, standing) {
+  const observed = runs2.map((r) => observeRunOf(r.run));
+  const chosen = runs2.map((r, i) => ({ c: r.candidate, analysis: observed[i]?.analysis }));
   const reference = referenceOf2(standing, chosen);
   const leader = leaderOf(standing, chosen, reference);
-  const judgements = runs.map(
+  const judgements = runs2.map(
     (r, i) => decideRunOf(r.run, observed[i], {
       standing,
       candidate: r.candidate,
@@ -70944,11 +70950,11 @@ function decideRunOf(run3, observed, context4) {
   const x2 = context4.standing.experiment;
   const stoppedBy = stoppedByOf(run3, observed, context4);
   const stoppedByUs = stoppedBy !== null || job?.status === "cancelled" && x2.stop_when_stable === true;
-  let state2 = run3.job === void 0 && analysis ? stateOfRun(analysis) : candidateState(job, context4.candidate.requested, analysis, stoppedByUs);
+  let state3 = run3.job === void 0 && analysis ? stateOfRun(analysis) : candidateState(job, context4.candidate.requested, analysis, stoppedByUs);
   const observation = analysis?.observation ?? waiting(run3.runName, job);
-  if (state2 === null) return { state: state2, observation, comparisons: [], decision: null, stoppedBy, observed };
-  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
-  if (state2 === "failed") observation.failure = failureOf(run3, job, observation);
+  if (state3 === null) return { state: state3, observation, comparisons: [], decision: null, stoppedBy, observed };
+  if (observation.failure?.kind === "no-telemetry") state3 = "failed";
+  if (state3 === "failed") observation.failure = failureOf(run3, job, observation);
   const previous = context4.previous?.run_name === run3.runName ? context4.previous.decision ?? null : null;
   const comparisons = compareCandidate(context4.standing, context4.candidate, observation, {
     reference: context4.reference,
@@ -70957,7 +70963,7 @@ function decideRunOf(run3, observed, context4) {
     ended: observed.ended,
     gpu: gpuInput(run3, observed, context4.standing, stoppedBy === "decision")
   });
-  return { state: state2, observation, comparisons, decision: observation.decision ?? null, stoppedBy, observed };
+  return { state: state3, observation, comparisons, decision: observation.decision ?? null, stoppedBy, observed };
 }
 function candidateState(job, requested, analysis, stoppedByUs) {
   if (!job) return requested ? "queued" : null;
@@ -71500,7 +71506,7 @@ var analyzeCommand = {
 
 // actions/monitor/autopilot.ts
 var import_yaml5 = __toESM(require_dist(), 1);
-import { existsSync as existsSync5 } from "node:fs";
+import { existsSync as existsSync6 } from "node:fs";
 import { join as join7 } from "node:path";
 
 // src/github/user-text.ts
@@ -71522,34 +71528,6 @@ function codeBlock(text3, language = "text") {
   return `${fence}${language}
 ${clean3}
 ${fence}`;
-}
-
-// src/autopilot/controls.ts
-var CONTROL_HELP = [
-  "`/topo pause`: no new runs; running ones go on to their decision",
-  "`/topo pause --now`: running ones stop too",
-  "`/topo resume`: go on",
-  "`/topo conclude`: conclude now with the best so far"
-];
-function parseControl(body) {
-  const text3 = body.replace(/\r\n?/g, "\n").trim();
-  const m2 = /^\/topo(?=\s|$)/.exec(text3);
-  if (!m2) return { kind: "none" };
-  const words = text3.slice(m2[0].length).split("\n", 1)[0].trim().split(/\s+/).filter(Boolean);
-  const [word, ...rest] = words;
-  const only = (control) => rest.length === 0 ? { kind: "control", control } : {
-    kind: "invalid",
-    reason: `\`/topo ${word}\` takes no argument here; the dashboard takes: ${CONTROL_HELP.join("; ")}`
-  };
-  if (word === "pause" && rest.length === 1 && rest[0] === "--now")
-    return { kind: "control", control: "pause-now" };
-  if (word === "pause") return only("pause");
-  if (word === "resume") return only("resume");
-  if (word === "conclude") return only("conclude");
-  return {
-    kind: "invalid",
-    reason: `${word ? `\`${word.slice(0, 40)}\` is not a dashboard command` : "no command given after /topo"}; the dashboard takes: ${CONTROL_HELP.join("; ")}`
-  };
 }
 
 // src/autopilot/policy.ts
@@ -71630,26 +71608,26 @@ function botBranch(experimentId, candidate) {
 var WINNER_LABEL = "autopilot:winner";
 var live2 = (r) => r.request === "live";
 var withdrawn = (r) => r.origin === "bot" && (r.pull === "closed" && r.outcome === null || r.takenOver === true);
-function budgetOf(runs, limit, runGpuHours, elsewhere = 0) {
-  const spent = elsewhere + runs.reduce((a, r) => a + r.gpuHours, 0);
-  const committed = runs.filter(live2).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
+function budgetOf(runs2, limit, runGpuHours, elsewhere = 0) {
+  const spent = elsewhere + runs2.reduce((a, r) => a + r.gpuHours, 0);
+  const committed = runs2.filter(live2).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
   return { limit, spent, committed, left: limit - spent - committed };
 }
-function campaignOf(runs) {
-  const base = runs.find((r) => r.round === 0);
-  let state2 = startCampaign({
+function campaignOf(runs2) {
+  const base = runs2.find((r) => r.round === 0);
+  let state3 = startCampaign({
     name: base?.name ?? "baseline",
     seconds: base?.outcome === "failed" ? null : base?.seconds ?? null,
     gpuHours: base?.gpuHours ?? 0
   });
-  for (const r of runs)
-    if (r.round === null && r.outcome === "better" && r.seconds !== void 0 && r.seconds < (state2.best?.seconds ?? Infinity))
-      state2 = { ...state2, best: { name: r.name, seconds: r.seconds } };
-  const current = Math.max(0, ...runs.map((r) => r.round ?? 0));
+  for (const r of runs2)
+    if (r.round === null && r.outcome === "better" && r.seconds !== void 0 && r.seconds < (state3.best?.seconds ?? Infinity))
+      state3 = { ...state3, best: { name: r.name, seconds: r.seconds } };
+  const current = Math.max(0, ...runs2.map((r) => r.round ?? 0));
   for (let index = 1; index <= current; index++) {
-    const of = runs.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r));
-    if (index === current && !roundFinished(runs, index)) break;
-    const round3 = { index, parent: state2.best?.name ?? state2.baseline.name, runs: [] };
+    const of = runs2.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r));
+    if (index === current && !roundFinished(runs2, index)) break;
+    const round3 = { index, parent: state3.best?.name ?? state3.baseline.name, runs: [] };
     for (const r of of)
       round3.runs.push({
         name: r.name,
@@ -71657,23 +71635,23 @@ function campaignOf(runs) {
         ...r.seconds !== void 0 ? { seconds: r.seconds } : {},
         gpuHours: r.gpuHours
       });
-    state2 = closeRound(state2, round3);
+    state3 = closeRound(state3, round3);
   }
-  return { state: state2, current };
+  return { state: state3, current };
 }
-function roundFinished(runs, index) {
-  return runs.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r)).every((r) => r.outcome !== null && r.request !== "live");
+function roundFinished(runs2, index) {
+  return runs2.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r)).every((r) => r.outcome !== null && r.request !== "live");
 }
 function planStep(input) {
-  const { policy, runs, controls } = input;
-  const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
-  const { state: state2, current } = campaignOf(runs);
-  const taken = takeovers(runs);
+  const { policy, runs: runs2, controls } = input;
+  const budget = budgetOf(runs2, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
+  const { state: state3, current } = campaignOf(runs2);
+  const taken = takeovers(runs2);
   const plan = (step) => ({
     actions: step.actions,
     waiting: step.waiting,
     budget,
-    campaign: state2,
+    campaign: state3,
     round: current,
     stalls: [...taken, ...step.stalls ?? []]
   });
@@ -71686,39 +71664,39 @@ function planStep(input) {
   const ending = endingReason(input, budget);
   if (ending)
     return plan({
-      actions: [...stopLive(runs, ending), ...conclusionOf(runs, state2, ending)],
+      actions: [...stopLive(runs2, ending), ...conclusionOf(runs2, state3, ending)],
       waiting: null
     });
-  const housekeeping = closeLosers(runs, state2);
+  const housekeeping = closeLosers(runs2, state3);
   if (controls.paused || !policy.enabled) {
-    const why = controls.paused ? "paused on the dashboard (/topo resume goes on)" : "autopilot.enabled is false";
+    const why2 = controls.paused ? "paused on the dashboard (/topo resume goes on)" : "autopilot.enabled is false";
     return plan({
-      actions: [...housekeeping, ...controls.stopLive ? stopLive(runs, why) : []],
-      waiting: why
+      actions: [...housekeeping, ...controls.stopLive ? stopLive(runs2, why2) : []],
+      waiting: why2
     });
   }
   const submits = submitsOf(input, budget, current);
   const base = baselineStep(input, budget, submits);
   if (base) return plan({ ...base, actions: [...housekeeping, ...base.actions] });
-  if (!roundFinished(runs, current) || runs.some((r) => r.origin === "person" && live2(r)))
+  if (!roundFinished(runs2, current) || runs2.some((r) => r.origin === "person" && live2(r)))
     return plan({
       actions: [...housekeeping, ...submits.actions],
       waiting: submits.waiting ?? `round ${current} is running`
     });
-  return plan({ actions: [...housekeeping, ...nextRound(input, state2, budget)], waiting: null });
+  return plan({ actions: [...housekeeping, ...nextRound(input, state3, budget)], waiting: null });
 }
-function takeovers(runs) {
-  return runs.filter((r) => r.origin === "bot" && r.takenOver && r.pull === "open" && r.pr !== void 0).map((r) => ({
+function takeovers(runs2) {
+  return runs2.filter((r) => r.origin === "bot" && r.takenOver && r.pull === "open" && r.pr !== void 0).map((r) => ({
     pr: r.pr,
     what: `\`${r.name}\` was changed by someone else: its head is not the autopilot's commit (an amended or force-pushed commit counts), so the autopilot leaves it alone and its round goes on without it`,
     fix: `it is yours now: comment \`/topo submit\` on #${r.pr} to run it as your candidate, or close it`
   }));
 }
 function baselineStep(input, budget, submits) {
-  const { runs, policy } = input;
-  const base = runs.find((r) => r.round === 0);
+  const { runs: runs2, policy } = input;
+  const base = runs2.find((r) => r.round === 0);
   if (!base) {
-    if (runs.some((r) => r.origin === "person"))
+    if (runs2.some((r) => r.origin === "person"))
       return { actions: [], waiting: "waiting for the baseline to be recorded (merge its pull request)" };
     if (!canStart(policy, budget.spent, budget.committed, input.runGpuHours))
       return { actions: [], waiting: "the budget has no room for the baseline" };
@@ -71751,8 +71729,8 @@ function endingReason(input, budget) {
     return `budget: ${fmt2(budget.spent)} of ${fmt2(budget.limit)} GPU-hours spent${runningForecast(input.runs, budget)}`;
   return null;
 }
-function runningForecast(runs, budget) {
-  const n = runs.filter(live2).length;
+function runningForecast(runs2, budget) {
+  const n = runs2.filter(live2).length;
   if (n === 0) return "";
   return `, held so far; the ${n} live run${n === 1 ? "" : "s"} would take about ${fmt2(budget.committed)} GPU-hours more to finish, a forecast not counted`;
 }
@@ -71772,15 +71750,15 @@ function submitsOf(input, budget, current) {
     actions.push({ kind: "submit", name: r.name, pr: r.pr });
   }
   const held = ready.length - actions.length;
-  const why = [
+  const why2 = [
     ...unapproved.length ? [
       `waiting for a writer's approving review or /topo submit on ${unapproved.map((r) => `#${r.pr}`).join(", ")}`
     ] : [],
     ...held ? [`${held} run(s) wait: the budget has no room for them`] : []
   ];
-  return { actions, waiting: why.length ? why.join("; ") : null };
+  return { actions, waiting: why2.length ? why2.join("; ") : null };
 }
-function nextRound(input, state2, budget) {
+function nextRound(input, state3, budget) {
   const policy = {
     parallel: input.policy.parallel,
     minImprovement: 0,
@@ -71789,35 +71767,35 @@ function nextRound(input, state2, budget) {
     gpuHours: input.policy.gpuHours,
     referencePrecision: REFERENCE_PRECISION
   };
-  const held = budget.spent + budget.committed - spentOf(state2);
-  const step = nextStep2(state2, { ...policy, gpuHours: policy.gpuHours - held }, input.runGpuHours);
-  if (step.kind === "conclude") return conclusionOf(input.runs, state2, step.reason);
+  const held = budget.spent + budget.committed - spentOf(state3);
+  const step = nextStep2(state3, { ...policy, gpuHours: policy.gpuHours - held }, input.runGpuHours);
+  if (step.kind === "conclude") return conclusionOf(input.runs, state3, step.reason);
   const slots = input.policy.parallel - input.runs.filter((r) => r.origin === "person" && live2(r)).length;
   return [
     { kind: "open", round: step.index, parent: step.parent, count: Math.max(1, Math.min(step.count, slots)) }
   ];
 }
-function spentOf(state2) {
-  return state2.baseline.gpuHours + state2.rounds.reduce((a, r) => a + r.runs.reduce((b2, x2) => b2 + x2.gpuHours, 0), 0);
+function spentOf(state3) {
+  return state3.baseline.gpuHours + state3.rounds.reduce((a, r) => a + r.runs.reduce((b2, x2) => b2 + x2.gpuHours, 0), 0);
 }
-function closeLosers(runs, state2) {
-  const best = state2.best?.name;
+function closeLosers(runs2, state3) {
+  const best = state3.best?.name;
   const out = [];
-  for (const r of runs) {
+  for (const r of runs2) {
     if (r.origin !== "bot" || r.pull !== "open" || r.takenOver || r.pr === void 0 || r.request === "live")
       continue;
     if (r.outcome === null || r.outcome === "undecided" || r.name === best) continue;
-    const roundOver = r.round !== null && state2.rounds.some((x2) => x2.index === r.round);
+    const roundOver = r.round !== null && state3.rounds.some((x2) => x2.index === r.round);
     if (!roundOver) continue;
-    const won = state2.rounds.some((x2) => x2.runs.some((y2) => y2.name === r.name)) && r.outcome === "better";
+    const won = state3.rounds.some((x2) => x2.runs.some((y2) => y2.name === r.name)) && r.outcome === "better";
     out.push(
       won ? { kind: "close", name: r.name, pr: r.pr, why: "superseded", ...best ? { by: best } : {} } : { kind: "close", name: r.name, pr: r.pr, why: "rejected" }
     );
   }
   return out;
 }
-function stopLive(runs, reason2) {
-  return runs.filter((r) => r.origin === "bot" && live2(r) && r.pr !== void 0 && !r.takenOver).map((r) => ({ kind: "stop", name: r.name, pr: r.pr, reason: reason2 }));
+function stopLive(runs2, reason2) {
+  return runs2.filter((r) => r.origin === "bot" && live2(r) && r.pr !== void 0 && !r.takenOver).map((r) => ({ kind: "stop", name: r.name, pr: r.pr, reason: reason2 }));
 }
 function finishStep(input, c) {
   if (c.reported || c.winner === void 0) return { actions: [], waiting: `concluded: ${c.reason}` };
@@ -71842,9 +71820,9 @@ function finishStep(input, c) {
     return { actions: [], waiting: `concluded; waiting for the record of the winner #${w2.pr}` };
   return { actions: [{ kind: "report", winner: w2?.pull === "merged" ? w2.name : null }], waiting: null };
 }
-function conclusionOf(runs, state2, reason2) {
-  const winner = state2.best && state2.best.name !== state2.baseline.name ? state2.best.name : null;
-  return [...closeLosers(runs, state2), { kind: "conclude", reason: reason2, winner }];
+function conclusionOf(runs2, state3, reason2) {
+  const winner = state3.best && state3.best.name !== state3.baseline.name ? state3.best.name : null;
+  return [...closeLosers(runs2, state3), { kind: "conclude", reason: reason2, winner }];
 }
 function fmt2(x2) {
   return (Math.round(x2 * 10) / 10).toString();
@@ -71878,8 +71856,8 @@ function actionText(a) {
       return "post the final report here, from the record";
   }
 }
-function roundRows(runs) {
-  const rows = [...runs].filter((r) => r.round !== null || r.request !== "none").sort((a, b2) => (a.round ?? 1e9) - (b2.round ?? 1e9) || a.name.localeCompare(b2.name));
+function roundRows(runs2) {
+  const rows = [...runs2].filter((r) => r.round !== null || r.request !== "none").sort((a, b2) => (a.round ?? 1e9) - (b2.round ?? 1e9) || a.name.localeCompare(b2.name));
   return rows.map((r) => {
     const round3 = r.round === 0 ? "baseline" : r.round === null ? "a person\u2019s" : String(r.round);
     const decision = r.round === 0 && r.outcome !== null && r.outcome !== "failed" ? "reference" : r.outcome ?? (r.request === "live" ? "running" : r.pull === "closed" ? "withdrawn" : "waiting");
@@ -71887,9 +71865,9 @@ function roundRows(runs) {
     return `| ${round3} | \`${r.name}\` | ${r.pr !== void 0 ? `#${r.pr}` : "\u2013"} | ${decision} | ${seconds3} | ${h(r.gpuHours)} |`;
   });
 }
-function bestLine(plan, runs) {
+function bestLine(plan, runs2) {
   const { best, baseline } = plan.campaign;
-  const base = runs.find((r) => r.round === 0);
+  const base = runs2.find((r) => r.round === 0);
   if (!best && base?.outcome === "failed")
     return `**Best so far:** none measured (the baseline \`${baseline.name}\` failed).`;
   if (!best)
@@ -71909,7 +71887,7 @@ function stallLines(stalls) {
     ""
   ];
 }
-function renderDashboard(experimentId, runs, plan, stalls = []) {
+function renderDashboard(experimentId, runs2, plan, controls, stalls = []) {
   const b2 = plan.budget;
   const next = plan.actions.length ? plan.actions.map((a) => `- ${actionText(a)}`) : [`- nothing: ${plan.waiting ?? "up to date"}`];
   return [
@@ -71920,17 +71898,17 @@ function renderDashboard(experimentId, runs, plan, stalls = []) {
     "",
     `**GPU-hours:** ${h(b2.spent)} spent, ${h(b2.committed)} committed to live runs, ${h(Math.max(0, b2.left))} left of ${h(b2.limit)}.`,
     "",
-    bestLine(plan, runs),
+    bestLine(plan, runs2),
     "",
     ...stallLines([...plan.stalls, ...stalls]),
     "| round | candidate | pull request | decision | s/rollout | GPU-hours |",
     "|---|---|---|---|---|---|",
-    ...roundRows(runs),
+    ...roundRows(runs2),
     "",
     "**Next:**",
     ...next,
     "",
-    `Controls (writers only, as a comment here): ${CONTROL_HELP.join("; ")}.`
+    `Controls (writers only, as a comment here): ${controls.join("; ")}.`
   ].join("\n");
 }
 
@@ -71990,6 +71968,7 @@ function mergeRuns(recorded, live3) {
 }
 
 // src/autopilot/state.ts
+var DASHBOARDS_KEPT = 5;
 var EMPTY_PILOT_STATE = {
   version: 1,
   paused: null,
@@ -72000,7 +71979,8 @@ var EMPTY_PILOT_STATE = {
   stopped: [],
   held: {},
   heads: {},
-  validated: {}
+  validated: {},
+  dashboards: []
 };
 var PilotStateError = class extends Error {
   name = "PilotStateError";
@@ -72039,6 +72019,9 @@ function parsePilotState(text3) {
   const held = x2.held ?? {};
   if (!isObject(held) || Object.values(held).some((v2) => typeof v2 !== "number" || !(v2 >= 0)))
     throw bad("held");
+  const dashboards = x2.dashboards ?? [];
+  if (!Array.isArray(dashboards) || dashboards.some((n) => !Number.isSafeInteger(n) || n <= 0))
+    throw bad("dashboards");
   return {
     version: 1,
     paused: p === null ? null : { by: p.by, now: p.now },
@@ -72049,256 +72032,148 @@ function parsePilotState(text3) {
     stopped: [...x2.stopped],
     held: { ...held },
     heads: shaMap(x2.heads, "heads"),
-    validated: shaMap(x2.validated, "validated")
+    validated: shaMap(x2.validated, "validated"),
+    dashboards: [...dashboards]
   };
 }
 function concludedOf(c) {
   return { reason: c.reason, winner: c.winner, ...c.reported ? { reported: true } : {} };
 }
-function renderPilotState(state2) {
-  return JSON.stringify(state2, null, 2);
+function renderPilotState(state3) {
+  return JSON.stringify(state3, null, 2);
 }
-function controlsOfState(state2) {
+function controlsOfState(state3) {
   return {
-    paused: state2.paused !== null,
-    stopLive: state2.paused?.now === true,
-    ...state2.concludeBy ? { concludedBy: state2.concludeBy } : {}
+    paused: state3.paused !== null,
+    stopLive: state3.paused?.now === true,
+    ...state3.concludeBy ? { concludedBy: state3.concludeBy } : {}
   };
 }
-function applyCommands(state2, comments) {
-  let next = state2;
-  const replies = [];
-  for (const c of [...comments].sort((a, b2) => a.id - b2.id)) {
-    if (c.id <= next.lastComment) continue;
-    next = { ...next, lastComment: c.id };
-    const parsed = parseControl(c.body);
-    if (parsed.kind === "none") continue;
-    const who = `@${inlineText(c.login, 40)}`;
-    const reply = (text3) => replies.push({ id: c.id, text: `${who}: ${text3}` });
-    if (!c.allowed) {
-      reply("refused: dashboard commands need write access to the repository; nothing changed.");
-      continue;
-    }
-    if (parsed.kind === "invalid") {
-      reply(`not done: ${parsed.reason}.`);
-      continue;
-    }
-    if (next.concluded || next.concludeBy) {
-      reply("not done: the experiment has concluded; a conclusion is final.");
-      continue;
-    }
-    const control = parsed.control;
-    if (control === "conclude") next = { ...next, concludeBy: c.login };
-    else if (control === "resume") next = { ...next, paused: null };
-    else next = { ...next, paused: { by: c.login, now: control === "pause-now" } };
-    reply(doneText(control));
+
+// src/commands/parse.ts
+var MAX_TEXT = 2e3;
+var CANDIDATE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
+var PLACE = {
+  pull: "a pull request",
+  dashboard: "an autopilot experiment's dashboard issue"
+};
+function parseCommand(body, where, commands2) {
+  const text3 = body.replace(/\r\n?/g, "\n").trim();
+  const m2 = /^\/topo(?=\s|$)/.exec(text3);
+  if (!m2) return { kind: "none" };
+  const rest = text3.slice(m2[0].length);
+  const word = (rest.split("\n", 1)[0].trim().split(/\s+/, 1)[0] ?? "").trim();
+  if (!word) return { kind: "invalid", reason: "no command given after /topo" };
+  const named = commands2.filter((c) => c.name === word);
+  const command = named.find((c) => c.where === where);
+  if (!command) {
+    const elsewhere = named[0];
+    return {
+      kind: "invalid",
+      reason: elsewhere ? `\`/topo ${word}\` is taken on ${PLACE[elsewhere.where]}, not here${movedHint(word, where, commands2)}` : `unknown command \`${word.slice(0, 40)}\``
+    };
   }
-  return { state: next, replies };
+  const argument = rest.trim().slice(word.length).trim();
+  const why2 = argumentProblem(command.name, command.argument, argument);
+  if (why2) return { kind: "invalid", reason: why2 };
+  return argument ? { kind: "command", command, argument } : { kind: "command", command };
 }
-function doneText(control) {
-  switch (control) {
-    case "pause":
-      return "paused: no new runs start, queued ones included; running ones go on to their decision. `/topo resume` goes on.";
-    case "pause-now":
-      return "paused now: no new runs start, and running ones are stopped (`stopped`, not failed); `/topo resume` runs them again.";
-    case "resume":
-      return "resumed: the autopilot goes on with its round.";
-    case "conclude":
-      return "concluding with the best so far: no new runs start, running bot runs are stopped.";
+function movedHint(word, where, commands2) {
+  if (word !== "conclude" || where !== "pull" || !commands2.some((c) => c.name === "report")) return "";
+  return ": `/topo report` posts the experiment\u2019s final report here";
+}
+function argumentProblem(name, rule, argument) {
+  switch (rule.kind) {
+    case "none":
+      return argument ? `\`/topo ${name}\` takes no arguments` : null;
+    case "candidate":
+      return argument && !CANDIDATE_NAME.test(argument) ? `\`/topo ${name}\` takes at most one candidate name (lower-case letters, digits and dashes, as in its file name)` : null;
+    case "text":
+      if (!argument) return `\`/topo ${name}\` needs a text after it`;
+      return argument.length > MAX_TEXT ? `the text after \`/topo ${name}\` is longer than ${MAX_TEXT} characters` : null;
+    case "word":
+      if (argument === rule.word || !argument && rule.optional) return null;
+      return rule.optional ? `\`/topo ${name}\` takes nothing or \`${rule.word}\`` : `\`/topo ${name}\` takes one word: \`/topo ${name} ${rule.word}\``;
+  }
+}
+function argumentHint(rule) {
+  switch (rule.kind) {
+    case "none":
+      return "";
+    case "candidate":
+      return " [<candidate>]";
+    case "text":
+      return ` ${rule.hint}`;
+    case "word":
+      return rule.optional ? ` [${rule.word}]` : ` ${rule.word}`;
   }
 }
 
-// src/github/comment-split.ts
-var GITHUB_COMMENT_LIMIT = 65536;
-var FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-var CONTINUED = "_(continued from the previous comment)_";
-function closing(open) {
-  const lines = [];
-  if (open.fence) lines.push(open.fence.trim().match(/^ {0,3}(`{3,}|~{3,})/)?.[1] ?? "```");
-  for (let i = 0; i < open.details.length; i++) lines.push("</details>");
-  return lines;
+// src/commands/help.ts
+var help = {
+  name: "help",
+  where: "pull",
+  argument: { kind: "none" },
+  permission: "anyone",
+  recordedAtClose: false,
+  onClosed: true,
+  summary: "show this help",
+  run: async (ctx) => ({ ok: true, message: helpText(ctx.commands) })
+};
+function helpText(commands2, reason2) {
+  const here = commands2.filter((c) => c.where === "pull");
+  const writers = here.filter((c) => c.permission === "write").map((c) => `\`${c.name}\``);
+  return [
+    ...reason2 ? [`I did not understand that: ${reason2}.`, ""] : [],
+    "Commands (comment on the pull request; the comment must start with the command):",
+    "",
+    "| Command | What it does |",
+    "| --- | --- |",
+    ...here.map((c) => `| \`/topo ${c.name}${argumentHint(c.argument)}\` | ${c.summary} |`),
+    "",
+    `${writers.join(", ")} need write access to the repository and are not available on pull requests from forks.`
+  ].join("\n");
 }
-function reopening(open) {
-  const lines = [...open.details];
-  if (open.fence) lines.push(open.fence);
-  return lines;
-}
-function track(open, line) {
-  const fence = FENCE.exec(line);
-  if (open.fence) {
-    const marker = open.fence.trim().match(/^(`{3,}|~{3,})/)?.[1] ?? "```";
-    if (fence?.[1]?.startsWith(marker[0]) && (fence[1]?.length ?? 0) >= marker.length && !fence?.[2]?.trim()) {
-      open.fence = void 0;
-    }
-    return;
-  }
-  if (fence) {
-    open.fence = line;
-    return;
-  }
-  const opens = (line.match(/<details\b[^>]*>/gi) ?? []).length;
-  const closes = (line.match(/<\/details>/gi) ?? []).length;
-  for (let i = 0; i < opens; i++) open.details.push("<details>");
-  if (opens && /<summary>/i.test(line)) open.details[open.details.length - 1] = line.trim();
-  for (let i = 0; i < closes; i++) open.details.pop();
-}
-var size = (lines) => lines.reduce((n, l3) => n + l3.length + 1, 0);
-function splitComment(body, limit = GITHUB_COMMENT_LIMIT, options2 = {}) {
-  if (limit < 200) throw new Error(`comment limit ${limit} is too small to split into readable parts`);
-  if (body.length <= limit) return [body];
-  const budget = limit - 120;
-  const parts = [];
-  const open = { details: [] };
-  let current = [];
-  let currentSize = 0;
-  const flush = () => {
-    parts.push([...current, ...closing(open)].join("\n"));
-    current = [CONTINUED, "", ...reopening(open)];
-    currentSize = size(current);
-  };
-  for (const rawLine of body.split("\n")) {
-    const pieces = [];
-    for (let i = 0; i < rawLine.length || i === 0; i += Math.floor(budget / 2)) {
-      pieces.push(rawLine.slice(i, i + Math.floor(budget / 2)));
-    }
-    for (const line of pieces) {
-      const after = { fence: open.fence, details: [...open.details] };
-      track(after, line);
-      if (current.length && currentSize + line.length + 1 + size(closing(after)) > budget) flush();
-      current.push(line);
-      currentSize += line.length + 1;
-      track(open, line);
-    }
-  }
-  parts.push([...current, ...closing(open)].join("\n"));
-  const max = options2.maxParts ?? Number.POSITIVE_INFINITY;
-  if (parts.length <= max) return parts;
-  const dropped = parts.length - max;
-  const kept = parts.slice(dropped);
-  kept[0] = `_(${dropped} earlier part${dropped === 1 ? "" : "s"} omitted: the comment was too long)_
-
-${kept[0].replace(`${CONTINUED}
-
-`, "")}`;
-  return kept;
-}
-function truncateComment(body, limit = GITHUB_COMMENT_LIMIT) {
-  return splitComment(body, limit, { maxParts: 1 })[0];
+function dashboardHelp(commands2) {
+  return commands2.filter((c) => c.where === "dashboard").map((c) => `\`/topo ${c.name}${argumentHint(c.argument)}\`: ${c.summary}`);
 }
 
-// src/github/check-runs.ts
-var ANNOTATIONS_PER_REQUEST = 50;
-var TEXT_LIMIT = 65535;
-async function reusableRun(octokit, input) {
-  const existing = await octokit.rest.checks.listForRef({
-    owner: input.owner,
-    repo: input.repo,
-    ref: input.head_sha,
-    check_name: input.name,
-    filter: "latest"
-  });
-  return existing.data.check_runs.find(
-    (r) => r.head_sha === input.head_sha && r.output.annotations_count === 0
+// src/github/labels.ts
+var STATE_LABELS = {
+  queued: { name: "topology:queued", color: "c5def5", description: "Waiting for a free experiment slot" },
+  running: {
+    name: "topology:running",
+    color: "fbca04",
+    description: "Running on Slurm, metrics not stable yet"
+  },
+  stable: { name: "topology:stable", color: "0e8a16", description: "Metrics stabilised: verdict available" },
+  failed: {
+    name: "topology:failed",
+    color: "d93f0b",
+    description: "The run failed: see the comment for why"
+  }
+};
+var PREFIX = "topology:";
+function planStateLabels(current, state3) {
+  const wanted = state3 ? STATE_LABELS[state3].name : void 0;
+  const remove = current.filter((l3) => l3.startsWith(PREFIX) && l3 !== wanted);
+  const add = wanted && !current.includes(wanted) ? [wanted] : [];
+  return { remove, add };
+}
+async function setStateLabel(octokit, target2, state3, current) {
+  const names = current ?? (await octokit.paginate(octokit.rest.issues.listLabelsOnIssue, { ...target2, per_page: 100 })).map(
+    (l3) => l3.name
   );
-}
-function annotationBatches(annotations) {
-  const batches = [];
-  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
-    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
-  }
-  return batches.length ? batches : [[]];
-}
-function clean2(a) {
-  if (a.start_line === a.end_line) return a;
-  const { start_column: _s, end_column: _e2, ...rest } = a;
-  return rest;
-}
-async function upsertCheckRun(octokit, input, known) {
-  const { owner, repo, name, head_sha } = input;
-  const annotations = (input.annotations ?? []).map(clean2);
-  const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
-  const batches = annotationBatches(annotations);
-  const output = (batch) => ({
-    title: input.title,
-    summary: truncateComment(input.summary, TEXT_LIMIT),
-    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
-    ...batch.length ? { annotations: batch } : {}
-  });
-  const common = {
-    ...input.details_url ? { details_url: input.details_url } : {},
-    ...input.external_id ? { external_id: input.external_id } : {}
-  };
-  const last = batches.length - 1;
-  const finish = (i) => i === last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
-  let id;
-  let created = false;
-  if (reusable) {
-    id = reusable.id;
-    await octokit.rest.checks.update({
-      owner,
-      repo,
-      check_run_id: id,
-      ...common,
-      ...finish(0),
-      output: output(batches[0] ?? [])
-    });
-  } else {
-    const run3 = await octokit.rest.checks.create({
-      owner,
-      repo,
-      name,
-      head_sha,
-      ...common,
-      ...finish(0),
-      output: output(batches[0] ?? [])
-    });
-    id = run3.data.id;
-    created = true;
-  }
-  for (let i = 1; i < batches.length; i++) {
-    await octokit.rest.checks.update({
-      owner,
-      repo,
-      check_run_id: id,
-      ...finish(i),
-      output: output(batches[i] ?? [])
-    });
-  }
-  return { id, created };
-}
-
-// src/github/contents.ts
-var status = (e) => e.status;
-function githubFileSource(octokit, at) {
-  const cache2 = /* @__PURE__ */ new Map();
-  const get = (path) => {
-    const clean3 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
-    if (path.startsWith("/") || clean3.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
-    let pending = cache2.get(clean3);
-    if (!pending) {
-      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean3, ref: at.ref }).then((r) => r.data).catch((e) => {
-        if (status(e) === 404) return void 0;
-        throw e;
-      });
-      cache2.set(clean3, pending);
+  const plan = planStateLabels(names, state3);
+  for (const name of plan.remove) {
+    try {
+      await octokit.rest.issues.removeLabel({ ...target2, name });
+    } catch (e) {
+      if (e.status !== 404) throw e;
     }
-    return pending;
-  };
-  return {
-    async read(path) {
-      const data = await get(path);
-      if (!data || Array.isArray(data) || data.type !== "file" || data.content === void 0)
-        return void 0;
-      const clean3 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
-      if (data.path !== void 0 && data.path !== clean3) return void 0;
-      return Buffer.from(data.content, data.encoding === "base64" ? "base64" : "utf8").toString("utf8");
-    },
-    async list(dir) {
-      const data = await get(dir);
-      if (!Array.isArray(data)) return void 0;
-      return data.map((entry) => entry.name).sort();
-    }
-  };
+  }
+  if (plan.add.length) await octokit.rest.issues.addLabels({ ...target2, labels: plan.add });
+  return plan.remove.length > 0 || plan.add.length > 0;
 }
 
 // src/lifecycle/model.ts
@@ -72337,36 +72212,40 @@ function phaseOf(input) {
   if (run3) return { phase: "lost", jobId: run3.jobId };
   return { phase: "queued" };
 }
-function latestRequests(state2) {
+function latestRequests(state3) {
   const byCandidate = /* @__PURE__ */ new Map();
-  for (const r of [...state2.requests].sort(byRequestTime))
+  for (const r of [...state3.requests].sort(byRequestTime))
     byCandidate.set(`${r.experiment}/${r.candidate}`, r);
   return [...byCandidate.values()].sort(byRequestTime);
+}
+function olderOpenRequests(state3) {
+  const latest = new Set(latestRequests(state3).map((r) => r.id));
+  return state3.requests.filter((r) => !latest.has(r.id) && !state3.outcomes[r.id]);
 }
 function byRequestTime(a, b2) {
   return Date.parse(a.requestedAt) - Date.parse(b2.requestedAt) || a.pr - b2.pr || (a.id < b2.id ? -1 : a.id > b2.id ? 1 : 0);
 }
-function knowsRequest(state2, id) {
-  if (state2.requests.some((r) => r.id === id)) return "whole";
-  return state2.ended.some((e) => e.id === id) ? "ended" : null;
+function knowsRequest(state3, id) {
+  if (state3.requests.some((r) => r.id === id)) return "whole";
+  return state3.ended.some((e) => e.id === id) ? "ended" : null;
 }
-function withRequest(state2, request2) {
-  if (knowsRequest(state2, request2.id)) return state2;
-  return { ...state2, requests: [...state2.requests, request2] };
+function withRequest(state3, request2) {
+  if (knowsRequest(state3, request2.id)) return state3;
+  return { ...state3, requests: [...state3.requests, request2] };
 }
-function withRun(state2, requestId, run3) {
-  const known = knowsRequest(state2, requestId);
+function withRun(state3, requestId, run3) {
+  const known = knowsRequest(state3, requestId);
   if (known === null)
     throw new UnknownRequestError(
       `a Run (job ${run3.jobId}) for request ${requestId}, which the state does not hold`
     );
   if (known === "ended")
     return {
-      ...state2,
-      ended: state2.ended.map((e) => e.id === requestId && !e.jobId ? { ...e, jobId: run3.jobId } : e)
+      ...state3,
+      ended: state3.ended.map((e) => e.id === requestId && !e.jobId ? { ...e, jobId: run3.jobId } : e)
     };
-  if (state2.runs[requestId]) return state2;
-  return { ...state2, runs: { ...state2.runs, [requestId]: run3 } };
+  if (state3.runs[requestId]) return state3;
+  return { ...state3, runs: { ...state3.runs, [requestId]: run3 } };
 }
 var EVIDENCE_KEPT = { sentences: 2, bytes: 240 };
 var jsonBytes = (text3) => Buffer.byteLength(JSON.stringify(text3), "utf8");
@@ -72378,21 +72257,25 @@ function boundedEvidence(evidence) {
     return `${line}\u2026`;
   });
 }
-function withOutcome(state2, requestId, outcome) {
-  const known = knowsRequest(state2, requestId);
+function withOutcome(state3, requestId, outcome) {
+  const known = knowsRequest(state3, requestId);
   if (known === null)
     throw new UnknownRequestError(
       `an Outcome (${outcome.kind}) for request ${requestId}, which the state does not hold`
     );
-  if (known === "ended" || state2.outcomes[requestId]) return state2;
+  if (known === "ended" || state3.outcomes[requestId]) return state3;
   const kept = { ...outcome, evidence: boundedEvidence(outcome.evidence) };
-  return { ...state2, outcomes: { ...state2.outcomes, [requestId]: kept } };
+  return { ...state3, outcomes: { ...state3.outcomes, [requestId]: kept } };
 }
-function standingRequests(state2, headSha) {
-  return latestRequests(state2).filter((r) => r.headSha === headSha && !state2.outcomes[r.id]);
+function staleRequests(state3, headSha) {
+  const older = new Set(olderOpenRequests(state3).map((r) => r.id));
+  return state3.requests.filter((r) => !state3.outcomes[r.id] && (r.headSha !== headSha || older.has(r.id)));
 }
-function openRequests(state2) {
-  return [...state2.requests].sort(byRequestTime).filter((r) => !state2.outcomes[r.id]);
+function standingRequests(state3, headSha) {
+  return latestRequests(state3).filter((r) => r.headSha === headSha && !state3.outcomes[r.id]);
+}
+function openRequests(state3) {
+  return [...state3.requests].sort(byRequestTime).filter((r) => !state3.outcomes[r.id]);
 }
 
 // src/lifecycle/state-block.ts
@@ -72404,11 +72287,11 @@ var RunStateError = class extends Error {
     super(`bot state unreadable: ${detail}`);
   }
 };
-function renderRunStateBlock(state2) {
-  return `${MARK}2 ${Buffer.from(JSON.stringify(state2), "utf8").toString("base64")} -->`;
+function renderRunStateBlock(state3) {
+  return `${MARK}2 ${Buffer.from(JSON.stringify(state3), "utf8").toString("base64")} -->`;
 }
-function encodedRunStateLength(state2) {
-  return MARK.length + 2 + 4 * Math.ceil(Buffer.byteLength(JSON.stringify(state2), "utf8") / 3) + 4;
+function encodedRunStateLength(state3) {
+  return MARK.length + 2 + 4 * Math.ceil(Buffer.byteLength(JSON.stringify(state3), "utf8") / 3) + 4;
 }
 function parseRunStateBlock(body) {
   if (body === void 0) return emptyRunState();
@@ -72520,7 +72403,7 @@ function checkRunState(data) {
   if (o.version !== 1 && o.version !== 2) fail("version", `${JSON.stringify(o.version)} is not 1 or 2`);
   if (!Array.isArray(o.requests)) fail("requests", "not a list");
   if (o.version === 2 && !Array.isArray(o.ended)) fail("ended", "not a list");
-  const state2 = {
+  const state3 = {
     version: 2,
     requests: o.requests.map((r, i) => checkRunRequest(r, `requests[${i}]`)),
     runs: {},
@@ -72529,20 +72412,20 @@ function checkRunState(data) {
     forgotten: o.version === 2 ? checkForgotten(o.forgotten) : {}
   };
   const ids = /* @__PURE__ */ new Set();
-  for (const id of [...state2.requests.map((r) => r.id), ...state2.ended.map((e) => e.id)]) {
+  for (const id of [...state3.requests.map((r) => r.id), ...state3.ended.map((e) => e.id)]) {
     if (ids.has(id)) fail(`requests.${id}`, "appears twice");
     ids.add(id);
   }
-  const whole = new Set(state2.requests.map((r) => r.id));
+  const whole = new Set(state3.requests.map((r) => r.id));
   for (const [id, run3] of Object.entries(obj(o.runs, "runs"))) {
     if (!whole.has(id)) fail(`runs.${id}`, "no such request");
-    state2.runs[id] = checkRun(run3, `runs.${id}`);
+    state3.runs[id] = checkRun(run3, `runs.${id}`);
   }
   for (const [id, outcome] of Object.entries(obj(o.outcomes, "outcomes"))) {
     if (!whole.has(id)) fail(`outcomes.${id}`, "no such request");
-    state2.outcomes[id] = checkOutcome(outcome, `outcomes.${id}`);
+    state3.outcomes[id] = checkOutcome(outcome, `outcomes.${id}`);
   }
-  return state2;
+  return state3;
 }
 
 // src/lifecycle/bounds.ts
@@ -72551,26 +72434,26 @@ var STATE_BLOCK_BUDGET = 52e3;
 var RunStateFullError = class extends Error {
   name = "RunStateFullError";
 };
-function compactRunState(state2) {
-  const latest = new Set(latestRequests(state2).map((r) => r.id));
+function compactRunState(state3) {
+  const latest = new Set(latestRequests(state3).map((r) => r.id));
   const requests = [];
   const moved = [];
-  for (const r of state2.requests) {
-    const outcome = state2.outcomes[r.id];
+  for (const r of state3.requests) {
+    const outcome = state3.outcomes[r.id];
     if (!outcome || latest.has(r.id)) requests.push(r);
-    else moved.push(endedOf(r, outcome, state2.runs[r.id]));
+    else moved.push(endedOf(r, outcome, state3.runs[r.id]));
   }
-  if (moved.length === 0 && state2.ended.length <= ENDED_KEEP) return state2;
+  if (moved.length === 0 && state3.ended.length <= ENDED_KEEP) return state3;
   const whole = new Set(requests.map((r) => r.id));
-  const ended = [...state2.ended, ...moved].sort(byEnd);
-  const forgotten = { ...state2.forgotten };
+  const ended = [...state3.ended, ...moved].sort(byEnd);
+  const forgotten = { ...state3.forgotten };
   const drop = Math.max(0, ended.length - ENDED_KEEP);
   for (const e of ended.slice(0, drop)) forgotten[e.kind] = (forgotten[e.kind] ?? 0) + 1;
   return {
     version: 2,
     requests,
-    runs: pick(state2.runs, whole),
-    outcomes: pick(state2.outcomes, whole),
+    runs: pick(state3.runs, whole),
+    outcomes: pick(state3.outcomes, whole),
     ended: ended.slice(drop),
     forgotten
   };
@@ -72591,8 +72474,8 @@ var byEnd = (a, b2) => Date.parse(a.at) - Date.parse(b2.at) || (a.id < b2.id ? -
 function pick(record, ids) {
   return Object.fromEntries(Object.entries(record).filter(([id]) => ids.has(id)));
 }
-function fitRunState(state2, budget = STATE_BLOCK_BUDGET) {
-  let out = compactRunState(state2);
+function fitRunState(state3, budget = STATE_BLOCK_BUDGET) {
+  let out = compactRunState(state3);
   while (encodedRunStateLength(out) > budget && out.ended.length > 0) {
     const [oldest, ...rest] = out.ended;
     out = {
@@ -72615,9 +72498,9 @@ var RESERVED_OUTCOME = {
   evidence: ['"'.repeat(119), '"'.repeat(119)]
 };
 var RESERVED_RUN = { jobId: "1234567890_1234567890", submittedAt: "2026-01-01T00:00:00.000Z" };
-function admitRequest(state2, request2, budget = STATE_BLOCK_BUDGET) {
-  const next = withRequest(state2, request2);
-  if (next === state2) return state2;
+function admitRequest(state3, request2, budget = STATE_BLOCK_BUDGET) {
+  const next = withRequest(state3, request2);
+  if (next === state3) return state3;
   let reserved = compactRunState(next);
   for (const r of reserved.requests) {
     if (reserved.outcomes[r.id]) continue;
@@ -72639,51 +72522,129 @@ function admitRequest(state2, request2, budget = STATE_BLOCK_BUDGET) {
   return fitRunState(next, budget);
 }
 
+// src/github/comment-split.ts
+var GITHUB_COMMENT_LIMIT = 65536;
+var FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+var CONTINUED = "_(continued from the previous comment)_";
+function closing(open) {
+  const lines = [];
+  if (open.fence) lines.push(open.fence.trim().match(/^ {0,3}(`{3,}|~{3,})/)?.[1] ?? "```");
+  for (let i = 0; i < open.details.length; i++) lines.push("</details>");
+  return lines;
+}
+function reopening(open) {
+  const lines = [...open.details];
+  if (open.fence) lines.push(open.fence);
+  return lines;
+}
+function track(open, line) {
+  const fence = FENCE.exec(line);
+  if (open.fence) {
+    const marker = open.fence.trim().match(/^(`{3,}|~{3,})/)?.[1] ?? "```";
+    if (fence?.[1]?.startsWith(marker[0]) && (fence[1]?.length ?? 0) >= marker.length && !fence?.[2]?.trim()) {
+      open.fence = void 0;
+    }
+    return;
+  }
+  if (fence) {
+    open.fence = line;
+    return;
+  }
+  const opens = (line.match(/<details\b[^>]*>/gi) ?? []).length;
+  const closes = (line.match(/<\/details>/gi) ?? []).length;
+  for (let i = 0; i < opens; i++) open.details.push("<details>");
+  if (opens && /<summary>/i.test(line)) open.details[open.details.length - 1] = line.trim();
+  for (let i = 0; i < closes; i++) open.details.pop();
+}
+var size = (lines) => lines.reduce((n, l3) => n + l3.length + 1, 0);
+function splitComment(body, limit = GITHUB_COMMENT_LIMIT, options2 = {}) {
+  if (limit < 200) throw new Error(`comment limit ${limit} is too small to split into readable parts`);
+  if (body.length <= limit) return [body];
+  const budget = limit - 120;
+  const parts = [];
+  const open = { details: [] };
+  let current = [];
+  let currentSize = 0;
+  const flush = () => {
+    parts.push([...current, ...closing(open)].join("\n"));
+    current = [CONTINUED, "", ...reopening(open)];
+    currentSize = size(current);
+  };
+  for (const rawLine of body.split("\n")) {
+    const pieces = [];
+    for (let i = 0; i < rawLine.length || i === 0; i += Math.floor(budget / 2)) {
+      pieces.push(rawLine.slice(i, i + Math.floor(budget / 2)));
+    }
+    for (const line of pieces) {
+      const after = { fence: open.fence, details: [...open.details] };
+      track(after, line);
+      if (current.length && currentSize + line.length + 1 + size(closing(after)) > budget) flush();
+      current.push(line);
+      currentSize += line.length + 1;
+      track(open, line);
+    }
+  }
+  parts.push([...current, ...closing(open)].join("\n"));
+  const max = options2.maxParts ?? Number.POSITIVE_INFINITY;
+  if (parts.length <= max) return parts;
+  const dropped = parts.length - max;
+  const kept = parts.slice(dropped);
+  kept[0] = `_(${dropped} earlier part${dropped === 1 ? "" : "s"} omitted: the comment was too long)_
+
+${kept[0].replace(`${CONTINUED}
+
+`, "")}`;
+  return kept;
+}
+function truncateComment(body, limit = GITHUB_COMMENT_LIMIT) {
+  return splitComment(body, limit, { maxParts: 1 })[0];
+}
+
 // src/github/sticky-comment.ts
 function stickyMarker(purpose, part = 1) {
   if (!/^[a-z][a-z0-9-]*$/.test(purpose))
     throw new Error(`sticky comment purpose "${purpose}" must be lower-case letters, digits, dashes`);
   return part === 1 ? `<!-- topo:sticky:${purpose} -->` : `<!-- topo:sticky:${purpose}:part-${part} -->`;
 }
-function stickyParts(comments, target) {
+function stickyParts(comments, target2) {
   const found = [];
   for (const c of comments) {
-    if (c.login !== target.botLogin || !c.body) continue;
+    if (c.login !== target2.botLogin || !c.body) continue;
     const first2 = c.body.split("\n", 1)[0]?.trim();
-    if (first2 === stickyMarker(target.purpose))
+    if (first2 === stickyMarker(target2.purpose))
       found.push({ part: 1, id: c.id, body: c.body, updatedAt: c.updatedAt });
     const m2 = /^<!-- topo:sticky:([a-z0-9-]+):part-(\d+) -->$/.exec(first2 ?? "");
-    if (m2 && m2[1] === target.purpose)
+    if (m2 && m2[1] === target2.purpose)
       found.push({ part: Number(m2[2]), id: c.id, body: c.body, updatedAt: c.updatedAt });
   }
   const byPart = /* @__PURE__ */ new Map();
   for (const f of found) if (!byPart.has(f.part)) byPart.set(f.part, f);
   return [...byPart.entries()].sort((a, b2) => a[0] - b2[0]).map(([, v2]) => v2);
 }
-async function findStickyComments(octokit, target) {
+async function findStickyComments(octokit, target2) {
   const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-    owner: target.owner,
-    repo: target.repo,
-    issue_number: target.issue_number,
+    owner: target2.owner,
+    repo: target2.repo,
+    issue_number: target2.issue_number,
     per_page: 100
   });
   return stickyParts(
     comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at })),
-    target
+    target2
   );
 }
 function stickyText(parts) {
   if (!parts.length) return void 0;
   return parts.map((p) => p.body.split("\n").slice(1).join("\n")).join("\n");
 }
-async function upsertStickyComment(octokit, target, existing) {
-  const reserve = stickyMarker(target.purpose, 99).length + 1;
-  const bodies = splitComment(target.body, GITHUB_COMMENT_LIMIT - reserve).map(
-    (part, i) => `${stickyMarker(target.purpose, i + 1)}
+async function upsertStickyComment(octokit, target2, existing) {
+  const reserve = stickyMarker(target2.purpose, 99).length + 1;
+  const bodies = splitComment(target2.body, GITHUB_COMMENT_LIMIT - reserve).map(
+    (part, i) => `${stickyMarker(target2.purpose, i + 1)}
 ${part}`
   );
-  const current = existing ?? await findStickyComments(octokit, target);
-  const { owner, repo, issue_number } = target;
+  const current = existing ?? await findStickyComments(octokit, target2);
+  const { owner, repo, issue_number } = target2;
   let changed = false;
   const parts = [];
   for (const [i, body] of bodies.entries()) {
@@ -72852,8 +72813,8 @@ async function restBotComments(octokit, repo, pull) {
   });
   return comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at })).filter((c) => c.login === repo.botLogin);
 }
-function snapshotSticky(snap, target) {
-  return stickyParts(snap.botComments, target);
+function snapshotSticky(snap, target2) {
+  return stickyParts(snap.botComments, target2);
 }
 var SUITES_PER_COMMIT = 20;
 async function readBlobs(octokit, repo, refs, checks) {
@@ -72919,70 +72880,89 @@ function runStateOf(parts) {
     throw e;
   }
 }
-async function readRunState(octokit, target) {
-  return runStateOf(await findStickyComments(octokit, { ...target, purpose: RUN_STATE_PURPOSE }));
+async function readRunState(octokit, target2) {
+  return runStateOf(await findStickyComments(octokit, { ...target2, purpose: RUN_STATE_PURPOSE }));
 }
-async function updateRunState(octokit, target, change, options2 = {}) {
-  return (await updateRunStateFrom(octokit, target, void 0, change, options2)).state;
+async function updateRunState(octokit, target2, change, options2 = {}) {
+  return (await updateRunStateFrom(octokit, target2, void 0, change, options2)).state;
 }
-async function updateRunStateFrom(octokit, target, known, change, options2 = {}) {
-  const sticky = { ...target, purpose: RUN_STATE_PURPOSE };
+async function updateRunStateFrom(octokit, target2, known, change, options2 = {}) {
+  const sticky = { ...target2, purpose: RUN_STATE_PURPOSE };
   const backoff = options2.backoffMs ?? ((n) => 50 * n + Math.floor(Math.random() * 200));
   let parts = known ? [...known] : await findStickyComments(octokit, sticky);
   for (let attempt = 1; attempt <= RUN_STATE_WRITE_ATTEMPTS; attempt++) {
     if (attempt > 1) await new Promise((r) => setTimeout(r, backoff(attempt)));
-    const state2 = fitRunState(change(runStateOf(parts)));
+    const state3 = fitRunState(change(runStateOf(parts)));
     const body = `${stickyMarker(RUN_STATE_PURPOSE)}
-${renderRunStateComment(state2)}`;
+${renderRunStateComment(state3)}`;
     const written = await swap(octokit, sticky, parts[0], body);
-    if ("written" in written) return { state: state2, parts: [written.written] };
+    if ("written" in written) return { state: state3, parts: [written.written] };
     parts = written.now;
   }
   throw new Error(
-    `the bot state of #${target.issue_number} kept changing under ${RUN_STATE_WRITE_ATTEMPTS} attempts to write it (another writer was busy); nothing was lost: try again`
+    `the bot state of #${target2.issue_number} kept changing under ${RUN_STATE_WRITE_ATTEMPTS} attempts to write it (another writer was busy); nothing was lost: try again`
   );
 }
-async function swap(octokit, target, part, body) {
-  const { owner, repo, issue_number } = target;
+async function swap(octokit, target2, part, body) {
+  const { owner, repo, issue_number } = target2;
   if (part?.body === body) return { written: part };
   if (!part) {
     const { data: data2 } = await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
-    const listed = await findStickyComments(octokit, target);
-    if (listed[0]?.id === data2.id) return { written: { id: data2.id, body, updatedAt: data2.updated_at } };
+    const listed2 = await findStickyComments(octokit, target2);
+    if (listed2[0]?.id === data2.id) return { written: { id: data2.id, body, updatedAt: data2.updated_at } };
     await octokit.rest.issues.deleteComment({ owner, repo, comment_id: data2.id });
-    return { now: listed.filter((p) => p.id !== data2.id) };
+    return { now: listed2.filter((p) => p.id !== data2.id) };
   }
-  const before = await readComment(octokit, target, part.id);
-  if (!before) return { now: await findStickyComments(octokit, target) };
+  const before = await readComment(octokit, target2, part.id);
+  if (!before) return { now: await findStickyComments(octokit, target2) };
   if (before.body !== part.body || Date.parse(before.updatedAt) !== Date.parse(part.updatedAt))
     return { now: [before] };
   const { data } = await octokit.rest.issues.updateComment({ owner, repo, comment_id: part.id, body });
-  const after = await readComment(octokit, target, part.id);
-  if (!after) return { now: await findStickyComments(octokit, target) };
+  const after = await readComment(octokit, target2, part.id);
+  if (!after) return { now: await findStickyComments(octokit, target2) };
   if (after.body !== body) return { now: [after] };
   return { written: { id: part.id, body, updatedAt: data.updated_at } };
 }
-async function readComment(octokit, target, id) {
+async function readComment(octokit, target2, id) {
   try {
-    const { data } = await octokit.rest.issues.getComment({ ...target, comment_id: id });
+    const { data } = await octokit.rest.issues.getComment({ ...target2, comment_id: id });
     return { id, body: data.body ?? "", updatedAt: data.updated_at };
   } catch (e) {
     if (e.status === 404) return void 0;
     throw e;
   }
 }
+async function replaceRunState(octokit, target2, merge2) {
+  const sticky = { ...target2, purpose: RUN_STATE_PURPOSE };
+  const parts = await findStickyComments(octokit, sticky);
+  try {
+    runStateOf(parts);
+    return (await updateRunStateFrom(octokit, target2, parts, (s) => merge2(s))).state;
+  } catch (e) {
+    if (!(e instanceof RunStateError)) throw e;
+  }
+  const state3 = fitRunState(merge2(null));
+  const body = `${stickyMarker(RUN_STATE_PURPOSE)}
+${renderRunStateComment(state3)}`;
+  const { owner, repo, issue_number } = target2;
+  const [first2, ...rest] = parts;
+  if (first2) await octokit.rest.issues.updateComment({ owner, repo, comment_id: first2.id, body });
+  else await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
+  for (const stale of rest) await octokit.rest.issues.deleteComment({ owner, repo, comment_id: stale.id });
+  return state3;
+}
 var EXPLAIN = "Only a `/topo submit` by someone with write access starts a run, for the head commit at that moment; a push supersedes it (the run is cancelled) and the new head waits for a new `/topo submit`; closing the pull request ends every open run. Labels only show the state.";
-function requestRow(state2, r) {
-  const run3 = state2.runs[r.id];
-  const outcome = state2.outcomes[r.id];
+function requestRow(state3, r) {
+  const run3 = state3.runs[r.id];
+  const outcome = state3.outcomes[r.id];
   const what = outcome ? `**${outcome.kind}**${outcome.evidence[0] ? `: ${inlineText(outcome.evidence[0], 200)}` : ""}` : run3 ? "submitted" : "queued";
   return `| ${r.requestedAt.slice(0, 16).replace("T", " ")} UTC | ${inlineText(r.login, 40)} | \`${r.candidate}\` at ${r.headSha.slice(0, 7)} | \`${r.runName}\` | ${run3 ? run3.jobId : "\u2014"} | ${what} |`;
 }
 function endedRow(e) {
   return `| \u2014 | \u2014 | \`${e.candidate}\` | \`${e.runName}\` | ${e.jobId ?? "\u2014"} | **${e.kind}** at ${e.at.slice(0, 16).replace("T", " ")} UTC |`;
 }
-function forgottenLine(state2) {
-  const counts = Object.entries(state2.forgotten).filter(([, n]) => (n ?? 0) > 0);
+function forgottenLine(state3) {
+  const counts = Object.entries(state3.forgotten).filter(([, n]) => (n ?? 0) > 0);
   const total = counts.reduce((n, [, c]) => n + (c ?? 0), 0);
   if (!total) return [];
   return [
@@ -72990,10 +72970,10 @@ function forgottenLine(state2) {
     `${total} earlier run${total === 1 ? "" : "s"} ended (${counts.map(([k2, n]) => `${n} ${k2}`).join(", ")}) and ${total === 1 ? "is" : "are"} no longer listed: see the check runs, and the experiment record once this pull request closes.`
   ];
 }
-function renderRunStateComment(state2) {
+function renderRunStateComment(state3) {
   const rows = [
-    ...[...state2.requests].sort((a, b2) => Date.parse(b2.requestedAt) - Date.parse(a.requestedAt)).map((r) => requestRow(state2, r)),
-    ...[...state2.ended].reverse().map(endedRow)
+    ...[...state3.requests].sort((a, b2) => Date.parse(b2.requestedAt) - Date.parse(a.requestedAt)).map((r) => requestRow(state3, r)),
+    ...[...state3.ended].reverse().map(endedRow)
   ];
   const head = [
     "#### Runs of this pull request",
@@ -73003,7 +72983,7 @@ function renderRunStateComment(state2) {
     "| requested | by | candidate | run name | Slurm job | outcome |",
     "|---|---|---|---|---|---|"
   ];
-  const tail = [...forgottenLine(state2), "", renderRunStateBlock(state2)];
+  const tail = [...forgottenLine(state3), "", renderRunStateBlock(state3)];
   const room = GITHUB_COMMENT_LIMIT - stickyMarker(RUN_STATE_PURPOSE, 99).length - 200;
   let size2 = [...head, ...tail].join("\n").length;
   const shown = [];
@@ -73034,6 +73014,9 @@ function pullRunStates(snapshots, repo) {
     }
   }
   return { pulls: out, corrupt };
+}
+async function openPullRunStates(octokit, repo) {
+  return pullRunStates((await readPullSnapshots(octokit, repo)).pulls, repo);
 }
 
 // src/lifecycle/submissions.ts
@@ -73089,8 +73072,9 @@ function parseSubmissionsBlock(body) {
 function submitPurpose(candidate) {
   return `submit-${candidate}`;
 }
-async function writeSubmitComment(octokit, target, candidate, text3, submission) {
-  const sticky = { ...target, purpose: submitPurpose(candidate) };
+var SUBMIT_MARKER = /^<!-- topo:sticky:submit-[a-z0-9][a-z0-9-]{0,39} -->$/;
+async function writeSubmitComment(octokit, target2, candidate, text3, submission) {
+  const sticky = { ...target2, purpose: submitPurpose(candidate) };
   const parts = await findStickyComments(octokit, sticky);
   const kept = parseSubmissionsBlock(stickyText(parts) ?? "").submissions;
   const list = submission ? withSubmission(kept, submission) : kept;
@@ -73099,1474 +73083,78 @@ async function writeSubmitComment(octokit, target, candidate, text3, submission)
 ${renderSubmissionsBlock(list)}` : text3;
   await upsertStickyComment(octokit, { ...sticky, body }, parts);
 }
-
-// src/topology/init.ts
-var import_yaml3 = __toESM(require_dist(), 1);
-import { existsSync as existsSync3, mkdirSync, readdirSync as readdirSync3, writeFileSync } from "node:fs";
-import { basename, dirname as dirname3, join as join4 } from "node:path";
-
-// src/topology/presets.ts
-import { readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
-import { isAbsolute, join as join3, posix as posix2, resolve as resolve4 } from "node:path";
-
-// src/topology/shipped.ts
-import { existsSync as existsSync2 } from "node:fs";
-import { dirname as dirname2, join as join2, resolve as resolve3 } from "node:path";
-import { fileURLToPath } from "node:url";
-function shippedRoot(from = dirname2(fileURLToPath(import.meta.url))) {
-  let dir = resolve3(from);
-  for (; ; ) {
-    if (existsSync2(join2(dir, "package.json")) && existsSync2(join2(dir, "topologies", "presets"))) return dir;
-    const up = dirname2(dir);
-    if (up === dir) return void 0;
-    dir = up;
-  }
-}
-
-// src/topology/presets.ts
-var PRESET_NAME = /^[A-Za-z0-9_]{1,64}$/;
-function shippedPresetsDir() {
-  const root = shippedRoot();
-  return root ? join3(root, "topologies", "presets") : void 0;
-}
-function presetOverrideDir(env, base) {
-  const dir = env.TOPO_PRESETS_DIR;
-  if (!dir) return void 0;
-  return isAbsolute(dir) ? dir : resolve4(base, dir);
-}
-function presetLocations(name, options2 = {}) {
-  if (!PRESET_NAME.test(name)) return [];
-  const file = `${name}.yaml`;
-  const shipped = options2.shippedDir === void 0 ? shippedPresetsDir() : options2.shippedDir;
-  return [
-    ...options2.overrideDir ? [{ origin: "override", path: join3(options2.overrideDir, file) }] : [],
-    { origin: "repository", path: posix2.join(options2.topologiesDir ?? "topologies", "presets", file) },
-    ...shipped ? [{ origin: "shipped", path: join3(shipped, file) }] : []
-  ];
-}
-function readLocal(path) {
-  try {
-    return readFileSync3(path, "utf8");
-  } catch {
-    return void 0;
-  }
-}
-function pick2(name, locations, texts) {
-  const at = texts.findIndex((t) => t !== void 0);
-  const location = locations[at];
-  if (!location) return void 0;
-  const shippedIndex = locations.findIndex((l3) => l3.origin === "shipped");
-  return {
-    name,
-    text: texts[at],
-    path: location.path,
-    origin: location.origin,
-    overridesShipped: location.origin !== "shipped" && shippedIndex > at && texts[shippedIndex] !== void 0
-  };
-}
-async function readPreset(name, repository, options2 = {}) {
-  const locations = presetLocations(name, options2);
-  const texts = [];
-  for (const l3 of locations)
-    texts.push(l3.origin === "repository" ? await repository.read(l3.path) : readLocal(l3.path));
-  return pick2(name, locations, texts);
-}
-function readPresetFromCheckout(name, root, options2 = {}) {
-  const locations = presetLocations(name, options2);
-  return pick2(
-    name,
-    locations,
-    locations.map((l3) => readLocal(l3.origin === "repository" ? join3(root, l3.path) : l3.path))
-  );
-}
-function describePreset(found) {
-  switch (found.origin) {
-    case "override":
-      return `${found.path} (TOPO_PRESETS_DIR${found.overridesShipped ? ", instead of the shipped one" : ""})`;
-    case "repository":
-      return `the repository's own ${found.path}${found.overridesShipped ? ", instead of the one shipped with alpasim-topo" : ""}`;
-    default:
-      return "the one shipped with alpasim-topo";
-  }
-}
-function localPresetNames(options2 = {}) {
-  const dirs = [
-    options2.overrideDir,
-    options2.shippedDir === void 0 ? shippedPresetsDir() : options2.shippedDir
-  ];
-  const names = /* @__PURE__ */ new Set();
-  for (const dir of dirs) {
-    if (!dir) continue;
-    try {
-      for (const f of readdirSync2(dir)) if (f.endsWith(".yaml")) names.add(f.slice(0, -".yaml".length));
-    } catch {
-    }
-  }
-  return [...names].sort();
-}
-function presetNotFound(name, options2 = {}, repositoryNames = []) {
-  const looked = presetLocations(name, options2).map(
-    (l3) => l3.origin === "repository" ? `the repository's ${posix2.dirname(l3.path)}/` : l3.origin === "shipped" ? "the presets shipped with alpasim-topo" : `${l3.path.slice(0, l3.path.lastIndexOf("/") + 1)} (TOPO_PRESETS_DIR)`
-  );
-  const known = [.../* @__PURE__ */ new Set([...repositoryNames, ...localPresetNames(options2)])].sort();
-  return `no preset \`${name}\` in ${looked.join(", ")}${known.length ? ` (there: ${known.join(", ")})` : ""}`;
-}
-
-// src/topology/run-command.ts
-var RunCommandError = class extends Error {
-  name = "RunCommandError";
-};
-var UNSAFE = /[;&|<>`$()]/;
-var ACCEPTED_FORMS = [
-  "sbatch [sbatch options] <alpasim>/src/tools/run-on-slurm/submit.sh deploy=\u2026 topology=\u2026 driver=\u2026 [overrides]",
-  "cd src/tools/run-on-slurm && sbatch [sbatch options] submit.sh deploy=\u2026 topology=\u2026 driver=\u2026 [overrides]",
-  "bash <alpasim>/src/tools/run-on-slurm/submit.sh deploy=\u2026 \u2026 (or the script alone)",
-  "[LOGDIR=\u2026 DESCRIPTION=\u2026] before any of them"
-];
-var formsText = () => `topo init accepts: ${ACCEPTED_FORMS.map((f, i) => `(${i + 1}) ${f}`).join("; ")}`;
-var SET_BY_SUBMIT = /^\+{0,2}wizard\.(log_dir|array_job_dir|latest_symlink|submitter|description)=/;
-function wizardInvocation(words, from) {
-  const at = words.findIndex(
-    (w2, i) => i >= from && (w2 === "alpasim_wizard" || w2.endsWith("/alpasim_wizard") || w2 === "alpasim-wizard")
-  );
-  if (at === -1) return void 0;
-  const head = words.slice(from, at + 1).join(" ");
-  const overrides = words.slice(at + 1).filter((w2) => /^\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=/.test(w2));
-  const kept = overrides.filter((w2) => !SET_BY_SUBMIT.test(w2));
-  return new RunCommandError(
-    `\`${head} \u2026\` starts AlpaSim's wizard directly, a run on this machine; topo init takes the command that submits the run to Slurm, whose jobs the experiment's candidates become. ${formsText()}. submit.sh hands its overrides to the wizard unchanged, so this run on Slurm is: sbatch src/tools/run-on-slurm/submit.sh ${kept.join(" ") || "deploy=\u2026 topology=\u2026 driver=\u2026"}${kept.length < overrides.length ? " (wizard.log_dir and the other wizard.* settings submit.sh sets itself are left out)" : ""}`
-  );
-}
-function splitWords(command) {
-  const words = [];
-  let word = "";
-  let inWord = false;
-  let i = 0;
-  const s = command;
-  while (i < s.length) {
-    const c = s[i];
-    if (c === "\\" && s[i + 1] === "\n") {
-      i += 2;
-      continue;
-    }
-    if (/\s/.test(c)) {
-      if (inWord) words.push(word);
-      word = "";
-      inWord = false;
-      i++;
-      continue;
-    }
-    inWord = true;
-    if (c === "'") {
-      const end = s.indexOf("'", i + 1);
-      if (end === -1)
-        throw new RunCommandError(`unterminated single quote at character ${i + 1} of the command`);
-      word += s.slice(i + 1, end);
-      i = end + 1;
-    } else if (c === '"') {
-      i++;
-      while (i < s.length && s[i] !== '"') {
-        if (s[i] === "\\" && i + 1 < s.length && '"\\$`\n'.includes(s[i + 1])) {
-          if (s[i + 1] !== "\n") word += s[i + 1];
-          i += 2;
-        } else {
-          if (s[i] === "$" || s[i] === "`") {
-            throw new RunCommandError(
-              `the command uses shell expansion (${s[i]}) inside double quotes: write the value out`
-            );
-          }
-          word += s[i];
-          i++;
-        }
-      }
-      if (i >= s.length) throw new RunCommandError("unterminated double quote in the command");
-      i++;
-    } else if (c === "\\") {
-      if (i + 1 < s.length) word += s[i + 1];
-      i += 2;
-    } else {
-      if (UNSAFE.test(c)) {
-        throw new RunCommandError(
-          `the command contains shell syntax \`${c}\` at character ${i + 1}: give one plain launch command (no pipes, redirections, substitutions or chained commands)`
-        );
-      }
-      word += c;
-      i++;
-    }
-  }
-  if (inWord) words.push(word);
-  return words;
-}
-var VALUED = {
-  account: "A",
-  partition: "p",
-  time: "t",
-  nodes: "N",
-  "gpus-per-node": void 0,
-  gres: void 0,
-  "job-name": "J",
-  output: "o",
-  error: "e",
-  ntasks: "n",
-  "ntasks-per-node": void 0,
-  "cpus-per-task": "c",
-  "cpus-per-gpu": void 0,
-  mem: void 0,
-  "mem-per-gpu": void 0,
-  "mem-per-cpu": void 0,
-  qos: "q",
-  reservation: void 0,
-  constraint: "C",
-  signal: void 0,
-  chdir: "D",
-  dependency: "d",
-  array: "a",
-  "mail-type": void 0,
-  "mail-user": void 0,
-  comment: void 0,
-  export: void 0,
-  exclude: "x",
-  nodelist: "w",
-  gpus: "G",
-  begin: "b",
-  "time-min": void 0,
-  wckey: void 0
-};
-var SHORT = Object.fromEntries(
-  Object.entries(VALUED).filter(([, s]) => s).map(([l3, s]) => [s, l3])
-);
-function applySbatch(settings, name, value, raw) {
-  const int = (v2, what) => {
-    if (v2 === void 0 || !/^[1-9][0-9]*$/.test(v2))
-      throw new RunCommandError(`sbatch option ${raw}: ${what} must be a positive whole number`);
-    return Number(v2);
-  };
-  switch (name) {
-    case "account":
-      settings.account = value;
-      return;
-    case "partition":
-      settings.partition = value;
-      return;
-    case "time":
-      settings.time = value;
-      return;
-    case "nodes": {
-      settings.nodes = int(value?.split("-")[0], "nodes");
-      return;
-    }
-    case "gpus-per-node":
-      settings.gpusPerNode = int(value?.replace(/^[A-Za-z0-9_]+:/, ""), "gpus-per-node");
-      return;
-    case "gpus":
-      settings.gpus = int(value?.replace(/^[A-Za-z0-9_]+:/, ""), "gpus");
-      return;
-    case "gres": {
-      const m2 = /^gpu(?::[A-Za-z0-9_]+)?:([0-9]+)$/.exec(value ?? "");
-      if (m2) settings.gpusPerNode = int(m2[1], "gres gpu count");
-      else settings.ignored.push(raw);
-      return;
-    }
-    case "exclusive":
-      settings.exclusive = true;
-      return;
-    default:
-      settings.ignored.push(raw);
-  }
-}
-function parseRunCommand(command) {
-  const { cwd, rest } = leadingCd(command.trim());
-  const words = splitWords(rest);
-  if (words.length === 0)
-    throw new RunCommandError(
-      "the command is empty: pass the full AlpaSim launch command, e.g. sbatch src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam"
-    );
-  let i = 0;
-  const env = {};
-  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i])) {
-    const w2 = words[i];
-    env[w2.slice(0, w2.indexOf("="))] = w2.slice(w2.indexOf("=") + 1);
-    i++;
-  }
-  if (words[i] === "env") i++;
-  const wizard = wizardInvocation(words, i);
-  if (wizard) throw wizard;
-  const head = words[i];
-  if (head === void 0)
-    throw new RunCommandError(
-      "the command has only environment assignments: add the sbatch/submit.sh launch"
-    );
-  const base = head.split("/").pop();
-  const sbatch = { ignored: [] };
-  let launcher;
-  if (base === "sbatch") {
-    launcher = "sbatch";
-    i++;
-    while (i < words.length && words[i].startsWith("-")) {
-      const w2 = words[i];
-      i++;
-      if (w2 === "--") break;
-      if (w2.startsWith("--")) {
-        const eq = w2.indexOf("=");
-        const name = eq === -1 ? w2.slice(2) : w2.slice(2, eq);
-        let value = eq === -1 ? void 0 : w2.slice(eq + 1);
-        if (value === void 0 && name in VALUED) {
-          value = words[i];
-          if (value === void 0) throw new RunCommandError(`sbatch option ${w2} needs a value`);
-          i++;
-        }
-        applySbatch(sbatch, name, value, value === void 0 ? w2 : `--${name}=${value}`);
-      } else {
-        const letter = w2[1];
-        const long = SHORT[letter];
-        if (!long) {
-          sbatch.ignored.push(w2);
-          continue;
-        }
-        let value = w2.length > 2 ? w2.slice(2).replace(/^=/, "") : void 0;
-        if (value === void 0) {
-          value = words[i];
-          if (value === void 0) throw new RunCommandError(`sbatch option ${w2} needs a value`);
-          i++;
-        }
-        applySbatch(sbatch, long, value, `-${letter} ${value}`);
-      }
-    }
-  } else if (base === "bash" || base === "sh") {
-    launcher = "bash";
-    i++;
-    while (i < words.length && words[i].startsWith("-")) i++;
-  } else {
-    launcher = "direct";
-  }
-  const script = words[i];
-  if (script === void 0 || script.includes("=") || script.startsWith("+")) {
-    throw new RunCommandError(`the command names no submit script. ${formsText()}`);
-  }
-  i++;
-  const overrides = [];
-  for (; i < words.length; i++) {
-    const w2 = words[i];
-    if (!/^\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=/.test(w2)) {
-      throw new RunCommandError(
-        `unexpected argument \`${w2}\` after the submit script \`${script}\`: AlpaSim takes Hydra overrides of the form key=value. ${formsText()}`
-      );
-    }
-    overrides.push(w2);
-  }
-  const group = (name) => {
-    const hit = overrides.find((o) => o.replace(/^\++/, "").startsWith(`${name}=`));
-    return hit?.slice(hit.indexOf("=") + 1);
-  };
-  const missing2 = REQUIRED_GROUPS.filter((g) => !group(g));
-  if (missing2.length) {
-    const examples = {
-      deploy: "deploy=ord",
-      topology: "topology=8gpu_64rollouts",
-      driver: "driver=vavam"
-    };
-    throw new RunCommandError(
-      `the command is missing ${missing2.map((m2) => `\`${m2}=\u2026\``).join(", ")}: AlpaSim needs deploy, topology and driver (e.g. ${missing2.map((m2) => examples[m2]).join(" ")})`
-    );
-  }
-  return {
-    ...cwd !== void 0 ? { cwd } : {},
-    env,
-    launcher,
-    sbatch,
-    submitScript: cwd !== void 0 && !script.startsWith("/") ? joinPath(cwd, script) : script,
-    overrides,
-    deploy: group("deploy"),
-    topology: group("topology"),
-    driver: group("driver")
-  };
-}
-function leadingCd(command) {
-  const m2 = /^cd\s+(?:'([^']+)'|"([^"$`\\]+)"|([A-Za-z0-9_./~+-]+))\s*&&\s*(\S[\s\S]*)$/.exec(command);
-  if (!m2) return { rest: command };
-  const dir = m2[1] ?? m2[2] ?? m2[3];
-  if (dir.startsWith("~"))
-    throw new RunCommandError(`\`cd ${dir}\`: write the folder without ~ (topo does not expand it)`);
-  return { cwd: dir, rest: m2[4] };
-}
-function joinPath(dir, file) {
-  const parts = [];
-  for (const seg of `${dir}/${file}`.split("/")) {
-    if (seg === "" || seg === ".") continue;
-    if (seg === ".." && parts.length && parts.at(-1) !== "..") parts.pop();
-    else parts.push(seg);
-  }
-  return `${dir.startsWith("/") ? "/" : ""}${parts.join("/")}`;
-}
-
-// src/topology/init.ts
-function today() {
-  return (/* @__PURE__ */ new Date()).toISOString().slice(0, 10).replace(/-/g, "");
-}
-function parseTopologyValue(key, text3) {
-  if (/^(0|[1-9][0-9]*)$/.test(text3)) return Number(text3);
-  if (text3 === "true" || text3 === "false") return text3 === "true";
-  if (text3 === "null") return null;
-  const list = /^\[\s*((0|[1-9][0-9]*)(\s*,\s*(0|[1-9][0-9]*))*)?\s*\]$/.exec(text3);
-  if (list) return list[1] ? list[1].split(",").map((v2) => Number(v2.trim())) : [];
-  throw new RunCommandError(
-    `override ${key}=${text3}: a topology value must be a whole number, true/false, null or a list like [0,1]`
-  );
-}
-function setPath(target, path, value) {
-  let node = target;
-  for (const seg of path.slice(0, -1)) {
-    if (typeof node[seg] !== "object" || node[seg] === null) node[seg] = {};
-    node = node[seg];
-  }
-  node[path[path.length - 1]] = value;
-}
-var LOG_DIR_OVERRIDE = "wizard.log_dir";
-function submitEnvOf(env) {
-  const out = {};
-  if (env.LOGDIR !== void 0) {
-    if (!PATTERNS.logDir.test(env.LOGDIR) || env.LOGDIR.split("/").includes(".."))
-      throw new RunCommandError(
-        `LOGDIR=${env.LOGDIR}: use a plain folder path (letters, digits, . _ - /, no ..); submit.sh reads it relative to the submit directory`
-      );
-    out.LOGDIR = env.LOGDIR;
-  }
-  if (env.DESCRIPTION !== void 0) {
-    if (!PATTERNS.description.test(env.DESCRIPTION))
-      throw new RunCommandError(
-        `DESCRIPTION=${JSON.stringify(env.DESCRIPTION)}: use up to 200 letters, digits, spaces and . , : / @ + = ( ) - _`
-      );
-    out.DESCRIPTION = env.DESCRIPTION;
-  }
-  return out;
-}
-function buildExperiment(parsed, preset, command, options2 = {}) {
-  const notes = [];
-  const date = options2.date ?? today();
-  if (!/^[0-9]{8}$/.test(date)) throw new RunCommandError(`--date ${date}: use YYYYMMDD`);
-  const cluster = options2.cluster ?? parsed.deploy.toLowerCase().replace(/[^a-z0-9_-]/g, "_");
-  if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(cluster)) {
-    throw new RunCommandError(
-      `cluster name \`${cluster}\` is not valid: use lowercase letters, digits, - and _ (pass --cluster NAME)`
-    );
-  }
-  const known = options2.knownClusters;
-  if (known && !known.names.includes(cluster)) {
-    throw new RunCommandError(
-      `cluster \`${cluster}\` is not defined in ${known.file} (defined: ${known.names.join(", ") || "none"}): add it there, or pass --cluster NAME`
-    );
-  }
-  const driverSlug = parsed.driver.toLowerCase().replace(/[^a-z0-9_.]/g, "_");
-  const experimentId = `topology-opt-${driverSlug}-${cluster}-${date}`;
-  if (!PATTERNS.experimentId.test(experimentId) || experimentId.length > 80) {
-    throw new RunCommandError(
-      `experiment id \`${experimentId}\` is not valid (topology-opt-<driver>-<cluster>-<YYYYMMDD>, at most 80 characters)`
-    );
-  }
-  if (parsed.sbatch.nodes !== void 0 && parsed.sbatch.nodes !== 1) {
-    throw new RunCommandError(
-      `--nodes=${parsed.sbatch.nodes}: topology experiments run on one node (AlpaSim's submit.sh uses --nodes=1)`
-    );
-  }
-  const fixed = { deploy: parsed.deploy, driver: parsed.driver };
-  const overrides = [];
-  const topologyPatch = {};
-  const checked2 = parsed.overrides.filter((o) => !["deploy", "topology"].includes(o.slice(0, o.indexOf("=")).replace(/^\++/, ""))).map((o) => ({
-    o,
-    problem: /^\+*driver=/.test(o) ? driverProblem(o.slice(o.indexOf("=") + 1)) : overrideProblem(o)
-  }));
-  for (const { o, problem } of checked2)
-    if (problem?.severity === "warning") notes.push(`kept ${o}: ${problem.message}`);
-  const problems = checked2.filter((x2) => x2.problem?.severity === "error");
-  if (problems.length) {
-    throw new RunCommandError(
-      `the command has override${problems.length > 1 ? "s" : ""} AlpaSim's config would refuse (topo passes none of them to sbatch):
-${problems.map((x2) => `  ${x2.o}: ${x2.problem?.message}`).join("\n")}`
-    );
-  }
-  for (const override of parsed.overrides) {
-    const eq = override.indexOf("=");
-    const key = override.slice(0, eq).replace(/^\++/, "");
-    const value = override.slice(eq + 1);
-    if (key === "deploy" || key === "topology" || key === "driver") continue;
-    if (key === RUN_NAME_OVERRIDE) {
-      notes.push(
-        `dropped ${override}: topo names each run after its Slurm job (topo-<experiment>-<candidate>-<hash8>)`
-      );
-      continue;
-    }
-    if (key === LOG_DIR_OVERRIDE) {
-      notes.push(
-        `dropped ${override}: on Slurm submit.sh sets wizard.log_dir from LOGDIR; topo gives each run its own LOGDIR/<job name>`
-      );
-      continue;
-    }
-    if (PATTERNS.topologyKey.test(key)) {
-      setPath(topologyPatch, key.split("."), parseTopologyValue(key, value));
-      continue;
-    }
-    const int = (what) => {
-      if (!/^[1-9][0-9_]*$/.test(value))
-        throw new RunCommandError(`override ${override}: ${what} must be a positive whole number`);
-      return Number(value.replace(/_/g, ""));
-    };
-    if (key === FIXED_INPUT_KEYS.scenes) fixed.scenes = value;
-    else if (key === FIXED_INPUT_KEYS.rolloutsPerScene) fixed.rollouts_per_scene = int("n_rollouts");
-    else if (key === FIXED_INPUT_KEYS.cameras) fixed.cameras = value;
-    else if (key === FIXED_INPUT_KEYS.controlTimestep || key === "control_timestep_us")
-      fixed.control_timestep_us = int("control_timestep_us");
-    else overrides.push(override);
-  }
-  if (overrides.length) fixed.overrides = overrides;
-  const slurm = {};
-  if (parsed.sbatch.account) slurm.account = parsed.sbatch.account;
-  if (parsed.sbatch.partition) slurm.partition = parsed.sbatch.partition;
-  if (parsed.sbatch.gpusPerNode) slurm.gpus_per_node = parsed.sbatch.gpusPerNode;
-  if (parsed.sbatch.gpus) slurm.gpus = parsed.sbatch.gpus;
-  if (parsed.sbatch.time) slurm.time = parsed.sbatch.time;
-  if (Object.keys(slurm).length) fixed.slurm = slurm;
-  if (parsed.sbatch.ignored.length) {
-    notes.push(
-      `sbatch options not carried over (topo sets job name and output itself): ${parsed.sbatch.ignored.join(" ")}`
-    );
-  }
-  const submitEnv2 = submitEnvOf(parsed.env);
-  if (Object.keys(submitEnv2).length) fixed.submit_env = submitEnv2;
-  const dropped = Object.keys(parsed.env).filter((k2) => !(k2 in submitEnv2));
-  if (dropped.length) {
-    notes.push(
-      `environment assignments not carried over (topo passes only submit.sh's LOGDIR and DESCRIPTION): ${dropped.join(", ")}`
-    );
-  }
-  const experiment = {
-    experiment_id: experimentId,
-    objective: "minimize stabilized full-run seconds_per_rollout",
-    command: command.trim(),
-    cluster,
-    base_topology: parsed.topology,
-    max_parallel: 3,
-    fixed_inputs: fixed
-  };
-  if (!matchesSchema(experiment, "experiment")) {
-    throw new RunCommandError(
-      "the command gives values the experiment schema refuses (check deploy, driver, account, partition and time for unusual characters)"
-    );
-  }
-  const topology = normalise(deepMerge(expandPreset(preset, experiment), topologyPatch));
-  if (!matchesSchema(topology, "topology")) {
-    throw new RunCommandError(
-      "the command's topology overrides give a topology the schema refuses (see docs/topology.md for the allowed keys and ranges)"
-    );
-  }
-  const baseline = {
-    name: "baseline",
-    parent: null,
-    hypothesis: `The starting point: preset ${parsed.topology} as launched by the experiment's command${Object.keys(topologyPatch).length ? ", with its topology overrides" : ""}.`,
-    expected_effect: "Reference seconds_per_rollout that the other candidates are compared against.",
-    topology
-  };
-  return { experiment, baseline, notes };
-}
-function toYaml(value, header2) {
-  const doc = new import_yaml3.Document(value);
-  (0, import_yaml3.visit)(doc, {
-    Seq(_2, node) {
-      if ((0, import_yaml3.isSeq)(node)) node.flow = true;
-    }
-  });
-  doc.commentBefore = header2;
-  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
-}
-function writeExperimentFiles(dir, built, options2 = {}) {
-  const experimentDir = join4(dir, built.experiment.experiment_id);
-  const experimentFile = join4(experimentDir, "experiment.yaml");
-  const baselineFile = join4(experimentDir, "baseline.yaml");
-  for (const f of [experimentFile, baselineFile]) {
-    if (existsSync3(f) && !options2.force)
-      throw new RunCommandError(`${f} already exists: pass --force to overwrite it`);
-  }
-  mkdirSync(experimentDir, { recursive: true });
-  writeFileSync(
-    experimentFile,
-    toYaml(
-      built.experiment,
-      ` Experiment ${built.experiment.experiment_id}, created by \`topo init\`.
- What stays fixed across candidates. Schema: topologies/schema/experiment.schema.json`
-    )
-  );
-  writeFileSync(
-    baselineFile,
-    toYaml(
-      built.baseline,
-      ` Baseline candidate: preset ${built.experiment.base_topology} expanded to full values.
- Copy this file to start a candidate: set name, parent, hypothesis and change topology keys.`
-    )
-  );
-  return { ...built, experimentDir, experimentFile, baselineFile };
-}
-function prepareExperiment(command, dir, options2 = {}) {
-  const parsed = parseRunCommand(command);
-  if (parsed.topology === CLI_DRIVEN_PRESET) {
-    throw new RunCommandError(
-      `topology=${CLI_DRIVEN_PRESET} is AlpaSim's CLI-driven preset for daemon mode: its GPU assignments and concurrency come from the launch script's overrides, not from a topology file, so there is no topology for topo to tune. Start the experiment from a file preset: ${PRESETS.join(", ")}`
-    );
-  }
-  const presetOptions = { ...options2.presets, topologiesDir: basename(dir) };
-  const found = readPresetFromCheckout(parsed.topology, dirname3(dir), presetOptions);
-  if (!found) {
-    const own = existsSync3(join4(dir, "presets")) ? readdirSync3(join4(dir, "presets")).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length)) : [];
-    throw new RunCommandError(
-      `topology=${parsed.topology}: ${presetNotFound(parsed.topology, presetOptions, own)}`
-    );
-  }
-  const preset = checkPreset(found.text, found.path);
-  if (!preset.value)
-    throw new RunCommandError(`preset ${found.path} is invalid: ${preset.issues[0]?.message}`);
-  const built = buildExperiment(parsed, preset.value, command, options2);
-  if (found.origin !== "shipped")
-    built.notes.push(`base preset ${parsed.topology}: ${describePreset(found)}`);
-  return { ...built, preset: found };
-}
-
-// src/record/validate.ts
-var import__2 = __toESM(require__(), 1);
-
-// topologies/schema/record.schema.json
-var record_schema_default = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  $id: "https://alpasim-topo.local/schema/record.schema.json",
-  title: "ExperimentRecord",
-  description: "experiments/<experiment_id>.json: the experiment's memory for machines. Field names follow AlpaSim's experiment-record reference (.agents/skills/optimize-slurm-topology/references/experiment-record.md). experiments/<experiment_id>.md is rendered from it.",
-  type: "object",
-  additionalProperties: false,
-  required: ["schema_version", "experiment_id", "objective", "fixed_inputs", "current_best", "runs"],
-  properties: {
-    schema_version: { const: 1, description: "Bumped on an incompatible change of this schema." },
-    experiment_id: {
-      type: "string",
-      pattern: "^topology-opt-[a-z0-9_.]+(-[a-z0-9_.]+)*-[a-z0-9_]+-[0-9]{8}$",
-      maxLength: 80,
-      description: "topology-opt-<driver>-<cluster>-<YYYYMMDD>"
-    },
-    objective: { type: "string", minLength: 1 },
-    command: {
-      type: ["string", "null"],
-      maxLength: 8e3,
-      description: "The full AlpaSim run command the experiment started from."
-    },
-    fixed_inputs: { $ref: "#/$defs/fixedInputs" },
-    current_best: { $ref: "#/$defs/currentBest" },
-    runs: {
-      type: "array",
-      description: "One entry per candidate, in the order they were recorded (the progress table's steps).",
-      items: { $ref: "#/$defs/run" }
-    },
-    reference_runs: {
-      type: "array",
-      description: "Jobs of the current best run beside a round's candidates (experiment.yaml `reference: beside`): each recorded with the GPU-minutes its Slurm allocation held, charged to the experiment (docs/record.md).",
-      items: { $ref: "#/$defs/referenceRun" }
-    },
-    report: {
-      type: ["object", "null"],
-      additionalProperties: false,
-      description: "Set by /topo conclude: where the final report lives.",
-      required: ["path"],
-      properties: {
-        path: { type: "string" },
-        concluded_at: { type: ["string", "null"] }
-      }
-    }
-  },
-  $defs: {
-    fixedInputs: {
-      title: "RecordFixedInputs",
-      type: "object",
-      additionalProperties: false,
-      required: ["deploy", "driver", "base_topology"],
-      properties: {
-        deploy: { type: "string" },
-        driver: { type: "string" },
-        base_topology: { type: "string", description: "topology=<preset>" },
-        cluster: { type: ["string", "null"], description: "Cluster name in topologies/clusters.yaml." },
-        scenes: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            scene_ids: { type: ["array", "null"], items: { type: "string" } },
-            test_suite_id: { type: ["string", "null"] },
-            scene_count: { type: ["integer", "null"] }
-          }
-        },
-        cameras: { type: ["string", "null"] },
-        control_timestep_us: { type: ["integer", "null"] },
-        simulation_duration_s: { type: ["number", "null"] },
-        rollouts_per_scene: { type: ["integer", "null"] },
-        git_commit: { type: ["string", "null"] },
-        remote_checkout: { type: ["string", "null"] },
-        overrides: { type: "array", items: { type: "string" } },
-        telemetry: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            prometheus_url: { type: ["string", "null"] },
-            grafana_url: { type: ["string", "null"] },
-            file_sd_source: { type: ["string", "null"] }
-          }
-        },
-        slurm: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            account: { type: ["string", "null"] },
-            partition: { type: ["string", "null"] },
-            gpus_per_node: { type: ["integer", "null"] },
-            walltime: { type: ["string", "null"] }
-          }
-        }
-      }
-    },
-    currentBest: {
-      title: "CurrentBest",
-      type: "object",
-      additionalProperties: false,
-      required: ["topology", "stabilized_seconds_per_rollout_full_run", "decision_reasoning"],
-      properties: {
-        topology: {
-          type: ["string", "null"],
-          description: "The best accepted candidate's name (null before the first acceptance)."
-        },
-        run_name: { type: ["string", "null"] },
-        stabilized_seconds_per_rollout_full_run: { type: ["number", "null"] },
-        decision_reasoning: { type: ["string", "null"] }
-      }
-    },
-    runTopology: {
-      title: "RunTopology",
-      type: "object",
-      additionalProperties: false,
-      required: ["base"],
-      properties: {
-        base: { type: "string", description: "topology=<preset> the block is applied over." },
-        hash: {
-          type: ["string", "null"],
-          pattern: "^[0-9a-f]{8,64}$",
-          description: "hash8 of the normalised, fully expanded topology (as in the run name)."
-        },
-        block: {
-          oneOf: [{ type: "null" }, { $ref: "topology.schema.json" }],
-          description: "The candidate's topology block as written in its YAML file."
-        },
-        file: { type: ["string", "null"], description: "topologies/<experiment>/<candidate>.yaml" }
-      }
-    },
-    skillReflection: {
-      title: "SkillReflection",
-      type: "object",
-      additionalProperties: false,
-      required: ["topic", "learning"],
-      properties: {
-        topic: {
-          enum: ["metrics", "queries", "topology_knobs", "run_workflow", "failure_mode", "other"]
-        },
-        learning: { type: "string", minLength: 1 },
-        suggested_skill_update: { type: ["string", "null"] },
-        source: {
-          type: ["string", "null"],
-          description: "Where it came from: a comment URL, or 'pull request body'."
-        },
-        author: { type: ["string", "null"] }
-      }
-    },
-    decision: {
-      title: "Decision",
-      type: "object",
-      additionalProperties: false,
-      required: ["outcome"],
-      properties: {
-        outcome: { enum: ["pending", "accept", "reject"] },
-        reason: { type: ["string", "null"] },
-        next: { type: ["string", "null"] }
-      }
-    },
-    referenceRun: {
-      title: "ReferenceRun",
-      type: "object",
-      additionalProperties: false,
-      required: ["of", "run_name", "gpu_minutes"],
-      properties: {
-        of: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{0,39}$",
-          description: "The candidate it ran (the current best, else the baseline, when its round started)."
-        },
-        run_name: { type: "string", description: "Its Slurm job name and metrics run_name." },
-        job_id: { type: ["string", "null"] },
-        pull_request: {
-          type: ["integer", "null"],
-          minimum: 1,
-          description: "The pull request whose round asked for it."
-        },
-        gpu_minutes: {
-          type: ["number", "null"],
-          minimum: 0,
-          description: "GPU-minutes its Slurm allocation held (elapsed \xD7 GPUs); null when never known."
-        },
-        ended: {
-          type: ["string", "null"],
-          description: "How its Request ended (decided: no open decision needed it; closed, cancelled, superseded, failed, lost, stopped)."
-        },
-        candidates: {
-          type: "array",
-          items: { type: "string" },
-          description: "The candidates of its pull request decided against it."
-        },
-        verdict: {
-          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/verdict" }],
-          description: "Its verdict at its end: a repeated run of its topology (the between-run term reads it)."
-        },
-        recorded_at: { type: ["string", "null"] }
-      }
-    },
-    run: {
-      title: "RecordRun",
-      type: "object",
-      additionalProperties: false,
-      required: ["name", "status", "decision"],
-      properties: {
-        name: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{0,39}$",
-          description: "Candidate name."
-        },
-        parent: { type: ["string", "null"] },
-        run_name: {
-          type: ["string", "null"],
-          description: "topo-<experiment_id>-<candidate>-<hash8>: Slurm job name and metrics run_name."
-        },
-        job_id: { type: ["string", "null"] },
-        run_dir: { type: ["string", "null"] },
-        topology: { $ref: "#/$defs/runTopology" },
-        status: { enum: ["pending", "running", "accepted", "rejected", "failed", "stopped"] },
-        hypothesis: { type: ["string", "null"] },
-        expected_effect: { type: ["string", "null"] },
-        prediction: {
-          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/prediction" }],
-          description: "Predicted (topo suggest) against measured seconds per rollout."
-        },
-        change: {
-          type: "object",
-          description: "Topology keys changed against the parent: key -> 'old -> new'.",
-          additionalProperties: { type: "string" }
-        },
-        verdict: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/verdict" }] },
-        comparison: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/comparison" }] },
-        monitor_decision: {
-          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/decision" }],
-          description: "The monitor's decision against the reference as its last comment, check and label showed it (the one truth every surface reads)."
-        },
-        stable_metrics: {
-          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/stableMetrics" }],
-          description: "Includes the bottleneck, the per-GPU resource use and the telemetry quality (gaps)."
-        },
-        failures: { type: "array", items: { $ref: "metrics.schema.json#/$defs/failure" } },
-        decision: { $ref: "#/$defs/decision" },
-        skill_reflections: { type: "array", items: { $ref: "#/$defs/skillReflection" } },
-        pull_request: {
-          type: ["object", "null"],
-          additionalProperties: false,
-          required: ["number"],
-          properties: {
-            number: { type: "integer", minimum: 1 },
-            url: { type: ["string", "null"] },
-            merge_commit_sha: { type: ["string", "null"] }
-          }
-        },
-        recorded_at: { type: ["string", "null"], description: "When the pull request was closed." }
-      }
-    }
-  }
-};
-
-// src/record/validate.ts
-var RecordError = class extends Error {
-  constructor(file, problems) {
-    super(`${file}: ${problems.length === 1 ? problems[0] : `
-  - ${problems.join("\n  - ")}`}`);
-    this.file = file;
-    this.problems = problems;
-    this.name = "RecordError";
-  }
-  file;
-  problems;
-};
-var compiled2;
-function validators() {
-  if (!compiled2) {
-    const ajv2 = new import__2.Ajv2020({ allErrors: true, strict: false });
-    ajv2.addSchema(topology_schema_default);
-    ajv2.addSchema(metrics_schema_default);
-    ajv2.addSchema(record_schema_default);
-    compiled2 = {
-      record: ajv2.getSchema(record_schema_default.$id),
-      observation: ajv2.getSchema(metrics_schema_default.$id)
-    };
-  }
-  return compiled2;
-}
-function describe(errors) {
-  const list = (errors ?? []).filter((e) => e.keyword !== "oneOf" && e.keyword !== "if");
-  const lines = list.map((e) => {
-    const at = e.instancePath ? e.instancePath.slice(1).replace(/\//g, ".") : "(top level)";
-    if (e.keyword === "additionalProperties")
-      return `${at}: unknown key "${e.params.additionalProperty}"`;
-    if (e.keyword === "enum")
-      return `${at}: must be one of ${e.params.allowedValues.map((v2) => JSON.stringify(v2)).join(", ")}`;
-    return `${at}: ${e.message}`;
-  });
-  return [...new Set(lines)].slice(0, 20);
-}
-function recordProblems(value) {
-  const validate2 = validators().record;
-  if (!validate2(value)) return describe(validate2.errors);
-  const record = value;
-  const problems = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const run3 of record.runs) {
-    if (seen.has(run3.name))
-      problems.push(`runs: candidate "${run3.name}" appears twice (runs are keyed by name)`);
-    seen.add(run3.name);
-  }
-  const best = record.current_best.topology;
-  if (best && !seen.has(best))
-    problems.push(
-      `current_best.topology: "${best}" is not one of the runs (${[...seen].join(", ") || "none"})`
-    );
-  return problems;
-}
-function parseRecord(text3, file) {
-  let value;
-  try {
-    value = JSON.parse(text3);
-  } catch (error) {
-    const message2 = error instanceof Error ? error.message : String(error);
-    throw new RecordError(file, [
-      `not valid JSON (${message2}); fix or restore the file from git history \u2014 it was not overwritten`
-    ]);
-  }
-  const problems = recordProblems(value);
-  if (problems.length) {
-    throw new RecordError(file, [
-      ...problems.map((p) => `does not match topologies/schema/record.schema.json: ${p}`),
-      "the record was not overwritten; fix it (or restore it from git history) and re-run"
-    ]);
-  }
-  return value;
-}
-function serializeRecord(record) {
-  const problems = recordProblems(record);
-  if (problems.length) throw new RecordError("record (before writing)", problems);
-  return `${JSON.stringify(record, null, 2)}
-`;
-}
-function observationProblems(value) {
-  const validate2 = validators().observation;
-  return validate2(value) ? [] : describe(validate2.errors);
-}
-function checkObservation(value) {
-  const problems = observationProblems(value);
-  return problems.length ? { observation: void 0, problems } : { observation: value, problems: [] };
-}
-
-// src/usecases/autopilot.ts
-var AutopilotConfigError = class extends Error {
-  name = "AutopilotConfigError";
-};
-var EXPERIMENT_ID2 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
-async function readAutopilot(files, experimentId, clustersFile = "topologies/clusters.yaml") {
-  if (!EXPERIMENT_ID2.test(experimentId))
-    throw new AutopilotConfigError(
-      `"${experimentId}" is not an experiment id (lowercase letters, digits, . _ -)`
-    );
-  const file = `topologies/${experimentId}/experiment.yaml`;
-  const text3 = await files.read(file);
-  if (text3 === void 0) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
-  const checked2 = checkExperiment(text3, file);
-  if (!checked2.value) {
-    const i = checked2.issues[0];
-    throw new AutopilotConfigError(`${file}:${i?.line}: ${i?.keyPath}: ${i?.message}`);
-  }
-  const experiment = checked2.value;
-  const policy = policyOf(experiment);
-  if (!policy)
-    throw new AutopilotConfigError(
-      `${file} has no autopilot block: add one (docs/autopilot.md, "The policy") to let the experiment run its own rounds`
-    );
-  const clustersText = await files.read(clustersFile);
-  const cluster = clustersText ? checkClusters(clustersText, clustersFile).value?.clusters[experiment.cluster] : void 0;
-  const refused = autopilotIssues(checked2.loaded, experiment, cluster ? { cluster } : {}).filter((i) => i.severity === "error").map((i) => `${file}:${i.line}: ${i.rule}: ${i.message}`);
-  const recordFile2 = recordPaths(experimentId).json;
-  const recordText = await files.read(recordFile2);
-  const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile2);
-  return {
-    experiment,
-    policy,
-    ...cluster ? { cluster } : {},
-    ...record ? { record } : {},
-    runGpuHours: runCost(experiment, cluster).gpuHours,
-    refused,
-    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
-  };
-}
-function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2) {
-  const recorded = rounds2 ? withRounds(ctx.recorded, rounds2) : ctx.recorded;
-  const runs = withHeld(mergeRuns(recorded, live3), held);
-  const named = new Set(runs.map((r) => r.runName));
-  const spentElsewhere = Object.entries(held).reduce((a, [name, h2]) => a + (named.has(name) ? 0 : h2), 0);
-  const concludedByRecord = ctx.record?.report?.concluded_at ? { reason: "the record holds its final report" } : void 0;
-  const done = concluded ?? concludedByRecord;
-  const plan = planStep({
-    experimentId: ctx.experiment.experiment_id,
-    policy: ctx.policy,
-    runs,
-    controls,
-    runGpuHours: ctx.runGpuHours,
-    spentElsewhere,
-    ...done ? { concluded: done } : {},
-    ...ctx.refused?.length ? { refused: ctx.refused } : {}
-  });
-  return { runs, plan };
-}
-function withHeld(runs, held) {
-  return runs.map((r) => {
-    const kept = r.runName ? held[r.runName] : void 0;
-    return kept !== void 0 && kept > r.gpuHours ? { ...r, gpuHours: kept } : r;
-  });
-}
-function withRounds(runs, rounds2) {
-  return runs.map((r) => {
-    if (r.round === 0) return r;
-    const round3 = rounds2[r.name] ?? null;
-    return { ...r, round: round3, origin: round3 === null ? "person" : "bot" };
-  });
-}
-
-// src/autopilot/pulls.ts
-var MARKER = /<!-- topo:autopilot experiment=([a-z0-9][a-z0-9_.-]*) candidate=([a-z0-9][a-z0-9_.-]*) round=(\d{1,3}) -->/;
-function readBotMarker(body, experimentId) {
-  const m2 = MARKER.exec(body ?? "");
-  if (!m2 || m2[1] !== experimentId) return null;
-  return { candidate: m2[2], round: Number(m2[3]) };
-}
-function liveOutcome(state2, ended, failed) {
-  if (failed) return "failed";
-  if (state2 === "better" || state2 === "worse" || state2 === "equivalent" || state2 === "not-better")
-    return state2;
-  return ended ? "undecided" : null;
-}
-function liveRuns(candidates, pulls, recorded = /* @__PURE__ */ new Set(), unopened2 = []) {
-  const botOf = (name, pr) => pulls.find((b2) => b2.pr === pr && b2.candidate === name);
-  const runs = candidates.map((c) => candidateRun(c, botOf(c.name, c.pr)));
-  for (const b2 of pulls)
-    if (!runs.some((r) => r.name === b2.candidate) && !(b2.state !== "open" && recorded.has(b2.candidate)))
-      runs.push({
-        name: b2.candidate,
-        round: b2.round,
-        origin: "bot",
-        pr: b2.pr,
-        pull: b2.state,
-        ...pullFacts(b2),
-        request: "none",
-        outcome: null,
-        gpuHours: 0
-      });
-  for (const u of unopened2)
-    if (!runs.some((r) => r.name === u.candidate))
-      runs.push({
-        name: u.candidate,
-        round: u.round,
-        origin: "bot",
-        pull: "none",
-        request: "none",
-        outcome: null,
-        gpuHours: 0
-      });
-  return runs;
-}
-function pullFacts(b2) {
-  return {
-    ...b2.takenOver ? { takenOver: true } : {},
-    ...b2.approvedBy ? { approved: true } : {},
-    ...b2.labels?.includes(WINNER_LABEL) ? { labelled: true } : {}
-  };
-}
-function candidateRun(c, bot) {
-  const waiting2 = c.live || c.stopped && bot;
-  const outcome = waiting2 ? null : c.outcome;
-  const reference = bot?.round === 0 && outcome === "undecided" && c.seconds !== void 0;
-  return {
-    name: c.name,
-    round: bot ? bot.round : null,
-    origin: bot ? "bot" : "person",
-    pr: c.pr,
-    pull: bot ? bot.state : "open",
-    ...bot ? pullFacts(bot) : {},
-    request: c.live ? "live" : c.stopped && bot ? "none" : "ended",
-    outcome: reference ? "equivalent" : outcome,
-    ...c.seconds !== void 0 ? { seconds: c.seconds } : {},
-    gpuHours: c.gpuHours,
-    ...c.runName ? { runName: c.runName } : {}
-  };
-}
-
-// src/github/permissions.ts
-var WRITE_ROLES = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
-function decideCommandAllowed(facts) {
-  const { commenter, command, repository, pull } = facts;
-  if (pull.headRepoFullName === null || pull.headRepoFullName.toLowerCase() !== pull.baseRepoFullName.toLowerCase()) {
-    return {
-      allowed: false,
-      reason: `Sorry @${commenter}, \`/topo ${command}\` is not available on pull requests from forks: experiments run on a self-hosted runner next to the cluster, and it only acts for branches pushed to ${repository} itself. A maintainer can push this branch to the repository and open the pull request from there.`
-    };
-  }
-  const role = facts.roleName && WRITE_ROLES.has(facts.roleName) ? facts.roleName : facts.permission;
-  if (!WRITE_ROLES.has(role)) {
-    return {
-      allowed: false,
-      reason: `Sorry @${commenter}, \`/topo ${command}\` needs write access to ${repository} (you have ${facts.roleName || facts.permission || "none"}), because it spends GPU hours on the cluster. Ask a maintainer to run it for you.`
-    };
-  }
-  return { allowed: true, permission: role };
-}
-async function checkCommandAllowed(octokit, input) {
-  let permission = "none";
-  let roleName;
-  try {
-    const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
-      owner: input.owner,
-      repo: input.repo,
-      username: input.username
-    });
-    permission = data.permission;
-    roleName = data.role_name;
-  } catch (e) {
-    if (e.status !== 404) throw e;
-  }
-  return decideCommandAllowed({
-    commenter: input.username,
-    command: input.command,
-    repository: `${input.owner}/${input.repo}`,
-    permission,
-    roleName,
-    pull: input.pull
-  });
-}
-function pullOrigin(pull) {
-  return {
-    headRepoFullName: pull.head.repo?.full_name ?? null,
-    baseRepoFullName: pull.base.repo.full_name,
-    state: pull.state
-  };
-}
-
-// src/usecases/autopilot-github.ts
-function botTrailer(experimentId, candidate) {
-  return `Topo-Autopilot: ${experimentId}/${candidate}`;
-}
-var status2 = (e) => e.status;
-async function commitBotProposal(octokit, target, p) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
-  const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${base}` })).data.object.sha;
-  const baseTree = (await octokit.rest.git.getCommit({ ...repo, commit_sha: baseSha })).data.tree.sha;
-  const tree = await octokit.rest.git.createTree({
-    ...repo,
-    base_tree: baseTree,
-    tree: [{ path: p.path, mode: "100644", type: "blob", content: p.text }]
-  });
-  const commit = await octokit.rest.git.createCommit({
-    ...repo,
-    message: `${p.title}
-
-${p.body}
-
-${botTrailer(p.experimentId, p.candidate)}`,
-    tree: tree.data.sha,
-    parents: [baseSha]
-  });
-  return commit.data.sha;
-}
-function pullTextOf(message2, trailer) {
-  const text3 = message2.trimEnd();
-  const cut = text3.endsWith(trailer) ? text3.slice(0, -trailer.length) : text3;
-  const at = cut.indexOf("\n\n");
-  return at < 0 ? { title: cut.trim(), body: "" } : { title: cut.slice(0, at).trim(), body: cut.slice(at + 2).trim() };
-}
-async function openBotPull(octokit, target, p) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const branch = botBranch(p.experimentId, p.candidate);
-  try {
-    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: p.sha });
-  } catch (error) {
-    if (status2(error) !== 422) throw error;
-    const pulls = await pullsOfBranch(octokit, target, branch);
-    const open = pulls.find((x2) => x2.state === "open");
-    if (open) return { pr: open.number, created: false };
-    if (pulls.length > 0) return null;
-  }
-  const message2 = (await octokit.rest.git.getCommit({ ...repo, commit_sha: p.sha })).data.message;
-  const text3 = pullTextOf(message2, botTrailer(p.experimentId, p.candidate));
-  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
-  try {
-    const pull = await octokit.rest.pulls.create({ ...repo, head: branch, base, ...text3 });
-    return { pr: pull.data.number, created: true };
-  } catch (error) {
-    if (status2(error) !== 422) throw error;
-    const open = (await pullsOfBranch(octokit, target, branch)).find((x2) => x2.state === "open");
-    if (!open) throw error;
-    return { pr: open.number, created: false };
-  }
-}
-async function pullsOfBranch(octokit, target, branch) {
-  const { data } = await octokit.rest.pulls.list({
-    owner: target.owner,
-    repo: target.repo,
-    state: "all",
-    head: `${target.owner}:${branch}`,
-    per_page: 100
-  });
-  return data;
-}
-async function listBotPulls(octokit, target, experimentId, heads = {}) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const prefix = `topo/autopilot/${experimentId}/`;
-  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "all", per_page: 100 });
-  const out = [];
-  for (const pull of pulls) {
-    const marker = readBotMarker(pull.body, experimentId);
-    if (!marker || pull.user?.login !== target.botLogin || pull.head.ref !== `${prefix}${marker.candidate}`)
-      continue;
-    if (pull.head.repo?.full_name !== pull.base.repo.full_name) continue;
-    const mine = heads[marker.candidate];
-    const takenOver = mine ? mine !== pull.head.sha : pull.state === "open" && !(await octokit.rest.git.getCommit({ ...repo, commit_sha: pull.head.sha })).data.message.includes(
-      botTrailer(experimentId, marker.candidate)
-    );
-    out.push({
-      pr: pull.number,
-      candidate: marker.candidate,
-      round: marker.round,
-      state: pull.merged_at ? "merged" : pull.state === "open" ? "open" : "closed",
-      headSha: pull.head.sha,
-      takenOver,
-      labels: pull.labels.map((l3) => typeof l3 === "string" ? l3 : l3.name ?? "")
-    });
-  }
-  return out;
-}
-async function changedFiles(octokit, target, pr) {
-  const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
-    owner: target.owner,
-    repo: target.repo,
-    pull_number: pr,
-    per_page: 100
-  });
-  return files.map((f) => f.filename);
-}
-async function closeWithComment(octokit, target, pr, comment) {
-  const repo = { owner: target.owner, repo: target.repo };
-  await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body: comment });
-  await octokit.rest.pulls.update({ ...repo, pull_number: pr, state: "closed" });
-}
-async function findDashboard(octokit, target, marker) {
-  const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
-    owner: target.owner,
-    repo: target.repo,
-    state: "all",
-    creator: target.botLogin,
-    per_page: 100
-  });
-  const found = issues.filter((i) => !i.pull_request && i.user?.login === target.botLogin && (i.body ?? "").startsWith(marker)).sort((a, b2) => a.number - b2.number)[0];
-  return found ? { number: found.number, state: found.state === "open" ? "open" : "closed", body: found.body ?? "" } : null;
-}
-async function writeDashboard(octokit, target, input) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const found = input.found === void 0 ? await findDashboard(octokit, target, input.marker) : input.found;
-  if (!found) {
-    const made = await octokit.rest.issues.create({ ...repo, title: input.title, body: input.body });
-    const oldest = await findDashboard(octokit, target, input.marker);
-    if (oldest && oldest.number !== made.data.number) {
-      await octokit.rest.issues.update({
-        ...repo,
-        issue_number: made.data.number,
-        state: "closed",
-        body: `${input.marker.replace("topo:autopilot-dashboard", "topo:autopilot-duplicate")}
-A duplicate of #${oldest.number}, the dashboard.`
-      });
-      return writeDashboard(octokit, target, { ...input, found: oldest });
-    }
-    if (input.close)
-      await octokit.rest.issues.update({ ...repo, issue_number: made.data.number, state: "closed" });
-    return made.data.number;
-  }
-  const state2 = input.close ? "closed" : "open";
-  if (found.body !== input.body || found.state !== state2)
-    await octokit.rest.issues.update({
-      ...repo,
-      issue_number: found.number,
-      body: input.body,
-      ...found.state !== state2 ? { state: state2 } : {}
-    });
-  return found.number;
-}
-async function dashboardControls(octokit, target, issue, since = 0, cache2 = /* @__PURE__ */ new Map()) {
-  const repo = { owner: target.owner, repo: target.repo };
+async function readSubmissions(octokit, target2) {
   const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-    ...repo,
-    issue_number: issue,
+    owner: target2.owner,
+    repo: target2.repo,
+    issue_number: target2.issue_number,
     per_page: 100
   });
-  const out = [];
+  const submissions = [];
+  const problems = [];
   for (const c of comments) {
-    const login = c.user?.login;
     const body = c.body ?? "";
-    if (!login || c.id <= since || login === target.botLogin || !body.trimStart().startsWith("/topo"))
-      continue;
-    out.push({ id: c.id, login, body, allowed: await mayCommand(octokit, target, login, cache2) });
-  }
-  return out;
-}
-function mayCommand(octokit, target, login, cache2) {
-  let known = cache2.get(login);
-  if (!known) {
-    const full = `${target.owner}/${target.repo}`;
-    known = checkCommandAllowed(octokit, {
-      owner: target.owner,
-      repo: target.repo,
-      username: login,
-      command: "pause",
-      pull: { headRepoFullName: full, baseRepoFullName: full, state: "open" }
-    }).then((d2) => d2.allowed);
-    cache2.set(login, known);
-  }
-  return known;
-}
-function pilotStateBranch(experimentId) {
-  return `topo/autopilot-state/${experimentId}`;
-}
-var STATE_FILE = "autopilot-state.json";
-var STATE_HEAD = "topo autopilot state";
-async function readPilotState(octokit, target, experimentId) {
-  const repo = { owner: target.owner, repo: target.repo };
-  let sha;
-  try {
-    sha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${pilotStateBranch(experimentId)}` })).data.object.sha;
-  } catch (error) {
-    if (status2(error) === 404) return { state: EMPTY_PILOT_STATE, sha: null };
-    throw error;
-  }
-  const message2 = (await octokit.rest.git.getCommit({ ...repo, commit_sha: sha })).data.message;
-  const at = message2.indexOf("\n\n");
-  if (!message2.startsWith(STATE_HEAD) || at < 0)
-    throw new PilotStateError(
-      `the autopilot state branch ${pilotStateBranch(experimentId)} does not hold the bot's state at ${sha.slice(0, 7)}`
-    );
-  return { state: parsePilotState(message2.slice(at + 2)), sha };
-}
-async function updatePilotState(octokit, target, experimentId, change, attempts = 8) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const ref = `heads/${pilotStateBranch(experimentId)}`;
-  for (let attempt = 1; ; attempt++) {
-    const read2 = await readPilotState(octokit, target, experimentId);
-    const next = change(read2.state);
-    const text3 = renderPilotState(next);
-    if (read2.sha && text3 === renderPilotState(read2.state)) return next;
-    const tree = await octokit.rest.git.createTree({
-      ...repo,
-      tree: [{ path: STATE_FILE, mode: "100644", type: "blob", content: `${text3}
-` }]
-    });
-    const commit = await octokit.rest.git.createCommit({
-      ...repo,
-      message: `${STATE_HEAD} of ${experimentId}
-
-${text3}`,
-      tree: tree.data.sha,
-      parents: read2.sha ? [read2.sha] : []
-    });
-    try {
-      if (read2.sha) await octokit.rest.git.updateRef({ ...repo, ref, sha: commit.data.sha, force: false });
-      else await octokit.rest.git.createRef({ ...repo, ref: `refs/${ref}`, sha: commit.data.sha });
-      return next;
-    } catch (error) {
-      if (status2(error) !== 422 || attempt >= attempts) throw error;
+    if (c.user?.login !== target2.botLogin || !SUBMIT_MARKER.test(body.split("\n", 1)[0] ?? "")) continue;
+    const read2 = parseSubmissionsBlock(body);
+    problems.push(...read2.problems.map((p) => `comment ${c.id}: ${p}`));
+    for (const s of read2.submissions) {
+      if (s.request.pr === target2.issue_number) submissions.push(s);
+      else
+        problems.push(`comment ${c.id}: ${s.request.runName} is a Request of #${s.request.pr}, not this one`);
     }
   }
-}
-async function approvedBy(octokit, target, pull, cache2 = /* @__PURE__ */ new Map()) {
-  const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, {
-    owner: target.owner,
-    repo: target.repo,
-    pull_number: pull.pr,
-    per_page: 100
-  });
-  const latest = /* @__PURE__ */ new Map();
-  for (const r of reviews) {
-    const login = r.user?.login;
-    if (!login || login === target.botLogin || r.state === "COMMENTED" || r.state === "PENDING") continue;
-    latest.set(login, { state: r.state, commit: r.commit_id ?? null });
-  }
-  for (const [login, r] of latest)
-    if (r.state === "APPROVED" && r.commit === pull.headSha && await mayCommand(octokit, target, login, cache2))
-      return login;
-  return void 0;
-}
-async function checkConclusions(octokit, target, sha) {
-  const runs = await octokit.paginate(octokit.rest.checks.listForRef, {
-    owner: target.owner,
-    repo: target.repo,
-    ref: sha,
-    per_page: 100
-  });
-  const out = {};
-  for (const r of [...runs].sort((a, b2) => a.id - b2.id))
-    out[r.name] = r.status === "completed" ? r.conclusion ?? null : null;
-  return out;
-}
-async function othersCandidates(octokit, target, experimentId, topologiesDir = "topologies") {
-  const repo = { owner: target.owner, repo: target.repo };
-  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "open", per_page: 100 });
-  const out = [];
-  for (const pull of pulls) {
-    if (pull.head.ref.startsWith(`topo/autopilot/${experimentId}/`) && pull.user?.login === target.botLogin)
-      continue;
-    const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
-      ...repo,
-      pull_number: pull.number,
-      per_page: 100
-    });
-    out.push(
-      ...candidatesIn(
-        pull.number,
-        files.map((f) => f.filename),
-        experimentId,
-        topologiesDir
-      )
-    );
-  }
-  return out;
-}
-function candidatesIn(pr, paths, experimentId, topologiesDir = "topologies") {
-  const dir = `${topologiesDir}/${experimentId}/`;
-  return paths.filter(
-    (p) => p.startsWith(dir) && /^[^/]+\.ya?ml$/.test(p.slice(dir.length)) && !/\/experiment\.ya?ml$/.test(p)
-  ).map((p) => ({ pr, candidate: p.slice(dir.length).replace(/\.ya?ml$/, "") }));
+  return {
+    submissions: submissions.sort(
+      (a, b2) => Date.parse(a.request.requestedAt) - Date.parse(b2.request.requestedAt)
+    ),
+    problems
+  };
 }
 
 // src/usecases/prepare.ts
 import { posix as posix4 } from "node:path";
 
+// src/github/contents.ts
+var status = (e) => e.status;
+function githubFileSource(octokit, at) {
+  const cache2 = /* @__PURE__ */ new Map();
+  const get = (path) => {
+    const clean3 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+    if (path.startsWith("/") || clean3.split("/").some((s) => s === "..")) return Promise.resolve(void 0);
+    let pending = cache2.get(clean3);
+    if (!pending) {
+      pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean3, ref: at.ref }).then((r) => r.data).catch((e) => {
+        if (status(e) === 404) return void 0;
+        throw e;
+      });
+      cache2.set(clean3, pending);
+    }
+    return pending;
+  };
+  return {
+    async read(path) {
+      const data = await get(path);
+      if (!data || Array.isArray(data) || data.type !== "file" || data.content === void 0)
+        return void 0;
+      const clean3 = path.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+      if (data.path !== void 0 && data.path !== clean3) return void 0;
+      return Buffer.from(data.content, data.encoding === "base64" ? "base64" : "utf8").toString("utf8");
+    },
+    async list(dir) {
+      const data = await get(dir);
+      if (!Array.isArray(data)) return void 0;
+      return data.map((entry) => entry.name).sort();
+    }
+  };
+}
+async function changedFiles(octokit, pull) {
+  const files = await octokit.paginate(octokit.rest.pulls.listFiles, { ...pull, per_page: 100 });
+  return files.filter((f) => f.status !== "removed").map((f) => ({ path: f.filename, status: f.status }));
+}
+
 // src/usecases/validate.ts
-import { lstatSync, readdirSync as readdirSync4, readFileSync as readFileSync4 } from "node:fs";
-import { basename as basename2, dirname as dirname4, isAbsolute as isAbsolute2, join as join5, posix as posix3, relative, resolve as resolve5, sep } from "node:path";
+import { lstatSync, readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
+import { basename, dirname as dirname3, isAbsolute as isAbsolute2, join as join4, posix as posix3, relative, resolve as resolve5, sep } from "node:path";
 
 // src/topology/memory.ts
 function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
@@ -74820,7 +73408,7 @@ function fitMemoryModel(tried, prior) {
   });
   const maxResidualGiB = Math.max(...residuals.map(Math.abs));
   const underPredictionGiB = Math.max(0, ...residuals);
-  const runs = new Set(informative.map((s) => s.run)).size;
+  const runs2 = new Set(informative.map((s) => s.run)).size;
   return {
     model,
     envelope,
@@ -74830,7 +73418,7 @@ function fitMemoryModel(tried, prior) {
     maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,
     marginGiB: Math.round(underPredictionGiB * 100) / 100,
     notes: [
-      `fitted from ${informative.length} GPU readings of ${runs} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`
+      `fitted from ${informative.length} GPU readings of ${runs2} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`
     ]
   };
 }
@@ -74915,6 +73503,113 @@ function fittedMemoryModel(record, base, prior) {
   return fitMemoryModel(triedFromRecord(record, base, /* @__PURE__ */ new Map()), prior);
 }
 
+// src/topology/presets.ts
+import { readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
+import { isAbsolute, join as join3, posix as posix2, resolve as resolve4 } from "node:path";
+
+// src/topology/shipped.ts
+import { existsSync as existsSync2 } from "node:fs";
+import { dirname as dirname2, join as join2, resolve as resolve3 } from "node:path";
+import { fileURLToPath } from "node:url";
+function shippedRoot(from = dirname2(fileURLToPath(import.meta.url))) {
+  let dir = resolve3(from);
+  for (; ; ) {
+    if (existsSync2(join2(dir, "package.json")) && existsSync2(join2(dir, "topologies", "presets"))) return dir;
+    const up = dirname2(dir);
+    if (up === dir) return void 0;
+    dir = up;
+  }
+}
+
+// src/topology/presets.ts
+var PRESET_NAME = /^[A-Za-z0-9_]{1,64}$/;
+function shippedPresetsDir() {
+  const root = shippedRoot();
+  return root ? join3(root, "topologies", "presets") : void 0;
+}
+function presetOverrideDir(env, base) {
+  const dir = env.TOPO_PRESETS_DIR;
+  if (!dir) return void 0;
+  return isAbsolute(dir) ? dir : resolve4(base, dir);
+}
+function presetLocations(name, options2 = {}) {
+  if (!PRESET_NAME.test(name)) return [];
+  const file = `${name}.yaml`;
+  const shipped = options2.shippedDir === void 0 ? shippedPresetsDir() : options2.shippedDir;
+  return [
+    ...options2.overrideDir ? [{ origin: "override", path: join3(options2.overrideDir, file) }] : [],
+    { origin: "repository", path: posix2.join(options2.topologiesDir ?? "topologies", "presets", file) },
+    ...shipped ? [{ origin: "shipped", path: join3(shipped, file) }] : []
+  ];
+}
+function readLocal(path) {
+  try {
+    return readFileSync3(path, "utf8");
+  } catch {
+    return void 0;
+  }
+}
+function pick2(name, locations, texts) {
+  const at = texts.findIndex((t) => t !== void 0);
+  const location = locations[at];
+  if (!location) return void 0;
+  const shippedIndex = locations.findIndex((l3) => l3.origin === "shipped");
+  return {
+    name,
+    text: texts[at],
+    path: location.path,
+    origin: location.origin,
+    overridesShipped: location.origin !== "shipped" && shippedIndex > at && texts[shippedIndex] !== void 0
+  };
+}
+async function readPreset(name, repository, options2 = {}) {
+  const locations = presetLocations(name, options2);
+  const texts = [];
+  for (const l3 of locations)
+    texts.push(l3.origin === "repository" ? await repository.read(l3.path) : readLocal(l3.path));
+  return pick2(name, locations, texts);
+}
+function readPresetFromCheckout(name, root, options2 = {}) {
+  const locations = presetLocations(name, options2);
+  return pick2(
+    name,
+    locations,
+    locations.map((l3) => readLocal(l3.origin === "repository" ? join3(root, l3.path) : l3.path))
+  );
+}
+function describePreset(found) {
+  switch (found.origin) {
+    case "override":
+      return `${found.path} (TOPO_PRESETS_DIR${found.overridesShipped ? ", instead of the shipped one" : ""})`;
+    case "repository":
+      return `the repository's own ${found.path}${found.overridesShipped ? ", instead of the one shipped with alpasim-topo" : ""}`;
+    default:
+      return "the one shipped with alpasim-topo";
+  }
+}
+function localPresetNames(options2 = {}) {
+  const dirs = [
+    options2.overrideDir,
+    options2.shippedDir === void 0 ? shippedPresetsDir() : options2.shippedDir
+  ];
+  const names = /* @__PURE__ */ new Set();
+  for (const dir of dirs) {
+    if (!dir) continue;
+    try {
+      for (const f of readdirSync2(dir)) if (f.endsWith(".yaml")) names.add(f.slice(0, -".yaml".length));
+    } catch {
+    }
+  }
+  return [...names].sort();
+}
+function presetNotFound(name, options2 = {}, repositoryNames = []) {
+  const looked = presetLocations(name, options2).map(
+    (l3) => l3.origin === "repository" ? `the repository's ${posix2.dirname(l3.path)}/` : l3.origin === "shipped" ? "the presets shipped with alpasim-topo" : `${l3.path.slice(0, l3.path.lastIndexOf("/") + 1)} (TOPO_PRESETS_DIR)`
+  );
+  const known = [.../* @__PURE__ */ new Set([...repositoryNames, ...localPresetNames(options2)])].sort();
+  return `no preset \`${name}\` in ${looked.join(", ")}${known.length ? ` (there: ${known.join(", ")})` : ""}`;
+}
+
 // src/topology/rules.ts
 var RULES = {
   "name-mismatch": "error",
@@ -74934,11 +73629,11 @@ function gpuMemoryFinding(row, parts, input) {
   const allowed = !measured2 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
   const over = row.fraction > GPU_MEMORY_LIMITS.capacity;
   const limit = over ? GPU_MEMORY_LIMITS.capacity : row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
-  const why = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
+  const why2 = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
   const estimate = measured2 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
   const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured2 ? "error" : "warning";
   return [
-    `${measured2 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
+    `${measured2 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why2}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
     severity
   ];
 }
@@ -75017,7 +73712,7 @@ function candidateRuleIssues(input) {
       `the renderer has replicas_per_container ${rendererReplicas}${source(["services", "renderer", "replicas_per_container"])}, but the NRE renderer does not support more than one replica per container: set it to 1 and repeat GPU entries instead${repeated.length ? ` (gpus: [${repeated.join(", ")}] gives the same ${n * rendererReplicas} instances)` : ""}`
     );
   }
-  const summary = capacitySummary(expanded);
+  const summary2 = capacitySummary(expanded);
   const active = activeServices(expanded);
   if (active.length === 0) {
     add(
@@ -75025,15 +73720,15 @@ function candidateRuleIssues(input) {
       T2(),
       "no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset"
     );
-  } else if (summary.imbalance > CAPACITY_IMBALANCE_LIMIT) {
-    const max = Math.max(...Object.values(summary.byService));
-    const biggest = active.filter((s) => summary.byService[s] === max);
-    const table2 = active.map((s) => `${s} ${summary.byService[s]}`).join(", ");
+  } else if (summary2.imbalance > CAPACITY_IMBALANCE_LIMIT) {
+    const max = Math.max(...Object.values(summary2.byService));
+    const biggest = active.filter((s) => summary2.byService[s] === max);
+    const table2 = active.map((s) => `${s} ${summary2.byService[s]}`).join(", ");
     const svc = biggest[0];
     add(
       "capacity-imbalance",
       T2("runtime", "endpoints", svc, "n_concurrent_rollouts"),
-      `service capacities are unbalanced (${table2}): the largest (${biggest.join(", ")} ${max}) exceeds the smallest (${summary.binding.join(", ")} ${summary.inFlight}) by ${Math.round((summary.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%); only ${summary.inFlight} rollouts can be in flight, so the excess is wasted GPU memory: bring capacities (containers \xD7 replicas_per_container \xD7 n_concurrent_rollouts) within 25% of each other`
+      `service capacities are unbalanced (${table2}): the largest (${biggest.join(", ")} ${max}) exceeds the smallest (${summary2.binding.join(", ")} ${summary2.inFlight}) by ${Math.round((summary2.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%); only ${summary2.inFlight} rollouts can be in flight, so the excess is wasted GPU memory: bring capacities (containers \xD7 replicas_per_container \xD7 n_concurrent_rollouts) within 25% of each other`
     );
   }
   for (const [svc, key] of [
@@ -75092,9 +73787,9 @@ function assertNotLinked(root, path) {
   const file = resolve5(root, path);
   const rel = relative(resolve5(root), file);
   const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
-  let at = inside ? resolve5(root) : dirname4(file);
-  for (const part of inside ? rel.split(sep) : [basename2(file)]) {
-    at = join5(at, part);
+  let at = inside ? resolve5(root) : dirname3(file);
+  for (const part of inside ? rel.split(sep) : [basename(file)]) {
+    at = join4(at, part);
     let link = false;
     try {
       link = lstatSync(at).isSymbolicLink();
@@ -75119,7 +73814,7 @@ function fileSystemSource(root) {
     },
     async list(dir) {
       try {
-        return readdirSync4(resolve5(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+        return readdirSync3(resolve5(root, dir), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
       } catch {
         return void 0;
       }
@@ -75463,7 +74158,7 @@ function earlierDuplicates(ctx, own, hash, fresh) {
   return earlier;
 }
 function candidateDetails(ctx, { value, expanded, hash, experiment, cluster, base }, parent) {
-  const summary = capacitySummary(expanded);
+  const summary2 = capacitySummary(expanded);
   return {
     name: value.name,
     parent: value.parent ?? null,
@@ -75479,12 +74174,12 @@ function candidateDetails(ctx, { value, expanded, hash, experiment, cluster, bas
     jobName: safeJobName(experiment.experiment_id, value.name, expanded),
     expanded,
     base,
-    capacity: Object.entries(summary.byService).map(([service2, capacity2]) => ({
+    capacity: Object.entries(summary2.byService).map(([service2, capacity2]) => ({
       service: service2,
       capacity: capacity2
     })),
-    inFlight: summary.inFlight,
-    binding: summary.binding,
+    inFlight: summary2.inFlight,
+    binding: summary2.binding,
     gpuMap: [...gpuMap(expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
     ...cluster.memory_model ? {
       memory: predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib),
@@ -75538,7 +74233,7 @@ function safeJobName(experimentId, name, expanded) {
     return "";
   }
 }
-function toJsonReport(report2) {
+function toJsonReport(report3) {
   const strip = (i) => ({
     rule: i.rule,
     severity: i.severity,
@@ -75570,7 +74265,7 @@ function toJsonReport(report2) {
     } : {}
   });
   return {
-    files: report2.files.map((f) => ({
+    files: report3.files.map((f) => ({
       path: f.path,
       errors: f.errors.map(strip),
       warnings: f.warnings.map(strip),
@@ -75580,15 +74275,15 @@ function toJsonReport(report2) {
 }
 async function renderCandidateFile(path, options2) {
   const { files } = await validateFiles([path], options2);
-  const report2 = files[0];
-  if (report2.kind !== "candidate" || report2.errors.length || !report2.candidate) return { report: report2 };
-  const c = report2.candidate;
+  const report3 = files[0];
+  if (report3.kind !== "candidate" || report3.errors.length || !report3.candidate) return { report: report3 };
+  const c = report3.candidate;
   const submission = renderSubmission(
     c.experimentConfig,
     { name: c.name, expanded: c.expanded, base: c.base },
     c.clusterConfig
   );
-  return { report: report2, submission };
+  return { report: report3, submission };
 }
 function topologyFilesOf(changedPaths, topologiesDir = "topologies") {
   const prefix = `${posix3.normalize(topologiesDir).replace(/\/+$/, "")}/`;
@@ -75605,21 +74300,21 @@ async function validatePullRequest(input, options2, reporter) {
     return { files: [], errorCount: 0, warningCount: 0 };
   }
   reporter.info(`validating ${paths.length} file(s): ${paths.join(", ")}`);
-  const report2 = await validateFiles(paths, { ...options2, newFiles: paths });
-  for (const file of report2.files)
+  const report3 = await validateFiles(paths, { ...options2, newFiles: paths });
+  for (const file of report3.files)
     for (const issue of [...file.errors, ...file.warnings]) reporter.annotate(issue);
-  await reporter.summary(validationSummary(report2));
-  return report2;
+  await reporter.summary(validationSummary(report3));
+  return report3;
 }
 var fmt3 = (v2) => v2 === void 0 ? "\u2014" : `\`${JSON.stringify(v2)}\``;
-function validationSummary(report2) {
+function validationSummary(report3) {
   const lines = ["## Topology validation", ""];
-  const verdict = report2.errorCount ? `\u274C ${report2.errorCount} error(s), ${report2.warningCount} warning(s) in ${report2.files.length} file(s)` : `\u2705 ${report2.files.length} file(s) valid${report2.warningCount ? `, ${report2.warningCount} warning(s)` : ""}`;
+  const verdict = report3.errorCount ? `\u274C ${report3.errorCount} error(s), ${report3.warningCount} warning(s) in ${report3.files.length} file(s)` : `\u2705 ${report3.files.length} file(s) valid${report3.warningCount ? `, ${report3.warningCount} warning(s)` : ""}`;
   lines.push(verdict, "");
-  for (const file of report2.files) {
+  for (const file of report3.files) {
     const c = file.candidate;
-    const state2 = file.errors.length ? "\u274C" : file.warnings.length ? "\u26A0\uFE0F" : "\u2705";
-    lines.push(`### ${state2} \`${file.path}\`${c ? ` \u2014 candidate \`${c.name}\`` : ` (${file.kind})`}`, "");
+    const state3 = file.errors.length ? "\u274C" : file.warnings.length ? "\u26A0\uFE0F" : "\u2705";
+    lines.push(`### ${state3} \`${file.path}\`${c ? ` \u2014 candidate \`${c.name}\`` : ` (${file.kind})`}`, "");
     for (const i of [...file.errors, ...file.warnings]) {
       lines.push(
         `- **${i.severity}** \`${i.rule}\` at line ${i.line}${i.keyPath ? ` (\`${i.keyPath}\`)` : ""}: ${i.message}`
@@ -75729,6 +74424,13 @@ async function prepareReferenceAt(source, path, topologyHash2) {
     message: `the reference \`${path}\` changed on the default branch since it was asked for`
   };
 }
+async function pullRequestCandidates(octokit, pull, source) {
+  const changed = (await changedFiles(octokit, { owner: pull.owner, repo: pull.repo, pull_number: pull.number })).map((f) => f.path);
+  return { files: candidateFilesOf(changed, source.topologiesDir), changed };
+}
+function candidateNameOf(path) {
+  return posix4.basename(path).replace(/\.ya?ml$/, "");
+}
 function withRunName(submission, runName) {
   const base = submission.jobName;
   const named = [`--job-name=${base}`, `${RUN_NAME_OVERRIDE}=${base}`];
@@ -75745,80 +74447,647 @@ function withRunName(submission, runName) {
   const env = submission.env ? Object.fromEntries(Object.entries(submission.env).map(([k2, v2]) => [k2, v2?.split(base).join(runName)])) : void 0;
   return { ...submission, jobName: runName, argv, shellLine: shellLine(argv), ...env ? { env } : {} };
 }
-
-// src/usecases/record.ts
-import { existsSync as existsSync4, mkdirSync as mkdirSync2, writeFileSync as writeFileSync2 } from "node:fs";
-import { dirname as dirname5, join as join6, posix as posix5 } from "node:path";
-
-// src/github/commands.ts
-var COMMANDS = {
-  submit: {
-    argument: "candidate",
-    summary: "submit the pull request's candidates (or the one named), each its own run, to Slurm (queued when all slots are busy)"
-  },
-  cancel: {
-    argument: "candidate",
-    summary: "cancel the queued or running jobs of the candidates (or the one named)"
-  },
-  status: { argument: false, summary: "refresh the status comment now (otherwise every few minutes)" },
-  stop: {
-    argument: "candidate",
-    summary: "stop the runs (or the named candidate\u2019s) once stable, keeping their metrics"
-  },
-  reject: {
-    argument: true,
-    summary: "record this candidate as rejected, with the reason, when the PR closes"
-  },
-  learn: { argument: true, summary: "add a lesson to the experiment record when the PR closes" },
-  conclude: { argument: false, summary: "post the experiment report comparing every candidate so far" },
-  state: {
-    argument: "rebuild",
-    summary: "rebuild the pull request's bot state from Slurm's jobs and the bot's own records (when it is unreadable)"
-  },
-  help: { argument: false, summary: "show this help" }
-};
-var MAX_ARGUMENT = 2e3;
-var CANDIDATE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
-function parseCommand(body) {
-  const text3 = body.replace(/\r\n?/g, "\n").trim();
-  const m2 = /^\/topo(?=\s|$)/.exec(text3);
-  if (!m2) return { kind: "none" };
-  const rest = text3.slice(m2[0].length);
-  const firstLine2 = rest.split("\n", 1)[0];
-  const word = firstLine2.trim().split(/\s+/, 1)[0] ?? "";
-  if (!word) return { kind: "invalid", reason: "no command given after /topo" };
-  if (!Object.hasOwn(COMMANDS, word)) {
-    return { kind: "invalid", reason: `unknown command \`${word.slice(0, 40)}\`` };
-  }
-  const name = word;
-  const argument = rest.trim().slice(word.length).trim();
-  if (COMMANDS[name].argument === true) {
-    if (!argument) return { kind: "invalid", reason: `\`/topo ${name}\` needs a text after it` };
-    if (argument.length > MAX_ARGUMENT) {
-      return {
-        kind: "invalid",
-        reason: `the text after \`/topo ${name}\` is longer than ${MAX_ARGUMENT} characters`
-      };
-    }
-    return { kind: "command", name, argument };
-  }
-  if (COMMANDS[name].argument === "rebuild") {
-    if (argument !== "rebuild")
-      return { kind: "invalid", reason: `\`/topo ${name}\` takes one word: \`/topo ${name} rebuild\`` };
-    return { kind: "command", name, argument };
-  }
-  if (COMMANDS[name].argument === "candidate") {
-    if (!argument) return { kind: "command", name };
-    if (!CANDIDATE_NAME.test(argument))
-      return {
-        kind: "invalid",
-        reason: `\`/topo ${name}\` takes at most one candidate name (lower-case letters, digits and dashes, as in its file name)`
-      };
-    return { kind: "command", name, argument };
-  }
-  if (argument) return { kind: "invalid", reason: `\`/topo ${name}\` takes no arguments` };
-  return { kind: "command", name };
+async function experimentOnDefaultBranch(source, experimentId) {
+  const fs3 = fileSystemSource(source.workspace);
+  const file = posix4.join(source.topologiesDir, experimentId, "experiment.yaml");
+  const text3 = await fs3.read(file);
+  if (text3 === void 0) return { ok: false, message: `\`${file}\` is not on the default branch` };
+  const experiment = checkExperiment(text3, file).value;
+  if (!experiment) return { ok: false, message: `\`${file}\` on the default branch does not validate` };
+  const clustersText = await fs3.read(source.clustersFile);
+  const clusters = clustersText === void 0 ? void 0 : checkClusters(clustersText, source.clustersFile).value;
+  const cluster = clusters?.clusters[experiment.cluster];
+  if (!cluster)
+    return {
+      ok: false,
+      message: `cluster \`${experiment.cluster}\` is not defined in \`${source.clustersFile}\` on the default branch`
+    };
+  return { ok: true, experiment, clusterName: experiment.cluster, cluster };
 }
+
+// src/report/comment-throttle.ts
+var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
+  if (!previous) return true;
+  if (previous.hash === next.hash) return false;
+  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
+  if (ENDED.has(next.state)) return true;
+  const interval4 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
+  if (nowMs < previous.writtenAtMs) return true;
+  return nowMs - previous.writtenAtMs >= interval4 * 6e4;
+}
+function shouldWriteCheck(previous, next) {
+  if (!previous) return true;
+  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
+}
+var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
+function renderCommentStamp(s) {
+  for (const [k2, v2] of [
+    ["state", s.state],
+    ["outcome", s.outcome]
+  ])
+    if (!/^[a-z-]+$/.test(v2))
+      throw new Error(`comment stamp ${k2} "${v2}" must be lower-case letters and dashes`);
+  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
+  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
+}
+function parseCommentStamp(body) {
+  if (!body) return void 0;
+  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
+  const m2 = all[all.length - 1];
+  if (!m2) return void 0;
+  return { state: m2[1], outcome: m2[2], hash: m2[3], writtenAtMs: Number(m2[4]) };
+}
+
+// src/report/state-label.ts
+function candidateLabel({ state: state3, observation }) {
+  switch (state3) {
+    case null:
+      return null;
+    case "queued":
+      return "queued";
+    case "submitted":
+    case "starting":
+    case "warming":
+    case "stabilising":
+      return "running";
+    case "stable":
+      return "stable";
+    case "finished":
+    case "stopped":
+      return observation?.verdict.value ? "stable" : null;
+    case "failed":
+      return "failed";
+  }
+}
+function pullStateLabel(candidates) {
+  const labels = new Set(candidates.map(candidateLabel));
+  for (const l3 of ["failed", "running", "queued", "stable"]) if (labels.has(l3)) return l3;
+  return null;
+}
+var RAN = /* @__PURE__ */ new Set(["finished", "decided", "stopped", "failed"]);
+var ranAndEnded = (kind) => kind !== void 0 && RAN.has(kind);
+function ranRequests(state3) {
+  return latestRequests(state3).filter((r) => {
+    const kind = state3.outcomes[r.id]?.kind;
+    return kind !== void 0 && RAN.has(kind);
+  });
+}
+function endedCandidate(candidate, comment) {
+  const stamp = parseCommentStamp(comment);
+  if (!comment || !stamp || !["finished", "stopped", "failed"].includes(stamp.state)) return null;
+  const observation = parseObservationBlock(comment);
+  const conclusion = checkConclusion({ outcome: stamp.outcome });
+  const headline = comment.split("<details>")[0]?.replace(/^<!--[^\n]*-->\n/, "").trim();
+  return {
+    state: stamp.state,
+    ...observation ? { observation: { verdict: observation.verdict } } : {},
+    check: {
+      title: `${candidate} ${stamp.state} (${stamp.outcome}), as its final comment says`,
+      summary: headline || `\`${candidate}\` ${stamp.state}`,
+      ...conclusion ? { conclusion } : {}
+    }
+  };
+}
+function requestsStateLabel(state3, headSha, ended = []) {
+  return pullStateLabel([
+    ...standingRequests(state3, headSha).map((r) => ({
+      state: state3.runs[r.id] ? "submitted" : "queued"
+    })),
+    ...ended
+  ]);
+}
+
+// src/usecases/monitor-comment.ts
+function monitorPurpose(candidate) {
+  return `monitor-${candidate}`;
+}
+var LEGACY_MONITOR_PURPOSE = "monitor";
+function isRunOfCandidate(runName, candidate) {
+  return candidateOfRunName(runName) === candidate;
+}
+function monitorCommentParts(comments, candidate, botLogin) {
+  const own = stickyParts(comments, { purpose: monitorPurpose(candidate), botLogin });
+  if (own.length) return own;
+  const legacy = stickyParts(comments, { purpose: LEGACY_MONITOR_PURPOSE, botLogin });
+  const text3 = stickyText(legacy);
+  const runName = text3 ? parseObservationBlock(text3)?.run_name : void 0;
+  return runName && isRunOfCandidate(runName, candidate) ? legacy : [];
+}
+async function findMonitorComment(octokit, target2, candidate) {
+  const listed2 = await listComments(octokit, target2);
+  return monitorCommentParts(listed2, candidate, target2.botLogin);
+}
+async function listComments(octokit, target2) {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: target2.owner,
+    repo: target2.repo,
+    issue_number: target2.issue_number,
+    per_page: 100
+  });
+  return comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at }));
+}
+async function readMonitorComment(octokit, target2, candidate) {
+  return stickyText(await findMonitorComment(octokit, target2, candidate));
+}
+async function writeMonitorComment(octokit, target2, candidate, body, known) {
+  const existing = known ?? await findMonitorComment(octokit, target2, candidate);
+  return upsertStickyComment(octokit, { ...target2, purpose: monitorPurpose(candidate), body }, existing);
+}
+
+// src/lifecycle/rebuild.ts
+function runsOfRecords(state3, submissions) {
+  const found = /* @__PURE__ */ new Map();
+  const add = (run3) => {
+    const seen = found.get(run3.runName);
+    found.set(run3.runName, seen ? { ...seen, submitted: seen.submitted || run3.submitted } : run3);
+  };
+  const fromRequest = (r, submitted) => ({
+    experiment: r.experiment,
+    candidate: r.candidate,
+    topologyHash: r.topologyHash,
+    id: r.id,
+    runName: r.runName,
+    submitted,
+    firstSeen: r.requestedAt,
+    ...r.role ? { role: r.role } : {}
+  });
+  for (const r of state3?.requests ?? []) add(fromRequest(r, Boolean(state3?.runs[r.id])));
+  for (const e of state3?.ended ?? []) {
+    const parsed = parseRunName(e.runName, e.experiment);
+    if (parsed?.label !== e.id) continue;
+    const { experiment, candidate, id, runName } = e;
+    add({
+      experiment,
+      candidate,
+      id,
+      runName,
+      topologyHash: parsed.hash,
+      submitted: !!e.jobId,
+      firstSeen: e.at
+    });
+  }
+  for (const s of submissions) add(fromRequest(s.request, s.jobId !== void 0));
+  return [...found.values()].sort((a, b2) => Date.parse(a.firstSeen) - Date.parse(b2.firstSeen));
+}
+var ENDED_AS = { completed: "finished", cancelled: "cancelled" };
+function liveOf(runs2, jobs) {
+  const live3 = runs2.filter((r) => isLive(jobs.get(r.runName)?.status ?? "completed"));
+  const byJob = (a, b2) => compareJobIds(jobs.get(a.runName)?.id ?? "0", jobs.get(b2.runName)?.id ?? "0");
+  return [...live3].sort(byJob)[0];
+}
+function endedOutcome(run3, job, why2, now) {
+  const evidence = [`rebuilt: ${why2}`];
+  if (!job) {
+    if (run3.submitted)
+      return {
+        kind: "lost",
+        at: now,
+        evidence: [...evidence, "Slurm no longer knows its job: it is not submitted again"]
+      };
+    return {
+      kind: "superseded",
+      at: now,
+      evidence: [...evidence, "it never got a Slurm job: withdrawn (comment /topo submit to queue it again)"]
+    };
+  }
+  if (isLive(job.status))
+    return {
+      kind: "superseded",
+      at: now,
+      jobId: job.id,
+      evidence: [...evidence, `its live Slurm job ${job.id} is cancelled`]
+    };
+  return {
+    kind: ENDED_AS[job.status] ?? "failed",
+    at: now,
+    jobId: job.id,
+    evidence: [...evidence, `Slurm job ${job.id} ended ${job.state}`]
+  };
+}
+function planRebuild(input) {
+  let state3 = emptyRunState();
+  const cancel2 = [];
+  const byCandidate = /* @__PURE__ */ new Map();
+  for (const r of input.runs) {
+    const key = `${r.experiment}/${r.candidate}`;
+    byCandidate.set(key, [...byCandidate.get(key) ?? [], r]);
+  }
+  for (const [key, runs2] of byCandidate) {
+    const head = input.head.get(key);
+    const standing = liveOf(runs2, input.jobs);
+    for (const run3 of runs2) {
+      const job = input.jobs.get(run3.runName);
+      const request2 = {
+        id: run3.id,
+        experiment: run3.experiment,
+        candidate: run3.candidate,
+        path: head?.path ?? `${input.topologiesDir}/${run3.experiment}/${run3.candidate}.yaml`,
+        pr: input.pr,
+        headSha: input.headSha,
+        topologyHash: run3.topologyHash,
+        runName: run3.runName,
+        login: input.login,
+        requestedAt: job?.submittedAt ?? run3.firstSeen,
+        ...run3.role ? { role: run3.role } : {}
+      };
+      state3 = withRequest(state3, request2);
+      if (job) state3 = withRun(state3, run3.id, { jobId: job.id, submittedAt: job.submittedAt ?? input.now });
+      if (run3 === standing && head?.topologyHash === run3.topologyHash) continue;
+      const why2 = run3 === standing ? `the candidate at the head ${input.headSha.slice(0, 7)} is another topology` : job && isLive(job.status) ? "an older run of the candidate also has a live job" : "its outcome was lost with the state";
+      const outcome = endedOutcome(run3, job, why2, input.now);
+      state3 = withOutcome(state3, run3.id, outcome);
+      if (job && isLive(job.status))
+        cancel2.push({ experiment: run3.experiment, jobId: job.id, runName: run3.runName });
+    }
+  }
+  return { state: state3, cancel: cancel2 };
+}
+function underCurrent(current, rebuilt) {
+  let out = current;
+  const added = /* @__PURE__ */ new Set();
+  for (const r of rebuilt.requests) {
+    if (knowsRequest(current, r.id)) continue;
+    added.add(r.id);
+    out = withRequest(out, r);
+    const run3 = rebuilt.runs[r.id];
+    if (run3) out = withRun(out, r.id, run3);
+    const outcome = rebuilt.outcomes[r.id];
+    if (outcome) out = withOutcome(out, r.id, outcome);
+  }
+  return { state: out, added };
+}
+
+// src/usecases/rebuild.ts
+async function recordedRuns(deps, target2) {
+  let state3 = null;
+  try {
+    state3 = await readRunState(deps.octokit, target2);
+  } catch (error) {
+    if (!(error instanceof RunStateError)) throw error;
+  }
+  const { submissions, problems } = await readSubmissions(deps.octokit, target2);
+  return { runs: runsOfRecords(state3, submissions), problems };
+}
+async function headCandidates(deps, pr, headSha, wanted) {
+  const head = /* @__PURE__ */ new Map();
+  if (!wanted.size) return head;
+  const { files, changed } = await pullRequestCandidates(
+    deps.octokit,
+    { owner: deps.owner, repo: deps.repo, number: pr },
+    deps.source
+  );
+  for (const path of files) {
+    if (!wanted.has(`${path.split("/").at(-2)}/${candidateNameOf(path)}`)) continue;
+    const prepared = await prepareCandidateAt(deps.octokit, deps, headSha, path, deps.source, changed);
+    if (prepared.ok)
+      head.set(`${prepared.candidate.experimentId}/${candidateNameOf(path)}`, {
+        path,
+        topologyHash: prepared.candidate.topologyHash
+      });
+  }
+  return head;
+}
+var iso = (slurmTime) => {
+  const ts = slurmTimeToUnix(slurmTime ?? null);
+  return ts ? new Date(ts * 1e3).toISOString() : null;
+};
+async function rebuildRunState(deps, pull) {
+  const now = (deps.now ?? (() => /* @__PURE__ */ new Date()))().toISOString();
+  const target2 = {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    botLogin: deps.botLogin
+  };
+  const { runs: runs2, problems } = await recordedRuns(deps, target2);
+  const { jobs, listed: listed2, unreachable } = await jobsOfRuns(deps, runs2);
+  const live3 = new Set(
+    runs2.filter((r) => isLive(jobs.get(r.runName)?.status ?? "completed")).map((r) => `${r.experiment}/${r.candidate}`)
+  );
+  const head = await headCandidates(deps, pull.number, pull.headSha, live3);
+  const plan = planRebuild({
+    pr: pull.number,
+    headSha: pull.headSha,
+    login: pull.actor,
+    now,
+    runs: runs2,
+    jobs,
+    head,
+    topologiesDir: deps.source.topologiesDir
+  });
+  let added = new Set(plan.state.requests.map((r) => r.id));
+  let wasReadable = false;
+  const state3 = await replaceRunState(deps.octokit, target2, (current) => {
+    if (!current) return plan.state;
+    wasReadable = true;
+    const merged = underCurrent(current, plan.state);
+    added = merged.added;
+    return merged.state;
+  });
+  const cancelled = [];
+  for (const c of plan.cancel.filter((c2) => added.has(c2.runName.slice(-8)))) {
+    const exp = listed2.get(c.experiment);
+    if (!exp) continue;
+    await deps.withSlurm(exp, (s) => s.cancel(c.jobId));
+    cancelled.push(c.jobId);
+  }
+  return {
+    state: state3,
+    found: runs2.length,
+    known: jobs.size,
+    added: added.size,
+    cancelled,
+    unreachable,
+    wasReadable,
+    problems
+  };
+}
+async function jobsOfRuns(deps, runs2) {
+  const jobs = /* @__PURE__ */ new Map();
+  const listed2 = /* @__PURE__ */ new Map();
+  const unreachable = [];
+  for (const id of new Set(runs2.map((r) => r.experiment))) {
+    const exp = await experimentOnDefaultBranch(deps.source, id);
+    if (!exp.ok) {
+      unreachable.push(id);
+      continue;
+    }
+    const all = await deps.withSlurm(exp, async (s) => ownJobs(await s.jobs(`topo-${id}-`), id));
+    listed2.set(id, exp);
+    for (const r of runs2.filter((r2) => r2.experiment === id)) {
+      const job = jobForRun(all, r.runName, (j2) => j2);
+      if (job)
+        jobs.set(r.runName, {
+          id: job.id,
+          state: job.state,
+          status: job.status,
+          submittedAt: iso(job.submitTime)
+        });
+    }
+  }
+  return { jobs, listed: listed2, unreachable };
+}
+
+// src/commands/pull.ts
+function target(ctx) {
+  return { owner: ctx.owner, repo: ctx.repo, issue_number: ctx.pullNumber, botLogin: ctx.botLogin };
+}
+var listed = (names) => names.map((n) => `\`${n}\``).join(", ");
+function withSlurmOf(ctx, exp, use) {
+  return ctx.ports.withSlurm(exp.clusterName, exp.cluster, use);
+}
+async function pullLabel(ctx, state3) {
+  const ended = await Promise.all(
+    ranRequests(state3).map(
+      async (r) => endedCandidate(r.candidate, await readMonitorComment(ctx.octokit, target(ctx), r.candidate))
+    )
+  );
+  return requestsStateLabel(
+    state3,
+    ctx.headSha,
+    ended.filter((c) => c !== null)
+  );
+}
+function rebuildFor(ctx) {
+  return rebuildRunState(
+    {
+      octokit: ctx.octokit,
+      owner: ctx.owner,
+      repo: ctx.repo,
+      botLogin: ctx.botLogin,
+      source: ctx.ports.source,
+      withSlurm: (exp, use) => withSlurmOf(ctx, exp, use),
+      now: ctx.ports.now
+    },
+    { number: ctx.pullNumber, headSha: ctx.headSha, actor: ctx.actor }
+  );
+}
+async function readOrRebuild(ctx) {
+  try {
+    return { state: await readRunState(ctx.octokit, target(ctx)), note: "" };
+  } catch (error) {
+    if (!(error instanceof RunStateError)) throw error;
+    const rebuilt = await rebuildFor(ctx);
+    const cancelled = rebuilt.cancelled.length ? `; job ${rebuilt.cancelled.join(", ")} of runs that no longer stand cancelled` : "";
+    return {
+      state: rebuilt.state,
+      note: `${inlineText(error.message, 400)}. It was rebuilt from Slurm's jobs and the bot's own records on this pull request first (${rebuilt.found} runs named, ${rebuilt.known} known to Slurm${cancelled}).`
+    };
+  }
+}
+
+// src/commands/end-runs.ts
+var VERB = { cancelled: "cancel", stopped: "stop" };
+function endRuns(ending) {
+  return async (ctx) => {
+    const { state: state3, note } = await readOrRebuild(ctx);
+    const open = openRequests(state3);
+    const chosen = ctx.argument ? open.filter((r) => r.candidate === ctx.argument) : open;
+    const lines = note ? [note] : [];
+    for (const request2 of chosen) lines.push(await endRequest(ctx, request2, ending));
+    const byRecord = await endByRecord(ctx, new Set(chosen.map((r) => r.runName)), ending);
+    if (chosen.length === 0 && byRecord.length === 0)
+      return { ok: true, message: nothingTo(ctx, open, ending) };
+    lines.push(...byRecord);
+    if (ending === "cancelled")
+      await setStateLabel(
+        ctx.octokit,
+        target(ctx),
+        await pullLabel(ctx, await readRunState(ctx.octokit, target(ctx)))
+      );
+    return { ok: true, message: lines.join("\n\n") };
+  };
+}
+function nothingTo(ctx, open, ending) {
+  const verb = VERB[ending];
+  if (!ctx.argument) return `No run of this pull request is queued or running: nothing to ${verb}.`;
+  const others = open.length ? ` Open: ${listed([...new Set(open.map((r) => r.candidate))])}.` : "";
+  return `No run of \`${ctx.argument}\` is queued or running on this pull request: nothing to ${verb}.${others}`;
+}
+async function endRequest(ctx, request2, ending) {
+  const exp = await experimentOnDefaultBranch(ctx.ports.source, request2.experiment);
+  if (!exp.ok) return `\`${request2.runName}\`: cannot reach the experiment's cluster: ${exp.message}.`;
+  const result = await withSlurmOf(
+    ctx,
+    exp,
+    (slurm) => cancelCandidate({ slurm }, { experimentId: request2.experiment, jobName: request2.runName })
+  );
+  await updateRunState(
+    ctx.octokit,
+    target(ctx),
+    (s) => withOutcome(s, request2.id, {
+      kind: ending,
+      at: ctx.ports.now().toISOString(),
+      ...result.cancelled[0] ? { jobId: result.cancelled[0] } : {},
+      evidence: [`/topo ${VERB[ending]} by ${ctx.actor}`]
+    })
+  );
+  if (result.cancelled.length === 0)
+    return `\`${request2.runName}\` had no queued or running job${result.job ? ` (its last job ${result.job.id} is ${result.job.state})` : ""}: its request is withdrawn, nothing runs for it.`;
+  const kept = ending === "stopped" ? " Its metrics stay in Prometheus; the monitor keeps the verdict." : "";
+  return `\`${request2.runName}\`: ${ending} job ${result.cancelled.join(", ")}.${kept}`;
+}
+async function endByRecord(ctx, handled, ending) {
+  const { submissions } = await readSubmissions(ctx.octokit, target(ctx));
+  const others = await otherPullsRequests(ctx);
+  const byExperiment = /* @__PURE__ */ new Map();
+  for (const { request: r } of submissions) {
+    if (handled.has(r.runName) || others.has(r.id) || ctx.argument && r.candidate !== ctx.argument)
+      continue;
+    byExperiment.set(r.experiment, (byExperiment.get(r.experiment) ?? /* @__PURE__ */ new Set()).add(r.runName));
+  }
+  const lines = [];
+  for (const [experimentId, runNames] of byExperiment) {
+    const exp = await experimentOnDefaultBranch(ctx.ports.source, experimentId);
+    if (!exp.ok) continue;
+    const found = await withSlurmOf(ctx, exp, (slurm) => cancelRuns({ slurm }, { experimentId, runNames }));
+    for (const j2 of found)
+      lines.push(
+        `\`${j2.name}\`: ${ending} job ${j2.id}, found by the bot's submission record on this pull request (the bot state does not hold its run: \`/topo state rebuild\` records it).`
+      );
+  }
+  return lines;
+}
+async function otherPullsRequests(ctx) {
+  const { pulls } = await openPullRunStates(ctx.octokit, {
+    owner: ctx.owner,
+    repo: ctx.repo,
+    botLogin: ctx.botLogin
+  });
+  const ids = /* @__PURE__ */ new Set();
+  for (const p of pulls)
+    if (p.pr !== ctx.pullNumber) for (const r of [...p.state.requests, ...p.state.ended]) ids.add(r.id);
+  return ids;
+}
+
+// src/commands/cancel.ts
+var cancel = {
+  name: "cancel",
+  where: "pull",
+  argument: { kind: "candidate" },
+  permission: "write",
+  recordedAtClose: false,
+  summary: "cancel the queued or running jobs of the candidates (or the one named)",
+  run: endRuns("cancelled")
+};
+
+// src/commands/conclude.ts
+var conclude = {
+  name: "conclude",
+  where: "dashboard",
+  argument: { kind: "none" },
+  permission: "write",
+  recordedAtClose: false,
+  summary: "conclude now with the best so far (final)",
+  run: (state3, by) => ({
+    state: { ...state3, concludeBy: by },
+    done: true,
+    text: "concluding with the best so far: no new runs start, running bot runs are stopped."
+  })
+};
+
+// src/record/learnings.ts
+var TOPICS = ["metrics", "queries", "topology_knobs", "run_workflow", "failure_mode", "other"];
+function learningFromText(text3, source, author) {
+  let rest = text3.replace(/\s+/g, " ").trim();
+  if (!rest) return null;
+  let topic = "other";
+  const prefix = /^([a-z_]+):\s*(.+)$/i.exec(rest);
+  if (prefix && TOPICS.includes(prefix[1].toLowerCase())) {
+    topic = prefix[1].toLowerCase();
+    rest = prefix[2];
+  }
+  let suggestion = null;
+  const arrow = rest.indexOf(" -> ");
+  if (arrow > 0) {
+    suggestion = rest.slice(arrow + 4).trim() || null;
+    rest = rest.slice(0, arrow).trim();
+  }
+  return { topic, learning: rest, suggested_skill_update: suggestion, source, author };
+}
+function learningsSection(body) {
+  if (!body) return [];
+  const lines = body.replace(/\r\n/g, "\n").split("\n");
+  const start = lines.findIndex((l3) => /^#{1,6}\s*(learnings?|skill reflections?)\s*:?\s*$/i.test(l3.trim()));
+  if (start < 0) return [];
+  const level = /^(#+)/.exec(lines[start].trim())[1].length;
+  const items = [];
+  let current = null;
+  const flush = () => {
+    if (current?.trim()) items.push(current.trim());
+    current = null;
+  };
+  for (const raw of lines.slice(start + 1)) {
+    const line = raw.trim();
+    const heading = /^(#+)\s/.exec(line);
+    if (heading && heading[1].length <= level) break;
+    if (/^<!--.*-->$/.test(line)) continue;
+    const bullet = /^([-*+]|\d+[.)])\s+(.*)$/.exec(line);
+    if (bullet) {
+      flush();
+      current = bullet[2];
+    } else if (!line) {
+      flush();
+    } else {
+      current = current === null ? line : `${current} ${line}`;
+    }
+  }
+  flush();
+  return items.filter((i) => !/^(none|n\/a|-)$/i.test(i));
+}
+function learningsFromBody(body, author) {
+  return learningsSection(body).map((text3) => learningFromText(text3, "pull request body", author)).filter((l3) => l3 !== null);
+}
+
+// src/commands/learn.ts
+var learn = {
+  name: "learn",
+  where: "pull",
+  argument: { kind: "text", hint: "<text>" },
+  permission: "write",
+  recordedAtClose: (facts, text3, comment) => {
+    const learning = learningFromText(text3, comment.url, comment.login);
+    return learning ? { ...facts, learnings: [...facts.learnings, learning] } : facts;
+  },
+  summary: "add a lesson to the experiment record when the PR closes",
+  run: async () => ({
+    ok: true,
+    message: "Noted: this lesson will be added to the experiment record when the pull request is closed or merged."
+  })
+};
+
+// src/commands/pause.ts
+var pause = {
+  name: "pause",
+  where: "dashboard",
+  argument: { kind: "word", word: "--now", optional: true },
+  permission: "write",
+  recordedAtClose: false,
+  summary: "no new runs; running ones go on to their decision (`--now`: running ones stop too)",
+  run: (state3, by, argument) => {
+    const now = argument === "--now";
+    return {
+      state: { ...state3, paused: { by, now } },
+      done: true,
+      text: now ? "paused now: no new runs start, and running ones are stopped (`stopped`, not failed); `/topo resume` runs them again." : "paused: no new runs start, queued ones included; running ones go on to their decision. `/topo resume` goes on."
+    };
+  }
+};
+
+// src/commands/reject.ts
+var reject = {
+  name: "reject",
+  where: "pull",
+  argument: { kind: "text", hint: "<reason>" },
+  permission: "write",
+  recordedAtClose: (facts, reason2) => ({ ...facts, rejectReason: reason2 }),
+  summary: "record this candidate as rejected, with the reason, when the PR closes",
+  run: async () => ({
+    ok: true,
+    message: "Noted: this candidate will be recorded as **rejected** with your reason when the pull request is closed or merged."
+  })
+};
 
 // src/github/commits.ts
 var CommitConflictError = class extends Error {
@@ -75837,37 +75106,37 @@ function defaultBackoff(attempt) {
   const base = Math.min(8e3, 250 * 2 ** (attempt - 1));
   return Math.round(base / 2 + Math.random() * (base / 2));
 }
-function status3(error) {
+function status2(error) {
   return typeof error === "object" && error !== null && "status" in error ? Number(error.status) : void 0;
 }
 function isRefConflict(error) {
-  const code3 = status3(error);
+  const code3 = status2(error);
   if (code3 === 409) return true;
   if (code3 !== 422) return false;
   const message2 = error instanceof Error ? error.message : String(error);
   return /fast.?forward|reference cannot be updated|ref.*(moved|changed)/i.test(message2);
 }
-async function readFile(octokit, target, path, ref) {
+async function readFile(octokit, target2, path, ref) {
   try {
-    const { data } = await octokit.rest.repos.getContent({ ...target, path, ref });
+    const { data } = await octokit.rest.repos.getContent({ ...target2, path, ref });
     if (Array.isArray(data) || data.type !== "file") throw new Error(`${path} at ${ref} is not a file`);
     if ("content" in data && typeof data.content === "string" && (data.content || data.size === 0)) {
       return Buffer.from(data.content, "base64").toString("utf8");
     }
-    const blob = await octokit.rest.git.getBlob({ ...target, file_sha: data.sha });
+    const blob = await octokit.rest.git.getBlob({ ...target2, file_sha: data.sha });
     return Buffer.from(blob.data.content, "base64").toString("utf8");
   } catch (error) {
-    if (status3(error) === 404) return null;
+    if (status2(error) === 404) return null;
     throw error;
   }
 }
-async function readFiles(octokit, target, paths, ref) {
+async function readFiles(octokit, target2, paths, ref) {
   const snapshot = /* @__PURE__ */ new Map();
-  for (const path of paths) snapshot.set(path, await readFile(octokit, target, path, ref));
+  for (const path of paths) snapshot.set(path, await readFile(octokit, target2, path, ref));
   return snapshot;
 }
 function isTransient(error) {
-  const code3 = status3(error);
+  const code3 = status2(error);
   if (code3 !== void 0 && !Number.isNaN(code3)) return code3 >= 500;
   const text3 = `${error instanceof Error ? error.message : String(error)} ${String(error?.cause ?? "")}`;
   return /other side closed|socket hang up|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|fetch failed|terminated/i.test(
@@ -75882,10 +75151,10 @@ var UpdateFailed = class extends Error {
   inner;
 };
 async function attemptOnce(octokit, options2, attempt) {
-  const target = { owner: options2.owner, repo: options2.repo };
+  const target2 = { owner: options2.owner, repo: options2.repo };
   const ref = `heads/${options2.branch}`;
-  const head = (await octokit.rest.git.getRef({ ...target, ref })).data.object.sha;
-  const current = await readFiles(octokit, target, options2.paths, head);
+  const head = (await octokit.rest.git.getRef({ ...target2, ref })).data.object.sha;
+  const current = await readFiles(octokit, target2, options2.paths, head);
   let wanted;
   try {
     wanted = await options2.update(current, attempt);
@@ -75895,21 +75164,21 @@ async function attemptOnce(octokit, options2, attempt) {
   const changed = Object.entries(wanted ?? {}).filter(([path, text3]) => current.get(path) !== text3);
   if (changed.length === 0)
     return { done: true, result: { committed: false, sha: head, attempts: attempt, changed: [] } };
-  const baseTree = (await octokit.rest.git.getCommit({ ...target, commit_sha: head })).data.tree.sha;
+  const baseTree = (await octokit.rest.git.getCommit({ ...target2, commit_sha: head })).data.tree.sha;
   const tree = [];
   for (const [path, content] of changed) {
-    const blob = await octokit.rest.git.createBlob({ ...target, content, encoding: "utf-8" });
+    const blob = await octokit.rest.git.createBlob({ ...target2, content, encoding: "utf-8" });
     tree.push({ path, mode: "100644", type: "blob", sha: blob.data.sha });
   }
-  const newTree = await octokit.rest.git.createTree({ ...target, base_tree: baseTree, tree });
+  const newTree = await octokit.rest.git.createTree({ ...target2, base_tree: baseTree, tree });
   const commit = await octokit.rest.git.createCommit({
-    ...target,
+    ...target2,
     message: options2.message,
     tree: newTree.data.sha,
     parents: [head]
   });
   try {
-    await octokit.rest.git.updateRef({ ...target, ref, sha: commit.data.sha, force: false });
+    await octokit.rest.git.updateRef({ ...target2, ref, sha: commit.data.sha, force: false });
   } catch (error) {
     if (isRefConflict(error)) return { done: false, why: "the branch moved" };
     throw error;
@@ -75939,6 +75208,1282 @@ async function commitWithCompareAndSwap(octokit, options2) {
   if (lastTransient) throw lastTransient;
   throw new CommitConflictError(options2.branch, maxAttempts);
 }
+
+// src/chart/svg.ts
+var OUTCOME_COLOUR = {
+  accepted: "#2da44e",
+  rejected: "#cf222e",
+  failed: "#6e7781",
+  stopped: "#9a6700",
+  pending: "#8c959f",
+  running: "#1f6feb"
+};
+var REFERENCE_COLOUR = { baseline: "#24292f", best: "#8250df" };
+function xml(s) {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+}
+var r1 = (x2) => String(Math.round(x2 * 10) / 10);
+function axis(max) {
+  const raw = max / 5;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((f) => f * p).find((s) => s >= raw) ?? 10 * p;
+  return { top: Math.ceil(max / step) * step, step };
+}
+function short(s, n = 18) {
+  return s.length > n ? `${s.slice(0, n - 1)}\u2026` : s;
+}
+function barChartSvg(c) {
+  const bars = c.bars.filter((b2) => Number.isFinite(b2.value) && b2.value > 0);
+  if (!bars.length) return "";
+  const refs = (c.references ?? []).filter((r) => Number.isFinite(r.value) && r.value > 0);
+  const highest = Math.max(
+    ...bars.map((b2) => Math.max(b2.value, b2.interval?.high ?? 0)),
+    ...refs.map((r) => r.value)
+  );
+  const { top, step } = axis(highest * 1.05);
+  const slot = 64;
+  const left = 64;
+  const plotTop = 48;
+  const plotH = 260;
+  const plotW = Math.max(slot * bars.length, 360, c.title.length * 8.5 + 32 - left - 24);
+  const width = Math.ceil(left + plotW + 100);
+  const legendY = plotTop + plotH + 70;
+  const legend = legendLayout(legendItems(bars, refs), left, width);
+  const height = legendY + legend.rows * 20 + 12;
+  const y2 = (v2) => plotTop + plotH - plotH * Math.min(v2, top) / top;
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="-apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`,
+    `<title>${xml(c.title)}</title>`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${width / 2}" y="24" text-anchor="middle" font-size="15" font-weight="600">${xml(c.title)}</text>`,
+    `<text transform="translate(16 ${plotTop + plotH / 2}) rotate(-90)" text-anchor="middle">${xml(c.yLabel)}</text>`
+  ];
+  for (let v2 = 0; v2 <= top + step / 2; v2 += step) {
+    out.push(
+      `<line class="grid" x1="${left}" x2="${left + plotW}" y1="${r1(y2(v2))}" y2="${r1(y2(v2))}" stroke="#d0d7de" stroke-width="1"/>`,
+      `<text class="tick" x="${left - 6}" y="${r1(y2(v2) + 4)}" text-anchor="end">${r1(v2)}</text>`
+    );
+  }
+  bars.forEach((b2, i) => {
+    const cx = left + slot * i + slot / 2;
+    const w2 = slot * 0.6;
+    out.push(
+      `<rect class="bar" data-outcome="${b2.outcome}" x="${r1(cx - w2 / 2)}" y="${r1(y2(b2.value))}" width="${r1(w2)}" height="${r1(plotTop + plotH - y2(b2.value))}" fill="${OUTCOME_COLOUR[b2.outcome]}"><title>${xml(`${b2.label}: ${b2.value} s (${b2.outcome})`)}</title></rect>`
+    );
+    if (b2.interval && Number.isFinite(b2.interval.low) && Number.isFinite(b2.interval.high)) {
+      const [lo, hi] = [y2(b2.interval.low), y2(b2.interval.high)];
+      out.push(
+        `<path class="interval" d="M${r1(cx)} ${r1(lo)}V${r1(hi)}M${r1(cx - 8)} ${r1(lo)}H${r1(cx + 8)}M${r1(cx - 8)} ${r1(hi)}H${r1(cx + 8)}" stroke="#24292f" stroke-width="1.5" fill="none"/>`
+      );
+    }
+    out.push(
+      `<text class="label" transform="translate(${r1(cx)} ${plotTop + plotH + 12}) rotate(30)" text-anchor="start">${xml(short(b2.label))}</text>`
+    );
+  });
+  for (const r of refs)
+    out.push(
+      `<line class="reference" data-kind="${r.kind}" x1="${left}" x2="${left + plotW}" y1="${r1(y2(r.value))}" y2="${r1(y2(r.value))}" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="6 4"/>`
+    );
+  out.push(`<line x1="${left}" x2="${left}" y1="${plotTop}" y2="${plotTop + plotH}" stroke="#57606a"/>`);
+  out.push('<g class="legend">');
+  for (const it of legend.placed)
+    out.push(
+      `<g class="legend-item" transform="translate(${r1(it.x)} ${legendY + it.row * 20})">${it.swatch}<text x="20" y="10">${xml(it.text)}</text></g>`
+    );
+  out.push("</g>", "</svg>");
+  return `${out.join("\n")}
+`;
+}
+function legendItems(bars, refs) {
+  const items = [];
+  for (const o of Object.keys(OUTCOME_COLOUR))
+    if (bars.some((b2) => b2.outcome === o))
+      items.push({ swatch: `<rect width="12" height="12" fill="${OUTCOME_COLOUR[o]}"/>`, text: o });
+  if (bars.some((b2) => b2.interval))
+    items.push({
+      swatch: '<path d="M6 0V12M2 0H10M2 12H10" stroke="#24292f" stroke-width="1.5"/>',
+      text: "95% interval"
+    });
+  for (const r of refs)
+    items.push({
+      swatch: `<line x1="0" x2="16" y1="6" y2="6" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="4 3"/>`,
+      text: `${r.kind === "best" ? "current best" : "baseline"}${r.name === "baseline" ? "" : ` ${short(r.name, 24)}`} (${r1(r.value)} s)`
+    });
+  return items;
+}
+function legendLayout(items, left, width) {
+  let x2 = left;
+  let row = 0;
+  const placed = [];
+  for (const it of items) {
+    const w2 = 28 + it.text.length * 7;
+    if (x2 + w2 > width - 8 && x2 > left) {
+      x2 = left;
+      row++;
+    }
+    placed.push({ ...it, x: x2, row });
+    x2 += w2;
+  }
+  return { placed, rows: row + 1 };
+}
+
+// src/record/change.ts
+function hydraValue2(value) {
+  return value === void 0 ? "unset" : hydraValue(value);
+}
+function topologyChange(parent, candidate) {
+  return changeOf(topologyDiff(parent ?? {}, candidate ?? {}));
+}
+function changeOf(diff) {
+  const changes = [...diff].sort((a, b2) => a.key.localeCompare(b2.key));
+  return Object.fromEntries(changes.map((c) => [c.key, `${hydraValue2(c.from)} -> ${hydraValue2(c.to)}`]));
+}
+function describeChange(change, isBaseline) {
+  const entries = Object.entries(change ?? {});
+  if (entries.length === 0) return isBaseline ? "baseline" : "no change";
+  return entries.map(([k2, v2]) => `${k2}: ${v2}`).join("; ");
+}
+
+// src/record/reference-runs.ts
+function applyReferenceRun(record, run3) {
+  const list = record.reference_runs ?? [];
+  const before = list.find((r) => r.run_name === run3.run_name);
+  const merged = structuredClone({ ...before, ...run3 });
+  return {
+    ...record,
+    reference_runs: [...list.filter((r) => r.run_name !== run3.run_name), merged]
+  };
+}
+function referenceGpuMinutes(record) {
+  return (record.reference_runs ?? []).reduce((a, r) => a + (r.gpu_minutes ?? 0), 0);
+}
+var BETWEEN_RUN_MIN_DF = 3;
+function logValue(p) {
+  if (!p || !(p.value > 0) || !(p.low > 0) || !(p.high >= p.low)) return null;
+  const se2 = (Math.log(p.high) - Math.log(p.low)) / (2 * 1.96);
+  return { y: Math.log(p.value), within: se2 * se2 };
+}
+function byTopology(record) {
+  const groups2 = /* @__PURE__ */ new Map();
+  const add = (hash, p) => {
+    const v2 = logValue(p);
+    if (!hash || !v2) return;
+    groups2.set(hash, [...groups2.get(hash) ?? [], v2]);
+  };
+  const hashOf = (name) => record.runs.find((r) => r.name === name)?.topology?.hash;
+  for (const r of record.runs)
+    if (r.status !== "failed") add(r.topology?.hash, r.verdict?.projected_full_run);
+  for (const r of record.reference_runs ?? []) add(hashOf(r.of), r.verdict?.projected_full_run);
+  return groups2;
+}
+function betweenRunOf(record) {
+  let df = 0;
+  let squares = 0;
+  let within = 0;
+  let runs2 = 0;
+  let topologies = 0;
+  for (const values of byTopology(record).values()) {
+    if (values.length < 2) continue;
+    const mean2 = values.reduce((a, v2) => a + v2.y, 0) / values.length;
+    squares += values.reduce((a, v2) => a + (v2.y - mean2) ** 2, 0);
+    within += values.reduce((a, v2) => a + v2.within, 0) * ((values.length - 1) / values.length);
+    df += values.length - 1;
+    runs2 += values.length;
+    topologies++;
+  }
+  if (df < BETWEEN_RUN_MIN_DF) return null;
+  const logSd = Math.sqrt(Math.max(0, (squares - within) / df));
+  return {
+    logSd,
+    text: `estimated from ${runs2} runs of ${topologies} topolog${topologies === 1 ? "y" : "ies"} in the record (${df} degrees of freedom): ${Math.round(logSd * 1e3) / 10}%`
+  };
+}
+
+// src/record/render.ts
+function topologyLabel(run3) {
+  const hash = run3.topology?.hash ? ` \`${run3.topology.hash.slice(0, 8)}\`` : "";
+  return `\`${run3.name}\`${hash} on \`${run3.topology?.base ?? "topology=?"}\``;
+}
+function queueSummary(metrics) {
+  const byService = metrics?.rpc_queue_depth_at_start_latest_by_service;
+  if (!byService || Object.keys(byService).length === 0) return null;
+  return `queue min/max ${Object.entries(byService).map(([svc, q2]) => `${svc} ${num2(q2.worker_min)}/${num2(q2.worker_max)}`).join(", ")}`;
+}
+function gpuSummary(metrics) {
+  const gpus = Object.values(metrics?.resource_usage?.gpu_by_index ?? {});
+  if (gpus.length === 0) return null;
+  const utils = gpus.map((g) => g.utilization_percent?.mean).filter((v2) => typeof v2 === "number");
+  const pressure = gpus.map((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean).filter((v2) => typeof v2 === "number");
+  const headroom = gpus.map((g) => g.memory_headroom_gb_min).filter((v2) => typeof v2 === "number");
+  const parts = [];
+  if (utils.length) parts.push(`GPU util ${num2(Math.min(...utils), 0)}\u2013${num2(Math.max(...utils), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure max ${num2(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
+  return parts.join(", ");
+}
+function bottleneckSummary(metrics) {
+  const b2 = metrics?.bottleneck;
+  if (!b2) return null;
+  return `bottleneck ${b2.service ?? b2.kind} (${b2.confidence})`;
+}
+function figureText(f) {
+  if (!f) return "\u2014";
+  return `${seconds(f.value)} s/rollout${f.against ? ` as decided against \`${f.against.name}\`` : ""}`;
+}
+function observationSummary(run3, runs2 = [run3]) {
+  const m2 = run3.stable_metrics;
+  const parts = [];
+  const figure = figureOf(run3, runs2);
+  if (figure) parts.push(figureText(figure));
+  if (m2?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m2.seconds_per_rollout_5m)}`);
+  if (run3.verdict && run3.verdict.state !== "stable") parts.push(`verdict ${run3.verdict.state}`);
+  for (const text3 of [queueSummary(m2), gpuSummary(m2), bottleneckSummary(m2)]) if (text3) parts.push(text3);
+  const failure = run3.failures?.at(-1);
+  if (failure) parts.push(`failed: ${failure.kind}`);
+  if (m2?.telemetry_quality?.gaps?.length) parts.push(`telemetry gaps: ${m2.telemetry_quality.gaps.length}`);
+  return parts.length ? parts.join("; ") : "no metrics";
+}
+function decisionCell(run3) {
+  if (run3.decision.outcome === "pending") return run3.status;
+  return `${run3.decision.outcome}${run3.decision.reason ? `: ${safeText(run3.decision.reason)}` : ""}`;
+}
+function learningCell(run3) {
+  const list = run3.skill_reflections ?? [];
+  return list.length ? list.map((l3) => safeText(l3.learning)).join(" / ") : "none";
+}
+function progressTable(record) {
+  const lines = [
+    "| Step | Job | Topology | Change | Observation | Decision | Next | Learning |",
+    "|---:|---|---|---|---|---|---|---|"
+  ];
+  record.runs.forEach((run3, i) => {
+    const job = run3.job_id ? `\`${run3.job_id}\`` : "\u2014";
+    const row = [
+      String(i + 1),
+      job,
+      topologyLabel(run3),
+      cell(describeChange(run3.change, !run3.parent)),
+      cell(observationSummary(run3, record.runs)),
+      cell(decisionCell(run3)),
+      cell(run3.decision.next),
+      cell(learningCell(run3))
+    ];
+    lines.push(`| ${row.join(" | ")} |`);
+  });
+  if (record.runs.length === 0) lines.push("| \u2014 | \u2014 | \u2014 | \u2014 | no candidate recorded yet | \u2014 | \u2014 | \u2014 |");
+  return lines.join("\n");
+}
+var DECIDED_GROUPS = [
+  { key: "accepted", name: "accepted", colour: "#2da44e", square: "\u{1F7E9}" },
+  { key: "rejected", name: "rejected", colour: "#cf222e", square: "\u{1F7E5}" },
+  { key: "failed", name: "failed", colour: "#57606a", square: "\u2B1B" },
+  { key: "stopped", name: "stopped", colour: "#9a6700", square: "\u{1F7EB}" },
+  { key: "pending", name: "not decided yet", colour: "#d0d7de", square: "\u2B1C" }
+];
+function figures(record) {
+  return record.runs.flatMap((run3) => {
+    const figure = figureOf(run3, record.runs);
+    return figure ? [{ run: run3, figure }] : [];
+  });
+}
+function referenceFigures(record) {
+  const base = baselineRun(record);
+  const best = bestRun(record);
+  const at = (run3) => {
+    const f = run3 ? figureOf(run3, record.runs) : null;
+    return run3 && f ? { run: run3, value: f.value } : void 0;
+  };
+  return { base: at(base), best: best !== base ? at(best) : void 0 };
+}
+function secondsPerRolloutChart(record, title) {
+  const bars = figures(record);
+  if (bars.length === 0) return void 0;
+  const { base, best } = referenceFigures(record);
+  const references = [
+    ...base ? [
+      {
+        name: `${base.run.name === "baseline" ? "baseline" : `baseline \`${base.run.name}\``} (${seconds(base.value)} s)`,
+        value: base.value,
+        colour: "#1f6feb",
+        square: "\u{1F7E6}"
+      }
+    ] : [],
+    ...best ? [
+      {
+        name: `current best \`${best.run.name}\` (${seconds(best.value)} s)`,
+        value: best.value,
+        colour: "#8250df",
+        square: "\u{1F7EA}"
+      }
+    ] : []
+  ];
+  const { chart, legend } = decidedBarChart(
+    bars.map(({ run: run3, figure }) => ({ label: run3.name, value: figure.value, group: barGroup(run3) })),
+    DECIDED_GROUPS,
+    references,
+    {
+      title: title ?? "Seconds per rollout as decided (lower is better)",
+      yLabel: "seconds per rollout"
+    }
+  );
+  const missing2 = record.runs.filter((r) => !bars.some((b2) => b2.run === r)).map((r) => `\`${r.name}\` (${r.status})`);
+  const svg = recordPaths(record.experiment_id).chart.replace(/^experiments\//, "");
+  return [
+    chart,
+    "",
+    `${legend}${missing2.length ? ` \xB7 without a value: ${missing2.join(", ")}` : ""}`,
+    "",
+    `A candidate decided against another is drawn at that one's value \xD7 (1 + the decided change). With 95% intervals: [${svg}](${svg})`
+  ].join("\n");
+}
+function barGroup(run3) {
+  if (run3.status === "accepted" || run3.status === "rejected" || run3.status === "failed" || run3.status === "stopped")
+    return run3.status;
+  return "pending";
+}
+function recordChartSvg(record) {
+  const { base, best } = referenceFigures(record);
+  const refs = [];
+  if (base) refs.push({ name: base.run.name, value: base.value, kind: "baseline" });
+  if (best) refs.push({ name: best.run.name, value: best.value, kind: "best" });
+  return barChartSvg({
+    title: `${record.experiment_id}: seconds per rollout as decided (lower is better)`,
+    yLabel: "seconds per rollout",
+    bars: figures(record).map(({ run: run3, figure }) => ({
+      label: run3.name,
+      value: figure.value,
+      interval: figure.low < figure.high ? { low: figure.low, high: figure.high } : null,
+      outcome: run3.status
+    })),
+    references: refs
+  });
+}
+function gpuTable(metrics) {
+  const gpus = Object.entries(metrics?.resource_usage?.gpu_by_index ?? {}).sort(
+    (a, b2) => Number(a[0]) - Number(b2[0]) || a[0].localeCompare(b2[0])
+  );
+  if (gpus.length === 0) return void 0;
+  const mmm = (v2, d2 = 0) => v2 ? `${num2(v2.min, d2)} / ${num2(v2.mean, d2)} / ${num2(v2.max, d2)}` : "\u2014";
+  const lines = [
+    "| GPU | Services | Utilisation % (min / mean / max) | Memory used GB (min / mean / max) | Total GB | Pressure % (mean / max) | Min headroom GB |",
+    "|---:|---|---|---|---:|---|---:|"
+  ];
+  for (const [gpu, g] of gpus) {
+    const pressure = g.memory_pressure_percent ? `${num2(g.memory_pressure_percent.mean, 0)} / ${num2(g.memory_pressure_percent.max, 0)}` : "\u2014";
+    lines.push(
+      `| ${gpu} | ${cell((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num2(g.memory_total_gb)} | ${pressure} | ${num2(g.memory_headroom_gb_min)} |`
+    );
+  }
+  return lines.join("\n");
+}
+function queueTable(metrics) {
+  const byService = Object.entries(metrics?.rpc_queue_depth_at_start_latest_by_service ?? {});
+  if (byService.length === 0) return void 0;
+  return [
+    "| Service | Queue depth worker min | Queue depth worker max |",
+    "|---|---:|---:|",
+    ...byService.map(([svc, q2]) => `| ${svc} | ${num2(q2.worker_min)} | ${num2(q2.worker_max)} |`)
+  ].join("\n");
+}
+function figureLine(f) {
+  if (!f) return [];
+  const how = f.against ? `, as its decision says against \`${f.against.name}\` (${seconds(f.against.value)} s)` : "";
+  return [`- Seconds per rollout: ${f.low < f.high ? interval(f) : `${seconds(f.value)} s`}${how}`];
+}
+function metricsList(run3, runs2) {
+  const m2 = run3.stable_metrics;
+  const v2 = run3.verdict;
+  const lines = figureLine(figureOf(run3, runs2));
+  if (v2) {
+    lines.push(
+      `- Verdict: **${v2.state}**${v2.minutes_of_data != null ? ` after ${num2(v2.minutes_of_data)} min of data` : ""}${v2.warmup_end_minutes != null ? ` (warm-up ended at ${num2(v2.warmup_end_minutes)} min)` : ""}`
+    );
+    if (v2.projected_full_run)
+      lines.push(
+        `- The detector's projected full-run value (start-up included): ${interval(v2.projected_full_run)}`
+      );
+    if (v2.value) lines.push(`- The detector's stable value: ${interval(v2.value)}`);
+    if (v2.cycle)
+      lines.push(
+        `- Cycle: period ${num2(v2.cycle.period_minutes)} min, amplitude ${percentOfFraction(v2.cycle.amplitude_relative)}`
+      );
+  }
+  const decided2 = decisionText(run3.monitor_decision);
+  const compared = comparisonText(run3.comparison);
+  if (decided2) lines.push(`- Decision: ${decided2}`);
+  else if (compared) lines.push(`- Comparison: ${compared}`);
+  if (m2) {
+    const pairs = [
+      [
+        "Full-run seconds per rollout at the last reading (start-up included)",
+        seconds(m2.seconds_per_rollout_full_run)
+      ],
+      ["5-minute seconds per rollout", seconds(m2.seconds_per_rollout_5m)],
+      ["Completed rollouts", num2(m2.completed_rollouts, 0)],
+      ["Failed rollouts", num2(m2.failed_rollouts, 0)],
+      ["Rollout duration p95", `${seconds(m2.rollout_duration_p95_s)} s`],
+      ["Step duration p95", `${seconds(m2.step_duration_p95_s)} s`],
+      ["Runtime event-loop idle fraction", percentOfFraction(m2.runtime_idle_fraction)],
+      ["Warm-up excluded", `${num2(m2.warmup_excluded_s, 0)} s`]
+    ];
+    for (const [label, value] of pairs) if (!value.startsWith("\u2014")) lines.push(`- ${label}: ${value}`);
+    const host = m2.resource_usage?.host_memory;
+    if (host && (host.available_gb_min != null || host.total_gb != null))
+      lines.push(
+        `- Host memory: ${num2(host.available_gb_min)} GB available at least, of ${num2(host.total_gb)} GB`
+      );
+  }
+  return lines;
+}
+function runFacts(run3) {
+  const out = [];
+  const facts = [];
+  if (run3.run_name) facts.push(`run \`${run3.run_name}\``);
+  if (run3.job_id) facts.push(`Slurm job \`${run3.job_id}\``);
+  if (run3.run_dir) facts.push(`run directory \`${run3.run_dir}\``);
+  if (run3.pull_request)
+    facts.push(
+      run3.pull_request.url ? `[pull request #${run3.pull_request.number}](${run3.pull_request.url})` : `pull request #${run3.pull_request.number}`
+    );
+  if (run3.recorded_at) facts.push(`recorded ${run3.recorded_at}`);
+  if (facts.length) out.push(`${facts.join(" \xB7 ")}`, "");
+  out.push(
+    `- Topology: \`${run3.topology?.base ?? "topology=?"}\`${run3.topology?.hash ? ` (hash \`${run3.topology.hash}\`)` : ""}${run3.topology?.file ? `, file \`${run3.topology.file}\`` : ""}`
+  );
+  out.push(`- Parent: ${run3.parent ? `\`${run3.parent}\`` : "none (baseline)"}`);
+  const change = Object.entries(run3.change ?? {});
+  if (change.length) out.push("- Change:", ...change.map(([key, value]) => `  - \`${key}\`: ${value}`));
+  if (run3.hypothesis) out.push(`- Hypothesis: ${cell(safeText(run3.hypothesis))}`);
+  if (run3.expected_effect) out.push(`- Expected effect: ${cell(run3.expected_effect)}`);
+  return out;
+}
+function runFindings(run3, runs2) {
+  const out = ["", "#### Findings", ""];
+  const metrics = metricsList(run3, runs2);
+  out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
+  const evidence = run3.verdict?.evidence ?? [];
+  if (evidence.length) out.push("- Evidence:", ...evidence.map((e) => `  - ${cell(e)}`));
+  const queue = queueTable(run3.stable_metrics);
+  if (queue) out.push("", queue);
+  const b2 = run3.stable_metrics?.bottleneck;
+  out.push("", "#### Bottleneck", "");
+  if (b2)
+    out.push(
+      `**${b2.service ?? b2.kind}** (${b2.kind}, confidence ${b2.confidence})`,
+      ...b2.evidence.map((e) => `- ${cell(e)}`)
+    );
+  else out.push("Not determined.");
+  const gpus = gpuTable(run3.stable_metrics);
+  out.push("", "#### Resources per GPU", "", gpus ?? "No per-GPU telemetry was recorded.");
+  const cpu = Object.entries(
+    run3.stable_metrics?.resource_usage?.process_cpu_utilization_percent_by_group ?? {}
+  );
+  if (cpu.length) {
+    out.push("", "| Process group | CPU % (min / mean / max) |", "|---|---|");
+    for (const [group, v2] of cpu)
+      out.push(`| ${cell(group)} | ${num2(v2.min, 0)} / ${num2(v2.mean, 0)} / ${num2(v2.max, 0)} |`);
+  }
+  return out;
+}
+function runProblems(run3) {
+  const out = [];
+  const quality = run3.stable_metrics?.telemetry_quality;
+  const gaps2 = [
+    ...(quality?.missing_metrics ?? []).map((m2) => `missing metric \`${m2}\``),
+    ...quality?.gaps ?? []
+  ];
+  if (gaps2.length || quality?.notes) {
+    out.push("", "#### Telemetry gaps", "", ...gaps2.map((g) => `- ${cell(g)}`));
+    if (quality?.notes) out.push(`- ${cell(quality.notes)}`);
+  }
+  if (run3.failures?.length) {
+    out.push("", "#### Failures", "");
+    for (const f of run3.failures) {
+      const where = [
+        f.slurm_state && `Slurm ${f.slurm_state}`,
+        f.exit_code && `exit ${f.exit_code}`,
+        f.gpu != null && `GPU ${f.gpu}`
+      ].filter(Boolean).join(", ");
+      out.push(
+        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell(f.likely_fix)}` : ""}`
+      );
+    }
+  }
+  return out;
+}
+function runSection(run3, step, runs2 = [run3]) {
+  const out = [
+    `### Step ${step}: \`${run3.name}\` \u2014 ${run3.status}`,
+    "",
+    ...runFacts(run3),
+    ...runFindings(run3, runs2),
+    ...runProblems(run3)
+  ];
+  out.push("", "#### Decision", "");
+  out.push(
+    `**${run3.decision.outcome}**${run3.decision.reason ? `: ${cell(safeText(run3.decision.reason))}` : ""}`
+  );
+  if (run3.decision.next) out.push("", `Next: ${cell(run3.decision.next)}`);
+  if (run3.skill_reflections?.length) {
+    out.push("", "#### Learnings", "");
+    for (const l3 of run3.skill_reflections)
+      out.push(
+        `- (${l3.topic}) ${cell(safeText(l3.learning))}${l3.suggested_skill_update ? ` \u2014 suggested skill update: ${cell(safeText(l3.suggested_skill_update))}` : ""}${l3.author ? ` \u2014 ${safeText(l3.author)}` : ""}`
+      );
+  }
+  return out.join("\n");
+}
+function fixedInputsTable(record) {
+  const f = record.fixed_inputs;
+  const rows = [
+    ["deploy", f.deploy],
+    ["driver", f.driver],
+    ["base topology", f.base_topology],
+    ["cluster", f.cluster],
+    ["scenes", f.scenes?.test_suite_id ?? (f.scenes?.scene_ids?.join(", ") || null)],
+    ["scene count", f.scenes?.scene_count],
+    ["rollouts per scene", f.rollouts_per_scene],
+    ["simulation duration (s)", f.simulation_duration_s],
+    ["cameras", f.cameras],
+    ["control timestep (\xB5s)", f.control_timestep_us],
+    ["AlpaSim git commit", f.git_commit],
+    ["checkout", f.remote_checkout],
+    ["other overrides", f.overrides?.length ? f.overrides.join(" ") : null],
+    ["Prometheus", f.telemetry?.prometheus_url],
+    ["Grafana", f.telemetry?.grafana_url],
+    ["file-SD source", f.telemetry?.file_sd_source],
+    ["Slurm account", f.slurm?.account],
+    ["Slurm partition", f.slurm?.partition],
+    ["GPUs per node", f.slurm?.gpus_per_node],
+    ["wall time", f.slurm?.walltime]
+  ];
+  return [
+    "| Input | Value |",
+    "|---|---|",
+    ...rows.filter(([, v2]) => v2 !== null && v2 !== void 0 && v2 !== "").map(([k2, v2]) => `| ${k2} | \`${cell(String(v2))}\` |`)
+  ].join("\n");
+}
+function referenceJobsSection(record) {
+  const runs2 = record.reference_runs ?? [];
+  if (!runs2.length) return [];
+  const rows = runs2.map(
+    (r) => `| \`${r.run_name}\` | \`${r.of}\` | ${r.pull_request ? `#${r.pull_request}` : "\u2014"} | ${cell((r.candidates ?? []).map((c) => `\`${c}\``).join(", ") || "\u2014")} | ${r.gpu_minutes == null ? "\u2014" : Math.round(r.gpu_minutes)} | ${cell(r.ended ?? "\u2014")} |`
+  );
+  return [
+    "## Reference jobs",
+    "",
+    `Jobs of the best run beside a round's candidates (\`reference: beside\`): ${Math.round(referenceGpuMinutes(record))} GPU-minutes, charged to the experiment.`,
+    "",
+    "| Run | Of | Pull request | Decided against it | GPU-minutes | Ended |",
+    "|---|---|---|---|---|---|",
+    ...rows,
+    ""
+  ];
+}
+function renderRecordMarkdown(record) {
+  const paths = recordPaths(record.experiment_id);
+  const best = record.current_best;
+  const out = [
+    `<!-- Generated from ${paths.json} by alpasim-topo: edit the JSON (or comment on the pull request), not this file. -->`,
+    `# Experiment \`${record.experiment_id}\``,
+    "",
+    `Objective: ${record.objective}.`,
+    ""
+  ];
+  if (record.command) out.push("Started from:", "", "```sh", record.command, "```", "");
+  out.push("## Current best", "");
+  if (best.topology) {
+    const run3 = bestRun(record);
+    const figure = run3 ? figureOf(run3, record.runs) : null;
+    out.push(
+      `**\`${best.topology}\`** at ${seconds(figure?.value ?? best.stabilized_seconds_per_rollout_full_run)} s per rollout${figure?.against ? ` (as its decision says against \`${figure.against.name}\` at ${seconds(figure.against.value)} s)` : ""}.`
+    );
+    if (best.decision_reasoning) out.push("", cell(safeText(best.decision_reasoning)));
+  } else out.push("No candidate accepted yet.");
+  if (record.report?.path)
+    out.push(
+      "",
+      `Final report: [${record.report.path}](${record.report.path.replace(/^experiments\//, "")})`
+    );
+  out.push("", "## Progress", "", progressTable(record), "");
+  const chart = secondsPerRolloutChart(record);
+  if (chart) out.push("## Seconds per rollout", "", chart, "");
+  out.push(...referenceJobsSection(record));
+  out.push("## Fixed inputs", "", fixedInputsTable(record), "");
+  if (record.runs.length) {
+    out.push("## Candidates", "");
+    record.runs.forEach((run3, i) => {
+      out.push(runSection(run3, i + 1, record.runs), "");
+    });
+  }
+  return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
+`;
+}
+
+// src/record/validate.ts
+var import__2 = __toESM(require__(), 1);
+
+// topologies/schema/record.schema.json
+var record_schema_default = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $id: "https://alpasim-topo.local/schema/record.schema.json",
+  title: "ExperimentRecord",
+  description: "experiments/<experiment_id>.json: the experiment's memory for machines. Field names follow AlpaSim's experiment-record reference (.agents/skills/optimize-slurm-topology/references/experiment-record.md). experiments/<experiment_id>.md is rendered from it.",
+  type: "object",
+  additionalProperties: false,
+  required: ["schema_version", "experiment_id", "objective", "fixed_inputs", "current_best", "runs"],
+  properties: {
+    schema_version: { const: 1, description: "Bumped on an incompatible change of this schema." },
+    experiment_id: {
+      type: "string",
+      pattern: "^topology-opt-[a-z0-9_.]+(-[a-z0-9_.]+)*-[a-z0-9_]+-[0-9]{8}$",
+      maxLength: 80,
+      description: "topology-opt-<driver>-<cluster>-<YYYYMMDD>"
+    },
+    objective: { type: "string", minLength: 1 },
+    command: {
+      type: ["string", "null"],
+      maxLength: 8e3,
+      description: "The full AlpaSim run command the experiment started from."
+    },
+    fixed_inputs: { $ref: "#/$defs/fixedInputs" },
+    current_best: { $ref: "#/$defs/currentBest" },
+    runs: {
+      type: "array",
+      description: "One entry per candidate, in the order they were recorded (the progress table's steps).",
+      items: { $ref: "#/$defs/run" }
+    },
+    reference_runs: {
+      type: "array",
+      description: "Jobs of the current best run beside a round's candidates (experiment.yaml `reference: beside`): each recorded with the GPU-minutes its Slurm allocation held, charged to the experiment (docs/record.md).",
+      items: { $ref: "#/$defs/referenceRun" }
+    },
+    report: {
+      type: ["object", "null"],
+      additionalProperties: false,
+      description: "Set by /topo report: where the final report lives.",
+      required: ["path"],
+      properties: {
+        path: { type: "string" },
+        concluded_at: { type: ["string", "null"] }
+      }
+    }
+  },
+  $defs: {
+    fixedInputs: {
+      title: "RecordFixedInputs",
+      type: "object",
+      additionalProperties: false,
+      required: ["deploy", "driver", "base_topology"],
+      properties: {
+        deploy: { type: "string" },
+        driver: { type: "string" },
+        base_topology: { type: "string", description: "topology=<preset>" },
+        cluster: { type: ["string", "null"], description: "Cluster name in topologies/clusters.yaml." },
+        scenes: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            scene_ids: { type: ["array", "null"], items: { type: "string" } },
+            test_suite_id: { type: ["string", "null"] },
+            scene_count: { type: ["integer", "null"] }
+          }
+        },
+        cameras: { type: ["string", "null"] },
+        control_timestep_us: { type: ["integer", "null"] },
+        simulation_duration_s: { type: ["number", "null"] },
+        rollouts_per_scene: { type: ["integer", "null"] },
+        git_commit: { type: ["string", "null"] },
+        remote_checkout: { type: ["string", "null"] },
+        overrides: { type: "array", items: { type: "string" } },
+        telemetry: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            prometheus_url: { type: ["string", "null"] },
+            grafana_url: { type: ["string", "null"] },
+            file_sd_source: { type: ["string", "null"] }
+          }
+        },
+        slurm: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            account: { type: ["string", "null"] },
+            partition: { type: ["string", "null"] },
+            gpus_per_node: { type: ["integer", "null"] },
+            walltime: { type: ["string", "null"] }
+          }
+        }
+      }
+    },
+    currentBest: {
+      title: "CurrentBest",
+      type: "object",
+      additionalProperties: false,
+      required: ["topology", "stabilized_seconds_per_rollout_full_run", "decision_reasoning"],
+      properties: {
+        topology: {
+          type: ["string", "null"],
+          description: "The best accepted candidate's name (null before the first acceptance)."
+        },
+        run_name: { type: ["string", "null"] },
+        stabilized_seconds_per_rollout_full_run: { type: ["number", "null"] },
+        decision_reasoning: { type: ["string", "null"] }
+      }
+    },
+    runTopology: {
+      title: "RunTopology",
+      type: "object",
+      additionalProperties: false,
+      required: ["base"],
+      properties: {
+        base: { type: "string", description: "topology=<preset> the block is applied over." },
+        hash: {
+          type: ["string", "null"],
+          pattern: "^[0-9a-f]{8,64}$",
+          description: "hash8 of the normalised, fully expanded topology (as in the run name)."
+        },
+        block: {
+          oneOf: [{ type: "null" }, { $ref: "topology.schema.json" }],
+          description: "The candidate's topology block as written in its YAML file."
+        },
+        file: { type: ["string", "null"], description: "topologies/<experiment>/<candidate>.yaml" }
+      }
+    },
+    skillReflection: {
+      title: "SkillReflection",
+      type: "object",
+      additionalProperties: false,
+      required: ["topic", "learning"],
+      properties: {
+        topic: {
+          enum: ["metrics", "queries", "topology_knobs", "run_workflow", "failure_mode", "other"]
+        },
+        learning: { type: "string", minLength: 1 },
+        suggested_skill_update: { type: ["string", "null"] },
+        source: {
+          type: ["string", "null"],
+          description: "Where it came from: a comment URL, or 'pull request body'."
+        },
+        author: { type: ["string", "null"] }
+      }
+    },
+    decision: {
+      title: "Decision",
+      type: "object",
+      additionalProperties: false,
+      required: ["outcome"],
+      properties: {
+        outcome: { enum: ["pending", "accept", "reject"] },
+        reason: { type: ["string", "null"] },
+        next: { type: ["string", "null"] }
+      }
+    },
+    referenceRun: {
+      title: "ReferenceRun",
+      type: "object",
+      additionalProperties: false,
+      required: ["of", "run_name", "gpu_minutes"],
+      properties: {
+        of: {
+          type: "string",
+          pattern: "^[a-z0-9][a-z0-9-]{0,39}$",
+          description: "The candidate it ran (the current best, else the baseline, when its round started)."
+        },
+        run_name: { type: "string", description: "Its Slurm job name and metrics run_name." },
+        job_id: { type: ["string", "null"] },
+        pull_request: {
+          type: ["integer", "null"],
+          minimum: 1,
+          description: "The pull request whose round asked for it."
+        },
+        gpu_minutes: {
+          type: ["number", "null"],
+          minimum: 0,
+          description: "GPU-minutes its Slurm allocation held (elapsed \xD7 GPUs); null when never known."
+        },
+        ended: {
+          type: ["string", "null"],
+          description: "How its Request ended (decided: no open decision needed it; closed, cancelled, superseded, failed, lost, stopped)."
+        },
+        candidates: {
+          type: "array",
+          items: { type: "string" },
+          description: "The candidates of its pull request decided against it."
+        },
+        verdict: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/verdict" }],
+          description: "Its verdict at its end: a repeated run of its topology (the between-run term reads it)."
+        },
+        recorded_at: { type: ["string", "null"] }
+      }
+    },
+    run: {
+      title: "RecordRun",
+      type: "object",
+      additionalProperties: false,
+      required: ["name", "status", "decision"],
+      properties: {
+        name: {
+          type: "string",
+          pattern: "^[a-z0-9][a-z0-9-]{0,39}$",
+          description: "Candidate name."
+        },
+        parent: { type: ["string", "null"] },
+        run_name: {
+          type: ["string", "null"],
+          description: "topo-<experiment_id>-<candidate>-<hash8>: Slurm job name and metrics run_name."
+        },
+        job_id: { type: ["string", "null"] },
+        run_dir: { type: ["string", "null"] },
+        topology: { $ref: "#/$defs/runTopology" },
+        status: { enum: ["pending", "running", "accepted", "rejected", "failed", "stopped"] },
+        hypothesis: { type: ["string", "null"] },
+        expected_effect: { type: ["string", "null"] },
+        prediction: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/prediction" }],
+          description: "Predicted (topo suggest) against measured seconds per rollout."
+        },
+        change: {
+          type: "object",
+          description: "Topology keys changed against the parent: key -> 'old -> new'.",
+          additionalProperties: { type: "string" }
+        },
+        verdict: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/verdict" }] },
+        comparison: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/comparison" }] },
+        monitor_decision: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/decision" }],
+          description: "The monitor's decision against the reference as its last comment, check and label showed it (the one truth every surface reads)."
+        },
+        stable_metrics: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/stableMetrics" }],
+          description: "Includes the bottleneck, the per-GPU resource use and the telemetry quality (gaps)."
+        },
+        failures: { type: "array", items: { $ref: "metrics.schema.json#/$defs/failure" } },
+        decision: { $ref: "#/$defs/decision" },
+        skill_reflections: { type: "array", items: { $ref: "#/$defs/skillReflection" } },
+        pull_request: {
+          type: ["object", "null"],
+          additionalProperties: false,
+          required: ["number"],
+          properties: {
+            number: { type: "integer", minimum: 1 },
+            url: { type: ["string", "null"] },
+            merge_commit_sha: { type: ["string", "null"] }
+          }
+        },
+        recorded_at: { type: ["string", "null"], description: "When the pull request was closed." }
+      }
+    }
+  }
+};
+
+// src/record/validate.ts
+var RecordError = class extends Error {
+  constructor(file, problems) {
+    super(`${file}: ${problems.length === 1 ? problems[0] : `
+  - ${problems.join("\n  - ")}`}`);
+    this.file = file;
+    this.problems = problems;
+    this.name = "RecordError";
+  }
+  file;
+  problems;
+};
+var compiled2;
+function validators() {
+  if (!compiled2) {
+    const ajv2 = new import__2.Ajv2020({ allErrors: true, strict: false });
+    ajv2.addSchema(topology_schema_default);
+    ajv2.addSchema(metrics_schema_default);
+    ajv2.addSchema(record_schema_default);
+    compiled2 = {
+      record: ajv2.getSchema(record_schema_default.$id),
+      observation: ajv2.getSchema(metrics_schema_default.$id)
+    };
+  }
+  return compiled2;
+}
+function describe(errors) {
+  const list = (errors ?? []).filter((e) => e.keyword !== "oneOf" && e.keyword !== "if");
+  const lines = list.map((e) => {
+    const at = e.instancePath ? e.instancePath.slice(1).replace(/\//g, ".") : "(top level)";
+    if (e.keyword === "additionalProperties")
+      return `${at}: unknown key "${e.params.additionalProperty}"`;
+    if (e.keyword === "enum")
+      return `${at}: must be one of ${e.params.allowedValues.map((v2) => JSON.stringify(v2)).join(", ")}`;
+    return `${at}: ${e.message}`;
+  });
+  return [...new Set(lines)].slice(0, 20);
+}
+function recordProblems(value) {
+  const validate2 = validators().record;
+  if (!validate2(value)) return describe(validate2.errors);
+  const record = value;
+  const problems = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const run3 of record.runs) {
+    if (seen.has(run3.name))
+      problems.push(`runs: candidate "${run3.name}" appears twice (runs are keyed by name)`);
+    seen.add(run3.name);
+  }
+  const best = record.current_best.topology;
+  if (best && !seen.has(best))
+    problems.push(
+      `current_best.topology: "${best}" is not one of the runs (${[...seen].join(", ") || "none"})`
+    );
+  return problems;
+}
+function parseRecord(text3, file) {
+  let value;
+  try {
+    value = JSON.parse(text3);
+  } catch (error) {
+    const message2 = error instanceof Error ? error.message : String(error);
+    throw new RecordError(file, [
+      `not valid JSON (${message2}); fix or restore the file from git history \u2014 it was not overwritten`
+    ]);
+  }
+  const problems = recordProblems(value);
+  if (problems.length) {
+    throw new RecordError(file, [
+      ...problems.map((p) => `does not match topologies/schema/record.schema.json: ${p}`),
+      "the record was not overwritten; fix it (or restore it from git history) and re-run"
+    ]);
+  }
+  return value;
+}
+function serializeRecord(record) {
+  const problems = recordProblems(record);
+  if (problems.length) throw new RecordError("record (before writing)", problems);
+  return `${JSON.stringify(record, null, 2)}
+`;
+}
+function observationProblems(value) {
+  const validate2 = validators().observation;
+  return validate2(value) ? [] : describe(validate2.errors);
+}
+function checkObservation(value) {
+  const problems = observationProblems(value);
+  return problems.length ? { observation: void 0, problems } : { observation: value, problems: [] };
+}
+
+// src/record/files.ts
+function recordFiles(record) {
+  const paths = recordPaths(record.experiment_id);
+  const svg = recordChartSvg(record);
+  return {
+    [paths.json]: serializeRecord(record),
+    [paths.markdown]: renderRecordMarkdown(record),
+    ...svg ? { [paths.chart]: svg } : {}
+  };
+}
+function initialRecordFiles(experiment, cluster) {
+  return recordFiles(createRecord(experiment, cluster));
+}
+
+// src/report/final-report.ts
+function gpuList(m2) {
+  return Object.entries(m2?.resource_usage?.gpu_by_index ?? {}).sort((a, b2) => Number(a[0]) - Number(b2[0]));
+}
+function resourceLine(m2) {
+  const gpus = gpuList(m2).map(([, g]) => g);
+  if (gpus.length === 0) return "no GPU telemetry";
+  const pick3 = (f) => gpus.map(f).filter((v2) => typeof v2 === "number");
+  const util = pick3((g) => g.utilization_percent?.mean);
+  const pressure = pick3((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
+  const headroom = pick3((g) => g.memory_headroom_gb_min);
+  const parts = [];
+  if (util.length) parts.push(`GPU util ${num2(Math.min(...util), 0)}\u2013${num2(Math.max(...util), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure \u2264 ${num2(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
+  return parts.join(", ");
+}
+function relativeChange(value, base) {
+  if (value === null || base === null || base === 0) return "\u2014";
+  const pct6 = (value - base) / base * 100;
+  return `${pct6 > 0 ? "+" : ""}${num2(pct6, 1)}%`;
+}
+function measured(run3, runs2) {
+  const figure = figureOf(run3, runs2);
+  if (figure === null || run3.status === "failed")
+    return run3.failures?.length ? `failed (${run3.failures.at(-1).kind})` : "no stable value";
+  const parts = [figureText(figure)];
+  const five = run3.stable_metrics?.seconds_per_rollout_5m;
+  if (five != null) parts.push(`5m ${seconds(five)}`);
+  if (run3.verdict && run3.verdict.state !== "stable") parts.push(run3.verdict.state);
+  return parts.join(", ");
+}
+function bottleneckLine(m2) {
+  const b2 = m2?.bottleneck;
+  if (!b2) return "not determined";
+  const evidence = b2.evidence.length ? `: ${b2.evidence.join("; ")}` : "";
+  return `${b2.service ?? b2.kind} (${b2.kind}, confidence ${b2.confidence})${evidence}`;
+}
+function lineage(record, run3) {
+  const chain2 = [];
+  const seen = /* @__PURE__ */ new Set();
+  let current = run3;
+  while (current && !seen.has(current.name)) {
+    chain2.unshift(current);
+    seen.add(current.name);
+    current = current.parent ? record.runs.find((r) => r.name === current.parent) : void 0;
+  }
+  return chain2;
+}
+function gpuChart(run3, title) {
+  const gpus = gpuList(run3.stable_metrics).filter(([, g]) => g.utilization_percent?.mean != null);
+  if (gpus.length === 0) return void 0;
+  const chart = barChart(
+    gpus.map(([gpu, g]) => ({
+      label: `GPU ${gpu}`,
+      value: g.utilization_percent.mean,
+      line: g.memory_pressure_percent?.mean ?? g.memory_pressure_percent?.max ?? 0
+    })),
+    { title, yLabel: "percent" }
+  );
+  return `${chart}
+
+Bars: mean GPU utilisation %. Line: mean GPU memory pressure % (memory used \xF7 total).`;
+}
+function headroomAdvice(run3) {
+  const out = [];
+  for (const [gpu, g] of gpuList(run3.stable_metrics)) {
+    const util = g.utilization_percent?.mean;
+    const headroom = g.memory_headroom_gb_min;
+    const pressure = g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean;
+    const services = (g.topology_services ?? []).join(", ") || "no service";
+    if (pressure != null && pressure >= 90)
+      out.push(
+        `GPU ${gpu} (${services}) is at ${num2(pressure, 0)}% memory pressure: no room for more instances.`
+      );
+    else if (util != null && util < 60 && headroom != null)
+      out.push(
+        `GPU ${gpu} (${services}) averages ${num2(util, 0)}% utilisation with ${num2(headroom)} GB headroom: room for instances of the bottleneck service.`
+      );
+  }
+  return out;
+}
+function learningsByTopic(record) {
+  const map = /* @__PURE__ */ new Map();
+  for (const run3 of record.runs)
+    for (const learning of run3.skill_reflections ?? []) {
+      const list = map.get(learning.topic) ?? [];
+      list.push({ run: run3.name, learning });
+      map.set(learning.topic, list);
+    }
+  return map;
+}
+function derivedAdvice(record) {
+  const out = [];
+  const failures = /* @__PURE__ */ new Map();
+  for (const run3 of record.runs)
+    for (const f of run3.failures ?? []) failures.set(f.kind, [...failures.get(f.kind) ?? [], run3.name]);
+  for (const [kind, runs2] of failures)
+    out.push(
+      `${runs2.length} candidate(s) failed with ${kind} (${runs2.map((r) => `\`${r}\``).join(", ")})${kind === "gpu-oom" ? ": check the memory estimate in validation before submitting" : ""}.`
+    );
+  const gaps2 = record.runs.filter(
+    (r) => (r.stable_metrics?.telemetry_quality?.gaps?.length ?? 0) + (r.stable_metrics?.telemetry_quality?.missing_metrics?.length ?? 0) > 0
+  );
+  if (gaps2.length)
+    out.push(
+      `Telemetry was incomplete for ${gaps2.map((r) => `\`${r.name}\``).join(", ")}: ${[
+        ...new Set(
+          gaps2.flatMap((r) => [
+            ...r.stable_metrics?.telemetry_quality?.missing_metrics ?? [],
+            ...r.stable_metrics?.telemetry_quality?.gaps ?? []
+          ])
+        )
+      ].join("; ")}.`
+    );
+  const unstable = record.runs.filter(
+    (r) => r.verdict && r.verdict.state !== "stable" && r.status !== "failed"
+  );
+  if (unstable.length)
+    out.push(
+      `Decided before a stable verdict: ${unstable.map((r) => `\`${r.name}\` (${r.verdict.state})`).join(", ")} \u2014 the seed asks to compare only stabilised full-run values.`
+    );
+  return out;
+}
+function bestClaim(best) {
+  const claim = decidedAgainst(best);
+  return claim?.better ? `; ${claim.text}` : "";
+}
+function figureValue(run3, runs2) {
+  return run3 ? figureOf(run3, runs2)?.value ?? null : null;
+}
+function resultLine(record) {
+  const base = baselineRun(record);
+  const best = bestRun(record);
+  const counts = ["accepted", "rejected", "failed", "stopped", "running", "pending"].map((s) => [s, record.runs.filter((r) => r.status === s).length]).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
+  const bestValue = figureValue(best, record.runs);
+  const baseValue = figureValue(base, record.runs);
+  if (!best || !base || bestValue === null || baseValue === null || best.name === base.name)
+    return `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(", ") || "none"}.`;
+  return `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s as decided (${relativeChange(bestValue, baseValue)}; ${num2(baseValue / bestValue, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`;
+}
+function baselineSection(record) {
+  const base = baselineRun(record);
+  const out = ["", "## 1. Baseline", ""];
+  if (!base) return [...out, "No baseline was recorded."];
+  const m2 = base.stable_metrics;
+  const f = figureOf(base, record.runs);
+  const projected = base.verdict?.projected_full_run;
+  out.push(
+    `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ""}.`,
+    "",
+    `- Seconds per rollout (what the candidates were decided against): ${f && f.low < f.high ? interval(f) : `${seconds(f?.value)} s`}${projected ? ` (the detector's projection of the full run to its end, start-up included: ${interval(projected)})` : ""}`,
+    `- Full-run value read at the end: ${seconds(m2?.seconds_per_rollout_full_run)} s; 5-minute value: ${seconds(m2?.seconds_per_rollout_5m)} s`,
+    `- Resources: ${resourceLine(m2)}`,
+    `- Bottleneck: ${bottleneckLine(m2)}`
+  );
+  const table2 = gpuTable(m2);
+  if (table2) out.push("", table2);
+  const chart = gpuChart(
+    base,
+    `${base.name === "baseline" ? "Baseline" : `Baseline ${base.name}`}: GPU utilisation and memory pressure`
+  );
+  if (chart) out.push("", chart);
+  return out;
+}
+function candidatesSection(record) {
+  const base = baselineRun(record);
+  const baseValue = figureValue(base, record.runs);
+  const out = ["", "## 2. Tried topologies", ""];
+  const chart = secondsPerRolloutChart(
+    record,
+    "Seconds per rollout by candidate, as decided (lower is better)"
+  );
+  if (chart) out.push(chart, "");
+  out.push(
+    "| Step | Candidate | Change | Reasoning | Expected effect | Measured | vs baseline | Resources | Decision |",
+    "|---:|---|---|---|---|---|---:|---|---|"
+  );
+  record.runs.forEach((run3, i) => {
+    const row = [
+      String(i + 1),
+      `\`${run3.name}\``,
+      cell(describeChange(run3.change, !run3.parent)),
+      cell(run3.hypothesis),
+      cell(run3.expected_effect),
+      cell(measured(run3, record.runs)),
+      run3 === base ? "baseline" : relativeChange(figureValue(run3, record.runs), baseValue),
+      cell(resourceLine(run3.stable_metrics)),
+      cell(`${run3.decision.outcome}${run3.decision.reason ? `: ${run3.decision.reason}` : ""}`)
+    ];
+    out.push(`| ${row.join(" | ")} |`);
+  });
+  if (record.runs.length === 0) out.push("| \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 |");
+  out.push(...predictionLines(record));
+  return out;
+}
+function bestSection(record) {
+  const best = bestRun(record);
+  const out = ["", "## 3. Best topology", ""];
+  if (!best) return [...out, "No candidate was accepted."];
+  const chain2 = lineage(record, best);
+  out.push(
+    `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(figureValue(best, record.runs))} s per rollout.`,
+    "",
+    `- Why it won: ${cell(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
+  );
+  const decided2 = decisionText(best.monitor_decision);
+  const compared = comparisonText(best.comparison);
+  if (decided2) out.push(`- Decision: ${decided2}`);
+  else if (compared) out.push(`- Statistical comparison: ${compared}`);
+  if (chain2.length > 1) {
+    out.push("- Changes from the baseline, step by step:");
+    for (const step of chain2.slice(1))
+      out.push(`  - \`${step.name}\`: ${cell(describeChange(step.change, false))}`);
+  }
+  out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
+  out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
+  const advice = headroomAdvice(best);
+  if (advice.length) out.push("- Headroom for further tuning:", ...advice.map((a) => `  - ${a}`));
+  const leaves = best.topology?.block ? topologyLeaves(best.topology.block) : [];
+  if (leaves.length)
+    out.push(
+      "",
+      `As Hydra overrides over \`${best.topology.base}\`:`,
+      "",
+      "```sh",
+      leaves.map((l3) => `${l3.key}=${hydraValue2(l3.value)}`).join(" \\\n"),
+      "```"
+    );
+  const table2 = gpuTable(best.stable_metrics);
+  if (table2) out.push("", table2);
+  const gchart = gpuChart(best, `Best ${best.name}: GPU utilisation and memory pressure`);
+  if (gchart) out.push("", gchart);
+  return out;
+}
+function adviceSection(record) {
+  const out = ["", "## 4. Advice for improving the workflow", ""];
+  const byTopic = learningsByTopic(record);
+  const derived = derivedAdvice(record);
+  if (byTopic.size === 0 && derived.length === 0)
+    out.push("No learnings were recorded (`/topo learn <text>` on a pull request adds one).");
+  for (const [topic, list] of [...byTopic.entries()].sort((a, b2) => a[0].localeCompare(b2[0]))) {
+    out.push(`**${topic.replace(/_/g, " ")}**`, "");
+    for (const { run: run3, learning } of list)
+      out.push(
+        `- ${cell(learning.learning)} (from \`${run3}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell(learning.suggested_skill_update)}` : ""}`
+      );
+    out.push("");
+  }
+  if (derived.length) out.push("**From the record**", "", ...derived.map((d2) => `- ${d2}`));
+  return out;
+}
+function renderFinalReport(record, options2 = {}) {
+  const paths = recordPaths(record.experiment_id);
+  const link = options2.recordUrl ?? paths.markdown.replace(/^experiments\//, "");
+  const out = [
+    `# Final report: \`${record.experiment_id}\``,
+    "",
+    `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options2.generatedAt ? ` Generated ${options2.generatedAt}.` : ""}`,
+    "",
+    resultLine(record),
+    ...baselineSection(record),
+    ...candidatesSection(record),
+    ...bestSection(record),
+    ...adviceSection(record),
+    "",
+    "## 5. Experiment record",
+    "",
+    `The full record: [${paths.markdown}](${link}) (machine-readable memory: \`${paths.json}\`).`
+  ];
+  return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
+`;
+}
+function predictionLines(record) {
+  const rows = record.runs.filter(
+    (r) => r.prediction && r.prediction.measured_seconds_per_rollout != null && r.prediction.error != null
+  );
+  if (rows.length === 0) return [];
+  const errors = rows.map((r) => Math.abs(r.prediction.error)).sort((a, b2) => a - b2);
+  const mid = Math.floor(errors.length / 2);
+  const median2 = errors.length % 2 ? errors[mid] : (errors[mid - 1] + errors[mid]) / 2;
+  const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
+  const covered = rows.filter((r) => r.prediction.covered).length;
+  const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
+  const pct6 = (x2) => `${num2(100 * x2, 1)}%`;
+  return [
+    "",
+    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct6(median2)} median, ${pct6(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
+    "",
+    "| Candidate | Predicted s/rollout | Interval | Measured | Error | Inside |",
+    "|---|---:|---|---:|---:|---|",
+    ...rows.map((r) => {
+      const p = r.prediction;
+      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct6(p.error)} | ${p.covered ? "yes" : "no"} |`;
+    })
+  ];
+}
+
+// src/usecases/record.ts
+import { existsSync as existsSync3, mkdirSync, writeFileSync } from "node:fs";
+import { dirname as dirname4, join as join5, posix as posix5 } from "node:path";
 
 // src/slurm/classify.ts
 var LOG_SIGNS = [
@@ -76107,8 +76652,8 @@ async function runJobOf(slurm, job) {
   return runJob(job, await jobFailure(slurm, job));
 }
 async function experimentJobs2(slurm, experimentId, knownExperimentIds = []) {
-  const listed = await slurm.jobs(`topo-${experimentId}-`);
-  const own = listed.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
+  const listed2 = await slurm.jobs(`topo-${experimentId}-`);
+  const own = listed2.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
   return Promise.all(own.map((j2) => runJobOf(slurm, j2)));
 }
 
@@ -76120,15 +76665,15 @@ function recordedOrder(a, b2) {
   };
   return t(a) - t(b2) || (a.name < b2.name ? -1 : a.name > b2.name ? 1 : 0);
 }
-function displaces(run3, best, runs) {
+function displaces(run3, best, runs2) {
   const mine = decidedAgainst(run3);
   if (mine?.reference === best.name) return mine.better ? "decided" : null;
   const theirs = decidedAgainst(best);
   if (theirs?.reference === run3.name) return theirs.better ? null : "reverse";
-  return figureOf(run3, runs)?.value < figureOf(best, runs)?.value ? "estimate" : null;
+  return figureOf(run3, runs2)?.value < figureOf(best, runs2)?.value ? "estimate" : null;
 }
-function bestSteps(runs) {
-  const accepted = runs.filter((r) => r.status === "accepted" && figureOf(r, runs) !== null);
+function bestSteps(runs2) {
+  const accepted = runs2.filter((r) => r.status === "accepted" && figureOf(r, runs2) !== null);
   const names = new Set(accepted.map((r) => r.name));
   const beaten = (r) => {
     const d2 = decidedAgainst(r);
@@ -76138,12 +76683,12 @@ function bestSteps(runs) {
   const steps = [];
   for (const run3 of [...eligible].sort(recordedOrder)) {
     const last = steps.at(-1);
-    const value = figureOf(run3, runs)?.value;
+    const value = figureOf(run3, runs2)?.value;
     if (!last) {
       steps.push({ run: run3, over: null, how: "first", value, overValue: null });
       continue;
     }
-    const how = displaces(run3, last.run, runs);
+    const how = displaces(run3, last.run, runs2);
     if (how) steps.push({ run: run3, over: last.run, how, value, overValue: last.value });
   }
   return steps;
@@ -76294,729 +76839,13 @@ function apply(record, outcome) {
   return next;
 }
 
-// src/record/change.ts
-function hydraValue2(value) {
-  return value === void 0 ? "unset" : hydraValue(value);
-}
-function topologyChange(parent, candidate) {
-  return changeOf(topologyDiff(parent ?? {}, candidate ?? {}));
-}
-function changeOf(diff) {
-  const changes = [...diff].sort((a, b2) => a.key.localeCompare(b2.key));
-  return Object.fromEntries(changes.map((c) => [c.key, `${hydraValue2(c.from)} -> ${hydraValue2(c.to)}`]));
-}
-function describeChange(change, isBaseline) {
-  const entries = Object.entries(change ?? {});
-  if (entries.length === 0) return isBaseline ? "baseline" : "no change";
-  return entries.map(([k2, v2]) => `${k2}: ${v2}`).join("; ");
-}
-
-// src/chart/svg.ts
-var OUTCOME_COLOUR = {
-  accepted: "#2da44e",
-  rejected: "#cf222e",
-  failed: "#6e7781",
-  stopped: "#9a6700",
-  pending: "#8c959f",
-  running: "#1f6feb"
-};
-var REFERENCE_COLOUR = { baseline: "#24292f", best: "#8250df" };
-function xml(s) {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
-}
-var r1 = (x2) => String(Math.round(x2 * 10) / 10);
-function axis(max) {
-  const raw = max / 5;
-  const p = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((f) => f * p).find((s) => s >= raw) ?? 10 * p;
-  return { top: Math.ceil(max / step) * step, step };
-}
-function short(s, n = 18) {
-  return s.length > n ? `${s.slice(0, n - 1)}\u2026` : s;
-}
-function barChartSvg(c) {
-  const bars = c.bars.filter((b2) => Number.isFinite(b2.value) && b2.value > 0);
-  if (!bars.length) return "";
-  const refs = (c.references ?? []).filter((r) => Number.isFinite(r.value) && r.value > 0);
-  const highest = Math.max(
-    ...bars.map((b2) => Math.max(b2.value, b2.interval?.high ?? 0)),
-    ...refs.map((r) => r.value)
-  );
-  const { top, step } = axis(highest * 1.05);
-  const slot = 64;
-  const left = 64;
-  const plotTop = 48;
-  const plotH = 260;
-  const plotW = Math.max(slot * bars.length, 360, c.title.length * 8.5 + 32 - left - 24);
-  const width = Math.ceil(left + plotW + 100);
-  const legendY = plotTop + plotH + 70;
-  const legend = legendLayout(legendItems(bars, refs), left, width);
-  const height = legendY + legend.rows * 20 + 12;
-  const y2 = (v2) => plotTop + plotH - plotH * Math.min(v2, top) / top;
-  const out = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="-apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`,
-    `<title>${xml(c.title)}</title>`,
-    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${width / 2}" y="24" text-anchor="middle" font-size="15" font-weight="600">${xml(c.title)}</text>`,
-    `<text transform="translate(16 ${plotTop + plotH / 2}) rotate(-90)" text-anchor="middle">${xml(c.yLabel)}</text>`
-  ];
-  for (let v2 = 0; v2 <= top + step / 2; v2 += step) {
-    out.push(
-      `<line class="grid" x1="${left}" x2="${left + plotW}" y1="${r1(y2(v2))}" y2="${r1(y2(v2))}" stroke="#d0d7de" stroke-width="1"/>`,
-      `<text class="tick" x="${left - 6}" y="${r1(y2(v2) + 4)}" text-anchor="end">${r1(v2)}</text>`
-    );
-  }
-  bars.forEach((b2, i) => {
-    const cx = left + slot * i + slot / 2;
-    const w2 = slot * 0.6;
-    out.push(
-      `<rect class="bar" data-outcome="${b2.outcome}" x="${r1(cx - w2 / 2)}" y="${r1(y2(b2.value))}" width="${r1(w2)}" height="${r1(plotTop + plotH - y2(b2.value))}" fill="${OUTCOME_COLOUR[b2.outcome]}"><title>${xml(`${b2.label}: ${b2.value} s (${b2.outcome})`)}</title></rect>`
-    );
-    if (b2.interval && Number.isFinite(b2.interval.low) && Number.isFinite(b2.interval.high)) {
-      const [lo, hi] = [y2(b2.interval.low), y2(b2.interval.high)];
-      out.push(
-        `<path class="interval" d="M${r1(cx)} ${r1(lo)}V${r1(hi)}M${r1(cx - 8)} ${r1(lo)}H${r1(cx + 8)}M${r1(cx - 8)} ${r1(hi)}H${r1(cx + 8)}" stroke="#24292f" stroke-width="1.5" fill="none"/>`
-      );
-    }
-    out.push(
-      `<text class="label" transform="translate(${r1(cx)} ${plotTop + plotH + 12}) rotate(30)" text-anchor="start">${xml(short(b2.label))}</text>`
-    );
-  });
-  for (const r of refs)
-    out.push(
-      `<line class="reference" data-kind="${r.kind}" x1="${left}" x2="${left + plotW}" y1="${r1(y2(r.value))}" y2="${r1(y2(r.value))}" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="6 4"/>`
-    );
-  out.push(`<line x1="${left}" x2="${left}" y1="${plotTop}" y2="${plotTop + plotH}" stroke="#57606a"/>`);
-  out.push('<g class="legend">');
-  for (const it of legend.placed)
-    out.push(
-      `<g class="legend-item" transform="translate(${r1(it.x)} ${legendY + it.row * 20})">${it.swatch}<text x="20" y="10">${xml(it.text)}</text></g>`
-    );
-  out.push("</g>", "</svg>");
-  return `${out.join("\n")}
-`;
-}
-function legendItems(bars, refs) {
-  const items = [];
-  for (const o of Object.keys(OUTCOME_COLOUR))
-    if (bars.some((b2) => b2.outcome === o))
-      items.push({ swatch: `<rect width="12" height="12" fill="${OUTCOME_COLOUR[o]}"/>`, text: o });
-  if (bars.some((b2) => b2.interval))
-    items.push({
-      swatch: '<path d="M6 0V12M2 0H10M2 12H10" stroke="#24292f" stroke-width="1.5"/>',
-      text: "95% interval"
-    });
-  for (const r of refs)
-    items.push({
-      swatch: `<line x1="0" x2="16" y1="6" y2="6" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="4 3"/>`,
-      text: `${r.kind === "best" ? "current best" : "baseline"}${r.name === "baseline" ? "" : ` ${short(r.name, 24)}`} (${r1(r.value)} s)`
-    });
-  return items;
-}
-function legendLayout(items, left, width) {
-  let x2 = left;
-  let row = 0;
-  const placed = [];
-  for (const it of items) {
-    const w2 = 28 + it.text.length * 7;
-    if (x2 + w2 > width - 8 && x2 > left) {
-      x2 = left;
-      row++;
-    }
-    placed.push({ ...it, x: x2, row });
-    x2 += w2;
-  }
-  return { placed, rows: row + 1 };
-}
-
-// src/record/reference-runs.ts
-function applyReferenceRun(record, run3) {
-  const list = record.reference_runs ?? [];
-  const before = list.find((r) => r.run_name === run3.run_name);
-  const merged = structuredClone({ ...before, ...run3 });
-  return {
-    ...record,
-    reference_runs: [...list.filter((r) => r.run_name !== run3.run_name), merged]
-  };
-}
-function referenceGpuMinutes(record) {
-  return (record.reference_runs ?? []).reduce((a, r) => a + (r.gpu_minutes ?? 0), 0);
-}
-var BETWEEN_RUN_MIN_DF = 3;
-function logValue(p) {
-  if (!p || !(p.value > 0) || !(p.low > 0) || !(p.high >= p.low)) return null;
-  const se2 = (Math.log(p.high) - Math.log(p.low)) / (2 * 1.96);
-  return { y: Math.log(p.value), within: se2 * se2 };
-}
-function byTopology(record) {
-  const groups2 = /* @__PURE__ */ new Map();
-  const add = (hash, p) => {
-    const v2 = logValue(p);
-    if (!hash || !v2) return;
-    groups2.set(hash, [...groups2.get(hash) ?? [], v2]);
-  };
-  const hashOf = (name) => record.runs.find((r) => r.name === name)?.topology?.hash;
-  for (const r of record.runs)
-    if (r.status !== "failed") add(r.topology?.hash, r.verdict?.projected_full_run);
-  for (const r of record.reference_runs ?? []) add(hashOf(r.of), r.verdict?.projected_full_run);
-  return groups2;
-}
-function betweenRunOf(record) {
-  let df = 0;
-  let squares = 0;
-  let within = 0;
-  let runs = 0;
-  let topologies = 0;
-  for (const values of byTopology(record).values()) {
-    if (values.length < 2) continue;
-    const mean2 = values.reduce((a, v2) => a + v2.y, 0) / values.length;
-    squares += values.reduce((a, v2) => a + (v2.y - mean2) ** 2, 0);
-    within += values.reduce((a, v2) => a + v2.within, 0) * ((values.length - 1) / values.length);
-    df += values.length - 1;
-    runs += values.length;
-    topologies++;
-  }
-  if (df < BETWEEN_RUN_MIN_DF) return null;
-  const logSd = Math.sqrt(Math.max(0, (squares - within) / df));
-  return {
-    logSd,
-    text: `estimated from ${runs} runs of ${topologies} topolog${topologies === 1 ? "y" : "ies"} in the record (${df} degrees of freedom): ${Math.round(logSd * 1e3) / 10}%`
-  };
-}
-
-// src/record/render.ts
-function topologyLabel(run3) {
-  const hash = run3.topology?.hash ? ` \`${run3.topology.hash.slice(0, 8)}\`` : "";
-  return `\`${run3.name}\`${hash} on \`${run3.topology?.base ?? "topology=?"}\``;
-}
-function queueSummary(metrics) {
-  const byService = metrics?.rpc_queue_depth_at_start_latest_by_service;
-  if (!byService || Object.keys(byService).length === 0) return null;
-  return `queue min/max ${Object.entries(byService).map(([svc, q2]) => `${svc} ${num2(q2.worker_min)}/${num2(q2.worker_max)}`).join(", ")}`;
-}
-function gpuSummary(metrics) {
-  const gpus = Object.values(metrics?.resource_usage?.gpu_by_index ?? {});
-  if (gpus.length === 0) return null;
-  const utils = gpus.map((g) => g.utilization_percent?.mean).filter((v2) => typeof v2 === "number");
-  const pressure = gpus.map((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean).filter((v2) => typeof v2 === "number");
-  const headroom = gpus.map((g) => g.memory_headroom_gb_min).filter((v2) => typeof v2 === "number");
-  const parts = [];
-  if (utils.length) parts.push(`GPU util ${num2(Math.min(...utils), 0)}\u2013${num2(Math.max(...utils), 0)}%`);
-  if (pressure.length) parts.push(`memory pressure max ${num2(Math.max(...pressure), 0)}%`);
-  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
-  return parts.join(", ");
-}
-function bottleneckSummary(metrics) {
-  const b2 = metrics?.bottleneck;
-  if (!b2) return null;
-  return `bottleneck ${b2.service ?? b2.kind} (${b2.confidence})`;
-}
-function figureText(f) {
-  if (!f) return "\u2014";
-  return `${seconds(f.value)} s/rollout${f.against ? ` as decided against \`${f.against.name}\`` : ""}`;
-}
-function observationSummary(run3, runs = [run3]) {
-  const m2 = run3.stable_metrics;
-  const parts = [];
-  const figure = figureOf(run3, runs);
-  if (figure) parts.push(figureText(figure));
-  if (m2?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m2.seconds_per_rollout_5m)}`);
-  if (run3.verdict && run3.verdict.state !== "stable") parts.push(`verdict ${run3.verdict.state}`);
-  for (const text3 of [queueSummary(m2), gpuSummary(m2), bottleneckSummary(m2)]) if (text3) parts.push(text3);
-  const failure = run3.failures?.at(-1);
-  if (failure) parts.push(`failed: ${failure.kind}`);
-  if (m2?.telemetry_quality?.gaps?.length) parts.push(`telemetry gaps: ${m2.telemetry_quality.gaps.length}`);
-  return parts.length ? parts.join("; ") : "no metrics";
-}
-function decisionCell(run3) {
-  if (run3.decision.outcome === "pending") return run3.status;
-  return `${run3.decision.outcome}${run3.decision.reason ? `: ${safeText(run3.decision.reason)}` : ""}`;
-}
-function learningCell(run3) {
-  const list = run3.skill_reflections ?? [];
-  return list.length ? list.map((l3) => safeText(l3.learning)).join(" / ") : "none";
-}
-function progressTable(record) {
-  const lines = [
-    "| Step | Job | Topology | Change | Observation | Decision | Next | Learning |",
-    "|---:|---|---|---|---|---|---|---|"
-  ];
-  record.runs.forEach((run3, i) => {
-    const job = run3.job_id ? `\`${run3.job_id}\`` : "\u2014";
-    const row = [
-      String(i + 1),
-      job,
-      topologyLabel(run3),
-      cell(describeChange(run3.change, !run3.parent)),
-      cell(observationSummary(run3, record.runs)),
-      cell(decisionCell(run3)),
-      cell(run3.decision.next),
-      cell(learningCell(run3))
-    ];
-    lines.push(`| ${row.join(" | ")} |`);
-  });
-  if (record.runs.length === 0) lines.push("| \u2014 | \u2014 | \u2014 | \u2014 | no candidate recorded yet | \u2014 | \u2014 | \u2014 |");
-  return lines.join("\n");
-}
-var DECIDED_GROUPS = [
-  { key: "accepted", name: "accepted", colour: "#2da44e", square: "\u{1F7E9}" },
-  { key: "rejected", name: "rejected", colour: "#cf222e", square: "\u{1F7E5}" },
-  { key: "failed", name: "failed", colour: "#57606a", square: "\u2B1B" },
-  { key: "stopped", name: "stopped", colour: "#9a6700", square: "\u{1F7EB}" },
-  { key: "pending", name: "not decided yet", colour: "#d0d7de", square: "\u2B1C" }
-];
-function figures(record) {
-  return record.runs.flatMap((run3) => {
-    const figure = figureOf(run3, record.runs);
-    return figure ? [{ run: run3, figure }] : [];
-  });
-}
-function referenceFigures(record) {
-  const base = baselineRun(record);
-  const best = bestRun(record);
-  const at = (run3) => {
-    const f = run3 ? figureOf(run3, record.runs) : null;
-    return run3 && f ? { run: run3, value: f.value } : void 0;
-  };
-  return { base: at(base), best: best !== base ? at(best) : void 0 };
-}
-function secondsPerRolloutChart(record, title) {
-  const bars = figures(record);
-  if (bars.length === 0) return void 0;
-  const { base, best } = referenceFigures(record);
-  const references = [
-    ...base ? [
-      {
-        name: `${base.run.name === "baseline" ? "baseline" : `baseline \`${base.run.name}\``} (${seconds(base.value)} s)`,
-        value: base.value,
-        colour: "#1f6feb",
-        square: "\u{1F7E6}"
-      }
-    ] : [],
-    ...best ? [
-      {
-        name: `current best \`${best.run.name}\` (${seconds(best.value)} s)`,
-        value: best.value,
-        colour: "#8250df",
-        square: "\u{1F7EA}"
-      }
-    ] : []
-  ];
-  const { chart, legend } = decidedBarChart(
-    bars.map(({ run: run3, figure }) => ({ label: run3.name, value: figure.value, group: barGroup(run3) })),
-    DECIDED_GROUPS,
-    references,
-    {
-      title: title ?? "Seconds per rollout as decided (lower is better)",
-      yLabel: "seconds per rollout"
-    }
-  );
-  const missing2 = record.runs.filter((r) => !bars.some((b2) => b2.run === r)).map((r) => `\`${r.name}\` (${r.status})`);
-  const svg = recordPaths(record.experiment_id).chart.replace(/^experiments\//, "");
-  return [
-    chart,
-    "",
-    `${legend}${missing2.length ? ` \xB7 without a value: ${missing2.join(", ")}` : ""}`,
-    "",
-    `A candidate decided against another is drawn at that one's value \xD7 (1 + the decided change). With 95% intervals: [${svg}](${svg})`
-  ].join("\n");
-}
-function barGroup(run3) {
-  if (run3.status === "accepted" || run3.status === "rejected" || run3.status === "failed" || run3.status === "stopped")
-    return run3.status;
-  return "pending";
-}
-function recordChartSvg(record) {
-  const { base, best } = referenceFigures(record);
-  const refs = [];
-  if (base) refs.push({ name: base.run.name, value: base.value, kind: "baseline" });
-  if (best) refs.push({ name: best.run.name, value: best.value, kind: "best" });
-  return barChartSvg({
-    title: `${record.experiment_id}: seconds per rollout as decided (lower is better)`,
-    yLabel: "seconds per rollout",
-    bars: figures(record).map(({ run: run3, figure }) => ({
-      label: run3.name,
-      value: figure.value,
-      interval: figure.low < figure.high ? { low: figure.low, high: figure.high } : null,
-      outcome: run3.status
-    })),
-    references: refs
-  });
-}
-function gpuTable(metrics) {
-  const gpus = Object.entries(metrics?.resource_usage?.gpu_by_index ?? {}).sort(
-    (a, b2) => Number(a[0]) - Number(b2[0]) || a[0].localeCompare(b2[0])
-  );
-  if (gpus.length === 0) return void 0;
-  const mmm = (v2, d2 = 0) => v2 ? `${num2(v2.min, d2)} / ${num2(v2.mean, d2)} / ${num2(v2.max, d2)}` : "\u2014";
-  const lines = [
-    "| GPU | Services | Utilisation % (min / mean / max) | Memory used GB (min / mean / max) | Total GB | Pressure % (mean / max) | Min headroom GB |",
-    "|---:|---|---|---|---:|---|---:|"
-  ];
-  for (const [gpu, g] of gpus) {
-    const pressure = g.memory_pressure_percent ? `${num2(g.memory_pressure_percent.mean, 0)} / ${num2(g.memory_pressure_percent.max, 0)}` : "\u2014";
-    lines.push(
-      `| ${gpu} | ${cell((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num2(g.memory_total_gb)} | ${pressure} | ${num2(g.memory_headroom_gb_min)} |`
-    );
-  }
-  return lines.join("\n");
-}
-function queueTable(metrics) {
-  const byService = Object.entries(metrics?.rpc_queue_depth_at_start_latest_by_service ?? {});
-  if (byService.length === 0) return void 0;
-  return [
-    "| Service | Queue depth worker min | Queue depth worker max |",
-    "|---|---:|---:|",
-    ...byService.map(([svc, q2]) => `| ${svc} | ${num2(q2.worker_min)} | ${num2(q2.worker_max)} |`)
-  ].join("\n");
-}
-function figureLine(f) {
-  if (!f) return [];
-  const how = f.against ? `, as its decision says against \`${f.against.name}\` (${seconds(f.against.value)} s)` : "";
-  return [`- Seconds per rollout: ${f.low < f.high ? interval(f) : `${seconds(f.value)} s`}${how}`];
-}
-function metricsList(run3, runs) {
-  const m2 = run3.stable_metrics;
-  const v2 = run3.verdict;
-  const lines = figureLine(figureOf(run3, runs));
-  if (v2) {
-    lines.push(
-      `- Verdict: **${v2.state}**${v2.minutes_of_data != null ? ` after ${num2(v2.minutes_of_data)} min of data` : ""}${v2.warmup_end_minutes != null ? ` (warm-up ended at ${num2(v2.warmup_end_minutes)} min)` : ""}`
-    );
-    if (v2.projected_full_run)
-      lines.push(
-        `- The detector's projected full-run value (start-up included): ${interval(v2.projected_full_run)}`
-      );
-    if (v2.value) lines.push(`- The detector's stable value: ${interval(v2.value)}`);
-    if (v2.cycle)
-      lines.push(
-        `- Cycle: period ${num2(v2.cycle.period_minutes)} min, amplitude ${percentOfFraction(v2.cycle.amplitude_relative)}`
-      );
-  }
-  const decided2 = decisionText(run3.monitor_decision);
-  const compared = comparisonText(run3.comparison);
-  if (decided2) lines.push(`- Decision: ${decided2}`);
-  else if (compared) lines.push(`- Comparison: ${compared}`);
-  if (m2) {
-    const pairs = [
-      [
-        "Full-run seconds per rollout at the last reading (start-up included)",
-        seconds(m2.seconds_per_rollout_full_run)
-      ],
-      ["5-minute seconds per rollout", seconds(m2.seconds_per_rollout_5m)],
-      ["Completed rollouts", num2(m2.completed_rollouts, 0)],
-      ["Failed rollouts", num2(m2.failed_rollouts, 0)],
-      ["Rollout duration p95", `${seconds(m2.rollout_duration_p95_s)} s`],
-      ["Step duration p95", `${seconds(m2.step_duration_p95_s)} s`],
-      ["Runtime event-loop idle fraction", percentOfFraction(m2.runtime_idle_fraction)],
-      ["Warm-up excluded", `${num2(m2.warmup_excluded_s, 0)} s`]
-    ];
-    for (const [label, value] of pairs) if (!value.startsWith("\u2014")) lines.push(`- ${label}: ${value}`);
-    const host = m2.resource_usage?.host_memory;
-    if (host && (host.available_gb_min != null || host.total_gb != null))
-      lines.push(
-        `- Host memory: ${num2(host.available_gb_min)} GB available at least, of ${num2(host.total_gb)} GB`
-      );
-  }
-  return lines;
-}
-function runFacts(run3) {
-  const out = [];
-  const facts = [];
-  if (run3.run_name) facts.push(`run \`${run3.run_name}\``);
-  if (run3.job_id) facts.push(`Slurm job \`${run3.job_id}\``);
-  if (run3.run_dir) facts.push(`run directory \`${run3.run_dir}\``);
-  if (run3.pull_request)
-    facts.push(
-      run3.pull_request.url ? `[pull request #${run3.pull_request.number}](${run3.pull_request.url})` : `pull request #${run3.pull_request.number}`
-    );
-  if (run3.recorded_at) facts.push(`recorded ${run3.recorded_at}`);
-  if (facts.length) out.push(`${facts.join(" \xB7 ")}`, "");
-  out.push(
-    `- Topology: \`${run3.topology?.base ?? "topology=?"}\`${run3.topology?.hash ? ` (hash \`${run3.topology.hash}\`)` : ""}${run3.topology?.file ? `, file \`${run3.topology.file}\`` : ""}`
-  );
-  out.push(`- Parent: ${run3.parent ? `\`${run3.parent}\`` : "none (baseline)"}`);
-  const change = Object.entries(run3.change ?? {});
-  if (change.length) out.push("- Change:", ...change.map(([key, value]) => `  - \`${key}\`: ${value}`));
-  if (run3.hypothesis) out.push(`- Hypothesis: ${cell(safeText(run3.hypothesis))}`);
-  if (run3.expected_effect) out.push(`- Expected effect: ${cell(run3.expected_effect)}`);
-  return out;
-}
-function runFindings(run3, runs) {
-  const out = ["", "#### Findings", ""];
-  const metrics = metricsList(run3, runs);
-  out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
-  const evidence = run3.verdict?.evidence ?? [];
-  if (evidence.length) out.push("- Evidence:", ...evidence.map((e) => `  - ${cell(e)}`));
-  const queue = queueTable(run3.stable_metrics);
-  if (queue) out.push("", queue);
-  const b2 = run3.stable_metrics?.bottleneck;
-  out.push("", "#### Bottleneck", "");
-  if (b2)
-    out.push(
-      `**${b2.service ?? b2.kind}** (${b2.kind}, confidence ${b2.confidence})`,
-      ...b2.evidence.map((e) => `- ${cell(e)}`)
-    );
-  else out.push("Not determined.");
-  const gpus = gpuTable(run3.stable_metrics);
-  out.push("", "#### Resources per GPU", "", gpus ?? "No per-GPU telemetry was recorded.");
-  const cpu = Object.entries(
-    run3.stable_metrics?.resource_usage?.process_cpu_utilization_percent_by_group ?? {}
-  );
-  if (cpu.length) {
-    out.push("", "| Process group | CPU % (min / mean / max) |", "|---|---|");
-    for (const [group, v2] of cpu)
-      out.push(`| ${cell(group)} | ${num2(v2.min, 0)} / ${num2(v2.mean, 0)} / ${num2(v2.max, 0)} |`);
-  }
-  return out;
-}
-function runProblems(run3) {
-  const out = [];
-  const quality = run3.stable_metrics?.telemetry_quality;
-  const gaps2 = [
-    ...(quality?.missing_metrics ?? []).map((m2) => `missing metric \`${m2}\``),
-    ...quality?.gaps ?? []
-  ];
-  if (gaps2.length || quality?.notes) {
-    out.push("", "#### Telemetry gaps", "", ...gaps2.map((g) => `- ${cell(g)}`));
-    if (quality?.notes) out.push(`- ${cell(quality.notes)}`);
-  }
-  if (run3.failures?.length) {
-    out.push("", "#### Failures", "");
-    for (const f of run3.failures) {
-      const where = [
-        f.slurm_state && `Slurm ${f.slurm_state}`,
-        f.exit_code && `exit ${f.exit_code}`,
-        f.gpu != null && `GPU ${f.gpu}`
-      ].filter(Boolean).join(", ");
-      out.push(
-        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell(f.likely_fix)}` : ""}`
-      );
-    }
-  }
-  return out;
-}
-function runSection(run3, step, runs = [run3]) {
-  const out = [
-    `### Step ${step}: \`${run3.name}\` \u2014 ${run3.status}`,
-    "",
-    ...runFacts(run3),
-    ...runFindings(run3, runs),
-    ...runProblems(run3)
-  ];
-  out.push("", "#### Decision", "");
-  out.push(
-    `**${run3.decision.outcome}**${run3.decision.reason ? `: ${cell(safeText(run3.decision.reason))}` : ""}`
-  );
-  if (run3.decision.next) out.push("", `Next: ${cell(run3.decision.next)}`);
-  if (run3.skill_reflections?.length) {
-    out.push("", "#### Learnings", "");
-    for (const l3 of run3.skill_reflections)
-      out.push(
-        `- (${l3.topic}) ${cell(safeText(l3.learning))}${l3.suggested_skill_update ? ` \u2014 suggested skill update: ${cell(safeText(l3.suggested_skill_update))}` : ""}${l3.author ? ` \u2014 ${safeText(l3.author)}` : ""}`
-      );
-  }
-  return out.join("\n");
-}
-function fixedInputsTable(record) {
-  const f = record.fixed_inputs;
-  const rows = [
-    ["deploy", f.deploy],
-    ["driver", f.driver],
-    ["base topology", f.base_topology],
-    ["cluster", f.cluster],
-    ["scenes", f.scenes?.test_suite_id ?? (f.scenes?.scene_ids?.join(", ") || null)],
-    ["scene count", f.scenes?.scene_count],
-    ["rollouts per scene", f.rollouts_per_scene],
-    ["simulation duration (s)", f.simulation_duration_s],
-    ["cameras", f.cameras],
-    ["control timestep (\xB5s)", f.control_timestep_us],
-    ["AlpaSim git commit", f.git_commit],
-    ["checkout", f.remote_checkout],
-    ["other overrides", f.overrides?.length ? f.overrides.join(" ") : null],
-    ["Prometheus", f.telemetry?.prometheus_url],
-    ["Grafana", f.telemetry?.grafana_url],
-    ["file-SD source", f.telemetry?.file_sd_source],
-    ["Slurm account", f.slurm?.account],
-    ["Slurm partition", f.slurm?.partition],
-    ["GPUs per node", f.slurm?.gpus_per_node],
-    ["wall time", f.slurm?.walltime]
-  ];
-  return [
-    "| Input | Value |",
-    "|---|---|",
-    ...rows.filter(([, v2]) => v2 !== null && v2 !== void 0 && v2 !== "").map(([k2, v2]) => `| ${k2} | \`${cell(String(v2))}\` |`)
-  ].join("\n");
-}
-function referenceJobsSection(record) {
-  const runs = record.reference_runs ?? [];
-  if (!runs.length) return [];
-  const rows = runs.map(
-    (r) => `| \`${r.run_name}\` | \`${r.of}\` | ${r.pull_request ? `#${r.pull_request}` : "\u2014"} | ${cell((r.candidates ?? []).map((c) => `\`${c}\``).join(", ") || "\u2014")} | ${r.gpu_minutes == null ? "\u2014" : Math.round(r.gpu_minutes)} | ${cell(r.ended ?? "\u2014")} |`
-  );
-  return [
-    "## Reference jobs",
-    "",
-    `Jobs of the best run beside a round's candidates (\`reference: beside\`): ${Math.round(referenceGpuMinutes(record))} GPU-minutes, charged to the experiment.`,
-    "",
-    "| Run | Of | Pull request | Decided against it | GPU-minutes | Ended |",
-    "|---|---|---|---|---|---|",
-    ...rows,
-    ""
-  ];
-}
-function renderRecordMarkdown(record) {
-  const paths = recordPaths(record.experiment_id);
-  const best = record.current_best;
-  const out = [
-    `<!-- Generated from ${paths.json} by alpasim-topo: edit the JSON (or comment on the pull request), not this file. -->`,
-    `# Experiment \`${record.experiment_id}\``,
-    "",
-    `Objective: ${record.objective}.`,
-    ""
-  ];
-  if (record.command) out.push("Started from:", "", "```sh", record.command, "```", "");
-  out.push("## Current best", "");
-  if (best.topology) {
-    const run3 = bestRun(record);
-    const figure = run3 ? figureOf(run3, record.runs) : null;
-    out.push(
-      `**\`${best.topology}\`** at ${seconds(figure?.value ?? best.stabilized_seconds_per_rollout_full_run)} s per rollout${figure?.against ? ` (as its decision says against \`${figure.against.name}\` at ${seconds(figure.against.value)} s)` : ""}.`
-    );
-    if (best.decision_reasoning) out.push("", cell(safeText(best.decision_reasoning)));
-  } else out.push("No candidate accepted yet.");
-  if (record.report?.path)
-    out.push(
-      "",
-      `Final report: [${record.report.path}](${record.report.path.replace(/^experiments\//, "")})`
-    );
-  out.push("", "## Progress", "", progressTable(record), "");
-  const chart = secondsPerRolloutChart(record);
-  if (chart) out.push("## Seconds per rollout", "", chart, "");
-  out.push(...referenceJobsSection(record));
-  out.push("## Fixed inputs", "", fixedInputsTable(record), "");
-  if (record.runs.length) {
-    out.push("## Candidates", "");
-    record.runs.forEach((run3, i) => {
-      out.push(runSection(run3, i + 1, record.runs), "");
-    });
-  }
-  return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
-`;
-}
-
-// src/record/files.ts
-function recordFiles(record) {
-  const paths = recordPaths(record.experiment_id);
-  const svg = recordChartSvg(record);
-  return {
-    [paths.json]: serializeRecord(record),
-    [paths.markdown]: renderRecordMarkdown(record),
-    ...svg ? { [paths.chart]: svg } : {}
-  };
-}
-function initialRecordFiles(experiment, cluster) {
-  return recordFiles(createRecord(experiment, cluster));
-}
-
-// src/record/learnings.ts
-var TOPICS = ["metrics", "queries", "topology_knobs", "run_workflow", "failure_mode", "other"];
-function learningFromText(text3, source, author) {
-  let rest = text3.replace(/\s+/g, " ").trim();
-  if (!rest) return null;
-  let topic = "other";
-  const prefix = /^([a-z_]+):\s*(.+)$/i.exec(rest);
-  if (prefix && TOPICS.includes(prefix[1].toLowerCase())) {
-    topic = prefix[1].toLowerCase();
-    rest = prefix[2];
-  }
-  let suggestion = null;
-  const arrow = rest.indexOf(" -> ");
-  if (arrow > 0) {
-    suggestion = rest.slice(arrow + 4).trim() || null;
-    rest = rest.slice(0, arrow).trim();
-  }
-  return { topic, learning: rest, suggested_skill_update: suggestion, source, author };
-}
-function learningsSection(body) {
-  if (!body) return [];
-  const lines = body.replace(/\r\n/g, "\n").split("\n");
-  const start = lines.findIndex((l3) => /^#{1,6}\s*(learnings?|skill reflections?)\s*:?\s*$/i.test(l3.trim()));
-  if (start < 0) return [];
-  const level = /^(#+)/.exec(lines[start].trim())[1].length;
-  const items = [];
-  let current = null;
-  const flush = () => {
-    if (current?.trim()) items.push(current.trim());
-    current = null;
-  };
-  for (const raw of lines.slice(start + 1)) {
-    const line = raw.trim();
-    const heading = /^(#+)\s/.exec(line);
-    if (heading && heading[1].length <= level) break;
-    if (/^<!--.*-->$/.test(line)) continue;
-    const bullet = /^([-*+]|\d+[.)])\s+(.*)$/.exec(line);
-    if (bullet) {
-      flush();
-      current = bullet[2];
-    } else if (!line) {
-      flush();
-    } else {
-      current = current === null ? line : `${current} ${line}`;
-    }
-  }
-  flush();
-  return items.filter((i) => !/^(none|n\/a|-)$/i.test(i));
-}
-function learningsFromBody(body, author) {
-  return learningsSection(body).map((text3) => learningFromText(text3, "pull request body", author)).filter((l3) => l3 !== null);
-}
-
-// src/github/labels.ts
-var STATE_LABELS = {
-  queued: { name: "topology:queued", color: "c5def5", description: "Waiting for a free experiment slot" },
-  running: {
-    name: "topology:running",
-    color: "fbca04",
-    description: "Running on Slurm, metrics not stable yet"
-  },
-  stable: { name: "topology:stable", color: "0e8a16", description: "Metrics stabilised: verdict available" },
-  failed: {
-    name: "topology:failed",
-    color: "d93f0b",
-    description: "The run failed: see the comment for why"
-  }
-};
-var PREFIX = "topology:";
-function planStateLabels(current, state2) {
-  const wanted = state2 ? STATE_LABELS[state2].name : void 0;
-  const remove = current.filter((l3) => l3.startsWith(PREFIX) && l3 !== wanted);
-  const add = wanted && !current.includes(wanted) ? [wanted] : [];
-  return { remove, add };
-}
-async function setStateLabel(octokit, target, state2, current) {
-  const names = current ?? (await octokit.paginate(octokit.rest.issues.listLabelsOnIssue, { ...target, per_page: 100 })).map(
-    (l3) => l3.name
-  );
-  const plan = planStateLabels(names, state2);
-  for (const name of plan.remove) {
-    try {
-      await octokit.rest.issues.removeLabel({ ...target, name });
-    } catch (e) {
-      if (e.status !== 404) throw e;
-    }
-  }
-  if (plan.add.length) await octokit.rest.issues.addLabels({ ...target, labels: plan.add });
-  return plan.remove.length > 0 || plan.add.length > 0;
-}
-
 // src/usecases/close.ts
 var ClosingOutageError = class extends Error {
   name = "ClosingOutageError";
 };
-function runNamesByExperiment(state2) {
+function runNamesByExperiment(state3) {
   const out = /* @__PURE__ */ new Map();
-  for (const r of [...state2.requests, ...state2.ended]) {
+  for (const r of [...state3.requests, ...state3.ended]) {
     const entry = out.get(r.experiment) ?? { folder: r.experiment, names: /* @__PURE__ */ new Set() };
     if ("path" in r) entry.folder = r.path.split("/").at(-2) ?? entry.folder;
     entry.names.add(r.runName);
@@ -77024,7 +76853,7 @@ function runNamesByExperiment(state2) {
   }
   return out;
 }
-async function cancelRuns(slurm, experimentId, names) {
+async function cancelRuns2(slurm, experimentId, names) {
   let jobs;
   try {
     jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId);
@@ -77051,27 +76880,27 @@ function closedOutcome(pull, at, cancelled, ran) {
   };
 }
 async function clearLiveLabel(deps, pr) {
-  const target = { owner: deps.owner, repo: deps.repo, issue_number: pr };
+  const target2 = { owner: deps.owner, repo: deps.repo, issue_number: pr };
   const labels = await deps.octokit.paginate(deps.octokit.rest.issues.listLabelsOnIssue, {
-    ...target,
+    ...target2,
     per_page: 100
   });
   const live3 = [STATE_LABELS.queued.name, STATE_LABELS.running.name];
   if (labels.some((l3) => live3.includes(l3.name)))
     await setStateLabel(
       deps.octokit,
-      target,
+      target2,
       null,
       labels.map((l3) => l3.name)
     );
 }
 async function endRequestsWithPull(deps, pull) {
-  const target = { owner: deps.owner, repo: deps.repo, issue_number: pull.number, botLogin: deps.botLogin };
-  const state2 = await readRunState(deps.octokit, target);
+  const target2 = { owner: deps.owner, repo: deps.repo, issue_number: pull.number, botLogin: deps.botLogin };
+  const state3 = await readRunState(deps.octokit, target2);
   const jobs = /* @__PURE__ */ new Map();
   const cancelledJobs = [];
-  const liveOf = /* @__PURE__ */ new Map();
-  for (const [experimentId, { folder, names }] of runNamesByExperiment(state2)) {
+  const liveOf2 = /* @__PURE__ */ new Map();
+  for (const [experimentId, { folder, names }] of runNamesByExperiment(state3)) {
     const experiment = await deps.experimentOf(folder);
     const slurm = experiment && deps.slurmFor ? await deps.slurmFor(experiment) : void 0;
     if (!slurm) {
@@ -77079,11 +76908,11 @@ async function endRequestsWithPull(deps, pull) {
       continue;
     }
     try {
-      const listed = await cancelRuns(slurm, experimentId, names);
-      jobs.set(experimentId, listed.jobs);
-      for (const j2 of listed.cancelled) {
+      const listed2 = await cancelRuns2(slurm, experimentId, names);
+      jobs.set(experimentId, listed2.jobs);
+      for (const j2 of listed2.cancelled) {
         cancelledJobs.push(j2.id);
-        liveOf.set(j2.name, j2.id);
+        liveOf2.set(j2.name, j2.id);
       }
     } finally {
       await slurm.close();
@@ -77093,58 +76922,21 @@ async function endRequestsWithPull(deps, pull) {
   const at = pull.closed_at ?? (/* @__PURE__ */ new Date()).toISOString();
   const ended = /* @__PURE__ */ new Map();
   const outcomes = /* @__PURE__ */ new Map();
-  for (const r of openRequests(state2)) {
-    const cancelled = liveOf.get(r.runName) ?? null;
-    const listed = jobs.get(r.experiment);
-    const ran = !!state2.runs[r.id] || !!listed && jobForRun(listed, r.runName, (j2) => j2) !== null;
+  for (const r of openRequests(state3)) {
+    const cancelled = liveOf2.get(r.runName) ?? null;
+    const listed2 = jobs.get(r.experiment);
+    const ran = !!state3.runs[r.id] || !!listed2 && jobForRun(listed2, r.runName, (j2) => j2) !== null;
     ended.set(r.id, { cancelled });
     outcomes.set(r.id, closedOutcome(pull, at, cancelled, ran));
   }
-  if (outcomes.size === 0) return { state: state2, ended, cancelledJobs, jobs };
-  const written = await updateRunState(deps.octokit, target, (s) => {
+  if (outcomes.size === 0) return { state: state3, ended, cancelledJobs, jobs };
+  const written = await updateRunState(deps.octokit, target2, (s) => {
     let next = s;
     for (const [id, o] of outcomes) if (knowsRequest(next, id)) next = withOutcome(next, id, o);
     return next;
   });
   await clearLiveLabel(deps, pull.number);
   return { state: written, ended, cancelledJobs, jobs };
-}
-
-// src/usecases/monitor-comment.ts
-function monitorPurpose(candidate) {
-  return `monitor-${candidate}`;
-}
-var LEGACY_MONITOR_PURPOSE = "monitor";
-function isRunOfCandidate(runName, candidate) {
-  return candidateOfRunName(runName) === candidate;
-}
-function monitorCommentParts(comments, candidate, botLogin) {
-  const own = stickyParts(comments, { purpose: monitorPurpose(candidate), botLogin });
-  if (own.length) return own;
-  const legacy = stickyParts(comments, { purpose: LEGACY_MONITOR_PURPOSE, botLogin });
-  const text3 = stickyText(legacy);
-  const runName = text3 ? parseObservationBlock(text3)?.run_name : void 0;
-  return runName && isRunOfCandidate(runName, candidate) ? legacy : [];
-}
-async function findMonitorComment(octokit, target, candidate) {
-  const listed = await listComments(octokit, target);
-  return monitorCommentParts(listed, candidate, target.botLogin);
-}
-async function listComments(octokit, target) {
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-    owner: target.owner,
-    repo: target.repo,
-    issue_number: target.issue_number,
-    per_page: 100
-  });
-  return comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at }));
-}
-async function readMonitorComment(octokit, target, candidate) {
-  return stickyText(await findMonitorComment(octokit, target, candidate));
-}
-async function writeMonitorComment(octokit, target, candidate, body, known) {
-  const existing = known ?? await findMonitorComment(octokit, target, candidate);
-  return upsertStickyComment(octokit, { ...target, purpose: monitorPurpose(candidate), body }, existing);
 }
 
 // src/usecases/record-reference.ts
@@ -77211,40 +77003,6 @@ function candidateFile(path, topologiesDir = "topologies") {
   const m2 = /^([a-z0-9][a-z0-9-]{0,39})\.ya?ml$/.exec(file);
   if (!m2 || folder === "presets" || folder === "schema") return void 0;
   return { folder, candidate: m2[1] };
-}
-async function readCommands(deps, pull) {
-  const comments = await deps.octokit.paginate(deps.octokit.rest.issues.listComments, {
-    owner: deps.owner,
-    repo: deps.repo,
-    issue_number: pull.number,
-    per_page: 100
-  });
-  const facts = { rejectReason: null, learnings: [] };
-  const allowed = /* @__PURE__ */ new Map();
-  const origin = pullOrigin(pull);
-  for (const c of comments) {
-    const login = c.user?.login ?? null;
-    if (!c.body || !login || login === deps.botLogin || c.user?.type === "Bot") continue;
-    const command = parseCommand(c.body);
-    if (command.kind !== "command" || command.name !== "reject" && command.name !== "learn") continue;
-    if (!allowed.has(login)) {
-      const decision = await checkCommandAllowed(deps.octokit, {
-        owner: deps.owner,
-        repo: deps.repo,
-        username: login,
-        command: command.name,
-        pull: origin
-      });
-      allowed.set(login, decision.allowed);
-    }
-    if (!allowed.get(login)) continue;
-    if (command.name === "reject" && command.argument) facts.rejectReason = command.argument;
-    if (command.name === "learn" && command.argument) {
-      const learning = learningFromText(command.argument, c.html_url, login);
-      if (learning) facts.learnings.push(learning);
-    }
-  }
-  return facts;
 }
 async function readText(deps, path, ref) {
   return (await readFiles(deps.octokit, { owner: deps.owner, repo: deps.repo }, [path], ref)).get(path) ?? null;
@@ -77537,7 +77295,7 @@ async function recordClosedPullRequest(deps, pull) {
       closed: closedSummary,
       skipped: "the pull request changes no candidate file"
     };
-  const facts = await readCommands(deps, pull);
+  const facts = await deps.closeCommands(pull);
   const recorded = [];
   const notRecorded = [];
   for (const c of candidates) {
@@ -77561,311 +77319,13 @@ async function recordClosedPullRequest(deps, pull) {
 function writeInitialRecord(repoRoot2, experiment, cluster, options2 = {}) {
   const written = [];
   for (const [path, text3] of Object.entries(initialRecordFiles(experiment, cluster))) {
-    const file = join6(repoRoot2, path);
-    if (existsSync4(file) && !options2.overwrite) continue;
-    mkdirSync2(dirname5(file), { recursive: true });
-    writeFileSync2(file, text3);
+    const file = join5(repoRoot2, path);
+    if (existsSync3(file) && !options2.overwrite) continue;
+    mkdirSync(dirname4(file), { recursive: true });
+    writeFileSync(file, text3);
     written.push(file);
   }
   return written;
-}
-
-// src/report/final-report.ts
-function gpuList(m2) {
-  return Object.entries(m2?.resource_usage?.gpu_by_index ?? {}).sort((a, b2) => Number(a[0]) - Number(b2[0]));
-}
-function resourceLine(m2) {
-  const gpus = gpuList(m2).map(([, g]) => g);
-  if (gpus.length === 0) return "no GPU telemetry";
-  const pick3 = (f) => gpus.map(f).filter((v2) => typeof v2 === "number");
-  const util = pick3((g) => g.utilization_percent?.mean);
-  const pressure = pick3((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
-  const headroom = pick3((g) => g.memory_headroom_gb_min);
-  const parts = [];
-  if (util.length) parts.push(`GPU util ${num2(Math.min(...util), 0)}\u2013${num2(Math.max(...util), 0)}%`);
-  if (pressure.length) parts.push(`memory pressure \u2264 ${num2(Math.max(...pressure), 0)}%`);
-  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
-  return parts.join(", ");
-}
-function relativeChange(value, base) {
-  if (value === null || base === null || base === 0) return "\u2014";
-  const pct5 = (value - base) / base * 100;
-  return `${pct5 > 0 ? "+" : ""}${num2(pct5, 1)}%`;
-}
-function measured(run3, runs) {
-  const figure = figureOf(run3, runs);
-  if (figure === null || run3.status === "failed")
-    return run3.failures?.length ? `failed (${run3.failures.at(-1).kind})` : "no stable value";
-  const parts = [figureText(figure)];
-  const five = run3.stable_metrics?.seconds_per_rollout_5m;
-  if (five != null) parts.push(`5m ${seconds(five)}`);
-  if (run3.verdict && run3.verdict.state !== "stable") parts.push(run3.verdict.state);
-  return parts.join(", ");
-}
-function bottleneckLine(m2) {
-  const b2 = m2?.bottleneck;
-  if (!b2) return "not determined";
-  const evidence = b2.evidence.length ? `: ${b2.evidence.join("; ")}` : "";
-  return `${b2.service ?? b2.kind} (${b2.kind}, confidence ${b2.confidence})${evidence}`;
-}
-function lineage(record, run3) {
-  const chain2 = [];
-  const seen = /* @__PURE__ */ new Set();
-  let current = run3;
-  while (current && !seen.has(current.name)) {
-    chain2.unshift(current);
-    seen.add(current.name);
-    current = current.parent ? record.runs.find((r) => r.name === current.parent) : void 0;
-  }
-  return chain2;
-}
-function gpuChart(run3, title) {
-  const gpus = gpuList(run3.stable_metrics).filter(([, g]) => g.utilization_percent?.mean != null);
-  if (gpus.length === 0) return void 0;
-  const chart = barChart(
-    gpus.map(([gpu, g]) => ({
-      label: `GPU ${gpu}`,
-      value: g.utilization_percent.mean,
-      line: g.memory_pressure_percent?.mean ?? g.memory_pressure_percent?.max ?? 0
-    })),
-    { title, yLabel: "percent" }
-  );
-  return `${chart}
-
-Bars: mean GPU utilisation %. Line: mean GPU memory pressure % (memory used \xF7 total).`;
-}
-function headroomAdvice(run3) {
-  const out = [];
-  for (const [gpu, g] of gpuList(run3.stable_metrics)) {
-    const util = g.utilization_percent?.mean;
-    const headroom = g.memory_headroom_gb_min;
-    const pressure = g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean;
-    const services = (g.topology_services ?? []).join(", ") || "no service";
-    if (pressure != null && pressure >= 90)
-      out.push(
-        `GPU ${gpu} (${services}) is at ${num2(pressure, 0)}% memory pressure: no room for more instances.`
-      );
-    else if (util != null && util < 60 && headroom != null)
-      out.push(
-        `GPU ${gpu} (${services}) averages ${num2(util, 0)}% utilisation with ${num2(headroom)} GB headroom: room for instances of the bottleneck service.`
-      );
-  }
-  return out;
-}
-function learningsByTopic(record) {
-  const map = /* @__PURE__ */ new Map();
-  for (const run3 of record.runs)
-    for (const learning of run3.skill_reflections ?? []) {
-      const list = map.get(learning.topic) ?? [];
-      list.push({ run: run3.name, learning });
-      map.set(learning.topic, list);
-    }
-  return map;
-}
-function derivedAdvice(record) {
-  const out = [];
-  const failures = /* @__PURE__ */ new Map();
-  for (const run3 of record.runs)
-    for (const f of run3.failures ?? []) failures.set(f.kind, [...failures.get(f.kind) ?? [], run3.name]);
-  for (const [kind, runs] of failures)
-    out.push(
-      `${runs.length} candidate(s) failed with ${kind} (${runs.map((r) => `\`${r}\``).join(", ")})${kind === "gpu-oom" ? ": check the memory estimate in validation before submitting" : ""}.`
-    );
-  const gaps2 = record.runs.filter(
-    (r) => (r.stable_metrics?.telemetry_quality?.gaps?.length ?? 0) + (r.stable_metrics?.telemetry_quality?.missing_metrics?.length ?? 0) > 0
-  );
-  if (gaps2.length)
-    out.push(
-      `Telemetry was incomplete for ${gaps2.map((r) => `\`${r.name}\``).join(", ")}: ${[
-        ...new Set(
-          gaps2.flatMap((r) => [
-            ...r.stable_metrics?.telemetry_quality?.missing_metrics ?? [],
-            ...r.stable_metrics?.telemetry_quality?.gaps ?? []
-          ])
-        )
-      ].join("; ")}.`
-    );
-  const unstable = record.runs.filter(
-    (r) => r.verdict && r.verdict.state !== "stable" && r.status !== "failed"
-  );
-  if (unstable.length)
-    out.push(
-      `Decided before a stable verdict: ${unstable.map((r) => `\`${r.name}\` (${r.verdict.state})`).join(", ")} \u2014 the seed asks to compare only stabilised full-run values.`
-    );
-  return out;
-}
-function bestClaim(best) {
-  const claim = decidedAgainst(best);
-  return claim?.better ? `; ${claim.text}` : "";
-}
-function figureValue(run3, runs) {
-  return run3 ? figureOf(run3, runs)?.value ?? null : null;
-}
-function resultLine(record) {
-  const base = baselineRun(record);
-  const best = bestRun(record);
-  const counts = ["accepted", "rejected", "failed", "stopped", "running", "pending"].map((s) => [s, record.runs.filter((r) => r.status === s).length]).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
-  const bestValue = figureValue(best, record.runs);
-  const baseValue = figureValue(base, record.runs);
-  if (!best || !base || bestValue === null || baseValue === null || best.name === base.name)
-    return `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(", ") || "none"}.`;
-  return `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s as decided (${relativeChange(bestValue, baseValue)}; ${num2(baseValue / bestValue, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`;
-}
-function baselineSection(record) {
-  const base = baselineRun(record);
-  const out = ["", "## 1. Baseline", ""];
-  if (!base) return [...out, "No baseline was recorded."];
-  const m2 = base.stable_metrics;
-  const f = figureOf(base, record.runs);
-  const projected = base.verdict?.projected_full_run;
-  out.push(
-    `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ""}.`,
-    "",
-    `- Seconds per rollout (what the candidates were decided against): ${f && f.low < f.high ? interval(f) : `${seconds(f?.value)} s`}${projected ? ` (the detector's projection of the full run to its end, start-up included: ${interval(projected)})` : ""}`,
-    `- Full-run value read at the end: ${seconds(m2?.seconds_per_rollout_full_run)} s; 5-minute value: ${seconds(m2?.seconds_per_rollout_5m)} s`,
-    `- Resources: ${resourceLine(m2)}`,
-    `- Bottleneck: ${bottleneckLine(m2)}`
-  );
-  const table2 = gpuTable(m2);
-  if (table2) out.push("", table2);
-  const chart = gpuChart(
-    base,
-    `${base.name === "baseline" ? "Baseline" : `Baseline ${base.name}`}: GPU utilisation and memory pressure`
-  );
-  if (chart) out.push("", chart);
-  return out;
-}
-function candidatesSection(record) {
-  const base = baselineRun(record);
-  const baseValue = figureValue(base, record.runs);
-  const out = ["", "## 2. Tried topologies", ""];
-  const chart = secondsPerRolloutChart(
-    record,
-    "Seconds per rollout by candidate, as decided (lower is better)"
-  );
-  if (chart) out.push(chart, "");
-  out.push(
-    "| Step | Candidate | Change | Reasoning | Expected effect | Measured | vs baseline | Resources | Decision |",
-    "|---:|---|---|---|---|---|---:|---|---|"
-  );
-  record.runs.forEach((run3, i) => {
-    const row = [
-      String(i + 1),
-      `\`${run3.name}\``,
-      cell(describeChange(run3.change, !run3.parent)),
-      cell(run3.hypothesis),
-      cell(run3.expected_effect),
-      cell(measured(run3, record.runs)),
-      run3 === base ? "baseline" : relativeChange(figureValue(run3, record.runs), baseValue),
-      cell(resourceLine(run3.stable_metrics)),
-      cell(`${run3.decision.outcome}${run3.decision.reason ? `: ${run3.decision.reason}` : ""}`)
-    ];
-    out.push(`| ${row.join(" | ")} |`);
-  });
-  if (record.runs.length === 0) out.push("| \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 |");
-  out.push(...predictionLines(record));
-  return out;
-}
-function bestSection(record) {
-  const best = bestRun(record);
-  const out = ["", "## 3. Best topology", ""];
-  if (!best) return [...out, "No candidate was accepted."];
-  const chain2 = lineage(record, best);
-  out.push(
-    `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(figureValue(best, record.runs))} s per rollout.`,
-    "",
-    `- Why it won: ${cell(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
-  );
-  const decided2 = decisionText(best.monitor_decision);
-  const compared = comparisonText(best.comparison);
-  if (decided2) out.push(`- Decision: ${decided2}`);
-  else if (compared) out.push(`- Statistical comparison: ${compared}`);
-  if (chain2.length > 1) {
-    out.push("- Changes from the baseline, step by step:");
-    for (const step of chain2.slice(1))
-      out.push(`  - \`${step.name}\`: ${cell(describeChange(step.change, false))}`);
-  }
-  out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
-  out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
-  const advice = headroomAdvice(best);
-  if (advice.length) out.push("- Headroom for further tuning:", ...advice.map((a) => `  - ${a}`));
-  const leaves = best.topology?.block ? topologyLeaves(best.topology.block) : [];
-  if (leaves.length)
-    out.push(
-      "",
-      `As Hydra overrides over \`${best.topology.base}\`:`,
-      "",
-      "```sh",
-      leaves.map((l3) => `${l3.key}=${hydraValue2(l3.value)}`).join(" \\\n"),
-      "```"
-    );
-  const table2 = gpuTable(best.stable_metrics);
-  if (table2) out.push("", table2);
-  const gchart = gpuChart(best, `Best ${best.name}: GPU utilisation and memory pressure`);
-  if (gchart) out.push("", gchart);
-  return out;
-}
-function adviceSection(record) {
-  const out = ["", "## 4. Advice for improving the workflow", ""];
-  const byTopic = learningsByTopic(record);
-  const derived = derivedAdvice(record);
-  if (byTopic.size === 0 && derived.length === 0)
-    out.push("No learnings were recorded (`/topo learn <text>` on a pull request adds one).");
-  for (const [topic, list] of [...byTopic.entries()].sort((a, b2) => a[0].localeCompare(b2[0]))) {
-    out.push(`**${topic.replace(/_/g, " ")}**`, "");
-    for (const { run: run3, learning } of list)
-      out.push(
-        `- ${cell(learning.learning)} (from \`${run3}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell(learning.suggested_skill_update)}` : ""}`
-      );
-    out.push("");
-  }
-  if (derived.length) out.push("**From the record**", "", ...derived.map((d2) => `- ${d2}`));
-  return out;
-}
-function renderFinalReport(record, options2 = {}) {
-  const paths = recordPaths(record.experiment_id);
-  const link = options2.recordUrl ?? paths.markdown.replace(/^experiments\//, "");
-  const out = [
-    `# Final report: \`${record.experiment_id}\``,
-    "",
-    `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options2.generatedAt ? ` Generated ${options2.generatedAt}.` : ""}`,
-    "",
-    resultLine(record),
-    ...baselineSection(record),
-    ...candidatesSection(record),
-    ...bestSection(record),
-    ...adviceSection(record),
-    "",
-    "## 5. Experiment record",
-    "",
-    `The full record: [${paths.markdown}](${link}) (machine-readable memory: \`${paths.json}\`).`
-  ];
-  return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
-`;
-}
-function predictionLines(record) {
-  const rows = record.runs.filter(
-    (r) => r.prediction && r.prediction.measured_seconds_per_rollout != null && r.prediction.error != null
-  );
-  if (rows.length === 0) return [];
-  const errors = rows.map((r) => Math.abs(r.prediction.error)).sort((a, b2) => a - b2);
-  const mid = Math.floor(errors.length / 2);
-  const median2 = errors.length % 2 ? errors[mid] : (errors[mid - 1] + errors[mid]) / 2;
-  const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
-  const covered = rows.filter((r) => r.prediction.covered).length;
-  const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
-  const pct5 = (x2) => `${num2(100 * x2, 1)}%`;
-  return [
-    "",
-    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct5(median2)} median, ${pct5(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
-    "",
-    "| Candidate | Predicted s/rollout | Interval | Measured | Error | Inside |",
-    "|---|---:|---|---:|---:|---|",
-    ...rows.map((r) => {
-      const p = r.prediction;
-      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct5(p.error)} | ${p.covered ? "yes" : "no"} |`;
-    })
-  ];
 }
 
 // src/usecases/report.ts
@@ -77873,9 +77333,9 @@ function recordUrl(deps, experimentId) {
   const base = (deps.serverUrl ?? "https://github.com").replace(/\/+$/, "");
   return `${base}/${deps.owner}/${deps.repo}/blob/${deps.defaultBranch}/${recordPaths(experimentId).markdown}`;
 }
-async function concludeExperiment(deps, input) {
+async function postFinalReport(deps, input) {
   const paths = recordPaths(input.experimentId);
-  let report2 = "";
+  let report3 = "";
   const commit = await commitWithCompareAndSwap(deps.octokit, {
     owner: deps.owner,
     repo: deps.repo,
@@ -77892,8 +77352,8 @@ async function concludeExperiment(deps, input) {
         ]);
       const record = parseRecord(text3, paths.json);
       record.report = { path: paths.report, concluded_at: record.report?.concluded_at ?? deps.at ?? null };
-      report2 = renderFinalReport(record, { recordUrl: recordUrl(deps, input.experimentId) });
-      return { ...recordFiles(record), [paths.report]: report2 };
+      report3 = renderFinalReport(record, { recordUrl: recordUrl(deps, input.experimentId) });
+      return { ...recordFiles(record), [paths.report]: report3 };
     }
   });
   const comment = await upsertStickyComment(deps.octokit, {
@@ -77902,20 +77362,1688 @@ async function concludeExperiment(deps, input) {
     issue_number: input.issueNumber,
     purpose: "report",
     botLogin: deps.botLogin,
-    body: report2
+    body: report3
   });
   return {
     experimentId: input.experimentId,
-    report: report2,
+    report: report3,
     reportPath: paths.report,
     commit,
     commentId: comment.id
   };
 }
+async function experimentOfPull(deps, pullNumber, headSha) {
+  const files = await deps.octokit.paginate(deps.octokit.rest.pulls.listFiles, {
+    owner: deps.owner,
+    repo: deps.repo,
+    pull_number: pullNumber,
+    per_page: 100
+  });
+  const folders = [
+    ...new Set(files.map((f) => candidateFile(f.filename)?.folder).filter((f) => !!f))
+  ];
+  if (folders.length === 1) return (await loadExperiment2(deps, folders[0], headSha)).experiment_id;
+  if (folders.length > 1)
+    throw new Error(
+      `the pull request changes candidates of several experiments (${folders.join(", ")}): report one at a time`
+    );
+  const { data } = await deps.octokit.rest.repos.getContent({ owner: deps.owner, repo: deps.repo, path: "experiments", ref: deps.defaultBranch }).catch(() => ({ data: [] }));
+  const ids = (Array.isArray(data) ? data : []).map((e) => /^(.+)\.json$/.exec(e.name)?.[1]).filter((id) => !!id);
+  if (ids.length === 1) return ids[0];
+  throw new Error(
+    ids.length === 0 ? `no experiment record under experiments/ on ${deps.defaultBranch}, and this pull request changes no candidate` : `this pull request changes no candidate and there are several records (${ids.join(", ")}): comment on a candidate's pull request`
+  );
+}
+
+// src/commands/report.ts
+var report = {
+  name: "report",
+  where: "pull",
+  argument: { kind: "none" },
+  permission: "write",
+  recordedAtClose: false,
+  onClosed: true,
+  summary: "post the experiment\u2019s final report comparing every candidate so far, and commit it",
+  run: finalReport
+};
+async function finalReport(ctx) {
+  const deps = {
+    octokit: ctx.octokit,
+    owner: ctx.owner,
+    repo: ctx.repo,
+    defaultBranch: ctx.defaultBranch,
+    botLogin: ctx.botLogin,
+    serverUrl: process.env.GITHUB_SERVER_URL
+  };
+  try {
+    const experimentId = await experimentOfPull(deps, ctx.pullNumber, ctx.headSha);
+    const result = await postFinalReport(deps, { experimentId, issueNumber: ctx.pullNumber });
+    const committed = result.commit.committed ? `committed as \`${result.reportPath}\` (${result.commit.sha.slice(0, 7)})` : `\`${result.reportPath}\` was already up to date`;
+    return { ok: true, message: `Final report of \`${experimentId}\` posted below and ${committed}.` };
+  } catch (error) {
+    return {
+      ok: false,
+      message: `Could not post the report: ${error instanceof Error ? error.message : String(error)}`
+    };
+  }
+}
+
+// src/commands/resume.ts
+var resume = {
+  name: "resume",
+  where: "dashboard",
+  argument: { kind: "none" },
+  permission: "write",
+  recordedAtClose: false,
+  summary: "go on",
+  run: (state3) => ({
+    state: { ...state3, paused: null },
+    done: true,
+    text: "resumed: the autopilot goes on with its round."
+  })
+};
+
+// src/commands/state.ts
+var state2 = {
+  name: "state",
+  where: "pull",
+  argument: { kind: "word", word: "rebuild", optional: false },
+  permission: "write",
+  recordedAtClose: false,
+  onClosed: true,
+  summary: "rebuild the pull request's bot state from Slurm's jobs and the bot's own records (when it is unreadable)",
+  run: async (ctx) => {
+    const rebuilt = await rebuildFor(ctx);
+    return { ok: true, message: rebuildReply(rebuilt, openRequests(rebuilt.state)) };
+  }
+};
+var runs = (n) => `${n} run${n === 1 ? "" : "s"}`;
+function rebuildReply(r, open) {
+  const p = r.problems.length;
+  return [
+    `Rebuilt this pull request's bot state from Slurm's jobs and the bot's own records: ${runs(r.found)} named in its state and submission records, ${r.known} known to Slurm.`,
+    r.wasReadable ? `The state was readable and is kept; ${runs(r.added)} it did not hold ${r.added === 1 ? "was" : "were"} added.` : `The state could not be read and was replaced (${runs(r.added)}).`,
+    open.length ? `Open now: ${open.map((o) => `\`${o.runName}\``).join(", ")}; the monitor goes on with them.` : "No run is open now: comment `/topo submit` to run a candidate.",
+    ...r.cancelled.length ? [`Cancelled Slurm job ${r.cancelled.join(", ")} of runs that no longer stand.`] : [],
+    ...p ? [
+      `${p} submission record${p === 1 ? "" : "s"} did not check and ${p === 1 ? "was" : "were"} left out: ${inlineText(r.problems.slice(0, 3).join("; "), 600)}.`
+    ] : [],
+    ...r.unreachable.length ? [
+      `Not on the default branch (their jobs were not read): ${r.unreachable.map((u) => `\`${u}\``).join(", ")}.`
+    ] : []
+  ].join(" ");
+}
+
+// src/commands/status.ts
+var status3 = {
+  name: "status",
+  where: "pull",
+  argument: { kind: "none" },
+  permission: "write",
+  recordedAtClose: false,
+  summary: "refresh the status comment now (otherwise every few minutes)",
+  run: async (ctx) => {
+    const report3 = await ctx.ports.refresh(ctx.octokit, ctx.pullNumber);
+    if (report3.errors.length) throw new Error(report3.errors.join("; "));
+    return statusReply(report3.candidates);
+  }
+};
+function statusReply(outcomes) {
+  const [only] = outcomes;
+  if (!only)
+    return {
+      ok: false,
+      message: "No run of this pull request is requested: comment `/topo submit` (the experiment must be on the default branch)."
+    };
+  if (outcomes.length === 1)
+    return {
+      ok: true,
+      message: `\`${only.runName}\` is **${only.state}**: the monitor comment is up to date.`
+    };
+  return {
+    ok: true,
+    message: [
+      `${outcomes.length} candidates; each one's monitor comment is up to date:`,
+      ...[...outcomes].sort((a, b2) => a.candidate.localeCompare(b2.candidate)).map((o) => `- \`${o.candidate}\`: \`${o.runName}\` is **${o.state}**`)
+    ].join("\n")
+  };
+}
+
+// src/commands/stop.ts
+var stop = {
+  name: "stop",
+  where: "pull",
+  argument: { kind: "candidate" },
+  permission: "write",
+  recordedAtClose: false,
+  summary: "stop the runs (or the named candidate\u2019s) once stable, keeping their metrics",
+  run: endRuns("stopped")
+};
+
+// src/lifecycle/reference.ts
+function referenceRequest(x2) {
+  if (!RUN_LABEL.test(x2.label)) throw new Error(`run label ${JSON.stringify(x2.label)} is not 8 hex digits`);
+  const base = `topo-${x2.experiment}-${x2.source.name}-${x2.source.topologyHash}`;
+  return {
+    id: x2.label,
+    experiment: x2.experiment,
+    candidate: x2.source.name,
+    path: x2.source.path,
+    pr: x2.pr,
+    headSha: x2.headSha,
+    topologyHash: x2.source.topologyHash,
+    runName: runNameFor(base, x2.label),
+    login: x2.login,
+    requestedAt: x2.requestedAt,
+    role: "reference"
+  };
+}
+function standingReference(held, experiment, source) {
+  const standing = held.filter(
+    (h2) => isReferenceRequest(h2.request) && h2.request.experiment === experiment && h2.request.candidate === source.name && h2.request.topologyHash === source.topologyHash && h2.request.headSha === h2.headSha && !h2.outcome
+  );
+  return standing.sort((a, b2) => byRequestTime(a.request, b2.request))[0] ?? null;
+}
+
+// src/commands/round-reference.ts
+import { existsSync as existsSync4, readFileSync as readFileSync5 } from "node:fs";
+import { posix as posix6 } from "node:path";
+async function roundReferences(ctx, valid) {
+  const out = [];
+  for (const id of new Set(valid.map((c) => c.experimentId))) {
+    const mine = valid.filter((c) => c.experimentId === id);
+    const experiment = mine[0].experiment;
+    if (referenceModeOf(experiment).mode !== "beside") continue;
+    const source = recordedReferenceSource(ctx.ports.source, id);
+    if (!source || mine.some((c) => c.candidate === source.name)) continue;
+    const { pulls } = await openPullRunStates(ctx.octokit, {
+      owner: ctx.owner,
+      repo: ctx.repo,
+      botLogin: ctx.botLogin
+    });
+    const held = pulls.flatMap(
+      (p) => p.state.requests.map((request2) => ({
+        request: request2,
+        headSha: p.headSha,
+        ...p.state.outcomes[request2.id] ? { outcome: p.state.outcomes[request2.id] } : {}
+      }))
+    );
+    const standing = standingReference(held, id, source);
+    if (standing) {
+      out.push(
+        `The reference job \`${standing.request.runName}\` of #${standing.request.pr} runs beside this round's candidates too (rounds of one experiment share it).`
+      );
+      continue;
+    }
+    const prepared = await prepareReferenceAt(ctx.ports.source, source.path, source.topologyHash);
+    out.push(
+      prepared.ok ? prepared.candidate : `No reference job beside the candidates (they are decided against the recorded best): ${prepared.message}.`
+    );
+  }
+  return out;
+}
+function recordedReferenceSource(source, experimentId) {
+  const file = posix6.join(source.workspace, recordPaths(experimentId).json);
+  if (!existsSync4(file)) return null;
+  try {
+    return referenceSourceOf(parseRecord(readFileSync5(file, "utf8"), recordPaths(experimentId).json));
+  } catch {
+    return null;
+  }
+}
+
+// src/commands/submit.ts
+var submit = {
+  name: "submit",
+  where: "pull",
+  argument: { kind: "candidate" },
+  permission: "write",
+  recordedAtClose: false,
+  summary: "submit the pull request's candidates (or the one named), each its own run, to Slurm (queued when all slots are busy)",
+  run: submitCandidates
+};
+async function submitCandidates(ctx) {
+  const source = ctx.ports.source;
+  const pr = { owner: ctx.owner, repo: ctx.repo, number: ctx.pullNumber };
+  const { files, changed } = await pullRequestCandidates(ctx.octokit, pr, source);
+  if (files.length === 0)
+    return {
+      ok: false,
+      message: `This pull request adds or changes no candidate file (\`${source.topologiesDir}/<experiment>/<candidate>.yaml\`).`
+    };
+  const chosen = ctx.argument === void 0 ? files : files.filter((f) => candidateNameOf(f) === ctx.argument);
+  if (chosen.length === 0)
+    return {
+      ok: false,
+      message: `This pull request has no candidate \`${ctx.argument}\`; its candidates are ${listed(files.map(candidateNameOf))}. Comment \`/topo submit\` for all of them or \`/topo submit <candidate>\` for one.`
+    };
+  const at = ctx.ports.now().toISOString();
+  const state3 = await supersedeStale(ctx, await readRunState(ctx.octokit, target(ctx)), at);
+  const lines = [];
+  const valid = [];
+  for (const path of chosen) {
+    const repo = { owner: ctx.owner, repo: ctx.repo };
+    const prepared = await prepareCandidateAt(ctx.octokit, repo, ctx.headSha, path, source, changed);
+    if (prepared.ok) valid.push(prepared.candidate);
+    else lines.push(prepared.message);
+  }
+  for (const ref of await roundReferences(ctx, valid)) {
+    const before = new Date(Date.parse(at) - 1).toISOString();
+    lines.push(typeof ref === "string" ? ref : (await submitOne(ctx, ref, state3, before, "reference")).line);
+  }
+  let requested = 0;
+  for (const [i, c] of valid.entries()) {
+    const one = await submitOne(ctx, c, state3, new Date(Date.parse(at) + i).toISOString());
+    lines.push(one.line);
+    if (one.requested) requested++;
+  }
+  const fresh = await readRunState(ctx.octokit, target(ctx));
+  await setStateLabel(ctx.octokit, target(ctx), await pullLabel(ctx, fresh));
+  return { ok: requested > 0, message: lines.join("\n\n") };
+}
+async function supersedeStale(ctx, state3, at) {
+  let next = state3;
+  for (const r of staleRequests(state3, ctx.headSha)) {
+    const exp = await experimentOnDefaultBranch(ctx.ports.source, r.experiment);
+    let cancelled = [];
+    if (exp.ok)
+      cancelled = (await ctx.ports.withSlurm(
+        exp.clusterName,
+        exp.cluster,
+        (slurm) => cancelCandidate({ slurm }, { experimentId: r.experiment, jobName: r.runName })
+      )).cancelled;
+    const why2 = r.headSha !== ctx.headSha ? `the pull request moved from ${r.headSha.slice(0, 7)} to ${ctx.headSha.slice(0, 7)}; comment /topo submit to run the new head` : "a newer /topo submit of the same candidate replaced it";
+    next = withOutcome(next, r.id, {
+      kind: "superseded",
+      at,
+      ...cancelled[0] ? { jobId: cancelled[0] } : {},
+      evidence: [why2, ...cancelled.length ? [`cancelled Slurm job ${cancelled.join(", ")}`] : []]
+    });
+  }
+  return next;
+}
+async function submitOne(ctx, c, state3, at, role) {
+  const standing = standingRequests(state3, ctx.headSha).find(
+    (r) => r.candidate === c.candidate && r.experiment === c.experimentId && r.role === role
+  );
+  const request2 = standing ?? newRequest(ctx, c, at, role);
+  try {
+    await updateRunState(ctx.octokit, target(ctx), (s) => admitRequest(mergeInto(s, state3), request2));
+  } catch (error) {
+    if (!(error instanceof RunStateFullError)) throw error;
+    return { line: `\`${c.candidate}\` was not requested: ${error.message}.`, requested: false };
+  }
+  const result = await sbatchOrQueue(ctx, c, request2);
+  if (result instanceof Error) {
+    const line = `\`${request2.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel ${c.candidate}\` withdraws the request.`;
+    const text4 = `### Submission of \`${c.candidate}\`
+
+${line}`;
+    await writeSubmitComment(ctx.octokit, target(ctx), c.candidate, text4, { request: request2 });
+    return { line, requested: true };
+  }
+  const jobId2 = result.status === "submitted" || result.status === "existing" ? result.jobId : void 0;
+  if (jobId2) {
+    const submittedAt = ctx.ports.now().toISOString();
+    await updateRunState(
+      ctx.octokit,
+      target(ctx),
+      (s) => withRun(withRequest(s, request2), request2.id, { jobId: jobId2, submittedAt })
+    );
+  }
+  const text3 = submissionText(ctx, c.candidate, result, role);
+  await writeSubmitComment(ctx.octokit, target(ctx), c.candidate, text3, {
+    request: request2,
+    ...jobId2 ? { jobId: jobId2 } : {}
+  });
+  return { line: `\`${result.jobName}\` ${describe2(result)}.`, requested: true };
+}
+async function sbatchOrQueue(ctx, c, request2) {
+  const ahead = await queuedAhead(ctx, request2);
+  return ctx.ports.withSlurm(
+    c.clusterName,
+    c.cluster,
+    (slurm) => submitCandidate(
+      { slurm, log: ctx.ports.log },
+      {
+        experimentId: c.experimentId,
+        cluster: c.clusterName,
+        submission: withRunName(c.submission, request2.runName),
+        maxParallel: c.experiment.max_parallel,
+        ahead: ahead.map((r) => ({ jobName: r.runName }))
+      }
+    )
+  ).catch((error) => {
+    if (error instanceof ConnectionLostError || error instanceof CommandTimeoutError) return error;
+    throw error;
+  });
+}
+async function queuedAhead(ctx, mine) {
+  const { pulls } = await openPullRunStates(ctx.octokit, {
+    owner: ctx.owner,
+    repo: ctx.repo,
+    botLogin: ctx.botLogin
+  });
+  const ahead = [];
+  for (const p of pulls)
+    for (const r of standingRequests(p.state, p.headSha)) {
+      if (r.id === mine.id || r.experiment !== mine.experiment || byRequestTime(r, mine) >= 0) continue;
+      const phase = phaseOf({ request: r, run: p.state.runs[r.id], job: null, headSha: p.headSha });
+      if (phase.phase === "queued") ahead.push(r);
+    }
+  return ahead.sort(byRequestTime);
+}
+function describe2(result) {
+  switch (result.status) {
+    case "submitted":
+      return `submitted as Slurm job **${result.jobId}**`;
+    case "existing":
+      return `already running as Slurm job **${result.jobId}** (${result.state}): not submitted again`;
+    case "queued":
+      return `queued at position ${result.position} (by request time): ${result.live} of ${result.maxParallel} experiment slots are busy; the monitor submits it when one frees`;
+    default:
+      return "checked (dry run)";
+  }
+}
+function submissionText(ctx, candidate, result, role) {
+  return [
+    role ? `### Reference job of \`${candidate}\`` : `### Submission of \`${candidate}\``,
+    "",
+    `\`${result.jobName}\` on cluster \`${result.cluster}\`: ${describe2(result)}.`,
+    "",
+    "<details><summary>sbatch command</summary>",
+    "",
+    codeBlock(result.command, "sh"),
+    "",
+    "</details>",
+    "",
+    role ? `The experiment's current best, from the default branch, run beside this round's candidates so each is decided against it at equal run age (\`reference: beside\`). Asked for by the bot with ${inlineText(ctx.actor, 40)}'s \`/topo submit\`; it ends with the candidates (a push, \`/topo cancel\`, the close) and once no open decision needs it.` : `Requested by ${inlineText(ctx.actor, 40)} at commit ${ctx.headSha.slice(0, 7)}, checked against the default branch's experiment. A push supersedes this run; the new head then waits for a new \`/topo submit\`.`
+  ].join("\n");
+}
+function newRequest(ctx, c, at, role) {
+  const id = newRunLabel();
+  if (role)
+    return referenceRequest({
+      experiment: c.experimentId,
+      source: { name: c.candidate, path: c.path, topologyHash: c.topologyHash },
+      pr: ctx.pullNumber,
+      headSha: ctx.headSha,
+      login: ctx.botLogin,
+      requestedAt: at,
+      label: id
+    });
+  return {
+    id,
+    experiment: c.experimentId,
+    candidate: c.candidate,
+    path: c.path,
+    pr: ctx.pullNumber,
+    headSha: ctx.headSha,
+    topologyHash: c.topologyHash,
+    runName: runNameFor(c.submission.jobName, id),
+    login: ctx.actor,
+    requestedAt: at
+  };
+}
+function mergeInto(fresh, local) {
+  let out = fresh;
+  for (const [id, o] of Object.entries(local.outcomes))
+    if (knowsRequest(out, id)) out = withOutcome(out, id, o);
+  return out;
+}
+
+// src/commands/why.ts
+var why = {
+  name: "why",
+  where: "pull",
+  argument: { kind: "candidate" },
+  permission: "anyone",
+  recordedAtClose: false,
+  onClosed: true,
+  summary: "the evidence of each candidate's judgement (or the named one's): verdict, decision, reference and why",
+  run: explain
+};
+async function explain(ctx) {
+  const state3 = await readRunState(ctx.octokit, target(ctx));
+  const candidates = [...new Set([...state3.requests, ...state3.ended].map((r) => r.candidate))].sort();
+  const chosen = ctx.argument ? candidates.filter((c) => c === ctx.argument) : candidates;
+  if (chosen.length === 0)
+    return {
+      ok: false,
+      message: ctx.argument ? `This pull request has no run of \`${ctx.argument}\`${candidates.length ? `; its candidates are ${listed(candidates)}` : ""}.` : "No candidate of this pull request has run: comment `/topo submit` first."
+    };
+  const parts = [];
+  for (const candidate of chosen) {
+    const comment = await readMonitorComment(ctx.octokit, target(ctx), candidate);
+    parts.push(whyText(candidate, comment ? parseObservationBlock(comment) : void 0));
+  }
+  return { ok: true, message: parts.join("\n\n") };
+}
+var pct3 = (x2) => `${x2 > 0 ? "+" : ""}${(x2 * 100).toFixed(1)}%`;
+var interval3 = (i, f) => `${f(i.value)} [${f(i.low)}, ${f(i.high)}]`;
+var bullets = (lines) => (lines ?? []).slice(0, 12).map((l3) => `- ${inlineText(l3, 300)}`);
+function whyText(candidate, o) {
+  if (!o)
+    return `**\`${candidate}\`**: no judgement yet: the monitor publishes one on its first pass after the run starts.`;
+  const d2 = o.decision;
+  const decision = d2 ? [
+    `Decision: **${d2.state}** against \`${inlineText(d2.against, 80)}\``,
+    d2.relative_change ? ` by ${interval3(d2.relative_change, pct3)}` : "",
+    ` (min improvement ${(d2.min_improvement * 100).toFixed(1)}%${d2.decided_at_minutes != null ? `, decided at run-minute ${d2.decided_at_minutes.toFixed(0)}` : ""}).`
+  ].join("") : "Decision: none yet.";
+  const projected = o.verdict.projected_full_run;
+  return [
+    `**\`${candidate}\`** (\`${o.run_name}\`): verdict **${o.verdict.state}**${projected ? `, projected full run ${interval3(projected, (x2) => x2.toFixed(2))} s/rollout` : ""}.`,
+    decision,
+    ...d2?.evidence.length ? ["", "Why the decision:", ...bullets(d2.evidence)] : [],
+    ...o.verdict.evidence.length ? ["", "Why the verdict:", ...bullets(o.verdict.evidence)] : [],
+    ...o.failure ? [
+      "",
+      `Failure: **${o.failure.kind}**: ${inlineText(o.failure.message, 300)}`,
+      ...bullets(o.failure.evidence)
+    ] : []
+  ].join("\n");
+}
+
+// src/commands/registry.ts
+var COMMANDS = [
+  submit,
+  cancel,
+  status3,
+  stop,
+  reject,
+  learn,
+  report,
+  state2,
+  why,
+  help,
+  pause,
+  resume,
+  conclude
+];
+
+// src/commands/dashboard.ts
+var REPLIES_PER_COMMENTER = 3;
+function applyCommands(state3, comments, commands2 = COMMANDS) {
+  let next = state3;
+  const answered = [];
+  for (const c of [...comments].sort((a, b2) => a.id - b2.id)) {
+    if (c.id <= next.lastComment) continue;
+    next = { ...next, lastComment: c.id };
+    const parsed = parseCommand(c.body, "dashboard", commands2);
+    if (parsed.kind === "none") continue;
+    const one = answerOne(next, c, parsed, commands2);
+    next = one.state;
+    answered.push({ c, answer: one.answer });
+  }
+  return { state: next, replies: limited(answered) };
+}
+function answerOne(state3, c, parsed, commands2) {
+  const refuse = (kind, text3) => ({ state: state3, answer: { kind, text: text3 } });
+  if (!c.allowed)
+    return refuse(
+      "refused",
+      "refused: dashboard commands need write access to the repository; nothing changed."
+    );
+  if (parsed.kind === "invalid")
+    return refuse(
+      "not done",
+      `not done: ${parsed.reason}; the dashboard takes: ${dashboardHelp(commands2).join("; ")}.`
+    );
+  if (state3.concluded || state3.concludeBy)
+    return refuse("not done", "not done: the experiment has concluded; a conclusion is final.");
+  const done = parsed.command.run(state3, c.login, parsed.argument);
+  return { state: done.state, answer: { kind: done.done ? "applied" : "not done", text: done.text } };
+}
+function limited(answered) {
+  const byLogin = /* @__PURE__ */ new Map();
+  for (const a of answered) byLogin.set(a.c.login, [...byLogin.get(a.c.login) ?? [], a]);
+  const replies = [];
+  for (const [login, all] of byLogin) {
+    const who = `@${inlineText(login, 40)}`;
+    for (const { c, answer } of all.slice(0, REPLIES_PER_COMMENTER))
+      replies.push({ id: c.id, text: `${who}: ${answer.text}` });
+    const rest = all.slice(REPLIES_PER_COMMENTER);
+    const last = rest.at(-1);
+    if (last) replies.push({ id: last.c.id, text: `${who}: ${summary(rest.map((r) => r.answer))}` });
+  }
+  return replies.sort((a, b2) => a.id - b2.id);
+}
+function summary(rest) {
+  const count2 = (kind) => rest.filter((a) => a.kind === kind).length;
+  const parts = [
+    count2("applied") ? `${count2("applied")} applied (the last: ${rest.filter((a) => a.kind === "applied").at(-1)?.text})` : "",
+    count2("refused") ? `${count2("refused")} refused (dashboard commands need write access; nothing changed)` : "",
+    count2("not done") ? `${count2("not done")} not done (mistyped, or moot once concluded)` : ""
+  ].filter(Boolean);
+  return `${rest.length} more \`/topo\` comments in this pass, answered together to keep within GitHub's limits: ${parts.join("; ")}.`;
+}
+
+// src/github/permissions.ts
+var WRITE_ROLES = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
+function decideCommandAllowed(facts) {
+  const { commenter, command, repository, pull } = facts;
+  if (pull.headRepoFullName === null || pull.headRepoFullName.toLowerCase() !== pull.baseRepoFullName.toLowerCase()) {
+    return {
+      allowed: false,
+      reason: `Sorry @${commenter}, \`/topo ${command}\` is not available on pull requests from forks: experiments run on a self-hosted runner next to the cluster, and it only acts for branches pushed to ${repository} itself. A maintainer can push this branch to the repository and open the pull request from there.`
+    };
+  }
+  const role = facts.roleName && WRITE_ROLES.has(facts.roleName) ? facts.roleName : facts.permission;
+  if (!WRITE_ROLES.has(role)) {
+    return {
+      allowed: false,
+      reason: `Sorry @${commenter}, \`/topo ${command}\` needs write access to ${repository} (you have ${facts.roleName || facts.permission || "none"}), because it spends GPU hours on the cluster. Ask a maintainer to run it for you.`
+    };
+  }
+  return { allowed: true, permission: role };
+}
+async function checkCommandAllowed(octokit, input) {
+  let permission = "none";
+  let roleName;
+  try {
+    const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
+      owner: input.owner,
+      repo: input.repo,
+      username: input.username
+    });
+    permission = data.permission;
+    roleName = data.role_name;
+  } catch (e) {
+    if (e.status !== 404) throw e;
+  }
+  return decideCommandAllowed({
+    commenter: input.username,
+    command: input.command,
+    repository: `${input.owner}/${input.repo}`,
+    permission,
+    roleName,
+    pull: input.pull
+  });
+}
+function pullOrigin(pull) {
+  return {
+    headRepoFullName: pull.head.repo?.full_name ?? null,
+    baseRepoFullName: pull.base.repo.full_name,
+    state: pull.state
+  };
+}
+
+// src/commands/recorded.ts
+function recordedAtClose(target2, commands2 = COMMANDS) {
+  const { octokit, owner, repo, botLogin } = target2;
+  return async (pull) => {
+    const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+      owner,
+      repo,
+      issue_number: pull.number,
+      per_page: 100
+    });
+    let facts = { rejectReason: null, learnings: [] };
+    const allowed = /* @__PURE__ */ new Map();
+    for (const c of comments) {
+      const login = c.user?.login ?? null;
+      if (!c.body || !login || login === botLogin || c.user?.type === "Bot") continue;
+      const parsed = parseCommand(c.body, "pull", commands2);
+      if (parsed.kind !== "command" || !parsed.command.recordedAtClose || !parsed.argument) continue;
+      const name = parsed.command.name;
+      if (!allowed.has(login))
+        allowed.set(
+          login,
+          (await checkCommandAllowed(octokit, {
+            owner,
+            repo,
+            username: login,
+            command: name,
+            pull: pullOrigin(pull)
+          })).allowed
+        );
+      if (allowed.get(login))
+        facts = parsed.command.recordedAtClose(facts, parsed.argument, { url: c.html_url, login });
+    }
+    return facts;
+  };
+}
+
+// src/github/check-runs.ts
+var ANNOTATIONS_PER_REQUEST = 50;
+var TEXT_LIMIT = 65535;
+async function reusableRun(octokit, input) {
+  const existing = await octokit.rest.checks.listForRef({
+    owner: input.owner,
+    repo: input.repo,
+    ref: input.head_sha,
+    check_name: input.name,
+    filter: "latest"
+  });
+  return existing.data.check_runs.find(
+    (r) => r.head_sha === input.head_sha && r.output.annotations_count === 0
+  );
+}
+function annotationBatches(annotations) {
+  const batches = [];
+  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
+    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+  }
+  return batches.length ? batches : [[]];
+}
+function clean2(a) {
+  if (a.start_line === a.end_line) return a;
+  const { start_column: _s, end_column: _e2, ...rest } = a;
+  return rest;
+}
+async function upsertCheckRun(octokit, input, known) {
+  const { owner, repo, name, head_sha } = input;
+  const annotations = (input.annotations ?? []).map(clean2);
+  const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
+  const batches = annotationBatches(annotations);
+  const output = (batch) => ({
+    title: input.title,
+    summary: truncateComment(input.summary, TEXT_LIMIT),
+    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
+    ...batch.length ? { annotations: batch } : {}
+  });
+  const common = {
+    ...input.details_url ? { details_url: input.details_url } : {},
+    ...input.external_id ? { external_id: input.external_id } : {}
+  };
+  const last = batches.length - 1;
+  const finish = (i) => i === last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
+  let id;
+  let created = false;
+  if (reusable) {
+    id = reusable.id;
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+  } else {
+    const run3 = await octokit.rest.checks.create({
+      owner,
+      repo,
+      name,
+      head_sha,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+    id = run3.data.id;
+    created = true;
+  }
+  for (let i = 1; i < batches.length; i++) {
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...finish(i),
+      output: output(batches[i] ?? [])
+    });
+  }
+  return { id, created };
+}
+
+// src/topology/init.ts
+var import_yaml3 = __toESM(require_dist(), 1);
+import { existsSync as existsSync5, mkdirSync as mkdirSync2, readdirSync as readdirSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { basename as basename2, dirname as dirname5, join as join6 } from "node:path";
+
+// src/topology/run-command.ts
+var RunCommandError = class extends Error {
+  name = "RunCommandError";
+};
+var UNSAFE = /[;&|<>`$()]/;
+var ACCEPTED_FORMS = [
+  "sbatch [sbatch options] <alpasim>/src/tools/run-on-slurm/submit.sh deploy=\u2026 topology=\u2026 driver=\u2026 [overrides]",
+  "cd src/tools/run-on-slurm && sbatch [sbatch options] submit.sh deploy=\u2026 topology=\u2026 driver=\u2026 [overrides]",
+  "bash <alpasim>/src/tools/run-on-slurm/submit.sh deploy=\u2026 \u2026 (or the script alone)",
+  "[LOGDIR=\u2026 DESCRIPTION=\u2026] before any of them"
+];
+var formsText = () => `topo init accepts: ${ACCEPTED_FORMS.map((f, i) => `(${i + 1}) ${f}`).join("; ")}`;
+var SET_BY_SUBMIT = /^\+{0,2}wizard\.(log_dir|array_job_dir|latest_symlink|submitter|description)=/;
+function wizardInvocation(words, from) {
+  const at = words.findIndex(
+    (w2, i) => i >= from && (w2 === "alpasim_wizard" || w2.endsWith("/alpasim_wizard") || w2 === "alpasim-wizard")
+  );
+  if (at === -1) return void 0;
+  const head = words.slice(from, at + 1).join(" ");
+  const overrides = words.slice(at + 1).filter((w2) => /^\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=/.test(w2));
+  const kept = overrides.filter((w2) => !SET_BY_SUBMIT.test(w2));
+  return new RunCommandError(
+    `\`${head} \u2026\` starts AlpaSim's wizard directly, a run on this machine; topo init takes the command that submits the run to Slurm, whose jobs the experiment's candidates become. ${formsText()}. submit.sh hands its overrides to the wizard unchanged, so this run on Slurm is: sbatch src/tools/run-on-slurm/submit.sh ${kept.join(" ") || "deploy=\u2026 topology=\u2026 driver=\u2026"}${kept.length < overrides.length ? " (wizard.log_dir and the other wizard.* settings submit.sh sets itself are left out)" : ""}`
+  );
+}
+function splitWords(command) {
+  const words = [];
+  let word = "";
+  let inWord = false;
+  let i = 0;
+  const s = command;
+  while (i < s.length) {
+    const c = s[i];
+    if (c === "\\" && s[i + 1] === "\n") {
+      i += 2;
+      continue;
+    }
+    if (/\s/.test(c)) {
+      if (inWord) words.push(word);
+      word = "";
+      inWord = false;
+      i++;
+      continue;
+    }
+    inWord = true;
+    if (c === "'") {
+      const end = s.indexOf("'", i + 1);
+      if (end === -1)
+        throw new RunCommandError(`unterminated single quote at character ${i + 1} of the command`);
+      word += s.slice(i + 1, end);
+      i = end + 1;
+    } else if (c === '"') {
+      i++;
+      while (i < s.length && s[i] !== '"') {
+        if (s[i] === "\\" && i + 1 < s.length && '"\\$`\n'.includes(s[i + 1])) {
+          if (s[i + 1] !== "\n") word += s[i + 1];
+          i += 2;
+        } else {
+          if (s[i] === "$" || s[i] === "`") {
+            throw new RunCommandError(
+              `the command uses shell expansion (${s[i]}) inside double quotes: write the value out`
+            );
+          }
+          word += s[i];
+          i++;
+        }
+      }
+      if (i >= s.length) throw new RunCommandError("unterminated double quote in the command");
+      i++;
+    } else if (c === "\\") {
+      if (i + 1 < s.length) word += s[i + 1];
+      i += 2;
+    } else {
+      if (UNSAFE.test(c)) {
+        throw new RunCommandError(
+          `the command contains shell syntax \`${c}\` at character ${i + 1}: give one plain launch command (no pipes, redirections, substitutions or chained commands)`
+        );
+      }
+      word += c;
+      i++;
+    }
+  }
+  if (inWord) words.push(word);
+  return words;
+}
+var VALUED = {
+  account: "A",
+  partition: "p",
+  time: "t",
+  nodes: "N",
+  "gpus-per-node": void 0,
+  gres: void 0,
+  "job-name": "J",
+  output: "o",
+  error: "e",
+  ntasks: "n",
+  "ntasks-per-node": void 0,
+  "cpus-per-task": "c",
+  "cpus-per-gpu": void 0,
+  mem: void 0,
+  "mem-per-gpu": void 0,
+  "mem-per-cpu": void 0,
+  qos: "q",
+  reservation: void 0,
+  constraint: "C",
+  signal: void 0,
+  chdir: "D",
+  dependency: "d",
+  array: "a",
+  "mail-type": void 0,
+  "mail-user": void 0,
+  comment: void 0,
+  export: void 0,
+  exclude: "x",
+  nodelist: "w",
+  gpus: "G",
+  begin: "b",
+  "time-min": void 0,
+  wckey: void 0
+};
+var SHORT = Object.fromEntries(
+  Object.entries(VALUED).filter(([, s]) => s).map(([l3, s]) => [s, l3])
+);
+function applySbatch(settings, name, value, raw) {
+  const int = (v2, what) => {
+    if (v2 === void 0 || !/^[1-9][0-9]*$/.test(v2))
+      throw new RunCommandError(`sbatch option ${raw}: ${what} must be a positive whole number`);
+    return Number(v2);
+  };
+  switch (name) {
+    case "account":
+      settings.account = value;
+      return;
+    case "partition":
+      settings.partition = value;
+      return;
+    case "time":
+      settings.time = value;
+      return;
+    case "nodes": {
+      settings.nodes = int(value?.split("-")[0], "nodes");
+      return;
+    }
+    case "gpus-per-node":
+      settings.gpusPerNode = int(value?.replace(/^[A-Za-z0-9_]+:/, ""), "gpus-per-node");
+      return;
+    case "gpus":
+      settings.gpus = int(value?.replace(/^[A-Za-z0-9_]+:/, ""), "gpus");
+      return;
+    case "gres": {
+      const m2 = /^gpu(?::[A-Za-z0-9_]+)?:([0-9]+)$/.exec(value ?? "");
+      if (m2) settings.gpusPerNode = int(m2[1], "gres gpu count");
+      else settings.ignored.push(raw);
+      return;
+    }
+    case "exclusive":
+      settings.exclusive = true;
+      return;
+    default:
+      settings.ignored.push(raw);
+  }
+}
+function parseRunCommand(command) {
+  const { cwd, rest } = leadingCd(command.trim());
+  const words = splitWords(rest);
+  if (words.length === 0)
+    throw new RunCommandError(
+      "the command is empty: pass the full AlpaSim launch command, e.g. sbatch src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam"
+    );
+  let i = 0;
+  const env = {};
+  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i])) {
+    const w2 = words[i];
+    env[w2.slice(0, w2.indexOf("="))] = w2.slice(w2.indexOf("=") + 1);
+    i++;
+  }
+  if (words[i] === "env") i++;
+  const wizard = wizardInvocation(words, i);
+  if (wizard) throw wizard;
+  const head = words[i];
+  if (head === void 0)
+    throw new RunCommandError(
+      "the command has only environment assignments: add the sbatch/submit.sh launch"
+    );
+  const base = head.split("/").pop();
+  const sbatch = { ignored: [] };
+  let launcher;
+  if (base === "sbatch") {
+    launcher = "sbatch";
+    i++;
+    while (i < words.length && words[i].startsWith("-")) {
+      const w2 = words[i];
+      i++;
+      if (w2 === "--") break;
+      if (w2.startsWith("--")) {
+        const eq = w2.indexOf("=");
+        const name = eq === -1 ? w2.slice(2) : w2.slice(2, eq);
+        let value = eq === -1 ? void 0 : w2.slice(eq + 1);
+        if (value === void 0 && name in VALUED) {
+          value = words[i];
+          if (value === void 0) throw new RunCommandError(`sbatch option ${w2} needs a value`);
+          i++;
+        }
+        applySbatch(sbatch, name, value, value === void 0 ? w2 : `--${name}=${value}`);
+      } else {
+        const letter = w2[1];
+        const long = SHORT[letter];
+        if (!long) {
+          sbatch.ignored.push(w2);
+          continue;
+        }
+        let value = w2.length > 2 ? w2.slice(2).replace(/^=/, "") : void 0;
+        if (value === void 0) {
+          value = words[i];
+          if (value === void 0) throw new RunCommandError(`sbatch option ${w2} needs a value`);
+          i++;
+        }
+        applySbatch(sbatch, long, value, `-${letter} ${value}`);
+      }
+    }
+  } else if (base === "bash" || base === "sh") {
+    launcher = "bash";
+    i++;
+    while (i < words.length && words[i].startsWith("-")) i++;
+  } else {
+    launcher = "direct";
+  }
+  const script = words[i];
+  if (script === void 0 || script.includes("=") || script.startsWith("+")) {
+    throw new RunCommandError(`the command names no submit script. ${formsText()}`);
+  }
+  i++;
+  const overrides = [];
+  for (; i < words.length; i++) {
+    const w2 = words[i];
+    if (!/^\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=/.test(w2)) {
+      throw new RunCommandError(
+        `unexpected argument \`${w2}\` after the submit script \`${script}\`: AlpaSim takes Hydra overrides of the form key=value. ${formsText()}`
+      );
+    }
+    overrides.push(w2);
+  }
+  const group = (name) => {
+    const hit = overrides.find((o) => o.replace(/^\++/, "").startsWith(`${name}=`));
+    return hit?.slice(hit.indexOf("=") + 1);
+  };
+  const missing2 = REQUIRED_GROUPS.filter((g) => !group(g));
+  if (missing2.length) {
+    const examples = {
+      deploy: "deploy=ord",
+      topology: "topology=8gpu_64rollouts",
+      driver: "driver=vavam"
+    };
+    throw new RunCommandError(
+      `the command is missing ${missing2.map((m2) => `\`${m2}=\u2026\``).join(", ")}: AlpaSim needs deploy, topology and driver (e.g. ${missing2.map((m2) => examples[m2]).join(" ")})`
+    );
+  }
+  return {
+    ...cwd !== void 0 ? { cwd } : {},
+    env,
+    launcher,
+    sbatch,
+    submitScript: cwd !== void 0 && !script.startsWith("/") ? joinPath(cwd, script) : script,
+    overrides,
+    deploy: group("deploy"),
+    topology: group("topology"),
+    driver: group("driver")
+  };
+}
+function leadingCd(command) {
+  const m2 = /^cd\s+(?:'([^']+)'|"([^"$`\\]+)"|([A-Za-z0-9_./~+-]+))\s*&&\s*(\S[\s\S]*)$/.exec(command);
+  if (!m2) return { rest: command };
+  const dir = m2[1] ?? m2[2] ?? m2[3];
+  if (dir.startsWith("~"))
+    throw new RunCommandError(`\`cd ${dir}\`: write the folder without ~ (topo does not expand it)`);
+  return { cwd: dir, rest: m2[4] };
+}
+function joinPath(dir, file) {
+  const parts = [];
+  for (const seg of `${dir}/${file}`.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === ".." && parts.length && parts.at(-1) !== "..") parts.pop();
+    else parts.push(seg);
+  }
+  return `${dir.startsWith("/") ? "/" : ""}${parts.join("/")}`;
+}
+
+// src/topology/init.ts
+function today() {
+  return (/* @__PURE__ */ new Date()).toISOString().slice(0, 10).replace(/-/g, "");
+}
+function parseTopologyValue(key, text3) {
+  if (/^(0|[1-9][0-9]*)$/.test(text3)) return Number(text3);
+  if (text3 === "true" || text3 === "false") return text3 === "true";
+  if (text3 === "null") return null;
+  const list = /^\[\s*((0|[1-9][0-9]*)(\s*,\s*(0|[1-9][0-9]*))*)?\s*\]$/.exec(text3);
+  if (list) return list[1] ? list[1].split(",").map((v2) => Number(v2.trim())) : [];
+  throw new RunCommandError(
+    `override ${key}=${text3}: a topology value must be a whole number, true/false, null or a list like [0,1]`
+  );
+}
+function setPath(target2, path, value) {
+  let node = target2;
+  for (const seg of path.slice(0, -1)) {
+    if (typeof node[seg] !== "object" || node[seg] === null) node[seg] = {};
+    node = node[seg];
+  }
+  node[path[path.length - 1]] = value;
+}
+var LOG_DIR_OVERRIDE = "wizard.log_dir";
+function submitEnvOf(env) {
+  const out = {};
+  if (env.LOGDIR !== void 0) {
+    if (!PATTERNS.logDir.test(env.LOGDIR) || env.LOGDIR.split("/").includes(".."))
+      throw new RunCommandError(
+        `LOGDIR=${env.LOGDIR}: use a plain folder path (letters, digits, . _ - /, no ..); submit.sh reads it relative to the submit directory`
+      );
+    out.LOGDIR = env.LOGDIR;
+  }
+  if (env.DESCRIPTION !== void 0) {
+    if (!PATTERNS.description.test(env.DESCRIPTION))
+      throw new RunCommandError(
+        `DESCRIPTION=${JSON.stringify(env.DESCRIPTION)}: use up to 200 letters, digits, spaces and . , : / @ + = ( ) - _`
+      );
+    out.DESCRIPTION = env.DESCRIPTION;
+  }
+  return out;
+}
+function buildExperiment(parsed, preset, command, options2 = {}) {
+  const notes = [];
+  const date = options2.date ?? today();
+  if (!/^[0-9]{8}$/.test(date)) throw new RunCommandError(`--date ${date}: use YYYYMMDD`);
+  const cluster = options2.cluster ?? parsed.deploy.toLowerCase().replace(/[^a-z0-9_-]/g, "_");
+  if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(cluster)) {
+    throw new RunCommandError(
+      `cluster name \`${cluster}\` is not valid: use lowercase letters, digits, - and _ (pass --cluster NAME)`
+    );
+  }
+  const known = options2.knownClusters;
+  if (known && !known.names.includes(cluster)) {
+    throw new RunCommandError(
+      `cluster \`${cluster}\` is not defined in ${known.file} (defined: ${known.names.join(", ") || "none"}): add it there, or pass --cluster NAME`
+    );
+  }
+  const driverSlug = parsed.driver.toLowerCase().replace(/[^a-z0-9_.]/g, "_");
+  const experimentId = `topology-opt-${driverSlug}-${cluster}-${date}`;
+  if (!PATTERNS.experimentId.test(experimentId) || experimentId.length > 80) {
+    throw new RunCommandError(
+      `experiment id \`${experimentId}\` is not valid (topology-opt-<driver>-<cluster>-<YYYYMMDD>, at most 80 characters)`
+    );
+  }
+  if (parsed.sbatch.nodes !== void 0 && parsed.sbatch.nodes !== 1) {
+    throw new RunCommandError(
+      `--nodes=${parsed.sbatch.nodes}: topology experiments run on one node (AlpaSim's submit.sh uses --nodes=1)`
+    );
+  }
+  const fixed = { deploy: parsed.deploy, driver: parsed.driver };
+  const overrides = [];
+  const topologyPatch = {};
+  const checked2 = parsed.overrides.filter((o) => !["deploy", "topology"].includes(o.slice(0, o.indexOf("=")).replace(/^\++/, ""))).map((o) => ({
+    o,
+    problem: /^\+*driver=/.test(o) ? driverProblem(o.slice(o.indexOf("=") + 1)) : overrideProblem(o)
+  }));
+  for (const { o, problem } of checked2)
+    if (problem?.severity === "warning") notes.push(`kept ${o}: ${problem.message}`);
+  const problems = checked2.filter((x2) => x2.problem?.severity === "error");
+  if (problems.length) {
+    throw new RunCommandError(
+      `the command has override${problems.length > 1 ? "s" : ""} AlpaSim's config would refuse (topo passes none of them to sbatch):
+${problems.map((x2) => `  ${x2.o}: ${x2.problem?.message}`).join("\n")}`
+    );
+  }
+  for (const override of parsed.overrides) {
+    const eq = override.indexOf("=");
+    const key = override.slice(0, eq).replace(/^\++/, "");
+    const value = override.slice(eq + 1);
+    if (key === "deploy" || key === "topology" || key === "driver") continue;
+    if (key === RUN_NAME_OVERRIDE) {
+      notes.push(
+        `dropped ${override}: topo names each run after its Slurm job (topo-<experiment>-<candidate>-<hash8>)`
+      );
+      continue;
+    }
+    if (key === LOG_DIR_OVERRIDE) {
+      notes.push(
+        `dropped ${override}: on Slurm submit.sh sets wizard.log_dir from LOGDIR; topo gives each run its own LOGDIR/<job name>`
+      );
+      continue;
+    }
+    if (PATTERNS.topologyKey.test(key)) {
+      setPath(topologyPatch, key.split("."), parseTopologyValue(key, value));
+      continue;
+    }
+    const int = (what) => {
+      if (!/^[1-9][0-9_]*$/.test(value))
+        throw new RunCommandError(`override ${override}: ${what} must be a positive whole number`);
+      return Number(value.replace(/_/g, ""));
+    };
+    if (key === FIXED_INPUT_KEYS.scenes) fixed.scenes = value;
+    else if (key === FIXED_INPUT_KEYS.rolloutsPerScene) fixed.rollouts_per_scene = int("n_rollouts");
+    else if (key === FIXED_INPUT_KEYS.cameras) fixed.cameras = value;
+    else if (key === FIXED_INPUT_KEYS.controlTimestep || key === "control_timestep_us")
+      fixed.control_timestep_us = int("control_timestep_us");
+    else overrides.push(override);
+  }
+  if (overrides.length) fixed.overrides = overrides;
+  const slurm = {};
+  if (parsed.sbatch.account) slurm.account = parsed.sbatch.account;
+  if (parsed.sbatch.partition) slurm.partition = parsed.sbatch.partition;
+  if (parsed.sbatch.gpusPerNode) slurm.gpus_per_node = parsed.sbatch.gpusPerNode;
+  if (parsed.sbatch.gpus) slurm.gpus = parsed.sbatch.gpus;
+  if (parsed.sbatch.time) slurm.time = parsed.sbatch.time;
+  if (Object.keys(slurm).length) fixed.slurm = slurm;
+  if (parsed.sbatch.ignored.length) {
+    notes.push(
+      `sbatch options not carried over (topo sets job name and output itself): ${parsed.sbatch.ignored.join(" ")}`
+    );
+  }
+  const submitEnv2 = submitEnvOf(parsed.env);
+  if (Object.keys(submitEnv2).length) fixed.submit_env = submitEnv2;
+  const dropped = Object.keys(parsed.env).filter((k2) => !(k2 in submitEnv2));
+  if (dropped.length) {
+    notes.push(
+      `environment assignments not carried over (topo passes only submit.sh's LOGDIR and DESCRIPTION): ${dropped.join(", ")}`
+    );
+  }
+  const experiment = {
+    experiment_id: experimentId,
+    objective: "minimize stabilized full-run seconds_per_rollout",
+    command: command.trim(),
+    cluster,
+    base_topology: parsed.topology,
+    max_parallel: 3,
+    fixed_inputs: fixed
+  };
+  if (!matchesSchema(experiment, "experiment")) {
+    throw new RunCommandError(
+      "the command gives values the experiment schema refuses (check deploy, driver, account, partition and time for unusual characters)"
+    );
+  }
+  const topology = normalise(deepMerge(expandPreset(preset, experiment), topologyPatch));
+  if (!matchesSchema(topology, "topology")) {
+    throw new RunCommandError(
+      "the command's topology overrides give a topology the schema refuses (see docs/topology.md for the allowed keys and ranges)"
+    );
+  }
+  const baseline = {
+    name: "baseline",
+    parent: null,
+    hypothesis: `The starting point: preset ${parsed.topology} as launched by the experiment's command${Object.keys(topologyPatch).length ? ", with its topology overrides" : ""}.`,
+    expected_effect: "Reference seconds_per_rollout that the other candidates are compared against.",
+    topology
+  };
+  return { experiment, baseline, notes };
+}
+function toYaml(value, header2) {
+  const doc = new import_yaml3.Document(value);
+  (0, import_yaml3.visit)(doc, {
+    Seq(_2, node) {
+      if ((0, import_yaml3.isSeq)(node)) node.flow = true;
+    }
+  });
+  doc.commentBefore = header2;
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+}
+function writeExperimentFiles(dir, built, options2 = {}) {
+  const experimentDir = join6(dir, built.experiment.experiment_id);
+  const experimentFile = join6(experimentDir, "experiment.yaml");
+  const baselineFile = join6(experimentDir, "baseline.yaml");
+  for (const f of [experimentFile, baselineFile]) {
+    if (existsSync5(f) && !options2.force)
+      throw new RunCommandError(`${f} already exists: pass --force to overwrite it`);
+  }
+  mkdirSync2(experimentDir, { recursive: true });
+  writeFileSync2(
+    experimentFile,
+    toYaml(
+      built.experiment,
+      ` Experiment ${built.experiment.experiment_id}, created by \`topo init\`.
+ What stays fixed across candidates. Schema: topologies/schema/experiment.schema.json`
+    )
+  );
+  writeFileSync2(
+    baselineFile,
+    toYaml(
+      built.baseline,
+      ` Baseline candidate: preset ${built.experiment.base_topology} expanded to full values.
+ Copy this file to start a candidate: set name, parent, hypothesis and change topology keys.`
+    )
+  );
+  return { ...built, experimentDir, experimentFile, baselineFile };
+}
+function prepareExperiment(command, dir, options2 = {}) {
+  const parsed = parseRunCommand(command);
+  if (parsed.topology === CLI_DRIVEN_PRESET) {
+    throw new RunCommandError(
+      `topology=${CLI_DRIVEN_PRESET} is AlpaSim's CLI-driven preset for daemon mode: its GPU assignments and concurrency come from the launch script's overrides, not from a topology file, so there is no topology for topo to tune. Start the experiment from a file preset: ${PRESETS.join(", ")}`
+    );
+  }
+  const presetOptions = { ...options2.presets, topologiesDir: basename2(dir) };
+  const found = readPresetFromCheckout(parsed.topology, dirname5(dir), presetOptions);
+  if (!found) {
+    const own = existsSync5(join6(dir, "presets")) ? readdirSync4(join6(dir, "presets")).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -".yaml".length)) : [];
+    throw new RunCommandError(
+      `topology=${parsed.topology}: ${presetNotFound(parsed.topology, presetOptions, own)}`
+    );
+  }
+  const preset = checkPreset(found.text, found.path);
+  if (!preset.value)
+    throw new RunCommandError(`preset ${found.path} is invalid: ${preset.issues[0]?.message}`);
+  const built = buildExperiment(parsed, preset.value, command, options2);
+  if (found.origin !== "shipped")
+    built.notes.push(`base preset ${parsed.topology}: ${describePreset(found)}`);
+  return { ...built, preset: found };
+}
+
+// src/usecases/autopilot.ts
+var AutopilotConfigError = class extends Error {
+  name = "AutopilotConfigError";
+};
+var EXPERIMENT_ID2 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+async function readAutopilot(files, experimentId, clustersFile = "topologies/clusters.yaml") {
+  if (!EXPERIMENT_ID2.test(experimentId))
+    throw new AutopilotConfigError(
+      `"${experimentId}" is not an experiment id (lowercase letters, digits, . _ -)`
+    );
+  const file = `topologies/${experimentId}/experiment.yaml`;
+  const text3 = await files.read(file);
+  if (text3 === void 0) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
+  const checked2 = checkExperiment(text3, file);
+  if (!checked2.value) {
+    const i = checked2.issues[0];
+    throw new AutopilotConfigError(`${file}:${i?.line}: ${i?.keyPath}: ${i?.message}`);
+  }
+  const experiment = checked2.value;
+  const policy = policyOf(experiment);
+  if (!policy)
+    throw new AutopilotConfigError(
+      `${file} has no autopilot block: add one (docs/autopilot.md, "The policy") to let the experiment run its own rounds`
+    );
+  const clustersText = await files.read(clustersFile);
+  const cluster = clustersText ? checkClusters(clustersText, clustersFile).value?.clusters[experiment.cluster] : void 0;
+  const refused = autopilotIssues(checked2.loaded, experiment, cluster ? { cluster } : {}).filter((i) => i.severity === "error").map((i) => `${file}:${i.line}: ${i.rule}: ${i.message}`);
+  const recordFile2 = recordPaths(experimentId).json;
+  const recordText = await files.read(recordFile2);
+  const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile2);
+  return {
+    experiment,
+    policy,
+    ...cluster ? { cluster } : {},
+    ...record ? { record } : {},
+    runGpuHours: runCost(experiment, cluster).gpuHours,
+    refused,
+    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
+  };
+}
+function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2) {
+  const recorded = rounds2 ? withRounds(ctx.recorded, rounds2) : ctx.recorded;
+  const runs2 = withHeld(mergeRuns(recorded, live3), held);
+  const named = new Set(runs2.map((r) => r.runName));
+  const spentElsewhere = Object.entries(held).reduce((a, [name, h2]) => a + (named.has(name) ? 0 : h2), 0);
+  const concludedByRecord = ctx.record?.report?.concluded_at ? { reason: "the record holds its final report" } : void 0;
+  const done = concluded ?? concludedByRecord;
+  const plan = planStep({
+    experimentId: ctx.experiment.experiment_id,
+    policy: ctx.policy,
+    runs: runs2,
+    controls,
+    runGpuHours: ctx.runGpuHours,
+    spentElsewhere,
+    ...done ? { concluded: done } : {},
+    ...ctx.refused?.length ? { refused: ctx.refused } : {}
+  });
+  return { runs: runs2, plan };
+}
+function withHeld(runs2, held) {
+  return runs2.map((r) => {
+    const kept = r.runName ? held[r.runName] : void 0;
+    return kept !== void 0 && kept > r.gpuHours ? { ...r, gpuHours: kept } : r;
+  });
+}
+function withRounds(runs2, rounds2) {
+  return runs2.map((r) => {
+    if (r.round === 0) return r;
+    const round3 = rounds2[r.name] ?? null;
+    return { ...r, round: round3, origin: round3 === null ? "person" : "bot" };
+  });
+}
+
+// src/autopilot/pulls.ts
+var MARKER = /<!-- topo:autopilot experiment=([a-z0-9][a-z0-9_.-]*) candidate=([a-z0-9][a-z0-9_.-]*) round=(\d{1,3}) -->/;
+function readBotMarker(body, experimentId) {
+  const m2 = MARKER.exec(body ?? "");
+  if (!m2 || m2[1] !== experimentId) return null;
+  return { candidate: m2[2], round: Number(m2[3]) };
+}
+function liveOutcome(state3, ended, failed) {
+  if (failed) return "failed";
+  if (state3 === "better" || state3 === "worse" || state3 === "equivalent" || state3 === "not-better")
+    return state3;
+  return ended ? "undecided" : null;
+}
+function liveRuns(candidates, pulls, recorded = /* @__PURE__ */ new Set(), unopened2 = []) {
+  const botOf = (name, pr) => pulls.find((b2) => b2.pr === pr && b2.candidate === name);
+  const runs2 = candidates.map((c) => candidateRun(c, botOf(c.name, c.pr)));
+  for (const b2 of pulls)
+    if (!runs2.some((r) => r.name === b2.candidate) && !(b2.state !== "open" && recorded.has(b2.candidate)))
+      runs2.push({
+        name: b2.candidate,
+        round: b2.round,
+        origin: "bot",
+        pr: b2.pr,
+        pull: b2.state,
+        ...pullFacts(b2),
+        request: "none",
+        outcome: null,
+        gpuHours: 0
+      });
+  for (const u of unopened2)
+    if (!runs2.some((r) => r.name === u.candidate))
+      runs2.push({
+        name: u.candidate,
+        round: u.round,
+        origin: "bot",
+        pull: "none",
+        request: "none",
+        outcome: null,
+        gpuHours: 0
+      });
+  return runs2;
+}
+function pullFacts(b2) {
+  return {
+    ...b2.takenOver ? { takenOver: true } : {},
+    ...b2.approvedBy ? { approved: true } : {},
+    ...b2.labels?.includes(WINNER_LABEL) ? { labelled: true } : {}
+  };
+}
+function candidateRun(c, bot) {
+  const waiting2 = c.live || c.stopped && bot;
+  const outcome = waiting2 ? null : c.outcome;
+  const reference = bot?.round === 0 && outcome === "undecided" && c.seconds !== void 0;
+  return {
+    name: c.name,
+    round: bot ? bot.round : null,
+    origin: bot ? "bot" : "person",
+    pr: c.pr,
+    pull: bot ? bot.state : "open",
+    ...bot ? pullFacts(bot) : {},
+    request: c.live ? "live" : c.stopped && bot ? "none" : "ended",
+    outcome: reference ? "equivalent" : outcome,
+    ...c.seconds !== void 0 ? { seconds: c.seconds } : {},
+    gpuHours: c.gpuHours,
+    ...c.runName ? { runName: c.runName } : {}
+  };
+}
+
+// src/usecases/autopilot-github.ts
+function botTrailer(experimentId, candidate) {
+  return `Topo-Autopilot: ${experimentId}/${candidate}`;
+}
+var status4 = (e) => e.status;
+async function commitBotProposal(octokit, target2, p) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
+  const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${base}` })).data.object.sha;
+  const baseTree = (await octokit.rest.git.getCommit({ ...repo, commit_sha: baseSha })).data.tree.sha;
+  const tree = await octokit.rest.git.createTree({
+    ...repo,
+    base_tree: baseTree,
+    tree: [{ path: p.path, mode: "100644", type: "blob", content: p.text }]
+  });
+  const commit = await octokit.rest.git.createCommit({
+    ...repo,
+    message: `${p.title}
+
+${p.body}
+
+${botTrailer(p.experimentId, p.candidate)}`,
+    tree: tree.data.sha,
+    parents: [baseSha]
+  });
+  return commit.data.sha;
+}
+function pullTextOf(message2, trailer) {
+  const text3 = message2.trimEnd();
+  const cut = text3.endsWith(trailer) ? text3.slice(0, -trailer.length) : text3;
+  const at = cut.indexOf("\n\n");
+  return at < 0 ? { title: cut.trim(), body: "" } : { title: cut.slice(0, at).trim(), body: cut.slice(at + 2).trim() };
+}
+async function openBotPull(octokit, target2, p) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const branch = botBranch(p.experimentId, p.candidate);
+  try {
+    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: p.sha });
+  } catch (error) {
+    if (status4(error) !== 422) throw error;
+    const pulls = await pullsOfBranch(octokit, target2, branch);
+    const open = pulls.find((x2) => x2.state === "open");
+    if (open) return { pr: open.number, created: false };
+    if (pulls.length > 0) return null;
+  }
+  const message2 = (await octokit.rest.git.getCommit({ ...repo, commit_sha: p.sha })).data.message;
+  const text3 = pullTextOf(message2, botTrailer(p.experimentId, p.candidate));
+  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
+  try {
+    const pull = await octokit.rest.pulls.create({ ...repo, head: branch, base, ...text3 });
+    return { pr: pull.data.number, created: true };
+  } catch (error) {
+    if (status4(error) !== 422) throw error;
+    const open = (await pullsOfBranch(octokit, target2, branch)).find((x2) => x2.state === "open");
+    if (!open) throw error;
+    return { pr: open.number, created: false };
+  }
+}
+async function pullsOfBranch(octokit, target2, branch) {
+  const { data } = await octokit.rest.pulls.list({
+    owner: target2.owner,
+    repo: target2.repo,
+    state: "all",
+    head: `${target2.owner}:${branch}`,
+    per_page: 100
+  });
+  return data;
+}
+async function listBotPulls(octokit, target2, experimentId, heads = {}) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const prefix = `topo/autopilot/${experimentId}/`;
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "all", per_page: 100 });
+  const out = [];
+  for (const pull of pulls) {
+    const marker = readBotMarker(pull.body, experimentId);
+    if (!marker || pull.user?.login !== target2.botLogin || pull.head.ref !== `${prefix}${marker.candidate}`)
+      continue;
+    if (pull.head.repo?.full_name !== pull.base.repo.full_name) continue;
+    const mine = heads[marker.candidate];
+    const takenOver = mine ? mine !== pull.head.sha : pull.state === "open" && !(await octokit.rest.git.getCommit({ ...repo, commit_sha: pull.head.sha })).data.message.includes(
+      botTrailer(experimentId, marker.candidate)
+    );
+    out.push({
+      pr: pull.number,
+      candidate: marker.candidate,
+      round: marker.round,
+      state: pull.merged_at ? "merged" : pull.state === "open" ? "open" : "closed",
+      headSha: pull.head.sha,
+      takenOver,
+      labels: pull.labels.map((l3) => typeof l3 === "string" ? l3 : l3.name ?? "")
+    });
+  }
+  return out;
+}
+async function changedFiles2(octokit, target2, pr) {
+  const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+    owner: target2.owner,
+    repo: target2.repo,
+    pull_number: pr,
+    per_page: 100
+  });
+  return files.map((f) => f.filename);
+}
+async function closeWithComment(octokit, target2, pr, comment) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body: comment });
+  await octokit.rest.pulls.update({ ...repo, pull_number: pr, state: "closed" });
+}
+async function findDashboard(octokit, target2, marker) {
+  const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
+    owner: target2.owner,
+    repo: target2.repo,
+    state: "all",
+    creator: target2.botLogin,
+    per_page: 100
+  });
+  const found = issues.filter((i) => !i.pull_request && i.user?.login === target2.botLogin && (i.body ?? "").startsWith(marker)).sort((a, b2) => a.number - b2.number)[0];
+  return found ? { number: found.number, state: found.state === "open" ? "open" : "closed", body: found.body ?? "" } : null;
+}
+async function writeDashboard(octokit, target2, input) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const found = input.found === void 0 ? await findDashboard(octokit, target2, input.marker) : input.found;
+  if (!found) {
+    const made = await octokit.rest.issues.create({ ...repo, title: input.title, body: input.body });
+    const oldest = await findDashboard(octokit, target2, input.marker);
+    if (oldest && oldest.number !== made.data.number) {
+      await octokit.rest.issues.update({
+        ...repo,
+        issue_number: made.data.number,
+        state: "closed",
+        body: `${input.marker.replace("topo:autopilot-dashboard", "topo:autopilot-duplicate")}
+A duplicate of #${oldest.number}, the dashboard.`
+      });
+      return writeDashboard(octokit, target2, { ...input, found: oldest });
+    }
+    if (input.close)
+      await octokit.rest.issues.update({ ...repo, issue_number: made.data.number, state: "closed" });
+    return made.data.number;
+  }
+  const state3 = input.close ? "closed" : "open";
+  if (found.body !== input.body || found.state !== state3)
+    await octokit.rest.issues.update({
+      ...repo,
+      issue_number: found.number,
+      body: input.body,
+      ...found.state !== state3 ? { state: state3 } : {}
+    });
+  return found.number;
+}
+async function dashboardControls(octokit, target2, issue, since = 0, cache2 = /* @__PURE__ */ new Map()) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    ...repo,
+    issue_number: issue,
+    per_page: 100
+  });
+  const out = [];
+  for (const c of comments) {
+    const login = c.user?.login;
+    const body = c.body ?? "";
+    if (!login || c.id <= since || login === target2.botLogin || !body.trimStart().startsWith("/topo"))
+      continue;
+    out.push({ id: c.id, login, body, allowed: await mayCommand(octokit, target2, login, cache2) });
+  }
+  return out;
+}
+function mayCommand(octokit, target2, login, cache2) {
+  let known = cache2.get(login);
+  if (!known) {
+    const full = `${target2.owner}/${target2.repo}`;
+    known = checkCommandAllowed(octokit, {
+      owner: target2.owner,
+      repo: target2.repo,
+      username: login,
+      command: "pause",
+      pull: { headRepoFullName: full, baseRepoFullName: full, state: "open" }
+    }).then((d2) => d2.allowed);
+    cache2.set(login, known);
+  }
+  return known;
+}
+function pilotStateBranch(experimentId) {
+  return `topo/autopilot-state/${experimentId}`;
+}
+var STATE_FILE = "autopilot-state.json";
+var STATE_HEAD = "topo autopilot state";
+async function readPilotState(octokit, target2, experimentId) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  let sha;
+  try {
+    sha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${pilotStateBranch(experimentId)}` })).data.object.sha;
+  } catch (error) {
+    if (status4(error) === 404) return { state: EMPTY_PILOT_STATE, sha: null };
+    throw error;
+  }
+  const message2 = (await octokit.rest.git.getCommit({ ...repo, commit_sha: sha })).data.message;
+  const at = message2.indexOf("\n\n");
+  if (!message2.startsWith(STATE_HEAD) || at < 0)
+    throw new PilotStateError(
+      `the autopilot state branch ${pilotStateBranch(experimentId)} does not hold the bot's state at ${sha.slice(0, 7)}`
+    );
+  return { state: parsePilotState(message2.slice(at + 2)), sha };
+}
+async function updatePilotState(octokit, target2, experimentId, change, attempts = 8) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const ref = `heads/${pilotStateBranch(experimentId)}`;
+  for (let attempt = 1; ; attempt++) {
+    const read2 = await readPilotState(octokit, target2, experimentId);
+    const next = change(read2.state);
+    const text3 = renderPilotState(next);
+    if (read2.sha && text3 === renderPilotState(read2.state)) return next;
+    const tree = await octokit.rest.git.createTree({
+      ...repo,
+      tree: [{ path: STATE_FILE, mode: "100644", type: "blob", content: `${text3}
+` }]
+    });
+    const commit = await octokit.rest.git.createCommit({
+      ...repo,
+      message: `${STATE_HEAD} of ${experimentId}
+
+${text3}`,
+      tree: tree.data.sha,
+      parents: read2.sha ? [read2.sha] : []
+    });
+    try {
+      if (read2.sha) await octokit.rest.git.updateRef({ ...repo, ref, sha: commit.data.sha, force: false });
+      else await octokit.rest.git.createRef({ ...repo, ref: `refs/${ref}`, sha: commit.data.sha });
+      return next;
+    } catch (error) {
+      if (status4(error) !== 422 || attempt >= attempts) throw error;
+    }
+  }
+}
+async function approvedBy(octokit, target2, pull, cache2 = /* @__PURE__ */ new Map()) {
+  const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, {
+    owner: target2.owner,
+    repo: target2.repo,
+    pull_number: pull.pr,
+    per_page: 100
+  });
+  const latest = /* @__PURE__ */ new Map();
+  for (const r of reviews) {
+    const login = r.user?.login;
+    if (!login || login === target2.botLogin || r.state === "COMMENTED" || r.state === "PENDING") continue;
+    latest.set(login, { state: r.state, commit: r.commit_id ?? null });
+  }
+  for (const [login, r] of latest)
+    if (r.state === "APPROVED" && r.commit === pull.headSha && await mayCommand(octokit, target2, login, cache2))
+      return login;
+  return void 0;
+}
+async function checkConclusions(octokit, target2, sha) {
+  const runs2 = await octokit.paginate(octokit.rest.checks.listForRef, {
+    owner: target2.owner,
+    repo: target2.repo,
+    ref: sha,
+    per_page: 100
+  });
+  const out = {};
+  for (const r of [...runs2].sort((a, b2) => a.id - b2.id))
+    out[r.name] = r.status === "completed" ? r.conclusion ?? null : null;
+  return out;
+}
+async function othersCandidates(octokit, target2, experimentId, topologiesDir = "topologies") {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "open", per_page: 100 });
+  const out = [];
+  for (const pull of pulls) {
+    if (pull.head.ref.startsWith(`topo/autopilot/${experimentId}/`) && pull.user?.login === target2.botLogin)
+      continue;
+    const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+      ...repo,
+      pull_number: pull.number,
+      per_page: 100
+    });
+    out.push(
+      ...candidatesIn(
+        pull.number,
+        files.map((f) => f.filename),
+        experimentId,
+        topologiesDir
+      )
+    );
+  }
+  return out;
+}
+function candidatesIn(pr, paths, experimentId, topologiesDir = "topologies") {
+  const dir = `${topologiesDir}/${experimentId}/`;
+  return paths.filter(
+    (p) => p.startsWith(dir) && /^[^/]+\.ya?ml$/.test(p.slice(dir.length)) && !/\/experiment\.ya?ml$/.test(p)
+  ).map((p) => ({ pr, candidate: p.slice(dir.length).replace(/\.ya?ml$/, "") }));
+}
 
 // src/usecases/suggest.ts
 var import_yaml4 = __toESM(require_dist(), 1);
-import { posix as posix6 } from "node:path";
+import { posix as posix7 } from "node:path";
 
 // src/suggest/evidence.ts
 var SATURATED_UTILISATION = 90;
@@ -78012,9 +79140,9 @@ function fmt4(value, digits = 2) {
 
 // src/suggest/moves.ts
 var NO_REPLICAS = ["renderer"];
-function retarget(t, svc, target, spreadOver = instances(t, svc)) {
+function retarget(t, svc, target2, spreadOver = instances(t, svc)) {
   const before = concurrency(t, svc);
-  const after = Math.max(1, Math.ceil(target / spreadOver));
+  const after = Math.max(1, Math.ceil(target2 / spreadOver));
   setConcurrency(t, svc, after);
   if (svc === "renderer" || svc === "physics") {
     const cache2 = cacheSize(t, svc);
@@ -78026,13 +79154,13 @@ function retarget(t, svc, target, spreadOver = instances(t, svc)) {
 function fits(t, ctx) {
   return ctx.predict(t).every((p) => p.gib <= ctx.memoryLimit * ctx.gpuMemoryGiB);
 }
-function freestGpu(t, svc, evidence, ctx, target = inFlight(t), finalInstances) {
+function freestGpu(t, svc, evidence, ctx, target2 = inFlight(t), finalInstances) {
   const current = gpusOf(t, svc) ?? [];
   const options2 = [];
   for (let gpu = 0; gpu < ctx.gpusPerNode; gpu++) {
     const trial = clone2(t);
     setGpus(trial, svc, [...current, gpu]);
-    retarget(trial, svc, target, finalInstances);
+    retarget(trial, svc, target2, finalInstances);
     const fraction = ctx.predict(trial).find((p) => p.gpu === gpu)?.fraction ?? 0;
     options2.push({
       gpu,
@@ -78059,7 +79187,7 @@ function idleService(evidence, svc) {
 function makeRoom(t, keep, evidence, ctx) {
   let current = clone2(t);
   const notes = [];
-  const target = inFlight(t);
+  const target2 = inFlight(t);
   for (let step = 0; step < 12; step++) {
     const over = overLimit(current, ctx);
     if (over.length === 0) return { topology: current, notes: coalesce(t, current, notes) };
@@ -78074,7 +79202,7 @@ function makeRoom(t, keep, evidence, ctx) {
       const trial = clone2(current);
       const fewer = Math.max(1, Math.floor(r * 3 / 4));
       setReplicas(trial, svc, fewer);
-      retarget(trial, svc, target);
+      retarget(trial, svc, target2);
       const saved = before - gibOn(trial);
       if (saved > 0 && overLimit(trial, ctx).every((o) => o.gpu === gpu)) {
         options2.push({
@@ -78130,7 +79258,7 @@ function coalesce(from, to, notes) {
   }
   return out;
 }
-function pct3(value) {
+function pct4(value) {
   return `${Math.round(value * 100)}%`;
 }
 function changeText(key, from, to) {
@@ -78143,11 +79271,11 @@ function bottleneckWords(evidence, svc) {
 }
 function scaleBottleneck(parent, svc, evidence, ctx) {
   const moves = [];
-  const target = inFlight(parent);
-  const why = bottleneckWords(evidence, svc);
+  const target2 = inFlight(parent);
+  const why2 = bottleneckWords(evidence, svc);
   const before = instances(parent, svc);
   const beforeConc = concurrency(parent, svc);
-  const describe2 = (t, how) => {
+  const describe3 = (t, how) => {
     const after = instances(t, svc);
     const gain = 1 - before / after;
     const parts = [
@@ -78157,8 +79285,8 @@ function scaleBottleneck(parent, svc, evidence, ctx) {
     ].filter(Boolean);
     return {
       change: `${svc}: ${parts.join("; ")}`,
-      hypothesis: `${why}. Spreading its ${target} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
-      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct3(gain)} while ${svc} stays the limit, less once another service binds.`
+      hypothesis: `${why2}. Spreading its ${target2} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
+      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct4(gain)} while ${svc} stays the limit, less once another service binds.`
     };
   };
   const gpus = gpusOf(parent, svc);
@@ -78167,20 +79295,20 @@ function scaleBottleneck(parent, svc, evidence, ctx) {
       const t = clone2(parent);
       const placed = [];
       for (let i = 0; i < add; i++) {
-        const gpu = freestGpu(t, svc, evidence, ctx, target, (gpus.length + add) * replicas(t, svc));
+        const gpu = freestGpu(t, svc, evidence, ctx, target2, (gpus.length + add) * replicas(t, svc));
         if (gpu === void 0) break;
         setGpus(t, svc, [...gpusOf(t, svc) ?? [], gpu]);
         placed.push(gpu);
       }
       if (placed.length < add) continue;
-      retarget(t, svc, target);
+      retarget(t, svc, target2);
       const repeated = placed.some((g) => gpus.includes(g));
       moves.push({
         kind: "scale-bottleneck",
         service: svc,
         topology: t,
         priority: (add === 1 ? 0.95 : 0.9) * (evidence.saturated ? 0.7 : 1),
-        ...describe2(
+        ...describe3(
           t,
           `${containers(parent, svc)} \u2192 ${containers(t, svc)} containers (new on GPU ${placed.join(", ")}${repeated && svc === "renderer" ? ", a repeated GPU entry" : ""})`
         )
@@ -78192,13 +79320,13 @@ function scaleBottleneck(parent, svc, evidence, ctx) {
     for (const next of [.../* @__PURE__ */ new Set([r + 1, Math.ceil(r * 1.5)])]) {
       const t = clone2(parent);
       setReplicas(t, svc, next);
-      retarget(t, svc, target);
+      retarget(t, svc, target2);
       moves.push({
         kind: "scale-bottleneck",
         service: svc,
         topology: t,
         priority: (gpus ? 0.85 : 0.95) * (evidence.saturated && gpus ? 0.7 : 1),
-        ...describe2(t, `replicas_per_container ${r} \u2192 ${next}`)
+        ...describe3(t, `replicas_per_container ${r} \u2192 ${next}`)
       });
     }
   }
@@ -78218,7 +79346,7 @@ function raiseWorkers(parent, evidence, ctx) {
   const t = clone2(parent);
   t.runtime ??= {};
   t.runtime.nr_workers = next;
-  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct3(idle)} < ${pct3(RUNTIME_IDLE.low)}`;
+  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct4(idle)} < ${pct4(RUNTIME_IDLE.low)}`;
   return [
     {
       kind: "raise-workers",
@@ -78232,10 +79360,10 @@ function raiseWorkers(parent, evidence, ctx) {
 }
 function scaleTotal(parent, factor) {
   const now = inFlight(parent);
-  const target = Math.max(1, Math.round(now * factor));
-  if (target === now) return void 0;
+  const target2 = Math.max(1, Math.round(now * factor));
+  if (target2 === now) return void 0;
   const t = clone2(parent);
-  for (const svc of activeServices(t)) retarget(t, svc, target);
+  for (const svc of activeServices(t)) retarget(t, svc, target2);
   return inFlight(t) === now ? void 0 : t;
 }
 function lowerTotal(parent, evidence) {
@@ -78270,7 +79398,7 @@ function raiseTotal(parent, evidence) {
       priority: lowLoad ? factor === 1.5 ? 0.9 : 0.85 : factor === 1.25 ? 0.8 : 0.75,
       change: `rollouts in flight ${inFlight(parent)} \u2192 ${inFlight(t)} (every service's n_concurrent_rollouts raised, caches with them)`,
       hypothesis: lowLoad ? `queue-depth max low on every service (${queues}): the services idle between requests, so more rollouts in flight keep them busy.` : `every GPU is saturated (utilisation ${Math.min(...utilisation)}-${Math.max(...utilisation)}%): the node is compute-bound, so more instances cannot help, but more rollouts in flight fill the gaps between calls.`,
-      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct3(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
+      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct4(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
     });
   }
   return moves;
@@ -78333,19 +79461,19 @@ function placeFree(parent, svc, evidence, ctx) {
   rest.splice(rest.indexOf(busiest), 1);
   if (rest.length === 0) return [];
   setGpus(without, svc, rest);
-  const target = freestGpu(without, svc, evidence, ctx, inFlight(parent));
-  if (target === void 0 || target === busiest || util(busiest) - util(target) < 30) return [];
+  const target2 = freestGpu(without, svc, evidence, ctx, inFlight(parent));
+  if (target2 === void 0 || target2 === busiest || util(busiest) - util(target2) < 30) return [];
   const t = clone2(without);
-  setGpus(t, svc, [...rest, target]);
+  setGpus(t, svc, [...rest, target2]);
   return [
     {
       kind: "place-free",
       service: svc,
       topology: t,
       priority: 0.6,
-      change: `${svc}: one container moved from GPU ${busiest} to GPU ${target}`,
-      hypothesis: `GPU ${busiest} runs at ${Math.round(util(busiest))}% utilisation while GPU ${target} runs at ${Math.round(util(target))}%: ${svc}'s container on GPU ${busiest} competes for compute.`,
-      expectedEffect: `utilisation evens out between GPU ${busiest} and GPU ${target}; ${svc} RPC p95 and seconds per rollout down.`
+      change: `${svc}: one container moved from GPU ${busiest} to GPU ${target2}`,
+      hypothesis: `GPU ${busiest} runs at ${Math.round(util(busiest))}% utilisation while GPU ${target2} runs at ${Math.round(util(target2))}%: ${svc}'s container on GPU ${busiest} competes for compute.`,
+      expectedEffect: `utilisation evens out between GPU ${busiest} and GPU ${target2}; ${svc} RPC p95 and seconds per rollout down.`
     }
   ];
 }
@@ -78379,13 +79507,13 @@ function rawMoves(parent, evidence, ctx) {
   moves.push(...resizeCaches(parent));
   const ranked = Object.entries(evidence.queues).filter(([s, q2]) => active.includes(s) && s !== bottleneck && !idleService(evidence, s) && q2.max > 0).sort((a, b22) => b22[1].max - a[1].max);
   for (const [svc, i] of ranked.slice(0, bottleneck ? 1 : 2).map(([x2], k2) => [x2, k2])) {
-    const why = `${queueSentence(evidence, svc)}: ${svc} has the ${bottleneck ? "next " : ""}deepest queue without being a clear bottleneck`;
+    const why2 = `${queueSentence(evidence, svc)}: ${svc} has the ${bottleneck ? "next " : ""}deepest queue without being a clear bottleneck`;
     const place = !bottleneck && i === 0 ? placeFree(parent, svc, evidence, ctx) : [];
     for (const m2 of [...scaleBottleneck(parent, svc, evidence, ctx), ...place]) {
       moves.push({
         ...m2,
         priority: m2.priority * (bottleneck ? 0.5 : 0.65),
-        hypothesis: `${why}. ${m2.hypothesis.slice(m2.hypothesis.indexOf(". ") + 2)}`
+        hypothesis: `${why2}. ${m2.hypothesis.slice(m2.hypothesis.indexOf(". ") + 2)}`
       });
     }
   }
@@ -78407,7 +79535,7 @@ function fitInMemory(input, count2 = 1) {
     for (const keepReplicas of REPLICA_STEPS) {
       if (keepReplicas < 1 && onGpu.length === 0) continue;
       const t = clone2(failed);
-      const target = Math.max(1, Math.round(total * keepTotal));
+      const target2 = Math.max(1, Math.round(total * keepTotal));
       const changes = [];
       for (const svc of onGpu) {
         const r = replicas(t, svc);
@@ -78417,7 +79545,7 @@ function fitInMemory(input, count2 = 1) {
           changes.push(`${svc} replicas_per_container ${r} \u2192 ${next}`);
         }
       }
-      for (const svc of activeServices(t)) retarget(t, svc, target);
+      for (const svc of activeServices(t)) retarget(t, svc, target2);
       if (inFlight(t) !== total) changes.unshift(`rollouts in flight ${total} \u2192 ${inFlight(t)}`);
       const key = JSON.stringify(t);
       if (changes.length === 0 || seen.has(key)) continue;
@@ -78481,7 +79609,7 @@ function campaignOf2(tried, maxParallel) {
   const first2 = tried.find((r) => !r.parent);
   if (!first2) return null;
   const ok2 = outcomeOf(first2, byName) !== "failed";
-  let state2 = startCampaign({
+  let state3 = startCampaign({
     name: first2.name,
     seconds: ok2 ? secondsPerRollout(first2) ?? null : null,
     gpuHours: 0
@@ -78490,7 +79618,7 @@ function campaignOf2(tried, maxParallel) {
     (round3) => round3.every((r) => r.status !== "pending" && r.status !== "running")
   );
   finished.forEach((round3, i) => {
-    const runs = round3.map((r) => {
+    const runs2 = round3.map((r) => {
       const o = outcomeOf(r, byName);
       const seconds3 = secondsPerRollout(r);
       return {
@@ -78500,22 +79628,22 @@ function campaignOf2(tried, maxParallel) {
         gpuHours: 0
       };
     });
-    state2 = closeRound(state2, { index: i + 1, parent: round3[0]?.parent ?? first2.name, runs });
+    state3 = closeRound(state3, { index: i + 1, parent: round3[0]?.parent ?? first2.name, runs: runs2 });
   });
-  return state2;
+  return state3;
 }
 function stopForNoProgress(tried, patience, maxParallel, outlook) {
-  const state2 = campaignOf2(tried, maxParallel);
-  if (!state2) return void 0;
+  const state3 = campaignOf2(tried, maxParallel);
+  if (!state3) return void 0;
   const m2 = outlook?.minImprovement ?? 0.02;
-  const stop2 = stopRule(state2, { stopAfter: patience, minImprovement: m2 }, outlook ?? null);
-  if (!stop2) return void 0;
+  const stop3 = stopRule(state3, { stopAfter: patience, minImprovement: m2 }, outlook ?? null);
+  if (!stop3) return void 0;
   const byName = new Map(tried.map((r) => [r.name, r]));
-  const recent = state2.rounds.slice(-patience).flatMap((round3) => round3.runs);
+  const recent = state3.rounds.slice(-patience).flatMap((round3) => round3.runs);
   const outcomes = recent.map((r) => `${r.name} ${outcomeOf(byName.get(r.name), byName)}`);
   return {
     stop: true,
-    reason: `no significant improvement over the last ${patience} rounds (${outcomes.join(", ")}): further topology changes are unlikely to pay for their GPU-hours (${stop2})`
+    reason: `no significant improvement over the last ${patience} rounds (${outcomes.join(", ")}): further topology changes are unlikely to pay for their GPU-hours (${stop3})`
   };
 }
 
@@ -78932,9 +80060,9 @@ function neighbours(t, ctx, util) {
     }
   }
   for (const factor of [1.25, 1.5, 0.8]) {
-    const target = Math.max(1, Math.round(total * factor));
+    const target2 = Math.max(1, Math.round(total * factor));
     const u = clone2(t);
-    for (const svc of activeServices(u)) retarget(u, svc, target);
+    for (const svc of activeServices(u)) retarget(u, svc, target2);
     if (inFlight(u) !== total)
       out.push({ topology: u, what: `rollouts in flight ${total} \u2192 ${inFlight(u)}` });
   }
@@ -79453,10 +80581,10 @@ function proposalProblems(t, base, gpusPerNode2) {
     problems.push("services.renderer.replicas_per_container > 1 (NRE supports one)");
   const workers = t.runtime?.nr_workers ?? 1;
   if (!Number.isInteger(workers) || workers < 1) problems.push(`runtime.nr_workers is ${workers}`);
-  const summary = capacitySummary(t);
-  if (summary.imbalance > CAPACITY_IMBALANCE_LIMIT && summary.imbalance > capacitySummary(base).imbalance)
+  const summary2 = capacitySummary(t);
+  if (summary2.imbalance > CAPACITY_IMBALANCE_LIMIT && summary2.imbalance > capacitySummary(base).imbalance)
     problems.push(
-      `capacities differ by ${Math.round((summary.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%)`
+      `capacities differ by ${Math.round((summary2.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%)`
     );
   for (const svc of ["renderer", "physics"]) {
     const cache2 = activeServices(t).includes(svc) ? cacheSize(t, svc) : void 0;
@@ -79648,7 +80776,7 @@ function suggest2(input, options2 = {}) {
       if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.netLogSd) / prediction.parentSeconds < minImprovement) {
         rejected.push({
           change: move.change,
-          reason: `predicted below min_improvement ${pct4(minImprovement)}: ${pct4(prediction.gain)} faster [${pct4(prediction.gainLow)}, ${pct4(prediction.gainHigh)}]`
+          reason: `predicted below min_improvement ${pct5(minImprovement)}: ${pct5(prediction.gain)} faster [${pct5(prediction.gainLow)}, ${pct5(prediction.gainHigh)}]`
         });
         continue;
       }
@@ -79706,18 +80834,18 @@ function suggest2(input, options2 = {}) {
     input.maxParallel,
     outlook ? { minImprovement, gainLow: outlook.gainLow } : null
   );
-  let stop2 = noProgress ?? (reliable ? calibratedStop(outlook, calibration, minImprovement) : null);
-  if (!stop2 && proposals3.length === 0) {
+  let stop3 = noProgress ?? (reliable ? calibratedStop(outlook, calibration, minImprovement) : null);
+  if (!stop3 && proposals3.length === 0) {
     const memoryBound = rejected.some((r) => r.reason.startsWith("predicted GPU memory"));
     const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
-    stop2 = {
+    stop3 = {
       stop: true,
-      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct4(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
+      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct5(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
     };
   }
   return {
     proposals: proposals3,
-    stop: stop2 ?? { stop: false, reason: `${proposals3.length} proposal(s) from ${parent.name}'s evidence` },
+    stop: stop3 ?? { stop: false, reason: `${proposals3.length} proposal(s) from ${parent.name}'s evidence` },
     memory,
     parent: parent.name,
     rejected,
@@ -79733,7 +80861,7 @@ function suggest2(input, options2 = {}) {
     } : {}
   };
 }
-var pct4 = (x2) => `${Math.round(1e3 * x2) / 10}%`;
+var pct5 = (x2) => `${Math.round(1e3 * x2) / 10}%`;
 function undominated(scored, minImprovement, rejected) {
   const predicted = scored.filter((s) => s.prediction);
   const best = predicted.sort((a, b2) => a.prediction.seconds - b2.prediction.seconds)[0]?.prediction;
@@ -79745,7 +80873,7 @@ function undominated(scored, minImprovement, rejected) {
     if (lose <= Math.log(1 + minImprovement)) return true;
     rejected.push({
       change: move.change,
-      reason: `dominated: predicted ${pct4(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct4(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct4(minImprovement)}`
+      reason: `dominated: predicted ${pct5(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct5(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct5(minImprovement)}`
     });
     return false;
   });
@@ -79757,7 +80885,7 @@ function calibratedStop(outlook, calibration, minImprovement) {
   if (bound >= minImprovement) return null;
   return {
     stop: true,
-    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct4(outlook.gain)} faster, ${pct4(bound)} at most with its calibration error (\xB1${pct4(error)} on the runs it predicted): below min_improvement ${pct4(minImprovement)}`
+    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct5(outlook.gain)} faster, ${pct5(bound)} at most with its calibration error (\xB1${pct5(error)} on the runs it predicted): below min_improvement ${pct5(minImprovement)}`
   };
 }
 function modelOutlook(scored, picked) {
@@ -79795,12 +80923,12 @@ function afterOutOfMemory(input, failed, memory, options2, rejected) {
       reason: `no smaller topology is predicted under ${Math.round(GPU_MEMORY_LIMITS.error * 100)}% of ${gib} GiB on every GPU`
     });
   return fitted.map((f) => {
-    const why = `${failed.name} ran out of GPU memory${failure?.gpu != null ? ` on GPU ${failure.gpu}` : ""}${failure?.message ? ` (${failure.message})` : ""}; the ${memory.source} memory model predicts it at ${f.before.gib.toFixed(1)} GiB on GPU ${f.before.gpu} (${Math.round(f.before.fraction * 100)}% of ${gib} GiB)`;
+    const why2 = `${failed.name} ran out of GPU memory${failure?.gpu != null ? ` on GPU ${failure.gpu}` : ""}${failure?.message ? ` (${failure.message})` : ""}; the ${memory.source} memory model predicts it at ${f.before.gib.toFixed(1)} GiB on GPU ${f.before.gpu} (${Math.round(f.before.fraction * 100)}% of ${gib} GiB)`;
     return {
       candidate: {
         name: "fit-memory",
         parent: failed.name,
-        hypothesis: `${why}. This is the largest topology shrunk from it that the model puts under ${Math.round(GPU_MEMORY_LIMITS.error * 100)}% on every GPU: ${f.change}.`,
+        hypothesis: `${why2}. This is the largest topology shrunk from it that the model puts under ${Math.round(GPU_MEMORY_LIMITS.error * 100)}% on every GPU: ${f.change}.`,
         expected_effect: `runs without running out of GPU memory: predicted peak ${f.after.gib.toFixed(1)} GiB on GPU ${f.after.gpu} (${Math.round(f.after.fraction * 100)}%, ${memory.source} model); its measured memory then fits the model for the next round.`,
         topology: f.topology
       },
@@ -79825,7 +80953,7 @@ function candidatePrediction(p) {
   };
 }
 function predictionSentence(p) {
-  return `Predicted ${pct4(p.gain)} faster [${pct4(p.gainLow)}, ${pct4(p.gainHigh)}] than ${p.parent} (${p.parentSeconds.toFixed(2)} \u2192 ${p.seconds.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
+  return `Predicted ${pct5(p.gain)} faster [${pct5(p.gainLow)}, ${pct5(p.gainHigh)}] than ${p.parent} (${p.parentSeconds.toFixed(2)} \u2192 ${p.seconds.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
 }
 function predictionFor(cal, topology, parent, gpus) {
   const m2 = measurementOf(parent);
@@ -79907,11 +81035,11 @@ ${changes}
 function overlay(files, extra) {
   return {
     async read(path) {
-      return extra.get(posix6.normalize(path)) ?? files.read(path);
+      return extra.get(posix7.normalize(path)) ?? files.read(path);
     },
     async list(dir) {
       const own = await files.list(dir) ?? [];
-      const added = [...extra.keys()].filter((p) => posix6.dirname(p) === posix6.normalize(dir)).map((p) => posix6.basename(p));
+      const added = [...extra.keys()].filter((p) => posix7.dirname(p) === posix7.normalize(dir)).map((p) => posix7.basename(p));
       const all = [.../* @__PURE__ */ new Set([...own, ...added])].sort();
       return all.length ? all : void 0;
     }
@@ -80030,19 +81158,19 @@ async function refusedProposals(options2, { experiment, experimentDir, clustersF
     experiment.cluster,
     result.memory.source === "fitted" ? result.memory.model : void 0
   );
-  extra.set(posix6.normalize(clustersFile), clustersWithModel);
+  extra.set(posix7.normalize(clustersFile), clustersWithModel);
   const parentFile = `${experimentDir}/${result.parent}.yaml`;
   const withParent = result.parent && await files.read(parentFile) !== void 0;
-  const report2 = await validateFiles([...written.map((w2) => w2.path), ...withParent ? [parentFile] : []], {
+  const report3 = await validateFiles([...written.map((w2) => w2.path), ...withParent ? [parentFile] : []], {
     files: overlay(files, extra),
     clustersFile,
     newFiles: written.map((w2) => w2.path),
     ...options2.presets ? { presets: options2.presets } : {}
   });
   const inherited = new Set(
-    report2.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w2) => w2.rule))
+    report3.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w2) => w2.rule))
   );
-  return report2.files.flatMap((f) => {
+  return report3.files.flatMap((f) => {
     const proposal = f.path === parentFile ? void 0 : written.find((w2) => w2.path === f.path);
     const problems = [...f.errors, ...f.warnings.filter((w2) => !inherited.has(w2.rule))];
     if (!proposal || problems.length === 0) return [];
@@ -80078,8 +81206,8 @@ function pullBody(p, result) {
     "Comment `/topo submit` to run it."
   ].join("\n");
 }
-async function candidatesInOpenPulls(octokit, target, experimentId) {
-  const repo = { owner: target.owner, repo: target.repo };
+async function candidatesInOpenPulls(octokit, target2, experimentId) {
+  const repo = { owner: target2.owner, repo: target2.repo };
   const dir = `topologies/${experimentId}/`;
   const out = /* @__PURE__ */ new Map();
   const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "open", per_page: 100 });
@@ -80100,9 +81228,9 @@ async function candidatesInOpenPulls(octokit, target, experimentId) {
   }
   return out;
 }
-async function openPullRequests(octokit, target, outcome) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const baseBranch = target.base ?? (await octokit.rest.repos.get(repo)).data.default_branch;
+async function openPullRequests(octokit, target2, outcome) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const baseBranch = target2.base ?? (await octokit.rest.repos.get(repo)).data.default_branch;
   const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${baseBranch}` })).data.object.sha;
   const baseTree = (await octokit.rest.git.getCommit({ ...repo, commit_sha: baseSha })).data.tree.sha;
   const opened = [];
@@ -80111,7 +81239,7 @@ async function openPullRequests(octokit, target, outcome) {
     const existing = await octokit.rest.pulls.list({
       ...repo,
       state: "open",
-      head: `${target.owner}:${branch}`
+      head: `${target2.owner}:${branch}`
     });
     const found = existing.data[0];
     if (found) {
@@ -80170,27 +81298,29 @@ async function pushProposal(octokit, repo, at, p) {
 
 // actions/monitor/autopilot.ts
 var VALIDATE_CHECK_NAME = "topo/validate";
-function autopilotPort(octokit, target, config) {
-  const repo = { owner: target.owner, repo: target.repo };
+function autopilotPort(octokit, target2, config) {
+  const repo = { owner: target2.owner, repo: target2.repo };
   const files = fileSystemSource(config.workspace);
   const dashboards = /* @__PURE__ */ new Map();
+  const kept = /* @__PURE__ */ new Map();
   const permissions = /* @__PURE__ */ new Map();
   const idOf = (exp) => exp.experiment.experiment_id;
   return {
     async read(exp) {
       if (!policyOf(exp.experiment)) return null;
       const id = idOf(exp);
-      const dashboard = await findDashboard(octokit, target, dashboardMarker(id));
+      const dashboard = await findDashboard(octokit, target2, dashboardMarker(id));
       dashboards.set(id, dashboard);
-      const state2 = await answerCommands(octokit, target, id, dashboard, permissions);
-      return readView(octokit, target, config, exp, state2, permissions);
+      const state3 = await answerCommands(octokit, target2, id, dashboard, permissions);
+      kept.set(id, state3.dashboards);
+      return readView(octokit, target2, config, exp, state3, permissions);
     },
-    save: (exp, change) => updatePilotState(octokit, target, idOf(exp), change),
+    save: (exp, change) => updatePilotState(octokit, target2, idOf(exp), change),
     propose: (exp, count2, exclude, round3) => round3 === 0 ? baselineProposal(exp, config) : proposals(exp, count2, exclude, config, files),
     async commit(exp, p) {
       const doc = (0, import_yaml5.parseDocument)(p.text);
       if (p.round > 0) doc.set("hypothesis", roundHypothesis(p.round, String(doc.get("hypothesis") ?? "")));
-      return commitBotProposal(octokit, target, {
+      return commitBotProposal(octokit, target2, {
         experimentId: idOf(exp),
         candidate: p.candidate,
         path: p.path,
@@ -80200,22 +81330,22 @@ function autopilotPort(octokit, target, config) {
       });
     },
     async open(exp, candidate, sha) {
-      const opened = await openBotPull(octokit, target, { experimentId: idOf(exp), candidate, sha });
+      const opened = await openBotPull(octokit, target2, { experimentId: idOf(exp), candidate, sha });
       config.log(
         `autopilot ${idOf(exp)}: ${candidate} ${opened ? `#${opened.pr}${opened.created ? " opened" : ""}` : "closed before: not reopened"}`
       );
       return opened;
     },
-    validate: (_exp, pr) => validateCheck(octokit, target, config, pr),
-    request: (exp, pull) => requestRun(octokit, target, config, idOf(exp), pull),
+    validate: (_exp, pr) => validateCheck(octokit, target2, config, pr),
+    request: (exp, pull) => requestRun(octokit, target2, config, idOf(exp), pull),
     async close(_exp, pr, comment) {
-      await closeWithComment(octokit, target, pr, comment);
+      await closeWithComment(octokit, target2, pr, comment);
       await config.record?.(pr);
     },
     async label(_exp, pr, name) {
       await octokit.rest.issues.addLabels({ ...repo, issue_number: pr, labels: [name] });
     },
-    checks: (_exp, sha) => checkConclusions(octokit, target, sha),
+    checks: (_exp, sha) => checkConclusions(octokit, target2, sha),
     async merge(exp, pr, sha) {
       await octokit.rest.pulls.merge({ ...repo, pull_number: pr, sha, merge_method: "merge" });
       config.log(`autopilot ${idOf(exp)}: #${pr} merged`);
@@ -80223,14 +81353,14 @@ function autopilotPort(octokit, target, config) {
     },
     async report(exp) {
       const id = idOf(exp);
-      const issue = await dashboardNumber(octokit, target, id, dashboards);
+      const issue = await dashboardNumber(octokit, target2, id, dashboards);
       const defaultBranch = (await octokit.rest.repos.get(repo)).data.default_branch;
-      await concludeExperiment(
+      await postFinalReport(
         {
           octokit,
           ...repo,
           defaultBranch,
-          botLogin: target.botLogin,
+          botLogin: target2.botLogin,
           at: (/* @__PURE__ */ new Date()).toISOString(),
           ...config.serverUrl ? { serverUrl: config.serverUrl } : {}
         },
@@ -80241,7 +81371,7 @@ function autopilotPort(octokit, target, config) {
     async dashboard(exp, body, closed) {
       const id = idOf(exp);
       const found = dashboards.get(id);
-      const number = await writeDashboard(octokit, target, {
+      const number = await writeDashboard(octokit, target2, {
         marker: dashboardMarker(id),
         title: dashboardTitle(id),
         body,
@@ -80249,15 +81379,17 @@ function autopilotPort(octokit, target, config) {
         ...found !== void 0 ? { found } : {}
       });
       if (!found) dashboards.set(id, { number, state: closed ? "closed" : "open", body });
+      if (!kept.get(id)?.includes(number))
+        kept.set(id, (await keepDashboard(octokit, target2, id, number)).dashboards);
     }
   };
 }
-async function dashboardNumber(octokit, target, id, dashboards) {
+async function dashboardNumber(octokit, target2, id, dashboards) {
   const known = dashboards.get(id);
   if (known) return known.number;
   const body = `${dashboardMarker(id)}
 # ${dashboardTitle(id)}`;
-  const number = await writeDashboard(octokit, target, {
+  const number = await writeDashboard(octokit, target2, {
     marker: dashboardMarker(id),
     title: dashboardTitle(id),
     body,
@@ -80266,24 +81398,24 @@ async function dashboardNumber(octokit, target, id, dashboards) {
   dashboards.set(id, { number, state: "open", body });
   return number;
 }
-async function readView(octokit, target, config, exp, state2, permissions) {
+async function readView(octokit, target2, config, exp, state3, permissions) {
   const id = exp.experiment.experiment_id;
   const context4 = await readAutopilot(fileSystemSource(config.workspace), id, config.clustersFile);
-  const pulls = await listBotPulls(octokit, target, id, state2.heads);
+  const pulls = await listBotPulls(octokit, target2, id, state3.heads);
   if (context4.policy.submit === "approval") {
     for (const b2 of pulls)
       if (b2.state === "open" && !b2.takenOver) {
-        const by = await approvedBy(octokit, target, b2, permissions);
+        const by = await approvedBy(octokit, target2, b2, permissions);
         if (by) b2.approvedBy = by;
       }
   }
-  const others = config.others?.(id) ?? await othersCandidates(octokit, target, id, config.topologiesDir);
-  return { context: context4, pulls, state: state2, others };
+  const others = config.others?.(id) ?? await othersCandidates(octokit, target2, id, config.topologiesDir);
+  return { context: context4, pulls, state: state3, others, botLogin: target2.botLogin };
 }
-async function peekAutopilotView(octokit, target, config, exp) {
+async function peekAutopilotView(octokit, target2, config, exp) {
   if (!policyOf(exp.experiment)) return null;
-  const { state: state2 } = await readPilotState(octokit, target, exp.experiment.experiment_id);
-  return readView(octokit, target, config, exp, state2, /* @__PURE__ */ new Map());
+  const { state: state3 } = await readPilotState(octokit, target2, exp.experiment.experiment_id);
+  return readView(octokit, target2, config, exp, state3, /* @__PURE__ */ new Map());
 }
 async function proposals(exp, count2, exclude, config, files) {
   const id = exp.experiment.experiment_id;
@@ -80305,7 +81437,7 @@ async function proposals(exp, count2, exclude, config, files) {
 async function baselineProposal(exp, config) {
   const e = exp.experiment;
   const path = `${config.topologiesDir}/${e.experiment_id}/baseline.yaml`;
-  if (existsSync5(join7(config.workspace, path))) return [];
+  if (existsSync6(join7(config.workspace, path))) return [];
   const found = readPresetFromCheckout(e.base_topology, config.workspace, {
     topologiesDir: config.topologiesDir,
     ...config.presetsDir ? { overrideDir: config.presetsDir } : {}
@@ -80334,10 +81466,10 @@ async function baselineProposal(exp, config) {
     }
   ];
 }
-async function requestRun(octokit, target, config, id, pull) {
-  const repo = { owner: target.owner, repo: target.repo };
+async function requestRun(octokit, target2, config, id, pull) {
+  const repo = { owner: target2.owner, repo: target2.repo };
   const path = `${config.topologiesDir}/${id}/${pull.candidate}.yaml`;
-  const changed = await changedFiles(octokit, target, pull.pr);
+  const changed = await changedFiles2(octokit, target2, pull.pr);
   if (changed.length !== 1 || changed[0] !== path) {
     config.log(`autopilot ${id}: #${pull.pr} changes ${changed.join(", ")}, not only ${path}: no Request`);
     return {
@@ -80364,10 +81496,10 @@ async function requestRun(octokit, target, config, id, pull) {
     headSha: pull.headSha,
     topologyHash: c.topologyHash,
     runName: runNameFor(c.submission.jobName, label),
-    login: target.botLogin,
+    login: target2.botLogin,
     requestedAt: (/* @__PURE__ */ new Date()).toISOString()
   };
-  const pullTarget = { ...repo, issue_number: pull.pr, botLogin: target.botLogin };
+  const pullTarget = { ...repo, issue_number: pull.pr, botLogin: target2.botLogin };
   const written = await updateRunState(
     octokit,
     pullTarget,
@@ -80385,14 +81517,21 @@ async function requestRun(octokit, target, config, id, pull) {
     );
   return null;
 }
-function closedPullRecorder(octokit, target, deps) {
-  const repo = { owner: target.owner, repo: target.repo };
+function closedPullRecorder(octokit, target2, deps) {
+  const repo = { owner: target2.owner, repo: target2.repo };
   return async (pr) => {
     const pull = (await octokit.rest.pulls.get({ ...repo, pull_number: pr })).data;
     const defaultBranch = pull.base.repo.default_branch;
     try {
       const result = await recordClosedPullRequest(
-        { ...deps, octokit, ...repo, botLogin: target.botLogin, defaultBranch },
+        {
+          ...deps,
+          octokit,
+          ...repo,
+          botLogin: target2.botLogin,
+          defaultBranch,
+          closeCommands: recordedAtClose({ octokit, ...repo, botLogin: target2.botLogin })
+        },
         pull
       );
       deps.log?.(
@@ -80405,32 +81544,60 @@ function closedPullRecorder(octokit, target, deps) {
     }
   };
 }
-async function answerCommands(octokit, target, id, dashboard, permissions) {
-  const { state: state2 } = await readPilotState(octokit, target, id);
-  if (!dashboard) return state2;
-  const comments = await dashboardControls(octokit, target, dashboard.number, state2.lastComment, permissions);
-  if (comments.length === 0) return state2;
+async function answerCommands(octokit, target2, id, dashboard, permissions) {
+  const { state: state3 } = await readPilotState(octokit, target2, id);
+  const issues = [.../* @__PURE__ */ new Set([...state3.dashboards, ...dashboard ? [dashboard.number] : []])];
+  const comments = [];
+  const issueOf = /* @__PURE__ */ new Map();
+  const gone = [];
+  for (const issue of issues) {
+    const read2 = await controlsOn(octokit, target2, issue, state3.lastComment, permissions);
+    if (read2 === "gone") gone.push(issue);
+    else
+      for (const c of read2) {
+        comments.push(c);
+        issueOf.set(c.id, issue);
+      }
+  }
+  if (comments.length === 0 && gone.length === 0) return state3;
   let replies = [];
-  const written = await updatePilotState(octokit, target, id, (s) => {
+  const written = await updatePilotState(octokit, target2, id, (s) => {
     const applied = applyCommands(s, comments);
     replies = applied.replies;
-    return applied.state;
+    return { ...applied.state, dashboards: applied.state.dashboards.filter((n) => !gone.includes(n)) };
   });
   for (const r of replies)
     await octokit.rest.issues.createComment({
-      owner: target.owner,
-      repo: target.repo,
-      issue_number: dashboard.number,
+      owner: target2.owner,
+      repo: target2.repo,
+      issue_number: issueOf.get(r.id),
       body: r.text
     });
   return written;
 }
-async function validateCheck(octokit, target, config, pr) {
-  const repo = { owner: target.owner, repo: target.repo };
+async function controlsOn(octokit, target2, issue, since, permissions) {
+  try {
+    return await dashboardControls(octokit, target2, issue, since, permissions);
+  } catch (e) {
+    const code3 = e.status;
+    if (code3 === 404 || code3 === 410) return "gone";
+    throw e;
+  }
+}
+function keepDashboard(octokit, target2, id, issue) {
+  return updatePilotState(
+    octokit,
+    target2,
+    id,
+    (s) => s.dashboards.includes(issue) ? s : { ...s, dashboards: [...s.dashboards, issue].slice(-DASHBOARDS_KEPT) }
+  );
+}
+async function validateCheck(octokit, target2, config, pr) {
+  const repo = { owner: target2.owner, repo: target2.repo };
   const head = (await octokit.rest.pulls.get({ ...repo, pull_number: pr })).data.head.sha;
-  let summary = "";
-  const report2 = await validatePullRequest(
-    { changedPaths: await changedFiles(octokit, target, pr), topologiesDir: config.topologiesDir },
+  let summary2 = "";
+  const report3 = await validatePullRequest(
+    { changedPaths: await changedFiles2(octokit, target2, pr), topologiesDir: config.topologiesDir },
     {
       files: githubFileSource(octokit, { ...repo, ref: head }),
       config: fileSystemSource(config.workspace),
@@ -80441,7 +81608,7 @@ async function validateCheck(octokit, target, config, pr) {
       annotate: () => {
       },
       summary: async (m2) => {
-        summary += m2;
+        summary2 += m2;
       },
       info: config.log
     }
@@ -80450,34 +81617,15 @@ async function validateCheck(octokit, target, config, pr) {
     ...repo,
     name: VALIDATE_CHECK_NAME,
     head_sha: head,
-    conclusion: report2.errorCount > 0 ? "failure" : "success",
-    title: `${report2.errorCount} error(s), ${report2.warningCount} warning(s) in ${report2.files.length} file(s)`,
-    summary: summary || "No topology files changed."
+    conclusion: report3.errorCount > 0 ? "failure" : "success",
+    title: `${report3.errorCount} error(s), ${report3.warningCount} warning(s) in ${report3.files.length} file(s)`,
+    summary: summary2 || "No topology files changed."
   });
 }
 
 // actions/monitor/ports.ts
-import { existsSync as existsSync6, readdirSync as readdirSync5, readFileSync as readFileSync6 } from "node:fs";
+import { existsSync as existsSync7, readdirSync as readdirSync5, readFileSync as readFileSync7 } from "node:fs";
 import { join as join8 } from "node:path";
-
-// src/lifecycle/reference.ts
-function referenceRequest(x2) {
-  if (!RUN_LABEL.test(x2.label)) throw new Error(`run label ${JSON.stringify(x2.label)} is not 8 hex digits`);
-  const base = `topo-${x2.experiment}-${x2.source.name}-${x2.source.topologyHash}`;
-  return {
-    id: x2.label,
-    experiment: x2.experiment,
-    candidate: x2.source.name,
-    path: x2.source.path,
-    pr: x2.pr,
-    headSha: x2.headSha,
-    topologyHash: x2.source.topologyHash,
-    runName: runNameFor(base, x2.label),
-    login: x2.login,
-    requestedAt: x2.requestedAt,
-    role: "reference"
-  };
-}
 
 // src/monitor/adapters.ts
 function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
@@ -80486,17 +81634,17 @@ function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
     async jobs(experimentId) {
       const listing = await slurm.listing(experimentPrefix(experimentId));
       accountingProblem = listing.accounting === "unreachable" ? listing.accountingProblem ?? "sacct failed" : null;
-      let listed = listing.jobs;
+      let listed2 = listing.jobs;
       const release = effects?.releaseAbandonedHolds;
       if (release)
-        listed = await releaseAbandonedHolds(
+        listed2 = await releaseAbandonedHolds(
           { slurm, ...release.log ? { log: release.log } : {} },
           experimentId,
-          listed,
+          listed2,
           release.now()
         );
       return experimentJobs2(
-        { jobs: async () => listed, tail: (j2, n) => slurm.tail(j2, n) },
+        { jobs: async () => listed2, tail: (j2, n) => slurm.tail(j2, n) },
         experimentId,
         knownExperimentIds
       );
@@ -80507,16 +81655,16 @@ function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
 }
 var MONITOR_CHECK_NAME = "topo/monitor";
 function githubMonitorPort(octokit, repo) {
-  const target = (pr) => ({
+  const target2 = (pr) => ({
     owner: repo.owner,
     repo: repo.repo,
     issue_number: pr,
     botLogin: repo.botLogin
   });
   return {
-    readComment: (pr, candidate) => readMonitorComment(octokit, target(pr), candidate),
+    readComment: (pr, candidate) => readMonitorComment(octokit, target2(pr), candidate),
     async writeComment(pr, candidate, body) {
-      await writeMonitorComment(octokit, target(pr), candidate, body);
+      await writeMonitorComment(octokit, target2(pr), candidate, body);
     },
     async writeCheck(_pr, headSha, check2) {
       await upsertCheckRun(octokit, {
@@ -80529,12 +81677,12 @@ function githubMonitorPort(octokit, repo) {
         ...check2.conclusion ? { conclusion: check2.conclusion } : {}
       });
     },
-    setLabel: (pr, state2, current) => setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: pr }, state2, current)
+    setLabel: (pr, state3, current) => setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: pr }, state3, current)
   };
 }
 
 // src/slurm/for-cluster.ts
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 
 // src/slurm/environment.ts
 var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
@@ -80649,11 +81797,11 @@ function createSlurmClient(transport, options2 = {}) {
       return await accountingJobs(account);
     } catch (error) {
       if (!(error instanceof SlurmCommandError)) throw error;
-      const why = (error.stderr.trim().split("\n").at(-1) ?? "").slice(0, 300) || `exit code ${error.code}`;
+      const why2 = (error.stderr.trim().split("\n").at(-1) ?? "").slice(0, 300) || `exit code ${error.code}`;
       log(
-        `accounting unreachable (sacct: ${why}): ended jobs the controller forgot are unknown for this listing`
+        `accounting unreachable (sacct: ${why2}): ended jobs the controller forgot are unknown for this listing`
       );
-      return { jobs: [], skipped: [], unreachable: why };
+      return { jobs: [], skipped: [], unreachable: why2 };
     }
   }
   async function accountingJobs(account) {
@@ -80798,7 +81946,7 @@ function createLocalTransport(options2 = {}) {
       const [file, ...args] = argv;
       const timeout = runOptions.timeoutMs ?? defaultTimeout;
       const env = plainCommandEnvironment(base, runOptions.env);
-      return new Promise((resolve21, reject) => {
+      return new Promise((resolve21, reject2) => {
         execFile(
           file,
           args,
@@ -80807,7 +81955,7 @@ function createLocalTransport(options2 = {}) {
             if (!error) return resolve21({ stdout, stderr, code: 0 });
             const e = error;
             if (e.killed) {
-              return reject(
+              return reject2(
                 new CommandTimeoutError(
                   `\`${argv.join(" ")}\` did not finish within ${timeout} ms (stopped)`
                 )
@@ -80815,11 +81963,11 @@ function createLocalTransport(options2 = {}) {
             }
             if (typeof e.code === "number") return resolve21({ stdout, stderr, code: e.code });
             if (e.code === "ENOENT") {
-              return reject(
+              return reject2(
                 new SlurmError(`\`${file}\` is not installed or not on PATH on the local login node`)
               );
             }
-            reject(new SlurmError(`\`${argv.join(" ")}\` could not run: ${e.message}`));
+            reject2(new SlurmError(`\`${argv.join(" ")}\` could not run: ${e.message}`));
           }
         );
       });
@@ -80872,7 +82020,7 @@ var PromiseQueue = class {
     });
   }
   add(callback) {
-    return new Promise((resolve21, reject) => {
+    return new Promise((resolve21, reject2) => {
       const runCallback = () => {
         this.running += 1;
         try {
@@ -80880,11 +82028,11 @@ var PromiseQueue = class {
             resolve21(val);
             this.processNext();
           }, (err) => {
-            reject(err);
+            reject2(err);
             this.processNext();
           });
         } catch (err) {
-          reject(err);
+          reject2(err);
           this.processNext();
         }
       };
@@ -80919,10 +82067,10 @@ var defaultFilesystem = {
     return fsPath.basename(path);
   },
   stat(path) {
-    return new Promise((resolve21, reject) => {
+    return new Promise((resolve21, reject2) => {
       fs.stat(path, (err, res) => {
         if (err) {
-          reject(err);
+          reject2(err);
         } else {
           resolve21(res);
         }
@@ -80930,10 +82078,10 @@ var defaultFilesystem = {
     });
   },
   readdir(path) {
-    return new Promise((resolve21, reject) => {
+    return new Promise((resolve21, reject2) => {
       fs.readdir(path, (err, res) => {
         if (err) {
-          reject(err);
+          reject2(err);
         } else {
           resolve21(res);
         }
@@ -80941,7 +82089,7 @@ var defaultFilesystem = {
     });
   }
 };
-async function scanDirectoryInternal({ path, recursive, validate: validate2, result, fileSystem, queue, reject }) {
+async function scanDirectoryInternal({ path, recursive, validate: validate2, result, fileSystem, queue, reject: reject2 }) {
   const itemStat = await fileSystem.stat(path);
   if (itemStat.isFile()) {
     result.files.push(path);
@@ -80964,8 +82112,8 @@ async function scanDirectoryInternal({ path, recursive, validate: validate2, res
       result,
       fileSystem,
       queue,
-      reject
-    })).catch(reject);
+      reject: reject2
+    })).catch(reject2);
   });
 }
 async function scanDirectory(path, { recursive = true, validate: validate2 = null, concurrency: concurrency2 = Infinity, fileSystem = defaultFilesystem } = {}) {
@@ -80979,7 +82127,7 @@ async function scanDirectory(path, { recursive = true, validate: validate2 = nul
   });
   const result = { files: [], directories: [] };
   const mergedFileSystem = { ...defaultFilesystem, ...fileSystem };
-  await new Promise((resolve21, reject) => {
+  await new Promise((resolve21, reject2) => {
     scanDirectoryInternal({
       path,
       recursive: recursive ? "deep" : "shallow",
@@ -80987,8 +82135,8 @@ async function scanDirectory(path, { recursive = true, validate: validate2 = nul
       result,
       fileSystem: mergedFileSystem,
       queue,
-      reject
-    }).then(() => queue.waitTillIdle()).then(resolve21, reject);
+      reject: reject2
+    }).then(() => queue.waitTillIdle()).then(resolve21, reject2);
   });
   return result;
 }
@@ -81014,10 +82162,10 @@ function unixifyPath(path) {
   return path;
 }
 async function readFile2(filePath) {
-  return new Promise((resolve21, reject) => {
+  return new Promise((resolve21, reject2) => {
     fs2.readFile(filePath, "utf8", (err, res) => {
       if (err) {
-        reject(err);
+        reject2(err);
       } else {
         resolve21(res);
       }
@@ -81028,10 +82176,10 @@ var SFTP_MKDIR_ERR_CODE_REGEXP = /Error: (E[\S]+): /;
 async function makeDirectoryWithSftp(path, sftp) {
   let stats = null;
   try {
-    stats = await new Promise((resolve21, reject) => {
+    stats = await new Promise((resolve21, reject2) => {
       sftp.stat(path, (err, res) => {
         if (err) {
-          reject(err);
+          reject2(err);
         } else {
           resolve21(res);
         }
@@ -81046,10 +82194,10 @@ async function makeDirectoryWithSftp(path, sftp) {
     throw new Error("mkdir() failed, target already exists and is not a directory");
   }
   try {
-    await new Promise((resolve21, reject) => {
+    await new Promise((resolve21, reject2) => {
       sftp.mkdir(path, (err) => {
         if (err) {
-          reject(err);
+          reject2(err);
         } else {
           resolve21();
         }
@@ -81126,13 +82274,13 @@ var NodeSSH = class {
     }
     const connection = new import_ssh2.default.Client();
     this.connection = connection;
-    await new Promise((resolve21, reject) => {
-      connection.on("error", reject);
+    await new Promise((resolve21, reject2) => {
+      connection.on("error", reject2);
       if (config.onKeyboardInteractive) {
         connection.on("keyboard-interactive", config.onKeyboardInteractive);
       }
       connection.on("ready", () => {
-        connection.removeListener("error", reject);
+        connection.removeListener("error", reject2);
         resolve21();
       });
       connection.on("end", () => {
@@ -81144,7 +82292,7 @@ var NodeSSH = class {
         if (this.connection === connection) {
           this.connection = null;
         }
-        reject(new SSHError("No response from server", "ETIMEDOUT"));
+        reject2(new SSHError("No response from server", "ETIMEDOUT"));
       });
       connection.connect(config);
     });
@@ -81155,12 +82303,12 @@ var NodeSSH = class {
   }
   async requestShell(options2) {
     const connection = this.getConnection();
-    return new Promise((resolve21, reject) => {
-      connection.on("error", reject);
+    return new Promise((resolve21, reject2) => {
+      connection.on("error", reject2);
       const callback = (err, res) => {
-        connection.removeListener("error", reject);
+        connection.removeListener("error", reject2);
         if (err) {
-          reject(err);
+          reject2(err);
         } else {
           resolve21(res);
         }
@@ -81183,12 +82331,12 @@ var NodeSSH = class {
   }
   async requestSFTP() {
     const connection = this.getConnection();
-    return new Promise((resolve21, reject) => {
-      connection.on("error", reject);
+    return new Promise((resolve21, reject2) => {
+      connection.on("error", reject2);
       connection.sftp((err, res) => {
-        connection.removeListener("error", reject);
+        connection.removeListener("error", reject2);
         if (err) {
-          reject(err);
+          reject2(err);
         } else {
           resolve21(res);
         }
@@ -81221,12 +82369,12 @@ var NodeSSH = class {
     }
     const connection = this.getConnection();
     const output = { stdout: [], stderr: [] };
-    return new Promise((resolve21, reject) => {
-      connection.on("error", reject);
+    return new Promise((resolve21, reject2) => {
+      connection.on("error", reject2);
       connection.exec(command, options2.execOptions != null ? options2.execOptions : {}, (err, channel) => {
-        connection.removeListener("error", reject);
+        connection.removeListener("error", reject2);
         if (err) {
-          reject(err);
+          reject2(err);
           return;
         }
         if (options2.onChannel) {
@@ -81329,10 +82477,10 @@ var NodeSSH = class {
     invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
     const sftp = givenSftp || await this.requestSFTP();
     try {
-      await new Promise((resolve21, reject) => {
+      await new Promise((resolve21, reject2) => {
         sftp.fastGet(unixifyPath(remoteFile), localFile, transferOptions || {}, (err) => {
           if (err) {
-            reject(err);
+            reject2(err);
           } else {
             resolve21();
           }
@@ -81356,7 +82504,7 @@ var NodeSSH = class {
     }), `localFile does not exist at ${localFile}`);
     const sftp = givenSftp || await this.requestSFTP();
     const putFile = (retry2) => {
-      return new Promise((resolve21, reject) => {
+      return new Promise((resolve21, reject2) => {
         sftp.fastPut(localFile, unixifyPath(remoteFile), transferOptions || {}, (err) => {
           if (err == null) {
             resolve21();
@@ -81365,7 +82513,7 @@ var NodeSSH = class {
           if (err.message === "No such file" && retry2) {
             resolve21(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
           } else {
-            reject(err);
+            reject2(err);
           }
         });
       });
@@ -81390,12 +82538,12 @@ var NodeSSH = class {
     const sftp = givenSftp || await this.requestSFTP();
     const queue = new PromiseQueue({ concurrency: concurrency2 });
     try {
-      await new Promise((resolve21, reject) => {
+      await new Promise((resolve21, reject2) => {
         files.forEach((file) => {
           queue.add(async () => {
             await this.putFile(file.local, file.remote, sftp, transferOptions);
             transferred.push(file);
-          }).catch(reject);
+          }).catch(reject2);
         });
         queue.waitTillIdle().then(resolve21);
       });
@@ -81430,16 +82578,16 @@ var NodeSSH = class {
     directories.sort((a, b2) => a.length - b2.length);
     let failed = false;
     try {
-      await new Promise((resolve21, reject) => {
+      await new Promise((resolve21, reject2) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         directories.forEach((directory) => {
           queue.add(async () => {
             await this.mkdir(fsPath2.join(remoteDirectory, directory), "sftp", sftp);
-          }).catch(reject);
+          }).catch(reject2);
         });
         resolve21(queue.waitTillIdle());
       });
-      await new Promise((resolve21, reject) => {
+      await new Promise((resolve21, reject2) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         files.forEach((file) => {
           queue.add(async () => {
@@ -81452,7 +82600,7 @@ var NodeSSH = class {
               failed = true;
               tick(localFile, remoteFile, _2);
             }
-          }).catch(reject);
+          }).catch(reject2);
         });
         resolve21(queue.waitTillIdle());
       });
@@ -81486,10 +82634,10 @@ var NodeSSH = class {
           return fsPath2.posix.join(pathA, pathB);
         },
         readdir(path) {
-          return new Promise((resolve21, reject) => {
+          return new Promise((resolve21, reject2) => {
             sftp.readdir(path, (err, res) => {
               if (err) {
-                reject(err);
+                reject2(err);
               } else {
                 resolve21(res.map((item) => item.filename));
               }
@@ -81497,10 +82645,10 @@ var NodeSSH = class {
           });
         },
         stat(path) {
-          return new Promise((resolve21, reject) => {
+          return new Promise((resolve21, reject2) => {
             sftp.stat(path, (err, res) => {
               if (err) {
-                reject(err);
+                reject2(err);
               } else {
                 resolve21(res);
               }
@@ -81514,16 +82662,16 @@ var NodeSSH = class {
     directories.sort((a, b2) => a.length - b2.length);
     let failed = false;
     try {
-      await new Promise((resolve21, reject) => {
+      await new Promise((resolve21, reject2) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         directories.forEach((directory) => {
           queue.add(async () => {
             await (0, import_make_dir.default)(fsPath2.join(localDirectory, directory));
-          }).catch(reject);
+          }).catch(reject2);
         });
         resolve21(queue.waitTillIdle());
       });
-      await new Promise((resolve21, reject) => {
+      await new Promise((resolve21, reject2) => {
         const queue = new PromiseQueue({ concurrency: concurrency2 });
         files.forEach((file) => {
           queue.add(async () => {
@@ -81536,7 +82684,7 @@ var NodeSSH = class {
               failed = true;
               tick(localFile, remoteFile, _2);
             }
-          }).catch(reject);
+          }).catch(reject2);
         });
         resolve21(queue.waitTillIdle());
       });
@@ -81549,10 +82697,10 @@ var NodeSSH = class {
   }
   forwardIn(remoteAddr, remotePort, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve21, reject) => {
+    return new Promise((resolve21, reject2) => {
       connection.forwardIn(remoteAddr, remotePort, (error, port) => {
         if (error) {
-          reject(error);
+          reject2(error);
           return;
         }
         const handler2 = (details, acceptConnection, rejectConnection) => {
@@ -81580,10 +82728,10 @@ var NodeSSH = class {
   }
   forwardOut(srcIP, srcPort, dstIP, dstPort) {
     const connection = this.getConnection();
-    return new Promise((resolve21, reject) => {
+    return new Promise((resolve21, reject2) => {
       connection.forwardOut(srcIP, srcPort, dstIP, dstPort, (error, channel) => {
         if (error) {
-          reject(error);
+          reject2(error);
           return;
         }
         resolve21(channel);
@@ -81592,10 +82740,10 @@ var NodeSSH = class {
   }
   forwardInStreamLocal(socketPath, onConnection) {
     const connection = this.getConnection();
-    return new Promise((resolve21, reject) => {
+    return new Promise((resolve21, reject2) => {
       connection.openssh_forwardInStreamLocal(socketPath, (error) => {
         if (error) {
-          reject(error);
+          reject2(error);
           return;
         }
         const handler2 = (details, acceptConnection, rejectConnection) => {
@@ -81623,10 +82771,10 @@ var NodeSSH = class {
   }
   forwardOutStreamLocal(socketPath) {
     const connection = this.getConnection();
-    return new Promise((resolve21, reject) => {
+    return new Promise((resolve21, reject2) => {
       connection.openssh_forwardOutStreamLocal(socketPath, (error, channel) => {
         if (error) {
-          reject(error);
+          reject2(error);
           return;
         }
         resolve21(channel);
@@ -81697,18 +82845,18 @@ async function startRemoteShell(channel, readyTimeoutMs) {
   function exchange(text3, timeoutMs, done) {
     out = "";
     err = "";
-    return new Promise((resolve21, reject) => {
+    return new Promise((resolve21, reject2) => {
       const timer = setTimeout(() => {
         pending = void 0;
         close();
-        reject(new ShellTimeout(`no answer within ${timeoutMs} ms`));
+        reject2(new ShellTimeout(`no answer within ${timeoutMs} ms`));
       }, timeoutMs);
       pending = (gone) => {
         const result = done();
         if (result === null && !gone) return;
         pending = void 0;
         clearTimeout(timer);
-        if (result === null) reject(new ShellGone("the shell closed"));
+        if (result === null) reject2(new ShellGone("the shell closed"));
         else resolve21(result);
       };
       if (!alive) pending(true);
@@ -81804,12 +82952,12 @@ function createSshTransport(options2) {
     return started;
   }
   function openShell(client) {
-    return new Promise((resolve21, reject) => {
+    return new Promise((resolve21, reject2) => {
       const connection = client.connection;
-      if (!connection) return reject(new Error("not connected"));
+      if (!connection) return reject2(new Error("not connected"));
       connection.exec(
         "exec /bin/sh",
-        (error, channel) => error ? reject(error) : resolve21(channel)
+        (error, channel) => error ? reject2(error) : resolve21(channel)
       );
     }).then((channel) => startRemoteShell(channel, options2.commandTimeoutMs ?? 3e4));
   }
@@ -81887,10 +83035,10 @@ function createSshTransport(options2) {
     if (remote) return runInShell(remote, client, argv, line, timeout);
     let channel;
     let timer;
-    const timedOut = new Promise((_2, reject) => {
+    const timedOut = new Promise((_2, reject2) => {
       timer = setTimeout(() => {
         channel?.close();
-        reject(
+        reject2(
           new CommandTimeoutError(
             `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where} (stopped)`
           )
@@ -81975,7 +83123,7 @@ function sshPrivateKey(env) {
   const file = env.TOPO_SSH_KEY_FILE;
   if (file && file.trim() !== "") {
     try {
-      return readFileSync5(file, "utf8");
+      return readFileSync6(file, "utf8");
     } catch (error) {
       throw new SlurmConfigError(`TOPO_SSH_KEY_FILE=${file} cannot be read: ${error.message}`);
     }
@@ -82038,19 +83186,19 @@ function refusalNotice(request2, errors) {
   ].join("\n");
 }
 async function refuseRequest(octokit, repo, request2, errors, at, options2 = {}) {
-  const target = { ...repo, issue_number: request2.pr };
+  const target2 = { ...repo, issue_number: request2.pr };
   await updateRunState(
     octokit,
-    target,
+    target2,
     (s) => withOutcome(s, request2.id, refusedOutcome(request2, errors, at))
   );
   if (!options2.keepLabel)
     await setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: request2.pr }, null);
   const body = refusalNotice(request2, errors);
-  await writeSubmitComment(octokit, target, request2.candidate, body);
-  const monitor = await findMonitorComment(octokit, target, request2.candidate);
+  await writeSubmitComment(octokit, target2, request2.candidate, body);
+  const monitor = await findMonitorComment(octokit, target2, request2.candidate);
   if (stickyText(monitor)?.includes(request2.runName))
-    await writeMonitorComment(octokit, target, request2.candidate, body, monitor);
+    await writeMonitorComment(octokit, target2, request2.candidate, body, monitor);
 }
 async function refuseOrphanedRequest(octokit, repo, source, pull, request2, log, options2 = {}) {
   const queued = request2.headSha === pull.headSha && !pull.state.runs[request2.id] && !pull.state.outcomes[request2.id];
@@ -82071,7 +83219,7 @@ var repoOf = (config) => ({
 });
 function loadExperiments(config) {
   const clustersPath = join8(config.workspace, config.clustersFile);
-  const clusters = checkClusters(readFileSync6(clustersPath, "utf8"), clustersPath);
+  const clusters = checkClusters(readFileSync7(clustersPath, "utf8"), clustersPath);
   if (!clusters.value)
     throw new Error(
       `${clustersPath}: ${clusters.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`
@@ -82080,8 +83228,8 @@ function loadExperiments(config) {
   const out = /* @__PURE__ */ new Map();
   for (const dir of readdirSync5(root, { withFileTypes: true })) {
     const file = join8(root, dir.name, "experiment.yaml");
-    if (!dir.isDirectory() || !existsSync6(file)) continue;
-    const checked2 = checkExperiment(readFileSync6(file, "utf8"), file);
+    if (!dir.isDirectory() || !existsSync7(file)) continue;
+    const checked2 = checkExperiment(readFileSync7(file, "utf8"), file);
     if (!checked2.value) {
       config.log(`skipping ${file}: ${checked2.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`);
       continue;
@@ -82111,10 +83259,10 @@ function loadExperiments(config) {
 function recordReferences2(config, experimentId) {
   const paths = recordPaths(experimentId);
   const file = join8(config.workspace, paths.json);
-  if (!existsSync6(file)) return {};
+  if (!existsSync7(file)) return {};
   let record;
   try {
-    record = parseRecord(readFileSync6(file, "utf8"), paths.json);
+    record = parseRecord(readFileSync7(file, "utf8"), paths.json);
   } catch (e) {
     config.log(`${paths.json}: ${e.message}; deciding without the recorded references`);
     return {};
@@ -82125,7 +83273,7 @@ function recordReferences2(config, experimentId) {
     best: referenceWithFigure(bestRun(record), record.runs),
     referenceSource: referenceSourceOf(record),
     betweenRun: betweenRunOf(record),
-    recordChartUrl: existsSync6(join8(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
+    recordChartUrl: existsSync7(join8(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
   };
 }
 async function readSnapshots(octokit, config) {
@@ -82182,8 +83330,8 @@ async function loadCandidates(octokit, config, experiments, snapshots) {
 }
 function referenceTopology(config, loaded, request2) {
   const file = join8(config.workspace, request2.path);
-  if (request2.path.includes("..") || !existsSync6(file)) return {};
-  const checked2 = checkCandidate(readFileSync6(file, "utf8"), request2.path);
+  if (request2.path.includes("..") || !existsSync7(file)) return {};
+  const checked2 = checkCandidate(readFileSync7(file, "utf8"), request2.path);
   if (!checked2.value) return {};
   const topology = expandCandidate(loaded.base, checked2.value.topology);
   return hash8(topology) === request2.topologyHash ? { topology } : {};
@@ -82226,18 +83374,18 @@ function partsCache(keyOf, find) {
 }
 function runStateCache(octokit, config, snapshotOf) {
   return partsCache(String, (pr) => {
-    const target = { ...repoOf(config), issue_number: pr, purpose: RUN_STATE_PURPOSE };
+    const target2 = { ...repoOf(config), issue_number: pr, purpose: RUN_STATE_PURPOSE };
     const snap = snapshotOf(pr);
-    return snap ? Promise.resolve(snapshotSticky(snap, target)) : findStickyComments(octokit, target);
+    return snap ? Promise.resolve(snapshotSticky(snap, target2)) : findStickyComments(octokit, target2);
   });
 }
 function monitorCommentCache(octokit, config, snapshotOf) {
-  const target = (pr) => ({ ...repoOf(config), issue_number: pr });
+  const target2 = (pr) => ({ ...repoOf(config), issue_number: pr });
   const cache2 = partsCache(
     ({ pr, candidate }) => `${pr}/${candidate}`,
     async ({ pr, candidate }) => {
       const snap = snapshotOf(pr);
-      return snap ? monitorCommentParts(snap.botComments, candidate, config.botLogin) : findMonitorComment(octokit, target(pr), candidate);
+      return snap ? monitorCommentParts(snap.botComments, candidate, config.botLogin) : findMonitorComment(octokit, target2(pr), candidate);
     }
   );
   return {
@@ -82245,10 +83393,10 @@ function monitorCommentCache(octokit, config, snapshotOf) {
     /** Writes by the known comment ids; a comment deleted since the snapshot is found again. */
     async write(pr, candidate, body) {
       const known = await cache2.get({ pr, candidate });
-      const written = await writeMonitorComment(octokit, target(pr), candidate, body, known).catch(
+      const written = await writeMonitorComment(octokit, target2(pr), candidate, body, known).catch(
         (e) => {
           if (e.status !== 404) throw e;
-          return writeMonitorComment(octokit, target(pr), candidate, body);
+          return writeMonitorComment(octokit, target2(pr), candidate, body);
         }
       );
       cache2.set({ pr, candidate }, written.parts);
@@ -82463,7 +83611,7 @@ function buildMonitorPorts(octokit, config) {
 }
 
 // node_modules/@actions/github/lib/context.js
-import { readFileSync as readFileSync7, existsSync as existsSync7 } from "fs";
+import { readFileSync as readFileSync8, existsSync as existsSync8 } from "fs";
 import { EOL } from "os";
 var Context = class {
   /**
@@ -82473,8 +83621,8 @@ var Context = class {
     var _a, _b, _c;
     this.payload = {};
     if (process.env.GITHUB_EVENT_PATH) {
-      if (existsSync7(process.env.GITHUB_EVENT_PATH)) {
-        this.payload = JSON.parse(readFileSync7(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
+      if (existsSync8(process.env.GITHUB_EVENT_PATH)) {
+        this.payload = JSON.parse(readFileSync8(process.env.GITHUB_EVENT_PATH, { encoding: "utf8" }));
       } else {
         const path = process.env.GITHUB_EVENT_PATH;
         process.stdout.write(`GITHUB_EVENT_PATH ${path} does not exist${EOL}`);
@@ -82522,19 +83670,19 @@ var __awaiter = function(thisArg, _arguments, P2, generator) {
       resolve21(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve21, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve21, reject2) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
       } catch (e) {
-        reject(e);
+        reject2(e);
       }
     }
     function rejected(value) {
       try {
         step(generator["throw"](value));
       } catch (e) {
-        reject(e);
+        reject2(e);
       }
     }
     function step(result) {
@@ -82595,7 +83743,7 @@ function getUserAgent() {
 }
 
 // node_modules/before-after-hook/lib/register.js
-function register(state2, name, method, options2) {
+function register(state3, name, method, options2) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
   }
@@ -82604,24 +83752,24 @@ function register(state2, name, method, options2) {
   }
   if (Array.isArray(name)) {
     return name.reverse().reduce((callback, name2) => {
-      return register.bind(null, state2, name2, callback, options2);
+      return register.bind(null, state3, name2, callback, options2);
     }, method)();
   }
   return Promise.resolve().then(() => {
-    if (!state2.registry[name]) {
+    if (!state3.registry[name]) {
       return method(options2);
     }
-    return state2.registry[name].reduce((method2, registered) => {
+    return state3.registry[name].reduce((method2, registered) => {
       return registered.hook.bind(null, method2, options2);
     }, method)();
   });
 }
 
 // node_modules/before-after-hook/lib/add.js
-function addHook(state2, kind, name, hook2) {
+function addHook(state3, kind, name, hook2) {
   const orig = hook2;
-  if (!state2.registry[name]) {
-    state2.registry[name] = [];
+  if (!state3.registry[name]) {
+    state3.registry[name] = [];
   }
   if (kind === "before") {
     hook2 = (method, options2) => {
@@ -82646,38 +83794,38 @@ function addHook(state2, kind, name, hook2) {
       });
     };
   }
-  state2.registry[name].push({
+  state3.registry[name].push({
     hook: hook2,
     orig
   });
 }
 
 // node_modules/before-after-hook/lib/remove.js
-function removeHook(state2, name, method) {
-  if (!state2.registry[name]) {
+function removeHook(state3, name, method) {
+  if (!state3.registry[name]) {
     return;
   }
-  const index = state2.registry[name].map((registered) => {
+  const index = state3.registry[name].map((registered) => {
     return registered.orig;
   }).indexOf(method);
   if (index === -1) {
     return;
   }
-  state2.registry[name].splice(index, 1);
+  state3.registry[name].splice(index, 1);
 }
 
 // node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
-function bindApi(hook2, state2, name) {
+function bindApi(hook2, state3, name) {
   const removeHookRef = bindable(removeHook, null).apply(
     null,
-    name ? [state2, name] : [state2]
+    name ? [state3, name] : [state3]
   );
   hook2.api = { remove: removeHookRef };
   hook2.remove = removeHookRef;
   ["before", "error", "after", "wrap"].forEach((kind) => {
-    const args = name ? [state2, kind, name] : [state2, kind];
+    const args = name ? [state3, kind, name] : [state3, kind];
     hook2[kind] = hook2.api[kind] = bindable(addHook, null).apply(null, args);
   });
 }
@@ -82691,11 +83839,11 @@ function Singular() {
   return singularHook;
 }
 function Collection() {
-  const state2 = {
+  const state3 = {
     registry: {}
   };
-  const hook2 = register.bind(null, state2);
-  bindApi(hook2, state2);
+  const hook2 = register.bind(null, state3);
+  bindApi(hook2, state3);
   return hook2;
 }
 var before_after_hook_default = { Singular, Collection };
@@ -83456,7 +84604,7 @@ async function fetchWrapper(requestOptions) {
     requestError.cause = error;
     throw requestError;
   }
-  const status4 = fetchResponse.status;
+  const status5 = fetchResponse.status;
   const url = fetchResponse.url;
   const responseHeaders = {};
   for (const [key, value] of fetchResponse.headers) {
@@ -83464,7 +84612,7 @@ async function fetchWrapper(requestOptions) {
   }
   const octokitResponse = {
     url,
-    status: status4,
+    status: status5,
     headers: responseHeaders,
     data: ""
   };
@@ -83475,28 +84623,28 @@ async function fetchWrapper(requestOptions) {
       `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
     );
   }
-  if (status4 === 204 || status4 === 205) {
+  if (status5 === 204 || status5 === 205) {
     return octokitResponse;
   }
   if (requestOptions.method === "HEAD") {
-    if (status4 < 400) {
+    if (status5 < 400) {
       return octokitResponse;
     }
-    throw new RequestError(fetchResponse.statusText, status4, {
+    throw new RequestError(fetchResponse.statusText, status5, {
       response: octokitResponse,
       request: requestOptions
     });
   }
-  if (status4 === 304) {
+  if (status5 === 304) {
     octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError("Not modified", status4, {
+    throw new RequestError("Not modified", status5, {
       response: octokitResponse,
       request: requestOptions
     });
   }
-  if (status4 >= 400) {
+  if (status5 >= 400) {
     octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError(toErrorMessage(octokitResponse.data), status4, {
+    throw new RequestError(toErrorMessage(octokitResponse.data), status5, {
       response: octokitResponse,
       request: requestOptions
     });
@@ -83659,13 +84807,13 @@ function graphql(request2, query, options2) {
   });
 }
 function withDefaults3(request2, newDefaults) {
-  const newRequest = request2.defaults(newDefaults);
+  const newRequest2 = request2.defaults(newDefaults);
   const newApi = (query, options2) => {
-    return graphql(newRequest, query, options2);
+    return graphql(newRequest2, query, options2);
   };
   return Object.assign(newApi, {
-    defaults: withDefaults3.bind(null, newRequest),
-    endpoint: newRequest.endpoint
+    defaults: withDefaults3.bind(null, newRequest2),
+    endpoint: newRequest2.endpoint
   });
 }
 var graphql2 = withDefaults3(request, {
@@ -86187,28 +87335,28 @@ var handler = {
   has({ scope }, methodName) {
     return endpointMethodsMap.get(scope).has(methodName);
   },
-  getOwnPropertyDescriptor(target, methodName) {
+  getOwnPropertyDescriptor(target2, methodName) {
     return {
-      value: this.get(target, methodName),
+      value: this.get(target2, methodName),
       // ensures method is in the cache
       configurable: true,
       writable: true,
       enumerable: true
     };
   },
-  defineProperty(target, methodName, descriptor) {
-    Object.defineProperty(target.cache, methodName, descriptor);
+  defineProperty(target2, methodName, descriptor) {
+    Object.defineProperty(target2.cache, methodName, descriptor);
     return true;
   },
-  deleteProperty(target, methodName) {
-    delete target.cache[methodName];
+  deleteProperty(target2, methodName) {
+    delete target2.cache[methodName];
     return true;
   },
   ownKeys({ scope }) {
     return [...endpointMethodsMap.get(scope).keys()];
   },
-  set(target, methodName, value) {
-    return target.cache[methodName] = value;
+  set(target2, methodName, value) {
+    return target2.cache[methodName] = value;
   },
   get({ octokit, scope, cache: cache2 }, methodName) {
     if (cache2[methodName]) {
@@ -86452,33 +87600,33 @@ var VERSION7 = "0.0.0-development";
 function isRequestError(error) {
   return error.request !== void 0;
 }
-async function errorRequest(state2, octokit, error, options2) {
+async function errorRequest(state3, octokit, error, options2) {
   if (!isRequestError(error) || !error?.request.request) {
     throw error;
   }
-  if (error.status >= 400 && !state2.doNotRetry.includes(error.status)) {
-    const retries = options2.request.retries != null ? options2.request.retries : state2.retries;
+  if (error.status >= 400 && !state3.doNotRetry.includes(error.status)) {
+    const retries = options2.request.retries != null ? options2.request.retries : state3.retries;
     const retryAfter = Math.pow((options2.request.retryCount || 0) + 1, 2);
     throw octokit.retry.retryRequest(error, retries, retryAfter);
   }
   throw error;
 }
-async function wrapRequest(state2, octokit, request2, options2) {
+async function wrapRequest(state3, octokit, request2, options2) {
   const limiter = new import_light.default();
   limiter.on("failed", function(error, info) {
     const maxRetries = ~~error.request.request?.retries;
     const after = ~~error.request.request?.retryAfter;
     options2.request.retryCount = info.retryCount + 1;
     if (maxRetries > info.retryCount) {
-      return after * state2.retryAfterBaseValue;
+      return after * state3.retryAfterBaseValue;
     }
   });
   return limiter.schedule(
-    requestWithGraphqlErrorHandling.bind(null, state2, octokit, request2),
+    requestWithGraphqlErrorHandling.bind(null, state3, octokit, request2),
     options2
   );
 }
-async function requestWithGraphqlErrorHandling(state2, octokit, request2, options2) {
+async function requestWithGraphqlErrorHandling(state3, octokit, request2, options2) {
   const response = await request2(options2);
   if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
     response.data.errors[0].message
@@ -86487,12 +87635,12 @@ async function requestWithGraphqlErrorHandling(state2, octokit, request2, option
       request: options2,
       response
     });
-    return errorRequest(state2, octokit, error, options2);
+    return errorRequest(state3, octokit, error, options2);
   }
   return response;
 }
 function retry(octokit, octokitOptions) {
-  const state2 = Object.assign(
+  const state3 = Object.assign(
     {
       enabled: true,
       retryAfterBaseValue: 1e3,
@@ -86512,9 +87660,9 @@ function retry(octokit, octokitOptions) {
       }
     }
   };
-  if (state2.enabled) {
-    octokit.hook.error("request", errorRequest.bind(null, state2, retryPlugin));
-    octokit.hook.wrap("request", wrapRequest.bind(null, state2, retryPlugin));
+  if (state3.enabled) {
+    octokit.hook.error("request", errorRequest.bind(null, state3, retryPlugin));
+    octokit.hook.wrap("request", wrapRequest.bind(null, state3, retryPlugin));
   }
   return retryPlugin;
 }
@@ -86524,10 +87672,10 @@ retry.VERSION = VERSION7;
 var import_light2 = __toESM(require_light(), 1);
 var VERSION8 = "0.0.0-development";
 var noop3 = () => Promise.resolve();
-function wrapRequest2(state2, request2, options2) {
-  return state2.retryLimiter.schedule(doRequest, state2, request2, options2);
+function wrapRequest2(state3, request2, options2) {
+  return state3.retryLimiter.schedule(doRequest, state3, request2, options2);
 }
-async function doRequest(state2, request2, options2) {
+async function doRequest(state3, request2, options2) {
   const { pathname } = new URL(options2.url, "http://github.test");
   const isAuth = isAuthRequest(options2.method, pathname);
   const isWrite = !isAuth && options2.method !== "GET" && options2.method !== "HEAD";
@@ -86535,19 +87683,19 @@ async function doRequest(state2, request2, options2) {
   const isGraphQL = pathname.startsWith("/graphql");
   const retryCount = ~~request2.retryCount;
   const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
-  if (state2.clustering) {
+  if (state3.clustering) {
     jobOptions.expiration = 1e3 * 60;
   }
   if (isWrite || isGraphQL) {
-    await state2.write.key(state2.id).schedule(jobOptions, noop3);
+    await state3.write.key(state3.id).schedule(jobOptions, noop3);
   }
-  if (isWrite && state2.triggersNotification(pathname)) {
-    await state2.notifications.key(state2.id).schedule(jobOptions, noop3);
+  if (isWrite && state3.triggersNotification(pathname)) {
+    await state3.notifications.key(state3.id).schedule(jobOptions, noop3);
   }
   if (isSearch) {
-    await state2.search.key(state2.id).schedule(jobOptions, noop3);
+    await state3.search.key(state3.id).schedule(jobOptions, noop3);
   }
-  const req = (isAuth ? state2.auth : state2.global).key(state2.id).schedule(jobOptions, request2, options2);
+  const req = (isAuth ? state3.auth : state3.global).key(state3.id).schedule(jobOptions, request2, options2);
   if (isGraphQL) {
     const res = await req;
     if (res.data.errors != null && res.data.errors.some((error) => error.type === "RATE_LIMITED")) {
@@ -86644,7 +87792,7 @@ function throttling(octokit, octokitOptions) {
   if (typeof connection !== "undefined") {
     common.connection = connection;
   }
-  const state2 = Object.assign(
+  const state3 = Object.assign(
     {
       clustering: connection != null,
       triggersNotification,
@@ -86654,7 +87802,7 @@ function throttling(octokit, octokitOptions) {
     },
     octokitOptions.throttle
   );
-  if (typeof state2.onSecondaryRateLimit !== "function" || typeof state2.onRateLimit !== "function") {
+  if (typeof state3.onSecondaryRateLimit !== "function" || typeof state3.onRateLimit !== "function") {
     throw new Error(`octokit/plugin-throttling error:
         You must pass the onSecondaryRateLimit and onRateLimit error handlers.
         See https://octokit.github.io/rest.js/#throttling
@@ -86676,21 +87824,21 @@ function throttling(octokit, octokitOptions) {
     if (groups.global == null) {
       createGroups(Bottleneck2, common);
     }
-    state2.global = state2.global ?? groups.global;
-    state2.auth = state2.auth ?? groups.auth;
-    state2.search = state2.search ?? groups.search;
-    state2.write = state2.write ?? groups.write;
-    state2.notifications = state2.notifications ?? groups.notifications;
-    state2.retryLimiter = state2.retryLimiter ?? new Bottleneck2();
+    state3.global = state3.global ?? groups.global;
+    state3.auth = state3.auth ?? groups.auth;
+    state3.search = state3.search ?? groups.search;
+    state3.write = state3.write ?? groups.write;
+    state3.notifications = state3.notifications ?? groups.notifications;
+    state3.retryLimiter = state3.retryLimiter ?? new Bottleneck2();
     const events = {};
     const emitter = new Bottleneck2.Events(events);
-    events.on("secondary-limit", state2.onSecondaryRateLimit);
-    events.on("rate-limit", state2.onRateLimit);
+    events.on("secondary-limit", state3.onSecondaryRateLimit);
+    events.on("rate-limit", state3.onRateLimit);
     events.on(
       "error",
       (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
     );
-    state2.retryLimiter.on("failed", async function(error, info) {
+    state3.retryLimiter.on("failed", async function(error, info) {
       const [state22, request2, options2] = info.args;
       const { pathname } = new URL(options2.url, "http://github.test");
       const shouldRetryGraphQL = pathname.startsWith("/graphql") && error.status !== 401;
@@ -86743,7 +87891,7 @@ function throttling(octokit, octokitOptions) {
   };
   octokit.hook.wrap("request", (request2, options2) => {
     initializeBottleneck();
-    return wrapRequest2(state2, request2, options2);
+    return wrapRequest2(state3, request2, options2);
   });
   return {};
 }
@@ -86808,85 +87956,6 @@ function splitRepository(fullName) {
   return { owner: m2[1], repo: m2[2] };
 }
 
-// src/report/comment-throttle.ts
-var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
-  if (!previous) return true;
-  if (previous.hash === next.hash) return false;
-  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
-  if (ENDED.has(next.state)) return true;
-  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
-  if (nowMs < previous.writtenAtMs) return true;
-  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
-}
-function shouldWriteCheck(previous, next) {
-  if (!previous) return true;
-  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
-}
-var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
-function renderCommentStamp(s) {
-  for (const [k2, v2] of [
-    ["state", s.state],
-    ["outcome", s.outcome]
-  ])
-    if (!/^[a-z-]+$/.test(v2))
-      throw new Error(`comment stamp ${k2} "${v2}" must be lower-case letters and dashes`);
-  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
-  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
-}
-function parseCommentStamp(body) {
-  if (!body) return void 0;
-  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
-  const m2 = all[all.length - 1];
-  if (!m2) return void 0;
-  return { state: m2[1], outcome: m2[2], hash: m2[3], writtenAtMs: Number(m2[4]) };
-}
-
-// src/report/state-label.ts
-function candidateLabel({ state: state2, observation }) {
-  switch (state2) {
-    case null:
-      return null;
-    case "queued":
-      return "queued";
-    case "submitted":
-    case "starting":
-    case "warming":
-    case "stabilising":
-      return "running";
-    case "stable":
-      return "stable";
-    case "finished":
-    case "stopped":
-      return observation?.verdict.value ? "stable" : null;
-    case "failed":
-      return "failed";
-  }
-}
-function pullStateLabel(candidates) {
-  const labels = new Set(candidates.map(candidateLabel));
-  for (const l3 of ["failed", "running", "queued", "stable"]) if (labels.has(l3)) return l3;
-  return null;
-}
-var RAN = /* @__PURE__ */ new Set(["finished", "decided", "stopped", "failed"]);
-var ranAndEnded = (kind) => kind !== void 0 && RAN.has(kind);
-function endedCandidate(candidate, comment) {
-  const stamp = parseCommentStamp(comment);
-  if (!comment || !stamp || !["finished", "stopped", "failed"].includes(stamp.state)) return null;
-  const observation = parseObservationBlock(comment);
-  const conclusion = checkConclusion({ outcome: stamp.outcome });
-  const headline = comment.split("<details>")[0]?.replace(/^<!--[^\n]*-->\n/, "").trim();
-  return {
-    state: stamp.state,
-    ...observation ? { observation: { verdict: observation.verdict } } : {},
-    check: {
-      title: `${candidate} ${stamp.state} (${stamp.outcome}), as its final comment says`,
-      summary: headline || `\`${candidate}\` ${stamp.state}`,
-      ...conclusion ? { conclusion } : {}
-    }
-  };
-}
-
 // src/monitor/state.ts
 function newPassState(options2 = {}) {
   return { options: options2, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
@@ -86894,8 +87963,8 @@ function newPassState(options2 = {}) {
 var ClusterUnreachable = class extends Error {
   name = "ClusterUnreachable";
 };
-async function eachExperiment(state2, stage, step) {
-  for (const e of state2.experiments) {
+async function eachExperiment(state3, stage, step) {
+  for (const e of state3.experiments) {
     if (e.failed) continue;
     try {
       await step(e);
@@ -86906,8 +87975,8 @@ async function eachExperiment(state2, stage, step) {
     }
   }
 }
-function heldPulls(state2) {
-  return new Set(state2.experiments.flatMap((e) => e.failed ? e.exp.candidates.map((c) => c.pr) : []));
+function heldPulls(state3) {
+  return new Set(state3.experiments.flatMap((e) => e.failed ? e.exp.candidates.map((c) => c.pr) : []));
 }
 function judged(e) {
   return e.candidates.filter(
@@ -86916,13 +87985,13 @@ function judged(e) {
 }
 
 // src/monitor/read.ts
-async function read(state2, ports) {
+async function read(state3, ports) {
   const experiments = await ports.experiments();
-  state2.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state2.options, ports.now())));
-  await readJobs(state2, ports);
+  state3.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state3.options, ports.now())));
+  await readJobs(state3, ports);
 }
-async function readJobs(state2, ports) {
-  await eachExperiment(state2, "read", async (e) => {
+async function readJobs(state3, ports) {
+  await eachExperiment(state3, "read", async (e) => {
     e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
       throw new ClusterUnreachable(`Slurm: ${err.message}`);
     });
@@ -87016,11 +88085,11 @@ function duration2(seconds3) {
   return m2 < 120 ? `${m2} min` : `${Math.floor(m2 / 60)} h ${m2 % 60} min`;
 }
 function clockSkew(runner, ref) {
-  const iso2 = (ts) => `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z`;
+  const iso3 = (ts) => `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z`;
   if (ref.prometheus !== null && Math.abs(runner - ref.prometheus) > MAX_SKEW_SECONDS)
-    return `the runner's clock (${iso2(runner)}) is ${duration2(runner - ref.prometheus)} ${runner > ref.prometheus ? "ahead of" : "behind"} Prometheus's (${iso2(ref.prometheus)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
+    return `the runner's clock (${iso3(runner)}) is ${duration2(runner - ref.prometheus)} ${runner > ref.prometheus ? "ahead of" : "behind"} Prometheus's (${iso3(ref.prometheus)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
   if (ref.slurm !== null && ref.slurm - runner > MAX_SKEW_SECONDS)
-    return `the runner's clock (${iso2(runner)}) is at least ${duration2(ref.slurm - runner)} behind a time Slurm printed (${iso2(ref.slurm)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
+    return `the runner's clock (${iso3(runner)}) is at least ${duration2(ref.slurm - runner)} behind a time Slurm printed (${iso3(ref.slurm)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
   return null;
 }
 async function readClock(e, ports, options2) {
@@ -87037,7 +88106,7 @@ async function readClock(e, ports, options2) {
 
 // src/monitor/judge.ts
 var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
-var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
+var iso2 = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
 function runOf(e, p) {
   const { S: S2, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
   const run3 = p.observed?.run;
@@ -87112,14 +88181,14 @@ function viewOf(e, p, j2) {
 function timelineOf(e, { job, observed }, warmupEnd) {
   const firstTs = observed?.analysis?.startTs;
   return [
-    { label: "submitted", at: iso(job?.submitTs) },
-    { label: "started", at: iso(job?.startTs) },
-    { label: "first metrics", at: iso(firstTs) },
+    { label: "submitted", at: iso2(job?.submitTs) },
+    { label: "started", at: iso2(job?.startTs) },
+    { label: "first metrics", at: iso2(firstTs) },
     {
       label: "warm-up ended",
-      at: firstTs && warmupEnd != null ? iso(Math.round(firstTs + warmupEnd * 60 / e.clock.S)) : null
+      at: firstTs && warmupEnd != null ? iso2(Math.round(firstTs + warmupEnd * 60 / e.clock.S)) : null
     },
-    { label: "ended", at: observed?.ended ? iso(job?.endTs) : null }
+    { label: "ended", at: observed?.ended ? iso2(job?.endTs) : null }
   ];
 }
 function referenceJobLine(e, plan) {
@@ -87133,7 +88202,7 @@ function referenceJobLine(e, plan) {
   }
   const gpu = candidateGpu(e, p, false);
   const base = e.exp.grafanaUrl;
-  const stop2 = plan.stops.find((s) => s.p === p)?.reason ?? null;
+  const stop3 = plan.stops.find((s) => s.p === p)?.reason ?? null;
   return {
     name,
     run: {
@@ -87143,7 +88212,7 @@ function referenceJobLine(e, plan) {
       state: p.job?.state ?? "queued",
       grafanaUrl: base ? grafanaLink(base, p.c.runName) : null,
       gpuMinutes: gpu ? gpu.gpus * gpu.minutesRunning : null,
-      stopping: stop2
+      stopping: stop3
     },
     note: null
   };
@@ -87195,10 +88264,10 @@ function unopened(view, recorded) {
     (c) => !view.pulls.some((b2) => b2.candidate === c) && !recorded.has(c) && s.rounds[c] !== void 0
   ).map((c) => ({ candidate: c, round: s.rounds[c] }));
 }
-function dashboardText(id, runs, plan, pass) {
+function dashboardText(id, runs2, plan, pass) {
   const s = pass.state;
   const waiting2 = [plan.waiting, ...pass.notes].filter(Boolean).join("; ") || null;
-  const body = renderDashboard(id, runs, { ...plan, waiting: waiting2 }, pass.stalls);
+  const body = renderDashboard(id, runs2, { ...plan, waiting: waiting2 }, dashboardHelp(COMMANDS), pass.stalls);
   const concluded = s.concluded ? `
 
 **Concluded:** ${inlineText(s.concluded.reason, 300)}; winner: ${s.concluded.winner ? `\`${s.concluded.winner}\`` : "none, the baseline stays"}.${s.concluded.reported ? " The final report is below." : ""}` : "";
@@ -87206,9 +88275,9 @@ function dashboardText(id, runs, plan, pass) {
 }
 function autopilotDashboard(e, read2) {
   const view = withState(read2);
-  const { runs, plan } = planOf(e, view);
-  const text3 = dashboardText(e.id, runs, plan, { stalls: nameClashes(view), notes: [], state: view.state });
-  return { runs, plan, text: text3 };
+  const { runs: runs2, plan } = planOf(e, view);
+  const text3 = dashboardText(e.id, runs2, plan, { stalls: nameClashes(view), notes: [], state: view.state });
+  return { runs: runs2, plan, text: text3 };
 }
 function allocatedGpuHours(e, p) {
   const held = p.job?.held;
@@ -87257,8 +88326,8 @@ function openOf(p) {
   return { name: p.c.candidate, decision: p.decided?.view?.observation.decision ?? null };
 }
 var isFinal = (p) => {
-  const state2 = p.decided?.view?.observation.decision?.state;
-  return !!state2 && state2 !== "measuring";
+  const state3 = p.decided?.view?.observation.decision?.state;
+  return !!state3 && state3 !== "measuring";
 };
 function youngest(open) {
   const ages = open.map((p) => p.decided?.view?.observation.verdict.minutes_of_data ?? 0);
@@ -87267,8 +88336,8 @@ function youngest(open) {
 function stopsOf(e, job, needed, reason2) {
   return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.status) && !p.acted?.left).flatMap((p) => {
     if (p === job && needed) return [];
-    const why = p === job ? reason2 : p.c.candidate !== e.reference?.name ? `the current best is now \`${e.reference?.name ?? "none"}\`, not \`${p.c.candidate}\`` : `another reference job of \`${p.c.candidate}\` stands for the round`;
-    return [{ p, reason: `${REFERENCE_STOP}: ${why}` }];
+    const why2 = p === job ? reason2 : p.c.candidate !== e.reference?.name ? `the current best is now \`${e.reference?.name ?? "none"}\`, not \`${p.c.candidate}\`` : `another reference job of \`${p.c.candidate}\` stands for the round`;
+    return [{ p, reason: `${REFERENCE_STOP}: ${why2}` }];
   });
 }
 function requestOf(e, open, mode) {
@@ -87315,25 +88384,25 @@ function planReferenceJob(e) {
 }
 
 // src/monitor/decide.ts
-async function decide2(state2) {
-  await eachExperiment(state2, "decide", (e) => decideExperiment(e));
+async function decide2(state3) {
+  await eachExperiment(state3, "decide", (e) => decideExperiment(e));
 }
 function decideExperiment(e) {
-  const runs = e.candidates.filter((p) => p.inPass).map((p) => ({
+  const runs2 = e.candidates.filter((p) => p.inPass).map((p) => ({
     c: p.c,
     analysis: p.observed?.analysis,
     started: !!p.job,
     ended: !!p.job && !isLive(p.job.status)
   }));
-  e.reference = referenceOf2(e.exp, runs);
-  e.leader = leaderOf(e.exp, runs, e.reference);
+  e.reference = referenceOf2(e.exp, runs2);
+  e.leader = leaderOf(e.exp, runs2, e.reference);
   for (const p of e.candidates) {
     const view = p.inPass ? judgeCandidate(e, p) : null;
     const live3 = !!p.job && isLive(p.job.status);
     const asked = view && live3 && !e.unavailable && p.c.role !== "reference";
-    const stop2 = asked ? stopReason(e.exp.experiment, view) : null;
+    const stop3 = asked ? stopReason(e.exp.experiment, view) : null;
     const lifecycle = lifecycleIntent(p, e.accountingUnreachable ?? null);
-    p.decided = { view, stop: stop2, ...lifecycle ? { lifecycle } : {} };
+    p.decided = { view, stop: stop3, ...lifecycle ? { lifecycle } : {} };
   }
   planReference(e);
   e.queue = queueOf(e);
@@ -87380,17 +88449,17 @@ function stopReason(experiment, view) {
 }
 
 // src/monitor/act.ts
-async function act(state2, ports) {
-  await eachExperiment(state2, "act", async (e) => {
+async function act(state3, ports) {
+  await eachExperiment(state3, "act", async (e) => {
     for (const p of e.candidates) p.acted = {};
-    for (const p of e.candidates) await applyLifecycle(state2, ports, e, p);
+    for (const p of e.candidates) await applyLifecycle(state3, ports, e, p);
     await requestReference2(ports, e);
-    await serveQueue(state2, ports, e);
-    for (const p of e.candidates) await stop(ports, e, p);
+    await serveQueue(state3, ports, e);
+    for (const p of e.candidates) await stop2(ports, e, p);
   });
 }
 var isoNow = (ports) => new Date(ports.now() * 1e3).toISOString();
-async function applyLifecycle(state2, ports, e, p) {
+async function applyLifecycle(state3, ports, e, p) {
   const intent = p.decided?.lifecycle;
   const request2 = p.c.request;
   if (!intent || !request2) return;
@@ -87405,7 +88474,7 @@ async function applyLifecycle(state2, ports, e, p) {
     ]
   };
   await ports.lifecycle?.recordOutcome(p.c.pr, request2.id, outcome);
-  leave(state2, p);
+  leave(state3, p);
 }
 function superseded(from, to, jobId2, at) {
   return {
@@ -87418,16 +88487,16 @@ function superseded(from, to, jobId2, at) {
     ]
   };
 }
-function leave(state2, p) {
+function leave(state3, p) {
   p.acted = { ...p.acted, left: true };
-  state2.left.set(p.c.pr, p.c.labels);
+  state3.left.set(p.c.pr, p.c.labels);
 }
-async function serveQueue(state2, ports, e) {
+async function serveQueue(state3, ports, e) {
   let free = e.queue.free;
   for (const p of e.queue.order) {
     if (free <= 0) break;
     const r = await ports.submit(e.exp, p.c);
-    if (r && "refused" in r) leave(state2, p);
+    if (r && "refused" in r) leave(state3, p);
     if (!r || "refused" in r) continue;
     free--;
     p.job = { jobId: r.jobId, name: p.c.runName, ...SUBMITTED, submitTs: null };
@@ -87470,7 +88539,7 @@ async function requestReference2(ports, e) {
   e.candidates.push(p);
   e.queue = { ...e.queue, order: [p, ...e.queue.order] };
 }
-async function stop(ports, e, p) {
+async function stop2(ports, e, p) {
   const reason2 = p.decided?.stop;
   const view = p.decided?.view;
   if (!reason2 || !view || !p.job || p.acted?.left) return;
@@ -87488,9 +88557,9 @@ async function stop(ports, e, p) {
 }
 
 // src/monitor/observe.ts
-async function observe(state2, ports) {
-  await eachExperiment(state2, "observe", async (e) => {
-    await readClock(e, ports, state2.options);
+async function observe(state3, ports) {
+  await eachExperiment(state3, "observe", async (e) => {
+    await readClock(e, ports, state3.options);
     e.telemetry = await experimentTelemetry(ports, e);
     const error = e.telemetry?.errors[0];
     e.unavailable = error ? `Prometheus: ${error.quantity}: ${error.message}` : null;
@@ -87498,7 +88567,7 @@ async function observe(state2, ports) {
       e.unavailable = e.clock.skew;
       e.errors.push(`${e.id}: ${e.clock.skew}`);
     }
-    for (const p of e.candidates.filter((x2) => x2.inPass)) await observeCandidate(ports, e, p, state2.options);
+    for (const p of e.candidates.filter((x2) => x2.inPass)) await observeCandidate(ports, e, p, state3.options);
     for (const p of e.candidates.filter((x2) => x2.remembered))
       p.observed = { current: await ports.github.readComment(p.c.pr, p.c.candidate), ended: true };
   });
@@ -87558,9 +88627,9 @@ function planComment(view, x2) {
   const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
   const isFinal2 = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
   const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
-  const interval3 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
+  const interval4 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
   const previous = parseCommentStamp(current);
-  const due = !isFinal2 && (wasUnavailable || x2.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
+  const due = !isFinal2 && (wasUnavailable || x2.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval4));
   const checkDue = due && (wasUnavailable || x2.refresh || shouldWriteCheck(previous, stamp));
   const text3 = due ? `${body}
 <!-- ${HASH_MARK}${hash}${finalMark} -->
@@ -87568,7 +88637,7 @@ ${renderCommentStamp(stamp)}` : void 0;
   return { view, held: false, final: finalMark !== "", checkDue, ...text3 ? { text: text3 } : {} };
 }
 function heldComment(view, x2, reason2, what = "Metrics unavailable") {
-  const since = unavailableSince(x2.current) ?? iso(x2.now) ?? "";
+  const since = unavailableSince(x2.current) ?? iso2(x2.now) ?? "";
   const noted = withUnavailableNotice(x2.current, since, reason2, what);
   const notes = [...view.notes ?? [], `${what.toLowerCase()} since ${since}`];
   const text3 = noted !== void 0 && noted !== x2.current ? noted : void 0;
@@ -87593,31 +88662,31 @@ ${body}`;
 }
 
 // src/monitor/publish.ts
-async function publish(state2, ports) {
-  for (const e of state2.experiments)
+async function publish(state3, ports) {
+  for (const e of state3.experiments)
     if (e.failed?.clusterUnreachable) await noteUnreachable(ports, e, e.exp.candidates, e.failed.message);
     else if (e.accountingUnreachable && !e.failed) {
       const unknown = e.candidates.filter((p) => p.phase?.phase === "lost").map((p) => p.c);
       await noteUnreachable(ports, e, unknown, `sacct: ${e.accountingUnreachable}`, "Accounting unreachable");
     }
-  const held = heldPulls(state2);
-  for (const [pr, plans] of pullPlans(state2, ports)) {
+  const held = heldPulls(state3);
+  for (const [pr, plans] of pullPlans(state3, ports)) {
     try {
       await writePull(ports, pr, plans, {
         held: held.has(pr),
-        left: state2.left.get(pr),
-        remembered: rememberedOf(state2, pr)
+        left: state3.left.get(pr),
+        remembered: rememberedOf(state3, pr)
       });
       for (const p of plans) p.p.published = { changed: p.plan.text !== void 0 };
     } catch (error) {
-      state2.pullErrors.push(`#${pr}: ${error.message}`);
+      state3.pullErrors.push(`#${pr}: ${error.message}`);
       for (const p of plans) p.p.published = { changed: false };
     }
   }
 }
-function pullPlans(state2, ports) {
+function pullPlans(state3, ports) {
   const byPull = /* @__PURE__ */ new Map();
-  for (const e of state2.experiments) {
+  for (const e of state3.experiments) {
     if (e.failed) continue;
     for (const p of judged(e)) {
       const plan = planComment(p.decided.view, {
@@ -87628,18 +88697,18 @@ function pullPlans(state2, ports) {
         scrape: e.clock.scrape,
         unavailable: e.unavailable,
         ...e.clock.skew ? { heldBy: "Runner clock off" } : {},
-        refresh: state2.options.refresh === true,
+        refresh: state3.options.refresh === true,
         now: ports.now()
       });
       p.decided.view = plan.view;
       byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], { p, plan }]);
     }
   }
-  for (const pr of state2.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
+  for (const pr of state3.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
   return byPull;
 }
-function rememberedOf(state2, pr) {
-  return state2.experiments.filter((e) => !e.failed).flatMap((e) => e.candidates.filter((p) => p.remembered && p.c.pr === pr)).flatMap((p) => {
+function rememberedOf(state3, pr) {
+  return state3.experiments.filter((e) => !e.failed).flatMap((e) => e.candidates.filter((p) => p.remembered && p.c.pr === pr)).flatMap((p) => {
     const ended = endedCandidate(p.c.candidate, p.observed?.current);
     return ended ? [{ sha: p.c.headSha, candidate: p.c.candidate, ...ended }] : [];
   });
@@ -87671,7 +88740,7 @@ async function writePull(ports, pr, plans, pull) {
       await ports.lifecycle?.recordOutcome(
         pr,
         p.c.request.id,
-        finalOutcome(plan.view, p.job, iso(p.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
+        finalOutcome(plan.view, p.job, iso2(p.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
       );
 }
 function pullCheck(views, remembered = []) {
@@ -87685,7 +88754,7 @@ async function noteUnreachable(ports, e, candidates, reason2, what = "Cluster un
     if (!c.request || c.outcome) continue;
     try {
       const current = await ports.github.readComment(c.pr, c.candidate);
-      const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
+      const since = unavailableSince(current) ?? iso2(ports.now()) ?? "";
       const noted = withUnavailableNotice(current, since, reason2, what);
       if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
     } catch (error) {
@@ -87725,13 +88794,13 @@ function finalOutcome(view, job, at) {
 }
 
 // src/monitor/report.ts
-function passReport(state2) {
+function passReport(state3) {
   const byPull = /* @__PURE__ */ new Map();
-  for (const e of state2.experiments) {
+  for (const e of state3.experiments) {
     if (e.failed) continue;
     for (const p of judged(e)) {
       const { view } = p.decided;
-      const report2 = {
+      const report3 = {
         experimentId: e.id,
         candidate: p.c.candidate,
         runName: p.c.runName,
@@ -87743,12 +88812,12 @@ function passReport(state2) {
         ...p.acted?.cancelled ? { cancelled: p.acted.cancelled } : {},
         view
       };
-      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], report2]);
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], report3]);
     }
   }
   return {
     candidates: [...byPull.values()].flat(),
-    errors: [...state2.experiments.flatMap((e) => e.errors), ...state2.pullErrors]
+    errors: [...state3.experiments.flatMap((e) => e.errors), ...state3.pullErrors]
   };
 }
 
@@ -87767,9 +88836,9 @@ function stagesNamed(...names) {
     return stage;
   });
 }
-async function runStages(state2, ports, stages = STAGES) {
-  for (const stage of stages) await stage.run(state2, ports);
-  return state2;
+async function runStages(state3, ports, stages = STAGES) {
+  for (const stage of stages) await stage.run(state3, ports);
+  return state3;
 }
 async function monitorPass(ports, options2 = {}, stages = STAGES) {
   return passReport(await runStages(newPassState(options2), ports, stages));
@@ -87839,7 +88908,7 @@ function snakeKeys(value) {
 }
 
 // src/cli/commands/validate.ts
-import { existsSync as existsSync8, readdirSync as readdirSync6, statSync } from "node:fs";
+import { existsSync as existsSync9, readdirSync as readdirSync6, statSync } from "node:fs";
 import { isAbsolute as isAbsolute3, join as join9, relative as relative2, resolve as resolve6 } from "node:path";
 var SKIP_DIRS = /* @__PURE__ */ new Set(["node_modules", ".git", "schema"]);
 function expandPaths(paths, cwd) {
@@ -87856,7 +88925,7 @@ function expandPaths(paths, cwd) {
   };
   for (const p of paths) {
     const abs = resolve6(cwd, p);
-    if (!existsSync8(abs)) throw new ConfigError(`${p}: no such file or folder`);
+    if (!existsSync9(abs)) throw new ConfigError(`${p}: no such file or folder`);
     if (statSync(abs).isDirectory()) walk(p);
     else out.push(p);
   }
@@ -87866,7 +88935,7 @@ function clustersFileOption(explicit, io) {
   const file = explicit ?? io.env.TOPO_CLUSTERS_FILE;
   if (file === void 0 || file === "") return void 0;
   const abs = isAbsolute3(file) ? file : resolve6(io.cwd, file);
-  if (!existsSync8(abs)) throw new ConfigError(`clusters file ${file} does not exist`);
+  if (!existsSync9(abs)) throw new ConfigError(`clusters file ${file} does not exist`);
   return relative2(io.cwd, abs) || abs;
 }
 function validateOptionsFor(io, clusters, clusterName, allowUnmeasuredMemory = false) {
@@ -87885,9 +88954,9 @@ function presetOptionsFor(io) {
   const overrideDir = presetOverrideDir(io.env, io.cwd);
   return overrideDir ? { overrideDir } : {};
 }
-function presetNotes(report2) {
+function presetNotes(report3) {
   const notes = /* @__PURE__ */ new Map();
-  for (const f of report2.files) {
+  for (const f of report3.files) {
     const c = f.candidate;
     if (!c || c.basePreset.origin === "shipped") continue;
     notes.set(
@@ -87914,15 +88983,15 @@ var validateCommand = {
     if (parsed.positionals.length === 0) throw new UsageError("name at least one file or folder");
     const paths = expandPaths(parsed.positionals, io.cwd);
     if (paths.length === 0) throw new ConfigError(`no YAML files under ${parsed.positionals.join(", ")}`);
-    const report2 = await validateFiles(
+    const report3 = await validateFiles(
       paths,
       validateOptionsFor(io, str(parsed, "clusters"), void 0, flag(parsed, "allow-unmeasured-memory"))
     );
     if (flag(parsed, "json")) {
-      io.stdout(`${JSON.stringify({ schema_version: 1, ...toJsonReport(report2) }, null, 2)}
+      io.stdout(`${JSON.stringify({ schema_version: 1, ...toJsonReport(report3) }, null, 2)}
 `);
     } else {
-      for (const file of report2.files) {
+      for (const file of report3.files) {
         for (const issue of [...file.errors, ...file.warnings].sort(
           (a, b2) => a.line - b2.line || a.column - b2.column
         )) {
@@ -87930,15 +88999,15 @@ var validateCommand = {
 `);
         }
       }
-      for (const note of presetNotes(report2)) io.stdout(`${note}
+      for (const note of presetNotes(report3)) io.stdout(`${note}
 `);
-      const bad = report2.files.filter((f) => f.errors.length).length;
+      const bad = report3.files.filter((f) => f.errors.length).length;
       io.stdout(
-        `${report2.files.length} file(s) checked: ${report2.errorCount} error(s), ${report2.warningCount} warning(s)${bad ? ` in ${bad} file(s)` : ""}
+        `${report3.files.length} file(s) checked: ${report3.errorCount} error(s), ${report3.warningCount} warning(s)${bad ? ` in ${bad} file(s)` : ""}
 `
       );
     }
-    return report2.errorCount > 0 ? EXIT.findings : EXIT.ok;
+    return report3.errorCount > 0 ? EXIT.findings : EXIT.ok;
   }
 };
 
@@ -87996,11 +89065,16 @@ async function planDocument(experimentId, io, plan, clusters) {
 }
 async function fromRecord(experimentId, io, clusters) {
   const ctx = await context3(experimentId, io, clusters);
-  const { runs, plan } = planFor(ctx);
+  const { runs: runs2, plan } = planFor(ctx);
   const note = "From the record on this checkout only: the bot\u2019s state and the live runs are left out (give --repo OWNER/NAME and GITHUB_TOKEN to read what the dashboard shows).";
-  return { runs, plan, text: `${renderDashboard(experimentId, runs, plan)}
+  return {
+    runs: runs2,
+    plan,
+    text: `${renderDashboard(experimentId, runs2, plan, dashboardHelp(COMMANDS))}
 
-${note}`, note };
+${note}`,
+    note
+  };
 }
 async function fromPass(experimentId, io, clusters, live3) {
   const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
@@ -88008,9 +89082,9 @@ async function fromPass(experimentId, io, clusters, live3) {
     throw new ConfigError(
       "--repo reads the bot\u2019s state and the live runs through the GitHub API: set GITHUB_TOKEN (read access to the repository)"
     );
-  let target;
+  let target2;
   try {
-    target = splitRepository(live3.repo);
+    target2 = splitRepository(live3.repo);
   } catch (error) {
     throw new UsageError(`--repo ${live3.repo}: ${error.message}`);
   }
@@ -88020,7 +89094,7 @@ async function fromPass(experimentId, io, clusters, live3) {
     workspace: io.cwd,
     topologiesDir: "topologies",
     clustersFile: clusters ?? "topologies/clusters.yaml",
-    ...target,
+    ...target2,
     botLogin: live3.botLogin,
     env: io.env,
     log: () => {
@@ -88035,7 +89109,7 @@ async function fromPass(experimentId, io, clusters, live3) {
     );
     const e = pass.experiments.find((x2) => x2.id === experimentId);
     if (!e) throw new ConfigError(`the monitor reads no experiment ${experimentId} from this checkout`);
-    const view = await peekAutopilotView(octokit, { ...target, botLogin: live3.botLogin }, config, e.exp);
+    const view = await peekAutopilotView(octokit, { ...target2, botLogin: live3.botLogin }, config, e.exp);
     if (!view) throw new ConfigError(`${experimentId} has no autopilot block`);
     const read2 = autopilotDashboard(e, view);
     const note = e.errors.length ? `Read with errors: ${e.errors.join("; ")}` : null;
@@ -88181,31 +89255,31 @@ function renderCancelComment(result, cluster) {
 Job name: ${code2(result.jobName)}
 `;
   }
-  const state2 = result.job ? `its job ${code2(result.job.id)} is ${result.job.state.toLowerCase()}` : "Slurm knows no job of this name";
+  const state3 = result.job ? `its job ${code2(result.job.id)} is ${result.job.state.toLowerCase()}` : "Slurm knows no job of this name";
   return `### Nothing to cancel on cluster ${code2(cluster)}
 
-No pending or running job is named ${code2(result.jobName)}: ${state2}.
+No pending or running job is named ${code2(result.jobName)}: ${state3}.
 `;
 }
 
 // src/cli/commands/submit.ts
-import { existsSync as existsSync10 } from "node:fs";
+import { existsSync as existsSync11 } from "node:fs";
 import { resolve as resolve8 } from "node:path";
 
 // src/cli/commands/render.ts
-import { existsSync as existsSync9 } from "node:fs";
+import { existsSync as existsSync10 } from "node:fs";
 import { resolve as resolve7 } from "node:path";
-function renderedOrFinding(path, report2, submission, io, json, verb) {
-  if (submission && report2.candidate) {
-    for (const issue of report2.warnings) io.stderr(`${formatIssue(issue)}
+function renderedOrFinding(path, report3, submission, io, json, verb) {
+  if (submission && report3.candidate) {
+    for (const issue of report3.warnings) io.stderr(`${formatIssue(issue)}
 `);
     return submission;
   }
-  const issues = [...report2.errors, ...report2.warnings].map(formatIssue);
+  const issues = [...report3.errors, ...report3.warnings].map(formatIssue);
   if (!json) for (const line of issues) io.stdout(`${line}
 `);
   throw new FindingError(
-    report2.kind !== "candidate" ? `${path} is a ${report2.kind} file, not a candidate` : `${path}: not ${verb}: fix the ${report2.errors.length} error(s) ${json ? "in issues" : "above"} first`,
+    report3.kind !== "candidate" ? `${path} is a ${report3.kind} file, not a candidate` : `${path}: not ${verb}: fix the ${report3.errors.length} error(s) ${json ? "in issues" : "above"} first`,
     issues
   );
 }
@@ -88225,15 +89299,15 @@ var renderCommand = {
     const parsed = parseOptions(renderCommand.help.options, args, io.env);
     if (parsed.positionals.length !== 1) throw new UsageError("name exactly one candidate file");
     const path = parsed.positionals[0];
-    if (!existsSync9(resolve7(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
+    if (!existsSync10(resolve7(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
     const options2 = validateOptionsFor(
       io,
       str(parsed, "clusters"),
       str(parsed, "cluster"),
       flag(parsed, "allow-unmeasured-memory")
     );
-    const { report: report2, submission } = await renderCandidateFile(path, options2);
-    const rendered2 = renderedOrFinding(path, report2, submission, io, flag(parsed, "json"), "rendered");
+    const { report: report3, submission } = await renderCandidateFile(path, options2);
+    const rendered2 = renderedOrFinding(path, report3, submission, io, flag(parsed, "json"), "rendered");
     if (flag(parsed, "json"))
       io.stdout(
         `${JSON.stringify({ schema_version: 1, job_name: rendered2.jobName, argv: rendered2.argv, env: rendered2.env ?? {} })}
@@ -88257,9 +89331,9 @@ async function candidateOnCluster(args, io, options2, purpose = "submit") {
   const parsed = parseOptions(options2, args, io.env);
   if (parsed.positionals.length !== 1) throw new UsageError("name exactly one candidate file");
   const path = parsed.positionals[0];
-  if (!existsSync10(resolve8(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
+  if (!existsSync11(resolve8(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
   const clusterName = str(parsed, "cluster");
-  const { report: report2, submission } = await renderCandidateFile(
+  const { report: report3, submission } = await renderCandidateFile(
     path,
     validateOptionsFor(
       io,
@@ -88271,13 +89345,13 @@ async function candidateOnCluster(args, io, options2, purpose = "submit") {
   );
   const rendered2 = renderedOrFinding(
     path,
-    report2,
+    report3,
     submission,
     io,
     flag(parsed, "json"),
     purpose === "cancel" ? "cancelled" : "submitted"
   );
-  const details = report2.candidate;
+  const details = report3.candidate;
   const cluster = clusterName ?? details.cluster;
   const slurm = slurmClientForCluster(cluster, details.clusterConfig, { env: io.env });
   return { parsed, submission: rendered2, details, cluster, slurm };
@@ -88307,8 +89381,8 @@ var submitCommand = {
     environment: [{ name: "TOPO_SSH_KEY", description: "private key for clusters reached over SSH" }]
   },
   async run(args, io) {
-    const target = await candidateOnCluster(args, io, submitCommand.help.options);
-    const { parsed, submission, details, cluster, slurm } = target;
+    const target2 = await candidateOnCluster(args, io, submitCommand.help.options);
+    const { parsed, submission, details, cluster, slurm } = target2;
     try {
       const label = newRunLabel();
       const request2 = {
@@ -88379,8 +89453,8 @@ var cancelCommand = {
     environment: [{ name: "TOPO_SSH_KEY", description: "private key for clusters reached over SSH" }]
   },
   async run(args, io) {
-    const target = await candidateOnCluster(args, io, cancelCommand.help.options, "cancel");
-    const { parsed, submission, details, cluster, slurm } = target;
+    const target2 = await candidateOnCluster(args, io, cancelCommand.help.options, "cancel");
+    const { parsed, submission, details, cluster, slurm } = target2;
     try {
       const result = await cancelCandidate(
         { slurm },
@@ -88527,7 +89601,7 @@ var LiveView = class {
 };
 
 // src/demo/output.ts
-import { copyFileSync, existsSync as existsSync11, mkdirSync as mkdirSync3, readFileSync as readFileSync8, writeFileSync as writeFileSync3 } from "node:fs";
+import { copyFileSync, existsSync as existsSync12, mkdirSync as mkdirSync3, readFileSync as readFileSync9, writeFileSync as writeFileSync3 } from "node:fs";
 import { dirname as dirname6, isAbsolute as isAbsolute4, join as join10, relative as relative3, resolve as resolve9 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 var DemoOutput = class {
@@ -88539,44 +89613,44 @@ var DemoOutput = class {
   }
   /** Writes `text` at `path` (relative to the output folder); returns the absolute path. */
   write(path, text3) {
-    const target = this.resolveInside(path);
-    mkdirSync3(dirname6(target), { recursive: true });
-    writeFileSync3(target, text3);
-    this.remember(target);
-    return target;
+    const target2 = this.resolveInside(path);
+    mkdirSync3(dirname6(target2), { recursive: true });
+    writeFileSync3(target2, text3);
+    this.remember(target2);
+    return target2;
   }
   copy(from, path) {
-    const target = this.resolveInside(path);
-    mkdirSync3(dirname6(target), { recursive: true });
-    copyFileSync(from, target);
-    this.remember(target);
-    return target;
+    const target2 = this.resolveInside(path);
+    mkdirSync3(dirname6(target2), { recursive: true });
+    copyFileSync(from, target2);
+    this.remember(target2);
+    return target2;
   }
   /** Reads back a file written earlier. */
   read(path) {
-    return readFileSync8(this.resolveInside(path), "utf8");
+    return readFileSync9(this.resolveInside(path), "utf8");
   }
   /** Files written so far, relative to the folder, in writing order. */
   written() {
     return [...this.files];
   }
-  remember(target) {
-    const rel = relative3(this.dir, target);
+  remember(target2) {
+    const rel = relative3(this.dir, target2);
     if (!this.files.includes(rel)) this.files.push(rel);
   }
   resolveInside(path) {
-    const target = resolve9(this.dir, path);
-    const rel = relative3(this.dir, target);
+    const target2 = resolve9(this.dir, path);
+    const rel = relative3(this.dir, target2);
     if (rel === "" || rel.startsWith("..") || isAbsolute4(rel)) {
       throw new Error(`demo output: ${path} would be written outside ${this.dir}`);
     }
-    return target;
+    return target2;
   }
 };
 function findPackageRoot(from = dirname6(fileURLToPath2(import.meta.url))) {
   let dir = from;
   for (; ; ) {
-    if (existsSync11(join10(dir, "package.json")) && existsSync11(join10(dir, "scripts"))) return dir;
+    if (existsSync12(join10(dir, "package.json")) && existsSync12(join10(dir, "scripts"))) return dir;
     const parent = dirname6(dir);
     if (parent === dir) throw new Error(`cannot find the alpasim-topo folder above ${from}`);
     dir = parent;
@@ -88584,7 +89658,7 @@ function findPackageRoot(from = dirname6(fileURLToPath2(import.meta.url))) {
 }
 function mermaidScriptPath(root) {
   const path = join10(root, "dist", "mermaid.min.js");
-  if (!existsSync11(path)) {
+  if (!existsSync12(path)) {
     throw new Error(
       `${path} is missing: run \`npm run build\` in ${root} (index.html draws its charts with it)`
     );
@@ -88593,14 +89667,14 @@ function mermaidScriptPath(root) {
 }
 
 // src/demo/parts.ts
-import { readFileSync as readFileSync9 } from "node:fs";
+import { readFileSync as readFileSync10 } from "node:fs";
 import { join as join12 } from "node:path";
 
 // src/demo/cluster.ts
 import { spawn } from "node:child_process";
 import { join as join11 } from "node:path";
 function run(argv, env, onStderrLine) {
-  return new Promise((resolvePromise, reject) => {
+  return new Promise((resolvePromise, reject2) => {
     const child = spawn(argv[0], argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     let stdout = "";
     let stderr = "";
@@ -88617,7 +89691,7 @@ function run(argv, env, onStderrLine) {
       partial = lines.pop() ?? "";
       for (const line of lines) if (line.trim()) onStderrLine(line);
     });
-    child.on("error", reject);
+    child.on("error", reject2);
     child.on("close", (code3) => {
       if (onStderrLine && partial.trim()) onStderrLine(partial);
       resolvePromise({ code: code3 ?? 1, stdout, stderr });
@@ -88668,12 +89742,12 @@ function localCluster(root, env) {
 var DEMO_CLUSTER = "local";
 var FINAL_STATES = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
 function loadCluster(env) {
-  const text3 = readFileSync9(env.clustersFile, "utf8");
+  const text3 = readFileSync10(env.clustersFile, "utf8");
   const checked2 = checkClusters(text3, env.clustersFile);
   const cluster = checked2.value?.clusters[DEMO_CLUSTER];
   if (!cluster) {
-    const why = checked2.issues[0]?.message ?? `no cluster "${DEMO_CLUSTER}"`;
-    throw new Error(`${env.clustersFile}: ${why} (written by scripts/local-cluster up)`);
+    const why2 = checked2.issues[0]?.message ?? `no cluster "${DEMO_CLUSTER}"`;
+    throw new Error(`${env.clustersFile}: ${why2} (written by scripts/local-cluster up)`);
   }
   return cluster;
 }
@@ -88765,7 +89839,7 @@ function realDemoParts(root, env, outDir) {
     const { base } = need();
     return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
   };
-  const submit = async (experiment, candidate, runName) => {
+  const submit2 = async (experiment, candidate, runName) => {
     const { cluster, slurm } = need();
     const rendered2 = renderSubmission(experiment, resolved(candidate), cluster);
     const submission = runName ? withRunName(rendered2, runName) : rendered2;
@@ -88784,9 +89858,9 @@ function realDemoParts(root, env, outDir) {
     return { candidate, runName: submission.jobName, jobId: result.jobId };
   };
   const submitAs = async (experiment, candidate, role) => {
-    if (!role) return submit(experiment, candidate);
+    if (!role) return submit2(experiment, candidate);
     const base = renderSubmission(experiment, resolved(candidate), need().cluster).jobName;
-    return { ...await submit(experiment, candidate, runNameFor(base, newRunLabel())), role };
+    return { ...await submit2(experiment, candidate, runNameFor(base, newRunLabel())), role };
   };
   return {
     cluster: localCluster(root, env),
@@ -88796,7 +89870,7 @@ function realDemoParts(root, env, outDir) {
       clustersFile = clusterEnv.clustersFile;
       const parsed = parseRunCommand(command);
       const presetFile = join12(root, "topologies", "presets", `${parsed.topology}.yaml`);
-      const preset = checkPreset(readFileSync9(presetFile, "utf8"), presetFile);
+      const preset = checkPreset(readFileSync10(presetFile, "utf8"), presetFile);
       if (!preset.value) throw new Error(`${presetFile}: ${preset.issues[0]?.message ?? "invalid preset"}`);
       const built = buildExperiment(parsed, preset.value, command, {
         cluster: DEMO_CLUSTER,
@@ -88834,13 +89908,13 @@ function realDemoParts(root, env, outDir) {
       const c = need();
       await cancelCandidate({ slurm: c.slurm }, { experimentId: c.experimentId, jobName: run3.runName });
     },
-    async observe(prepared, runs, _env, reference) {
+    async observe(prepared, runs2, _env, reference) {
       const c = need();
       const { experiment } = prepared;
-      for (const r of runs) if (!c.prs.has(r.runName)) c.prs.set(r.runName, c.prs.size + 1);
-      const byPr = new Map(runs.map((r) => [c.prs.get(r.runName), r]));
+      for (const r of runs2) if (!c.prs.has(r.runName)) c.prs.set(r.runName, c.prs.size + 1);
+      const byPr = new Map(runs2.map((r) => [c.prs.get(r.runName), r]));
       const keyOf = (pr) => byPr.get(pr)?.runName ?? `#${pr}`;
-      const report2 = await monitorPass(
+      const report3 = await monitorPass(
         {
           experiments: async () => [monitorExperiment2(c, experiment, byPr, reference, resolved)],
           // the monitor's own Slurm port: the one job model (src/judge/job.ts) and its failure rule
@@ -88848,8 +89922,8 @@ function realDemoParts(root, env, outDir) {
           // The demo submits before it watches; a candidate the monitor cannot find is submitted again,
           // idempotently (a reference job is not: once it ended, its data are what the candidates read).
           submit: async (_exp, candidate) => {
-            const run3 = runs.find((r) => r.runName === candidate.runName && !r.role);
-            return run3 ? { jobId: (await submit(experiment, run3.candidate, run3.runName)).jobId } : void 0;
+            const run3 = runs2.find((r) => r.runName === candidate.runName && !r.role);
+            return run3 ? { jobId: (await submit2(experiment, run3.candidate, run3.runName)).jobId } : void 0;
           },
           prometheus: createPrometheusClient({ baseUrl: c.prometheusUrl }),
           github: {
@@ -88861,8 +89935,8 @@ function realDemoParts(root, env, outDir) {
             writeCheck: async (pr, _sha, check2) => {
               c.checks.set(keyOf(pr), check2);
             },
-            setLabel: async (pr, state2) => {
-              c.labels.set(keyOf(pr), state2);
+            setLabel: async (pr, state3) => {
+              c.labels.set(keyOf(pr), state3);
               return true;
             }
           },
@@ -88871,12 +89945,12 @@ function realDemoParts(root, env, outDir) {
         // A loaded 2-core machine can take a while to scrape the first target: allow a simulated hour.
         { tickSeconds: 1, lagSeconds: 1, telemetryDeadlineMinutes: 60 }
       );
-      if (report2.errors.length) throw new Error(`monitor: ${report2.errors.join("; ")}`);
-      return runs.map(
+      if (report3.errors.length) throw new Error(`monitor: ${report3.errors.join("; ")}`);
+      return runs2.map(
         (run3) => observedOf(
           c,
           run3,
-          report2.candidates.find((o) => o.runName === run3.runName)
+          report3.candidates.find((o) => o.runName === run3.runName)
         )
       );
     },
@@ -90294,11 +91368,11 @@ async function submitBatch(candidates, ctx, best) {
     return { run: run3, unregister, last: null };
   };
   const ref = best ? await start(best, "reference") : null;
-  const runs = [];
-  for (const candidate of candidates) runs.push(await start(candidate));
-  return { runs, ref };
+  const runs2 = [];
+  for (const candidate of candidates) runs2.push(await start(candidate));
+  return { runs: runs2, ref };
 }
-function rowsOf(runs, ref) {
+function rowsOf(runs2, ref) {
   const row = (r) => ({
     name: r === ref ? `${r.run.candidate.name} (reference)` : r.run.candidate.name,
     state: r.outcome ? r.last?.state ?? r.outcome.decision : r.last?.state ?? "submitted",
@@ -90306,7 +91380,7 @@ function rowsOf(runs, ref) {
     secondsPerRollout: r.last?.secondsPerRollout ?? null,
     verdict: r === ref ? r.last ? "reference" : null : r.last ? verdictText(r.last, r.outcome) : null
   });
-  return [...ref ? [ref] : [], ...runs].map(row);
+  return [...ref ? [ref] : [], ...runs2].map(row);
 }
 async function takeLook(r, look, ctx) {
   const { parts, env, output, options: options2 } = ctx;
@@ -90326,27 +91400,27 @@ async function takeLook(r, look, ctx) {
     r.cancelled = true;
   }
 }
-async function pause(seconds3, signal) {
+async function pause2(seconds3, signal) {
   try {
     await sleep3(seconds3 * 1e3, void 0, { signal });
   } catch {
     throw new DemoAborted(signal.reason ?? "SIGINT");
   }
 }
-function lastReferenceLine(runs, seen) {
-  const lines = runs.map((r) => r.last?.referenceJob?.run ?? null).filter((l3) => l3 !== null);
+function lastReferenceLine(runs2, seen) {
+  const lines = runs2.map((r) => r.last?.referenceJob?.run ?? null).filter((l3) => l3 !== null);
   const line = lines.find((l3) => l3.stopping) ?? lines[0] ?? null;
   if (!line) return seen;
   return { ...line, stopping: line.stopping ?? seen?.stopping ?? null };
 }
 async function runBatch(title, candidates, ctx, best = null) {
   const { parts, prepared, env, view, signal } = ctx;
-  const { runs, ref } = await submitBatch(candidates, ctx, best?.candidate ?? null);
+  const { runs: runs2, ref } = await submitBatch(candidates, ctx, best?.candidate ?? null);
   let line = null;
-  view.update(title, rowsOf(runs, ref));
-  while (runs.some((r) => !r.outcome)) {
+  view.update(title, rowsOf(runs2, ref));
+  while (runs2.some((r) => !r.outcome)) {
     if (signal.aborted) throw new DemoAborted(signal.reason ?? "SIGINT");
-    const live3 = [...ref ? [ref] : [], ...runs.filter((x2) => !x2.outcome)];
+    const live3 = [...ref ? [ref] : [], ...runs2.filter((x2) => !x2.outcome)];
     const observed = await parts.observe(
       prepared,
       live3.map((r) => r.run),
@@ -90360,11 +91434,11 @@ async function runBatch(title, candidates, ctx, best = null) {
       else await takeLook(r, look, ctx);
     }
     line = lastReferenceLine(live3, line);
-    view.update(title, rowsOf(runs, ref));
-    if (runs.some((r) => !r.outcome)) await pause(ctx.options.pollSeconds, signal);
+    view.update(title, rowsOf(runs2, ref));
+    if (runs2.some((r) => !r.outcome)) await pause2(ctx.options.pollSeconds, signal);
   }
   view.freeze();
-  const outcomes = runs.map((r) => r.outcome);
+  const outcomes = runs2.map((r) => r.outcome);
   if (!ref || !best) return { outcomes, reference: null };
   await parts.cancel(ref.run, env);
   ref.unregister();
@@ -90526,10 +91600,10 @@ async function runDemo(options2, deps) {
         await runBatch(title, suggestion.proposals, ctx, best ? { candidate: best, round: round3 } : null)
       );
     }
-    const report2 = parts.finalReport(record, prepared);
+    const report3 = parts.finalReport(record, prepared);
     const reportFile = `experiments/${experimentId}-report.md`;
-    output.write(reportFile, report2);
-    writeIndex(output, options2, experimentId, outcomes, parts.recordMarkdown(record), report2, reportFile);
+    output.write(reportFile, report3);
+    writeIndex(output, options2, experimentId, outcomes, parts.recordMarkdown(record), report3, reportFile);
     return result(0);
   } catch (error) {
     if (error instanceof DemoAborted || signal.aborted) {
@@ -90542,10 +91616,10 @@ async function runDemo(options2, deps) {
     await cleanup.runAll(log);
   }
 }
-function writeIndex(output, options2, experimentId, outcomes, recordMd, report2, reportFile) {
+function writeIndex(output, options2, experimentId, outcomes, recordMd, report3, reportFile) {
   output.copy(options2.mermaidScript, "mermaid.min.js");
   const sections = [
-    { id: "final-report", title: "Final report", markdown: report2, file: reportFile },
+    { id: "final-report", title: "Final report", markdown: report3, file: reportFile },
     {
       id: "record",
       title: `Experiment record ${experimentId}`,
@@ -90703,12 +91777,12 @@ open ${output.dir}/index.html
 };
 
 // src/cli/commands/doctor.ts
-import { existsSync as existsSync13, readFileSync as readFileSync11 } from "node:fs";
+import { existsSync as existsSync14, readFileSync as readFileSync12 } from "node:fs";
 import { resolve as resolve10 } from "node:path";
 
 // src/doctor/checks.ts
 var import_yaml7 = __toESM(require_dist(), 1);
-import { existsSync as existsSync12, readFileSync as readFileSync10 } from "node:fs";
+import { existsSync as existsSync13, readFileSync as readFileSync11 } from "node:fs";
 import { join as join13 } from "node:path";
 
 // src/doctor/network.ts
@@ -90751,16 +91825,16 @@ function classifyRequestError(error) {
   if (all.some((e) => e.name === "TimeoutError" || e.name === "AbortError"))
     return { kind: "timeout", message: message2 };
   const networkLike = all.some((e) => e.name === "TypeError" && /fetch failed/.test(e.message ?? ""));
-  const status4 = all.map((e) => e.status).find((s) => typeof s === "number");
-  if (status4 === void 0 || networkLike) return { kind: networkLike ? "connection" : "unknown", message: message2 };
+  const status5 = all.map((e) => e.status).find((s) => typeof s === "number");
+  if (status5 === void 0 || networkLike) return { kind: networkLike ? "connection" : "unknown", message: message2 };
   const headers = all.find((e) => e.response?.headers)?.response?.headers ?? {};
-  if (status4 === 401) return { kind: "auth", status: status4, message: message2 };
-  if ((status4 === 403 || status4 === 429) && (headers["x-ratelimit-remaining"] === "0" || /rate limit/i.test(message2)))
-    return { kind: "rate-limited", status: status4, message: message2 };
-  if (status4 === 403) return { kind: "permission", status: status4, message: message2 };
-  if (status4 === 404) return { kind: "not-found", status: status4, message: message2 };
-  if (status4 >= 500) return { kind: "server", status: status4, message: message2 };
-  return { kind: "unknown", status: status4, message: message2 };
+  if (status5 === 401) return { kind: "auth", status: status5, message: message2 };
+  if ((status5 === 403 || status5 === 429) && (headers["x-ratelimit-remaining"] === "0" || /rate limit/i.test(message2)))
+    return { kind: "rate-limited", status: status5, message: message2 };
+  if (status5 === 403) return { kind: "permission", status: status5, message: message2 };
+  if (status5 === 404) return { kind: "not-found", status: status5, message: message2 };
+  if (status5 >= 500) return { kind: "server", status: status5, message: message2 };
+  return { kind: "unknown", status: status5, message: message2 };
 }
 function describeFailure(what, f) {
   const how = {
@@ -90889,13 +91963,13 @@ async function partitionCheck(t, cluster, where) {
   if (r.code !== 0)
     return fail2("slurm partition", `\`sinfo\` exited ${r.code} on ${where}: ${said(r)}`, "see the message");
   const rows = r.stdout.trim().split("\n").filter(Boolean).map((line) => {
-    const [name = "", avail = "", nodes2 = "0", state2 = ""] = line.split("|");
+    const [name = "", avail = "", nodes2 = "0", state3 = ""] = line.split("|");
     return {
       name: name.replace(/\*$/, ""),
       isDefault: name.endsWith("*"),
       avail,
       nodes: Number(nodes2),
-      state: state2
+      state: state3
     };
   });
   const names = wanted.length ? wanted : rows.filter((x2) => x2.isDefault).map((x2) => x2.name).slice(0, 1);
@@ -90928,8 +92002,8 @@ async function partitionCheck(t, cluster, where) {
         "resume or repair its nodes (scontrol update nodename=\u2026 state=resume), or ask the cluster admins"
       );
   }
-  const summary = rows.filter((x2) => names.includes(x2.name)).map((x2) => `${x2.name}: ${x2.nodes} ${x2.state}`);
-  return ok("slurm partition", `${summary.join(", ")} (sinfo on ${where})`);
+  const summary2 = rows.filter((x2) => names.includes(x2.name)).map((x2) => `${x2.name}: ${x2.nodes} ${x2.state}`);
+  return ok("slurm partition", `${summary2.join(", ")} (sinfo on ${where})`);
 }
 async function accountingCheck(t, where) {
   const r = await run2(t, [
@@ -91075,7 +92149,7 @@ var WORKFLOW_PERMISSIONS = {
 function checkWorkflowPermissions(repoDir) {
   return Object.entries(WORKFLOW_PERMISSIONS).map(([file, need]) => {
     const path = join13(repoDir, ".github/workflows", file);
-    if (!existsSync12(path))
+    if (!existsSync13(path))
       return fail2(
         `workflow ${file}`,
         `${path} does not exist`,
@@ -91083,7 +92157,7 @@ function checkWorkflowPermissions(repoDir) {
       );
     let doc;
     try {
-      doc = (0, import_yaml7.parse)(readFileSync10(path, "utf8"));
+      doc = (0, import_yaml7.parse)(readFileSync11(path, "utf8"));
     } catch (error) {
       return fail2(
         `workflow ${file}`,
@@ -91148,13 +92222,13 @@ async function checkRunner(octokit, owner, repo, label, apiUrl = "https://api.gi
   try {
     runners = (await octokit.rest.actions.listSelfHostedRunnersForRepo({ owner, repo, per_page: 100 })).data.runners;
   } catch (error) {
-    const status4 = error.status;
+    const status5 = error.status;
     const f = classifyRequestError(error);
     if (f.kind === "permission" || f.kind === "not-found")
       return {
         name: "runner",
         status: "skip",
-        detail: `cannot list the runners of ${owner}/${repo} (HTTP ${status4})`,
+        detail: `cannot list the runners of ${owner}/${repo} (HTTP ${status5})`,
         fix: "listing runners needs an admin token (Administration: read); check Settings \u2192 Actions \u2192 Runners by hand"
       };
     return githubFailure(
@@ -91240,12 +92314,12 @@ async function environmentOf(octokit, owner, repo, environment) {
   const params = { owner, repo, environment_name: environment };
   const got = await octokit.request("GET /repos/{owner}/{repo}/environments/{environment_name}", params);
   const policy = got.data.deployment_branch_policy;
-  const listed = await octokit.request("GET /repos/{owner}/{repo}/environments/{environment_name}/secrets", {
+  const listed2 = await octokit.request("GET /repos/{owner}/{repo}/environments/{environment_name}/secrets", {
     ...params,
     per_page: 100
   });
   return {
-    secrets: listed.data.secrets.map((s) => s.name),
+    secrets: listed2.data.secrets.map((s) => s.name),
     // null: every branch may deploy; protected branches or named patterns limit it
     defaultBranchOnly: Boolean(policy?.protected_branches || policy?.custom_branch_policies)
   };
@@ -91347,9 +92421,9 @@ var doctorCommand = {
     const repoDir = resolve10(io.cwd, str(parsed, "repo-dir") ?? ".");
     const given = str(parsed, "clusters");
     const file = given ? resolve10(io.cwd, given) : resolve10(repoDir, "topologies/clusters.yaml");
-    if (!existsSync13(file))
+    if (!existsSync14(file))
       throw new ConfigError(`${file} does not exist: run \`topo setup\` and describe your cluster`);
-    const checked2 = checkClusters(readFileSync11(file, "utf8"), file);
+    const checked2 = checkClusters(readFileSync12(file, "utf8"), file);
     if (!checked2.value) throw new ConfigError(checked2.issues.map(formatIssue).join("\n"));
     const names = Object.keys(checked2.value.clusters);
     const name = str(parsed, "cluster") ?? (names.length === 1 ? names[0] : void 0);
@@ -91395,7 +92469,7 @@ ${failed} check(s) failed
 
 // src/cli/commands/init.ts
 var import_yaml8 = __toESM(require_dist(), 1);
-import { existsSync as existsSync14, readFileSync as readFileSync12 } from "node:fs";
+import { existsSync as existsSync15, readFileSync as readFileSync13 } from "node:fs";
 import { join as join14, relative as relative4, resolve as resolve11 } from "node:path";
 var initCommand = {
   name: "init",
@@ -91486,15 +92560,15 @@ var initCommand = {
       join14(dir, id, "baseline.yaml"),
       join14(repoRoot2, record.json),
       join14(repoRoot2, record.markdown)
-    ].filter((f) => existsSync14(f));
+    ].filter((f) => existsSync15(f));
     if (existing.length && !force)
       throw new ConfigError(
         `experiment ${id} exists already (${existing.map(rel).join(", ")}): pass --force to start it again, or another --date`
       );
-    const runs = recordedRuns(join14(repoRoot2, record.json));
-    if (force && runs > 0)
+    const runs2 = recordedRuns2(join14(repoRoot2, record.json));
+    if (force && runs2 > 0)
       throw new ConfigError(
-        `${rel(join14(repoRoot2, record.json))} holds ${runs} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`
+        `${rel(join14(repoRoot2, record.json))} holds ${runs2} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`
       );
     const written = writeExperimentFiles(dir, prepared, { force });
     const recordFiles2 = writeInitialRecord(repoRoot2, written.experiment, void 0, { overwrite: force });
@@ -91516,11 +92590,11 @@ ${files.map((f) => `  ${f}
     return EXIT.ok;
   }
 };
-function recordedRuns(file) {
-  if (!existsSync14(file)) return 0;
+function recordedRuns2(file) {
+  if (!existsSync15(file)) return 0;
   try {
-    const runs = JSON.parse(readFileSync12(file, "utf8")).runs;
-    return Array.isArray(runs) ? runs.length : 0;
+    const runs2 = JSON.parse(readFileSync13(file, "utf8")).runs;
+    return Array.isArray(runs2) ? runs2.length : 0;
   } catch (error) {
     throw new ConfigError(
       `${file} is not a readable record (${error.message}): fix or move it first; nothing written`
@@ -91528,13 +92602,13 @@ function recordedRuns(file) {
   }
 }
 function definedClusters(file) {
-  if (!existsSync14(file))
+  if (!existsSync15(file))
     throw new ConfigError(
       `${file} does not exist: describe your cluster there first (\`topo setup\` writes a commented skeleton), or pass --clusters FILE`
     );
   let doc;
   try {
-    doc = (0, import_yaml8.parse)(readFileSync12(file, "utf8"));
+    doc = (0, import_yaml8.parse)(readFileSync13(file, "utf8"));
   } catch (error) {
     throw new ConfigError(
       `${file} is not valid YAML: ${error.message} (run topo validate ${file})`
@@ -91546,16 +92620,16 @@ function definedClusters(file) {
 }
 
 // src/cli/commands/jobs.ts
-import { existsSync as existsSync15, readFileSync as readFileSync13 } from "node:fs";
+import { existsSync as existsSync16, readFileSync as readFileSync14 } from "node:fs";
 import { resolve as resolve12 } from "node:path";
 function jobsCluster(io, explicit, name) {
   const clustersPath = clustersFileOption(explicit, io) ?? "topologies/clusters.yaml";
   const abs = resolve12(io.cwd, clustersPath);
-  if (!existsSync15(abs))
+  if (!existsSync16(abs))
     throw new ConfigError(
       `clusters file ${clustersPath} does not exist (set --clusters or TOPO_CLUSTERS_FILE)`
     );
-  const checked2 = checkClusters(readFileSync13(abs, "utf8"), clustersPath);
+  const checked2 = checkClusters(readFileSync14(abs, "utf8"), clustersPath);
   if (!checked2.value) throw new ConfigError(checked2.issues.map(formatIssue).join("\n"));
   const cluster = checked2.value.clusters[name];
   if (!cluster)
@@ -91638,7 +92712,7 @@ var jobsCommand = {
 };
 
 // src/cli/commands/record.ts
-import { existsSync as existsSync17, mkdirSync as mkdirSync4, readdirSync as readdirSync7, readFileSync as readFileSync15, writeFileSync as writeFileSync4 } from "node:fs";
+import { existsSync as existsSync18, mkdirSync as mkdirSync4, readdirSync as readdirSync7, readFileSync as readFileSync16, writeFileSync as writeFileSync4 } from "node:fs";
 import { dirname as dirname7, join as join16, resolve as resolve14 } from "node:path";
 
 // src/usecases/record-local.ts
@@ -91695,7 +92769,7 @@ function outcomeOf2(input) {
 }
 
 // src/cli/commands/status.ts
-import { existsSync as existsSync16, readFileSync as readFileSync14 } from "node:fs";
+import { existsSync as existsSync17, readFileSync as readFileSync15 } from "node:fs";
 import { join as join15, resolve as resolve13 } from "node:path";
 var HEADER = [
   "candidate",
@@ -91712,14 +92786,14 @@ var HEADER = [
 ];
 function recordedReferences(cwd, id, without) {
   const file = join15(resolve13(cwd), recordPaths(id).json);
-  if (!existsSync16(file)) return {};
-  const record = parseRecord(readFileSync14(file, "utf8"), file);
+  if (!existsSync17(file)) return {};
+  const record = parseRecord(readFileSync15(file, "utf8"), file);
   if (without === void 0)
     return { baseline: referenceOf(baselineRun(record)), best: referenceOf(bestRun(record)) };
-  const runs = record.runs.filter((r) => r.name !== without);
+  const runs2 = record.runs.filter((r) => r.name !== without);
   return {
-    baseline: referenceOf(runs.find((r) => !r.parent) ?? runs[0]),
-    best: referenceOf(bestSteps(runs).at(-1)?.run)
+    baseline: referenceOf(runs2.find((r) => !r.parent) ?? runs2[0]),
+    best: referenceOf(bestSteps(runs2).at(-1)?.run)
   };
 }
 async function judgeJobs(input) {
@@ -91736,7 +92810,7 @@ async function judgeJobs(input) {
     stepSeconds: t.stepSeconds,
     ...experimentLimits(experiment)
   };
-  const runs = jobs.map((job) => ({
+  const runs2 = jobs.map((job) => ({
     run: {
       runName: job.name,
       job,
@@ -91749,8 +92823,8 @@ async function judgeJobs(input) {
     candidate: { candidate: parseRunName(job.name, id)?.candidate ?? job.name, pr: 0, requested: true }
   }));
   const standing = { experiment, ...recordedReferences(input.cwd, id, input.without) };
-  const { judgements } = judgeRuns(runs, standing);
-  const rows = judgements.map((j2, i) => rowOf(runs[i], j2));
+  const { judgements } = judgeRuns(runs2, standing);
+  const rows = judgements.map((j2, i) => rowOf(runs2[i], j2));
   const judged2 = judgements.map((judgement, i) => ({ job: jobs[i], judgement }));
   return { rows, telemetry, judged: judged2 };
 }
@@ -91859,11 +92933,11 @@ var statusCommand = {
     await ensurePrometheus(t.prometheus);
     const slurm = slurmClientForCluster(t.cluster.name, t.cluster.config, { env: io.env });
     const port = slurmMonitorPort(slurm);
-    const interval3 = num(parsed, "interval") ?? 10;
+    const interval4 = num(parsed, "interval") ?? 10;
     const count2 = num(parsed, "count") ?? (flag(parsed, "watch") ? Number.POSITIVE_INFINITY : 1);
     try {
       for (let i = 0; i < count2; i++) {
-        if (i > 0) await new Promise((r) => setTimeout(r, interval3 * 1e3));
+        if (i > 0) await new Promise((r) => setTimeout(r, interval4 * 1e3));
         const now = Math.floor(Date.now() / 1e3);
         const jobs = await port.jobs(id);
         const judged2 = await judgeJobs({ experiment, id, jobs, now, t, cwd: io.cwd });
@@ -91948,23 +93022,23 @@ var recordCommand = {
     const { id, name, accept } = recordArguments(parsed);
     const dir = str(parsed, "topologies") ?? "topologies";
     const experiment = loadExperiment(io, id, dir);
-    const target = await candidateOf(io, parsed, experiment, dir, name);
+    const target2 = await candidateOf(io, parsed, experiment, dir, name);
     const t = telemetryOptions(telemetryValues(parsed), io, experiment.cluster);
     if (!t.cluster) throw new ConfigError(`cluster ${experiment.cluster} not found`);
     await ensurePrometheus(t.prometheus);
     const slurm = slurmClientForCluster(t.cluster.name, t.cluster.config, { env: io.env });
     try {
       const port = slurmMonitorPort(slurm);
-      const run3 = await runToRecord(port, experiment, target, str(parsed, "run"));
+      const run3 = await runToRecord(port, experiment, target2, str(parsed, "run"));
       const judged2 = await judgedRun(port, { experiment, id, t, cwd: io.cwd }, { ...run3, candidate: name });
       const result = recordLocally({
         experiment,
         cluster: t.cluster.config,
         recordText: readRecord(io, id),
-        candidate: target.candidate,
-        file: target.file,
-        hash: target.hash,
-        change: changeOf(target.details.diff),
+        candidate: target2.candidate,
+        file: target2.file,
+        hash: target2.hash,
+        change: changeOf(target2.details.diff),
         run: { runName: run3.job.name, jobId: run3.job.jobId, observation: judged2.judgement.observation },
         accept,
         reason: str(parsed, "reason") ?? null,
@@ -91973,7 +93047,7 @@ var recordCommand = {
         at: (/* @__PURE__ */ new Date()).toISOString()
       });
       if ("refused" in result) throw new FindingError(result.refused);
-      return report(io, flag(parsed, "json"), { id, name, experiment, result, judged: judged2, gaps: run3.gaps });
+      return report2(io, flag(parsed, "json"), { id, name, experiment, result, judged: judged2, gaps: run3.gaps });
     } finally {
       await slurm.close();
     }
@@ -91988,31 +93062,31 @@ function recordArguments(parsed) {
 }
 async function candidateOf(io, parsed, experiment, dir, name) {
   const folder = join16(dir, experiment.experiment_id);
-  const file = [`${name}.yaml`, `${name}.yml`].map((f) => join16(folder, f)).find((f) => existsSync17(resolve14(io.cwd, f)));
+  const file = [`${name}.yaml`, `${name}.yml`].map((f) => join16(folder, f)).find((f) => existsSync18(resolve14(io.cwd, f)));
   if (!file) {
     const known = readdirSync7(resolve14(io.cwd, folder)).map((f) => /^([a-z0-9][a-z0-9-]*)\.ya?ml$/.exec(f)?.[1]).filter((c) => !!c && c !== "experiment");
     throw new ConfigError(`no candidate ${name} in ${folder}${suggest(name, known)}`);
   }
-  const { report: report2 } = await renderCandidateFile(
+  const { report: report3 } = await renderCandidateFile(
     file,
     validateOptionsFor(io, str(parsed, "clusters"), void 0, true)
   );
-  const candidate = checkCandidate(readFileSync15(resolve14(io.cwd, file), "utf8"), file).value;
-  if (!report2.candidate || !candidate || report2.errors.length)
+  const candidate = checkCandidate(readFileSync16(resolve14(io.cwd, file), "utf8"), file).value;
+  if (!report3.candidate || !candidate || report3.errors.length)
     throw new FindingError(
       `${file} has errors: fix them first (topo validate ${file})`,
-      report2.errors.map((e) => `${e.file}:${e.line}: ${e.message}`)
+      report3.errors.map((e) => `${e.file}:${e.line}: ${e.message}`)
     );
-  const details = report2.candidate;
+  const details = report3.candidate;
   return { file, candidate, details, hash: hash8(details.expanded) };
 }
-async function runToRecord(port, experiment, target, wanted) {
-  const { details, hash } = target;
+async function runToRecord(port, experiment, target2, wanted) {
+  const { details, hash } = target2;
   const id = experiment.experiment_id;
-  const runs = (await port.jobs(id)).filter((j2) => parseRunName(j2.name, id)?.candidate === details.name);
-  const names = [...new Set(runs.map((j2) => j2.name))];
-  const same = runs.filter((j2) => parseRunName(j2.name, id)?.hash === hash);
-  const job = wanted ? runs.filter((j2) => j2.name === wanted).at(-1) : same.sort((a, b2) => Number(a.jobId) - Number(b2.jobId)).at(-1);
+  const runs2 = (await port.jobs(id)).filter((j2) => parseRunName(j2.name, id)?.candidate === details.name);
+  const names = [...new Set(runs2.map((j2) => j2.name))];
+  const same = runs2.filter((j2) => parseRunName(j2.name, id)?.hash === hash);
+  const job = wanted ? runs2.filter((j2) => j2.name === wanted).at(-1) : same.sort((a, b2) => Number(a.jobId) - Number(b2.jobId)).at(-1);
   if (!job) throw new FindingError(noRun({ ...details, hash }, wanted, names, experiment.cluster));
   if (!isLive(job.status)) return { job, gaps: [] };
   await port.cancel(job.jobId, id);
@@ -92047,7 +93121,7 @@ async function judgedRun(port, input, run3) {
 }
 function readRecord(io, id) {
   const file = join16(io.cwd, recordPaths(id).json);
-  return existsSync17(file) ? readFileSync15(file, "utf8") : null;
+  return existsSync18(file) ? readFileSync16(file, "utf8") : null;
 }
 function writeRecordFiles(io, files) {
   for (const [path, text3] of Object.entries(files)) {
@@ -92073,7 +93147,7 @@ function judgementHeadline(name, experiment, j2) {
   });
   return headlineLine(name, standing).replace(/`/g, "");
 }
-function report(io, json, r) {
+function report2(io, json, r) {
   const paths = recordPaths(r.id);
   writeRecordFiles(io, r.result.files);
   const best = r.result.record.current_best;
@@ -92110,7 +93184,7 @@ function report(io, json, r) {
 }
 
 // src/cli/commands/report.ts
-import { existsSync as existsSync18, readFileSync as readFileSync16, writeFileSync as writeFileSync5 } from "node:fs";
+import { existsSync as existsSync19, readFileSync as readFileSync17, writeFileSync as writeFileSync5 } from "node:fs";
 import { isAbsolute as isAbsolute5, join as join17, relative as relative5 } from "node:path";
 function recordFile(arg, cwd) {
   if (arg.endsWith(".json")) return isAbsolute5(arg) ? arg : join17(cwd, arg);
@@ -92149,34 +93223,34 @@ var reportCommand = {
   },
   async run(args, io) {
     const parsed = parseOptions(reportCommand.help.options, args, io.env);
-    const [target, extra] = parsed.positionals;
+    const [target2, extra] = parsed.positionals;
     const out = str(parsed, "out");
     const recordUrl2 = str(parsed, "record-url");
-    if (extra) throw new UsageError(`one experiment at a time (got "${target}" and "${extra}")`);
-    if (!target) throw new UsageError("which experiment? give its id or its record file");
-    const file = recordFile(target, io.cwd);
+    if (extra) throw new UsageError(`one experiment at a time (got "${target2}" and "${extra}")`);
+    if (!target2) throw new UsageError("which experiment? give its id or its record file");
+    const file = recordFile(target2, io.cwd);
     const shown = relative5(io.cwd, file) || file;
-    if (!existsSync18(file))
+    if (!existsSync19(file))
       throw new ConfigError(
         `${shown} does not exist (records are written when candidate pull requests close, or by topo init)`
       );
-    const record = parseRecord(readFileSync16(file, "utf8"), shown);
-    const report2 = renderFinalReport(record, { recordUrl: recordUrl2 });
-    if (out) writeFileSync5(isAbsolute5(out) ? out : join17(io.cwd, out), report2);
+    const record = parseRecord(readFileSync17(file, "utf8"), shown);
+    const report3 = renderFinalReport(record, { recordUrl: recordUrl2 });
+    if (out) writeFileSync5(isAbsolute5(out) ? out : join17(io.cwd, out), report3);
     if (flag(parsed, "json"))
       io.stdout(
-        `${JSON.stringify({ schema_version: 1, experiment_id: record.experiment_id, out: out ?? null, markdown: report2 })}
+        `${JSON.stringify({ schema_version: 1, experiment_id: record.experiment_id, out: out ?? null, markdown: report3 })}
 `
       );
     else io.stdout(out ? `wrote the final report of ${record.experiment_id} to ${out}
-` : report2);
+` : report3);
     return EXIT.ok;
   }
 };
 
 // src/cli/commands/setup.ts
 import { execFile as execFile2 } from "node:child_process";
-import { existsSync as existsSync19, mkdirSync as mkdirSync5, writeFileSync as writeFileSync6 } from "node:fs";
+import { existsSync as existsSync20, mkdirSync as mkdirSync5, writeFileSync as writeFileSync6 } from "node:fs";
 import { dirname as dirname8, join as join19, resolve as resolve15 } from "node:path";
 import { promisify } from "node:util";
 
@@ -92407,7 +93481,7 @@ function setupFiles(o) {
 }
 
 // src/cli/package-info.ts
-import { readFileSync as readFileSync17 } from "node:fs";
+import { readFileSync as readFileSync18 } from "node:fs";
 import { join as join18 } from "node:path";
 function repositoryOf(repository) {
   const raw = typeof repository === "string" ? repository : repository?.url;
@@ -92418,7 +93492,7 @@ function repositoryOf(repository) {
   return m2?.[1];
 }
 function packageInfo(root = shippedRoot()) {
-  const pkg = root ? JSON.parse(readFileSync17(join18(root, "package.json"), "utf8")) : {};
+  const pkg = root ? JSON.parse(readFileSync18(join18(root, "package.json"), "utf8")) : {};
   const version = String(pkg.version ?? "0.0.0");
   const repository = repositoryOf(pkg.repository);
   if (!repository)
@@ -92566,8 +93640,8 @@ var setupCommand = {
     if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
     const o = setupOptions(parsed);
     const root = resolve15(io.cwd, str(parsed, "dir") ?? ".");
-    if (!existsSync19(root)) throw new ConfigError(`${root} does not exist`);
-    const existing = setupFiles(o).filter((f) => existsSync19(join19(root, f.path))).map((f) => f.path);
+    if (!existsSync20(root)) throw new ConfigError(`${root} does not exist`);
+    const existing = setupFiles(o).filter((f) => existsSync20(join19(root, f.path))).map((f) => f.path);
     if (existing.length && !flag(parsed, "force"))
       throw new ConfigError(
         `not overwriting ${existing.join(", ")} (pass --force to replace them); nothing written`
@@ -92596,7 +93670,7 @@ var setupCommand = {
 // src/cli/commands/sim.ts
 var import_yaml11 = __toESM(require_dist(), 1);
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync22, readFileSync as readFileSync20 } from "node:fs";
+import { existsSync as existsSync23, readFileSync as readFileSync21 } from "node:fs";
 import { resolve as resolve17 } from "node:path";
 
 // src/sim/openmetrics.ts
@@ -92995,9 +94069,9 @@ function observe2(h2, buckets, mean2, cv, count2, rng) {
 // src/sim/metrics.ts
 var import_prom_client = __toESM(require_prom_client(), 1);
 var StateHistogram = class {
-  constructor(name, help, buckets, read2) {
+  constructor(name, help2, buckets, read2) {
     this.name = name;
-    this.help = help;
+    this.help = help2;
     this.buckets = buckets;
     this.read = read2;
   }
@@ -93036,9 +94110,9 @@ function setCounter(c, labels, value, last) {
   else if (!last.has(key)) c.inc(labels, 0);
   last.set(key, Math.max(prev, value));
 }
-function createRegistries(state2, opts) {
-  let current = state2;
-  const workers = state2.workers.map((w2) => workerRegistry(w2.worker, () => current.workers[w2.worker]));
+function createRegistries(state3, opts) {
+  let current = state3;
+  const workers = state3.workers.map((w2) => workerRegistry(w2.worker, () => current.workers[w2.worker]));
   const dcgm = new import_prom_client.Registry();
   const util = new import_prom_client.Gauge({
     name: RAW_METRICS.gpuUtil,
@@ -93065,7 +94139,7 @@ function createRegistries(state2, opts) {
     registers: [dcgm]
   });
   const dcgmExtra = DCGM_EXTRA.map(
-    ([name, help]) => new import_prom_client.Gauge({ name, help, labelNames: GPU_LABELS, registers: [dcgm] })
+    ([name, help2]) => new import_prom_client.Gauge({ name, help: help2, labelNames: GPU_LABELS, registers: [dcgm] })
   );
   const process2 = new import_prom_client.Registry();
   const pcpu = new import_prom_client.Counter({
@@ -93152,7 +94226,7 @@ function createRegistries(state2, opts) {
       });
     }
   };
-  registries.update(state2);
+  registries.update(state3);
   return registries;
 }
 var GPU_LABELS = ["gpu", "UUID", "device", "modelName", "Hostname"];
@@ -93184,7 +94258,7 @@ function workerRegistry(worker, read2) {
     labelNames: ["status", "worker_id"],
     registers: [registry]
   });
-  const gauge = (name, help, labelNames = ["worker_id"]) => new import_prom_client.Gauge({ name, help, labelNames, registers: [registry] });
+  const gauge = (name, help2, labelNames = ["worker_id"]) => new import_prom_client.Gauge({ name, help: help2, labelNames, registers: [registry] });
   const elapsed = gauge(
     RAW_METRICS.simulationElapsed,
     "Simulation worker elapsed time sampled when rollouts finish"
@@ -93295,7 +94369,7 @@ async function exportOpenMetrics(topology, profile, file, opts) {
     ...opts.seed !== void 0 ? { seed: opts.seed } : {},
     ...opts.totalRollouts !== void 0 ? { totalRollouts: opts.totalRollouts } : {}
   });
-  const interval3 = opts.intervalS ?? 15;
+  const interval4 = opts.intervalS ?? 15;
   const duration3 = opts.minutes * 60;
   const startUnix = Math.floor(opts.startUnix ?? Date.now() / 1e3 - duration3 - 60);
   const node = opts.node ?? "twin-node";
@@ -93318,7 +94392,7 @@ async function exportOpenMetrics(topology, profile, file, opts) {
   ];
   const families = /* @__PURE__ */ new Map();
   let timestamps = 0;
-  for (let t = 0; t <= duration3 + 1e-9; t += interval3) {
+  for (let t = 0; t <= duration3 + 1e-9; t += interval4) {
     regs.update(sim.advanceTo(t));
     const ts = startUnix + t;
     for (const { r, labels } of targets) {
@@ -93366,14 +94440,14 @@ async function exportOpenMetrics(topology, profile, file, opts) {
   return {
     timestamps,
     startUnix,
-    endUnix: startUnix + (timestamps - 1) * interval3,
+    endUnix: startUnix + (timestamps - 1) * interval4,
     ...sim.state.ended ? { ended: sim.state.ended.reason } : {}
   };
 }
 
 // src/sim/overrides.ts
 var import_yaml9 = __toESM(require_dist(), 1);
-import { existsSync as existsSync20, readFileSync as readFileSync18 } from "node:fs";
+import { existsSync as existsSync21, readFileSync as readFileSync19 } from "node:fs";
 import { join as join20 } from "node:path";
 var NAME3 = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 var KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -93453,10 +94527,10 @@ function parseOverrides(argv, opts) {
       `topology=${preset}: AlpaSim's CLI-driven daemon preset takes its GPUs and concurrency from the launch script; the twin runs the file presets: ${PRESETS.join(", ")}`
     );
   }
-  if (!PRESETS.includes(preset) || !existsSync20(presetFile)) {
+  if (!PRESETS.includes(preset) || !existsSync21(presetFile)) {
     throw new OverrideError(`topology=${preset}: unknown topology preset; known: ${PRESETS.join(", ")}`);
   }
-  const topology = (0, import_yaml9.parse)(readFileSync18(presetFile, "utf8"));
+  const topology = (0, import_yaml9.parse)(readFileSync19(presetFile, "utf8"));
   const inv = {
     deploy: groups2.deploy,
     preset,
@@ -93590,14 +94664,14 @@ function checkGpus(key, gpus, gpusPerNode2) {
 // src/sim/profile.ts
 var import__3 = __toESM(require__(), 1);
 var import_yaml10 = __toESM(require_dist(), 1);
-import { existsSync as existsSync21, readdirSync as readdirSync8, readFileSync as readFileSync19 } from "node:fs";
+import { existsSync as existsSync22, readdirSync as readdirSync8, readFileSync as readFileSync20 } from "node:fs";
 import { dirname as dirname9, join as join21, resolve as resolve16 } from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 var PROFILE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 function repoRoot(from = dirname9(fileURLToPath3(import.meta.url))) {
   let dir = resolve16(from);
   for (; ; ) {
-    if (existsSync21(join21(dir, "package.json")) && existsSync21(join21(dir, "topologies"))) return dir;
+    if (existsSync22(join21(dir, "package.json")) && existsSync22(join21(dir, "topologies"))) return dir;
     const up = dirname9(dir);
     if (up === dir) throw new Error(`cannot find the repository root above ${from}`);
     dir = up;
@@ -93612,7 +94686,7 @@ function listProfiles(root = repoRoot()) {
 var validator2;
 function validate(root) {
   if (!validator2) {
-    const schema = JSON.parse(readFileSync19(join21(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
+    const schema = JSON.parse(readFileSync20(join21(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
     validator2 = new import__3.Ajv2020({ allErrors: true, strict: false }).compile(schema);
   }
   return validator2;
@@ -93661,12 +94735,12 @@ function loadProfile(name, root = repoRoot()) {
     throw new Error(`deploy=${name}: not a twin profile name (lower-case letters, digits and dashes)`);
   }
   const file = join21(profilesDir(root), `${name}.yaml`);
-  if (!existsSync21(file)) {
+  if (!existsSync22(file)) {
     throw new Error(
       `deploy=${name}: no twin profile ${file}; known deploys: ${listProfiles(root).join(", ")}`
     );
   }
-  const profile = parseProfile(readFileSync19(file, "utf8"), file, root);
+  const profile = parseProfile(readFileSync20(file, "utf8"), file, root);
   if (profile.name !== name)
     throw new Error(`${file}: name is "${profile.name}", expected "${name}" (the file name)`);
   return profile;
@@ -93975,9 +95049,9 @@ function loadTopology(spec, profileName, root, cwd) {
     return parseOverrides([...overrides, `topology=${spec}`], { repoRoot: root, gpusPerNode: 64 }).topology;
   }
   const file = resolve17(cwd, spec);
-  if (!existsSync22(file))
+  if (!existsSync23(file))
     throw new UsageError(`--topology ${spec}: neither a preset (${PRESETS.join(", ")}) nor a file`);
-  const doc = (0, import_yaml11.parse)(readFileSync20(file, "utf8"));
+  const doc = (0, import_yaml11.parse)(readFileSync21(file, "utf8"));
   const topology = doc?.topology ?? doc;
   if (!topology?.services)
     throw new Error(`${file}: no services: expected a topology or a candidate with a topology block`);
@@ -94052,7 +95126,7 @@ var simCommand = {
 };
 
 // src/cli/commands/site.ts
-import { existsSync as existsSync23, mkdirSync as mkdirSync7, readdirSync as readdirSync9, readFileSync as readFileSync21, writeFileSync as writeFileSync8 } from "node:fs";
+import { existsSync as existsSync24, mkdirSync as mkdirSync7, readdirSync as readdirSync9, readFileSync as readFileSync22, writeFileSync as writeFileSync8 } from "node:fs";
 import { dirname as dirname10, join as join23, relative as relative6, resolve as resolve18 } from "node:path";
 
 // src/site/markdown.ts
@@ -94253,13 +95327,13 @@ ${items.join("\n")}
 
 // src/cli/commands/site.ts
 function readRecords(dir) {
-  if (!existsSync23(dir)) throw new ConfigError(`${dir} does not exist: no experiment records to publish`);
+  if (!existsSync24(dir)) throw new ConfigError(`${dir} does not exist: no experiment records to publish`);
   const records = [];
   for (const name of readdirSync9(dir).sort()) {
     if (!name.endsWith(".json")) continue;
     const file = join23(dir, name);
     try {
-      records.push(parseRecord(readFileSync21(file, "utf8"), file));
+      records.push(parseRecord(readFileSync22(file, "utf8"), file));
     } catch (error) {
       throw new ConfigError(error.message);
     }
@@ -94537,17 +95611,17 @@ var suggestCommand = {
 };
 
 // src/cli/commands/watch.ts
-import { existsSync as existsSync24, mkdirSync as mkdirSync9, readdirSync as readdirSync10, readFileSync as readFileSync22, writeFileSync as writeFileSync10 } from "node:fs";
+import { existsSync as existsSync25, mkdirSync as mkdirSync9, readdirSync as readdirSync10, readFileSync as readFileSync23, writeFileSync as writeFileSync10 } from "node:fs";
 import { dirname as dirname12, join as join24, resolve as resolve20 } from "node:path";
 import { setTimeout as sleep4 } from "node:timers/promises";
 
 // src/monitor/local-ports.ts
 var emptyWatchState = () => ({ schema_version: 1, comments: {}, references: [] });
 function localMonitorPorts(input) {
-  const { state: state2 } = input;
+  const { state: state3 } = input;
   const runOf3 = /* @__PURE__ */ new Map();
   const key = (pr, candidate) => `${pr}/${candidate}`;
-  const held = (id) => state2.references.find((h2) => h2.request.id === id);
+  const held = (id) => state3.references.find((h2) => h2.request.id === id);
   return {
     async experiments() {
       const candidates = [...input.runs.map(watchedCandidate), ...referenceCandidates(input)];
@@ -94559,12 +95633,12 @@ function localMonitorPorts(input) {
     submit: async (_exp, c) => c.request && c.role === "reference" ? input.submitReference(c.request) : void 0,
     prometheus: input.prometheus,
     github: {
-      readComment: async (pr, candidate) => state2.comments[runOf3.get(key(pr, candidate)) ?? ""],
+      readComment: async (pr, candidate) => state3.comments[runOf3.get(key(pr, candidate)) ?? ""],
       async writeComment(pr, candidate, body) {
         const run3 = runOf3.get(key(pr, candidate));
         if (!run3) return;
-        state2.comments[run3] = body;
-        input.save(state2);
+        state3.comments[run3] = body;
+        input.save(state3);
       },
       writeCheck: async () => {
       },
@@ -94574,12 +95648,12 @@ function localMonitorPorts(input) {
       async recordRun(_pr, id, run3) {
         const h2 = held(id);
         if (h2) h2.run = run3;
-        input.save(state2);
+        input.save(state3);
       },
       async recordOutcome(_pr, id, outcome) {
         const h2 = held(id);
         if (h2) h2.outcome = outcome;
-        input.save(state2);
+        input.save(state3);
       },
       async requestReference(exp, pr, headSha) {
         const source = exp.referenceSource;
@@ -94593,8 +95667,8 @@ function localMonitorPorts(input) {
           requestedAt: new Date(input.now() * 1e3).toISOString(),
           label: newRunLabel()
         });
-        state2.references.push({ request: request2 });
-        input.save(state2);
+        state3.references.push({ request: request2 });
+        input.save(state3);
         return request2;
       }
     },
@@ -94728,21 +95802,21 @@ async function watchedTargets(io, parsed, x2) {
   const record = recordOf(io, id);
   const out = [];
   for (const name of wanted) {
-    const target = await candidateOf(io, parsed, x2.experiment, x2.dir, name);
+    const target2 = await candidateOf(io, parsed, x2.experiment, x2.dir, name);
     const job = jobs.filter((j2) => {
       const p = parseRunName(j2.name, id);
-      return p?.candidate === name && p.hash === target.hash;
+      return p?.candidate === name && p.hash === target2.hash;
     }).sort((a, b2) => Number(a.jobId) - Number(b2.jobId)).at(-1);
     if (!job && x2.names.length)
       throw new FindingError(
-        `${name} has no run of the topology its file describes (${target.hash}) on cluster ${x2.experiment.cluster}: topo submit ${target.file} first`
+        `${name} has no run of the topology its file describes (${target2.hash}) on cluster ${x2.experiment.cluster}: topo submit ${target2.file} first`
       );
     if (!job) continue;
     const held = record?.runs.some(
       (r) => r.name === name && r.run_name === job.name && r.status !== "pending"
     );
     if (!x2.names.length && !isLive(job.status) && held) continue;
-    out.push({ ...target, name, job, pr: files.indexOf(name) + 1, change: changeOf(target.details.diff) });
+    out.push({ ...target2, name, job, pr: files.indexOf(name) + 1, change: changeOf(target2.details.diff) });
   }
   return out;
 }
@@ -94750,12 +95824,12 @@ function watchStatePath(cwd, id) {
   return join24(cwd, ".topo", "watch", `${id}.json`);
 }
 function loadState(file) {
-  if (!existsSync24(file)) return emptyWatchState();
+  if (!existsSync25(file)) return emptyWatchState();
   try {
-    const state2 = JSON.parse(readFileSync22(file, "utf8"));
-    if (state2.schema_version !== 1 || typeof state2.comments !== "object" || !Array.isArray(state2.references))
+    const state3 = JSON.parse(readFileSync23(file, "utf8"));
+    if (state3.schema_version !== 1 || typeof state3.comments !== "object" || !Array.isArray(state3.references))
       throw new Error("not a topo watch state (schema_version 1, comments, references)");
-    return state2;
+    return state3;
   } catch (e) {
     throw new ConfigError(
       `${file}: ${e.message}; delete it to start the watch afresh (the runs keep running)`
@@ -94770,7 +95844,7 @@ function newSession(io, parsed, x2) {
     if (!sources.has(path)) sources.set(path, await rendered(io, parsed, path));
     return sources.get(path) ?? null;
   };
-  const state2 = loadState(file);
+  const state3 = loadState(file);
   const ports = localMonitorPorts({
     experiment: x2.experiment,
     cluster: x2.t.cluster?.config,
@@ -94788,7 +95862,7 @@ function newSession(io, parsed, x2) {
     references: () => monitorReferences(recordOf(io, id)),
     topologyOf: (path) => sources.get(path)?.topology,
     submitReference: (request2) => submitReference(io, x2, renderSource, request2),
-    state: state2,
+    state: state3,
     save: () => session.save(),
     login: io.env.USER || io.env.LOGNAME || "topo",
     now: () => Date.now() / 1e3
@@ -94799,10 +95873,10 @@ function newSession(io, parsed, x2) {
     t: x2.t,
     targets: x2.targets,
     ports,
-    state: state2,
+    state: state3,
     save: () => {
       mkdirSync9(dirname12(file), { recursive: true });
-      writeFileSync10(file, `${JSON.stringify(state2, null, 2)}
+      writeFileSync10(file, `${JSON.stringify(state3, null, 2)}
 `);
     },
     sources,
@@ -94823,14 +95897,14 @@ function monitorReferences(record) {
   };
 }
 async function rendered(io, parsed, path) {
-  const { report: report2, submission } = await renderCandidateFile(
+  const { report: report3, submission } = await renderCandidateFile(
     path,
     validateOptionsFor(io, str(parsed, "clusters"), void 0, true)
   );
-  const details = report2.candidate;
+  const details = report3.candidate;
   if (!submission || !details) {
-    const why = report2.errors.map((e) => `${e.file}:${e.line}: ${e.message}`).join("; ");
-    io.stderr(`topo watch: the reference ${path} cannot be rendered: ${why || "not a candidate file"}
+    const why2 = report3.errors.map((e) => `${e.file}:${e.line}: ${e.message}`).join("; ");
+    io.stderr(`topo watch: the reference ${path} cannot be rendered: ${why2 || "not a candidate file"}
 `);
     return null;
   }
@@ -94864,20 +95938,20 @@ async function watchLoop(io, s) {
     for (; ; ) {
       const source = referenceSourceOf(recordOf(io, s.id) ?? { runs: [] });
       if (source) await s.renderSource(source.path);
-      const report2 = await monitorPass(s.ports, passOptions(s.t));
-      for (const e of report2.errors) io.stderr(`topo watch: ${e}
+      const report3 = await monitorPass(s.ports, passOptions(s.t));
+      for (const e of report3.errors) io.stderr(`topo watch: ${e}
 `);
-      const events = [...eventsOf(s, report2), ...recordEnded(io, s, report2)];
+      const events = [...eventsOf(s, report3), ...recordEnded(io, s, report3)];
       for (const e of events) io.stdout(s.json ? `${JSON.stringify(e)}
 ` : `${e.text}
 `);
-      if (allDone(s, report2)) {
-        closeQueuedReferences(s, report2);
+      if (allDone(s, report3)) {
+        closeQueuedReferences(s, report3);
         if (!s.json) io.stdout(`Every watched run of ${s.id} is decided and ended.
 `);
         return EXIT.ok;
       }
-      if (signal?.aborted || !await pause2(s.interval, signal)) return interrupted2(io, s);
+      if (signal?.aborted || !await pause3(s.interval, signal)) return interrupted2(io, s);
     }
   } finally {
     interrupts?.release();
@@ -94886,7 +95960,7 @@ async function watchLoop(io, s) {
 function passOptions(t) {
   return { tickSeconds: t.timeScale > 1 ? 1 : 60 };
 }
-async function pause2(seconds3, signal) {
+async function pause3(seconds3, signal) {
   try {
     await sleep4(seconds3 * 1e3, void 0, signal ? { signal } : {});
     return true;
@@ -94918,10 +95992,10 @@ function eventOf(s, c, event, text3) {
     text: text3
   };
 }
-function eventsOf(s, report2) {
+function eventsOf(s, report3) {
   const watched = new Set(s.targets.map((t) => t.job.name));
   const out = [];
-  for (const c of report2.candidates) {
+  for (const c of report3.candidates) {
     const seen = s.seen.get(c.runName) ?? {};
     s.seen.set(c.runName, seen);
     const headline = headlineLine(c.candidate, viewStanding(c.view)).replace(/`/g, "");
@@ -94957,23 +96031,23 @@ function eventsOf(s, report2) {
   }
   return out;
 }
-function recordEnded(io, s, report2) {
+function recordEnded(io, s, report3) {
   if (!s.record) return [];
   const out = [];
-  for (const target of s.targets) {
-    const c = report2.candidates.find((x2) => x2.runName === target.job.name);
-    const seen = s.seen.get(target.job.name);
+  for (const target2 of s.targets) {
+    const c = report3.candidates.find((x2) => x2.runName === target2.job.name);
+    const seen = s.seen.get(target2.job.name);
     if (!c || !seen || seen.recorded || !FINAL.has(c.state)) continue;
-    const accept = !target.candidate.parent || c.view.observation.decision?.state === "better";
+    const accept = !target2.candidate.parent || c.view.observation.decision?.state === "better";
     const result = recordLocally({
       experiment: s.experiment,
       ...s.t.cluster ? { cluster: s.t.cluster.config } : {},
       recordText: readRecord(io, s.id),
-      candidate: target.candidate,
-      file: target.file,
-      hash: target.hash,
-      change: target.change,
-      run: { runName: c.runName, jobId: c.view.jobId ?? target.job.jobId, observation: c.view.observation },
+      candidate: target2.candidate,
+      file: target2.file,
+      hash: target2.hash,
+      change: target2.change,
+      run: { runName: c.runName, jobId: c.view.jobId ?? target2.job.jobId, observation: c.view.observation },
       accept,
       reason: accept ? null : headlineLine(c.candidate, viewStanding(c.view)).replace(/`/g, ""),
       at: (/* @__PURE__ */ new Date()).toISOString()
@@ -95005,21 +96079,21 @@ function recordedEvent(io, s, c, result) {
     record: { status: result.kind, file, changed: !result.unchanged }
   };
 }
-function allDone(s, report2) {
+function allDone(s, report3) {
   const watched = new Set(s.targets.map((t) => t.job.name));
   const keepsRunning = s.experiment.stop_when_decided === false;
-  const runs = s.targets.map((t) => report2.candidates.find((c) => c.runName === t.job.name));
-  const each = runs.every((c) => {
+  const runs2 = s.targets.map((t) => report3.candidates.find((c) => c.runName === t.job.name));
+  const each = runs2.every((c) => {
     if (!c) return false;
     const d2 = c.view.observation.decision?.state;
     if (keepsRunning && d2 && d2 !== "measuring" && !FINAL.has(c.state)) return true;
     return FINAL.has(c.state) && (!s.record || !!s.seen.get(c.runName)?.recorded);
   });
-  const references = report2.candidates.filter((c) => !watched.has(c.runName));
+  const references = report3.candidates.filter((c) => !watched.has(c.runName));
   return each && references.every((c) => FINAL.has(c.state) || !c.view.jobId);
 }
-function closeQueuedReferences(s, report2) {
-  const jobless = new Set(report2.candidates.filter((c) => !c.view.jobId).map((c) => c.runName));
+function closeQueuedReferences(s, report3) {
+  const jobless = new Set(report3.candidates.filter((c) => !c.view.jobId).map((c) => c.runName));
   const at = (/* @__PURE__ */ new Date()).toISOString();
   for (const h2 of s.state.references)
     if (!h2.outcome && jobless.has(h2.request.runName))
@@ -95064,14 +96138,14 @@ async function main(argv, io) {
   }
   if (!name || name === "help" || name === "--help" || name === "-h") {
     const which = name === "help" ? commands.find((c) => c.name === rest[0]) : void 0;
-    io.stdout(which ? renderHelp(which.name, which.summary, which.help) : helpText(commands));
+    io.stdout(which ? renderHelp(which.name, which.summary, which.help) : helpText2(commands));
     return name ? EXIT.ok : EXIT.usage;
   }
   const command = commands.find((c) => c.name === name);
   if (!command) {
     io.stderr(`topo: unknown command "${name}"
 
-${helpText(commands)}`);
+${helpText2(commands)}`);
     return EXIT.usage;
   }
   if (wantsHelp(command, rest)) {
@@ -95130,7 +96204,7 @@ usage: ${command.help.synopsis}
   );
   return e.exit_code;
 }
-function helpText(list) {
+function helpText2(list) {
   const width = Math.max(...list.map((c) => c.name.length));
   const lines = list.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
   return `topo: AlpaSim Slurm topology experiments as pull requests
@@ -95176,7 +96250,7 @@ function catchInterrupts() {
 export {
   EXIT_CODES_TEXT,
   classifyError,
-  helpText,
+  helpText2 as helpText,
   main,
   runCli
 };

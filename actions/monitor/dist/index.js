@@ -31,12 +31,12 @@ var __copyProps = (to, from, except, desc) => {
   }
   return to;
 };
-var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
+var __toESM = (mod, isNodeMode, target2) => (target2 = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
   // If the importer is in node compatibility mode or this is not an ESM
   // file that has been converted to a CommonJS file using a Babel-
   // compatible transform (i.e. "__esModule" has not been set), then set
   // "default" to the CommonJS "module.exports" for node compatibility.
-  isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
+  isNodeMode || !mod || !mod.__esModule ? __defProp(target2, "default", { value: mod, enumerable: true }) : target2,
   mod
 ));
 
@@ -236,7 +236,7 @@ var require_tunnel = __commonJS({
       }
       return host;
     }
-    function mergeOptions(target) {
+    function mergeOptions(target2) {
       for (var i = 1, len = arguments.length; i < len; ++i) {
         var overrides = arguments[i];
         if (typeof overrides === "object") {
@@ -244,12 +244,12 @@ var require_tunnel = __commonJS({
           for (var j = 0, keyLen = keys.length; j < keyLen; ++j) {
             var k = keys[j];
             if (overrides[k] !== void 0) {
-              target[k] = overrides[k];
+              target2[k] = overrides[k];
             }
           }
         }
       }
-      return target;
+      return target2;
     }
     var debug2;
     if (process.env.NODE_DEBUG && /\btunnel\b/.test(process.env.NODE_DEBUG)) {
@@ -1134,8 +1134,8 @@ var require_util = __commonJS({
       if (body == null) {
         return 0;
       } else if (isStream2(body)) {
-        const state2 = body._readableState;
-        return state2 && state2.objectMode === false && state2.ended === true && Number.isFinite(state2.length) ? state2.length : null;
+        const state3 = body._readableState;
+        return state3 && state3.objectMode === false && state3.ended === true && Number.isFinite(state3.length) ? state3.length : null;
       } else if (isBlobLike(body)) {
         return body.size != null ? body.size : null;
       } else if (isBuffer(body)) {
@@ -1843,14 +1843,14 @@ var require_request = __commonJS({
       onResponseStarted() {
         return this[kHandler].onResponseStarted?.();
       }
-      onHeaders(statusCode, headers, resume2, statusText) {
+      onHeaders(statusCode, headers, resume3, statusText) {
         assert(!this.aborted);
         assert(!this.completed);
         if (channels.headers.hasSubscribers) {
           channels.headers.publish({ request: this, response: { statusCode, headers, statusText } });
         }
         try {
-          return this[kHandler].onHeaders(statusCode, headers, resume2, statusText);
+          return this[kHandler].onHeaders(statusCode, headers, resume3, statusText);
         } catch (err) {
           this.abort(err);
         }
@@ -2165,9 +2165,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve4, reject) => {
+          return new Promise((resolve4, reject2) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve4(data);
+              return err ? reject2(err) : resolve4(data);
             });
           });
         }
@@ -2205,11 +2205,11 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve4, reject) => {
+          return new Promise((resolve4, reject2) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
-                reject(err2)
+                reject2(err2)
               ) : resolve4(data);
             });
           });
@@ -4477,9 +4477,9 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve4, reject) => {
+      const promise = new Promise((resolve4, reject2) => {
         res = resolve4;
-        rej = reject;
+        rej = reject2;
       });
       return { promise, resolve: res, reject: rej };
     }
@@ -4514,8 +4514,8 @@ var require_util2 = __commonJS({
          * @param {unknown} target
          * @param {'key' | 'value' | 'key+value'} kind
          */
-        constructor(target, kind) {
-          this.#target = target;
+        constructor(target2, kind) {
+          this.#target = target2;
           this.#kind = kind;
           this.#index = 0;
         }
@@ -4565,8 +4565,8 @@ var require_util2 = __commonJS({
         },
         next: { writable: true, enumerable: true, configurable: true }
       });
-      return function(target, kind) {
-        return new FastIterableIterator(target, kind);
+      return function(target2, kind) {
+        return new FastIterableIterator(target2, kind);
       };
     }
     function iteratorMixin(name, object, kInternalIterator, keyIndex = 0, valueIndex = 1) {
@@ -5120,7 +5120,7 @@ var require_formdata = __commonJS({
         }
       }
       [nodeUtil.inspect.custom](depth, options) {
-        const state2 = this[kState].reduce((a, b) => {
+        const state3 = this[kState].reduce((a, b) => {
           if (a[b.name]) {
             if (Array.isArray(a[b.name])) {
               a[b.name].push(b.value);
@@ -5134,7 +5134,7 @@ var require_formdata = __commonJS({
         }, { __proto__: null });
         options.depth ??= depth;
         options.colors ??= true;
-        const output = nodeUtil.formatWithOptions(options, state2);
+        const output = nodeUtil.formatWithOptions(options, state3);
         return `FormData ${output.slice(output.indexOf("]") + 2)}`;
       }
     };
@@ -5618,8 +5618,8 @@ Content-Type: ${value.type || "application/octet-stream"}\r
         source: body.source
       };
     }
-    function throwIfAborted(state2) {
-      if (state2.aborted) {
+    function throwIfAborted(state3) {
+      if (state3.aborted) {
         throw new DOMException("The operation was aborted.", "AbortError");
       }
     }
@@ -6173,7 +6173,7 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        const pause2 = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
         if (request2.aborted) {
           return -1;
         }
@@ -6187,7 +6187,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants3.ERROR.PAUSED : 0;
+        return pause2 ? constants3.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -6729,10 +6729,10 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve4, reject) => {
+      const waitForDrain = () => new Promise((resolve4, reject2) => {
         assert(callback === null);
         if (socket[kError]) {
-          reject(socket[kError]);
+          reject2(socket[kError]);
         } else {
           callback = resolve4;
         }
@@ -7404,10 +7404,10 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve4, reject) => {
+      const waitForDrain = () => new Promise((resolve4, reject2) => {
         assert(callback === null);
         if (socket[kError]) {
-          reject(socket[kError]);
+          reject2(socket[kError]);
         } else {
           callback = resolve4;
         }
@@ -7504,7 +7504,7 @@ var require_redirect_handler = __commonJS({
       onError(error2) {
         this.handler.onError(error2);
       }
-      onHeaders(statusCode, headers, resume2, statusText) {
+      onHeaders(statusCode, headers, resume3, statusText) {
         this.location = this.history.length >= this.maxRedirections || util.isDisturbed(this.opts.body) ? null : parseLocation(statusCode, headers);
         if (this.opts.throwOnMaxRedirect && this.history.length >= this.maxRedirections) {
           if (this.request) {
@@ -7518,7 +7518,7 @@ var require_redirect_handler = __commonJS({
           this.history.push(new URL(this.opts.path, this.opts.origin));
         }
         if (!this.location) {
-          return this.handler.onHeaders(statusCode, headers, resume2, statusText);
+          return this.handler.onHeaders(statusCode, headers, resume3, statusText);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
         const path = search ? `${pathname}${search}` : pathname;
@@ -7839,7 +7839,7 @@ var require_client = __commonJS({
         this[kQueue] = [];
         this[kRunningIdx] = 0;
         this[kPendingIdx] = 0;
-        this[kResume] = (sync) => resume2(this, sync);
+        this[kResume] = (sync) => resume3(this, sync);
         this[kOnError] = (err) => onError(this, err);
       }
       get pipelining() {
@@ -7878,7 +7878,7 @@ var require_client = __commonJS({
         if (this[kResuming]) {
         } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
           this[kResuming] = 1;
-          queueMicrotask(() => resume2(this));
+          queueMicrotask(() => resume3(this));
         } else {
           this[kResume](true);
         }
@@ -7959,7 +7959,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve4, reject) => {
+        const socket = await new Promise((resolve4, reject2) => {
           client[kConnector]({
             host,
             hostname,
@@ -7969,7 +7969,7 @@ var require_client = __commonJS({
             localAddress: client[kLocalAddress]
           }, (err, socket2) => {
             if (err) {
-              reject(err);
+              reject2(err);
             } else {
               resolve4(socket2);
             }
@@ -8044,7 +8044,7 @@ var require_client = __commonJS({
       client[kNeedDrain] = 0;
       client.emit("drain", client[kUrl], [client]);
     }
-    function resume2(client, sync) {
+    function resume3(client, sync) {
       if (client[kResuming] === 2) {
         return;
       }
@@ -8096,7 +8096,7 @@ var require_client = __commonJS({
           client[kServerName] = request2.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
-            resume2(client);
+            resume3(client);
           });
         }
         if (client[kConnecting]) {
@@ -8433,8 +8433,8 @@ var require_pool = __commonJS({
         this[kOptions].interceptors = options.interceptors ? { ...options.interceptors } : void 0;
         this[kFactory] = factory;
         this.on("connectionError", (origin2, targets, error2) => {
-          for (const target of targets) {
-            const idx = this[kClients].indexOf(target);
+          for (const target2 of targets) {
+            const idx = this[kClients].indexOf(target2);
             if (idx !== -1) {
               this[kClients].splice(idx, 1);
             }
@@ -8751,14 +8751,14 @@ var require_proxy_agent = __commonJS({
       }
       [kDispatch](opts, handler2) {
         const onHeaders = handler2.onHeaders;
-        handler2.onHeaders = function(statusCode, data, resume2) {
+        handler2.onHeaders = function(statusCode, data, resume3) {
           if (statusCode === 407) {
             if (typeof handler2.onError === "function") {
               handler2.onError(new InvalidArgumentError("Proxy Authentication Required (407)"));
             }
             return;
           }
-          if (onHeaders) onHeaders.call(this, statusCode, data, resume2);
+          if (onHeaders) onHeaders.call(this, statusCode, data, resume3);
         };
         const {
           origin,
@@ -9159,7 +9159,7 @@ var require_retry_handler = __commonJS({
           }
         });
       }
-      checkpointResponseEnd(headers, resume2) {
+      checkpointResponseEnd(headers, resume3) {
         if (this.end == null && this.opts.method !== "HEAD") {
           const contentLength = headers["content-length"];
           this.end = contentLength != null ? Number(contentLength) - 1 : null;
@@ -9168,7 +9168,7 @@ var require_retry_handler = __commonJS({
             "invalid content-length"
           );
         }
-        this.resume = this.end != null ? resume2 : null;
+        this.resume = this.end != null ? resume3 : null;
       }
       onRequestSent() {
         if (this.handler.onRequestSent) {
@@ -9190,7 +9190,7 @@ var require_retry_handler = __commonJS({
       onBodySent(chunk) {
         if (this.handler.onBodySent) return this.handler.onBodySent(chunk);
       }
-      static [kRetryHandlerDefaultRetry](err, { state: state2, opts }, cb) {
+      static [kRetryHandlerDefaultRetry](err, { state: state3, opts }, cb) {
         const { statusCode, code: code2, headers } = err;
         const { method, retryOptions } = opts;
         const {
@@ -9202,7 +9202,7 @@ var require_retry_handler = __commonJS({
           errorCodes,
           methods
         } = retryOptions;
-        const { counter } = state2;
+        const { counter } = state3;
         if (code2 && code2 !== "UND_ERR_REQ_RETRY" && !errorCodes.includes(code2)) {
           cb(err);
           return;
@@ -9227,17 +9227,17 @@ var require_retry_handler = __commonJS({
         const retryTimeout = retryAfterHeader > 0 ? Math.min(retryAfterHeader, maxTimeout) : Math.min(minTimeout * timeoutFactor ** (counter - 1), maxTimeout);
         setTimeout(() => cb(null), retryTimeout);
       }
-      onHeaders(statusCode, rawHeaders, resume2, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume3, statusMessage) {
         const headers = parseHeaders(rawHeaders);
         this.retryCount += 1;
         if (statusCode >= 300) {
           if (!this.headersSent && this.retryOpts.statusCodes.includes(statusCode) === false) {
             this.headersSent = true;
-            this.checkpointResponseEnd(headers, resume2);
+            this.checkpointResponseEnd(headers, resume3);
             return this.handler.onHeaders(
               statusCode,
               rawHeaders,
-              resume2,
+              resume3,
               statusMessage
             );
           } else {
@@ -9297,7 +9297,7 @@ var require_retry_handler = __commonJS({
             );
             return false;
           }
-          this.resume = resume2;
+          this.resume = resume3;
           return true;
         }
         if (this.end == null) {
@@ -9308,7 +9308,7 @@ var require_retry_handler = __commonJS({
               return this.handler.onHeaders(
                 statusCode,
                 rawHeaders,
-                resume2,
+                resume3,
                 statusMessage
               );
             }
@@ -9335,7 +9335,7 @@ var require_retry_handler = __commonJS({
             this.end == null || Number.isFinite(this.end),
             "invalid content-length"
           );
-          this.resume = resume2;
+          this.resume = resume3;
           this.headersSent = true;
           this.etag = headers.etag != null ? headers.etag : null;
           if (this.etag != null && this.etag.startsWith("W/")) {
@@ -9344,7 +9344,7 @@ var require_retry_handler = __commonJS({
           return this.handler.onHeaders(
             statusCode,
             rawHeaders,
-            resume2,
+            resume3,
             statusMessage
           );
         }
@@ -9464,7 +9464,7 @@ var require_readable = __commonJS({
     };
     var BodyReadable = class extends Readable {
       constructor({
-        resume: resume2,
+        resume: resume3,
         abort,
         contentType = "",
         contentLength,
@@ -9473,7 +9473,7 @@ var require_readable = __commonJS({
       }) {
         super({
           autoDestroy: true,
-          read: resume2,
+          read: resume3,
           highWaterMark
         });
         this._readableState.dataEmitted = false;
@@ -9577,7 +9577,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve4, reject) => {
+        return await new Promise((resolve4, reject2) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9588,7 +9588,7 @@ var require_readable = __commonJS({
           this.on("close", function() {
             signal?.removeEventListener("abort", onAbort);
             if (signal?.aborted) {
-              reject(signal.reason ?? new AbortError());
+              reject2(signal.reason ?? new AbortError());
             } else {
               resolve4(null);
             }
@@ -9609,17 +9609,17 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve4, reject) => {
+      return new Promise((resolve4, reject2) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
             stream.on("error", (err) => {
-              reject(err);
+              reject2(err);
             }).on("close", () => {
-              reject(new TypeError("unusable"));
+              reject2(new TypeError("unusable"));
             });
           } else {
-            reject(rState.errored ?? new TypeError("unusable"));
+            reject2(rState.errored ?? new TypeError("unusable"));
           }
         } else {
           queueMicrotask(() => {
@@ -9627,7 +9627,7 @@ var require_readable = __commonJS({
               type,
               stream,
               resolve: resolve4,
-              reject,
+              reject: reject2,
               length: 0,
               body: []
             };
@@ -9647,19 +9647,19 @@ var require_readable = __commonJS({
       if (consume2.body === null) {
         return;
       }
-      const { _readableState: state2 } = consume2.stream;
-      if (state2.bufferIndex) {
-        const start = state2.bufferIndex;
-        const end = state2.buffer.length;
+      const { _readableState: state3 } = consume2.stream;
+      if (state3.bufferIndex) {
+        const start = state3.bufferIndex;
+        const end = state3.buffer.length;
         for (let n = start; n < end; n++) {
-          consumePush(consume2, state2.buffer[n]);
+          consumePush(consume2, state3.buffer[n]);
         }
       } else {
-        for (const chunk of state2.buffer) {
+        for (const chunk of state3.buffer) {
           consumePush(consume2, chunk);
         }
       }
-      if (state2.endEmitted) {
+      if (state3.endEmitted) {
         consumeEnd(this[kConsume]);
       } else {
         consume2.stream.on("end", function() {
@@ -9887,7 +9887,7 @@ var require_api_request = __commonJS({
         this.abort = abort;
         this.context = context3;
       }
-      onHeaders(statusCode, rawHeaders, resume2, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume3, statusMessage) {
         const { callback, opaque, abort, context: context3, responseHeaders, highWaterMark } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
@@ -9900,7 +9900,7 @@ var require_api_request = __commonJS({
         const contentType = parsedHeaders["content-type"];
         const contentLength = parsedHeaders["content-length"];
         const res = new Readable({
-          resume: resume2,
+          resume: resume3,
           abort,
           contentType,
           contentLength: this.method !== "HEAD" && contentLength ? Number(contentLength) : null,
@@ -9964,9 +9964,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve4, reject2) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve4(data);
+            return err ? reject2(err) : resolve4(data);
           });
         });
       }
@@ -10103,7 +10103,7 @@ var require_api_stream = __commonJS({
         this.abort = abort;
         this.context = context3;
       }
-      onHeaders(statusCode, rawHeaders, resume2, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume3, statusMessage) {
         const { factory, opaque, context: context3, callback, responseHeaders } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
@@ -10150,7 +10150,7 @@ var require_api_stream = __commonJS({
             }
           });
         }
-        res.on("drain", resume2);
+        res.on("drain", resume3);
         this.res = res;
         const needDrain = res.writableNeedDrain !== void 0 ? res.writableNeedDrain : res._writableState?.needDrain;
         return needDrain !== true;
@@ -10189,9 +10189,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve4, reject2) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve4(data);
+            return err ? reject2(err) : resolve4(data);
           });
         });
       }
@@ -10234,10 +10234,10 @@ var require_api_pipeline = __commonJS({
         this[kResume] = null;
       }
       _read() {
-        const { [kResume]: resume2 } = this;
-        if (resume2) {
+        const { [kResume]: resume3 } = this;
+        if (resume3) {
           this[kResume] = null;
-          resume2();
+          resume3();
         }
       }
       _destroy(err, callback) {
@@ -10246,9 +10246,9 @@ var require_api_pipeline = __commonJS({
       }
     };
     var PipelineResponse = class extends Readable {
-      constructor(resume2) {
+      constructor(resume3) {
         super({ autoDestroy: true });
-        this[kResume] = resume2;
+        this[kResume] = resume3;
       }
       _read() {
         this[kResume]();
@@ -10335,7 +10335,7 @@ var require_api_pipeline = __commonJS({
         this.abort = abort;
         this.context = context3;
       }
-      onHeaders(statusCode, rawHeaders, resume2) {
+      onHeaders(statusCode, rawHeaders, resume3) {
         const { opaque, handler: handler2, context: context3 } = this;
         if (statusCode < 200) {
           if (this.onInfo) {
@@ -10344,7 +10344,7 @@ var require_api_pipeline = __commonJS({
           }
           return;
         }
-        this.res = new PipelineResponse(resume2);
+        this.res = new PipelineResponse(resume3);
         let body;
         try {
           this.handler = null;
@@ -10476,9 +10476,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve4, reject2) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve4(data);
+            return err ? reject2(err) : resolve4(data);
           });
         });
       }
@@ -10570,9 +10570,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve4, reject2) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve4(data);
+            return err ? reject2(err) : resolve4(data);
           });
         });
       }
@@ -10880,12 +10880,12 @@ var require_mock_utils = __commonJS({
         const responseHeaders = generateKeyValues(headers);
         const responseTrailers = generateKeyValues(trailers);
         handler2.onConnect?.((err) => handler2.onError(err), null);
-        handler2.onHeaders?.(statusCode, responseHeaders, resume2, getStatusText(statusCode));
+        handler2.onHeaders?.(statusCode, responseHeaders, resume3, getStatusText(statusCode));
         handler2.onData?.(Buffer.from(responseData));
         handler2.onComplete?.(responseTrailers);
         deleteMockDispatch(mockDispatches, key);
       }
-      function resume2() {
+      function resume3() {
       }
       return true;
     }
@@ -11575,7 +11575,7 @@ var require_dump = __commonJS({
         this.#reason = reason2;
       }
       // TODO: will require adjustment after new hooks are out
-      onHeaders(statusCode, rawHeaders, resume2, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume3, statusMessage) {
         const headers = util.parseHeaders(rawHeaders);
         const contentLength = headers["content-length"];
         if (contentLength != null && contentLength > this.#maxSize) {
@@ -11589,7 +11589,7 @@ var require_dump = __commonJS({
         return this.#handler.onHeaders(
           statusCode,
           rawHeaders,
-          resume2,
+          resume3,
           statusMessage
         );
       }
@@ -11822,12 +11822,12 @@ var require_dns = __commonJS({
       #dispatch = null;
       #handler = null;
       #origin = null;
-      constructor(state2, { origin, handler: handler2, dispatch }, opts) {
+      constructor(state3, { origin, handler: handler2, dispatch }, opts) {
         super(handler2);
         this.#origin = origin;
         this.#handler = handler2;
         this.#opts = { ...opts };
-        this.#state = state2;
+        this.#state = state3;
         this.#dispatch = dispatch;
       }
       onError(err) {
@@ -12426,21 +12426,21 @@ var require_response = __commonJS({
         return responseObject;
       }
       // Creates a redirect Response that redirects to url with status status.
-      static redirect(url, status4 = 302) {
+      static redirect(url, status5 = 302) {
         webidl.argumentLengthCheck(arguments, 1, "Response.redirect");
         url = webidl.converters.USVString(url);
-        status4 = webidl.converters["unsigned short"](status4);
+        status5 = webidl.converters["unsigned short"](status5);
         let parsedURL;
         try {
           parsedURL = new URL(url, relevantRealm.settingsObject.baseUrl);
         } catch (err) {
           throw new TypeError(`Failed to parse URL from ${url}`, { cause: err });
         }
-        if (!redirectStatusSet.has(status4)) {
-          throw new RangeError(`Invalid status code ${status4}`);
+        if (!redirectStatusSet.has(status5)) {
+          throw new RangeError(`Invalid status code ${status5}`);
         }
         const responseObject = fromInnerResponse(makeResponse({}), "immutable");
-        responseObject[kState].status = status4;
+        responseObject[kState].status = status5;
         const value = isomorphicEncode(URLSerializer(parsedURL));
         responseObject[kState].headersList.append("location", value, true);
         return responseObject;
@@ -12615,18 +12615,18 @@ var require_response = __commonJS({
         response.status === 0
       );
     }
-    function makeFilteredResponse(response, state2) {
-      state2 = {
+    function makeFilteredResponse(response, state3) {
+      state3 = {
         internalResponse: response,
-        ...state2
+        ...state3
       };
       return new Proxy(response, {
-        get(target, p) {
-          return p in state2 ? state2[p] : target[p];
+        get(target2, p) {
+          return p in state3 ? state3[p] : target2[p];
         },
-        set(target, p, value) {
-          assert(!(p in state2));
-          target[p] = value;
+        set(target2, p, value) {
+          assert(!(p in state3));
+          target2[p] = value;
           return true;
         }
       });
@@ -13367,11 +13367,11 @@ var require_request2 = __commonJS({
       };
     }
     function cloneRequest(request2) {
-      const newRequest = makeRequest({ ...request2, body: null });
+      const newRequest2 = makeRequest({ ...request2, body: null });
       if (request2.body != null) {
-        newRequest.body = cloneBody(newRequest, request2.body);
+        newRequest2.body = cloneBody(newRequest2, request2.body);
       }
-      return newRequest;
+      return newRequest2;
     }
     function fromInnerRequest(innerRequest, signal, guard2) {
       const request2 = new Request(kConstruct);
@@ -14332,13 +14332,13 @@ var require_fetch = __commonJS({
         })();
       }
       try {
-        const { body, status: status4, statusText, headersList, socket } = await dispatch({ body: requestBody });
+        const { body, status: status5, statusText, headersList, socket } = await dispatch({ body: requestBody });
         if (socket) {
-          response = makeResponse({ status: status4, statusText, headersList, socket });
+          response = makeResponse({ status: status5, statusText, headersList, socket });
         } else {
           const iterator2 = body[Symbol.asyncIterator]();
           fetchParams.controller.next = () => iterator2.next();
-          response = makeResponse({ status: status4, statusText, headersList });
+          response = makeResponse({ status: status5, statusText, headersList });
         }
       } catch (err) {
         if (err.name === "AbortError") {
@@ -14435,7 +14435,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve4, reject) => agent.dispatch(
+        return new Promise((resolve4, reject2) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14462,8 +14462,8 @@ var require_fetch = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status4, rawHeaders, resume2, statusText) {
-              if (status4 < 200) {
+            onHeaders(status5, rawHeaders, resume3, statusText) {
+              if (status5 < 200) {
                 return;
               }
               let location = "";
@@ -14473,8 +14473,8 @@ var require_fetch = __commonJS({
               }
               location = headersList.get("location", true);
               const decoders = [];
-              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status4);
-              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status4) && !willFollow) {
+              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status5);
+              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status5) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -14509,10 +14509,10 @@ var require_fetch = __commonJS({
                   }
                 }
               }
-              this.body = new Readable({ read: resume2 });
+              this.body = new Readable({ read: resume3 });
               const onError = this.onError.bind(this);
               resolve4({
-                status: status4,
+                status: status5,
                 statusText,
                 headersList,
                 body: decoders.length ? pipeline(this.body, ...decoders, (err) => {
@@ -14544,10 +14544,10 @@ var require_fetch = __commonJS({
               }
               this.body?.destroy(error2);
               fetchParams.controller.terminate(error2);
-              reject(error2);
+              reject2(error2);
             },
-            onUpgrade(status4, rawHeaders, socket) {
-              if (status4 !== 101) {
+            onUpgrade(status5, rawHeaders, socket) {
+              if (status5 !== 101) {
                 return;
               }
               const headersList = new HeadersList();
@@ -14555,8 +14555,8 @@ var require_fetch = __commonJS({
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
               resolve4({
-                status: status4,
-                statusText: STATUS_CODES[status4],
+                status: status5,
+                statusText: STATUS_CODES[status5],
                 headersList,
                 socket
               });
@@ -16930,9 +16930,9 @@ var require_util7 = __commonJS({
     function isClosed(ws) {
       return ws[kReadyState] === states.CLOSED;
     }
-    function fireEvent(e, target, eventFactory = (type, init) => new Event(type, init), eventInitDict = {}) {
+    function fireEvent(e, target2, eventFactory = (type, init) => new Event(type, init), eventInitDict = {}) {
       const event = eventFactory(e, eventInitDict);
-      target.dispatchEvent(event);
+      target2.dispatchEvent(event);
     }
     function websocketMessageReceived(ws, type, data) {
       if (ws[kReadyState] !== states.OPEN) {
@@ -19282,19 +19282,19 @@ var require_lib = __commonJS({
           resolve4(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve4, reject) {
+      return new (P || (P = Promise))(function(resolve4, reject2) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
           } catch (e) {
-            reject(e);
+            reject2(e);
           }
         }
         function rejected(value) {
           try {
             step(generator["throw"](value));
           } catch (e) {
-            reject(e);
+            reject2(e);
           }
         }
         function step(result) {
@@ -19612,12 +19612,12 @@ var require_lib = __commonJS({
        */
       requestRaw(info2, data) {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve4, reject) => {
+          return new Promise((resolve4, reject2) => {
             function callbackForResult(err, res) {
               if (err) {
-                reject(err);
+                reject2(err);
               } else if (!res) {
-                reject(new Error("Unknown error"));
+                reject2(new Error("Unknown error"));
               } else {
                 resolve4(res);
               }
@@ -19868,7 +19868,7 @@ var require_lib = __commonJS({
       }
       _processResponse(res, options) {
         return __awaiter3(this, void 0, void 0, function* () {
-          return new Promise((resolve4, reject) => __awaiter3(this, void 0, void 0, function* () {
+          return new Promise((resolve4, reject2) => __awaiter3(this, void 0, void 0, function* () {
             const statusCode = res.message.statusCode || 0;
             const response = {
               statusCode,
@@ -19913,7 +19913,7 @@ var require_lib = __commonJS({
               }
               const err = new HttpClientError(msg, statusCode);
               err.result = response.result;
-              reject(err);
+              reject2(err);
             } else {
               resolve4(response);
             }
@@ -20203,12 +20203,12 @@ var require_light = __commonJS({
             }
           };
         }
-        _addListener(name, status4, cb) {
+        _addListener(name, status5, cb) {
           var base;
           if ((base = this._events)[name] == null) {
             base[name] = [];
           }
-          this._events[name].push({ cb, status: status4 });
+          this._events[name].push({ cb, status: status5 });
           return this.instance;
         }
         listenerCount(name) {
@@ -20381,10 +20381,10 @@ var require_light = __commonJS({
           }
         }
         _assertStatus(expected) {
-          var status4;
-          status4 = this._states.jobStatus(this.options.id);
-          if (!(status4 === expected || expected === "DONE" && status4 === null)) {
-            throw new BottleneckError$1(`Invalid job status ${status4}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
+          var status5;
+          status5 = this._states.jobStatus(this.options.id);
+          if (!(status5 === expected || expected === "DONE" && status5 === null)) {
+            throw new BottleneckError$1(`Invalid job status ${status5}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
           }
         }
         doReceive() {
@@ -20518,7 +20518,7 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t = 0) {
-          return new this.Promise(function(resolve4, reject) {
+          return new this.Promise(function(resolve4, reject2) {
             return setTimeout(resolve4, t);
           });
         }
@@ -20688,10 +20688,10 @@ var require_light = __commonJS({
           var ref;
           return (ref = this.status[this._jobs[id]]) != null ? ref : null;
         }
-        statusJobs(status4) {
+        statusJobs(status5) {
           var k, pos, ref, results, v;
-          if (status4 != null) {
-            pos = this.status.indexOf(status4);
+          if (status5 != null) {
+            pos = this.status.indexOf(status5);
             if (pos < 0) {
               throw new BottleneckError$3(`status must be one of ${this.status.join(", ")}`);
             }
@@ -20730,10 +20730,10 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error2, reject, resolve4, returned, task;
+          var args, cb, error2, reject2, resolve4, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve4, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve4, reject: reject2 } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
@@ -20743,7 +20743,7 @@ var require_light = __commonJS({
               } catch (error1) {
                 error2 = error1;
                 return function() {
-                  return reject(error2);
+                  return reject2(error2);
                 };
               }
             })();
@@ -20753,13 +20753,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise, reject, resolve4;
-          resolve4 = reject = null;
+          var promise, reject2, resolve4;
+          resolve4 = reject2 = null;
           promise = new this.Promise(function(_resolve, _reject) {
             resolve4 = _resolve;
-            return reject = _reject;
+            return reject2 = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve4, reject });
+          this._queue.push({ task, args, resolve: resolve4, reject: reject2 });
           this._tryToRun();
           return promise;
         }
@@ -21049,8 +21049,8 @@ var require_light = __commonJS({
           jobStatus(id) {
             return this._states.jobStatus(id);
           }
-          jobs(status4) {
-            return this._states.statusJobs(status4);
+          jobs(status5) {
+            return this._states.statusJobs(status5);
           }
           counts() {
             return this._states.statusCounts();
@@ -21160,7 +21160,7 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve4, reject) => {
+              return new this.Promise((resolve4, reject2) => {
                 if (finished()) {
                   return resolve4();
                 } else {
@@ -21260,9 +21260,9 @@ var require_light = __commonJS({
               options = parser$5.load(options, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve4, reject) {
+              return new this.Promise(function(resolve4, reject2) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve4)(args3);
+                  return (args3[0] != null ? reject2 : resolve4)(args3);
                 });
               });
             };
@@ -25263,58 +25263,58 @@ var require_fast_uri = __commonJS({
       return serialize(resolved, schemelessOptions);
     }
     function resolveComponent(base, relative2, options, skipNormalization) {
-      const target = {};
+      const target2 = {};
       if (!skipNormalization) {
         base = parse4(serialize(base, options), options);
         relative2 = parse4(serialize(relative2, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative2.scheme) {
-        target.scheme = relative2.scheme;
-        target.userinfo = relative2.userinfo;
-        target.host = relative2.host;
-        target.port = relative2.port;
-        target.path = removeDotSegments(relative2.path || "");
-        target.query = relative2.query;
+        target2.scheme = relative2.scheme;
+        target2.userinfo = relative2.userinfo;
+        target2.host = relative2.host;
+        target2.port = relative2.port;
+        target2.path = removeDotSegments(relative2.path || "");
+        target2.query = relative2.query;
       } else {
         if (relative2.userinfo !== void 0 || relative2.host !== void 0 || relative2.port !== void 0) {
-          target.userinfo = relative2.userinfo;
-          target.host = relative2.host;
-          target.port = relative2.port;
-          target.path = removeDotSegments(relative2.path || "");
-          target.query = relative2.query;
+          target2.userinfo = relative2.userinfo;
+          target2.host = relative2.host;
+          target2.port = relative2.port;
+          target2.path = removeDotSegments(relative2.path || "");
+          target2.query = relative2.query;
         } else {
           if (!relative2.path) {
-            target.path = base.path;
+            target2.path = base.path;
             if (relative2.query !== void 0) {
-              target.query = relative2.query;
+              target2.query = relative2.query;
             } else {
-              target.query = base.query;
+              target2.query = base.query;
             }
           } else {
             if (relative2.path[0] === "/") {
-              target.path = removeDotSegments(relative2.path);
+              target2.path = removeDotSegments(relative2.path);
             } else {
               const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
               if (baseHasAuthority && !base.path) {
-                target.path = "/" + relative2.path;
+                target2.path = "/" + relative2.path;
               } else if (!base.path) {
-                target.path = relative2.path;
+                target2.path = relative2.path;
               } else {
-                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative2.path;
+                target2.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative2.path;
               }
-              target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
+              target2.path = base.scheme === void 0 && !baseHasAuthority && target2.path[0] !== "/" ? removeDotSegmentsRelative(target2.path) : removeDotSegments(target2.path);
             }
-            target.query = relative2.query;
+            target2.query = relative2.query;
           }
-          target.userinfo = base.userinfo;
-          target.host = base.host;
-          target.port = base.port;
+          target2.userinfo = base.userinfo;
+          target2.host = base.host;
+          target2.port = base.port;
         }
-        target.scheme = base.scheme;
+        target2.scheme = base.scheme;
       }
-      target.fragment = relative2.fragment;
-      return target;
+      target2.fragment = relative2.fragment;
+      return target2;
     }
     function equal(uriA, uriB, options) {
       const normalizedA = normalizeComparableURI(uriA, options);
@@ -34654,11 +34654,11 @@ var require_lexer = __commonJS({
       hasChars(n) {
         return this.pos + n <= this.buffer.length;
       }
-      setNext(state2) {
+      setNext(state3) {
         this.buffer = this.buffer.substring(this.pos);
         this.pos = 0;
         this.lineEndPos = null;
-        this.next = state2;
+        this.next = state3;
         return null;
       }
       peek(n) {
@@ -35242,12 +35242,12 @@ var require_parser = __commonJS({
       }
       return prev.splice(i, prev.length);
     }
-    function arrayPushArray(target, source) {
+    function arrayPushArray(target2, source) {
       if (source.length < 1e5)
-        Array.prototype.push.apply(target, source);
+        Array.prototype.push.apply(target2, source);
       else
         for (let i = 0; i < source.length; ++i)
-          target.push(source[i]);
+          target2.push(source[i]);
     }
     function fixFlowSeqItems(fc) {
       if (fc.start.type === "flow-seq-start") {
@@ -41629,7 +41629,7 @@ var require_bcrypt_pbkdf = __commonJS({
     var BCRYPT_BLOCKS = 8;
     var BCRYPT_HASHSIZE = 32;
     function bcrypt_hash(sha2pass, sha2salt, out) {
-      var state2 = new Blowfish(), cdata = new Uint32Array(BCRYPT_BLOCKS), i, ciphertext = new Uint8Array([
+      var state3 = new Blowfish(), cdata = new Uint32Array(BCRYPT_BLOCKS), i, ciphertext = new Uint8Array([
         79,
         120,
         121,
@@ -41663,15 +41663,15 @@ var require_bcrypt_pbkdf = __commonJS({
         116,
         101
       ]);
-      state2.expandstate(sha2salt, 64, sha2pass, 64);
+      state3.expandstate(sha2salt, 64, sha2pass, 64);
       for (i = 0; i < 64; i++) {
-        state2.expand0state(sha2salt, 64);
-        state2.expand0state(sha2pass, 64);
+        state3.expand0state(sha2salt, 64);
+        state3.expand0state(sha2pass, 64);
       }
       for (i = 0; i < BCRYPT_BLOCKS; i++)
         cdata[i] = stream2word(ciphertext, ciphertext.byteLength);
       for (i = 0; i < 64; i++)
-        state2.enc(cdata, cdata.byteLength / 8);
+        state3.enc(cdata, cdata.byteLength / 8);
       for (i = 0; i < BCRYPT_BLOCKS; i++) {
         out[4 * i + 3] = cdata[i] >>> 24;
         out[4 * i + 2] = cdata[i] >>> 16;
@@ -44163,7 +44163,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve4, reject) => {
+        return new Promise(async (resolve4, reject2) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -44173,7 +44173,7 @@ var require_crypto = __commonJS({
               ["number", "array", "number", "array", "number", "array"]
             );
           } catch (ex) {
-            return reject(ex);
+            return reject2(ex);
           }
           resolve4();
         });
@@ -45668,7 +45668,7 @@ var require_agent2 = __commonJS({
             const m = RE_CYGWIN_SOCK.exec(data.toString("ascii"));
             if (!m)
               return cb(new Error("Malformed cygwin unix socket file"));
-            let state2;
+            let state3;
             let bc = 0;
             let isRetrying = false;
             const inBuf = [];
@@ -45684,20 +45684,20 @@ var require_agent2 = __commonJS({
             tryConnect();
             function _onconnect() {
               bc = 0;
-              state2 = "secret";
+              state3 = "secret";
               sock.write(secretBuf);
             }
             function _ondata(data2) {
               bc += data2.length;
-              if (state2 === "secret") {
+              if (state3 === "secret") {
                 if (bc === 16) {
                   bc = 0;
-                  state2 = "creds";
+                  state3 = "creds";
                   sock.write(credsBuf);
                 }
                 return;
               }
-              if (state2 === "creds") {
+              if (state3 === "creds") {
                 if (!isRetrying)
                   inBuf.push(data2);
                 if (bc === 12) {
@@ -46327,7 +46327,7 @@ var require_zlib = __commonJS({
         let availInAfter;
         let buffers;
         let nread = 0;
-        const state2 = this._writeState;
+        const state3 = this._writeState;
         let buffer = this._outBuffer;
         let offset = this._outOffset;
         const chunkSize = this._chunkSize;
@@ -46348,8 +46348,8 @@ var require_zlib = __commonJS({
           );
           if (this._err)
             throw this._err;
-          availOutAfter = state2[0];
-          availInAfter = state2[1];
+          availOutAfter = state3[0];
+          availInAfter = state3[1];
           const inDelta = availInBefore - availInAfter;
           const have = availOutBefore - availOutAfter;
           if (have > 0) {
@@ -48864,7 +48864,7 @@ var require_kex = __commonJS({
       }
       return ret;
     }
-    function onKEXPayload(state2, payload) {
+    function onKEXPayload(state3, payload) {
       if (payload.length === 0) {
         this._debug && this._debug("Inbound: Skipping empty packet payload");
         return;
@@ -48891,7 +48891,7 @@ var require_kex = __commonJS({
             MESSAGE_HANDLERS = require_handlers();
           return MESSAGE_HANDLERS[type](this, payload);
         case MESSAGE.KEXINIT:
-          if (!state2.firstPacket) {
+          if (!state3.firstPacket) {
             return doFatalError(
               this,
               "Received extra KEXINIT during handshake",
@@ -48899,7 +48899,7 @@ var require_kex = __commonJS({
               DISCONNECT_REASON.KEY_EXCHANGE_FAILED
             );
           }
-          state2.firstPacket = false;
+          state3.firstPacket = false;
           return handleKexInit(this, payload);
         default:
           if (type < 20 || type > 49) {
@@ -50268,7 +50268,7 @@ var require_Protocol = __commonJS({
         }
         sendPacket(this, this._packetRW.write.finalize(packet));
       }
-      exitStatus(chan, status4) {
+      exitStatus(chan, status5) {
         if (!this._server)
           throw new Error("Server-only method called in client mode");
         let p = this._packetRW.write.allocStart;
@@ -50278,9 +50278,9 @@ var require_Protocol = __commonJS({
         writeUInt32BE(packet, 11, p += 4);
         packet.utf8Write("exit-status", p += 4, 11);
         packet[p += 11] = 0;
-        writeUInt32BE(packet, status4, ++p);
+        writeUInt32BE(packet, status5, ++p);
         this._debug && this._debug(
-          `Outbound: Sending CHANNEL_REQUEST (r:${chan}, exit-status: ${status4})`
+          `Outbound: Sending CHANNEL_REQUEST (r:${chan}, exit-status: ${status5})`
         );
         sendPacket(this, this._packetRW.write.finalize(packet));
       }
@@ -51917,8 +51917,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status4 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status4} lsetstat@openssh.com`);
+          const status5 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status5} lsetstat@openssh.com`);
         }
       }
       ext_openssh_expandPath(path, cb) {
@@ -51951,8 +51951,8 @@ var require_SFTP = __commonJS({
         };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status4 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status4} expand-path@openssh.com`);
+          const status5 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status5} expand-path@openssh.com`);
         }
       }
       ext_copy_data(srcHandle, srcOffset, len, dstHandle, dstOffset, cb) {
@@ -52005,8 +52005,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status4 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status4} copy-data`);
+          const status5 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status5} copy-data`);
         }
       }
       ext_home_dir(username, cb) {
@@ -52050,8 +52050,8 @@ var require_SFTP = __commonJS({
         };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status4 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status4} home-directory`);
+          const status5 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status5} home-directory`);
         }
       }
       ext_users_groups(uids, gids, cb) {
@@ -52102,8 +52102,8 @@ var require_SFTP = __commonJS({
         this._requests[reqid] = { extended: "users-groups-by-id@openssh.com", cb };
         const isBuffered = sendOrBuffer(this, buf);
         if (this._debug) {
-          const status4 = isBuffered ? "Buffered" : "Sending";
-          this._debug(`SFTP: Outbound: ${status4} users-groups-by-id@openssh.com`);
+          const status5 = isBuffered ? "Buffered" : "Sending";
+          this._debug(`SFTP: Outbound: ${status5} users-groups-by-id@openssh.com`);
         }
       }
       // ===========================================================================
@@ -55892,7 +55892,7 @@ var require_client2 = __commonJS({
         );
         return stream;
       };
-      const reject = () => {
+      const reject2 = () => {
         if (reason2 === void 0) {
           if (localChan === -1)
             reason2 = CHANNEL_OPEN_FAILURE.RESOURCE_SHORTAGE;
@@ -55922,14 +55922,14 @@ var require_client2 = __commonJS({
           if (val !== void 0 && reserveChannel()) {
             if (data.destPort === 0)
               data.destPort = val;
-            self2.emit("tcp connection", data, accept, reject);
+            self2.emit("tcp connection", data, accept, reject2);
             return;
           }
           break;
         }
         case "forwarded-streamlocal@openssh.com":
           if (self2._forwardingUnix[data.socketPath] !== void 0 && reserveChannel()) {
-            self2.emit("unix connection", data, accept, reject);
+            self2.emit("unix connection", data, accept, reject2);
             return;
           }
           break;
@@ -55937,7 +55937,7 @@ var require_client2 = __commonJS({
           if (self2._agentFwdEnabled && typeof self2._agent.getStream === "function" && reserveChannel()) {
             self2._agent.getStream((err, stream) => {
               if (err)
-                return reject();
+                return reject2();
               const upstream = accept();
               upstream.pipe(stream).pipe(upstream);
             });
@@ -55946,7 +55946,7 @@ var require_client2 = __commonJS({
           break;
         case "x11":
           if (self2._acceptX11 !== 0 && reserveChannel()) {
-            self2.emit("x11", data, accept, reject);
+            self2.emit("x11", data, accept, reject2);
             return;
           }
           break;
@@ -55966,7 +55966,7 @@ var require_client2 = __commonJS({
           );
         }
       }
-      reject();
+      reject2();
     }
     var randomCookie = (() => {
       const buffer = Buffer.allocUnsafe(16);
@@ -56605,7 +56605,7 @@ var require_server = __commonJS({
               let reason2;
               let replied = false;
               let accept;
-              const reject = () => {
+              const reject2 = () => {
                 if (replied)
                   return;
                 replied = true;
@@ -56647,7 +56647,7 @@ var require_server = __commonJS({
                       );
                       return instance;
                     };
-                    this.emit("session", accept, reject);
+                    this.emit("session", accept, reject2);
                     return;
                   }
                   break;
@@ -56682,7 +56682,7 @@ var require_server = __commonJS({
                       );
                       return stream;
                     };
-                    this.emit("tcpip", accept, reject, data);
+                    this.emit("tcpip", accept, reject2, data);
                     return;
                   }
                   break;
@@ -56717,7 +56717,7 @@ var require_server = __commonJS({
                       );
                       return stream;
                     };
-                    this.emit("openssh.streamlocal", accept, reject, data);
+                    this.emit("openssh.streamlocal", accept, reject2, data);
                     return;
                   }
                   break;
@@ -56733,7 +56733,7 @@ var require_server = __commonJS({
                   debug2(`Automatic rejection of unexpected incoming channel open for: ${info2.type}`);
                 }
               }
-              reject();
+              reject2();
             },
             CHANNEL_OPEN_CONFIRMATION: (p, info2) => {
               const channel = this._chanMgr.get(info2.recipient);
@@ -56843,7 +56843,7 @@ var require_server = __commonJS({
                 return;
               let replied = false;
               let accept;
-              let reject;
+              let reject2;
               if (session.constructor !== Session) {
                 if (wantReply)
                   proto.channelFailure(session.outgoing.id);
@@ -56858,7 +56858,7 @@ var require_server = __commonJS({
                     proto.channelSuccess(session._chanInfo.outgoing.id);
                   };
                 }
-                reject = () => {
+                reject2 = () => {
                   if (replied || session._ending || session._channel)
                     return;
                   replied = true;
@@ -56866,14 +56866,14 @@ var require_server = __commonJS({
                 };
               }
               if (session._ending) {
-                reject && reject();
+                reject2 && reject2();
                 return;
               }
               switch (type) {
                 // "pre-real session start" requests
                 case "env":
                   if (listenerCount(session, "env")) {
-                    session.emit("env", accept, reject, {
+                    session.emit("env", accept, reject2, {
                       key: data.name,
                       val: data.value
                     });
@@ -56882,26 +56882,26 @@ var require_server = __commonJS({
                   break;
                 case "pty-req":
                   if (listenerCount(session, "pty")) {
-                    session.emit("pty", accept, reject, data);
+                    session.emit("pty", accept, reject2, data);
                     return;
                   }
                   break;
                 case "window-change":
                   if (listenerCount(session, "window-change"))
-                    session.emit("window-change", accept, reject, data);
+                    session.emit("window-change", accept, reject2, data);
                   else
-                    reject && reject();
+                    reject2 && reject2();
                   break;
                 case "x11-req":
                   if (listenerCount(session, "x11")) {
-                    session.emit("x11", accept, reject, data);
+                    session.emit("x11", accept, reject2, data);
                     return;
                   }
                   break;
                 // "post-real session start" requests
                 case "signal":
                   if (listenerCount(session, "signal")) {
-                    session.emit("signal", accept, reject, {
+                    session.emit("signal", accept, reject2, {
                       name: data
                     });
                     return;
@@ -56911,7 +56911,7 @@ var require_server = __commonJS({
                 // start"?
                 case "auth-agent-req@openssh.com":
                   if (listenerCount(session, "auth-agent")) {
-                    session.emit("auth-agent", accept, reject);
+                    session.emit("auth-agent", accept, reject2);
                     return;
                   }
                   break;
@@ -56933,7 +56933,7 @@ var require_server = __commonJS({
                       session._channel = channel;
                       return channel;
                     };
-                    session.emit("shell", accept, reject);
+                    session.emit("shell", accept, reject2);
                     return;
                   }
                   break;
@@ -56954,7 +56954,7 @@ var require_server = __commonJS({
                       session._channel = channel;
                       return channel;
                     };
-                    session.emit("exec", accept, reject, {
+                    session.emit("exec", accept, reject2, {
                       command: data
                     });
                     return;
@@ -56987,13 +56987,13 @@ var require_server = __commonJS({
                   };
                   if (data === "sftp") {
                     if (listenerCount(session, "sftp")) {
-                      session.emit("sftp", accept, reject);
+                      session.emit("sftp", accept, reject2);
                       return;
                     }
                     useSFTP = false;
                   }
                   if (listenerCount(session, "subsystem")) {
-                    session.emit("subsystem", accept, reject, {
+                    session.emit("subsystem", accept, reject2, {
                       name: data
                     });
                     return;
@@ -57004,7 +57004,7 @@ var require_server = __commonJS({
               debug2 && debug2(
                 `Automatic rejection of incoming channel request: ${type}`
               );
-              reject && reject();
+              reject2 && reject2();
             },
             CHANNEL_EOF: (p, recipient) => {
               let channel = this._chanMgr.get(recipient);
@@ -57150,7 +57150,7 @@ var require_server = __commonJS({
                 unsentGlobalRequestsReplies.push(reply);
               if ((name === "tcpip-forward" || name === "cancel-tcpip-forward" || name === "no-more-sessions@openssh.com" || name === "streamlocal-forward@openssh.com" || name === "cancel-streamlocal-forward@openssh.com") && listenerCount(this, "request") && this.authenticated) {
                 let accept;
-                let reject;
+                let reject2;
                 if (wantReply) {
                   let replied = false;
                   accept = (chosenPort) => {
@@ -57164,7 +57164,7 @@ var require_server = __commonJS({
                     }
                     setReply("SUCCESS", bufPort);
                   };
-                  reject = () => {
+                  reject2 = () => {
                     if (replied)
                       return;
                     replied = true;
@@ -57176,7 +57176,7 @@ var require_server = __commonJS({
                   accept && accept();
                   return;
                 }
-                this.emit("request", accept, reject, name, data);
+                this.emit("request", accept, reject2, name, data);
               } else if (wantReply) {
                 setReply("FAILURE");
               }
@@ -57972,19 +57972,19 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve4, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject2) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
       } catch (e) {
-        reject(e);
+        reject2(e);
       }
     }
     function rejected(value) {
       try {
         step(generator["throw"](value));
       } catch (e) {
-        reject(e);
+        reject2(e);
       }
     }
     function step(result) {
@@ -58362,19 +58362,19 @@ var __awaiter2 = function(thisArg, _arguments, P, generator) {
       resolve4(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve4, reject) {
+  return new (P || (P = Promise))(function(resolve4, reject2) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
       } catch (e) {
-        reject(e);
+        reject2(e);
       }
     }
     function rejected(value) {
       try {
         step(generator["throw"](value));
       } catch (e) {
-        reject(e);
+        reject2(e);
       }
     }
     function step(result) {
@@ -58435,7 +58435,7 @@ function getUserAgent() {
 }
 
 // node_modules/before-after-hook/lib/register.js
-function register(state2, name, method, options) {
+function register(state3, name, method, options) {
   if (typeof method !== "function") {
     throw new Error("method for before hook must be a function");
   }
@@ -58444,24 +58444,24 @@ function register(state2, name, method, options) {
   }
   if (Array.isArray(name)) {
     return name.reverse().reduce((callback, name2) => {
-      return register.bind(null, state2, name2, callback, options);
+      return register.bind(null, state3, name2, callback, options);
     }, method)();
   }
   return Promise.resolve().then(() => {
-    if (!state2.registry[name]) {
+    if (!state3.registry[name]) {
       return method(options);
     }
-    return state2.registry[name].reduce((method2, registered) => {
+    return state3.registry[name].reduce((method2, registered) => {
       return registered.hook.bind(null, method2, options);
     }, method)();
   });
 }
 
 // node_modules/before-after-hook/lib/add.js
-function addHook(state2, kind, name, hook2) {
+function addHook(state3, kind, name, hook2) {
   const orig = hook2;
-  if (!state2.registry[name]) {
-    state2.registry[name] = [];
+  if (!state3.registry[name]) {
+    state3.registry[name] = [];
   }
   if (kind === "before") {
     hook2 = (method, options) => {
@@ -58486,38 +58486,38 @@ function addHook(state2, kind, name, hook2) {
       });
     };
   }
-  state2.registry[name].push({
+  state3.registry[name].push({
     hook: hook2,
     orig
   });
 }
 
 // node_modules/before-after-hook/lib/remove.js
-function removeHook(state2, name, method) {
-  if (!state2.registry[name]) {
+function removeHook(state3, name, method) {
+  if (!state3.registry[name]) {
     return;
   }
-  const index = state2.registry[name].map((registered) => {
+  const index = state3.registry[name].map((registered) => {
     return registered.orig;
   }).indexOf(method);
   if (index === -1) {
     return;
   }
-  state2.registry[name].splice(index, 1);
+  state3.registry[name].splice(index, 1);
 }
 
 // node_modules/before-after-hook/index.js
 var bind = Function.bind;
 var bindable = bind.bind(bind);
-function bindApi(hook2, state2, name) {
+function bindApi(hook2, state3, name) {
   const removeHookRef = bindable(removeHook, null).apply(
     null,
-    name ? [state2, name] : [state2]
+    name ? [state3, name] : [state3]
   );
   hook2.api = { remove: removeHookRef };
   hook2.remove = removeHookRef;
   ["before", "error", "after", "wrap"].forEach((kind) => {
-    const args = name ? [state2, kind, name] : [state2, kind];
+    const args = name ? [state3, kind, name] : [state3, kind];
     hook2[kind] = hook2.api[kind] = bindable(addHook, null).apply(null, args);
   });
 }
@@ -58531,11 +58531,11 @@ function Singular() {
   return singularHook;
 }
 function Collection() {
-  const state2 = {
+  const state3 = {
     registry: {}
   };
-  const hook2 = register.bind(null, state2);
-  bindApi(hook2, state2);
+  const hook2 = register.bind(null, state3);
+  bindApi(hook2, state3);
   return hook2;
 }
 var before_after_hook_default = { Singular, Collection };
@@ -59296,7 +59296,7 @@ async function fetchWrapper(requestOptions) {
     requestError.cause = error2;
     throw requestError;
   }
-  const status4 = fetchResponse.status;
+  const status5 = fetchResponse.status;
   const url = fetchResponse.url;
   const responseHeaders = {};
   for (const [key, value] of fetchResponse.headers) {
@@ -59304,7 +59304,7 @@ async function fetchWrapper(requestOptions) {
   }
   const octokitResponse = {
     url,
-    status: status4,
+    status: status5,
     headers: responseHeaders,
     data: ""
   };
@@ -59315,28 +59315,28 @@ async function fetchWrapper(requestOptions) {
       `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
     );
   }
-  if (status4 === 204 || status4 === 205) {
+  if (status5 === 204 || status5 === 205) {
     return octokitResponse;
   }
   if (requestOptions.method === "HEAD") {
-    if (status4 < 400) {
+    if (status5 < 400) {
       return octokitResponse;
     }
-    throw new RequestError(fetchResponse.statusText, status4, {
+    throw new RequestError(fetchResponse.statusText, status5, {
       response: octokitResponse,
       request: requestOptions
     });
   }
-  if (status4 === 304) {
+  if (status5 === 304) {
     octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError("Not modified", status4, {
+    throw new RequestError("Not modified", status5, {
       response: octokitResponse,
       request: requestOptions
     });
   }
-  if (status4 >= 400) {
+  if (status5 >= 400) {
     octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError(toErrorMessage(octokitResponse.data), status4, {
+    throw new RequestError(toErrorMessage(octokitResponse.data), status5, {
       response: octokitResponse,
       request: requestOptions
     });
@@ -59499,13 +59499,13 @@ function graphql(request2, query, options) {
   });
 }
 function withDefaults3(request2, newDefaults) {
-  const newRequest = request2.defaults(newDefaults);
+  const newRequest2 = request2.defaults(newDefaults);
   const newApi = (query, options) => {
-    return graphql(newRequest, query, options);
+    return graphql(newRequest2, query, options);
   };
   return Object.assign(newApi, {
-    defaults: withDefaults3.bind(null, newRequest),
-    endpoint: newRequest.endpoint
+    defaults: withDefaults3.bind(null, newRequest2),
+    endpoint: newRequest2.endpoint
   });
 }
 var graphql2 = withDefaults3(request, {
@@ -62027,28 +62027,28 @@ var handler = {
   has({ scope }, methodName) {
     return endpointMethodsMap.get(scope).has(methodName);
   },
-  getOwnPropertyDescriptor(target, methodName) {
+  getOwnPropertyDescriptor(target2, methodName) {
     return {
-      value: this.get(target, methodName),
+      value: this.get(target2, methodName),
       // ensures method is in the cache
       configurable: true,
       writable: true,
       enumerable: true
     };
   },
-  defineProperty(target, methodName, descriptor) {
-    Object.defineProperty(target.cache, methodName, descriptor);
+  defineProperty(target2, methodName, descriptor) {
+    Object.defineProperty(target2.cache, methodName, descriptor);
     return true;
   },
-  deleteProperty(target, methodName) {
-    delete target.cache[methodName];
+  deleteProperty(target2, methodName) {
+    delete target2.cache[methodName];
     return true;
   },
   ownKeys({ scope }) {
     return [...endpointMethodsMap.get(scope).keys()];
   },
-  set(target, methodName, value) {
-    return target.cache[methodName] = value;
+  set(target2, methodName, value) {
+    return target2.cache[methodName] = value;
   },
   get({ octokit, scope, cache: cache2 }, methodName) {
     if (cache2[methodName]) {
@@ -62292,33 +62292,33 @@ var VERSION7 = "0.0.0-development";
 function isRequestError(error2) {
   return error2.request !== void 0;
 }
-async function errorRequest(state2, octokit, error2, options) {
+async function errorRequest(state3, octokit, error2, options) {
   if (!isRequestError(error2) || !error2?.request.request) {
     throw error2;
   }
-  if (error2.status >= 400 && !state2.doNotRetry.includes(error2.status)) {
-    const retries = options.request.retries != null ? options.request.retries : state2.retries;
+  if (error2.status >= 400 && !state3.doNotRetry.includes(error2.status)) {
+    const retries = options.request.retries != null ? options.request.retries : state3.retries;
     const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
     throw octokit.retry.retryRequest(error2, retries, retryAfter);
   }
   throw error2;
 }
-async function wrapRequest(state2, octokit, request2, options) {
+async function wrapRequest(state3, octokit, request2, options) {
   const limiter = new import_light.default();
   limiter.on("failed", function(error2, info2) {
     const maxRetries = ~~error2.request.request?.retries;
     const after = ~~error2.request.request?.retryAfter;
     options.request.retryCount = info2.retryCount + 1;
     if (maxRetries > info2.retryCount) {
-      return after * state2.retryAfterBaseValue;
+      return after * state3.retryAfterBaseValue;
     }
   });
   return limiter.schedule(
-    requestWithGraphqlErrorHandling.bind(null, state2, octokit, request2),
+    requestWithGraphqlErrorHandling.bind(null, state3, octokit, request2),
     options
   );
 }
-async function requestWithGraphqlErrorHandling(state2, octokit, request2, options) {
+async function requestWithGraphqlErrorHandling(state3, octokit, request2, options) {
   const response = await request2(options);
   if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
     response.data.errors[0].message
@@ -62327,12 +62327,12 @@ async function requestWithGraphqlErrorHandling(state2, octokit, request2, option
       request: options,
       response
     });
-    return errorRequest(state2, octokit, error2, options);
+    return errorRequest(state3, octokit, error2, options);
   }
   return response;
 }
 function retry(octokit, octokitOptions) {
-  const state2 = Object.assign(
+  const state3 = Object.assign(
     {
       enabled: true,
       retryAfterBaseValue: 1e3,
@@ -62352,9 +62352,9 @@ function retry(octokit, octokitOptions) {
       }
     }
   };
-  if (state2.enabled) {
-    octokit.hook.error("request", errorRequest.bind(null, state2, retryPlugin));
-    octokit.hook.wrap("request", wrapRequest.bind(null, state2, retryPlugin));
+  if (state3.enabled) {
+    octokit.hook.error("request", errorRequest.bind(null, state3, retryPlugin));
+    octokit.hook.wrap("request", wrapRequest.bind(null, state3, retryPlugin));
   }
   return retryPlugin;
 }
@@ -62364,10 +62364,10 @@ retry.VERSION = VERSION7;
 var import_light2 = __toESM(require_light(), 1);
 var VERSION8 = "0.0.0-development";
 var noop3 = () => Promise.resolve();
-function wrapRequest2(state2, request2, options) {
-  return state2.retryLimiter.schedule(doRequest, state2, request2, options);
+function wrapRequest2(state3, request2, options) {
+  return state3.retryLimiter.schedule(doRequest, state3, request2, options);
 }
-async function doRequest(state2, request2, options) {
+async function doRequest(state3, request2, options) {
   const { pathname } = new URL(options.url, "http://github.test");
   const isAuth = isAuthRequest(options.method, pathname);
   const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
@@ -62375,19 +62375,19 @@ async function doRequest(state2, request2, options) {
   const isGraphQL = pathname.startsWith("/graphql");
   const retryCount = ~~request2.retryCount;
   const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
-  if (state2.clustering) {
+  if (state3.clustering) {
     jobOptions.expiration = 1e3 * 60;
   }
   if (isWrite || isGraphQL) {
-    await state2.write.key(state2.id).schedule(jobOptions, noop3);
+    await state3.write.key(state3.id).schedule(jobOptions, noop3);
   }
-  if (isWrite && state2.triggersNotification(pathname)) {
-    await state2.notifications.key(state2.id).schedule(jobOptions, noop3);
+  if (isWrite && state3.triggersNotification(pathname)) {
+    await state3.notifications.key(state3.id).schedule(jobOptions, noop3);
   }
   if (isSearch) {
-    await state2.search.key(state2.id).schedule(jobOptions, noop3);
+    await state3.search.key(state3.id).schedule(jobOptions, noop3);
   }
-  const req = (isAuth ? state2.auth : state2.global).key(state2.id).schedule(jobOptions, request2, options);
+  const req = (isAuth ? state3.auth : state3.global).key(state3.id).schedule(jobOptions, request2, options);
   if (isGraphQL) {
     const res = await req;
     if (res.data.errors != null && res.data.errors.some((error2) => error2.type === "RATE_LIMITED")) {
@@ -62484,7 +62484,7 @@ function throttling(octokit, octokitOptions) {
   if (typeof connection !== "undefined") {
     common.connection = connection;
   }
-  const state2 = Object.assign(
+  const state3 = Object.assign(
     {
       clustering: connection != null,
       triggersNotification,
@@ -62494,7 +62494,7 @@ function throttling(octokit, octokitOptions) {
     },
     octokitOptions.throttle
   );
-  if (typeof state2.onSecondaryRateLimit !== "function" || typeof state2.onRateLimit !== "function") {
+  if (typeof state3.onSecondaryRateLimit !== "function" || typeof state3.onRateLimit !== "function") {
     throw new Error(`octokit/plugin-throttling error:
         You must pass the onSecondaryRateLimit and onRateLimit error handlers.
         See https://octokit.github.io/rest.js/#throttling
@@ -62516,21 +62516,21 @@ function throttling(octokit, octokitOptions) {
     if (groups.global == null) {
       createGroups(Bottleneck2, common);
     }
-    state2.global = state2.global ?? groups.global;
-    state2.auth = state2.auth ?? groups.auth;
-    state2.search = state2.search ?? groups.search;
-    state2.write = state2.write ?? groups.write;
-    state2.notifications = state2.notifications ?? groups.notifications;
-    state2.retryLimiter = state2.retryLimiter ?? new Bottleneck2();
+    state3.global = state3.global ?? groups.global;
+    state3.auth = state3.auth ?? groups.auth;
+    state3.search = state3.search ?? groups.search;
+    state3.write = state3.write ?? groups.write;
+    state3.notifications = state3.notifications ?? groups.notifications;
+    state3.retryLimiter = state3.retryLimiter ?? new Bottleneck2();
     const events = {};
     const emitter = new Bottleneck2.Events(events);
-    events.on("secondary-limit", state2.onSecondaryRateLimit);
-    events.on("rate-limit", state2.onRateLimit);
+    events.on("secondary-limit", state3.onSecondaryRateLimit);
+    events.on("rate-limit", state3.onRateLimit);
     events.on(
       "error",
       (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
     );
-    state2.retryLimiter.on("failed", async function(error2, info2) {
+    state3.retryLimiter.on("failed", async function(error2, info2) {
       const [state22, request2, options] = info2.args;
       const { pathname } = new URL(options.url, "http://github.test");
       const shouldRetryGraphQL = pathname.startsWith("/graphql") && error2.status !== 401;
@@ -62583,7 +62583,7 @@ function throttling(octokit, octokitOptions) {
   };
   octokit.hook.wrap("request", (request2, options) => {
     initializeBottleneck();
-    return wrapRequest2(state2, request2, options);
+    return wrapRequest2(state3, request2, options);
   });
   return {};
 }
@@ -62694,9 +62694,9 @@ function referenceNeeded(candidates, o) {
     return { needed: false, reason: `the horizon (${o.horizonMinutes} run-minutes) closes every decision` };
   let found = null;
   for (const c of candidates) {
-    const why = needOf(c.decision, o);
-    if (why && (!found || why === "points-at-gain" && found.why !== "points-at-gain"))
-      found = { by: c.name, why };
+    const why2 = needOf(c.decision, o);
+    if (why2 && (!found || why2 === "points-at-gain" && found.why !== "points-at-gain"))
+      found = { by: c.name, why: why2 };
   }
   if (found)
     return {
@@ -62718,22 +62718,22 @@ function startCampaign(baseline) {
     best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
   };
 }
-function roundWinner(state2, round3) {
+function roundWinner(state3, round3) {
   const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
   const better = measured2.filter((r) => r.outcome === "better");
-  const eligible = state2.best === null && better.length === 0 ? measured2 : better;
+  const eligible = state3.best === null && better.length === 0 ? measured2 : better;
   return eligible.sort((a, b) => a.seconds - b.seconds)[0];
 }
-function closeRound(state2, round3) {
-  const winner = roundWinner(state2, round3);
-  const best = winner && (state2.best === null || winner.seconds < state2.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state2.best;
-  return { ...state2, rounds: [...state2.rounds, round3], best };
+function closeRound(state3, round3) {
+  const winner = roundWinner(state3, round3);
+  const best = winner && (state3.best === null || winner.seconds < state3.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state3.best;
+  return { ...state3, rounds: [...state3.rounds, round3], best };
 }
-function roundsWithoutGain(state2) {
+function roundsWithoutGain(state3) {
   let n = 0;
-  let replay = startCampaign(state2.baseline);
+  let replay = startCampaign(state3.baseline);
   const gained = [];
-  for (const round3 of state2.rounds) {
+  for (const round3 of state3.rounds) {
     const before = replay.best?.name;
     replay = closeRound(replay, round3);
     const gain = replay.best?.name !== before;
@@ -62742,24 +62742,24 @@ function roundsWithoutGain(state2) {
   for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
   return n;
 }
-function stopRule(state2, policy, outlook) {
-  const dry = roundsWithoutGain(state2);
-  if (state2.rounds.length === 0 || dry < policy.stopAfter) return null;
+function stopRule(state3, policy, outlook) {
+  const dry = roundsWithoutGain(state3);
+  if (state3.rounds.length === 0 || dry < policy.stopAfter) return null;
   if (outlook && outlook.gainLow >= policy.minImprovement) return null;
   return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
 }
-function spentGpuHours(state2) {
-  return state2.baseline.gpuHours + state2.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0);
+function spentGpuHours(state3) {
+  return state3.baseline.gpuHours + state3.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0);
 }
-function nextStep(state2, policy, expectedRunGpuHours, outlook) {
-  const stop2 = stopRule(state2, policy, outlook);
-  if (stop2) return { kind: "conclude", reason: stop2 };
-  if (policy.maxRounds !== void 0 && state2.rounds.length >= policy.maxRounds)
+function nextStep(state3, policy, expectedRunGpuHours, outlook) {
+  const stop3 = stopRule(state3, policy, outlook);
+  if (stop3) return { kind: "conclude", reason: stop3 };
+  if (policy.maxRounds !== void 0 && state3.rounds.length >= policy.maxRounds)
     return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
-  const parent = state2.best?.name ?? state2.baseline.name;
+  const parent = state3.best?.name ?? state3.baseline.name;
   let count2 = policy.parallel;
   if (policy.gpuHours !== void 0) {
-    const left = policy.gpuHours - spentGpuHours(state2);
+    const left = policy.gpuHours - spentGpuHours(state3);
     count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
     if (count2 < 1)
       return {
@@ -62767,7 +62767,7 @@ function nextStep(state2, policy, expectedRunGpuHours, outlook) {
         reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
       };
   }
-  return { kind: "round", index: state2.rounds.length + 1, parent, count: count2 };
+  return { kind: "round", index: state3.rounds.length + 1, parent, count: count2 };
 }
 var FORECAST_AFTER_MINUTES = YOUNG_MINUTES;
 function futileByForecast(decision, minute, horizon, minImprovement) {
@@ -63578,9 +63578,9 @@ function detect(input) {
   const common = steadyFields(f, plan, latest);
   return driftingVerdict(f, plan, latest, common) ?? windowVerdict(f, checks, latest, cycle, common);
 }
-function early(f, state2, why, more = {}) {
+function early(f, state3, why2, more = {}) {
   const none = { warmup_end_minutes: null, value: null, projected_full_run: null };
-  return { ...f.base, state: state2, ...none, ...more, evidence: [...f.evidence, ...why] };
+  return { ...f.base, state: state3, ...none, ...more, evidence: [...f.evidence, ...why2] };
 }
 function noData(input, evidence) {
   return {
@@ -63660,8 +63660,8 @@ function unsettledVerdict(f, firstProduction, floor) {
       { drift: { slope_relative_per_hour: round(drift, 4) }, estimator: "completions" }
     );
   const minutes = f.now - f.t0;
-  const why = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
-  return early(f, "warming", [why]);
+  const why2 = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
+  return early(f, "warming", [why2]);
 }
 function inFlightOf(f, warmupEnd) {
   const W = f.s.window_minutes;
@@ -63943,9 +63943,9 @@ function opportunities(usage, bottleneck) {
       );
     else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
       const headroom = round(total - peak, 1);
-      const target = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
+      const target2 = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
       out.push(
-        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target}`
+        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target2}`
       );
     }
   }
@@ -65483,10 +65483,10 @@ function groupProblem(o, group) {
       message: `\`${o.key}=${o.value}\`: AlpaSim's public configs have no ${o.key} option \`${o.value}\`${hint || PLUGIN_NOTE}; options: ${options.join(", ")}`
     };
   }
-  const listed = CONFIG_CATALOG.base_defaults.some(
+  const listed2 = CONFIG_CATALOG.base_defaults.some(
     (d) => d.replace(/^optional /, "").startsWith(`${o.key}=`)
   );
-  if (!listed && o.prefix === "") {
+  if (!listed2 && o.prefix === "") {
     return {
       rule: "override-unknown",
       severity: "error",
@@ -65652,12 +65652,12 @@ function compositionLayers(experiment) {
   );
   let after = {};
   let seenTopology = false;
-  const listed = /* @__PURE__ */ new Set();
+  const listed2 = /* @__PURE__ */ new Set();
   for (const entry of CONFIG_CATALOG.base_defaults) {
     const m = /^(?:optional )?([A-Za-z0-9_/]+)=(.*)$/.exec(entry);
     if (!m) continue;
     const group = m[1];
-    listed.add(group);
+    listed2.add(group);
     if (group === "topology") {
       seenTopology = true;
       continue;
@@ -65670,7 +65670,7 @@ function compositionLayers(experiment) {
   }
   for (const override of experiment?.fixed_inputs.overrides ?? []) {
     const g = parseGroupOverride(override);
-    if (g && !listed.has(g.group)) after = deepMerge(after, optionLayer(g.group, g.option));
+    if (g && !listed2.has(g.group)) after = deepMerge(after, optionLayer(g.group, g.option));
   }
   return { before, after };
 }
@@ -67402,11 +67402,11 @@ function toIssue(error2, loaded, schemaName) {
       if (!close && home) hint = `\`${key}\` belongs at \`${home}\`. `;
       const inTopology = schemaName === "candidate" && path[0] === "topology";
       const fixedInput = schemaName === "candidate" && path.length === 0 && FIXED_INPUT_NAMES.includes(key);
-      const why = inTopology || fixedInput ? " A candidate may change only AlpaSim topology keys; driver, deploy, scenes, cameras, frequencies and other fixed inputs stay as in experiment.yaml." : "";
+      const why2 = inTopology || fixedInput ? " A candidate may change only AlpaSim topology keys; driver, deploy, scenes, cameras, frequencies and other fixed inputs stay as in experiment.yaml." : "";
       return base(
         "unknown-key",
         at,
-        `unknown key \`${key}\` in ${where}.${why} ${hint}Allowed keys here: ${known.join(", ") || "(none)"}.`,
+        `unknown key \`${key}\` in ${where}.${why2} ${hint}Allowed keys here: ${known.join(", ") || "(none)"}.`,
         true
       );
     }
@@ -67946,26 +67946,26 @@ function botBranch(experimentId, candidate) {
 var WINNER_LABEL = "autopilot:winner";
 var live = (r) => r.request === "live";
 var withdrawn = (r) => r.origin === "bot" && (r.pull === "closed" && r.outcome === null || r.takenOver === true);
-function budgetOf(runs, limit, runGpuHours, elsewhere = 0) {
-  const spent = elsewhere + runs.reduce((a, r) => a + r.gpuHours, 0);
-  const committed = runs.filter(live).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
+function budgetOf(runs2, limit, runGpuHours, elsewhere = 0) {
+  const spent = elsewhere + runs2.reduce((a, r) => a + r.gpuHours, 0);
+  const committed = runs2.filter(live).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
   return { limit, spent, committed, left: limit - spent - committed };
 }
-function campaignOf(runs) {
-  const base = runs.find((r) => r.round === 0);
-  let state2 = startCampaign({
+function campaignOf(runs2) {
+  const base = runs2.find((r) => r.round === 0);
+  let state3 = startCampaign({
     name: base?.name ?? "baseline",
     seconds: base?.outcome === "failed" ? null : base?.seconds ?? null,
     gpuHours: base?.gpuHours ?? 0
   });
-  for (const r of runs)
-    if (r.round === null && r.outcome === "better" && r.seconds !== void 0 && r.seconds < (state2.best?.seconds ?? Infinity))
-      state2 = { ...state2, best: { name: r.name, seconds: r.seconds } };
-  const current = Math.max(0, ...runs.map((r) => r.round ?? 0));
+  for (const r of runs2)
+    if (r.round === null && r.outcome === "better" && r.seconds !== void 0 && r.seconds < (state3.best?.seconds ?? Infinity))
+      state3 = { ...state3, best: { name: r.name, seconds: r.seconds } };
+  const current = Math.max(0, ...runs2.map((r) => r.round ?? 0));
   for (let index = 1; index <= current; index++) {
-    const of = runs.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r));
-    if (index === current && !roundFinished(runs, index)) break;
-    const round3 = { index, parent: state2.best?.name ?? state2.baseline.name, runs: [] };
+    const of = runs2.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r));
+    if (index === current && !roundFinished(runs2, index)) break;
+    const round3 = { index, parent: state3.best?.name ?? state3.baseline.name, runs: [] };
     for (const r of of)
       round3.runs.push({
         name: r.name,
@@ -67973,23 +67973,23 @@ function campaignOf(runs) {
         ...r.seconds !== void 0 ? { seconds: r.seconds } : {},
         gpuHours: r.gpuHours
       });
-    state2 = closeRound(state2, round3);
+    state3 = closeRound(state3, round3);
   }
-  return { state: state2, current };
+  return { state: state3, current };
 }
-function roundFinished(runs, index) {
-  return runs.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r)).every((r) => r.outcome !== null && r.request !== "live");
+function roundFinished(runs2, index) {
+  return runs2.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r)).every((r) => r.outcome !== null && r.request !== "live");
 }
 function planStep(input) {
-  const { policy, runs, controls } = input;
-  const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
-  const { state: state2, current } = campaignOf(runs);
-  const taken = takeovers(runs);
+  const { policy, runs: runs2, controls } = input;
+  const budget = budgetOf(runs2, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
+  const { state: state3, current } = campaignOf(runs2);
+  const taken = takeovers(runs2);
   const plan = (step) => ({
     actions: step.actions,
     waiting: step.waiting,
     budget,
-    campaign: state2,
+    campaign: state3,
     round: current,
     stalls: [...taken, ...step.stalls ?? []]
   });
@@ -68002,39 +68002,39 @@ function planStep(input) {
   const ending = endingReason(input, budget);
   if (ending)
     return plan({
-      actions: [...stopLive(runs, ending), ...conclusionOf(runs, state2, ending)],
+      actions: [...stopLive(runs2, ending), ...conclusionOf(runs2, state3, ending)],
       waiting: null
     });
-  const housekeeping = closeLosers(runs, state2);
+  const housekeeping = closeLosers(runs2, state3);
   if (controls.paused || !policy.enabled) {
-    const why = controls.paused ? "paused on the dashboard (/topo resume goes on)" : "autopilot.enabled is false";
+    const why2 = controls.paused ? "paused on the dashboard (/topo resume goes on)" : "autopilot.enabled is false";
     return plan({
-      actions: [...housekeeping, ...controls.stopLive ? stopLive(runs, why) : []],
-      waiting: why
+      actions: [...housekeeping, ...controls.stopLive ? stopLive(runs2, why2) : []],
+      waiting: why2
     });
   }
   const submits = submitsOf(input, budget, current);
   const base = baselineStep(input, budget, submits);
   if (base) return plan({ ...base, actions: [...housekeeping, ...base.actions] });
-  if (!roundFinished(runs, current) || runs.some((r) => r.origin === "person" && live(r)))
+  if (!roundFinished(runs2, current) || runs2.some((r) => r.origin === "person" && live(r)))
     return plan({
       actions: [...housekeeping, ...submits.actions],
       waiting: submits.waiting ?? `round ${current} is running`
     });
-  return plan({ actions: [...housekeeping, ...nextRound(input, state2, budget)], waiting: null });
+  return plan({ actions: [...housekeeping, ...nextRound(input, state3, budget)], waiting: null });
 }
-function takeovers(runs) {
-  return runs.filter((r) => r.origin === "bot" && r.takenOver && r.pull === "open" && r.pr !== void 0).map((r) => ({
+function takeovers(runs2) {
+  return runs2.filter((r) => r.origin === "bot" && r.takenOver && r.pull === "open" && r.pr !== void 0).map((r) => ({
     pr: r.pr,
     what: `\`${r.name}\` was changed by someone else: its head is not the autopilot's commit (an amended or force-pushed commit counts), so the autopilot leaves it alone and its round goes on without it`,
     fix: `it is yours now: comment \`/topo submit\` on #${r.pr} to run it as your candidate, or close it`
   }));
 }
 function baselineStep(input, budget, submits) {
-  const { runs, policy } = input;
-  const base = runs.find((r) => r.round === 0);
+  const { runs: runs2, policy } = input;
+  const base = runs2.find((r) => r.round === 0);
   if (!base) {
-    if (runs.some((r) => r.origin === "person"))
+    if (runs2.some((r) => r.origin === "person"))
       return { actions: [], waiting: "waiting for the baseline to be recorded (merge its pull request)" };
     if (!canStart(policy, budget.spent, budget.committed, input.runGpuHours))
       return { actions: [], waiting: "the budget has no room for the baseline" };
@@ -68067,8 +68067,8 @@ function endingReason(input, budget) {
     return `budget: ${fmt(budget.spent)} of ${fmt(budget.limit)} GPU-hours spent${runningForecast(input.runs, budget)}`;
   return null;
 }
-function runningForecast(runs, budget) {
-  const n = runs.filter(live).length;
+function runningForecast(runs2, budget) {
+  const n = runs2.filter(live).length;
   if (n === 0) return "";
   return `, held so far; the ${n} live run${n === 1 ? "" : "s"} would take about ${fmt(budget.committed)} GPU-hours more to finish, a forecast not counted`;
 }
@@ -68088,15 +68088,15 @@ function submitsOf(input, budget, current) {
     actions.push({ kind: "submit", name: r.name, pr: r.pr });
   }
   const held = ready.length - actions.length;
-  const why = [
+  const why2 = [
     ...unapproved.length ? [
       `waiting for a writer's approving review or /topo submit on ${unapproved.map((r) => `#${r.pr}`).join(", ")}`
     ] : [],
     ...held ? [`${held} run(s) wait: the budget has no room for them`] : []
   ];
-  return { actions, waiting: why.length ? why.join("; ") : null };
+  return { actions, waiting: why2.length ? why2.join("; ") : null };
 }
-function nextRound(input, state2, budget) {
+function nextRound(input, state3, budget) {
   const policy = {
     parallel: input.policy.parallel,
     minImprovement: 0,
@@ -68105,35 +68105,35 @@ function nextRound(input, state2, budget) {
     gpuHours: input.policy.gpuHours,
     referencePrecision: REFERENCE_PRECISION
   };
-  const held = budget.spent + budget.committed - spentOf(state2);
-  const step = nextStep(state2, { ...policy, gpuHours: policy.gpuHours - held }, input.runGpuHours);
-  if (step.kind === "conclude") return conclusionOf(input.runs, state2, step.reason);
+  const held = budget.spent + budget.committed - spentOf(state3);
+  const step = nextStep(state3, { ...policy, gpuHours: policy.gpuHours - held }, input.runGpuHours);
+  if (step.kind === "conclude") return conclusionOf(input.runs, state3, step.reason);
   const slots = input.policy.parallel - input.runs.filter((r) => r.origin === "person" && live(r)).length;
   return [
     { kind: "open", round: step.index, parent: step.parent, count: Math.max(1, Math.min(step.count, slots)) }
   ];
 }
-function spentOf(state2) {
-  return state2.baseline.gpuHours + state2.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0);
+function spentOf(state3) {
+  return state3.baseline.gpuHours + state3.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0);
 }
-function closeLosers(runs, state2) {
-  const best = state2.best?.name;
+function closeLosers(runs2, state3) {
+  const best = state3.best?.name;
   const out = [];
-  for (const r of runs) {
+  for (const r of runs2) {
     if (r.origin !== "bot" || r.pull !== "open" || r.takenOver || r.pr === void 0 || r.request === "live")
       continue;
     if (r.outcome === null || r.outcome === "undecided" || r.name === best) continue;
-    const roundOver = r.round !== null && state2.rounds.some((x) => x.index === r.round);
+    const roundOver = r.round !== null && state3.rounds.some((x) => x.index === r.round);
     if (!roundOver) continue;
-    const won = state2.rounds.some((x) => x.runs.some((y) => y.name === r.name)) && r.outcome === "better";
+    const won = state3.rounds.some((x) => x.runs.some((y) => y.name === r.name)) && r.outcome === "better";
     out.push(
       won ? { kind: "close", name: r.name, pr: r.pr, why: "superseded", ...best ? { by: best } : {} } : { kind: "close", name: r.name, pr: r.pr, why: "rejected" }
     );
   }
   return out;
 }
-function stopLive(runs, reason2) {
-  return runs.filter((r) => r.origin === "bot" && live(r) && r.pr !== void 0 && !r.takenOver).map((r) => ({ kind: "stop", name: r.name, pr: r.pr, reason: reason2 }));
+function stopLive(runs2, reason2) {
+  return runs2.filter((r) => r.origin === "bot" && live(r) && r.pr !== void 0 && !r.takenOver).map((r) => ({ kind: "stop", name: r.name, pr: r.pr, reason: reason2 }));
 }
 function finishStep(input, c) {
   if (c.reported || c.winner === void 0) return { actions: [], waiting: `concluded: ${c.reason}` };
@@ -68158,9 +68158,9 @@ function finishStep(input, c) {
     return { actions: [], waiting: `concluded; waiting for the record of the winner #${w.pr}` };
   return { actions: [{ kind: "report", winner: w?.pull === "merged" ? w.name : null }], waiting: null };
 }
-function conclusionOf(runs, state2, reason2) {
-  const winner = state2.best && state2.best.name !== state2.baseline.name ? state2.best.name : null;
-  return [...closeLosers(runs, state2), { kind: "conclude", reason: reason2, winner }];
+function conclusionOf(runs2, state3, reason2) {
+  const winner = state3.best && state3.best.name !== state3.baseline.name ? state3.best.name : null;
+  return [...closeLosers(runs2, state3), { kind: "conclude", reason: reason2, winner }];
 }
 function fmt(x) {
   return (Math.round(x * 10) / 10).toString();
@@ -68185,34 +68185,6 @@ function codeBlock(text3, language = "text") {
   return `${fence}${language}
 ${clean3}
 ${fence}`;
-}
-
-// src/autopilot/controls.ts
-var CONTROL_HELP = [
-  "`/topo pause`: no new runs; running ones go on to their decision",
-  "`/topo pause --now`: running ones stop too",
-  "`/topo resume`: go on",
-  "`/topo conclude`: conclude now with the best so far"
-];
-function parseControl(body) {
-  const text3 = body.replace(/\r\n?/g, "\n").trim();
-  const m = /^\/topo(?=\s|$)/.exec(text3);
-  if (!m) return { kind: "none" };
-  const words = text3.slice(m[0].length).split("\n", 1)[0].trim().split(/\s+/).filter(Boolean);
-  const [word, ...rest] = words;
-  const only = (control) => rest.length === 0 ? { kind: "control", control } : {
-    kind: "invalid",
-    reason: `\`/topo ${word}\` takes no argument here; the dashboard takes: ${CONTROL_HELP.join("; ")}`
-  };
-  if (word === "pause" && rest.length === 1 && rest[0] === "--now")
-    return { kind: "control", control: "pause-now" };
-  if (word === "pause") return only("pause");
-  if (word === "resume") return only("resume");
-  if (word === "conclude") return only("conclude");
-  return {
-    kind: "invalid",
-    reason: `${word ? `\`${word.slice(0, 40)}\` is not a dashboard command` : "no command given after /topo"}; the dashboard takes: ${CONTROL_HELP.join("; ")}`
-  };
 }
 
 // src/autopilot/dashboard.ts
@@ -68243,8 +68215,8 @@ function actionText(a) {
       return "post the final report here, from the record";
   }
 }
-function roundRows(runs) {
-  const rows = [...runs].filter((r) => r.round !== null || r.request !== "none").sort((a, b) => (a.round ?? 1e9) - (b.round ?? 1e9) || a.name.localeCompare(b.name));
+function roundRows(runs2) {
+  const rows = [...runs2].filter((r) => r.round !== null || r.request !== "none").sort((a, b) => (a.round ?? 1e9) - (b.round ?? 1e9) || a.name.localeCompare(b.name));
   return rows.map((r) => {
     const round3 = r.round === 0 ? "baseline" : r.round === null ? "a person\u2019s" : String(r.round);
     const decision = r.round === 0 && r.outcome !== null && r.outcome !== "failed" ? "reference" : r.outcome ?? (r.request === "live" ? "running" : r.pull === "closed" ? "withdrawn" : "waiting");
@@ -68252,9 +68224,9 @@ function roundRows(runs) {
     return `| ${round3} | \`${r.name}\` | ${r.pr !== void 0 ? `#${r.pr}` : "\u2013"} | ${decision} | ${seconds2} | ${h(r.gpuHours)} |`;
   });
 }
-function bestLine(plan, runs) {
+function bestLine(plan, runs2) {
   const { best, baseline } = plan.campaign;
-  const base = runs.find((r) => r.round === 0);
+  const base = runs2.find((r) => r.round === 0);
   if (!best && base?.outcome === "failed")
     return `**Best so far:** none measured (the baseline \`${baseline.name}\` failed).`;
   if (!best)
@@ -68274,7 +68246,7 @@ function stallLines(stalls) {
     ""
   ];
 }
-function renderDashboard(experimentId, runs, plan, stalls = []) {
+function renderDashboard(experimentId, runs2, plan, controls, stalls = []) {
   const b = plan.budget;
   const next = plan.actions.length ? plan.actions.map((a) => `- ${actionText(a)}`) : [`- nothing: ${plan.waiting ?? "up to date"}`];
   return [
@@ -68285,17 +68257,17 @@ function renderDashboard(experimentId, runs, plan, stalls = []) {
     "",
     `**GPU-hours:** ${h(b.spent)} spent, ${h(b.committed)} committed to live runs, ${h(Math.max(0, b.left))} left of ${h(b.limit)}.`,
     "",
-    bestLine(plan, runs),
+    bestLine(plan, runs2),
     "",
     ...stallLines([...plan.stalls, ...stalls]),
     "| round | candidate | pull request | decision | s/rollout | GPU-hours |",
     "|---|---|---|---|---|---|",
-    ...roundRows(runs),
+    ...roundRows(runs2),
     "",
     "**Next:**",
     ...next,
     "",
-    `Controls (writers only, as a comment here): ${CONTROL_HELP.join("; ")}.`
+    `Controls (writers only, as a comment here): ${controls.join("; ")}.`
   ].join("\n");
 }
 
@@ -68336,26 +68308,26 @@ function botPullBody(experimentId, candidate, round3, reasoning) {
   ].join("\n");
 }
 function closingText(a, evidence) {
-  const why = a.why === "superseded" ? `superseded: a later round's \`${a.by ?? "winner"}\` beats it` : a.why === "failed" ? "closed: its run failed" : "rejected by its decision";
+  const why2 = a.why === "superseded" ? `superseded: a later round's \`${a.by ?? "winner"}\` beats it` : a.why === "failed" ? "closed: its run failed" : "rejected by its decision";
   return [
-    `Closed by the autopilot: \`${a.name}\` is ${why}.`,
+    `Closed by the autopilot: \`${a.name}\` is ${why2}.`,
     ...evidence ? ["", `Decision: ${inlineText(evidence, 600)}`] : [],
     "",
     "The record keeps it, with its evidence, as a closed candidate."
   ].join("\n");
 }
-function liveOutcome(state2, ended, failed) {
+function liveOutcome(state3, ended, failed) {
   if (failed) return "failed";
-  if (state2 === "better" || state2 === "worse" || state2 === "equivalent" || state2 === "not-better")
-    return state2;
+  if (state3 === "better" || state3 === "worse" || state3 === "equivalent" || state3 === "not-better")
+    return state3;
   return ended ? "undecided" : null;
 }
 function liveRuns(candidates, pulls, recorded = /* @__PURE__ */ new Set(), unopened2 = []) {
   const botOf = (name, pr) => pulls.find((b) => b.pr === pr && b.candidate === name);
-  const runs = candidates.map((c) => candidateRun(c, botOf(c.name, c.pr)));
+  const runs2 = candidates.map((c) => candidateRun(c, botOf(c.name, c.pr)));
   for (const b of pulls)
-    if (!runs.some((r) => r.name === b.candidate) && !(b.state !== "open" && recorded.has(b.candidate)))
-      runs.push({
+    if (!runs2.some((r) => r.name === b.candidate) && !(b.state !== "open" && recorded.has(b.candidate)))
+      runs2.push({
         name: b.candidate,
         round: b.round,
         origin: "bot",
@@ -68367,8 +68339,8 @@ function liveRuns(candidates, pulls, recorded = /* @__PURE__ */ new Set(), unope
         gpuHours: 0
       });
   for (const u of unopened2)
-    if (!runs.some((r) => r.name === u.candidate))
-      runs.push({
+    if (!runs2.some((r) => r.name === u.candidate))
+      runs2.push({
         name: u.candidate,
         round: u.round,
         origin: "bot",
@@ -68377,7 +68349,7 @@ function liveRuns(candidates, pulls, recorded = /* @__PURE__ */ new Set(), unope
         outcome: null,
         gpuHours: 0
       });
-  return runs;
+  return runs2;
 }
 function pullFacts(b) {
   return {
@@ -68406,6 +68378,7 @@ function candidateRun(c, bot) {
 }
 
 // src/autopilot/state.ts
+var DASHBOARDS_KEPT = 5;
 var EMPTY_PILOT_STATE = {
   version: 1,
   paused: null,
@@ -68416,7 +68389,8 @@ var EMPTY_PILOT_STATE = {
   stopped: [],
   held: {},
   heads: {},
-  validated: {}
+  validated: {},
+  dashboards: []
 };
 var PilotStateError = class extends Error {
   name = "PilotStateError";
@@ -68455,6 +68429,9 @@ function parsePilotState(text3) {
   const held = x.held ?? {};
   if (!isObject(held) || Object.values(held).some((v) => typeof v !== "number" || !(v >= 0)))
     throw bad("held");
+  const dashboards = x.dashboards ?? [];
+  if (!Array.isArray(dashboards) || dashboards.some((n) => !Number.isSafeInteger(n) || n <= 0))
+    throw bad("dashboards");
   return {
     version: 1,
     paused: p === null ? null : { by: p.by, now: p.now },
@@ -68465,868 +68442,148 @@ function parsePilotState(text3) {
     stopped: [...x.stopped],
     held: { ...held },
     heads: shaMap(x.heads, "heads"),
-    validated: shaMap(x.validated, "validated")
+    validated: shaMap(x.validated, "validated"),
+    dashboards: [...dashboards]
   };
 }
 function concludedOf(c) {
   return { reason: c.reason, winner: c.winner, ...c.reported ? { reported: true } : {} };
 }
-function renderPilotState(state2) {
-  return JSON.stringify(state2, null, 2);
+function renderPilotState(state3) {
+  return JSON.stringify(state3, null, 2);
 }
-function controlsOfState(state2) {
+function controlsOfState(state3) {
   return {
-    paused: state2.paused !== null,
-    stopLive: state2.paused?.now === true,
-    ...state2.concludeBy ? { concludedBy: state2.concludeBy } : {}
+    paused: state3.paused !== null,
+    stopLive: state3.paused?.now === true,
+    ...state3.concludeBy ? { concludedBy: state3.concludeBy } : {}
   };
 }
-function applyCommands(state2, comments) {
-  let next = state2;
-  const replies = [];
-  for (const c of [...comments].sort((a, b) => a.id - b.id)) {
-    if (c.id <= next.lastComment) continue;
-    next = { ...next, lastComment: c.id };
-    const parsed = parseControl(c.body);
-    if (parsed.kind === "none") continue;
-    const who = `@${inlineText(c.login, 40)}`;
-    const reply = (text3) => replies.push({ id: c.id, text: `${who}: ${text3}` });
-    if (!c.allowed) {
-      reply("refused: dashboard commands need write access to the repository; nothing changed.");
-      continue;
-    }
-    if (parsed.kind === "invalid") {
-      reply(`not done: ${parsed.reason}.`);
-      continue;
-    }
-    if (next.concluded || next.concludeBy) {
-      reply("not done: the experiment has concluded; a conclusion is final.");
-      continue;
-    }
-    const control = parsed.control;
-    if (control === "conclude") next = { ...next, concludeBy: c.login };
-    else if (control === "resume") next = { ...next, paused: null };
-    else next = { ...next, paused: { by: c.login, now: control === "pause-now" } };
-    reply(doneText(control));
+
+// src/commands/parse.ts
+var MAX_TEXT = 2e3;
+var CANDIDATE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
+var PLACE = {
+  pull: "a pull request",
+  dashboard: "an autopilot experiment's dashboard issue"
+};
+function parseCommand(body, where, commands) {
+  const text3 = body.replace(/\r\n?/g, "\n").trim();
+  const m = /^\/topo(?=\s|$)/.exec(text3);
+  if (!m) return { kind: "none" };
+  const rest = text3.slice(m[0].length);
+  const word = (rest.split("\n", 1)[0].trim().split(/\s+/, 1)[0] ?? "").trim();
+  if (!word) return { kind: "invalid", reason: "no command given after /topo" };
+  const named = commands.filter((c) => c.name === word);
+  const command = named.find((c) => c.where === where);
+  if (!command) {
+    const elsewhere = named[0];
+    return {
+      kind: "invalid",
+      reason: elsewhere ? `\`/topo ${word}\` is taken on ${PLACE[elsewhere.where]}, not here${movedHint(word, where, commands)}` : `unknown command \`${word.slice(0, 40)}\``
+    };
   }
-  return { state: next, replies };
+  const argument = rest.trim().slice(word.length).trim();
+  const why2 = argumentProblem(command.name, command.argument, argument);
+  if (why2) return { kind: "invalid", reason: why2 };
+  return argument ? { kind: "command", command, argument } : { kind: "command", command };
 }
-function doneText(control) {
-  switch (control) {
-    case "pause":
-      return "paused: no new runs start, queued ones included; running ones go on to their decision. `/topo resume` goes on.";
-    case "pause-now":
-      return "paused now: no new runs start, and running ones are stopped (`stopped`, not failed); `/topo resume` runs them again.";
-    case "resume":
-      return "resumed: the autopilot goes on with its round.";
-    case "conclude":
-      return "concluding with the best so far: no new runs start, running bot runs are stopped.";
+function movedHint(word, where, commands) {
+  if (word !== "conclude" || where !== "pull" || !commands.some((c) => c.name === "report")) return "";
+  return ": `/topo report` posts the experiment\u2019s final report here";
+}
+function argumentProblem(name, rule, argument) {
+  switch (rule.kind) {
+    case "none":
+      return argument ? `\`/topo ${name}\` takes no arguments` : null;
+    case "candidate":
+      return argument && !CANDIDATE_NAME.test(argument) ? `\`/topo ${name}\` takes at most one candidate name (lower-case letters, digits and dashes, as in its file name)` : null;
+    case "text":
+      if (!argument) return `\`/topo ${name}\` needs a text after it`;
+      return argument.length > MAX_TEXT ? `the text after \`/topo ${name}\` is longer than ${MAX_TEXT} characters` : null;
+    case "word":
+      if (argument === rule.word || !argument && rule.optional) return null;
+      return rule.optional ? `\`/topo ${name}\` takes nothing or \`${rule.word}\`` : `\`/topo ${name}\` takes one word: \`/topo ${name} ${rule.word}\``;
+  }
+}
+function argumentHint(rule) {
+  switch (rule.kind) {
+    case "none":
+      return "";
+    case "candidate":
+      return " [<candidate>]";
+    case "text":
+      return ` ${rule.hint}`;
+    case "word":
+      return rule.optional ? ` [${rule.word}]` : ` ${rule.word}`;
   }
 }
 
-// src/analysis/boundaries.ts
-var E1 = Math.E - 1;
-function pocockSpending(alpha, tau) {
-  return alpha * Math.log(1 + E1 * Math.min(1, Math.max(0, tau)));
-}
-var cache = /* @__PURE__ */ new Map();
-function upperTail(z) {
-  const x = Math.abs(z) / Math.SQRT2;
-  const t = 1 / (1 + 0.5 * x);
-  const erfc = t * Math.exp(
-    -x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
-  );
-  const p = erfc / 2;
-  return z >= 0 ? p : 1 - p;
-}
-function spendingBoundaries(K, alpha) {
-  const key = `${K}:${alpha}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const h2 = 0.1;
-  const lo = -8 * Math.sqrt(K) - 8;
-  const n0 = Math.ceil(-lo / h2);
-  let f = new Float64Array(0);
-  const out = [];
-  const phi = (x) => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
-  let spent = 0;
-  for (let k = 1; k <= K; k++) {
-    const target = pocockSpending(alpha, k / K) - spent;
-    const hiS = 8 * Math.sqrt(k) + 8;
-    const n = n0 + Math.ceil(hiS / h2) + 1;
-    const g = new Float64Array(n);
-    if (k === 1) for (let i = 0; i < n; i++) g[i] = phi(lo + i * h2);
-    else
-      for (let j = 0; j < f.length; j++) {
-        const w = f[j] * h2;
-        if (w < 1e-300) continue;
-        const sj = lo + j * h2;
-        const from = Math.max(0, Math.floor((sj - 9 - lo) / h2));
-        const to = Math.min(n - 1, Math.ceil((sj + 9 - lo) / h2));
-        for (let i = from; i <= to; i++) g[i] = g[i] + w * phi(lo + i * h2 - sj);
-      }
-    const tail = (b2) => {
-      let p = 0;
-      const start = Math.ceil((b2 - lo) / h2);
-      for (let i = Math.max(0, start); i < n; i++) p += g[i] * h2;
-      const i0 = start - 1;
-      if (i0 >= 0 && i0 < n) p += g[i0] * (lo + start * h2 - b2);
-      return p;
-    };
-    let a = 0;
-    let b = hiS;
-    for (let it = 0; it < 60; it++) {
-      const mid = (a + b) / 2;
-      if (tail(mid) > target) a = mid;
-      else b = mid;
-    }
-    const bound = (a + b) / 2;
-    spent += tail(bound);
-    out.push(bound / Math.sqrt(k));
-    const cut = Math.floor((bound - lo) / h2);
-    for (let i = Math.max(0, cut + 1); i < n; i++) g[i] = 0;
-    f = g;
-  }
-  if (K >= 1) out[0] = zOfTail(pocockSpending(alpha, 1 / K));
-  cache.set(key, out);
-  return out;
-}
-function zOfTail(p) {
-  let a = -10;
-  let b = 10;
-  for (let i = 0; i < 80; i++) {
-    const m = (a + b) / 2;
-    if (upperTail(m) > p) a = m;
-    else b = m;
-  }
-  return (a + b) / 2;
-}
-function lookIndex(p) {
-  const K = Math.max(1, Math.round(p.maxMinutes));
-  const span = Math.max(1, p.maxMinutes - p.warmupEnd);
-  const tau = (p.minutes - p.warmupEnd) / span;
-  if (tau > 1 + 1e-9) return null;
-  return { k: Math.min(K, Math.max(1, Math.floor(tau * K))), K, tau: Math.max(0, tau) };
-}
-function boundaryAt(p, alpha) {
-  const look = lookIndex(p);
-  if (!look) return null;
-  return spendingBoundaries(look.K, alpha)[look.k - 1];
-}
-
-// src/analysis/decision.ts
-var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
-var DECISION_DEFAULTS = {
-  boundary: "alpha-spending",
-  maxDecisionMinutes: 120,
-  /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
-  minSteadyMinutes: 5
+// src/commands/help.ts
+var help = {
+  name: "help",
+  where: "pull",
+  argument: { kind: "none" },
+  permission: "anyone",
+  recordedAtClose: false,
+  onClosed: true,
+  summary: "show this help",
+  run: async (ctx) => ({ ok: true, message: helpText(ctx.commands) })
 };
-function decisionProjection(v) {
-  return v?.decision_estimate?.projected_full_run ?? v?.projected_full_run ?? null;
-}
-var DRIFT_GUARD = {
-  /** A difference in drift significant (2 s.e.) beyond this holds `better`/`equivalent` back… */
-  limitPerHour: 0.05,
-  /** …and so does one not ruled out (one-sided 95%) below this. */
-  steepPerHour: 0.2
-};
-var AGE_GAP_DRIFT_PER_HOUR = 0.05;
-var ASSUMED_BETWEEN_RUN = 0.015;
-function referenceAtAge(reference, minute) {
-  const p = decisionProjection(reference);
-  const age = reference.minutes_of_data ?? null;
-  const traj = reference.decision_estimate?.trajectory;
-  const enough = reference.decision_estimate?.error_basis?.enough ?? null;
-  if (minute != null && age !== null && traj?.values.length && minute < age - 0.5) {
-    const k = Math.min(traj.values.length - 1, Math.floor((minute - traj.from_minute) / traj.step_minutes));
-    if (k < 0)
-      return {
-        projection: null,
-        logSe: 0,
-        gapMinutes: 0,
-        basisEnough: null,
-        drift: null,
-        text: `no estimate of it yet at run-minute ${round(minute, 1)}`
-      };
-    const at = traj.from_minute + k * traj.step_minutes;
-    const [value, se] = [traj.values[k], traj.log_se[k]];
-    const [slope, slopeSe] = [traj.drift_slope?.[k] ?? null, traj.drift_se?.[k] ?? null];
-    return {
-      drift: slope === null || slopeSe === null ? null : { slope_relative_per_hour: slope, se: slopeSe },
-      projection: { value, low: value * Math.exp(-1.96 * se), high: value * Math.exp(1.96 * se) },
-      logSe: se,
-      gapMinutes: 0,
-      basisEnough: traj.basis_from_minute !== null && at >= traj.basis_from_minute,
-      text: `as it was at run-minute ${round(at, 0)} (equal run age, from its trajectory)`
-    };
-  }
-  const gap = minute != null && age !== null ? Math.abs(age - minute) : 0;
-  const bounded = minute != null && age !== null && minute > age && gap > AGE_GAP_MAX_MINUTES;
-  return {
-    projection: p,
-    logSe: p ? logSe(p) : 0,
-    gapMinutes: bounded ? AGE_GAP_MAX_MINUTES : gap,
-    basisEnough: enough,
-    drift: reference.decision_estimate?.drift ?? null,
-    text: gap > 0.5 ? `read at run-minute ${round(age, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: \xB1${pct(ageGapHide(bounded ? AGE_GAP_MAX_MINUTES : gap))} added for what a drift of ${pct(AGE_GAP_DRIFT_PER_HOUR)}/h can hide${bounded ? ` over at most ${AGE_GAP_MAX_MINUTES} minutes` : ""}` : "at equal run age"
-  };
-}
-var AGE_GAP_MAX_MINUTES = 30;
-var ageGapHide = (gapMinutes) => AGE_GAP_DRIFT_PER_HOUR * gapMinutes / 60;
-function steadyFrom(v) {
-  return v.decision_estimate?.first_wave_end_minutes ?? v.warmup_end_minutes ?? void 0;
-}
-function usedText(v, who) {
-  const e = v.decision_estimate;
-  return e ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored` : `${who}: the verdict's projection (no rollout estimate yet)`;
-}
-function decisionOptions(x) {
-  return {
-    minImprovement: x?.min_improvement ?? 0.02,
-    boundary: x?.decision_boundary ?? DECISION_DEFAULTS.boundary,
-    maxDecisionMinutes: x?.max_decision_minutes ?? DECISION_DEFAULTS.maxDecisionMinutes
-  };
-}
-function claimRadius(candidate, s, options) {
-  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  if ((options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid")
-    return {
-      radius: csRadius(s, alpha, options.s0 ?? CONFIDENCE_SEQUENCE.s0),
-      text: `always-valid confidence sequence (normal mixture, \u03B1 ${alpha})`
-    };
-  const minutes = candidate.minutes_of_data ?? 0;
-  const warmupEnd = steadyFrom(candidate) ?? 0;
-  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
-  if (minutes - warmupEnd < DECISION_DEFAULTS.minSteadyMinutes)
-    return {
-      radius: null,
-      why: `small-sample guard: ${round(Math.max(0, minutes - warmupEnd), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} steady minutes`
-    };
-  const at = { minutes: Math.min(minutes, max), warmupEnd, maxMinutes: max };
-  const c = boundaryAt(at, alpha);
-  const look = lookIndex(at);
-  return {
-    radius: c * s,
-    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
-    ...minutes >= max - 1e-9 ? { final: true } : {}
-  };
-}
-function logSe(i) {
-  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
-}
-function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
-  if (!(s > 0)) return 0;
-  const I = (s0 / s) ** 2;
-  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
-}
-var usable = (v) => {
-  const p = decisionProjection(v);
-  const blocked = v?.decision_estimate ? ["unhealthy", "no-data"] : ["unhealthy", "no-data", "warming"];
-  return !!v && !!p && p.value > 0 && p.low > 0 && p.high >= p.low && !blocked.includes(v.state);
-};
-var steadyUsable = (v) => usable(v) && v?.state !== "drifting";
-var slopeText = (v) => {
-  const s = v.drift?.slope_relative_per_hour;
-  return s == null ? "drifting" : `drifting ${s > 0 ? "+" : ""}${round(100 * s, 1)}%/h`;
-};
-function rolloutDriftHold(candidate, r, g) {
-  const est = candidate.decision_estimate;
-  if (!est) return null;
-  const c = est.drift;
-  if (!c)
-    return "the candidate\u2019s rollout durations do not span enough blocks of starts to measure a drift yet";
-  const diff = c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0);
-  const se = Math.hypot(c.se, r?.se ?? 0);
-  const what = `the candidate\u2019s rollout durations drift ${diff > 0 ? "+" : ""}${pct(diff)}/h \xB1 ${pct(se)} against the reference\u2019s`;
-  if (Math.abs(diff) - 2 * se > g.limitPerHour) return `${what}, beyond ${pct(g.limitPerHour)}/h`;
-  if (Math.abs(diff) + 1.645 * se > g.steepPerHour)
-    return `${what}: a drift of ${pct(g.steepPerHour)}/h is not ruled out yet`;
-  return null;
-}
-function driftGuard(state2, lo, m, runs, g) {
-  if (state2 !== "better" && state2 !== "equivalent") return { state: state2, evidence: [] };
-  const { candidate, reference, shown } = runs;
-  const who = [
-    candidate.state === "drifting" ? `the candidate (${slopeText(candidate)})` : null,
-    reference.state === "drifting" ? `${shown} (${slopeText(reference)})` : null
-  ].filter((x) => !!x);
-  const rollout = rolloutDriftHold(candidate, runs.drift, g);
-  if (!who.length && !rollout)
-    return {
-      state: state2,
-      evidence: [
-        "drift guard: neither run drifts (the detector and the rollout durations rule out a drift beyond the guard)"
-      ]
-    };
-  const held = `drift guard: ${state2} held back while ${[...who.length ? [`${who.join(" and ")} drifts`] : [], ...rollout ? [rollout] : []].join("; ")}`;
-  return lo > -m ? { state: "not-better", evidence: [held] } : { state: "measuring", evidence: [held] };
-}
-function decideCandidate(candidate, reference, options = {}) {
-  const m = options.minImprovement ?? 0.02;
-  const against = reference?.name ?? "none";
-  const shown = reference?.label ?? against;
-  const base = { against, min_improvement: m, method: methodText(options) };
-  const read2 = comparable(candidate, reference, base, shown, options);
-  if ("decision" in read2) return read2.decision;
-  const { cv, at, ref, subject } = read2;
-  const d = Math.log(cv.value / at.projection.value);
-  const between = ref.betweenRun?.logSd ?? 0;
-  const s = Math.hypot(logSe(cv), at.logSe, between);
-  const claim = claimRadius(subject, s, options);
-  if (claim.radius === null)
-    return unclaimed(base, d, `change vs ${shown}: ${pct(Math.exp(d) - 1)}; ${claim.why}`);
-  const r = claim.radius + ageGapHide(at.gapMinutes);
-  const [lo, hi] = [Math.exp(d - r) - 1, Math.exp(d + r) - 1];
-  const change = { value: round(Math.exp(d) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
-  const thin = thinBasis(subject, at, shown);
-  const runs = { candidate: subject, reference: ref.verdict, shown, drift: at.drift };
-  const guard2 = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m), lo, m, runs, options.driftGuard ?? DRIFT_GUARD);
-  const evidence = [
-    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
-    `${shown} ${at.text}`,
-    ...ref.betweenRun ? [`between-run term \xB1${pct(between)} (log s.d.): ${ref.betweenRun.text}`] : [],
-    ...guard2.evidence,
-    `estimates: ${usedText(subject, "the candidate")}; ${usedText(ref.verdict, shown)}`
-  ];
-  const held = !!thin || guard2.evidence.length > 0;
-  if (guard2.state !== "measuring")
-    return decided(base, guard2.state, change, candidate, [
-      ...evidence,
-      `${guard2.state}: ${claimOf(guard2.state, m)} than ${shown} at every look's confidence`
-    ]);
-  const horizon = claimRadius(candidate, s, options);
-  if ("final" in horizon && horizon.final)
-    return settleAtHorizon({ base, change, d, s, m, shown, evidence, held, candidate });
-  const open2 = stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
-  const bestRadius = ageGapHide(at.gapMinutes) + claim.radius * Math.hypot(at.logSe, between) / s;
-  if (held && stateOf(lo, hi, m) === "better" && outlived(candidate, read2.ref))
-    return heldFaster(base, change, candidate, evidence, `${shown}'s data ended while a guard held it`);
-  const ended = frozenAt(read2, { d, lo, hi, m, bestRadius });
-  return ended === null ? open2 : closeOpen(open2, candidate, ended);
-}
-function outlived(candidate, ref) {
-  const end = ref.verdict.minutes_of_data;
-  return !!ref.ended && end != null && (candidate.minutes_of_data ?? 0) > end + 0.5;
-}
-function heldFaster(base, change, candidate, evidence, why) {
-  return decided(base, "faster-drift-not-ruled-out", change, candidate, [
-    ...evidence,
-    `faster-drift-not-ruled-out: faster at equal run age at every look's confidence, closed because ${why}: a drift that could undo it over the full run is not ruled out`
-  ]);
-}
-function frozenAt(read2, x) {
-  if (!read2.ref.ended || stateOf(x.lo, x.hi, x.m) === "better") return null;
-  const end = round(read2.ref.verdict.minutes_of_data ?? 0, 0);
-  if (read2.agedTo !== null)
-    return `the reference's data end at run-minute ${end}: compared there, more of the candidate's own data cannot settle it`;
-  const minutes = read2.subject.minutes_of_data ?? 0;
-  if (!(minutes > (read2.ref.verdict.minutes_of_data ?? minutes) + 0.5)) return null;
-  const [lo, hi] = [Math.exp(x.d - x.bestRadius) - 1, Math.exp(x.d + x.bestRadius) - 1];
-  if (stateOf(lo, hi, x.m) !== "measuring") return null;
-  return `the reference's data end at run-minute ${end}: even with no error of its own the candidate's interval [${pct(lo)}, ${pct(hi)}] would not settle it`;
-}
-function closeOpen(open2, candidate, why) {
-  const m = open2.min_improvement;
-  const minutes = candidate.minutes_of_data ?? null;
-  return {
-    ...open2,
-    state: "not-better",
-    decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    expected_minutes_to_decision: null,
-    evidence: [
-      ...open2.evidence.filter(
-        (e) => !e.startsWith("expected to settle") && !e.startsWith("the difference is too close")
-      ),
-      `not-better: closed now, not shown ${pct(m)} faster than ${open2.against}: ${why} (the futility rule)`
-    ]
-  };
-}
-function unclaimed(base, d, text3) {
-  const value = round(Math.exp(d) - 1, 4);
-  return {
-    ...base,
-    state: "measuring",
-    relative_change: { value, low: value, high: value },
-    evidence: [text3]
-  };
-}
-function stillMeasuring(base, change, evidence, eta) {
-  const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
-  return {
-    ...base,
-    state: "measuring",
-    relative_change: change,
-    expected_minutes_to_decision: eta,
-    evidence: [...evidence, when]
-  };
-}
-function decided(base, state2, change, candidate, evidence) {
-  const minutes = candidate.minutes_of_data ?? null;
-  return {
-    ...base,
-    state: state2,
-    relative_change: change,
-    decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence
-  };
-}
-function thinBasis(candidate, at, shown) {
-  const b = candidate.decision_estimate?.error_basis;
-  if (b && !b.enough) return `no claim: the candidate's ${basisText(b)}`;
-  if (at.basisEnough === false) return `no claim: ${shown}'s error basis was too thin at that age`;
-  return null;
-}
-function settleAtHorizon(x) {
-  if (x.change.high < -x.m)
-    return heldFaster(
-      x.base,
-      x.change,
-      x.candidate,
-      x.evidence,
-      "the horizon (max_decision_minutes) came while a guard held it"
-    );
-  const state2 = !x.held && Math.abs(x.change.value) < x.m ? "equivalent" : "not-better";
-  const p = x.s > 0 ? upperTailZ((x.d - Math.log(1 - x.m)) / x.s) : 0;
-  return decided(x.base, state2, x.change, x.candidate, [
-    ...x.evidence,
-    `${state2}: closed at the horizon (max_decision_minutes): not shown ${pct(x.m)} faster than ${x.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct(x.m)} faster reads this slow or slower with probability ${pct(p)}`
-  ]);
-}
-function upperTailZ(z) {
-  const t = 1 / (1 + 0.2316419 * Math.abs(z));
-  const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
-  const q = Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI) * poly;
-  return z >= 0 ? q : 1 - q;
-}
-function methodText(options) {
-  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
-  return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
-}
-function atEqualAge(candidate, reference) {
-  const age = reference.minutes_of_data ?? null;
-  const minutes = candidate.minutes_of_data ?? null;
-  const est = candidate.decision_estimate;
-  if (age === null || minutes === null || !(minutes > age + 0.5) || !est?.trajectory?.values.length)
-    return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
-  const mine = referenceAtAge(candidate, age);
-  if (!mine.projection) return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
-  const basis = est.error_basis;
-  const subject = {
-    ...candidate,
-    minutes_of_data: age,
-    projected_full_run: mine.projection,
-    decision_estimate: {
-      ...est,
-      projected_full_run: mine.projection,
-      drift: mine.drift ? { ...mine.drift, from_minute: est.drift?.from_minute ?? est.first_wave_end_minutes } : null,
-      ...basis ? { error_basis: { ...basis, enough: mine.basisEnough ?? basis.enough } } : {}
-    }
-  };
-  const text3 = `read at run-minute ${round(age, 0)}, its last reading; the candidate as it was then (equal run age, from the candidate's trajectory)`;
-  return { subject, at: { ...referenceAtAge(reference, age), text: text3 }, agedTo: age };
-}
-function comparable(candidate, reference, base, shown, options) {
-  if (options.isReference)
-    return { decision: { ...base, state: "reference", evidence: ["this candidate is the reference"] } };
-  const prev = options.previous;
-  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === base.against)
-    return { decision: prev };
-  if (!reference)
-    return {
-      decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
-    };
-  const { subject, at, agedTo } = atEqualAge(candidate, reference.verdict);
-  const cv = decisionProjection(subject);
-  if (usable(candidate) && usable(reference.verdict) && cv && at.projection)
-    return { cv, at, ref: reference, subject, agedTo };
-  if (usable(candidate) && usable(reference.verdict))
-    return { decision: { ...base, state: "measuring", evidence: [`${shown}: ${at.text}`] } };
-  const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
-  return { decision: { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] } };
-}
-var pct = (x) => `${round(100 * x, 1)}%`;
-function stateOf(lo, hi, m) {
-  return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
-}
-function claimOf(state2, m) {
-  return state2 === "worse" ? "slower" : state2 === "better" ? `faster by more than ${pct(m)}` : state2 === "equivalent" ? `within \xB1${pct(m)}` : `not faster by ${pct(m)} or more`;
-}
-function expectedMinutes(v, d, s, m, options) {
-  const now = v.minutes_of_data;
-  if (now == null || !(s > 0)) return null;
-  const warmupEnd = steadyFrom(v) ?? now / 3;
-  const steady = Math.max(1, now - warmupEnd);
-  const lm = Math.log(1 - m);
-  const need = Math.max(d, lm - d, d - lm);
-  if (!(need > 0)) return null;
-  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
-  const horizon = (options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid" ? now + 600 : max;
-  for (let t = Math.ceil(now); t <= horizon; t++) {
-    const st = s * Math.sqrt(steady / Math.max(1, t - warmupEnd));
-    const c = claimRadius({ ...v, minutes_of_data: t, warmup_end_minutes: warmupEnd }, st, options);
-    if (c.radius !== null && c.radius <= need) return round(Math.max(t, now), 0);
-  }
-  return null;
-}
-function pruneByLeader(candidate, leader, options = {}) {
-  const leaders = Math.max(1, Math.floor(options.leaders ?? 1));
-  const alpha = (options.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
-  const d = decideCandidate(candidate, leader, { ...options, alpha });
-  if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
-  const m = options.minImprovement ?? 0.02;
-  const shown = leader.label ?? leader.name;
-  return {
-    ...d,
-    state: "not-better",
-    evidence: [
-      ...d.evidence.slice(0, 1),
-      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence (\u03B1 split over ${leaders} possible leader${leaders === 1 ? "" : "s"}): it cannot win`
-    ]
-  };
-}
-function leadingCandidate(candidates, reference) {
-  let best = null;
-  for (const c of candidates)
-    if (steadyUsable(c.verdict) && (!best || decisionProjection(c.verdict)?.value < decisionProjection(best.verdict)?.value))
-      best = c;
-  const ref = reference && best ? referenceAtAge(reference, best.verdict.minutes_of_data).projection?.value : void 0;
-  if (best && ref !== void 0 && !(decisionProjection(best.verdict)?.value < ref)) return null;
-  return best;
-}
-var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
-function gpuMinutes(i) {
-  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
-  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
-  const savedVsSeed = i.stopped ? round(i.gpus * SEED_RULE_JOB_MINUTES - used, 0) : null;
-  return { used, saved, savedVsSeed };
-}
-function withGpuMinutes(d, i) {
-  const g = gpuMinutes(i);
-  return {
-    ...d,
-    gpu_minutes_used: g.used,
-    gpu_minutes_saved: g.saved,
-    gpu_minutes_saved_vs_seed: g.savedVsSeed
-  };
-}
-function savingsText(d) {
-  if (d.gpu_minutes_saved == null) return null;
-  const wall = `${Math.round(d.gpu_minutes_saved)} against the job's wall time`;
-  const seed = d.gpu_minutes_saved_vs_seed;
-  if (seed == null) return `${Math.round(d.gpu_minutes_saved)} GPU-minutes of wall time saved`;
-  return seed >= 0 ? `${Math.round(seed)} GPU-minutes saved against the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})` : `${Math.round(-seed)} GPU-minutes more than the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})`;
-}
-function shouldStopOnDecision(decisions, options = {}) {
-  if (options.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
-  if (!decisions.length) return { stop: false, reason: "no decision yet" };
-  if (decisions.some((d) => d.state === "reference"))
-    return { stop: false, reason: "a reference keeps running" };
-  const worse = decisions.find((d) => d.state === "worse");
-  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
-  if (decisions.every((d) => d.state !== "measuring"))
-    return {
-      stop: true,
-      reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(", ")}`
-    };
-  return { stop: false, reason: "still measuring" };
-}
-
-// src/analysis/outcome.ts
-var DEFAULT_MIN_IMPROVEMENT = 0.02;
-function decisionOutcome(d, min = d.min_improvement) {
-  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
-  return d.state;
-}
-function changeOutcome(change, min) {
-  if (!change) return "measuring";
-  if (change.high <= -min) return "better";
-  if (change.low > 0) return "worse";
-  if (change.low >= -min && change.high <= min) return "equivalent";
-  return "measuring";
-}
-function comparisonChange(c) {
-  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
-}
-function parseAgainst(against) {
-  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
-  const role = m?.[1] ?? null;
-  const full = (m?.[2] ?? against).trim();
-  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
-  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
-}
-function decidedFigure(reference, change) {
-  const at = (x) => Math.round(reference * (1 + x) * 1e4) / 1e4;
-  return { value: at(change.value), low: at(change.low), high: at(change.high) };
-}
-
-// src/chart/mermaid.ts
-function text(s) {
-  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
-}
-function num(x) {
-  return String(round(x, 3));
-}
-var MAX_AXIS_LABELS = 12;
-var PALETTE = [
-  { colour: "#1f6feb", square: "\u{1F7E6}" },
-  { colour: "#fb8f44", square: "\u{1F7E7}" },
-  { colour: "#2da44e", square: "\u{1F7E9}" },
-  { colour: "#cf222e", square: "\u{1F7E5}" },
-  { colour: "#8250df", square: "\u{1F7EA}" },
-  { colour: "#9a6700", square: "\u{1F7EB}" }
-];
-function initDirective() {
-  const palette = PALETTE.map((p) => p.colour).join(",");
-  return `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`;
-}
-function lineChart(series, o) {
-  const withData = series.filter((s) => s.samples.length > 0);
-  if (!withData.length) return "";
-  const from = Math.min(...withData.map((s) => s.samples[0].t));
-  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
-  const cap = Math.min(o.maxPoints ?? MAX_AXIS_LABELS, MAX_AXIS_LABELS);
-  const n = Math.max(2, Math.min(cap, Math.floor(to - from) + 1));
-  const xs = Array.from({ length: n }, (_, i) => from + (to - from) * i / (n - 1));
-  const lines = [];
-  for (const s of withData) lines.push(xs.map((x) => valueAt(s.samples, x)));
-  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
-  const all = lines.flat().filter(Number.isFinite);
-  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
-  const yMax = top > 0 ? top * 1.05 : 1;
-  const out = [
-    "```mermaid",
-    initDirective(),
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis "${text(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
-    ...lines.map(
-      (l) => `  line [${l.map((v) => num(Math.min(Number.isFinite(v) ? v : 0, yMax))).join(", ")}]`
-    ),
-    "```"
-  ];
-  return out.join("\n");
-}
-function chartLegend(series, references = []) {
-  const names = [
-    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
-    ...(references ?? []).filter((r) => Number.isFinite(r.value)).map((r) => r.name)
-  ];
-  return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(" \xB7 ");
-}
-function barChart(bars, o) {
-  const rows = bars.filter((b) => Number.isFinite(b.value));
-  if (!rows.length) return "";
-  const line = rows.every((b) => b.line !== void 0 && Number.isFinite(b.line)) ? rows.map((b) => b.line) : [];
-  const yMax = Math.max(...rows.map((b) => b.value), ...line) * 1.1 || 1;
+function helpText(commands, reason2) {
+  const here = commands.filter((c) => c.where === "pull");
+  const writers = here.filter((c) => c.permission === "write").map((c) => `\`${c.name}\``);
   return [
-    "```mermaid",
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
-    `  bar [${rows.map((b) => num(b.value)).join(", ")}]`,
-    ...line.length ? [`  line [${line.map(num).join(", ")}]`] : [],
-    "```"
+    ...reason2 ? [`I did not understand that: ${reason2}.`, ""] : [],
+    "Commands (comment on the pull request; the comment must start with the command):",
+    "",
+    "| Command | What it does |",
+    "| --- | --- |",
+    ...here.map((c) => `| \`/topo ${c.name}${argumentHint(c.argument)}\` | ${c.summary} |`),
+    "",
+    `${writers.join(", ")} need write access to the repository and are not available on pull requests from forks.`
   ].join("\n");
 }
-function decidedBarChart(bars, groups2, references, o) {
-  const rows = bars.filter((b) => Number.isFinite(b.value));
-  if (!rows.length) return { chart: "", legend: "" };
-  const present = groups2.filter((g) => rows.some((b) => b.group === g.key));
-  const refs = references.filter((r) => Number.isFinite(r.value));
-  const yMax = Math.max(...rows.map((b) => b.value), ...refs.map((r) => r.value)) * 1.1 || 1;
-  const palette = [...present, ...refs].map((p) => p.colour).join(",");
-  const chart = [
-    "```mermaid",
-    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
-    "xychart-beta",
-    `  title "${text(o.title)}"`,
-    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
-    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
-    ...present.map((g) => `  bar [${rows.map((b) => num(b.group === g.key ? b.value : 0)).join(", ")}]`),
-    ...refs.map((r) => `  line [${rows.map(() => num(r.value)).join(", ")}]`),
-    "```"
-  ].join("\n");
-  const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
-  return { chart, legend };
+function dashboardHelp(commands) {
+  return commands.filter((c) => c.where === "dashboard").map((c) => `\`/topo ${c.name}${argumentHint(c.argument)}\`: ${c.summary}`);
 }
 
-// src/record/format.ts
-function seconds(value) {
-  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
-  return value < 1 ? value.toFixed(3) : value.toFixed(2);
-}
-function num2(value, digits = 1) {
-  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
-  return String(Number(value.toFixed(digits)));
-}
-function percentOfFraction(value) {
-  return value === null || value === void 0 ? "\u2014" : `${num2(value * 100, 0)}%`;
-}
-function interval2(value, unit = " s") {
-  if (!value) return "\u2014";
-  return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
-}
-function decisionText(d) {
-  if (!d) return null;
-  const pc = (x) => `${x < 0 ? "\u2212" : x > 0 ? "+" : ""}${num2(Math.abs(x) * 100)}%`;
-  const change = d.relative_change ? `: change ${pc(d.relative_change.value)} [${pc(d.relative_change.low)}, ${pc(d.relative_change.high)}]` : "";
-  if (d.state === "reference") return "the reference the others were decided against";
-  const head = d.state === "measuring" ? "no decision (measuring)" : `decided ${d.state}`;
-  return `${head} against ${d.against}${change}`;
-}
-function comparisonText(comparison) {
-  if (!comparison) return null;
-  const ratio = comparison.ratio ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}\u2013${comparison.ratio.high.toFixed(3)}])` : "";
-  const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
-  return `${phrase} ${comparison.against}${ratio}`;
-}
-function cell(text3) {
-  if (text3 === null || text3 === void 0 || text3 === "") return "\u2014";
-  return text3.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
-}
-
-// src/record/model.ts
-var RECORD_SCHEMA_VERSION = 1;
-var DEFAULT_OBJECTIVE = "minimize stabilized full-run seconds_per_rollout";
-function recordPaths(experimentId) {
-  return {
-    json: `experiments/${experimentId}.json`,
-    markdown: `experiments/${experimentId}.md`,
-    report: `experiments/${experimentId}-report.md`,
-    chart: `experiments/${experimentId}.svg`
-  };
-}
-function createRecord(experiment, cluster) {
-  const fixed = experiment.fixed_inputs;
-  return {
-    schema_version: RECORD_SCHEMA_VERSION,
-    experiment_id: experiment.experiment_id,
-    objective: experiment.objective ?? DEFAULT_OBJECTIVE,
-    command: experiment.command ?? null,
-    fixed_inputs: {
-      deploy: fixed.deploy,
-      driver: fixed.driver,
-      base_topology: `topology=${experiment.base_topology}`,
-      cluster: experiment.cluster,
-      scenes: {
-        scene_ids: null,
-        test_suite_id: fixed.scenes ?? null,
-        scene_count: fixed.scene_count ?? null
-      },
-      cameras: fixed.cameras ?? null,
-      control_timestep_us: fixed.control_timestep_us ?? null,
-      simulation_duration_s: fixed.simulation_duration_s ?? 20,
-      rollouts_per_scene: fixed.rollouts_per_scene ?? 1,
-      git_commit: fixed.git_commit ?? null,
-      remote_checkout: cluster?.alpasim_checkout ?? null,
-      overrides: [...fixed.overrides ?? []],
-      telemetry: {
-        prometheus_url: cluster?.prometheus_url ?? null,
-        grafana_url: cluster?.grafana_url ?? null,
-        file_sd_source: cluster?.file_sd ?? null
-      },
-      slurm: {
-        account: fixed.slurm?.account ?? cluster?.slurm.account ?? null,
-        partition: fixed.slurm?.partition ?? cluster?.slurm.partition ?? null,
-        gpus_per_node: fixed.slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? null,
-        walltime: fixed.slurm?.time ?? cluster?.slurm.time ?? null
-      }
-    },
-    current_best: {
-      topology: null,
-      run_name: null,
-      stabilized_seconds_per_rollout_full_run: null,
-      decision_reasoning: null
-    },
-    runs: [],
-    report: null
-  };
-}
-function stabilisedValue(run) {
-  return run.verdict?.projected_full_run?.value ?? run.verdict?.value?.value ?? run.stable_metrics?.seconds_per_rollout_full_run ?? null;
-}
-function baselineRun(record) {
-  return record.runs.find((r) => !r.parent) ?? record.runs[0];
-}
-function bestRun(record) {
-  const name = record.current_best.topology;
-  return name ? record.runs.find((r) => r.name === name) : void 0;
-}
-function referenceOf(run) {
-  const value = run?.verdict?.projected_full_run ?? run?.verdict?.value ?? null;
-  return run && value ? { name: run.name, value, ...run.verdict ? { verdict: run.verdict } : {} } : null;
-}
-function referenceSourceOf(record) {
-  const run = bestRun(record) ?? baselineRun(record);
-  const file = run?.topology?.file;
-  const hash = run?.topology?.hash?.slice(0, 8);
-  return run && file && hash && /^[0-9a-f]{8}$/.test(hash) ? { name: run.name, path: file, topologyHash: hash } : null;
-}
-
-// src/record/figure.ts
-function decidedAgainst(run) {
-  const d = run.monitor_decision;
-  if (d?.against) {
-    const outcome2 = decisionOutcome(d);
-    if (outcome2 === "measuring" || outcome2 === "reference") return null;
-    const { name: reference2, role: role2 } = parseAgainst(d.against);
-    return {
-      reference: reference2,
-      role: role2,
-      better: outcome2 === "better",
-      change: d.relative_change ?? null,
-      text: decisionText(d)
-    };
+// src/github/labels.ts
+var STATE_LABELS = {
+  queued: { name: "topology:queued", color: "c5def5", description: "Waiting for a free experiment slot" },
+  running: {
+    name: "topology:running",
+    color: "fbca04",
+    description: "Running on Slurm, metrics not stable yet"
+  },
+  stable: { name: "topology:stable", color: "0e8a16", description: "Metrics stabilised: verdict available" },
+  failed: {
+    name: "topology:failed",
+    color: "d93f0b",
+    description: "The run failed: see the comment for why"
   }
-  const c = run.comparison;
-  if (!c) return null;
-  const change = comparisonChange(c);
-  const outcome = changeOutcome(change, DEFAULT_MIN_IMPROVEMENT);
-  if (outcome === "measuring") return null;
-  const { name: reference, role } = parseAgainst(c.against);
-  return {
-    reference,
-    role,
-    better: outcome === "better",
-    change,
-    text: comparisonText(c)
-  };
+};
+var PREFIX = "topology:";
+function planStateLabels(current, state3) {
+  const wanted = state3 ? STATE_LABELS[state3].name : void 0;
+  const remove = current.filter((l) => l.startsWith(PREFIX) && l !== wanted);
+  const add = wanted && !current.includes(wanted) ? [wanted] : [];
+  return { remove, add };
 }
-function ownFigureOf(verdict, reading) {
-  const projected = verdict?.projected_full_run ?? verdict?.value ?? null;
-  const i = projected ?? decisionProjection(verdict);
-  if (i) return { value: i.value, low: i.low, high: i.high, basis: projected ? "projection" : "estimate" };
-  return reading == null ? null : { value: reading, low: reading, high: reading, basis: "reading" };
-}
-function ownFigure(run) {
-  return ownFigureOf(run.verdict, run.stable_metrics?.seconds_per_rollout_full_run);
-}
-function figureOf(run, runs) {
-  return figureWithin(run, runs, /* @__PURE__ */ new Set());
-}
-function figureWithin(run, runs, seen) {
-  const decided2 = run.status === "failed" ? null : decidedAgainst(run);
-  const d = decided2?.role === "leading candidate" ? null : decided2;
-  const ref = d?.change ? runs.find((r) => r.name === d.reference && r.name !== run.name) : void 0;
-  if (d?.change && ref && !seen.has(run.name)) {
-    const anchor = figureWithin(ref, runs, /* @__PURE__ */ new Set([...seen, run.name]));
-    if (anchor)
-      return {
-        ...decidedFigure(anchor.value, d.change),
-        basis: "decision",
-        against: { name: ref.name, value: anchor.value, change: d.change }
-      };
+async function setStateLabel(octokit, target2, state3, current) {
+  const names = current ?? (await octokit.paginate(octokit.rest.issues.listLabelsOnIssue, { ...target2, per_page: 100 })).map(
+    (l) => l.name
+  );
+  const plan = planStateLabels(names, state3);
+  for (const name of plan.remove) {
+    try {
+      await octokit.rest.issues.removeLabel({ ...target2, name });
+    } catch (e) {
+      if (e.status !== 404) throw e;
+    }
   }
-  return ownFigure(run);
-}
-function referenceWithFigure(run, runs) {
-  const r = referenceOf(run);
-  const f = run && r ? figureOf(run, runs) : null;
-  return r && f ? { ...r, figure: { value: f.value, low: f.low, high: f.high } } : r;
+  if (plan.add.length) await octokit.rest.issues.addLabels({ ...target2, labels: plan.add });
+  return plan.remove.length > 0 || plan.add.length > 0;
 }
 
 // src/slurm/types.ts
@@ -69384,1063 +68641,23 @@ var STATE_MAP = {
   UNKNOWN: "unknown"
 };
 var USER_HOLDS = /* @__PURE__ */ new Set(["JobHeldUser"]);
-function statusOf(state2, reason2 = null) {
-  const status4 = STATE_MAP[state2] ?? "unknown";
-  return status4 === "queued" && state2 === "PENDING" && USER_HOLDS.has(reason2 ?? "") ? "held" : status4;
+function statusOf(state3, reason2 = null) {
+  const status5 = STATE_MAP[state3] ?? "unknown";
+  return status5 === "queued" && state3 === "PENDING" && USER_HOLDS.has(reason2 ?? "") ? "held" : status5;
 }
 var LIVE = /* @__PURE__ */ new Set(["queued", "held", "running", "suspended", "unknown"]);
-function isLive(status4) {
-  return LIVE.has(status4);
+function isLive(status5) {
+  return LIVE.has(status5);
 }
-function isWaiting(status4) {
-  return status4 === "queued" || status4 === "held";
+function isWaiting(status5) {
+  return status5 === "queued" || status5 === "held";
 }
 var SUBMITTED = {
   state: "PENDING",
   status: "queued"
 };
-function statusWord(status4) {
-  return status4 === "held" || status4 === "queued" ? "PENDING" : status4.toUpperCase();
-}
-
-// src/telemetry/grafana.ts
-var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.title };
-function dashboardSlug(title) {
-  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
-}
-function grafanaDashboardUrl(base, run, range, dashboard = ALPASIM_DASHBOARD) {
-  const params = new URLSearchParams({ "var-run_name": run.runName });
-  if (run.runUuid) params.set("var-run_uuid", run.runUuid);
-  params.set("from", String(range?.fromMs ?? "now-6h"));
-  params.set("to", String(range?.toMs ?? "now"));
-  const slug = dashboardSlug(dashboard.title);
-  const path = dashboard.uid ? `d/${encodeURIComponent(dashboard.uid)}/${slug}` : `dashboard/db/${slug}`;
-  return `${base.replace(/\/+$/, "")}/${path}?${params.toString()}`;
-}
-
-// src/report/standing.ts
-var OUTCOME_ICON = {
-  better: "\u{1F7E2}",
-  worse: "\u{1F534}",
-  equivalent: "\u26AA",
-  "not-better": "\u{1F7E0}",
-  "better-at-equal-age": "\u{1F7E1}",
-  "faster-drift-not-ruled-out": "\u{1F7E1}",
-  undecided: "\u26AA",
-  measuring: "\u23F3",
-  failed: "\u274C",
-  reference: "\u{1F4CF}"
-};
-function comparisonIcon(outcome) {
-  return OUTCOME_ICON[outcome === "better" || outcome === "worse" ? outcome : "undecided"];
-}
-function describeReference(against) {
-  const { role, name, pr } = parseAgainst(against);
-  const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
-  if (!role) return quoted;
-  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
-  return `the ${role} ${quoted}`;
-}
-function code(s) {
-  const clean3 = s.replace(/[\r\n]+/g, " ");
-  const fence = clean3.includes("`") ? "``" : "`";
-  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
-}
-var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function standingOf(i) {
-  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
-  if (i.state === "failed" || i.failure)
-    return {
-      outcome: "failed",
-      minImprovement: min,
-      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
-    };
-  const ended = TERMINAL.has(i.state);
-  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
-  const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
-  if (!cmp) {
-    if (i.hasValue) return { outcome: "reference", minImprovement: min };
-    return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
-  }
-  const against = describeReference(cmp.against);
-  const change = comparisonChange(cmp);
-  const outcome = changeOutcome(change, min);
-  if (outcome === "measuring" && ended)
-    return {
-      outcome: "undecided",
-      against,
-      change,
-      minImprovement: min,
-      reason: "the interval is still too wide"
-    };
-  return { outcome, against, change, minImprovement: min };
-}
-function fromDecision(d, min, ended, minutesOfData) {
-  const base = {
-    against: describeReference(d.against),
-    change: d.relative_change ?? null,
-    minImprovement: min
-  };
-  const outcome = decisionOutcome(d, min);
-  if (outcome !== "measuring") return { ...base, outcome };
-  return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
-    ...base,
-    outcome: "measuring",
-    expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
-  };
-}
-function minutesLeft(expectedAt, now) {
-  if (expectedAt == null || now == null) return null;
-  return Math.max(0, expectedAt - now);
-}
-
-// src/report/check-conclusion.ts
-var CONCLUSION = {
-  better: "success",
-  reference: "success",
-  worse: "failure",
-  failed: "failure",
-  equivalent: "neutral",
-  "not-better": "failure",
-  // the provisional winner keeps measuring (the full-run guard is open); closed with the guard open, nothing decided it
-  "better-at-equal-age": void 0,
-  "faster-drift-not-ruled-out": "neutral",
-  undecided: "neutral",
-  measuring: void 0
-};
-function checkConclusion(s) {
-  return CONCLUSION[s.outcome];
-}
-function pct2(x, digits = 1) {
-  const f = 10 ** digits;
-  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
-}
-function standingTitle(s) {
-  const ref = (s.against ?? "the reference").replace(/`/g, "");
-  switch (s.outcome) {
-    case "better":
-      return `Better than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
-    case "worse":
-      return `Worse than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
-    case "equivalent":
-      return `Within \xB1${pct2(s.minImprovement)} of ${ref}`;
-    case "not-better":
-      return `Not ${pct2(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct2(s.change.value)})` : ""}`;
-    case "better-at-equal-age":
-      return `Better than ${ref} at equal run age${s.change ? ` by ${pct2(s.change.value)}` : ""}; a drift over the full run not ruled out yet`;
-    case "faster-drift-not-ruled-out":
-      return `Faster than ${ref} at equal run age${s.change ? ` by ${pct2(s.change.value)}` : ""}; drift not ruled out`;
-    case "reference":
-      return "Reference run (baseline or current best)";
-    case "failed":
-      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
-    case "undecided":
-      return `Ended without a decision (${s.reason ?? "no value"})`;
-    default:
-      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
-  }
-}
-function monitorCheckRun(s, headline) {
-  const conclusion = checkConclusion(s);
-  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
-}
-var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
-function pullRequestCheckRun(checks) {
-  const [only] = checks;
-  if (checks.length === 1 && only) return only.check;
-  const ordered = [...checks].sort(
-    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
-  );
-  const worst = ordered[0]?.check.conclusion;
-  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
-  const summary2 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
-
-${c.check.summary}`).join("\n\n");
-  return {
-    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
-    summary: summary2,
-    ...worst ? { conclusion: worst } : {}
-  };
-}
-
-// src/report/observation-block.ts
-var OPEN = "<!-- topo:observation v1";
-var CLOSE = "-->";
-function renderObservationBlock(observation) {
-  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
-  return `${OPEN}
-${json}
-${CLOSE}`;
-}
-function parseObservationBlock(body) {
-  const start = body.lastIndexOf(OPEN);
-  if (start < 0) return void 0;
-  const end = body.indexOf(CLOSE, start + OPEN.length);
-  if (end < 0) return void 0;
-  try {
-    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
-    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
-  } catch {
-    return void 0;
-  }
-}
-
-// src/report/pr-comment.ts
-function referenceJobText(r) {
-  const run = r.run;
-  if (!run) return `Reference: ${r.name} as recorded${r.note ? ` (${r.note})` : ""}`;
-  const where = `#${run.pr}, `;
-  const job = run.jobId ? `Slurm job ${run.jobId}: ${run.state}` : run.state;
-  const cost = run.gpuMinutes === null ? "" : ` \xB7 ${Math.round(run.gpuMinutes)} GPU-minutes`;
-  const link = run.grafanaUrl ? ` \xB7 [Grafana](${run.grafanaUrl})` : "";
-  const stop2 = run.stopping ? ` \xB7 stopped now: ${run.stopping}` : "";
-  return `Reference: ${r.name}, run ${code(run.runName)} beside this candidate (${where}${job})${cost}${link}${stop2}`;
-}
-var STATE_ICON = {
-  queued: "\u23F3",
-  submitted: "\u{1F4E8}",
-  starting: "\u{1F680}",
-  warming: "\u{1F525}",
-  stabilising: "\u{1F4C8}",
-  stable: "\u2705",
-  finished: "\u{1F3C1}",
-  stopped: "\u23F9\uFE0F",
-  failed: "\u274C"
-};
-function fmt2(x, digits = 3) {
-  return x === null || x === void 0 || !Number.isFinite(x) ? "\u2014" : String(round(x, digits));
-}
-function fmtInterval(i) {
-  return i ? `${fmt2(i.value)} [${fmt2(i.low)}, ${fmt2(i.high)}]` : "\u2014";
-}
-function cell2(s) {
-  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
-}
-function grafanaLink(base, runName, range) {
-  return grafanaDashboardUrl(base, { runName }, range);
-}
-function viewStanding(v) {
-  return standingOf({
-    state: v.state,
-    failure: v.observation.failure ?? null,
-    decision: v.observation.decision ?? null,
-    comparisons: v.comparisons,
-    hasValue: !!v.observation.verdict.value,
-    minImprovement: v.minImprovement,
-    minutesOfData: v.observation.verdict.minutes_of_data ?? null
-  });
-}
-function byHowMuch(change) {
-  if (!change) return "";
-  const [a, b] = [Math.abs(change.low), Math.abs(change.high)].sort((x, y) => x - y);
-  const crosses = change.low < 0 && change.high > 0;
-  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct2(change.value)} [95% interval ${pct2(a)}\u2013${pct2(b)}]`;
-}
-function signed(x) {
-  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct2(x)}`;
-}
-function headlineText(s) {
-  const ref = s.against ?? "the reference";
-  switch (s.outcome) {
-    case "better":
-      return `better than ${ref}${byHowMuch(s.change)}`;
-    case "worse":
-      return `worse than ${ref}${byHowMuch(s.change)}`;
-    case "equivalent":
-      return `within \xB1${pct2(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
-    case "not-better":
-      return `not ${pct2(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
-    case "better-at-equal-age":
-      return `better than ${ref} at equal run age${byHowMuch(s.change)}; it keeps running until a drift against it over the full run is ruled out (the full-run guard)`;
-    case "faster-drift-not-ruled-out":
-      return `faster than ${ref} at equal run age${byHowMuch(s.change)}; drift not ruled out: a drift against it could undo the gain over the full run`;
-    case "reference":
-      return "the reference the candidates are compared with";
-    case "failed":
-      return `failed (${s.reason ?? "unknown"})`;
-    case "undecided":
-      return `ended without a decision: ${s.reason ?? "no value"}`;
-    default: {
-      const eta = s.expectedMinutes != null ? `about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : "";
-      const sofar = s.change ? `so far ${signed(s.change.value)} against ${ref}` : "";
-      return `measuring${eta || sofar ? ` \u2014 ${[eta, sofar].filter(Boolean).join("; ")}` : ""}`;
-    }
-  }
-}
-function thousands(x) {
-  return String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-function throughput(seconds2) {
-  return `${fmt2(seconds2, 3)} s per rollout \xB7 ${thousands(3600 / seconds2)} rollouts per hour`;
-}
-function viewFigure(v) {
-  const d = v.observation.decision;
-  const change = d?.relative_change;
-  if (d && change && d.state !== "reference" && change.low < change.high) {
-    const name = parseAgainst(d.against).name;
-    const ref = [v.best, v.baseline].find((r) => r?.name === name && r.secondsPerRollout > 0);
-    if (ref)
-      return {
-        ...decidedFigure(ref.secondsPerRollout, change),
-        basis: "decision",
-        against: { name, value: ref.secondsPerRollout, change }
-      };
-  }
-  return ownFigureOf(v.observation.verdict, v.observation.stable_metrics.seconds_per_rollout_full_run);
-}
-function figureBasis(f) {
-  const range = f.low < f.high ? `, 95% interval ${fmt2(f.low)}\u2013${fmt2(f.high)} s` : "";
-  switch (f.basis) {
-    case "decision":
-      return `as decided: ${signed(f.against?.change?.value ?? 0)} against ${code(f.against?.name ?? "")} at ${fmt2(f.against?.value)} s${range}`;
-    case "projection":
-      return `the detector's projected full run${range}`;
-    case "estimate":
-      return `decision estimate so far${range}`;
-    default:
-      return "full run so far, start-up included; no projection yet";
-  }
-}
-function valueLine(v) {
-  const f = viewFigure(v);
-  const ref = f?.against ? { name: f.against.name, secondsPerRollout: f.against.value } : v.best ?? v.baseline;
-  const refText = ref && ref.secondsPerRollout > 0 && ref.name !== v.candidate ? ` \xB7 reference ${code(ref.name)}: ${throughput(ref.secondsPerRollout)}` : "";
-  if (f && f.value > 0) return `**${throughput(f.value)}** (${figureBasis(f)})${refText}`;
-  return void 0;
-}
-function isLive2(v) {
-  return !TERMINAL2.has(v.state) && !!v.jobId && !!v.slurmState && isLive(statusOf(v.slurmState));
-}
-function nextStep2(v, s = viewStanding(v)) {
-  const ref = s.against ?? "the reference";
-  const free = isLive2(v) && v.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
-  switch (s.outcome) {
-    case "better":
-      return `**Recommended: merge \u2014 best so far.**${free}`;
-    case "worse":
-      return `**Close: slower than ${ref}.**${free}`;
-    case "equivalent":
-      return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
-    case "not-better":
-      return `**Close: it cannot be ${pct2(s.minImprovement)} faster than ${ref}.**${free}`;
-    case "better-at-equal-age":
-      return `**Keep it running: it leads ${ref} at equal run age; the full-run guard settles whether to merge.**`;
-    case "faster-drift-not-ruled-out":
-      return `**Your call: faster than ${ref} at equal run age, but a drift that could undo it over the full run is not ruled out. Re-run with \`/topo submit\` to measure it longer, or merge knowing that.**`;
-    case "reference":
-      return "**Keep: candidates are compared with this run.**";
-    case "failed":
-      return v.observation.failure?.likely_fix ? `**Fix and push again:** ${v.observation.failure.likely_fix}` : "**Close or fix it: the failure is below.**";
-    case "undecided":
-      return "**Re-run with `/topo submit` for a longer measurement, or close.**";
-    default:
-      if (v.state === "queued") return "Nothing to do: waiting for a free slot.";
-      return v.commentIntervalMinutes === void 0 ? "Nothing to do yet: the decision comes once the run has enough data; run this command again later." : `Nothing to do yet: this comment is updated at least every ${v.commentIntervalMinutes} min, and at once when the decision comes.`;
-  }
-}
-var TERMINAL2 = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function jobLine(v) {
-  if (!v.jobId) return v.state === "queued" ? "No Slurm job yet (queued)" : "No Slurm job";
-  const terminal = TERMINAL2.has(v.state);
-  let state2 = v.finalJobState ?? v.slurmState ?? null;
-  if (terminal && state2 && isLive(statusOf(state2)))
-    state2 = v.stoppedBy ? statusWord("cancelled") : "ended";
-  const by = state2 && statusOf(state2) === "cancelled" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : v.stoppedBy === "no-longer-needed" ? " once no open decision needed this reference" : " once stable" : "";
-  const d = v.observation.decision;
-  const savings = d ? savingsText(d) : null;
-  const savedText = by && savings ? ` (${savings})` : "";
-  return `Slurm job ${v.jobId}${state2 ? `: ${state2}${by}${savedText}` : ""}`;
-}
-function headlineLine(candidate, s) {
-  return `${OUTCOME_ICON[s.outcome]} ${code(candidate)}: ${headlineText(s)}`;
-}
-function renderHeadline(v) {
-  const s = viewStanding(v);
-  const out = [`### ${headlineLine(v.candidate, s)}`, ""];
-  const value = valueLine(v);
-  if (value) out.push(value, "");
-  out.push(nextStep2(v, s), "");
-  out.push(
-    `${jobLine(v)} \xB7 ${STATE_ICON[v.state]} ${v.state} \xB7 run ${code(v.runName)} \xB7 experiment ${code(v.experimentId)}`,
-    ""
-  );
-  if (v.referenceJob) out.push(referenceJobText(v.referenceJob), "");
-  return out;
-}
-function monitorCheck(v) {
-  return monitorCheckRun(viewStanding(v), renderHeadline(v).join("\n"));
-}
-function comparisonLine(c) {
-  const ref = describeReference(c.against);
-  if (c.outcome === "not-comparable" || !c.ratio)
-    return `not comparable with ${ref} yet (no projected value on one side)`;
-  const word = c.outcome === "better" ? "faster than" : c.outcome === "worse" ? "slower than" : "indistinguishable from";
-  const change = c.ratio.value - 1;
-  return `${word} ${ref}: ${pct2(change)} ${change <= 0 ? "fewer" : "more"} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}\u2013${c.ratio.high})`;
-}
-function verdictSection(v) {
-  const o = v.observation;
-  const verdict = o.verdict;
-  const d = o.decision;
-  const out = [`#### Detector verdict: \`${verdict.state}\` (the full-run value, start-up included)`, ""];
-  if (verdict.value)
-    out.push(
-      `Projected full-run seconds per rollout at the end of the run (the detector's, start-up included): ${fmtInterval(verdict.value)} (95% interval)${d ? "; the decision reads the rollouts after the first wave instead" : ""}`,
-      ""
-    );
-  else if (verdict.projected_full_run)
-    out.push(
-      `The detector's provisional full-run projection (start-up included, not stable yet): ${fmtInterval(verdict.projected_full_run)}`,
-      ""
-    );
-  if (verdict.cycle)
-    out.push(
-      `Cyclic steady state: period ${fmt2(verdict.cycle.period_minutes, 1)} min, amplitude \xB1${fmt2(100 * (verdict.cycle.amplitude_relative ?? 0), 1)}% (topology cannot fix cycles)`,
-      ""
-    );
-  if (o.failure) {
-    out.push(`**Failure (${o.failure.kind}):** ${o.failure.message}`);
-    if (o.failure.likely_fix) out.push(`Likely fix: ${o.failure.likely_fix}`);
-    for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
-    out.push("");
-  }
-  const comparisons = d ? [] : v.comparisons;
-  for (const c of comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
-  if (comparisons.length) out.push("");
-  if (d) {
-    out.push(
-      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct2(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt2(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt2(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
-    );
-    for (const e of d.evidence) out.push(`- ${e}`);
-    out.push("");
-  }
-  if (verdict.evidence.length)
-    out.push("Evidence of the verdict:", "", ...verdict.evidence.map((e) => `- ${e}`), "");
-  return out;
-}
-function metricsSection(v) {
-  const verdict = v.observation.verdict;
-  const m = v.observation.stable_metrics;
-  const f = viewFigure(v);
-  const out = ["#### Metrics", "", "| Metric | Value |", "|---|---|"];
-  const row = (k, val) => out.push(`| ${k} | ${cell2(val)} |`);
-  if (f) row(`s/rollout (${f.basis === "decision" ? "as decided" : "shown above"})`, fmtInterval(f));
-  row("Full-run s/rollout so far (start-up included)", fmt2(m.seconds_per_rollout_full_run));
-  row("5-min s/rollout (diagnostic)", fmt2(m.seconds_per_rollout_5m));
-  row("Steady s/rollout after warm-up", fmtInterval(verdict.steady_seconds_per_rollout));
-  row("Detector's projected full-run s/rollout (start-up included)", fmtInterval(verdict.projected_full_run));
-  row("Completed / failed rollouts", `${fmt2(m.completed_rollouts, 0)} / ${fmt2(m.failed_rollouts, 0)}`);
-  row(
-    "Run-minutes of data / warm-up ends at",
-    `${fmt2(verdict.minutes_of_data, 1)} / ${fmt2(verdict.warmup_end_minutes, 1)}`
-  );
-  row(
-    "Runtime event-loop idle",
-    m.runtime_idle_fraction == null ? "\u2014" : `${fmt2(100 * m.runtime_idle_fraction, 0)}%`
-  );
-  row("Rollout duration p95 (s)", fmt2(m.rollout_duration_p95_s));
-  out.push("");
-  const queue = Object.entries(m.rpc_queue_depth_at_start_latest_by_service ?? {});
-  if (queue.length) {
-    out.push("| Service | Queue depth min | Queue depth max |", "|---|---|---|");
-    for (const [svc, q] of queue) out.push(`| ${svc} | ${fmt2(q.worker_min, 1)} | ${fmt2(q.worker_max, 1)} |`);
-    out.push("");
-  }
-  return out;
-}
-function resourcesSection(v) {
-  const m = v.observation.stable_metrics;
-  const out = [];
-  const gpus = Object.entries(m.resource_usage?.gpu_by_index ?? {});
-  if (gpus.length) {
-    out.push(
-      "| GPU | Services | Util % min/mean/max | Memory GB min/mean/max | Total GB | Pressure % max | Headroom GB min |",
-      "|---|---|---|---|---|---|---|"
-    );
-    const mm = (x, d = 0) => `${fmt2(x?.min, d)} / ${fmt2(x?.mean, d)} / ${fmt2(x?.max, d)}`;
-    for (const [g, u] of gpus)
-      out.push(
-        `| ${g} | ${cell2((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt2(u.memory_total_gb, 1)} | ${fmt2(u.memory_pressure_percent?.max, 0)} | ${fmt2(u.memory_headroom_gb_min, 1)} |`
-      );
-    out.push("");
-  }
-  const host = m.resource_usage?.host_memory;
-  if (host && (host.available_gb_min != null || host.total_gb != null))
-    out.push(
-      `Host memory: ${fmt2(host.available_gb_min, 1)} GB free at least, of ${fmt2(host.total_gb, 1)} GB.`,
-      ""
-    );
-  if (m.bottleneck) {
-    const b = m.bottleneck;
-    out.push(`**Bottleneck:** ${b.kind}${b.service ? ` (${b.service})` : ""}, confidence ${b.confidence}`);
-    out.push(...b.evidence.map((e) => `- ${e}`), "");
-  }
-  if (v.opportunities?.length) out.push("**Opportunities:**", ...v.opportunities.map((e) => `- ${e}`), "");
-  return out;
-}
-function linksSection(v) {
-  const out = [];
-  const chart = secondsChart(v);
-  if (chart)
-    out.push("<details><summary>Chart: seconds per rollout</summary>", "", chart, "", "</details>", "");
-  if (v.recordChartUrl)
-    out.push(`[The experiment's candidates with 95% intervals (SVG)](${encodeURI(v.recordChartUrl)})`, "");
-  if (v.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v.grafanaUrl, v.runName, v.timeRange)})`, "");
-  const missing2 = v.observation.stable_metrics.telemetry_quality?.missing_metrics ?? [];
-  if (missing2.length) out.push(`Telemetry gaps: no data for ${missing2.join(", ")}.`, "");
-  for (const n of v.notes ?? []) out.push(`> ${n}`, "");
-  if (v.queries?.length) {
-    out.push("<details><summary>Queries behind this verdict</summary>", "", "```promql");
-    for (const q of v.queries)
-      out.push(`# ${q.quantity} (${q.source === "rule" ? "recording rule" : "raw fallback"})`, q.query);
-    out.push("```", "", "</details>", "");
-  }
-  return out;
-}
-function renderMonitorComment(v) {
-  const reached = v.timeline.filter((t) => t.at);
-  return [
-    ...renderHeadline(v),
-    "<details><summary>Verdict, metrics and resources</summary>",
-    "",
-    ...reached.length ? [`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, ""] : [],
-    ...verdictSection(v),
-    ...metricsSection(v),
-    ...resourcesSection(v),
-    "</details>",
-    "",
-    ...linksSection(v),
-    renderObservationBlock(v.observation)
-  ].join("\n");
-}
-function secondsChart(v) {
-  if (!v.chart || !(v.chart.fullRun.length || v.chart.rate5m.length)) return "";
-  const f = viewFigure(v);
-  const series = [
-    ...f?.basis === "decision" ? [] : [{ name: "full-run s/rollout so far (start-up included)", samples: v.chart.fullRun }],
-    { name: "5-min s/rollout", samples: v.chart.rate5m }
-  ];
-  const references = [];
-  if (f && f.basis !== "reading")
-    references.push({ name: `${v.candidate} ${figureLabel(f)}`, value: f.value });
-  if (v.baseline && v.baseline.name !== v.candidate)
-    references.push({
-      name: describeReference(`baseline ${v.baseline.name}`),
-      value: v.baseline.secondsPerRollout
-    });
-  if (v.best && v.best.name !== v.candidate && v.best.name !== v.baseline?.name)
-    references.push({
-      name: describeReference(`current best ${v.best.name}`),
-      value: v.best.secondsPerRollout
-    });
-  const top = Math.max(
-    f?.value ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
-    ...references.map((r) => r.value)
-  );
-  const chart = lineChart(series, {
-    title: "Seconds per rollout (lower is better)",
-    xLabel: "run minutes",
-    yLabel: "s/rollout",
-    yMax: top > 0 ? top * 2 : void 0,
-    references
-  });
-  return chart ? `${chart}
-
-${chartLegend(series, references)}` : "";
-}
-function figureLabel(f) {
-  return f.basis === "decision" ? "as decided" : f.basis === "projection" ? "(the detector's projected full run)" : "(decision estimate so far)";
-}
-
-// src/autopilot/runs.ts
-var ROUND = /^Autopilot round (\d{1,3}): /;
-function roundHypothesis(round3, hypothesis) {
-  return `Autopilot round ${round3}: ${hypothesis.replace(ROUND, "")}`;
-}
-function roundOf(hypothesis) {
-  const m = ROUND.exec(hypothesis ?? "");
-  return m ? Number(m[1]) : null;
-}
-function recordedOutcome(run) {
-  if (run.status === "pending" || run.status === "running") return null;
-  if (run.status === "failed") return "failed";
-  if (run.status === "accepted") return "better";
-  const decided2 = run.monitor_decision?.state;
-  if (decided2 === "better" || decided2 === "worse" || decided2 === "equivalent" || decided2 === "not-better")
-    return decided2;
-  if (decided2 === "faster-drift-not-ruled-out") return "undecided";
-  const c = run.comparison?.outcome;
-  if (c === "worse") return "worse";
-  if (c === "indistinguishable") return "equivalent";
-  return run.status === "rejected" ? "not-better" : "undecided";
-}
-function recordedGpuHours(run, gpusPerRun2) {
-  const used = run.monitor_decision?.gpu_minutes_used;
-  if (typeof used === "number") return used / 60;
-  const minutes = run.verdict?.minutes_of_data ?? 0;
-  return gpusPerRun2 * minutes / 60;
-}
-function runsFromRecord(record, gpusPerRun2) {
-  if (!record) return [];
-  const base = baselineRun(record);
-  return record.runs.map((run) => {
-    const round3 = run === base ? 0 : roundOf(run.hypothesis);
-    const outcome = run === base && run.status !== "failed" ? "equivalent" : recordedOutcome(run);
-    const seconds2 = figureOf(run, record.runs)?.value ?? null;
-    return {
-      name: run.name,
-      round: round3,
-      origin: round3 !== null && round3 > 0 ? "bot" : "person",
-      ...run.pull_request ? { pr: run.pull_request.number } : {},
-      pull: run.pull_request?.merge_commit_sha ? "merged" : run.pull_request ? "closed" : "none",
-      request: outcome === null ? "live" : "ended",
-      outcome,
-      ...seconds2 !== null && run.status !== "failed" ? { seconds: seconds2 } : {},
-      gpuHours: recordedGpuHours(run, gpusPerRun2),
-      ...run.run_name ? { runName: run.run_name } : {},
-      recorded: true
-    };
-  });
-}
-function mergeRuns(recorded, live3) {
-  const names = new Set(live3.map((r) => r.name));
-  return [...recorded.filter((r) => !names.has(r.name)), ...live3];
-}
-
-// src/record/validate.ts
-var import__2 = __toESM(require__(), 1);
-
-// topologies/schema/record.schema.json
-var record_schema_default = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  $id: "https://alpasim-topo.local/schema/record.schema.json",
-  title: "ExperimentRecord",
-  description: "experiments/<experiment_id>.json: the experiment's memory for machines. Field names follow AlpaSim's experiment-record reference (.agents/skills/optimize-slurm-topology/references/experiment-record.md). experiments/<experiment_id>.md is rendered from it.",
-  type: "object",
-  additionalProperties: false,
-  required: ["schema_version", "experiment_id", "objective", "fixed_inputs", "current_best", "runs"],
-  properties: {
-    schema_version: { const: 1, description: "Bumped on an incompatible change of this schema." },
-    experiment_id: {
-      type: "string",
-      pattern: "^topology-opt-[a-z0-9_.]+(-[a-z0-9_.]+)*-[a-z0-9_]+-[0-9]{8}$",
-      maxLength: 80,
-      description: "topology-opt-<driver>-<cluster>-<YYYYMMDD>"
-    },
-    objective: { type: "string", minLength: 1 },
-    command: {
-      type: ["string", "null"],
-      maxLength: 8e3,
-      description: "The full AlpaSim run command the experiment started from."
-    },
-    fixed_inputs: { $ref: "#/$defs/fixedInputs" },
-    current_best: { $ref: "#/$defs/currentBest" },
-    runs: {
-      type: "array",
-      description: "One entry per candidate, in the order they were recorded (the progress table's steps).",
-      items: { $ref: "#/$defs/run" }
-    },
-    reference_runs: {
-      type: "array",
-      description: "Jobs of the current best run beside a round's candidates (experiment.yaml `reference: beside`): each recorded with the GPU-minutes its Slurm allocation held, charged to the experiment (docs/record.md).",
-      items: { $ref: "#/$defs/referenceRun" }
-    },
-    report: {
-      type: ["object", "null"],
-      additionalProperties: false,
-      description: "Set by /topo conclude: where the final report lives.",
-      required: ["path"],
-      properties: {
-        path: { type: "string" },
-        concluded_at: { type: ["string", "null"] }
-      }
-    }
-  },
-  $defs: {
-    fixedInputs: {
-      title: "RecordFixedInputs",
-      type: "object",
-      additionalProperties: false,
-      required: ["deploy", "driver", "base_topology"],
-      properties: {
-        deploy: { type: "string" },
-        driver: { type: "string" },
-        base_topology: { type: "string", description: "topology=<preset>" },
-        cluster: { type: ["string", "null"], description: "Cluster name in topologies/clusters.yaml." },
-        scenes: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            scene_ids: { type: ["array", "null"], items: { type: "string" } },
-            test_suite_id: { type: ["string", "null"] },
-            scene_count: { type: ["integer", "null"] }
-          }
-        },
-        cameras: { type: ["string", "null"] },
-        control_timestep_us: { type: ["integer", "null"] },
-        simulation_duration_s: { type: ["number", "null"] },
-        rollouts_per_scene: { type: ["integer", "null"] },
-        git_commit: { type: ["string", "null"] },
-        remote_checkout: { type: ["string", "null"] },
-        overrides: { type: "array", items: { type: "string" } },
-        telemetry: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            prometheus_url: { type: ["string", "null"] },
-            grafana_url: { type: ["string", "null"] },
-            file_sd_source: { type: ["string", "null"] }
-          }
-        },
-        slurm: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            account: { type: ["string", "null"] },
-            partition: { type: ["string", "null"] },
-            gpus_per_node: { type: ["integer", "null"] },
-            walltime: { type: ["string", "null"] }
-          }
-        }
-      }
-    },
-    currentBest: {
-      title: "CurrentBest",
-      type: "object",
-      additionalProperties: false,
-      required: ["topology", "stabilized_seconds_per_rollout_full_run", "decision_reasoning"],
-      properties: {
-        topology: {
-          type: ["string", "null"],
-          description: "The best accepted candidate's name (null before the first acceptance)."
-        },
-        run_name: { type: ["string", "null"] },
-        stabilized_seconds_per_rollout_full_run: { type: ["number", "null"] },
-        decision_reasoning: { type: ["string", "null"] }
-      }
-    },
-    runTopology: {
-      title: "RunTopology",
-      type: "object",
-      additionalProperties: false,
-      required: ["base"],
-      properties: {
-        base: { type: "string", description: "topology=<preset> the block is applied over." },
-        hash: {
-          type: ["string", "null"],
-          pattern: "^[0-9a-f]{8,64}$",
-          description: "hash8 of the normalised, fully expanded topology (as in the run name)."
-        },
-        block: {
-          oneOf: [{ type: "null" }, { $ref: "topology.schema.json" }],
-          description: "The candidate's topology block as written in its YAML file."
-        },
-        file: { type: ["string", "null"], description: "topologies/<experiment>/<candidate>.yaml" }
-      }
-    },
-    skillReflection: {
-      title: "SkillReflection",
-      type: "object",
-      additionalProperties: false,
-      required: ["topic", "learning"],
-      properties: {
-        topic: {
-          enum: ["metrics", "queries", "topology_knobs", "run_workflow", "failure_mode", "other"]
-        },
-        learning: { type: "string", minLength: 1 },
-        suggested_skill_update: { type: ["string", "null"] },
-        source: {
-          type: ["string", "null"],
-          description: "Where it came from: a comment URL, or 'pull request body'."
-        },
-        author: { type: ["string", "null"] }
-      }
-    },
-    decision: {
-      title: "Decision",
-      type: "object",
-      additionalProperties: false,
-      required: ["outcome"],
-      properties: {
-        outcome: { enum: ["pending", "accept", "reject"] },
-        reason: { type: ["string", "null"] },
-        next: { type: ["string", "null"] }
-      }
-    },
-    referenceRun: {
-      title: "ReferenceRun",
-      type: "object",
-      additionalProperties: false,
-      required: ["of", "run_name", "gpu_minutes"],
-      properties: {
-        of: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{0,39}$",
-          description: "The candidate it ran (the current best, else the baseline, when its round started)."
-        },
-        run_name: { type: "string", description: "Its Slurm job name and metrics run_name." },
-        job_id: { type: ["string", "null"] },
-        pull_request: {
-          type: ["integer", "null"],
-          minimum: 1,
-          description: "The pull request whose round asked for it."
-        },
-        gpu_minutes: {
-          type: ["number", "null"],
-          minimum: 0,
-          description: "GPU-minutes its Slurm allocation held (elapsed \xD7 GPUs); null when never known."
-        },
-        ended: {
-          type: ["string", "null"],
-          description: "How its Request ended (decided: no open decision needed it; closed, cancelled, superseded, failed, lost, stopped)."
-        },
-        candidates: {
-          type: "array",
-          items: { type: "string" },
-          description: "The candidates of its pull request decided against it."
-        },
-        verdict: {
-          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/verdict" }],
-          description: "Its verdict at its end: a repeated run of its topology (the between-run term reads it)."
-        },
-        recorded_at: { type: ["string", "null"] }
-      }
-    },
-    run: {
-      title: "RecordRun",
-      type: "object",
-      additionalProperties: false,
-      required: ["name", "status", "decision"],
-      properties: {
-        name: {
-          type: "string",
-          pattern: "^[a-z0-9][a-z0-9-]{0,39}$",
-          description: "Candidate name."
-        },
-        parent: { type: ["string", "null"] },
-        run_name: {
-          type: ["string", "null"],
-          description: "topo-<experiment_id>-<candidate>-<hash8>: Slurm job name and metrics run_name."
-        },
-        job_id: { type: ["string", "null"] },
-        run_dir: { type: ["string", "null"] },
-        topology: { $ref: "#/$defs/runTopology" },
-        status: { enum: ["pending", "running", "accepted", "rejected", "failed", "stopped"] },
-        hypothesis: { type: ["string", "null"] },
-        expected_effect: { type: ["string", "null"] },
-        prediction: {
-          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/prediction" }],
-          description: "Predicted (topo suggest) against measured seconds per rollout."
-        },
-        change: {
-          type: "object",
-          description: "Topology keys changed against the parent: key -> 'old -> new'.",
-          additionalProperties: { type: "string" }
-        },
-        verdict: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/verdict" }] },
-        comparison: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/comparison" }] },
-        monitor_decision: {
-          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/decision" }],
-          description: "The monitor's decision against the reference as its last comment, check and label showed it (the one truth every surface reads)."
-        },
-        stable_metrics: {
-          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/stableMetrics" }],
-          description: "Includes the bottleneck, the per-GPU resource use and the telemetry quality (gaps)."
-        },
-        failures: { type: "array", items: { $ref: "metrics.schema.json#/$defs/failure" } },
-        decision: { $ref: "#/$defs/decision" },
-        skill_reflections: { type: "array", items: { $ref: "#/$defs/skillReflection" } },
-        pull_request: {
-          type: ["object", "null"],
-          additionalProperties: false,
-          required: ["number"],
-          properties: {
-            number: { type: "integer", minimum: 1 },
-            url: { type: ["string", "null"] },
-            merge_commit_sha: { type: ["string", "null"] }
-          }
-        },
-        recorded_at: { type: ["string", "null"], description: "When the pull request was closed." }
-      }
-    }
-  }
-};
-
-// src/record/validate.ts
-var RecordError = class extends Error {
-  constructor(file, problems) {
-    super(`${file}: ${problems.length === 1 ? problems[0] : `
-  - ${problems.join("\n  - ")}`}`);
-    this.file = file;
-    this.problems = problems;
-    this.name = "RecordError";
-  }
-  file;
-  problems;
-};
-var compiled2;
-function validators() {
-  if (!compiled2) {
-    const ajv2 = new import__2.Ajv2020({ allErrors: true, strict: false });
-    ajv2.addSchema(topology_schema_default);
-    ajv2.addSchema(metrics_schema_default);
-    ajv2.addSchema(record_schema_default);
-    compiled2 = {
-      record: ajv2.getSchema(record_schema_default.$id),
-      observation: ajv2.getSchema(metrics_schema_default.$id)
-    };
-  }
-  return compiled2;
-}
-function describe(errors) {
-  const list = (errors ?? []).filter((e) => e.keyword !== "oneOf" && e.keyword !== "if");
-  const lines = list.map((e) => {
-    const at = e.instancePath ? e.instancePath.slice(1).replace(/\//g, ".") : "(top level)";
-    if (e.keyword === "additionalProperties")
-      return `${at}: unknown key "${e.params.additionalProperty}"`;
-    if (e.keyword === "enum")
-      return `${at}: must be one of ${e.params.allowedValues.map((v) => JSON.stringify(v)).join(", ")}`;
-    return `${at}: ${e.message}`;
-  });
-  return [...new Set(lines)].slice(0, 20);
-}
-function recordProblems(value) {
-  const validate = validators().record;
-  if (!validate(value)) return describe(validate.errors);
-  const record = value;
-  const problems = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const run of record.runs) {
-    if (seen.has(run.name))
-      problems.push(`runs: candidate "${run.name}" appears twice (runs are keyed by name)`);
-    seen.add(run.name);
-  }
-  const best = record.current_best.topology;
-  if (best && !seen.has(best))
-    problems.push(
-      `current_best.topology: "${best}" is not one of the runs (${[...seen].join(", ") || "none"})`
-    );
-  return problems;
-}
-function parseRecord(text3, file) {
-  let value;
-  try {
-    value = JSON.parse(text3);
-  } catch (error2) {
-    const message2 = error2 instanceof Error ? error2.message : String(error2);
-    throw new RecordError(file, [
-      `not valid JSON (${message2}); fix or restore the file from git history \u2014 it was not overwritten`
-    ]);
-  }
-  const problems = recordProblems(value);
-  if (problems.length) {
-    throw new RecordError(file, [
-      ...problems.map((p) => `does not match topologies/schema/record.schema.json: ${p}`),
-      "the record was not overwritten; fix it (or restore it from git history) and re-run"
-    ]);
-  }
-  return value;
-}
-function serializeRecord(record) {
-  const problems = recordProblems(record);
-  if (problems.length) throw new RecordError("record (before writing)", problems);
-  return `${JSON.stringify(record, null, 2)}
-`;
-}
-function observationProblems(value) {
-  const validate = validators().observation;
-  return validate(value) ? [] : describe(validate.errors);
-}
-function checkObservation(value) {
-  const problems = observationProblems(value);
-  return problems.length ? { observation: void 0, problems } : { observation: value, problems: [] };
-}
-
-// src/usecases/autopilot.ts
-var AutopilotConfigError = class extends Error {
-  name = "AutopilotConfigError";
-};
-var EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
-async function readAutopilot(files, experimentId, clustersFile = "topologies/clusters.yaml") {
-  if (!EXPERIMENT_ID.test(experimentId))
-    throw new AutopilotConfigError(
-      `"${experimentId}" is not an experiment id (lowercase letters, digits, . _ -)`
-    );
-  const file = `topologies/${experimentId}/experiment.yaml`;
-  const text3 = await files.read(file);
-  if (text3 === void 0) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
-  const checked2 = checkExperiment(text3, file);
-  if (!checked2.value) {
-    const i = checked2.issues[0];
-    throw new AutopilotConfigError(`${file}:${i?.line}: ${i?.keyPath}: ${i?.message}`);
-  }
-  const experiment = checked2.value;
-  const policy = policyOf(experiment);
-  if (!policy)
-    throw new AutopilotConfigError(
-      `${file} has no autopilot block: add one (docs/autopilot.md, "The policy") to let the experiment run its own rounds`
-    );
-  const clustersText = await files.read(clustersFile);
-  const cluster = clustersText ? checkClusters(clustersText, clustersFile).value?.clusters[experiment.cluster] : void 0;
-  const refused = autopilotIssues(checked2.loaded, experiment, cluster ? { cluster } : {}).filter((i) => i.severity === "error").map((i) => `${file}:${i.line}: ${i.rule}: ${i.message}`);
-  const recordFile = recordPaths(experimentId).json;
-  const recordText = await files.read(recordFile);
-  const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile);
-  return {
-    experiment,
-    policy,
-    ...cluster ? { cluster } : {},
-    ...record ? { record } : {},
-    runGpuHours: runCost(experiment, cluster).gpuHours,
-    refused,
-    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
-  };
-}
-function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2) {
-  const recorded = rounds2 ? withRounds(ctx.recorded, rounds2) : ctx.recorded;
-  const runs = withHeld(mergeRuns(recorded, live3), held);
-  const named = new Set(runs.map((r) => r.runName));
-  const spentElsewhere = Object.entries(held).reduce((a, [name, h2]) => a + (named.has(name) ? 0 : h2), 0);
-  const concludedByRecord = ctx.record?.report?.concluded_at ? { reason: "the record holds its final report" } : void 0;
-  const done = concluded ?? concludedByRecord;
-  const plan = planStep({
-    experimentId: ctx.experiment.experiment_id,
-    policy: ctx.policy,
-    runs,
-    controls,
-    runGpuHours: ctx.runGpuHours,
-    spentElsewhere,
-    ...done ? { concluded: done } : {},
-    ...ctx.refused?.length ? { refused: ctx.refused } : {}
-  });
-  return { runs, plan };
-}
-function withHeld(runs, held) {
-  return runs.map((r) => {
-    const kept = r.runName ? held[r.runName] : void 0;
-    return kept !== void 0 && kept > r.gpuHours ? { ...r, gpuHours: kept } : r;
-  });
-}
-function withRounds(runs, rounds2) {
-  return runs.map((r) => {
-    if (r.round === 0) return r;
-    const round3 = rounds2[r.name] ?? null;
-    return { ...r, round: round3, origin: round3 === null ? "person" : "bot" };
-  });
-}
-
-// src/lifecycle/jobs.ts
-function compareJobIds(a, b) {
-  const [a1, a2] = a.split("_").map(Number);
-  const [b1, b2] = b.split("_").map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
-}
-function jobForRun(jobs, runName, view) {
-  const mine = jobs.filter((j) => view(j).name === runName);
-  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
-  const live3 = mine.filter((j) => isLive(view(j).status)).sort(order);
-  if (live3[0]) return live3[0];
-  return mine.sort(order).at(-1) ?? null;
+function statusWord(status5) {
+  return status5 === "held" || status5 === "queued" ? "PENDING" : status5.toUpperCase();
 }
 
 // src/lifecycle/model.ts
@@ -70479,36 +68696,40 @@ function phaseOf(input) {
   if (run) return { phase: "lost", jobId: run.jobId };
   return { phase: "queued" };
 }
-function latestRequests(state2) {
+function latestRequests(state3) {
   const byCandidate = /* @__PURE__ */ new Map();
-  for (const r of [...state2.requests].sort(byRequestTime))
+  for (const r of [...state3.requests].sort(byRequestTime))
     byCandidate.set(`${r.experiment}/${r.candidate}`, r);
   return [...byCandidate.values()].sort(byRequestTime);
+}
+function olderOpenRequests(state3) {
+  const latest = new Set(latestRequests(state3).map((r) => r.id));
+  return state3.requests.filter((r) => !latest.has(r.id) && !state3.outcomes[r.id]);
 }
 function byRequestTime(a, b) {
   return Date.parse(a.requestedAt) - Date.parse(b.requestedAt) || a.pr - b.pr || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
-function knowsRequest(state2, id) {
-  if (state2.requests.some((r) => r.id === id)) return "whole";
-  return state2.ended.some((e) => e.id === id) ? "ended" : null;
+function knowsRequest(state3, id) {
+  if (state3.requests.some((r) => r.id === id)) return "whole";
+  return state3.ended.some((e) => e.id === id) ? "ended" : null;
 }
-function withRequest(state2, request2) {
-  if (knowsRequest(state2, request2.id)) return state2;
-  return { ...state2, requests: [...state2.requests, request2] };
+function withRequest(state3, request2) {
+  if (knowsRequest(state3, request2.id)) return state3;
+  return { ...state3, requests: [...state3.requests, request2] };
 }
-function withRun(state2, requestId, run) {
-  const known = knowsRequest(state2, requestId);
+function withRun(state3, requestId, run) {
+  const known = knowsRequest(state3, requestId);
   if (known === null)
     throw new UnknownRequestError(
       `a Run (job ${run.jobId}) for request ${requestId}, which the state does not hold`
     );
   if (known === "ended")
     return {
-      ...state2,
-      ended: state2.ended.map((e) => e.id === requestId && !e.jobId ? { ...e, jobId: run.jobId } : e)
+      ...state3,
+      ended: state3.ended.map((e) => e.id === requestId && !e.jobId ? { ...e, jobId: run.jobId } : e)
     };
-  if (state2.runs[requestId]) return state2;
-  return { ...state2, runs: { ...state2.runs, [requestId]: run } };
+  if (state3.runs[requestId]) return state3;
+  return { ...state3, runs: { ...state3.runs, [requestId]: run } };
 }
 var EVIDENCE_KEPT = { sentences: 2, bytes: 240 };
 var jsonBytes = (text3) => Buffer.byteLength(JSON.stringify(text3), "utf8");
@@ -70520,2082 +68741,270 @@ function boundedEvidence(evidence) {
     return `${line}\u2026`;
   });
 }
-function withOutcome(state2, requestId, outcome) {
-  const known = knowsRequest(state2, requestId);
+function withOutcome(state3, requestId, outcome) {
+  const known = knowsRequest(state3, requestId);
   if (known === null)
     throw new UnknownRequestError(
       `an Outcome (${outcome.kind}) for request ${requestId}, which the state does not hold`
     );
-  if (known === "ended" || state2.outcomes[requestId]) return state2;
+  if (known === "ended" || state3.outcomes[requestId]) return state3;
   const kept = { ...outcome, evidence: boundedEvidence(outcome.evidence) };
-  return { ...state2, outcomes: { ...state2.outcomes, [requestId]: kept } };
+  return { ...state3, outcomes: { ...state3.outcomes, [requestId]: kept } };
 }
-function standingRequests(state2, headSha) {
-  return latestRequests(state2).filter((r) => r.headSha === headSha && !state2.outcomes[r.id]);
+function staleRequests(state3, headSha) {
+  const older = new Set(olderOpenRequests(state3).map((r) => r.id));
+  return state3.requests.filter((r) => !state3.outcomes[r.id] && (r.headSha !== headSha || older.has(r.id)));
 }
-function openRequests(state2) {
-  return [...state2.requests].sort(byRequestTime).filter((r) => !state2.outcomes[r.id]);
+function standingRequests(state3, headSha) {
+  return latestRequests(state3).filter((r) => r.headSha === headSha && !state3.outcomes[r.id]);
 }
-
-// src/report/comment-throttle.ts
-var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
-  if (!previous) return true;
-  if (previous.hash === next.hash) return false;
-  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
-  if (ENDED.has(next.state)) return true;
-  const interval3 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
-  if (nowMs < previous.writtenAtMs) return true;
-  return nowMs - previous.writtenAtMs >= interval3 * 6e4;
-}
-function shouldWriteCheck(previous, next) {
-  if (!previous) return true;
-  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
-}
-var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
-function renderCommentStamp(s) {
-  for (const [k, v] of [
-    ["state", s.state],
-    ["outcome", s.outcome]
-  ])
-    if (!/^[a-z-]+$/.test(v))
-      throw new Error(`comment stamp ${k} "${v}" must be lower-case letters and dashes`);
-  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
-  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
-}
-function parseCommentStamp(body) {
-  if (!body) return void 0;
-  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
-  const m = all[all.length - 1];
-  if (!m) return void 0;
-  return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
+function openRequests(state3) {
+  return [...state3.requests].sort(byRequestTime).filter((r) => !state3.outcomes[r.id]);
 }
 
-// src/report/state-label.ts
-function candidateLabel({ state: state2, observation }) {
-  switch (state2) {
-    case null:
-      return null;
-    case "queued":
-      return "queued";
-    case "submitted":
-    case "starting":
-    case "warming":
-    case "stabilising":
-      return "running";
-    case "stable":
-      return "stable";
-    case "finished":
-    case "stopped":
-      return observation?.verdict.value ? "stable" : null;
-    case "failed":
-      return "failed";
+// src/lifecycle/state-block.ts
+var MARK = "<!-- topo:run-state v";
+var BLOCK = /<!-- topo:run-state v([12]) ([A-Za-z0-9+/=]*) -->/;
+var RunStateError = class extends Error {
+  name = "RunStateError";
+  constructor(detail) {
+    super(`bot state unreadable: ${detail}`);
   }
-}
-function pullStateLabel(candidates) {
-  const labels = new Set(candidates.map(candidateLabel));
-  for (const l of ["failed", "running", "queued", "stable"]) if (labels.has(l)) return l;
-  return null;
-}
-var RAN = /* @__PURE__ */ new Set(["finished", "decided", "stopped", "failed"]);
-var ranAndEnded = (kind) => kind !== void 0 && RAN.has(kind);
-function endedCandidate(candidate, comment) {
-  const stamp = parseCommentStamp(comment);
-  if (!comment || !stamp || !["finished", "stopped", "failed"].includes(stamp.state)) return null;
-  const observation = parseObservationBlock(comment);
-  const conclusion = checkConclusion({ outcome: stamp.outcome });
-  const headline = comment.split("<details>")[0]?.replace(/^<!--[^\n]*-->\n/, "").trim();
-  return {
-    state: stamp.state,
-    ...observation ? { observation: { verdict: observation.verdict } } : {},
-    check: {
-      title: `${candidate} ${stamp.state} (${stamp.outcome}), as its final comment says`,
-      summary: headline || `\`${candidate}\` ${stamp.state}`,
-      ...conclusion ? { conclusion } : {}
-    }
-  };
-}
-
-// src/monitor/state.ts
-function newPassState(options = {}) {
-  return { options, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
-}
-var ClusterUnreachable = class extends Error {
-  name = "ClusterUnreachable";
 };
-async function eachExperiment(state2, stage, step) {
-  for (const e of state2.experiments) {
-    if (e.failed) continue;
-    try {
-      await step(e);
-    } catch (error2) {
-      const message2 = error2.message;
-      e.failed = { stage, message: message2, clusterUnreachable: error2 instanceof ClusterUnreachable };
-      e.errors.push(`${e.id}: ${message2}`);
-    }
+function renderRunStateBlock(state3) {
+  return `${MARK}2 ${Buffer.from(JSON.stringify(state3), "utf8").toString("base64")} -->`;
+}
+function encodedRunStateLength(state3) {
+  return MARK.length + 2 + 4 * Math.ceil(Buffer.byteLength(JSON.stringify(state3), "utf8") / 3) + 4;
+}
+function parseRunStateBlock(body) {
+  if (body === void 0) return emptyRunState();
+  const m = BLOCK.exec(body);
+  if (!m) {
+    const at = body.indexOf(MARK);
+    if (at < 0) throw new RunStateError("the bot's lifecycle comment carries no state block");
+    throw new RunStateError(
+      `the state block is cut (it starts at character ${at} of ${body.length} and never ends): part of it is missing`
+    );
   }
-}
-function heldPulls(state2) {
-  return new Set(state2.experiments.flatMap((e) => e.failed ? e.exp.candidates.map((c) => c.pr) : []));
-}
-function judged(e) {
-  return e.candidates.filter(
-    (p) => p.inPass && !p.acted?.left && !!p.decided?.view
-  );
-}
-
-// src/monitor/read.ts
-async function read(state2, ports) {
-  const experiments = await ports.experiments();
-  state2.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state2.options, ports.now())));
-  await readJobs(state2, ports);
-}
-async function readJobs(state2, ports) {
-  await eachExperiment(state2, "read", async (e) => {
-    e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
-      throw new ClusterUnreachable(`Slurm: ${err.message}`);
-    });
-    const accounting = ports.slurm.accountingProblem?.() ?? null;
-    if (accounting) {
-      e.accountingUnreachable = accounting;
-      e.errors.push(
-        `${e.id}: Slurm accounting unreachable (${accounting}): ended jobs the controller forgot are unknown this pass`
-      );
-    }
-    const jobByRun = jobsByRunName(e.jobs);
-    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
-  });
-}
-function experimentPass(exp, clock) {
-  return {
-    exp,
-    id: exp.experiment.experiment_id,
-    clock,
-    jobs: [],
-    candidates: [],
-    unavailable: null,
-    reference: null,
-    leader: null,
-    queue: { order: [], free: 0 },
-    errors: []
-  };
-}
-function clockOf(exp, options, now) {
-  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
-  const tick = options.tickSeconds ?? 60;
-  const lag = options.lagSeconds ?? 2 * scrape;
-  const fi = exp.experiment.fixed_inputs;
-  return {
-    S: exp.timeScale,
-    scrape,
-    evalTs: Math.floor((now - lag) / tick) * tick,
-    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
-    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
-  };
-}
-function jobsByRunName(jobs) {
-  const byRun = /* @__PURE__ */ new Map();
-  for (const name of new Set(jobs.map((j) => j.name))) {
-    const job = jobForRun(jobs, name, (j) => ({ id: j.jobId, name: j.name, status: j.status }));
-    if (job) byRun.set(name, job);
-  }
-  return byRun;
-}
-function candidatePass(c, job) {
-  if (!c.request) return { c, job, inPass: true };
-  const phase = phaseOf({
-    request: c.request,
-    run: c.run,
-    outcome: c.outcome,
-    job: job ? { id: job.jobId, status: job.status } : null,
-    headSha: c.currentHeadSha ?? c.headSha
-  });
-  if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
-  if (phase.phase !== "done") return { c: { ...c, requested: true }, job, phase, inPass: true };
-  const consumedWithoutJob = !job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind);
-  const remembered = !job && ranAndEnded(phase.outcome.kind);
-  return {
-    c: { ...c, requested: false },
-    job,
-    phase,
-    inPass: !consumedWithoutJob,
-    ...remembered ? { remembered } : {}
-  };
-}
-
-// src/monitor/clock.ts
-var MAX_SKEW_SECONDS = 60;
-async function prometheusNow(prometheus) {
+  const text3 = Buffer.from(m[2] ?? "", "base64").toString("utf8");
+  let data;
   try {
-    const r = await prometheus.instant("time()");
-    const ts = r.resultType === "scalar" ? r.series[0]?.points[0]?.[1] : void 0;
-    return ts !== void 0 && Number.isFinite(ts) && ts > 0 ? ts : null;
-  } catch {
-    return null;
+    data = JSON.parse(text3);
+  } catch (e) {
+    throw new RunStateError(`the run-state block is not JSON: ${e.message}`);
   }
+  const version = data?.version;
+  if (String(version) !== m[1])
+    throw new RunStateError(`the block says v${m[1]} but holds a version ${JSON.stringify(version)} state`);
+  return checkRunState(data);
 }
-function slurmLatest(jobs) {
-  const times = jobs.flatMap((j) => [j.submitTs, isWaiting(j.status) ? null : j.startTs, isLive(j.status) ? null : j.endTs]).filter((t) => !!t);
-  return times.length ? Math.max(...times) : null;
+var SHA2 = /^[0-9a-f]{40}$/;
+var HEX8 = /^[0-9a-f]{8}$/;
+var NAME2 = /^[a-z0-9][a-z0-9-]{0,39}$/;
+var EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
+var RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
+var LOGIN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
+var JOB_ID = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
+var PATH = /^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,300}$/;
+function fail(where, what) {
+  throw new RunStateError(`run-state block: ${where}: ${what}`);
 }
-function duration(seconds2) {
-  const s = Math.round(Math.abs(seconds2));
-  if (s < 120) return `${s} s`;
-  const m = Math.round(s / 60);
-  return m < 120 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;
+function kindOf(v, where) {
+  if (typeof v !== "string" || !OUTCOME_KINDS.includes(v))
+    fail(where, `not one of ${OUTCOME_KINDS.join(", ")}`);
+  return v;
 }
-function clockSkew(runner, ref) {
-  const iso2 = (ts) => `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z`;
-  if (ref.prometheus !== null && Math.abs(runner - ref.prometheus) > MAX_SKEW_SECONDS)
-    return `the runner's clock (${iso2(runner)}) is ${duration(runner - ref.prometheus)} ${runner > ref.prometheus ? "ahead of" : "behind"} Prometheus's (${iso2(ref.prometheus)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
-  if (ref.slurm !== null && ref.slurm - runner > MAX_SKEW_SECONDS)
-    return `the runner's clock (${iso2(runner)}) is at least ${duration(ref.slurm - runner)} behind a time Slurm printed (${iso2(ref.slurm)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
-  return null;
+function str(o, key, pattern, where) {
+  const v = o[key];
+  if (typeof v !== "string") fail(`${where}.${key}`, "missing or not a string");
+  if (pattern === "iso" ? !Number.isFinite(Date.parse(v)) : !pattern.test(v))
+    fail(`${where}.${key}`, `${JSON.stringify(v).slice(0, 80)} is not valid`);
+  return v;
 }
-async function readClock(e, ports, options) {
-  if (!e.candidates.some((p) => p.inPass && p.job?.startTs)) return;
-  const runner = ports.now();
-  const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
-  const skew = clockSkew(runner, { prometheus, slurm: slurmLatest(e.jobs) });
-  e.clock = {
-    ...clockOf(e.exp, options, prometheus ?? runner),
-    source: prometheus !== null ? "prometheus" : "runner",
-    ...skew ? { skew } : {}
-  };
+function obj(v, where) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) fail(where, "not an object");
+  return v;
 }
-
-// src/analysis/failure.ts
-function instancesOnGpu(topology, gpu) {
-  const rows = [];
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const containers2 = gpus.filter((g) => g === gpu).length;
-    if (!containers2) continue;
-    rows.push({
-      service: svc,
-      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
-    });
-  }
-  const total = rows.reduce((a, r) => a + r.instances, 0);
-  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
-}
-var FIXES = {
-  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
-  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
-  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
-  "node-failure": "resubmit: the node failed, not the topology",
-  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
-  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
-  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
-  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
-};
-function explainFailure(failure, ctx = {}) {
-  const evidence = [...failure.evidence ?? []];
-  if (failure.slurm_state)
-    evidence.push(
-      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
-    );
-  let message2 = failure.message;
-  let fix = failure.likely_fix ?? FIXES[failure.kind];
-  if (failure.kind === "gpu-oom" && ctx.topology) {
-    const map = gpuMap(ctx.topology);
-    const gpu = failure.gpu ?? null;
-    if (gpu !== null) {
-      const shares = instancesOnGpu(ctx.topology, gpu);
-      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
-      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
-      const usage = ctx.gpus?.[String(gpu)];
-      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
-        evidence.push(
-          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
-        );
-      const biggest = [...shares].sort((a, b) => b.instances - a.instances)[0];
-      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
-      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
-      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
-    } else {
-      const loaded = [...map.entries()].sort((a, b) => b[1].length - a[1].length)[0];
-      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
-    }
-  }
-  return { ...failure, message: message2, evidence, likely_fix: fix };
-}
-function isSpare(u) {
-  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
-  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
-}
-
-// src/analysis/comparison.ts
-function compare(candidate, against, againstName) {
-  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
-    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
-  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
-  const sc = relSigma(candidate);
-  const sa = relSigma(against);
-  const ratio = candidate.value / against.value;
-  const sLog = Math.sqrt(sc * sc + sa * sa);
-  const rLow = ratio * Math.exp(-1.96 * sLog);
-  const rHigh = ratio * Math.exp(1.96 * sLog);
-  const diff = candidate.value - against.value;
-  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
-  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
+function checkRunRequest(v, where) {
+  const o = obj(v, where);
+  const pr = o.pr;
+  if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
+  if (o.role !== void 0 && o.role !== "reference") fail(`${where}.role`, 'not "reference"');
   return {
-    against: againstName,
-    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
-    difference_s: {
-      value: round(diff, 4),
-      low: round(diff - 1.96 * sDiff, 4),
-      high: round(diff + 1.96 * sDiff, 4)
-    },
-    outcome
+    id: str(o, "id", HEX8, where),
+    experiment: str(o, "experiment", EXPERIMENT, where),
+    candidate: str(o, "candidate", NAME2, where),
+    path: str(o, "path", PATH, where),
+    pr,
+    headSha: str(o, "headSha", SHA2, where),
+    topologyHash: str(o, "topologyHash", HEX8, where),
+    runName: str(o, "runName", RUN_NAME, where),
+    login: str(o, "login", LOGIN, where),
+    requestedAt: str(o, "requestedAt", "iso", where),
+    ...o.role === "reference" ? { role: "reference" } : {}
   };
 }
-
-// src/judge/decide.ts
-function baselineName(standing) {
-  return standing.baseline?.name ?? "baseline";
+function checkRun(v, where) {
+  const o = obj(v, where);
+  return { jobId: str(o, "jobId", JOB_ID, where), submittedAt: str(o, "submittedAt", "iso", where) };
 }
-function measuredReference(role, r) {
-  return {
-    role,
-    name: r.name,
-    verdict: r.verdict ?? { state: "stable", projected_full_run: r.value },
-    value: r.value,
-    live: false
+function checkOutcome(v, where) {
+  const o = obj(v, where);
+  const kind = kindOf(o.kind, `${where}.kind`);
+  const evidence = o.evidence;
+  if (!Array.isArray(evidence) || evidence.some((e) => typeof e !== "string" || e.length > 2e3))
+    fail(`${where}.evidence`, "not a list of sentences");
+  const out = { kind, at: str(o, "at", "iso", where), evidence };
+  if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID, where);
+  return out;
+}
+function checkEnded(v, i) {
+  const where = `ended[${i}]`;
+  const o = obj(v, where);
+  const out = {
+    id: str(o, "id", HEX8, where),
+    experiment: str(o, "experiment", EXPERIMENT, where),
+    candidate: str(o, "candidate", NAME2, where),
+    runName: str(o, "runName", RUN_NAME, where),
+    kind: kindOf(o.kind, `${where}.kind`),
+    at: str(o, "at", "iso", where)
   };
+  if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID, where);
+  return out;
 }
-var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better", "faster-drift-not-ruled-out"]);
-var isDecided = (d) => !!d && DECIDED.has(d.state);
-function compareCandidate(standing, c, observation, context3 = {}) {
-  const value = observation.verdict.value ?? null;
-  const { best, baseline } = standing;
-  const comparisons = [];
-  if (best && best.name !== c.candidate)
-    comparisons.push(compare(value, best.value, `current best ${best.name}`));
-  if (baseline && baseline.name !== c.candidate && baseline.name !== best?.name)
-    comparisons.push(compare(value, baseline.value, `baseline ${baseline.name}`));
-  const ref = context3.reference;
-  if (ref?.live && ref.name !== c.candidate)
-    comparisons.push(compare(value, ref.value, ref.role === "run" ? ref.name : `baseline ${ref.name}`));
-  if (comparisons[0]) observation.comparison = comparisons[0];
-  const decision = decisionOf(standing, c, observation, context3);
-  if (decision) observation.decision = context3.gpu ? withGpuMinutes(decision, context3.gpu) : decision;
-  return comparisons;
-}
-function decisionOf(standing, c, observation, { reference, leader, previous, ended }) {
-  if (observation.failure) return null;
-  const isReference = c.candidate === reference?.name || c.candidate === baselineName(standing);
-  if ((ended || !reference) && isDecided(previous)) return previous;
-  if (ended && c.role === "reference" && previous?.state === "reference") return previous;
-  if (!reference && !isReference) return null;
-  const lead = leader && leader.name !== c.candidate ? decidedAgainst2(leader, c.pr) : null;
-  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
-  const x = standing.experiment;
-  const options = {
-    ...decisionOptions(x),
-    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
-  };
-  const against = reference ? decidedAgainst2(reference, c.pr, standing) : null;
-  const decision = decideCandidate(observation.verdict, against, { ...options, previous, isReference });
-  if (decision.state !== "measuring" || isReference) return decision;
-  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
-  const pruned = lead ? pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) : null;
-  return pruned ?? futile(decision, observation.verdict, options);
-}
-function futile(decision, verdict, options) {
-  const minutes = verdict.minutes_of_data ?? 0;
-  const horizon = options.maxDecisionMinutes ?? 120;
-  if (!futileByForecast(decision, minutes, horizon, options.minImprovement ?? DEFAULT_MIN_IMPROVEMENT))
-    return decision;
-  const eta = decision.expected_minutes_to_decision;
-  const why = eta == null ? `its forecast settles nothing within the ${horizon}-minute horizon (the difference is within the noise)` : `its forecast settles it only near run-minute ${eta}, past the ${horizon}-minute horizon`;
-  return closeOpen(decision, verdict, why);
-}
-function decidedAgainst2(r, pr, standing) {
-  const role = r.role === "run" ? "" : `${r.role} `;
-  const name = `${role}${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
-  const against = { name, verdict: r.verdict, label: describeReference(name) };
-  if (r.beside) return { ...against, ended: r.beside.ended };
-  if (r.live || r.role === "leading candidate" || !standing) return against;
-  return { ...against, ended: true, betweenRun: standing.betweenRun ?? assumedBetweenRun() };
-}
-function assumedBetweenRun() {
-  return {
-    logSd: ASSUMED_BETWEEN_RUN,
-    text: `assumed (${Math.round(ASSUMED_BETWEEN_RUN * 1e3) / 10}%): the record holds no repeated runs of one topology to estimate it`
-  };
-}
-
-// src/judge/observe.ts
-function analyse(run, nowTs, ended) {
-  const { clock } = run;
-  return observeRun({
-    runName: run.runName,
-    series: run.series,
-    timeScale: clock.timeScale,
-    nowTs,
-    stepSeconds: clock.stepSeconds,
-    jobStartTs: run.job?.startTs ?? null,
-    wallMinutes: clock.wallMinutes ?? null,
-    expectedRollouts: clock.expectedRollouts ?? null,
-    topology: run.topology,
-    inFlight: run.inFlight ?? null,
-    settings: run.settings,
-    missing: run.missing,
-    ended
-  });
-}
-function observeRunOf(run) {
-  const { job, clock } = run;
-  if (job === void 0) return observeWithoutJob(run);
-  if (job === null) return { ended: false, atTs: clock.nowTs };
-  const ended = !isLive(job.status);
-  if (!job.startTs) return { ended, atTs: clock.nowTs };
-  const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
-  const analysis = analyse(run, atTs, ended);
-  const minutesRunning = (atTs - job.startTs) * clock.timeScale / 60;
-  const deadline = run.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-  if (!run.unavailable && analysis.startTs === null && (ended || minutesRunning >= deadline) && !job.failure)
-    analysis.observation.failure = {
-      kind: "no-telemetry",
-      message: `no metrics for run_name="${run.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
-    };
-  return { analysis, ended, atTs };
-}
-function observeWithoutJob(run) {
-  const { clock } = run;
-  const at = Math.floor(clock.nowTs);
-  const analysis = analyse(run, at, false);
-  const staleS = Math.max(3 * clock.stepSeconds, 180 / clock.timeScale);
-  const last = analysis.lastTs;
-  if (run.fixedTime || last === null || at - last <= staleS) return { analysis, ended: false, atTs: at };
-  return { analysis: analyse(run, last, true), ended: true, atTs: last };
-}
-
-// src/judge/reference.ts
-var REFERENCE_STOP = "reference no longer needed";
-var DEFAULT_REFERENCE_MODE = "beside";
-function referenceModeOf(x) {
-  const asked = x.reference ?? DEFAULT_REFERENCE_MODE;
-  if (asked === "beside" && x.max_parallel === 1)
-    return {
-      mode: "recorded",
-      note: "max_parallel 1 leaves no slot for a reference job beside a candidate: decided against the recorded run"
-    };
-  return { mode: asked, note: null };
-}
-function referenceOf2(exp, observed) {
-  const recorded = exp.best ? measuredReference("current best", exp.best) : exp.baseline ? measuredReference("baseline", exp.baseline) : null;
-  if (recorded) return besideOf(recorded, observed) ?? recorded;
-  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
-  const verdict = base?.analysis?.observation.verdict;
-  if (!base || !verdict || base.analysis?.observation.failure) return null;
-  return { role: "baseline", name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
-}
-function besideOf(recorded, observed) {
-  const jobs = observed.filter(
-    (o) => o.c.role === "reference" && o.c.candidate === recorded.name && o.started
-  );
-  const pick3 = jobs.find((o) => !o.ended) ?? jobs.at(-1);
-  if (!pick3) return null;
-  const beside = { runName: pick3.c.runName ?? pick3.c.candidate, pr: pick3.c.pr, ended: !!pick3.ended };
-  const observation = pick3.analysis?.observation;
-  if (!observation?.verdict.projected_full_run) {
-    if (pick3.ended) return null;
-    return { ...recorded, verdict: { state: "no-data" }, value: null, live: true, beside };
-  }
-  const verdict = observation.verdict;
-  return { ...recorded, verdict, value: verdict.value ?? null, live: true, beside };
-}
-function leaderOf(exp, observed, reference) {
-  const runs = observed.flatMap(
-    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }] : []
-  );
-  const lead = leadingCandidate(runs, reference?.verdict ?? null);
-  return lead ? {
-    role: "leading candidate",
-    name: lead.name,
-    verdict: lead.verdict,
-    value: null,
-    live: true,
-    pr: lead.pr,
-    contenders: runs.length
-  } : null;
-}
-
-// src/judge/judge.ts
-var isStable = (v) => v === "stable" || v === "cyclic";
-function decideRunOf(run, observed, context3) {
-  const job = run.job ?? void 0;
-  const { analysis } = observed;
-  const x = context3.standing.experiment;
-  const stoppedBy = stoppedByOf(run, observed, context3);
-  const stoppedByUs = stoppedBy !== null || job?.status === "cancelled" && x.stop_when_stable === true;
-  let state2 = run.job === void 0 && analysis ? stateOfRun(analysis) : candidateState(job, context3.candidate.requested, analysis, stoppedByUs);
-  const observation = analysis?.observation ?? waiting(run.runName, job);
-  if (state2 === null) return { state: state2, observation, comparisons: [], decision: null, stoppedBy, observed };
-  if (observation.failure?.kind === "no-telemetry") state2 = "failed";
-  if (state2 === "failed") observation.failure = failureOf(run, job, observation);
-  const previous = context3.previous?.run_name === run.runName ? context3.previous.decision ?? null : null;
-  const comparisons = compareCandidate(context3.standing, context3.candidate, observation, {
-    reference: context3.reference,
-    leader: context3.leader,
-    previous,
-    ended: observed.ended,
-    gpu: gpuInput(run, observed, context3.standing, stoppedBy === "decision")
-  });
-  return { state: state2, observation, comparisons, decision: observation.decision ?? null, stoppedBy, observed };
-}
-function candidateState(job, requested, analysis, stoppedByUs) {
-  if (!job) return requested ? "queued" : null;
-  const v = analysis?.observation.verdict.state;
-  const stable = isStable(v);
-  if (isWaiting(job.status)) return "submitted";
-  if (isLive(job.status)) {
-    if (!analysis || v === "no-data") return "starting";
-    if (v === "warming") return "warming";
-    if (stable) return "stable";
-    return "stabilising";
-  }
-  if (job.status === "completed")
-    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.status === "cancelled" && (stable || stoppedByUs || neverRan(job))) return "stopped";
-  if (job.status === "timeout" && stable) return "finished";
-  return "failed";
-}
-function neverRan(job) {
-  return job.startTs == null || job.endTs != null && job.startTs >= job.endTs;
-}
-function stateOfRun(a) {
-  switch (a.observation.verdict.state) {
-    case "no-data":
-      return "starting";
-    case "warming":
-      return "warming";
-    case "stable":
-    case "cyclic":
-      return "stable";
-    case "unhealthy":
-      return "failed";
-    default:
-      return "stabilising";
-  }
-}
-function waiting(runName, job) {
-  return {
-    run_name: runName,
-    verdict: {
-      state: "no-data",
-      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
-    },
-    stable_metrics: {}
-  };
-}
-function failureOf(run, job, observation) {
-  const failure = job?.failure ?? observation.failure ?? {
-    kind: job?.status === "cancelled" ? "cancelled" : job?.status === "timeout" ? "time-limit" : "crash",
-    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
-    slurm_state: job?.state
-  };
-  return explainFailure(failure, {
-    topology: run.topology,
-    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
-  });
-}
-function stoppedByOf(run, observed, context3) {
-  if (run.job?.status !== "cancelled") return null;
-  if (context3.candidate.outcome?.kind === "stopped") return "user";
-  if (context3.candidate.role === "reference")
-    return context3.previous?.decision?.evidence.some((e) => e.startsWith(REFERENCE_STOP)) ? "no-longer-needed" : null;
-  const previous = context3.previous === void 0 ? lookNow(observed, context3) : context3.previous?.run_name === run.runName ? context3.previous : void 0;
-  const x = context3.standing.experiment;
-  if (x.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
-  const verdict = observed.analysis?.observation.verdict.state ?? previous?.verdict.state;
-  if (x.stop_when_stable && isStable(verdict) && previous?.decision?.state === "reference") return "stable";
-  return null;
-}
-function lookNow(observed, context3) {
-  const observation = observed.analysis?.observation;
-  if (!observation || observation.failure) return void 0;
-  const copy = structuredClone(observation);
-  compareCandidate(context3.standing, context3.candidate, copy, {
-    reference: context3.reference,
-    leader: context3.leader,
-    ended: observed.ended
-  });
-  return copy;
-}
-function gpuInput(run, observed, standing, stopped) {
-  const { job, clock } = run;
-  if (!job?.startTs) return null;
-  const { analysis } = observed;
-  const S = clock.timeScale;
-  const wallMinutes = clock.wallMinutes ?? Number.POSITIVE_INFINITY;
-  const until = observed.ended && job.endTs ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
-  const minutesRunning = (until - job.startTs) * S / 60;
-  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S / 60 : null;
-  const end = analysis?.observation.verdict.run_end_minutes;
-  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
-  const gpus = standing.experiment.fixed_inputs?.slurm?.gpus_per_node ?? standing.gpusPerNode ?? (run.topology ? gpuMap(run.topology).size : 0);
-  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
-}
-
-// src/monitor/judge.ts
-var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
-var iso = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
-function runOf(e, p) {
-  const { S, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
-  const run = p.observed?.run;
-  return {
-    ...run ?? {
-      series: {},
-      clock: { nowTs: evalTs, timeScale: S, stepSeconds: scrape, wallMinutes, expectedRollouts },
-      topology: p.c.topology
-    },
-    runName: p.c.runName,
-    job: p.job ?? null
-  };
-}
-function judgeCandidate(e, p) {
-  const run = runOf(e, p);
-  const observed = {
-    analysis: p.observed?.analysis,
-    ended: p.observed?.ended ?? false,
-    atTs: run.clock.nowTs
-  };
-  const j = decideRunOf(run, observed, {
-    standing: e.exp,
-    candidate: p.c,
-    reference: e.reference,
-    leader: e.leader,
-    previous: p.observed?.previous ?? null
-  });
-  return j.state === null ? null : viewOf(e, p, { ...j, state: j.state });
-}
-function candidateGpu(e, p, stopped) {
-  const observed = {
-    analysis: p.observed?.analysis,
-    ended: p.observed?.ended ?? false,
-    atTs: e.clock.evalTs
-  };
-  return gpuInput(runOf(e, p), observed, e.exp, stopped);
-}
-function viewOf(e, p, j) {
-  const { exp, telemetry, reference } = e;
-  const { c, job } = p;
-  const { analysis, ended = false } = p.observed ?? {};
-  const x = exp.experiment;
-  const seconds2 = (r) => r ? { name: r.name, secondsPerRollout: (r.figure ?? r.value).value } : null;
-  const projected = reference?.live ? reference.verdict.projected_full_run : null;
-  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
-  return {
-    experimentId: e.id,
-    candidate: c.candidate,
-    runName: c.runName,
-    state: j.state,
-    jobId: job?.jobId ?? null,
-    slurmState: job?.state ?? null,
-    timeline: timelineOf(e, p, j.observation.verdict.warmup_end_minutes),
-    observation: j.observation,
-    comparisons: j.comparisons,
-    chart: analysis?.chart,
-    opportunities: analysis?.opportunities,
-    queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
-    grafanaUrl: exp.grafanaUrl ?? null,
-    timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
-    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
-    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
-    stopWhenDecided: x.stop_when_decided !== false,
-    baseline: seconds2(exp.baseline) ?? seconds2(liveBaseline),
-    best: seconds2(exp.best),
-    finalJobState: ended ? job?.state ?? null : null,
-    stoppedBy: j.stoppedBy,
-    commentIntervalMinutes: x.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
-    recordChartUrl: exp.recordChartUrl ?? null
-  };
-}
-function timelineOf(e, { job, observed }, warmupEnd) {
-  const firstTs = observed?.analysis?.startTs;
-  return [
-    { label: "submitted", at: iso(job?.submitTs) },
-    { label: "started", at: iso(job?.startTs) },
-    { label: "first metrics", at: iso(firstTs) },
-    {
-      label: "warm-up ended",
-      at: firstTs && warmupEnd != null ? iso(Math.round(firstTs + warmupEnd * 60 / e.clock.S)) : null
-    },
-    { label: "ended", at: observed?.ended ? iso(job?.endTs) : null }
-  ];
-}
-function referenceJobLine(e, plan) {
-  const ref = e.reference;
-  if (!ref || ref.role === "run" || ref.role === "leading candidate") return null;
-  const name = describeReference(`${ref.role} ${ref.name}`);
-  const p = plan.job;
-  if (!p) {
-    const note = plan.note ?? (plan.mode === "recorded" ? "experiment.yaml says `reference: recorded`: no job beside the candidates" : "no reference job beside the candidates yet");
-    return { name, run: null, note };
-  }
-  const gpu = candidateGpu(e, p, false);
-  const base = e.exp.grafanaUrl;
-  const stop2 = plan.stops.find((s) => s.p === p)?.reason ?? null;
-  return {
-    name,
-    run: {
-      runName: p.c.runName,
-      pr: p.c.pr,
-      jobId: p.job?.jobId ?? null,
-      state: p.job?.state ?? "queued",
-      grafanaUrl: base ? grafanaLink(base, p.c.runName) : null,
-      gpuMinutes: gpu ? gpu.gpus * gpu.minutesRunning : null,
-      stopping: stop2
-    },
-    note: null
-  };
-}
-
-// src/monitor/autopilot.ts
-async function autopilot(state2, ports) {
-  const port = ports.autopilot;
-  if (!port) return;
-  await eachExperiment(state2, "autopilot", async (e) => {
-    const view = await port.read(e.exp);
-    if (!view) return;
-    await pilot({ ports, port, e, view: withState(view), stalls: [], saves: [], notes: [] });
-  });
-}
-function withState(view) {
-  const { rounds: rounds2, heads } = view.state;
-  return {
-    ...view,
-    pulls: view.pulls.map((b) => ({
-      ...b,
-      round: rounds2[b.candidate] ?? b.round,
-      takenOver: heads[b.candidate] ? heads[b.candidate] !== b.headSha : b.takenOver
-    }))
-  };
-}
-async function pilot(x) {
-  const { e, view } = x;
-  const skew = await firstPassSkew(x);
-  if (!skew) await resume(x);
-  x.stalls.push(...nameClashes(view));
-  const { runs, plan } = planOf(e, x.view);
-  const ending = plan.actions.some((a) => a.kind === "conclude");
-  holdQueue(
-    e,
-    x.view.pulls,
-    view.state,
-    !!skew || ending || !view.context.policy.enabled || view.context.refused.length > 0
-  );
-  if (skew) {
-    x.stalls.push({
-      what: `the runner's clock cannot be trusted: ${inlineText(skew, 400)}`,
-      fix: "fix the runner's time synchronisation (NTP, chrony); until then the autopilot opens, starts and charges nothing"
-    });
-  } else await carryAll(x, plan, runs);
-  await saveAll(x);
-  e.autopilot = {
-    actions: skew ? [] : plan.actions,
-    waiting: skew ? "held: the runner\u2019s clock is off" : plan.waiting
-  };
-  await writeDashboard(x, runs, plan);
-}
-function planOf(e, view) {
-  const s = view.state;
-  const recorded = new Set(view.context.recorded.map((r) => r.name));
-  const live3 = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded, unopened(view, recorded));
-  return planFor(
-    view.context,
-    live3,
-    controlsOfState(s),
-    s.concluded ?? void 0,
-    s.held,
-    // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
-    { ...Object.fromEntries(view.pulls.map((b) => [b.candidate, b.round])), ...s.rounds }
-  );
-}
-function othersOf(view) {
-  const bots = new Set(view.pulls.map((b) => b.pr));
-  return (view.others ?? []).filter((o) => !bots.has(o.pr));
-}
-function nameClashes(view) {
-  const others = othersOf(view);
-  return view.pulls.filter((b) => b.state === "open" && !b.takenOver).flatMap(
-    (b) => others.filter((o) => o.candidate === b.candidate).map((o) => ({
-      pr: b.pr,
-      what: `\`${b.candidate}\` is also the candidate of #${o.pr}, a person's pull request: the two would record one name`,
-      fix: `rename the candidate of #${o.pr} (its file and its \`name\`), or close one of them`
-    }))
-  );
-}
-function unopened(view, recorded) {
-  const s = view.state;
-  return Object.keys(s.heads).filter(
-    (c) => !view.pulls.some((b) => b.candidate === c) && !recorded.has(c) && s.rounds[c] !== void 0
-  ).map((c) => ({ candidate: c, round: s.rounds[c] }));
-}
-async function resume(x) {
-  const { e, port, view } = x;
-  const recorded = new Set(view.context.recorded.map((r) => r.name));
-  for (const u of unopened(view, recorded)) {
-    const sha = view.state.heads[u.candidate];
-    const opened = await guard(
-      x,
-      `open the pull request of \`${u.candidate}\``,
-      () => port.open(e.exp, u.candidate, sha)
-    );
-    if (opened)
-      view.pulls.push({
-        pr: opened.pr,
-        candidate: u.candidate,
-        round: u.round,
-        state: "open",
-        headSha: sha,
-        takenOver: false
-      });
-  }
-  for (const b of view.pulls) {
-    const mine = view.state.heads[b.candidate];
-    if (b.state !== "open" || b.takenOver || !mine || view.state.validated[b.candidate] === b.headSha)
-      continue;
-    await validated(x, b.pr, b.candidate, b.headSha);
-  }
-}
-async function validated(x, pr, candidate, sha) {
-  const done = await guard(x, `post \`topo/validate\` on #${pr}`, async () => {
-    await x.port.validate(x.e.exp, pr);
-    return true;
-  });
-  if (done) x.saves.push((s) => ({ ...s, validated: { ...s.validated, [candidate]: sha } }));
-}
-async function firstPassSkew(x) {
-  const { e, ports } = x;
-  if (e.clock.skew) return e.clock.skew;
-  if (e.clock.source === "prometheus") return null;
-  const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
-  return clockSkew(ports.now(), { prometheus, slurm: slurmLatest(e.jobs) });
-}
-function holdQueue(e, pulls, s, ending) {
-  const bot = (p) => pulls.some((b) => b.pr === p.c.pr && b.candidate === p.c.candidate);
-  const off = ending || !!s.concluded || !!s.concludeBy;
-  e.queue = {
-    ...e.queue,
-    order: e.queue.order.filter((p) => !(s.paused || off && bot(p)))
-  };
-}
-function winnerOf(plan) {
-  const best = plan.campaign.best;
-  return best && best.name !== plan.campaign.baseline.name ? best.name : null;
-}
-async function carryAll(x, plan, runs) {
-  const known = new Set(runs.map((r) => r.name));
-  const stopped = [];
-  for (const a of plan.actions) {
-    const done = await guard(x, actionText(a), () => carryOut(x, a, known, stopped));
-    if (typeof done === "string") {
-      const concluded = { reason: done, winner: winnerOf(plan) };
-      x.saves.push((s) => s.concluded ? s : { ...s, concluded, concludeBy: null });
-    }
-  }
-  if (stopped.length) x.saves.push((s) => ({ ...s, stopped: [.../* @__PURE__ */ new Set([...s.stopped, ...stopped])] }));
-  const held = heldToKeep(x.e, x.view.state);
-  if (held) x.saves.push((s) => ({ ...s, held: { ...s.held, ...held } }));
-}
-async function guard(x, what, run) {
-  try {
-    return await run();
-  } catch (error2) {
-    const status4 = error2.status;
-    const message2 = inlineText(error2.message, 300);
-    x.e.errors.push(`${x.e.id}: autopilot could not ${what}: ${error2.message}`);
-    x.stalls.push({
-      what: `GitHub refused to ${what}${status4 ? ` (HTTP ${status4}: ${message2})` : ` (${message2})`}`,
-      fix: status4 === 403 || status4 === 401 ? "give the monitor job's token what the write needs (`contents`, `pull-requests`, `issues` and `checks: write`; `topo doctor` checks them) and check the branch protection rules; the next pass tries again" : "the next pass tries again; if it keeps failing, the monitor run\u2019s log has the whole error"
-    });
-    return null;
-  }
-}
-async function carryOut(x, a, known, stopped) {
-  const { port, e, view } = x;
-  switch (a.kind) {
-    case "open":
-      return openRound(x, a, known);
-    case "submit": {
-      const b = view.pulls.find((p) => p.pr === a.pr);
-      const refused = b ? await port.request(e.exp, b) : null;
-      if (refused)
-        x.stalls.push({ pr: a.pr, what: `no Request for \`${a.name}\`: ${refused.why}`, fix: refused.fix });
-      return null;
-    }
-    case "close":
-      await port.close(e.exp, a.pr, closingText(a, evidenceOf(e, a.name)));
-      return null;
-    case "stop":
-      if (await stopRun(x, a)) stopped.push(a.name);
-      return null;
-    case "conclude":
-      return a.reason;
-    case "label":
-      await port.label(e.exp, a.pr, WINNER_LABEL);
-      return null;
-    case "merge":
-      return mergeWhenReady(x, a);
-    case "report":
-      await report(x);
-      return null;
-  }
-}
-async function report(x) {
-  await x.port.report(x.e.exp);
-  x.saves.push((s) => s.concluded ? { ...s, concluded: { ...s.concluded, reported: true } } : s);
-}
-async function mergeWhenReady(x, a) {
-  const { port, e, view } = x;
-  const pull = view.pulls.find((p) => p.pr === a.pr);
-  if (!pull) return null;
-  const ready = mergeReadiness(view.context.policy.requiredChecks, await port.checks(e.exp, pull.headSha));
-  if (ready.failed.length) {
-    x.stalls.push({
-      pr: a.pr,
-      what: `\`${a.name}\` is not merged: its required check(s) ${ready.failed.map((c) => `\`${c}\``).join(", ")} failed on its head`,
-      fix: `merge #${a.pr} by hand if you accept it anyway, or close it; autopilot.required_checks lists what it waits for`
-    });
-    return null;
-  }
-  if (ready.pending.length) {
-    x.notes.push(`#${a.pr} waits for its required check(s) ${ready.pending.join(", ")}`);
-    return null;
-  }
-  await port.merge(e.exp, a.pr, pull.headSha);
-  if (a.why === "winner") await report(x);
-  return null;
-}
-async function openRound(x, a, known) {
-  const { port, e, view } = x;
-  const others = othersOf(view).map((o) => o.candidate);
-  const exclude = [.../* @__PURE__ */ new Set([...known, ...view.pulls.map((b) => b.candidate), ...others])];
-  const proposals2 = await port.propose(e.exp, a.count, exclude, a.round);
-  if (proposals2.length === 0)
-    return a.round === 0 ? null : `no proposal left for round ${a.round}: nothing untried fits the resources`;
-  const commits = {};
-  for (const p of proposals2) {
-    const title = botPullTitle(e.id, p.candidate, a.round);
-    const body = botPullBody(e.id, p.candidate, a.round, p.reasoning);
-    commits[p.candidate] = await port.commit(e.exp, { ...p, round: a.round, title, body });
-  }
-  const saved = await port.save(e.exp, (s) => ({
-    ...s,
-    rounds: {
-      ...s.rounds,
-      ...Object.fromEntries(proposals2.map((p) => [p.candidate, s.rounds[p.candidate] ?? a.round]))
-    },
-    heads: { ...commits, ...s.heads }
-  }));
-  for (const p of proposals2) {
-    const sha = saved.heads[p.candidate] ?? commits[p.candidate];
-    const opened = await guard(
-      x,
-      `open the pull request of \`${p.candidate}\``,
-      () => port.open(e.exp, p.candidate, sha)
-    );
-    if (opened) await validated(x, opened.pr, p.candidate, sha);
-  }
-  return null;
-}
-async function stopRun(x, a) {
-  const { e, ports } = x;
-  const p = e.candidates.find((c) => c.c.pr === a.pr && c.c.candidate === a.name);
-  if (!p?.job || !p.c.request || p.c.outcome) return false;
-  const outcome = {
-    kind: "stopped",
-    at: new Date(ports.now() * 1e3).toISOString(),
-    jobId: p.job.jobId,
-    evidence: [`stopped by the autopilot: ${a.reason}; Slurm job ${p.job.jobId} cancelled`]
-  };
-  await ports.lifecycle?.recordOutcome(p.c.pr, p.c.request.id, outcome);
-  p.c = { ...p.c, outcome };
-  if (p.decided) p.decided.stop ??= `autopilot: ${a.reason}`;
-  return !!x.view.state.paused && !x.view.state.concludeBy;
-}
-async function saveAll(x) {
-  if (x.saves.length === 0) return;
-  const written = await x.port.save(x.e.exp, (s) => x.saves.reduce((acc, f) => f(acc), s));
-  x.view = { ...x.view, state: written };
-}
-async function writeDashboard(x, runs, plan) {
-  const s = x.view.state;
-  const body = dashboardText(x.e.id, runs, plan, { stalls: x.stalls, notes: x.notes, state: s });
-  await guard(x, "write the dashboard", () => x.port.dashboard(x.e.exp, body, !!s.concluded?.reported));
-}
-function dashboardText(id, runs, plan, pass) {
-  const s = pass.state;
-  const waiting2 = [plan.waiting, ...pass.notes].filter(Boolean).join("; ") || null;
-  const body = renderDashboard(id, runs, { ...plan, waiting: waiting2 }, pass.stalls);
-  const concluded = s.concluded ? `
-
-**Concluded:** ${inlineText(s.concluded.reason, 300)}; winner: ${s.concluded.winner ? `\`${s.concluded.winner}\`` : "none, the baseline stays"}.${s.concluded.reported ? " The final report is below." : ""}` : "";
-  return `${body}${concluded}`;
-}
-function evidenceOf(e, name) {
-  const p = e.candidates.find((c) => c.c.candidate === name);
-  const d = p?.decided?.view?.observation.decision;
-  return d ? `${d.state} against ${d.against}` : null;
-}
-function allocatedGpuHours(e, p) {
-  const held = p.job?.held;
-  if (!held) return 0;
-  const gpuSeconds = held.gpuMinutes !== null ? held.gpuMinutes * 60 : held.seconds * (candidateGpu(e, p, false)?.gpus ?? 0);
-  return Math.max(0, gpuSeconds) * e.clock.S / 3600;
-}
-function heldToKeep(e, s) {
+function checkForgotten(v) {
   const out = {};
-  for (const p of e.candidates) {
-    const h2 = Math.round(allocatedGpuHours(e, p) * 1e3) / 1e3;
-    const kept = s.held[p.c.runName] ?? 0;
-    if (h2 > kept && (p.job?.endTs || h2 - kept >= 1)) out[p.c.runName] = h2;
+  for (const [kind, n] of Object.entries(obj(v, "forgotten"))) {
+    const k = kindOf(kind, `forgotten.${kind}`);
+    if (typeof n !== "number" || !Number.isInteger(n) || n < 0) fail(`forgotten.${kind}`, "not a count");
+    out[k] = n;
   }
-  return Object.keys(out).length ? out : null;
+  return out;
 }
-function liveCandidates(e, stoppedByPause = []) {
-  return e.candidates.filter((p) => p.c.request && !p.acted?.left).map((p) => ({
-    ...liveCandidate(p),
-    gpuHours: allocatedGpuHours(e, p),
-    ...p.c.outcome?.kind === "stopped" && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {}
-  }));
-}
-function liveCandidate(p) {
-  const phase = p.phase?.phase;
-  const obs = p.decided?.view?.observation;
-  const live3 = phase === "queued" || phase === "running";
-  const view = p.decided?.view;
-  const seconds2 = view ? viewFigure(view)?.value : void 0;
-  return {
-    name: p.c.candidate,
-    pr: p.c.pr,
-    live: live3,
-    outcome: live3 ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure),
-    ...seconds2 !== void 0 ? { seconds: seconds2 } : {},
-    runName: p.c.runName
+function checkRunState(data) {
+  const o = obj(data, "state");
+  if (o.version !== 1 && o.version !== 2) fail("version", `${JSON.stringify(o.version)} is not 1 or 2`);
+  if (!Array.isArray(o.requests)) fail("requests", "not a list");
+  if (o.version === 2 && !Array.isArray(o.ended)) fail("ended", "not a list");
+  const state3 = {
+    version: 2,
+    requests: o.requests.map((r, i) => checkRunRequest(r, `requests[${i}]`)),
+    runs: {},
+    outcomes: {},
+    ended: o.version === 2 ? o.ended.map(checkEnded) : [],
+    forgotten: o.version === 2 ? checkForgotten(o.forgotten) : {}
   };
-}
-
-// src/monitor/loop.ts
-import { setTimeout as sleepMs } from "node:timers/promises";
-
-// src/lifecycle/run-name.ts
-import { randomBytes } from "node:crypto";
-var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
-var HEX8 = "[0-9a-f]{8}";
-var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
-var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
-var RUN_LABEL = /^[0-9a-f]{8}$/;
-function newRunLabel(bytes = randomBytes) {
-  return bytes(4).toString("hex");
-}
-function runNameFor(candidateJobName, label) {
-  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
-  return `${candidateJobName}-${label}`;
-}
-function parseRunName(name, experimentId) {
-  const prefix = `topo-${experimentId}-`;
-  if (!name.startsWith(prefix)) return null;
-  const rest = name.slice(prefix.length);
-  const labelled = LABELLED.exec(rest);
-  if (labelled)
-    return {
-      experimentId,
-      candidate: labelled[1],
-      hash: labelled[2],
-      label: labelled[3]
-    };
-  const plain = UNLABELLED.exec(rest);
-  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
-  return null;
-}
-function candidateOfRunName(name) {
-  const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX8}(?:-${HEX8})?$`).exec(name);
-  return m ? parseRunName(name, m[1])?.candidate ?? null : null;
-}
-function ownerExperiment(name, experimentIds) {
-  let best = null;
-  for (const id of experimentIds)
-    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
-  return best;
-}
-function isRunOf(name, experimentId, knownIds = []) {
-  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
-  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
-}
-function looksLikeLongerExperiment(name, experimentId) {
-  const parsed = parseRunName(name, experimentId);
-  if (!parsed) return false;
-  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
-}
-
-// src/usecases/queue.ts
-var RETIRED_PREFIX = "retired-";
-function retiredName(jobName2) {
-  return `${RETIRED_PREFIX}${jobName2}`;
-}
-function isRetiredDuplicate(name) {
-  return name.startsWith(RETIRED_PREFIX);
-}
-var DEFAULT_MAX_PARALLEL = 3;
-function representativeJob(jobs, jobName2) {
-  return jobForRun(jobs, jobName2, (j) => j);
-}
-function byJobId(a, b) {
-  return compareJobIds(a.id, b.id);
-}
-function ownJobs(jobs, experimentId, knownExperimentIds = []) {
-  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
-}
-function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
-  if (!Number.isInteger(maxParallel) || maxParallel < 1)
-    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
-  const liveNames = new Set(
-    jobs.filter((j) => isLive(j.status) && !isRetiredDuplicate(j.name)).map((j) => j.name)
-  );
-  const live3 = liveNames.size;
-  let free = Math.max(0, maxParallel - live3);
-  const plan = { existing: [], submitNow: [], queued: [], live: live3, slots: maxParallel };
-  const seen = /* @__PURE__ */ new Set();
-  for (const request2 of requests) {
-    if (seen.has(request2.jobName)) continue;
-    seen.add(request2.jobName);
-    const job = representativeJob(jobs, request2.jobName);
-    if (job) plan.existing.push({ request: request2, job });
-    else if (free > 0) {
-      plan.submitNow.push(request2);
-      free--;
-    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
+  const ids = /* @__PURE__ */ new Set();
+  for (const id of [...state3.requests.map((r) => r.id), ...state3.ended.map((e) => e.id)]) {
+    if (ids.has(id)) fail(`requests.${id}`, "appears twice");
+    ids.add(id);
   }
-  return plan;
+  const whole = new Set(state3.requests.map((r) => r.id));
+  for (const [id, run] of Object.entries(obj(o.runs, "runs"))) {
+    if (!whole.has(id)) fail(`runs.${id}`, "no such request");
+    state3.runs[id] = checkRun(run, `runs.${id}`);
+  }
+  for (const [id, outcome] of Object.entries(obj(o.outcomes, "outcomes"))) {
+    if (!whole.has(id)) fail(`outcomes.${id}`, "no such request");
+    state3.outcomes[id] = checkOutcome(outcome, `outcomes.${id}`);
+  }
+  return state3;
 }
 
-// src/monitor/reference-job.ts
-var isRef = (p) => p.c.role === "reference";
-function endedFor(p) {
-  if (p.decided?.stop) return true;
-  if (p.decided?.view?.observation.failure) return true;
-  if (p.job) return !isLive(p.job.status);
-  return !p.c.requested;
-}
-function roundCandidates(e) {
-  const source = e.exp.referenceSource?.name ?? e.reference?.name;
-  return e.candidates.filter(
-    (p) => p.inPass && !p.acted?.left && !isRef(p) && p.c.candidate !== source && !!p.decided?.view
-  );
-}
-function openOf(p) {
-  return { name: p.c.candidate, decision: p.decided?.view?.observation.decision ?? null };
-}
-var isFinal = (p) => {
-  const state2 = p.decided?.view?.observation.decision?.state;
-  return !!state2 && state2 !== "measuring";
+// src/lifecycle/bounds.ts
+var ENDED_KEEP = 40;
+var STATE_BLOCK_BUDGET = 52e3;
+var RunStateFullError = class extends Error {
+  name = "RunStateFullError";
 };
-function youngest(open2) {
-  const ages = open2.map((p) => p.decided?.view?.observation.verdict.minutes_of_data ?? 0);
-  return ages.length ? Math.min(...ages) : 0;
-}
-function stopsOf(e, job, needed, reason2) {
-  return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.status) && !p.acted?.left).flatMap((p) => {
-    if (p === job && needed) return [];
-    const why = p === job ? reason2 : p.c.candidate !== e.reference?.name ? `the current best is now \`${e.reference?.name ?? "none"}\`, not \`${p.c.candidate}\`` : `another reference job of \`${p.c.candidate}\` stands for the round`;
-    return [{ p, reason: `${REFERENCE_STOP}: ${why}` }];
-  });
-}
-function requestOf(e, open2, mode) {
-  const source = e.exp.referenceSource;
-  if (mode !== "beside" || !source || open2.length === 0) return null;
-  const refs = e.exp.candidates.filter(
-    (c) => c.role === "reference" && c.candidate === source.name && c.request?.topologyHash === source.topologyHash
-  );
-  const byTime = [...open2].sort(
-    (a, b) => (a.c.requestedAt ?? Number.POSITIVE_INFINITY) - (b.c.requestedAt ?? Number.POSITIVE_INFINITY)
-  );
-  const since = byTime[0]?.c.requestedAt ?? Number.POSITIVE_INFINITY;
-  const standing = refs.some((c) => !c.outcome && (c.currentHeadSha ?? c.headSha) === c.headSha);
-  const failed = refs.some(
-    (c) => ["failed", "lost"].includes(c.outcome?.kind ?? "") && (c.requestedAt ?? 0) >= since - 6e4
-  );
-  const home = byTime.find(
-    (p) => !e.exp.candidates.some((c) => c.pr === p.c.pr && c.candidate === source.name)
-  );
-  if (standing || failed || !home) return null;
-  return { pr: home.c.pr, headSha: home.c.currentHeadSha ?? home.c.headSha };
-}
-function planReferenceJob(e) {
-  const x = e.exp.experiment;
-  const { mode, note } = referenceModeOf(x);
-  const beside = e.reference?.beside;
-  const job = beside ? e.candidates.find((p) => isRef(p) && p.c.runName === beside.runName) ?? null : null;
-  const round3 = roundCandidates(e);
-  const open2 = round3.filter((p) => !endedFor(p));
-  const read2 = round3.filter((p) => !endedFor(p) || isFinal(p));
-  const need = referenceNeeded(read2.map(openOf), {
-    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
-    minute: youngest(open2),
-    horizonMinutes: decisionOptions(x).maxDecisionMinutes ?? 120
-  });
+function compactRunState(state3) {
+  const latest = new Set(latestRequests(state3).map((r) => r.id));
+  const requests = [];
+  const moved = [];
+  for (const r of state3.requests) {
+    const outcome = state3.outcomes[r.id];
+    if (!outcome || latest.has(r.id)) requests.push(r);
+    else moved.push(endedOf(r, outcome, state3.runs[r.id]));
+  }
+  if (moved.length === 0 && state3.ended.length <= ENDED_KEEP) return state3;
+  const whole = new Set(requests.map((r) => r.id));
+  const ended = [...state3.ended, ...moved].sort(byEnd);
+  const forgotten = { ...state3.forgotten };
+  const drop = Math.max(0, ended.length - ENDED_KEEP);
+  for (const e of ended.slice(0, drop)) forgotten[e.kind] = (forgotten[e.kind] ?? 0) + 1;
   return {
-    mode,
-    note,
-    job,
-    need,
-    stops: stopsOf(e, job, need.needed, need.reason),
-    request: need.needed ? requestOf(e, open2, mode) : null
+    version: 2,
+    requests,
+    runs: pick(state3.runs, whole),
+    outcomes: pick(state3.outcomes, whole),
+    ended: ended.slice(drop),
+    forgotten
   };
 }
-
-// src/monitor/decide.ts
-async function decide(state2) {
-  await eachExperiment(state2, "decide", (e) => decideExperiment(e));
-}
-function decideExperiment(e) {
-  const runs = e.candidates.filter((p) => p.inPass).map((p) => ({
-    c: p.c,
-    analysis: p.observed?.analysis,
-    started: !!p.job,
-    ended: !!p.job && !isLive(p.job.status)
-  }));
-  e.reference = referenceOf2(e.exp, runs);
-  e.leader = leaderOf(e.exp, runs, e.reference);
-  for (const p of e.candidates) {
-    const view = p.inPass ? judgeCandidate(e, p) : null;
-    const live3 = !!p.job && isLive(p.job.status);
-    const asked = view && live3 && !e.unavailable && p.c.role !== "reference";
-    const stop2 = asked ? stopReason(e.exp.experiment, view) : null;
-    const lifecycle = lifecycleIntent(p, e.accountingUnreachable ?? null);
-    p.decided = { view, stop: stop2, ...lifecycle ? { lifecycle } : {} };
-  }
-  planReference(e);
-  e.queue = queueOf(e);
-}
-function planReference(e) {
-  const plan = planReferenceJob(e);
-  e.referenceJob = plan;
-  if (!e.unavailable) {
-    for (const { p, reason: reason2 } of plan.stops) if (p.decided) p.decided.stop = reason2;
-  }
-  for (const p of roundCandidates(e))
-    if (p.decided?.view) p.decided.view.referenceJob = referenceJobLine(e, plan);
-}
-function lifecycleIntent({ phase }, accountingUnreachable) {
-  if (phase?.phase === "supersede") return { kind: "supersede", jobId: phase.jobId };
-  if (phase?.phase === "lost")
-    return accountingUnreachable ? void 0 : { kind: "lost", jobId: phase.jobId };
-  if (phase?.phase === "done" && phase.cancelLive) return { kind: "cancel", jobId: phase.cancelLive };
-  return void 0;
-}
-function queueOf(e) {
-  const waiting2 = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort(
-    (a, b) => Number(b.c.role === "reference") - Number(a.c.role === "reference") || byRequest(a.c, b.c)
-  ).map((p) => ({ jobName: p.c.runName, p }));
-  const jobs = e.jobs.map((j) => ({ id: j.jobId, name: j.name, status: j.status }));
-  const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);
-  const order = [...plan.submitNow, ...plan.queued.map((q) => q.request)].map((r) => r.p);
-  return { order, free: Math.max(0, plan.slots - plan.live) };
-}
-function byRequest(a, b) {
-  const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
-  return at(a) - at(b) || a.pr - b.pr;
-}
-var DECISION_STOP = "decided";
-function stopReason(experiment, view) {
-  const d = view.observation.decision;
-  if (d && !["failed", "finished", "stopped"].includes(view.state)) {
-    const s = shouldStopOnDecision([d], { stopWhenDecided: experiment.stop_when_decided !== false });
-    if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
-  }
-  if (view.state === "stable" && experiment.stop_when_stable && d?.state === "reference")
-    return "stable (stop_when_stable)";
-  return null;
-}
-
-// src/monitor/act.ts
-async function act(state2, ports) {
-  await eachExperiment(state2, "act", async (e) => {
-    for (const p of e.candidates) p.acted = {};
-    for (const p of e.candidates) await applyLifecycle(state2, ports, e, p);
-    await requestReference(ports, e);
-    await serveQueue(state2, ports, e);
-    for (const p of e.candidates) await stop(ports, e, p);
-  });
-}
-var isoNow = (ports) => new Date(ports.now() * 1e3).toISOString();
-async function applyLifecycle(state2, ports, e, p) {
-  const intent = p.decided?.lifecycle;
-  const request2 = p.c.request;
-  if (!intent || !request2) return;
-  if (intent.jobId && intent.kind !== "lost") await ports.slurm.cancel(intent.jobId, e.id);
-  if (intent.kind === "cancel") return;
-  const outcome = intent.kind === "supersede" ? superseded(request2.headSha, p.c.currentHeadSha ?? p.c.headSha, intent.jobId, isoNow(ports)) : {
-    kind: "lost",
-    at: isoNow(ports),
-    jobId: intent.jobId,
-    evidence: [
-      `Slurm no longer knows job ${intent.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`
-    ]
-  };
-  await ports.lifecycle?.recordOutcome(p.c.pr, request2.id, outcome);
-  leave(state2, p);
-}
-function superseded(from, to, jobId2, at) {
+function endedOf(r, outcome, run) {
+  const jobId2 = outcome.jobId ?? run?.jobId;
   return {
-    kind: "superseded",
-    at,
-    ...jobId2 ? { jobId: jobId2 } : {},
-    evidence: [
-      `the pull request moved from ${from.slice(0, 7)} to ${to.slice(0, 7)}: the new head waits for a new /topo submit`,
-      ...jobId2 ? [`cancelled Slurm job ${jobId2}`] : []
-    ]
+    id: r.id,
+    experiment: r.experiment,
+    candidate: r.candidate,
+    runName: r.runName,
+    kind: outcome.kind,
+    at: outcome.at,
+    ...jobId2 ? { jobId: jobId2 } : {}
   };
 }
-function leave(state2, p) {
-  p.acted = { ...p.acted, left: true };
-  state2.left.set(p.c.pr, p.c.labels);
+var byEnd = (a, b) => Date.parse(a.at) - Date.parse(b.at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+function pick(record, ids) {
+  return Object.fromEntries(Object.entries(record).filter(([id]) => ids.has(id)));
 }
-async function serveQueue(state2, ports, e) {
-  let free = e.queue.free;
-  for (const p of e.queue.order) {
-    if (free <= 0) break;
-    const r = await ports.submit(e.exp, p.c);
-    if (r && "refused" in r) leave(state2, p);
-    if (!r || "refused" in r) continue;
-    free--;
-    p.job = { jobId: r.jobId, name: p.c.runName, ...SUBMITTED, submitTs: null };
-    p.acted = { ...p.acted, submitted: r.jobId };
-    if (p.decided) {
-      const reference = p.decided.view?.referenceJob;
-      p.decided.view = judgeCandidate(e, p);
-      if (p.decided.view && reference) p.decided.view.referenceJob = reference;
-    }
-    if (p.c.request)
-      await ports.lifecycle?.recordRun(p.c.pr, p.c.request.id, {
-        jobId: r.jobId,
-        submittedAt: isoNow(ports)
-      });
-  }
-}
-async function requestReference(ports, e) {
-  const want = e.referenceJob?.request;
-  const make = ports.lifecycle?.requestReference;
-  if (!want || !make) return;
-  const request2 = await make(e.exp, want.pr, want.headSha);
-  if (!request2) return;
-  const p = {
-    c: {
-      candidate: request2.candidate,
-      runName: request2.runName,
-      pr: request2.pr,
-      headSha: request2.headSha,
-      currentHeadSha: want.headSha,
-      labels: e.candidates.find((x) => x.c.pr === request2.pr)?.c.labels ?? [],
-      requested: true,
-      requestedAt: Date.parse(request2.requestedAt),
-      request: request2,
-      role: "reference"
-    },
-    phase: { phase: "queued" },
-    inPass: true
-  };
-  p.decided = { view: judgeCandidate(e, p), stop: null };
-  e.candidates.push(p);
-  e.queue = { ...e.queue, order: [p, ...e.queue.order] };
-}
-async function stop(ports, e, p) {
-  const reason2 = p.decided?.stop;
-  const view = p.decided?.view;
-  if (!reason2 || !view || !p.job || p.acted?.left) return;
-  await ports.slurm.cancel(p.job.jobId, e.id);
-  const d = view.observation.decision;
-  const gpu = candidateGpu(e, p, true);
-  if (d && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d, gpu);
-  if (d && reason2.startsWith(REFERENCE_STOP))
-    view.observation.decision = {
-      ...d,
-      evidence: [...d.evidence, reason2],
-      ...gpu ? { gpu_minutes_used: Math.round(gpu.gpus * gpu.minutesRunning) } : {}
+function fitRunState(state3, budget = STATE_BLOCK_BUDGET) {
+  let out = compactRunState(state3);
+  while (encodedRunStateLength(out) > budget && out.ended.length > 0) {
+    const [oldest, ...rest] = out.ended;
+    out = {
+      ...out,
+      ended: rest,
+      forgotten: { ...out.forgotten, [oldest.kind]: (out.forgotten[oldest.kind] ?? 0) + 1 }
     };
-  p.acted = { ...p.acted, cancelled: p.job.jobId };
-}
-
-// src/telemetry/queries.ts
-var QUANTITIES = [
-  "secondsPerRolloutAvg",
-  "secondsPerRolloutRate5m",
-  "rolloutsTotal",
-  "rolloutsFailed",
-  "elapsed",
-  "queueDepthMax",
-  "queueDepthMin",
-  "idleFraction",
-  "rolloutDurationP95",
-  "rpcDurationP95",
-  "gpuUtil",
-  "gpuMemory",
-  "gpuMemoryTotal",
-  "gpuMemoryPressure",
-  // DCGM's free framebuffer: the headroom (total − used overstates it by the driver-reserved memory)
-  "gpuMemoryFree",
-  "processCpu",
-  "hostMemAvailable",
-  "hostMemTotal",
-  "targetsUp",
-  // Issue 14.7 (h14): the skill's reading rules, event-loop blocking and the hottest process of each group.
-  "rpcBlockingP95",
-  "processCpuMaxByGroup",
-  // throughput estimators (Little's law): see throughputQueries
-  "rolloutDurationSum",
-  "rolloutDurationCount",
-  "activeRollouts"
-];
-var EXPERIMENT_ID2 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
-function promRegexLiteral(s) {
-  return s.replace(/[.+*?^$()[\]{}|\\]/g, (c) => `\\\\${c}`);
-}
-function experimentSelector(experimentId) {
-  if (!EXPERIMENT_ID2.test(experimentId))
-    throw new Error(
-      `experiment id ${JSON.stringify(experimentId)} is not valid: expected ${EXPERIMENT_ID2} (e.g. topology-opt-vam-local-20260101)`
+  }
+  const size2 = encodedRunStateLength(out);
+  if (size2 > budget)
+    throw new RunStateFullError(
+      `the run state would take ${size2} characters with ${out.requests.length} Requests kept whole; it holds at most ${budget}`
     );
-  return `run_name=~"topo-${promRegexLiteral(experimentId)}-.*"`;
-}
-function window2(runSeconds, o) {
-  const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
-  return `${s}s`;
-}
-function queryCatalog(selector, options = {}) {
-  const sel = `{${selector}}`;
-  const by = "run_uuid, run_name";
-  const R = RAW_METRICS;
-  const w5m = window2(300, options);
-  const w1m = window2(60, options);
-  const w30s = window2(30, options);
-  const q = (quantity, rule, fallback) => ({
-    quantity,
-    rule,
-    fallback
-  });
-  return {
-    secondsPerRolloutAvg: q(
-      "secondsPerRolloutAvg",
-      `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
-      `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`
-    ),
-    secondsPerRolloutRate5m: q(
-      "secondsPerRolloutRate5m",
-      `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
-      `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`
-    ),
-    rolloutsTotal: q(
-      "rolloutsTotal",
-      `${RECORDING_RULES.rolloutsCompleted}${sel}`,
-      `sum by (${by}) (${R.rolloutsTotal}${sel})`
-    ),
-    rolloutsFailed: q(
-      "rolloutsFailed",
-      null,
-      `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
-    ),
-    elapsed: q("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`),
-    queueDepthMax: q(
-      "queueDepthMax",
-      `${RECORDING_RULES.queueDepthMax}${sel}`,
-      `max by (${by}, service) (${R.queueDepth}${sel})`
-    ),
-    queueDepthMin: q(
-      "queueDepthMin",
-      `${RECORDING_RULES.queueDepthMin}${sel}`,
-      `min by (${by}, service) (${R.queueDepth}${sel})`
-    ),
-    idleFraction: q(
-      "idleFraction",
-      `${RECORDING_RULES.idleFraction}${sel}`,
-      `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`
-    ),
-    rolloutDurationP95: q(
-      "rolloutDurationP95",
-      `${RECORDING_RULES.rolloutDurationP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`
-    ),
-    rpcDurationP95: q(
-      "rpcDurationP95",
-      `${RECORDING_RULES.rpcDurationP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
-    ),
-    gpuUtil: q("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
-    gpuMemory: q(
-      "gpuMemory",
-      `${RECORDING_RULES.gpuMemory}${sel}`,
-      `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`
-    ),
-    gpuMemoryTotal: q(
-      "gpuMemoryTotal",
-      `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
-      `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`
-    ),
-    gpuMemoryPressure: q(
-      "gpuMemoryPressure",
-      `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
-      `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
-    ),
-    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`),
-    processCpu: q(
-      "processCpu",
-      `${RECORDING_RULES.processCpu}${sel}`,
-      `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`
-    ),
-    hostMemAvailable: q(
-      "hostMemAvailable",
-      null,
-      `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
-    ),
-    hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
-    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`),
-    // Issue 14.7 (h14): AlpaSim's rules for blocking p95 (by method) and the hottest process of each group.
-    rpcBlockingP95: q(
-      "rpcBlockingP95",
-      `${RECORDING_RULES.rpcBlockingP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcBlocking}_bucket${sel}[${w1m}])))`
-    ),
-    processCpuMaxByGroup: q(
-      "processCpuMaxByGroup",
-      `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
-      `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`
-    ),
-    ...throughputQueries(sel, by)
-  };
-}
-function throughputQueries(sel, by) {
-  const R = RAW_METRICS;
-  const perWorker = `${by}, worker_id`;
-  return {
-    rolloutDurationSum: {
-      quantity: "rolloutDurationSum",
-      rule: null,
-      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_sum${sel})`
-    },
-    rolloutDurationCount: {
-      quantity: "rolloutDurationCount",
-      rule: null,
-      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_count${sel})`
-    },
-    activeRollouts: {
-      quantity: "activeRollouts",
-      rule: null,
-      fallback: `sum by (${by}) (${ACTIVE_ROLLOUTS}${sel})`
-    }
-  };
-}
-var ACTIVE_ROLLOUTS = "alpasim_renderer_active_rollouts";
-async function fetchTelemetry(client, selector, range, options = {}) {
-  const catalog = queryCatalog(selector, options);
-  const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
-  const wanted = options.quantities ?? QUANTITIES;
-  await Promise.all(
-    wanted.map(async (quantity) => {
-      const entry = catalog[quantity];
-      let result;
-      let used;
-      try {
-        if (entry.rule) {
-          result = await client.range(entry.rule, range.start, range.end, range.stepSeconds);
-          used = { query: entry.rule, source: "rule" };
-        }
-        if (!result || result.empty) {
-          result = await client.range(entry.fallback, range.start, range.end, range.stepSeconds);
-          used = { query: entry.fallback, source: "raw" };
-        }
-      } catch (e) {
-        out.errors.push({ quantity, message: e.message });
-        return;
-      }
-      if (!result || !used) return;
-      out.queries.push({ quantity, ...used, series: result.series.length });
-      if (result.empty) out.missing.push(quantity);
-      for (const s of result.series) {
-        const run = s.labels.run_name;
-        if (!run) continue;
-        const rec = out.byRun.get(run) ?? {};
-        rec[quantity] = [...rec[quantity] ?? [], s];
-        out.byRun.set(run, rec);
-      }
-    })
-  );
-  out.queries.sort((a, b) => QUANTITIES.indexOf(a.quantity) - QUANTITIES.indexOf(b.quantity));
-  out.missing.sort((a, b) => QUANTITIES.indexOf(a) - QUANTITIES.indexOf(b));
   return out;
 }
-
-// src/judge/telemetry.ts
-function readTelemetry(prometheus, selector, window3, options = {}) {
-  return fetchTelemetry(prometheus, selector, window3, options);
-}
-function seriesOf(telemetry, runName) {
-  return telemetry?.byRun.get(runName) ?? {};
-}
-function jobsWindow(jobs, nowTs, stepSeconds) {
-  const starts = jobs.flatMap((j) => j.startTs ? [j.startTs] : []);
-  if (!starts.length) return null;
-  const start = Math.floor(Math.min(...starts) / stepSeconds) * stepSeconds;
-  return { start, end: Math.max(nowTs, start), stepSeconds };
-}
-
-// src/monitor/observe.ts
-async function observe(state2, ports) {
-  await eachExperiment(state2, "observe", async (e) => {
-    await readClock(e, ports, state2.options);
-    e.telemetry = await experimentTelemetry(ports, e);
-    const error2 = e.telemetry?.errors[0];
-    e.unavailable = error2 ? `Prometheus: ${error2.quantity}: ${error2.message}` : null;
-    if (e.clock.skew) {
-      e.unavailable = e.clock.skew;
-      e.errors.push(`${e.id}: ${e.clock.skew}`);
-    }
-    for (const p of e.candidates.filter((x) => x.inPass)) await observeCandidate(ports, e, p, state2.options);
-    for (const p of e.candidates.filter((x) => x.remembered))
-      p.observed = { current: await ports.github.readComment(p.c.pr, p.c.candidate), ended: true };
-  });
-}
-async function experimentTelemetry(ports, e) {
-  const started = e.candidates.filter((p) => p.inPass).flatMap((p) => p.job ? [p.job] : []);
-  const window3 = jobsWindow(started, e.clock.evalTs, e.clock.scrape);
-  if (!window3) return void 0;
-  return readTelemetry(e.exp.prometheus ?? ports.prometheus, experimentSelector(e.id), window3, {
-    timeScale: e.exp.timeScale,
-    scrapeSeconds: e.clock.scrape
-  });
-}
-function runOf2(e, { c, job }, options) {
-  const { S, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
-  return {
-    runName: c.runName,
-    job: job ?? null,
-    series: seriesOf(e.telemetry, c.runName),
-    missing: e.telemetry?.missing,
-    clock: { nowTs: evalTs, timeScale: S, stepSeconds: scrape, wallMinutes, expectedRollouts },
-    topology: c.topology,
-    settings: e.exp.experiment.stabilisation,
-    unavailable: !!e.unavailable,
-    ...options.telemetryDeadlineMinutes !== void 0 ? { telemetryDeadlineMinutes: options.telemetryDeadlineMinutes } : {}
-  };
-}
-async function observeCandidate(ports, e, p, options) {
-  const run = runOf2(e, p, options);
-  const { analysis, ended } = observeRunOf(run);
-  const current = await ports.github.readComment(p.c.pr, p.c.candidate);
-  const previous = current ? parseObservationBlock(current) : void 0;
-  p.observed = { run, analysis, current, previous, ended };
-  keepLastLiveVerdict(p);
-}
-var isStable2 = (v) => v === "stable" || v === "cyclic";
-function keepLastLiveVerdict({ c, observed }) {
-  const { analysis, ended, previous } = observed ?? { ended: false };
-  if (!analysis || !ended || previous?.run_name !== c.runName || !isStable2(previous.verdict.state) || isStable2(analysis.observation.verdict.state))
-    return;
-  const note = "verdict of the last pass before the run ended";
-  const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
-  analysis.observation.verdict = { ...previous.verdict, evidence };
-}
-
-// src/monitor/comment.ts
-import { createHash as createHash2 } from "node:crypto";
-var HASH_MARK = "topo:monitor-hash:";
-var UNAVAILABLE_MARK = "topo:unavailable-since:";
-var FINAL_MARK = "final-job:";
-function planComment(view, x) {
-  if (x.unavailable && x.job?.startTs) return heldComment(view, x, x.unavailable, x.heldBy);
-  const body = renderMonitorComment(view);
-  const { job, current, evalTs } = x;
-  const finalMark = job && x.ended && job.endTs && evalTs >= job.endTs + 3 * x.scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
-  const hash = contentHash(`${body}${finalMark}`);
-  const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
-  const isFinal2 = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
-  const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
-  const interval3 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
-  const previous = parseCommentStamp(current);
-  const due = !isFinal2 && (wasUnavailable || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval3));
-  const checkDue = due && (wasUnavailable || x.refresh || shouldWriteCheck(previous, stamp));
-  const text3 = due ? `${body}
-<!-- ${HASH_MARK}${hash}${finalMark} -->
-${renderCommentStamp(stamp)}` : void 0;
-  return { view, held: false, final: finalMark !== "", checkDue, ...text3 ? { text: text3 } : {} };
-}
-function heldComment(view, x, reason2, what = "Metrics unavailable") {
-  const since = unavailableSince(x.current) ?? iso(x.now) ?? "";
-  const noted = withUnavailableNotice(x.current, since, reason2, what);
-  const notes = [...view.notes ?? [], `${what.toLowerCase()} since ${since}`];
-  const text3 = noted !== void 0 && noted !== x.current ? noted : void 0;
-  return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text3 ? { text: text3 } : {} };
-}
-function contentHash(body) {
-  return createHash2("sha256").update(body).digest("hex").slice(0, 16);
-}
-function unavailableSince(comment) {
-  const m = comment ? new RegExp(`<!-- ${UNAVAILABLE_MARK}([0-9TZ:.-]+) -->`).exec(comment) : null;
-  return m?.[1] ?? null;
-}
-function withUnavailableNotice(comment, since, reason2, what = "Metrics unavailable") {
-  if (comment === void 0) return void 0;
-  const body = comment.replace(
-    /^> ⚠️ (Metrics unavailable|Cluster unreachable|Accounting unreachable|Runner clock off) since [^\n]*\n\n/,
-    ""
-  );
-  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until ${what === "Runner clock off" ? "the clocks agree" : "it is back"}; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
-
-${body}`;
-}
-
-// src/monitor/publish.ts
-async function publish(state2, ports) {
-  for (const e of state2.experiments)
-    if (e.failed?.clusterUnreachable) await noteUnreachable(ports, e, e.exp.candidates, e.failed.message);
-    else if (e.accountingUnreachable && !e.failed) {
-      const unknown = e.candidates.filter((p) => p.phase?.phase === "lost").map((p) => p.c);
-      await noteUnreachable(ports, e, unknown, `sacct: ${e.accountingUnreachable}`, "Accounting unreachable");
-    }
-  const held = heldPulls(state2);
-  for (const [pr, plans] of pullPlans(state2, ports)) {
-    try {
-      await writePull(ports, pr, plans, {
-        held: held.has(pr),
-        left: state2.left.get(pr),
-        remembered: rememberedOf(state2, pr)
-      });
-      for (const p of plans) p.p.published = { changed: p.plan.text !== void 0 };
-    } catch (error2) {
-      state2.pullErrors.push(`#${pr}: ${error2.message}`);
-      for (const p of plans) p.p.published = { changed: false };
-    }
-  }
-}
-function pullPlans(state2, ports) {
-  const byPull = /* @__PURE__ */ new Map();
-  for (const e of state2.experiments) {
-    if (e.failed) continue;
-    for (const p of judged(e)) {
-      const plan = planComment(p.decided.view, {
-        job: p.job,
-        ended: p.observed?.ended ?? false,
-        current: p.observed?.current,
-        evalTs: e.clock.evalTs,
-        scrape: e.clock.scrape,
-        unavailable: e.unavailable,
-        ...e.clock.skew ? { heldBy: "Runner clock off" } : {},
-        refresh: state2.options.refresh === true,
-        now: ports.now()
-      });
-      p.decided.view = plan.view;
-      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], { p, plan }]);
-    }
-  }
-  for (const pr of state2.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
-  return byPull;
-}
-function rememberedOf(state2, pr) {
-  return state2.experiments.filter((e) => !e.failed).flatMap((e) => e.candidates.filter((p) => p.remembered && p.c.pr === pr)).flatMap((p) => {
-    const ended = endedCandidate(p.c.candidate, p.observed?.current);
-    return ended ? [{ sha: p.c.headSha, candidate: p.c.candidate, ...ended }] : [];
-  });
-}
-async function writePull(ports, pr, plans, pull) {
-  const hold = pull.held || plans.some((x) => x.plan.held);
-  const due = plans.filter((x) => x.plan.text !== void 0);
-  const views = plans.map((x) => x.plan.view);
-  if (!hold) {
-    for (const sha of new Set(due.filter((x) => x.plan.checkDue).map((x) => x.p.c.headSha)))
-      await ports.github.writeCheck(
-        pr,
-        sha,
-        pullCheck(
-          plans.filter((x) => x.p.c.headSha === sha).map((x) => x.plan.view),
-          pull.remembered.filter((r) => r.sha === sha)
-        )
-      );
-    if (due.length || pull.left)
-      await ports.github.setLabel(
-        pr,
-        pullStateLabel([...views, ...pull.remembered]),
-        plans[0]?.p.c.labels ?? pull.left ?? []
-      );
-  }
-  for (const x of due) await ports.github.writeComment(pr, x.p.c.candidate, x.plan.text);
-  for (const { p, plan } of plans)
-    if (plan.final && p.job && p.c.request && !p.c.outcome)
-      await ports.lifecycle?.recordOutcome(
-        pr,
-        p.c.request.id,
-        finalOutcome(plan.view, p.job, iso(p.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
-      );
-}
-function pullCheck(views, remembered = []) {
-  return pullRequestCheckRun([
-    ...views.map((v) => ({ candidate: v.candidate, check: monitorCheck(v) })),
-    ...remembered.map((r) => ({ candidate: r.candidate, check: r.check }))
-  ]);
-}
-async function noteUnreachable(ports, e, candidates, reason2, what = "Cluster unreachable") {
-  for (const c of candidates) {
-    if (!c.request || c.outcome) continue;
-    try {
-      const current = await ports.github.readComment(c.pr, c.candidate);
-      const since = unavailableSince(current) ?? iso(ports.now()) ?? "";
-      const noted = withUnavailableNotice(current, since, reason2, what);
-      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
-    } catch (error2) {
-      e.errors.push(`#${c.pr}: ${error2.message}`);
-    }
-  }
-}
-function finalOutcome(view, job, at) {
-  const v = view.observation.verdict;
-  const d = view.observation.decision;
-  if (view.state === "stopped" && view.stoppedBy === "decision" && d)
-    return {
-      kind: "decided",
-      at,
-      jobId: job.jobId,
-      evidence: [
-        `${d.state} against ${d.against}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ""}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
-        ...d.evidence,
-        ...savingsText(d) ? [savingsText(d)] : []
-      ]
+var RESERVED_OUTCOME = {
+  kind: "superseded",
+  at: "2026-01-01T00:00:00.000Z",
+  jobId: "1234567890_1234567890",
+  evidence: ['"'.repeat(119), '"'.repeat(119)]
+};
+var RESERVED_RUN = { jobId: "1234567890_1234567890", submittedAt: "2026-01-01T00:00:00.000Z" };
+function admitRequest(state3, request2, budget = STATE_BLOCK_BUDGET) {
+  const next = withRequest(state3, request2);
+  if (next === state3) return state3;
+  let reserved = compactRunState(next);
+  for (const r of reserved.requests) {
+    if (reserved.outcomes[r.id]) continue;
+    reserved = {
+      ...reserved,
+      runs: { ...reserved.runs, [r.id]: RESERVED_RUN },
+      outcomes: { ...reserved.outcomes, [r.id]: RESERVED_OUTCOME }
     };
-  if (view.state === "stopped" && view.stoppedBy === "no-longer-needed")
-    return {
-      kind: "decided",
-      at,
-      jobId: job.jobId,
-      evidence: [
-        `reference job: Slurm job ${job.jobId} cancelled once no open decision needed it`,
-        ...d?.evidence.filter((e) => e.startsWith(REFERENCE_STOP)) ?? []
-      ]
-    };
-  const kind = view.state === "failed" ? "failed" : view.state === "stopped" ? "stopped" : "finished";
-  const evidence = kind === "failed" ? [view.observation.failure?.message ?? `Slurm job ${job.jobId} ended ${job.state}`] : [
-    v.value ? `${v.state}: ${v.value.value} s/rollout [${v.value.low}, ${v.value.high}]` : `ended without a stable value (${v.state})`
-  ];
-  return { kind, at, jobId: job.jobId, evidence };
-}
-
-// src/monitor/report.ts
-function passReport(state2) {
-  const byPull = /* @__PURE__ */ new Map();
-  for (const e of state2.experiments) {
-    if (e.failed) continue;
-    for (const p of judged(e)) {
-      const { view } = p.decided;
-      const report2 = {
-        experimentId: e.id,
-        candidate: p.c.candidate,
-        runName: p.c.runName,
-        pr: p.c.pr,
-        state: view.state,
-        verdict: view.observation.verdict.state,
-        changed: p.published?.changed ?? false,
-        submitted: p.acted?.submitted,
-        ...p.acted?.cancelled ? { cancelled: p.acted.cancelled } : {},
-        view
-      };
-      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], report2]);
-    }
   }
-  return {
-    candidates: [...byPull.values()].flat(),
-    errors: [...state2.experiments.flatMap((e) => e.errors), ...state2.pullErrors]
-  };
-}
-
-// src/monitor/pass.ts
-var STAGES = [
-  { name: "read", run: read },
-  { name: "observe", run: observe },
-  { name: "decide", run: decide },
-  { name: "act", run: act },
-  { name: "publish", run: publish }
-];
-function withStage(stages, stage, { after }) {
-  const i = stages.findIndex((s) => s.name === after);
-  if (i < 0)
-    throw new Error(
-      `no stage "${after}" to place "${stage.name}" after (have ${stages.map((s) => s.name).join(", ")})`
-    );
-  return [...stages.slice(0, i + 1), stage, ...stages.slice(i + 1)];
-}
-async function runStages(state2, ports, stages = STAGES) {
-  for (const stage of stages) await stage.run(state2, ports);
-  return state2;
-}
-
-// src/monitor/loop.ts
-async function reread(state2, ports) {
-  const now = ports.now();
-  for (const e of state2.experiments) {
-    e.failed = void 0;
-    e.clock = clockOf(e.exp, state2.options, now);
-  }
-  await readJobs(state2, ports);
-}
-async function stopsOnly(state2) {
-  for (const e of state2.experiments) {
-    e.queue = { order: [], free: 0 };
-    if (e.referenceJob) e.referenceJob.request = null;
-    for (const p of e.candidates)
-      if (p.decided?.lifecycle && p.decided.lifecycle.kind !== "cancel") delete p.decided.lifecycle;
-  }
-}
-async function publishStops(state2, ports) {
-  const ok = state2.experiments.filter((e) => !e.failed);
-  const stopped = new Set(
-    ok.flatMap((e) => e.candidates.filter((p) => p.acted?.cancelled).map((p) => p.c.pr))
-  );
-  if (!stopped.size) return;
-  const only = {
-    ...state2,
-    left: /* @__PURE__ */ new Map(),
-    pullErrors: [],
-    experiments: ok.map((e) => ({ ...e, candidates: e.candidates.filter((p) => stopped.has(p.c.pr)) }))
-  };
-  await publish(only, ports);
-  state2.pullErrors.push(...only.pullErrors);
-}
-var WATCH_STAGES = [
-  { name: "reread", run: reread },
-  { name: "observe", run: observe },
-  { name: "decide", run: decide },
-  { name: "stops-only", run: stopsOnly },
-  { name: "act", run: act },
-  { name: "publish-stops", run: publishStops }
-];
-async function watchPass(ports, options, watch, deps) {
-  const cached = withCommentCache(ports);
-  const start = ports.now();
-  const state2 = await runStages(newPassState(options), cached, watch.stages ?? STAGES);
-  const report2 = {
-    pass: passReport(state2),
-    looks: [],
-    ended: "one pass",
-    yieldedTo: [],
-    errors: []
-  };
-  const done = (ended, yieldedTo = []) => ({
-    ...report2,
-    ended,
-    yieldedTo,
-    errors: [...report2.pass.errors, ...report2.looks.flatMap((l) => l.errors)]
-  });
-  if (!(watch.minutes > 0)) return done("one pass");
-  const look = watch.lookSeconds ?? 60;
-  const deadline = start + watch.minutes * 60;
-  for (; ; ) {
-    if (!hasLive(state2)) return done("no live candidates");
-    const next = ports.now() + look;
-    if (next > deadline) return done("time");
-    const waiting2 = await waitOrYield(ports, deps, next, watch.yieldCheckSeconds ?? 30);
-    if (waiting2.length) {
-      deps.log?.(`yielding the runner to ${waiting2.join(", ")}`);
-      return done("yielded", waiting2);
-    }
-    report2.looks.push(await lookOnce(state2, cached));
-  }
-}
-async function lookOnce(state2, ports) {
-  const at = ports.now();
-  for (const e of state2.experiments) e.errors = [];
-  state2.pullErrors = [];
-  await runStages(state2, ports, WATCH_STAGES);
-  return {
-    at,
-    stopped: state2.experiments.flatMap(
-      (e) => e.candidates.filter((p) => p.acted?.cancelled).map((p) => p.c.runName)
-    ),
-    errors: [...state2.experiments.flatMap((e) => e.errors), ...state2.pullErrors]
-  };
-}
-async function waitOrYield(ports, deps, until, check2) {
-  const sleep3 = deps.sleep ?? ((s) => sleepMs(s * 1e3));
-  for (; ; ) {
-    const waiting2 = await deps.queued();
-    if (waiting2.length) return waiting2;
-    const left = until - ports.now();
-    if (left <= 0) return [];
-    await sleep3(Math.min(check2, left));
-    if (ports.now() >= until) return [];
-  }
-}
-function hasLive(state2) {
-  return state2.experiments.some(
-    (e) => e.candidates.some((p) => p.inPass && !!p.job && isLive(p.job.status) && !p.acted?.cancelled)
-  );
-}
-function withCommentCache(ports) {
-  const known = /* @__PURE__ */ new Map();
-  const key = (pr, candidate) => `${pr}/${candidate}`;
-  return {
-    ...ports,
-    github: {
-      ...ports.github,
-      async readComment(pr, candidate) {
-        const k = key(pr, candidate);
-        if (!known.has(k)) known.set(k, await ports.github.readComment(pr, candidate));
-        return known.get(k);
-      },
-      async writeComment(pr, candidate, body) {
-        await ports.github.writeComment(pr, candidate, body);
-        known.set(key(pr, candidate), body);
-      }
-    }
-  };
-}
-
-// src/report/monitor-summary.ts
-var HOLDS_SLOT = /* @__PURE__ */ new Set(["submitted", "starting", "warming", "stabilising", "stable"]);
-function cell3(s) {
-  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
-}
-function experimentSection(e, repo) {
-  const running = e.candidates.filter((c) => HOLDS_SLOT.has(c.view.state));
-  const queue = e.candidates.filter((c) => c.view.state === "queued");
-  const out = [
-    `### Experiment ${code(e.id)}`,
-    "",
-    `Slots: **${running.length} of ${e.maxParallel}** in use \xB7 queue: ${queue.length ? queue.map((c) => `${code(c.view.candidate)} (#${c.pr})`).join(", ") : "empty"}`,
-    ""
-  ];
-  if (!e.candidates.length) return [...out, "No live candidates.", ""];
-  out.push("| Candidate | PR | State | Decision | Slurm | Next step |", "|---|---|---|---|---|---|");
-  for (const { pr, view } of e.candidates) {
-    const s = viewStanding(view);
-    const link = repo ? `[#${pr}](${repo.replace(/\/+$/, "")}/pull/${pr})` : `#${pr}`;
-    const change = s.change ? ` ${s.change.value > 0 ? "+" : ""}${Math.round(s.change.value * 1e3) / 10}%` : "";
-    out.push(
-      `| ${cell3(code(view.candidate))} | ${link} | ${view.state} | ${OUTCOME_ICON[s.outcome]} ${s.outcome}${change} | ${cell3(jobLine(view))} | ${cell3(nextStep2(view, s).replace(/\*\*/g, ""))} |`
+  const open2 = next.requests.filter((r) => !next.outcomes[r.id]).length;
+  try {
+    fitRunState({ ...reserved, ended: [] }, budget);
+  } catch (e) {
+    if (!(e instanceof RunStateFullError)) throw e;
+    throw new RunStateFullError(
+      `this pull request already has ${open2 - 1} open Requests (and ${next.requests.length - open2} finished candidates kept whole): the bot state, one comment, cannot hold another one and still record how each ends. Cancel some (\`/topo cancel <candidate>\`) or move candidates to another pull request`
     );
   }
-  out.push("");
-  return out;
+  return fitRunState(next, budget);
 }
-function renderMonitorSummary(input) {
-  const out = ["## topo monitor", ""];
-  if (input.api)
-    out.push(`GitHub API this pass: ${input.api.reads} read(s), ${input.api.writes} write(s).`, "");
-  if (!input.experiments.length) out.push("No experiments with live candidates.", "");
-  for (const e of input.experiments) out.push(...experimentSection(e, input.repositoryUrl));
-  if (input.errors?.length) {
-    out.push("### Errors", "");
-    for (const err of input.errors) out.push(`- ${cell3(err)}`);
-    out.push("");
-  }
-  return out.join("\n");
-}
-
-// actions/monitor/ports.ts
-import { existsSync as existsSync5, readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
-import { join as join6 } from "node:path";
 
 // src/github/comment-split.ts
 var GITHUB_COMMENT_LIMIT = 65536;
@@ -72675,170 +69084,51 @@ function truncateComment(body, limit = GITHUB_COMMENT_LIMIT) {
   return splitComment(body, limit, { maxParts: 1 })[0];
 }
 
-// src/github/check-runs.ts
-var ANNOTATIONS_PER_REQUEST = 50;
-var TEXT_LIMIT = 65535;
-async function reusableRun(octokit, input) {
-  const existing = await octokit.rest.checks.listForRef({
-    owner: input.owner,
-    repo: input.repo,
-    ref: input.head_sha,
-    check_name: input.name,
-    filter: "latest"
-  });
-  return existing.data.check_runs.find(
-    (r) => r.head_sha === input.head_sha && r.output.annotations_count === 0
-  );
-}
-function annotationBatches(annotations) {
-  const batches = [];
-  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
-    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
-  }
-  return batches.length ? batches : [[]];
-}
-function clean2(a) {
-  if (a.start_line === a.end_line) return a;
-  const { start_column: _s, end_column: _e, ...rest } = a;
-  return rest;
-}
-async function upsertCheckRun(octokit, input, known) {
-  const { owner, repo, name, head_sha } = input;
-  const annotations = (input.annotations ?? []).map(clean2);
-  const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
-  const batches = annotationBatches(annotations);
-  const output = (batch) => ({
-    title: input.title,
-    summary: truncateComment(input.summary, TEXT_LIMIT),
-    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
-    ...batch.length ? { annotations: batch } : {}
-  });
-  const common = {
-    ...input.details_url ? { details_url: input.details_url } : {},
-    ...input.external_id ? { external_id: input.external_id } : {}
-  };
-  const last = batches.length - 1;
-  const finish = (i) => i === last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
-  let id;
-  let created = false;
-  if (reusable) {
-    id = reusable.id;
-    await octokit.rest.checks.update({
-      owner,
-      repo,
-      check_run_id: id,
-      ...common,
-      ...finish(0),
-      output: output(batches[0] ?? [])
-    });
-  } else {
-    const run = await octokit.rest.checks.create({
-      owner,
-      repo,
-      name,
-      head_sha,
-      ...common,
-      ...finish(0),
-      output: output(batches[0] ?? [])
-    });
-    id = run.data.id;
-    created = true;
-  }
-  for (let i = 1; i < batches.length; i++) {
-    await octokit.rest.checks.update({
-      owner,
-      repo,
-      check_run_id: id,
-      ...finish(i),
-      output: output(batches[i] ?? [])
-    });
-  }
-  return { id, created };
-}
-
-// src/github/labels.ts
-var STATE_LABELS = {
-  queued: { name: "topology:queued", color: "c5def5", description: "Waiting for a free experiment slot" },
-  running: {
-    name: "topology:running",
-    color: "fbca04",
-    description: "Running on Slurm, metrics not stable yet"
-  },
-  stable: { name: "topology:stable", color: "0e8a16", description: "Metrics stabilised: verdict available" },
-  failed: {
-    name: "topology:failed",
-    color: "d93f0b",
-    description: "The run failed: see the comment for why"
-  }
-};
-var PREFIX = "topology:";
-function planStateLabels(current, state2) {
-  const wanted = state2 ? STATE_LABELS[state2].name : void 0;
-  const remove = current.filter((l) => l.startsWith(PREFIX) && l !== wanted);
-  const add = wanted && !current.includes(wanted) ? [wanted] : [];
-  return { remove, add };
-}
-async function setStateLabel(octokit, target, state2, current) {
-  const names = current ?? (await octokit.paginate(octokit.rest.issues.listLabelsOnIssue, { ...target, per_page: 100 })).map(
-    (l) => l.name
-  );
-  const plan = planStateLabels(names, state2);
-  for (const name of plan.remove) {
-    try {
-      await octokit.rest.issues.removeLabel({ ...target, name });
-    } catch (e) {
-      if (e.status !== 404) throw e;
-    }
-  }
-  if (plan.add.length) await octokit.rest.issues.addLabels({ ...target, labels: plan.add });
-  return plan.remove.length > 0 || plan.add.length > 0;
-}
-
 // src/github/sticky-comment.ts
 function stickyMarker(purpose, part = 1) {
   if (!/^[a-z][a-z0-9-]*$/.test(purpose))
     throw new Error(`sticky comment purpose "${purpose}" must be lower-case letters, digits, dashes`);
   return part === 1 ? `<!-- topo:sticky:${purpose} -->` : `<!-- topo:sticky:${purpose}:part-${part} -->`;
 }
-function stickyParts(comments, target) {
+function stickyParts(comments, target2) {
   const found = [];
   for (const c of comments) {
-    if (c.login !== target.botLogin || !c.body) continue;
+    if (c.login !== target2.botLogin || !c.body) continue;
     const first2 = c.body.split("\n", 1)[0]?.trim();
-    if (first2 === stickyMarker(target.purpose))
+    if (first2 === stickyMarker(target2.purpose))
       found.push({ part: 1, id: c.id, body: c.body, updatedAt: c.updatedAt });
     const m = /^<!-- topo:sticky:([a-z0-9-]+):part-(\d+) -->$/.exec(first2 ?? "");
-    if (m && m[1] === target.purpose)
+    if (m && m[1] === target2.purpose)
       found.push({ part: Number(m[2]), id: c.id, body: c.body, updatedAt: c.updatedAt });
   }
   const byPart = /* @__PURE__ */ new Map();
   for (const f of found) if (!byPart.has(f.part)) byPart.set(f.part, f);
   return [...byPart.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
 }
-async function findStickyComments(octokit, target) {
+async function findStickyComments(octokit, target2) {
   const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-    owner: target.owner,
-    repo: target.repo,
-    issue_number: target.issue_number,
+    owner: target2.owner,
+    repo: target2.repo,
+    issue_number: target2.issue_number,
     per_page: 100
   });
   return stickyParts(
     comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at })),
-    target
+    target2
   );
 }
 function stickyText(parts) {
   if (!parts.length) return void 0;
   return parts.map((p) => p.body.split("\n").slice(1).join("\n")).join("\n");
 }
-async function upsertStickyComment(octokit, target, existing) {
-  const reserve = stickyMarker(target.purpose, 99).length + 1;
-  const bodies = splitComment(target.body, GITHUB_COMMENT_LIMIT - reserve).map(
-    (part, i) => `${stickyMarker(target.purpose, i + 1)}
+async function upsertStickyComment(octokit, target2, existing) {
+  const reserve = stickyMarker(target2.purpose, 99).length + 1;
+  const bodies = splitComment(target2.body, GITHUB_COMMENT_LIMIT - reserve).map(
+    (part, i) => `${stickyMarker(target2.purpose, i + 1)}
 ${part}`
   );
-  const current = existing ?? await findStickyComments(octokit, target);
-  const { owner, repo, issue_number } = target;
+  const current = existing ?? await findStickyComments(octokit, target2);
+  const { owner, repo, issue_number } = target2;
   let changed = false;
   const parts = [];
   for (const [i, body] of bodies.entries()) {
@@ -73007,8 +69297,8 @@ async function restBotComments(octokit, repo, pull) {
   });
   return comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at })).filter((c) => c.login === repo.botLogin);
 }
-function snapshotSticky(snap, target) {
-  return stickyParts(snap.botComments, target);
+function snapshotSticky(snap, target2) {
+  return stickyParts(snap.botComments, target2);
 }
 var SUITES_PER_COMMIT = 20;
 async function readBlobs(octokit, repo, refs, checks) {
@@ -73057,250 +69347,6 @@ async function readBlobs(octokit, repo, refs, checks) {
   return { texts, checkRuns, requests };
 }
 
-// src/lifecycle/state-block.ts
-var MARK = "<!-- topo:run-state v";
-var BLOCK = /<!-- topo:run-state v([12]) ([A-Za-z0-9+/=]*) -->/;
-var RunStateError = class extends Error {
-  name = "RunStateError";
-  constructor(detail) {
-    super(`bot state unreadable: ${detail}`);
-  }
-};
-function renderRunStateBlock(state2) {
-  return `${MARK}2 ${Buffer.from(JSON.stringify(state2), "utf8").toString("base64")} -->`;
-}
-function encodedRunStateLength(state2) {
-  return MARK.length + 2 + 4 * Math.ceil(Buffer.byteLength(JSON.stringify(state2), "utf8") / 3) + 4;
-}
-function parseRunStateBlock(body) {
-  if (body === void 0) return emptyRunState();
-  const m = BLOCK.exec(body);
-  if (!m) {
-    const at = body.indexOf(MARK);
-    if (at < 0) throw new RunStateError("the bot's lifecycle comment carries no state block");
-    throw new RunStateError(
-      `the state block is cut (it starts at character ${at} of ${body.length} and never ends): part of it is missing`
-    );
-  }
-  const text3 = Buffer.from(m[2] ?? "", "base64").toString("utf8");
-  let data;
-  try {
-    data = JSON.parse(text3);
-  } catch (e) {
-    throw new RunStateError(`the run-state block is not JSON: ${e.message}`);
-  }
-  const version = data?.version;
-  if (String(version) !== m[1])
-    throw new RunStateError(`the block says v${m[1]} but holds a version ${JSON.stringify(version)} state`);
-  return checkRunState(data);
-}
-var SHA2 = /^[0-9a-f]{40}$/;
-var HEX82 = /^[0-9a-f]{8}$/;
-var NAME2 = /^[a-z0-9][a-z0-9-]{0,39}$/;
-var EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
-var RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
-var LOGIN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
-var JOB_ID = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
-var PATH = /^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,300}$/;
-function fail(where, what) {
-  throw new RunStateError(`run-state block: ${where}: ${what}`);
-}
-function kindOf(v, where) {
-  if (typeof v !== "string" || !OUTCOME_KINDS.includes(v))
-    fail(where, `not one of ${OUTCOME_KINDS.join(", ")}`);
-  return v;
-}
-function str(o, key, pattern, where) {
-  const v = o[key];
-  if (typeof v !== "string") fail(`${where}.${key}`, "missing or not a string");
-  if (pattern === "iso" ? !Number.isFinite(Date.parse(v)) : !pattern.test(v))
-    fail(`${where}.${key}`, `${JSON.stringify(v).slice(0, 80)} is not valid`);
-  return v;
-}
-function obj(v, where) {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) fail(where, "not an object");
-  return v;
-}
-function checkRunRequest(v, where) {
-  const o = obj(v, where);
-  const pr = o.pr;
-  if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
-  if (o.role !== void 0 && o.role !== "reference") fail(`${where}.role`, 'not "reference"');
-  return {
-    id: str(o, "id", HEX82, where),
-    experiment: str(o, "experiment", EXPERIMENT, where),
-    candidate: str(o, "candidate", NAME2, where),
-    path: str(o, "path", PATH, where),
-    pr,
-    headSha: str(o, "headSha", SHA2, where),
-    topologyHash: str(o, "topologyHash", HEX82, where),
-    runName: str(o, "runName", RUN_NAME, where),
-    login: str(o, "login", LOGIN, where),
-    requestedAt: str(o, "requestedAt", "iso", where),
-    ...o.role === "reference" ? { role: "reference" } : {}
-  };
-}
-function checkRun(v, where) {
-  const o = obj(v, where);
-  return { jobId: str(o, "jobId", JOB_ID, where), submittedAt: str(o, "submittedAt", "iso", where) };
-}
-function checkOutcome(v, where) {
-  const o = obj(v, where);
-  const kind = kindOf(o.kind, `${where}.kind`);
-  const evidence = o.evidence;
-  if (!Array.isArray(evidence) || evidence.some((e) => typeof e !== "string" || e.length > 2e3))
-    fail(`${where}.evidence`, "not a list of sentences");
-  const out = { kind, at: str(o, "at", "iso", where), evidence };
-  if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID, where);
-  return out;
-}
-function checkEnded(v, i) {
-  const where = `ended[${i}]`;
-  const o = obj(v, where);
-  const out = {
-    id: str(o, "id", HEX82, where),
-    experiment: str(o, "experiment", EXPERIMENT, where),
-    candidate: str(o, "candidate", NAME2, where),
-    runName: str(o, "runName", RUN_NAME, where),
-    kind: kindOf(o.kind, `${where}.kind`),
-    at: str(o, "at", "iso", where)
-  };
-  if (o.jobId !== void 0) out.jobId = str(o, "jobId", JOB_ID, where);
-  return out;
-}
-function checkForgotten(v) {
-  const out = {};
-  for (const [kind, n] of Object.entries(obj(v, "forgotten"))) {
-    const k = kindOf(kind, `forgotten.${kind}`);
-    if (typeof n !== "number" || !Number.isInteger(n) || n < 0) fail(`forgotten.${kind}`, "not a count");
-    out[k] = n;
-  }
-  return out;
-}
-function checkRunState(data) {
-  const o = obj(data, "state");
-  if (o.version !== 1 && o.version !== 2) fail("version", `${JSON.stringify(o.version)} is not 1 or 2`);
-  if (!Array.isArray(o.requests)) fail("requests", "not a list");
-  if (o.version === 2 && !Array.isArray(o.ended)) fail("ended", "not a list");
-  const state2 = {
-    version: 2,
-    requests: o.requests.map((r, i) => checkRunRequest(r, `requests[${i}]`)),
-    runs: {},
-    outcomes: {},
-    ended: o.version === 2 ? o.ended.map(checkEnded) : [],
-    forgotten: o.version === 2 ? checkForgotten(o.forgotten) : {}
-  };
-  const ids = /* @__PURE__ */ new Set();
-  for (const id of [...state2.requests.map((r) => r.id), ...state2.ended.map((e) => e.id)]) {
-    if (ids.has(id)) fail(`requests.${id}`, "appears twice");
-    ids.add(id);
-  }
-  const whole = new Set(state2.requests.map((r) => r.id));
-  for (const [id, run] of Object.entries(obj(o.runs, "runs"))) {
-    if (!whole.has(id)) fail(`runs.${id}`, "no such request");
-    state2.runs[id] = checkRun(run, `runs.${id}`);
-  }
-  for (const [id, outcome] of Object.entries(obj(o.outcomes, "outcomes"))) {
-    if (!whole.has(id)) fail(`outcomes.${id}`, "no such request");
-    state2.outcomes[id] = checkOutcome(outcome, `outcomes.${id}`);
-  }
-  return state2;
-}
-
-// src/lifecycle/bounds.ts
-var ENDED_KEEP = 40;
-var STATE_BLOCK_BUDGET = 52e3;
-var RunStateFullError = class extends Error {
-  name = "RunStateFullError";
-};
-function compactRunState(state2) {
-  const latest = new Set(latestRequests(state2).map((r) => r.id));
-  const requests = [];
-  const moved = [];
-  for (const r of state2.requests) {
-    const outcome = state2.outcomes[r.id];
-    if (!outcome || latest.has(r.id)) requests.push(r);
-    else moved.push(endedOf(r, outcome, state2.runs[r.id]));
-  }
-  if (moved.length === 0 && state2.ended.length <= ENDED_KEEP) return state2;
-  const whole = new Set(requests.map((r) => r.id));
-  const ended = [...state2.ended, ...moved].sort(byEnd);
-  const forgotten = { ...state2.forgotten };
-  const drop = Math.max(0, ended.length - ENDED_KEEP);
-  for (const e of ended.slice(0, drop)) forgotten[e.kind] = (forgotten[e.kind] ?? 0) + 1;
-  return {
-    version: 2,
-    requests,
-    runs: pick(state2.runs, whole),
-    outcomes: pick(state2.outcomes, whole),
-    ended: ended.slice(drop),
-    forgotten
-  };
-}
-function endedOf(r, outcome, run) {
-  const jobId2 = outcome.jobId ?? run?.jobId;
-  return {
-    id: r.id,
-    experiment: r.experiment,
-    candidate: r.candidate,
-    runName: r.runName,
-    kind: outcome.kind,
-    at: outcome.at,
-    ...jobId2 ? { jobId: jobId2 } : {}
-  };
-}
-var byEnd = (a, b) => Date.parse(a.at) - Date.parse(b.at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-function pick(record, ids) {
-  return Object.fromEntries(Object.entries(record).filter(([id]) => ids.has(id)));
-}
-function fitRunState(state2, budget = STATE_BLOCK_BUDGET) {
-  let out = compactRunState(state2);
-  while (encodedRunStateLength(out) > budget && out.ended.length > 0) {
-    const [oldest, ...rest] = out.ended;
-    out = {
-      ...out,
-      ended: rest,
-      forgotten: { ...out.forgotten, [oldest.kind]: (out.forgotten[oldest.kind] ?? 0) + 1 }
-    };
-  }
-  const size2 = encodedRunStateLength(out);
-  if (size2 > budget)
-    throw new RunStateFullError(
-      `the run state would take ${size2} characters with ${out.requests.length} Requests kept whole; it holds at most ${budget}`
-    );
-  return out;
-}
-var RESERVED_OUTCOME = {
-  kind: "superseded",
-  at: "2026-01-01T00:00:00.000Z",
-  jobId: "1234567890_1234567890",
-  evidence: ['"'.repeat(119), '"'.repeat(119)]
-};
-var RESERVED_RUN = { jobId: "1234567890_1234567890", submittedAt: "2026-01-01T00:00:00.000Z" };
-function admitRequest(state2, request2, budget = STATE_BLOCK_BUDGET) {
-  const next = withRequest(state2, request2);
-  if (next === state2) return state2;
-  let reserved = compactRunState(next);
-  for (const r of reserved.requests) {
-    if (reserved.outcomes[r.id]) continue;
-    reserved = {
-      ...reserved,
-      runs: { ...reserved.runs, [r.id]: RESERVED_RUN },
-      outcomes: { ...reserved.outcomes, [r.id]: RESERVED_OUTCOME }
-    };
-  }
-  const open2 = next.requests.filter((r) => !next.outcomes[r.id]).length;
-  try {
-    fitRunState({ ...reserved, ended: [] }, budget);
-  } catch (e) {
-    if (!(e instanceof RunStateFullError)) throw e;
-    throw new RunStateFullError(
-      `this pull request already has ${open2 - 1} open Requests (and ${next.requests.length - open2} finished candidates kept whole): the bot state, one comment, cannot hold another one and still record how each ends. Cancel some (\`/topo cancel <candidate>\`) or move candidates to another pull request`
-    );
-  }
-  return fitRunState(next, budget);
-}
-
 // src/github/run-state.ts
 var RUN_STATE_PURPOSE = "lifecycle";
 var RUN_STATE_WRITE_ATTEMPTS = 8;
@@ -73318,70 +69364,89 @@ function runStateOf(parts) {
     throw e;
   }
 }
-async function readRunState(octokit, target) {
-  return runStateOf(await findStickyComments(octokit, { ...target, purpose: RUN_STATE_PURPOSE }));
+async function readRunState(octokit, target2) {
+  return runStateOf(await findStickyComments(octokit, { ...target2, purpose: RUN_STATE_PURPOSE }));
 }
-async function updateRunState(octokit, target, change, options = {}) {
-  return (await updateRunStateFrom(octokit, target, void 0, change, options)).state;
+async function updateRunState(octokit, target2, change, options = {}) {
+  return (await updateRunStateFrom(octokit, target2, void 0, change, options)).state;
 }
-async function updateRunStateFrom(octokit, target, known, change, options = {}) {
-  const sticky = { ...target, purpose: RUN_STATE_PURPOSE };
+async function updateRunStateFrom(octokit, target2, known, change, options = {}) {
+  const sticky = { ...target2, purpose: RUN_STATE_PURPOSE };
   const backoff = options.backoffMs ?? ((n) => 50 * n + Math.floor(Math.random() * 200));
   let parts = known ? [...known] : await findStickyComments(octokit, sticky);
   for (let attempt = 1; attempt <= RUN_STATE_WRITE_ATTEMPTS; attempt++) {
     if (attempt > 1) await new Promise((r) => setTimeout(r, backoff(attempt)));
-    const state2 = fitRunState(change(runStateOf(parts)));
+    const state3 = fitRunState(change(runStateOf(parts)));
     const body = `${stickyMarker(RUN_STATE_PURPOSE)}
-${renderRunStateComment(state2)}`;
+${renderRunStateComment(state3)}`;
     const written = await swap(octokit, sticky, parts[0], body);
-    if ("written" in written) return { state: state2, parts: [written.written] };
+    if ("written" in written) return { state: state3, parts: [written.written] };
     parts = written.now;
   }
   throw new Error(
-    `the bot state of #${target.issue_number} kept changing under ${RUN_STATE_WRITE_ATTEMPTS} attempts to write it (another writer was busy); nothing was lost: try again`
+    `the bot state of #${target2.issue_number} kept changing under ${RUN_STATE_WRITE_ATTEMPTS} attempts to write it (another writer was busy); nothing was lost: try again`
   );
 }
-async function swap(octokit, target, part, body) {
-  const { owner, repo, issue_number } = target;
+async function swap(octokit, target2, part, body) {
+  const { owner, repo, issue_number } = target2;
   if (part?.body === body) return { written: part };
   if (!part) {
     const { data: data2 } = await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
-    const listed = await findStickyComments(octokit, target);
-    if (listed[0]?.id === data2.id) return { written: { id: data2.id, body, updatedAt: data2.updated_at } };
+    const listed2 = await findStickyComments(octokit, target2);
+    if (listed2[0]?.id === data2.id) return { written: { id: data2.id, body, updatedAt: data2.updated_at } };
     await octokit.rest.issues.deleteComment({ owner, repo, comment_id: data2.id });
-    return { now: listed.filter((p) => p.id !== data2.id) };
+    return { now: listed2.filter((p) => p.id !== data2.id) };
   }
-  const before = await readComment(octokit, target, part.id);
-  if (!before) return { now: await findStickyComments(octokit, target) };
+  const before = await readComment(octokit, target2, part.id);
+  if (!before) return { now: await findStickyComments(octokit, target2) };
   if (before.body !== part.body || Date.parse(before.updatedAt) !== Date.parse(part.updatedAt))
     return { now: [before] };
   const { data } = await octokit.rest.issues.updateComment({ owner, repo, comment_id: part.id, body });
-  const after = await readComment(octokit, target, part.id);
-  if (!after) return { now: await findStickyComments(octokit, target) };
+  const after = await readComment(octokit, target2, part.id);
+  if (!after) return { now: await findStickyComments(octokit, target2) };
   if (after.body !== body) return { now: [after] };
   return { written: { id: part.id, body, updatedAt: data.updated_at } };
 }
-async function readComment(octokit, target, id) {
+async function readComment(octokit, target2, id) {
   try {
-    const { data } = await octokit.rest.issues.getComment({ ...target, comment_id: id });
+    const { data } = await octokit.rest.issues.getComment({ ...target2, comment_id: id });
     return { id, body: data.body ?? "", updatedAt: data.updated_at };
   } catch (e) {
     if (e.status === 404) return void 0;
     throw e;
   }
 }
+async function replaceRunState(octokit, target2, merge2) {
+  const sticky = { ...target2, purpose: RUN_STATE_PURPOSE };
+  const parts = await findStickyComments(octokit, sticky);
+  try {
+    runStateOf(parts);
+    return (await updateRunStateFrom(octokit, target2, parts, (s) => merge2(s))).state;
+  } catch (e) {
+    if (!(e instanceof RunStateError)) throw e;
+  }
+  const state3 = fitRunState(merge2(null));
+  const body = `${stickyMarker(RUN_STATE_PURPOSE)}
+${renderRunStateComment(state3)}`;
+  const { owner, repo, issue_number } = target2;
+  const [first2, ...rest] = parts;
+  if (first2) await octokit.rest.issues.updateComment({ owner, repo, comment_id: first2.id, body });
+  else await octokit.rest.issues.createComment({ owner, repo, issue_number, body });
+  for (const stale of rest) await octokit.rest.issues.deleteComment({ owner, repo, comment_id: stale.id });
+  return state3;
+}
 var EXPLAIN = "Only a `/topo submit` by someone with write access starts a run, for the head commit at that moment; a push supersedes it (the run is cancelled) and the new head waits for a new `/topo submit`; closing the pull request ends every open run. Labels only show the state.";
-function requestRow(state2, r) {
-  const run = state2.runs[r.id];
-  const outcome = state2.outcomes[r.id];
+function requestRow(state3, r) {
+  const run = state3.runs[r.id];
+  const outcome = state3.outcomes[r.id];
   const what = outcome ? `**${outcome.kind}**${outcome.evidence[0] ? `: ${inlineText(outcome.evidence[0], 200)}` : ""}` : run ? "submitted" : "queued";
   return `| ${r.requestedAt.slice(0, 16).replace("T", " ")} UTC | ${inlineText(r.login, 40)} | \`${r.candidate}\` at ${r.headSha.slice(0, 7)} | \`${r.runName}\` | ${run ? run.jobId : "\u2014"} | ${what} |`;
 }
 function endedRow(e) {
   return `| \u2014 | \u2014 | \`${e.candidate}\` | \`${e.runName}\` | ${e.jobId ?? "\u2014"} | **${e.kind}** at ${e.at.slice(0, 16).replace("T", " ")} UTC |`;
 }
-function forgottenLine(state2) {
-  const counts = Object.entries(state2.forgotten).filter(([, n]) => (n ?? 0) > 0);
+function forgottenLine(state3) {
+  const counts = Object.entries(state3.forgotten).filter(([, n]) => (n ?? 0) > 0);
   const total = counts.reduce((n, [, c]) => n + (c ?? 0), 0);
   if (!total) return [];
   return [
@@ -73389,10 +69454,10 @@ function forgottenLine(state2) {
     `${total} earlier run${total === 1 ? "" : "s"} ended (${counts.map(([k, n]) => `${n} ${k}`).join(", ")}) and ${total === 1 ? "is" : "are"} no longer listed: see the check runs, and the experiment record once this pull request closes.`
   ];
 }
-function renderRunStateComment(state2) {
+function renderRunStateComment(state3) {
   const rows = [
-    ...[...state2.requests].sort((a, b) => Date.parse(b.requestedAt) - Date.parse(a.requestedAt)).map((r) => requestRow(state2, r)),
-    ...[...state2.ended].reverse().map(endedRow)
+    ...[...state3.requests].sort((a, b) => Date.parse(b.requestedAt) - Date.parse(a.requestedAt)).map((r) => requestRow(state3, r)),
+    ...[...state3.ended].reverse().map(endedRow)
   ];
   const head = [
     "#### Runs of this pull request",
@@ -73402,7 +69467,7 @@ function renderRunStateComment(state2) {
     "| requested | by | candidate | run name | Slurm job | outcome |",
     "|---|---|---|---|---|---|"
   ];
-  const tail = [...forgottenLine(state2), "", renderRunStateBlock(state2)];
+  const tail = [...forgottenLine(state3), "", renderRunStateBlock(state3)];
   const room = GITHUB_COMMENT_LIMIT - stickyMarker(RUN_STATE_PURPOSE, 99).length - 200;
   let size2 = [...head, ...tail].join("\n").length;
   const shown = [];
@@ -73434,3047 +69499,157 @@ function pullRunStates(snapshots, repo) {
   }
   return { pulls: out, corrupt };
 }
-
-// src/lifecycle/reference.ts
-function referenceRequest(x) {
-  if (!RUN_LABEL.test(x.label)) throw new Error(`run label ${JSON.stringify(x.label)} is not 8 hex digits`);
-  const base = `topo-${x.experiment}-${x.source.name}-${x.source.topologyHash}`;
-  return {
-    id: x.label,
-    experiment: x.experiment,
-    candidate: x.source.name,
-    path: x.source.path,
-    pr: x.pr,
-    headSha: x.headSha,
-    topologyHash: x.source.topologyHash,
-    runName: runNameFor(base, x.label),
-    login: x.login,
-    requestedAt: x.requestedAt,
-    role: "reference"
-  };
+async function openPullRunStates(octokit, repo) {
+  return pullRunStates((await readPullSnapshots(octokit, repo)).pulls, repo);
 }
 
-// src/slurm/classify.ts
-var LOG_SIGNS = [
-  {
-    kind: "gpu-oom",
-    pattern: /CUDA out of memory|torch\.(cuda\.)?OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation/
-  },
-  {
-    kind: "host-oom",
-    pattern: /Exceeded job memory limit|exceeded memory limit|oom[-_]kill|Out of memory: Killed process|MemoryError|(^|\s)Killed(\s|$)/
-  },
-  { kind: "time-limit", pattern: /DUE TO TIME LIMIT/ },
-  { kind: "node-failure", pattern: /DUE TO NODE FAILURE/ },
-  { kind: "preempted", pattern: /DUE TO PREEMPTION/ }
-];
-var TRACEBACK = /^Traceback \(most recent call last\):/;
-var EXCEPTION_LINE = /^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)(: .*)?$/;
-function gpuFromLine(line) {
-  const m = /GPU (\d+)/.exec(line);
-  return m?.[1] ? Number(m[1]) : null;
-}
-function exitText(job) {
-  if (job.signal !== null) return `signal ${job.signal}`;
-  return job.exitCode === null ? null : String(job.exitCode);
-}
-var MESSAGES = {
-  "gpu-oom": "ran out of GPU memory",
-  "host-oom": "ran out of host memory (over the job memory limit)",
-  crash: "crashed",
-  "node-failure": "lost its node (node failure)",
-  "time-limit": "hit its Slurm time limit",
-  cancelled: "was cancelled",
-  preempted: "was preempted by another job",
-  "no-telemetry": "produced no telemetry"
-};
-var FIXES2 = {
-  "gpu-oom": "reduce replicas or cached scenes on the GPU named in the evidence, or spread services over more GPUs",
-  "host-oom": "reduce workers or cache sizes, or ask for more memory (--mem)",
-  crash: "read the traceback in the evidence; fix the cause and submit again",
-  "node-failure": "not caused by the topology: submit again (/topo submit)",
-  "time-limit": "raise the Slurm time limit, or stop the run once metrics are stable",
-  preempted: "not caused by the topology: it is requeued or can be submitted again"
-};
-function classifyFailure(job, log = []) {
-  if (isLive(job.status) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
-  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
-  const evidence = [
-    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
-  ];
-  const signs = /* @__PURE__ */ new Map();
-  for (const raw of log) {
-    const line = raw.trimEnd();
-    for (const { kind: kind2, pattern } of LOG_SIGNS) {
-      if (pattern.test(line)) {
-        signs.set(kind2, [...signs.get(kind2) ?? [], line]);
-        break;
-      }
-    }
-  }
-  const traceback = tracebackLines(log);
-  let kind;
-  switch (job.state) {
-    case "OUT_OF_MEMORY":
-      kind = signs.has("gpu-oom") ? "gpu-oom" : "host-oom";
-      break;
-    case "NODE_FAIL":
-    case "BOOT_FAIL":
-      kind = "node-failure";
-      break;
-    case "TIMEOUT":
-    case "DEADLINE":
-      kind = "time-limit";
-      break;
-    case "PREEMPTED":
-    case "REQUEUED":
-    case "REQUEUE_HOLD":
-      kind = "preempted";
-      break;
-    case "CANCELLED":
-      kind = signs.has("host-oom") ? "host-oom" : signs.has("time-limit") ? "time-limit" : signs.has("node-failure") ? "node-failure" : signs.has("preempted") ? "preempted" : "cancelled";
-      break;
-    default:
-      if (signs.has("gpu-oom")) kind = "gpu-oom";
-      else if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure")
-        kind = "host-oom";
-      else if (signs.has("node-failure")) kind = "node-failure";
-      else if (signs.has("time-limit")) kind = "time-limit";
-      else kind = "crash";
-  }
-  const kindLines = signs.get(kind) ?? [];
-  evidence.push(...kindLines.slice(0, 5));
-  if (kind === "crash" || kind === "gpu-oom" && kindLines.length === 0)
-    evidence.push(...traceback.slice(-6));
-  if (kind === "crash" && traceback.length === 0) evidence.push(...lastLines(log, 3));
-  const gpuLine = kind === "gpu-oom" ? kindLines.find((l) => gpuFromLine(l) !== null) : void 0;
-  const failure = {
-    kind,
-    message: message(job, kind, traceback),
-    slurm_state: job.state,
-    exit_code: exitText(job),
-    evidence: dedupe2(evidence)
-  };
-  if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
-  const fix = FIXES2[kind];
-  if (fix) failure.likely_fix = fix;
-  return failure;
-}
-function message(job, kind, traceback) {
-  let text3 = `Job ${job.id} ${MESSAGES[kind]}`;
-  if (kind === "crash") {
-    const last = traceback.at(-1);
-    text3 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
-  }
-  if (kind === "time-limit" && job.timeLimit) text3 += ` (${job.timeLimit})`;
-  if (kind === "node-failure" && job.nodes) text3 += ` (${job.nodes})`;
-  return `${text3}.`;
-}
-function tracebackLines(log) {
-  let start = -1;
-  for (let i = log.length - 1; i >= 0; i--) {
-    if (TRACEBACK.test(log[i] ?? "")) {
-      start = i;
-      break;
-    }
-  }
-  if (start < 0) return [];
-  const out = [];
-  for (let i = start; i < log.length; i++) {
-    const line = (log[i] ?? "").trimEnd();
-    out.push(line);
-    if (i > start && EXCEPTION_LINE.test(line)) break;
-  }
-  return out;
-}
-function lastLines(log, n) {
-  return log.map((l) => l.trimEnd()).filter((l) => l !== "").slice(-n);
-}
-function dedupe2(lines) {
-  return [...new Set(lines)];
-}
-
-// src/slurm/errors.ts
-var QUOTE_LIMIT = 2e3;
-function quoteOutput(text3) {
-  const t = text3.length > QUOTE_LIMIT ? `${text3.slice(0, QUOTE_LIMIT)}\u2026 (${text3.length - QUOTE_LIMIT} more characters)` : text3;
-  return JSON.stringify(t);
-}
-var SlurmError = class extends Error {
-  name = "SlurmError";
-};
-var SlurmCommandError = class extends SlurmError {
-  constructor(argv, code2, stdout, stderr, where) {
-    super(
-      `\`${argv.join(" ")}\` failed on ${where} with exit code ${code2}: ${quoteOutput((stderr || stdout).trim())}`
-    );
-    this.argv = argv;
-    this.code = code2;
-    this.stdout = stdout;
-    this.stderr = stderr;
-    this.where = where;
-  }
-  argv;
-  code;
-  stdout;
-  stderr;
-  where;
-  name = "SlurmCommandError";
-};
-var CONTROLLER_DOWN = /Unable to contact slurm controller|Slurmctld\(primary\) at \S+ is DOWN|Socket timed out on send\/recv operation|Zero Bytes were transmitted or received/;
-var ControllerUnreachableError = class extends SlurmCommandError {
-  name = "ControllerUnreachableError";
-  static matches(stderr, stdout = "") {
-    return CONTROLLER_DOWN.test(stderr) || CONTROLLER_DOWN.test(stdout);
-  }
-};
-var SlurmOutputError = class extends SlurmError {
-  constructor(command, problem, output) {
-    super(`unexpected output from ${command}: ${problem}: ${quoteOutput(output)}`);
-    this.command = command;
-    this.problem = problem;
-    this.output = output;
-  }
-  command;
-  problem;
-  output;
-  name = "SlurmOutputError";
-};
-var ConnectionLostError = class extends SlurmError {
-  name = "ConnectionLostError";
-};
-var CommandTimeoutError = class extends SlurmError {
-  name = "CommandTimeoutError";
-};
-var HostKeyMismatchError = class extends SlurmError {
-  name = "HostKeyMismatchError";
-};
-var SlurmConfigError = class extends SlurmError {
-  name = "SlurmConfigError";
-};
-var UnsafeArgumentError = class extends SlurmError {
-  name = "UnsafeArgumentError";
-};
-
-// src/slurm/parse.ts
-var SQUEUE_FIELDS = [
-  "JobID",
-  "State",
-  "Reason",
-  "exit_code",
-  "RestartCnt",
-  "SubmitTime",
-  "StartTime",
-  "EndTime",
-  "TimeLimit",
-  "TimeUsed",
-  "NodeList",
-  "NumNodes",
-  "tres-alloc",
-  "tres-per-node",
-  "UserName",
-  "STDOUT",
-  "Comment",
-  "Name"
-];
-var SQUEUE_FORMAT = SQUEUE_FIELDS.map(
-  (f, i) => i < SQUEUE_FIELDS.length - 1 ? `${f}:0|` : `${f}:0`
-).join(",");
-var SACCT_FIELDS = [
-  "JobID",
-  "State",
-  "Reason",
-  "ExitCode",
-  "Submit",
-  "Start",
-  "End",
-  "Timelimit",
-  "Elapsed",
-  "NodeList",
-  "AllocTRES",
-  "User",
-  "Comment",
-  "JobName"
-];
-var SACCT_FORMAT = SACCT_FIELDS.join(",");
-var JOB_ID2 = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\])|\+[0-9]+)?$/;
-var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
-var NO_TIME = /* @__PURE__ */ new Set(["", "N/A", "Unknown", "None", "NONE", "(null)", "UNLIMITED", "INVALID"]);
-var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|[0-9]+-[0-9]+(:[0-9]+)?)$/;
-var NO_DURATION = /* @__PURE__ */ new Set([
-  "UNLIMITED",
-  "INVALID",
-  "NOT_SET",
-  "Partition_Limit",
-  "NONE",
-  "None",
-  "infinite"
-]);
-var STATE_SET = new Set(SLURM_JOB_STATES);
-function state(text3, command, line) {
-  const word = text3.split(" ")[0] ?? "";
-  if (STATE_SET.has(word)) return word;
-  if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return "UNKNOWN";
-  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text3)}`, line);
-}
-function rawState(text3) {
-  const word = text3.split(" ")[0] ?? "";
-  return STATE_SET.has(word) ? {} : { rawState: word };
-}
-function jobId(text3, command, line) {
-  if (!JOB_ID2.test(text3))
-    throw new SlurmOutputError(command, `job id ${JSON.stringify(text3)} is not a Slurm job id`, line);
-  return text3;
-}
-function time(text3, command, line) {
-  if (NO_TIME.has(text3)) return null;
-  if (!TIME.test(text3))
-    throw new SlurmOutputError(command, `time ${JSON.stringify(text3)} is not YYYY-MM-DDTHH:MM:SS`, line);
-  return text3;
-}
-function duration2(text3, command, line) {
-  if (text3 === "" || text3 === "N/A" || text3 === "(null)") return null;
-  if (!DURATION.test(text3) && !NO_DURATION.has(text3))
-    throw new SlurmOutputError(command, `duration ${JSON.stringify(text3)} is not [D-]HH:MM:SS`, line);
-  return text3;
-}
-function elapsedOf(text3, command, line) {
-  const d = duration2(text3, command, line);
-  return d !== null && NO_DURATION.has(d) ? null : d;
-}
-function text2(value) {
-  return value === void 0 || value === "" || value === "(null)" || value === "N/A" ? null : value;
-}
-function slurmDurationToSeconds(text3) {
-  const m = /^(?:([0-9]+)-([0-9]+)(?::([0-9]+))?(?::([0-9]+))?|(?:([0-9]+):)?([0-9]+):([0-9]+)(?:\.[0-9]+)?)$/.exec(
-    text3 ?? ""
-  );
-  if (!m) return null;
-  const n = (v) => Number(v ?? 0);
-  if (m[1] !== void 0) return ((n(m[1]) * 24 + n(m[2])) * 60 + n(m[3])) * 60 + n(m[4]);
-  return (n(m[5]) * 60 + n(m[6])) * 60 + n(m[7]);
-}
-function gpusFromTres(tres) {
-  const untyped = /(?:^|,)gres\/gpu=([0-9]+)(?:,|$)/.exec(tres);
-  if (untyped) return Number(untyped[1]);
-  const typed = [...tres.matchAll(/(?:^|,)gres\/gpu:[^=,]+=([0-9]+)/g)];
-  return typed.length > 0 ? typed.reduce((sum, t) => sum + Number(t[1]), 0) : null;
-}
-function gpusPerNode(perNode, nodeCount) {
-  const m = /(?:^|,)gres[:/]gpu(?::[^:,]+)?:([0-9]+)(?:,|$)/.exec(perNode);
-  const nodesNow = /^([0-9]+)/.exec(nodeCount);
-  return m && nodesNow ? Number(m[1]) * Number(nodesNow[1]) : null;
-}
-function allocation(gpus, elapsed) {
-  const seconds2 = slurmDurationToSeconds(elapsed);
-  return {
-    gpus,
-    gpuMinutes: gpus === null || seconds2 === null ? null : gpus * seconds2 / 60,
-    heldSeconds: seconds2
-  };
-}
-function reason(text3) {
-  return text3 === "" || text3 === "None" || text3 === "(null)" ? null : text3;
-}
-function nodes(text3) {
-  return text3 === "" || text3 === "(null)" || text3 === "None assigned" ? null : text3;
-}
-function count(text3, what, command, line) {
-  if (!/^[0-9]+$/.test(text3))
-    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text3)} is not a count`, line);
-  return Number(text3);
-}
-function decodeWaitStatus(status4) {
-  const signal = status4 & 127;
-  if (signal !== 0) return { exitCode: null, signal };
-  return { exitCode: status4 >> 8 & 255, signal: null };
-}
-function decodeExitPair(text3, command, line) {
-  const m = /^([0-9]+):([0-9]+)$/.exec(text3);
-  if (!m)
-    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text3)} is not <code>:<signal>`, line);
-  const signal = Number(m[2]);
-  if (signal !== 0) return { exitCode: null, signal };
-  return { exitCode: Number(m[1]), signal: null };
-}
-function expandOutputPattern(pattern, job) {
-  const [arrayJob, arrayTask] = job.id.split("_");
-  return pattern.replace(/%(\d*)([%jJxAaN])/g, (whole, pad, key) => {
-    const width = pad === "" ? 0 : Number(pad);
-    const padded = (v) => width > 0 && /^[0-9]+$/.test(v) ? v.padStart(width, "0") : v;
-    switch (key) {
-      case "%":
-        return "%";
-      case "j":
-      case "J":
-        return padded(job.id);
-      case "A":
-        return padded(arrayJob ?? job.id);
-      case "a":
-        return arrayTask !== void 0 ? padded(arrayTask) : whole;
-      case "x":
-        return job.name;
-      case "N":
-        return job.nodes ? firstHost(job.nodes) : whole;
-      default:
-        return whole;
-    }
-  });
-}
-function firstHost(hostlist) {
-  const m = /^([^[,]*)(\[([0-9]+))?/.exec(hostlist);
-  return `${m?.[1] ?? ""}${m?.[3] ?? ""}`;
-}
-function live2(s, exit) {
-  return isLive(statusOf(s)) ? { exitCode: null, signal: null } : exit;
-}
-function parseSqueue(output) {
-  return parseLines(output, "squeue", SQUEUE_FIELDS, 2, squeueJob);
-}
-function parseSacct(output) {
-  return parseLines(output, "sacct", SACCT_FIELDS, 1, sacctJob);
-}
-function parseLines(output, command, fields, freeFields, read2) {
-  const jobs = [];
-  const skipped = [];
-  const firstFree = fields.length - 1 - freeFields;
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const parts = line.split("|");
-    const name = parts.length > 1 ? parts.at(-1) : null;
-    try {
-      if (parts.length < fields.length)
-        throw new SlurmOutputError(
-          command,
-          `expected ${fields.length} |-separated fields, got ${parts.length}`,
-          line
-        );
-      const free = parts.slice(firstFree, firstFree + freeFields - 1);
-      free.push(parts.slice(firstFree + freeFields - 1, -1).join("|"));
-      jobs.push(read2(parts.slice(0, firstFree), free, name ?? "", line));
-    } catch (error2) {
-      if (!(error2 instanceof SlurmOutputError)) throw error2;
-      skipped.push({ command, problem: error2.problem, line, name });
-    }
-  }
-  return { jobs, skipped };
-}
-function squeueJob(fixed, free, name, line) {
-  const command = "squeue";
-  const [
-    id,
-    st,
-    why,
-    exit,
-    restarts,
-    submit,
-    start,
-    end,
-    limit,
-    used,
-    nodeList,
-    nodeCount,
-    tres,
-    perNode,
-    user
-  ] = fixed;
-  const [stdout, comment] = free;
-  const s = state(st ?? "", command, line);
-  const exitDecoded = exit === "N/A" || exit === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exit ?? "", "exit status", command, line));
-  const elapsed = elapsedOf(used ?? "", command, line);
-  const gpus = gpusFromTres(tres ?? "") ?? gpusPerNode(perNode ?? "", nodeCount ?? "");
-  const job = {
-    id: jobId(id ?? "", command, line),
-    name,
-    state: s,
-    ...rawState(st ?? ""),
-    status: statusOf(s, reason(why ?? "")),
-    reason: reason(why ?? ""),
-    ...live2(s, exitDecoded),
-    restarts: count(restarts ?? "", "restart count", command, line),
-    submitTime: time(submit ?? "", command, line),
-    startTime: time(start ?? "", command, line),
-    endTime: time(end ?? "", command, line),
-    timeLimit: duration2(limit ?? "", command, line),
-    elapsed,
-    ...allocation(gpus, elapsed),
-    nodes: nodes(nodeList ?? ""),
-    user: text2(user),
-    comment: text2(comment),
-    stdoutPath: null,
-    source: "squeue"
-  };
-  job.stdoutPath = text2(stdout) === null ? null : expandOutputPattern(stdout ?? "", job);
-  return job;
-}
-function accountedReason(why, allocated) {
-  return allocated !== null && (why === "JobHeldUser" || why === "JobHeldAdmin") ? null : why;
-}
-function sacctJob(fixed, free, name, line) {
-  const command = "sacct";
-  const [id, st, why, exit, submit, start, end, limit, used, nodeList, tres, user] = fixed;
-  const s = state(st ?? "", command, line);
-  const elapsed = elapsedOf(used ?? "", command, line);
-  return {
-    id: jobId(id ?? "", command, line),
-    name,
-    state: s,
-    ...rawState(st ?? ""),
-    status: statusOf(s, accountedReason(reason(why ?? ""), nodes(nodeList ?? ""))),
-    reason: accountedReason(reason(why ?? ""), nodes(nodeList ?? "")),
-    ...live2(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
-    restarts: null,
-    submitTime: time(submit ?? "", command, line),
-    startTime: time(start ?? "", command, line),
-    endTime: time(end ?? "", command, line),
-    timeLimit: duration2(limit ?? "", command, line),
-    elapsed,
-    ...allocation(gpusFromTres(tres ?? ""), elapsed),
-    nodes: nodes(nodeList ?? ""),
-    user: text2(user),
-    comment: text2(free[0]),
-    stdoutPath: null,
-    source: "sacct"
-  };
-}
-function scontrolFields(line) {
-  const fields = /* @__PURE__ */ new Map();
-  for (const part of line.trim().split(/ (?=[A-Za-z][A-Za-z0-9_:/-]*=)/)) {
-    const eq = part.indexOf("=");
-    if (eq <= 0)
-      throw new SlurmOutputError("scontrol show job", `field ${JSON.stringify(part)} is not Key=Value`, line);
-    fields.set(part.slice(0, eq), part.slice(eq + 1));
-  }
-  return fields;
-}
-function parseScontrolJobs(output) {
-  const command = "scontrol show job";
-  if (/^No jobs in the system\s*$/.test(output.trim())) return [];
-  const jobs = [];
-  for (const line of output.split("\n")) {
-    if (line.trim() === "") continue;
-    const f = scontrolFields(line);
-    const need = (key) => {
-      const v = f.get(key);
-      if (v === void 0) throw new SlurmOutputError(command, `no ${key}= field`, line);
-      return v;
-    };
-    const arrayJob = f.get("ArrayJobId");
-    const arrayTask = f.get("ArrayTaskId");
-    const id = arrayJob !== void 0 && arrayTask !== void 0 ? `${arrayJob}_${arrayTask}` : need("JobId");
-    const s = state(need("JobState"), command, line);
-    const stdout = f.get("StdOut");
-    jobs.push({
-      id: jobId(id, command, line),
-      name: need("JobName"),
-      state: s,
-      ...rawState(need("JobState")),
-      status: statusOf(s, reason(need("Reason"))),
-      reason: reason(need("Reason")),
-      ...live2(s, decodeExitPair(need("ExitCode"), command, line)),
-      restarts: count(need("Restarts"), "restart count", command, line),
-      submitTime: time(need("SubmitTime"), command, line),
-      startTime: time(need("StartTime"), command, line),
-      endTime: time(need("EndTime"), command, line),
-      timeLimit: duration2(need("TimeLimit"), command, line),
-      elapsed: elapsedOf(need("RunTime"), command, line),
-      ...allocation(
-        gpusFromTres(f.get("TRES") ?? "") ?? gpusPerNode(f.get("TresPerNode") ?? "", f.get("NumNodes") ?? ""),
-        elapsedOf(need("RunTime"), command, line)
-      ),
-      nodes: nodes(need("NodeList")),
-      // UserId=alice(1000): the name before the uid.
-      user: text2(/^(.*)\([0-9]+\)$/.exec(need("UserId"))?.[1] ?? need("UserId")),
-      comment: text2(f.get("Comment")),
-      stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
-      source: "scontrol"
-    });
-  }
-  return jobs;
-}
-function parseSbatchParsable(stdout) {
-  const lines = stdout.split("\n").filter((l) => l.trim() !== "");
-  const last = lines.at(-1)?.trim() ?? "";
-  const m = /^([0-9]+)(;[A-Za-z0-9_.-]+)?$/.exec(last);
-  if (lines.length !== 1 || !m?.[1]) {
-    throw new SlurmOutputError("sbatch --parsable", 'expected one line "<job id>[;<cluster>]"', stdout);
-  }
-  return m[1];
-}
-function accountingEnabled(showConfig) {
-  const m = /^AccountingStorageType\s*=\s*(\S+)/m.exec(showConfig);
-  if (!m?.[1])
-    throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
-  return m[1] !== "accounting_storage/none";
-}
-function slurmTimeToUnix(text3) {
-  if (!text3 || !TIME.test(text3)) return null;
-  const ms = Date.parse(`${text3}Z`);
-  return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
-}
-
-// src/judge/job.ts
-var FAILURE_LOG_LINES = 200;
-function endedInFailure(job) {
-  return !isLive(job.status) && classifyFailure(job, []) !== null;
-}
-async function jobFailure(slurm, job) {
-  if (!endedInFailure(job)) return null;
-  const log = await slurm.tail(job, FAILURE_LOG_LINES).catch(() => []);
-  return classifyFailure(job, log);
-}
-function runJob(job, failure = null) {
-  return {
-    jobId: job.id,
-    name: job.name,
-    state: job.rawState ?? job.state,
-    status: job.status,
-    submitTs: slurmTimeToUnix(job.submitTime),
-    startTs: isWaiting(job.status) ? null : slurmTimeToUnix(job.startTime),
-    endTs: isLive(job.status) ? null : slurmTimeToUnix(job.endTime),
-    ...job.heldSeconds !== null ? { held: { seconds: job.heldSeconds, gpuMinutes: job.gpuMinutes } } : {},
-    failure
-  };
-}
-async function runJobOf(slurm, job) {
-  return runJob(job, await jobFailure(slurm, job));
-}
-async function experimentJobs(slurm, experimentId, knownExperimentIds = []) {
-  const listed = await slurm.jobs(`topo-${experimentId}-`);
-  const own = listed.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
-  return Promise.all(own.map((j) => runJobOf(slurm, j)));
-}
-
-// src/usecases/monitor-comment.ts
-function monitorPurpose(candidate) {
-  return `monitor-${candidate}`;
-}
-var LEGACY_MONITOR_PURPOSE = "monitor";
-function isRunOfCandidate(runName, candidate) {
-  return candidateOfRunName(runName) === candidate;
-}
-function monitorCommentParts(comments, candidate, botLogin) {
-  const own = stickyParts(comments, { purpose: monitorPurpose(candidate), botLogin });
-  if (own.length) return own;
-  const legacy = stickyParts(comments, { purpose: LEGACY_MONITOR_PURPOSE, botLogin });
-  const text3 = stickyText(legacy);
-  const runName = text3 ? parseObservationBlock(text3)?.run_name : void 0;
-  return runName && isRunOfCandidate(runName, candidate) ? legacy : [];
-}
-async function findMonitorComment(octokit, target, candidate) {
-  const listed = await listComments(octokit, target);
-  return monitorCommentParts(listed, candidate, target.botLogin);
-}
-async function listComments(octokit, target) {
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-    owner: target.owner,
-    repo: target.repo,
-    issue_number: target.issue_number,
-    per_page: 100
-  });
-  return comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at }));
-}
-async function readMonitorComment(octokit, target, candidate) {
-  return stickyText(await findMonitorComment(octokit, target, candidate));
-}
-async function writeMonitorComment(octokit, target, candidate, body, known) {
-  const existing = known ?? await findMonitorComment(octokit, target, candidate);
-  return upsertStickyComment(octokit, { ...target, purpose: monitorPurpose(candidate), body }, existing);
-}
-
-// src/usecases/submit.ts
-import { dirname } from "node:path";
-var SubmitInterrupted = class extends Error {
-};
-function experimentPrefix(experimentId) {
-  return `topo-${experimentId}-`;
-}
-async function submitCandidate(deps, request2) {
-  const { jobName: jobName2, shellLine: shellLine2 } = request2.submission;
-  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
-  const prefix = experimentPrefix(request2.experimentId);
-  if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
-  const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
-  let jobs = await experimentJobs2(deps, request2);
-  const standing = request2.standsFor ? await liveRunStanding(deps, request2, jobs) : null;
-  if (standing) return { ...base, ...standing };
-  const found = representativeJob(jobs, jobName2);
-  if (found && (isLive(found.status) || !request2.resubmitFinished)) {
-    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
-    return { ...base, status: "existing", jobId: kept.id, state: kept.state };
-  }
-  if (found) jobs = jobs.filter((j) => j.name !== jobName2);
-  const me = { jobName: jobName2 };
-  const plan = planQueue([...request2.ahead ?? [], me], jobs, maxParallel);
-  const waiting2 = plan.queued.find((q) => q.request === me);
-  if (request2.dryRun) {
-    return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
-  }
-  if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
-  interrupted(deps, "before sbatch: nothing was submitted");
-  return submitHeld(deps, request2, base, maxParallel);
-}
-function interrupted(deps, what) {
-  if (deps.signal?.aborted) throw new SubmitInterrupted(`interrupted ${what}`);
-}
-async function liveRunStanding(deps, request2, jobs) {
-  const base = request2.standsFor;
-  const live3 = jobs.filter((j) => isRunOfName(j.name, base, request2.experimentId) && isLive(j.status)).sort(byJobId);
-  const kept = live3[0];
-  if (!kept) return null;
-  if (!request2.dryRun) {
-    for (const j of live3.slice(1)) if (j.status === "held") await retire(deps, j, j.name);
-    await settle(deps, jobs, kept.name, kept);
-  }
-  return { status: "existing", jobId: kept.id, state: kept.state, jobName: kept.name };
-}
-async function experimentJobs2(deps, request2) {
-  const listed = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
-  return ownJobs(listed, request2.experimentId, request2.knownExperimentIds);
-}
-async function submitHeld(deps, request2, base, maxParallel) {
-  const { slurm } = deps;
-  const log = deps.log ?? (() => {
-  });
-  const { jobName: jobName2, argv } = request2.submission;
-  const output = argv.find((a) => a.startsWith("--output="));
-  if (output) await slurm.ensureDir(dirname(output.slice("--output=".length)));
-  const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
-  for (let attempt = 1; ; attempt++) {
-    let submittedId;
-    try {
-      submittedId = await slurm.submit(held, request2.submission.env);
-      log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
-    } catch (error2) {
-      if (!(error2 instanceof ConnectionLostError) && !deps.signal?.aborted) throw error2;
-      log(`sbatch of ${jobName2} did not answer (${error2.message}): looking it up by name`);
-    }
-    if (deps.signal?.aborted) return withdrawInterrupted(deps, request2, submittedId);
-    try {
-      const done = await keepOne(deps, request2, base, maxParallel, submittedId);
-      if (done === "not-found" && submittedId === void 0 && attempt < 3) continue;
-      if (done === "not-found")
-        throw new Error(
-          `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
-        );
-      return done;
-    } catch (error2) {
-      if (submittedId !== void 0) await withdrawHeld(deps, submittedId, error2);
-      throw error2;
-    }
-  }
-}
-async function withdrawInterrupted(deps, request2, submittedId) {
-  const { jobName: jobName2 } = request2.submission;
-  const error2 = new SubmitInterrupted(`interrupted after sbatch of ${jobName2}`);
-  const ids = submittedId !== void 0 ? [submittedId] : (await experimentJobs2(deps, request2)).filter((j) => j.name === jobName2 && isLive(j.status)).map((j) => j.id);
-  if (!ids.length) error2.message += ": Slurm lists no job of that name (nothing was submitted)";
-  for (const id of ids) await withdrawHeld(deps, id, error2);
-  throw error2;
-}
-async function keepOne(deps, request2, base, maxParallel, submittedId) {
-  const { jobName: jobName2 } = request2.submission;
-  const after = await experimentJobs2(deps, request2);
-  const mine = after.filter((j) => j.name === jobName2 && isLive(j.status)).sort(byJobId);
-  const keeper = mine[0];
-  if (!keeper) return "not-found";
-  const ours = submittedId === void 0 || keeper.id === submittedId;
-  const live3 = ours ? liveOverLimit(after, keeper, maxParallel) : null;
-  if (live3 !== null) {
-    for (const j of mine) await retire(deps, j, jobName2);
-    deps.log?.(`${jobName2}: ${live3} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
-    return { ...base, status: "queued", position: 1, live: live3 - 1, maxParallel };
-  }
-  const kept = await settle(deps, after, jobName2, keeper);
-  return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
-}
-async function withdrawHeld(deps, jobId2, error2) {
-  let outcome;
-  try {
-    await deps.slurm.cancel(jobId2);
-    outcome = `the held job ${jobId2} this submit made was cancelled (it never ran)${error2 instanceof SubmitInterrupted ? "" : "; submit again"}`;
-  } catch (cancelError) {
-    outcome = `cancelling the held job ${jobId2} this submit made failed too (${cancelError.message}): it is left held; cancel it with \`scancel ${jobId2}\``;
-  }
-  deps.log?.(outcome);
-  if (error2 instanceof Error) error2.message = `${error2.message}; ${outcome}`;
-}
-function liveOverLimit(after, keeper, maxParallel) {
-  const liveByName = /* @__PURE__ */ new Map();
-  for (const j of after.filter((x) => isLive(x.status) && !isRetiredDuplicate(x.name)).sort(byJobId))
-    if (!liveByName.has(j.name)) liveByName.set(j.name, j);
-  const youngest2 = [...liveByName.values()].sort(byJobId).at(-1);
-  const yields = liveByName.size > maxParallel && youngest2?.id === keeper.id && keeper.status === "held";
-  return yields ? liveByName.size : null;
-}
-async function settle(deps, jobs, jobName2, keeper) {
-  const live3 = jobs.filter((j) => j.name === jobName2 && isLive(j.status)).sort(byJobId);
-  const kept = keeper ?? live3[0] ?? representativeJob(jobs, jobName2);
-  if (!kept) throw new Error(`no job named ${jobName2}`);
-  for (const j of live3) if (j.id !== kept.id) await retire(deps, j, jobName2);
-  if (kept.status === "held") {
-    await deps.slurm.release(kept.id);
-    deps.log?.(`released job ${kept.id} (${jobName2})`);
-  }
-  return kept;
-}
-async function retire(deps, job, jobName2) {
-  try {
-    await deps.slurm.rename(job.id, retiredName(jobName2));
-  } catch (error2) {
-    deps.log?.(`could not rename duplicate job ${job.id}: ${error2.message}`);
-  }
-  await deps.slurm.cancel(job.id);
-  deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
-}
-var ABANDONED_HOLD_SECONDS = 120;
-async function releaseAbandonedHolds(deps, experimentId, jobs, nowTs) {
-  const own = new Set(ownJobs(jobs, experimentId).map((j) => j.id));
-  const out = [];
-  for (const job of jobs) {
-    const submitted = slurmTimeToUnix(job.submitTime);
-    const abandoned = own.has(job.id) && job.status === "held" && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
-    if (!abandoned) {
-      out.push(job);
-      continue;
-    }
-    await deps.slurm.release(job.id);
-    deps.log?.(`released job ${job.id} (${job.name}): held since its submit did not finish`);
-    out.push({ ...job, reason: null });
-  }
-  return out;
-}
-function isRunOfName(name, jobName2, experimentId) {
-  if (name === jobName2) return true;
-  const wanted = parseRunName(jobName2, experimentId);
-  const found = parseRunName(name, experimentId);
-  return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
-}
-
-// src/monitor/adapters.ts
-function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
-  let accountingProblem = null;
-  return {
-    async jobs(experimentId) {
-      const listing = await slurm.listing(experimentPrefix(experimentId));
-      accountingProblem = listing.accounting === "unreachable" ? listing.accountingProblem ?? "sacct failed" : null;
-      let listed = listing.jobs;
-      const release = effects?.releaseAbandonedHolds;
-      if (release)
-        listed = await releaseAbandonedHolds(
-          { slurm, ...release.log ? { log: release.log } : {} },
-          experimentId,
-          listed,
-          release.now()
-        );
-      return experimentJobs(
-        { jobs: async () => listed, tail: (j, n) => slurm.tail(j, n) },
-        experimentId,
-        knownExperimentIds
-      );
-    },
-    cancel: (jobId2) => slurm.cancel(jobId2),
-    accountingProblem: () => accountingProblem
-  };
-}
-var MONITOR_CHECK_NAME = "topo/monitor";
-function githubMonitorPort(octokit, repo) {
-  const target = (pr) => ({
-    owner: repo.owner,
-    repo: repo.repo,
-    issue_number: pr,
-    botLogin: repo.botLogin
-  });
-  return {
-    readComment: (pr, candidate) => readMonitorComment(octokit, target(pr), candidate),
-    async writeComment(pr, candidate, body) {
-      await writeMonitorComment(octokit, target(pr), candidate, body);
-    },
-    async writeCheck(_pr, headSha, check2) {
-      await upsertCheckRun(octokit, {
-        owner: repo.owner,
-        repo: repo.repo,
-        name: MONITOR_CHECK_NAME,
-        head_sha: headSha,
-        title: check2.title,
-        summary: check2.summary,
-        ...check2.conclusion ? { conclusion: check2.conclusion } : {}
-      });
-    },
-    setLabel: (pr, state2, current) => setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: pr }, state2, current)
-  };
-}
-
-// src/record/reference-runs.ts
-function applyReferenceRun(record, run) {
-  const list = record.reference_runs ?? [];
-  const before = list.find((r) => r.run_name === run.run_name);
-  const merged = structuredClone({ ...before, ...run });
-  return {
-    ...record,
-    reference_runs: [...list.filter((r) => r.run_name !== run.run_name), merged]
-  };
-}
-function referenceGpuMinutes(record) {
-  return (record.reference_runs ?? []).reduce((a, r) => a + (r.gpu_minutes ?? 0), 0);
-}
-var BETWEEN_RUN_MIN_DF = 3;
-function logValue(p) {
-  if (!p || !(p.value > 0) || !(p.low > 0) || !(p.high >= p.low)) return null;
-  const se = (Math.log(p.high) - Math.log(p.low)) / (2 * 1.96);
-  return { y: Math.log(p.value), within: se * se };
-}
-function byTopology(record) {
-  const groups2 = /* @__PURE__ */ new Map();
-  const add = (hash, p) => {
-    const v = logValue(p);
-    if (!hash || !v) return;
-    groups2.set(hash, [...groups2.get(hash) ?? [], v]);
-  };
-  const hashOf = (name) => record.runs.find((r) => r.name === name)?.topology?.hash;
-  for (const r of record.runs)
-    if (r.status !== "failed") add(r.topology?.hash, r.verdict?.projected_full_run);
-  for (const r of record.reference_runs ?? []) add(hashOf(r.of), r.verdict?.projected_full_run);
-  return groups2;
-}
-function betweenRunOf(record) {
-  let df = 0;
-  let squares = 0;
-  let within = 0;
-  let runs = 0;
-  let topologies = 0;
-  for (const values of byTopology(record).values()) {
-    if (values.length < 2) continue;
-    const mean2 = values.reduce((a, v) => a + v.y, 0) / values.length;
-    squares += values.reduce((a, v) => a + (v.y - mean2) ** 2, 0);
-    within += values.reduce((a, v) => a + v.within, 0) * ((values.length - 1) / values.length);
-    df += values.length - 1;
-    runs += values.length;
-    topologies++;
-  }
-  if (df < BETWEEN_RUN_MIN_DF) return null;
-  const logSd = Math.sqrt(Math.max(0, (squares - within) / df));
-  return {
-    logSd,
-    text: `estimated from ${runs} runs of ${topologies} topolog${topologies === 1 ? "y" : "ies"} in the record (${df} degrees of freedom): ${Math.round(logSd * 1e3) / 10}%`
-  };
-}
-
-// src/slurm/for-cluster.ts
-import { readFileSync as readFileSync2 } from "node:fs";
-
-// src/slurm/environment.ts
-var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
-var SLURM_TIME_ZONE = "UTC";
-var SLURM_TIME_FORMAT = "standard";
-var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
-var VALUE = /^[\x20-\x7e]{0,4096}$/;
-function plainCommandEnvironment(from, extra = {}) {
-  const env = {};
-  for (const key of COMMAND_INHERITED_VARIABLES) {
-    const value = from[key];
-    if (value !== void 0 && value !== "") env[key] = value;
-  }
-  env.TZ = SLURM_TIME_ZONE;
-  env.SLURM_TIME_FORMAT = SLURM_TIME_FORMAT;
-  for (const [key, value] of Object.entries(extra)) {
-    if (value === void 0) continue;
-    if (!SUBMIT_VARIABLE_SET.has(key))
-      throw new Error(
-        `refusing to pass ${key} to a Slurm command: only ${SUBMIT_SCRIPT_VARIABLES.join(", ")} may be set per submission`
-      );
-    if (!VALUE.test(value))
-      throw new Error(`refusing to pass ${key}: its value is not printable ASCII of at most 4096 characters`);
-    env[key] = value;
-  }
-  return env;
-}
-function withExportAllowlist(argv) {
-  const exports = argv.filter((a) => a === "--export" || a.startsWith("--export="));
-  if (exports.some((a) => a !== SBATCH_EXPORT_FLAG))
-    throw new Error(
-      `refusing to submit: ${JSON.stringify(exports.find((a) => a !== SBATCH_EXPORT_FLAG))} would hand the runner's environment to the job; only ${SBATCH_EXPORT_FLAG} is allowed`
-    );
-  if (exports.length > 0) return [...argv];
-  return [argv[0] ?? "sbatch", SBATCH_EXPORT_FLAG, ...argv.slice(1)];
-}
-
-// src/slurm/listing.ts
-function mergeJobListings(controller, accounting) {
-  const { latest, byJob } = allocationsOf(accounting);
-  const held = new Map(controller.map((j) => [j.id, j]));
-  const onlyAccounted = latest.filter((j) => {
-    if (isLive(j.status)) return false;
-    const same = held.get(j.id);
-    return !same || same.submitTime !== null && j.submitTime !== null && same.submitTime !== j.submitTime;
-  });
-  return [...controller, ...onlyAccounted].map((j) => withEarlier(j, byJob.get(allocationKey(j)) ?? []));
-}
-function allocationKey(j) {
-  return `${j.id}
-${j.name}`;
-}
-function startOf(j) {
-  return isWaiting(j.status) || j.startTime === null ? "~" : j.startTime;
-}
-function allocationsOf(rows) {
-  const byJob = /* @__PURE__ */ new Map();
-  for (const r of rows) byJob.set(allocationKey(r), [...byJob.get(allocationKey(r)) ?? [], r]);
-  const order = (j) => `${j.submitTime ?? ""} ${j.startTime ?? "~"}`;
-  const latest = [...byJob.values()].map((all) => all.reduce((a, b) => order(b) > order(a) ? b : a));
-  return { latest, byJob };
-}
-function withEarlier(job, rows) {
-  const own = startOf(job);
-  const before = rows.filter((r) => r.startTime !== null && r.endTime !== null && r.startTime < own);
-  if (before.length === 0) return job;
-  const sum = (a, b) => a === null ? b : b === null ? a : a + b;
-  return {
-    ...job,
-    heldSeconds: before.reduce((total, e) => sum(total, e.heldSeconds), job.heldSeconds),
-    gpuMinutes: before.reduce((total, e) => sum(total, e.gpuMinutes), job.gpuMinutes)
-  };
-}
-
-// src/slurm/client.ts
-var JOB_ID3 = /^[0-9]+(_[0-9]+)?$/;
-var NAME_PREFIX = /^[A-Za-z0-9_.-]{1,200}$/;
-var JOB_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
-var PATH2 = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
-var USER = /^[A-Za-z0-9_.@\\$-][A-Za-z0-9_.@\\ $-]{0,127}$/;
-function checked(value, pattern, what) {
-  if (!pattern.test(value))
-    throw new UnsafeArgumentError(`${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
-  return value;
-}
-function createSlurmClient(transport, options = {}) {
-  let history = options.history === "sacct" || options.history === "squeue" ? Promise.resolve(options.history) : void 0;
-  async function run(argv, idempotent, timeoutMs, env) {
-    const result = await transport.run(argv, { idempotent, timeoutMs, ...env ? { env } : {} });
-    if (result.code !== 0) {
-      const unreachable = ControllerUnreachableError.matches(result.stderr, result.stdout);
-      throw new (unreachable ? ControllerUnreachableError : SlurmCommandError)(
-        argv,
-        result.code,
-        result.stdout,
-        result.stderr,
-        transport.description
-      );
-    }
-    return result;
-  }
-  const log = options.log ?? ((m) => process.stderr.write(`${m}
-`));
-  let me;
-  function user() {
-    me ??= run(["id", "-un"], true).then((r) => checked(r.stdout.trim(), USER, "login user name"));
-    me.catch(() => me = void 0);
-    return me;
-  }
-  async function accountedJobs(account) {
-    try {
-      return await accountingJobs(account);
-    } catch (error2) {
-      if (!(error2 instanceof SlurmCommandError)) throw error2;
-      const why = (error2.stderr.trim().split("\n").at(-1) ?? "").slice(0, 300) || `exit code ${error2.code}`;
-      log(
-        `accounting unreachable (sacct: ${why}): ended jobs the controller forgot are unknown for this listing`
-      );
-      return { jobs: [], skipped: [], unreachable: why };
-    }
-  }
-  async function accountingJobs(account) {
-    const hours = options.sacctHours ?? 72;
-    const argv = [
-      "sacct",
-      "--parsable2",
-      "--noheader",
-      "--allocations",
-      "--duplicates",
-      `--starttime=now-${hours}hours`
-    ];
-    return parseSacct((await run([...argv, `--user=${account}`, `--format=${SACCT_FORMAT}`], true)).stdout);
-  }
-  function historySource() {
-    history ??= run(["scontrol", "show", "config"], true).then(
-      (r) => accountingEnabled(r.stdout) ? "sacct" : "squeue"
-    );
-    return history;
-  }
-  async function listing(namePrefix) {
-    checked(namePrefix, NAME_PREFIX, "job name prefix");
-    const [source, account] = await Promise.all([historySource(), user()]);
-    const ended = source === "sacct" ? await accountedJobs(account) : { jobs: [], skipped: [] };
-    const r = await run(["squeue", "--me", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
-    const live3 = parseSqueue(r.stdout);
-    const skipped = [...ended.skipped, ...live3.skipped];
-    for (const s of skipped) log(`skipped a ${s.command} line (${s.problem}): ${JSON.stringify(s.line)}`);
-    const jobs = mergeJobListings(live3.jobs, ended.jobs).filter(
-      (j) => j.name.startsWith(namePrefix) && (j.user === null || j.user === account)
-    );
+// src/lifecycle/run-name.ts
+import { randomBytes } from "node:crypto";
+var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
+var HEX82 = "[0-9a-f]{8}";
+var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})-(${HEX82})$`);
+var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})$`);
+var RUN_LABEL = /^[0-9a-f]{8}$/;
+function newRunLabel(bytes = randomBytes) {
+  return bytes(4).toString("hex");
+}
+function runNameFor(candidateJobName, label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${candidateJobName}-${label}`;
+}
+function parseRunName(name, experimentId) {
+  const prefix = `topo-${experimentId}-`;
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length);
+  const labelled = LABELLED.exec(rest);
+  if (labelled)
     return {
-      jobs,
-      accounting: source === "squeue" ? "off" : "unreachable" in ended ? "unreachable" : "on",
-      ..."unreachable" in ended ? { accountingProblem: ended.unreachable } : {},
-      skipped: skipped.filter((s) => s.name === null || s.name.startsWith(namePrefix))
+      experimentId,
+      candidate: labelled[1],
+      hash: labelled[2],
+      label: labelled[3]
     };
-  }
-  return {
-    transport,
-    async submit(argv, env) {
-      if (argv[0] !== "sbatch" || !argv.includes("--parsable")) {
-        throw new UnsafeArgumentError(
-          `submit expects an \`sbatch --parsable ...\` argv, got ${JSON.stringify(argv.slice(0, 3))}`
-        );
-      }
-      let exported;
-      try {
-        exported = withExportAllowlist(argv);
-      } catch (error2) {
-        throw new UnsafeArgumentError(error2.message);
-      }
-      const result = await run(exported, false, 6e4, env);
-      return parseSbatchParsable(result.stdout);
-    },
-    listing,
-    async jobs(namePrefix) {
-      return (await listing(namePrefix)).jobs;
-    },
-    async cancel(jobId2) {
-      await run(["scancel", checked(jobId2, JOB_ID3, "job id")], true);
-    },
-    async release(jobId2) {
-      await run(["scontrol", "release", checked(jobId2, JOB_ID3, "job id")], true);
-    },
-    async rename(jobId2, name) {
-      await run(
-        [
-          "scontrol",
-          "update",
-          `JobId=${checked(jobId2, JOB_ID3, "job id")}`,
-          `JobName=${checked(name, JOB_NAME, "job name")}`
-        ],
-        true
-      );
-    },
-    async tail(job, lines) {
-      if (!Number.isInteger(lines) || lines < 1 || lines > 1e4)
-        throw new UnsafeArgumentError(`tail: ${lines} lines is not 1-10000`);
-      let path;
-      if (typeof job === "string") {
-        const r2 = await run(["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID3, "job id")], true);
-        const found = parseScontrolJobs(r2.stdout);
-        if (found.length !== 1 || !found[0])
-          throw new SlurmOutputError("scontrol show job", `expected one job ${job}`, r2.stdout);
-        path = found[0].stdoutPath;
-      } else {
-        path = job.stdoutPath && expandOutputPattern(job.stdoutPath, job);
-      }
-      if (!path)
-        throw new SlurmError(`job ${typeof job === "string" ? job : job.id} has no known output file`);
-      const r = await run(["tail", "-n", String(lines), "--", checked(path, PATH2, "output path")], true);
-      const out = r.stdout.endsWith("\n") ? r.stdout.slice(0, -1) : r.stdout;
-      return out === "" ? [] : out.split("\n");
-    },
-    async ensureDir(path) {
-      await run(["mkdir", "-p", "--", checked(path, PATH2, "folder")], true);
-    },
-    close: () => transport.close()
-  };
+  const plain = UNLABELLED.exec(rest);
+  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
+  return null;
+}
+function candidateOfRunName(name) {
+  const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX82}(?:-${HEX82})?$`).exec(name);
+  return m ? parseRunName(name, m[1])?.candidate ?? null : null;
+}
+function ownerExperiment(name, experimentIds) {
+  let best = null;
+  for (const id of experimentIds)
+    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
+  return best;
+}
+function isRunOf(name, experimentId, knownIds = []) {
+  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
+  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
+}
+function looksLikeLongerExperiment(name, experimentId) {
+  const parsed = parseRunName(name, experimentId);
+  if (!parsed) return false;
+  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
 }
 
-// src/slurm/local-transport.ts
-import { execFile } from "node:child_process";
-
-// src/slurm/shell.ts
-var SAFE_ARG = /^[\x20-\x7e]{0,4096}$/;
-var SAFE_PROGRAM = /^(\/[A-Za-z0-9._/-]+|[A-Za-z0-9._-]+)$/;
-function assertSafeArgv(argv) {
-  if (argv.length === 0) throw new UnsafeArgumentError("refusing to run an empty command");
-  const [program, ...args] = argv;
-  if (program === void 0 || !SAFE_PROGRAM.test(program)) {
-    throw new UnsafeArgumentError(
-      `refusing to run program ${JSON.stringify(program)}: not a plain command name or absolute path`
-    );
-  }
-  for (const arg of args) {
-    if (typeof arg !== "string" || !SAFE_ARG.test(arg)) {
-      throw new UnsafeArgumentError(
-        `refusing to pass argument ${JSON.stringify(arg)} to ${program}: only printable ASCII (no control characters), at most 4096 characters`
-      );
-    }
-  }
+// src/lifecycle/submissions.ts
+var SUBMISSIONS_KEPT = 20;
+var MARK2 = "<!-- topo:submissions v1";
+var AT_END = /(?:^|\n)<!-- topo:submissions v1 ([A-Za-z0-9+/=]*) -->\s*$/;
+var JOB_ID2 = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
+function renderSubmissionsBlock(list) {
+  return `${MARK2} ${Buffer.from(JSON.stringify(list), "utf8").toString("base64")} -->`;
 }
-function quoteForRemoteShell(arg) {
-  if (/^[A-Za-z0-9_./-][A-Za-z0-9_@%+=:,./-]*$/.test(arg)) return arg;
-  return `'${arg.replace(/'/g, `'\\''`)}'`;
+function withSubmission(list, s) {
+  const before = list.find((x) => x.request.id === s.request.id);
+  const jobId2 = s.jobId ?? before?.jobId;
+  const next = [...list.filter((x) => x.request.id !== s.request.id), { ...s, ...jobId2 ? { jobId: jobId2 } : {} }];
+  return next.slice(-SUBMISSIONS_KEPT);
 }
-function remoteCommandLine(argv) {
-  assertSafeArgv(argv);
-  return argv.map(quoteForRemoteShell).join(" ");
+function inconsistency(r) {
+  const parsed = parseRunName(r.runName, r.experiment);
+  if (!parsed) return `${r.runName} is not a run name of ${r.experiment}`;
+  if (parsed.label !== r.id || parsed.candidate !== r.candidate || parsed.hash !== r.topologyHash)
+    return `${r.runName} does not name the Request's own id, candidate and topology hash`;
+  return null;
 }
-
-// src/slurm/local-transport.ts
-function createLocalTransport(options = {}) {
-  const defaultTimeout = options.timeoutMs ?? 3e4;
-  const base = { ...options.inherit ?? process.env, ...options.env };
-  return {
-    description: "the local login node",
-    run(argv, runOptions = {}) {
-      assertSafeArgv(argv);
-      const [file, ...args] = argv;
-      const timeout = runOptions.timeoutMs ?? defaultTimeout;
-      const env = plainCommandEnvironment(base, runOptions.env);
-      return new Promise((resolve4, reject) => {
-        execFile(
-          file,
-          args,
-          { timeout, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, encoding: "utf8", env },
-          (error2, stdout, stderr) => {
-            if (!error2) return resolve4({ stdout, stderr, code: 0 });
-            const e = error2;
-            if (e.killed) {
-              return reject(
-                new CommandTimeoutError(
-                  `\`${argv.join(" ")}\` did not finish within ${timeout} ms (stopped)`
-                )
-              );
-            }
-            if (typeof e.code === "number") return resolve4({ stdout, stderr, code: e.code });
-            if (e.code === "ENOENT") {
-              return reject(
-                new SlurmError(`\`${file}\` is not installed or not on PATH on the local login node`)
-              );
-            }
-            reject(new SlurmError(`\`${argv.join(" ")}\` could not run: ${e.message}`));
-          }
-        );
-      });
-    },
-    async close() {
-    }
-  };
-}
-
-// src/slurm/ssh-transport.ts
-import { createHash as createHash3 } from "node:crypto";
-
-// node_modules/node-ssh/lib/esm/index.mjs
-var import_is_stream = __toESM(require_is_stream(), 1);
-var import_make_dir = __toESM(require_make_dir(), 1);
-import invariant2, { AssertionError } from "assert";
-import fs4 from "fs";
-import fsPath2 from "path";
-
-// node_modules/sb-promise-queue/lib/esm/index.mjs
-var PromiseQueue = class {
-  constructor({ concurrency: concurrency2 = 1 } = {}) {
-    this.options = { concurrency: concurrency2 };
-    this.running = 0;
-    this.queue = [];
-    this.idleCallbacks = [];
-  }
-  clear() {
-    this.queue = [];
-  }
-  onIdle(callback) {
-    this.idleCallbacks.push(callback);
-    return () => {
-      const index = this.idleCallbacks.indexOf(callback);
-      if (index !== -1) {
-        this.idleCallbacks.splice(index, 1);
-      }
-    };
-  }
-  waitTillIdle() {
-    return new Promise((resolve4) => {
-      if (this.running === 0) {
-        resolve4();
-        return;
-      }
-      const dispose = this.onIdle(() => {
-        dispose();
-        resolve4();
-      });
-    });
-  }
-  add(callback) {
-    return new Promise((resolve4, reject) => {
-      const runCallback = () => {
-        this.running += 1;
-        try {
-          Promise.resolve(callback()).then((val) => {
-            resolve4(val);
-            this.processNext();
-          }, (err) => {
-            reject(err);
-            this.processNext();
-          });
-        } catch (err) {
-          reject(err);
-          this.processNext();
-        }
-      };
-      if (this.running >= this.options.concurrency) {
-        this.queue.push(runCallback);
-      } else {
-        runCallback();
-      }
-    });
-  }
-  // Internal function, don't use
-  processNext() {
-    this.running -= 1;
-    const callback = this.queue.shift();
-    if (callback) {
-      callback();
-    } else if (this.running === 0) {
-      this.idleCallbacks.forEach((item) => item());
-    }
-  }
-};
-
-// node_modules/sb-scandir/lib/esm/index.mjs
-import fs3 from "fs";
-import fsPath from "path";
-import invariant from "assert";
-var defaultFilesystem = {
-  join(pathA, pathB) {
-    return fsPath.join(pathA, pathB);
-  },
-  basename(path) {
-    return fsPath.basename(path);
-  },
-  stat(path) {
-    return new Promise((resolve4, reject) => {
-      fs3.stat(path, (err, res) => {
-        if (err) {
-          reject(err);
-        } else {
-          resolve4(res);
-        }
-      });
-    });
-  },
-  readdir(path) {
-    return new Promise((resolve4, reject) => {
-      fs3.readdir(path, (err, res) => {
-        if (err) {
-          reject(err);
-        } else {
-          resolve4(res);
-        }
-      });
-    });
-  }
-};
-async function scanDirectoryInternal({ path, recursive, validate, result, fileSystem, queue, reject }) {
-  const itemStat = await fileSystem.stat(path);
-  if (itemStat.isFile()) {
-    result.files.push(path);
-  } else if (itemStat.isDirectory()) {
-    result.directories.push(path);
-  }
-  if (!itemStat.isDirectory() || recursive === "none") {
-    return;
-  }
-  const contents = await fileSystem.readdir(path);
-  contents.forEach((item) => {
-    const itemPath = fileSystem.join(path, item);
-    if (!validate(itemPath)) {
-      return;
-    }
-    queue.add(() => scanDirectoryInternal({
-      path: itemPath,
-      recursive: recursive === "shallow" ? "none" : "deep",
-      validate,
-      result,
-      fileSystem,
-      queue,
-      reject
-    })).catch(reject);
-  });
-}
-async function scanDirectory(path, { recursive = true, validate = null, concurrency: concurrency2 = Infinity, fileSystem = defaultFilesystem } = {}) {
-  invariant(path && typeof path === "string", "path must be a valid string");
-  invariant(typeof recursive === "boolean", "options.recursive must be a valid boolean");
-  invariant(validate === null || typeof validate === "function", "options.validate must be a valid function");
-  invariant(typeof concurrency2 === "number", "options.concurrency must be a valid number");
-  invariant(fileSystem !== null && typeof fileSystem === "object", "options.fileSystem must be a valid object");
-  const queue = new PromiseQueue({
-    concurrency: concurrency2
-  });
-  const result = { files: [], directories: [] };
-  const mergedFileSystem = { ...defaultFilesystem, ...fileSystem };
-  await new Promise((resolve4, reject) => {
-    scanDirectoryInternal({
-      path,
-      recursive: recursive ? "deep" : "shallow",
-      validate: validate != null ? validate : (item) => mergedFileSystem.basename(item).slice(0, 1) !== ".",
-      result,
-      fileSystem: mergedFileSystem,
-      queue,
-      reject
-    }).then(() => queue.waitTillIdle()).then(resolve4, reject);
-  });
-  return result;
-}
-var esm_default = scanDirectory;
-
-// node_modules/node-ssh/lib/esm/index.mjs
-var import_shell_escape = __toESM(require_shell_escape(), 1);
-var import_ssh2 = __toESM(require_lib3(), 1);
-var DEFAULT_CONCURRENCY = 1;
-var DEFAULT_VALIDATE = (path) => !fsPath2.basename(path).startsWith(".");
-var DEFAULT_TICK = () => {
-};
-var SSHError = class extends Error {
-  constructor(message2, code2 = null) {
-    super(message2);
-    this.code = code2;
-  }
-};
-function unixifyPath(path) {
-  if (path.includes("\\")) {
-    return path.split("\\").join("/");
-  }
-  return path;
-}
-async function readFile(filePath) {
-  return new Promise((resolve4, reject) => {
-    fs4.readFile(filePath, "utf8", (err, res) => {
-      if (err) {
-        reject(err);
-      } else {
-        resolve4(res);
-      }
-    });
-  });
-}
-var SFTP_MKDIR_ERR_CODE_REGEXP = /Error: (E[\S]+): /;
-async function makeDirectoryWithSftp(path, sftp) {
-  let stats = null;
+function parseSubmissionsBlock(body) {
+  const m = AT_END.exec(body);
+  if (!m) return { submissions: [], problems: [] };
+  let data;
   try {
-    stats = await new Promise((resolve4, reject) => {
-      sftp.stat(path, (err, res) => {
-        if (err) {
-          reject(err);
-        } else {
-          resolve4(res);
-        }
-      });
-    });
-  } catch (_) {
-  }
-  if (stats) {
-    if (stats.isDirectory()) {
-      return;
-    }
-    throw new Error("mkdir() failed, target already exists and is not a directory");
-  }
-  try {
-    await new Promise((resolve4, reject) => {
-      sftp.mkdir(path, (err) => {
-        if (err) {
-          reject(err);
-        } else {
-          resolve4();
-        }
-      });
-    });
-  } catch (err) {
-    if (err != null && typeof err.stack === "string") {
-      const matches = SFTP_MKDIR_ERR_CODE_REGEXP.exec(err.stack);
-      if (matches != null) {
-        throw new SSHError(err.message, matches[1]);
-      }
-      throw err;
-    }
-  }
-}
-var NodeSSH = class {
-  constructor() {
-    this.connection = null;
-  }
-  getConnection() {
-    const { connection } = this;
-    if (connection == null) {
-      throw new Error("Not connected to server");
-    }
-    return connection;
-  }
-  async connect(givenConfig) {
-    invariant2(givenConfig != null && typeof givenConfig === "object", "config must be a valid object");
-    const config = { ...givenConfig };
-    invariant2(config.username != null && typeof config.username === "string", "config.username must be a valid string");
-    if (config.host != null) {
-      invariant2(typeof config.host === "string", "config.host must be a valid string");
-    } else if (config.sock != null) {
-      invariant2(typeof config.sock === "object", "config.sock must be a valid object");
-    } else {
-      throw new AssertionError({ message: "Either config.host or config.sock must be provided" });
-    }
-    if (config.privateKey != null || config.privateKeyPath != null) {
-      if (config.privateKey != null) {
-        invariant2(typeof config.privateKey === "string", "config.privateKey must be a valid string");
-        invariant2(config.privateKeyPath == null, "config.privateKeyPath must not be specified when config.privateKey is specified");
-      } else if (config.privateKeyPath != null) {
-        invariant2(typeof config.privateKeyPath === "string", "config.privateKeyPath must be a valid string");
-        invariant2(config.privateKey == null, "config.privateKey must not be specified when config.privateKeyPath is specified");
-      }
-      invariant2(config.passphrase == null || typeof config.passphrase === "string", "config.passphrase must be null or a valid string");
-      if (config.privateKeyPath != null) {
-        try {
-          config.privateKey = await readFile(config.privateKeyPath);
-        } catch (err) {
-          if (err != null && err.code === "ENOENT") {
-            throw new AssertionError({ message: "config.privateKeyPath does not exist at given fs path" });
-          }
-          throw err;
-        }
-      }
-    } else if (config.password != null) {
-      invariant2(typeof config.password === "string", "config.password must be a valid string");
-    }
-    if (config.tryKeyboard != null) {
-      invariant2(typeof config.tryKeyboard === "boolean", "config.tryKeyboard must be a valid boolean");
-    }
-    if (config.tryKeyboard) {
-      const { password } = config;
-      if (config.onKeyboardInteractive != null) {
-        invariant2(typeof config.onKeyboardInteractive === "function", "config.onKeyboardInteractive must be a valid function");
-      } else if (password != null) {
-        config.onKeyboardInteractive = (name, instructions, instructionsLang, prompts, finish) => {
-          if (prompts.length > 0 && prompts[0].prompt.toLowerCase().includes("password")) {
-            finish([password]);
-          }
-        };
-      }
-    }
-    const connection = new import_ssh2.default.Client();
-    this.connection = connection;
-    await new Promise((resolve4, reject) => {
-      connection.on("error", reject);
-      if (config.onKeyboardInteractive) {
-        connection.on("keyboard-interactive", config.onKeyboardInteractive);
-      }
-      connection.on("ready", () => {
-        connection.removeListener("error", reject);
-        resolve4();
-      });
-      connection.on("end", () => {
-        if (this.connection === connection) {
-          this.connection = null;
-        }
-      });
-      connection.on("close", () => {
-        if (this.connection === connection) {
-          this.connection = null;
-        }
-        reject(new SSHError("No response from server", "ETIMEDOUT"));
-      });
-      connection.connect(config);
-    });
-    return this;
-  }
-  isConnected() {
-    return this.connection != null;
-  }
-  async requestShell(options) {
-    const connection = this.getConnection();
-    return new Promise((resolve4, reject) => {
-      connection.on("error", reject);
-      const callback = (err, res) => {
-        connection.removeListener("error", reject);
-        if (err) {
-          reject(err);
-        } else {
-          resolve4(res);
-        }
-      };
-      if (options == null) {
-        connection.shell(callback);
-      } else {
-        connection.shell(options, callback);
-      }
-    });
-  }
-  async withShell(callback, options) {
-    invariant2(typeof callback === "function", "callback must be a valid function");
-    const shell = await this.requestShell(options);
-    try {
-      await callback(shell);
-    } finally {
-      shell.destroy();
-    }
-  }
-  async requestSFTP() {
-    const connection = this.getConnection();
-    return new Promise((resolve4, reject) => {
-      connection.on("error", reject);
-      connection.sftp((err, res) => {
-        connection.removeListener("error", reject);
-        if (err) {
-          reject(err);
-        } else {
-          resolve4(res);
-        }
-      });
-    });
-  }
-  async withSFTP(callback) {
-    invariant2(typeof callback === "function", "callback must be a valid function");
-    const sftp = await this.requestSFTP();
-    try {
-      await callback(sftp);
-    } finally {
-      sftp.end();
-    }
-  }
-  async execCommand(givenCommand, options = {}) {
-    invariant2(typeof givenCommand === "string", "command must be a valid string");
-    invariant2(options != null && typeof options === "object", "options must be a valid object");
-    invariant2(options.cwd == null || typeof options.cwd === "string", "options.cwd must be a valid string");
-    invariant2(options.stdin == null || typeof options.stdin === "string" || import_is_stream.default.readable(options.stdin), "options.stdin must be a valid string or readable stream");
-    invariant2(options.execOptions == null || typeof options.execOptions === "object", "options.execOptions must be a valid object");
-    invariant2(options.encoding == null || typeof options.encoding === "string", "options.encoding must be a valid string");
-    invariant2(options.onChannel == null || typeof options.onChannel === "function", "options.onChannel must be a valid function");
-    invariant2(options.onStdout == null || typeof options.onStdout === "function", "options.onStdout must be a valid function");
-    invariant2(options.onStderr == null || typeof options.onStderr === "function", "options.onStderr must be a valid function");
-    invariant2(options.noTrim == null || typeof options.noTrim === "boolean", "options.noTrim must be a boolean");
-    let command = givenCommand;
-    if (options.cwd) {
-      command = `cd ${(0, import_shell_escape.default)([options.cwd])} ; ${command}`;
-    }
-    const connection = this.getConnection();
-    const output = { stdout: [], stderr: [] };
-    return new Promise((resolve4, reject) => {
-      connection.on("error", reject);
-      connection.exec(command, options.execOptions != null ? options.execOptions : {}, (err, channel) => {
-        connection.removeListener("error", reject);
-        if (err) {
-          reject(err);
-          return;
-        }
-        if (options.onChannel) {
-          options.onChannel(channel);
-        }
-        channel.on("data", (chunk) => {
-          if (options.onStdout)
-            options.onStdout(chunk);
-          output.stdout.push(chunk.toString(options.encoding));
-        });
-        channel.stderr.on("data", (chunk) => {
-          if (options.onStderr)
-            options.onStderr(chunk);
-          output.stderr.push(chunk.toString(options.encoding));
-        });
-        if (options.stdin != null) {
-          if (import_is_stream.default.readable(options.stdin)) {
-            options.stdin.pipe(channel, {
-              end: true
-            });
-          } else {
-            channel.write(options.stdin);
-            channel.end();
-          }
-        } else {
-          channel.end();
-        }
-        let code2 = null;
-        let signal = null;
-        channel.on("exit", (code_, signal_) => {
-          code2 = code_ !== null && code_ !== void 0 ? code_ : null;
-          signal = signal_ !== null && signal_ !== void 0 ? signal_ : null;
-        });
-        channel.on("close", () => {
-          let stdout = output.stdout.join("");
-          let stderr = output.stderr.join("");
-          if (options.noTrim !== true) {
-            stdout = stdout.trim();
-            stderr = stderr.trim();
-          }
-          resolve4({
-            code: code2 != null ? code2 : null,
-            signal: signal != null ? signal : null,
-            stdout,
-            stderr
-          });
-        });
-      });
-    });
-  }
-  async exec(command, parameters2, options = {}) {
-    invariant2(typeof command === "string", "command must be a valid string");
-    invariant2(Array.isArray(parameters2), "parameters must be a valid array");
-    invariant2(options != null && typeof options === "object", "options must be a valid object");
-    invariant2(options.stream == null || ["both", "stdout", "stderr"].includes(options.stream), "options.stream must be one of both, stdout, stderr");
-    for (let i = 0, { length } = parameters2; i < length; i += 1) {
-      invariant2(typeof parameters2[i] === "string", `parameters[${i}] must be a valid string`);
-    }
-    const completeCommand = `${command}${parameters2.length > 0 ? ` ${(0, import_shell_escape.default)(parameters2)}` : ""}`;
-    const response = await this.execCommand(completeCommand, options);
-    if (options.stream == null || options.stream === "stdout") {
-      if (response.stderr) {
-        throw new Error(response.stderr);
-      }
-      return response.stdout;
-    }
-    if (options.stream === "stderr") {
-      return response.stderr;
-    }
-    return response;
-  }
-  async mkdir(path, method = "sftp", givenSftp = null) {
-    invariant2(typeof path === "string", "path must be a valid string");
-    invariant2(typeof method === "string" && (method === "sftp" || method === "exec"), "method must be either sftp or exec");
-    invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
-    if (method === "exec") {
-      await this.exec("mkdir", ["-p", unixifyPath(path)]);
-      return;
-    }
-    const sftp = givenSftp || await this.requestSFTP();
-    const makeSftpDirectory = async (retry2) => makeDirectoryWithSftp(unixifyPath(path), sftp).catch(async (error2) => {
-      if (!retry2 || error2 == null || error2.message !== "No such file" && error2.code !== "ENOENT") {
-        throw error2;
-      }
-      await this.mkdir(fsPath2.dirname(path), "sftp", sftp);
-      await makeSftpDirectory(false);
-    });
-    try {
-      await makeSftpDirectory(true);
-    } finally {
-      if (!givenSftp) {
-        sftp.end();
-      }
-    }
-  }
-  async getFile(localFile, remoteFile, givenSftp = null, transferOptions = null) {
-    invariant2(typeof localFile === "string", "localFile must be a valid string");
-    invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
-    invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
-    invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
-    const sftp = givenSftp || await this.requestSFTP();
-    try {
-      await new Promise((resolve4, reject) => {
-        sftp.fastGet(unixifyPath(remoteFile), localFile, transferOptions || {}, (err) => {
-          if (err) {
-            reject(err);
-          } else {
-            resolve4();
-          }
-        });
-      });
-    } finally {
-      if (!givenSftp) {
-        sftp.end();
-      }
-    }
-  }
-  async putFile(localFile, remoteFile, givenSftp = null, transferOptions = null) {
-    invariant2(typeof localFile === "string", "localFile must be a valid string");
-    invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
-    invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
-    invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
-    invariant2(await new Promise((resolve4) => {
-      fs4.access(localFile, fs4.constants.R_OK, (err) => {
-        resolve4(err === null);
-      });
-    }), `localFile does not exist at ${localFile}`);
-    const sftp = givenSftp || await this.requestSFTP();
-    const putFile = (retry2) => {
-      return new Promise((resolve4, reject) => {
-        sftp.fastPut(localFile, unixifyPath(remoteFile), transferOptions || {}, (err) => {
-          if (err == null) {
-            resolve4();
-            return;
-          }
-          if (err.message === "No such file" && retry2) {
-            resolve4(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
-          } else {
-            reject(err);
-          }
-        });
-      });
-    };
-    try {
-      await putFile(true);
-    } finally {
-      if (!givenSftp) {
-        sftp.end();
-      }
-    }
-  }
-  async putFiles(files, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {} } = {}) {
-    invariant2(Array.isArray(files), "files must be an array");
-    for (let i = 0, { length } = files; i < length; i += 1) {
-      const file = files[i];
-      invariant2(file, "files items must be valid objects");
-      invariant2(file.local && typeof file.local === "string", `files[${i}].local must be a string`);
-      invariant2(file.remote && typeof file.remote === "string", `files[${i}].remote must be a string`);
-    }
-    const transferred = [];
-    const sftp = givenSftp || await this.requestSFTP();
-    const queue = new PromiseQueue({ concurrency: concurrency2 });
-    try {
-      await new Promise((resolve4, reject) => {
-        files.forEach((file) => {
-          queue.add(async () => {
-            await this.putFile(file.local, file.remote, sftp, transferOptions);
-            transferred.push(file);
-          }).catch(reject);
-        });
-        queue.waitTillIdle().then(resolve4);
-      });
-    } catch (error2) {
-      if (error2 != null) {
-        error2.transferred = transferred;
-      }
-      throw error2;
-    } finally {
-      if (!givenSftp) {
-        sftp.end();
-      }
-    }
-  }
-  async putDirectory(localDirectory, remoteDirectory, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
-    invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
-    invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve4) => {
-      fs4.stat(localDirectory, (err, stat2) => {
-        resolve4(stat2 || null);
-      });
-    });
-    invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
-    invariant2(localDirectoryStat.isDirectory(), `localDirectory is not a directory at ${localDirectory}`);
-    const sftp = givenSftp || await this.requestSFTP();
-    const scanned = await esm_default(localDirectory, {
-      recursive,
-      validate
-    });
-    const files = scanned.files.map((item) => fsPath2.relative(localDirectory, item));
-    const directories = scanned.directories.map((item) => fsPath2.relative(localDirectory, item));
-    directories.sort((a, b) => a.length - b.length);
-    let failed = false;
-    try {
-      await new Promise((resolve4, reject) => {
-        const queue = new PromiseQueue({ concurrency: concurrency2 });
-        directories.forEach((directory) => {
-          queue.add(async () => {
-            await this.mkdir(fsPath2.join(remoteDirectory, directory), "sftp", sftp);
-          }).catch(reject);
-        });
-        resolve4(queue.waitTillIdle());
-      });
-      await new Promise((resolve4, reject) => {
-        const queue = new PromiseQueue({ concurrency: concurrency2 });
-        files.forEach((file) => {
-          queue.add(async () => {
-            const localFile = fsPath2.join(localDirectory, file);
-            const remoteFile = fsPath2.join(remoteDirectory, file);
-            try {
-              await this.putFile(localFile, remoteFile, sftp, transferOptions);
-              tick(localFile, remoteFile, null);
-            } catch (_) {
-              failed = true;
-              tick(localFile, remoteFile, _);
-            }
-          }).catch(reject);
-        });
-        resolve4(queue.waitTillIdle());
-      });
-    } finally {
-      if (!givenSftp) {
-        sftp.end();
-      }
-    }
-    return !failed;
-  }
-  async getDirectory(localDirectory, remoteDirectory, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
-    invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
-    invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
-    const localDirectoryStat = await new Promise((resolve4) => {
-      fs4.stat(localDirectory, (err, stat2) => {
-        resolve4(stat2 || null);
-      });
-    });
-    invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
-    invariant2(localDirectoryStat.isDirectory(), `localDirectory is not a directory at ${localDirectory}`);
-    const sftp = givenSftp || await this.requestSFTP();
-    const scanned = await esm_default(remoteDirectory, {
-      recursive,
-      validate,
-      concurrency: concurrency2,
-      fileSystem: {
-        basename(path) {
-          return fsPath2.posix.basename(path);
-        },
-        join(pathA, pathB) {
-          return fsPath2.posix.join(pathA, pathB);
-        },
-        readdir(path) {
-          return new Promise((resolve4, reject) => {
-            sftp.readdir(path, (err, res) => {
-              if (err) {
-                reject(err);
-              } else {
-                resolve4(res.map((item) => item.filename));
-              }
-            });
-          });
-        },
-        stat(path) {
-          return new Promise((resolve4, reject) => {
-            sftp.stat(path, (err, res) => {
-              if (err) {
-                reject(err);
-              } else {
-                resolve4(res);
-              }
-            });
-          });
-        }
-      }
-    });
-    const files = scanned.files.map((item) => fsPath2.relative(remoteDirectory, item));
-    const directories = scanned.directories.map((item) => fsPath2.relative(remoteDirectory, item));
-    directories.sort((a, b) => a.length - b.length);
-    let failed = false;
-    try {
-      await new Promise((resolve4, reject) => {
-        const queue = new PromiseQueue({ concurrency: concurrency2 });
-        directories.forEach((directory) => {
-          queue.add(async () => {
-            await (0, import_make_dir.default)(fsPath2.join(localDirectory, directory));
-          }).catch(reject);
-        });
-        resolve4(queue.waitTillIdle());
-      });
-      await new Promise((resolve4, reject) => {
-        const queue = new PromiseQueue({ concurrency: concurrency2 });
-        files.forEach((file) => {
-          queue.add(async () => {
-            const localFile = fsPath2.join(localDirectory, file);
-            const remoteFile = fsPath2.join(remoteDirectory, file);
-            try {
-              await this.getFile(localFile, remoteFile, sftp, transferOptions);
-              tick(localFile, remoteFile, null);
-            } catch (_) {
-              failed = true;
-              tick(localFile, remoteFile, _);
-            }
-          }).catch(reject);
-        });
-        resolve4(queue.waitTillIdle());
-      });
-    } finally {
-      if (!givenSftp) {
-        sftp.end();
-      }
-    }
-    return !failed;
-  }
-  forwardIn(remoteAddr, remotePort, onConnection) {
-    const connection = this.getConnection();
-    return new Promise((resolve4, reject) => {
-      connection.forwardIn(remoteAddr, remotePort, (error2, port) => {
-        if (error2) {
-          reject(error2);
-          return;
-        }
-        const handler2 = (details, acceptConnection, rejectConnection) => {
-          if (details.destIP === remoteAddr && details.destPort === port) {
-            onConnection === null || onConnection === void 0 ? void 0 : onConnection(details, acceptConnection, rejectConnection);
-          }
-        };
-        if (onConnection) {
-          connection.on("tcp connection", handler2);
-        }
-        const dispose = () => {
-          return new Promise((_resolve, _reject) => {
-            connection.off("tcp connection", handler2);
-            connection.unforwardIn(remoteAddr, port, (_error) => {
-              if (_error) {
-                _reject(error2);
-              }
-              _resolve();
-            });
-          });
-        };
-        resolve4({ port, dispose });
-      });
-    });
-  }
-  forwardOut(srcIP, srcPort, dstIP, dstPort) {
-    const connection = this.getConnection();
-    return new Promise((resolve4, reject) => {
-      connection.forwardOut(srcIP, srcPort, dstIP, dstPort, (error2, channel) => {
-        if (error2) {
-          reject(error2);
-          return;
-        }
-        resolve4(channel);
-      });
-    });
-  }
-  forwardInStreamLocal(socketPath, onConnection) {
-    const connection = this.getConnection();
-    return new Promise((resolve4, reject) => {
-      connection.openssh_forwardInStreamLocal(socketPath, (error2) => {
-        if (error2) {
-          reject(error2);
-          return;
-        }
-        const handler2 = (details, acceptConnection, rejectConnection) => {
-          if (details.socketPath === socketPath) {
-            onConnection === null || onConnection === void 0 ? void 0 : onConnection(details, acceptConnection, rejectConnection);
-          }
-        };
-        if (onConnection) {
-          connection.on("unix connection", handler2);
-        }
-        const dispose = () => {
-          return new Promise((_resolve, _reject) => {
-            connection.off("unix connection", handler2);
-            connection.openssh_unforwardInStreamLocal(socketPath, (_error) => {
-              if (_error) {
-                _reject(_error);
-              }
-              _resolve();
-            });
-          });
-        };
-        resolve4({ dispose });
-      });
-    });
-  }
-  forwardOutStreamLocal(socketPath) {
-    const connection = this.getConnection();
-    return new Promise((resolve4, reject) => {
-      connection.openssh_forwardOutStreamLocal(socketPath, (error2, channel) => {
-        if (error2) {
-          reject(error2);
-          return;
-        }
-        resolve4(channel);
-      });
-    });
-  }
-  dispose() {
-    if (this.connection) {
-      this.connection.end();
-      this.connection = null;
-    }
-  }
-};
-
-// src/slurm/ssh-shell.ts
-import { randomBytes as randomBytes2 } from "node:crypto";
-import { StringDecoder } from "node:string_decoder";
-var ShellGone = class extends Error {
-};
-var ShellTimeout = class extends Error {
-};
-function markedLine(line, mark) {
-  return `${line} </dev/null; __topo_rc=$?; printf '\\n%s %d\\n' '${mark}' "$__topo_rc"; printf '\\n%s\\n' '${mark}' >&2
-`;
-}
-function readMarked(out, err, mark) {
-  const o = out.indexOf(`
-${mark} `);
-  const e = err.indexOf(`
-${mark}
-`);
-  if (o < 0 || e < 0) return null;
-  const end = out.indexOf("\n", o + mark.length + 2);
-  if (end < 0) return null;
-  const code2 = Number(out.slice(o + mark.length + 2, end));
-  return {
-    stdout: out.slice(0, o),
-    stderr: err.slice(0, e),
-    code: Number.isInteger(code2) ? code2 : 255
-  };
-}
-async function startRemoteShell(channel, readyTimeoutMs) {
-  const token = randomBytes2(12).toString("hex");
-  const decoders = {
-    out: new StringDecoder("utf8"),
-    err: new StringDecoder("utf8")
-  };
-  let out = "";
-  let err = "";
-  let alive = true;
-  let pending;
-  channel.on("data", (chunk) => {
-    out += decoders.out.write(chunk);
-    pending?.(false);
-  });
-  channel.stderr.on("data", (chunk) => {
-    err += decoders.err.write(chunk);
-    pending?.(false);
-  });
-  channel.on("close", () => {
-    alive = false;
-    pending?.(true);
-  });
-  const close = () => {
-    alive = false;
-    channel.close();
-  };
-  function exchange(text3, timeoutMs, done) {
-    out = "";
-    err = "";
-    return new Promise((resolve4, reject) => {
-      const timer = setTimeout(() => {
-        pending = void 0;
-        close();
-        reject(new ShellTimeout(`no answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      pending = (gone) => {
-        const result = done();
-        if (result === null && !gone) return;
-        pending = void 0;
-        clearTimeout(timer);
-        if (result === null) reject(new ShellGone("the shell closed"));
-        else resolve4(result);
-      };
-      if (!alive) pending(true);
-      else channel.write(text3);
-    });
-  }
-  const ready = `${token}:ready`;
-  await exchange(
-    `printf '%s\\n' '${ready}'
-`,
-    readyTimeoutMs,
-    () => out.includes(`${ready}
-`) ? true : null
-  );
-  let seq = 0;
-  let queue = Promise.resolve();
-  return {
-    get alive() {
-      return alive;
-    },
-    close,
-    run(line, timeoutMs) {
-      const mark = `${token}:${++seq}`;
-      const next = queue.then(
-        () => exchange(markedLine(line, mark), timeoutMs, () => readMarked(out, err, mark))
-      );
-      queue = next.catch(() => {
-      });
-      return next;
-    }
-  };
-}
-
-// src/slurm/ssh-transport.ts
-var HOST_KEY_ALGORITHMS = {
-  "ssh-ed25519": ["ssh-ed25519"],
-  "ssh-rsa": ["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"],
-  "ecdsa-sha2-nistp256": ["ecdsa-sha2-nistp256"],
-  "ecdsa-sha2-nistp384": ["ecdsa-sha2-nistp384"],
-  "ecdsa-sha2-nistp521": ["ecdsa-sha2-nistp521"]
-};
-function fingerprint(blob) {
-  return `SHA256:${createHash3("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
-}
-function parseKnownHostKey(text3) {
-  const m = /^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256|ecdsa-sha2-nistp384|ecdsa-sha2-nistp521) ([A-Za-z0-9+/=]+)$/.exec(
-    text3.trim()
-  );
-  if (!m?.[1] || !m[2]) {
-    throw new SlurmError(`known_host_key ${JSON.stringify(text3)} is not "<type> <base64>" as in known_hosts`);
-  }
-  return { type: m[1], blob: Buffer.from(m[2], "base64") };
-}
-var sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-function transient(error2) {
-  const e = error2;
-  if (error2 instanceof HostKeyMismatchError) return false;
-  if (e.level === "client-authentication") return false;
-  return ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "EPIPE", "ENETUNREACH"].includes(
-    e.code ?? ""
-  ) || /timed out|closed|ECONNRESET|Not connected|No response/i.test(e.message ?? "");
-}
-function createSshTransport(options) {
-  const known = parseKnownHostKey(options.knownHostKey);
-  const algorithms = HOST_KEY_ALGORITHMS[known.type] ?? [known.type];
-  const where = `${options.user}@${options.host}:${options.port}`;
-  const connectAttempts = options.connectAttempts ?? 4;
-  const commandRetries = options.commandRetries ?? 2;
-  const backoff = options.backoffMs ?? 500;
-  const envPrefix = Object.entries(options.env ?? {}).map(([k, v]) => {
-    if (!/^[A-Z_][A-Z0-9_]*$/.test(k))
-      throw new SlurmError(`environment name ${JSON.stringify(k)} is not NAME`);
-    return `${k}=${v}`;
-  });
-  let ssh;
-  let connecting;
-  let shell;
-  let persistent = options.persistentShell !== false;
-  function shellOf(client) {
-    if (shell?.client === client) {
-      const current = shell;
-      return current.shell.then((s) => {
-        if (s === null || s.alive) return s;
-        if (shell === current) shell = void 0;
-        return shellOf(client);
-      });
-    }
-    const started = openShell(client).catch(() => {
-      if (client.isConnected()) persistent = false;
-      return null;
-    });
-    shell = { client, shell: started };
-    return started;
-  }
-  function openShell(client) {
-    return new Promise((resolve4, reject) => {
-      const connection = client.connection;
-      if (!connection) return reject(new Error("not connected"));
-      connection.exec(
-        "exec /bin/sh",
-        (error2, channel) => error2 ? reject(error2) : resolve4(channel)
-      );
-    }).then((channel) => startRemoteShell(channel, options.commandTimeoutMs ?? 3e4));
-  }
-  async function connectOnce() {
-    let seen;
-    const client = new NodeSSH();
-    try {
-      await client.connect({
-        host: options.host,
-        port: options.port,
-        username: options.user,
-        privateKey: options.privateKey,
-        readyTimeout: options.connectTimeoutMs ?? 1e4,
-        keepaliveInterval: 5e3,
-        keepaliveCountMax: 3,
-        tryKeyboard: false,
-        algorithms: { serverHostKey: algorithms },
-        hostVerifier: (key) => {
-          seen = key;
-          return key.equals(known.blob);
-        }
-      });
-    } catch (error2) {
-      client.dispose();
-      if (seen && !seen.equals(known.blob)) {
-        throw new HostKeyMismatchError(
-          `refusing ${where}: its host key ${fingerprint(seen)} is not the configured known_host_key ${fingerprint(known.blob)}. If the host was legitimately re-keyed, update known_host_key in the cluster definition; otherwise someone may be intercepting the connection.`
-        );
-      }
-      throw error2;
-    }
-    client.connection?.on("close", () => {
-      if (ssh === client) ssh = void 0;
-    });
-    client.connection?.on("error", () => {
-      if (ssh === client) ssh = void 0;
-    });
-    return client;
-  }
-  async function connect() {
-    if (ssh?.isConnected()) return ssh;
-    connecting ??= (async () => {
-      let last;
-      for (let attempt = 1; attempt <= connectAttempts; attempt++) {
-        try {
-          ssh = await connectOnce();
-          return ssh;
-        } catch (error2) {
-          last = error2;
-          if (!transient(error2) || attempt === connectAttempts) break;
-          await sleep(backoff * 2 ** (attempt - 1));
-        }
-      }
-      if (last instanceof SlurmError) throw last;
-      const e = last;
-      if (e?.level === "client-authentication") {
-        throw new SlurmError(
-          `SSH to ${where} refused the private key (key authentication only): ${e.message}`
-        );
-      }
-      throw new ConnectionLostError(
-        `cannot connect to ${where} after ${connectAttempts} attempts: ${e?.message ?? String(last)}`
-      );
-    })().finally(() => {
-      connecting = void 0;
-    });
-    return connecting;
-  }
-  async function runOnce(argv, timeout, commandEnv) {
-    const client = await connect();
-    assertSafeArgv(argv);
-    const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k, v]) => `${k}=${v}`);
-    const line = remoteCommandLine(["env", ...envPrefix, ...perCommand, ...argv]);
-    const remote = persistent ? await shellOf(client) : null;
-    if (remote) return runInShell(remote, client, argv, line, timeout);
-    let channel;
-    let timer;
-    const timedOut = new Promise((_, reject) => {
-      timer = setTimeout(() => {
-        channel?.close();
-        reject(
-          new CommandTimeoutError(
-            `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where} (stopped)`
-          )
-        );
-      }, timeout);
-    });
-    try {
-      const result = await Promise.race([
-        client.execCommand(line, {
-          noTrim: true,
-          onChannel: (c) => {
-            channel = c;
-          }
-        }),
-        timedOut
-      ]);
-      if (result.code === null) {
-        if (ssh === client) ssh = void 0;
-        client.dispose();
-        throw new ConnectionLostError(
-          `connection to ${where} was lost while running \`${argv.join(" ")}\`${result.signal ? ` (signal ${result.signal})` : ""}`
-        );
-      }
-      return {
-        stdout: result.stdout,
-        stderr: result.stderr,
-        code: result.code
-      };
-    } catch (error2) {
-      if (error2 instanceof SlurmError) throw error2;
-      if (ssh === client) ssh = void 0;
-      client.dispose();
-      throw new ConnectionLostError(
-        `connection to ${where} failed while running \`${argv.join(" ")}\`: ${error2.message}`
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-  async function runInShell(remote, client, argv, line, timeout) {
-    try {
-      return await remote.run(line, timeout);
-    } catch (error2) {
-      if (error2 instanceof ShellTimeout)
-        throw new CommandTimeoutError(
-          `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where} (stopped)`
-        );
-      if (!(error2 instanceof ShellGone)) throw error2;
-      if (!client.isConnected() && ssh === client) ssh = void 0;
-      throw new ConnectionLostError(`connection to ${where} was lost while running \`${argv.join(" ")}\``);
-    }
-  }
-  return {
-    description: where,
-    async run(argv, runOptions = {}) {
-      const timeout = runOptions.timeoutMs ?? options.commandTimeoutMs ?? 3e4;
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await runOnce(argv, timeout, runOptions.env);
-        } catch (error2) {
-          const retry2 = error2 instanceof ConnectionLostError && runOptions.idempotent === true && attempt < commandRetries;
-          if (!retry2) throw error2;
-          await sleep(backoff * 2 ** attempt);
-        }
-      }
-    },
-    async close() {
-      const open2 = shell;
-      shell = void 0;
-      await open2?.shell.then((s) => s?.close());
-      ssh?.dispose();
-      ssh = void 0;
-    }
-  };
-}
-
-// src/slurm/for-cluster.ts
-function sshPrivateKey(env) {
-  const text3 = env.TOPO_SSH_KEY;
-  if (text3 && text3.trim() !== "") return text3.endsWith("\n") ? text3 : `${text3}
-`;
-  const file = env.TOPO_SSH_KEY_FILE;
-  if (file && file.trim() !== "") {
-    try {
-      return readFileSync2(file, "utf8");
-    } catch (error2) {
-      throw new SlurmConfigError(`TOPO_SSH_KEY_FILE=${file} cannot be read: ${error2.message}`);
-    }
-  }
-  throw new SlurmConfigError(
-    "the cluster uses the ssh transport but no private key is configured: set TOPO_SSH_KEY (the key text, e.g. a secret) or TOPO_SSH_KEY_FILE (a path)"
-  );
-}
-function slurmClientForCluster(name, cluster, options = {}) {
-  return createSlurmClient(transportForCluster(name, cluster, options), options);
-}
-function transportForCluster(name, cluster, options = {}) {
-  const env = options.env ?? process.env;
-  if (cluster.transport === "local") {
-    return createLocalTransport({ timeoutMs: options.commandTimeoutMs, inherit: env });
-  }
-  if (!cluster.host || !cluster.user || !cluster.known_host_key) {
-    throw new SlurmConfigError(`cluster ${name}: transport ssh needs host, user and known_host_key`);
-  }
-  return createSshTransport({
-    host: cluster.host,
-    port: cluster.port ?? 22,
-    user: cluster.user,
-    knownHostKey: cluster.known_host_key,
-    privateKey: sshPrivateKey(env),
-    commandTimeoutMs: options.commandTimeoutMs,
-    connectTimeoutMs: options.connectTimeoutMs
-  });
-}
-
-// src/telemetry/prometheus.ts
-var PrometheusError = class extends Error {
-  constructor(message2, details, cause) {
-    super(message2, cause === void 0 ? void 0 : { cause });
-    this.details = details;
-    this.name = "PrometheusError";
-  }
-  details;
-};
-var BODY_QUOTE = 500;
-function quote(body) {
-  const s = body.replace(/\s+/g, " ").trim();
-  return s.length > BODY_QUOTE ? `${s.slice(0, BODY_QUOTE)}\u2026` : s;
-}
-function parseSampleValue(raw) {
-  if (typeof raw !== "string") throw new Error(`sample value must be a string, got ${JSON.stringify(raw)}`);
-  if (raw === "NaN") return Number.NaN;
-  if (raw === "+Inf" || raw === "Inf") return Number.POSITIVE_INFINITY;
-  if (raw === "-Inf") return Number.NEGATIVE_INFINITY;
-  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw))
-    throw new Error(`sample value is not a number: ${JSON.stringify(raw)}`);
-  return Number(raw);
-}
-function parsePoint(p, where) {
-  if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== "number" || !Number.isFinite(p[0]))
-    throw new Error(
-      `${where}: a sample must be [unix_seconds, "value"], got ${JSON.stringify(p)?.slice(0, 80)}`
-    );
-  return [p[0], parseSampleValue(p[1])];
-}
-function parseLabels(m, where) {
-  if (m === void 0) return {};
-  if (!m || typeof m !== "object" || Array.isArray(m))
-    throw new Error(`${where}: "metric" must be an object of labels`);
-  for (const [k, v] of Object.entries(m))
-    if (typeof v !== "string") throw new Error(`${where}: label ${k} must be a string`);
-  return m;
-}
-function parseQueryResponse(body) {
-  if (!body || typeof body !== "object" || Array.isArray(body))
-    throw new Error("response is not a JSON object");
-  const b = body;
-  if (b.status !== "success") {
-    const err = typeof b.error === "string" ? b.error : "no error message";
-    throw new Error(`status is ${JSON.stringify(b.status)} (${String(b.errorType ?? "unknown")}: ${err})`);
-  }
-  const data = b.data;
-  if (!data || typeof data !== "object") throw new Error('"data" is missing');
-  const type = data.resultType;
-  const result = data.result;
-  const warnings = Array.isArray(b.warnings) ? b.warnings.map(String) : [];
-  const series = [];
-  if (type === "vector" || type === "matrix") {
-    if (!Array.isArray(result)) throw new Error(`"data.result" must be an array for a ${type}`);
-    result.forEach((r, i) => {
-      const where = `data.result[${i}]`;
-      if (!r || typeof r !== "object") throw new Error(`${where} is not an object`);
-      const labels = parseLabels(r.metric, where);
-      if (type === "vector") {
-        series.push({ labels, points: [parsePoint(r.value, `${where}.value`)] });
-      } else {
-        const values = r.values;
-        if (!Array.isArray(values)) throw new Error(`${where}.values must be an array`);
-        series.push({ labels, points: values.map((p, j) => parsePoint(p, `${where}.values[${j}]`)) });
-      }
-    });
-  } else if (type === "scalar") {
-    series.push({ labels: {}, points: [parsePoint(result, "data.result")] });
-  } else if (type === "string") {
-  } else {
-    throw new Error(`unknown resultType ${JSON.stringify(type)} (expected vector, matrix, scalar or string)`);
-  }
-  let nonFinite = 0;
-  for (const s of series) for (const [, v] of s.points) if (!Number.isFinite(v)) nonFinite++;
-  return { resultType: type, series, empty: series.length === 0, nonFinite, warnings };
-}
-var sleep2 = (ms) => new Promise((r) => setTimeout(r, ms));
-function createPrometheusClient(options) {
-  const baseUrl2 = options.baseUrl.replace(/\/+$/, "");
-  if (!/^https?:\/\/[^\s]+$/.test(baseUrl2))
-    throw new Error(
-      `Prometheus URL ${JSON.stringify(options.baseUrl)} is not an http(s) URL (e.g. http://127.0.0.1:9093)`
-    );
-  const doFetch = options.fetch ?? fetch;
-  const timeoutMs = options.timeoutMs ?? 1e4;
-  const retries = options.retries ?? 2;
-  const retryDelayMs = options.retryDelayMs ?? 500;
-  async function once(path, params, query) {
-    const ctrl = new AbortController();
-    const timer = setTimeout(() => ctrl.abort(), timeoutMs);
-    let res;
-    let text3;
-    try {
-      res = await doFetch(`${baseUrl2}${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", ...options.headers },
-        body: params.toString(),
-        signal: ctrl.signal
-      });
-      text3 = await res.text();
-    } catch (e) {
-      const timedOut = ctrl.signal.aborted;
-      throw new PrometheusError(
-        timedOut ? `Prometheus at ${baseUrl2} did not answer within ${timeoutMs} ms (query: ${query})` : `cannot reach Prometheus at ${baseUrl2}: ${e.message} (query: ${query})`,
-        { query, retryable: true },
-        e
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-    if (!res.ok) {
-      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text3)}`, {
-        query,
-        status: res.status,
-        body: text3,
-        retryable: res.status === 429 || res.status >= 500
-      });
-    }
-    let json;
-    try {
-      json = JSON.parse(text3);
-    } catch {
-      throw new PrometheusError(
-        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text3)}`,
-        {
-          query,
-          status: res.status,
-          body: text3,
-          retryable: false
-        }
-      );
-    }
-    try {
-      return parseQueryResponse(json);
-    } catch (e) {
-      throw new PrometheusError(
-        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text3)}`,
-        {
-          query,
-          status: res.status,
-          body: text3,
-          retryable: false
-        }
-      );
-    }
-  }
-  async function withRetries(kind, path, params, query) {
-    for (let attempt = 0; ; attempt++) {
-      options.onRequest?.(kind, query);
-      try {
-        return await once(path, params, query);
-      } catch (e) {
-        if (!(e instanceof PrometheusError) || !e.details.retryable || attempt >= retries) throw e;
-        await sleep2(retryDelayMs * 2 ** attempt);
-      }
-    }
-  }
-  return {
-    baseUrl: baseUrl2,
-    instant(query, time2) {
-      const params = new URLSearchParams({ query });
-      if (time2 !== void 0) params.set("time", String(time2));
-      return withRetries("instant", "/api/v1/query", params, query);
-    },
-    range(query, start, end, stepSeconds) {
-      if (!(end >= start))
-        throw new PrometheusError(`range query end ${end} is before start ${start}`, {
-          query,
-          retryable: false
-        });
-      if (!(stepSeconds > 0))
-        throw new PrometheusError(`range query step must be > 0, got ${stepSeconds}`, {
-          query,
-          retryable: false
-        });
-      const step = Math.max(stepSeconds, Math.ceil((end - start) / 11e3));
-      const params = new URLSearchParams({
-        query,
-        start: String(start),
-        end: String(end),
-        step: String(step)
-      });
-      return withRetries("range", "/api/v1/query_range", params, query);
-    }
-  };
-}
-
-// src/topology/presets.ts
-import { readdirSync, readFileSync as readFileSync3 } from "node:fs";
-import { isAbsolute, join as join2, posix as posix2, resolve as resolve2 } from "node:path";
-
-// src/topology/shipped.ts
-import { existsSync as existsSync3 } from "node:fs";
-import { dirname as dirname2, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-function shippedRoot(from = dirname2(fileURLToPath(import.meta.url))) {
-  let dir = resolve(from);
-  for (; ; ) {
-    if (existsSync3(join(dir, "package.json")) && existsSync3(join(dir, "topologies", "presets"))) return dir;
-    const up = dirname2(dir);
-    if (up === dir) return void 0;
-    dir = up;
-  }
-}
-
-// src/topology/presets.ts
-var PRESET_NAME = /^[A-Za-z0-9_]{1,64}$/;
-function shippedPresetsDir() {
-  const root = shippedRoot();
-  return root ? join2(root, "topologies", "presets") : void 0;
-}
-function presetOverrideDir(env, base) {
-  const dir = env.TOPO_PRESETS_DIR;
-  if (!dir) return void 0;
-  return isAbsolute(dir) ? dir : resolve2(base, dir);
-}
-function presetLocations(name, options = {}) {
-  if (!PRESET_NAME.test(name)) return [];
-  const file = `${name}.yaml`;
-  const shipped = options.shippedDir === void 0 ? shippedPresetsDir() : options.shippedDir;
-  return [
-    ...options.overrideDir ? [{ origin: "override", path: join2(options.overrideDir, file) }] : [],
-    { origin: "repository", path: posix2.join(options.topologiesDir ?? "topologies", "presets", file) },
-    ...shipped ? [{ origin: "shipped", path: join2(shipped, file) }] : []
-  ];
-}
-function readLocal(path) {
-  try {
-    return readFileSync3(path, "utf8");
-  } catch {
-    return void 0;
-  }
-}
-function pick2(name, locations, texts) {
-  const at = texts.findIndex((t) => t !== void 0);
-  const location = locations[at];
-  if (!location) return void 0;
-  const shippedIndex = locations.findIndex((l) => l.origin === "shipped");
-  return {
-    name,
-    text: texts[at],
-    path: location.path,
-    origin: location.origin,
-    overridesShipped: location.origin !== "shipped" && shippedIndex > at && texts[shippedIndex] !== void 0
-  };
-}
-async function readPreset(name, repository, options = {}) {
-  const locations = presetLocations(name, options);
-  const texts = [];
-  for (const l of locations)
-    texts.push(l.origin === "repository" ? await repository.read(l.path) : readLocal(l.path));
-  return pick2(name, locations, texts);
-}
-function readPresetFromCheckout(name, root, options = {}) {
-  const locations = presetLocations(name, options);
-  return pick2(
-    name,
-    locations,
-    locations.map((l) => readLocal(l.origin === "repository" ? join2(root, l.path) : l.path))
-  );
-}
-function describePreset(found) {
-  switch (found.origin) {
-    case "override":
-      return `${found.path} (TOPO_PRESETS_DIR${found.overridesShipped ? ", instead of the shipped one" : ""})`;
-    case "repository":
-      return `the repository's own ${found.path}${found.overridesShipped ? ", instead of the one shipped with alpasim-topo" : ""}`;
-    default:
-      return "the one shipped with alpasim-topo";
-  }
-}
-function localPresetNames(options = {}) {
-  const dirs = [
-    options.overrideDir,
-    options.shippedDir === void 0 ? shippedPresetsDir() : options.shippedDir
-  ];
-  const names = /* @__PURE__ */ new Set();
-  for (const dir of dirs) {
-    if (!dir) continue;
-    try {
-      for (const f of readdirSync(dir)) if (f.endsWith(".yaml")) names.add(f.slice(0, -".yaml".length));
-    } catch {
-    }
-  }
-  return [...names].sort();
-}
-function presetNotFound(name, options = {}, repositoryNames = []) {
-  const looked = presetLocations(name, options).map(
-    (l) => l.origin === "repository" ? `the repository's ${posix2.dirname(l.path)}/` : l.origin === "shipped" ? "the presets shipped with alpasim-topo" : `${l.path.slice(0, l.path.lastIndexOf("/") + 1)} (TOPO_PRESETS_DIR)`
-  );
-  const known = [.../* @__PURE__ */ new Set([...repositoryNames, ...localPresetNames(options)])].sort();
-  return `no preset \`${name}\` in ${looked.join(", ")}${known.length ? ` (there: ${known.join(", ")})` : ""}`;
-}
-
-// src/github/permissions.ts
-var WRITE_ROLES = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
-function decideCommandAllowed(facts) {
-  const { commenter, command, repository, pull } = facts;
-  if (pull.headRepoFullName === null || pull.headRepoFullName.toLowerCase() !== pull.baseRepoFullName.toLowerCase()) {
-    return {
-      allowed: false,
-      reason: `Sorry @${commenter}, \`/topo ${command}\` is not available on pull requests from forks: experiments run on a self-hosted runner next to the cluster, and it only acts for branches pushed to ${repository} itself. A maintainer can push this branch to the repository and open the pull request from there.`
-    };
-  }
-  const role = facts.roleName && WRITE_ROLES.has(facts.roleName) ? facts.roleName : facts.permission;
-  if (!WRITE_ROLES.has(role)) {
-    return {
-      allowed: false,
-      reason: `Sorry @${commenter}, \`/topo ${command}\` needs write access to ${repository} (you have ${facts.roleName || facts.permission || "none"}), because it spends GPU hours on the cluster. Ask a maintainer to run it for you.`
-    };
-  }
-  return { allowed: true, permission: role };
-}
-async function checkCommandAllowed(octokit, input) {
-  let permission = "none";
-  let roleName;
-  try {
-    const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
-      owner: input.owner,
-      repo: input.repo,
-      username: input.username
-    });
-    permission = data.permission;
-    roleName = data.role_name;
+    data = JSON.parse(Buffer.from(m[1] ?? "", "base64").toString("utf8"));
   } catch (e) {
-    if (e.status !== 404) throw e;
+    return { submissions: [], problems: [`the submissions block is not JSON: ${e.message}`] };
   }
-  return decideCommandAllowed({
-    commenter: input.username,
-    command: input.command,
-    repository: `${input.owner}/${input.repo}`,
-    permission,
-    roleName,
-    pull: input.pull
-  });
-}
-function pullOrigin(pull) {
-  return {
-    headRepoFullName: pull.head.repo?.full_name ?? null,
-    baseRepoFullName: pull.base.repo.full_name,
-    state: pull.state
-  };
-}
-
-// src/usecases/autopilot-github.ts
-function botTrailer(experimentId, candidate) {
-  return `Topo-Autopilot: ${experimentId}/${candidate}`;
-}
-var status = (e) => e.status;
-async function commitBotProposal(octokit, target, p) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
-  const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${base}` })).data.object.sha;
-  const baseTree = (await octokit.rest.git.getCommit({ ...repo, commit_sha: baseSha })).data.tree.sha;
-  const tree = await octokit.rest.git.createTree({
-    ...repo,
-    base_tree: baseTree,
-    tree: [{ path: p.path, mode: "100644", type: "blob", content: p.text }]
-  });
-  const commit = await octokit.rest.git.createCommit({
-    ...repo,
-    message: `${p.title}
-
-${p.body}
-
-${botTrailer(p.experimentId, p.candidate)}`,
-    tree: tree.data.sha,
-    parents: [baseSha]
-  });
-  return commit.data.sha;
-}
-function pullTextOf(message2, trailer) {
-  const text3 = message2.trimEnd();
-  const cut = text3.endsWith(trailer) ? text3.slice(0, -trailer.length) : text3;
-  const at = cut.indexOf("\n\n");
-  return at < 0 ? { title: cut.trim(), body: "" } : { title: cut.slice(0, at).trim(), body: cut.slice(at + 2).trim() };
-}
-async function openBotPull(octokit, target, p) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const branch = botBranch(p.experimentId, p.candidate);
-  try {
-    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: p.sha });
-  } catch (error2) {
-    if (status(error2) !== 422) throw error2;
-    const pulls = await pullsOfBranch(octokit, target, branch);
-    const open2 = pulls.find((x) => x.state === "open");
-    if (open2) return { pr: open2.number, created: false };
-    if (pulls.length > 0) return null;
-  }
-  const message2 = (await octokit.rest.git.getCommit({ ...repo, commit_sha: p.sha })).data.message;
-  const text3 = pullTextOf(message2, botTrailer(p.experimentId, p.candidate));
-  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
-  try {
-    const pull = await octokit.rest.pulls.create({ ...repo, head: branch, base, ...text3 });
-    return { pr: pull.data.number, created: true };
-  } catch (error2) {
-    if (status(error2) !== 422) throw error2;
-    const open2 = (await pullsOfBranch(octokit, target, branch)).find((x) => x.state === "open");
-    if (!open2) throw error2;
-    return { pr: open2.number, created: false };
-  }
-}
-async function pullsOfBranch(octokit, target, branch) {
-  const { data } = await octokit.rest.pulls.list({
-    owner: target.owner,
-    repo: target.repo,
-    state: "all",
-    head: `${target.owner}:${branch}`,
-    per_page: 100
-  });
-  return data;
-}
-async function listBotPulls(octokit, target, experimentId, heads = {}) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const prefix = `topo/autopilot/${experimentId}/`;
-  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "all", per_page: 100 });
-  const out = [];
-  for (const pull of pulls) {
-    const marker = readBotMarker(pull.body, experimentId);
-    if (!marker || pull.user?.login !== target.botLogin || pull.head.ref !== `${prefix}${marker.candidate}`)
-      continue;
-    if (pull.head.repo?.full_name !== pull.base.repo.full_name) continue;
-    const mine = heads[marker.candidate];
-    const takenOver = mine ? mine !== pull.head.sha : pull.state === "open" && !(await octokit.rest.git.getCommit({ ...repo, commit_sha: pull.head.sha })).data.message.includes(
-      botTrailer(experimentId, marker.candidate)
-    );
-    out.push({
-      pr: pull.number,
-      candidate: marker.candidate,
-      round: marker.round,
-      state: pull.merged_at ? "merged" : pull.state === "open" ? "open" : "closed",
-      headSha: pull.head.sha,
-      takenOver,
-      labels: pull.labels.map((l) => typeof l === "string" ? l : l.name ?? "")
-    });
-  }
-  return out;
-}
-async function changedFiles(octokit, target, pr) {
-  const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
-    owner: target.owner,
-    repo: target.repo,
-    pull_number: pr,
-    per_page: 100
-  });
-  return files.map((f) => f.filename);
-}
-async function closeWithComment(octokit, target, pr, comment) {
-  const repo = { owner: target.owner, repo: target.repo };
-  await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body: comment });
-  await octokit.rest.pulls.update({ ...repo, pull_number: pr, state: "closed" });
-}
-async function findDashboard(octokit, target, marker) {
-  const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
-    owner: target.owner,
-    repo: target.repo,
-    state: "all",
-    creator: target.botLogin,
-    per_page: 100
-  });
-  const found = issues.filter((i) => !i.pull_request && i.user?.login === target.botLogin && (i.body ?? "").startsWith(marker)).sort((a, b) => a.number - b.number)[0];
-  return found ? { number: found.number, state: found.state === "open" ? "open" : "closed", body: found.body ?? "" } : null;
-}
-async function writeDashboard2(octokit, target, input) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const found = input.found === void 0 ? await findDashboard(octokit, target, input.marker) : input.found;
-  if (!found) {
-    const made = await octokit.rest.issues.create({ ...repo, title: input.title, body: input.body });
-    const oldest = await findDashboard(octokit, target, input.marker);
-    if (oldest && oldest.number !== made.data.number) {
-      await octokit.rest.issues.update({
-        ...repo,
-        issue_number: made.data.number,
-        state: "closed",
-        body: `${input.marker.replace("topo:autopilot-dashboard", "topo:autopilot-duplicate")}
-A duplicate of #${oldest.number}, the dashboard.`
-      });
-      return writeDashboard2(octokit, target, { ...input, found: oldest });
-    }
-    if (input.close)
-      await octokit.rest.issues.update({ ...repo, issue_number: made.data.number, state: "closed" });
-    return made.data.number;
-  }
-  const state2 = input.close ? "closed" : "open";
-  if (found.body !== input.body || found.state !== state2)
-    await octokit.rest.issues.update({
-      ...repo,
-      issue_number: found.number,
-      body: input.body,
-      ...found.state !== state2 ? { state: state2 } : {}
-    });
-  return found.number;
-}
-async function dashboardControls(octokit, target, issue2, since = 0, cache2 = /* @__PURE__ */ new Map()) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-    ...repo,
-    issue_number: issue2,
-    per_page: 100
-  });
-  const out = [];
-  for (const c of comments) {
-    const login = c.user?.login;
-    const body = c.body ?? "";
-    if (!login || c.id <= since || login === target.botLogin || !body.trimStart().startsWith("/topo"))
-      continue;
-    out.push({ id: c.id, login, body, allowed: await mayCommand(octokit, target, login, cache2) });
-  }
-  return out;
-}
-function mayCommand(octokit, target, login, cache2) {
-  let known = cache2.get(login);
-  if (!known) {
-    const full = `${target.owner}/${target.repo}`;
-    known = checkCommandAllowed(octokit, {
-      owner: target.owner,
-      repo: target.repo,
-      username: login,
-      command: "pause",
-      pull: { headRepoFullName: full, baseRepoFullName: full, state: "open" }
-    }).then((d) => d.allowed);
-    cache2.set(login, known);
-  }
-  return known;
-}
-function pilotStateBranch(experimentId) {
-  return `topo/autopilot-state/${experimentId}`;
-}
-var STATE_FILE = "autopilot-state.json";
-var STATE_HEAD = "topo autopilot state";
-async function readPilotState(octokit, target, experimentId) {
-  const repo = { owner: target.owner, repo: target.repo };
-  let sha;
-  try {
-    sha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${pilotStateBranch(experimentId)}` })).data.object.sha;
-  } catch (error2) {
-    if (status(error2) === 404) return { state: EMPTY_PILOT_STATE, sha: null };
-    throw error2;
-  }
-  const message2 = (await octokit.rest.git.getCommit({ ...repo, commit_sha: sha })).data.message;
-  const at = message2.indexOf("\n\n");
-  if (!message2.startsWith(STATE_HEAD) || at < 0)
-    throw new PilotStateError(
-      `the autopilot state branch ${pilotStateBranch(experimentId)} does not hold the bot's state at ${sha.slice(0, 7)}`
-    );
-  return { state: parsePilotState(message2.slice(at + 2)), sha };
-}
-async function updatePilotState(octokit, target, experimentId, change, attempts = 8) {
-  const repo = { owner: target.owner, repo: target.repo };
-  const ref = `heads/${pilotStateBranch(experimentId)}`;
-  for (let attempt = 1; ; attempt++) {
-    const read2 = await readPilotState(octokit, target, experimentId);
-    const next = change(read2.state);
-    const text3 = renderPilotState(next);
-    if (read2.sha && text3 === renderPilotState(read2.state)) return next;
-    const tree = await octokit.rest.git.createTree({
-      ...repo,
-      tree: [{ path: STATE_FILE, mode: "100644", type: "blob", content: `${text3}
-` }]
-    });
-    const commit = await octokit.rest.git.createCommit({
-      ...repo,
-      message: `${STATE_HEAD} of ${experimentId}
-
-${text3}`,
-      tree: tree.data.sha,
-      parents: read2.sha ? [read2.sha] : []
-    });
+  if (!Array.isArray(data)) return { submissions: [], problems: ["the submissions block is not a list"] };
+  const submissions = [];
+  const problems = [];
+  for (const [i, entry] of data.entries()) {
     try {
-      if (read2.sha) await octokit.rest.git.updateRef({ ...repo, ref, sha: commit.data.sha, force: false });
-      else await octokit.rest.git.createRef({ ...repo, ref: `refs/${ref}`, sha: commit.data.sha });
-      return next;
-    } catch (error2) {
-      if (status(error2) !== 422 || attempt >= attempts) throw error2;
+      const o = entry;
+      const request2 = checkRunRequest(o?.request, `submissions[${i}].request`);
+      const wrong = inconsistency(request2);
+      if (wrong) throw new Error(`submissions[${i}]: ${wrong}`);
+      if (o.jobId !== void 0 && (typeof o.jobId !== "string" || !JOB_ID2.test(o.jobId)))
+        throw new Error(`submissions[${i}].jobId is not a Slurm job id`);
+      submissions.push({ request: request2, ...typeof o.jobId === "string" ? { jobId: o.jobId } : {} });
+    } catch (e) {
+      problems.push(e.message);
     }
   }
+  return { submissions, problems };
 }
-async function approvedBy(octokit, target, pull, cache2 = /* @__PURE__ */ new Map()) {
-  const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, {
-    owner: target.owner,
-    repo: target.repo,
-    pull_number: pull.pr,
+
+// src/github/submissions.ts
+function submitPurpose(candidate) {
+  return `submit-${candidate}`;
+}
+var SUBMIT_MARKER = /^<!-- topo:sticky:submit-[a-z0-9][a-z0-9-]{0,39} -->$/;
+async function writeSubmitComment(octokit, target2, candidate, text3, submission) {
+  const sticky = { ...target2, purpose: submitPurpose(candidate) };
+  const parts = await findStickyComments(octokit, sticky);
+  const kept = parseSubmissionsBlock(stickyText(parts) ?? "").submissions;
+  const list = submission ? withSubmission(kept, submission) : kept;
+  const body = list.length ? `${text3}
+
+${renderSubmissionsBlock(list)}` : text3;
+  await upsertStickyComment(octokit, { ...sticky, body }, parts);
+}
+async function readSubmissions(octokit, target2) {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: target2.owner,
+    repo: target2.repo,
+    issue_number: target2.issue_number,
     per_page: 100
   });
-  const latest = /* @__PURE__ */ new Map();
-  for (const r of reviews) {
-    const login = r.user?.login;
-    if (!login || login === target.botLogin || r.state === "COMMENTED" || r.state === "PENDING") continue;
-    latest.set(login, { state: r.state, commit: r.commit_id ?? null });
+  const submissions = [];
+  const problems = [];
+  for (const c of comments) {
+    const body = c.body ?? "";
+    if (c.user?.login !== target2.botLogin || !SUBMIT_MARKER.test(body.split("\n", 1)[0] ?? "")) continue;
+    const read2 = parseSubmissionsBlock(body);
+    problems.push(...read2.problems.map((p) => `comment ${c.id}: ${p}`));
+    for (const s of read2.submissions) {
+      if (s.request.pr === target2.issue_number) submissions.push(s);
+      else
+        problems.push(`comment ${c.id}: ${s.request.runName} is a Request of #${s.request.pr}, not this one`);
+    }
   }
-  for (const [login, r] of latest)
-    if (r.state === "APPROVED" && r.commit === pull.headSha && await mayCommand(octokit, target, login, cache2))
-      return login;
-  return void 0;
-}
-async function checkConclusions(octokit, target, sha) {
-  const runs = await octokit.paginate(octokit.rest.checks.listForRef, {
-    owner: target.owner,
-    repo: target.repo,
-    ref: sha,
-    per_page: 100
-  });
-  const out = {};
-  for (const r of [...runs].sort((a, b) => a.id - b.id))
-    out[r.name] = r.status === "completed" ? r.conclusion ?? null : null;
-  return out;
-}
-async function othersCandidates(octokit, target, experimentId, topologiesDir = "topologies") {
-  const repo = { owner: target.owner, repo: target.repo };
-  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "open", per_page: 100 });
-  const out = [];
-  for (const pull of pulls) {
-    if (pull.head.ref.startsWith(`topo/autopilot/${experimentId}/`) && pull.user?.login === target.botLogin)
-      continue;
-    const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
-      ...repo,
-      pull_number: pull.number,
-      per_page: 100
-    });
-    out.push(
-      ...candidatesIn(
-        pull.number,
-        files.map((f) => f.filename),
-        experimentId,
-        topologiesDir
-      )
-    );
-  }
-  return out;
-}
-function candidatesIn(pr, paths, experimentId, topologiesDir = "topologies") {
-  const dir = `${topologiesDir}/${experimentId}/`;
-  return paths.filter(
-    (p) => p.startsWith(dir) && /^[^/]+\.ya?ml$/.test(p.slice(dir.length)) && !/\/experiment\.ya?ml$/.test(p)
-  ).map((p) => ({ pr, candidate: p.slice(dir.length).replace(/\.ya?ml$/, "") }));
+  return {
+    submissions: submissions.sort(
+      (a, b) => Date.parse(a.request.requestedAt) - Date.parse(b.request.requestedAt)
+    ),
+    problems
+  };
 }
 
 // src/usecases/prepare.ts
 import { posix as posix4 } from "node:path";
 
 // src/github/contents.ts
-var status2 = (e) => e.status;
+var status = (e) => e.status;
 function githubFileSource(octokit, at) {
   const cache2 = /* @__PURE__ */ new Map();
   const get = (path) => {
@@ -76483,7 +69658,7 @@ function githubFileSource(octokit, at) {
     let pending = cache2.get(clean3);
     if (!pending) {
       pending = octokit.rest.repos.getContent({ owner: at.owner, repo: at.repo, path: clean3, ref: at.ref }).then((r) => r.data).catch((e) => {
-        if (status2(e) === 404) return void 0;
+        if (status(e) === 404) return void 0;
         throw e;
       });
       cache2.set(clean3, pending);
@@ -76506,10 +69681,14 @@ function githubFileSource(octokit, at) {
     }
   };
 }
+async function changedFiles(octokit, pull) {
+  const files = await octokit.paginate(octokit.rest.pulls.listFiles, { ...pull, per_page: 100 });
+  return files.filter((f) => f.status !== "removed").map((f) => ({ path: f.filename, status: f.status }));
+}
 
 // src/usecases/validate.ts
-import { lstatSync, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
-import { basename, dirname as dirname3, isAbsolute as isAbsolute2, join as join3, posix as posix3, relative, resolve as resolve3, sep as sep2 } from "node:path";
+import { lstatSync, readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
+import { basename, dirname as dirname2, isAbsolute as isAbsolute2, join as join3, posix as posix3, relative, resolve as resolve3, sep as sep2 } from "node:path";
 
 // src/topology/memory.ts
 function predictGpuMemory(topology, memoryModel, gpuMemoryGiB) {
@@ -76763,7 +69942,7 @@ function fitMemoryModel(tried, prior) {
   });
   const maxResidualGiB = Math.max(...residuals.map(Math.abs));
   const underPredictionGiB = Math.max(0, ...residuals);
-  const runs = new Set(informative.map((s) => s.run)).size;
+  const runs2 = new Set(informative.map((s) => s.run)).size;
   return {
     model,
     envelope,
@@ -76773,7 +69952,7 @@ function fitMemoryModel(tried, prior) {
     maxResidualGiB: Math.round(maxResidualGiB * 100) / 100,
     marginGiB: Math.round(underPredictionGiB * 100) / 100,
     notes: [
-      `fitted from ${informative.length} GPU readings of ${runs} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`
+      `fitted from ${informative.length} GPU readings of ${runs2} run(s); largest residual ${maxResidualGiB.toFixed(2)} GiB of ${scale.toFixed(1)} GiB`
     ]
   };
 }
@@ -76858,6 +70037,113 @@ function fittedMemoryModel(record, base, prior) {
   return fitMemoryModel(triedFromRecord(record, base, /* @__PURE__ */ new Map()), prior);
 }
 
+// src/topology/presets.ts
+import { readdirSync, readFileSync as readFileSync2 } from "node:fs";
+import { isAbsolute, join as join2, posix as posix2, resolve as resolve2 } from "node:path";
+
+// src/topology/shipped.ts
+import { existsSync as existsSync3 } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+function shippedRoot(from = dirname(fileURLToPath(import.meta.url))) {
+  let dir = resolve(from);
+  for (; ; ) {
+    if (existsSync3(join(dir, "package.json")) && existsSync3(join(dir, "topologies", "presets"))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return void 0;
+    dir = up;
+  }
+}
+
+// src/topology/presets.ts
+var PRESET_NAME = /^[A-Za-z0-9_]{1,64}$/;
+function shippedPresetsDir() {
+  const root = shippedRoot();
+  return root ? join2(root, "topologies", "presets") : void 0;
+}
+function presetOverrideDir(env, base) {
+  const dir = env.TOPO_PRESETS_DIR;
+  if (!dir) return void 0;
+  return isAbsolute(dir) ? dir : resolve2(base, dir);
+}
+function presetLocations(name, options = {}) {
+  if (!PRESET_NAME.test(name)) return [];
+  const file = `${name}.yaml`;
+  const shipped = options.shippedDir === void 0 ? shippedPresetsDir() : options.shippedDir;
+  return [
+    ...options.overrideDir ? [{ origin: "override", path: join2(options.overrideDir, file) }] : [],
+    { origin: "repository", path: posix2.join(options.topologiesDir ?? "topologies", "presets", file) },
+    ...shipped ? [{ origin: "shipped", path: join2(shipped, file) }] : []
+  ];
+}
+function readLocal(path) {
+  try {
+    return readFileSync2(path, "utf8");
+  } catch {
+    return void 0;
+  }
+}
+function pick2(name, locations, texts) {
+  const at = texts.findIndex((t) => t !== void 0);
+  const location = locations[at];
+  if (!location) return void 0;
+  const shippedIndex = locations.findIndex((l) => l.origin === "shipped");
+  return {
+    name,
+    text: texts[at],
+    path: location.path,
+    origin: location.origin,
+    overridesShipped: location.origin !== "shipped" && shippedIndex > at && texts[shippedIndex] !== void 0
+  };
+}
+async function readPreset(name, repository, options = {}) {
+  const locations = presetLocations(name, options);
+  const texts = [];
+  for (const l of locations)
+    texts.push(l.origin === "repository" ? await repository.read(l.path) : readLocal(l.path));
+  return pick2(name, locations, texts);
+}
+function readPresetFromCheckout(name, root, options = {}) {
+  const locations = presetLocations(name, options);
+  return pick2(
+    name,
+    locations,
+    locations.map((l) => readLocal(l.origin === "repository" ? join2(root, l.path) : l.path))
+  );
+}
+function describePreset(found) {
+  switch (found.origin) {
+    case "override":
+      return `${found.path} (TOPO_PRESETS_DIR${found.overridesShipped ? ", instead of the shipped one" : ""})`;
+    case "repository":
+      return `the repository's own ${found.path}${found.overridesShipped ? ", instead of the one shipped with alpasim-topo" : ""}`;
+    default:
+      return "the one shipped with alpasim-topo";
+  }
+}
+function localPresetNames(options = {}) {
+  const dirs = [
+    options.overrideDir,
+    options.shippedDir === void 0 ? shippedPresetsDir() : options.shippedDir
+  ];
+  const names = /* @__PURE__ */ new Set();
+  for (const dir of dirs) {
+    if (!dir) continue;
+    try {
+      for (const f of readdirSync(dir)) if (f.endsWith(".yaml")) names.add(f.slice(0, -".yaml".length));
+    } catch {
+    }
+  }
+  return [...names].sort();
+}
+function presetNotFound(name, options = {}, repositoryNames = []) {
+  const looked = presetLocations(name, options).map(
+    (l) => l.origin === "repository" ? `the repository's ${posix2.dirname(l.path)}/` : l.origin === "shipped" ? "the presets shipped with alpasim-topo" : `${l.path.slice(0, l.path.lastIndexOf("/") + 1)} (TOPO_PRESETS_DIR)`
+  );
+  const known = [.../* @__PURE__ */ new Set([...repositoryNames, ...localPresetNames(options)])].sort();
+  return `no preset \`${name}\` in ${looked.join(", ")}${known.length ? ` (there: ${known.join(", ")})` : ""}`;
+}
+
 // src/topology/rules.ts
 var RULES = {
   "name-mismatch": "error",
@@ -76877,11 +70163,11 @@ function gpuMemoryFinding(row, parts, input) {
   const allowed = !measured2 && (input.allowUnmeasuredMemory === true || input.experiment.allow_unmeasured_memory === true);
   const over = row.fraction > GPU_MEMORY_LIMITS.capacity;
   const limit = over ? GPU_MEMORY_LIMITS.capacity : row.level === "error" ? GPU_MEMORY_LIMITS.error : GPU_MEMORY_LIMITS.warning;
-  const why = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
+  const why2 = over ? "More than the GPU holds: the candidate cannot start" : row.level === "error" ? "Above 90% AlpaSim runs out of GPU memory (the usual crash)" : "Above 80% leaves little headroom for peaks";
   const estimate = measured2 ? "" : over ? allowed ? ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs, and allow_unmeasured_memory (--allow-unmeasured-memory) accepts it: a warning until the experiment's record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: if your estimate is too high, correct memory_model in clusters.yaml, or set allow_unmeasured_memory: true in experiment.yaml (--allow-unmeasured-memory on the command line) until the record fits the model" : ". The prediction uses clusters.yaml's estimated GiB per replica and per cached scene, not measured runs: a warning until the experiment's record fits the model";
   const severity = over ? allowed ? "warning" : "error" : row.level === "error" && measured2 ? "error" : "warning";
   return [
-    `${measured2 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
+    `${measured2 ? "" : "unmeasured: "}GPU ${row.gpu} is predicted to use ${row.totalGiB.toFixed(1)} of ${row.capacityGiB} GiB (${Math.round(row.fraction * 100)}%, above ${Math.round(limit * 100)}%): ${parts}${row.overheadGiB ? `, overhead ${row.overheadGiB} GiB` : ""}. ${why2}: move instances to a GPU with headroom, lower replicas or cache sizes${estimate}`,
     severity
   ];
 }
@@ -76960,7 +70246,7 @@ function candidateRuleIssues(input) {
       `the renderer has replicas_per_container ${rendererReplicas}${source(["services", "renderer", "replicas_per_container"])}, but the NRE renderer does not support more than one replica per container: set it to 1 and repeat GPU entries instead${repeated.length ? ` (gpus: [${repeated.join(", ")}] gives the same ${n * rendererReplicas} instances)` : ""}`
     );
   }
-  const summary2 = capacitySummary(expanded);
+  const summary3 = capacitySummary(expanded);
   const active = activeServices(expanded);
   if (active.length === 0) {
     add(
@@ -76968,15 +70254,15 @@ function candidateRuleIssues(input) {
       T(),
       "no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset"
     );
-  } else if (summary2.imbalance > CAPACITY_IMBALANCE_LIMIT) {
-    const max = Math.max(...Object.values(summary2.byService));
-    const biggest = active.filter((s) => summary2.byService[s] === max);
-    const table = active.map((s) => `${s} ${summary2.byService[s]}`).join(", ");
+  } else if (summary3.imbalance > CAPACITY_IMBALANCE_LIMIT) {
+    const max = Math.max(...Object.values(summary3.byService));
+    const biggest = active.filter((s) => summary3.byService[s] === max);
+    const table = active.map((s) => `${s} ${summary3.byService[s]}`).join(", ");
     const svc = biggest[0];
     add(
       "capacity-imbalance",
       T("runtime", "endpoints", svc, "n_concurrent_rollouts"),
-      `service capacities are unbalanced (${table}): the largest (${biggest.join(", ")} ${max}) exceeds the smallest (${summary2.binding.join(", ")} ${summary2.inFlight}) by ${Math.round((summary2.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%); only ${summary2.inFlight} rollouts can be in flight, so the excess is wasted GPU memory: bring capacities (containers \xD7 replicas_per_container \xD7 n_concurrent_rollouts) within 25% of each other`
+      `service capacities are unbalanced (${table}): the largest (${biggest.join(", ")} ${max}) exceeds the smallest (${summary3.binding.join(", ")} ${summary3.inFlight}) by ${Math.round((summary3.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%); only ${summary3.inFlight} rollouts can be in flight, so the excess is wasted GPU memory: bring capacities (containers \xD7 replicas_per_container \xD7 n_concurrent_rollouts) within 25% of each other`
     );
   }
   for (const [svc, key] of [
@@ -77035,7 +70321,7 @@ function assertNotLinked(root, path) {
   const file = resolve3(root, path);
   const rel = relative(resolve3(root), file);
   const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute2(rel);
-  let at = inside ? resolve3(root) : dirname3(file);
+  let at = inside ? resolve3(root) : dirname2(file);
   for (const part of inside ? rel.split(sep2) : [basename(file)]) {
     at = join3(at, part);
     let link = false;
@@ -77055,7 +70341,7 @@ function fileSystemSource(root) {
     async read(path) {
       assertNotLinked(root, path);
       try {
-        return readFileSync4(resolve3(root, path), "utf8");
+        return readFileSync3(resolve3(root, path), "utf8");
       } catch {
         return void 0;
       }
@@ -77406,7 +70692,7 @@ function earlierDuplicates(ctx, own, hash, fresh) {
   return earlier;
 }
 function candidateDetails(ctx, { value, expanded, hash, experiment, cluster, base }, parent) {
-  const summary2 = capacitySummary(expanded);
+  const summary3 = capacitySummary(expanded);
   return {
     name: value.name,
     parent: value.parent ?? null,
@@ -77422,12 +70708,12 @@ function candidateDetails(ctx, { value, expanded, hash, experiment, cluster, bas
     jobName: safeJobName(experiment.experiment_id, value.name, expanded),
     expanded,
     base,
-    capacity: Object.entries(summary2.byService).map(([service, capacity2]) => ({
+    capacity: Object.entries(summary3.byService).map(([service, capacity2]) => ({
       service,
       capacity: capacity2
     })),
-    inFlight: summary2.inFlight,
-    binding: summary2.binding,
+    inFlight: summary3.inFlight,
+    binding: summary3.binding,
     gpuMap: [...gpuMap(expanded).entries()].map(([gpu, services]) => ({ gpu, services })),
     ...cluster.memory_model ? {
       memory: predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib),
@@ -77483,15 +70769,15 @@ function safeJobName(experimentId, name, expanded) {
 }
 async function renderCandidateFile(path, options) {
   const { files } = await validateFiles([path], options);
-  const report2 = files[0];
-  if (report2.kind !== "candidate" || report2.errors.length || !report2.candidate) return { report: report2 };
-  const c = report2.candidate;
+  const report3 = files[0];
+  if (report3.kind !== "candidate" || report3.errors.length || !report3.candidate) return { report: report3 };
+  const c = report3.candidate;
   const submission = renderSubmission(
     c.experimentConfig,
     { name: c.name, expanded: c.expanded, base: c.base },
     c.clusterConfig
   );
-  return { report: report2, submission };
+  return { report: report3, submission };
 }
 function topologyFilesOf(changedPaths, topologiesDir = "topologies") {
   const prefix = `${posix3.normalize(topologiesDir).replace(/\/+$/, "")}/`;
@@ -77508,21 +70794,21 @@ async function validatePullRequest(input, options, reporter) {
     return { files: [], errorCount: 0, warningCount: 0 };
   }
   reporter.info(`validating ${paths.length} file(s): ${paths.join(", ")}`);
-  const report2 = await validateFiles(paths, { ...options, newFiles: paths });
-  for (const file of report2.files)
+  const report3 = await validateFiles(paths, { ...options, newFiles: paths });
+  for (const file of report3.files)
     for (const issue2 of [...file.errors, ...file.warnings]) reporter.annotate(issue2);
-  await reporter.summary(validationSummary(report2));
-  return report2;
+  await reporter.summary(validationSummary(report3));
+  return report3;
 }
-var fmt3 = (v) => v === void 0 ? "\u2014" : `\`${JSON.stringify(v)}\``;
-function validationSummary(report2) {
+var fmt2 = (v) => v === void 0 ? "\u2014" : `\`${JSON.stringify(v)}\``;
+function validationSummary(report3) {
   const lines = ["## Topology validation", ""];
-  const verdict = report2.errorCount ? `\u274C ${report2.errorCount} error(s), ${report2.warningCount} warning(s) in ${report2.files.length} file(s)` : `\u2705 ${report2.files.length} file(s) valid${report2.warningCount ? `, ${report2.warningCount} warning(s)` : ""}`;
+  const verdict = report3.errorCount ? `\u274C ${report3.errorCount} error(s), ${report3.warningCount} warning(s) in ${report3.files.length} file(s)` : `\u2705 ${report3.files.length} file(s) valid${report3.warningCount ? `, ${report3.warningCount} warning(s)` : ""}`;
   lines.push(verdict, "");
-  for (const file of report2.files) {
+  for (const file of report3.files) {
     const c = file.candidate;
-    const state2 = file.errors.length ? "\u274C" : file.warnings.length ? "\u26A0\uFE0F" : "\u2705";
-    lines.push(`### ${state2} \`${file.path}\`${c ? ` \u2014 candidate \`${c.name}\`` : ` (${file.kind})`}`, "");
+    const state3 = file.errors.length ? "\u274C" : file.warnings.length ? "\u26A0\uFE0F" : "\u2705";
+    lines.push(`### ${state3} \`${file.path}\`${c ? ` \u2014 candidate \`${c.name}\`` : ` (${file.kind})`}`, "");
     for (const i of [...file.errors, ...file.warnings]) {
       lines.push(
         `- **${i.severity}** \`${i.rule}\` at line ${i.line}${i.keyPath ? ` (\`${i.keyPath}\`)` : ""}: ${i.message}`
@@ -77558,7 +70844,7 @@ function validationSummary(report2) {
     if (c.diff.length === 0) lines.push("None: same topology.", "");
     else {
       lines.push("| key | before | after |", "|---|---|---|");
-      for (const d of c.diff) lines.push(`| \`${d.key}\` | ${fmt3(d.from)} | ${fmt3(d.to)} |`);
+      for (const d of c.diff) lines.push(`| \`${d.key}\` | ${fmt2(d.from)} | ${fmt2(d.to)} |`);
       lines.push("");
     }
   }
@@ -77632,6 +70918,13 @@ async function prepareReferenceAt(source, path, topologyHash2) {
     message: `the reference \`${path}\` changed on the default branch since it was asked for`
   };
 }
+async function pullRequestCandidates(octokit, pull, source) {
+  const changed = (await changedFiles(octokit, { owner: pull.owner, repo: pull.repo, pull_number: pull.number })).map((f) => f.path);
+  return { files: candidateFilesOf(changed, source.topologiesDir), changed };
+}
+function candidateNameOf(path) {
+  return posix4.basename(path).replace(/\.ya?ml$/, "");
+}
 function withRunName(submission, runName) {
   const base = submission.jobName;
   const named = [`--job-name=${base}`, `${RUN_NAME_OVERRIDE}=${base}`];
@@ -77648,260 +70941,1505 @@ function withRunName(submission, runName) {
   const env = submission.env ? Object.fromEntries(Object.entries(submission.env).map(([k, v]) => [k, v?.split(base).join(runName)])) : void 0;
   return { ...submission, jobName: runName, argv, shellLine: shellLine(argv), ...env ? { env } : {} };
 }
+async function experimentOnDefaultBranch(source, experimentId) {
+  const fs5 = fileSystemSource(source.workspace);
+  const file = posix4.join(source.topologiesDir, experimentId, "experiment.yaml");
+  const text3 = await fs5.read(file);
+  if (text3 === void 0) return { ok: false, message: `\`${file}\` is not on the default branch` };
+  const experiment = checkExperiment(text3, file).value;
+  if (!experiment) return { ok: false, message: `\`${file}\` on the default branch does not validate` };
+  const clustersText = await fs5.read(source.clustersFile);
+  const clusters = clustersText === void 0 ? void 0 : checkClusters(clustersText, source.clustersFile).value;
+  const cluster = clusters?.clusters[experiment.cluster];
+  if (!cluster)
+    return {
+      ok: false,
+      message: `cluster \`${experiment.cluster}\` is not defined in \`${source.clustersFile}\` on the default branch`
+    };
+  return { ok: true, experiment, clusterName: experiment.cluster, cluster };
+}
 
-// src/lifecycle/submissions.ts
-var SUBMISSIONS_KEPT = 20;
-var MARK2 = "<!-- topo:submissions v1";
-var AT_END = /(?:^|\n)<!-- topo:submissions v1 ([A-Za-z0-9+/=]*) -->\s*$/;
-var JOB_ID4 = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
-function renderSubmissionsBlock(list) {
-  return `${MARK2} ${Buffer.from(JSON.stringify(list), "utf8").toString("base64")} -->`;
+// src/usecases/submit.ts
+import { dirname as dirname3 } from "node:path";
+
+// src/slurm/errors.ts
+var QUOTE_LIMIT = 2e3;
+function quoteOutput(text3) {
+  const t = text3.length > QUOTE_LIMIT ? `${text3.slice(0, QUOTE_LIMIT)}\u2026 (${text3.length - QUOTE_LIMIT} more characters)` : text3;
+  return JSON.stringify(t);
 }
-function withSubmission(list, s) {
-  const before = list.find((x) => x.request.id === s.request.id);
-  const jobId2 = s.jobId ?? before?.jobId;
-  const next = [...list.filter((x) => x.request.id !== s.request.id), { ...s, ...jobId2 ? { jobId: jobId2 } : {} }];
-  return next.slice(-SUBMISSIONS_KEPT);
-}
-function inconsistency(r) {
-  const parsed = parseRunName(r.runName, r.experiment);
-  if (!parsed) return `${r.runName} is not a run name of ${r.experiment}`;
-  if (parsed.label !== r.id || parsed.candidate !== r.candidate || parsed.hash !== r.topologyHash)
-    return `${r.runName} does not name the Request's own id, candidate and topology hash`;
-  return null;
-}
-function parseSubmissionsBlock(body) {
-  const m = AT_END.exec(body);
-  if (!m) return { submissions: [], problems: [] };
-  let data;
-  try {
-    data = JSON.parse(Buffer.from(m[1] ?? "", "base64").toString("utf8"));
-  } catch (e) {
-    return { submissions: [], problems: [`the submissions block is not JSON: ${e.message}`] };
+var SlurmError = class extends Error {
+  name = "SlurmError";
+};
+var SlurmCommandError = class extends SlurmError {
+  constructor(argv, code2, stdout, stderr, where) {
+    super(
+      `\`${argv.join(" ")}\` failed on ${where} with exit code ${code2}: ${quoteOutput((stderr || stdout).trim())}`
+    );
+    this.argv = argv;
+    this.code = code2;
+    this.stdout = stdout;
+    this.stderr = stderr;
+    this.where = where;
   }
-  if (!Array.isArray(data)) return { submissions: [], problems: ["the submissions block is not a list"] };
-  const submissions = [];
-  const problems = [];
-  for (const [i, entry] of data.entries()) {
-    try {
-      const o = entry;
-      const request2 = checkRunRequest(o?.request, `submissions[${i}].request`);
-      const wrong = inconsistency(request2);
-      if (wrong) throw new Error(`submissions[${i}]: ${wrong}`);
-      if (o.jobId !== void 0 && (typeof o.jobId !== "string" || !JOB_ID4.test(o.jobId)))
-        throw new Error(`submissions[${i}].jobId is not a Slurm job id`);
-      submissions.push({ request: request2, ...typeof o.jobId === "string" ? { jobId: o.jobId } : {} });
-    } catch (e) {
-      problems.push(e.message);
-    }
+  argv;
+  code;
+  stdout;
+  stderr;
+  where;
+  name = "SlurmCommandError";
+};
+var CONTROLLER_DOWN = /Unable to contact slurm controller|Slurmctld\(primary\) at \S+ is DOWN|Socket timed out on send\/recv operation|Zero Bytes were transmitted or received/;
+var ControllerUnreachableError = class extends SlurmCommandError {
+  name = "ControllerUnreachableError";
+  static matches(stderr, stdout = "") {
+    return CONTROLLER_DOWN.test(stderr) || CONTROLLER_DOWN.test(stdout);
   }
-  return { submissions, problems };
-}
+};
+var SlurmOutputError = class extends SlurmError {
+  constructor(command, problem, output) {
+    super(`unexpected output from ${command}: ${problem}: ${quoteOutput(output)}`);
+    this.command = command;
+    this.problem = problem;
+    this.output = output;
+  }
+  command;
+  problem;
+  output;
+  name = "SlurmOutputError";
+};
+var ConnectionLostError = class extends SlurmError {
+  name = "ConnectionLostError";
+};
+var CommandTimeoutError = class extends SlurmError {
+  name = "CommandTimeoutError";
+};
+var HostKeyMismatchError = class extends SlurmError {
+  name = "HostKeyMismatchError";
+};
+var SlurmConfigError = class extends SlurmError {
+  name = "SlurmConfigError";
+};
+var UnsafeArgumentError = class extends SlurmError {
+  name = "UnsafeArgumentError";
+};
 
-// src/github/submissions.ts
-function submitPurpose(candidate) {
-  return `submit-${candidate}`;
+// src/slurm/parse.ts
+var SQUEUE_FIELDS = [
+  "JobID",
+  "State",
+  "Reason",
+  "exit_code",
+  "RestartCnt",
+  "SubmitTime",
+  "StartTime",
+  "EndTime",
+  "TimeLimit",
+  "TimeUsed",
+  "NodeList",
+  "NumNodes",
+  "tres-alloc",
+  "tres-per-node",
+  "UserName",
+  "STDOUT",
+  "Comment",
+  "Name"
+];
+var SQUEUE_FORMAT = SQUEUE_FIELDS.map(
+  (f, i) => i < SQUEUE_FIELDS.length - 1 ? `${f}:0|` : `${f}:0`
+).join(",");
+var SACCT_FIELDS = [
+  "JobID",
+  "State",
+  "Reason",
+  "ExitCode",
+  "Submit",
+  "Start",
+  "End",
+  "Timelimit",
+  "Elapsed",
+  "NodeList",
+  "AllocTRES",
+  "User",
+  "Comment",
+  "JobName"
+];
+var SACCT_FORMAT = SACCT_FIELDS.join(",");
+var JOB_ID3 = /^[0-9]+(_([0-9]+|\[[0-9,%-]+\])|\+[0-9]+)?$/;
+var TIME = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$/;
+var NO_TIME = /* @__PURE__ */ new Set(["", "N/A", "Unknown", "None", "NONE", "(null)", "UNLIMITED", "INVALID"]);
+var DURATION = /^(([0-9]+-)?([0-9]+:)?[0-9]+:[0-9]+|[0-9]+-[0-9]+(:[0-9]+)?)$/;
+var NO_DURATION = /* @__PURE__ */ new Set([
+  "UNLIMITED",
+  "INVALID",
+  "NOT_SET",
+  "Partition_Limit",
+  "NONE",
+  "None",
+  "infinite"
+]);
+var STATE_SET = new Set(SLURM_JOB_STATES);
+function state(text3, command, line) {
+  const word = text3.split(" ")[0] ?? "";
+  if (STATE_SET.has(word)) return word;
+  if (/^[A-Z][A-Z_]{1,40}$/.test(word)) return "UNKNOWN";
+  throw new SlurmOutputError(command, `unknown job state ${JSON.stringify(text3)}`, line);
 }
-async function writeSubmitComment(octokit, target, candidate, text3, submission) {
-  const sticky = { ...target, purpose: submitPurpose(candidate) };
-  const parts = await findStickyComments(octokit, sticky);
-  const kept = parseSubmissionsBlock(stickyText(parts) ?? "").submissions;
-  const list = submission ? withSubmission(kept, submission) : kept;
-  const body = list.length ? `${text3}
-
-${renderSubmissionsBlock(list)}` : text3;
-  await upsertStickyComment(octokit, { ...sticky, body }, parts);
+function rawState(text3) {
+  const word = text3.split(" ")[0] ?? "";
+  return STATE_SET.has(word) ? {} : { rawState: word };
 }
-
-// src/usecases/refuse.ts
-function recheckRequest(octokit, repo, request2, source) {
-  return prepareCandidateAt(
-    octokit,
-    { owner: repo.owner, repo: repo.repo },
-    request2.headSha,
-    request2.path,
-    source
+function jobId(text3, command, line) {
+  if (!JOB_ID3.test(text3))
+    throw new SlurmOutputError(command, `job id ${JSON.stringify(text3)} is not a Slurm job id`, line);
+  return text3;
+}
+function time(text3, command, line) {
+  if (NO_TIME.has(text3)) return null;
+  if (!TIME.test(text3))
+    throw new SlurmOutputError(command, `time ${JSON.stringify(text3)} is not YYYY-MM-DDTHH:MM:SS`, line);
+  return text3;
+}
+function duration(text3, command, line) {
+  if (text3 === "" || text3 === "N/A" || text3 === "(null)") return null;
+  if (!DURATION.test(text3) && !NO_DURATION.has(text3))
+    throw new SlurmOutputError(command, `duration ${JSON.stringify(text3)} is not [D-]HH:MM:SS`, line);
+  return text3;
+}
+function elapsedOf(text3, command, line) {
+  const d = duration(text3, command, line);
+  return d !== null && NO_DURATION.has(d) ? null : d;
+}
+function text(value) {
+  return value === void 0 || value === "" || value === "(null)" || value === "N/A" ? null : value;
+}
+function slurmDurationToSeconds(text3) {
+  const m = /^(?:([0-9]+)-([0-9]+)(?::([0-9]+))?(?::([0-9]+))?|(?:([0-9]+):)?([0-9]+):([0-9]+)(?:\.[0-9]+)?)$/.exec(
+    text3 ?? ""
   );
+  if (!m) return null;
+  const n = (v) => Number(v ?? 0);
+  if (m[1] !== void 0) return ((n(m[1]) * 24 + n(m[2])) * 60 + n(m[3])) * 60 + n(m[4]);
+  return (n(m[5]) * 60 + n(m[6])) * 60 + n(m[7]);
 }
-function refusedOutcome(request2, errors, at) {
+function gpusFromTres(tres) {
+  const untyped = /(?:^|,)gres\/gpu=([0-9]+)(?:,|$)/.exec(tres);
+  if (untyped) return Number(untyped[1]);
+  const typed = [...tres.matchAll(/(?:^|,)gres\/gpu:[^=,]+=([0-9]+)/g)];
+  return typed.length > 0 ? typed.reduce((sum, t) => sum + Number(t[1]), 0) : null;
+}
+function gpusPerNode(perNode, nodeCount) {
+  const m = /(?:^|,)gres[:/]gpu(?::[^:,]+)?:([0-9]+)(?:,|$)/.exec(perNode);
+  const nodesNow = /^([0-9]+)/.exec(nodeCount);
+  return m && nodesNow ? Number(m[1]) * Number(nodesNow[1]) : null;
+}
+function allocation(gpus, elapsed) {
+  const seconds2 = slurmDurationToSeconds(elapsed);
   return {
-    kind: "refused",
-    at,
-    evidence: [
-      `${request2.path} at ${request2.headSha.slice(0, 7)} no longer passes validation against the default branch: not submitted`,
-      ...errors.slice(0, 10).map((e) => e.length > 1900 ? `${e.slice(0, 1900)}\u2026` : e)
-    ]
+    gpus,
+    gpuMinutes: gpus === null || seconds2 === null ? null : gpus * seconds2 / 60,
+    heldSeconds: seconds2
   };
 }
-function refusalNotice(request2, errors) {
-  return [
-    `### Request of \`${request2.candidate}\` refused`,
-    "",
-    `\`${request2.runName}\` was waiting for a free slot, but its candidate (\`${request2.path}\` at ${request2.headSha.slice(0, 7)}) no longer passes validation against the default branch's experiment and rules, which changed since \`/topo submit\`. It was not submitted and will not be:`,
-    "",
-    codeBlock(errors.slice(0, 10).join("\n")),
-    "",
-    "Fix the candidate (or the default branch), then comment `/topo submit` again."
-  ].join("\n");
+function reason(text3) {
+  return text3 === "" || text3 === "None" || text3 === "(null)" ? null : text3;
 }
-async function refuseRequest(octokit, repo, request2, errors, at, options = {}) {
-  const target = { ...repo, issue_number: request2.pr };
-  await updateRunState(
-    octokit,
-    target,
-    (s) => withOutcome(s, request2.id, refusedOutcome(request2, errors, at))
-  );
-  if (!options.keepLabel)
-    await setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: request2.pr }, null);
-  const body = refusalNotice(request2, errors);
-  await writeSubmitComment(octokit, target, request2.candidate, body);
-  const monitor = await findMonitorComment(octokit, target, request2.candidate);
-  if (stickyText(monitor)?.includes(request2.runName))
-    await writeMonitorComment(octokit, target, request2.candidate, body, monitor);
+function nodes(text3) {
+  return text3 === "" || text3 === "(null)" || text3 === "None assigned" ? null : text3;
 }
-async function refuseOrphanedRequest(octokit, repo, source, pull, request2, log, options = {}) {
-  const queued = request2.headSha === pull.headSha && !pull.state.runs[request2.id] && !pull.state.outcomes[request2.id];
-  if (!queued) return;
-  const prepared = await recheckRequest(octokit, repo, request2, source);
-  const errors = prepared.ok ? [
-    `the monitor cannot load experiment ${request2.experiment} from the default branch: its base preset is not in ${source.topologiesDir}/presets`
-  ] : prepared.errors;
-  log(`${request2.runName}: refused: ${errors.join("; ")}`);
-  await refuseRequest(octokit, repo, request2, errors, (/* @__PURE__ */ new Date()).toISOString(), options);
+function count(text3, what, command, line) {
+  if (!/^[0-9]+$/.test(text3))
+    throw new SlurmOutputError(command, `${what} ${JSON.stringify(text3)} is not a count`, line);
+  return Number(text3);
 }
-
-// actions/monitor/autopilot.ts
-var import_yaml5 = __toESM(require_dist2(), 1);
-import { existsSync as existsSync4 } from "node:fs";
-import { join as join5 } from "node:path";
-
-// src/topology/init.ts
-var import_yaml3 = __toESM(require_dist2(), 1);
-
-// src/topology/run-command.ts
-var VALUED = {
-  account: "A",
-  partition: "p",
-  time: "t",
-  nodes: "N",
-  "gpus-per-node": void 0,
-  gres: void 0,
-  "job-name": "J",
-  output: "o",
-  error: "e",
-  ntasks: "n",
-  "ntasks-per-node": void 0,
-  "cpus-per-task": "c",
-  "cpus-per-gpu": void 0,
-  mem: void 0,
-  "mem-per-gpu": void 0,
-  "mem-per-cpu": void 0,
-  qos: "q",
-  reservation: void 0,
-  constraint: "C",
-  signal: void 0,
-  chdir: "D",
-  dependency: "d",
-  array: "a",
-  "mail-type": void 0,
-  "mail-user": void 0,
-  comment: void 0,
-  export: void 0,
-  exclude: "x",
-  nodelist: "w",
-  gpus: "G",
-  begin: "b",
-  "time-min": void 0,
-  wckey: void 0
-};
-var SHORT = Object.fromEntries(
-  Object.entries(VALUED).filter(([, s]) => s).map(([l, s]) => [s, l])
-);
-
-// src/topology/init.ts
-function toYaml(value, header) {
-  const doc = new import_yaml3.Document(value);
-  (0, import_yaml3.visit)(doc, {
-    Seq(_, node) {
-      if ((0, import_yaml3.isSeq)(node)) node.flow = true;
+function decodeWaitStatus(status5) {
+  const signal = status5 & 127;
+  if (signal !== 0) return { exitCode: null, signal };
+  return { exitCode: status5 >> 8 & 255, signal: null };
+}
+function decodeExitPair(text3, command, line) {
+  const m = /^([0-9]+):([0-9]+)$/.exec(text3);
+  if (!m)
+    throw new SlurmOutputError(command, `exit code ${JSON.stringify(text3)} is not <code>:<signal>`, line);
+  const signal = Number(m[2]);
+  if (signal !== 0) return { exitCode: null, signal };
+  return { exitCode: Number(m[1]), signal: null };
+}
+function expandOutputPattern(pattern, job) {
+  const [arrayJob, arrayTask] = job.id.split("_");
+  return pattern.replace(/%(\d*)([%jJxAaN])/g, (whole, pad, key) => {
+    const width = pad === "" ? 0 : Number(pad);
+    const padded = (v) => width > 0 && /^[0-9]+$/.test(v) ? v.padStart(width, "0") : v;
+    switch (key) {
+      case "%":
+        return "%";
+      case "j":
+      case "J":
+        return padded(job.id);
+      case "A":
+        return padded(arrayJob ?? job.id);
+      case "a":
+        return arrayTask !== void 0 ? padded(arrayTask) : whole;
+      case "x":
+        return job.name;
+      case "N":
+        return job.nodes ? firstHost(job.nodes) : whole;
+      default:
+        return whole;
     }
   });
-  doc.commentBefore = header;
-  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
-
-// src/usecases/record.ts
-import { dirname as dirname4, join as join4, posix as posix5 } from "node:path";
-
-// src/github/commands.ts
-var COMMANDS = {
-  submit: {
-    argument: "candidate",
-    summary: "submit the pull request's candidates (or the one named), each its own run, to Slurm (queued when all slots are busy)"
-  },
-  cancel: {
-    argument: "candidate",
-    summary: "cancel the queued or running jobs of the candidates (or the one named)"
-  },
-  status: { argument: false, summary: "refresh the status comment now (otherwise every few minutes)" },
-  stop: {
-    argument: "candidate",
-    summary: "stop the runs (or the named candidate\u2019s) once stable, keeping their metrics"
-  },
-  reject: {
-    argument: true,
-    summary: "record this candidate as rejected, with the reason, when the PR closes"
-  },
-  learn: { argument: true, summary: "add a lesson to the experiment record when the PR closes" },
-  conclude: { argument: false, summary: "post the experiment report comparing every candidate so far" },
-  state: {
-    argument: "rebuild",
-    summary: "rebuild the pull request's bot state from Slurm's jobs and the bot's own records (when it is unreadable)"
-  },
-  help: { argument: false, summary: "show this help" }
-};
-var MAX_ARGUMENT = 2e3;
-var CANDIDATE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
-function parseCommand(body) {
-  const text3 = body.replace(/\r\n?/g, "\n").trim();
-  const m = /^\/topo(?=\s|$)/.exec(text3);
-  if (!m) return { kind: "none" };
-  const rest = text3.slice(m[0].length);
-  const firstLine2 = rest.split("\n", 1)[0];
-  const word = firstLine2.trim().split(/\s+/, 1)[0] ?? "";
-  if (!word) return { kind: "invalid", reason: "no command given after /topo" };
-  if (!Object.hasOwn(COMMANDS, word)) {
-    return { kind: "invalid", reason: `unknown command \`${word.slice(0, 40)}\`` };
-  }
-  const name = word;
-  const argument = rest.trim().slice(word.length).trim();
-  if (COMMANDS[name].argument === true) {
-    if (!argument) return { kind: "invalid", reason: `\`/topo ${name}\` needs a text after it` };
-    if (argument.length > MAX_ARGUMENT) {
-      return {
-        kind: "invalid",
-        reason: `the text after \`/topo ${name}\` is longer than ${MAX_ARGUMENT} characters`
-      };
+function firstHost(hostlist) {
+  const m = /^([^[,]*)(\[([0-9]+))?/.exec(hostlist);
+  return `${m?.[1] ?? ""}${m?.[3] ?? ""}`;
+}
+function live2(s, exit) {
+  return isLive(statusOf(s)) ? { exitCode: null, signal: null } : exit;
+}
+function parseSqueue(output) {
+  return parseLines(output, "squeue", SQUEUE_FIELDS, 2, squeueJob);
+}
+function parseSacct(output) {
+  return parseLines(output, "sacct", SACCT_FIELDS, 1, sacctJob);
+}
+function parseLines(output, command, fields, freeFields, read2) {
+  const jobs = [];
+  const skipped = [];
+  const firstFree = fields.length - 1 - freeFields;
+  for (const line of output.split("\n")) {
+    if (line.trim() === "") continue;
+    const parts = line.split("|");
+    const name = parts.length > 1 ? parts.at(-1) : null;
+    try {
+      if (parts.length < fields.length)
+        throw new SlurmOutputError(
+          command,
+          `expected ${fields.length} |-separated fields, got ${parts.length}`,
+          line
+        );
+      const free = parts.slice(firstFree, firstFree + freeFields - 1);
+      free.push(parts.slice(firstFree + freeFields - 1, -1).join("|"));
+      jobs.push(read2(parts.slice(0, firstFree), free, name ?? "", line));
+    } catch (error2) {
+      if (!(error2 instanceof SlurmOutputError)) throw error2;
+      skipped.push({ command, problem: error2.problem, line, name });
     }
-    return { kind: "command", name, argument };
   }
-  if (COMMANDS[name].argument === "rebuild") {
-    if (argument !== "rebuild")
-      return { kind: "invalid", reason: `\`/topo ${name}\` takes one word: \`/topo ${name} rebuild\`` };
-    return { kind: "command", name, argument };
-  }
-  if (COMMANDS[name].argument === "candidate") {
-    if (!argument) return { kind: "command", name };
-    if (!CANDIDATE_NAME.test(argument))
-      return {
-        kind: "invalid",
-        reason: `\`/topo ${name}\` takes at most one candidate name (lower-case letters, digits and dashes, as in its file name)`
-      };
-    return { kind: "command", name, argument };
-  }
-  if (argument) return { kind: "invalid", reason: `\`/topo ${name}\` takes no arguments` };
-  return { kind: "command", name };
+  return { jobs, skipped };
 }
+function squeueJob(fixed, free, name, line) {
+  const command = "squeue";
+  const [
+    id,
+    st,
+    why2,
+    exit,
+    restarts,
+    submit2,
+    start,
+    end,
+    limit,
+    used,
+    nodeList,
+    nodeCount,
+    tres,
+    perNode,
+    user
+  ] = fixed;
+  const [stdout, comment] = free;
+  const s = state(st ?? "", command, line);
+  const exitDecoded = exit === "N/A" || exit === "" ? { exitCode: null, signal: null } : decodeWaitStatus(count(exit ?? "", "exit status", command, line));
+  const elapsed = elapsedOf(used ?? "", command, line);
+  const gpus = gpusFromTres(tres ?? "") ?? gpusPerNode(perNode ?? "", nodeCount ?? "");
+  const job = {
+    id: jobId(id ?? "", command, line),
+    name,
+    state: s,
+    ...rawState(st ?? ""),
+    status: statusOf(s, reason(why2 ?? "")),
+    reason: reason(why2 ?? ""),
+    ...live2(s, exitDecoded),
+    restarts: count(restarts ?? "", "restart count", command, line),
+    submitTime: time(submit2 ?? "", command, line),
+    startTime: time(start ?? "", command, line),
+    endTime: time(end ?? "", command, line),
+    timeLimit: duration(limit ?? "", command, line),
+    elapsed,
+    ...allocation(gpus, elapsed),
+    nodes: nodes(nodeList ?? ""),
+    user: text(user),
+    comment: text(comment),
+    stdoutPath: null,
+    source: "squeue"
+  };
+  job.stdoutPath = text(stdout) === null ? null : expandOutputPattern(stdout ?? "", job);
+  return job;
+}
+function accountedReason(why2, allocated) {
+  return allocated !== null && (why2 === "JobHeldUser" || why2 === "JobHeldAdmin") ? null : why2;
+}
+function sacctJob(fixed, free, name, line) {
+  const command = "sacct";
+  const [id, st, why2, exit, submit2, start, end, limit, used, nodeList, tres, user] = fixed;
+  const s = state(st ?? "", command, line);
+  const elapsed = elapsedOf(used ?? "", command, line);
+  return {
+    id: jobId(id ?? "", command, line),
+    name,
+    state: s,
+    ...rawState(st ?? ""),
+    status: statusOf(s, accountedReason(reason(why2 ?? ""), nodes(nodeList ?? ""))),
+    reason: accountedReason(reason(why2 ?? ""), nodes(nodeList ?? "")),
+    ...live2(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
+    restarts: null,
+    submitTime: time(submit2 ?? "", command, line),
+    startTime: time(start ?? "", command, line),
+    endTime: time(end ?? "", command, line),
+    timeLimit: duration(limit ?? "", command, line),
+    elapsed,
+    ...allocation(gpusFromTres(tres ?? ""), elapsed),
+    nodes: nodes(nodeList ?? ""),
+    user: text(user),
+    comment: text(free[0]),
+    stdoutPath: null,
+    source: "sacct"
+  };
+}
+function scontrolFields(line) {
+  const fields = /* @__PURE__ */ new Map();
+  for (const part of line.trim().split(/ (?=[A-Za-z][A-Za-z0-9_:/-]*=)/)) {
+    const eq = part.indexOf("=");
+    if (eq <= 0)
+      throw new SlurmOutputError("scontrol show job", `field ${JSON.stringify(part)} is not Key=Value`, line);
+    fields.set(part.slice(0, eq), part.slice(eq + 1));
+  }
+  return fields;
+}
+function parseScontrolJobs(output) {
+  const command = "scontrol show job";
+  if (/^No jobs in the system\s*$/.test(output.trim())) return [];
+  const jobs = [];
+  for (const line of output.split("\n")) {
+    if (line.trim() === "") continue;
+    const f = scontrolFields(line);
+    const need = (key) => {
+      const v = f.get(key);
+      if (v === void 0) throw new SlurmOutputError(command, `no ${key}= field`, line);
+      return v;
+    };
+    const arrayJob = f.get("ArrayJobId");
+    const arrayTask = f.get("ArrayTaskId");
+    const id = arrayJob !== void 0 && arrayTask !== void 0 ? `${arrayJob}_${arrayTask}` : need("JobId");
+    const s = state(need("JobState"), command, line);
+    const stdout = f.get("StdOut");
+    jobs.push({
+      id: jobId(id, command, line),
+      name: need("JobName"),
+      state: s,
+      ...rawState(need("JobState")),
+      status: statusOf(s, reason(need("Reason"))),
+      reason: reason(need("Reason")),
+      ...live2(s, decodeExitPair(need("ExitCode"), command, line)),
+      restarts: count(need("Restarts"), "restart count", command, line),
+      submitTime: time(need("SubmitTime"), command, line),
+      startTime: time(need("StartTime"), command, line),
+      endTime: time(need("EndTime"), command, line),
+      timeLimit: duration(need("TimeLimit"), command, line),
+      elapsed: elapsedOf(need("RunTime"), command, line),
+      ...allocation(
+        gpusFromTres(f.get("TRES") ?? "") ?? gpusPerNode(f.get("TresPerNode") ?? "", f.get("NumNodes") ?? ""),
+        elapsedOf(need("RunTime"), command, line)
+      ),
+      nodes: nodes(need("NodeList")),
+      // UserId=alice(1000): the name before the uid.
+      user: text(/^(.*)\([0-9]+\)$/.exec(need("UserId"))?.[1] ?? need("UserId")),
+      comment: text(f.get("Comment")),
+      stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
+      source: "scontrol"
+    });
+  }
+  return jobs;
+}
+function parseSbatchParsable(stdout) {
+  const lines = stdout.split("\n").filter((l) => l.trim() !== "");
+  const last = lines.at(-1)?.trim() ?? "";
+  const m = /^([0-9]+)(;[A-Za-z0-9_.-]+)?$/.exec(last);
+  if (lines.length !== 1 || !m?.[1]) {
+    throw new SlurmOutputError("sbatch --parsable", 'expected one line "<job id>[;<cluster>]"', stdout);
+  }
+  return m[1];
+}
+function accountingEnabled(showConfig) {
+  const m = /^AccountingStorageType\s*=\s*(\S+)/m.exec(showConfig);
+  if (!m?.[1])
+    throw new SlurmOutputError("scontrol show config", "no AccountingStorageType line", showConfig);
+  return m[1] !== "accounting_storage/none";
+}
+function slurmTimeToUnix(text3) {
+  if (!text3 || !TIME.test(text3)) return null;
+  const ms = Date.parse(`${text3}Z`);
+  return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
+}
+
+// src/lifecycle/jobs.ts
+function compareJobIds(a, b) {
+  const [a1, a2] = a.split("_").map(Number);
+  const [b1, b2] = b.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+}
+function jobForRun(jobs, runName, view) {
+  const mine = jobs.filter((j) => view(j).name === runName);
+  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
+  const live3 = mine.filter((j) => isLive(view(j).status)).sort(order);
+  if (live3[0]) return live3[0];
+  return mine.sort(order).at(-1) ?? null;
+}
+
+// src/usecases/queue.ts
+var RETIRED_PREFIX = "retired-";
+function retiredName(jobName2) {
+  return `${RETIRED_PREFIX}${jobName2}`;
+}
+function isRetiredDuplicate(name) {
+  return name.startsWith(RETIRED_PREFIX);
+}
+var DEFAULT_MAX_PARALLEL = 3;
+function representativeJob(jobs, jobName2) {
+  return jobForRun(jobs, jobName2, (j) => j);
+}
+function byJobId(a, b) {
+  return compareJobIds(a.id, b.id);
+}
+function ownJobs(jobs, experimentId, knownExperimentIds = []) {
+  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+}
+function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
+  if (!Number.isInteger(maxParallel) || maxParallel < 1)
+    throw new Error(`max_parallel ${maxParallel} is not a whole number >= 1`);
+  const liveNames = new Set(
+    jobs.filter((j) => isLive(j.status) && !isRetiredDuplicate(j.name)).map((j) => j.name)
+  );
+  const live3 = liveNames.size;
+  let free = Math.max(0, maxParallel - live3);
+  const plan = { existing: [], submitNow: [], queued: [], live: live3, slots: maxParallel };
+  const seen = /* @__PURE__ */ new Set();
+  for (const request2 of requests) {
+    if (seen.has(request2.jobName)) continue;
+    seen.add(request2.jobName);
+    const job = representativeJob(jobs, request2.jobName);
+    if (job) plan.existing.push({ request: request2, job });
+    else if (free > 0) {
+      plan.submitNow.push(request2);
+      free--;
+    } else plan.queued.push({ request: request2, position: plan.queued.length + 1 });
+  }
+  return plan;
+}
+
+// src/usecases/submit.ts
+var SubmitInterrupted = class extends Error {
+};
+function experimentPrefix(experimentId) {
+  return `topo-${experimentId}-`;
+}
+async function submitCandidate(deps, request2) {
+  const { jobName: jobName2, shellLine: shellLine2 } = request2.submission;
+  const maxParallel = request2.maxParallel ?? DEFAULT_MAX_PARALLEL;
+  const prefix = experimentPrefix(request2.experimentId);
+  if (!jobName2.startsWith(prefix)) throw new Error(`job name ${jobName2} does not start with ${prefix}`);
+  const base = { jobName: jobName2, cluster: request2.cluster, command: shellLine2 };
+  let jobs = await experimentJobs(deps, request2);
+  const standing = request2.standsFor ? await liveRunStanding(deps, request2, jobs) : null;
+  if (standing) return { ...base, ...standing };
+  const found = representativeJob(jobs, jobName2);
+  if (found && (isLive(found.status) || !request2.resubmitFinished)) {
+    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
+    return { ...base, status: "existing", jobId: kept.id, state: kept.state };
+  }
+  if (found) jobs = jobs.filter((j) => j.name !== jobName2);
+  const me = { jobName: jobName2 };
+  const plan = planQueue([...request2.ahead ?? [], me], jobs, maxParallel);
+  const waiting2 = plan.queued.find((q) => q.request === me);
+  if (request2.dryRun) {
+    return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
+  }
+  if (waiting2) return { ...base, status: "queued", position: waiting2.position, live: plan.live, maxParallel };
+  interrupted(deps, "before sbatch: nothing was submitted");
+  return submitHeld(deps, request2, base, maxParallel);
+}
+function interrupted(deps, what) {
+  if (deps.signal?.aborted) throw new SubmitInterrupted(`interrupted ${what}`);
+}
+async function liveRunStanding(deps, request2, jobs) {
+  const base = request2.standsFor;
+  const live3 = jobs.filter((j) => isRunOfName(j.name, base, request2.experimentId) && isLive(j.status)).sort(byJobId);
+  const kept = live3[0];
+  if (!kept) return null;
+  if (!request2.dryRun) {
+    for (const j of live3.slice(1)) if (j.status === "held") await retire(deps, j, j.name);
+    await settle(deps, jobs, kept.name, kept);
+  }
+  return { status: "existing", jobId: kept.id, state: kept.state, jobName: kept.name };
+}
+async function experimentJobs(deps, request2) {
+  const listed2 = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
+  return ownJobs(listed2, request2.experimentId, request2.knownExperimentIds);
+}
+async function submitHeld(deps, request2, base, maxParallel) {
+  const { slurm } = deps;
+  const log = deps.log ?? (() => {
+  });
+  const { jobName: jobName2, argv } = request2.submission;
+  const output = argv.find((a) => a.startsWith("--output="));
+  if (output) await slurm.ensureDir(dirname3(output.slice("--output=".length)));
+  const held = [argv[0] ?? "sbatch", "--hold", ...argv.slice(1)];
+  for (let attempt = 1; ; attempt++) {
+    let submittedId;
+    try {
+      submittedId = await slurm.submit(held, request2.submission.env);
+      log(`sbatch accepted ${jobName2} as job ${submittedId} (held)`);
+    } catch (error2) {
+      if (!(error2 instanceof ConnectionLostError) && !deps.signal?.aborted) throw error2;
+      log(`sbatch of ${jobName2} did not answer (${error2.message}): looking it up by name`);
+    }
+    if (deps.signal?.aborted) return withdrawInterrupted(deps, request2, submittedId);
+    try {
+      const done = await keepOne(deps, request2, base, maxParallel, submittedId);
+      if (done === "not-found" && submittedId === void 0 && attempt < 3) continue;
+      if (done === "not-found")
+        throw new Error(
+          `submitted ${jobName2}${submittedId ? ` as job ${submittedId}` : ""} but Slurm lists no live job of that name`
+        );
+      return done;
+    } catch (error2) {
+      if (submittedId !== void 0) await withdrawHeld(deps, submittedId, error2);
+      throw error2;
+    }
+  }
+}
+async function withdrawInterrupted(deps, request2, submittedId) {
+  const { jobName: jobName2 } = request2.submission;
+  const error2 = new SubmitInterrupted(`interrupted after sbatch of ${jobName2}`);
+  const ids = submittedId !== void 0 ? [submittedId] : (await experimentJobs(deps, request2)).filter((j) => j.name === jobName2 && isLive(j.status)).map((j) => j.id);
+  if (!ids.length) error2.message += ": Slurm lists no job of that name (nothing was submitted)";
+  for (const id of ids) await withdrawHeld(deps, id, error2);
+  throw error2;
+}
+async function keepOne(deps, request2, base, maxParallel, submittedId) {
+  const { jobName: jobName2 } = request2.submission;
+  const after = await experimentJobs(deps, request2);
+  const mine = after.filter((j) => j.name === jobName2 && isLive(j.status)).sort(byJobId);
+  const keeper = mine[0];
+  if (!keeper) return "not-found";
+  const ours = submittedId === void 0 || keeper.id === submittedId;
+  const live3 = ours ? liveOverLimit(after, keeper, maxParallel) : null;
+  if (live3 !== null) {
+    for (const j of mine) await retire(deps, j, jobName2);
+    deps.log?.(`${jobName2}: ${live3} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
+    return { ...base, status: "queued", position: 1, live: live3 - 1, maxParallel };
+  }
+  const kept = await settle(deps, after, jobName2, keeper);
+  return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
+}
+async function withdrawHeld(deps, jobId2, error2) {
+  let outcome;
+  try {
+    await deps.slurm.cancel(jobId2);
+    outcome = `the held job ${jobId2} this submit made was cancelled (it never ran)${error2 instanceof SubmitInterrupted ? "" : "; submit again"}`;
+  } catch (cancelError) {
+    outcome = `cancelling the held job ${jobId2} this submit made failed too (${cancelError.message}): it is left held; cancel it with \`scancel ${jobId2}\``;
+  }
+  deps.log?.(outcome);
+  if (error2 instanceof Error) error2.message = `${error2.message}; ${outcome}`;
+}
+function liveOverLimit(after, keeper, maxParallel) {
+  const liveByName = /* @__PURE__ */ new Map();
+  for (const j of after.filter((x) => isLive(x.status) && !isRetiredDuplicate(x.name)).sort(byJobId))
+    if (!liveByName.has(j.name)) liveByName.set(j.name, j);
+  const youngest2 = [...liveByName.values()].sort(byJobId).at(-1);
+  const yields = liveByName.size > maxParallel && youngest2?.id === keeper.id && keeper.status === "held";
+  return yields ? liveByName.size : null;
+}
+async function settle(deps, jobs, jobName2, keeper) {
+  const live3 = jobs.filter((j) => j.name === jobName2 && isLive(j.status)).sort(byJobId);
+  const kept = keeper ?? live3[0] ?? representativeJob(jobs, jobName2);
+  if (!kept) throw new Error(`no job named ${jobName2}`);
+  for (const j of live3) if (j.id !== kept.id) await retire(deps, j, jobName2);
+  if (kept.status === "held") {
+    await deps.slurm.release(kept.id);
+    deps.log?.(`released job ${kept.id} (${jobName2})`);
+  }
+  return kept;
+}
+async function retire(deps, job, jobName2) {
+  try {
+    await deps.slurm.rename(job.id, retiredName(jobName2));
+  } catch (error2) {
+    deps.log?.(`could not rename duplicate job ${job.id}: ${error2.message}`);
+  }
+  await deps.slurm.cancel(job.id);
+  deps.log?.(`retired duplicate job ${job.id} of ${jobName2}`);
+}
+var ABANDONED_HOLD_SECONDS = 120;
+async function releaseAbandonedHolds(deps, experimentId, jobs, nowTs) {
+  const own = new Set(ownJobs(jobs, experimentId).map((j) => j.id));
+  const out = [];
+  for (const job of jobs) {
+    const submitted = slurmTimeToUnix(job.submitTime);
+    const abandoned = own.has(job.id) && job.status === "held" && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
+    if (!abandoned) {
+      out.push(job);
+      continue;
+    }
+    await deps.slurm.release(job.id);
+    deps.log?.(`released job ${job.id} (${job.name}): held since its submit did not finish`);
+    out.push({ ...job, reason: null });
+  }
+  return out;
+}
+function isRunOfName(name, jobName2, experimentId) {
+  if (name === jobName2) return true;
+  const wanted = parseRunName(jobName2, experimentId);
+  const found = parseRunName(name, experimentId);
+  return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
+}
+async function cancelCandidate(deps, request2) {
+  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
+  const mine = jobs.filter((j) => isRunOfName(j.name, request2.jobName, request2.experimentId));
+  const live3 = mine.filter((j) => isLive(j.status));
+  for (const j of live3) await deps.slurm.cancel(j.id);
+  const newest = mine.sort(byJobId).at(-1);
+  return {
+    jobName: request2.jobName,
+    cancelled: live3.map((j) => j.id),
+    job: newest ? representativeJob(mine, newest.name) : null
+  };
+}
+async function cancelRuns(deps, request2) {
+  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
+  const found = jobs.filter((j) => isLive(j.status) && request2.runNames.has(j.name));
+  for (const j of found) await deps.slurm.cancel(j.id);
+  return found.map((j) => ({ name: j.name, id: j.id }));
+}
+
+// src/analysis/outcome.ts
+var DEFAULT_MIN_IMPROVEMENT = 0.02;
+function decisionOutcome(d, min = d.min_improvement) {
+  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
+  return d.state;
+}
+function changeOutcome(change, min) {
+  if (!change) return "measuring";
+  if (change.high <= -min) return "better";
+  if (change.low > 0) return "worse";
+  if (change.low >= -min && change.high <= min) return "equivalent";
+  return "measuring";
+}
+function comparisonChange(c) {
+  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
+}
+function parseAgainst(against) {
+  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
+  const role = m?.[1] ?? null;
+  const full = (m?.[2] ?? against).trim();
+  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
+  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
+}
+function decidedFigure(reference, change) {
+  const at = (x) => Math.round(reference * (1 + x) * 1e4) / 1e4;
+  return { value: at(change.value), low: at(change.low), high: at(change.high) };
+}
+
+// src/report/standing.ts
+var OUTCOME_ICON = {
+  better: "\u{1F7E2}",
+  worse: "\u{1F534}",
+  equivalent: "\u26AA",
+  "not-better": "\u{1F7E0}",
+  "better-at-equal-age": "\u{1F7E1}",
+  "faster-drift-not-ruled-out": "\u{1F7E1}",
+  undecided: "\u26AA",
+  measuring: "\u23F3",
+  failed: "\u274C",
+  reference: "\u{1F4CF}"
+};
+function comparisonIcon(outcome) {
+  return OUTCOME_ICON[outcome === "better" || outcome === "worse" ? outcome : "undecided"];
+}
+function describeReference(against) {
+  const { role, name, pr } = parseAgainst(against);
+  const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
+  if (!role) return quoted;
+  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
+  return `the ${role} ${quoted}`;
+}
+function code(s) {
+  const clean3 = s.replace(/[\r\n]+/g, " ");
+  const fence = clean3.includes("`") ? "``" : "`";
+  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
+}
+var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function standingOf(i) {
+  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
+  if (i.state === "failed" || i.failure)
+    return {
+      outcome: "failed",
+      minImprovement: min,
+      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
+    };
+  const ended = TERMINAL.has(i.state);
+  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
+  const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
+  if (!cmp) {
+    if (i.hasValue) return { outcome: "reference", minImprovement: min };
+    return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
+  }
+  const against = describeReference(cmp.against);
+  const change = comparisonChange(cmp);
+  const outcome = changeOutcome(change, min);
+  if (outcome === "measuring" && ended)
+    return {
+      outcome: "undecided",
+      against,
+      change,
+      minImprovement: min,
+      reason: "the interval is still too wide"
+    };
+  return { outcome, against, change, minImprovement: min };
+}
+function fromDecision(d, min, ended, minutesOfData) {
+  const base = {
+    against: describeReference(d.against),
+    change: d.relative_change ?? null,
+    minImprovement: min
+  };
+  const outcome = decisionOutcome(d, min);
+  if (outcome !== "measuring") return { ...base, outcome };
+  return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
+    ...base,
+    outcome: "measuring",
+    expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
+  };
+}
+function minutesLeft(expectedAt, now) {
+  if (expectedAt == null || now == null) return null;
+  return Math.max(0, expectedAt - now);
+}
+
+// src/report/check-conclusion.ts
+var CONCLUSION = {
+  better: "success",
+  reference: "success",
+  worse: "failure",
+  failed: "failure",
+  equivalent: "neutral",
+  "not-better": "failure",
+  // the provisional winner keeps measuring (the full-run guard is open); closed with the guard open, nothing decided it
+  "better-at-equal-age": void 0,
+  "faster-drift-not-ruled-out": "neutral",
+  undecided: "neutral",
+  measuring: void 0
+};
+function checkConclusion(s) {
+  return CONCLUSION[s.outcome];
+}
+function pct(x, digits = 1) {
+  const f = 10 ** digits;
+  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
+}
+function standingTitle(s) {
+  const ref = (s.against ?? "the reference").replace(/`/g, "");
+  switch (s.outcome) {
+    case "better":
+      return `Better than ${ref}${s.change ? ` by ${pct(s.change.value)}` : ""}`;
+    case "worse":
+      return `Worse than ${ref}${s.change ? ` by ${pct(s.change.value)}` : ""}`;
+    case "equivalent":
+      return `Within \xB1${pct(s.minImprovement)} of ${ref}`;
+    case "not-better":
+      return `Not ${pct(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct(s.change.value)})` : ""}`;
+    case "better-at-equal-age":
+      return `Better than ${ref} at equal run age${s.change ? ` by ${pct(s.change.value)}` : ""}; a drift over the full run not ruled out yet`;
+    case "faster-drift-not-ruled-out":
+      return `Faster than ${ref} at equal run age${s.change ? ` by ${pct(s.change.value)}` : ""}; drift not ruled out`;
+    case "reference":
+      return "Reference run (baseline or current best)";
+    case "failed":
+      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
+    case "undecided":
+      return `Ended without a decision (${s.reason ?? "no value"})`;
+    default:
+      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
+  }
+}
+function monitorCheckRun(s, headline) {
+  const conclusion = checkConclusion(s);
+  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
+}
+var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
+function pullRequestCheckRun(checks) {
+  const [only] = checks;
+  if (checks.length === 1 && only) return only.check;
+  const ordered = [...checks].sort(
+    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
+  );
+  const worst = ordered[0]?.check.conclusion;
+  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
+  const summary3 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
+
+${c.check.summary}`).join("\n\n");
+  return {
+    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
+    summary: summary3,
+    ...worst ? { conclusion: worst } : {}
+  };
+}
+
+// src/report/comment-throttle.ts
+var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
+  if (!previous) return true;
+  if (previous.hash === next.hash) return false;
+  if (previous.state !== next.state || previous.outcome !== next.outcome) return true;
+  if (ENDED.has(next.state)) return true;
+  const interval4 = Number.isFinite(intervalMinutes) && intervalMinutes > 0 ? intervalMinutes : 15;
+  if (nowMs < previous.writtenAtMs) return true;
+  return nowMs - previous.writtenAtMs >= interval4 * 6e4;
+}
+function shouldWriteCheck(previous, next) {
+  if (!previous) return true;
+  return previous.state !== next.state || previous.outcome !== next.outcome || ENDED.has(next.state);
+}
+var STAMP = /<!-- topo:written state=([a-z-]+) outcome=([a-z-]+) hash=([0-9a-f]+) at=(\d+) -->/;
+function renderCommentStamp(s) {
+  for (const [k, v] of [
+    ["state", s.state],
+    ["outcome", s.outcome]
+  ])
+    if (!/^[a-z-]+$/.test(v))
+      throw new Error(`comment stamp ${k} "${v}" must be lower-case letters and dashes`);
+  if (!/^[0-9a-f]+$/.test(s.hash)) throw new Error(`comment stamp hash "${s.hash}" must be hexadecimal`);
+  return `<!-- topo:written state=${s.state} outcome=${s.outcome} hash=${s.hash} at=${Math.floor(s.writtenAtMs)} -->`;
+}
+function parseCommentStamp(body) {
+  if (!body) return void 0;
+  const all = [...body.matchAll(new RegExp(STAMP.source, "g"))];
+  const m = all[all.length - 1];
+  if (!m) return void 0;
+  return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
+}
+
+// src/report/observation-block.ts
+var OPEN = "<!-- topo:observation v1";
+var CLOSE = "-->";
+function renderObservationBlock(observation) {
+  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
+  return `${OPEN}
+${json}
+${CLOSE}`;
+}
+function parseObservationBlock(body) {
+  const start = body.lastIndexOf(OPEN);
+  if (start < 0) return void 0;
+  const end = body.indexOf(CLOSE, start + OPEN.length);
+  if (end < 0) return void 0;
+  try {
+    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
+    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
+  } catch {
+    return void 0;
+  }
+}
+
+// src/report/state-label.ts
+function candidateLabel({ state: state3, observation }) {
+  switch (state3) {
+    case null:
+      return null;
+    case "queued":
+      return "queued";
+    case "submitted":
+    case "starting":
+    case "warming":
+    case "stabilising":
+      return "running";
+    case "stable":
+      return "stable";
+    case "finished":
+    case "stopped":
+      return observation?.verdict.value ? "stable" : null;
+    case "failed":
+      return "failed";
+  }
+}
+function pullStateLabel(candidates) {
+  const labels = new Set(candidates.map(candidateLabel));
+  for (const l of ["failed", "running", "queued", "stable"]) if (labels.has(l)) return l;
+  return null;
+}
+var RAN = /* @__PURE__ */ new Set(["finished", "decided", "stopped", "failed"]);
+var ranAndEnded = (kind) => kind !== void 0 && RAN.has(kind);
+function ranRequests(state3) {
+  return latestRequests(state3).filter((r) => {
+    const kind = state3.outcomes[r.id]?.kind;
+    return kind !== void 0 && RAN.has(kind);
+  });
+}
+function endedCandidate(candidate, comment) {
+  const stamp = parseCommentStamp(comment);
+  if (!comment || !stamp || !["finished", "stopped", "failed"].includes(stamp.state)) return null;
+  const observation = parseObservationBlock(comment);
+  const conclusion = checkConclusion({ outcome: stamp.outcome });
+  const headline = comment.split("<details>")[0]?.replace(/^<!--[^\n]*-->\n/, "").trim();
+  return {
+    state: stamp.state,
+    ...observation ? { observation: { verdict: observation.verdict } } : {},
+    check: {
+      title: `${candidate} ${stamp.state} (${stamp.outcome}), as its final comment says`,
+      summary: headline || `\`${candidate}\` ${stamp.state}`,
+      ...conclusion ? { conclusion } : {}
+    }
+  };
+}
+function requestsStateLabel(state3, headSha, ended = []) {
+  return pullStateLabel([
+    ...standingRequests(state3, headSha).map((r) => ({
+      state: state3.runs[r.id] ? "submitted" : "queued"
+    })),
+    ...ended
+  ]);
+}
+
+// src/usecases/monitor-comment.ts
+function monitorPurpose(candidate) {
+  return `monitor-${candidate}`;
+}
+var LEGACY_MONITOR_PURPOSE = "monitor";
+function isRunOfCandidate(runName, candidate) {
+  return candidateOfRunName(runName) === candidate;
+}
+function monitorCommentParts(comments, candidate, botLogin) {
+  const own = stickyParts(comments, { purpose: monitorPurpose(candidate), botLogin });
+  if (own.length) return own;
+  const legacy = stickyParts(comments, { purpose: LEGACY_MONITOR_PURPOSE, botLogin });
+  const text3 = stickyText(legacy);
+  const runName = text3 ? parseObservationBlock(text3)?.run_name : void 0;
+  return runName && isRunOfCandidate(runName, candidate) ? legacy : [];
+}
+async function findMonitorComment(octokit, target2, candidate) {
+  const listed2 = await listComments(octokit, target2);
+  return monitorCommentParts(listed2, candidate, target2.botLogin);
+}
+async function listComments(octokit, target2) {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    owner: target2.owner,
+    repo: target2.repo,
+    issue_number: target2.issue_number,
+    per_page: 100
+  });
+  return comments.map((c) => ({ id: c.id, login: c.user?.login, body: c.body, updatedAt: c.updated_at }));
+}
+async function readMonitorComment(octokit, target2, candidate) {
+  return stickyText(await findMonitorComment(octokit, target2, candidate));
+}
+async function writeMonitorComment(octokit, target2, candidate, body, known) {
+  const existing = known ?? await findMonitorComment(octokit, target2, candidate);
+  return upsertStickyComment(octokit, { ...target2, purpose: monitorPurpose(candidate), body }, existing);
+}
+
+// src/lifecycle/rebuild.ts
+function runsOfRecords(state3, submissions) {
+  const found = /* @__PURE__ */ new Map();
+  const add = (run) => {
+    const seen = found.get(run.runName);
+    found.set(run.runName, seen ? { ...seen, submitted: seen.submitted || run.submitted } : run);
+  };
+  const fromRequest = (r, submitted) => ({
+    experiment: r.experiment,
+    candidate: r.candidate,
+    topologyHash: r.topologyHash,
+    id: r.id,
+    runName: r.runName,
+    submitted,
+    firstSeen: r.requestedAt,
+    ...r.role ? { role: r.role } : {}
+  });
+  for (const r of state3?.requests ?? []) add(fromRequest(r, Boolean(state3?.runs[r.id])));
+  for (const e of state3?.ended ?? []) {
+    const parsed = parseRunName(e.runName, e.experiment);
+    if (parsed?.label !== e.id) continue;
+    const { experiment, candidate, id, runName } = e;
+    add({
+      experiment,
+      candidate,
+      id,
+      runName,
+      topologyHash: parsed.hash,
+      submitted: !!e.jobId,
+      firstSeen: e.at
+    });
+  }
+  for (const s of submissions) add(fromRequest(s.request, s.jobId !== void 0));
+  return [...found.values()].sort((a, b) => Date.parse(a.firstSeen) - Date.parse(b.firstSeen));
+}
+var ENDED_AS = { completed: "finished", cancelled: "cancelled" };
+function liveOf(runs2, jobs) {
+  const live3 = runs2.filter((r) => isLive(jobs.get(r.runName)?.status ?? "completed"));
+  const byJob = (a, b) => compareJobIds(jobs.get(a.runName)?.id ?? "0", jobs.get(b.runName)?.id ?? "0");
+  return [...live3].sort(byJob)[0];
+}
+function endedOutcome(run, job, why2, now) {
+  const evidence = [`rebuilt: ${why2}`];
+  if (!job) {
+    if (run.submitted)
+      return {
+        kind: "lost",
+        at: now,
+        evidence: [...evidence, "Slurm no longer knows its job: it is not submitted again"]
+      };
+    return {
+      kind: "superseded",
+      at: now,
+      evidence: [...evidence, "it never got a Slurm job: withdrawn (comment /topo submit to queue it again)"]
+    };
+  }
+  if (isLive(job.status))
+    return {
+      kind: "superseded",
+      at: now,
+      jobId: job.id,
+      evidence: [...evidence, `its live Slurm job ${job.id} is cancelled`]
+    };
+  return {
+    kind: ENDED_AS[job.status] ?? "failed",
+    at: now,
+    jobId: job.id,
+    evidence: [...evidence, `Slurm job ${job.id} ended ${job.state}`]
+  };
+}
+function planRebuild(input) {
+  let state3 = emptyRunState();
+  const cancel2 = [];
+  const byCandidate = /* @__PURE__ */ new Map();
+  for (const r of input.runs) {
+    const key = `${r.experiment}/${r.candidate}`;
+    byCandidate.set(key, [...byCandidate.get(key) ?? [], r]);
+  }
+  for (const [key, runs2] of byCandidate) {
+    const head = input.head.get(key);
+    const standing = liveOf(runs2, input.jobs);
+    for (const run of runs2) {
+      const job = input.jobs.get(run.runName);
+      const request2 = {
+        id: run.id,
+        experiment: run.experiment,
+        candidate: run.candidate,
+        path: head?.path ?? `${input.topologiesDir}/${run.experiment}/${run.candidate}.yaml`,
+        pr: input.pr,
+        headSha: input.headSha,
+        topologyHash: run.topologyHash,
+        runName: run.runName,
+        login: input.login,
+        requestedAt: job?.submittedAt ?? run.firstSeen,
+        ...run.role ? { role: run.role } : {}
+      };
+      state3 = withRequest(state3, request2);
+      if (job) state3 = withRun(state3, run.id, { jobId: job.id, submittedAt: job.submittedAt ?? input.now });
+      if (run === standing && head?.topologyHash === run.topologyHash) continue;
+      const why2 = run === standing ? `the candidate at the head ${input.headSha.slice(0, 7)} is another topology` : job && isLive(job.status) ? "an older run of the candidate also has a live job" : "its outcome was lost with the state";
+      const outcome = endedOutcome(run, job, why2, input.now);
+      state3 = withOutcome(state3, run.id, outcome);
+      if (job && isLive(job.status))
+        cancel2.push({ experiment: run.experiment, jobId: job.id, runName: run.runName });
+    }
+  }
+  return { state: state3, cancel: cancel2 };
+}
+function underCurrent(current, rebuilt) {
+  let out = current;
+  const added = /* @__PURE__ */ new Set();
+  for (const r of rebuilt.requests) {
+    if (knowsRequest(current, r.id)) continue;
+    added.add(r.id);
+    out = withRequest(out, r);
+    const run = rebuilt.runs[r.id];
+    if (run) out = withRun(out, r.id, run);
+    const outcome = rebuilt.outcomes[r.id];
+    if (outcome) out = withOutcome(out, r.id, outcome);
+  }
+  return { state: out, added };
+}
+
+// src/usecases/rebuild.ts
+async function recordedRuns(deps, target2) {
+  let state3 = null;
+  try {
+    state3 = await readRunState(deps.octokit, target2);
+  } catch (error2) {
+    if (!(error2 instanceof RunStateError)) throw error2;
+  }
+  const { submissions, problems } = await readSubmissions(deps.octokit, target2);
+  return { runs: runsOfRecords(state3, submissions), problems };
+}
+async function headCandidates(deps, pr, headSha, wanted) {
+  const head = /* @__PURE__ */ new Map();
+  if (!wanted.size) return head;
+  const { files, changed } = await pullRequestCandidates(
+    deps.octokit,
+    { owner: deps.owner, repo: deps.repo, number: pr },
+    deps.source
+  );
+  for (const path of files) {
+    if (!wanted.has(`${path.split("/").at(-2)}/${candidateNameOf(path)}`)) continue;
+    const prepared = await prepareCandidateAt(deps.octokit, deps, headSha, path, deps.source, changed);
+    if (prepared.ok)
+      head.set(`${prepared.candidate.experimentId}/${candidateNameOf(path)}`, {
+        path,
+        topologyHash: prepared.candidate.topologyHash
+      });
+  }
+  return head;
+}
+var iso = (slurmTime) => {
+  const ts = slurmTimeToUnix(slurmTime ?? null);
+  return ts ? new Date(ts * 1e3).toISOString() : null;
+};
+async function rebuildRunState(deps, pull) {
+  const now = (deps.now ?? (() => /* @__PURE__ */ new Date()))().toISOString();
+  const target2 = {
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: pull.number,
+    botLogin: deps.botLogin
+  };
+  const { runs: runs2, problems } = await recordedRuns(deps, target2);
+  const { jobs, listed: listed2, unreachable } = await jobsOfRuns(deps, runs2);
+  const live3 = new Set(
+    runs2.filter((r) => isLive(jobs.get(r.runName)?.status ?? "completed")).map((r) => `${r.experiment}/${r.candidate}`)
+  );
+  const head = await headCandidates(deps, pull.number, pull.headSha, live3);
+  const plan = planRebuild({
+    pr: pull.number,
+    headSha: pull.headSha,
+    login: pull.actor,
+    now,
+    runs: runs2,
+    jobs,
+    head,
+    topologiesDir: deps.source.topologiesDir
+  });
+  let added = new Set(plan.state.requests.map((r) => r.id));
+  let wasReadable = false;
+  const state3 = await replaceRunState(deps.octokit, target2, (current) => {
+    if (!current) return plan.state;
+    wasReadable = true;
+    const merged = underCurrent(current, plan.state);
+    added = merged.added;
+    return merged.state;
+  });
+  const cancelled = [];
+  for (const c of plan.cancel.filter((c2) => added.has(c2.runName.slice(-8)))) {
+    const exp = listed2.get(c.experiment);
+    if (!exp) continue;
+    await deps.withSlurm(exp, (s) => s.cancel(c.jobId));
+    cancelled.push(c.jobId);
+  }
+  return {
+    state: state3,
+    found: runs2.length,
+    known: jobs.size,
+    added: added.size,
+    cancelled,
+    unreachable,
+    wasReadable,
+    problems
+  };
+}
+async function jobsOfRuns(deps, runs2) {
+  const jobs = /* @__PURE__ */ new Map();
+  const listed2 = /* @__PURE__ */ new Map();
+  const unreachable = [];
+  for (const id of new Set(runs2.map((r) => r.experiment))) {
+    const exp = await experimentOnDefaultBranch(deps.source, id);
+    if (!exp.ok) {
+      unreachable.push(id);
+      continue;
+    }
+    const all = await deps.withSlurm(exp, async (s) => ownJobs(await s.jobs(`topo-${id}-`), id));
+    listed2.set(id, exp);
+    for (const r of runs2.filter((r2) => r2.experiment === id)) {
+      const job = jobForRun(all, r.runName, (j) => j);
+      if (job)
+        jobs.set(r.runName, {
+          id: job.id,
+          state: job.state,
+          status: job.status,
+          submittedAt: iso(job.submitTime)
+        });
+    }
+  }
+  return { jobs, listed: listed2, unreachable };
+}
+
+// src/commands/pull.ts
+function target(ctx) {
+  return { owner: ctx.owner, repo: ctx.repo, issue_number: ctx.pullNumber, botLogin: ctx.botLogin };
+}
+var listed = (names) => names.map((n) => `\`${n}\``).join(", ");
+function withSlurmOf(ctx, exp, use) {
+  return ctx.ports.withSlurm(exp.clusterName, exp.cluster, use);
+}
+async function pullLabel(ctx, state3) {
+  const ended = await Promise.all(
+    ranRequests(state3).map(
+      async (r) => endedCandidate(r.candidate, await readMonitorComment(ctx.octokit, target(ctx), r.candidate))
+    )
+  );
+  return requestsStateLabel(
+    state3,
+    ctx.headSha,
+    ended.filter((c) => c !== null)
+  );
+}
+function rebuildFor(ctx) {
+  return rebuildRunState(
+    {
+      octokit: ctx.octokit,
+      owner: ctx.owner,
+      repo: ctx.repo,
+      botLogin: ctx.botLogin,
+      source: ctx.ports.source,
+      withSlurm: (exp, use) => withSlurmOf(ctx, exp, use),
+      now: ctx.ports.now
+    },
+    { number: ctx.pullNumber, headSha: ctx.headSha, actor: ctx.actor }
+  );
+}
+async function readOrRebuild(ctx) {
+  try {
+    return { state: await readRunState(ctx.octokit, target(ctx)), note: "" };
+  } catch (error2) {
+    if (!(error2 instanceof RunStateError)) throw error2;
+    const rebuilt = await rebuildFor(ctx);
+    const cancelled = rebuilt.cancelled.length ? `; job ${rebuilt.cancelled.join(", ")} of runs that no longer stand cancelled` : "";
+    return {
+      state: rebuilt.state,
+      note: `${inlineText(error2.message, 400)}. It was rebuilt from Slurm's jobs and the bot's own records on this pull request first (${rebuilt.found} runs named, ${rebuilt.known} known to Slurm${cancelled}).`
+    };
+  }
+}
+
+// src/commands/end-runs.ts
+var VERB = { cancelled: "cancel", stopped: "stop" };
+function endRuns(ending) {
+  return async (ctx) => {
+    const { state: state3, note } = await readOrRebuild(ctx);
+    const open2 = openRequests(state3);
+    const chosen = ctx.argument ? open2.filter((r) => r.candidate === ctx.argument) : open2;
+    const lines = note ? [note] : [];
+    for (const request2 of chosen) lines.push(await endRequest(ctx, request2, ending));
+    const byRecord = await endByRecord(ctx, new Set(chosen.map((r) => r.runName)), ending);
+    if (chosen.length === 0 && byRecord.length === 0)
+      return { ok: true, message: nothingTo(ctx, open2, ending) };
+    lines.push(...byRecord);
+    if (ending === "cancelled")
+      await setStateLabel(
+        ctx.octokit,
+        target(ctx),
+        await pullLabel(ctx, await readRunState(ctx.octokit, target(ctx)))
+      );
+    return { ok: true, message: lines.join("\n\n") };
+  };
+}
+function nothingTo(ctx, open2, ending) {
+  const verb = VERB[ending];
+  if (!ctx.argument) return `No run of this pull request is queued or running: nothing to ${verb}.`;
+  const others = open2.length ? ` Open: ${listed([...new Set(open2.map((r) => r.candidate))])}.` : "";
+  return `No run of \`${ctx.argument}\` is queued or running on this pull request: nothing to ${verb}.${others}`;
+}
+async function endRequest(ctx, request2, ending) {
+  const exp = await experimentOnDefaultBranch(ctx.ports.source, request2.experiment);
+  if (!exp.ok) return `\`${request2.runName}\`: cannot reach the experiment's cluster: ${exp.message}.`;
+  const result = await withSlurmOf(
+    ctx,
+    exp,
+    (slurm) => cancelCandidate({ slurm }, { experimentId: request2.experiment, jobName: request2.runName })
+  );
+  await updateRunState(
+    ctx.octokit,
+    target(ctx),
+    (s) => withOutcome(s, request2.id, {
+      kind: ending,
+      at: ctx.ports.now().toISOString(),
+      ...result.cancelled[0] ? { jobId: result.cancelled[0] } : {},
+      evidence: [`/topo ${VERB[ending]} by ${ctx.actor}`]
+    })
+  );
+  if (result.cancelled.length === 0)
+    return `\`${request2.runName}\` had no queued or running job${result.job ? ` (its last job ${result.job.id} is ${result.job.state})` : ""}: its request is withdrawn, nothing runs for it.`;
+  const kept = ending === "stopped" ? " Its metrics stay in Prometheus; the monitor keeps the verdict." : "";
+  return `\`${request2.runName}\`: ${ending} job ${result.cancelled.join(", ")}.${kept}`;
+}
+async function endByRecord(ctx, handled, ending) {
+  const { submissions } = await readSubmissions(ctx.octokit, target(ctx));
+  const others = await otherPullsRequests(ctx);
+  const byExperiment = /* @__PURE__ */ new Map();
+  for (const { request: r } of submissions) {
+    if (handled.has(r.runName) || others.has(r.id) || ctx.argument && r.candidate !== ctx.argument)
+      continue;
+    byExperiment.set(r.experiment, (byExperiment.get(r.experiment) ?? /* @__PURE__ */ new Set()).add(r.runName));
+  }
+  const lines = [];
+  for (const [experimentId, runNames] of byExperiment) {
+    const exp = await experimentOnDefaultBranch(ctx.ports.source, experimentId);
+    if (!exp.ok) continue;
+    const found = await withSlurmOf(ctx, exp, (slurm) => cancelRuns({ slurm }, { experimentId, runNames }));
+    for (const j of found)
+      lines.push(
+        `\`${j.name}\`: ${ending} job ${j.id}, found by the bot's submission record on this pull request (the bot state does not hold its run: \`/topo state rebuild\` records it).`
+      );
+  }
+  return lines;
+}
+async function otherPullsRequests(ctx) {
+  const { pulls } = await openPullRunStates(ctx.octokit, {
+    owner: ctx.owner,
+    repo: ctx.repo,
+    botLogin: ctx.botLogin
+  });
+  const ids = /* @__PURE__ */ new Set();
+  for (const p of pulls)
+    if (p.pr !== ctx.pullNumber) for (const r of [...p.state.requests, ...p.state.ended]) ids.add(r.id);
+  return ids;
+}
+
+// src/commands/cancel.ts
+var cancel = {
+  name: "cancel",
+  where: "pull",
+  argument: { kind: "candidate" },
+  permission: "write",
+  recordedAtClose: false,
+  summary: "cancel the queued or running jobs of the candidates (or the one named)",
+  run: endRuns("cancelled")
+};
+
+// src/commands/conclude.ts
+var conclude = {
+  name: "conclude",
+  where: "dashboard",
+  argument: { kind: "none" },
+  permission: "write",
+  recordedAtClose: false,
+  summary: "conclude now with the best so far (final)",
+  run: (state3, by) => ({
+    state: { ...state3, concludeBy: by },
+    done: true,
+    text: "concluding with the best so far: no new runs start, running bot runs are stopped."
+  })
+};
+
+// src/record/learnings.ts
+var TOPICS = ["metrics", "queries", "topology_knobs", "run_workflow", "failure_mode", "other"];
+function learningFromText(text3, source, author) {
+  let rest = text3.replace(/\s+/g, " ").trim();
+  if (!rest) return null;
+  let topic = "other";
+  const prefix = /^([a-z_]+):\s*(.+)$/i.exec(rest);
+  if (prefix && TOPICS.includes(prefix[1].toLowerCase())) {
+    topic = prefix[1].toLowerCase();
+    rest = prefix[2];
+  }
+  let suggestion = null;
+  const arrow = rest.indexOf(" -> ");
+  if (arrow > 0) {
+    suggestion = rest.slice(arrow + 4).trim() || null;
+    rest = rest.slice(0, arrow).trim();
+  }
+  return { topic, learning: rest, suggested_skill_update: suggestion, source, author };
+}
+function learningsSection(body) {
+  if (!body) return [];
+  const lines = body.replace(/\r\n/g, "\n").split("\n");
+  const start = lines.findIndex((l) => /^#{1,6}\s*(learnings?|skill reflections?)\s*:?\s*$/i.test(l.trim()));
+  if (start < 0) return [];
+  const level = /^(#+)/.exec(lines[start].trim())[1].length;
+  const items = [];
+  let current = null;
+  const flush = () => {
+    if (current?.trim()) items.push(current.trim());
+    current = null;
+  };
+  for (const raw of lines.slice(start + 1)) {
+    const line = raw.trim();
+    const heading = /^(#+)\s/.exec(line);
+    if (heading && heading[1].length <= level) break;
+    if (/^<!--.*-->$/.test(line)) continue;
+    const bullet = /^([-*+]|\d+[.)])\s+(.*)$/.exec(line);
+    if (bullet) {
+      flush();
+      current = bullet[2];
+    } else if (!line) {
+      flush();
+    } else {
+      current = current === null ? line : `${current} ${line}`;
+    }
+  }
+  flush();
+  return items.filter((i) => !/^(none|n\/a|-)$/i.test(i));
+}
+function learningsFromBody(body, author) {
+  return learningsSection(body).map((text3) => learningFromText(text3, "pull request body", author)).filter((l) => l !== null);
+}
+
+// src/commands/learn.ts
+var learn = {
+  name: "learn",
+  where: "pull",
+  argument: { kind: "text", hint: "<text>" },
+  permission: "write",
+  recordedAtClose: (facts, text3, comment) => {
+    const learning = learningFromText(text3, comment.url, comment.login);
+    return learning ? { ...facts, learnings: [...facts.learnings, learning] } : facts;
+  },
+  summary: "add a lesson to the experiment record when the PR closes",
+  run: async () => ({
+    ok: true,
+    message: "Noted: this lesson will be added to the experiment record when the pull request is closed or merged."
+  })
+};
+
+// src/commands/pause.ts
+var pause = {
+  name: "pause",
+  where: "dashboard",
+  argument: { kind: "word", word: "--now", optional: true },
+  permission: "write",
+  recordedAtClose: false,
+  summary: "no new runs; running ones go on to their decision (`--now`: running ones stop too)",
+  run: (state3, by, argument) => {
+    const now = argument === "--now";
+    return {
+      state: { ...state3, paused: { by, now } },
+      done: true,
+      text: now ? "paused now: no new runs start, and running ones are stopped (`stopped`, not failed); `/topo resume` runs them again." : "paused: no new runs start, queued ones included; running ones go on to their decision. `/topo resume` goes on."
+    };
+  }
+};
+
+// src/commands/reject.ts
+var reject = {
+  name: "reject",
+  where: "pull",
+  argument: { kind: "text", hint: "<reason>" },
+  permission: "write",
+  recordedAtClose: (facts, reason2) => ({ ...facts, rejectReason: reason2 }),
+  summary: "record this candidate as rejected, with the reason, when the PR closes",
+  run: async () => ({
+    ok: true,
+    message: "Noted: this candidate will be recorded as **rejected** with your reason when the pull request is closed or merged."
+  })
+};
 
 // src/github/commits.ts
 var CommitConflictError = class extends Error {
@@ -77920,37 +72458,37 @@ function defaultBackoff(attempt) {
   const base = Math.min(8e3, 250 * 2 ** (attempt - 1));
   return Math.round(base / 2 + Math.random() * (base / 2));
 }
-function status3(error2) {
+function status2(error2) {
   return typeof error2 === "object" && error2 !== null && "status" in error2 ? Number(error2.status) : void 0;
 }
 function isRefConflict(error2) {
-  const code2 = status3(error2);
+  const code2 = status2(error2);
   if (code2 === 409) return true;
   if (code2 !== 422) return false;
   const message2 = error2 instanceof Error ? error2.message : String(error2);
   return /fast.?forward|reference cannot be updated|ref.*(moved|changed)/i.test(message2);
 }
-async function readFile2(octokit, target, path, ref) {
+async function readFile(octokit, target2, path, ref) {
   try {
-    const { data } = await octokit.rest.repos.getContent({ ...target, path, ref });
+    const { data } = await octokit.rest.repos.getContent({ ...target2, path, ref });
     if (Array.isArray(data) || data.type !== "file") throw new Error(`${path} at ${ref} is not a file`);
     if ("content" in data && typeof data.content === "string" && (data.content || data.size === 0)) {
       return Buffer.from(data.content, "base64").toString("utf8");
     }
-    const blob = await octokit.rest.git.getBlob({ ...target, file_sha: data.sha });
+    const blob = await octokit.rest.git.getBlob({ ...target2, file_sha: data.sha });
     return Buffer.from(blob.data.content, "base64").toString("utf8");
   } catch (error2) {
-    if (status3(error2) === 404) return null;
+    if (status2(error2) === 404) return null;
     throw error2;
   }
 }
-async function readFiles(octokit, target, paths, ref) {
+async function readFiles(octokit, target2, paths, ref) {
   const snapshot = /* @__PURE__ */ new Map();
-  for (const path of paths) snapshot.set(path, await readFile2(octokit, target, path, ref));
+  for (const path of paths) snapshot.set(path, await readFile(octokit, target2, path, ref));
   return snapshot;
 }
 function isTransient(error2) {
-  const code2 = status3(error2);
+  const code2 = status2(error2);
   if (code2 !== void 0 && !Number.isNaN(code2)) return code2 >= 500;
   const text3 = `${error2 instanceof Error ? error2.message : String(error2)} ${String(error2?.cause ?? "")}`;
   return /other side closed|socket hang up|ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|fetch failed|terminated/i.test(
@@ -77965,10 +72503,10 @@ var UpdateFailed = class extends Error {
   inner;
 };
 async function attemptOnce(octokit, options, attempt) {
-  const target = { owner: options.owner, repo: options.repo };
+  const target2 = { owner: options.owner, repo: options.repo };
   const ref = `heads/${options.branch}`;
-  const head = (await octokit.rest.git.getRef({ ...target, ref })).data.object.sha;
-  const current = await readFiles(octokit, target, options.paths, head);
+  const head = (await octokit.rest.git.getRef({ ...target2, ref })).data.object.sha;
+  const current = await readFiles(octokit, target2, options.paths, head);
   let wanted;
   try {
     wanted = await options.update(current, attempt);
@@ -77978,21 +72516,21 @@ async function attemptOnce(octokit, options, attempt) {
   const changed = Object.entries(wanted ?? {}).filter(([path, text3]) => current.get(path) !== text3);
   if (changed.length === 0)
     return { done: true, result: { committed: false, sha: head, attempts: attempt, changed: [] } };
-  const baseTree = (await octokit.rest.git.getCommit({ ...target, commit_sha: head })).data.tree.sha;
+  const baseTree = (await octokit.rest.git.getCommit({ ...target2, commit_sha: head })).data.tree.sha;
   const tree = [];
   for (const [path, content] of changed) {
-    const blob = await octokit.rest.git.createBlob({ ...target, content, encoding: "utf-8" });
+    const blob = await octokit.rest.git.createBlob({ ...target2, content, encoding: "utf-8" });
     tree.push({ path, mode: "100644", type: "blob", sha: blob.data.sha });
   }
-  const newTree = await octokit.rest.git.createTree({ ...target, base_tree: baseTree, tree });
+  const newTree = await octokit.rest.git.createTree({ ...target2, base_tree: baseTree, tree });
   const commit = await octokit.rest.git.createCommit({
-    ...target,
+    ...target2,
     message: options.message,
     tree: newTree.data.sha,
     parents: [head]
   });
   try {
-    await octokit.rest.git.updateRef({ ...target, ref, sha: commit.data.sha, force: false });
+    await octokit.rest.git.updateRef({ ...target2, ref, sha: commit.data.sha, force: false });
   } catch (error2) {
     if (isRefConflict(error2)) return { done: false, why: "the branch moved" };
     throw error2;
@@ -78023,203 +72561,175 @@ async function commitWithCompareAndSwap(octokit, options) {
   throw new CommitConflictError(options.branch, maxAttempts);
 }
 
-// src/record/best.ts
-function recordedOrder(a, b) {
-  const t = (r) => {
-    const ms = r.recorded_at ? Date.parse(r.recorded_at) : Number.NaN;
-    return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
-  };
-  return t(a) - t(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-}
-function displaces(run, best, runs) {
-  const mine = decidedAgainst(run);
-  if (mine?.reference === best.name) return mine.better ? "decided" : null;
-  const theirs = decidedAgainst(best);
-  if (theirs?.reference === run.name) return theirs.better ? null : "reverse";
-  return figureOf(run, runs)?.value < figureOf(best, runs)?.value ? "estimate" : null;
-}
-function bestSteps(runs) {
-  const accepted = runs.filter((r) => r.status === "accepted" && figureOf(r, runs) !== null);
-  const names = new Set(accepted.map((r) => r.name));
-  const beaten = (r) => {
-    const d = decidedAgainst(r);
-    return !!d && !d.better && d.reference !== r.name && names.has(d.reference);
-  };
-  const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
-  const steps = [];
-  for (const run of [...eligible].sort(recordedOrder)) {
-    const last = steps.at(-1);
-    const value = figureOf(run, runs)?.value;
-    if (!last) {
-      steps.push({ run, over: null, how: "first", value, overValue: null });
-      continue;
-    }
-    const how = displaces(run, last.run, runs);
-    if (how) steps.push({ run, over: last.run, how, value, overValue: last.value });
-  }
-  return steps;
-}
-function bestReasoning(step) {
-  const { run, over, how } = step;
-  const pr = run.pull_request ? ` (pull request #${run.pull_request.number})` : "";
-  const head = `${run.name} accepted${pr}: ${seconds(step.value)} s/rollout`;
-  const claim = decidedAgainst(run)?.text;
-  if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ""}`;
-  const vs = `${head} vs ${seconds(step.overValue)} s/rollout of ${over.name}`;
-  if (how === "decided") return `${vs}; ${claim}`;
-  if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst(over)?.text}`;
-  return `${vs}; not decided against each other, so chosen by their decided figures${claim ? `; ${claim}` : ""}`;
-}
-
-// src/record/apply.ts
-var STATUS2 = {
-  accepted: "accepted",
-  rejected: "rejected",
-  failed: "failed",
-  stopped: "stopped"
-};
-function uniqueBy(items, key) {
-  const seen = /* @__PURE__ */ new Set();
-  return items.filter((item) => {
-    const k = key(item);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
-}
-function clone3(value) {
-  return structuredClone(value);
-}
-function verdictReason(run) {
-  const parts = [];
-  const projected = run.verdict?.projected_full_run;
-  const stable = run.verdict?.value;
-  if (projected) parts.push(`projected full-run ${interval2(projected, " s/rollout")}`);
-  else if (stable) parts.push(`stable ${interval2(stable, " s/rollout")}`);
-  else if (run.stable_metrics?.seconds_per_rollout_full_run != null)
-    parts.push(`full-run ${seconds(run.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
-  if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
-  const compared = run.monitor_decision ? decisionText(run.monitor_decision) : comparisonText(run.comparison);
-  if (compared) parts.push(compared);
-  return parts.length ? parts.join("; ") : null;
-}
-function failureReason(failures) {
-  const last = failures?.at(-1);
-  return last ? `${last.kind}: ${last.message}` : null;
-}
-function decide2(kind, run, outcome) {
-  const derived = kind === "failed" ? failureReason(run.failures) ?? verdictReason(run) : verdictReason(run);
-  const reason2 = outcome.reason ?? (kind === "accepted" ? `merged${derived ? ` (${derived})` : ""}` : kind === "rejected" ? `closed without merge${derived ? ` (${derived})` : ""}` : kind === "stopped" ? `stopped${derived ? ` (${derived})` : ""}` : derived ?? "failed");
-  const next = outcome.next ?? run.decision?.next ?? run.failures?.at(-1)?.likely_fix ?? null;
-  return { outcome: kind === "accepted" ? "accept" : "reject", reason: reason2, next };
-}
-function mergeRun(existing, outcome) {
-  const run = existing ? clone3(existing) : {
-    name: outcome.candidate,
-    status: "pending",
-    decision: { outcome: "pending", reason: null, next: null }
-  };
-  const set = (key, value) => {
-    if (value !== void 0) run[key] = clone3(value);
-  };
-  set("parent", outcome.parent);
-  set("run_name", outcome.run_name ?? outcome.observation?.run_name);
-  set("job_id", outcome.job_id);
-  set("run_dir", outcome.run_dir);
-  if (outcome.topology) run.topology = clone3(outcome.topology);
-  if (outcome.change) run.change = clone3(outcome.change);
-  set("hypothesis", outcome.hypothesis);
-  set("expected_effect", outcome.expected_effect);
-  if (outcome.observation) {
-    run.verdict = clone3(outcome.observation.verdict);
-    run.comparison = outcome.observation.comparison ? clone3(outcome.observation.comparison) : null;
-    run.stable_metrics = clone3(outcome.observation.stable_metrics);
-    if (outcome.observation.decision) run.monitor_decision = clone3(outcome.observation.decision);
-  }
-  if (outcome.telemetry_gaps?.length) {
-    const metrics = run.stable_metrics ?? {};
-    const quality = metrics.telemetry_quality ?? {};
-    quality.gaps = uniqueBy([...quality.gaps ?? [], ...outcome.telemetry_gaps], (g) => g);
-    metrics.telemetry_quality = quality;
-    run.stable_metrics = metrics;
-  }
-  const failures = [
-    ...run.failures ?? [],
-    ...outcome.observation?.failure ? [outcome.observation.failure] : [],
-    ...outcome.failure ? [outcome.failure] : []
-  ];
-  if (failures.length) run.failures = uniqueBy(failures, (f) => `${f.kind}\0${f.message}`).map(clone3);
-  if (outcome.learnings?.length) {
-    run.skill_reflections = uniqueBy(
-      [...run.skill_reflections ?? [], ...outcome.learnings.map(clone3)],
-      (l) => l.learning.trim()
-    );
-  }
-  set("pull_request", outcome.pull_request);
-  set("recorded_at", outcome.at);
-  const prediction = outcome.prediction ?? run.prediction;
-  if (prediction) run.prediction = againstMeasured(prediction, run, outcome.kind);
-  run.status = STATUS2[outcome.kind];
-  run.decision = decide2(outcome.kind, run, outcome);
-  return run;
-}
-function againstMeasured(p, run, kind) {
-  const measured2 = kind === "failed" ? null : run.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run);
-  const r = (x) => Math.round(x * 1e4) / 1e4;
+// src/record/model.ts
+var RECORD_SCHEMA_VERSION = 1;
+var DEFAULT_OBJECTIVE = "minimize stabilized full-run seconds_per_rollout";
+function recordPaths(experimentId) {
   return {
-    ...clone3(p),
-    measured_seconds_per_rollout: measured2,
-    error: measured2 === null ? null : r(measured2 / p.seconds_per_rollout - 1),
-    covered: measured2 === null ? null : p.low <= measured2 && measured2 <= p.high
+    json: `experiments/${experimentId}.json`,
+    markdown: `experiments/${experimentId}.md`,
+    report: `experiments/${experimentId}-report.md`,
+    chart: `experiments/${experimentId}.svg`
   };
 }
-function updateBest(record, run) {
-  const previous = record.current_best;
-  const step = bestSteps(record.runs).at(-1);
-  if (!step)
-    return {
+function createRecord(experiment, cluster) {
+  const fixed = experiment.fixed_inputs;
+  return {
+    schema_version: RECORD_SCHEMA_VERSION,
+    experiment_id: experiment.experiment_id,
+    objective: experiment.objective ?? DEFAULT_OBJECTIVE,
+    command: experiment.command ?? null,
+    fixed_inputs: {
+      deploy: fixed.deploy,
+      driver: fixed.driver,
+      base_topology: `topology=${experiment.base_topology}`,
+      cluster: experiment.cluster,
+      scenes: {
+        scene_ids: null,
+        test_suite_id: fixed.scenes ?? null,
+        scene_count: fixed.scene_count ?? null
+      },
+      cameras: fixed.cameras ?? null,
+      control_timestep_us: fixed.control_timestep_us ?? null,
+      simulation_duration_s: fixed.simulation_duration_s ?? 20,
+      rollouts_per_scene: fixed.rollouts_per_scene ?? 1,
+      git_commit: fixed.git_commit ?? null,
+      remote_checkout: cluster?.alpasim_checkout ?? null,
+      overrides: [...fixed.overrides ?? []],
+      telemetry: {
+        prometheus_url: cluster?.prometheus_url ?? null,
+        grafana_url: cluster?.grafana_url ?? null,
+        file_sd_source: cluster?.file_sd ?? null
+      },
+      slurm: {
+        account: fixed.slurm?.account ?? cluster?.slurm.account ?? null,
+        partition: fixed.slurm?.partition ?? cluster?.slurm.partition ?? null,
+        gpus_per_node: fixed.slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? null,
+        walltime: fixed.slurm?.time ?? cluster?.slurm.time ?? null
+      }
+    },
+    current_best: {
       topology: null,
       run_name: null,
       stabilized_seconds_per_rollout_full_run: null,
       decision_reasoning: null
-    };
-  const value = step.value;
-  const reasoning = bestReasoning(step);
-  if (previous.topology === step.run.name && previous.stabilized_seconds_per_rollout_full_run === value && previous.decision_reasoning?.startsWith(reasoning))
-    return previous;
-  const fallback = previous.topology === run.name && run.status !== "accepted" && step.run.name !== run.name;
-  return {
-    topology: step.run.name,
-    run_name: step.run.run_name ?? null,
-    stabilized_seconds_per_rollout_full_run: value,
-    decision_reasoning: fallback ? `${reasoning}; ${run.name} was re-recorded as ${run.status}` : reasoning
+    },
+    runs: [],
+    report: null
   };
 }
-function apply(record, outcome) {
-  const next = clone3(record);
-  const index = next.runs.findIndex((r) => r.name === outcome.candidate);
-  const run = mergeRun(index >= 0 ? next.runs[index] : void 0, outcome);
-  if (index >= 0) next.runs[index] = run;
-  else next.runs.push(run);
-  next.current_best = updateBest(next, run);
-  return next;
+function stabilisedValue(run) {
+  return run.verdict?.projected_full_run?.value ?? run.verdict?.value?.value ?? run.stable_metrics?.seconds_per_rollout_full_run ?? null;
+}
+function baselineRun(record) {
+  return record.runs.find((r) => !r.parent) ?? record.runs[0];
+}
+function bestRun(record) {
+  const name = record.current_best.topology;
+  return name ? record.runs.find((r) => r.name === name) : void 0;
+}
+function referenceOf(run) {
+  const value = run?.verdict?.projected_full_run ?? run?.verdict?.value ?? null;
+  return run && value ? { name: run.name, value, ...run.verdict ? { verdict: run.verdict } : {} } : null;
+}
+function referenceSourceOf(record) {
+  const run = bestRun(record) ?? baselineRun(record);
+  const file = run?.topology?.file;
+  const hash = run?.topology?.hash?.slice(0, 8);
+  return run && file && hash && /^[0-9a-f]{8}$/.test(hash) ? { name: run.name, path: file, topologyHash: hash } : null;
 }
 
-// src/record/change.ts
-function hydraValue2(value) {
-  return value === void 0 ? "unset" : hydraValue(value);
+// src/chart/mermaid.ts
+function text2(s) {
+  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
 }
-function topologyChange(parent, candidate) {
-  return changeOf(topologyDiff(parent ?? {}, candidate ?? {}));
+function num(x) {
+  return String(round(x, 3));
 }
-function changeOf(diff) {
-  const changes = [...diff].sort((a, b) => a.key.localeCompare(b.key));
-  return Object.fromEntries(changes.map((c) => [c.key, `${hydraValue2(c.from)} -> ${hydraValue2(c.to)}`]));
+var MAX_AXIS_LABELS = 12;
+var PALETTE = [
+  { colour: "#1f6feb", square: "\u{1F7E6}" },
+  { colour: "#fb8f44", square: "\u{1F7E7}" },
+  { colour: "#2da44e", square: "\u{1F7E9}" },
+  { colour: "#cf222e", square: "\u{1F7E5}" },
+  { colour: "#8250df", square: "\u{1F7EA}" },
+  { colour: "#9a6700", square: "\u{1F7EB}" }
+];
+function initDirective() {
+  const palette = PALETTE.map((p) => p.colour).join(",");
+  return `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`;
 }
-function describeChange(change, isBaseline) {
-  const entries = Object.entries(change ?? {});
-  if (entries.length === 0) return isBaseline ? "baseline" : "no change";
-  return entries.map(([k, v]) => `${k}: ${v}`).join("; ");
+function lineChart(series, o) {
+  const withData = series.filter((s) => s.samples.length > 0);
+  if (!withData.length) return "";
+  const from = Math.min(...withData.map((s) => s.samples[0].t));
+  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
+  const cap = Math.min(o.maxPoints ?? MAX_AXIS_LABELS, MAX_AXIS_LABELS);
+  const n = Math.max(2, Math.min(cap, Math.floor(to - from) + 1));
+  const xs = Array.from({ length: n }, (_, i) => from + (to - from) * i / (n - 1));
+  const lines = [];
+  for (const s of withData) lines.push(xs.map((x) => valueAt(s.samples, x)));
+  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
+  const all = lines.flat().filter(Number.isFinite);
+  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
+  const yMax = top > 0 ? top * 1.05 : 1;
+  const out = [
+    "```mermaid",
+    initDirective(),
+    "xychart-beta",
+    `  title "${text2(o.title)}"`,
+    `  x-axis "${text2(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(", ")}]`,
+    `  y-axis "${text2(o.yLabel)}" 0 --> ${num(yMax)}`,
+    ...lines.map(
+      (l) => `  line [${l.map((v) => num(Math.min(Number.isFinite(v) ? v : 0, yMax))).join(", ")}]`
+    ),
+    "```"
+  ];
+  return out.join("\n");
+}
+function chartLegend(series, references = []) {
+  const names = [
+    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
+    ...(references ?? []).filter((r) => Number.isFinite(r.value)).map((r) => r.name)
+  ];
+  return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(" \xB7 ");
+}
+function barChart(bars, o) {
+  const rows = bars.filter((b) => Number.isFinite(b.value));
+  if (!rows.length) return "";
+  const line = rows.every((b) => b.line !== void 0 && Number.isFinite(b.line)) ? rows.map((b) => b.line) : [];
+  const yMax = Math.max(...rows.map((b) => b.value), ...line) * 1.1 || 1;
+  return [
+    "```mermaid",
+    "xychart-beta",
+    `  title "${text2(o.title)}"`,
+    `  x-axis [${rows.map((b) => `"${text2(b.label)}"`).join(", ")}]`,
+    `  y-axis "${text2(o.yLabel)}" 0 --> ${num(yMax)}`,
+    `  bar [${rows.map((b) => num(b.value)).join(", ")}]`,
+    ...line.length ? [`  line [${line.map(num).join(", ")}]`] : [],
+    "```"
+  ].join("\n");
+}
+function decidedBarChart(bars, groups2, references, o) {
+  const rows = bars.filter((b) => Number.isFinite(b.value));
+  if (!rows.length) return { chart: "", legend: "" };
+  const present = groups2.filter((g) => rows.some((b) => b.group === g.key));
+  const refs = references.filter((r) => Number.isFinite(r.value));
+  const yMax = Math.max(...rows.map((b) => b.value), ...refs.map((r) => r.value)) * 1.1 || 1;
+  const palette = [...present, ...refs].map((p) => p.colour).join(",");
+  const chart = [
+    "```mermaid",
+    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
+    "xychart-beta",
+    `  title "${text2(o.title)}"`,
+    `  x-axis [${rows.map((b) => `"${text2(b.label)}"`).join(", ")}]`,
+    `  y-axis "${text2(o.yLabel)}" 0 --> ${num(yMax)}`,
+    ...present.map((g) => `  bar [${rows.map((b) => num(b.group === g.key ? b.value : 0)).join(", ")}]`),
+    ...refs.map((r) => `  line [${rows.map(() => num(r.value)).join(", ")}]`),
+    "```"
+  ].join("\n");
+  const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
+  return { chart, legend };
 }
 
 // src/chart/svg.ts
@@ -78340,6 +72850,684 @@ function legendLayout(items, left, width) {
   return { placed, rows: row + 1 };
 }
 
+// src/record/change.ts
+function hydraValue2(value) {
+  return value === void 0 ? "unset" : hydraValue(value);
+}
+function topologyChange(parent, candidate) {
+  return changeOf(topologyDiff(parent ?? {}, candidate ?? {}));
+}
+function changeOf(diff) {
+  const changes = [...diff].sort((a, b) => a.key.localeCompare(b.key));
+  return Object.fromEntries(changes.map((c) => [c.key, `${hydraValue2(c.from)} -> ${hydraValue2(c.to)}`]));
+}
+function describeChange(change, isBaseline) {
+  const entries = Object.entries(change ?? {});
+  if (entries.length === 0) return isBaseline ? "baseline" : "no change";
+  return entries.map(([k, v]) => `${k}: ${v}`).join("; ");
+}
+
+// src/analysis/boundaries.ts
+var E1 = Math.E - 1;
+function pocockSpending(alpha, tau) {
+  return alpha * Math.log(1 + E1 * Math.min(1, Math.max(0, tau)));
+}
+var cache = /* @__PURE__ */ new Map();
+function upperTail(z) {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * x);
+  const erfc = t * Math.exp(
+    -x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+  );
+  const p = erfc / 2;
+  return z >= 0 ? p : 1 - p;
+}
+function spendingBoundaries(K, alpha) {
+  const key = `${K}:${alpha}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const h2 = 0.1;
+  const lo = -8 * Math.sqrt(K) - 8;
+  const n0 = Math.ceil(-lo / h2);
+  let f = new Float64Array(0);
+  const out = [];
+  const phi = (x) => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
+  let spent = 0;
+  for (let k = 1; k <= K; k++) {
+    const target2 = pocockSpending(alpha, k / K) - spent;
+    const hiS = 8 * Math.sqrt(k) + 8;
+    const n = n0 + Math.ceil(hiS / h2) + 1;
+    const g = new Float64Array(n);
+    if (k === 1) for (let i = 0; i < n; i++) g[i] = phi(lo + i * h2);
+    else
+      for (let j = 0; j < f.length; j++) {
+        const w = f[j] * h2;
+        if (w < 1e-300) continue;
+        const sj = lo + j * h2;
+        const from = Math.max(0, Math.floor((sj - 9 - lo) / h2));
+        const to = Math.min(n - 1, Math.ceil((sj + 9 - lo) / h2));
+        for (let i = from; i <= to; i++) g[i] = g[i] + w * phi(lo + i * h2 - sj);
+      }
+    const tail = (b2) => {
+      let p = 0;
+      const start = Math.ceil((b2 - lo) / h2);
+      for (let i = Math.max(0, start); i < n; i++) p += g[i] * h2;
+      const i0 = start - 1;
+      if (i0 >= 0 && i0 < n) p += g[i0] * (lo + start * h2 - b2);
+      return p;
+    };
+    let a = 0;
+    let b = hiS;
+    for (let it = 0; it < 60; it++) {
+      const mid = (a + b) / 2;
+      if (tail(mid) > target2) a = mid;
+      else b = mid;
+    }
+    const bound = (a + b) / 2;
+    spent += tail(bound);
+    out.push(bound / Math.sqrt(k));
+    const cut = Math.floor((bound - lo) / h2);
+    for (let i = Math.max(0, cut + 1); i < n; i++) g[i] = 0;
+    f = g;
+  }
+  if (K >= 1) out[0] = zOfTail(pocockSpending(alpha, 1 / K));
+  cache.set(key, out);
+  return out;
+}
+function zOfTail(p) {
+  let a = -10;
+  let b = 10;
+  for (let i = 0; i < 80; i++) {
+    const m = (a + b) / 2;
+    if (upperTail(m) > p) a = m;
+    else b = m;
+  }
+  return (a + b) / 2;
+}
+function lookIndex(p) {
+  const K = Math.max(1, Math.round(p.maxMinutes));
+  const span = Math.max(1, p.maxMinutes - p.warmupEnd);
+  const tau = (p.minutes - p.warmupEnd) / span;
+  if (tau > 1 + 1e-9) return null;
+  return { k: Math.min(K, Math.max(1, Math.floor(tau * K))), K, tau: Math.max(0, tau) };
+}
+function boundaryAt(p, alpha) {
+  const look = lookIndex(p);
+  if (!look) return null;
+  return spendingBoundaries(look.K, alpha)[look.k - 1];
+}
+
+// src/analysis/decision.ts
+var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
+var DECISION_DEFAULTS = {
+  boundary: "alpha-spending",
+  maxDecisionMinutes: 120,
+  /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
+  minSteadyMinutes: 5
+};
+function decisionProjection(v) {
+  return v?.decision_estimate?.projected_full_run ?? v?.projected_full_run ?? null;
+}
+var DRIFT_GUARD = {
+  /** A difference in drift significant (2 s.e.) beyond this holds `better`/`equivalent` back… */
+  limitPerHour: 0.05,
+  /** …and so does one not ruled out (one-sided 95%) below this. */
+  steepPerHour: 0.2
+};
+var AGE_GAP_DRIFT_PER_HOUR = 0.05;
+var ASSUMED_BETWEEN_RUN = 0.015;
+function referenceAtAge(reference, minute) {
+  const p = decisionProjection(reference);
+  const age = reference.minutes_of_data ?? null;
+  const traj = reference.decision_estimate?.trajectory;
+  const enough = reference.decision_estimate?.error_basis?.enough ?? null;
+  if (minute != null && age !== null && traj?.values.length && minute < age - 0.5) {
+    const k = Math.min(traj.values.length - 1, Math.floor((minute - traj.from_minute) / traj.step_minutes));
+    if (k < 0)
+      return {
+        projection: null,
+        logSe: 0,
+        gapMinutes: 0,
+        basisEnough: null,
+        drift: null,
+        text: `no estimate of it yet at run-minute ${round(minute, 1)}`
+      };
+    const at = traj.from_minute + k * traj.step_minutes;
+    const [value, se] = [traj.values[k], traj.log_se[k]];
+    const [slope, slopeSe] = [traj.drift_slope?.[k] ?? null, traj.drift_se?.[k] ?? null];
+    return {
+      drift: slope === null || slopeSe === null ? null : { slope_relative_per_hour: slope, se: slopeSe },
+      projection: { value, low: value * Math.exp(-1.96 * se), high: value * Math.exp(1.96 * se) },
+      logSe: se,
+      gapMinutes: 0,
+      basisEnough: traj.basis_from_minute !== null && at >= traj.basis_from_minute,
+      text: `as it was at run-minute ${round(at, 0)} (equal run age, from its trajectory)`
+    };
+  }
+  const gap = minute != null && age !== null ? Math.abs(age - minute) : 0;
+  const bounded = minute != null && age !== null && minute > age && gap > AGE_GAP_MAX_MINUTES;
+  return {
+    projection: p,
+    logSe: p ? logSe(p) : 0,
+    gapMinutes: bounded ? AGE_GAP_MAX_MINUTES : gap,
+    basisEnough: enough,
+    drift: reference.decision_estimate?.drift ?? null,
+    text: gap > 0.5 ? `read at run-minute ${round(age, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: \xB1${pct2(ageGapHide(bounded ? AGE_GAP_MAX_MINUTES : gap))} added for what a drift of ${pct2(AGE_GAP_DRIFT_PER_HOUR)}/h can hide${bounded ? ` over at most ${AGE_GAP_MAX_MINUTES} minutes` : ""}` : "at equal run age"
+  };
+}
+var AGE_GAP_MAX_MINUTES = 30;
+var ageGapHide = (gapMinutes) => AGE_GAP_DRIFT_PER_HOUR * gapMinutes / 60;
+function steadyFrom(v) {
+  return v.decision_estimate?.first_wave_end_minutes ?? v.warmup_end_minutes ?? void 0;
+}
+function usedText(v, who) {
+  const e = v.decision_estimate;
+  return e ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored` : `${who}: the verdict's projection (no rollout estimate yet)`;
+}
+function decisionOptions(x) {
+  return {
+    minImprovement: x?.min_improvement ?? 0.02,
+    boundary: x?.decision_boundary ?? DECISION_DEFAULTS.boundary,
+    maxDecisionMinutes: x?.max_decision_minutes ?? DECISION_DEFAULTS.maxDecisionMinutes
+  };
+}
+function claimRadius(candidate, s, options) {
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  if ((options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid")
+    return {
+      radius: csRadius(s, alpha, options.s0 ?? CONFIDENCE_SEQUENCE.s0),
+      text: `always-valid confidence sequence (normal mixture, \u03B1 ${alpha})`
+    };
+  const minutes = candidate.minutes_of_data ?? 0;
+  const warmupEnd = steadyFrom(candidate) ?? 0;
+  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  if (minutes - warmupEnd < DECISION_DEFAULTS.minSteadyMinutes)
+    return {
+      radius: null,
+      why: `small-sample guard: ${round(Math.max(0, minutes - warmupEnd), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} steady minutes`
+    };
+  const at = { minutes: Math.min(minutes, max), warmupEnd, maxMinutes: max };
+  const c = boundaryAt(at, alpha);
+  const look = lookIndex(at);
+  return {
+    radius: c * s,
+    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
+    ...minutes >= max - 1e-9 ? { final: true } : {}
+  };
+}
+function logSe(i) {
+  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
+}
+function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
+  if (!(s > 0)) return 0;
+  const I = (s0 / s) ** 2;
+  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
+}
+var usable = (v) => {
+  const p = decisionProjection(v);
+  const blocked = v?.decision_estimate ? ["unhealthy", "no-data"] : ["unhealthy", "no-data", "warming"];
+  return !!v && !!p && p.value > 0 && p.low > 0 && p.high >= p.low && !blocked.includes(v.state);
+};
+var steadyUsable = (v) => usable(v) && v?.state !== "drifting";
+var slopeText = (v) => {
+  const s = v.drift?.slope_relative_per_hour;
+  return s == null ? "drifting" : `drifting ${s > 0 ? "+" : ""}${round(100 * s, 1)}%/h`;
+};
+function rolloutDriftHold(candidate, r, g) {
+  const est = candidate.decision_estimate;
+  if (!est) return null;
+  const c = est.drift;
+  if (!c)
+    return "the candidate\u2019s rollout durations do not span enough blocks of starts to measure a drift yet";
+  const diff = c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0);
+  const se = Math.hypot(c.se, r?.se ?? 0);
+  const what = `the candidate\u2019s rollout durations drift ${diff > 0 ? "+" : ""}${pct2(diff)}/h \xB1 ${pct2(se)} against the reference\u2019s`;
+  if (Math.abs(diff) - 2 * se > g.limitPerHour) return `${what}, beyond ${pct2(g.limitPerHour)}/h`;
+  if (Math.abs(diff) + 1.645 * se > g.steepPerHour)
+    return `${what}: a drift of ${pct2(g.steepPerHour)}/h is not ruled out yet`;
+  return null;
+}
+function driftGuard(state3, lo, m, runs2, g) {
+  if (state3 !== "better" && state3 !== "equivalent") return { state: state3, evidence: [] };
+  const { candidate, reference, shown } = runs2;
+  const who = [
+    candidate.state === "drifting" ? `the candidate (${slopeText(candidate)})` : null,
+    reference.state === "drifting" ? `${shown} (${slopeText(reference)})` : null
+  ].filter((x) => !!x);
+  const rollout = rolloutDriftHold(candidate, runs2.drift, g);
+  if (!who.length && !rollout)
+    return {
+      state: state3,
+      evidence: [
+        "drift guard: neither run drifts (the detector and the rollout durations rule out a drift beyond the guard)"
+      ]
+    };
+  const held = `drift guard: ${state3} held back while ${[...who.length ? [`${who.join(" and ")} drifts`] : [], ...rollout ? [rollout] : []].join("; ")}`;
+  return lo > -m ? { state: "not-better", evidence: [held] } : { state: "measuring", evidence: [held] };
+}
+function decideCandidate(candidate, reference, options = {}) {
+  const m = options.minImprovement ?? 0.02;
+  const against = reference?.name ?? "none";
+  const shown = reference?.label ?? against;
+  const base = { against, min_improvement: m, method: methodText(options) };
+  const read2 = comparable(candidate, reference, base, shown, options);
+  if ("decision" in read2) return read2.decision;
+  const { cv, at, ref, subject } = read2;
+  const d = Math.log(cv.value / at.projection.value);
+  const between = ref.betweenRun?.logSd ?? 0;
+  const s = Math.hypot(logSe(cv), at.logSe, between);
+  const claim = claimRadius(subject, s, options);
+  if (claim.radius === null)
+    return unclaimed(base, d, `change vs ${shown}: ${pct2(Math.exp(d) - 1)}; ${claim.why}`);
+  const r = claim.radius + ageGapHide(at.gapMinutes);
+  const [lo, hi] = [Math.exp(d - r) - 1, Math.exp(d + r) - 1];
+  const change = { value: round(Math.exp(d) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
+  const thin = thinBasis(subject, at, shown);
+  const runs2 = { candidate: subject, reference: ref.verdict, shown, drift: at.drift };
+  const guard2 = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m), lo, m, runs2, options.driftGuard ?? DRIFT_GUARD);
+  const evidence = [
+    `change vs ${shown}: ${pct2(change.value)} [${pct2(change.low)}, ${pct2(change.high)}] (valid under repeated looks; \xB1${pct2(r)} on the log scale: ${claim.text})`,
+    `${shown} ${at.text}`,
+    ...ref.betweenRun ? [`between-run term \xB1${pct2(between)} (log s.d.): ${ref.betweenRun.text}`] : [],
+    ...guard2.evidence,
+    `estimates: ${usedText(subject, "the candidate")}; ${usedText(ref.verdict, shown)}`
+  ];
+  const held = !!thin || guard2.evidence.length > 0;
+  if (guard2.state !== "measuring")
+    return decided(base, guard2.state, change, candidate, [
+      ...evidence,
+      `${guard2.state}: ${claimOf(guard2.state, m)} than ${shown} at every look's confidence`
+    ]);
+  const horizon = claimRadius(candidate, s, options);
+  if ("final" in horizon && horizon.final)
+    return settleAtHorizon({ base, change, d, s, m, shown, evidence, held, candidate });
+  const open2 = stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
+  const bestRadius = ageGapHide(at.gapMinutes) + claim.radius * Math.hypot(at.logSe, between) / s;
+  if (held && stateOf(lo, hi, m) === "better" && outlived(candidate, read2.ref))
+    return heldFaster(base, change, candidate, evidence, `${shown}'s data ended while a guard held it`);
+  const ended = frozenAt(read2, { d, lo, hi, m, bestRadius });
+  return ended === null ? open2 : closeOpen(open2, candidate, ended);
+}
+function outlived(candidate, ref) {
+  const end = ref.verdict.minutes_of_data;
+  return !!ref.ended && end != null && (candidate.minutes_of_data ?? 0) > end + 0.5;
+}
+function heldFaster(base, change, candidate, evidence, why2) {
+  return decided(base, "faster-drift-not-ruled-out", change, candidate, [
+    ...evidence,
+    `faster-drift-not-ruled-out: faster at equal run age at every look's confidence, closed because ${why2}: a drift that could undo it over the full run is not ruled out`
+  ]);
+}
+function frozenAt(read2, x) {
+  if (!read2.ref.ended || stateOf(x.lo, x.hi, x.m) === "better") return null;
+  const end = round(read2.ref.verdict.minutes_of_data ?? 0, 0);
+  if (read2.agedTo !== null)
+    return `the reference's data end at run-minute ${end}: compared there, more of the candidate's own data cannot settle it`;
+  const minutes = read2.subject.minutes_of_data ?? 0;
+  if (!(minutes > (read2.ref.verdict.minutes_of_data ?? minutes) + 0.5)) return null;
+  const [lo, hi] = [Math.exp(x.d - x.bestRadius) - 1, Math.exp(x.d + x.bestRadius) - 1];
+  if (stateOf(lo, hi, x.m) !== "measuring") return null;
+  return `the reference's data end at run-minute ${end}: even with no error of its own the candidate's interval [${pct2(lo)}, ${pct2(hi)}] would not settle it`;
+}
+function closeOpen(open2, candidate, why2) {
+  const m = open2.min_improvement;
+  const minutes = candidate.minutes_of_data ?? null;
+  return {
+    ...open2,
+    state: "not-better",
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    expected_minutes_to_decision: null,
+    evidence: [
+      ...open2.evidence.filter(
+        (e) => !e.startsWith("expected to settle") && !e.startsWith("the difference is too close")
+      ),
+      `not-better: closed now, not shown ${pct2(m)} faster than ${open2.against}: ${why2} (the futility rule)`
+    ]
+  };
+}
+function unclaimed(base, d, text3) {
+  const value = round(Math.exp(d) - 1, 4);
+  return {
+    ...base,
+    state: "measuring",
+    relative_change: { value, low: value, high: value },
+    evidence: [text3]
+  };
+}
+function stillMeasuring(base, change, evidence, eta) {
+  const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
+  return {
+    ...base,
+    state: "measuring",
+    relative_change: change,
+    expected_minutes_to_decision: eta,
+    evidence: [...evidence, when]
+  };
+}
+function decided(base, state3, change, candidate, evidence) {
+  const minutes = candidate.minutes_of_data ?? null;
+  return {
+    ...base,
+    state: state3,
+    relative_change: change,
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    evidence
+  };
+}
+function thinBasis(candidate, at, shown) {
+  const b = candidate.decision_estimate?.error_basis;
+  if (b && !b.enough) return `no claim: the candidate's ${basisText(b)}`;
+  if (at.basisEnough === false) return `no claim: ${shown}'s error basis was too thin at that age`;
+  return null;
+}
+function settleAtHorizon(x) {
+  if (x.change.high < -x.m)
+    return heldFaster(
+      x.base,
+      x.change,
+      x.candidate,
+      x.evidence,
+      "the horizon (max_decision_minutes) came while a guard held it"
+    );
+  const state3 = !x.held && Math.abs(x.change.value) < x.m ? "equivalent" : "not-better";
+  const p = x.s > 0 ? upperTailZ((x.d - Math.log(1 - x.m)) / x.s) : 0;
+  return decided(x.base, state3, x.change, x.candidate, [
+    ...x.evidence,
+    `${state3}: closed at the horizon (max_decision_minutes): not shown ${pct2(x.m)} faster than ${x.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct2(x.m)} faster reads this slow or slower with probability ${pct2(p)}`
+  ]);
+}
+function upperTailZ(z) {
+  const t = 1 / (1 + 0.2316419 * Math.abs(z));
+  const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
+  const q = Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI) * poly;
+  return z >= 0 ? q : 1 - q;
+}
+function methodText(options) {
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
+  return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
+}
+function atEqualAge(candidate, reference) {
+  const age = reference.minutes_of_data ?? null;
+  const minutes = candidate.minutes_of_data ?? null;
+  const est = candidate.decision_estimate;
+  if (age === null || minutes === null || !(minutes > age + 0.5) || !est?.trajectory?.values.length)
+    return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
+  const mine = referenceAtAge(candidate, age);
+  if (!mine.projection) return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
+  const basis = est.error_basis;
+  const subject = {
+    ...candidate,
+    minutes_of_data: age,
+    projected_full_run: mine.projection,
+    decision_estimate: {
+      ...est,
+      projected_full_run: mine.projection,
+      drift: mine.drift ? { ...mine.drift, from_minute: est.drift?.from_minute ?? est.first_wave_end_minutes } : null,
+      ...basis ? { error_basis: { ...basis, enough: mine.basisEnough ?? basis.enough } } : {}
+    }
+  };
+  const text3 = `read at run-minute ${round(age, 0)}, its last reading; the candidate as it was then (equal run age, from the candidate's trajectory)`;
+  return { subject, at: { ...referenceAtAge(reference, age), text: text3 }, agedTo: age };
+}
+function comparable(candidate, reference, base, shown, options) {
+  if (options.isReference)
+    return { decision: { ...base, state: "reference", evidence: ["this candidate is the reference"] } };
+  const prev = options.previous;
+  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === base.against)
+    return { decision: prev };
+  if (!reference)
+    return {
+      decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
+    };
+  const { subject, at, agedTo } = atEqualAge(candidate, reference.verdict);
+  const cv = decisionProjection(subject);
+  if (usable(candidate) && usable(reference.verdict) && cv && at.projection)
+    return { cv, at, ref: reference, subject, agedTo };
+  if (usable(candidate) && usable(reference.verdict))
+    return { decision: { ...base, state: "measuring", evidence: [`${shown}: ${at.text}`] } };
+  const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
+  return { decision: { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] } };
+}
+var pct2 = (x) => `${round(100 * x, 1)}%`;
+function stateOf(lo, hi, m) {
+  return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
+}
+function claimOf(state3, m) {
+  return state3 === "worse" ? "slower" : state3 === "better" ? `faster by more than ${pct2(m)}` : state3 === "equivalent" ? `within \xB1${pct2(m)}` : `not faster by ${pct2(m)} or more`;
+}
+function expectedMinutes(v, d, s, m, options) {
+  const now = v.minutes_of_data;
+  if (now == null || !(s > 0)) return null;
+  const warmupEnd = steadyFrom(v) ?? now / 3;
+  const steady = Math.max(1, now - warmupEnd);
+  const lm = Math.log(1 - m);
+  const need = Math.max(d, lm - d, d - lm);
+  if (!(need > 0)) return null;
+  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  const horizon = (options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid" ? now + 600 : max;
+  for (let t = Math.ceil(now); t <= horizon; t++) {
+    const st = s * Math.sqrt(steady / Math.max(1, t - warmupEnd));
+    const c = claimRadius({ ...v, minutes_of_data: t, warmup_end_minutes: warmupEnd }, st, options);
+    if (c.radius !== null && c.radius <= need) return round(Math.max(t, now), 0);
+  }
+  return null;
+}
+function pruneByLeader(candidate, leader, options = {}) {
+  const leaders = Math.max(1, Math.floor(options.leaders ?? 1));
+  const alpha = (options.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
+  const d = decideCandidate(candidate, leader, { ...options, alpha });
+  if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
+  const m = options.minImprovement ?? 0.02;
+  const shown = leader.label ?? leader.name;
+  return {
+    ...d,
+    state: "not-better",
+    evidence: [
+      ...d.evidence.slice(0, 1),
+      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence (\u03B1 split over ${leaders} possible leader${leaders === 1 ? "" : "s"}): it cannot win`
+    ]
+  };
+}
+function leadingCandidate(candidates, reference) {
+  let best = null;
+  for (const c of candidates)
+    if (steadyUsable(c.verdict) && (!best || decisionProjection(c.verdict)?.value < decisionProjection(best.verdict)?.value))
+      best = c;
+  const ref = reference && best ? referenceAtAge(reference, best.verdict.minutes_of_data).projection?.value : void 0;
+  if (best && ref !== void 0 && !(decisionProjection(best.verdict)?.value < ref)) return null;
+  return best;
+}
+var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
+function gpuMinutes(i) {
+  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
+  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
+  const savedVsSeed = i.stopped ? round(i.gpus * SEED_RULE_JOB_MINUTES - used, 0) : null;
+  return { used, saved, savedVsSeed };
+}
+function withGpuMinutes(d, i) {
+  const g = gpuMinutes(i);
+  return {
+    ...d,
+    gpu_minutes_used: g.used,
+    gpu_minutes_saved: g.saved,
+    gpu_minutes_saved_vs_seed: g.savedVsSeed
+  };
+}
+function savingsText(d) {
+  if (d.gpu_minutes_saved == null) return null;
+  const wall = `${Math.round(d.gpu_minutes_saved)} against the job's wall time`;
+  const seed = d.gpu_minutes_saved_vs_seed;
+  if (seed == null) return `${Math.round(d.gpu_minutes_saved)} GPU-minutes of wall time saved`;
+  return seed >= 0 ? `${Math.round(seed)} GPU-minutes saved against the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})` : `${Math.round(-seed)} GPU-minutes more than the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})`;
+}
+function shouldStopOnDecision(decisions, options = {}) {
+  if (options.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
+  if (!decisions.length) return { stop: false, reason: "no decision yet" };
+  if (decisions.some((d) => d.state === "reference"))
+    return { stop: false, reason: "a reference keeps running" };
+  const worse = decisions.find((d) => d.state === "worse");
+  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
+  if (decisions.every((d) => d.state !== "measuring"))
+    return {
+      stop: true,
+      reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(", ")}`
+    };
+  return { stop: false, reason: "still measuring" };
+}
+
+// src/record/format.ts
+function seconds(value) {
+  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
+  return value < 1 ? value.toFixed(3) : value.toFixed(2);
+}
+function num2(value, digits = 1) {
+  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
+  return String(Number(value.toFixed(digits)));
+}
+function percentOfFraction(value) {
+  return value === null || value === void 0 ? "\u2014" : `${num2(value * 100, 0)}%`;
+}
+function interval2(value, unit = " s") {
+  if (!value) return "\u2014";
+  return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
+}
+function decisionText(d) {
+  if (!d) return null;
+  const pc = (x) => `${x < 0 ? "\u2212" : x > 0 ? "+" : ""}${num2(Math.abs(x) * 100)}%`;
+  const change = d.relative_change ? `: change ${pc(d.relative_change.value)} [${pc(d.relative_change.low)}, ${pc(d.relative_change.high)}]` : "";
+  if (d.state === "reference") return "the reference the others were decided against";
+  const head = d.state === "measuring" ? "no decision (measuring)" : `decided ${d.state}`;
+  return `${head} against ${d.against}${change}`;
+}
+function comparisonText(comparison) {
+  if (!comparison) return null;
+  const ratio = comparison.ratio ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}\u2013${comparison.ratio.high.toFixed(3)}])` : "";
+  const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
+  return `${phrase} ${comparison.against}${ratio}`;
+}
+function cell(text3) {
+  if (text3 === null || text3 === void 0 || text3 === "") return "\u2014";
+  return text3.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
+}
+
+// src/record/figure.ts
+function decidedAgainst(run) {
+  const d = run.monitor_decision;
+  if (d?.against) {
+    const outcome2 = decisionOutcome(d);
+    if (outcome2 === "measuring" || outcome2 === "reference") return null;
+    const { name: reference2, role: role2 } = parseAgainst(d.against);
+    return {
+      reference: reference2,
+      role: role2,
+      better: outcome2 === "better",
+      change: d.relative_change ?? null,
+      text: decisionText(d)
+    };
+  }
+  const c = run.comparison;
+  if (!c) return null;
+  const change = comparisonChange(c);
+  const outcome = changeOutcome(change, DEFAULT_MIN_IMPROVEMENT);
+  if (outcome === "measuring") return null;
+  const { name: reference, role } = parseAgainst(c.against);
+  return {
+    reference,
+    role,
+    better: outcome === "better",
+    change,
+    text: comparisonText(c)
+  };
+}
+function ownFigureOf(verdict, reading) {
+  const projected = verdict?.projected_full_run ?? verdict?.value ?? null;
+  const i = projected ?? decisionProjection(verdict);
+  if (i) return { value: i.value, low: i.low, high: i.high, basis: projected ? "projection" : "estimate" };
+  return reading == null ? null : { value: reading, low: reading, high: reading, basis: "reading" };
+}
+function ownFigure(run) {
+  return ownFigureOf(run.verdict, run.stable_metrics?.seconds_per_rollout_full_run);
+}
+function figureOf(run, runs2) {
+  return figureWithin(run, runs2, /* @__PURE__ */ new Set());
+}
+function figureWithin(run, runs2, seen) {
+  const decided2 = run.status === "failed" ? null : decidedAgainst(run);
+  const d = decided2?.role === "leading candidate" ? null : decided2;
+  const ref = d?.change ? runs2.find((r) => r.name === d.reference && r.name !== run.name) : void 0;
+  if (d?.change && ref && !seen.has(run.name)) {
+    const anchor = figureWithin(ref, runs2, /* @__PURE__ */ new Set([...seen, run.name]));
+    if (anchor)
+      return {
+        ...decidedFigure(anchor.value, d.change),
+        basis: "decision",
+        against: { name: ref.name, value: anchor.value, change: d.change }
+      };
+  }
+  return ownFigure(run);
+}
+function referenceWithFigure(run, runs2) {
+  const r = referenceOf(run);
+  const f = run && r ? figureOf(run, runs2) : null;
+  return r && f ? { ...r, figure: { value: f.value, low: f.low, high: f.high } } : r;
+}
+
+// src/record/reference-runs.ts
+function applyReferenceRun(record, run) {
+  const list = record.reference_runs ?? [];
+  const before = list.find((r) => r.run_name === run.run_name);
+  const merged = structuredClone({ ...before, ...run });
+  return {
+    ...record,
+    reference_runs: [...list.filter((r) => r.run_name !== run.run_name), merged]
+  };
+}
+function referenceGpuMinutes(record) {
+  return (record.reference_runs ?? []).reduce((a, r) => a + (r.gpu_minutes ?? 0), 0);
+}
+var BETWEEN_RUN_MIN_DF = 3;
+function logValue(p) {
+  if (!p || !(p.value > 0) || !(p.low > 0) || !(p.high >= p.low)) return null;
+  const se = (Math.log(p.high) - Math.log(p.low)) / (2 * 1.96);
+  return { y: Math.log(p.value), within: se * se };
+}
+function byTopology(record) {
+  const groups2 = /* @__PURE__ */ new Map();
+  const add = (hash, p) => {
+    const v = logValue(p);
+    if (!hash || !v) return;
+    groups2.set(hash, [...groups2.get(hash) ?? [], v]);
+  };
+  const hashOf = (name) => record.runs.find((r) => r.name === name)?.topology?.hash;
+  for (const r of record.runs)
+    if (r.status !== "failed") add(r.topology?.hash, r.verdict?.projected_full_run);
+  for (const r of record.reference_runs ?? []) add(hashOf(r.of), r.verdict?.projected_full_run);
+  return groups2;
+}
+function betweenRunOf(record) {
+  let df = 0;
+  let squares = 0;
+  let within = 0;
+  let runs2 = 0;
+  let topologies = 0;
+  for (const values of byTopology(record).values()) {
+    if (values.length < 2) continue;
+    const mean2 = values.reduce((a, v) => a + v.y, 0) / values.length;
+    squares += values.reduce((a, v) => a + (v.y - mean2) ** 2, 0);
+    within += values.reduce((a, v) => a + v.within, 0) * ((values.length - 1) / values.length);
+    df += values.length - 1;
+    runs2 += values.length;
+    topologies++;
+  }
+  if (df < BETWEEN_RUN_MIN_DF) return null;
+  const logSd = Math.sqrt(Math.max(0, (squares - within) / df));
+  return {
+    logSd,
+    text: `estimated from ${runs2} runs of ${topologies} topolog${topologies === 1 ? "y" : "ies"} in the record (${df} degrees of freedom): ${Math.round(logSd * 1e3) / 10}%`
+  };
+}
+
 // src/record/render.ts
 function topologyLabel(run) {
   const hash = run.topology?.hash ? ` \`${run.topology.hash.slice(0, 8)}\`` : "";
@@ -78371,10 +73559,10 @@ function figureText(f) {
   if (!f) return "\u2014";
   return `${seconds(f.value)} s/rollout${f.against ? ` as decided against \`${f.against.name}\`` : ""}`;
 }
-function observationSummary(run, runs = [run]) {
+function observationSummary(run, runs2 = [run]) {
   const m = run.stable_metrics;
   const parts = [];
-  const figure = figureOf(run, runs);
+  const figure = figureOf(run, runs2);
   if (figure) parts.push(figureText(figure));
   if (m?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m.seconds_per_rollout_5m)}`);
   if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
@@ -78531,10 +73719,10 @@ function figureLine(f) {
   const how = f.against ? `, as its decision says against \`${f.against.name}\` (${seconds(f.against.value)} s)` : "";
   return [`- Seconds per rollout: ${f.low < f.high ? interval2(f) : `${seconds(f.value)} s`}${how}`];
 }
-function metricsList(run, runs) {
+function metricsList(run, runs2) {
   const m = run.stable_metrics;
   const v = run.verdict;
-  const lines = figureLine(figureOf(run, runs));
+  const lines = figureLine(figureOf(run, runs2));
   if (v) {
     lines.push(
       `- Verdict: **${v.state}**${v.minutes_of_data != null ? ` after ${num2(v.minutes_of_data)} min of data` : ""}${v.warmup_end_minutes != null ? ` (warm-up ended at ${num2(v.warmup_end_minutes)} min)` : ""}`
@@ -78598,9 +73786,9 @@ function runFacts(run) {
   if (run.expected_effect) out.push(`- Expected effect: ${cell(run.expected_effect)}`);
   return out;
 }
-function runFindings(run, runs) {
+function runFindings(run, runs2) {
   const out = ["", "#### Findings", ""];
-  const metrics = metricsList(run, runs);
+  const metrics = metricsList(run, runs2);
   out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
   const evidence = run.verdict?.evidence ?? [];
   if (evidence.length) out.push("- Evidence:", ...evidence.map((e) => `  - ${cell(e)}`));
@@ -78652,12 +73840,12 @@ function runProblems(run) {
   }
   return out;
 }
-function runSection(run, step, runs = [run]) {
+function runSection(run, step, runs2 = [run]) {
   const out = [
     `### Step ${step}: \`${run.name}\` \u2014 ${run.status}`,
     "",
     ...runFacts(run),
-    ...runFindings(run, runs),
+    ...runFindings(run, runs2),
     ...runProblems(run)
   ];
   out.push("", "#### Decision", "");
@@ -78705,9 +73893,9 @@ function fixedInputsTable(record) {
   ].join("\n");
 }
 function referenceJobsSection(record) {
-  const runs = record.reference_runs ?? [];
-  if (!runs.length) return [];
-  const rows = runs.map(
+  const runs2 = record.reference_runs ?? [];
+  if (!runs2.length) return [];
+  const rows = runs2.map(
     (r) => `| \`${r.run_name}\` | \`${r.of}\` | ${r.pull_request ? `#${r.pull_request}` : "\u2014"} | ${cell((r.candidates ?? []).map((c) => `\`${c}\``).join(", ") || "\u2014")} | ${r.gpu_minutes == null ? "\u2014" : Math.round(r.gpu_minutes)} | ${cell(r.ended ?? "\u2014")} |`
   );
   return [
@@ -78761,6 +73949,355 @@ function renderRecordMarkdown(record) {
 `;
 }
 
+// src/record/validate.ts
+var import__2 = __toESM(require__(), 1);
+
+// topologies/schema/record.schema.json
+var record_schema_default = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $id: "https://alpasim-topo.local/schema/record.schema.json",
+  title: "ExperimentRecord",
+  description: "experiments/<experiment_id>.json: the experiment's memory for machines. Field names follow AlpaSim's experiment-record reference (.agents/skills/optimize-slurm-topology/references/experiment-record.md). experiments/<experiment_id>.md is rendered from it.",
+  type: "object",
+  additionalProperties: false,
+  required: ["schema_version", "experiment_id", "objective", "fixed_inputs", "current_best", "runs"],
+  properties: {
+    schema_version: { const: 1, description: "Bumped on an incompatible change of this schema." },
+    experiment_id: {
+      type: "string",
+      pattern: "^topology-opt-[a-z0-9_.]+(-[a-z0-9_.]+)*-[a-z0-9_]+-[0-9]{8}$",
+      maxLength: 80,
+      description: "topology-opt-<driver>-<cluster>-<YYYYMMDD>"
+    },
+    objective: { type: "string", minLength: 1 },
+    command: {
+      type: ["string", "null"],
+      maxLength: 8e3,
+      description: "The full AlpaSim run command the experiment started from."
+    },
+    fixed_inputs: { $ref: "#/$defs/fixedInputs" },
+    current_best: { $ref: "#/$defs/currentBest" },
+    runs: {
+      type: "array",
+      description: "One entry per candidate, in the order they were recorded (the progress table's steps).",
+      items: { $ref: "#/$defs/run" }
+    },
+    reference_runs: {
+      type: "array",
+      description: "Jobs of the current best run beside a round's candidates (experiment.yaml `reference: beside`): each recorded with the GPU-minutes its Slurm allocation held, charged to the experiment (docs/record.md).",
+      items: { $ref: "#/$defs/referenceRun" }
+    },
+    report: {
+      type: ["object", "null"],
+      additionalProperties: false,
+      description: "Set by /topo report: where the final report lives.",
+      required: ["path"],
+      properties: {
+        path: { type: "string" },
+        concluded_at: { type: ["string", "null"] }
+      }
+    }
+  },
+  $defs: {
+    fixedInputs: {
+      title: "RecordFixedInputs",
+      type: "object",
+      additionalProperties: false,
+      required: ["deploy", "driver", "base_topology"],
+      properties: {
+        deploy: { type: "string" },
+        driver: { type: "string" },
+        base_topology: { type: "string", description: "topology=<preset>" },
+        cluster: { type: ["string", "null"], description: "Cluster name in topologies/clusters.yaml." },
+        scenes: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            scene_ids: { type: ["array", "null"], items: { type: "string" } },
+            test_suite_id: { type: ["string", "null"] },
+            scene_count: { type: ["integer", "null"] }
+          }
+        },
+        cameras: { type: ["string", "null"] },
+        control_timestep_us: { type: ["integer", "null"] },
+        simulation_duration_s: { type: ["number", "null"] },
+        rollouts_per_scene: { type: ["integer", "null"] },
+        git_commit: { type: ["string", "null"] },
+        remote_checkout: { type: ["string", "null"] },
+        overrides: { type: "array", items: { type: "string" } },
+        telemetry: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            prometheus_url: { type: ["string", "null"] },
+            grafana_url: { type: ["string", "null"] },
+            file_sd_source: { type: ["string", "null"] }
+          }
+        },
+        slurm: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            account: { type: ["string", "null"] },
+            partition: { type: ["string", "null"] },
+            gpus_per_node: { type: ["integer", "null"] },
+            walltime: { type: ["string", "null"] }
+          }
+        }
+      }
+    },
+    currentBest: {
+      title: "CurrentBest",
+      type: "object",
+      additionalProperties: false,
+      required: ["topology", "stabilized_seconds_per_rollout_full_run", "decision_reasoning"],
+      properties: {
+        topology: {
+          type: ["string", "null"],
+          description: "The best accepted candidate's name (null before the first acceptance)."
+        },
+        run_name: { type: ["string", "null"] },
+        stabilized_seconds_per_rollout_full_run: { type: ["number", "null"] },
+        decision_reasoning: { type: ["string", "null"] }
+      }
+    },
+    runTopology: {
+      title: "RunTopology",
+      type: "object",
+      additionalProperties: false,
+      required: ["base"],
+      properties: {
+        base: { type: "string", description: "topology=<preset> the block is applied over." },
+        hash: {
+          type: ["string", "null"],
+          pattern: "^[0-9a-f]{8,64}$",
+          description: "hash8 of the normalised, fully expanded topology (as in the run name)."
+        },
+        block: {
+          oneOf: [{ type: "null" }, { $ref: "topology.schema.json" }],
+          description: "The candidate's topology block as written in its YAML file."
+        },
+        file: { type: ["string", "null"], description: "topologies/<experiment>/<candidate>.yaml" }
+      }
+    },
+    skillReflection: {
+      title: "SkillReflection",
+      type: "object",
+      additionalProperties: false,
+      required: ["topic", "learning"],
+      properties: {
+        topic: {
+          enum: ["metrics", "queries", "topology_knobs", "run_workflow", "failure_mode", "other"]
+        },
+        learning: { type: "string", minLength: 1 },
+        suggested_skill_update: { type: ["string", "null"] },
+        source: {
+          type: ["string", "null"],
+          description: "Where it came from: a comment URL, or 'pull request body'."
+        },
+        author: { type: ["string", "null"] }
+      }
+    },
+    decision: {
+      title: "Decision",
+      type: "object",
+      additionalProperties: false,
+      required: ["outcome"],
+      properties: {
+        outcome: { enum: ["pending", "accept", "reject"] },
+        reason: { type: ["string", "null"] },
+        next: { type: ["string", "null"] }
+      }
+    },
+    referenceRun: {
+      title: "ReferenceRun",
+      type: "object",
+      additionalProperties: false,
+      required: ["of", "run_name", "gpu_minutes"],
+      properties: {
+        of: {
+          type: "string",
+          pattern: "^[a-z0-9][a-z0-9-]{0,39}$",
+          description: "The candidate it ran (the current best, else the baseline, when its round started)."
+        },
+        run_name: { type: "string", description: "Its Slurm job name and metrics run_name." },
+        job_id: { type: ["string", "null"] },
+        pull_request: {
+          type: ["integer", "null"],
+          minimum: 1,
+          description: "The pull request whose round asked for it."
+        },
+        gpu_minutes: {
+          type: ["number", "null"],
+          minimum: 0,
+          description: "GPU-minutes its Slurm allocation held (elapsed \xD7 GPUs); null when never known."
+        },
+        ended: {
+          type: ["string", "null"],
+          description: "How its Request ended (decided: no open decision needed it; closed, cancelled, superseded, failed, lost, stopped)."
+        },
+        candidates: {
+          type: "array",
+          items: { type: "string" },
+          description: "The candidates of its pull request decided against it."
+        },
+        verdict: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/verdict" }],
+          description: "Its verdict at its end: a repeated run of its topology (the between-run term reads it)."
+        },
+        recorded_at: { type: ["string", "null"] }
+      }
+    },
+    run: {
+      title: "RecordRun",
+      type: "object",
+      additionalProperties: false,
+      required: ["name", "status", "decision"],
+      properties: {
+        name: {
+          type: "string",
+          pattern: "^[a-z0-9][a-z0-9-]{0,39}$",
+          description: "Candidate name."
+        },
+        parent: { type: ["string", "null"] },
+        run_name: {
+          type: ["string", "null"],
+          description: "topo-<experiment_id>-<candidate>-<hash8>: Slurm job name and metrics run_name."
+        },
+        job_id: { type: ["string", "null"] },
+        run_dir: { type: ["string", "null"] },
+        topology: { $ref: "#/$defs/runTopology" },
+        status: { enum: ["pending", "running", "accepted", "rejected", "failed", "stopped"] },
+        hypothesis: { type: ["string", "null"] },
+        expected_effect: { type: ["string", "null"] },
+        prediction: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/prediction" }],
+          description: "Predicted (topo suggest) against measured seconds per rollout."
+        },
+        change: {
+          type: "object",
+          description: "Topology keys changed against the parent: key -> 'old -> new'.",
+          additionalProperties: { type: "string" }
+        },
+        verdict: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/verdict" }] },
+        comparison: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/comparison" }] },
+        monitor_decision: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/decision" }],
+          description: "The monitor's decision against the reference as its last comment, check and label showed it (the one truth every surface reads)."
+        },
+        stable_metrics: {
+          oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/stableMetrics" }],
+          description: "Includes the bottleneck, the per-GPU resource use and the telemetry quality (gaps)."
+        },
+        failures: { type: "array", items: { $ref: "metrics.schema.json#/$defs/failure" } },
+        decision: { $ref: "#/$defs/decision" },
+        skill_reflections: { type: "array", items: { $ref: "#/$defs/skillReflection" } },
+        pull_request: {
+          type: ["object", "null"],
+          additionalProperties: false,
+          required: ["number"],
+          properties: {
+            number: { type: "integer", minimum: 1 },
+            url: { type: ["string", "null"] },
+            merge_commit_sha: { type: ["string", "null"] }
+          }
+        },
+        recorded_at: { type: ["string", "null"], description: "When the pull request was closed." }
+      }
+    }
+  }
+};
+
+// src/record/validate.ts
+var RecordError = class extends Error {
+  constructor(file, problems) {
+    super(`${file}: ${problems.length === 1 ? problems[0] : `
+  - ${problems.join("\n  - ")}`}`);
+    this.file = file;
+    this.problems = problems;
+    this.name = "RecordError";
+  }
+  file;
+  problems;
+};
+var compiled2;
+function validators() {
+  if (!compiled2) {
+    const ajv2 = new import__2.Ajv2020({ allErrors: true, strict: false });
+    ajv2.addSchema(topology_schema_default);
+    ajv2.addSchema(metrics_schema_default);
+    ajv2.addSchema(record_schema_default);
+    compiled2 = {
+      record: ajv2.getSchema(record_schema_default.$id),
+      observation: ajv2.getSchema(metrics_schema_default.$id)
+    };
+  }
+  return compiled2;
+}
+function describe(errors) {
+  const list = (errors ?? []).filter((e) => e.keyword !== "oneOf" && e.keyword !== "if");
+  const lines = list.map((e) => {
+    const at = e.instancePath ? e.instancePath.slice(1).replace(/\//g, ".") : "(top level)";
+    if (e.keyword === "additionalProperties")
+      return `${at}: unknown key "${e.params.additionalProperty}"`;
+    if (e.keyword === "enum")
+      return `${at}: must be one of ${e.params.allowedValues.map((v) => JSON.stringify(v)).join(", ")}`;
+    return `${at}: ${e.message}`;
+  });
+  return [...new Set(lines)].slice(0, 20);
+}
+function recordProblems(value) {
+  const validate = validators().record;
+  if (!validate(value)) return describe(validate.errors);
+  const record = value;
+  const problems = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const run of record.runs) {
+    if (seen.has(run.name))
+      problems.push(`runs: candidate "${run.name}" appears twice (runs are keyed by name)`);
+    seen.add(run.name);
+  }
+  const best = record.current_best.topology;
+  if (best && !seen.has(best))
+    problems.push(
+      `current_best.topology: "${best}" is not one of the runs (${[...seen].join(", ") || "none"})`
+    );
+  return problems;
+}
+function parseRecord(text3, file) {
+  let value;
+  try {
+    value = JSON.parse(text3);
+  } catch (error2) {
+    const message2 = error2 instanceof Error ? error2.message : String(error2);
+    throw new RecordError(file, [
+      `not valid JSON (${message2}); fix or restore the file from git history \u2014 it was not overwritten`
+    ]);
+  }
+  const problems = recordProblems(value);
+  if (problems.length) {
+    throw new RecordError(file, [
+      ...problems.map((p) => `does not match topologies/schema/record.schema.json: ${p}`),
+      "the record was not overwritten; fix it (or restore it from git history) and re-run"
+    ]);
+  }
+  return value;
+}
+function serializeRecord(record) {
+  const problems = recordProblems(record);
+  if (problems.length) throw new RecordError("record (before writing)", problems);
+  return `${JSON.stringify(record, null, 2)}
+`;
+}
+function observationProblems(value) {
+  const validate = validators().observation;
+  return validate(value) ? [] : describe(validate.errors);
+}
+function checkObservation(value) {
+  const problems = observationProblems(value);
+  return problems.length ? { observation: void 0, problems } : { observation: value, problems: [] };
+}
+
 // src/record/files.ts
 function recordFiles(record) {
   const paths = recordPaths(record.experiment_id);
@@ -78772,66 +74309,1267 @@ function recordFiles(record) {
   };
 }
 
-// src/record/learnings.ts
-var TOPICS = ["metrics", "queries", "topology_knobs", "run_workflow", "failure_mode", "other"];
-function learningFromText(text3, source, author) {
-  let rest = text3.replace(/\s+/g, " ").trim();
-  if (!rest) return null;
-  let topic = "other";
-  const prefix = /^([a-z_]+):\s*(.+)$/i.exec(rest);
-  if (prefix && TOPICS.includes(prefix[1].toLowerCase())) {
-    topic = prefix[1].toLowerCase();
-    rest = prefix[2];
-  }
-  let suggestion = null;
-  const arrow = rest.indexOf(" -> ");
-  if (arrow > 0) {
-    suggestion = rest.slice(arrow + 4).trim() || null;
-    rest = rest.slice(0, arrow).trim();
-  }
-  return { topic, learning: rest, suggested_skill_update: suggestion, source, author };
+// src/report/final-report.ts
+function gpuList(m) {
+  return Object.entries(m?.resource_usage?.gpu_by_index ?? {}).sort((a, b) => Number(a[0]) - Number(b[0]));
 }
-function learningsSection(body) {
-  if (!body) return [];
-  const lines = body.replace(/\r\n/g, "\n").split("\n");
-  const start = lines.findIndex((l) => /^#{1,6}\s*(learnings?|skill reflections?)\s*:?\s*$/i.test(l.trim()));
-  if (start < 0) return [];
-  const level = /^(#+)/.exec(lines[start].trim())[1].length;
-  const items = [];
-  let current = null;
-  const flush = () => {
-    if (current?.trim()) items.push(current.trim());
-    current = null;
-  };
-  for (const raw of lines.slice(start + 1)) {
-    const line = raw.trim();
-    const heading = /^(#+)\s/.exec(line);
-    if (heading && heading[1].length <= level) break;
-    if (/^<!--.*-->$/.test(line)) continue;
-    const bullet = /^([-*+]|\d+[.)])\s+(.*)$/.exec(line);
-    if (bullet) {
-      flush();
-      current = bullet[2];
-    } else if (!line) {
-      flush();
-    } else {
-      current = current === null ? line : `${current} ${line}`;
+function resourceLine(m) {
+  const gpus = gpuList(m).map(([, g]) => g);
+  if (gpus.length === 0) return "no GPU telemetry";
+  const pick3 = (f) => gpus.map(f).filter((v) => typeof v === "number");
+  const util = pick3((g) => g.utilization_percent?.mean);
+  const pressure = pick3((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
+  const headroom = pick3((g) => g.memory_headroom_gb_min);
+  const parts = [];
+  if (util.length) parts.push(`GPU util ${num2(Math.min(...util), 0)}\u2013${num2(Math.max(...util), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure \u2264 ${num2(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
+  return parts.join(", ");
+}
+function relativeChange(value, base) {
+  if (value === null || base === null || base === 0) return "\u2014";
+  const pct6 = (value - base) / base * 100;
+  return `${pct6 > 0 ? "+" : ""}${num2(pct6, 1)}%`;
+}
+function measured(run, runs2) {
+  const figure = figureOf(run, runs2);
+  if (figure === null || run.status === "failed")
+    return run.failures?.length ? `failed (${run.failures.at(-1).kind})` : "no stable value";
+  const parts = [figureText(figure)];
+  const five = run.stable_metrics?.seconds_per_rollout_5m;
+  if (five != null) parts.push(`5m ${seconds(five)}`);
+  if (run.verdict && run.verdict.state !== "stable") parts.push(run.verdict.state);
+  return parts.join(", ");
+}
+function bottleneckLine(m) {
+  const b = m?.bottleneck;
+  if (!b) return "not determined";
+  const evidence = b.evidence.length ? `: ${b.evidence.join("; ")}` : "";
+  return `${b.service ?? b.kind} (${b.kind}, confidence ${b.confidence})${evidence}`;
+}
+function lineage(record, run) {
+  const chain = [];
+  const seen = /* @__PURE__ */ new Set();
+  let current = run;
+  while (current && !seen.has(current.name)) {
+    chain.unshift(current);
+    seen.add(current.name);
+    current = current.parent ? record.runs.find((r) => r.name === current.parent) : void 0;
+  }
+  return chain;
+}
+function gpuChart(run, title) {
+  const gpus = gpuList(run.stable_metrics).filter(([, g]) => g.utilization_percent?.mean != null);
+  if (gpus.length === 0) return void 0;
+  const chart = barChart(
+    gpus.map(([gpu, g]) => ({
+      label: `GPU ${gpu}`,
+      value: g.utilization_percent.mean,
+      line: g.memory_pressure_percent?.mean ?? g.memory_pressure_percent?.max ?? 0
+    })),
+    { title, yLabel: "percent" }
+  );
+  return `${chart}
+
+Bars: mean GPU utilisation %. Line: mean GPU memory pressure % (memory used \xF7 total).`;
+}
+function headroomAdvice(run) {
+  const out = [];
+  for (const [gpu, g] of gpuList(run.stable_metrics)) {
+    const util = g.utilization_percent?.mean;
+    const headroom = g.memory_headroom_gb_min;
+    const pressure = g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean;
+    const services = (g.topology_services ?? []).join(", ") || "no service";
+    if (pressure != null && pressure >= 90)
+      out.push(
+        `GPU ${gpu} (${services}) is at ${num2(pressure, 0)}% memory pressure: no room for more instances.`
+      );
+    else if (util != null && util < 60 && headroom != null)
+      out.push(
+        `GPU ${gpu} (${services}) averages ${num2(util, 0)}% utilisation with ${num2(headroom)} GB headroom: room for instances of the bottleneck service.`
+      );
+  }
+  return out;
+}
+function learningsByTopic(record) {
+  const map = /* @__PURE__ */ new Map();
+  for (const run of record.runs)
+    for (const learning of run.skill_reflections ?? []) {
+      const list = map.get(learning.topic) ?? [];
+      list.push({ run: run.name, learning });
+      map.set(learning.topic, list);
+    }
+  return map;
+}
+function derivedAdvice(record) {
+  const out = [];
+  const failures = /* @__PURE__ */ new Map();
+  for (const run of record.runs)
+    for (const f of run.failures ?? []) failures.set(f.kind, [...failures.get(f.kind) ?? [], run.name]);
+  for (const [kind, runs2] of failures)
+    out.push(
+      `${runs2.length} candidate(s) failed with ${kind} (${runs2.map((r) => `\`${r}\``).join(", ")})${kind === "gpu-oom" ? ": check the memory estimate in validation before submitting" : ""}.`
+    );
+  const gaps2 = record.runs.filter(
+    (r) => (r.stable_metrics?.telemetry_quality?.gaps?.length ?? 0) + (r.stable_metrics?.telemetry_quality?.missing_metrics?.length ?? 0) > 0
+  );
+  if (gaps2.length)
+    out.push(
+      `Telemetry was incomplete for ${gaps2.map((r) => `\`${r.name}\``).join(", ")}: ${[
+        ...new Set(
+          gaps2.flatMap((r) => [
+            ...r.stable_metrics?.telemetry_quality?.missing_metrics ?? [],
+            ...r.stable_metrics?.telemetry_quality?.gaps ?? []
+          ])
+        )
+      ].join("; ")}.`
+    );
+  const unstable = record.runs.filter(
+    (r) => r.verdict && r.verdict.state !== "stable" && r.status !== "failed"
+  );
+  if (unstable.length)
+    out.push(
+      `Decided before a stable verdict: ${unstable.map((r) => `\`${r.name}\` (${r.verdict.state})`).join(", ")} \u2014 the seed asks to compare only stabilised full-run values.`
+    );
+  return out;
+}
+function bestClaim(best) {
+  const claim = decidedAgainst(best);
+  return claim?.better ? `; ${claim.text}` : "";
+}
+function figureValue(run, runs2) {
+  return run ? figureOf(run, runs2)?.value ?? null : null;
+}
+function resultLine(record) {
+  const base = baselineRun(record);
+  const best = bestRun(record);
+  const counts = ["accepted", "rejected", "failed", "stopped", "running", "pending"].map((s) => [s, record.runs.filter((r) => r.status === s).length]).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
+  const bestValue = figureValue(best, record.runs);
+  const baseValue = figureValue(base, record.runs);
+  if (!best || !base || bestValue === null || baseValue === null || best.name === base.name)
+    return `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(", ") || "none"}.`;
+  return `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s as decided (${relativeChange(bestValue, baseValue)}; ${num2(baseValue / bestValue, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`;
+}
+function baselineSection(record) {
+  const base = baselineRun(record);
+  const out = ["", "## 1. Baseline", ""];
+  if (!base) return [...out, "No baseline was recorded."];
+  const m = base.stable_metrics;
+  const f = figureOf(base, record.runs);
+  const projected = base.verdict?.projected_full_run;
+  out.push(
+    `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ""}.`,
+    "",
+    `- Seconds per rollout (what the candidates were decided against): ${f && f.low < f.high ? interval2(f) : `${seconds(f?.value)} s`}${projected ? ` (the detector's projection of the full run to its end, start-up included: ${interval2(projected)})` : ""}`,
+    `- Full-run value read at the end: ${seconds(m?.seconds_per_rollout_full_run)} s; 5-minute value: ${seconds(m?.seconds_per_rollout_5m)} s`,
+    `- Resources: ${resourceLine(m)}`,
+    `- Bottleneck: ${bottleneckLine(m)}`
+  );
+  const table = gpuTable(m);
+  if (table) out.push("", table);
+  const chart = gpuChart(
+    base,
+    `${base.name === "baseline" ? "Baseline" : `Baseline ${base.name}`}: GPU utilisation and memory pressure`
+  );
+  if (chart) out.push("", chart);
+  return out;
+}
+function candidatesSection(record) {
+  const base = baselineRun(record);
+  const baseValue = figureValue(base, record.runs);
+  const out = ["", "## 2. Tried topologies", ""];
+  const chart = secondsPerRolloutChart(
+    record,
+    "Seconds per rollout by candidate, as decided (lower is better)"
+  );
+  if (chart) out.push(chart, "");
+  out.push(
+    "| Step | Candidate | Change | Reasoning | Expected effect | Measured | vs baseline | Resources | Decision |",
+    "|---:|---|---|---|---|---|---:|---|---|"
+  );
+  record.runs.forEach((run, i) => {
+    const row = [
+      String(i + 1),
+      `\`${run.name}\``,
+      cell(describeChange(run.change, !run.parent)),
+      cell(run.hypothesis),
+      cell(run.expected_effect),
+      cell(measured(run, record.runs)),
+      run === base ? "baseline" : relativeChange(figureValue(run, record.runs), baseValue),
+      cell(resourceLine(run.stable_metrics)),
+      cell(`${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ""}`)
+    ];
+    out.push(`| ${row.join(" | ")} |`);
+  });
+  if (record.runs.length === 0) out.push("| \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 |");
+  out.push(...predictionLines(record));
+  return out;
+}
+function bestSection(record) {
+  const best = bestRun(record);
+  const out = ["", "## 3. Best topology", ""];
+  if (!best) return [...out, "No candidate was accepted."];
+  const chain = lineage(record, best);
+  out.push(
+    `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(figureValue(best, record.runs))} s per rollout.`,
+    "",
+    `- Why it won: ${cell(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
+  );
+  const decided2 = decisionText(best.monitor_decision);
+  const compared = comparisonText(best.comparison);
+  if (decided2) out.push(`- Decision: ${decided2}`);
+  else if (compared) out.push(`- Statistical comparison: ${compared}`);
+  if (chain.length > 1) {
+    out.push("- Changes from the baseline, step by step:");
+    for (const step of chain.slice(1))
+      out.push(`  - \`${step.name}\`: ${cell(describeChange(step.change, false))}`);
+  }
+  out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
+  out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
+  const advice = headroomAdvice(best);
+  if (advice.length) out.push("- Headroom for further tuning:", ...advice.map((a) => `  - ${a}`));
+  const leaves = best.topology?.block ? topologyLeaves(best.topology.block) : [];
+  if (leaves.length)
+    out.push(
+      "",
+      `As Hydra overrides over \`${best.topology.base}\`:`,
+      "",
+      "```sh",
+      leaves.map((l) => `${l.key}=${hydraValue2(l.value)}`).join(" \\\n"),
+      "```"
+    );
+  const table = gpuTable(best.stable_metrics);
+  if (table) out.push("", table);
+  const gchart = gpuChart(best, `Best ${best.name}: GPU utilisation and memory pressure`);
+  if (gchart) out.push("", gchart);
+  return out;
+}
+function adviceSection(record) {
+  const out = ["", "## 4. Advice for improving the workflow", ""];
+  const byTopic = learningsByTopic(record);
+  const derived = derivedAdvice(record);
+  if (byTopic.size === 0 && derived.length === 0)
+    out.push("No learnings were recorded (`/topo learn <text>` on a pull request adds one).");
+  for (const [topic, list] of [...byTopic.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
+    out.push(`**${topic.replace(/_/g, " ")}**`, "");
+    for (const { run, learning } of list)
+      out.push(
+        `- ${cell(learning.learning)} (from \`${run}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell(learning.suggested_skill_update)}` : ""}`
+      );
+    out.push("");
+  }
+  if (derived.length) out.push("**From the record**", "", ...derived.map((d) => `- ${d}`));
+  return out;
+}
+function renderFinalReport(record, options = {}) {
+  const paths = recordPaths(record.experiment_id);
+  const link = options.recordUrl ?? paths.markdown.replace(/^experiments\//, "");
+  const out = [
+    `# Final report: \`${record.experiment_id}\``,
+    "",
+    `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options.generatedAt ? ` Generated ${options.generatedAt}.` : ""}`,
+    "",
+    resultLine(record),
+    ...baselineSection(record),
+    ...candidatesSection(record),
+    ...bestSection(record),
+    ...adviceSection(record),
+    "",
+    "## 5. Experiment record",
+    "",
+    `The full record: [${paths.markdown}](${link}) (machine-readable memory: \`${paths.json}\`).`
+  ];
+  return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
+`;
+}
+function predictionLines(record) {
+  const rows = record.runs.filter(
+    (r) => r.prediction && r.prediction.measured_seconds_per_rollout != null && r.prediction.error != null
+  );
+  if (rows.length === 0) return [];
+  const errors = rows.map((r) => Math.abs(r.prediction.error)).sort((a, b) => a - b);
+  const mid = Math.floor(errors.length / 2);
+  const median2 = errors.length % 2 ? errors[mid] : (errors[mid - 1] + errors[mid]) / 2;
+  const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
+  const covered = rows.filter((r) => r.prediction.covered).length;
+  const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
+  const pct6 = (x) => `${num2(100 * x, 1)}%`;
+  return [
+    "",
+    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct6(median2)} median, ${pct6(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
+    "",
+    "| Candidate | Predicted s/rollout | Interval | Measured | Error | Inside |",
+    "|---|---:|---|---:|---:|---|",
+    ...rows.map((r) => {
+      const p = r.prediction;
+      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct6(p.error)} | ${p.covered ? "yes" : "no"} |`;
+    })
+  ];
+}
+
+// src/usecases/record.ts
+import { dirname as dirname4, join as join4, posix as posix5 } from "node:path";
+
+// src/slurm/classify.ts
+var LOG_SIGNS = [
+  {
+    kind: "gpu-oom",
+    pattern: /CUDA out of memory|torch\.(cuda\.)?OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation/
+  },
+  {
+    kind: "host-oom",
+    pattern: /Exceeded job memory limit|exceeded memory limit|oom[-_]kill|Out of memory: Killed process|MemoryError|(^|\s)Killed(\s|$)/
+  },
+  { kind: "time-limit", pattern: /DUE TO TIME LIMIT/ },
+  { kind: "node-failure", pattern: /DUE TO NODE FAILURE/ },
+  { kind: "preempted", pattern: /DUE TO PREEMPTION/ }
+];
+var TRACEBACK = /^Traceback \(most recent call last\):/;
+var EXCEPTION_LINE = /^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit)(: .*)?$/;
+function gpuFromLine(line) {
+  const m = /GPU (\d+)/.exec(line);
+  return m?.[1] ? Number(m[1]) : null;
+}
+function exitText(job) {
+  if (job.signal !== null) return `signal ${job.signal}`;
+  return job.exitCode === null ? null : String(job.exitCode);
+}
+var MESSAGES = {
+  "gpu-oom": "ran out of GPU memory",
+  "host-oom": "ran out of host memory (over the job memory limit)",
+  crash: "crashed",
+  "node-failure": "lost its node (node failure)",
+  "time-limit": "hit its Slurm time limit",
+  cancelled: "was cancelled",
+  preempted: "was preempted by another job",
+  "no-telemetry": "produced no telemetry"
+};
+var FIXES = {
+  "gpu-oom": "reduce replicas or cached scenes on the GPU named in the evidence, or spread services over more GPUs",
+  "host-oom": "reduce workers or cache sizes, or ask for more memory (--mem)",
+  crash: "read the traceback in the evidence; fix the cause and submit again",
+  "node-failure": "not caused by the topology: submit again (/topo submit)",
+  "time-limit": "raise the Slurm time limit, or stop the run once metrics are stable",
+  preempted: "not caused by the topology: it is requeued or can be submitted again"
+};
+function classifyFailure(job, log = []) {
+  if (isLive(job.status) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
+  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
+  const evidence = [
+    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
+  ];
+  const signs = /* @__PURE__ */ new Map();
+  for (const raw of log) {
+    const line = raw.trimEnd();
+    for (const { kind: kind2, pattern } of LOG_SIGNS) {
+      if (pattern.test(line)) {
+        signs.set(kind2, [...signs.get(kind2) ?? [], line]);
+        break;
+      }
     }
   }
-  flush();
-  return items.filter((i) => !/^(none|n\/a|-)$/i.test(i));
+  const traceback = tracebackLines(log);
+  let kind;
+  switch (job.state) {
+    case "OUT_OF_MEMORY":
+      kind = signs.has("gpu-oom") ? "gpu-oom" : "host-oom";
+      break;
+    case "NODE_FAIL":
+    case "BOOT_FAIL":
+      kind = "node-failure";
+      break;
+    case "TIMEOUT":
+    case "DEADLINE":
+      kind = "time-limit";
+      break;
+    case "PREEMPTED":
+    case "REQUEUED":
+    case "REQUEUE_HOLD":
+      kind = "preempted";
+      break;
+    case "CANCELLED":
+      kind = signs.has("host-oom") ? "host-oom" : signs.has("time-limit") ? "time-limit" : signs.has("node-failure") ? "node-failure" : signs.has("preempted") ? "preempted" : "cancelled";
+      break;
+    default:
+      if (signs.has("gpu-oom")) kind = "gpu-oom";
+      else if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure")
+        kind = "host-oom";
+      else if (signs.has("node-failure")) kind = "node-failure";
+      else if (signs.has("time-limit")) kind = "time-limit";
+      else kind = "crash";
+  }
+  const kindLines = signs.get(kind) ?? [];
+  evidence.push(...kindLines.slice(0, 5));
+  if (kind === "crash" || kind === "gpu-oom" && kindLines.length === 0)
+    evidence.push(...traceback.slice(-6));
+  if (kind === "crash" && traceback.length === 0) evidence.push(...lastLines(log, 3));
+  const gpuLine = kind === "gpu-oom" ? kindLines.find((l) => gpuFromLine(l) !== null) : void 0;
+  const failure = {
+    kind,
+    message: message(job, kind, traceback),
+    slurm_state: job.state,
+    exit_code: exitText(job),
+    evidence: dedupe2(evidence)
+  };
+  if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
+  const fix = FIXES[kind];
+  if (fix) failure.likely_fix = fix;
+  return failure;
 }
-function learningsFromBody(body, author) {
-  return learningsSection(body).map((text3) => learningFromText(text3, "pull request body", author)).filter((l) => l !== null);
+function message(job, kind, traceback) {
+  let text3 = `Job ${job.id} ${MESSAGES[kind]}`;
+  if (kind === "crash") {
+    const last = traceback.at(-1);
+    text3 += last ? `: ${last}` : job.exitCode !== null ? ` with exit code ${job.exitCode}` : job.signal !== null ? ` (signal ${job.signal})` : "";
+  }
+  if (kind === "time-limit" && job.timeLimit) text3 += ` (${job.timeLimit})`;
+  if (kind === "node-failure" && job.nodes) text3 += ` (${job.nodes})`;
+  return `${text3}.`;
+}
+function tracebackLines(log) {
+  let start = -1;
+  for (let i = log.length - 1; i >= 0; i--) {
+    if (TRACEBACK.test(log[i] ?? "")) {
+      start = i;
+      break;
+    }
+  }
+  if (start < 0) return [];
+  const out = [];
+  for (let i = start; i < log.length; i++) {
+    const line = (log[i] ?? "").trimEnd();
+    out.push(line);
+    if (i > start && EXCEPTION_LINE.test(line)) break;
+  }
+  return out;
+}
+function lastLines(log, n) {
+  return log.map((l) => l.trimEnd()).filter((l) => l !== "").slice(-n);
+}
+function dedupe2(lines) {
+  return [...new Set(lines)];
+}
+
+// src/judge/job.ts
+var FAILURE_LOG_LINES = 200;
+function endedInFailure(job) {
+  return !isLive(job.status) && classifyFailure(job, []) !== null;
+}
+async function jobFailure(slurm, job) {
+  if (!endedInFailure(job)) return null;
+  const log = await slurm.tail(job, FAILURE_LOG_LINES).catch(() => []);
+  return classifyFailure(job, log);
+}
+function runJob(job, failure = null) {
+  return {
+    jobId: job.id,
+    name: job.name,
+    state: job.rawState ?? job.state,
+    status: job.status,
+    submitTs: slurmTimeToUnix(job.submitTime),
+    startTs: isWaiting(job.status) ? null : slurmTimeToUnix(job.startTime),
+    endTs: isLive(job.status) ? null : slurmTimeToUnix(job.endTime),
+    ...job.heldSeconds !== null ? { held: { seconds: job.heldSeconds, gpuMinutes: job.gpuMinutes } } : {},
+    failure
+  };
+}
+async function runJobOf(slurm, job) {
+  return runJob(job, await jobFailure(slurm, job));
+}
+async function experimentJobs2(slurm, experimentId, knownExperimentIds = []) {
+  const listed2 = await slurm.jobs(`topo-${experimentId}-`);
+  const own = listed2.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+  return Promise.all(own.map((j) => runJobOf(slurm, j)));
+}
+
+// src/analysis/failure.ts
+function instancesOnGpu(topology, gpu) {
+  const rows = [];
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const containers2 = gpus.filter((g) => g === gpu).length;
+    if (!containers2) continue;
+    rows.push({
+      service: svc,
+      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
+    });
+  }
+  const total = rows.reduce((a, r) => a + r.instances, 0);
+  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
+}
+var FIXES2 = {
+  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
+  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
+  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
+  "node-failure": "resubmit: the node failed, not the topology",
+  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
+  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
+  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
+  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
+};
+function explainFailure(failure, ctx = {}) {
+  const evidence = [...failure.evidence ?? []];
+  if (failure.slurm_state)
+    evidence.push(
+      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
+    );
+  let message2 = failure.message;
+  let fix = failure.likely_fix ?? FIXES2[failure.kind];
+  if (failure.kind === "gpu-oom" && ctx.topology) {
+    const map = gpuMap(ctx.topology);
+    const gpu = failure.gpu ?? null;
+    if (gpu !== null) {
+      const shares = instancesOnGpu(ctx.topology, gpu);
+      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
+      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
+      const usage = ctx.gpus?.[String(gpu)];
+      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
+        evidence.push(
+          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
+        );
+      const biggest = [...shares].sort((a, b) => b.instances - a.instances)[0];
+      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
+      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
+      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
+    } else {
+      const loaded = [...map.entries()].sort((a, b) => b[1].length - a[1].length)[0];
+      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
+    }
+  }
+  return { ...failure, message: message2, evidence, likely_fix: fix };
+}
+function isSpare(u) {
+  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
+  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
+}
+
+// src/analysis/comparison.ts
+function compare(candidate, against, againstName) {
+  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
+    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
+  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
+  const sc = relSigma(candidate);
+  const sa = relSigma(against);
+  const ratio = candidate.value / against.value;
+  const sLog = Math.sqrt(sc * sc + sa * sa);
+  const rLow = ratio * Math.exp(-1.96 * sLog);
+  const rHigh = ratio * Math.exp(1.96 * sLog);
+  const diff = candidate.value - against.value;
+  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
+  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
+  return {
+    against: againstName,
+    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
+    difference_s: {
+      value: round(diff, 4),
+      low: round(diff - 1.96 * sDiff, 4),
+      high: round(diff + 1.96 * sDiff, 4)
+    },
+    outcome
+  };
+}
+
+// src/judge/decide.ts
+function baselineName(standing) {
+  return standing.baseline?.name ?? "baseline";
+}
+function measuredReference(role, r) {
+  return {
+    role,
+    name: r.name,
+    verdict: r.verdict ?? { state: "stable", projected_full_run: r.value },
+    value: r.value,
+    live: false
+  };
+}
+var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better", "faster-drift-not-ruled-out"]);
+var isDecided = (d) => !!d && DECIDED.has(d.state);
+function compareCandidate(standing, c, observation, context3 = {}) {
+  const value = observation.verdict.value ?? null;
+  const { best, baseline } = standing;
+  const comparisons = [];
+  if (best && best.name !== c.candidate)
+    comparisons.push(compare(value, best.value, `current best ${best.name}`));
+  if (baseline && baseline.name !== c.candidate && baseline.name !== best?.name)
+    comparisons.push(compare(value, baseline.value, `baseline ${baseline.name}`));
+  const ref = context3.reference;
+  if (ref?.live && ref.name !== c.candidate)
+    comparisons.push(compare(value, ref.value, ref.role === "run" ? ref.name : `baseline ${ref.name}`));
+  if (comparisons[0]) observation.comparison = comparisons[0];
+  const decision = decisionOf(standing, c, observation, context3);
+  if (decision) observation.decision = context3.gpu ? withGpuMinutes(decision, context3.gpu) : decision;
+  return comparisons;
+}
+function decisionOf(standing, c, observation, { reference, leader, previous, ended }) {
+  if (observation.failure) return null;
+  const isReference = c.candidate === reference?.name || c.candidate === baselineName(standing);
+  if ((ended || !reference) && isDecided(previous)) return previous;
+  if (ended && c.role === "reference" && previous?.state === "reference") return previous;
+  if (!reference && !isReference) return null;
+  const lead = leader && leader.name !== c.candidate ? decidedAgainst2(leader, c.pr) : null;
+  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
+  const x = standing.experiment;
+  const options = {
+    ...decisionOptions(x),
+    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
+  };
+  const against = reference ? decidedAgainst2(reference, c.pr, standing) : null;
+  const decision = decideCandidate(observation.verdict, against, { ...options, previous, isReference });
+  if (decision.state !== "measuring" || isReference) return decision;
+  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
+  const pruned = lead ? pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) : null;
+  return pruned ?? futile(decision, observation.verdict, options);
+}
+function futile(decision, verdict, options) {
+  const minutes = verdict.minutes_of_data ?? 0;
+  const horizon = options.maxDecisionMinutes ?? 120;
+  if (!futileByForecast(decision, minutes, horizon, options.minImprovement ?? DEFAULT_MIN_IMPROVEMENT))
+    return decision;
+  const eta = decision.expected_minutes_to_decision;
+  const why2 = eta == null ? `its forecast settles nothing within the ${horizon}-minute horizon (the difference is within the noise)` : `its forecast settles it only near run-minute ${eta}, past the ${horizon}-minute horizon`;
+  return closeOpen(decision, verdict, why2);
+}
+function decidedAgainst2(r, pr, standing) {
+  const role = r.role === "run" ? "" : `${r.role} `;
+  const name = `${role}${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
+  const against = { name, verdict: r.verdict, label: describeReference(name) };
+  if (r.beside) return { ...against, ended: r.beside.ended };
+  if (r.live || r.role === "leading candidate" || !standing) return against;
+  return { ...against, ended: true, betweenRun: standing.betweenRun ?? assumedBetweenRun() };
+}
+function assumedBetweenRun() {
+  return {
+    logSd: ASSUMED_BETWEEN_RUN,
+    text: `assumed (${Math.round(ASSUMED_BETWEEN_RUN * 1e3) / 10}%): the record holds no repeated runs of one topology to estimate it`
+  };
+}
+
+// src/judge/observe.ts
+function analyse(run, nowTs, ended) {
+  const { clock } = run;
+  return observeRun({
+    runName: run.runName,
+    series: run.series,
+    timeScale: clock.timeScale,
+    nowTs,
+    stepSeconds: clock.stepSeconds,
+    jobStartTs: run.job?.startTs ?? null,
+    wallMinutes: clock.wallMinutes ?? null,
+    expectedRollouts: clock.expectedRollouts ?? null,
+    topology: run.topology,
+    inFlight: run.inFlight ?? null,
+    settings: run.settings,
+    missing: run.missing,
+    ended
+  });
+}
+function observeRunOf(run) {
+  const { job, clock } = run;
+  if (job === void 0) return observeWithoutJob(run);
+  if (job === null) return { ended: false, atTs: clock.nowTs };
+  const ended = !isLive(job.status);
+  if (!job.startTs) return { ended, atTs: clock.nowTs };
+  const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
+  const analysis = analyse(run, atTs, ended);
+  const minutesRunning = (atTs - job.startTs) * clock.timeScale / 60;
+  const deadline = run.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  if (!run.unavailable && analysis.startTs === null && (ended || minutesRunning >= deadline) && !job.failure)
+    analysis.observation.failure = {
+      kind: "no-telemetry",
+      message: `no metrics for run_name="${run.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
+    };
+  return { analysis, ended, atTs };
+}
+function observeWithoutJob(run) {
+  const { clock } = run;
+  const at = Math.floor(clock.nowTs);
+  const analysis = analyse(run, at, false);
+  const staleS = Math.max(3 * clock.stepSeconds, 180 / clock.timeScale);
+  const last = analysis.lastTs;
+  if (run.fixedTime || last === null || at - last <= staleS) return { analysis, ended: false, atTs: at };
+  return { analysis: analyse(run, last, true), ended: true, atTs: last };
+}
+
+// src/judge/reference.ts
+var REFERENCE_STOP = "reference no longer needed";
+var DEFAULT_REFERENCE_MODE = "beside";
+function referenceModeOf(x) {
+  const asked = x.reference ?? DEFAULT_REFERENCE_MODE;
+  if (asked === "beside" && x.max_parallel === 1)
+    return {
+      mode: "recorded",
+      note: "max_parallel 1 leaves no slot for a reference job beside a candidate: decided against the recorded run"
+    };
+  return { mode: asked, note: null };
+}
+function referenceOf2(exp, observed) {
+  const recorded = exp.best ? measuredReference("current best", exp.best) : exp.baseline ? measuredReference("baseline", exp.baseline) : null;
+  if (recorded) return besideOf(recorded, observed) ?? recorded;
+  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
+  const verdict = base?.analysis?.observation.verdict;
+  if (!base || !verdict || base.analysis?.observation.failure) return null;
+  return { role: "baseline", name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
+}
+function besideOf(recorded, observed) {
+  const jobs = observed.filter(
+    (o) => o.c.role === "reference" && o.c.candidate === recorded.name && o.started
+  );
+  const pick3 = jobs.find((o) => !o.ended) ?? jobs.at(-1);
+  if (!pick3) return null;
+  const beside = { runName: pick3.c.runName ?? pick3.c.candidate, pr: pick3.c.pr, ended: !!pick3.ended };
+  const observation = pick3.analysis?.observation;
+  if (!observation?.verdict.projected_full_run) {
+    if (pick3.ended) return null;
+    return { ...recorded, verdict: { state: "no-data" }, value: null, live: true, beside };
+  }
+  const verdict = observation.verdict;
+  return { ...recorded, verdict, value: verdict.value ?? null, live: true, beside };
+}
+function leaderOf(exp, observed, reference) {
+  const runs2 = observed.flatMap(
+    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }] : []
+  );
+  const lead = leadingCandidate(runs2, reference?.verdict ?? null);
+  return lead ? {
+    role: "leading candidate",
+    name: lead.name,
+    verdict: lead.verdict,
+    value: null,
+    live: true,
+    pr: lead.pr,
+    contenders: runs2.length
+  } : null;
+}
+
+// src/judge/judge.ts
+var isStable = (v) => v === "stable" || v === "cyclic";
+function decideRunOf(run, observed, context3) {
+  const job = run.job ?? void 0;
+  const { analysis } = observed;
+  const x = context3.standing.experiment;
+  const stoppedBy = stoppedByOf(run, observed, context3);
+  const stoppedByUs = stoppedBy !== null || job?.status === "cancelled" && x.stop_when_stable === true;
+  let state3 = run.job === void 0 && analysis ? stateOfRun(analysis) : candidateState(job, context3.candidate.requested, analysis, stoppedByUs);
+  const observation = analysis?.observation ?? waiting(run.runName, job);
+  if (state3 === null) return { state: state3, observation, comparisons: [], decision: null, stoppedBy, observed };
+  if (observation.failure?.kind === "no-telemetry") state3 = "failed";
+  if (state3 === "failed") observation.failure = failureOf(run, job, observation);
+  const previous = context3.previous?.run_name === run.runName ? context3.previous.decision ?? null : null;
+  const comparisons = compareCandidate(context3.standing, context3.candidate, observation, {
+    reference: context3.reference,
+    leader: context3.leader,
+    previous,
+    ended: observed.ended,
+    gpu: gpuInput(run, observed, context3.standing, stoppedBy === "decision")
+  });
+  return { state: state3, observation, comparisons, decision: observation.decision ?? null, stoppedBy, observed };
+}
+function candidateState(job, requested, analysis, stoppedByUs) {
+  if (!job) return requested ? "queued" : null;
+  const v = analysis?.observation.verdict.state;
+  const stable = isStable(v);
+  if (isWaiting(job.status)) return "submitted";
+  if (isLive(job.status)) {
+    if (!analysis || v === "no-data") return "starting";
+    if (v === "warming") return "warming";
+    if (stable) return "stable";
+    return "stabilising";
+  }
+  if (job.status === "completed")
+    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
+  if (job.status === "cancelled" && (stable || stoppedByUs || neverRan(job))) return "stopped";
+  if (job.status === "timeout" && stable) return "finished";
+  return "failed";
+}
+function neverRan(job) {
+  return job.startTs == null || job.endTs != null && job.startTs >= job.endTs;
+}
+function stateOfRun(a) {
+  switch (a.observation.verdict.state) {
+    case "no-data":
+      return "starting";
+    case "warming":
+      return "warming";
+    case "stable":
+    case "cyclic":
+      return "stable";
+    case "unhealthy":
+      return "failed";
+    default:
+      return "stabilising";
+  }
+}
+function waiting(runName, job) {
+  return {
+    run_name: runName,
+    verdict: {
+      state: "no-data",
+      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
+    },
+    stable_metrics: {}
+  };
+}
+function failureOf(run, job, observation) {
+  const failure = job?.failure ?? observation.failure ?? {
+    kind: job?.status === "cancelled" ? "cancelled" : job?.status === "timeout" ? "time-limit" : "crash",
+    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
+    slurm_state: job?.state
+  };
+  return explainFailure(failure, {
+    topology: run.topology,
+    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
+  });
+}
+function stoppedByOf(run, observed, context3) {
+  if (run.job?.status !== "cancelled") return null;
+  if (context3.candidate.outcome?.kind === "stopped") return "user";
+  if (context3.candidate.role === "reference")
+    return context3.previous?.decision?.evidence.some((e) => e.startsWith(REFERENCE_STOP)) ? "no-longer-needed" : null;
+  const previous = context3.previous === void 0 ? lookNow(observed, context3) : context3.previous?.run_name === run.runName ? context3.previous : void 0;
+  const x = context3.standing.experiment;
+  if (x.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
+  const verdict = observed.analysis?.observation.verdict.state ?? previous?.verdict.state;
+  if (x.stop_when_stable && isStable(verdict) && previous?.decision?.state === "reference") return "stable";
+  return null;
+}
+function lookNow(observed, context3) {
+  const observation = observed.analysis?.observation;
+  if (!observation || observation.failure) return void 0;
+  const copy = structuredClone(observation);
+  compareCandidate(context3.standing, context3.candidate, copy, {
+    reference: context3.reference,
+    leader: context3.leader,
+    ended: observed.ended
+  });
+  return copy;
+}
+function gpuInput(run, observed, standing, stopped) {
+  const { job, clock } = run;
+  if (!job?.startTs) return null;
+  const { analysis } = observed;
+  const S = clock.timeScale;
+  const wallMinutes = clock.wallMinutes ?? Number.POSITIVE_INFINITY;
+  const until = observed.ended && job.endTs ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
+  const minutesRunning = (until - job.startTs) * S / 60;
+  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S / 60 : null;
+  const end = analysis?.observation.verdict.run_end_minutes;
+  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
+  const gpus = standing.experiment.fixed_inputs?.slurm?.gpus_per_node ?? standing.gpusPerNode ?? (run.topology ? gpuMap(run.topology).size : 0);
+  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
+}
+
+// src/telemetry/queries.ts
+var QUANTITIES = [
+  "secondsPerRolloutAvg",
+  "secondsPerRolloutRate5m",
+  "rolloutsTotal",
+  "rolloutsFailed",
+  "elapsed",
+  "queueDepthMax",
+  "queueDepthMin",
+  "idleFraction",
+  "rolloutDurationP95",
+  "rpcDurationP95",
+  "gpuUtil",
+  "gpuMemory",
+  "gpuMemoryTotal",
+  "gpuMemoryPressure",
+  // DCGM's free framebuffer: the headroom (total − used overstates it by the driver-reserved memory)
+  "gpuMemoryFree",
+  "processCpu",
+  "hostMemAvailable",
+  "hostMemTotal",
+  "targetsUp",
+  // Issue 14.7 (h14): the skill's reading rules, event-loop blocking and the hottest process of each group.
+  "rpcBlockingP95",
+  "processCpuMaxByGroup",
+  // throughput estimators (Little's law): see throughputQueries
+  "rolloutDurationSum",
+  "rolloutDurationCount",
+  "activeRollouts"
+];
+var EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+function promRegexLiteral(s) {
+  return s.replace(/[.+*?^$()[\]{}|\\]/g, (c) => `\\\\${c}`);
+}
+function experimentSelector(experimentId) {
+  if (!EXPERIMENT_ID.test(experimentId))
+    throw new Error(
+      `experiment id ${JSON.stringify(experimentId)} is not valid: expected ${EXPERIMENT_ID} (e.g. topology-opt-vam-local-20260101)`
+    );
+  return `run_name=~"topo-${promRegexLiteral(experimentId)}-.*"`;
+}
+function window2(runSeconds, o) {
+  const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
+  return `${s}s`;
+}
+function queryCatalog(selector, options = {}) {
+  const sel = `{${selector}}`;
+  const by = "run_uuid, run_name";
+  const R = RAW_METRICS;
+  const w5m = window2(300, options);
+  const w1m = window2(60, options);
+  const w30s = window2(30, options);
+  const q = (quantity, rule, fallback) => ({
+    quantity,
+    rule,
+    fallback
+  });
+  return {
+    secondsPerRolloutAvg: q(
+      "secondsPerRolloutAvg",
+      `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
+      `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`
+    ),
+    secondsPerRolloutRate5m: q(
+      "secondsPerRolloutRate5m",
+      `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
+      `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`
+    ),
+    rolloutsTotal: q(
+      "rolloutsTotal",
+      `${RECORDING_RULES.rolloutsCompleted}${sel}`,
+      `sum by (${by}) (${R.rolloutsTotal}${sel})`
+    ),
+    rolloutsFailed: q(
+      "rolloutsFailed",
+      null,
+      `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
+    ),
+    elapsed: q("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`),
+    queueDepthMax: q(
+      "queueDepthMax",
+      `${RECORDING_RULES.queueDepthMax}${sel}`,
+      `max by (${by}, service) (${R.queueDepth}${sel})`
+    ),
+    queueDepthMin: q(
+      "queueDepthMin",
+      `${RECORDING_RULES.queueDepthMin}${sel}`,
+      `min by (${by}, service) (${R.queueDepth}${sel})`
+    ),
+    idleFraction: q(
+      "idleFraction",
+      `${RECORDING_RULES.idleFraction}${sel}`,
+      `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`
+    ),
+    rolloutDurationP95: q(
+      "rolloutDurationP95",
+      `${RECORDING_RULES.rolloutDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`
+    ),
+    rpcDurationP95: q(
+      "rpcDurationP95",
+      `${RECORDING_RULES.rpcDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
+    ),
+    gpuUtil: q("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
+    gpuMemory: q(
+      "gpuMemory",
+      `${RECORDING_RULES.gpuMemory}${sel}`,
+      `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`
+    ),
+    gpuMemoryTotal: q(
+      "gpuMemoryTotal",
+      `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
+      `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`
+    ),
+    gpuMemoryPressure: q(
+      "gpuMemoryPressure",
+      `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
+      `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
+    ),
+    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`),
+    processCpu: q(
+      "processCpu",
+      `${RECORDING_RULES.processCpu}${sel}`,
+      `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`
+    ),
+    hostMemAvailable: q(
+      "hostMemAvailable",
+      null,
+      `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
+    ),
+    hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
+    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`),
+    // Issue 14.7 (h14): AlpaSim's rules for blocking p95 (by method) and the hottest process of each group.
+    rpcBlockingP95: q(
+      "rpcBlockingP95",
+      `${RECORDING_RULES.rpcBlockingP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcBlocking}_bucket${sel}[${w1m}])))`
+    ),
+    processCpuMaxByGroup: q(
+      "processCpuMaxByGroup",
+      `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
+      `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`
+    ),
+    ...throughputQueries(sel, by)
+  };
+}
+function throughputQueries(sel, by) {
+  const R = RAW_METRICS;
+  const perWorker = `${by}, worker_id`;
+  return {
+    rolloutDurationSum: {
+      quantity: "rolloutDurationSum",
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_sum${sel})`
+    },
+    rolloutDurationCount: {
+      quantity: "rolloutDurationCount",
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_count${sel})`
+    },
+    activeRollouts: {
+      quantity: "activeRollouts",
+      rule: null,
+      fallback: `sum by (${by}) (${ACTIVE_ROLLOUTS}${sel})`
+    }
+  };
+}
+var ACTIVE_ROLLOUTS = "alpasim_renderer_active_rollouts";
+async function fetchTelemetry(client, selector, range, options = {}) {
+  const catalog = queryCatalog(selector, options);
+  const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
+  const wanted = options.quantities ?? QUANTITIES;
+  await Promise.all(
+    wanted.map(async (quantity) => {
+      const entry = catalog[quantity];
+      let result;
+      let used;
+      try {
+        if (entry.rule) {
+          result = await client.range(entry.rule, range.start, range.end, range.stepSeconds);
+          used = { query: entry.rule, source: "rule" };
+        }
+        if (!result || result.empty) {
+          result = await client.range(entry.fallback, range.start, range.end, range.stepSeconds);
+          used = { query: entry.fallback, source: "raw" };
+        }
+      } catch (e) {
+        out.errors.push({ quantity, message: e.message });
+        return;
+      }
+      if (!result || !used) return;
+      out.queries.push({ quantity, ...used, series: result.series.length });
+      if (result.empty) out.missing.push(quantity);
+      for (const s of result.series) {
+        const run = s.labels.run_name;
+        if (!run) continue;
+        const rec = out.byRun.get(run) ?? {};
+        rec[quantity] = [...rec[quantity] ?? [], s];
+        out.byRun.set(run, rec);
+      }
+    })
+  );
+  out.queries.sort((a, b) => QUANTITIES.indexOf(a.quantity) - QUANTITIES.indexOf(b.quantity));
+  out.missing.sort((a, b) => QUANTITIES.indexOf(a) - QUANTITIES.indexOf(b));
+  return out;
+}
+
+// src/judge/telemetry.ts
+function readTelemetry(prometheus, selector, window3, options = {}) {
+  return fetchTelemetry(prometheus, selector, window3, options);
+}
+function seriesOf(telemetry, runName) {
+  return telemetry?.byRun.get(runName) ?? {};
+}
+function jobsWindow(jobs, nowTs, stepSeconds) {
+  const starts = jobs.flatMap((j) => j.startTs ? [j.startTs] : []);
+  if (!starts.length) return null;
+  const start = Math.floor(Math.min(...starts) / stepSeconds) * stepSeconds;
+  return { start, end: Math.max(nowTs, start), stepSeconds };
+}
+
+// src/record/best.ts
+function recordedOrder(a, b) {
+  const t = (r) => {
+    const ms = r.recorded_at ? Date.parse(r.recorded_at) : Number.NaN;
+    return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
+  };
+  return t(a) - t(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+function displaces(run, best, runs2) {
+  const mine = decidedAgainst(run);
+  if (mine?.reference === best.name) return mine.better ? "decided" : null;
+  const theirs = decidedAgainst(best);
+  if (theirs?.reference === run.name) return theirs.better ? null : "reverse";
+  return figureOf(run, runs2)?.value < figureOf(best, runs2)?.value ? "estimate" : null;
+}
+function bestSteps(runs2) {
+  const accepted = runs2.filter((r) => r.status === "accepted" && figureOf(r, runs2) !== null);
+  const names = new Set(accepted.map((r) => r.name));
+  const beaten = (r) => {
+    const d = decidedAgainst(r);
+    return !!d && !d.better && d.reference !== r.name && names.has(d.reference);
+  };
+  const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
+  const steps = [];
+  for (const run of [...eligible].sort(recordedOrder)) {
+    const last = steps.at(-1);
+    const value = figureOf(run, runs2)?.value;
+    if (!last) {
+      steps.push({ run, over: null, how: "first", value, overValue: null });
+      continue;
+    }
+    const how = displaces(run, last.run, runs2);
+    if (how) steps.push({ run, over: last.run, how, value, overValue: last.value });
+  }
+  return steps;
+}
+function bestReasoning(step) {
+  const { run, over, how } = step;
+  const pr = run.pull_request ? ` (pull request #${run.pull_request.number})` : "";
+  const head = `${run.name} accepted${pr}: ${seconds(step.value)} s/rollout`;
+  const claim = decidedAgainst(run)?.text;
+  if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ""}`;
+  const vs = `${head} vs ${seconds(step.overValue)} s/rollout of ${over.name}`;
+  if (how === "decided") return `${vs}; ${claim}`;
+  if (how === "reverse") return `${vs}; ${over.name} was ${decidedAgainst(over)?.text}`;
+  return `${vs}; not decided against each other, so chosen by their decided figures${claim ? `; ${claim}` : ""}`;
+}
+
+// src/record/apply.ts
+var STATUS2 = {
+  accepted: "accepted",
+  rejected: "rejected",
+  failed: "failed",
+  stopped: "stopped"
+};
+function uniqueBy(items, key) {
+  const seen = /* @__PURE__ */ new Set();
+  return items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+function clone3(value) {
+  return structuredClone(value);
+}
+function verdictReason(run) {
+  const parts = [];
+  const projected = run.verdict?.projected_full_run;
+  const stable = run.verdict?.value;
+  if (projected) parts.push(`projected full-run ${interval2(projected, " s/rollout")}`);
+  else if (stable) parts.push(`stable ${interval2(stable, " s/rollout")}`);
+  else if (run.stable_metrics?.seconds_per_rollout_full_run != null)
+    parts.push(`full-run ${seconds(run.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
+  if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
+  const compared = run.monitor_decision ? decisionText(run.monitor_decision) : comparisonText(run.comparison);
+  if (compared) parts.push(compared);
+  return parts.length ? parts.join("; ") : null;
+}
+function failureReason(failures) {
+  const last = failures?.at(-1);
+  return last ? `${last.kind}: ${last.message}` : null;
+}
+function decide(kind, run, outcome) {
+  const derived = kind === "failed" ? failureReason(run.failures) ?? verdictReason(run) : verdictReason(run);
+  const reason2 = outcome.reason ?? (kind === "accepted" ? `merged${derived ? ` (${derived})` : ""}` : kind === "rejected" ? `closed without merge${derived ? ` (${derived})` : ""}` : kind === "stopped" ? `stopped${derived ? ` (${derived})` : ""}` : derived ?? "failed");
+  const next = outcome.next ?? run.decision?.next ?? run.failures?.at(-1)?.likely_fix ?? null;
+  return { outcome: kind === "accepted" ? "accept" : "reject", reason: reason2, next };
+}
+function mergeRun(existing, outcome) {
+  const run = existing ? clone3(existing) : {
+    name: outcome.candidate,
+    status: "pending",
+    decision: { outcome: "pending", reason: null, next: null }
+  };
+  const set = (key, value) => {
+    if (value !== void 0) run[key] = clone3(value);
+  };
+  set("parent", outcome.parent);
+  set("run_name", outcome.run_name ?? outcome.observation?.run_name);
+  set("job_id", outcome.job_id);
+  set("run_dir", outcome.run_dir);
+  if (outcome.topology) run.topology = clone3(outcome.topology);
+  if (outcome.change) run.change = clone3(outcome.change);
+  set("hypothesis", outcome.hypothesis);
+  set("expected_effect", outcome.expected_effect);
+  if (outcome.observation) {
+    run.verdict = clone3(outcome.observation.verdict);
+    run.comparison = outcome.observation.comparison ? clone3(outcome.observation.comparison) : null;
+    run.stable_metrics = clone3(outcome.observation.stable_metrics);
+    if (outcome.observation.decision) run.monitor_decision = clone3(outcome.observation.decision);
+  }
+  if (outcome.telemetry_gaps?.length) {
+    const metrics = run.stable_metrics ?? {};
+    const quality = metrics.telemetry_quality ?? {};
+    quality.gaps = uniqueBy([...quality.gaps ?? [], ...outcome.telemetry_gaps], (g) => g);
+    metrics.telemetry_quality = quality;
+    run.stable_metrics = metrics;
+  }
+  const failures = [
+    ...run.failures ?? [],
+    ...outcome.observation?.failure ? [outcome.observation.failure] : [],
+    ...outcome.failure ? [outcome.failure] : []
+  ];
+  if (failures.length) run.failures = uniqueBy(failures, (f) => `${f.kind}\0${f.message}`).map(clone3);
+  if (outcome.learnings?.length) {
+    run.skill_reflections = uniqueBy(
+      [...run.skill_reflections ?? [], ...outcome.learnings.map(clone3)],
+      (l) => l.learning.trim()
+    );
+  }
+  set("pull_request", outcome.pull_request);
+  set("recorded_at", outcome.at);
+  const prediction = outcome.prediction ?? run.prediction;
+  if (prediction) run.prediction = againstMeasured(prediction, run, outcome.kind);
+  run.status = STATUS2[outcome.kind];
+  run.decision = decide(outcome.kind, run, outcome);
+  return run;
+}
+function againstMeasured(p, run, kind) {
+  const measured2 = kind === "failed" ? null : run.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run);
+  const r = (x) => Math.round(x * 1e4) / 1e4;
+  return {
+    ...clone3(p),
+    measured_seconds_per_rollout: measured2,
+    error: measured2 === null ? null : r(measured2 / p.seconds_per_rollout - 1),
+    covered: measured2 === null ? null : p.low <= measured2 && measured2 <= p.high
+  };
+}
+function updateBest(record, run) {
+  const previous = record.current_best;
+  const step = bestSteps(record.runs).at(-1);
+  if (!step)
+    return {
+      topology: null,
+      run_name: null,
+      stabilized_seconds_per_rollout_full_run: null,
+      decision_reasoning: null
+    };
+  const value = step.value;
+  const reasoning = bestReasoning(step);
+  if (previous.topology === step.run.name && previous.stabilized_seconds_per_rollout_full_run === value && previous.decision_reasoning?.startsWith(reasoning))
+    return previous;
+  const fallback = previous.topology === run.name && run.status !== "accepted" && step.run.name !== run.name;
+  return {
+    topology: step.run.name,
+    run_name: step.run.run_name ?? null,
+    stabilized_seconds_per_rollout_full_run: value,
+    decision_reasoning: fallback ? `${reasoning}; ${run.name} was re-recorded as ${run.status}` : reasoning
+  };
+}
+function apply(record, outcome) {
+  const next = clone3(record);
+  const index = next.runs.findIndex((r) => r.name === outcome.candidate);
+  const run = mergeRun(index >= 0 ? next.runs[index] : void 0, outcome);
+  if (index >= 0) next.runs[index] = run;
+  else next.runs.push(run);
+  next.current_best = updateBest(next, run);
+  return next;
 }
 
 // src/usecases/close.ts
 var ClosingOutageError = class extends Error {
   name = "ClosingOutageError";
 };
-function runNamesByExperiment(state2) {
+function runNamesByExperiment(state3) {
   const out = /* @__PURE__ */ new Map();
-  for (const r of [...state2.requests, ...state2.ended]) {
+  for (const r of [...state3.requests, ...state3.ended]) {
     const entry = out.get(r.experiment) ?? { folder: r.experiment, names: /* @__PURE__ */ new Set() };
     if ("path" in r) entry.folder = r.path.split("/").at(-2) ?? entry.folder;
     entry.names.add(r.runName);
@@ -78839,7 +75577,7 @@ function runNamesByExperiment(state2) {
   }
   return out;
 }
-async function cancelRuns(slurm, experimentId, names) {
+async function cancelRuns2(slurm, experimentId, names) {
   let jobs;
   try {
     jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId);
@@ -78866,27 +75604,27 @@ function closedOutcome(pull, at, cancelled, ran) {
   };
 }
 async function clearLiveLabel(deps, pr) {
-  const target = { owner: deps.owner, repo: deps.repo, issue_number: pr };
+  const target2 = { owner: deps.owner, repo: deps.repo, issue_number: pr };
   const labels = await deps.octokit.paginate(deps.octokit.rest.issues.listLabelsOnIssue, {
-    ...target,
+    ...target2,
     per_page: 100
   });
   const live3 = [STATE_LABELS.queued.name, STATE_LABELS.running.name];
   if (labels.some((l) => live3.includes(l.name)))
     await setStateLabel(
       deps.octokit,
-      target,
+      target2,
       null,
       labels.map((l) => l.name)
     );
 }
 async function endRequestsWithPull(deps, pull) {
-  const target = { owner: deps.owner, repo: deps.repo, issue_number: pull.number, botLogin: deps.botLogin };
-  const state2 = await readRunState(deps.octokit, target);
+  const target2 = { owner: deps.owner, repo: deps.repo, issue_number: pull.number, botLogin: deps.botLogin };
+  const state3 = await readRunState(deps.octokit, target2);
   const jobs = /* @__PURE__ */ new Map();
   const cancelledJobs = [];
-  const liveOf = /* @__PURE__ */ new Map();
-  for (const [experimentId, { folder, names }] of runNamesByExperiment(state2)) {
+  const liveOf2 = /* @__PURE__ */ new Map();
+  for (const [experimentId, { folder, names }] of runNamesByExperiment(state3)) {
     const experiment = await deps.experimentOf(folder);
     const slurm = experiment && deps.slurmFor ? await deps.slurmFor(experiment) : void 0;
     if (!slurm) {
@@ -78894,11 +75632,11 @@ async function endRequestsWithPull(deps, pull) {
       continue;
     }
     try {
-      const listed = await cancelRuns(slurm, experimentId, names);
-      jobs.set(experimentId, listed.jobs);
-      for (const j of listed.cancelled) {
+      const listed2 = await cancelRuns2(slurm, experimentId, names);
+      jobs.set(experimentId, listed2.jobs);
+      for (const j of listed2.cancelled) {
         cancelledJobs.push(j.id);
-        liveOf.set(j.name, j.id);
+        liveOf2.set(j.name, j.id);
       }
     } finally {
       await slurm.close();
@@ -78908,15 +75646,15 @@ async function endRequestsWithPull(deps, pull) {
   const at = pull.closed_at ?? (/* @__PURE__ */ new Date()).toISOString();
   const ended = /* @__PURE__ */ new Map();
   const outcomes = /* @__PURE__ */ new Map();
-  for (const r of openRequests(state2)) {
-    const cancelled = liveOf.get(r.runName) ?? null;
-    const listed = jobs.get(r.experiment);
-    const ran = !!state2.runs[r.id] || !!listed && jobForRun(listed, r.runName, (j) => j) !== null;
+  for (const r of openRequests(state3)) {
+    const cancelled = liveOf2.get(r.runName) ?? null;
+    const listed2 = jobs.get(r.experiment);
+    const ran = !!state3.runs[r.id] || !!listed2 && jobForRun(listed2, r.runName, (j) => j) !== null;
     ended.set(r.id, { cancelled });
     outcomes.set(r.id, closedOutcome(pull, at, cancelled, ran));
   }
-  if (outcomes.size === 0) return { state: state2, ended, cancelledJobs, jobs };
-  const written = await updateRunState(deps.octokit, target, (s) => {
+  if (outcomes.size === 0) return { state: state3, ended, cancelledJobs, jobs };
+  const written = await updateRunState(deps.octokit, target2, (s) => {
     let next = s;
     for (const [id, o] of outcomes) if (knowsRequest(next, id)) next = withOutcome(next, id, o);
     return next;
@@ -78989,40 +75727,6 @@ function candidateFile(path, topologiesDir = "topologies") {
   const m = /^([a-z0-9][a-z0-9-]{0,39})\.ya?ml$/.exec(file);
   if (!m || folder === "presets" || folder === "schema") return void 0;
   return { folder, candidate: m[1] };
-}
-async function readCommands(deps, pull) {
-  const comments = await deps.octokit.paginate(deps.octokit.rest.issues.listComments, {
-    owner: deps.owner,
-    repo: deps.repo,
-    issue_number: pull.number,
-    per_page: 100
-  });
-  const facts = { rejectReason: null, learnings: [] };
-  const allowed = /* @__PURE__ */ new Map();
-  const origin = pullOrigin(pull);
-  for (const c of comments) {
-    const login = c.user?.login ?? null;
-    if (!c.body || !login || login === deps.botLogin || c.user?.type === "Bot") continue;
-    const command = parseCommand(c.body);
-    if (command.kind !== "command" || command.name !== "reject" && command.name !== "learn") continue;
-    if (!allowed.has(login)) {
-      const decision = await checkCommandAllowed(deps.octokit, {
-        owner: deps.owner,
-        repo: deps.repo,
-        username: login,
-        command: command.name,
-        pull: origin
-      });
-      allowed.set(login, decision.allowed);
-    }
-    if (!allowed.get(login)) continue;
-    if (command.name === "reject" && command.argument) facts.rejectReason = command.argument;
-    if (command.name === "learn" && command.argument) {
-      const learning = learningFromText(command.argument, c.html_url, login);
-      if (learning) facts.learnings.push(learning);
-    }
-  }
-  return facts;
 }
 async function readText(deps, path, ref) {
   return (await readFiles(deps.octokit, { owner: deps.owner, repo: deps.repo }, [path], ref)).get(path) ?? null;
@@ -79315,7 +76019,7 @@ async function recordClosedPullRequest(deps, pull) {
       closed: closedSummary,
       skipped: "the pull request changes no candidate file"
     };
-  const facts = await readCommands(deps, pull);
+  const facts = await deps.closeCommands(pull);
   const recorded = [];
   const notRecorded = [];
   for (const c of candidates) {
@@ -79337,312 +76041,14 @@ async function recordClosedPullRequest(deps, pull) {
   return { recorded, notRecorded, closed: closedSummary, references };
 }
 
-// src/report/final-report.ts
-function gpuList(m) {
-  return Object.entries(m?.resource_usage?.gpu_by_index ?? {}).sort((a, b) => Number(a[0]) - Number(b[0]));
-}
-function resourceLine(m) {
-  const gpus = gpuList(m).map(([, g]) => g);
-  if (gpus.length === 0) return "no GPU telemetry";
-  const pick3 = (f) => gpus.map(f).filter((v) => typeof v === "number");
-  const util = pick3((g) => g.utilization_percent?.mean);
-  const pressure = pick3((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
-  const headroom = pick3((g) => g.memory_headroom_gb_min);
-  const parts = [];
-  if (util.length) parts.push(`GPU util ${num2(Math.min(...util), 0)}\u2013${num2(Math.max(...util), 0)}%`);
-  if (pressure.length) parts.push(`memory pressure \u2264 ${num2(Math.max(...pressure), 0)}%`);
-  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
-  return parts.join(", ");
-}
-function relativeChange(value, base) {
-  if (value === null || base === null || base === 0) return "\u2014";
-  const pct5 = (value - base) / base * 100;
-  return `${pct5 > 0 ? "+" : ""}${num2(pct5, 1)}%`;
-}
-function measured(run, runs) {
-  const figure = figureOf(run, runs);
-  if (figure === null || run.status === "failed")
-    return run.failures?.length ? `failed (${run.failures.at(-1).kind})` : "no stable value";
-  const parts = [figureText(figure)];
-  const five = run.stable_metrics?.seconds_per_rollout_5m;
-  if (five != null) parts.push(`5m ${seconds(five)}`);
-  if (run.verdict && run.verdict.state !== "stable") parts.push(run.verdict.state);
-  return parts.join(", ");
-}
-function bottleneckLine(m) {
-  const b = m?.bottleneck;
-  if (!b) return "not determined";
-  const evidence = b.evidence.length ? `: ${b.evidence.join("; ")}` : "";
-  return `${b.service ?? b.kind} (${b.kind}, confidence ${b.confidence})${evidence}`;
-}
-function lineage(record, run) {
-  const chain = [];
-  const seen = /* @__PURE__ */ new Set();
-  let current = run;
-  while (current && !seen.has(current.name)) {
-    chain.unshift(current);
-    seen.add(current.name);
-    current = current.parent ? record.runs.find((r) => r.name === current.parent) : void 0;
-  }
-  return chain;
-}
-function gpuChart(run, title) {
-  const gpus = gpuList(run.stable_metrics).filter(([, g]) => g.utilization_percent?.mean != null);
-  if (gpus.length === 0) return void 0;
-  const chart = barChart(
-    gpus.map(([gpu, g]) => ({
-      label: `GPU ${gpu}`,
-      value: g.utilization_percent.mean,
-      line: g.memory_pressure_percent?.mean ?? g.memory_pressure_percent?.max ?? 0
-    })),
-    { title, yLabel: "percent" }
-  );
-  return `${chart}
-
-Bars: mean GPU utilisation %. Line: mean GPU memory pressure % (memory used \xF7 total).`;
-}
-function headroomAdvice(run) {
-  const out = [];
-  for (const [gpu, g] of gpuList(run.stable_metrics)) {
-    const util = g.utilization_percent?.mean;
-    const headroom = g.memory_headroom_gb_min;
-    const pressure = g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean;
-    const services = (g.topology_services ?? []).join(", ") || "no service";
-    if (pressure != null && pressure >= 90)
-      out.push(
-        `GPU ${gpu} (${services}) is at ${num2(pressure, 0)}% memory pressure: no room for more instances.`
-      );
-    else if (util != null && util < 60 && headroom != null)
-      out.push(
-        `GPU ${gpu} (${services}) averages ${num2(util, 0)}% utilisation with ${num2(headroom)} GB headroom: room for instances of the bottleneck service.`
-      );
-  }
-  return out;
-}
-function learningsByTopic(record) {
-  const map = /* @__PURE__ */ new Map();
-  for (const run of record.runs)
-    for (const learning of run.skill_reflections ?? []) {
-      const list = map.get(learning.topic) ?? [];
-      list.push({ run: run.name, learning });
-      map.set(learning.topic, list);
-    }
-  return map;
-}
-function derivedAdvice(record) {
-  const out = [];
-  const failures = /* @__PURE__ */ new Map();
-  for (const run of record.runs)
-    for (const f of run.failures ?? []) failures.set(f.kind, [...failures.get(f.kind) ?? [], run.name]);
-  for (const [kind, runs] of failures)
-    out.push(
-      `${runs.length} candidate(s) failed with ${kind} (${runs.map((r) => `\`${r}\``).join(", ")})${kind === "gpu-oom" ? ": check the memory estimate in validation before submitting" : ""}.`
-    );
-  const gaps2 = record.runs.filter(
-    (r) => (r.stable_metrics?.telemetry_quality?.gaps?.length ?? 0) + (r.stable_metrics?.telemetry_quality?.missing_metrics?.length ?? 0) > 0
-  );
-  if (gaps2.length)
-    out.push(
-      `Telemetry was incomplete for ${gaps2.map((r) => `\`${r.name}\``).join(", ")}: ${[
-        ...new Set(
-          gaps2.flatMap((r) => [
-            ...r.stable_metrics?.telemetry_quality?.missing_metrics ?? [],
-            ...r.stable_metrics?.telemetry_quality?.gaps ?? []
-          ])
-        )
-      ].join("; ")}.`
-    );
-  const unstable = record.runs.filter(
-    (r) => r.verdict && r.verdict.state !== "stable" && r.status !== "failed"
-  );
-  if (unstable.length)
-    out.push(
-      `Decided before a stable verdict: ${unstable.map((r) => `\`${r.name}\` (${r.verdict.state})`).join(", ")} \u2014 the seed asks to compare only stabilised full-run values.`
-    );
-  return out;
-}
-function bestClaim(best) {
-  const claim = decidedAgainst(best);
-  return claim?.better ? `; ${claim.text}` : "";
-}
-function figureValue(run, runs) {
-  return run ? figureOf(run, runs)?.value ?? null : null;
-}
-function resultLine(record) {
-  const base = baselineRun(record);
-  const best = bestRun(record);
-  const counts = ["accepted", "rejected", "failed", "stopped", "running", "pending"].map((s) => [s, record.runs.filter((r) => r.status === s).length]).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
-  const bestValue = figureValue(best, record.runs);
-  const baseValue = figureValue(base, record.runs);
-  if (!best || !base || bestValue === null || baseValue === null || best.name === base.name)
-    return `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(", ") || "none"}.`;
-  return `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s as decided (${relativeChange(bestValue, baseValue)}; ${num2(baseValue / bestValue, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`;
-}
-function baselineSection(record) {
-  const base = baselineRun(record);
-  const out = ["", "## 1. Baseline", ""];
-  if (!base) return [...out, "No baseline was recorded."];
-  const m = base.stable_metrics;
-  const f = figureOf(base, record.runs);
-  const projected = base.verdict?.projected_full_run;
-  out.push(
-    `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ""}.`,
-    "",
-    `- Seconds per rollout (what the candidates were decided against): ${f && f.low < f.high ? interval2(f) : `${seconds(f?.value)} s`}${projected ? ` (the detector's projection of the full run to its end, start-up included: ${interval2(projected)})` : ""}`,
-    `- Full-run value read at the end: ${seconds(m?.seconds_per_rollout_full_run)} s; 5-minute value: ${seconds(m?.seconds_per_rollout_5m)} s`,
-    `- Resources: ${resourceLine(m)}`,
-    `- Bottleneck: ${bottleneckLine(m)}`
-  );
-  const table = gpuTable(m);
-  if (table) out.push("", table);
-  const chart = gpuChart(
-    base,
-    `${base.name === "baseline" ? "Baseline" : `Baseline ${base.name}`}: GPU utilisation and memory pressure`
-  );
-  if (chart) out.push("", chart);
-  return out;
-}
-function candidatesSection(record) {
-  const base = baselineRun(record);
-  const baseValue = figureValue(base, record.runs);
-  const out = ["", "## 2. Tried topologies", ""];
-  const chart = secondsPerRolloutChart(
-    record,
-    "Seconds per rollout by candidate, as decided (lower is better)"
-  );
-  if (chart) out.push(chart, "");
-  out.push(
-    "| Step | Candidate | Change | Reasoning | Expected effect | Measured | vs baseline | Resources | Decision |",
-    "|---:|---|---|---|---|---|---:|---|---|"
-  );
-  record.runs.forEach((run, i) => {
-    const row = [
-      String(i + 1),
-      `\`${run.name}\``,
-      cell(describeChange(run.change, !run.parent)),
-      cell(run.hypothesis),
-      cell(run.expected_effect),
-      cell(measured(run, record.runs)),
-      run === base ? "baseline" : relativeChange(figureValue(run, record.runs), baseValue),
-      cell(resourceLine(run.stable_metrics)),
-      cell(`${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ""}`)
-    ];
-    out.push(`| ${row.join(" | ")} |`);
-  });
-  if (record.runs.length === 0) out.push("| \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 | \u2014 |");
-  out.push(...predictionLines(record));
-  return out;
-}
-function bestSection(record) {
-  const best = bestRun(record);
-  const out = ["", "## 3. Best topology", ""];
-  if (!best) return [...out, "No candidate was accepted."];
-  const chain = lineage(record, best);
-  out.push(
-    `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(figureValue(best, record.runs))} s per rollout.`,
-    "",
-    `- Why it won: ${cell(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
-  );
-  const decided2 = decisionText(best.monitor_decision);
-  const compared = comparisonText(best.comparison);
-  if (decided2) out.push(`- Decision: ${decided2}`);
-  else if (compared) out.push(`- Statistical comparison: ${compared}`);
-  if (chain.length > 1) {
-    out.push("- Changes from the baseline, step by step:");
-    for (const step of chain.slice(1))
-      out.push(`  - \`${step.name}\`: ${cell(describeChange(step.change, false))}`);
-  }
-  out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
-  out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
-  const advice = headroomAdvice(best);
-  if (advice.length) out.push("- Headroom for further tuning:", ...advice.map((a) => `  - ${a}`));
-  const leaves = best.topology?.block ? topologyLeaves(best.topology.block) : [];
-  if (leaves.length)
-    out.push(
-      "",
-      `As Hydra overrides over \`${best.topology.base}\`:`,
-      "",
-      "```sh",
-      leaves.map((l) => `${l.key}=${hydraValue2(l.value)}`).join(" \\\n"),
-      "```"
-    );
-  const table = gpuTable(best.stable_metrics);
-  if (table) out.push("", table);
-  const gchart = gpuChart(best, `Best ${best.name}: GPU utilisation and memory pressure`);
-  if (gchart) out.push("", gchart);
-  return out;
-}
-function adviceSection(record) {
-  const out = ["", "## 4. Advice for improving the workflow", ""];
-  const byTopic = learningsByTopic(record);
-  const derived = derivedAdvice(record);
-  if (byTopic.size === 0 && derived.length === 0)
-    out.push("No learnings were recorded (`/topo learn <text>` on a pull request adds one).");
-  for (const [topic, list] of [...byTopic.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
-    out.push(`**${topic.replace(/_/g, " ")}**`, "");
-    for (const { run, learning } of list)
-      out.push(
-        `- ${cell(learning.learning)} (from \`${run}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell(learning.suggested_skill_update)}` : ""}`
-      );
-    out.push("");
-  }
-  if (derived.length) out.push("**From the record**", "", ...derived.map((d) => `- ${d}`));
-  return out;
-}
-function renderFinalReport(record, options = {}) {
-  const paths = recordPaths(record.experiment_id);
-  const link = options.recordUrl ?? paths.markdown.replace(/^experiments\//, "");
-  const out = [
-    `# Final report: \`${record.experiment_id}\``,
-    "",
-    `Objective: ${record.objective}. Driver \`${record.fixed_inputs.driver}\` on \`${record.fixed_inputs.deploy}\`, starting from \`${record.fixed_inputs.base_topology}\`.${options.generatedAt ? ` Generated ${options.generatedAt}.` : ""}`,
-    "",
-    resultLine(record),
-    ...baselineSection(record),
-    ...candidatesSection(record),
-    ...bestSection(record),
-    ...adviceSection(record),
-    "",
-    "## 5. Experiment record",
-    "",
-    `The full record: [${paths.markdown}](${link}) (machine-readable memory: \`${paths.json}\`).`
-  ];
-  return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
-`;
-}
-function predictionLines(record) {
-  const rows = record.runs.filter(
-    (r) => r.prediction && r.prediction.measured_seconds_per_rollout != null && r.prediction.error != null
-  );
-  if (rows.length === 0) return [];
-  const errors = rows.map((r) => Math.abs(r.prediction.error)).sort((a, b) => a - b);
-  const mid = Math.floor(errors.length / 2);
-  const median2 = errors.length % 2 ? errors[mid] : (errors[mid - 1] + errors[mid]) / 2;
-  const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
-  const covered = rows.filter((r) => r.prediction.covered).length;
-  const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
-  const pct5 = (x) => `${num2(100 * x, 1)}%`;
-  return [
-    "",
-    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct5(median2)} median, ${pct5(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
-    "",
-    "| Candidate | Predicted s/rollout | Interval | Measured | Error | Inside |",
-    "|---|---:|---|---:|---:|---|",
-    ...rows.map((r) => {
-      const p = r.prediction;
-      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct5(p.error)} | ${p.covered ? "yes" : "no"} |`;
-    })
-  ];
-}
-
 // src/usecases/report.ts
 function recordUrl(deps, experimentId) {
   const base = (deps.serverUrl ?? "https://github.com").replace(/\/+$/, "");
   return `${base}/${deps.owner}/${deps.repo}/blob/${deps.defaultBranch}/${recordPaths(experimentId).markdown}`;
 }
-async function concludeExperiment(deps, input) {
+async function postFinalReport(deps, input) {
   const paths = recordPaths(input.experimentId);
-  let report2 = "";
+  let report3 = "";
   const commit = await commitWithCompareAndSwap(deps.octokit, {
     owner: deps.owner,
     repo: deps.repo,
@@ -79659,8 +76065,8 @@ async function concludeExperiment(deps, input) {
         ]);
       const record = parseRecord(text3, paths.json);
       record.report = { path: paths.report, concluded_at: record.report?.concluded_at ?? deps.at ?? null };
-      report2 = renderFinalReport(record, { recordUrl: recordUrl(deps, input.experimentId) });
-      return { ...recordFiles(record), [paths.report]: report2 };
+      report3 = renderFinalReport(record, { recordUrl: recordUrl(deps, input.experimentId) });
+      return { ...recordFiles(record), [paths.report]: report3 };
     }
   });
   const comment = await upsertStickyComment(deps.octokit, {
@@ -79669,20 +76075,4654 @@ async function concludeExperiment(deps, input) {
     issue_number: input.issueNumber,
     purpose: "report",
     botLogin: deps.botLogin,
-    body: report2
+    body: report3
   });
   return {
     experimentId: input.experimentId,
-    report: report2,
+    report: report3,
     reportPath: paths.report,
     commit,
     commentId: comment.id
   };
 }
+async function experimentOfPull(deps, pullNumber, headSha) {
+  const files = await deps.octokit.paginate(deps.octokit.rest.pulls.listFiles, {
+    owner: deps.owner,
+    repo: deps.repo,
+    pull_number: pullNumber,
+    per_page: 100
+  });
+  const folders = [
+    ...new Set(files.map((f) => candidateFile(f.filename)?.folder).filter((f) => !!f))
+  ];
+  if (folders.length === 1) return (await loadExperiment(deps, folders[0], headSha)).experiment_id;
+  if (folders.length > 1)
+    throw new Error(
+      `the pull request changes candidates of several experiments (${folders.join(", ")}): report one at a time`
+    );
+  const { data } = await deps.octokit.rest.repos.getContent({ owner: deps.owner, repo: deps.repo, path: "experiments", ref: deps.defaultBranch }).catch(() => ({ data: [] }));
+  const ids = (Array.isArray(data) ? data : []).map((e) => /^(.+)\.json$/.exec(e.name)?.[1]).filter((id) => !!id);
+  if (ids.length === 1) return ids[0];
+  throw new Error(
+    ids.length === 0 ? `no experiment record under experiments/ on ${deps.defaultBranch}, and this pull request changes no candidate` : `this pull request changes no candidate and there are several records (${ids.join(", ")}): comment on a candidate's pull request`
+  );
+}
+
+// src/commands/report.ts
+var report = {
+  name: "report",
+  where: "pull",
+  argument: { kind: "none" },
+  permission: "write",
+  recordedAtClose: false,
+  onClosed: true,
+  summary: "post the experiment\u2019s final report comparing every candidate so far, and commit it",
+  run: finalReport
+};
+async function finalReport(ctx) {
+  const deps = {
+    octokit: ctx.octokit,
+    owner: ctx.owner,
+    repo: ctx.repo,
+    defaultBranch: ctx.defaultBranch,
+    botLogin: ctx.botLogin,
+    serverUrl: process.env.GITHUB_SERVER_URL
+  };
+  try {
+    const experimentId = await experimentOfPull(deps, ctx.pullNumber, ctx.headSha);
+    const result = await postFinalReport(deps, { experimentId, issueNumber: ctx.pullNumber });
+    const committed = result.commit.committed ? `committed as \`${result.reportPath}\` (${result.commit.sha.slice(0, 7)})` : `\`${result.reportPath}\` was already up to date`;
+    return { ok: true, message: `Final report of \`${experimentId}\` posted below and ${committed}.` };
+  } catch (error2) {
+    return {
+      ok: false,
+      message: `Could not post the report: ${error2 instanceof Error ? error2.message : String(error2)}`
+    };
+  }
+}
+
+// src/commands/resume.ts
+var resume = {
+  name: "resume",
+  where: "dashboard",
+  argument: { kind: "none" },
+  permission: "write",
+  recordedAtClose: false,
+  summary: "go on",
+  run: (state3) => ({
+    state: { ...state3, paused: null },
+    done: true,
+    text: "resumed: the autopilot goes on with its round."
+  })
+};
+
+// src/commands/state.ts
+var state2 = {
+  name: "state",
+  where: "pull",
+  argument: { kind: "word", word: "rebuild", optional: false },
+  permission: "write",
+  recordedAtClose: false,
+  onClosed: true,
+  summary: "rebuild the pull request's bot state from Slurm's jobs and the bot's own records (when it is unreadable)",
+  run: async (ctx) => {
+    const rebuilt = await rebuildFor(ctx);
+    return { ok: true, message: rebuildReply(rebuilt, openRequests(rebuilt.state)) };
+  }
+};
+var runs = (n) => `${n} run${n === 1 ? "" : "s"}`;
+function rebuildReply(r, open2) {
+  const p = r.problems.length;
+  return [
+    `Rebuilt this pull request's bot state from Slurm's jobs and the bot's own records: ${runs(r.found)} named in its state and submission records, ${r.known} known to Slurm.`,
+    r.wasReadable ? `The state was readable and is kept; ${runs(r.added)} it did not hold ${r.added === 1 ? "was" : "were"} added.` : `The state could not be read and was replaced (${runs(r.added)}).`,
+    open2.length ? `Open now: ${open2.map((o) => `\`${o.runName}\``).join(", ")}; the monitor goes on with them.` : "No run is open now: comment `/topo submit` to run a candidate.",
+    ...r.cancelled.length ? [`Cancelled Slurm job ${r.cancelled.join(", ")} of runs that no longer stand.`] : [],
+    ...p ? [
+      `${p} submission record${p === 1 ? "" : "s"} did not check and ${p === 1 ? "was" : "were"} left out: ${inlineText(r.problems.slice(0, 3).join("; "), 600)}.`
+    ] : [],
+    ...r.unreachable.length ? [
+      `Not on the default branch (their jobs were not read): ${r.unreachable.map((u) => `\`${u}\``).join(", ")}.`
+    ] : []
+  ].join(" ");
+}
+
+// src/commands/status.ts
+var status3 = {
+  name: "status",
+  where: "pull",
+  argument: { kind: "none" },
+  permission: "write",
+  recordedAtClose: false,
+  summary: "refresh the status comment now (otherwise every few minutes)",
+  run: async (ctx) => {
+    const report3 = await ctx.ports.refresh(ctx.octokit, ctx.pullNumber);
+    if (report3.errors.length) throw new Error(report3.errors.join("; "));
+    return statusReply(report3.candidates);
+  }
+};
+function statusReply(outcomes) {
+  const [only] = outcomes;
+  if (!only)
+    return {
+      ok: false,
+      message: "No run of this pull request is requested: comment `/topo submit` (the experiment must be on the default branch)."
+    };
+  if (outcomes.length === 1)
+    return {
+      ok: true,
+      message: `\`${only.runName}\` is **${only.state}**: the monitor comment is up to date.`
+    };
+  return {
+    ok: true,
+    message: [
+      `${outcomes.length} candidates; each one's monitor comment is up to date:`,
+      ...[...outcomes].sort((a, b) => a.candidate.localeCompare(b.candidate)).map((o) => `- \`${o.candidate}\`: \`${o.runName}\` is **${o.state}**`)
+    ].join("\n")
+  };
+}
+
+// src/commands/stop.ts
+var stop = {
+  name: "stop",
+  where: "pull",
+  argument: { kind: "candidate" },
+  permission: "write",
+  recordedAtClose: false,
+  summary: "stop the runs (or the named candidate\u2019s) once stable, keeping their metrics",
+  run: endRuns("stopped")
+};
+
+// src/lifecycle/reference.ts
+function referenceRequest(x) {
+  if (!RUN_LABEL.test(x.label)) throw new Error(`run label ${JSON.stringify(x.label)} is not 8 hex digits`);
+  const base = `topo-${x.experiment}-${x.source.name}-${x.source.topologyHash}`;
+  return {
+    id: x.label,
+    experiment: x.experiment,
+    candidate: x.source.name,
+    path: x.source.path,
+    pr: x.pr,
+    headSha: x.headSha,
+    topologyHash: x.source.topologyHash,
+    runName: runNameFor(base, x.label),
+    login: x.login,
+    requestedAt: x.requestedAt,
+    role: "reference"
+  };
+}
+function standingReference(held, experiment, source) {
+  const standing = held.filter(
+    (h2) => isReferenceRequest(h2.request) && h2.request.experiment === experiment && h2.request.candidate === source.name && h2.request.topologyHash === source.topologyHash && h2.request.headSha === h2.headSha && !h2.outcome
+  );
+  return standing.sort((a, b) => byRequestTime(a.request, b.request))[0] ?? null;
+}
+
+// src/commands/round-reference.ts
+import { existsSync as existsSync4, readFileSync as readFileSync4 } from "node:fs";
+import { posix as posix6 } from "node:path";
+async function roundReferences(ctx, valid) {
+  const out = [];
+  for (const id of new Set(valid.map((c) => c.experimentId))) {
+    const mine = valid.filter((c) => c.experimentId === id);
+    const experiment = mine[0].experiment;
+    if (referenceModeOf(experiment).mode !== "beside") continue;
+    const source = recordedReferenceSource(ctx.ports.source, id);
+    if (!source || mine.some((c) => c.candidate === source.name)) continue;
+    const { pulls } = await openPullRunStates(ctx.octokit, {
+      owner: ctx.owner,
+      repo: ctx.repo,
+      botLogin: ctx.botLogin
+    });
+    const held = pulls.flatMap(
+      (p) => p.state.requests.map((request2) => ({
+        request: request2,
+        headSha: p.headSha,
+        ...p.state.outcomes[request2.id] ? { outcome: p.state.outcomes[request2.id] } : {}
+      }))
+    );
+    const standing = standingReference(held, id, source);
+    if (standing) {
+      out.push(
+        `The reference job \`${standing.request.runName}\` of #${standing.request.pr} runs beside this round's candidates too (rounds of one experiment share it).`
+      );
+      continue;
+    }
+    const prepared = await prepareReferenceAt(ctx.ports.source, source.path, source.topologyHash);
+    out.push(
+      prepared.ok ? prepared.candidate : `No reference job beside the candidates (they are decided against the recorded best): ${prepared.message}.`
+    );
+  }
+  return out;
+}
+function recordedReferenceSource(source, experimentId) {
+  const file = posix6.join(source.workspace, recordPaths(experimentId).json);
+  if (!existsSync4(file)) return null;
+  try {
+    return referenceSourceOf(parseRecord(readFileSync4(file, "utf8"), recordPaths(experimentId).json));
+  } catch {
+    return null;
+  }
+}
+
+// src/commands/submit.ts
+var submit = {
+  name: "submit",
+  where: "pull",
+  argument: { kind: "candidate" },
+  permission: "write",
+  recordedAtClose: false,
+  summary: "submit the pull request's candidates (or the one named), each its own run, to Slurm (queued when all slots are busy)",
+  run: submitCandidates
+};
+async function submitCandidates(ctx) {
+  const source = ctx.ports.source;
+  const pr = { owner: ctx.owner, repo: ctx.repo, number: ctx.pullNumber };
+  const { files, changed } = await pullRequestCandidates(ctx.octokit, pr, source);
+  if (files.length === 0)
+    return {
+      ok: false,
+      message: `This pull request adds or changes no candidate file (\`${source.topologiesDir}/<experiment>/<candidate>.yaml\`).`
+    };
+  const chosen = ctx.argument === void 0 ? files : files.filter((f) => candidateNameOf(f) === ctx.argument);
+  if (chosen.length === 0)
+    return {
+      ok: false,
+      message: `This pull request has no candidate \`${ctx.argument}\`; its candidates are ${listed(files.map(candidateNameOf))}. Comment \`/topo submit\` for all of them or \`/topo submit <candidate>\` for one.`
+    };
+  const at = ctx.ports.now().toISOString();
+  const state3 = await supersedeStale(ctx, await readRunState(ctx.octokit, target(ctx)), at);
+  const lines = [];
+  const valid = [];
+  for (const path of chosen) {
+    const repo = { owner: ctx.owner, repo: ctx.repo };
+    const prepared = await prepareCandidateAt(ctx.octokit, repo, ctx.headSha, path, source, changed);
+    if (prepared.ok) valid.push(prepared.candidate);
+    else lines.push(prepared.message);
+  }
+  for (const ref of await roundReferences(ctx, valid)) {
+    const before = new Date(Date.parse(at) - 1).toISOString();
+    lines.push(typeof ref === "string" ? ref : (await submitOne(ctx, ref, state3, before, "reference")).line);
+  }
+  let requested = 0;
+  for (const [i, c] of valid.entries()) {
+    const one = await submitOne(ctx, c, state3, new Date(Date.parse(at) + i).toISOString());
+    lines.push(one.line);
+    if (one.requested) requested++;
+  }
+  const fresh = await readRunState(ctx.octokit, target(ctx));
+  await setStateLabel(ctx.octokit, target(ctx), await pullLabel(ctx, fresh));
+  return { ok: requested > 0, message: lines.join("\n\n") };
+}
+async function supersedeStale(ctx, state3, at) {
+  let next = state3;
+  for (const r of staleRequests(state3, ctx.headSha)) {
+    const exp = await experimentOnDefaultBranch(ctx.ports.source, r.experiment);
+    let cancelled = [];
+    if (exp.ok)
+      cancelled = (await ctx.ports.withSlurm(
+        exp.clusterName,
+        exp.cluster,
+        (slurm) => cancelCandidate({ slurm }, { experimentId: r.experiment, jobName: r.runName })
+      )).cancelled;
+    const why2 = r.headSha !== ctx.headSha ? `the pull request moved from ${r.headSha.slice(0, 7)} to ${ctx.headSha.slice(0, 7)}; comment /topo submit to run the new head` : "a newer /topo submit of the same candidate replaced it";
+    next = withOutcome(next, r.id, {
+      kind: "superseded",
+      at,
+      ...cancelled[0] ? { jobId: cancelled[0] } : {},
+      evidence: [why2, ...cancelled.length ? [`cancelled Slurm job ${cancelled.join(", ")}`] : []]
+    });
+  }
+  return next;
+}
+async function submitOne(ctx, c, state3, at, role) {
+  const standing = standingRequests(state3, ctx.headSha).find(
+    (r) => r.candidate === c.candidate && r.experiment === c.experimentId && r.role === role
+  );
+  const request2 = standing ?? newRequest(ctx, c, at, role);
+  try {
+    await updateRunState(ctx.octokit, target(ctx), (s) => admitRequest(mergeInto(s, state3), request2));
+  } catch (error2) {
+    if (!(error2 instanceof RunStateFullError)) throw error2;
+    return { line: `\`${c.candidate}\` was not requested: ${error2.message}.`, requested: false };
+  }
+  const result = await sbatchOrQueue(ctx, c, request2);
+  if (result instanceof Error) {
+    const line = `\`${request2.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel ${c.candidate}\` withdraws the request.`;
+    const text4 = `### Submission of \`${c.candidate}\`
+
+${line}`;
+    await writeSubmitComment(ctx.octokit, target(ctx), c.candidate, text4, { request: request2 });
+    return { line, requested: true };
+  }
+  const jobId2 = result.status === "submitted" || result.status === "existing" ? result.jobId : void 0;
+  if (jobId2) {
+    const submittedAt = ctx.ports.now().toISOString();
+    await updateRunState(
+      ctx.octokit,
+      target(ctx),
+      (s) => withRun(withRequest(s, request2), request2.id, { jobId: jobId2, submittedAt })
+    );
+  }
+  const text3 = submissionText(ctx, c.candidate, result, role);
+  await writeSubmitComment(ctx.octokit, target(ctx), c.candidate, text3, {
+    request: request2,
+    ...jobId2 ? { jobId: jobId2 } : {}
+  });
+  return { line: `\`${result.jobName}\` ${describe2(result)}.`, requested: true };
+}
+async function sbatchOrQueue(ctx, c, request2) {
+  const ahead = await queuedAhead(ctx, request2);
+  return ctx.ports.withSlurm(
+    c.clusterName,
+    c.cluster,
+    (slurm) => submitCandidate(
+      { slurm, log: ctx.ports.log },
+      {
+        experimentId: c.experimentId,
+        cluster: c.clusterName,
+        submission: withRunName(c.submission, request2.runName),
+        maxParallel: c.experiment.max_parallel,
+        ahead: ahead.map((r) => ({ jobName: r.runName }))
+      }
+    )
+  ).catch((error2) => {
+    if (error2 instanceof ConnectionLostError || error2 instanceof CommandTimeoutError) return error2;
+    throw error2;
+  });
+}
+async function queuedAhead(ctx, mine) {
+  const { pulls } = await openPullRunStates(ctx.octokit, {
+    owner: ctx.owner,
+    repo: ctx.repo,
+    botLogin: ctx.botLogin
+  });
+  const ahead = [];
+  for (const p of pulls)
+    for (const r of standingRequests(p.state, p.headSha)) {
+      if (r.id === mine.id || r.experiment !== mine.experiment || byRequestTime(r, mine) >= 0) continue;
+      const phase = phaseOf({ request: r, run: p.state.runs[r.id], job: null, headSha: p.headSha });
+      if (phase.phase === "queued") ahead.push(r);
+    }
+  return ahead.sort(byRequestTime);
+}
+function describe2(result) {
+  switch (result.status) {
+    case "submitted":
+      return `submitted as Slurm job **${result.jobId}**`;
+    case "existing":
+      return `already running as Slurm job **${result.jobId}** (${result.state}): not submitted again`;
+    case "queued":
+      return `queued at position ${result.position} (by request time): ${result.live} of ${result.maxParallel} experiment slots are busy; the monitor submits it when one frees`;
+    default:
+      return "checked (dry run)";
+  }
+}
+function submissionText(ctx, candidate, result, role) {
+  return [
+    role ? `### Reference job of \`${candidate}\`` : `### Submission of \`${candidate}\``,
+    "",
+    `\`${result.jobName}\` on cluster \`${result.cluster}\`: ${describe2(result)}.`,
+    "",
+    "<details><summary>sbatch command</summary>",
+    "",
+    codeBlock(result.command, "sh"),
+    "",
+    "</details>",
+    "",
+    role ? `The experiment's current best, from the default branch, run beside this round's candidates so each is decided against it at equal run age (\`reference: beside\`). Asked for by the bot with ${inlineText(ctx.actor, 40)}'s \`/topo submit\`; it ends with the candidates (a push, \`/topo cancel\`, the close) and once no open decision needs it.` : `Requested by ${inlineText(ctx.actor, 40)} at commit ${ctx.headSha.slice(0, 7)}, checked against the default branch's experiment. A push supersedes this run; the new head then waits for a new \`/topo submit\`.`
+  ].join("\n");
+}
+function newRequest(ctx, c, at, role) {
+  const id = newRunLabel();
+  if (role)
+    return referenceRequest({
+      experiment: c.experimentId,
+      source: { name: c.candidate, path: c.path, topologyHash: c.topologyHash },
+      pr: ctx.pullNumber,
+      headSha: ctx.headSha,
+      login: ctx.botLogin,
+      requestedAt: at,
+      label: id
+    });
+  return {
+    id,
+    experiment: c.experimentId,
+    candidate: c.candidate,
+    path: c.path,
+    pr: ctx.pullNumber,
+    headSha: ctx.headSha,
+    topologyHash: c.topologyHash,
+    runName: runNameFor(c.submission.jobName, id),
+    login: ctx.actor,
+    requestedAt: at
+  };
+}
+function mergeInto(fresh, local) {
+  let out = fresh;
+  for (const [id, o] of Object.entries(local.outcomes))
+    if (knowsRequest(out, id)) out = withOutcome(out, id, o);
+  return out;
+}
+
+// src/commands/why.ts
+var why = {
+  name: "why",
+  where: "pull",
+  argument: { kind: "candidate" },
+  permission: "anyone",
+  recordedAtClose: false,
+  onClosed: true,
+  summary: "the evidence of each candidate's judgement (or the named one's): verdict, decision, reference and why",
+  run: explain
+};
+async function explain(ctx) {
+  const state3 = await readRunState(ctx.octokit, target(ctx));
+  const candidates = [...new Set([...state3.requests, ...state3.ended].map((r) => r.candidate))].sort();
+  const chosen = ctx.argument ? candidates.filter((c) => c === ctx.argument) : candidates;
+  if (chosen.length === 0)
+    return {
+      ok: false,
+      message: ctx.argument ? `This pull request has no run of \`${ctx.argument}\`${candidates.length ? `; its candidates are ${listed(candidates)}` : ""}.` : "No candidate of this pull request has run: comment `/topo submit` first."
+    };
+  const parts = [];
+  for (const candidate of chosen) {
+    const comment = await readMonitorComment(ctx.octokit, target(ctx), candidate);
+    parts.push(whyText(candidate, comment ? parseObservationBlock(comment) : void 0));
+  }
+  return { ok: true, message: parts.join("\n\n") };
+}
+var pct3 = (x) => `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+var interval3 = (i, f) => `${f(i.value)} [${f(i.low)}, ${f(i.high)}]`;
+var bullets = (lines) => (lines ?? []).slice(0, 12).map((l) => `- ${inlineText(l, 300)}`);
+function whyText(candidate, o) {
+  if (!o)
+    return `**\`${candidate}\`**: no judgement yet: the monitor publishes one on its first pass after the run starts.`;
+  const d = o.decision;
+  const decision = d ? [
+    `Decision: **${d.state}** against \`${inlineText(d.against, 80)}\``,
+    d.relative_change ? ` by ${interval3(d.relative_change, pct3)}` : "",
+    ` (min improvement ${(d.min_improvement * 100).toFixed(1)}%${d.decided_at_minutes != null ? `, decided at run-minute ${d.decided_at_minutes.toFixed(0)}` : ""}).`
+  ].join("") : "Decision: none yet.";
+  const projected = o.verdict.projected_full_run;
+  return [
+    `**\`${candidate}\`** (\`${o.run_name}\`): verdict **${o.verdict.state}**${projected ? `, projected full run ${interval3(projected, (x) => x.toFixed(2))} s/rollout` : ""}.`,
+    decision,
+    ...d?.evidence.length ? ["", "Why the decision:", ...bullets(d.evidence)] : [],
+    ...o.verdict.evidence.length ? ["", "Why the verdict:", ...bullets(o.verdict.evidence)] : [],
+    ...o.failure ? [
+      "",
+      `Failure: **${o.failure.kind}**: ${inlineText(o.failure.message, 300)}`,
+      ...bullets(o.failure.evidence)
+    ] : []
+  ].join("\n");
+}
+
+// src/commands/registry.ts
+var COMMANDS = [
+  submit,
+  cancel,
+  status3,
+  stop,
+  reject,
+  learn,
+  report,
+  state2,
+  why,
+  help,
+  pause,
+  resume,
+  conclude
+];
+
+// src/telemetry/grafana.ts
+var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.title };
+function dashboardSlug(title) {
+  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+}
+function grafanaDashboardUrl(base, run, range, dashboard = ALPASIM_DASHBOARD) {
+  const params = new URLSearchParams({ "var-run_name": run.runName });
+  if (run.runUuid) params.set("var-run_uuid", run.runUuid);
+  params.set("from", String(range?.fromMs ?? "now-6h"));
+  params.set("to", String(range?.toMs ?? "now"));
+  const slug = dashboardSlug(dashboard.title);
+  const path = dashboard.uid ? `d/${encodeURIComponent(dashboard.uid)}/${slug}` : `dashboard/db/${slug}`;
+  return `${base.replace(/\/+$/, "")}/${path}?${params.toString()}`;
+}
+
+// src/report/pr-comment.ts
+function referenceJobText(r) {
+  const run = r.run;
+  if (!run) return `Reference: ${r.name} as recorded${r.note ? ` (${r.note})` : ""}`;
+  const where = `#${run.pr}, `;
+  const job = run.jobId ? `Slurm job ${run.jobId}: ${run.state}` : run.state;
+  const cost = run.gpuMinutes === null ? "" : ` \xB7 ${Math.round(run.gpuMinutes)} GPU-minutes`;
+  const link = run.grafanaUrl ? ` \xB7 [Grafana](${run.grafanaUrl})` : "";
+  const stop3 = run.stopping ? ` \xB7 stopped now: ${run.stopping}` : "";
+  return `Reference: ${r.name}, run ${code(run.runName)} beside this candidate (${where}${job})${cost}${link}${stop3}`;
+}
+var STATE_ICON = {
+  queued: "\u23F3",
+  submitted: "\u{1F4E8}",
+  starting: "\u{1F680}",
+  warming: "\u{1F525}",
+  stabilising: "\u{1F4C8}",
+  stable: "\u2705",
+  finished: "\u{1F3C1}",
+  stopped: "\u23F9\uFE0F",
+  failed: "\u274C"
+};
+function fmt3(x, digits = 3) {
+  return x === null || x === void 0 || !Number.isFinite(x) ? "\u2014" : String(round(x, digits));
+}
+function fmtInterval(i) {
+  return i ? `${fmt3(i.value)} [${fmt3(i.low)}, ${fmt3(i.high)}]` : "\u2014";
+}
+function cell2(s) {
+  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+function grafanaLink(base, runName, range) {
+  return grafanaDashboardUrl(base, { runName }, range);
+}
+function viewStanding(v) {
+  return standingOf({
+    state: v.state,
+    failure: v.observation.failure ?? null,
+    decision: v.observation.decision ?? null,
+    comparisons: v.comparisons,
+    hasValue: !!v.observation.verdict.value,
+    minImprovement: v.minImprovement,
+    minutesOfData: v.observation.verdict.minutes_of_data ?? null
+  });
+}
+function byHowMuch(change) {
+  if (!change) return "";
+  const [a, b] = [Math.abs(change.low), Math.abs(change.high)].sort((x, y) => x - y);
+  const crosses = change.low < 0 && change.high > 0;
+  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct(change.value)} [95% interval ${pct(a)}\u2013${pct(b)}]`;
+}
+function signed(x) {
+  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct(x)}`;
+}
+function headlineText(s) {
+  const ref = s.against ?? "the reference";
+  switch (s.outcome) {
+    case "better":
+      return `better than ${ref}${byHowMuch(s.change)}`;
+    case "worse":
+      return `worse than ${ref}${byHowMuch(s.change)}`;
+    case "equivalent":
+      return `within \xB1${pct(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
+    case "not-better":
+      return `not ${pct(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
+    case "better-at-equal-age":
+      return `better than ${ref} at equal run age${byHowMuch(s.change)}; it keeps running until a drift against it over the full run is ruled out (the full-run guard)`;
+    case "faster-drift-not-ruled-out":
+      return `faster than ${ref} at equal run age${byHowMuch(s.change)}; drift not ruled out: a drift against it could undo the gain over the full run`;
+    case "reference":
+      return "the reference the candidates are compared with";
+    case "failed":
+      return `failed (${s.reason ?? "unknown"})`;
+    case "undecided":
+      return `ended without a decision: ${s.reason ?? "no value"}`;
+    default: {
+      const eta = s.expectedMinutes != null ? `about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : "";
+      const sofar = s.change ? `so far ${signed(s.change.value)} against ${ref}` : "";
+      return `measuring${eta || sofar ? ` \u2014 ${[eta, sofar].filter(Boolean).join("; ")}` : ""}`;
+    }
+  }
+}
+function thousands(x) {
+  return String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+function throughput(seconds2) {
+  return `${fmt3(seconds2, 3)} s per rollout \xB7 ${thousands(3600 / seconds2)} rollouts per hour`;
+}
+function viewFigure(v) {
+  const d = v.observation.decision;
+  const change = d?.relative_change;
+  if (d && change && d.state !== "reference" && change.low < change.high) {
+    const name = parseAgainst(d.against).name;
+    const ref = [v.best, v.baseline].find((r) => r?.name === name && r.secondsPerRollout > 0);
+    if (ref)
+      return {
+        ...decidedFigure(ref.secondsPerRollout, change),
+        basis: "decision",
+        against: { name, value: ref.secondsPerRollout, change }
+      };
+  }
+  return ownFigureOf(v.observation.verdict, v.observation.stable_metrics.seconds_per_rollout_full_run);
+}
+function figureBasis(f) {
+  const range = f.low < f.high ? `, 95% interval ${fmt3(f.low)}\u2013${fmt3(f.high)} s` : "";
+  switch (f.basis) {
+    case "decision":
+      return `as decided: ${signed(f.against?.change?.value ?? 0)} against ${code(f.against?.name ?? "")} at ${fmt3(f.against?.value)} s${range}`;
+    case "projection":
+      return `the detector's projected full run${range}`;
+    case "estimate":
+      return `decision estimate so far${range}`;
+    default:
+      return "full run so far, start-up included; no projection yet";
+  }
+}
+function valueLine(v) {
+  const f = viewFigure(v);
+  const ref = f?.against ? { name: f.against.name, secondsPerRollout: f.against.value } : v.best ?? v.baseline;
+  const refText = ref && ref.secondsPerRollout > 0 && ref.name !== v.candidate ? ` \xB7 reference ${code(ref.name)}: ${throughput(ref.secondsPerRollout)}` : "";
+  if (f && f.value > 0) return `**${throughput(f.value)}** (${figureBasis(f)})${refText}`;
+  return void 0;
+}
+function isLive2(v) {
+  return !TERMINAL2.has(v.state) && !!v.jobId && !!v.slurmState && isLive(statusOf(v.slurmState));
+}
+function nextStep2(v, s = viewStanding(v)) {
+  const ref = s.against ?? "the reference";
+  const free = isLive2(v) && v.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
+  switch (s.outcome) {
+    case "better":
+      return `**Recommended: merge \u2014 best so far.**${free}`;
+    case "worse":
+      return `**Close: slower than ${ref}.**${free}`;
+    case "equivalent":
+      return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
+    case "not-better":
+      return `**Close: it cannot be ${pct(s.minImprovement)} faster than ${ref}.**${free}`;
+    case "better-at-equal-age":
+      return `**Keep it running: it leads ${ref} at equal run age; the full-run guard settles whether to merge.**`;
+    case "faster-drift-not-ruled-out":
+      return `**Your call: faster than ${ref} at equal run age, but a drift that could undo it over the full run is not ruled out. Re-run with \`/topo submit\` to measure it longer, or merge knowing that.**`;
+    case "reference":
+      return "**Keep: candidates are compared with this run.**";
+    case "failed":
+      return v.observation.failure?.likely_fix ? `**Fix and push again:** ${v.observation.failure.likely_fix}` : "**Close or fix it: the failure is below.**";
+    case "undecided":
+      return "**Re-run with `/topo submit` for a longer measurement, or close.**";
+    default:
+      if (v.state === "queued") return "Nothing to do: waiting for a free slot.";
+      return v.commentIntervalMinutes === void 0 ? "Nothing to do yet: the decision comes once the run has enough data; run this command again later." : `Nothing to do yet: this comment is updated at least every ${v.commentIntervalMinutes} min, and at once when the decision comes.`;
+  }
+}
+var TERMINAL2 = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function jobLine(v) {
+  if (!v.jobId) return v.state === "queued" ? "No Slurm job yet (queued)" : "No Slurm job";
+  const terminal = TERMINAL2.has(v.state);
+  let state3 = v.finalJobState ?? v.slurmState ?? null;
+  if (terminal && state3 && isLive(statusOf(state3)))
+    state3 = v.stoppedBy ? statusWord("cancelled") : "ended";
+  const by = state3 && statusOf(state3) === "cancelled" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : v.stoppedBy === "no-longer-needed" ? " once no open decision needed this reference" : " once stable" : "";
+  const d = v.observation.decision;
+  const savings = d ? savingsText(d) : null;
+  const savedText = by && savings ? ` (${savings})` : "";
+  return `Slurm job ${v.jobId}${state3 ? `: ${state3}${by}${savedText}` : ""}`;
+}
+function headlineLine(candidate, s) {
+  return `${OUTCOME_ICON[s.outcome]} ${code(candidate)}: ${headlineText(s)}`;
+}
+function renderHeadline(v) {
+  const s = viewStanding(v);
+  const out = [`### ${headlineLine(v.candidate, s)}`, ""];
+  const value = valueLine(v);
+  if (value) out.push(value, "");
+  out.push(nextStep2(v, s), "");
+  out.push(
+    `${jobLine(v)} \xB7 ${STATE_ICON[v.state]} ${v.state} \xB7 run ${code(v.runName)} \xB7 experiment ${code(v.experimentId)}`,
+    ""
+  );
+  if (v.referenceJob) out.push(referenceJobText(v.referenceJob), "");
+  return out;
+}
+function monitorCheck(v) {
+  return monitorCheckRun(viewStanding(v), renderHeadline(v).join("\n"));
+}
+function comparisonLine(c) {
+  const ref = describeReference(c.against);
+  if (c.outcome === "not-comparable" || !c.ratio)
+    return `not comparable with ${ref} yet (no projected value on one side)`;
+  const word = c.outcome === "better" ? "faster than" : c.outcome === "worse" ? "slower than" : "indistinguishable from";
+  const change = c.ratio.value - 1;
+  return `${word} ${ref}: ${pct(change)} ${change <= 0 ? "fewer" : "more"} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}\u2013${c.ratio.high})`;
+}
+function verdictSection(v) {
+  const o = v.observation;
+  const verdict = o.verdict;
+  const d = o.decision;
+  const out = [`#### Detector verdict: \`${verdict.state}\` (the full-run value, start-up included)`, ""];
+  if (verdict.value)
+    out.push(
+      `Projected full-run seconds per rollout at the end of the run (the detector's, start-up included): ${fmtInterval(verdict.value)} (95% interval)${d ? "; the decision reads the rollouts after the first wave instead" : ""}`,
+      ""
+    );
+  else if (verdict.projected_full_run)
+    out.push(
+      `The detector's provisional full-run projection (start-up included, not stable yet): ${fmtInterval(verdict.projected_full_run)}`,
+      ""
+    );
+  if (verdict.cycle)
+    out.push(
+      `Cyclic steady state: period ${fmt3(verdict.cycle.period_minutes, 1)} min, amplitude \xB1${fmt3(100 * (verdict.cycle.amplitude_relative ?? 0), 1)}% (topology cannot fix cycles)`,
+      ""
+    );
+  if (o.failure) {
+    out.push(`**Failure (${o.failure.kind}):** ${o.failure.message}`);
+    if (o.failure.likely_fix) out.push(`Likely fix: ${o.failure.likely_fix}`);
+    for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
+    out.push("");
+  }
+  const comparisons = d ? [] : v.comparisons;
+  for (const c of comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
+  if (comparisons.length) out.push("");
+  if (d) {
+    out.push(
+      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt3(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt3(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
+    );
+    for (const e of d.evidence) out.push(`- ${e}`);
+    out.push("");
+  }
+  if (verdict.evidence.length)
+    out.push("Evidence of the verdict:", "", ...verdict.evidence.map((e) => `- ${e}`), "");
+  return out;
+}
+function metricsSection(v) {
+  const verdict = v.observation.verdict;
+  const m = v.observation.stable_metrics;
+  const f = viewFigure(v);
+  const out = ["#### Metrics", "", "| Metric | Value |", "|---|---|"];
+  const row = (k, val) => out.push(`| ${k} | ${cell2(val)} |`);
+  if (f) row(`s/rollout (${f.basis === "decision" ? "as decided" : "shown above"})`, fmtInterval(f));
+  row("Full-run s/rollout so far (start-up included)", fmt3(m.seconds_per_rollout_full_run));
+  row("5-min s/rollout (diagnostic)", fmt3(m.seconds_per_rollout_5m));
+  row("Steady s/rollout after warm-up", fmtInterval(verdict.steady_seconds_per_rollout));
+  row("Detector's projected full-run s/rollout (start-up included)", fmtInterval(verdict.projected_full_run));
+  row("Completed / failed rollouts", `${fmt3(m.completed_rollouts, 0)} / ${fmt3(m.failed_rollouts, 0)}`);
+  row(
+    "Run-minutes of data / warm-up ends at",
+    `${fmt3(verdict.minutes_of_data, 1)} / ${fmt3(verdict.warmup_end_minutes, 1)}`
+  );
+  row(
+    "Runtime event-loop idle",
+    m.runtime_idle_fraction == null ? "\u2014" : `${fmt3(100 * m.runtime_idle_fraction, 0)}%`
+  );
+  row("Rollout duration p95 (s)", fmt3(m.rollout_duration_p95_s));
+  out.push("");
+  const queue = Object.entries(m.rpc_queue_depth_at_start_latest_by_service ?? {});
+  if (queue.length) {
+    out.push("| Service | Queue depth min | Queue depth max |", "|---|---|---|");
+    for (const [svc, q] of queue) out.push(`| ${svc} | ${fmt3(q.worker_min, 1)} | ${fmt3(q.worker_max, 1)} |`);
+    out.push("");
+  }
+  return out;
+}
+function resourcesSection(v) {
+  const m = v.observation.stable_metrics;
+  const out = [];
+  const gpus = Object.entries(m.resource_usage?.gpu_by_index ?? {});
+  if (gpus.length) {
+    out.push(
+      "| GPU | Services | Util % min/mean/max | Memory GB min/mean/max | Total GB | Pressure % max | Headroom GB min |",
+      "|---|---|---|---|---|---|---|"
+    );
+    const mm = (x, d = 0) => `${fmt3(x?.min, d)} / ${fmt3(x?.mean, d)} / ${fmt3(x?.max, d)}`;
+    for (const [g, u] of gpus)
+      out.push(
+        `| ${g} | ${cell2((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt3(u.memory_total_gb, 1)} | ${fmt3(u.memory_pressure_percent?.max, 0)} | ${fmt3(u.memory_headroom_gb_min, 1)} |`
+      );
+    out.push("");
+  }
+  const host = m.resource_usage?.host_memory;
+  if (host && (host.available_gb_min != null || host.total_gb != null))
+    out.push(
+      `Host memory: ${fmt3(host.available_gb_min, 1)} GB free at least, of ${fmt3(host.total_gb, 1)} GB.`,
+      ""
+    );
+  if (m.bottleneck) {
+    const b = m.bottleneck;
+    out.push(`**Bottleneck:** ${b.kind}${b.service ? ` (${b.service})` : ""}, confidence ${b.confidence}`);
+    out.push(...b.evidence.map((e) => `- ${e}`), "");
+  }
+  if (v.opportunities?.length) out.push("**Opportunities:**", ...v.opportunities.map((e) => `- ${e}`), "");
+  return out;
+}
+function linksSection(v) {
+  const out = [];
+  const chart = secondsChart(v);
+  if (chart)
+    out.push("<details><summary>Chart: seconds per rollout</summary>", "", chart, "", "</details>", "");
+  if (v.recordChartUrl)
+    out.push(`[The experiment's candidates with 95% intervals (SVG)](${encodeURI(v.recordChartUrl)})`, "");
+  if (v.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v.grafanaUrl, v.runName, v.timeRange)})`, "");
+  const missing2 = v.observation.stable_metrics.telemetry_quality?.missing_metrics ?? [];
+  if (missing2.length) out.push(`Telemetry gaps: no data for ${missing2.join(", ")}.`, "");
+  for (const n of v.notes ?? []) out.push(`> ${n}`, "");
+  if (v.queries?.length) {
+    out.push("<details><summary>Queries behind this verdict</summary>", "", "```promql");
+    for (const q of v.queries)
+      out.push(`# ${q.quantity} (${q.source === "rule" ? "recording rule" : "raw fallback"})`, q.query);
+    out.push("```", "", "</details>", "");
+  }
+  return out;
+}
+function renderMonitorComment(v) {
+  const reached = v.timeline.filter((t) => t.at);
+  return [
+    ...renderHeadline(v),
+    "<details><summary>Verdict, metrics and resources</summary>",
+    "",
+    ...reached.length ? [`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, ""] : [],
+    ...verdictSection(v),
+    ...metricsSection(v),
+    ...resourcesSection(v),
+    "</details>",
+    "",
+    ...linksSection(v),
+    renderObservationBlock(v.observation)
+  ].join("\n");
+}
+function secondsChart(v) {
+  if (!v.chart || !(v.chart.fullRun.length || v.chart.rate5m.length)) return "";
+  const f = viewFigure(v);
+  const series = [
+    ...f?.basis === "decision" ? [] : [{ name: "full-run s/rollout so far (start-up included)", samples: v.chart.fullRun }],
+    { name: "5-min s/rollout", samples: v.chart.rate5m }
+  ];
+  const references = [];
+  if (f && f.basis !== "reading")
+    references.push({ name: `${v.candidate} ${figureLabel(f)}`, value: f.value });
+  if (v.baseline && v.baseline.name !== v.candidate)
+    references.push({
+      name: describeReference(`baseline ${v.baseline.name}`),
+      value: v.baseline.secondsPerRollout
+    });
+  if (v.best && v.best.name !== v.candidate && v.best.name !== v.baseline?.name)
+    references.push({
+      name: describeReference(`current best ${v.best.name}`),
+      value: v.best.secondsPerRollout
+    });
+  const top = Math.max(
+    f?.value ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
+    ...references.map((r) => r.value)
+  );
+  const chart = lineChart(series, {
+    title: "Seconds per rollout (lower is better)",
+    xLabel: "run minutes",
+    yLabel: "s/rollout",
+    yMax: top > 0 ? top * 2 : void 0,
+    references
+  });
+  return chart ? `${chart}
+
+${chartLegend(series, references)}` : "";
+}
+function figureLabel(f) {
+  return f.basis === "decision" ? "as decided" : f.basis === "projection" ? "(the detector's projected full run)" : "(decision estimate so far)";
+}
+
+// src/autopilot/runs.ts
+var ROUND = /^Autopilot round (\d{1,3}): /;
+function roundHypothesis(round3, hypothesis) {
+  return `Autopilot round ${round3}: ${hypothesis.replace(ROUND, "")}`;
+}
+function roundOf(hypothesis) {
+  const m = ROUND.exec(hypothesis ?? "");
+  return m ? Number(m[1]) : null;
+}
+function recordedOutcome(run) {
+  if (run.status === "pending" || run.status === "running") return null;
+  if (run.status === "failed") return "failed";
+  if (run.status === "accepted") return "better";
+  const decided2 = run.monitor_decision?.state;
+  if (decided2 === "better" || decided2 === "worse" || decided2 === "equivalent" || decided2 === "not-better")
+    return decided2;
+  if (decided2 === "faster-drift-not-ruled-out") return "undecided";
+  const c = run.comparison?.outcome;
+  if (c === "worse") return "worse";
+  if (c === "indistinguishable") return "equivalent";
+  return run.status === "rejected" ? "not-better" : "undecided";
+}
+function recordedGpuHours(run, gpusPerRun2) {
+  const used = run.monitor_decision?.gpu_minutes_used;
+  if (typeof used === "number") return used / 60;
+  const minutes = run.verdict?.minutes_of_data ?? 0;
+  return gpusPerRun2 * minutes / 60;
+}
+function runsFromRecord(record, gpusPerRun2) {
+  if (!record) return [];
+  const base = baselineRun(record);
+  return record.runs.map((run) => {
+    const round3 = run === base ? 0 : roundOf(run.hypothesis);
+    const outcome = run === base && run.status !== "failed" ? "equivalent" : recordedOutcome(run);
+    const seconds2 = figureOf(run, record.runs)?.value ?? null;
+    return {
+      name: run.name,
+      round: round3,
+      origin: round3 !== null && round3 > 0 ? "bot" : "person",
+      ...run.pull_request ? { pr: run.pull_request.number } : {},
+      pull: run.pull_request?.merge_commit_sha ? "merged" : run.pull_request ? "closed" : "none",
+      request: outcome === null ? "live" : "ended",
+      outcome,
+      ...seconds2 !== null && run.status !== "failed" ? { seconds: seconds2 } : {},
+      gpuHours: recordedGpuHours(run, gpusPerRun2),
+      ...run.run_name ? { runName: run.run_name } : {},
+      recorded: true
+    };
+  });
+}
+function mergeRuns(recorded, live3) {
+  const names = new Set(live3.map((r) => r.name));
+  return [...recorded.filter((r) => !names.has(r.name)), ...live3];
+}
+
+// src/usecases/autopilot.ts
+var AutopilotConfigError = class extends Error {
+  name = "AutopilotConfigError";
+};
+var EXPERIMENT_ID2 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+async function readAutopilot(files, experimentId, clustersFile = "topologies/clusters.yaml") {
+  if (!EXPERIMENT_ID2.test(experimentId))
+    throw new AutopilotConfigError(
+      `"${experimentId}" is not an experiment id (lowercase letters, digits, . _ -)`
+    );
+  const file = `topologies/${experimentId}/experiment.yaml`;
+  const text3 = await files.read(file);
+  if (text3 === void 0) throw new AutopilotConfigError(`${file} not found: no experiment ${experimentId}`);
+  const checked2 = checkExperiment(text3, file);
+  if (!checked2.value) {
+    const i = checked2.issues[0];
+    throw new AutopilotConfigError(`${file}:${i?.line}: ${i?.keyPath}: ${i?.message}`);
+  }
+  const experiment = checked2.value;
+  const policy = policyOf(experiment);
+  if (!policy)
+    throw new AutopilotConfigError(
+      `${file} has no autopilot block: add one (docs/autopilot.md, "The policy") to let the experiment run its own rounds`
+    );
+  const clustersText = await files.read(clustersFile);
+  const cluster = clustersText ? checkClusters(clustersText, clustersFile).value?.clusters[experiment.cluster] : void 0;
+  const refused = autopilotIssues(checked2.loaded, experiment, cluster ? { cluster } : {}).filter((i) => i.severity === "error").map((i) => `${file}:${i.line}: ${i.rule}: ${i.message}`);
+  const recordFile = recordPaths(experimentId).json;
+  const recordText = await files.read(recordFile);
+  const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile);
+  return {
+    experiment,
+    policy,
+    ...cluster ? { cluster } : {},
+    ...record ? { record } : {},
+    runGpuHours: runCost(experiment, cluster).gpuHours,
+    refused,
+    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
+  };
+}
+function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2) {
+  const recorded = rounds2 ? withRounds(ctx.recorded, rounds2) : ctx.recorded;
+  const runs2 = withHeld(mergeRuns(recorded, live3), held);
+  const named = new Set(runs2.map((r) => r.runName));
+  const spentElsewhere = Object.entries(held).reduce((a, [name, h2]) => a + (named.has(name) ? 0 : h2), 0);
+  const concludedByRecord = ctx.record?.report?.concluded_at ? { reason: "the record holds its final report" } : void 0;
+  const done = concluded ?? concludedByRecord;
+  const plan = planStep({
+    experimentId: ctx.experiment.experiment_id,
+    policy: ctx.policy,
+    runs: runs2,
+    controls,
+    runGpuHours: ctx.runGpuHours,
+    spentElsewhere,
+    ...done ? { concluded: done } : {},
+    ...ctx.refused?.length ? { refused: ctx.refused } : {}
+  });
+  return { runs: runs2, plan };
+}
+function withHeld(runs2, held) {
+  return runs2.map((r) => {
+    const kept = r.runName ? held[r.runName] : void 0;
+    return kept !== void 0 && kept > r.gpuHours ? { ...r, gpuHours: kept } : r;
+  });
+}
+function withRounds(runs2, rounds2) {
+  return runs2.map((r) => {
+    if (r.round === 0) return r;
+    const round3 = rounds2[r.name] ?? null;
+    return { ...r, round: round3, origin: round3 === null ? "person" : "bot" };
+  });
+}
+
+// src/monitor/state.ts
+function newPassState(options = {}) {
+  return { options, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
+}
+var ClusterUnreachable = class extends Error {
+  name = "ClusterUnreachable";
+};
+async function eachExperiment(state3, stage, step) {
+  for (const e of state3.experiments) {
+    if (e.failed) continue;
+    try {
+      await step(e);
+    } catch (error2) {
+      const message2 = error2.message;
+      e.failed = { stage, message: message2, clusterUnreachable: error2 instanceof ClusterUnreachable };
+      e.errors.push(`${e.id}: ${message2}`);
+    }
+  }
+}
+function heldPulls(state3) {
+  return new Set(state3.experiments.flatMap((e) => e.failed ? e.exp.candidates.map((c) => c.pr) : []));
+}
+function judged(e) {
+  return e.candidates.filter(
+    (p) => p.inPass && !p.acted?.left && !!p.decided?.view
+  );
+}
+
+// src/monitor/read.ts
+async function read(state3, ports) {
+  const experiments = await ports.experiments();
+  state3.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state3.options, ports.now())));
+  await readJobs(state3, ports);
+}
+async function readJobs(state3, ports) {
+  await eachExperiment(state3, "read", async (e) => {
+    e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
+      throw new ClusterUnreachable(`Slurm: ${err.message}`);
+    });
+    const accounting = ports.slurm.accountingProblem?.() ?? null;
+    if (accounting) {
+      e.accountingUnreachable = accounting;
+      e.errors.push(
+        `${e.id}: Slurm accounting unreachable (${accounting}): ended jobs the controller forgot are unknown this pass`
+      );
+    }
+    const jobByRun = jobsByRunName(e.jobs);
+    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
+  });
+}
+function experimentPass(exp, clock) {
+  return {
+    exp,
+    id: exp.experiment.experiment_id,
+    clock,
+    jobs: [],
+    candidates: [],
+    unavailable: null,
+    reference: null,
+    leader: null,
+    queue: { order: [], free: 0 },
+    errors: []
+  };
+}
+function clockOf(exp, options, now) {
+  const scrape = exp.scrapeSeconds ?? SCRAPE_INTERVAL_S;
+  const tick = options.tickSeconds ?? 60;
+  const lag = options.lagSeconds ?? 2 * scrape;
+  const fi = exp.experiment.fixed_inputs;
+  return {
+    S: exp.timeScale,
+    scrape,
+    evalTs: Math.floor((now - lag) / tick) * tick,
+    wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
+  };
+}
+function jobsByRunName(jobs) {
+  const byRun = /* @__PURE__ */ new Map();
+  for (const name of new Set(jobs.map((j) => j.name))) {
+    const job = jobForRun(jobs, name, (j) => ({ id: j.jobId, name: j.name, status: j.status }));
+    if (job) byRun.set(name, job);
+  }
+  return byRun;
+}
+function candidatePass(c, job) {
+  if (!c.request) return { c, job, inPass: true };
+  const phase = phaseOf({
+    request: c.request,
+    run: c.run,
+    outcome: c.outcome,
+    job: job ? { id: job.jobId, status: job.status } : null,
+    headSha: c.currentHeadSha ?? c.headSha
+  });
+  if (phase.phase === "supersede" || phase.phase === "lost") return { c, job, phase, inPass: false };
+  if (phase.phase !== "done") return { c: { ...c, requested: true }, job, phase, inPass: true };
+  const consumedWithoutJob = !job || ["superseded", "cancelled", "lost"].includes(phase.outcome.kind);
+  const remembered = !job && ranAndEnded(phase.outcome.kind);
+  return {
+    c: { ...c, requested: false },
+    job,
+    phase,
+    inPass: !consumedWithoutJob,
+    ...remembered ? { remembered } : {}
+  };
+}
+
+// src/monitor/clock.ts
+var MAX_SKEW_SECONDS = 60;
+async function prometheusNow(prometheus) {
+  try {
+    const r = await prometheus.instant("time()");
+    const ts = r.resultType === "scalar" ? r.series[0]?.points[0]?.[1] : void 0;
+    return ts !== void 0 && Number.isFinite(ts) && ts > 0 ? ts : null;
+  } catch {
+    return null;
+  }
+}
+function slurmLatest(jobs) {
+  const times = jobs.flatMap((j) => [j.submitTs, isWaiting(j.status) ? null : j.startTs, isLive(j.status) ? null : j.endTs]).filter((t) => !!t);
+  return times.length ? Math.max(...times) : null;
+}
+function duration2(seconds2) {
+  const s = Math.round(Math.abs(seconds2));
+  if (s < 120) return `${s} s`;
+  const m = Math.round(s / 60);
+  return m < 120 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+function clockSkew(runner, ref) {
+  const iso3 = (ts) => `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z`;
+  if (ref.prometheus !== null && Math.abs(runner - ref.prometheus) > MAX_SKEW_SECONDS)
+    return `the runner's clock (${iso3(runner)}) is ${duration2(runner - ref.prometheus)} ${runner > ref.prometheus ? "ahead of" : "behind"} Prometheus's (${iso3(ref.prometheus)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
+  if (ref.slurm !== null && ref.slurm - runner > MAX_SKEW_SECONDS)
+    return `the runner's clock (${iso3(runner)}) is at least ${duration2(ref.slurm - runner)} behind a time Slurm printed (${iso3(ref.slurm)}), more than ${MAX_SKEW_SECONDS} s: no verdict is written from it (fix the runner's time synchronisation)`;
+  return null;
+}
+async function readClock(e, ports, options) {
+  if (!e.candidates.some((p) => p.inPass && p.job?.startTs)) return;
+  const runner = ports.now();
+  const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
+  const skew = clockSkew(runner, { prometheus, slurm: slurmLatest(e.jobs) });
+  e.clock = {
+    ...clockOf(e.exp, options, prometheus ?? runner),
+    source: prometheus !== null ? "prometheus" : "runner",
+    ...skew ? { skew } : {}
+  };
+}
+
+// src/monitor/judge.ts
+var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
+var iso2 = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
+function runOf(e, p) {
+  const { S, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
+  const run = p.observed?.run;
+  return {
+    ...run ?? {
+      series: {},
+      clock: { nowTs: evalTs, timeScale: S, stepSeconds: scrape, wallMinutes, expectedRollouts },
+      topology: p.c.topology
+    },
+    runName: p.c.runName,
+    job: p.job ?? null
+  };
+}
+function judgeCandidate(e, p) {
+  const run = runOf(e, p);
+  const observed = {
+    analysis: p.observed?.analysis,
+    ended: p.observed?.ended ?? false,
+    atTs: run.clock.nowTs
+  };
+  const j = decideRunOf(run, observed, {
+    standing: e.exp,
+    candidate: p.c,
+    reference: e.reference,
+    leader: e.leader,
+    previous: p.observed?.previous ?? null
+  });
+  return j.state === null ? null : viewOf(e, p, { ...j, state: j.state });
+}
+function candidateGpu(e, p, stopped) {
+  const observed = {
+    analysis: p.observed?.analysis,
+    ended: p.observed?.ended ?? false,
+    atTs: e.clock.evalTs
+  };
+  return gpuInput(runOf(e, p), observed, e.exp, stopped);
+}
+function viewOf(e, p, j) {
+  const { exp, telemetry, reference } = e;
+  const { c, job } = p;
+  const { analysis, ended = false } = p.observed ?? {};
+  const x = exp.experiment;
+  const seconds2 = (r) => r ? { name: r.name, secondsPerRollout: (r.figure ?? r.value).value } : null;
+  const projected = reference?.live ? reference.verdict.projected_full_run : null;
+  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
+  return {
+    experimentId: e.id,
+    candidate: c.candidate,
+    runName: c.runName,
+    state: j.state,
+    jobId: job?.jobId ?? null,
+    slurmState: job?.state ?? null,
+    timeline: timelineOf(e, p, j.observation.verdict.warmup_end_minutes),
+    observation: j.observation,
+    comparisons: j.comparisons,
+    chart: analysis?.chart,
+    opportunities: analysis?.opportunities,
+    queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
+    grafanaUrl: exp.grafanaUrl ?? null,
+    timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
+    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
+    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+    stopWhenDecided: x.stop_when_decided !== false,
+    baseline: seconds2(exp.baseline) ?? seconds2(liveBaseline),
+    best: seconds2(exp.best),
+    finalJobState: ended ? job?.state ?? null : null,
+    stoppedBy: j.stoppedBy,
+    commentIntervalMinutes: x.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
+    recordChartUrl: exp.recordChartUrl ?? null
+  };
+}
+function timelineOf(e, { job, observed }, warmupEnd) {
+  const firstTs = observed?.analysis?.startTs;
+  return [
+    { label: "submitted", at: iso2(job?.submitTs) },
+    { label: "started", at: iso2(job?.startTs) },
+    { label: "first metrics", at: iso2(firstTs) },
+    {
+      label: "warm-up ended",
+      at: firstTs && warmupEnd != null ? iso2(Math.round(firstTs + warmupEnd * 60 / e.clock.S)) : null
+    },
+    { label: "ended", at: observed?.ended ? iso2(job?.endTs) : null }
+  ];
+}
+function referenceJobLine(e, plan) {
+  const ref = e.reference;
+  if (!ref || ref.role === "run" || ref.role === "leading candidate") return null;
+  const name = describeReference(`${ref.role} ${ref.name}`);
+  const p = plan.job;
+  if (!p) {
+    const note = plan.note ?? (plan.mode === "recorded" ? "experiment.yaml says `reference: recorded`: no job beside the candidates" : "no reference job beside the candidates yet");
+    return { name, run: null, note };
+  }
+  const gpu = candidateGpu(e, p, false);
+  const base = e.exp.grafanaUrl;
+  const stop3 = plan.stops.find((s) => s.p === p)?.reason ?? null;
+  return {
+    name,
+    run: {
+      runName: p.c.runName,
+      pr: p.c.pr,
+      jobId: p.job?.jobId ?? null,
+      state: p.job?.state ?? "queued",
+      grafanaUrl: base ? grafanaLink(base, p.c.runName) : null,
+      gpuMinutes: gpu ? gpu.gpus * gpu.minutesRunning : null,
+      stopping: stop3
+    },
+    note: null
+  };
+}
+
+// src/monitor/autopilot.ts
+async function autopilot(state3, ports) {
+  const port = ports.autopilot;
+  if (!port) return;
+  await eachExperiment(state3, "autopilot", async (e) => {
+    const view = await port.read(e.exp);
+    if (!view) return;
+    await pilot({ ports, port, e, view: withState(view), stalls: [], saves: [], notes: [] });
+  });
+}
+function withState(view) {
+  const { rounds: rounds2, heads } = view.state;
+  return {
+    ...view,
+    pulls: view.pulls.map((b) => ({
+      ...b,
+      round: rounds2[b.candidate] ?? b.round,
+      takenOver: heads[b.candidate] ? heads[b.candidate] !== b.headSha : b.takenOver
+    }))
+  };
+}
+async function pilot(x) {
+  const { e, view } = x;
+  const skew = await firstPassSkew(x);
+  if (!skew) await resume2(x);
+  x.stalls.push(...nameClashes(view));
+  const { runs: runs2, plan } = planOf(e, x.view);
+  const ending = plan.actions.some((a) => a.kind === "conclude");
+  holdQueue(e, x.view, !!skew || ending || !view.context.policy.enabled || view.context.refused.length > 0);
+  if (skew) {
+    x.stalls.push({
+      what: `the runner's clock cannot be trusted: ${inlineText(skew, 400)}`,
+      fix: "fix the runner's time synchronisation (NTP, chrony); until then the autopilot opens, starts and charges nothing"
+    });
+  } else await carryAll(x, plan, runs2);
+  await saveAll(x);
+  e.autopilot = {
+    actions: skew ? [] : plan.actions,
+    waiting: skew ? "held: the runner\u2019s clock is off" : plan.waiting
+  };
+  await writeDashboard(x, runs2, plan);
+}
+function planOf(e, view) {
+  const s = view.state;
+  const recorded = new Set(view.context.recorded.map((r) => r.name));
+  const live3 = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded, unopened(view, recorded));
+  return planFor(
+    view.context,
+    live3,
+    controlsOfState(s),
+    s.concluded ?? void 0,
+    s.held,
+    // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
+    { ...Object.fromEntries(view.pulls.map((b) => [b.candidate, b.round])), ...s.rounds }
+  );
+}
+function othersOf(view) {
+  const bots = new Set(view.pulls.map((b) => b.pr));
+  return (view.others ?? []).filter((o) => !bots.has(o.pr));
+}
+function nameClashes(view) {
+  const others = othersOf(view);
+  return view.pulls.filter((b) => b.state === "open" && !b.takenOver).flatMap(
+    (b) => others.filter((o) => o.candidate === b.candidate).map((o) => ({
+      pr: b.pr,
+      what: `\`${b.candidate}\` is also the candidate of #${o.pr}, a person's pull request: the two would record one name`,
+      fix: `rename the candidate of #${o.pr} (its file and its \`name\`), or close one of them`
+    }))
+  );
+}
+function unopened(view, recorded) {
+  const s = view.state;
+  return Object.keys(s.heads).filter(
+    (c) => !view.pulls.some((b) => b.candidate === c) && !recorded.has(c) && s.rounds[c] !== void 0
+  ).map((c) => ({ candidate: c, round: s.rounds[c] }));
+}
+async function resume2(x) {
+  const { e, port, view } = x;
+  const recorded = new Set(view.context.recorded.map((r) => r.name));
+  for (const u of unopened(view, recorded)) {
+    const sha = view.state.heads[u.candidate];
+    const opened = await guard(
+      x,
+      `open the pull request of \`${u.candidate}\``,
+      () => port.open(e.exp, u.candidate, sha)
+    );
+    if (opened)
+      view.pulls.push({
+        pr: opened.pr,
+        candidate: u.candidate,
+        round: u.round,
+        state: "open",
+        headSha: sha,
+        takenOver: false
+      });
+  }
+  for (const b of view.pulls) {
+    const mine = view.state.heads[b.candidate];
+    if (b.state !== "open" || b.takenOver || !mine || view.state.validated[b.candidate] === b.headSha)
+      continue;
+    await validated(x, b.pr, b.candidate, b.headSha);
+  }
+}
+async function validated(x, pr, candidate, sha) {
+  const done = await guard(x, `post \`topo/validate\` on #${pr}`, async () => {
+    await x.port.validate(x.e.exp, pr);
+    return true;
+  });
+  if (done) x.saves.push((s) => ({ ...s, validated: { ...s.validated, [candidate]: sha } }));
+}
+async function firstPassSkew(x) {
+  const { e, ports } = x;
+  if (e.clock.skew) return e.clock.skew;
+  if (e.clock.source === "prometheus") return null;
+  const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
+  return clockSkew(ports.now(), { prometheus, slurm: slurmLatest(e.jobs) });
+}
+function holdQueue(e, view, ending) {
+  const s = view.state;
+  const bot = (p) => p.c.request?.login === view.botLogin && view.pulls.some((b) => b.pr === p.c.pr && b.candidate === p.c.candidate);
+  const off = ending || !!s.concluded || !!s.concludeBy;
+  e.queue = {
+    ...e.queue,
+    order: e.queue.order.filter((p) => !(s.paused || off && bot(p)))
+  };
+}
+function winnerOf(plan) {
+  const best = plan.campaign.best;
+  return best && best.name !== plan.campaign.baseline.name ? best.name : null;
+}
+async function carryAll(x, plan, runs2) {
+  const known = new Set(runs2.map((r) => r.name));
+  const stopped = [];
+  for (const a of plan.actions) {
+    const done = await guard(x, actionText(a), () => carryOut(x, a, known, stopped));
+    if (typeof done === "string") {
+      const concluded = { reason: done, winner: winnerOf(plan) };
+      x.saves.push((s) => s.concluded ? s : { ...s, concluded, concludeBy: null });
+    }
+  }
+  if (stopped.length) x.saves.push((s) => ({ ...s, stopped: [.../* @__PURE__ */ new Set([...s.stopped, ...stopped])] }));
+  const held = heldToKeep(x.e, x.view.state);
+  if (held) x.saves.push((s) => ({ ...s, held: { ...s.held, ...held } }));
+}
+async function guard(x, what, run) {
+  try {
+    return await run();
+  } catch (error2) {
+    const status5 = error2.status;
+    const message2 = inlineText(error2.message, 300);
+    x.e.errors.push(`${x.e.id}: autopilot could not ${what}: ${error2.message}`);
+    x.stalls.push({
+      what: `GitHub refused to ${what}${status5 ? ` (HTTP ${status5}: ${message2})` : ` (${message2})`}`,
+      fix: status5 === 403 || status5 === 401 ? "give the monitor job's token what the write needs (`contents`, `pull-requests`, `issues` and `checks: write`; `topo doctor` checks them) and check the branch protection rules; the next pass tries again" : "the next pass tries again; if it keeps failing, the monitor run\u2019s log has the whole error"
+    });
+    return null;
+  }
+}
+async function carryOut(x, a, known, stopped) {
+  const { port, e, view } = x;
+  switch (a.kind) {
+    case "open":
+      return openRound(x, a, known);
+    case "submit": {
+      const b = view.pulls.find((p) => p.pr === a.pr);
+      const refused = b ? await port.request(e.exp, b) : null;
+      if (refused)
+        x.stalls.push({ pr: a.pr, what: `no Request for \`${a.name}\`: ${refused.why}`, fix: refused.fix });
+      return null;
+    }
+    case "close":
+      await port.close(e.exp, a.pr, closingText(a, evidenceOf(e, a.name)));
+      return null;
+    case "stop":
+      if (await stopRun(x, a)) stopped.push(a.name);
+      return null;
+    case "conclude":
+      return a.reason;
+    case "label":
+      await port.label(e.exp, a.pr, WINNER_LABEL);
+      return null;
+    case "merge":
+      return mergeWhenReady(x, a);
+    case "report":
+      await report2(x);
+      return null;
+  }
+}
+async function report2(x) {
+  await x.port.report(x.e.exp);
+  x.saves.push((s) => s.concluded ? { ...s, concluded: { ...s.concluded, reported: true } } : s);
+}
+async function mergeWhenReady(x, a) {
+  const { port, e, view } = x;
+  const pull = view.pulls.find((p) => p.pr === a.pr);
+  if (!pull) return null;
+  const ready = mergeReadiness(view.context.policy.requiredChecks, await port.checks(e.exp, pull.headSha));
+  if (ready.failed.length) {
+    x.stalls.push({
+      pr: a.pr,
+      what: `\`${a.name}\` is not merged: its required check(s) ${ready.failed.map((c) => `\`${c}\``).join(", ")} failed on its head`,
+      fix: `merge #${a.pr} by hand if you accept it anyway, or close it; autopilot.required_checks lists what it waits for`
+    });
+    return null;
+  }
+  if (ready.pending.length) {
+    x.notes.push(`#${a.pr} waits for its required check(s) ${ready.pending.join(", ")}`);
+    return null;
+  }
+  await port.merge(e.exp, a.pr, pull.headSha);
+  if (a.why === "winner") await report2(x);
+  return null;
+}
+async function openRound(x, a, known) {
+  const { port, e, view } = x;
+  const others = othersOf(view).map((o) => o.candidate);
+  const exclude = [.../* @__PURE__ */ new Set([...known, ...view.pulls.map((b) => b.candidate), ...others])];
+  const proposals2 = await port.propose(e.exp, a.count, exclude, a.round);
+  if (proposals2.length === 0)
+    return a.round === 0 ? null : `no proposal left for round ${a.round}: nothing untried fits the resources`;
+  const commits = {};
+  for (const p of proposals2) {
+    const title = botPullTitle(e.id, p.candidate, a.round);
+    const body = botPullBody(e.id, p.candidate, a.round, p.reasoning);
+    commits[p.candidate] = await port.commit(e.exp, { ...p, round: a.round, title, body });
+  }
+  const saved = await port.save(e.exp, (s) => ({
+    ...s,
+    rounds: {
+      ...s.rounds,
+      ...Object.fromEntries(proposals2.map((p) => [p.candidate, s.rounds[p.candidate] ?? a.round]))
+    },
+    heads: { ...commits, ...s.heads }
+  }));
+  for (const p of proposals2) {
+    const sha = saved.heads[p.candidate] ?? commits[p.candidate];
+    const opened = await guard(
+      x,
+      `open the pull request of \`${p.candidate}\``,
+      () => port.open(e.exp, p.candidate, sha)
+    );
+    if (opened) await validated(x, opened.pr, p.candidate, sha);
+  }
+  return null;
+}
+async function stopRun(x, a) {
+  const { e, ports } = x;
+  const p = e.candidates.find((c) => c.c.pr === a.pr && c.c.candidate === a.name);
+  if (!p?.job || !p.c.request || p.c.outcome) return false;
+  const outcome = {
+    kind: "stopped",
+    at: new Date(ports.now() * 1e3).toISOString(),
+    jobId: p.job.jobId,
+    evidence: [`stopped by the autopilot: ${a.reason}; Slurm job ${p.job.jobId} cancelled`]
+  };
+  await ports.lifecycle?.recordOutcome(p.c.pr, p.c.request.id, outcome);
+  p.c = { ...p.c, outcome };
+  if (p.decided) p.decided.stop ??= `autopilot: ${a.reason}`;
+  return !!x.view.state.paused && !x.view.state.concludeBy;
+}
+async function saveAll(x) {
+  if (x.saves.length === 0) return;
+  const written = await x.port.save(x.e.exp, (s) => x.saves.reduce((acc, f) => f(acc), s));
+  x.view = { ...x.view, state: written };
+}
+async function writeDashboard(x, runs2, plan) {
+  const s = x.view.state;
+  const body = dashboardText(x.e.id, runs2, plan, { stalls: x.stalls, notes: x.notes, state: s });
+  await guard(x, "write the dashboard", () => x.port.dashboard(x.e.exp, body, !!s.concluded?.reported));
+}
+function dashboardText(id, runs2, plan, pass) {
+  const s = pass.state;
+  const waiting2 = [plan.waiting, ...pass.notes].filter(Boolean).join("; ") || null;
+  const body = renderDashboard(id, runs2, { ...plan, waiting: waiting2 }, dashboardHelp(COMMANDS), pass.stalls);
+  const concluded = s.concluded ? `
+
+**Concluded:** ${inlineText(s.concluded.reason, 300)}; winner: ${s.concluded.winner ? `\`${s.concluded.winner}\`` : "none, the baseline stays"}.${s.concluded.reported ? " The final report is below." : ""}` : "";
+  return `${body}${concluded}`;
+}
+function evidenceOf(e, name) {
+  const p = e.candidates.find((c) => c.c.candidate === name);
+  const d = p?.decided?.view?.observation.decision;
+  return d ? `${d.state} against ${d.against}` : null;
+}
+function allocatedGpuHours(e, p) {
+  const held = p.job?.held;
+  if (!held) return 0;
+  const gpuSeconds = held.gpuMinutes !== null ? held.gpuMinutes * 60 : held.seconds * (candidateGpu(e, p, false)?.gpus ?? 0);
+  return Math.max(0, gpuSeconds) * e.clock.S / 3600;
+}
+function heldToKeep(e, s) {
+  const out = {};
+  for (const p of e.candidates) {
+    const h2 = Math.round(allocatedGpuHours(e, p) * 1e3) / 1e3;
+    const kept = s.held[p.c.runName] ?? 0;
+    if (h2 > kept && (p.job?.endTs || h2 - kept >= 1)) out[p.c.runName] = h2;
+  }
+  return Object.keys(out).length ? out : null;
+}
+function liveCandidates(e, stoppedByPause = []) {
+  return e.candidates.filter((p) => p.c.request && !p.acted?.left).map((p) => ({
+    ...liveCandidate(p),
+    gpuHours: allocatedGpuHours(e, p),
+    ...p.c.outcome?.kind === "stopped" && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {}
+  }));
+}
+function liveCandidate(p) {
+  const phase = p.phase?.phase;
+  const obs = p.decided?.view?.observation;
+  const live3 = phase === "queued" || phase === "running";
+  const view = p.decided?.view;
+  const seconds2 = view ? viewFigure(view)?.value : void 0;
+  return {
+    name: p.c.candidate,
+    pr: p.c.pr,
+    live: live3,
+    outcome: live3 ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure),
+    ...seconds2 !== void 0 ? { seconds: seconds2 } : {},
+    runName: p.c.runName
+  };
+}
+
+// src/monitor/loop.ts
+import { setTimeout as sleepMs } from "node:timers/promises";
+
+// src/monitor/reference-job.ts
+var isRef = (p) => p.c.role === "reference";
+function endedFor(p) {
+  if (p.decided?.stop) return true;
+  if (p.decided?.view?.observation.failure) return true;
+  if (p.job) return !isLive(p.job.status);
+  return !p.c.requested;
+}
+function roundCandidates(e) {
+  const source = e.exp.referenceSource?.name ?? e.reference?.name;
+  return e.candidates.filter(
+    (p) => p.inPass && !p.acted?.left && !isRef(p) && p.c.candidate !== source && !!p.decided?.view
+  );
+}
+function openOf(p) {
+  return { name: p.c.candidate, decision: p.decided?.view?.observation.decision ?? null };
+}
+var isFinal = (p) => {
+  const state3 = p.decided?.view?.observation.decision?.state;
+  return !!state3 && state3 !== "measuring";
+};
+function youngest(open2) {
+  const ages = open2.map((p) => p.decided?.view?.observation.verdict.minutes_of_data ?? 0);
+  return ages.length ? Math.min(...ages) : 0;
+}
+function stopsOf(e, job, needed, reason2) {
+  return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.status) && !p.acted?.left).flatMap((p) => {
+    if (p === job && needed) return [];
+    const why2 = p === job ? reason2 : p.c.candidate !== e.reference?.name ? `the current best is now \`${e.reference?.name ?? "none"}\`, not \`${p.c.candidate}\`` : `another reference job of \`${p.c.candidate}\` stands for the round`;
+    return [{ p, reason: `${REFERENCE_STOP}: ${why2}` }];
+  });
+}
+function requestOf(e, open2, mode) {
+  const source = e.exp.referenceSource;
+  if (mode !== "beside" || !source || open2.length === 0) return null;
+  const refs = e.exp.candidates.filter(
+    (c) => c.role === "reference" && c.candidate === source.name && c.request?.topologyHash === source.topologyHash
+  );
+  const byTime = [...open2].sort(
+    (a, b) => (a.c.requestedAt ?? Number.POSITIVE_INFINITY) - (b.c.requestedAt ?? Number.POSITIVE_INFINITY)
+  );
+  const since = byTime[0]?.c.requestedAt ?? Number.POSITIVE_INFINITY;
+  const standing = refs.some((c) => !c.outcome && (c.currentHeadSha ?? c.headSha) === c.headSha);
+  const failed = refs.some(
+    (c) => ["failed", "lost"].includes(c.outcome?.kind ?? "") && (c.requestedAt ?? 0) >= since - 6e4
+  );
+  const home = byTime.find(
+    (p) => !e.exp.candidates.some((c) => c.pr === p.c.pr && c.candidate === source.name)
+  );
+  if (standing || failed || !home) return null;
+  return { pr: home.c.pr, headSha: home.c.currentHeadSha ?? home.c.headSha };
+}
+function planReferenceJob(e) {
+  const x = e.exp.experiment;
+  const { mode, note } = referenceModeOf(x);
+  const beside = e.reference?.beside;
+  const job = beside ? e.candidates.find((p) => isRef(p) && p.c.runName === beside.runName) ?? null : null;
+  const round3 = roundCandidates(e);
+  const open2 = round3.filter((p) => !endedFor(p));
+  const read2 = round3.filter((p) => !endedFor(p) || isFinal(p));
+  const need = referenceNeeded(read2.map(openOf), {
+    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+    minute: youngest(open2),
+    horizonMinutes: decisionOptions(x).maxDecisionMinutes ?? 120
+  });
+  return {
+    mode,
+    note,
+    job,
+    need,
+    stops: stopsOf(e, job, need.needed, need.reason),
+    request: need.needed ? requestOf(e, open2, mode) : null
+  };
+}
+
+// src/monitor/decide.ts
+async function decide2(state3) {
+  await eachExperiment(state3, "decide", (e) => decideExperiment(e));
+}
+function decideExperiment(e) {
+  const runs2 = e.candidates.filter((p) => p.inPass).map((p) => ({
+    c: p.c,
+    analysis: p.observed?.analysis,
+    started: !!p.job,
+    ended: !!p.job && !isLive(p.job.status)
+  }));
+  e.reference = referenceOf2(e.exp, runs2);
+  e.leader = leaderOf(e.exp, runs2, e.reference);
+  for (const p of e.candidates) {
+    const view = p.inPass ? judgeCandidate(e, p) : null;
+    const live3 = !!p.job && isLive(p.job.status);
+    const asked = view && live3 && !e.unavailable && p.c.role !== "reference";
+    const stop3 = asked ? stopReason(e.exp.experiment, view) : null;
+    const lifecycle = lifecycleIntent(p, e.accountingUnreachable ?? null);
+    p.decided = { view, stop: stop3, ...lifecycle ? { lifecycle } : {} };
+  }
+  planReference(e);
+  e.queue = queueOf(e);
+}
+function planReference(e) {
+  const plan = planReferenceJob(e);
+  e.referenceJob = plan;
+  if (!e.unavailable) {
+    for (const { p, reason: reason2 } of plan.stops) if (p.decided) p.decided.stop = reason2;
+  }
+  for (const p of roundCandidates(e))
+    if (p.decided?.view) p.decided.view.referenceJob = referenceJobLine(e, plan);
+}
+function lifecycleIntent({ phase }, accountingUnreachable) {
+  if (phase?.phase === "supersede") return { kind: "supersede", jobId: phase.jobId };
+  if (phase?.phase === "lost")
+    return accountingUnreachable ? void 0 : { kind: "lost", jobId: phase.jobId };
+  if (phase?.phase === "done" && phase.cancelLive) return { kind: "cancel", jobId: phase.cancelLive };
+  return void 0;
+}
+function queueOf(e) {
+  const waiting2 = e.candidates.filter((p) => p.inPass && p.c.requested && !p.job).sort(
+    (a, b) => Number(b.c.role === "reference") - Number(a.c.role === "reference") || byRequest(a.c, b.c)
+  ).map((p) => ({ jobName: p.c.runName, p }));
+  const jobs = e.jobs.map((j) => ({ id: j.jobId, name: j.name, status: j.status }));
+  const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);
+  const order = [...plan.submitNow, ...plan.queued.map((q) => q.request)].map((r) => r.p);
+  return { order, free: Math.max(0, plan.slots - plan.live) };
+}
+function byRequest(a, b) {
+  const at = (c) => c.requestedAt ?? Number.POSITIVE_INFINITY;
+  return at(a) - at(b) || a.pr - b.pr;
+}
+var DECISION_STOP = "decided";
+function stopReason(experiment, view) {
+  const d = view.observation.decision;
+  if (d && !["failed", "finished", "stopped"].includes(view.state)) {
+    const s = shouldStopOnDecision([d], { stopWhenDecided: experiment.stop_when_decided !== false });
+    if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
+  }
+  if (view.state === "stable" && experiment.stop_when_stable && d?.state === "reference")
+    return "stable (stop_when_stable)";
+  return null;
+}
+
+// src/monitor/act.ts
+async function act(state3, ports) {
+  await eachExperiment(state3, "act", async (e) => {
+    for (const p of e.candidates) p.acted = {};
+    for (const p of e.candidates) await applyLifecycle(state3, ports, e, p);
+    await requestReference(ports, e);
+    await serveQueue(state3, ports, e);
+    for (const p of e.candidates) await stop2(ports, e, p);
+  });
+}
+var isoNow = (ports) => new Date(ports.now() * 1e3).toISOString();
+async function applyLifecycle(state3, ports, e, p) {
+  const intent = p.decided?.lifecycle;
+  const request2 = p.c.request;
+  if (!intent || !request2) return;
+  if (intent.jobId && intent.kind !== "lost") await ports.slurm.cancel(intent.jobId, e.id);
+  if (intent.kind === "cancel") return;
+  const outcome = intent.kind === "supersede" ? superseded(request2.headSha, p.c.currentHeadSha ?? p.c.headSha, intent.jobId, isoNow(ports)) : {
+    kind: "lost",
+    at: isoNow(ports),
+    jobId: intent.jobId,
+    evidence: [
+      `Slurm no longer knows job ${intent.jobId} (history window or lost controller state); it is not submitted again: comment /topo submit to run it again`
+    ]
+  };
+  await ports.lifecycle?.recordOutcome(p.c.pr, request2.id, outcome);
+  leave(state3, p);
+}
+function superseded(from, to, jobId2, at) {
+  return {
+    kind: "superseded",
+    at,
+    ...jobId2 ? { jobId: jobId2 } : {},
+    evidence: [
+      `the pull request moved from ${from.slice(0, 7)} to ${to.slice(0, 7)}: the new head waits for a new /topo submit`,
+      ...jobId2 ? [`cancelled Slurm job ${jobId2}`] : []
+    ]
+  };
+}
+function leave(state3, p) {
+  p.acted = { ...p.acted, left: true };
+  state3.left.set(p.c.pr, p.c.labels);
+}
+async function serveQueue(state3, ports, e) {
+  let free = e.queue.free;
+  for (const p of e.queue.order) {
+    if (free <= 0) break;
+    const r = await ports.submit(e.exp, p.c);
+    if (r && "refused" in r) leave(state3, p);
+    if (!r || "refused" in r) continue;
+    free--;
+    p.job = { jobId: r.jobId, name: p.c.runName, ...SUBMITTED, submitTs: null };
+    p.acted = { ...p.acted, submitted: r.jobId };
+    if (p.decided) {
+      const reference = p.decided.view?.referenceJob;
+      p.decided.view = judgeCandidate(e, p);
+      if (p.decided.view && reference) p.decided.view.referenceJob = reference;
+    }
+    if (p.c.request)
+      await ports.lifecycle?.recordRun(p.c.pr, p.c.request.id, {
+        jobId: r.jobId,
+        submittedAt: isoNow(ports)
+      });
+  }
+}
+async function requestReference(ports, e) {
+  const want = e.referenceJob?.request;
+  const make = ports.lifecycle?.requestReference;
+  if (!want || !make) return;
+  const request2 = await make(e.exp, want.pr, want.headSha);
+  if (!request2) return;
+  const p = {
+    c: {
+      candidate: request2.candidate,
+      runName: request2.runName,
+      pr: request2.pr,
+      headSha: request2.headSha,
+      currentHeadSha: want.headSha,
+      labels: e.candidates.find((x) => x.c.pr === request2.pr)?.c.labels ?? [],
+      requested: true,
+      requestedAt: Date.parse(request2.requestedAt),
+      request: request2,
+      role: "reference"
+    },
+    phase: { phase: "queued" },
+    inPass: true
+  };
+  p.decided = { view: judgeCandidate(e, p), stop: null };
+  e.candidates.push(p);
+  e.queue = { ...e.queue, order: [p, ...e.queue.order] };
+}
+async function stop2(ports, e, p) {
+  const reason2 = p.decided?.stop;
+  const view = p.decided?.view;
+  if (!reason2 || !view || !p.job || p.acted?.left) return;
+  await ports.slurm.cancel(p.job.jobId, e.id);
+  const d = view.observation.decision;
+  const gpu = candidateGpu(e, p, true);
+  if (d && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d, gpu);
+  if (d && reason2.startsWith(REFERENCE_STOP))
+    view.observation.decision = {
+      ...d,
+      evidence: [...d.evidence, reason2],
+      ...gpu ? { gpu_minutes_used: Math.round(gpu.gpus * gpu.minutesRunning) } : {}
+    };
+  p.acted = { ...p.acted, cancelled: p.job.jobId };
+}
+
+// src/monitor/observe.ts
+async function observe(state3, ports) {
+  await eachExperiment(state3, "observe", async (e) => {
+    await readClock(e, ports, state3.options);
+    e.telemetry = await experimentTelemetry(ports, e);
+    const error2 = e.telemetry?.errors[0];
+    e.unavailable = error2 ? `Prometheus: ${error2.quantity}: ${error2.message}` : null;
+    if (e.clock.skew) {
+      e.unavailable = e.clock.skew;
+      e.errors.push(`${e.id}: ${e.clock.skew}`);
+    }
+    for (const p of e.candidates.filter((x) => x.inPass)) await observeCandidate(ports, e, p, state3.options);
+    for (const p of e.candidates.filter((x) => x.remembered))
+      p.observed = { current: await ports.github.readComment(p.c.pr, p.c.candidate), ended: true };
+  });
+}
+async function experimentTelemetry(ports, e) {
+  const started = e.candidates.filter((p) => p.inPass).flatMap((p) => p.job ? [p.job] : []);
+  const window3 = jobsWindow(started, e.clock.evalTs, e.clock.scrape);
+  if (!window3) return void 0;
+  return readTelemetry(e.exp.prometheus ?? ports.prometheus, experimentSelector(e.id), window3, {
+    timeScale: e.exp.timeScale,
+    scrapeSeconds: e.clock.scrape
+  });
+}
+function runOf2(e, { c, job }, options) {
+  const { S, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
+  return {
+    runName: c.runName,
+    job: job ?? null,
+    series: seriesOf(e.telemetry, c.runName),
+    missing: e.telemetry?.missing,
+    clock: { nowTs: evalTs, timeScale: S, stepSeconds: scrape, wallMinutes, expectedRollouts },
+    topology: c.topology,
+    settings: e.exp.experiment.stabilisation,
+    unavailable: !!e.unavailable,
+    ...options.telemetryDeadlineMinutes !== void 0 ? { telemetryDeadlineMinutes: options.telemetryDeadlineMinutes } : {}
+  };
+}
+async function observeCandidate(ports, e, p, options) {
+  const run = runOf2(e, p, options);
+  const { analysis, ended } = observeRunOf(run);
+  const current = await ports.github.readComment(p.c.pr, p.c.candidate);
+  const previous = current ? parseObservationBlock(current) : void 0;
+  p.observed = { run, analysis, current, previous, ended };
+  keepLastLiveVerdict(p);
+}
+var isStable2 = (v) => v === "stable" || v === "cyclic";
+function keepLastLiveVerdict({ c, observed }) {
+  const { analysis, ended, previous } = observed ?? { ended: false };
+  if (!analysis || !ended || previous?.run_name !== c.runName || !isStable2(previous.verdict.state) || isStable2(analysis.observation.verdict.state))
+    return;
+  const note = "verdict of the last pass before the run ended";
+  const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
+  analysis.observation.verdict = { ...previous.verdict, evidence };
+}
+
+// src/monitor/comment.ts
+import { createHash as createHash2 } from "node:crypto";
+var HASH_MARK = "topo:monitor-hash:";
+var UNAVAILABLE_MARK = "topo:unavailable-since:";
+var FINAL_MARK = "final-job:";
+function planComment(view, x) {
+  if (x.unavailable && x.job?.startTs) return heldComment(view, x, x.unavailable, x.heldBy);
+  const body = renderMonitorComment(view);
+  const { job, current, evalTs } = x;
+  const finalMark = job && x.ended && job.endTs && evalTs >= job.endTs + 3 * x.scrape ? ` ${FINAL_MARK}${job.jobId}` : "";
+  const hash = contentHash(`${body}${finalMark}`);
+  const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
+  const isFinal2 = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
+  const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
+  const interval4 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
+  const previous = parseCommentStamp(current);
+  const due = !isFinal2 && (wasUnavailable || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval4));
+  const checkDue = due && (wasUnavailable || x.refresh || shouldWriteCheck(previous, stamp));
+  const text3 = due ? `${body}
+<!-- ${HASH_MARK}${hash}${finalMark} -->
+${renderCommentStamp(stamp)}` : void 0;
+  return { view, held: false, final: finalMark !== "", checkDue, ...text3 ? { text: text3 } : {} };
+}
+function heldComment(view, x, reason2, what = "Metrics unavailable") {
+  const since = unavailableSince(x.current) ?? iso2(x.now) ?? "";
+  const noted = withUnavailableNotice(x.current, since, reason2, what);
+  const notes = [...view.notes ?? [], `${what.toLowerCase()} since ${since}`];
+  const text3 = noted !== void 0 && noted !== x.current ? noted : void 0;
+  return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text3 ? { text: text3 } : {} };
+}
+function contentHash(body) {
+  return createHash2("sha256").update(body).digest("hex").slice(0, 16);
+}
+function unavailableSince(comment) {
+  const m = comment ? new RegExp(`<!-- ${UNAVAILABLE_MARK}([0-9TZ:.-]+) -->`).exec(comment) : null;
+  return m?.[1] ?? null;
+}
+function withUnavailableNotice(comment, since, reason2, what = "Metrics unavailable") {
+  if (comment === void 0) return void 0;
+  const body = comment.replace(
+    /^> ⚠️ (Metrics unavailable|Cluster unreachable|Accounting unreachable|Runner clock off) since [^\n]*\n\n/,
+    ""
+  );
+  return `> \u26A0\uFE0F ${what} since ${since} (${inlineText(reason2, 300)}): nothing is judged until ${what === "Runner clock off" ? "the clocks agree" : "it is back"}; retried every pass. <!-- ${UNAVAILABLE_MARK}${since} -->
+
+${body}`;
+}
+
+// src/monitor/publish.ts
+async function publish(state3, ports) {
+  for (const e of state3.experiments)
+    if (e.failed?.clusterUnreachable) await noteUnreachable(ports, e, e.exp.candidates, e.failed.message);
+    else if (e.accountingUnreachable && !e.failed) {
+      const unknown = e.candidates.filter((p) => p.phase?.phase === "lost").map((p) => p.c);
+      await noteUnreachable(ports, e, unknown, `sacct: ${e.accountingUnreachable}`, "Accounting unreachable");
+    }
+  const held = heldPulls(state3);
+  for (const [pr, plans] of pullPlans(state3, ports)) {
+    try {
+      await writePull(ports, pr, plans, {
+        held: held.has(pr),
+        left: state3.left.get(pr),
+        remembered: rememberedOf(state3, pr)
+      });
+      for (const p of plans) p.p.published = { changed: p.plan.text !== void 0 };
+    } catch (error2) {
+      state3.pullErrors.push(`#${pr}: ${error2.message}`);
+      for (const p of plans) p.p.published = { changed: false };
+    }
+  }
+}
+function pullPlans(state3, ports) {
+  const byPull = /* @__PURE__ */ new Map();
+  for (const e of state3.experiments) {
+    if (e.failed) continue;
+    for (const p of judged(e)) {
+      const plan = planComment(p.decided.view, {
+        job: p.job,
+        ended: p.observed?.ended ?? false,
+        current: p.observed?.current,
+        evalTs: e.clock.evalTs,
+        scrape: e.clock.scrape,
+        unavailable: e.unavailable,
+        ...e.clock.skew ? { heldBy: "Runner clock off" } : {},
+        refresh: state3.options.refresh === true,
+        now: ports.now()
+      });
+      p.decided.view = plan.view;
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], { p, plan }]);
+    }
+  }
+  for (const pr of state3.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
+  return byPull;
+}
+function rememberedOf(state3, pr) {
+  return state3.experiments.filter((e) => !e.failed).flatMap((e) => e.candidates.filter((p) => p.remembered && p.c.pr === pr)).flatMap((p) => {
+    const ended = endedCandidate(p.c.candidate, p.observed?.current);
+    return ended ? [{ sha: p.c.headSha, candidate: p.c.candidate, ...ended }] : [];
+  });
+}
+async function writePull(ports, pr, plans, pull) {
+  const hold = pull.held || plans.some((x) => x.plan.held);
+  const due = plans.filter((x) => x.plan.text !== void 0);
+  const views = plans.map((x) => x.plan.view);
+  if (!hold) {
+    for (const sha of new Set(due.filter((x) => x.plan.checkDue).map((x) => x.p.c.headSha)))
+      await ports.github.writeCheck(
+        pr,
+        sha,
+        pullCheck(
+          plans.filter((x) => x.p.c.headSha === sha).map((x) => x.plan.view),
+          pull.remembered.filter((r) => r.sha === sha)
+        )
+      );
+    if (due.length || pull.left)
+      await ports.github.setLabel(
+        pr,
+        pullStateLabel([...views, ...pull.remembered]),
+        plans[0]?.p.c.labels ?? pull.left ?? []
+      );
+  }
+  for (const x of due) await ports.github.writeComment(pr, x.p.c.candidate, x.plan.text);
+  for (const { p, plan } of plans)
+    if (plan.final && p.job && p.c.request && !p.c.outcome)
+      await ports.lifecycle?.recordOutcome(
+        pr,
+        p.c.request.id,
+        finalOutcome(plan.view, p.job, iso2(p.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
+      );
+}
+function pullCheck(views, remembered = []) {
+  return pullRequestCheckRun([
+    ...views.map((v) => ({ candidate: v.candidate, check: monitorCheck(v) })),
+    ...remembered.map((r) => ({ candidate: r.candidate, check: r.check }))
+  ]);
+}
+async function noteUnreachable(ports, e, candidates, reason2, what = "Cluster unreachable") {
+  for (const c of candidates) {
+    if (!c.request || c.outcome) continue;
+    try {
+      const current = await ports.github.readComment(c.pr, c.candidate);
+      const since = unavailableSince(current) ?? iso2(ports.now()) ?? "";
+      const noted = withUnavailableNotice(current, since, reason2, what);
+      if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
+    } catch (error2) {
+      e.errors.push(`#${c.pr}: ${error2.message}`);
+    }
+  }
+}
+function finalOutcome(view, job, at) {
+  const v = view.observation.verdict;
+  const d = view.observation.decision;
+  if (view.state === "stopped" && view.stoppedBy === "decision" && d)
+    return {
+      kind: "decided",
+      at,
+      jobId: job.jobId,
+      evidence: [
+        `${d.state} against ${d.against}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ""}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
+        ...d.evidence,
+        ...savingsText(d) ? [savingsText(d)] : []
+      ]
+    };
+  if (view.state === "stopped" && view.stoppedBy === "no-longer-needed")
+    return {
+      kind: "decided",
+      at,
+      jobId: job.jobId,
+      evidence: [
+        `reference job: Slurm job ${job.jobId} cancelled once no open decision needed it`,
+        ...d?.evidence.filter((e) => e.startsWith(REFERENCE_STOP)) ?? []
+      ]
+    };
+  const kind = view.state === "failed" ? "failed" : view.state === "stopped" ? "stopped" : "finished";
+  const evidence = kind === "failed" ? [view.observation.failure?.message ?? `Slurm job ${job.jobId} ended ${job.state}`] : [
+    v.value ? `${v.state}: ${v.value.value} s/rollout [${v.value.low}, ${v.value.high}]` : `ended without a stable value (${v.state})`
+  ];
+  return { kind, at, jobId: job.jobId, evidence };
+}
+
+// src/monitor/report.ts
+function passReport(state3) {
+  const byPull = /* @__PURE__ */ new Map();
+  for (const e of state3.experiments) {
+    if (e.failed) continue;
+    for (const p of judged(e)) {
+      const { view } = p.decided;
+      const report3 = {
+        experimentId: e.id,
+        candidate: p.c.candidate,
+        runName: p.c.runName,
+        pr: p.c.pr,
+        state: view.state,
+        verdict: view.observation.verdict.state,
+        changed: p.published?.changed ?? false,
+        submitted: p.acted?.submitted,
+        ...p.acted?.cancelled ? { cancelled: p.acted.cancelled } : {},
+        view
+      };
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], report3]);
+    }
+  }
+  return {
+    candidates: [...byPull.values()].flat(),
+    errors: [...state3.experiments.flatMap((e) => e.errors), ...state3.pullErrors]
+  };
+}
+
+// src/monitor/pass.ts
+var STAGES = [
+  { name: "read", run: read },
+  { name: "observe", run: observe },
+  { name: "decide", run: decide2 },
+  { name: "act", run: act },
+  { name: "publish", run: publish }
+];
+function withStage(stages, stage, { after }) {
+  const i = stages.findIndex((s) => s.name === after);
+  if (i < 0)
+    throw new Error(
+      `no stage "${after}" to place "${stage.name}" after (have ${stages.map((s) => s.name).join(", ")})`
+    );
+  return [...stages.slice(0, i + 1), stage, ...stages.slice(i + 1)];
+}
+async function runStages(state3, ports, stages = STAGES) {
+  for (const stage of stages) await stage.run(state3, ports);
+  return state3;
+}
+
+// src/monitor/loop.ts
+async function reread(state3, ports) {
+  const now = ports.now();
+  for (const e of state3.experiments) {
+    e.failed = void 0;
+    e.clock = clockOf(e.exp, state3.options, now);
+  }
+  await readJobs(state3, ports);
+}
+async function stopsOnly(state3) {
+  for (const e of state3.experiments) {
+    e.queue = { order: [], free: 0 };
+    if (e.referenceJob) e.referenceJob.request = null;
+    for (const p of e.candidates)
+      if (p.decided?.lifecycle && p.decided.lifecycle.kind !== "cancel") delete p.decided.lifecycle;
+  }
+}
+async function publishStops(state3, ports) {
+  const ok = state3.experiments.filter((e) => !e.failed);
+  const stopped = new Set(
+    ok.flatMap((e) => e.candidates.filter((p) => p.acted?.cancelled).map((p) => p.c.pr))
+  );
+  if (!stopped.size) return;
+  const only = {
+    ...state3,
+    left: /* @__PURE__ */ new Map(),
+    pullErrors: [],
+    experiments: ok.map((e) => ({ ...e, candidates: e.candidates.filter((p) => stopped.has(p.c.pr)) }))
+  };
+  await publish(only, ports);
+  state3.pullErrors.push(...only.pullErrors);
+}
+var WATCH_STAGES = [
+  { name: "reread", run: reread },
+  { name: "observe", run: observe },
+  { name: "decide", run: decide2 },
+  { name: "stops-only", run: stopsOnly },
+  { name: "act", run: act },
+  { name: "publish-stops", run: publishStops }
+];
+async function watchPass(ports, options, watch, deps) {
+  const cached = withCommentCache(ports);
+  const start = ports.now();
+  const state3 = await runStages(newPassState(options), cached, watch.stages ?? STAGES);
+  const report3 = {
+    pass: passReport(state3),
+    looks: [],
+    ended: "one pass",
+    yieldedTo: [],
+    errors: []
+  };
+  const done = (ended, yieldedTo = []) => ({
+    ...report3,
+    ended,
+    yieldedTo,
+    errors: [...report3.pass.errors, ...report3.looks.flatMap((l) => l.errors)]
+  });
+  if (!(watch.minutes > 0)) return done("one pass");
+  const look = watch.lookSeconds ?? 60;
+  const deadline = start + watch.minutes * 60;
+  for (; ; ) {
+    if (!hasLive(state3)) return done("no live candidates");
+    const next = ports.now() + look;
+    if (next > deadline) return done("time");
+    const waiting2 = await waitOrYield(ports, deps, next, watch.yieldCheckSeconds ?? 30);
+    if (waiting2.length) {
+      deps.log?.(`yielding the runner to ${waiting2.join(", ")}`);
+      return done("yielded", waiting2);
+    }
+    report3.looks.push(await lookOnce(state3, cached));
+  }
+}
+async function lookOnce(state3, ports) {
+  const at = ports.now();
+  for (const e of state3.experiments) e.errors = [];
+  state3.pullErrors = [];
+  await runStages(state3, ports, WATCH_STAGES);
+  return {
+    at,
+    stopped: state3.experiments.flatMap(
+      (e) => e.candidates.filter((p) => p.acted?.cancelled).map((p) => p.c.runName)
+    ),
+    errors: [...state3.experiments.flatMap((e) => e.errors), ...state3.pullErrors]
+  };
+}
+async function waitOrYield(ports, deps, until, check2) {
+  const sleep3 = deps.sleep ?? ((s) => sleepMs(s * 1e3));
+  for (; ; ) {
+    const waiting2 = await deps.queued();
+    if (waiting2.length) return waiting2;
+    const left = until - ports.now();
+    if (left <= 0) return [];
+    await sleep3(Math.min(check2, left));
+    if (ports.now() >= until) return [];
+  }
+}
+function hasLive(state3) {
+  return state3.experiments.some(
+    (e) => e.candidates.some((p) => p.inPass && !!p.job && isLive(p.job.status) && !p.acted?.cancelled)
+  );
+}
+function withCommentCache(ports) {
+  const known = /* @__PURE__ */ new Map();
+  const key = (pr, candidate) => `${pr}/${candidate}`;
+  return {
+    ...ports,
+    github: {
+      ...ports.github,
+      async readComment(pr, candidate) {
+        const k = key(pr, candidate);
+        if (!known.has(k)) known.set(k, await ports.github.readComment(pr, candidate));
+        return known.get(k);
+      },
+      async writeComment(pr, candidate, body) {
+        await ports.github.writeComment(pr, candidate, body);
+        known.set(key(pr, candidate), body);
+      }
+    }
+  };
+}
+
+// src/report/monitor-summary.ts
+var HOLDS_SLOT = /* @__PURE__ */ new Set(["submitted", "starting", "warming", "stabilising", "stable"]);
+function cell3(s) {
+  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+function experimentSection(e, repo) {
+  const running = e.candidates.filter((c) => HOLDS_SLOT.has(c.view.state));
+  const queue = e.candidates.filter((c) => c.view.state === "queued");
+  const out = [
+    `### Experiment ${code(e.id)}`,
+    "",
+    `Slots: **${running.length} of ${e.maxParallel}** in use \xB7 queue: ${queue.length ? queue.map((c) => `${code(c.view.candidate)} (#${c.pr})`).join(", ") : "empty"}`,
+    ""
+  ];
+  if (!e.candidates.length) return [...out, "No live candidates.", ""];
+  out.push("| Candidate | PR | State | Decision | Slurm | Next step |", "|---|---|---|---|---|---|");
+  for (const { pr, view } of e.candidates) {
+    const s = viewStanding(view);
+    const link = repo ? `[#${pr}](${repo.replace(/\/+$/, "")}/pull/${pr})` : `#${pr}`;
+    const change = s.change ? ` ${s.change.value > 0 ? "+" : ""}${Math.round(s.change.value * 1e3) / 10}%` : "";
+    out.push(
+      `| ${cell3(code(view.candidate))} | ${link} | ${view.state} | ${OUTCOME_ICON[s.outcome]} ${s.outcome}${change} | ${cell3(jobLine(view))} | ${cell3(nextStep2(view, s).replace(/\*\*/g, ""))} |`
+    );
+  }
+  out.push("");
+  return out;
+}
+function renderMonitorSummary(input) {
+  const out = ["## topo monitor", ""];
+  if (input.api)
+    out.push(`GitHub API this pass: ${input.api.reads} read(s), ${input.api.writes} write(s).`, "");
+  if (!input.experiments.length) out.push("No experiments with live candidates.", "");
+  for (const e of input.experiments) out.push(...experimentSection(e, input.repositoryUrl));
+  if (input.errors?.length) {
+    out.push("### Errors", "");
+    for (const err of input.errors) out.push(`- ${cell3(err)}`);
+    out.push("");
+  }
+  return out.join("\n");
+}
+
+// actions/monitor/ports.ts
+import { existsSync as existsSync6, readdirSync as readdirSync3, readFileSync as readFileSync6 } from "node:fs";
+import { join as join6 } from "node:path";
+
+// src/github/check-runs.ts
+var ANNOTATIONS_PER_REQUEST = 50;
+var TEXT_LIMIT = 65535;
+async function reusableRun(octokit, input) {
+  const existing = await octokit.rest.checks.listForRef({
+    owner: input.owner,
+    repo: input.repo,
+    ref: input.head_sha,
+    check_name: input.name,
+    filter: "latest"
+  });
+  return existing.data.check_runs.find(
+    (r) => r.head_sha === input.head_sha && r.output.annotations_count === 0
+  );
+}
+function annotationBatches(annotations) {
+  const batches = [];
+  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
+    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+  }
+  return batches.length ? batches : [[]];
+}
+function clean2(a) {
+  if (a.start_line === a.end_line) return a;
+  const { start_column: _s, end_column: _e, ...rest } = a;
+  return rest;
+}
+async function upsertCheckRun(octokit, input, known) {
+  const { owner, repo, name, head_sha } = input;
+  const annotations = (input.annotations ?? []).map(clean2);
+  const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
+  const batches = annotationBatches(annotations);
+  const output = (batch) => ({
+    title: input.title,
+    summary: truncateComment(input.summary, TEXT_LIMIT),
+    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
+    ...batch.length ? { annotations: batch } : {}
+  });
+  const common = {
+    ...input.details_url ? { details_url: input.details_url } : {},
+    ...input.external_id ? { external_id: input.external_id } : {}
+  };
+  const last = batches.length - 1;
+  const finish = (i) => i === last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
+  let id;
+  let created = false;
+  if (reusable) {
+    id = reusable.id;
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+  } else {
+    const run = await octokit.rest.checks.create({
+      owner,
+      repo,
+      name,
+      head_sha,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+    id = run.data.id;
+    created = true;
+  }
+  for (let i = 1; i < batches.length; i++) {
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...finish(i),
+      output: output(batches[i] ?? [])
+    });
+  }
+  return { id, created };
+}
+
+// src/monitor/adapters.ts
+function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
+  let accountingProblem = null;
+  return {
+    async jobs(experimentId) {
+      const listing = await slurm.listing(experimentPrefix(experimentId));
+      accountingProblem = listing.accounting === "unreachable" ? listing.accountingProblem ?? "sacct failed" : null;
+      let listed2 = listing.jobs;
+      const release = effects?.releaseAbandonedHolds;
+      if (release)
+        listed2 = await releaseAbandonedHolds(
+          { slurm, ...release.log ? { log: release.log } : {} },
+          experimentId,
+          listed2,
+          release.now()
+        );
+      return experimentJobs2(
+        { jobs: async () => listed2, tail: (j, n) => slurm.tail(j, n) },
+        experimentId,
+        knownExperimentIds
+      );
+    },
+    cancel: (jobId2) => slurm.cancel(jobId2),
+    accountingProblem: () => accountingProblem
+  };
+}
+var MONITOR_CHECK_NAME = "topo/monitor";
+function githubMonitorPort(octokit, repo) {
+  const target2 = (pr) => ({
+    owner: repo.owner,
+    repo: repo.repo,
+    issue_number: pr,
+    botLogin: repo.botLogin
+  });
+  return {
+    readComment: (pr, candidate) => readMonitorComment(octokit, target2(pr), candidate),
+    async writeComment(pr, candidate, body) {
+      await writeMonitorComment(octokit, target2(pr), candidate, body);
+    },
+    async writeCheck(_pr, headSha, check2) {
+      await upsertCheckRun(octokit, {
+        owner: repo.owner,
+        repo: repo.repo,
+        name: MONITOR_CHECK_NAME,
+        head_sha: headSha,
+        title: check2.title,
+        summary: check2.summary,
+        ...check2.conclusion ? { conclusion: check2.conclusion } : {}
+      });
+    },
+    setLabel: (pr, state3, current) => setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: pr }, state3, current)
+  };
+}
+
+// src/slurm/for-cluster.ts
+import { readFileSync as readFileSync5 } from "node:fs";
+
+// src/slurm/environment.ts
+var COMMAND_INHERITED_VARIABLES = [...BASE_EXPORTED_VARIABLES, "SLURM_CONF"];
+var SLURM_TIME_ZONE = "UTC";
+var SLURM_TIME_FORMAT = "standard";
+var SUBMIT_VARIABLE_SET = new Set(SUBMIT_SCRIPT_VARIABLES);
+var VALUE = /^[\x20-\x7e]{0,4096}$/;
+function plainCommandEnvironment(from, extra = {}) {
+  const env = {};
+  for (const key of COMMAND_INHERITED_VARIABLES) {
+    const value = from[key];
+    if (value !== void 0 && value !== "") env[key] = value;
+  }
+  env.TZ = SLURM_TIME_ZONE;
+  env.SLURM_TIME_FORMAT = SLURM_TIME_FORMAT;
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === void 0) continue;
+    if (!SUBMIT_VARIABLE_SET.has(key))
+      throw new Error(
+        `refusing to pass ${key} to a Slurm command: only ${SUBMIT_SCRIPT_VARIABLES.join(", ")} may be set per submission`
+      );
+    if (!VALUE.test(value))
+      throw new Error(`refusing to pass ${key}: its value is not printable ASCII of at most 4096 characters`);
+    env[key] = value;
+  }
+  return env;
+}
+function withExportAllowlist(argv) {
+  const exports = argv.filter((a) => a === "--export" || a.startsWith("--export="));
+  if (exports.some((a) => a !== SBATCH_EXPORT_FLAG))
+    throw new Error(
+      `refusing to submit: ${JSON.stringify(exports.find((a) => a !== SBATCH_EXPORT_FLAG))} would hand the runner's environment to the job; only ${SBATCH_EXPORT_FLAG} is allowed`
+    );
+  if (exports.length > 0) return [...argv];
+  return [argv[0] ?? "sbatch", SBATCH_EXPORT_FLAG, ...argv.slice(1)];
+}
+
+// src/slurm/listing.ts
+function mergeJobListings(controller, accounting) {
+  const { latest, byJob } = allocationsOf(accounting);
+  const held = new Map(controller.map((j) => [j.id, j]));
+  const onlyAccounted = latest.filter((j) => {
+    if (isLive(j.status)) return false;
+    const same = held.get(j.id);
+    return !same || same.submitTime !== null && j.submitTime !== null && same.submitTime !== j.submitTime;
+  });
+  return [...controller, ...onlyAccounted].map((j) => withEarlier(j, byJob.get(allocationKey(j)) ?? []));
+}
+function allocationKey(j) {
+  return `${j.id}
+${j.name}`;
+}
+function startOf(j) {
+  return isWaiting(j.status) || j.startTime === null ? "~" : j.startTime;
+}
+function allocationsOf(rows) {
+  const byJob = /* @__PURE__ */ new Map();
+  for (const r of rows) byJob.set(allocationKey(r), [...byJob.get(allocationKey(r)) ?? [], r]);
+  const order = (j) => `${j.submitTime ?? ""} ${j.startTime ?? "~"}`;
+  const latest = [...byJob.values()].map((all) => all.reduce((a, b) => order(b) > order(a) ? b : a));
+  return { latest, byJob };
+}
+function withEarlier(job, rows) {
+  const own = startOf(job);
+  const before = rows.filter((r) => r.startTime !== null && r.endTime !== null && r.startTime < own);
+  if (before.length === 0) return job;
+  const sum = (a, b) => a === null ? b : b === null ? a : a + b;
+  return {
+    ...job,
+    heldSeconds: before.reduce((total, e) => sum(total, e.heldSeconds), job.heldSeconds),
+    gpuMinutes: before.reduce((total, e) => sum(total, e.gpuMinutes), job.gpuMinutes)
+  };
+}
+
+// src/slurm/client.ts
+var JOB_ID4 = /^[0-9]+(_[0-9]+)?$/;
+var NAME_PREFIX = /^[A-Za-z0-9_.-]{1,200}$/;
+var JOB_NAME = /^[A-Za-z0-9_.-]{1,200}$/;
+var PATH2 = /^\/[A-Za-z0-9._/@%+-]{0,1000}$/;
+var USER = /^[A-Za-z0-9_.@\\$-][A-Za-z0-9_.@\\ $-]{0,127}$/;
+function checked(value, pattern, what) {
+  if (!pattern.test(value))
+    throw new UnsafeArgumentError(`${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
+  return value;
+}
+function createSlurmClient(transport, options = {}) {
+  let history = options.history === "sacct" || options.history === "squeue" ? Promise.resolve(options.history) : void 0;
+  async function run(argv, idempotent, timeoutMs, env) {
+    const result = await transport.run(argv, { idempotent, timeoutMs, ...env ? { env } : {} });
+    if (result.code !== 0) {
+      const unreachable = ControllerUnreachableError.matches(result.stderr, result.stdout);
+      throw new (unreachable ? ControllerUnreachableError : SlurmCommandError)(
+        argv,
+        result.code,
+        result.stdout,
+        result.stderr,
+        transport.description
+      );
+    }
+    return result;
+  }
+  const log = options.log ?? ((m) => process.stderr.write(`${m}
+`));
+  let me;
+  function user() {
+    me ??= run(["id", "-un"], true).then((r) => checked(r.stdout.trim(), USER, "login user name"));
+    me.catch(() => me = void 0);
+    return me;
+  }
+  async function accountedJobs(account) {
+    try {
+      return await accountingJobs(account);
+    } catch (error2) {
+      if (!(error2 instanceof SlurmCommandError)) throw error2;
+      const why2 = (error2.stderr.trim().split("\n").at(-1) ?? "").slice(0, 300) || `exit code ${error2.code}`;
+      log(
+        `accounting unreachable (sacct: ${why2}): ended jobs the controller forgot are unknown for this listing`
+      );
+      return { jobs: [], skipped: [], unreachable: why2 };
+    }
+  }
+  async function accountingJobs(account) {
+    const hours = options.sacctHours ?? 72;
+    const argv = [
+      "sacct",
+      "--parsable2",
+      "--noheader",
+      "--allocations",
+      "--duplicates",
+      `--starttime=now-${hours}hours`
+    ];
+    return parseSacct((await run([...argv, `--user=${account}`, `--format=${SACCT_FORMAT}`], true)).stdout);
+  }
+  function historySource() {
+    history ??= run(["scontrol", "show", "config"], true).then(
+      (r) => accountingEnabled(r.stdout) ? "sacct" : "squeue"
+    );
+    return history;
+  }
+  async function listing(namePrefix) {
+    checked(namePrefix, NAME_PREFIX, "job name prefix");
+    const [source, account] = await Promise.all([historySource(), user()]);
+    const ended = source === "sacct" ? await accountedJobs(account) : { jobs: [], skipped: [] };
+    const r = await run(["squeue", "--me", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
+    const live3 = parseSqueue(r.stdout);
+    const skipped = [...ended.skipped, ...live3.skipped];
+    for (const s of skipped) log(`skipped a ${s.command} line (${s.problem}): ${JSON.stringify(s.line)}`);
+    const jobs = mergeJobListings(live3.jobs, ended.jobs).filter(
+      (j) => j.name.startsWith(namePrefix) && (j.user === null || j.user === account)
+    );
+    return {
+      jobs,
+      accounting: source === "squeue" ? "off" : "unreachable" in ended ? "unreachable" : "on",
+      ..."unreachable" in ended ? { accountingProblem: ended.unreachable } : {},
+      skipped: skipped.filter((s) => s.name === null || s.name.startsWith(namePrefix))
+    };
+  }
+  return {
+    transport,
+    async submit(argv, env) {
+      if (argv[0] !== "sbatch" || !argv.includes("--parsable")) {
+        throw new UnsafeArgumentError(
+          `submit expects an \`sbatch --parsable ...\` argv, got ${JSON.stringify(argv.slice(0, 3))}`
+        );
+      }
+      let exported;
+      try {
+        exported = withExportAllowlist(argv);
+      } catch (error2) {
+        throw new UnsafeArgumentError(error2.message);
+      }
+      const result = await run(exported, false, 6e4, env);
+      return parseSbatchParsable(result.stdout);
+    },
+    listing,
+    async jobs(namePrefix) {
+      return (await listing(namePrefix)).jobs;
+    },
+    async cancel(jobId2) {
+      await run(["scancel", checked(jobId2, JOB_ID4, "job id")], true);
+    },
+    async release(jobId2) {
+      await run(["scontrol", "release", checked(jobId2, JOB_ID4, "job id")], true);
+    },
+    async rename(jobId2, name) {
+      await run(
+        [
+          "scontrol",
+          "update",
+          `JobId=${checked(jobId2, JOB_ID4, "job id")}`,
+          `JobName=${checked(name, JOB_NAME, "job name")}`
+        ],
+        true
+      );
+    },
+    async tail(job, lines) {
+      if (!Number.isInteger(lines) || lines < 1 || lines > 1e4)
+        throw new UnsafeArgumentError(`tail: ${lines} lines is not 1-10000`);
+      let path;
+      if (typeof job === "string") {
+        const r2 = await run(["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID4, "job id")], true);
+        const found = parseScontrolJobs(r2.stdout);
+        if (found.length !== 1 || !found[0])
+          throw new SlurmOutputError("scontrol show job", `expected one job ${job}`, r2.stdout);
+        path = found[0].stdoutPath;
+      } else {
+        path = job.stdoutPath && expandOutputPattern(job.stdoutPath, job);
+      }
+      if (!path)
+        throw new SlurmError(`job ${typeof job === "string" ? job : job.id} has no known output file`);
+      const r = await run(["tail", "-n", String(lines), "--", checked(path, PATH2, "output path")], true);
+      const out = r.stdout.endsWith("\n") ? r.stdout.slice(0, -1) : r.stdout;
+      return out === "" ? [] : out.split("\n");
+    },
+    async ensureDir(path) {
+      await run(["mkdir", "-p", "--", checked(path, PATH2, "folder")], true);
+    },
+    close: () => transport.close()
+  };
+}
+
+// src/slurm/local-transport.ts
+import { execFile } from "node:child_process";
+
+// src/slurm/shell.ts
+var SAFE_ARG = /^[\x20-\x7e]{0,4096}$/;
+var SAFE_PROGRAM = /^(\/[A-Za-z0-9._/-]+|[A-Za-z0-9._-]+)$/;
+function assertSafeArgv(argv) {
+  if (argv.length === 0) throw new UnsafeArgumentError("refusing to run an empty command");
+  const [program, ...args] = argv;
+  if (program === void 0 || !SAFE_PROGRAM.test(program)) {
+    throw new UnsafeArgumentError(
+      `refusing to run program ${JSON.stringify(program)}: not a plain command name or absolute path`
+    );
+  }
+  for (const arg of args) {
+    if (typeof arg !== "string" || !SAFE_ARG.test(arg)) {
+      throw new UnsafeArgumentError(
+        `refusing to pass argument ${JSON.stringify(arg)} to ${program}: only printable ASCII (no control characters), at most 4096 characters`
+      );
+    }
+  }
+}
+function quoteForRemoteShell(arg) {
+  if (/^[A-Za-z0-9_./-][A-Za-z0-9_@%+=:,./-]*$/.test(arg)) return arg;
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+function remoteCommandLine(argv) {
+  assertSafeArgv(argv);
+  return argv.map(quoteForRemoteShell).join(" ");
+}
+
+// src/slurm/local-transport.ts
+function createLocalTransport(options = {}) {
+  const defaultTimeout = options.timeoutMs ?? 3e4;
+  const base = { ...options.inherit ?? process.env, ...options.env };
+  return {
+    description: "the local login node",
+    run(argv, runOptions = {}) {
+      assertSafeArgv(argv);
+      const [file, ...args] = argv;
+      const timeout = runOptions.timeoutMs ?? defaultTimeout;
+      const env = plainCommandEnvironment(base, runOptions.env);
+      return new Promise((resolve4, reject2) => {
+        execFile(
+          file,
+          args,
+          { timeout, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, encoding: "utf8", env },
+          (error2, stdout, stderr) => {
+            if (!error2) return resolve4({ stdout, stderr, code: 0 });
+            const e = error2;
+            if (e.killed) {
+              return reject2(
+                new CommandTimeoutError(
+                  `\`${argv.join(" ")}\` did not finish within ${timeout} ms (stopped)`
+                )
+              );
+            }
+            if (typeof e.code === "number") return resolve4({ stdout, stderr, code: e.code });
+            if (e.code === "ENOENT") {
+              return reject2(
+                new SlurmError(`\`${file}\` is not installed or not on PATH on the local login node`)
+              );
+            }
+            reject2(new SlurmError(`\`${argv.join(" ")}\` could not run: ${e.message}`));
+          }
+        );
+      });
+    },
+    async close() {
+    }
+  };
+}
+
+// src/slurm/ssh-transport.ts
+import { createHash as createHash3 } from "node:crypto";
+
+// node_modules/node-ssh/lib/esm/index.mjs
+var import_is_stream = __toESM(require_is_stream(), 1);
+var import_make_dir = __toESM(require_make_dir(), 1);
+import invariant2, { AssertionError } from "assert";
+import fs4 from "fs";
+import fsPath2 from "path";
+
+// node_modules/sb-promise-queue/lib/esm/index.mjs
+var PromiseQueue = class {
+  constructor({ concurrency: concurrency2 = 1 } = {}) {
+    this.options = { concurrency: concurrency2 };
+    this.running = 0;
+    this.queue = [];
+    this.idleCallbacks = [];
+  }
+  clear() {
+    this.queue = [];
+  }
+  onIdle(callback) {
+    this.idleCallbacks.push(callback);
+    return () => {
+      const index = this.idleCallbacks.indexOf(callback);
+      if (index !== -1) {
+        this.idleCallbacks.splice(index, 1);
+      }
+    };
+  }
+  waitTillIdle() {
+    return new Promise((resolve4) => {
+      if (this.running === 0) {
+        resolve4();
+        return;
+      }
+      const dispose = this.onIdle(() => {
+        dispose();
+        resolve4();
+      });
+    });
+  }
+  add(callback) {
+    return new Promise((resolve4, reject2) => {
+      const runCallback = () => {
+        this.running += 1;
+        try {
+          Promise.resolve(callback()).then((val) => {
+            resolve4(val);
+            this.processNext();
+          }, (err) => {
+            reject2(err);
+            this.processNext();
+          });
+        } catch (err) {
+          reject2(err);
+          this.processNext();
+        }
+      };
+      if (this.running >= this.options.concurrency) {
+        this.queue.push(runCallback);
+      } else {
+        runCallback();
+      }
+    });
+  }
+  // Internal function, don't use
+  processNext() {
+    this.running -= 1;
+    const callback = this.queue.shift();
+    if (callback) {
+      callback();
+    } else if (this.running === 0) {
+      this.idleCallbacks.forEach((item) => item());
+    }
+  }
+};
+
+// node_modules/sb-scandir/lib/esm/index.mjs
+import fs3 from "fs";
+import fsPath from "path";
+import invariant from "assert";
+var defaultFilesystem = {
+  join(pathA, pathB) {
+    return fsPath.join(pathA, pathB);
+  },
+  basename(path) {
+    return fsPath.basename(path);
+  },
+  stat(path) {
+    return new Promise((resolve4, reject2) => {
+      fs3.stat(path, (err, res) => {
+        if (err) {
+          reject2(err);
+        } else {
+          resolve4(res);
+        }
+      });
+    });
+  },
+  readdir(path) {
+    return new Promise((resolve4, reject2) => {
+      fs3.readdir(path, (err, res) => {
+        if (err) {
+          reject2(err);
+        } else {
+          resolve4(res);
+        }
+      });
+    });
+  }
+};
+async function scanDirectoryInternal({ path, recursive, validate, result, fileSystem, queue, reject: reject2 }) {
+  const itemStat = await fileSystem.stat(path);
+  if (itemStat.isFile()) {
+    result.files.push(path);
+  } else if (itemStat.isDirectory()) {
+    result.directories.push(path);
+  }
+  if (!itemStat.isDirectory() || recursive === "none") {
+    return;
+  }
+  const contents = await fileSystem.readdir(path);
+  contents.forEach((item) => {
+    const itemPath = fileSystem.join(path, item);
+    if (!validate(itemPath)) {
+      return;
+    }
+    queue.add(() => scanDirectoryInternal({
+      path: itemPath,
+      recursive: recursive === "shallow" ? "none" : "deep",
+      validate,
+      result,
+      fileSystem,
+      queue,
+      reject: reject2
+    })).catch(reject2);
+  });
+}
+async function scanDirectory(path, { recursive = true, validate = null, concurrency: concurrency2 = Infinity, fileSystem = defaultFilesystem } = {}) {
+  invariant(path && typeof path === "string", "path must be a valid string");
+  invariant(typeof recursive === "boolean", "options.recursive must be a valid boolean");
+  invariant(validate === null || typeof validate === "function", "options.validate must be a valid function");
+  invariant(typeof concurrency2 === "number", "options.concurrency must be a valid number");
+  invariant(fileSystem !== null && typeof fileSystem === "object", "options.fileSystem must be a valid object");
+  const queue = new PromiseQueue({
+    concurrency: concurrency2
+  });
+  const result = { files: [], directories: [] };
+  const mergedFileSystem = { ...defaultFilesystem, ...fileSystem };
+  await new Promise((resolve4, reject2) => {
+    scanDirectoryInternal({
+      path,
+      recursive: recursive ? "deep" : "shallow",
+      validate: validate != null ? validate : (item) => mergedFileSystem.basename(item).slice(0, 1) !== ".",
+      result,
+      fileSystem: mergedFileSystem,
+      queue,
+      reject: reject2
+    }).then(() => queue.waitTillIdle()).then(resolve4, reject2);
+  });
+  return result;
+}
+var esm_default = scanDirectory;
+
+// node_modules/node-ssh/lib/esm/index.mjs
+var import_shell_escape = __toESM(require_shell_escape(), 1);
+var import_ssh2 = __toESM(require_lib3(), 1);
+var DEFAULT_CONCURRENCY = 1;
+var DEFAULT_VALIDATE = (path) => !fsPath2.basename(path).startsWith(".");
+var DEFAULT_TICK = () => {
+};
+var SSHError = class extends Error {
+  constructor(message2, code2 = null) {
+    super(message2);
+    this.code = code2;
+  }
+};
+function unixifyPath(path) {
+  if (path.includes("\\")) {
+    return path.split("\\").join("/");
+  }
+  return path;
+}
+async function readFile2(filePath) {
+  return new Promise((resolve4, reject2) => {
+    fs4.readFile(filePath, "utf8", (err, res) => {
+      if (err) {
+        reject2(err);
+      } else {
+        resolve4(res);
+      }
+    });
+  });
+}
+var SFTP_MKDIR_ERR_CODE_REGEXP = /Error: (E[\S]+): /;
+async function makeDirectoryWithSftp(path, sftp) {
+  let stats = null;
+  try {
+    stats = await new Promise((resolve4, reject2) => {
+      sftp.stat(path, (err, res) => {
+        if (err) {
+          reject2(err);
+        } else {
+          resolve4(res);
+        }
+      });
+    });
+  } catch (_) {
+  }
+  if (stats) {
+    if (stats.isDirectory()) {
+      return;
+    }
+    throw new Error("mkdir() failed, target already exists and is not a directory");
+  }
+  try {
+    await new Promise((resolve4, reject2) => {
+      sftp.mkdir(path, (err) => {
+        if (err) {
+          reject2(err);
+        } else {
+          resolve4();
+        }
+      });
+    });
+  } catch (err) {
+    if (err != null && typeof err.stack === "string") {
+      const matches = SFTP_MKDIR_ERR_CODE_REGEXP.exec(err.stack);
+      if (matches != null) {
+        throw new SSHError(err.message, matches[1]);
+      }
+      throw err;
+    }
+  }
+}
+var NodeSSH = class {
+  constructor() {
+    this.connection = null;
+  }
+  getConnection() {
+    const { connection } = this;
+    if (connection == null) {
+      throw new Error("Not connected to server");
+    }
+    return connection;
+  }
+  async connect(givenConfig) {
+    invariant2(givenConfig != null && typeof givenConfig === "object", "config must be a valid object");
+    const config = { ...givenConfig };
+    invariant2(config.username != null && typeof config.username === "string", "config.username must be a valid string");
+    if (config.host != null) {
+      invariant2(typeof config.host === "string", "config.host must be a valid string");
+    } else if (config.sock != null) {
+      invariant2(typeof config.sock === "object", "config.sock must be a valid object");
+    } else {
+      throw new AssertionError({ message: "Either config.host or config.sock must be provided" });
+    }
+    if (config.privateKey != null || config.privateKeyPath != null) {
+      if (config.privateKey != null) {
+        invariant2(typeof config.privateKey === "string", "config.privateKey must be a valid string");
+        invariant2(config.privateKeyPath == null, "config.privateKeyPath must not be specified when config.privateKey is specified");
+      } else if (config.privateKeyPath != null) {
+        invariant2(typeof config.privateKeyPath === "string", "config.privateKeyPath must be a valid string");
+        invariant2(config.privateKey == null, "config.privateKey must not be specified when config.privateKeyPath is specified");
+      }
+      invariant2(config.passphrase == null || typeof config.passphrase === "string", "config.passphrase must be null or a valid string");
+      if (config.privateKeyPath != null) {
+        try {
+          config.privateKey = await readFile2(config.privateKeyPath);
+        } catch (err) {
+          if (err != null && err.code === "ENOENT") {
+            throw new AssertionError({ message: "config.privateKeyPath does not exist at given fs path" });
+          }
+          throw err;
+        }
+      }
+    } else if (config.password != null) {
+      invariant2(typeof config.password === "string", "config.password must be a valid string");
+    }
+    if (config.tryKeyboard != null) {
+      invariant2(typeof config.tryKeyboard === "boolean", "config.tryKeyboard must be a valid boolean");
+    }
+    if (config.tryKeyboard) {
+      const { password } = config;
+      if (config.onKeyboardInteractive != null) {
+        invariant2(typeof config.onKeyboardInteractive === "function", "config.onKeyboardInteractive must be a valid function");
+      } else if (password != null) {
+        config.onKeyboardInteractive = (name, instructions, instructionsLang, prompts, finish) => {
+          if (prompts.length > 0 && prompts[0].prompt.toLowerCase().includes("password")) {
+            finish([password]);
+          }
+        };
+      }
+    }
+    const connection = new import_ssh2.default.Client();
+    this.connection = connection;
+    await new Promise((resolve4, reject2) => {
+      connection.on("error", reject2);
+      if (config.onKeyboardInteractive) {
+        connection.on("keyboard-interactive", config.onKeyboardInteractive);
+      }
+      connection.on("ready", () => {
+        connection.removeListener("error", reject2);
+        resolve4();
+      });
+      connection.on("end", () => {
+        if (this.connection === connection) {
+          this.connection = null;
+        }
+      });
+      connection.on("close", () => {
+        if (this.connection === connection) {
+          this.connection = null;
+        }
+        reject2(new SSHError("No response from server", "ETIMEDOUT"));
+      });
+      connection.connect(config);
+    });
+    return this;
+  }
+  isConnected() {
+    return this.connection != null;
+  }
+  async requestShell(options) {
+    const connection = this.getConnection();
+    return new Promise((resolve4, reject2) => {
+      connection.on("error", reject2);
+      const callback = (err, res) => {
+        connection.removeListener("error", reject2);
+        if (err) {
+          reject2(err);
+        } else {
+          resolve4(res);
+        }
+      };
+      if (options == null) {
+        connection.shell(callback);
+      } else {
+        connection.shell(options, callback);
+      }
+    });
+  }
+  async withShell(callback, options) {
+    invariant2(typeof callback === "function", "callback must be a valid function");
+    const shell = await this.requestShell(options);
+    try {
+      await callback(shell);
+    } finally {
+      shell.destroy();
+    }
+  }
+  async requestSFTP() {
+    const connection = this.getConnection();
+    return new Promise((resolve4, reject2) => {
+      connection.on("error", reject2);
+      connection.sftp((err, res) => {
+        connection.removeListener("error", reject2);
+        if (err) {
+          reject2(err);
+        } else {
+          resolve4(res);
+        }
+      });
+    });
+  }
+  async withSFTP(callback) {
+    invariant2(typeof callback === "function", "callback must be a valid function");
+    const sftp = await this.requestSFTP();
+    try {
+      await callback(sftp);
+    } finally {
+      sftp.end();
+    }
+  }
+  async execCommand(givenCommand, options = {}) {
+    invariant2(typeof givenCommand === "string", "command must be a valid string");
+    invariant2(options != null && typeof options === "object", "options must be a valid object");
+    invariant2(options.cwd == null || typeof options.cwd === "string", "options.cwd must be a valid string");
+    invariant2(options.stdin == null || typeof options.stdin === "string" || import_is_stream.default.readable(options.stdin), "options.stdin must be a valid string or readable stream");
+    invariant2(options.execOptions == null || typeof options.execOptions === "object", "options.execOptions must be a valid object");
+    invariant2(options.encoding == null || typeof options.encoding === "string", "options.encoding must be a valid string");
+    invariant2(options.onChannel == null || typeof options.onChannel === "function", "options.onChannel must be a valid function");
+    invariant2(options.onStdout == null || typeof options.onStdout === "function", "options.onStdout must be a valid function");
+    invariant2(options.onStderr == null || typeof options.onStderr === "function", "options.onStderr must be a valid function");
+    invariant2(options.noTrim == null || typeof options.noTrim === "boolean", "options.noTrim must be a boolean");
+    let command = givenCommand;
+    if (options.cwd) {
+      command = `cd ${(0, import_shell_escape.default)([options.cwd])} ; ${command}`;
+    }
+    const connection = this.getConnection();
+    const output = { stdout: [], stderr: [] };
+    return new Promise((resolve4, reject2) => {
+      connection.on("error", reject2);
+      connection.exec(command, options.execOptions != null ? options.execOptions : {}, (err, channel) => {
+        connection.removeListener("error", reject2);
+        if (err) {
+          reject2(err);
+          return;
+        }
+        if (options.onChannel) {
+          options.onChannel(channel);
+        }
+        channel.on("data", (chunk) => {
+          if (options.onStdout)
+            options.onStdout(chunk);
+          output.stdout.push(chunk.toString(options.encoding));
+        });
+        channel.stderr.on("data", (chunk) => {
+          if (options.onStderr)
+            options.onStderr(chunk);
+          output.stderr.push(chunk.toString(options.encoding));
+        });
+        if (options.stdin != null) {
+          if (import_is_stream.default.readable(options.stdin)) {
+            options.stdin.pipe(channel, {
+              end: true
+            });
+          } else {
+            channel.write(options.stdin);
+            channel.end();
+          }
+        } else {
+          channel.end();
+        }
+        let code2 = null;
+        let signal = null;
+        channel.on("exit", (code_, signal_) => {
+          code2 = code_ !== null && code_ !== void 0 ? code_ : null;
+          signal = signal_ !== null && signal_ !== void 0 ? signal_ : null;
+        });
+        channel.on("close", () => {
+          let stdout = output.stdout.join("");
+          let stderr = output.stderr.join("");
+          if (options.noTrim !== true) {
+            stdout = stdout.trim();
+            stderr = stderr.trim();
+          }
+          resolve4({
+            code: code2 != null ? code2 : null,
+            signal: signal != null ? signal : null,
+            stdout,
+            stderr
+          });
+        });
+      });
+    });
+  }
+  async exec(command, parameters2, options = {}) {
+    invariant2(typeof command === "string", "command must be a valid string");
+    invariant2(Array.isArray(parameters2), "parameters must be a valid array");
+    invariant2(options != null && typeof options === "object", "options must be a valid object");
+    invariant2(options.stream == null || ["both", "stdout", "stderr"].includes(options.stream), "options.stream must be one of both, stdout, stderr");
+    for (let i = 0, { length } = parameters2; i < length; i += 1) {
+      invariant2(typeof parameters2[i] === "string", `parameters[${i}] must be a valid string`);
+    }
+    const completeCommand = `${command}${parameters2.length > 0 ? ` ${(0, import_shell_escape.default)(parameters2)}` : ""}`;
+    const response = await this.execCommand(completeCommand, options);
+    if (options.stream == null || options.stream === "stdout") {
+      if (response.stderr) {
+        throw new Error(response.stderr);
+      }
+      return response.stdout;
+    }
+    if (options.stream === "stderr") {
+      return response.stderr;
+    }
+    return response;
+  }
+  async mkdir(path, method = "sftp", givenSftp = null) {
+    invariant2(typeof path === "string", "path must be a valid string");
+    invariant2(typeof method === "string" && (method === "sftp" || method === "exec"), "method must be either sftp or exec");
+    invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
+    if (method === "exec") {
+      await this.exec("mkdir", ["-p", unixifyPath(path)]);
+      return;
+    }
+    const sftp = givenSftp || await this.requestSFTP();
+    const makeSftpDirectory = async (retry2) => makeDirectoryWithSftp(unixifyPath(path), sftp).catch(async (error2) => {
+      if (!retry2 || error2 == null || error2.message !== "No such file" && error2.code !== "ENOENT") {
+        throw error2;
+      }
+      await this.mkdir(fsPath2.dirname(path), "sftp", sftp);
+      await makeSftpDirectory(false);
+    });
+    try {
+      await makeSftpDirectory(true);
+    } finally {
+      if (!givenSftp) {
+        sftp.end();
+      }
+    }
+  }
+  async getFile(localFile, remoteFile, givenSftp = null, transferOptions = null) {
+    invariant2(typeof localFile === "string", "localFile must be a valid string");
+    invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
+    invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
+    invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
+    const sftp = givenSftp || await this.requestSFTP();
+    try {
+      await new Promise((resolve4, reject2) => {
+        sftp.fastGet(unixifyPath(remoteFile), localFile, transferOptions || {}, (err) => {
+          if (err) {
+            reject2(err);
+          } else {
+            resolve4();
+          }
+        });
+      });
+    } finally {
+      if (!givenSftp) {
+        sftp.end();
+      }
+    }
+  }
+  async putFile(localFile, remoteFile, givenSftp = null, transferOptions = null) {
+    invariant2(typeof localFile === "string", "localFile must be a valid string");
+    invariant2(typeof remoteFile === "string", "remoteFile must be a valid string");
+    invariant2(givenSftp == null || typeof givenSftp === "object", "sftp must be a valid object");
+    invariant2(transferOptions == null || typeof transferOptions === "object", "transferOptions must be a valid object");
+    invariant2(await new Promise((resolve4) => {
+      fs4.access(localFile, fs4.constants.R_OK, (err) => {
+        resolve4(err === null);
+      });
+    }), `localFile does not exist at ${localFile}`);
+    const sftp = givenSftp || await this.requestSFTP();
+    const putFile = (retry2) => {
+      return new Promise((resolve4, reject2) => {
+        sftp.fastPut(localFile, unixifyPath(remoteFile), transferOptions || {}, (err) => {
+          if (err == null) {
+            resolve4();
+            return;
+          }
+          if (err.message === "No such file" && retry2) {
+            resolve4(this.mkdir(fsPath2.dirname(remoteFile), "sftp", sftp).then(() => putFile(false)));
+          } else {
+            reject2(err);
+          }
+        });
+      });
+    };
+    try {
+      await putFile(true);
+    } finally {
+      if (!givenSftp) {
+        sftp.end();
+      }
+    }
+  }
+  async putFiles(files, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {} } = {}) {
+    invariant2(Array.isArray(files), "files must be an array");
+    for (let i = 0, { length } = files; i < length; i += 1) {
+      const file = files[i];
+      invariant2(file, "files items must be valid objects");
+      invariant2(file.local && typeof file.local === "string", `files[${i}].local must be a string`);
+      invariant2(file.remote && typeof file.remote === "string", `files[${i}].remote must be a string`);
+    }
+    const transferred = [];
+    const sftp = givenSftp || await this.requestSFTP();
+    const queue = new PromiseQueue({ concurrency: concurrency2 });
+    try {
+      await new Promise((resolve4, reject2) => {
+        files.forEach((file) => {
+          queue.add(async () => {
+            await this.putFile(file.local, file.remote, sftp, transferOptions);
+            transferred.push(file);
+          }).catch(reject2);
+        });
+        queue.waitTillIdle().then(resolve4);
+      });
+    } catch (error2) {
+      if (error2 != null) {
+        error2.transferred = transferred;
+      }
+      throw error2;
+    } finally {
+      if (!givenSftp) {
+        sftp.end();
+      }
+    }
+  }
+  async putDirectory(localDirectory, remoteDirectory, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
+    invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
+    invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
+    const localDirectoryStat = await new Promise((resolve4) => {
+      fs4.stat(localDirectory, (err, stat2) => {
+        resolve4(stat2 || null);
+      });
+    });
+    invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
+    invariant2(localDirectoryStat.isDirectory(), `localDirectory is not a directory at ${localDirectory}`);
+    const sftp = givenSftp || await this.requestSFTP();
+    const scanned = await esm_default(localDirectory, {
+      recursive,
+      validate
+    });
+    const files = scanned.files.map((item) => fsPath2.relative(localDirectory, item));
+    const directories = scanned.directories.map((item) => fsPath2.relative(localDirectory, item));
+    directories.sort((a, b) => a.length - b.length);
+    let failed = false;
+    try {
+      await new Promise((resolve4, reject2) => {
+        const queue = new PromiseQueue({ concurrency: concurrency2 });
+        directories.forEach((directory) => {
+          queue.add(async () => {
+            await this.mkdir(fsPath2.join(remoteDirectory, directory), "sftp", sftp);
+          }).catch(reject2);
+        });
+        resolve4(queue.waitTillIdle());
+      });
+      await new Promise((resolve4, reject2) => {
+        const queue = new PromiseQueue({ concurrency: concurrency2 });
+        files.forEach((file) => {
+          queue.add(async () => {
+            const localFile = fsPath2.join(localDirectory, file);
+            const remoteFile = fsPath2.join(remoteDirectory, file);
+            try {
+              await this.putFile(localFile, remoteFile, sftp, transferOptions);
+              tick(localFile, remoteFile, null);
+            } catch (_) {
+              failed = true;
+              tick(localFile, remoteFile, _);
+            }
+          }).catch(reject2);
+        });
+        resolve4(queue.waitTillIdle());
+      });
+    } finally {
+      if (!givenSftp) {
+        sftp.end();
+      }
+    }
+    return !failed;
+  }
+  async getDirectory(localDirectory, remoteDirectory, { concurrency: concurrency2 = DEFAULT_CONCURRENCY, sftp: givenSftp = null, transferOptions = {}, recursive = true, tick = DEFAULT_TICK, validate = DEFAULT_VALIDATE } = {}) {
+    invariant2(typeof localDirectory === "string" && localDirectory, "localDirectory must be a string");
+    invariant2(typeof remoteDirectory === "string" && remoteDirectory, "remoteDirectory must be a string");
+    const localDirectoryStat = await new Promise((resolve4) => {
+      fs4.stat(localDirectory, (err, stat2) => {
+        resolve4(stat2 || null);
+      });
+    });
+    invariant2(localDirectoryStat != null, `localDirectory does not exist at ${localDirectory}`);
+    invariant2(localDirectoryStat.isDirectory(), `localDirectory is not a directory at ${localDirectory}`);
+    const sftp = givenSftp || await this.requestSFTP();
+    const scanned = await esm_default(remoteDirectory, {
+      recursive,
+      validate,
+      concurrency: concurrency2,
+      fileSystem: {
+        basename(path) {
+          return fsPath2.posix.basename(path);
+        },
+        join(pathA, pathB) {
+          return fsPath2.posix.join(pathA, pathB);
+        },
+        readdir(path) {
+          return new Promise((resolve4, reject2) => {
+            sftp.readdir(path, (err, res) => {
+              if (err) {
+                reject2(err);
+              } else {
+                resolve4(res.map((item) => item.filename));
+              }
+            });
+          });
+        },
+        stat(path) {
+          return new Promise((resolve4, reject2) => {
+            sftp.stat(path, (err, res) => {
+              if (err) {
+                reject2(err);
+              } else {
+                resolve4(res);
+              }
+            });
+          });
+        }
+      }
+    });
+    const files = scanned.files.map((item) => fsPath2.relative(remoteDirectory, item));
+    const directories = scanned.directories.map((item) => fsPath2.relative(remoteDirectory, item));
+    directories.sort((a, b) => a.length - b.length);
+    let failed = false;
+    try {
+      await new Promise((resolve4, reject2) => {
+        const queue = new PromiseQueue({ concurrency: concurrency2 });
+        directories.forEach((directory) => {
+          queue.add(async () => {
+            await (0, import_make_dir.default)(fsPath2.join(localDirectory, directory));
+          }).catch(reject2);
+        });
+        resolve4(queue.waitTillIdle());
+      });
+      await new Promise((resolve4, reject2) => {
+        const queue = new PromiseQueue({ concurrency: concurrency2 });
+        files.forEach((file) => {
+          queue.add(async () => {
+            const localFile = fsPath2.join(localDirectory, file);
+            const remoteFile = fsPath2.join(remoteDirectory, file);
+            try {
+              await this.getFile(localFile, remoteFile, sftp, transferOptions);
+              tick(localFile, remoteFile, null);
+            } catch (_) {
+              failed = true;
+              tick(localFile, remoteFile, _);
+            }
+          }).catch(reject2);
+        });
+        resolve4(queue.waitTillIdle());
+      });
+    } finally {
+      if (!givenSftp) {
+        sftp.end();
+      }
+    }
+    return !failed;
+  }
+  forwardIn(remoteAddr, remotePort, onConnection) {
+    const connection = this.getConnection();
+    return new Promise((resolve4, reject2) => {
+      connection.forwardIn(remoteAddr, remotePort, (error2, port) => {
+        if (error2) {
+          reject2(error2);
+          return;
+        }
+        const handler2 = (details, acceptConnection, rejectConnection) => {
+          if (details.destIP === remoteAddr && details.destPort === port) {
+            onConnection === null || onConnection === void 0 ? void 0 : onConnection(details, acceptConnection, rejectConnection);
+          }
+        };
+        if (onConnection) {
+          connection.on("tcp connection", handler2);
+        }
+        const dispose = () => {
+          return new Promise((_resolve, _reject) => {
+            connection.off("tcp connection", handler2);
+            connection.unforwardIn(remoteAddr, port, (_error) => {
+              if (_error) {
+                _reject(error2);
+              }
+              _resolve();
+            });
+          });
+        };
+        resolve4({ port, dispose });
+      });
+    });
+  }
+  forwardOut(srcIP, srcPort, dstIP, dstPort) {
+    const connection = this.getConnection();
+    return new Promise((resolve4, reject2) => {
+      connection.forwardOut(srcIP, srcPort, dstIP, dstPort, (error2, channel) => {
+        if (error2) {
+          reject2(error2);
+          return;
+        }
+        resolve4(channel);
+      });
+    });
+  }
+  forwardInStreamLocal(socketPath, onConnection) {
+    const connection = this.getConnection();
+    return new Promise((resolve4, reject2) => {
+      connection.openssh_forwardInStreamLocal(socketPath, (error2) => {
+        if (error2) {
+          reject2(error2);
+          return;
+        }
+        const handler2 = (details, acceptConnection, rejectConnection) => {
+          if (details.socketPath === socketPath) {
+            onConnection === null || onConnection === void 0 ? void 0 : onConnection(details, acceptConnection, rejectConnection);
+          }
+        };
+        if (onConnection) {
+          connection.on("unix connection", handler2);
+        }
+        const dispose = () => {
+          return new Promise((_resolve, _reject) => {
+            connection.off("unix connection", handler2);
+            connection.openssh_unforwardInStreamLocal(socketPath, (_error) => {
+              if (_error) {
+                _reject(_error);
+              }
+              _resolve();
+            });
+          });
+        };
+        resolve4({ dispose });
+      });
+    });
+  }
+  forwardOutStreamLocal(socketPath) {
+    const connection = this.getConnection();
+    return new Promise((resolve4, reject2) => {
+      connection.openssh_forwardOutStreamLocal(socketPath, (error2, channel) => {
+        if (error2) {
+          reject2(error2);
+          return;
+        }
+        resolve4(channel);
+      });
+    });
+  }
+  dispose() {
+    if (this.connection) {
+      this.connection.end();
+      this.connection = null;
+    }
+  }
+};
+
+// src/slurm/ssh-shell.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { StringDecoder } from "node:string_decoder";
+var ShellGone = class extends Error {
+};
+var ShellTimeout = class extends Error {
+};
+function markedLine(line, mark) {
+  return `${line} </dev/null; __topo_rc=$?; printf '\\n%s %d\\n' '${mark}' "$__topo_rc"; printf '\\n%s\\n' '${mark}' >&2
+`;
+}
+function readMarked(out, err, mark) {
+  const o = out.indexOf(`
+${mark} `);
+  const e = err.indexOf(`
+${mark}
+`);
+  if (o < 0 || e < 0) return null;
+  const end = out.indexOf("\n", o + mark.length + 2);
+  if (end < 0) return null;
+  const code2 = Number(out.slice(o + mark.length + 2, end));
+  return {
+    stdout: out.slice(0, o),
+    stderr: err.slice(0, e),
+    code: Number.isInteger(code2) ? code2 : 255
+  };
+}
+async function startRemoteShell(channel, readyTimeoutMs) {
+  const token = randomBytes2(12).toString("hex");
+  const decoders = {
+    out: new StringDecoder("utf8"),
+    err: new StringDecoder("utf8")
+  };
+  let out = "";
+  let err = "";
+  let alive = true;
+  let pending;
+  channel.on("data", (chunk) => {
+    out += decoders.out.write(chunk);
+    pending?.(false);
+  });
+  channel.stderr.on("data", (chunk) => {
+    err += decoders.err.write(chunk);
+    pending?.(false);
+  });
+  channel.on("close", () => {
+    alive = false;
+    pending?.(true);
+  });
+  const close = () => {
+    alive = false;
+    channel.close();
+  };
+  function exchange(text3, timeoutMs, done) {
+    out = "";
+    err = "";
+    return new Promise((resolve4, reject2) => {
+      const timer = setTimeout(() => {
+        pending = void 0;
+        close();
+        reject2(new ShellTimeout(`no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      pending = (gone) => {
+        const result = done();
+        if (result === null && !gone) return;
+        pending = void 0;
+        clearTimeout(timer);
+        if (result === null) reject2(new ShellGone("the shell closed"));
+        else resolve4(result);
+      };
+      if (!alive) pending(true);
+      else channel.write(text3);
+    });
+  }
+  const ready = `${token}:ready`;
+  await exchange(
+    `printf '%s\\n' '${ready}'
+`,
+    readyTimeoutMs,
+    () => out.includes(`${ready}
+`) ? true : null
+  );
+  let seq = 0;
+  let queue = Promise.resolve();
+  return {
+    get alive() {
+      return alive;
+    },
+    close,
+    run(line, timeoutMs) {
+      const mark = `${token}:${++seq}`;
+      const next = queue.then(
+        () => exchange(markedLine(line, mark), timeoutMs, () => readMarked(out, err, mark))
+      );
+      queue = next.catch(() => {
+      });
+      return next;
+    }
+  };
+}
+
+// src/slurm/ssh-transport.ts
+var HOST_KEY_ALGORITHMS = {
+  "ssh-ed25519": ["ssh-ed25519"],
+  "ssh-rsa": ["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"],
+  "ecdsa-sha2-nistp256": ["ecdsa-sha2-nistp256"],
+  "ecdsa-sha2-nistp384": ["ecdsa-sha2-nistp384"],
+  "ecdsa-sha2-nistp521": ["ecdsa-sha2-nistp521"]
+};
+function fingerprint(blob) {
+  return `SHA256:${createHash3("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
+}
+function parseKnownHostKey(text3) {
+  const m = /^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256|ecdsa-sha2-nistp384|ecdsa-sha2-nistp521) ([A-Za-z0-9+/=]+)$/.exec(
+    text3.trim()
+  );
+  if (!m?.[1] || !m[2]) {
+    throw new SlurmError(`known_host_key ${JSON.stringify(text3)} is not "<type> <base64>" as in known_hosts`);
+  }
+  return { type: m[1], blob: Buffer.from(m[2], "base64") };
+}
+var sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+function transient(error2) {
+  const e = error2;
+  if (error2 instanceof HostKeyMismatchError) return false;
+  if (e.level === "client-authentication") return false;
+  return ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "EPIPE", "ENETUNREACH"].includes(
+    e.code ?? ""
+  ) || /timed out|closed|ECONNRESET|Not connected|No response/i.test(e.message ?? "");
+}
+function createSshTransport(options) {
+  const known = parseKnownHostKey(options.knownHostKey);
+  const algorithms = HOST_KEY_ALGORITHMS[known.type] ?? [known.type];
+  const where = `${options.user}@${options.host}:${options.port}`;
+  const connectAttempts = options.connectAttempts ?? 4;
+  const commandRetries = options.commandRetries ?? 2;
+  const backoff = options.backoffMs ?? 500;
+  const envPrefix = Object.entries(options.env ?? {}).map(([k, v]) => {
+    if (!/^[A-Z_][A-Z0-9_]*$/.test(k))
+      throw new SlurmError(`environment name ${JSON.stringify(k)} is not NAME`);
+    return `${k}=${v}`;
+  });
+  let ssh;
+  let connecting;
+  let shell;
+  let persistent = options.persistentShell !== false;
+  function shellOf(client) {
+    if (shell?.client === client) {
+      const current = shell;
+      return current.shell.then((s) => {
+        if (s === null || s.alive) return s;
+        if (shell === current) shell = void 0;
+        return shellOf(client);
+      });
+    }
+    const started = openShell(client).catch(() => {
+      if (client.isConnected()) persistent = false;
+      return null;
+    });
+    shell = { client, shell: started };
+    return started;
+  }
+  function openShell(client) {
+    return new Promise((resolve4, reject2) => {
+      const connection = client.connection;
+      if (!connection) return reject2(new Error("not connected"));
+      connection.exec(
+        "exec /bin/sh",
+        (error2, channel) => error2 ? reject2(error2) : resolve4(channel)
+      );
+    }).then((channel) => startRemoteShell(channel, options.commandTimeoutMs ?? 3e4));
+  }
+  async function connectOnce() {
+    let seen;
+    const client = new NodeSSH();
+    try {
+      await client.connect({
+        host: options.host,
+        port: options.port,
+        username: options.user,
+        privateKey: options.privateKey,
+        readyTimeout: options.connectTimeoutMs ?? 1e4,
+        keepaliveInterval: 5e3,
+        keepaliveCountMax: 3,
+        tryKeyboard: false,
+        algorithms: { serverHostKey: algorithms },
+        hostVerifier: (key) => {
+          seen = key;
+          return key.equals(known.blob);
+        }
+      });
+    } catch (error2) {
+      client.dispose();
+      if (seen && !seen.equals(known.blob)) {
+        throw new HostKeyMismatchError(
+          `refusing ${where}: its host key ${fingerprint(seen)} is not the configured known_host_key ${fingerprint(known.blob)}. If the host was legitimately re-keyed, update known_host_key in the cluster definition; otherwise someone may be intercepting the connection.`
+        );
+      }
+      throw error2;
+    }
+    client.connection?.on("close", () => {
+      if (ssh === client) ssh = void 0;
+    });
+    client.connection?.on("error", () => {
+      if (ssh === client) ssh = void 0;
+    });
+    return client;
+  }
+  async function connect() {
+    if (ssh?.isConnected()) return ssh;
+    connecting ??= (async () => {
+      let last;
+      for (let attempt = 1; attempt <= connectAttempts; attempt++) {
+        try {
+          ssh = await connectOnce();
+          return ssh;
+        } catch (error2) {
+          last = error2;
+          if (!transient(error2) || attempt === connectAttempts) break;
+          await sleep(backoff * 2 ** (attempt - 1));
+        }
+      }
+      if (last instanceof SlurmError) throw last;
+      const e = last;
+      if (e?.level === "client-authentication") {
+        throw new SlurmError(
+          `SSH to ${where} refused the private key (key authentication only): ${e.message}`
+        );
+      }
+      throw new ConnectionLostError(
+        `cannot connect to ${where} after ${connectAttempts} attempts: ${e?.message ?? String(last)}`
+      );
+    })().finally(() => {
+      connecting = void 0;
+    });
+    return connecting;
+  }
+  async function runOnce(argv, timeout, commandEnv) {
+    const client = await connect();
+    assertSafeArgv(argv);
+    const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k, v]) => `${k}=${v}`);
+    const line = remoteCommandLine(["env", ...envPrefix, ...perCommand, ...argv]);
+    const remote = persistent ? await shellOf(client) : null;
+    if (remote) return runInShell(remote, client, argv, line, timeout);
+    let channel;
+    let timer;
+    const timedOut = new Promise((_, reject2) => {
+      timer = setTimeout(() => {
+        channel?.close();
+        reject2(
+          new CommandTimeoutError(
+            `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where} (stopped)`
+          )
+        );
+      }, timeout);
+    });
+    try {
+      const result = await Promise.race([
+        client.execCommand(line, {
+          noTrim: true,
+          onChannel: (c) => {
+            channel = c;
+          }
+        }),
+        timedOut
+      ]);
+      if (result.code === null) {
+        if (ssh === client) ssh = void 0;
+        client.dispose();
+        throw new ConnectionLostError(
+          `connection to ${where} was lost while running \`${argv.join(" ")}\`${result.signal ? ` (signal ${result.signal})` : ""}`
+        );
+      }
+      return {
+        stdout: result.stdout,
+        stderr: result.stderr,
+        code: result.code
+      };
+    } catch (error2) {
+      if (error2 instanceof SlurmError) throw error2;
+      if (ssh === client) ssh = void 0;
+      client.dispose();
+      throw new ConnectionLostError(
+        `connection to ${where} failed while running \`${argv.join(" ")}\`: ${error2.message}`
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  async function runInShell(remote, client, argv, line, timeout) {
+    try {
+      return await remote.run(line, timeout);
+    } catch (error2) {
+      if (error2 instanceof ShellTimeout)
+        throw new CommandTimeoutError(
+          `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where} (stopped)`
+        );
+      if (!(error2 instanceof ShellGone)) throw error2;
+      if (!client.isConnected() && ssh === client) ssh = void 0;
+      throw new ConnectionLostError(`connection to ${where} was lost while running \`${argv.join(" ")}\``);
+    }
+  }
+  return {
+    description: where,
+    async run(argv, runOptions = {}) {
+      const timeout = runOptions.timeoutMs ?? options.commandTimeoutMs ?? 3e4;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await runOnce(argv, timeout, runOptions.env);
+        } catch (error2) {
+          const retry2 = error2 instanceof ConnectionLostError && runOptions.idempotent === true && attempt < commandRetries;
+          if (!retry2) throw error2;
+          await sleep(backoff * 2 ** attempt);
+        }
+      }
+    },
+    async close() {
+      const open2 = shell;
+      shell = void 0;
+      await open2?.shell.then((s) => s?.close());
+      ssh?.dispose();
+      ssh = void 0;
+    }
+  };
+}
+
+// src/slurm/for-cluster.ts
+function sshPrivateKey(env) {
+  const text3 = env.TOPO_SSH_KEY;
+  if (text3 && text3.trim() !== "") return text3.endsWith("\n") ? text3 : `${text3}
+`;
+  const file = env.TOPO_SSH_KEY_FILE;
+  if (file && file.trim() !== "") {
+    try {
+      return readFileSync5(file, "utf8");
+    } catch (error2) {
+      throw new SlurmConfigError(`TOPO_SSH_KEY_FILE=${file} cannot be read: ${error2.message}`);
+    }
+  }
+  throw new SlurmConfigError(
+    "the cluster uses the ssh transport but no private key is configured: set TOPO_SSH_KEY (the key text, e.g. a secret) or TOPO_SSH_KEY_FILE (a path)"
+  );
+}
+function slurmClientForCluster(name, cluster, options = {}) {
+  return createSlurmClient(transportForCluster(name, cluster, options), options);
+}
+function transportForCluster(name, cluster, options = {}) {
+  const env = options.env ?? process.env;
+  if (cluster.transport === "local") {
+    return createLocalTransport({ timeoutMs: options.commandTimeoutMs, inherit: env });
+  }
+  if (!cluster.host || !cluster.user || !cluster.known_host_key) {
+    throw new SlurmConfigError(`cluster ${name}: transport ssh needs host, user and known_host_key`);
+  }
+  return createSshTransport({
+    host: cluster.host,
+    port: cluster.port ?? 22,
+    user: cluster.user,
+    knownHostKey: cluster.known_host_key,
+    privateKey: sshPrivateKey(env),
+    commandTimeoutMs: options.commandTimeoutMs,
+    connectTimeoutMs: options.connectTimeoutMs
+  });
+}
+
+// src/telemetry/prometheus.ts
+var PrometheusError = class extends Error {
+  constructor(message2, details, cause) {
+    super(message2, cause === void 0 ? void 0 : { cause });
+    this.details = details;
+    this.name = "PrometheusError";
+  }
+  details;
+};
+var BODY_QUOTE = 500;
+function quote(body) {
+  const s = body.replace(/\s+/g, " ").trim();
+  return s.length > BODY_QUOTE ? `${s.slice(0, BODY_QUOTE)}\u2026` : s;
+}
+function parseSampleValue(raw) {
+  if (typeof raw !== "string") throw new Error(`sample value must be a string, got ${JSON.stringify(raw)}`);
+  if (raw === "NaN") return Number.NaN;
+  if (raw === "+Inf" || raw === "Inf") return Number.POSITIVE_INFINITY;
+  if (raw === "-Inf") return Number.NEGATIVE_INFINITY;
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw))
+    throw new Error(`sample value is not a number: ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+function parsePoint(p, where) {
+  if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== "number" || !Number.isFinite(p[0]))
+    throw new Error(
+      `${where}: a sample must be [unix_seconds, "value"], got ${JSON.stringify(p)?.slice(0, 80)}`
+    );
+  return [p[0], parseSampleValue(p[1])];
+}
+function parseLabels(m, where) {
+  if (m === void 0) return {};
+  if (!m || typeof m !== "object" || Array.isArray(m))
+    throw new Error(`${where}: "metric" must be an object of labels`);
+  for (const [k, v] of Object.entries(m))
+    if (typeof v !== "string") throw new Error(`${where}: label ${k} must be a string`);
+  return m;
+}
+function parseQueryResponse(body) {
+  if (!body || typeof body !== "object" || Array.isArray(body))
+    throw new Error("response is not a JSON object");
+  const b = body;
+  if (b.status !== "success") {
+    const err = typeof b.error === "string" ? b.error : "no error message";
+    throw new Error(`status is ${JSON.stringify(b.status)} (${String(b.errorType ?? "unknown")}: ${err})`);
+  }
+  const data = b.data;
+  if (!data || typeof data !== "object") throw new Error('"data" is missing');
+  const type = data.resultType;
+  const result = data.result;
+  const warnings = Array.isArray(b.warnings) ? b.warnings.map(String) : [];
+  const series = [];
+  if (type === "vector" || type === "matrix") {
+    if (!Array.isArray(result)) throw new Error(`"data.result" must be an array for a ${type}`);
+    result.forEach((r, i) => {
+      const where = `data.result[${i}]`;
+      if (!r || typeof r !== "object") throw new Error(`${where} is not an object`);
+      const labels = parseLabels(r.metric, where);
+      if (type === "vector") {
+        series.push({ labels, points: [parsePoint(r.value, `${where}.value`)] });
+      } else {
+        const values = r.values;
+        if (!Array.isArray(values)) throw new Error(`${where}.values must be an array`);
+        series.push({ labels, points: values.map((p, j) => parsePoint(p, `${where}.values[${j}]`)) });
+      }
+    });
+  } else if (type === "scalar") {
+    series.push({ labels: {}, points: [parsePoint(result, "data.result")] });
+  } else if (type === "string") {
+  } else {
+    throw new Error(`unknown resultType ${JSON.stringify(type)} (expected vector, matrix, scalar or string)`);
+  }
+  let nonFinite = 0;
+  for (const s of series) for (const [, v] of s.points) if (!Number.isFinite(v)) nonFinite++;
+  return { resultType: type, series, empty: series.length === 0, nonFinite, warnings };
+}
+var sleep2 = (ms) => new Promise((r) => setTimeout(r, ms));
+function createPrometheusClient(options) {
+  const baseUrl2 = options.baseUrl.replace(/\/+$/, "");
+  if (!/^https?:\/\/[^\s]+$/.test(baseUrl2))
+    throw new Error(
+      `Prometheus URL ${JSON.stringify(options.baseUrl)} is not an http(s) URL (e.g. http://127.0.0.1:9093)`
+    );
+  const doFetch = options.fetch ?? fetch;
+  const timeoutMs = options.timeoutMs ?? 1e4;
+  const retries = options.retries ?? 2;
+  const retryDelayMs = options.retryDelayMs ?? 500;
+  async function once(path, params, query) {
+    const ctrl = new AbortController();
+    const timer = setTimeout(() => ctrl.abort(), timeoutMs);
+    let res;
+    let text3;
+    try {
+      res = await doFetch(`${baseUrl2}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...options.headers },
+        body: params.toString(),
+        signal: ctrl.signal
+      });
+      text3 = await res.text();
+    } catch (e) {
+      const timedOut = ctrl.signal.aborted;
+      throw new PrometheusError(
+        timedOut ? `Prometheus at ${baseUrl2} did not answer within ${timeoutMs} ms (query: ${query})` : `cannot reach Prometheus at ${baseUrl2}: ${e.message} (query: ${query})`,
+        { query, retryable: true },
+        e
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!res.ok) {
+      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text3)}`, {
+        query,
+        status: res.status,
+        body: text3,
+        retryable: res.status === 429 || res.status >= 500
+      });
+    }
+    let json;
+    try {
+      json = JSON.parse(text3);
+    } catch {
+      throw new PrometheusError(
+        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text3)}`,
+        {
+          query,
+          status: res.status,
+          body: text3,
+          retryable: false
+        }
+      );
+    }
+    try {
+      return parseQueryResponse(json);
+    } catch (e) {
+      throw new PrometheusError(
+        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text3)}`,
+        {
+          query,
+          status: res.status,
+          body: text3,
+          retryable: false
+        }
+      );
+    }
+  }
+  async function withRetries(kind, path, params, query) {
+    for (let attempt = 0; ; attempt++) {
+      options.onRequest?.(kind, query);
+      try {
+        return await once(path, params, query);
+      } catch (e) {
+        if (!(e instanceof PrometheusError) || !e.details.retryable || attempt >= retries) throw e;
+        await sleep2(retryDelayMs * 2 ** attempt);
+      }
+    }
+  }
+  return {
+    baseUrl: baseUrl2,
+    instant(query, time2) {
+      const params = new URLSearchParams({ query });
+      if (time2 !== void 0) params.set("time", String(time2));
+      return withRetries("instant", "/api/v1/query", params, query);
+    },
+    range(query, start, end, stepSeconds) {
+      if (!(end >= start))
+        throw new PrometheusError(`range query end ${end} is before start ${start}`, {
+          query,
+          retryable: false
+        });
+      if (!(stepSeconds > 0))
+        throw new PrometheusError(`range query step must be > 0, got ${stepSeconds}`, {
+          query,
+          retryable: false
+        });
+      const step = Math.max(stepSeconds, Math.ceil((end - start) / 11e3));
+      const params = new URLSearchParams({
+        query,
+        start: String(start),
+        end: String(end),
+        step: String(step)
+      });
+      return withRetries("range", "/api/v1/query_range", params, query);
+    }
+  };
+}
+
+// src/github/permissions.ts
+var WRITE_ROLES = /* @__PURE__ */ new Set(["admin", "maintain", "write"]);
+function decideCommandAllowed(facts) {
+  const { commenter, command, repository, pull } = facts;
+  if (pull.headRepoFullName === null || pull.headRepoFullName.toLowerCase() !== pull.baseRepoFullName.toLowerCase()) {
+    return {
+      allowed: false,
+      reason: `Sorry @${commenter}, \`/topo ${command}\` is not available on pull requests from forks: experiments run on a self-hosted runner next to the cluster, and it only acts for branches pushed to ${repository} itself. A maintainer can push this branch to the repository and open the pull request from there.`
+    };
+  }
+  const role = facts.roleName && WRITE_ROLES.has(facts.roleName) ? facts.roleName : facts.permission;
+  if (!WRITE_ROLES.has(role)) {
+    return {
+      allowed: false,
+      reason: `Sorry @${commenter}, \`/topo ${command}\` needs write access to ${repository} (you have ${facts.roleName || facts.permission || "none"}), because it spends GPU hours on the cluster. Ask a maintainer to run it for you.`
+    };
+  }
+  return { allowed: true, permission: role };
+}
+async function checkCommandAllowed(octokit, input) {
+  let permission = "none";
+  let roleName;
+  try {
+    const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
+      owner: input.owner,
+      repo: input.repo,
+      username: input.username
+    });
+    permission = data.permission;
+    roleName = data.role_name;
+  } catch (e) {
+    if (e.status !== 404) throw e;
+  }
+  return decideCommandAllowed({
+    commenter: input.username,
+    command: input.command,
+    repository: `${input.owner}/${input.repo}`,
+    permission,
+    roleName,
+    pull: input.pull
+  });
+}
+function pullOrigin(pull) {
+  return {
+    headRepoFullName: pull.head.repo?.full_name ?? null,
+    baseRepoFullName: pull.base.repo.full_name,
+    state: pull.state
+  };
+}
+
+// src/usecases/autopilot-github.ts
+function botTrailer(experimentId, candidate) {
+  return `Topo-Autopilot: ${experimentId}/${candidate}`;
+}
+var status4 = (e) => e.status;
+async function commitBotProposal(octokit, target2, p) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
+  const baseSha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${base}` })).data.object.sha;
+  const baseTree = (await octokit.rest.git.getCommit({ ...repo, commit_sha: baseSha })).data.tree.sha;
+  const tree = await octokit.rest.git.createTree({
+    ...repo,
+    base_tree: baseTree,
+    tree: [{ path: p.path, mode: "100644", type: "blob", content: p.text }]
+  });
+  const commit = await octokit.rest.git.createCommit({
+    ...repo,
+    message: `${p.title}
+
+${p.body}
+
+${botTrailer(p.experimentId, p.candidate)}`,
+    tree: tree.data.sha,
+    parents: [baseSha]
+  });
+  return commit.data.sha;
+}
+function pullTextOf(message2, trailer) {
+  const text3 = message2.trimEnd();
+  const cut = text3.endsWith(trailer) ? text3.slice(0, -trailer.length) : text3;
+  const at = cut.indexOf("\n\n");
+  return at < 0 ? { title: cut.trim(), body: "" } : { title: cut.slice(0, at).trim(), body: cut.slice(at + 2).trim() };
+}
+async function openBotPull(octokit, target2, p) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const branch = botBranch(p.experimentId, p.candidate);
+  try {
+    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: p.sha });
+  } catch (error2) {
+    if (status4(error2) !== 422) throw error2;
+    const pulls = await pullsOfBranch(octokit, target2, branch);
+    const open2 = pulls.find((x) => x.state === "open");
+    if (open2) return { pr: open2.number, created: false };
+    if (pulls.length > 0) return null;
+  }
+  const message2 = (await octokit.rest.git.getCommit({ ...repo, commit_sha: p.sha })).data.message;
+  const text3 = pullTextOf(message2, botTrailer(p.experimentId, p.candidate));
+  const base = (await octokit.rest.repos.get(repo)).data.default_branch;
+  try {
+    const pull = await octokit.rest.pulls.create({ ...repo, head: branch, base, ...text3 });
+    return { pr: pull.data.number, created: true };
+  } catch (error2) {
+    if (status4(error2) !== 422) throw error2;
+    const open2 = (await pullsOfBranch(octokit, target2, branch)).find((x) => x.state === "open");
+    if (!open2) throw error2;
+    return { pr: open2.number, created: false };
+  }
+}
+async function pullsOfBranch(octokit, target2, branch) {
+  const { data } = await octokit.rest.pulls.list({
+    owner: target2.owner,
+    repo: target2.repo,
+    state: "all",
+    head: `${target2.owner}:${branch}`,
+    per_page: 100
+  });
+  return data;
+}
+async function listBotPulls(octokit, target2, experimentId, heads = {}) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const prefix = `topo/autopilot/${experimentId}/`;
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "all", per_page: 100 });
+  const out = [];
+  for (const pull of pulls) {
+    const marker = readBotMarker(pull.body, experimentId);
+    if (!marker || pull.user?.login !== target2.botLogin || pull.head.ref !== `${prefix}${marker.candidate}`)
+      continue;
+    if (pull.head.repo?.full_name !== pull.base.repo.full_name) continue;
+    const mine = heads[marker.candidate];
+    const takenOver = mine ? mine !== pull.head.sha : pull.state === "open" && !(await octokit.rest.git.getCommit({ ...repo, commit_sha: pull.head.sha })).data.message.includes(
+      botTrailer(experimentId, marker.candidate)
+    );
+    out.push({
+      pr: pull.number,
+      candidate: marker.candidate,
+      round: marker.round,
+      state: pull.merged_at ? "merged" : pull.state === "open" ? "open" : "closed",
+      headSha: pull.head.sha,
+      takenOver,
+      labels: pull.labels.map((l) => typeof l === "string" ? l : l.name ?? "")
+    });
+  }
+  return out;
+}
+async function changedFiles2(octokit, target2, pr) {
+  const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+    owner: target2.owner,
+    repo: target2.repo,
+    pull_number: pr,
+    per_page: 100
+  });
+  return files.map((f) => f.filename);
+}
+async function closeWithComment(octokit, target2, pr, comment) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body: comment });
+  await octokit.rest.pulls.update({ ...repo, pull_number: pr, state: "closed" });
+}
+async function findDashboard(octokit, target2, marker) {
+  const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
+    owner: target2.owner,
+    repo: target2.repo,
+    state: "all",
+    creator: target2.botLogin,
+    per_page: 100
+  });
+  const found = issues.filter((i) => !i.pull_request && i.user?.login === target2.botLogin && (i.body ?? "").startsWith(marker)).sort((a, b) => a.number - b.number)[0];
+  return found ? { number: found.number, state: found.state === "open" ? "open" : "closed", body: found.body ?? "" } : null;
+}
+async function writeDashboard2(octokit, target2, input) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const found = input.found === void 0 ? await findDashboard(octokit, target2, input.marker) : input.found;
+  if (!found) {
+    const made = await octokit.rest.issues.create({ ...repo, title: input.title, body: input.body });
+    const oldest = await findDashboard(octokit, target2, input.marker);
+    if (oldest && oldest.number !== made.data.number) {
+      await octokit.rest.issues.update({
+        ...repo,
+        issue_number: made.data.number,
+        state: "closed",
+        body: `${input.marker.replace("topo:autopilot-dashboard", "topo:autopilot-duplicate")}
+A duplicate of #${oldest.number}, the dashboard.`
+      });
+      return writeDashboard2(octokit, target2, { ...input, found: oldest });
+    }
+    if (input.close)
+      await octokit.rest.issues.update({ ...repo, issue_number: made.data.number, state: "closed" });
+    return made.data.number;
+  }
+  const state3 = input.close ? "closed" : "open";
+  if (found.body !== input.body || found.state !== state3)
+    await octokit.rest.issues.update({
+      ...repo,
+      issue_number: found.number,
+      body: input.body,
+      ...found.state !== state3 ? { state: state3 } : {}
+    });
+  return found.number;
+}
+async function dashboardControls(octokit, target2, issue2, since = 0, cache2 = /* @__PURE__ */ new Map()) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    ...repo,
+    issue_number: issue2,
+    per_page: 100
+  });
+  const out = [];
+  for (const c of comments) {
+    const login = c.user?.login;
+    const body = c.body ?? "";
+    if (!login || c.id <= since || login === target2.botLogin || !body.trimStart().startsWith("/topo"))
+      continue;
+    out.push({ id: c.id, login, body, allowed: await mayCommand(octokit, target2, login, cache2) });
+  }
+  return out;
+}
+function mayCommand(octokit, target2, login, cache2) {
+  let known = cache2.get(login);
+  if (!known) {
+    const full = `${target2.owner}/${target2.repo}`;
+    known = checkCommandAllowed(octokit, {
+      owner: target2.owner,
+      repo: target2.repo,
+      username: login,
+      command: "pause",
+      pull: { headRepoFullName: full, baseRepoFullName: full, state: "open" }
+    }).then((d) => d.allowed);
+    cache2.set(login, known);
+  }
+  return known;
+}
+function pilotStateBranch(experimentId) {
+  return `topo/autopilot-state/${experimentId}`;
+}
+var STATE_FILE = "autopilot-state.json";
+var STATE_HEAD = "topo autopilot state";
+async function readPilotState(octokit, target2, experimentId) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  let sha;
+  try {
+    sha = (await octokit.rest.git.getRef({ ...repo, ref: `heads/${pilotStateBranch(experimentId)}` })).data.object.sha;
+  } catch (error2) {
+    if (status4(error2) === 404) return { state: EMPTY_PILOT_STATE, sha: null };
+    throw error2;
+  }
+  const message2 = (await octokit.rest.git.getCommit({ ...repo, commit_sha: sha })).data.message;
+  const at = message2.indexOf("\n\n");
+  if (!message2.startsWith(STATE_HEAD) || at < 0)
+    throw new PilotStateError(
+      `the autopilot state branch ${pilotStateBranch(experimentId)} does not hold the bot's state at ${sha.slice(0, 7)}`
+    );
+  return { state: parsePilotState(message2.slice(at + 2)), sha };
+}
+async function updatePilotState(octokit, target2, experimentId, change, attempts = 8) {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const ref = `heads/${pilotStateBranch(experimentId)}`;
+  for (let attempt = 1; ; attempt++) {
+    const read2 = await readPilotState(octokit, target2, experimentId);
+    const next = change(read2.state);
+    const text3 = renderPilotState(next);
+    if (read2.sha && text3 === renderPilotState(read2.state)) return next;
+    const tree = await octokit.rest.git.createTree({
+      ...repo,
+      tree: [{ path: STATE_FILE, mode: "100644", type: "blob", content: `${text3}
+` }]
+    });
+    const commit = await octokit.rest.git.createCommit({
+      ...repo,
+      message: `${STATE_HEAD} of ${experimentId}
+
+${text3}`,
+      tree: tree.data.sha,
+      parents: read2.sha ? [read2.sha] : []
+    });
+    try {
+      if (read2.sha) await octokit.rest.git.updateRef({ ...repo, ref, sha: commit.data.sha, force: false });
+      else await octokit.rest.git.createRef({ ...repo, ref: `refs/${ref}`, sha: commit.data.sha });
+      return next;
+    } catch (error2) {
+      if (status4(error2) !== 422 || attempt >= attempts) throw error2;
+    }
+  }
+}
+async function approvedBy(octokit, target2, pull, cache2 = /* @__PURE__ */ new Map()) {
+  const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, {
+    owner: target2.owner,
+    repo: target2.repo,
+    pull_number: pull.pr,
+    per_page: 100
+  });
+  const latest = /* @__PURE__ */ new Map();
+  for (const r of reviews) {
+    const login = r.user?.login;
+    if (!login || login === target2.botLogin || r.state === "COMMENTED" || r.state === "PENDING") continue;
+    latest.set(login, { state: r.state, commit: r.commit_id ?? null });
+  }
+  for (const [login, r] of latest)
+    if (r.state === "APPROVED" && r.commit === pull.headSha && await mayCommand(octokit, target2, login, cache2))
+      return login;
+  return void 0;
+}
+async function checkConclusions(octokit, target2, sha) {
+  const runs2 = await octokit.paginate(octokit.rest.checks.listForRef, {
+    owner: target2.owner,
+    repo: target2.repo,
+    ref: sha,
+    per_page: 100
+  });
+  const out = {};
+  for (const r of [...runs2].sort((a, b) => a.id - b.id))
+    out[r.name] = r.status === "completed" ? r.conclusion ?? null : null;
+  return out;
+}
+async function othersCandidates(octokit, target2, experimentId, topologiesDir = "topologies") {
+  const repo = { owner: target2.owner, repo: target2.repo };
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, { ...repo, state: "open", per_page: 100 });
+  const out = [];
+  for (const pull of pulls) {
+    if (pull.head.ref.startsWith(`topo/autopilot/${experimentId}/`) && pull.user?.login === target2.botLogin)
+      continue;
+    const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
+      ...repo,
+      pull_number: pull.number,
+      per_page: 100
+    });
+    out.push(
+      ...candidatesIn(
+        pull.number,
+        files.map((f) => f.filename),
+        experimentId,
+        topologiesDir
+      )
+    );
+  }
+  return out;
+}
+function candidatesIn(pr, paths, experimentId, topologiesDir = "topologies") {
+  const dir = `${topologiesDir}/${experimentId}/`;
+  return paths.filter(
+    (p) => p.startsWith(dir) && /^[^/]+\.ya?ml$/.test(p.slice(dir.length)) && !/\/experiment\.ya?ml$/.test(p)
+  ).map((p) => ({ pr, candidate: p.slice(dir.length).replace(/\.ya?ml$/, "") }));
+}
+
+// src/usecases/refuse.ts
+function recheckRequest(octokit, repo, request2, source) {
+  return prepareCandidateAt(
+    octokit,
+    { owner: repo.owner, repo: repo.repo },
+    request2.headSha,
+    request2.path,
+    source
+  );
+}
+function refusedOutcome(request2, errors, at) {
+  return {
+    kind: "refused",
+    at,
+    evidence: [
+      `${request2.path} at ${request2.headSha.slice(0, 7)} no longer passes validation against the default branch: not submitted`,
+      ...errors.slice(0, 10).map((e) => e.length > 1900 ? `${e.slice(0, 1900)}\u2026` : e)
+    ]
+  };
+}
+function refusalNotice(request2, errors) {
+  return [
+    `### Request of \`${request2.candidate}\` refused`,
+    "",
+    `\`${request2.runName}\` was waiting for a free slot, but its candidate (\`${request2.path}\` at ${request2.headSha.slice(0, 7)}) no longer passes validation against the default branch's experiment and rules, which changed since \`/topo submit\`. It was not submitted and will not be:`,
+    "",
+    codeBlock(errors.slice(0, 10).join("\n")),
+    "",
+    "Fix the candidate (or the default branch), then comment `/topo submit` again."
+  ].join("\n");
+}
+async function refuseRequest(octokit, repo, request2, errors, at, options = {}) {
+  const target2 = { ...repo, issue_number: request2.pr };
+  await updateRunState(
+    octokit,
+    target2,
+    (s) => withOutcome(s, request2.id, refusedOutcome(request2, errors, at))
+  );
+  if (!options.keepLabel)
+    await setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: request2.pr }, null);
+  const body = refusalNotice(request2, errors);
+  await writeSubmitComment(octokit, target2, request2.candidate, body);
+  const monitor = await findMonitorComment(octokit, target2, request2.candidate);
+  if (stickyText(monitor)?.includes(request2.runName))
+    await writeMonitorComment(octokit, target2, request2.candidate, body, monitor);
+}
+async function refuseOrphanedRequest(octokit, repo, source, pull, request2, log, options = {}) {
+  const queued = request2.headSha === pull.headSha && !pull.state.runs[request2.id] && !pull.state.outcomes[request2.id];
+  if (!queued) return;
+  const prepared = await recheckRequest(octokit, repo, request2, source);
+  const errors = prepared.ok ? [
+    `the monitor cannot load experiment ${request2.experiment} from the default branch: its base preset is not in ${source.topologiesDir}/presets`
+  ] : prepared.errors;
+  log(`${request2.runName}: refused: ${errors.join("; ")}`);
+  await refuseRequest(octokit, repo, request2, errors, (/* @__PURE__ */ new Date()).toISOString(), options);
+}
+
+// actions/monitor/autopilot.ts
+var import_yaml5 = __toESM(require_dist2(), 1);
+import { existsSync as existsSync5 } from "node:fs";
+import { join as join5 } from "node:path";
+
+// src/commands/dashboard.ts
+var REPLIES_PER_COMMENTER = 3;
+function applyCommands(state3, comments, commands = COMMANDS) {
+  let next = state3;
+  const answered = [];
+  for (const c of [...comments].sort((a, b) => a.id - b.id)) {
+    if (c.id <= next.lastComment) continue;
+    next = { ...next, lastComment: c.id };
+    const parsed = parseCommand(c.body, "dashboard", commands);
+    if (parsed.kind === "none") continue;
+    const one = answerOne(next, c, parsed, commands);
+    next = one.state;
+    answered.push({ c, answer: one.answer });
+  }
+  return { state: next, replies: limited(answered) };
+}
+function answerOne(state3, c, parsed, commands) {
+  const refuse = (kind, text3) => ({ state: state3, answer: { kind, text: text3 } });
+  if (!c.allowed)
+    return refuse(
+      "refused",
+      "refused: dashboard commands need write access to the repository; nothing changed."
+    );
+  if (parsed.kind === "invalid")
+    return refuse(
+      "not done",
+      `not done: ${parsed.reason}; the dashboard takes: ${dashboardHelp(commands).join("; ")}.`
+    );
+  if (state3.concluded || state3.concludeBy)
+    return refuse("not done", "not done: the experiment has concluded; a conclusion is final.");
+  const done = parsed.command.run(state3, c.login, parsed.argument);
+  return { state: done.state, answer: { kind: done.done ? "applied" : "not done", text: done.text } };
+}
+function limited(answered) {
+  const byLogin = /* @__PURE__ */ new Map();
+  for (const a of answered) byLogin.set(a.c.login, [...byLogin.get(a.c.login) ?? [], a]);
+  const replies = [];
+  for (const [login, all] of byLogin) {
+    const who = `@${inlineText(login, 40)}`;
+    for (const { c, answer } of all.slice(0, REPLIES_PER_COMMENTER))
+      replies.push({ id: c.id, text: `${who}: ${answer.text}` });
+    const rest = all.slice(REPLIES_PER_COMMENTER);
+    const last = rest.at(-1);
+    if (last) replies.push({ id: last.c.id, text: `${who}: ${summary2(rest.map((r) => r.answer))}` });
+  }
+  return replies.sort((a, b) => a.id - b.id);
+}
+function summary2(rest) {
+  const count2 = (kind) => rest.filter((a) => a.kind === kind).length;
+  const parts = [
+    count2("applied") ? `${count2("applied")} applied (the last: ${rest.filter((a) => a.kind === "applied").at(-1)?.text})` : "",
+    count2("refused") ? `${count2("refused")} refused (dashboard commands need write access; nothing changed)` : "",
+    count2("not done") ? `${count2("not done")} not done (mistyped, or moot once concluded)` : ""
+  ].filter(Boolean);
+  return `${rest.length} more \`/topo\` comments in this pass, answered together to keep within GitHub's limits: ${parts.join("; ")}.`;
+}
+
+// src/commands/recorded.ts
+function recordedAtClose(target2, commands = COMMANDS) {
+  const { octokit, owner, repo, botLogin } = target2;
+  return async (pull) => {
+    const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+      owner,
+      repo,
+      issue_number: pull.number,
+      per_page: 100
+    });
+    let facts = { rejectReason: null, learnings: [] };
+    const allowed = /* @__PURE__ */ new Map();
+    for (const c of comments) {
+      const login = c.user?.login ?? null;
+      if (!c.body || !login || login === botLogin || c.user?.type === "Bot") continue;
+      const parsed = parseCommand(c.body, "pull", commands);
+      if (parsed.kind !== "command" || !parsed.command.recordedAtClose || !parsed.argument) continue;
+      const name = parsed.command.name;
+      if (!allowed.has(login))
+        allowed.set(
+          login,
+          (await checkCommandAllowed(octokit, {
+            owner,
+            repo,
+            username: login,
+            command: name,
+            pull: pullOrigin(pull)
+          })).allowed
+        );
+      if (allowed.get(login))
+        facts = parsed.command.recordedAtClose(facts, parsed.argument, { url: c.html_url, login });
+    }
+    return facts;
+  };
+}
+
+// src/topology/init.ts
+var import_yaml3 = __toESM(require_dist2(), 1);
+
+// src/topology/run-command.ts
+var VALUED = {
+  account: "A",
+  partition: "p",
+  time: "t",
+  nodes: "N",
+  "gpus-per-node": void 0,
+  gres: void 0,
+  "job-name": "J",
+  output: "o",
+  error: "e",
+  ntasks: "n",
+  "ntasks-per-node": void 0,
+  "cpus-per-task": "c",
+  "cpus-per-gpu": void 0,
+  mem: void 0,
+  "mem-per-gpu": void 0,
+  "mem-per-cpu": void 0,
+  qos: "q",
+  reservation: void 0,
+  constraint: "C",
+  signal: void 0,
+  chdir: "D",
+  dependency: "d",
+  array: "a",
+  "mail-type": void 0,
+  "mail-user": void 0,
+  comment: void 0,
+  export: void 0,
+  exclude: "x",
+  nodelist: "w",
+  gpus: "G",
+  begin: "b",
+  "time-min": void 0,
+  wckey: void 0
+};
+var SHORT = Object.fromEntries(
+  Object.entries(VALUED).filter(([, s]) => s).map(([l, s]) => [s, l])
+);
+
+// src/topology/init.ts
+function toYaml(value, header) {
+  const doc = new import_yaml3.Document(value);
+  (0, import_yaml3.visit)(doc, {
+    Seq(_, node) {
+      if ((0, import_yaml3.isSeq)(node)) node.flow = true;
+    }
+  });
+  doc.commentBefore = header;
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+}
 
 // src/usecases/suggest.ts
 var import_yaml4 = __toESM(require_dist2(), 1);
-import { posix as posix6 } from "node:path";
+import { posix as posix7 } from "node:path";
 
 // src/suggest/evidence.ts
 var SATURATED_UTILISATION = 90;
@@ -79779,9 +80819,9 @@ function fmt4(value, digits = 2) {
 
 // src/suggest/moves.ts
 var NO_REPLICAS = ["renderer"];
-function retarget(t, svc, target, spreadOver = instances(t, svc)) {
+function retarget(t, svc, target2, spreadOver = instances(t, svc)) {
   const before = concurrency(t, svc);
-  const after = Math.max(1, Math.ceil(target / spreadOver));
+  const after = Math.max(1, Math.ceil(target2 / spreadOver));
   setConcurrency(t, svc, after);
   if (svc === "renderer" || svc === "physics") {
     const cache2 = cacheSize(t, svc);
@@ -79793,13 +80833,13 @@ function retarget(t, svc, target, spreadOver = instances(t, svc)) {
 function fits(t, ctx) {
   return ctx.predict(t).every((p) => p.gib <= ctx.memoryLimit * ctx.gpuMemoryGiB);
 }
-function freestGpu(t, svc, evidence, ctx, target = inFlight(t), finalInstances) {
+function freestGpu(t, svc, evidence, ctx, target2 = inFlight(t), finalInstances) {
   const current = gpusOf(t, svc) ?? [];
   const options = [];
   for (let gpu = 0; gpu < ctx.gpusPerNode; gpu++) {
     const trial = clone2(t);
     setGpus(trial, svc, [...current, gpu]);
-    retarget(trial, svc, target, finalInstances);
+    retarget(trial, svc, target2, finalInstances);
     const fraction = ctx.predict(trial).find((p) => p.gpu === gpu)?.fraction ?? 0;
     options.push({
       gpu,
@@ -79826,7 +80866,7 @@ function idleService(evidence, svc) {
 function makeRoom(t, keep, evidence, ctx) {
   let current = clone2(t);
   const notes = [];
-  const target = inFlight(t);
+  const target2 = inFlight(t);
   for (let step = 0; step < 12; step++) {
     const over = overLimit(current, ctx);
     if (over.length === 0) return { topology: current, notes: coalesce(t, current, notes) };
@@ -79841,7 +80881,7 @@ function makeRoom(t, keep, evidence, ctx) {
       const trial = clone2(current);
       const fewer = Math.max(1, Math.floor(r * 3 / 4));
       setReplicas(trial, svc, fewer);
-      retarget(trial, svc, target);
+      retarget(trial, svc, target2);
       const saved = before - gibOn(trial);
       if (saved > 0 && overLimit(trial, ctx).every((o) => o.gpu === gpu)) {
         options.push({
@@ -79897,7 +80937,7 @@ function coalesce(from, to, notes) {
   }
   return out;
 }
-function pct3(value) {
+function pct4(value) {
   return `${Math.round(value * 100)}%`;
 }
 function changeText(key, from, to) {
@@ -79910,11 +80950,11 @@ function bottleneckWords(evidence, svc) {
 }
 function scaleBottleneck(parent, svc, evidence, ctx) {
   const moves = [];
-  const target = inFlight(parent);
-  const why = bottleneckWords(evidence, svc);
+  const target2 = inFlight(parent);
+  const why2 = bottleneckWords(evidence, svc);
   const before = instances(parent, svc);
   const beforeConc = concurrency(parent, svc);
-  const describe2 = (t, how) => {
+  const describe3 = (t, how) => {
     const after = instances(t, svc);
     const gain = 1 - before / after;
     const parts = [
@@ -79924,8 +80964,8 @@ function scaleBottleneck(parent, svc, evidence, ctx) {
     ].filter(Boolean);
     return {
       change: `${svc}: ${parts.join("; ")}`,
-      hypothesis: `${why}. Spreading its ${target} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
-      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct3(gain)} while ${svc} stays the limit, less once another service binds.`
+      hypothesis: `${why2}. Spreading its ${target2} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
+      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct4(gain)} while ${svc} stays the limit, less once another service binds.`
     };
   };
   const gpus = gpusOf(parent, svc);
@@ -79934,20 +80974,20 @@ function scaleBottleneck(parent, svc, evidence, ctx) {
       const t = clone2(parent);
       const placed = [];
       for (let i = 0; i < add; i++) {
-        const gpu = freestGpu(t, svc, evidence, ctx, target, (gpus.length + add) * replicas(t, svc));
+        const gpu = freestGpu(t, svc, evidence, ctx, target2, (gpus.length + add) * replicas(t, svc));
         if (gpu === void 0) break;
         setGpus(t, svc, [...gpusOf(t, svc) ?? [], gpu]);
         placed.push(gpu);
       }
       if (placed.length < add) continue;
-      retarget(t, svc, target);
+      retarget(t, svc, target2);
       const repeated = placed.some((g) => gpus.includes(g));
       moves.push({
         kind: "scale-bottleneck",
         service: svc,
         topology: t,
         priority: (add === 1 ? 0.95 : 0.9) * (evidence.saturated ? 0.7 : 1),
-        ...describe2(
+        ...describe3(
           t,
           `${containers(parent, svc)} \u2192 ${containers(t, svc)} containers (new on GPU ${placed.join(", ")}${repeated && svc === "renderer" ? ", a repeated GPU entry" : ""})`
         )
@@ -79959,13 +80999,13 @@ function scaleBottleneck(parent, svc, evidence, ctx) {
     for (const next of [.../* @__PURE__ */ new Set([r + 1, Math.ceil(r * 1.5)])]) {
       const t = clone2(parent);
       setReplicas(t, svc, next);
-      retarget(t, svc, target);
+      retarget(t, svc, target2);
       moves.push({
         kind: "scale-bottleneck",
         service: svc,
         topology: t,
         priority: (gpus ? 0.85 : 0.95) * (evidence.saturated && gpus ? 0.7 : 1),
-        ...describe2(t, `replicas_per_container ${r} \u2192 ${next}`)
+        ...describe3(t, `replicas_per_container ${r} \u2192 ${next}`)
       });
     }
   }
@@ -79985,7 +81025,7 @@ function raiseWorkers(parent, evidence, ctx) {
   const t = clone2(parent);
   t.runtime ??= {};
   t.runtime.nr_workers = next;
-  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct3(idle)} < ${pct3(RUNTIME_IDLE.low)}`;
+  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct4(idle)} < ${pct4(RUNTIME_IDLE.low)}`;
   return [
     {
       kind: "raise-workers",
@@ -79999,10 +81039,10 @@ function raiseWorkers(parent, evidence, ctx) {
 }
 function scaleTotal(parent, factor) {
   const now = inFlight(parent);
-  const target = Math.max(1, Math.round(now * factor));
-  if (target === now) return void 0;
+  const target2 = Math.max(1, Math.round(now * factor));
+  if (target2 === now) return void 0;
   const t = clone2(parent);
-  for (const svc of activeServices(t)) retarget(t, svc, target);
+  for (const svc of activeServices(t)) retarget(t, svc, target2);
   return inFlight(t) === now ? void 0 : t;
 }
 function lowerTotal(parent, evidence) {
@@ -80037,7 +81077,7 @@ function raiseTotal(parent, evidence) {
       priority: lowLoad ? factor === 1.5 ? 0.9 : 0.85 : factor === 1.25 ? 0.8 : 0.75,
       change: `rollouts in flight ${inFlight(parent)} \u2192 ${inFlight(t)} (every service's n_concurrent_rollouts raised, caches with them)`,
       hypothesis: lowLoad ? `queue-depth max low on every service (${queues}): the services idle between requests, so more rollouts in flight keep them busy.` : `every GPU is saturated (utilisation ${Math.min(...utilisation)}-${Math.max(...utilisation)}%): the node is compute-bound, so more instances cannot help, but more rollouts in flight fill the gaps between calls.`,
-      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct3(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
+      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct4(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
     });
   }
   return moves;
@@ -80100,19 +81140,19 @@ function placeFree(parent, svc, evidence, ctx) {
   rest.splice(rest.indexOf(busiest), 1);
   if (rest.length === 0) return [];
   setGpus(without, svc, rest);
-  const target = freestGpu(without, svc, evidence, ctx, inFlight(parent));
-  if (target === void 0 || target === busiest || util(busiest) - util(target) < 30) return [];
+  const target2 = freestGpu(without, svc, evidence, ctx, inFlight(parent));
+  if (target2 === void 0 || target2 === busiest || util(busiest) - util(target2) < 30) return [];
   const t = clone2(without);
-  setGpus(t, svc, [...rest, target]);
+  setGpus(t, svc, [...rest, target2]);
   return [
     {
       kind: "place-free",
       service: svc,
       topology: t,
       priority: 0.6,
-      change: `${svc}: one container moved from GPU ${busiest} to GPU ${target}`,
-      hypothesis: `GPU ${busiest} runs at ${Math.round(util(busiest))}% utilisation while GPU ${target} runs at ${Math.round(util(target))}%: ${svc}'s container on GPU ${busiest} competes for compute.`,
-      expectedEffect: `utilisation evens out between GPU ${busiest} and GPU ${target}; ${svc} RPC p95 and seconds per rollout down.`
+      change: `${svc}: one container moved from GPU ${busiest} to GPU ${target2}`,
+      hypothesis: `GPU ${busiest} runs at ${Math.round(util(busiest))}% utilisation while GPU ${target2} runs at ${Math.round(util(target2))}%: ${svc}'s container on GPU ${busiest} competes for compute.`,
+      expectedEffect: `utilisation evens out between GPU ${busiest} and GPU ${target2}; ${svc} RPC p95 and seconds per rollout down.`
     }
   ];
 }
@@ -80146,13 +81186,13 @@ function rawMoves(parent, evidence, ctx) {
   moves.push(...resizeCaches(parent));
   const ranked = Object.entries(evidence.queues).filter(([s, q]) => active.includes(s) && s !== bottleneck && !idleService(evidence, s) && q.max > 0).sort((a, b2) => b2[1].max - a[1].max);
   for (const [svc, i] of ranked.slice(0, bottleneck ? 1 : 2).map(([x], k) => [x, k])) {
-    const why = `${queueSentence(evidence, svc)}: ${svc} has the ${bottleneck ? "next " : ""}deepest queue without being a clear bottleneck`;
+    const why2 = `${queueSentence(evidence, svc)}: ${svc} has the ${bottleneck ? "next " : ""}deepest queue without being a clear bottleneck`;
     const place = !bottleneck && i === 0 ? placeFree(parent, svc, evidence, ctx) : [];
     for (const m of [...scaleBottleneck(parent, svc, evidence, ctx), ...place]) {
       moves.push({
         ...m,
         priority: m.priority * (bottleneck ? 0.5 : 0.65),
-        hypothesis: `${why}. ${m.hypothesis.slice(m.hypothesis.indexOf(". ") + 2)}`
+        hypothesis: `${why2}. ${m.hypothesis.slice(m.hypothesis.indexOf(". ") + 2)}`
       });
     }
   }
@@ -80174,7 +81214,7 @@ function fitInMemory(input, count2 = 1) {
     for (const keepReplicas of REPLICA_STEPS) {
       if (keepReplicas < 1 && onGpu.length === 0) continue;
       const t = clone2(failed);
-      const target = Math.max(1, Math.round(total * keepTotal));
+      const target2 = Math.max(1, Math.round(total * keepTotal));
       const changes = [];
       for (const svc of onGpu) {
         const r = replicas(t, svc);
@@ -80184,7 +81224,7 @@ function fitInMemory(input, count2 = 1) {
           changes.push(`${svc} replicas_per_container ${r} \u2192 ${next}`);
         }
       }
-      for (const svc of activeServices(t)) retarget(t, svc, target);
+      for (const svc of activeServices(t)) retarget(t, svc, target2);
       if (inFlight(t) !== total) changes.unshift(`rollouts in flight ${total} \u2192 ${inFlight(t)}`);
       const key = JSON.stringify(t);
       if (changes.length === 0 || seen.has(key)) continue;
@@ -80248,7 +81288,7 @@ function campaignOf2(tried, maxParallel) {
   const first2 = tried.find((r) => !r.parent);
   if (!first2) return null;
   const ok = outcomeOf(first2, byName) !== "failed";
-  let state2 = startCampaign({
+  let state3 = startCampaign({
     name: first2.name,
     seconds: ok ? secondsPerRollout(first2) ?? null : null,
     gpuHours: 0
@@ -80257,7 +81297,7 @@ function campaignOf2(tried, maxParallel) {
     (round3) => round3.every((r) => r.status !== "pending" && r.status !== "running")
   );
   finished.forEach((round3, i) => {
-    const runs = round3.map((r) => {
+    const runs2 = round3.map((r) => {
       const o = outcomeOf(r, byName);
       const seconds2 = secondsPerRollout(r);
       return {
@@ -80267,22 +81307,22 @@ function campaignOf2(tried, maxParallel) {
         gpuHours: 0
       };
     });
-    state2 = closeRound(state2, { index: i + 1, parent: round3[0]?.parent ?? first2.name, runs });
+    state3 = closeRound(state3, { index: i + 1, parent: round3[0]?.parent ?? first2.name, runs: runs2 });
   });
-  return state2;
+  return state3;
 }
 function stopForNoProgress(tried, patience, maxParallel, outlook) {
-  const state2 = campaignOf2(tried, maxParallel);
-  if (!state2) return void 0;
+  const state3 = campaignOf2(tried, maxParallel);
+  if (!state3) return void 0;
   const m = outlook?.minImprovement ?? 0.02;
-  const stop2 = stopRule(state2, { stopAfter: patience, minImprovement: m }, outlook ?? null);
-  if (!stop2) return void 0;
+  const stop3 = stopRule(state3, { stopAfter: patience, minImprovement: m }, outlook ?? null);
+  if (!stop3) return void 0;
   const byName = new Map(tried.map((r) => [r.name, r]));
-  const recent = state2.rounds.slice(-patience).flatMap((round3) => round3.runs);
+  const recent = state3.rounds.slice(-patience).flatMap((round3) => round3.runs);
   const outcomes = recent.map((r) => `${r.name} ${outcomeOf(byName.get(r.name), byName)}`);
   return {
     stop: true,
-    reason: `no significant improvement over the last ${patience} rounds (${outcomes.join(", ")}): further topology changes are unlikely to pay for their GPU-hours (${stop2})`
+    reason: `no significant improvement over the last ${patience} rounds (${outcomes.join(", ")}): further topology changes are unlikely to pay for their GPU-hours (${stop3})`
   };
 }
 
@@ -80699,9 +81739,9 @@ function neighbours(t, ctx, util) {
     }
   }
   for (const factor of [1.25, 1.5, 0.8]) {
-    const target = Math.max(1, Math.round(total * factor));
+    const target2 = Math.max(1, Math.round(total * factor));
     const u = clone2(t);
-    for (const svc of activeServices(u)) retarget(u, svc, target);
+    for (const svc of activeServices(u)) retarget(u, svc, target2);
     if (inFlight(u) !== total)
       out.push({ topology: u, what: `rollouts in flight ${total} \u2192 ${inFlight(u)}` });
   }
@@ -81220,10 +82260,10 @@ function proposalProblems(t, base, gpusPerNode2) {
     problems.push("services.renderer.replicas_per_container > 1 (NRE supports one)");
   const workers = t.runtime?.nr_workers ?? 1;
   if (!Number.isInteger(workers) || workers < 1) problems.push(`runtime.nr_workers is ${workers}`);
-  const summary2 = capacitySummary(t);
-  if (summary2.imbalance > CAPACITY_IMBALANCE_LIMIT && summary2.imbalance > capacitySummary(base).imbalance)
+  const summary3 = capacitySummary(t);
+  if (summary3.imbalance > CAPACITY_IMBALANCE_LIMIT && summary3.imbalance > capacitySummary(base).imbalance)
     problems.push(
-      `capacities differ by ${Math.round((summary2.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%)`
+      `capacities differ by ${Math.round((summary3.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%)`
     );
   for (const svc of ["renderer", "physics"]) {
     const cache2 = activeServices(t).includes(svc) ? cacheSize(t, svc) : void 0;
@@ -81415,7 +82455,7 @@ function suggest2(input, options = {}) {
       if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.netLogSd) / prediction.parentSeconds < minImprovement) {
         rejected.push({
           change: move.change,
-          reason: `predicted below min_improvement ${pct4(minImprovement)}: ${pct4(prediction.gain)} faster [${pct4(prediction.gainLow)}, ${pct4(prediction.gainHigh)}]`
+          reason: `predicted below min_improvement ${pct5(minImprovement)}: ${pct5(prediction.gain)} faster [${pct5(prediction.gainLow)}, ${pct5(prediction.gainHigh)}]`
         });
         continue;
       }
@@ -81473,18 +82513,18 @@ function suggest2(input, options = {}) {
     input.maxParallel,
     outlook ? { minImprovement, gainLow: outlook.gainLow } : null
   );
-  let stop2 = noProgress ?? (reliable ? calibratedStop(outlook, calibration, minImprovement) : null);
-  if (!stop2 && proposals2.length === 0) {
+  let stop3 = noProgress ?? (reliable ? calibratedStop(outlook, calibration, minImprovement) : null);
+  if (!stop3 && proposals2.length === 0) {
     const memoryBound = rejected.some((r) => r.reason.startsWith("predicted GPU memory"));
     const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
-    stop2 = {
+    stop3 = {
       stop: true,
-      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct4(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
+      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct5(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
     };
   }
   return {
     proposals: proposals2,
-    stop: stop2 ?? { stop: false, reason: `${proposals2.length} proposal(s) from ${parent.name}'s evidence` },
+    stop: stop3 ?? { stop: false, reason: `${proposals2.length} proposal(s) from ${parent.name}'s evidence` },
     memory,
     parent: parent.name,
     rejected,
@@ -81500,7 +82540,7 @@ function suggest2(input, options = {}) {
     } : {}
   };
 }
-var pct4 = (x) => `${Math.round(1e3 * x) / 10}%`;
+var pct5 = (x) => `${Math.round(1e3 * x) / 10}%`;
 function undominated(scored, minImprovement, rejected) {
   const predicted = scored.filter((s) => s.prediction);
   const best = predicted.sort((a, b) => a.prediction.seconds - b.prediction.seconds)[0]?.prediction;
@@ -81512,7 +82552,7 @@ function undominated(scored, minImprovement, rejected) {
     if (lose <= Math.log(1 + minImprovement)) return true;
     rejected.push({
       change: move.change,
-      reason: `dominated: predicted ${pct4(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct4(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct4(minImprovement)}`
+      reason: `dominated: predicted ${pct5(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct5(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct5(minImprovement)}`
     });
     return false;
   });
@@ -81524,7 +82564,7 @@ function calibratedStop(outlook, calibration, minImprovement) {
   if (bound >= minImprovement) return null;
   return {
     stop: true,
-    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct4(outlook.gain)} faster, ${pct4(bound)} at most with its calibration error (\xB1${pct4(error2)} on the runs it predicted): below min_improvement ${pct4(minImprovement)}`
+    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct5(outlook.gain)} faster, ${pct5(bound)} at most with its calibration error (\xB1${pct5(error2)} on the runs it predicted): below min_improvement ${pct5(minImprovement)}`
   };
 }
 function modelOutlook(scored, picked) {
@@ -81562,12 +82602,12 @@ function afterOutOfMemory(input, failed, memory, options, rejected) {
       reason: `no smaller topology is predicted under ${Math.round(GPU_MEMORY_LIMITS.error * 100)}% of ${gib} GiB on every GPU`
     });
   return fitted.map((f) => {
-    const why = `${failed.name} ran out of GPU memory${failure?.gpu != null ? ` on GPU ${failure.gpu}` : ""}${failure?.message ? ` (${failure.message})` : ""}; the ${memory.source} memory model predicts it at ${f.before.gib.toFixed(1)} GiB on GPU ${f.before.gpu} (${Math.round(f.before.fraction * 100)}% of ${gib} GiB)`;
+    const why2 = `${failed.name} ran out of GPU memory${failure?.gpu != null ? ` on GPU ${failure.gpu}` : ""}${failure?.message ? ` (${failure.message})` : ""}; the ${memory.source} memory model predicts it at ${f.before.gib.toFixed(1)} GiB on GPU ${f.before.gpu} (${Math.round(f.before.fraction * 100)}% of ${gib} GiB)`;
     return {
       candidate: {
         name: "fit-memory",
         parent: failed.name,
-        hypothesis: `${why}. This is the largest topology shrunk from it that the model puts under ${Math.round(GPU_MEMORY_LIMITS.error * 100)}% on every GPU: ${f.change}.`,
+        hypothesis: `${why2}. This is the largest topology shrunk from it that the model puts under ${Math.round(GPU_MEMORY_LIMITS.error * 100)}% on every GPU: ${f.change}.`,
         expected_effect: `runs without running out of GPU memory: predicted peak ${f.after.gib.toFixed(1)} GiB on GPU ${f.after.gpu} (${Math.round(f.after.fraction * 100)}%, ${memory.source} model); its measured memory then fits the model for the next round.`,
         topology: f.topology
       },
@@ -81592,7 +82632,7 @@ function candidatePrediction(p) {
   };
 }
 function predictionSentence(p) {
-  return `Predicted ${pct4(p.gain)} faster [${pct4(p.gainLow)}, ${pct4(p.gainHigh)}] than ${p.parent} (${p.parentSeconds.toFixed(2)} \u2192 ${p.seconds.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
+  return `Predicted ${pct5(p.gain)} faster [${pct5(p.gainLow)}, ${pct5(p.gainHigh)}] than ${p.parent} (${p.parentSeconds.toFixed(2)} \u2192 ${p.seconds.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
 }
 function predictionFor(cal, topology, parent, gpus) {
   const m = measurementOf(parent);
@@ -81674,11 +82714,11 @@ ${changes}
 function overlay(files, extra) {
   return {
     async read(path) {
-      return extra.get(posix6.normalize(path)) ?? files.read(path);
+      return extra.get(posix7.normalize(path)) ?? files.read(path);
     },
     async list(dir) {
       const own = await files.list(dir) ?? [];
-      const added = [...extra.keys()].filter((p) => posix6.dirname(p) === posix6.normalize(dir)).map((p) => posix6.basename(p));
+      const added = [...extra.keys()].filter((p) => posix7.dirname(p) === posix7.normalize(dir)).map((p) => posix7.basename(p));
       const all = [.../* @__PURE__ */ new Set([...own, ...added])].sort();
       return all.length ? all : void 0;
     }
@@ -81797,19 +82837,19 @@ async function refusedProposals(options, { experiment, experimentDir, clustersFi
     experiment.cluster,
     result.memory.source === "fitted" ? result.memory.model : void 0
   );
-  extra.set(posix6.normalize(clustersFile), clustersWithModel);
+  extra.set(posix7.normalize(clustersFile), clustersWithModel);
   const parentFile = `${experimentDir}/${result.parent}.yaml`;
   const withParent = result.parent && await files.read(parentFile) !== void 0;
-  const report2 = await validateFiles([...written.map((w) => w.path), ...withParent ? [parentFile] : []], {
+  const report3 = await validateFiles([...written.map((w) => w.path), ...withParent ? [parentFile] : []], {
     files: overlay(files, extra),
     clustersFile,
     newFiles: written.map((w) => w.path),
     ...options.presets ? { presets: options.presets } : {}
   });
   const inherited = new Set(
-    report2.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w) => w.rule))
+    report3.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w) => w.rule))
   );
-  return report2.files.flatMap((f) => {
+  return report3.files.flatMap((f) => {
     const proposal = f.path === parentFile ? void 0 : written.find((w) => w.path === f.path);
     const problems = [...f.errors, ...f.warnings.filter((w) => !inherited.has(w.rule))];
     if (!proposal || problems.length === 0) return [];
@@ -81848,27 +82888,29 @@ function pullBody(p, result) {
 
 // actions/monitor/autopilot.ts
 var VALIDATE_CHECK_NAME = "topo/validate";
-function autopilotPort(octokit, target, config) {
-  const repo = { owner: target.owner, repo: target.repo };
+function autopilotPort(octokit, target2, config) {
+  const repo = { owner: target2.owner, repo: target2.repo };
   const files = fileSystemSource(config.workspace);
   const dashboards = /* @__PURE__ */ new Map();
+  const kept = /* @__PURE__ */ new Map();
   const permissions = /* @__PURE__ */ new Map();
   const idOf = (exp) => exp.experiment.experiment_id;
   return {
     async read(exp) {
       if (!policyOf(exp.experiment)) return null;
       const id = idOf(exp);
-      const dashboard = await findDashboard(octokit, target, dashboardMarker(id));
+      const dashboard = await findDashboard(octokit, target2, dashboardMarker(id));
       dashboards.set(id, dashboard);
-      const state2 = await answerCommands(octokit, target, id, dashboard, permissions);
-      return readView(octokit, target, config, exp, state2, permissions);
+      const state3 = await answerCommands(octokit, target2, id, dashboard, permissions);
+      kept.set(id, state3.dashboards);
+      return readView(octokit, target2, config, exp, state3, permissions);
     },
-    save: (exp, change) => updatePilotState(octokit, target, idOf(exp), change),
+    save: (exp, change) => updatePilotState(octokit, target2, idOf(exp), change),
     propose: (exp, count2, exclude, round3) => round3 === 0 ? baselineProposal(exp, config) : proposals(exp, count2, exclude, config, files),
     async commit(exp, p) {
       const doc = (0, import_yaml5.parseDocument)(p.text);
       if (p.round > 0) doc.set("hypothesis", roundHypothesis(p.round, String(doc.get("hypothesis") ?? "")));
-      return commitBotProposal(octokit, target, {
+      return commitBotProposal(octokit, target2, {
         experimentId: idOf(exp),
         candidate: p.candidate,
         path: p.path,
@@ -81878,22 +82920,22 @@ function autopilotPort(octokit, target, config) {
       });
     },
     async open(exp, candidate, sha) {
-      const opened = await openBotPull(octokit, target, { experimentId: idOf(exp), candidate, sha });
+      const opened = await openBotPull(octokit, target2, { experimentId: idOf(exp), candidate, sha });
       config.log(
         `autopilot ${idOf(exp)}: ${candidate} ${opened ? `#${opened.pr}${opened.created ? " opened" : ""}` : "closed before: not reopened"}`
       );
       return opened;
     },
-    validate: (_exp, pr) => validateCheck(octokit, target, config, pr),
-    request: (exp, pull) => requestRun(octokit, target, config, idOf(exp), pull),
+    validate: (_exp, pr) => validateCheck(octokit, target2, config, pr),
+    request: (exp, pull) => requestRun(octokit, target2, config, idOf(exp), pull),
     async close(_exp, pr, comment) {
-      await closeWithComment(octokit, target, pr, comment);
+      await closeWithComment(octokit, target2, pr, comment);
       await config.record?.(pr);
     },
     async label(_exp, pr, name) {
       await octokit.rest.issues.addLabels({ ...repo, issue_number: pr, labels: [name] });
     },
-    checks: (_exp, sha) => checkConclusions(octokit, target, sha),
+    checks: (_exp, sha) => checkConclusions(octokit, target2, sha),
     async merge(exp, pr, sha) {
       await octokit.rest.pulls.merge({ ...repo, pull_number: pr, sha, merge_method: "merge" });
       config.log(`autopilot ${idOf(exp)}: #${pr} merged`);
@@ -81901,14 +82943,14 @@ function autopilotPort(octokit, target, config) {
     },
     async report(exp) {
       const id = idOf(exp);
-      const issue2 = await dashboardNumber(octokit, target, id, dashboards);
+      const issue2 = await dashboardNumber(octokit, target2, id, dashboards);
       const defaultBranch = (await octokit.rest.repos.get(repo)).data.default_branch;
-      await concludeExperiment(
+      await postFinalReport(
         {
           octokit,
           ...repo,
           defaultBranch,
-          botLogin: target.botLogin,
+          botLogin: target2.botLogin,
           at: (/* @__PURE__ */ new Date()).toISOString(),
           ...config.serverUrl ? { serverUrl: config.serverUrl } : {}
         },
@@ -81919,7 +82961,7 @@ function autopilotPort(octokit, target, config) {
     async dashboard(exp, body, closed) {
       const id = idOf(exp);
       const found = dashboards.get(id);
-      const number = await writeDashboard2(octokit, target, {
+      const number = await writeDashboard2(octokit, target2, {
         marker: dashboardMarker(id),
         title: dashboardTitle(id),
         body,
@@ -81927,15 +82969,17 @@ function autopilotPort(octokit, target, config) {
         ...found !== void 0 ? { found } : {}
       });
       if (!found) dashboards.set(id, { number, state: closed ? "closed" : "open", body });
+      if (!kept.get(id)?.includes(number))
+        kept.set(id, (await keepDashboard(octokit, target2, id, number)).dashboards);
     }
   };
 }
-async function dashboardNumber(octokit, target, id, dashboards) {
+async function dashboardNumber(octokit, target2, id, dashboards) {
   const known = dashboards.get(id);
   if (known) return known.number;
   const body = `${dashboardMarker(id)}
 # ${dashboardTitle(id)}`;
-  const number = await writeDashboard2(octokit, target, {
+  const number = await writeDashboard2(octokit, target2, {
     marker: dashboardMarker(id),
     title: dashboardTitle(id),
     body,
@@ -81944,19 +82988,19 @@ async function dashboardNumber(octokit, target, id, dashboards) {
   dashboards.set(id, { number, state: "open", body });
   return number;
 }
-async function readView(octokit, target, config, exp, state2, permissions) {
+async function readView(octokit, target2, config, exp, state3, permissions) {
   const id = exp.experiment.experiment_id;
   const context3 = await readAutopilot(fileSystemSource(config.workspace), id, config.clustersFile);
-  const pulls = await listBotPulls(octokit, target, id, state2.heads);
+  const pulls = await listBotPulls(octokit, target2, id, state3.heads);
   if (context3.policy.submit === "approval") {
     for (const b of pulls)
       if (b.state === "open" && !b.takenOver) {
-        const by = await approvedBy(octokit, target, b, permissions);
+        const by = await approvedBy(octokit, target2, b, permissions);
         if (by) b.approvedBy = by;
       }
   }
-  const others = config.others?.(id) ?? await othersCandidates(octokit, target, id, config.topologiesDir);
-  return { context: context3, pulls, state: state2, others };
+  const others = config.others?.(id) ?? await othersCandidates(octokit, target2, id, config.topologiesDir);
+  return { context: context3, pulls, state: state3, others, botLogin: target2.botLogin };
 }
 async function proposals(exp, count2, exclude, config, files) {
   const id = exp.experiment.experiment_id;
@@ -81978,7 +83022,7 @@ async function proposals(exp, count2, exclude, config, files) {
 async function baselineProposal(exp, config) {
   const e = exp.experiment;
   const path = `${config.topologiesDir}/${e.experiment_id}/baseline.yaml`;
-  if (existsSync4(join5(config.workspace, path))) return [];
+  if (existsSync5(join5(config.workspace, path))) return [];
   const found = readPresetFromCheckout(e.base_topology, config.workspace, {
     topologiesDir: config.topologiesDir,
     ...config.presetsDir ? { overrideDir: config.presetsDir } : {}
@@ -82007,10 +83051,10 @@ async function baselineProposal(exp, config) {
     }
   ];
 }
-async function requestRun(octokit, target, config, id, pull) {
-  const repo = { owner: target.owner, repo: target.repo };
+async function requestRun(octokit, target2, config, id, pull) {
+  const repo = { owner: target2.owner, repo: target2.repo };
   const path = `${config.topologiesDir}/${id}/${pull.candidate}.yaml`;
-  const changed = await changedFiles(octokit, target, pull.pr);
+  const changed = await changedFiles2(octokit, target2, pull.pr);
   if (changed.length !== 1 || changed[0] !== path) {
     config.log(`autopilot ${id}: #${pull.pr} changes ${changed.join(", ")}, not only ${path}: no Request`);
     return {
@@ -82037,10 +83081,10 @@ async function requestRun(octokit, target, config, id, pull) {
     headSha: pull.headSha,
     topologyHash: c.topologyHash,
     runName: runNameFor(c.submission.jobName, label),
-    login: target.botLogin,
+    login: target2.botLogin,
     requestedAt: (/* @__PURE__ */ new Date()).toISOString()
   };
-  const pullTarget = { ...repo, issue_number: pull.pr, botLogin: target.botLogin };
+  const pullTarget = { ...repo, issue_number: pull.pr, botLogin: target2.botLogin };
   const written = await updateRunState(
     octokit,
     pullTarget,
@@ -82058,14 +83102,21 @@ async function requestRun(octokit, target, config, id, pull) {
     );
   return null;
 }
-function closedPullRecorder(octokit, target, deps) {
-  const repo = { owner: target.owner, repo: target.repo };
+function closedPullRecorder(octokit, target2, deps) {
+  const repo = { owner: target2.owner, repo: target2.repo };
   return async (pr) => {
     const pull = (await octokit.rest.pulls.get({ ...repo, pull_number: pr })).data;
     const defaultBranch = pull.base.repo.default_branch;
     try {
       const result = await recordClosedPullRequest(
-        { ...deps, octokit, ...repo, botLogin: target.botLogin, defaultBranch },
+        {
+          ...deps,
+          octokit,
+          ...repo,
+          botLogin: target2.botLogin,
+          defaultBranch,
+          closeCommands: recordedAtClose({ octokit, ...repo, botLogin: target2.botLogin })
+        },
         pull
       );
       deps.log?.(
@@ -82078,32 +83129,60 @@ function closedPullRecorder(octokit, target, deps) {
     }
   };
 }
-async function answerCommands(octokit, target, id, dashboard, permissions) {
-  const { state: state2 } = await readPilotState(octokit, target, id);
-  if (!dashboard) return state2;
-  const comments = await dashboardControls(octokit, target, dashboard.number, state2.lastComment, permissions);
-  if (comments.length === 0) return state2;
+async function answerCommands(octokit, target2, id, dashboard, permissions) {
+  const { state: state3 } = await readPilotState(octokit, target2, id);
+  const issues = [.../* @__PURE__ */ new Set([...state3.dashboards, ...dashboard ? [dashboard.number] : []])];
+  const comments = [];
+  const issueOf = /* @__PURE__ */ new Map();
+  const gone = [];
+  for (const issue2 of issues) {
+    const read2 = await controlsOn(octokit, target2, issue2, state3.lastComment, permissions);
+    if (read2 === "gone") gone.push(issue2);
+    else
+      for (const c of read2) {
+        comments.push(c);
+        issueOf.set(c.id, issue2);
+      }
+  }
+  if (comments.length === 0 && gone.length === 0) return state3;
   let replies = [];
-  const written = await updatePilotState(octokit, target, id, (s) => {
+  const written = await updatePilotState(octokit, target2, id, (s) => {
     const applied = applyCommands(s, comments);
     replies = applied.replies;
-    return applied.state;
+    return { ...applied.state, dashboards: applied.state.dashboards.filter((n) => !gone.includes(n)) };
   });
   for (const r of replies)
     await octokit.rest.issues.createComment({
-      owner: target.owner,
-      repo: target.repo,
-      issue_number: dashboard.number,
+      owner: target2.owner,
+      repo: target2.repo,
+      issue_number: issueOf.get(r.id),
       body: r.text
     });
   return written;
 }
-async function validateCheck(octokit, target, config, pr) {
-  const repo = { owner: target.owner, repo: target.repo };
+async function controlsOn(octokit, target2, issue2, since, permissions) {
+  try {
+    return await dashboardControls(octokit, target2, issue2, since, permissions);
+  } catch (e) {
+    const code2 = e.status;
+    if (code2 === 404 || code2 === 410) return "gone";
+    throw e;
+  }
+}
+function keepDashboard(octokit, target2, id, issue2) {
+  return updatePilotState(
+    octokit,
+    target2,
+    id,
+    (s) => s.dashboards.includes(issue2) ? s : { ...s, dashboards: [...s.dashboards, issue2].slice(-DASHBOARDS_KEPT) }
+  );
+}
+async function validateCheck(octokit, target2, config, pr) {
+  const repo = { owner: target2.owner, repo: target2.repo };
   const head = (await octokit.rest.pulls.get({ ...repo, pull_number: pr })).data.head.sha;
-  let summary2 = "";
-  const report2 = await validatePullRequest(
-    { changedPaths: await changedFiles(octokit, target, pr), topologiesDir: config.topologiesDir },
+  let summary3 = "";
+  const report3 = await validatePullRequest(
+    { changedPaths: await changedFiles2(octokit, target2, pr), topologiesDir: config.topologiesDir },
     {
       files: githubFileSource(octokit, { ...repo, ref: head }),
       config: fileSystemSource(config.workspace),
@@ -82114,7 +83193,7 @@ async function validateCheck(octokit, target, config, pr) {
       annotate: () => {
       },
       summary: async (m) => {
-        summary2 += m;
+        summary3 += m;
       },
       info: config.log
     }
@@ -82123,9 +83202,9 @@ async function validateCheck(octokit, target, config, pr) {
     ...repo,
     name: VALIDATE_CHECK_NAME,
     head_sha: head,
-    conclusion: report2.errorCount > 0 ? "failure" : "success",
-    title: `${report2.errorCount} error(s), ${report2.warningCount} warning(s) in ${report2.files.length} file(s)`,
-    summary: summary2 || "No topology files changed."
+    conclusion: report3.errorCount > 0 ? "failure" : "success",
+    title: `${report3.errorCount} error(s), ${report3.warningCount} warning(s) in ${report3.files.length} file(s)`,
+    summary: summary3 || "No topology files changed."
   });
 }
 
@@ -82137,7 +83216,7 @@ var repoOf = (config) => ({
 });
 function loadExperiments(config) {
   const clustersPath = join6(config.workspace, config.clustersFile);
-  const clusters = checkClusters(readFileSync5(clustersPath, "utf8"), clustersPath);
+  const clusters = checkClusters(readFileSync6(clustersPath, "utf8"), clustersPath);
   if (!clusters.value)
     throw new Error(
       `${clustersPath}: ${clusters.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`
@@ -82146,8 +83225,8 @@ function loadExperiments(config) {
   const out = /* @__PURE__ */ new Map();
   for (const dir of readdirSync3(root, { withFileTypes: true })) {
     const file = join6(root, dir.name, "experiment.yaml");
-    if (!dir.isDirectory() || !existsSync5(file)) continue;
-    const checked2 = checkExperiment(readFileSync5(file, "utf8"), file);
+    if (!dir.isDirectory() || !existsSync6(file)) continue;
+    const checked2 = checkExperiment(readFileSync6(file, "utf8"), file);
     if (!checked2.value) {
       config.log(`skipping ${file}: ${checked2.issues.map((i) => `line ${i.line}: ${i.message}`).join("; ")}`);
       continue;
@@ -82177,10 +83256,10 @@ function loadExperiments(config) {
 function recordReferences2(config, experimentId) {
   const paths = recordPaths(experimentId);
   const file = join6(config.workspace, paths.json);
-  if (!existsSync5(file)) return {};
+  if (!existsSync6(file)) return {};
   let record;
   try {
-    record = parseRecord(readFileSync5(file, "utf8"), paths.json);
+    record = parseRecord(readFileSync6(file, "utf8"), paths.json);
   } catch (e) {
     config.log(`${paths.json}: ${e.message}; deciding without the recorded references`);
     return {};
@@ -82191,7 +83270,7 @@ function recordReferences2(config, experimentId) {
     best: referenceWithFigure(bestRun(record), record.runs),
     referenceSource: referenceSourceOf(record),
     betweenRun: betweenRunOf(record),
-    recordChartUrl: existsSync5(join6(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
+    recordChartUrl: existsSync6(join6(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
   };
 }
 async function readSnapshots(octokit, config) {
@@ -82248,8 +83327,8 @@ async function loadCandidates(octokit, config, experiments, snapshots) {
 }
 function referenceTopology(config, loaded, request2) {
   const file = join6(config.workspace, request2.path);
-  if (request2.path.includes("..") || !existsSync5(file)) return {};
-  const checked2 = checkCandidate(readFileSync5(file, "utf8"), request2.path);
+  if (request2.path.includes("..") || !existsSync6(file)) return {};
+  const checked2 = checkCandidate(readFileSync6(file, "utf8"), request2.path);
   if (!checked2.value) return {};
   const topology = expandCandidate(loaded.base, checked2.value.topology);
   return hash8(topology) === request2.topologyHash ? { topology } : {};
@@ -82292,18 +83371,18 @@ function partsCache(keyOf, find) {
 }
 function runStateCache(octokit, config, snapshotOf) {
   return partsCache(String, (pr) => {
-    const target = { ...repoOf(config), issue_number: pr, purpose: RUN_STATE_PURPOSE };
+    const target2 = { ...repoOf(config), issue_number: pr, purpose: RUN_STATE_PURPOSE };
     const snap = snapshotOf(pr);
-    return snap ? Promise.resolve(snapshotSticky(snap, target)) : findStickyComments(octokit, target);
+    return snap ? Promise.resolve(snapshotSticky(snap, target2)) : findStickyComments(octokit, target2);
   });
 }
 function monitorCommentCache(octokit, config, snapshotOf) {
-  const target = (pr) => ({ ...repoOf(config), issue_number: pr });
+  const target2 = (pr) => ({ ...repoOf(config), issue_number: pr });
   const cache2 = partsCache(
     ({ pr, candidate }) => `${pr}/${candidate}`,
     async ({ pr, candidate }) => {
       const snap = snapshotOf(pr);
-      return snap ? monitorCommentParts(snap.botComments, candidate, config.botLogin) : findMonitorComment(octokit, target(pr), candidate);
+      return snap ? monitorCommentParts(snap.botComments, candidate, config.botLogin) : findMonitorComment(octokit, target2(pr), candidate);
     }
   );
   return {
@@ -82311,10 +83390,10 @@ function monitorCommentCache(octokit, config, snapshotOf) {
     /** Writes by the known comment ids; a comment deleted since the snapshot is found again. */
     async write(pr, candidate, body) {
       const known = await cache2.get({ pr, candidate });
-      const written = await writeMonitorComment(octokit, target(pr), candidate, body, known).catch(
+      const written = await writeMonitorComment(octokit, target2(pr), candidate, body, known).catch(
         (e) => {
           if (e.status !== 404) throw e;
-          return writeMonitorComment(octokit, target(pr), candidate, body);
+          return writeMonitorComment(octokit, target2(pr), candidate, body);
         }
       );
       cache2.set({ pr, candidate }, written.parts);
@@ -82529,17 +83608,17 @@ function buildMonitorPorts(octokit, config) {
 }
 
 // actions/monitor/summary.ts
-function monitorSummaryInput(experiments, report2, extra = {}) {
+function monitorSummaryInput(experiments, report3, extra = {}) {
   const requestedAt = /* @__PURE__ */ new Map();
   for (const e of experiments)
     for (const c of e.candidates) requestedAt.set(c.runName, c.requestedAt ?? Number.POSITIVE_INFINITY);
   const at = (runName) => requestedAt.get(runName) ?? Number.POSITIVE_INFINITY;
   const sections = experiments.map((e) => {
     const id = e.experiment.experiment_id;
-    const candidates = report2.candidates.filter((c) => c.experimentId === id).sort((a, b) => at(a.runName) - at(b.runName) || a.pr - b.pr).map((c) => ({ pr: c.pr, view: c.view }));
+    const candidates = report3.candidates.filter((c) => c.experimentId === id).sort((a, b) => at(a.runName) - at(b.runName) || a.pr - b.pr).map((c) => ({ pr: c.pr, view: c.view }));
     return { id, maxParallel: e.experiment.max_parallel ?? 3, candidates };
   });
-  return { ...extra, experiments: sections, errors: report2.errors };
+  return { ...extra, experiments: sections, errors: report3.errors };
 }
 
 // actions/monitor/main.ts
@@ -82582,25 +83661,25 @@ async function main() {
         log: (line) => info(line)
       }
     );
-    const report2 = { ...watched.pass, errors: watched.errors };
+    const report3 = { ...watched.pass, errors: watched.errors };
     if (watch.minutes > 0) info(watchLine(watched));
-    const changed = report2.candidates.filter((c) => c.changed).length;
-    setOutput("candidates", String(report2.candidates.length));
+    const changed = report3.candidates.filter((c) => c.changed).length;
+    setOutput("candidates", String(report3.candidates.length));
     setOutput("changed", String(changed));
     setOutput(
       "states",
-      JSON.stringify(Object.fromEntries(report2.candidates.map((c) => [c.runName, c.state])))
+      JSON.stringify(Object.fromEntries(report3.candidates.map((c) => [c.runName, c.state])))
     );
     const server = (process.env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "");
-    const summary2 = monitorSummaryInput(seen, report2, {
+    const summary3 = monitorSummaryInput(seen, report3, {
       repositoryUrl: `${server}/${owner}/${repo}`,
       api: { ...api }
     });
-    await summary.addRaw(renderMonitorSummary(summary2), true).write();
+    await summary.addRaw(renderMonitorSummary(summary3), true).write();
     info(
-      `${report2.candidates.length} candidate(s), ${changed} pull request(s) updated; GitHub API: ${api.reads} read(s), ${api.writes} write(s)`
+      `${report3.candidates.length} candidate(s), ${changed} pull request(s) updated; GitHub API: ${api.reads} read(s), ${api.writes} write(s)`
     );
-    if (report2.errors.length) setFailed(report2.errors.join("\n"));
+    if (report3.errors.length) setFailed(report3.errors.join("\n"));
   } finally {
     await ports.close();
   }
@@ -82618,7 +83697,7 @@ function watchInputs() {
 }
 function watchLine(w) {
   const stopped = w.looks.flatMap((l) => l.stopped);
-  const why = w.ended === "yielded" ? `yielded to ${w.yieldedTo.join(", ")}` : w.ended;
-  return `watch: ${w.looks.length} look(s), ${stopped.length} stopped${stopped.length ? ` (${stopped.join(", ")})` : ""}; ended: ${why}`;
+  const why2 = w.ended === "yielded" ? `yielded to ${w.yieldedTo.join(", ")}` : w.ended;
+  return `watch: ${w.looks.length} look(s), ${stopped.length} stopped${stopped.length ? ` (${stopped.join(", ")})` : ""}; ended: ${why2}`;
 }
 main().catch((e) => setFailed(e.message));
