@@ -12,6 +12,7 @@ import {
   checkWorkflowPermissions,
 } from '../../doctor/checks.js';
 import { checkForkApproval, checkKeySecret } from '../../doctor/github-settings.js';
+import { checkWorkflowPins } from '../../doctor/workflow-pins.js';
 import { createOctokit, splitRepository } from '../../github/client.js';
 import { transportForCluster } from '../../slurm/for-cluster.js';
 import { createPrometheusClient } from '../../telemetry/prometheus.js';
@@ -58,7 +59,7 @@ export const doctorCommand: Command = {
   help: {
     synopsis: 'topo doctor [options]',
     description:
-      "Run it on the host of the self-hosted runner, in the repository's checkout. Checks that clusters.yaml holds no value `setup` left to replace (TODO, example.org, PLACEHOLDER), Slurm's commands (locally, or over SSH with the pinned host key), that slurmctld answers (scontrol ping), that the partition has usable nodes (sinfo), that accounting answers a real sacct query, the submit script, Prometheus (answering, holding AlpaSim series, the recording rules loaded), the Grafana URL, the caller workflows' token permissions, and, with a token, the token's access, a runner with the label, that fork pull requests wait for approval (Settings → Actions → General) and, for transport ssh, that TOPO_SSH_PRIVATE_KEY is a secret of the --environment limited to the default branch, not a repository secret (a setting the token cannot read is a warning naming it). A service it cannot reach is told as DNS, TLS, connection or timeout, a refusal as auth (401), permission (403) or not found (404). Prints a fix for every failure. Exit 1 when a check fails (warnings do not fail). With --json: schemas/cli/doctor.schema.json.",
+      "Run it on the host of the self-hosted runner, in the repository's checkout. Checks that clusters.yaml holds no value `setup` left to replace (TODO, example.org, PLACEHOLDER), Slurm's commands (locally, or over SSH with the pinned host key), that slurmctld answers (scontrol ping), that the partition has usable nodes (sinfo), that accounting answers a real sacct query, the submit script, Prometheus (answering, holding AlpaSim series, the recording rules loaded), the Grafana URL, the caller workflows' token permissions, that every `uses:` the callers reach (one level into the reusable workflows) exists at its ref, looked up over git (a moving ref is a warning), and, with a token, the token's access, a runner with the label, that fork pull requests wait for approval (Settings → Actions → General) and, for transport ssh, that TOPO_SSH_PRIVATE_KEY is a secret of the --environment limited to the default branch, not a repository secret (a setting the token cannot read is a warning naming it). A service it cannot reach is told as DNS, TLS, connection or timeout, a refusal as auth (401), permission (403) or not found (404). Prints a fix for every failure. Exit 1 when a check fails (warnings do not fail). With --json: schemas/cli/doctor.schema.json.",
     options: [
       {
         name: 'cluster',
@@ -137,6 +138,7 @@ export const doctorCommand: Command = {
     );
     checks.push(await checkGrafana(cluster));
     checks.push(...checkWorkflowPermissions(repoDir));
+    checks.push(await checkWorkflowPins(repoDir, io.env));
     checks.push(...(await githubChecks(io, parsed, cluster.transport === 'ssh')));
     const failed = checks.filter((c) => c.status === 'fail').length;
     if (flag(parsed, 'json')) {

@@ -4,9 +4,11 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { setupFiles, topoCommand } from '../../setup/templates.js';
+import { gitFileReader } from '../../setup/git-files.js';
+import { movingActionsAt, REUSABLE, where } from '../../setup/pins.js';
+import { type SetupOptions, setupFiles, topoCommand } from '../../setup/templates.js';
 import { flag, type Parsed, parseOptions, str } from '../args.js';
-import type { Command } from '../command.js';
+import type { CliIO, Command } from '../command.js';
 import { ConfigError, EXIT, UnreachableError, UsageError } from '../errors.js';
 import { packageInfo } from '../package-info.js';
 import { JSON_OPTION } from './options.js';
@@ -85,6 +87,39 @@ async function resolveTag(repository: string, ref: string, env: NodeJS.ProcessEn
       `${url} has no tag ${ref} yet: adopt from your own release tag or a commit (docs/adopting.md, "Before a release"): --ref <your tag> --repo <your fork>, --sha <commit>, or --ref v${ref.slice(1).split('.')[0]} to follow the moving tag`,
     );
   return found[0];
+}
+
+/**
+ * A pin holds only when everything it runs is pinned: the commit's reusable workflows must name their
+ * actions by full SHA, as a tag scripts/release.mjs made does (a commit of the default branch calls
+ * `actions/<x>@v1`, which moves, or does not exist before the first release). Refuses otherwise,
+ * with the way out; a server it cannot reach is a warning (doctor checks it again on the runner host).
+ */
+async function checkPin(o: Pick<SetupOptions, 'repository' | 'ref'>, sha: string, io: CliIO): Promise<void> {
+  const files = gitFileReader(io.env);
+  const named = sha === o.ref ? sha : `${o.ref} (${sha})`;
+  try {
+    const { moving, missing } = await movingActionsAt(files.read, o.repository, sha);
+    if (missing.length === REUSABLE.length)
+      throw new ConfigError(
+        `${o.repository} has no commit ${sha} holding .github/workflows/reusable-*.yml: check --ref and --sha (docs/adopting.md); nothing written`,
+      );
+    if (missing.length)
+      throw new ConfigError(
+        `${o.repository} at ${named} has no ${missing.join(', ')}: not a tree of alpasim-topo this version can call; nothing written`,
+      );
+    if (moving.length)
+      throw new ConfigError(
+        `${o.repository} at ${named} runs actions at a moving ref, so the pin would not hold what runs on your runner:\n${moving.map((u) => `  ${where(u)}`).join('\n')}\nPin a release tag instead (scripts/release.mjs writes every action of a tagged tree by full SHA; docs/releasing.md), make one in your fork (docs/adopting.md, "Before a release"), or follow the moving tag knowingly with --ref v${o.ref.match(/^v(\d+)/)?.[1] ?? '1'}; nothing written`,
+      );
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    io.stderr(
+      `warning: could not check that ${named} pins its actions (${(error as Error).message}); \`topo doctor\` checks it on the runner host\n`,
+    );
+  } finally {
+    files.close();
+  }
 }
 
 export const setupCommand: Command = {
@@ -172,6 +207,7 @@ export const setupCommand: Command = {
         `not overwriting ${existing.join(', ')} (pass --force to replace them); nothing written`,
       );
     const sha = o.pin ? (str(parsed, 'sha') ?? (await resolveTag(o.repository, o.ref, io.env))) : undefined;
+    if (sha) await checkPin(o, sha, io);
     const options = { ...o, ...(sha ? { sha } : {}) };
     const files = setupFiles(options);
     for (const f of files) {

@@ -13,32 +13,13 @@ import * as releaseScript from '../../../scripts/release.mjs';
 import { checkGrafana } from '../../../src/doctor/checks.js';
 import { runTopo } from '../../support/cli.js';
 import { cliSchemaErrors } from '../../support/cli-schemas.js';
+import { gitServer, serverWith as serverWith_ } from '../../support/git-server.js';
 import { repoRoot } from '../../support/run-action.js';
 
 const version = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version as string;
 
-/**
- * A git server (GITHUB_SERVER_URL=file://…) holding alpasim-topo/alpasim-topo with the release tag
- * v<version> (annotated, as scripts/release.mjs makes it): setup looks the tag's commit up there.
- */
-function gitServer(tags: string[] = [`v${version}`]): { url: string; sha: string } {
-  const root = mkdtempSync(join(tmpdir(), 'topo-git-server-'));
-  const work = join(root, 'work');
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
-      cwd,
-      encoding: 'utf8',
-    }).trim();
-  mkdirSync(work);
-  git(work, 'init', '-q');
-  git(work, 'commit', '-q', '--allow-empty', '-m', 'release');
-  for (const tag of tags) git(work, 'tag', '-a', tag, '-m', tag);
-  mkdirSync(join(root, 'alpasim-topo'));
-  git(root, 'clone', '-q', '--bare', work, 'alpasim-topo/alpasim-topo.git');
-  return { url: `file://${root}`, sha: git(work, 'rev-parse', 'HEAD') };
-}
-
 const server = gitServer();
+const serverWith = (repository: string) => serverWith_(server, repository);
 
 function topo(args: string[], cwd: string, env: NodeJS.ProcessEnv = { GITHUB_SERVER_URL: server.url }) {
   return runTopo(args, cwd, env);
@@ -115,19 +96,19 @@ describe('topo setup', () => {
     expect(again.stderr).toContain('topologies/clusters.yaml');
     expect(readFileSync(join(dir, 'topologies/clusters.yaml'), 'utf8')).toBe('# mine\n');
     expect(readFileSync(join(dir, WORKFLOWS[0] as string), 'utf8')).toContain('@v1\n');
-    const forced = await topo(['setup', '--ref', 'v1.2.3', '--sha', 'b'.repeat(40), '--force'], dir);
-    expect(forced.code).toBe(0);
-    expect(readFileSync(join(dir, WORKFLOWS[0] as string), 'utf8')).toContain(
-      `@${'b'.repeat(40)} # v1.2.3\n`,
-    );
+    const forced = await topo(['setup', '--ref', 'v1.2.3', '--sha', server.sha, '--force'], dir);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(readFileSync(join(dir, WORKFLOWS[0] as string), 'utf8')).toContain(`@${server.sha} # v1.2.3\n`);
   });
 
   it('--repo and --runner-label reach every caller; the self-hosted ones name the label', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'topo-setup-'));
-    const sha = 'a'.repeat(40);
+    const fork = serverWith('my-org/topo-fork');
+    const sha = server.sha;
     const r = await topo(
       ['setup', '--repo', 'my-org/topo-fork', '--ref', sha, '--runner-label', 'gpu-login'],
       dir,
+      { GITHUB_SERVER_URL: fork },
     );
     expect(r.code, r.stderr).toBe(0);
     for (const file of WORKFLOWS) {
@@ -218,6 +199,28 @@ describe('topo setup', () => {
     expect(down.stderr).toContain('pass --sha');
   });
 
+  it('refuses a commit whose reusable workflows run actions at a moving tag, with the way out, writing nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'topo-setup-'));
+    const r = await topo(['setup', '--ref', server.unpinned], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /\.github\/workflows\/reusable-submit\.yml:\d+: alpasim-topo\/alpasim-topo\/actions\/submit@v1\n/,
+    );
+    expect(r.stderr).toContain('Pin a release tag instead');
+    expect(r.stderr).toContain('--ref v1');
+    expect(existsSync(join(dir, '.github'))).toBe(false);
+    // a SHA the server does not have is a mistake named as such
+    const unknown = await topo(['setup', '--sha', 'f'.repeat(40)], dir);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(`has no commit ${'f'.repeat(40)}`);
+    // a server that cannot be reached: written, with a warning that doctor checks it
+    const offline = await topo(['setup', '--sha', server.sha], dir, {
+      GITHUB_SERVER_URL: 'http://127.0.0.1:9',
+    });
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.stderr).toMatch(/warning: could not check that .* pins its actions .*topo doctor/);
+  });
+
   it('leaves grafana_url out (optional): doctor skips it instead of failing on a placeholder', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'topo-setup-'));
     expect((await topo(['setup', '--ref', 'v1'], dir)).code).toBe(0);
@@ -260,21 +263,14 @@ describe('topo setup', () => {
       expect(releaseScript.unpinnedUses(pinned), name).toEqual([]);
       expect(pinned).toContain(`my-org/alpasim-topo/actions/${name}@${sha} # v1.0.0`);
     }
-    const server = mkdtempSync(join(tmpdir(), 'topo-git-server-'));
-    const tagged = gitServer();
-    mkdirSync(join(server, 'my-org'));
-    execFileSync(
-      'git',
-      ['clone', '-q', '--bare', `${tagged.url}/alpasim-topo/alpasim-topo.git`, 'my-org/alpasim-topo.git'],
-      { cwd: server },
-    );
+    const forkServer = serverWith('my-org/alpasim-topo');
     const dir = mkdtempSync(join(tmpdir(), 'topo-setup-'));
     const r = await topo(['setup', '--repo', 'my-org/alpasim-topo', '--ref', 'v1.0.0'], dir, {
-      GITHUB_SERVER_URL: `file://${server}`,
+      GITHUB_SERVER_URL: forkServer,
     });
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(dir, '.github/workflows/topology-submit.yml'), 'utf8')).toContain(
-      `my-org/alpasim-topo/.github/workflows/reusable-submit.yml@${tagged.sha} # v1.0.0\n`,
+      `my-org/alpasim-topo/.github/workflows/reusable-submit.yml@${server.sha} # v1.0.0\n`,
     );
   });
 });
