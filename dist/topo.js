@@ -16205,7 +16205,7 @@ var require_make_dir = __commonJS({
     "use strict";
     var fs3 = __require("fs");
     var path = __require("path");
-    var { promisify: promisify2 } = __require("util");
+    var { promisify: promisify3 } = __require("util");
     var semver = require_semver();
     var useNativeRecursiveOption = semver.satisfies(process.version, ">=10.12.0");
     var checkPath = (pth) => {
@@ -16239,8 +16239,8 @@ var require_make_dir = __commonJS({
     var makeDir2 = async (input, options2) => {
       checkPath(input);
       options2 = processOptions(options2);
-      const mkdir = promisify2(options2.fs.mkdir);
-      const stat = promisify2(options2.fs.stat);
+      const mkdir = promisify3(options2.fs.mkdir);
+      const stat = promisify3(options2.fs.stat);
       if (useNativeRecursiveOption && options2.fs.mkdir === fs3.mkdir) {
         const pth = path.resolve(input);
         await mkdir(pth, {
@@ -24091,7 +24091,7 @@ var require_agent = __commonJS({
     var { Duplex } = __require("stream");
     var { resolve: resolve21 } = __require("path");
     var { readFile: readFile3 } = __require("fs");
-    var { execFile: execFile3, spawn: spawn2 } = __require("child_process");
+    var { execFile: execFile4, spawn: spawn2 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
     var {
       makeBufferParser,
@@ -24312,7 +24312,7 @@ var require_agent = __commonJS({
             if (err) {
               if (triedCygpath)
                 return cb(new Error("Invalid cygwin unix socket path"));
-              execFile3("cygpath", ["-w", socketPath], (err2, stdout, stderr) => {
+              execFile4("cygpath", ["-w", socketPath], (err2, stdout, stderr) => {
                 if (err2 || stdout.length === 0)
                   return cb(new Error("Invalid cygwin unix socket path"));
                 triedCygpath = true;
@@ -30076,7 +30076,7 @@ var require_SFTP = __commonJS({
           `SFTP: Outbound: ${isBuffered ? "Buffered" : "Sending"} RMDIR`
         );
       }
-      readdir(where, opts, cb) {
+      readdir(where2, opts, cb) {
         if (this.server)
           throw new Error("Client-only method called in server mode");
         if (typeof opts === "function") {
@@ -30086,9 +30086,9 @@ var require_SFTP = __commonJS({
         if (typeof opts !== "object" || opts === null)
           opts = {};
         const doFilter = opts && opts.full ? false : true;
-        if (!Buffer.isBuffer(where) && typeof where !== "string")
+        if (!Buffer.isBuffer(where2) && typeof where2 !== "string")
           throw new Error("missing directory handle or path");
-        if (typeof where === "string") {
+        if (typeof where2 === "string") {
           const entries = [];
           let e = 0;
           const reread = (err, handle) => {
@@ -30110,9 +30110,9 @@ var require_SFTP = __commonJS({
               reread(void 0, handle);
             });
           };
-          return this.opendir(where, reread);
+          return this.opendir(where2, reread);
         }
-        const handleLen = where.length;
+        const handleLen = where2.length;
         let p = 9;
         const buf = Buffer.allocUnsafe(4 + 1 + 4 + 4 + handleLen);
         writeUInt32BE(buf, buf.length - 4, 0);
@@ -30120,7 +30120,7 @@ var require_SFTP = __commonJS({
         const reqid = this._writeReqid = this._writeReqid + 1 & MAX_REQID;
         writeUInt32BE(buf, reqid, 5);
         writeUInt32BE(buf, handleLen, p);
-        buf.set(where, p += 4);
+        buf.set(where2, p += 4);
         this._requests[reqid] = {
           cb: doFilter ? (err, list) => {
             if (typeof cb !== "function")
@@ -47621,7 +47621,7 @@ var require_mock_interceptor = __commonJS({
 var require_mock_client = __commonJS({
   "node_modules/undici/lib/mock/mock-client.js"(exports, module) {
     "use strict";
-    var { promisify: promisify2 } = __require("node:util");
+    var { promisify: promisify3 } = __require("node:util");
     var Client = require_client2();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -47661,7 +47661,7 @@ var require_mock_client = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify2(this[kOriginalClose])();
+        await promisify3(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -47674,7 +47674,7 @@ var require_mock_client = __commonJS({
 var require_mock_pool = __commonJS({
   "node_modules/undici/lib/mock/mock-pool.js"(exports, module) {
     "use strict";
-    var { promisify: promisify2 } = __require("node:util");
+    var { promisify: promisify3 } = __require("node:util");
     var Pool = require_pool();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -47714,7 +47714,7 @@ var require_mock_pool = __commonJS({
         return new MockInterceptor(opts, this[kDispatches]);
       }
       async [kClose]() {
-        await promisify2(this[kOriginalClose])();
+        await promisify3(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -62780,15 +62780,15 @@ var SlurmError = class extends Error {
   name = "SlurmError";
 };
 var SlurmCommandError = class extends SlurmError {
-  constructor(argv, code3, stdout, stderr, where) {
+  constructor(argv, code3, stdout, stderr, where2) {
     super(
-      `\`${argv.join(" ")}\` failed on ${where} with exit code ${code3}: ${quoteOutput((stderr || stdout).trim())}`
+      `\`${argv.join(" ")}\` failed on ${where2} with exit code ${code3}: ${quoteOutput((stderr || stdout).trim())}`
     );
     this.argv = argv;
     this.code = code3;
     this.stdout = stdout;
     this.stderr = stderr;
-    this.where = where;
+    this.where = where2;
   }
   argv;
   code;
@@ -66162,12 +66162,12 @@ function parseObservationBlock(body) {
 function referenceJobText(r) {
   const run3 = r.run;
   if (!run3) return `Reference: ${r.name} as recorded${r.note ? ` (${r.note})` : ""}`;
-  const where = `#${run3.pr}, `;
+  const where2 = `#${run3.pr}, `;
   const job = run3.jobId ? `Slurm job ${run3.jobId}: ${run3.state}` : run3.state;
   const cost = run3.gpuMinutes === null ? "" : ` \xB7 ${Math.round(run3.gpuMinutes)} GPU-minutes`;
   const link = run3.grafanaUrl ? ` \xB7 [Grafana](${run3.grafanaUrl})` : "";
   const stop3 = run3.stopping ? ` \xB7 stopped now: ${run3.stopping}` : "";
-  return `Reference: ${r.name}, run ${code(run3.runName)} beside this candidate (${where}${job})${cost}${link}${stop3}`;
+  return `Reference: ${r.name}, run ${code(run3.runName)} beside this candidate (${where2}${job})${cost}${link}${stop3}`;
 }
 var STATE_ICON = {
   queued: "\u23F3",
@@ -66548,19 +66548,19 @@ function parseSampleValue(raw) {
     throw new Error(`sample value is not a number: ${JSON.stringify(raw)}`);
   return Number(raw);
 }
-function parsePoint(p, where) {
+function parsePoint(p, where2) {
   if (!Array.isArray(p) || p.length !== 2 || typeof p[0] !== "number" || !Number.isFinite(p[0]))
     throw new Error(
-      `${where}: a sample must be [unix_seconds, "value"], got ${JSON.stringify(p)?.slice(0, 80)}`
+      `${where2}: a sample must be [unix_seconds, "value"], got ${JSON.stringify(p)?.slice(0, 80)}`
     );
   return [p[0], parseSampleValue(p[1])];
 }
-function parseLabels(m2, where) {
+function parseLabels(m2, where2) {
   if (m2 === void 0) return {};
   if (!m2 || typeof m2 !== "object" || Array.isArray(m2))
-    throw new Error(`${where}: "metric" must be an object of labels`);
+    throw new Error(`${where2}: "metric" must be an object of labels`);
   for (const [k2, v2] of Object.entries(m2))
-    if (typeof v2 !== "string") throw new Error(`${where}: label ${k2} must be a string`);
+    if (typeof v2 !== "string") throw new Error(`${where2}: label ${k2} must be a string`);
   return m2;
 }
 function parseQueryResponse(body) {
@@ -66580,15 +66580,15 @@ function parseQueryResponse(body) {
   if (type === "vector" || type === "matrix") {
     if (!Array.isArray(result)) throw new Error(`"data.result" must be an array for a ${type}`);
     result.forEach((r, i) => {
-      const where = `data.result[${i}]`;
-      if (!r || typeof r !== "object") throw new Error(`${where} is not an object`);
-      const labels = parseLabels(r.metric, where);
+      const where2 = `data.result[${i}]`;
+      if (!r || typeof r !== "object") throw new Error(`${where2} is not an object`);
+      const labels = parseLabels(r.metric, where2);
       if (type === "vector") {
-        series.push({ labels, points: [parsePoint(r.value, `${where}.value`)] });
+        series.push({ labels, points: [parsePoint(r.value, `${where2}.value`)] });
       } else {
         const values = r.values;
-        if (!Array.isArray(values)) throw new Error(`${where}.values must be an array`);
-        series.push({ labels, points: values.map((p, j2) => parsePoint(p, `${where}.values[${j2}]`)) });
+        if (!Array.isArray(values)) throw new Error(`${where2}.values must be an array`);
+        series.push({ labels, points: values.map((p, j2) => parsePoint(p, `${where2}.values[${j2}]`)) });
       }
     });
   } else if (type === "scalar") {
@@ -66940,8 +66940,8 @@ function sortIssues(issues) {
   return [...issues].sort((a, b2) => a.line - b2.line || a.column - b2.column || a.rule.localeCompare(b2.rule));
 }
 function formatIssue(issue) {
-  const where = issue.keyPath ? ` ${issue.keyPath}:` : "";
-  return `${issue.file}:${issue.line}:${issue.column}: ${issue.severity} [${issue.rule}]${where} ${issue.message}`;
+  const where2 = issue.keyPath ? ` ${issue.keyPath}:` : "";
+  return `${issue.file}:${issue.line}:${issue.column}: ${issue.severity} [${issue.rule}]${where2} ${issue.message}`;
 }
 
 // src/topology/overrides.ts
@@ -68909,7 +68909,7 @@ function toIssue(error, loaded, schemaName) {
     keyPath: formatKeyPath(at),
     message: message2
   });
-  const where = path.length ? `\`${formatKeyPath(path)}\`` : "the file";
+  const where2 = path.length ? `\`${formatKeyPath(path)}\`` : "the file";
   switch (error.keyword) {
     case "additionalProperties": {
       const key = String(error.params.additionalProperty);
@@ -68925,7 +68925,7 @@ function toIssue(error, loaded, schemaName) {
       return base(
         "unknown-key",
         at,
-        `unknown key \`${key}\` in ${where}.${why2} ${hint}Allowed keys here: ${known.join(", ") || "(none)"}.`,
+        `unknown key \`${key}\` in ${where2}.${why2} ${hint}Allowed keys here: ${known.join(", ") || "(none)"}.`,
         true
       );
     }
@@ -68935,7 +68935,7 @@ function toIssue(error, loaded, schemaName) {
       return base(
         "missing-key",
         path,
-        `missing required key \`${key}\` in ${where}${describeOf(sub)}: add it`,
+        `missing required key \`${key}\` in ${where2}${describeOf(sub)}: add it`,
         true
       );
     }
@@ -68946,7 +68946,7 @@ function toIssue(error, loaded, schemaName) {
         return base(
           "wrong-type",
           path,
-          `${where} is ${data}, which is not a finite number: write ${words}${describeOf(parent)}`
+          `${where2} is ${data}, which is not a finite number: write ${words}${describeOf(parent)}`
         );
       }
       const isFraction = wanted.includes("integer") && typeof data === "number" && !Number.isInteger(data);
@@ -68954,14 +68954,14 @@ function toIssue(error, loaded, schemaName) {
         return base(
           "not-integer",
           path,
-          `${where} is ${show(data)}, but it counts things and must be a whole number${describeOf(parent)}: use ${Math.floor(data) || 1} or ${Math.ceil(data)}`
+          `${where2} is ${show(data)}, but it counts things and must be a whole number${describeOf(parent)}: use ${Math.floor(data) || 1} or ${Math.ceil(data)}`
         );
       }
       const shown = show(data) === typeName(data) ? "" : ` (${show(data)})`;
       return base(
         "wrong-type",
         path,
-        `${where} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`
+        `${where2} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`
       );
     }
     case "minimum":
@@ -68972,7 +68972,7 @@ function toIssue(error, loaded, schemaName) {
       return base(
         "out-of-range",
         path,
-        `${where} is ${show(data)}${negative ? " (negative)" : ""}, but must be ${rangeOf(parent)}${describeOf(parent)}`
+        `${where2} is ${show(data)}${negative ? " (negative)" : ""}, but must be ${rangeOf(parent)}${describeOf(parent)}`
       );
     }
     case "minItems":
@@ -68980,14 +68980,14 @@ function toIssue(error, loaded, schemaName) {
     case "minProperties":
     case "maxLength":
     case "minLength": {
-      return base("out-of-range", path, `${where} ${error.message}${describeOf(parent)}`);
+      return base("out-of-range", path, `${where2} ${error.message}${describeOf(parent)}`);
     }
     case "pattern": {
       const pattern = error.params.pattern;
       return base(
         "bad-format",
         path,
-        `${where} is ${show(data)}, which does not match ${pattern}${describeOf(parent)}: use only the characters that pattern allows`
+        `${where2} is ${show(data)}, which does not match ${pattern}${describeOf(parent)}: use only the characters that pattern allows`
       );
     }
     case "propertyNames": {
@@ -68995,7 +68995,7 @@ function toIssue(error, loaded, schemaName) {
       return base(
         "bad-format",
         [...path, name],
-        `the name \`${name}\` in ${where} is not allowed: use lowercase letters, digits, dashes and underscores, starting with a letter or digit`,
+        `the name \`${name}\` in ${where2} is not allowed: use lowercase letters, digits, dashes and underscores, starting with a letter or digit`,
         true
       );
     }
@@ -69005,11 +69005,11 @@ function toIssue(error, loaded, schemaName) {
       return base(
         "bad-value",
         path,
-        `${where} is ${show(data)}, but must be one of ${allowed.map((v2) => JSON.stringify(v2)).join(", ")}${close ? ` (did you mean ${JSON.stringify(close)}?)` : ""}`
+        `${where2} is ${show(data)}, but must be one of ${allowed.map((v2) => JSON.stringify(v2)).join(", ")}${close ? ` (did you mean ${JSON.stringify(close)}?)` : ""}`
       );
     }
     default:
-      return base("schema", path, `${where} ${error.message ?? "is invalid"}${describeOf(parent)}`);
+      return base("schema", path, `${where2} ${error.message ?? "is invalid"}${describeOf(parent)}`);
   }
 }
 function didYouMean(word, known) {
@@ -72057,7 +72057,7 @@ var PLACE = {
   pull: "a pull request",
   dashboard: "an autopilot experiment's dashboard issue"
 };
-function parseCommand(body, where, commands2) {
+function parseCommand(body, where2, commands2) {
   const text3 = body.replace(/\r\n?/g, "\n").trim();
   const m2 = /^\/topo(?=\s|$)/.exec(text3);
   if (!m2) return { kind: "none" };
@@ -72065,12 +72065,12 @@ function parseCommand(body, where, commands2) {
   const word = (rest.split("\n", 1)[0].trim().split(/\s+/, 1)[0] ?? "").trim();
   if (!word) return { kind: "invalid", reason: "no command given after /topo" };
   const named = commands2.filter((c) => c.name === word);
-  const command = named.find((c) => c.where === where);
+  const command = named.find((c) => c.where === where2);
   if (!command) {
     const elsewhere = named[0];
     return {
       kind: "invalid",
-      reason: elsewhere ? `\`/topo ${word}\` is taken on ${PLACE[elsewhere.where]}, not here${movedHint(word, where, commands2)}` : `unknown command \`${word.slice(0, 40)}\``
+      reason: elsewhere ? `\`/topo ${word}\` is taken on ${PLACE[elsewhere.where]}, not here${movedHint(word, where2, commands2)}` : `unknown command \`${word.slice(0, 40)}\``
     };
   }
   const argument = rest.trim().slice(word.length).trim();
@@ -72078,8 +72078,8 @@ function parseCommand(body, where, commands2) {
   if (why2) return { kind: "invalid", reason: why2 };
   return argument ? { kind: "command", command, argument } : { kind: "command", command };
 }
-function movedHint(word, where, commands2) {
-  if (word !== "conclude" || where !== "pull" || !commands2.some((c) => c.name === "report")) return "";
+function movedHint(word, where2, commands2) {
+  if (word !== "conclude" || where2 !== "pull" || !commands2.some((c) => c.name === "report")) return "";
   return ": `/topo report` posts the experiment\u2019s final report here";
 }
 function argumentProblem(name, rule, argument) {
@@ -72323,70 +72323,70 @@ var RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
 var LOGIN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
 var JOB_ID2 = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
 var PATH = /^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,300}$/;
-function fail(where, what) {
-  throw new RunStateError(`run-state block: ${where}: ${what}`);
+function fail(where2, what) {
+  throw new RunStateError(`run-state block: ${where2}: ${what}`);
 }
-function kindOf(v2, where) {
+function kindOf(v2, where2) {
   if (typeof v2 !== "string" || !OUTCOME_KINDS.includes(v2))
-    fail(where, `not one of ${OUTCOME_KINDS.join(", ")}`);
+    fail(where2, `not one of ${OUTCOME_KINDS.join(", ")}`);
   return v2;
 }
-function str2(o, key, pattern, where) {
+function str2(o, key, pattern, where2) {
   const v2 = o[key];
-  if (typeof v2 !== "string") fail(`${where}.${key}`, "missing or not a string");
+  if (typeof v2 !== "string") fail(`${where2}.${key}`, "missing or not a string");
   if (pattern === "iso" ? !Number.isFinite(Date.parse(v2)) : !pattern.test(v2))
-    fail(`${where}.${key}`, `${JSON.stringify(v2).slice(0, 80)} is not valid`);
+    fail(`${where2}.${key}`, `${JSON.stringify(v2).slice(0, 80)} is not valid`);
   return v2;
 }
-function obj(v2, where) {
-  if (typeof v2 !== "object" || v2 === null || Array.isArray(v2)) fail(where, "not an object");
+function obj(v2, where2) {
+  if (typeof v2 !== "object" || v2 === null || Array.isArray(v2)) fail(where2, "not an object");
   return v2;
 }
-function checkRunRequest(v2, where) {
-  const o = obj(v2, where);
+function checkRunRequest(v2, where2) {
+  const o = obj(v2, where2);
   const pr = o.pr;
-  if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
-  if (o.role !== void 0 && o.role !== "reference") fail(`${where}.role`, 'not "reference"');
+  if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where2}.pr`, "not a PR number");
+  if (o.role !== void 0 && o.role !== "reference") fail(`${where2}.role`, 'not "reference"');
   return {
-    id: str2(o, "id", HEX82, where),
-    experiment: str2(o, "experiment", EXPERIMENT, where),
-    candidate: str2(o, "candidate", NAME2, where),
-    path: str2(o, "path", PATH, where),
+    id: str2(o, "id", HEX82, where2),
+    experiment: str2(o, "experiment", EXPERIMENT, where2),
+    candidate: str2(o, "candidate", NAME2, where2),
+    path: str2(o, "path", PATH, where2),
     pr,
-    headSha: str2(o, "headSha", SHA2, where),
-    topologyHash: str2(o, "topologyHash", HEX82, where),
-    runName: str2(o, "runName", RUN_NAME, where),
-    login: str2(o, "login", LOGIN, where),
-    requestedAt: str2(o, "requestedAt", "iso", where),
+    headSha: str2(o, "headSha", SHA2, where2),
+    topologyHash: str2(o, "topologyHash", HEX82, where2),
+    runName: str2(o, "runName", RUN_NAME, where2),
+    login: str2(o, "login", LOGIN, where2),
+    requestedAt: str2(o, "requestedAt", "iso", where2),
     ...o.role === "reference" ? { role: "reference" } : {}
   };
 }
-function checkRun(v2, where) {
-  const o = obj(v2, where);
-  return { jobId: str2(o, "jobId", JOB_ID2, where), submittedAt: str2(o, "submittedAt", "iso", where) };
+function checkRun(v2, where2) {
+  const o = obj(v2, where2);
+  return { jobId: str2(o, "jobId", JOB_ID2, where2), submittedAt: str2(o, "submittedAt", "iso", where2) };
 }
-function checkOutcome(v2, where) {
-  const o = obj(v2, where);
-  const kind = kindOf(o.kind, `${where}.kind`);
+function checkOutcome(v2, where2) {
+  const o = obj(v2, where2);
+  const kind = kindOf(o.kind, `${where2}.kind`);
   const evidence = o.evidence;
   if (!Array.isArray(evidence) || evidence.some((e) => typeof e !== "string" || e.length > 2e3))
-    fail(`${where}.evidence`, "not a list of sentences");
-  const out = { kind, at: str2(o, "at", "iso", where), evidence };
-  if (o.jobId !== void 0) out.jobId = str2(o, "jobId", JOB_ID2, where);
+    fail(`${where2}.evidence`, "not a list of sentences");
+  const out = { kind, at: str2(o, "at", "iso", where2), evidence };
+  if (o.jobId !== void 0) out.jobId = str2(o, "jobId", JOB_ID2, where2);
   return out;
 }
 function checkEnded(v2, i) {
-  const where = `ended[${i}]`;
-  const o = obj(v2, where);
+  const where2 = `ended[${i}]`;
+  const o = obj(v2, where2);
   const out = {
-    id: str2(o, "id", HEX82, where),
-    experiment: str2(o, "experiment", EXPERIMENT, where),
-    candidate: str2(o, "candidate", NAME2, where),
-    runName: str2(o, "runName", RUN_NAME, where),
-    kind: kindOf(o.kind, `${where}.kind`),
-    at: str2(o, "at", "iso", where)
+    id: str2(o, "id", HEX82, where2),
+    experiment: str2(o, "experiment", EXPERIMENT, where2),
+    candidate: str2(o, "candidate", NAME2, where2),
+    runName: str2(o, "runName", RUN_NAME, where2),
+    kind: kindOf(o.kind, `${where2}.kind`),
+    at: str2(o, "at", "iso", where2)
   };
-  if (o.jobId !== void 0) out.jobId = str2(o, "jobId", JOB_ID2, where);
+  if (o.jobId !== void 0) out.jobId = str2(o, "jobId", JOB_ID2, where2);
   return out;
 }
 function checkForgotten(v2) {
@@ -74005,10 +74005,10 @@ function pickCluster(ctx, experiment, override) {
   ctx.clusterName = wanted;
   ctx.cluster = clusters.clusters[wanted];
   if (ctx.cluster) return;
-  const where = override ? "the --cluster option" : "experiment.yaml";
+  const where2 = override ? "the --cluster option" : "experiment.yaml";
   ctx.blockers.push({
     rule: "cluster-unknown",
-    message: `cluster \`${wanted}\`${override ? " (--cluster)" : " of experiment.yaml"} is not defined in ${ctx.clustersFile} (known: ${Object.keys(clusters.clusters).join(", ")}): fix ${where} or the clusters file`
+    message: `cluster \`${wanted}\`${override ? " (--cluster)" : " of experiment.yaml"} is not defined in ${ctx.clustersFile} (known: ${Object.keys(clusters.clusters).join(", ")}): fix ${where2} or the clusters file`
   });
 }
 async function fitMemoryModel2(ctx, { experiment, cluster, base }, config, topologiesDir) {
@@ -75699,13 +75699,13 @@ function runProblems(run3) {
   if (run3.failures?.length) {
     out.push("", "#### Failures", "");
     for (const f of run3.failures) {
-      const where = [
+      const where2 = [
         f.slurm_state && `Slurm ${f.slurm_state}`,
         f.exit_code && `exit ${f.exit_code}`,
         f.gpu != null && `GPU ${f.gpu}`
       ].filter(Boolean).join(", ");
       out.push(
-        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell(f.likely_fix)}` : ""}`
+        `- **${f.kind}**${where2 ? ` (${where2})` : ""}: ${cell(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell(f.likely_fix)}` : ""}`
       );
     }
   }
@@ -80038,14 +80038,14 @@ function neighbours(t, ctx, util) {
   for (const svc of activeServices(t)) {
     const gpus = gpusOf(t, svc);
     if (gpus) {
-      const where = idlest.find((g) => !gpus.includes(g)) ?? idlest[0];
-      if (where !== void 0) {
+      const where2 = idlest.find((g) => !gpus.includes(g)) ?? idlest[0];
+      if (where2 !== void 0) {
         const more = clone2(t);
-        setGpus(more, svc, [...gpus, where]);
+        setGpus(more, svc, [...gpus, where2]);
         retarget(more, svc, total);
         out.push({
           topology: more,
-          what: `${svc} ${gpus.length} \u2192 ${gpus.length + 1} containers (GPU ${where})`
+          what: `${svc} ${gpus.length} \u2192 ${gpus.length + 1} containers (GPU ${where2})`
         });
       }
     }
@@ -82922,7 +82922,7 @@ function transient(error) {
 function createSshTransport(options2) {
   const known = parseKnownHostKey(options2.knownHostKey);
   const algorithms = HOST_KEY_ALGORITHMS[known.type] ?? [known.type];
-  const where = `${options2.user}@${options2.host}:${options2.port}`;
+  const where2 = `${options2.user}@${options2.host}:${options2.port}`;
   const connectAttempts = options2.connectAttempts ?? 4;
   const commandRetries = options2.commandRetries ?? 2;
   const backoff = options2.backoffMs ?? 500;
@@ -82984,7 +82984,7 @@ function createSshTransport(options2) {
       client.dispose();
       if (seen && !seen.equals(known.blob)) {
         throw new HostKeyMismatchError(
-          `refusing ${where}: its host key ${fingerprint(seen)} is not the configured known_host_key ${fingerprint(known.blob)}. If the host was legitimately re-keyed, update known_host_key in the cluster definition; otherwise someone may be intercepting the connection.`
+          `refusing ${where2}: its host key ${fingerprint(seen)} is not the configured known_host_key ${fingerprint(known.blob)}. If the host was legitimately re-keyed, update known_host_key in the cluster definition; otherwise someone may be intercepting the connection.`
         );
       }
       throw error;
@@ -83015,11 +83015,11 @@ function createSshTransport(options2) {
       const e = last;
       if (e?.level === "client-authentication") {
         throw new SlurmError(
-          `SSH to ${where} refused the private key (key authentication only): ${e.message}`
+          `SSH to ${where2} refused the private key (key authentication only): ${e.message}`
         );
       }
       throw new ConnectionLostError(
-        `cannot connect to ${where} after ${connectAttempts} attempts: ${e?.message ?? String(last)}`
+        `cannot connect to ${where2} after ${connectAttempts} attempts: ${e?.message ?? String(last)}`
       );
     })().finally(() => {
       connecting = void 0;
@@ -83040,7 +83040,7 @@ function createSshTransport(options2) {
         channel?.close();
         reject2(
           new CommandTimeoutError(
-            `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where} (stopped)`
+            `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where2} (stopped)`
           )
         );
       }, timeout);
@@ -83059,7 +83059,7 @@ function createSshTransport(options2) {
         if (ssh === client) ssh = void 0;
         client.dispose();
         throw new ConnectionLostError(
-          `connection to ${where} was lost while running \`${argv.join(" ")}\`${result.signal ? ` (signal ${result.signal})` : ""}`
+          `connection to ${where2} was lost while running \`${argv.join(" ")}\`${result.signal ? ` (signal ${result.signal})` : ""}`
         );
       }
       return {
@@ -83072,7 +83072,7 @@ function createSshTransport(options2) {
       if (ssh === client) ssh = void 0;
       client.dispose();
       throw new ConnectionLostError(
-        `connection to ${where} failed while running \`${argv.join(" ")}\`: ${error.message}`
+        `connection to ${where2} failed while running \`${argv.join(" ")}\`: ${error.message}`
       );
     } finally {
       clearTimeout(timer);
@@ -83084,15 +83084,15 @@ function createSshTransport(options2) {
     } catch (error) {
       if (error instanceof ShellTimeout)
         throw new CommandTimeoutError(
-          `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where} (stopped)`
+          `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where2} (stopped)`
         );
       if (!(error instanceof ShellGone)) throw error;
       if (!client.isConnected() && ssh === client) ssh = void 0;
-      throw new ConnectionLostError(`connection to ${where} was lost while running \`${argv.join(" ")}\``);
+      throw new ConnectionLostError(`connection to ${where2} was lost while running \`${argv.join(" ")}\``);
     }
   }
   return {
-    description: where,
+    description: where2,
     async run(argv, runOptions = {}) {
       const timeout = runOptions.timeoutMs ?? options2.commandTimeoutMs ?? 3e4;
       for (let attempt = 0; ; attempt++) {
@@ -87921,12 +87921,12 @@ function createOctokit(options2) {
   const baseUrl2 = options2.baseUrl ?? process.env.GITHUB_API_URL ?? "https://api.github.com";
   const maxWait = options2.maxRateLimitWaitSeconds ?? 60;
   const say = (octokit, line) => options2.log ? options2.log(line) : octokit.log.warn(line);
-  const where = (o) => `${o.method ?? "GET"} ${o.url ?? ""}`;
+  const where2 = (o) => `${o.method ?? "GET"} ${o.url ?? ""}`;
   const onSecondaryRateLimit = (retryAfter, o, octokit, retryCount) => {
     const again = retryCount < SECONDARY_RATE_LIMIT_RETRIES;
     say(
       octokit,
-      `GitHub secondary rate limit on ${where(o)}: ${again ? `waiting ${retryAfter} s (Retry-After) and retrying` : `giving up after ${SECONDARY_RATE_LIMIT_RETRIES} retries`}`
+      `GitHub secondary rate limit on ${where2(o)}: ${again ? `waiting ${retryAfter} s (Retry-After) and retrying` : `giving up after ${SECONDARY_RATE_LIMIT_RETRIES} retries`}`
     );
     return again;
   };
@@ -87934,7 +87934,7 @@ function createOctokit(options2) {
     const again = retryCount < 1 && retryAfter <= maxWait;
     say(
       octokit,
-      `GitHub rate limit exhausted on ${where(o)}: ${again ? `waiting ${retryAfter} s for the reset` : `resets in ${retryAfter} s, more than ${maxWait} s: giving up`}`
+      `GitHub rate limit exhausted on ${where2(o)}: ${again ? `waiting ${retryAfter} s for the reset` : `resets in ${retryAfter} s, more than ${maxWait} s: giving up`}`
     );
     return again;
   };
@@ -91777,7 +91777,7 @@ open ${output.dir}/index.html
 };
 
 // src/cli/commands/doctor.ts
-import { existsSync as existsSync14, readFileSync as readFileSync12 } from "node:fs";
+import { existsSync as existsSync15, readFileSync as readFileSync13 } from "node:fs";
 import { resolve as resolve10 } from "node:path";
 
 // src/doctor/checks.ts
@@ -91890,7 +91890,7 @@ function checkPlaceholders(loaded, clusterName) {
   ) : ok("clusters.yaml placeholders", `no TODO, example.org or PLACEHOLDER left in cluster ${clusterName}`);
 }
 async function checkSlurm(clusterName, cluster, transport) {
-  const where = cluster.transport === "ssh" ? `${cluster.user}@${cluster.host}:${cluster.port ?? 22}` : "this host";
+  const where2 = cluster.transport === "ssh" ? `${cluster.user}@${cluster.host}:${cluster.port ?? 22}` : "this host";
   let t;
   try {
     t = transport();
@@ -91905,23 +91905,23 @@ async function checkSlurm(clusterName, cluster, transport) {
   }
   const checks = [];
   try {
-    checks.push(...await commandChecks(t, clusterName, cluster, where));
-    const controller = await controllerCheck(t, where);
+    checks.push(...await commandChecks(t, clusterName, cluster, where2));
+    const controller = await controllerCheck(t, where2);
     checks.push(controller);
     checks.push(
-      controller.status === "ok" ? await partitionCheck(t, cluster, where) : skip("slurm partition", "not asked: slurmctld does not answer")
+      controller.status === "ok" ? await partitionCheck(t, cluster, where2) : skip("slurm partition", "not asked: slurmctld does not answer")
     );
-    checks.push(await accountingCheck(t, where));
-    checks.push(await submitScriptCheck(t, clusterName, cluster, where));
+    checks.push(await accountingCheck(t, where2));
+    checks.push(await submitScriptCheck(t, clusterName, cluster, where2));
   } catch (error) {
-    checks.push(slurmFailure(cluster, where, error));
+    checks.push(slurmFailure(cluster, where2, error));
   } finally {
     await t.close().catch(() => {
     });
   }
   return checks;
 }
-async function commandChecks(t, clusterName, cluster, where) {
+async function commandChecks(t, clusterName, cluster, where2) {
   const pathFix = cluster.transport === "local" ? `put Slurm's commands on PATH for the runner's account (cluster ${clusterName} uses transport local: the runner must sit on a login node)` : `put Slurm's commands on PATH for ${cluster.user} on ${cluster.host} (non-interactive shells too)`;
   const checks = [];
   for (const command of SLURM_COMMANDS) {
@@ -91937,31 +91937,31 @@ async function commandChecks(t, clusterName, cluster, where) {
       r.code === 0 ? ok(
         `slurm ${command}`,
         // Installed only: whether slurmctld and accounting answer are the checks after these.
-        `installed (${(r.stdout || r.stderr).trim().split("\n")[0]}) on ${where}`
+        `installed (${(r.stdout || r.stderr).trim().split("\n")[0]}) on ${where2}`
       ) : fail2(
         `slurm ${command}`,
-        `\`${command} --version\` exited ${r.code} on ${where}: ${said(r)}`,
+        `\`${command} --version\` exited ${r.code} on ${where2}: ${said(r)}`,
         pathFix
       )
     );
   }
   return checks;
 }
-async function controllerCheck(t, where) {
+async function controllerCheck(t, where2) {
   const r = await run2(t, ["scontrol", "ping"]);
   if (r.code === 0 && /\bUP\b/.test(r.stdout))
-    return ok("slurm controller", `${r.stdout.trim().split("\n")[0]} (scontrol ping on ${where})`);
+    return ok("slurm controller", `${r.stdout.trim().split("\n")[0]} (scontrol ping on ${where2})`);
   return fail2(
     "slurm controller",
-    `slurmctld does not answer from ${where}: \`scontrol ping\` exited ${r.code}: ${said(r)}`,
-    `nothing can be submitted or watched until it does: start slurmctld, or check that ${where} reaches SlurmctldHost and SlurmctldPort of the slurm.conf it reads (SLURM_CONF); on a shared cluster, ask its admins`
+    `slurmctld does not answer from ${where2}: \`scontrol ping\` exited ${r.code}: ${said(r)}`,
+    `nothing can be submitted or watched until it does: start slurmctld, or check that ${where2} reaches SlurmctldHost and SlurmctldPort of the slurm.conf it reads (SLURM_CONF); on a shared cluster, ask its admins`
   );
 }
-async function partitionCheck(t, cluster, where) {
+async function partitionCheck(t, cluster, where2) {
   const wanted = cluster.slurm?.partition?.split(",").filter(Boolean) ?? [];
   const r = await run2(t, ["sinfo", "--noheader", "--format=%P|%a|%D|%t"]);
   if (r.code !== 0)
-    return fail2("slurm partition", `\`sinfo\` exited ${r.code} on ${where}: ${said(r)}`, "see the message");
+    return fail2("slurm partition", `\`sinfo\` exited ${r.code} on ${where2}: ${said(r)}`, "see the message");
   const rows = r.stdout.trim().split("\n").filter(Boolean).map((line) => {
     const [name = "", avail = "", nodes2 = "0", state3 = ""] = line.split("|");
     return {
@@ -91976,7 +91976,7 @@ async function partitionCheck(t, cluster, where) {
   if (names.length === 0)
     return fail2(
       "slurm partition",
-      `no partition given and sinfo on ${where} shows no default one`,
+      `no partition given and sinfo on ${where2} shows no default one`,
       "set slurm.partition of the cluster in clusters.yaml"
     );
   const usable2 = /^(idle|mix|alloc|allocated|comp|completing|resv|planned)/;
@@ -91985,27 +91985,27 @@ async function partitionCheck(t, cluster, where) {
     if (mine.length === 0)
       return fail2(
         "slurm partition",
-        `partition ${name} does not exist on ${where} (sinfo lists: ${[...new Set(rows.map((x2) => x2.name))].join(", ") || "none"})`,
+        `partition ${name} does not exist on ${where2} (sinfo lists: ${[...new Set(rows.map((x2) => x2.name))].join(", ") || "none"})`,
         `fix slurm.partition of the cluster in clusters.yaml`
       );
     if (mine.every((x2) => x2.avail !== "up"))
       return fail2(
         "slurm partition",
-        `partition ${name} is ${mine[0]?.avail} on ${where}`,
+        `partition ${name} is ${mine[0]?.avail} on ${where2}`,
         "a partition that is not up starts no job: ask the cluster admins"
       );
     const up = mine.filter((x2) => usable2.test(x2.state)).reduce((n, x2) => n + x2.nodes, 0);
     if (up === 0)
       return fail2(
         "slurm partition",
-        `partition ${name} has no usable node on ${where} (${mine.map((x2) => `${x2.nodes} ${x2.state}`).join(", ")})`,
+        `partition ${name} has no usable node on ${where2} (${mine.map((x2) => `${x2.nodes} ${x2.state}`).join(", ")})`,
         "resume or repair its nodes (scontrol update nodename=\u2026 state=resume), or ask the cluster admins"
       );
   }
   const summary2 = rows.filter((x2) => names.includes(x2.name)).map((x2) => `${x2.name}: ${x2.nodes} ${x2.state}`);
-  return ok("slurm partition", `${summary2.join(", ")} (sinfo on ${where})`);
+  return ok("slurm partition", `${summary2.join(", ")} (sinfo on ${where2})`);
 }
-async function accountingCheck(t, where) {
+async function accountingCheck(t, where2) {
   const r = await run2(t, [
     "sacct",
     "--noheader",
@@ -92018,7 +92018,7 @@ async function accountingCheck(t, where) {
     const jobs = r.stdout.trim().split("\n").filter(Boolean).length;
     return ok(
       "slurm accounting",
-      `sacct answered on ${where}: ${jobs} job(s) of this account in the last day`
+      `sacct answered on ${where2}: ${jobs} job(s) of this account in the last day`
     );
   }
   const text3 = said(r);
@@ -92027,31 +92027,31 @@ async function accountingCheck(t, where) {
     return {
       name: "slurm accounting",
       status: "warn",
-      detail: `job accounting is disabled on ${where} (AccountingStorageType=accounting_storage/none): jobs are read from the controller (squeue) alone, which forgets an ended job after MinJobAge`,
+      detail: `job accounting is disabled on ${where2} (AccountingStorageType=accounting_storage/none): jobs are read from the controller (squeue) alone, which forgets an ended job after MinJobAge`,
       fix: `enable accounting (slurmdbd) or ask the cluster admins if runs may outlive MinJobAge unwatched: ${consequence}`
     };
   if (/Connection refused|Problem talking to the database|persistent connection|slurmdbd/i.test(text3))
     return fail2(
       "slurm accounting",
-      `sacct cannot reach the accounting daemon (slurmdbd) from ${where}: ${text3}`,
+      `sacct cannot reach the accounting daemon (slurmdbd) from ${where2}: ${text3}`,
       `start slurmdbd or check AccountingStorageHost/Port; ${consequence}`
     );
   return fail2(
     "slurm accounting",
-    `\`sacct\` exited ${r.code} on ${where}: ${text3}`,
+    `\`sacct\` exited ${r.code} on ${where2}: ${text3}`,
     `see the message; ${consequence}`
   );
 }
-async function submitScriptCheck(t, clusterName, cluster, where) {
+async function submitScriptCheck(t, clusterName, cluster, where2) {
   const script = `${cluster.alpasim_checkout.replace(/\/+$/, "")}/${cluster.submit_script}`;
   const test = await run2(t, ["test", "-f", script]);
-  return test.code === 0 ? ok("submit script", `${script} exists on ${where}`) : fail2(
+  return test.code === 0 ? ok("submit script", `${script} exists on ${where2}`) : fail2(
     "submit script",
-    `${script} is not a file on ${where}`,
+    `${script} is not a file on ${where2}`,
     `set alpasim_checkout (AlpaSim's checkout) and submit_script (relative to it) in clusters.yaml for cluster ${clusterName}`
   );
 }
-function slurmFailure(cluster, where, error) {
+function slurmFailure(cluster, where2, error) {
   const message2 = error.message;
   if (error instanceof HostKeyMismatchError)
     return fail2(
@@ -92063,7 +92063,7 @@ function slurmFailure(cluster, where, error) {
     return fail2(
       "slurm",
       message2,
-      cluster.transport === "ssh" ? `check that this host reaches ${where} (host, port, user in clusters.yaml) and that the key in TOPO_SSH_KEY/TOPO_SSH_KEY_FILE is authorised for ${cluster.user}` : "check that Slurm's commands run for the runner's account on this host"
+      cluster.transport === "ssh" ? `check that this host reaches ${where2} (host, port, user in clusters.yaml) and that the key in TOPO_SSH_KEY/TOPO_SSH_KEY_FILE is authorised for ${cluster.user}` : "check that Slurm's commands run for the runner's account on this host"
     );
   return fail2("slurm", message2, "see the message; this is unexpected (please report it)");
 }
@@ -92337,6 +92337,163 @@ async function repositoryHas(octokit, owner, repo, secret) {
   }
 }
 
+// src/doctor/workflow-pins.ts
+import { existsSync as existsSync14, readFileSync as readFileSync12 } from "node:fs";
+import { join as join15 } from "node:path";
+
+// src/setup/git-files.ts
+import { execFile as execFile2 } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join as join14 } from "node:path";
+import { promisify } from "node:util";
+var execFileAsync = promisify(execFile2);
+var NOT_THERE = /couldn't find remote ref|not our ref|does not appear to be a git repository|Repository not found|not found/i;
+function gitFileReader(env) {
+  const server = (env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "");
+  const scratch = mkdtempSync(join14(tmpdir(), "topo-pins-"));
+  const gitEnv = {
+    PATH: env.PATH ?? process.env.PATH ?? "",
+    HOME: env.HOME ?? process.env.HOME ?? "",
+    GIT_TERMINAL_PROMPT: "0"
+  };
+  const git = (...args) => execFileAsync("git", args, { cwd: scratch, env: gitEnv, timeout: 6e4, maxBuffer: 16 << 20 });
+  const fetched = /* @__PURE__ */ new Map();
+  let queue = git("init", "-q", "--bare", ".");
+  const serial = (step) => {
+    const next = queue.then(step);
+    queue = next.catch(() => void 0);
+    return next;
+  };
+  const commitOf = (owner, repo, ref) => {
+    const key = `${owner}/${repo}@${ref}`;
+    if (!fetched.has(key))
+      fetched.set(
+        key,
+        serial(async () => {
+          const url = `${server}/${owner}/${repo}.git`;
+          try {
+            await git("fetch", "-q", "--depth", "1", url, ref);
+          } catch (error) {
+            const text3 = `${error.stderr ?? ""}${error.message}`;
+            if (NOT_THERE.test(text3)) return null;
+            throw new Error(`cannot fetch ${ref} of ${url}: ${text3.trim().split("\n").pop()}`);
+          }
+          return (await git("rev-parse", "FETCH_HEAD")).stdout.trim();
+        })
+      );
+    return fetched.get(key);
+  };
+  return {
+    read: async (owner, repo, path, ref) => {
+      const commit = await commitOf(owner, repo, ref);
+      if (commit === null) return null;
+      try {
+        return (await serial(() => git("show", `${commit}:${path}`))).stdout;
+      } catch {
+        return null;
+      }
+    },
+    close: () => rmSync(scratch, { recursive: true, force: true })
+  };
+}
+
+// src/setup/pins.ts
+var USES = /^\s*(?:-\s+)?uses:\s*["']?([^\s"'#]+)/;
+var REMOTE = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)(?:\/([^@]+))?@(.+)$/;
+function remoteUses(file, text3) {
+  const out = [];
+  text3.split("\n").forEach((line, i) => {
+    const uses = USES.exec(line)?.[1];
+    if (!uses || uses.startsWith("./") || uses.startsWith("docker://")) return;
+    const m2 = REMOTE.exec(uses);
+    if (m2) out.push({ file, line: i + 1, uses, owner: m2[1], repo: m2[2], path: m2[3] ?? "", ref: m2[4] });
+  });
+  return out;
+}
+var isFullSha = (ref) => /^[0-9a-f]{40}$/.test(ref);
+var isWorkflow = (u) => /^\.github\/workflows\/[^/]+\.ya?ml$/.test(u.path);
+var where = (u) => `${u.file}:${u.line}: ${u.uses}`;
+var REUSABLE = ["validate", "submit", "monitor", "record"];
+async function movingActionsAt(read2, repository, sha) {
+  const [owner, repo] = repository.split("/");
+  const moving = [];
+  const missing2 = [];
+  for (const name of REUSABLE) {
+    const path = `.github/workflows/reusable-${name}.yml`;
+    const text3 = await read2(owner, repo, path, sha);
+    if (text3 === null) missing2.push(path);
+    else moving.push(...remoteUses(path, text3).filter((u) => !isFullSha(u.ref)));
+  }
+  return { moving, missing: missing2 };
+}
+function actionFiles(u) {
+  const dir = u.path ? `${u.path.replace(/\/+$/, "")}/` : "";
+  return [`${dir}action.yml`, `${dir}action.yaml`];
+}
+async function unresolvedUses(read2, callers) {
+  const unresolved = [];
+  const moving = [];
+  let checked2 = 0;
+  const visit3 = async (u, follow) => {
+    checked2++;
+    if (!isFullSha(u.ref)) moving.push(u);
+    if (isWorkflow(u)) {
+      const text3 = await read2(u.owner, u.repo, u.path, u.ref);
+      if (text3 === null)
+        return unresolved.push({ ref: u, problem: `${u.owner}/${u.repo} has no ${u.path} at ${u.ref}` });
+      if (follow)
+        for (const inner of remoteUses(`${u.owner}/${u.repo}/${u.path}@${u.ref}`, text3))
+          await visit3(inner, false);
+      return;
+    }
+    for (const path of actionFiles(u)) if (await read2(u.owner, u.repo, path, u.ref) !== null) return;
+    unresolved.push({
+      ref: u,
+      problem: `${u.owner}/${u.repo} has no action ${u.path || "(root)"} at ${u.ref}`
+    });
+  };
+  for (const c of callers) for (const u of remoteUses(c.file, c.text)) await visit3(u, true);
+  return { checked: checked2, unresolved, moving };
+}
+
+// src/doctor/workflow-pins.ts
+var NAME3 = "workflow pins";
+var CALLERS = ["validate", "submit", "monitor", "record"].map((n) => `topology-${n}.yml`);
+async function checkWorkflowPins(repoDir, env) {
+  const callers = CALLERS.map((f) => `.github/workflows/${f}`).filter((file) => existsSync14(join15(repoDir, file))).map((file) => ({ file, text: readFileSync12(join15(repoDir, file), "utf8") }));
+  if (!callers.length)
+    return { name: NAME3, status: "skip", detail: "no caller workflow to follow (see the workflow checks)" };
+  const files = gitFileReader(env);
+  try {
+    const { checked: checked2, unresolved, moving } = await unresolvedUses(files.read, callers);
+    if (unresolved.length)
+      return {
+        name: NAME3,
+        status: "fail",
+        detail: unresolved.map((u) => `${where(u.ref)}: ${u.problem}`).join("; "),
+        fix: 'call a release tag whose workflows name their actions by full SHA: `topo setup --force --ref vX.Y.Z` (docs/adopting.md; before a release, make one in your fork: "Before a release")'
+      };
+    if (moving.length)
+      return {
+        name: NAME3,
+        status: "warn",
+        detail: `${checked2} uses: resolve; moving refs run every release without review: ${moving.map(where).join("; ")}`,
+        fix: "pin a release: `topo setup --force --ref vX.Y.Z` writes its full SHA"
+      };
+    return { name: NAME3, status: "ok", detail: `${checked2} uses: resolve, each at a full commit SHA` };
+  } catch (error) {
+    return {
+      name: NAME3,
+      status: "warn",
+      detail: `could not look the workflows' uses: up (${error.message})`,
+      fix: "run doctor where the GitHub server is reachable (GITHUB_SERVER_URL for GitHub Enterprise)"
+    };
+  } finally {
+    files.close();
+  }
+}
+
 // src/cli/commands/doctor.ts
 var MARK3 = { ok: "ok  ", fail: "FAIL", warn: "warn", skip: "skip" };
 async function githubChecks(io, parsed, ssh) {
@@ -92368,7 +92525,7 @@ var doctorCommand = {
   summary: "Check a setup from the runner host: Slurm (controller, partition, accounting), the submit script, Prometheus, Grafana, the token, the runner",
   help: {
     synopsis: "topo doctor [options]",
-    description: "Run it on the host of the self-hosted runner, in the repository's checkout. Checks that clusters.yaml holds no value `setup` left to replace (TODO, example.org, PLACEHOLDER), Slurm's commands (locally, or over SSH with the pinned host key), that slurmctld answers (scontrol ping), that the partition has usable nodes (sinfo), that accounting answers a real sacct query, the submit script, Prometheus (answering, holding AlpaSim series, the recording rules loaded), the Grafana URL, the caller workflows' token permissions, and, with a token, the token's access, a runner with the label, that fork pull requests wait for approval (Settings \u2192 Actions \u2192 General) and, for transport ssh, that TOPO_SSH_PRIVATE_KEY is a secret of the --environment limited to the default branch, not a repository secret (a setting the token cannot read is a warning naming it). A service it cannot reach is told as DNS, TLS, connection or timeout, a refusal as auth (401), permission (403) or not found (404). Prints a fix for every failure. Exit 1 when a check fails (warnings do not fail). With --json: schemas/cli/doctor.schema.json.",
+    description: "Run it on the host of the self-hosted runner, in the repository's checkout. Checks that clusters.yaml holds no value `setup` left to replace (TODO, example.org, PLACEHOLDER), Slurm's commands (locally, or over SSH with the pinned host key), that slurmctld answers (scontrol ping), that the partition has usable nodes (sinfo), that accounting answers a real sacct query, the submit script, Prometheus (answering, holding AlpaSim series, the recording rules loaded), the Grafana URL, the caller workflows' token permissions, that every `uses:` the callers reach (one level into the reusable workflows) exists at its ref, looked up over git (a moving ref is a warning), and, with a token, the token's access, a runner with the label, that fork pull requests wait for approval (Settings \u2192 Actions \u2192 General) and, for transport ssh, that TOPO_SSH_PRIVATE_KEY is a secret of the --environment limited to the default branch, not a repository secret (a setting the token cannot read is a warning naming it). A service it cannot reach is told as DNS, TLS, connection or timeout, a refusal as auth (401), permission (403) or not found (404). Prints a fix for every failure. Exit 1 when a check fails (warnings do not fail). With --json: schemas/cli/doctor.schema.json.",
     options: [
       {
         name: "cluster",
@@ -92421,9 +92578,9 @@ var doctorCommand = {
     const repoDir = resolve10(io.cwd, str(parsed, "repo-dir") ?? ".");
     const given = str(parsed, "clusters");
     const file = given ? resolve10(io.cwd, given) : resolve10(repoDir, "topologies/clusters.yaml");
-    if (!existsSync14(file))
+    if (!existsSync15(file))
       throw new ConfigError(`${file} does not exist: run \`topo setup\` and describe your cluster`);
-    const checked2 = checkClusters(readFileSync12(file, "utf8"), file);
+    const checked2 = checkClusters(readFileSync13(file, "utf8"), file);
     if (!checked2.value) throw new ConfigError(checked2.issues.map(formatIssue).join("\n"));
     const names = Object.keys(checked2.value.clusters);
     const name = str(parsed, "cluster") ?? (names.length === 1 ? names[0] : void 0);
@@ -92445,6 +92602,7 @@ var doctorCommand = {
     );
     checks.push(await checkGrafana(cluster));
     checks.push(...checkWorkflowPermissions(repoDir));
+    checks.push(await checkWorkflowPins(repoDir, io.env));
     checks.push(...await githubChecks(io, parsed, cluster.transport === "ssh"));
     const failed = checks.filter((c) => c.status === "fail").length;
     if (flag(parsed, "json")) {
@@ -92469,8 +92627,8 @@ ${failed} check(s) failed
 
 // src/cli/commands/init.ts
 var import_yaml8 = __toESM(require_dist(), 1);
-import { existsSync as existsSync15, readFileSync as readFileSync13 } from "node:fs";
-import { join as join14, relative as relative4, resolve as resolve11 } from "node:path";
+import { existsSync as existsSync16, readFileSync as readFileSync14 } from "node:fs";
+import { join as join16, relative as relative4, resolve as resolve11 } from "node:path";
 var initCommand = {
   name: "init",
   summary: "Start an experiment from a full AlpaSim run command (experiment.yaml + baseline.yaml)",
@@ -92556,19 +92714,19 @@ var initCommand = {
     const repoRoot2 = resolve11(dir, "..");
     const record = recordPaths(id);
     const existing = [
-      join14(dir, id, "experiment.yaml"),
-      join14(dir, id, "baseline.yaml"),
-      join14(repoRoot2, record.json),
-      join14(repoRoot2, record.markdown)
-    ].filter((f) => existsSync15(f));
+      join16(dir, id, "experiment.yaml"),
+      join16(dir, id, "baseline.yaml"),
+      join16(repoRoot2, record.json),
+      join16(repoRoot2, record.markdown)
+    ].filter((f) => existsSync16(f));
     if (existing.length && !force)
       throw new ConfigError(
         `experiment ${id} exists already (${existing.map(rel).join(", ")}): pass --force to start it again, or another --date`
       );
-    const runs2 = recordedRuns2(join14(repoRoot2, record.json));
+    const runs2 = recordedRuns2(join16(repoRoot2, record.json));
     if (force && runs2 > 0)
       throw new ConfigError(
-        `${rel(join14(repoRoot2, record.json))} holds ${runs2} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`
+        `${rel(join16(repoRoot2, record.json))} holds ${runs2} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`
       );
     const written = writeExperimentFiles(dir, prepared, { force });
     const recordFiles2 = writeInitialRecord(repoRoot2, written.experiment, void 0, { overwrite: force });
@@ -92591,9 +92749,9 @@ ${files.map((f) => `  ${f}
   }
 };
 function recordedRuns2(file) {
-  if (!existsSync15(file)) return 0;
+  if (!existsSync16(file)) return 0;
   try {
-    const runs2 = JSON.parse(readFileSync13(file, "utf8")).runs;
+    const runs2 = JSON.parse(readFileSync14(file, "utf8")).runs;
     return Array.isArray(runs2) ? runs2.length : 0;
   } catch (error) {
     throw new ConfigError(
@@ -92602,13 +92760,13 @@ function recordedRuns2(file) {
   }
 }
 function definedClusters(file) {
-  if (!existsSync15(file))
+  if (!existsSync16(file))
     throw new ConfigError(
       `${file} does not exist: describe your cluster there first (\`topo setup\` writes a commented skeleton), or pass --clusters FILE`
     );
   let doc;
   try {
-    doc = (0, import_yaml8.parse)(readFileSync13(file, "utf8"));
+    doc = (0, import_yaml8.parse)(readFileSync14(file, "utf8"));
   } catch (error) {
     throw new ConfigError(
       `${file} is not valid YAML: ${error.message} (run topo validate ${file})`
@@ -92620,16 +92778,16 @@ function definedClusters(file) {
 }
 
 // src/cli/commands/jobs.ts
-import { existsSync as existsSync16, readFileSync as readFileSync14 } from "node:fs";
+import { existsSync as existsSync17, readFileSync as readFileSync15 } from "node:fs";
 import { resolve as resolve12 } from "node:path";
 function jobsCluster(io, explicit, name) {
   const clustersPath = clustersFileOption(explicit, io) ?? "topologies/clusters.yaml";
   const abs = resolve12(io.cwd, clustersPath);
-  if (!existsSync16(abs))
+  if (!existsSync17(abs))
     throw new ConfigError(
       `clusters file ${clustersPath} does not exist (set --clusters or TOPO_CLUSTERS_FILE)`
     );
-  const checked2 = checkClusters(readFileSync14(abs, "utf8"), clustersPath);
+  const checked2 = checkClusters(readFileSync15(abs, "utf8"), clustersPath);
   if (!checked2.value) throw new ConfigError(checked2.issues.map(formatIssue).join("\n"));
   const cluster = checked2.value.clusters[name];
   if (!cluster)
@@ -92712,8 +92870,8 @@ var jobsCommand = {
 };
 
 // src/cli/commands/record.ts
-import { existsSync as existsSync18, mkdirSync as mkdirSync4, readdirSync as readdirSync7, readFileSync as readFileSync16, writeFileSync as writeFileSync4 } from "node:fs";
-import { dirname as dirname7, join as join16, resolve as resolve14 } from "node:path";
+import { existsSync as existsSync19, mkdirSync as mkdirSync4, readdirSync as readdirSync7, readFileSync as readFileSync17, writeFileSync as writeFileSync4 } from "node:fs";
+import { dirname as dirname7, join as join18, resolve as resolve14 } from "node:path";
 
 // src/usecases/record-local.ts
 function recordLocally(input) {
@@ -92769,8 +92927,8 @@ function outcomeOf2(input) {
 }
 
 // src/cli/commands/status.ts
-import { existsSync as existsSync17, readFileSync as readFileSync15 } from "node:fs";
-import { join as join15, resolve as resolve13 } from "node:path";
+import { existsSync as existsSync18, readFileSync as readFileSync16 } from "node:fs";
+import { join as join17, resolve as resolve13 } from "node:path";
 var HEADER = [
   "candidate",
   "job",
@@ -92785,9 +92943,9 @@ var HEADER = [
   "bottleneck"
 ];
 function recordedReferences(cwd, id, without) {
-  const file = join15(resolve13(cwd), recordPaths(id).json);
-  if (!existsSync17(file)) return {};
-  const record = parseRecord(readFileSync15(file, "utf8"), file);
+  const file = join17(resolve13(cwd), recordPaths(id).json);
+  if (!existsSync18(file)) return {};
+  const record = parseRecord(readFileSync16(file, "utf8"), file);
   if (without === void 0)
     return { baseline: referenceOf(baselineRun(record)), best: referenceOf(bestRun(record)) };
   const runs2 = record.runs.filter((r) => r.name !== without);
@@ -93061,8 +93219,8 @@ function recordArguments(parsed) {
   return { id, name, accept };
 }
 async function candidateOf(io, parsed, experiment, dir, name) {
-  const folder = join16(dir, experiment.experiment_id);
-  const file = [`${name}.yaml`, `${name}.yml`].map((f) => join16(folder, f)).find((f) => existsSync18(resolve14(io.cwd, f)));
+  const folder = join18(dir, experiment.experiment_id);
+  const file = [`${name}.yaml`, `${name}.yml`].map((f) => join18(folder, f)).find((f) => existsSync19(resolve14(io.cwd, f)));
   if (!file) {
     const known = readdirSync7(resolve14(io.cwd, folder)).map((f) => /^([a-z0-9][a-z0-9-]*)\.ya?ml$/.exec(f)?.[1]).filter((c) => !!c && c !== "experiment");
     throw new ConfigError(`no candidate ${name} in ${folder}${suggest(name, known)}`);
@@ -93071,7 +93229,7 @@ async function candidateOf(io, parsed, experiment, dir, name) {
     file,
     validateOptionsFor(io, str(parsed, "clusters"), void 0, true)
   );
-  const candidate = checkCandidate(readFileSync16(resolve14(io.cwd, file), "utf8"), file).value;
+  const candidate = checkCandidate(readFileSync17(resolve14(io.cwd, file), "utf8"), file).value;
   if (!report3.candidate || !candidate || report3.errors.length)
     throw new FindingError(
       `${file} has errors: fix them first (topo validate ${file})`,
@@ -93120,12 +93278,12 @@ async function judgedRun(port, input, run3) {
   return mine;
 }
 function readRecord(io, id) {
-  const file = join16(io.cwd, recordPaths(id).json);
-  return existsSync18(file) ? readFileSync16(file, "utf8") : null;
+  const file = join18(io.cwd, recordPaths(id).json);
+  return existsSync19(file) ? readFileSync17(file, "utf8") : null;
 }
 function writeRecordFiles(io, files) {
   for (const [path, text3] of Object.entries(files)) {
-    const file = join16(io.cwd, path);
+    const file = join18(io.cwd, path);
     mkdirSync4(dirname7(file), { recursive: true });
     writeFileSync4(file, text3);
   }
@@ -93184,13 +93342,13 @@ function report2(io, json, r) {
 }
 
 // src/cli/commands/report.ts
-import { existsSync as existsSync19, readFileSync as readFileSync17, writeFileSync as writeFileSync5 } from "node:fs";
-import { isAbsolute as isAbsolute5, join as join17, relative as relative5 } from "node:path";
+import { existsSync as existsSync20, readFileSync as readFileSync18, writeFileSync as writeFileSync5 } from "node:fs";
+import { isAbsolute as isAbsolute5, join as join19, relative as relative5 } from "node:path";
 function recordFile(arg, cwd) {
-  if (arg.endsWith(".json")) return isAbsolute5(arg) ? arg : join17(cwd, arg);
+  if (arg.endsWith(".json")) return isAbsolute5(arg) ? arg : join19(cwd, arg);
   if (!/^[A-Za-z0-9_.-]{1,80}$/.test(arg))
     throw new UsageError(`"${arg}" is neither an experiment id nor a .json record`);
-  return join17(cwd, recordPaths(arg).json);
+  return join19(cwd, recordPaths(arg).json);
 }
 var reportCommand = {
   name: "report",
@@ -93230,13 +93388,13 @@ var reportCommand = {
     if (!target2) throw new UsageError("which experiment? give its id or its record file");
     const file = recordFile(target2, io.cwd);
     const shown = relative5(io.cwd, file) || file;
-    if (!existsSync19(file))
+    if (!existsSync20(file))
       throw new ConfigError(
         `${shown} does not exist (records are written when candidate pull requests close, or by topo init)`
       );
-    const record = parseRecord(readFileSync17(file, "utf8"), shown);
+    const record = parseRecord(readFileSync18(file, "utf8"), shown);
     const report3 = renderFinalReport(record, { recordUrl: recordUrl2 });
-    if (out) writeFileSync5(isAbsolute5(out) ? out : join17(io.cwd, out), report3);
+    if (out) writeFileSync5(isAbsolute5(out) ? out : join19(io.cwd, out), report3);
     if (flag(parsed, "json"))
       io.stdout(
         `${JSON.stringify({ schema_version: 1, experiment_id: record.experiment_id, out: out ?? null, markdown: report3 })}
@@ -93249,10 +93407,10 @@ var reportCommand = {
 };
 
 // src/cli/commands/setup.ts
-import { execFile as execFile2 } from "node:child_process";
-import { existsSync as existsSync20, mkdirSync as mkdirSync5, writeFileSync as writeFileSync6 } from "node:fs";
-import { dirname as dirname8, join as join19, resolve as resolve15 } from "node:path";
-import { promisify } from "node:util";
+import { execFile as execFile3 } from "node:child_process";
+import { existsSync as existsSync21, mkdirSync as mkdirSync5, writeFileSync as writeFileSync6 } from "node:fs";
+import { dirname as dirname8, join as join21, resolve as resolve15 } from "node:path";
+import { promisify as promisify2 } from "node:util";
 
 // src/setup/templates.ts
 function topoCommand(o) {
@@ -93481,8 +93639,8 @@ function setupFiles(o) {
 }
 
 // src/cli/package-info.ts
-import { readFileSync as readFileSync18 } from "node:fs";
-import { join as join18 } from "node:path";
+import { readFileSync as readFileSync19 } from "node:fs";
+import { join as join20 } from "node:path";
 function repositoryOf(repository) {
   const raw = typeof repository === "string" ? repository : repository?.url;
   if (typeof raw !== "string") return void 0;
@@ -93492,7 +93650,7 @@ function repositoryOf(repository) {
   return m2?.[1];
 }
 function packageInfo(root = shippedRoot()) {
-  const pkg = root ? JSON.parse(readFileSync18(join18(root, "package.json"), "utf8")) : {};
+  const pkg = root ? JSON.parse(readFileSync19(join20(root, "package.json"), "utf8")) : {};
   const version = String(pkg.version ?? "0.0.0");
   const repository = repositoryOf(pkg.repository);
   if (!repository)
@@ -93511,7 +93669,7 @@ function packageInfo(root = shippedRoot()) {
 var REF = /^(v\d+(\.\d+){0,2}|[0-9a-f]{40})$/;
 var MAJOR = /^v\d+$/;
 var SHA3 = /^[0-9a-f]{40}$/;
-var execFileAsync = promisify(execFile2);
+var execFileAsync2 = promisify2(execFile3);
 var CLUSTER = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 var REPOSITORY = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/;
 var LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -93546,7 +93704,7 @@ async function resolveTag(repository, ref, env) {
   const url = `${(env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "")}/${repository}.git`;
   let out;
   try {
-    out = (await execFileAsync("git", ["ls-remote", url, `refs/tags/${ref}`, `refs/tags/${ref}^{}`], {
+    out = (await execFileAsync2("git", ["ls-remote", url, `refs/tags/${ref}`, `refs/tags/${ref}^{}`], {
       timeout: 3e4,
       env: {
         PATH: env.PATH ?? process.env.PATH ?? "",
@@ -93566,6 +93724,35 @@ async function resolveTag(repository, ref, env) {
       `${url} has no tag ${ref} yet: adopt from your own release tag or a commit (docs/adopting.md, "Before a release"): --ref <your tag> --repo <your fork>, --sha <commit>, or --ref v${ref.slice(1).split(".")[0]} to follow the moving tag`
     );
   return found[0];
+}
+async function checkPin(o, sha, io) {
+  const files = gitFileReader(io.env);
+  const named = sha === o.ref ? sha : `${o.ref} (${sha})`;
+  try {
+    const { moving, missing: missing2 } = await movingActionsAt(files.read, o.repository, sha);
+    if (missing2.length === REUSABLE.length)
+      throw new ConfigError(
+        `${o.repository} has no commit ${sha} holding .github/workflows/reusable-*.yml: check --ref and --sha (docs/adopting.md); nothing written`
+      );
+    if (missing2.length)
+      throw new ConfigError(
+        `${o.repository} at ${named} has no ${missing2.join(", ")}: not a tree of alpasim-topo this version can call; nothing written`
+      );
+    if (moving.length)
+      throw new ConfigError(
+        `${o.repository} at ${named} runs actions at a moving ref, so the pin would not hold what runs on your runner:
+${moving.map((u) => `  ${where(u)}`).join("\n")}
+Pin a release tag instead (scripts/release.mjs writes every action of a tagged tree by full SHA; docs/releasing.md), make one in your fork (docs/adopting.md, "Before a release"), or follow the moving tag knowingly with --ref v${o.ref.match(/^v(\d+)/)?.[1] ?? "1"}; nothing written`
+      );
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    io.stderr(
+      `warning: could not check that ${named} pins its actions (${error.message}); \`topo doctor\` checks it on the runner host
+`
+    );
+  } finally {
+    files.close();
+  }
 }
 var setupCommand = {
   name: "setup",
@@ -93640,18 +93827,19 @@ var setupCommand = {
     if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
     const o = setupOptions(parsed);
     const root = resolve15(io.cwd, str(parsed, "dir") ?? ".");
-    if (!existsSync20(root)) throw new ConfigError(`${root} does not exist`);
-    const existing = setupFiles(o).filter((f) => existsSync20(join19(root, f.path))).map((f) => f.path);
+    if (!existsSync21(root)) throw new ConfigError(`${root} does not exist`);
+    const existing = setupFiles(o).filter((f) => existsSync21(join21(root, f.path))).map((f) => f.path);
     if (existing.length && !flag(parsed, "force"))
       throw new ConfigError(
         `not overwriting ${existing.join(", ")} (pass --force to replace them); nothing written`
       );
     const sha = o.pin ? str(parsed, "sha") ?? await resolveTag(o.repository, o.ref, io.env) : void 0;
+    if (sha) await checkPin(o, sha, io);
     const options2 = { ...o, ...sha ? { sha } : {} };
     const files = setupFiles(options2);
     for (const f of files) {
-      mkdirSync5(dirname8(join19(root, f.path)), { recursive: true });
-      writeFileSync6(join19(root, f.path), f.text);
+      mkdirSync5(dirname8(join21(root, f.path)), { recursive: true });
+      writeFileSync6(join21(root, f.path), f.text);
     }
     const next = `replace the TODOs in topologies/clusters.yaml, register a self-hosted runner labelled ${o.runnerLabel}, create the "slurm" environment (deployment branches: the default branch only)${o.transport === "ssh" ? " with the secret TOPO_SSH_PRIVATE_KEY" : ""}, then on the runner host run \`${topoCommand(options2)} doctor --cluster ${o.cluster}\` (docs/adopting.md)`;
     const written = files.map((f) => f.path);
@@ -93670,7 +93858,7 @@ var setupCommand = {
 // src/cli/commands/sim.ts
 var import_yaml11 = __toESM(require_dist(), 1);
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync23, readFileSync as readFileSync21 } from "node:fs";
+import { existsSync as existsSync24, readFileSync as readFileSync22 } from "node:fs";
 import { resolve as resolve17 } from "node:path";
 
 // src/sim/openmetrics.ts
@@ -94447,9 +94635,9 @@ async function exportOpenMetrics(topology, profile, file, opts) {
 
 // src/sim/overrides.ts
 var import_yaml9 = __toESM(require_dist(), 1);
-import { existsSync as existsSync21, readFileSync as readFileSync19 } from "node:fs";
-import { join as join20 } from "node:path";
-var NAME3 = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+import { existsSync as existsSync22, readFileSync as readFileSync20 } from "node:fs";
+import { join as join22 } from "node:path";
+var NAME4 = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 var KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 var OPTIONAL_GROUPS = [
   "trafficsim",
@@ -94506,7 +94694,7 @@ function parseOverrides(argv, opts) {
       throw new OverrideError(`${key}: ${e.message}`);
     }
     if (REQUIRED_GROUPS.includes(key) || OPTIONAL_GROUPS.includes(key)) {
-      if (typeof value !== "string" || !NAME3.test(value)) {
+      if (typeof value !== "string" || !NAME4.test(value)) {
         throw new OverrideError(`${key}=${m2[3]}: not a config name`);
       }
       groups2[key] = value;
@@ -94521,16 +94709,16 @@ function parseOverrides(argv, opts) {
     );
   }
   const preset = groups2.topology;
-  const presetFile = join20(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
+  const presetFile = join22(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
   if (preset === CLI_DRIVEN_PRESET) {
     throw new OverrideError(
       `topology=${preset}: AlpaSim's CLI-driven daemon preset takes its GPUs and concurrency from the launch script; the twin runs the file presets: ${PRESETS.join(", ")}`
     );
   }
-  if (!PRESETS.includes(preset) || !existsSync21(presetFile)) {
+  if (!PRESETS.includes(preset) || !existsSync22(presetFile)) {
     throw new OverrideError(`topology=${preset}: unknown topology preset; known: ${PRESETS.join(", ")}`);
   }
-  const topology = (0, import_yaml9.parse)(readFileSync19(presetFile, "utf8"));
+  const topology = (0, import_yaml9.parse)(readFileSync20(presetFile, "utf8"));
   const inv = {
     deploy: groups2.deploy,
     preset,
@@ -94563,7 +94751,7 @@ function applySet(inv, key, value, gpusPerNode2) {
   const t = inv.topology;
   const parts = key.split(".");
   if (key === RUN_NAME_OVERRIDE) {
-    if (typeof value !== "string" || !NAME3.test(value)) throw new OverrideError(`${key}: not a run name`);
+    if (typeof value !== "string" || !NAME4.test(value)) throw new OverrideError(`${key}: not a run name`);
     inv.runName = value;
     return;
   }
@@ -94664,21 +94852,21 @@ function checkGpus(key, gpus, gpusPerNode2) {
 // src/sim/profile.ts
 var import__3 = __toESM(require__(), 1);
 var import_yaml10 = __toESM(require_dist(), 1);
-import { existsSync as existsSync22, readdirSync as readdirSync8, readFileSync as readFileSync20 } from "node:fs";
-import { dirname as dirname9, join as join21, resolve as resolve16 } from "node:path";
+import { existsSync as existsSync23, readdirSync as readdirSync8, readFileSync as readFileSync21 } from "node:fs";
+import { dirname as dirname9, join as join23, resolve as resolve16 } from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 var PROFILE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 function repoRoot(from = dirname9(fileURLToPath3(import.meta.url))) {
   let dir = resolve16(from);
   for (; ; ) {
-    if (existsSync22(join21(dir, "package.json")) && existsSync22(join21(dir, "topologies"))) return dir;
+    if (existsSync23(join23(dir, "package.json")) && existsSync23(join23(dir, "topologies"))) return dir;
     const up = dirname9(dir);
     if (up === dir) throw new Error(`cannot find the repository root above ${from}`);
     dir = up;
   }
 }
 function profilesDir(root = repoRoot()) {
-  return join21(root, "src/sim/profiles");
+  return join23(root, "src/sim/profiles");
 }
 function listProfiles(root = repoRoot()) {
   return readdirSync8(profilesDir(root)).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -5)).sort();
@@ -94686,7 +94874,7 @@ function listProfiles(root = repoRoot()) {
 var validator2;
 function validate(root) {
   if (!validator2) {
-    const schema = JSON.parse(readFileSync20(join21(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
+    const schema = JSON.parse(readFileSync21(join23(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
     validator2 = new import__3.Ajv2020({ allErrors: true, strict: false }).compile(schema);
   }
   return validator2;
@@ -94734,13 +94922,13 @@ function loadProfile(name, root = repoRoot()) {
   if (!PROFILE_NAME_PATTERN.test(name)) {
     throw new Error(`deploy=${name}: not a twin profile name (lower-case letters, digits and dashes)`);
   }
-  const file = join21(profilesDir(root), `${name}.yaml`);
-  if (!existsSync22(file)) {
+  const file = join23(profilesDir(root), `${name}.yaml`);
+  if (!existsSync23(file)) {
     throw new Error(
       `deploy=${name}: no twin profile ${file}; known deploys: ${listProfiles(root).join(", ")}`
     );
   }
-  const profile = parseProfile(readFileSync20(file, "utf8"), file, root);
+  const profile = parseProfile(readFileSync21(file, "utf8"), file, root);
   if (profile.name !== name)
     throw new Error(`${file}: name is "${profile.name}", expected "${name}" (the file name)`);
   return profile;
@@ -94748,10 +94936,10 @@ function loadProfile(name, root = repoRoot()) {
 
 // src/sim/run.ts
 import { randomUUID } from "node:crypto";
-import { appendFileSync, mkdirSync as mkdirSync6, renameSync, rmSync, writeFileSync as writeFileSync7 } from "node:fs";
+import { appendFileSync, mkdirSync as mkdirSync6, renameSync, rmSync as rmSync2, writeFileSync as writeFileSync7 } from "node:fs";
 import { createServer } from "node:http";
 import { hostname, userInfo } from "node:os";
-import { join as join22 } from "node:path";
+import { join as join24 } from "node:path";
 var DEFAULT_SCENES = 913;
 function oomLine(gpu, triedGb, usedGb, totalGb) {
   const free = Math.max(0, totalGb - usedGb);
@@ -94760,10 +94948,10 @@ function oomLine(gpu, triedGb, usedGb, totalGb) {
 function serviceLogs(runDir, argv, env) {
   const name = argv.find((a) => a.startsWith("wizard.run_name="))?.slice("wizard.run_name=".length) ?? env.SLURM_JOB_NAME ?? "run";
   const safe = `${name}_${env.SLURM_JOB_ID ?? process.pid}`.replace(/[^A-Za-z0-9_.-]/g, "_");
-  const dir = runDir ? join22(runDir, "txt-logs", safe) : void 0;
+  const dir = runDir ? join24(runDir, "txt-logs", safe) : void 0;
   if (dir) mkdirSync6(dir, { recursive: true });
   return (service2, line) => {
-    if (dir) appendFileSync(join22(dir, `${service2}.log`), `${line}
+    if (dir) appendFileSync(join24(dir, `${service2}.log`), `${line}
 `);
   };
 }
@@ -94823,7 +95011,7 @@ async function runTwin(argv, rawIo) {
   let fileSd;
   const servers = [];
   const cleanup = () => {
-    if (fileSd) rmSync(fileSd, { force: true });
+    if (fileSd) rmSync2(fileSd, { force: true });
     fileSd = void 0;
     for (const s of servers) s.close();
   };
@@ -94904,7 +95092,7 @@ async function runTwin(argv, rawIo) {
   const sdDir = io.env.TOPO_TWIN_FILE_SD_DIR;
   if (sdDir) {
     mkdirSync6(sdDir, { recursive: true });
-    const file = join22(sdDir, `${runUuid}.json`);
+    const file = join24(sdDir, `${runUuid}.json`);
     writeFileSync7(`${file}.tmp`, `${JSON.stringify(groups2, null, 2)}
 `, { mode: 438 });
     renameSync(`${file}.tmp`, file);
@@ -95049,9 +95237,9 @@ function loadTopology(spec, profileName, root, cwd) {
     return parseOverrides([...overrides, `topology=${spec}`], { repoRoot: root, gpusPerNode: 64 }).topology;
   }
   const file = resolve17(cwd, spec);
-  if (!existsSync23(file))
+  if (!existsSync24(file))
     throw new UsageError(`--topology ${spec}: neither a preset (${PRESETS.join(", ")}) nor a file`);
-  const doc = (0, import_yaml11.parse)(readFileSync21(file, "utf8"));
+  const doc = (0, import_yaml11.parse)(readFileSync22(file, "utf8"));
   const topology = doc?.topology ?? doc;
   if (!topology?.services)
     throw new Error(`${file}: no services: expected a topology or a candidate with a topology block`);
@@ -95126,8 +95314,8 @@ var simCommand = {
 };
 
 // src/cli/commands/site.ts
-import { existsSync as existsSync24, mkdirSync as mkdirSync7, readdirSync as readdirSync9, readFileSync as readFileSync22, writeFileSync as writeFileSync8 } from "node:fs";
-import { dirname as dirname10, join as join23, relative as relative6, resolve as resolve18 } from "node:path";
+import { existsSync as existsSync25, mkdirSync as mkdirSync7, readdirSync as readdirSync9, readFileSync as readFileSync23, writeFileSync as writeFileSync8 } from "node:fs";
+import { dirname as dirname10, join as join25, relative as relative6, resolve as resolve18 } from "node:path";
 
 // src/site/markdown.ts
 function safeHref(href) {
@@ -95327,13 +95515,13 @@ ${items.join("\n")}
 
 // src/cli/commands/site.ts
 function readRecords(dir) {
-  if (!existsSync24(dir)) throw new ConfigError(`${dir} does not exist: no experiment records to publish`);
+  if (!existsSync25(dir)) throw new ConfigError(`${dir} does not exist: no experiment records to publish`);
   const records = [];
   for (const name of readdirSync9(dir).sort()) {
     if (!name.endsWith(".json")) continue;
-    const file = join23(dir, name);
+    const file = join25(dir, name);
     try {
-      records.push(parseRecord(readFileSync22(file, "utf8"), file));
+      records.push(parseRecord(readFileSync23(file, "utf8"), file));
     } catch (error) {
       throw new ConfigError(error.message);
     }
@@ -95374,11 +95562,11 @@ var siteCommand = {
     const out = resolve18(io.cwd, str(parsed, "out") ?? "site");
     const pages = renderSite(records);
     for (const p of pages) {
-      const file = join23(out, p.path);
+      const file = join25(out, p.path);
       mkdirSync7(dirname10(file), { recursive: true });
       writeFileSync8(file, p.html);
     }
-    writeFileSync8(join23(out, ".nojekyll"), "");
+    writeFileSync8(join25(out, ".nojekyll"), "");
     const shown = relative6(io.cwd, out) || out;
     io.stdout(
       flag(parsed, "json") ? `${JSON.stringify({ schema_version: 1, out: shown, experiments: records.length, pages: pages.map((p) => p.path) })}
@@ -95611,8 +95799,8 @@ var suggestCommand = {
 };
 
 // src/cli/commands/watch.ts
-import { existsSync as existsSync25, mkdirSync as mkdirSync9, readdirSync as readdirSync10, readFileSync as readFileSync23, writeFileSync as writeFileSync10 } from "node:fs";
-import { dirname as dirname12, join as join24, resolve as resolve20 } from "node:path";
+import { existsSync as existsSync26, mkdirSync as mkdirSync9, readdirSync as readdirSync10, readFileSync as readFileSync24, writeFileSync as writeFileSync10 } from "node:fs";
+import { dirname as dirname12, join as join26, resolve as resolve20 } from "node:path";
 import { setTimeout as sleep4 } from "node:timers/promises";
 
 // src/monitor/local-ports.ts
@@ -95821,12 +96009,12 @@ async function watchedTargets(io, parsed, x2) {
   return out;
 }
 function watchStatePath(cwd, id) {
-  return join24(cwd, ".topo", "watch", `${id}.json`);
+  return join26(cwd, ".topo", "watch", `${id}.json`);
 }
 function loadState(file) {
-  if (!existsSync25(file)) return emptyWatchState();
+  if (!existsSync26(file)) return emptyWatchState();
   try {
-    const state3 = JSON.parse(readFileSync23(file, "utf8"));
+    const state3 = JSON.parse(readFileSync24(file, "utf8"));
     if (state3.schema_version !== 1 || typeof state3.comments !== "object" || !Array.isArray(state3.references))
       throw new Error("not a topo watch state (schema_version 1, comments, references)");
     return state3;
