@@ -18,6 +18,7 @@ import {
 import { pullRunStates, RUN_STATE_PURPOSE, updateRunStateFrom } from '../../src/github/run-state.js';
 import { findStickyComments, type StickyComment, stickyText } from '../../src/github/sticky-comment.js';
 import { admitRequest, RunStateFullError } from '../../src/lifecycle/bounds.js';
+import { recordedJobIds } from '../../src/lifecycle/jobs.js';
 import {
   latestRequests,
   type RunRequest,
@@ -415,6 +416,25 @@ function clusterClients(config: MonitorConfig, experiments: Map<string, Loaded>)
 }
 type ClusterClients = ReturnType<typeof clusterClients>;
 
+/** The pass's Slurm port: each experiment's over its cluster's client (one port each, so what a listing saw stays with it). */
+function slurmPorts(clients: ClusterClients, known: readonly string[]): MonitorPorts['slurm'] {
+  const ports = new Map<string, MonitorPorts['slurm']>();
+  const of = (id: string) => {
+    const port =
+      ports.get(id) ??
+      slurmMonitorPort(clients.slurmFor(id), known, {
+        releaseAbandonedHolds: { now: () => Date.now() / 1000 },
+      });
+    ports.set(id, port);
+    return port;
+  };
+  return {
+    jobs: (id, recorded) => of(id).jobs(id, recorded),
+    cancel: (jobId, id) => clients.slurmFor(id).cancel(jobId),
+    conflicts: (id) => of(id).conflicts?.(id) ?? [],
+  };
+}
+
 /**
  * The submit port: only a standing Request is ever submitted, re-validated at its head against the
  * default branch; one no longer valid is refused (its Outcome and comment) and left out of the pass.
@@ -463,6 +483,7 @@ function submitPort(
         submission: withRunName(prepared.candidate.submission, c.request.runName),
         maxParallel: experiment.max_parallel,
         knownExperimentIds: [...experiments.keys()],
+        recorded: recordedJobIds(exp.candidates.flatMap((x) => [x.run, x.outcome])),
       },
     );
     config.log(`${c.runName}: ${result.status}`);
@@ -566,13 +587,7 @@ export function buildMonitorPorts(
         monitorExperiment(config, l, clients, candidates.get(l.experiment.experiment_id) ?? []),
       );
     },
-    slurm: {
-      jobs: (id) =>
-        slurmMonitorPort(clients.slurmFor(id), [...experiments.keys()], {
-          releaseAbandonedHolds: { now: () => Date.now() / 1000 },
-        }).jobs(id),
-      cancel: (jobId, id) => clients.slurmFor(id).cancel(jobId),
-    },
+    slurm: slurmPorts(clients, [...experiments.keys()]),
     submit: submitPort(octokit, config, experiments, clients),
     prometheus: {
       baseUrl: 'per-experiment',

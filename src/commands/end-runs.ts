@@ -6,6 +6,7 @@
 import { setStateLabel } from '../github/labels.js';
 import { openPullRunStates, readRunState, updateRunState } from '../github/run-state.js';
 import { readSubmissions } from '../github/submissions.js';
+import { recordedInState, recordedJobIds } from '../lifecycle/jobs.js';
 import { openRequests, type RunRequest, withOutcome } from '../lifecycle/model.js';
 import { experimentOnDefaultBranch } from '../usecases/prepare.js';
 import { cancelCandidate, cancelRuns } from '../usecases/submit.js';
@@ -23,7 +24,8 @@ export function endRuns(ending: Ending): (ctx: CommandContext) => Promise<Handle
     const open = openRequests(state);
     const chosen = ctx.argument ? open.filter((r) => r.candidate === ctx.argument) : open;
     const lines: string[] = note ? [note] : [];
-    for (const request of chosen) lines.push(await endRequest(ctx, request, ending));
+    const recorded = recordedInState(state); // a job that names no Request is ended only when recorded
+    for (const request of chosen) lines.push(await endRequest(ctx, request, ending, recorded));
     // the bot's own records too: a state edited into a valid but empty one must not leave a job running
     const byRecord = await endByRecord(ctx, new Set(chosen.map((r) => r.runName)), ending);
     if (chosen.length === 0 && byRecord.length === 0)
@@ -48,11 +50,16 @@ function nothingTo(ctx: CommandContext, open: readonly RunRequest[], ending: End
 }
 
 /** Cancels one Request's live job and writes its Outcome; the reply's line. */
-async function endRequest(ctx: CommandContext, request: RunRequest, ending: Ending): Promise<string> {
+async function endRequest(
+  ctx: CommandContext,
+  request: RunRequest,
+  ending: Ending,
+  recorded: ReadonlySet<string>,
+): Promise<string> {
   const exp = await experimentOnDefaultBranch(ctx.ports.source, request.experiment);
   if (!exp.ok) return `\`${request.runName}\`: cannot reach the experiment's cluster: ${exp.message}.`;
   const result = await withSlurmOf(ctx, exp, (slurm) =>
-    cancelCandidate({ slurm }, { experimentId: request.experiment, jobName: request.runName }),
+    cancelCandidate({ slurm }, { experimentId: request.experiment, jobName: request.runName, recorded }),
   );
   await updateRunState(ctx.octokit, target(ctx), (s) =>
     withOutcome(s, request.id, {
@@ -89,7 +96,10 @@ async function endByRecord(
   for (const [experimentId, runNames] of byExperiment) {
     const exp = await experimentOnDefaultBranch(ctx.ports.source, experimentId);
     if (!exp.ok) continue;
-    const found = await withSlurmOf(ctx, exp, (slurm) => cancelRuns({ slurm }, { experimentId, runNames }));
+    const recorded = recordedJobIds(submissions);
+    const found = await withSlurmOf(ctx, exp, (slurm) =>
+      cancelRuns({ slurm }, { experimentId, runNames, recorded }),
+    );
     for (const j of found)
       lines.push(
         `\`${j.name}\`: ${ending} job ${j.id}, found by the bot's submission record on this pull request (the bot state does not hold its run: \`/topo state rebuild\` records it).`,

@@ -9,6 +9,7 @@ import { openPullRunStates, readRunState, updateRunState } from '../github/run-s
 import { writeSubmitComment } from '../github/submissions.js';
 import { codeBlock, inlineText } from '../github/user-text.js';
 import { admitRequest, RunStateFullError } from '../lifecycle/bounds.js';
+import { recordedInState } from '../lifecycle/jobs.js';
 import {
   byRequestTime,
   knowsRequest,
@@ -103,7 +104,10 @@ async function supersedeStale(ctx: CommandContext, state: RunState, at: string):
     if (exp.ok)
       cancelled = (
         await ctx.ports.withSlurm(exp.clusterName, exp.cluster, (slurm) =>
-          cancelCandidate({ slurm }, { experimentId: r.experiment, jobName: r.runName }),
+          cancelCandidate(
+            { slurm },
+            { experimentId: r.experiment, jobName: r.runName, recorded: recordedInState(state) },
+          ),
         )
       ).cancelled;
     const why =
@@ -141,7 +145,7 @@ async function submitOne(
     if (!(error instanceof RunStateFullError)) throw error;
     return { line: `\`${c.candidate}\` was not requested: ${error.message}.`, requested: false };
   }
-  const result = await sbatchOrQueue(ctx, c, request);
+  const result = await sbatchOrQueue(ctx, c, request, recordedInState(state));
   if (result instanceof Error) {
     const line = `\`${request.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel ${c.candidate}\` withdraws the request.`;
     const text = `### Submission of \`${c.candidate}\`\n\n${line}`;
@@ -169,6 +173,7 @@ async function sbatchOrQueue(
   ctx: CommandContext,
   c: PreparedCandidate,
   request: RunRequest,
+  recorded: ReadonlySet<string>,
 ): Promise<SubmitResult | Error> {
   const ahead = await queuedAhead(ctx, request);
   return ctx.ports
@@ -181,6 +186,8 @@ async function sbatchOrQueue(
           submission: withRunName(c.submission, request.runName),
           maxParallel: c.experiment.max_parallel,
           ahead: ahead.map((r) => ({ jobName: r.runName })),
+          // a job that names no Request stands or holds a slot only when a Run record names it
+          recorded,
         },
       ),
     )

@@ -1,7 +1,8 @@
 // THE job model of a run: a Slurm job (src/slurm, live from the controller, ended from accounting)
 // as the judge, the monitor, `topo status` and the demo read it (times in unix seconds), with one
 // failure rule. The one place a Slurm job becomes a run's job.
-import { isRunOf } from '../lifecycle/run-name.js';
+import { claimed, isOwnedRun } from '../lifecycle/jobs.js';
+import { isRunOf, requestIdOfComment } from '../lifecycle/run-name.js';
 import { classifyFailure } from '../slurm/classify.js';
 import { slurmTimeToUnix } from '../slurm/parse.js';
 import { isLive, isWaiting, type JobStatus, type SlurmClient, type SlurmJob } from '../slurm/types.js';
@@ -15,6 +16,11 @@ export interface RunJob {
   state: string;
   /** What the state means (src/slurm statusOf): what every path compares. */
   status: JobStatus;
+  /**
+   * The Request its comment names (written at submit: src/lifecycle/run-name.ts requestComment); null
+   * when it names none. Whose run it is, src/lifecycle/jobs.ts isOwnedRun decides.
+   */
+  requestId?: string | null;
   submitTs?: number | null;
   /** When its allocation started; null while it waits (a start Slurm prints then is a forecast). */
   startTs?: number | null;
@@ -54,6 +60,7 @@ export function runJob(job: SlurmJob, failure: Failure | null = null): RunJob {
     name: job.name,
     state: job.rawState ?? job.state,
     status: job.status,
+    requestId: requestIdOfComment(job.comment),
     submitTs: slurmTimeToUnix(job.submitTime),
     startTs: isWaiting(job.status) ? null : slurmTimeToUnix(job.startTime),
     endTs: isLive(job.status) ? null : slurmTimeToUnix(job.endTime),
@@ -69,7 +76,9 @@ export async function runJobOf(slurm: Pick<SlurmClient, 'tail'>, job: SlurmJob):
 
 /**
  * Every job of the experiment (one prefix listing), its own only (names parsed exactly, never
- * those of an experiment whose id extends this one's), as run jobs.
+ * those of an experiment whose id extends this one's; never a job whose comment names another
+ * Request than its name: src/lifecycle/jobs.ts isOwnedRun), as run jobs. A reader with the bot's
+ * state (the monitor) then keeps an unmarked job only when a Run record names it.
  */
 export async function experimentJobs(
   slurm: Pick<SlurmClient, 'jobs' | 'tail'>,
@@ -77,6 +86,8 @@ export async function experimentJobs(
   knownExperimentIds: readonly string[] = [],
 ): Promise<RunJob[]> {
   const listed = await slurm.jobs(`topo-${experimentId}-`);
-  const own = listed.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+  const own = listed.filter(
+    (j) => isRunOf(j.name, experimentId, knownExperimentIds) && isOwnedRun(claimed(j), experimentId),
+  );
   return Promise.all(own.map((j) => runJobOf(slurm, j)));
 }

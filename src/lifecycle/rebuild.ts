@@ -34,6 +34,8 @@ export interface FoundRun {
   runName: string;
   /** The records say it was submitted (it had a Slurm job). */
   submitted: boolean;
+  /** The job id the records name, when they name one (an unmarked job counts only so: invariant 21). */
+  jobId?: string;
   /** Its request time (ISO 8601), when Slurm knows no job. */
   firstSeen: string;
   /** The round's reference job, as its Request said. */
@@ -80,19 +82,22 @@ export function runsOfRecords(state: RunState | null, submissions: readonly Subm
   const found = new Map<string, FoundRun>();
   const add = (run: FoundRun) => {
     const seen = found.get(run.runName);
-    found.set(run.runName, seen ? { ...seen, submitted: seen.submitted || run.submitted } : run);
+    const jobId = seen?.jobId ?? run.jobId;
+    const merged = seen ? { ...seen, submitted: seen.submitted || run.submitted } : run;
+    found.set(run.runName, jobId ? { ...merged, jobId } : merged);
   };
-  const fromRequest = (r: RunRequest, submitted: boolean): FoundRun => ({
+  const fromRequest = (r: RunRequest, jobId: string | undefined, submitted = !!jobId): FoundRun => ({
     experiment: r.experiment,
     candidate: r.candidate,
     topologyHash: r.topologyHash,
     id: r.id,
     runName: r.runName,
     submitted,
+    ...(jobId ? { jobId } : {}),
     firstSeen: r.requestedAt,
     ...(r.role ? { role: r.role } : {}),
   });
-  for (const r of state?.requests ?? []) add(fromRequest(r, Boolean(state?.runs[r.id])));
+  for (const r of state?.requests ?? []) add(fromRequest(r, state?.runs[r.id]?.jobId));
   for (const e of state?.ended ?? []) {
     const parsed = parseRunName(e.runName, e.experiment);
     if (parsed?.label !== e.id) continue;
@@ -104,10 +109,11 @@ export function runsOfRecords(state: RunState | null, submissions: readonly Subm
       runName,
       topologyHash: parsed.hash,
       submitted: !!e.jobId,
+      ...(e.jobId ? { jobId: e.jobId } : {}),
       firstSeen: e.at,
     });
   }
-  for (const s of submissions) add(fromRequest(s.request, s.jobId !== undefined));
+  for (const s of submissions) add(fromRequest(s.request, s.jobId));
   return [...found.values()].sort((a, b) => Date.parse(a.firstSeen) - Date.parse(b.firstSeen));
 }
 

@@ -26,6 +26,22 @@ export function newRunLabel(bytes: (n: number) => Buffer = randomBytes): string 
   return bytes(4).toString('hex');
 }
 
+/**
+ * What submission writes into the job (`sbatch --comment`): the Request's id (its run label), so
+ * Slurm's own record says which Request a job is the run of (invariant 21: a name is not an owner).
+ */
+export function requestComment(label: string): string {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${REQUEST_COMMENT}${label}`;
+}
+const REQUEST_COMMENT = 'topo:';
+
+/** The Request id a job's comment names; null when it names none (no comment, or other text). */
+export function requestIdOfComment(comment: string | null | undefined): string | null {
+  const id = comment?.startsWith(REQUEST_COMMENT) ? comment.slice(REQUEST_COMMENT.length).trim() : null;
+  return id !== null && RUN_LABEL.test(id) ? id : null;
+}
+
 /** `topo-<experiment>-<candidate>-<hash8>` (render's jobName) + `-<label>`. */
 export function runNameFor(candidateJobName: string, label: string): string {
   if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);

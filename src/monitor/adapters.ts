@@ -4,8 +4,10 @@
 import { upsertCheckRun } from '../github/check-runs.js';
 import type { Octokit } from '../github/client.js';
 import { setStateLabel } from '../github/labels.js';
-import { experimentJobs } from '../judge/job.js';
-import type { SlurmClient } from '../slurm/types.js';
+import { experimentJobs, runJob } from '../judge/job.js';
+import { claimed, isOwnedRun } from '../lifecycle/jobs.js';
+import { isRunOf } from '../lifecycle/run-name.js';
+import type { SlurmClient, SlurmJob } from '../slurm/types.js';
 import { readMonitorComment, writeMonitorComment } from '../usecases/monitor-comment.js';
 import { experimentPrefix, releaseAbandonedHolds } from '../usecases/submit.js';
 import type { MonitorPorts } from './ports.js';
@@ -27,12 +29,16 @@ export function slurmMonitorPort(
   effects?: SlurmPortEffects,
 ): MonitorPorts['slurm'] {
   let accountingProblem: string | null = null;
+  const conflicts = new Map<string, SlurmJob[]>();
   return {
-    async jobs(experimentId) {
+    async jobs(experimentId, recorded) {
       const listing = await slurm.listing(experimentPrefix(experimentId));
       accountingProblem =
         listing.accounting === 'unreachable' ? (listing.accountingProblem ?? 'sacct failed') : null;
-      let listed = listing.jobs;
+      const named = listing.jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+      const theirs = named.filter((j) => !isOwnedRun(claimed(j), experimentId, recorded));
+      conflicts.set(experimentId, theirs);
+      let listed = named.filter((j) => !theirs.includes(j));
       const release = effects?.releaseAbandonedHolds;
       if (release)
         listed = await releaseAbandonedHolds(
@@ -49,6 +55,7 @@ export function slurmMonitorPort(
     },
     cancel: (jobId) => slurm.cancel(jobId),
     accountingProblem: () => accountingProblem,
+    conflicts: (experimentId) => (conflicts.get(experimentId) ?? []).map((j) => runJob(j)),
   };
 }
 

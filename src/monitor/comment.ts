@@ -69,6 +69,7 @@ export function planComment(view: CandidateView, x: CommentContext): CommentPlan
   const due =
     !isFinal &&
     (wasUnavailable ||
+      conflictsOf(body) !== conflictsOf(current) ||
       (x.refresh && previous?.hash !== hash) ||
       shouldWriteComment(previous, stamp, evalTs * 1000, interval));
   // moving numbers go to the comment; the check is rewritten when what it says changes
@@ -91,6 +92,11 @@ function heldComment(
   const notes = [...(view.notes ?? []), `${what.toLowerCase()} since ${since}`];
   const text = noted !== undefined && noted !== x.current ? noted : undefined;
   return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...(text ? { text } : {}) };
+}
+
+/** The jobs a comment names as conflicts (judge.ts conflictNote): a new one is shown at once. */
+function conflictsOf(text: string | undefined): string {
+  return [...(text ?? '').matchAll(/Conflict: Slurm job (\S+) /g)].map((m) => m[1]).join(' ');
 }
 
 function contentHash(body: string): string {

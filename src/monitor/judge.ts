@@ -13,6 +13,7 @@ import {
 } from '../report/pr-comment.js';
 import { DEFAULT_MIN_IMPROVEMENT, describeReference } from '../report/standing.js';
 import type { Interval } from '../types/generated/metrics.js';
+import type { MonitorJob } from './ports.js';
 import type { CandidatePass, ExperimentPass, ReferenceJobPlan } from './state.js';
 
 /** The experiment schema's default of comment_interval_minutes. */
@@ -94,7 +95,7 @@ function viewOf(e: ExperimentPass, p: CandidatePass, j: Judged): CandidateView {
     timeRange: analysis?.startTs
       ? { fromMs: analysis.startTs * 1000, toMs: job?.endTs && ended ? job.endTs * 1000 : null }
       : null,
-    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
+    notes: notesOf(telemetry?.errors, p.conflicts),
     minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
     stopWhenDecided: x.stop_when_decided !== false,
     baseline: seconds(exp.baseline) ?? seconds(liveBaseline),
@@ -104,6 +105,21 @@ function viewOf(e: ExperimentPass, p: CandidatePass, j: Judged): CandidateView {
     commentIntervalMinutes: x.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
     recordChartUrl: exp.recordChartUrl ?? null,
   };
+}
+
+/** Prometheus's errors, then the jobs under the run's name that are not its Request's (read.ts). */
+function notesOf(
+  errors: readonly { quantity: string; message: string }[] | undefined,
+  conflicts: readonly MonitorJob[] = [],
+): string[] | undefined {
+  const prometheus = errors?.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`);
+  return conflicts.length ? [...(prometheus ?? []), ...conflicts.map(conflictNote)] : prometheus;
+}
+
+/** A job under the run's name that Slurm's record does not give to its Request (invariant 21). */
+export function conflictNote(job: Pick<MonitorJob, 'jobId' | 'requestId'>): string {
+  const says = job.requestId ? `names request ${job.requestId}` : 'names no request';
+  return `Conflict: Slurm job ${job.jobId} carries this run's name, but its comment ${says}: it is not this run, and is never adopted, judged, cancelled or counted against a slot (cancel it by hand if it is a mistake).`;
 }
 
 function timelineOf(

@@ -83,8 +83,17 @@ export interface MonitorPorts {
   /** The default branch's experiments with their candidates (the pull requests' Requests) and records. */
   experiments(): Promise<MonitorExperiment[]>;
   slurm: {
-    /** Every job of the experiment (live and recent), one call. */
-    jobs(experimentId: string): Promise<MonitorJob[]>;
+    /**
+     * Every job of the experiment (live and recent), one call: only those Slurm's record says are the
+     * tool's (src/lifecycle/jobs.ts isOwnedRun): `recorded`, the job ids the pass's Run records name,
+     * decides for a job whose comment names no Request (absent: such a job is taken by its name).
+     */
+    jobs(experimentId: string, recorded?: ReadonlySet<string>): Promise<MonitorJob[]>;
+    /**
+     * The jobs the experiment's last `jobs` listing left out although they carry one of its run
+     * names (not the tool's: another Request's comment, or none and no Run record names them).
+     */
+    conflicts?(experimentId: string): MonitorJob[];
     cancel(jobId: string, experimentId: string): Promise<void>;
     /**
      * What sacct said when the last `jobs` listing found accounting unreachable (slurmdbd down: live

@@ -5,7 +5,7 @@
 import { defaultRunEndMinutes } from '../analysis/detector.js';
 import { slurmTimeToMinutes } from '../analysis/observe.js';
 import { SCRAPE_INTERVAL_S, TIMELINE } from '../catalog/alpasim.js';
-import { jobForRun } from '../lifecycle/jobs.js';
+import { jobForRun, recordedJobIds } from '../lifecycle/jobs.js';
 import { phaseOf } from '../lifecycle/model.js';
 import { ranAndEnded } from '../report/state-label.js';
 import type { MonitorCandidate, MonitorExperiment, MonitorJob, MonitorPorts } from './ports.js';
@@ -28,7 +28,9 @@ export async function read(state: PassState, ports: MonitorPorts): Promise<void>
 /** Every job of each experiment and the candidates' jobs and phases (the Slurm half of `read`). */
 export async function readJobs(state: PassState, ports: MonitorPorts): Promise<void> {
   await eachExperiment(state, 'read', async (e) => {
-    e.jobs = await ports.slurm.jobs(e.id).catch((err: Error) => {
+    // a job whose comment names no Request stands for a run only when a Run record names it (invariant 21)
+    const recorded = recordedJobIds(e.exp.candidates.flatMap((c) => [c.run, c.outcome]));
+    e.jobs = await ports.slurm.jobs(e.id, recorded).catch((err: Error) => {
       throw new ClusterUnreachable(`Slurm: ${err.message}`);
     });
     const accounting = ports.slurm.accountingProblem?.() ?? null;
@@ -39,7 +41,12 @@ export async function readJobs(state: PassState, ports: MonitorPorts): Promise<v
       );
     }
     const jobByRun = jobsByRunName(e.jobs);
-    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
+    const conflicts = ports.slurm.conflicts?.(e.id) ?? [];
+    e.candidates = e.exp.candidates.map((c) => {
+      const p = candidatePass(c, jobByRun.get(c.runName));
+      const theirs = conflicts.filter((j) => j.name === c.runName);
+      return theirs.length ? { ...p, conflicts: theirs } : p;
+    });
   });
 }
 

@@ -60,6 +60,11 @@ export interface CandidatePass {
   c: MonitorCandidate;
   /** The job that stands for its run name (read; act sets the one it submits). */
   job?: MonitorJob;
+  /**
+   * Jobs under its run name that are not its Request's (read; src/lifecycle/jobs.ts isOwnedRun):
+   * shown on its comment, never adopted, judged, cancelled or counted against a slot.
+   */
+  conflicts?: MonitorJob[];
   /** Its Request's lifecycle phase (read; none without a Request). */
   phase?: Phase;
   /** Judged this pass: not superseded, lost, or consumed without a job (read). */

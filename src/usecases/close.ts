@@ -5,7 +5,7 @@
 import type { Octokit } from '../github/client.js';
 import { STATE_LABELS, setStateLabel } from '../github/labels.js';
 import { readRunState, updateRunState } from '../github/run-state.js';
-import { jobForRun } from '../lifecycle/jobs.js';
+import { jobForRun, recordedInState } from '../lifecycle/jobs.js';
 import { knowsRequest, type Outcome, openRequests, type RunState, withOutcome } from '../lifecycle/model.js';
 import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
 import type { Experiment } from '../types/generated/experiment.js';
@@ -65,10 +65,12 @@ async function cancelRuns(
   slurm: SlurmClient,
   experimentId: string,
   names: ReadonlySet<string>,
+  recorded: ReadonlySet<string>,
 ): Promise<{ jobs: SlurmJob[]; cancelled: SlurmJob[] }> {
   let jobs: SlurmJob[];
   try {
-    jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId);
+    // only jobs that name their Request, or that the state's Run records name (invariant 21)
+    jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, [], recorded);
   } catch (error) {
     throw new ClosingOutageError(
       `Slurm unreachable while ending the pull request's runs: ${error instanceof Error ? error.message : String(error)}`,
@@ -136,7 +138,7 @@ export async function endRequestsWithPull(deps: ClosingDeps, pull: ClosingPull):
       continue;
     }
     try {
-      const listed = await cancelRuns(slurm, experimentId, names);
+      const listed = await cancelRuns(slurm, experimentId, names, recordedInState(state));
       jobs.set(experimentId, listed.jobs);
       for (const j of listed.cancelled) {
         cancelledJobs.push(j.id);

@@ -9,7 +9,7 @@ import { RUN_NAME_OVERRIDE } from '../catalog/alpasim.js';
 import type { Octokit } from '../github/client.js';
 import { changedFiles, githubFileSource } from '../github/contents.js';
 import { codeBlock } from '../github/user-text.js';
-import { runNameFor } from '../lifecycle/run-name.js';
+import { requestComment, runNameFor } from '../lifecycle/run-name.js';
 import { checkClusters, checkExperiment } from '../topology/files.js';
 import { formatIssue } from '../topology/issues.js';
 import { shellLine } from '../topology/render.js';
@@ -161,12 +161,19 @@ export function candidateNameOf(path: string): string {
   return posix.basename(path).replace(/\.ya?ml$/, '');
 }
 
-/** The submission under the run name of one Request (job name, output file and wizard.run_name). */
+/**
+ * The submission under the run name of one Request (job name, output file and wizard.run_name),
+ * with the Request's identity written into the job (`--comment=topo:<request id>`, its run label):
+ * Slurm's own record then says whose run the job is (src/lifecycle/jobs.ts claimOf).
+ */
 export function withRunName(submission: RenderedSubmission, runName: string): RenderedSubmission {
   const base = submission.jobName;
   const named = [`--job-name=${base}`, `${RUN_NAME_OVERRIDE}=${base}`];
-  const argv = submission.argv.map((a) => {
-    if (a === named[0]) return `--job-name=${runName}`;
+  const label = runName.startsWith(`${base}-`) ? runName.slice(base.length + 1) : '';
+  const script = submission.argv.findIndex((a, i) => i > 0 && !a.startsWith('-'));
+  const argv = submission.argv.flatMap((a, i) => {
+    if (a.startsWith('--comment=') && (script < 0 || i < script)) return []; // one identity: the Request's
+    if (a === named[0]) return [`--job-name=${runName}`, `--comment=${requestComment(label)}`];
     if (a === named[1]) return `${RUN_NAME_OVERRIDE}=${runName}`;
     if (a.startsWith('--output=')) return a.split(`/${base}_`).join(`/${runName}_`);
     return a;

@@ -1,6 +1,6 @@
 // The max_parallel queue, derived (never stored): from the submit requests in first-come order and the
 // experiment's jobs in Slurm, which requests to submit now and each waiting request's place.
-import { compareJobIds, jobForRun, type NamedJob } from '../lifecycle/jobs.js';
+import { claimed, compareJobIds, isOwnedRun, jobForRun, type NamedJob } from '../lifecycle/jobs.js';
 import { isRunOf } from '../lifecycle/run-name.js';
 import { isLive, type SlurmJob } from '../slurm/types.js';
 
@@ -51,14 +51,20 @@ export function byJobId(a: SlurmJob, b: SlurmJob): number {
 
 /**
  * The experiment's own jobs among a prefix listing: names parsed exactly (src/lifecycle/run-name.ts),
- * never those of an experiment whose id extends this one's.
+ * never those of an experiment whose id extends this one's, and only jobs Slurm's record says are
+ * the tool's (src/lifecycle/jobs.ts isOwnedRun: `recorded`, the job ids the caller's state records,
+ * decides for a job whose comment names no Request).
  */
-export function ownJobs<J extends { name: string }>(
+export function ownJobs<J extends { id: string; name: string; comment: string | null }>(
   jobs: readonly J[],
   experimentId: string,
   knownExperimentIds: readonly string[] = [],
+  recorded?: ReadonlySet<string>,
 ): J[] {
-  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+  return jobs.filter(
+    (j) =>
+      isRunOf(j.name, experimentId, knownExperimentIds) && isOwnedRun(claimed(j), experimentId, recorded),
+  );
 }
 
 /**

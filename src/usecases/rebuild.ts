@@ -8,7 +8,7 @@
 import type { Octokit } from '../github/client.js';
 import { type RunStateTarget, readRunState, replaceRunState } from '../github/run-state.js';
 import { readSubmissions } from '../github/submissions.js';
-import { jobForRun } from '../lifecycle/jobs.js';
+import { jobForRun, recordedJobIds } from '../lifecycle/jobs.js';
 import type { RunState } from '../lifecycle/model.js';
 import {
   type FoundRun,
@@ -176,7 +176,11 @@ async function jobsOfRuns(
       unreachable.push(id);
       continue;
     }
-    const all = await deps.withSlurm(exp, async (s) => ownJobs(await s.jobs(`topo-${id}-`), id));
+    // a job that names no Request is a run only when the records name its id (invariant 21)
+    const recorded = recordedJobIds(runs.filter((r) => r.experiment === id));
+    const all = await deps.withSlurm(exp, async (s) =>
+      ownJobs(await s.jobs(`topo-${id}-`), id, [], recorded),
+    );
     listed.set(id, exp);
     for (const r of runs.filter((r) => r.experiment === id)) {
       const job = jobForRun(all, r.runName, (j) => j);

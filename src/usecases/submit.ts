@@ -61,6 +61,12 @@ export interface SubmitRequest {
   ahead?: readonly QueueRequest[];
   /** Every experiment id the caller knows: a job of a longer id is never counted as this one's. */
   knownExperimentIds?: readonly string[];
+  /**
+   * The job ids the caller's state records as its Requests' runs (the monitor's Run records): a job
+   * whose comment names no Request counts (stands, holds a slot) only when it is one of them
+   * (src/lifecycle/jobs.ts isOwnedRun). Absent (the CLI, which has no state): such a job counts by name.
+   */
+  recorded?: ReadonlySet<string>;
   /** Submit again although a finished job with this name is known (e.g. after a node failure). */
   resubmitFinished?: boolean;
   /**
@@ -147,7 +153,7 @@ async function liveRunStanding(
 /** The experiment's jobs as Slurm lists them (another experiment's of a longer id excluded). */
 async function experimentJobs(deps: SubmitDeps, request: SubmitRequest): Promise<SlurmJob[]> {
   const listed = await deps.slurm.jobs(experimentPrefix(request.experimentId));
-  return ownJobs(listed, request.experimentId, request.knownExperimentIds);
+  return ownJobs(listed, request.experimentId, request.knownExperimentIds, request.recorded);
 }
 
 /**
@@ -320,7 +326,7 @@ export async function releaseAbandonedHolds(
   jobs: readonly SlurmJob[],
   nowTs: number,
 ): Promise<SlurmJob[]> {
-  const own = new Set(ownJobs(jobs, experimentId).map((j) => j.id));
+  const own = new Set(ownJobs(jobs, experimentId, [], new Set()).map((j) => j.id)); // only jobs that name their Request
   const out: SlurmJob[] = [];
   for (const job of jobs) {
     const submitted = slurmTimeToUnix(job.submitTime);
@@ -344,6 +350,11 @@ export interface CancelRequest {
   experimentId: string;
   /** The exact run name: only jobs of exactly this name are cancelled. */
   jobName: string;
+  /**
+   * The job ids the caller's state records: a job whose comment names no Request is cancelled only
+   * when it is one of them (src/lifecycle/jobs.ts isOwnedRun). Absent (the CLI): by its name.
+   */
+  recorded?: ReadonlySet<string>;
 }
 export interface CancelResult {
   jobName: string;
@@ -373,7 +384,8 @@ export function isRunOfName(name: string, jobName: string, experimentId: string)
 
 /** Cancels every live job of exactly this run (scancel); a finished or unknown one is left as is. */
 export async function cancelCandidate(deps: SubmitDeps, request: CancelRequest): Promise<CancelResult> {
-  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request.experimentId)), request.experimentId);
+  const listed = await deps.slurm.jobs(experimentPrefix(request.experimentId));
+  const jobs = ownJobs(listed, request.experimentId, [], request.recorded);
   const mine = jobs.filter((j) => isRunOfName(j.name, request.jobName, request.experimentId));
   const live = mine.filter((j) => isLive(j.status));
   for (const j of live) await deps.slurm.cancel(j.id);
@@ -391,9 +403,10 @@ export async function cancelCandidate(deps: SubmitDeps, request: CancelRequest):
  */
 export async function cancelRuns(
   deps: SubmitDeps,
-  request: { experimentId: string; runNames: ReadonlySet<string> },
+  request: { experimentId: string; runNames: ReadonlySet<string>; recorded?: ReadonlySet<string> },
 ): Promise<{ name: string; id: string }[]> {
-  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request.experimentId)), request.experimentId);
+  const listed = await deps.slurm.jobs(experimentPrefix(request.experimentId));
+  const jobs = ownJobs(listed, request.experimentId, [], request.recorded);
   const found = jobs.filter((j) => isLive(j.status) && request.runNames.has(j.name));
   for (const j of found) await deps.slurm.cancel(j.id);
   return found.map((j) => ({ name: j.name, id: j.id }));

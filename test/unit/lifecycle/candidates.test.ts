@@ -52,7 +52,7 @@ describe('what a candidate is checked against', () => {
 });
 
 describe('a submission under its run name', () => {
-  it('renames the job, its output file and wizard.run_name, nothing else', () => {
+  it('renames the job, its output file and wizard.run_name, and writes the Request into the job', () => {
     const base = 'topo-topology-opt-x-local-20260101-a-12345678';
     const run = `${base}-0000aaaa`;
     const s = withRunName(
@@ -76,13 +76,33 @@ describe('a submission under its run name', () => {
       'sbatch',
       '--parsable',
       `--job-name=${run}`,
+      '--comment=topo:0000aaaa',
       `--output=/r/slurm_output/${run}_%j.log`,
       's.sh',
       `wizard.run_name=${run}`,
     ]);
+    expect(s.shellLine).toContain('--comment=topo:0000aaaa');
     expect(s.env).toEqual({ DESCRIPTION: run });
     expect(() => withRunName({ jobName: base, argv: ['sbatch'], shellLine: '' }, run)).toThrow(
       /does not carry its name/,
     );
+  });
+
+  it("keeps one identity: an sbatch comment before the script gives way to the Request's, the script's own arguments stay", () => {
+    const base = 'topo-topology-opt-x-local-20260101-a-12345678';
+    const argv = [
+      'sbatch',
+      '--comment=mine',
+      `--job-name=${base}`,
+      's.sh',
+      '--comment=arg',
+      `wizard.run_name=${base}`,
+    ];
+    const s = withRunName({ jobName: base, argv, shellLine: '' }, `${base}-0000bbbb`);
+    expect(s.argv.filter((a) => a.startsWith('--comment='))).toEqual([
+      '--comment=topo:0000bbbb',
+      '--comment=arg',
+    ]);
+    expect(() => withRunName({ jobName: base, argv, shellLine: '' }, `${base}-x`)).toThrow(/8 hex digits/);
   });
 });

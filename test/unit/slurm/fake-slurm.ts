@@ -58,6 +58,7 @@ export class FakeSlurm implements SlurmClient {
     const name = argv.find((a) => a.startsWith('--job-name='))?.slice('--job-name='.length) ?? 'x';
     const held = argv.includes('--hold');
     const job = this.add(name, 'PENDING', held ? 'JobHeldUser' : 'Priority');
+    job.comment = argv.find((a) => a.startsWith('--comment='))?.slice('--comment='.length) ?? null;
     this.beforeSubmitReturns?.();
     return job.id;
   }

@@ -270,6 +270,7 @@ describe('submitCandidate', () => {
     const at = (secondsAgo: number) => new Date((now - secondsAgo) * 1000).toISOString().slice(0, 19);
     const old = slurm.add(`${name('a')}-0000aaaa`, 'PENDING', 'JobHeldUser');
     old.submitTime = at(ABANDONED_HOLD_SECONDS + 60);
+    old.comment = 'topo:0000aaaa'; // what submission writes: only a job that names its Request is released
     const young = slurm.add(`${name('b')}-0000aaaa`, 'PENDING', 'JobHeldUser');
     young.submitTime = at(5);
     const foreign = slurm.add(`topo-${exp}-extra-20260101-c-0123abcd-0000aaaa`, 'PENDING', 'JobHeldUser');
@@ -288,6 +289,44 @@ describe('submitCandidate', () => {
         { ...request('a'), experimentId: 'topology-opt-other-20260101' },
       ),
     ).rejects.toThrow(/does not start with/);
+  });
+});
+
+describe("a job under a run name that is not its Request's (issue 40 item 1)", () => {
+  const label = '0badc0de';
+  const marked = (c: string) => {
+    const s = submission(c, label);
+    const argv = [...s.argv.slice(0, 3), `--comment=topo:${label}`, ...s.argv.slice(3)];
+    return { ...request(c), submission: { ...s, argv }, recorded: new Set<string>() };
+  };
+
+  it('is never returned as the run, and holds no slot: the Request is submitted beside it', async () => {
+    const slurm = new FakeSlurm();
+    const byHand = slurm.add(`${name('a')}-${label}`, 'RUNNING'); // same login, no comment
+    const other = slurm.add(`${name('a')}-${label}`, 'RUNNING');
+    other.comment = 'topo:11111111'; // another Request's identity
+    slurm.add(`${name('b')}-${label}`, 'RUNNING'); // holds max_parallel 1 only if it were ours
+    const r = await submitCandidate({ slurm }, { ...marked('a'), maxParallel: 1 });
+    expect(r).toMatchObject({ status: 'submitted' });
+    expect(r.status === 'submitted' && [byHand.id, other.id].includes(r.jobId)).toBe(false);
+    expect(slurm.calls.filter((c) => c.startsWith('cancel'))).toEqual([]);
+    expect(slurm.jobsById.get(byHand.id)?.status).toBe('running');
+  });
+
+  it('stands when the Run record names it (a job submitted before the identity was written)', async () => {
+    const slurm = new FakeSlurm();
+    const before = slurm.add(`${name('a')}-${label}`, 'RUNNING');
+    const r = await submitCandidate({ slurm }, { ...marked('a'), recorded: new Set([before.id]) });
+    expect(r).toMatchObject({ status: 'existing', jobId: before.id });
+  });
+
+  it('is never released by a pass as a hold its submit left', async () => {
+    const slurm = new FakeSlurm();
+    const held = slurm.add(`${name('a')}-${label}`, 'PENDING', 'JobHeldUser');
+    held.submitTime = '2026-01-01T00:00:00';
+    const now = Date.parse('2026-01-01T01:00:00Z') / 1000;
+    await releaseAbandonedHolds({ slurm }, exp, [...slurm.jobsById.values()], now);
+    expect(slurm.calls).toEqual([]);
   });
 });
 
