@@ -62845,6 +62845,15 @@ var RUN_LABEL = /^[0-9a-f]{8}$/;
 function newRunLabel(bytes = randomBytes) {
   return bytes(4).toString("hex");
 }
+function requestComment(label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${REQUEST_COMMENT}${label}`;
+}
+var REQUEST_COMMENT = "topo:";
+function requestIdOfComment(comment) {
+  const id = comment?.startsWith(REQUEST_COMMENT) ? comment.slice(REQUEST_COMMENT.length).trim() : null;
+  return id !== null && RUN_LABEL.test(id) ? id : null;
+}
 function runNameFor(candidateJobName, label) {
   if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
   return `${candidateJobName}-${label}`;
@@ -63329,6 +63338,27 @@ function jobForRun(jobs, runName, view) {
   if (live3[0]) return live3[0];
   return mine.sort(order).at(-1) ?? null;
 }
+function claimed(job) {
+  return { id: job.id, name: job.name, requestId: requestIdOfComment(job.comment) };
+}
+function claimOf(job, experimentId) {
+  const named = job.requestId ?? null;
+  if (named === null) return "unmarked";
+  return named === (parseRunName(job.name, experimentId)?.label ?? null) ? "marked" : "foreign";
+}
+function isOwnedRun(job, experimentId, recorded) {
+  const claim = claimOf(job, experimentId);
+  if (claim !== "unmarked") return claim === "marked";
+  return recorded === void 0 || recorded.has(job.id);
+}
+function recordedJobIds(records) {
+  const ids = /* @__PURE__ */ new Set();
+  for (const r of records) if (r?.jobId) ids.add(r.jobId);
+  return ids;
+}
+function recordedInState(state3) {
+  return recordedJobIds([...Object.values(state3.runs), ...Object.values(state3.outcomes), ...state3.ended]);
+}
 
 // src/usecases/queue.ts
 var RETIRED_PREFIX = "retired-";
@@ -63345,8 +63375,10 @@ function representativeJob(jobs, jobName2) {
 function byJobId(a, b2) {
   return compareJobIds(a.id, b2.id);
 }
-function ownJobs(jobs, experimentId, knownExperimentIds = []) {
-  return jobs.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
+function ownJobs(jobs, experimentId, knownExperimentIds = [], recorded) {
+  return jobs.filter(
+    (j2) => isRunOf(j2.name, experimentId, knownExperimentIds) && isOwnedRun(claimed(j2), experimentId, recorded)
+  );
 }
 function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
   if (!Number.isInteger(maxParallel) || maxParallel < 1)
@@ -63418,7 +63450,7 @@ async function liveRunStanding(deps, request2, jobs) {
 }
 async function experimentJobs(deps, request2) {
   const listed2 = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
-  return ownJobs(listed2, request2.experimentId, request2.knownExperimentIds);
+  return ownJobs(listed2, request2.experimentId, request2.knownExperimentIds, request2.recorded);
 }
 async function submitHeld(deps, request2, base, maxParallel) {
   const { slurm } = deps;
@@ -63517,7 +63549,7 @@ async function retire(deps, job, jobName2) {
 }
 var ABANDONED_HOLD_SECONDS = 120;
 async function releaseAbandonedHolds(deps, experimentId, jobs, nowTs) {
-  const own = new Set(ownJobs(jobs, experimentId).map((j2) => j2.id));
+  const own = new Set(ownJobs(jobs, experimentId, [], /* @__PURE__ */ new Set()).map((j2) => j2.id));
   const out = [];
   for (const job of jobs) {
     const submitted = slurmTimeToUnix(job.submitTime);
@@ -63539,7 +63571,8 @@ function isRunOfName(name, jobName2, experimentId) {
   return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
 }
 async function cancelCandidate(deps, request2) {
-  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
+  const listed2 = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
+  const jobs = ownJobs(listed2, request2.experimentId, [], request2.recorded);
   const mine = jobs.filter((j2) => isRunOfName(j2.name, request2.jobName, request2.experimentId));
   const live3 = mine.filter((j2) => isLive(j2.status));
   for (const j2 of live3) await deps.slurm.cancel(j2.id);
@@ -63551,7 +63584,8 @@ async function cancelCandidate(deps, request2) {
   };
 }
 async function cancelRuns(deps, request2) {
-  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
+  const listed2 = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
+  const jobs = ownJobs(listed2, request2.experimentId, [], request2.recorded);
   const found = jobs.filter((j2) => isLive(j2.status) && request2.runNames.has(j2.name));
   for (const j2 of found) await deps.slurm.cancel(j2.id);
   return found.map((j2) => ({ name: j2.name, id: j2.id }));
@@ -64473,7 +64507,7 @@ function decideCandidate(candidate, reference, options2 = {}) {
   if (guard.state !== "measuring")
     return decided(base, guard.state, change, candidate, [
       ...evidence,
-      `${guard.state}: ${claimOf(guard.state, m2)} than ${shown} at every look's confidence`
+      `${guard.state}: ${claimOf2(guard.state, m2)} than ${shown} at every look's confidence`
     ]);
   const horizon = claimRadius(candidate, s, options2);
   if ("final" in horizon && horizon.final)
@@ -64630,7 +64664,7 @@ var pct = (x2) => `${round(100 * x2, 1)}%`;
 function stateOf(lo, hi, m2) {
   return lo > 0 ? "worse" : hi < -m2 ? "better" : lo > -m2 && hi < m2 ? "equivalent" : lo > -m2 ? "not-better" : "measuring";
 }
-function claimOf(state3, m2) {
+function claimOf2(state3, m2) {
   return state3 === "worse" ? "slower" : state3 === "better" ? `faster by more than ${pct(m2)}` : state3 === "equivalent" ? `within \xB1${pct(m2)}` : `not faster by ${pct(m2)} or more`;
 }
 function expectedMinutes(v2, d2, s, m2, options2) {
@@ -74434,8 +74468,11 @@ function candidateNameOf(path) {
 function withRunName(submission, runName) {
   const base = submission.jobName;
   const named = [`--job-name=${base}`, `${RUN_NAME_OVERRIDE}=${base}`];
-  const argv = submission.argv.map((a) => {
-    if (a === named[0]) return `--job-name=${runName}`;
+  const label = runName.startsWith(`${base}-`) ? runName.slice(base.length + 1) : "";
+  const script = submission.argv.findIndex((a, i) => i > 0 && !a.startsWith("-"));
+  const argv = submission.argv.flatMap((a, i) => {
+    if (a.startsWith("--comment=") && (script < 0 || i < script)) return [];
+    if (a === named[0]) return [`--job-name=${runName}`, `--comment=${requestComment(label)}`];
     if (a === named[1]) return `${RUN_NAME_OVERRIDE}=${runName}`;
     if (a.startsWith("--output=")) return a.split(`/${base}_`).join(`/${runName}_`);
     return a;
@@ -74600,19 +74637,22 @@ function runsOfRecords(state3, submissions) {
   const found = /* @__PURE__ */ new Map();
   const add = (run3) => {
     const seen = found.get(run3.runName);
-    found.set(run3.runName, seen ? { ...seen, submitted: seen.submitted || run3.submitted } : run3);
+    const jobId2 = seen?.jobId ?? run3.jobId;
+    const merged = seen ? { ...seen, submitted: seen.submitted || run3.submitted } : run3;
+    found.set(run3.runName, jobId2 ? { ...merged, jobId: jobId2 } : merged);
   };
-  const fromRequest = (r, submitted) => ({
+  const fromRequest = (r, jobId2, submitted = !!jobId2) => ({
     experiment: r.experiment,
     candidate: r.candidate,
     topologyHash: r.topologyHash,
     id: r.id,
     runName: r.runName,
     submitted,
+    ...jobId2 ? { jobId: jobId2 } : {},
     firstSeen: r.requestedAt,
     ...r.role ? { role: r.role } : {}
   });
-  for (const r of state3?.requests ?? []) add(fromRequest(r, Boolean(state3?.runs[r.id])));
+  for (const r of state3?.requests ?? []) add(fromRequest(r, state3?.runs[r.id]?.jobId));
   for (const e of state3?.ended ?? []) {
     const parsed = parseRunName(e.runName, e.experiment);
     if (parsed?.label !== e.id) continue;
@@ -74624,10 +74664,11 @@ function runsOfRecords(state3, submissions) {
       runName,
       topologyHash: parsed.hash,
       submitted: !!e.jobId,
+      ...e.jobId ? { jobId: e.jobId } : {},
       firstSeen: e.at
     });
   }
-  for (const s of submissions) add(fromRequest(s.request, s.jobId !== void 0));
+  for (const s of submissions) add(fromRequest(s.request, s.jobId));
   return [...found.values()].sort((a, b2) => Date.parse(a.firstSeen) - Date.parse(b2.firstSeen));
 }
 var ENDED_AS = { completed: "finished", cancelled: "cancelled" };
@@ -74813,7 +74854,11 @@ async function jobsOfRuns(deps, runs2) {
       unreachable.push(id);
       continue;
     }
-    const all = await deps.withSlurm(exp, async (s) => ownJobs(await s.jobs(`topo-${id}-`), id));
+    const recorded = recordedJobIds(runs2.filter((r) => r.experiment === id));
+    const all = await deps.withSlurm(
+      exp,
+      async (s) => ownJobs(await s.jobs(`topo-${id}-`), id, [], recorded)
+    );
     listed2.set(id, exp);
     for (const r of runs2.filter((r2) => r2.experiment === id)) {
       const job = jobForRun(all, r.runName, (j2) => j2);
@@ -74885,7 +74930,8 @@ function endRuns(ending) {
     const open = openRequests(state3);
     const chosen = ctx.argument ? open.filter((r) => r.candidate === ctx.argument) : open;
     const lines = note ? [note] : [];
-    for (const request2 of chosen) lines.push(await endRequest(ctx, request2, ending));
+    const recorded = recordedInState(state3);
+    for (const request2 of chosen) lines.push(await endRequest(ctx, request2, ending, recorded));
     const byRecord = await endByRecord(ctx, new Set(chosen.map((r) => r.runName)), ending);
     if (chosen.length === 0 && byRecord.length === 0)
       return { ok: true, message: nothingTo(ctx, open, ending) };
@@ -74905,13 +74951,13 @@ function nothingTo(ctx, open, ending) {
   const others = open.length ? ` Open: ${listed([...new Set(open.map((r) => r.candidate))])}.` : "";
   return `No run of \`${ctx.argument}\` is queued or running on this pull request: nothing to ${verb}.${others}`;
 }
-async function endRequest(ctx, request2, ending) {
+async function endRequest(ctx, request2, ending, recorded) {
   const exp = await experimentOnDefaultBranch(ctx.ports.source, request2.experiment);
   if (!exp.ok) return `\`${request2.runName}\`: cannot reach the experiment's cluster: ${exp.message}.`;
   const result = await withSlurmOf(
     ctx,
     exp,
-    (slurm) => cancelCandidate({ slurm }, { experimentId: request2.experiment, jobName: request2.runName })
+    (slurm) => cancelCandidate({ slurm }, { experimentId: request2.experiment, jobName: request2.runName, recorded })
   );
   await updateRunState(
     ctx.octokit,
@@ -74941,7 +74987,12 @@ async function endByRecord(ctx, handled, ending) {
   for (const [experimentId, runNames] of byExperiment) {
     const exp = await experimentOnDefaultBranch(ctx.ports.source, experimentId);
     if (!exp.ok) continue;
-    const found = await withSlurmOf(ctx, exp, (slurm) => cancelRuns({ slurm }, { experimentId, runNames }));
+    const recorded = recordedJobIds(submissions);
+    const found = await withSlurmOf(
+      ctx,
+      exp,
+      (slurm) => cancelRuns({ slurm }, { experimentId, runNames, recorded })
+    );
     for (const j2 of found)
       lines.push(
         `\`${j2.name}\`: ${ending} job ${j2.id}, found by the bot's submission record on this pull request (the bot state does not hold its run: \`/topo state rebuild\` records it).`
@@ -76641,6 +76692,7 @@ function runJob(job, failure = null) {
     name: job.name,
     state: job.rawState ?? job.state,
     status: job.status,
+    requestId: requestIdOfComment(job.comment),
     submitTs: slurmTimeToUnix(job.submitTime),
     startTs: isWaiting(job.status) ? null : slurmTimeToUnix(job.startTime),
     endTs: isLive(job.status) ? null : slurmTimeToUnix(job.endTime),
@@ -76653,7 +76705,9 @@ async function runJobOf(slurm, job) {
 }
 async function experimentJobs2(slurm, experimentId, knownExperimentIds = []) {
   const listed2 = await slurm.jobs(`topo-${experimentId}-`);
-  const own = listed2.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
+  const own = listed2.filter(
+    (j2) => isRunOf(j2.name, experimentId, knownExperimentIds) && isOwnedRun(claimed(j2), experimentId)
+  );
   return Promise.all(own.map((j2) => runJobOf(slurm, j2)));
 }
 
@@ -76853,10 +76907,10 @@ function runNamesByExperiment(state3) {
   }
   return out;
 }
-async function cancelRuns2(slurm, experimentId, names) {
+async function cancelRuns2(slurm, experimentId, names, recorded) {
   let jobs;
   try {
-    jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId);
+    jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, [], recorded);
   } catch (error) {
     throw new ClosingOutageError(
       `Slurm unreachable while ending the pull request's runs: ${error instanceof Error ? error.message : String(error)}`
@@ -76908,7 +76962,7 @@ async function endRequestsWithPull(deps, pull) {
       continue;
     }
     try {
-      const listed2 = await cancelRuns2(slurm, experimentId, names);
+      const listed2 = await cancelRuns2(slurm, experimentId, names, recordedInState(state3));
       jobs.set(experimentId, listed2.jobs);
       for (const j2 of listed2.cancelled) {
         cancelledJobs.push(j2.id);
@@ -77650,7 +77704,10 @@ async function supersedeStale(ctx, state3, at) {
       cancelled = (await ctx.ports.withSlurm(
         exp.clusterName,
         exp.cluster,
-        (slurm) => cancelCandidate({ slurm }, { experimentId: r.experiment, jobName: r.runName })
+        (slurm) => cancelCandidate(
+          { slurm },
+          { experimentId: r.experiment, jobName: r.runName, recorded: recordedInState(state3) }
+        )
       )).cancelled;
     const why2 = r.headSha !== ctx.headSha ? `the pull request moved from ${r.headSha.slice(0, 7)} to ${ctx.headSha.slice(0, 7)}; comment /topo submit to run the new head` : "a newer /topo submit of the same candidate replaced it";
     next = withOutcome(next, r.id, {
@@ -77673,7 +77730,7 @@ async function submitOne(ctx, c, state3, at, role) {
     if (!(error instanceof RunStateFullError)) throw error;
     return { line: `\`${c.candidate}\` was not requested: ${error.message}.`, requested: false };
   }
-  const result = await sbatchOrQueue(ctx, c, request2);
+  const result = await sbatchOrQueue(ctx, c, request2, recordedInState(state3));
   if (result instanceof Error) {
     const line = `\`${request2.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel ${c.candidate}\` withdraws the request.`;
     const text4 = `### Submission of \`${c.candidate}\`
@@ -77698,7 +77755,7 @@ ${line}`;
   });
   return { line: `\`${result.jobName}\` ${describe2(result)}.`, requested: true };
 }
-async function sbatchOrQueue(ctx, c, request2) {
+async function sbatchOrQueue(ctx, c, request2, recorded) {
   const ahead = await queuedAhead(ctx, request2);
   return ctx.ports.withSlurm(
     c.clusterName,
@@ -77710,7 +77767,9 @@ async function sbatchOrQueue(ctx, c, request2) {
         cluster: c.clusterName,
         submission: withRunName(c.submission, request2.runName),
         maxParallel: c.experiment.max_parallel,
-        ahead: ahead.map((r) => ({ jobName: r.runName }))
+        ahead: ahead.map((r) => ({ jobName: r.runName })),
+        // a job that names no Request stands or holds a slot only when a Run record names it
+        recorded
       }
     )
   ).catch((error) => {
@@ -81630,11 +81689,15 @@ import { join as join8 } from "node:path";
 // src/monitor/adapters.ts
 function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
   let accountingProblem = null;
+  const conflicts = /* @__PURE__ */ new Map();
   return {
-    async jobs(experimentId) {
+    async jobs(experimentId, recorded) {
       const listing = await slurm.listing(experimentPrefix(experimentId));
       accountingProblem = listing.accounting === "unreachable" ? listing.accountingProblem ?? "sacct failed" : null;
-      let listed2 = listing.jobs;
+      const named = listing.jobs.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
+      const theirs = named.filter((j2) => !isOwnedRun(claimed(j2), experimentId, recorded));
+      conflicts.set(experimentId, theirs);
+      let listed2 = named.filter((j2) => !theirs.includes(j2));
       const release = effects?.releaseAbandonedHolds;
       if (release)
         listed2 = await releaseAbandonedHolds(
@@ -81650,7 +81713,8 @@ function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
       );
     },
     cancel: (jobId2) => slurm.cancel(jobId2),
-    accountingProblem: () => accountingProblem
+    accountingProblem: () => accountingProblem,
+    conflicts: (experimentId) => (conflicts.get(experimentId) ?? []).map((j2) => runJob(j2))
   };
 }
 var MONITOR_CHECK_NAME = "topo/monitor";
@@ -83459,6 +83523,21 @@ function clusterClients(config, experiments) {
     }
   };
 }
+function slurmPorts(clients, known) {
+  const ports = /* @__PURE__ */ new Map();
+  const of = (id) => {
+    const port = ports.get(id) ?? slurmMonitorPort(clients.slurmFor(id), known, {
+      releaseAbandonedHolds: { now: () => Date.now() / 1e3 }
+    });
+    ports.set(id, port);
+    return port;
+  };
+  return {
+    jobs: (id, recorded) => of(id).jobs(id, recorded),
+    cancel: (jobId2, id) => clients.slurmFor(id).cancel(jobId2),
+    conflicts: (id) => of(id).conflicts?.(id) ?? []
+  };
+}
 function submitPort(octokit, config, experiments, clients) {
   return async (exp, c) => {
     if (!c.request) return void 0;
@@ -83491,7 +83570,8 @@ function submitPort(octokit, config, experiments, clients) {
         cluster: experiment.cluster,
         submission: withRunName(prepared.candidate.submission, c.request.runName),
         maxParallel: experiment.max_parallel,
-        knownExperimentIds: [...experiments.keys()]
+        knownExperimentIds: [...experiments.keys()],
+        recorded: recordedJobIds(exp.candidates.flatMap((x2) => [x2.run, x2.outcome]))
       }
     );
     config.log(`${c.runName}: ${result.status}`);
@@ -83564,12 +83644,7 @@ function buildMonitorPorts(octokit, config) {
         (l3) => monitorExperiment(config, l3, clients, candidates.get(l3.experiment.experiment_id) ?? [])
       );
     },
-    slurm: {
-      jobs: (id) => slurmMonitorPort(clients.slurmFor(id), [...experiments.keys()], {
-        releaseAbandonedHolds: { now: () => Date.now() / 1e3 }
-      }).jobs(id),
-      cancel: (jobId2, id) => clients.slurmFor(id).cancel(jobId2)
-    },
+    slurm: slurmPorts(clients, [...experiments.keys()]),
     submit: submitPort(octokit, config, experiments, clients),
     prometheus: {
       baseUrl: "per-experiment",
@@ -87992,7 +88067,8 @@ async function read(state3, ports) {
 }
 async function readJobs(state3, ports) {
   await eachExperiment(state3, "read", async (e) => {
-    e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
+    const recorded = recordedJobIds(e.exp.candidates.flatMap((c) => [c.run, c.outcome]));
+    e.jobs = await ports.slurm.jobs(e.id, recorded).catch((err) => {
       throw new ClusterUnreachable(`Slurm: ${err.message}`);
     });
     const accounting = ports.slurm.accountingProblem?.() ?? null;
@@ -88003,7 +88079,12 @@ async function readJobs(state3, ports) {
       );
     }
     const jobByRun = jobsByRunName(e.jobs);
-    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
+    const conflicts = ports.slurm.conflicts?.(e.id) ?? [];
+    e.candidates = e.exp.candidates.map((c) => {
+      const p = candidatePass(c, jobByRun.get(c.runName));
+      const theirs = conflicts.filter((j2) => j2.name === c.runName);
+      return theirs.length ? { ...p, conflicts: theirs } : p;
+    });
   });
 }
 function experimentPass(exp, clock) {
@@ -88167,7 +88248,7 @@ function viewOf(e, p, j2) {
     queries: telemetry?.queries.map((q2) => ({ quantity: q2.quantity, query: q2.query, source: q2.source })),
     grafanaUrl: exp.grafanaUrl ?? null,
     timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
-    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
+    notes: notesOf(telemetry?.errors, p.conflicts),
     minImprovement: x2.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
     stopWhenDecided: x2.stop_when_decided !== false,
     baseline: seconds3(exp.baseline) ?? seconds3(liveBaseline),
@@ -88177,6 +88258,14 @@ function viewOf(e, p, j2) {
     commentIntervalMinutes: x2.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
     recordChartUrl: exp.recordChartUrl ?? null
   };
+}
+function notesOf(errors, conflicts = []) {
+  const prometheus = errors?.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`);
+  return conflicts.length ? [...prometheus ?? [], ...conflicts.map(conflictNote)] : prometheus;
+}
+function conflictNote(job) {
+  const says = job.requestId ? `names request ${job.requestId}` : "names no request";
+  return `Conflict: Slurm job ${job.jobId} carries this run's name, but its comment ${says}: it is not this run, and is never adopted, judged, cancelled or counted against a slot (cancel it by hand if it is a mistake).`;
 }
 function timelineOf(e, { job, observed }, warmupEnd) {
   const firstTs = observed?.analysis?.startTs;
@@ -88629,7 +88718,7 @@ function planComment(view, x2) {
   const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
   const interval4 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
   const previous = parseCommentStamp(current);
-  const due = !isFinal2 && (wasUnavailable || x2.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval4));
+  const due = !isFinal2 && (wasUnavailable || conflictsOf(body) !== conflictsOf(current) || x2.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval4));
   const checkDue = due && (wasUnavailable || x2.refresh || shouldWriteCheck(previous, stamp));
   const text3 = due ? `${body}
 <!-- ${HASH_MARK}${hash}${finalMark} -->
@@ -88642,6 +88731,9 @@ function heldComment(view, x2, reason2, what = "Metrics unavailable") {
   const notes = [...view.notes ?? [], `${what.toLowerCase()} since ${since}`];
   const text3 = noted !== void 0 && noted !== x2.current ? noted : void 0;
   return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text3 ? { text: text3 } : {} };
+}
+function conflictsOf(text3) {
+  return [...(text3 ?? "").matchAll(/Conflict: Slurm job (\S+) /g)].map((m2) => m2[1]).join(" ");
 }
 function contentHash(body) {
   return createHash3("sha256").update(body).digest("hex").slice(0, 16);

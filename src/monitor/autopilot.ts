@@ -118,7 +118,7 @@ function planOf(e: ExperimentPass, view: AutopilotView): { runs: PilotRun[]; pla
     live,
     controlsOfState(s),
     s.concluded ?? undefined,
-    s.held,
+    heldWithSlurm(e, s),
     // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
     { ...Object.fromEntries(view.pulls.map((b) => [b.candidate, b.round])), ...s.rounds },
   );
@@ -476,15 +476,42 @@ export function allocatedGpuHours(e: ExperimentPass, p: CandidatePass): number {
 }
 
 /**
+ * Every allocation Slurm lists for the experiment, by run name (GPU-hours held, and whether its job
+ * ended): the candidates' (allocatedGpuHours), and every other job of the tool's the listing holds
+ * (an earlier run of a candidate, a closed pull request's; only jobs Slurm's record gives the tool,
+ * src/lifecycle/jobs.ts isOwnedRun). With accounting that is every run of sacct's window (72 hours),
+ * so a lost state branch is rebuilt from it; without, only what the controller still holds.
+ */
+function allocationsInSlurm(e: ExperimentPass): Map<string, { hours: number; ended: boolean }> {
+  const out = new Map<string, { hours: number; ended: boolean }>();
+  const put = (name: string, hours: number, ended: boolean) => {
+    const h = Math.round(hours * 1000) / 1000;
+    if (h > (out.get(name)?.hours ?? 0)) out.set(name, { hours: h, ended });
+  };
+  for (const j of e.jobs)
+    if (j.held?.gpuMinutes != null)
+      put(j.name, (Math.max(0, j.held.gpuMinutes) * 60 * e.clock.S) / 3600, !!j.endTs);
+  for (const p of e.candidates) put(p.c.runName, allocatedGpuHours(e, p), !!p.job?.endTs);
+  return out;
+}
+
+/** The bot's kept allocations with what Slurm lists now (the larger of the two per run): what the budget reads. */
+function heldWithSlurm(e: ExperimentPass, s: PilotState): Record<string, number> {
+  const out = { ...s.held };
+  for (const [name, { hours }] of allocationsInSlurm(e)) if (hours > (out[name] ?? 0)) out[name] = hours;
+  return out;
+}
+
+/**
  * The allocations to keep in the bot's state: an ended run's once, a live one's every GPU-hour it
- * grows (so a job Slurm forgets, or a closed pull request's, still counts); null when none changed.
+ * grows (so a job Slurm forgets, or a closed pull request's, still counts, and a state branch lost
+ * is rebuilt from Slurm's listing); null when none changed.
  */
 function heldToKeep(e: ExperimentPass, s: PilotState): Record<string, number> | null {
   const out: Record<string, number> = {};
-  for (const p of e.candidates) {
-    const h = Math.round(allocatedGpuHours(e, p) * 1000) / 1000;
-    const kept = s.held[p.c.runName] ?? 0;
-    if (h > kept && (p.job?.endTs || h - kept >= 1)) out[p.c.runName] = h;
+  for (const [name, { hours, ended }] of allocationsInSlurm(e)) {
+    const kept = s.held[name] ?? 0;
+    if (hours > kept && (ended || hours - kept >= 1)) out[name] = hours;
   }
   return Object.keys(out).length ? out : null;
 }

@@ -69513,6 +69513,15 @@ var RUN_LABEL = /^[0-9a-f]{8}$/;
 function newRunLabel(bytes = randomBytes) {
   return bytes(4).toString("hex");
 }
+function requestComment(label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${REQUEST_COMMENT}${label}`;
+}
+var REQUEST_COMMENT = "topo:";
+function requestIdOfComment(comment) {
+  const id = comment?.startsWith(REQUEST_COMMENT) ? comment.slice(REQUEST_COMMENT.length).trim() : null;
+  return id !== null && RUN_LABEL.test(id) ? id : null;
+}
 function runNameFor(candidateJobName, label) {
   if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
   return `${candidateJobName}-${label}`;
@@ -69643,6 +69652,41 @@ async function readSubmissions(octokit, target2) {
     ),
     problems
   };
+}
+
+// src/lifecycle/jobs.ts
+function compareJobIds(a, b) {
+  const [a1, a2] = a.split("_").map(Number);
+  const [b1, b2] = b.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+}
+function jobForRun(jobs, runName, view) {
+  const mine = jobs.filter((j) => view(j).name === runName);
+  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
+  const live3 = mine.filter((j) => isLive(view(j).status)).sort(order);
+  if (live3[0]) return live3[0];
+  return mine.sort(order).at(-1) ?? null;
+}
+function claimed(job) {
+  return { id: job.id, name: job.name, requestId: requestIdOfComment(job.comment) };
+}
+function claimOf(job, experimentId) {
+  const named = job.requestId ?? null;
+  if (named === null) return "unmarked";
+  return named === (parseRunName(job.name, experimentId)?.label ?? null) ? "marked" : "foreign";
+}
+function isOwnedRun(job, experimentId, recorded) {
+  const claim = claimOf(job, experimentId);
+  if (claim !== "unmarked") return claim === "marked";
+  return recorded === void 0 || recorded.has(job.id);
+}
+function recordedJobIds(records) {
+  const ids = /* @__PURE__ */ new Set();
+  for (const r of records) if (r?.jobId) ids.add(r.jobId);
+  return ids;
+}
+function recordedInState(state3) {
+  return recordedJobIds([...Object.values(state3.runs), ...Object.values(state3.outcomes), ...state3.ended]);
 }
 
 // src/usecases/prepare.ts
@@ -70928,8 +70972,11 @@ function candidateNameOf(path) {
 function withRunName(submission, runName) {
   const base = submission.jobName;
   const named = [`--job-name=${base}`, `${RUN_NAME_OVERRIDE}=${base}`];
-  const argv = submission.argv.map((a) => {
-    if (a === named[0]) return `--job-name=${runName}`;
+  const label = runName.startsWith(`${base}-`) ? runName.slice(base.length + 1) : "";
+  const script = submission.argv.findIndex((a, i) => i > 0 && !a.startsWith("-"));
+  const argv = submission.argv.flatMap((a, i) => {
+    if (a.startsWith("--comment=") && (script < 0 || i < script)) return [];
+    if (a === named[0]) return [`--job-name=${runName}`, `--comment=${requestComment(label)}`];
     if (a === named[1]) return `${RUN_NAME_OVERRIDE}=${runName}`;
     if (a.startsWith("--output=")) return a.split(`/${base}_`).join(`/${runName}_`);
     return a;
@@ -71381,20 +71428,6 @@ function slurmTimeToUnix(text3) {
   return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
 }
 
-// src/lifecycle/jobs.ts
-function compareJobIds(a, b) {
-  const [a1, a2] = a.split("_").map(Number);
-  const [b1, b2] = b.split("_").map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
-}
-function jobForRun(jobs, runName, view) {
-  const mine = jobs.filter((j) => view(j).name === runName);
-  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
-  const live3 = mine.filter((j) => isLive(view(j).status)).sort(order);
-  if (live3[0]) return live3[0];
-  return mine.sort(order).at(-1) ?? null;
-}
-
 // src/usecases/queue.ts
 var RETIRED_PREFIX = "retired-";
 function retiredName(jobName2) {
@@ -71410,8 +71443,10 @@ function representativeJob(jobs, jobName2) {
 function byJobId(a, b) {
   return compareJobIds(a.id, b.id);
 }
-function ownJobs(jobs, experimentId, knownExperimentIds = []) {
-  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+function ownJobs(jobs, experimentId, knownExperimentIds = [], recorded) {
+  return jobs.filter(
+    (j) => isRunOf(j.name, experimentId, knownExperimentIds) && isOwnedRun(claimed(j), experimentId, recorded)
+  );
 }
 function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
   if (!Number.isInteger(maxParallel) || maxParallel < 1)
@@ -71483,7 +71518,7 @@ async function liveRunStanding(deps, request2, jobs) {
 }
 async function experimentJobs(deps, request2) {
   const listed2 = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
-  return ownJobs(listed2, request2.experimentId, request2.knownExperimentIds);
+  return ownJobs(listed2, request2.experimentId, request2.knownExperimentIds, request2.recorded);
 }
 async function submitHeld(deps, request2, base, maxParallel) {
   const { slurm } = deps;
@@ -71582,7 +71617,7 @@ async function retire(deps, job, jobName2) {
 }
 var ABANDONED_HOLD_SECONDS = 120;
 async function releaseAbandonedHolds(deps, experimentId, jobs, nowTs) {
-  const own = new Set(ownJobs(jobs, experimentId).map((j) => j.id));
+  const own = new Set(ownJobs(jobs, experimentId, [], /* @__PURE__ */ new Set()).map((j) => j.id));
   const out = [];
   for (const job of jobs) {
     const submitted = slurmTimeToUnix(job.submitTime);
@@ -71604,7 +71639,8 @@ function isRunOfName(name, jobName2, experimentId) {
   return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
 }
 async function cancelCandidate(deps, request2) {
-  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
+  const listed2 = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
+  const jobs = ownJobs(listed2, request2.experimentId, [], request2.recorded);
   const mine = jobs.filter((j) => isRunOfName(j.name, request2.jobName, request2.experimentId));
   const live3 = mine.filter((j) => isLive(j.status));
   for (const j of live3) await deps.slurm.cancel(j.id);
@@ -71616,7 +71652,8 @@ async function cancelCandidate(deps, request2) {
   };
 }
 async function cancelRuns(deps, request2) {
-  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
+  const listed2 = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
+  const jobs = ownJobs(listed2, request2.experimentId, [], request2.recorded);
   const found = jobs.filter((j) => isLive(j.status) && request2.runNames.has(j.name));
   for (const j of found) await deps.slurm.cancel(j.id);
   return found.map((j) => ({ name: j.name, id: j.id }));
@@ -71952,19 +71989,22 @@ function runsOfRecords(state3, submissions) {
   const found = /* @__PURE__ */ new Map();
   const add = (run) => {
     const seen = found.get(run.runName);
-    found.set(run.runName, seen ? { ...seen, submitted: seen.submitted || run.submitted } : run);
+    const jobId2 = seen?.jobId ?? run.jobId;
+    const merged = seen ? { ...seen, submitted: seen.submitted || run.submitted } : run;
+    found.set(run.runName, jobId2 ? { ...merged, jobId: jobId2 } : merged);
   };
-  const fromRequest = (r, submitted) => ({
+  const fromRequest = (r, jobId2, submitted = !!jobId2) => ({
     experiment: r.experiment,
     candidate: r.candidate,
     topologyHash: r.topologyHash,
     id: r.id,
     runName: r.runName,
     submitted,
+    ...jobId2 ? { jobId: jobId2 } : {},
     firstSeen: r.requestedAt,
     ...r.role ? { role: r.role } : {}
   });
-  for (const r of state3?.requests ?? []) add(fromRequest(r, Boolean(state3?.runs[r.id])));
+  for (const r of state3?.requests ?? []) add(fromRequest(r, state3?.runs[r.id]?.jobId));
   for (const e of state3?.ended ?? []) {
     const parsed = parseRunName(e.runName, e.experiment);
     if (parsed?.label !== e.id) continue;
@@ -71976,10 +72016,11 @@ function runsOfRecords(state3, submissions) {
       runName,
       topologyHash: parsed.hash,
       submitted: !!e.jobId,
+      ...e.jobId ? { jobId: e.jobId } : {},
       firstSeen: e.at
     });
   }
-  for (const s of submissions) add(fromRequest(s.request, s.jobId !== void 0));
+  for (const s of submissions) add(fromRequest(s.request, s.jobId));
   return [...found.values()].sort((a, b) => Date.parse(a.firstSeen) - Date.parse(b.firstSeen));
 }
 var ENDED_AS = { completed: "finished", cancelled: "cancelled" };
@@ -72165,7 +72206,11 @@ async function jobsOfRuns(deps, runs2) {
       unreachable.push(id);
       continue;
     }
-    const all = await deps.withSlurm(exp, async (s) => ownJobs(await s.jobs(`topo-${id}-`), id));
+    const recorded = recordedJobIds(runs2.filter((r) => r.experiment === id));
+    const all = await deps.withSlurm(
+      exp,
+      async (s) => ownJobs(await s.jobs(`topo-${id}-`), id, [], recorded)
+    );
     listed2.set(id, exp);
     for (const r of runs2.filter((r2) => r2.experiment === id)) {
       const job = jobForRun(all, r.runName, (j) => j);
@@ -72237,7 +72282,8 @@ function endRuns(ending) {
     const open2 = openRequests(state3);
     const chosen = ctx.argument ? open2.filter((r) => r.candidate === ctx.argument) : open2;
     const lines = note ? [note] : [];
-    for (const request2 of chosen) lines.push(await endRequest(ctx, request2, ending));
+    const recorded = recordedInState(state3);
+    for (const request2 of chosen) lines.push(await endRequest(ctx, request2, ending, recorded));
     const byRecord = await endByRecord(ctx, new Set(chosen.map((r) => r.runName)), ending);
     if (chosen.length === 0 && byRecord.length === 0)
       return { ok: true, message: nothingTo(ctx, open2, ending) };
@@ -72257,13 +72303,13 @@ function nothingTo(ctx, open2, ending) {
   const others = open2.length ? ` Open: ${listed([...new Set(open2.map((r) => r.candidate))])}.` : "";
   return `No run of \`${ctx.argument}\` is queued or running on this pull request: nothing to ${verb}.${others}`;
 }
-async function endRequest(ctx, request2, ending) {
+async function endRequest(ctx, request2, ending, recorded) {
   const exp = await experimentOnDefaultBranch(ctx.ports.source, request2.experiment);
   if (!exp.ok) return `\`${request2.runName}\`: cannot reach the experiment's cluster: ${exp.message}.`;
   const result = await withSlurmOf(
     ctx,
     exp,
-    (slurm) => cancelCandidate({ slurm }, { experimentId: request2.experiment, jobName: request2.runName })
+    (slurm) => cancelCandidate({ slurm }, { experimentId: request2.experiment, jobName: request2.runName, recorded })
   );
   await updateRunState(
     ctx.octokit,
@@ -72293,7 +72339,12 @@ async function endByRecord(ctx, handled, ending) {
   for (const [experimentId, runNames] of byExperiment) {
     const exp = await experimentOnDefaultBranch(ctx.ports.source, experimentId);
     if (!exp.ok) continue;
-    const found = await withSlurmOf(ctx, exp, (slurm) => cancelRuns({ slurm }, { experimentId, runNames }));
+    const recorded = recordedJobIds(submissions);
+    const found = await withSlurmOf(
+      ctx,
+      exp,
+      (slurm) => cancelRuns({ slurm }, { experimentId, runNames, recorded })
+    );
     for (const j of found)
       lines.push(
         `\`${j.name}\`: ${ending} job ${j.id}, found by the bot's submission record on this pull request (the bot state does not hold its run: \`/topo state rebuild\` records it).`
@@ -73136,7 +73187,7 @@ function decideCandidate(candidate, reference, options = {}) {
   if (guard2.state !== "measuring")
     return decided(base, guard2.state, change, candidate, [
       ...evidence,
-      `${guard2.state}: ${claimOf(guard2.state, m)} than ${shown} at every look's confidence`
+      `${guard2.state}: ${claimOf2(guard2.state, m)} than ${shown} at every look's confidence`
     ]);
   const horizon = claimRadius(candidate, s, options);
   if ("final" in horizon && horizon.final)
@@ -73293,7 +73344,7 @@ var pct2 = (x) => `${round(100 * x, 1)}%`;
 function stateOf(lo, hi, m) {
   return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
 }
-function claimOf(state3, m) {
+function claimOf2(state3, m) {
   return state3 === "worse" ? "slower" : state3 === "better" ? `faster by more than ${pct2(m)}` : state3 === "equivalent" ? `within \xB1${pct2(m)}` : `not faster by ${pct2(m)} or more`;
 }
 function expectedMinutes(v, d, s, m, options) {
@@ -74766,6 +74817,7 @@ function runJob(job, failure = null) {
     name: job.name,
     state: job.rawState ?? job.state,
     status: job.status,
+    requestId: requestIdOfComment(job.comment),
     submitTs: slurmTimeToUnix(job.submitTime),
     startTs: isWaiting(job.status) ? null : slurmTimeToUnix(job.startTime),
     endTs: isLive(job.status) ? null : slurmTimeToUnix(job.endTime),
@@ -74778,7 +74830,9 @@ async function runJobOf(slurm, job) {
 }
 async function experimentJobs2(slurm, experimentId, knownExperimentIds = []) {
   const listed2 = await slurm.jobs(`topo-${experimentId}-`);
-  const own = listed2.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+  const own = listed2.filter(
+    (j) => isRunOf(j.name, experimentId, knownExperimentIds) && isOwnedRun(claimed(j), experimentId)
+  );
   return Promise.all(own.map((j) => runJobOf(slurm, j)));
 }
 
@@ -75577,10 +75631,10 @@ function runNamesByExperiment(state3) {
   }
   return out;
 }
-async function cancelRuns2(slurm, experimentId, names) {
+async function cancelRuns2(slurm, experimentId, names, recorded) {
   let jobs;
   try {
-    jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId);
+    jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, [], recorded);
   } catch (error2) {
     throw new ClosingOutageError(
       `Slurm unreachable while ending the pull request's runs: ${error2 instanceof Error ? error2.message : String(error2)}`
@@ -75632,7 +75686,7 @@ async function endRequestsWithPull(deps, pull) {
       continue;
     }
     try {
-      const listed2 = await cancelRuns2(slurm, experimentId, names);
+      const listed2 = await cancelRuns2(slurm, experimentId, names, recordedInState(state3));
       jobs.set(experimentId, listed2.jobs);
       for (const j of listed2.cancelled) {
         cancelledJobs.push(j.id);
@@ -76363,7 +76417,10 @@ async function supersedeStale(ctx, state3, at) {
       cancelled = (await ctx.ports.withSlurm(
         exp.clusterName,
         exp.cluster,
-        (slurm) => cancelCandidate({ slurm }, { experimentId: r.experiment, jobName: r.runName })
+        (slurm) => cancelCandidate(
+          { slurm },
+          { experimentId: r.experiment, jobName: r.runName, recorded: recordedInState(state3) }
+        )
       )).cancelled;
     const why2 = r.headSha !== ctx.headSha ? `the pull request moved from ${r.headSha.slice(0, 7)} to ${ctx.headSha.slice(0, 7)}; comment /topo submit to run the new head` : "a newer /topo submit of the same candidate replaced it";
     next = withOutcome(next, r.id, {
@@ -76386,7 +76443,7 @@ async function submitOne(ctx, c, state3, at, role) {
     if (!(error2 instanceof RunStateFullError)) throw error2;
     return { line: `\`${c.candidate}\` was not requested: ${error2.message}.`, requested: false };
   }
-  const result = await sbatchOrQueue(ctx, c, request2);
+  const result = await sbatchOrQueue(ctx, c, request2, recordedInState(state3));
   if (result instanceof Error) {
     const line = `\`${request2.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel ${c.candidate}\` withdraws the request.`;
     const text4 = `### Submission of \`${c.candidate}\`
@@ -76411,7 +76468,7 @@ ${line}`;
   });
   return { line: `\`${result.jobName}\` ${describe2(result)}.`, requested: true };
 }
-async function sbatchOrQueue(ctx, c, request2) {
+async function sbatchOrQueue(ctx, c, request2, recorded) {
   const ahead = await queuedAhead(ctx, request2);
   return ctx.ports.withSlurm(
     c.clusterName,
@@ -76423,7 +76480,9 @@ async function sbatchOrQueue(ctx, c, request2) {
         cluster: c.clusterName,
         submission: withRunName(c.submission, request2.runName),
         maxParallel: c.experiment.max_parallel,
-        ahead: ahead.map((r) => ({ jobName: r.runName }))
+        ahead: ahead.map((r) => ({ jobName: r.runName })),
+        // a job that names no Request stands or holds a slot only when a Run record names it
+        recorded
       }
     )
   ).catch((error2) => {
@@ -77121,7 +77180,8 @@ async function read(state3, ports) {
 }
 async function readJobs(state3, ports) {
   await eachExperiment(state3, "read", async (e) => {
-    e.jobs = await ports.slurm.jobs(e.id).catch((err) => {
+    const recorded = recordedJobIds(e.exp.candidates.flatMap((c) => [c.run, c.outcome]));
+    e.jobs = await ports.slurm.jobs(e.id, recorded).catch((err) => {
       throw new ClusterUnreachable(`Slurm: ${err.message}`);
     });
     const accounting = ports.slurm.accountingProblem?.() ?? null;
@@ -77132,7 +77192,12 @@ async function readJobs(state3, ports) {
       );
     }
     const jobByRun = jobsByRunName(e.jobs);
-    e.candidates = e.exp.candidates.map((c) => candidatePass(c, jobByRun.get(c.runName)));
+    const conflicts = ports.slurm.conflicts?.(e.id) ?? [];
+    e.candidates = e.exp.candidates.map((c) => {
+      const p = candidatePass(c, jobByRun.get(c.runName));
+      const theirs = conflicts.filter((j) => j.name === c.runName);
+      return theirs.length ? { ...p, conflicts: theirs } : p;
+    });
   });
 }
 function experimentPass(exp, clock) {
@@ -77296,7 +77361,7 @@ function viewOf(e, p, j) {
     queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
     grafanaUrl: exp.grafanaUrl ?? null,
     timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
-    notes: telemetry?.errors.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`),
+    notes: notesOf(telemetry?.errors, p.conflicts),
     minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
     stopWhenDecided: x.stop_when_decided !== false,
     baseline: seconds2(exp.baseline) ?? seconds2(liveBaseline),
@@ -77306,6 +77371,14 @@ function viewOf(e, p, j) {
     commentIntervalMinutes: x.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
     recordChartUrl: exp.recordChartUrl ?? null
   };
+}
+function notesOf(errors, conflicts = []) {
+  const prometheus = errors?.map((err) => `Prometheus error for ${err.quantity}: ${err.message}`);
+  return conflicts.length ? [...prometheus ?? [], ...conflicts.map(conflictNote)] : prometheus;
+}
+function conflictNote(job) {
+  const says = job.requestId ? `names request ${job.requestId}` : "names no request";
+  return `Conflict: Slurm job ${job.jobId} carries this run's name, but its comment ${says}: it is not this run, and is never adopted, judged, cancelled or counted against a slot (cancel it by hand if it is a mistake).`;
 }
 function timelineOf(e, { job, observed }, warmupEnd) {
   const firstTs = observed?.analysis?.startTs;
@@ -77993,7 +78066,7 @@ function planComment(view, x) {
   const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
   const interval4 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
   const previous = parseCommentStamp(current);
-  const due = !isFinal2 && (wasUnavailable || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval4));
+  const due = !isFinal2 && (wasUnavailable || conflictsOf(body) !== conflictsOf(current) || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval4));
   const checkDue = due && (wasUnavailable || x.refresh || shouldWriteCheck(previous, stamp));
   const text3 = due ? `${body}
 <!-- ${HASH_MARK}${hash}${finalMark} -->
@@ -78006,6 +78079,9 @@ function heldComment(view, x, reason2, what = "Metrics unavailable") {
   const notes = [...view.notes ?? [], `${what.toLowerCase()} since ${since}`];
   const text3 = noted !== void 0 && noted !== x.current ? noted : void 0;
   return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text3 ? { text: text3 } : {} };
+}
+function conflictsOf(text3) {
+  return [...(text3 ?? "").matchAll(/Conflict: Slurm job (\S+) /g)].map((m) => m[1]).join(" ");
 }
 function contentHash(body) {
   return createHash2("sha256").update(body).digest("hex").slice(0, 16);
@@ -78456,11 +78532,15 @@ async function upsertCheckRun(octokit, input, known) {
 // src/monitor/adapters.ts
 function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
   let accountingProblem = null;
+  const conflicts = /* @__PURE__ */ new Map();
   return {
-    async jobs(experimentId) {
+    async jobs(experimentId, recorded) {
       const listing = await slurm.listing(experimentPrefix(experimentId));
       accountingProblem = listing.accounting === "unreachable" ? listing.accountingProblem ?? "sacct failed" : null;
-      let listed2 = listing.jobs;
+      const named = listing.jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+      const theirs = named.filter((j) => !isOwnedRun(claimed(j), experimentId, recorded));
+      conflicts.set(experimentId, theirs);
+      let listed2 = named.filter((j) => !theirs.includes(j));
       const release = effects?.releaseAbandonedHolds;
       if (release)
         listed2 = await releaseAbandonedHolds(
@@ -78476,7 +78556,8 @@ function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
       );
     },
     cancel: (jobId2) => slurm.cancel(jobId2),
-    accountingProblem: () => accountingProblem
+    accountingProblem: () => accountingProblem,
+    conflicts: (experimentId) => (conflicts.get(experimentId) ?? []).map((j) => runJob(j))
   };
 }
 var MONITOR_CHECK_NAME = "topo/monitor";
@@ -83456,6 +83537,21 @@ function clusterClients(config, experiments) {
     }
   };
 }
+function slurmPorts(clients, known) {
+  const ports = /* @__PURE__ */ new Map();
+  const of = (id) => {
+    const port = ports.get(id) ?? slurmMonitorPort(clients.slurmFor(id), known, {
+      releaseAbandonedHolds: { now: () => Date.now() / 1e3 }
+    });
+    ports.set(id, port);
+    return port;
+  };
+  return {
+    jobs: (id, recorded) => of(id).jobs(id, recorded),
+    cancel: (jobId2, id) => clients.slurmFor(id).cancel(jobId2),
+    conflicts: (id) => of(id).conflicts?.(id) ?? []
+  };
+}
 function submitPort(octokit, config, experiments, clients) {
   return async (exp, c) => {
     if (!c.request) return void 0;
@@ -83488,7 +83584,8 @@ function submitPort(octokit, config, experiments, clients) {
         cluster: experiment.cluster,
         submission: withRunName(prepared.candidate.submission, c.request.runName),
         maxParallel: experiment.max_parallel,
-        knownExperimentIds: [...experiments.keys()]
+        knownExperimentIds: [...experiments.keys()],
+        recorded: recordedJobIds(exp.candidates.flatMap((x) => [x.run, x.outcome]))
       }
     );
     config.log(`${c.runName}: ${result.status}`);
@@ -83561,12 +83658,7 @@ function buildMonitorPorts(octokit, config) {
         (l) => monitorExperiment(config, l, clients, candidates.get(l.experiment.experiment_id) ?? [])
       );
     },
-    slurm: {
-      jobs: (id) => slurmMonitorPort(clients.slurmFor(id), [...experiments.keys()], {
-        releaseAbandonedHolds: { now: () => Date.now() / 1e3 }
-      }).jobs(id),
-      cancel: (jobId2, id) => clients.slurmFor(id).cancel(jobId2)
-    },
+    slurm: slurmPorts(clients, [...experiments.keys()]),
     submit: submitPort(octokit, config, experiments, clients),
     prometheus: {
       baseUrl: "per-experiment",

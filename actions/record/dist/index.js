@@ -59325,6 +59325,15 @@ var RUN_LABEL = /^[0-9a-f]{8}$/;
 function newRunLabel(bytes = randomBytes) {
   return bytes(4).toString("hex");
 }
+function requestComment(label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${REQUEST_COMMENT}${label}`;
+}
+var REQUEST_COMMENT = "topo:";
+function requestIdOfComment(comment) {
+  const id = comment?.startsWith(REQUEST_COMMENT) ? comment.slice(REQUEST_COMMENT.length).trim() : null;
+  return id !== null && RUN_LABEL.test(id) ? id : null;
+}
 function runNameFor(candidateJobName, label) {
   if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
   return `${candidateJobName}-${label}`;
@@ -59455,6 +59464,41 @@ async function readSubmissions(octokit, target2) {
     ),
     problems
   };
+}
+
+// src/lifecycle/jobs.ts
+function compareJobIds(a, b) {
+  const [a1, a2] = a.split("_").map(Number);
+  const [b1, b2] = b.split("_").map(Number);
+  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
+}
+function jobForRun(jobs, runName, view) {
+  const mine = jobs.filter((j) => view(j).name === runName);
+  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
+  const live2 = mine.filter((j) => isLive(view(j).status)).sort(order);
+  if (live2[0]) return live2[0];
+  return mine.sort(order).at(-1) ?? null;
+}
+function claimed(job) {
+  return { id: job.id, name: job.name, requestId: requestIdOfComment(job.comment) };
+}
+function claimOf(job, experimentId) {
+  const named = job.requestId ?? null;
+  if (named === null) return "unmarked";
+  return named === (parseRunName(job.name, experimentId)?.label ?? null) ? "marked" : "foreign";
+}
+function isOwnedRun(job, experimentId, recorded) {
+  const claim = claimOf(job, experimentId);
+  if (claim !== "unmarked") return claim === "marked";
+  return recorded === void 0 || recorded.has(job.id);
+}
+function recordedJobIds(records) {
+  const ids = /* @__PURE__ */ new Set();
+  for (const r of records) if (r?.jobId) ids.add(r.jobId);
+  return ids;
+}
+function recordedInState(state3) {
+  return recordedJobIds([...Object.values(state3.runs), ...Object.values(state3.outcomes), ...state3.ended]);
 }
 
 // src/usecases/prepare.ts
@@ -65682,8 +65726,11 @@ function candidateNameOf(path) {
 function withRunName(submission, runName) {
   const base = submission.jobName;
   const named = [`--job-name=${base}`, `${RUN_NAME_OVERRIDE}=${base}`];
-  const argv = submission.argv.map((a) => {
-    if (a === named[0]) return `--job-name=${runName}`;
+  const label = runName.startsWith(`${base}-`) ? runName.slice(base.length + 1) : "";
+  const script = submission.argv.findIndex((a, i) => i > 0 && !a.startsWith("-"));
+  const argv = submission.argv.flatMap((a, i) => {
+    if (a.startsWith("--comment=") && (script < 0 || i < script)) return [];
+    if (a === named[0]) return [`--job-name=${runName}`, `--comment=${requestComment(label)}`];
     if (a === named[1]) return `${RUN_NAME_OVERRIDE}=${runName}`;
     if (a.startsWith("--output=")) return a.split(`/${base}_`).join(`/${runName}_`);
     return a;
@@ -66135,20 +66182,6 @@ function slurmTimeToUnix(text3) {
   return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
 }
 
-// src/lifecycle/jobs.ts
-function compareJobIds(a, b) {
-  const [a1, a2] = a.split("_").map(Number);
-  const [b1, b2] = b.split("_").map(Number);
-  return (a1 ?? 0) - (b1 ?? 0) || (a2 ?? 0) - (b2 ?? 0);
-}
-function jobForRun(jobs, runName, view) {
-  const mine = jobs.filter((j) => view(j).name === runName);
-  const order = (a, b) => compareJobIds(view(a).id, view(b).id);
-  const live2 = mine.filter((j) => isLive(view(j).status)).sort(order);
-  if (live2[0]) return live2[0];
-  return mine.sort(order).at(-1) ?? null;
-}
-
 // src/usecases/queue.ts
 var RETIRED_PREFIX = "retired-";
 function retiredName(jobName2) {
@@ -66164,8 +66197,10 @@ function representativeJob(jobs, jobName2) {
 function byJobId(a, b) {
   return compareJobIds(a.id, b.id);
 }
-function ownJobs(jobs, experimentId, knownExperimentIds = []) {
-  return jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
+function ownJobs(jobs, experimentId, knownExperimentIds = [], recorded) {
+  return jobs.filter(
+    (j) => isRunOf(j.name, experimentId, knownExperimentIds) && isOwnedRun(claimed(j), experimentId, recorded)
+  );
 }
 function planQueue(requests, jobs, maxParallel = DEFAULT_MAX_PARALLEL) {
   if (!Number.isInteger(maxParallel) || maxParallel < 1)
@@ -66237,7 +66272,7 @@ async function liveRunStanding(deps, request2, jobs) {
 }
 async function experimentJobs(deps, request2) {
   const listed2 = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
-  return ownJobs(listed2, request2.experimentId, request2.knownExperimentIds);
+  return ownJobs(listed2, request2.experimentId, request2.knownExperimentIds, request2.recorded);
 }
 async function submitHeld(deps, request2, base, maxParallel) {
   const { slurm } = deps;
@@ -66341,7 +66376,8 @@ function isRunOfName(name, jobName2, experimentId) {
   return wanted !== null && found !== null && wanted.label === null && found.candidate === wanted.candidate && found.hash === wanted.hash;
 }
 async function cancelCandidate(deps, request2) {
-  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
+  const listed2 = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
+  const jobs = ownJobs(listed2, request2.experimentId, [], request2.recorded);
   const mine = jobs.filter((j) => isRunOfName(j.name, request2.jobName, request2.experimentId));
   const live2 = mine.filter((j) => isLive(j.status));
   for (const j of live2) await deps.slurm.cancel(j.id);
@@ -66353,7 +66389,8 @@ async function cancelCandidate(deps, request2) {
   };
 }
 async function cancelRuns(deps, request2) {
-  const jobs = ownJobs(await deps.slurm.jobs(experimentPrefix(request2.experimentId)), request2.experimentId);
+  const listed2 = await deps.slurm.jobs(experimentPrefix(request2.experimentId));
+  const jobs = ownJobs(listed2, request2.experimentId, [], request2.recorded);
   const found = jobs.filter((j) => isLive(j.status) && request2.runNames.has(j.name));
   for (const j of found) await deps.slurm.cancel(j.id);
   return found.map((j) => ({ name: j.name, id: j.id }));
@@ -66541,19 +66578,22 @@ function runsOfRecords(state3, submissions) {
   const found = /* @__PURE__ */ new Map();
   const add = (run) => {
     const seen = found.get(run.runName);
-    found.set(run.runName, seen ? { ...seen, submitted: seen.submitted || run.submitted } : run);
+    const jobId2 = seen?.jobId ?? run.jobId;
+    const merged = seen ? { ...seen, submitted: seen.submitted || run.submitted } : run;
+    found.set(run.runName, jobId2 ? { ...merged, jobId: jobId2 } : merged);
   };
-  const fromRequest = (r, submitted) => ({
+  const fromRequest = (r, jobId2, submitted = !!jobId2) => ({
     experiment: r.experiment,
     candidate: r.candidate,
     topologyHash: r.topologyHash,
     id: r.id,
     runName: r.runName,
     submitted,
+    ...jobId2 ? { jobId: jobId2 } : {},
     firstSeen: r.requestedAt,
     ...r.role ? { role: r.role } : {}
   });
-  for (const r of state3?.requests ?? []) add(fromRequest(r, Boolean(state3?.runs[r.id])));
+  for (const r of state3?.requests ?? []) add(fromRequest(r, state3?.runs[r.id]?.jobId));
   for (const e of state3?.ended ?? []) {
     const parsed = parseRunName(e.runName, e.experiment);
     if (parsed?.label !== e.id) continue;
@@ -66565,10 +66605,11 @@ function runsOfRecords(state3, submissions) {
       runName,
       topologyHash: parsed.hash,
       submitted: !!e.jobId,
+      ...e.jobId ? { jobId: e.jobId } : {},
       firstSeen: e.at
     });
   }
-  for (const s of submissions) add(fromRequest(s.request, s.jobId !== void 0));
+  for (const s of submissions) add(fromRequest(s.request, s.jobId));
   return [...found.values()].sort((a, b) => Date.parse(a.firstSeen) - Date.parse(b.firstSeen));
 }
 var ENDED_AS = { completed: "finished", cancelled: "cancelled" };
@@ -66754,7 +66795,11 @@ async function jobsOfRuns(deps, runs2) {
       unreachable.push(id);
       continue;
     }
-    const all = await deps.withSlurm(exp, async (s) => ownJobs(await s.jobs(`topo-${id}-`), id));
+    const recorded = recordedJobIds(runs2.filter((r) => r.experiment === id));
+    const all = await deps.withSlurm(
+      exp,
+      async (s) => ownJobs(await s.jobs(`topo-${id}-`), id, [], recorded)
+    );
     listed2.set(id, exp);
     for (const r of runs2.filter((r2) => r2.experiment === id)) {
       const job = jobForRun(all, r.runName, (j) => j);
@@ -66826,7 +66871,8 @@ function endRuns(ending) {
     const open2 = openRequests(state3);
     const chosen = ctx.argument ? open2.filter((r) => r.candidate === ctx.argument) : open2;
     const lines = note ? [note] : [];
-    for (const request2 of chosen) lines.push(await endRequest(ctx, request2, ending));
+    const recorded = recordedInState(state3);
+    for (const request2 of chosen) lines.push(await endRequest(ctx, request2, ending, recorded));
     const byRecord = await endByRecord(ctx, new Set(chosen.map((r) => r.runName)), ending);
     if (chosen.length === 0 && byRecord.length === 0)
       return { ok: true, message: nothingTo(ctx, open2, ending) };
@@ -66846,13 +66892,13 @@ function nothingTo(ctx, open2, ending) {
   const others = open2.length ? ` Open: ${listed([...new Set(open2.map((r) => r.candidate))])}.` : "";
   return `No run of \`${ctx.argument}\` is queued or running on this pull request: nothing to ${verb}.${others}`;
 }
-async function endRequest(ctx, request2, ending) {
+async function endRequest(ctx, request2, ending, recorded) {
   const exp = await experimentOnDefaultBranch(ctx.ports.source, request2.experiment);
   if (!exp.ok) return `\`${request2.runName}\`: cannot reach the experiment's cluster: ${exp.message}.`;
   const result = await withSlurmOf(
     ctx,
     exp,
-    (slurm) => cancelCandidate({ slurm }, { experimentId: request2.experiment, jobName: request2.runName })
+    (slurm) => cancelCandidate({ slurm }, { experimentId: request2.experiment, jobName: request2.runName, recorded })
   );
   await updateRunState(
     ctx.octokit,
@@ -66882,7 +66928,12 @@ async function endByRecord(ctx, handled, ending) {
   for (const [experimentId, runNames] of byExperiment) {
     const exp = await experimentOnDefaultBranch(ctx.ports.source, experimentId);
     if (!exp.ok) continue;
-    const found = await withSlurmOf(ctx, exp, (slurm) => cancelRuns({ slurm }, { experimentId, runNames }));
+    const recorded = recordedJobIds(submissions);
+    const found = await withSlurmOf(
+      ctx,
+      exp,
+      (slurm) => cancelRuns({ slurm }, { experimentId, runNames, recorded })
+    );
     for (const j of found)
       lines.push(
         `\`${j.name}\`: ${ending} job ${j.id}, found by the bot's submission record on this pull request (the bot state does not hold its run: \`/topo state rebuild\` records it).`
@@ -67698,7 +67749,7 @@ function decideCandidate(candidate, reference, options = {}) {
   if (guard.state !== "measuring")
     return decided(base, guard.state, change, candidate, [
       ...evidence,
-      `${guard.state}: ${claimOf(guard.state, m)} than ${shown} at every look's confidence`
+      `${guard.state}: ${claimOf2(guard.state, m)} than ${shown} at every look's confidence`
     ]);
   const horizon = claimRadius(candidate, s, options);
   if ("final" in horizon && horizon.final)
@@ -67855,7 +67906,7 @@ var pct = (x) => `${round(100 * x, 1)}%`;
 function stateOf(lo, hi, m) {
   return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
 }
-function claimOf(state3, m) {
+function claimOf2(state3, m) {
   return state3 === "worse" ? "slower" : state3 === "better" ? `faster by more than ${pct(m)}` : state3 === "equivalent" ? `within \xB1${pct(m)}` : `not faster by ${pct(m)} or more`;
 }
 function expectedMinutes(v, d, s, m, options) {
@@ -69103,6 +69154,7 @@ function runJob(job, failure = null) {
     name: job.name,
     state: job.rawState ?? job.state,
     status: job.status,
+    requestId: requestIdOfComment(job.comment),
     submitTs: slurmTimeToUnix(job.submitTime),
     startTs: isWaiting(job.status) ? null : slurmTimeToUnix(job.startTime),
     endTs: isLive(job.status) ? null : slurmTimeToUnix(job.endTime),
@@ -69889,10 +69941,10 @@ function runNamesByExperiment(state3) {
   }
   return out;
 }
-async function cancelRuns2(slurm, experimentId, names) {
+async function cancelRuns2(slurm, experimentId, names, recorded) {
   let jobs;
   try {
-    jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId);
+    jobs = ownJobs(await slurm.jobs(`topo-${experimentId}-`), experimentId, [], recorded);
   } catch (error2) {
     throw new ClosingOutageError(
       `Slurm unreachable while ending the pull request's runs: ${error2 instanceof Error ? error2.message : String(error2)}`
@@ -69944,7 +69996,7 @@ async function endRequestsWithPull(deps, pull) {
       continue;
     }
     try {
-      const listed2 = await cancelRuns2(slurm, experimentId, names);
+      const listed2 = await cancelRuns2(slurm, experimentId, names, recordedInState(state3));
       jobs.set(experimentId, listed2.jobs);
       for (const j of listed2.cancelled) {
         cancelledJobs.push(j.id);
@@ -70706,7 +70758,10 @@ async function supersedeStale(ctx, state3, at) {
       cancelled = (await ctx.ports.withSlurm(
         exp.clusterName,
         exp.cluster,
-        (slurm) => cancelCandidate({ slurm }, { experimentId: r.experiment, jobName: r.runName })
+        (slurm) => cancelCandidate(
+          { slurm },
+          { experimentId: r.experiment, jobName: r.runName, recorded: recordedInState(state3) }
+        )
       )).cancelled;
     const why2 = r.headSha !== ctx.headSha ? `the pull request moved from ${r.headSha.slice(0, 7)} to ${ctx.headSha.slice(0, 7)}; comment /topo submit to run the new head` : "a newer /topo submit of the same candidate replaced it";
     next = withOutcome(next, r.id, {
@@ -70729,7 +70784,7 @@ async function submitOne(ctx, c, state3, at, role) {
     if (!(error2 instanceof RunStateFullError)) throw error2;
     return { line: `\`${c.candidate}\` was not requested: ${error2.message}.`, requested: false };
   }
-  const result = await sbatchOrQueue(ctx, c, request2);
+  const result = await sbatchOrQueue(ctx, c, request2, recordedInState(state3));
   if (result instanceof Error) {
     const line = `\`${request2.runName}\` is requested, but the cluster \`${c.clusterName}\` is unreachable now (${inlineText(result.message, 300)}): the monitor submits it when the cluster answers. \`/topo cancel ${c.candidate}\` withdraws the request.`;
     const text4 = `### Submission of \`${c.candidate}\`
@@ -70754,7 +70809,7 @@ ${line}`;
   });
   return { line: `\`${result.jobName}\` ${describe2(result)}.`, requested: true };
 }
-async function sbatchOrQueue(ctx, c, request2) {
+async function sbatchOrQueue(ctx, c, request2, recorded) {
   const ahead = await queuedAhead(ctx, request2);
   return ctx.ports.withSlurm(
     c.clusterName,
@@ -70766,7 +70821,9 @@ async function sbatchOrQueue(ctx, c, request2) {
         cluster: c.clusterName,
         submission: withRunName(c.submission, request2.runName),
         maxParallel: c.experiment.max_parallel,
-        ahead: ahead.map((r) => ({ jobName: r.runName }))
+        ahead: ahead.map((r) => ({ jobName: r.runName })),
+        // a job that names no Request stands or holds a slot only when a Run record names it
+        recorded
       }
     )
   ).catch((error2) => {

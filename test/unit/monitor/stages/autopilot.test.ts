@@ -413,6 +413,30 @@ describe('stage autopilot', () => {
       );
     });
 
+    it('a lost state branch forgets no GPU-hours Slurm still lists: the next pass rebuilds them (issue 40 item 5: 42, not 10)', async () => {
+      const exp = withAutopilot();
+      const t = (ts: number) => new Date(ts * 1000).toISOString().slice(0, 19);
+      // two ended runs no candidate stands for (a closed pull request's, a candidate's earlier run):
+      // 8 GPUs × 2 minutes at ×60 = 16 GPU-hours each
+      const ended = (name: string, id: string) => {
+        const line = `${id}|COMPLETED|None|0|0|${t(NOW - 900)}|${t(NOW - 800)}|${t(NOW - 680)}|10:00|2:00|node1|1|cpu=1,node=1,gres/gpu=8|gres/gpu:8|runner|/tmp/o|topo:0000000${id.slice(-1)}|${name}`;
+        const job = parseSqueue(line).jobs[0];
+        if (!job) throw new Error(`unreadable: ${line}`);
+        return runJob(job);
+      };
+      const jobs = [
+        ended(`topo-${EXPERIMENT_ID}-p9-0123abcd-00000001`, '51'),
+        ended(`topo-${EXPERIMENT_ID}-p8-0123abcd-00000002`, '52'),
+      ];
+      const w = world(() => context(exp)); // the state branch deleted: an empty state
+      await autopilot(readState([{ exp, jobs }]), { ...recordingPorts(), autopilot: w.port });
+      expect(w.dashboard.body).toContain('**GPU-hours:** 42.0 spent');
+      expect(w.pilot.state.held).toEqual({
+        [`topo-${EXPERIMENT_ID}-p9-0123abcd-00000001`]: 16,
+        [`topo-${EXPERIMENT_ID}-p8-0123abcd-00000002`]: 16,
+      });
+    });
+
     it('a run the bot’s state kept counts after its pull request closed and Slurm forgot it', async () => {
       const exp = withAutopilot();
       const w = world(() => context(exp), { held: { 'topo-x-p9-0123abcd-00000009': 105 } });
