@@ -88328,7 +88328,7 @@ function planOf(e, view) {
     live3,
     controlsOfState(s),
     s.concluded ?? void 0,
-    s.held,
+    heldWithSlurm(e, s),
     // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
     { ...Object.fromEntries(view.pulls.map((b2) => [b2.candidate, b2.round])), ...s.rounds }
   );
@@ -88373,6 +88373,23 @@ function allocatedGpuHours(e, p) {
   if (!held) return 0;
   const gpuSeconds = held.gpuMinutes !== null ? held.gpuMinutes * 60 : held.seconds * (candidateGpu(e, p, false)?.gpus ?? 0);
   return Math.max(0, gpuSeconds) * e.clock.S / 3600;
+}
+function allocationsInSlurm(e) {
+  const out = /* @__PURE__ */ new Map();
+  const put = (name, hours, ended) => {
+    const h2 = Math.round(hours * 1e3) / 1e3;
+    if (h2 > (out.get(name)?.hours ?? 0)) out.set(name, { hours: h2, ended });
+  };
+  for (const j2 of e.jobs)
+    if (j2.held?.gpuMinutes != null)
+      put(j2.name, Math.max(0, j2.held.gpuMinutes) * 60 * e.clock.S / 3600, !!j2.endTs);
+  for (const p of e.candidates) put(p.c.runName, allocatedGpuHours(e, p), !!p.job?.endTs);
+  return out;
+}
+function heldWithSlurm(e, s) {
+  const out = { ...s.held };
+  for (const [name, { hours }] of allocationsInSlurm(e)) if (hours > (out[name] ?? 0)) out[name] = hours;
+  return out;
 }
 function liveCandidates(e, stoppedByPause = []) {
   return e.candidates.filter((p) => p.c.request && !p.acted?.left).map((p) => ({

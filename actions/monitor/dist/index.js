@@ -77471,7 +77471,7 @@ function planOf(e, view) {
     live3,
     controlsOfState(s),
     s.concluded ?? void 0,
-    s.held,
+    heldWithSlurm(e, s),
     // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
     { ...Object.fromEntries(view.pulls.map((b) => [b.candidate, b.round])), ...s.rounds }
   );
@@ -77710,12 +77710,28 @@ function allocatedGpuHours(e, p) {
   const gpuSeconds = held.gpuMinutes !== null ? held.gpuMinutes * 60 : held.seconds * (candidateGpu(e, p, false)?.gpus ?? 0);
   return Math.max(0, gpuSeconds) * e.clock.S / 3600;
 }
+function allocationsInSlurm(e) {
+  const out = /* @__PURE__ */ new Map();
+  const put = (name, hours, ended) => {
+    const h2 = Math.round(hours * 1e3) / 1e3;
+    if (h2 > (out.get(name)?.hours ?? 0)) out.set(name, { hours: h2, ended });
+  };
+  for (const j of e.jobs)
+    if (j.held?.gpuMinutes != null)
+      put(j.name, Math.max(0, j.held.gpuMinutes) * 60 * e.clock.S / 3600, !!j.endTs);
+  for (const p of e.candidates) put(p.c.runName, allocatedGpuHours(e, p), !!p.job?.endTs);
+  return out;
+}
+function heldWithSlurm(e, s) {
+  const out = { ...s.held };
+  for (const [name, { hours }] of allocationsInSlurm(e)) if (hours > (out[name] ?? 0)) out[name] = hours;
+  return out;
+}
 function heldToKeep(e, s) {
   const out = {};
-  for (const p of e.candidates) {
-    const h2 = Math.round(allocatedGpuHours(e, p) * 1e3) / 1e3;
-    const kept = s.held[p.c.runName] ?? 0;
-    if (h2 > kept && (p.job?.endTs || h2 - kept >= 1)) out[p.c.runName] = h2;
+  for (const [name, { hours, ended }] of allocationsInSlurm(e)) {
+    const kept = s.held[name] ?? 0;
+    if (hours > kept && (ended || hours - kept >= 1)) out[name] = hours;
   }
   return Object.keys(out).length ? out : null;
 }
