@@ -432,6 +432,7 @@ function slurmPorts(clients: ClusterClients, known: readonly string[]): MonitorP
     jobs: (id, recorded) => of(id).jobs(id, recorded),
     cancel: (jobId, id) => clients.slurmFor(id).cancel(jobId),
     conflicts: (id) => of(id).conflicts?.(id) ?? [],
+    accounting: (id) => of(id).accounting?.(id) ?? null,
   };
 }
 

@@ -7,7 +7,7 @@ import { setStateLabel } from '../github/labels.js';
 import { experimentJobs, runJob } from '../judge/job.js';
 import { claimed, isOwnedRun } from '../lifecycle/jobs.js';
 import { isRunOf } from '../lifecycle/run-name.js';
-import type { SlurmClient, SlurmJob } from '../slurm/types.js';
+import type { JobListing, SlurmClient, SlurmJob } from '../slurm/types.js';
 import { readMonitorComment, writeMonitorComment } from '../usecases/monitor-comment.js';
 import { experimentPrefix, releaseAbandonedHolds } from '../usecases/submit.js';
 import type { MonitorPorts } from './ports.js';
@@ -30,11 +30,13 @@ export function slurmMonitorPort(
 ): MonitorPorts['slurm'] {
   let accountingProblem: string | null = null;
   const conflicts = new Map<string, SlurmJob[]>();
+  const accounting = new Map<string, JobListing['accounting']>();
   return {
     async jobs(experimentId, recorded) {
       const listing = await slurm.listing(experimentPrefix(experimentId));
       accountingProblem =
         listing.accounting === 'unreachable' ? (listing.accountingProblem ?? 'sacct failed') : null;
+      accounting.set(experimentId, listing.accounting);
       const named = listing.jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
       const theirs = named.filter((j) => !isOwnedRun(claimed(j), experimentId, recorded));
       conflicts.set(experimentId, theirs);
@@ -56,6 +58,7 @@ export function slurmMonitorPort(
     cancel: (jobId) => slurm.cancel(jobId),
     accountingProblem: () => accountingProblem,
     conflicts: (experimentId) => (conflicts.get(experimentId) ?? []).map((j) => runJob(j)),
+    accounting: (experimentId) => accounting.get(experimentId) ?? null,
   };
 }
 

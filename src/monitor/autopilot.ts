@@ -420,7 +420,12 @@ async function saveAll(x: Pass): Promise<void> {
 /** The dashboard, from the plan and what this pass found; closed once the loop is closed (the final report posted). */
 async function writeDashboard(x: Pass, runs: readonly PilotRun[], plan: PilotPlan): Promise<void> {
   const s = x.view.state;
-  const body = dashboardText(x.e.id, runs, plan, { stalls: x.stalls, notes: x.notes, state: s });
+  const body = dashboardText(x.e.id, runs, plan, {
+    stalls: x.stalls,
+    notes: x.notes,
+    state: s,
+    accounting: x.e.accounting,
+  });
   await guard(x, 'write the dashboard', () => x.port.dashboard(x.e.exp, body, !!s.concluded?.reported));
 }
 
@@ -429,15 +434,24 @@ function dashboardText(
   id: string,
   runs: readonly PilotRun[],
   plan: PilotPlan,
-  pass: { stalls: readonly Stall[]; notes: readonly string[]; state: PilotState },
+  pass: {
+    stalls: readonly Stall[];
+    notes: readonly string[];
+    state: PilotState;
+    accounting?: ExperimentPass['accounting'];
+  },
 ): string {
   const s = pass.state;
   const waiting = [plan.waiting, ...pass.notes].filter(Boolean).join('; ') || null;
   const body = renderDashboard(id, runs, { ...plan, waiting }, dashboardHelp(COMMANDS), pass.stalls);
+  const lowerBound =
+    pass.accounting === 'off'
+      ? "\n\nWithout Slurm accounting a requeued job's earlier allocations are not counted (squeue prints only its current one): the GPU-hours spent are a lower bound."
+      : '';
   const concluded = s.concluded
     ? `\n\n**Concluded:** ${inlineText(s.concluded.reason, 300)}; winner: ${s.concluded.winner ? `\`${s.concluded.winner}\`` : 'none, the baseline stays'}.${s.concluded.reported ? ' The final report is below.' : ''}`
     : '';
-  return `${body}${concluded}`;
+  return `${body}${lowerBound}${concluded}`;
 }
 
 /**
@@ -450,7 +464,12 @@ export function autopilotDashboard(
 ): { runs: PilotRun[]; plan: PilotPlan; text: string } {
   const view = withState(read);
   const { runs, plan } = planOf(e, view);
-  const text = dashboardText(e.id, runs, plan, { stalls: nameClashes(view), notes: [], state: view.state });
+  const text = dashboardText(e.id, runs, plan, {
+    stalls: nameClashes(view),
+    notes: [],
+    state: view.state,
+    accounting: e.accounting,
+  });
   return { runs, plan, text };
 }
 

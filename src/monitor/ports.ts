@@ -94,6 +94,11 @@ export interface MonitorPorts {
      * names (not the tool's: another Request's comment, or none and no Run record names them).
      */
     conflicts?(experimentId: string): MonitorJob[];
+    /**
+     * Where the experiment's last `jobs` listing read ended jobs from (src/slurm JobListing.accounting):
+     * `off` means a requeued job's earlier allocations are unknown (squeue prints only the current one).
+     */
+    accounting?(experimentId: string): 'on' | 'off' | 'unreachable' | null;
     cancel(jobId: string, experimentId: string): Promise<void>;
     /**
      * What sacct said when the last `jobs` listing found accounting unreachable (slurmdbd down: live

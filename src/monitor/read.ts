@@ -33,6 +33,8 @@ export async function readJobs(state: PassState, ports: MonitorPorts): Promise<v
     e.jobs = await ports.slurm.jobs(e.id, recorded).catch((err: Error) => {
       throw new ClusterUnreachable(`Slurm: ${err.message}`);
     });
+    const source = ports.slurm.accounting?.(e.id) ?? null;
+    if (source) e.accounting = source;
     const accounting = ports.slurm.accountingProblem?.() ?? null;
     if (accounting) {
       e.accountingUnreachable = accounting;

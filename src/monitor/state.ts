@@ -128,6 +128,8 @@ export interface ExperimentPass {
    * jobs come from the controller, and a run whose ended job it forgot is unknown, not lost (read).
    */
   accountingUnreachable?: string;
+  /** Where the listing read ended jobs from (src/slurm JobListing.accounting), when the port says. */
+  accounting?: 'on' | 'off' | 'unreachable';
   candidates: CandidatePass[];
   /** Experiment-wide metrics, one query per quantity (observe). */
   telemetry?: ExperimentTelemetry;

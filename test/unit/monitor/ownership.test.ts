@@ -21,6 +21,7 @@ describe('the monitor reads only its own runs', () => {
     const jobs = await port.jobs(exp, new Set([before.id]));
     expect(jobs.map((j) => j.jobId)).toEqual([ours.id, before.id]);
     expect(jobs[0]?.requestId).toBe('0badc0de');
+    expect(port.accounting?.(exp)).toBe('off'); // the fake has none: the dashboard's GPU-hours are a lower bound
     const conflicts = port.conflicts?.(exp) ?? [];
     expect(conflicts.map((j) => [j.jobId, j.requestId])).toEqual([
       [byHand.id, null],

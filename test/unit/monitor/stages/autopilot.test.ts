@@ -437,6 +437,18 @@ describe('stage autopilot', () => {
       });
     });
 
+    it('says its GPU-hours are a lower bound without Slurm accounting (a requeue’s earlier allocations are unknown)', async () => {
+      const exp = withAutopilot();
+      for (const accounting of ['off', 'on'] as const) {
+        const w = world(() => context(exp));
+        const state = readState([{ exp }]);
+        (state.experiments[0] as { accounting?: string }).accounting = accounting;
+        await autopilot(state, { ...recordingPorts(), autopilot: w.port });
+        const said = w.dashboard.body?.includes('the GPU-hours spent are a lower bound');
+        expect(said, accounting).toBe(accounting === 'off');
+      }
+    });
+
     it('a run the bot’s state kept counts after its pull request closed and Slurm forgot it', async () => {
       const exp = withAutopilot();
       const w = world(() => context(exp), { held: { 'topo-x-p9-0123abcd-00000009': 105 } });
