@@ -81690,10 +81690,12 @@ import { join as join8 } from "node:path";
 function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
   let accountingProblem = null;
   const conflicts = /* @__PURE__ */ new Map();
+  const accounting = /* @__PURE__ */ new Map();
   return {
     async jobs(experimentId, recorded) {
       const listing = await slurm.listing(experimentPrefix(experimentId));
       accountingProblem = listing.accounting === "unreachable" ? listing.accountingProblem ?? "sacct failed" : null;
+      accounting.set(experimentId, listing.accounting);
       const named = listing.jobs.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
       const theirs = named.filter((j2) => !isOwnedRun(claimed(j2), experimentId, recorded));
       conflicts.set(experimentId, theirs);
@@ -81714,7 +81716,8 @@ function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
     },
     cancel: (jobId2) => slurm.cancel(jobId2),
     accountingProblem: () => accountingProblem,
-    conflicts: (experimentId) => (conflicts.get(experimentId) ?? []).map((j2) => runJob(j2))
+    conflicts: (experimentId) => (conflicts.get(experimentId) ?? []).map((j2) => runJob(j2)),
+    accounting: (experimentId) => accounting.get(experimentId) ?? null
   };
 }
 var MONITOR_CHECK_NAME = "topo/monitor";
@@ -83535,7 +83538,8 @@ function slurmPorts(clients, known) {
   return {
     jobs: (id, recorded) => of(id).jobs(id, recorded),
     cancel: (jobId2, id) => clients.slurmFor(id).cancel(jobId2),
-    conflicts: (id) => of(id).conflicts?.(id) ?? []
+    conflicts: (id) => of(id).conflicts?.(id) ?? [],
+    accounting: (id) => of(id).accounting?.(id) ?? null
   };
 }
 function submitPort(octokit, config, experiments, clients) {
@@ -88071,6 +88075,8 @@ async function readJobs(state3, ports) {
     e.jobs = await ports.slurm.jobs(e.id, recorded).catch((err) => {
       throw new ClusterUnreachable(`Slurm: ${err.message}`);
     });
+    const source = ports.slurm.accounting?.(e.id) ?? null;
+    if (source) e.accounting = source;
     const accounting = ports.slurm.accountingProblem?.() ?? null;
     if (accounting) {
       e.accountingUnreachable = accounting;
@@ -88357,15 +88363,21 @@ function dashboardText(id, runs2, plan, pass) {
   const s = pass.state;
   const waiting2 = [plan.waiting, ...pass.notes].filter(Boolean).join("; ") || null;
   const body = renderDashboard(id, runs2, { ...plan, waiting: waiting2 }, dashboardHelp(COMMANDS), pass.stalls);
+  const lowerBound = pass.accounting === "off" ? "\n\nWithout Slurm accounting a requeued job's earlier allocations are not counted (squeue prints only its current one): the GPU-hours spent are a lower bound." : "";
   const concluded = s.concluded ? `
 
 **Concluded:** ${inlineText(s.concluded.reason, 300)}; winner: ${s.concluded.winner ? `\`${s.concluded.winner}\`` : "none, the baseline stays"}.${s.concluded.reported ? " The final report is below." : ""}` : "";
-  return `${body}${concluded}`;
+  return `${body}${lowerBound}${concluded}`;
 }
 function autopilotDashboard(e, read2) {
   const view = withState(read2);
   const { runs: runs2, plan } = planOf(e, view);
-  const text3 = dashboardText(e.id, runs2, plan, { stalls: nameClashes(view), notes: [], state: view.state });
+  const text3 = dashboardText(e.id, runs2, plan, {
+    stalls: nameClashes(view),
+    notes: [],
+    state: view.state,
+    accounting: e.accounting
+  });
   return { runs: runs2, plan, text: text3 };
 }
 function allocatedGpuHours(e, p) {

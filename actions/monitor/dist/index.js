@@ -77184,6 +77184,8 @@ async function readJobs(state3, ports) {
     e.jobs = await ports.slurm.jobs(e.id, recorded).catch((err) => {
       throw new ClusterUnreachable(`Slurm: ${err.message}`);
     });
+    const source = ports.slurm.accounting?.(e.id) ?? null;
+    if (source) e.accounting = source;
     const accounting = ports.slurm.accountingProblem?.() ?? null;
     if (accounting) {
       e.accountingUnreachable = accounting;
@@ -77687,17 +77689,23 @@ async function saveAll(x) {
 }
 async function writeDashboard(x, runs2, plan) {
   const s = x.view.state;
-  const body = dashboardText(x.e.id, runs2, plan, { stalls: x.stalls, notes: x.notes, state: s });
+  const body = dashboardText(x.e.id, runs2, plan, {
+    stalls: x.stalls,
+    notes: x.notes,
+    state: s,
+    accounting: x.e.accounting
+  });
   await guard(x, "write the dashboard", () => x.port.dashboard(x.e.exp, body, !!s.concluded?.reported));
 }
 function dashboardText(id, runs2, plan, pass) {
   const s = pass.state;
   const waiting2 = [plan.waiting, ...pass.notes].filter(Boolean).join("; ") || null;
   const body = renderDashboard(id, runs2, { ...plan, waiting: waiting2 }, dashboardHelp(COMMANDS), pass.stalls);
+  const lowerBound = pass.accounting === "off" ? "\n\nWithout Slurm accounting a requeued job's earlier allocations are not counted (squeue prints only its current one): the GPU-hours spent are a lower bound." : "";
   const concluded = s.concluded ? `
 
 **Concluded:** ${inlineText(s.concluded.reason, 300)}; winner: ${s.concluded.winner ? `\`${s.concluded.winner}\`` : "none, the baseline stays"}.${s.concluded.reported ? " The final report is below." : ""}` : "";
-  return `${body}${concluded}`;
+  return `${body}${lowerBound}${concluded}`;
 }
 function evidenceOf(e, name) {
   const p = e.candidates.find((c) => c.c.candidate === name);
@@ -78549,10 +78557,12 @@ async function upsertCheckRun(octokit, input, known) {
 function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
   let accountingProblem = null;
   const conflicts = /* @__PURE__ */ new Map();
+  const accounting = /* @__PURE__ */ new Map();
   return {
     async jobs(experimentId, recorded) {
       const listing = await slurm.listing(experimentPrefix(experimentId));
       accountingProblem = listing.accounting === "unreachable" ? listing.accountingProblem ?? "sacct failed" : null;
+      accounting.set(experimentId, listing.accounting);
       const named = listing.jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
       const theirs = named.filter((j) => !isOwnedRun(claimed(j), experimentId, recorded));
       conflicts.set(experimentId, theirs);
@@ -78573,7 +78583,8 @@ function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
     },
     cancel: (jobId2) => slurm.cancel(jobId2),
     accountingProblem: () => accountingProblem,
-    conflicts: (experimentId) => (conflicts.get(experimentId) ?? []).map((j) => runJob(j))
+    conflicts: (experimentId) => (conflicts.get(experimentId) ?? []).map((j) => runJob(j)),
+    accounting: (experimentId) => accounting.get(experimentId) ?? null
   };
 }
 var MONITOR_CHECK_NAME = "topo/monitor";
@@ -83565,7 +83576,8 @@ function slurmPorts(clients, known) {
   return {
     jobs: (id, recorded) => of(id).jobs(id, recorded),
     cancel: (jobId2, id) => clients.slurmFor(id).cancel(jobId2),
-    conflicts: (id) => of(id).conflicts?.(id) ?? []
+    conflicts: (id) => of(id).conflicts?.(id) ?? [],
+    accounting: (id) => of(id).accounting?.(id) ?? null
   };
 }
 function submitPort(octokit, config, experiments, clients) {

@@ -77075,6 +77075,8 @@ async function readJobs(state3, ports) {
     e.jobs = await ports.slurm.jobs(e.id, recorded).catch((err) => {
       throw new ClusterUnreachable(`Slurm: ${err.message}`);
     });
+    const source = ports.slurm.accounting?.(e.id) ?? null;
+    if (source) e.accounting = source;
     const accounting = ports.slurm.accountingProblem?.() ?? null;
     if (accounting) {
       e.accountingUnreachable = accounting;
@@ -79035,10 +79037,12 @@ async function upsertCheckRun(octokit, input, known) {
 function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
   let accountingProblem = null;
   const conflicts = /* @__PURE__ */ new Map();
+  const accounting = /* @__PURE__ */ new Map();
   return {
     async jobs(experimentId, recorded) {
       const listing = await slurm.listing(experimentPrefix(experimentId));
       accountingProblem = listing.accounting === "unreachable" ? listing.accountingProblem ?? "sacct failed" : null;
+      accounting.set(experimentId, listing.accounting);
       const named = listing.jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
       const theirs = named.filter((j) => !isOwnedRun(claimed(j), experimentId, recorded));
       conflicts.set(experimentId, theirs);
@@ -79059,7 +79063,8 @@ function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
     },
     cancel: (jobId2) => slurm.cancel(jobId2),
     accountingProblem: () => accountingProblem,
-    conflicts: (experimentId) => (conflicts.get(experimentId) ?? []).map((j) => runJob(j))
+    conflicts: (experimentId) => (conflicts.get(experimentId) ?? []).map((j) => runJob(j)),
+    accounting: (experimentId) => accounting.get(experimentId) ?? null
   };
 }
 var MONITOR_CHECK_NAME = "topo/monitor";
@@ -82717,7 +82722,8 @@ function slurmPorts(clients, known) {
   return {
     jobs: (id, recorded) => of(id).jobs(id, recorded),
     cancel: (jobId2, id) => clients.slurmFor(id).cancel(jobId2),
-    conflicts: (id) => of(id).conflicts?.(id) ?? []
+    conflicts: (id) => of(id).conflicts?.(id) ?? [],
+    accounting: (id) => of(id).accounting?.(id) ?? null
   };
 }
 function submitPort(octokit, config, experiments, clients) {
