@@ -26,7 +26,7 @@ import {
   withOutcome,
   withRun,
 } from '../../src/lifecycle/model.js';
-import { referenceRequest } from '../../src/lifecycle/reference.js';
+import { roundReferenceRequest } from '../../src/lifecycle/reference.js';
 import { newRunLabel } from '../../src/lifecycle/run-name.js';
 import { githubMonitorPort, MONITOR_CHECK_NAME, slurmMonitorPort } from '../../src/monitor/adapters.js';
 import type { MonitorCandidate, MonitorExperiment, MonitorPorts } from '../../src/monitor/ports.js';
@@ -536,17 +536,14 @@ async function requestReference(
   pr: number,
   headSha: string,
 ): Promise<RunRequest | null> {
-  const source = exp.referenceSource;
-  if (!source) return null;
-  const request = referenceRequest({
-    experiment: exp.experiment.experiment_id,
-    source,
+  const request = roundReferenceRequest(exp, {
     pr,
     headSha,
     login: config.botLogin,
     requestedAt: new Date().toISOString(),
     label: newRunLabel(),
   });
+  if (!request) return null;
   try {
     await recordState(pr, (s) => admitRequest(s, request));
   } catch (error) {
@@ -554,7 +551,7 @@ async function requestReference(
     config.log(`#${pr}: no reference job for ${exp.experiment.experiment_id}: ${error.message}`);
     return null;
   }
-  config.log(`#${pr}: reference job ${request.runName} asked for (${source.name})`);
+  config.log(`#${pr}: reference job ${request.runName} asked for (${request.candidate})`);
   return request;
 }
 

@@ -17,6 +17,19 @@ export interface ReferenceSource {
   topologyHash: string;
 }
 
+/**
+ * The round's reference Request for an experiment the monitor reads (the bot's, in pull request `pr` at
+ * `headSha`): null when the experiment has no reference source (no baseline recorded yet). Both the
+ * GitHub monitor's ports and `topo watch`'s ask through it; each keeps only where it stores the Request.
+ */
+export function roundReferenceRequest(
+  exp: { experiment: { experiment_id: string }; referenceSource?: ReferenceSource | null },
+  at: { pr: number; headSha: string; login: string; requestedAt: string; label: string },
+): RunRequest | null {
+  const source = exp.referenceSource;
+  return source ? referenceRequest({ experiment: exp.experiment.experiment_id, source, ...at }) : null;
+}
+
 /** A new reference Request in pull request `pr` at `headSha`, with a label (and run name) of its own. */
 export function referenceRequest(x: {
   experiment: string;

@@ -5,7 +5,7 @@
 // it) and the round's reference Requests with their Runs and Outcomes. Only a reference job is ever
 // submitted here; a candidate is submitted by `topo submit`. Pure apart from the callbacks given.
 import type { Outcome, RunRecord, RunRequest } from '../lifecycle/model.js';
-import { referenceRequest } from '../lifecycle/reference.js';
+import { roundReferenceRequest } from '../lifecycle/reference.js';
 import { newRunLabel } from '../lifecycle/run-name.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
 import type { Cluster } from '../types/generated/clusters.js';
@@ -106,17 +106,14 @@ export function localMonitorPorts(input: LocalPortsInput): MonitorPorts {
         input.save(state);
       },
       async requestReference(exp, pr, headSha) {
-        const source = exp.referenceSource;
-        if (!source) return null;
-        const request = referenceRequest({
-          experiment: exp.experiment.experiment_id,
-          source,
+        const request = roundReferenceRequest(exp, {
           pr,
           headSha,
           login: input.login,
           requestedAt: new Date(input.now() * 1000).toISOString(),
           label: newRunLabel(),
         });
+        if (!request) return null;
         state.references.push({ request });
         input.save(state);
         return request;

@@ -5,25 +5,12 @@ import { type Context, manualCampaign, measureBaseline } from '../../../bench/ca
 import { GPUS, Ledger, MAX_MINUTES, STARTUP, World } from '../../../bench/campaign/sim.js';
 import { DEFAULT_POLICY } from '../../../src/campaign/rounds.js';
 import { loadProfile } from '../../../src/sim/profile.js';
-import { preset } from '../suggest/helpers.js';
+import { base, benchContext } from './bench-context.js';
 
-const base = preset('8gpu_64rollouts');
 const profile = loadProfile('twin-balanced');
-const context = (world: World): Context => ({
-  world,
-  base,
-  basePoint: { renderer: 0, driver: 8, physics: 4, total: 64, workers: 8 },
-  // the baseline measured to a reference first, so a crash before 30 run-minutes ends its measurement
-  policy: { ...DEFAULT_POLICY, reference: 'measured-first' },
-  cluster: {
-    gpusPerNode: profile.gpu.count,
-    gpuMemoryGiB: profile.gpu.memory_gb,
-    cpusPerNode: profile.cpu.cores,
-  },
-  budget: 120,
-  look: 5,
-  experimentId: 'topology-opt-bench-twin-20261202',
-});
+// the baseline measured to a reference first, so a crash before 30 run-minutes ends its measurement
+const context = (world: World): Context =>
+  benchContext(profile, world, { ...DEFAULT_POLICY, reference: 'measured-first' });
 /**
  * The first seed whose baseline crashes early (before it can be a reference or read at 45 minutes)
  * and whose rerun does not (its own incident, drawn independently: one time in twenty it crashes too).

@@ -10,26 +10,11 @@ import { type Context, topoCampaign } from '../../../bench/campaign/methods.js';
 import { World } from '../../../bench/campaign/sim.js';
 import { DEFAULT_POLICY } from '../../../src/campaign/rounds.js';
 import { parseProfile } from '../../../src/sim/profile.js';
-import { preset } from '../suggest/helpers.js';
+import { base, benchContext } from './bench-context.js';
 
 const file = new URL('../../../bench/profiles/twin-runtime-bound.yaml', import.meta.url);
 const profile = parseProfile(readFileSync(file, 'utf8'), file.pathname);
-const base = preset('8gpu_64rollouts');
-
-const context = (seed: number): Context => ({
-  world: new World(profile, seed),
-  base,
-  basePoint: { renderer: 0, driver: 8, physics: 4, total: 64, workers: 8 },
-  policy: DEFAULT_POLICY,
-  cluster: {
-    gpusPerNode: profile.gpu.count,
-    gpuMemoryGiB: profile.gpu.memory_gb,
-    cpusPerNode: profile.cpu.cores,
-  },
-  budget: 120,
-  look: 5,
-  experimentId: 'topology-opt-bench-twin-20261202',
-});
+const context = (seed: number): Context => benchContext(profile, new World(profile, seed));
 
 describe('a campaign whose first round finds a gain (issue 43)', () => {
   it('ends with a winner at least as good as the first round’s best, also when that one crashed while it led', async () => {
