@@ -77575,6 +77575,10 @@ var stop = {
 };
 
 // src/lifecycle/reference.ts
+function roundReferenceRequest(exp, at) {
+  const source = exp.referenceSource;
+  return source ? referenceRequest({ experiment: exp.experiment.experiment_id, source, ...at }) : null;
+}
 function referenceRequest(x2) {
   if (!RUN_LABEL.test(x2.label)) throw new Error(`run label ${JSON.stringify(x2.label)} is not 8 hex digits`);
   const base = `topo-${x2.experiment}-${x2.source.name}-${x2.source.topologyHash}`;
@@ -83602,17 +83606,14 @@ function runnerClock(env) {
   return () => Date.now() / 1e3 + offset;
 }
 async function requestReference(config, recordState, exp, pr, headSha) {
-  const source = exp.referenceSource;
-  if (!source) return null;
-  const request2 = referenceRequest({
-    experiment: exp.experiment.experiment_id,
-    source,
+  const request2 = roundReferenceRequest(exp, {
     pr,
     headSha,
     login: config.botLogin,
     requestedAt: (/* @__PURE__ */ new Date()).toISOString(),
     label: newRunLabel()
   });
+  if (!request2) return null;
   try {
     await recordState(pr, (s) => admitRequest(s, request2));
   } catch (error) {
@@ -83620,7 +83621,7 @@ async function requestReference(config, recordState, exp, pr, headSha) {
     config.log(`#${pr}: no reference job for ${exp.experiment.experiment_id}: ${error.message}`);
     return null;
   }
-  config.log(`#${pr}: reference job ${request2.runName} asked for (${source.name})`);
+  config.log(`#${pr}: reference job ${request2.runName} asked for (${request2.candidate})`);
   return request2;
 }
 function buildMonitorPorts(octokit, config) {
@@ -95965,17 +95966,14 @@ function localMonitorPorts(input) {
         input.save(state3);
       },
       async requestReference(exp, pr, headSha) {
-        const source = exp.referenceSource;
-        if (!source) return null;
-        const request2 = referenceRequest({
-          experiment: exp.experiment.experiment_id,
-          source,
+        const request2 = roundReferenceRequest(exp, {
           pr,
           headSha,
           login: input.login,
           requestedAt: new Date(input.now() * 1e3).toISOString(),
           label: newRunLabel()
         });
+        if (!request2) return null;
         state3.references.push({ request: request2 });
         input.save(state3);
         return request2;

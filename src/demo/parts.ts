@@ -18,7 +18,7 @@ import { apply } from '../record/apply.js';
 import { topologyChange } from '../record/change.js';
 import { referenceWithFigure } from '../record/figure.js';
 import { baselineRun, bestRun, createRecord, recordPaths } from '../record/model.js';
-import { applyReferenceRun, betweenRunOf } from '../record/reference-runs.js';
+import { applyReferenceRun, betweenRunOf, referenceRunEntry } from '../record/reference-runs.js';
 import { renderRecordMarkdown } from '../record/render.js';
 import { renderFinalReport } from '../report/final-report.js';
 import { viewStanding } from '../report/pr-comment.js';
@@ -167,17 +167,17 @@ function observedOf(c: Context, run: SubmittedRun, outcome: CandidateReport | un
 
 /** The round's reference job as the record keeps it (src/record/reference-runs.ts). */
 function referenceRunOf(r: DemoReference) {
-  return {
+  return referenceRunEntry({
     of: r.run.candidate.name,
-    run_name: r.run.runName,
-    job_id: r.run.jobId,
-    pull_request: null,
-    gpu_minutes: r.gpuMinutes === null ? null : Math.round(r.gpuMinutes),
+    runName: r.run.runName,
+    jobId: r.run.jobId,
+    pullRequest: null,
+    heldGpuMinutes: r.gpuMinutes,
     ended: r.ended,
     candidates: r.candidates,
-    verdict: r.observation?.verdict ?? null,
-    recorded_at: new Date().toISOString(),
-  };
+    at: new Date().toISOString(),
+    observation: r.observation?.verdict ? { ...r.observation, decision: null } : null,
+  });
 }
 
 export function realDemoParts(

@@ -3,10 +3,45 @@
 // Slurm allocation held; and the between-run term of a recorded reference is estimated from repeated
 // runs of one topology (the runs and these jobs). Pure.
 import type { BetweenRun } from '../analysis/decision.js';
-import type { Interval } from '../types/generated/metrics.js';
+import type { CandidateObservation, Interval } from '../types/generated/metrics.js';
 import type { ExperimentRecord, ReferenceRun } from '../types/generated/record.js';
 
 export type { ReferenceRun };
+
+/** What is known of a reference job when it is recorded (a closed pull request, the demo, `topo watch`). */
+export interface ReferenceJobSeen {
+  of: string;
+  runName: string;
+  jobId: string | null;
+  pullRequest: number | null;
+  /** Its monitor comment's observation, when it has one of this run. */
+  observation?: CandidateObservation | null;
+  /** Slurm's allocation in run-minutes (elapsed × GPUs, time-scaled), when the comment has none. */
+  heldGpuMinutes?: number | null;
+  ended: string | null;
+  candidates: string[];
+  at: string | null;
+}
+
+/**
+ * The record's entry for a reference job: charged with the GPU-minutes its comment says it used (the
+ * monitor writes them when it stops it), else what Slurm says its allocation held. Pure.
+ */
+export function referenceRunEntry(x: ReferenceJobSeen): ReferenceRun {
+  const used = x.observation?.decision?.gpu_minutes_used;
+  const held = x.heldGpuMinutes == null ? null : Math.round(x.heldGpuMinutes);
+  return {
+    of: x.of,
+    run_name: x.runName,
+    job_id: x.jobId,
+    pull_request: x.pullRequest,
+    gpu_minutes: typeof used === 'number' ? used : held,
+    ended: x.ended,
+    candidates: [...new Set(x.candidates)],
+    verdict: x.observation?.verdict ?? null,
+    recorded_at: x.at,
+  };
+}
 
 /**
  * The record with `run` among its reference runs, keyed by its run name: applying it twice equals

@@ -7,9 +7,8 @@ import { jobForRun } from '../lifecycle/jobs.js';
 import { isReferenceRequest, type RunRequest } from '../lifecycle/model.js';
 import { recordFiles } from '../record/files.js';
 import { createRecord, recordPaths } from '../record/model.js';
-import { applyReferenceRun, type ReferenceRun } from '../record/reference-runs.js';
+import { applyReferenceRun, type ReferenceRun, referenceRunEntry } from '../record/reference-runs.js';
 import { parseRecord } from '../record/validate.js';
-import type { SlurmJob } from '../slurm/types.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { CandidateObservation } from '../types/generated/metrics.js';
 import type { Closed } from './close.js';
@@ -33,17 +32,6 @@ export interface RecordedReference {
   commit: CasCommitResult;
 }
 
-/** GPU-minutes of a reference job: its comment's (elapsed × GPUs, run-minutes), else Slurm's allocation. */
-function gpuMinutesOf(
-  observation: CandidateObservation | undefined,
-  job: SlurmJob | undefined,
-  timeScale: number,
-): number | null {
-  const used = observation?.decision?.gpu_minutes_used;
-  if (typeof used === 'number') return used;
-  return job?.gpuMinutes == null ? null : Math.round(job.gpuMinutes * timeScale);
-}
-
 /** The record's entry for one reference Request of the closed pull request. */
 async function referenceRunOf(
   r: ReferenceRecording,
@@ -57,17 +45,17 @@ async function referenceRunOf(
   const candidates = closed.state.requests
     .filter((q) => !isReferenceRequest(q) && q.experiment === request.experiment)
     .map((q) => q.candidate);
-  return {
+  return referenceRunEntry({
     of: request.candidate,
-    run_name: request.runName,
-    job_id: job?.id ?? closed.state.runs[request.id]?.jobId ?? null,
-    pull_request: r.pull.number,
-    gpu_minutes: gpuMinutesOf(observation, job, r.timeScaleOf(experiment)),
+    runName: request.runName,
+    jobId: job?.id ?? closed.state.runs[request.id]?.jobId ?? null,
+    pullRequest: r.pull.number,
+    observation,
+    heldGpuMinutes: job?.gpuMinutes == null ? null : job.gpuMinutes * r.timeScaleOf(experiment),
     ended: closed.state.outcomes[request.id]?.kind ?? null,
-    candidates: [...new Set(candidates)],
-    verdict: observation?.verdict ?? null,
-    recorded_at: r.pull.closed_at ?? null,
-  };
+    candidates,
+    at: r.pull.closed_at ?? null,
+  });
 }
 
 /**

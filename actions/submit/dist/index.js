@@ -71453,6 +71453,10 @@ var stop = {
 };
 
 // src/lifecycle/reference.ts
+function roundReferenceRequest(exp, at) {
+  const source = exp.referenceSource;
+  return source ? referenceRequest({ experiment: exp.experiment.experiment_id, source, ...at }) : null;
+}
 function referenceRequest(x) {
   if (!RUN_LABEL.test(x.label)) throw new Error(`run label ${JSON.stringify(x.label)} is not 8 hex digits`);
   const base = `topo-${x.experiment}-${x.source.name}-${x.source.topologyHash}`;
@@ -82786,17 +82790,14 @@ function runnerClock(env) {
   return () => Date.now() / 1e3 + offset;
 }
 async function requestReference2(config, recordState, exp, pr, headSha) {
-  const source = exp.referenceSource;
-  if (!source) return null;
-  const request2 = referenceRequest({
-    experiment: exp.experiment.experiment_id,
-    source,
+  const request2 = roundReferenceRequest(exp, {
     pr,
     headSha,
     login: config.botLogin,
     requestedAt: (/* @__PURE__ */ new Date()).toISOString(),
     label: newRunLabel()
   });
+  if (!request2) return null;
   try {
     await recordState(pr, (s) => admitRequest(s, request2));
   } catch (error2) {
@@ -82804,7 +82805,7 @@ async function requestReference2(config, recordState, exp, pr, headSha) {
     config.log(`#${pr}: no reference job for ${exp.experiment.experiment_id}: ${error2.message}`);
     return null;
   }
-  config.log(`#${pr}: reference job ${request2.runName} asked for (${source.name})`);
+  config.log(`#${pr}: reference job ${request2.runName} asked for (${request2.candidate})`);
   return request2;
 }
 function buildMonitorPorts(octokit, config) {
