@@ -176,7 +176,8 @@ function referenceRunOf(r: DemoReference) {
     ended: r.ended,
     candidates: r.candidates,
     at: new Date().toISOString(),
-    observation: r.observation?.verdict ? { ...r.observation, decision: null } : null,
+    // the demo charges what its loop measured, not the comment's figure
+    observation: r.observation ? { ...r.observation, decision: undefined } : null,
   });
 }
 

@@ -29,6 +29,8 @@ export interface HeldReference {
   request: RunRequest;
   run?: RunRecord;
   outcome?: Outcome;
+  /** Recorded in the experiment's reference runs (once it ended). */
+  recorded?: boolean;
 }
 
 /** What the watch remembers between passes and between two `topo watch`es (the state file). */

@@ -6,6 +6,7 @@
 import { apply, type OutcomeKind, type RecordOutcome } from '../record/apply.js';
 import { recordFiles } from '../record/files.js';
 import { createRecord, type ExperimentRecord, type RecordRun, recordPaths } from '../record/model.js';
+import { applyReferenceRun, type ReferenceJobSeen, referenceRunEntry } from '../record/reference-runs.js';
 import { parseRecord } from '../record/validate.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Cluster } from '../types/generated/clusters.js';
@@ -111,4 +112,27 @@ function outcomeOf(input: LocalRecordInput): RecordOutcome {
     telemetry_gaps: gaps,
     pull_request: null,
   };
+}
+
+/**
+ * The record with a reference job of a round (`topo watch`'s, as the record workflow records a closed
+ * pull request's): keyed by its run name, so recording it twice changes nothing. Pure.
+ */
+export function recordReferenceLocally(input: {
+  experiment: Experiment;
+  cluster?: Cluster;
+  recordText: string | null;
+  seen: ReferenceJobSeen;
+}): { record: ExperimentRecord; files: Record<string, string>; unchanged: boolean } {
+  const paths = recordPaths(input.experiment.experiment_id);
+  const before =
+    input.recordText === null
+      ? createRecord(input.experiment, input.cluster)
+      : parseRecord(input.recordText, paths.json);
+  const held = before.reference_runs?.find((r) => r.run_name === input.seen.runName);
+  // recorded again: the first recording's time stays (the entry is otherwise the same run's)
+  const entry = referenceRunEntry({ ...input.seen, at: held?.recorded_at ?? input.seen.at });
+  const record = applyReferenceRun(before, entry);
+  const files = recordFiles(record);
+  return { record, files, unchanged: files[paths.json] === input.recordText };
 }

@@ -30,7 +30,7 @@ import type { Experiment } from '../../types/generated/experiment.js';
 import type { ExperimentRecord } from '../../types/generated/record.js';
 import type { Topology } from '../../types/generated/topology.js';
 import { withRunName } from '../../usecases/prepare.js';
-import { recordLocally } from '../../usecases/record-local.js';
+import { recordLocally, recordReferenceLocally } from '../../usecases/record-local.js';
 import { submitCandidate } from '../../usecases/submit.js';
 import { type CandidateDetails, renderCandidateFile } from '../../usecases/validate.js';
 import { flag, num, type Parsed, parseOptions, str } from '../args.js';
@@ -49,7 +49,7 @@ export const watchCommand: Command = {
   help: {
     synopsis: 'topo watch <experiment> [candidate…] [options]',
     description:
-      "The monitor's pass from the CLI: the same stages, judge and decision path as the monitor action, with no GitHub. It watches each named candidate's newest run of the topology its file describes (default: every candidate with a live run, or an ended one the record does not hold yet) and looks again every --interval seconds while runs are live. A run is stopped at its decision (stop_when_decided), the round's reference job is started beside its candidates and stopped as the monitor does (experiment.yaml reference: beside), each decision is printed as its pull request comment's headline would say it, and a run that ended is recorded in experiments/<id>.json and .md as the record workflow records a merged (decided better, or the baseline) or closed pull request (--no-record leaves that to `topo record`). It never submits a candidate (`topo submit` does). Exit 0 once every watched run is decided and ended (and recorded). Ctrl-C leaves the runs as they are and exits 130; its memory is .topo/watch/<experiment>.json, so a second `topo watch` resumes. With --json: one object per event, one per line (schemas/cli/watch.schema.json).",
+      "The monitor's pass from the CLI: the same stages, judge and decision path as the monitor action, with no GitHub. It watches each named candidate's newest run of the topology its file describes (default: every candidate with a live run, or an ended one the record does not hold yet) and looks again every --interval seconds while runs are live. A run is stopped at its decision (stop_when_decided), the round's reference job is started beside its candidates and stopped as the monitor does (experiment.yaml reference: beside), each decision is printed as its pull request comment's headline would say it, a run that ended is recorded in experiments/<id>.json and .md as the record workflow records a merged (decided better, or the baseline) or closed pull request, and each reference job of a round that ended among the record's reference runs with the GPU-minutes it held (--no-record leaves that to `topo record`). It never submits a candidate (`topo submit` does). Exit 0 once every watched run is decided and ended (and recorded). Ctrl-C leaves the runs as they are and exits 130; its memory is .topo/watch/<experiment>.json, so a second `topo watch` resumes. With --json: one object per event, one per line (schemas/cli/watch.schema.json).",
     options: [
       {
         name: 'interval',
@@ -483,6 +483,48 @@ function recordEnded(io: CliIO, s: Session, report: PassReport): WatchEvent[] {
     });
     seen.recorded = 'refused' in result ? 'refused' : result.kind;
     out.push(recordedEvent(io, s, c, result));
+  }
+  return [...out, ...recordReferences(io, s, report)];
+}
+
+/**
+ * Each reference job of a round that ended, recorded among the experiment's reference runs with the
+ * GPU-minutes it held (as the record workflow records a closed pull request's reference jobs).
+ */
+function recordReferences(io: CliIO, s: Session, report: PassReport): WatchEvent[] {
+  const out: WatchEvent[] = [];
+  for (const h of s.state.references) {
+    const c = report.candidates.find((x) => x.runName === h.request.runName);
+    if (h.recorded || !h.run || !c || !FINAL.has(c.state)) continue;
+    const result = recordReferenceLocally({
+      experiment: s.experiment,
+      ...(s.t.cluster ? { cluster: s.t.cluster.config } : {}),
+      recordText: readRecord(io, s.id),
+      seen: {
+        of: h.request.candidate,
+        runName: h.request.runName,
+        jobId: h.run.jobId ?? c.view.jobId ?? null,
+        pullRequest: null,
+        observation: c.view.observation,
+        ended: h.outcome?.kind ?? c.state,
+        candidates: s.targets.map((t) => t.candidate.name),
+        at: new Date().toISOString(),
+      },
+    });
+    writeRecordFiles(io, result.files);
+    h.recorded = true;
+    s.save();
+    const file = recordPaths(s.id).json;
+    const gpu = result.record.reference_runs?.find((r) => r.run_name === c.runName)?.gpu_minutes;
+    out.push({
+      ...eventOf(
+        s,
+        c,
+        'recorded',
+        `  recorded reference job ${c.runName} (${gpu ?? '?'} GPU-minutes) in ${file}`,
+      ),
+      record: { status: 'reference', file, changed: !result.unchanged },
+    });
   }
   return out;
 }

@@ -7,7 +7,11 @@ import { createRecord, recordPaths } from '../../../src/record/model.js';
 import { recordProblems } from '../../../src/record/validate.js';
 import type { Candidate } from '../../../src/types/generated/candidate.js';
 import type { CandidateObservation } from '../../../src/types/generated/metrics.js';
-import { type LocalRecordInput, recordLocally } from '../../../src/usecases/record-local.js';
+import {
+  type LocalRecordInput,
+  recordLocally,
+  recordReferenceLocally,
+} from '../../../src/usecases/record-local.js';
 import { EXPERIMENT, observation } from '../../fixtures/record/scenario.js';
 
 const JSON_PATH = recordPaths(EXPERIMENT.experiment_id).json;
@@ -116,5 +120,61 @@ describe('recordLocally', () => {
     );
     expect(r.record.runs).toHaveLength(1);
     expect(r.record.runs[0]?.status).toBe('accepted');
+  });
+});
+
+describe("recordReferenceLocally (topo watch records a round's reference job)", () => {
+  const seen = (obs: CandidateObservation | null, held: number | null) => ({
+    of: 'baseline',
+    runName: 'topo-x-baseline-0123abcd-1111bbbb',
+    jobId: '31',
+    pullRequest: null,
+    observation: obs,
+    heldGpuMinutes: held,
+    ended: 'stopped',
+    candidates: ['more-workers', 'more-workers'],
+    at: '2026-12-06T13:00:00Z',
+  });
+  it('keeps it among the reference runs with the GPU-minutes its comment says it used, once', () => {
+    const stoppedObs = observation('topo-x-baseline-0123abcd-1111bbbb', 5.1, {
+      decision: {
+        state: 'reference',
+        against: 'baseline',
+        decided_at_minutes: 30,
+        min_improvement: 0.03,
+        evidence: ['stopped: no open decision needs it'],
+        gpu_minutes_used: 240,
+      },
+    } as Partial<CandidateObservation>);
+    const first = recordReferenceLocally({
+      experiment: EXPERIMENT,
+      recordText: null,
+      seen: seen(stoppedObs, 999),
+    });
+    expect(first.record.reference_runs).toEqual([
+      expect.objectContaining({
+        of: 'baseline',
+        run_name: 'topo-x-baseline-0123abcd-1111bbbb',
+        job_id: '31',
+        gpu_minutes: 240,
+        ended: 'stopped',
+        candidates: ['more-workers'],
+        recorded_at: '2026-12-06T13:00:00Z',
+      }),
+    ]);
+    expect(recordProblems(first.record)).toEqual([]);
+    // the runs the record holds are untouched: a reference job is never the best's own run
+    expect(first.record.runs).toEqual([]);
+    const text = first.files[JSON_PATH] as string;
+    const again = recordReferenceLocally({
+      experiment: EXPERIMENT,
+      recordText: text,
+      seen: { ...seen(stoppedObs, 999), at: '2026-12-06T14:00:00Z' },
+    });
+    expect(again.unchanged).toBe(true);
+  });
+  it("charges Slurm's allocation when its comment has no figure", () => {
+    const r = recordReferenceLocally({ experiment: EXPERIMENT, recordText: null, seen: seen(null, 120.4) });
+    expect(r.record.reference_runs?.[0]?.gpu_minutes).toBe(120);
   });
 });
