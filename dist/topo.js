@@ -75396,6 +75396,21 @@ function describeChange(change, isBaseline) {
 }
 
 // src/record/reference-runs.ts
+function referenceRunEntry(x2) {
+  const used = x2.observation?.decision?.gpu_minutes_used;
+  const held = x2.heldGpuMinutes == null ? null : Math.round(x2.heldGpuMinutes);
+  return {
+    of: x2.of,
+    run_name: x2.runName,
+    job_id: x2.jobId,
+    pull_request: x2.pullRequest,
+    gpu_minutes: typeof used === "number" ? used : held,
+    ended: x2.ended,
+    candidates: [...new Set(x2.candidates)],
+    verdict: x2.observation?.verdict ?? null,
+    recorded_at: x2.at
+  };
+}
 function applyReferenceRun(record, run3) {
   const list = record.reference_runs ?? [];
   const before = list.find((r) => r.run_name === run3.run_name);
@@ -76994,28 +77009,23 @@ async function endRequestsWithPull(deps, pull) {
 }
 
 // src/usecases/record-reference.ts
-function gpuMinutesOf(observation, job, timeScale) {
-  const used = observation?.decision?.gpu_minutes_used;
-  if (typeof used === "number") return used;
-  return job?.gpuMinutes == null ? null : Math.round(job.gpuMinutes * timeScale);
-}
 async function referenceRunOf(r, request2, experiment) {
   const { closed } = r;
   const job = jobForRun(closed.jobs.get(request2.experiment) ?? [], request2.runName, (j2) => j2) ?? void 0;
   const seen = await r.observationOf(request2.candidate);
   const observation = seen?.run_name === request2.runName ? seen : void 0;
   const candidates = closed.state.requests.filter((q2) => !isReferenceRequest(q2) && q2.experiment === request2.experiment).map((q2) => q2.candidate);
-  return {
+  return referenceRunEntry({
     of: request2.candidate,
-    run_name: request2.runName,
-    job_id: job?.id ?? closed.state.runs[request2.id]?.jobId ?? null,
-    pull_request: r.pull.number,
-    gpu_minutes: gpuMinutesOf(observation, job, r.timeScaleOf(experiment)),
+    runName: request2.runName,
+    jobId: job?.id ?? closed.state.runs[request2.id]?.jobId ?? null,
+    pullRequest: r.pull.number,
+    observation,
+    heldGpuMinutes: job?.gpuMinutes == null ? null : job.gpuMinutes * r.timeScaleOf(experiment),
     ended: closed.state.outcomes[request2.id]?.kind ?? null,
-    candidates: [...new Set(candidates)],
-    verdict: observation?.verdict ?? null,
-    recorded_at: r.pull.closed_at ?? null
-  };
+    candidates,
+    at: r.pull.closed_at ?? null
+  });
 }
 async function recordReferenceRuns(deps, r) {
   const out = [];
@@ -89938,17 +89948,18 @@ function observedOf(c, run3, outcome) {
   };
 }
 function referenceRunOf2(r) {
-  return {
+  return referenceRunEntry({
     of: r.run.candidate.name,
-    run_name: r.run.runName,
-    job_id: r.run.jobId,
-    pull_request: null,
-    gpu_minutes: r.gpuMinutes === null ? null : Math.round(r.gpuMinutes),
+    runName: r.run.runName,
+    jobId: r.run.jobId,
+    pullRequest: null,
+    heldGpuMinutes: r.gpuMinutes,
     ended: r.ended,
     candidates: r.candidates,
-    verdict: r.observation?.verdict ?? null,
-    recorded_at: (/* @__PURE__ */ new Date()).toISOString()
-  };
+    at: (/* @__PURE__ */ new Date()).toISOString(),
+    // the demo charges what its loop measured, not the comment's figure
+    observation: r.observation ? { ...r.observation, decision: void 0 } : null
+  });
 }
 function realDemoParts(root, env, outDir) {
   let clustersFile = "";
@@ -93047,6 +93058,15 @@ function outcomeOf2(input) {
     pull_request: null
   };
 }
+function recordReferenceLocally(input) {
+  const paths = recordPaths(input.experiment.experiment_id);
+  const before = input.recordText === null ? createRecord(input.experiment, input.cluster) : parseRecord(input.recordText, paths.json);
+  const held = before.reference_runs?.find((r) => r.run_name === input.seen.runName);
+  const entry = referenceRunEntry({ ...input.seen, at: held?.recorded_at ?? input.seen.at });
+  const record = applyReferenceRun(before, entry);
+  const files = recordFiles(record);
+  return { record, files, unchanged: files[paths.json] === input.recordText };
+}
 
 // src/cli/commands/status.ts
 import { existsSync as existsSync18, readFileSync as readFileSync16 } from "node:fs";
@@ -96035,7 +96055,7 @@ var watchCommand = {
   summary: "Decide, stop and record an experiment's runs as the monitor does, without GitHub",
   help: {
     synopsis: "topo watch <experiment> [candidate\u2026] [options]",
-    description: "The monitor's pass from the CLI: the same stages, judge and decision path as the monitor action, with no GitHub. It watches each named candidate's newest run of the topology its file describes (default: every candidate with a live run, or an ended one the record does not hold yet) and looks again every --interval seconds while runs are live. A run is stopped at its decision (stop_when_decided), the round's reference job is started beside its candidates and stopped as the monitor does (experiment.yaml reference: beside), each decision is printed as its pull request comment's headline would say it, and a run that ended is recorded in experiments/<id>.json and .md as the record workflow records a merged (decided better, or the baseline) or closed pull request (--no-record leaves that to `topo record`). It never submits a candidate (`topo submit` does). Exit 0 once every watched run is decided and ended (and recorded). Ctrl-C leaves the runs as they are and exits 130; its memory is .topo/watch/<experiment>.json, so a second `topo watch` resumes. With --json: one object per event, one per line (schemas/cli/watch.schema.json).",
+    description: "The monitor's pass from the CLI: the same stages, judge and decision path as the monitor action, with no GitHub. It watches each named candidate's newest run of the topology its file describes (default: every candidate with a live run, or an ended one the record does not hold yet) and looks again every --interval seconds while runs are live. A run is stopped at its decision (stop_when_decided), the round's reference job is started beside its candidates and stopped as the monitor does (experiment.yaml reference: beside), each decision is printed as its pull request comment's headline would say it, a run that ended is recorded in experiments/<id>.json and .md as the record workflow records a merged (decided better, or the baseline) or closed pull request, and each reference job of a round that ended among the record's reference runs with the GPU-minutes it held (--no-record leaves that to `topo record`). It never submits a candidate (`topo submit` does). Exit 0 once every watched run is decided and ended (and recorded). Ctrl-C leaves the runs as they are and exits 130; its memory is .topo/watch/<experiment>.json, so a second `topo watch` resumes. With --json: one object per event, one per line (schemas/cli/watch.schema.json).",
     options: [
       {
         name: "interval",
@@ -96361,6 +96381,43 @@ function recordEnded(io, s, report3) {
     });
     seen.recorded = "refused" in result ? "refused" : result.kind;
     out.push(recordedEvent(io, s, c, result));
+  }
+  return [...out, ...recordReferences3(io, s, report3)];
+}
+function recordReferences3(io, s, report3) {
+  const out = [];
+  for (const h2 of s.state.references) {
+    const c = report3.candidates.find((x2) => x2.runName === h2.request.runName);
+    if (h2.recorded || !h2.run || !c || !FINAL.has(c.state)) continue;
+    const result = recordReferenceLocally({
+      experiment: s.experiment,
+      ...s.t.cluster ? { cluster: s.t.cluster.config } : {},
+      recordText: readRecord(io, s.id),
+      seen: {
+        of: h2.request.candidate,
+        runName: h2.request.runName,
+        jobId: h2.run.jobId ?? c.view.jobId ?? null,
+        pullRequest: null,
+        observation: c.view.observation,
+        ended: h2.outcome?.kind ?? c.state,
+        candidates: s.targets.map((t) => t.candidate.name),
+        at: (/* @__PURE__ */ new Date()).toISOString()
+      }
+    });
+    writeRecordFiles(io, result.files);
+    h2.recorded = true;
+    s.save();
+    const file = recordPaths(s.id).json;
+    const gpu = result.record.reference_runs?.find((r) => r.run_name === c.runName)?.gpu_minutes;
+    out.push({
+      ...eventOf(
+        s,
+        c,
+        "recorded",
+        `  recorded reference job ${c.runName} (${gpu ?? "?"} GPU-minutes) in ${file}`
+      ),
+      record: { status: "reference", file, changed: !result.unchanged }
+    });
   }
   return out;
 }

@@ -73525,6 +73525,21 @@ function referenceWithFigure(run, runs2) {
 }
 
 // src/record/reference-runs.ts
+function referenceRunEntry(x) {
+  const used = x.observation?.decision?.gpu_minutes_used;
+  const held = x.heldGpuMinutes == null ? null : Math.round(x.heldGpuMinutes);
+  return {
+    of: x.of,
+    run_name: x.runName,
+    job_id: x.jobId,
+    pull_request: x.pullRequest,
+    gpu_minutes: typeof used === "number" ? used : held,
+    ended: x.ended,
+    candidates: [...new Set(x.candidates)],
+    verdict: x.observation?.verdict ?? null,
+    recorded_at: x.at
+  };
+}
 function applyReferenceRun(record, run) {
   const list = record.reference_runs ?? [];
   const before = list.find((r) => r.run_name === run.run_name);
@@ -75718,28 +75733,23 @@ async function endRequestsWithPull(deps, pull) {
 }
 
 // src/usecases/record-reference.ts
-function gpuMinutesOf(observation, job, timeScale) {
-  const used = observation?.decision?.gpu_minutes_used;
-  if (typeof used === "number") return used;
-  return job?.gpuMinutes == null ? null : Math.round(job.gpuMinutes * timeScale);
-}
 async function referenceRunOf(r, request2, experiment) {
   const { closed } = r;
   const job = jobForRun(closed.jobs.get(request2.experiment) ?? [], request2.runName, (j) => j) ?? void 0;
   const seen = await r.observationOf(request2.candidate);
   const observation = seen?.run_name === request2.runName ? seen : void 0;
   const candidates = closed.state.requests.filter((q) => !isReferenceRequest(q) && q.experiment === request2.experiment).map((q) => q.candidate);
-  return {
+  return referenceRunEntry({
     of: request2.candidate,
-    run_name: request2.runName,
-    job_id: job?.id ?? closed.state.runs[request2.id]?.jobId ?? null,
-    pull_request: r.pull.number,
-    gpu_minutes: gpuMinutesOf(observation, job, r.timeScaleOf(experiment)),
+    runName: request2.runName,
+    jobId: job?.id ?? closed.state.runs[request2.id]?.jobId ?? null,
+    pullRequest: r.pull.number,
+    observation,
+    heldGpuMinutes: job?.gpuMinutes == null ? null : job.gpuMinutes * r.timeScaleOf(experiment),
     ended: closed.state.outcomes[request2.id]?.kind ?? null,
-    candidates: [...new Set(candidates)],
-    verdict: observation?.verdict ?? null,
-    recorded_at: r.pull.closed_at ?? null
-  };
+    candidates,
+    at: r.pull.closed_at ?? null
+  });
 }
 async function recordReferenceRuns(deps, r) {
   const out = [];
