@@ -93241,7 +93241,11 @@ var statusCommand = {
         const now = Math.floor(Date.now() / 1e3);
         const jobs = await port.jobs(id);
         const judged2 = await judgeJobs({ experiment, id, jobs, now, t, cwd: io.cwd });
-        const warnings = (judged2.telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`);
+        const warnings = [
+          ...(judged2.telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`),
+          // a job under a run's name whose comment names another Request: not the run (invariant 21)
+          ...(port.conflicts?.(id) ?? []).map((j2) => `${j2.name}: ${conflictNote(j2)}`)
+        ];
         if (json) {
           const doc = {
             schema_version: 1,

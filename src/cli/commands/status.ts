@@ -10,6 +10,7 @@ import { experimentLimits } from '../../judge/observe.js';
 import { type ExperimentTelemetry, jobsWindow, readTelemetry, seriesOf } from '../../judge/telemetry.js';
 import { parseRunName } from '../../lifecycle/run-name.js';
 import { slurmMonitorPort } from '../../monitor/adapters.js';
+import { conflictNote } from '../../monitor/judge.js';
 import { bestSteps } from '../../record/best.js';
 import { baselineRun, bestRun, recordPaths, referenceOf } from '../../record/model.js';
 import { parseRecord } from '../../record/validate.js';
@@ -258,7 +259,11 @@ export const statusCommand: Command = {
         const now = Math.floor(Date.now() / 1000);
         const jobs = await port.jobs(id);
         const judged = await judgeJobs({ experiment, id, jobs, now, t, cwd: io.cwd });
-        const warnings = (judged.telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`);
+        const warnings = [
+          ...(judged.telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`),
+          // a job under a run's name whose comment names another Request: not the run (invariant 21)
+          ...(port.conflicts?.(id) ?? []).map((j) => `${j.name}: ${conflictNote(j)}`),
+        ];
         if (json) {
           const doc = {
             schema_version: 1,

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseRunStateBlock } from '../../../src/lifecycle/state-block.js';
 import { useActionTestbed, workersCandidate } from '../../support/action-fixture.js';
+import { runTopo } from '../../support/cli.js';
 import { clusterCommand } from '../../support/cluster.js';
 import { squeueFields, untilRunning } from '../../support/foreign-job.js';
 
@@ -77,6 +78,15 @@ export function ownershipSuite(accounting: boolean): void {
       const comment = t.sticky(t.pull('later'), 'monitor-a');
       for (const id of [plain, another])
         expect(comment).toMatch(new RegExp(`Slurm job ${id} carries this run.s name`));
+
+      // The CLI, with no bot state: another Request's job is a conflict it names, never a run.
+      const cli = await runTopo(['status', t.experimentId, '--json'], t.workspace, {
+        ...process.env,
+        SLURM_CONF: t.privateCluster.env.slurmConf,
+      });
+      expect(cli.code, cli.stderr).toBe(0);
+      const status = JSON.parse(cli.stdout) as { warnings: string[] };
+      expect(status.warnings.join('\n')).toMatch(new RegExp(`Slurm job ${another} carries this run.s name`));
 
       // The slot: b ends, and the queued Request runs beside the live jobs under its name.
       await ok('first', '/topo cancel');
