@@ -69125,8 +69125,9 @@ function loadYaml(text3, file) {
   for (const err of [...doc.errors, ...doc.warnings]) {
     let offset = err.pos[0];
     if (text3.slice(offset).trim() === "") offset = Math.max(0, text3.trimEnd().length - 1);
-    const at = pos(offset);
     const path = pathAtOffset(doc.contents, err.pos[0]);
+    const opened = unclosedQuoteAt(doc, err, path);
+    const at = pos(opened ?? offset);
     if (err.code === "DUPLICATE_KEY") {
       const key = String(path[path.length - 1] ?? text3.slice(err.pos[0], err.pos[1]).trim());
       issues.push({
@@ -69153,7 +69154,7 @@ function loadYaml(text3, file) {
         file,
         ...at,
         keyPath: formatKeyPath(path),
-        message: `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses`
+        message: opened === void 0 ? `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses` : `YAML syntax error: the quote opened here is never closed (the parser read on to line ${pos(err.pos[0]).line}); close it on this line`
       });
     }
   }
@@ -69292,6 +69293,11 @@ function locateNode(doc, path, wantKey, pos) {
     }
   }
   return best;
+}
+function unclosedQuoteAt(doc, err, path) {
+  if (err.code !== "MISSING_CHAR" || !/quote/i.test(err.message) || path.length === 0) return void 0;
+  const node = doc.getIn(path, true);
+  return (0, import_yaml.isScalar)(node) && node.range && node.range[0] < err.pos[0] ? node.range[0] : void 0;
 }
 
 // src/topology/files.ts

@@ -12,6 +12,7 @@ import {
   type Node,
   type Pair,
   parseAllDocuments,
+  type YAMLError,
 } from 'yaml';
 import { formatKeyPath, type Issue, type PathSegment } from './issues.js';
 
@@ -86,8 +87,10 @@ export function loadYaml(text: string, file: string): LoadedYaml {
     // An error at the end of the file (an unclosed bracket) is reported at the last line with content.
     let offset = err.pos[0];
     if (text.slice(offset).trim() === '') offset = Math.max(0, text.trimEnd().length - 1);
-    const at = pos(offset);
     const path = pathAtOffset(doc.contents, err.pos[0]);
+    // an unclosed quote is found where the file ends; the person needs where it opened
+    const opened = unclosedQuoteAt(doc, err, path);
+    const at = pos(opened ?? offset);
     if (err.code === 'DUPLICATE_KEY') {
       const key = String(path[path.length - 1] ?? text.slice(err.pos[0], err.pos[1]).trim());
       issues.push({
@@ -114,7 +117,10 @@ export function loadYaml(text: string, file: string): LoadedYaml {
         file,
         ...at,
         keyPath: formatKeyPath(path),
-        message: `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses`,
+        message:
+          opened === undefined
+            ? `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses`
+            : `YAML syntax error: the quote opened here is never closed (the parser read on to ${text.slice(err.pos[0]).trim() === '' ? 'the end of the file' : `line ${pos(err.pos[0]).line}`}); close it on this line`,
       });
     }
   }
@@ -279,4 +285,11 @@ function locateNode(
     }
   }
   return best;
+}
+
+/** Where the quoted scalar opens when `err` is a missing closing quote, else undefined. */
+function unclosedQuoteAt(doc: Document, err: YAMLError, path: readonly PathSegment[]): number | undefined {
+  if (err.code !== 'MISSING_CHAR' || !/quote/i.test(err.message) || path.length === 0) return undefined;
+  const node = doc.getIn(path as PathSegment[], true);
+  return isScalar(node) && node.range && node.range[0] < err.pos[0] ? node.range[0] : undefined;
 }

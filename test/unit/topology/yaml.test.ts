@@ -61,6 +61,17 @@ describe('loadYaml', () => {
     expect(y.issues[0]?.severity).toBe('error');
   });
 
+  it('reports an unclosed quote where it opens, not where the parser gave up (issue 41: line 3 was 7:20)', () => {
+    const text = 'a: 1\nb: 2\nc: "abc\nd: 4\ne: 5\nf: 6\ng: 7\n';
+    const y = loadYaml(text, 'q.yaml');
+    expect(y.issues).toHaveLength(1);
+    expect(y.issues[0]).toMatchObject({ rule: 'yaml-syntax', line: 3, column: 4, keyPath: 'c' });
+    expect(y.issues[0]?.message).toContain('the quote opened here is never closed');
+    expect(y.issues[0]?.message).toContain('the end of the file');
+    const nested = loadYaml("topology:\n  driver: 'x\n  physics: 4\n", 'n.yaml');
+    expect(nested.issues[0]).toMatchObject({ line: 2, column: 11, keyPath: 'topology.driver' });
+  });
+
   it('reports a duplicate key at the second occurrence with its key path', () => {
     const y = loadYaml('topology:\n  runtime:\n    nr_workers: 1\n    nr_workers: 2\n', 'd.yaml');
     expect(y.issues[0]).toMatchObject({
