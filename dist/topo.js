@@ -62825,6 +62825,9 @@ var CommandTimeoutError = class extends SlurmError {
 var HostKeyMismatchError = class extends SlurmError {
   name = "HostKeyMismatchError";
 };
+var KeyRefusedError = class extends SlurmError {
+  name = "KeyRefusedError";
+};
 var SlurmConfigError = class extends SlurmError {
   name = "SlurmConfigError";
 };
@@ -69154,7 +69157,7 @@ function loadYaml(text3, file) {
         file,
         ...at,
         keyPath: formatKeyPath(path),
-        message: opened === void 0 ? `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses` : `YAML syntax error: the quote opened here is never closed (the parser read on to line ${pos(err.pos[0]).line}); close it on this line`
+        message: opened === void 0 ? `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses` : `YAML syntax error: the quote opened here is never closed (the parser read on to ${text3.slice(err.pos[0]).trim() === "" ? "the end of the file" : `line ${pos(err.pos[0]).line}`}); close it on this line`
       });
     }
   }
@@ -83101,8 +83104,8 @@ function createSshTransport(options2) {
       if (last instanceof SlurmError) throw last;
       const e = last;
       if (e?.level === "client-authentication") {
-        throw new SlurmError(
-          `SSH to ${where2} refused the private key (key authentication only): ${e.message}`
+        throw new KeyRefusedError(
+          `SSH to ${where2} refused the private key (key authentication only): ${e.message}; check that TOPO_SSH_KEY or TOPO_SSH_KEY_FILE is the key whose public half is in the login user's authorized_keys`
         );
       }
       throw new ConnectionLostError(
@@ -96546,7 +96549,8 @@ function classifyError(error) {
   if (error instanceof UsageError) return { kind: "usage", exit_code: EXIT.usage, message: message2 };
   if (error instanceof ConfigError || error instanceof SlurmConfigError)
     return { kind: "configuration", exit_code: EXIT.usage, message: message2 };
-  if (error instanceof HostKeyMismatchError) return { kind: "refused", exit_code: EXIT.refused, message: message2 };
+  if (error instanceof HostKeyMismatchError || error instanceof KeyRefusedError)
+    return { kind: "refused", exit_code: EXIT.refused, message: message2 };
   if (error instanceof InterruptedError || error instanceof SubmitInterrupted)
     return { kind: "interrupted", exit_code: EXIT.interrupted, message: message2 };
   if (error instanceof FindingError)

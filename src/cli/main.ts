@@ -1,6 +1,6 @@
 // Entry of the `topo` command: dispatches to src/cli/commands/<name>.ts and turns errors into the
 // shared exit codes (and, under --json, into one JSON error document on stdout).
-import { HostKeyMismatchError, SlurmConfigError } from '../slurm/errors.js';
+import { HostKeyMismatchError, KeyRefusedError, SlurmConfigError } from '../slurm/errors.js';
 import { SubmitInterrupted } from '../usecases/submit.js';
 import { renderHelp } from './args.js';
 import type { CliIO, Command } from './command.js';
@@ -64,7 +64,8 @@ export function classifyError(error: unknown): JsonError['error'] {
   if (error instanceof UsageError) return { kind: 'usage', exit_code: EXIT.usage, message };
   if (error instanceof ConfigError || error instanceof SlurmConfigError)
     return { kind: 'configuration', exit_code: EXIT.usage, message };
-  if (error instanceof HostKeyMismatchError) return { kind: 'refused', exit_code: EXIT.refused, message };
+  if (error instanceof HostKeyMismatchError || error instanceof KeyRefusedError)
+    return { kind: 'refused', exit_code: EXIT.refused, message };
   if (error instanceof InterruptedError || error instanceof SubmitInterrupted)
     return { kind: 'interrupted', exit_code: EXIT.interrupted, message };
   if (error instanceof FindingError)

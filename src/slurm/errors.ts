@@ -74,6 +74,11 @@ export class HostKeyMismatchError extends SlurmError {
   override name = 'HostKeyMismatchError';
 }
 
+/** The login node refused the private key (not one its authorized_keys holds for the user): refused. */
+export class KeyRefusedError extends SlurmError {
+  override name = 'KeyRefusedError';
+}
+
 /** The cluster cannot be reached as configured (no SSH key, an incomplete ssh entry): exit 2, not an outage. */
 export class SlurmConfigError extends SlurmError {
   override name = 'SlurmConfigError';

@@ -5,7 +5,13 @@
 import { createHash } from 'node:crypto';
 import { NodeSSH } from 'node-ssh';
 import { plainCommandEnvironment } from './environment.js';
-import { CommandTimeoutError, ConnectionLostError, HostKeyMismatchError, SlurmError } from './errors.js';
+import {
+  CommandTimeoutError,
+  ConnectionLostError,
+  HostKeyMismatchError,
+  KeyRefusedError,
+  SlurmError,
+} from './errors.js';
 import { assertSafeArgv, remoteCommandLine } from './shell.js';
 import {
   type RemoteShell,
@@ -182,8 +188,8 @@ export function createSshTransport(options: SshTransportOptions): Transport {
       if (last instanceof SlurmError) throw last;
       const e = last as Error & { level?: string };
       if (e?.level === 'client-authentication') {
-        throw new SlurmError(
-          `SSH to ${where} refused the private key (key authentication only): ${e.message}`,
+        throw new KeyRefusedError(
+          `SSH to ${where} refused the private key (key authentication only): ${e.message}; check that TOPO_SSH_KEY or TOPO_SSH_KEY_FILE is the key whose public half is in the login user's authorized_keys`,
         );
       }
       throw new ConnectionLostError(

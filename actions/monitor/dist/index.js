@@ -67601,7 +67601,7 @@ function loadYaml(text3, file) {
         file,
         ...at,
         keyPath: formatKeyPath(path),
-        message: opened === void 0 ? `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses` : `YAML syntax error: the quote opened here is never closed (the parser read on to line ${pos(err.pos[0]).line}); close it on this line`
+        message: opened === void 0 ? `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses` : `YAML syntax error: the quote opened here is never closed (the parser read on to ${text3.slice(err.pos[0]).trim() === "" ? "the end of the file" : `line ${pos(err.pos[0]).line}`}); close it on this line`
       });
     }
   }
@@ -71069,6 +71069,9 @@ var CommandTimeoutError = class extends SlurmError {
 };
 var HostKeyMismatchError = class extends SlurmError {
   name = "HostKeyMismatchError";
+};
+var KeyRefusedError = class extends SlurmError {
+  name = "KeyRefusedError";
 };
 var SlurmConfigError = class extends SlurmError {
   name = "SlurmConfigError";
@@ -79968,8 +79971,8 @@ function createSshTransport(options) {
       if (last instanceof SlurmError) throw last;
       const e = last;
       if (e?.level === "client-authentication") {
-        throw new SlurmError(
-          `SSH to ${where} refused the private key (key authentication only): ${e.message}`
+        throw new KeyRefusedError(
+          `SSH to ${where} refused the private key (key authentication only): ${e.message}; check that TOPO_SSH_KEY or TOPO_SSH_KEY_FILE is the key whose public half is in the login user's authorized_keys`
         );
       }
       throw new ConnectionLostError(

@@ -44332,7 +44332,7 @@ function loadYaml(text, file) {
         file,
         ...at,
         keyPath: formatKeyPath(path),
-        message: opened === void 0 ? `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses` : `YAML syntax error: the quote opened here is never closed (the parser read on to line ${pos(err.pos[0]).line}); close it on this line`
+        message: opened === void 0 ? `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses` : `YAML syntax error: the quote opened here is never closed (the parser read on to ${text.slice(err.pos[0]).trim() === "" ? "the end of the file" : `line ${pos(err.pos[0]).line}`}); close it on this line`
       });
     }
   }

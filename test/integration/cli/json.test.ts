@@ -1,5 +1,6 @@
 // `status --json` and `analyze --json` against the local cluster: versioned documents that match
 // their schemas in schemas/cli/, and one line with exit 3 when Prometheus is down.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,6 +94,22 @@ describe('--json against the local cluster', () => {
     expect(cliSchemaErrors('error', doc)).toEqual([]);
     expect(doc.error.kind).toBe('refused');
     expect(r.stderr).toMatch(/^topo jobs: refusing .*host key/);
+  });
+
+  it('a private key the login node refuses: exit 4, kind refused, naming the key variables (issue 41: exit 1, internal)', async () => {
+    const dir = experimentDir();
+    const wrong = join(dir, 'wrong-key');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', wrong]);
+    const r = await runTopo(['jobs', id, '--cluster', 'local-ssh', '--json'], dir, {
+      TOPO_CLUSTERS_FILE: cluster.clustersFile,
+      SLURM_CONF: cluster.slurmConf,
+      TOPO_SSH_KEY_FILE: wrong,
+    });
+    expect(r.code, r.stderr).toBe(4);
+    const doc = JSON.parse(r.stdout);
+    expect(cliSchemaErrors('error', doc)).toEqual([]);
+    expect(doc.error.kind).toBe('refused');
+    expect(r.stderr).toMatch(/refused the private key .*TOPO_SSH_KEY_FILE/);
   });
 
   it('status with Prometheus down: one line, exit 3', async () => {
