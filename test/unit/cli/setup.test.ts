@@ -29,7 +29,7 @@ const WORKFLOWS = ['validate', 'submit', 'monitor', 'record'].map(
   (n) => `.github/workflows/topology-${n}.yml`,
 );
 
-describe('topo setup', () => {
+describe('topo setup', { timeout: 120_000 }, () => {
   it.each(['local', 'ssh'])(
     'writes callers of the shipped reusable workflows and a valid clusters.yaml (%s)',
     async (transport) => {
