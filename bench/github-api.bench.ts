@@ -12,10 +12,10 @@ import { checkCommandAllowed, pullOrigin } from '../src/github/permissions.js';
 import { reactToComment } from '../src/github/reactions.js';
 import { upsertStickyComment } from '../src/github/sticky-comment.js';
 import { DEFAULT_YIELD_TO, queuedWorkflowRuns } from '../src/github/workflow-runs.js';
+import { startGitHubServer } from '../src/github-local/index.js';
+import { openApi } from '../src/github-local/openapi.js';
 import { watchPass } from '../src/monitor/loop.js';
 import { monitorPass } from '../src/monitor/pass.js';
-import { startGitHubServer } from '../test/support/github-server/index.js';
-import { openApi } from '../test/support/github-server/openapi.js';
 import { budgetWorld, countCalls } from '../test/support/monitor-budget.js';
 
 const t0 = performance.now();

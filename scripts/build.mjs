@@ -11,9 +11,16 @@ import { nodeBundleOptions } from './esbuild-options.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const check = process.argv.includes('--check');
 
-/** Entry points: one per action plus the CLI. */
+/**
+ * Entry points: one per action plus the CLI, and the local GitHub API that `topo demo --autopilot`
+ * loads beside the CLI (dist/github-local.js: it reads GitHub's descriptions from the development
+ * dependencies, so it stays out of the CLI bundle, which runs without node_modules).
+ */
 export function entries() {
-  const list = [{ in: join(root, 'src/cli/main.ts'), out: join(root, 'dist/topo.js') }];
+  const list = [
+    { in: join(root, 'src/cli/main.ts'), out: join(root, 'dist/topo.js') },
+    { in: join(root, 'src/github-local/index.ts'), out: join(root, 'dist/github-local.js') },
+  ];
   for (const name of readdirSync(join(root, 'actions')).sort()) {
     const main = join(root, 'actions', name, 'main.ts');
     if (existsSync(main)) list.push({ in: main, out: join(root, 'actions', name, 'dist/index.js') });

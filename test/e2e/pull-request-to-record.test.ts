@@ -22,9 +22,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import type { Pull, Repo } from '../../src/github-local/index.js';
 import { requireCluster } from '../support/cluster.js';
 import { type EventFile, issueCommentEvent, pullRequestEvent, scheduleEvent } from '../support/events.js';
-import type { Pull, Repo } from '../support/github-server/index.js';
 import { runActionOn, useLocalGitHub } from '../support/local-github.js';
 import { type ActionRun, repoRoot } from '../support/run-action.js';
 

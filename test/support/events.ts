@@ -2,9 +2,9 @@
 // examples) with the local GitHub's state written over them, so an action reads the same shape
 // it reads on a runner and the ids/numbers/shas it finds are real in the local API.
 import { createRequire } from 'node:module';
-import type { GitHubServer, Pull, Repo } from './github-server/index.js';
-import { openApi } from './github-server/openapi.js';
-import type { Comment } from './github-server/state.js';
+import type { GitHubServer, Pull, Repo } from '../../src/github-local/index.js';
+import { openApi } from '../../src/github-local/openapi.js';
+import type { Comment } from '../../src/github-local/state.js';
 
 type Json = Record<string, unknown>;
 

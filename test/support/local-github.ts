@@ -3,7 +3,7 @@
 // `strict` fails the file when any request broke it.
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createOctokit, type Octokit } from '../../src/github/client.js';
-import { type GitHubServer, startGitHubServer } from './github-server/index.js';
+import { type GitHubServer, startGitHubServer } from '../../src/github-local/index.js';
 import { type ActionRun, type RunActionOptions, runAction } from './run-action.js';
 
 export interface LocalGitHub {

@@ -10,6 +10,7 @@ import { buildMonitorPorts } from '../../actions/monitor/ports.js';
 import { createOctokit, type Octokit } from '../../src/github/client.js';
 import { renderRunStateComment } from '../../src/github/run-state.js';
 import { stickyMarker } from '../../src/github/sticky-comment.js';
+import { type GitHubServer, type Repo, startGitHubServer } from '../../src/github-local/index.js';
 import { emptyRunState, withRequest, withRun } from '../../src/lifecycle/model.js';
 import { runNameFor } from '../../src/lifecycle/run-name.js';
 import type { MonitorExperiment, MonitorPorts } from '../../src/monitor/ports.js';
@@ -18,7 +19,6 @@ import { checkCandidate, checkExperiment, checkPreset } from '../../src/topology
 import { jobName } from '../../src/topology/render.js';
 import { PROFILES } from '../fixtures/traces/synthetic.js';
 import { repoRoot as checkoutRoot } from './cluster.js';
-import { type GitHubServer, type Repo, startGitHubServer } from './github-server/index.js';
 import { type FakeWorld, fakeWorld, runJob } from './monitor-fakes.js';
 
 // A bench runs bundled elsewhere: it names the checkout in TOPO_REPO_ROOT.

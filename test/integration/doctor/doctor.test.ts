@@ -14,10 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { CliIO } from '../../../src/cli/command.js';
 import { main } from '../../../src/cli/main.js';
+import type { Repo } from '../../../src/github-local/index.js';
 import { runTopo } from '../../support/cli.js';
 import { cliSchemaErrors } from '../../support/cli-schemas.js';
 import { requireCluster } from '../../support/cluster.js';
-import type { Repo } from '../../support/github-server/index.js';
 import { useLocalGitHub } from '../../support/local-github.js';
 
 const cluster = requireCluster();

@@ -4,7 +4,7 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postSummaryCheckRun } from '../../../src/github/check-runs.js';
 import { createOctokit, isLoopback, type Octokit } from '../../../src/github/client.js';
-import { FAULTS, type Repo } from '../../support/github-server/index.js';
+import { FAULTS, type Repo } from '../../../src/github-local/index.js';
 import { useLocalGitHub } from '../../support/local-github.js';
 
 const { gh } = useLocalGitHub();

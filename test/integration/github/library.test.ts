@@ -7,7 +7,7 @@ import { setStateLabel } from '../../../src/github/labels.js';
 import { checkCommandAllowed, pullOrigin } from '../../../src/github/permissions.js';
 import { reactToComment } from '../../../src/github/reactions.js';
 import { readStickyComment, upsertStickyComment } from '../../../src/github/sticky-comment.js';
-import type { Pull, Repo } from '../../support/github-server/index.js';
+import type { Pull, Repo } from '../../../src/github-local/index.js';
 import { useLocalGitHub } from '../../support/local-github.js';
 
 const { gh, octokit } = useLocalGitHub({ strict: true, resetCalls: true });

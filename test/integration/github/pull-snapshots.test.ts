@@ -11,7 +11,7 @@ import {
   snapshotSticky,
 } from '../../../src/github/pull-snapshots.js';
 import { readStickyComment, upsertStickyComment } from '../../../src/github/sticky-comment.js';
-import type { Pull, Repo } from '../../support/github-server/index.js';
+import type { Pull, Repo } from '../../../src/github-local/index.js';
 import { useLocalGitHub } from '../../support/local-github.js';
 
 const { gh, octokit } = useLocalGitHub({ resetCalls: true });

@@ -11,7 +11,7 @@ import type {
 } from '../../../src/commands/command.js';
 import { COMMANDS } from '../../../src/commands/registry.js';
 import { routeComment } from '../../../src/commands/route.js';
-import type { Pull, Repo } from '../../support/github-server/index.js';
+import type { Pull, Repo } from '../../../src/github-local/index.js';
 import { useLocalGitHub } from '../../support/local-github.js';
 
 const { gh, octokit } = useLocalGitHub({ strict: true });

@@ -3,8 +3,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Pull } from '../../../src/github-local/index.js';
 import { defaultBranchWorkspace, useActionTestbed, workersCandidate } from '../../support/action-fixture.js';
-import type { Pull } from '../../support/github-server/index.js';
 
 const candidate = workersCandidate;
 const t = useActionTestbed({

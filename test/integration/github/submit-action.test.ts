@@ -1,8 +1,8 @@
 // The bundled submit action as a runner runs it, against the local GitHub API: the /topo router's
 // parsing, reactions, permission and fork refusals, replies, and the submit label.
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Pull, Repo } from '../../../src/github-local/index.js';
 import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
-import type { Pull, Repo } from '../../support/github-server/index.js';
 import { runActionOn, useLocalGitHub } from '../../support/local-github.js';
 
 const { gh } = useLocalGitHub({ strict: true });

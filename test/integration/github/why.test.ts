@@ -7,10 +7,10 @@ import { routeComment } from '../../../src/commands/route.js';
 import { whyText } from '../../../src/commands/why.js';
 import { createOctokit } from '../../../src/github/client.js';
 import { updateRunState } from '../../../src/github/run-state.js';
+import type { Pull, Repo } from '../../../src/github-local/index.js';
 import { withRequest } from '../../../src/lifecycle/model.js';
 import { renderObservationBlock } from '../../../src/report/observation-block.js';
 import type { CandidateObservation } from '../../../src/types/generated/metrics.js';
-import type { Pull, Repo } from '../../support/github-server/index.js';
 import { useLocalGitHub } from '../../support/local-github.js';
 
 const EXP = 'topology-opt-why-local-20260101';

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import type { Pull } from '../../../src/github-local/index.js';
 import { apply, type RecordOutcome } from '../../../src/record/apply.js';
 import { figureOf } from '../../../src/record/figure.js';
 import { recordFiles } from '../../../src/record/files.js';
@@ -21,7 +22,6 @@ import type { Topology } from '../../../src/types/generated/topology.js';
 import { EXPERIMENT, OUTCOMES, observation } from '../../fixtures/record/scenario.js';
 import { twinExperimentYaml, uniqueSuffix, useActionTestbed } from '../../support/action-fixture.js';
 import { issueCommentEvent, pullRequestEvent } from '../../support/events.js';
-import type { Pull } from '../../support/github-server/index.js';
 import { repoRoot } from '../../support/run-action.js';
 import { postRequests } from '../record/requested.js';
 

@@ -5,9 +5,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Pull } from '../../../src/github-local/index.js';
 import { isLive } from '../../../src/slurm/types.js';
 import { useActionTestbed, workersCandidate } from '../../support/action-fixture.js';
-import type { Pull } from '../../support/github-server/index.js';
 
 const t = useActionTestbed({
   tag: 'ref',

@@ -8,10 +8,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createOctokit } from '../../../src/github/client.js';
 import { queuedWorkflowRuns } from '../../../src/github/workflow-runs.js';
+import type { Repo } from '../../../src/github-local/index.js';
 import { watchPass } from '../../../src/monitor/loop.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import { useActionTestbed, workersCandidate } from '../../support/action-fixture.js';
-import type { Repo } from '../../support/github-server/index.js';
 import { twinRoles } from '../../support/twin-monitor.js';
 
 // on twin-balanced: 8gpu_12rollouts ≈ 5.8 s/rollout, 2gpu ≈ 9.9 (worse)

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { recordedAtClose } from '../../../src/commands/recorded.js';
+import type { Pull, Repo } from '../../../src/github-local/index.js';
 import { RecordError } from '../../../src/record/validate.js';
 import { renderObservationBlock } from '../../../src/report/observation-block.js';
 import { expandCandidate, expandPreset } from '../../../src/topology/expand.js';
@@ -17,7 +18,6 @@ import {
   recordClosedPullRequest,
 } from '../../../src/usecases/record.js';
 import { EXPERIMENT, OUTCOMES } from '../../fixtures/record/scenario.js';
-import type { Pull, Repo } from '../../support/github-server/index.js';
 import { useLocalGitHub } from '../../support/local-github.js';
 import { repoRoot } from '../../support/run-action.js';
 import { postRequests } from './requested.js';

@@ -7,12 +7,12 @@ import type { CommandContext, CommandPorts } from '../../../src/commands/command
 import { COMMANDS } from '../../../src/commands/registry.js';
 import { report as reportCommand } from '../../../src/commands/report.js';
 import { readStickyComment } from '../../../src/github/sticky-comment.js';
+import type { Repo } from '../../../src/github-local/index.js';
 import { apply } from '../../../src/record/apply.js';
 import { createRecord } from '../../../src/record/model.js';
 import { renderRecordMarkdown } from '../../../src/record/render.js';
 import { serializeRecord } from '../../../src/record/validate.js';
 import { EXPERIMENT, OUTCOMES } from '../../fixtures/record/scenario.js';
-import type { Repo } from '../../support/github-server/index.js';
 import { useLocalGitHub } from '../../support/local-github.js';
 
 const ID = EXPERIMENT.experiment_id;

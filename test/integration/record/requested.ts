@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { renderRunStateComment } from '../../../src/github/run-state.js';
 import { stickyMarker } from '../../../src/github/sticky-comment.js';
+import type { GitHubServer, Pull, Repo } from '../../../src/github-local/index.js';
 import {
   emptyRunState,
   type OutcomeKind,
@@ -11,7 +12,6 @@ import {
   withRequest,
   withRun,
 } from '../../../src/lifecycle/model.js';
-import type { GitHubServer, Pull, Repo } from '../../support/github-server/index.js';
 
 export interface RequestedRun {
   candidate: string;

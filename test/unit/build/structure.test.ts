@@ -17,7 +17,7 @@ const TIERS: readonly (readonly string[])[] = [
   ['report', 'record', 'autopilot', 'judge'],
   ['analysis', 'suggest', 'campaign', 'chart', 'sim'],
   ['telemetry', 'slurm', 'github', 'lifecycle'],
-  ['topology', 'catalog', 'types'],
+  ['topology', 'catalog', 'types', 'github-local'],
 ];
 const MAX_FUNCTION_LINES = 60;
 
