@@ -101,7 +101,13 @@ export type PilotAction =
   | { kind: 'submit'; name: string; pr: number }
   /** Round 0 is the baseline's own bot pull request (an experiment with no baseline run yet). */
   | { kind: 'open'; round: number; parent: string; count: number }
-  | { kind: 'close'; name: string; pr: number; why: 'rejected' | 'superseded' | 'failed'; by?: string }
+  | {
+      kind: 'close';
+      name: string;
+      pr: number;
+      why: 'rejected' | 'superseded' | 'failed' | 'concluded';
+      by?: string;
+    }
   | { kind: 'stop'; name: string; pr: number; reason: string }
   | { kind: 'conclude'; reason: string; winner: string | null }
   | { kind: 'label'; name: string; pr: number }
@@ -232,7 +238,37 @@ export function planStep(input: PilotInput): PilotPlan {
       actions: [...housekeeping, ...submits.actions],
       waiting: submits.waiting ?? `round ${current} is running`,
     });
+  const merge = winnerStep(input, state);
+  if (merge) return plan({ ...merge, actions: [...housekeeping, ...merge.actions] });
   return plan({ actions: [...housekeeping, ...nextRound(input, state, budget)], waiting: null });
+}
+
+/**
+ * A finished round's winner (a bot pull request decided better, the new best) is merged before the
+ * next round opens (`merge: auto`, once its required checks pass), or left for a writer to merge
+ * (`merge: manual`): the default branch then holds the best topology, the record names it the current
+ * best, and the next round's proposals and its reference start from it, as the campaign's rounds do.
+ */
+function winnerStep(input: PilotInput, state: CampaignState): Step | null {
+  const w = input.runs.find((r) => r.name === state.best?.name && r.round !== 0);
+  if (!w || w.origin !== 'bot' || w.takenOver || w.pr === undefined) return null;
+  if (w.pull === 'merged' || w.pull === 'none')
+    return w.recorded ? null : { actions: [], waiting: `waiting for the record of the winner #${w.pr}` };
+  if (w.pull !== 'open') return null;
+  const label: PilotAction[] = w.labelled ? [] : [{ kind: 'label', name: w.name, pr: w.pr }];
+  if (input.policy.merge === 'auto')
+    return { actions: [...label, { kind: 'merge', name: w.name, pr: w.pr, why: 'winner' }], waiting: null };
+  return {
+    actions: label,
+    waiting: `round ${w.round} won by \`${w.name}\`; the next round opens once #${w.pr} is merged`,
+    stalls: [
+      {
+        pr: w.pr,
+        what: `\`${w.name}\` won round ${w.round} (merge: manual leaves its merge to a person)`,
+        fix: `merge #${w.pr} to record it as the current best; the next round opens from it`,
+      },
+    ],
+  };
 }
 
 /** One step's actions, why it waits, and what a person must resolve. */
@@ -406,6 +442,13 @@ function stopLive(runs: readonly PilotRun[], reason: string): PilotAction[] {
  */
 function finishStep(input: PilotInput, c: NonNullable<PilotInput['concluded']>): Step {
   if (c.reported || c.winner === undefined) return { actions: [], waiting: `concluded: ${c.reason}` };
+  // the bot's pull requests left open but the winner's are closed first, in the same pass
+  const step = winnerStepAfter(input, c);
+  return { ...step, actions: [...leftOpen(input.runs, c.winner), ...step.actions] };
+}
+
+/** The concluded winner labelled and merged (or left to a writer), then the final report. */
+function winnerStepAfter(input: PilotInput, c: NonNullable<PilotInput['concluded']>): Step {
   const w = c.winner ? input.runs.find((r) => r.name === c.winner) : undefined;
   if (w?.pull === 'open' && w.pr !== undefined && !w.takenOver) {
     const label: PilotAction[] = w.labelled ? [] : [{ kind: 'label', name: w.name, pr: w.pr }];
@@ -430,7 +473,30 @@ function finishStep(input: PilotInput, c: NonNullable<PilotInput['concluded']>):
 
 function conclusionOf(runs: readonly PilotRun[], state: CampaignState, reason: string): PilotAction[] {
   const winner = state.best && state.best.name !== state.baseline.name ? state.best.name : null;
-  return [...closeLosers(runs, state), { kind: 'conclude', reason, winner }];
+  const losers = closeLosers(runs, state);
+  return [...losers, ...leftOpen(runs, winner, losers), { kind: 'conclude', reason, winner }];
+}
+
+/**
+ * The bot's pull requests still open once the experiment concludes, the winner's aside (an undecided
+ * run, one the conclusion stopped, one never run): closed with the conclusion, so none is left dangling.
+ */
+function leftOpen(
+  runs: readonly PilotRun[],
+  winner: string | null,
+  closing: readonly PilotAction[] = [],
+): PilotAction[] {
+  return runs
+    .filter(
+      (r) =>
+        r.origin === 'bot' &&
+        r.pull === 'open' &&
+        !r.takenOver &&
+        r.pr !== undefined &&
+        r.name !== winner &&
+        !closing.some((a) => a.kind === 'close' && a.name === r.name),
+    )
+    .map((r) => ({ kind: 'close', name: r.name, pr: r.pr as number, why: 'concluded' }));
 }
 
 function fmt(x: number): string {

@@ -29,7 +29,9 @@ export function actionText(a: PilotAction): string {
         ? `close \`${a.name}\` (#${a.pr}): superseded by \`${a.by}\``
         : a.why === 'failed'
           ? `close \`${a.name}\` (#${a.pr}): its run failed (recorded as failed)`
-          : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
+          : a.why === 'concluded'
+            ? `close \`${a.name}\` (#${a.pr}): the experiment concluded before its decision`
+            : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
     case 'stop':
       return `stop \`${a.name}\` (#${a.pr}): ${inlineText(a.reason, 200)}`;
     case 'conclude':

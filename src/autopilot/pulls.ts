@@ -66,7 +66,9 @@ export function closingText(a: Extract<PilotAction, { kind: 'close' }>, evidence
       ? `superseded: a later round's \`${a.by ?? 'winner'}\` beats it`
       : a.why === 'failed'
         ? 'closed: its run failed'
-        : 'rejected by its decision';
+        : a.why === 'concluded'
+          ? 'closed: the experiment concluded before its decision'
+          : 'rejected by its decision';
   return [
     `Closed by the autopilot: \`${a.name}\` is ${why}.`,
     ...(evidence ? ['', `Decision: ${inlineText(evidence, 600)}`] : []),

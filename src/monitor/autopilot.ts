@@ -32,7 +32,7 @@ import { controlsOfState, type PilotState } from '../autopilot/state.js';
 import { dashboardHelp } from '../commands/help.js';
 import { COMMANDS } from '../commands/registry.js';
 import { inlineText } from '../github/user-text.js';
-import type { Outcome } from '../lifecycle/model.js';
+import { isReferenceRequest, type Outcome } from '../lifecycle/model.js';
 import { viewFigure } from '../report/pr-comment.js';
 import { planFor } from '../usecases/autopilot.js';
 import { clockSkew, prometheusNow, slurmLatest } from './clock.js';
@@ -105,7 +105,10 @@ async function pilot(x: Pass): Promise<void> {
     actions: skew ? [] : plan.actions,
     waiting: skew ? 'held: the runner’s clock is off' : plan.waiting,
   };
-  await writeDashboard(x, runs, plan);
+  // the pass that closed the loop shows the closed loop, not the report it has just posted as next
+  const closed = !!x.view.state.concluded?.reported && !view.state.concluded?.reported;
+  const shown = closed ? planOf(e, x.view) : { runs, plan };
+  await writeDashboard(x, shown.runs, shown.plan);
 }
 
 /** The plan over this pass's view: recorded runs, live ones, the bot's pulls and the rounds it keeps. */
@@ -322,9 +325,9 @@ async function report(x: Pass): Promise<void> {
 }
 
 /**
- * Merges the measured baseline or the winner once each required check passed on its head (what
- * branch protection asks), and records it; a failed check is a stall, one still running a wait. The
- * winner merged, the final report follows in the same pass.
+ * Merges the measured baseline, a round's winner or the concluded winner once each required check
+ * passed on its head (what branch protection asks), and records it; a failed check is a stall, one
+ * still running a wait. The concluded winner merged, the final report follows in the same pass.
  */
 async function mergeWhenReady(x: Pass, a: Extract<PilotAction, { kind: 'merge' }>): Promise<null> {
   const { port, e, view } = x;
@@ -344,7 +347,8 @@ async function mergeWhenReady(x: Pass, a: Extract<PilotAction, { kind: 'merge' }
     return null;
   }
   await port.merge(e.exp, a.pr, pull.headSha);
-  if (a.why === 'winner') await report(x);
+  // the concluded experiment's winner: the loop closes in this pass (a round's winner opens the next round)
+  if (a.why === 'winner' && view.state.concluded) await report(x);
   return null;
 }
 
@@ -537,11 +541,14 @@ function heldToKeep(e: ExperimentPass, s: PilotState): Record<string, number> | 
 
 /**
  * This pass's candidates with a Request, with their decisions, as the autopilot counts them; a bot
- * run a pause stopped (`stopped`) is waiting for its Request again, its proposal standing.
+ * run a pause stopped (`stopped`) is waiting for its Request again, its proposal standing. A round's
+ * reference job is none of them: it runs the current best (already a run of the record) on a candidate's
+ * pull request, so read as a run it would stand for the best as a person's undecided candidate; its
+ * allocation counts in the budget through the bot's state (heldToKeep).
  */
 export function liveCandidates(e: ExperimentPass, stoppedByPause: readonly string[] = []): LiveCandidate[] {
   return e.candidates
-    .filter((p) => p.c.request && !p.acted?.left)
+    .filter((p) => p.c.request && !p.acted?.left && !isReferenceRequest(p.c))
     .map((p) => ({
       ...liveCandidate(p),
       gpuHours: allocatedGpuHours(e, p),

@@ -104,7 +104,7 @@ describe('renderDashboard', () => {
   it('shows the rounds, the budget, the best against the baseline and what comes next', () => {
     const runs: PilotRun[] = [
       BASELINE_RUN,
-      botRun('driver-up', 1, 12, { outcome: 'better', seconds: 80 }),
+      botRun('driver-up', 1, 12, { outcome: 'better', seconds: 80, pull: 'merged', recorded: true }),
       botRun('cache', 1, 13, { seconds: 120, gpuHours: 6 }),
     ];
     const plan = planStep(pilotInput('e', runs));

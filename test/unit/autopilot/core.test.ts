@@ -19,6 +19,8 @@ const bot = (name: string, round: number, more: Partial<PilotRun> = {}): PilotRu
   botRun(name, round, pr++, more);
 const input = (runs: PilotRun[], more: Partial<PilotInput> = {}): PilotInput => pilotInput(EXP, runs, more);
 const kinds = (i: PilotInput) => planStep(i).actions.map((a) => a.kind);
+/** A round's winner as the next round finds it: merged (the bot merged it, or a writer) and recorded. */
+const merged = { pull: 'merged' as const, recorded: true };
 
 describe('bot branches', () => {
   it('key a candidate by experiment and name, and read back only their own experiment', () => {
@@ -77,7 +79,7 @@ describe('planStep', () => {
   it("closes a finished round's losers and opens the next round from its winner", () => {
     const runs = [
       baseline,
-      bot('a', 1, { outcome: 'better', seconds: 80 }),
+      bot('a', 1, { outcome: 'better', seconds: 80, ...merged }),
       bot('b', 1),
       bot('c', 1, { outcome: 'not-better', seconds: 99 }),
     ];
@@ -90,11 +92,11 @@ describe('planStep', () => {
     expect(p.campaign.best).toEqual({ name: 'a', seconds: 80 });
   });
 
-  it('closes an earlier winner a later round beat as superseded by it', () => {
+  it('closes an earlier winner left open that a later round beat as superseded by it', () => {
     const runs = [
       baseline,
       bot('a', 1, { outcome: 'better', seconds: 80 }),
-      bot('d', 2, { outcome: 'better', seconds: 60 }),
+      bot('d', 2, { outcome: 'better', seconds: 60, ...merged }),
     ];
     expect(planStep(input(runs)).actions).toEqual([
       { kind: 'close', name: 'a', pr: runs[1]?.pr, why: 'superseded', by: 'd' },
@@ -102,8 +104,51 @@ describe('planStep', () => {
     ]);
   });
 
+  it("a finished round's winner is merged before the next round opens from it (merge: auto), or left to a writer (merge: manual)", () => {
+    const runs = [baseline, bot('a', 1, { outcome: 'better', seconds: 80 }), bot('b', 1)];
+    const auto = { policy: { ...POLICY, merge: 'auto' as const, requiredChecks: ['topo/monitor'] } };
+    expect(planStep(input(runs, auto)).actions).toEqual([
+      { kind: 'close', name: 'b', pr: runs[2]?.pr, why: 'rejected' },
+      { kind: 'label', name: 'a', pr: runs[1]?.pr },
+      { kind: 'merge', name: 'a', pr: runs[1]?.pr, why: 'winner' },
+    ]);
+    const manual = planStep(input(runs));
+    expect(manual.actions.map((a) => a.kind)).toEqual(['close', 'label']);
+    expect(manual.stalls.map((x) => x.fix)).toEqual([
+      `merge #${runs[1]?.pr} to record it as the current best; the next round opens from it`,
+    ]);
+    // merged, not yet recorded: the record workflow (or the pass that merged it) first
+    const unrecorded = planStep(input([baseline, { ...runs[1]!, pull: 'merged' }, runs[2]!], auto));
+    expect(unrecorded.actions.map((a) => a.kind)).toEqual(['close']);
+    expect(unrecorded.waiting).toMatch(/waiting for the record of the winner/);
+  });
+
+  it('once concluded, the bot pull requests left open are closed in the step that labels and merges the winner', () => {
+    const runs = [
+      baseline,
+      bot('a', 1, { outcome: 'better', seconds: 80 }),
+      bot('b', 1, { request: 'live', outcome: null }),
+    ];
+    const p = planStep(
+      input(runs, {
+        policy: { ...POLICY, merge: 'auto' },
+        concluded: { reason: 'max_rounds 1 reached', winner: 'a' },
+      }),
+    );
+    expect(p.actions).toEqual([
+      { kind: 'close', name: 'b', pr: runs[2]?.pr, why: 'concluded' },
+      { kind: 'label', name: 'a', pr: runs[1]?.pr },
+      { kind: 'merge', name: 'a', pr: runs[1]?.pr, why: 'winner' },
+    ]);
+  });
+
   it('concludes on the stop rule with the best as the winner', () => {
-    const runs = [baseline, bot('a', 1, { outcome: 'better', seconds: 80 }), bot('b', 2), bot('c', 3)];
+    const runs = [
+      baseline,
+      bot('a', 1, { outcome: 'better', seconds: 80, ...merged }),
+      bot('b', 2),
+      bot('c', 3),
+    ];
     const p = planStep(input(runs));
     expect(p.actions.at(-1)).toEqual({
       kind: 'conclude',
@@ -128,7 +173,7 @@ describe('planStep', () => {
     expect(p.actions.map((a) => a.kind)).toEqual(['submit', 'submit']);
     expect(p.waiting).toMatch(/budget/);
     // 10 + 2*8 spent = 26 of 45: one more run of 10 fits, two do not.
-    const done = [baseline, bot('a', 1, { outcome: 'better', seconds: 80 }), bot('b', 1)];
+    const done = [baseline, bot('a', 1, { outcome: 'better', seconds: 80, ...merged }), bot('b', 1)];
     expect(planStep(input(done, { policy: { ...POLICY, gpuHours: 45 } })).actions.at(-1)).toEqual({
       kind: 'open',
       round: 2,
@@ -147,6 +192,8 @@ describe('planStep', () => {
     const p = planStep(input(runs, { policy: { ...POLICY, gpuHours: 40 } }));
     expect(p.actions).toEqual([
       { kind: 'stop', name: 'a', pr: runs[1]?.pr, reason: expect.stringMatching(/budget: 40 of 40/) },
+      // none of the bot's pull requests is left open but the winner's
+      { kind: 'close', name: 'a', pr: runs[1]?.pr, why: 'concluded' },
       { kind: 'conclude', reason: expect.stringMatching(/budget/), winner: null },
     ]);
   });
@@ -191,7 +238,7 @@ describe('planStep', () => {
     const runs = [
       baseline,
       bot('a', 1, { pull: 'closed', request: 'none', outcome: null, gpuHours: 0 }),
-      bot('b', 1, { outcome: 'better', seconds: 90 }),
+      bot('b', 1, { outcome: 'better', seconds: 90, ...merged }),
     ];
     expect(planStep(input(runs)).actions).toEqual([{ kind: 'open', round: 2, parent: 'b', count: 3 }]);
   });
@@ -215,7 +262,7 @@ describe('planStep', () => {
       outcome: null,
       gpuHours: 1,
     };
-    const runs = [baseline, bot('a', 1, { outcome: 'better', seconds: 80 }), person];
+    const runs = [baseline, bot('a', 1, { outcome: 'better', seconds: 80, ...merged }), person];
     expect(planStep(input(runs)).waiting).toMatch(/round 1 is running/);
     const done = { ...person, request: 'ended' as const, outcome: 'worse' as const, gpuHours: 8 };
     expect(planStep(input([...runs.slice(0, 2), done])).actions).toEqual([

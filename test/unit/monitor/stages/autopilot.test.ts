@@ -27,7 +27,7 @@ import {
   requestedCandidate,
   runningJob,
 } from '../../../support/monitor-state.js';
-import { BASELINE_RUN } from '../../../support/pilot.js';
+import { BASELINE_RUN, botRun } from '../../../support/pilot.js';
 
 /** The login the bot's own Requests carry (actions/monitor/autopilot.ts requestRun). */
 const BOT = 'topo-bot[bot]';
@@ -457,6 +457,37 @@ describe('stage autopilot', () => {
       // 5 left: less than one run's cost, so no round opens
       expect(w.calls.filter((c) => c.startsWith('open'))).toEqual([]);
     });
+  });
+
+  it('a round’s reference job (a run of the recorded best on a candidate’s pull request) is not a run of the autopilot: the best stays the merged winner, and its allocation counts', async () => {
+    const winner: PilotRun = { ...botRun('p1', 1, 7), pull: 'merged', outcome: 'better', seconds: 80 };
+    const cand = { ...requestedCandidate('p2', 8), requested: true };
+    const refName = `topo-${EXPERIMENT_ID}-p1-0123abcd-ffff0008`;
+    const base = requestedCandidate('p1', 8);
+    const ref: MonitorCandidate = {
+      ...base,
+      runName: refName,
+      role: 'reference',
+      ...(base.request ? { request: { ...base.request, runName: refName, role: 'reference' as const } } : {}),
+    };
+    const exp = withAutopilot({}, [cand, ref]);
+    const w = world(() => context(exp, {}, [baseline, winner]), { rounds: { p1: 1, p2: 2 } });
+    w.pulls.push({ pr: 8, candidate: 'p2', round: 2, state: 'open', headSha: 'h', takenOver: false });
+    const stages = withStage(
+      stagesNamed('decide'),
+      { name: 'autopilot', run: autopilot },
+      { after: 'decide' },
+    );
+    const state = readState([
+      { exp, jobs: [runningJob(cand.runName, '41', 240), runningJob(refName, '42', 240)] },
+    ]);
+    observeWith(state.experiments[0] as never);
+    await runStages(state, { ...recordingPorts(), autopilot: w.port }, stages);
+    expect(w.dashboard.body).toContain('**Best so far:** `p1`, 80.00 s/rollout');
+    expect(w.dashboard.body).not.toContain('a person’s');
+    // 10 baseline + 8 winner + 32 of p2's live job + 32 of the reference's, kept in the bot's state
+    expect(w.dashboard.body).toContain('**GPU-hours:** 82.0 spent');
+    expect(w.pilot.state.held[refName]).toBe(32);
   });
 
   it('a person’s recorded candidate whose hypothesis reads "Autopilot round 9:" is a person’s: the round comes from the bot’s state', async () => {
