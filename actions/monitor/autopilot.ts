@@ -295,7 +295,7 @@ async function baselineProposal(exp: MonitorExperiment, config: AutopilotConfig)
         candidate,
         ` Baseline candidate: preset ${e.base_topology} expanded to full values (opened by the autopilot).`,
       ),
-      reasoning: `**Baseline.** The experiment has no baseline run yet: this is preset \`${e.base_topology}\` with its fixed inputs, run first as the reference every round is decided against. Once it is measured it is merged (\`merge: auto\`) or waits for a writer to merge it (\`merge: manual\`), and round 1 opens from it.`,
+      reasoning: `**Baseline.** Preset \`${e.base_topology}\` with the experiment's fixed inputs, measured first.\n\nThe experiment has no baseline run yet: this one is the reference every round is decided against. Once it is measured it is merged (\`merge: auto\`) or waits for a writer to merge it (\`merge: manual\`), and round 1 opens from it.`,
     },
   ];
 }

@@ -75,7 +75,7 @@ interface Context {
   prs: Map<string, number>;
 }
 
-function loadCluster(env: ClusterEnv): Cluster {
+export function loadCluster(env: ClusterEnv): Cluster {
   const text = readFileSync(env.clustersFile, 'utf8');
   const checked = checkClusters(text, env.clustersFile);
   const cluster = checked.value?.clusters[DEMO_CLUSTER];
@@ -181,6 +181,33 @@ function referenceRunOf(r: DemoReference) {
   });
 }
 
+/**
+ * The demo's experiment from an AlpaSim run command, as `topo init` builds it (cluster `local`), with
+ * an id of its own (each run's job names and run_name labels never meet an earlier run's) and the
+ * baseline cancelled once stable; its cluster and expanded base preset.
+ */
+export function demoExperiment(root: string, command: string, clusterEnv: ClusterEnv, dateStamp: string) {
+  const cluster = loadCluster(clusterEnv);
+  const parsed = parseRunCommand(command);
+  const presetFile = join(root, 'topologies', 'presets', `${parsed.topology}.yaml`);
+  const preset = checkPreset(readFileSync(presetFile, 'utf8'), presetFile);
+  if (!preset.value) throw new Error(`${presetFile}: ${preset.issues[0]?.message ?? 'invalid preset'}`);
+  const built = buildExperiment(parsed, preset.value, command, { cluster: DEMO_CLUSTER, date: dateStamp });
+  const experiment: Experiment = {
+    ...built.experiment,
+    experiment_id: built.experiment.experiment_id.replace(
+      `-${DEMO_CLUSTER}-${dateStamp}`,
+      `-demo${runTag()}-${DEMO_CLUSTER}-${dateStamp}`,
+    ),
+    // The monitor cancels a candidate on its decision (stop_when_decided, the default) and the
+    // baseline once stable: the demo's GPU-hours are seconds.
+    stop_when_stable: true,
+    // a round's three candidates and its reference job beside them (reference: beside, the default)
+    max_parallel: 4,
+  };
+  return { experiment, baseline: built.baseline, cluster, base: expandPreset(preset.value, experiment) };
+}
+
 export function realDemoParts(
   root: string,
   env: NodeJS.ProcessEnv,
@@ -232,34 +259,14 @@ export function realDemoParts(
     jobLog: (run) => need().slurm.tail(run.jobId, 40),
 
     async prepare(command: string, clusterEnv: ClusterEnv, dateStamp: string): Promise<PreparedExperiment> {
-      const cluster = loadCluster(clusterEnv);
+      const built = demoExperiment(root, command, clusterEnv, dateStamp);
       clustersFile = clusterEnv.clustersFile;
-      const parsed = parseRunCommand(command);
-      const presetFile = join(root, 'topologies', 'presets', `${parsed.topology}.yaml`);
-      const preset = checkPreset(readFileSync(presetFile, 'utf8'), presetFile);
-      if (!preset.value) throw new Error(`${presetFile}: ${preset.issues[0]?.message ?? 'invalid preset'}`);
-      const built = buildExperiment(parsed, preset.value, command, {
-        cluster: DEMO_CLUSTER,
-        date: dateStamp,
-      });
-      const experiment: Experiment = {
-        ...built.experiment,
-        experiment_id: built.experiment.experiment_id.replace(
-          `-${DEMO_CLUSTER}-${dateStamp}`,
-          `-demo${runTag()}-${DEMO_CLUSTER}-${dateStamp}`,
-        ),
-        // The monitor cancels a candidate on its decision (stop_when_decided, the default) and the
-        // baseline once stable: the demo's GPU-hours are seconds.
-        stop_when_stable: true,
-        // a round's three candidates and its reference job beside them (reference: beside, the default)
-        max_parallel: 4,
-      };
       const slurmEnv = { ...env, SLURM_CONF: String(clusterEnv.slurmConf ?? env.SLURM_CONF ?? '') };
       ctx = {
-        experimentId: experiment.experiment_id,
-        cluster,
-        base: expandPreset(preset.value, experiment),
-        slurm: slurmClientForCluster(DEMO_CLUSTER, cluster, { env: slurmEnv }),
+        experimentId: built.experiment.experiment_id,
+        cluster: built.cluster,
+        base: built.base,
+        slurm: slurmClientForCluster(DEMO_CLUSTER, built.cluster, { env: slurmEnv }),
         timeScale: clusterEnv.timeScale,
         prometheusUrl: clusterEnv.prometheusUrl,
         comments: new Map(),
@@ -267,7 +274,7 @@ export function realDemoParts(
         labels: new Map(),
         prs: new Map(),
       };
-      return { experiment, baseline: built.baseline };
+      return { experiment: built.experiment, baseline: built.baseline };
     },
 
     submit: (experiment, candidate, _env, role) => submitAs(experiment, candidate, role),

@@ -544,6 +544,42 @@ function bestCandidate(
     : (outcomes.find((o) => o.candidate.name === name)?.candidate ?? null);
 }
 
+/**
+ * The local cluster: reused when up (and left up), else brought up (root only) and taken down at
+ * the end. Null when it is down and this user cannot bring it up: what to run is logged.
+ */
+export async function ensureCluster(
+  cluster: DemoCluster,
+  isRoot: boolean,
+  cleanup: Cleanup,
+  log: (line: string) => void,
+): Promise<ClusterEnv | null> {
+  const up = await cluster.status();
+  if (up) {
+    log(
+      `local cluster is up (Prometheus ${up.prometheusUrl}, time scale ${up.timeScale}); leaving it up afterwards`,
+    );
+    return up;
+  }
+  if (!isRoot) {
+    log('The local Slurm cluster is not up, and bringing it up needs root.');
+    log(`Install the system packages:\n  ${INSTALL_COMMAND}`);
+    log('then start the cluster and re-run the demo:\n  sudo bash scripts/local-cluster up && npm run demo');
+    return null;
+  }
+  // Only a cluster that was fully down is the demo's to stop: a partly running one (being
+  // restarted by someone else) is completed by `up` but left running afterwards.
+  const owned = !(await cluster.anyRunning());
+  log('bringing up the local cluster (Slurm, Prometheus, sshd): scripts/local-cluster up');
+  if (owned) cleanup.add('stop the local cluster (scripts/local-cluster down)', () => cluster.down(log));
+  const env = await cluster.up(log);
+  log(
+    `local cluster is up (Prometheus ${env.prometheusUrl}, time scale ${env.timeScale})` +
+      (owned ? '' : '; parts of it were already running, so it stays up afterwards'),
+  );
+  return env;
+}
+
 /** The whole demo. Never throws for an interruption: returns its exit code after cleaning up. */
 export async function runDemo<R>(
   options: DemoOptions,
@@ -574,31 +610,8 @@ export async function runDemo<R>(
 
   try {
     // 1. The local cluster: reuse it when up (and leave it up), else bring it up and take it down at the end.
-    let env = await parts.cluster.status();
-    if (env) {
-      log(
-        `local cluster is up (Prometheus ${env.prometheusUrl}, time scale ${env.timeScale}); leaving it up afterwards`,
-      );
-    } else if (!options.isRoot) {
-      log('The local Slurm cluster is not up, and bringing it up needs root.');
-      log(`Install the system packages:\n  ${INSTALL_COMMAND}`);
-      log(
-        'then start the cluster and re-run the demo:\n  sudo bash scripts/local-cluster up && npm run demo',
-      );
-      return result(1);
-    } else {
-      // Only a cluster that was fully down is the demo's to stop: a partly running one (being
-      // restarted by someone else) is completed by `up` but left running afterwards.
-      const owned = !(await parts.cluster.anyRunning());
-      log('bringing up the local cluster (Slurm, Prometheus, sshd): scripts/local-cluster up');
-      if (owned)
-        cleanup.add('stop the local cluster (scripts/local-cluster down)', () => parts.cluster.down(log));
-      env = await parts.cluster.up(log);
-      log(
-        `local cluster is up (Prometheus ${env.prometheusUrl}, time scale ${env.timeScale})` +
-          (owned ? '' : '; parts of it were already running, so it stays up afterwards'),
-      );
-    }
+    const env = await ensureCluster(parts.cluster, options.isRoot, cleanup, log);
+    if (!env) return result(1);
     if (signal.aborted) throw new DemoAborted(signal.reason as NodeJS.Signals);
 
     // 2. The experiment, from the sample full run command (what `topo init` does).

@@ -1,3 +1,8 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runAutopilotDemo } from '../../demo/autopilot.js';
+import { LocalGitHubMissing, realAutopilotParts } from '../../demo/autopilot-parts.js';
 import { Cleanup, onTermination } from '../../demo/cleanup.js';
 import { LiveView } from '../../demo/live-view.js';
 import { DemoOutput, findPackageRoot, mermaidScriptPath } from '../../demo/output.js';
@@ -6,11 +11,12 @@ import { type DemoResult, runDemo } from '../../demo/run.js';
 import { DEMO_MODES, dateStamp, SAMPLE_COMMAND } from '../../demo/sample.js';
 import { flag, type OptionSpec, parseOptions, str } from '../args.js';
 import type { Command } from '../command.js';
-import { UsageError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 import { JSON_OPTION } from './options.js';
 
 interface DemoArgs {
   quick: boolean;
+  autopilot: boolean;
   json: boolean;
   out: string;
   command: string;
@@ -22,6 +28,13 @@ const DEMO_OPTIONS: readonly OptionSpec[] = [
     short: 'q',
     type: 'boolean',
     description: 'one round of suggestions instead of two (under 3 minutes)',
+  },
+  {
+    name: 'autopilot',
+    short: 'a',
+    type: 'boolean',
+    description:
+      'the autopilot: the experiment runs its own rounds on the local GitHub API to a merged winner, no command typed (needs npm ci: the API checks every request against GitHub’s descriptions)',
   },
   {
     name: 'out',
@@ -51,6 +64,7 @@ export function parseDemoArgs(args: string[]): DemoArgs {
   if (parsed.positionals.length) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
   return {
     quick: flag(parsed, 'quick'),
+    autopilot: flag(parsed, 'autopilot'),
     json: flag(parsed, 'json'),
     out: str(parsed, 'out') ?? 'demo-out',
     command: str(parsed, 'command') ?? SAMPLE_COMMAND,
@@ -78,7 +92,12 @@ export const demoCommand: Command = {
     description:
       'Brings up the local Slurm cluster with fake GPUs and Prometheus (installing Debian packages as root), runs the baseline and suggested candidates on the AlpaSim twin, writes the record and the report, and stops everything it started (also on Ctrl-C).',
     options: DEMO_OPTIONS,
-    examples: ['topo demo --quick', 'topo demo --out /tmp/demo'],
+    examples: [
+      'topo demo --quick',
+      'topo demo --autopilot',
+      'topo demo --autopilot --quick',
+      'topo demo --out /tmp/demo',
+    ],
   },
   async run(args, io) {
     const parsed = parseDemoArgs(args);
@@ -98,29 +117,52 @@ export const demoCommand: Command = {
         process.exit(signal === 'SIGINT' ? 130 : 143);
       },
     );
+    const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
     const mode = parsed.quick ? DEMO_MODES.quick : DEMO_MODES.full;
     try {
-      const result = await runDemo(
-        {
-          command: parsed.command,
-          rounds: mode.rounds,
-          perRound: mode.perRound,
-          maxSimulatedMinutes: mode.maxSimulatedMinutes,
-          pollSeconds: 2,
-          dateStamp: dateStamp(new Date()),
-          isRoot: typeof process.getuid === 'function' && process.getuid() === 0,
-          mermaidScript: mermaidScriptPath(root),
-        },
-        { parts: realDemoParts(root, io.env, output.dir), view, output, cleanup, signal: abort.signal },
-      );
+      const result = parsed.autopilot
+        ? await runAutopilotDemo(
+            {
+              command: parsed.command,
+              quick: parsed.quick,
+              pollSeconds: 2,
+              dateStamp: dateStamp(new Date()),
+              isRoot,
+              mermaidScript: mermaidScriptPath(root),
+              maxWallSeconds: 540,
+            },
+            {
+              parts: realAutopilotParts(root, io.env, mkdtempSync(join(tmpdir(), 'topo-demo-autopilot-'))),
+              log: (line) => view.log(line),
+              output,
+              cleanup,
+              signal: abort.signal,
+            },
+          )
+        : await runDemo(
+            {
+              command: parsed.command,
+              rounds: mode.rounds,
+              perRound: mode.perRound,
+              maxSimulatedMinutes: mode.maxSimulatedMinutes,
+              pollSeconds: 2,
+              dateStamp: dateStamp(new Date()),
+              isRoot,
+              mermaidScript: mermaidScriptPath(root),
+            },
+            { parts: realDemoParts(root, io.env, output.dir), view, output, cleanup, signal: abort.signal },
+          );
       if (parsed.json) io.stdout(`${JSON.stringify(demoJson(result, output.dir))}\n`);
       else if (result.exitCode === 0) {
         io.stdout(
-          `\ndone in ${result.wallSeconds.toFixed(0)} s: ${result.outcomes.length} candidates judged\n` +
+          `\ndone in ${result.wallSeconds.toFixed(0)} s${parsed.autopilot ? '' : `: ${result.outcomes.length} candidates judged`}\n` +
             `open ${output.dir}/index.html\n`,
         );
       }
       return result.exitCode;
+    } catch (error) {
+      if (error instanceof LocalGitHubMissing) throw new ConfigError(error.message);
+      throw error;
     } finally {
       uninstall();
     }

@@ -13,6 +13,7 @@ describe('parseDemoArgs', () => {
   it('defaults to the full demo into ./demo-out from the sample command', () => {
     expect(parseDemoArgs([])).toEqual({
       quick: false,
+      autopilot: false,
       json: false,
       out: 'demo-out',
       command: SAMPLE_COMMAND,
@@ -21,10 +22,15 @@ describe('parseDemoArgs', () => {
   it('reads --quick, --out and --command in both spellings', () => {
     expect(parseDemoArgs(['--quick', '--out', '/tmp/x', '--command=sbatch a.sh deploy=d'])).toEqual({
       quick: true,
+      autopilot: false,
       json: false,
       out: '/tmp/x',
       command: 'sbatch a.sh deploy=d',
     });
+  });
+  it('reads --autopilot (-a)', () => {
+    expect(parseDemoArgs(['--autopilot', '--quick'])).toMatchObject({ autopilot: true, quick: true });
+    expect(parseDemoArgs(['-a'])).toMatchObject({ autopilot: true, quick: false });
   });
   it('refuses unknown options and missing values', () => {
     expect(() => parseDemoArgs(['--fast'])).toThrow(UsageError);
