@@ -33,8 +33,12 @@ export interface Evidence {
 /** Mean GPU utilisation (%) from which a GPU has no compute to spare. */
 export const SATURATED_UTILISATION = 90;
 
-/** The value candidates are compared on: projected full run, else the stable value, else the full-run reading. */
+/**
+ * The value candidates are compared on: the figure the surfaces show (the record's decision figure),
+ * else the projected full run, else the stable value, else the full-run reading.
+ */
 export function secondsPerRollout(run: TriedCandidate): number | undefined {
+  if (run.figure !== undefined && Number.isFinite(run.figure) && run.figure > 0) return run.figure;
   const o = run.observation;
   const value =
     o?.verdict?.projected_full_run?.value ??

@@ -582,9 +582,15 @@ export function candidatePrediction(p: ProposalPrediction): NonNullable<Candidat
   };
 }
 
-/** "Predicted 6.1% faster [2.0%, 9.8%] than parent (2.43 → 2.28 s/rollout, 90% interval)". */
+/**
+ * "Predicted 6.1% faster [2.0%, 9.8%] than parent (2.43 → 2.28 s/rollout, 90% interval)". The parent
+ * reads at the figure the dashboard and the record show for it (its decision's), the predicted value
+ * at the same scale (the model's steady seconds anchor the gain, never a second figure of the parent).
+ */
 export function predictionSentence(p: ProposalPrediction): string {
-  return `Predicted ${pct(p.gain)} faster [${pct(p.gainLow)}, ${pct(p.gainHigh)}] than ${p.parent} (${p.parentSeconds.toFixed(2)} → ${p.seconds.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? '' : 's'})`;
+  const parent = p.parentFigure ?? p.parentSeconds;
+  const seconds = (p.seconds / p.parentSeconds) * parent;
+  return `Predicted ${pct(p.gain)} faster [${pct(p.gainLow)}, ${pct(p.gainHigh)}] than ${p.parent} (${parent.toFixed(2)} → ${seconds.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? '' : 's'})`;
 }
 
 /** The proposal's prediction anchored on its measured parent, with its expected cost. */
@@ -618,6 +624,7 @@ function predictionFor(
     netLogSd: r(Math.sqrt(Math.max(0, p.logSd ** 2 - m.logSe ** 2))),
     parent: parent.name,
     parentSeconds: r(seconds),
+    ...(parent.figure !== undefined ? { parentFigure: r(parent.figure) } : {}),
     expectedGpuHours: r(expectedGpuHours, 2),
     gainPerGpuHour: r(p.gain / expectedGpuHours, 5),
     calibration: {

@@ -16,6 +16,11 @@ export interface TriedCandidate {
   topology: Topology;
   /** pending/running candidates count as tried (never proposed again) but carry no evidence yet. */
   status: 'pending' | 'running' | 'accepted' | 'rejected' | 'failed' | 'stopped';
+  /**
+   * Its seconds per rollout as every surface shows it (src/record/figure.ts figureOf: its decision's
+   * figure, anchored on its reference's); absent: its verdict's projection is shown.
+   */
+  figure?: number;
   /** What the monitor observed; absent while pending or when nothing was measured. */
   observation?: Partial<Pick<CandidateObservation, 'verdict' | 'stable_metrics' | 'comparison' | 'failure'>>;
 }
@@ -75,7 +80,10 @@ export interface ProposalPrediction {
   netLogSd: number;
   /** The measured candidate the prediction is anchored on (the proposal's parent). */
   parent: string;
+  /** The parent's steady seconds per rollout the model anchors on (the prediction's scale). */
   parentSeconds: number;
+  /** The parent's figure as the dashboard and the record show it (TriedCandidate.figure), when known. */
+  parentFigure?: number;
   /** GPU-hours the run is expected to take to a decision, and the predicted gain per GPU-hour. */
   expectedGpuHours: number;
   gainPerGpuHour: number;

@@ -7,6 +7,7 @@ import { Document, isSeq, parse, stringify, visit } from 'yaml';
 import type { Octokit } from '../github/client.js';
 import { githubFileSource } from '../github/contents.js';
 import { topologyChange } from '../record/change.js';
+import { figureOf } from '../record/figure.js';
 import { recordPaths } from '../record/model.js';
 import { parseRecord } from '../record/validate.js';
 import { triedFromRecord } from '../suggest/record.js';
@@ -250,13 +251,29 @@ function suggestInput(
     },
     maxParallel: experiment.max_parallel ?? DEFAULT_MAX_PARALLEL,
     ...(options.count !== undefined ? { count: options.count } : {}),
-    tried: triedFromRecord(record, base, candidateFiles),
+    tried: withFigures(triedFromRecord(record, base, candidateFiles), record),
     currentBest: record?.current_best.topology ?? null,
     ...(experiment.min_improvement !== undefined ? { minImprovement: experiment.min_improvement } : {}),
     previousPredictions: (record?.runs ?? []).flatMap((r) =>
       r.prediction ? [{ name: r.name, predictedSeconds: r.prediction.seconds_per_rollout }] : [],
     ),
   };
+}
+
+/**
+ * Each recorded run at the figure the dashboard and the record show for it (its decision's,
+ * src/record/figure.ts), so a proposal names its parent at that figure, not its verdict's own projection.
+ */
+function withFigures(
+  tried: ReturnType<typeof triedFromRecord>,
+  record: ReturnType<typeof parseRecord> | undefined,
+): ReturnType<typeof triedFromRecord> {
+  const runs = record?.runs ?? [];
+  return tried.map((t) => {
+    const run = runs.find((r) => r.name === t.name);
+    const figure = run && run.status !== 'failed' ? figureOf(run, runs)?.value : undefined;
+    return figure !== undefined ? { ...t, figure } : t;
+  });
 }
 
 /**

@@ -104,6 +104,28 @@ describe('topo autopilot', () => {
     }
   });
 
+  it("plan's proposals name their parent at the figure status shows (its decision's), not its verdict's own projection", async () => {
+    const record = join(dir, 'experiments', `${EXP}.json`);
+    const text = readFileSync(record, 'utf8');
+    const r = JSON.parse(text);
+    const parent = r.runs.find((x: { name: string }) => x.name === 'renderer-split');
+    // decided 15% faster than the baseline (5.25): its figure is 4.46, its own projection 4.65
+    parent.comparison = { ...parent.comparison, ratio: { value: 0.85, low: 0.835, high: 0.865 } };
+    writeFileSync(record, `${JSON.stringify(r, null, 2)}\n`);
+    try {
+      const status = await runTopo(['autopilot', 'status', EXP], dir);
+      expect(status.code, status.stderr).toBe(0);
+      const row = status.stdout.split('\n').find((l) => l.startsWith('|') && l.includes('`renderer-split`'));
+      expect(row).toContain('| 4.46 |');
+      const plan = await runTopo(['autopilot', 'plan', EXP], dir);
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stdout).toContain('(parent renderer-split: 4.46 s/rollout)');
+      expect(plan.stdout).not.toContain('4.65 s/rollout');
+    } finally {
+      writeFileSync(record, text);
+    }
+  });
+
   it('refuses an experiment without a policy, or a wrong subcommand, with what would be right', async () => {
     const none = await runTopo(['autopilot', 'status', 'topology-opt-nope-20260101'], dir);
     expect(none.code).toBe(2);
