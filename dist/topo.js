@@ -14731,7 +14731,7 @@ var require_public_api = __commonJS({
         return docs;
       return Object.assign([], { empty: true }, composer$1.streamInfo());
     }
-    function parseDocument3(source, options2 = {}) {
+    function parseDocument4(source, options2 = {}) {
       const { lineCounter: lineCounter2, prettyErrors } = parseOptions2(options2);
       const parser$1 = new parser.Parser(lineCounter2?.addNewLine);
       const composer$1 = new composer.Composer(options2);
@@ -14757,7 +14757,7 @@ var require_public_api = __commonJS({
       } else if (options2 === void 0 && reviver && typeof reviver === "object") {
         options2 = reviver;
       }
-      const doc = parseDocument3(src, options2);
+      const doc = parseDocument4(src, options2);
       if (!doc)
         return null;
       doc.warnings.forEach((warning) => log.warn(doc.options.logLevel, warning));
@@ -14793,7 +14793,7 @@ var require_public_api = __commonJS({
     }
     exports.parse = parse5;
     exports.parseAllDocuments = parseAllDocuments2;
-    exports.parseDocument = parseDocument3;
+    exports.parseDocument = parseDocument4;
     exports.stringify = stringify4;
   }
 });
@@ -38346,14 +38346,14 @@ var require_request = __commonJS({
       onResponseStarted() {
         return this[kHandler].onResponseStarted?.();
       }
-      onHeaders(statusCode, headers, resume2, statusText) {
+      onHeaders(statusCode, headers, resume3, statusText) {
         assert(!this.aborted);
         assert(!this.completed);
         if (channels.headers.hasSubscribers) {
           channels.headers.publish({ request: this, response: { statusCode, headers, statusText } });
         }
         try {
-          return this[kHandler].onHeaders(statusCode, headers, resume2, statusText);
+          return this[kHandler].onHeaders(statusCode, headers, resume3, statusText);
         } catch (err) {
           this.abort(err);
         }
@@ -44007,7 +44007,7 @@ var require_redirect_handler = __commonJS({
       onError(error) {
         this.handler.onError(error);
       }
-      onHeaders(statusCode, headers, resume2, statusText) {
+      onHeaders(statusCode, headers, resume3, statusText) {
         this.location = this.history.length >= this.maxRedirections || util.isDisturbed(this.opts.body) ? null : parseLocation(statusCode, headers);
         if (this.opts.throwOnMaxRedirect && this.history.length >= this.maxRedirections) {
           if (this.request) {
@@ -44021,7 +44021,7 @@ var require_redirect_handler = __commonJS({
           this.history.push(new URL(this.opts.path, this.opts.origin));
         }
         if (!this.location) {
-          return this.handler.onHeaders(statusCode, headers, resume2, statusText);
+          return this.handler.onHeaders(statusCode, headers, resume3, statusText);
         }
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
         const path = search ? `${pathname}${search}` : pathname;
@@ -44342,7 +44342,7 @@ var require_client2 = __commonJS({
         this[kQueue] = [];
         this[kRunningIdx] = 0;
         this[kPendingIdx] = 0;
-        this[kResume] = (sync) => resume2(this, sync);
+        this[kResume] = (sync) => resume3(this, sync);
         this[kOnError] = (err) => onError(this, err);
       }
       get pipelining() {
@@ -44381,7 +44381,7 @@ var require_client2 = __commonJS({
         if (this[kResuming]) {
         } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
           this[kResuming] = 1;
-          queueMicrotask(() => resume2(this));
+          queueMicrotask(() => resume3(this));
         } else {
           this[kResume](true);
         }
@@ -44547,7 +44547,7 @@ var require_client2 = __commonJS({
       client[kNeedDrain] = 0;
       client.emit("drain", client[kUrl], [client]);
     }
-    function resume2(client, sync) {
+    function resume3(client, sync) {
       if (client[kResuming] === 2) {
         return;
       }
@@ -44599,7 +44599,7 @@ var require_client2 = __commonJS({
           client[kServerName] = request2.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
-            resume2(client);
+            resume3(client);
           });
         }
         if (client[kConnecting]) {
@@ -45254,14 +45254,14 @@ var require_proxy_agent = __commonJS({
       }
       [kDispatch](opts, handler2) {
         const onHeaders = handler2.onHeaders;
-        handler2.onHeaders = function(statusCode, data, resume2) {
+        handler2.onHeaders = function(statusCode, data, resume3) {
           if (statusCode === 407) {
             if (typeof handler2.onError === "function") {
               handler2.onError(new InvalidArgumentError("Proxy Authentication Required (407)"));
             }
             return;
           }
-          if (onHeaders) onHeaders.call(this, statusCode, data, resume2);
+          if (onHeaders) onHeaders.call(this, statusCode, data, resume3);
         };
         const {
           origin,
@@ -45662,7 +45662,7 @@ var require_retry_handler = __commonJS({
           }
         });
       }
-      checkpointResponseEnd(headers, resume2) {
+      checkpointResponseEnd(headers, resume3) {
         if (this.end == null && this.opts.method !== "HEAD") {
           const contentLength = headers["content-length"];
           this.end = contentLength != null ? Number(contentLength) - 1 : null;
@@ -45671,7 +45671,7 @@ var require_retry_handler = __commonJS({
             "invalid content-length"
           );
         }
-        this.resume = this.end != null ? resume2 : null;
+        this.resume = this.end != null ? resume3 : null;
       }
       onRequestSent() {
         if (this.handler.onRequestSent) {
@@ -45730,17 +45730,17 @@ var require_retry_handler = __commonJS({
         const retryTimeout = retryAfterHeader > 0 ? Math.min(retryAfterHeader, maxTimeout) : Math.min(minTimeout * timeoutFactor ** (counter - 1), maxTimeout);
         setTimeout(() => cb(null), retryTimeout);
       }
-      onHeaders(statusCode, rawHeaders, resume2, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume3, statusMessage) {
         const headers = parseHeaders(rawHeaders);
         this.retryCount += 1;
         if (statusCode >= 300) {
           if (!this.headersSent && this.retryOpts.statusCodes.includes(statusCode) === false) {
             this.headersSent = true;
-            this.checkpointResponseEnd(headers, resume2);
+            this.checkpointResponseEnd(headers, resume3);
             return this.handler.onHeaders(
               statusCode,
               rawHeaders,
-              resume2,
+              resume3,
               statusMessage
             );
           } else {
@@ -45800,7 +45800,7 @@ var require_retry_handler = __commonJS({
             );
             return false;
           }
-          this.resume = resume2;
+          this.resume = resume3;
           return true;
         }
         if (this.end == null) {
@@ -45811,7 +45811,7 @@ var require_retry_handler = __commonJS({
               return this.handler.onHeaders(
                 statusCode,
                 rawHeaders,
-                resume2,
+                resume3,
                 statusMessage
               );
             }
@@ -45838,7 +45838,7 @@ var require_retry_handler = __commonJS({
             this.end == null || Number.isFinite(this.end),
             "invalid content-length"
           );
-          this.resume = resume2;
+          this.resume = resume3;
           this.headersSent = true;
           this.etag = headers.etag != null ? headers.etag : null;
           if (this.etag != null && this.etag.startsWith("W/")) {
@@ -45847,7 +45847,7 @@ var require_retry_handler = __commonJS({
           return this.handler.onHeaders(
             statusCode,
             rawHeaders,
-            resume2,
+            resume3,
             statusMessage
           );
         }
@@ -45967,7 +45967,7 @@ var require_readable = __commonJS({
     };
     var BodyReadable = class extends Readable {
       constructor({
-        resume: resume2,
+        resume: resume3,
         abort,
         contentType = "",
         contentLength,
@@ -45976,7 +45976,7 @@ var require_readable = __commonJS({
       }) {
         super({
           autoDestroy: true,
-          read: resume2,
+          read: resume3,
           highWaterMark
         });
         this._readableState.dataEmitted = false;
@@ -46390,7 +46390,7 @@ var require_api_request = __commonJS({
         this.abort = abort;
         this.context = context4;
       }
-      onHeaders(statusCode, rawHeaders, resume2, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume3, statusMessage) {
         const { callback, opaque, abort, context: context4, responseHeaders, highWaterMark } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
@@ -46403,7 +46403,7 @@ var require_api_request = __commonJS({
         const contentType = parsedHeaders["content-type"];
         const contentLength = parsedHeaders["content-length"];
         const res = new Readable({
-          resume: resume2,
+          resume: resume3,
           abort,
           contentType,
           contentLength: this.method !== "HEAD" && contentLength ? Number(contentLength) : null,
@@ -46606,7 +46606,7 @@ var require_api_stream = __commonJS({
         this.abort = abort;
         this.context = context4;
       }
-      onHeaders(statusCode, rawHeaders, resume2, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume3, statusMessage) {
         const { factory, opaque, context: context4, callback, responseHeaders } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
@@ -46653,7 +46653,7 @@ var require_api_stream = __commonJS({
             }
           });
         }
-        res.on("drain", resume2);
+        res.on("drain", resume3);
         this.res = res;
         const needDrain = res.writableNeedDrain !== void 0 ? res.writableNeedDrain : res._writableState?.needDrain;
         return needDrain !== true;
@@ -46737,10 +46737,10 @@ var require_api_pipeline = __commonJS({
         this[kResume] = null;
       }
       _read() {
-        const { [kResume]: resume2 } = this;
-        if (resume2) {
+        const { [kResume]: resume3 } = this;
+        if (resume3) {
           this[kResume] = null;
-          resume2();
+          resume3();
         }
       }
       _destroy(err, callback) {
@@ -46749,9 +46749,9 @@ var require_api_pipeline = __commonJS({
       }
     };
     var PipelineResponse = class extends Readable {
-      constructor(resume2) {
+      constructor(resume3) {
         super({ autoDestroy: true });
-        this[kResume] = resume2;
+        this[kResume] = resume3;
       }
       _read() {
         this[kResume]();
@@ -46838,7 +46838,7 @@ var require_api_pipeline = __commonJS({
         this.abort = abort;
         this.context = context4;
       }
-      onHeaders(statusCode, rawHeaders, resume2) {
+      onHeaders(statusCode, rawHeaders, resume3) {
         const { opaque, handler: handler2, context: context4 } = this;
         if (statusCode < 200) {
           if (this.onInfo) {
@@ -46847,7 +46847,7 @@ var require_api_pipeline = __commonJS({
           }
           return;
         }
-        this.res = new PipelineResponse(resume2);
+        this.res = new PipelineResponse(resume3);
         let body;
         try {
           this.handler = null;
@@ -47383,12 +47383,12 @@ var require_mock_utils = __commonJS({
         const responseHeaders = generateKeyValues(headers);
         const responseTrailers = generateKeyValues(trailers);
         handler2.onConnect?.((err) => handler2.onError(err), null);
-        handler2.onHeaders?.(statusCode, responseHeaders, resume2, getStatusText(statusCode));
+        handler2.onHeaders?.(statusCode, responseHeaders, resume3, getStatusText(statusCode));
         handler2.onData?.(Buffer.from(responseData));
         handler2.onComplete?.(responseTrailers);
         deleteMockDispatch(mockDispatches, key);
       }
-      function resume2() {
+      function resume3() {
       }
       return true;
     }
@@ -48078,7 +48078,7 @@ var require_dump = __commonJS({
         this.#reason = reason2;
       }
       // TODO: will require adjustment after new hooks are out
-      onHeaders(statusCode, rawHeaders, resume2, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume3, statusMessage) {
         const headers = util.parseHeaders(rawHeaders);
         const contentLength = headers["content-length"];
         if (contentLength != null && contentLength > this.#maxSize) {
@@ -48092,7 +48092,7 @@ var require_dump = __commonJS({
         return this.#handler.onHeaders(
           statusCode,
           rawHeaders,
-          resume2,
+          resume3,
           statusMessage
         );
       }
@@ -48812,8 +48812,8 @@ var require_headers = __commonJS({
       static getHeadersGuard(o) {
         return o.#guard;
       }
-      static setHeadersGuard(o, guard) {
-        o.#guard = guard;
+      static setHeadersGuard(o, guard2) {
+        o.#guard = guard2;
       }
       static getHeadersList(o) {
         return o.#headersList;
@@ -49200,12 +49200,12 @@ var require_response = __commonJS({
         }
       }
     }
-    function fromInnerResponse(innerResponse, guard) {
+    function fromInnerResponse(innerResponse, guard2) {
       const response = new Response(kConstruct);
       response[kState] = innerResponse;
       response[kHeaders] = new Headers(kConstruct);
       setHeadersList(response[kHeaders], innerResponse.headersList);
-      setHeadersGuard(response[kHeaders], guard);
+      setHeadersGuard(response[kHeaders], guard2);
       if (hasFinalizationRegistry && innerResponse.body?.stream) {
         streamRegistry.register(response, new WeakRef(innerResponse.body.stream));
       }
@@ -49876,13 +49876,13 @@ var require_request2 = __commonJS({
       }
       return newRequest2;
     }
-    function fromInnerRequest(innerRequest, signal, guard) {
+    function fromInnerRequest(innerRequest, signal, guard2) {
       const request2 = new Request(kConstruct);
       request2[kState] = innerRequest;
       request2[kSignal] = signal;
       request2[kHeaders] = new Headers(kConstruct);
       setHeadersList(request2[kHeaders], innerRequest.headersList);
-      setHeadersGuard(request2[kHeaders], guard);
+      setHeadersGuard(request2[kHeaders], guard2);
       return request2;
     }
     Object.defineProperties(Request.prototype, {
@@ -50965,7 +50965,7 @@ var require_fetch = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status5, rawHeaders, resume2, statusText) {
+            onHeaders(status5, rawHeaders, resume3, statusText) {
               if (status5 < 200) {
                 return;
               }
@@ -51012,7 +51012,7 @@ var require_fetch = __commonJS({
                   }
                 }
               }
-              this.body = new Readable({ read: resume2 });
+              this.body = new Readable({ read: resume3 });
               const onError = this.onError.bind(this);
               resolve21({
                 status: status5,
@@ -61978,8 +61978,8 @@ var require_eventLoopLag = __commonJS({
     function reportEventloopLag(start, gauge, labels) {
       const delta = process.hrtime(start);
       const nanosec = delta[0] * 1e9 + delta[1];
-      const seconds3 = nanosec / 1e9;
-      gauge.set(labels, seconds3);
+      const seconds4 = nanosec / 1e9;
+      gauge.set(labels, seconds4);
     }
     module.exports = (registry, config = {}) => {
       const namePrefix = config.prefix ? config.prefix : "";
@@ -63081,11 +63081,11 @@ function gpusPerNode(perNode, nodeCount) {
   return m2 && nodesNow ? Number(m2[1]) * Number(nodesNow[1]) : null;
 }
 function allocation(gpus, elapsed) {
-  const seconds3 = slurmDurationToSeconds(elapsed);
+  const seconds4 = slurmDurationToSeconds(elapsed);
   return {
     gpus,
-    gpuMinutes: gpus === null || seconds3 === null ? null : gpus * seconds3 / 60,
-    heldSeconds: seconds3
+    gpuMinutes: gpus === null || seconds4 === null ? null : gpus * seconds4 / 60,
+    heldSeconds: seconds4
   };
 }
 function reason(text3) {
@@ -64498,19 +64498,19 @@ function decideCandidate(candidate, reference, options2 = {}) {
   const change = { value: round(Math.exp(d2) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
   const thin = thinBasis(subject, at, shown);
   const runs2 = { candidate: subject, reference: ref.verdict, shown, drift: at.drift };
-  const guard = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m2), lo, m2, runs2, options2.driftGuard ?? DRIFT_GUARD);
+  const guard2 = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m2), lo, m2, runs2, options2.driftGuard ?? DRIFT_GUARD);
   const evidence = [
     `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
     `${shown} ${at.text}`,
     ...ref.betweenRun ? [`between-run term \xB1${pct(between)} (log s.d.): ${ref.betweenRun.text}`] : [],
-    ...guard.evidence,
+    ...guard2.evidence,
     `estimates: ${usedText(subject, "the candidate")}; ${usedText(ref.verdict, shown)}`
   ];
-  const held = !!thin || guard.evidence.length > 0;
-  if (guard.state !== "measuring")
-    return decided(base, guard.state, change, candidate, [
+  const held = !!thin || guard2.evidence.length > 0;
+  if (guard2.state !== "measuring")
+    return decided(base, guard2.state, change, candidate, [
       ...evidence,
-      `${guard.state}: ${claimOf2(guard.state, m2)} than ${shown} at every look's confidence`
+      `${guard2.state}: ${claimOf2(guard2.state, m2)} than ${shown} at every look's confidence`
     ]);
   const horizon = claimRadius(candidate, s, options2);
   if ("final" in horizon && horizon.final)
@@ -66280,8 +66280,8 @@ function headlineText(s) {
 function thousands(x2) {
   return String(Math.round(x2)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
-function throughput(seconds3) {
-  return `${fmt(seconds3, 3)} s per rollout \xB7 ${thousands(3600 / seconds3)} rollouts per hour`;
+function throughput(seconds4) {
+  return `${fmt(seconds4, 3)} s per rollout \xB7 ${thousands(3600 / seconds4)} rollouts per hour`;
 }
 function viewFigure(v2) {
   const d2 = v2.observation.decision;
@@ -67460,18 +67460,18 @@ function topologyOverrides(candidate) {
     return key.endsWith(".environments") ? text3 : check(text3, PATTERNS.override, "topology override");
   });
 }
-function resolvePath(checkout, path, what) {
+function resolvePath(checkout2, path, what) {
   if (path.startsWith("/")) return check(posix.normalize(path), PATTERNS.absolutePath, what);
   check(path, PATTERNS.relativePath, what);
-  return check(posix.normalize(posix.join(checkout, path)), PATTERNS.absolutePath, what);
+  return check(posix.normalize(posix.join(checkout2, path)), PATTERNS.absolutePath, what);
 }
 function renderSubmission(experiment, candidate, cluster) {
   const name = jobName(experiment.experiment_id, candidate.name, candidate.expanded);
   const fi = experiment.fixed_inputs;
-  const checkout = check(cluster.alpasim_checkout, PATTERNS.absolutePath, "alpasim_checkout");
-  const script = resolvePath(checkout, cluster.submit_script, "submit_script");
+  const checkout2 = check(cluster.alpasim_checkout, PATTERNS.absolutePath, "alpasim_checkout");
+  const script = resolvePath(checkout2, cluster.submit_script, "submit_script");
   const runDir = resolvePath(
-    checkout,
+    checkout2,
     cluster.run_dir ?? posix.join(posix.dirname(script), "runs"),
     "run_dir"
   );
@@ -71726,7 +71726,30 @@ function planStep(input) {
       actions: [...housekeeping, ...submits.actions],
       waiting: submits.waiting ?? `round ${current} is running`
     });
+  const merge2 = winnerStep(input, state3);
+  if (merge2) return plan({ ...merge2, actions: [...housekeeping, ...merge2.actions] });
   return plan({ actions: [...housekeeping, ...nextRound(input, state3, budget)], waiting: null });
+}
+function winnerStep(input, state3) {
+  const w2 = input.runs.find((r) => r.name === state3.best?.name && r.round !== 0);
+  if (!w2 || w2.origin !== "bot" || w2.takenOver || w2.pr === void 0) return null;
+  if (w2.pull === "merged" || w2.pull === "none")
+    return w2.recorded ? null : { actions: [], waiting: `waiting for the record of the winner #${w2.pr}` };
+  if (w2.pull !== "open") return null;
+  const label = w2.labelled ? [] : [{ kind: "label", name: w2.name, pr: w2.pr }];
+  if (input.policy.merge === "auto")
+    return { actions: [...label, { kind: "merge", name: w2.name, pr: w2.pr, why: "winner" }], waiting: null };
+  return {
+    actions: label,
+    waiting: `round ${w2.round} won by \`${w2.name}\`; the next round opens once #${w2.pr} is merged`,
+    stalls: [
+      {
+        pr: w2.pr,
+        what: `\`${w2.name}\` won round ${w2.round} (merge: manual leaves its merge to a person)`,
+        fix: `merge #${w2.pr} to record it as the current best; the next round opens from it`
+      }
+    ]
+  };
 }
 function takeovers(runs2) {
   return runs2.filter((r) => r.origin === "bot" && r.takenOver && r.pull === "open" && r.pr !== void 0).map((r) => ({
@@ -71842,6 +71865,10 @@ function stopLive(runs2, reason2) {
 }
 function finishStep(input, c) {
   if (c.reported || c.winner === void 0) return { actions: [], waiting: `concluded: ${c.reason}` };
+  const step = winnerStepAfter(input, c);
+  return { ...step, actions: [...leftOpen(input.runs, c.winner), ...step.actions] };
+}
+function winnerStepAfter(input, c) {
   const w2 = c.winner ? input.runs.find((r) => r.name === c.winner) : void 0;
   if (w2?.pull === "open" && w2.pr !== void 0 && !w2.takenOver) {
     const label = w2.labelled ? [] : [{ kind: "label", name: w2.name, pr: w2.pr }];
@@ -71865,7 +71892,13 @@ function finishStep(input, c) {
 }
 function conclusionOf(runs2, state3, reason2) {
   const winner = state3.best && state3.best.name !== state3.baseline.name ? state3.best.name : null;
-  return [...closeLosers(runs2, state3), { kind: "conclude", reason: reason2, winner }];
+  const losers = closeLosers(runs2, state3);
+  return [...losers, ...leftOpen(runs2, winner, losers), { kind: "conclude", reason: reason2, winner }];
+}
+function leftOpen(runs2, winner, closing2 = []) {
+  return runs2.filter(
+    (r) => r.origin === "bot" && r.pull === "open" && !r.takenOver && r.pr !== void 0 && r.name !== winner && !closing2.some((a) => a.kind === "close" && a.name === r.name)
+  ).map((r) => ({ kind: "close", name: r.name, pr: r.pr, why: "concluded" }));
 }
 function fmt2(x2) {
   return (Math.round(x2 * 10) / 10).toString();
@@ -71886,7 +71919,7 @@ function actionText(a) {
     case "submit":
       return `submit \`${a.name}\` (#${a.pr})`;
     case "close":
-      return a.why === "superseded" ? `close \`${a.name}\` (#${a.pr}): superseded by \`${a.by}\`` : a.why === "failed" ? `close \`${a.name}\` (#${a.pr}): its run failed (recorded as failed)` : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
+      return a.why === "superseded" ? `close \`${a.name}\` (#${a.pr}): superseded by \`${a.by}\`` : a.why === "failed" ? `close \`${a.name}\` (#${a.pr}): its run failed (recorded as failed)` : a.why === "concluded" ? `close \`${a.name}\` (#${a.pr}): the experiment concluded before its decision` : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
     case "stop":
       return `stop \`${a.name}\` (#${a.pr}): ${inlineText(a.reason, 200)}`;
     case "conclude":
@@ -71904,8 +71937,8 @@ function roundRows(runs2) {
   return rows.map((r) => {
     const round3 = r.round === 0 ? "baseline" : r.round === null ? "a person\u2019s" : String(r.round);
     const decision = r.round === 0 && r.outcome !== null && r.outcome !== "failed" ? "reference" : r.outcome ?? (r.request === "live" ? "running" : r.pull === "closed" ? "withdrawn" : "waiting");
-    const seconds3 = r.seconds !== void 0 ? r.seconds.toFixed(2) : "\u2013";
-    return `| ${round3} | \`${r.name}\` | ${r.pr !== void 0 ? `#${r.pr}` : "\u2013"} | ${decision} | ${seconds3} | ${h(r.gpuHours)} |`;
+    const seconds4 = r.seconds !== void 0 ? r.seconds.toFixed(2) : "\u2013";
+    return `| ${round3} | \`${r.name}\` | ${r.pr !== void 0 ? `#${r.pr}` : "\u2013"} | ${decision} | ${seconds4} | ${h(r.gpuHours)} |`;
   });
 }
 function bestLine(plan, runs2) {
@@ -71989,7 +72022,7 @@ function runsFromRecord(record, gpusPerRun2) {
   return record.runs.map((run3) => {
     const round3 = run3 === base ? 0 : roundOf(run3.hypothesis);
     const outcome = run3 === base && run3.status !== "failed" ? "equivalent" : recordedOutcome(run3);
-    const seconds3 = figureOf(run3, record.runs)?.value ?? null;
+    const seconds4 = figureOf(run3, record.runs)?.value ?? null;
     return {
       name: run3.name,
       round: round3,
@@ -71998,7 +72031,7 @@ function runsFromRecord(record, gpusPerRun2) {
       pull: run3.pull_request?.merge_commit_sha ? "merged" : run3.pull_request ? "closed" : "none",
       request: outcome === null ? "live" : "ended",
       outcome,
-      ...seconds3 !== null && run3.status !== "failed" ? { seconds: seconds3 } : {},
+      ...seconds4 !== null && run3.status !== "failed" ? { seconds: seconds4 } : {},
       gpuHours: recordedGpuHours(run3, gpusPerRun2),
       ...run3.run_name ? { runName: run3.run_name } : {},
       recorded: true
@@ -74276,7 +74309,7 @@ function safeJobName(experimentId, name, expanded) {
     return "";
   }
 }
-function toJsonReport(report3) {
+function toJsonReport(report4) {
   const strip = (i) => ({
     rule: i.rule,
     severity: i.severity,
@@ -74308,7 +74341,7 @@ function toJsonReport(report3) {
     } : {}
   });
   return {
-    files: report3.files.map((f) => ({
+    files: report4.files.map((f) => ({
       path: f.path,
       errors: f.errors.map(strip),
       warnings: f.warnings.map(strip),
@@ -74318,15 +74351,15 @@ function toJsonReport(report3) {
 }
 async function renderCandidateFile(path, options2) {
   const { files } = await validateFiles([path], options2);
-  const report3 = files[0];
-  if (report3.kind !== "candidate" || report3.errors.length || !report3.candidate) return { report: report3 };
-  const c = report3.candidate;
+  const report4 = files[0];
+  if (report4.kind !== "candidate" || report4.errors.length || !report4.candidate) return { report: report4 };
+  const c = report4.candidate;
   const submission = renderSubmission(
     c.experimentConfig,
     { name: c.name, expanded: c.expanded, base: c.base },
     c.clusterConfig
   );
-  return { report: report3, submission };
+  return { report: report4, submission };
 }
 function topologyFilesOf(changedPaths, topologiesDir = "topologies") {
   const prefix = `${posix3.normalize(topologiesDir).replace(/\/+$/, "")}/`;
@@ -74343,18 +74376,18 @@ async function validatePullRequest(input, options2, reporter) {
     return { files: [], errorCount: 0, warningCount: 0 };
   }
   reporter.info(`validating ${paths.length} file(s): ${paths.join(", ")}`);
-  const report3 = await validateFiles(paths, { ...options2, newFiles: paths });
-  for (const file of report3.files)
+  const report4 = await validateFiles(paths, { ...options2, newFiles: paths });
+  for (const file of report4.files)
     for (const issue of [...file.errors, ...file.warnings]) reporter.annotate(issue);
-  await reporter.summary(validationSummary(report3));
-  return report3;
+  await reporter.summary(validationSummary(report4));
+  return report4;
 }
 var fmt3 = (v2) => v2 === void 0 ? "\u2014" : `\`${JSON.stringify(v2)}\``;
-function validationSummary(report3) {
+function validationSummary(report4) {
   const lines = ["## Topology validation", ""];
-  const verdict = report3.errorCount ? `\u274C ${report3.errorCount} error(s), ${report3.warningCount} warning(s) in ${report3.files.length} file(s)` : `\u2705 ${report3.files.length} file(s) valid${report3.warningCount ? `, ${report3.warningCount} warning(s)` : ""}`;
+  const verdict = report4.errorCount ? `\u274C ${report4.errorCount} error(s), ${report4.warningCount} warning(s) in ${report4.files.length} file(s)` : `\u2705 ${report4.files.length} file(s) valid${report4.warningCount ? `, ${report4.warningCount} warning(s)` : ""}`;
   lines.push(verdict, "");
-  for (const file of report3.files) {
+  for (const file of report4.files) {
     const c = file.candidate;
     const state3 = file.errors.length ? "\u274C" : file.warnings.length ? "\u26A0\uFE0F" : "\u2705";
     lines.push(`### ${state3} \`${file.path}\`${c ? ` \u2014 candidate \`${c.name}\`` : ` (${file.kind})`}`, "");
@@ -75251,7 +75284,7 @@ async function attemptOnce(octokit, options2, attempt) {
 async function commitWithCompareAndSwap(octokit, options2) {
   const maxAttempts = options2.maxAttempts ?? 8;
   const backoff = options2.backoffMs ?? defaultBackoff;
-  const sleep5 = options2.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  const sleep6 = options2.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   let lastTransient;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     try {
@@ -75263,7 +75296,7 @@ async function commitWithCompareAndSwap(octokit, options2) {
       if (!isTransient(error)) throw error;
       lastTransient = error;
     }
-    if (attempt < maxAttempts) await sleep5(backoff(attempt));
+    if (attempt < maxAttempts) await sleep6(backoff(attempt));
   }
   if (lastTransient) throw lastTransient;
   throw new CommitConflictError(options2.branch, maxAttempts);
@@ -77408,7 +77441,7 @@ function recordUrl(deps, experimentId) {
 }
 async function postFinalReport(deps, input) {
   const paths = recordPaths(input.experimentId);
-  let report3 = "";
+  let report4 = "";
   const commit = await commitWithCompareAndSwap(deps.octokit, {
     owner: deps.owner,
     repo: deps.repo,
@@ -77425,8 +77458,8 @@ async function postFinalReport(deps, input) {
         ]);
       const record = parseRecord(text3, paths.json);
       record.report = { path: paths.report, concluded_at: record.report?.concluded_at ?? deps.at ?? null };
-      report3 = renderFinalReport(record, { recordUrl: recordUrl(deps, input.experimentId) });
-      return { ...recordFiles(record), [paths.report]: report3 };
+      report4 = renderFinalReport(record, { recordUrl: recordUrl(deps, input.experimentId) });
+      return { ...recordFiles(record), [paths.report]: report4 };
     }
   });
   const comment = await upsertStickyComment(deps.octokit, {
@@ -77435,11 +77468,11 @@ async function postFinalReport(deps, input) {
     issue_number: input.issueNumber,
     purpose: "report",
     botLogin: deps.botLogin,
-    body: report3
+    body: report4
   });
   return {
     experimentId: input.experimentId,
-    report: report3,
+    report: report4,
     reportPath: paths.report,
     commit,
     commentId: comment.id
@@ -77556,9 +77589,9 @@ var status3 = {
   recordedAtClose: false,
   summary: "refresh the status comment now (otherwise every few minutes)",
   run: async (ctx) => {
-    const report3 = await ctx.ports.refresh(ctx.octokit, ctx.pullNumber);
-    if (report3.errors.length) throw new Error(report3.errors.join("; "));
-    return statusReply(report3.candidates);
+    const report4 = await ctx.ports.refresh(ctx.octokit, ctx.pullNumber);
+    if (report4.errors.length) throw new Error(report4.errors.join("; "));
+    return statusReply(report4.candidates);
   }
 };
 function statusReply(outcomes) {
@@ -78764,10 +78797,35 @@ function withRounds(runs2, rounds2) {
 
 // src/autopilot/pulls.ts
 var MARKER = /<!-- topo:autopilot experiment=([a-z0-9][a-z0-9_.-]*) candidate=([a-z0-9][a-z0-9_.-]*) round=(\d{1,3}) -->/;
+function botMarker(experimentId, candidate, round3) {
+  return `<!-- topo:autopilot experiment=${experimentId} candidate=${candidate} round=${round3} -->`;
+}
 function readBotMarker(body, experimentId) {
   const m2 = MARKER.exec(body ?? "");
   if (!m2 || m2[1] !== experimentId) return null;
   return { candidate: m2[2], round: Number(m2[3]) };
+}
+function botPullTitle(experimentId, candidate, round3) {
+  return `autopilot round ${round3}: ${experimentId}/${candidate}`;
+}
+function botPullBody(experimentId, candidate, round3, reasoning) {
+  return [
+    botMarker(experimentId, candidate, round3),
+    `**Autopilot, round ${round3}** of experiment \`${experimentId}\` (policy: \`autopilot\` in its experiment.yaml on the default branch).`,
+    "",
+    reasoning.replace(/Comment `\/topo submit` to run it\.\s*$/, "").trimEnd(),
+    "",
+    "This pull request changes only its candidate file. The autopilot requests its run (`submit: auto`) or waits for a writer\u2019s `/topo submit` (`submit: approval`). Push to this branch and it is yours: the autopilot leaves it alone. Close it and the candidate is withdrawn, never proposed again in this experiment."
+  ].join("\n");
+}
+function closingText(a, evidence) {
+  const why2 = a.why === "superseded" ? `superseded: a later round's \`${a.by ?? "winner"}\` beats it` : a.why === "failed" ? "closed: its run failed" : a.why === "concluded" ? "closed: the experiment concluded before its decision" : "rejected by its decision";
+  return [
+    `Closed by the autopilot: \`${a.name}\` is ${why2}.`,
+    ...evidence ? ["", `Decision: ${inlineText(evidence, 600)}`] : [],
+    "",
+    "The record keeps it, with its evidence, as a closed candidate."
+  ].join("\n");
 }
 function liveOutcome(state3, ended, failed) {
   if (failed) return "failed";
@@ -79130,6 +79188,7 @@ import { posix as posix7 } from "node:path";
 // src/suggest/evidence.ts
 var SATURATED_UTILISATION = 90;
 function secondsPerRollout(run3) {
+  if (run3.figure !== void 0 && Number.isFinite(run3.figure) && run3.figure > 0) return run3.figure;
   const o = run3.observation;
   const value = o?.verdict?.projected_full_run?.value ?? o?.verdict?.value?.value ?? o?.stable_metrics?.seconds_per_rollout_full_run ?? o?.verdict?.current_full_run ?? void 0;
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : void 0;
@@ -79702,11 +79761,11 @@ function campaignOf2(tried, maxParallel) {
   finished.forEach((round3, i) => {
     const runs2 = round3.map((r) => {
       const o = outcomeOf(r, byName);
-      const seconds3 = secondsPerRollout(r);
+      const seconds4 = secondsPerRollout(r);
       return {
         name: r.name,
         outcome: o === "unknown" ? "undecided" : o,
-        ...o !== "failed" && seconds3 !== void 0 ? { seconds: seconds3 } : {},
+        ...o !== "failed" && seconds4 !== void 0 ? { seconds: seconds4 } : {},
         gpuHours: 0
       };
     });
@@ -80221,8 +80280,8 @@ function measurementOf(run3) {
   if (run3.status === "failed" || run3.observation?.failure) return void 0;
   const o = run3.observation;
   const steady = o?.verdict?.steady_seconds_per_rollout;
-  const seconds3 = steady?.value ?? secondsPerRollout(run3);
-  if (seconds3 === void 0 || !(seconds3 > 0)) return void 0;
+  const seconds4 = steady?.value ?? secondsPerRollout(run3);
+  if (seconds4 === void 0 || !(seconds4 > 0)) return void 0;
   const iv = steady ?? o?.verdict?.projected_full_run ?? o?.verdict?.value;
   const logSe2 = iv && iv.low > 0 && iv.high > iv.low ? (Math.log(iv.high) - Math.log(iv.low)) / (2 * 1.96) : 0.01;
   const m2 = o?.stable_metrics;
@@ -80247,7 +80306,7 @@ function measurementOf(run3) {
   return {
     name: run3.name,
     topology: run3.topology,
-    seconds: seconds3,
+    seconds: seconds4,
     logSe: Math.max(3e-3, logSe2),
     queues,
     ...typeof idle === "number" ? { idle } : {},
@@ -80505,14 +80564,14 @@ function predictSeconds(cal, topology, parent) {
   const sd = Math.sqrt(
     Math.max(0, variance) + structural ** 2 + colocation ** 2 + misfit ** 2 + (parent.logSe ?? 0) ** 2 + (cal.calibrationError ?? 0) ** 2 + FLOOR ** 2
   );
-  const seconds3 = parent.seconds * Math.exp(r);
-  const low = seconds3 * Math.exp(-Z * sd);
-  const high = seconds3 * Math.exp(Z * sd);
+  const seconds4 = parent.seconds * Math.exp(r);
+  const low = seconds4 * Math.exp(-Z * sd);
+  const high = seconds4 * Math.exp(Z * sd);
   return {
-    seconds: seconds3,
+    seconds: seconds4,
     low,
     high,
-    gain: 1 - seconds3 / parent.seconds,
+    gain: 1 - seconds4 / parent.seconds,
     gainLow: 1 - high / parent.seconds,
     gainHigh: 1 - low / parent.seconds,
     parent: parent.name,
@@ -81035,16 +81094,18 @@ function candidatePrediction(p) {
   };
 }
 function predictionSentence(p) {
-  return `Predicted ${pct5(p.gain)} faster [${pct5(p.gainLow)}, ${pct5(p.gainHigh)}] than ${p.parent} (${p.parentSeconds.toFixed(2)} \u2192 ${p.seconds.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
+  const parent = p.parentFigure ?? p.parentSeconds;
+  const seconds4 = p.seconds / p.parentSeconds * parent;
+  return `Predicted ${pct5(p.gain)} faster [${pct5(p.gainLow)}, ${pct5(p.gainHigh)}] than ${p.parent} (${parent.toFixed(2)} \u2192 ${seconds4.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
 }
 function predictionFor(cal, topology, parent, gpus) {
   const m2 = measurementOf(parent);
   if (!m2) return void 0;
-  const seconds3 = m2.seconds;
+  const seconds4 = m2.seconds;
   const p = predictSeconds(cal, topology, {
     name: parent.name,
     topology: parent.topology,
-    seconds: seconds3,
+    seconds: seconds4,
     logSe: m2.logSe
   });
   if (!p) return void 0;
@@ -81061,7 +81122,8 @@ function predictionFor(cal, topology, parent, gpus) {
     logSd: r(p.logSd),
     netLogSd: r(Math.sqrt(Math.max(0, p.logSd ** 2 - m2.logSe ** 2))),
     parent: parent.name,
-    parentSeconds: r(seconds3),
+    parentSeconds: r(seconds4),
+    ...parent.figure !== void 0 ? { parentFigure: r(parent.figure) } : {},
     expectedGpuHours: r(expectedGpuHours, 2),
     gainPerGpuHour: r(p.gain / expectedGpuHours, 5),
     calibration: {
@@ -81224,13 +81286,21 @@ function suggestInput(options2, { experiment, cluster, base }, record, candidate
     },
     maxParallel: experiment.max_parallel ?? DEFAULT_MAX_PARALLEL2,
     ...options2.count !== void 0 ? { count: options2.count } : {},
-    tried: triedFromRecord(record, base, candidateFiles2),
+    tried: withFigures(triedFromRecord(record, base, candidateFiles2), record),
     currentBest: record?.current_best.topology ?? null,
     ...experiment.min_improvement !== void 0 ? { minImprovement: experiment.min_improvement } : {},
     previousPredictions: (record?.runs ?? []).flatMap(
       (r) => r.prediction ? [{ name: r.name, predictedSeconds: r.prediction.seconds_per_rollout }] : []
     )
   };
+}
+function withFigures(tried, record) {
+  const runs2 = record?.runs ?? [];
+  return tried.map((t) => {
+    const run3 = runs2.find((r) => r.name === t.name);
+    const figure = run3 && run3.status !== "failed" ? figureOf(run3, runs2)?.value : void 0;
+    return figure !== void 0 ? { ...t, figure } : t;
+  });
 }
 async function refusedProposals(options2, { experiment, experimentDir, clustersFile }, result, written) {
   const { files } = options2;
@@ -81243,16 +81313,16 @@ async function refusedProposals(options2, { experiment, experimentDir, clustersF
   extra.set(posix7.normalize(clustersFile), clustersWithModel);
   const parentFile = `${experimentDir}/${result.parent}.yaml`;
   const withParent = result.parent && await files.read(parentFile) !== void 0;
-  const report3 = await validateFiles([...written.map((w2) => w2.path), ...withParent ? [parentFile] : []], {
+  const report4 = await validateFiles([...written.map((w2) => w2.path), ...withParent ? [parentFile] : []], {
     files: overlay(files, extra),
     clustersFile,
     newFiles: written.map((w2) => w2.path),
     ...options2.presets ? { presets: options2.presets } : {}
   });
   const inherited = new Set(
-    report3.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w2) => w2.rule))
+    report4.files.filter((f) => f.path === parentFile).flatMap((f) => f.warnings.map((w2) => w2.rule))
   );
-  return report3.files.flatMap((f) => {
+  return report4.files.flatMap((f) => {
     const proposal = f.path === parentFile ? void 0 : written.find((w2) => w2.path === f.path);
     const problems = [...f.errors, ...f.warnings.filter((w2) => !inherited.has(w2.rule))];
     if (!proposal || problems.length === 0) return [];
@@ -81544,7 +81614,9 @@ async function baselineProposal(exp, config) {
         candidate,
         ` Baseline candidate: preset ${e.base_topology} expanded to full values (opened by the autopilot).`
       ),
-      reasoning: `**Baseline.** The experiment has no baseline run yet: this is preset \`${e.base_topology}\` with its fixed inputs, run first as the reference every round is decided against. Once it is measured it is merged (\`merge: auto\`) or waits for a writer to merge it (\`merge: manual\`), and round 1 opens from it.`
+      reasoning: `**Baseline.** Preset \`${e.base_topology}\` with the experiment's fixed inputs, measured first.
+
+The experiment has no baseline run yet: this one is the reference every round is decided against. Once it is measured it is merged (\`merge: auto\`) or waits for a writer to merge it (\`merge: manual\`), and round 1 opens from it.`
     }
   ];
 }
@@ -81678,7 +81750,7 @@ async function validateCheck(octokit, target2, config, pr) {
   const repo = { owner: target2.owner, repo: target2.repo };
   const head = (await octokit.rest.pulls.get({ ...repo, pull_number: pr })).data.head.sha;
   let summary2 = "";
-  const report3 = await validatePullRequest(
+  const report4 = await validatePullRequest(
     { changedPaths: await changedFiles2(octokit, target2, pr), topologiesDir: config.topologiesDir },
     {
       files: githubFileSource(octokit, { ...repo, ref: head }),
@@ -81699,8 +81771,8 @@ async function validateCheck(octokit, target2, config, pr) {
     ...repo,
     name: VALIDATE_CHECK_NAME,
     head_sha: head,
-    conclusion: report3.errorCount > 0 ? "failure" : "success",
-    title: `${report3.errorCount} error(s), ${report3.warningCount} warning(s) in ${report3.files.length} file(s)`,
+    conclusion: report4.errorCount > 0 ? "failure" : "success",
+    title: `${report4.errorCount} error(s), ${report4.warningCount} warning(s) in ${report4.files.length} file(s)`,
     summary: summary2 || "No topology files changed."
   });
 }
@@ -88055,6 +88127,19 @@ function splitRepository(fullName) {
   return { owner: m2[1], repo: m2[2] };
 }
 
+// src/autopilot/merge.ts
+var PASSING = /* @__PURE__ */ new Set(["success", "neutral", "skipped"]);
+function mergeReadiness(required, checks) {
+  const failed = [];
+  const pending = [];
+  for (const name of required) {
+    const c = checks[name];
+    if (c === void 0 || c === null) pending.push(name);
+    else if (!PASSING.has(c)) failed.push(name);
+  }
+  return { failed, pending };
+}
+
 // src/monitor/state.ts
 function newPassState(options2 = {}) {
   return { options: options2, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
@@ -88185,8 +88270,8 @@ function slurmLatest(jobs) {
   const times = jobs.flatMap((j2) => [j2.submitTs, isWaiting(j2.status) ? null : j2.startTs, isLive(j2.status) ? null : j2.endTs]).filter((t) => !!t);
   return times.length ? Math.max(...times) : null;
 }
-function duration2(seconds3) {
-  const s = Math.round(Math.abs(seconds3));
+function duration2(seconds4) {
+  const s = Math.round(Math.abs(seconds4));
   if (s < 120) return `${s} s`;
   const m2 = Math.round(s / 60);
   return m2 < 120 ? `${m2} min` : `${Math.floor(m2 / 60)} h ${m2 % 60} min`;
@@ -88256,7 +88341,7 @@ function viewOf(e, p, j2) {
   const { c, job } = p;
   const { analysis, ended = false } = p.observed ?? {};
   const x2 = exp.experiment;
-  const seconds3 = (r) => r ? { name: r.name, secondsPerRollout: (r.figure ?? r.value).value } : null;
+  const seconds4 = (r) => r ? { name: r.name, secondsPerRollout: (r.figure ?? r.value).value } : null;
   const projected = reference?.live ? reference.verdict.projected_full_run : null;
   const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
   return {
@@ -88277,8 +88362,8 @@ function viewOf(e, p, j2) {
     notes: notesOf(telemetry?.errors, p.conflicts),
     minImprovement: x2.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
     stopWhenDecided: x2.stop_when_decided !== false,
-    baseline: seconds3(exp.baseline) ?? seconds3(liveBaseline),
-    best: seconds3(exp.best),
+    baseline: seconds4(exp.baseline) ?? seconds4(liveBaseline),
+    best: seconds4(exp.best),
     finalJobState: ended ? job?.state ?? null : null,
     stoppedBy: j2.stoppedBy,
     commentIntervalMinutes: x2.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
@@ -88334,6 +88419,15 @@ function referenceJobLine(e, plan) {
 }
 
 // src/monitor/autopilot.ts
+async function autopilot(state3, ports) {
+  const port = ports.autopilot;
+  if (!port) return;
+  await eachExperiment(state3, "autopilot", async (e) => {
+    const view = await port.read(e.exp);
+    if (!view) return;
+    await pilot({ ports, port, e, view: withState(view), stalls: [], saves: [], notes: [] });
+  });
+}
 function withState(view) {
   const { rounds: rounds2, heads } = view.state;
   return {
@@ -88344,6 +88438,29 @@ function withState(view) {
       takenOver: heads[b2.candidate] ? heads[b2.candidate] !== b2.headSha : b2.takenOver
     }))
   };
+}
+async function pilot(x2) {
+  const { e, view } = x2;
+  const skew = await firstPassSkew(x2);
+  if (!skew) await resume2(x2);
+  x2.stalls.push(...nameClashes(view));
+  const { runs: runs2, plan } = planOf(e, x2.view);
+  const ending = plan.actions.some((a) => a.kind === "conclude");
+  holdQueue(e, x2.view, !!skew || ending || !view.context.policy.enabled || view.context.refused.length > 0);
+  if (skew) {
+    x2.stalls.push({
+      what: `the runner's clock cannot be trusted: ${inlineText(skew, 400)}`,
+      fix: "fix the runner's time synchronisation (NTP, chrony); until then the autopilot opens, starts and charges nothing"
+    });
+  } else await carryAll(x2, plan, runs2);
+  await saveAll(x2);
+  e.autopilot = {
+    actions: skew ? [] : plan.actions,
+    waiting: skew ? "held: the runner\u2019s clock is off" : plan.waiting
+  };
+  const closed = !!x2.view.state.concluded?.reported && !view.state.concluded?.reported;
+  const shown = closed ? planOf(e, x2.view) : { runs: runs2, plan };
+  await writeDashboard2(x2, shown.runs, shown.plan);
 }
 function planOf(e, view) {
   const s = view.state;
@@ -88379,6 +88496,205 @@ function unopened(view, recorded) {
     (c) => !view.pulls.some((b2) => b2.candidate === c) && !recorded.has(c) && s.rounds[c] !== void 0
   ).map((c) => ({ candidate: c, round: s.rounds[c] }));
 }
+async function resume2(x2) {
+  const { e, port, view } = x2;
+  const recorded = new Set(view.context.recorded.map((r) => r.name));
+  for (const u of unopened(view, recorded)) {
+    const sha = view.state.heads[u.candidate];
+    const opened = await guard(
+      x2,
+      `open the pull request of \`${u.candidate}\``,
+      () => port.open(e.exp, u.candidate, sha)
+    );
+    if (opened)
+      view.pulls.push({
+        pr: opened.pr,
+        candidate: u.candidate,
+        round: u.round,
+        state: "open",
+        headSha: sha,
+        takenOver: false
+      });
+  }
+  for (const b2 of view.pulls) {
+    const mine = view.state.heads[b2.candidate];
+    if (b2.state !== "open" || b2.takenOver || !mine || view.state.validated[b2.candidate] === b2.headSha)
+      continue;
+    await validated(x2, b2.pr, b2.candidate, b2.headSha);
+  }
+}
+async function validated(x2, pr, candidate, sha) {
+  const done = await guard(x2, `post \`topo/validate\` on #${pr}`, async () => {
+    await x2.port.validate(x2.e.exp, pr);
+    return true;
+  });
+  if (done) x2.saves.push((s) => ({ ...s, validated: { ...s.validated, [candidate]: sha } }));
+}
+async function firstPassSkew(x2) {
+  const { e, ports } = x2;
+  if (e.clock.skew) return e.clock.skew;
+  if (e.clock.source === "prometheus") return null;
+  const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
+  return clockSkew(ports.now(), { prometheus, slurm: slurmLatest(e.jobs) });
+}
+function holdQueue(e, view, ending) {
+  const s = view.state;
+  const bot = (p) => p.c.request?.login === view.botLogin && view.pulls.some((b2) => b2.pr === p.c.pr && b2.candidate === p.c.candidate);
+  const off = ending || !!s.concluded || !!s.concludeBy;
+  e.queue = {
+    ...e.queue,
+    order: e.queue.order.filter((p) => !(s.paused || off && bot(p)))
+  };
+}
+function winnerOf(plan) {
+  const best = plan.campaign.best;
+  return best && best.name !== plan.campaign.baseline.name ? best.name : null;
+}
+async function carryAll(x2, plan, runs2) {
+  const known = new Set(runs2.map((r) => r.name));
+  const stopped = [];
+  for (const a of plan.actions) {
+    const done = await guard(x2, actionText(a), () => carryOut(x2, a, known, stopped));
+    if (typeof done === "string") {
+      const concluded = { reason: done, winner: winnerOf(plan) };
+      x2.saves.push((s) => s.concluded ? s : { ...s, concluded, concludeBy: null });
+    }
+  }
+  if (stopped.length) x2.saves.push((s) => ({ ...s, stopped: [.../* @__PURE__ */ new Set([...s.stopped, ...stopped])] }));
+  const held = heldToKeep(x2.e, x2.view.state);
+  if (held) x2.saves.push((s) => ({ ...s, held: { ...s.held, ...held } }));
+}
+async function guard(x2, what, run3) {
+  try {
+    return await run3();
+  } catch (error) {
+    const status5 = error.status;
+    const message2 = inlineText(error.message, 300);
+    x2.e.errors.push(`${x2.e.id}: autopilot could not ${what}: ${error.message}`);
+    x2.stalls.push({
+      what: `GitHub refused to ${what}${status5 ? ` (HTTP ${status5}: ${message2})` : ` (${message2})`}`,
+      fix: status5 === 403 || status5 === 401 ? "give the monitor job's token what the write needs (`contents`, `pull-requests`, `issues` and `checks: write`; `topo doctor` checks them) and check the branch protection rules; the next pass tries again" : "the next pass tries again; if it keeps failing, the monitor run\u2019s log has the whole error"
+    });
+    return null;
+  }
+}
+async function carryOut(x2, a, known, stopped) {
+  const { port, e, view } = x2;
+  switch (a.kind) {
+    case "open":
+      return openRound(x2, a, known);
+    case "submit": {
+      const b2 = view.pulls.find((p) => p.pr === a.pr);
+      const refused = b2 ? await port.request(e.exp, b2) : null;
+      if (refused)
+        x2.stalls.push({ pr: a.pr, what: `no Request for \`${a.name}\`: ${refused.why}`, fix: refused.fix });
+      return null;
+    }
+    case "close":
+      await port.close(e.exp, a.pr, closingText(a, evidenceOf(e, a.name)));
+      return null;
+    case "stop":
+      if (await stopRun(x2, a)) stopped.push(a.name);
+      return null;
+    case "conclude":
+      return a.reason;
+    case "label":
+      await port.label(e.exp, a.pr, WINNER_LABEL);
+      return null;
+    case "merge":
+      return mergeWhenReady(x2, a);
+    case "report":
+      await report2(x2);
+      return null;
+  }
+}
+async function report2(x2) {
+  await x2.port.report(x2.e.exp);
+  x2.saves.push((s) => s.concluded ? { ...s, concluded: { ...s.concluded, reported: true } } : s);
+}
+async function mergeWhenReady(x2, a) {
+  const { port, e, view } = x2;
+  const pull = view.pulls.find((p) => p.pr === a.pr);
+  if (!pull) return null;
+  const ready = mergeReadiness(view.context.policy.requiredChecks, await port.checks(e.exp, pull.headSha));
+  if (ready.failed.length) {
+    x2.stalls.push({
+      pr: a.pr,
+      what: `\`${a.name}\` is not merged: its required check(s) ${ready.failed.map((c) => `\`${c}\``).join(", ")} failed on its head`,
+      fix: `merge #${a.pr} by hand if you accept it anyway, or close it; autopilot.required_checks lists what it waits for`
+    });
+    return null;
+  }
+  if (ready.pending.length) {
+    x2.notes.push(`#${a.pr} waits for its required check(s) ${ready.pending.join(", ")}`);
+    return null;
+  }
+  await port.merge(e.exp, a.pr, pull.headSha);
+  if (a.why === "winner" && view.state.concluded) await report2(x2);
+  return null;
+}
+async function openRound(x2, a, known) {
+  const { port, e, view } = x2;
+  const others = othersOf(view).map((o) => o.candidate);
+  const exclude = [.../* @__PURE__ */ new Set([...known, ...view.pulls.map((b2) => b2.candidate), ...others])];
+  const proposals3 = await port.propose(e.exp, a.count, exclude, a.round);
+  if (proposals3.length === 0)
+    return a.round === 0 ? null : `no proposal left for round ${a.round}: nothing untried fits the resources`;
+  const commits = {};
+  for (const p of proposals3) {
+    const title = botPullTitle(e.id, p.candidate, a.round);
+    const body = botPullBody(e.id, p.candidate, a.round, p.reasoning);
+    commits[p.candidate] = await port.commit(e.exp, { ...p, round: a.round, title, body });
+  }
+  const saved = await port.save(e.exp, (s) => ({
+    ...s,
+    rounds: {
+      ...s.rounds,
+      ...Object.fromEntries(proposals3.map((p) => [p.candidate, s.rounds[p.candidate] ?? a.round]))
+    },
+    heads: { ...commits, ...s.heads }
+  }));
+  for (const p of proposals3) {
+    const sha = saved.heads[p.candidate] ?? commits[p.candidate];
+    const opened = await guard(
+      x2,
+      `open the pull request of \`${p.candidate}\``,
+      () => port.open(e.exp, p.candidate, sha)
+    );
+    if (opened) await validated(x2, opened.pr, p.candidate, sha);
+  }
+  return null;
+}
+async function stopRun(x2, a) {
+  const { e, ports } = x2;
+  const p = e.candidates.find((c) => c.c.pr === a.pr && c.c.candidate === a.name);
+  if (!p?.job || !p.c.request || p.c.outcome) return false;
+  const outcome = {
+    kind: "stopped",
+    at: new Date(ports.now() * 1e3).toISOString(),
+    jobId: p.job.jobId,
+    evidence: [`stopped by the autopilot: ${a.reason}; Slurm job ${p.job.jobId} cancelled`]
+  };
+  await ports.lifecycle?.recordOutcome(p.c.pr, p.c.request.id, outcome);
+  p.c = { ...p.c, outcome };
+  if (p.decided) p.decided.stop ??= `autopilot: ${a.reason}`;
+  return !!x2.view.state.paused && !x2.view.state.concludeBy;
+}
+async function saveAll(x2) {
+  if (x2.saves.length === 0) return;
+  const written = await x2.port.save(x2.e.exp, (s) => x2.saves.reduce((acc, f) => f(acc), s));
+  x2.view = { ...x2.view, state: written };
+}
+async function writeDashboard2(x2, runs2, plan) {
+  const s = x2.view.state;
+  const body = dashboardText(x2.e.id, runs2, plan, {
+    stalls: x2.stalls,
+    notes: x2.notes,
+    state: s,
+    accounting: x2.e.accounting
+  });
+  await guard(x2, "write the dashboard", () => x2.port.dashboard(x2.e.exp, body, !!s.concluded?.reported));
+}
 function dashboardText(id, runs2, plan, pass) {
   const s = pass.state;
   const waiting2 = [plan.waiting, ...pass.notes].filter(Boolean).join("; ") || null;
@@ -88399,6 +88715,11 @@ function autopilotDashboard(e, read2) {
     accounting: e.accounting
   });
   return { runs: runs2, plan, text: text3 };
+}
+function evidenceOf(e, name) {
+  const p = e.candidates.find((c) => c.c.candidate === name);
+  const d2 = p?.decided?.view?.observation.decision;
+  return d2 ? `${d2.state} against ${d2.against}` : null;
 }
 function allocatedGpuHours(e, p) {
   const held = p.job?.held;
@@ -88423,8 +88744,16 @@ function heldWithSlurm(e, s) {
   for (const [name, { hours }] of allocationsInSlurm(e)) if (hours > (out[name] ?? 0)) out[name] = hours;
   return out;
 }
+function heldToKeep(e, s) {
+  const out = {};
+  for (const [name, { hours, ended }] of allocationsInSlurm(e)) {
+    const kept = s.held[name] ?? 0;
+    if (hours > kept && (ended || hours - kept >= 1)) out[name] = hours;
+  }
+  return Object.keys(out).length ? out : null;
+}
 function liveCandidates(e, stoppedByPause = []) {
-  return e.candidates.filter((p) => p.c.request && !p.acted?.left).map((p) => ({
+  return e.candidates.filter((p) => p.c.request && !p.acted?.left && !isReferenceRequest(p.c)).map((p) => ({
     ...liveCandidate(p),
     gpuHours: allocatedGpuHours(e, p),
     ...p.c.outcome?.kind === "stopped" && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {}
@@ -88435,13 +88764,13 @@ function liveCandidate(p) {
   const obs = p.decided?.view?.observation;
   const live3 = phase === "queued" || phase === "running";
   const view = p.decided?.view;
-  const seconds3 = view ? viewFigure(view)?.value : void 0;
+  const seconds4 = view ? viewFigure(view)?.value : void 0;
   return {
     name: p.c.candidate,
     pr: p.c.pr,
     live: live3,
     outcome: live3 ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure),
-    ...seconds3 !== void 0 ? { seconds: seconds3 } : {},
+    ...seconds4 !== void 0 ? { seconds: seconds4 } : {},
     runName: p.c.runName
   };
 }
@@ -88941,7 +89270,7 @@ function passReport(state3) {
     if (e.failed) continue;
     for (const p of judged(e)) {
       const { view } = p.decided;
-      const report3 = {
+      const report4 = {
         experimentId: e.id,
         candidate: p.c.candidate,
         runName: p.c.runName,
@@ -88953,7 +89282,7 @@ function passReport(state3) {
         ...p.acted?.cancelled ? { cancelled: p.acted.cancelled } : {},
         view
       };
-      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], report3]);
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], report4]);
     }
   }
   return {
@@ -88976,6 +89305,14 @@ function stagesNamed(...names) {
     if (!stage) throw new Error(`no stage "${name}" (have ${STAGES.map((s) => s.name).join(", ")})`);
     return stage;
   });
+}
+function withStage(stages, stage, { after }) {
+  const i = stages.findIndex((s) => s.name === after);
+  if (i < 0)
+    throw new Error(
+      `no stage "${after}" to place "${stage.name}" after (have ${stages.map((s) => s.name).join(", ")})`
+    );
+  return [...stages.slice(0, i + 1), stage, ...stages.slice(i + 1)];
 }
 async function runStages(state3, ports, stages = STAGES) {
   for (const stage of stages) await stage.run(state3, ports);
@@ -89095,9 +89432,9 @@ function presetOptionsFor(io) {
   const overrideDir = presetOverrideDir(io.env, io.cwd);
   return overrideDir ? { overrideDir } : {};
 }
-function presetNotes(report3) {
+function presetNotes(report4) {
   const notes = /* @__PURE__ */ new Map();
-  for (const f of report3.files) {
+  for (const f of report4.files) {
     const c = f.candidate;
     if (!c || c.basePreset.origin === "shipped") continue;
     notes.set(
@@ -89124,15 +89461,15 @@ var validateCommand = {
     if (parsed.positionals.length === 0) throw new UsageError("name at least one file or folder");
     const paths = expandPaths(parsed.positionals, io.cwd);
     if (paths.length === 0) throw new ConfigError(`no YAML files under ${parsed.positionals.join(", ")}`);
-    const report3 = await validateFiles(
+    const report4 = await validateFiles(
       paths,
       validateOptionsFor(io, str(parsed, "clusters"), void 0, flag(parsed, "allow-unmeasured-memory"))
     );
     if (flag(parsed, "json")) {
-      io.stdout(`${JSON.stringify({ schema_version: 1, ...toJsonReport(report3) }, null, 2)}
+      io.stdout(`${JSON.stringify({ schema_version: 1, ...toJsonReport(report4) }, null, 2)}
 `);
     } else {
-      for (const file of report3.files) {
+      for (const file of report4.files) {
         for (const issue of [...file.errors, ...file.warnings].sort(
           (a, b2) => a.line - b2.line || a.column - b2.column
         )) {
@@ -89140,15 +89477,15 @@ var validateCommand = {
 `);
         }
       }
-      for (const note of presetNotes(report3)) io.stdout(`${note}
+      for (const note of presetNotes(report4)) io.stdout(`${note}
 `);
-      const bad = report3.files.filter((f) => f.errors.length).length;
+      const bad = report4.files.filter((f) => f.errors.length).length;
       io.stdout(
-        `${report3.files.length} file(s) checked: ${report3.errorCount} error(s), ${report3.warningCount} warning(s)${bad ? ` in ${bad} file(s)` : ""}
+        `${report4.files.length} file(s) checked: ${report4.errorCount} error(s), ${report4.warningCount} warning(s)${bad ? ` in ${bad} file(s)` : ""}
 `
       );
     }
-    return report3.errorCount > 0 ? EXIT.findings : EXIT.ok;
+    return report4.errorCount > 0 ? EXIT.findings : EXIT.ok;
   }
 };
 
@@ -89410,17 +89747,17 @@ import { resolve as resolve8 } from "node:path";
 // src/cli/commands/render.ts
 import { existsSync as existsSync10 } from "node:fs";
 import { resolve as resolve7 } from "node:path";
-function renderedOrFinding(path, report3, submission, io, json, verb) {
-  if (submission && report3.candidate) {
-    for (const issue of report3.warnings) io.stderr(`${formatIssue(issue)}
+function renderedOrFinding(path, report4, submission, io, json, verb) {
+  if (submission && report4.candidate) {
+    for (const issue of report4.warnings) io.stderr(`${formatIssue(issue)}
 `);
     return submission;
   }
-  const issues = [...report3.errors, ...report3.warnings].map(formatIssue);
+  const issues = [...report4.errors, ...report4.warnings].map(formatIssue);
   if (!json) for (const line of issues) io.stdout(`${line}
 `);
   throw new FindingError(
-    report3.kind !== "candidate" ? `${path} is a ${report3.kind} file, not a candidate` : `${path}: not ${verb}: fix the ${report3.errors.length} error(s) ${json ? "in issues" : "above"} first`,
+    report4.kind !== "candidate" ? `${path} is a ${report4.kind} file, not a candidate` : `${path}: not ${verb}: fix the ${report4.errors.length} error(s) ${json ? "in issues" : "above"} first`,
     issues
   );
 }
@@ -89447,8 +89784,8 @@ var renderCommand = {
       str(parsed, "cluster"),
       flag(parsed, "allow-unmeasured-memory")
     );
-    const { report: report3, submission } = await renderCandidateFile(path, options2);
-    const rendered2 = renderedOrFinding(path, report3, submission, io, flag(parsed, "json"), "rendered");
+    const { report: report4, submission } = await renderCandidateFile(path, options2);
+    const rendered2 = renderedOrFinding(path, report4, submission, io, flag(parsed, "json"), "rendered");
     if (flag(parsed, "json"))
       io.stdout(
         `${JSON.stringify({ schema_version: 1, job_name: rendered2.jobName, argv: rendered2.argv, env: rendered2.env ?? {} })}
@@ -89474,7 +89811,7 @@ async function candidateOnCluster(args, io, options2, purpose = "submit") {
   const path = parsed.positionals[0];
   if (!existsSync11(resolve8(io.cwd, path))) throw new ConfigError(`${path}: no such file`);
   const clusterName = str(parsed, "cluster");
-  const { report: report3, submission } = await renderCandidateFile(
+  const { report: report4, submission } = await renderCandidateFile(
     path,
     validateOptionsFor(
       io,
@@ -89486,13 +89823,13 @@ async function candidateOnCluster(args, io, options2, purpose = "submit") {
   );
   const rendered2 = renderedOrFinding(
     path,
-    report3,
+    report4,
     submission,
     io,
     flag(parsed, "json"),
     purpose === "cancel" ? "cancelled" : "submitted"
   );
-  const details = report3.candidate;
+  const details = report4.candidate;
   const cluster = clusterName ?? details.cluster;
   const slurm = slurmClientForCluster(cluster, details.clusterConfig, { env: io.env });
   return { parsed, submission: rendered2, details, cluster, slurm };
@@ -89612,6 +89949,94 @@ var cancelCommand = {
   }
 };
 
+// src/cli/commands/demo.ts
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join as join14 } from "node:path";
+
+// src/demo/autopilot.ts
+import { setTimeout as sleep4 } from "node:timers/promises";
+
+// src/demo/autopilot-view.ts
+var EMPTY_HUB = { pulls: [], dashboard: null, replies: [], reported: false };
+function dashboardRows(body) {
+  const rows = [];
+  for (const line of body.split("\n")) {
+    const m2 = /^\| ([^|]+) \| `([^`]+)` \| [^|]+ \| ([^|]+) \| ([^|]+) \| [^|]+ \|$/.exec(line);
+    if (!m2 || m2[1] === "round") continue;
+    const seconds4 = Number(m2[4]);
+    rows.push({
+      round: m2[1].trim(),
+      name: m2[2],
+      decision: m2[3].trim(),
+      seconds: Number.isFinite(seconds4) ? seconds4 : null
+    });
+  }
+  return rows;
+}
+function gpuHoursLine(body) {
+  const m2 = /\*\*GPU-hours:\*\* ([\d.]+) spent, ([\d.]+) committed to live runs, [\d.]+ left of ([\d.]+)\./.exec(
+    body
+  );
+  return m2 ? `GPU-hours: ${m2[1]} of ${m2[3]} spent (${m2[2]} committed to live runs)` : null;
+}
+function bestLine2(body) {
+  const m2 = /\*\*Best so far:\*\* (.+)/.exec(body);
+  return m2 ? m2[1].replace(/`/g, "") : null;
+}
+function concludedLine(body) {
+  const m2 = /\*\*Concluded:\*\* (.+)/.exec(body);
+  return m2 ? m2[1].replace(/`/g, "").replace(/\\/g, "").replace(/\u200b/g, "") : null;
+}
+function seconds2(rows, name) {
+  const s = rows.find((r) => r.name === name)?.seconds;
+  return s === null || s === void 0 ? "" : ` at ${s.toFixed(2)} s/rollout`;
+}
+function decisionOf2(title, candidate) {
+  const many = /^\d+ candidates: (.*)$/.exec(title);
+  if (!many) return title;
+  const own = many[1].split("; ").find((part) => part.startsWith(`${candidate}: `));
+  return own ? own.slice(candidate.length + 2) : title;
+}
+function narrate(prev, next) {
+  const out = [];
+  const rows = next.dashboard ? dashboardRows(next.dashboard.body) : [];
+  const before = new Map(prev.pulls.map((p) => [p.number, p]));
+  const rounds2 = new Set(prev.pulls.map((p) => p.round));
+  for (const p of next.pulls) {
+    const was = before.get(p.number);
+    if (!was) {
+      if (!rounds2.has(p.round)) {
+        rounds2.add(p.round);
+        out.push(p.round === 0 ? "baseline" : `round ${p.round}`);
+        const best = next.dashboard ? bestLine2(next.dashboard.body) : null;
+        if (p.round !== 0 && best) out.push(`  from the current best: ${best}`);
+      }
+      out.push(`  #${p.number} ${p.candidate}: ${p.hypothesis ?? "proposed"}`);
+    }
+    const decision = p.decision ? decisionOf2(p.decision, p.candidate) : null;
+    if (decision && decision !== (was?.decision ? decisionOf2(was.decision, p.candidate) : null))
+      out.push(`  #${p.number} ${p.candidate}: ${decision}${seconds2(rows, p.candidate)}`);
+    if (p.state !== (was?.state ?? "open"))
+      out.push(
+        p.state === "merged" ? `  #${p.number} ${p.candidate}: merged into the default branch and recorded` : `  #${p.number} ${p.candidate}: closed${p.closing ? ` (${p.closing})` : ""}`
+      );
+  }
+  for (const r of next.replies.slice(prev.replies.length)) out.push(`  dashboard: ${r}`);
+  const gpu = next.dashboard ? gpuHoursLine(next.dashboard.body) : null;
+  const newRound = out.some((l3) => /^(round \d+|baseline)$/.test(l3));
+  if (gpu && (newRound || next.dashboard && !prev.dashboard)) out.push(`  ${gpu}`);
+  const conclusion = (v2) => v2.dashboard ? concludedLine(v2.dashboard.body)?.replace(/ The final report is below\.$/, "") ?? null : null;
+  const concluded = conclusion(next);
+  if (concluded && concluded !== conclusion(prev)) {
+    out.push(`concluded: ${concluded}`);
+    if (gpu) out.push(`  ${gpu}`);
+  }
+  if (next.reported && !prev.reported)
+    out.push("  the final report is posted on the dashboard, which closes");
+  return out;
+}
+
 // src/demo/cleanup.ts
 var Cleanup = class {
   steps = [];
@@ -89663,505 +90088,6 @@ function onTermination(onSignal, onSecond) {
     process.off("SIGTERM", handler2);
   };
 }
-
-// src/demo/live-view.ts
-var HEADERS = ["candidate", "state", "sim min", "s/rollout", "verdict"];
-function cells(row) {
-  return [
-    row.name,
-    row.state,
-    row.simulatedMinutes === null ? "-" : row.simulatedMinutes.toFixed(1),
-    row.secondsPerRollout === null ? "-" : row.secondsPerRollout.toFixed(2),
-    row.verdict ?? "-"
-  ];
-}
-function renderTable(title, rows) {
-  const body = rows.map(cells);
-  const widths = HEADERS.map((h2, i) => Math.max(h2.length, ...body.map((r) => (r[i] ?? "").length)));
-  const line = (r) => r.map((c, i) => i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
-  return [title, line(HEADERS), line(widths.map((w2) => "-".repeat(w2))), ...body.map(line)];
-}
-function changeLines(previous, next) {
-  const before = new Map(previous.map((r) => [r.name, r]));
-  const lines = [];
-  for (const row of next) {
-    const old = before.get(row.name);
-    const minuteTicked = row.simulatedMinutes !== null && Math.floor(row.simulatedMinutes / 5) !== Math.floor((old?.simulatedMinutes ?? -5) / 5);
-    if (old && old.state === row.state && old.verdict === row.verdict && !minuteTicked) continue;
-    const parts = [`${row.name}: ${row.state}`];
-    if (row.simulatedMinutes !== null) parts.push(`${row.simulatedMinutes.toFixed(1)} sim min`);
-    if (row.secondsPerRollout !== null) parts.push(`${row.secondsPerRollout.toFixed(2)} s/rollout`);
-    if (row.verdict) parts.push(`verdict: ${row.verdict}`);
-    lines.push(parts.join(", "));
-  }
-  return lines;
-}
-var LiveView = class {
-  constructor(write, tty) {
-    this.write = write;
-    this.tty = tty;
-  }
-  write;
-  tty;
-  drawnLines = 0;
-  rows = [];
-  /** A message above the table (terminal) or a plain log line. */
-  log(message2) {
-    if (this.tty) {
-      this.clear();
-      this.write(`${message2}
-`);
-      this.drawnLines = 0;
-    } else {
-      this.write(`${message2}
-`);
-    }
-  }
-  /** Shows the new rows under a title ("round 1: 3 candidates"). */
-  update(title, rows) {
-    if (this.tty) {
-      this.clear();
-      const lines = renderTable(title, rows);
-      this.write(`${lines.join("\n")}
-`);
-      this.drawnLines = lines.length;
-    } else {
-      for (const line of changeLines(this.rows, rows)) this.write(`${line}
-`);
-    }
-    this.rows = rows.map((r) => ({ ...r }));
-  }
-  /** Leaves the last table on screen and starts a fresh one below it. */
-  freeze() {
-    this.drawnLines = 0;
-    this.rows = [];
-  }
-  clear() {
-    if (this.drawnLines > 0) this.write("\x1B[1A\x1B[2K".repeat(this.drawnLines) + "\r");
-  }
-};
-
-// src/demo/output.ts
-import { copyFileSync, existsSync as existsSync12, mkdirSync as mkdirSync3, readFileSync as readFileSync9, writeFileSync as writeFileSync3 } from "node:fs";
-import { dirname as dirname6, isAbsolute as isAbsolute4, join as join10, relative as relative3, resolve as resolve9 } from "node:path";
-import { fileURLToPath as fileURLToPath2 } from "node:url";
-var DemoOutput = class {
-  dir;
-  files = [];
-  constructor(dir) {
-    this.dir = resolve9(dir);
-    mkdirSync3(this.dir, { recursive: true });
-  }
-  /** Writes `text` at `path` (relative to the output folder); returns the absolute path. */
-  write(path, text3) {
-    const target2 = this.resolveInside(path);
-    mkdirSync3(dirname6(target2), { recursive: true });
-    writeFileSync3(target2, text3);
-    this.remember(target2);
-    return target2;
-  }
-  copy(from, path) {
-    const target2 = this.resolveInside(path);
-    mkdirSync3(dirname6(target2), { recursive: true });
-    copyFileSync(from, target2);
-    this.remember(target2);
-    return target2;
-  }
-  /** Reads back a file written earlier. */
-  read(path) {
-    return readFileSync9(this.resolveInside(path), "utf8");
-  }
-  /** Files written so far, relative to the folder, in writing order. */
-  written() {
-    return [...this.files];
-  }
-  remember(target2) {
-    const rel = relative3(this.dir, target2);
-    if (!this.files.includes(rel)) this.files.push(rel);
-  }
-  resolveInside(path) {
-    const target2 = resolve9(this.dir, path);
-    const rel = relative3(this.dir, target2);
-    if (rel === "" || rel.startsWith("..") || isAbsolute4(rel)) {
-      throw new Error(`demo output: ${path} would be written outside ${this.dir}`);
-    }
-    return target2;
-  }
-};
-function findPackageRoot(from = dirname6(fileURLToPath2(import.meta.url))) {
-  let dir = from;
-  for (; ; ) {
-    if (existsSync12(join10(dir, "package.json")) && existsSync12(join10(dir, "scripts"))) return dir;
-    const parent = dirname6(dir);
-    if (parent === dir) throw new Error(`cannot find the alpasim-topo folder above ${from}`);
-    dir = parent;
-  }
-}
-function mermaidScriptPath(root) {
-  const path = join10(root, "dist", "mermaid.min.js");
-  if (!existsSync12(path)) {
-    throw new Error(
-      `${path} is missing: run \`npm run build\` in ${root} (index.html draws its charts with it)`
-    );
-  }
-  return path;
-}
-
-// src/demo/parts.ts
-import { readFileSync as readFileSync10 } from "node:fs";
-import { join as join12 } from "node:path";
-
-// src/demo/cluster.ts
-import { spawn } from "node:child_process";
-import { join as join11 } from "node:path";
-function run(argv, env, onStderrLine) {
-  return new Promise((resolvePromise, reject2) => {
-    const child = spawn(argv[0], argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    let stdout = "";
-    let stderr = "";
-    let partial = "";
-    child.stdout.on("data", (d2) => {
-      stdout += d2.toString();
-    });
-    child.stderr.on("data", (d2) => {
-      const text3 = d2.toString();
-      stderr += text3;
-      if (!onStderrLine) return;
-      partial += text3;
-      const lines = partial.split("\n");
-      partial = lines.pop() ?? "";
-      for (const line of lines) if (line.trim()) onStderrLine(line);
-    });
-    child.on("error", reject2);
-    child.on("close", (code3) => {
-      if (onStderrLine && partial.trim()) onStderrLine(partial);
-      resolvePromise({ code: code3 ?? 1, stdout, stderr });
-    });
-  });
-}
-function parseClusterEnv(text3) {
-  const value = JSON.parse(text3);
-  for (const key of ["stateDir", "prometheusUrl", "clustersFile", "fileSdDir", "runDir"]) {
-    if (typeof value[key] !== "string") throw new Error(`local-cluster env --json: "${key}" is missing`);
-  }
-  if (typeof value.timeScale !== "number")
-    throw new Error('local-cluster env --json: "timeScale" is missing');
-  return value;
-}
-function localCluster(root, env) {
-  const script = join11(root, "scripts", "local-cluster");
-  const readEnv = async () => {
-    const ran = await run(["bash", script, "env", "--json"], env);
-    if (ran.code !== 0) throw new Error(`bash ${script} env --json failed: ${ran.stderr.trim()}`);
-    return parseClusterEnv(ran.stdout);
-  };
-  return {
-    async status() {
-      const value = await readEnv();
-      return value.up ? value : null;
-    },
-    async anyRunning() {
-      const ran = await run(["bash", script, "status"], env);
-      return /\brunning \(pid/.test(ran.stdout);
-    },
-    async up(log) {
-      const ran = await run(["bash", script, "up"], env, log);
-      if (ran.code !== 0) throw new Error(`bash ${script} up failed (exit ${ran.code}); see the lines above`);
-      const value = await readEnv();
-      if (!value.up)
-        throw new Error(`bash ${script} up finished but the cluster is not up: ${script} status`);
-      return value;
-    },
-    async down(log) {
-      const ran = await run(["bash", script, "down"], env, log);
-      if (ran.code !== 0) throw new Error(`bash ${script} down failed (exit ${ran.code})`);
-    }
-  };
-}
-
-// src/demo/parts.ts
-var DEMO_CLUSTER = "local";
-var FINAL_STATES = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function loadCluster(env) {
-  const text3 = readFileSync10(env.clustersFile, "utf8");
-  const checked2 = checkClusters(text3, env.clustersFile);
-  const cluster = checked2.value?.clusters[DEMO_CLUSTER];
-  if (!cluster) {
-    const why2 = checked2.issues[0]?.message ?? `no cluster "${DEMO_CLUSTER}"`;
-    throw new Error(`${env.clustersFile}: ${why2} (written by scripts/local-cluster up)`);
-  }
-  return cluster;
-}
-function runTag() {
-  return (/* @__PURE__ */ new Date()).toISOString().slice(11, 19).replace(/:/g, "");
-}
-function layered(outDir, root) {
-  const out = fileSystemSource(outDir);
-  const repo = fileSystemSource(root);
-  return {
-    read: async (path) => await out.read(path) ?? repo.read(path),
-    list: async (dir) => {
-      const names = [...await out.list(dir) ?? [], ...await repo.list(dir) ?? []];
-      return names.length ? [...new Set(names)].sort() : void 0;
-    }
-  };
-}
-function monitorExperiment2(c, experiment, byPr, reference, resolved) {
-  return {
-    experiment,
-    timeScale: c.timeScale,
-    scrapeSeconds: 1,
-    grafanaUrl: c.cluster.grafana_url ?? null,
-    baseline: reference.baseline,
-    best: reference.best,
-    betweenRun: reference.betweenRun ?? null,
-    candidates: [...byPr].map(([pr, r]) => ({
-      candidate: r.candidate.name,
-      runName: r.runName,
-      pr,
-      headSha: "0".repeat(40),
-      labels: [],
-      topology: resolved(r.candidate).expanded,
-      requested: true,
-      ...r.role ? { role: r.role } : {}
-    }))
-  };
-}
-function observedOf(c, run3, outcome) {
-  if (!outcome) {
-    return {
-      state: "submitted",
-      simulatedMinutes: null,
-      secondsPerRollout: null,
-      observation: null,
-      comment: "",
-      done: false,
-      standing: null,
-      check: null,
-      label: null
-    };
-  }
-  const observation = outcome.view.observation;
-  const verdict = observation.verdict;
-  return {
-    state: outcome.state,
-    simulatedMinutes: verdict.minutes_of_data ?? null,
-    secondsPerRollout: verdict.current_full_run ?? observation.stable_metrics.seconds_per_rollout_full_run ?? null,
-    observation,
-    comment: c.comments.get(run3.runName) ?? "",
-    done: FINAL_STATES.has(outcome.state),
-    standing: viewStanding(outcome.view),
-    check: c.checks.get(run3.runName) ?? null,
-    label: c.labels.get(run3.runName) ?? null,
-    referenceJob: outcome.view.referenceJob ?? null
-  };
-}
-function referenceRunOf2(r) {
-  return referenceRunEntry({
-    of: r.run.candidate.name,
-    runName: r.run.runName,
-    jobId: r.run.jobId,
-    pullRequest: null,
-    heldGpuMinutes: r.gpuMinutes,
-    ended: r.ended,
-    candidates: r.candidates,
-    at: (/* @__PURE__ */ new Date()).toISOString(),
-    // the demo charges what its loop measured, not the comment's figure
-    observation: r.observation ? { ...r.observation, decision: void 0 } : null
-  });
-}
-function realDemoParts(root, env, outDir) {
-  let clustersFile = "";
-  let ctx;
-  const need = () => {
-    if (!ctx) throw new Error("topo demo: the experiment is not prepared yet");
-    return ctx;
-  };
-  const resolved = (candidate) => {
-    const { base } = need();
-    return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
-  };
-  const submit2 = async (experiment, candidate, runName) => {
-    const { cluster, slurm } = need();
-    const rendered2 = renderSubmission(experiment, resolved(candidate), cluster);
-    const submission = runName ? withRunName(rendered2, runName) : rendered2;
-    const result = await submitCandidate(
-      { slurm },
-      {
-        experimentId: experiment.experiment_id,
-        cluster: DEMO_CLUSTER,
-        submission,
-        maxParallel: experiment.max_parallel ?? 3
-      }
-    );
-    if (result.status !== "submitted" && result.status !== "existing") {
-      throw new Error(`${candidate.name}: submit answered ${result.status}, expected a job`);
-    }
-    return { candidate, runName: submission.jobName, jobId: result.jobId };
-  };
-  const submitAs = async (experiment, candidate, role) => {
-    if (!role) return submit2(experiment, candidate);
-    const base = renderSubmission(experiment, resolved(candidate), need().cluster).jobName;
-    return { ...await submit2(experiment, candidate, runNameFor(base, newRunLabel())), role };
-  };
-  return {
-    cluster: localCluster(root, env),
-    jobLog: (run3) => need().slurm.tail(run3.jobId, 40),
-    async prepare(command, clusterEnv, dateStamp2) {
-      const cluster = loadCluster(clusterEnv);
-      clustersFile = clusterEnv.clustersFile;
-      const parsed = parseRunCommand(command);
-      const presetFile = join12(root, "topologies", "presets", `${parsed.topology}.yaml`);
-      const preset = checkPreset(readFileSync10(presetFile, "utf8"), presetFile);
-      if (!preset.value) throw new Error(`${presetFile}: ${preset.issues[0]?.message ?? "invalid preset"}`);
-      const built = buildExperiment(parsed, preset.value, command, {
-        cluster: DEMO_CLUSTER,
-        date: dateStamp2
-      });
-      const experiment = {
-        ...built.experiment,
-        experiment_id: built.experiment.experiment_id.replace(
-          `-${DEMO_CLUSTER}-${dateStamp2}`,
-          `-demo${runTag()}-${DEMO_CLUSTER}-${dateStamp2}`
-        ),
-        // The monitor cancels a candidate on its decision (stop_when_decided, the default) and the
-        // baseline once stable: the demo's GPU-hours are seconds.
-        stop_when_stable: true,
-        // a round's three candidates and its reference job beside them (reference: beside, the default)
-        max_parallel: 4
-      };
-      const slurmEnv = { ...env, SLURM_CONF: String(clusterEnv.slurmConf ?? env.SLURM_CONF ?? "") };
-      ctx = {
-        experimentId: experiment.experiment_id,
-        cluster,
-        base: expandPreset(preset.value, experiment),
-        slurm: slurmClientForCluster(DEMO_CLUSTER, cluster, { env: slurmEnv }),
-        timeScale: clusterEnv.timeScale,
-        prometheusUrl: clusterEnv.prometheusUrl,
-        comments: /* @__PURE__ */ new Map(),
-        checks: /* @__PURE__ */ new Map(),
-        labels: /* @__PURE__ */ new Map(),
-        prs: /* @__PURE__ */ new Map()
-      };
-      return { experiment, baseline: built.baseline };
-    },
-    submit: (experiment, candidate, _env, role) => submitAs(experiment, candidate, role),
-    async cancel(run3) {
-      const c = need();
-      await cancelCandidate({ slurm: c.slurm }, { experimentId: c.experimentId, jobName: run3.runName });
-    },
-    async observe(prepared, runs2, _env, reference) {
-      const c = need();
-      const { experiment } = prepared;
-      for (const r of runs2) if (!c.prs.has(r.runName)) c.prs.set(r.runName, c.prs.size + 1);
-      const byPr = new Map(runs2.map((r) => [c.prs.get(r.runName), r]));
-      const keyOf = (pr) => byPr.get(pr)?.runName ?? `#${pr}`;
-      const report3 = await monitorPass(
-        {
-          experiments: async () => [monitorExperiment2(c, experiment, byPr, reference, resolved)],
-          // the monitor's own Slurm port: the one job model (src/judge/job.ts) and its failure rule
-          slurm: slurmMonitorPort(c.slurm),
-          // The demo submits before it watches; a candidate the monitor cannot find is submitted again,
-          // idempotently (a reference job is not: once it ended, its data are what the candidates read).
-          submit: async (_exp, candidate) => {
-            const run3 = runs2.find((r) => r.runName === candidate.runName && !r.role);
-            return run3 ? { jobId: (await submit2(experiment, run3.candidate, run3.runName)).jobId } : void 0;
-          },
-          prometheus: createPrometheusClient({ baseUrl: c.prometheusUrl }),
-          github: {
-            // one comment per run, as the monitor's sticky comment `monitor-<candidate>` on its pull request
-            readComment: async (pr) => c.comments.get(keyOf(pr)),
-            writeComment: async (pr, _candidate, body) => {
-              c.comments.set(keyOf(pr), body);
-            },
-            writeCheck: async (pr, _sha, check2) => {
-              c.checks.set(keyOf(pr), check2);
-            },
-            setLabel: async (pr, state3) => {
-              c.labels.set(keyOf(pr), state3);
-              return true;
-            }
-          },
-          now: () => Date.now() / 1e3
-        },
-        // A loaded 2-core machine can take a while to scrape the first target: allow a simulated hour.
-        { tickSeconds: 1, lagSeconds: 1, telemetryDeadlineMinutes: 60 }
-      );
-      if (report3.errors.length) throw new Error(`monitor: ${report3.errors.join("; ")}`);
-      return runs2.map(
-        (run3) => observedOf(
-          c,
-          run3,
-          report3.candidates.find((o) => o.runName === run3.runName)
-        )
-      );
-    },
-    createRecord: (prepared) => createRecord(prepared.experiment, need().cluster),
-    // as actions/monitor reads the record on the default branch
-    references: (record) => ({
-      baseline: referenceWithFigure(baselineRun(record), record.runs),
-      best: referenceWithFigure(bestRun(record), record.runs),
-      current: record.current_best.topology,
-      betweenRun: betweenRunOf(record)
-    }),
-    applyReference: (record, reference) => applyReferenceRun(record, referenceRunOf2(reference)),
-    apply(record, outcome) {
-      const { base } = need();
-      const expanded = expandCandidate(base, outcome.candidate.topology);
-      const parentRun = record.runs.find((r) => r.name === outcome.candidate.parent);
-      const parentExpanded = parentRun?.topology?.block ? expandCandidate(base, parentRun.topology.block) : base;
-      return apply(record, {
-        candidate: outcome.candidate.name,
-        kind: outcome.decision,
-        at: (/* @__PURE__ */ new Date()).toISOString(),
-        parent: outcome.candidate.parent ?? null,
-        run_name: outcome.run.runName,
-        job_id: outcome.run.jobId,
-        topology: {
-          base: `topology=${record.fixed_inputs.base_topology.replace(/^topology=/, "")}`,
-          hash: hash8(expanded),
-          block: outcome.candidate.topology,
-          file: `topologies/${record.experiment_id}/${outcome.candidate.name}.yaml`
-        },
-        change: topologyChange(parentExpanded, expanded),
-        hypothesis: outcome.candidate.hypothesis ?? null,
-        expected_effect: outcome.candidate.expected_effect ?? null,
-        observation: outcome.observation,
-        reason: outcome.reason,
-        failure: outcome.observation?.failure ?? null
-      });
-    },
-    recordJson: (record) => `${JSON.stringify(record, null, 2)}
-`,
-    recordMarkdown: (record) => renderRecordMarkdown(record),
-    // The record and candidate files are already in the output folder: `topo suggest` reads them
-    // there as it reads a repository, validates its proposals and returns their file texts.
-    async suggest(record, _prepared, count2) {
-      const outcome = await runSuggest({
-        experimentId: record.experiment_id,
-        files: layered(outDir, root),
-        clustersFile,
-        count: count2
-      });
-      for (const dropped of outcome.invalid) {
-        outcome.result.rejected.push({ change: dropped.name, reason: dropped.errors.join("; ") });
-      }
-      return {
-        proposals: outcome.proposals.map((p) => p.candidate),
-        files: Object.fromEntries(outcome.proposals.map((p) => [p.candidate.name, p.text])),
-        stop: outcome.result.stop.stop || outcome.proposals.length === 0 ? outcome.result.stop.reason : void 0
-      };
-    },
-    finalReport: (record) => renderFinalReport(record, {
-      recordUrl: recordPaths(record.experiment_id).markdown,
-      generatedAt: (/* @__PURE__ */ new Date()).toISOString()
-    })
-  };
-}
-
-// src/demo/run.ts
-var import_yaml6 = __toESM(require_dist(), 1);
-import { setTimeout as sleep3 } from "node:timers/promises";
 
 // node_modules/marked/lib/marked.esm.js
 function L() {
@@ -91429,6 +91355,8 @@ ${sections}
 }
 
 // src/demo/run.ts
+var import_yaml6 = __toESM(require_dist(), 1);
+import { setTimeout as sleep3 } from "node:timers/promises";
 var INSTALL_COMMAND = "sudo apt-get update && sudo apt-get install -y slurm-wlm munge prometheus openssh-server";
 var DemoAborted = class extends Error {
   constructor(signal) {
@@ -91542,9 +91470,9 @@ async function takeLook(r, look, ctx) {
     r.cancelled = true;
   }
 }
-async function pause2(seconds3, signal) {
+async function pause2(seconds4, signal) {
   try {
-    await sleep3(seconds3 * 1e3, void 0, { signal });
+    await sleep3(seconds4 * 1e3, void 0, { signal });
   } catch {
     throw new DemoAborted(signal.reason ?? "SIGINT");
   }
@@ -91639,7 +91567,7 @@ async function brokenBaseline(outcome, parts, env) {
   const what = failure ? `${failure.kind}: ${failure.message}` : outcome.reason;
   return `${outcome.candidate.name} failed (${what}); the log of Slurm job ${outcome.run.jobId} says: ${line ?? "(nothing: the job wrote no output)"}`;
 }
-function bestLine2(reference, baselineName2) {
+function bestLine3(reference, baselineName2) {
   const name = reference.current;
   if (!name) return "current best: none yet (no accepted run with a value)";
   const best = reference.best?.name === name ? reference.best : null;
@@ -91650,6 +91578,30 @@ function bestLine2(reference, baselineName2) {
 function bestCandidate(name, baseline, outcomes) {
   if (!name) return null;
   return name === baseline.name ? baseline : outcomes.find((o) => o.candidate.name === name)?.candidate ?? null;
+}
+async function ensureCluster(cluster, isRoot, cleanup, log) {
+  const up = await cluster.status();
+  if (up) {
+    log(
+      `local cluster is up (Prometheus ${up.prometheusUrl}, time scale ${up.timeScale}); leaving it up afterwards`
+    );
+    return up;
+  }
+  if (!isRoot) {
+    log("The local Slurm cluster is not up, and bringing it up needs root.");
+    log(`Install the system packages:
+  ${INSTALL_COMMAND}`);
+    log("then start the cluster and re-run the demo:\n  sudo bash scripts/local-cluster up && npm run demo");
+    return null;
+  }
+  const owned = !await cluster.anyRunning();
+  log("bringing up the local cluster (Slurm, Prometheus, sshd): scripts/local-cluster up");
+  if (owned) cleanup.add("stop the local cluster (scripts/local-cluster down)", () => cluster.down(log));
+  const env = await cluster.up(log);
+  log(
+    `local cluster is up (Prometheus ${env.prometheusUrl}, time scale ${env.timeScale})` + (owned ? "" : "; parts of it were already running, so it stays up afterwards")
+  );
+  return env;
 }
 async function runDemo(options2, deps) {
   const { parts, view, output, cleanup, signal } = deps;
@@ -91668,29 +91620,8 @@ async function runDemo(options2, deps) {
     wallSeconds: (now() - started) / 1e3
   });
   try {
-    let env = await parts.cluster.status();
-    if (env) {
-      log(
-        `local cluster is up (Prometheus ${env.prometheusUrl}, time scale ${env.timeScale}); leaving it up afterwards`
-      );
-    } else if (!options2.isRoot) {
-      log("The local Slurm cluster is not up, and bringing it up needs root.");
-      log(`Install the system packages:
-  ${INSTALL_COMMAND}`);
-      log(
-        "then start the cluster and re-run the demo:\n  sudo bash scripts/local-cluster up && npm run demo"
-      );
-      return result(1);
-    } else {
-      const owned = !await parts.cluster.anyRunning();
-      log("bringing up the local cluster (Slurm, Prometheus, sshd): scripts/local-cluster up");
-      if (owned)
-        cleanup.add("stop the local cluster (scripts/local-cluster down)", () => parts.cluster.down(log));
-      env = await parts.cluster.up(log);
-      log(
-        `local cluster is up (Prometheus ${env.prometheusUrl}, time scale ${env.timeScale})` + (owned ? "" : "; parts of it were already running, so it stays up afterwards")
-      );
-    }
+    const env = await ensureCluster(parts.cluster, options2.isRoot, cleanup, log);
+    if (!env) return result(1);
     if (signal.aborted) throw new DemoAborted(signal.reason);
     log(`creating the experiment from:
   ${options2.command}`);
@@ -91714,7 +91645,7 @@ async function runDemo(options2, deps) {
         log(referenceLine(ref));
       }
       log(`${what}: ${roundCost(batch, ref)}`);
-      log(bestLine2(reference(), baseline.name));
+      log(bestLine3(reference(), baseline.name));
       output.write(`experiments/${experimentId}.json`, parts.recordJson(record));
       output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(record));
     };
@@ -91742,10 +91673,10 @@ async function runDemo(options2, deps) {
         await runBatch(title, suggestion.proposals, ctx, best ? { candidate: best, round: round3 } : null)
       );
     }
-    const report3 = parts.finalReport(record, prepared);
+    const report4 = parts.finalReport(record, prepared);
     const reportFile = `experiments/${experimentId}-report.md`;
-    output.write(reportFile, report3);
-    writeIndex(output, options2, experimentId, outcomes, parts.recordMarkdown(record), report3, reportFile);
+    output.write(reportFile, report4);
+    writeIndex(output, options2, experimentId, outcomes, parts.recordMarkdown(record), report4, reportFile);
     return result(0);
   } catch (error) {
     if (error instanceof DemoAborted || signal.aborted) {
@@ -91758,10 +91689,10 @@ async function runDemo(options2, deps) {
     await cleanup.runAll(log);
   }
 }
-function writeIndex(output, options2, experimentId, outcomes, recordMd, report3, reportFile) {
+function writeIndex(output, options2, experimentId, outcomes, recordMd, report4, reportFile) {
   output.copy(options2.mermaidScript, "mermaid.min.js");
   const sections = [
-    { id: "final-report", title: "Final report", markdown: report3, file: reportFile },
+    { id: "final-report", title: "Final report", markdown: report4, file: reportFile },
     {
       id: "record",
       title: `Experiment record ${experimentId}`,
@@ -91787,6 +91718,847 @@ function writeIndex(output, options2, experimentId, outcomes, recordMd, report3,
 }
 function readComment2(output, name) {
   return output.read(`comments/${name}.md`);
+}
+
+// src/demo/autopilot.ts
+var DEMO_REQUIRED_CHECKS = ["topo/validate", "topo/monitor"];
+function demoPolicy(quick) {
+  return {
+    max_parallel: 3,
+    ...quick ? { max_decision_minutes: 40 } : {},
+    autopilot: {
+      enabled: true,
+      gpu_hours: 150,
+      parallel: quick ? 2 : 3,
+      max_rounds: quick ? 3 : 2,
+      stop_after: 2,
+      submit: "auto",
+      merge: "auto",
+      required_checks: DEMO_REQUIRED_CHECKS
+    }
+  };
+}
+async function runAutopilotDemo(options2, deps) {
+  const { parts, output, cleanup, signal, log } = deps;
+  const now = deps.now ?? Date.now;
+  const started = now();
+  let experimentId = null;
+  const result = (exitCode) => ({
+    exitCode,
+    experimentId,
+    outcomes: [],
+    references: [],
+    files: output.written(),
+    wallSeconds: (now() - started) / 1e3
+  });
+  try {
+    const env = await ensureCluster(parts.cluster, options2.isRoot, cleanup, log);
+    if (!env) return result(1);
+    log(`creating the experiment from:
+  ${options2.command}`);
+    const prepared = await parts.prepare(options2.command, env, options2.dateStamp, demoPolicy(options2.quick));
+    experimentId = prepared.experiment.experiment_id;
+    const id = experimentId;
+    log("starting the local GitHub API (every request checked against GitHub\u2019s OpenAPI description)");
+    const repo = await parts.github(prepared.files);
+    cleanup.add("stop the local GitHub API", () => parts.close());
+    cleanup.add(`cancel the Slurm jobs of ${id}`, () => parts.cancelAll(id, env));
+    log(
+      `repository ${repo.url}: the experiment and its autopilot policy on ${repo.defaultBranch}, no command typed from here on`
+    );
+    const watch = { parts, env, experimentId: id, log, signal, started, now };
+    const versions = await watchLoop(watch, options2, parts.writer(id));
+    log(apiLine(parts.requests(), versions.passes));
+    writeOutput(output, options2, id, parts, versions);
+    return result(versions.closed ? 0 : 1);
+  } catch (error) {
+    if (error instanceof DemoAborted || signal.aborted) {
+      const by = error instanceof DemoAborted ? error.signal : signal.reason ?? "SIGINT";
+      log(`demo interrupted by ${by}: stopping what it started`);
+      return result(signalExitCode(by));
+    }
+    throw error;
+  } finally {
+    await cleanup.runAll(log);
+  }
+}
+async function watchLoop(w2, options2, writer) {
+  const list = [];
+  let seen = EMPTY_HUB;
+  const script = options2.quick ? quickScript(writer, w2.log) : () => {
+  };
+  for (let pass = 1; ; pass++) {
+    if (w2.signal.aborted) throw new DemoAborted(w2.signal.reason ?? "SIGINT");
+    const errors = await w2.parts.pass(w2.env);
+    for (const e of errors) w2.log(`  (monitor pass ${pass}: ${e})`);
+    const next = w2.parts.view(w2.experimentId);
+    for (const line of narrate(seen, next)) w2.log(line);
+    const seconds4 = Math.round((w2.now() - w2.started) / 1e3);
+    if (next.dashboard && next.dashboard.body !== list.at(-1)?.body)
+      list.push({ pass, seconds: seconds4, body: next.dashboard.body });
+    script(pass, seen, next);
+    seen = next;
+    if (next.reported && next.dashboard && !next.dashboard.open) return { list, closed: true, passes: pass };
+    if (seconds4 > options2.maxWallSeconds) {
+      w2.log(`the loop did not close within ${options2.maxWallSeconds} s: stopping`);
+      return { list, closed: false, passes: pass };
+    }
+    try {
+      await sleep4(options2.pollSeconds * 1e3, void 0, { signal: w2.signal });
+    } catch {
+      throw new DemoAborted(w2.signal.reason ?? "SIGINT");
+    }
+  }
+}
+var PASSES_PER_HOUR = 12;
+function apiLine(r, passes) {
+  const total = r.reads + r.writes;
+  const perPass = total / Math.max(1, passes);
+  return `GitHub API: ${total} requests in ${passes} passes (${r.reads} reads, ${r.writes} writes), ${perPass.toFixed(1)} a pass: about ${Math.round(perPass * PASSES_PER_HOUR)} an hour at one pass every 5 minutes`;
+}
+function quickScript(writer, log) {
+  let paused = null;
+  let resumed = false;
+  let lowered = false;
+  return (pass, _prev, next) => {
+    const opened = (round3) => next.pulls.some((p) => p.round === round3);
+    if (paused === null && opened(1)) {
+      writer.comment("/topo pause");
+      log("  alice (a writer) comments `/topo pause` on the dashboard");
+      paused = pass;
+    } else if (paused !== null && !resumed && pass >= paused + 3) {
+      writer.comment("/topo resume");
+      log("  alice comments `/topo resume` on the dashboard");
+      resumed = true;
+    } else if (resumed && !lowered && opened(2) && next.dashboard) {
+      const spent = Number(/\*\*GPU-hours:\*\* ([\d.]+) spent/.exec(next.dashboard.body)?.[1] ?? Number.NaN);
+      if (!Number.isFinite(spent)) return;
+      const limit = Math.max(1, Math.floor(spent));
+      writer.lowerBudget(limit);
+      log(`  alice lowers autopilot.gpu_hours to ${limit} on the default branch (${spent} GPU-hours spent)`);
+      lowered = true;
+    }
+  };
+}
+function pullFile(number) {
+  return `pulls/${number}.md`;
+}
+function writeOutput(output, options2, id, parts, versions) {
+  const main2 = parts.files();
+  for (const [path, text3] of main2) output.write(path, text3);
+  const dashboard = versions.list.map((v2) => `## Pass ${v2.pass} (${v2.seconds} s)
+
+${v2.body}`).join("\n\n---\n\n");
+  output.write("dashboard.md", dashboard);
+  const pulls = parts.pages(id);
+  for (const p of pulls) output.write(pullFile(p.number), p.markdown);
+  output.copy(options2.mermaidScript, "mermaid.min.js");
+  const report4 = main2.get(`experiments/${id}-report.md`);
+  const sections = [
+    ...report4 ? [{ id: "final-report", title: "Final report", markdown: report4, file: `experiments/${id}-report.md` }] : [],
+    {
+      id: "dashboard",
+      title: "The dashboard issue, as it evolved",
+      markdown: dashboard,
+      file: "dashboard.md"
+    },
+    {
+      id: "record",
+      title: `Experiment record ${id}`,
+      markdown: main2.get(`experiments/${id}.md`) ?? "",
+      file: `experiments/${id}.md`
+    },
+    ...pulls.map((p) => ({
+      id: `pull-${p.number}`,
+      title: p.title,
+      markdown: p.markdown,
+      file: pullFile(p.number)
+    }))
+  ];
+  output.write(
+    "index.html",
+    renderIndexHtml({
+      title: `topo demo --autopilot: ${id}`,
+      intro: `Started from: ${options2.command}. Every pull request, merge, comment and the dashboard below were written by the monitor's passes; no command was typed.`,
+      sections,
+      mermaidScript: "mermaid.min.js"
+    })
+  );
+  const gpu = versions.list.length ? gpuHoursLine(versions.list.at(-1)?.body ?? "") : null;
+  if (gpu) output.write("gpu-hours.txt", `${gpu}
+`);
+}
+
+// src/demo/autopilot-parts.ts
+var import_yaml7 = __toESM(require_dist(), 1);
+import { existsSync as existsSync12, mkdirSync as mkdirSync3, readFileSync as readFileSync10, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
+import { dirname as dirname6, join as join12 } from "node:path";
+import { pathToFileURL } from "node:url";
+
+// src/demo/cluster.ts
+import { spawn } from "node:child_process";
+import { join as join10 } from "node:path";
+function run(argv, env, onStderrLine) {
+  return new Promise((resolvePromise, reject2) => {
+    const child = spawn(argv[0], argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let stdout = "";
+    let stderr = "";
+    let partial = "";
+    child.stdout.on("data", (d2) => {
+      stdout += d2.toString();
+    });
+    child.stderr.on("data", (d2) => {
+      const text3 = d2.toString();
+      stderr += text3;
+      if (!onStderrLine) return;
+      partial += text3;
+      const lines = partial.split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) if (line.trim()) onStderrLine(line);
+    });
+    child.on("error", reject2);
+    child.on("close", (code3) => {
+      if (onStderrLine && partial.trim()) onStderrLine(partial);
+      resolvePromise({ code: code3 ?? 1, stdout, stderr });
+    });
+  });
+}
+function parseClusterEnv(text3) {
+  const value = JSON.parse(text3);
+  for (const key of ["stateDir", "prometheusUrl", "clustersFile", "fileSdDir", "runDir"]) {
+    if (typeof value[key] !== "string") throw new Error(`local-cluster env --json: "${key}" is missing`);
+  }
+  if (typeof value.timeScale !== "number")
+    throw new Error('local-cluster env --json: "timeScale" is missing');
+  return value;
+}
+function localCluster(root, env) {
+  const script = join10(root, "scripts", "local-cluster");
+  const readEnv = async () => {
+    const ran = await run(["bash", script, "env", "--json"], env);
+    if (ran.code !== 0) throw new Error(`bash ${script} env --json failed: ${ran.stderr.trim()}`);
+    return parseClusterEnv(ran.stdout);
+  };
+  return {
+    async status() {
+      const value = await readEnv();
+      return value.up ? value : null;
+    },
+    async anyRunning() {
+      const ran = await run(["bash", script, "status"], env);
+      return /\brunning \(pid/.test(ran.stdout);
+    },
+    async up(log) {
+      const ran = await run(["bash", script, "up"], env, log);
+      if (ran.code !== 0) throw new Error(`bash ${script} up failed (exit ${ran.code}); see the lines above`);
+      const value = await readEnv();
+      if (!value.up)
+        throw new Error(`bash ${script} up finished but the cluster is not up: ${script} status`);
+      return value;
+    },
+    async down(log) {
+      const ran = await run(["bash", script, "down"], env, log);
+      if (ran.code !== 0) throw new Error(`bash ${script} down failed (exit ${ran.code})`);
+    }
+  };
+}
+
+// src/demo/parts.ts
+import { readFileSync as readFileSync9 } from "node:fs";
+import { join as join11 } from "node:path";
+var DEMO_CLUSTER = "local";
+var FINAL_STATES = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function loadCluster(env) {
+  const text3 = readFileSync9(env.clustersFile, "utf8");
+  const checked2 = checkClusters(text3, env.clustersFile);
+  const cluster = checked2.value?.clusters[DEMO_CLUSTER];
+  if (!cluster) {
+    const why2 = checked2.issues[0]?.message ?? `no cluster "${DEMO_CLUSTER}"`;
+    throw new Error(`${env.clustersFile}: ${why2} (written by scripts/local-cluster up)`);
+  }
+  return cluster;
+}
+function runTag() {
+  return (/* @__PURE__ */ new Date()).toISOString().slice(11, 19).replace(/:/g, "");
+}
+function layered(outDir, root) {
+  const out = fileSystemSource(outDir);
+  const repo = fileSystemSource(root);
+  return {
+    read: async (path) => await out.read(path) ?? repo.read(path),
+    list: async (dir) => {
+      const names = [...await out.list(dir) ?? [], ...await repo.list(dir) ?? []];
+      return names.length ? [...new Set(names)].sort() : void 0;
+    }
+  };
+}
+function monitorExperiment2(c, experiment, byPr, reference, resolved) {
+  return {
+    experiment,
+    timeScale: c.timeScale,
+    scrapeSeconds: 1,
+    grafanaUrl: c.cluster.grafana_url ?? null,
+    baseline: reference.baseline,
+    best: reference.best,
+    betweenRun: reference.betweenRun ?? null,
+    candidates: [...byPr].map(([pr, r]) => ({
+      candidate: r.candidate.name,
+      runName: r.runName,
+      pr,
+      headSha: "0".repeat(40),
+      labels: [],
+      topology: resolved(r.candidate).expanded,
+      requested: true,
+      ...r.role ? { role: r.role } : {}
+    }))
+  };
+}
+function observedOf(c, run3, outcome) {
+  if (!outcome) {
+    return {
+      state: "submitted",
+      simulatedMinutes: null,
+      secondsPerRollout: null,
+      observation: null,
+      comment: "",
+      done: false,
+      standing: null,
+      check: null,
+      label: null
+    };
+  }
+  const observation = outcome.view.observation;
+  const verdict = observation.verdict;
+  return {
+    state: outcome.state,
+    simulatedMinutes: verdict.minutes_of_data ?? null,
+    secondsPerRollout: verdict.current_full_run ?? observation.stable_metrics.seconds_per_rollout_full_run ?? null,
+    observation,
+    comment: c.comments.get(run3.runName) ?? "",
+    done: FINAL_STATES.has(outcome.state),
+    standing: viewStanding(outcome.view),
+    check: c.checks.get(run3.runName) ?? null,
+    label: c.labels.get(run3.runName) ?? null,
+    referenceJob: outcome.view.referenceJob ?? null
+  };
+}
+function referenceRunOf2(r) {
+  return referenceRunEntry({
+    of: r.run.candidate.name,
+    runName: r.run.runName,
+    jobId: r.run.jobId,
+    pullRequest: null,
+    heldGpuMinutes: r.gpuMinutes,
+    ended: r.ended,
+    candidates: r.candidates,
+    at: (/* @__PURE__ */ new Date()).toISOString(),
+    // the demo charges what its loop measured, not the comment's figure
+    observation: r.observation ? { ...r.observation, decision: void 0 } : null
+  });
+}
+function demoExperiment(root, command, clusterEnv, dateStamp2) {
+  const cluster = loadCluster(clusterEnv);
+  const parsed = parseRunCommand(command);
+  const presetFile = join11(root, "topologies", "presets", `${parsed.topology}.yaml`);
+  const preset = checkPreset(readFileSync9(presetFile, "utf8"), presetFile);
+  if (!preset.value) throw new Error(`${presetFile}: ${preset.issues[0]?.message ?? "invalid preset"}`);
+  const built = buildExperiment(parsed, preset.value, command, { cluster: DEMO_CLUSTER, date: dateStamp2 });
+  const experiment = {
+    ...built.experiment,
+    experiment_id: built.experiment.experiment_id.replace(
+      `-${DEMO_CLUSTER}-${dateStamp2}`,
+      `-demo${runTag()}-${DEMO_CLUSTER}-${dateStamp2}`
+    ),
+    // The monitor cancels a candidate on its decision (stop_when_decided, the default) and the
+    // baseline once stable: the demo's GPU-hours are seconds.
+    stop_when_stable: true,
+    // a round's three candidates and its reference job beside them (reference: beside, the default)
+    max_parallel: 4
+  };
+  return { experiment, baseline: built.baseline, cluster, base: expandPreset(preset.value, experiment) };
+}
+function realDemoParts(root, env, outDir) {
+  let clustersFile = "";
+  let ctx;
+  const need = () => {
+    if (!ctx) throw new Error("topo demo: the experiment is not prepared yet");
+    return ctx;
+  };
+  const resolved = (candidate) => {
+    const { base } = need();
+    return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
+  };
+  const submit2 = async (experiment, candidate, runName) => {
+    const { cluster, slurm } = need();
+    const rendered2 = renderSubmission(experiment, resolved(candidate), cluster);
+    const submission = runName ? withRunName(rendered2, runName) : rendered2;
+    const result = await submitCandidate(
+      { slurm },
+      {
+        experimentId: experiment.experiment_id,
+        cluster: DEMO_CLUSTER,
+        submission,
+        maxParallel: experiment.max_parallel ?? 3
+      }
+    );
+    if (result.status !== "submitted" && result.status !== "existing") {
+      throw new Error(`${candidate.name}: submit answered ${result.status}, expected a job`);
+    }
+    return { candidate, runName: submission.jobName, jobId: result.jobId };
+  };
+  const submitAs = async (experiment, candidate, role) => {
+    if (!role) return submit2(experiment, candidate);
+    const base = renderSubmission(experiment, resolved(candidate), need().cluster).jobName;
+    return { ...await submit2(experiment, candidate, runNameFor(base, newRunLabel())), role };
+  };
+  return {
+    cluster: localCluster(root, env),
+    jobLog: (run3) => need().slurm.tail(run3.jobId, 40),
+    async prepare(command, clusterEnv, dateStamp2) {
+      const built = demoExperiment(root, command, clusterEnv, dateStamp2);
+      clustersFile = clusterEnv.clustersFile;
+      const slurmEnv2 = { ...env, SLURM_CONF: String(clusterEnv.slurmConf ?? env.SLURM_CONF ?? "") };
+      ctx = {
+        experimentId: built.experiment.experiment_id,
+        cluster: built.cluster,
+        base: built.base,
+        slurm: slurmClientForCluster(DEMO_CLUSTER, built.cluster, { env: slurmEnv2 }),
+        timeScale: clusterEnv.timeScale,
+        prometheusUrl: clusterEnv.prometheusUrl,
+        comments: /* @__PURE__ */ new Map(),
+        checks: /* @__PURE__ */ new Map(),
+        labels: /* @__PURE__ */ new Map(),
+        prs: /* @__PURE__ */ new Map()
+      };
+      return { experiment: built.experiment, baseline: built.baseline };
+    },
+    submit: (experiment, candidate, _env, role) => submitAs(experiment, candidate, role),
+    async cancel(run3) {
+      const c = need();
+      await cancelCandidate({ slurm: c.slurm }, { experimentId: c.experimentId, jobName: run3.runName });
+    },
+    async observe(prepared, runs2, _env, reference) {
+      const c = need();
+      const { experiment } = prepared;
+      for (const r of runs2) if (!c.prs.has(r.runName)) c.prs.set(r.runName, c.prs.size + 1);
+      const byPr = new Map(runs2.map((r) => [c.prs.get(r.runName), r]));
+      const keyOf = (pr) => byPr.get(pr)?.runName ?? `#${pr}`;
+      const report4 = await monitorPass(
+        {
+          experiments: async () => [monitorExperiment2(c, experiment, byPr, reference, resolved)],
+          // the monitor's own Slurm port: the one job model (src/judge/job.ts) and its failure rule
+          slurm: slurmMonitorPort(c.slurm),
+          // The demo submits before it watches; a candidate the monitor cannot find is submitted again,
+          // idempotently (a reference job is not: once it ended, its data are what the candidates read).
+          submit: async (_exp, candidate) => {
+            const run3 = runs2.find((r) => r.runName === candidate.runName && !r.role);
+            return run3 ? { jobId: (await submit2(experiment, run3.candidate, run3.runName)).jobId } : void 0;
+          },
+          prometheus: createPrometheusClient({ baseUrl: c.prometheusUrl }),
+          github: {
+            // one comment per run, as the monitor's sticky comment `monitor-<candidate>` on its pull request
+            readComment: async (pr) => c.comments.get(keyOf(pr)),
+            writeComment: async (pr, _candidate, body) => {
+              c.comments.set(keyOf(pr), body);
+            },
+            writeCheck: async (pr, _sha, check2) => {
+              c.checks.set(keyOf(pr), check2);
+            },
+            setLabel: async (pr, state3) => {
+              c.labels.set(keyOf(pr), state3);
+              return true;
+            }
+          },
+          now: () => Date.now() / 1e3
+        },
+        // A loaded 2-core machine can take a while to scrape the first target: allow a simulated hour.
+        { tickSeconds: 1, lagSeconds: 1, telemetryDeadlineMinutes: 60 }
+      );
+      if (report4.errors.length) throw new Error(`monitor: ${report4.errors.join("; ")}`);
+      return runs2.map(
+        (run3) => observedOf(
+          c,
+          run3,
+          report4.candidates.find((o) => o.runName === run3.runName)
+        )
+      );
+    },
+    createRecord: (prepared) => createRecord(prepared.experiment, need().cluster),
+    // as actions/monitor reads the record on the default branch
+    references: (record) => ({
+      baseline: referenceWithFigure(baselineRun(record), record.runs),
+      best: referenceWithFigure(bestRun(record), record.runs),
+      current: record.current_best.topology,
+      betweenRun: betweenRunOf(record)
+    }),
+    applyReference: (record, reference) => applyReferenceRun(record, referenceRunOf2(reference)),
+    apply(record, outcome) {
+      const { base } = need();
+      const expanded = expandCandidate(base, outcome.candidate.topology);
+      const parentRun = record.runs.find((r) => r.name === outcome.candidate.parent);
+      const parentExpanded = parentRun?.topology?.block ? expandCandidate(base, parentRun.topology.block) : base;
+      return apply(record, {
+        candidate: outcome.candidate.name,
+        kind: outcome.decision,
+        at: (/* @__PURE__ */ new Date()).toISOString(),
+        parent: outcome.candidate.parent ?? null,
+        run_name: outcome.run.runName,
+        job_id: outcome.run.jobId,
+        topology: {
+          base: `topology=${record.fixed_inputs.base_topology.replace(/^topology=/, "")}`,
+          hash: hash8(expanded),
+          block: outcome.candidate.topology,
+          file: `topologies/${record.experiment_id}/${outcome.candidate.name}.yaml`
+        },
+        change: topologyChange(parentExpanded, expanded),
+        hypothesis: outcome.candidate.hypothesis ?? null,
+        expected_effect: outcome.candidate.expected_effect ?? null,
+        observation: outcome.observation,
+        reason: outcome.reason,
+        failure: outcome.observation?.failure ?? null
+      });
+    },
+    recordJson: (record) => `${JSON.stringify(record, null, 2)}
+`,
+    recordMarkdown: (record) => renderRecordMarkdown(record),
+    // The record and candidate files are already in the output folder: `topo suggest` reads them
+    // there as it reads a repository, validates its proposals and returns their file texts.
+    async suggest(record, _prepared, count2) {
+      const outcome = await runSuggest({
+        experimentId: record.experiment_id,
+        files: layered(outDir, root),
+        clustersFile,
+        count: count2
+      });
+      for (const dropped of outcome.invalid) {
+        outcome.result.rejected.push({ change: dropped.name, reason: dropped.errors.join("; ") });
+      }
+      return {
+        proposals: outcome.proposals.map((p) => p.candidate),
+        files: Object.fromEntries(outcome.proposals.map((p) => [p.candidate.name, p.text])),
+        stop: outcome.result.stop.stop || outcome.proposals.length === 0 ? outcome.result.stop.reason : void 0
+      };
+    },
+    finalReport: (record) => renderFinalReport(record, {
+      recordUrl: recordPaths(record.experiment_id).markdown,
+      generatedAt: (/* @__PURE__ */ new Date()).toISOString()
+    })
+  };
+}
+
+// src/demo/autopilot-parts.ts
+var LocalGitHubMissing = class extends Error {
+  name = "LocalGitHubMissing";
+};
+async function loadLocalGitHub(root) {
+  const file = join12(root, "dist", "github-local.js");
+  if (!existsSync12(file))
+    throw new LocalGitHubMissing(`${file} is missing: run \`npm ci && npm run build\` first`);
+  const module = await import(pathToFileURL(file).href);
+  return module;
+}
+var DEMO_STAGES = withStage(STAGES, { name: "autopilot", run: autopilot }, { after: "decide" });
+var PASS_OPTIONS = { tickSeconds: 1, lagSeconds: 1, telemetryDeadlineMinutes: 60 };
+function slurmEnv(env, clusterEnv) {
+  return { ...env, SLURM_CONF: String(clusterEnv.slurmConf ?? env.SLURM_CONF ?? "") };
+}
+function checkout(gh, repo, dir) {
+  rmSync(dir, { recursive: true, force: true });
+  for (const [path, text3] of gh.files(repo, repo.defaultBranch)) {
+    const file = join12(dir, path);
+    mkdirSync3(dirname6(file), { recursive: true });
+    writeFileSync3(file, text3);
+  }
+}
+function realAutopilotParts(root, env, workDir) {
+  let local;
+  const need = () => {
+    if (!local) throw new Error("topo demo --autopilot: the local GitHub API is not started");
+    return local;
+  };
+  return {
+    cluster: localCluster(root, env),
+    prepare(command, clusterEnv, dateStamp2, policy) {
+      const built = demoExperiment(root, command, clusterEnv, dateStamp2);
+      const experiment = { ...built.experiment, ...policy };
+      const id = experiment.experiment_id;
+      const record = createRecord(experiment, built.cluster);
+      const paths = recordPaths(id);
+      const files = {
+        "topologies/clusters.yaml": readFileSync10(clusterEnv.clustersFile, "utf8"),
+        [`topologies/${id}/experiment.yaml`]: toYaml(
+          experiment,
+          ` Experiment ${id}, created by \`topo demo --autopilot\` from the sample command, with its autopilot policy.`
+        ),
+        [paths.json]: `${JSON.stringify(record, null, 2)}
+`,
+        [paths.markdown]: renderRecordMarkdown(record)
+      };
+      return Promise.resolve({ experiment, files });
+    },
+    async github(files) {
+      const { startGitHubServer } = await loadLocalGitHub(root);
+      const server = await startGitHubServer();
+      const repo = server.createRepo("demo/topologies", { files });
+      server.protect(repo, DEMO_REQUIRED_CHECKS);
+      local = { server, repo };
+      return {
+        url: `${server.url}/repos/${repo.owner.login}/${repo.name}`,
+        defaultBranch: repo.defaultBranch
+      };
+    },
+    async pass(clusterEnv) {
+      const { server: gh, repo } = need();
+      const dir = join12(workDir, "checkout");
+      checkout(gh, repo, dir);
+      const octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
+      const log = [];
+      const ports = buildMonitorPorts(octokit, {
+        workspace: dir,
+        topologiesDir: "topologies",
+        clustersFile: "topologies/clusters.yaml",
+        owner: repo.owner.login,
+        repo: repo.name,
+        botLogin: gh.botLogin,
+        env: { ...slurmEnv(env, clusterEnv), GITHUB_SERVER_URL: gh.url },
+        log: (line) => log.push(line)
+      });
+      try {
+        const report4 = await monitorPass(ports, PASS_OPTIONS, DEMO_STAGES);
+        return report4.errors;
+      } finally {
+        await ports.close();
+      }
+    },
+    async cancelAll(experimentId, clusterEnv) {
+      const cluster = loadCluster(clusterEnv);
+      const slurm = slurmClientForCluster(DEMO_CLUSTER, cluster, { env: slurmEnv(env, clusterEnv) });
+      for (const job of await slurm.jobs(experimentPrefix(experimentId)))
+        if (isLive(job.status)) await slurm.cancel(job.id);
+    },
+    view: (id) => hubView(need(), id),
+    writer: (id) => scriptedWriter(need(), id),
+    files: () => need().server.files(need().repo, need().repo.defaultBranch),
+    pages: (id) => pullPages(need(), id),
+    requests: () => {
+      const calls = need().server.calls();
+      const reads = calls.filter((c) => c.method === "GET" || c.path === "/graphql").length;
+      return { reads, writes: calls.length - reads };
+    },
+    async close() {
+      await local?.server.close();
+      local = void 0;
+    }
+  };
+}
+function pullPages({ server, repo }, id) {
+  const state3 = server.state;
+  return state3.pullsOf(repo).filter((p) => p.head.ref.startsWith(`topo/autopilot/${id}/`)).map((p) => ({
+    number: p.number,
+    title: `#${p.number} ${p.title}`,
+    markdown: [
+      p.body ?? "",
+      ...state3.commentsOn(repo, p.number).map((c) => `---
+
+**@${c.user.login}**
+
+${c.body}`)
+    ].join("\n\n")
+  }));
+}
+var firstLine2 = (body) => (body.split("\n")[0] ?? "").replace(/[*`]/g, "").trim();
+function hubView({ server, repo }, id) {
+  const state3 = server.state;
+  const mine = (login) => login === server.botLogin;
+  const pulls = state3.pullsOf(repo).filter((p) => mine(p.user.login) && p.head.ref.startsWith(`topo/autopilot/${id}/`)).map((p) => {
+    const check2 = state3.checkRuns.filter(
+      (c) => c.repo === repo && c.headSha === p.head.sha && c.name === "topo/monitor" && c.status === "completed"
+    ).sort((a, b2) => b2.id - a.id)[0];
+    const closing2 = state3.commentsOn(repo, p.number).find((c) => mine(c.user.login) && c.body.startsWith("Closed by the autopilot:"));
+    const hypothesis = /\*\*(?:Hypothesis|Baseline)\.\*\* ([^\n]+)/.exec(p.body ?? "")?.[1] ?? null;
+    return {
+      number: p.number,
+      candidate: p.head.ref.split("/").at(-1),
+      round: readBotMarker(p.body, id)?.round ?? null,
+      state: p.merged ? "merged" : p.state === "open" ? "open" : "closed",
+      hypothesis: hypothesis?.replace(/^Autopilot round \d+: /, "") ?? null,
+      decision: check2?.output.title ?? null,
+      closing: closing2 ? firstLine2(closing2.body).replace(/^Closed by the autopilot: /, "") : null
+    };
+  });
+  const issue = state3.itemsOf(repo).find((i) => i.isIssue && (i.body ?? "").startsWith(dashboardMarker(id)));
+  const comments = issue ? state3.commentsOn(repo, issue.number).filter((c) => mine(c.user.login)) : [];
+  return {
+    pulls,
+    dashboard: issue ? { number: issue.number, open: issue.state === "open", body: issue.body ?? "" } : null,
+    replies: comments.filter((c) => c.body.startsWith("@")).map((c) => firstLine2(c.body).replace(/\u200b/g, "")),
+    reported: comments.some((c) => c.body.includes(stickyMarker("report")))
+  };
+}
+function scriptedWriter({ server, repo }, id) {
+  server.addCollaborator(repo, "alice", "write");
+  return {
+    comment(body) {
+      const issue = server.state.itemsOf(repo).find((i) => i.isIssue && (i.body ?? "").startsWith(dashboardMarker(id)));
+      if (issue) server.comment(repo, issue.number, "alice", body);
+    },
+    lowerBudget(gpuHours) {
+      const path = `topologies/${id}/experiment.yaml`;
+      const doc = (0, import_yaml7.parseDocument)(server.files(repo, repo.defaultBranch).get(path) ?? "");
+      doc.setIn(["autopilot", "gpu_hours"], gpuHours);
+      const parent = server.state.branchSha(repo, repo.defaultBranch);
+      const sha = server.state.commitFiles(
+        server.state.user("alice"),
+        parent,
+        { [path]: doc.toString({ lineWidth: 0 }) },
+        `autopilot: lower the budget to ${gpuHours} GPU-hours`
+      );
+      repo.refs.set(`refs/heads/${repo.defaultBranch}`, sha);
+    }
+  };
+}
+
+// src/demo/live-view.ts
+var HEADERS = ["candidate", "state", "sim min", "s/rollout", "verdict"];
+function cells(row) {
+  return [
+    row.name,
+    row.state,
+    row.simulatedMinutes === null ? "-" : row.simulatedMinutes.toFixed(1),
+    row.secondsPerRollout === null ? "-" : row.secondsPerRollout.toFixed(2),
+    row.verdict ?? "-"
+  ];
+}
+function renderTable(title, rows) {
+  const body = rows.map(cells);
+  const widths = HEADERS.map((h2, i) => Math.max(h2.length, ...body.map((r) => (r[i] ?? "").length)));
+  const line = (r) => r.map((c, i) => i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)).join("  ").trimEnd();
+  return [title, line(HEADERS), line(widths.map((w2) => "-".repeat(w2))), ...body.map(line)];
+}
+function changeLines(previous, next) {
+  const before = new Map(previous.map((r) => [r.name, r]));
+  const lines = [];
+  for (const row of next) {
+    const old = before.get(row.name);
+    const minuteTicked = row.simulatedMinutes !== null && Math.floor(row.simulatedMinutes / 5) !== Math.floor((old?.simulatedMinutes ?? -5) / 5);
+    if (old && old.state === row.state && old.verdict === row.verdict && !minuteTicked) continue;
+    const parts = [`${row.name}: ${row.state}`];
+    if (row.simulatedMinutes !== null) parts.push(`${row.simulatedMinutes.toFixed(1)} sim min`);
+    if (row.secondsPerRollout !== null) parts.push(`${row.secondsPerRollout.toFixed(2)} s/rollout`);
+    if (row.verdict) parts.push(`verdict: ${row.verdict}`);
+    lines.push(parts.join(", "));
+  }
+  return lines;
+}
+var LiveView = class {
+  constructor(write, tty) {
+    this.write = write;
+    this.tty = tty;
+  }
+  write;
+  tty;
+  drawnLines = 0;
+  rows = [];
+  /** A message above the table (terminal) or a plain log line. */
+  log(message2) {
+    if (this.tty) {
+      this.clear();
+      this.write(`${message2}
+`);
+      this.drawnLines = 0;
+    } else {
+      this.write(`${message2}
+`);
+    }
+  }
+  /** Shows the new rows under a title ("round 1: 3 candidates"). */
+  update(title, rows) {
+    if (this.tty) {
+      this.clear();
+      const lines = renderTable(title, rows);
+      this.write(`${lines.join("\n")}
+`);
+      this.drawnLines = lines.length;
+    } else {
+      for (const line of changeLines(this.rows, rows)) this.write(`${line}
+`);
+    }
+    this.rows = rows.map((r) => ({ ...r }));
+  }
+  /** Leaves the last table on screen and starts a fresh one below it. */
+  freeze() {
+    this.drawnLines = 0;
+    this.rows = [];
+  }
+  clear() {
+    if (this.drawnLines > 0) this.write("\x1B[1A\x1B[2K".repeat(this.drawnLines) + "\r");
+  }
+};
+
+// src/demo/output.ts
+import { copyFileSync, existsSync as existsSync13, mkdirSync as mkdirSync4, readFileSync as readFileSync11, writeFileSync as writeFileSync4 } from "node:fs";
+import { dirname as dirname7, isAbsolute as isAbsolute4, join as join13, relative as relative3, resolve as resolve9 } from "node:path";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
+var DemoOutput = class {
+  dir;
+  files = [];
+  constructor(dir) {
+    this.dir = resolve9(dir);
+    mkdirSync4(this.dir, { recursive: true });
+  }
+  /** Writes `text` at `path` (relative to the output folder); returns the absolute path. */
+  write(path, text3) {
+    const target2 = this.resolveInside(path);
+    mkdirSync4(dirname7(target2), { recursive: true });
+    writeFileSync4(target2, text3);
+    this.remember(target2);
+    return target2;
+  }
+  copy(from, path) {
+    const target2 = this.resolveInside(path);
+    mkdirSync4(dirname7(target2), { recursive: true });
+    copyFileSync(from, target2);
+    this.remember(target2);
+    return target2;
+  }
+  /** Reads back a file written earlier. */
+  read(path) {
+    return readFileSync11(this.resolveInside(path), "utf8");
+  }
+  /** Files written so far, relative to the folder, in writing order. */
+  written() {
+    return [...this.files];
+  }
+  remember(target2) {
+    const rel = relative3(this.dir, target2);
+    if (!this.files.includes(rel)) this.files.push(rel);
+  }
+  resolveInside(path) {
+    const target2 = resolve9(this.dir, path);
+    const rel = relative3(this.dir, target2);
+    if (rel === "" || rel.startsWith("..") || isAbsolute4(rel)) {
+      throw new Error(`demo output: ${path} would be written outside ${this.dir}`);
+    }
+    return target2;
+  }
+};
+function findPackageRoot(from = dirname7(fileURLToPath2(import.meta.url))) {
+  let dir = from;
+  for (; ; ) {
+    if (existsSync13(join13(dir, "package.json")) && existsSync13(join13(dir, "scripts"))) return dir;
+    const parent = dirname7(dir);
+    if (parent === dir) throw new Error(`cannot find the alpasim-topo folder above ${from}`);
+    dir = parent;
+  }
+}
+function mermaidScriptPath(root) {
+  const path = join13(root, "dist", "mermaid.min.js");
+  if (!existsSync13(path)) {
+    throw new Error(
+      `${path} is missing: run \`npm run build\` in ${root} (index.html draws its charts with it)`
+    );
+  }
+  return path;
 }
 
 // src/demo/sample.ts
@@ -91817,6 +92589,12 @@ var DEMO_OPTIONS = [
     description: "one round of suggestions instead of two (under 3 minutes)"
   },
   {
+    name: "autopilot",
+    short: "a",
+    type: "boolean",
+    description: "the autopilot: the experiment runs its own rounds on the local GitHub API to a merged winner, no command typed (needs npm ci: the API checks every request against GitHub\u2019s descriptions)"
+  },
+  {
     name: "out",
     short: "o",
     type: "string",
@@ -91842,6 +92620,7 @@ function parseDemoArgs(args) {
   if (parsed.positionals.length) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
   return {
     quick: flag(parsed, "quick"),
+    autopilot: flag(parsed, "autopilot"),
     json: flag(parsed, "json"),
     out: str(parsed, "out") ?? "demo-out",
     command: str(parsed, "command") ?? SAMPLE_COMMAND
@@ -91866,7 +92645,12 @@ var demoCommand = {
     synopsis: "topo demo [options]",
     description: "Brings up the local Slurm cluster with fake GPUs and Prometheus (installing Debian packages as root), runs the baseline and suggested candidates on the AlpaSim twin, writes the record and the report, and stops everything it started (also on Ctrl-C).",
     options: DEMO_OPTIONS,
-    examples: ["topo demo --quick", "topo demo --out /tmp/demo"]
+    examples: [
+      "topo demo --quick",
+      "topo demo --autopilot",
+      "topo demo --autopilot --quick",
+      "topo demo --out /tmp/demo"
+    ]
   },
   async run(args, io) {
     const parsed = parseDemoArgs(args);
@@ -91886,9 +92670,27 @@ var demoCommand = {
         process.exit(signal === "SIGINT" ? 130 : 143);
       }
     );
+    const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
     const mode = parsed.quick ? DEMO_MODES.quick : DEMO_MODES.full;
     try {
-      const result = await runDemo(
+      const result = parsed.autopilot ? await runAutopilotDemo(
+        {
+          command: parsed.command,
+          quick: parsed.quick,
+          pollSeconds: 2,
+          dateStamp: dateStamp(/* @__PURE__ */ new Date()),
+          isRoot,
+          mermaidScript: mermaidScriptPath(root),
+          maxWallSeconds: 540
+        },
+        {
+          parts: realAutopilotParts(root, io.env, mkdtempSync(join14(tmpdir(), "topo-demo-autopilot-"))),
+          log: (line) => view.log(line),
+          output,
+          cleanup,
+          signal: abort.signal
+        }
+      ) : await runDemo(
         {
           command: parsed.command,
           rounds: mode.rounds,
@@ -91896,7 +92698,7 @@ var demoCommand = {
           maxSimulatedMinutes: mode.maxSimulatedMinutes,
           pollSeconds: 2,
           dateStamp: dateStamp(/* @__PURE__ */ new Date()),
-          isRoot: typeof process.getuid === "function" && process.getuid() === 0,
+          isRoot,
           mermaidScript: mermaidScriptPath(root)
         },
         { parts: realDemoParts(root, io.env, output.dir), view, output, cleanup, signal: abort.signal }
@@ -91906,12 +92708,15 @@ var demoCommand = {
       else if (result.exitCode === 0) {
         io.stdout(
           `
-done in ${result.wallSeconds.toFixed(0)} s: ${result.outcomes.length} candidates judged
+done in ${result.wallSeconds.toFixed(0)} s${parsed.autopilot ? "" : `: ${result.outcomes.length} candidates judged`}
 open ${output.dir}/index.html
 `
         );
       }
       return result.exitCode;
+    } catch (error) {
+      if (error instanceof LocalGitHubMissing) throw new ConfigError(error.message);
+      throw error;
     } finally {
       uninstall();
     }
@@ -91919,13 +92724,13 @@ open ${output.dir}/index.html
 };
 
 // src/cli/commands/doctor.ts
-import { existsSync as existsSync15, readFileSync as readFileSync13 } from "node:fs";
+import { existsSync as existsSync16, readFileSync as readFileSync14 } from "node:fs";
 import { resolve as resolve10 } from "node:path";
 
 // src/doctor/checks.ts
-var import_yaml7 = __toESM(require_dist(), 1);
-import { existsSync as existsSync13, readFileSync as readFileSync11 } from "node:fs";
-import { join as join13 } from "node:path";
+var import_yaml8 = __toESM(require_dist(), 1);
+import { existsSync as existsSync14, readFileSync as readFileSync12 } from "node:fs";
+import { join as join15 } from "node:path";
 
 // src/doctor/network.ts
 var DNS = /* @__PURE__ */ new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NONAME", "EAI_NODATA"]);
@@ -92290,8 +93095,8 @@ var WORKFLOW_PERMISSIONS = {
 };
 function checkWorkflowPermissions(repoDir) {
   return Object.entries(WORKFLOW_PERMISSIONS).map(([file, need]) => {
-    const path = join13(repoDir, ".github/workflows", file);
-    if (!existsSync13(path))
+    const path = join15(repoDir, ".github/workflows", file);
+    if (!existsSync14(path))
       return fail2(
         `workflow ${file}`,
         `${path} does not exist`,
@@ -92299,7 +93104,7 @@ function checkWorkflowPermissions(repoDir) {
       );
     let doc;
     try {
-      doc = (0, import_yaml7.parse)(readFileSync11(path, "utf8"));
+      doc = (0, import_yaml8.parse)(readFileSync12(path, "utf8"));
     } catch (error) {
       return fail2(
         `workflow ${file}`,
@@ -92480,20 +93285,20 @@ async function repositoryHas(octokit, owner, repo, secret) {
 }
 
 // src/doctor/workflow-pins.ts
-import { existsSync as existsSync14, readFileSync as readFileSync12 } from "node:fs";
-import { join as join15 } from "node:path";
+import { existsSync as existsSync15, readFileSync as readFileSync13 } from "node:fs";
+import { join as join17 } from "node:path";
 
 // src/setup/git-files.ts
 import { execFile as execFile2 } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join as join14 } from "node:path";
+import { mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
+import { tmpdir as tmpdir2 } from "node:os";
+import { join as join16 } from "node:path";
 import { promisify } from "node:util";
 var execFileAsync = promisify(execFile2);
 var NOT_THERE = /couldn't find remote ref|not our ref|does not appear to be a git repository|Repository not found|not found/i;
 function gitFileReader(env) {
   const server = (env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "");
-  const scratch = mkdtempSync(join14(tmpdir(), "topo-pins-"));
+  const scratch = mkdtempSync2(join16(tmpdir2(), "topo-pins-"));
   const gitEnv = {
     PATH: env.PATH ?? process.env.PATH ?? "",
     HOME: env.HOME ?? process.env.HOME ?? "",
@@ -92536,7 +93341,7 @@ function gitFileReader(env) {
         return null;
       }
     },
-    close: () => rmSync(scratch, { recursive: true, force: true })
+    close: () => rmSync2(scratch, { recursive: true, force: true })
   };
 }
 
@@ -92603,7 +93408,7 @@ async function unresolvedUses(read2, callers) {
 var NAME3 = "workflow pins";
 var CALLERS = ["validate", "submit", "monitor", "record"].map((n) => `topology-${n}.yml`);
 async function checkWorkflowPins(repoDir, env) {
-  const callers = CALLERS.map((f) => `.github/workflows/${f}`).filter((file) => existsSync14(join15(repoDir, file))).map((file) => ({ file, text: readFileSync12(join15(repoDir, file), "utf8") }));
+  const callers = CALLERS.map((f) => `.github/workflows/${f}`).filter((file) => existsSync15(join17(repoDir, file))).map((file) => ({ file, text: readFileSync13(join17(repoDir, file), "utf8") }));
   if (!callers.length)
     return { name: NAME3, status: "skip", detail: "no caller workflow to follow (see the workflow checks)" };
   const files = gitFileReader(env);
@@ -92720,9 +93525,9 @@ var doctorCommand = {
     const repoDir = resolve10(io.cwd, str(parsed, "repo-dir") ?? ".");
     const given = str(parsed, "clusters");
     const file = given ? resolve10(io.cwd, given) : resolve10(repoDir, "topologies/clusters.yaml");
-    if (!existsSync15(file))
+    if (!existsSync16(file))
       throw new ConfigError(`${file} does not exist: run \`topo setup\` and describe your cluster`);
-    const checked2 = checkClusters(readFileSync13(file, "utf8"), file);
+    const checked2 = checkClusters(readFileSync14(file, "utf8"), file);
     if (!checked2.value) throw new ConfigError(checked2.issues.map(formatIssue).join("\n"));
     const names = Object.keys(checked2.value.clusters);
     const name = str(parsed, "cluster") ?? (names.length === 1 ? names[0] : void 0);
@@ -92768,9 +93573,9 @@ ${failed} check(s) failed
 };
 
 // src/cli/commands/init.ts
-var import_yaml8 = __toESM(require_dist(), 1);
-import { existsSync as existsSync16, readFileSync as readFileSync14 } from "node:fs";
-import { join as join16, relative as relative4, resolve as resolve11 } from "node:path";
+var import_yaml9 = __toESM(require_dist(), 1);
+import { existsSync as existsSync17, readFileSync as readFileSync15 } from "node:fs";
+import { join as join18, relative as relative4, resolve as resolve11 } from "node:path";
 var initCommand = {
   name: "init",
   summary: "Start an experiment from a full AlpaSim run command (experiment.yaml + baseline.yaml)",
@@ -92856,19 +93661,19 @@ var initCommand = {
     const repoRoot2 = resolve11(dir, "..");
     const record = recordPaths(id);
     const existing = [
-      join16(dir, id, "experiment.yaml"),
-      join16(dir, id, "baseline.yaml"),
-      join16(repoRoot2, record.json),
-      join16(repoRoot2, record.markdown)
-    ].filter((f) => existsSync16(f));
+      join18(dir, id, "experiment.yaml"),
+      join18(dir, id, "baseline.yaml"),
+      join18(repoRoot2, record.json),
+      join18(repoRoot2, record.markdown)
+    ].filter((f) => existsSync17(f));
     if (existing.length && !force)
       throw new ConfigError(
         `experiment ${id} exists already (${existing.map(rel).join(", ")}): pass --force to start it again, or another --date`
       );
-    const runs2 = recordedRuns2(join16(repoRoot2, record.json));
+    const runs2 = recordedRuns2(join18(repoRoot2, record.json));
     if (force && runs2 > 0)
       throw new ConfigError(
-        `${rel(join16(repoRoot2, record.json))} holds ${runs2} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`
+        `${rel(join18(repoRoot2, record.json))} holds ${runs2} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`
       );
     const written = writeExperimentFiles(dir, prepared, { force });
     const recordFiles2 = writeInitialRecord(repoRoot2, written.experiment, void 0, { overwrite: force });
@@ -92891,9 +93696,9 @@ ${files.map((f) => `  ${f}
   }
 };
 function recordedRuns2(file) {
-  if (!existsSync16(file)) return 0;
+  if (!existsSync17(file)) return 0;
   try {
-    const runs2 = JSON.parse(readFileSync14(file, "utf8")).runs;
+    const runs2 = JSON.parse(readFileSync15(file, "utf8")).runs;
     return Array.isArray(runs2) ? runs2.length : 0;
   } catch (error) {
     throw new ConfigError(
@@ -92902,13 +93707,13 @@ function recordedRuns2(file) {
   }
 }
 function definedClusters(file) {
-  if (!existsSync16(file))
+  if (!existsSync17(file))
     throw new ConfigError(
       `${file} does not exist: describe your cluster there first (\`topo setup\` writes a commented skeleton), or pass --clusters FILE`
     );
   let doc;
   try {
-    doc = (0, import_yaml8.parse)(readFileSync14(file, "utf8"));
+    doc = (0, import_yaml9.parse)(readFileSync15(file, "utf8"));
   } catch (error) {
     throw new ConfigError(
       `${file} is not valid YAML: ${error.message} (run topo validate ${file})`
@@ -92920,16 +93725,16 @@ function definedClusters(file) {
 }
 
 // src/cli/commands/jobs.ts
-import { existsSync as existsSync17, readFileSync as readFileSync15 } from "node:fs";
+import { existsSync as existsSync18, readFileSync as readFileSync16 } from "node:fs";
 import { resolve as resolve12 } from "node:path";
 function jobsCluster(io, explicit, name) {
   const clustersPath = clustersFileOption(explicit, io) ?? "topologies/clusters.yaml";
   const abs = resolve12(io.cwd, clustersPath);
-  if (!existsSync17(abs))
+  if (!existsSync18(abs))
     throw new ConfigError(
       `clusters file ${clustersPath} does not exist (set --clusters or TOPO_CLUSTERS_FILE)`
     );
-  const checked2 = checkClusters(readFileSync15(abs, "utf8"), clustersPath);
+  const checked2 = checkClusters(readFileSync16(abs, "utf8"), clustersPath);
   if (!checked2.value) throw new ConfigError(checked2.issues.map(formatIssue).join("\n"));
   const cluster = checked2.value.clusters[name];
   if (!cluster)
@@ -93012,8 +93817,8 @@ var jobsCommand = {
 };
 
 // src/cli/commands/record.ts
-import { existsSync as existsSync19, mkdirSync as mkdirSync4, readdirSync as readdirSync7, readFileSync as readFileSync17, writeFileSync as writeFileSync4 } from "node:fs";
-import { dirname as dirname7, join as join18, resolve as resolve14 } from "node:path";
+import { existsSync as existsSync20, mkdirSync as mkdirSync5, readdirSync as readdirSync7, readFileSync as readFileSync18, writeFileSync as writeFileSync5 } from "node:fs";
+import { dirname as dirname8, join as join20, resolve as resolve14 } from "node:path";
 
 // src/usecases/record-local.ts
 function recordLocally(input) {
@@ -93078,8 +93883,8 @@ function recordReferenceLocally(input) {
 }
 
 // src/cli/commands/status.ts
-import { existsSync as existsSync18, readFileSync as readFileSync16 } from "node:fs";
-import { join as join17, resolve as resolve13 } from "node:path";
+import { existsSync as existsSync19, readFileSync as readFileSync17 } from "node:fs";
+import { join as join19, resolve as resolve13 } from "node:path";
 var HEADER = [
   "candidate",
   "job",
@@ -93094,9 +93899,9 @@ var HEADER = [
   "bottleneck"
 ];
 function recordedReferences(cwd, id, without) {
-  const file = join17(resolve13(cwd), recordPaths(id).json);
-  if (!existsSync18(file)) return {};
-  const record = parseRecord(readFileSync16(file, "utf8"), file);
+  const file = join19(resolve13(cwd), recordPaths(id).json);
+  if (!existsSync19(file)) return {};
+  const record = parseRecord(readFileSync17(file, "utf8"), file);
   if (without === void 0)
     return { baseline: referenceOf(baselineRun(record)), best: referenceOf(bestRun(record)) };
   const runs2 = record.runs.filter((r) => r.name !== without);
@@ -93360,7 +94165,7 @@ var recordCommand = {
         at: (/* @__PURE__ */ new Date()).toISOString()
       });
       if ("refused" in result) throw new FindingError(result.refused);
-      return report2(io, flag(parsed, "json"), { id, name, experiment, result, judged: judged2, gaps: run3.gaps });
+      return report3(io, flag(parsed, "json"), { id, name, experiment, result, judged: judged2, gaps: run3.gaps });
     } finally {
       await slurm.close();
     }
@@ -93374,23 +94179,23 @@ function recordArguments(parsed) {
   return { id, name, accept };
 }
 async function candidateOf(io, parsed, experiment, dir, name) {
-  const folder = join18(dir, experiment.experiment_id);
-  const file = [`${name}.yaml`, `${name}.yml`].map((f) => join18(folder, f)).find((f) => existsSync19(resolve14(io.cwd, f)));
+  const folder = join20(dir, experiment.experiment_id);
+  const file = [`${name}.yaml`, `${name}.yml`].map((f) => join20(folder, f)).find((f) => existsSync20(resolve14(io.cwd, f)));
   if (!file) {
     const known = readdirSync7(resolve14(io.cwd, folder)).map((f) => /^([a-z0-9][a-z0-9-]*)\.ya?ml$/.exec(f)?.[1]).filter((c) => !!c && c !== "experiment");
     throw new ConfigError(`no candidate ${name} in ${folder}${suggest(name, known)}`);
   }
-  const { report: report3 } = await renderCandidateFile(
+  const { report: report4 } = await renderCandidateFile(
     file,
     validateOptionsFor(io, str(parsed, "clusters"), void 0, true)
   );
-  const candidate = checkCandidate(readFileSync17(resolve14(io.cwd, file), "utf8"), file).value;
-  if (!report3.candidate || !candidate || report3.errors.length)
+  const candidate = checkCandidate(readFileSync18(resolve14(io.cwd, file), "utf8"), file).value;
+  if (!report4.candidate || !candidate || report4.errors.length)
     throw new FindingError(
       `${file} has errors: fix them first (topo validate ${file})`,
-      report3.errors.map((e) => `${e.file}:${e.line}: ${e.message}`)
+      report4.errors.map((e) => `${e.file}:${e.line}: ${e.message}`)
     );
-  const details = report3.candidate;
+  const details = report4.candidate;
   return { file, candidate, details, hash: hash8(details.expanded) };
 }
 async function runToRecord(port, experiment, target2, wanted) {
@@ -93433,14 +94238,14 @@ async function judgedRun(port, input, run3) {
   return mine;
 }
 function readRecord(io, id) {
-  const file = join18(io.cwd, recordPaths(id).json);
-  return existsSync19(file) ? readFileSync17(file, "utf8") : null;
+  const file = join20(io.cwd, recordPaths(id).json);
+  return existsSync20(file) ? readFileSync18(file, "utf8") : null;
 }
 function writeRecordFiles(io, files) {
   for (const [path, text3] of Object.entries(files)) {
-    const file = join18(io.cwd, path);
-    mkdirSync4(dirname7(file), { recursive: true });
-    writeFileSync4(file, text3);
+    const file = join20(io.cwd, path);
+    mkdirSync5(dirname8(file), { recursive: true });
+    writeFileSync5(file, text3);
   }
 }
 function learnings(parsed, io) {
@@ -93460,7 +94265,7 @@ function judgementHeadline(name, experiment, j2) {
   });
   return headlineLine(name, standing).replace(/`/g, "");
 }
-function report2(io, json, r) {
+function report3(io, json, r) {
   const paths = recordPaths(r.id);
   writeRecordFiles(io, r.result.files);
   const best = r.result.record.current_best;
@@ -93497,13 +94302,13 @@ function report2(io, json, r) {
 }
 
 // src/cli/commands/report.ts
-import { existsSync as existsSync20, readFileSync as readFileSync18, writeFileSync as writeFileSync5 } from "node:fs";
-import { isAbsolute as isAbsolute5, join as join19, relative as relative5 } from "node:path";
+import { existsSync as existsSync21, readFileSync as readFileSync19, writeFileSync as writeFileSync6 } from "node:fs";
+import { isAbsolute as isAbsolute5, join as join21, relative as relative5 } from "node:path";
 function recordFile(arg, cwd) {
-  if (arg.endsWith(".json")) return isAbsolute5(arg) ? arg : join19(cwd, arg);
+  if (arg.endsWith(".json")) return isAbsolute5(arg) ? arg : join21(cwd, arg);
   if (!/^[A-Za-z0-9_.-]{1,80}$/.test(arg))
     throw new UsageError(`"${arg}" is neither an experiment id nor a .json record`);
-  return join19(cwd, recordPaths(arg).json);
+  return join21(cwd, recordPaths(arg).json);
 }
 var reportCommand = {
   name: "report",
@@ -93543,28 +94348,28 @@ var reportCommand = {
     if (!target2) throw new UsageError("which experiment? give its id or its record file");
     const file = recordFile(target2, io.cwd);
     const shown = relative5(io.cwd, file) || file;
-    if (!existsSync20(file))
+    if (!existsSync21(file))
       throw new ConfigError(
         `${shown} does not exist (records are written when candidate pull requests close, or by topo init)`
       );
-    const record = parseRecord(readFileSync18(file, "utf8"), shown);
-    const report3 = renderFinalReport(record, { recordUrl: recordUrl2 });
-    if (out) writeFileSync5(isAbsolute5(out) ? out : join19(io.cwd, out), report3);
+    const record = parseRecord(readFileSync19(file, "utf8"), shown);
+    const report4 = renderFinalReport(record, { recordUrl: recordUrl2 });
+    if (out) writeFileSync6(isAbsolute5(out) ? out : join21(io.cwd, out), report4);
     if (flag(parsed, "json"))
       io.stdout(
-        `${JSON.stringify({ schema_version: 1, experiment_id: record.experiment_id, out: out ?? null, markdown: report3 })}
+        `${JSON.stringify({ schema_version: 1, experiment_id: record.experiment_id, out: out ?? null, markdown: report4 })}
 `
       );
     else io.stdout(out ? `wrote the final report of ${record.experiment_id} to ${out}
-` : report3);
+` : report4);
     return EXIT.ok;
   }
 };
 
 // src/cli/commands/setup.ts
 import { execFile as execFile3 } from "node:child_process";
-import { existsSync as existsSync21, mkdirSync as mkdirSync5, writeFileSync as writeFileSync6 } from "node:fs";
-import { dirname as dirname8, join as join21, resolve as resolve15 } from "node:path";
+import { existsSync as existsSync22, mkdirSync as mkdirSync6, writeFileSync as writeFileSync7 } from "node:fs";
+import { dirname as dirname9, join as join23, resolve as resolve15 } from "node:path";
 import { promisify as promisify2 } from "node:util";
 
 // src/setup/templates.ts
@@ -93794,8 +94599,8 @@ function setupFiles(o) {
 }
 
 // src/cli/package-info.ts
-import { readFileSync as readFileSync19 } from "node:fs";
-import { join as join20 } from "node:path";
+import { readFileSync as readFileSync20 } from "node:fs";
+import { join as join22 } from "node:path";
 function repositoryOf(repository) {
   const raw = typeof repository === "string" ? repository : repository?.url;
   if (typeof raw !== "string") return void 0;
@@ -93805,7 +94610,7 @@ function repositoryOf(repository) {
   return m2?.[1];
 }
 function packageInfo(root = shippedRoot()) {
-  const pkg = root ? JSON.parse(readFileSync19(join20(root, "package.json"), "utf8")) : {};
+  const pkg = root ? JSON.parse(readFileSync20(join22(root, "package.json"), "utf8")) : {};
   const version = String(pkg.version ?? "0.0.0");
   const repository = repositoryOf(pkg.repository);
   if (!repository)
@@ -93982,8 +94787,8 @@ var setupCommand = {
     if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
     const o = setupOptions(parsed);
     const root = resolve15(io.cwd, str(parsed, "dir") ?? ".");
-    if (!existsSync21(root)) throw new ConfigError(`${root} does not exist`);
-    const existing = setupFiles(o).filter((f) => existsSync21(join21(root, f.path))).map((f) => f.path);
+    if (!existsSync22(root)) throw new ConfigError(`${root} does not exist`);
+    const existing = setupFiles(o).filter((f) => existsSync22(join23(root, f.path))).map((f) => f.path);
     if (existing.length && !flag(parsed, "force"))
       throw new ConfigError(
         `not overwriting ${existing.join(", ")} (pass --force to replace them); nothing written`
@@ -93993,8 +94798,8 @@ var setupCommand = {
     const options2 = { ...o, ...sha ? { sha } : {} };
     const files = setupFiles(options2);
     for (const f of files) {
-      mkdirSync5(dirname8(join21(root, f.path)), { recursive: true });
-      writeFileSync6(join21(root, f.path), f.text);
+      mkdirSync6(dirname9(join23(root, f.path)), { recursive: true });
+      writeFileSync7(join23(root, f.path), f.text);
     }
     const next = `replace the TODOs in topologies/clusters.yaml, register a self-hosted runner labelled ${o.runnerLabel}, create the "slurm" environment (deployment branches: the default branch only)${o.transport === "ssh" ? " with the secret TOPO_SSH_PRIVATE_KEY" : ""}, then on the runner host run \`${topoCommand(options2)} doctor --cluster ${o.cluster}\` (docs/adopting.md)`;
     const written = files.map((f) => f.path);
@@ -94011,9 +94816,9 @@ var setupCommand = {
 };
 
 // src/cli/commands/sim.ts
-var import_yaml11 = __toESM(require_dist(), 1);
+var import_yaml12 = __toESM(require_dist(), 1);
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync24, readFileSync as readFileSync22 } from "node:fs";
+import { existsSync as existsSync25, readFileSync as readFileSync23 } from "node:fs";
 import { resolve as resolve17 } from "node:path";
 
 // src/sim/openmetrics.ts
@@ -94789,9 +95594,9 @@ async function exportOpenMetrics(topology, profile, file, opts) {
 }
 
 // src/sim/overrides.ts
-var import_yaml9 = __toESM(require_dist(), 1);
-import { existsSync as existsSync22, readFileSync as readFileSync20 } from "node:fs";
-import { join as join22 } from "node:path";
+var import_yaml10 = __toESM(require_dist(), 1);
+import { existsSync as existsSync23, readFileSync as readFileSync21 } from "node:fs";
+import { join as join24 } from "node:path";
 var NAME4 = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 var KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 var OPTIONAL_GROUPS = [
@@ -94864,16 +95669,16 @@ function parseOverrides(argv, opts) {
     );
   }
   const preset = groups2.topology;
-  const presetFile = join22(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
+  const presetFile = join24(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
   if (preset === CLI_DRIVEN_PRESET) {
     throw new OverrideError(
       `topology=${preset}: AlpaSim's CLI-driven daemon preset takes its GPUs and concurrency from the launch script; the twin runs the file presets: ${PRESETS.join(", ")}`
     );
   }
-  if (!PRESETS.includes(preset) || !existsSync22(presetFile)) {
+  if (!PRESETS.includes(preset) || !existsSync23(presetFile)) {
     throw new OverrideError(`topology=${preset}: unknown topology preset; known: ${PRESETS.join(", ")}`);
   }
-  const topology = (0, import_yaml9.parse)(readFileSync20(presetFile, "utf8"));
+  const topology = (0, import_yaml10.parse)(readFileSync21(presetFile, "utf8"));
   const inv = {
     deploy: groups2.deploy,
     preset,
@@ -95006,22 +95811,22 @@ function checkGpus(key, gpus, gpusPerNode2) {
 
 // src/sim/profile.ts
 var import__3 = __toESM(require__(), 1);
-var import_yaml10 = __toESM(require_dist(), 1);
-import { existsSync as existsSync23, readdirSync as readdirSync8, readFileSync as readFileSync21 } from "node:fs";
-import { dirname as dirname9, join as join23, resolve as resolve16 } from "node:path";
+var import_yaml11 = __toESM(require_dist(), 1);
+import { existsSync as existsSync24, readdirSync as readdirSync8, readFileSync as readFileSync22 } from "node:fs";
+import { dirname as dirname10, join as join25, resolve as resolve16 } from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 var PROFILE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
-function repoRoot(from = dirname9(fileURLToPath3(import.meta.url))) {
+function repoRoot(from = dirname10(fileURLToPath3(import.meta.url))) {
   let dir = resolve16(from);
   for (; ; ) {
-    if (existsSync23(join23(dir, "package.json")) && existsSync23(join23(dir, "topologies"))) return dir;
-    const up = dirname9(dir);
+    if (existsSync24(join25(dir, "package.json")) && existsSync24(join25(dir, "topologies"))) return dir;
+    const up = dirname10(dir);
     if (up === dir) throw new Error(`cannot find the repository root above ${from}`);
     dir = up;
   }
 }
 function profilesDir(root = repoRoot()) {
-  return join23(root, "src/sim/profiles");
+  return join25(root, "src/sim/profiles");
 }
 function listProfiles(root = repoRoot()) {
   return readdirSync8(profilesDir(root)).filter((f) => f.endsWith(".yaml")).map((f) => f.slice(0, -5)).sort();
@@ -95029,14 +95834,14 @@ function listProfiles(root = repoRoot()) {
 var validator2;
 function validate(root) {
   if (!validator2) {
-    const schema = JSON.parse(readFileSync21(join23(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
+    const schema = JSON.parse(readFileSync22(join25(root, "topologies/schema/twin-profile.schema.json"), "utf8"));
     validator2 = new import__3.Ajv2020({ allErrors: true, strict: false }).compile(schema);
   }
   return validator2;
 }
 function parseProfile(text3, file, root = repoRoot()) {
-  const lc = new import_yaml10.LineCounter();
-  const doc = (0, import_yaml10.parseDocument)(text3, { lineCounter: lc });
+  const lc = new import_yaml11.LineCounter();
+  const doc = (0, import_yaml11.parseDocument)(text3, { lineCounter: lc });
   if (doc.errors.length) {
     const e = doc.errors[0];
     throw new Error(`${file}:${e.linePos?.[0]?.line ?? 1}: invalid YAML: ${e.message.split("\n")[0]}`);
@@ -95061,12 +95866,12 @@ function lineOf(doc, path, lc) {
   let node = doc.contents;
   let offset = 0;
   for (const key of path) {
-    if ((0, import_yaml10.isMap)(node)) {
+    if ((0, import_yaml11.isMap)(node)) {
       const pair = node.items.find((p) => String(p.key?.value) === key);
       if (!pair) break;
       offset = pair.key.range?.[0] ?? offset;
       node = pair.value;
-    } else if ((0, import_yaml10.isSeq)(node)) {
+    } else if ((0, import_yaml11.isSeq)(node)) {
       node = node.items[Number(key)];
       offset = node?.range?.[0] ?? offset;
     } else break;
@@ -95077,13 +95882,13 @@ function loadProfile(name, root = repoRoot()) {
   if (!PROFILE_NAME_PATTERN.test(name)) {
     throw new Error(`deploy=${name}: not a twin profile name (lower-case letters, digits and dashes)`);
   }
-  const file = join23(profilesDir(root), `${name}.yaml`);
-  if (!existsSync23(file)) {
+  const file = join25(profilesDir(root), `${name}.yaml`);
+  if (!existsSync24(file)) {
     throw new Error(
       `deploy=${name}: no twin profile ${file}; known deploys: ${listProfiles(root).join(", ")}`
     );
   }
-  const profile = parseProfile(readFileSync21(file, "utf8"), file, root);
+  const profile = parseProfile(readFileSync22(file, "utf8"), file, root);
   if (profile.name !== name)
     throw new Error(`${file}: name is "${profile.name}", expected "${name}" (the file name)`);
   return profile;
@@ -95091,10 +95896,10 @@ function loadProfile(name, root = repoRoot()) {
 
 // src/sim/run.ts
 import { randomUUID } from "node:crypto";
-import { appendFileSync, mkdirSync as mkdirSync6, renameSync, rmSync as rmSync2, writeFileSync as writeFileSync7 } from "node:fs";
+import { appendFileSync, mkdirSync as mkdirSync7, renameSync, rmSync as rmSync3, writeFileSync as writeFileSync8 } from "node:fs";
 import { createServer } from "node:http";
 import { hostname, userInfo } from "node:os";
-import { join as join24 } from "node:path";
+import { join as join26 } from "node:path";
 var DEFAULT_SCENES = 913;
 function oomLine(gpu, triedGb, usedGb, totalGb) {
   const free = Math.max(0, totalGb - usedGb);
@@ -95103,10 +95908,10 @@ function oomLine(gpu, triedGb, usedGb, totalGb) {
 function serviceLogs(runDir, argv, env) {
   const name = argv.find((a) => a.startsWith("wizard.run_name="))?.slice("wizard.run_name=".length) ?? env.SLURM_JOB_NAME ?? "run";
   const safe = `${name}_${env.SLURM_JOB_ID ?? process.pid}`.replace(/[^A-Za-z0-9_.-]/g, "_");
-  const dir = runDir ? join24(runDir, "txt-logs", safe) : void 0;
-  if (dir) mkdirSync6(dir, { recursive: true });
+  const dir = runDir ? join26(runDir, "txt-logs", safe) : void 0;
+  if (dir) mkdirSync7(dir, { recursive: true });
   return (service2, line) => {
-    if (dir) appendFileSync(join24(dir, `${service2}.log`), `${line}
+    if (dir) appendFileSync(join26(dir, `${service2}.log`), `${line}
 `);
   };
 }
@@ -95161,12 +95966,12 @@ async function runTwin(argv, rawIo) {
   io.out(
     `[twin] predicted GPU memory (GiB): ${l3.gpus.map((g) => `${g.gpu}:${g.usedGb.toFixed(1)}/${g.totalGb}`).join(" ")}`
   );
-  const sleep5 = (simSeconds) => new Promise((r) => setTimeout(r, simSeconds / scale * 1e3));
+  const sleep6 = (simSeconds) => new Promise((r) => setTimeout(r, simSeconds / scale * 1e3));
   let stopping = false;
   let fileSd;
   const servers = [];
   const cleanup = () => {
-    if (fileSd) rmSync2(fileSd, { force: true });
+    if (fileSd) rmSync3(fileSd, { force: true });
     fileSd = void 0;
     for (const s of servers) s.close();
   };
@@ -95180,7 +95985,7 @@ async function runTwin(argv, rawIo) {
   process.on("SIGINT", onSignal);
   const startup = profile.timeline.startup_s;
   io.out(`[twin] starting ${l3.services.reduce((a, s) => a + s.containers, 0)} service containers\u2026`);
-  await sleep5(startup / 2);
+  await sleep6(startup / 2);
   const oom = sim.steady.oom;
   if (oom) {
     const owner = l3.gpus[oom.gpu]?.parts.at(-1)?.service ?? "renderer";
@@ -95196,7 +96001,7 @@ async function runTwin(argv, rawIo) {
     io.err(`[twin] service ${owner} failed at start-up; aborting the run`);
     return 1;
   }
-  await sleep5(startup / 2);
+  await sleep6(startup / 2);
   const runUuid = randomUUID();
   const registries = createRegistries(sim.state, { hostname: hostname() });
   const t0 = Date.now();
@@ -95246,9 +96051,9 @@ async function runTwin(argv, rawIo) {
   ];
   const sdDir = io.env.TOPO_TWIN_FILE_SD_DIR;
   if (sdDir) {
-    mkdirSync6(sdDir, { recursive: true });
-    const file = join24(sdDir, `${runUuid}.json`);
-    writeFileSync7(`${file}.tmp`, `${JSON.stringify(groups2, null, 2)}
+    mkdirSync7(sdDir, { recursive: true });
+    const file = join26(sdDir, `${runUuid}.json`);
+    writeFileSync8(`${file}.tmp`, `${JSON.stringify(groups2, null, 2)}
 `, { mode: 438 });
     renameSync(`${file}.tmp`, file);
     fileSd = file;
@@ -95392,9 +96197,9 @@ function loadTopology(spec, profileName, root, cwd) {
     return parseOverrides([...overrides, `topology=${spec}`], { repoRoot: root, gpusPerNode: 64 }).topology;
   }
   const file = resolve17(cwd, spec);
-  if (!existsSync24(file))
+  if (!existsSync25(file))
     throw new UsageError(`--topology ${spec}: neither a preset (${PRESETS.join(", ")}) nor a file`);
-  const doc = (0, import_yaml11.parse)(readFileSync22(file, "utf8"));
+  const doc = (0, import_yaml12.parse)(readFileSync23(file, "utf8"));
   const topology = doc?.topology ?? doc;
   if (!topology?.services)
     throw new Error(`${file}: no services: expected a topology or a candidate with a topology block`);
@@ -95469,8 +96274,8 @@ var simCommand = {
 };
 
 // src/cli/commands/site.ts
-import { existsSync as existsSync25, mkdirSync as mkdirSync7, readdirSync as readdirSync9, readFileSync as readFileSync23, writeFileSync as writeFileSync8 } from "node:fs";
-import { dirname as dirname10, join as join25, relative as relative6, resolve as resolve18 } from "node:path";
+import { existsSync as existsSync26, mkdirSync as mkdirSync8, readdirSync as readdirSync9, readFileSync as readFileSync24, writeFileSync as writeFileSync9 } from "node:fs";
+import { dirname as dirname11, join as join27, relative as relative6, resolve as resolve18 } from "node:path";
 
 // src/site/markdown.ts
 function safeHref(href) {
@@ -95588,7 +96393,7 @@ ${body}
 </main></body></html>
 `;
 }
-var seconds2 = (v2) => v2 === null ? "\u2014" : `${v2.toFixed(3)} s`;
+var seconds3 = (v2) => v2 === null ? "\u2014" : `${v2.toFixed(3)} s`;
 function candidateFiles(record) {
   const taken = /* @__PURE__ */ new Set(["index", "report"]);
   const out = /* @__PURE__ */ new Map();
@@ -95604,9 +96409,9 @@ function experimentPage(record, files) {
   const best = bestRun(record);
   const fileOf = (name) => files.get(record.runs.find((r) => r.name === name)) ?? "index.html";
   const rows = record.runs.map(
-    (run3, i) => `<tr${run3 === best ? ' class="best"' : ""}><td>${i + 1}</td><td><a href="${escapeHtml(files.get(run3) ?? "")}">${escapeHtml(run3.name)}</a></td><td>${escapeHtml(run3.status)}</td><td>${escapeHtml(run3.parent ?? "\u2014")}</td><td>${seconds2(figureOf(run3, record.runs)?.value ?? null)}</td><td>${escapeHtml(run3.decision.reason ?? "")}</td></tr>`
+    (run3, i) => `<tr${run3 === best ? ' class="best"' : ""}><td>${i + 1}</td><td><a href="${escapeHtml(files.get(run3) ?? "")}">${escapeHtml(run3.name)}</a></td><td>${escapeHtml(run3.status)}</td><td>${escapeHtml(run3.parent ?? "\u2014")}</td><td>${seconds3(figureOf(run3, record.runs)?.value ?? null)}</td><td>${escapeHtml(run3.decision.reason ?? "")}</td></tr>`
   ).join("\n");
-  const bestText = best ? `<p class="best">Best so far: <a href="${escapeHtml(files.get(best) ?? "")}">${escapeHtml(best.name)}</a> at ${seconds2(figureOf(best, record.runs)?.value ?? null)} per rollout.</p>${record.current_best.decision_reasoning ? `
+  const bestText = best ? `<p class="best">Best so far: <a href="${escapeHtml(files.get(best) ?? "")}">${escapeHtml(best.name)}</a> at ${seconds3(figureOf(best, record.runs)?.value ?? null)} per rollout.</p>${record.current_best.decision_reasoning ? `
 <p class="why">${escapeHtml(record.current_best.decision_reasoning)}</p>` : ""}` : "<p>No best candidate yet.</p>";
   return [
     `<p>${escapeHtml(record.objective)}</p>`,
@@ -95631,7 +96436,7 @@ function renderSite(records) {
     const files = candidateFiles(record);
     const best = bestRun(record);
     items.push(
-      `<tr><td><a href="${escapeHtml(dir)}/index.html">${escapeHtml(title)}</a></td><td>${record.runs.length}</td><td>${escapeHtml(best?.name ?? "\u2014")}</td><td>${seconds2(best ? figureOf(best, record.runs)?.value ?? null : null)}</td></tr>`
+      `<tr><td><a href="${escapeHtml(dir)}/index.html">${escapeHtml(title)}</a></td><td>${record.runs.length}</td><td>${escapeHtml(best?.name ?? "\u2014")}</td><td>${seconds3(best ? figureOf(best, record.runs)?.value ?? null : null)}</td></tr>`
     );
     const crumbs = [
       ["../index.html", "Experiments"],
@@ -95670,13 +96475,13 @@ ${items.join("\n")}
 
 // src/cli/commands/site.ts
 function readRecords(dir) {
-  if (!existsSync25(dir)) throw new ConfigError(`${dir} does not exist: no experiment records to publish`);
+  if (!existsSync26(dir)) throw new ConfigError(`${dir} does not exist: no experiment records to publish`);
   const records = [];
   for (const name of readdirSync9(dir).sort()) {
     if (!name.endsWith(".json")) continue;
-    const file = join25(dir, name);
+    const file = join27(dir, name);
     try {
-      records.push(parseRecord(readFileSync23(file, "utf8"), file));
+      records.push(parseRecord(readFileSync24(file, "utf8"), file));
     } catch (error) {
       throw new ConfigError(error.message);
     }
@@ -95717,11 +96522,11 @@ var siteCommand = {
     const out = resolve18(io.cwd, str(parsed, "out") ?? "site");
     const pages = renderSite(records);
     for (const p of pages) {
-      const file = join25(out, p.path);
-      mkdirSync7(dirname10(file), { recursive: true });
-      writeFileSync8(file, p.html);
+      const file = join27(out, p.path);
+      mkdirSync8(dirname11(file), { recursive: true });
+      writeFileSync9(file, p.html);
     }
-    writeFileSync8(join25(out, ".nojekyll"), "");
+    writeFileSync9(join27(out, ".nojekyll"), "");
     const shown = relative6(io.cwd, out) || out;
     io.stdout(
       flag(parsed, "json") ? `${JSON.stringify({ schema_version: 1, out: shown, experiments: records.length, pages: pages.map((p) => p.path) })}
@@ -95733,9 +96538,9 @@ var siteCommand = {
 };
 
 // src/cli/commands/suggest.ts
-var import_yaml12 = __toESM(require_dist(), 1);
-import { mkdirSync as mkdirSync8, writeFileSync as writeFileSync9 } from "node:fs";
-import { dirname as dirname11, resolve as resolve19 } from "node:path";
+var import_yaml13 = __toESM(require_dist(), 1);
+import { mkdirSync as mkdirSync9, writeFileSync as writeFileSync10 } from "node:fs";
+import { dirname as dirname12, resolve as resolve19 } from "node:path";
 function toJson(outcome, pulls, written) {
   const { result } = outcome;
   return {
@@ -95838,7 +96643,7 @@ function human(outcome, pulls, written) {
   if (m2.source === "fitted") {
     lines.push("fitted memory model (clusters.yaml `memory_model` shape):");
     lines.push(
-      (0, import_yaml12.stringify)({ memory_model: m2.model }).trimEnd().split("\n").map((l3) => `  ${l3}`).join("\n")
+      (0, import_yaml13.stringify)({ memory_model: m2.model }).trimEnd().split("\n").map((l3) => `  ${l3}`).join("\n")
     );
   }
   return `${lines.join("\n")}
@@ -95941,8 +96746,8 @@ var suggestCommand = {
     if (writeLocally) {
       for (const p of outcome.proposals) {
         const file = resolve19(io.cwd, p.path);
-        mkdirSync8(dirname11(file), { recursive: true });
-        writeFileSync9(file, p.text, { flag: "wx" });
+        mkdirSync9(dirname12(file), { recursive: true });
+        writeFileSync10(file, p.text, { flag: "wx" });
       }
     }
     io.stdout(
@@ -95954,9 +96759,9 @@ var suggestCommand = {
 };
 
 // src/cli/commands/watch.ts
-import { existsSync as existsSync26, mkdirSync as mkdirSync9, readdirSync as readdirSync10, readFileSync as readFileSync24, writeFileSync as writeFileSync10 } from "node:fs";
-import { dirname as dirname12, join as join26, resolve as resolve20 } from "node:path";
-import { setTimeout as sleep4 } from "node:timers/promises";
+import { existsSync as existsSync27, mkdirSync as mkdirSync10, readdirSync as readdirSync10, readFileSync as readFileSync25, writeFileSync as writeFileSync11 } from "node:fs";
+import { dirname as dirname13, join as join28, resolve as resolve20 } from "node:path";
+import { setTimeout as sleep5 } from "node:timers/promises";
 
 // src/monitor/local-ports.ts
 var emptyWatchState = () => ({ schema_version: 1, comments: {}, references: [] });
@@ -96119,7 +96924,7 @@ var watchCommand = {
         return EXIT.ok;
       }
       const session = newSession(io, parsed, { experiment, dir, t, slurm, port, targets });
-      return await watchLoop(io, session);
+      return await watchLoop2(io, session);
     } finally {
       await slurm.close();
     }
@@ -96161,12 +96966,12 @@ async function watchedTargets(io, parsed, x2) {
   return out;
 }
 function watchStatePath(cwd, id) {
-  return join26(cwd, ".topo", "watch", `${id}.json`);
+  return join28(cwd, ".topo", "watch", `${id}.json`);
 }
 function loadState(file) {
-  if (!existsSync26(file)) return emptyWatchState();
+  if (!existsSync27(file)) return emptyWatchState();
   try {
-    const state3 = JSON.parse(readFileSync24(file, "utf8"));
+    const state3 = JSON.parse(readFileSync25(file, "utf8"));
     if (state3.schema_version !== 1 || typeof state3.comments !== "object" || !Array.isArray(state3.references))
       throw new Error("not a topo watch state (schema_version 1, comments, references)");
     return state3;
@@ -96215,8 +97020,8 @@ function newSession(io, parsed, x2) {
     ports,
     state: state3,
     save: () => {
-      mkdirSync9(dirname12(file), { recursive: true });
-      writeFileSync10(file, `${JSON.stringify(state3, null, 2)}
+      mkdirSync10(dirname13(file), { recursive: true });
+      writeFileSync11(file, `${JSON.stringify(state3, null, 2)}
 `);
     },
     sources,
@@ -96237,13 +97042,13 @@ function monitorReferences(record) {
   };
 }
 async function rendered(io, parsed, path) {
-  const { report: report3, submission } = await renderCandidateFile(
+  const { report: report4, submission } = await renderCandidateFile(
     path,
     validateOptionsFor(io, str(parsed, "clusters"), void 0, true)
   );
-  const details = report3.candidate;
+  const details = report4.candidate;
   if (!submission || !details) {
-    const why2 = report3.errors.map((e) => `${e.file}:${e.line}: ${e.message}`).join("; ");
+    const why2 = report4.errors.map((e) => `${e.file}:${e.line}: ${e.message}`).join("; ");
     io.stderr(`topo watch: the reference ${path} cannot be rendered: ${why2 || "not a candidate file"}
 `);
     return null;
@@ -96271,22 +97076,22 @@ async function submitReference(io, x2, render, request2) {
   );
   return result.status === "submitted" || result.status === "existing" ? { jobId: result.jobId } : void 0;
 }
-async function watchLoop(io, s) {
+async function watchLoop2(io, s) {
   const interrupts = io.interrupts?.();
   const signal = interrupts?.signal;
   try {
     for (; ; ) {
       const source = referenceSourceOf(recordOf(io, s.id) ?? { runs: [] });
       if (source) await s.renderSource(source.path);
-      const report3 = await monitorPass(s.ports, passOptions(s.t));
-      for (const e of report3.errors) io.stderr(`topo watch: ${e}
+      const report4 = await monitorPass(s.ports, passOptions(s.t));
+      for (const e of report4.errors) io.stderr(`topo watch: ${e}
 `);
-      const events = [...eventsOf(s, report3), ...recordEnded(io, s, report3)];
+      const events = [...eventsOf(s, report4), ...recordEnded(io, s, report4)];
       for (const e of events) io.stdout(s.json ? `${JSON.stringify(e)}
 ` : `${e.text}
 `);
-      if (allDone(s, report3)) {
-        closeQueuedReferences(s, report3);
+      if (allDone(s, report4)) {
+        closeQueuedReferences(s, report4);
         if (!s.json) io.stdout(`Every watched run of ${s.id} is decided and ended.
 `);
         return EXIT.ok;
@@ -96300,9 +97105,9 @@ async function watchLoop(io, s) {
 function passOptions(t) {
   return { tickSeconds: t.timeScale > 1 ? 1 : 60 };
 }
-async function pause3(seconds3, signal) {
+async function pause3(seconds4, signal) {
   try {
-    await sleep4(seconds3 * 1e3, void 0, signal ? { signal } : {});
+    await sleep5(seconds4 * 1e3, void 0, signal ? { signal } : {});
     return true;
   } catch {
     return false;
@@ -96332,10 +97137,10 @@ function eventOf(s, c, event, text3) {
     text: text3
   };
 }
-function eventsOf(s, report3) {
+function eventsOf(s, report4) {
   const watched = new Set(s.targets.map((t) => t.job.name));
   const out = [];
-  for (const c of report3.candidates) {
+  for (const c of report4.candidates) {
     const seen = s.seen.get(c.runName) ?? {};
     s.seen.set(c.runName, seen);
     const headline = headlineLine(c.candidate, viewStanding(c.view)).replace(/`/g, "");
@@ -96371,11 +97176,11 @@ function eventsOf(s, report3) {
   }
   return out;
 }
-function recordEnded(io, s, report3) {
+function recordEnded(io, s, report4) {
   if (!s.record) return [];
   const out = [];
   for (const target2 of s.targets) {
-    const c = report3.candidates.find((x2) => x2.runName === target2.job.name);
+    const c = report4.candidates.find((x2) => x2.runName === target2.job.name);
     const seen = s.seen.get(target2.job.name);
     if (!c || !seen || seen.recorded || !FINAL.has(c.state)) continue;
     const accept = !target2.candidate.parent || c.view.observation.decision?.state === "better";
@@ -96395,12 +97200,12 @@ function recordEnded(io, s, report3) {
     seen.recorded = "refused" in result ? "refused" : result.kind;
     out.push(recordedEvent(io, s, c, result));
   }
-  return [...out, ...recordReferences3(io, s, report3)];
+  return [...out, ...recordReferences3(io, s, report4)];
 }
-function recordReferences3(io, s, report3) {
+function recordReferences3(io, s, report4) {
   const out = [];
   for (const h2 of s.state.references) {
-    const c = report3.candidates.find((x2) => x2.runName === h2.request.runName);
+    const c = report4.candidates.find((x2) => x2.runName === h2.request.runName);
     if (h2.recorded || !h2.run || !c || !FINAL.has(c.state)) continue;
     const result = recordReferenceLocally({
       experiment: s.experiment,
@@ -96456,21 +97261,21 @@ function recordedEvent(io, s, c, result) {
     record: { status: result.kind, file, changed: !result.unchanged }
   };
 }
-function allDone(s, report3) {
+function allDone(s, report4) {
   const watched = new Set(s.targets.map((t) => t.job.name));
   const keepsRunning = s.experiment.stop_when_decided === false;
-  const runs2 = s.targets.map((t) => report3.candidates.find((c) => c.runName === t.job.name));
+  const runs2 = s.targets.map((t) => report4.candidates.find((c) => c.runName === t.job.name));
   const each = runs2.every((c) => {
     if (!c) return false;
     const d2 = c.view.observation.decision?.state;
     if (keepsRunning && d2 && d2 !== "measuring" && !FINAL.has(c.state)) return true;
     return FINAL.has(c.state) && (!s.record || !!s.seen.get(c.runName)?.recorded);
   });
-  const references = report3.candidates.filter((c) => !watched.has(c.runName));
+  const references = report4.candidates.filter((c) => !watched.has(c.runName));
   return each && references.every((c) => FINAL.has(c.state) || !c.view.jobId);
 }
-function closeQueuedReferences(s, report3) {
-  const jobless = new Set(report3.candidates.filter((c) => !c.view.jobId).map((c) => c.runName));
+function closeQueuedReferences(s, report4) {
+  const jobless = new Set(report4.candidates.filter((c) => !c.view.jobId).map((c) => c.runName));
   const at = (/* @__PURE__ */ new Date()).toISOString();
   for (const h2 of s.state.references)
     if (!h2.outcome && jobless.has(h2.request.runName))

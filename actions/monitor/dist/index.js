@@ -68027,7 +68027,30 @@ function planStep(input) {
       actions: [...housekeeping, ...submits.actions],
       waiting: submits.waiting ?? `round ${current} is running`
     });
+  const merge2 = winnerStep(input, state3);
+  if (merge2) return plan({ ...merge2, actions: [...housekeeping, ...merge2.actions] });
   return plan({ actions: [...housekeeping, ...nextRound(input, state3, budget)], waiting: null });
+}
+function winnerStep(input, state3) {
+  const w = input.runs.find((r) => r.name === state3.best?.name && r.round !== 0);
+  if (!w || w.origin !== "bot" || w.takenOver || w.pr === void 0) return null;
+  if (w.pull === "merged" || w.pull === "none")
+    return w.recorded ? null : { actions: [], waiting: `waiting for the record of the winner #${w.pr}` };
+  if (w.pull !== "open") return null;
+  const label = w.labelled ? [] : [{ kind: "label", name: w.name, pr: w.pr }];
+  if (input.policy.merge === "auto")
+    return { actions: [...label, { kind: "merge", name: w.name, pr: w.pr, why: "winner" }], waiting: null };
+  return {
+    actions: label,
+    waiting: `round ${w.round} won by \`${w.name}\`; the next round opens once #${w.pr} is merged`,
+    stalls: [
+      {
+        pr: w.pr,
+        what: `\`${w.name}\` won round ${w.round} (merge: manual leaves its merge to a person)`,
+        fix: `merge #${w.pr} to record it as the current best; the next round opens from it`
+      }
+    ]
+  };
 }
 function takeovers(runs2) {
   return runs2.filter((r) => r.origin === "bot" && r.takenOver && r.pull === "open" && r.pr !== void 0).map((r) => ({
@@ -68143,6 +68166,10 @@ function stopLive(runs2, reason2) {
 }
 function finishStep(input, c) {
   if (c.reported || c.winner === void 0) return { actions: [], waiting: `concluded: ${c.reason}` };
+  const step = winnerStepAfter(input, c);
+  return { ...step, actions: [...leftOpen(input.runs, c.winner), ...step.actions] };
+}
+function winnerStepAfter(input, c) {
   const w = c.winner ? input.runs.find((r) => r.name === c.winner) : void 0;
   if (w?.pull === "open" && w.pr !== void 0 && !w.takenOver) {
     const label = w.labelled ? [] : [{ kind: "label", name: w.name, pr: w.pr }];
@@ -68166,7 +68193,13 @@ function finishStep(input, c) {
 }
 function conclusionOf(runs2, state3, reason2) {
   const winner = state3.best && state3.best.name !== state3.baseline.name ? state3.best.name : null;
-  return [...closeLosers(runs2, state3), { kind: "conclude", reason: reason2, winner }];
+  const losers = closeLosers(runs2, state3);
+  return [...losers, ...leftOpen(runs2, winner, losers), { kind: "conclude", reason: reason2, winner }];
+}
+function leftOpen(runs2, winner, closing2 = []) {
+  return runs2.filter(
+    (r) => r.origin === "bot" && r.pull === "open" && !r.takenOver && r.pr !== void 0 && r.name !== winner && !closing2.some((a) => a.kind === "close" && a.name === r.name)
+  ).map((r) => ({ kind: "close", name: r.name, pr: r.pr, why: "concluded" }));
 }
 function fmt(x) {
   return (Math.round(x * 10) / 10).toString();
@@ -68208,7 +68241,7 @@ function actionText(a) {
     case "submit":
       return `submit \`${a.name}\` (#${a.pr})`;
     case "close":
-      return a.why === "superseded" ? `close \`${a.name}\` (#${a.pr}): superseded by \`${a.by}\`` : a.why === "failed" ? `close \`${a.name}\` (#${a.pr}): its run failed (recorded as failed)` : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
+      return a.why === "superseded" ? `close \`${a.name}\` (#${a.pr}): superseded by \`${a.by}\`` : a.why === "failed" ? `close \`${a.name}\` (#${a.pr}): its run failed (recorded as failed)` : a.why === "concluded" ? `close \`${a.name}\` (#${a.pr}): the experiment concluded before its decision` : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
     case "stop":
       return `stop \`${a.name}\` (#${a.pr}): ${inlineText(a.reason, 200)}`;
     case "conclude":
@@ -68314,7 +68347,7 @@ function botPullBody(experimentId, candidate, round3, reasoning) {
   ].join("\n");
 }
 function closingText(a, evidence) {
-  const why2 = a.why === "superseded" ? `superseded: a later round's \`${a.by ?? "winner"}\` beats it` : a.why === "failed" ? "closed: its run failed" : "rejected by its decision";
+  const why2 = a.why === "superseded" ? `superseded: a later round's \`${a.by ?? "winner"}\` beats it` : a.why === "failed" ? "closed: its run failed" : a.why === "concluded" ? "closed: the experiment concluded before its decision" : "rejected by its decision";
   return [
     `Closed by the autopilot: \`${a.name}\` is ${why2}.`,
     ...evidence ? ["", `Decision: ${inlineText(evidence, 600)}`] : [],
@@ -77485,7 +77518,9 @@ async function pilot(x) {
     actions: skew ? [] : plan.actions,
     waiting: skew ? "held: the runner\u2019s clock is off" : plan.waiting
   };
-  await writeDashboard(x, runs2, plan);
+  const closed = !!x.view.state.concluded?.reported && !view.state.concluded?.reported;
+  const shown = closed ? planOf(e, x.view) : { runs: runs2, plan };
+  await writeDashboard(x, shown.runs, shown.plan);
 }
 function planOf(e, view) {
   const s = view.state;
@@ -77655,7 +77690,7 @@ async function mergeWhenReady(x, a) {
     return null;
   }
   await port.merge(e.exp, a.pr, pull.headSha);
-  if (a.why === "winner") await report2(x);
+  if (a.why === "winner" && view.state.concluded) await report2(x);
   return null;
 }
 async function openRound(x, a, known) {
@@ -77767,7 +77802,7 @@ function heldToKeep(e, s) {
   return Object.keys(out).length ? out : null;
 }
 function liveCandidates(e, stoppedByPause = []) {
-  return e.candidates.filter((p) => p.c.request && !p.acted?.left).map((p) => ({
+  return e.candidates.filter((p) => p.c.request && !p.acted?.left && !isReferenceRequest(p.c)).map((p) => ({
     ...liveCandidate(p),
     gpuHours: allocatedGpuHours(e, p),
     ...p.c.outcome?.kind === "stopped" && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {}
@@ -80858,6 +80893,7 @@ import { posix as posix7 } from "node:path";
 // src/suggest/evidence.ts
 var SATURATED_UTILISATION = 90;
 function secondsPerRollout(run) {
+  if (run.figure !== void 0 && Number.isFinite(run.figure) && run.figure > 0) return run.figure;
   const o = run.observation;
   const value = o?.verdict?.projected_full_run?.value ?? o?.verdict?.value?.value ?? o?.stable_metrics?.seconds_per_rollout_full_run ?? o?.verdict?.current_full_run ?? void 0;
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : void 0;
@@ -82763,7 +82799,9 @@ function candidatePrediction(p) {
   };
 }
 function predictionSentence(p) {
-  return `Predicted ${pct5(p.gain)} faster [${pct5(p.gainLow)}, ${pct5(p.gainHigh)}] than ${p.parent} (${p.parentSeconds.toFixed(2)} \u2192 ${p.seconds.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
+  const parent = p.parentFigure ?? p.parentSeconds;
+  const seconds2 = p.seconds / p.parentSeconds * parent;
+  return `Predicted ${pct5(p.gain)} faster [${pct5(p.gainLow)}, ${pct5(p.gainHigh)}] than ${p.parent} (${parent.toFixed(2)} \u2192 ${seconds2.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
 }
 function predictionFor(cal, topology, parent, gpus) {
   const m = measurementOf(parent);
@@ -82790,6 +82828,7 @@ function predictionFor(cal, topology, parent, gpus) {
     netLogSd: r(Math.sqrt(Math.max(0, p.logSd ** 2 - m.logSe ** 2))),
     parent: parent.name,
     parentSeconds: r(seconds2),
+    ...parent.figure !== void 0 ? { parentFigure: r(parent.figure) } : {},
     expectedGpuHours: r(expectedGpuHours, 2),
     gainPerGpuHour: r(p.gain / expectedGpuHours, 5),
     calibration: {
@@ -82952,13 +82991,21 @@ function suggestInput(options, { experiment, cluster, base }, record, candidateF
     },
     maxParallel: experiment.max_parallel ?? DEFAULT_MAX_PARALLEL2,
     ...options.count !== void 0 ? { count: options.count } : {},
-    tried: triedFromRecord(record, base, candidateFiles),
+    tried: withFigures(triedFromRecord(record, base, candidateFiles), record),
     currentBest: record?.current_best.topology ?? null,
     ...experiment.min_improvement !== void 0 ? { minImprovement: experiment.min_improvement } : {},
     previousPredictions: (record?.runs ?? []).flatMap(
       (r) => r.prediction ? [{ name: r.name, predictedSeconds: r.prediction.seconds_per_rollout }] : []
     )
   };
+}
+function withFigures(tried, record) {
+  const runs2 = record?.runs ?? [];
+  return tried.map((t) => {
+    const run = runs2.find((r) => r.name === t.name);
+    const figure = run && run.status !== "failed" ? figureOf(run, runs2)?.value : void 0;
+    return figure !== void 0 ? { ...t, figure } : t;
+  });
 }
 async function refusedProposals(options, { experiment, experimentDir, clustersFile }, result, written) {
   const { files } = options;
@@ -83178,7 +83225,9 @@ async function baselineProposal(exp, config) {
         candidate,
         ` Baseline candidate: preset ${e.base_topology} expanded to full values (opened by the autopilot).`
       ),
-      reasoning: `**Baseline.** The experiment has no baseline run yet: this is preset \`${e.base_topology}\` with its fixed inputs, run first as the reference every round is decided against. Once it is measured it is merged (\`merge: auto\`) or waits for a writer to merge it (\`merge: manual\`), and round 1 opens from it.`
+      reasoning: `**Baseline.** Preset \`${e.base_topology}\` with the experiment's fixed inputs, measured first.
+
+The experiment has no baseline run yet: this one is the reference every round is decided against. Once it is measured it is merged (\`merge: auto\`) or waits for a writer to merge it (\`merge: manual\`), and round 1 opens from it.`
     }
   ];
 }

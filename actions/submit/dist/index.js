@@ -80004,6 +80004,7 @@ import { posix as posix7 } from "node:path";
 // src/suggest/evidence.ts
 var SATURATED_UTILISATION = 90;
 function secondsPerRollout(run) {
+  if (run.figure !== void 0 && Number.isFinite(run.figure) && run.figure > 0) return run.figure;
   const o = run.observation;
   const value = o?.verdict?.projected_full_run?.value ?? o?.verdict?.value?.value ?? o?.stable_metrics?.seconds_per_rollout_full_run ?? o?.verdict?.current_full_run ?? void 0;
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : void 0;
@@ -81909,7 +81910,9 @@ function candidatePrediction(p) {
   };
 }
 function predictionSentence(p) {
-  return `Predicted ${pct5(p.gain)} faster [${pct5(p.gainLow)}, ${pct5(p.gainHigh)}] than ${p.parent} (${p.parentSeconds.toFixed(2)} \u2192 ${p.seconds.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
+  const parent = p.parentFigure ?? p.parentSeconds;
+  const seconds2 = p.seconds / p.parentSeconds * parent;
+  return `Predicted ${pct5(p.gain)} faster [${pct5(p.gainLow)}, ${pct5(p.gainHigh)}] than ${p.parent} (${parent.toFixed(2)} \u2192 ${seconds2.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
 }
 function predictionFor(cal, topology, parent, gpus) {
   const m = measurementOf(parent);
@@ -81936,6 +81939,7 @@ function predictionFor(cal, topology, parent, gpus) {
     netLogSd: r(Math.sqrt(Math.max(0, p.logSd ** 2 - m.logSe ** 2))),
     parent: parent.name,
     parentSeconds: r(seconds2),
+    ...parent.figure !== void 0 ? { parentFigure: r(parent.figure) } : {},
     expectedGpuHours: r(expectedGpuHours, 2),
     gainPerGpuHour: r(p.gain / expectedGpuHours, 5),
     calibration: {
@@ -82098,13 +82102,21 @@ function suggestInput(options, { experiment, cluster, base }, record, candidateF
     },
     maxParallel: experiment.max_parallel ?? DEFAULT_MAX_PARALLEL2,
     ...options.count !== void 0 ? { count: options.count } : {},
-    tried: triedFromRecord(record, base, candidateFiles),
+    tried: withFigures(triedFromRecord(record, base, candidateFiles), record),
     currentBest: record?.current_best.topology ?? null,
     ...experiment.min_improvement !== void 0 ? { minImprovement: experiment.min_improvement } : {},
     previousPredictions: (record?.runs ?? []).flatMap(
       (r) => r.prediction ? [{ name: r.name, predictedSeconds: r.prediction.seconds_per_rollout }] : []
     )
   };
+}
+function withFigures(tried, record) {
+  const runs2 = record?.runs ?? [];
+  return tried.map((t) => {
+    const run = runs2.find((r) => r.name === t.name);
+    const figure = run && run.status !== "failed" ? figureOf(run, runs2)?.value : void 0;
+    return figure !== void 0 ? { ...t, figure } : t;
+  });
 }
 async function refusedProposals(options, { experiment, experimentDir, clustersFile }, result, written) {
   const { files } = options;
@@ -82324,7 +82336,9 @@ async function baselineProposal(exp, config) {
         candidate,
         ` Baseline candidate: preset ${e.base_topology} expanded to full values (opened by the autopilot).`
       ),
-      reasoning: `**Baseline.** The experiment has no baseline run yet: this is preset \`${e.base_topology}\` with its fixed inputs, run first as the reference every round is decided against. Once it is measured it is merged (\`merge: auto\`) or waits for a writer to merge it (\`merge: manual\`), and round 1 opens from it.`
+      reasoning: `**Baseline.** Preset \`${e.base_topology}\` with the experiment's fixed inputs, measured first.
+
+The experiment has no baseline run yet: this one is the reference every round is decided against. Once it is measured it is merged (\`merge: auto\`) or waits for a writer to merge it (\`merge: manual\`), and round 1 opens from it.`
     }
   ];
 }
