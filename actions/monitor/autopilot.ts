@@ -32,6 +32,7 @@ import type {
   AutopilotView,
   BotProposal,
   MonitorExperiment,
+  Proposed,
 } from '../../src/monitor/ports.js';
 import { expandPreset } from '../../src/topology/expand.js';
 import { checkPreset } from '../../src/topology/files.js';
@@ -103,8 +104,10 @@ export function autopilotPort(
       return readView(octokit, target, config, exp, state, permissions);
     },
     save: (exp, change) => updatePilotState(octokit, target, idOf(exp), change),
-    propose: (exp, count, exclude, round) =>
-      round === 0 ? baselineProposal(exp, config) : proposals(exp, count, exclude, config, files),
+    propose: async (exp, count, exclude, round) =>
+      round === 0
+        ? { proposals: await baselineProposal(exp, config), stop: { stop: false, reason: '' }, outlook: null }
+        : proposals(exp, count, exclude, config, files),
     async commit(exp, p) {
       const doc = parseDocument(p.text);
       if (p.round > 0) doc.set('hypothesis', roundHypothesis(p.round, String(doc.get('hypothesis') ?? '')));
@@ -241,7 +244,7 @@ async function proposals(
   exclude: readonly string[],
   config: AutopilotConfig,
   files: ReturnType<typeof fileSystemSource>,
-): Promise<BotProposal[]> {
+): Promise<Proposed> {
   const id = exp.experiment.experiment_id;
   const outcome = await runSuggest({
     experimentId: id,
@@ -251,7 +254,7 @@ async function proposals(
   });
   if (outcome.proposals.length === 0)
     config.log(`autopilot ${id}: suggest proposes nothing: ${outcome.result.stop.reason}`);
-  return outcome.proposals
+  const proposals = outcome.proposals
     .filter((p) => !exclude.includes(p.candidate.name))
     .slice(0, count)
     .map((p) => ({
@@ -259,7 +262,10 @@ async function proposals(
       path: p.path,
       text: p.text,
       reasoning: pullBody(p, outcome.result),
+      change: p.change,
     }));
+  const { stop, outlook } = outcome.result;
+  return { proposals, stop, outlook: outlook ? { change: outlook.change, gainLow: outlook.gainLow } : null };
 }
 
 /**

@@ -12,7 +12,7 @@
 //    driver (optuna.ts).
 // Every method starts from the same baseline and pays for it.
 import type { VerdictLike } from '../../src/analysis/decision.js';
-import { type PlannedRound, runCampaign, type Suggestion } from '../../src/campaign/loop.js';
+import { type CampaignIO, type PlannedRound, runCampaign, type Suggestion } from '../../src/campaign/loop.js';
 import {
   type CampaignPolicy,
   type CampaignState,
@@ -66,11 +66,19 @@ export interface MethodResult {
   stopReason: string;
   rounds: number;
   predictions: PredictionRow[];
+  /** topo and the autopilot: the campaign's rounds as they closed (its state at the conclusion). */
+  state?: CampaignState;
 }
+
+/**
+ * Who plans each turn of topo's loop (default the campaign's planRound): the autopilot bench passes
+ * the autopilot's own step (bench/campaign/autopilot.ts), given the ledger (every job's GPU-hours).
+ */
+export type PlanFactory = (ledger: Ledger) => NonNullable<CampaignIO<Proposal>['plan']>;
 
 const SEED_READ = 45;
 /** A run's expected GPU-hours for the budget's look-ahead (decided near 30 run-minutes). */
-const EXPECTED_RUN_GPU_HOURS = (GPUS * (STARTUP + 30)) / 60;
+export const EXPECTED_RUN_GPU_HOURS = (GPUS * (STARTUP + 30)) / 60;
 
 function comparisonOf(outcome: string): Comparison {
   return {
@@ -288,7 +296,7 @@ function topoSuggestion(t: TopoRun): Suggestion<Proposal> {
  * The project's campaign: the loop of src/campaign/loop.ts (runCampaign), suggest's
  * proposals, the monitor's decisions, each round's reference beside its candidates.
  */
-export async function topoCampaign(ctx: Context): Promise<MethodResult> {
+export async function topoCampaign(ctx: Context, planner?: PlanFactory): Promise<MethodResult> {
   const { policy } = ctx;
   const t = startTopo(ctx);
   // a round costs its candidates and, beside them, its reference
@@ -309,11 +317,18 @@ export async function topoCampaign(ctx: Context): Promise<MethodResult> {
         // the best as this round's reference job measured it (refineBest)
         return { runs, best: t.state.best };
       },
+      ...(planner ? { plan: planner(t.ledger) } : {}),
     },
     perRun,
   );
   t.state = state;
-  return { ledger: t.ledger, stopReason: reason, rounds: state.rounds.length, predictions: t.predictions };
+  return {
+    ledger: t.ledger,
+    stopReason: reason,
+    rounds: state.rounds.length,
+    predictions: t.predictions,
+    state,
+  };
 }
 
 // ------------------------------------------------------------------------------- the seed by hand

@@ -2,7 +2,9 @@
 // ask-and-tell): given the experiment's policy, its runs (the record's and the live ones, each with
 // its decision) and the dashboard's controls, what the bot does next. No I/O, no clock: the monitor
 // stage (./stage.ts), `topo autopilot plan` and the demo all call `planStep` and carry out its actions.
+import { planRound, type Suggestion } from '../campaign/loop.js';
 import {
+  type CampaignPolicy,
   type CampaignState,
   canStart,
   closeRound,
@@ -11,7 +13,7 @@ import {
   type RunOutcome,
   startCampaign,
 } from '../campaign/rounds.js';
-import { type AutopilotPolicy, REFERENCE_PRECISION } from './policy.js';
+import { type AutopilotPolicy, campaignPolicy } from './policy.js';
 
 /** Where a bot pull request lives: one branch per candidate, its key for exactly-once. */
 export function botBranch(experimentId: string, candidate: string): string {
@@ -95,12 +97,35 @@ export interface PilotInput {
   spentElsewhere?: number;
   /** The policy breaks validate's rules (merged anyway): nothing starts, the dashboard says why. */
   refused?: string[];
+  /**
+   * suggest's answer for the round that is due (PilotPlan.due): its proposals (by name and change),
+   * its stop advice and the calibrated model's outlook. With it the next round, or the conclusion, is
+   * the campaign loop's own planRound (src/campaign/loop.ts), the step the campaign bench measures;
+   * without it (`topo autopilot status`) the seed's stop rule alone.
+   */
+  suggestion?: Suggestion;
+  /**
+   * The proposal the model predicted best in each round it had an outlook, by round (null: that
+   * round did not propose it), from the bot's state: the stop rule counts a dry round only when it
+   * tried what the model predicted best, as the campaign's does.
+   */
+  predicted?: Readonly<Record<string, string | null>>;
 }
 
 export type PilotAction =
   | { kind: 'submit'; name: string; pr: number }
-  /** Round 0 is the baseline's own bot pull request (an experiment with no baseline run yet). */
-  | { kind: 'open'; round: number; parent: string; count: number }
+  /**
+   * Round 0 is the baseline's own bot pull request (an experiment with no baseline run yet). With
+   * the suggestion: `proposals`, the names planRound chose, and what the model predicted best.
+   */
+  | {
+      kind: 'open';
+      round: number;
+      parent: string;
+      count: number;
+      proposals?: string[];
+      predicted?: { best: string | null };
+    }
   | {
       kind: 'close';
       name: string;
@@ -134,6 +159,11 @@ export interface PilotPlan {
   round: number;
   /** What only a person can resolve, for the dashboard (more come from the stage's writes). */
   stalls: Stall[];
+  /**
+   * A round is due and its plan awaits suggest's answer (PilotInput.suggestion): the caller asks
+   * suggest for up to `count` proposals and plans again. Null when no round is due or it was given.
+   */
+  due: { round: number; parent: string; count: number } | null;
 }
 
 const live = (r: PilotRun) => r.request === 'live';
@@ -153,8 +183,14 @@ export function budgetOf(
   return { limit, spent, committed, left: limit - spent - committed };
 }
 
-/** The campaign's state from the runs: the baseline, then each finished bot round. */
-export function campaignOf(runs: readonly PilotRun[]): { state: CampaignState; current: number } {
+/**
+ * The campaign's state from the runs: the baseline, then each finished bot round, each with whether
+ * it tried what the model predicted best (`predicted`, the bot's state: decided, as recordRound counts).
+ */
+export function campaignOf(
+  runs: readonly PilotRun[],
+  predicted: Readonly<Record<string, string | null>> = {},
+): { state: CampaignState; current: number } {
   const base = runs.find((r) => r.round === 0);
   let state = startCampaign({
     name: base?.name ?? 'baseline',
@@ -175,6 +211,8 @@ export function campaignOf(runs: readonly PilotRun[]): { state: CampaignState; c
     const of = runs.filter((r) => r.round === index && r.origin === 'bot' && !withdrawn(r));
     if (index === current && !roundFinished(runs, index)) break;
     const round: Round = { index, parent: state.best?.name ?? state.baseline.name, runs: [] };
+    const best = predicted[String(index)];
+    if (best !== undefined) round.triedPredictedBest = of.some((r) => r.name === best && decided(r));
     for (const r of of)
       round.runs.push({
         name: r.name,
@@ -187,6 +225,9 @@ export function campaignOf(runs: readonly PilotRun[]): { state: CampaignState; c
   return { state, current };
 }
 
+/** A run whose decision was reached (recordRound's decidedRun: not failed, not left undecided). */
+const decided = (r: PilotRun) => r.outcome !== null && r.outcome !== 'failed' && r.outcome !== 'undecided';
+
 /** Every bot run of the round ended with an Outcome (decided or not), or was withdrawn by a person. */
 export function roundFinished(runs: readonly PilotRun[], index: number): boolean {
   return runs
@@ -198,7 +239,7 @@ export function roundFinished(runs: readonly PilotRun[], index: number): boolean
 export function planStep(input: PilotInput): PilotPlan {
   const { policy, runs, controls } = input;
   const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
-  const { state, current } = campaignOf(runs);
+  const { state, current } = campaignOf(runs, input.predicted);
   const taken = takeovers(runs);
   const plan = (step: Step): PilotPlan => ({
     actions: step.actions,
@@ -207,6 +248,7 @@ export function planStep(input: PilotInput): PilotPlan {
     campaign: state,
     round: current,
     stalls: [...taken, ...(step.stalls ?? [])],
+    due: step.due ?? null,
   });
   if (input.concluded) return plan(finishStep(input, input.concluded));
   if (input.refused?.length)
@@ -240,7 +282,8 @@ export function planStep(input: PilotInput): PilotPlan {
     });
   const merge = winnerStep(input, state);
   if (merge) return plan({ ...merge, actions: [...housekeeping, ...merge.actions] });
-  return plan({ actions: [...housekeeping, ...nextRound(input, state, budget)], waiting: null });
+  const next = nextRound(input, state, budget);
+  return plan({ ...next, actions: [...housekeeping, ...next.actions] });
 }
 
 /**
@@ -251,7 +294,7 @@ export function planStep(input: PilotInput): PilotPlan {
  */
 function winnerStep(input: PilotInput, state: CampaignState): Step | null {
   const w = input.runs.find((r) => r.name === state.best?.name && r.round !== 0);
-  if (!w || w.origin !== 'bot' || w.takenOver || w.pr === undefined) return null;
+  if (w?.origin !== 'bot' || w.takenOver || w.pr === undefined) return null;
   if (w.pull === 'merged' || w.pull === 'none')
     return w.recorded ? null : { actions: [], waiting: `waiting for the record of the winner #${w.pr}` };
   if (w.pull !== 'open') return null;
@@ -276,6 +319,7 @@ interface Step {
   actions: PilotAction[];
   waiting: string | null;
   stalls?: Stall[];
+  due?: PilotPlan['due'];
 }
 
 /** Bot pull requests someone else pushed to (an amended bot commit included): theirs now, shown with what they can do. */
@@ -382,24 +426,50 @@ function submitsOf(input: PilotInput, budget: Budget, current: number): Step {
   return { actions, waiting: why.length ? why.join('; ') : null };
 }
 
-/** The round after a finished one, or the conclusion (stop rule, max_rounds, the budget). */
-function nextRound(input: PilotInput, state: CampaignState, budget: Budget): PilotAction[] {
-  const policy = {
-    parallel: input.policy.parallel,
-    minImprovement: 0,
-    stopAfter: input.policy.stopAfter,
-    maxRounds: input.policy.maxRounds,
-    gpuHours: input.policy.gpuHours,
-    referencePrecision: REFERENCE_PRECISION,
+/**
+ * The round after a finished one, or the conclusion: the campaign loop's planRound over suggest's
+ * answer (the stop rule with the model's outlook, suggest's stop advice, max_rounds, the budget), the
+ * step runCampaign takes. Without the answer the round is `due` (the caller asks suggest and plans
+ * again) and the seed's stop rule alone says what comes next.
+ */
+function nextRound(input: PilotInput, state: CampaignState, budget: Budget): Step {
+  const policy = roundPolicy(input, state, budget);
+  const open = nextStep(state, { ...policy, stopAfter: Number.POSITIVE_INFINITY }, input.runGpuHours);
+  if (!input.suggestion) {
+    const due = open.kind === 'round' ? { round: open.index, parent: open.parent, count: open.count } : null;
+    const step = nextStep(state, policy, input.runGpuHours);
+    if (step.kind === 'conclude')
+      return { actions: conclusionOf(input.runs, state, step.reason), waiting: null, due };
+    return {
+      actions: [{ kind: 'open', round: step.index, parent: step.parent, count: step.count }],
+      waiting: null,
+      due,
+    };
+  }
+  const step = planRound(state, policy, input.suggestion, input.runGpuHours);
+  if (step.kind === 'conclude')
+    return { actions: conclusionOf(input.runs, state, step.reason), waiting: null };
+  const r = step.round;
+  const action: PilotAction = {
+    kind: 'open',
+    round: r.index,
+    parent: r.parent,
+    count: r.proposals.length,
+    proposals: r.proposals.map((p) => p.candidate.name),
+    ...(r.modelled ? { predicted: { best: r.predictedBest } } : {}),
   };
-  // nextStep spends the budget of finished rounds; live runs (a person's) hold theirs too.
+  return { actions: [action], waiting: null };
+}
+
+/**
+ * The campaign's policy for the next round: its slots (`parallel` less people's live candidates, at
+ * least one), and the budget less what runs outside the finished rounds hold (live runs, reference jobs).
+ */
+function roundPolicy(input: PilotInput, state: CampaignState, budget: Budget): CampaignPolicy {
+  const policy = campaignPolicy(input.policy);
   const held = budget.spent + budget.committed - spentOf(state);
-  const step = nextStep(state, { ...policy, gpuHours: policy.gpuHours - held }, input.runGpuHours);
-  if (step.kind === 'conclude') return conclusionOf(input.runs, state, step.reason);
   const slots = input.policy.parallel - input.runs.filter((r) => r.origin === 'person' && live(r)).length;
-  return [
-    { kind: 'open', round: step.index, parent: step.parent, count: Math.max(1, Math.min(step.count, slots)) },
-  ];
+  return { ...policy, parallel: Math.max(1, slots), gpuHours: policy.gpuHours! - held };
 }
 
 function spentOf(state: CampaignState): number {

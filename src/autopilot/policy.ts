@@ -20,6 +20,8 @@ export interface AutopilotPolicy {
   submit: 'auto' | 'approval';
   merge: 'manual' | 'auto';
   requiredChecks: string[];
+  /** The experiment's min_improvement (default 0.02): the campaign loop's stop rule and reruns read it. */
+  minImprovement?: number;
 }
 
 /** The check run that carries the monitor's decision: merge: auto never merges without it. */
@@ -42,14 +44,15 @@ export function policyOf(experiment: Experiment): AutopilotPolicy | null {
     submit: a.submit ?? 'auto',
     merge: a.merge ?? 'manual',
     requiredChecks: a.required_checks ?? [],
+    minImprovement: experiment.min_improvement ?? 0.02,
   };
 }
 
-/** The campaign loop's policy (src/campaign/rounds.ts) for this experiment. */
-export function campaignPolicy(policy: AutopilotPolicy, experiment: Experiment): CampaignPolicy {
+/** The campaign loop's policy (src/campaign/rounds.ts) for this experiment: the autopilot's rounds are its rounds. */
+export function campaignPolicy(policy: AutopilotPolicy): CampaignPolicy {
   return {
     parallel: policy.parallel,
-    minImprovement: experiment.min_improvement ?? 0.02,
+    minImprovement: policy.minImprovement ?? 0.02,
     stopAfter: policy.stopAfter,
     maxRounds: policy.maxRounds,
     gpuHours: policy.gpuHours,

@@ -41,6 +41,11 @@ export interface PilotState {
    * writes a new one) or comments on the old one loses no command.
    */
   dashboards: number[];
+  /**
+   * By round, the proposal the calibrated model predicted best when the round was opened (null: the
+   * round did not propose it); absent for a round opened without a model. The stop rule reads it.
+   */
+  predicted: Record<string, string | null>;
 }
 
 /** The former dashboards whose comments are still read. */
@@ -58,6 +63,7 @@ export const EMPTY_PILOT_STATE: PilotState = {
   heads: {},
   validated: {},
   dashboards: [],
+  predicted: {},
 };
 
 /** A stored state that does not parse: shown to people, never read as an empty state. */
@@ -129,7 +135,21 @@ export function parsePilotState(text: string): PilotState {
     heads: shaMap(x.heads, 'heads'),
     validated: shaMap(x.validated, 'validated'),
     dashboards: [...(dashboards as number[])],
+    predicted: predictedMap(x.predicted),
   };
+}
+
+/** Round → predicted best (absent in a state written before it was kept: empty). */
+function predictedMap(x: unknown): Record<string, string | null> {
+  const m = x ?? {};
+  if (
+    !isObject(m) ||
+    Object.entries(m).some(
+      ([k, v]) => !/^\d{1,3}$/.test(k) || !(v === null || (typeof v === 'string' && NAME.test(v))),
+    )
+  )
+    throw new PilotStateError('the autopilot state is not valid: predicted');
+  return { ...(m as Record<string, string | null>) };
 }
 
 function concludedOf(c: NonNullable<PilotState['concluded']>): PilotState['concluded'] {

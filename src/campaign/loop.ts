@@ -1,8 +1,8 @@
-// The campaign loop: the campaign bench runs it on simulated rounds. The autopilot, pass by pass,
-// reads the same rounds through src/campaign/rounds.ts (it does not rerun held candidates yet). Each
-// turn: suggest's answer → planRound (conclude, or the round's reruns and proposals) → the caller
-// runs the round → recordRound (what the round decided, whether it tried the model's best) → next.
-// Pure but for the caller's two functions.
+// The campaign loop: the campaign bench runs it on simulated rounds; the autopilot plans each of its
+// rounds with the same planRound (src/autopilot/core.ts planStep, once suggest answered), though it
+// does not rerun held candidates yet. Each turn: suggest's answer → planRound (conclude, or the
+// round's reruns and proposals) → the caller runs the round → recordRound (what the round decided,
+// whether it tried the model's best) → next. Pure but for the caller's functions.
 import {
   type CampaignPolicy,
   type CampaignState,
@@ -145,6 +145,11 @@ export interface RoundResult {
 export interface CampaignIO<P extends ProposalLike = ProposalLike> {
   suggest(state: CampaignState): Suggestion<P> | Promise<Suggestion<P>>;
   run(state: CampaignState, round: PlannedRound<P>): RoundResult | Promise<RoundResult>;
+  /**
+   * Who plans each turn (default planRound): the autopilot bench passes the autopilot's own step
+   * (src/autopilot/core.ts planStep over the runs as a monitor pass reads them), which calls planRound.
+   */
+  plan?: typeof planRound<P>;
 }
 
 /** The campaign from its baseline to the conclusion: the loop the campaign bench runs. */
@@ -157,7 +162,7 @@ export async function runCampaign<P extends ProposalLike>(
 ): Promise<{ state: CampaignState; reason: string }> {
   let state = start;
   for (;;) {
-    const step = planRound(state, policy, await io.suggest(state), expectedRunGpuHours);
+    const step = (io.plan ?? planRound)(state, policy, await io.suggest(state), expectedRunGpuHours);
     if (step.kind === 'conclude') return { state, reason: step.reason };
     const result = await io.run(state, step.round);
     state = recordRound(result.best ? { ...state, best: result.best } : state, step.round, result.runs);

@@ -12,6 +12,7 @@
 // can do; the dashboard is written last, from the same plan.
 import {
   type PilotAction,
+  type PilotInput,
   type PilotPlan,
   type PilotRun,
   type Stall,
@@ -37,7 +38,7 @@ import { viewFigure } from '../report/pr-comment.js';
 import { planFor } from '../usecases/autopilot.js';
 import { clockSkew, prometheusNow, slurmLatest } from './clock.js';
 import { candidateGpu } from './judge.js';
-import type { AutopilotPort, AutopilotView, MonitorPorts } from './ports.js';
+import type { AutopilotPort, AutopilotView, MonitorPorts, Proposed } from './ports.js';
 import {
   type CandidatePass,
   type ExperimentPass,
@@ -67,6 +68,8 @@ interface Pass {
   saves: Array<(s: PilotState) => PilotState>;
   /** Why something of the plan waits this pass (a required check still running). */
   notes: string[];
+  /** suggest's answer for the round due this pass: the round opens the proposals its plan chose. */
+  proposed?: Proposed;
 }
 
 /**
@@ -91,7 +94,7 @@ async function pilot(x: Pass): Promise<void> {
   const skew = await firstPassSkew(x);
   if (!skew) await resume(x);
   x.stalls.push(...nameClashes(view));
-  const { runs, plan } = planOf(e, x.view);
+  const { runs, plan } = await planned(x, !!skew);
   const ending = plan.actions.some((a) => a.kind === 'conclude');
   holdQueue(e, x.view, !!skew || ending || !view.context.policy.enabled || view.context.refused.length > 0);
   if (skew) {
@@ -111,8 +114,47 @@ async function pilot(x: Pass): Promise<void> {
   await writeDashboard(x, shown.runs, shown.plan);
 }
 
+/**
+ * The pass's plan. A round due is planned again over suggest's answer: the next round, or the
+ * conclusion, is then the campaign loop's own step (planRound), as the campaign bench runs it. A
+ * suggest that fails is a stall; the round waits for the next pass.
+ */
+async function planned(x: Pass, held: boolean): Promise<{ runs: PilotRun[]; plan: PilotPlan }> {
+  const first = planOf(x.e, x.view);
+  const due = first.plan.due;
+  if (!due || held) return first;
+  const exclude = excluded(x.view, first.runs);
+  const proposed = await guard(x, `ask topo suggest for round ${due.round}`, () =>
+    x.port.propose(x.e.exp, due.count, exclude, due.round),
+  );
+  if (!proposed) {
+    const actions = first.plan.actions.filter((a) => a.kind !== 'open' && a.kind !== 'conclude');
+    return {
+      ...first,
+      plan: { ...first.plan, actions, waiting: `round ${due.round} waits for topo suggest` },
+    };
+  }
+  x.proposed = proposed;
+  const suggestion = {
+    proposals: proposed.proposals.map((p) => ({ candidate: { name: p.candidate }, change: p.change ?? '' })),
+    stop: proposed.stop,
+    outlook: proposed.outlook,
+  };
+  return planOf(x.e, x.view, suggestion);
+}
+
+/** What no proposal may be named: every run known, every bot pull request's, people's open pull requests'. */
+function excluded(view: AutopilotView, runs: readonly PilotRun[]): string[] {
+  const others = othersOf(view).map((o) => o.candidate);
+  return [...new Set([...runs.map((r) => r.name), ...view.pulls.map((b) => b.candidate), ...others])];
+}
+
 /** The plan over this pass's view: recorded runs, live ones, the bot's pulls and the rounds it keeps. */
-function planOf(e: ExperimentPass, view: AutopilotView): { runs: PilotRun[]; plan: PilotPlan } {
+function planOf(
+  e: ExperimentPass,
+  view: AutopilotView,
+  suggestion?: PilotInput['suggestion'],
+): { runs: PilotRun[]; plan: PilotPlan } {
   const s = view.state;
   const recorded = new Set(view.context.recorded.map((r) => r.name));
   const live = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded, unopened(view, recorded));
@@ -124,6 +166,7 @@ function planOf(e: ExperimentPass, view: AutopilotView): { runs: PilotRun[]; pla
     heldWithSlurm(e, s),
     // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
     { ...Object.fromEntries(view.pulls.map((b) => [b.candidate, b.round])), ...s.rounds },
+    { predicted: s.predicted, ...(suggestion ? { suggestion } : {}) },
   );
 }
 
@@ -244,10 +287,9 @@ function winnerOf(plan: PilotPlan): string | null {
 
 /** The plan's actions in order, each guarded: a refused write is a stall on the dashboard, and the rest go on. */
 async function carryAll(x: Pass, plan: PilotPlan, runs: readonly PilotRun[]): Promise<void> {
-  const known = new Set(runs.map((r) => r.name));
   const stopped: string[] = [];
   for (const a of plan.actions) {
-    const done = await guard(x, actionText(a), () => carryOut(x, a, known, stopped));
+    const done = await guard(x, actionText(a), () => carryOut(x, a, runs, stopped));
     if (typeof done === 'string') {
       const concluded = { reason: done, winner: winnerOf(plan) };
       x.saves.push((s) => (s.concluded ? s : { ...s, concluded, concludeBy: null }));
@@ -285,13 +327,13 @@ async function guard<T>(x: Pass, what: string, run: () => Promise<T>): Promise<T
 async function carryOut(
   x: Pass,
   a: PilotAction,
-  known: ReadonlySet<string>,
+  runs: readonly PilotRun[],
   stopped: string[],
 ): Promise<string | null> {
   const { port, e, view } = x;
   switch (a.kind) {
     case 'open':
-      return openRound(x, a, known);
+      return openRound(x, a, runs);
     case 'submit': {
       const b = view.pulls.find((p) => p.pr === a.pr);
       const refused = b ? await port.request(e.exp, b) : null;
@@ -360,12 +402,14 @@ async function mergeWhenReady(x: Pass, a: Extract<PilotAction, { kind: 'merge' }
 async function openRound(
   x: Pass,
   a: Extract<PilotAction, { kind: 'open' }>,
-  known: ReadonlySet<string>,
+  runs: readonly PilotRun[],
 ): Promise<string | null> {
   const { port, e, view } = x;
-  const others = othersOf(view).map((o) => o.candidate);
-  const exclude = [...new Set([...known, ...view.pulls.map((b) => b.candidate), ...others])];
-  const proposals = await port.propose(e.exp, a.count, exclude, a.round);
+  const chosen = a.proposals;
+  const proposals =
+    a.round > 0 && chosen && x.proposed
+      ? x.proposed.proposals.filter((p) => chosen.includes(p.candidate))
+      : (await port.propose(e.exp, a.count, excluded(view, runs), a.round)).proposals;
   // nothing untried fits the resources: the seed's "no free resources left" conclusion
   if (proposals.length === 0)
     return a.round === 0 ? null : `no proposal left for round ${a.round}: nothing untried fits the resources`;
@@ -376,6 +420,7 @@ async function openRound(
     commits[p.candidate] = await port.commit(e.exp, { ...p, round: a.round, title, body });
   }
   // the first pass to keep a candidate's commit wins: a pass at the same time opens that one too
+  const key = String(a.round);
   const saved = await port.save(e.exp, (s) => ({
     ...s,
     rounds: {
@@ -383,6 +428,8 @@ async function openRound(
       ...Object.fromEntries(proposals.map((p) => [p.candidate, s.rounds[p.candidate] ?? a.round])),
     },
     heads: { ...commits, ...s.heads },
+    predicted:
+      a.predicted && !(key in s.predicted) ? { ...s.predicted, [key]: a.predicted.best } : s.predicted,
   }));
   for (const p of proposals) {
     const sha = saved.heads[p.candidate] ?? (commits[p.candidate] as string);

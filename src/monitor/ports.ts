@@ -161,6 +161,18 @@ export interface BotProposal {
   text: string;
   /** The bottleneck it answers, expected effect and predicted GPU memory (suggest's pull body). */
   reasoning: string;
+  /** suggest's change (what the model's outlook names); absent for the baseline's. */
+  change?: string;
+}
+
+/**
+ * suggest's answer as the autopilot plans a round over it (src/campaign/loop.ts Suggestion): the
+ * proposals, none named in the exclusions; its stop advice; the calibrated model's predicted best move.
+ */
+export interface Proposed {
+  proposals: BotProposal[];
+  stop: { stop: boolean; reason: string };
+  outlook: { change: string; gainLow: number } | null;
 }
 
 /** What a required check stands at on a commit: its latest run's conclusion, null while it runs. */
@@ -179,7 +191,7 @@ export interface AutopilotPort {
     count: number,
     exclude: readonly string[],
     round: number,
-  ): Promise<BotProposal[]>;
+  ): Promise<Proposed>;
   /**
    * The bot's commit of one proposal on top of the default branch, no branch pointing at it yet: its
    * message holds the pull request's title and body, so a later pass can open it from the commit alone.

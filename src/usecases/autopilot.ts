@@ -2,7 +2,13 @@
 // and one run's expected cost, then the core's plan (src/autopilot/core.ts). `topo autopilot
 // status|plan` call it on a checkout; the monitor's autopilot stage adds the live runs and the
 // dashboard's controls. I/O only through the FileSource.
-import { type Controls, type PilotPlan, type PilotRun, planStep } from '../autopilot/core.js';
+import {
+  type Controls,
+  type PilotInput,
+  type PilotPlan,
+  type PilotRun,
+  planStep,
+} from '../autopilot/core.js';
 import { type AutopilotPolicy, autopilotIssues, gpusPerRun, policyOf, runCost } from '../autopilot/policy.js';
 import { mergeRuns, runsFromRecord } from '../autopilot/runs.js';
 import { recordPaths } from '../record/model.js';
@@ -89,6 +95,8 @@ export function planFor(
   concluded?: { reason: string },
   held: Readonly<Record<string, number>> = {},
   rounds?: Readonly<Record<string, number>>,
+  /** suggest's answer for a due round, and the bot state's predicted bests (PilotInput). */
+  round: Pick<PilotInput, 'suggestion' | 'predicted'> = {},
 ): { runs: PilotRun[]; plan: PilotPlan } {
   const recorded = rounds ? withRounds(ctx.recorded, rounds) : ctx.recorded;
   const runs = withHeld(mergeRuns(recorded, live), held);
@@ -107,6 +115,7 @@ export function planFor(
     spentElsewhere,
     ...(done ? { concluded: done } : {}),
     ...(ctx.refused?.length ? { refused: ctx.refused } : {}),
+    ...round,
   });
   return { runs, plan };
 }

@@ -49,6 +49,7 @@ describe('autopilot policy', () => {
       submit: 'auto',
       merge: 'manual',
       requiredChecks: [],
+      minImprovement: 0.02,
     });
     expect(policyOf({ ...exp, autopilot: undefined })).toBeNull();
   });

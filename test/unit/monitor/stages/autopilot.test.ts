@@ -11,7 +11,12 @@ import { EMPTY_PILOT_STATE, type PilotState } from '../../../../src/autopilot/st
 import { runJob } from '../../../../src/judge/job.js';
 import { autopilot } from '../../../../src/monitor/autopilot.js';
 import { runStages, stagesNamed, withStage } from '../../../../src/monitor/pass.js';
-import type { AutopilotPort, MonitorCandidate, MonitorExperiment } from '../../../../src/monitor/ports.js';
+import type {
+  AutopilotPort,
+  MonitorCandidate,
+  MonitorExperiment,
+  Proposed,
+} from '../../../../src/monitor/ports.js';
 import { parseSqueue } from '../../../../src/slurm/parse.js';
 import type { Experiment } from '../../../../src/types/generated/experiment.js';
 import type { AutopilotContext } from '../../../../src/usecases/autopilot.js';
@@ -58,6 +63,12 @@ function world(ctx: () => AutopilotContext, state: Partial<PilotState> = {}) {
   const checks: Record<string, string | null> = {};
   const refuse = new Map<string, { why: string; fix: string }>();
   let next = 100;
+  // suggest's answer beyond its proposals: its stop advice and the model's outlook
+  const advice = {
+    names: ['p1', 'p2', 'p3', 'p4'],
+    stop: { stop: false, reason: '' },
+    outlook: null as Proposed['outlook'],
+  };
   const port: AutopilotPort = {
     read: async () => ({
       context: ctx(),
@@ -72,7 +83,7 @@ function world(ctx: () => AutopilotContext, state: Partial<PilotState> = {}) {
     },
     propose: async (_e, count, exclude, round) => {
       calls.push(`propose ${count} excluding ${[...exclude].sort().join(',')}`);
-      return (round === 0 ? ['baseline'] : ['p1', 'p2', 'p3', 'p4'])
+      const proposals = (round === 0 ? ['baseline'] : advice.names)
         .filter((n) => !exclude.includes(n))
         .slice(0, count)
         .map((n) => ({
@@ -80,7 +91,9 @@ function world(ctx: () => AutopilotContext, state: Partial<PilotState> = {}) {
           path: `topologies/${EXPERIMENT_ID}/${n}.yaml`,
           text: 'x',
           reasoning: `why ${n}`,
+          change: `change ${n}`,
         }));
+      return { proposals, stop: advice.stop, outlook: advice.outlook };
     },
     commit: async (_e, p) => {
       const sha = shaOf(p.candidate);
@@ -113,7 +126,7 @@ function world(ctx: () => AutopilotContext, state: Partial<PilotState> = {}) {
     report: async () => void calls.push('report'),
     dashboard: async (_e, body, closed) => void Object.assign(dashboard, { body, closed }),
   };
-  return { port, pulls, calls, dashboard, pilot, checks, refuse };
+  return { port, pulls, calls, dashboard, pilot, checks, refuse, advice };
 }
 
 /** A bot pull request's body, with its marker, as the stage writes it (round 1). */
@@ -142,6 +155,32 @@ describe('stage autopilot', () => {
     w.calls.length = 0;
     await autopilot(readState([{ exp }]), ports);
     expect(w.calls).toEqual(['request p1 #100', 'request p2 #101']);
+  });
+
+  it('a due round is planned over suggest’s answer (the campaign loop’s planRound): a gain the model predicts with confidence opens round 4 after two dry rounds, its predicted best kept in the bot’s state; without it the stop rule concludes', async () => {
+    const exp = withAutopilot();
+    const ended = { pull: 'closed' as const, recorded: true };
+    const recorded = [
+      baseline,
+      botRun('a', 1, 11, { outcome: 'better', seconds: 80, pull: 'merged', recorded: true }),
+      botRun('b', 2, 12, ended),
+      botRun('c', 3, 13, ended),
+    ];
+    const rounds = { a: 1, b: 2, c: 3 };
+    const w = world(() => context(exp, {}, recorded), { rounds });
+    w.advice.outlook = { change: 'change p2', gainLow: 0.05 };
+    await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: w.port });
+    expect(writes(w.calls)).toEqual([
+      'propose 2 excluding a,b,baseline,c',
+      'open p1 round 4 #100',
+      'open p2 round 4 #101',
+    ]);
+    expect(w.pilot.state.predicted).toEqual({ '4': 'p2' });
+    expect(w.pilot.state.concluded).toBeNull();
+    const v = world(() => context(exp, {}, recorded), { rounds });
+    await autopilot(readState([{ exp }]), { ...recordingPorts(), autopilot: v.port });
+    expect(writes(v.calls)).toEqual(['propose 2 excluding a,b,baseline,c']);
+    expect(v.pilot.state.concluded?.reason).toMatch(/no decided gain in the last 2 round/);
   });
 
   it('under submit: approval it waits for a writer and says so on the dashboard', async () => {
