@@ -64933,8 +64933,8 @@ function figureOf(run3, runs2) {
   return figureWithin(run3, runs2, /* @__PURE__ */ new Set());
 }
 function figureWithin(run3, runs2, seen) {
-  const decided2 = run3.status === "failed" ? null : decidedAgainst(run3);
-  const d2 = decided2?.role === "leading candidate" ? null : decided2;
+  const decided3 = run3.status === "failed" ? null : decidedAgainst(run3);
+  const d2 = decided3?.role === "leading candidate" ? null : decided3;
   const ref = d2?.change ? runs2.find((r) => r.name === d2.reference && r.name !== run3.name) : void 0;
   if (d2?.change && ref && !seen.has(run3.name)) {
     const anchor = figureWithin(ref, runs2, /* @__PURE__ */ new Set([...seen, run3.name]));
@@ -70256,8 +70256,8 @@ function fitPlan(f, warmupEnd) {
 function cycleOf(f, warmupEnd, dHat) {
   const W2 = f.s.window_minutes;
   const stepMin = Math.max(W2 / 5, Number.isFinite(f.step) ? f.step : 0);
-  const excluded = (period) => [1, 1 / 2, 1 / 3].some((k2) => Math.abs(period / (k2 * dHat) - 1) < 0.2);
-  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W2, excluded);
+  const excluded2 = (period) => [1, 1 / 2, 1 / 3].some((k2) => Math.abs(period / (k2 * dHat) - 1) < 0.2);
+  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W2, excluded2);
   return test && test.p < 1e-3 && test.amplitude >= f.s.min_cycle_amplitude ? test : void 0;
 }
 function checkpoints(f, plan, settledAt) {
@@ -71573,6 +71573,39 @@ ${clean3}
 ${fence}`;
 }
 
+// src/campaign/loop.ts
+var MAX_ATTEMPTS = 3;
+function pendingReruns(state3, minImprovement) {
+  const last = state3.rounds.at(-1);
+  if (!last) return [];
+  return last.runs.filter(
+    (r) => !!r.rerun && (r.attempt ?? 1) < MAX_ATTEMPTS && r.change !== void 0 && r.change <= -minImprovement / 2
+  );
+}
+function planRound(state3, policy, suggestion, expectedRunGpuHours) {
+  const reruns = pendingReruns(state3, policy.minImprovement);
+  const outlook = suggestion.outlook ? { gainLow: suggestion.outlook.gainLow } : null;
+  const held = reruns.length ? { ...policy, stopAfter: Number.POSITIVE_INFINITY } : policy;
+  const step = nextStep2(state3, held, expectedRunGpuHours, outlook);
+  if (step.kind === "conclude") return step;
+  const kept = reruns.slice(0, step.count);
+  if (!kept.length && (suggestion.stop.stop || suggestion.proposals.length === 0))
+    return { kind: "conclude", reason: `suggest: ${suggestion.stop.reason}` };
+  const proposals3 = suggestion.proposals.slice(0, step.count - kept.length);
+  const best = suggestion.outlook ? proposals3.find((p) => p.change === suggestion.outlook.change) : void 0;
+  return {
+    kind: "round",
+    round: {
+      index: step.index,
+      parent: step.parent,
+      reruns: kept,
+      proposals: proposals3,
+      predictedBest: best?.candidate.name ?? null,
+      modelled: !!suggestion.outlook
+    }
+  };
+}
+
 // src/autopilot/policy.ts
 var DECISION_CHECK = "topo/monitor";
 var DEFAULT_DECISION_HORIZON_MINUTES = 120;
@@ -71588,7 +71621,18 @@ function policyOf(experiment) {
     stopAfter: a.stop_after ?? 2,
     submit: a.submit ?? "auto",
     merge: a.merge ?? "manual",
-    requiredChecks: a.required_checks ?? []
+    requiredChecks: a.required_checks ?? [],
+    minImprovement: experiment.min_improvement ?? 0.02
+  };
+}
+function campaignPolicy(policy) {
+  return {
+    parallel: policy.parallel,
+    minImprovement: policy.minImprovement ?? 0.02,
+    stopAfter: policy.stopAfter,
+    maxRounds: policy.maxRounds,
+    gpuHours: policy.gpuHours,
+    referencePrecision: REFERENCE_PRECISION
   };
 }
 function gpusPerRun(experiment, cluster) {
@@ -71600,8 +71644,8 @@ function runCost(experiment, cluster) {
   const time2 = experiment.fixed_inputs.slurm?.time ?? cluster?.slurm?.time ?? SUBMIT_DEFAULTS.time;
   const wall = slurmTimeToMinutes(time2) ?? slurmTimeToMinutes(SUBMIT_DEFAULTS.time) ?? 239;
   const horizonMinutes = experiment.max_decision_minutes ?? DEFAULT_DECISION_HORIZON_MINUTES;
-  const decided2 = experiment.stop_when_decided !== false ? TIMELINE.startupMinutes + horizonMinutes : wall;
-  const minutes = Math.min(wall, decided2);
+  const decided3 = experiment.stop_when_decided !== false ? TIMELINE.startupMinutes + horizonMinutes : wall;
+  const minutes = Math.min(wall, decided3);
   const basis = minutes < wall ? `${TIMELINE.startupMinutes} min start-up + ${horizonMinutes} min to a decision (stop_when_decided)` : `its wall time ${time2}`;
   return { gpus, hours: minutes / 60, gpuHours: gpus * minutes / 60, basis };
 }
@@ -71656,7 +71700,7 @@ function budgetOf(runs2, limit, runGpuHours, elsewhere = 0) {
   const committed = runs2.filter(live2).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
   return { limit, spent, committed, left: limit - spent - committed };
 }
-function campaignOf(runs2) {
+function campaignOf(runs2, predicted = {}) {
   const base = runs2.find((r) => r.round === 0);
   let state3 = startCampaign({
     name: base?.name ?? "baseline",
@@ -71671,6 +71715,8 @@ function campaignOf(runs2) {
     const of = runs2.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r));
     if (index === current && !roundFinished(runs2, index)) break;
     const round3 = { index, parent: state3.best?.name ?? state3.baseline.name, runs: [] };
+    const best = predicted[String(index)];
+    if (best !== void 0) round3.triedPredictedBest = of.some((r) => r.name === best && decided2(r));
     for (const r of of)
       round3.runs.push({
         name: r.name,
@@ -71682,13 +71728,14 @@ function campaignOf(runs2) {
   }
   return { state: state3, current };
 }
+var decided2 = (r) => r.outcome !== null && r.outcome !== "failed" && r.outcome !== "undecided";
 function roundFinished(runs2, index) {
   return runs2.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r)).every((r) => r.outcome !== null && r.request !== "live");
 }
 function planStep(input) {
   const { policy, runs: runs2, controls } = input;
   const budget = budgetOf(runs2, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
-  const { state: state3, current } = campaignOf(runs2);
+  const { state: state3, current } = campaignOf(runs2, input.predicted);
   const taken = takeovers(runs2);
   const plan = (step) => ({
     actions: step.actions,
@@ -71696,7 +71743,8 @@ function planStep(input) {
     budget,
     campaign: state3,
     round: current,
-    stalls: [...taken, ...step.stalls ?? []]
+    stalls: [...taken, ...step.stalls ?? []],
+    due: step.due ?? null
   });
   if (input.concluded) return plan(finishStep(input, input.concluded));
   if (input.refused?.length)
@@ -71728,11 +71776,12 @@ function planStep(input) {
     });
   const merge2 = winnerStep(input, state3);
   if (merge2) return plan({ ...merge2, actions: [...housekeeping, ...merge2.actions] });
-  return plan({ actions: [...housekeeping, ...nextRound(input, state3, budget)], waiting: null });
+  const next = nextRound(input, state3, budget);
+  return plan({ ...next, actions: [...housekeeping, ...next.actions] });
 }
 function winnerStep(input, state3) {
   const w2 = input.runs.find((r) => r.name === state3.best?.name && r.round !== 0);
-  if (!w2 || w2.origin !== "bot" || w2.takenOver || w2.pr === void 0) return null;
+  if (w2?.origin !== "bot" || w2.takenOver || w2.pr === void 0) return null;
   if (w2.pull === "merged" || w2.pull === "none")
     return w2.recorded ? null : { actions: [], waiting: `waiting for the record of the winner #${w2.pr}` };
   if (w2.pull !== "open") return null;
@@ -71825,21 +71874,38 @@ function submitsOf(input, budget, current) {
   return { actions, waiting: why2.length ? why2.join("; ") : null };
 }
 function nextRound(input, state3, budget) {
-  const policy = {
-    parallel: input.policy.parallel,
-    minImprovement: 0,
-    stopAfter: input.policy.stopAfter,
-    maxRounds: input.policy.maxRounds,
-    gpuHours: input.policy.gpuHours,
-    referencePrecision: REFERENCE_PRECISION
+  const policy = roundPolicy(input, state3, budget);
+  const open = nextStep2(state3, { ...policy, stopAfter: Number.POSITIVE_INFINITY }, input.runGpuHours);
+  if (!input.suggestion) {
+    const due = open.kind === "round" ? { round: open.index, parent: open.parent, count: open.count } : null;
+    const step2 = nextStep2(state3, policy, input.runGpuHours);
+    if (step2.kind === "conclude")
+      return { actions: conclusionOf(input.runs, state3, step2.reason), waiting: null, due };
+    return {
+      actions: [{ kind: "open", round: step2.index, parent: step2.parent, count: step2.count }],
+      waiting: null,
+      due
+    };
+  }
+  const step = planRound(state3, policy, input.suggestion, input.runGpuHours);
+  if (step.kind === "conclude")
+    return { actions: conclusionOf(input.runs, state3, step.reason), waiting: null };
+  const r = step.round;
+  const action = {
+    kind: "open",
+    round: r.index,
+    parent: r.parent,
+    count: r.proposals.length,
+    proposals: r.proposals.map((p) => p.candidate.name),
+    ...r.modelled ? { predicted: { best: r.predictedBest } } : {}
   };
+  return { actions: [action], waiting: null };
+}
+function roundPolicy(input, state3, budget) {
+  const policy = campaignPolicy(input.policy);
   const held = budget.spent + budget.committed - spentOf(state3);
-  const step = nextStep2(state3, { ...policy, gpuHours: policy.gpuHours - held }, input.runGpuHours);
-  if (step.kind === "conclude") return conclusionOf(input.runs, state3, step.reason);
   const slots = input.policy.parallel - input.runs.filter((r) => r.origin === "person" && live2(r)).length;
-  return [
-    { kind: "open", round: step.index, parent: step.parent, count: Math.max(1, Math.min(step.count, slots)) }
-  ];
+  return { ...policy, parallel: Math.max(1, slots), gpuHours: policy.gpuHours - held };
 }
 function spentOf(state3) {
   return state3.baseline.gpuHours + state3.rounds.reduce((a, r) => a + r.runs.reduce((b2, x2) => b2 + x2.gpuHours, 0), 0);
@@ -72001,10 +72067,10 @@ function recordedOutcome(run3) {
   if (run3.status === "pending" || run3.status === "running") return null;
   if (run3.status === "failed") return "failed";
   if (run3.status === "accepted") return "better";
-  const decided2 = run3.monitor_decision?.state;
-  if (decided2 === "better" || decided2 === "worse" || decided2 === "equivalent" || decided2 === "not-better")
-    return decided2;
-  if (decided2 === "faster-drift-not-ruled-out") return "undecided";
+  const decided3 = run3.monitor_decision?.state;
+  if (decided3 === "better" || decided3 === "worse" || decided3 === "equivalent" || decided3 === "not-better")
+    return decided3;
+  if (decided3 === "faster-drift-not-ruled-out") return "undecided";
   const c = run3.comparison?.outcome;
   if (c === "worse") return "worse";
   if (c === "indistinguishable") return "equivalent";
@@ -72056,7 +72122,8 @@ var EMPTY_PILOT_STATE = {
   held: {},
   heads: {},
   validated: {},
-  dashboards: []
+  dashboards: [],
+  predicted: {}
 };
 var PilotStateError = class extends Error {
   name = "PilotStateError";
@@ -72109,8 +72176,17 @@ function parsePilotState(text3) {
     held: { ...held },
     heads: shaMap(x2.heads, "heads"),
     validated: shaMap(x2.validated, "validated"),
-    dashboards: [...dashboards]
+    dashboards: [...dashboards],
+    predicted: predictedMap(x2.predicted)
   };
+}
+function predictedMap(x2) {
+  const m2 = x2 ?? {};
+  if (!isObject(m2) || Object.entries(m2).some(
+    ([k2, v2]) => !/^\d{1,3}$/.test(k2) || !(v2 === null || typeof v2 === "string" && NAME.test(v2))
+  ))
+    throw new PilotStateError("the autopilot state is not valid: predicted");
+  return { ...m2 };
 }
 function concludedOf(c) {
   return { reason: c.reason, winner: c.winner, ...c.reported ? { reported: true } : {} };
@@ -75716,9 +75792,9 @@ function metricsList(run3, runs2) {
         `- Cycle: period ${num2(v2.cycle.period_minutes)} min, amplitude ${percentOfFraction(v2.cycle.amplitude_relative)}`
       );
   }
-  const decided2 = decisionText(run3.monitor_decision);
+  const decided3 = decisionText(run3.monitor_decision);
   const compared = comparisonText(run3.comparison);
-  if (decided2) lines.push(`- Decision: ${decided2}`);
+  if (decided3) lines.push(`- Decision: ${decided3}`);
   else if (compared) lines.push(`- Comparison: ${compared}`);
   if (m2) {
     const pairs = [
@@ -76497,9 +76573,9 @@ function bestSection(record) {
     "",
     `- Why it won: ${cell(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
   );
-  const decided2 = decisionText(best.monitor_decision);
+  const decided3 = decisionText(best.monitor_decision);
   const compared = comparisonText(best.comparison);
-  if (decided2) out.push(`- Decision: ${decided2}`);
+  if (decided3) out.push(`- Decision: ${decided3}`);
   else if (compared) out.push(`- Statistical comparison: ${compared}`);
   if (chain2.length > 1) {
     out.push("- Changes from the baseline, step by step:");
@@ -78762,7 +78838,7 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
   };
 }
-function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2) {
+function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2, round3 = {}) {
   const recorded = rounds2 ? withRounds(ctx.recorded, rounds2) : ctx.recorded;
   const runs2 = withHeld(mergeRuns(recorded, live3), held);
   const named = new Set(runs2.map((r) => r.runName));
@@ -78777,7 +78853,8 @@ function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false },
     runGpuHours: ctx.runGpuHours,
     spentElsewhere,
     ...done ? { concluded: done } : {},
-    ...ctx.refused?.length ? { refused: ctx.refused } : {}
+    ...ctx.refused?.length ? { refused: ctx.refused } : {},
+    ...round3
   });
   return { runs: runs2, plan };
 }
@@ -81468,7 +81545,7 @@ function autopilotPort(octokit, target2, config) {
       return readView(octokit, target2, config, exp, state3, permissions);
     },
     save: (exp, change) => updatePilotState(octokit, target2, idOf(exp), change),
-    propose: (exp, count2, exclude, round3) => round3 === 0 ? baselineProposal(exp, config) : proposals(exp, count2, exclude, config, files),
+    propose: async (exp, count2, exclude, round3) => round3 === 0 ? { proposals: await baselineProposal(exp, config), stop: { stop: false, reason: "" }, outlook: null } : proposals(exp, count2, exclude, config, files),
     async commit(exp, p) {
       const doc = (0, import_yaml5.parseDocument)(p.text);
       if (p.round > 0) doc.set("hypothesis", roundHypothesis(p.round, String(doc.get("hypothesis") ?? "")));
@@ -81579,12 +81656,15 @@ async function proposals(exp, count2, exclude, config, files) {
   });
   if (outcome.proposals.length === 0)
     config.log(`autopilot ${id}: suggest proposes nothing: ${outcome.result.stop.reason}`);
-  return outcome.proposals.filter((p) => !exclude.includes(p.candidate.name)).slice(0, count2).map((p) => ({
+  const proposals3 = outcome.proposals.filter((p) => !exclude.includes(p.candidate.name)).slice(0, count2).map((p) => ({
     candidate: p.candidate.name,
     path: p.path,
     text: p.text,
-    reasoning: pullBody(p, outcome.result)
+    reasoning: pullBody(p, outcome.result),
+    change: p.change
   }));
+  const { stop: stop3, outlook } = outcome.result;
+  return { proposals: proposals3, stop: stop3, outlook: outlook ? { change: outlook.change, gainLow: outlook.gainLow } : null };
 }
 async function baselineProposal(exp, config) {
   const e = exp.experiment;
@@ -88444,7 +88524,7 @@ async function pilot(x2) {
   const skew = await firstPassSkew(x2);
   if (!skew) await resume2(x2);
   x2.stalls.push(...nameClashes(view));
-  const { runs: runs2, plan } = planOf(e, x2.view);
+  const { runs: runs2, plan } = await planned(x2, !!skew);
   const ending = plan.actions.some((a) => a.kind === "conclude");
   holdQueue(e, x2.view, !!skew || ending || !view.context.policy.enabled || view.context.refused.length > 0);
   if (skew) {
@@ -88462,7 +88542,36 @@ async function pilot(x2) {
   const shown = closed ? planOf(e, x2.view) : { runs: runs2, plan };
   await writeDashboard2(x2, shown.runs, shown.plan);
 }
-function planOf(e, view) {
+async function planned(x2, held) {
+  const first2 = planOf(x2.e, x2.view);
+  const due = first2.plan.due;
+  if (!due || held) return first2;
+  const exclude = excluded(x2.view, first2.runs);
+  const proposed = await guard(
+    x2,
+    `ask topo suggest for round ${due.round}`,
+    () => x2.port.propose(x2.e.exp, due.count, exclude, due.round)
+  );
+  if (!proposed) {
+    const actions = first2.plan.actions.filter((a) => a.kind !== "open" && a.kind !== "conclude");
+    return {
+      ...first2,
+      plan: { ...first2.plan, actions, waiting: `round ${due.round} waits for topo suggest` }
+    };
+  }
+  x2.proposed = proposed;
+  const suggestion = {
+    proposals: proposed.proposals.map((p) => ({ candidate: { name: p.candidate }, change: p.change ?? "" })),
+    stop: proposed.stop,
+    outlook: proposed.outlook
+  };
+  return planOf(x2.e, x2.view, suggestion);
+}
+function excluded(view, runs2) {
+  const others = othersOf(view).map((o) => o.candidate);
+  return [.../* @__PURE__ */ new Set([...runs2.map((r) => r.name), ...view.pulls.map((b2) => b2.candidate), ...others])];
+}
+function planOf(e, view, suggestion) {
   const s = view.state;
   const recorded = new Set(view.context.recorded.map((r) => r.name));
   const live3 = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded, unopened(view, recorded));
@@ -88473,7 +88582,8 @@ function planOf(e, view) {
     s.concluded ?? void 0,
     heldWithSlurm(e, s),
     // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
-    { ...Object.fromEntries(view.pulls.map((b2) => [b2.candidate, b2.round])), ...s.rounds }
+    { ...Object.fromEntries(view.pulls.map((b2) => [b2.candidate, b2.round])), ...s.rounds },
+    { predicted: s.predicted, ...suggestion ? { suggestion } : {} }
   );
 }
 function othersOf(view) {
@@ -88551,10 +88661,9 @@ function winnerOf(plan) {
   return best && best.name !== plan.campaign.baseline.name ? best.name : null;
 }
 async function carryAll(x2, plan, runs2) {
-  const known = new Set(runs2.map((r) => r.name));
   const stopped = [];
   for (const a of plan.actions) {
-    const done = await guard(x2, actionText(a), () => carryOut(x2, a, known, stopped));
+    const done = await guard(x2, actionText(a), () => carryOut(x2, a, runs2, stopped));
     if (typeof done === "string") {
       const concluded = { reason: done, winner: winnerOf(plan) };
       x2.saves.push((s) => s.concluded ? s : { ...s, concluded, concludeBy: null });
@@ -88578,11 +88687,11 @@ async function guard(x2, what, run3) {
     return null;
   }
 }
-async function carryOut(x2, a, known, stopped) {
+async function carryOut(x2, a, runs2, stopped) {
   const { port, e, view } = x2;
   switch (a.kind) {
     case "open":
-      return openRound(x2, a, known);
+      return openRound(x2, a, runs2);
     case "submit": {
       const b2 = view.pulls.find((p) => p.pr === a.pr);
       const refused = b2 ? await port.request(e.exp, b2) : null;
@@ -88633,11 +88742,10 @@ async function mergeWhenReady(x2, a) {
   if (a.why === "winner" && view.state.concluded) await report2(x2);
   return null;
 }
-async function openRound(x2, a, known) {
+async function openRound(x2, a, runs2) {
   const { port, e, view } = x2;
-  const others = othersOf(view).map((o) => o.candidate);
-  const exclude = [.../* @__PURE__ */ new Set([...known, ...view.pulls.map((b2) => b2.candidate), ...others])];
-  const proposals3 = await port.propose(e.exp, a.count, exclude, a.round);
+  const chosen = a.proposals;
+  const proposals3 = a.round > 0 && chosen && x2.proposed ? x2.proposed.proposals.filter((p) => chosen.includes(p.candidate)) : (await port.propose(e.exp, a.count, excluded(view, runs2), a.round)).proposals;
   if (proposals3.length === 0)
     return a.round === 0 ? null : `no proposal left for round ${a.round}: nothing untried fits the resources`;
   const commits = {};
@@ -88646,13 +88754,15 @@ async function openRound(x2, a, known) {
     const body = botPullBody(e.id, p.candidate, a.round, p.reasoning);
     commits[p.candidate] = await port.commit(e.exp, { ...p, round: a.round, title, body });
   }
+  const key = String(a.round);
   const saved = await port.save(e.exp, (s) => ({
     ...s,
     rounds: {
       ...s.rounds,
       ...Object.fromEntries(proposals3.map((p) => [p.candidate, s.rounds[p.candidate] ?? a.round]))
     },
-    heads: { ...commits, ...s.heads }
+    heads: { ...commits, ...s.heads },
+    predicted: a.predicted && !(key in s.predicted) ? { ...s.predicted, [key]: a.predicted.best } : s.predicted
   }));
   for (const p of proposals3) {
     const sha = saved.heads[p.candidate] ?? commits[p.candidate];

@@ -62784,6 +62784,39 @@ function round2(x) {
   return Math.round(x * 100) / 100;
 }
 
+// src/campaign/loop.ts
+var MAX_ATTEMPTS = 3;
+function pendingReruns(state3, minImprovement) {
+  const last = state3.rounds.at(-1);
+  if (!last) return [];
+  return last.runs.filter(
+    (r) => !!r.rerun && (r.attempt ?? 1) < MAX_ATTEMPTS && r.change !== void 0 && r.change <= -minImprovement / 2
+  );
+}
+function planRound(state3, policy, suggestion, expectedRunGpuHours) {
+  const reruns = pendingReruns(state3, policy.minImprovement);
+  const outlook = suggestion.outlook ? { gainLow: suggestion.outlook.gainLow } : null;
+  const held = reruns.length ? { ...policy, stopAfter: Number.POSITIVE_INFINITY } : policy;
+  const step = nextStep(state3, held, expectedRunGpuHours, outlook);
+  if (step.kind === "conclude") return step;
+  const kept = reruns.slice(0, step.count);
+  if (!kept.length && (suggestion.stop.stop || suggestion.proposals.length === 0))
+    return { kind: "conclude", reason: `suggest: ${suggestion.stop.reason}` };
+  const proposals2 = suggestion.proposals.slice(0, step.count - kept.length);
+  const best = suggestion.outlook ? proposals2.find((p) => p.change === suggestion.outlook.change) : void 0;
+  return {
+    kind: "round",
+    round: {
+      index: step.index,
+      parent: step.parent,
+      reruns: kept,
+      proposals: proposals2,
+      predictedBest: best?.candidate.name ?? null,
+      modelled: !!suggestion.outlook
+    }
+  };
+}
+
 // src/catalog/alpasim.ts
 var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
 var METRIC_SERVICE_LABEL = {
@@ -63698,8 +63731,8 @@ function fitPlan(f, warmupEnd) {
 function cycleOf(f, warmupEnd, dHat) {
   const W = f.s.window_minutes;
   const stepMin = Math.max(W / 5, Number.isFinite(f.step) ? f.step : 0);
-  const excluded = (period) => [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * dHat) - 1) < 0.2);
-  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W, excluded);
+  const excluded2 = (period) => [1, 1 / 2, 1 / 3].some((k) => Math.abs(period / (k * dHat) - 1) < 0.2);
+  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W, excluded2);
   return test && test.p < 1e-3 && test.amplitude >= f.s.min_cycle_amplitude ? test : void 0;
 }
 function checkpoints(f, plan, settledAt) {
@@ -67889,7 +67922,18 @@ function policyOf(experiment) {
     stopAfter: a.stop_after ?? 2,
     submit: a.submit ?? "auto",
     merge: a.merge ?? "manual",
-    requiredChecks: a.required_checks ?? []
+    requiredChecks: a.required_checks ?? [],
+    minImprovement: experiment.min_improvement ?? 0.02
+  };
+}
+function campaignPolicy(policy) {
+  return {
+    parallel: policy.parallel,
+    minImprovement: policy.minImprovement ?? 0.02,
+    stopAfter: policy.stopAfter,
+    maxRounds: policy.maxRounds,
+    gpuHours: policy.gpuHours,
+    referencePrecision: REFERENCE_PRECISION
   };
 }
 function gpusPerRun(experiment, cluster) {
@@ -67901,8 +67945,8 @@ function runCost(experiment, cluster) {
   const time2 = experiment.fixed_inputs.slurm?.time ?? cluster?.slurm?.time ?? SUBMIT_DEFAULTS.time;
   const wall = slurmTimeToMinutes(time2) ?? slurmTimeToMinutes(SUBMIT_DEFAULTS.time) ?? 239;
   const horizonMinutes = experiment.max_decision_minutes ?? DEFAULT_DECISION_HORIZON_MINUTES;
-  const decided2 = experiment.stop_when_decided !== false ? TIMELINE.startupMinutes + horizonMinutes : wall;
-  const minutes = Math.min(wall, decided2);
+  const decided3 = experiment.stop_when_decided !== false ? TIMELINE.startupMinutes + horizonMinutes : wall;
+  const minutes = Math.min(wall, decided3);
   const basis = minutes < wall ? `${TIMELINE.startupMinutes} min start-up + ${horizonMinutes} min to a decision (stop_when_decided)` : `its wall time ${time2}`;
   return { gpus, hours: minutes / 60, gpuHours: gpus * minutes / 60, basis };
 }
@@ -67957,7 +68001,7 @@ function budgetOf(runs2, limit, runGpuHours, elsewhere = 0) {
   const committed = runs2.filter(live).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
   return { limit, spent, committed, left: limit - spent - committed };
 }
-function campaignOf(runs2) {
+function campaignOf(runs2, predicted = {}) {
   const base = runs2.find((r) => r.round === 0);
   let state3 = startCampaign({
     name: base?.name ?? "baseline",
@@ -67972,6 +68016,8 @@ function campaignOf(runs2) {
     const of = runs2.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r));
     if (index === current && !roundFinished(runs2, index)) break;
     const round3 = { index, parent: state3.best?.name ?? state3.baseline.name, runs: [] };
+    const best = predicted[String(index)];
+    if (best !== void 0) round3.triedPredictedBest = of.some((r) => r.name === best && decided(r));
     for (const r of of)
       round3.runs.push({
         name: r.name,
@@ -67983,13 +68029,14 @@ function campaignOf(runs2) {
   }
   return { state: state3, current };
 }
+var decided = (r) => r.outcome !== null && r.outcome !== "failed" && r.outcome !== "undecided";
 function roundFinished(runs2, index) {
   return runs2.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r)).every((r) => r.outcome !== null && r.request !== "live");
 }
 function planStep(input) {
   const { policy, runs: runs2, controls } = input;
   const budget = budgetOf(runs2, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
-  const { state: state3, current } = campaignOf(runs2);
+  const { state: state3, current } = campaignOf(runs2, input.predicted);
   const taken = takeovers(runs2);
   const plan = (step) => ({
     actions: step.actions,
@@ -67997,7 +68044,8 @@ function planStep(input) {
     budget,
     campaign: state3,
     round: current,
-    stalls: [...taken, ...step.stalls ?? []]
+    stalls: [...taken, ...step.stalls ?? []],
+    due: step.due ?? null
   });
   if (input.concluded) return plan(finishStep(input, input.concluded));
   if (input.refused?.length)
@@ -68029,11 +68077,12 @@ function planStep(input) {
     });
   const merge2 = winnerStep(input, state3);
   if (merge2) return plan({ ...merge2, actions: [...housekeeping, ...merge2.actions] });
-  return plan({ actions: [...housekeeping, ...nextRound(input, state3, budget)], waiting: null });
+  const next = nextRound(input, state3, budget);
+  return plan({ ...next, actions: [...housekeeping, ...next.actions] });
 }
 function winnerStep(input, state3) {
   const w = input.runs.find((r) => r.name === state3.best?.name && r.round !== 0);
-  if (!w || w.origin !== "bot" || w.takenOver || w.pr === void 0) return null;
+  if (w?.origin !== "bot" || w.takenOver || w.pr === void 0) return null;
   if (w.pull === "merged" || w.pull === "none")
     return w.recorded ? null : { actions: [], waiting: `waiting for the record of the winner #${w.pr}` };
   if (w.pull !== "open") return null;
@@ -68126,21 +68175,38 @@ function submitsOf(input, budget, current) {
   return { actions, waiting: why2.length ? why2.join("; ") : null };
 }
 function nextRound(input, state3, budget) {
-  const policy = {
-    parallel: input.policy.parallel,
-    minImprovement: 0,
-    stopAfter: input.policy.stopAfter,
-    maxRounds: input.policy.maxRounds,
-    gpuHours: input.policy.gpuHours,
-    referencePrecision: REFERENCE_PRECISION
+  const policy = roundPolicy(input, state3, budget);
+  const open2 = nextStep(state3, { ...policy, stopAfter: Number.POSITIVE_INFINITY }, input.runGpuHours);
+  if (!input.suggestion) {
+    const due = open2.kind === "round" ? { round: open2.index, parent: open2.parent, count: open2.count } : null;
+    const step2 = nextStep(state3, policy, input.runGpuHours);
+    if (step2.kind === "conclude")
+      return { actions: conclusionOf(input.runs, state3, step2.reason), waiting: null, due };
+    return {
+      actions: [{ kind: "open", round: step2.index, parent: step2.parent, count: step2.count }],
+      waiting: null,
+      due
+    };
+  }
+  const step = planRound(state3, policy, input.suggestion, input.runGpuHours);
+  if (step.kind === "conclude")
+    return { actions: conclusionOf(input.runs, state3, step.reason), waiting: null };
+  const r = step.round;
+  const action = {
+    kind: "open",
+    round: r.index,
+    parent: r.parent,
+    count: r.proposals.length,
+    proposals: r.proposals.map((p) => p.candidate.name),
+    ...r.modelled ? { predicted: { best: r.predictedBest } } : {}
   };
+  return { actions: [action], waiting: null };
+}
+function roundPolicy(input, state3, budget) {
+  const policy = campaignPolicy(input.policy);
   const held = budget.spent + budget.committed - spentOf(state3);
-  const step = nextStep(state3, { ...policy, gpuHours: policy.gpuHours - held }, input.runGpuHours);
-  if (step.kind === "conclude") return conclusionOf(input.runs, state3, step.reason);
   const slots = input.policy.parallel - input.runs.filter((r) => r.origin === "person" && live(r)).length;
-  return [
-    { kind: "open", round: step.index, parent: step.parent, count: Math.max(1, Math.min(step.count, slots)) }
-  ];
+  return { ...policy, parallel: Math.max(1, slots), gpuHours: policy.gpuHours - held };
 }
 function spentOf(state3) {
   return state3.baseline.gpuHours + state3.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0);
@@ -68429,7 +68495,8 @@ var EMPTY_PILOT_STATE = {
   held: {},
   heads: {},
   validated: {},
-  dashboards: []
+  dashboards: [],
+  predicted: {}
 };
 var PilotStateError = class extends Error {
   name = "PilotStateError";
@@ -68482,8 +68549,17 @@ function parsePilotState(text3) {
     held: { ...held },
     heads: shaMap(x.heads, "heads"),
     validated: shaMap(x.validated, "validated"),
-    dashboards: [...dashboards]
+    dashboards: [...dashboards],
+    predicted: predictedMap(x.predicted)
   };
+}
+function predictedMap(x) {
+  const m = x ?? {};
+  if (!isObject(m) || Object.entries(m).some(
+    ([k, v]) => !/^\d{1,3}$/.test(k) || !(v === null || typeof v === "string" && NAME.test(v))
+  ))
+    throw new PilotStateError("the autopilot state is not valid: predicted");
+  return { ...m };
 }
 function concludedOf(c) {
   return { reason: c.reason, winner: c.winner, ...c.reported ? { reported: true } : {} };
@@ -73227,7 +73303,7 @@ function decideCandidate(candidate, reference, options = {}) {
   ];
   const held = !!thin || guard2.evidence.length > 0;
   if (guard2.state !== "measuring")
-    return decided(base, guard2.state, change, candidate, [
+    return decided2(base, guard2.state, change, candidate, [
       ...evidence,
       `${guard2.state}: ${claimOf2(guard2.state, m)} than ${shown} at every look's confidence`
     ]);
@@ -73246,7 +73322,7 @@ function outlived(candidate, ref) {
   return !!ref.ended && end != null && (candidate.minutes_of_data ?? 0) > end + 0.5;
 }
 function heldFaster(base, change, candidate, evidence, why2) {
-  return decided(base, "faster-drift-not-ruled-out", change, candidate, [
+  return decided2(base, "faster-drift-not-ruled-out", change, candidate, [
     ...evidence,
     `faster-drift-not-ruled-out: faster at equal run age at every look's confidence, closed because ${why2}: a drift that could undo it over the full run is not ruled out`
   ]);
@@ -73297,7 +73373,7 @@ function stillMeasuring(base, change, evidence, eta) {
     evidence: [...evidence, when]
   };
 }
-function decided(base, state3, change, candidate, evidence) {
+function decided2(base, state3, change, candidate, evidence) {
   const minutes = candidate.minutes_of_data ?? null;
   return {
     ...base,
@@ -73324,7 +73400,7 @@ function settleAtHorizon(x) {
     );
   const state3 = !x.held && Math.abs(x.change.value) < x.m ? "equivalent" : "not-better";
   const p = x.s > 0 ? upperTailZ((x.d - Math.log(1 - x.m)) / x.s) : 0;
-  return decided(x.base, state3, x.change, x.candidate, [
+  return decided2(x.base, state3, x.change, x.candidate, [
     ...x.evidence,
     `${state3}: closed at the horizon (max_decision_minutes): not shown ${pct2(x.m)} faster than ${x.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct2(x.m)} faster reads this slow or slower with probability ${pct2(p)}`
   ]);
@@ -73546,8 +73622,8 @@ function figureOf(run, runs2) {
   return figureWithin(run, runs2, /* @__PURE__ */ new Set());
 }
 function figureWithin(run, runs2, seen) {
-  const decided2 = run.status === "failed" ? null : decidedAgainst(run);
-  const d = decided2?.role === "leading candidate" ? null : decided2;
+  const decided3 = run.status === "failed" ? null : decidedAgainst(run);
+  const d = decided3?.role === "leading candidate" ? null : decided3;
   const ref = d?.change ? runs2.find((r) => r.name === d.reference && r.name !== run.name) : void 0;
   if (d?.change && ref && !seen.has(run.name)) {
     const anchor = figureWithin(ref, runs2, /* @__PURE__ */ new Set([...seen, run.name]));
@@ -73845,9 +73921,9 @@ function metricsList(run, runs2) {
         `- Cycle: period ${num2(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`
       );
   }
-  const decided2 = decisionText(run.monitor_decision);
+  const decided3 = decisionText(run.monitor_decision);
   const compared = comparisonText(run.comparison);
-  if (decided2) lines.push(`- Decision: ${decided2}`);
+  if (decided3) lines.push(`- Decision: ${decided3}`);
   else if (compared) lines.push(`- Comparison: ${compared}`);
   if (m) {
     const pairs = [
@@ -74623,9 +74699,9 @@ function bestSection(record) {
     "",
     `- Why it won: ${cell(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
   );
-  const decided2 = decisionText(best.monitor_decision);
+  const decided3 = decisionText(best.monitor_decision);
   const compared = comparisonText(best.comparison);
-  if (decided2) out.push(`- Decision: ${decided2}`);
+  if (decided3) out.push(`- Decision: ${decided3}`);
   else if (compared) out.push(`- Statistical comparison: ${compared}`);
   if (chain.length > 1) {
     out.push("- Changes from the baseline, step by step:");
@@ -77085,10 +77161,10 @@ function recordedOutcome(run) {
   if (run.status === "pending" || run.status === "running") return null;
   if (run.status === "failed") return "failed";
   if (run.status === "accepted") return "better";
-  const decided2 = run.monitor_decision?.state;
-  if (decided2 === "better" || decided2 === "worse" || decided2 === "equivalent" || decided2 === "not-better")
-    return decided2;
-  if (decided2 === "faster-drift-not-ruled-out") return "undecided";
+  const decided3 = run.monitor_decision?.state;
+  if (decided3 === "better" || decided3 === "worse" || decided3 === "equivalent" || decided3 === "not-better")
+    return decided3;
+  if (decided3 === "faster-drift-not-ruled-out") return "undecided";
   const c = run.comparison?.outcome;
   if (c === "worse") return "worse";
   if (c === "indistinguishable") return "equivalent";
@@ -77167,7 +77243,7 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
   };
 }
-function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2) {
+function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2, round3 = {}) {
   const recorded = rounds2 ? withRounds(ctx.recorded, rounds2) : ctx.recorded;
   const runs2 = withHeld(mergeRuns(recorded, live3), held);
   const named = new Set(runs2.map((r) => r.runName));
@@ -77182,7 +77258,8 @@ function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false },
     runGpuHours: ctx.runGpuHours,
     spentElsewhere,
     ...done ? { concluded: done } : {},
-    ...ctx.refused?.length ? { refused: ctx.refused } : {}
+    ...ctx.refused?.length ? { refused: ctx.refused } : {},
+    ...round3
   });
   return { runs: runs2, plan };
 }
@@ -77504,7 +77581,7 @@ async function pilot(x) {
   const skew = await firstPassSkew(x);
   if (!skew) await resume2(x);
   x.stalls.push(...nameClashes(view));
-  const { runs: runs2, plan } = planOf(e, x.view);
+  const { runs: runs2, plan } = await planned(x, !!skew);
   const ending = plan.actions.some((a) => a.kind === "conclude");
   holdQueue(e, x.view, !!skew || ending || !view.context.policy.enabled || view.context.refused.length > 0);
   if (skew) {
@@ -77522,7 +77599,36 @@ async function pilot(x) {
   const shown = closed ? planOf(e, x.view) : { runs: runs2, plan };
   await writeDashboard(x, shown.runs, shown.plan);
 }
-function planOf(e, view) {
+async function planned(x, held) {
+  const first2 = planOf(x.e, x.view);
+  const due = first2.plan.due;
+  if (!due || held) return first2;
+  const exclude = excluded(x.view, first2.runs);
+  const proposed = await guard(
+    x,
+    `ask topo suggest for round ${due.round}`,
+    () => x.port.propose(x.e.exp, due.count, exclude, due.round)
+  );
+  if (!proposed) {
+    const actions = first2.plan.actions.filter((a) => a.kind !== "open" && a.kind !== "conclude");
+    return {
+      ...first2,
+      plan: { ...first2.plan, actions, waiting: `round ${due.round} waits for topo suggest` }
+    };
+  }
+  x.proposed = proposed;
+  const suggestion = {
+    proposals: proposed.proposals.map((p) => ({ candidate: { name: p.candidate }, change: p.change ?? "" })),
+    stop: proposed.stop,
+    outlook: proposed.outlook
+  };
+  return planOf(x.e, x.view, suggestion);
+}
+function excluded(view, runs2) {
+  const others = othersOf(view).map((o) => o.candidate);
+  return [.../* @__PURE__ */ new Set([...runs2.map((r) => r.name), ...view.pulls.map((b) => b.candidate), ...others])];
+}
+function planOf(e, view, suggestion) {
   const s = view.state;
   const recorded = new Set(view.context.recorded.map((r) => r.name));
   const live3 = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded, unopened(view, recorded));
@@ -77533,7 +77639,8 @@ function planOf(e, view) {
     s.concluded ?? void 0,
     heldWithSlurm(e, s),
     // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
-    { ...Object.fromEntries(view.pulls.map((b) => [b.candidate, b.round])), ...s.rounds }
+    { ...Object.fromEntries(view.pulls.map((b) => [b.candidate, b.round])), ...s.rounds },
+    { predicted: s.predicted, ...suggestion ? { suggestion } : {} }
   );
 }
 function othersOf(view) {
@@ -77611,10 +77718,9 @@ function winnerOf(plan) {
   return best && best.name !== plan.campaign.baseline.name ? best.name : null;
 }
 async function carryAll(x, plan, runs2) {
-  const known = new Set(runs2.map((r) => r.name));
   const stopped = [];
   for (const a of plan.actions) {
-    const done = await guard(x, actionText(a), () => carryOut(x, a, known, stopped));
+    const done = await guard(x, actionText(a), () => carryOut(x, a, runs2, stopped));
     if (typeof done === "string") {
       const concluded = { reason: done, winner: winnerOf(plan) };
       x.saves.push((s) => s.concluded ? s : { ...s, concluded, concludeBy: null });
@@ -77638,11 +77744,11 @@ async function guard(x, what, run) {
     return null;
   }
 }
-async function carryOut(x, a, known, stopped) {
+async function carryOut(x, a, runs2, stopped) {
   const { port, e, view } = x;
   switch (a.kind) {
     case "open":
-      return openRound(x, a, known);
+      return openRound(x, a, runs2);
     case "submit": {
       const b = view.pulls.find((p) => p.pr === a.pr);
       const refused = b ? await port.request(e.exp, b) : null;
@@ -77693,11 +77799,10 @@ async function mergeWhenReady(x, a) {
   if (a.why === "winner" && view.state.concluded) await report2(x);
   return null;
 }
-async function openRound(x, a, known) {
+async function openRound(x, a, runs2) {
   const { port, e, view } = x;
-  const others = othersOf(view).map((o) => o.candidate);
-  const exclude = [.../* @__PURE__ */ new Set([...known, ...view.pulls.map((b) => b.candidate), ...others])];
-  const proposals2 = await port.propose(e.exp, a.count, exclude, a.round);
+  const chosen = a.proposals;
+  const proposals2 = a.round > 0 && chosen && x.proposed ? x.proposed.proposals.filter((p) => chosen.includes(p.candidate)) : (await port.propose(e.exp, a.count, excluded(view, runs2), a.round)).proposals;
   if (proposals2.length === 0)
     return a.round === 0 ? null : `no proposal left for round ${a.round}: nothing untried fits the resources`;
   const commits = {};
@@ -77706,13 +77811,15 @@ async function openRound(x, a, known) {
     const body = botPullBody(e.id, p.candidate, a.round, p.reasoning);
     commits[p.candidate] = await port.commit(e.exp, { ...p, round: a.round, title, body });
   }
+  const key = String(a.round);
   const saved = await port.save(e.exp, (s) => ({
     ...s,
     rounds: {
       ...s.rounds,
       ...Object.fromEntries(proposals2.map((p) => [p.candidate, s.rounds[p.candidate] ?? a.round]))
     },
-    heads: { ...commits, ...s.heads }
+    heads: { ...commits, ...s.heads },
+    predicted: a.predicted && !(key in s.predicted) ? { ...s.predicted, [key]: a.predicted.best } : s.predicted
   }));
   for (const p of proposals2) {
     const sha = saved.heads[p.candidate] ?? commits[p.candidate];
@@ -83084,7 +83191,7 @@ function autopilotPort(octokit, target2, config) {
       return readView(octokit, target2, config, exp, state3, permissions);
     },
     save: (exp, change) => updatePilotState(octokit, target2, idOf(exp), change),
-    propose: (exp, count2, exclude, round3) => round3 === 0 ? baselineProposal(exp, config) : proposals(exp, count2, exclude, config, files),
+    propose: async (exp, count2, exclude, round3) => round3 === 0 ? { proposals: await baselineProposal(exp, config), stop: { stop: false, reason: "" }, outlook: null } : proposals(exp, count2, exclude, config, files),
     async commit(exp, p) {
       const doc = (0, import_yaml5.parseDocument)(p.text);
       if (p.round > 0) doc.set("hypothesis", roundHypothesis(p.round, String(doc.get("hypothesis") ?? "")));
@@ -83190,12 +83297,15 @@ async function proposals(exp, count2, exclude, config, files) {
   });
   if (outcome.proposals.length === 0)
     config.log(`autopilot ${id}: suggest proposes nothing: ${outcome.result.stop.reason}`);
-  return outcome.proposals.filter((p) => !exclude.includes(p.candidate.name)).slice(0, count2).map((p) => ({
+  const proposals2 = outcome.proposals.filter((p) => !exclude.includes(p.candidate.name)).slice(0, count2).map((p) => ({
     candidate: p.candidate.name,
     path: p.path,
     text: p.text,
-    reasoning: pullBody(p, outcome.result)
+    reasoning: pullBody(p, outcome.result),
+    change: p.change
   }));
+  const { stop: stop3, outlook } = outcome.result;
+  return { proposals: proposals2, stop: stop3, outlook: outlook ? { change: outlook.change, gainLow: outlook.gainLow } : null };
 }
 async function baselineProposal(exp, config) {
   const e = exp.experiment;

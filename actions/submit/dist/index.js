@@ -64764,7 +64764,8 @@ function policyOf(experiment) {
     stopAfter: a.stop_after ?? 2,
     submit: a.submit ?? "auto",
     merge: a.merge ?? "manual",
-    requiredChecks: a.required_checks ?? []
+    requiredChecks: a.required_checks ?? [],
+    minImprovement: experiment.min_improvement ?? 0.02
   };
 }
 function gpusPerRun(experiment, cluster) {
@@ -79331,7 +79332,8 @@ var EMPTY_PILOT_STATE = {
   held: {},
   heads: {},
   validated: {},
-  dashboards: []
+  dashboards: [],
+  predicted: {}
 };
 var PilotStateError = class extends Error {
   name = "PilotStateError";
@@ -79384,8 +79386,17 @@ function parsePilotState(text3) {
     held: { ...held },
     heads: shaMap(x.heads, "heads"),
     validated: shaMap(x.validated, "validated"),
-    dashboards: [...dashboards]
+    dashboards: [...dashboards],
+    predicted: predictedMap(x.predicted)
   };
+}
+function predictedMap(x) {
+  const m = x ?? {};
+  if (!isObject(m) || Object.entries(m).some(
+    ([k, v]) => !/^\d{1,3}$/.test(k) || !(v === null || typeof v === "string" && NAME2.test(v))
+  ))
+    throw new PilotStateError("the autopilot state is not valid: predicted");
+  return { ...m };
 }
 function concludedOf(c) {
   return { reason: c.reason, winner: c.winner, ...c.reported ? { reported: true } : {} };
@@ -82195,7 +82206,7 @@ function autopilotPort(octokit, target2, config) {
       return readView(octokit, target2, config, exp, state3, permissions);
     },
     save: (exp, change) => updatePilotState(octokit, target2, idOf(exp), change),
-    propose: (exp, count2, exclude, round2) => round2 === 0 ? baselineProposal(exp, config) : proposals(exp, count2, exclude, config, files),
+    propose: async (exp, count2, exclude, round2) => round2 === 0 ? { proposals: await baselineProposal(exp, config), stop: { stop: false, reason: "" }, outlook: null } : proposals(exp, count2, exclude, config, files),
     async commit(exp, p) {
       const doc = (0, import_yaml5.parseDocument)(p.text);
       if (p.round > 0) doc.set("hypothesis", roundHypothesis(p.round, String(doc.get("hypothesis") ?? "")));
@@ -82301,12 +82312,15 @@ async function proposals(exp, count2, exclude, config, files) {
   });
   if (outcome.proposals.length === 0)
     config.log(`autopilot ${id}: suggest proposes nothing: ${outcome.result.stop.reason}`);
-  return outcome.proposals.filter((p) => !exclude.includes(p.candidate.name)).slice(0, count2).map((p) => ({
+  const proposals2 = outcome.proposals.filter((p) => !exclude.includes(p.candidate.name)).slice(0, count2).map((p) => ({
     candidate: p.candidate.name,
     path: p.path,
     text: p.text,
-    reasoning: pullBody(p, outcome.result)
+    reasoning: pullBody(p, outcome.result),
+    change: p.change
   }));
+  const { stop: stop3, outlook } = outcome.result;
+  return { proposals: proposals2, stop: stop3, outlook: outlook ? { change: outlook.change, gainLow: outlook.gainLow } : null };
 }
 async function baselineProposal(exp, config) {
   const e = exp.experiment;

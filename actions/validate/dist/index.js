@@ -44619,7 +44619,8 @@ function policyOf(experiment) {
     stopAfter: a.stop_after ?? 2,
     submit: a.submit ?? "auto",
     merge: a.merge ?? "manual",
-    requiredChecks: a.required_checks ?? []
+    requiredChecks: a.required_checks ?? [],
+    minImprovement: experiment.min_improvement ?? 0.02
   };
 }
 function gpusPerRun(experiment, cluster) {
