@@ -3,7 +3,7 @@
 // repository's own callers), pages.yml, and a clusters.yaml that validates with a warning per value
 // left to replace; nothing is overwritten without --force; never `npx topo` (another npm package).
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
