@@ -173,7 +173,9 @@ export function withRunName(submission: RenderedSubmission, runName: string): Re
   const script = submission.argv.findIndex((a, i) => i > 0 && !a.startsWith('-'));
   const argv = submission.argv.flatMap((a, i) => {
     if (a.startsWith('--comment=') && (script < 0 || i < script)) return []; // one identity: the Request's
-    if (a === named[0]) return [`--job-name=${runName}`, `--comment=${requestComment(label)}`];
+    // a run name without a label (the demo's own runs) has no Request to name
+    if (a === named[0])
+      return [`--job-name=${runName}`, ...(label ? [`--comment=${requestComment(label)}`] : [])];
     if (a === named[1]) return `${RUN_NAME_OVERRIDE}=${runName}`;
     if (a.startsWith('--output=')) return a.split(`/${base}_`).join(`/${runName}_`);
     return a;

@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { requestComment } from '../../src/lifecycle/run-name.js';
 import type { LocalClusterEnv } from './cluster.js';
 import { repoRoot } from './cluster.js';
 
@@ -20,9 +21,12 @@ export function twinJobArgs(
 ): string[] {
   const logDir = join(cluster.runDir, 'slurm_output');
   mkdirSync(logDir, { recursive: true });
+  // a Request's run carries its id in the job, as submission writes it (invariant 21)
+  const label = /-[0-9a-f]{8}-([0-9a-f]{8})$/.exec(runName)?.[1];
   return [
     '--parsable',
     `--job-name=${runName}`,
+    ...(label ? [`--comment=${requestComment(label)}`] : []),
     '--nodes=1',
     '--gpus-per-node=8',
     '--time=00:10:00',
