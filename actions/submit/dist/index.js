@@ -59604,6 +59604,7 @@ function claimOf(job, experimentId) {
 function isOwnedRun(job, experimentId, recorded) {
   const claim = claimOf(job, experimentId);
   if (claim !== "unmarked") return claim === "marked";
+  if (!parseRunName(job.name, experimentId)?.label) return true;
   return recorded === void 0 || recorded.has(job.id);
 }
 function recordedJobIds(records) {
@@ -66063,7 +66064,8 @@ function withRunName(submission, runName) {
   const script = submission.argv.findIndex((a, i) => i > 0 && !a.startsWith("-"));
   const argv = submission.argv.flatMap((a, i) => {
     if (a.startsWith("--comment=") && (script < 0 || i < script)) return [];
-    if (a === named[0]) return [`--job-name=${runName}`, `--comment=${requestComment(label)}`];
+    if (a === named[0])
+      return [`--job-name=${runName}`, ...label ? [`--comment=${requestComment(label)}`] : []];
     if (a === named[1]) return `${RUN_NAME_OVERRIDE}=${runName}`;
     if (a.startsWith("--output=")) return a.split(`/${base}_`).join(`/${runName}_`);
     return a;
