@@ -259,7 +259,7 @@ export function runFamily(
         for (const r of cands) {
           const x = decided.get(r.name);
           // against the baseline, or the leading candidate that pruned it
-          const against = cands.find((c) => c.name === x?.d.against) ?? base;
+          const against = cands.find((c) => c.name === x?.d.reference.name) ?? base;
           const trueChange = r.truth / against.truth - 1;
           const ch = x?.d.relative_change;
           rows.push({

@@ -208,7 +208,7 @@ function runSuggestLoop(
       const m = measure(p.candidate.topology, profile, roundBest);
       if (process.env.BENCH_DEBUG)
         console.log(
-          `    ${p.candidate.name}: ${p.change} → ${m.seconds?.toFixed(3) ?? 'OOM'} ${m.observation.comparison?.outcome ?? ''}`,
+          `    ${p.candidate.name}: ${p.change} → ${m.seconds?.toFixed(3) ?? 'OOM'} ${m.observation.decision?.state ?? ''}`,
         );
       tracker.record(m);
       tried.push({
@@ -218,11 +218,7 @@ function runSuggestLoop(
         status: m.oom ? 'failed' : 'rejected',
         observation: m.observation,
       });
-      if (
-        m.seconds !== undefined &&
-        m.observation.comparison?.outcome === 'better' &&
-        m.seconds < best.seconds
-      ) {
+      if (m.seconds !== undefined && m.observation.decision?.state === 'better' && m.seconds < best.seconds) {
         best = { name: p.candidate.name, seconds: m.seconds };
       }
     }
@@ -302,7 +298,7 @@ function runGreedy(
       tracker.record(m);
       if (
         m.seconds !== undefined &&
-        m.observation.comparison?.outcome === 'better' &&
+        m.observation.decision?.state === 'better' &&
         m.seconds < current.seconds
       ) {
         current = { point: p, seconds: m.seconds };

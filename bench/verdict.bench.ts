@@ -332,7 +332,7 @@ try {
             inFlight: r.inFlight ?? null,
             quantities: QUANTITIES,
           })
-        ).analysis.observation.verdict;
+        ).judgement.observation.verdict;
     verdicts.set(key, v);
     if (TRACE && r.name.includes(TRACE))
       console.log(
@@ -451,7 +451,7 @@ try {
         previous.set(r.name, d);
         if (TRACE && r.name.includes(TRACE))
           console.log(
-            `${r.name} @${minute} decision: ${d.state} vs ${d.against} ${JSON.stringify(d.relative_change ?? null)} (${v.state} vs ${bv.state})`,
+            `${r.name} @${minute} decision: ${d.state} vs ${d.reference.name} ${JSON.stringify(d.relative_change ?? null)} (${v.state} vs ${bv.state})`,
           );
         if (d.state === 'measuring') continue;
         stopAt.set(r.name, minute);
@@ -470,7 +470,7 @@ try {
       row.decision = d;
       row.decidedAt = at;
       row.gpuMinutes = GPUS * (STARTUP + at);
-      const against = d.against === 'baseline' ? base : (byName.get(d.against) as BenchRun);
+      const against = d.reference.name === 'baseline' ? base : (byName.get(d.reference.name) as BenchRun);
       const trueChange = r.truth / against.truth - 1;
       if (Number.isFinite(trueChange))
         row.rightWay =
@@ -481,7 +481,7 @@ try {
               : d.state === 'not-better'
                 ? trueChange > -0.02 - 0.005
                 : Math.abs(trueChange) < 0.02 + 0.005;
-      if (d.against !== 'baseline') row.prunedBy = d.against;
+      if (d.reference.name !== 'baseline') row.prunedBy = d.reference.name;
     }
   }
 

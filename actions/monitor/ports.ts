@@ -146,8 +146,8 @@ function recordReferences(
   }
   const server = config.env.GITHUB_SERVER_URL ?? 'https://github.com';
   return {
-    baseline: referenceWithFigure(baselineRun(record), record.runs),
-    best: referenceWithFigure(bestRun(record), record.runs),
+    baseline: referenceWithFigure(baselineRun(record)),
+    best: referenceWithFigure(bestRun(record)),
     referenceSource: referenceSourceOf(record),
     betweenRun: betweenRunOf(record),
     recordChartUrl: existsSync(join(config.workspace, paths.chart))

@@ -25,7 +25,7 @@ import {
 } from '../../src/campaign/rounds.js';
 import { suggest } from '../../src/suggest/suggest.js';
 import type { ClusterLimits, Proposal, TriedCandidate } from '../../src/suggest/types.js';
-import type { Comparison, Verdict } from '../../src/types/generated/metrics.js';
+import type { Decision, Verdict } from '../../src/types/generated/metrics.js';
 import type { Topology } from '../../src/types/generated/topology.js';
 import {
   type Decided,
@@ -80,10 +80,13 @@ const SEED_READ = 45;
 /** A run's expected GPU-hours for the budget's look-ahead (decided near 30 run-minutes). */
 export const EXPECTED_RUN_GPU_HOURS = (GPUS * (STARTUP + 30)) / 60;
 
-function comparisonOf(outcome: string): Comparison {
+/** The decision a tried run keeps (what suggest's history reads of it). */
+function decisionOf(outcome: string): Decision {
   return {
-    against: 'current best',
-    outcome: outcome === 'better' ? 'better' : outcome === 'worse' ? 'worse' : 'indistinguishable',
+    state: outcome === 'better' ? 'better' : outcome === 'worse' ? 'worse' : 'equivalent',
+    reference: { role: 'current best', name: 'current best', pr: null },
+    min_improvement: 0.02,
+    evidence: [],
   };
 }
 
@@ -254,7 +257,7 @@ function recordTried(
     const e = entrants[i]!;
     const status = d.run.oom ? 'failed' : e.name === winner ? 'accepted' : 'rejected';
     const tr = t.ctx.world.tried(e.name, d.run, e.parent, verdicts[i]!, status);
-    if (tr.observation && !d.run.oom) tr.observation.comparison = comparisonOf(d.outcome);
+    if (tr.observation && !d.run.oom) tr.observation.decision = decisionOf(d.outcome);
     const at = t.tried.findIndex((x) => x.name === e.name);
     if (at >= 0) t.tried[at] = tr;
     else t.tried.push(tr);
@@ -416,7 +419,7 @@ export function manualCampaign(ctx: Context): MethodResult {
         x.value === null ? null : asVerdict(x.value),
         outcome === 'better' ? 'accepted' : x.value === null ? 'failed' : 'rejected',
       );
-      if (t.observation && x.value !== null) t.observation.comparison = comparisonOf(outcome);
+      if (t.observation && x.value !== null) t.observation.decision = decisionOf(outcome);
       tried.push(t);
     }
     const winner = roundWinner(state, round);
@@ -458,7 +461,7 @@ function randomPoint(rand: () => number): Point {
  */
 export function decidedVerdict(d: Decided, best: { seconds: number } | null): VerdictLike | null {
   const c = d.decision?.relative_change;
-  if (!d.verdict || !best || !c || d.decision?.against !== 'reference') return d.verdict;
+  if (!d.verdict || !best || !c || d.decision?.reference.name !== 'reference') return d.verdict;
   const at = (x: number) => Math.round(best.seconds * (1 + x) * 1e4) / 1e4;
   return {
     ...d.verdict,

@@ -11,8 +11,10 @@
 //   horizon, s · √((1 + 1/I) · ln((1 + I) ÷ α²)), I = (s₀ ÷ s)² (about 3.1 s over the useful range).
 //   It spends about a seventh of α on the one-sided claims a decision makes: the price of no horizon.
 import { TIMELINE } from '../catalog/alpasim.js';
-import type { Decision, Interval, Verdict } from '../types/generated/metrics.js';
+import { EXPERIMENT_DEFAULTS, experimentSettings } from '../topology/settings.js';
+import type { Decision, DecisionReference, Interval, Verdict } from '../types/generated/metrics.js';
 import { boundaryAt, lookIndex } from './boundaries.js';
+import { decisionReference, referenceText, sameReference } from './reference.js';
 import { basisText } from './rollouts.js';
 import { round } from './series.js';
 
@@ -22,8 +24,8 @@ export type DecisionBoundary = 'alpha-spending' | 'always-valid';
 
 /** Defaults of the experiment's decision settings (experiment.yaml). */
 export const DECISION_DEFAULTS = {
-  boundary: 'alpha-spending' as DecisionBoundary,
-  maxDecisionMinutes: 120,
+  boundary: EXPERIMENT_DEFAULTS.decisionBoundary as DecisionBoundary,
+  maxDecisionMinutes: EXPERIMENT_DEFAULTS.maxDecisionMinutes,
   /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
   minSteadyMinutes: 5,
 } as const;
@@ -51,12 +53,14 @@ export const DRIFT_GUARD = {
 /** Without a trajectory, an age difference can hide a drift of this much per hour (the detector's limit). */
 export const AGE_GAP_DRIFT_PER_HOUR = 0.05;
 
-/** What a candidate is decided against. */
-export interface DecisionReference {
+/** What a candidate is decided against, as the decision reads it. */
+export interface DecisionAgainst {
   name: string;
   verdict: VerdictLike;
   /** How the evidence names it (default: its name). */
   label?: string;
+  /** How the decision names it (default: a run of that name). */
+  reference?: DecisionReference;
   /**
    * Its data have ended: a recorded run, or a reference job that stopped, failed or was lost. A
    * candidate older than its last reading is compared where they end and closed at once when more
@@ -195,10 +199,11 @@ export interface DecisionSettings {
 
 /** DecideOptions from an experiment's settings: the one mapping every path (monitor, CLI) uses. */
 export function decisionOptions(x: DecisionSettings | null | undefined): DecideOptions {
+  const s = experimentSettings(x);
   return {
-    minImprovement: x?.min_improvement ?? 0.02,
-    boundary: x?.decision_boundary ?? DECISION_DEFAULTS.boundary,
-    maxDecisionMinutes: x?.max_decision_minutes ?? DECISION_DEFAULTS.maxDecisionMinutes,
+    minImprovement: s.minImprovement,
+    boundary: s.decisionBoundary,
+    maxDecisionMinutes: s.maxDecisionMinutes,
   };
 }
 
@@ -334,13 +339,17 @@ function driftGuard(
 export function decideCandidate(
   candidate: VerdictLike,
   /** `label`: how the evidence names the reference (default: its name). */
-  reference: DecisionReference | null,
+  reference: DecisionAgainst | null,
   options: DecideOptions = {},
 ): Decision {
-  const m = options.minImprovement ?? 0.02;
-  const against = reference?.name ?? 'none';
-  const shown = reference?.label ?? against;
-  const base = { against, min_improvement: m, method: methodText(options) };
+  const m = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
+  const name = reference?.name ?? 'none';
+  const shown = reference?.label ?? name;
+  const base = {
+    reference: reference?.reference ?? decisionReference('run', name),
+    min_improvement: m,
+    method: methodText(options),
+  };
   const read = comparable(candidate, reference, base, shown, options);
   if ('decision' in read) return read.decision;
   const { cv, at, ref, subject } = read;
@@ -418,7 +427,7 @@ function heldFaster(
  * still settle. A `better` only the drift guard holds is not closed here: the data say it is faster.
  */
 function frozenAt(
-  read: { ref: DecisionReference; agedTo: number | null; subject: VerdictLike },
+  read: { ref: DecisionAgainst; agedTo: number | null; subject: VerdictLike },
   x: { d: number; lo: number; hi: number; m: number; bestRadius: number },
 ): string | null {
   if (!read.ref.ended || stateOf(x.lo, x.hi, x.m) === 'better') return null;
@@ -449,12 +458,12 @@ export function closeOpen(open: Decision, candidate: VerdictLike, why: string): 
       ...open.evidence.filter(
         (e) => !e.startsWith('expected to settle') && !e.startsWith('the difference is too close'),
       ),
-      `not-better: closed now, not shown ${pct(m)} faster than ${open.against}: ${why} (the futility rule)`,
+      `not-better: closed now, not shown ${pct(m)} faster than ${referenceText(open.reference)}: ${why} (the futility rule)`,
     ],
   };
 }
 
-type DecisionBase = Pick<Decision, 'against' | 'min_improvement' | 'method'>;
+type DecisionBase = Pick<Decision, 'reference' | 'min_improvement' | 'method'>;
 
 /** No claim can be made at this look (the small-sample guard): the change without an interval. */
 function unclaimed(base: DecisionBase, d: number, text: string): Decision {
@@ -487,7 +496,7 @@ function stillMeasuring(
 }
 
 function decided(
-  base: Pick<Decision, 'against' | 'min_improvement' | 'method'>,
+  base: Pick<Decision, 'reference' | 'min_improvement' | 'method'>,
   state: Decision['state'],
   change: Interval,
   candidate: VerdictLike,
@@ -519,7 +528,7 @@ function thinBasis(candidate: VerdictLike, at: ReferenceAtAge, shown: string): s
  * the chance that a candidate truly min_improvement faster reads as slow as this one or slower.
  */
 function settleAtHorizon(x: {
-  base: Pick<Decision, 'against' | 'min_improvement' | 'method'>;
+  base: Pick<Decision, 'reference' | 'min_improvement' | 'method'>;
   change: Interval;
   d: number;
   s: number;
@@ -605,8 +614,8 @@ function atEqualAge(
  */
 function comparable(
   candidate: VerdictLike,
-  reference: DecisionReference | null,
-  base: Pick<Decision, 'against' | 'min_improvement' | 'method'>,
+  reference: DecisionAgainst | null,
+  base: Pick<Decision, 'reference' | 'min_improvement' | 'method'>,
   shown: string,
   options: DecideOptions,
 ):
@@ -614,14 +623,19 @@ function comparable(
   | {
       cv: Interval;
       at: ReferenceAtAge;
-      ref: DecisionReference;
+      ref: DecisionAgainst;
       subject: VerdictLike;
       agedTo: number | null;
     } {
   if (options.isReference)
     return { decision: { ...base, state: 'reference', evidence: ['this candidate is the reference'] } };
   const prev = options.previous;
-  if (prev && prev.state !== 'measuring' && prev.state !== 'reference' && prev.against === base.against)
+  if (
+    prev &&
+    prev.state !== 'measuring' &&
+    prev.state !== 'reference' &&
+    sameReference(prev.reference, base.reference)
+  )
     return { decision: prev };
   if (!reference)
     return {
@@ -719,7 +733,7 @@ export function pruneByLeader(
   const alpha = (options.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
   const d = decideCandidate(candidate, leader, { ...options, alpha });
   if (d.state !== 'worse' && d.state !== 'equivalent' && d.state !== 'not-better') return null;
-  const m = options.minImprovement ?? 0.02;
+  const m = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
   const shown = leader.label ?? leader.name;
   return {
     ...d,
@@ -825,11 +839,11 @@ export function shouldStopOnDecision(
   if (decisions.some((d) => d.state === 'reference'))
     return { stop: false, reason: 'a reference keeps running' };
   const worse = decisions.find((d) => d.state === 'worse');
-  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
+  if (worse) return { stop: true, reason: `decided worse than ${referenceText(worse.reference)}` };
   if (decisions.every((d) => d.state !== 'measuring'))
     return {
       stop: true,
-      reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(', ')}`,
+      reason: `decided: ${decisions.map((d) => `${d.state} vs ${referenceText(d.reference)}`).join(', ')}`,
     };
   return { stop: false, reason: 'still measuring' };
 }

@@ -1,11 +1,41 @@
-// Where a decision (or, for an older observation, the fixed-sample comparison) leaves a candidate
-// against its reference: the one reading behind the comment's headline, the check run, the label
-// (src/report/standing.ts) and the record's current best (src/record/best.ts). Pure.
-import type { Comparison, Decision, Interval } from '../types/generated/metrics.js';
+// THE outcome of a run (one enum, one reader, outcomeOf): where its decision (src/judge) leaves it
+// against its reference, or that it failed, or that it ended without a decision. The comment's
+// headline, the check, the label (src/report/standing.ts), the record's best (src/record/best.ts),
+// the autopilot's and the campaign's rounds and suggest's moves all read it here. Pure.
+import { EXPERIMENT_DEFAULTS } from '../topology/settings.js';
+import type { Decision } from '../types/generated/metrics.js';
 
-export const DEFAULT_MIN_IMPROVEMENT = 0.02;
+export const DEFAULT_MIN_IMPROVEMENT = EXPERIMENT_DEFAULTS.minImprovement;
 
+/** Every outcome a run can have. */
+export const RUN_OUTCOMES = [
+  'better',
+  'worse',
+  'equivalent',
+  'not-better',
+  'better-at-equal-age',
+  'faster-drift-not-ruled-out',
+  'reference',
+  'measuring',
+  'undecided',
+  'failed',
+] as const;
+export type RunOutcome = (typeof RUN_OUTCOMES)[number];
+
+/** The outcomes of a decision that settled a run (final). */
+export type SettledOutcome = Extract<
+  RunOutcome,
+  'better' | 'worse' | 'equivalent' | 'not-better' | 'faster-drift-not-ruled-out'
+>;
+/** The outcomes a decision itself can read as (its states). */
 export type DecidedOutcome = Decision['state'];
+
+export const isSettled = (o: RunOutcome | null | undefined): o is SettledOutcome =>
+  o === 'better' ||
+  o === 'worse' ||
+  o === 'equivalent' ||
+  o === 'not-better' ||
+  o === 'faster-drift-not-ruled-out';
 
 /**
  * A sequential decision's outcome. Success is only ever "decided at least min_improvement faster":
@@ -16,46 +46,32 @@ export function decisionOutcome(d: Decision, min: number = d.min_improvement): D
   return d.state;
 }
 
-/** The fixed-sample reading of a relative-change interval against ±min_improvement. */
-export function changeOutcome(change: Interval | null, min: number): DecidedOutcome {
-  if (!change) return 'measuring';
-  if (change.high <= -min) return 'better';
-  if (change.low > 0) return 'worse';
-  if (change.low >= -min && change.high <= min) return 'equivalent';
-  return 'measuring';
+/** What the outcome of a run reads. */
+export interface OutcomeInput {
+  /** Its decision (the judge's, or the record's one stored decision). */
+  decision?: Decision | null;
+  /** It failed (a failure, or a failed state or status). */
+  failed?: boolean;
+  /** Its run ended: a decision still measuring is then `undecided`. */
+  ended: boolean;
+  /** Without a decision: it has a value of its own (it is a reference, not a candidate). */
+  hasValue?: boolean;
+  /** Without a decision: a person merged it (the record's `accepted`), their call that it is better. */
+  merged?: boolean;
+  /** The experiment's min_improvement, when its decision does not carry one. */
+  minImprovement?: number;
 }
 
-/** A comparison's ratio (candidate ÷ reference) as a relative change; null when it has none. */
-export function comparisonChange(c: Comparison): Interval | null {
-  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
-}
-
-export interface AgainstName {
-  role: 'baseline' | 'current best' | 'leading candidate' | null;
-  /** The reference candidate's name. */
-  name: string;
-  /** The leading candidate's pull request, when the decision names it. */
-  pr: number | null;
-}
-
-/**
- * A decision's or comparison's `against`: "<role> <name>" ("baseline b", "current best a",
- * "leading candidate a (#12)"), or a bare name in older observations.
- */
-export function parseAgainst(against: string): AgainstName {
-  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
-  const role = (m?.[1] ?? null) as AgainstName['role'];
-  const full = (m?.[2] ?? against).trim();
-  const pr = role === 'leading candidate' ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
-  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
-}
-
-/**
- * A candidate's seconds per rollout as its decision says: the reference's value × (1 + the
- * decision's relative change), its interval the decision's. Every surface shows this figure, so a
- * candidate decided `better` is always below its reference.
- */
-export function decidedFigure(reference: number, change: Interval): Interval {
-  const at = (x: number) => Math.round(reference * (1 + x) * 10000) / 10000;
-  return { value: at(change.value), low: at(change.low), high: at(change.high) };
+/** THE outcome of a run. */
+export function outcomeOf(x: OutcomeInput): RunOutcome {
+  if (x.failed) return 'failed';
+  const d = x.decision;
+  if (d) {
+    const o = decisionOutcome(d, d.min_improvement ?? x.minImprovement ?? DEFAULT_MIN_IMPROVEMENT);
+    // a run that ended while still open (measuring, or the provisional winner) was never decided
+    return (o === 'measuring' || o === 'better-at-equal-age') && x.ended ? 'undecided' : o;
+  }
+  if (x.merged) return 'better';
+  if (x.hasValue) return 'reference';
+  return x.ended ? 'undecided' : 'measuring';
 }

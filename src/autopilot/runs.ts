@@ -1,6 +1,7 @@
 // The experiment's runs as the autopilot sees them (PilotRun), from the record and from the live
 // candidates. The round of a bot candidate travels in its hypothesis ("Autopilot round N: …"), so
 // the record keeps it without a schema change and every reader finds the same rounds. Pure.
+import { outcomeOf } from '../analysis/outcome.js';
 import type { RunOutcome } from '../campaign/rounds.js';
 import { figureOf } from '../record/figure.js';
 import { baselineRun } from '../record/model.js';
@@ -21,24 +22,25 @@ export function roundOf(hypothesis: string | null | undefined): number | null {
 }
 
 /**
- * A recorded run's decision as the campaign counts it: the monitor's decision the record keeps (what
- * its comment, check run and the record's Markdown say), else the status and the comparison of a
- * record older than the decisions.
+ * A recorded run's outcome as the campaign counts it: THE outcome of its one decision
+ * (src/analysis/outcome.ts outcomeOf), what its comment, check, label and record said. A reference
+ * (the baseline) counts as `equivalent`.
  */
 export function recordedOutcome(run: RecordRun): RunOutcome | null {
   if (run.status === 'pending' || run.status === 'running') return null;
-  if (run.status === 'failed') return 'failed';
-  if (run.status === 'accepted') return 'better';
-  const decided = run.monitor_decision?.state;
-  if (decided === 'better' || decided === 'worse' || decided === 'equivalent' || decided === 'not-better')
-    return decided;
-  // faster at equal run age, a guard held the claim (issue 43 item 2): no decision, as the campaign
-  // bench records it (src/campaign/held.ts runOutcome), never a not-better
-  if (decided === 'faster-drift-not-ruled-out') return 'undecided';
-  const c = run.comparison?.outcome;
-  if (c === 'worse') return 'worse';
-  if (c === 'indistinguishable') return 'equivalent';
-  return run.status === 'rejected' ? 'not-better' : 'undecided';
+  const o = outcomeOf({
+    decision: run.monitor_decision,
+    failed: run.status === 'failed',
+    ended: true,
+    merged: run.status === 'accepted',
+  });
+  return o === 'reference'
+    ? 'equivalent'
+    : // faster at equal run age, a guard held the claim (issue 43 item 2): no decision, as the
+      // campaign bench records it (src/campaign/held.ts runOutcome), never a not-better
+      o === 'measuring' || o === 'better-at-equal-age' || o === 'faster-drift-not-ruled-out'
+      ? 'undecided'
+      : o;
 }
 
 /**
@@ -61,7 +63,7 @@ export function runsFromRecord(record: ExperimentRecord | undefined, gpusPerRun:
     const round = run === base ? 0 : roundOf(run.hypothesis);
     const outcome = run === base && run.status !== 'failed' ? ('equivalent' as const) : recordedOutcome(run);
     // its figure (what its decision says), so rounds rank winners as the record's rule does
-    const seconds = figureOf(run, record.runs)?.value ?? null;
+    const seconds = figureOf(run)?.value ?? null;
     return {
       name: run.name,
       round,

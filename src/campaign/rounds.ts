@@ -3,6 +3,7 @@
 // `stopAfter` rounds without a decided gain → report); the autopilot runs it for real and the
 // campaign bench simulates it, both through these functions. No I/O, no clock.
 import type { VerdictLike } from '../analysis/decision.js';
+import type { RunOutcome as AnyOutcome } from '../analysis/outcome.js';
 import { pointsAtGain, YOUNG_MINUTES } from '../analysis/reference-lifetime.js';
 import type { Decision } from '../types/generated/metrics.js';
 
@@ -43,7 +44,7 @@ export const DEFAULT_POLICY: CampaignPolicy = {
 };
 
 /** How a candidate of a round came out (its decision against the round's reference, or a failure). */
-export type RunOutcome = 'better' | 'worse' | 'equivalent' | 'not-better' | 'undecided' | 'failed';
+export type RunOutcome = Exclude<AnyOutcome, 'reference' | 'measuring' | 'better-at-equal-age'>;
 
 export interface RoundRun {
   name: string;

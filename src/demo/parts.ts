@@ -341,8 +341,8 @@ export function realDemoParts(
 
     // as actions/monitor reads the record on the default branch
     references: (record) => ({
-      baseline: referenceWithFigure(baselineRun(record), record.runs),
-      best: referenceWithFigure(bestRun(record), record.runs),
+      baseline: referenceWithFigure(baselineRun(record)),
+      best: referenceWithFigure(bestRun(record)),
       current: record.current_best.topology,
       betweenRun: betweenRunOf(record),
     }),

@@ -1,24 +1,25 @@
-// The decision half of the judge: THE comparison and sequential Decision of a run against its
-// reference (src/analysis/decision.ts decideCandidate) and the leading candidate (the pruner).
-// Pure. Which reference a pass uses is chosen by its caller (src/monitor/reference.ts).
-import { compare } from '../analysis/comparison.js';
+// The decision half of the judge: THE sequential Decision of a run against its reference
+// (src/analysis/decision.ts decideCandidate) and against the leading candidate (the pruner), with
+// the figure it implies. Pure: it returns the decision and writes nothing into what it reads. Which
+// reference a pass uses is chosen by ./reference.ts.
 import {
   ASSUMED_BETWEEN_RUN,
   type BetweenRun,
   closeOpen,
   type DecideOptions,
-  type DecisionReference,
+  type DecisionAgainst,
   decideCandidate,
   decisionOptions,
-  type GpuMinutesInput,
   pruneByLeader,
   type VerdictLike,
-  withGpuMinutes,
 } from '../analysis/decision.js';
+import { decidedFigure, isDecided } from '../analysis/figure.js';
+import { decisionReference, describeReference, sameReference } from '../analysis/reference.js';
 import { futileByForecast } from '../campaign/rounds.js';
-import { DEFAULT_MIN_IMPROVEMENT, describeReference } from '../report/standing.js';
-import type { Experiment } from '../types/generated/experiment.js';
-import type { CandidateObservation, Comparison, Decision, Interval } from '../types/generated/metrics.js';
+import { EXPERIMENT_DEFAULTS, type SettingsSource } from '../topology/settings.js';
+import type { CandidateObservation, Decision, Interval } from '../types/generated/metrics.js';
+
+export { isDecided };
 
 /** A reference as the record keeps it: its value, and its verdict when the record carries it. */
 export interface RecordedReference {
@@ -26,15 +27,12 @@ export interface RecordedReference {
   value: Interval;
   /** The recorded run's verdict (its decision estimate and trajectory), when known. */
   verdict?: VerdictLike;
-  /** What every surface shows it at (src/record/figure.ts), when not `value`. */
+  /** What every surface shows it at (its figure in the record), when not `value`. */
   figure?: Interval;
 }
 
 /** The experiment's settings the judge reads (a whole experiment.yaml, or `topo analyze`'s flags). */
-export type JudgedExperiment = Pick<
-  Experiment,
-  'min_improvement' | 'decision_boundary' | 'max_decision_minutes' | 'stop_when_decided' | 'stop_when_stable'
-> & { fixed_inputs?: { slurm?: { gpus_per_node?: number } } };
+export type JudgedExperiment = SettingsSource;
 
 /** What a run is judged within: the experiment and the record's references. */
 export interface JudgeStanding {
@@ -72,8 +70,10 @@ export interface Reference {
   name: string;
   /** Its verdict: the decision reads its estimate (and, when there, its trajectory). */
   verdict: VerdictLike;
-  /** Its value for the fixed-sample comparison (the record's, or a live run's stable value). */
+  /** Its value (the record's, or a live run's stable value). */
   value: Interval | null;
+  /** Its figure: what every surface shows it at, and what a decision against it is anchored at. */
+  figure: number | null;
   /** A run judged now, not a measured one. */
   live: boolean;
   /** The leading candidate's pull request (named when it is another one's). */
@@ -99,12 +99,10 @@ export function measuredReference(role: 'current best' | 'baseline', r: Recorded
     name: r.name,
     verdict: r.verdict ?? { state: 'stable', projected_full_run: r.value },
     value: r.value,
+    figure: (r.figure ?? r.value).value,
     live: false,
   };
 }
-
-const DECIDED = new Set(['better', 'worse', 'equivalent', 'not-better', 'faster-drift-not-ruled-out']);
-export const isDecided = (d: Decision | null | undefined): d is Decision => !!d && DECIDED.has(d.state);
 
 /** What the sequential decision of a run reads besides its observation. */
 export interface DecisionContext {
@@ -115,41 +113,31 @@ export interface DecisionContext {
   previous?: Decision | null;
   /** The job ended: a decision it reached is kept as it was. */
   ended?: boolean;
-  gpu?: GpuMinutesInput | null;
 }
 
 /**
- * THE comparison of a run (the one place): against the current best, then the baseline; the first
- * one is written into the observation. With a reference, the sequential decision is written too:
- * against the current best, else the baseline, with the experiment's min_improvement; a failed run
- * gets none.
+ * THE Decision of a run (the one place): against the current best, else the baseline, with the
+ * experiment's min_improvement, else pruned against the leading candidate; a failed run gets none.
+ * A decision that settles the run carries its figure (its reference's figure × (1 + the change)).
  */
-export function compareCandidate(
+export function decisionOf(
   standing: JudgeStanding,
   c: JudgedCandidate,
-  observation: CandidateObservation,
-  context: DecisionContext = {},
-): Comparison[] {
-  const value = observation.verdict.value ?? null;
-  const { best, baseline } = standing;
-  const comparisons: Comparison[] = [];
-  if (best && best.name !== c.candidate)
-    comparisons.push(compare(value, best.value, `current best ${best.name}`));
-  if (baseline && baseline.name !== c.candidate && baseline.name !== best?.name)
-    comparisons.push(compare(value, baseline.value, `baseline ${baseline.name}`));
-  const ref = context.reference;
-  if (ref?.live && ref.name !== c.candidate)
-    comparisons.push(compare(value, ref.value, ref.role === 'run' ? ref.name : `baseline ${ref.name}`));
-  if (comparisons[0]) observation.comparison = comparisons[0];
-  const decision = decisionOf(standing, c, observation, context);
-  if (decision) observation.decision = context.gpu ? withGpuMinutes(decision, context.gpu) : decision;
-  return comparisons;
+  observation: Pick<CandidateObservation, 'verdict' | 'failure'>,
+  context: DecisionContext,
+): Decision | null {
+  const d = sequentialDecision(standing, c, observation, context);
+  if (!d || !isDecided(d) || d.figure || !d.relative_change) return d;
+  const anchor = [context.reference, context.leader].find(
+    (r) => r && sameReference(asDecided(r, c.pr).reference, d.reference),
+  )?.figure;
+  return anchor ? { ...d, figure: decidedFigure(anchor, d.relative_change) } : d;
 }
 
-function decisionOf(
+function sequentialDecision(
   standing: JudgeStanding,
   c: JudgedCandidate,
-  observation: CandidateObservation,
+  observation: Pick<CandidateObservation, 'verdict' | 'failure'>,
   { reference, leader, previous, ended }: DecisionContext,
 ): Decision | null {
   if (observation.failure) return null;
@@ -159,15 +147,11 @@ function decisionOf(
   if ((ended || !reference) && isDecided(previous)) return previous;
   if (ended && c.role === 'reference' && previous?.state === 'reference') return previous;
   if (!reference && !isReference) return null;
-  const lead = leader && leader.name !== c.candidate ? decidedAgainst(leader, c.pr) : null;
+  const lead = leader && leader.name !== c.candidate ? asDecided(leader, c.pr) : null;
   // pruned by the same leader on an earlier pass: final too (the job may run on without stop_when_decided)
-  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
-  const x = standing.experiment;
-  const options = {
-    ...decisionOptions(x),
-    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
-  };
-  const against = reference ? decidedAgainst(reference, c.pr, standing) : null;
+  if (lead && isDecided(previous) && sameReference(previous.reference, lead.reference)) return previous;
+  const options = decisionOptions(standing.experiment);
+  const against = reference ? asDecided(reference, c.pr, standing) : itself(c);
   const decision = decideCandidate(observation.verdict, against, { ...options, previous, isReference });
   if (decision.state !== 'measuring' || isReference) return decision;
   // the pruner's error is split over the candidates that could lead (all but this one)
@@ -183,9 +167,9 @@ function decisionOf(
  */
 function futile(decision: Decision, verdict: VerdictLike, options: DecideOptions): Decision {
   const minutes = verdict.minutes_of_data ?? 0;
-  const horizon = options.maxDecisionMinutes ?? 120;
-  if (!futileByForecast(decision, minutes, horizon, options.minImprovement ?? DEFAULT_MIN_IMPROVEMENT))
-    return decision;
+  const horizon = options.maxDecisionMinutes ?? EXPERIMENT_DEFAULTS.maxDecisionMinutes;
+  const min = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
+  if (!futileByForecast(decision, minutes, horizon, min)) return decision;
   const eta = decision.expected_minutes_to_decision;
   const why =
     eta == null
@@ -195,14 +179,17 @@ function futile(decision: Decision, verdict: VerdictLike, options: DecideOptions
 }
 
 /**
- * A reference as the decision names it: `against` is "<role> <name>" (a named run: its name), with
- * the leader's pull request when it is another one's; the evidence reads it once ("the baseline",
- * not "baseline baseline"; "the leading candidate `a` (#12)").
+ * A reference as the decision names it (a structured reference: its role, its name, the leader's
+ * pull request when it is another one's) and as its evidence reads it ("the baseline", not
+ * "baseline baseline"; "the leading candidate `a` (#12)").
  */
-function decidedAgainst(r: Reference, pr: number, standing?: JudgeStanding): DecisionReference {
-  const role = r.role === 'run' ? '' : `${r.role} `;
-  const name = `${role}${r.name}${r.pr !== undefined && r.pr !== pr ? ` (#${r.pr})` : ''}`;
-  const against: DecisionReference = { name, verdict: r.verdict, label: describeReference(name) };
+function asDecided(
+  r: Reference,
+  pr: number,
+  standing?: JudgeStanding,
+): DecisionAgainst & { reference: Decision['reference'] } {
+  const reference = decisionReference(r.role, r.name, r.pr !== undefined && r.pr !== pr ? r.pr : null);
+  const against = { name: r.name, verdict: r.verdict, label: describeReference(reference), reference };
   // a job beside the candidates ends when it stops; a recorded run has ended, and ran at another time
   if (r.beside) return { ...against, ended: r.beside.ended };
   if (r.live || r.role === 'leading candidate' || !standing) return against;
@@ -215,4 +202,10 @@ function assumedBetweenRun(): BetweenRun {
     logSd: ASSUMED_BETWEEN_RUN,
     text: `assumed (${Math.round(ASSUMED_BETWEEN_RUN * 1000) / 10}%): the record holds no repeated runs of one topology to estimate it`,
   };
+}
+
+/** The reference itself, with nothing to be decided against: its decision names itself. */
+function itself(c: JudgedCandidate): DecisionAgainst {
+  const reference = decisionReference('baseline', c.candidate);
+  return { name: c.candidate, verdict: { state: 'no-data' }, reference };
 }

@@ -1,30 +1,23 @@
 // THE judge: one run (its job from the one job model, its series from the one telemetry read, the
-// clock, the reference) → its observation, verdict, state, failure and Decision. The monitor, `topo
-// analyze` (also --against), `topo status`, the record's re-observation and the demo all call it.
+// clock, its memory, the reference) → one Judgement: its state, observation, Decision, figure and
+// who stopped it, returned as a new value (nothing it reads is written). The monitor, `topo
+// analyze`, `topo status`, the record's re-observation and the demo all call it, through ./read.ts.
 // Two halves, because a pass observes every run before it chooses the reference among them:
 // observeRunOf (./observe.ts) then decideRunOf; judgeRun is both. Pure.
-import type { GpuMinutesInput } from '../analysis/decision.js';
+import { type GpuMinutesInput, withGpuMinutes } from '../analysis/decision.js';
 import { explainFailure } from '../analysis/failure.js';
-import type { RunAnalysis } from '../analysis/observe.js';
-import type { CandidateState, CandidateView } from '../report/pr-comment.js';
-import { isLive, isWaiting } from '../slurm/types.js';
+import { type Figure, runFigure } from '../analysis/figure.js';
 import { gpuMap } from '../topology/capacity.js';
-import type { CandidateObservation, Comparison, Decision, Failure } from '../types/generated/metrics.js';
-import {
-  compareCandidate,
-  isDecided,
-  type JudgedCandidate,
-  type JudgeStanding,
-  type Reference,
-} from './decide.js';
+import type { CandidateObservation, Decision, Failure } from '../types/generated/metrics.js';
+import { decisionOf, isDecided, type JudgedCandidate, type JudgeStanding, type Reference } from './decide.js';
 import type { RunJob } from './job.js';
 import { type ObservedRun, observeRunOf, type RunToJudge } from './observe.js';
 import { leaderOf, REFERENCE_STOP, referenceOf } from './reference.js';
+import { type CandidateState, candidateState, isStable, type StoppedBy } from './state.js';
 
-/** Who ended a CANCELLED job: a person's control, the decision, the reference's stable verdict. */
-export type StoppedBy = CandidateView['stoppedBy'];
+export type { CandidateState, StoppedBy };
 
-/** What a run is judged against and remembers: everything besides the run itself. */
+/** What a run is judged against: everything besides the run itself (its memory is the run's). */
 export interface JudgeContext {
   standing: JudgeStanding;
   candidate: JudgedCandidate & {
@@ -35,36 +28,39 @@ export interface JudgeContext {
   };
   reference?: Reference | null;
   leader?: Reference | null;
-  /**
-   * The observation the last look wrote (the monitor's comment): a decision once reached stays.
-   * null: there is a memory and it is empty; undefined: a surface with no memory of looks (`topo
-   * status`), where a cancelled run's stopper is read from the decision it has now.
-   */
-  previous?: CandidateObservation | null;
 }
 
-/** A run judged. `state` null: the candidate was not asked to run and has no job. */
+/** A run judged: one value, like a frozen trial. `state` null: not asked to run and no job. */
 export interface Judgement {
   state: CandidateState | null;
+  /** The run's observation as judged: its verdict and metrics, its failure explained, its Decision. */
   observation: CandidateObservation;
-  comparisons: Comparison[];
+  /** Its Decision against its reference (with GPU-minutes and, once settled, its figure). */
   decision: Decision | null;
+  /** THE figure every surface shows for it (src/analysis/figure.ts). */
+  figure: Figure | null;
+  /** Who ended a cancelled job. */
   stoppedBy: StoppedBy;
+  /** The run as observed (its analysis: series, chart, opportunities; when it ended). */
   observed: ObservedRun;
 }
-
-const isStable = (v: string | undefined) => v === 'stable' || v === 'cyclic';
 
 /** THE judge: the run observed, then decided against the reference. */
 export function judgeRun(run: RunToJudge, context: JudgeContext): Judgement {
   return decideRunOf(run, observeRunOf(run), context);
 }
 
-/** One run of an experiment, with the candidate it stands for and the memory of its last look. */
+/** One run of an experiment, with the candidate it stands for. */
 export interface ExperimentRun {
   run: RunToJudge;
   candidate: JudgeContext['candidate'];
-  previous?: CandidateObservation | null;
+}
+
+/** An experiment's runs judged at one moment: each one's judgement, the reference and the leader. */
+export interface JudgedRuns {
+  judgements: Judgement[];
+  reference: Reference | null;
+  leader: Reference | null;
 }
 
 /**
@@ -74,94 +70,87 @@ export interface ExperimentRun {
 export function judgeRuns(
   runs: readonly ExperimentRun[],
   standing: JudgeStanding,
-): { judgements: Judgement[]; reference: Reference | null; leader: Reference | null } {
+  chosen?: Chosen,
+): JudgedRuns {
   const observed = runs.map((r) => observeRunOf(r.run));
-  const chosen = runs.map((r, i) => ({ c: r.candidate, analysis: observed[i]?.analysis }));
-  const reference = referenceOf(standing, chosen);
-  const leader = leaderOf(standing, chosen, reference);
+  return decideRuns(runs, observed, standing, chosen);
+}
+
+/** A reference a person chose (`topo analyze --against`) instead of the one the standing gives. */
+export interface Chosen {
+  reference: Reference | null;
+}
+
+/** The decide half of judgeRuns, over runs already observed (in the same order). */
+export function decideRuns(
+  runs: readonly ExperimentRun[],
+  observed: readonly ObservedRun[],
+  standing: JudgeStanding,
+  chosen?: Chosen,
+): JudgedRuns {
+  // a run with a job started (it runs, or ran); its data ended with its job
+  const among = runs.map((r, i) => ({
+    c: r.candidate,
+    analysis: observed[i]?.analysis,
+    started: !!r.run.job,
+    ended: !!r.run.job && !!observed[i]?.ended,
+  }));
+  const reference = chosen ? chosen.reference : referenceOf(standing, among);
+  const leader = chosen ? null : leaderOf(standing, among, reference);
   const judgements = runs.map((r, i) =>
-    decideRunOf(r.run, observed[i] as ObservedRun, {
-      standing,
-      candidate: r.candidate,
-      reference,
-      leader,
-      ...(r.previous !== undefined ? { previous: r.previous } : {}),
-    }),
+    decideRunOf(r.run, observed[i] as ObservedRun, { standing, candidate: r.candidate, reference, leader }),
   );
   return { judgements, reference, leader };
 }
 
-/** State, failure, comparisons and Decision of a run already observed (observeRunOf). */
+/** State, failure, Decision and figure of a run already observed (observeRunOf). */
 export function decideRunOf(run: RunToJudge, observed: ObservedRun, context: JudgeContext): Judgement {
   const job = run.job ?? undefined;
   const { analysis } = observed;
-  const x = context.standing.experiment;
   const stoppedBy = stoppedByOf(run, observed, context);
-  const stoppedByUs = stoppedBy !== null || (job?.status === 'cancelled' && x.stop_when_stable === true);
-  let state =
-    run.job === undefined && analysis
-      ? stateOfRun(analysis)
-      : candidateState(job, context.candidate.requested, analysis, stoppedByUs);
-  const observation: CandidateObservation = analysis?.observation ?? waiting(run.runName, job);
-  if (state === null) return { state, observation, comparisons: [], decision: null, stoppedBy, observed };
-  if (observation.failure?.kind === 'no-telemetry') state = 'failed';
-  if (state === 'failed') observation.failure = failureOf(run, job, observation);
-  const previous = context.previous?.run_name === run.runName ? (context.previous.decision ?? null) : null;
-  const comparisons = compareCandidate(context.standing, context.candidate, observation, {
+  const state = stateOf(run, observed, context, stoppedBy);
+  const seen: CandidateObservation = analysis?.observation ?? waiting(run.runName, job);
+  if (state === null) return { state, observation: seen, decision: null, figure: null, stoppedBy, observed };
+  const failure = state === 'failed' ? failureOf(run, job, seen) : seen.failure;
+  const { decision: _, failure: __, ...rest } = seen;
+  const judged = { ...rest, ...(failure ? { failure } : {}) };
+  const decided = decisionOf(context.standing, context.candidate, judged, {
     reference: context.reference,
     leader: context.leader,
-    previous,
+    previous: previousDecision(run),
     ended: observed.ended,
-    gpu: gpuInput(run, observed, context.standing, stoppedBy === 'decision'),
   });
-  return { state, observation, comparisons, decision: observation.decision ?? null, stoppedBy, observed };
+  const gpu = gpuInput(run, observed, context.standing, stoppedBy === 'decision');
+  const decision = decided && gpu ? withGpuMinutes(decided, gpu) : decided;
+  const observation: CandidateObservation = { ...judged, ...(decision ? { decision } : {}) };
+  const figure = runFigure({
+    decision,
+    verdict: observation.verdict,
+    reading: observation.stable_metrics.seconds_per_rollout_full_run,
+  });
+  return { state, observation, decision, figure, stoppedBy, observed };
 }
 
-/** The candidate state machine of the architecture doc, computed (never stored). */
-export function candidateState(
-  job: RunJob | undefined,
-  requested: boolean,
-  analysis: RunAnalysis | undefined,
-  stoppedByUs: boolean,
-): CandidateState | null {
-  if (!job) return requested ? 'queued' : null;
-  const v = analysis?.observation.verdict.state;
-  const stable = isStable(v);
-  if (isWaiting(job.status)) return 'submitted';
-  if (isLive(job.status)) {
-    if (!analysis || v === 'no-data') return 'starting';
-    if (v === 'warming') return 'warming';
-    if (stable) return 'stable';
-    return 'stabilising';
-  }
-  if (job.status === 'completed')
-    return stable || analysis?.observation.verdict.value ? 'finished' : analysis ? 'finished' : 'failed';
-  // cancelled before it ran (held by an interrupted submit, or waiting for nodes): nothing failed
-  if (job.status === 'cancelled' && (stable || stoppedByUs || neverRan(job))) return 'stopped';
-  if (job.status === 'timeout' && stable) return 'finished';
-  return 'failed';
+/** The state machine (./state.ts), with a run that never sent metrics failed. */
+function stateOf(run: RunToJudge, observed: ObservedRun, context: JudgeContext, stoppedBy: StoppedBy) {
+  const { analysis } = observed;
+  const stoppedByUs =
+    stoppedBy !== null ||
+    (run.job?.status === 'cancelled' && context.standing.experiment.stop_when_stable === true);
+  const jobless = run.job === undefined ? { ended: observed.ended } : undefined;
+  const state = candidateState(
+    run.job ?? undefined,
+    context.candidate.requested,
+    analysis,
+    stoppedByUs,
+    jobless,
+  );
+  return state !== null && analysis?.observation.failure?.kind === 'no-telemetry' ? 'failed' : state;
 }
 
-/** A job that ended without running: no start, or its start is its end (Slurm's mark of a job never given nodes). */
-function neverRan(job: RunJob): boolean {
-  return job.startTs == null || (job.endTs != null && job.startTs >= job.endTs);
-}
-
-/** The state of a run with no job (read from Prometheus alone): from its verdict. */
-function stateOfRun(a: RunAnalysis): CandidateState {
-  switch (a.observation.verdict.state) {
-    case 'no-data':
-      return 'starting';
-    case 'warming':
-      return 'warming';
-    case 'stable':
-    case 'cyclic':
-      return 'stable';
-    case 'unhealthy':
-      return 'failed';
-    default:
-      return 'stabilising';
-  }
+/** The decision its last look wrote, when that look was of this very run. */
+function previousDecision(run: RunToJudge): Decision | null {
+  return run.memory?.run_name === run.runName ? (run.memory.decision ?? null) : null;
 }
 
 /** The observation of a run with nothing to analyse yet. */
@@ -180,8 +169,8 @@ function failureOf(run: RunToJudge, job: RunJob | undefined, observation: Candid
   const failure: Failure = job?.failure ??
     observation.failure ?? {
       kind: job?.status === 'cancelled' ? 'cancelled' : job?.status === 'timeout' ? 'time-limit' : 'crash',
-      message: `Slurm job ${job?.jobId} ended ${job?.state}`,
-      slurm_state: job?.state,
+      message: job ? `Slurm job ${job.jobId} ended ${job.state}` : `run ${run.runName} ended unhealthy`,
+      ...(job ? { slurm_state: job.state } : {}),
     };
   return explainFailure(failure, {
     topology: run.topology,
@@ -197,34 +186,34 @@ function stoppedByOf(run: RunToJudge, observed: ObservedRun, context: JudgeConte
   if (run.job?.status !== 'cancelled') return null;
   if (context.candidate.outcome?.kind === 'stopped') return 'user';
   if (context.candidate.role === 'reference')
-    return context.previous?.decision?.evidence.some((e) => e.startsWith(REFERENCE_STOP))
+    return previousDecision(run)?.evidence.some((e) => e.startsWith(REFERENCE_STOP))
       ? 'no-longer-needed'
       : null;
-  const previous =
-    context.previous === undefined
+  const decision =
+    run.memory === undefined
       ? lookNow(observed, context)
-      : context.previous?.run_name === run.runName
-        ? context.previous
-        : undefined;
+      : run.memory?.run_name === run.runName
+        ? (run.memory.decision ?? null)
+        : null;
   const x = context.standing.experiment;
-  if (x.stop_when_decided !== false && isDecided(previous?.decision)) return 'decision';
-  const verdict = observed.analysis?.observation.verdict.state ?? previous?.verdict.state;
+  if (x.stop_when_decided !== false && isDecided(decision)) return 'decision';
+  const verdict =
+    observed.analysis?.observation.verdict.state ??
+    (run.memory?.run_name === run.runName ? run.memory.verdict.state : undefined);
   // only a reference is stopped as stable (src/monitor/decide.ts stopReason)
-  if (x.stop_when_stable && isStable(verdict) && previous?.decision?.state === 'reference') return 'stable';
+  if (x.stop_when_stable && isStable(verdict) && decision?.state === 'reference') return 'stable';
   return null;
 }
 
-/** The run's observation with the decision it has now (on a copy): the memory of a surface that keeps none. */
-function lookNow(observed: ObservedRun, context: JudgeContext): CandidateObservation | undefined {
+/** The decision the run has now: the memory of a surface that keeps none. */
+function lookNow(observed: ObservedRun, context: JudgeContext): Decision | null {
   const observation = observed.analysis?.observation;
-  if (!observation || observation.failure) return undefined;
-  const copy = structuredClone(observation);
-  compareCandidate(context.standing, context.candidate, copy, {
+  if (!observation || observation.failure) return null;
+  return decisionOf(context.standing, context.candidate, observation, {
     reference: context.reference,
     leader: context.leader,
     ended: observed.ended,
   });
-  return copy;
 }
 
 /**

@@ -6,7 +6,8 @@ import { defaultRunEndMinutes } from '../analysis/detector.js';
 import { observeRun, type RunAnalysis, type RunSeries, slurmTimeToMinutes } from '../analysis/observe.js';
 import { TIMELINE } from '../catalog/alpasim.js';
 import { isLive } from '../slurm/types.js';
-import type { Experiment } from '../types/generated/experiment.js';
+import { experimentSettings, type SettingsSource } from '../topology/settings.js';
+import type { CandidateObservation } from '../types/generated/metrics.js';
 import type { Topology } from '../types/generated/topology.js';
 import type { RunJob } from './job.js';
 
@@ -49,6 +50,13 @@ export interface RunToJudge {
    * sample once its samples stopped.
    */
   fixedTime?: boolean;
+  /**
+   * The observation its last look wrote (the monitor's comment): a decision once reached stays, and
+   * a run that ended keeps the verdict its last live look reached. null: there is a memory and it
+   * is empty; absent: a surface with no memory of looks (`topo status`, `topo analyze`), where a
+   * cancelled run's stopper is read from the decision it has now.
+   */
+  memory?: CandidateObservation | null;
 }
 
 /** A run observed: its analysis (none before its job started), whether it ended, and when it was judged. */
@@ -60,16 +68,16 @@ export interface ObservedRun {
 }
 
 /** Wall minutes and rollouts of an experiment's runs (fixed_inputs): the clock's other half. */
-export function experimentLimits(experiment: Pick<Experiment, 'fixed_inputs'>): {
+export function experimentLimits(experiment: SettingsSource): {
   wallMinutes: number;
   expectedRollouts: number | null;
 } {
-  const fi = experiment.fixed_inputs;
+  const s = experimentSettings(experiment);
   return {
     wallMinutes:
-      (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ??
+      (s.slurmTime ? slurmTimeToMinutes(s.slurmTime) : null) ??
       defaultRunEndMinutes() + TIMELINE.startupMinutes,
-    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null,
+    expectedRollouts: s.expectedRollouts,
   };
 }
 
@@ -92,8 +100,12 @@ function analyse(run: RunToJudge, nowTs: number, ended: boolean): RunAnalysis {
   });
 }
 
-/** The run observed as of now, or as of its end when its job ended. */
+/** The run observed as of now, or as of its end when its job ended (with the verdict it kept). */
 export function observeRunOf(run: RunToJudge): ObservedRun {
+  return keepLastLiveVerdict(run, observeNow(run));
+}
+
+function observeNow(run: RunToJudge): ObservedRun {
   const { job, clock } = run;
   if (job === undefined) return observeWithoutJob(run);
   if (job === null) return { ended: false, atTs: clock.nowTs };
@@ -110,6 +122,31 @@ export function observeRunOf(run: RunToJudge): ObservedRun {
       message: `no metrics for run_name="${run.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`,
     };
   return { analysis, ended, atTs };
+}
+
+const isStable = (v: string | undefined) => v === 'stable' || v === 'cyclic';
+
+/**
+ * A run that ended keeps the verdict its last live look reached (a window rule may flip at the cut):
+ * the judge's rule, read from its memory.
+ */
+function keepLastLiveVerdict(run: RunToJudge, observed: ObservedRun): ObservedRun {
+  const { analysis, ended } = observed;
+  const previous = run.memory;
+  if (
+    !analysis ||
+    !ended ||
+    previous?.run_name !== run.runName ||
+    !isStable(previous.verdict.state) ||
+    isStable(analysis.observation.verdict.state)
+  )
+    return observed;
+  const note = 'verdict of the last pass before the run ended';
+  const evidence = previous.verdict.evidence.includes(note)
+    ? previous.verdict.evidence
+    : [...previous.verdict.evidence, note];
+  const observation = { ...analysis.observation, verdict: { ...previous.verdict, evidence } };
+  return { ...observed, analysis: { ...analysis, observation } };
 }
 
 /** A run with no job: as of now, or as of its last sample once its samples stopped (it ended). */

@@ -2,6 +2,7 @@
 // else its baseline, else a baseline running now) and the leading candidate for the pruner. The
 // comparison and decision against them are in ./decide.ts. Pure.
 import { leadingCandidate } from '../analysis/decision.js';
+import { ownFigureOf } from '../analysis/figure.js';
 import type { RunAnalysis } from '../analysis/observe.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import {
@@ -66,7 +67,16 @@ export function referenceOf(exp: JudgeStanding, observed: readonly Judged[]): Re
   const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
   const verdict = base?.analysis?.observation.verdict;
   if (!base || !verdict || base.analysis?.observation.failure) return null;
-  return { role: 'baseline', name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
+  return {
+    role: 'baseline',
+    name: base.c.candidate,
+    verdict,
+    value: verdict.value ?? null,
+    figure:
+      ownFigureOf(verdict, base.analysis?.observation.stable_metrics.seconds_per_rollout_full_run)?.value ??
+      null,
+    live: true,
+  };
 }
 
 /**
@@ -107,7 +117,14 @@ export function leaderOf(
     !o.analysis.observation.failure &&
     o.c.candidate !== reference?.name &&
     o.c.candidate !== baselineName(exp)
-      ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }]
+      ? [
+          {
+            name: o.c.candidate,
+            verdict: o.analysis.observation.verdict,
+            pr: o.c.pr,
+            reading: o.analysis.observation.stable_metrics.seconds_per_rollout_full_run,
+          },
+        ]
       : [],
   );
   const lead = leadingCandidate(runs, reference?.verdict ?? null);
@@ -117,6 +134,7 @@ export function leaderOf(
         name: lead.name,
         verdict: lead.verdict,
         value: null,
+        figure: ownFigureOf(lead.verdict, lead.reading)?.value ?? null,
         live: true,
         pr: lead.pr,
         contenders: runs.length,

@@ -71,8 +71,17 @@ export function parseRunName(name: string, experimentId: string): ParsedRunName 
  * `topology-opt-…-<YYYYMMDD>` (experiment.schema.json), so the date ends the longest id that parses.
  */
 export function candidateOfRunName(name: string): string | null {
+  return parseUnknownRunName(name)?.candidate ?? null;
+}
+
+/** The experiment id of a run name when its experiment is not known (see candidateOfRunName); '' when none. */
+export function experimentIdOfRun(name: string): string {
+  return parseUnknownRunName(name)?.experimentId ?? '';
+}
+
+function parseUnknownRunName(name: string): ParsedRunName | null {
   const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX8}(?:-${HEX8})?$`).exec(name);
-  return m ? (parseRunName(name, m[1] as string)?.candidate ?? null) : null;
+  return m ? parseRunName(name, m[1] as string) : null;
 }
 
 /** The experiment (of `experimentIds`) a job name belongs to: the longest id it parses under. */

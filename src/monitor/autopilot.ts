@@ -10,6 +10,8 @@
 // here and act cancels its job. Whatever the bot cannot resolve (a take-over, a Request it cannot
 // make, a name clash, a write GitHub refused, a skewed clock) is on the dashboard with what a person
 // can do; the dashboard is written last, from the same plan.
+
+import { referenceText } from '../analysis/reference.js';
 import {
   type PilotAction,
   type PilotInput,
@@ -528,7 +530,7 @@ export function autopilotDashboard(
 function evidenceOf(e: ExperimentPass, name: string): string | null {
   const p = e.candidates.find((c) => c.c.candidate === name);
   const d = p?.decided?.view?.observation.decision;
-  return d ? `${d.state} against ${d.against}` : null;
+  return d ? `${d.state} against ${referenceText(d.reference)}` : null;
 }
 
 /**

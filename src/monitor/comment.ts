@@ -12,7 +12,8 @@ import {
   shouldWriteComment,
 } from '../report/comment-throttle.js';
 import { type CandidateView, renderMonitorComment, viewStanding } from '../report/pr-comment.js';
-import { DEFAULT_COMMENT_INTERVAL_MINUTES, iso } from './judge.js';
+import { EXPERIMENT_DEFAULTS } from '../topology/settings.js';
+import { iso } from './judge.js';
 import type { MonitorJob } from './ports.js';
 
 const HASH_MARK = 'topo:monitor-hash:';
@@ -64,7 +65,7 @@ export function planComment(view: CandidateView, x: CommentContext): CommentPlan
   const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1000 };
   const isFinal = job !== undefined && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
   const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
-  const interval = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
+  const interval = view.commentIntervalMinutes ?? EXPERIMENT_DEFAULTS.commentIntervalMinutes;
   const previous = parseCommentStamp(current);
   const due =
     !isFinal &&

@@ -4,12 +4,12 @@
 // and its stop intent; what its Request's lifecycle asks (supersede, lost, a leftover cancel); and
 // the queue (who is submitted when slots free, first come, first served). Pure over the state.
 import { shouldStopOnDecision } from '../analysis/decision.js';
-import { leaderOf, referenceOf } from '../judge/reference.js';
 import type { CandidateView } from '../report/pr-comment.js';
 import { isLive } from '../slurm/types.js';
+import { experimentSettings } from '../topology/settings.js';
 import type { Experiment } from '../types/generated/experiment.js';
-import { DEFAULT_MAX_PARALLEL, planQueue } from '../usecases/queue.js';
-import { judgeCandidate, referenceJobLine } from './judge.js';
+import { planQueue } from '../usecases/queue.js';
+import { judgeCandidates, referenceJobLine, viewOf } from './judge.js';
 import type { MonitorCandidate } from './ports.js';
 import { planReferenceJob, roundCandidates } from './reference-job.js';
 import {
@@ -25,18 +25,10 @@ export async function decide(state: PassState): Promise<void> {
 }
 
 export function decideExperiment(e: ExperimentPass): void {
-  const runs = e.candidates
-    .filter((p) => p.inPass)
-    .map((p) => ({
-      c: p.c,
-      analysis: p.observed?.analysis,
-      started: !!p.job,
-      ended: !!p.job && !isLive(p.job.status),
-    }));
-  e.reference = referenceOf(e.exp, runs);
-  e.leader = leaderOf(e.exp, runs, e.reference);
+  const judgements = judgeCandidates(e);
   for (const p of e.candidates) {
-    const view = p.inPass ? judgeCandidate(e, p) : null;
+    const j = judgements.get(p);
+    const view = j ? viewOf(e, p, j) : null;
     const live = !!p.job && isLive(p.job.status);
     const asked = view && live && !e.unavailable && p.c.role !== 'reference';
     const stop = asked ? stopReason(e.exp.experiment, view) : null;
@@ -87,7 +79,7 @@ function queueOf(e: ExperimentPass): ExperimentPass['queue'] {
     )
     .map((p) => ({ jobName: p.c.runName, p }));
   const jobs = e.jobs.map((j) => ({ id: j.jobId, name: j.name, status: j.status }));
-  const plan = planQueue(waiting, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);
+  const plan = planQueue(waiting, jobs, experimentSettings(e.exp.experiment).maxParallel);
   const order = [...plan.submitNow, ...plan.queued.map((q) => q.request)].map((r) => r.p);
   return { order, free: Math.max(0, plan.slots - plan.live) };
 }

@@ -1,9 +1,12 @@
-// One candidate of a pass judged by the judge (src/judge: state machine, failure, comparisons and
-// Decision, the same function every surface calls), and the view every surface renders
+// The candidates of a pass judged by the judge (src/judge: state machine, failure, Decision and
+// figure, the same functions every surface calls), and the view every surface renders
 // (src/report/pr-comment.ts CandidateView). Pure.
 import type { GpuMinutesInput } from '../analysis/decision.js';
-import { decideRunOf, gpuInput, type Judgement } from '../judge/judge.js';
-import type { RunToJudge } from '../judge/observe.js';
+import { decisionReference, describeReference } from '../analysis/reference.js';
+import type { JudgeStanding } from '../judge/decide.js';
+import { decideRuns, gpuInput, type Judgement } from '../judge/judge.js';
+import type { ObservedRun, RunToJudge } from '../judge/observe.js';
+import { unreadRun, withJob } from '../judge/read.js';
 import {
   type CandidateState,
   type CandidateView,
@@ -11,83 +14,83 @@ import {
   type ReferenceJobLine,
   type TimelineEntry,
 } from '../report/pr-comment.js';
-import { DEFAULT_MIN_IMPROVEMENT, describeReference } from '../report/standing.js';
+import { experimentSettings } from '../topology/settings.js';
 import type { Interval } from '../types/generated/metrics.js';
+import { experimentToRead, runToRead } from './observe.js';
 import type { MonitorJob } from './ports.js';
 import type { CandidatePass, ExperimentPass, ReferenceJobPlan } from './state.js';
-
-/** The experiment schema's default of comment_interval_minutes. */
-export const DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
 
 export const iso = (ts: number | null | undefined) =>
   ts ? `${new Date(ts * 1000).toISOString().slice(0, 19)}Z` : null;
 
-/** The run of a candidate as the judge reads it (observe's; a job submitted since has no series). */
+/** The run of a candidate as the judge read it (observe's), with the job it has now. */
 function runOf(e: ExperimentPass, p: CandidatePass): RunToJudge {
-  const { S, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
-  const run = p.observed?.run;
-  return {
-    ...(run ?? {
-      series: {},
-      clock: { nowTs: evalTs, timeScale: S, stepSeconds: scrape, wallMinutes, expectedRollouts },
-      topology: p.c.topology,
-    }),
-    runName: p.c.runName,
-    job: p.job ?? null,
-  };
+  const run = p.observed?.run ?? unreadRun(experimentToRead(e, [], {}), runToRead(p), e.clock.evalTs);
+  return withJob(run, p.job ?? null);
 }
 
-/** State, failure, comparison and decision of one candidate (the judge's): its view (null: not asked to run). */
+function observedOf(e: ExperimentPass, p: CandidatePass): ObservedRun {
+  return { analysis: p.observed?.analysis, ended: p.observed?.ended ?? false, atTs: e.clock.evalTs };
+}
+
+const standingOf = (e: ExperimentPass): JudgeStanding => ({
+  experiment: e.exp.experiment,
+  baseline: e.exp.baseline ?? null,
+  best: e.exp.best ?? null,
+  ...(e.exp.gpusPerNode !== undefined ? { gpusPerNode: e.exp.gpusPerNode } : {}),
+});
+
+/** Every candidate in the pass judged (src/judge decideRuns): the reference, the leader, each one's judgement. */
+export function judgeCandidates(e: ExperimentPass): Map<CandidatePass, Judgement> {
+  const inPass = e.candidates.filter((p) => p.inPass);
+  const runs = inPass.map((p) => ({ run: runOf(e, p), candidate: p.c }));
+  const judged = decideRuns(
+    runs,
+    inPass.map((p) => observedOf(e, p)),
+    standingOf(e),
+  );
+  e.reference = judged.reference;
+  e.leader = judged.leader;
+  return new Map(inPass.map((p, i) => [p, judged.judgements[i] as Judgement]));
+}
+
+/** One candidate judged again with the job it has now (act submitted it): its view. */
 export function judgeCandidate(e: ExperimentPass, p: CandidatePass): CandidateView | null {
-  const run = runOf(e, p);
-  const observed = {
-    analysis: p.observed?.analysis,
-    ended: p.observed?.ended ?? false,
-    atTs: run.clock.nowTs,
-  };
-  const j = decideRunOf(run, observed, {
-    standing: e.exp,
-    candidate: p.c,
+  const j = decideRuns([{ run: runOf(e, p), candidate: p.c }], [observedOf(e, p)], standingOf(e), {
     reference: e.reference,
-    leader: e.leader,
-    previous: p.observed?.previous ?? null,
-  });
-  return j.state === null ? null : viewOf(e, p, { ...j, state: j.state });
+  }).judgements[0] as Judgement;
+  return viewOf(e, p, j);
 }
 
 /** GPU-minutes of the candidate's job so far (src/judge/judge.ts gpuInput). */
 export function candidateGpu(e: ExperimentPass, p: CandidatePass, stopped: boolean): GpuMinutesInput | null {
-  const observed = {
-    analysis: p.observed?.analysis,
-    ended: p.observed?.ended ?? false,
-    atTs: e.clock.evalTs,
-  };
-  return gpuInput(runOf(e, p), observed, e.exp, stopped);
+  return gpuInput(runOf(e, p), observedOf(e, p), standingOf(e), stopped);
 }
 
-type Judged = Judgement & { state: CandidateState };
-
-function viewOf(e: ExperimentPass, p: CandidatePass, j: Judged): CandidateView {
+/** The view every surface renders of a judged candidate (null: not asked to run). */
+export function viewOf(e: ExperimentPass, p: CandidatePass, j: Judgement): CandidateView | null {
+  if (j.state === null) return null;
   const { exp, telemetry, reference } = e;
   const { c, job } = p;
   const { analysis, ended = false } = p.observed ?? {};
-  const x = exp.experiment;
-  // drawn at the figure every surface shows it at (src/record/figure.ts), else what decisions read
+  const s = experimentSettings(exp.experiment);
+  // drawn at the figure every surface shows it at (its figure in the record), else what decisions read
   const seconds = (r: { name: string; value: Interval; figure?: Interval } | null | undefined) =>
     r ? { name: r.name, secondsPerRollout: (r.figure ?? r.value).value } : null;
-  // a baseline running in this pass is drawn at its projection (it may not be stable yet)
-  const projected = reference?.live ? reference.verdict.projected_full_run : null;
-  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
+  // a baseline running in this pass is drawn at its figure (it may not be stable yet)
+  const liveBaseline =
+    reference?.live && reference.figure
+      ? { name: reference.name, secondsPerRollout: reference.figure }
+      : null;
   return {
     experimentId: e.id,
     candidate: c.candidate,
     runName: c.runName,
-    state: j.state,
+    state: j.state as CandidateState,
     jobId: job?.jobId ?? null,
     slurmState: job?.state ?? null,
     timeline: timelineOf(e, p, j.observation.verdict.warmup_end_minutes),
     observation: j.observation,
-    comparisons: j.comparisons,
     chart: analysis?.chart,
     opportunities: analysis?.opportunities,
     queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
@@ -96,13 +99,13 @@ function viewOf(e: ExperimentPass, p: CandidatePass, j: Judged): CandidateView {
       ? { fromMs: analysis.startTs * 1000, toMs: job?.endTs && ended ? job.endTs * 1000 : null }
       : null,
     notes: notesOf(telemetry?.errors, p.conflicts),
-    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
-    stopWhenDecided: x.stop_when_decided !== false,
-    baseline: seconds(exp.baseline) ?? seconds(liveBaseline),
+    minImprovement: s.minImprovement,
+    stopWhenDecided: s.stopWhenDecided,
+    baseline: seconds(exp.baseline) ?? liveBaseline,
     best: seconds(exp.best),
     finalJobState: ended ? (job?.state ?? null) : null,
     stoppedBy: j.stoppedBy,
-    commentIntervalMinutes: x.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
+    commentIntervalMinutes: s.commentIntervalMinutes,
     recordChartUrl: exp.recordChartUrl ?? null,
   };
 }
@@ -147,7 +150,7 @@ function timelineOf(
 export function referenceJobLine(e: ExperimentPass, plan: ReferenceJobPlan): ReferenceJobLine | null {
   const ref = e.reference;
   if (!ref || ref.role === 'run' || ref.role === 'leading candidate') return null;
-  const name = describeReference(`${ref.role} ${ref.name}`);
+  const name = describeReference(decisionReference(ref.role, ref.name));
   const p = plan.job;
   if (!p) {
     const note =

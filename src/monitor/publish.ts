@@ -6,6 +6,7 @@
 // gets a notice on its requested candidates' last comments, and its pull requests keep their check
 // and label.
 import { savingsText } from '../analysis/decision.js';
+import { referenceText } from '../analysis/reference.js';
 import { REFERENCE_STOP } from '../judge/reference.js';
 import type { Outcome } from '../lifecycle/model.js';
 import { pullRequestCheckRun } from '../report/check-conclusion.js';
@@ -166,7 +167,7 @@ export function finalOutcome(view: CandidateView, job: MonitorJob, at: string): 
       at,
       jobId: job.jobId,
       evidence: [
-        `${d.state} against ${d.against}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ''}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
+        `${d.state} against ${referenceText(d.reference)}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ''}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
         ...d.evidence,
         ...(savingsText(d) ? [savingsText(d) as string] : []),
       ],

@@ -6,11 +6,11 @@ import type { RunAnalysis } from '../analysis/observe.js';
 import type { PilotAction } from '../autopilot/core.js';
 import type { Reference } from '../judge/decide.js';
 import type { RunToJudge } from '../judge/observe.js';
+import type { ReadExperiment } from '../judge/read.js';
 import type { ReferenceMode } from '../judge/reference.js';
 import type { Phase } from '../lifecycle/model.js';
 import type { CandidateView } from '../report/pr-comment.js';
 import type { ExperimentTelemetry } from '../telemetry/queries.js';
-import type { CandidateObservation } from '../types/generated/metrics.js';
 import type { MonitorCandidate, MonitorExperiment, MonitorJob, MonitorPorts } from './ports.js';
 
 export interface PassOptions {
@@ -75,12 +75,11 @@ export interface CandidatePass {
    */
   remembered?: boolean;
   observed?: {
-    /** The run as the judge read it (src/judge): its job, series and clock. */
+    /** The run as the judge read it (src/judge/read.ts): its job, series, clock and memory. */
     run?: RunToJudge;
     analysis?: RunAnalysis;
-    /** The sticky comment as it stands, and the observation its last pass wrote. */
+    /** The sticky comment as it stands (its observation is the run's memory). */
     current?: string;
-    previous?: CandidateObservation;
     ended: boolean;
   };
   decided?: {
@@ -131,6 +130,8 @@ export interface ExperimentPass {
   /** Where the listing read ended jobs from (src/slurm JobListing.accounting), when the port says. */
   accounting?: 'on' | 'off' | 'unreachable';
   candidates: CandidatePass[];
+  /** What the judge read of the experiment's runs (observe: src/judge/read.ts). */
+  read?: ReadExperiment;
   /** Experiment-wide metrics, one query per quantity (observe). */
   telemetry?: ExperimentTelemetry;
   /** An outage: with any quantity unreadable, nothing is judged, failed, stopped or recorded (observe). */

@@ -11,7 +11,8 @@ import type {
   SkillReflection,
 } from '../types/generated/record.js';
 import { bestReasoning, bestSteps } from './best.js';
-import { comparisonText, decisionText, interval, seconds } from './format.js';
+import { decisionText, interval, seconds } from './format.js';
+import { withDecisionFigures } from './migrate.js';
 import { stabilisedValue } from './model.js';
 
 export type OutcomeKind = 'accepted' | 'rejected' | 'failed' | 'stopped';
@@ -75,7 +76,7 @@ export function verdictReason(run: RecordRun): string | null {
   else if (run.stable_metrics?.seconds_per_rollout_full_run != null)
     parts.push(`full-run ${seconds(run.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
   if (run.verdict && run.verdict.state !== 'stable') parts.push(`verdict ${run.verdict.state}`);
-  const compared = run.monitor_decision ? decisionText(run.monitor_decision) : comparisonText(run.comparison);
+  const compared = decisionText(run.monitor_decision);
   if (compared) parts.push(compared);
   return parts.length ? parts.join('; ') : null;
 }
@@ -122,9 +123,8 @@ function mergeRun(existing: RecordRun | undefined, outcome: RecordOutcome): Reco
   set('expected_effect', outcome.expected_effect);
   if (outcome.observation) {
     run.verdict = clone(outcome.observation.verdict);
-    run.comparison = outcome.observation.comparison ? clone(outcome.observation.comparison) : null;
     run.stable_metrics = clone(outcome.observation.stable_metrics);
-    // the decision the comment, check and label showed (absent from older observations)
+    // THE decision: what the comment, check and label showed, the run's one outcome
     if (outcome.observation.decision) run.monitor_decision = clone(outcome.observation.decision);
   }
   if (outcome.telemetry_gaps?.length) {
@@ -206,9 +206,12 @@ function updateBest(record: ExperimentRecord, run: RecordRun): CurrentBest {
 export function apply(record: ExperimentRecord, outcome: RecordOutcome): ExperimentRecord {
   const next = clone(record);
   const index = next.runs.findIndex((r) => r.name === outcome.candidate);
-  const run = mergeRun(index >= 0 ? next.runs[index] : undefined, outcome);
-  if (index >= 0) next.runs[index] = run;
-  else next.runs.push(run);
+  const merged = mergeRun(index >= 0 ? next.runs[index] : undefined, outcome);
+  if (index >= 0) next.runs[index] = merged;
+  else next.runs.push(merged);
+  // a decision from an older comment carries no figure: it gets the one it implies in the record
+  next.runs = withDecisionFigures(next.runs);
+  const run = next.runs.find((r) => r.name === outcome.candidate) as RecordRun;
   next.current_best = updateBest(next, run);
   return next;
 }

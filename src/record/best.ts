@@ -3,7 +3,7 @@
 // Accepted runs are taken in the order they were recorded (recorded_at, then name: a function of the
 // runs, not of the order outcomes were applied, so outcomes still commute). Each one displaces the
 // best so far when:
-//   1. it was decided against that best (its monitor decision, else its comparison, names it): when
+//   1. it was decided against that best (its one decision names it): when
 //      the decision is `better` (at least min_improvement faster, as its comment, check and label say);
 //   2. else, that best was decided against it: when that decision is not `better`;
 //   3. else (both were decided against an older reference, or not at all): when its figure
@@ -35,12 +35,12 @@ function recordedOrder(a: RecordRun, b: RecordRun): number {
 }
 
 /** Whether `run` displaces `best`, and by which of the three rules; null when it does not. */
-function displaces(run: RecordRun, best: RecordRun, runs: readonly RecordRun[]): BestHow | null {
+function displaces(run: RecordRun, best: RecordRun): BestHow | null {
   const mine = decidedAgainst(run);
   if (mine?.reference === best.name) return mine.better ? 'decided' : null;
   const theirs = decidedAgainst(best);
   if (theirs?.reference === run.name) return theirs.better ? null : 'reverse';
-  return (figureOf(run, runs)?.value as number) < (figureOf(best, runs)?.value as number) ? 'estimate' : null;
+  return (figureOf(run)?.value as number) < (figureOf(best)?.value as number) ? 'estimate' : null;
 }
 
 /**
@@ -48,7 +48,7 @@ function displaces(run: RecordRun, best: RecordRun, runs: readonly RecordRun[]):
  * the best. Empty when no run is accepted.
  */
 export function bestSteps(runs: readonly RecordRun[]): BestStep[] {
-  const accepted = runs.filter((r) => r.status === 'accepted' && figureOf(r, runs) !== null);
+  const accepted = runs.filter((r) => r.status === 'accepted' && figureOf(r) !== null);
   const names = new Set(accepted.map((r) => r.name));
   // decided not min_improvement faster than another accepted run: never the best (while one is left)
   const beaten = (r: RecordRun) => {
@@ -59,12 +59,12 @@ export function bestSteps(runs: readonly RecordRun[]): BestStep[] {
   const steps: BestStep[] = [];
   for (const run of [...eligible].sort(recordedOrder)) {
     const last = steps.at(-1);
-    const value = figureOf(run, runs)?.value as number;
+    const value = figureOf(run)?.value as number;
     if (!last) {
       steps.push({ run, over: null, how: 'first', value, overValue: null });
       continue;
     }
-    const how = displaces(run, last.run, runs);
+    const how = displaces(run, last.run);
     if (how) steps.push({ run, over: last.run, how, value, overValue: last.value });
   }
   return steps;

@@ -1,5 +1,6 @@
 // Number and text formatting shared by the record's Markdown and the final report.
-import type { Comparison, Decision, Interval } from '../types/generated/metrics.js';
+import { referenceText } from '../analysis/reference.js';
+import type { Decision, Interval } from '../types/generated/metrics.js';
 
 /** Seconds with 2 decimals (3 below 1 s); an em dash when unknown. */
 export function seconds(value: number | null | undefined): string {
@@ -27,7 +28,7 @@ export function interval(value: Interval | null | undefined, unit = ' s'): strin
 /**
  * The monitor's decision as the record keeps it: `decided better against baseline b: change −8.1%
  * [−10.0%, −6.2%]`, or `measuring against …` when none was reached. The record shows this where a
- * decision exists, never the fixed-sample comparison beside it (one truth: issue 25).
+ * decision exists (one truth: issue 25).
  */
 export function decisionText(d: Decision | null | undefined): string | null {
   if (!d) return null;
@@ -37,24 +38,7 @@ export function decisionText(d: Decision | null | undefined): string | null {
     : '';
   if (d.state === 'reference') return 'the reference the others were decided against';
   const head = d.state === 'measuring' ? 'no decision (measuring)' : `decided ${d.state}`;
-  return `${head} against ${d.against}${change}`;
-}
-
-/** `better than baseline (ratio 0.91 [0.89–0.93])`. */
-export function comparisonText(comparison: Comparison | null | undefined): string | null {
-  if (!comparison) return null;
-  const ratio = comparison.ratio
-    ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}–${comparison.ratio.high.toFixed(3)}])`
-    : '';
-  const phrase =
-    comparison.outcome === 'better'
-      ? 'better than'
-      : comparison.outcome === 'worse'
-        ? 'worse than'
-        : comparison.outcome === 'indistinguishable'
-          ? 'indistinguishable from'
-          : 'not comparable with';
-  return `${phrase} ${comparison.against}${ratio}`;
+  return `${head} against ${referenceText(d.reference)}${change}`;
 }
 
 /** Text safe inside one Markdown table cell: one line, pipes escaped. */

@@ -7,7 +7,7 @@ import { safeText } from '../github/user-text.js';
 import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
 import { describeChange } from './change.js';
 import { type Figure, figureOf } from './figure.js';
-import { cell, comparisonText, decisionText, interval, num, percentOfFraction, seconds } from './format.js';
+import { cell, decisionText, interval, num, percentOfFraction, seconds } from './format.js';
 import { baselineRun, bestRun, recordPaths } from './model.js';
 import { referenceGpuMinutes } from './reference-runs.js';
 
@@ -55,14 +55,14 @@ function bottleneckSummary(metrics: StableMetrics | null | undefined): string | 
 /** "8.87 s/rollout as decided against `baseline`" or "10.83 s/rollout": a run's figure for people. */
 export function figureText(f: Figure | null): string {
   if (!f) return '—';
-  return `${seconds(f.value)} s/rollout${f.against ? ` as decided against \`${f.against.name}\`` : ''}`;
+  return `${seconds(f.value)} s/rollout${f.reference ? ` as decided against \`${f.reference.name}\`` : ''}`;
 }
 
 /** The progress table's Observation cell. */
-export function observationSummary(run: RecordRun, runs: readonly RecordRun[] = [run]): string {
+export function observationSummary(run: RecordRun): string {
   const m = run.stable_metrics;
   const parts: string[] = [];
-  const figure = figureOf(run, runs);
+  const figure = figureOf(run);
   if (figure) parts.push(figureText(figure));
   if (m?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m.seconds_per_rollout_5m)}`);
   if (run.verdict && run.verdict.state !== 'stable') parts.push(`verdict ${run.verdict.state}`);
@@ -95,7 +95,7 @@ export function progressTable(record: ExperimentRecord): string {
       job,
       topologyLabel(run),
       cell(describeChange(run.change, !run.parent)),
-      cell(observationSummary(run, record.runs)),
+      cell(observationSummary(run)),
       cell(decisionCell(run)),
       cell(run.decision.next),
       cell(learningCell(run)),
@@ -117,7 +117,7 @@ const DECIDED_GROUPS = [
 /** Each run's figure (./figure.ts), in record order; runs without one are left out. */
 function figures(record: ExperimentRecord): Array<{ run: RecordRun; figure: Figure }> {
   return record.runs.flatMap((run) => {
-    const figure = figureOf(run, record.runs);
+    const figure = figureOf(run);
     return figure ? [{ run, figure }] : [];
   });
 }
@@ -130,7 +130,7 @@ function referenceFigures(record: ExperimentRecord): {
   const base = baselineRun(record);
   const best = bestRun(record);
   const at = (run: RecordRun | undefined) => {
-    const f = run ? figureOf(run, record.runs) : null;
+    const f = run ? figureOf(run) : null;
     return run && f ? { run, value: f.value } : undefined;
   };
   return { base: at(base), best: best !== base ? at(best) : undefined };
@@ -255,16 +255,16 @@ function queueTable(metrics: StableMetrics | null | undefined): string | undefin
 /** "- Seconds per rollout: 8.87 s [8.18–9.61], as its decision says against `baseline` (10.83 s)". */
 function figureLine(f: Figure | null): string[] {
   if (!f) return [];
-  const how = f.against
-    ? `, as its decision says against \`${f.against.name}\` (${seconds(f.against.value)} s)`
+  const how = f.reference
+    ? `, as its decision says against \`${f.reference.name}\` (${seconds(f.reference.value)} s)`
     : '';
   return [`- Seconds per rollout: ${f.low < f.high ? interval(f) : `${seconds(f.value)} s`}${how}`];
 }
 
-function metricsList(run: RecordRun, runs: readonly RecordRun[]): string[] {
+function metricsList(run: RecordRun): string[] {
   const m = run.stable_metrics;
   const v = run.verdict;
-  const lines: string[] = figureLine(figureOf(run, runs));
+  const lines: string[] = figureLine(figureOf(run));
   if (v) {
     lines.push(
       `- Verdict: **${v.state}**${v.minutes_of_data != null ? ` after ${num(v.minutes_of_data)} min of data` : ''}${v.warmup_end_minutes != null ? ` (warm-up ended at ${num(v.warmup_end_minutes)} min)` : ''}`,
@@ -280,9 +280,7 @@ function metricsList(run: RecordRun, runs: readonly RecordRun[]): string[] {
       );
   }
   const decided = decisionText(run.monitor_decision);
-  const compared = comparisonText(run.comparison);
   if (decided) lines.push(`- Decision: ${decided}`);
-  else if (compared) lines.push(`- Comparison: ${compared}`);
   if (m) {
     const pairs: [string, string][] = [
       [
@@ -334,9 +332,9 @@ function runFacts(run: RecordRun): string[] {
 }
 
 /** Findings (its figure first), queue depths, bottleneck, per-GPU and per-process resources. */
-function runFindings(run: RecordRun, runs: readonly RecordRun[]): string[] {
+function runFindings(run: RecordRun): string[] {
   const out = ['', '#### Findings', ''];
-  const metrics = metricsList(run, runs);
+  const metrics = metricsList(run);
   out.push(...(metrics.length ? metrics : ['- No metrics were recorded.']));
   const evidence = run.verdict?.evidence ?? [];
   if (evidence.length) out.push('- Evidence:', ...evidence.map((e) => `  - ${cell(e)}`));
@@ -393,12 +391,12 @@ function runProblems(run: RecordRun): string[] {
   return out;
 }
 
-export function runSection(run: RecordRun, step: number, runs: readonly RecordRun[] = [run]): string {
+export function runSection(run: RecordRun, step: number): string {
   const out: string[] = [
     `### Step ${step}: \`${run.name}\` — ${run.status}`,
     '',
     ...runFacts(run),
-    ...runFindings(run, runs),
+    ...runFindings(run),
     ...runProblems(run),
   ];
   out.push('', '#### Decision', '');
@@ -484,9 +482,9 @@ export function renderRecordMarkdown(record: ExperimentRecord): string {
   out.push('## Current best', '');
   if (best.topology) {
     const run = bestRun(record);
-    const figure = run ? figureOf(run, record.runs) : null;
+    const figure = run ? figureOf(run) : null;
     out.push(
-      `**\`${best.topology}\`** at ${seconds(figure?.value ?? best.stabilized_seconds_per_rollout_full_run)} s per rollout${figure?.against ? ` (as its decision says against \`${figure.against.name}\` at ${seconds(figure.against.value)} s)` : ''}.`,
+      `**\`${best.topology}\`** at ${seconds(figure?.value ?? best.stabilized_seconds_per_rollout_full_run)} s per rollout${figure?.reference ? ` (as its decision says against \`${figure.reference.name}\` at ${seconds(figure.reference.value)} s)` : ''}.`,
     );
     if (best.decision_reasoning) out.push('', cell(safeText(best.decision_reasoning)));
   } else out.push('No candidate accepted yet.');
@@ -503,7 +501,7 @@ export function renderRecordMarkdown(record: ExperimentRecord): string {
   if (record.runs.length) {
     out.push('## Candidates', '');
     record.runs.forEach((run, i) => {
-      out.push(runSection(run, i + 1, record.runs), '');
+      out.push(runSection(run, i + 1), '');
     });
   }
   return `${out

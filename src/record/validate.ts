@@ -4,8 +4,10 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import metricsSchema from '../../topologies/schema/metrics.schema.json' with { type: 'json' };
 import recordSchema from '../../topologies/schema/record.schema.json' with { type: 'json' };
 import topologySchema from '../../topologies/schema/topology.schema.json' with { type: 'json' };
+import { migrateObservation } from '../analysis/stored.js';
 import type { CandidateObservation } from '../types/generated/metrics.js';
 import type { ExperimentRecord } from '../types/generated/record.js';
+import { migrateRecord } from './migrate.js';
 
 /** A record file that cannot be used; its message names the file and what is wrong. */
 export class RecordError extends Error {
@@ -79,6 +81,8 @@ export function parseRecord(text: string, file: string): ExperimentRecord {
       `not valid JSON (${message}); fix or restore the file from git history — it was not overwritten`,
     ]);
   }
+  // an older record reads as the current schema has it (./migrate.ts)
+  value = migrateRecord(value);
   const problems = recordProblems(value);
   if (problems.length) {
     throw new RecordError(file, [
@@ -102,10 +106,11 @@ export function observationProblems(value: unknown): string[] {
   return validate(value) ? [] : describe(validate.errors);
 }
 
-/** The observation when it is schema-valid, else undefined with the problems. */
+/** The observation (an older one migrated: src/analysis/stored.ts) when it is schema-valid, else undefined with the problems. */
 export function checkObservation(
-  value: unknown,
+  raw: unknown,
 ): { observation: CandidateObservation; problems: [] } | { observation: undefined; problems: string[] } {
+  const value = migrateObservation(raw);
   const problems = observationProblems(value);
   return problems.length
     ? { observation: undefined, problems }

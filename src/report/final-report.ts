@@ -4,7 +4,7 @@
 import { barChart } from '../chart/mermaid.js';
 import { describeChange, hydraValue } from '../record/change.js';
 import { decidedAgainst, figureOf } from '../record/figure.js';
-import { cell, comparisonText, decisionText, interval, num, seconds } from '../record/format.js';
+import { cell, decisionText, interval, num, seconds } from '../record/format.js';
 import { baselineRun, bestRun, recordPaths } from '../record/model.js';
 import { figureText, gpuTable, secondsPerRolloutChart } from '../record/render.js';
 import { topologyLeaves } from '../topology/expand.js';
@@ -45,8 +45,8 @@ function relativeChange(value: number | null, base: number | null): string {
   return `${pct > 0 ? '+' : ''}${num(pct, 1)}%`;
 }
 
-function measured(run: RecordRun, runs: readonly RecordRun[]): string {
-  const figure = figureOf(run, runs);
+function measured(run: RecordRun): string {
+  const figure = figureOf(run);
   if (figure === null || run.status === 'failed')
     return run.failures?.length ? `failed (${run.failures.at(-1)!.kind})` : 'no stable value';
   const parts = [figureText(figure)];
@@ -166,8 +166,8 @@ function bestClaim(best: RecordRun): string {
   return claim?.better ? `; ${claim.text}` : '';
 }
 
-function figureValue(run: RecordRun | undefined, runs: readonly RecordRun[]): number | null {
-  return run ? (figureOf(run, runs)?.value ?? null) : null;
+function figureValue(run: RecordRun | undefined): number | null {
+  return run ? (figureOf(run)?.value ?? null) : null;
 }
 
 /**
@@ -181,8 +181,8 @@ function resultLine(record: ExperimentRecord): string {
     .map((s) => [s, record.runs.filter((r) => r.status === s).length] as const)
     .filter(([, n]) => n > 0)
     .map(([s, n]) => `${n} ${s}`);
-  const bestValue = figureValue(best, record.runs);
-  const baseValue = figureValue(base, record.runs);
+  const bestValue = figureValue(best);
+  const baseValue = figureValue(base);
   if (!best || !base || bestValue === null || baseValue === null || best.name === base.name)
     return `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(', ') || 'none'}.`;
   return `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s as decided (${relativeChange(bestValue, baseValue)}; ${num(baseValue / bestValue, 2)}× the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(', ')}.`;
@@ -194,7 +194,7 @@ function baselineSection(record: ExperimentRecord): string[] {
   const out = ['', '## 1. Baseline', ''];
   if (!base) return [...out, 'No baseline was recorded.'];
   const m = base.stable_metrics;
-  const f = figureOf(base, record.runs);
+  const f = figureOf(base);
   const projected = base.verdict?.projected_full_run;
   out.push(
     `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ''}.`,
@@ -217,7 +217,7 @@ function baselineSection(record: ExperimentRecord): string[] {
 /** Part 2: every candidate at its figure, with the chart of all of them. */
 function candidatesSection(record: ExperimentRecord): string[] {
   const base = baselineRun(record);
-  const baseValue = figureValue(base, record.runs);
+  const baseValue = figureValue(base);
   const out = ['', '## 2. Tried topologies', ''];
   const chart = secondsPerRolloutChart(
     record,
@@ -235,8 +235,8 @@ function candidatesSection(record: ExperimentRecord): string[] {
       cell(describeChange(run.change, !run.parent)),
       cell(run.hypothesis),
       cell(run.expected_effect),
-      cell(measured(run, record.runs)),
-      run === base ? 'baseline' : relativeChange(figureValue(run, record.runs), baseValue),
+      cell(measured(run)),
+      run === base ? 'baseline' : relativeChange(figureValue(run), baseValue),
       cell(resourceLine(run.stable_metrics)),
       cell(`${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ''}`),
     ];
@@ -254,14 +254,12 @@ function bestSection(record: ExperimentRecord): string[] {
   if (!best) return [...out, 'No candidate was accepted.'];
   const chain = lineage(record, best);
   out.push(
-    `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ''}: ${seconds(figureValue(best, record.runs))} s per rollout.`,
+    `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ''}: ${seconds(figureValue(best))} s per rollout.`,
     '',
     `- Why it won: ${cell(record.current_best.decision_reasoning ?? 'lowest stabilised value among accepted candidates')}`,
   );
   const decided = decisionText(best.monitor_decision);
-  const compared = comparisonText(best.comparison);
   if (decided) out.push(`- Decision: ${decided}`);
-  else if (compared) out.push(`- Statistical comparison: ${compared}`);
   if (chain.length > 1) {
     out.push('- Changes from the baseline, step by step:');
     for (const step of chain.slice(1))

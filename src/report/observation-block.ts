@@ -1,5 +1,6 @@
 // The sticky comment's hidden, machine-readable block: the monitor writes the candidate's
 // observation (verdict + stable metrics) into it and the record action reads it back.
+import { migrateObservation } from '../analysis/stored.js';
 import type { CandidateObservation } from '../types/generated/metrics.js';
 
 const OPEN = '<!-- topo:observation v1';
@@ -12,14 +13,19 @@ export function renderObservationBlock(observation: CandidateObservation): strin
   return `${OPEN}\n${json}\n${CLOSE}`;
 }
 
-/** Finds and parses the block in a comment body; undefined when absent or unreadable. */
+/**
+ * Finds and parses the block in a comment body (an older one migrated: src/analysis/stored.ts);
+ * undefined when absent or unreadable.
+ */
 export function parseObservationBlock(body: string): CandidateObservation | undefined {
   const start = body.lastIndexOf(OPEN);
   if (start < 0) return undefined;
   const end = body.indexOf(CLOSE, start + OPEN.length);
   if (end < 0) return undefined;
   try {
-    const value = JSON.parse(body.slice(start + OPEN.length, end).trim()) as CandidateObservation;
+    const value = migrateObservation(
+      JSON.parse(body.slice(start + OPEN.length, end).trim()),
+    ) as CandidateObservation;
     return value && typeof value === 'object' && typeof value.run_name === 'string' ? value : undefined;
   } catch {
     return undefined;

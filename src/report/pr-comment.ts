@@ -1,21 +1,20 @@
 // The monitor's sticky comment (and the job summary): state and timeline, metrics table, verdict
-// with evidence and the queries behind it, comparison, a Mermaid chart, a Grafana link and the
+// with evidence and the queries behind it, decision, a Mermaid chart, a Grafana link and the
 // hidden machine-readable block. Pure and deterministic: the same inputs give the same text, so an
 // unchanged pull request costs no write.
 import { savingsText } from '../analysis/decision.js';
-import { decidedFigure, parseAgainst } from '../analysis/outcome.js';
+import { type Figure, runFigure } from '../analysis/figure.js';
+import { decisionReference } from '../analysis/reference.js';
 import type { Sample } from '../analysis/series.js';
 import { round } from '../analysis/series.js';
 import { chartLegend, lineChart } from '../chart/mermaid.js';
-import { type Figure, ownFigureOf } from '../record/figure.js';
 import { isLive as isLiveStatus, statusOf, statusWord } from '../slurm/types.js';
 import { grafanaDashboardUrl } from '../telemetry/grafana.js';
-import type { CandidateObservation, Comparison, Interval } from '../types/generated/metrics.js';
+import type { CandidateObservation, Interval } from '../types/generated/metrics.js';
 import { type MonitorCheckRun, monitorCheckRun, pct } from './check-conclusion.js';
 import { renderObservationBlock } from './observation-block.js';
 import {
   code,
-  comparisonIcon,
   describeReference,
   OUTCOME_ICON,
   type Standing,
@@ -56,7 +55,6 @@ export interface CandidateView {
   slurmState?: string | null;
   timeline: TimelineEntry[];
   observation: CandidateObservation;
-  comparisons: Comparison[];
   chart?: { fullRun: Sample[]; rate5m: Sample[] };
   opportunities?: string[];
   queries?: QueryShown[];
@@ -158,7 +156,6 @@ export function viewStanding(v: CandidateView): Standing {
     state: v.state,
     failure: v.observation.failure ?? null,
     decision: v.observation.decision ?? null,
-    comparisons: v.comparisons,
     hasValue: !!v.observation.verdict.value,
     minImprovement: v.minImprovement,
     minutesOfData: v.observation.verdict.minutes_of_data ?? null,
@@ -220,25 +217,14 @@ function throughput(seconds: number): string {
   return `${fmt(seconds, 3)} s per rollout · ${thousands(3600 / seconds)} rollouts per hour`;
 }
 
-/**
- * The candidate's figure (as src/record/figure.ts gives it in the record): what its decision says,
- * its reference's figure × (1 + the decided change) with the decision's interval, when it was decided
- * against the baseline or the current best of this view; else its own value.
- */
+/** The candidate's figure: THE figure of its judgement (src/analysis/figure.ts), read from its observation. */
 export function viewFigure(v: CandidateView): Figure | null {
-  const d = v.observation.decision;
-  const change = d?.relative_change;
-  if (d && change && d.state !== 'reference' && change.low < change.high) {
-    const name = parseAgainst(d.against).name;
-    const ref = [v.best, v.baseline].find((r) => r?.name === name && r.secondsPerRollout > 0);
-    if (ref)
-      return {
-        ...decidedFigure(ref.secondsPerRollout, change),
-        basis: 'decision',
-        against: { name, value: ref.secondsPerRollout, change },
-      };
-  }
-  return ownFigureOf(v.observation.verdict, v.observation.stable_metrics.seconds_per_rollout_full_run);
+  const o = v.observation;
+  return runFigure({
+    decision: o.decision,
+    verdict: o.verdict,
+    reading: o.stable_metrics.seconds_per_rollout_full_run,
+  });
 }
 
 /** What a figure is, in words, for the value line. */
@@ -246,7 +232,7 @@ function figureBasis(f: Figure): string {
   const range = f.low < f.high ? `, 95% interval ${fmt(f.low)}–${fmt(f.high)} s` : '';
   switch (f.basis) {
     case 'decision':
-      return `as decided: ${signed(f.against?.change?.value ?? 0)} against ${code(f.against?.name ?? '')} at ${fmt(f.against?.value)} s${range}`;
+      return `as decided: ${signed(f.reference?.change?.value ?? 0)} against ${code(f.reference?.name ?? '')} at ${fmt(f.reference?.value)} s${range}`;
     case 'projection':
       return `the detector's projected full run${range}`;
     case 'estimate':
@@ -259,8 +245,8 @@ function figureBasis(f: Figure): string {
 /** The value line: the candidate's figure beside rollouts per hour, and the reference's. */
 function valueLine(v: CandidateView): string | undefined {
   const f = viewFigure(v);
-  const ref = f?.against
-    ? { name: f.against.name, secondsPerRollout: f.against.value }
+  const ref = f?.reference
+    ? { name: f.reference.name, secondsPerRollout: f.reference.value }
     : (v.best ?? v.baseline);
   const refText =
     ref && ref.secondsPerRollout > 0 && ref.name !== v.candidate
@@ -362,21 +348,9 @@ export function monitorCheck(v: CandidateView): MonitorCheckRun {
   return monitorCheckRun(viewStanding(v), renderHeadline(v).join('\n'));
 }
 
-/** A comparison for people, with the reference named once ("the baseline", not "baseline baseline"). */
-export function comparisonLine(c: Comparison): string {
-  const ref = describeReference(c.against);
-  if (c.outcome === 'not-comparable' || !c.ratio)
-    return `not comparable with ${ref} yet (no projected value on one side)`;
-  const word =
-    c.outcome === 'better' ? 'faster than' : c.outcome === 'worse' ? 'slower than' : 'indistinguishable from';
-  const change = c.ratio.value - 1;
-  return `${word} ${ref}: ${pct(change)} ${change <= 0 ? 'fewer' : 'more'} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}–${c.ratio.high})`;
-}
-
 /**
  * The detector's verdict, labelled as what it is (the full-run value's stabilisation, start-up
- * included), then the decision. The fixed-sample comparison shows only without a decision, so no
- * "not comparable yet" stands beside a decision.
+ * included), then the decision.
  */
 function verdictSection(v: CandidateView): string[] {
   const o = v.observation;
@@ -404,12 +378,9 @@ function verdictSection(v: CandidateView): string[] {
     for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
     out.push('');
   }
-  const comparisons = d ? [] : v.comparisons;
-  for (const c of comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
-  if (comparisons.length) out.push('');
   if (d) {
     out.push(
-      `Decision (${d.method ?? 'sequential'}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ''}${d.gpu_minutes_used != null ? ` · ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ''}${savingsText(d) ? ` · ${savingsText(d)}` : ''}`,
+      `Decision (${d.method ?? 'sequential'}): \`${d.state}\` against ${describeReference(d.reference)}, min_improvement ${pct(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ''}${d.gpu_minutes_used != null ? ` · ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ''}${savingsText(d) ? ` · ${savingsText(d)}` : ''}`,
     );
     for (const e of d.evidence) out.push(`- ${e}`);
     out.push('');
@@ -542,12 +513,12 @@ function secondsChart(v: CandidateView): string {
     references.push({ name: `${v.candidate} ${figureLabel(f)}`, value: f.value });
   if (v.baseline && v.baseline.name !== v.candidate)
     references.push({
-      name: describeReference(`baseline ${v.baseline.name}`),
+      name: describeReference(decisionReference('baseline', v.baseline.name)),
       value: v.baseline.secondsPerRollout,
     });
   if (v.best && v.best.name !== v.candidate && v.best.name !== v.baseline?.name)
     references.push({
-      name: describeReference(`current best ${v.best.name}`),
+      name: describeReference(decisionReference('current best', v.best.name)),
       value: v.best.secondsPerRollout,
     });
   const top = Math.max(

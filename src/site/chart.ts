@@ -21,7 +21,7 @@ export interface ChartPoint {
 export function chartPoints(record: ExperimentRecord): ChartPoint[] {
   const points: ChartPoint[] = [];
   record.runs.forEach((run, i) => {
-    const figure = figureOf(run, record.runs);
+    const figure = figureOf(run);
     if (figure === null || !Number.isFinite(figure.value)) return;
     const best = bestSteps(record.runs.slice(0, i + 1)).at(-1);
     points.push({

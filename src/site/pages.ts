@@ -61,11 +61,11 @@ function experimentPage(record: ExperimentRecord, files: Map<RecordRun, string>)
   const rows = record.runs
     .map(
       (run, i) =>
-        `<tr${run === best ? ' class="best"' : ''}><td>${i + 1}</td><td><a href="${escapeHtml(files.get(run) ?? '')}">${escapeHtml(run.name)}</a></td><td>${escapeHtml(run.status)}</td><td>${escapeHtml(run.parent ?? '—')}</td><td>${seconds(figureOf(run, record.runs)?.value ?? null)}</td><td>${escapeHtml(run.decision.reason ?? '')}</td></tr>`,
+        `<tr${run === best ? ' class="best"' : ''}><td>${i + 1}</td><td><a href="${escapeHtml(files.get(run) ?? '')}">${escapeHtml(run.name)}</a></td><td>${escapeHtml(run.status)}</td><td>${escapeHtml(run.parent ?? '—')}</td><td>${seconds(figureOf(run)?.value ?? null)}</td><td>${escapeHtml(run.decision.reason ?? '')}</td></tr>`,
     )
     .join('\n');
   const bestText = best
-    ? `<p class="best">Best so far: <a href="${escapeHtml(files.get(best) ?? '')}">${escapeHtml(best.name)}</a> at ${seconds(figureOf(best, record.runs)?.value ?? null)} per rollout.</p>${record.current_best.decision_reasoning ? `\n<p class="why">${escapeHtml(record.current_best.decision_reasoning)}</p>` : ''}`
+    ? `<p class="best">Best so far: <a href="${escapeHtml(files.get(best) ?? '')}">${escapeHtml(best.name)}</a> at ${seconds(figureOf(best)?.value ?? null)} per rollout.</p>${record.current_best.decision_reasoning ? `\n<p class="why">${escapeHtml(record.current_best.decision_reasoning)}</p>` : ''}`
     : '<p>No best candidate yet.</p>';
   return [
     `<p>${escapeHtml(record.objective)}</p>`,
@@ -90,7 +90,7 @@ export function renderSite(records: readonly ExperimentRecord[]): SitePage[] {
     const files = candidateFiles(record);
     const best = bestRun(record);
     items.push(
-      `<tr><td><a href="${escapeHtml(dir)}/index.html">${escapeHtml(title)}</a></td><td>${record.runs.length}</td><td>${escapeHtml(best?.name ?? '—')}</td><td>${seconds(best ? (figureOf(best, record.runs)?.value ?? null) : null)}</td></tr>`,
+      `<tr><td><a href="${escapeHtml(dir)}/index.html">${escapeHtml(title)}</a></td><td>${record.runs.length}</td><td>${escapeHtml(best?.name ?? '—')}</td><td>${seconds(best ? (figureOf(best)?.value ?? null) : null)}</td></tr>`,
     );
     const crumbs: [string, string][] = [
       ['../index.html', 'Experiments'],
@@ -103,7 +103,7 @@ export function renderSite(records: readonly ExperimentRecord[]): SitePage[] {
     record.runs.forEach((run, i) => {
       pages.push({
         path: `${dir}/${files.get(run)}`,
-        html: page(`${title}: ${run.name}`, crumbs, markdownToSafeHtml(runSection(run, i + 1, record.runs))),
+        html: page(`${title}: ${run.name}`, crumbs, markdownToSafeHtml(runSection(run, i + 1))),
       });
     });
     // The final report links the record's chart (experiments/<id>.svg) by a relative path.

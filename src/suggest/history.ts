@@ -2,6 +2,7 @@
 // parent and how it came out, so the ranking avoids repeating what did not help and follows
 // what did; plus the stop rule the seed asks for, the campaign's own (src/campaign/rounds.ts).
 
+import { isSettled, outcomeOf as runOutcome } from '../analysis/outcome.js';
 import {
   type CampaignState,
   closeRound,
@@ -17,7 +18,7 @@ import type { MoveKind, StopAdvice, TriedCandidate } from './types.js';
 
 export type Outcome = 'better' | 'not-better' | 'failed' | 'unknown';
 
-/** A change below this relative gain is not significant when no comparison verdict is recorded. */
+/** A change below this relative gain is not significant when no decision is recorded. */
 export const SIGNIFICANT_GAIN = 0.01;
 
 /** Move tags ("scale-bottleneck:driver", "raise-workers", ...) that describe child against parent. */
@@ -39,9 +40,10 @@ export function moveTag(kind: MoveKind, service?: ServiceName): string {
 /** How a tried candidate came out against its parent. */
 export function outcomeOf(run: TriedCandidate, byName: Map<string, TriedCandidate>): Outcome {
   if (run.status === 'failed' || run.observation?.failure) return 'failed';
-  const verdict = run.observation?.comparison?.outcome;
-  if (verdict === 'better') return 'better';
-  if (verdict === 'worse' || verdict === 'indistinguishable') return 'not-better';
+  // its one decision's outcome (src/analysis/outcome.ts), when it settled the run
+  const decided = runOutcome({ decision: run.observation?.decision, ended: true });
+  if (decided === 'better') return 'better';
+  if (isSettled(decided)) return 'not-better';
   const own = secondsPerRollout(run);
   const parent = run.parent ? byName.get(run.parent) : undefined;
   const reference = parent ? secondsPerRollout(parent) : undefined;

@@ -45,7 +45,7 @@ function observationOf(run: RecordRun): TriedCandidate['observation'] {
   return {
     ...(run.verdict ? { verdict: run.verdict } : {}),
     ...(run.stable_metrics ? { stable_metrics: run.stable_metrics } : {}),
-    ...(run.comparison ? { comparison: run.comparison } : {}),
+    ...(run.monitor_decision ? { decision: run.monitor_decision } : {}),
     ...(failure ? { failure } : {}),
   };
 }

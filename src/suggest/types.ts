@@ -22,7 +22,7 @@ export interface TriedCandidate {
    */
   figure?: number;
   /** What the monitor observed; absent while pending or when nothing was measured. */
-  observation?: Partial<Pick<CandidateObservation, 'verdict' | 'stable_metrics' | 'comparison' | 'failure'>>;
+  observation?: Partial<Pick<CandidateObservation, 'verdict' | 'stable_metrics' | 'decision' | 'failure'>>;
 }
 
 export interface ClusterLimits {

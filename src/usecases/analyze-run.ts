@@ -1,123 +1,193 @@
-// One run judged from Prometheus as of a moment: the path `topo analyze` and the detector bench share,
-// through the judge (src/judge: the same observation and Decision as the monitor's). Any run_name
-// (not only topo-… names); by default as of now, or as of its last sample when the run has ended,
-// so a finished run keeps the verdict its data supports instead of turning stale.
-
+// Runs judged from Prometheus (and Slurm when the cluster is known) as of a moment: the paths `topo
+// analyze`, `topo status`, the record's re-observation and the verdict bench share, all through
+// the judge's one read (src/judge/read.ts readRuns) and its one judgement. A run of an experiment
+// of the checkout is judged within its experiment, as the monitor judges it (its job, its
+// settings, wall time and rollouts, the record's references, the live baseline); any other
+// run_name (a run launched by hand) is judged from its samples alone, by default as of now, or as
+// of its last sample once it ended, so a finished run keeps the verdict its data supports.
 import type { DetectorSettings } from '../analysis/detector.js';
 import type { RunAnalysis } from '../analysis/observe.js';
-import type { JudgedExperiment, Reference } from '../judge/decide.js';
+import type { JudgedExperiment, RecordedReference, Reference } from '../judge/decide.js';
 import type { RunJob } from '../judge/job.js';
-import { decideRunOf, type Judgement } from '../judge/judge.js';
-import { observeRunOf, type RunToJudge } from '../judge/observe.js';
-import { type ExperimentTelemetry, readTelemetry, seriesOf } from '../judge/telemetry.js';
+import type { Judgement } from '../judge/judge.js';
+import {
+  type ExperimentToRead,
+  judgeRead,
+  type ReadExperiment,
+  type RunToRead,
+  readRuns,
+} from '../judge/read.js';
+import type { ExperimentTelemetry } from '../judge/telemetry.js';
+import { parseRunName } from '../lifecycle/run-name.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
-import { anyRunSelector, type Quantity } from '../telemetry/queries.js';
+import type { Quantity } from '../telemetry/queries.js';
+import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
 
-export interface AnalyzeRunInput {
+/** An experiment of the checkout as the CLI reads it: its settings, the record's references, its jobs. */
+export interface KnownExperiment {
+  experiment: Experiment;
+  baseline?: RecordedReference | null;
+  best?: RecordedReference | null;
+  /** Every job of the experiment (src/judge/job.ts experimentJobs); none when Slurm was not read. */
+  jobs: readonly RunJob[];
+  /** The candidates' topologies by candidate name, when known. */
+  topologies?: ReadonlyMap<string, Topology>;
+}
+
+/** How the metrics are read. */
+export interface TelemetryClock {
   prometheus: PrometheusClient;
-  runName: string;
   timeScale: number;
   stepSeconds: number;
+}
+
+/** Each job of an experiment as a run to read: the candidate its run name names (no pull request). */
+export function runsOfJobs(x: KnownExperiment): RunToRead[] {
+  const id = x.experiment.experiment_id;
+  return [...x.jobs]
+    .sort((a, b) => Number(a.jobId) - Number(b.jobId))
+    .map((job) => {
+      const candidate = parseRunName(job.name, id)?.candidate ?? job.name;
+      const topology = x.topologies?.get(candidate);
+      return {
+        runName: job.name,
+        candidate: { candidate, pr: 0, requested: true },
+        job,
+        ...(topology ? { topology } : {}),
+      };
+    });
+}
+
+/** The experiment as the judge's read takes it (its runs: every job; `extra`: a run Slurm no longer lists). */
+function experimentToRead(x: KnownExperiment, t: TelemetryClock, extra: RunToRead[] = []): ExperimentToRead {
+  return {
+    id: x.experiment.experiment_id,
+    experiment: x.experiment,
+    baseline: x.baseline ?? null,
+    best: x.best ?? null,
+    timeScale: t.timeScale,
+    stepSeconds: t.stepSeconds,
+    runs: [...runsOfJobs(x), ...extra],
+  };
+}
+
+/** An experiment's runs judged at `at` as one monitor pass judges them (`topo status`, `topo watch`). */
+export async function judgeExperiment(
+  t: TelemetryClock,
+  x: KnownExperiment,
+  at: number,
+): Promise<{ read: ReadExperiment; judgements: Judgement[]; reference: Reference | null }> {
+  const read = await readRuns({ prometheus: t.prometheus }, experimentToRead(x, t), at);
+  const { judgements, reference } = judgeRead(read);
+  return { read, judgements, reference };
+}
+
+export interface AnalyzeRunInput extends TelemetryClock {
+  runName: string;
   /** The clock (unix seconds). */
   nowTs: number;
-  /** Judge as of this moment (unix seconds), as the monitor would have then; default: see `ended`. */
+  /** Judge as of this moment (unix seconds), as the monitor would have then; default: now, or the run's end. */
   atTs?: number | null;
-  /** Look-back from the evaluation time, Prometheus minutes. */
+  /** Look-back from the evaluation time, Prometheus minutes (a run judged from its samples alone). */
   minutes: number;
   /** Rollouts in flight, when no topology is given. */
   inFlight?: number | null;
   topology?: Topology;
-  settings?: Partial<DetectorSettings>;
   /** Only these quantities (the bench asks for the verdict's only). */
   quantities?: readonly Quantity[];
+  /** The run's experiment in the checkout: the run is judged within it, as the monitor judges it. */
+  known?: KnownExperiment;
+  /** Without an experiment: the settings it is judged with (`--min-improvement`, the detector's). */
+  settings?: JudgedExperiment & { stabilisation?: Partial<DetectorSettings> };
   /**
-   * `--against`: decide against this run, judged as of the same moment (or as of its own end when
-   * it ended before), with these settings (`--min-improvement`).
+   * `--against`: decide against this run instead, judged as of the same moment (or as of its own
+   * end when it ended before).
    */
   against?: string;
-  experiment?: JudgedExperiment;
-  /**
-   * The run's Slurm job (src/judge/job.ts) when the cluster is known: judged from its start, as of
-   * its end, like the monitor; and the experiment's wall time and rollouts (experimentLimits).
-   */
-  jobOf?: (runName: string) => Promise<RunJob | undefined>;
-  limits?: { wallMinutes: number | null; expectedRollouts: number | null };
 }
 
 export interface AnalyzeRunResult {
-  analysis: RunAnalysis;
-  /** The judge's judgement (state, comparisons, the Decision against `against`). */
+  /** What was observed (none while its job has not started). */
+  analysis?: RunAnalysis;
+  /** The judge's judgement (state, observation, Decision, figure). */
   judgement: Judgement;
   telemetry: ExperimentTelemetry;
   /** The moment judged (unix seconds). */
   atTs: number;
-  /** No --at and no sample for a while: judged as of the run's last sample. */
+  /** Judged as of the run's end (its job's, or its last sample's). */
   ended: boolean;
   /** The run `against` named, judged. */
   reference?: AnalyzeRunResult;
 }
 
-/** The run's series over the look-back, as the judge reads it. */
-async function readRun(i: AnalyzeRunInput): Promise<{ run: RunToJudge; telemetry: ExperimentTelemetry }> {
-  const job = await i.jobOf?.(i.runName);
-  const at = Math.floor(i.atTs ?? i.nowTs);
-  const start = Math.floor((at - i.minutes * 60) / i.stepSeconds) * i.stepSeconds;
-  const telemetry = await readTelemetry(
-    i.prometheus,
-    anyRunSelector(i.runName),
-    { start, end: at, stepSeconds: i.stepSeconds },
-    {
-      timeScale: i.timeScale,
-      scrapeSeconds: i.stepSeconds,
-      ...(i.quantities ? { quantities: i.quantities } : {}),
-    },
-  );
-  const run: RunToJudge = {
+/** The run read: within its experiment, or alone by its run name. */
+async function readOne(i: AnalyzeRunInput, at: number): Promise<ReadExperiment> {
+  const t = { prometheus: i.prometheus, timeScale: i.timeScale, stepSeconds: i.stepSeconds };
+  const alone: RunToRead = {
     runName: i.runName,
-    series: seriesOf(telemetry, i.runName),
-    missing: telemetry.missing,
-    clock: { nowTs: at, timeScale: i.timeScale, stepSeconds: i.stepSeconds, ...i.limits },
-    ...(job ? { job } : {}),
-    topology: i.topology,
+    candidate: { candidate: i.runName, pr: 0, requested: true },
+    ...(i.topology ? { topology: i.topology } : {}),
     inFlight: i.inFlight ?? null,
-    settings: i.settings,
+  };
+  if (i.known) {
+    const listed = i.known.jobs.some((j) => j.name === i.runName);
+    const x = experimentToRead(i.known, t, listed ? [] : [alone]);
+    // a run Slurm no longer lists is read over the look-back; else over its jobs, as the monitor reads
+    return readRuns({ prometheus: i.prometheus }, listed ? x : { ...x, lookbackMinutes: i.minutes }, at);
+  }
+  const x: ExperimentToRead = {
+    id: null,
+    experiment: i.settings ?? {},
+    timeScale: i.timeScale,
+    stepSeconds: i.stepSeconds,
+    runs: [alone],
+    lookbackMinutes: i.minutes,
+    ...(i.quantities ? { quantities: i.quantities } : {}),
     fixedTime: i.atTs != null,
   };
-  return { run, telemetry };
+  return readRuns({ prometheus: i.prometheus }, x, at);
 }
 
 export async function analyzeRun(i: AnalyzeRunInput): Promise<AnalyzeRunResult> {
-  const { run, telemetry } = await readRun(i);
-  const observed = observeRunOf(run);
-  const { analysis, ended, atTs } = observed;
-  if (!analysis) throw new Error(`${i.runName}: nothing observed`); // a run read without a job always is
+  const at = Math.floor(i.atTs ?? i.nowTs);
+  const read = await readOne(i, at);
+  const index = read.runs.findIndex((r) => r.run.runName === i.runName);
+  const first = judgeRead(read).judgements[index] as Judgement;
+  const { observed } = first;
   const reference = i.against
     ? await analyzeRun({
         ...i,
         runName: i.against,
-        nowTs: atTs,
+        nowTs: observed.atTs,
         atTs: null,
         inFlight: null,
         against: undefined,
+        topology: undefined,
       })
     : undefined;
-  const judgement = decideRunOf(run, observed, {
-    standing: { experiment: i.experiment ?? {} },
-    candidate: { candidate: i.runName, pr: 0, requested: true },
-    reference: reference ? runReference(reference) : null,
-  });
-  return { analysis, judgement, telemetry, atTs, ended, ...(reference ? { reference } : {}) };
+  const judgement = reference
+    ? (judgeRead(read, { reference: runReference(reference) }).judgements[index] as Judgement)
+    : first;
+  return {
+    ...(judgement.observed.analysis ? { analysis: judgement.observed.analysis } : {}),
+    judgement,
+    telemetry: read.telemetry ?? { byRun: new Map(), queries: [], missing: [], errors: [] },
+    atTs: observed.atTs,
+    ended: observed.ended,
+    ...(reference ? { reference } : {}),
+  };
 }
 
-/** A run named by a person as the reference (`--against`): its verdict as judged. */
+/** A run named by a person as the reference (`--against`): its judgement's verdict and figure. */
 function runReference(r: AnalyzeRunResult): Reference {
-  const verdict = r.analysis.observation.verdict;
+  const verdict = r.judgement.observation.verdict;
   return {
     role: 'run',
     name: r.judgement.observation.run_name,
     verdict,
     value: verdict.value ?? null,
+    figure: r.judgement.figure?.value ?? null,
     live: true,
   };
 }

@@ -9,9 +9,7 @@ import type { Octokit } from '../github/client.js';
 import { type CasCommitResult, commitWithCompareAndSwap, readFiles } from '../github/commits.js';
 import { upsertStickyComment } from '../github/sticky-comment.js';
 import { type RunJob, runJob } from '../judge/job.js';
-import { judgeRun } from '../judge/judge.js';
-import { experimentLimits } from '../judge/observe.js';
-import { readTelemetry, seriesOf } from '../judge/telemetry.js';
+import { judgeRead, readRuns } from '../judge/read.js';
 import { jobForRun } from '../lifecycle/jobs.js';
 import { isReferenceRequest, latestRequests, type Outcome, type RunRequest } from '../lifecycle/model.js';
 import { apply, type OutcomeKind, type RecordOutcome } from '../record/apply.js';
@@ -613,8 +611,9 @@ export interface ObserveAgainOptions {
 
 /**
  * Queries Prometheus again for one run (when the monitor's comment carries no observation) and
- * judges it with the judge the monitor uses (src/judge): the same query catalog, its job's start
- * and end, the experiment's wall time and rollouts. Undefined when Prometheus has no series of the run.
+ * judges it with the judge the monitor uses, through its one read (src/judge/read.ts): the same
+ * query catalog, its job's start and end, the experiment's settings, wall time and rollouts.
+ * Undefined when Prometheus has no series of the run; an outage throws.
  */
 export async function observeAgain(
   prometheus: PrometheusClient,
@@ -622,35 +621,40 @@ export async function observeAgain(
   experiment: Experiment,
   options: ObserveAgainOptions = {},
 ): Promise<CandidateObservation | undefined> {
+  runSelector(runName); // a topo run name, checked before anything is read
   const scale = options.timeScale ?? 1;
   const job = options.job;
   const end = Math.floor(
     Math.min(options.nowTs ?? Date.now() / 1000, job?.endTs ?? Number.POSITIVE_INFINITY),
   );
-  const start = job?.startTs ?? end - Math.round(((options.lookbackMinutes ?? 6 * 60) * 60) / scale);
-  const step = Math.max(SCRAPE_INTERVAL_S, Math.ceil((end - start) / 10_000));
-  const telemetry = await readTelemetry(
-    prometheus,
-    runSelector(runName),
-    { start: Math.floor(start / step) * step, end, stepSeconds: step },
-    { timeScale: scale },
-  );
-  if (telemetry.errors.length)
-    throw new Error(`Prometheus: ${telemetry.errors.map((e) => `${e.quantity}: ${e.message}`).join('; ')}`);
-  const j = judgeRun(
+  const lookback = Math.round((options.lookbackMinutes ?? 6 * 60) / scale);
+  const start = job?.startTs ?? end - lookback * 60;
+  const read = await readRuns(
+    { prometheus },
     {
-      runName,
+      id: null,
+      experiment,
+      timeScale: scale,
+      stepSeconds: Math.max(SCRAPE_INTERVAL_S, Math.ceil((end - start) / 10_000)),
       // without a job: judged by its samples (as of its last one once they stopped)
-      ...(job ? { job } : {}),
-      series: seriesOf(telemetry, runName),
-      missing: telemetry.missing,
-      clock: { nowTs: end, timeScale: scale, stepSeconds: step, ...experimentLimits(experiment) },
-      topology: options.topology,
-      settings: experiment.stabilisation,
+      runs: [
+        {
+          runName,
+          candidate: { candidate: runName, pr: 0, requested: true },
+          ...(job ? { job } : {}),
+          topology: options.topology,
+        },
+      ],
+      ...(job?.startTs ? {} : { lookbackMinutes: lookback }),
     },
-    { standing: { experiment }, candidate: { candidate: runName, pr: 0, requested: true } },
+    end,
   );
-  return j.observed.analysis?.startTs == null ? undefined : j.observation;
+  if (read.telemetry?.errors.length)
+    throw new Error(
+      `Prometheus: ${read.telemetry.errors.map((e) => `${e.quantity}: ${e.message}`).join('; ')}`,
+    );
+  const j = judgeRead(read).judgements[0];
+  return j?.observed.analysis?.startTs == null ? undefined : j.observation;
 }
 
 /**

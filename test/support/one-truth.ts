@@ -3,6 +3,7 @@
 // headline, the check run and the label show), not through the record's rule it checks.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseRecord } from '../../src/record/validate.js';
 import { standingOf } from '../../src/report/standing.js';
 import type { ExperimentRecord, RecordRun } from '../../src/types/generated/record.js';
 
@@ -11,14 +12,9 @@ export function shown(run: RecordRun): { outcome: string; reference: string | nu
   const standing = standingOf({
     state: 'finished',
     decision: run.monitor_decision ?? null,
-    comparisons: run.comparison ? [run.comparison] : [],
     hasValue: !!run.verdict?.value,
   });
-  const against = run.monitor_decision?.against ?? run.comparison?.against ?? null;
-  const reference = against
-    ? against.replace(/^(baseline|current best|leading candidate)\s+/, '').replace(/ \(#\d+\)$/, '')
-    : null;
-  return { outcome: standing.outcome, reference };
+  return { outcome: standing.outcome, reference: run.monitor_decision?.reference.name ?? null };
 }
 
 /**
@@ -203,13 +199,8 @@ function decidedChange(
   run: RecordRun,
 ): { reference: string; low: number; high: number; better: boolean } | null {
   const { outcome, reference } = shown(run);
-  if (run.monitor_decision?.against.startsWith('leading candidate ')) return null;
-  const d = run.monitor_decision;
-  const change =
-    d?.relative_change ??
-    (run.comparison?.ratio
-      ? { low: run.comparison.ratio.low - 1, high: run.comparison.ratio.high - 1 }
-      : null);
+  if (run.monitor_decision?.reference.role === 'leading candidate') return null;
+  const change = run.monitor_decision?.relative_change ?? null;
   if (!reference || reference === run.name || !change) return null;
   if (!['better', 'worse', 'equivalent', 'not-better'].includes(outcome)) return null;
   return { reference, low: change.low, high: change.high, better: outcome === 'better' };
@@ -262,7 +253,8 @@ export function figureProblems(
 export function demoFigureProblems(out: string): string[] {
   const id = readdirSync(join(out, 'topologies'))[0] as string;
   const read = (...p: string[]) => readFileSync(join(out, ...p), 'utf8');
-  const record = JSON.parse(read('experiments', `${id}.json`)) as ExperimentRecord;
+  // read as every reader reads a record (an older one migrated)
+  const record = parseRecord(read('experiments', `${id}.json`), `${id}.json`);
   const baseline = record.runs.find((r) => !r.parent)?.name ?? 'baseline';
   const comments: Record<string, string> = {};
   for (const f of readdirSync(join(out, 'comments'))) comments[f.replace(/\.md$/, '')] = read('comments', f);

@@ -2,21 +2,27 @@
 // printed as the monitor's comment (Markdown) or as the observation JSON.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { candidateOfRunName } from '../../lifecycle/run-name.js';
-import { ownFigureOf } from '../../record/figure.js';
+import { experimentJobs } from '../../judge/job.js';
+import { candidateOfRunName, experimentIdOfRun } from '../../lifecycle/run-name.js';
 import { type CandidateView, renderMonitorComment } from '../../report/pr-comment.js';
-import { DEFAULT_MIN_IMPROVEMENT } from '../../report/standing.js';
+import { slurmClientForCluster } from '../../slurm/for-cluster.js';
 import { createPrometheusClient, type PrometheusClient } from '../../telemetry/prometheus.js';
 import { anyRunSelector } from '../../telemetry/queries.js';
 import { checkClusters } from '../../topology/files.js';
 import { formatIssue } from '../../topology/issues.js';
 import type { Cluster } from '../../types/generated/clusters.js';
-import { type AnalyzeRunResult, analyzeRun, parseAt } from '../../usecases/analyze-run.js';
+import type { Experiment } from '../../types/generated/experiment.js';
+import {
+  type AnalyzeRunResult,
+  analyzeRun,
+  type KnownExperiment,
+  parseAt,
+} from '../../usecases/analyze-run.js';
 import { num, type OptionSpec, type Parsed, parseOptions } from '../args.js';
 import type { CliIO, Command } from '../command.js';
 import { ConfigError, EXIT, FindingError, UsageError } from '../errors.js';
 import { ensurePrometheus } from '../services.js';
-import { clusterOfRun } from './experiments.js';
+import { experimentOfRun, recordedReferences } from './experiments.js';
 import { CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 
 export interface TelemetryOptions {
@@ -148,6 +154,119 @@ async function assertSeriesExist(
 }
 
 // --- options of `analyze` only (kept apart from the shared telemetry options) ---
+
+interface AnalyzeArgs {
+  options: Record<string, string>;
+  runName: string;
+  against: string | undefined;
+  atTs: number | null;
+  inFlight: number | null;
+  /** `--min-improvement` (with an experiment: only when given, over the experiment's). */
+  minImprovement: number | undefined;
+  minutes: number;
+  json: boolean;
+}
+
+/** The arguments of `topo analyze`, checked. */
+function analyzeArgs(specs: readonly OptionSpec[], args: string[], io: CliIO): AnalyzeArgs {
+  const parsed = parseOptions(specs, args, io.env);
+  const options = telemetryValues(parsed);
+  for (const name of ANALYZE_OPTIONS) {
+    const v = parsed.values[name];
+    if (v !== undefined && typeof v !== 'boolean') options[name] = String(v);
+  }
+  const [runName, extra] = parsed.positionals;
+  if (!runName || extra)
+    throw new UsageError('give exactly one run name (the run_name label of its metrics)');
+  const against = options.against;
+  for (const name of against === undefined ? [runName] : [runName, against])
+    try {
+      anyRunSelector(name);
+    } catch (error) {
+      throw new UsageError(`${name === runName ? '' : '--against: '}${(error as Error).message}`);
+    }
+  if (against === runName) throw new UsageError('--against names the run itself: give another run');
+  const given = options['min-improvement'];
+  const minImprovement = given === undefined ? undefined : Number(given);
+  if (minImprovement !== undefined && !(minImprovement > 0 && minImprovement < 1))
+    throw new UsageError(`--min-improvement must be a fraction between 0 and 1 (0.02 is 2%), got ${given}`);
+  const json = !!parsed.values.json;
+  return {
+    options,
+    runName,
+    against,
+    ...analyzeOptions(options),
+    minImprovement,
+    minutes: num(parsed, 'minutes') ?? 360,
+    json,
+  };
+}
+
+/**
+ * The run's experiment as the monitor reads it: its settings (`--min-improvement` over them), the
+ * record's references and its jobs from its cluster's Slurm (when reachable: else judged from
+ * Prometheus alone, with a warning).
+ */
+async function knownExperiment(
+  io: CliIO,
+  experiment: Experiment,
+  t: TelemetryOptions,
+  minImprovement: number | undefined,
+): Promise<KnownExperiment> {
+  const x = minImprovement === undefined ? experiment : { ...experiment, min_improvement: minImprovement };
+  const refs = recordedReferences(io.cwd, experiment.experiment_id);
+  if (!t.cluster) return { experiment: x, ...refs, jobs: [] };
+  const slurm = slurmClientForCluster(t.cluster.name, t.cluster.config, { env: io.env });
+  try {
+    return { experiment: x, ...refs, jobs: await experimentJobs(slurm, experiment.experiment_id) };
+  } catch (error) {
+    io.stderr(
+      `warning: Slurm of ${t.cluster.name} unreachable (${(error as Error).message}): judged from Prometheus alone\n`,
+    );
+    return { experiment: x, ...refs, jobs: [] };
+  } finally {
+    await slurm.close();
+  }
+}
+
+/** A run without any series is a wrong name (exit 1, said plainly), not a young run. */
+async function checkSeries(prometheus: PrometheusClient, a: AnalyzeArgs, r: AnalyzeRunResult): Promise<void> {
+  if (r.analysis?.startTs === null) await assertSeriesExist(prometheus, a.runName, r.atTs, a.minutes);
+  if (r.reference?.analysis?.startTs === null)
+    await assertSeriesExist(prometheus, a.against as string, r.atTs, a.minutes, '--against: ');
+}
+
+/** `--json`: the judgement's observation (its verdict, failure and Decision), as schemas/cli/analyze.schema.json says. */
+function analyzeJson(r: AnalyzeRunResult): string {
+  const doc = {
+    schema_version: 1,
+    observation: r.judgement.observation,
+    opportunities: r.analysis?.opportunities ?? [],
+    queries: r.telemetry.queries,
+    judged_at: new Date(r.atTs * 1000).toISOString(),
+    ended: r.ended,
+  };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/** The monitor's comment of the run, from its judgement. */
+function analyzeComment(a: AnalyzeArgs, r: AnalyzeRunResult, grafanaUrl: string | null): string {
+  const { analysis, judgement } = r;
+  return renderMonitorComment({
+    experimentId: experimentIdOfRun(a.runName),
+    candidate: candidateOfRunName(a.runName) ?? a.runName,
+    runName: a.runName,
+    state: judgement.state ?? 'starting',
+    timeline: [],
+    observation: judgement.observation,
+    chart: analysis?.chart,
+    opportunities: analysis?.opportunities,
+    queries: r.telemetry.queries,
+    grafanaUrl,
+    timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1000, toMs: null } : null,
+    baseline: againstFigure(a.against, r.reference),
+  });
+}
 const ANALYZE_OPTIONS = ['at', 'in-flight', 'against', 'min-improvement'] as const;
 
 /** `--at <ISO | epoch>` and `--in-flight N`, checked. */
@@ -174,13 +293,12 @@ export function analyzeOptions(options: Record<string, string>): {
   return { atTs, inFlight };
 }
 
-/** The `--against` run as the comment draws it: at its own figure (the run at what the decision says). */
+/** The `--against` run as the comment draws it: at its judgement's figure. */
 function againstFigure(
   name: string | undefined,
   reference: AnalyzeRunResult | undefined,
 ): CandidateView['baseline'] {
-  const o = reference?.analysis.observation;
-  const f = o ? ownFigureOf(o.verdict, o.stable_metrics.seconds_per_rollout_full_run) : null;
+  const f = reference?.judgement.figure;
   return name && f ? { name, secondsPerRollout: f.value } : null;
 }
 
@@ -240,79 +358,29 @@ export const analyzeCommand: Command = {
     ],
   },
   async run(args, io) {
-    const parsed = parseOptions(analyzeCommand.help.options, args, io.env);
-    const options = telemetryValues(parsed);
-    for (const name of ANALYZE_OPTIONS) {
-      const v = parsed.values[name];
-      if (v !== undefined && typeof v !== 'boolean') options[name] = String(v);
-    }
-    const flags = new Set(parsed.values.json ? ['json'] : []);
-    const [runName, extra] = parsed.positionals;
-    if (!runName || extra)
-      throw new UsageError('give exactly one run name (the run_name label of its metrics)');
-    const { atTs, inFlight } = analyzeOptions(options);
-    const against = options.against;
-    for (const name of against === undefined ? [runName] : [runName, against])
-      try {
-        anyRunSelector(name);
-      } catch (error) {
-        throw new UsageError(`${name === runName ? '' : '--against: '}${(error as Error).message}`);
-      }
-    if (against === runName) throw new UsageError('--against names the run itself: give another run');
-    const minImprovement = Number(options['min-improvement'] ?? DEFAULT_MIN_IMPROVEMENT);
-    if (!(minImprovement > 0 && minImprovement < 1))
-      throw new UsageError(
-        `--min-improvement must be a fraction between 0 and 1 (0.02 is 2%), got ${options['min-improvement']}`,
-      );
-    // a run of an experiment of this checkout reads its cluster's Prometheus, Grafana and time scale
-    const t = telemetryOptions(options, io, clusterOfRun(io, runName));
-    const minutes = num(parsed, 'minutes') ?? 360;
+    const a = analyzeArgs(analyzeCommand.help.options, args, io);
+    // a run of an experiment of this checkout is judged within it, as the monitor judges it
+    const experiment = experimentOfRun(io, a.runName);
+    const t = telemetryOptions(a.options, io, experiment?.cluster);
     await ensurePrometheus(t.prometheus);
+    const known = experiment ? await knownExperiment(io, experiment, t, a.minImprovement) : undefined;
     const result = await analyzeRun({
       prometheus: t.prometheus,
-      runName,
+      runName: a.runName,
       timeScale: t.timeScale,
       stepSeconds: t.stepSeconds,
       nowTs: Date.now() / 1000,
-      atTs,
-      minutes,
-      inFlight,
-      ...(against !== undefined ? { against, experiment: { min_improvement: minImprovement } } : {}),
+      atTs: a.atTs,
+      minutes: a.minutes,
+      inFlight: a.inFlight,
+      ...(known ? { known } : { settings: { min_improvement: a.minImprovement } }),
+      ...(a.against !== undefined ? { against: a.against } : {}),
     });
-    const { analysis, telemetry, judgement } = result;
-    const judgedAt = new Date(result.atTs * 1000).toISOString();
-    if (analysis.startTs === null) await assertSeriesExist(t.prometheus, runName, result.atTs, minutes);
-    if (result.reference && result.reference.analysis.startTs === null)
-      await assertSeriesExist(t.prometheus, against as string, result.atTs, minutes, '--against: ');
-    // JSON carries it in the document (stdout and stderr may be read together); people get a note
-    if (result.ended && !flags.has('json'))
-      io.stderr(`the run has ended: judged as of its last sample, ${judgedAt}\n`);
-    for (const e of telemetry.errors) io.stderr(`warning: ${e.quantity}: ${e.message}\n`);
-    if (flags.has('json')) {
-      io.stdout(
-        `${JSON.stringify({ schema_version: 1, observation: analysis.observation, opportunities: analysis.opportunities, queries: telemetry.queries, judged_at: judgedAt, ended: result.ended }, null, 2)}\n`,
-      );
-    } else {
-      const candidate = candidateOfRunName(runName) ?? runName;
-      const experimentId = /^topo-(topology-opt-.*-[0-9]{8})-/.exec(runName)?.[1] ?? '';
-      io.stdout(
-        `${renderMonitorComment({
-          experimentId,
-          candidate,
-          runName,
-          state: judgement.state ?? 'starting',
-          timeline: [],
-          observation: analysis.observation,
-          comparisons: judgement.comparisons,
-          chart: analysis.chart,
-          opportunities: analysis.opportunities,
-          queries: telemetry.queries,
-          grafanaUrl: t.grafanaUrl,
-          timeRange: analysis.startTs ? { fromMs: analysis.startTs * 1000, toMs: null } : null,
-          baseline: againstFigure(against, result.reference),
-        })}\n`,
-      );
-    }
-    return analysis.startTs === null ? EXIT.findings : EXIT.ok;
+    await checkSeries(t.prometheus, a, result);
+    if (result.ended && !a.json)
+      io.stderr(`the run has ended: judged as of its end, ${new Date(result.atTs * 1000).toISOString()}\n`);
+    for (const e of result.telemetry.errors) io.stderr(`warning: ${e.quantity}: ${e.message}\n`);
+    io.stdout(a.json ? analyzeJson(result) : `${analyzeComment(a, result, t.grafanaUrl)}\n`);
+    return result.analysis?.startTs == null ? EXIT.findings : EXIT.ok;
   },
 };

@@ -1,29 +1,23 @@
 // `topo status <experiment> [--watch]`: the experiment's runs from Slurm (one call) and Prometheus
 // (one query per quantity), each judged by the detector, as a table; --watch refreshes it.
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { referenceText } from '../../analysis/reference.js';
 import { round } from '../../analysis/series.js';
-import type { JudgeStanding } from '../../judge/decide.js';
 import type { RunJob } from '../../judge/job.js';
-import { type Judgement, judgeRuns } from '../../judge/judge.js';
-import { experimentLimits } from '../../judge/observe.js';
-import { type ExperimentTelemetry, jobsWindow, readTelemetry, seriesOf } from '../../judge/telemetry.js';
-import { parseRunName } from '../../lifecycle/run-name.js';
+import type { ExperimentRun, Judgement } from '../../judge/judge.js';
+import type { ExperimentTelemetry } from '../../judge/telemetry.js';
 import { slurmMonitorPort } from '../../monitor/adapters.js';
 import { conflictNote } from '../../monitor/judge.js';
-import { bestSteps } from '../../record/best.js';
-import { baselineRun, bestRun, recordPaths, referenceOf } from '../../record/model.js';
-import { parseRecord } from '../../record/validate.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
 import { experimentSelector } from '../../telemetry/queries.js';
 import type { Experiment } from '../../types/generated/experiment.js';
-import type { Interval } from '../../types/generated/metrics.js';
+import type { DecisionReference, Interval } from '../../types/generated/metrics.js';
+import { judgeExperiment } from '../../usecases/analyze-run.js';
 import { flag, num, parseOptions, str } from '../args.js';
 import type { Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { ensurePrometheus } from '../services.js';
 import { TELEMETRY_OPTIONS, type TelemetryOptions, telemetryOptions, telemetryValues } from './analyze.js';
-import { loadExperiment } from './experiments.js';
+import { loadExperiment, recordedReferences } from './experiments.js';
 import { JSON_OPTION, TOPOLOGIES_OPTION } from './options.js';
 
 /** One candidate of `status --json` (schemas/cli/status.schema.json). */
@@ -35,7 +29,9 @@ interface StatusRow {
   state: string | null;
   verdict: string | null;
   /** The judge's Decision (src/judge), as the monitor's comment shows it. */
-  decision: { state: string; against: string; relative_change: Interval | null } | null;
+  decision: { state: string; reference: DecisionReference; relative_change: Interval | null } | null;
+  /** THE figure of its judgement (what every surface shows for it). */
+  seconds_per_rollout: (Interval & { basis: string }) | null;
   projected_seconds_per_rollout: { value: number; low: number; high: number } | null;
   seconds_per_rollout_full_run: number | null;
   seconds_per_rollout_5m: number | null;
@@ -50,6 +46,7 @@ const HEADER = [
   'state',
   'verdict',
   'decision',
+  's/rollout',
   'projected s/rollout',
   'full-run',
   '5m',
@@ -58,34 +55,12 @@ const HEADER = [
 ];
 
 /**
- * The record's references (experiments/<id>.json under the working folder), as the monitor reads
- * them; `without` a candidate: as they were before its entry (`topo record` judges a run again
- * against what it was decided against, never against its own entry).
- */
-function recordedReferences(
-  cwd: string,
-  id: string,
-  without?: string,
-): Pick<JudgeStanding, 'baseline' | 'best'> {
-  const file = join(resolve(cwd), recordPaths(id).json);
-  if (!existsSync(file)) return {};
-  const record = parseRecord(readFileSync(file, 'utf8'), file);
-  if (without === undefined)
-    return { baseline: referenceOf(baselineRun(record)), best: referenceOf(bestRun(record)) };
-  const runs = record.runs.filter((r) => r.name !== without);
-  return {
-    baseline: referenceOf(runs.find((r) => !r.parent) ?? runs[0]),
-    best: referenceOf(bestSteps(runs).at(-1)?.run),
-  };
-}
-
-/**
- * Every job of the experiment judged by the judge as one monitor pass judges it (src/judge
- * judgeRuns): the same series, clock, wall minutes, expected rollouts and reference.
+ * Every job of the experiment judged by the judge as one monitor pass judges it (src/usecases
+ * analyze-run.ts judgeExperiment over src/judge readRuns): the same series, clock, wall minutes,
+ * expected rollouts and reference.
  */
 export async function judgeJobs(input: {
   experiment: Experiment;
-  id: string;
   jobs: RunJob[];
   now: number;
   t: TelemetryOptions;
@@ -93,38 +68,16 @@ export async function judgeJobs(input: {
   /** Judge against the record's references as they were before this candidate's entry. */
   without?: string;
 }): Promise<{ rows: StatusRow[]; telemetry: ExperimentTelemetry | undefined; judged: JudgedJob[] }> {
-  const { experiment, id, now, t } = input;
-  const jobs = [...input.jobs].sort((a, b) => Number(a.jobId) - Number(b.jobId));
-  const window = jobsWindow(jobs, now, t.stepSeconds);
-  const telemetry = window
-    ? await readTelemetry(t.prometheus, experimentSelector(id), window, {
-        timeScale: t.timeScale,
-        scrapeSeconds: t.stepSeconds,
-      })
-    : undefined;
-  const clock = {
-    nowTs: now,
-    timeScale: t.timeScale,
-    stepSeconds: t.stepSeconds,
-    ...experimentLimits(experiment),
-  };
-  const runs = jobs.map((job) => ({
-    run: {
-      runName: job.name,
-      job,
-      series: seriesOf(telemetry, job.name),
-      missing: telemetry?.missing,
-      clock,
-      settings: experiment.stabilisation,
-      unavailable: !!telemetry?.errors.length,
-    },
-    candidate: { candidate: parseRunName(job.name, id)?.candidate ?? job.name, pr: 0, requested: true },
+  const { experiment, now, t } = input;
+  const references = recordedReferences(input.cwd, experiment.experiment_id, input.without);
+  const known = { experiment, jobs: input.jobs, ...references };
+  const { read, judgements } = await judgeExperiment(t, known, now);
+  const rows = judgements.map((j, i) => rowOf(read.runs[i] as ExperimentRun, j));
+  const judged = judgements.map((judgement, i) => ({
+    job: (read.runs[i] as ExperimentRun).run.job as RunJob,
+    judgement,
   }));
-  const standing = { experiment, ...recordedReferences(input.cwd, id, input.without) };
-  const { judgements } = judgeRuns(runs, standing);
-  const rows = judgements.map((j, i) => rowOf(runs[i] as (typeof runs)[number], j));
-  const judged = judgements.map((judgement, i) => ({ job: jobs[i] as RunJob, judgement }));
-  return { rows, telemetry, judged };
+  return { rows, telemetry: read.telemetry, judged };
 }
 
 /** A job of the experiment and its judgement. */
@@ -133,17 +86,15 @@ export interface JudgedJob {
   judgement: Judgement;
 }
 
-function rowOf(
-  r: { run: { runName: string; job: RunJob }; candidate: { candidate: string } },
-  j: Judgement,
-): StatusRow {
-  const { job } = r.run;
+function rowOf(r: ExperimentRun, j: Judgement): StatusRow {
+  const job = r.run.job as RunJob;
   const analysed = j.observed.analysis ? j.observation : undefined;
   const v = analysed?.verdict;
   const m = analysed?.stable_metrics;
   const p = v?.projected_full_run;
   const b = m?.bottleneck;
   const d = j.decision;
+  const f = j.figure;
   return {
     candidate: r.candidate.candidate,
     run_name: r.run.runName,
@@ -151,7 +102,14 @@ function rowOf(
     slurm_state: job.state,
     state: j.state,
     verdict: v?.state ?? null,
-    decision: d ? { state: d.state, against: d.against, relative_change: d.relative_change ?? null } : null,
+    decision: d
+      ? {
+          state: d.state,
+          reference: { ...d.reference, pr: d.reference.pr ?? null },
+          relative_change: d.relative_change ?? null,
+        }
+      : null,
+    seconds_per_rollout: f ? { value: f.value, low: f.low, high: f.high, basis: f.basis } : null,
     projected_seconds_per_rollout: p ? { value: p.value, low: p.low, high: p.high } : null,
     seconds_per_rollout_full_run: m?.seconds_per_rollout_full_run ?? null,
     seconds_per_rollout_5m: m?.seconds_per_rollout_5m ?? null,
@@ -164,14 +122,17 @@ function rowOf(
 function cells(r: StatusRow): string[] {
   const p = r.projected_seconds_per_rollout;
   const n = (x: number | null) => (x != null ? String(round(x, 3)) : '—');
+  const interval = (i: Interval | null) =>
+    i ? `${round(i.value, 3)} [${round(i.low, 3)}, ${round(i.high, 3)}]` : '—';
   return [
     r.candidate,
     r.job_id,
     r.slurm_state,
     r.state ?? '—',
     r.verdict ?? '—',
-    r.decision ? `${r.decision.state} vs ${r.decision.against}` : '—',
-    p ? `${round(p.value, 3)} [${round(p.low, 3)}, ${round(p.high, 3)}]` : '—',
+    r.decision ? `${r.decision.state} vs ${referenceText(r.decision.reference)}` : '—',
+    interval(r.seconds_per_rollout),
+    interval(p),
     n(r.seconds_per_rollout_full_run),
     n(r.seconds_per_rollout_5m),
     r.completed_rollouts != null ? String(r.completed_rollouts) : '—',
@@ -258,7 +219,7 @@ export const statusCommand: Command = {
         if (i > 0) await new Promise((r) => setTimeout(r, interval * 1000));
         const now = Math.floor(Date.now() / 1000);
         const jobs = await port.jobs(id);
-        const judged = await judgeJobs({ experiment, id, jobs, now, t, cwd: io.cwd });
+        const judged = await judgeJobs({ experiment, jobs, now, t, cwd: io.cwd });
         const warnings = [
           ...(judged.telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`),
           // a job under a run's name whose comment names another Request: not the run (invariant 21)
@@ -266,7 +227,7 @@ export const statusCommand: Command = {
         ];
         if (json) {
           const doc = {
-            schema_version: 1,
+            schema_version: 2,
             experiment_id: id,
             cluster: t.cluster.name,
             at: new Date(now * 1000).toISOString(),

@@ -7,7 +7,6 @@ export interface CandidateObservation {
   run_name: string;
   verdict: Verdict;
   stable_metrics: StableMetrics;
-  comparison?: Comparison;
   failure?: Failure;
   decision?: Decision;
 }
@@ -251,19 +250,6 @@ export interface Bottleneck {
 }
 /**
  * This interface was referenced by `CandidateObservation`'s JSON-Schema
- * via the `definition` "comparison".
- */
-export interface Comparison {
-  /**
-   * The candidate compared with (baseline or current best).
-   */
-  against: string;
-  ratio?: null | Interval;
-  difference_s?: null | Interval;
-  outcome: 'better' | 'worse' | 'indistinguishable' | 'not-comparable';
-}
-/**
- * This interface was referenced by `CandidateObservation`'s JSON-Schema
  * via the `definition` "failure".
  */
 export interface Failure {
@@ -305,14 +291,15 @@ export interface Decision {
     | 'not-better'
     | 'faster-drift-not-ruled-out'
     | 'reference';
-  /**
-   * The reference candidate.
-   */
-  against: string;
+  reference: DecisionReference;
   /**
    * (candidate - reference) / reference of seconds per rollout, with an interval valid under repeated looks; negative is faster.
    */
   relative_change?: null | Interval;
+  /**
+   * The candidate's seconds per rollout as decided: the reference's figure × (1 + relative_change), with the change's interval. Every surface shows this figure for the run.
+   */
+  figure?: null | DecidedFigure;
   min_improvement: number;
   method?: string;
   /**
@@ -366,6 +353,39 @@ export interface Decision {
    */
   gpu_minutes_saved_vs_seed?: number | null;
   evidence: string[];
+}
+/**
+ * What a decision was made against: a structured value, never a string to parse.
+ *
+ * This interface was referenced by `CandidateObservation`'s JSON-Schema
+ * via the `definition` "reference".
+ */
+export interface DecisionReference {
+  /**
+   * baseline or current best (the record's, or a baseline running now); leading candidate: the pruner's; run: a run a person named (topo analyze --against).
+   */
+  role: 'baseline' | 'current best' | 'leading candidate' | 'run';
+  /**
+   * The reference candidate (for `run`: its run name).
+   */
+  name: string;
+  /**
+   * Its pull request, when it is another one's (the leading candidate).
+   */
+  pr?: number | null;
+}
+/**
+ * This interface was referenced by `CandidateObservation`'s JSON-Schema
+ * via the `definition` "decidedFigure".
+ */
+export interface DecidedFigure {
+  value: number;
+  low: number;
+  high: number;
+  /**
+   * The reference's seconds per rollout the figure is anchored at (as every surface shows the reference).
+   */
+  reference_value: number;
 }
 /**
  * A proposal's predicted seconds per rollout (topo suggest: the twin's model calibrated on the measured runs), anchored on its measured parent; in the record with the measured value beside it.

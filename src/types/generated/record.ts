@@ -1,13 +1,6 @@
 /* Generated from topologies/schema/record.schema.json by scripts/gen-types.mjs. Do not edit. */
 import type {Topology} from './topology.js';
-import type {
-  Comparison,
-  Decision as MetricsDecision,
-  Failure,
-  Prediction,
-  StableMetrics,
-  Verdict
-} from './metrics.js';
+import type {Decision as MetricsDecision, Failure, Prediction, StableMetrics, Verdict} from './metrics.js';
 
 /**
  * experiments/<experiment_id>.json: the experiment's memory for machines. Field names follow AlpaSim's experiment-record reference (.agents/skills/optimize-slurm-topology/references/experiment-record.md). experiments/<experiment_id>.md is rendered from it.
@@ -127,7 +120,6 @@ export interface RecordRun {
     [k: string]: string;
   };
   verdict?: null | Verdict;
-  comparison?: null | Comparison;
   /**
    * The monitor's decision against the reference as its last comment, check and label showed it (the one truth every surface reads).
    */

@@ -110,9 +110,8 @@ describe('sequential decision on twin runs under Slurm', () => {
         atTs: at,
         minutes: 30,
         inFlight,
-        ...(against ? { against } : {}),
-      };
-      return analyzeRun(input);
+      });
+      return res.judgement.observation.verdict;
     };
     const [baseline, worse, better] = runs as [(typeof runs)[0], (typeof runs)[0], (typeof runs)[0]];
     let decidedAt: number | undefined;
@@ -159,7 +158,7 @@ describe('sequential decision on twin runs under Slurm', () => {
     const doc = JSON.parse(cli.stdout);
     expect(doc.observation.decision, JSON.stringify(doc.observation.decision)).toEqual(decision);
     expect(doc.observation.decision.state).toBe('worse');
-    expect(doc.observation.decision.against).toBe(baseline.name);
+    expect(doc.observation.decision.reference).toEqual({ role: 'run', name: baseline.name, pr: null });
     expect(doc.observation.decision.relative_change.low).toBeGreaterThan(0);
     const text = await runTopo(
       ['analyze', worse.name, '--against', baseline.name, ...common, ...asked],

@@ -52,7 +52,7 @@ describe('--json against the local cluster', () => {
     expect(docs).toHaveLength(2);
     for (const doc of docs) {
       expect(cliSchemaErrors('status', doc)).toEqual([]);
-      expect(doc).toMatchObject({ schema_version: 1, experiment_id: id, cluster: 'local', candidates: [] });
+      expect(doc).toMatchObject({ schema_version: 2, experiment_id: id, cluster: 'local', candidates: [] });
     }
   });
 

@@ -67,7 +67,7 @@ describe('topo demo --quick', () => {
     // driver-bound twin, about that noise): the best is what the decisions say, never the ordering of
     // the verdicts' projections, which the decisions do not read and which can disagree with them.
     const where = JSON.stringify(
-      record.runs.map((r) => [r.name, r.status, r.monitor_decision?.state, r.monitor_decision?.against]),
+      record.runs.map((r) => [r.name, r.status, r.monitor_decision?.state, r.monitor_decision?.reference]),
     );
     expect(bestProblems(record), where).toEqual([]);
     const best = record.runs.find((r) => r.name === record.current_best.topology);

@@ -79,7 +79,9 @@ describe('the monitor stops a candidate on its decision (local cluster, twin)', 
     // than the faster candidate leading the experiment (the futility stop and the pruner)
     const decision = observation?.decision;
     expect(['worse', 'not-better']).toContain(decision?.state);
-    expect(decision?.against).toMatch(/^(baseline baseline|leading candidate better \(#\d+\))$/);
+    expect([decision?.reference.role, decision?.reference.name]).toEqual(
+      decision?.reference.role === 'baseline' ? ['baseline', 'baseline'] : ['leading candidate', 'better'],
+    );
     expect(decision?.relative_change?.low).toBeGreaterThan(decision?.state === 'worse' ? 0 : -0.02);
     expect(observation?.decision?.gpu_minutes_saved).toBeGreaterThan(0);
     expect((observation?.decision?.gpu_minutes_used as number) % 8).toBe(0);
@@ -94,7 +96,7 @@ describe('the monitor stops a candidate on its decision (local cluster, twin)', 
     const outcome = outcomes.get(worseRequest.id);
     expect(outcome?.kind).toBe('decided');
     expect(outcome?.evidence[0]).toMatch(
-      /^(worse|not-better) against (baseline baseline|leading candidate better)/,
+      /^(worse|not-better) against (the baseline|the leading candidate better)/,
     );
     const job = (await t.jobs('worse')).find((j) => j.name === worseRequest.runName);
     expect(job?.state).toBe('CANCELLED');

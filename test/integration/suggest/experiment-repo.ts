@@ -104,7 +104,7 @@ export function createExperimentRepo(deploy = 'twin-driver-bound'): ExperimentRe
               run_name: `topo-${EXPERIMENT_ID}-${name}-${hash}`,
               verdict: m.observation.verdict!,
               stable_metrics: m.observation.stable_metrics!,
-              ...(m.observation.comparison ? { comparison: m.observation.comparison } : {}),
+              ...(m.observation.decision ? { decision: m.observation.decision } : {}),
             },
         ...(m.observation.failure ? { failure: m.observation.failure } : {}),
       });

@@ -3,12 +3,11 @@
 // per-GPU utilisation and memory, the analysis' bottleneck verdict, and the comparison with the
 // current best. Shared by the suggest benchmark and the suggest integration tests.
 import { analyseBottleneck } from '../../../src/analysis/bottleneck.js';
-import { compare } from '../../../src/analysis/comparison.js';
 import { METRIC_SERVICE_LABEL, type ServiceName } from '../../../src/catalog/alpasim.js';
 import { type SteadyState, steadyState } from '../../../src/sim/model.js';
 import type { TriedCandidate } from '../../../src/suggest/types.js';
 import { activeServices, capacity, gpuMap } from '../../../src/topology/capacity.js';
-import type { Interval } from '../../../src/types/generated/metrics.js';
+import type { Decision, Interval } from '../../../src/types/generated/metrics.js';
 import type { Topology } from '../../../src/types/generated/topology.js';
 import type { TwinProfile } from '../../../src/types/generated/twin-profile.js';
 
@@ -89,7 +88,29 @@ export function measure(
         resource_usage: { gpu_by_index: gpuByIndex },
         bottleneck,
       },
-      ...(best ? { comparison: compare(value, interval(best.seconds), best.name) } : {}),
+      ...(best ? { decision: decisionAgainst(value, interval(best.seconds), best.name) } : {}),
     },
+  };
+}
+
+/**
+ * The decision the measured value reads as against the best (both 95% intervals combined on the
+ * log scale): better when the whole interval of the change is below 0, worse above, else equivalent.
+ */
+function decisionAgainst(candidate: Interval, best: Interval, name: string): Decision {
+  const rel = (i: Interval) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
+  const ratio = candidate.value / best.value;
+  const s = Math.hypot(rel(candidate), rel(best));
+  const change = {
+    value: ratio - 1,
+    low: ratio * Math.exp(-1.96 * s) - 1,
+    high: ratio * Math.exp(1.96 * s) - 1,
+  };
+  return {
+    state: change.high < 0 ? 'better' : change.low > 0 ? 'worse' : 'equivalent',
+    reference: { role: 'current best', name, pr: null },
+    relative_change: change,
+    min_improvement: 0,
+    evidence: [],
   };
 }

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { analyseBottleneck } from '../../../src/analysis/bottleneck.js';
-import { compare, describeComparison } from '../../../src/analysis/comparison.js';
 import { explainFailure, instancesOnGpu } from '../../../src/analysis/failure.js';
 import { observeRun, slurmTimeToMinutes } from '../../../src/analysis/observe.js';
 import { analyseResources, opportunities } from '../../../src/analysis/resources.js';
@@ -178,27 +177,6 @@ describe('failures', () => {
   });
   it('other kinds get the standard fix', () => {
     expect(explainFailure({ kind: 'node-failure', message: 'node died' }).likely_fix).toMatch(/resubmit/);
-  });
-});
-
-describe('comparison', () => {
-  it('clearly faster → better', () => {
-    const c = compare({ value: 3, low: 2.95, high: 3.05 }, { value: 3.5, low: 3.45, high: 3.55 }, 'baseline');
-    expect(c.outcome).toBe('better');
-    expect(c.ratio?.value).toBeCloseTo(0.857, 3);
-    expect(c.difference_s?.value).toBeCloseTo(-0.5, 5);
-    expect(describeComparison(c)).toMatch(/^faster than baseline: 14.3% fewer seconds per rollout/);
-  });
-  it('overlapping intervals → indistinguishable', () => {
-    expect(
-      compare({ value: 3, low: 2.8, high: 3.2 }, { value: 3.05, low: 2.85, high: 3.25 }, 'best').outcome,
-    ).toBe('indistinguishable');
-  });
-  it('slower → worse; missing value → not-comparable', () => {
-    expect(
-      compare({ value: 4, low: 3.9, high: 4.1 }, { value: 3, low: 2.9, high: 3.1 }, 'best').outcome,
-    ).toBe('worse');
-    expect(compare(null, { value: 3, low: 2.9, high: 3.1 }, 'best').outcome).toBe('not-comparable');
   });
 });
 

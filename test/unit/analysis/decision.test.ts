@@ -73,15 +73,15 @@ describe('decideCandidate', () => {
     expect(d.state).toBe('worse');
     expect(d.relative_change?.low).toBeGreaterThan(0);
     expect(d.decided_at_minutes).toBe(30);
-    expect(d.against).toBe('baseline');
+    expect(d.reference).toEqual({ role: 'run', name: 'baseline', pr: null });
   });
-  it('names the reference in its evidence by its label, and keeps its name as `against`', () => {
+  it('names the reference in its evidence by its label, and in the decision as a structured reference', () => {
     const d = decideCandidate(v(3.6, 0.06), {
       ...base(),
-      name: 'baseline baseline',
       label: 'the baseline',
+      reference: { role: 'baseline', name: 'baseline', pr: null },
     });
-    expect(d.against).toBe('baseline baseline');
+    expect(d.reference).toEqual({ role: 'baseline', name: 'baseline', pr: null });
     expect(d.evidence.join(' ')).toContain('slower than the baseline');
     expect(d.evidence.join(' ')).not.toContain('baseline baseline');
   });
@@ -228,14 +228,15 @@ describe('the drift guard (on `better` and `equivalent` only)', () => {
 
 describe('the pruner (pruneByLeader, leadingCandidate)', () => {
   const lead = {
-    name: 'leading candidate a',
+    name: 'a',
+    reference: { role: 'leading candidate' as const, name: 'a', pr: null },
     label: 'the leading candidate `a`',
     verdict: v(3.0, 0.01),
   };
   it('a candidate clearly slower than the leader is not-better against it: it cannot win', () => {
     const d = pruneByLeader(v(3.3, 0.01), lead, { minImprovement: 0.02 });
     expect(d?.state).toBe('not-better');
-    expect(d?.against).toBe('leading candidate a');
+    expect(d?.reference).toEqual({ role: 'leading candidate', name: 'a', pr: null });
     expect(d?.evidence.join(' ')).toContain('not 2% faster than the leading candidate `a`');
     expect(shouldStopOnDecision([d as never]).stop).toBe(true);
   });

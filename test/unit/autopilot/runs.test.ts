@@ -8,7 +8,10 @@ import {
   roundOf,
   runsFromRecord,
 } from '../../../src/autopilot/runs.js';
+import { createRecord } from '../../../src/record/model.js';
+import { parseRecord } from '../../../src/record/validate.js';
 import type { ExperimentRecord, RecordRun } from '../../../src/types/generated/record.js';
+import { EXPERIMENT } from '../../fixtures/record/scenario.js';
 
 const run = (name: string, more: Partial<RecordRun>): RecordRun => ({
   name,
@@ -43,7 +46,12 @@ describe('runs from the record', () => {
         run('b', {
           parent: 'baseline',
           hypothesis: roundHypothesis(1, 'y'),
-          comparison: { outcome: 'worse' } as never,
+          monitor_decision: {
+            state: 'worse',
+            reference: { role: 'baseline', name: 'baseline', pr: null },
+            min_improvement: 0.02,
+            evidence: [],
+          },
           pull_request: { number: 6 },
         }),
         run('mine', {
@@ -66,6 +74,31 @@ describe('runs from the record', () => {
     expect(runs[0]?.seconds).toBe(10);
     expect(runs[3]?.seconds).toBeUndefined();
     expect(runs[1]?.gpuHours).toBe(4);
+  });
+
+  it('counts a run by its one decision, as the record, comment and check do (an older record: a comparison beside it)', () => {
+    // old main kept both judgements of one run and the autopilot read the comparison: `equivalent`
+    const text = JSON.stringify({
+      ...createRecord(EXPERIMENT),
+      runs: [
+        { name: 'baseline', status: 'accepted', decision: { outcome: 'accept' } },
+        {
+          name: 'slow',
+          parent: 'baseline',
+          status: 'rejected',
+          decision: { outcome: 'reject' },
+          comparison: { against: 'baseline baseline', outcome: 'indistinguishable' },
+          monitor_decision: {
+            state: 'worse',
+            against: 'baseline baseline',
+            min_improvement: 0.02,
+            evidence: [],
+          },
+        },
+      ],
+    });
+    const runs = runsFromRecord(parseRecord(text, 'experiments/x.json'), 8);
+    expect(runs.find((r) => r.name === 'slow')?.outcome).toBe('worse');
   });
 
   it("counts a recorded run's Slurm allocation (the monitor's gpu_minutes_used), not its minutes of data", () => {

@@ -507,7 +507,7 @@ describe('oneWinner', () => {
       ...observation(name, value),
       decision: {
         state: decision === 'accepted' ? 'better' : 'worse',
-        against: 'baseline baseline',
+        reference: { role: 'baseline', name: 'baseline', pr: null },
         relative_change: { value: change, low: change - 0.02, high: change + 0.02 },
         min_improvement: 0.02,
         evidence: [],

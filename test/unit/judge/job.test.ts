@@ -4,7 +4,7 @@
 // 60 log lines where the monitor read 200.
 import { describe, expect, it } from 'vitest';
 import { endedInFailure, experimentJobs, runJobOf } from '../../../src/judge/job.js';
-import { candidateState } from '../../../src/judge/judge.js';
+import { candidateState } from '../../../src/judge/state.js';
 import { type SlurmJob, statusOf } from '../../../src/slurm/types.js';
 
 const job = (over: Partial<SlurmJob>): SlurmJob => ({

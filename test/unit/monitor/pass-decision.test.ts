@@ -86,7 +86,7 @@ describe('the decision in the monitor pass', () => {
     const slowNow = byName(first, 'slow');
     const d = slowNow?.view.observation.decision;
     expect(d?.state).toBe('worse');
-    expect(d?.against).toBe('baseline baseline');
+    expect(d?.reference).toEqual({ role: 'baseline', name: 'baseline', pr: null });
     expect(d?.evidence.join(' ')).not.toContain('baseline baseline');
     expect(slowNow?.cancelled).toBe('11');
     expect(d?.gpu_minutes_used).toBeGreaterThan(0);
@@ -117,7 +117,7 @@ describe('the decision in the monitor pass', () => {
     const outcome = outcomes.get('00000001');
     expect(outcome?.kind).toBe('decided');
     expect(outcome?.jobId).toBe('11');
-    expect(outcome?.evidence[0]).toMatch(/^worse against baseline baseline.*cancelled by the decision/);
+    expect(outcome?.evidence[0]).toMatch(/^worse against the baseline.*cancelled by the decision/);
     expect(outcome?.evidence.join(' ')).toMatch(
       /\d+ GPU-minutes (saved against|more than) the seed's 45-minute read \(\d+ against the job's wall time\)/,
     );
@@ -162,7 +162,7 @@ describe('the decision in the monitor pass', () => {
       },
     );
     const r = byName(await monitorPass(w.ports, opts), 'slow');
-    expect(r?.view.observation.decision?.against).toBe('current best fast');
+    expect(r?.view.observation.decision?.reference).toEqual({ role: 'current best', name: 'fast', pr: null });
     expect(r?.view.observation.decision?.state).toBe('worse');
     expect(r?.view.baseline).toEqual({ name: 'baseline', secondsPerRollout: 5 });
     expect(r?.view.best).toEqual({ name: 'fast', secondsPerRollout: 3.6 });
@@ -186,7 +186,7 @@ describe('the decision in the monitor pass', () => {
     expect(b?.cancelled).toBeUndefined();
     expect(w.checks.get(1)?.conclusion).toBe('success');
     const s = byName(report, 'slow');
-    expect(s?.view.observation.decision?.against).toBe('baseline baseline');
+    expect(s?.view.observation.decision?.reference).toEqual({ role: 'baseline', name: 'baseline', pr: null });
     expect(s?.view.observation.decision?.state).toBe('worse');
     expect(s?.cancelled).toBe('12');
     expect(s?.view.baseline?.name).toBe('baseline');
@@ -212,7 +212,11 @@ describe('the decision in the monitor pass', () => {
     w.setNow(NOW + 20);
     const later = byName(await monitorPass(w.ports, opts), 'slow');
     expect(later?.view.observation.decision?.state).toBe('worse');
-    expect(later?.view.observation.decision?.against).toBe('baseline baseline');
+    expect(later?.view.observation.decision?.reference).toEqual({
+      role: 'baseline',
+      name: 'baseline',
+      pr: null,
+    });
     expect(w.checks.get(2)?.conclusion).toBe('failure');
   });
 
@@ -278,7 +282,7 @@ describe('the pruner: the leading candidate', () => {
     // (the pruner only acts on a candidate whose decision against the baseline is still open)
     expect(d?.state).toBe('not-better');
     // `lead` is pull request #1's candidate: named with it
-    expect(d?.against).toBe('leading candidate lead (#1)');
+    expect(d?.reference).toEqual({ role: 'leading candidate', name: 'lead', pr: 1 });
     expect(d?.evidence.join(' ')).toContain('the leading candidate `lead` (#1)');
     expect(d?.relative_change?.low).toBeGreaterThan(0.05); // far slower than the leader
     expect(byName(first, 'mid')?.cancelled).toBe('12');
@@ -289,7 +293,7 @@ describe('the pruner: the leading candidate', () => {
     );
     // the leader itself is decided against the baseline only, and never pruned by itself
     const lead = byName(first, 'lead')?.view.observation.decision;
-    expect(lead?.against).toBe('baseline baseline');
+    expect(lead?.reference).toEqual({ role: 'baseline', name: 'baseline', pr: null });
     expect(lead?.state).toBe('better');
   });
 
@@ -302,7 +306,11 @@ describe('the pruner: the leading candidate', () => {
     w.setNow(NOW + 120);
     const later = byName(await monitorPass(w.ports, opts), 'mid');
     expect(later?.view.observation.decision?.state).toBe('not-better');
-    expect(later?.view.observation.decision?.against).toBe('leading candidate lead (#1)');
+    expect(later?.view.observation.decision?.reference).toEqual({
+      role: 'leading candidate',
+      name: 'lead',
+      pr: 1,
+    });
     expect(later?.view.observation.decision?.relative_change).toEqual(
       first?.view.observation.decision?.relative_change,
     );
@@ -316,7 +324,7 @@ describe('the pruner: the leading candidate', () => {
     const r = await monitorPass(w.ports, opts);
     for (const name of ['slow', 'slow2']) {
       const d = byName(r, name)?.view.observation.decision;
-      expect(d?.against).toBe('baseline baseline');
+      expect(d?.reference).toEqual({ role: 'baseline', name: 'baseline', pr: null });
       expect(d?.state).toBe('worse');
     }
   });
@@ -330,7 +338,12 @@ describe('stopReason', () => {
         run_name: 'r',
         verdict: { state: 'stabilising', evidence: [] },
         stable_metrics: {},
-        decision: { state: decision, against: 'baseline b', min_improvement: 0.02, evidence: [] },
+        decision: {
+          state: decision,
+          reference: { role: 'baseline', name: 'b', pr: null },
+          min_improvement: 0.02,
+          evidence: [],
+        },
       },
     }) as never;
   const exp = (over: Partial<Experiment> = {}) =>
@@ -338,12 +351,12 @@ describe('stopReason', () => {
 
   it('stops a decided candidate by default, never a measuring one or the reference', () => {
     expect(stopReason(exp(), view('stabilising', 'worse'))).toMatch(
-      /^decided: decided worse than baseline b/,
+      /^decided: decided worse than the baseline b/,
     );
     expect(stopReason(exp(), view('stabilising', 'better'))).toMatch(/^decided/);
     expect(stopReason(exp(), view('stable', 'equivalent'))).toMatch(/^decided/);
     expect(stopReason(exp(), view('stabilising', 'not-better'))).toMatch(
-      /^decided: decided: not-better vs baseline b/,
+      /^decided: decided: not-better vs the baseline b/,
     );
     expect(stopReason(exp(), view('stabilising', 'measuring'))).toBeNull();
     expect(stopReason(exp(), view('stabilising', 'reference'))).toBeNull();

@@ -65,7 +65,7 @@ describe('monitor pass', () => {
     expect(body).not.toContain('faster than the baseline: ');
     expect(body.split('<!-- topo:observation')[0]).not.toContain('baseline baseline');
     expect(body).toContain('```mermaid');
-    expect(parseObservationBlock(body)?.comparison?.outcome).toBe('better');
+    expect(parseObservationBlock(body)?.decision?.state).toBe('better');
     // one Slurm call and one query per quantity (plus fallbacks for the rules this fake lacks)
     expect(world.counters.slurmCalls).toBe(1);
   });

@@ -27,7 +27,6 @@ function outcome(experimentId: string, candidate: string, pr: number, state: Can
     slurmState: state === 'queued' ? null : 'RUNNING',
     timeline: [],
     observation: { run_name: runName, verdict: { state: 'warming', evidence: [] }, stable_metrics: {} },
-    comparisons: [],
   };
   return {
     experimentId,

@@ -80,7 +80,7 @@ describe('apply', () => {
     );
     const noReason = apply(fresh(), { ...OUTCOMES[2]!, reason: undefined });
     expect(noReason.runs[0]!.decision.reason).toMatch(
-      /^closed without merge \(projected full-run 5\.66 s\/rollout .*; worse than baseline \(ratio 1\.077/,
+      /^closed without merge \(projected full-run 5\.66 s\/rollout .*; decided worse against the baseline: change \+7\.7%/,
     );
   });
 
@@ -190,7 +190,7 @@ describe('current_best follows the decisions', () => {
     // its figure is what its decision says: the baseline's 10.0 × (1 − 6%), never its projection
     expect(record.current_best.stabilized_seconds_per_rollout_full_run).toBeCloseTo(9.4, 6);
     expect(record.current_best.decision_reasoning).toMatch(
-      /^model accepted: 9\.40 s\/rollout vs 10\.00 s\/rollout of baseline; decided better against current best baseline: change −6%/,
+      /^model accepted: 9\.40 s\/rollout vs 10\.00 s\/rollout of baseline; decided better against the baseline \(the current best\): change −6%/,
     );
     expect(recordProblems(record)).toEqual([]);
     expect(apply(record, model)).toEqual(record);

@@ -72,7 +72,7 @@ describe('one truth: the best', () => {
     const report = renderFinalReport(record);
     // the result is told by the decision itself: the baseline's 10.0 × (1 − 6%)
     expect(report).toContain(
-      "**Result:** `model` reaches 9.40 s per rollout against the baseline's 10.00 s as decided (-6%; 1.06× the throughput); decided better against current best baseline: change −6% [−8%, −4%].",
+      "**Result:** `model` reaches 9.40 s per rollout against the baseline's 10.00 s as decided (-6%; 1.06× the throughput); decided better against the baseline (the current best): change −6% [−8%, −4%].",
     );
   });
 

@@ -1,6 +1,7 @@
 // The first 10 lines of every monitor comment answer: better or worse, by how much, how sure,
 // what next (issue 15). Views for each outcome; old main headed a regression "✅ … — stable".
 import { describe, expect, it } from 'vitest';
+import { migrateObservation } from '../../../src/analysis/stored.js';
 import { checkConclusion, monitorCheckRun, standingTitle } from '../../../src/report/check-conclusion.js';
 import {
   type CandidateView,
@@ -11,7 +12,11 @@ import {
   viewStanding,
 } from '../../../src/report/pr-comment.js';
 import { describeReference } from '../../../src/report/standing.js';
-import type { Decision } from '../../../src/types/generated/metrics.js';
+import type {
+  CandidateObservation,
+  Decision,
+  DecisionReference,
+} from '../../../src/types/generated/metrics.js';
 import { mermaidBlocks, mermaidParse } from './mermaid-parser.js';
 
 const value = { value: 3.2, low: 3.1, high: 3.3 };
@@ -30,7 +35,6 @@ function view(over: Partial<CandidateView> = {}): CandidateView {
       verdict: { state: 'stable', value, projected_full_run: value, evidence: ['e'] },
       stable_metrics: { seconds_per_rollout_full_run: 3.3 },
     },
-    comparisons: [],
     best: { name: 'scale-driver-2', secondsPerRollout: 2.2 },
     baseline: { name: 'baseline', secondsPerRollout: 4 },
     ...over,
@@ -40,7 +44,7 @@ function view(over: Partial<CandidateView> = {}): CandidateView {
 function decision(over: Partial<Decision>): Decision {
   return {
     state: 'measuring',
-    against: 'current best scale-driver-2',
+    reference: { role: 'current best', name: 'scale-driver-2', pr: null },
     min_improvement: 0.02,
     evidence: [],
     ...over,
@@ -131,7 +135,7 @@ const cases: Record<
   },
   baseline: {
     v: withDecision(
-      { state: 'reference', against: 'baseline baseline' },
+      { state: 'reference', reference: { role: 'baseline', name: 'baseline', pr: null } },
       { candidate: 'baseline', best: null },
     ),
     icon: '📏',
@@ -170,26 +174,33 @@ describe('the first 10 lines answer better or worse, by how much, how sure, what
 
 describe('wording and Slurm state', () => {
   it('names a reference called "baseline" once', () => {
-    expect(describeReference('baseline baseline')).toBe('the baseline');
-    expect(describeReference('current best baseline')).toBe('the baseline (the current best)');
-    expect(describeReference('baseline 8gpu')).toBe('the baseline `8gpu`');
-    expect(describeReference('leading candidate a (#12)')).toBe('the leading candidate `a` (#12)');
-    expect(describeReference('leading candidate a')).toBe('the leading candidate `a`');
-    // only the pruner's leader carries a pull request; elsewhere the text is the name
-    expect(describeReference('baseline a (#12)')).toBe('the baseline `a (#12)`');
+    const ref = (role: DecisionReference['role'], name: string, pr: number | null = null) => ({
+      role,
+      name,
+      pr,
+    });
+    expect(describeReference(ref('baseline', 'baseline'))).toBe('the baseline');
+    expect(describeReference(ref('current best', 'baseline'))).toBe('the baseline (the current best)');
+    expect(describeReference(ref('baseline', '8gpu'))).toBe('the baseline `8gpu`');
+    expect(describeReference(ref('leading candidate', 'a', 12))).toBe('the leading candidate `a` (#12)');
+    expect(describeReference(ref('leading candidate', 'a'))).toBe('the leading candidate `a`');
+    // a name is a name: "a (#12)" is not parsed into a pull request
+    expect(describeReference(ref('baseline', 'a (#12)'))).toBe('the baseline `a (#12)`');
     const body = renderMonitorComment(
-      view({
-        comparisons: [
-          { against: 'baseline baseline', outcome: 'worse', ratio: { value: 1.4, low: 1.3, high: 1.5 } },
-        ],
+      withDecision({
+        state: 'worse',
+        reference: ref('baseline', 'baseline'),
+        relative_change: { value: 0.4, low: 0.3, high: 0.5 },
       }),
     );
     expect(body).not.toMatch(/baseline baseline|best baseline/);
-    expect(body).toContain('slower than the baseline: 40% more seconds per rollout');
+    expect(body).toContain('worse than the baseline by 40%');
   });
 
   it('a user-controlled name cannot break out of its code span', () => {
-    expect(describeReference('baseline a`](x)')).toBe('the baseline `` a`](x) ``');
+    expect(describeReference({ role: 'baseline', name: 'a`](x)', pr: null })).toBe(
+      'the baseline `` a`](x) ``',
+    );
   });
 
   it('final comments show the final Slurm state, never a stale RUNNING', () => {
@@ -228,12 +239,17 @@ describe('wording and Slurm state', () => {
     ).not.toContain('/topo stop');
   });
 
-  it('without a decision the comparison is read with min_improvement', () => {
+  it('an older comment with only a fixed-sample comparison reads as its decision, with min_improvement', () => {
     const cmp = (low: number, high: number) =>
       view({
-        comparisons: [
-          { against: 'current best b', outcome: 'better', ratio: { value: (low + high) / 2, low, high } },
-        ],
+        observation: migrateObservation({
+          ...view().observation,
+          comparison: {
+            against: 'current best b',
+            outcome: 'better',
+            ratio: { value: (low + high) / 2, low, high },
+          },
+        }) as CandidateObservation,
       });
     expect(viewStanding(cmp(0.9, 0.97)).outcome).toBe('better');
     expect(viewStanding(cmp(0.95, 0.99)).outcome).toBe('measuring'); // faster, but maybe not by 2%

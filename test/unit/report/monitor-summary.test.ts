@@ -16,7 +16,6 @@ function view(
     slurmState: state === 'queued' ? null : 'RUNNING',
     timeline: [],
     observation: { run_name: 'r', verdict: { state: 'warming', evidence: [] }, stable_metrics: {} },
-    comparisons: [],
     ...over,
   };
 }

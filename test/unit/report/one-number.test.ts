@@ -6,8 +6,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { decidedFigure } from '../../../src/analysis/figure.js';
+import { figureOf } from '../../../src/record/figure.js';
 import { baselineRun, referenceOf } from '../../../src/record/model.js';
 import { renderRecordMarkdown } from '../../../src/record/render.js';
+import { parseRecord } from '../../../src/record/validate.js';
 import { renderFinalReport } from '../../../src/report/final-report.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import { type CandidateView, renderMonitorComment } from '../../../src/report/pr-comment.js';
@@ -26,13 +29,18 @@ import {
 
 const OLD = join(repoRoot, 'test/fixtures/one-truth/old-main-quick');
 const id = readdirSync(join(OLD, 'topologies'))[0] as string;
-const record = JSON.parse(readFileSync(join(OLD, 'experiments', `${id}.json`), 'utf8')) as ExperimentRecord;
+const recordFile = join(OLD, 'experiments', `${id}.json`);
+// old main's record, read as every reader reads it (migrated: src/record/migrate.ts)
+const record: ExperimentRecord = parseRecord(readFileSync(recordFile, 'utf8'), recordFile);
 const comment = (name: string) => readFileSync(join(OLD, 'comments', `${name}.md`), 'utf8');
 
 /** A candidate's comment rendered again from its observation block, as the monitor renders it. */
 function rerendered(name: string): string {
   const observation = parseObservationBlock(comment(name))!;
   const base = baselineRun(record)!;
+  // the judge keeps an older comment's decision, with the figure it implies against its reference
+  const d = observation.decision;
+  if (d?.relative_change && !d.figure) d.figure = decidedFigure(figureOf(base)!.value, d.relative_change);
   const view: CandidateView = {
     experimentId: record.experiment_id,
     candidate: name,
@@ -40,8 +48,6 @@ function rerendered(name: string): string {
     state: 'stopped',
     timeline: [],
     observation,
-    // the fixed-sample comparison the old comment showed beside the decision
-    comparisons: [{ against: 'baseline baseline', outcome: 'not-comparable' } as never],
     chart: {
       fullRun: [
         { t: 0, v: 14 },

@@ -51,7 +51,7 @@ describe('pullRequestCheckRun (one topo/monitor check over all candidates)', () 
 describe('the decision states of issue 38 (the provisional winner and its honest closing)', () => {
   const decision = (state: 'better-at-equal-age' | 'faster-drift-not-ruled-out') => ({
     state,
-    against: 'baseline b',
+    reference: { role: 'baseline' as const, name: 'b', pr: null },
     min_improvement: 0.02,
     relative_change: { value: -0.08, low: -0.11, high: -0.05 },
     evidence: [],
@@ -61,7 +61,6 @@ describe('the decision states of issue 38 (the provisional winner and its honest
     const open = standingOf({
       state: 'stabilising',
       decision: decision('better-at-equal-age'),
-      comparisons: [],
       hasValue: false,
     });
     expect(open.outcome).toBe('better-at-equal-age');
@@ -72,7 +71,6 @@ describe('the decision states of issue 38 (the provisional winner and its honest
     const closed = standingOf({
       state: 'stopped',
       decision: decision('faster-drift-not-ruled-out'),
-      comparisons: [],
       hasValue: false,
     });
     expect(monitorCheckRun(closed, 'h').conclusion).toBe('neutral');

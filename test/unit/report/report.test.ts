@@ -56,15 +56,15 @@ function view(over: Partial<CandidateView> = {}): CandidateView {
           confidence: 'high',
         },
       },
-    },
-    comparisons: [
-      {
-        against: 'baseline 8gpu_64rollouts',
-        outcome: 'better',
-        ratio: { value: 0.9, low: 0.86, high: 0.94 },
-        difference_s: { value: -0.3, low: -0.4, high: -0.2 },
+      decision: {
+        state: 'better',
+        reference: { role: 'baseline', name: '8gpu_64rollouts', pr: null },
+        relative_change: { value: -0.1, low: -0.14, high: -0.06 },
+        figure: { value: 3.06, low: 2.924, high: 3.196, reference_value: 3.4 },
+        min_improvement: 0.02,
+        evidence: ['change vs the baseline `8gpu_64rollouts`: −10%'],
       },
-    ],
+    },
     chart: { fullRun: truncate(trace, 90).fullRun, rate5m: truncate(trace, 90).rate5m },
     queries: [
       {
@@ -129,7 +129,7 @@ describe('Mermaid charts pass Mermaid’s own parser', () => {
 
 describe('the monitor comment', () => {
   const body = renderMonitorComment(view());
-  it('shows state, timeline, verdict, comparison, metrics, GPUs, bottleneck, queries and the Grafana link', () => {
+  it('shows state, timeline, verdict, decision, metrics, GPUs, bottleneck, queries and the Grafana link', () => {
     expect(body).toMatch(
       /^### 🟢 `more-renderers`: better than the baseline `8gpu_64rollouts` by 10% \[95% interval 6%–14%\]/,
     );
@@ -140,7 +140,8 @@ describe('the monitor comment', () => {
     expect(body).toMatch(
       /Projected full-run seconds per rollout at the end of the run \(the detector's, start-up included\): [\d.]+ \[[\d.]+, [\d.]+\]/,
     );
-    expect(body).toContain('🟢 faster than the baseline `8gpu_64rollouts`: 10% fewer seconds per rollout');
+    expect(body).toContain('Decision (sequential): `better` against the baseline `8gpu_64rollouts`');
+    expect(body).toContain('**3.06 s per rollout');
     expect(body).toContain('| renderer | 40 | 50 |');
     expect(body).toContain('| 0 | renderer, trafficsim | 80 / 90 / 99 | 60 / 65 / 70 | 80 | 88 | 10 |');
     expect(body).toContain('**Bottleneck:** service (renderer), confidence high');
@@ -153,7 +154,6 @@ describe('the monitor comment', () => {
     const o = parseObservationBlock(body);
     expect(o?.run_name).toBe('topo-topology-opt-vam-local-20260101-more-renderers-0123abcd');
     expect(o?.verdict.state).toBe(verdict.state);
-    expect(o?.comparison).toBeUndefined(); // the view's comparisons are display; the use case sets observation.comparison
   });
   it('is deterministic (same inputs, same text: no write on an unchanged pull request)', () => {
     expect(renderMonitorComment(view())).toBe(body);

@@ -27,7 +27,7 @@ export interface ObservationSpec {
   idle?: number;
   util?: Record<number, number>;
   bottleneck?: NonNullable<CandidateObservation['stable_metrics']['bottleneck']>;
-  comparison?: CandidateObservation['comparison'];
+  decision?: CandidateObservation['decision'];
   memoryModel?: MemoryModel;
   gpuMemoryGiB?: number;
 }
@@ -61,7 +61,7 @@ export function observe(topology: Topology, spec: ObservationSpec): TriedCandida
       resource_usage: { gpu_by_index: gpuByIndex },
       ...(spec.bottleneck ? { bottleneck: spec.bottleneck } : {}),
     },
-    ...(spec.comparison ? { comparison: spec.comparison } : {}),
+    ...(spec.decision ? { decision: spec.decision } : {}),
   };
 }
 

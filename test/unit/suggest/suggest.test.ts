@@ -323,7 +323,12 @@ describe('suggest', () => {
         observation: observe(t, {
           ...spec,
           seconds: 2.01,
-          comparison: { against: 'baseline', outcome: i === 0 ? 'worse' : 'indistinguishable' },
+          decision: {
+            state: i === 0 ? 'worse' : 'equivalent',
+            reference: { role: 'baseline', name: 'baseline', pr: null },
+            min_improvement: 0.02,
+            evidence: [],
+          },
         }),
       });
     }

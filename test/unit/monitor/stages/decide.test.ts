@@ -31,7 +31,7 @@ describe('stage decide', () => {
     expect(p?.decided?.view?.state).toBe('stabilising');
     expect(p?.decided?.view?.observation.decision).toMatchObject({
       state: 'worse',
-      against: 'baseline baseline',
+      reference: { role: 'baseline', name: 'baseline', pr: null },
     });
     expect(p?.decided?.stop).toMatch(/^decided: .*\(stop_when_decided\)$/);
   });

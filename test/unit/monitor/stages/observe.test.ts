@@ -33,7 +33,7 @@ describe('stage observe', () => {
     await observe(state, ports);
     expect(callLog(ports.calls)).toEqual(['github.readComment #1 queued']);
     const [q, m] = state.experiments[0]?.candidates ?? [];
-    expect(q?.observed).toMatchObject({ ended: false, previous: { run_name: queued.runName } });
+    expect(q?.observed).toMatchObject({ ended: false, run: { memory: { run_name: queued.runName } } });
     expect(q?.observed?.analysis).toBeUndefined();
     expect(m?.observed).toBeUndefined(); // superseded: not judged
     expect(state.experiments[0]?.telemetry).toBeUndefined();

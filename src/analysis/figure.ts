@@ -1,0 +1,89 @@
+// THE figure of a run: the seconds per rollout every surface shows for it (comment, check, record,
+// report, site, dashboard, CLI, demo) and the record's best is ranked by. Pure.
+//
+// A decided run shows what its decision says: its reference's figure × (1 + the decided change),
+// with the decision's interval (`decision.figure`, computed by the judge when it decides and kept
+// with the decision). So a candidate decided `better` is below its reference on every surface, and
+// the ratio any surface shows is the decision's. A run without a decision (the baseline, a failed,
+// undecided or still measuring run) shows its own value, as decisions read it when it is their
+// reference (the detector's projection, else its decision estimate, else its last reading).
+
+import type { DecidedFigure, Decision, Interval } from '../types/generated/metrics.js';
+import { decisionProjection, type VerdictLike } from './decision.js';
+
+export interface Figure extends Interval {
+  /**
+   * `decision`: from its decision against `reference`; else its own value: `projection` (the
+   * detector's, what decisions read of a reference), `estimate` (the decision estimate) or
+   * `reading` (the last full-run reading, start-up included).
+   */
+  basis: 'decision' | 'projection' | 'estimate' | 'reading';
+  /** The reference the decision read: its name, the figure the decision anchored on, the change. */
+  reference?: { name: string; value: number; change: Interval };
+}
+
+/**
+ * Decision states that settle a run against its reference, final (`measuring`, the provisional
+ * `better-at-equal-age` and `reference` do not).
+ */
+export const DECIDED_STATES: ReadonlySet<Decision['state']> = new Set([
+  'better',
+  'worse',
+  'equivalent',
+  'not-better',
+  'faster-drift-not-ruled-out',
+]);
+
+/** A decision that settled the run. */
+export const isDecided = (d: Decision | null | undefined): d is Decision =>
+  !!d && DECIDED_STATES.has(d.state);
+
+/**
+ * A candidate's seconds per rollout as its decision says: the reference's value × (1 + the
+ * decision's relative change), its interval the decision's.
+ */
+export function decidedFigure(reference: number, change: Interval): DecidedFigure {
+  const at = (x: number) => Math.round(reference * (1 + x) * 10000) / 10000;
+  return {
+    value: at(change.value),
+    low: at(change.low),
+    high: at(change.high),
+    reference_value: Math.round(reference * 10000) / 10000,
+  };
+}
+
+/**
+ * A run's own value, from its verdict: as decisions read it when it is their reference (the
+ * detector's projection, else its stable value), else its decision estimate, else the last reading.
+ */
+export function ownFigureOf(
+  verdict: (VerdictLike & { value?: Interval | null }) | null | undefined,
+  reading: number | null | undefined,
+): Figure | null {
+  const projected = verdict?.projected_full_run ?? verdict?.value ?? null;
+  const i = projected ?? decisionProjection(verdict);
+  if (i) return { value: i.value, low: i.low, high: i.high, basis: projected ? 'projection' : 'estimate' };
+  return reading == null ? null : { value: reading, low: reading, high: reading, basis: 'reading' };
+}
+
+/** The figure a decided decision carries; null for a decision that settled nothing or has none. */
+export function decisionFigure(d: Decision | null | undefined): Figure | null {
+  const f = d?.figure;
+  if (!isDecided(d) || !f || !d.relative_change) return null;
+  return {
+    value: f.value,
+    low: f.low,
+    high: f.high,
+    basis: 'decision',
+    reference: { name: d.reference.name, value: f.reference_value, change: d.relative_change },
+  };
+}
+
+/** THE figure of a run: its decision's, else its own (see the top of this file). */
+export function runFigure(x: {
+  decision?: Decision | null;
+  verdict?: (VerdictLike & { value?: Interval | null }) | null;
+  reading?: number | null;
+}): Figure | null {
+  return decisionFigure(x.decision) ?? ownFigureOf(x.verdict, x.reading);
+}
