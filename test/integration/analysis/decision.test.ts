@@ -110,8 +110,9 @@ describe('sequential decision on twin runs under Slurm', () => {
         atTs: at,
         minutes: 30,
         inFlight,
-      });
-      return res.judgement.observation.verdict;
+        ...(against ? { against } : {}),
+      };
+      return analyzeRun(input);
     };
     const [baseline, worse, better] = runs as [(typeof runs)[0], (typeof runs)[0], (typeof runs)[0]];
     let decidedAt: number | undefined;
