@@ -13,13 +13,7 @@ import { grafanaDashboardUrl } from '../telemetry/grafana.js';
 import type { CandidateObservation, Interval } from '../types/generated/metrics.js';
 import { type MonitorCheckRun, monitorCheckRun, pct } from './check-conclusion.js';
 import { renderObservationBlock } from './observation-block.js';
-import {
-  code,
-  describeReference,
-  OUTCOME_ICON,
-  type Standing,
-  standingOf,
-} from './standing.js';
+import { code, describeReference, OUTCOME_ICON, type Standing, standingOf } from './standing.js';
 
 export const CANDIDATE_STATES = [
   'queued',
