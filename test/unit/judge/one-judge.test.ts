@@ -13,6 +13,7 @@ import { judgeJobs } from '../../../src/cli/commands/status.js';
 import { monitorPass } from '../../../src/monitor/pass.js';
 import type { MonitorCandidate, MonitorExperiment } from '../../../src/monitor/ports.js';
 import { viewFigure } from '../../../src/report/pr-comment.js';
+import { statusOf } from '../../../src/slurm/types.js';
 import type { Decision } from '../../../src/types/generated/metrics.js';
 import { analyzeRun } from '../../../src/usecases/analyze-run.js';
 import { BALANCED_64, type TraceProfile } from '../../fixtures/traces/synthetic.js';
@@ -59,7 +60,7 @@ function world(profile: TraceProfile, candidate = 'cand', ended?: { state: strin
   const name = (i: number) => (candidates[i] as MonitorCandidate).runName;
   runJob(w, name(0), base, NOW - 70, S, '11');
   runJob(w, name(1), profile, NOW - 60, S, '12');
-  if (ended) Object.assign(w.jobs[1] as object, ended);
+  if (ended) Object.assign(w.jobs[1] as object, { ...ended, status: statusOf(ended.state) });
   return { w, exp, run: name };
 }
 

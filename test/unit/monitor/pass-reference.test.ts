@@ -97,7 +97,10 @@ describe('the reference job through monitor passes', () => {
     w.setNow(NOW + 2);
     const second = await monitorPass(w.ports, opts);
     const c = second.candidates.find((x) => x.candidate === 'slow');
-    expect(c?.view.observation.decision).toMatchObject({ state: 'worse', against: 'current best model' });
+    expect(c?.view.observation.decision).toMatchObject({
+      state: 'worse',
+      reference: { role: 'current best', name: 'model', pr: null },
+    });
     expect(c?.view.referenceJob?.run).toMatchObject({ runName: refOf(exp).runName, pr: 3, state: 'RUNNING' });
     expect(w.candidateComments.get('3/slow')).toMatch(
       /Reference: the current best `model`, run `topo-.*ffff0000` beside this candidate \(#3, Slurm job 1000: RUNNING\) · \d+ GPU-minutes/,
