@@ -12,6 +12,7 @@ import {
 import { observeRun, type RunSeries } from '../src/analysis/observe.js';
 import { estimateTrajectory, type RolloutBatch, rolloutEstimate } from '../src/analysis/rollouts.js';
 import { mean, median } from '../src/analysis/series.js';
+import { EXPERIMENT_DEFAULTS } from '../src/topology/settings.js';
 import type { Decision } from '../src/types/generated/metrics.js';
 import { type Completion, completions, SHAPES, type Shape } from './trace-family.js';
 
@@ -206,7 +207,7 @@ function decideGroup(
 ): Map<string, { d: Decision; at: number }> {
   const out = new Map<string, { d: Decision; at: number }>();
   const previous = new Map<string, Decision>();
-  const horizon = options.maxDecisionMinutes ?? 120;
+  const horizon = options.maxDecisionMinutes ?? EXPERIMENT_DEFAULTS.maxDecisionMinutes;
   for (let minute = 6; minute <= horizon; minute++) {
     const ref = refAt(minute);
     const views = cands.map((r) => ({
@@ -240,7 +241,7 @@ export function runFamily(
   shapes: readonly FamilyShape[] = DECISION_SHAPES,
 ): FamilyRow[] {
   const rows: FamilyRow[] = [];
-  const m = options.minImprovement ?? 0.02;
+  const m = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
   for (const fs of shapes)
     for (const seed of seeds) {
       const base = familyRun(fs, seed, 1, 'base');

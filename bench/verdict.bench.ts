@@ -28,6 +28,7 @@ import { loadProfile, repoRoot } from '../src/sim/profile.js';
 import { createPrometheusClient } from '../src/telemetry/prometheus.js';
 import { anyRunSelector, fetchTelemetry, type Quantity } from '../src/telemetry/queries.js';
 import { capacitySummary } from '../src/topology/capacity.js';
+import { EXPERIMENT_DEFAULTS } from '../src/topology/settings.js';
 import type { Decision, Verdict } from '../src/types/generated/metrics.js';
 import type { Topology } from '../src/types/generated/topology.js';
 import { analyzeRun } from '../src/usecases/analyze-run.js';
@@ -56,7 +57,7 @@ const FAMILY_SEEDS = familySeeds.length
     : [2, 3, 4];
 {
   const options = decisionOptions({ min_improvement: 0.02 });
-  const horizon = options.maxDecisionMinutes ?? 120;
+  const horizon = options.maxDecisionMinutes ?? EXPERIMENT_DEFAULTS.maxDecisionMinutes;
   const t0 = Date.now();
   const rows = runFamily(FAMILY_SEEDS, options);
   const bound = runFamily(FAMILY_SEEDS, options, true);
@@ -414,7 +415,10 @@ try {
     min_improvement: 0.02,
     ...(process.env.TOPO_BENCH_BOUNDARY === 'always-valid' ? { decision_boundary: 'always-valid' } : {}),
   });
-  const DECISION_LOOKS = Array.from({ length: (decision.maxDecisionMinutes ?? 120) - 5 }, (_, i) => 6 + i);
+  const DECISION_LOOKS = Array.from(
+    { length: (decision.maxDecisionMinutes ?? EXPERIMENT_DEFAULTS.maxDecisionMinutes) - 5 },
+    (_, i) => 6 + i,
+  );
   const decideExperiment = async (base: BenchRun, group: BenchRun[], verdictOf: VerdictOf) => {
     const stopAt = new Map<string, number>();
     const decided = new Map<string, { d: Decision; at: number }>();

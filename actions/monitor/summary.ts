@@ -5,6 +5,7 @@
 import type { MonitorExperiment } from '../../src/monitor/ports.js';
 import type { PassReport } from '../../src/monitor/report.js';
 import type { MonitorSummaryInput, SummaryExperiment } from '../../src/report/monitor-summary.js';
+import { experimentSettings } from '../../src/topology/settings.js';
 
 export function monitorSummaryInput(
   experiments: readonly MonitorExperiment[],
@@ -21,7 +22,7 @@ export function monitorSummaryInput(
       .filter((c) => c.experimentId === id)
       .sort((a, b) => at(a.runName) - at(b.runName) || a.pr - b.pr)
       .map((c) => ({ pr: c.pr, view: c.view }));
-    return { id, maxParallel: e.experiment.max_parallel ?? 3, candidates };
+    return { id, maxParallel: experimentSettings(e.experiment).maxParallel, candidates };
   });
   return { ...extra, experiments: sections, errors: report.errors };
 }

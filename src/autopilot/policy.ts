@@ -7,6 +7,7 @@ import type { CampaignPolicy } from '../campaign/rounds.js';
 import { SUBMIT_DEFAULTS, TIMELINE } from '../catalog/alpasim.js';
 import { issueAt } from '../topology/files.js';
 import type { Issue } from '../topology/issues.js';
+import { EXPERIMENT_DEFAULTS, experimentSettings } from '../topology/settings.js';
 import type { LoadedYaml } from '../topology/yaml.js';
 import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
@@ -20,14 +21,12 @@ export interface AutopilotPolicy {
   submit: 'auto' | 'approval';
   merge: 'manual' | 'auto';
   requiredChecks: string[];
-  /** The experiment's min_improvement (default 0.02): the campaign loop's stop rule and reruns read it. */
+  /** The experiment's min_improvement (its schema default when absent): the campaign loop's stop rule and reruns read it. */
   minImprovement?: number;
 }
 
 /** The check run that carries the monitor's decision: merge: auto never merges without it. */
 export const DECISION_CHECK = 'topo/monitor';
-/** The max_decision_minutes default (the horizon the decision boundaries spend their error over). */
-export const DEFAULT_DECISION_HORIZON_MINUTES = 120;
 /** A reference (a round's winner) is measured well enough to decide later rounds against (±1.5%). */
 export const REFERENCE_PRECISION = 0.015;
 
@@ -39,12 +38,12 @@ export function policyOf(experiment: Experiment): AutopilotPolicy | null {
     enabled: a.enabled,
     maxRounds: a.max_rounds ?? 6,
     gpuHours: a.gpu_hours,
-    parallel: a.parallel ?? experiment.max_parallel ?? 3,
+    parallel: a.parallel ?? experimentSettings(experiment).maxParallel,
     stopAfter: a.stop_after ?? 2,
     submit: a.submit ?? 'auto',
     merge: a.merge ?? 'manual',
     requiredChecks: a.required_checks ?? [],
-    minImprovement: experiment.min_improvement ?? 0.02,
+    minImprovement: experimentSettings(experiment).minImprovement,
   };
 }
 
@@ -52,7 +51,7 @@ export function policyOf(experiment: Experiment): AutopilotPolicy | null {
 export function campaignPolicy(policy: AutopilotPolicy): CampaignPolicy {
   return {
     parallel: policy.parallel,
-    minImprovement: policy.minImprovement ?? 0.02,
+    minImprovement: policy.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement,
     stopAfter: policy.stopAfter,
     maxRounds: policy.maxRounds,
     gpuHours: policy.gpuHours,
@@ -84,10 +83,9 @@ export function runCost(experiment: Experiment, cluster?: Pick<Cluster, 'gpus_pe
   const gpus = gpusPerRun(experiment, cluster);
   const time = experiment.fixed_inputs.slurm?.time ?? cluster?.slurm?.time ?? SUBMIT_DEFAULTS.time;
   const wall = slurmTimeToMinutes(time) ?? slurmTimeToMinutes(SUBMIT_DEFAULTS.time) ?? 239;
-  const horizonMinutes =
-    (experiment as { max_decision_minutes?: number }).max_decision_minutes ??
-    DEFAULT_DECISION_HORIZON_MINUTES;
-  const decided = experiment.stop_when_decided !== false ? TIMELINE.startupMinutes + horizonMinutes : wall;
+  const settings = experimentSettings(experiment);
+  const horizonMinutes = settings.maxDecisionMinutes;
+  const decided = settings.stopWhenDecided ? TIMELINE.startupMinutes + horizonMinutes : wall;
   const minutes = Math.min(wall, decided);
   const basis =
     minutes < wall
@@ -113,7 +111,7 @@ export function autopilotIssues(
   const issues: Issue[] = [];
   const at = (key: string, rule: string, message: string, severity: Issue['severity'] = 'error') =>
     issues.push(issueAt(loaded, rule, ['autopilot', key], message, false, severity));
-  const maxParallel = experiment.max_parallel ?? 3;
+  const maxParallel = experimentSettings(experiment).maxParallel;
   if (a.parallel !== undefined && a.parallel > maxParallel)
     at(
       'parallel',

@@ -30,6 +30,7 @@ import { checkClusters, checkPreset } from '../topology/files.js';
 import { buildExperiment } from '../topology/init.js';
 import { renderSubmission } from '../topology/render.js';
 import { parseRunCommand } from '../topology/run-command.js';
+import { experimentSettings } from '../topology/settings.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
@@ -239,7 +240,7 @@ export function realDemoParts(
         experimentId: experiment.experiment_id,
         cluster: DEMO_CLUSTER,
         submission,
-        maxParallel: experiment.max_parallel ?? 3,
+        maxParallel: experimentSettings(experiment).maxParallel,
       },
     );
     if (result.status !== 'submitted' && result.status !== 'existing') {

@@ -8,6 +8,7 @@ import { type GpuMinutesInput, withGpuMinutes } from '../analysis/decision.js';
 import { explainFailure } from '../analysis/failure.js';
 import { type Figure, runFigure } from '../analysis/figure.js';
 import { gpuMap } from '../topology/capacity.js';
+import { experimentSettings } from '../topology/settings.js';
 import type { CandidateObservation, Decision, Failure } from '../types/generated/metrics.js';
 import { decisionOf, isDecided, type JudgedCandidate, type JudgeStanding, type Reference } from './decide.js';
 import type { RunJob } from './job.js';
@@ -136,7 +137,7 @@ function stateOf(run: RunToJudge, observed: ObservedRun, context: JudgeContext, 
   const { analysis } = observed;
   const stoppedByUs =
     stoppedBy !== null ||
-    (run.job?.status === 'cancelled' && context.standing.experiment.stop_when_stable === true);
+    (run.job?.status === 'cancelled' && experimentSettings(context.standing.experiment).stopWhenStable);
   const jobless = run.job === undefined ? { ended: observed.ended } : undefined;
   const state = candidateState(
     run.job ?? undefined,
@@ -195,13 +196,13 @@ function stoppedByOf(run: RunToJudge, observed: ObservedRun, context: JudgeConte
       : run.memory?.run_name === run.runName
         ? (run.memory.decision ?? null)
         : null;
-  const x = context.standing.experiment;
-  if (x.stop_when_decided !== false && isDecided(decision)) return 'decision';
+  const x = experimentSettings(context.standing.experiment);
+  if (x.stopWhenDecided && isDecided(decision)) return 'decision';
   const verdict =
     observed.analysis?.observation.verdict.state ??
     (run.memory?.run_name === run.runName ? run.memory.verdict.state : undefined);
   // only a reference is stopped as stable (src/monitor/decide.ts stopReason)
-  if (x.stop_when_stable && isStable(verdict) && decision?.state === 'reference') return 'stable';
+  if (x.stopWhenStable && isStable(verdict) && decision?.state === 'reference') return 'stable';
   return null;
 }
 

@@ -107,7 +107,7 @@ export function stopReason(
 ): string | null {
   const d = view.observation.decision;
   if (d && !['failed', 'finished', 'stopped'].includes(view.state)) {
-    const s = shouldStopOnDecision([d], { stopWhenDecided: experiment.stop_when_decided !== false });
+    const s = shouldStopOnDecision([d], { stopWhenDecided: experimentSettings(experiment).stopWhenDecided });
     if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
   }
   if (view.state === 'stable' && experiment.stop_when_stable && d?.state === 'reference')

@@ -8,6 +8,7 @@ import { SCRAPE_INTERVAL_S, TIMELINE } from '../catalog/alpasim.js';
 import { jobForRun, recordedJobIds } from '../lifecycle/jobs.js';
 import { phaseOf } from '../lifecycle/model.js';
 import { ranAndEnded } from '../report/state-label.js';
+import { experimentSettings } from '../topology/settings.js';
 import type { MonitorCandidate, MonitorExperiment, MonitorJob, MonitorPorts } from './ports.js';
 import {
   type CandidatePass,
@@ -80,7 +81,7 @@ export function clockOf(exp: MonitorExperiment, options: PassOptions, now: numbe
     wallMinutes:
       (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ??
       defaultRunEndMinutes() + TIMELINE.startupMinutes,
-    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null,
+    expectedRollouts: experimentSettings(exp.experiment).expectedRollouts,
   };
 }
 

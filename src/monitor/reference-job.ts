@@ -2,11 +2,10 @@
 // job of the current best runs beside the candidates, whether an open decision still needs it (the
 // one lifetime rule, src/analysis/reference-lifetime.ts), which live reference jobs to stop, and
 // whether a reference Request is to be made (none stands and the candidates need one). Pure.
-import { decisionOptions } from '../analysis/decision.js';
 import { type OpenCandidate, referenceNeeded } from '../analysis/reference-lifetime.js';
 import { REFERENCE_STOP, type ReferenceMode, referenceModeOf } from '../judge/reference.js';
-import { DEFAULT_MIN_IMPROVEMENT } from '../report/standing.js';
 import { isLive } from '../slurm/types.js';
+import { experimentSettings } from '../topology/settings.js';
 import type { CandidatePass, ExperimentPass, ReferenceJobPlan } from './state.js';
 
 const isRef = (p: CandidatePass) => p.c.role === 'reference';
@@ -101,9 +100,9 @@ export function planReferenceJob(e: ExperimentPass): ReferenceJobPlan {
   // the decided ones are passed as they are (the rule leaves them out); a run that ended undecided reads nothing
   const read = round.filter((p) => !endedFor(p) || isFinal(p));
   const need = referenceNeeded(read.map(openOf), {
-    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+    minImprovement: experimentSettings(x).minImprovement,
     minute: youngest(open),
-    horizonMinutes: decisionOptions(x).maxDecisionMinutes ?? 120,
+    horizonMinutes: experimentSettings(x).maxDecisionMinutes,
   });
   return {
     mode,

@@ -1,6 +1,7 @@
 // The experiment record: the experiment's memory (experiments/<id>.json) and the helpers that read it.
 // Pure: no I/O here. Types come from topologies/schema/record.schema.json.
 import type { ReferenceSource } from '../lifecycle/reference.js';
+import { EXPERIMENT_DEFAULTS } from '../topology/settings.js';
 import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Interval, Verdict } from '../types/generated/metrics.js';
@@ -54,7 +55,7 @@ export function createRecord(experiment: Experiment, cluster?: Cluster): Experim
       cameras: fixed.cameras ?? null,
       control_timestep_us: fixed.control_timestep_us ?? null,
       simulation_duration_s: fixed.simulation_duration_s ?? 20,
-      rollouts_per_scene: fixed.rollouts_per_scene ?? 1,
+      rollouts_per_scene: fixed.rollouts_per_scene ?? EXPERIMENT_DEFAULTS.rolloutsPerScene,
       git_commit: fixed.git_commit ?? null,
       remote_checkout: cluster?.alpasim_checkout ?? null,
       overrides: [...(fixed.overrides ?? [])],

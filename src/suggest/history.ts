@@ -11,6 +11,7 @@ import {
   stopRule,
 } from '../campaign/rounds.js';
 import type { ServiceName } from '../catalog/alpasim.js';
+import { EXPERIMENT_DEFAULTS } from '../topology/settings.js';
 import type { Topology } from '../types/generated/topology.js';
 import { secondsPerRollout } from './evidence.js';
 import { activeServices, inFlight, instances, nrWorkers } from './topology-ops.js';
@@ -109,7 +110,7 @@ export function stopForNoProgress(
 ): StopAdvice | undefined {
   const state = campaignOf(tried, maxParallel);
   if (!state) return undefined;
-  const m = outlook?.minImprovement ?? 0.02;
+  const m = outlook?.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
   const stop = stopRule(state, { stopAfter: patience, minImprovement: m }, outlook ?? null);
   if (!stop) return undefined;
   const byName = new Map(tried.map((r) => [r.name, r]));

@@ -3,6 +3,7 @@
 import { CAPACITY_IMBALANCE_LIMIT, GPU_MEMORY_LIMITS, SERVICES, TIMELINE } from '../catalog/alpasim.js';
 import { capacitySummary } from '../topology/capacity.js';
 import { canonicalJson, topologyHash } from '../topology/expand.js';
+import { EXPERIMENT_DEFAULTS } from '../topology/settings.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Topology } from '../types/generated/topology.js';
 import { type Evidence, readEvidence, secondsPerRollout } from './evidence.js';
@@ -31,7 +32,7 @@ import { activeServices, cacheSize, clone, concurrency, gpusOf, replicas } from 
 import type { Proposal, ProposalPrediction, SuggestInput, SuggestResult, TriedCandidate } from './types.js';
 
 export const DEFAULT_PATIENCE_ROUNDS = 2;
-export const DEFAULT_MIN_IMPROVEMENT = 0.02;
+export const DEFAULT_MIN_IMPROVEMENT = EXPERIMENT_DEFAULTS.minImprovement;
 
 export type HashFn = (topology: Topology) => string;
 

@@ -3,6 +3,7 @@
 import { claimed, compareJobIds, isOwnedRun, jobForRun, type NamedJob } from '../lifecycle/jobs.js';
 import { isRunOf } from '../lifecycle/run-name.js';
 import { isLive, type SlurmJob } from '../slurm/types.js';
+import { EXPERIMENT_DEFAULTS } from '../topology/settings.js';
 
 /**
  * A duplicate retired by submitCandidate is renamed `retired-<name>` before it is cancelled: out of the
@@ -16,8 +17,8 @@ export function isRetiredDuplicate(name: string): boolean {
   return name.startsWith(RETIRED_PREFIX);
 }
 
-/** AlpaSim's seed runs at most three candidates of an experiment at once. */
-export const DEFAULT_MAX_PARALLEL = 3;
+/** AlpaSim's seed runs at most three candidates of an experiment at once (experiment.schema.json's default). */
+export const DEFAULT_MAX_PARALLEL = EXPERIMENT_DEFAULTS.maxParallel;
 
 export interface QueueRequest {
   /** The candidate's Slurm job name (`topo-<experiment>-<candidate>-<hash8>`). */

@@ -16,14 +16,12 @@ import type { Proposal, SuggestInput, SuggestResult } from '../suggest/types.js'
 import { expandPreset, topologyDiff, topologyHash } from '../topology/expand.js';
 import { checkCandidate, checkClusters, checkExperiment, checkPreset } from '../topology/files.js';
 import { type PresetOptions, presetNotFound, readPreset } from '../topology/presets.js';
+import { experimentSettings } from '../topology/settings.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Cluster, MemoryModel } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
 import { type FileSource, validateFiles } from './validate.js';
-
-/** Candidates at once when experiment.yaml does not say (the seed's limit). */
-export const DEFAULT_MAX_PARALLEL = 3;
 
 export class SuggestError extends Error {}
 
@@ -249,7 +247,7 @@ function suggestInput(
       cpusPerNode: cluster.cpus_per_node,
       ...(cluster.memory_model ? { memoryModel: cluster.memory_model } : {}),
     },
-    maxParallel: experiment.max_parallel ?? DEFAULT_MAX_PARALLEL,
+    maxParallel: experimentSettings(experiment).maxParallel,
     ...(options.count !== undefined ? { count: options.count } : {}),
     tried: withFigures(triedFromRecord(record, base, candidateFiles), record),
     currentBest: record?.current_best.topology ?? null,

@@ -203,3 +203,26 @@ describe('one Slurm state map (issues 39 item 5, 40)', () => {
     expect(found).toEqual([]);
   });
 });
+
+describe('one vocabulary of settings (issue 39 item 5)', () => {
+  it('writes no default of an experiment setting outside src/topology/settings.ts: every reader resolves it through experimentSettings', () => {
+    // `max_parallel ?? 3`, `options.minImprovement ?? 0.02`, `stop_when_decided !== false`: a second
+    // copy of a schema default (experiment.schema.json's, read once by src/topology/settings.ts)
+    const keys =
+      'max_parallel|min_improvement|max_decision_minutes|decision_boundary|stop_when_decided|stop_when_stable|comment_interval_minutes|rollouts_per_scene|maxParallel|minImprovement|maxDecisionMinutes|stopWhenDecided|stopWhenStable|commentIntervalMinutes|rolloutsPerScene';
+    const copy = new RegExp(
+      `\\b(${keys})\\)?\\s*(\\?\\?\\s*([0-9]|'|"|true\\b|false\\b)|!==\\s*false\\b|===\\s*true\\b)`,
+    );
+    const found: string[] = [];
+    for (const file of [...files, ...tsFiles(join(repoRoot, 'bench'))]) {
+      const where = relative(repoRoot, file);
+      if (where === 'src/topology/settings.ts' || where.startsWith('src/types/generated/')) continue;
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (copy.test(line)) found.push(`${where}:${i + 1} ${line.trim()}`);
+        });
+    }
+    expect(found).toEqual([]);
+  });
+});
