@@ -1,6 +1,8 @@
 // The evidence a suggestion cites, read from one candidate's observation: the bottleneck (the
 // monitor's verdict when present, else the queue-depth rule of AlpaSim's tuning guide), the
 // runtime's idle fraction and per-GPU utilisation and memory.
+
+import { runFigure } from '../analysis/figure.js';
 import { SERVICES, type ServiceName } from '../catalog/alpasim.js';
 import type { Bottleneck } from '../types/generated/metrics.js';
 import type { TriedCandidate } from './types.js';
@@ -32,6 +34,22 @@ export interface Evidence {
 
 /** Mean GPU utilisation (%) from which a GPU has no compute to spare. */
 export const SATURATED_UTILISATION = 90;
+
+/**
+ * The seconds per rollout every surface shows for a tried run (src/analysis/figure.ts runFigure):
+ * its decision's figure when its decision settled it, else its own value. What suggest names the
+ * parent at and ranks measured runs by, as the record ranks its best.
+ */
+export function figureOfTried(run: TriedCandidate): number | undefined {
+  if (run.figure !== undefined && Number.isFinite(run.figure) && run.figure > 0) return run.figure;
+  const o = run.observation;
+  const f = runFigure({
+    decision: o?.decision ?? null,
+    verdict: o?.verdict ?? null,
+    reading: o?.stable_metrics?.seconds_per_rollout_full_run ?? null,
+  })?.value;
+  return f !== undefined && Number.isFinite(f) && f > 0 ? f : secondsPerRollout(run);
+}
 
 /**
  * The value candidates are compared on: the figure the surfaces show (the record's decision figure),

@@ -6,7 +6,7 @@ import { canonicalJson, topologyHash } from '../topology/expand.js';
 import { EXPERIMENT_DEFAULTS } from '../topology/settings.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Topology } from '../types/generated/topology.js';
-import { type Evidence, readEvidence, secondsPerRollout } from './evidence.js';
+import { type Evidence, figureOfTried, readEvidence, secondsPerRollout } from './evidence.js';
 import { fitInMemory } from './fit-memory.js';
 import { classifyChange, moveTag, outcomeOf, stopForNoProgress } from './history.js';
 import {
@@ -94,7 +94,8 @@ export function pickParent(
   const measured = tried.filter(
     (r) => !r.observation?.failure && r.status !== 'failed' && secondsPerRollout(r) !== undefined,
   );
-  measured.sort((a, b) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b) ?? 0));
+  // ranked by the figure every surface shows (a decided run's is its decision's), as the record's best
+  measured.sort((a, b) => (figureOfTried(a) ?? 0) - (figureOfTried(b) ?? 0));
   return measured[0];
 }
 
@@ -363,7 +364,7 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
   }
 
   const taken = new Set(input.tried.map((r) => r.name));
-  const parentValue = secondsPerRollout(parent);
+  const parentValue = figureOfTried(parent);
   const proposals: Proposal[] = picked.map(({ move, hash: h, score, predicted, prediction }) => {
     const detail = move.service ? `${SHORT[move.kind]}-${move.service}` : SHORT[move.kind];
     const name = uniqueName(detail, taken);

@@ -35,6 +35,35 @@ function suggestAfterOom(message: string, gpu: number, gib: number) {
 }
 
 describe('suggest', () => {
+  it("names the parent at its judgement's figure, not its own projection (issue 39 item 6)", () => {
+    // `model` was decided better than the baseline: 10 × (1 − 20.8%) = 7.92 s, though its own
+    // projection reads 8.17; the record, comment and chart show 7.92 (old main: "parent model: 8.17")
+    const queues = { driver: [20, 41] as [number, number], renderer: [0, 3] as [number, number] };
+    const model = {
+      name: 'model',
+      parent: 'baseline',
+      topology: base,
+      status: 'accepted' as const,
+      observation: observe(base, {
+        seconds: 8.17,
+        queues,
+        decision: {
+          state: 'better',
+          reference: { role: 'baseline', name: 'baseline', pr: null },
+          min_improvement: 0.02,
+          evidence: [],
+          relative_change: { value: -0.208, low: -0.25, high: -0.17 },
+          figure: { value: 7.92, low: 7.5, high: 8.3, reference_value: 10 },
+        },
+      }),
+    };
+    const result = suggest(input([baseline({ seconds: 10, queues }), model], { currentBest: 'model' }));
+    expect(result.parent).toBe('model');
+    expect(result.proposals.length).toBeGreaterThan(0);
+    for (const p of result.proposals)
+      expect(p.candidate.hypothesis).toContain('(parent model: 7.92 s/rollout)');
+  });
+
   it('scales the driver when its queue is the deepest and cites the evidence', () => {
     const result = suggest(
       input([
