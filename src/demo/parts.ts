@@ -41,14 +41,15 @@ import { cancelCandidate, submitCandidate } from '../usecases/submit.js';
 import { runSuggest } from '../usecases/suggest.js';
 import { type FileSource, fileSystemSource } from '../usecases/validate.js';
 import { localCluster } from './cluster.js';
-import type {
-  ClusterEnv,
-  DemoParts,
-  DemoReference,
-  Observed,
-  PreparedExperiment,
-  Reference,
-  SubmittedRun,
+import {
+  type ClusterEnv,
+  type DemoParts,
+  type DemoReference,
+  judgedValue,
+  type Observed,
+  type PreparedExperiment,
+  type Reference,
+  type SubmittedRun,
 } from './run.js';
 
 /** The cluster of clusters.yaml the demo submits to (transport local). */
@@ -154,8 +155,8 @@ function observedOf(c: Context, run: SubmittedRun, outcome: CandidateReport | un
   return {
     state: outcome.state,
     simulatedMinutes: verdict.minutes_of_data ?? null,
-    secondsPerRollout:
-      verdict.current_full_run ?? observation.stable_metrics.seconds_per_rollout_full_run ?? null,
+    // the judgement's figure, the one the verdict column and the comment show
+    secondsPerRollout: judgedValue(observation),
     observation,
     comment: c.comments.get(run.runName) ?? '',
     done: FINAL_STATES.has(outcome.state),

@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stringify } from 'yaml';
 import type { BetweenRun } from '../analysis/decision.js';
+import { runFigure } from '../analysis/figure.js';
 import { type Round, roundWinner, startCampaign } from '../campaign/rounds.js';
 import type { LabelState } from '../github/labels.js';
 import type { MonitorCheck } from '../monitor/ports.js';
@@ -204,16 +205,18 @@ export class DemoAborted extends Error {
   }
 }
 
-/** Seconds per rollout a candidate is judged on: projected full-run, else stable value, else current. */
+/**
+ * The seconds per rollout the terminal shows for a candidate: its judgement's figure
+ * (src/analysis/figure.ts runFigure: a decided run's is its decision's), as its comment, check,
+ * record and chart show it; before it has one, its current full-run reading.
+ */
 export function judgedValue(observation: CandidateObservation | null): number | null {
-  const v = observation?.verdict;
-  return (
-    v?.projected_full_run?.value ??
-    v?.value?.value ??
-    observation?.stable_metrics.seconds_per_rollout_full_run ??
-    v?.current_full_run ??
-    null
-  );
+  const figure = runFigure({
+    decision: observation?.decision ?? null,
+    verdict: observation?.verdict ?? null,
+    reading: observation?.stable_metrics?.seconds_per_rollout_full_run ?? null,
+  });
+  return figure?.value ?? observation?.verdict?.current_full_run ?? null;
 }
 
 /**

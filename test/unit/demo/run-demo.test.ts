@@ -15,6 +15,7 @@ import {
   type DemoReference,
   decide,
   INSTALL_COMMAND,
+  judgedValue,
   oneWinner,
   runDemo,
 } from '../../../src/demo/run.js';
@@ -323,6 +324,32 @@ describe('runDemo', () => {
     expect(bestLine({ baseline: null, best: null, current: null }, 'baseline')).toBe(
       'current best: none yet (no accepted run with a value)',
     );
+  });
+
+  it("shows a decided candidate at its judgement's figure, not its reading or projection (issue 39 item 6)", () => {
+    // old main: "9.16 s/rollout, verdict: better (8.90 s)" beside a decision that says 8.24
+    const observation: CandidateObservation = {
+      run_name: 'topo-x-c1-12345678-0000abcd',
+      verdict: {
+        state: 'stabilising',
+        evidence: [],
+        current_full_run: 9.16,
+        projected_full_run: { value: 8.9, low: 8.5, high: 9.3 },
+      },
+      stable_metrics: { seconds_per_rollout_full_run: 9.16 },
+      decision: {
+        state: 'better',
+        reference: { role: 'baseline', name: 'baseline', pr: null },
+        min_improvement: 0.02,
+        evidence: [],
+        relative_change: { value: -0.176, low: -0.22, high: -0.13 },
+        figure: { value: 8.24, low: 7.8, high: 8.7, reference_value: 10 },
+      },
+    };
+    expect(judgedValue(observation)).toBe(8.24);
+    const { decision: _, ...measuring } = observation;
+    expect(judgedValue(measuring)).toBe(8.9);
+    expect(judgedValue(null)).toBeNull();
   });
 
   it('a baseline without telemetry ends the demo non-zero, naming the job log line, never GPU memory (issue 24)', async () => {
