@@ -395,7 +395,7 @@ export function decideCandidate(
 }
 
 /** The reference's data ended before the candidate's run age: nothing it measures later reaches it. */
-function outlived(candidate: VerdictLike, ref: DecisionReference): boolean {
+function outlived(candidate: VerdictLike, ref: DecisionAgainst): boolean {
   const end = ref.verdict.minutes_of_data;
   return !!ref.ended && end != null && (candidate.minutes_of_data ?? 0) > end + 0.5;
 }
