@@ -100,16 +100,20 @@ describe('topo demo (full): round 2 against a reference job running beside its c
     expect(round2Candidates().length).toBeGreaterThan(0);
     const ref = round2();
     const againstReference = round2Candidates().filter(
-      (c) => c.monitor_decision?.against === `current best ${ref?.of}`,
+      (c) =>
+        c.monitor_decision?.reference.role === 'current best' &&
+        c.monitor_decision.reference.name === ref?.of,
     );
     // each is decided against the reference beside it, or pruned by the round's leading candidate
     expect(againstReference.length).toBeGreaterThan(0);
     for (const c of round2Candidates()) {
       const comment = readFileSync(join(out, 'comments', `${c.name}.md`), 'utf8');
       expect(comment).toContain(`run \`${ref?.run_name}\` beside this candidate`);
-      expect(c.monitor_decision?.against).toMatch(
-        new RegExp(`^(current best ${ref?.of}|leading candidate )`),
-      );
+      const named = c.monitor_decision?.reference;
+      expect(
+        (named?.role === 'current best' && named.name === ref?.of) || named?.role === 'leading candidate',
+        JSON.stringify(named),
+      ).toBe(true);
       // the terminal saw it run while the reference job ran on the cluster
       const beside = samples.filter((s) => s.candidate === c.name && s.reference === 'RUNNING');
       expect(beside.length, JSON.stringify(samples)).toBeGreaterThan(0);
@@ -144,10 +148,8 @@ describe('topo demo (full): round 2 against a reference job running beside its c
     for (const r of decided) {
       const d = r.monitor_decision;
       // what it was decided against: the run the decision names (current best, baseline, leading candidate)
-      const against = record.runs
-        .filter((x) => new RegExp(`(^| )${x.name}( |$)`).test(d?.against ?? ''))
-        .sort((a, b) => b.name.length - a.name.length)[0];
-      expect(against, d?.against).toBeDefined();
+      const against = record.runs.find((x) => x.name === d?.reference.name);
+      expect(against, JSON.stringify(d?.reference)).toBeDefined();
       const change = truth(r) / truth(against as RecordRun) - 1;
       const { low, high } = (d?.relative_change ?? { low: Number.NaN, high: Number.NaN }) as {
         low: number;
