@@ -251,7 +251,6 @@ export function judgementHeadline(name: string, experiment: Experiment, j: Judge
     state: j.state ?? 'finished',
     failure: j.observation.failure ?? null,
     decision: j.decision,
-    comparisons: j.comparisons,
     hasValue: !!j.observation.verdict.value,
     minImprovement: experiment.min_improvement,
     minutesOfData: j.observation.verdict.minutes_of_data ?? null,

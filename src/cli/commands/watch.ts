@@ -27,6 +27,7 @@ import type { SlurmClient } from '../../slurm/types.js';
 import { isLive } from '../../slurm/types.js';
 import { hash8 } from '../../topology/expand.js';
 import type { Experiment } from '../../types/generated/experiment.js';
+import type { DecisionReference } from '../../types/generated/metrics.js';
 import type { ExperimentRecord } from '../../types/generated/record.js';
 import type { Topology } from '../../types/generated/topology.js';
 import { withRunName } from '../../usecases/prepare.js';
@@ -283,8 +284,8 @@ function newSession(
 function monitorReferences(record: ExperimentRecord | null) {
   if (!record) return {};
   return {
-    baseline: referenceWithFigure(baselineRun(record), record.runs),
-    best: referenceWithFigure(bestRun(record), record.runs),
+    baseline: referenceWithFigure(baselineRun(record)),
+    best: referenceWithFigure(bestRun(record)),
     referenceSource: referenceSourceOf(record),
   };
 }
@@ -389,7 +390,7 @@ interface WatchEvent {
   run_name: string;
   job_id: string | null;
   state: string;
-  decision: { state: string; against: string; relative_change: unknown } | null;
+  decision: { state: string; reference: DecisionReference; relative_change: unknown } | null;
   headline: string;
   record: { status: string; file: string; changed: boolean } | null;
   text: string;
@@ -407,7 +408,7 @@ function eventOf(s: Session, c: CandidateReport, event: WatchEvent['event'], tex
     run_name: c.runName,
     job_id: c.view.jobId ?? null,
     state: c.state,
-    decision: d ? { state: d.state, against: d.against, relative_change: d.relative_change ?? null } : null,
+    decision: d ? { state: d.state, reference: d.reference, relative_change: d.relative_change ?? null } : null,
     headline: headlineLine(c.candidate, viewStanding(c.view)).replace(/`/g, ''),
     record: null,
     text,

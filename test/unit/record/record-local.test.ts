@@ -36,7 +36,7 @@ const better = (runName: string) =>
   observation(runName, 4.0, {
     decision: {
       state: 'better',
-      against: 'baseline',
+      reference: { role: 'baseline', name: 'baseline', pr: null },
       relative_change: { value: -0.24, low: -0.3, high: -0.18 },
       decided_at_minutes: 20,
       min_improvement: 0.03,
