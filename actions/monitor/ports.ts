@@ -30,9 +30,8 @@ import { roundReferenceRequest } from '../../src/lifecycle/reference.js';
 import { newRunLabel } from '../../src/lifecycle/run-name.js';
 import { githubMonitorPort, MONITOR_CHECK_NAME, slurmMonitorPort } from '../../src/monitor/adapters.js';
 import type { MonitorCandidate, MonitorExperiment, MonitorPorts } from '../../src/monitor/ports.js';
-import { referenceWithFigure } from '../../src/record/figure.js';
-import { baselineRun, bestRun, recordPaths, referenceSourceOf } from '../../src/record/model.js';
-import { betweenRunOf } from '../../src/record/reference-runs.js';
+import { recordPaths } from '../../src/record/model.js';
+import { recordedReferences } from '../../src/record/references.js';
 import { parseRecord } from '../../src/record/validate.js';
 import { slurmClientForCluster } from '../../src/slurm/for-cluster.js';
 import type { SlurmClient } from '../../src/slurm/types.js';
@@ -146,10 +145,7 @@ function recordReferences(
   }
   const server = config.env.GITHUB_SERVER_URL ?? 'https://github.com';
   return {
-    baseline: referenceWithFigure(baselineRun(record)),
-    best: referenceWithFigure(bestRun(record)),
-    referenceSource: referenceSourceOf(record),
-    betweenRun: betweenRunOf(record),
+    ...recordedReferences(record),
     recordChartUrl: existsSync(join(config.workspace, paths.chart))
       ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}`
       : null,

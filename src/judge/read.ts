@@ -41,6 +41,8 @@ export interface ExperimentToRead {
   experiment: JudgedExperiment & { stabilisation?: Partial<DetectorSettings> };
   baseline?: RecordedReference | null;
   best?: RecordedReference | null;
+  /** The between-run term of the recorded reference (the record's repeated runs); null: assumed. */
+  betweenRun?: JudgeStanding['betweenRun'];
   /** GPUs a job of the experiment holds (the cluster's gpus_per_node). */
   gpusPerNode?: number;
   /** 1 for real AlpaSim; the twin's compression factor otherwise. */
@@ -129,6 +131,7 @@ export async function readRuns(ports: ReadPorts, x: ExperimentToRead, at: number
     experiment: x.experiment,
     ...(x.baseline !== undefined ? { baseline: x.baseline } : {}),
     ...(x.best !== undefined ? { best: x.best } : {}),
+    ...(x.betweenRun !== undefined ? { betweenRun: x.betweenRun } : {}),
     ...(x.gpusPerNode !== undefined ? { gpusPerNode: x.gpusPerNode } : {}),
   };
   return { runs, standing, telemetry, comments, unavailable };

@@ -37,6 +37,7 @@ const standingOf = (e: ExperimentPass): JudgeStanding => ({
   experiment: e.exp.experiment,
   baseline: e.exp.baseline ?? null,
   best: e.exp.best ?? null,
+  betweenRun: e.exp.betweenRun ?? null,
   ...(e.exp.gpusPerNode !== undefined ? { gpusPerNode: e.exp.gpusPerNode } : {}),
 });
 

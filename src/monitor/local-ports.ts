@@ -54,7 +54,7 @@ export interface LocalPortsInput {
   slurm: MonitorPorts['slurm'];
   runs: readonly WatchedRun[];
   /** The record's references as the monitor reads them from the default branch (read every pass). */
-  references(): Pick<MonitorExperiment, 'baseline' | 'best' | 'referenceSource'>;
+  references(): Pick<MonitorExperiment, 'baseline' | 'best' | 'referenceSource' | 'betweenRun'>;
   /** The reference source's expanded topology (its file in the checkout), when it can be read. */
   topologyOf?(path: string): Topology | undefined;
   /** Submits a reference Request (its source's file under its run name), as the monitor's submit port does. */

@@ -52,6 +52,7 @@ export function experimentToRead(
     experiment: e.exp.experiment,
     baseline: e.exp.baseline ?? null,
     best: e.exp.best ?? null,
+    betweenRun: e.exp.betweenRun ?? null,
     ...(e.exp.gpusPerNode !== undefined ? { gpusPerNode: e.exp.gpusPerNode } : {}),
     timeScale: e.clock.S,
     stepSeconds: e.clock.scrape,

@@ -7,7 +7,7 @@
 // of its last sample once it ended, so a finished run keeps the verdict its data supports.
 import type { DetectorSettings } from '../analysis/detector.js';
 import type { RunAnalysis } from '../analysis/observe.js';
-import type { JudgedExperiment, RecordedReference, Reference } from '../judge/decide.js';
+import type { JudgedExperiment, JudgeStanding, RecordedReference, Reference } from '../judge/decide.js';
 import type { RunJob } from '../judge/job.js';
 import type { Judgement } from '../judge/judge.js';
 import {
@@ -29,6 +29,8 @@ export interface KnownExperiment {
   experiment: Experiment;
   baseline?: RecordedReference | null;
   best?: RecordedReference | null;
+  /** The between-run term of the recorded reference (the record's repeated runs); null: assumed. */
+  betweenRun?: JudgeStanding['betweenRun'];
   /** Every job of the experiment (src/judge/job.ts experimentJobs); none when Slurm was not read. */
   jobs: readonly RunJob[];
   /** The candidates' topologies by candidate name, when known. */
@@ -66,6 +68,7 @@ function experimentToRead(x: KnownExperiment, t: TelemetryClock, extra: RunToRea
     experiment: x.experiment,
     baseline: x.baseline ?? null,
     best: x.best ?? null,
+    betweenRun: x.betweenRun ?? null,
     timeScale: t.timeScale,
     stepSeconds: t.stepSeconds,
     runs: [...runsOfJobs(x), ...extra],

@@ -22,7 +22,7 @@ import { num, type OptionSpec, type Parsed, parseOptions } from '../args.js';
 import type { CliIO, Command } from '../command.js';
 import { ConfigError, EXIT, FindingError, UsageError } from '../errors.js';
 import { ensurePrometheus } from '../services.js';
-import { experimentOfRun, recordedReferences } from './experiments.js';
+import { experimentOfRun, recordReferencesOf } from './experiments.js';
 import { CLUSTERS_OPTION, JSON_OPTION } from './options.js';
 
 export interface TelemetryOptions {
@@ -214,7 +214,7 @@ async function knownExperiment(
   minImprovement: number | undefined,
 ): Promise<KnownExperiment> {
   const x = minImprovement === undefined ? experiment : { ...experiment, min_improvement: minImprovement };
-  const refs = recordedReferences(io.cwd, experiment.experiment_id);
+  const refs = recordReferencesOf(io.cwd, experiment.experiment_id);
   if (!t.cluster) return { experiment: x, ...refs, jobs: [] };
   const slurm = slurmClientForCluster(t.cluster.name, t.cluster.config, { env: io.env });
   try {

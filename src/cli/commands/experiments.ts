@@ -2,11 +2,9 @@
 // so `status`, `jobs` and `analyze` refuse a mistyped experiment and find its cluster the same way.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { RecordedReference } from '../../judge/decide.js';
 import { ownerExperiment } from '../../lifecycle/run-name.js';
-import { bestSteps } from '../../record/best.js';
-import { referenceWithFigure } from '../../record/figure.js';
-import { baselineRun, bestRun, recordPaths } from '../../record/model.js';
+import { recordPaths } from '../../record/model.js';
+import { type RecordedReferences, recordedReferences } from '../../record/references.js';
 import { parseRecord } from '../../record/validate.js';
 import { checkExperiment } from '../../topology/files.js';
 import { suggest as didYouMean } from '../../topology/overrides.js';
@@ -48,25 +46,12 @@ function localExperiments(io: CliIO, dir: string): Experiment[] {
 
 /**
  * The record's references (experiments/<id>.json under the working folder), as the monitor reads
- * them: with the figure every surface draws them at. `without` a candidate: as they were before its
- * entry (`topo record` judges a run again against what it was decided against, never against its
- * own entry).
+ * them (src/record/references.ts); `without` a candidate: as they were before its entry.
  */
-export function recordedReferences(
-  cwd: string,
-  id: string,
-  without?: string,
-): { baseline?: RecordedReference | null; best?: RecordedReference | null } {
+export function recordReferencesOf(cwd: string, id: string, without?: string): Partial<RecordedReferences> {
   const file = join(resolve(cwd), recordPaths(id).json);
   if (!existsSync(file)) return {};
-  const record = parseRecord(readFileSync(file, 'utf8'), file);
-  if (without === undefined)
-    return { baseline: referenceWithFigure(baselineRun(record)), best: referenceWithFigure(bestRun(record)) };
-  const runs = record.runs.filter((r) => r.name !== without);
-  return {
-    baseline: referenceWithFigure(runs.find((r) => !r.parent) ?? runs[0]),
-    best: referenceWithFigure(bestSteps(runs).at(-1)?.run),
-  };
+  return recordedReferences(parseRecord(readFileSync(file, 'utf8'), file), without);
 }
 
 /**

@@ -17,7 +17,7 @@ import type { Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { ensurePrometheus } from '../services.js';
 import { TELEMETRY_OPTIONS, type TelemetryOptions, telemetryOptions, telemetryValues } from './analyze.js';
-import { loadExperiment, recordedReferences } from './experiments.js';
+import { loadExperiment, recordReferencesOf } from './experiments.js';
 import { JSON_OPTION, TOPOLOGIES_OPTION } from './options.js';
 
 /** One candidate of `status --json` (schemas/cli/status.schema.json). */
@@ -69,7 +69,7 @@ export async function judgeJobs(input: {
   without?: string;
 }): Promise<{ rows: StatusRow[]; telemetry: ExperimentTelemetry | undefined; judged: JudgedJob[] }> {
   const { experiment, now, t } = input;
-  const references = recordedReferences(input.cwd, experiment.experiment_id, input.without);
+  const references = recordReferencesOf(input.cwd, experiment.experiment_id, input.without);
   const known = { experiment, jobs: input.jobs, ...references };
   const { read, judgements } = await judgeExperiment(t, known, now);
   const rows = judgements.map((j, i) => rowOf(read.runs[i] as ExperimentRun, j));

@@ -18,8 +18,8 @@ import { monitorPass } from '../../monitor/pass.js';
 import type { MonitorPorts } from '../../monitor/ports.js';
 import type { CandidateReport, PassReport } from '../../monitor/report.js';
 import { changeOf } from '../../record/change.js';
-import { referenceWithFigure } from '../../record/figure.js';
-import { baselineRun, bestRun, recordPaths, referenceSourceOf } from '../../record/model.js';
+import { recordPaths, referenceSourceOf } from '../../record/model.js';
+import { recordedReferences } from '../../record/references.js';
 import { parseRecord } from '../../record/validate.js';
 import { headlineLine, viewStanding } from '../../report/pr-comment.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
@@ -251,7 +251,10 @@ function newSession(
       topology: r.details.expanded,
       ...(r.job.submitTs ? { requestedAt: r.job.submitTs * 1000 } : {}),
     })),
-    references: () => monitorReferences(recordOf(io, id)),
+    references: () => {
+      const record = recordOf(io, id);
+      return record ? recordedReferences(record) : {};
+    },
     topologyOf: (path) => sources.get(path)?.topology,
     submitReference: (request) => submitReference(io, x, renderSource, request),
     state,
@@ -278,16 +281,6 @@ function newSession(
     seen: new Map(),
   };
   return session;
-}
-
-/** The record's references as the monitor reads them on the default branch. */
-function monitorReferences(record: ExperimentRecord | null) {
-  if (!record) return {};
-  return {
-    baseline: referenceWithFigure(baselineRun(record)),
-    best: referenceWithFigure(bestRun(record)),
-    referenceSource: referenceSourceOf(record),
-  };
 }
 
 /** A candidate file of the checkout rendered for submission; null (and why, on stderr) when it cannot be. */
@@ -408,7 +401,9 @@ function eventOf(s: Session, c: CandidateReport, event: WatchEvent['event'], tex
     run_name: c.runName,
     job_id: c.view.jobId ?? null,
     state: c.state,
-    decision: d ? { state: d.state, reference: d.reference, relative_change: d.relative_change ?? null } : null,
+    decision: d
+      ? { state: d.state, reference: d.reference, relative_change: d.relative_change ?? null }
+      : null,
     headline: headlineLine(c.candidate, viewStanding(c.view)).replace(/`/g, ''),
     record: null,
     text,
