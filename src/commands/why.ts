@@ -2,6 +2,7 @@
 // it (the observation block of the candidate's monitor comment, the bot's own): the verdict, the
 // decision against its reference with its interval, the failure if any, and the evidence lines behind
 // each. It only reads the bot's comments, so anyone may ask; every line it quotes is escaped.
+import { describeReference } from '../analysis/reference.js';
 import { readRunState } from '../github/run-state.js';
 import { inlineText } from '../github/user-text.js';
 import { parseObservationBlock } from '../report/observation-block.js';
@@ -53,8 +54,9 @@ export function whyText(candidate: string, o: CandidateObservation | undefined):
   const d = o.decision;
   const decision = d
     ? [
-        `Decision: **${d.state}** against \`${inlineText(d.against, 80)}\``,
+        `Decision: **${d.state}** against ${describeReference(d.reference)}`,
         d.relative_change ? ` by ${interval(d.relative_change, pct)}` : '',
+        d.figure ? `, at ${interval(d.figure, (x) => x.toFixed(2))} s/rollout` : '',
         ` (min improvement ${(d.min_improvement * 100).toFixed(1)}%${d.decided_at_minutes != null ? `, decided at run-minute ${d.decided_at_minutes.toFixed(0)}` : ''}).`,
       ].join('')
     : 'Decision: none yet.';

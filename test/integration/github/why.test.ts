@@ -29,7 +29,7 @@ const observation: CandidateObservation = {
   stable_metrics: {},
   decision: {
     state: 'better',
-    against: 'baseline',
+    reference: { role: 'baseline', name: 'baseline', pr: null },
     relative_change: { value: -0.059, low: -0.091, high: -0.026 },
     min_improvement: 0.02,
     decided_at_minutes: 14,
@@ -94,7 +94,7 @@ describe('/topo why', () => {
     const r = await ask('/topo why w', 'rita');
     expect(r.outcome.outcome).toBe('done');
     expect(r.reply).toContain(whyText('w', observation));
-    expect(r.reply).toContain('Decision: **better** against `baseline` by -5.9% [-9.1%, -2.6%]');
+    expect(r.reply).toContain('Decision: **better** against the baseline by -5.9% [-9.1%, -2.6%]');
     expect(r.reply).toContain('decided at run-minute 14');
     expect(r.reply).toContain('- the interval lies below −2% at run-minute 14');
     expect(r.reply).toContain('&lt;b&gt;log&lt;/b&gt; line @\u200bteam');
