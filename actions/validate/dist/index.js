@@ -43187,9 +43187,6 @@ var metrics_schema_default = {
     stable_metrics: {
       $ref: "#/$defs/stableMetrics"
     },
-    comparison: {
-      $ref: "#/$defs/comparison"
-    },
     failure: {
       $ref: "#/$defs/failure"
     },
@@ -43514,41 +43511,6 @@ var metrics_schema_default = {
         }
       }
     },
-    comparison: {
-      title: "Comparison",
-      type: "object",
-      additionalProperties: false,
-      required: ["against", "outcome"],
-      properties: {
-        against: {
-          type: "string",
-          description: "The candidate compared with (baseline or current best)."
-        },
-        ratio: {
-          oneOf: [
-            {
-              type: "null"
-            },
-            {
-              $ref: "#/$defs/interval"
-            }
-          ]
-        },
-        difference_s: {
-          oneOf: [
-            {
-              type: "null"
-            },
-            {
-              $ref: "#/$defs/interval"
-            }
-          ]
-        },
-        outcome: {
-          enum: ["better", "worse", "indistinguishable", "not-comparable"]
-        }
-      }
-    },
     failure: {
       title: "Failure",
       type: "object",
@@ -43758,11 +43720,44 @@ var metrics_schema_default = {
         }
       }
     },
+    reference: {
+      title: "DecisionReference",
+      type: "object",
+      additionalProperties: false,
+      required: ["role", "name"],
+      description: "What a decision was made against: a structured value, never a string to parse.",
+      properties: {
+        role: {
+          enum: ["baseline", "current best", "leading candidate", "run"],
+          description: "baseline or current best (the record's, or a baseline running now); leading candidate: the pruner's; run: a run a person named (topo analyze --against)."
+        },
+        name: { type: "string", description: "The reference candidate (for `run`: its run name)." },
+        pr: {
+          type: ["integer", "null"],
+          description: "Its pull request, when it is another one's (the leading candidate)."
+        }
+      }
+    },
+    decidedFigure: {
+      title: "DecidedFigure",
+      type: "object",
+      additionalProperties: false,
+      required: ["value", "low", "high", "reference_value"],
+      properties: {
+        value: { type: "number" },
+        low: { type: "number" },
+        high: { type: "number" },
+        reference_value: {
+          type: "number",
+          description: "The reference's seconds per rollout the figure is anchored at (as every surface shows the reference)."
+        }
+      }
+    },
     decision: {
       title: "Decision",
       type: "object",
       additionalProperties: false,
-      required: ["state", "against", "min_improvement", "evidence"],
+      required: ["state", "reference", "min_improvement", "evidence"],
       description: "The sequential comparison with the reference (the current best, or the baseline while there is none).",
       properties: {
         state: {
@@ -43778,9 +43773,8 @@ var metrics_schema_default = {
           ],
           description: "better: faster by more than min_improvement over the full run (the equal-age contrast and the full-run guard both settle it); better-at-equal-age: the provisional winner, faster by more than min_improvement at equal run age while the full-run guard (a drift against the reference) is still open: it keeps running; faster-drift-not-ruled-out: closed at the horizon (or when its reference's data ended) faster at equal run age, with a drift that could undo it over the full run not ruled out; not-better: it cannot be min_improvement faster than the reference (it may still be a little slower or a little faster); reference: this candidate is the baseline or the current best."
         },
-        against: {
-          type: "string",
-          description: "The reference candidate."
+        reference: {
+          $ref: "#/$defs/reference"
         },
         relative_change: {
           oneOf: [
@@ -43792,6 +43786,10 @@ var metrics_schema_default = {
             }
           ],
           description: "(candidate - reference) / reference of seconds per rollout, with an interval valid under repeated looks; negative is faster."
+        },
+        figure: {
+          oneOf: [{ type: "null" }, { $ref: "#/$defs/decidedFigure" }],
+          description: "The candidate's seconds per rollout as decided: the reference's figure \xD7 (1 + relative_change), with the change's interval. Every surface shows this figure for the run."
         },
         min_improvement: {
           type: "number"
@@ -44605,9 +44603,41 @@ function clustersRuleIssues(loaded, file) {
   return issues;
 }
 
+// src/topology/settings.ts
+function schemaDefault(key) {
+  const p = experiment_schema_default.properties[key];
+  if (p.default === void 0) throw new Error(`experiment.schema.json: ${String(key)} has no default`);
+  return p.default;
+}
+var EXPERIMENT_DEFAULTS = {
+  maxParallel: schemaDefault("max_parallel"),
+  minImprovement: schemaDefault("min_improvement"),
+  decisionBoundary: schemaDefault("decision_boundary"),
+  maxDecisionMinutes: schemaDefault("max_decision_minutes"),
+  stopWhenDecided: schemaDefault("stop_when_decided"),
+  stopWhenStable: schemaDefault("stop_when_stable"),
+  commentIntervalMinutes: schemaDefault("comment_interval_minutes"),
+  rolloutsPerScene: experiment_schema_default.properties.fixed_inputs.properties.rollouts_per_scene.default
+};
+function experimentSettings(x) {
+  const d = EXPERIMENT_DEFAULTS;
+  const fi = x?.fixed_inputs;
+  return {
+    maxParallel: x?.max_parallel ?? d.maxParallel,
+    minImprovement: x?.min_improvement ?? d.minImprovement,
+    decisionBoundary: x?.decision_boundary ?? d.decisionBoundary,
+    maxDecisionMinutes: x?.max_decision_minutes ?? d.maxDecisionMinutes,
+    stopWhenDecided: x?.stop_when_decided ?? d.stopWhenDecided,
+    stopWhenStable: x?.stop_when_stable ?? d.stopWhenStable,
+    commentIntervalMinutes: x?.comment_interval_minutes ?? d.commentIntervalMinutes,
+    expectedRollouts: fi?.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? d.rolloutsPerScene) : null,
+    slurmTime: fi?.slurm?.time ?? null,
+    gpusPerNode: fi?.slurm?.gpus_per_node ?? null
+  };
+}
+
 // src/autopilot/policy.ts
 var DECISION_CHECK = "topo/monitor";
-var DEFAULT_DECISION_HORIZON_MINUTES = 120;
 function policyOf(experiment) {
   const a = experiment.autopilot;
   if (!a) return null;
@@ -44615,7 +44645,7 @@ function policyOf(experiment) {
     enabled: a.enabled,
     maxRounds: a.max_rounds ?? 6,
     gpuHours: a.gpu_hours,
-    parallel: a.parallel ?? experiment.max_parallel ?? 3,
+    parallel: a.parallel ?? experimentSettings(experiment).maxParallel,
     stopAfter: a.stop_after ?? 2,
     submit: a.submit ?? "auto",
     merge: a.merge ?? "manual",
@@ -44631,8 +44661,9 @@ function runCost(experiment, cluster) {
   const gpus = gpusPerRun(experiment, cluster);
   const time = experiment.fixed_inputs.slurm?.time ?? cluster?.slurm?.time ?? SUBMIT_DEFAULTS.time;
   const wall = slurmTimeToMinutes(time) ?? slurmTimeToMinutes(SUBMIT_DEFAULTS.time) ?? 239;
-  const horizonMinutes = experiment.max_decision_minutes ?? DEFAULT_DECISION_HORIZON_MINUTES;
-  const decided = experiment.stop_when_decided !== false ? TIMELINE.startupMinutes + horizonMinutes : wall;
+  const settings = experimentSettings(experiment);
+  const horizonMinutes = settings.maxDecisionMinutes;
+  const decided = settings.stopWhenDecided ? TIMELINE.startupMinutes + horizonMinutes : wall;
   const minutes = Math.min(wall, decided);
   const basis = minutes < wall ? `${TIMELINE.startupMinutes} min start-up + ${horizonMinutes} min to a decision (stop_when_decided)` : `its wall time ${time}`;
   return { gpus, hours: minutes / 60, gpuHours: gpus * minutes / 60, basis };
@@ -44644,7 +44675,7 @@ function autopilotIssues(loaded, experiment, context3) {
   if (!policy || !a) return [];
   const issues = [];
   const at = (key, rule, message, severity = "error") => issues.push(issueAt(loaded, rule, ["autopilot", key], message, false, severity));
-  const maxParallel = experiment.max_parallel ?? 3;
+  const maxParallel = experimentSettings(experiment).maxParallel;
   if (a.parallel !== void 0 && a.parallel > maxParallel)
     at(
       "parallel",
@@ -44926,7 +44957,7 @@ function observationOf(run) {
   return {
     ...run.verdict ? { verdict: run.verdict } : {},
     ...run.stable_metrics ? { stable_metrics: run.stable_metrics } : {},
-    ...run.comparison ? { comparison: run.comparison } : {},
+    ...run.monitor_decision ? { decision: run.monitor_decision } : {},
     ...failure ? { failure } : {}
   };
 }
