@@ -139,7 +139,7 @@ describe("recordReferenceLocally (topo watch records a round's reference job)", 
     const stoppedObs = observation('topo-x-baseline-0123abcd-1111bbbb', 5.1, {
       decision: {
         state: 'reference',
-        against: 'baseline',
+        reference: { role: 'baseline', name: 'baseline', pr: null },
         decided_at_minutes: 30,
         min_improvement: 0.03,
         evidence: ['stopped: no open decision needs it'],
