@@ -269,7 +269,7 @@ function withFigures(
   const runs = record?.runs ?? [];
   return tried.map((t) => {
     const run = runs.find((r) => r.name === t.name);
-    const figure = run && run.status !== 'failed' ? figureOf(run, runs)?.value : undefined;
+    const figure = run && run.status !== 'failed' ? figureOf(run)?.value : undefined;
     return figure !== undefined ? { ...t, figure } : t;
   });
 }
