@@ -80205,6 +80205,7 @@ import { posix as posix7 } from "node:path";
 // src/suggest/evidence.ts
 var SATURATED_UTILISATION = 90;
 function figureOfTried(run) {
+  if (run.figure !== void 0 && Number.isFinite(run.figure) && run.figure > 0) return run.figure;
   const o = run.observation;
   const f = runFigure({
     decision: o?.decision ?? null,
@@ -82323,7 +82324,7 @@ function withFigures(tried, record) {
   const runs2 = record?.runs ?? [];
   return tried.map((t) => {
     const run = runs2.find((r) => r.name === t.name);
-    const figure = run && run.status !== "failed" ? figureOf(run, runs2)?.value : void 0;
+    const figure = run && run.status !== "failed" ? figureOf(run)?.value : void 0;
     return figure !== void 0 ? { ...t, figure } : t;
   });
 }
