@@ -122,6 +122,8 @@ export interface AnalyzeRunResult {
   ended: boolean;
   /** The run `against` named, judged. */
   reference?: AnalyzeRunResult;
+  /** Its Slurm job, when its experiment's jobs were read (null: none listed). */
+  job: RunJob | null;
 }
 
 /** The run read: within its experiment, or alone by its run name. */
@@ -179,6 +181,7 @@ export async function analyzeRun(i: AnalyzeRunInput): Promise<AnalyzeRunResult> 
     atTs: observed.atTs,
     ended: observed.ended,
     ...(reference ? { reference } : {}),
+    job: read.runs[index]?.run.job ?? null,
   };
 }
 

@@ -2,10 +2,11 @@
 // printed as the monitor's comment (Markdown) or as the observation JSON.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { experimentJobs } from '../../judge/job.js';
+import { experimentJobs, type RunJob } from '../../judge/job.js';
 import { candidateOfRunName, experimentIdOfRun } from '../../lifecycle/run-name.js';
 import { type CandidateView, renderMonitorComment } from '../../report/pr-comment.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
+import { isLive } from '../../slurm/types.js';
 import { createPrometheusClient, type PrometheusClient } from '../../telemetry/prometheus.js';
 import { anyRunSelector } from '../../telemetry/queries.js';
 import { checkClusters } from '../../topology/files.js';
@@ -257,6 +258,9 @@ function analyzeComment(a: AnalyzeArgs, r: AnalyzeRunResult, grafanaUrl: string 
     candidate: candidateOfRunName(a.runName) ?? a.runName,
     runName: a.runName,
     state: judgement.state ?? 'starting',
+    // its job as the monitor's comment names it (before: "No Slurm job" for a RUNNING one)
+    ...jobOfView(r.job),
+    stoppedBy: judgement.stoppedBy ?? null,
     timeline: [],
     observation: judgement.observation,
     chart: analysis?.chart,
@@ -291,6 +295,14 @@ export function analyzeOptions(options: Record<string, string>): {
       );
   }
   return { atTs, inFlight };
+}
+
+/** The job's lines of the comment: its id and Slurm state (the final one once it ended). */
+function jobOfView(job: RunJob | null): Pick<CandidateView, 'jobId' | 'slurmState' | 'finalJobState'> {
+  if (!job) return {};
+  return isLive(job.status)
+    ? { jobId: job.jobId, slurmState: job.state }
+    : { jobId: job.jobId, finalJobState: job.state };
 }
 
 /** The `--against` run as the comment draws it: at its judgement's figure. */

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { jobFailure } from '../../judge/job.js';
+import { parseRunName } from '../../lifecycle/run-name.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
 import type { SlurmJob } from '../../slurm/types.js';
 import { experimentSelector } from '../../telemetry/queries.js';
@@ -88,12 +89,13 @@ export const jobsCommand: Command = {
         io.stdout(`no jobs of ${experiment} on cluster ${name}\n`);
         return EXIT.ok;
       }
-      const prefix = experimentPrefix(experiment);
-      const table = [['JOB', 'CANDIDATE', 'STATE', 'REASON', 'ELAPSED', 'NODES', 'FAILURE']];
+      // the candidate as parsed, and the whole run name: what `topo analyze` and `topo record --run` take
+      const table = [['JOB', 'CANDIDATE', 'RUN', 'STATE', 'REASON', 'ELAPSED', 'NODES', 'FAILURE']];
       for (const r of rows) {
         table.push([
           r.id,
-          r.name.slice(prefix.length),
+          parseRunName(r.name, experiment)?.candidate ?? '',
+          r.name,
           r.state,
           r.reason ?? '',
           r.elapsed ?? '',

@@ -30,8 +30,8 @@ interface StatusRow {
   verdict: string | null;
   /** The judge's Decision (src/judge), as the monitor's comment shows it. */
   decision: { state: string; reference: DecisionReference; relative_change: Interval | null } | null;
-  /** THE figure of its judgement (what every surface shows for it). */
-  seconds_per_rollout: (Interval & { basis: string }) | null;
+  /** THE figure of its judgement (what every surface shows for it); a reading has no interval. */
+  seconds_per_rollout: { value: number; low: number | null; high: number | null; basis: string } | null;
   projected_seconds_per_rollout: { value: number; low: number; high: number } | null;
   seconds_per_rollout_full_run: number | null;
   seconds_per_rollout_5m: number | null;
@@ -109,7 +109,12 @@ function rowOf(r: ExperimentRun, j: Judgement): StatusRow {
           relative_change: d.relative_change ?? null,
         }
       : null,
-    seconds_per_rollout: f ? { value: f.value, low: f.low, high: f.high, basis: f.basis } : null,
+    // a reading has no interval: none is shown rather than a zero-width one
+    seconds_per_rollout: f
+      ? f.basis === 'reading'
+        ? { value: f.value, low: null, high: null, basis: f.basis }
+        : { value: f.value, low: f.low, high: f.high, basis: f.basis }
+      : null,
     projected_seconds_per_rollout: p ? { value: p.value, low: p.low, high: p.high } : null,
     seconds_per_rollout_full_run: m?.seconds_per_rollout_full_run ?? null,
     seconds_per_rollout_5m: m?.seconds_per_rollout_5m ?? null,
@@ -122,8 +127,8 @@ function rowOf(r: ExperimentRun, j: Judgement): StatusRow {
 function cells(r: StatusRow): string[] {
   const p = r.projected_seconds_per_rollout;
   const n = (x: number | null) => (x != null ? String(round(x, 3)) : '—');
-  const interval = (i: Interval | null) =>
-    i ? `${round(i.value, 3)} [${round(i.low, 3)}, ${round(i.high, 3)}]` : '—';
+  const interval = (i: { value: number; low: number | null; high: number | null } | null) =>
+    !i ? '—' : i.low === null || i.high === null ? n(i.value) : `${n(i.value)} [${n(i.low)}, ${n(i.high)}]`;
   return [
     r.candidate,
     r.job_id,

@@ -92,8 +92,9 @@ for (const variant of variants)
       expect(listed.jobs.map((j: { id: string }) => j.id)).toEqual([submitted.job_id]);
       expect(cliSchemaErrors('jobs', listed)).toEqual([]);
       const table = (await topo('jobs', exp)).stdout;
-      expect(table).toMatch(/^JOB\s+CANDIDATE\s+STATE/);
-      expect(table).toContain('cli-cand-');
+      expect(table).toMatch(/^JOB\s+CANDIDATE\s+RUN\s+STATE/);
+      // the whole run name, as `topo analyze` and `topo record --run` take it (before: its tail)
+      expect(table).toMatch(new RegExp(`\\s+cli-cand\\s+${submitted.job_name}\\s`));
 
       const cancelled = await topo('cancel', candidate, '--cluster', 'local-ssh');
       expect(cancelled.stdout).toContain(`Cancelled job \`${submitted.job_id}\``);
