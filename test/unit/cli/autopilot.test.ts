@@ -110,7 +110,11 @@ describe('topo autopilot', () => {
     const r = JSON.parse(text);
     const parent = r.runs.find((x: { name: string }) => x.name === 'renderer-split');
     // decided 15% faster than the baseline (5.25): its figure is 4.46, its own projection 4.65
-    parent.comparison = { ...parent.comparison, ratio: { value: 0.85, low: 0.835, high: 0.865 } };
+    parent.monitor_decision = {
+      ...parent.monitor_decision,
+      relative_change: { value: -0.15, low: -0.165, high: -0.135 },
+      figure: { value: 4.4642, low: 4.3854, high: 4.543, reference_value: 5.252 },
+    };
     writeFileSync(record, `${JSON.stringify(r, null, 2)}\n`);
     try {
       const status = await runTopo(['autopilot', 'status', EXP], dir);
