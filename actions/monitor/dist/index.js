@@ -36657,13 +36657,13 @@ var require_semver = __commonJS({
     function patch(a, loose) {
       return new SemVer(a, loose).patch;
     }
-    exports.compare = compare2;
-    function compare2(a, b, loose) {
+    exports.compare = compare;
+    function compare(a, b, loose) {
       return new SemVer(a, loose).compare(new SemVer(b, loose));
     }
     exports.compareLoose = compareLoose;
     function compareLoose(a, b) {
-      return compare2(a, b, true);
+      return compare(a, b, true);
     }
     exports.compareBuild = compareBuild;
     function compareBuild(a, b, loose) {
@@ -36673,7 +36673,7 @@ var require_semver = __commonJS({
     }
     exports.rcompare = rcompare;
     function rcompare(a, b, loose) {
-      return compare2(b, a, loose);
+      return compare(b, a, loose);
     }
     exports.sort = sort;
     function sort(list, loose) {
@@ -36689,27 +36689,27 @@ var require_semver = __commonJS({
     }
     exports.gt = gt;
     function gt(a, b, loose) {
-      return compare2(a, b, loose) > 0;
+      return compare(a, b, loose) > 0;
     }
     exports.lt = lt;
     function lt(a, b, loose) {
-      return compare2(a, b, loose) < 0;
+      return compare(a, b, loose) < 0;
     }
     exports.eq = eq;
     function eq(a, b, loose) {
-      return compare2(a, b, loose) === 0;
+      return compare(a, b, loose) === 0;
     }
     exports.neq = neq;
     function neq(a, b, loose) {
-      return compare2(a, b, loose) !== 0;
+      return compare(a, b, loose) !== 0;
     }
     exports.gte = gte;
     function gte(a, b, loose) {
-      return compare2(a, b, loose) >= 0;
+      return compare(a, b, loose) >= 0;
     }
     exports.lte = lte;
     function lte(a, b, loose) {
-      return compare2(a, b, loose) <= 0;
+      return compare(a, b, loose) <= 0;
     }
     exports.cmp = cmp;
     function cmp(a, op, b, loose) {
@@ -58876,8 +58876,8 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
   const isFunctionReplacer = typeof replacer === "function";
   const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
   const prepareVal = (parent, key, val) => {
-    const isObject2 = val !== null && typeof val === "object";
-    const hasToJSON = isObject2 && typeof val.toJSON === "function";
+    const isObject4 = val !== null && typeof val === "object";
+    const hasToJSON = isObject4 && typeof val.toJSON === "function";
     if (hasToJSON) {
       val = val.toJSON(key);
     }
@@ -62670,6 +62670,33 @@ async function queuedWorkflowRuns(octokit, repo, workflows) {
   });
   const wanted = (path) => workflows.some((w) => path === w || path.endsWith(`/${w}`));
   return data.workflow_runs.filter((r) => wanted(r.path.replace(/@.*$/, ""))).map((r) => `${r.name ?? r.path} #${r.run_number}`);
+}
+
+// src/analysis/reference.ts
+function decisionReference(role, name, pr) {
+  return { role, name, pr: pr ?? null };
+}
+function sameReference(a, b) {
+  return !!a && !!b && a.role === b.role && a.name === b.name && (a.pr ?? null) === (b.pr ?? null);
+}
+function referenceText(r) {
+  const name = r.pr != null ? `${r.name} (#${r.pr})` : r.name;
+  if (r.role === "run") return name;
+  if (r.name === "baseline")
+    return r.role === "baseline" ? "the baseline" : "the baseline (the current best)";
+  return `the ${r.role} ${name}`;
+}
+function describeReference(r) {
+  const quoted = r.pr != null ? `${code(r.name)} (#${r.pr})` : code(r.name);
+  if (r.role === "run") return quoted;
+  if (r.name === "baseline")
+    return r.role === "baseline" ? "the baseline" : "the baseline (the current best)";
+  return `the ${r.role} ${quoted}`;
+}
+function code(s) {
+  const clean3 = s.replace(/[\r\n]+/g, " ");
+  const fence = clean3.includes("`") ? "``" : "`";
+  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
 }
 
 // src/analysis/reference-lifetime.ts
@@ -66489,9 +66516,6 @@ var metrics_schema_default = {
     stable_metrics: {
       $ref: "#/$defs/stableMetrics"
     },
-    comparison: {
-      $ref: "#/$defs/comparison"
-    },
     failure: {
       $ref: "#/$defs/failure"
     },
@@ -66816,41 +66840,6 @@ var metrics_schema_default = {
         }
       }
     },
-    comparison: {
-      title: "Comparison",
-      type: "object",
-      additionalProperties: false,
-      required: ["against", "outcome"],
-      properties: {
-        against: {
-          type: "string",
-          description: "The candidate compared with (baseline or current best)."
-        },
-        ratio: {
-          oneOf: [
-            {
-              type: "null"
-            },
-            {
-              $ref: "#/$defs/interval"
-            }
-          ]
-        },
-        difference_s: {
-          oneOf: [
-            {
-              type: "null"
-            },
-            {
-              $ref: "#/$defs/interval"
-            }
-          ]
-        },
-        outcome: {
-          enum: ["better", "worse", "indistinguishable", "not-comparable"]
-        }
-      }
-    },
     failure: {
       title: "Failure",
       type: "object",
@@ -67060,11 +67049,44 @@ var metrics_schema_default = {
         }
       }
     },
+    reference: {
+      title: "DecisionReference",
+      type: "object",
+      additionalProperties: false,
+      required: ["role", "name"],
+      description: "What a decision was made against: a structured value, never a string to parse.",
+      properties: {
+        role: {
+          enum: ["baseline", "current best", "leading candidate", "run"],
+          description: "baseline or current best (the record's, or a baseline running now); leading candidate: the pruner's; run: a run a person named (topo analyze --against)."
+        },
+        name: { type: "string", description: "The reference candidate (for `run`: its run name)." },
+        pr: {
+          type: ["integer", "null"],
+          description: "Its pull request, when it is another one's (the leading candidate)."
+        }
+      }
+    },
+    decidedFigure: {
+      title: "DecidedFigure",
+      type: "object",
+      additionalProperties: false,
+      required: ["value", "low", "high", "reference_value"],
+      properties: {
+        value: { type: "number" },
+        low: { type: "number" },
+        high: { type: "number" },
+        reference_value: {
+          type: "number",
+          description: "The reference's seconds per rollout the figure is anchored at (as every surface shows the reference)."
+        }
+      }
+    },
     decision: {
       title: "Decision",
       type: "object",
       additionalProperties: false,
-      required: ["state", "against", "min_improvement", "evidence"],
+      required: ["state", "reference", "min_improvement", "evidence"],
       description: "The sequential comparison with the reference (the current best, or the baseline while there is none).",
       properties: {
         state: {
@@ -67080,9 +67102,8 @@ var metrics_schema_default = {
           ],
           description: "better: faster by more than min_improvement over the full run (the equal-age contrast and the full-run guard both settle it); better-at-equal-age: the provisional winner, faster by more than min_improvement at equal run age while the full-run guard (a drift against the reference) is still open: it keeps running; faster-drift-not-ruled-out: closed at the horizon (or when its reference's data ended) faster at equal run age, with a drift that could undo it over the full run not ruled out; not-better: it cannot be min_improvement faster than the reference (it may still be a little slower or a little faster); reference: this candidate is the baseline or the current best."
         },
-        against: {
-          type: "string",
-          description: "The reference candidate."
+        reference: {
+          $ref: "#/$defs/reference"
         },
         relative_change: {
           oneOf: [
@@ -67094,6 +67115,10 @@ var metrics_schema_default = {
             }
           ],
           description: "(candidate - reference) / reference of seconds per rollout, with an interval valid under repeated looks; negative is faster."
+        },
+        figure: {
+          oneOf: [{ type: "null" }, { $ref: "#/$defs/decidedFigure" }],
+          description: "The candidate's seconds per rollout as decided: the reference's figure \xD7 (1 + relative_change), with the change's interval. Every surface shows this figure for the run."
         },
         min_improvement: {
           type: "number"
@@ -67907,9 +67932,41 @@ function clustersRuleIssues(loaded, file) {
   return issues;
 }
 
+// src/topology/settings.ts
+function schemaDefault(key) {
+  const p = experiment_schema_default.properties[key];
+  if (p.default === void 0) throw new Error(`experiment.schema.json: ${String(key)} has no default`);
+  return p.default;
+}
+var EXPERIMENT_DEFAULTS = {
+  maxParallel: schemaDefault("max_parallel"),
+  minImprovement: schemaDefault("min_improvement"),
+  decisionBoundary: schemaDefault("decision_boundary"),
+  maxDecisionMinutes: schemaDefault("max_decision_minutes"),
+  stopWhenDecided: schemaDefault("stop_when_decided"),
+  stopWhenStable: schemaDefault("stop_when_stable"),
+  commentIntervalMinutes: schemaDefault("comment_interval_minutes"),
+  rolloutsPerScene: experiment_schema_default.properties.fixed_inputs.properties.rollouts_per_scene.default
+};
+function experimentSettings(x) {
+  const d = EXPERIMENT_DEFAULTS;
+  const fi = x?.fixed_inputs;
+  return {
+    maxParallel: x?.max_parallel ?? d.maxParallel,
+    minImprovement: x?.min_improvement ?? d.minImprovement,
+    decisionBoundary: x?.decision_boundary ?? d.decisionBoundary,
+    maxDecisionMinutes: x?.max_decision_minutes ?? d.maxDecisionMinutes,
+    stopWhenDecided: x?.stop_when_decided ?? d.stopWhenDecided,
+    stopWhenStable: x?.stop_when_stable ?? d.stopWhenStable,
+    commentIntervalMinutes: x?.comment_interval_minutes ?? d.commentIntervalMinutes,
+    expectedRollouts: fi?.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? d.rolloutsPerScene) : null,
+    slurmTime: fi?.slurm?.time ?? null,
+    gpusPerNode: fi?.slurm?.gpus_per_node ?? null
+  };
+}
+
 // src/autopilot/policy.ts
 var DECISION_CHECK = "topo/monitor";
-var DEFAULT_DECISION_HORIZON_MINUTES = 120;
 var REFERENCE_PRECISION = 0.015;
 function policyOf(experiment) {
   const a = experiment.autopilot;
@@ -67918,18 +67975,18 @@ function policyOf(experiment) {
     enabled: a.enabled,
     maxRounds: a.max_rounds ?? 6,
     gpuHours: a.gpu_hours,
-    parallel: a.parallel ?? experiment.max_parallel ?? 3,
+    parallel: a.parallel ?? experimentSettings(experiment).maxParallel,
     stopAfter: a.stop_after ?? 2,
     submit: a.submit ?? "auto",
     merge: a.merge ?? "manual",
     requiredChecks: a.required_checks ?? [],
-    minImprovement: experiment.min_improvement ?? 0.02
+    minImprovement: experimentSettings(experiment).minImprovement
   };
 }
 function campaignPolicy(policy) {
   return {
     parallel: policy.parallel,
-    minImprovement: policy.minImprovement ?? 0.02,
+    minImprovement: policy.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement,
     stopAfter: policy.stopAfter,
     maxRounds: policy.maxRounds,
     gpuHours: policy.gpuHours,
@@ -67944,8 +68001,9 @@ function runCost(experiment, cluster) {
   const gpus = gpusPerRun(experiment, cluster);
   const time2 = experiment.fixed_inputs.slurm?.time ?? cluster?.slurm?.time ?? SUBMIT_DEFAULTS.time;
   const wall = slurmTimeToMinutes(time2) ?? slurmTimeToMinutes(SUBMIT_DEFAULTS.time) ?? 239;
-  const horizonMinutes = experiment.max_decision_minutes ?? DEFAULT_DECISION_HORIZON_MINUTES;
-  const decided3 = experiment.stop_when_decided !== false ? TIMELINE.startupMinutes + horizonMinutes : wall;
+  const settings = experimentSettings(experiment);
+  const horizonMinutes = settings.maxDecisionMinutes;
+  const decided3 = settings.stopWhenDecided ? TIMELINE.startupMinutes + horizonMinutes : wall;
   const minutes = Math.min(wall, decided3);
   const basis = minutes < wall ? `${TIMELINE.startupMinutes} min start-up + ${horizonMinutes} min to a decision (stop_when_decided)` : `its wall time ${time2}`;
   return { gpus, hours: minutes / 60, gpuHours: gpus * minutes / 60, basis };
@@ -67957,7 +68015,7 @@ function autopilotIssues(loaded, experiment, context3) {
   if (!policy || !a) return [];
   const issues = [];
   const at = (key, rule, message2, severity = "error") => issues.push(issueAt(loaded, rule, ["autopilot", key], message2, false, severity));
-  const maxParallel = experiment.max_parallel ?? 3;
+  const maxParallel = experimentSettings(experiment).maxParallel;
   if (a.parallel !== void 0 && a.parallel > maxParallel)
     at(
       "parallel",
@@ -69658,8 +69716,11 @@ function parseRunName(name, experimentId) {
   return null;
 }
 function candidateOfRunName(name) {
+  return parseUnknownRunName(name)?.candidate ?? null;
+}
+function parseUnknownRunName(name) {
   const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX82}(?:-${HEX82})?$`).exec(name);
-  return m ? parseRunName(name, m[1])?.candidate ?? null : null;
+  return m ? parseRunName(name, m[1]) : null;
 }
 function ownerExperiment(name, experimentIds) {
   let best = null;
@@ -70189,7 +70250,7 @@ function observationOf(run) {
   return {
     ...run.verdict ? { verdict: run.verdict } : {},
     ...run.stable_metrics ? { stable_metrics: run.stable_metrics } : {},
-    ...run.comparison ? { comparison: run.comparison } : {},
+    ...run.monitor_decision ? { decision: run.monitor_decision } : {},
     ...failure ? { failure } : {}
   };
 }
@@ -71556,7 +71617,7 @@ function retiredName(jobName2) {
 function isRetiredDuplicate(name) {
   return name.startsWith(RETIRED_PREFIX);
 }
-var DEFAULT_MAX_PARALLEL = 3;
+var DEFAULT_MAX_PARALLEL = EXPERIMENT_DEFAULTS.maxParallel;
 function representativeJob(jobs, jobName2) {
   return jobForRun(jobs, jobName2, (j) => j);
 }
@@ -71780,31 +71841,22 @@ async function cancelRuns(deps, request2) {
 }
 
 // src/analysis/outcome.ts
-var DEFAULT_MIN_IMPROVEMENT = 0.02;
+var DEFAULT_MIN_IMPROVEMENT = EXPERIMENT_DEFAULTS.minImprovement;
+var isSettled = (o) => o === "better" || o === "worse" || o === "equivalent" || o === "not-better" || o === "faster-drift-not-ruled-out";
 function decisionOutcome(d, min = d.min_improvement) {
   if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
   return d.state;
 }
-function changeOutcome(change, min) {
-  if (!change) return "measuring";
-  if (change.high <= -min) return "better";
-  if (change.low > 0) return "worse";
-  if (change.low >= -min && change.high <= min) return "equivalent";
-  return "measuring";
-}
-function comparisonChange(c) {
-  return c.ratio ? { value: c.ratio.value - 1, low: c.ratio.low - 1, high: c.ratio.high - 1 } : null;
-}
-function parseAgainst(against) {
-  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
-  const role = m?.[1] ?? null;
-  const full = (m?.[2] ?? against).trim();
-  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
-  return { role, name: pr?.[1] ?? full, pr: pr ? Number(pr[2]) : null };
-}
-function decidedFigure(reference, change) {
-  const at = (x) => Math.round(reference * (1 + x) * 1e4) / 1e4;
-  return { value: at(change.value), low: at(change.low), high: at(change.high) };
+function outcomeOf(x) {
+  if (x.failed) return "failed";
+  const d = x.decision;
+  if (d) {
+    const o = decisionOutcome(d, d.min_improvement ?? x.minImprovement ?? DEFAULT_MIN_IMPROVEMENT);
+    return (o === "measuring" || o === "better-at-equal-age") && x.ended ? "undecided" : o;
+  }
+  if (x.merged) return "better";
+  if (x.hasValue) return "reference";
+  return x.ended ? "undecided" : "measuring";
 }
 
 // src/report/standing.ts
@@ -71820,63 +71872,36 @@ var OUTCOME_ICON = {
   failed: "\u274C",
   reference: "\u{1F4CF}"
 };
-function comparisonIcon(outcome) {
-  return OUTCOME_ICON[outcome === "better" || outcome === "worse" ? outcome : "undecided"];
-}
-function describeReference(against) {
-  const { role, name, pr } = parseAgainst(against);
-  const quoted = pr !== null ? `${code(name)} (#${pr})` : code(name);
-  if (!role) return quoted;
-  if (name === "baseline") return role === "baseline" ? "the baseline" : "the baseline (the current best)";
-  return `the ${role} ${quoted}`;
-}
-function code(s) {
-  const clean3 = s.replace(/[\r\n]+/g, " ");
-  const fence = clean3.includes("`") ? "``" : "`";
-  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
-}
 var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
 function standingOf(i) {
   const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
-  if (i.state === "failed" || i.failure)
+  const ended = TERMINAL.has(i.state);
+  const failed = i.state === "failed" || !!i.failure;
+  const outcome = outcomeOf({
+    decision: i.decision,
+    failed,
+    ended,
+    hasValue: i.hasValue,
+    minImprovement: min
+  });
+  if (outcome === "failed")
     return {
-      outcome: "failed",
+      outcome,
       minImprovement: min,
       reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
     };
-  const ended = TERMINAL.has(i.state);
-  if (i.decision) return fromDecision(i.decision, min, ended, i.minutesOfData ?? null);
-  const cmp = i.comparisons.find((c) => c.outcome !== "not-comparable") ?? i.comparisons[0];
-  if (!cmp) {
-    if (i.hasValue) return { outcome: "reference", minImprovement: min };
-    return ended ? { outcome: "undecided", minImprovement: min, reason: "the run ended without a stable value" } : { outcome: "measuring", minImprovement: min };
-  }
-  const against = describeReference(cmp.against);
-  const change = comparisonChange(cmp);
-  const outcome = changeOutcome(change, min);
-  if (outcome === "measuring" && ended)
-    return {
-      outcome: "undecided",
-      against,
-      change,
-      minImprovement: min,
-      reason: "the interval is still too wide"
-    };
-  return { outcome, against, change, minImprovement: min };
-}
-function fromDecision(d, min, ended, minutesOfData) {
+  const d = i.decision;
+  if (!d)
+    return outcome === "undecided" ? { outcome, minImprovement: min, reason: "the run ended without a stable value" } : { outcome, minImprovement: min };
   const base = {
-    against: describeReference(d.against),
+    outcome,
+    against: describeReference(d.reference),
     change: d.relative_change ?? null,
     minImprovement: min
   };
-  const outcome = decisionOutcome(d, min);
-  if (outcome !== "measuring") return { ...base, outcome };
-  return ended ? { ...base, outcome: "undecided", reason: "the run ended before a decision" } : {
-    ...base,
-    outcome: "measuring",
-    expectedMinutes: minutesLeft(d.expected_minutes_to_decision, minutesOfData)
-  };
+  if (outcome === "undecided") return { ...base, reason: "the run ended before a decision" };
+  if (outcome !== "measuring") return base;
+  return { ...base, expectedMinutes: minutesLeft(d.expected_minutes_to_decision, i.minutesOfData ?? null) };
 }
 function minutesLeft(expectedAt, now) {
   if (expectedAt == null || now == null) return null;
@@ -71986,6 +72011,48 @@ function parseCommentStamp(body) {
   return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
 }
 
+// src/analysis/stored.ts
+var isObject2 = (x) => !!x && typeof x === "object" && !Array.isArray(x);
+var OLD_MIN_IMPROVEMENT = 0.02;
+function legacyReference(against) {
+  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
+  const role = m?.[1] ?? "run";
+  const full = (m?.[2] ?? against).trim();
+  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
+  return decisionReference(role, pr?.[1] ?? full, pr ? Number(pr[2]) : null);
+}
+function migrateDecision(raw) {
+  if (!isObject2(raw) || typeof raw.against !== "string") return raw;
+  const { against, ...rest } = raw;
+  return rest.reference ? rest : { ...rest, reference: legacyReference(against) };
+}
+function comparisonState(change, min) {
+  if (!change) return "measuring";
+  if (change.high <= -min) return "better";
+  if (change.low > 0) return "worse";
+  if (change.low >= -min && change.high <= min) return "equivalent";
+  return "measuring";
+}
+function decisionOfComparison(raw) {
+  if (!isObject2(raw) || typeof raw.against !== "string") return null;
+  const r = isObject2(raw.ratio) ? raw.ratio : null;
+  const change = r ? { value: r.value - 1, low: r.low - 1, high: r.high - 1 } : null;
+  return {
+    state: comparisonState(change, OLD_MIN_IMPROVEMENT),
+    reference: legacyReference(raw.against),
+    relative_change: change,
+    min_improvement: OLD_MIN_IMPROVEMENT,
+    method: "fixed-sample comparison (an older observation)",
+    evidence: [`fixed-sample comparison with ${raw.against}: ${String(raw.outcome)}`]
+  };
+}
+function migrateObservation(raw, decisionKey = "decision") {
+  if (!isObject2(raw)) return raw;
+  const { comparison, ...rest } = raw;
+  const decision = rest[decisionKey] ? migrateDecision(rest[decisionKey]) : decisionOfComparison(comparison);
+  return decision ? { ...rest, [decisionKey]: decision } : rest;
+}
+
 // src/report/observation-block.ts
 var OPEN = "<!-- topo:observation v1";
 var CLOSE = "-->";
@@ -72001,7 +72068,9 @@ function parseObservationBlock(body) {
   const end = body.indexOf(CLOSE, start + OPEN.length);
   if (end < 0) return void 0;
   try {
-    const value = JSON.parse(body.slice(start + OPEN.length, end).trim());
+    const value = migrateObservation(
+      JSON.parse(body.slice(start + OPEN.length, end).trim())
+    );
     return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
   } catch {
     return void 0;
@@ -72763,7 +72832,7 @@ function createRecord(experiment, cluster) {
       cameras: fixed.cameras ?? null,
       control_timestep_us: fixed.control_timestep_us ?? null,
       simulation_duration_s: fixed.simulation_duration_s ?? 20,
-      rollouts_per_scene: fixed.rollouts_per_scene ?? 1,
+      rollouts_per_scene: fixed.rollouts_per_scene ?? EXPERIMENT_DEFAULTS.rolloutsPerScene,
       git_commit: fixed.git_commit ?? null,
       remote_checkout: cluster?.alpasim_checkout ?? null,
       overrides: [...fixed.overrides ?? []],
@@ -73131,8 +73200,8 @@ function boundaryAt(p, alpha) {
 // src/analysis/decision.ts
 var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
 var DECISION_DEFAULTS = {
-  boundary: "alpha-spending",
-  maxDecisionMinutes: 120,
+  boundary: EXPERIMENT_DEFAULTS.decisionBoundary,
+  maxDecisionMinutes: EXPERIMENT_DEFAULTS.maxDecisionMinutes,
   /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
   minSteadyMinutes: 5
 };
@@ -73196,10 +73265,11 @@ function usedText(v, who) {
   return e ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored` : `${who}: the verdict's projection (no rollout estimate yet)`;
 }
 function decisionOptions(x) {
+  const s = experimentSettings(x);
   return {
-    minImprovement: x?.min_improvement ?? 0.02,
-    boundary: x?.decision_boundary ?? DECISION_DEFAULTS.boundary,
-    maxDecisionMinutes: x?.max_decision_minutes ?? DECISION_DEFAULTS.maxDecisionMinutes
+    minImprovement: s.minImprovement,
+    boundary: s.decisionBoundary,
+    maxDecisionMinutes: s.maxDecisionMinutes
   };
 }
 function claimRadius(candidate, s, options) {
@@ -73277,10 +73347,14 @@ function driftGuard(state3, lo, m, runs2, g) {
   return lo > -m ? { state: "not-better", evidence: [held] } : { state: "measuring", evidence: [held] };
 }
 function decideCandidate(candidate, reference, options = {}) {
-  const m = options.minImprovement ?? 0.02;
-  const against = reference?.name ?? "none";
-  const shown = reference?.label ?? against;
-  const base = { against, min_improvement: m, method: methodText(options) };
+  const m = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
+  const name = reference?.name ?? "none";
+  const shown = reference?.label ?? name;
+  const base = {
+    reference: reference?.reference ?? decisionReference("run", name),
+    min_improvement: m,
+    method: methodText(options)
+  };
   const read2 = comparable(candidate, reference, base, shown, options);
   if ("decision" in read2) return read2.decision;
   const { cv, at, ref, subject } = read2;
@@ -73352,7 +73426,7 @@ function closeOpen(open2, candidate, why2) {
       ...open2.evidence.filter(
         (e) => !e.startsWith("expected to settle") && !e.startsWith("the difference is too close")
       ),
-      `not-better: closed now, not shown ${pct2(m)} faster than ${open2.against}: ${why2} (the futility rule)`
+      `not-better: closed now, not shown ${pct2(m)} faster than ${referenceText(open2.reference)}: ${why2} (the futility rule)`
     ]
   };
 }
@@ -73445,7 +73519,7 @@ function comparable(candidate, reference, base, shown, options) {
   if (options.isReference)
     return { decision: { ...base, state: "reference", evidence: ["this candidate is the reference"] } };
   const prev = options.previous;
-  if (prev && prev.state !== "measuring" && prev.state !== "reference" && prev.against === base.against)
+  if (prev && prev.state !== "measuring" && prev.state !== "reference" && sameReference(prev.reference, base.reference))
     return { decision: prev };
   if (!reference)
     return {
@@ -73489,7 +73563,7 @@ function pruneByLeader(candidate, leader, options = {}) {
   const alpha = (options.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
   const d = decideCandidate(candidate, leader, { ...options, alpha });
   if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
-  const m = options.minImprovement ?? 0.02;
+  const m = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
   const shown = leader.label ?? leader.name;
   return {
     ...d,
@@ -73538,13 +73612,52 @@ function shouldStopOnDecision(decisions, options = {}) {
   if (decisions.some((d) => d.state === "reference"))
     return { stop: false, reason: "a reference keeps running" };
   const worse = decisions.find((d) => d.state === "worse");
-  if (worse) return { stop: true, reason: `decided worse than ${worse.against}` };
+  if (worse) return { stop: true, reason: `decided worse than ${referenceText(worse.reference)}` };
   if (decisions.every((d) => d.state !== "measuring"))
     return {
       stop: true,
-      reason: `decided: ${decisions.map((d) => `${d.state} vs ${d.against}`).join(", ")}`
+      reason: `decided: ${decisions.map((d) => `${d.state} vs ${referenceText(d.reference)}`).join(", ")}`
     };
   return { stop: false, reason: "still measuring" };
+}
+
+// src/analysis/figure.ts
+var DECIDED_STATES = /* @__PURE__ */ new Set([
+  "better",
+  "worse",
+  "equivalent",
+  "not-better",
+  "faster-drift-not-ruled-out"
+]);
+var isDecided = (d) => !!d && DECIDED_STATES.has(d.state);
+function decidedFigure(reference, change) {
+  const at = (x) => Math.round(reference * (1 + x) * 1e4) / 1e4;
+  return {
+    value: at(change.value),
+    low: at(change.low),
+    high: at(change.high),
+    reference_value: Math.round(reference * 1e4) / 1e4
+  };
+}
+function ownFigureOf(verdict, reading) {
+  const projected = verdict?.projected_full_run ?? verdict?.value ?? null;
+  const i = projected ?? decisionProjection(verdict);
+  if (i) return { value: i.value, low: i.low, high: i.high, basis: projected ? "projection" : "estimate" };
+  return reading == null ? null : { value: reading, low: reading, high: reading, basis: "reading" };
+}
+function decisionFigure(d) {
+  const f = d?.figure;
+  if (!isDecided(d) || !f || !d.relative_change) return null;
+  return {
+    value: f.value,
+    low: f.low,
+    high: f.high,
+    basis: "decision",
+    reference: { name: d.reference.name, value: f.reference_value, change: d.relative_change }
+  };
+}
+function runFigure(x) {
+  return decisionFigure(x.decision) ?? ownFigureOf(x.verdict, x.reading);
 }
 
 // src/record/format.ts
@@ -73569,13 +73682,7 @@ function decisionText(d) {
   const change = d.relative_change ? `: change ${pc(d.relative_change.value)} [${pc(d.relative_change.low)}, ${pc(d.relative_change.high)}]` : "";
   if (d.state === "reference") return "the reference the others were decided against";
   const head = d.state === "measuring" ? "no decision (measuring)" : `decided ${d.state}`;
-  return `${head} against ${d.against}${change}`;
-}
-function comparisonText(comparison) {
-  if (!comparison) return null;
-  const ratio = comparison.ratio ? ` (ratio ${comparison.ratio.value.toFixed(3)} [${comparison.ratio.low.toFixed(3)}\u2013${comparison.ratio.high.toFixed(3)}])` : "";
-  const phrase = comparison.outcome === "better" ? "better than" : comparison.outcome === "worse" ? "worse than" : comparison.outcome === "indistinguishable" ? "indistinguishable from" : "not comparable with";
-  return `${phrase} ${comparison.against}${ratio}`;
+  return `${head} against ${referenceText(d.reference)}${change}`;
 }
 function cell(text3) {
   if (text3 === null || text3 === void 0 || text3 === "") return "\u2014";
@@ -73585,62 +73692,29 @@ function cell(text3) {
 // src/record/figure.ts
 function decidedAgainst(run) {
   const d = run.monitor_decision;
-  if (d?.against) {
-    const outcome2 = decisionOutcome(d);
-    if (outcome2 === "measuring" || outcome2 === "reference") return null;
-    const { name: reference2, role: role2 } = parseAgainst(d.against);
-    return {
-      reference: reference2,
-      role: role2,
-      better: outcome2 === "better",
-      change: d.relative_change ?? null,
-      text: decisionText(d)
-    };
-  }
-  const c = run.comparison;
-  if (!c) return null;
-  const change = comparisonChange(c);
-  const outcome = changeOutcome(change, DEFAULT_MIN_IMPROVEMENT);
-  if (outcome === "measuring") return null;
-  const { name: reference, role } = parseAgainst(c.against);
+  if (!isDecided(d)) return null;
   return {
-    reference,
-    role,
-    better: outcome === "better",
-    change,
-    text: comparisonText(c)
+    reference: d.reference.name,
+    role: d.reference.role,
+    better: decisionOutcome(d) === "better",
+    change: d.relative_change ?? null,
+    text: decisionText(d)
   };
-}
-function ownFigureOf(verdict, reading) {
-  const projected = verdict?.projected_full_run ?? verdict?.value ?? null;
-  const i = projected ?? decisionProjection(verdict);
-  if (i) return { value: i.value, low: i.low, high: i.high, basis: projected ? "projection" : "estimate" };
-  return reading == null ? null : { value: reading, low: reading, high: reading, basis: "reading" };
 }
 function ownFigure(run) {
   return ownFigureOf(run.verdict, run.stable_metrics?.seconds_per_rollout_full_run);
 }
-function figureOf(run, runs2) {
-  return figureWithin(run, runs2, /* @__PURE__ */ new Set());
+function figureOf(run) {
+  if (run.status === "failed") return ownFigure(run);
+  return runFigure({
+    decision: run.monitor_decision,
+    verdict: run.verdict,
+    reading: run.stable_metrics?.seconds_per_rollout_full_run
+  });
 }
-function figureWithin(run, runs2, seen) {
-  const decided3 = run.status === "failed" ? null : decidedAgainst(run);
-  const d = decided3?.role === "leading candidate" ? null : decided3;
-  const ref = d?.change ? runs2.find((r) => r.name === d.reference && r.name !== run.name) : void 0;
-  if (d?.change && ref && !seen.has(run.name)) {
-    const anchor = figureWithin(ref, runs2, /* @__PURE__ */ new Set([...seen, run.name]));
-    if (anchor)
-      return {
-        ...decidedFigure(anchor.value, d.change),
-        basis: "decision",
-        against: { name: ref.name, value: anchor.value, change: d.change }
-      };
-  }
-  return ownFigure(run);
-}
-function referenceWithFigure(run, runs2) {
+function referenceWithFigure(run) {
   const r = referenceOf(run);
-  const f = run && r ? figureOf(run, runs2) : null;
+  const f = run && r ? figureOf(run) : null;
   return r && f ? { ...r, figure: { value: f.value, low: f.low, high: f.high } } : r;
 }
 
@@ -73743,12 +73817,12 @@ function bottleneckSummary(metrics) {
 }
 function figureText(f) {
   if (!f) return "\u2014";
-  return `${seconds(f.value)} s/rollout${f.against ? ` as decided against \`${f.against.name}\`` : ""}`;
+  return `${seconds(f.value)} s/rollout${f.reference ? ` as decided against \`${f.reference.name}\`` : ""}`;
 }
-function observationSummary(run, runs2 = [run]) {
+function observationSummary(run) {
   const m = run.stable_metrics;
   const parts = [];
-  const figure = figureOf(run, runs2);
+  const figure = figureOf(run);
   if (figure) parts.push(figureText(figure));
   if (m?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m.seconds_per_rollout_5m)}`);
   if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
@@ -73778,7 +73852,7 @@ function progressTable(record) {
       job,
       topologyLabel(run),
       cell(describeChange(run.change, !run.parent)),
-      cell(observationSummary(run, record.runs)),
+      cell(observationSummary(run)),
       cell(decisionCell(run)),
       cell(run.decision.next),
       cell(learningCell(run))
@@ -73797,7 +73871,7 @@ var DECIDED_GROUPS = [
 ];
 function figures(record) {
   return record.runs.flatMap((run) => {
-    const figure = figureOf(run, record.runs);
+    const figure = figureOf(run);
     return figure ? [{ run, figure }] : [];
   });
 }
@@ -73805,7 +73879,7 @@ function referenceFigures(record) {
   const base = baselineRun(record);
   const best = bestRun(record);
   const at = (run) => {
-    const f = run ? figureOf(run, record.runs) : null;
+    const f = run ? figureOf(run) : null;
     return run && f ? { run, value: f.value } : void 0;
   };
   return { base: at(base), best: best !== base ? at(best) : void 0 };
@@ -73902,13 +73976,13 @@ function queueTable(metrics) {
 }
 function figureLine(f) {
   if (!f) return [];
-  const how = f.against ? `, as its decision says against \`${f.against.name}\` (${seconds(f.against.value)} s)` : "";
+  const how = f.reference ? `, as its decision says against \`${f.reference.name}\` (${seconds(f.reference.value)} s)` : "";
   return [`- Seconds per rollout: ${f.low < f.high ? interval2(f) : `${seconds(f.value)} s`}${how}`];
 }
-function metricsList(run, runs2) {
+function metricsList(run) {
   const m = run.stable_metrics;
   const v = run.verdict;
-  const lines = figureLine(figureOf(run, runs2));
+  const lines = figureLine(figureOf(run));
   if (v) {
     lines.push(
       `- Verdict: **${v.state}**${v.minutes_of_data != null ? ` after ${num2(v.minutes_of_data)} min of data` : ""}${v.warmup_end_minutes != null ? ` (warm-up ended at ${num2(v.warmup_end_minutes)} min)` : ""}`
@@ -73924,9 +73998,7 @@ function metricsList(run, runs2) {
       );
   }
   const decided3 = decisionText(run.monitor_decision);
-  const compared = comparisonText(run.comparison);
   if (decided3) lines.push(`- Decision: ${decided3}`);
-  else if (compared) lines.push(`- Comparison: ${compared}`);
   if (m) {
     const pairs = [
       [
@@ -73972,9 +74044,9 @@ function runFacts(run) {
   if (run.expected_effect) out.push(`- Expected effect: ${cell(run.expected_effect)}`);
   return out;
 }
-function runFindings(run, runs2) {
+function runFindings(run) {
   const out = ["", "#### Findings", ""];
-  const metrics = metricsList(run, runs2);
+  const metrics = metricsList(run);
   out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
   const evidence = run.verdict?.evidence ?? [];
   if (evidence.length) out.push("- Evidence:", ...evidence.map((e) => `  - ${cell(e)}`));
@@ -74026,12 +74098,12 @@ function runProblems(run) {
   }
   return out;
 }
-function runSection(run, step, runs2 = [run]) {
+function runSection(run, step) {
   const out = [
     `### Step ${step}: \`${run.name}\` \u2014 ${run.status}`,
     "",
     ...runFacts(run),
-    ...runFindings(run, runs2),
+    ...runFindings(run),
     ...runProblems(run)
   ];
   out.push("", "#### Decision", "");
@@ -74109,9 +74181,9 @@ function renderRecordMarkdown(record) {
   out.push("## Current best", "");
   if (best.topology) {
     const run = bestRun(record);
-    const figure = run ? figureOf(run, record.runs) : null;
+    const figure = run ? figureOf(run) : null;
     out.push(
-      `**\`${best.topology}\`** at ${seconds(figure?.value ?? best.stabilized_seconds_per_rollout_full_run)} s per rollout${figure?.against ? ` (as its decision says against \`${figure.against.name}\` at ${seconds(figure.against.value)} s)` : ""}.`
+      `**\`${best.topology}\`** at ${seconds(figure?.value ?? best.stabilized_seconds_per_rollout_full_run)} s per rollout${figure?.reference ? ` (as its decision says against \`${figure.reference.name}\` at ${seconds(figure.reference.value)} s)` : ""}.`
     );
     if (best.decision_reasoning) out.push("", cell(safeText(best.decision_reasoning)));
   } else out.push("No candidate accepted yet.");
@@ -74128,7 +74200,7 @@ function renderRecordMarkdown(record) {
   if (record.runs.length) {
     out.push("## Candidates", "");
     record.runs.forEach((run, i) => {
-      out.push(runSection(run, i + 1, record.runs), "");
+      out.push(runSection(run, i + 1), "");
     });
   }
   return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
@@ -74366,7 +74438,6 @@ var record_schema_default = {
           additionalProperties: { type: "string" }
         },
         verdict: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/verdict" }] },
-        comparison: { oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/comparison" }] },
         monitor_decision: {
           oneOf: [{ type: "null" }, { $ref: "metrics.schema.json#/$defs/decision" }],
           description: "The monitor's decision against the reference as its last comment, check and label showed it (the one truth every surface reads)."
@@ -74393,6 +74464,32 @@ var record_schema_default = {
     }
   }
 };
+
+// src/record/migrate.ts
+var isObject3 = (x) => !!x && typeof x === "object" && !Array.isArray(x);
+function migrateRecord(raw) {
+  if (!isObject3(raw) || !Array.isArray(raw.runs)) return raw;
+  const runs2 = raw.runs.map((r) => migrateObservation(r, "monitor_decision"));
+  if (!runs2.every(isObject3)) return { ...raw, runs: runs2 };
+  return { ...raw, runs: withDecisionFigures(runs2) };
+}
+function withDecisionFigures(runs2) {
+  return runs2.map((r) => withFigure(r, runs2, /* @__PURE__ */ new Set()));
+}
+function withFigure(run, runs2, seen) {
+  const d = run.monitor_decision;
+  if (!isDecided(d) || d.figure || !d.relative_change || run.status === "failed") return run;
+  const anchor = anchorOf(d, run, runs2, seen);
+  return anchor ? { ...run, monitor_decision: { ...d, figure: decidedFigure(anchor, d.relative_change) } } : run;
+}
+function anchorOf(d, run, runs2, seen) {
+  const ref = runs2.find((r) => r.name === d.reference.name && r.name !== run.name);
+  if (!ref || seen.has(run.name)) return null;
+  const migrated = withFigure(ref, runs2, /* @__PURE__ */ new Set([...seen, run.name]));
+  const f = migrated.monitor_decision;
+  if (isDecided(f) && f.figure && migrated.status !== "failed") return f.figure.value;
+  return ownFigureOf(ref.verdict, ref.stable_metrics?.seconds_per_rollout_full_run)?.value ?? null;
+}
 
 // src/record/validate.ts
 var RecordError = class extends Error {
@@ -74460,6 +74557,7 @@ function parseRecord(text3, file) {
       `not valid JSON (${message2}); fix or restore the file from git history \u2014 it was not overwritten`
     ]);
   }
+  value = migrateRecord(value);
   const problems = recordProblems(value);
   if (problems.length) {
     throw new RecordError(file, [
@@ -74479,7 +74577,8 @@ function observationProblems(value) {
   const validate = validators().observation;
   return validate(value) ? [] : describe(validate.errors);
 }
-function checkObservation(value) {
+function checkObservation(raw) {
+  const value = migrateObservation(raw);
   const problems = observationProblems(value);
   return problems.length ? { observation: void 0, problems } : { observation: value, problems: [] };
 }
@@ -74517,8 +74616,8 @@ function relativeChange(value, base) {
   const pct6 = (value - base) / base * 100;
   return `${pct6 > 0 ? "+" : ""}${num2(pct6, 1)}%`;
 }
-function measured(run, runs2) {
-  const figure = figureOf(run, runs2);
+function measured(run) {
+  const figure = figureOf(run);
   if (figure === null || run.status === "failed")
     return run.failures?.length ? `failed (${run.failures.at(-1).kind})` : "no stable value";
   const parts = [figureText(figure)];
@@ -74623,15 +74722,15 @@ function bestClaim(best) {
   const claim = decidedAgainst(best);
   return claim?.better ? `; ${claim.text}` : "";
 }
-function figureValue(run, runs2) {
-  return run ? figureOf(run, runs2)?.value ?? null : null;
+function figureValue(run) {
+  return run ? figureOf(run)?.value ?? null : null;
 }
 function resultLine(record) {
   const base = baselineRun(record);
   const best = bestRun(record);
   const counts = ["accepted", "rejected", "failed", "stopped", "running", "pending"].map((s) => [s, record.runs.filter((r) => r.status === s).length]).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
-  const bestValue = figureValue(best, record.runs);
-  const baseValue = figureValue(base, record.runs);
+  const bestValue = figureValue(best);
+  const baseValue = figureValue(base);
   if (!best || !base || bestValue === null || baseValue === null || best.name === base.name)
     return `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(", ") || "none"}.`;
   return `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s as decided (${relativeChange(bestValue, baseValue)}; ${num2(baseValue / bestValue, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`;
@@ -74641,7 +74740,7 @@ function baselineSection(record) {
   const out = ["", "## 1. Baseline", ""];
   if (!base) return [...out, "No baseline was recorded."];
   const m = base.stable_metrics;
-  const f = figureOf(base, record.runs);
+  const f = figureOf(base);
   const projected = base.verdict?.projected_full_run;
   out.push(
     `\`${base.name}\` on \`${base.topology?.base ?? record.fixed_inputs.base_topology}\`${base.job_id ? ` (Slurm job \`${base.job_id}\`)` : ""}.`,
@@ -74662,7 +74761,7 @@ function baselineSection(record) {
 }
 function candidatesSection(record) {
   const base = baselineRun(record);
-  const baseValue = figureValue(base, record.runs);
+  const baseValue = figureValue(base);
   const out = ["", "## 2. Tried topologies", ""];
   const chart = secondsPerRolloutChart(
     record,
@@ -74680,8 +74779,8 @@ function candidatesSection(record) {
       cell(describeChange(run.change, !run.parent)),
       cell(run.hypothesis),
       cell(run.expected_effect),
-      cell(measured(run, record.runs)),
-      run === base ? "baseline" : relativeChange(figureValue(run, record.runs), baseValue),
+      cell(measured(run)),
+      run === base ? "baseline" : relativeChange(figureValue(run), baseValue),
       cell(resourceLine(run.stable_metrics)),
       cell(`${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ""}`)
     ];
@@ -74697,14 +74796,12 @@ function bestSection(record) {
   if (!best) return [...out, "No candidate was accepted."];
   const chain = lineage(record, best);
   out.push(
-    `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(figureValue(best, record.runs))} s per rollout.`,
+    `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(figureValue(best))} s per rollout.`,
     "",
     `- Why it won: ${cell(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
   );
   const decided3 = decisionText(best.monitor_decision);
-  const compared = comparisonText(best.comparison);
   if (decided3) out.push(`- Decision: ${decided3}`);
-  else if (compared) out.push(`- Statistical comparison: ${compared}`);
   if (chain.length > 1) {
     out.push("- Changes from the baseline, step by step:");
     for (const step of chain.slice(1))
@@ -74971,383 +75068,6 @@ async function experimentJobs2(slurm, experimentId, knownExperimentIds = []) {
   return Promise.all(own.map((j) => runJobOf(slurm, j)));
 }
 
-// src/analysis/failure.ts
-function instancesOnGpu(topology, gpu) {
-  const rows = [];
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const containers2 = gpus.filter((g) => g === gpu).length;
-    if (!containers2) continue;
-    rows.push({
-      service: svc,
-      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
-    });
-  }
-  const total = rows.reduce((a, r) => a + r.instances, 0);
-  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
-}
-var FIXES2 = {
-  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
-  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
-  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
-  "node-failure": "resubmit: the node failed, not the topology",
-  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
-  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
-  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
-  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
-};
-function explainFailure(failure, ctx = {}) {
-  const evidence = [...failure.evidence ?? []];
-  if (failure.slurm_state)
-    evidence.push(
-      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
-    );
-  let message2 = failure.message;
-  let fix = failure.likely_fix ?? FIXES2[failure.kind];
-  if (failure.kind === "gpu-oom" && ctx.topology) {
-    const map = gpuMap(ctx.topology);
-    const gpu = failure.gpu ?? null;
-    if (gpu !== null) {
-      const shares = instancesOnGpu(ctx.topology, gpu);
-      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
-      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
-      const usage = ctx.gpus?.[String(gpu)];
-      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
-        evidence.push(
-          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
-        );
-      const biggest = [...shares].sort((a, b) => b.instances - a.instances)[0];
-      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
-      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
-      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
-    } else {
-      const loaded = [...map.entries()].sort((a, b) => b[1].length - a[1].length)[0];
-      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
-    }
-  }
-  return { ...failure, message: message2, evidence, likely_fix: fix };
-}
-function isSpare(u) {
-  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
-  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
-}
-
-// src/analysis/comparison.ts
-function compare(candidate, against, againstName) {
-  if (!candidate || !against || !(candidate.value > 0) || !(against.value > 0))
-    return { against: againstName, ratio: null, difference_s: null, outcome: "not-comparable" };
-  const relSigma = (i) => Math.max(i.high - i.value, i.value - i.low, 0) / 1.96 / i.value;
-  const sc = relSigma(candidate);
-  const sa = relSigma(against);
-  const ratio = candidate.value / against.value;
-  const sLog = Math.sqrt(sc * sc + sa * sa);
-  const rLow = ratio * Math.exp(-1.96 * sLog);
-  const rHigh = ratio * Math.exp(1.96 * sLog);
-  const diff = candidate.value - against.value;
-  const sDiff = Math.sqrt((sc * candidate.value) ** 2 + (sa * against.value) ** 2);
-  const outcome = rHigh < 1 ? "better" : rLow > 1 ? "worse" : "indistinguishable";
-  return {
-    against: againstName,
-    ratio: { value: round(ratio, 4), low: round(rLow, 4), high: round(rHigh, 4) },
-    difference_s: {
-      value: round(diff, 4),
-      low: round(diff - 1.96 * sDiff, 4),
-      high: round(diff + 1.96 * sDiff, 4)
-    },
-    outcome
-  };
-}
-
-// src/judge/decide.ts
-function baselineName(standing) {
-  return standing.baseline?.name ?? "baseline";
-}
-function measuredReference(role, r) {
-  return {
-    role,
-    name: r.name,
-    verdict: r.verdict ?? { state: "stable", projected_full_run: r.value },
-    value: r.value,
-    live: false
-  };
-}
-var DECIDED = /* @__PURE__ */ new Set(["better", "worse", "equivalent", "not-better", "faster-drift-not-ruled-out"]);
-var isDecided = (d) => !!d && DECIDED.has(d.state);
-function compareCandidate(standing, c, observation, context3 = {}) {
-  const value = observation.verdict.value ?? null;
-  const { best, baseline } = standing;
-  const comparisons = [];
-  if (best && best.name !== c.candidate)
-    comparisons.push(compare(value, best.value, `current best ${best.name}`));
-  if (baseline && baseline.name !== c.candidate && baseline.name !== best?.name)
-    comparisons.push(compare(value, baseline.value, `baseline ${baseline.name}`));
-  const ref = context3.reference;
-  if (ref?.live && ref.name !== c.candidate)
-    comparisons.push(compare(value, ref.value, ref.role === "run" ? ref.name : `baseline ${ref.name}`));
-  if (comparisons[0]) observation.comparison = comparisons[0];
-  const decision = decisionOf(standing, c, observation, context3);
-  if (decision) observation.decision = context3.gpu ? withGpuMinutes(decision, context3.gpu) : decision;
-  return comparisons;
-}
-function decisionOf(standing, c, observation, { reference, leader, previous, ended }) {
-  if (observation.failure) return null;
-  const isReference = c.candidate === reference?.name || c.candidate === baselineName(standing);
-  if ((ended || !reference) && isDecided(previous)) return previous;
-  if (ended && c.role === "reference" && previous?.state === "reference") return previous;
-  if (!reference && !isReference) return null;
-  const lead = leader && leader.name !== c.candidate ? decidedAgainst2(leader, c.pr) : null;
-  if (lead && isDecided(previous) && previous.against === lead.name) return previous;
-  const x = standing.experiment;
-  const options = {
-    ...decisionOptions(x),
-    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT
-  };
-  const against = reference ? decidedAgainst2(reference, c.pr, standing) : null;
-  const decision = decideCandidate(observation.verdict, against, { ...options, previous, isReference });
-  if (decision.state !== "measuring" || isReference) return decision;
-  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
-  const pruned = lead ? pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) : null;
-  return pruned ?? futile(decision, observation.verdict, options);
-}
-function futile(decision, verdict, options) {
-  const minutes = verdict.minutes_of_data ?? 0;
-  const horizon = options.maxDecisionMinutes ?? 120;
-  if (!futileByForecast(decision, minutes, horizon, options.minImprovement ?? DEFAULT_MIN_IMPROVEMENT))
-    return decision;
-  const eta = decision.expected_minutes_to_decision;
-  const why2 = eta == null ? `its forecast settles nothing within the ${horizon}-minute horizon (the difference is within the noise)` : `its forecast settles it only near run-minute ${eta}, past the ${horizon}-minute horizon`;
-  return closeOpen(decision, verdict, why2);
-}
-function decidedAgainst2(r, pr, standing) {
-  const role = r.role === "run" ? "" : `${r.role} `;
-  const name = `${role}${r.name}${r.pr !== void 0 && r.pr !== pr ? ` (#${r.pr})` : ""}`;
-  const against = { name, verdict: r.verdict, label: describeReference(name) };
-  if (r.beside) return { ...against, ended: r.beside.ended };
-  if (r.live || r.role === "leading candidate" || !standing) return against;
-  return { ...against, ended: true, betweenRun: standing.betweenRun ?? assumedBetweenRun() };
-}
-function assumedBetweenRun() {
-  return {
-    logSd: ASSUMED_BETWEEN_RUN,
-    text: `assumed (${Math.round(ASSUMED_BETWEEN_RUN * 1e3) / 10}%): the record holds no repeated runs of one topology to estimate it`
-  };
-}
-
-// src/judge/observe.ts
-function analyse(run, nowTs, ended) {
-  const { clock } = run;
-  return observeRun({
-    runName: run.runName,
-    series: run.series,
-    timeScale: clock.timeScale,
-    nowTs,
-    stepSeconds: clock.stepSeconds,
-    jobStartTs: run.job?.startTs ?? null,
-    wallMinutes: clock.wallMinutes ?? null,
-    expectedRollouts: clock.expectedRollouts ?? null,
-    topology: run.topology,
-    inFlight: run.inFlight ?? null,
-    settings: run.settings,
-    missing: run.missing,
-    ended
-  });
-}
-function observeRunOf(run) {
-  const { job, clock } = run;
-  if (job === void 0) return observeWithoutJob(run);
-  if (job === null) return { ended: false, atTs: clock.nowTs };
-  const ended = !isLive(job.status);
-  if (!job.startTs) return { ended, atTs: clock.nowTs };
-  const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
-  const analysis = analyse(run, atTs, ended);
-  const minutesRunning = (atTs - job.startTs) * clock.timeScale / 60;
-  const deadline = run.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-  if (!run.unavailable && analysis.startTs === null && (ended || minutesRunning >= deadline) && !job.failure)
-    analysis.observation.failure = {
-      kind: "no-telemetry",
-      message: `no metrics for run_name="${run.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
-    };
-  return { analysis, ended, atTs };
-}
-function observeWithoutJob(run) {
-  const { clock } = run;
-  const at = Math.floor(clock.nowTs);
-  const analysis = analyse(run, at, false);
-  const staleS = Math.max(3 * clock.stepSeconds, 180 / clock.timeScale);
-  const last = analysis.lastTs;
-  if (run.fixedTime || last === null || at - last <= staleS) return { analysis, ended: false, atTs: at };
-  return { analysis: analyse(run, last, true), ended: true, atTs: last };
-}
-
-// src/judge/reference.ts
-var REFERENCE_STOP = "reference no longer needed";
-var DEFAULT_REFERENCE_MODE = "beside";
-function referenceModeOf(x) {
-  const asked = x.reference ?? DEFAULT_REFERENCE_MODE;
-  if (asked === "beside" && x.max_parallel === 1)
-    return {
-      mode: "recorded",
-      note: "max_parallel 1 leaves no slot for a reference job beside a candidate: decided against the recorded run"
-    };
-  return { mode: asked, note: null };
-}
-function referenceOf2(exp, observed) {
-  const recorded = exp.best ? measuredReference("current best", exp.best) : exp.baseline ? measuredReference("baseline", exp.baseline) : null;
-  if (recorded) return besideOf(recorded, observed) ?? recorded;
-  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
-  const verdict = base?.analysis?.observation.verdict;
-  if (!base || !verdict || base.analysis?.observation.failure) return null;
-  return { role: "baseline", name: base.c.candidate, verdict, value: verdict.value ?? null, live: true };
-}
-function besideOf(recorded, observed) {
-  const jobs = observed.filter(
-    (o) => o.c.role === "reference" && o.c.candidate === recorded.name && o.started
-  );
-  const pick3 = jobs.find((o) => !o.ended) ?? jobs.at(-1);
-  if (!pick3) return null;
-  const beside = { runName: pick3.c.runName ?? pick3.c.candidate, pr: pick3.c.pr, ended: !!pick3.ended };
-  const observation = pick3.analysis?.observation;
-  if (!observation?.verdict.projected_full_run) {
-    if (pick3.ended) return null;
-    return { ...recorded, verdict: { state: "no-data" }, value: null, live: true, beside };
-  }
-  const verdict = observation.verdict;
-  return { ...recorded, verdict, value: verdict.value ?? null, live: true, beside };
-}
-function leaderOf(exp, observed, reference) {
-  const runs2 = observed.flatMap(
-    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [{ name: o.c.candidate, verdict: o.analysis.observation.verdict, pr: o.c.pr }] : []
-  );
-  const lead = leadingCandidate(runs2, reference?.verdict ?? null);
-  return lead ? {
-    role: "leading candidate",
-    name: lead.name,
-    verdict: lead.verdict,
-    value: null,
-    live: true,
-    pr: lead.pr,
-    contenders: runs2.length
-  } : null;
-}
-
-// src/judge/judge.ts
-var isStable = (v) => v === "stable" || v === "cyclic";
-function decideRunOf(run, observed, context3) {
-  const job = run.job ?? void 0;
-  const { analysis } = observed;
-  const x = context3.standing.experiment;
-  const stoppedBy = stoppedByOf(run, observed, context3);
-  const stoppedByUs = stoppedBy !== null || job?.status === "cancelled" && x.stop_when_stable === true;
-  let state3 = run.job === void 0 && analysis ? stateOfRun(analysis) : candidateState(job, context3.candidate.requested, analysis, stoppedByUs);
-  const observation = analysis?.observation ?? waiting(run.runName, job);
-  if (state3 === null) return { state: state3, observation, comparisons: [], decision: null, stoppedBy, observed };
-  if (observation.failure?.kind === "no-telemetry") state3 = "failed";
-  if (state3 === "failed") observation.failure = failureOf(run, job, observation);
-  const previous = context3.previous?.run_name === run.runName ? context3.previous.decision ?? null : null;
-  const comparisons = compareCandidate(context3.standing, context3.candidate, observation, {
-    reference: context3.reference,
-    leader: context3.leader,
-    previous,
-    ended: observed.ended,
-    gpu: gpuInput(run, observed, context3.standing, stoppedBy === "decision")
-  });
-  return { state: state3, observation, comparisons, decision: observation.decision ?? null, stoppedBy, observed };
-}
-function candidateState(job, requested, analysis, stoppedByUs) {
-  if (!job) return requested ? "queued" : null;
-  const v = analysis?.observation.verdict.state;
-  const stable = isStable(v);
-  if (isWaiting(job.status)) return "submitted";
-  if (isLive(job.status)) {
-    if (!analysis || v === "no-data") return "starting";
-    if (v === "warming") return "warming";
-    if (stable) return "stable";
-    return "stabilising";
-  }
-  if (job.status === "completed")
-    return stable || analysis?.observation.verdict.value ? "finished" : analysis ? "finished" : "failed";
-  if (job.status === "cancelled" && (stable || stoppedByUs || neverRan(job))) return "stopped";
-  if (job.status === "timeout" && stable) return "finished";
-  return "failed";
-}
-function neverRan(job) {
-  return job.startTs == null || job.endTs != null && job.startTs >= job.endTs;
-}
-function stateOfRun(a) {
-  switch (a.observation.verdict.state) {
-    case "no-data":
-      return "starting";
-    case "warming":
-      return "warming";
-    case "stable":
-    case "cyclic":
-      return "stable";
-    case "unhealthy":
-      return "failed";
-    default:
-      return "stabilising";
-  }
-}
-function waiting(runName, job) {
-  return {
-    run_name: runName,
-    verdict: {
-      state: "no-data",
-      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
-    },
-    stable_metrics: {}
-  };
-}
-function failureOf(run, job, observation) {
-  const failure = job?.failure ?? observation.failure ?? {
-    kind: job?.status === "cancelled" ? "cancelled" : job?.status === "timeout" ? "time-limit" : "crash",
-    message: `Slurm job ${job?.jobId} ended ${job?.state}`,
-    slurm_state: job?.state
-  };
-  return explainFailure(failure, {
-    topology: run.topology,
-    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
-  });
-}
-function stoppedByOf(run, observed, context3) {
-  if (run.job?.status !== "cancelled") return null;
-  if (context3.candidate.outcome?.kind === "stopped") return "user";
-  if (context3.candidate.role === "reference")
-    return context3.previous?.decision?.evidence.some((e) => e.startsWith(REFERENCE_STOP)) ? "no-longer-needed" : null;
-  const previous = context3.previous === void 0 ? lookNow(observed, context3) : context3.previous?.run_name === run.runName ? context3.previous : void 0;
-  const x = context3.standing.experiment;
-  if (x.stop_when_decided !== false && isDecided(previous?.decision)) return "decision";
-  const verdict = observed.analysis?.observation.verdict.state ?? previous?.verdict.state;
-  if (x.stop_when_stable && isStable(verdict) && previous?.decision?.state === "reference") return "stable";
-  return null;
-}
-function lookNow(observed, context3) {
-  const observation = observed.analysis?.observation;
-  if (!observation || observation.failure) return void 0;
-  const copy = structuredClone(observation);
-  compareCandidate(context3.standing, context3.candidate, copy, {
-    reference: context3.reference,
-    leader: context3.leader,
-    ended: observed.ended
-  });
-  return copy;
-}
-function gpuInput(run, observed, standing, stopped) {
-  const { job, clock } = run;
-  if (!job?.startTs) return null;
-  const { analysis } = observed;
-  const S = clock.timeScale;
-  const wallMinutes = clock.wallMinutes ?? Number.POSITIVE_INFINITY;
-  const until = observed.ended && job.endTs ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
-  const minutesRunning = (until - job.startTs) * S / 60;
-  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S / 60 : null;
-  const end = analysis?.observation.verdict.run_end_minutes;
-  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
-  const gpus = standing.experiment.fixed_inputs?.slurm?.gpus_per_node ?? standing.gpusPerNode ?? (run.topology ? gpuMap(run.topology).size : 0);
-  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
-}
-
 // src/telemetry/queries.ts
 var QUANTITIES = [
   "secondsPerRolloutAvg",
@@ -75388,6 +75108,13 @@ function experimentSelector(experimentId) {
       `experiment id ${JSON.stringify(experimentId)} is not valid: expected ${EXPERIMENT_ID} (e.g. topology-opt-vam-local-20260101)`
     );
   return `run_name=~"topo-${promRegexLiteral(experimentId)}-.*"`;
+}
+function anyRunSelector(runName) {
+  if (!runName || runName.length > 253 || /[\u0000-\u001f\u007f]/.test(runName))
+    throw new Error(
+      `run name ${JSON.stringify(runName)} is not valid: expected 1-253 printable characters (the run_name label of the run's metrics)`
+    );
+  return `run_name="${runName.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 }
 function window2(runSeconds, o) {
   const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
@@ -75556,6 +75283,409 @@ async function fetchTelemetry(client, selector, range, options = {}) {
   return out;
 }
 
+// src/analysis/failure.ts
+function instancesOnGpu(topology, gpu) {
+  const rows = [];
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const containers2 = gpus.filter((g) => g === gpu).length;
+    if (!containers2) continue;
+    rows.push({
+      service: svc,
+      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
+    });
+  }
+  const total = rows.reduce((a, r) => a + r.instances, 0);
+  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
+}
+var FIXES2 = {
+  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
+  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
+  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
+  "node-failure": "resubmit: the node failed, not the topology",
+  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
+  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
+  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
+  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
+};
+function explainFailure(failure, ctx = {}) {
+  const evidence = [...failure.evidence ?? []];
+  if (failure.slurm_state)
+    evidence.push(
+      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
+    );
+  let message2 = failure.message;
+  let fix = failure.likely_fix ?? FIXES2[failure.kind];
+  if (failure.kind === "gpu-oom" && ctx.topology) {
+    const map = gpuMap(ctx.topology);
+    const gpu = failure.gpu ?? null;
+    if (gpu !== null) {
+      const shares = instancesOnGpu(ctx.topology, gpu);
+      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
+      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
+      const usage = ctx.gpus?.[String(gpu)];
+      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
+        evidence.push(
+          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
+        );
+      const biggest = [...shares].sort((a, b) => b.instances - a.instances)[0];
+      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
+      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
+      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
+    } else {
+      const loaded = [...map.entries()].sort((a, b) => b[1].length - a[1].length)[0];
+      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
+    }
+  }
+  return { ...failure, message: message2, evidence, likely_fix: fix };
+}
+function isSpare(u) {
+  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
+  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
+}
+
+// src/judge/decide.ts
+function baselineName(standing) {
+  return standing.baseline?.name ?? "baseline";
+}
+function measuredReference(role, r) {
+  return {
+    role,
+    name: r.name,
+    verdict: r.verdict ?? { state: "stable", projected_full_run: r.value },
+    value: r.value,
+    figure: (r.figure ?? r.value).value,
+    live: false
+  };
+}
+function decisionOf(standing, c, observation, context3) {
+  const d = sequentialDecision(standing, c, observation, context3);
+  if (!d || !isDecided(d) || d.figure || !d.relative_change) return d;
+  const anchor = [context3.reference, context3.leader].find(
+    (r) => r && sameReference(asDecided(r, c.pr).reference, d.reference)
+  )?.figure;
+  return anchor ? { ...d, figure: decidedFigure(anchor, d.relative_change) } : d;
+}
+function sequentialDecision(standing, c, observation, { reference, leader, previous, ended }) {
+  if (observation.failure) return null;
+  const isReference = c.candidate === reference?.name || c.candidate === baselineName(standing);
+  if ((ended || !reference) && isDecided(previous)) return previous;
+  if (ended && c.role === "reference" && previous?.state === "reference") return previous;
+  if (!reference && !isReference) return null;
+  const lead = leader && leader.name !== c.candidate ? asDecided(leader, c.pr) : null;
+  if (lead && isDecided(previous) && sameReference(previous.reference, lead.reference)) return previous;
+  const options = decisionOptions(standing.experiment);
+  const against = reference ? asDecided(reference, c.pr, standing) : itself(c);
+  const decision = decideCandidate(observation.verdict, against, { ...options, previous, isReference });
+  if (decision.state !== "measuring" || isReference) return decision;
+  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
+  const pruned = lead ? pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) : null;
+  return pruned ?? futile(decision, observation.verdict, options);
+}
+function futile(decision, verdict, options) {
+  const minutes = verdict.minutes_of_data ?? 0;
+  const horizon = options.maxDecisionMinutes ?? EXPERIMENT_DEFAULTS.maxDecisionMinutes;
+  const min = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
+  if (!futileByForecast(decision, minutes, horizon, min)) return decision;
+  const eta = decision.expected_minutes_to_decision;
+  const why2 = eta == null ? `its forecast settles nothing within the ${horizon}-minute horizon (the difference is within the noise)` : `its forecast settles it only near run-minute ${eta}, past the ${horizon}-minute horizon`;
+  return closeOpen(decision, verdict, why2);
+}
+function asDecided(r, pr, standing) {
+  const reference = decisionReference(r.role, r.name, r.pr !== void 0 && r.pr !== pr ? r.pr : null);
+  const against = { name: r.name, verdict: r.verdict, label: describeReference(reference), reference };
+  if (r.beside) return { ...against, ended: r.beside.ended };
+  if (r.live || r.role === "leading candidate" || !standing) return against;
+  return { ...against, ended: true, betweenRun: standing.betweenRun ?? assumedBetweenRun() };
+}
+function assumedBetweenRun() {
+  return {
+    logSd: ASSUMED_BETWEEN_RUN,
+    text: `assumed (${Math.round(ASSUMED_BETWEEN_RUN * 1e3) / 10}%): the record holds no repeated runs of one topology to estimate it`
+  };
+}
+function itself(c) {
+  const reference = decisionReference("baseline", c.candidate);
+  return { name: c.candidate, verdict: { state: "no-data" }, reference };
+}
+
+// src/judge/observe.ts
+function experimentLimits(experiment) {
+  const s = experimentSettings(experiment);
+  return {
+    wallMinutes: (s.slurmTime ? slurmTimeToMinutes(s.slurmTime) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: s.expectedRollouts
+  };
+}
+function analyse(run, nowTs, ended) {
+  const { clock } = run;
+  return observeRun({
+    runName: run.runName,
+    series: run.series,
+    timeScale: clock.timeScale,
+    nowTs,
+    stepSeconds: clock.stepSeconds,
+    jobStartTs: run.job?.startTs ?? null,
+    wallMinutes: clock.wallMinutes ?? null,
+    expectedRollouts: clock.expectedRollouts ?? null,
+    topology: run.topology,
+    inFlight: run.inFlight ?? null,
+    settings: run.settings,
+    missing: run.missing,
+    ended
+  });
+}
+function observeRunOf(run) {
+  return keepLastLiveVerdict(run, observeNow(run));
+}
+function observeNow(run) {
+  const { job, clock } = run;
+  if (job === void 0) return observeWithoutJob(run);
+  if (job === null) return { ended: false, atTs: clock.nowTs };
+  const ended = !isLive(job.status);
+  if (!job.startTs) return { ended, atTs: clock.nowTs };
+  const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
+  const analysis = analyse(run, atTs, ended);
+  const minutesRunning = (atTs - job.startTs) * clock.timeScale / 60;
+  const deadline = run.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  if (!run.unavailable && analysis.startTs === null && (ended || minutesRunning >= deadline) && !job.failure)
+    analysis.observation.failure = {
+      kind: "no-telemetry",
+      message: `no metrics for run_name="${run.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
+    };
+  return { analysis, ended, atTs };
+}
+var isStable = (v) => v === "stable" || v === "cyclic";
+function keepLastLiveVerdict(run, observed) {
+  const { analysis, ended } = observed;
+  const previous = run.memory;
+  if (!analysis || !ended || previous?.run_name !== run.runName || !isStable(previous.verdict.state) || isStable(analysis.observation.verdict.state))
+    return observed;
+  const note = "verdict of the last pass before the run ended";
+  const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
+  const observation = { ...analysis.observation, verdict: { ...previous.verdict, evidence } };
+  return { ...observed, analysis: { ...analysis, observation } };
+}
+function observeWithoutJob(run) {
+  const { clock } = run;
+  const at = Math.floor(clock.nowTs);
+  const analysis = analyse(run, at, false);
+  const staleS = Math.max(3 * clock.stepSeconds, 180 / clock.timeScale);
+  const last = analysis.lastTs;
+  if (run.fixedTime || last === null || at - last <= staleS) return { analysis, ended: false, atTs: at };
+  return { analysis: analyse(run, last, true), ended: true, atTs: last };
+}
+
+// src/judge/reference.ts
+var REFERENCE_STOP = "reference no longer needed";
+var DEFAULT_REFERENCE_MODE = "beside";
+function referenceModeOf(x) {
+  const asked = x.reference ?? DEFAULT_REFERENCE_MODE;
+  if (asked === "beside" && x.max_parallel === 1)
+    return {
+      mode: "recorded",
+      note: "max_parallel 1 leaves no slot for a reference job beside a candidate: decided against the recorded run"
+    };
+  return { mode: asked, note: null };
+}
+function referenceOf2(exp, observed) {
+  const recorded = exp.best ? measuredReference("current best", exp.best) : exp.baseline ? measuredReference("baseline", exp.baseline) : null;
+  if (recorded) return besideOf(recorded, observed) ?? recorded;
+  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
+  const verdict = base?.analysis?.observation.verdict;
+  if (!base || !verdict || base.analysis?.observation.failure) return null;
+  return {
+    role: "baseline",
+    name: base.c.candidate,
+    verdict,
+    value: verdict.value ?? null,
+    figure: ownFigureOf(verdict, base.analysis?.observation.stable_metrics.seconds_per_rollout_full_run)?.value ?? null,
+    live: true
+  };
+}
+function besideOf(recorded, observed) {
+  const jobs = observed.filter(
+    (o) => o.c.role === "reference" && o.c.candidate === recorded.name && o.started
+  );
+  const pick3 = jobs.find((o) => !o.ended) ?? jobs.at(-1);
+  if (!pick3) return null;
+  const beside = { runName: pick3.c.runName ?? pick3.c.candidate, pr: pick3.c.pr, ended: !!pick3.ended };
+  const observation = pick3.analysis?.observation;
+  if (!observation?.verdict.projected_full_run) {
+    if (pick3.ended) return null;
+    return { ...recorded, verdict: { state: "no-data" }, value: null, live: true, beside };
+  }
+  const verdict = observation.verdict;
+  return { ...recorded, verdict, value: verdict.value ?? null, live: true, beside };
+}
+function leaderOf(exp, observed, reference) {
+  const runs2 = observed.flatMap(
+    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [
+      {
+        name: o.c.candidate,
+        verdict: o.analysis.observation.verdict,
+        pr: o.c.pr,
+        reading: o.analysis.observation.stable_metrics.seconds_per_rollout_full_run
+      }
+    ] : []
+  );
+  const lead = leadingCandidate(runs2, reference?.verdict ?? null);
+  return lead ? {
+    role: "leading candidate",
+    name: lead.name,
+    verdict: lead.verdict,
+    value: null,
+    figure: ownFigureOf(lead.verdict, lead.reading)?.value ?? null,
+    live: true,
+    pr: lead.pr,
+    contenders: runs2.length
+  } : null;
+}
+
+// src/judge/state.ts
+var isStable2 = (v) => v === "stable" || v === "cyclic";
+function candidateState(job, requested, analysis, stoppedByUs, jobless) {
+  if (jobless && analysis) return joblessState(analysis, jobless.ended);
+  if (!job) return requested ? "queued" : null;
+  const v = analysis?.observation.verdict.state;
+  const stable = isStable2(v);
+  if (isWaiting(job.status)) return "submitted";
+  if (isLive(job.status)) return liveState(analysis);
+  if (job.status === "completed") return analysis ? "finished" : "failed";
+  if (job.status === "cancelled" && (stable || stoppedByUs || neverRan(job))) return "stopped";
+  if (job.status === "timeout" && stable) return "finished";
+  return "failed";
+}
+function neverRan(job) {
+  return job.startTs == null || job.endTs != null && job.startTs >= job.endTs;
+}
+function liveState(analysis) {
+  const v = analysis?.observation.verdict.state;
+  if (!analysis || v === "no-data") return "starting";
+  if (v === "warming") return "warming";
+  if (isStable2(v)) return "stable";
+  return "stabilising";
+}
+function joblessState(analysis, ended) {
+  if (!ended) return liveState(analysis);
+  return analysis.observation.verdict.state === "unhealthy" ? "failed" : "finished";
+}
+
+// src/judge/judge.ts
+function decideRuns(runs2, observed, standing, chosen) {
+  const among = runs2.map((r, i) => ({
+    c: r.candidate,
+    analysis: observed[i]?.analysis,
+    started: !!r.run.job,
+    ended: !!r.run.job && !!observed[i]?.ended
+  }));
+  const reference = chosen ? chosen.reference : referenceOf2(standing, among);
+  const leader = chosen ? null : leaderOf(standing, among, reference);
+  const judgements = runs2.map(
+    (r, i) => decideRunOf(r.run, observed[i], { standing, candidate: r.candidate, reference, leader })
+  );
+  return { judgements, reference, leader };
+}
+function decideRunOf(run, observed, context3) {
+  const job = run.job ?? void 0;
+  const { analysis } = observed;
+  const stoppedBy = stoppedByOf(run, observed, context3);
+  const state3 = stateOf2(run, observed, context3, stoppedBy);
+  const seen = analysis?.observation ?? waiting(run.runName, job);
+  if (state3 === null) return { state: state3, observation: seen, decision: null, figure: null, stoppedBy, observed };
+  const failure = state3 === "failed" ? failureOf(run, job, seen) : seen.failure;
+  const { decision: _, failure: __, ...rest } = seen;
+  const judged2 = { ...rest, ...failure ? { failure } : {} };
+  const decided3 = decisionOf(context3.standing, context3.candidate, judged2, {
+    reference: context3.reference,
+    leader: context3.leader,
+    previous: previousDecision(run),
+    ended: observed.ended
+  });
+  const gpu = gpuInput(run, observed, context3.standing, stoppedBy === "decision");
+  const decision = decided3 && gpu ? withGpuMinutes(decided3, gpu) : decided3;
+  const observation = { ...judged2, ...decision ? { decision } : {} };
+  const figure = runFigure({
+    decision,
+    verdict: observation.verdict,
+    reading: observation.stable_metrics.seconds_per_rollout_full_run
+  });
+  return { state: state3, observation, decision, figure, stoppedBy, observed };
+}
+function stateOf2(run, observed, context3, stoppedBy) {
+  const { analysis } = observed;
+  const stoppedByUs = stoppedBy !== null || run.job?.status === "cancelled" && experimentSettings(context3.standing.experiment).stopWhenStable;
+  const jobless = run.job === void 0 ? { ended: observed.ended } : void 0;
+  const state3 = candidateState(
+    run.job ?? void 0,
+    context3.candidate.requested,
+    analysis,
+    stoppedByUs,
+    jobless
+  );
+  return state3 !== null && analysis?.observation.failure?.kind === "no-telemetry" ? "failed" : state3;
+}
+function previousDecision(run) {
+  return run.memory?.run_name === run.runName ? run.memory.decision ?? null : null;
+}
+function waiting(runName, job) {
+  return {
+    run_name: runName,
+    verdict: {
+      state: "no-data",
+      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
+    },
+    stable_metrics: {}
+  };
+}
+function failureOf(run, job, observation) {
+  const failure = job?.failure ?? observation.failure ?? {
+    kind: job?.status === "cancelled" ? "cancelled" : job?.status === "timeout" ? "time-limit" : "crash",
+    message: job ? `Slurm job ${job.jobId} ended ${job.state}` : `run ${run.runName} ended unhealthy`,
+    ...job ? { slurm_state: job.state } : {}
+  };
+  return explainFailure(failure, {
+    topology: run.topology,
+    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
+  });
+}
+function stoppedByOf(run, observed, context3) {
+  if (run.job?.status !== "cancelled") return null;
+  if (context3.candidate.outcome?.kind === "stopped") return "user";
+  if (context3.candidate.role === "reference")
+    return previousDecision(run)?.evidence.some((e) => e.startsWith(REFERENCE_STOP)) ? "no-longer-needed" : null;
+  const decision = run.memory === void 0 ? lookNow(observed, context3) : run.memory?.run_name === run.runName ? run.memory.decision ?? null : null;
+  const x = experimentSettings(context3.standing.experiment);
+  if (x.stopWhenDecided && isDecided(decision)) return "decision";
+  const verdict = observed.analysis?.observation.verdict.state ?? (run.memory?.run_name === run.runName ? run.memory.verdict.state : void 0);
+  if (x.stopWhenStable && isStable2(verdict) && decision?.state === "reference") return "stable";
+  return null;
+}
+function lookNow(observed, context3) {
+  const observation = observed.analysis?.observation;
+  if (!observation || observation.failure) return null;
+  return decisionOf(context3.standing, context3.candidate, observation, {
+    reference: context3.reference,
+    leader: context3.leader,
+    ended: observed.ended
+  });
+}
+function gpuInput(run, observed, standing, stopped) {
+  const { job, clock } = run;
+  if (!job?.startTs) return null;
+  const { analysis } = observed;
+  const S = clock.timeScale;
+  const wallMinutes = clock.wallMinutes ?? Number.POSITIVE_INFINITY;
+  const until = observed.ended && job.endTs ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
+  const minutesRunning = (until - job.startTs) * S / 60;
+  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S / 60 : null;
+  const end = analysis?.observation.verdict.run_end_minutes;
+  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
+  const gpus = standing.experiment.fixed_inputs?.slurm?.gpus_per_node ?? standing.gpusPerNode ?? (run.topology ? gpuMap(run.topology).size : 0);
+  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
+}
+
 // src/judge/telemetry.ts
 function readTelemetry(prometheus, selector, window3, options = {}) {
   return fetchTelemetry(prometheus, selector, window3, options);
@@ -75570,6 +75700,77 @@ function jobsWindow(jobs, nowTs, stepSeconds) {
   return { start, end: Math.max(nowTs, start), stepSeconds };
 }
 
+// src/judge/read.ts
+function readWindow(x, at) {
+  if (x.lookbackMinutes === void 0)
+    return jobsWindow(
+      x.runs.flatMap((r) => r.job ? [r.job] : []),
+      at,
+      x.stepSeconds
+    );
+  const start = Math.floor((at - x.lookbackMinutes * 60) / x.stepSeconds) * x.stepSeconds;
+  return { start, end: Math.max(at, start), stepSeconds: x.stepSeconds };
+}
+function readSelector(x) {
+  if (x.id !== null) return experimentSelector(x.id);
+  const names = [...new Set(x.runs.map((r) => r.runName))];
+  if (names.length !== 1)
+    throw new Error(`runs read without an experiment id are read one at a time (got ${names.length})`);
+  return anyRunSelector(names[0]);
+}
+async function readRuns(ports, x, at) {
+  const window3 = readWindow(x, at);
+  const telemetry = window3 ? await readTelemetry(ports.prometheus, readSelector(x), window3, {
+    timeScale: x.timeScale,
+    scrapeSeconds: x.stepSeconds,
+    ...x.quantities ? { quantities: x.quantities } : {}
+  }) : void 0;
+  const error2 = telemetry?.errors[0];
+  const unavailable = x.held ?? (error2 ? `Prometheus: ${error2.quantity}: ${error2.message}` : null);
+  const comments = /* @__PURE__ */ new Map();
+  const runs2 = [];
+  for (const r of x.runs) {
+    const memory = ports.memory ? await ports.memory(r) : void 0;
+    if (memory) comments.set(r.runName, memory.text);
+    runs2.push({ run: runToJudge(x, r, at, { telemetry, unavailable, memory }), candidate: r.candidate });
+  }
+  const standing = {
+    experiment: x.experiment,
+    ...x.baseline !== void 0 ? { baseline: x.baseline } : {},
+    ...x.best !== void 0 ? { best: x.best } : {},
+    ...x.betweenRun !== void 0 ? { betweenRun: x.betweenRun } : {},
+    ...x.gpusPerNode !== void 0 ? { gpusPerNode: x.gpusPerNode } : {}
+  };
+  return { runs: runs2, standing, telemetry, comments, unavailable };
+}
+function runToJudge(x, r, at, read2) {
+  return {
+    runName: r.runName,
+    ...r.job !== void 0 ? { job: r.job } : {},
+    series: seriesOf(read2.telemetry, r.runName),
+    missing: read2.telemetry?.missing,
+    clock: {
+      nowTs: at,
+      timeScale: x.timeScale,
+      stepSeconds: x.stepSeconds,
+      ...experimentLimits(x.experiment)
+    },
+    topology: r.topology,
+    inFlight: r.inFlight ?? null,
+    settings: x.experiment.stabilisation,
+    unavailable: read2.unavailable !== null,
+    ...x.telemetryDeadlineMinutes !== void 0 ? { telemetryDeadlineMinutes: x.telemetryDeadlineMinutes } : {},
+    ...x.fixedTime ? { fixedTime: true } : {},
+    ...read2.memory ? { memory: read2.memory.observation } : {}
+  };
+}
+function unreadRun(x, r, at) {
+  return runToJudge(x, r, at, { unavailable: null });
+}
+function withJob(run, job) {
+  return { ...run, job };
+}
+
 // src/record/best.ts
 function recordedOrder(a, b) {
   const t = (r) => {
@@ -75578,15 +75779,15 @@ function recordedOrder(a, b) {
   };
   return t(a) - t(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
-function displaces(run, best, runs2) {
+function displaces(run, best) {
   const mine = decidedAgainst(run);
   if (mine?.reference === best.name) return mine.better ? "decided" : null;
   const theirs = decidedAgainst(best);
   if (theirs?.reference === run.name) return theirs.better ? null : "reverse";
-  return figureOf(run, runs2)?.value < figureOf(best, runs2)?.value ? "estimate" : null;
+  return figureOf(run)?.value < figureOf(best)?.value ? "estimate" : null;
 }
 function bestSteps(runs2) {
-  const accepted = runs2.filter((r) => r.status === "accepted" && figureOf(r, runs2) !== null);
+  const accepted = runs2.filter((r) => r.status === "accepted" && figureOf(r) !== null);
   const names = new Set(accepted.map((r) => r.name));
   const beaten = (r) => {
     const d = decidedAgainst(r);
@@ -75596,12 +75797,12 @@ function bestSteps(runs2) {
   const steps = [];
   for (const run of [...eligible].sort(recordedOrder)) {
     const last = steps.at(-1);
-    const value = figureOf(run, runs2)?.value;
+    const value = figureOf(run)?.value;
     if (!last) {
       steps.push({ run, over: null, how: "first", value, overValue: null });
       continue;
     }
-    const how = displaces(run, last.run, runs2);
+    const how = displaces(run, last.run);
     if (how) steps.push({ run, over: last.run, how, value, overValue: last.value });
   }
   return steps;
@@ -75646,7 +75847,7 @@ function verdictReason(run) {
   else if (run.stable_metrics?.seconds_per_rollout_full_run != null)
     parts.push(`full-run ${seconds(run.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
   if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
-  const compared = run.monitor_decision ? decisionText(run.monitor_decision) : comparisonText(run.comparison);
+  const compared = decisionText(run.monitor_decision);
   if (compared) parts.push(compared);
   return parts.length ? parts.join("; ") : null;
 }
@@ -75679,7 +75880,6 @@ function mergeRun(existing, outcome) {
   set("expected_effect", outcome.expected_effect);
   if (outcome.observation) {
     run.verdict = clone3(outcome.observation.verdict);
-    run.comparison = outcome.observation.comparison ? clone3(outcome.observation.comparison) : null;
     run.stable_metrics = clone3(outcome.observation.stable_metrics);
     if (outcome.observation.decision) run.monitor_decision = clone3(outcome.observation.decision);
   }
@@ -75745,9 +75945,11 @@ function updateBest(record, run) {
 function apply(record, outcome) {
   const next = clone3(record);
   const index = next.runs.findIndex((r) => r.name === outcome.candidate);
-  const run = mergeRun(index >= 0 ? next.runs[index] : void 0, outcome);
-  if (index >= 0) next.runs[index] = run;
-  else next.runs.push(run);
+  const merged = mergeRun(index >= 0 ? next.runs[index] : void 0, outcome);
+  if (index >= 0) next.runs[index] = merged;
+  else next.runs.push(merged);
+  next.runs = withDecisionFigures(next.runs);
+  const run = next.runs.find((r) => r.name === outcome.candidate);
   next.current_best = updateBest(next, run);
   return next;
 }
@@ -76733,8 +76935,9 @@ function whyText(candidate, o) {
     return `**\`${candidate}\`**: no judgement yet: the monitor publishes one on its first pass after the run starts.`;
   const d = o.decision;
   const decision = d ? [
-    `Decision: **${d.state}** against \`${inlineText(d.against, 80)}\``,
+    `Decision: **${d.state}** against ${describeReference(d.reference)}`,
     d.relative_change ? ` by ${interval3(d.relative_change, pct3)}` : "",
+    d.figure ? `, at ${interval3(d.figure, (x) => x.toFixed(2))} s/rollout` : "",
     ` (min improvement ${(d.min_improvement * 100).toFixed(1)}%${d.decided_at_minutes != null ? `, decided at run-minute ${d.decided_at_minutes.toFixed(0)}` : ""}).`
   ].join("") : "Decision: none yet.";
   const projected = o.verdict.projected_full_run;
@@ -76822,7 +77025,6 @@ function viewStanding(v) {
     state: v.state,
     failure: v.observation.failure ?? null,
     decision: v.observation.decision ?? null,
-    comparisons: v.comparisons,
     hasValue: !!v.observation.verdict.value,
     minImprovement: v.minImprovement,
     minutesOfData: v.observation.verdict.minutes_of_data ?? null
@@ -76872,25 +77074,18 @@ function throughput(seconds2) {
   return `${fmt3(seconds2, 3)} s per rollout \xB7 ${thousands(3600 / seconds2)} rollouts per hour`;
 }
 function viewFigure(v) {
-  const d = v.observation.decision;
-  const change = d?.relative_change;
-  if (d && change && d.state !== "reference" && change.low < change.high) {
-    const name = parseAgainst(d.against).name;
-    const ref = [v.best, v.baseline].find((r) => r?.name === name && r.secondsPerRollout > 0);
-    if (ref)
-      return {
-        ...decidedFigure(ref.secondsPerRollout, change),
-        basis: "decision",
-        against: { name, value: ref.secondsPerRollout, change }
-      };
-  }
-  return ownFigureOf(v.observation.verdict, v.observation.stable_metrics.seconds_per_rollout_full_run);
+  const o = v.observation;
+  return runFigure({
+    decision: o.decision,
+    verdict: o.verdict,
+    reading: o.stable_metrics.seconds_per_rollout_full_run
+  });
 }
 function figureBasis(f) {
   const range = f.low < f.high ? `, 95% interval ${fmt3(f.low)}\u2013${fmt3(f.high)} s` : "";
   switch (f.basis) {
     case "decision":
-      return `as decided: ${signed(f.against?.change?.value ?? 0)} against ${code(f.against?.name ?? "")} at ${fmt3(f.against?.value)} s${range}`;
+      return `as decided: ${signed(f.reference?.change?.value ?? 0)} against ${code(f.reference?.name ?? "")} at ${fmt3(f.reference?.value)} s${range}`;
     case "projection":
       return `the detector's projected full run${range}`;
     case "estimate":
@@ -76901,7 +77096,7 @@ function figureBasis(f) {
 }
 function valueLine(v) {
   const f = viewFigure(v);
-  const ref = f?.against ? { name: f.against.name, secondsPerRollout: f.against.value } : v.best ?? v.baseline;
+  const ref = f?.reference ? { name: f.reference.name, secondsPerRollout: f.reference.value } : v.best ?? v.baseline;
   const refText = ref && ref.secondsPerRollout > 0 && ref.name !== v.candidate ? ` \xB7 reference ${code(ref.name)}: ${throughput(ref.secondsPerRollout)}` : "";
   if (f && f.value > 0) return `**${throughput(f.value)}** (${figureBasis(f)})${refText}`;
   return void 0;
@@ -76968,14 +77163,6 @@ function renderHeadline(v) {
 function monitorCheck(v) {
   return monitorCheckRun(viewStanding(v), renderHeadline(v).join("\n"));
 }
-function comparisonLine(c) {
-  const ref = describeReference(c.against);
-  if (c.outcome === "not-comparable" || !c.ratio)
-    return `not comparable with ${ref} yet (no projected value on one side)`;
-  const word = c.outcome === "better" ? "faster than" : c.outcome === "worse" ? "slower than" : "indistinguishable from";
-  const change = c.ratio.value - 1;
-  return `${word} ${ref}: ${pct(change)} ${change <= 0 ? "fewer" : "more"} seconds per rollout (ratio ${c.ratio.value}, 95% interval ${c.ratio.low}\u2013${c.ratio.high})`;
-}
 function verdictSection(v) {
   const o = v.observation;
   const verdict = o.verdict;
@@ -77002,12 +77189,9 @@ function verdictSection(v) {
     for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
     out.push("");
   }
-  const comparisons = d ? [] : v.comparisons;
-  for (const c of comparisons) out.push(`- ${comparisonIcon(c.outcome)} ${comparisonLine(c)}`);
-  if (comparisons.length) out.push("");
   if (d) {
     out.push(
-      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.against)}, min_improvement ${pct(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt3(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt3(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
+      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.reference)}, min_improvement ${pct(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt3(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt3(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
     );
     for (const e of d.evidence) out.push(`- ${e}`);
     out.push("");
@@ -77123,12 +77307,12 @@ function secondsChart(v) {
     references.push({ name: `${v.candidate} ${figureLabel(f)}`, value: f.value });
   if (v.baseline && v.baseline.name !== v.candidate)
     references.push({
-      name: describeReference(`baseline ${v.baseline.name}`),
+      name: describeReference(decisionReference("baseline", v.baseline.name)),
       value: v.baseline.secondsPerRollout
     });
   if (v.best && v.best.name !== v.candidate && v.best.name !== v.baseline?.name)
     references.push({
-      name: describeReference(`current best ${v.best.name}`),
+      name: describeReference(decisionReference("current best", v.best.name)),
       value: v.best.secondsPerRollout
     });
   const top = Math.max(
@@ -77161,16 +77345,17 @@ function roundOf(hypothesis) {
 }
 function recordedOutcome(run) {
   if (run.status === "pending" || run.status === "running") return null;
-  if (run.status === "failed") return "failed";
-  if (run.status === "accepted") return "better";
-  const decided3 = run.monitor_decision?.state;
-  if (decided3 === "better" || decided3 === "worse" || decided3 === "equivalent" || decided3 === "not-better")
-    return decided3;
-  if (decided3 === "faster-drift-not-ruled-out") return "undecided";
-  const c = run.comparison?.outcome;
-  if (c === "worse") return "worse";
-  if (c === "indistinguishable") return "equivalent";
-  return run.status === "rejected" ? "not-better" : "undecided";
+  const o = outcomeOf({
+    decision: run.monitor_decision,
+    failed: run.status === "failed",
+    ended: true,
+    merged: run.status === "accepted"
+  });
+  return o === "reference" ? "equivalent" : (
+    // faster at equal run age, a guard held the claim (issue 43 item 2): no decision, as the
+    // campaign bench records it (src/campaign/held.ts runOutcome), never a not-better
+    o === "measuring" || o === "better-at-equal-age" || o === "faster-drift-not-ruled-out" ? "undecided" : o
+  );
 }
 function recordedGpuHours(run, gpusPerRun2) {
   const used = run.monitor_decision?.gpu_minutes_used;
@@ -77184,7 +77369,7 @@ function runsFromRecord(record, gpusPerRun2) {
   return record.runs.map((run) => {
     const round3 = run === base ? 0 : roundOf(run.hypothesis);
     const outcome = run === base && run.status !== "failed" ? "equivalent" : recordedOutcome(run);
-    const seconds2 = figureOf(run, record.runs)?.value ?? null;
+    const seconds2 = figureOf(run)?.value ?? null;
     return {
       name: run.name,
       round: round3,
@@ -77361,7 +77546,7 @@ function clockOf(exp, options, now) {
     scrape,
     evalTs: Math.floor((now - lag) / tick) * tick,
     wallMinutes: (fi.slurm?.time ? slurmTimeToMinutes(fi.slurm.time) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
-    expectedRollouts: fi.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? 1) : null
+    expectedRollouts: experimentSettings(exp.experiment).expectedRollouts
   };
 }
 function jobsByRunName(jobs) {
@@ -77435,54 +77620,102 @@ async function readClock(e, ports, options) {
   };
 }
 
+// src/monitor/observe.ts
+async function observe(state3, ports) {
+  await eachExperiment(state3, "observe", async (e) => {
+    await readClock(e, ports, state3.options);
+    const judged2 = e.candidates.filter((x) => x.inPass);
+    const read2 = await readRuns(
+      readPorts(ports, e),
+      experimentToRead(e, judged2, state3.options),
+      e.clock.evalTs
+    );
+    e.read = read2;
+    e.telemetry = read2.telemetry;
+    e.unavailable = read2.unavailable;
+    if (e.clock.skew) e.errors.push(`${e.id}: ${e.clock.skew}`);
+    judged2.forEach((p, i) => {
+      const run = read2.runs[i]?.run;
+      const { analysis, ended } = observeRunOf(run);
+      p.observed = { run, analysis, ended, current: read2.comments.get(p.c.runName) };
+    });
+    for (const p of e.candidates.filter((x) => x.remembered))
+      p.observed = { current: await ports.github.readComment(p.c.pr, p.c.candidate), ended: true };
+  });
+}
+function experimentToRead(e, candidates, options) {
+  return {
+    id: e.id,
+    experiment: e.exp.experiment,
+    baseline: e.exp.baseline ?? null,
+    best: e.exp.best ?? null,
+    betweenRun: e.exp.betweenRun ?? null,
+    ...e.exp.gpusPerNode !== void 0 ? { gpusPerNode: e.exp.gpusPerNode } : {},
+    timeScale: e.clock.S,
+    stepSeconds: e.clock.scrape,
+    runs: candidates.map(runToRead),
+    ...options.telemetryDeadlineMinutes !== void 0 ? { telemetryDeadlineMinutes: options.telemetryDeadlineMinutes } : {},
+    held: e.clock.skew ?? null
+  };
+}
+function runToRead({ c, job }) {
+  return { runName: c.runName, candidate: c, job: job ?? null, topology: c.topology };
+}
+function readPorts(ports, e) {
+  return {
+    prometheus: e.exp.prometheus ?? ports.prometheus,
+    memory: async (r) => {
+      const text3 = await ports.github.readComment(r.candidate.pr, r.candidate.candidate);
+      return { observation: (text3 ? parseObservationBlock(text3) : void 0) ?? null, text: text3 };
+    }
+  };
+}
+
 // src/monitor/judge.ts
-var DEFAULT_COMMENT_INTERVAL_MINUTES = 15;
 var iso2 = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
 function runOf(e, p) {
-  const { S, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
-  const run = p.observed?.run;
-  return {
-    ...run ?? {
-      series: {},
-      clock: { nowTs: evalTs, timeScale: S, stepSeconds: scrape, wallMinutes, expectedRollouts },
-      topology: p.c.topology
-    },
-    runName: p.c.runName,
-    job: p.job ?? null
-  };
+  const run = p.observed?.run ?? unreadRun(experimentToRead(e, [], {}), runToRead(p), e.clock.evalTs);
+  return withJob(run, p.job ?? null);
+}
+function observedOf(e, p) {
+  return { analysis: p.observed?.analysis, ended: p.observed?.ended ?? false, atTs: e.clock.evalTs };
+}
+var standingOf2 = (e) => ({
+  experiment: e.exp.experiment,
+  baseline: e.exp.baseline ?? null,
+  best: e.exp.best ?? null,
+  betweenRun: e.exp.betweenRun ?? null,
+  ...e.exp.gpusPerNode !== void 0 ? { gpusPerNode: e.exp.gpusPerNode } : {}
+});
+function judgeCandidates(e) {
+  const inPass = e.candidates.filter((p) => p.inPass);
+  const runs2 = inPass.map((p) => ({ run: runOf(e, p), candidate: p.c }));
+  const judged2 = decideRuns(
+    runs2,
+    inPass.map((p) => observedOf(e, p)),
+    standingOf2(e)
+  );
+  e.reference = judged2.reference;
+  e.leader = judged2.leader;
+  return new Map(inPass.map((p, i) => [p, judged2.judgements[i]]));
 }
 function judgeCandidate(e, p) {
-  const run = runOf(e, p);
-  const observed = {
-    analysis: p.observed?.analysis,
-    ended: p.observed?.ended ?? false,
-    atTs: run.clock.nowTs
-  };
-  const j = decideRunOf(run, observed, {
-    standing: e.exp,
-    candidate: p.c,
-    reference: e.reference,
-    leader: e.leader,
-    previous: p.observed?.previous ?? null
-  });
-  return j.state === null ? null : viewOf(e, p, { ...j, state: j.state });
+  const j = decideRuns([{ run: runOf(e, p), candidate: p.c }], [observedOf(e, p)], standingOf2(e), {
+    reference: e.reference
+  }).judgements[0];
+  return viewOf(e, p, j);
 }
 function candidateGpu(e, p, stopped) {
-  const observed = {
-    analysis: p.observed?.analysis,
-    ended: p.observed?.ended ?? false,
-    atTs: e.clock.evalTs
-  };
-  return gpuInput(runOf(e, p), observed, e.exp, stopped);
+  return gpuInput(runOf(e, p), observedOf(e, p), standingOf2(e), stopped);
 }
 function viewOf(e, p, j) {
+  if (j.state === null) return null;
   const { exp, telemetry, reference } = e;
   const { c, job } = p;
   const { analysis, ended = false } = p.observed ?? {};
-  const x = exp.experiment;
+  const s = experimentSettings(exp.experiment);
   const seconds2 = (r) => r ? { name: r.name, secondsPerRollout: (r.figure ?? r.value).value } : null;
-  const projected = reference?.live ? reference.verdict.projected_full_run : null;
-  const liveBaseline = reference && projected ? { name: reference.name, value: projected } : null;
+  const liveBaseline = reference?.live && reference.figure ? { name: reference.name, secondsPerRollout: reference.figure } : null;
   return {
     experimentId: e.id,
     candidate: c.candidate,
@@ -77492,20 +77725,19 @@ function viewOf(e, p, j) {
     slurmState: job?.state ?? null,
     timeline: timelineOf(e, p, j.observation.verdict.warmup_end_minutes),
     observation: j.observation,
-    comparisons: j.comparisons,
     chart: analysis?.chart,
     opportunities: analysis?.opportunities,
     queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
     grafanaUrl: exp.grafanaUrl ?? null,
     timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
     notes: notesOf(telemetry?.errors, p.conflicts),
-    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
-    stopWhenDecided: x.stop_when_decided !== false,
-    baseline: seconds2(exp.baseline) ?? seconds2(liveBaseline),
+    minImprovement: s.minImprovement,
+    stopWhenDecided: s.stopWhenDecided,
+    baseline: seconds2(exp.baseline) ?? liveBaseline,
     best: seconds2(exp.best),
     finalJobState: ended ? job?.state ?? null : null,
     stoppedBy: j.stoppedBy,
-    commentIntervalMinutes: x.comment_interval_minutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES,
+    commentIntervalMinutes: s.commentIntervalMinutes,
     recordChartUrl: exp.recordChartUrl ?? null
   };
 }
@@ -77533,7 +77765,7 @@ function timelineOf(e, { job, observed }, warmupEnd) {
 function referenceJobLine(e, plan) {
   const ref = e.reference;
   if (!ref || ref.role === "run" || ref.role === "leading candidate") return null;
-  const name = describeReference(`${ref.role} ${ref.name}`);
+  const name = describeReference(decisionReference(ref.role, ref.name));
   const p = plan.job;
   if (!p) {
     const note = plan.note ?? (plan.mode === "recorded" ? "experiment.yaml says `reference: recorded`: no job beside the candidates" : "no reference job beside the candidates yet");
@@ -77877,7 +78109,7 @@ function dashboardText(id, runs2, plan, pass) {
 function evidenceOf(e, name) {
   const p = e.candidates.find((c) => c.c.candidate === name);
   const d = p?.decided?.view?.observation.decision;
-  return d ? `${d.state} against ${d.against}` : null;
+  return d ? `${d.state} against ${referenceText(d.reference)}` : null;
 }
 function allocatedGpuHours(e, p) {
   const held = p.job?.held;
@@ -77997,9 +78229,9 @@ function planReferenceJob(e) {
   const open2 = round3.filter((p) => !endedFor(p));
   const read2 = round3.filter((p) => !endedFor(p) || isFinal(p));
   const need = referenceNeeded(read2.map(openOf), {
-    minImprovement: x.min_improvement ?? DEFAULT_MIN_IMPROVEMENT,
+    minImprovement: experimentSettings(x).minImprovement,
     minute: youngest(open2),
-    horizonMinutes: decisionOptions(x).maxDecisionMinutes ?? 120
+    horizonMinutes: experimentSettings(x).maxDecisionMinutes
   });
   return {
     mode,
@@ -78016,16 +78248,10 @@ async function decide2(state3) {
   await eachExperiment(state3, "decide", (e) => decideExperiment(e));
 }
 function decideExperiment(e) {
-  const runs2 = e.candidates.filter((p) => p.inPass).map((p) => ({
-    c: p.c,
-    analysis: p.observed?.analysis,
-    started: !!p.job,
-    ended: !!p.job && !isLive(p.job.status)
-  }));
-  e.reference = referenceOf2(e.exp, runs2);
-  e.leader = leaderOf(e.exp, runs2, e.reference);
+  const judgements = judgeCandidates(e);
   for (const p of e.candidates) {
-    const view = p.inPass ? judgeCandidate(e, p) : null;
+    const j = judgements.get(p);
+    const view = j ? viewOf(e, p, j) : null;
     const live3 = !!p.job && isLive(p.job.status);
     const asked = view && live3 && !e.unavailable && p.c.role !== "reference";
     const stop3 = asked ? stopReason(e.exp.experiment, view) : null;
@@ -78056,7 +78282,7 @@ function queueOf(e) {
     (a, b) => Number(b.c.role === "reference") - Number(a.c.role === "reference") || byRequest(a.c, b.c)
   ).map((p) => ({ jobName: p.c.runName, p }));
   const jobs = e.jobs.map((j) => ({ id: j.jobId, name: j.name, status: j.status }));
-  const plan = planQueue(waiting2, jobs, e.exp.experiment.max_parallel ?? DEFAULT_MAX_PARALLEL);
+  const plan = planQueue(waiting2, jobs, experimentSettings(e.exp.experiment).maxParallel);
   const order = [...plan.submitNow, ...plan.queued.map((q) => q.request)].map((r) => r.p);
   return { order, free: Math.max(0, plan.slots - plan.live) };
 }
@@ -78068,7 +78294,7 @@ var DECISION_STOP = "decided";
 function stopReason(experiment, view) {
   const d = view.observation.decision;
   if (d && !["failed", "finished", "stopped"].includes(view.state)) {
-    const s = shouldStopOnDecision([d], { stopWhenDecided: experiment.stop_when_decided !== false });
+    const s = shouldStopOnDecision([d], { stopWhenDecided: experimentSettings(experiment).stopWhenDecided });
     if (s.stop) return `${DECISION_STOP}: ${s.reason} (stop_when_decided)`;
   }
   if (view.state === "stable" && experiment.stop_when_stable && d?.state === "reference")
@@ -78184,63 +78410,6 @@ async function stop2(ports, e, p) {
   p.acted = { ...p.acted, cancelled: p.job.jobId };
 }
 
-// src/monitor/observe.ts
-async function observe(state3, ports) {
-  await eachExperiment(state3, "observe", async (e) => {
-    await readClock(e, ports, state3.options);
-    e.telemetry = await experimentTelemetry(ports, e);
-    const error2 = e.telemetry?.errors[0];
-    e.unavailable = error2 ? `Prometheus: ${error2.quantity}: ${error2.message}` : null;
-    if (e.clock.skew) {
-      e.unavailable = e.clock.skew;
-      e.errors.push(`${e.id}: ${e.clock.skew}`);
-    }
-    for (const p of e.candidates.filter((x) => x.inPass)) await observeCandidate(ports, e, p, state3.options);
-    for (const p of e.candidates.filter((x) => x.remembered))
-      p.observed = { current: await ports.github.readComment(p.c.pr, p.c.candidate), ended: true };
-  });
-}
-async function experimentTelemetry(ports, e) {
-  const started = e.candidates.filter((p) => p.inPass).flatMap((p) => p.job ? [p.job] : []);
-  const window3 = jobsWindow(started, e.clock.evalTs, e.clock.scrape);
-  if (!window3) return void 0;
-  return readTelemetry(e.exp.prometheus ?? ports.prometheus, experimentSelector(e.id), window3, {
-    timeScale: e.exp.timeScale,
-    scrapeSeconds: e.clock.scrape
-  });
-}
-function runOf2(e, { c, job }, options) {
-  const { S, evalTs, scrape, wallMinutes, expectedRollouts } = e.clock;
-  return {
-    runName: c.runName,
-    job: job ?? null,
-    series: seriesOf(e.telemetry, c.runName),
-    missing: e.telemetry?.missing,
-    clock: { nowTs: evalTs, timeScale: S, stepSeconds: scrape, wallMinutes, expectedRollouts },
-    topology: c.topology,
-    settings: e.exp.experiment.stabilisation,
-    unavailable: !!e.unavailable,
-    ...options.telemetryDeadlineMinutes !== void 0 ? { telemetryDeadlineMinutes: options.telemetryDeadlineMinutes } : {}
-  };
-}
-async function observeCandidate(ports, e, p, options) {
-  const run = runOf2(e, p, options);
-  const { analysis, ended } = observeRunOf(run);
-  const current = await ports.github.readComment(p.c.pr, p.c.candidate);
-  const previous = current ? parseObservationBlock(current) : void 0;
-  p.observed = { run, analysis, current, previous, ended };
-  keepLastLiveVerdict(p);
-}
-var isStable2 = (v) => v === "stable" || v === "cyclic";
-function keepLastLiveVerdict({ c, observed }) {
-  const { analysis, ended, previous } = observed ?? { ended: false };
-  if (!analysis || !ended || previous?.run_name !== c.runName || !isStable2(previous.verdict.state) || isStable2(analysis.observation.verdict.state))
-    return;
-  const note = "verdict of the last pass before the run ended";
-  const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
-  analysis.observation.verdict = { ...previous.verdict, evidence };
-}
-
 // src/monitor/comment.ts
 import { createHash as createHash2 } from "node:crypto";
 var HASH_MARK = "topo:monitor-hash:";
@@ -78255,7 +78424,7 @@ function planComment(view, x) {
   const stamp = { state: view.state, outcome: viewStanding(view).outcome, hash, writtenAtMs: evalTs * 1e3 };
   const isFinal2 = job !== void 0 && !!current?.includes(`${FINAL_MARK}${job.jobId} -->`);
   const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
-  const interval4 = view.commentIntervalMinutes ?? DEFAULT_COMMENT_INTERVAL_MINUTES;
+  const interval4 = view.commentIntervalMinutes ?? EXPERIMENT_DEFAULTS.commentIntervalMinutes;
   const previous = parseCommentStamp(current);
   const due = !isFinal2 && (wasUnavailable || conflictsOf(body) !== conflictsOf(current) || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval4));
   const checkDue = due && (wasUnavailable || x.refresh || shouldWriteCheck(previous, stamp));
@@ -78402,7 +78571,7 @@ function finalOutcome(view, job, at) {
       at,
       jobId: job.jobId,
       evidence: [
-        `${d.state} against ${d.against}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ""}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
+        `${d.state} against ${referenceText(d.reference)}${d.decided_at_minutes != null ? ` at run-minute ${d.decided_at_minutes}` : ""}: Slurm job ${job.jobId} cancelled by the decision (stop_when_decided)`,
         ...d.evidence,
         ...savingsText(d) ? [savingsText(d)] : []
       ]
@@ -78779,6 +78948,25 @@ function githubMonitorPort(octokit, repo) {
       });
     },
     setLabel: (pr, state3, current) => setStateLabel(octokit, { owner: repo.owner, repo: repo.repo, issue_number: pr }, state3, current)
+  };
+}
+
+// src/record/references.ts
+function recordedReferences(record, without) {
+  const betweenRun = betweenRunOf(record);
+  if (without === void 0)
+    return {
+      baseline: referenceWithFigure(baselineRun(record)),
+      best: referenceWithFigure(bestRun(record)),
+      referenceSource: referenceSourceOf(record),
+      betweenRun
+    };
+  const runs2 = record.runs.filter((r) => r.name !== without);
+  return {
+    baseline: referenceWithFigure(runs2.find((r) => !r.parent) ?? runs2[0]),
+    best: referenceWithFigure(bestSteps(runs2).at(-1)?.run),
+    referenceSource: referenceSourceOf({ ...record, runs: runs2 }),
+    betweenRun
   };
 }
 
@@ -81001,6 +81189,16 @@ import { posix as posix7 } from "node:path";
 
 // src/suggest/evidence.ts
 var SATURATED_UTILISATION = 90;
+function figureOfTried(run) {
+  if (run.figure !== void 0 && Number.isFinite(run.figure) && run.figure > 0) return run.figure;
+  const o = run.observation;
+  const f = runFigure({
+    decision: o?.decision ?? null,
+    verdict: o?.verdict ?? null,
+    reading: o?.stable_metrics?.seconds_per_rollout_full_run ?? null
+  })?.value;
+  return f !== void 0 && Number.isFinite(f) && f > 0 ? f : secondsPerRollout(run);
+}
 function secondsPerRollout(run) {
   if (run.figure !== void 0 && Number.isFinite(run.figure) && run.figure > 0) return run.figure;
   const o = run.observation;
@@ -81538,11 +81736,11 @@ function classifyChange(parent, child) {
 function moveTag(kind, service) {
   return kind === "scale-bottleneck" || kind === "place-free" ? `${kind}:${service}` : kind;
 }
-function outcomeOf(run, byName) {
+function outcomeOf2(run, byName) {
   if (run.status === "failed" || run.observation?.failure) return "failed";
-  const verdict = run.observation?.comparison?.outcome;
-  if (verdict === "better") return "better";
-  if (verdict === "worse" || verdict === "indistinguishable") return "not-better";
+  const decided3 = outcomeOf({ decision: run.observation?.decision, ended: true });
+  if (decided3 === "better") return "better";
+  if (isSettled(decided3)) return "not-better";
   const own = secondsPerRollout(run);
   const parent = run.parent ? byName.get(run.parent) : void 0;
   const reference = parent ? secondsPerRollout(parent) : void 0;
@@ -81563,7 +81761,7 @@ function campaignOf2(tried, maxParallel) {
   const byName = new Map(tried.map((r) => [r.name, r]));
   const first2 = tried.find((r) => !r.parent);
   if (!first2) return null;
-  const ok = outcomeOf(first2, byName) !== "failed";
+  const ok = outcomeOf2(first2, byName) !== "failed";
   let state3 = startCampaign({
     name: first2.name,
     seconds: ok ? secondsPerRollout(first2) ?? null : null,
@@ -81574,7 +81772,7 @@ function campaignOf2(tried, maxParallel) {
   );
   finished.forEach((round3, i) => {
     const runs2 = round3.map((r) => {
-      const o = outcomeOf(r, byName);
+      const o = outcomeOf2(r, byName);
       const seconds2 = secondsPerRollout(r);
       return {
         name: r.name,
@@ -81590,12 +81788,12 @@ function campaignOf2(tried, maxParallel) {
 function stopForNoProgress(tried, patience, maxParallel, outlook) {
   const state3 = campaignOf2(tried, maxParallel);
   if (!state3) return void 0;
-  const m = outlook?.minImprovement ?? 0.02;
+  const m = outlook?.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
   const stop3 = stopRule(state3, { stopAfter: patience, minImprovement: m }, outlook ?? null);
   if (!stop3) return void 0;
   const byName = new Map(tried.map((r) => [r.name, r]));
   const recent = state3.rounds.slice(-patience).flatMap((round3) => round3.runs);
-  const outcomes = recent.map((r) => `${r.name} ${outcomeOf(byName.get(r.name), byName)}`);
+  const outcomes = recent.map((r) => `${r.name} ${outcomeOf2(byName.get(r.name), byName)}`);
   return {
     stop: true,
     reason: `no significant improvement over the last ${patience} rounds (${outcomes.join(", ")}): further topology changes are unlikely to pay for their GPU-hours (${stop3})`
@@ -82506,7 +82704,7 @@ function invert(A) {
 
 // src/suggest/suggest.ts
 var DEFAULT_PATIENCE_ROUNDS = 2;
-var DEFAULT_MIN_IMPROVEMENT2 = 0.02;
+var DEFAULT_MIN_IMPROVEMENT2 = EXPERIMENT_DEFAULTS.minImprovement;
 function proposalProblems(t, base, gpusPerNode2) {
   const problems = [];
   for (const svc of SERVICES) {
@@ -82554,7 +82752,7 @@ function pickParent(tried, currentBest) {
   const measured2 = tried.filter(
     (r) => !r.observation?.failure && r.status !== "failed" && secondsPerRollout(r) !== void 0
   );
-  measured2.sort((a, b) => (secondsPerRollout(a) ?? 0) - (secondsPerRollout(b) ?? 0));
+  measured2.sort((a, b) => (figureOfTried(a) ?? 0) - (figureOfTried(b) ?? 0));
   return measured2[0];
 }
 var SHORT2 = {
@@ -82680,7 +82878,7 @@ function suggest2(input, options = {}) {
   const failedHere = /* @__PURE__ */ new Map();
   for (const run of input.tried) {
     if (run.parent !== parent.name) continue;
-    const outcome = outcomeOf(run, byName);
+    const outcome = outcomeOf2(run, byName);
     if (outcome === "better" || outcome === "unknown") continue;
     for (const tag of classifyChange(parent.topology, run.topology)) {
       failedHere.set(tag, (failedHere.get(tag) ?? 1) * (outcome === "failed" ? 0.3 : 0.6));
@@ -82754,7 +82952,7 @@ function suggest2(input, options = {}) {
     pool.splice(pool.indexOf(best), 1);
   }
   const taken = new Set(input.tried.map((r) => r.name));
-  const parentValue = secondsPerRollout(parent);
+  const parentValue = figureOfTried(parent);
   const proposals2 = picked.map(({ move, hash: h2, score, predicted, prediction }) => {
     const detail = move.service ? `${SHORT2[move.kind]}-${move.service}` : SHORT2[move.kind];
     const name = uniqueName(detail, taken);
@@ -82949,7 +83147,6 @@ function predictionFor(cal, topology, parent, gpus) {
 }
 
 // src/usecases/suggest.ts
-var DEFAULT_MAX_PARALLEL2 = 3;
 var SuggestError = class extends Error {
 };
 var EXPERIMENT_ID3 = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
@@ -83098,7 +83295,7 @@ function suggestInput(options, { experiment, cluster, base }, record, candidateF
       cpusPerNode: cluster.cpus_per_node,
       ...cluster.memory_model ? { memoryModel: cluster.memory_model } : {}
     },
-    maxParallel: experiment.max_parallel ?? DEFAULT_MAX_PARALLEL2,
+    maxParallel: experimentSettings(experiment).maxParallel,
     ...options.count !== void 0 ? { count: options.count } : {},
     tried: withFigures(triedFromRecord(record, base, candidateFiles), record),
     currentBest: record?.current_best.topology ?? null,
@@ -83112,7 +83309,7 @@ function withFigures(tried, record) {
   const runs2 = record?.runs ?? [];
   return tried.map((t) => {
     const run = runs2.find((r) => r.name === t.name);
-    const figure = run && run.status !== "failed" ? figureOf(run, runs2)?.value : void 0;
+    const figure = run && run.status !== "failed" ? figureOf(run)?.value : void 0;
     return figure !== void 0 ? { ...t, figure } : t;
   });
 }
@@ -83558,10 +83755,7 @@ function recordReferences2(config, experimentId) {
   }
   const server = config.env.GITHUB_SERVER_URL ?? "https://github.com";
   return {
-    baseline: referenceWithFigure(baselineRun(record), record.runs),
-    best: referenceWithFigure(bestRun(record), record.runs),
-    referenceSource: referenceSourceOf(record),
-    betweenRun: betweenRunOf(record),
+    ...recordedReferences(record),
     recordChartUrl: existsSync6(join6(config.workspace, paths.chart)) ? `${server}/${config.owner}/${config.repo}/blob/HEAD/${paths.chart}` : null
   };
 }
@@ -83917,7 +84111,7 @@ function monitorSummaryInput(experiments, report3, extra = {}) {
   const sections = experiments.map((e) => {
     const id = e.experiment.experiment_id;
     const candidates = report3.candidates.filter((c) => c.experimentId === id).sort((a, b) => at(a.runName) - at(b.runName) || a.pr - b.pr).map((c) => ({ pr: c.pr, view: c.view }));
-    return { id, maxParallel: e.experiment.max_parallel ?? 3, candidates };
+    return { id, maxParallel: experimentSettings(e.experiment).maxParallel, candidates };
   });
   return { ...extra, experiments: sections, errors: report3.errors };
 }

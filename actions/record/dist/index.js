@@ -64657,7 +64657,7 @@ function policyOf(experiment) {
     submit: a.submit ?? "auto",
     merge: a.merge ?? "manual",
     requiredChecks: a.required_checks ?? [],
-    minImprovement: experiment.min_improvement ?? 0.02
+    minImprovement: experimentSettings(experiment).minImprovement
   };
 }
 function gpusPerRun(experiment, cluster) {

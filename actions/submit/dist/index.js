@@ -64799,7 +64799,7 @@ function policyOf(experiment) {
     submit: a.submit ?? "auto",
     merge: a.merge ?? "manual",
     requiredChecks: a.required_checks ?? [],
-    minImprovement: experiment.min_improvement ?? 0.02
+    minImprovement: experimentSettings(experiment).minImprovement
   };
 }
 function gpusPerRun(experiment, cluster) {
@@ -79581,7 +79581,7 @@ function parsePilotState(text3) {
 }
 function predictedMap(x) {
   const m = x ?? {};
-  if (!isObject(m) || Object.entries(m).some(
+  if (!isObject3(m) || Object.entries(m).some(
     ([k, v]) => !/^\d{1,3}$/.test(k) || !(v === null || typeof v === "string" && NAME2.test(v))
   ))
     throw new PilotStateError("the autopilot state is not valid: predicted");
