@@ -25,6 +25,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isFullSha, usesOf } from '../src/setup/workflow-uses.mjs';
 
 const SEMVER = /^(\d+)\.(\d+)\.(\d+)$/;
 
@@ -73,13 +74,7 @@ export function pinToSha(text, repository, sha, tag) {
 
 /** The remote `uses:` references of a workflow's text that are not a full 40-hex SHA: [{ line, uses }]. */
 export function unpinnedUses(text) {
-  const out = [];
-  text.split('\n').forEach((line, i) => {
-    const m = /^\s*(?:-\s+)?uses:\s*["']?([^\s"'#]+)/.exec(line);
-    if (!m || m[1].startsWith('./') || m[1].startsWith('docker://')) return;
-    if (!/@[0-9a-f]{40}$/.test(m[1])) out.push({ line: i + 1, uses: m[1] });
-  });
-  return out;
+  return usesOf(text).filter((u) => !isFullSha(u.uses.slice(u.uses.lastIndexOf('@') + 1)));
 }
 
 /**
@@ -103,19 +98,19 @@ export function verify(
     const text = git(root, ['show', `${commit}:.github/workflows/${f}`]);
     for (const u of unpinnedUses(text))
       faults.push(`.github/workflows/${f}:${u.line}: ${u.uses} is not pinned to a full commit SHA`);
-    for (const m of text.matchAll(/uses:\s*["']?([^\s"'#]+)/g)) {
-      const sha = own.exec(m[1])?.[1];
+    for (const { uses } of usesOf(text)) {
+      const sha = own.exec(uses)?.[1];
       if (!sha) continue;
-      pins.push({ file: f, uses: m[1] });
+      pins.push({ file: f, uses });
       let pinned;
       try {
         pinned = git(root, ['rev-parse', `${sha}:actions`]);
       } catch {
-        faults.push(`.github/workflows/${f}: ${m[1]} names a commit this repository does not have`);
+        faults.push(`.github/workflows/${f}: ${uses} names a commit this repository does not have`);
         continue;
       }
       if (pinned !== actionsTree)
-        faults.push(`.github/workflows/${f}: ${m[1]} runs actions other than ${ref}'s own`);
+        faults.push(`.github/workflows/${f}: ${uses} runs actions other than ${ref}'s own`);
     }
   }
   if (!pins.length) faults.push(`${ref}: no workflow uses ${repository}/actions/<name>@<sha>`);

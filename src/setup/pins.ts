@@ -2,6 +2,7 @@
 // refuses a commit whose reusable workflows call an action at a moving ref (a tag such as `@v1`, which
 // does not exist before the first release and moves with every one), and `topo doctor` checks that
 // every `uses:` the callers reach resolves. The text rules are pure; the reading is through a port (git-files.ts).
+import { isFullSha, usesOf } from './workflow-uses.mjs';
 
 /** One remote `uses:` of a workflow. */
 export interface UsesRef {
@@ -17,22 +18,17 @@ export interface UsesRef {
   ref: string;
 }
 
-const USES = /^\s*(?:-\s+)?uses:\s*["']?([^\s"'#]+)/;
 const REMOTE = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)(?:\/([^@]+))?@(.+)$/;
 
 /** The remote `uses:` of a workflow's text (local `./…` and `docker://` ones are not remote). */
 export function remoteUses(file: string, text: string): UsesRef[] {
-  const out: UsesRef[] = [];
-  text.split('\n').forEach((line, i) => {
-    const uses = USES.exec(line)?.[1];
-    if (!uses || uses.startsWith('./') || uses.startsWith('docker://')) return;
+  return usesOf(text).flatMap(({ line, uses }) => {
     const m = REMOTE.exec(uses);
-    if (m) out.push({ file, line: i + 1, uses, owner: m[1]!, repo: m[2]!, path: m[3] ?? '', ref: m[4]! });
+    return m ? [{ file, line, uses, owner: m[1]!, repo: m[2]!, path: m[3] ?? '', ref: m[4]! }] : [];
   });
-  return out;
 }
 
-export const isFullSha = (ref: string) => /^[0-9a-f]{40}$/.test(ref);
+export { isFullSha };
 
 /** Whether a `uses:` names a reusable workflow (else an action). */
 export const isWorkflow = (u: UsesRef) => /^\.github\/workflows\/[^/]+\.ya?ml$/.test(u.path);
