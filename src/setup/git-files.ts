@@ -12,9 +12,13 @@ import type { RepoFileReader } from './pins.js';
 
 const execFileAsync = promisify(execFile);
 
-/** git's answers for a ref, commit or repository the server does not have (not an outage). */
+/**
+ * git's answers for what the server does not have (not an outage), each in test/unit/setup/git-files.test.ts:
+ * a tag or branch, a commit, a repository over file:// or ssh, a repository over http(s) (a 404).
+ * Anything else (a 5xx, a refused login, no route) is an error, so a missing pin is told from an outage.
+ */
 const NOT_THERE =
-  /couldn't find remote ref|not our ref|does not appear to be a git repository|Repository not found|not found/i;
+  /couldn't find remote ref|not our ref|does not appear to be a git repository|repository '[^']*' not found/;
 
 export interface GitFiles {
   read: RepoFileReader;
@@ -30,6 +34,7 @@ export function gitFileReader(env: NodeJS.ProcessEnv): GitFiles {
     PATH: env.PATH ?? process.env.PATH ?? '',
     HOME: env.HOME ?? process.env.HOME ?? '',
     GIT_TERMINAL_PROMPT: '0',
+    LC_ALL: 'C', // NOT_THERE reads git's untranslated messages
   };
   const git = (...args: string[]) =>
     execFileAsync('git', args, { cwd: scratch, env: gitEnv, timeout: 60_000, maxBuffer: 16 << 20 });
