@@ -11,10 +11,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Experiment } from '../types/generated/experiment.js';
 import { EMPTY_HUB, gpuHoursLine, type HubView, narrate } from './autopilot-view.js';
-import { type Cleanup, signalExitCode } from './cleanup.js';
+import type { Cleanup } from './cleanup.js';
 import { type HtmlSection, renderIndexHtml } from './index-html.js';
 import type { DemoOutput } from './output.js';
-import { type ClusterEnv, DemoAborted, type DemoCluster, type DemoResult, ensureCluster } from './run.js';
+import {
+  type ClusterEnv,
+  DemoAborted,
+  type DemoCluster,
+  type DemoResult,
+  ensureCluster,
+  interruptedExit,
+} from './run.js';
 
 /** The demo's repository on the local GitHub API. */
 export interface DemoRepo {
@@ -164,13 +171,7 @@ export async function runAutopilotDemo(
     writeOutput(output, options, id, parts, versions);
     return result(versions.closed ? 0 : 1);
   } catch (error) {
-    if (error instanceof DemoAborted || signal.aborted) {
-      const by =
-        error instanceof DemoAborted ? error.signal : ((signal.reason as NodeJS.Signals) ?? 'SIGINT');
-      log(`demo interrupted by ${by}: stopping what it started`);
-      return result(signalExitCode(by));
-    }
-    throw error;
+    return result(interruptedExit(error, signal, log));
   } finally {
     await cleanup.runAll(log);
   }

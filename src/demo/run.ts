@@ -206,6 +206,18 @@ export class DemoAborted extends Error {
 }
 
 /**
+ * The exit code of a demo an interruption ended, once said; anything else is thrown on. A Ctrl-C also
+ * reaches the Slurm commands running at that moment, so whatever failed after an interruption counts
+ * as the interruption.
+ */
+export function interruptedExit(error: unknown, signal: AbortSignal, log: (line: string) => void): number {
+  if (!(error instanceof DemoAborted) && !signal.aborted) throw error;
+  const by = error instanceof DemoAborted ? error.signal : ((signal.reason as NodeJS.Signals) ?? 'SIGINT');
+  log(`demo interrupted by ${by}: stopping what it started`);
+  return signalExitCode(by);
+}
+
+/**
  * The seconds per rollout the terminal shows for a candidate: its judgement's figure
  * (src/analysis/figure.ts runFigure: a decided run's is its decision's), as its comment, check,
  * record and chart show it; before it has one, its current full-run reading.
@@ -682,15 +694,7 @@ export async function runDemo<R>(
     writeIndex(output, options, experimentId, outcomes, parts.recordMarkdown(record), report, reportFile);
     return result(0);
   } catch (error) {
-    // A Ctrl-C also reaches the Slurm commands running at that moment, so whatever failed after an
-    // interruption counts as the interruption.
-    if (error instanceof DemoAborted || signal.aborted) {
-      const by =
-        error instanceof DemoAborted ? error.signal : ((signal.reason as NodeJS.Signals) ?? 'SIGINT');
-      log(`demo interrupted by ${by}: stopping what it started`);
-      return result(signalExitCode(by));
-    }
-    throw error;
+    return result(interruptedExit(error, signal, log));
   } finally {
     await cleanup.runAll(log);
   }

@@ -7,6 +7,7 @@ import { UsageError } from '../../../src/cli/errors.js';
 import { Cleanup, signalExitCode } from '../../../src/demo/cleanup.js';
 import { parseClusterEnv } from '../../../src/demo/cluster.js';
 import { DemoOutput } from '../../../src/demo/output.js';
+import { DemoAborted, interruptedExit } from '../../../src/demo/run.js';
 import { dateStamp, SAMPLE_COMMAND } from '../../../src/demo/sample.js';
 
 describe('parseDemoArgs', () => {
@@ -85,6 +86,21 @@ describe('Cleanup', () => {
   it('maps signals to exit codes', () => {
     expect(signalExitCode('SIGINT')).toBe(130);
     expect(signalExitCode('SIGTERM')).toBe(143);
+  });
+  it("ends both demos on an interruption the same way: said once, the signal's exit code; else thrown on", () => {
+    const lines: string[] = [];
+    const live = new AbortController();
+    expect(interruptedExit(new DemoAborted('SIGTERM'), live.signal, (l) => lines.push(l))).toBe(143);
+    const failed = new Error('squeue: interrupted');
+    expect(() => interruptedExit(failed, live.signal, (l) => lines.push(l))).toThrow(failed);
+    const ctrlC = new AbortController();
+    ctrlC.abort('SIGINT');
+    // a Slurm command the Ctrl-C reached fails too: the interruption, not its failure
+    expect(interruptedExit(failed, ctrlC.signal, (l) => lines.push(l))).toBe(130);
+    expect(lines).toEqual([
+      'demo interrupted by SIGTERM: stopping what it started',
+      'demo interrupted by SIGINT: stopping what it started',
+    ]);
   });
 });
 
