@@ -1,15 +1,7 @@
 // The REST operations the actions use, by operationId, over the in-memory state.
+import type { CheckAnnotation } from '../github/check-runs.js';
 import type { Renderer } from './render.js';
-import type {
-  Annotation,
-  CheckRun,
-  GitHubState,
-  Identity,
-  Pull,
-  Repo,
-  RepoActions,
-  Review,
-} from './state.js';
+import type { CheckRun, GitHubState, Identity, Pull, Repo, RepoActions, Review } from './state.js';
 import { now } from './state.js';
 
 type Json = Record<string, unknown>;
@@ -149,7 +141,7 @@ function applyCheckRun(ctx: RouteContext, run: CheckRun, body: Json): void {
     run.output.title = (output.title as string) ?? run.output.title;
     run.output.summary = (output.summary as string) ?? run.output.summary;
     run.output.text = (output.text as string) ?? run.output.text;
-    const annotations = (output.annotations as Annotation[] | undefined) ?? [];
+    const annotations = (output.annotations as CheckAnnotation[] | undefined) ?? [];
     for (const a of annotations) {
       if (a.start_line !== a.end_line && (a.start_column !== undefined || a.end_column !== undefined)) {
         ctx.violation(

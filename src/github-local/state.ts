@@ -1,6 +1,7 @@
 // The in-memory state of the local GitHub: users, repositories (with forks), git objects and refs,
 // pull requests, issue comments, reactions, labels, check runs. Seeding helpers for tests live
 // here; the HTTP routes only read and change this state.
+import type { CheckAnnotation } from '../github/check-runs.js';
 import { type FlatEntry, GitStore } from './git.js';
 
 export type Permission = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
@@ -100,18 +101,6 @@ export interface Reaction {
   createdAt: string;
 }
 
-export interface Annotation {
-  path: string;
-  start_line: number;
-  end_line: number;
-  start_column?: number;
-  end_column?: number;
-  annotation_level: 'notice' | 'warning' | 'failure';
-  message: string;
-  title?: string;
-  raw_details?: string;
-}
-
 export interface CheckRun {
   id: number;
   repo: Repo;
@@ -124,7 +113,8 @@ export interface CheckRun {
   detailsUrl: string | null;
   externalId: string | null;
   output: { title: string | null; summary: string | null; text: string | null };
-  annotations: Annotation[];
+  /** As src/github sends them. */
+  annotations: CheckAnnotation[];
   app: User;
 }
 

@@ -16,8 +16,9 @@ const TIERS: readonly (readonly string[])[] = [
   ['monitor', 'usecases', 'commands', 'doctor', 'setup'],
   ['report', 'record', 'autopilot', 'judge'],
   ['analysis', 'suggest', 'campaign', 'chart', 'sim'],
-  ['telemetry', 'slurm', 'github', 'lifecycle'],
-  ['topology', 'catalog', 'types', 'github-local'],
+  // the local GitHub beside the client whose requests it serves (it reads src/github's shapes)
+  ['telemetry', 'slurm', 'github', 'lifecycle', 'github-local'],
+  ['topology', 'catalog', 'types'],
 ];
 const MAX_FUNCTION_LINES = 60;
 
