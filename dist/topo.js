@@ -90405,58 +90405,6 @@ function narrate(prev, next) {
   return out;
 }
 
-// src/demo/cleanup.ts
-var Cleanup = class {
-  steps = [];
-  running = null;
-  /** Registers a step; the returned function removes it (once the thing stopped by itself). */
-  add(label, run3) {
-    const step = { label, run: run3 };
-    this.steps.push(step);
-    return () => {
-      this.steps = this.steps.filter((s) => s !== step);
-    };
-  }
-  /** Labels of the steps still pending, newest first (what would be left running). */
-  pending() {
-    return this.steps.map((s) => s.label).reverse();
-  }
-  /** Runs every step once, newest first; a failing step is reported and the others still run. */
-  runAll(log) {
-    this.running ??= (async () => {
-      while (this.steps.length > 0) {
-        const step = this.steps.pop();
-        log(`cleanup: ${step.label}`);
-        try {
-          await step.run();
-        } catch (error) {
-          log(`cleanup: ${step.label} failed: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }
-    })();
-    return this.running;
-  }
-};
-function signalExitCode(signal) {
-  return signal === "SIGINT" ? 130 : signal === "SIGTERM" ? 143 : 1;
-}
-function onTermination(onSignal, onSecond) {
-  let seen = false;
-  const handler2 = (signal) => {
-    if (seen) onSecond(signal);
-    else {
-      seen = true;
-      onSignal(signal);
-    }
-  };
-  process.on("SIGINT", handler2);
-  process.on("SIGTERM", handler2);
-  return () => {
-    process.off("SIGINT", handler2);
-    process.off("SIGTERM", handler2);
-  };
-}
-
 // node_modules/marked/lib/marked.esm.js
 function L() {
   return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
@@ -91725,6 +91673,60 @@ ${sections}
 // src/demo/run.ts
 var import_yaml6 = __toESM(require_dist(), 1);
 import { setTimeout as sleep3 } from "node:timers/promises";
+
+// src/demo/cleanup.ts
+var Cleanup = class {
+  steps = [];
+  running = null;
+  /** Registers a step; the returned function removes it (once the thing stopped by itself). */
+  add(label, run3) {
+    const step = { label, run: run3 };
+    this.steps.push(step);
+    return () => {
+      this.steps = this.steps.filter((s) => s !== step);
+    };
+  }
+  /** Labels of the steps still pending, newest first (what would be left running). */
+  pending() {
+    return this.steps.map((s) => s.label).reverse();
+  }
+  /** Runs every step once, newest first; a failing step is reported and the others still run. */
+  runAll(log) {
+    this.running ??= (async () => {
+      while (this.steps.length > 0) {
+        const step = this.steps.pop();
+        log(`cleanup: ${step.label}`);
+        try {
+          await step.run();
+        } catch (error) {
+          log(`cleanup: ${step.label} failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    })();
+    return this.running;
+  }
+};
+function signalExitCode(signal) {
+  return signal === "SIGINT" ? 130 : signal === "SIGTERM" ? 143 : 1;
+}
+function onTermination(onSignal, onSecond) {
+  let seen = false;
+  const handler2 = (signal) => {
+    if (seen) onSecond(signal);
+    else {
+      seen = true;
+      onSignal(signal);
+    }
+  };
+  process.on("SIGINT", handler2);
+  process.on("SIGTERM", handler2);
+  return () => {
+    process.off("SIGINT", handler2);
+    process.off("SIGTERM", handler2);
+  };
+}
+
+// src/demo/run.ts
 var INSTALL_COMMAND = "sudo apt-get update && sudo apt-get install -y slurm-wlm munge prometheus openssh-server";
 var DemoAborted = class extends Error {
   constructor(signal) {
@@ -91733,6 +91735,12 @@ var DemoAborted = class extends Error {
   }
   signal;
 };
+function interruptedExit(error, signal, log) {
+  if (!(error instanceof DemoAborted) && !signal.aborted) throw error;
+  const by = error instanceof DemoAborted ? error.signal : signal.reason ?? "SIGINT";
+  log(`demo interrupted by ${by}: stopping what it started`);
+  return signalExitCode(by);
+}
 function judgedValue(observation) {
   const figure = runFigure({
     decision: observation?.decision ?? null,
@@ -92051,12 +92059,7 @@ async function runDemo(options2, deps) {
     writeIndex(output, options2, experimentId, outcomes, parts.recordMarkdown(record), report4, reportFile);
     return result(0);
   } catch (error) {
-    if (error instanceof DemoAborted || signal.aborted) {
-      const by = error instanceof DemoAborted ? error.signal : signal.reason ?? "SIGINT";
-      log(`demo interrupted by ${by}: stopping what it started`);
-      return result(signalExitCode(by));
-    }
-    throw error;
+    return result(interruptedExit(error, signal, log));
   } finally {
     await cleanup.runAll(log);
   }
@@ -92144,12 +92147,7 @@ async function runAutopilotDemo(options2, deps) {
     writeOutput(output, options2, id, parts, versions);
     return result(versions.closed ? 0 : 1);
   } catch (error) {
-    if (error instanceof DemoAborted || signal.aborted) {
-      const by = error instanceof DemoAborted ? error.signal : signal.reason ?? "SIGINT";
-      log(`demo interrupted by ${by}: stopping what it started`);
-      return result(signalExitCode(by));
-    }
-    throw error;
+    return result(interruptedExit(error, signal, log));
   } finally {
     await cleanup.runAll(log);
   }
@@ -93668,14 +93666,16 @@ import { tmpdir as tmpdir2 } from "node:os";
 import { join as join16 } from "node:path";
 import { promisify } from "node:util";
 var execFileAsync = promisify(execFile2);
-var NOT_THERE = /couldn't find remote ref|not our ref|does not appear to be a git repository|Repository not found|not found/i;
+var NOT_THERE = /couldn't find remote ref|not our ref|does not appear to be a git repository|repository '[^']*' not found/;
 function gitFileReader(env) {
   const server = (env.GITHUB_SERVER_URL || "https://github.com").replace(/\/+$/, "");
   const scratch = mkdtempSync2(join16(tmpdir2(), "topo-pins-"));
   const gitEnv = {
     PATH: env.PATH ?? process.env.PATH ?? "",
     HOME: env.HOME ?? process.env.HOME ?? "",
-    GIT_TERMINAL_PROMPT: "0"
+    GIT_TERMINAL_PROMPT: "0",
+    LC_ALL: "C"
+    // NOT_THERE reads git's untranslated messages
   };
   const git = (...args) => execFileAsync("git", args, { cwd: scratch, env: gitEnv, timeout: 6e4, maxBuffer: 16 << 20 });
   const fetched = /* @__PURE__ */ new Map();
@@ -93718,20 +93718,26 @@ function gitFileReader(env) {
   };
 }
 
-// src/setup/pins.ts
+// src/setup/workflow-uses.mjs
 var USES = /^\s*(?:-\s+)?uses:\s*["']?([^\s"'#]+)/;
-var REMOTE = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)(?:\/([^@]+))?@(.+)$/;
-function remoteUses(file, text3) {
+function usesOf(text3) {
   const out = [];
   text3.split("\n").forEach((line, i) => {
     const uses = USES.exec(line)?.[1];
-    if (!uses || uses.startsWith("./") || uses.startsWith("docker://")) return;
-    const m2 = REMOTE.exec(uses);
-    if (m2) out.push({ file, line: i + 1, uses, owner: m2[1], repo: m2[2], path: m2[3] ?? "", ref: m2[4] });
+    if (uses && !uses.startsWith("./") && !uses.startsWith("docker://")) out.push({ line: i + 1, uses });
   });
   return out;
 }
 var isFullSha = (ref) => /^[0-9a-f]{40}$/.test(ref);
+
+// src/setup/pins.ts
+var REMOTE = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)(?:\/([^@]+))?@(.+)$/;
+function remoteUses(file, text3) {
+  return usesOf(text3).flatMap(({ line, uses }) => {
+    const m2 = REMOTE.exec(uses);
+    return m2 ? [{ file, line, uses, owner: m2[1], repo: m2[2], path: m2[3] ?? "", ref: m2[4] }] : [];
+  });
+}
 var isWorkflow = (u) => /^\.github\/workflows\/[^/]+\.ya?ml$/.test(u.path);
 var where = (u) => `${u.file}:${u.line}: ${u.uses}`;
 var REUSABLE = ["validate", "submit", "monitor", "record"];
