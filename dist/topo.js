@@ -65421,6 +65421,27 @@ function decidedBarChart(bars, groups2, references, o) {
   return { chart, legend };
 }
 
+// src/github/user-text.ts
+var ZWSP = "\u200B";
+function inlineText(text3, maxLength = 500) {
+  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
+}
+function safeText(text3, maxLength = 2e3) {
+  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
+}
+function codeBlock(text3, language = "text") {
+  const clean3 = text3.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
+  const longest = Math.max(0, ...[...clean3.matchAll(/`+/g)].map((m2) => m2[0].length));
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return `${fence}${language}
+${clean3}
+${fence}`;
+}
+
 // src/catalog/generated/config-keys.json
 var config_keys_default = {
   source: {
@@ -66778,8 +66799,13 @@ function renderHeadline(v2) {
     ""
   );
   if (v2.referenceJob) out.push(referenceJobText(v2.referenceJob), "");
+  if (v2.accountingUnreachable) out.push(accountingLine(v2.accountingUnreachable), "");
   return out;
 }
+function accountingLine(problem) {
+  return `> \u26A0\uFE0F ${ACCOUNTING_UNREACHABLE} (${inlineText(problem, 200)}): live jobs are read from squeue, so decisions and stops go on; a job that ended and that the controller forgot is unknown until accounting answers again.`;
+}
+var ACCOUNTING_UNREACHABLE = "Slurm accounting is unreachable";
 function monitorCheck(v2) {
   return monitorCheckRun(viewStanding(v2), renderHeadline(v2).join("\n"));
 }
@@ -73934,27 +73960,6 @@ var analyzeCommand = {
 var import_yaml5 = __toESM(require_dist(), 1);
 import { existsSync as existsSync6 } from "node:fs";
 import { join as join7 } from "node:path";
-
-// src/github/user-text.ts
-var ZWSP = "\u200B";
-function inlineText(text3, maxLength = 500) {
-  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
-  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
-  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
-}
-function safeText(text3, maxLength = 2e3) {
-  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
-  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
-  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
-}
-function codeBlock(text3, language = "text") {
-  const clean3 = text3.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
-  const longest = Math.max(0, ...[...clean3.matchAll(/`+/g)].map((m2) => m2[0].length));
-  const fence = "`".repeat(Math.max(3, longest + 1));
-  return `${fence}${language}
-${clean3}
-${fence}`;
-}
 
 // src/campaign/loop.ts
 var MAX_ATTEMPTS = 3;
@@ -83613,13 +83618,15 @@ import { join as join8 } from "node:path";
 
 // src/monitor/adapters.ts
 function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
-  let accountingProblem = null;
+  const problems = /* @__PURE__ */ new Map();
   const conflicts = /* @__PURE__ */ new Map();
   const accounting = /* @__PURE__ */ new Map();
   return {
     async jobs(experimentId, recorded) {
       const listing = await slurm.listing(experimentPrefix(experimentId));
-      accountingProblem = listing.accounting === "unreachable" ? listing.accountingProblem ?? "sacct failed" : null;
+      if (listing.accounting === "unreachable")
+        problems.set(experimentId, listing.accountingProblem ?? "sacct failed");
+      else problems.delete(experimentId);
       accounting.set(experimentId, listing.accounting);
       const named = listing.jobs.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
       const theirs = named.filter((j2) => !isOwnedRun(claimed(j2), experimentId, recorded));
@@ -83640,7 +83647,7 @@ function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
       );
     },
     cancel: (jobId2) => slurm.cancel(jobId2),
-    accountingProblem: () => accountingProblem,
+    accountingProblem: (experimentId) => problems.get(experimentId) ?? null,
     conflicts: (experimentId) => (conflicts.get(experimentId) ?? []).map((j2) => runJob(j2)),
     accounting: (experimentId) => accounting.get(experimentId) ?? null
   };
@@ -83988,7 +83995,8 @@ function slurmPorts(clients, known) {
     jobs: (id, recorded) => of(id).jobs(id, recorded),
     cancel: (jobId2, id) => clients.slurmFor(id).cancel(jobId2),
     conflicts: (id) => of(id).conflicts?.(id) ?? [],
-    accounting: (id) => of(id).accounting?.(id) ?? null
+    accounting: (id) => of(id).accounting?.(id) ?? null,
+    accountingProblem: (id) => of(id).accountingProblem?.(id) ?? null
   };
 }
 function submitPort(octokit, config, experiments, clients) {
@@ -88536,13 +88544,9 @@ async function readJobs(state3, ports) {
     });
     const source = ports.slurm.accounting?.(e.id) ?? null;
     if (source) e.accounting = source;
-    const accounting = ports.slurm.accountingProblem?.() ?? null;
-    if (accounting) {
-      e.accountingUnreachable = accounting;
-      e.errors.push(
-        `${e.id}: Slurm accounting unreachable (${accounting}): ended jobs the controller forgot are unknown this pass`
-      );
-    }
+    const accounting = ports.slurm.accountingProblem?.(e.id) ?? null;
+    if (accounting) e.accountingUnreachable = accounting;
+    else delete e.accountingUnreachable;
     const jobByRun = jobsByRunName(e.jobs);
     const conflicts = ports.slurm.conflicts?.(e.id) ?? [];
     e.candidates = e.exp.candidates.map((c) => {
@@ -88768,7 +88772,8 @@ function viewOf(e, p, j2) {
     finalJobState: ended ? job?.state ?? null : null,
     stoppedBy: j2.stoppedBy,
     commentIntervalMinutes: s.commentIntervalMinutes,
-    recordChartUrl: exp.recordChartUrl ?? null
+    recordChartUrl: exp.recordChartUrl ?? null,
+    ...e.accountingUnreachable ? { accountingUnreachable: e.accountingUnreachable } : {}
   };
 }
 function notesOf(errors, conflicts = []) {
@@ -89464,8 +89469,8 @@ function planComment(view, x2) {
   const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
   const interval4 = view.commentIntervalMinutes ?? EXPERIMENT_DEFAULTS.commentIntervalMinutes;
   const previous = parseCommentStamp(current);
-  const due = !isFinal2 && (wasUnavailable || conflictsOf(body) !== conflictsOf(current) || x2.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval4));
-  const checkDue = due && (wasUnavailable || x2.refresh || shouldWriteCheck(previous, stamp));
+  const due = !isFinal2 && (wasUnavailable || alertsOf(body) !== alertsOf(current) || x2.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval4));
+  const checkDue = due && (wasUnavailable || x2.refresh || alertsOf(body) !== alertsOf(current) || shouldWriteCheck(previous, stamp));
   const text3 = due ? `${body}
 <!-- ${HASH_MARK}${hash}${finalMark} -->
 ${renderCommentStamp(stamp)}` : void 0;
@@ -89478,8 +89483,9 @@ function heldComment(view, x2, reason2, what = "Metrics unavailable") {
   const text3 = noted !== void 0 && noted !== x2.current ? noted : void 0;
   return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text3 ? { text: text3 } : {} };
 }
-function conflictsOf(text3) {
-  return [...(text3 ?? "").matchAll(/Conflict: Slurm job (\S+) /g)].map((m2) => m2[1]).join(" ");
+function alertsOf(text3) {
+  const conflicts = [...(text3 ?? "").matchAll(/Conflict: Slurm job (\S+) /g)].map((m2) => m2[1]);
+  return [...conflicts, text3?.includes(ACCOUNTING_UNREACHABLE) ? "accounting" : ""].join(" ");
 }
 function contentHash(body) {
   return createHash3("sha256").update(body).digest("hex").slice(0, 16);
@@ -89655,7 +89661,12 @@ function passReport(state3) {
   }
   return {
     candidates: [...byPull.values()].flat(),
-    errors: [...state3.experiments.flatMap((e) => e.errors), ...state3.pullErrors]
+    errors: [...state3.experiments.flatMap((e) => e.errors), ...state3.pullErrors],
+    warnings: state3.experiments.flatMap(
+      (e) => e.accountingUnreachable ? [
+        `${e.id}: Slurm accounting unreachable (${e.accountingUnreachable}): live jobs read from squeue; ended jobs the controller forgot are unknown this pass`
+      ] : []
+    )
   };
 }
 
@@ -97433,7 +97444,7 @@ async function watchLoop2(io, s) {
       const source = referenceSourceOf(recordOf(io, s.id) ?? { runs: [] });
       if (source) await s.renderSource(source.path);
       const report4 = await monitorPass(s.ports, passOptions(s.t));
-      for (const e of report4.errors) io.stderr(`topo watch: ${e}
+      for (const e of [...report4.errors, ...report4.warnings]) io.stderr(`topo watch: ${e}
 `);
       const events = [...eventsOf(s, report4), ...recordEnded(io, s, report4)];
       for (const e of events) io.stdout(s.json ? `${JSON.stringify(e)}

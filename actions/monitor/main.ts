@@ -69,6 +69,7 @@ async function main(): Promise<void> {
     core.info(
       `${report.candidates.length} candidate(s), ${changed} pull request(s) updated; GitHub API: ${api.reads} read(s), ${api.writes} write(s)`,
     );
+    for (const warning of report.warnings) core.warning(warning);
     if (report.errors.length) core.setFailed(report.errors.join('\n'));
   } finally {
     await ports.close();

@@ -429,6 +429,7 @@ function slurmPorts(clients: ClusterClients, known: readonly string[]): MonitorP
     cancel: (jobId, id) => clients.slurmFor(id).cancel(jobId),
     conflicts: (id) => of(id).conflicts?.(id) ?? [],
     accounting: (id) => of(id).accounting?.(id) ?? null,
+    accountingProblem: (id) => of(id).accountingProblem?.(id) ?? null,
   };
 }
 

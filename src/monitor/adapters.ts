@@ -28,14 +28,15 @@ export function slurmMonitorPort(
   knownExperimentIds: readonly string[] = [],
   effects?: SlurmPortEffects,
 ): MonitorPorts['slurm'] {
-  let accountingProblem: string | null = null;
+  const problems = new Map<string, string>();
   const conflicts = new Map<string, SlurmJob[]>();
   const accounting = new Map<string, JobListing['accounting']>();
   return {
     async jobs(experimentId, recorded) {
       const listing = await slurm.listing(experimentPrefix(experimentId));
-      accountingProblem =
-        listing.accounting === 'unreachable' ? (listing.accountingProblem ?? 'sacct failed') : null;
+      if (listing.accounting === 'unreachable')
+        problems.set(experimentId, listing.accountingProblem ?? 'sacct failed');
+      else problems.delete(experimentId);
       accounting.set(experimentId, listing.accounting);
       const named = listing.jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
       const theirs = named.filter((j) => !isOwnedRun(claimed(j), experimentId, recorded));
@@ -56,7 +57,7 @@ export function slurmMonitorPort(
       );
     },
     cancel: (jobId) => slurm.cancel(jobId),
-    accountingProblem: () => accountingProblem,
+    accountingProblem: (experimentId) => problems.get(experimentId) ?? null,
     conflicts: (experimentId) => (conflicts.get(experimentId) ?? []).map((j) => runJob(j)),
     accounting: (experimentId) => accounting.get(experimentId) ?? null,
   };

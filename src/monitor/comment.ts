@@ -11,7 +11,12 @@ import {
   shouldWriteCheck,
   shouldWriteComment,
 } from '../report/comment-throttle.js';
-import { type CandidateView, renderMonitorComment, viewStanding } from '../report/pr-comment.js';
+import {
+  ACCOUNTING_UNREACHABLE,
+  type CandidateView,
+  renderMonitorComment,
+  viewStanding,
+} from '../report/pr-comment.js';
 import { EXPERIMENT_DEFAULTS } from '../topology/settings.js';
 import { iso } from './judge.js';
 import type { MonitorJob } from './ports.js';
@@ -70,11 +75,16 @@ export function planComment(view: CandidateView, x: CommentContext): CommentPlan
   const due =
     !isFinal &&
     (wasUnavailable ||
-      conflictsOf(body) !== conflictsOf(current) ||
+      alertsOf(body) !== alertsOf(current) ||
       (x.refresh && previous?.hash !== hash) ||
       shouldWriteComment(previous, stamp, evalTs * 1000, interval));
   // moving numbers go to the comment; the check is rewritten when what it says changes
-  const checkDue = due && (wasUnavailable || x.refresh || shouldWriteCheck(previous, stamp));
+  const checkDue =
+    due &&
+    (wasUnavailable ||
+      x.refresh ||
+      alertsOf(body) !== alertsOf(current) ||
+      shouldWriteCheck(previous, stamp));
   const text = due
     ? `${body}\n<!-- ${HASH_MARK}${hash}${finalMark} -->\n${renderCommentStamp(stamp)}`
     : undefined;
@@ -95,9 +105,13 @@ function heldComment(
   return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...(text ? { text } : {}) };
 }
 
-/** The jobs a comment names as conflicts (judge.ts conflictNote): a new one is shown at once. */
-function conflictsOf(text: string | undefined): string {
-  return [...(text ?? '').matchAll(/Conflict: Slurm job (\S+) /g)].map((m) => m[1]).join(' ');
+/**
+ * What a comment warns of that is shown at once, comment and check alike: the jobs it names as
+ * conflicts (judge.ts conflictNote) and whether it says Slurm accounting is unreachable.
+ */
+function alertsOf(text: string | undefined): string {
+  const conflicts = [...(text ?? '').matchAll(/Conflict: Slurm job (\S+) /g)].map((m) => m[1]);
+  return [...conflicts, text?.includes(ACCOUNTING_UNREACHABLE) ? 'accounting' : ''].join(' ');
 }
 
 function contentHash(body: string): string {

@@ -108,6 +108,7 @@ export function viewOf(e: ExperimentPass, p: CandidatePass, j: Judgement): Candi
     stoppedBy: j.stoppedBy,
     commentIntervalMinutes: s.commentIntervalMinutes,
     recordChartUrl: exp.recordChartUrl ?? null,
+    ...(e.accountingUnreachable ? { accountingUnreachable: e.accountingUnreachable } : {}),
   };
 }
 

@@ -101,10 +101,11 @@ export interface MonitorPorts {
     accounting?(experimentId: string): 'on' | 'off' | 'unreachable' | null;
     cancel(jobId: string, experimentId: string): Promise<void>;
     /**
-     * What sacct said when the last `jobs` listing found accounting unreachable (slurmdbd down: live
-     * jobs came from the controller alone); null when it answered or the cluster has none.
+     * What sacct said when the experiment's last `jobs` listing found accounting unreachable
+     * (slurmdbd down: live jobs came from the controller alone); null when it answered or the
+     * cluster has none.
      */
-    accountingProblem?(): string | null;
+    accountingProblem?(experimentId: string): string | null;
   };
   /**
    * Submits a queued candidate (idempotent by job name: the Slurm engineer's queue function).

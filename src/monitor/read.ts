@@ -36,13 +36,10 @@ export async function readJobs(state: PassState, ports: MonitorPorts): Promise<v
     });
     const source = ports.slurm.accounting?.(e.id) ?? null;
     if (source) e.accounting = source;
-    const accounting = ports.slurm.accountingProblem?.() ?? null;
-    if (accounting) {
-      e.accountingUnreachable = accounting;
-      e.errors.push(
-        `${e.id}: Slurm accounting unreachable (${accounting}): ended jobs the controller forgot are unknown this pass`,
-      );
-    }
+    // a warning, not an error: the pass goes on from the controller's listing (passReport's warnings)
+    const accounting = ports.slurm.accountingProblem?.(e.id) ?? null;
+    if (accounting) e.accountingUnreachable = accounting;
+    else delete e.accountingUnreachable;
     const jobByRun = jobsByRunName(e.jobs);
     const conflicts = ports.slurm.conflicts?.(e.id) ?? [];
     e.candidates = e.exp.candidates.map((c) => {

@@ -24,6 +24,8 @@ export interface CandidateReport {
 export interface PassReport {
   candidates: CandidateReport[];
   errors: string[];
+  /** What the pass went on without (Slurm accounting unreachable): said, never a failure of the pass. */
+  warnings: string[];
 }
 
 export function passReport(state: PassState): PassReport {
@@ -50,5 +52,12 @@ export function passReport(state: PassState): PassReport {
   return {
     candidates: [...byPull.values()].flat(),
     errors: [...state.experiments.flatMap((e) => e.errors), ...state.pullErrors],
+    warnings: state.experiments.flatMap((e) =>
+      e.accountingUnreachable
+        ? [
+            `${e.id}: Slurm accounting unreachable (${e.accountingUnreachable}): live jobs read from squeue; ended jobs the controller forgot are unknown this pass`,
+          ]
+        : [],
+    ),
   };
 }

@@ -1,6 +1,6 @@
 // The monitor's job summary (core.summary) for one pass: per experiment its Slurm slots, the
 // queue, and each candidate's state and decision, with a link to its pull request. Pure.
-import { type CandidateView, jobLine, nextStep, viewStanding } from './pr-comment.js';
+import { accountingLine, type CandidateView, jobLine, nextStep, viewStanding } from './pr-comment.js';
 import { code, OUTCOME_ICON } from './standing.js';
 
 export interface SummaryExperiment {
@@ -35,6 +35,9 @@ function experimentSection(e: SummaryExperiment, repo: string | undefined): stri
     `Slots: **${running.length} of ${e.maxParallel}** in use · queue: ${queue.length ? queue.map((c) => `${code(c.view.candidate)} (#${c.pr})`).join(', ') : 'empty'}`,
     '',
   ];
+  // the candidates' headline notice, as their comments and checks say it (one truth)
+  const accounting = e.candidates.find((c) => c.view.accountingUnreachable)?.view.accountingUnreachable;
+  if (accounting) out.push(accountingLine(accounting), '');
   if (!e.candidates.length) return [...out, 'No live candidates.', ''];
   out.push('| Candidate | PR | State | Decision | Slurm | Next step |', '|---|---|---|---|---|---|');
   for (const { pr, view } of e.candidates) {

@@ -8,6 +8,7 @@ import { decisionReference } from '../analysis/reference.js';
 import type { Sample } from '../analysis/series.js';
 import { round } from '../analysis/series.js';
 import { chartLegend, lineChart } from '../chart/mermaid.js';
+import { inlineText } from '../github/user-text.js';
 import { isLive as isLiveStatus, statusOf, statusWord } from '../slurm/types.js';
 import { grafanaDashboardUrl } from '../telemetry/grafana.js';
 import type { CandidateObservation, Interval } from '../types/generated/metrics.js';
@@ -77,6 +78,11 @@ export interface CandidateView {
   recordChartUrl?: string | null;
   /** The round's reference as this candidate is decided against it (issue 38): its job beside it, or the recorded run. */
   referenceJob?: ReferenceJobLine | null;
+  /**
+   * What sacct said when the cluster's accounting did not answer this pass (slurmdbd down): the
+   * headline, so the comment and the check run, says the pass read live jobs from squeue alone.
+   */
+  accountingUnreachable?: string | null;
 }
 
 /** The reference a candidate is decided against, as its comment shows it. */
@@ -330,8 +336,17 @@ export function renderHeadline(v: CandidateView): string[] {
     '',
   );
   if (v.referenceJob) out.push(referenceJobText(v.referenceJob), '');
+  if (v.accountingUnreachable) out.push(accountingLine(v.accountingUnreachable), '');
   return out;
 }
+
+/** The headline's notice while slurmdbd is down (issue 40): what still works and what waits. */
+export function accountingLine(problem: string): string {
+  return `> ⚠️ ${ACCOUNTING_UNREACHABLE} (${inlineText(problem, 200)}): live jobs are read from squeue, so decisions and stops go on; a job that ended and that the controller forgot is unknown until accounting answers again.`;
+}
+
+/** The words that open the notice (src/monitor/comment.ts notices a change of it). */
+export const ACCOUNTING_UNREACHABLE = 'Slurm accounting is unreachable';
 
 /**
  * The monitor's check run for a candidate: the decision as its conclusion (see check-conclusion.ts)

@@ -30509,12 +30509,12 @@ var require_log = __commonJS({
       if (logLevel === "debug")
         console.log(...messages);
     }
-    function warn(logLevel, warning) {
+    function warn(logLevel, warning2) {
       if (logLevel === "debug" || logLevel === "warn") {
         if (typeof node_process.emitWarning === "function")
-          node_process.emitWarning(warning);
+          node_process.emitWarning(warning2);
         else
-          console.warn(warning);
+          console.warn(warning2);
       }
     }
     exports.debug = debug2;
@@ -33984,9 +33984,9 @@ var require_composer = __commonJS({
         this.prelude = [];
         this.errors = [];
         this.warnings = [];
-        this.onError = (source, code2, message2, warning) => {
+        this.onError = (source, code2, message2, warning2) => {
           const pos = getErrorPos(source);
-          if (warning)
+          if (warning2)
             this.warnings.push(new errors.YAMLWarning(pos, code2, message2));
           else
             this.errors.push(new errors.YAMLParseError(pos, code2, message2));
@@ -34059,10 +34059,10 @@ ${cb}` : comment;
           console.dir(token, { depth: null });
         switch (token.type) {
           case "directive":
-            this.directives.add(token.source, (offset, message2, warning) => {
+            this.directives.add(token.source, (offset, message2, warning2) => {
               const pos = getErrorPos(token);
               pos[0] += offset;
-              this.onError(pos, "BAD_DIRECTIVE", message2, warning);
+              this.onError(pos, "BAD_DIRECTIVE", message2, warning2);
             });
             this.prelude.push(token.source);
             this.atDirectives = true;
@@ -36104,7 +36104,7 @@ var require_public_api = __commonJS({
       const doc = parseDocument2(src, options);
       if (!doc)
         return null;
-      doc.warnings.forEach((warning) => log.warn(doc.options.logLevel, warning));
+      doc.warnings.forEach((warning2) => log.warn(doc.options.logLevel, warning2));
       if (doc.errors.length > 0) {
         if (doc.options.logLevel !== "silent")
           throw doc.errors[0];
@@ -58298,6 +58298,9 @@ function setFailed(message2) {
 function error(message2, properties = {}) {
   issueCommand("error", toCommandProperties(properties), message2 instanceof Error ? message2.toString() : message2);
 }
+function warning(message2, properties = {}) {
+  issueCommand("warning", toCommandProperties(properties), message2 instanceof Error ? message2.toString() : message2);
+}
 function info(message2) {
   process.stdout.write(message2 + os4.EOL);
 }
@@ -77158,8 +77161,13 @@ function renderHeadline(v) {
     ""
   );
   if (v.referenceJob) out.push(referenceJobText(v.referenceJob), "");
+  if (v.accountingUnreachable) out.push(accountingLine(v.accountingUnreachable), "");
   return out;
 }
+function accountingLine(problem) {
+  return `> \u26A0\uFE0F ${ACCOUNTING_UNREACHABLE} (${inlineText(problem, 200)}): live jobs are read from squeue, so decisions and stops go on; a job that ended and that the controller forgot is unknown until accounting answers again.`;
+}
+var ACCOUNTING_UNREACHABLE = "Slurm accounting is unreachable";
 function monitorCheck(v) {
   return monitorCheckRun(viewStanding(v), renderHeadline(v).join("\n"));
 }
@@ -77506,13 +77514,9 @@ async function readJobs(state3, ports) {
     });
     const source = ports.slurm.accounting?.(e.id) ?? null;
     if (source) e.accounting = source;
-    const accounting = ports.slurm.accountingProblem?.() ?? null;
-    if (accounting) {
-      e.accountingUnreachable = accounting;
-      e.errors.push(
-        `${e.id}: Slurm accounting unreachable (${accounting}): ended jobs the controller forgot are unknown this pass`
-      );
-    }
+    const accounting = ports.slurm.accountingProblem?.(e.id) ?? null;
+    if (accounting) e.accountingUnreachable = accounting;
+    else delete e.accountingUnreachable;
     const jobByRun = jobsByRunName(e.jobs);
     const conflicts = ports.slurm.conflicts?.(e.id) ?? [];
     e.candidates = e.exp.candidates.map((c) => {
@@ -77738,7 +77742,8 @@ function viewOf(e, p, j) {
     finalJobState: ended ? job?.state ?? null : null,
     stoppedBy: j.stoppedBy,
     commentIntervalMinutes: s.commentIntervalMinutes,
-    recordChartUrl: exp.recordChartUrl ?? null
+    recordChartUrl: exp.recordChartUrl ?? null,
+    ...e.accountingUnreachable ? { accountingUnreachable: e.accountingUnreachable } : {}
   };
 }
 function notesOf(errors, conflicts = []) {
@@ -78426,8 +78431,8 @@ function planComment(view, x) {
   const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
   const interval4 = view.commentIntervalMinutes ?? EXPERIMENT_DEFAULTS.commentIntervalMinutes;
   const previous = parseCommentStamp(current);
-  const due = !isFinal2 && (wasUnavailable || conflictsOf(body) !== conflictsOf(current) || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval4));
-  const checkDue = due && (wasUnavailable || x.refresh || shouldWriteCheck(previous, stamp));
+  const due = !isFinal2 && (wasUnavailable || alertsOf(body) !== alertsOf(current) || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval4));
+  const checkDue = due && (wasUnavailable || x.refresh || alertsOf(body) !== alertsOf(current) || shouldWriteCheck(previous, stamp));
   const text3 = due ? `${body}
 <!-- ${HASH_MARK}${hash}${finalMark} -->
 ${renderCommentStamp(stamp)}` : void 0;
@@ -78440,8 +78445,9 @@ function heldComment(view, x, reason2, what = "Metrics unavailable") {
   const text3 = noted !== void 0 && noted !== x.current ? noted : void 0;
   return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text3 ? { text: text3 } : {} };
 }
-function conflictsOf(text3) {
-  return [...(text3 ?? "").matchAll(/Conflict: Slurm job (\S+) /g)].map((m) => m[1]).join(" ");
+function alertsOf(text3) {
+  const conflicts = [...(text3 ?? "").matchAll(/Conflict: Slurm job (\S+) /g)].map((m) => m[1]);
+  return [...conflicts, text3?.includes(ACCOUNTING_UNREACHABLE) ? "accounting" : ""].join(" ");
 }
 function contentHash(body) {
   return createHash2("sha256").update(body).digest("hex").slice(0, 16);
@@ -78617,7 +78623,12 @@ function passReport(state3) {
   }
   return {
     candidates: [...byPull.values()].flat(),
-    errors: [...state3.experiments.flatMap((e) => e.errors), ...state3.pullErrors]
+    errors: [...state3.experiments.flatMap((e) => e.errors), ...state3.pullErrors],
+    warnings: state3.experiments.flatMap(
+      (e) => e.accountingUnreachable ? [
+        `${e.id}: Slurm accounting unreachable (${e.accountingUnreachable}): live jobs read from squeue; ended jobs the controller forgot are unknown this pass`
+      ] : []
+    )
   };
 }
 
@@ -78777,6 +78788,8 @@ function experimentSection(e, repo) {
     `Slots: **${running.length} of ${e.maxParallel}** in use \xB7 queue: ${queue.length ? queue.map((c) => `${code(c.view.candidate)} (#${c.pr})`).join(", ") : "empty"}`,
     ""
   ];
+  const accounting = e.candidates.find((c) => c.view.accountingUnreachable)?.view.accountingUnreachable;
+  if (accounting) out.push(accountingLine(accounting), "");
   if (!e.candidates.length) return [...out, "No live candidates.", ""];
   out.push("| Candidate | PR | State | Decision | Slurm | Next step |", "|---|---|---|---|---|---|");
   for (const { pr, view } of e.candidates) {
@@ -78891,13 +78904,15 @@ async function upsertCheckRun(octokit, input, known) {
 
 // src/monitor/adapters.ts
 function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
-  let accountingProblem = null;
+  const problems = /* @__PURE__ */ new Map();
   const conflicts = /* @__PURE__ */ new Map();
   const accounting = /* @__PURE__ */ new Map();
   return {
     async jobs(experimentId, recorded) {
       const listing = await slurm.listing(experimentPrefix(experimentId));
-      accountingProblem = listing.accounting === "unreachable" ? listing.accountingProblem ?? "sacct failed" : null;
+      if (listing.accounting === "unreachable")
+        problems.set(experimentId, listing.accountingProblem ?? "sacct failed");
+      else problems.delete(experimentId);
       accounting.set(experimentId, listing.accounting);
       const named = listing.jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
       const theirs = named.filter((j) => !isOwnedRun(claimed(j), experimentId, recorded));
@@ -78918,7 +78933,7 @@ function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
       );
     },
     cancel: (jobId2) => slurm.cancel(jobId2),
-    accountingProblem: () => accountingProblem,
+    accountingProblem: (experimentId) => problems.get(experimentId) ?? null,
     conflicts: (experimentId) => (conflicts.get(experimentId) ?? []).map((j) => runJob(j)),
     accounting: (experimentId) => accounting.get(experimentId) ?? null
   };
@@ -83955,7 +83970,8 @@ function slurmPorts(clients, known) {
     jobs: (id, recorded) => of(id).jobs(id, recorded),
     cancel: (jobId2, id) => clients.slurmFor(id).cancel(jobId2),
     conflicts: (id) => of(id).conflicts?.(id) ?? [],
-    accounting: (id) => of(id).accounting?.(id) ?? null
+    accounting: (id) => of(id).accounting?.(id) ?? null,
+    accountingProblem: (id) => of(id).accountingProblem?.(id) ?? null
   };
 }
 function submitPort(octokit, config, experiments, clients) {
@@ -84174,6 +84190,7 @@ async function main() {
     info(
       `${report3.candidates.length} candidate(s), ${changed} pull request(s) updated; GitHub API: ${api.reads} read(s), ${api.writes} write(s)`
     );
+    for (const warning2 of report3.warnings) warning(warning2);
     if (report3.errors.length) setFailed(report3.errors.join("\n"));
   } finally {
     await ports.close();

@@ -76699,8 +76699,13 @@ function renderHeadline(v) {
     ""
   );
   if (v.referenceJob) out.push(referenceJobText(v.referenceJob), "");
+  if (v.accountingUnreachable) out.push(accountingLine(v.accountingUnreachable), "");
   return out;
 }
+function accountingLine(problem) {
+  return `> \u26A0\uFE0F ${ACCOUNTING_UNREACHABLE} (${inlineText(problem, 200)}): live jobs are read from squeue, so decisions and stops go on; a job that ended and that the controller forgot is unknown until accounting answers again.`;
+}
+var ACCOUNTING_UNREACHABLE = "Slurm accounting is unreachable";
 function monitorCheck(v) {
   return monitorCheckRun(viewStanding(v), renderHeadline(v).join("\n"));
 }
@@ -76917,13 +76922,9 @@ async function readJobs(state3, ports) {
     });
     const source = ports.slurm.accounting?.(e.id) ?? null;
     if (source) e.accounting = source;
-    const accounting = ports.slurm.accountingProblem?.() ?? null;
-    if (accounting) {
-      e.accountingUnreachable = accounting;
-      e.errors.push(
-        `${e.id}: Slurm accounting unreachable (${accounting}): ended jobs the controller forgot are unknown this pass`
-      );
-    }
+    const accounting = ports.slurm.accountingProblem?.(e.id) ?? null;
+    if (accounting) e.accountingUnreachable = accounting;
+    else delete e.accountingUnreachable;
     const jobByRun = jobsByRunName(e.jobs);
     const conflicts = ports.slurm.conflicts?.(e.id) ?? [];
     e.candidates = e.exp.candidates.map((c) => {
@@ -77149,7 +77150,8 @@ function viewOf(e, p, j) {
     finalJobState: ended ? job?.state ?? null : null,
     stoppedBy: j.stoppedBy,
     commentIntervalMinutes: s.commentIntervalMinutes,
-    recordChartUrl: exp.recordChartUrl ?? null
+    recordChartUrl: exp.recordChartUrl ?? null,
+    ...e.accountingUnreachable ? { accountingUnreachable: e.accountingUnreachable } : {}
   };
 }
 function notesOf(errors, conflicts = []) {
@@ -77458,8 +77460,8 @@ function planComment(view, x) {
   const wasUnavailable = !!current?.includes(UNAVAILABLE_MARK);
   const interval4 = view.commentIntervalMinutes ?? EXPERIMENT_DEFAULTS.commentIntervalMinutes;
   const previous = parseCommentStamp(current);
-  const due = !isFinal2 && (wasUnavailable || conflictsOf(body) !== conflictsOf(current) || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval4));
-  const checkDue = due && (wasUnavailable || x.refresh || shouldWriteCheck(previous, stamp));
+  const due = !isFinal2 && (wasUnavailable || alertsOf(body) !== alertsOf(current) || x.refresh && previous?.hash !== hash || shouldWriteComment(previous, stamp, evalTs * 1e3, interval4));
+  const checkDue = due && (wasUnavailable || x.refresh || alertsOf(body) !== alertsOf(current) || shouldWriteCheck(previous, stamp));
   const text3 = due ? `${body}
 <!-- ${HASH_MARK}${hash}${finalMark} -->
 ${renderCommentStamp(stamp)}` : void 0;
@@ -77472,8 +77474,9 @@ function heldComment(view, x, reason2, what = "Metrics unavailable") {
   const text3 = noted !== void 0 && noted !== x.current ? noted : void 0;
   return { view: { ...view, notes }, held: true, final: false, checkDue: false, ...text3 ? { text: text3 } : {} };
 }
-function conflictsOf(text3) {
-  return [...(text3 ?? "").matchAll(/Conflict: Slurm job (\S+) /g)].map((m) => m[1]).join(" ");
+function alertsOf(text3) {
+  const conflicts = [...(text3 ?? "").matchAll(/Conflict: Slurm job (\S+) /g)].map((m) => m[1]);
+  return [...conflicts, text3?.includes(ACCOUNTING_UNREACHABLE) ? "accounting" : ""].join(" ");
 }
 function contentHash(body) {
   return createHash2("sha256").update(body).digest("hex").slice(0, 16);
@@ -77649,7 +77652,12 @@ function passReport(state3) {
   }
   return {
     candidates: [...byPull.values()].flat(),
-    errors: [...state3.experiments.flatMap((e) => e.errors), ...state3.pullErrors]
+    errors: [...state3.experiments.flatMap((e) => e.errors), ...state3.pullErrors],
+    warnings: state3.experiments.flatMap(
+      (e) => e.accountingUnreachable ? [
+        `${e.id}: Slurm accounting unreachable (${e.accountingUnreachable}): live jobs read from squeue; ended jobs the controller forgot are unknown this pass`
+      ] : []
+    )
   };
 }
 
@@ -79229,13 +79237,15 @@ async function upsertCheckRun(octokit, input, known) {
 
 // src/monitor/adapters.ts
 function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
-  let accountingProblem = null;
+  const problems = /* @__PURE__ */ new Map();
   const conflicts = /* @__PURE__ */ new Map();
   const accounting = /* @__PURE__ */ new Map();
   return {
     async jobs(experimentId, recorded) {
       const listing = await slurm.listing(experimentPrefix(experimentId));
-      accountingProblem = listing.accounting === "unreachable" ? listing.accountingProblem ?? "sacct failed" : null;
+      if (listing.accounting === "unreachable")
+        problems.set(experimentId, listing.accountingProblem ?? "sacct failed");
+      else problems.delete(experimentId);
       accounting.set(experimentId, listing.accounting);
       const named = listing.jobs.filter((j) => isRunOf(j.name, experimentId, knownExperimentIds));
       const theirs = named.filter((j) => !isOwnedRun(claimed(j), experimentId, recorded));
@@ -79256,7 +79266,7 @@ function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
       );
     },
     cancel: (jobId2) => slurm.cancel(jobId2),
-    accountingProblem: () => accountingProblem,
+    accountingProblem: (experimentId) => problems.get(experimentId) ?? null,
     conflicts: (experimentId) => (conflicts.get(experimentId) ?? []).map((j) => runJob(j)),
     accounting: (experimentId) => accounting.get(experimentId) ?? null
   };
@@ -82970,7 +82980,8 @@ function slurmPorts(clients, known) {
     jobs: (id, recorded) => of(id).jobs(id, recorded),
     cancel: (jobId2, id) => clients.slurmFor(id).cancel(jobId2),
     conflicts: (id) => of(id).conflicts?.(id) ?? [],
-    accounting: (id) => of(id).accounting?.(id) ?? null
+    accounting: (id) => of(id).accounting?.(id) ?? null,
+    accountingProblem: (id) => of(id).accountingProblem?.(id) ?? null
   };
 }
 function submitPort(octokit, config, experiments, clients) {

@@ -337,7 +337,7 @@ async function watchLoop(io: CliIO, s: Session): Promise<number> {
       const source = referenceSourceOf(recordOf(io, s.id) ?? ({ runs: [] } as unknown as ExperimentRecord));
       if (source) await s.renderSource(source.path);
       const report = await monitorPass(s.ports, passOptions(s.t));
-      for (const e of report.errors) io.stderr(`topo watch: ${e}\n`);
+      for (const e of [...report.errors, ...report.warnings]) io.stderr(`topo watch: ${e}\n`);
       const events = [...eventsOf(s, report), ...recordEnded(io, s, report)];
       for (const e of events) io.stdout(s.json ? `${JSON.stringify(e)}\n` : `${e.text}\n`);
       if (allDone(s, report)) {

@@ -93,7 +93,9 @@ describe('the monitor pass under the lifecycle', () => {
     const report = await monitorPass(w.ports, opts);
     expect(outcomes.size).toBe(0);
     expect(w.counters.submits).toBe(0);
-    expect(report.errors.join('\n')).toContain('Slurm accounting unreachable');
+    // a warning, never an error: the monitor action exits 0 on it
+    expect(report.errors).toEqual([]);
+    expect(report.warnings.join('\n')).toContain('Slurm accounting unreachable');
     const noted = await w.ports.github.readComment(1, 'a');
     expect(noted).toMatch(/^> ⚠️ Accounting unreachable since .*Problem talking to the database/);
     expect(noted).toContain('the last comment');
@@ -101,6 +103,29 @@ describe('the monitor pass under the lifecycle', () => {
     w.ports.slurm.accountingProblem = () => null;
     await monitorPass(w.ports, opts);
     expect(outcomes.get('00000001')).toMatchObject({ kind: 'lost', jobId: '11' });
+  });
+
+  it("slurmdbd down: a running candidate's comment and check say accounting is unreachable, at once, and stop saying it once it answers (issue 40)", async () => {
+    const a = candidate('a', 1, { run: { jobId: '11', submittedAt: 'x' } });
+    const { w, exp, outcomes } = world([a]);
+    job(w, a, '11');
+    await monitorPass(w.ports, opts); // a healthy pass writes the comment and the check
+    expect(await w.ports.github.readComment(1, 'a')).not.toContain('Slurm accounting is unreachable');
+    w.ports.slurm.accountingProblem = (id) =>
+      id === exp.experiment.experiment_id ? 'Connection refused' : null;
+    const down = await monitorPass(w.ports, opts);
+    expect(down.errors).toEqual([]);
+    expect(down.candidates[0]?.state).not.toBe('failed');
+    const comment = await w.ports.github.readComment(1, 'a');
+    expect(comment).toMatch(
+      /> ⚠️ Slurm accounting is unreachable \(Connection refused\): live jobs are read from squeue/,
+    );
+    expect(w.checks.get(1)?.summary).toContain('Slurm accounting is unreachable (Connection refused)');
+    expect(outcomes.size).toBe(0);
+    w.ports.slurm.accountingProblem = () => null;
+    await monitorPass(w.ports, opts);
+    expect(await w.ports.github.readComment(1, 'a')).not.toContain('Slurm accounting is unreachable');
+    expect(w.checks.get(1)?.summary).not.toContain('Slurm accounting is unreachable');
   });
 
   it('a consumed Request never runs again, whatever Slurm remembers', async () => {

@@ -81,7 +81,11 @@ describe('monitorSummaryInput', () => {
       },
       { experiment: experiment('exp-b'), timeScale: 1, candidates: [] },
     ];
-    const input = monitorSummaryInput(experiments, { candidates: [a, b, c], errors: ['exp-c: Slurm: down'] });
+    const input = monitorSummaryInput(experiments, {
+      candidates: [a, b, c],
+      errors: ['exp-c: Slurm: down'],
+      warnings: [],
+    });
     expect(input.experiments.map((e) => [e.id, e.maxParallel, e.candidates.map((x) => x.pr)])).toEqual([
       ['exp-a', 2, [5, 9, 3]],
       ['exp-b', 3, []],
