@@ -36,6 +36,17 @@ export interface Shape {
    * every run), taken in order (about one slot's rollout after another), so neighbours in time share them.
    */
   scenes?: { count: number; sd: number };
+  /**
+   * A slowdown of the cluster's wall clock, not of the run: its phase is where the run started on the
+   * wall clock (RunSpec.phaseMinutes), so runs started together share it and a run recorded at another
+   * time does not.
+   */
+  wallClock?: { periodMinutes: number; amplitude: number };
+  /**
+   * The suite's rollouts in all: the run drains once the last one started (slots go idle one by one;
+   * the last rollouts run 30% faster over their part after it, on a lighter load).
+   */
+  suite?: number;
 }
 
 export const SHAPES: Shape[] = [
@@ -138,6 +149,8 @@ export interface RunSpec {
   runName: string;
   endMinutes: number;
   scrapeSeconds: number;
+  /** Where the run started on the wall clock (a wall-clock slowdown's phase), run-minutes. */
+  phaseMinutes?: number;
 }
 
 export interface GeneratedRun {
@@ -186,14 +199,35 @@ export function completions(spec: RunSpec): Completion[] {
       const cong = s.congestion * Math.max(0, 1 - t / s.congestionMinutes);
       const cyc = s.cycle ? 1 + s.cycle.amplitude * Math.sin((2 * Math.PI * t) / s.cycle.periodMinutes) : 1;
       const drift = 1 + (driftPerHour * t) / 60;
+      const wall = s.wallClock
+        ? 1 +
+          s.wallClock.amplitude *
+            Math.sin((2 * Math.PI * (t + (spec.phaseMinutes ?? 0))) / s.wallClock.periodMinutes)
+        : 1;
       const noise = Math.exp((noisy ? 3 : 1) * s.jitter * gauss()) * (noisy ? 1.3 : 1);
       const scene = sceneOf(Math.floor(t / base) * s.inFlight + slot);
-      const d = base * (1 + cong) * cyc * drift * noise * scene;
+      const d = base * (1 + cong) * cyc * drift * wall * noise * scene;
       t += d;
       out.push({ t, d, worker, failed: r() < 0.005 });
     }
   }
-  return out.sort((a, b) => a.t - b.t);
+  return drained(out, s.suite).sort((a, b) => a.t - b.t);
+}
+
+/**
+ * The suite's first `suite` starts only (each slot's sequence is its own, so cutting the merged starts
+ * is the closed loop with a global limit); rollouts still running after the last start run 30% faster
+ * over their part after it (a lighter load at the end of the run).
+ */
+function drained(out: Completion[], suite: number | undefined): Completion[] {
+  if (suite === undefined || out.length <= suite) return out;
+  const kept = [...out].sort((a, b) => a.t - a.d - (b.t - b.d)).slice(0, suite);
+  const last = Math.max(...kept.map((c) => c.t - c.d));
+  return kept.map((c) => {
+    if (c.t <= last) return c;
+    const t = last + 0.7 * (c.t - last);
+    return { ...c, t, d: t - (c.t - c.d) };
+  });
 }
 
 /** The shape's scene effects by the rollout's place in the suite's order (1 without scenes). */
@@ -248,12 +282,31 @@ export async function writeFamily(
   return out;
 }
 
+/** Each worker's rollouts in flight at run-minute t (started and not ended); t must not decrease. */
+function inFlightOf(events: readonly Completion[], workers: number): (w: number, t: number) => number {
+  const per = Array.from({ length: workers }, (_, w) => {
+    const mine = events.filter((e) => e.worker === w);
+    return {
+      starts: mine.map((e) => e.t - e.d).sort((a, b) => a - b),
+      ends: mine.map((e) => e.t).sort((a, b) => a - b),
+      i: 0,
+      j: 0,
+    };
+  });
+  return (w, t) => {
+    const x = per[w] as (typeof per)[number];
+    while (x.i < x.starts.length && (x.starts[x.i] as number) <= t) x.i++;
+    while (x.j < x.ends.length && (x.ends[x.j] as number) <= t) x.j++;
+    return x.i - x.j;
+  };
+}
+
 function sampleRun(spec: RunSpec, startUnix: number) {
   const s = spec.shape;
   const events = completions(spec);
   const stop = Math.min(spec.endMinutes, s.crashAtMinutes ?? Number.POSITIVE_INFINITY);
   const W = s.workers;
-  const slotsPerWorker = Array.from({ length: W }, (_, w) => Math.ceil((s.inFlight - w) / W));
+  const inFlightAt = inFlightOf(events, W);
   const ok = new Array<number>(W).fill(0);
   const bad = new Array<number>(W).fill(0);
   const elapsed = new Array<number>(W).fill(0);
@@ -292,7 +345,7 @@ function sampleRun(spec: RunSpec, startUnix: number) {
       series.bad[w]!.push(`alpasim_rollouts_total{${l},status="failed"} ${bad[w]} ${ts}`);
       if (elapsed[w]! > 0) series.el[w]!.push(`alpasim_simulation_elapsed_seconds{${l}} ${elapsed[w]} ${ts}`);
       if (!s.noActiveGauge)
-        series.act[w]!.push(`alpasim_renderer_active_rollouts{${l}} ${slotsPerWorker[w]} ${ts}`);
+        series.act[w]!.push(`alpasim_renderer_active_rollouts{${l}} ${inFlightAt(w, t)} ${ts}`);
       series.inf[w]!.push(`alpasim_rollout_duration_seconds_bucket{${l},le="+Inf"} ${n} ${ts}`);
       series.sum[w]!.push(`alpasim_rollout_duration_seconds_sum{${l}} ${dSum[w]!.toFixed(3)} ${ts}`);
       series.cnt[w]!.push(`alpasim_rollout_duration_seconds_count{${l}} ${n} ${ts}`);

@@ -13,15 +13,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  decideCandidate,
-  decisionOptions,
-  leadingCandidate,
-  pruneByLeader,
-  type VerdictLike,
-} from '../src/analysis/decision.js';
+import { decideLook } from '../src/analysis/decide-look.js';
+import { decisionOptions, leadingCandidate, type VerdictLike } from '../src/analysis/decision.js';
 import { observeRun, type RunSeries } from '../src/analysis/observe.js';
-import { linearFit, mean, median } from '../src/analysis/series.js';
+import { median } from '../src/analysis/series.js';
 import { exportOpenMetrics } from '../src/sim/openmetrics.js';
 import { parseOverrides } from '../src/sim/overrides.js';
 import { loadProfile, repoRoot } from '../src/sim/profile.js';
@@ -32,53 +27,128 @@ import { EXPERIMENT_DEFAULTS } from '../src/topology/settings.js';
 import type { Decision, Verdict } from '../src/types/generated/metrics.js';
 import type { Topology } from '../src/types/generated/topology.js';
 import { analyzeRun } from '../src/usecases/analyze-run.js';
-import { FAMILY, figures, printFamily, runFamily, stableFigures } from './decision-family.js';
 import {
-  CANDIDATE_DRIFT,
-  completions,
-  type GeneratedRun,
-  type RunSpec,
-  SHAPES,
-  writeFamily,
-} from './trace-family.js';
+  DECISION_SHAPES,
+  experimentRows,
+  experimentRuns,
+  FAMILY,
+  type FamilyFigures,
+  type FamilyRow,
+  figures,
+  oracleReader,
+  printFamily,
+  productReader,
+  type ReaderOf,
+  ROUND_SHAPES,
+  runFamily,
+  runRounds,
+  stableFigures,
+} from './decision-family.js';
+import { CANDIDATE_DRIFT, type GeneratedRun, type RunSpec, SHAPES, writeFamily } from './trace-family.js';
 
-// 0. The decision family (issue 31), in process: every shape × seed × candidate ×0.90…×1.10, decided
-// against its reference recorded to its end (compared at equal run age from its trajectory) and
-// against the same reference running concurrently, look by look as the monitor decides; the oracle
-// (it knows the noise model and the congestion, not the ratio) through the same boundaries is the
-// bound. TOPO_BENCH_SEEDS=2,3,4 (default; 0 and 1 are the tuning seeds: TOPO_BENCH_TUNE=1 reports
-// them instead). The Prometheus part below (the verdict, the twin's traces) runs with
-// TOPO_BENCH_PROMETHEUS=1.
+// 0. The decision family (issues 31 and 38), in process: every shape × seed × candidate ×0.90…×1.10,
+// read by the product's reading (start cohorts, src/analysis/reading.ts) and decided look by look by
+// the product's one decision path (src/analysis/decide-look.ts), against its reference recorded a day
+// before (another wall clock) and against the same reference running beside the candidates. Two
+// bounds read through the same path: the same-knowledge oracle (every rollout exactly, the per-worker
+// noise known, the same censored likelihood; no full-run guard) and the fair full-run one (the same,
+// with the guard the full-run promise needs). Then the stable verdicts and the rounds mode.
+// TOPO_BENCH_SEEDS=2,3,4 (default; 0 and 1 are the tuning seeds: TOPO_BENCH_TUNE=1 reports them
+// instead). The Prometheus part below (the verdict, the twin's traces, a subset decided through the
+// shipped read path) runs with TOPO_BENCH_PROMETHEUS=1.
 const familySeeds = (process.env.TOPO_BENCH_SEEDS ?? '').split(',').filter(Boolean).map(Number);
 const FAMILY_SEEDS = familySeeds.length
   ? familySeeds
   : process.env.TOPO_BENCH_TUNE === '1'
     ? [0, 1]
     : [2, 3, 4];
-{
-  const options = decisionOptions({ min_improvement: 0.02 });
+const familyOptions = decisionOptions({ min_improvement: 0.02 });
+const familyFigures = (() => {
+  const options = familyOptions;
   const horizon = options.maxDecisionMinutes ?? EXPERIMENT_DEFAULTS.maxDecisionMinutes;
   const t0 = Date.now();
-  const rows = runFamily(FAMILY_SEEDS, options);
-  const bound = runFamily(FAMILY_SEEDS, options, true);
+  const rows = runFamily(FAMILY_SEEDS, options, productReader);
+  const fair = runFamily(FAMILY_SEEDS, options, oracleReader);
+  const same = runFamily(FAMILY_SEEDS, { ...options, fullRunGuard: false }, oracleReader);
   const tuned = FAMILY_SEEDS.filter((x) => x === 0 || x === 1);
   console.log(
-    `\n## Decisions on the broader family (seeds ${FAMILY_SEEDS.join(', ')}${tuned.length ? `; ${tuned.join(', ')} tuned on` : ', none tuned on'}; truth: each run's full-run value at its end, ${FAMILY.end} run-minutes; undecided candidates charged to the ${horizon}-minute horizon)`,
+    `\n## Decisions on the broader family (seeds ${FAMILY_SEEDS.join(', ')}${tuned.length ? `; ${tuned.join(', ')} tuned on` : ', none tuned on'}; truth: each run's full-run value at its end, ${FAMILY.end} run-minutes, or at equal run age for an equal-age claim; undecided candidates charged to the ${horizon}-minute horizon)`,
   );
-  const f = printFamily(rows, bound, horizon);
-  const b = figures(bound, horizon);
+  const f = printFamily(rows, { fair, same }, horizon);
+  const [b, b0] = [figures(fair, horizon), figures(same, horizon)];
+  const boundText = (x: FamilyFigures) =>
+    `median ${x.median} run-min (worst ${x.worst}), ${Math.round(x.gpuPerDecided)} GPU-min per decided, wrong ${x.wrong} of ${x.n} (better-when-not ${x.betterWhenNot}), coverage ${(100 * x.coverage).toFixed(1)}%`;
+  console.log(
+    `fair full-run bound (the oracle's reading through the one decision path, full-run guard on): ${boundText(b)}`,
+  );
+  console.log(
+    `same-knowledge bound (the same, no full-run guard: an equal-age \`better\` is final): ${boundText(b0)}`,
+  );
   const stable = stableFigures(FAMILY_SEEDS);
   console.log(
-    `bound: the oracle knows the noise model and the congestion (every shared factor of the run model), not the ratio; it reads each rollout through them, through the same boundaries and pruner: median ${b.median} run-min, ${Math.round(b.gpuPerDecided)} GPU-min per decided candidate`,
+    `stable: ${stable.stable} runs stable by run-minute 120 (${stable.driftingStable} of them drifting), median ${stable.median}, their value's interval covers the full-run truth in ${(100 * stable.coverage).toFixed(1)}%; ${stable.fullRunClaims} claim the full-run value (median ${stable.fullRunMedian}), the rest the weaker steady-rate claim with a drift bound; ${stable.never} never stable`,
   );
+  const rounds = runRounds(FAMILY_SEEDS, options, ROUND_SHAPES);
+  const perRound = rounds.flatMap((r) => r.gpu);
+  const R = perRound.reduce((a, x) => a + x, 0) / Math.max(1, perRound.length);
+  for (const r of rounds)
+    console.log(
+      `rounds ${r.shape} s${r.seed}: GPU-min ${r.gpu.map(Math.round).join(' + ')}; ${r.outcomes.join('; ')}`,
+    );
+  const summary = `verdict bench: decision median ${f.median} run-min (worst ${f.worst}), GPU-min per decided ${Math.round(f.gpuPerDecided)} (fair bound ${Math.round(b.gpuPerDecided)}, same-knowledge bound ${Math.round(b0.gpuPerDecided)}), wrong ${f.wrong} of ${f.n} (better-when-not ${f.betterWhenNot}), coverage ${(100 * f.coverage).toFixed(1)}%, undecided at horizon ${f.undecided}, stable median ${stable.median} (coverage ${(100 * stable.coverage).toFixed(1)}%), rounds: GPU-min per round ${Math.round(R)}`;
   console.log(
-    `\nverdict bench: decision median ${f.median} run-min (worst ${f.worst}), GPU-min per decided ${Math.round(f.gpuPerDecided)} (bound ${Math.round(b.gpuPerDecided)}), wrong ${f.wrong} of ${f.n} (better-when-not ${f.betterWhenNot}), coverage ${(100 * f.coverage).toFixed(1)}%, undecided at horizon ${f.undecided}, stable median ${stable.median}, drifting called stable ${stable.driftingStable}`,
+    `(${rows.length} candidates decided, with both bounds, in ${((Date.now() - t0) / 1000).toFixed(0)} s)`,
   );
-  console.log(
-    `(stable: ${stable.never} runs without a drift never stable by run-minute 120; of the ${stable.driftingStable} drifting runs called stable, ${stable.steepStable} drift 20%/h or more, the rest 6%/h; ${rows.length} candidates decided twice over in ${((Date.now() - t0) / 1000).toFixed(0)} s)`,
-  );
-}
+  console.log(`\n${summary}`);
+  return { f, summary };
+})();
+const SUMMARY = familyFigures.summary;
 if (process.env.TOPO_BENCH_PROMETHEUS !== '1') process.exit(0);
+
+// the decision family's subset decided through the shipped path (section 6 below)
+const SHIPPED = DECISION_SHAPES.filter((x) =>
+  ['plain', 'per-scene', 'candidate-drift-10%/h', 'drain'].includes(x.shape.name),
+);
+const SHIPPED_SEEDS = FAMILY_SEEDS.slice(0, 1);
+
+/**
+ * The subset's rows through Prometheus: every run judged by analyzeRun (the read service of `topo
+ * analyze`) at every run-minute of the decision's looks, then decided by the one decision path.
+ */
+async function shippedRows(client: ReturnType<typeof createPrometheusClient>): Promise<FamilyRow[]> {
+  const rows: FamilyRow[] = [];
+  const horizon = familyOptions.maxDecisionMinutes ?? EXPERIMENT_DEFAULTS.maxDecisionMinutes;
+  for (const fs of SHIPPED)
+    for (const seed of SHIPPED_SEEDS) {
+      const { base, cands } = experimentRuns(fs, seed);
+      const seen = new Map<string, Map<number, VerdictLike>>();
+      for (const r of [base, ...cands]) {
+        const at = new Map<number, VerdictLike>();
+        const judgeAt = async (x: number) => {
+          const ts = startUnix + x * 60;
+          const res = await analyzeRun({
+            prometheus: client,
+            runName: r.spec.runName,
+            timeScale: 1,
+            stepSeconds: SCRAPE,
+            nowTs: ts,
+            atTs: ts,
+            minutes: x + 10,
+            inFlight: fs.shape.inFlight,
+          });
+          at.set(x, res.judgement.observation.verdict);
+        };
+        for (let m = 6; m <= horizon; m += 4)
+          await Promise.all([m, m + 1, m + 2, m + 3].filter((x) => x <= horizon).map(judgeAt));
+        seen.set(r.name, at);
+      }
+      const reader: ReaderOf = (r) => ({
+        at: (m: number) => seen.get(r.name)?.get(Math.min(m, horizon)) as VerdictLike,
+      });
+      rows.push(...experimentRows(fs, seed, familyOptions, reader, ['concurrent']));
+    }
+  return rows;
+}
 
 const QUICK = process.env.TOPO_BENCH_QUICK === '1';
 // TOPO_BENCH_SEEDS=5,6,7: other seeds (fresh ones never tuned on); seeds 0 and 1 are the tuning seeds
@@ -192,6 +262,19 @@ try {
       });
     }
   }
+  // 1b. the shipped path's subset of the decision family (section 6), written the same way
+  for (const fs of SHIPPED)
+    for (const seed of SHIPPED_SEEDS) {
+      const { base, cands } = experimentRuns(fs, seed);
+      const file = join(dir, `shipped-${SHIPPED.indexOf(fs)}-${seed}.om`);
+      await writeFamily([base.spec, ...cands.map((c) => c.spec)], file, startUnix, !reuse);
+      if (!reuse) {
+        execFileSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', file, data], {
+          stdio: 'ignore',
+        });
+        rmSync(file);
+      }
+    }
   // 2. the twin's traces: the baseline preset and two candidates on one profile, and the cyclic profile
   const root = process.env.TOPO_REPO_ROOT ?? repoRoot();
   const twinCases = [
@@ -435,31 +518,23 @@ try {
       for (const r of group) {
         if (stopAt.has(r.name)) continue;
         const v = (views.find((x) => x.name === r.name) as { verdict: VerdictLike }).verdict;
-        let d = decideCandidate(
-          v,
-          { name: 'baseline', verdict: bv },
+        const look = decideLook(
           {
-            ...decision,
+            candidate: v,
+            reference: { name: 'baseline', verdict: bv },
+            leader: leader && leader.name !== r.name ? { ...leader, contenders: group.length } : null,
             previous: previous.get(r.name) ?? null,
-            ...(process.env.TOPO_BENCH_S0 ? { s0: Number(process.env.TOPO_BENCH_S0) } : {}),
           },
+          decision,
         );
-        // TOPO_BENCH_PRUNE=0: without the pruner
-        if (
-          d.state === 'measuring' &&
-          leader &&
-          leader.name !== r.name &&
-          process.env.TOPO_BENCH_PRUNE !== '0'
-        )
-          d = pruneByLeader(v, leader, { ...decision, leaders: Math.max(1, group.length - 1) }) ?? d;
+        const d = look.decision;
         previous.set(r.name, d);
         if (TRACE && r.name.includes(TRACE))
           console.log(
             `${r.name} @${minute} decision: ${d.state} vs ${d.reference.name} ${JSON.stringify(d.relative_change ?? null)} (${v.state} vs ${bv.state})`,
           );
-        if (d.state === 'measuring') continue;
-        stopAt.set(r.name, minute);
-        decided.set(r.name, { d, at: minute });
+        if (d.state !== 'measuring' && !decided.has(r.name)) decided.set(r.name, { d, at: minute });
+        if (look.stop) stopAt.set(r.name, minute);
       }
       if (group.every((r) => stopAt.has(r.name))) break;
     }
@@ -611,140 +686,29 @@ try {
     rows.filter((r) => r.run.name.startsWith('twin-')),
   );
 
-  // 6. the bound: an oracle that knows when the congestion ends and each rollout's duration (Little's
-  // law on exactly the rollouts that started after it, standard error sd ÷ √n) and reads it through
-  // the same confidence sequence. What no estimator on the metrics can beat.
-  const rollouts = new Map<string, ReturnType<typeof completions>>();
-  const oracleVerdict = (r: BenchRun, minute: number) => {
-    const spec = r.spec as RunSpec;
-    const all = rollouts.get(r.name) ?? completions(spec);
-    rollouts.set(r.name, all);
-    const post = all.filter((c) => c.t <= minute && c.t - c.d >= spec.shape.congestionMinutes);
-    if (post.length < 10)
-      return { state: 'warming' as const, projected_full_run: null, minutes_of_data: minute };
-    const W = mean(post.map((c) => c.d));
-    const sd = Math.sqrt(post.reduce((a, c) => a + (c.d - W) ** 2, 0) / (post.length - 1));
-    const rate = spec.shape.inFlight / W;
-    const n = all.filter((c) => c.t <= minute).length;
-    const future = rate * (END - minute);
-    const value = (60 * END) / (n + future);
-    const rel = (sd / Math.sqrt(post.length) / W) * (future / (n + future));
-    const fit = linearFit(
-      post.map((c) => c.t - c.d),
-      post.map((c) => c.d / W),
-    );
-    return {
-      state: 'stabilising' as const,
-      minutes_of_data: minute,
-      projected_full_run: { value, low: value * Math.exp(-1.96 * rel), high: value * Math.exp(1.96 * rel) },
-      trend: { slope: fit.b * 60, se: fit.seB * 60 },
-    };
-  };
-  const oracleRows = runs.filter(
-    (r) => r.spec && r.baseline && !r.drift && r.crashAt === undefined && !TUNE_SEEDS.has(r.seed),
+  // 6. the shipped path: a subset of the decision family backfilled into this Prometheus, each run
+  // read by analyzeRun (the read service `topo analyze` and the monitor use: the judge's observation,
+  // start cohorts included) at every run-minute, and decided by the same one decision path. Its line
+  // must agree with the in-process one on the same subset within their noise.
+  const shipped = await shippedRows(client);
+  const inProcess = SHIPPED.flatMap((fs) =>
+    SHIPPED_SEEDS.flatMap((seed) => experimentRows(fs, seed, familyOptions, productReader, ['concurrent'])),
   );
-  const oracleAt: Array<{ variant: string; group: string; at: number; ciAt: number; stableAt: number }> = [];
-  const oracleDecided = new Map<string, number>();
-  for (const base of runs.filter((r) => !r.baseline && r.spec && !TUNE_SEEDS.has(r.seed))) {
-    const group = oracleRows.filter((r) => r.baseline === base.name);
-    for (const [name, { at }] of await decideExperiment(base, group, oracleVerdict))
-      oracleDecided.set(name, at);
-  }
-  for (const r of oracleRows) {
-    let ciAt = END;
-    let stableAt = END;
-    for (const minute of LOOKS) {
-      const cv = oracleVerdict(r, minute);
-      const p = cv.projected_full_run;
-      const ok = !!p && (p.high - p.low) / 2 / p.value <= 0.03;
-      if (ciAt === END && ok) ciAt = minute;
-      // and a steep drift ruled out: the durations' trend against their start, one-sided 95% upper
-      // bound under 20%/h (4 × max_relative_slope_per_hour), as `stable` needs
-      if (ok && cv.trend && Math.abs(cv.trend.slope) + 1.645 * cv.trend.se < 0.2) {
-        stableAt = minute;
-        break;
-      }
-    }
-    oracleAt.push({
-      variant: r.variant,
-      group: r.group,
-      at: oracleDecided.get(r.name) ?? END,
-      ciAt,
-      stableAt,
-    });
-  }
-  const oMed = (xs: number[]) => (xs.length ? median(xs) : Number.NaN);
-  const boundLine = (label: string, pick: (o: (typeof oracleAt)[number]) => number) =>
+  const line = (label: string, rs: FamilyRow[]) => {
+    const f = figures(rs, familyOptions.maxDecisionMinutes ?? EXPERIMENT_DEFAULTS.maxDecisionMinutes);
     console.log(
-      `- ${label}: median ${oMed(oracleAt.map(pick))}, worst ${Math.max(...oracleAt.map(pick))} run-minutes; ${Math.round(
-        (GPUS * oracleAt.reduce((a, o) => a + STARTUP + pick(o), 0)) / oracleAt.length,
-      )} GPU-minutes per candidate (seed's rule ${GPUS * (STARTUP + SEED_RULE_MINUTES)}); by candidate: ${[
-        ...new Set(oracleAt.map((o) => o.variant)),
-      ]
-        .sort()
-        .map((v) => `${v} ${oMed(oracleAt.filter((o) => o.variant === v).map(pick))}`)
-        .join(', ')}; by shape: ${[...new Set(oracleAt.map((o) => o.group))]
-        .map((g) => `${g} ${oMed(oracleAt.filter((o) => o.group === g).map(pick))}`)
-        .join(', ')}`,
+      `${label}: decision median ${f.median} run-min (worst ${f.worst}), GPU-min per decided ${Math.round(f.gpuPerDecided)}, wrong ${f.wrong} of ${f.n} (better-when-not ${f.betterWhenNot}), coverage ${(100 * f.coverage).toFixed(1)}%, undecided at horizon ${f.undecided}`,
     );
-  console.log(
-    `\n## The bound: an oracle that knows when the congestion ends and every rollout's duration (${oracleAt.length} candidates of the plain shapes, seeds not tuned on)\n`,
-  );
-  boundLine(
-    'its projection first within ±3% (the interval a `stable` verdict needs, before any drift test)',
-    (o) => o.ciAt,
-  );
-  boundLine('within ±3% and a steep drift (20%/h) ruled out, as a `stable` verdict needs', (o) => o.stableAt);
-  boundLine(
-    'a decision, through the same confidence sequence and pruner (valid under repeated looks)',
-    (o) => o.at,
-  );
-  // 7. the floor and the one summary line (reported seeds of the trace family, crash shape aside):
-  // the floor of a candidate is its GPUs × (start-up + its first wave + one steady rollout duration),
-  // the least any decision needs (before it there is no steady rollout to read)
-  const reported = rows.filter(
-    (r) => r.run.baseline && r.run.spec && !TUNE_SEEDS.has(r.run.seed) && r.run.crashAt === undefined,
-  );
-  const floorOf = (r: BenchRun) => {
-    const all = rollouts.get(r.name) ?? completions(r.spec as RunSpec);
-    rollouts.set(r.name, all);
-    const first = all.filter((c) => c.t - c.d < 1e-9);
-    const later = all.filter((c) => c.t - c.d >= 1e-9 && c.t <= END);
-    return GPUS * (STARTUP + mean(first.map((c) => c.t)) + mean(later.map((c) => c.d)));
   };
-  const floor = mean(reported.map((r) => floorOf(r.run)));
-  const decidedRows = reported.filter((r) => r.decidedAt !== null);
-  const decT = decidedRows.map((r) => r.decidedAt as number);
-  const gpuPer = reported.reduce((a, r) => a + r.gpuMinutes, 0) / Math.max(1, decidedRows.length);
-  const trueChange = (r: Row) => r.run.truth / (byName.get(r.run.baseline as string) as BenchRun).truth - 1;
-  const wrongN = reported.filter((r) => r.rightWay === false).length;
-  const big = reported.filter((r) => Math.abs(trueChange(r)) >= 0.05);
-  const bigWrong = big.filter((r) => r.rightWay === false).length;
-  const plainRuns = rows.filter(
-    (r) =>
-      r.run.name.startsWith('fam-') &&
-      !TUNE_SEEDS.has(r.run.seed) &&
-      !r.run.drift &&
-      r.run.crashAt === undefined,
-  );
-  const stableT = plainRuns.filter((r) => r.verdictAt !== null).map((r) => r.verdictAt as number);
-  const driftStable = rows.filter(
-    (r) =>
-      r.run.name.startsWith('fam-') && !TUNE_SEEDS.has(r.run.seed) && r.run.drift && r.falseVerdicts.length,
-  ).length;
-  const undecided = reported.length - decidedRows.length;
   console.log(
-    `\n## Summary (trace family, seeds ${SEEDS.filter((x) => !TUNE_SEEDS.has(x)).join(', ')} not tuned on; ${reported.length} candidates, crash shape aside; ${undecided} undecided by run-minute ${decision.maxDecisionMinutes}; boundary ${decision.boundary})\n`,
+    `\n## The shipped path (${SHIPPED.map((x) => x.shape.name).join(', ')}; seeds ${SHIPPED_SEEDS.join(', ')}; the reference beside its candidates)\n`,
   );
-  console.log(
-    `floor: start-up (${STARTUP} min) + the first wave + one steady rollout duration, × ${GPUS} GPUs: ${Math.round(floor)} GPU-minutes per candidate on average`,
-  );
-  console.log(
-    `verdict bench: decision median ${fmt(med(decT))} run-min (worst ${fmt(worst(decT))}), GPU-min per decided ${Math.round(gpuPer)} (floor ${Math.round(floor)}), wrong ${wrongN} of ${reported.length} (${bigWrong} of ${big.length} ≥ 5% off), stable median ${fmt(med(stableT))}, drifting called stable ${driftStable}`,
-  );
+  line('through Prometheus and analyzeRun', shipped);
+  line('in process (the same runs)', inProcess);
   console.log(
     `\n${runs.length} runs backfilled in ${genSeconds.toFixed(0)} s; ${evaluations} looks (${verdicts.size} analyzeRun calls on Prometheus) in ${evalSeconds.toFixed(0)} s`,
   );
+  console.log(`\n${SUMMARY}`);
 } finally {
   if (prom?.pid) prom.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 300));

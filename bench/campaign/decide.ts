@@ -1,20 +1,20 @@
-// A round of candidates decided look by look by the monitor's own functions (src/analysis/
-// decision.ts: decideCandidate against the reference, pruneByLeader against the leading candidate,
-// shouldStopOnDecision), as the monitor's pass composes them: each running candidate against the
+// A round of candidates decided look by look by the monitor's own decision path (src/analysis/
+// decide-look.ts decideLook: the reference, its closings, the pruner against the leading candidate;
+// shouldStopOnDecision), as the monitor's pass calls it: each running candidate against the
 // reference (the recorded value of the baseline or the current best, as the record gives it), and one
 // still open there against the leading candidate (the best usable projection among the others, frozen
 // where that one stopped). A candidate stops when decided; one decided `better` that leads the round
 // runs on until its projection is precise enough to be the next round's reference (a reference keeps
 // running). Nothing here decides: it only calls what the monitor calls.
+import { decideLook } from '../../src/analysis/decide-look.js';
 import {
-  decideCandidate,
+  decisionOpen,
   leadingCandidate,
-  pruneByLeader,
   shouldStopOnDecision,
   type VerdictLike,
 } from '../../src/analysis/decision.js';
 import { closeWithReference, referenceNeeded } from '../../src/analysis/reference-lifetime.js';
-import { abandonReason, heldBelow, runOutcome } from '../../src/campaign/held.js';
+import { abandonReason, isHeld, runOutcome } from '../../src/campaign/held.js';
 import {
   type CampaignPolicy,
   futileByForecast,
@@ -121,7 +121,8 @@ function lookAt(s: Live, v: VerdictLike, at: LookContext): void {
     : betweenCandidates(s, v, { ...at, alone: at.alone(s) });
   if (!d) return;
   s.previous = d;
-  if (d.state === 'measuring') {
+  // open: measuring, or the provisional winner (its full-run guard open: it runs on, undecided)
+  if (decisionOpen(d)) {
     // no conclusion within the horizon is forecast: more run-minutes buy nothing
     if (ref && futileByForecast(d, m, MAX_MINUTES, policy.minImprovement)) s.futile = true;
     if (m >= MAX_MINUTES || s.futile) s.stoppedAt = m;
@@ -130,8 +131,9 @@ function lookAt(s: Live, v: VerdictLike, at: LookContext): void {
   if (s.decidedAt === null) {
     s.decidedAt = m;
     s.decision = d;
-    s.outcome = d.state === 'reference' ? 'undecided' : (d.state as RunOutcome);
+    s.outcome = outcomeOf(d.state);
   }
+  // only a final `better` carries on as the next reference; a provisional winner runs on undecided
   if (at.carries && d.state === 'better' && !referenceReady(v, policy)) {
     s.carrying = true;
     return;
@@ -152,9 +154,11 @@ function againstReference(
   policy: CampaignPolicy,
 ): Decision | null {
   const minImprovement = policy.minImprovement;
-  const d = decideCandidate(v, ref, { minImprovement, previous: s.previous });
+  // against the reference only (the forecast's closing is read below, after the pruner)
+  const look = { candidate: v, reference: ref, previous: s.previous };
+  const d = decideLook(look, { minImprovement, futility: false }).decision;
   s.vsReference = d;
-  s.heldSince = d.state === 'measuring' && heldBelow(d, minImprovement) ? (s.heldSince ?? m) : null;
+  s.heldSince = isHeld(d, minImprovement) ? (s.heldSince ?? m) : null;
   const why = abandonReason({
     decision: d,
     candidate: v,
@@ -170,8 +174,23 @@ function againstReference(
     s.stoppedAt = m;
     return null;
   }
-  if (d.state !== 'measuring' || !leader || leader.s === s) return d;
-  return pruneByLeader(v, leader, { minImprovement }) ?? d;
+  if (!decisionOpen(d) || !leader || leader.s === s) return d;
+  return prunedBy(s, v, leader, minImprovement) ?? d;
+}
+
+/** `not-better` against the round's leader when it cannot beat it (the one path's pruner), else null. */
+function prunedBy(s: Live, v: VerdictLike, leader: NonNullable<Leader>, minImprovement: number) {
+  const look = { candidate: v, reference: null, leader, previous: s.previous };
+  const d = decideLook(look, { minImprovement, futility: false }).decision;
+  return d.state === 'measuring' ? null : d;
+}
+
+/** The campaign's outcome of a decision: the provisional winner counts as `better` (it runs on, as a winner does). */
+function outcomeOf(state: Decision['state']): RunOutcome {
+  if (state === 'better-at-equal-age') return 'better';
+  if (state === 'reference' || state === 'faster-drift-not-ruled-out' || state === 'measuring')
+    return 'undecided';
+  return state;
 }
 
 /**
@@ -188,9 +207,10 @@ function betweenCandidates(
 ): Decision | null {
   const minImprovement = policy.minImprovement;
   if (leader && leader.s !== s) {
-    const pruned = pruneByLeader(v, leader, { minImprovement });
+    const pruned = prunedBy(s, v, leader, minImprovement);
     if (pruned) return pruned;
-    const d = decideCandidate(v, leader, { minImprovement, previous: s.previous });
+    const look = { candidate: v, reference: leader, previous: s.previous };
+    const d = decideLook(look, { minImprovement, futility: false }).decision;
     return d.state === 'equivalent' || d.state === 'worse' ? d : null;
   }
   if (leader?.s === s && alone && usableProjection(v)) {

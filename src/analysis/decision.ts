@@ -1,6 +1,16 @@
 // Decide, don't only measure: is a candidate better or worse than a reference (the baseline or the
 // current best), or within the experiment's `min_improvement` of it? Pure.
 //
+// What is compared (src/analysis/contrast.ts): the two runs' start cohorts at equal run age, first
+// wave included (src/analysis/cohorts.ts), so start-up, congestion, cycles, a shared drift and the
+// scene order cancel. That is a claim about the runs *at the ages both have*; the promise a team acts
+// on is about the whole run, so a `better` or `equivalent` stands only when the full-run guard settles
+// it too: the drift of the candidate against its reference (the slope of the cohort differences on
+// start age), the contrast extrapolated by it to the run's rollout-weighted mean age, widened by the
+// lever × the slope's error, through the same boundary. Until then a candidate faster at equal age is
+// the provisional winner (`better-at-equal-age`) and keeps running; closed with the guard still open
+// it is `faster-drift-not-ruled-out`, a state of its own.
+//
 // The monitor looks every minute or few and stops a job on the first look that settles it, so a
 // fixed-sample 95% interval would be wrong far more often than 5% of the time. Two boundaries are
 // valid under repeated looks (`decision_boundary`, docs/monitor.md):
@@ -12,11 +22,23 @@
 //   It spends about a seventh of α on the one-sided claims a decision makes: the price of no horizon.
 import { TIMELINE } from '../catalog/alpasim.js';
 import { EXPERIMENT_DEFAULTS, experimentSettings } from '../topology/settings.js';
-import type { Decision, DecisionReference, Interval, Verdict } from '../types/generated/metrics.js';
+import type { Decision, DecisionReference, Interval } from '../types/generated/metrics.js';
 import { boundaryAt, lookIndex } from './boundaries.js';
+import { upperTail } from './cohort-fit.js';
+import { type Contrast, contrastOf } from './contrast.js';
+import { defaultRunEndMinutes } from './detector.js';
+import { decisionProjection, referenceAtAge, type VerdictLike } from './equal-age.js';
 import { decisionReference, referenceText, sameReference } from './reference.js';
-import { basisText } from './rollouts.js';
 import { round } from './series.js';
+
+export {
+  AGE_GAP_DRIFT_PER_HOUR,
+  AGE_GAP_MAX_MINUTES,
+  decisionProjection,
+  type ReferenceAtAge,
+  referenceAtAge,
+  type VerdictLike,
+} from './equal-age.js';
 
 export const CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 } as const;
 
@@ -26,32 +48,9 @@ export type DecisionBoundary = 'alpha-spending' | 'always-valid';
 export const DECISION_DEFAULTS = {
   boundary: EXPERIMENT_DEFAULTS.decisionBoundary as DecisionBoundary,
   maxDecisionMinutes: EXPERIMENT_DEFAULTS.maxDecisionMinutes,
-  /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
+  /** The small-sample guard: no claim on fewer run-minutes of data than this. */
   minSteadyMinutes: 5,
 } as const;
-
-/** What the decision reads from a verdict. */
-export type VerdictLike = Pick<Verdict, 'state' | 'projected_full_run' | 'minutes_of_data'> &
-  Partial<Pick<Verdict, 'warmup_end_minutes' | 'drift' | 'decision_estimate'>>;
-
-/**
- * What a decision reads: the estimate from the rollouts (src/analysis/rollouts.ts: the first wave
- * dropped, rollouts in flight censored) when there is one, else the verdict's projection.
- */
-export function decisionProjection(v: VerdictLike | null | undefined): Interval | null {
-  return v?.decision_estimate?.projected_full_run ?? v?.projected_full_run ?? null;
-}
-
-/** The drift guard's limits, on the rollout durations' relative change per hour of start time. */
-export const DRIFT_GUARD = {
-  /** A difference in drift significant (2 s.e.) beyond this holds `better`/`equivalent` back… */
-  limitPerHour: 0.05,
-  /** …and so does one not ruled out (one-sided 95%) below this. */
-  steepPerHour: 0.2,
-} as const;
-
-/** Without a trajectory, an age difference can hide a drift of this much per hour (the detector's limit). */
-export const AGE_GAP_DRIFT_PER_HOUR = 0.05;
 
 /** What a candidate is decided against, as the decision reads it. */
 export interface DecisionAgainst {
@@ -63,8 +62,7 @@ export interface DecisionAgainst {
   reference?: DecisionReference;
   /**
    * Its data have ended: a recorded run, or a reference job that stopped, failed or was lost. A
-   * candidate older than its last reading is compared where they end and closed at once when more
-   * of its own data cannot settle it (issue 38 item 3).
+   * candidate is closed once more of its own data cannot settle the comparison (issue 38 item 1).
    */
   ended?: boolean;
   /** A reference measured at another time (`reference: recorded`): the run-to-run term in the interval. */
@@ -83,100 +81,36 @@ export interface BetweenRun {
 /** The between-run spread assumed while the record holds no repeated run of one topology to estimate it. */
 export const ASSUMED_BETWEEN_RUN = 0.015;
 
-/** The reference as the candidate is compared with it: at the candidate's run-minute when it can be. */
-export interface ReferenceAtAge {
-  projection: Interval | null;
-  /** Standard error of its log. */
-  logSe: number;
-  /** Run-minutes between the reference's reading and the candidate's (0 at equal run age). */
-  gapMinutes: number;
-  /** Its error basis was enough for a claim at that age (null: not known). */
-  basisEnough: boolean | null;
-  /** Its rollout-level drift at that age (null: not measurable or not known). */
-  drift: { slope_relative_per_hour: number; se: number } | null;
-  text: string;
+/** Decisions that end a candidate: final, read back as they are on every later look. */
+const FINAL: ReadonlySet<Decision['state']> = new Set([
+  'better',
+  'worse',
+  'equivalent',
+  'not-better',
+  'faster-drift-not-ruled-out',
+]);
+
+/** A decision that is final (the provisional winner is not: its full-run guard is still open). */
+export function isFinalDecision(d: Pick<Decision, 'state'> | null | undefined): boolean {
+  return !!d && FINAL.has(d.state);
 }
 
-/**
- * The reference as it was at the candidate's run-minute `minute`: from its trajectory when it is
- * older than the candidate (a recorded run, or a concurrent one that started earlier), so that
- * start-up, congestion and a drift they share cancel. Without one, the reading it has and the age
- * difference, which the decision widens its interval by (what a drift of AGE_GAP_DRIFT_PER_HOUR can
- * hide over it).
- */
-export function referenceAtAge(reference: VerdictLike, minute: number | null | undefined): ReferenceAtAge {
-  const p = decisionProjection(reference);
-  const age = reference.minutes_of_data ?? null;
-  const traj = reference.decision_estimate?.trajectory;
-  const enough = reference.decision_estimate?.error_basis?.enough ?? null;
-  if (minute != null && age !== null && traj?.values.length && minute < age - 0.5) {
-    const k = Math.min(traj.values.length - 1, Math.floor((minute - traj.from_minute) / traj.step_minutes));
-    if (k < 0)
-      return {
-        projection: null,
-        logSe: 0,
-        gapMinutes: 0,
-        basisEnough: null,
-        drift: null,
-        text: `no estimate of it yet at run-minute ${round(minute, 1)}`,
-      };
-    const at = traj.from_minute + k * traj.step_minutes;
-    const [value, se] = [traj.values[k] as number, traj.log_se[k] as number];
-    const [slope, slopeSe] = [traj.drift_slope?.[k] ?? null, traj.drift_se?.[k] ?? null];
-    return {
-      drift: slope === null || slopeSe === null ? null : { slope_relative_per_hour: slope, se: slopeSe },
-      projection: { value, low: value * Math.exp(-1.96 * se), high: value * Math.exp(1.96 * se) },
-      logSe: se,
-      gapMinutes: 0,
-      basisEnough: traj.basis_from_minute !== null && at >= traj.basis_from_minute,
-      text: `as it was at run-minute ${round(at, 0)} (equal run age, from its trajectory)`,
-    };
-  }
-  const gap = minute != null && age !== null ? Math.abs(age - minute) : 0;
-  const bounded = minute != null && age !== null && minute > age && gap > AGE_GAP_MAX_MINUTES;
-  return {
-    projection: p,
-    logSe: p ? logSe(p) : 0,
-    gapMinutes: bounded ? AGE_GAP_MAX_MINUTES : gap,
-    basisEnough: enough,
-    drift: reference.decision_estimate?.drift ?? null,
-    text:
-      gap > 0.5
-        ? `read at run-minute ${round(age as number, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: ±${pct(ageGapHide(bounded ? AGE_GAP_MAX_MINUTES : gap))} added for what a drift of ${pct(AGE_GAP_DRIFT_PER_HOUR)}/h can hide${bounded ? ` over at most ${AGE_GAP_MAX_MINUTES} minutes` : ''}`
-        : 'at equal run age',
-  };
+/** A candidate whose decision still reads its reference: measuring, or the provisional winner. */
+export function decisionOpen(d: Pick<Decision, 'state'> | null | undefined): boolean {
+  return !d || d.state === 'measuring' || d.state === 'better-at-equal-age';
 }
 
-/**
- * A candidate older than its reference's last reading by more than this is read as this much older:
- * the term never widens without bound as the candidate ages on (issue 38 item 1), and a candidate
- * whose reference's data ended is closed once its own data cannot settle it. (A candidate younger
- * than the reading keeps the whole gap: it shrinks as the candidate ages.)
- */
-export const AGE_GAP_MAX_MINUTES = 30;
-
-/** What an age difference can hide on the log scale. */
-const ageGapHide = (gapMinutes: number) => (AGE_GAP_DRIFT_PER_HOUR * gapMinutes) / 60;
-
-/** Where the steady data the decision reads starts (the first wave's end, else the verdict's warm-up). */
+/** Where the steady data the fallback path reads starts (the first wave's end, else the verdict's warm-up). */
 function steadyFrom(v: VerdictLike): number | undefined {
   return v.decision_estimate?.first_wave_end_minutes ?? v.warmup_end_minutes ?? undefined;
 }
 
-/** What the estimate of one run used, for the evidence. */
-function usedText(v: VerdictLike, who: string): string {
-  const e = v.decision_estimate;
-  return e
-    ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored`
-    : `${who}: the verdict's projection (no rollout estimate yet)`;
-}
-
 export interface DecideOptions {
-  /** The experiment's `min_improvement` (default 0.02). */
+  /** The experiment's `min_improvement` (default EXPERIMENT_DEFAULTS.minImprovement). */
   minImprovement?: number;
-  /** Error rate of the confidence sequence over all looks (default 0.05). */
+  /** Error rate of each one-sided claim over all looks (default 0.05). */
   alpha?: number;
-  /** The decision of the previous pass: a decision once reached is final. */
+  /** The decision of the previous pass: a final decision stays; a provisional winner keeps its claim. */
   previous?: Decision | null;
   /** This candidate is the reference itself. */
   isReference?: boolean;
@@ -186,8 +120,15 @@ export interface DecideOptions {
   boundary?: DecisionBoundary;
   /** The horizon the alpha-spending boundary spends α over (default 120). */
   maxDecisionMinutes?: number;
-  /** The drift guard's limits (default DRIFT_GUARD). */
-  driftGuard?: typeof DRIFT_GUARD;
+  /** Close a near-tie whose settlement is forecast beyond the horizon (default on; off for the pruner). */
+  futility?: boolean;
+  /** The full-run guard (default on; the verdict bench's same-knowledge bound reads without it). */
+  fullRunGuard?: boolean;
+  /**
+   * The spread (log scale) of one topology's runs at different times, added to the contrast with a
+   * reference that did not share the candidate's wall clock (a recorded one); default 0.
+   */
+  betweenRunSd?: number;
 }
 
 /** The experiment.yaml keys that set the decision (absent: the defaults). */
@@ -209,41 +150,39 @@ export function decisionOptions(x: DecisionSettings | null | undefined): DecideO
 
 /**
  * The radius (on the log scale) a one-sided claim must clear at this look, or why none can be made
- * (the small-sample guard). At and past the horizon it is the last look's (`final`: the closed
- * design settles what is still open there).
+ * (the small-sample guard). Information is counted from run-minute `from` (0 for start cohorts: the
+ * first wave is data). At and past the horizon it is the last look's (`final`: the closed design
+ * settles what is still open there).
  */
 export function claimRadius(
   candidate: VerdictLike,
   s: number,
   options: DecideOptions,
+  from: number = steadyFrom(candidate) ?? 0,
 ): { radius: number; text: string; final?: boolean } | { radius: null; why: string } {
   const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const minutes = candidate.minutes_of_data ?? 0;
+  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  const final = minutes >= max - 1e-9 ? { final: true } : {};
   if ((options.boundary ?? DECISION_DEFAULTS.boundary) === 'always-valid')
     return {
       radius: csRadius(s, alpha, options.s0 ?? CONFIDENCE_SEQUENCE.s0),
       text: `always-valid confidence sequence (normal mixture, α ${alpha})`,
+      ...final,
     };
-  const minutes = candidate.minutes_of_data ?? 0;
-  const warmupEnd = steadyFrom(candidate) ?? 0;
-  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
-  if (minutes - warmupEnd < DECISION_DEFAULTS.minSteadyMinutes)
+  if (minutes - from < DECISION_DEFAULTS.minSteadyMinutes)
     return {
       radius: null,
-      why: `small-sample guard: ${round(Math.max(0, minutes - warmupEnd), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} steady minutes`,
+      why: `small-sample guard: ${round(Math.max(0, minutes - from), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} run-minutes of data`,
     };
-  const at = { minutes: Math.min(minutes, max), warmupEnd, maxMinutes: max };
+  const at = { minutes: Math.min(minutes, max), warmupEnd: from, maxMinutes: max };
   const c = boundaryAt(at, alpha) as number;
   const look = lookIndex(at);
   return {
     radius: c * s,
     text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type α spending, α ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
-    ...(minutes >= max - 1e-9 ? { final: true } : {}),
+    ...final,
   };
-}
-
-/** Standard error of log(value) from a 95% interval. */
-function logSe(i: Interval): number {
-  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
 }
 
 /** Radius of the always-valid confidence sequence for a Gaussian estimate with standard error s. */
@@ -257,213 +196,298 @@ export function csRadius(
   return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
 }
 
-/** A projection the decision can read: drifting runs included (see `driftGuard`). */
+/** What the decision can read of a run: a contrast needs start cohorts or a projection. */
 const usable = (v: VerdictLike | null | undefined) => {
+  if (!v || ['unhealthy', 'no-data'].includes(v.state)) return false;
+  if (v.cohorts) return true;
   const p = decisionProjection(v);
   // the verdict's warm-up rule does not hold back a decision that has its own estimate
-  const blocked = v?.decision_estimate ? ['unhealthy', 'no-data'] : ['unhealthy', 'no-data', 'warming'];
-  return !!v && !!p && p.value > 0 && p.low > 0 && p.high >= p.low && !blocked.includes(v.state);
+  return (
+    !!p && p.value > 0 && p.low > 0 && p.high >= p.low && (!!v.decision_estimate || v.state !== 'warming')
+  );
 };
 
-/** Usable and not drifting: what a leader, and a `better` or `equivalent` claim, needs. */
-const steadyUsable = (v: VerdictLike | null | undefined) => usable(v) && v?.state !== 'drifting';
-
-const slopeText = (v: VerdictLike) => {
-  const s = v.drift?.slope_relative_per_hour;
-  return s == null ? 'drifting' : `drifting ${s > 0 ? '+' : ''}${round(100 * s, 1)}%/h`;
-};
-
-/** The rollout-level drift of the candidate against the reference's, or why it cannot be ruled out. */
-function rolloutDriftHold(
-  candidate: VerdictLike,
-  r: ReferenceAtAge['drift'],
-  g: typeof DRIFT_GUARD,
-): string | null {
-  const est = candidate.decision_estimate;
-  if (!est) return null; // the verdict's projection: its detector's drift state guards it
-  const c = est.drift;
-  if (!c)
-    return 'the candidate’s rollout durations do not span enough blocks of starts to measure a drift yet';
-  const diff = c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0);
-  const se = Math.hypot(c.se, r?.se ?? 0);
-  const what = `the candidate’s rollout durations drift ${diff > 0 ? '+' : ''}${pct(diff)}/h ± ${pct(se)} against the reference’s`;
-  if (Math.abs(diff) - 2 * se > g.limitPerHour) return `${what}, beyond ${pct(g.limitPerHour)}/h`;
-  if (Math.abs(diff) + 1.645 * se > g.steepPerHour)
-    return `${what}: a drift of ${pct(g.steepPerHour)}/h is not ruled out yet`;
-  return null;
+/** The full-run guard's reading at this look. */
+interface FullRun {
+  full_run: NonNullable<Decision['full_run']>;
+  /** Its claim (stateOf its interval), null without a slope. */
+  state: Decision['state'] | null;
+  drifts: boolean;
+  text: string;
 }
 
 /**
- * The drift guard. A drift bends the projection, so a claim that a run is faster (`better`) or as
- * fast (`equivalent`) is held back while the candidate or the reference drifts (the detector's
- * verdict), or while the candidate's rollout durations drift against the reference's beyond
- * DRIFT_GUARD (durations against start time: no interval width stands in for it). `worse` and
- * `not-better` stay open: they end a candidate that cannot win. Returns the state allowed and the
- * evidence to add.
+ * The full-run guard: the contrast extrapolated along the drift (the slope of the cohort differences
+ * on start age) from its own mean age to the run's rollout-weighted mean age (about half the run,
+ * less a rollout), widened by the lever × the slope's error, read through the same boundary `c`.
  */
-function driftGuard(
-  state: Decision['state'],
-  lo: number,
-  m: number,
-  runs: { candidate: VerdictLike; reference: VerdictLike; shown: string; drift: ReferenceAtAge['drift'] },
-  g: typeof DRIFT_GUARD,
-): { state: Decision['state']; evidence: string[] } {
-  if (state !== 'better' && state !== 'equivalent') return { state, evidence: [] };
-  const { candidate, reference, shown } = runs;
-  const who = [
-    candidate.state === 'drifting' ? `the candidate (${slopeText(candidate)})` : null,
-    reference.state === 'drifting' ? `${shown} (${slopeText(reference)})` : null,
-  ].filter((x): x is string => !!x);
-  const rollout = rolloutDriftHold(candidate, runs.drift, g);
-  if (!who.length && !rollout)
+function fullRunGuard(k: Contrast, c: number, candidate: VerdictLike, m: number, shown: string): FullRun {
+  const runEnd = candidate.run_end_minutes ?? defaultRunEndMinutes();
+  const W = candidate.decision_estimate?.mean_duration_minutes ?? 0;
+  const lever = Math.max(0, (runEnd - W) / 2 - k.meanAge);
+  if (k.slope === null || k.slopeSe === null) {
+    const text = `full-run guard: no drift measurable yet against ${shown} (a slope needs three start cohorts)`;
     return {
-      state,
-      evidence: [
-        'drift guard: neither run drifts (the detector and the rollout durations rule out a drift beyond the guard)',
-      ],
+      full_run: {
+        guard: 'not-measured',
+        change: null,
+        slope_relative_per_hour: null,
+        slope_se: null,
+        lever_minutes: round(lever, 1),
+      },
+      state: null,
+      drifts: false,
+      text,
     };
-  const held = `drift guard: ${state} held back while ${[...(who.length ? [`${who.join(' and ')} drifts`] : []), ...(rollout ? [rollout] : [])].join('; ')}`;
-  // `equivalent` implies `not-better` (its interval lies above −m), which a drift does not block
-  return lo > -m ? { state: 'not-better', evidence: [held] } : { state: 'measuring', evidence: [held] };
+  }
+  const d = k.logChange + k.slope * lever;
+  const r = c * Math.hypot(k.se, lever * k.slopeSe) + k.widen;
+  const change = {
+    value: round(Math.exp(d) - 1, 4),
+    low: round(Math.exp(d - r) - 1, 4),
+    high: round(Math.exp(d + r) - 1, 4),
+  };
+  const drifts = Math.abs(k.slope) > c * k.slopeSe;
+  const slope = `${k.slope > 0 ? '+' : ''}${pct(60 * k.slope)}/h ± ${pct(60 * k.slopeSe)}`;
+  return {
+    full_run: {
+      guard: drifts ? 'drifts' : 'open',
+      change,
+      slope_relative_per_hour: round(60 * k.slope, 4),
+      slope_se: round(60 * k.slopeSe, 4),
+      lever_minutes: round(lever, 1),
+    },
+    // an untrusted slope (too few cohorts to show their own spread) shows its interval but settles nothing
+    state: k.slopeTrusted ? stateOf(change.low, change.high, m) : null,
+    drifts: drifts && k.slopeTrusted,
+    text: `full-run guard: the candidate drifts ${slope} against ${shown} (${k.basis ? 'cohort differences on start age' : "the two runs' rollout drifts"}${drifts ? ', significant' : ''}); extrapolated ${round(lever, 0)} run-minutes to the run's rollout-weighted mean age: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}]`,
+  };
 }
 
 /**
- * One candidate against one reference, at equal run age (the reference as it was at the candidate's
- * run-minute, `referenceAtAge`). `measuring` until the interval of the relative change (candidate −
- * reference) ÷ reference of the projected full-run seconds per rollout, valid under repeated looks,
- * lies entirely above 0 (`worse`: slower), entirely below −min_improvement (`better`), entirely inside
- * ±min_improvement (`equivalent`), or entirely above −min_improvement (`not-better`: it cannot win,
- * the futility stop of a sequential trial), checked in that order. No claim on an error basis too
- * thin for the error's own estimate; at the horizon every decision ends (`settleAtHorizon`).
+ * The state both claims allow. A `better` at equal run age is the provisional winner until the
+ * full-run interval settles `better` too (or settles against it: not-better, worse); `equivalent`
+ * needs the full-run interval within ±m as well, else it is `not-better` (its equal-age interval lies
+ * above −m). `worse` and `not-better` are one-sided claims at equal run age; a full-run interval that
+ * settles one of them while the equal-age one is open decides too (a drift against the candidate).
+ */
+function combine(
+  eq: Decision['state'],
+  full: Decision['state'] | null,
+  provisional: boolean,
+): Decision['state'] {
+  if (provisional || eq === 'better') {
+    if (full === 'better' || full === 'worse') return full;
+    if (full === 'not-better' || full === 'equivalent') return 'not-better';
+    return 'better-at-equal-age';
+  }
+  if (eq === 'equivalent') return full === 'equivalent' ? 'equivalent' : 'not-better';
+  if (eq !== 'measuring') return eq;
+  if (full === 'worse') return 'worse';
+  return full === 'not-better' || full === 'equivalent' ? 'not-better' : 'measuring';
+}
+
+/** The guard's field once the state is known: settled when it agrees with the decision. */
+function guardOf(f: FullRun, state: Decision['state']): NonNullable<Decision['full_run']> {
+  const agrees =
+    f.state !== null &&
+    (f.state === state ||
+      (state === 'not-better' && (f.state === 'equivalent' || f.state === 'worse')) ||
+      (state === 'worse' && f.state === 'worse'));
+  return { ...f.full_run, guard: agrees && !f.drifts ? 'settled' : f.full_run.guard };
+}
+
+/**
+ * One candidate against one reference at equal run age (src/analysis/contrast.ts). `measuring` until
+ * the interval of the relative change (candidate − reference) ÷ reference of seconds per rollout,
+ * valid under repeated looks, lies entirely above 0 (`worse`), below −min_improvement (`better`, or
+ * the provisional `better-at-equal-age` while the full-run guard is open), inside ±min_improvement
+ * (`equivalent`), or above −min_improvement (`not-better`: it cannot win, the futility stop of a
+ * sequential trial). Every decision ends: at the horizon, once the reference's data have ended and
+ * more of the candidate's cannot settle it, or when no settlement is forecast within the horizon for
+ * a candidate that does not point at a gain (`close`).
  */
 export function decideCandidate(
   candidate: VerdictLike,
-  /** `label`: how the evidence names the reference (default: its name). */
   reference: DecisionAgainst | null,
   options: DecideOptions = {},
 ): Decision {
   const m = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
   const name = reference?.name ?? 'none';
   const shown = reference?.label ?? name;
-  const base = {
-    reference: reference?.reference ?? decisionReference('run', name),
-    min_improvement: m,
-    method: methodText(options),
-  };
+  const base = { reference: referenceOf(reference, name), min_improvement: m, method: methodText(options) };
   const read = comparable(candidate, reference, base, shown, options);
   if ('decision' in read) return read.decision;
-  const { cv, at, ref, subject } = read;
-  const d = Math.log(cv.value / (at.projection as Interval).value);
-  const between = ref.betweenRun?.logSd ?? 0;
-  const s = Math.hypot(logSe(cv), at.logSe, between);
-  const claim = claimRadius(subject, s, options);
+  const k = contrastOf(candidate, read.verdict, shown, betweenRunOf(reference, options), reference?.ended);
+  if ('none' in k) return { ...base, state: 'measuring', evidence: [k.none] };
+  const claim = claimRadius(candidate, k.se, options, k.basis ? 0 : undefined);
   if (claim.radius === null)
-    return unclaimed(base, d, `change vs ${shown}: ${pct(Math.exp(d) - 1)}; ${claim.why}`);
-  const r = claim.radius + ageGapHide(at.gapMinutes);
-  const [lo, hi] = [Math.exp(d - r) - 1, Math.exp(d + r) - 1];
-  const change: Interval = { value: round(Math.exp(d) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
-  const thin = thinBasis(subject, at, shown);
-  const runs = { candidate: subject, reference: ref.verdict, shown, drift: at.drift };
-  const guard = thin
-    ? { state: 'measuring' as const, evidence: [thin] }
-    : driftGuard(stateOf(lo, hi, m), lo, m, runs, options.driftGuard ?? DRIFT_GUARD);
-  const evidence = [
-    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; ±${pct(r)} on the log scale: ${claim.text})`,
-    `${shown} ${at.text}`,
-    ...(ref.betweenRun ? [`between-run term ±${pct(between)} (log s.d.): ${ref.betweenRun.text}`] : []),
-    ...guard.evidence,
-    `estimates: ${usedText(subject, 'the candidate')}; ${usedText(ref.verdict, shown)}`,
-  ];
-  const held = !!thin || guard.evidence.length > 0;
-  if (guard.state !== 'measuring')
-    return decided(base, guard.state, change, candidate, [
-      ...evidence,
-      `${guard.state}: ${claimOf(guard.state, m)} than ${shown} at every look's confidence`,
-    ]);
-  const horizon = claimRadius(candidate, s, options);
-  if ('final' in horizon && horizon.final)
-    return settleAtHorizon({ base, change, d, s, m, shown, evidence, held, candidate });
-  const open = stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
-  // the narrowest interval the candidate's own data could give: its error gone, the reference's kept
-  const bestRadius = ageGapHide(at.gapMinutes) + (claim.radius * Math.hypot(at.logSe, between)) / s;
-  // a guard read against a reference whose data ended before the candidate's age reads a frozen slope
-  // (issue 43 item 2): closed with the claim the data support, never run on to a horizon's not-better
-  if (held && stateOf(lo, hi, m) === 'better' && outlived(candidate, read.ref))
-    return heldFaster(base, change, candidate, evidence, `${shown}'s data ended while a guard held it`);
-  const ended = frozenAt(read, { d, lo, hi, m, bestRadius });
-  return ended === null ? open : closeOpen(open, candidate, ended);
-}
-
-/** The reference's data ended before the candidate's run age: nothing it measures later reaches it. */
-function outlived(candidate: VerdictLike, ref: DecisionAgainst): boolean {
-  const end = ref.verdict.minutes_of_data;
-  return !!ref.ended && end != null && (candidate.minutes_of_data ?? 0) > end + 0.5;
-}
-
-/**
- * A decision closed while its whole interval lies below −min_improvement but a guard (a drift not
- * ruled out, a thin error basis) holds the claim: `faster-drift-not-ruled-out`, never `not-better`
- * (issue 43 item 2: the data say it is faster; what they cannot rule out is that a drift undoes it
- * over the full run). Neutral and final; a campaign reruns it beside a reference that runs.
- */
-function heldFaster(
-  base: DecisionBase,
-  change: Interval,
-  candidate: VerdictLike,
-  evidence: string[],
-  why: string,
-): Decision {
-  return decided(base, 'faster-drift-not-ruled-out', change, candidate, [
-    ...evidence,
-    `faster-drift-not-ruled-out: faster at equal run age at every look's confidence, closed because ${why}: a drift that could undo it over the full run is not ruled out`,
-  ]);
-}
-
-/**
- * Why more of the candidate's own data cannot settle its comparison with a reference whose data have
- * ended (issue 38 item 3), or null. Compared where the reference's data end (the candidate as it was
- * then), nothing the candidate measures later moves the comparison; compared with the reference's
- * last reading (no trajectory), the narrowest interval its own data could give (its error gone) must
- * still settle. A `better` only the drift guard holds is not closed here: the data say it is faster.
- */
-function frozenAt(
-  read: { ref: DecisionAgainst; agedTo: number | null; subject: VerdictLike },
-  x: { d: number; lo: number; hi: number; m: number; bestRadius: number },
-): string | null {
-  if (!read.ref.ended || stateOf(x.lo, x.hi, x.m) === 'better') return null;
-  const end = round(read.ref.verdict.minutes_of_data ?? 0, 0);
-  if (read.agedTo !== null)
-    return `the reference's data end at run-minute ${end}: compared there, more of the candidate's own data cannot settle it`;
-  const minutes = read.subject.minutes_of_data ?? 0;
-  if (!(minutes > (read.ref.verdict.minutes_of_data ?? minutes) + 0.5)) return null; // it ages toward it
-  const [lo, hi] = [Math.exp(x.d - x.bestRadius) - 1, Math.exp(x.d + x.bestRadius) - 1];
-  if (stateOf(lo, hi, x.m) !== 'measuring') return null;
-  return `the reference's data end at run-minute ${end}: even with no error of its own the candidate's interval [${pct(lo)}, ${pct(hi)}] would not settle it`;
-}
-
-/**
- * An open decision closed now (the futility rule): `not-better`, not shown min_improvement faster
- * than its reference, because more run-minutes cannot settle it (`why`: its reference's data ended,
- * or its forecast settles nothing within the horizon). Its interval stays the one measured.
- */
-export function closeOpen(open: Decision, candidate: VerdictLike, why: string): Decision {
-  const m = open.min_improvement;
-  const minutes = candidate.minutes_of_data ?? null;
-  return {
-    ...open,
-    state: 'not-better',
-    decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    expected_minutes_to_decision: null,
-    evidence: [
-      ...open.evidence.filter(
-        (e) => !e.startsWith('expected to settle') && !e.startsWith('the difference is too close'),
-      ),
-      `not-better: closed now, not shown ${pct(m)} faster than ${referenceText(open.reference)}: ${why} (the futility rule)`,
-    ],
+    return unclaimed(
+      base,
+      k.logChange,
+      `change vs ${shown}: ${pct(Math.exp(k.logChange) - 1)}; ${claim.why}`,
+    );
+  const r = claim.radius + k.widen;
+  const d = k.logChange;
+  const change: Interval = {
+    value: round(Math.exp(d) - 1, 4),
+    low: round(Math.exp(d - r) - 1, 4),
+    high: round(Math.exp(d + r) - 1, 4),
   };
+  const full = fullRunGuard(k, k.se > 0 ? claim.radius / k.se : 0, candidate, m, shown);
+  const provisional =
+    options.previous?.state === 'better-at-equal-age' &&
+    sameReference(options.previous.reference, base.reference);
+  const eq = stateOf(change.low, change.high, m);
+  const fullState = options.fullRunGuard === false ? eq : full.state;
+  const state = k.thin && !provisional ? 'measuring' : combine(eq, fullState, provisional);
+  const evidence = [
+    `change vs ${shown} at equal run age: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; ±${pct(r)} on the log scale: ${claim.text})`,
+    k.text,
+    full.text,
+    ...(k.thin && !provisional ? [k.thin] : []),
+  ];
+  const contrast = k.basis ? { ...k.basis, mean_age_minutes: round(k.meanAge, 1) } : null;
+  const x = { base, change, full, d, s: k.se, m, shown, evidence, candidate, contrast };
+  const eta = expectedMinutes(candidate, d, k.se, m, options, k.basis ? 0 : undefined);
+  if (state === 'measuring' || state === 'better-at-equal-age') {
+    const why = closeWhy({ claim, k, candidate, change, m, eta, options, state });
+    if (why) return settle(x, state, why);
+    return state === 'measuring'
+      ? stillMeasuring(x, eta)
+      : decided(
+          x,
+          state,
+          `${state}: faster by more than ${pct(m)} than ${shown} at equal run age at every look's confidence; the full-run guard is still open, so it keeps running`,
+        );
+  }
+  return decided(
+    x,
+    state,
+    `${state}: ${claimOf(state, m)} than ${shown} at every look's confidence${full.drifts && (state === 'worse' || state === 'not-better') ? ' (it drifts against it: a one-sided claim)' : ''}`,
+  );
 }
 
 type DecisionBase = Pick<Decision, 'reference' | 'min_improvement' | 'method'>;
+
+/** How a decision names what it is against: the reference's own, else a run of that name. */
+export function referenceOf(
+  r: { reference?: DecisionReference } | null | undefined,
+  name: string,
+): DecisionReference {
+  return r?.reference ?? decisionReference('run', name);
+}
+
+/** What a look built, for the decisions it ends in. */
+interface Look {
+  base: DecisionBase;
+  change: Interval;
+  full: FullRun;
+  d: number;
+  s: number;
+  m: number;
+  shown: string;
+  evidence: string[];
+  candidate: VerdictLike;
+  contrast: Decision['contrast'];
+}
+
+/** Run-minutes after the reference's data ended by which the candidate's shared cohorts have ended too (× its rollout duration). */
+const AFTER_REFERENCE_DURATIONS = 2;
+
+/**
+ * Run-minutes before a candidate's estimate may rule out a gain: younger, it still carries the
+ * start-up and its interval is wide (the forecast's closing waits, and the reference runs with it:
+ * src/analysis/reference-lifetime.ts YOUNG_MINUTES).
+ */
+export const FORECAST_AFTER_MINUTES = 30;
+
+/**
+ * A decision's estimate points at a gain: its relative change is at most −min_improvement ÷ 2 (closer
+ * to a gain than to no change). A candidate that does is never left without a reference, nor stopped
+ * by a forecast.
+ */
+export function pointsAtGain(
+  d: Pick<Decision, 'relative_change'> | null | undefined,
+  minImprovement: number,
+): boolean {
+  const v = d?.relative_change?.value;
+  return v !== undefined && v <= -minImprovement / 2;
+}
+
+/**
+ * Futility by forecast: a candidate still `measuring` whose estimate does not point at a gain and
+ * whose decision forecasts no settlement within the horizon (expected_minutes_to_decision null, too
+ * close to a boundary, or beyond `horizon`) is closed once it has FORECAST_AFTER_MINUTES of data: its
+ * difference from the reference is within the decisions' noise, so more run-minutes buy no
+ * conclusion. decideCandidate closes by it (`closeWhy`); the campaign bench reads it too.
+ */
+export function futileByForecast(
+  decision: Pick<Decision, 'state' | 'relative_change'> & { expected_minutes_to_decision?: number | null },
+  minute: number,
+  horizon: number,
+  minImprovement: number,
+): boolean {
+  if (decision.state !== 'measuring' || minute < FORECAST_AFTER_MINUTES) return false;
+  if (decision.relative_change?.value === undefined || pointsAtGain(decision, minImprovement)) return false;
+  const eta = decision.expected_minutes_to_decision;
+  // undefined: no interval yet (too little steady data), nothing is forecast
+  if (eta === undefined) return false;
+  return eta === null || eta > horizon;
+}
+
+/**
+ * Why an open decision is closed at this look, or null: the horizon; the reference's data ended
+ * (its job stopped) and the candidate's rollouts in the cohorts they share have ended too, so more of
+ * its data cannot settle it; or a near-tie (not pointing at a gain: change above −m ÷ 2) whose
+ * settlement is forecast beyond the horizon after FORECAST_AFTER_MINUTES.
+ */
+function closeWhy(x: {
+  claim: { final?: boolean };
+  k: Contrast;
+  candidate: VerdictLike;
+  change: Interval;
+  m: number;
+  eta: number | null;
+  options: DecideOptions;
+  state: Decision['state'];
+}): string | null {
+  const now = x.candidate.minutes_of_data ?? 0;
+  if (x.claim.final) return 'closed at the horizon (max_decision_minutes)';
+  if (x.candidate.cohorts?.final) return "closed now: the candidate's job ended, so its data will not grow";
+  const W = x.candidate.decision_estimate?.mean_duration_minutes ?? 5;
+  if (x.k.referenceEnd !== null && now >= x.k.referenceEnd + AFTER_REFERENCE_DURATIONS * W)
+    return `closed now: the reference's data end at run-minute ${round(x.k.referenceEnd, 0)}; compared there, the candidate's rollouts of the ages they share have ended, so more of its data cannot settle it`;
+  const horizon = x.options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  const open = { state: x.state, relative_change: x.change, expected_minutes_to_decision: x.eta };
+  const futile = x.options.futility !== false && futileByForecast(open, now, horizon, x.m);
+  return futile
+    ? 'closed by the forecast: no settlement is forecast within the horizon and the change does not point at a gain'
+    : null;
+}
+
+/**
+ * Settles an open decision (`closeWhy`): a provisional winner, or one whose equal-age interval lies
+ * below −min_improvement but was held (a claim its error could not yet make), closes
+ * `faster-drift-not-ruled-out` (faster at equal run age, a drift not ruled out), any other `not-better` (not shown min_improvement
+ * faster: the futility boundary; `equivalent` is only ever the sequence's own claim). The evidence
+ * states the error this costs: the chance that a candidate truly min_improvement faster reads as slow
+ * as this one or slower.
+ */
+function settle(x: Look, state: Decision['state'], why: string): Decision {
+  if (state === 'better-at-equal-age' || x.change.high < -x.m)
+    return decided(
+      x,
+      'faster-drift-not-ruled-out',
+      `faster-drift-not-ruled-out: ${why}: faster than ${x.shown} at equal run age; a drift that could undo it over the full run is not ruled out`,
+    );
+  const p = x.s > 0 ? upperTail((x.d - Math.log(1 - x.m)) / x.s) : 0;
+  return decided(
+    x,
+    'not-better',
+    `not-better: ${why}: not shown ${pct(x.m)} faster than ${x.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct(x.m)} faster reads this slow or slower with probability ${pct(p)}`,
+  );
+}
 
 /** No claim can be made at this look (the small-sample guard): the change without an interval. */
 function unclaimed(base: DecisionBase, d: number, text: string): Decision {
@@ -476,181 +500,75 @@ function unclaimed(base: DecisionBase, d: number, text: string): Decision {
   };
 }
 
-function stillMeasuring(
-  base: DecisionBase,
-  change: Interval,
-  evidence: string[],
-  eta: number | null,
-): Decision {
+function stillMeasuring(x: Look, eta: number | null): Decision {
   const when =
     eta === null
       ? 'the difference is too close to a boundary to forecast when it settles'
       : `expected to settle near run-minute ${eta}`;
   return {
-    ...base,
+    ...x.base,
     state: 'measuring',
-    relative_change: change,
+    relative_change: x.change,
+    full_run: x.full.full_run,
+    contrast: x.contrast,
     expected_minutes_to_decision: eta,
-    evidence: [...evidence, when],
+    evidence: [...x.evidence, when],
   };
 }
 
-function decided(
-  base: Pick<Decision, 'reference' | 'min_improvement' | 'method'>,
-  state: Decision['state'],
-  change: Interval,
-  candidate: VerdictLike,
-  evidence: string[],
-): Decision {
-  const minutes = candidate.minutes_of_data ?? null;
+function decided(x: Look, state: Decision['state'], last: string): Decision {
+  const minutes = x.candidate.minutes_of_data ?? null;
   return {
-    ...base,
+    ...x.base,
     state,
-    relative_change: change,
+    relative_change: x.change,
+    full_run: guardOf(x.full, state),
+    contrast: x.contrast,
     decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence,
+    evidence: [...x.evidence, last],
   };
-}
-
-/** No claim on a standard error whose own estimate rests on too few independent blocks of starts. */
-function thinBasis(candidate: VerdictLike, at: ReferenceAtAge, shown: string): string | null {
-  const b = candidate.decision_estimate?.error_basis;
-  if (b && !b.enough) return `no claim: the candidate's ${basisText(b)}`;
-  if (at.basisEnough === false) return `no claim: ${shown}'s error basis was too thin at that age`;
-  return null;
-}
-
-/**
- * The closed design: at `max_decision_minutes` a candidate still open is settled. Within
- * ±min_improvement (and no guard holding it) it is `equivalent`; its whole interval below
- * −min_improvement (a guard held it) `faster-drift-not-ruled-out`; otherwise `not-better` (it was not
- * shown min_improvement faster: the futility boundary); the evidence states the error this costs,
- * the chance that a candidate truly min_improvement faster reads as slow as this one or slower.
- */
-function settleAtHorizon(x: {
-  base: Pick<Decision, 'reference' | 'min_improvement' | 'method'>;
-  change: Interval;
-  d: number;
-  s: number;
-  m: number;
-  shown: string;
-  evidence: string[];
-  held: boolean;
-  candidate: VerdictLike;
-}): Decision {
-  if (x.change.high < -x.m)
-    return heldFaster(
-      x.base,
-      x.change,
-      x.candidate,
-      x.evidence,
-      'the horizon (max_decision_minutes) came while a guard held it',
-    );
-  const state = !x.held && Math.abs(x.change.value) < x.m ? 'equivalent' : 'not-better';
-  const p = x.s > 0 ? upperTailZ((x.d - Math.log(1 - x.m)) / x.s) : 0;
-  return decided(x.base, state, x.change, x.candidate, [
-    ...x.evidence,
-    `${state}: closed at the horizon (max_decision_minutes): not shown ${pct(x.m)} faster than ${x.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct(x.m)} faster reads this slow or slower with probability ${pct(p)}`,
-  ]);
-}
-
-/** P(Z > z) for a standard normal (Abramowitz–Stegun 26.2.17, error < 7.5e-8). */
-function upperTailZ(z: number): number {
-  const t = 1 / (1 + 0.2316419 * Math.abs(z));
-  const poly =
-    t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
-  const q = (Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI)) * poly;
-  return z >= 0 ? q : 1 - q;
 }
 
 /** How the decision reads the difference: the boundary and its error, as the evidence names it. */
 function methodText(options: DecideOptions): string {
   const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
   const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
+  const what =
+    'on log(candidate ÷ reference) seconds per rollout of the start cohorts both runs share (equal run age), with a full-run guard';
   return boundary === 'always-valid'
-    ? `always-valid confidence sequence (normal mixture, α ${alpha}) on log(candidate ÷ reference) of the projected full-run s/rollout`
-    : `one-sided group-sequential boundaries (Lan–DeMets Pocock-type α spending, α ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate ÷ reference) of the projected full-run s/rollout`;
+    ? `always-valid confidence sequence (normal mixture, α ${alpha}) ${what}`
+    : `one-sided group-sequential boundaries (Lan–DeMets Pocock-type α spending, α ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) ${what}`;
 }
 
-/**
- * The two runs at equal run age, whichever is older: the reference as it was at the candidate's age
- * (its trajectory), or, when the candidate is older than the reference's last reading (a reference
- * that started later, or whose data ended), the candidate as it was at the reference's age (its own
- * trajectory; `agedTo` names that age). Without the candidate's trajectory, the reference's last
- * reading and the age gap (referenceAtAge).
- */
-function atEqualAge(
-  candidate: VerdictLike,
-  reference: VerdictLike,
-): { subject: VerdictLike; at: ReferenceAtAge; agedTo: number | null } {
-  const age = reference.minutes_of_data ?? null;
-  const minutes = candidate.minutes_of_data ?? null;
-  const est = candidate.decision_estimate;
-  if (age === null || minutes === null || !(minutes > age + 0.5) || !est?.trajectory?.values.length)
-    return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
-  const mine = referenceAtAge(candidate, age);
-  if (!mine.projection) return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
-  const basis = est.error_basis;
-  const subject: VerdictLike = {
-    ...candidate,
-    minutes_of_data: age,
-    projected_full_run: mine.projection,
-    decision_estimate: {
-      ...est,
-      projected_full_run: mine.projection,
-      drift: mine.drift
-        ? { ...mine.drift, from_minute: est.drift?.from_minute ?? est.first_wave_end_minutes }
-        : null,
-      ...(basis ? { error_basis: { ...basis, enough: mine.basisEnough ?? basis.enough } } : {}),
-    },
-  };
-  const text = `read at run-minute ${round(age, 0)}, its last reading; the candidate as it was then (equal run age, from the candidate's trajectory)`;
-  return { subject, at: { ...referenceAtAge(reference, age), text }, agedTo: age };
-}
+/** The between-run term (log s.d.) of a reference that did not share the candidate's wall clock. */
+const betweenRunOf = (r: DecisionAgainst | null, o: DecideOptions) =>
+  r?.betweenRun?.logSd ?? o.betweenRunSd ?? 0;
 
 /**
- * Both projections, or the decision when there is nothing to compare yet: the reference itself, a
- * decision already made against the same reference (final), no reference, or no usable projection.
+ * The reference to read, or the decision when there is nothing to compare yet: the reference itself,
+ * a final decision already made against the same reference, no reference, or nothing usable.
  */
 function comparable(
   candidate: VerdictLike,
   reference: DecisionAgainst | null,
-  base: Pick<Decision, 'reference' | 'min_improvement' | 'method'>,
+  base: DecisionBase,
   shown: string,
   options: DecideOptions,
-):
-  | { decision: Decision }
-  | {
-      cv: Interval;
-      at: ReferenceAtAge;
-      ref: DecisionAgainst;
-      subject: VerdictLike;
-      agedTo: number | null;
-    } {
+): { decision: Decision } | { verdict: VerdictLike } {
   if (options.isReference)
     return { decision: { ...base, state: 'reference', evidence: ['this candidate is the reference'] } };
   const prev = options.previous;
-  if (
-    prev &&
-    prev.state !== 'measuring' &&
-    prev.state !== 'reference' &&
-    sameReference(prev.reference, base.reference)
-  )
+  if (prev && isFinalDecision(prev) && sameReference(prev.reference, base.reference))
     return { decision: prev };
   if (!reference)
     return {
       decision: { ...base, state: 'measuring', evidence: ['no reference with a projected value yet'] },
     };
-  const { subject, at, agedTo } = atEqualAge(candidate, reference.verdict);
-  const cv = decisionProjection(subject);
-  if (usable(candidate) && usable(reference.verdict) && cv && at.projection)
-    return { cv, at, ref: reference, subject, agedTo };
-  if (usable(candidate) && usable(reference.verdict))
-    return { decision: { ...base, state: 'measuring', evidence: [`${shown}: ${at.text}`] } };
+  if (usable(candidate) && usable(reference.verdict)) return { verdict: reference.verdict };
   const who = !usable(candidate)
     ? `the candidate (${candidate.state})`
     : `${shown} (${reference.verdict.state})`;
-  return { decision: { ...base, state: 'measuring', evidence: [`no usable projection for ${who} yet`] } };
+  return { decision: { ...base, state: 'measuring', evidence: [`no usable estimate for ${who} yet`] } };
 }
 
 const pct = (x: number) => `${round(100 * x, 1)}%`;
@@ -683,7 +601,7 @@ function claimOf(state: Decision['state'], m: number): string {
 
 /**
  * Run-minute at which the sequence is expected to exclude the undecided region, assuming the
- * standard error shrinks like 1 ÷ √(steady minutes) and the estimate stays where it is.
+ * standard error shrinks like 1 ÷ √(minutes of information) and the estimate stays where it is.
  */
 function expectedMinutes(
   v: VerdictLike,
@@ -691,22 +609,22 @@ function expectedMinutes(
   s: number,
   m: number,
   options: DecideOptions,
+  from: number = steadyFrom(v) ?? (v.minutes_of_data ?? 0) / 3,
 ): number | null {
   const now = v.minutes_of_data;
   if (now == null || !(s > 0)) return null;
-  const warmupEnd = steadyFrom(v) ?? now / 3;
-  const steady = Math.max(1, now - warmupEnd);
+  const info = Math.max(1, now - from);
   const lm = Math.log(1 - m);
   // the largest radius that settles it, for each outcome the estimate points to
   // (not-better, d − lm, is never harder than equivalent, so equivalent's own need adds nothing)
   const need = Math.max(d, lm - d, d - lm);
   if (!(need > 0)) return null;
-  // step forward a minute at a time: s shrinks like 1 ÷ √(steady minutes), the boundary moves
+  // step forward a minute at a time: s shrinks like 1 ÷ √(minutes of information), the boundary moves
   const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
   const horizon = (options.boundary ?? DECISION_DEFAULTS.boundary) === 'always-valid' ? now + 600 : max;
   for (let t = Math.ceil(now); t <= horizon; t++) {
-    const st = s * Math.sqrt(steady / Math.max(1, t - warmupEnd));
-    const c = claimRadius({ ...v, minutes_of_data: t, warmup_end_minutes: warmupEnd }, st, options);
+    const st = s * Math.sqrt(info / Math.max(1, t - from));
+    const c = claimRadius({ ...v, minutes_of_data: t }, st, options, from);
     if (c.radius !== null && c.radius <= need) return round(Math.max(t, now), 0);
   }
   return null;
@@ -715,58 +633,69 @@ function expectedMinutes(
 /**
  * The pruner (a losing trial stops early, as Optuna's pruners stop one): a candidate that cannot be
  * min_improvement faster than the leading candidate of its experiment cannot win, even while its
- * comparison with the reference is still open. `not-better` against the leader once the confidence
- * sequence settles that (worse than it, within ±min_improvement of it, or not min_improvement
- * faster), else null. The leader is the best of a few projections, so it is optimistic: a candidate
- * looks worse against it than against the true best, and the pruner stops it earlier and more often
- * wrongly than one comparison's error rate says (see docs/monitor.md). So its error is split over
- * the possible leaders (`leaders`: the candidates that could lead, Bonferroni): whichever one leads,
- * the claim against it keeps α ÷ leaders, and the claims together α. A drifting run is never the
- * leader; a drifting candidate may be pruned (not-better is not held back by the drift guard).
+ * comparison with the reference is still open. `not-better` against the leader once the sequence
+ * settles that (worse than it, within ±min_improvement of it, or not min_improvement faster), else
+ * null. The leader is the best of a few, so it is optimistic: a candidate looks worse against it than
+ * against the true best, and the pruner stops it earlier and more often wrongly than one
+ * comparison's error rate says (see docs/monitor.md). So its error is split over the possible leaders
+ * (`leaders`, Bonferroni): whichever one leads, the claim against it keeps α ÷ leaders, and the claims
+ * together α.
  */
 export function pruneByLeader(
   candidate: VerdictLike,
-  leader: { name: string; verdict: VerdictLike; label?: string },
+  leader: { name: string; verdict: VerdictLike; label?: string; reference?: DecisionReference },
   options: Omit<DecideOptions, 'isReference'> & { leaders?: number } = {},
 ): Decision | null {
   const leaders = Math.max(1, Math.floor(options.leaders ?? 1));
   const alpha = (options.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
-  const d = decideCandidate(candidate, leader, { ...options, alpha });
+  const previous = sameReference(options.previous?.reference, referenceOf(leader, leader.name))
+    ? options.previous
+    : null;
+  const d = decideCandidate(candidate, leader, { ...options, alpha, previous, futility: false });
   if (d.state !== 'worse' && d.state !== 'equivalent' && d.state !== 'not-better') return null;
+  if (d.evidence.at(-1)?.includes('closed')) return null; // only a claim the sequence settled prunes
   const m = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
   const shown = leader.label ?? leader.name;
   return {
     ...d,
     state: 'not-better',
     evidence: [
-      ...d.evidence.slice(0, 1),
+      ...d.evidence.slice(0, 2),
       `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence (α split over ${leaders} possible leader${leaders === 1 ? '' : 's'}): it cannot win`,
     ],
   };
 }
 
+/** A candidate's standing for the leader: its contrast against the reference, else its projection's ratio to it. */
+function leadScore(v: VerdictLike, reference: VerdictLike | null): number | null {
+  // a run the detector sees drift is never the leader: the pruner's claims against it would not hold
+  if (!usable(v) || v.state === 'drifting') return null;
+  if (reference && usable(reference)) {
+    const k = contrastOf(v, reference, 'the reference');
+    if (!('none' in k)) return k.logChange;
+  }
+  const p = decisionProjection(v)?.value;
+  if (!p) return null;
+  const ref = reference ? referenceAtAge(reference, v.minutes_of_data).projection?.value : undefined;
+  return ref ? Math.log(p / ref) : Math.log(p);
+}
+
 /**
- * The leading candidate of an experiment: the one with the lowest (fastest) usable projection, when
- * it is lower than the reference's; null without one.
+ * The leading candidate of an experiment: the one most ahead of the reference at equal run age (its
+ * contrast, else its projection at the reference's matching age), when it is ahead; null without one.
  */
 export function leadingCandidate<T extends { name: string; verdict: VerdictLike }>(
   candidates: readonly T[],
   reference: VerdictLike | null,
 ): T | null {
-  let best: T | null = null;
-  for (const c of candidates)
-    if (
-      steadyUsable(c.verdict) &&
-      (!best ||
-        (decisionProjection(c.verdict)?.value as number) <
-          (decisionProjection(best.verdict)?.value as number))
-    )
-      best = c;
-  // the reference at the leader's run age (a recorded reference's full-run value would flatter it)
-  const ref =
-    reference && best ? referenceAtAge(reference, best.verdict.minutes_of_data).projection?.value : undefined;
-  if (best && ref !== undefined && !((decisionProjection(best.verdict)?.value as number) < ref)) return null;
-  return best;
+  let best: { c: T; score: number } | null = null;
+  for (const c of candidates) {
+    const score = leadScore(c.verdict, reference);
+    if (score !== null && (!best || score < best.score)) best = { c, score };
+  }
+  // with a reference, only a candidate ahead of it leads (its score is then a log change)
+  if (best && reference && usable(reference) && !(best.score < 0)) return null;
+  return best?.c ?? null;
 }
 
 export interface GpuMinutesInput {
@@ -827,8 +756,9 @@ export function savingsText(
 
 /**
  * Should the monitor cancel this candidate's job now? With `stop_when_decided`, when it is `worse`
- * than any reference (it cannot win), or decided against every reference it is compared with.
- * A reference itself is never stopped on a decision (others are measured against it).
+ * than any reference (it cannot win), or finally decided against every reference it is compared
+ * with. A reference itself is never stopped on a decision (others are measured against it), nor is
+ * a provisional winner (its full-run guard is open: it runs on, as the next round's reference).
  */
 export function shouldStopOnDecision(
   decisions: readonly Decision[],
@@ -840,10 +770,15 @@ export function shouldStopOnDecision(
     return { stop: false, reason: 'a reference keeps running' };
   const worse = decisions.find((d) => d.state === 'worse');
   if (worse) return { stop: true, reason: `decided worse than ${referenceText(worse.reference)}` };
-  if (decisions.every((d) => d.state !== 'measuring'))
+  if (decisions.every((d) => isFinalDecision(d)))
     return {
       stop: true,
       reason: `decided: ${decisions.map((d) => `${d.state} vs ${referenceText(d.reference)}`).join(', ')}`,
+    };
+  if (decisions.some((d) => d.state === 'better-at-equal-age'))
+    return {
+      stop: false,
+      reason: 'better at equal run age: it keeps running until the full-run guard settles',
     };
   return { stop: false, reason: 'still measuring' };
 }

@@ -654,11 +654,44 @@ function windowVerdict(
   return {
     ...common,
     state: done ? (cycle ? 'cyclic' : 'stable') : 'stabilising',
-    value: done ? common.projected_full_run : null,
+    ...(done ? stableClaim(f, latest, common) : { value: null }),
     cycle: cycle
       ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) }
       : null,
     evidence,
+  };
+}
+
+/**
+ * What a stable verdict promises (issue 38, item 6). The projection assumes the steady rate holds to
+ * the run's end; a drift of g per hour would move the rollouts still to come by about g × the lever
+ * (from the middle of the steady data to the middle of what is left), so the value's interval keeps
+ * the trend's error × the lever. (Its centre stays the projection: on the traces the detector is
+ * tested on, moving it by the measured slope, which still carries the start-up, read 4-9% off.)
+ * Within ±max_ci_relative that way, it claims the full-run value; otherwise the weaker claim, named
+ * as such: the steady rate within ±max_ci_relative, no drift beyond X%/h ruled out (the trend's
+ * one-sided 95% bound), with the wider full-run interval as the value.
+ */
+function stableClaim(f: Frame, latest: Fit, common: SteadyFields): Pick<Verdict, 'value' | 'stable_claim'> {
+  const p = common.projected_full_run as Interval;
+  const t = latest.trend;
+  const ff = latest.proj.total > 0 ? latest.proj.future / latest.proj.total : 0;
+  const lever = Math.max(0, latest.proj.horizon.end - (f.t0 + (common.warmup_end_minutes ?? 0))) / 2 / 60;
+  const g = t?.slopeRelPerHour ?? 0;
+  const se = t && Number.isFinite(t.seRelPerHour) ? t.seRelPerHour : 1;
+  const v = p.value;
+  const sd = Math.hypot((Math.log(p.high) - Math.log(p.low)) / (2 * 1.96), ff * lever * se);
+  const half = Math.sinh(1.96 * sd);
+  const bound = round(Math.abs(g) + 1.645 * se, 4);
+  const full = half <= f.s.max_ci_relative;
+  const pc = (x: number) => `${round(100 * x, 1)}%`;
+  const text = full
+    ? `full-run value within ±${pc(half)}, the measured drift's error (${pc(g)}/h ± ${pc(se)} of the steady rate) over ${round(lever, 1)} h included`
+    : `steady rate ±${pc(f.s.max_ci_relative)}; no drift beyond ${pc(bound)}/h ruled out (the full-run value, that drift's error over ${round(lever, 1)} h included, is ±${pc(half)})`;
+  f.evidence.push(`stable: ${text}`);
+  return {
+    value: interval(v, v * Math.exp(-1.96 * sd), v * Math.exp(1.96 * sd)),
+    stable_claim: { kind: full ? 'full-run' : 'steady-rate', drift_bound_per_hour: bound, text },
   };
 }
 

@@ -9,7 +9,7 @@
 // reference (the detector's projection, else its decision estimate, else its last reading).
 
 import type { DecidedFigure, Decision, Interval } from '../types/generated/metrics.js';
-import { decisionProjection, type VerdictLike } from './decision.js';
+import { decisionProjection, isFinalDecision, type VerdictLike } from './decision.js';
 
 export interface Figure extends Interval {
   /**
@@ -22,21 +22,8 @@ export interface Figure extends Interval {
   reference?: { name: string; value: number; change: Interval };
 }
 
-/**
- * Decision states that settle a run against its reference, final (`measuring`, the provisional
- * `better-at-equal-age` and `reference` do not).
- */
-export const DECIDED_STATES: ReadonlySet<Decision['state']> = new Set([
-  'better',
-  'worse',
-  'equivalent',
-  'not-better',
-  'faster-drift-not-ruled-out',
-]);
-
-/** A decision that settled the run. */
-export const isDecided = (d: Decision | null | undefined): d is Decision =>
-  !!d && DECIDED_STATES.has(d.state);
+/** A decision that settled the run (src/analysis/decision.ts isFinalDecision: not `measuring`, the provisional `better-at-equal-age` or `reference`). */
+export const isDecided = (d: Decision | null | undefined): d is Decision => isFinalDecision(d);
 
 /**
  * A candidate's seconds per rollout as its decision says: the reference's value × (1 + the

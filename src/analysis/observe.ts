@@ -6,8 +6,9 @@ import type { CandidateObservation, StableMetrics, Verdict } from '../types/gene
 import type { Topology } from '../types/generated/topology.js';
 import { analyseBottleneck } from './bottleneck.js';
 import { type DetectorInput, type DetectorSettings, defaultRunEndMinutes, detect } from './detector.js';
+import { decisionReading, type Reading } from './reading.js';
 import { analyseResources, opportunities } from './resources.js';
-import { estimateTrajectory, perWorkerMinutes, reconstructRollouts, rolloutEstimate } from './rollouts.js';
+import { perWorkerMinutes, reconstructRollouts } from './rollouts.js';
 import { type LabeledSeries, mean, median, round, type Sample, sumCounters, toRunMinutes } from './series.js';
 
 /** Series of one run keyed by quantity name (see src/telemetry/queries.ts QUANTITIES). */
@@ -60,7 +61,9 @@ export function observeRun(input: ObserveInput): RunAnalysis {
   const series = runSeries(input, t);
   const dInput = detectorInput(input, t, series);
   const verdict = detect(dInput);
-  verdict.decision_estimate = decisionEstimate(input, t, series, dInput, verdict);
+  const reading = decisionReadingOf(input, t, series, dInput, verdict);
+  verdict.decision_estimate = reading?.estimate ?? null;
+  verdict.cohorts = reading?.cohorts ?? null;
   rolloutDriftCheck(verdict, input.settings?.max_relative_slope_per_hour ?? 0.05);
   // steady window for aggregates: after the warm-up when one was found
   const fromTs =
@@ -178,38 +181,43 @@ function rolloutDriftCheck(verdict: Verdict, limit = 0.05): void {
   );
 }
 
-/** The decision's estimate from the reconstructed rollouts (src/analysis/rollouts.ts), or null. */
-function decisionEstimate(
+/**
+ * What decisions read of the run (src/analysis/reading.ts): its start cohorts and its own estimate
+ * from the rollouts reconstructed from the per-worker duration histogram. Each worker is censored at
+ * its own last reading (a counter gone when a job is cancelled ends that worker's data, not the run's).
+ */
+function decisionReadingOf(
   input: ObserveInput,
   t: TimeLine,
   series: ReturnType<typeof runSeries>,
   d: DetectorInput,
   verdict: Verdict,
-): Verdict['decision_estimate'] {
+): Reading | null {
   const S = input.timeScale;
   const toMin = (points: LabeledSeries['points']) => toRunMinutes(points, t.ts0, S);
-  const batches = reconstructRollouts(
-    perWorkerMinutes(input.series.rolloutDurationSum, toMin),
-    perWorkerMinutes(input.series.rolloutDurationCount, toMin),
-    60, // durations are run-seconds (the twin records its simulated durations)
-  );
+  const counts = perWorkerMinutes(input.series.rolloutDurationCount, toMin);
+  const batches = reconstructRollouts(perWorkerMinutes(input.series.rolloutDurationSum, toMin), counts, 60);
   const lastCount = series.durationCount.at(-1)?.v;
   const now = d.now ?? ((t.lastTs ?? input.nowTs) - t.ts0) * (S / 60);
   const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
   const inFlight = active.length ? mean(active.map((p) => p.v)) : (d.inFlightCapacity ?? null);
   if (lastCount === undefined || !batches.length) return null;
-  const estInput = {
+  const key = (l: Record<string, string>) => l.worker_id ?? JSON.stringify(l);
+  const lastSeen = new Map(counts.map((c) => [key(c.labels), c.points.at(-1)?.t ?? now]));
+  return decisionReading({
     batches,
     now,
     runEnd: verdict.run_end_minutes ?? d.runEndMinutes ?? now,
-    inFlight,
+    inFlight: inFlight ?? d.inFlightCapacity ?? null,
     completed: lastCount,
     step: (input.stepSeconds * S) / 60,
-  };
-  const est = rolloutEstimate(estInput);
-  if (!est) return null;
-  // per run-minute, so that others compare with this run at equal run age (the record keeps it)
-  return input.trajectory === false ? est : { ...est, trajectory: estimateTrajectory(estInput) };
+    lastSeen,
+    active: series.activeRollouts,
+    expectedRollouts: input.expectedRollouts ?? null,
+    final: !!input.ended,
+    startedAt: t.startTs,
+    trajectory: input.trajectory !== false,
+  });
 }
 
 /** Reads a series' values after the warm-up (all of them when none is after it). */

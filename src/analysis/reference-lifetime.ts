@@ -10,6 +10,9 @@
 // gain. The leader was then read against a reference past its age and settled `not-better` at the
 // horizon although its whole interval lay 16-39% below it.
 import type { Decision } from '../types/generated/metrics.js';
+import { decisionOpen, FORECAST_AFTER_MINUTES, pointsAtGain } from './decision.js';
+
+export { pointsAtGain };
 
 /** What the rule reads of one candidate's latest decision against the reference. */
 export type LifetimeDecision = Pick<Decision, 'state' | 'relative_change'> & {
@@ -35,9 +38,9 @@ export interface LifetimeOptions {
 /**
  * Run-minutes before a candidate's estimate may rule out a gain: younger, it still carries the
  * start-up and its interval is wide, so the reference runs with it whatever it reads (the futility
- * stop by forecast waits as long: src/campaign/rounds.ts futileByForecast).
+ * stop by forecast waits as long: src/analysis/decision.ts futileByForecast).
  */
-export const YOUNG_MINUTES = 30;
+export const YOUNG_MINUTES = FORECAST_AFTER_MINUTES;
 
 /** Why a candidate still needs the reference's data. */
 export type NeedWhy = 'no-interval' | 'points-at-gain' | 'young';
@@ -45,16 +48,6 @@ export type NeedWhy = 'no-interval' | 'points-at-gain' | 'young';
 export type ReferenceNeed =
   | { needed: true; by: string; why: NeedWhy; reason: string }
   | { needed: false; reason: string };
-
-/**
- * A decision's estimate points at a gain: its relative change is at most −min_improvement ÷ 2 (closer
- * to a gain than to no change). A candidate that does is never left without a reference, nor stopped
- * by a forecast.
- */
-export function pointsAtGain(d: LifetimeDecision | null | undefined, minImprovement: number): boolean {
-  const v = d?.relative_change?.value;
-  return v !== undefined && v <= -minImprovement / 2;
-}
 
 /**
  * Why this candidate's decision would still change with more reference data, or null: it has no
@@ -66,7 +59,8 @@ export function needOf(
   d: LifetimeDecision | null,
   o: Pick<LifetimeOptions, 'minImprovement' | 'minute'>,
 ): NeedWhy | null {
-  if (d && d.state !== 'measuring') return null; // decided (or the reference itself)
+  // decided (or the reference itself); a provisional winner still reads it (its full-run guard)
+  if (d && !decisionOpen(d)) return null;
   // no estimate, or no interval yet (the small-sample guard): its first claim reads the reference
   if (!d?.relative_change || d.expected_minutes_to_decision === undefined) return 'no-interval';
   if (pointsAtGain(d, o.minImprovement)) return 'points-at-gain';

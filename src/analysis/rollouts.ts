@@ -151,9 +151,7 @@ export function basisText(b: ErrorBasis): string {
 
 /**
  * The first wave and the steady rollouts. A batch may mix both (a first-wave rollout and a later one
- * ending between the same scrapes of a worker): a first-wave rollout lasted end − t0, a later one at
- * most end − (the first end of the run), so the batch holds at least k first-wave rollouts, the
- * smallest k that leaves the others a possible mean; they are split off and dropped.
+ * ending between the same scrapes of a worker): see `splitBatch`; the first wave's part is dropped.
  */
 function splitFirstWave(batches: readonly RolloutBatch[], now: number, step: number) {
   const t0 = Math.min(...batches.map((b) => b.start));
@@ -163,21 +161,36 @@ function splitFirstWave(batches: readonly RolloutBatch[], now: number, step: num
   let firstWave = 0;
   for (const b of batches) {
     if (b.end > now) continue;
-    if (b.start <= firstWaveEnd) {
-      firstWave += b.n;
-      continue;
-    }
-    const longest = b.end - firstEnd + step; // a later rollout started at the first end or after
-    let k = 0;
-    let rest = b.duration;
-    while (k < b.n && rest > longest) {
-      k++;
-      rest = k < b.n ? (b.n * b.duration - k * (b.end - t0)) / (b.n - k) : 0;
-    }
-    firstWave += k;
-    if (k < b.n && rest > 0) steady.push({ ...b, n: b.n - k, duration: rest, start: b.end - rest });
+    const x = splitBatch(b, t0, firstEnd, step);
+    firstWave += x.firstWave;
+    if (x.rest) steady.push(x.rest);
   }
   return { steady, firstWave, firstWaveEnd };
+}
+
+/**
+ * A batch split into its first-wave rollouts and the rest: a first-wave rollout lasted end − t0, a
+ * later one at most end − (the first end of the run), so the batch holds at least k first-wave
+ * rollouts, the smallest k that leaves the others a possible mean.
+ */
+export function splitBatch(
+  b: RolloutBatch,
+  t0: number,
+  firstEnd: number,
+  step: number,
+): { firstWave: number; rest: RolloutBatch | null } {
+  if (b.start <= t0 + step) return { firstWave: b.n, rest: null };
+  const longest = b.end - firstEnd + step; // a later rollout started at the first end or after
+  let k = 0;
+  let rest = b.duration;
+  while (k < b.n && rest > longest) {
+    k++;
+    rest = k < b.n ? (b.n * b.duration - k * (b.end - t0)) / (b.n - k) : 0;
+  }
+  return {
+    firstWave: k,
+    rest: k < b.n && rest > 0 ? { ...b, n: b.n - k, duration: rest, start: b.end - rest } : null,
+  };
 }
 
 /**

@@ -2,7 +2,7 @@
 // reruns it (issue 43). Pure. A decision held by the guards (a drift, a thin error basis) or closed at
 // the horizon is no decision: the topology counts as tried only once decided (src/campaign/loop.ts),
 // and a held candidate pointing at a gain gets one more job beside a reference that runs.
-import type { VerdictLike } from '../analysis/decision.js';
+import { decisionOpen, type VerdictLike } from '../analysis/decision.js';
 import { pointsAtGain } from '../analysis/reference-lifetime.js';
 import type { Decision } from '../types/generated/metrics.js';
 import type { RunOutcome } from './rounds.js';
@@ -13,6 +13,17 @@ type Decided = Pick<Decision, 'state' | 'relative_change' | 'decided_at_minutes'
 export function heldBelow(d: Pick<Decision, 'relative_change'> | null | undefined, m: number): boolean {
   const high = d?.relative_change?.high;
   return high !== undefined && high < -m;
+}
+
+/**
+ * Held now: open (measuring, or the provisional winner whose full-run guard is open) with its whole
+ * equal-age interval below −min_improvement.
+ */
+export function isHeld(
+  d: Pick<Decision, 'state' | 'relative_change'> | null | undefined,
+  m: number,
+): boolean {
+  return !!d && decisionOpen(d) && heldBelow(d, m);
 }
 
 /**
@@ -27,7 +38,7 @@ export function runOutcome(
   o: { minImprovement: number; horizonMinutes: number },
 ): { outcome: RunOutcome; held?: string; rerun?: boolean } {
   if (!d) return { outcome: 'undecided', held: 'no decision' };
-  // faster-drift-not-ruled-out: the product's claim for the same case (src/analysis/decision.ts)
+  // closed with the full-run guard open: faster at equal age, not shown over the run
   if (
     d.state === 'faster-drift-not-ruled-out' ||
     (d.state === 'not-better' && heldBelow(d, o.minImprovement))
@@ -56,7 +67,7 @@ export function runOutcome(
 export const HELD_LIMIT_MINUTES = 60;
 
 export interface LookAtHeld {
-  decision: Pick<Decision, 'state' | 'relative_change'>;
+  decision: Pick<Decision, 'state' | 'relative_change'> & Partial<Pick<Decision, 'full_run'>>;
   candidate: VerdictLike;
   /** The reference as the decision read it (null: none). */
   reference: VerdictLike | null;
@@ -75,7 +86,11 @@ export interface LookAtHeld {
  * HELD_LIMIT_MINUTES. The reason, or null.
  */
 export function abandonReason(x: LookAtHeld): string | null {
-  if (x.decision.state !== 'measuring') return null;
+  // settled only by its job's drift (worse or not-better over the run, better at equal age): the job
+  // is not steady, the topology not shown slower
+  if (x.decision.full_run?.guard === 'drifts' && heldBelow(x.decision, x.minImprovement))
+    return 'its job drifts against the reference while its equal-age interval settles better: abandoned, rerun at once';
+  if (!decisionOpen(x.decision)) return null;
   if (x.referenceEnded && pointsAtGain(x.decision, x.minImprovement))
     return 'its reference job ended while it pointed at a gain: rerun beside a new reference';
   if (!heldBelow(x.decision, x.minImprovement)) return null;

@@ -4,8 +4,9 @@
 // campaign bench simulates it, both through these functions. No I/O, no clock.
 import type { VerdictLike } from '../analysis/decision.js';
 import type { RunOutcome as AnyOutcome } from '../analysis/outcome.js';
-import { pointsAtGain, YOUNG_MINUTES } from '../analysis/reference-lifetime.js';
-import type { Decision } from '../types/generated/metrics.js';
+
+// the futility rule is the decision path's (src/analysis/decision.ts); the campaign reads it from there
+export { FORECAST_AFTER_MINUTES, futileByForecast } from '../analysis/decision.js';
 
 export interface CampaignPolicy {
   /** Candidates per round (the seed's "at most 3"), never above the experiment's max_parallel. */
@@ -204,30 +205,6 @@ export function nextStep(
       };
   }
   return { kind: 'round', index: state.rounds.length + 1, parent, count };
-}
-
-/** Run-minutes a candidate measures before its decision's forecast may stop it (futileByForecast). */
-export const FORECAST_AFTER_MINUTES = YOUNG_MINUTES;
-
-/**
- * A candidate still `measuring` whose estimate does not point at a gain (its relative change above
- * −min_improvement ÷ 2) and whose decision forecasts no settlement within the decision horizon
- * (expected_minutes_to_decision null, too close to a boundary, or beyond `horizon`) is stopped once it
- * has FORECAST_AFTER_MINUTES of data: its difference from the reference is within the decisions' noise,
- * so more run-minutes buy no conclusion. One whose estimate points at a gain measures on.
- */
-export function futileByForecast(
-  decision: Pick<Decision, 'state' | 'relative_change'> & { expected_minutes_to_decision?: number | null },
-  minute: number,
-  horizon: number,
-  minImprovement: number,
-): boolean {
-  if (decision.state !== 'measuring' || minute < FORECAST_AFTER_MINUTES) return false;
-  if (decision.relative_change?.value === undefined || pointsAtGain(decision, minImprovement)) return false;
-  const eta = decision.expected_minutes_to_decision;
-  // undefined: no interval yet (too little steady data), nothing is forecast
-  if (eta === undefined) return false;
-  return eta === null || eta > horizon;
 }
 
 /** May one more run start now? Spent + what live runs are expected to take + its own ≤ the budget. */

@@ -1,22 +1,18 @@
-// The decision half of the judge: THE sequential Decision of a run against its reference
-// (src/analysis/decision.ts decideCandidate) and against the leading candidate (the pruner), with
-// the figure it implies. Pure: it returns the decision and writes nothing into what it reads. Which
+// The decision half of the judge: THE sequential Decision of a run against its reference and the
+// leading candidate, by the one decision path (src/analysis/decide-look.ts decideLook), with the
+// figure it implies. Pure: it returns the decision and writes nothing into what it reads. Which
 // reference a pass uses is chosen by ./reference.ts.
+import { decideLook } from '../analysis/decide-look.js';
 import {
   ASSUMED_BETWEEN_RUN,
   type BetweenRun,
-  closeOpen,
-  type DecideOptions,
   type DecisionAgainst,
-  decideCandidate,
   decisionOptions,
-  pruneByLeader,
   type VerdictLike,
 } from '../analysis/decision.js';
 import { decidedFigure, isDecided } from '../analysis/figure.js';
 import { decisionReference, describeReference, sameReference } from '../analysis/reference.js';
-import { futileByForecast } from '../campaign/rounds.js';
-import { EXPERIMENT_DEFAULTS, type SettingsSource } from '../topology/settings.js';
+import type { SettingsSource } from '../topology/settings.js';
 import type { CandidateObservation, Decision, Interval } from '../types/generated/metrics.js';
 
 export { isDecided };
@@ -148,34 +144,19 @@ function sequentialDecision(
   if (ended && c.role === 'reference' && previous?.state === 'reference') return previous;
   if (!reference && !isReference) return null;
   const lead = leader && leader.name !== c.candidate ? asDecided(leader, c.pr) : null;
-  // pruned by the same leader on an earlier pass: final too (the job may run on without stop_when_decided)
-  if (lead && isDecided(previous) && sameReference(previous.reference, lead.reference)) return previous;
-  const options = decisionOptions(standing.experiment);
-  const against = reference ? asDecided(reference, c.pr, standing) : itself(c);
-  const decision = decideCandidate(observation.verdict, against, { ...options, previous, isReference });
-  if (decision.state !== 'measuring' || isReference) return decision;
-  // the pruner's error is split over the candidates that could lead (all but this one)
-  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
-  const pruned = lead ? pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) : null;
-  return pruned ?? futile(decision, observation.verdict, options);
-}
-
-/**
- * An open decision whose forecast settles nothing within the horizon, and whose estimate does not
- * point at a gain, is closed (src/campaign/rounds.ts futileByForecast, the rule the campaign bench
- * stops a candidate by): more run-minutes buy no conclusion.
- */
-function futile(decision: Decision, verdict: VerdictLike, options: DecideOptions): Decision {
-  const minutes = verdict.minutes_of_data ?? 0;
-  const horizon = options.maxDecisionMinutes ?? EXPERIMENT_DEFAULTS.maxDecisionMinutes;
-  const min = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
-  if (!futileByForecast(decision, minutes, horizon, min)) return decision;
-  const eta = decision.expected_minutes_to_decision;
-  const why =
-    eta == null
-      ? `its forecast settles nothing within the ${horizon}-minute horizon (the difference is within the noise)`
-      : `its forecast settles it only near run-minute ${eta}, past the ${horizon}-minute horizon`;
-  return closeOpen(decision, verdict, why);
+  // the one decision path (src/analysis/decide-look.ts): the reference, the full-run guard, the
+  // closings (horizon, reference ended, futility by forecast), and the pruner against the leader
+  // while the reference's decision is open
+  return decideLook(
+    {
+      candidate: observation.verdict,
+      reference: reference ? asDecided(reference, c.pr, standing) : itself(c),
+      leader: lead ? { ...lead, contenders: leader?.contenders ?? 2 } : null,
+      previous,
+      isReference,
+    },
+    decisionOptions(standing.experiment),
+  ).decision;
 }
 
 /**

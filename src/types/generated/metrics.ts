@@ -74,6 +74,44 @@ export interface Verdict {
    */
   estimator?: string | null;
   /**
+   * The run's start cohorts (src/analysis/cohorts.ts): per start minute, the log of its seconds per rollout fitted by a censored likelihood (log duration = cohort + worker + noise, rollouts in flight right-censored at their age), with its variance. Decisions contrast two runs' tables over the cohorts both share (equal run age, first wave included); cohorts started once the suite drains are left out.
+   */
+  cohorts?: null | {
+    from_minute: number;
+    step_minutes: number;
+    log_seconds: (number | null)[];
+    log_var: (number | null)[];
+    events: number[];
+    /**
+     * Run-minute of the last complete reading (a worker whose counter is gone is censored at its own last one).
+     */
+    data_end_minutes: number;
+    /**
+     * First start minute left out: the suite drains (rollouts in flight falling, the last scenes).
+     */
+    drain_from_minute: number | null;
+    /**
+     * The run's data will not grow (its job ended).
+     */
+    final: boolean;
+    /**
+     * Rollout-level noise (log scale), pooled over workers.
+     */
+    noise_sd?: number;
+    /**
+     * Per cohort, the rank-one covariance term the noise's own uncertainty adds (src/analysis/cohort-fit.ts).
+     */
+    noise_coupling?: (number | null)[];
+    /**
+     * The variance the estimated noise adds to every cohort's level (σ²/2 in a log-normal's mean).
+     */
+    level_var?: number;
+    /**
+     * Unix seconds of the run's minute 0: whether two runs shared the cluster's wall clock.
+     */
+    started_at?: number | null;
+  };
+  /**
    * What decisions read (src/analysis/rollouts.ts): the projected full-run seconds per rollout from the rollouts reconstructed from the per-worker duration histogram, the first wave dropped and rollouts in flight censored. The verdict's own value keeps its warm-up rule.
    */
   decision_estimate?: null | {
@@ -110,32 +148,6 @@ export interface Verdict {
       slope_relative_per_hour: number;
       se: number;
       from_minute: number;
-    };
-    /**
-     * The run's start cohorts (src/analysis/cohorts.ts): per start minute, the log of its seconds per rollout fitted by a censored likelihood (log duration = cohort + worker + noise, rollouts in flight right-censored at their age), with its variance. Decisions contrast two runs' tables over the cohorts both share (equal run age, first wave included); cohorts started once the suite drains are left out.
-     */
-    cohorts?: null | {
-      from_minute: number;
-      step_minutes: number;
-      log_seconds: (number | null)[];
-      log_var: (number | null)[];
-      events: number[];
-      /**
-       * Run-minute of the last complete reading (a worker whose counter is gone is censored at its own last one).
-       */
-      data_end_minutes: number;
-      /**
-       * First start minute left out: the suite drains (rollouts in flight falling, the last scenes).
-       */
-      drain_from_minute: number | null;
-      /**
-       * The run's data will not grow (its job ended).
-       */
-      final: boolean;
-      /**
-       * Rollout-level noise (log scale), pooled over workers.
-       */
-      noise_sd?: number;
     };
     /**
      * The estimate at each run-minute (compact): the record keeps it so that a later candidate is compared with this run at equal run age.

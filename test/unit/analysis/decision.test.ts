@@ -130,7 +130,7 @@ describe('decideCandidate', () => {
 
 describe('stopping and GPU-minutes', () => {
   const worse = decideCandidate(v(3.6, 0.06), base(), {});
-  const measuring = decideCandidate(v(3.0, 0.2), base(), {});
+  const measuring = decideCandidate(v(3.0, 0.2, 20), base(), {});
   it('stops a candidate worse than any reference; not while measuring; never a reference; not when off', () => {
     expect(shouldStopOnDecision([worse, measuring]).stop).toBe(true);
     expect(shouldStopOnDecision([measuring]).stop).toBe(false);
@@ -193,7 +193,7 @@ describe('stopping and GPU-minutes', () => {
   });
 });
 
-describe('the drift guard (on `better` and `equivalent` only)', () => {
+describe('the full-run guard on verdicts alone (on `better` and `equivalent` only)', () => {
   const drifting = (value: number, slope: number) => ({
     ...v(value, 0.01, 30, 'drifting'),
     drift: { slope_relative_per_hour: slope },
@@ -208,21 +208,20 @@ describe('the drift guard (on `better` and `equivalent` only)', () => {
       minImprovement: 0.02,
     });
     expect(d.state).toBe('not-better');
-    expect(d.evidence.join(' ')).toContain(
-      'drift guard: equivalent held back while the candidate (drifting +20%/h) drifts',
-    );
+    expect(d.evidence.join(' ')).toContain("the candidate drifts (the detector's test)");
   });
-  it('a drifting candidate that looks faster is held back (measuring), naming the drift', () => {
+  it('a drifting candidate that looks faster is only the provisional winner, and keeps running', () => {
     const d = decideCandidate(drifting(2.5, -0.15), base());
-    expect(d.state).toBe('measuring');
-    expect(d.evidence.join(' ')).toContain('better held back while the candidate (drifting -15%/h) drifts');
+    expect(d.state).toBe('better-at-equal-age');
+    expect(d.full_run?.guard).toBe('not-measured');
+    expect(shouldStopOnDecision([d]).stop).toBe(false);
   });
   it('a drifting reference holds back better too, and the claim names the drift it ruled out', () => {
     const ref = { name: 'baseline', verdict: drifting(3, 0.1) };
-    expect(decideCandidate(v(2.5, 0.01), ref).state).toBe('measuring');
+    expect(decideCandidate(v(2.5, 0.01), ref).state).toBe('better-at-equal-age');
     const ok = decideCandidate(v(2.5, 0.01), base());
     expect(ok.state).toBe('better');
-    expect(ok.evidence.join(' ')).toContain('drift guard: neither run drifts');
+    expect(ok.full_run?.guard).toBe('settled');
   });
 });
 
@@ -283,10 +282,11 @@ describe('the boundary: alpha spending (default) or always-valid', () => {
     const early = { ...v(4, 0.01, 15), warmup_end_minutes: 12 };
     const d = decideCandidate(early, base());
     expect(d.state).toBe('measuring');
-    expect(d.evidence.join(' ')).toContain('small-sample guard: 3 of 5 steady minutes');
+    expect(d.evidence.join(' ')).toContain('small-sample guard: 3 of 5 run-minutes of data');
   });
   it('at max_decision_minutes every decision ends (the closed design), with the error it costs', () => {
-    // +1% ± 3%: open at the horizon; within ±2% it is settled equivalent by the futility rule
+    // +1% ± 3%: open at the horizon; settled not-better by the futility rule (equivalent is only
+    // ever the sequence's own claim)
     const tie = decideCandidate(
       v(3.03, 0.03, 120),
       { name: 'baseline', verdict: v(3, 0.03, 120) },
@@ -294,7 +294,7 @@ describe('the boundary: alpha spending (default) or always-valid', () => {
         maxDecisionMinutes: 120,
       },
     );
-    expect(tie.state).toBe('equivalent');
+    expect(tie.state).toBe('not-better');
     expect(tie.evidence.join(' ')).toContain('closed at the horizon');
     expect(tie.evidence.join(' ')).toMatch(/truly 2% faster reads this slow or slower with probability \d/);
     // 3% faster but not shown 2% faster by the horizon: not-better
@@ -306,10 +306,13 @@ describe('the boundary: alpha spending (default) or always-valid', () => {
       },
     );
     expect(near.state).toBe('not-better');
-    // the same reading before the horizon stays open
-    expect(decideCandidate(v(3.03, 0.03, 60), { name: 'baseline', verdict: v(3, 0.03, 60) }).state).toBe(
+    // the same reading before the horizon stays open until its forecast may close it (run-minute 30)
+    expect(decideCandidate(v(3.03, 0.03, 25), { name: 'baseline', verdict: v(3, 0.03, 25) }).state).toBe(
       'measuring',
     );
+    const futile = decideCandidate(v(3.03, 0.03, 60), { name: 'baseline', verdict: v(3, 0.03, 60) });
+    expect(futile.state).toBe('not-better');
+    expect(futile.evidence.join(' ')).toContain('closed by the forecast');
   });
   it('decisionOptions maps experiment.yaml keys with the defaults', () => {
     expect(decisionOptions({})).toEqual({

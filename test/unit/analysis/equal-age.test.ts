@@ -77,7 +77,7 @@ describe('the error basis (b)', () => {
   });
 });
 
-describe('the standard error and the drift guard (c)', () => {
+describe('the standard error and the full-run guard (c)', () => {
   // congestion that fades over the first 20 minutes slows every rollout started in it: a transient,
   // not noise. 15% independent noise per rollout.
   const fading = fadingRun;
@@ -104,15 +104,17 @@ describe('the standard error and the drift guard (c)', () => {
     const d = decideCandidate(v, { name: 'baseline', verdict: r });
     expect(d.state).not.toBe('better');
     expect(d.state).not.toBe('equivalent');
-    expect(d.evidence.join(' ')).toContain('drift guard: better held back');
+    expect(d.state).toBe('better-at-equal-age');
+    expect(d.evidence.join(' ')).toContain('full-run guard: the candidate drifts');
   });
-  it('a faster candidate without drift is called better once a steep drift is ruled out', () => {
+  it('a faster candidate without drift is called better once the full-run guard settles it too', () => {
     const d = decideCandidate(verdictOf(fading(5, 70, 0.85)), {
       name: 'baseline',
       verdict: verdictOf(fading(6, 70)),
     });
     expect(d.state).toBe('better');
-    expect(d.evidence.join(' ')).toContain('drift guard: neither run drifts');
+    expect(d.full_run?.guard).toBe('settled');
+    expect(d.full_run?.change?.high).toBeLessThan(-0.02);
   });
 });
 

@@ -39,10 +39,10 @@ describe('a faster candidate a guard holds (issue 43 item 2)', () => {
     const d = decideCandidate(v(2.5, 0.01, 60), reference, { maxDecisionMinutes: 120 });
     expect(d.state).toBe('faster-drift-not-ruled-out');
     expect(d.decided_at_minutes).toBe(60);
-    expect(d.evidence.join(' ')).toContain("baseline's data ended while a guard held it");
-    // a reference that still runs keeps it open: the guard is re-judged as it measures
+    expect(d.evidence.join(' ')).toContain("the reference's data end at run-minute 40");
+    // a reference that still runs keeps it open (the provisional winner): the guard is re-judged as it measures
     expect(decideCandidate(v(2.5, 0.01, 40), { name: 'baseline', verdict: drifting(3, 40) }).state).toBe(
-      'measuring',
+      'better-at-equal-age',
     );
   });
 

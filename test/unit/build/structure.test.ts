@@ -143,9 +143,9 @@ describe('functions in src/monitor, src/usecases, src/commands, src/analysis and
 
 describe('one judge (issue 32)', () => {
   /** Files of src/ and actions/ that import or call one of `names`, with where. */
-  function users(names: ReadonlySet<string>): string[] {
+  function users(names: ReadonlySet<string>, within: readonly string[] = files): string[] {
     const found: string[] = [];
-    for (const file of files) {
+    for (const file of within) {
       const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
       const visit = (node: ts.Node): void => {
         const name =
@@ -172,6 +172,19 @@ describe('one judge (issue 32)', () => {
   it('maps Slurm jobs to run jobs only in src/judge/job.ts (classifyFailure)', () => {
     const outside = users(new Set(['classifyFailure'])).filter((f) => f !== 'src/judge/job.ts');
     expect(outside).toEqual([]);
+  });
+
+  it('decides through one path (issue 38 item 7): the monitor, the CLI and the benches call decideLook', () => {
+    // the rules that decide a candidate at one look, called anywhere else, would be a second path
+    const rules = new Set(['decideCandidate', 'pruneByLeader', 'claimRadius', 'closeOpen']);
+    const benches = tsFiles(join(repoRoot, 'bench'));
+    const outside = users(rules, [...files, ...benches]).filter(
+      (f) => f !== 'src/analysis/decision.ts' && f !== 'src/analysis/decide-look.ts',
+    );
+    expect(outside).toEqual([]);
+    expect(users(new Set(['decideLook']), benches)).toEqual(
+      expect.arrayContaining(['bench/campaign/decide.ts', 'bench/decision-family.ts']),
+    );
   });
 });
 

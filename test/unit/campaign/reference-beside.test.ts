@@ -25,7 +25,8 @@ describe('the reference beside a round (issue 43)', () => {
     const { decided, reference } = decideBeside(world, runs, world.run(at(64, 8), 101), DEFAULT_POLICY, 5);
     const [leader, ...others] = decided;
     for (const o of others) expect(o.stoppedAt).toBeLessThanOrEqual(15);
-    expect(leader!.stoppedAt).toBeGreaterThan(45);
+    // the leader is the provisional winner from its first looks and carries on past the pruned ones
+    expect(leader!.stoppedAt).toBeGreaterThan(15);
     expect(reference.stoppedAt).toBeGreaterThanOrEqual(leader!.stoppedAt);
     expect(leader!.outcome).toBe('better');
   }, 180_000);
