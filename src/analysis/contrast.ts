@@ -119,8 +119,7 @@ function fromProjections(
   // by the detector's own drift test, so the full run reads as the equal age unless either drifts
   const plain = !est && !reference.decision_estimate;
   const drifting = candidate.state === 'drifting' || reference.state === 'drifting';
-  const between = betweenRunSd > 0 ? `; between-run term ±${round(100 * betweenRunSd, 1)}% (log s.d.)` : '';
-  const used = `estimates: ${usedText(candidate, 'the candidate')}; ${usedText(reference, shown)}${between}`;
+  const used = `estimates: ${usedText(candidate, 'the candidate')}; ${usedText(reference, shown)}`;
   const drifts = drifting
     ? `; ${candidate.state === 'drifting' ? 'the candidate' : shown} drifts (the detector's test): the full-run guard stays open`
     : '';

@@ -344,6 +344,7 @@ export function decideCandidate(
   const evidence = [
     `change vs ${shown} at equal run age: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; ±${pct(r)} on the log scale: ${claim.text})`,
     k.text,
+    ...betweenRunText(reference),
     full.text,
     ...(k.thin && !provisional ? [k.thin] : []),
   ];
@@ -539,6 +540,10 @@ function methodText(options: DecideOptions): string {
     ? `always-valid confidence sequence (normal mixture, α ${alpha}) ${what}`
     : `one-sided group-sequential boundaries (Lan–DeMets Pocock-type α spending, α ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) ${what}`;
 }
+
+/** The between-run term as the evidence names it: its size and where it comes from. */
+const betweenRunText = (r: DecisionReference | null) =>
+  r?.betweenRun ? [`between-run term ±${pct(r.betweenRun.logSd)} (log s.d.): ${r.betweenRun.text}`] : [];
 
 /** The between-run term (log s.d.) of a reference that did not share the candidate's wall clock. */
 const betweenRunOf = (r: DecisionAgainst | null, o: DecideOptions) =>
