@@ -1,8 +1,8 @@
 // `topo analyze --against` with a reference recorded to its end (issue 31): a reference that slows
 // 6%/h ran its whole 234 minutes hours ago; a candidate equal to it (the same run model, another
 // seed) is read at run-minute 25. Both are backfilled into a real Prometheus (promtool, then a
-// temporary Prometheus on a free port). The candidate is compared with the reference as it was at
-// run-minute 25 (its trajectory), never with its full-run value: it must not be called `better`.
+// temporary Prometheus on a free port). The candidate is compared with the reference at equal run age
+// (the start cohorts both runs share), never with its full-run value: it must not be called `better`.
 // The same reference read back from an experiment record (the verdict the record keeps) decides the
 // same way.
 import { type ChildProcess, execFileSync } from 'node:child_process';
@@ -74,17 +74,20 @@ describe('topo analyze --against a reference recorded to its end', () => {
     const out = JSON.parse(res.stdout) as { observation: CandidateObservation };
     const decision = out.observation.decision;
     expect(decision?.state).not.toBe('better');
-    expect(decision?.evidence.join(' ')).toMatch(
-      /as it was at run-minute 2[45] \(equal run age, from its trajectory\)/,
-    );
+    // compared at equal run age over the start cohorts both runs share (the first 25 minutes of each),
+    // never with the reference's full-run value (about 7% slower than its first 25 minutes)
+    expect(decision?.evidence.join(' ')).toMatch(/at equal run age: \d+ start cohorts both runs share/);
+    expect(decision?.contrast?.mean_age_minutes).toBeLessThan(25);
+    expect(Math.abs(decision?.relative_change?.value ?? 1)).toBeLessThan(0.03);
 
-    // the record keeps the reference's verdict with its trajectory: the monitor's path decides alike
+    // the record keeps the reference's verdict with its cohorts: the monitor's path decides alike
     const ref = await runTopo(
       ['analyze', 'topo-eqage-ref', '--at', String(refStart + 234 * 60), ...common],
       dir,
     );
     const refObs = (JSON.parse(ref.stdout) as { observation: CandidateObservation }).observation;
     expect(refObs.verdict.decision_estimate?.trajectory?.values.length).toBeGreaterThan(200);
+    expect(refObs.verdict.cohorts?.log_seconds.length).toBeGreaterThan(200);
     const run = {
       name: 'baseline',
       status: 'accepted' as const,

@@ -115,8 +115,16 @@ for (const variant of variants)
       expect(second.code, second.stderr).toBe(0);
       const all = [...events(first.stdout), ...events(second.stdout)];
       for (const e of all) expect(cliSchemaErrors('watch', e)).toEqual([]);
-      const decided = (c: string) => all.find((e) => e.candidate === c && e.event === 'decided');
+      // a candidate faster at equal run age is first the provisional winner (better-at-equal-age): its
+      // job runs on until the full-run guard settles, then its final decision is a second event
+      const decisions = (c: string) => all.filter((e) => e.candidate === c && e.event === 'decided');
+      const decided = (c: string) => decisions(c).at(-1);
       expect(decided('model')?.decision?.state).toBe('better');
+      const model = all.filter((e) => e.candidate === 'model').map((e) => e.decision?.state ?? e.event);
+      const stoppedAt = all.findIndex((e) => e.candidate === 'model' && e.event === 'stopped');
+      const finalAt = all.indexOf(decided('model') as WatchEvent);
+      expect(stoppedAt, model.join(' ')).toBeGreaterThan(finalAt);
+      for (const e of decisions('model').slice(0, -1)) expect(e.decision?.state).toBe('better-at-equal-age');
       expect(decided('model')?.headline).toMatch(/model: better than .*baseline.* by [\d.]+%/);
       expect(['worse', 'not-better']).toContain(decided('scale-driver')?.decision?.state);
       // each candidate stopped at its decision, the baseline ran to its end
