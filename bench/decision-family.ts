@@ -389,17 +389,25 @@ function score(
   }
 }
 
+/**
+ * A candidate's row: each claim scored against the run it names (the reference, or the leading
+ * candidate that pruned it), so a provisional win against the reference is not judged by the truth
+ * against the leader that later pruned it.
+ */
 function rowOf(
   fs: FamilyShape,
   seed: number,
   mode: FamilyRow['mode'],
   r: FamilyRun,
-  against: FamilyRun,
+  runOf: (name: string | undefined) => FamilyRun,
   claims: Claim[],
   m: number,
 ): FamilyRow {
-  const full = r.truth / against.truth - 1;
-  const scored = claims.map((c) => score(c, truthOf(c, r, against, full), m));
+  const full = r.truth / runOf(claims.at(-1)?.decision.reference.name).truth - 1;
+  const scored = claims.map((c) => {
+    const against = runOf(c.decision.reference.name);
+    return score(c, truthOf(c, r, against, r.truth / against.truth - 1), m);
+  });
   const last = claims.at(-1);
   return {
     shape: fs.shape.name,
@@ -471,12 +479,9 @@ export function experimentRows(
     const refAt = mode === 'recorded' ? () => ref.at(FAMILY.end) : (minute: number) => ref.at(minute);
     const { claims } = decideGroup(cands, read, refAt, options);
     const refRun = mode === 'recorded' ? recordedRun : base;
-    for (const r of cands) {
-      const cs = claims.get(r.name) as Claim[];
-      // against the reference, or the leading candidate that pruned it
-      const against = cands.find((c) => c.name === cs.at(-1)?.decision.reference.name) ?? refRun;
-      rows.push(rowOf(fs, seed, mode, r, against, cs, m));
-    }
+    // a claim is against the reference, or the leading candidate that pruned it
+    const runOf = (name: string | undefined) => cands.find((c) => c.name === name) ?? refRun;
+    for (const r of cands) rows.push(rowOf(fs, seed, mode, r, runOf, claims.get(r.name) as Claim[], m));
   }
   return rows;
 }
@@ -570,7 +575,7 @@ export function printFamily(
         .slice(0, 12)
         .map(
           (r) =>
-            `${r.shape}/${r.mode}/s${r.seed}/×${r.factor} ${r.claims.map((c) => `${c.state}@${c.at} ${ci(c.decision.relative_change)} full ${ci(c.decision.full_run?.change)}`).join(' → ')} (truth ${pct(r.trueChange)})`,
+            `${r.shape}/${r.mode}/s${r.seed}/×${r.factor} ${r.claims.map((c) => `${c.state}${c.decision.reference.name === 'baseline' ? '' : ` (vs ${c.decision.reference.name})`}@${c.at} ${ci(c.decision.relative_change)} full ${ci(c.decision.full_run?.change)}`).join(' → ')} (truth ${pct(r.trueChange)})`,
         )
         .join('; ')}${wrong.length > 12 ? ` (+${wrong.length - 12})` : ''}`,
     );
