@@ -658,8 +658,9 @@ export interface RoundFigures {
 }
 
 /** A run of a round: a candidate at `factor` × the base speed, on its own seed. */
-function roundRun(fs: FamilyShape, seed: number, round: number, factor: number): FamilyRun {
-  return familyRun(fs, seed + 100 * round, factor, `r${round}-x${factor.toFixed(3)}`);
+/** A candidate of a round, or a job of the baseline (on a candidate-drift shape it keeps still, as the family's does). */
+function roundRun(fs: FamilyShape, seed: number, round: number, factor: number, baseline = false): FamilyRun {
+  return familyRun(fs, seed + 100 * round, factor, baseline ? 'base' : `r${round}-x${factor.toFixed(3)}`);
 }
 
 /**
@@ -678,8 +679,8 @@ export function runRounds(
   for (const fs of shapes)
     for (const seed of seeds) {
       const o = { inFlight: fs.shape.inFlight, stepMinutes: FAMILY.scrapeMinutes, runEnd: FAMILY.end };
-      const r1 = roundOf(fs, seed, 1, 1, { run: roundRun(fs, seed, 0, 1), offset: 0 }, o, options);
-      const best = r1.winner ?? { run: roundRun(fs, seed, 2, 1), offset: 0 };
+      const r1 = roundOf(fs, seed, 1, 1, { run: roundRun(fs, seed, 0, 1, true), offset: 0 }, o, options);
+      const best = r1.winner ?? { run: roundRun(fs, seed, 2, 1, true), offset: 0 };
       const r2 = roundOf(fs, seed, 2, best.run.factor, best, o, options);
       out.push({
         shape: fs.shape.name,

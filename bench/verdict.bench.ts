@@ -8,9 +8,8 @@
 // prints the bound no estimator on the metrics can beat. Seeds 0 and 1 are the tuning seeds; seeds
 // 2-4 (and fresh ones by TOPO_BENCH_SEEDS=5,6,7) are reported. Run: npm run bench -- verdict
 // (TOPO_BENCH_QUICK=1: two seeds, fewer candidates; TOPO_BENCH_PRUNE=0: without the pruner)
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decideLook } from '../src/analysis/decide-look.js';
@@ -28,22 +27,18 @@ import type { Decision, Verdict } from '../src/types/generated/metrics.js';
 import type { Topology } from '../src/types/generated/topology.js';
 import { analyzeRun } from '../src/usecases/analyze-run.js';
 import {
-  DECISION_SHAPES,
-  experimentRows,
-  experimentRuns,
   FAMILY,
   type FamilyFigures,
-  type FamilyRow,
   figures,
   oracleReader,
   printFamily,
   productReader,
-  type ReaderOf,
   ROUND_SHAPES,
   runFamily,
   runRounds,
   stableFigures,
 } from './decision-family.js';
+import { backfill, prometheusOn } from './prometheus-blocks.js';
 import { CANDIDATE_DRIFT, type GeneratedRun, type RunSpec, SHAPES, writeFamily } from './trace-family.js';
 
 // 0. The decision family (issues 31 and 38), in process: every shape × seed × candidate ×0.90…×1.10,
@@ -54,8 +49,8 @@ import { CANDIDATE_DRIFT, type GeneratedRun, type RunSpec, SHAPES, writeFamily }
 // noise known, the same censored likelihood; no full-run guard) and the fair full-run one (the same,
 // with the guard the full-run promise needs). Then the stable verdicts and the rounds mode.
 // TOPO_BENCH_SEEDS=2,3,4 (default; 0 and 1 are the tuning seeds: TOPO_BENCH_TUNE=1 reports them
-// instead). The Prometheus part below (the verdict, the twin's traces, a subset decided through the
-// shipped read path) runs with TOPO_BENCH_PROMETHEUS=1.
+// instead). The Prometheus part below (the verdict, the twin's traces) runs with
+// TOPO_BENCH_PROMETHEUS=1; the family through the shipped read path is bench/shipped.bench.ts.
 const familySeeds = (process.env.TOPO_BENCH_SEEDS ?? '').split(',').filter(Boolean).map(Number);
 const FAMILY_SEEDS = familySeeds.length
   ? familySeeds
@@ -105,51 +100,6 @@ const familyFigures = (() => {
 const SUMMARY = familyFigures.summary;
 if (process.env.TOPO_BENCH_PROMETHEUS !== '1') process.exit(0);
 
-// the decision family's subset decided through the shipped path (section 6 below)
-const SHIPPED = DECISION_SHAPES.filter((x) =>
-  ['plain', 'per-scene', 'candidate-drift-10%/h', 'drain'].includes(x.shape.name),
-);
-const SHIPPED_SEEDS = FAMILY_SEEDS.slice(0, 1);
-
-/**
- * The subset's rows through Prometheus: every run judged by analyzeRun (the read service of `topo
- * analyze`) at every run-minute of the decision's looks, then decided by the one decision path.
- */
-async function shippedRows(client: ReturnType<typeof createPrometheusClient>): Promise<FamilyRow[]> {
-  const rows: FamilyRow[] = [];
-  const horizon = familyOptions.maxDecisionMinutes ?? EXPERIMENT_DEFAULTS.maxDecisionMinutes;
-  for (const fs of SHIPPED)
-    for (const seed of SHIPPED_SEEDS) {
-      const { base, cands } = experimentRuns(fs, seed);
-      const seen = new Map<string, Map<number, VerdictLike>>();
-      for (const r of [base, ...cands]) {
-        const at = new Map<number, VerdictLike>();
-        const judgeAt = async (x: number) => {
-          const ts = startUnix + x * 60;
-          const res = await analyzeRun({
-            prometheus: client,
-            runName: r.spec.runName,
-            timeScale: 1,
-            stepSeconds: SCRAPE,
-            nowTs: ts,
-            atTs: ts,
-            minutes: x + 10,
-            inFlight: fs.shape.inFlight,
-          });
-          at.set(x, res.judgement.observation.verdict);
-        };
-        for (let m = 6; m <= horizon; m += 4)
-          await Promise.all([m, m + 1, m + 2, m + 3].filter((x) => x <= horizon).map(judgeAt));
-        seen.set(r.name, at);
-      }
-      const reader: ReaderOf = (r) => ({
-        at: (m: number) => seen.get(r.name)?.get(Math.min(m, horizon)) as VerdictLike,
-      });
-      rows.push(...experimentRows(fs, seed, familyOptions, reader, ['concurrent']));
-    }
-  return rows;
-}
-
 const QUICK = process.env.TOPO_BENCH_QUICK === '1';
 // TOPO_BENCH_SEEDS=5,6,7: other seeds (fresh ones never tuned on); seeds 0 and 1 are the tuning seeds
 const seedList = (process.env.TOPO_BENCH_SEEDS ?? '').split(',').filter(Boolean).map(Number);
@@ -194,18 +144,6 @@ interface BenchRun {
   spec?: RunSpec;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 // TOPO_BENCH_DATA=<dir>: keep the backfilled blocks there and reuse them on the next run (tuning)
 const keep = process.env.TOPO_BENCH_DATA;
 const reuse = !!keep && existsSync(join(keep, 'data'));
@@ -238,9 +176,7 @@ try {
     const file = join(dir, `${shape.name}.om`);
     const gen: GeneratedRun[] = await writeFamily(specs, file, startUnix, !reuse);
     if (!reuse) {
-      execFileSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', file, data], {
-        stdio: 'ignore',
-      });
+      backfill(file, data);
       rmSync(file);
     }
     for (const g of gen) {
@@ -262,19 +198,6 @@ try {
       });
     }
   }
-  // 1b. the shipped path's subset of the decision family (section 6), written the same way
-  for (const fs of SHIPPED)
-    for (const seed of SHIPPED_SEEDS) {
-      const { base, cands } = experimentRuns(fs, seed);
-      const file = join(dir, `shipped-${SHIPPED.indexOf(fs)}-${seed}.om`);
-      await writeFamily([base.spec, ...cands.map((c) => c.spec)], file, startUnix, !reuse);
-      if (!reuse) {
-        execFileSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', file, data], {
-          stdio: 'ignore',
-        });
-        rmSync(file);
-      }
-    }
   // 2. the twin's traces: the baseline preset and two candidates on one profile, and the cyclic profile
   const root = process.env.TOPO_REPO_ROOT ?? repoRoot();
   const twinCases = [
@@ -302,9 +225,7 @@ try {
           runName,
           runUuid: `${runName}-uuid`,
         });
-        execFileSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', file, data], {
-          stdio: 'ignore',
-        });
+        backfill(file, data);
         rmSync(file);
       }
       runs.push({
@@ -323,26 +244,9 @@ try {
   const genSeconds = (Date.now() - t0) / 1000;
 
   // 3. a real Prometheus on the blocks
-  const port = await freePort();
-  writeFileSync(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 15s\n');
-  prom = spawn(
-    'prometheus',
-    [
-      `--config.file=${join(dir, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${data}`,
-      '--storage.tsdb.retention.time=3650d',
-      `--web.listen-address=127.0.0.1:${port}`,
-    ],
-    { stdio: 'ignore' },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${url}/-/ready`)).ok) break;
-    } catch {}
-    if (i > 300) throw new Error('Prometheus did not become ready');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const started = await prometheusOn(dir, data);
+  prom = started.prom;
+  const url = started.url;
   const client = createPrometheusClient({ baseUrl: url });
   // twin truth: the objective at the run's end, from the raw metrics
   for (const r of runs.filter((x) => x.name.startsWith('twin-'))) {
@@ -686,28 +590,10 @@ try {
     rows.filter((r) => r.run.name.startsWith('twin-')),
   );
 
-  // 6. the shipped path: a subset of the decision family backfilled into this Prometheus, each run
-  // read by analyzeRun (the read service `topo analyze` and the monitor use: the judge's observation,
-  // start cohorts included) at every run-minute, and decided by the same one decision path. Its line
-  // must agree with the in-process one on the same subset within their noise.
-  const shipped = await shippedRows(client);
-  const inProcess = SHIPPED.flatMap((fs) =>
-    SHIPPED_SEEDS.flatMap((seed) => experimentRows(fs, seed, familyOptions, productReader, ['concurrent'])),
-  );
-  const line = (label: string, rs: FamilyRow[]) => {
-    const f = figures(rs, familyOptions.maxDecisionMinutes ?? EXPERIMENT_DEFAULTS.maxDecisionMinutes);
-    console.log(
-      `${label}: decision median ${f.median} run-min (worst ${f.worst}), GPU-min per decided ${Math.round(f.gpuPerDecided)}, wrong ${f.wrong} of ${f.n} (better-when-not ${f.betterWhenNot}), coverage ${(100 * f.coverage).toFixed(1)}%, undecided at horizon ${f.undecided}`,
-    );
-  };
-  console.log(
-    `\n## The shipped path (${SHIPPED.map((x) => x.shape.name).join(', ')}; seeds ${SHIPPED_SEEDS.join(', ')}; the reference beside its candidates)\n`,
-  );
-  line('through Prometheus and analyzeRun', shipped);
-  line('in process (the same runs)', inProcess);
   console.log(
     `\n${runs.length} runs backfilled in ${genSeconds.toFixed(0)} s; ${evaluations} looks (${verdicts.size} analyzeRun calls on Prometheus) in ${evalSeconds.toFixed(0)} s`,
   );
+  // the decision family through the shipped read path (Prometheus, analyzeRun): npm run bench -- shipped
   console.log(`\n${SUMMARY}`);
 } finally {
   if (prom?.pid) prom.kill('SIGTERM');

@@ -542,7 +542,7 @@ function methodText(options: DecideOptions): string {
 }
 
 /** The between-run term as the evidence names it: its size and where it comes from. */
-const betweenRunText = (r: DecisionReference | null) =>
+const betweenRunText = (r: DecisionAgainst | null) =>
   r?.betweenRun ? [`between-run term ±${pct(r.betweenRun.logSd)} (log s.d.): ${r.betweenRun.text}`] : [];
 
 /** The between-run term (log s.d.) of a reference that did not share the candidate's wall clock. */
