@@ -58,11 +58,7 @@ export function decideLook(
 function decisionAt(look: LookInput, options: DecideOptions): Decision {
   const { previous, leader, isReference } = look;
   // pruned by the same leader on an earlier look: final too (the job may run on without stop_when_decided)
-  if (
-    leader &&
-    isFinalDecision(previous) &&
-    sameReference(previous?.reference, referenceOf(leader, leader.name))
-  )
+  if (leader && isFinalDecision(previous) && sameReference(previous?.reference, referenceOf(leader)))
     return previous as Decision;
   const against = (o: DecideOptions) =>
     decideCandidate(look.candidate, look.reference, { ...options, ...o, previous, isReference });

@@ -313,9 +313,8 @@ export function decideCandidate(
   options: DecideOptions = {},
 ): Decision {
   const m = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
-  const name = reference?.name ?? 'none';
-  const shown = reference?.label ?? name;
-  const base = { reference: referenceOf(reference, name), min_improvement: m, method: methodText(options) };
+  const shown = reference?.label ?? reference?.name ?? 'none';
+  const base = { reference: referenceOf(reference), min_improvement: m, method: methodText(options) };
   const read = comparable(candidate, reference, base, shown, options);
   if ('decision' in read) return read.decision;
   const k = contrastOf(candidate, read.verdict, shown, betweenRunOf(reference, options), reference?.ended);
@@ -373,10 +372,9 @@ type DecisionBase = Pick<Decision, 'reference' | 'min_improvement' | 'method'>;
 
 /** How a decision names what it is against: the reference's own, else a run of that name. */
 export function referenceOf(
-  r: { reference?: DecisionReference } | null | undefined,
-  name: string,
+  r: { name: string; reference?: DecisionReference } | null | undefined,
 ): DecisionReference {
-  return r?.reference ?? decisionReference('run', name);
+  return r?.reference ?? decisionReference('run', r?.name ?? 'none');
 }
 
 /** What a look built, for the decisions it ends in. */
@@ -653,9 +651,7 @@ export function pruneByLeader(
 ): Decision | null {
   const leaders = Math.max(1, Math.floor(options.leaders ?? 1));
   const alpha = (options.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
-  const previous = sameReference(options.previous?.reference, referenceOf(leader, leader.name))
-    ? options.previous
-    : null;
+  const previous = sameReference(options.previous?.reference, referenceOf(leader)) ? options.previous : null;
   const d = decideCandidate(candidate, leader, { ...options, alpha, previous, futility: false });
   if (d.state !== 'worse' && d.state !== 'equivalent' && d.state !== 'not-better') return null;
   if (d.evidence.at(-1)?.includes('closed')) return null; // only a claim the sequence settled prunes
