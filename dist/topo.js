@@ -3906,7 +3906,7 @@ var require_nacl_fast = __commonJS({
           sel25519(p[i], q2[i], b2);
         }
       }
-      function pack(r, p) {
+      function pack2(r, p) {
         var tx = gf(), ty = gf(), zi = gf();
         inv25519(zi, p[2]);
         M2(tx, p[0], zi);
@@ -3946,7 +3946,7 @@ var require_nacl_fast = __commonJS({
         d2[31] &= 127;
         d2[31] |= 64;
         scalarbase(p, d2);
-        pack(pk, p);
+        pack2(pk, p);
         for (i = 0; i < 32; i++) sk[i + 32] = pk[i];
         return 0;
       }
@@ -3995,7 +3995,7 @@ var require_nacl_fast = __commonJS({
         crypto_hash(r, sm.subarray(32), n + 32);
         reduce(r);
         scalarbase(p, r);
-        pack(sm, p);
+        pack2(sm, p);
         for (i = 32; i < 64; i++) sm[i] = sk[i];
         crypto_hash(h2, sm, n + 64);
         reduce(h2);
@@ -4051,7 +4051,7 @@ var require_nacl_fast = __commonJS({
         scalarmult(p, q2, h2);
         scalarbase(q2, sm.subarray(32));
         add(p, q2);
-        pack(t, p);
+        pack2(t, p);
         n -= 64;
         if (crypto_verify_32(sm, 0, t, 0)) {
           for (i = 0; i < n; i++) m2[i] = 0;
@@ -64432,31 +64432,261 @@ function boundaryAt(p, alpha) {
   return spendingBoundaries(look.K, alpha)[look.k - 1];
 }
 
-// src/analysis/reference.ts
-function decisionReference(role, name, pr) {
-  return { role, name, pr: pr ?? null };
+// src/analysis/cohort-fit.ts
+var NOISE_PRIOR = 10;
+var FIT_ITERATIONS = 100;
+var RIDGE = 0.5;
+var SQRT2PI = Math.sqrt(2 * Math.PI);
+function upperTail2(z2) {
+  const t = 1 / (1 + 0.2316419 * Math.abs(z2));
+  const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
+  const q2 = Math.exp(-0.5 * z2 * z2) / SQRT2PI * poly;
+  return z2 >= 0 ? q2 : 1 - q2;
 }
-function sameReference(a, b2) {
-  return !!a && !!b2 && a.role === b2.role && a.name === b2.name && (a.pr ?? null) === (b2.pr ?? null);
+function mills(z2) {
+  if (z2 > 8) return z2 + 1 / z2;
+  return Math.exp(-0.5 * z2 * z2) / SQRT2PI / Math.max(1e-300, upperTail2(z2));
 }
-function referenceText(r) {
-  const name = r.pr != null ? `${r.name} (#${r.pr})` : r.name;
-  if (r.role === "run") return name;
-  if (r.name === "baseline")
-    return r.role === "baseline" ? "the baseline" : "the baseline (the current best)";
-  return `the ${r.role} ${name}`;
+var muAt = (f, it) => (1 - it.a) * f.mu[it.c] + it.a * (f.mu[it.c + 1] ?? f.mu[it.c]);
+function tri(n) {
+  const t = { d: new Float64Array(n), o: new Float64Array(Math.max(0, n - 1)), b: new Float64Array(n) };
+  for (let c = 0; c + 1 < n; c++) {
+    t.d[c] = t.d[c] + RIDGE;
+    t.d[c + 1] = t.d[c + 1] + RIDGE;
+    t.o[c] = t.o[c] - RIDGE;
+  }
+  if (n === 1) t.d[0] = RIDGE * 1e-3;
+  return t;
 }
-function describeReference(r) {
-  const quoted = r.pr != null ? `${code(r.name)} (#${r.pr})` : code(r.name);
-  if (r.role === "run") return quoted;
-  if (r.name === "baseline")
-    return r.role === "baseline" ? "the baseline" : "the baseline (the current best)";
-  return `the ${r.role} ${quoted}`;
+function addTo(t, it, om, r) {
+  const [u, v2] = [1 - it.a, it.a];
+  t.d[it.c] = t.d[it.c] + om * u * u;
+  t.b[it.c] = t.b[it.c] + om * u * r;
+  if (it.c + 1 < t.d.length && v2 > 0) {
+    t.d[it.c + 1] = t.d[it.c + 1] + om * v2 * v2;
+    t.o[it.c] = t.o[it.c] + om * u * v2;
+    t.b[it.c + 1] = t.b[it.c + 1] + om * v2 * r;
+  }
 }
-function code(s) {
-  const clean3 = s.replace(/[\r\n]+/g, " ");
-  const fence = clean3.includes("`") ? "``" : "`";
-  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
+function solve(t) {
+  const n = t.d.length;
+  const cp = new Float64Array(n);
+  const dp = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const lo = i > 0 ? t.o[i - 1] : 0;
+    const den = t.d[i] - (i > 0 ? lo * cp[i - 1] : 0);
+    cp[i] = i + 1 < n ? t.o[i] / den : 0;
+    dp[i] = (t.b[i] - (i > 0 ? lo * dp[i - 1] : 0)) / den;
+  }
+  const x2 = new Float64Array(n);
+  for (let i = n - 1; i >= 0; i--)
+    x2[i] = dp[i] - (i + 1 < n ? cp[i] * x2[i + 1] : 0);
+  return x2;
+}
+function inverseDiagonal(t) {
+  const n = t.d.length;
+  const p = new Float64Array(n);
+  const q2 = new Float64Array(n);
+  for (let i = 0; i < n; i++)
+    p[i] = t.d[i] - (i > 0 ? t.o[i - 1] ** 2 / p[i - 1] : 0);
+  for (let i = n - 1; i >= 0; i--)
+    q2[i] = t.d[i] - (i + 1 < n ? t.o[i] ** 2 / q2[i + 1] : 0);
+  return Float64Array.from(p, (pi, i) => 1 / (pi + q2[i] - t.d[i]));
+}
+function pack(items) {
+  const len = items.length;
+  const p = {
+    k: new Int32Array(len),
+    c: new Int32Array(len),
+    a: new Float64Array(len),
+    n: new Float64Array(len),
+    y: new Float64Array(len),
+    cens: new Uint8Array(len),
+    e: new Float64Array(len),
+    v: new Float64Array(len)
+  };
+  items.forEach((it, j2) => {
+    [p.k[j2], p.c[j2], p.a[j2], p.n[j2], p.y[j2], p.cens[j2]] = [it.k, it.c, it.a, it.n, it.y, it.censored ? 1 : 0];
+  });
+  return p;
+}
+function eventCounts(items, nC, nK) {
+  const events = new Float64Array(nC);
+  const perWorker = new Float64Array(nK);
+  for (const it of items)
+    if (!it.censored) {
+      events[it.c] = events[it.c] + it.n * (1 - it.a);
+      if (it.c + 1 < nC) events[it.c + 1] = events[it.c + 1] + it.n * it.a;
+      perWorker[it.k] = perWorker[it.k] + it.n;
+    }
+  return { events, perWorker };
+}
+function fitCohorts(items, dims, known = []) {
+  const { events, perWorker } = eventCounts(items, dims.nC, dims.nK);
+  const f = {
+    mu: new Float64Array(dims.nC),
+    varMu: new Float64Array(dims.nC),
+    events,
+    w: new Float64Array(dims.nK),
+    s2: Float64Array.from({ length: dims.nK }, (_2, k2) => (known[k2] ?? 0.2) ** 2),
+    coupling: new Float64Array(dims.nC),
+    workerInfo: new Float64Array(dims.nK),
+    noiseEvents: Float64Array.from(perWorker, (n) => n + NOISE_PRIOR)
+  };
+  const ended = items.filter((it) => !it.censored);
+  const start = ended.reduce((a, it) => a + it.n * it.y, 0) / Math.max(
+    1,
+    ended.reduce((a, it) => a + it.n, 0)
+  );
+  f.mu.fill(start);
+  const p = pack(items);
+  const estimate = known.length < dims.nK || known.some((x2) => x2 === void 0);
+  for (let iter = 0; iter < FIT_ITERATIONS; iter++) {
+    const moved = Math.max(knotStep(p, f), workerStep(p, f, dims.slots));
+    if (estimate) {
+      eStep(p, f);
+      noiseStep(p, f);
+    }
+    if (moved < 1e-7) break;
+  }
+  for (let j2 = 0; j2 < p.y.length; j2++)
+    f.workerInfo[p.k[j2]] = f.workerInfo[p.k[j2]] + scoreOf(p, j2, f).h;
+  const info = information(items, f, estimate);
+  f.varMu = info.varMu;
+  f.coupling = info.coupling;
+  return f;
+}
+function meanOf(p, j2, f) {
+  const c = p.c[j2];
+  const a = p.a[j2];
+  const hi = c + 1 < f.mu.length ? f.mu[c + 1] : f.mu[c];
+  return (1 - a) * f.mu[c] + a * hi + f.w[p.k[j2]];
+}
+function eStep(p, f) {
+  for (let j2 = 0; j2 < p.y.length; j2++) {
+    const s2 = f.s2[p.k[j2]];
+    if (!p.cens[j2]) {
+      p.e[j2] = p.y[j2] - s2 / 2 * (1 - 1 / p.n[j2]);
+      p.v[j2] = 0;
+      continue;
+    }
+    const m2 = meanOf(p, j2, f);
+    const sd = Math.sqrt(s2);
+    const z2 = (p.y[j2] - m2) / sd;
+    const lam = mills(z2);
+    p.e[j2] = m2 + sd * lam;
+    p.v[j2] = Math.max(0, s2 * (1 + z2 * lam - lam * lam));
+  }
+}
+function scoreOf(p, j2, f) {
+  const s2 = f.s2[p.k[j2]];
+  const m2 = meanOf(p, j2, f);
+  if (!p.cens[j2]) {
+    const om = p.n[j2] / s2;
+    return { g: om * (p.y[j2] - s2 / 2 * (1 - 1 / p.n[j2]) - m2), h: om };
+  }
+  const sd = Math.sqrt(s2);
+  const z2 = (p.y[j2] - m2) / sd;
+  const lam = mills(z2);
+  return { g: lam / sd, h: Math.max(1e-9, lam * (lam - z2)) / s2 };
+}
+function knotStep(p, f) {
+  const n = f.mu.length;
+  const t = tri(n);
+  for (let c = 0; c + 1 < n; c++) {
+    const diff = RIDGE * (f.mu[c] - f.mu[c + 1]);
+    t.b[c] = t.b[c] - diff;
+    t.b[c + 1] = t.b[c + 1] + diff;
+  }
+  for (let j2 = 0; j2 < p.y.length; j2++) {
+    const { g, h: h2 } = scoreOf(p, j2, f);
+    const [c, v2] = [p.c[j2], p.a[j2]];
+    const u = 1 - v2;
+    t.d[c] = t.d[c] + h2 * u * u;
+    t.b[c] = t.b[c] + g * u;
+    if (c + 1 < n && v2 > 0) {
+      t.d[c + 1] = t.d[c + 1] + h2 * v2 * v2;
+      t.o[c] = t.o[c] + h2 * u * v2;
+      t.b[c + 1] = t.b[c + 1] + g * v2;
+    }
+  }
+  const step = solve(t);
+  let moved = 0;
+  for (let c = 0; c < n; c++) {
+    const d2 = Math.max(-0.5, Math.min(0.5, step[c]));
+    f.mu[c] = f.mu[c] + d2;
+    moved = Math.max(moved, Math.abs(d2));
+  }
+  return moved;
+}
+function workerStep(p, f, slots) {
+  const nK = f.w.length;
+  const g = new Float64Array(nK);
+  const h2 = new Float64Array(nK);
+  for (let j2 = 0; j2 < p.y.length; j2++) {
+    const k2 = p.k[j2];
+    const x2 = scoreOf(p, j2, f);
+    g[k2] = g[k2] + x2.g;
+    h2[k2] = h2[k2] + x2.h;
+  }
+  const total = slots.reduce((a, b2) => a + b2, 0);
+  let [moved, wbar] = [0, 0];
+  for (let k2 = 0; k2 < nK; k2++) {
+    const d2 = h2[k2] > 0 ? Math.max(-0.5, Math.min(0.5, g[k2] / h2[k2])) : 0;
+    f.w[k2] = f.w[k2] + d2;
+    moved = Math.max(moved, Math.abs(d2));
+    wbar += slots[k2] * f.w[k2] / total;
+  }
+  for (let k2 = 0; k2 < nK; k2++) f.w[k2] = f.w[k2] - wbar;
+  for (let c = 0; c < f.mu.length; c++) f.mu[c] = f.mu[c] + wbar;
+  return moved;
+}
+function noiseStep(p, f) {
+  const ss = new Float64Array(f.s2.length);
+  const cnt = new Float64Array(f.s2.length);
+  for (let j2 = 0; j2 < p.y.length; j2++) {
+    const k2 = p.k[j2];
+    const r = p.e[j2] - meanOf(p, j2, f);
+    ss[k2] = ss[k2] + p.n[j2] * r * r + p.v[j2];
+    cnt[k2] = cnt[k2] + 1;
+  }
+  const pooled = Math.max(
+    1e-4,
+    ss.reduce((a, b2) => a + b2, 0) / Math.max(
+      1,
+      cnt.reduce((a, b2) => a + b2, 0)
+    )
+  );
+  for (let k2 = 0; k2 < f.s2.length; k2++)
+    f.s2[k2] = Math.max(1e-4, (ss[k2] + NOISE_PRIOR * pooled) / (cnt[k2] + NOISE_PRIOR));
+}
+function information(items, f, estimate) {
+  const t = tri(f.mu.length);
+  const b2 = tri(f.mu.length);
+  let sTau = 0;
+  let level = 0;
+  for (const it of items) {
+    const s2 = f.s2[it.k];
+    const sd = Math.sqrt(s2);
+    const m2 = muAt(f, it) + f.w[it.k];
+    if (!it.censored) {
+      addTo(t, it, it.n / s2, 0);
+      sTau += 2;
+      continue;
+    }
+    const z2 = (it.y - m2) / sd;
+    const lam = mills(z2);
+    const g = Math.max(0, lam * (lam - z2));
+    addTo(t, it, g / s2, 0);
+    addTo(b2, it, 0, (g * z2 + lam) / sd);
+    sTau += g * z2 * z2 + 2 * lam * z2;
+  }
+  for (let k2 = 0; k2 < f.s2.length; k2++) level += f.s2[k2] / f.s2.length;
+  const varMu = inverseDiagonal(t);
+  if (!estimate) return { varMu, coupling: new Float64Array(f.mu.length) };
+  const u = solve({ ...t, b: b2.b });
+  const kappa = Math.max(1e-6, sTau - u.reduce((a, x2, c) => a + x2 * b2.b[c], 0));
+  return { varMu, coupling: Float64Array.from(u, (x2) => (x2 - level) / Math.sqrt(kappa)) };
 }
 
 // src/analysis/series.ts
@@ -64789,21 +65019,25 @@ function splitFirstWave(batches, now, step) {
   let firstWave = 0;
   for (const b2 of batches) {
     if (b2.end > now) continue;
-    if (b2.start <= firstWaveEnd) {
-      firstWave += b2.n;
-      continue;
-    }
-    const longest = b2.end - firstEnd + step;
-    let k2 = 0;
-    let rest = b2.duration;
-    while (k2 < b2.n && rest > longest) {
-      k2++;
-      rest = k2 < b2.n ? (b2.n * b2.duration - k2 * (b2.end - t0)) / (b2.n - k2) : 0;
-    }
-    firstWave += k2;
-    if (k2 < b2.n && rest > 0) steady.push({ ...b2, n: b2.n - k2, duration: rest, start: b2.end - rest });
+    const x2 = splitBatch(b2, t0, firstEnd, step);
+    firstWave += x2.firstWave;
+    if (x2.rest) steady.push(x2.rest);
   }
   return { steady, firstWave, firstWaveEnd };
+}
+function splitBatch(b2, t0, firstEnd, step) {
+  if (b2.start <= t0 + step) return { firstWave: b2.n, rest: null };
+  const longest = b2.end - firstEnd + step;
+  let k2 = 0;
+  let rest = b2.duration;
+  while (k2 < b2.n && rest > longest) {
+    k2++;
+    rest = k2 < b2.n ? (b2.n * b2.duration - k2 * (b2.end - t0)) / (b2.n - k2) : 0;
+  }
+  return {
+    firstWave: k2,
+    rest: k2 < b2.n && rest > 0 ? { ...b2, n: b2.n - k2, duration: rest, start: b2.end - rest } : null
+  };
 }
 function kaplanMeierMean(events, censored) {
   const all = [
@@ -64865,25 +65099,217 @@ function perWorkerMinutes(series, toMinutes) {
   return (series ?? []).map((s) => ({ labels: s.labels, points: toMinutes(s.points) }));
 }
 
-// src/analysis/decision.ts
-var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
-var DECISION_DEFAULTS = {
-  boundary: EXPERIMENT_DEFAULTS.decisionBoundary,
-  maxDecisionMinutes: EXPERIMENT_DEFAULTS.maxDecisionMinutes,
-  /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
-  minSteadyMinutes: 5
-};
+// src/analysis/cohorts.ts
+var DRAIN_MINUTES = 3;
+function drainStart(i) {
+  let level = 0;
+  let below = null;
+  for (const p of i.active ?? []) {
+    if (!Number.isFinite(p.v)) continue;
+    if (p.v >= 0.85 * level) {
+      level = Math.max(level, p.v);
+      below = null;
+    } else {
+      below ??= p.t;
+      if (p.t - below >= DRAIN_MINUTES) return below;
+    }
+  }
+  const total = i.expectedRollouts;
+  if (!total || !(total > 0)) return null;
+  let done = 0;
+  for (const b2 of [...i.batches].sort((x2, y2) => x2.end - y2.end)) {
+    done += b2.n;
+    if (done + i.inFlight >= total) return b2.end;
+  }
+  return null;
+}
+function slotsOf(batches, inFlight2) {
+  const busy = /* @__PURE__ */ new Map();
+  for (const b2 of batches) busy.set(b2.worker, (busy.get(b2.worker) ?? 0) + b2.n * b2.duration);
+  const total = [...busy.values()].reduce((a, b2) => a + b2, 0);
+  const out = /* @__PURE__ */ new Map();
+  for (const [w2, x2] of busy) out.set(w2, Math.max(1, Math.round(inFlight2 * x2 / Math.max(1e-9, total))));
+  return out;
+}
+function itemsOf(i, t0, cutoff, L2) {
+  const slots = slotsOf(i.batches, i.inFlight);
+  const byWorker = /* @__PURE__ */ new Map();
+  for (const b2 of i.batches) byWorker.set(b2.worker, [...byWorker.get(b2.worker) ?? [], b2]);
+  const workers = [...slots.keys()].sort();
+  const firstEnd = Math.min(...i.batches.map((b2) => b2.end));
+  const place = (start) => {
+    const pos = Math.max(0, start - t0) / L2;
+    const c = Math.floor(pos + 1e-9);
+    return { c, a: Math.min(1, Math.max(0, pos - c)) };
+  };
+  const items = [];
+  workers.forEach((w2, k2) => {
+    const bs = (byWorker.get(w2) ?? []).sort((a, b2) => a.end - b2.end);
+    const last = Math.min(i.now, i.lastSeen?.get(w2) ?? i.now);
+    const n = slots.get(w2);
+    const starts = Array(n).fill(t0);
+    for (const b2 of bs) {
+      for (const part of firstWaveSplit(b2, t0, firstEnd, i.step))
+        if (part.start < cutoff)
+          items.push({
+            k: k2,
+            ...place(part.start),
+            n: part.n,
+            y: Math.log(Math.max(1e-6, part.duration)),
+            censored: false
+          });
+      for (let j2 = 0; j2 < b2.n; j2++) starts.push(b2.end);
+    }
+    for (const s of starts.slice(-n))
+      if (s < cutoff && last - s > i.step / 2)
+        items.push({ k: k2, ...place(s), n: 1, y: Math.log(last - s), censored: true });
+  });
+  return { items, workers, slots: workers.map((w2) => slots.get(w2)) };
+}
+function firstWaveSplit(b2, t0, firstEnd, step) {
+  const { firstWave, rest } = splitBatch(b2, t0, firstEnd, step);
+  const parts = [];
+  if (firstWave > 0) parts.push({ start: t0, n: firstWave, duration: b2.end - t0 });
+  if (rest) parts.push({ start: rest.start, n: rest.n, duration: rest.duration });
+  return parts;
+}
+function typicalDuration(batches, now) {
+  const ds = batches.filter((b2) => b2.end <= now).map((b2) => b2.duration).sort((a, b2) => a - b2);
+  return ds[Math.floor(ds.length / 2)] ?? 0;
+}
+function levelVariance(f, slots, rate) {
+  const info = f.workerInfo.reduce((a, b2) => a + b2, 0);
+  let v2 = 0;
+  for (let k2 = 0; k2 < f.w.length; k2++) {
+    const s2 = f.s2[k2];
+    const pi = slots[k2] * Math.exp(-f.w[k2] - s2 / 2) / rate;
+    const rho = f.workerInfo[k2] / Math.max(1e-12, info);
+    v2 += (pi - rho) ** 2 / Math.max(1e-12, f.workerInfo[k2]);
+    v2 += (pi / 2) ** 2 * 2 * s2 * s2 / Math.max(1, f.noiseEvents[k2]);
+  }
+  return v2;
+}
+function cohortTable(i) {
+  const done = i.batches.filter((b2) => b2.end <= i.now + 1e-9);
+  if (!done.length || !(i.inFlight > 0)) return null;
+  const L2 = i.cohortMinutes ?? 1;
+  const t0 = Math.min(...i.batches.map((b2) => b2.start), ...done.map((b2) => b2.end - b2.duration));
+  const drain = drainStart(i);
+  const cutoff = drain === null ? Number.POSITIVE_INFINITY : drain - typicalDuration(done, i.now);
+  const { items, workers: names, slots } = itemsOf({ ...i, batches: done }, t0, cutoff, L2);
+  const lastEnded = Math.max(...items.filter((it) => !it.censored).map((it) => it.c + (it.a > 0 ? 1 : 0)), 0);
+  const nC = Math.min(Math.max(1, Math.floor((Math.min(i.now, cutoff) - t0) / L2 + 1e-9) + 1), lastEnded + 1);
+  const kept = items.filter((it) => it.c < nC).map((it) => it.c === nC - 1 ? { ...it, a: 0 } : it);
+  const known = i.knownNoiseSd ? names.map((w2) => i.knownNoiseSd?.get(w2)) : [];
+  const f = fitCohorts(kept, { nC, nK: names.length, slots }, known);
+  let rate = 0;
+  for (let k2 = 0; k2 < names.length; k2++)
+    rate += slots[k2] * Math.exp(-f.w[k2] - f.s2[k2] / 2);
+  const level = Math.log(60 / rate);
+  const levelVar = levelVariance(f, slots, rate);
+  const shown = (c) => f.events[c] >= 0.5;
+  return {
+    from_minute: round(t0, 3),
+    step_minutes: L2,
+    log_seconds: Array.from(f.mu, (m2, c) => shown(c) ? round(m2 + level, 6) : null),
+    log_var: Array.from(f.varMu, (v2, c) => shown(c) && v2 > 0 ? round(v2, 8) : null),
+    noise_coupling: Array.from(f.coupling, (g, c) => shown(c) ? round(g, 6) : null),
+    events: Array.from(f.events, (e) => Math.round(e)),
+    data_end_minutes: round(i.now, 3),
+    drain_from_minute: Number.isFinite(cutoff) ? round(Math.max(t0, cutoff), 2) : null,
+    final: !!i.final,
+    started_at: i.startedAt ?? null,
+    level_var: round(levelVar, 10),
+    noise_sd: round(Math.sqrt(f.s2.reduce((a, b2) => a + b2, 0) / Math.max(1, names.length)), 4)
+  };
+}
+var CONCURRENT_SECONDS = 300;
+var APART_BANDWIDTH_MINUTES = 20;
+var ROBUST_MIN_COHORTS = 8;
+function sharedCohorts(a, b2, upTo) {
+  const out = { x: [], d: [], w: [], ga: [], gb: [], events: { candidate: 0, reference: 0 } };
+  const L2 = a.step_minutes;
+  for (let c = 0; c < a.log_seconds.length; c++) {
+    const age = c * L2;
+    if (upTo !== void 0 && age > upTo + 1e-9) break;
+    const j2 = Math.round((a.from_minute - b2.from_minute + age) / b2.step_minutes + 1e-9);
+    const [va, vb] = [a.log_seconds[c], b2.log_seconds[j2]];
+    const [sa, sb] = [a.log_var[c], b2.log_var[j2]];
+    if (va == null || vb == null || sa == null || sb == null || !(sa + sb > 0)) continue;
+    out.x.push(age);
+    out.d.push(va - vb);
+    out.w.push(1 / (sa + sb));
+    out.ga.push(a.noise_coupling?.[c] ?? 0);
+    out.gb.push(b2.noise_coupling?.[j2] ?? 0);
+    out.events.candidate += a.events[c] ?? 0;
+    out.events.reference += b2.events[j2] ?? 0;
+  }
+  return out;
+}
+function cohortContrast(candidate, reference, o = {}) {
+  const s = sharedCohorts(candidate, reference, o.upTo);
+  const K2 = s.d.length;
+  if (!K2) return null;
+  const W2 = s.w.reduce((a, b2) => a + b2, 0);
+  const xbar = s.w.reduce((a, w2, i) => a + w2 * s.x[i], 0) / W2;
+  const dbar = s.w.reduce((a, w2, i) => a + w2 * s.d[i], 0) / W2;
+  const sxx = s.w.reduce((a, w2, i) => a + w2 * (s.x[i] - xbar) ** 2, 0);
+  const slope = sxx > 0 ? s.w.reduce((a, w2, i) => a + w2 * (s.x[i] - xbar) * (s.d[i] - dbar), 0) / sxx : 0;
+  const r = s.d.map((d2, i) => d2 - dbar - slope * (s.x[i] - xbar));
+  const effective = W2 ** 2 / s.w.reduce((a, w2) => a + w2 * w2, 0);
+  const ga = s.w.reduce((a, w2, i) => a + w2 * s.ga[i], 0) / W2;
+  const gb = s.w.reduce((a, w2, i) => a + w2 * s.gb[i], 0) / W2;
+  const level = (candidate.level_var ?? 0) + (reference.level_var ?? 0);
+  const seModel = Math.sqrt(1 / W2 + ga * ga + gb * gb + level);
+  const slopeSeModel = sxx > 0 ? Math.sqrt(1 / sxx) : Number.POSITIVE_INFINITY;
+  const [sa, sb] = [candidate.started_at, reference.started_at];
+  const concurrent = sa != null && sb != null && Math.abs(sa - sb) <= CONCURRENT_SECONDS;
+  const h2 = Math.max(2 * candidate.step_minutes, o.bandwidth ?? 0, concurrent ? 0 : APART_BANDWIDTH_MINUTES);
+  const span = s.x.at(-1) - s.x[0];
+  const enough = effective >= ROBUST_MIN_COHORTS && K2 > 2 && (concurrent || span >= 2 * h2);
+  const robust = enough ? hac(s, r, xbar, h2, W2, sxx) : null;
+  const se2 = robust ? Math.max(seModel, robust.se) : seModel;
+  return {
+    logChange: dbar,
+    se: se2,
+    seModel,
+    error: robust && robust.se > seModel ? "robust" : "model",
+    slope,
+    slopeSe: robust ? Math.max(slopeSeModel, robust.slopeSe) : slopeSeModel,
+    meanAge: xbar,
+    cohorts: K2,
+    effective,
+    events: s.events,
+    lastAge: s.x.at(-1),
+    slopeTrusted: robust !== null,
+    concurrent
+  };
+}
+function hac(s, r, xbar, h2, W2, sxx) {
+  const K2 = r.length;
+  let vm = 0;
+  let vb = 0;
+  for (let i = 0; i < K2; i++)
+    for (let j2 = 0; j2 < K2; j2++) {
+      const kern = 1 - Math.abs(s.x[i] - s.x[j2]) / h2;
+      if (kern <= 0) continue;
+      const ui = s.w[i] * r[i];
+      const uj = s.w[j2] * r[j2];
+      vm += kern * ui * uj;
+      vb += kern * ui * uj * (s.x[i] - xbar) * (s.x[j2] - xbar);
+    }
+  const f = K2 / (K2 - 2);
+  return {
+    se: Math.sqrt(f * Math.max(0, vm) / W2 ** 2),
+    slopeSe: sxx > 0 ? Math.sqrt(f * Math.max(0, vb) / sxx ** 2) : Number.POSITIVE_INFINITY
+  };
+}
+
+// src/analysis/equal-age.ts
 function decisionProjection(v2) {
   return v2?.decision_estimate?.projected_full_run ?? v2?.projected_full_run ?? null;
 }
-var DRIFT_GUARD = {
-  /** A difference in drift significant (2 s.e.) beyond this holds `better`/`equivalent` back… */
-  limitPerHour: 0.05,
-  /** …and so does one not ruled out (one-sided 95%) below this. */
-  steepPerHour: 0.2
-};
 var AGE_GAP_DRIFT_PER_HOUR = 0.05;
-var ASSUMED_BETWEEN_RUN = 0.015;
 function referenceAtAge(reference, minute) {
   const p = decisionProjection(reference);
   const age = reference.minutes_of_data ?? null;
@@ -64925,249 +65351,19 @@ function referenceAtAge(reference, minute) {
 }
 var AGE_GAP_MAX_MINUTES = 30;
 var ageGapHide = (gapMinutes) => AGE_GAP_DRIFT_PER_HOUR * gapMinutes / 60;
-function steadyFrom(v2) {
-  return v2.decision_estimate?.first_wave_end_minutes ?? v2.warmup_end_minutes ?? void 0;
-}
-function usedText(v2, who) {
-  const e = v2.decision_estimate;
-  return e ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored` : `${who}: the verdict's projection (no rollout estimate yet)`;
-}
-function decisionOptions(x2) {
-  const s = experimentSettings(x2);
-  return {
-    minImprovement: s.minImprovement,
-    boundary: s.decisionBoundary,
-    maxDecisionMinutes: s.maxDecisionMinutes
-  };
-}
-function claimRadius(candidate, s, options2) {
-  const alpha = options2.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  if ((options2.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid")
-    return {
-      radius: csRadius(s, alpha, options2.s0 ?? CONFIDENCE_SEQUENCE.s0),
-      text: `always-valid confidence sequence (normal mixture, \u03B1 ${alpha})`
-    };
-  const minutes = candidate.minutes_of_data ?? 0;
-  const warmupEnd = steadyFrom(candidate) ?? 0;
-  const max = options2.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
-  if (minutes - warmupEnd < DECISION_DEFAULTS.minSteadyMinutes)
-    return {
-      radius: null,
-      why: `small-sample guard: ${round(Math.max(0, minutes - warmupEnd), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} steady minutes`
-    };
-  const at = { minutes: Math.min(minutes, max), warmupEnd, maxMinutes: max };
-  const c = boundaryAt(at, alpha);
-  const look = lookIndex(at);
-  return {
-    radius: c * s,
-    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
-    ...minutes >= max - 1e-9 ? { final: true } : {}
-  };
-}
+var pct = (x2) => `${round(100 * x2, 1)}%`;
 function logSe(i) {
   return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
-}
-function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
-  if (!(s > 0)) return 0;
-  const I2 = (s0 / s) ** 2;
-  return s * Math.sqrt((1 + 1 / I2) * Math.log((1 + I2) / alpha ** 2));
-}
-var usable = (v2) => {
-  const p = decisionProjection(v2);
-  const blocked = v2?.decision_estimate ? ["unhealthy", "no-data"] : ["unhealthy", "no-data", "warming"];
-  return !!v2 && !!p && p.value > 0 && p.low > 0 && p.high >= p.low && !blocked.includes(v2.state);
-};
-var steadyUsable = (v2) => usable(v2) && v2?.state !== "drifting";
-var slopeText = (v2) => {
-  const s = v2.drift?.slope_relative_per_hour;
-  return s == null ? "drifting" : `drifting ${s > 0 ? "+" : ""}${round(100 * s, 1)}%/h`;
-};
-function rolloutDriftHold(candidate, r, g) {
-  const est = candidate.decision_estimate;
-  if (!est) return null;
-  const c = est.drift;
-  if (!c)
-    return "the candidate\u2019s rollout durations do not span enough blocks of starts to measure a drift yet";
-  const diff = c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0);
-  const se2 = Math.hypot(c.se, r?.se ?? 0);
-  const what = `the candidate\u2019s rollout durations drift ${diff > 0 ? "+" : ""}${pct(diff)}/h \xB1 ${pct(se2)} against the reference\u2019s`;
-  if (Math.abs(diff) - 2 * se2 > g.limitPerHour) return `${what}, beyond ${pct(g.limitPerHour)}/h`;
-  if (Math.abs(diff) + 1.645 * se2 > g.steepPerHour)
-    return `${what}: a drift of ${pct(g.steepPerHour)}/h is not ruled out yet`;
-  return null;
-}
-function driftGuard(state3, lo, m2, runs2, g) {
-  if (state3 !== "better" && state3 !== "equivalent") return { state: state3, evidence: [] };
-  const { candidate, reference, shown } = runs2;
-  const who = [
-    candidate.state === "drifting" ? `the candidate (${slopeText(candidate)})` : null,
-    reference.state === "drifting" ? `${shown} (${slopeText(reference)})` : null
-  ].filter((x2) => !!x2);
-  const rollout = rolloutDriftHold(candidate, runs2.drift, g);
-  if (!who.length && !rollout)
-    return {
-      state: state3,
-      evidence: [
-        "drift guard: neither run drifts (the detector and the rollout durations rule out a drift beyond the guard)"
-      ]
-    };
-  const held = `drift guard: ${state3} held back while ${[...who.length ? [`${who.join(" and ")} drifts`] : [], ...rollout ? [rollout] : []].join("; ")}`;
-  return lo > -m2 ? { state: "not-better", evidence: [held] } : { state: "measuring", evidence: [held] };
-}
-function decideCandidate(candidate, reference, options2 = {}) {
-  const m2 = options2.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
-  const name = reference?.name ?? "none";
-  const shown = reference?.label ?? name;
-  const base = {
-    reference: reference?.reference ?? decisionReference("run", name),
-    min_improvement: m2,
-    method: methodText(options2)
-  };
-  const read2 = comparable(candidate, reference, base, shown, options2);
-  if ("decision" in read2) return read2.decision;
-  const { cv, at, ref, subject } = read2;
-  const d2 = Math.log(cv.value / at.projection.value);
-  const between = ref.betweenRun?.logSd ?? 0;
-  const s = Math.hypot(logSe(cv), at.logSe, between);
-  const claim = claimRadius(subject, s, options2);
-  if (claim.radius === null)
-    return unclaimed(base, d2, `change vs ${shown}: ${pct(Math.exp(d2) - 1)}; ${claim.why}`);
-  const r = claim.radius + ageGapHide(at.gapMinutes);
-  const [lo, hi] = [Math.exp(d2 - r) - 1, Math.exp(d2 + r) - 1];
-  const change = { value: round(Math.exp(d2) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
-  const thin = thinBasis(subject, at, shown);
-  const runs2 = { candidate: subject, reference: ref.verdict, shown, drift: at.drift };
-  const guard2 = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m2), lo, m2, runs2, options2.driftGuard ?? DRIFT_GUARD);
-  const evidence = [
-    `change vs ${shown}: ${pct(change.value)} [${pct(change.low)}, ${pct(change.high)}] (valid under repeated looks; \xB1${pct(r)} on the log scale: ${claim.text})`,
-    `${shown} ${at.text}`,
-    ...ref.betweenRun ? [`between-run term \xB1${pct(between)} (log s.d.): ${ref.betweenRun.text}`] : [],
-    ...guard2.evidence,
-    `estimates: ${usedText(subject, "the candidate")}; ${usedText(ref.verdict, shown)}`
-  ];
-  const held = !!thin || guard2.evidence.length > 0;
-  if (guard2.state !== "measuring")
-    return decided(base, guard2.state, change, candidate, [
-      ...evidence,
-      `${guard2.state}: ${claimOf2(guard2.state, m2)} than ${shown} at every look's confidence`
-    ]);
-  const horizon = claimRadius(candidate, s, options2);
-  if ("final" in horizon && horizon.final)
-    return settleAtHorizon({ base, change, d: d2, s, m: m2, shown, evidence, held, candidate });
-  const open = stillMeasuring(base, change, evidence, expectedMinutes(candidate, d2, s, m2, options2));
-  const bestRadius = ageGapHide(at.gapMinutes) + claim.radius * Math.hypot(at.logSe, between) / s;
-  if (held && stateOf(lo, hi, m2) === "better" && outlived(candidate, read2.ref))
-    return heldFaster(base, change, candidate, evidence, `${shown}'s data ended while a guard held it`);
-  const ended = frozenAt(read2, { d: d2, lo, hi, m: m2, bestRadius });
-  return ended === null ? open : closeOpen(open, candidate, ended);
-}
-function outlived(candidate, ref) {
-  const end = ref.verdict.minutes_of_data;
-  return !!ref.ended && end != null && (candidate.minutes_of_data ?? 0) > end + 0.5;
-}
-function heldFaster(base, change, candidate, evidence, why2) {
-  return decided(base, "faster-drift-not-ruled-out", change, candidate, [
-    ...evidence,
-    `faster-drift-not-ruled-out: faster at equal run age at every look's confidence, closed because ${why2}: a drift that could undo it over the full run is not ruled out`
-  ]);
-}
-function frozenAt(read2, x2) {
-  if (!read2.ref.ended || stateOf(x2.lo, x2.hi, x2.m) === "better") return null;
-  const end = round(read2.ref.verdict.minutes_of_data ?? 0, 0);
-  if (read2.agedTo !== null)
-    return `the reference's data end at run-minute ${end}: compared there, more of the candidate's own data cannot settle it`;
-  const minutes = read2.subject.minutes_of_data ?? 0;
-  if (!(minutes > (read2.ref.verdict.minutes_of_data ?? minutes) + 0.5)) return null;
-  const [lo, hi] = [Math.exp(x2.d - x2.bestRadius) - 1, Math.exp(x2.d + x2.bestRadius) - 1];
-  if (stateOf(lo, hi, x2.m) !== "measuring") return null;
-  return `the reference's data end at run-minute ${end}: even with no error of its own the candidate's interval [${pct(lo)}, ${pct(hi)}] would not settle it`;
-}
-function closeOpen(open, candidate, why2) {
-  const m2 = open.min_improvement;
-  const minutes = candidate.minutes_of_data ?? null;
-  return {
-    ...open,
-    state: "not-better",
-    decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    expected_minutes_to_decision: null,
-    evidence: [
-      ...open.evidence.filter(
-        (e) => !e.startsWith("expected to settle") && !e.startsWith("the difference is too close")
-      ),
-      `not-better: closed now, not shown ${pct(m2)} faster than ${referenceText(open.reference)}: ${why2} (the futility rule)`
-    ]
-  };
-}
-function unclaimed(base, d2, text3) {
-  const value = round(Math.exp(d2) - 1, 4);
-  return {
-    ...base,
-    state: "measuring",
-    relative_change: { value, low: value, high: value },
-    evidence: [text3]
-  };
-}
-function stillMeasuring(base, change, evidence, eta) {
-  const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
-  return {
-    ...base,
-    state: "measuring",
-    relative_change: change,
-    expected_minutes_to_decision: eta,
-    evidence: [...evidence, when]
-  };
-}
-function decided(base, state3, change, candidate, evidence) {
-  const minutes = candidate.minutes_of_data ?? null;
-  return {
-    ...base,
-    state: state3,
-    relative_change: change,
-    decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence
-  };
-}
-function thinBasis(candidate, at, shown) {
-  const b2 = candidate.decision_estimate?.error_basis;
-  if (b2 && !b2.enough) return `no claim: the candidate's ${basisText(b2)}`;
-  if (at.basisEnough === false) return `no claim: ${shown}'s error basis was too thin at that age`;
-  return null;
-}
-function settleAtHorizon(x2) {
-  if (x2.change.high < -x2.m)
-    return heldFaster(
-      x2.base,
-      x2.change,
-      x2.candidate,
-      x2.evidence,
-      "the horizon (max_decision_minutes) came while a guard held it"
-    );
-  const state3 = !x2.held && Math.abs(x2.change.value) < x2.m ? "equivalent" : "not-better";
-  const p = x2.s > 0 ? upperTailZ((x2.d - Math.log(1 - x2.m)) / x2.s) : 0;
-  return decided(x2.base, state3, x2.change, x2.candidate, [
-    ...x2.evidence,
-    `${state3}: closed at the horizon (max_decision_minutes): not shown ${pct(x2.m)} faster than ${x2.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct(x2.m)} faster reads this slow or slower with probability ${pct(p)}`
-  ]);
-}
-function upperTailZ(z2) {
-  const t = 1 / (1 + 0.2316419 * Math.abs(z2));
-  const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
-  const q2 = Math.exp(-0.5 * z2 * z2) / Math.sqrt(2 * Math.PI) * poly;
-  return z2 >= 0 ? q2 : 1 - q2;
-}
-function methodText(options2) {
-  const alpha = options2.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  const boundary = options2.boundary ?? DECISION_DEFAULTS.boundary;
-  return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options2.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
 }
 function atEqualAge(candidate, reference) {
   const age = reference.minutes_of_data ?? null;
   const minutes = candidate.minutes_of_data ?? null;
   const est = candidate.decision_estimate;
+  const plain = { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
   if (age === null || minutes === null || !(minutes > age + 0.5) || !est?.trajectory?.values.length)
-    return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
+    return plain;
   const mine = referenceAtAge(candidate, age);
-  if (!mine.projection) return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
+  if (!mine.projection) return plain;
   const basis = est.error_basis;
   const subject = {
     ...candidate,
@@ -65183,45 +65379,1129 @@ function atEqualAge(candidate, reference) {
   const text3 = `read at run-minute ${round(age, 0)}, its last reading; the candidate as it was then (equal run age, from the candidate's trajectory)`;
   return { subject, at: { ...referenceAtAge(reference, age), text: text3 }, agedTo: age };
 }
+
+// src/analysis/contrast.ts
+var MIN_CONTRAST_EVENTS = 24;
+var cohortsOf = (v2) => v2.cohorts ?? null;
+function contrastOf(candidate, reference, shown, betweenRunSd = 0, ended = false) {
+  const a = cohortsOf(candidate);
+  const b2 = cohortsOf(reference);
+  const k2 = a && b2 ? fromCohorts(a, b2, candidate, shown, betweenRunSd) : fromProjections(candidate, reference, shown, betweenRunSd);
+  if ("none" in k2 || k2.referenceEnd !== null || !ended) return k2;
+  return { ...k2, referenceEnd: b2?.data_end_minutes ?? reference.minutes_of_data ?? null };
+}
+function fromCohorts(a, b2, candidate, shown, betweenRunSd) {
+  const W2 = candidate.decision_estimate?.mean_duration_minutes ?? 2;
+  const k2 = cohortContrast(a, b2, { bandwidth: W2, upTo: a.data_end_minutes });
+  if (!k2) return { none: `no start cohort ended in both runs yet` };
+  const few = Math.min(k2.events.candidate, k2.events.reference);
+  const apart = !k2.concurrent;
+  const slope = Number.isFinite(k2.slopeSe) && k2.cohorts >= 3;
+  const error = k2.error === "robust" ? "from the spread of the cohort differences" : "the censored model's";
+  return {
+    logChange: k2.logChange,
+    se: apart ? Math.hypot(k2.se, betweenRunSd) : k2.se,
+    slope: slope ? k2.slope : null,
+    slopeSe: slope ? k2.slopeSe : null,
+    slopeTrusted: k2.slopeTrusted,
+    meanAge: k2.meanAge,
+    widen: 0,
+    basis: { cohorts: k2.cohorts, error: k2.error },
+    text: `${shown} at equal run age: ${k2.cohorts} start cohort${k2.cohorts === 1 ? "" : "s"} both runs share (mean start age ${round(k2.meanAge, 1)} min; ${k2.events.candidate} and ${k2.events.reference} rollouts ended, the rest in flight censored; error ${error}${apart ? `; the runs did not share the cluster's wall clock: \xB1${round(100 * betweenRunSd, 1)}% between runs added, and the cohorts' own spread over ${APART_BANDWIDTH_MINUTES} run-minutes` : ""})`,
+    referenceEnd: b2.final ? b2.data_end_minutes : null,
+    thin: few < MIN_CONTRAST_EVENTS ? `no claim: ${few} of ${MIN_CONTRAST_EVENTS} rollouts ended in the cohorts both runs share` : apart && !k2.slopeTrusted ? `no claim: ${shown} ran at another time, and the cohorts they share do not span ${2 * APART_BANDWIDTH_MINUTES} run-minutes to show how much the two runs' conditions differ` : null
+  };
+}
+function fromProjections(candidate, reference, shown, betweenRunSd) {
+  const { subject, at } = atEqualAge(candidate, reference);
+  const cv = decisionProjection(subject);
+  if (!cv || !at.projection) return { none: `${shown}: ${at.text}` };
+  const est = subject.decision_estimate;
+  const c = est?.drift;
+  const r = at.drift;
+  const from = est?.first_wave_end_minutes ?? candidate.warmup_end_minutes ?? 0;
+  const basis = est?.error_basis;
+  const plain = !est && !reference.decision_estimate;
+  const drifting = candidate.state === "drifting" || reference.state === "drifting";
+  const used = `estimates: ${usedText(candidate, "the candidate")}; ${usedText(reference, shown)}`;
+  const drifts = drifting ? `; ${candidate.state === "drifting" ? "the candidate" : shown} drifts (the detector's test): the full-run guard stays open` : "";
+  if (plain)
+    return {
+      logChange: Math.log(cv.value / at.projection.value),
+      se: Math.hypot(logSe(cv), at.logSe, betweenRunSd),
+      slope: drifting ? null : 0,
+      slopeSe: drifting ? null : 0,
+      slopeTrusted: !drifting,
+      meanAge: candidate.run_end_minutes ?? 0,
+      widen: AGE_GAP_DRIFT_PER_HOUR * at.gapMinutes / 60,
+      basis: null,
+      text: `${shown} ${at.text}${drifts}; ${used}`,
+      referenceEnd: null,
+      thin: null
+    };
+  return {
+    logChange: Math.log(cv.value / at.projection.value),
+    se: Math.hypot(logSe(cv), at.logSe, betweenRunSd),
+    slope: c ? (c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0)) / 60 : null,
+    slopeSe: c ? Math.hypot(c.se, r?.se ?? 0) / 60 : null,
+    slopeTrusted: !!c && !!r,
+    meanAge: (from + (subject.minutes_of_data ?? from)) / 2,
+    widen: AGE_GAP_DRIFT_PER_HOUR * at.gapMinutes / 60,
+    basis: null,
+    text: `${shown} ${at.text}; ${used}`,
+    referenceEnd: null,
+    thin: basis && !basis.enough ? `no claim: the candidate's ${basisText(basis)}` : at.basisEnough === false ? `no claim: ${shown}'s error basis was too thin at that age` : null
+  };
+}
+function usedText(v2, who) {
+  const e = v2.decision_estimate;
+  return e ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored` : `${who}: the verdict's projection (no rollout estimate yet)`;
+}
+
+// src/analysis/estimators.ts
+function increase(s, a, b2) {
+  return Math.max(0, (valueAt(s, b2) ?? 0) - (valueAt(s, a) ?? 0));
+}
+function lag1(xs) {
+  if (xs.length < 4) return 0;
+  const m2 = mean(xs);
+  let num4 = 0;
+  let den = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const d2 = xs[i] - m2;
+    den += d2 * d2;
+    if (i > 0) num4 += d2 * (xs[i - 1] - m2);
+  }
+  return den > 0 ? num4 / den : 0;
+}
+function inflation(rho) {
+  const r = Math.min(0.8, Math.max(0, rho));
+  return (1 + r) / (1 - r);
+}
+function tWiden(batches) {
+  return tQuantile975(batches - 1) / 1.96;
+}
+function completionRate(n, from, to, batch, inFlight2) {
+  const k2 = Math.floor((to - from) / batch + 1e-9);
+  if (k2 < 2) return void 0;
+  const start = to - k2 * batch;
+  const perBatch = [];
+  for (let j2 = 0; j2 < k2; j2++) {
+    const a = start + j2 * batch;
+    perBatch.push({ t: a + batch / 2, rate: increase(n, a, a + batch) / batch });
+  }
+  const rates = perBatch.map((b2) => b2.rate);
+  const r = mean(rates);
+  if (!(r > 0)) return void 0;
+  const rho = lag1(rates);
+  const vBatch = stdev(rates) ** 2 / k2 * inflation(rho) || 0;
+  const span = k2 * batch;
+  const L2 = inFlight2 ?? Math.max(1, r);
+  const vFloor = L2 / 6 / span ** 2 + (1e-3 * r) ** 2;
+  const se2 = Math.sqrt(Math.max(vBatch * tWiden(k2) ** 2, vFloor));
+  const notes = rho > 0.2 ? [`completions per batch autocorrelated (\u03C1\u2081 ${rho.toFixed(2)}): interval widened`] : [];
+  return { rate: r, se: se2, method: "completions", batches: k2, batchMinutes: batch, perBatch, notes };
+}
+function meanInFlight(active, from, to) {
+  const inside = active.filter((p) => p.t >= from && p.t <= to).map((p) => p.v);
+  return inside.length ? mean(inside) : void 0;
+}
+function littleRate(sum, count2, inFlight2, from, to, batch, options2 = {}) {
+  const k2 = Math.floor((to - from) / batch + 1e-9);
+  if (k2 < 2 || !(inFlight2.value > 0)) return void 0;
+  const start = to - k2 * batch;
+  const starts = Array.from({ length: k2 }, (_2, j2) => start + j2 * batch);
+  const centres = starts.map((a) => a + batch / 2);
+  const ds = starts.map((a) => increase(sum, a, a + batch));
+  const dc = starts.map((a) => increase(count2, a, a + batch));
+  const S2 = ds.reduce((a, b2) => a + b2, 0);
+  const C2 = dc.reduce((a, b2) => a + b2, 0);
+  if (!(C2 >= 2 * k2) || !(S2 > 0) || dc.filter((c) => c > 0).length < 2) return void 0;
+  const W2 = S2 / C2;
+  const cBar = C2 / k2;
+  const residuals = ds.map((s, j2) => s - W2 * dc[j2]);
+  const cycle = options2.harmonic ? harmonicPart(centres, residuals, 3 * batch, k2 * batch / 2) : void 0;
+  const swing = (j2) => cycle ? cycle.fitted[j2] : 0;
+  const resid = residuals.map((e, j2) => e - swing(j2));
+  const perBatch = [];
+  for (let j2 = 0; j2 < k2; j2++) {
+    const s = ds[j2] - swing(j2);
+    const c = dc[j2];
+    if (c > 0 && (!cycle || s > 0))
+      perBatch.push({ t: centres[j2], rate: inFlight2.value / (s / c / 60) });
+  }
+  if (perBatch.length < 2) return void 0;
+  const partial = cycle ? cycle.fitted.reduce((a, h2) => a + h2, 0) / C2 / W2 : 0;
+  const df = cycle ? k2 - 3 : k2 - 1;
+  const rho = lag1(resid);
+  const vW = resid.reduce((a, e) => a + e * e, 0) / df / k2 / cBar ** 2 * inflation(rho);
+  const rate = inFlight2.value / (W2 / 60);
+  const relSe = Math.sqrt(vW / W2 ** 2 * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C2 ** 2);
+  const amplitude = cycle ? cycle.amplitude / (W2 * cBar) : 0;
+  const notes = littleNotes(C2, W2, inFlight2, cycle && { ...cycle, amplitude });
+  return {
+    rate,
+    se: rate * relSe,
+    method: "littles-law",
+    batches: k2,
+    batchMinutes: batch,
+    perBatch,
+    notes,
+    ...cycle ? { cycle: { periodMinutes: cycle.period, amplitude } } : {}
+  };
+}
+function littleNotes(C2, W2, inFlight2, cycle) {
+  return [
+    `Little's law: ${C2.toFixed(0)} rollouts finished, mean duration ${(W2 / 60).toFixed(2)} min, ${inFlight2.value.toFixed(1)} in flight (${inFlight2.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
+    ...cycle ? [
+      `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * cycle.amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
+    ] : []
+  ];
+}
+function harmonicFit(t, y2, periods) {
+  const m2 = y2.length;
+  if (m2 < 12 || !(periods.maxPeriod >= periods.minPeriod)) return void 0;
+  const centre = mean(t);
+  const x2 = t.map((v2) => v2 - centre);
+  const lf = linearFit(x2, y2);
+  const sse0 = y2.reduce((a2, v2, i) => a2 + (v2 - lf.a - lf.b * x2[i]) ** 2, 0);
+  if (!(sse0 > 0)) return void 0;
+  let best;
+  let tried = 0;
+  for (let period = periods.minPeriod; period <= periods.maxPeriod; period *= 1.04) {
+    if (periods.exclude?.(period)) continue;
+    const w3 = 2 * Math.PI / period;
+    const rows = x2.map((v2) => [1, v2, Math.sin(w3 * v2), Math.cos(w3 * v2)]);
+    const beta = leastSquares(rows, y2);
+    if (!beta) continue;
+    tried++;
+    const sse = y2.reduce((a2, v2, i) => {
+      const r = rows[i];
+      return a2 + (v2 - r.reduce((acc, xv, c) => acc + xv * beta[c], 0)) ** 2;
+    }, 0);
+    if (!best || sse < best.sse) best = { period, sse, beta };
+  }
+  if (!best || tried === 0) return void 0;
+  const nu = m2 - 4;
+  const f = (sse0 - best.sse) / 2 / Math.max(1e-12, best.sse / nu);
+  const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
+  const w2 = 2 * Math.PI / best.period;
+  const [, , a, b2] = best.beta;
+  return {
+    period: best.period,
+    fitted: x2.map((v2) => a * Math.sin(w2 * v2) + b2 * Math.cos(w2 * v2)),
+    amplitude: Math.hypot(a, b2),
+    p,
+    tried
+  };
+}
+function harmonicPart(t, y2, minPeriod, maxPeriod, alpha = 1e-3) {
+  if (!(maxPeriod > minPeriod)) return void 0;
+  const fit = harmonicFit(t, y2, { minPeriod, maxPeriod });
+  return fit && fit.p < alpha ? fit : void 0;
+}
+function leastSquares(rows, y2) {
+  const n = rows[0].length;
+  const a = Array.from({ length: n }, () => new Array(n + 1).fill(0));
+  rows.forEach((r, i) => {
+    for (let p = 0; p < n; p++) {
+      const row = a[p];
+      for (let q2 = 0; q2 < n; q2++) row[q2] = row[q2] + r[p] * r[q2];
+      row[n] = row[n] + r[p] * y2[i];
+    }
+  });
+  for (let c = 0; c < n; c++) {
+    let piv = c;
+    for (let r = c + 1; r < n; r++)
+      if (Math.abs(a[r][c]) > Math.abs(a[piv][c])) piv = r;
+    const pivot = a[piv];
+    if (!(Math.abs(pivot[c]) > 1e-12)) return void 0;
+    a[piv] = a[c];
+    a[c] = pivot;
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const row = a[r];
+      const k2 = row[c] / pivot[c];
+      for (let q2 = c; q2 <= n; q2++) row[q2] = row[q2] - k2 * pivot[q2];
+    }
+  }
+  return a.map((row, c) => row[n] / row[c]);
+}
+function combineRates(c, l3) {
+  if (!c || !l3) return c ?? l3;
+  const z2 = (l3.rate - c.rate) / Math.sqrt(c.se ** 2 + l3.se ** 2);
+  if (Math.abs(z2) > 3 && Math.abs(l3.rate / c.rate - 1) > 0.03)
+    return {
+      ...c,
+      notes: [
+        ...c.notes,
+        `Little's law (${l3.rate.toFixed(2)}/min) disagrees with the completions (${c.rate.toFixed(2)}/min, z ${z2.toFixed(1)}): not used`
+      ]
+    };
+  const wl = 1 / l3.se ** 2 / (1 / l3.se ** 2 + 1 / c.se ** 2);
+  const rate = wl * l3.rate + (1 - wl) * c.rate;
+  const se2 = wl * l3.se + (1 - wl) * c.se;
+  const method = wl >= 0.8 ? "littles-law" : wl <= 0.2 ? "completions" : "combined";
+  const main2 = method === "completions" ? c : l3;
+  return {
+    rate,
+    se: se2,
+    method,
+    batches: main2.batches,
+    batchMinutes: main2.batchMinutes,
+    perBatch: main2.perBatch,
+    notes: [
+      ...l3.notes,
+      ...c.notes,
+      `weights: Little's law ${(100 * wl).toFixed(0)}%, completions ${(100 * (1 - wl)).toFixed(0)}% (\xB1${(100 * l3.se / l3.rate).toFixed(1)}% vs \xB1${(100 * c.se / c.rate).toFixed(1)}% s.e.)`
+    ]
+  };
+}
+function driftOf(perBatch, autocorrelated = true) {
+  if (perBatch.length < 3) return void 0;
+  const r = mean(perBatch.map((b2) => b2.rate));
+  if (!(r > 0)) return void 0;
+  const fit = linearFit(
+    perBatch.map((b2) => b2.t),
+    perBatch.map((b2) => b2.rate)
+  );
+  const resid = perBatch.map((b2) => b2.rate - fit.a - fit.b * b2.t);
+  const widen = autocorrelated ? Math.sqrt(inflation(lag1(resid))) : 1;
+  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 * widen / r };
+}
+function harmonicCycle(y2, minPeriod, exclude = () => false) {
+  const m2 = y2.length;
+  if (m2 < 12) return void 0;
+  const span = y2[m2 - 1].t - y2[0].t;
+  const mu = mean(y2.map((p) => p.v));
+  if (!(mu > 0) || !(span > 0)) return void 0;
+  const step = span / (m2 - 1);
+  const fit = harmonicFit(
+    y2.map((p) => p.t),
+    y2.map((p) => p.v),
+    { minPeriod: Math.max(minPeriod, 3 * step), maxPeriod: span / 3, exclude }
+  );
+  return fit && { period: fit.period, amplitude: fit.amplitude / mu, p: fit.p, periodsTried: fit.tried };
+}
+
+// src/analysis/detector.ts
+var DEFAULT_DETECTOR_SETTINGS = {
+  warmup_floor_minutes: 10,
+  window_minutes: 5,
+  max_relative_range: 0.02,
+  max_relative_slope_per_hour: 0.05,
+  consecutive_windows: 3,
+  max_ci_relative: 0.03,
+  stale_after_minutes: 3,
+  stall_minutes: 10,
+  max_failure_rate: 0.05,
+  min_cycle_amplitude: 0.1
+};
+function defaultRunEndMinutes() {
+  const [h2, m2] = SUBMIT_DEFAULTS.time.split(":").map(Number);
+  return h2 * 60 + m2 - TIMELINE.startupMinutes;
+}
+function prepare(input, evidence) {
+  const f = clean(input.fullRun);
+  const n = clean(input.completed);
+  const e = clean(input.elapsed);
+  const dropped = f.dropped + n.dropped + e.dropped;
+  if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
+  let ns = monotone(n.samples);
+  let es = e.samples;
+  const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
+  if (es.length === 0) {
+    es = ns.length && f.samples.length ? ns.map((p) => ({ t: p.t, v: (valueAt(f.samples, p.t) ?? 0) * p.v })) : f.samples.map((p) => ({ t: p.t, v: 60 * (p.t - t0) }));
+  }
+  if (ns.length === 0 && f.samples.length) {
+    ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
+    if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
+  }
+  const measured2 = e.samples.filter((x2) => x2.v > 0);
+  const offset = measured2.length ? Math.max(...measured2.map((x2) => x2.v - 60 * x2.t)) : 0;
+  return {
+    n: ns,
+    e: es,
+    f: f.samples,
+    offset: Number.isFinite(offset) ? offset : 0,
+    sum: monotone(clean(input.durationSum).samples),
+    count: monotone(clean(input.durationCount).samples),
+    active: clean(input.activeRollouts).samples
+  };
+}
+function project(p, t, r, input) {
+  const nNow = valueAt(p.n, t) ?? 0;
+  const eNow = valueAt(p.e, t) ?? 0;
+  const wallEnd = input.runEndMinutes ?? defaultRunEndMinutes();
+  let horizon = {
+    end: wallEnd,
+    reason: input.runEndMinutes != null ? "job wall time" : "default wall time"
+  };
+  if (input.expectedRollouts != null && input.expectedRollouts > nNow)
+    horizon = requeuedEnd(t, (input.expectedRollouts - nNow) / r, wallEnd, input) ?? horizon;
+  const dt = Math.max(0, horizon.end - t);
+  const eEnd = dt > 0 ? Math.max(eNow, 60 * horizon.end + p.offset) : eNow;
+  const total = nNow + r * dt;
+  return { value: eEnd / total, horizon, future: r * dt, total };
+}
+function requeuedEnd(t, need, wallEnd, input) {
+  const n = input.expectedRollouts;
+  if (t + need < wallEnd) return { end: t + need, reason: `${n} rollouts done` };
+  const requeues = input.maxRequeues ?? REQUEUE.maxRequeues;
+  const perJob = wallEnd - REQUEUE.leadMinutes;
+  const gap = REQUEUE.leadMinutes + TIMELINE.startupMinutes;
+  if (requeues <= 0 || perJob <= 0) return null;
+  const beyond = need - Math.max(0, perJob - t);
+  const jobs = Math.ceil(beyond / perJob);
+  if (jobs > requeues)
+    return { end: (requeues + 1) * (perJob + gap) - gap, reason: `the last of ${requeues} requeues` };
+  return { end: t + need + jobs * gap, reason: `${n} rollouts done after ${jobs} requeue(s)` };
+}
+function fitAt(p, input, plan, t) {
+  const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
+  const littleBatch = plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
+  const durations = plan.inFlight && p.sum.length && p.count.length ? plan.inFlight : void 0;
+  const cyclic = durations && !plan.cycleBlock ? littleRate(p.sum, p.count, durations, plan.littleFrom, t, plan.littleFloor, { harmonic: true }) : void 0;
+  const l3 = durations ? cyclic?.cycle ? cyclic : littleRate(p.sum, p.count, durations, plan.littleFrom, t, littleBatch) : void 0;
+  const rate = combineRates(c, l3);
+  if (!rate) return void 0;
+  const proj = project(p, t, rate.rate, input);
+  const relRate = rate.se / rate.rate * (proj.future / proj.total);
+  const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
+  const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
+  const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
+  const drift = driftOf(half.length >= 4 ? half : rate.perBatch, false);
+  const trend = driftOf(rate.perBatch);
+  return {
+    rate,
+    proj,
+    lo: proj.value * Math.exp(-1.96 * rel),
+    hi: proj.value * Math.exp(1.96 * rel),
+    drift,
+    trend
+  };
+}
+function countWander(n, a, b2) {
+  const inside = n.filter((x2) => x2.t >= a && x2.t <= b2);
+  if (inside.length < 4) return 0;
+  const fit = linearFit(
+    inside.map((x2) => x2.t),
+    inside.map((x2) => x2.v)
+  );
+  const ss = inside.reduce((acc, x2) => acc + (x2.v - fit.a - fit.b * x2.t) ** 2, 0);
+  return Math.sqrt(ss / (inside.length - 2));
+}
+function meanDuration(p, a, b2) {
+  const c = increase(p.count, a, b2);
+  return c > 0 ? increase(p.sum, a, b2) / c / 60 : void 0;
+}
+function rateSteps(n, from, to, minStep) {
+  const overall = increase(n, from, to) / Math.max(to - from, 1e-9);
+  if (!(overall > 0)) return [];
+  const step = Math.max(minStep, 10 / overall);
+  const m2 = Math.floor((to - from) / step);
+  const out = [];
+  for (let i = 0; i < m2; i++) {
+    const a = from + i * step;
+    out.push({ t: a + step / 2, v: increase(n, a, a + step) / step });
+  }
+  return out;
+}
+function interval(value, a, b2, digits = 4) {
+  return {
+    value: round(value, digits),
+    low: round(Math.min(a, b2), digits),
+    high: round(Math.max(a, b2), digits)
+  };
+}
+function detect(input) {
+  const s = { ...DEFAULT_DETECTOR_SETTINGS, ...definedOnly(input.settings) };
+  const evidence = [];
+  const p = prepare(input, evidence);
+  if (p.f.length + p.n.length === 0 || p.n.length === 0) return noData(input, evidence);
+  const f = frameOf(input, s, p, evidence);
+  const unhealthy = healthProblems(f);
+  if (unhealthy.length) return early(f, "unhealthy", unhealthy);
+  const firstProduction = p.n.find((x2) => x2.v > 0)?.t;
+  if (firstProduction === void 0) return early(f, "warming", ["no rollout completed yet"]);
+  const warmup = warmupOf(f, firstProduction);
+  if (warmup.end === void 0 || f.tLast - warmup.end < s.window_minutes)
+    return unsettledVerdict(f, firstProduction, warmup.floor);
+  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmup.end - f.t0, 1)} min`);
+  const { plan, cycle } = fitPlan(f, warmup.end);
+  const checks = checkpoints(f, plan, (t) => warmup.settledAt(t));
+  const latest = checks[0]?.fit;
+  if (!latest)
+    return {
+      ...f.base,
+      state: "stabilising",
+      warmup_end_minutes: round(warmup.end - f.t0, 2),
+      value: null,
+      projected_full_run: null,
+      evidence: [
+        ...evidence,
+        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(f.tLast - warmup.end, 1)}`
+      ]
+    };
+  const common = steadyFields(f, plan, latest);
+  return driftingVerdict(f, plan, latest, common) ?? windowVerdict(f, checks, latest, cycle, common);
+}
+function early(f, state3, why2, more = {}) {
+  const none = { warmup_end_minutes: null, value: null, projected_full_run: null };
+  return { ...f.base, state: state3, ...none, ...more, evidence: [...f.evidence, ...why2] };
+}
+function noData(input, evidence) {
+  return {
+    state: input.targetsUp === false ? "unhealthy" : "no-data",
+    minutes_of_data: 0,
+    warmup_end_minutes: null,
+    current_full_run: null,
+    value: null,
+    projected_full_run: null,
+    evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
+  };
+}
+function frameOf(input, s, p, evidence) {
+  const all = [...p.f, ...p.n];
+  const t0 = Math.min(...all.map((x2) => x2.t));
+  const tLast = Math.max(...all.map((x2) => x2.t));
+  const now = input.now ?? tLast;
+  const lastF = p.f.length ? p.f[p.f.length - 1].v : null;
+  const base = {
+    minutes_of_data: round(now - t0, 2),
+    current_full_run: lastF === null ? null : round(lastF, 4)
+  };
+  for (const [a, b2] of gaps(p.n)) evidence.push(`scrape gap ${round(a - t0, 1)}\u2013${round(b2 - t0, 1)} min`);
+  return { input, s, p, evidence, t0, tLast, now, base, step: medianStep(p.n) };
+}
+function healthProblems(f) {
+  const { input, s, p, t0, tLast, now, step } = f;
+  const W2 = s.window_minutes;
+  const unhealthy = [];
+  if (input.targetsUp === false) unhealthy.push("scrape targets are gone while the job runs");
+  const stale = Math.max(s.stale_after_minutes, 3 * (Number.isFinite(step) ? step : 0));
+  if (now - tLast > stale)
+    unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
+  const nLast = p.n[p.n.length - 1].v;
+  const firstProduction = p.n.find((x2) => x2.v > 0)?.t;
+  if (firstProduction !== void 0) {
+    const stallAfter = stallMinutes(p, firstProduction, tLast, s);
+    if (tLast - firstProduction >= stallAfter && nLast - (valueAt(p.n, tLast - stallAfter) ?? 0) <= 0)
+      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${round(stallAfter, 1)} min`);
+  }
+  const failed = clean(input.failed).samples;
+  if (failed.length && tLast - t0 >= W2) {
+    const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W2) ?? 0);
+    const dAll = nLast - (valueAt(p.n, tLast - W2) ?? 0);
+    if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
+      unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W2} min's rollouts failed`);
+  }
+  return unhealthy;
+}
+function warmupOf(f, firstProduction) {
+  const { s, p, t0, tLast, step } = f;
+  const W2 = s.window_minutes;
+  const floor = t0 + s.warmup_floor_minutes;
+  const block = Math.max(W2 / 2, Number.isFinite(step) ? step : 0);
+  let end = mserWarmupEnd(p.n, firstProduction, tLast, block, floor);
+  for (let j2 = 1; end === void 0 && j2 <= s.consecutive_windows - 1; j2++)
+    end = mserWarmupEnd(p.n, firstProduction, tLast - j2 * W2, block, floor);
+  return {
+    end,
+    floor,
+    settledAt: (t) => mserWarmupEnd(p.n, firstProduction, t, block, floor) !== void 0
+  };
+}
+function unsettledVerdict(f, firstProduction, floor) {
+  const { s, p, tLast } = f;
+  const W2 = s.window_minutes;
+  const half = firstProduction + (tLast - firstProduction) / 2;
+  const trendOf = (from) => tLast - from >= 4 * W2 ? driftOf(completionRate(p.n, from, tLast, W2, null)?.perBatch ?? []) : void 0;
+  const trend = trendOf(Math.max(half, floor));
+  const drift = significantDrift(trend, s);
+  const lateDrift = significantDrift(trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2), s);
+  if (drift !== void 0 && lateDrift !== void 0 && Math.sign(drift) === Math.sign(lateDrift))
+    return early(
+      f,
+      "drifting",
+      ["no settled warm-up: the completion rate keeps moving", driftEvidence(trend)],
+      { drift: { slope_relative_per_hour: round(drift, 4) }, estimator: "completions" }
+    );
+  const minutes = f.now - f.t0;
+  const why2 = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
+  return early(f, "warming", [why2]);
+}
+function inFlightOf(f, warmupEnd) {
+  const W2 = f.s.window_minutes;
+  const activeMean = meanInFlight(f.p.active, Math.max(warmupEnd, f.tLast - 2 * W2), f.tLast);
+  const cap = f.input.inFlightCapacity;
+  return activeMean !== void 0 && activeMean > 0 ? { value: activeMean, source: "active-rollouts" } : cap && cap > 0 ? { value: cap, source: "capacity" } : void 0;
+}
+function fitPlan(f, warmupEnd) {
+  const { s, p, tLast, step } = f;
+  const W2 = s.window_minutes;
+  const inFlight2 = inFlightOf(f, warmupEnd);
+  const recentRate = increase(p.n, Math.max(warmupEnd, tLast - 2 * W2), tLast) / Math.min(2 * W2, tLast - warmupEnd);
+  const dHat = meanDuration(p, Math.max(warmupEnd, tLast - 3 * W2), tLast) ?? (inFlight2 && recentRate > 0 ? inFlight2.value / recentRate : void 0);
+  const cycle = dHat !== void 0 ? cycleOf(f, warmupEnd, dHat) : void 0;
+  const cycleBlock = cycle ? Math.ceil(W2 / cycle.period - 1e-9) * cycle.period : W2;
+  const plan = {
+    warmupEnd,
+    // durations of rollouts that started after the congestion: those finishing a rollout's duration
+    // after the completion rate settled (MSER); slow rollouts started in the congestion finish late
+    littleFrom: warmupEnd + (dHat ?? 0),
+    countBatch: cycle ? cycleBlock : Math.max(W2, Math.ceil(((dHat ?? 0) - 1e-9) / W2) * W2),
+    littleBatch: W2 / 2,
+    // a batch holds at least about ten finished rollouts and four scrapes
+    littleFloor: Math.max(
+      4 * (Number.isFinite(step) ? step : 0),
+      recentRate > 0 ? 10 / recentRate : W2 / 2,
+      W2 / 10
+    ),
+    ...cycle ? { cycleBlock } : {},
+    inFlight: inFlight2
+  };
+  return { plan, cycle };
+}
+function cycleOf(f, warmupEnd, dHat) {
+  const W2 = f.s.window_minutes;
+  const stepMin = Math.max(W2 / 5, Number.isFinite(f.step) ? f.step : 0);
+  const excluded2 = (period) => [1, 1 / 2, 1 / 3].some((k2) => Math.abs(period / (k2 * dHat) - 1) < 0.2);
+  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W2, excluded2);
+  return test && test.p < 1e-3 && test.amplitude >= f.s.min_cycle_amplitude ? test : void 0;
+}
+function checkpoints(f, plan, settledAt) {
+  const H = f.s.window_minutes / 2;
+  const checks = [];
+  for (let j2 = 0; j2 <= 2 * f.s.consecutive_windows; j2++) {
+    const t = f.tLast - j2 * H;
+    const settled2 = j2 === 0 || settledAt(t);
+    const fit = settled2 ? fitAt(f.p, f.input, plan, t) : void 0;
+    checks.push(fit ? { t, fit } : { t, unsettled: !settled2 });
+  }
+  return checks;
+}
+function steadyFields(f, plan, latest) {
+  const projected = interval(latest.proj.value, latest.lo, latest.hi);
+  const r = latest.rate;
+  const steady = interval(
+    60 / r.rate,
+    60 / (r.rate + 1.96 * r.se),
+    60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3)
+  );
+  f.evidence.push(
+    `steady rate ${round(r.rate, 2)} \xB1 ${round(1.96 * r.se, 2)} rollouts/min (${r.method}, ${r.batches} \xD7 ${round(r.batchMinutes, 1)}-min batches) \u2192 ${steady.value} s/rollout at steady state`,
+    ...r.notes,
+    `projected full-run at ${round(latest.proj.horizon.end - f.t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
+  );
+  const t = latest.trend;
+  if (t && Number.isFinite(t.seRelPerHour))
+    f.evidence.push(
+      `no drift steeper than ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h (one-sided 95% bound on the steady data's trend)`
+    );
+  return {
+    ...f.base,
+    warmup_end_minutes: round(plan.warmupEnd - f.t0, 2),
+    projected_full_run: projected,
+    steady_seconds_per_rollout: steady,
+    run_end_minutes: round(latest.proj.horizon.end - f.t0, 1),
+    estimator: r.method
+  };
+}
+function driftingVerdict(f, plan, latest, common) {
+  const { s, tLast } = f;
+  const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
+  const late = tLast - lateFrom >= 4 * s.window_minutes ? fitAt(f.p, f.input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast) : void 0;
+  const lateDrift = significantDrift(late?.drift, s);
+  const drift = significantDrift(latest.drift, s);
+  if (drift === void 0 || lateDrift === void 0 || Math.sign(drift) !== Math.sign(lateDrift))
+    return void 0;
+  return {
+    ...common,
+    state: "drifting",
+    value: null,
+    cycle: null,
+    drift: { slope_relative_per_hour: round(drift, 4) },
+    evidence: [...f.evidence, driftEvidence(latest.drift)]
+  };
+}
+function windowVerdict(f, checks, latest, cycle, common) {
+  const { s, evidence } = f;
+  const fails = (j2, factor = 1) => windowFailure(checks[j2], checks[j2 + 1], s, factor);
+  let streak = 0;
+  let firstFailure = "";
+  for (let j2 = 0; j2 < s.consecutive_windows; j2++) {
+    const reason2 = fails(j2);
+    if (reason2) {
+      firstFailure = reason2;
+      break;
+    }
+    streak++;
+  }
+  let heldFrom = 0;
+  if (streak < s.consecutive_windows) {
+    for (let k2 = 1; k2 <= s.consecutive_windows && !heldFrom; k2++) {
+      let ok2 = true;
+      for (let j2 = 0; j2 < k2 && ok2; j2++) ok2 = !fails(j2, 1.5);
+      for (let j2 = k2; j2 < k2 + s.consecutive_windows && ok2; j2++) ok2 = !fails(j2);
+      if (ok2) heldFrom = k2;
+    }
+  }
+  evidence.push(
+    heldFrom ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5\xD7 the thresholds (${firstFailure})` : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
+  );
+  if (latest.trend)
+    evidence.push(
+      `trend of the steady rate ${round(100 * latest.trend.slopeRelPerHour, 1)}%/h (\xB1${round(100 * latest.trend.seRelPerHour, 1)} s.e.)`
+    );
+  if (cycle)
+    evidence.push(
+      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`
+    );
+  const done = streak >= s.consecutive_windows || heldFrom > 0;
+  return {
+    ...common,
+    state: done ? cycle ? "cyclic" : "stable" : "stabilising",
+    ...done ? stableClaim(f, latest, common) : { value: null },
+    cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
+    evidence
+  };
+}
+function stableClaim(f, latest, common) {
+  const p = common.projected_full_run;
+  const t = latest.trend;
+  const ff = latest.proj.total > 0 ? latest.proj.future / latest.proj.total : 0;
+  const lever = Math.max(0, latest.proj.horizon.end - (f.t0 + (common.warmup_end_minutes ?? 0))) / 2 / 60;
+  const g = t?.slopeRelPerHour ?? 0;
+  const se2 = t && Number.isFinite(t.seRelPerHour) ? t.seRelPerHour : 1;
+  const v2 = p.value;
+  const sd = Math.hypot((Math.log(p.high) - Math.log(p.low)) / (2 * 1.96), ff * lever * se2);
+  const half = Math.sinh(1.96 * sd);
+  const bound = round(Math.abs(g) + 1.645 * se2, 4);
+  const full = half <= f.s.max_ci_relative;
+  const pc = (x2) => `${round(100 * x2, 1)}%`;
+  const text3 = full ? `full-run value within \xB1${pc(half)}, the measured drift's error (${pc(g)}/h \xB1 ${pc(se2)} of the steady rate) over ${round(lever, 1)} h included` : `steady rate \xB1${pc(f.s.max_ci_relative)}; no drift beyond ${pc(bound)}/h ruled out (the full-run value, that drift's error over ${round(lever, 1)} h included, is \xB1${pc(half)})`;
+  f.evidence.push(`stable: ${text3}`);
+  return {
+    value: interval(v2, v2 * Math.exp(-1.96 * sd), v2 * Math.exp(1.96 * sd)),
+    stable_claim: { kind: full ? "full-run" : "steady-rate", drift_bound_per_hour: bound, text: text3 }
+  };
+}
+function stallMinutes(p, from, to, s) {
+  const n = p.n;
+  const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
+  const duration3 = meanDuration(p, from, to);
+  if (duration3 === void 0) return s.stall_minutes;
+  let longest = 0;
+  let since = from;
+  for (let i = 1; i < n.length; i++) {
+    const a = n[i - 1];
+    const b2 = n[i];
+    if (a.t < from) continue;
+    if (b2.v > a.v) {
+      longest = Math.max(longest, a.t - since);
+      since = b2.t;
+    }
+  }
+  if (!(rate > 0)) return s.stall_minutes;
+  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration3));
+}
+function significantDrift(d2, s) {
+  if (!d2 || !Number.isFinite(d2.seRelPerHour)) return void 0;
+  const slope = Math.abs(d2.slopeRelPerHour);
+  if (slope - 2 * d2.seRelPerHour > s.max_relative_slope_per_hour && slope > 4 * d2.seRelPerHour)
+    return -d2.slopeRelPerHour;
+  return void 0;
+}
+function driftEvidence(d2) {
+  return `steady rate drifts ${round(100 * d2.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d2.seRelPerHour, 1)} s.e.): seconds per rollout keep moving`;
+}
+function mserWarmupEnd(n, from, to, block, floor) {
+  const m2 = Math.floor((to - from) / block);
+  if (m2 < 6) return void 0;
+  const start = to - m2 * block;
+  const x2 = [];
+  for (let i = 0; i < m2; i++) {
+    const a = start + i * block;
+    x2.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
+  }
+  let sum = 0;
+  let sq = 0;
+  let best = Number.POSITIVE_INFINITY;
+  let bestD = -1;
+  const stat = new Array(m2).fill(Number.NaN);
+  for (let d2 = m2 - 1; d2 >= 0; d2--) {
+    const xi = x2[d2];
+    sum += xi;
+    sq += xi * xi;
+    const k2 = m2 - d2;
+    stat[d2] = Math.max(0, sq - sum * sum / k2) / (k2 * k2);
+  }
+  const limit = Math.floor(m2 / 2);
+  for (let d2 = 0; d2 <= limit; d2++) {
+    const v2 = stat[d2];
+    if (v2 < best * (1 - 1e-9) - 1e-15) {
+      best = v2;
+      bestD = d2;
+    }
+  }
+  if (bestD < 0 || bestD >= limit) return void 0;
+  return Math.max(start + bestD * block, floor);
+}
+function windowFailure(c, prev, s, factor = 1) {
+  if (c?.unsettled) return "the warm-up was not settled yet at that window";
+  const f = c?.fit;
+  if (!f) return "not enough steady data";
+  const v2 = f.proj.value;
+  const ci = (f.hi - f.lo) / 2 / v2;
+  if (!(ci <= factor * s.max_ci_relative))
+    return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
+  for (const [d2, z2] of [
+    [f.trend, 2],
+    [f.drift, 3]
+  ]) {
+    const slope = Math.abs(d2?.slopeRelPerHour ?? 0);
+    if (d2 && slope > factor * s.max_relative_slope_per_hour && slope > z2 * d2.seRelPerHour)
+      return `steady rate drifts ${round(100 * d2.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d2.seRelPerHour, 1)})`;
+  }
+  const t = f.trend;
+  if (t && Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
+    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h not ruled out yet`;
+  if (!prev?.fit) return void 0;
+  const range = Math.abs(v2 - prev.fit.proj.value) / v2;
+  if (!(range <= factor * s.max_relative_range))
+    return `projection moved ${round(100 * range, 1)}% in one window`;
+  return void 0;
+}
+function definedOnly(o) {
+  const out = {};
+  if (!o) return out;
+  for (const [k2, v2] of Object.entries(o))
+    if (v2 !== void 0 && v2 !== null) out[k2] = v2;
+  return out;
+}
+
+// src/analysis/reference.ts
+function decisionReference(role, name, pr) {
+  return { role, name, pr: pr ?? null };
+}
+function sameReference(a, b2) {
+  return !!a && !!b2 && a.role === b2.role && a.name === b2.name && (a.pr ?? null) === (b2.pr ?? null);
+}
+function referenceText(r) {
+  const name = r.pr != null ? `${r.name} (#${r.pr})` : r.name;
+  if (r.role === "run") return name;
+  if (r.name === "baseline")
+    return r.role === "baseline" ? "the baseline" : "the baseline (the current best)";
+  return `the ${r.role} ${name}`;
+}
+function describeReference(r) {
+  const quoted = r.pr != null ? `${code(r.name)} (#${r.pr})` : code(r.name);
+  if (r.role === "run") return quoted;
+  if (r.name === "baseline")
+    return r.role === "baseline" ? "the baseline" : "the baseline (the current best)";
+  return `the ${r.role} ${quoted}`;
+}
+function code(s) {
+  const clean3 = s.replace(/[\r\n]+/g, " ");
+  const fence = clean3.includes("`") ? "``" : "`";
+  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
+}
+
+// src/analysis/decision.ts
+var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
+var DECISION_DEFAULTS = {
+  boundary: EXPERIMENT_DEFAULTS.decisionBoundary,
+  maxDecisionMinutes: EXPERIMENT_DEFAULTS.maxDecisionMinutes,
+  /** The small-sample guard: no claim on fewer run-minutes of data than this. */
+  minSteadyMinutes: 5
+};
+var ASSUMED_BETWEEN_RUN = 0.015;
+var FINAL = /* @__PURE__ */ new Set([
+  "better",
+  "worse",
+  "equivalent",
+  "not-better",
+  "faster-drift-not-ruled-out"
+]);
+function isFinalDecision(d2) {
+  return !!d2 && FINAL.has(d2.state);
+}
+function decisionOpen(d2) {
+  return !d2 || d2.state === "measuring" || d2.state === "better-at-equal-age";
+}
+function steadyFrom(v2) {
+  return v2.decision_estimate?.first_wave_end_minutes ?? v2.warmup_end_minutes ?? void 0;
+}
+function decisionOptions(x2) {
+  const s = experimentSettings(x2);
+  return {
+    minImprovement: s.minImprovement,
+    boundary: s.decisionBoundary,
+    maxDecisionMinutes: s.maxDecisionMinutes
+  };
+}
+function claimRadius(candidate, s, options2, from = steadyFrom(candidate) ?? 0) {
+  const alpha = options2.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const minutes = candidate.minutes_of_data ?? 0;
+  const max = options2.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  const final = minutes >= max - 1e-9 ? { final: true } : {};
+  if ((options2.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid")
+    return {
+      radius: csRadius(s, alpha, options2.s0 ?? CONFIDENCE_SEQUENCE.s0),
+      text: `always-valid confidence sequence (normal mixture, \u03B1 ${alpha})`,
+      ...final
+    };
+  if (minutes - from < DECISION_DEFAULTS.minSteadyMinutes)
+    return {
+      radius: null,
+      why: `small-sample guard: ${round(Math.max(0, minutes - from), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} run-minutes of data`
+    };
+  const at = { minutes: Math.min(minutes, max), warmupEnd: from, maxMinutes: max };
+  const c = boundaryAt(at, alpha);
+  const look = lookIndex(at);
+  return {
+    radius: c * s,
+    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
+    ...final
+  };
+}
+function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
+  if (!(s > 0)) return 0;
+  const I2 = (s0 / s) ** 2;
+  return s * Math.sqrt((1 + 1 / I2) * Math.log((1 + I2) / alpha ** 2));
+}
+var usable = (v2) => {
+  if (!v2 || ["unhealthy", "no-data"].includes(v2.state)) return false;
+  if (v2.cohorts) return true;
+  const p = decisionProjection(v2);
+  return !!p && p.value > 0 && p.low > 0 && p.high >= p.low && (!!v2.decision_estimate || v2.state !== "warming");
+};
+function fullRunGuard(k2, c, candidate, m2, shown) {
+  const runEnd = candidate.run_end_minutes ?? defaultRunEndMinutes();
+  const W2 = candidate.decision_estimate?.mean_duration_minutes ?? 0;
+  const lever = Math.max(0, (runEnd - W2) / 2 - k2.meanAge);
+  if (k2.slope === null || k2.slopeSe === null) {
+    const text3 = `full-run guard: no drift measurable yet against ${shown} (a slope needs three start cohorts)`;
+    return {
+      full_run: {
+        guard: "not-measured",
+        change: null,
+        slope_relative_per_hour: null,
+        slope_se: null,
+        lever_minutes: round(lever, 1)
+      },
+      state: null,
+      drifts: false,
+      text: text3
+    };
+  }
+  const d2 = k2.logChange + k2.slope * lever;
+  const r = c * Math.hypot(k2.se, lever * k2.slopeSe) + k2.widen;
+  const change = {
+    value: round(Math.exp(d2) - 1, 4),
+    low: round(Math.exp(d2 - r) - 1, 4),
+    high: round(Math.exp(d2 + r) - 1, 4)
+  };
+  const drifts = Math.abs(k2.slope) > c * k2.slopeSe;
+  const slope = `${k2.slope > 0 ? "+" : ""}${pct2(60 * k2.slope)}/h \xB1 ${pct2(60 * k2.slopeSe)}`;
+  return {
+    full_run: {
+      guard: drifts ? "drifts" : "open",
+      change,
+      slope_relative_per_hour: round(60 * k2.slope, 4),
+      slope_se: round(60 * k2.slopeSe, 4),
+      lever_minutes: round(lever, 1)
+    },
+    // an untrusted slope (too few cohorts to show their own spread) shows its interval but settles nothing
+    state: k2.slopeTrusted ? stateOf(change.low, change.high, m2) : null,
+    drifts: drifts && k2.slopeTrusted,
+    text: `full-run guard: the candidate drifts ${slope} against ${shown} (${k2.basis ? "cohort differences on start age" : "the two runs' rollout drifts"}${drifts ? ", significant" : ""}); extrapolated ${round(lever, 0)} run-minutes to the run's rollout-weighted mean age: ${pct2(change.value)} [${pct2(change.low)}, ${pct2(change.high)}]`
+  };
+}
+function combine(eq, full, provisional) {
+  if (provisional || eq === "better") {
+    if (full === "better" || full === "worse") return full;
+    if (full === "not-better" || full === "equivalent") return "not-better";
+    return "better-at-equal-age";
+  }
+  if (eq === "equivalent") return full === "equivalent" ? "equivalent" : "not-better";
+  if (eq !== "measuring") return eq;
+  if (full === "worse") return "worse";
+  return full === "not-better" || full === "equivalent" ? "not-better" : "measuring";
+}
+function guardOf(f, state3) {
+  const agrees = f.state !== null && (f.state === state3 || state3 === "not-better" && (f.state === "equivalent" || f.state === "worse") || state3 === "worse" && f.state === "worse");
+  return { ...f.full_run, guard: agrees && !f.drifts ? "settled" : f.full_run.guard };
+}
+function decideCandidate(candidate, reference, options2 = {}) {
+  const m2 = options2.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
+  const shown = reference?.label ?? reference?.name ?? "none";
+  const base = { reference: referenceOf(reference), min_improvement: m2, method: methodText(options2) };
+  const read2 = comparable(candidate, reference, base, shown, options2);
+  if ("decision" in read2) return read2.decision;
+  const k2 = contrastOf(candidate, read2.verdict, shown, betweenRunOf(reference, options2), reference?.ended);
+  if ("none" in k2) return { ...base, state: "measuring", evidence: [k2.none] };
+  const claim = claimRadius(candidate, k2.se, options2, k2.basis ? 0 : void 0);
+  if (claim.radius === null)
+    return unclaimed(
+      base,
+      k2.logChange,
+      `change vs ${shown}: ${pct2(Math.exp(k2.logChange) - 1)}; ${claim.why}`
+    );
+  const r = claim.radius + k2.widen;
+  const d2 = k2.logChange;
+  const change = {
+    value: round(Math.exp(d2) - 1, 4),
+    low: round(Math.exp(d2 - r) - 1, 4),
+    high: round(Math.exp(d2 + r) - 1, 4)
+  };
+  const full = fullRunGuard(k2, k2.se > 0 ? claim.radius / k2.se : 0, candidate, m2, shown);
+  const provisional = options2.previous?.state === "better-at-equal-age" && sameReference(options2.previous.reference, base.reference);
+  const eq = stateOf(change.low, change.high, m2);
+  const fullState = options2.fullRunGuard === false ? eq : full.state;
+  const state3 = k2.thin && !provisional ? "measuring" : combine(eq, fullState, provisional);
+  const evidence = [
+    `change vs ${shown} at equal run age: ${pct2(change.value)} [${pct2(change.low)}, ${pct2(change.high)}] (valid under repeated looks; \xB1${pct2(r)} on the log scale: ${claim.text})`,
+    k2.text,
+    ...betweenRunText(reference),
+    full.text,
+    ...k2.thin && !provisional ? [k2.thin] : []
+  ];
+  const contrast = k2.basis ? { ...k2.basis, mean_age_minutes: round(k2.meanAge, 1) } : null;
+  const x2 = { base, change, full, d: d2, s: k2.se, m: m2, shown, evidence, candidate, contrast };
+  const eta = expectedMinutes(candidate, d2, k2.se, m2, options2, k2.basis ? 0 : void 0);
+  if (state3 === "measuring" || state3 === "better-at-equal-age") {
+    const why2 = closeWhy({ claim, k: k2, candidate, change, m: m2, eta, options: options2, state: state3 });
+    if (why2) return settle2(x2, state3, why2);
+    return state3 === "measuring" ? stillMeasuring(x2, eta) : decided(
+      x2,
+      state3,
+      `${state3}: faster by more than ${pct2(m2)} than ${shown} at equal run age at every look's confidence; the full-run guard is still open, so it keeps running`
+    );
+  }
+  return decided(
+    x2,
+    state3,
+    `${state3}: ${claimOf2(state3, m2)} than ${shown} at every look's confidence${full.drifts && (state3 === "worse" || state3 === "not-better") ? " (it drifts against it: a one-sided claim)" : ""}`
+  );
+}
+function referenceOf(r) {
+  return r?.reference ?? decisionReference("run", r?.name ?? "none");
+}
+var AFTER_REFERENCE_DURATIONS = 2;
+var FORECAST_AFTER_MINUTES = 30;
+function pointsAtGain(d2, minImprovement) {
+  const v2 = d2?.relative_change?.value;
+  return v2 !== void 0 && v2 <= -minImprovement / 2;
+}
+function futileByForecast(decision, minute, horizon, minImprovement) {
+  if (decision.state !== "measuring" || minute < FORECAST_AFTER_MINUTES) return false;
+  if (decision.relative_change?.value === void 0 || pointsAtGain(decision, minImprovement)) return false;
+  const eta = decision.expected_minutes_to_decision;
+  if (eta === void 0) return false;
+  return eta === null || eta > horizon;
+}
+function closeWhy(x2) {
+  const now = x2.candidate.minutes_of_data ?? 0;
+  if (x2.claim.final) return "closed at the horizon (max_decision_minutes)";
+  if (x2.candidate.cohorts?.final) return "closed now: the candidate's job ended, so its data will not grow";
+  const W2 = x2.candidate.decision_estimate?.mean_duration_minutes ?? 5;
+  if (x2.k.referenceEnd !== null && now >= x2.k.referenceEnd + AFTER_REFERENCE_DURATIONS * W2)
+    return `closed now: the reference's data end at run-minute ${round(x2.k.referenceEnd, 0)}; compared there, the candidate's rollouts of the ages they share have ended, so more of its data cannot settle it`;
+  const horizon = x2.options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  const open = { state: x2.state, relative_change: x2.change, expected_minutes_to_decision: x2.eta };
+  const futile = x2.options.futility !== false && futileByForecast(open, now, horizon, x2.m);
+  return futile ? "closed by the forecast: no settlement is forecast within the horizon and the change does not point at a gain" : null;
+}
+function settle2(x2, state3, why2) {
+  if (state3 === "better-at-equal-age" || x2.change.high < -x2.m)
+    return decided(
+      x2,
+      "faster-drift-not-ruled-out",
+      `faster-drift-not-ruled-out: ${why2}: faster than ${x2.shown} at equal run age; a drift that could undo it over the full run is not ruled out`
+    );
+  const p = x2.s > 0 ? upperTail2((x2.d - Math.log(1 - x2.m)) / x2.s) : 0;
+  return decided(
+    x2,
+    "not-better",
+    `not-better: ${why2}: not shown ${pct2(x2.m)} faster than ${x2.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct2(x2.m)} faster reads this slow or slower with probability ${pct2(p)}`
+  );
+}
+function unclaimed(base, d2, text3) {
+  const value = round(Math.exp(d2) - 1, 4);
+  return {
+    ...base,
+    state: "measuring",
+    relative_change: { value, low: value, high: value },
+    evidence: [text3]
+  };
+}
+function stillMeasuring(x2, eta) {
+  const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
+  return {
+    ...x2.base,
+    state: "measuring",
+    relative_change: x2.change,
+    full_run: x2.full.full_run,
+    contrast: x2.contrast,
+    expected_minutes_to_decision: eta,
+    evidence: [...x2.evidence, when]
+  };
+}
+function decided(x2, state3, last) {
+  const minutes = x2.candidate.minutes_of_data ?? null;
+  return {
+    ...x2.base,
+    state: state3,
+    relative_change: x2.change,
+    full_run: guardOf(x2.full, state3),
+    contrast: x2.contrast,
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    evidence: [...x2.evidence, last]
+  };
+}
+function methodText(options2) {
+  const alpha = options2.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const boundary = options2.boundary ?? DECISION_DEFAULTS.boundary;
+  const what = "on log(candidate \xF7 reference) seconds per rollout of the start cohorts both runs share (equal run age), with a full-run guard";
+  return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) ${what}` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options2.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) ${what}`;
+}
+var betweenRunText = (r) => r?.betweenRun ? [`between-run term \xB1${pct2(r.betweenRun.logSd)} (log s.d.): ${r.betweenRun.text}`] : [];
+var betweenRunOf = (r, o) => r?.betweenRun?.logSd ?? o.betweenRunSd ?? 0;
 function comparable(candidate, reference, base, shown, options2) {
   if (options2.isReference)
     return { decision: { ...base, state: "reference", evidence: ["this candidate is the reference"] } };
   const prev = options2.previous;
-  if (prev && prev.state !== "measuring" && prev.state !== "reference" && sameReference(prev.reference, base.reference))
+  if (prev && isFinalDecision(prev) && sameReference(prev.reference, base.reference))
     return { decision: prev };
   if (!reference)
     return {
       decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
     };
-  const { subject, at, agedTo } = atEqualAge(candidate, reference.verdict);
-  const cv = decisionProjection(subject);
-  if (usable(candidate) && usable(reference.verdict) && cv && at.projection)
-    return { cv, at, ref: reference, subject, agedTo };
-  if (usable(candidate) && usable(reference.verdict))
-    return { decision: { ...base, state: "measuring", evidence: [`${shown}: ${at.text}`] } };
+  if (usable(candidate) && usable(reference.verdict)) return { verdict: reference.verdict };
   const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
-  return { decision: { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] } };
+  return { decision: { ...base, state: "measuring", evidence: [`no usable estimate for ${who} yet`] } };
 }
-var pct = (x2) => `${round(100 * x2, 1)}%`;
+var pct2 = (x2) => `${round(100 * x2, 1)}%`;
 function stateOf(lo, hi, m2) {
   return lo > 0 ? "worse" : hi < -m2 ? "better" : lo > -m2 && hi < m2 ? "equivalent" : lo > -m2 ? "not-better" : "measuring";
 }
 function claimOf2(state3, m2) {
-  return state3 === "worse" ? "slower" : state3 === "better" ? `faster by more than ${pct(m2)}` : state3 === "equivalent" ? `within \xB1${pct(m2)}` : `not faster by ${pct(m2)} or more`;
+  return state3 === "worse" ? "slower" : state3 === "better" ? `faster by more than ${pct2(m2)}` : state3 === "equivalent" ? `within \xB1${pct2(m2)}` : `not faster by ${pct2(m2)} or more`;
 }
-function expectedMinutes(v2, d2, s, m2, options2) {
+function expectedMinutes(v2, d2, s, m2, options2, from = steadyFrom(v2) ?? (v2.minutes_of_data ?? 0) / 3) {
   const now = v2.minutes_of_data;
   if (now == null || !(s > 0)) return null;
-  const warmupEnd = steadyFrom(v2) ?? now / 3;
-  const steady = Math.max(1, now - warmupEnd);
+  const info = Math.max(1, now - from);
   const lm = Math.log(1 - m2);
   const need = Math.max(d2, lm - d2, d2 - lm);
   if (!(need > 0)) return null;
   const max = options2.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
   const horizon = (options2.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid" ? now + 600 : max;
   for (let t = Math.ceil(now); t <= horizon; t++) {
-    const st = s * Math.sqrt(steady / Math.max(1, t - warmupEnd));
-    const c = claimRadius({ ...v2, minutes_of_data: t, warmup_end_minutes: warmupEnd }, st, options2);
+    const st = s * Math.sqrt(info / Math.max(1, t - from));
+    const c = claimRadius({ ...v2, minutes_of_data: t }, st, options2, from);
     if (c.radius !== null && c.radius <= need) return round(Math.max(t, now), 0);
   }
   return null;
@@ -65229,27 +66509,40 @@ function expectedMinutes(v2, d2, s, m2, options2) {
 function pruneByLeader(candidate, leader, options2 = {}) {
   const leaders = Math.max(1, Math.floor(options2.leaders ?? 1));
   const alpha = (options2.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
-  const d2 = decideCandidate(candidate, leader, { ...options2, alpha });
+  const previous = sameReference(options2.previous?.reference, referenceOf(leader)) ? options2.previous : null;
+  const d2 = decideCandidate(candidate, leader, { ...options2, alpha, previous, futility: false });
   if (d2.state !== "worse" && d2.state !== "equivalent" && d2.state !== "not-better") return null;
+  if (d2.evidence.at(-1)?.includes("closed")) return null;
   const m2 = options2.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
   const shown = leader.label ?? leader.name;
   return {
     ...d2,
     state: "not-better",
     evidence: [
-      ...d2.evidence.slice(0, 1),
+      ...d2.evidence.slice(0, 2),
       `not-better: not ${round(100 * m2, 1)}% faster than ${shown} at every look's confidence (\u03B1 split over ${leaders} possible leader${leaders === 1 ? "" : "s"}): it cannot win`
     ]
   };
 }
+function leadScore(v2, reference) {
+  if (!usable(v2) || v2.state === "drifting") return null;
+  if (reference && usable(reference)) {
+    const k2 = contrastOf(v2, reference, "the reference");
+    if (!("none" in k2)) return k2.logChange;
+  }
+  const p = decisionProjection(v2)?.value;
+  if (!p) return null;
+  const ref = reference ? referenceAtAge(reference, v2.minutes_of_data).projection?.value : void 0;
+  return ref ? Math.log(p / ref) : Math.log(p);
+}
 function leadingCandidate(candidates, reference) {
   let best = null;
-  for (const c of candidates)
-    if (steadyUsable(c.verdict) && (!best || decisionProjection(c.verdict)?.value < decisionProjection(best.verdict)?.value))
-      best = c;
-  const ref = reference && best ? referenceAtAge(reference, best.verdict.minutes_of_data).projection?.value : void 0;
-  if (best && ref !== void 0 && !(decisionProjection(best.verdict)?.value < ref)) return null;
-  return best;
+  for (const c of candidates) {
+    const score = leadScore(c.verdict, reference);
+    if (score !== null && (!best || score < best.score)) best = { c, score };
+  }
+  if (best && reference && usable(reference) && !(best.score < 0)) return null;
+  return best?.c ?? null;
 }
 var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
 function gpuMinutes(i) {
@@ -65281,23 +66574,21 @@ function shouldStopOnDecision(decisions, options2 = {}) {
     return { stop: false, reason: "a reference keeps running" };
   const worse = decisions.find((d2) => d2.state === "worse");
   if (worse) return { stop: true, reason: `decided worse than ${referenceText(worse.reference)}` };
-  if (decisions.every((d2) => d2.state !== "measuring"))
+  if (decisions.every((d2) => isFinalDecision(d2)))
     return {
       stop: true,
       reason: `decided: ${decisions.map((d2) => `${d2.state} vs ${referenceText(d2.reference)}`).join(", ")}`
+    };
+  if (decisions.some((d2) => d2.state === "better-at-equal-age"))
+    return {
+      stop: false,
+      reason: "better at equal run age: it keeps running until the full-run guard settles"
     };
   return { stop: false, reason: "still measuring" };
 }
 
 // src/analysis/figure.ts
-var DECIDED_STATES = /* @__PURE__ */ new Set([
-  "better",
-  "worse",
-  "equivalent",
-  "not-better",
-  "faster-drift-not-ruled-out"
-]);
-var isDecided = (d2) => !!d2 && DECIDED_STATES.has(d2.state);
+var isDecided = (d2) => isFinalDecision(d2);
 function decidedFigure(reference, change) {
   const at = (x2) => Math.round(reference * (1 + x2) * 1e4) / 1e4;
   return {
@@ -66509,7 +67800,7 @@ var CONCLUSION = {
 function checkConclusion(s) {
   return CONCLUSION[s.outcome];
 }
-function pct2(x2, digits = 1) {
+function pct3(x2, digits = 1) {
   const f = 10 ** digits;
   return `${Math.round(Math.abs(x2) * 100 * f) / f}%`;
 }
@@ -66517,17 +67808,17 @@ function standingTitle(s) {
   const ref = (s.against ?? "the reference").replace(/`/g, "");
   switch (s.outcome) {
     case "better":
-      return `Better than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
+      return `Better than ${ref}${s.change ? ` by ${pct3(s.change.value)}` : ""}`;
     case "worse":
-      return `Worse than ${ref}${s.change ? ` by ${pct2(s.change.value)}` : ""}`;
+      return `Worse than ${ref}${s.change ? ` by ${pct3(s.change.value)}` : ""}`;
     case "equivalent":
-      return `Within \xB1${pct2(s.minImprovement)} of ${ref}`;
+      return `Within \xB1${pct3(s.minImprovement)} of ${ref}`;
     case "not-better":
-      return `Not ${pct2(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct2(s.change.value)})` : ""}`;
+      return `Not ${pct3(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct3(s.change.value)})` : ""}`;
     case "better-at-equal-age":
-      return `Better than ${ref} at equal run age${s.change ? ` by ${pct2(s.change.value)}` : ""}; a drift over the full run not ruled out yet`;
+      return `Better than ${ref} at equal run age${s.change ? ` by ${pct3(s.change.value)}` : ""}; a drift over the full run not ruled out yet`;
     case "faster-drift-not-ruled-out":
-      return `Faster than ${ref} at equal run age${s.change ? ` by ${pct2(s.change.value)}` : ""}; drift not ruled out`;
+      return `Faster than ${ref} at equal run age${s.change ? ` by ${pct3(s.change.value)}` : ""}; drift not ruled out`;
     case "reference":
       return "Reference run (baseline or current best)";
     case "failed":
@@ -66675,10 +67966,10 @@ function byHowMuch(change) {
   if (!change) return "";
   const [a, b2] = [Math.abs(change.low), Math.abs(change.high)].sort((x2, y2) => x2 - y2);
   const crosses = change.low < 0 && change.high > 0;
-  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct2(change.value)} [95% interval ${pct2(a)}\u2013${pct2(b2)}]`;
+  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct3(change.value)} [95% interval ${pct3(a)}\u2013${pct3(b2)}]`;
 }
 function signed(x2) {
-  return `${x2 > 0 ? "+" : x2 < 0 ? "\u2212" : "\xB1"}${pct2(x2)}`;
+  return `${x2 > 0 ? "+" : x2 < 0 ? "\u2212" : "\xB1"}${pct3(x2)}`;
 }
 function headlineText(s) {
   const ref = s.against ?? "the reference";
@@ -66688,9 +67979,9 @@ function headlineText(s) {
     case "worse":
       return `worse than ${ref}${byHowMuch(s.change)}`;
     case "equivalent":
-      return `within \xB1${pct2(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
+      return `within \xB1${pct3(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
     case "not-better":
-      return `not ${pct2(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
+      return `not ${pct3(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
     case "better-at-equal-age":
       return `better than ${ref} at equal run age${byHowMuch(s.change)}; it keeps running until a drift against it over the full run is ruled out (the full-run guard)`;
     case "faster-drift-not-ruled-out":
@@ -66756,7 +68047,7 @@ function nextStep(v2, s = viewStanding(v2)) {
     case "equivalent":
       return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
     case "not-better":
-      return `**Close: it cannot be ${pct2(s.minImprovement)} faster than ${ref}.**${free}`;
+      return `**Close: it cannot be ${pct3(s.minImprovement)} faster than ${ref}.**${free}`;
     case "better-at-equal-age":
       return `**Keep it running: it leads ${ref} at equal run age; the full-run guard settles whether to merge.**`;
     case "faster-drift-not-ruled-out":
@@ -66837,7 +68128,7 @@ function verdictSection(v2) {
   }
   if (d2) {
     out.push(
-      `Decision (${d2.method ?? "sequential"}): \`${d2.state}\` against ${describeReference(d2.reference)}, min_improvement ${pct2(d2.min_improvement)}${d2.decided_at_minutes != null ? `, decided at run-minute ${fmt(d2.decided_at_minutes, 1)}` : ""}${d2.gpu_minutes_used != null ? ` \xB7 ${fmt(d2.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d2) ? ` \xB7 ${savingsText(d2)}` : ""}`
+      `Decision (${d2.method ?? "sequential"}): \`${d2.state}\` against ${describeReference(d2.reference)}, min_improvement ${pct3(d2.min_improvement)}${d2.decided_at_minutes != null ? `, decided at run-minute ${fmt(d2.decided_at_minutes, 1)}` : ""}${d2.gpu_minutes_used != null ? ` \xB7 ${fmt(d2.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d2) ? ` \xB7 ${savingsText(d2)}` : ""}`
     );
     for (const e of d2.evidence) out.push(`- ${e}`);
     out.push("");
@@ -69801,6 +71092,63 @@ var metrics_schema_default = {
           type: ["string", "null"],
           description: "The estimator that decided the value (e.g. completions, littles-law, combined)."
         },
+        cohorts: {
+          description: "The run's start cohorts (src/analysis/cohorts.ts): per start minute, the log of its seconds per rollout fitted by a censored likelihood (log duration = cohort + worker + noise, rollouts in flight right-censored at their age), with its variance. Decisions contrast two runs' tables over the cohorts both share (equal run age, first wave included); cohorts started once the suite drains are left out.",
+          oneOf: [
+            { type: "null" },
+            {
+              type: "object",
+              additionalProperties: false,
+              required: [
+                "from_minute",
+                "step_minutes",
+                "log_seconds",
+                "log_var",
+                "events",
+                "data_end_minutes",
+                "drain_from_minute",
+                "final"
+              ],
+              properties: {
+                from_minute: { type: "number" },
+                step_minutes: { type: "number", exclusiveMinimum: 0 },
+                log_seconds: { type: "array", items: { type: ["number", "null"] } },
+                log_var: { type: "array", items: { type: ["number", "null"] } },
+                events: { type: "array", items: { type: "integer", minimum: 0 } },
+                data_end_minutes: {
+                  type: "number",
+                  description: "Run-minute of the last complete reading (a worker whose counter is gone is censored at its own last one)."
+                },
+                drain_from_minute: {
+                  type: ["number", "null"],
+                  description: "First start minute left out: the suite drains (rollouts in flight falling, the last scenes)."
+                },
+                final: {
+                  type: "boolean",
+                  description: "The run's data will not grow (its job ended)."
+                },
+                noise_sd: {
+                  type: "number",
+                  description: "Rollout-level noise (log scale), pooled over workers."
+                },
+                noise_coupling: {
+                  type: "array",
+                  items: { type: ["number", "null"] },
+                  description: "Per cohort, the rank-one covariance term the noise's own uncertainty adds (src/analysis/cohort-fit.ts)."
+                },
+                level_var: {
+                  type: "number",
+                  minimum: 0,
+                  description: "The variance the estimated noise adds to every cohort's level (\u03C3\xB2/2 in a log-normal's mean)."
+                },
+                started_at: {
+                  type: ["number", "null"],
+                  description: "Unix seconds of the run's minute 0: whether two runs shared the cluster's wall clock."
+                }
+              }
+            }
+          ]
+        },
         decision_estimate: {
           description: "What decisions read (src/analysis/rollouts.ts): the projected full-run seconds per rollout from the rollouts reconstructed from the per-worker duration histogram, the first wave dropped and rollouts in flight censored. The verdict's own value keeps its warm-up rule.",
           oneOf: [
@@ -69855,49 +71203,6 @@ var metrics_schema_default = {
                         slope_relative_per_hour: { type: "number" },
                         se: { type: "number" },
                         from_minute: { type: "number" }
-                      }
-                    }
-                  ]
-                },
-                cohorts: {
-                  description: "The run's start cohorts (src/analysis/cohorts.ts): per start minute, the log of its seconds per rollout fitted by a censored likelihood (log duration = cohort + worker + noise, rollouts in flight right-censored at their age), with its variance. Decisions contrast two runs' tables over the cohorts both share (equal run age, first wave included); cohorts started once the suite drains are left out.",
-                  oneOf: [
-                    { type: "null" },
-                    {
-                      type: "object",
-                      additionalProperties: false,
-                      required: [
-                        "from_minute",
-                        "step_minutes",
-                        "log_seconds",
-                        "log_var",
-                        "events",
-                        "data_end_minutes",
-                        "drain_from_minute",
-                        "final"
-                      ],
-                      properties: {
-                        from_minute: { type: "number" },
-                        step_minutes: { type: "number", exclusiveMinimum: 0 },
-                        log_seconds: { type: "array", items: { type: ["number", "null"] } },
-                        log_var: { type: "array", items: { type: ["number", "null"] } },
-                        events: { type: "array", items: { type: "integer", minimum: 0 } },
-                        data_end_minutes: {
-                          type: "number",
-                          description: "Run-minute of the last complete reading (a worker whose counter is gone is censored at its own last one)."
-                        },
-                        drain_from_minute: {
-                          type: ["number", "null"],
-                          description: "First start minute left out: the suite drains (rollouts in flight falling, the last scenes)."
-                        },
-                        final: {
-                          type: "boolean",
-                          description: "The run's data will not grow (its job ended)."
-                        },
-                        noise_sd: {
-                          type: "number",
-                          description: "Rollout-level noise (log scale), pooled over workers."
-                        }
                       }
                     }
                   ]
@@ -71132,116 +72437,21 @@ function isSpare(u) {
   return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
 }
 
-// src/analysis/reference-lifetime.ts
-var YOUNG_MINUTES = 30;
-function pointsAtGain(d2, minImprovement) {
-  const v2 = d2?.relative_change?.value;
-  return v2 !== void 0 && v2 <= -minImprovement / 2;
+// src/analysis/decide-look.ts
+function decideLook(look, options2 = {}) {
+  const decision = decisionAt(look, options2);
+  return { decision, ...shouldStopOnDecision([decision], { stopWhenDecided: options2.stopWhenDecided }) };
 }
-function needOf(d2, o) {
-  if (d2 && d2.state !== "measuring") return null;
-  if (!d2?.relative_change || d2.expected_minutes_to_decision === void 0) return "no-interval";
-  if (pointsAtGain(d2, o.minImprovement)) return "points-at-gain";
-  return o.minute < YOUNG_MINUTES ? "young" : null;
-}
-var WHY = {
-  "no-interval": "has no interval yet",
-  "points-at-gain": "points at a gain",
-  young: `is younger than ${YOUNG_MINUTES} run-minutes`
-};
-function referenceNeeded(candidates, o) {
-  if (o.minute >= o.horizonMinutes)
-    return { needed: false, reason: `the horizon (${o.horizonMinutes} run-minutes) closes every decision` };
-  let found = null;
-  for (const c of candidates) {
-    const why2 = needOf(c.decision, o);
-    if (why2 && (!found || why2 === "points-at-gain" && found.why !== "points-at-gain"))
-      found = { by: c.name, why: why2 };
-  }
-  if (found)
-    return {
-      needed: true,
-      ...found,
-      reason: `${found.by} ${WHY[found.why]}: its decision reads the reference at its age`
-    };
-  return {
-    needed: false,
-    reason: candidates.length ? "no open decision would change what the round decides with more reference data (each is decided, or past its first 30 run-minutes without pointing at a gain)" : "no candidate is open"
-  };
-}
-
-// src/campaign/rounds.ts
-function startCampaign(baseline) {
-  return {
-    baseline,
-    rounds: [],
-    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
-  };
-}
-function roundWinner(state3, round3) {
-  const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
-  const better = measured2.filter((r) => r.outcome === "better");
-  const eligible = state3.best === null && better.length === 0 ? measured2 : better;
-  return eligible.sort((a, b2) => a.seconds - b2.seconds)[0];
-}
-function closeRound(state3, round3) {
-  const winner = roundWinner(state3, round3);
-  const best = winner && (state3.best === null || winner.seconds < state3.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state3.best;
-  return { ...state3, rounds: [...state3.rounds, round3], best };
-}
-function roundsWithoutGain(state3) {
-  let n = 0;
-  let replay = startCampaign(state3.baseline);
-  const gained = [];
-  for (const round3 of state3.rounds) {
-    const before = replay.best?.name;
-    replay = closeRound(replay, round3);
-    const gain = replay.best?.name !== before;
-    gained.push(gain ? true : round3.triedPredictedBest === false ? null : false);
-  }
-  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
-  return n;
-}
-function stopRule(state3, policy, outlook) {
-  const dry = roundsWithoutGain(state3);
-  if (state3.rounds.length === 0 || dry < policy.stopAfter) return null;
-  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
-  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
-}
-function spentGpuHours(state3) {
-  return state3.baseline.gpuHours + state3.rounds.reduce((a, r) => a + r.runs.reduce((b2, x2) => b2 + x2.gpuHours, 0), 0);
-}
-function nextStep2(state3, policy, expectedRunGpuHours, outlook) {
-  const stop3 = stopRule(state3, policy, outlook);
-  if (stop3) return { kind: "conclude", reason: stop3 };
-  if (policy.maxRounds !== void 0 && state3.rounds.length >= policy.maxRounds)
-    return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
-  const parent = state3.best?.name ?? state3.baseline.name;
-  let count2 = policy.parallel;
-  if (policy.gpuHours !== void 0) {
-    const left = policy.gpuHours - spentGpuHours(state3);
-    count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
-    if (count2 < 1)
-      return {
-        kind: "conclude",
-        reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
-      };
-  }
-  return { kind: "round", index: state3.rounds.length + 1, parent, count: count2 };
-}
-var FORECAST_AFTER_MINUTES = YOUNG_MINUTES;
-function futileByForecast(decision, minute, horizon, minImprovement) {
-  if (decision.state !== "measuring" || minute < FORECAST_AFTER_MINUTES) return false;
-  if (decision.relative_change?.value === void 0 || pointsAtGain(decision, minImprovement)) return false;
-  const eta = decision.expected_minutes_to_decision;
-  if (eta === void 0) return false;
-  return eta === null || eta > horizon;
-}
-function canStart(policy, spent, committed, expected) {
-  return policy.gpuHours === void 0 || spent + committed + expected <= policy.gpuHours + 1e-9;
-}
-function round2(x2) {
-  return Math.round(x2 * 100) / 100;
+function decisionAt(look, options2) {
+  const { previous, leader, isReference } = look;
+  if (leader && isFinalDecision(previous) && sameReference(previous?.reference, referenceOf(leader)))
+    return previous;
+  const against = (o) => decideCandidate(look.candidate, look.reference, { ...options2, ...o, previous, isReference });
+  const d2 = against({ futility: false });
+  if (!decisionOpen(d2) || isReference) return d2;
+  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
+  const pruned = leader ? pruneByLeader(look.candidate, leader, { ...options2, previous, leaders }) : null;
+  return pruned ?? (options2.futility === false ? d2 : against({}));
 }
 
 // src/judge/decide.ts
@@ -71273,23 +72483,16 @@ function sequentialDecision(standing, c, observation, { reference, leader, previ
   if (ended && c.role === "reference" && previous?.state === "reference") return previous;
   if (!reference && !isReference) return null;
   const lead = leader && leader.name !== c.candidate ? asDecided(leader, c.pr) : null;
-  if (lead && isDecided(previous) && sameReference(previous.reference, lead.reference)) return previous;
-  const options2 = decisionOptions(standing.experiment);
-  const against = reference ? asDecided(reference, c.pr, standing) : itself(c);
-  const decision = decideCandidate(observation.verdict, against, { ...options2, previous, isReference });
-  if (decision.state !== "measuring" || isReference) return decision;
-  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
-  const pruned = lead ? pruneByLeader(observation.verdict, lead, { ...options2, previous, leaders }) : null;
-  return pruned ?? futile(decision, observation.verdict, options2);
-}
-function futile(decision, verdict, options2) {
-  const minutes = verdict.minutes_of_data ?? 0;
-  const horizon = options2.maxDecisionMinutes ?? EXPERIMENT_DEFAULTS.maxDecisionMinutes;
-  const min = options2.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
-  if (!futileByForecast(decision, minutes, horizon, min)) return decision;
-  const eta = decision.expected_minutes_to_decision;
-  const why2 = eta == null ? `its forecast settles nothing within the ${horizon}-minute horizon (the difference is within the noise)` : `its forecast settles it only near run-minute ${eta}, past the ${horizon}-minute horizon`;
-  return closeOpen(decision, verdict, why2);
+  return decideLook(
+    {
+      candidate: observation.verdict,
+      reference: reference ? asDecided(reference, c.pr, standing) : itself(c),
+      leader: lead ? { ...lead, contenders: leader?.contenders ?? 2 } : null,
+      previous,
+      isReference
+    },
+    decisionOptions(standing.experiment)
+  ).decision;
 }
 function asDecided(r, pr, standing) {
   const reference = decisionReference(r.role, r.name, r.pr !== void 0 && r.pr !== pr ? r.pr : null);
@@ -71307,709 +72510,6 @@ function assumedBetweenRun() {
 function itself(c) {
   const reference = decisionReference("baseline", c.candidate);
   return { name: c.candidate, verdict: { state: "no-data" }, reference };
-}
-
-// src/analysis/estimators.ts
-function increase(s, a, b2) {
-  return Math.max(0, (valueAt(s, b2) ?? 0) - (valueAt(s, a) ?? 0));
-}
-function lag1(xs) {
-  if (xs.length < 4) return 0;
-  const m2 = mean(xs);
-  let num4 = 0;
-  let den = 0;
-  for (let i = 0; i < xs.length; i++) {
-    const d2 = xs[i] - m2;
-    den += d2 * d2;
-    if (i > 0) num4 += d2 * (xs[i - 1] - m2);
-  }
-  return den > 0 ? num4 / den : 0;
-}
-function inflation(rho) {
-  const r = Math.min(0.8, Math.max(0, rho));
-  return (1 + r) / (1 - r);
-}
-function tWiden(batches) {
-  return tQuantile975(batches - 1) / 1.96;
-}
-function completionRate(n, from, to, batch, inFlight2) {
-  const k2 = Math.floor((to - from) / batch + 1e-9);
-  if (k2 < 2) return void 0;
-  const start = to - k2 * batch;
-  const perBatch = [];
-  for (let j2 = 0; j2 < k2; j2++) {
-    const a = start + j2 * batch;
-    perBatch.push({ t: a + batch / 2, rate: increase(n, a, a + batch) / batch });
-  }
-  const rates = perBatch.map((b2) => b2.rate);
-  const r = mean(rates);
-  if (!(r > 0)) return void 0;
-  const rho = lag1(rates);
-  const vBatch = stdev(rates) ** 2 / k2 * inflation(rho) || 0;
-  const span = k2 * batch;
-  const L2 = inFlight2 ?? Math.max(1, r);
-  const vFloor = L2 / 6 / span ** 2 + (1e-3 * r) ** 2;
-  const se2 = Math.sqrt(Math.max(vBatch * tWiden(k2) ** 2, vFloor));
-  const notes = rho > 0.2 ? [`completions per batch autocorrelated (\u03C1\u2081 ${rho.toFixed(2)}): interval widened`] : [];
-  return { rate: r, se: se2, method: "completions", batches: k2, batchMinutes: batch, perBatch, notes };
-}
-function meanInFlight(active, from, to) {
-  const inside = active.filter((p) => p.t >= from && p.t <= to).map((p) => p.v);
-  return inside.length ? mean(inside) : void 0;
-}
-function littleRate(sum, count2, inFlight2, from, to, batch, options2 = {}) {
-  const k2 = Math.floor((to - from) / batch + 1e-9);
-  if (k2 < 2 || !(inFlight2.value > 0)) return void 0;
-  const start = to - k2 * batch;
-  const starts = Array.from({ length: k2 }, (_2, j2) => start + j2 * batch);
-  const centres = starts.map((a) => a + batch / 2);
-  const ds = starts.map((a) => increase(sum, a, a + batch));
-  const dc = starts.map((a) => increase(count2, a, a + batch));
-  const S2 = ds.reduce((a, b2) => a + b2, 0);
-  const C2 = dc.reduce((a, b2) => a + b2, 0);
-  if (!(C2 >= 2 * k2) || !(S2 > 0) || dc.filter((c) => c > 0).length < 2) return void 0;
-  const W2 = S2 / C2;
-  const cBar = C2 / k2;
-  const residuals = ds.map((s, j2) => s - W2 * dc[j2]);
-  const cycle = options2.harmonic ? harmonicPart(centres, residuals, 3 * batch, k2 * batch / 2) : void 0;
-  const swing = (j2) => cycle ? cycle.fitted[j2] : 0;
-  const resid = residuals.map((e, j2) => e - swing(j2));
-  const perBatch = [];
-  for (let j2 = 0; j2 < k2; j2++) {
-    const s = ds[j2] - swing(j2);
-    const c = dc[j2];
-    if (c > 0 && (!cycle || s > 0))
-      perBatch.push({ t: centres[j2], rate: inFlight2.value / (s / c / 60) });
-  }
-  if (perBatch.length < 2) return void 0;
-  const partial = cycle ? cycle.fitted.reduce((a, h2) => a + h2, 0) / C2 / W2 : 0;
-  const df = cycle ? k2 - 3 : k2 - 1;
-  const rho = lag1(resid);
-  const vW = resid.reduce((a, e) => a + e * e, 0) / df / k2 / cBar ** 2 * inflation(rho);
-  const rate = inFlight2.value / (W2 / 60);
-  const relSe = Math.sqrt(vW / W2 ** 2 * tWiden(df + 1) ** 2 + partial ** 2 + 1e-6 + 1 / C2 ** 2);
-  const amplitude = cycle ? cycle.amplitude / (W2 * cBar) : 0;
-  const notes = littleNotes(C2, W2, inFlight2, cycle && { ...cycle, amplitude });
-  return {
-    rate,
-    se: rate * relSe,
-    method: "littles-law",
-    batches: k2,
-    batchMinutes: batch,
-    perBatch,
-    notes,
-    ...cycle ? { cycle: { periodMinutes: cycle.period, amplitude } } : {}
-  };
-}
-function littleNotes(C2, W2, inFlight2, cycle) {
-  return [
-    `Little's law: ${C2.toFixed(0)} rollouts finished, mean duration ${(W2 / 60).toFixed(2)} min, ${inFlight2.value.toFixed(1)} in flight (${inFlight2.source === "capacity" ? "capacity of the topology" : "alpasim_renderer_active_rollouts"})`,
-    ...cycle ? [
-      `rollout durations cycle with a period of ${cycle.period.toFixed(1)} min (\xB1${(100 * cycle.amplitude).toFixed(0)}%, F test p ${cycle.p.toExponential(1)} over ${cycle.tried} periods): the swing is taken out of the interval, the unfinished period kept in it`
-    ] : []
-  ];
-}
-function harmonicFit(t, y2, periods) {
-  const m2 = y2.length;
-  if (m2 < 12 || !(periods.maxPeriod >= periods.minPeriod)) return void 0;
-  const centre = mean(t);
-  const x2 = t.map((v2) => v2 - centre);
-  const lf = linearFit(x2, y2);
-  const sse0 = y2.reduce((a2, v2, i) => a2 + (v2 - lf.a - lf.b * x2[i]) ** 2, 0);
-  if (!(sse0 > 0)) return void 0;
-  let best;
-  let tried = 0;
-  for (let period = periods.minPeriod; period <= periods.maxPeriod; period *= 1.04) {
-    if (periods.exclude?.(period)) continue;
-    const w3 = 2 * Math.PI / period;
-    const rows = x2.map((v2) => [1, v2, Math.sin(w3 * v2), Math.cos(w3 * v2)]);
-    const beta = leastSquares(rows, y2);
-    if (!beta) continue;
-    tried++;
-    const sse = y2.reduce((a2, v2, i) => {
-      const r = rows[i];
-      return a2 + (v2 - r.reduce((acc, xv, c) => acc + xv * beta[c], 0)) ** 2;
-    }, 0);
-    if (!best || sse < best.sse) best = { period, sse, beta };
-  }
-  if (!best || tried === 0) return void 0;
-  const nu = m2 - 4;
-  const f = (sse0 - best.sse) / 2 / Math.max(1e-12, best.sse / nu);
-  const p = Math.min(1, tried * (1 + 2 * f / nu) ** (-nu / 2));
-  const w2 = 2 * Math.PI / best.period;
-  const [, , a, b2] = best.beta;
-  return {
-    period: best.period,
-    fitted: x2.map((v2) => a * Math.sin(w2 * v2) + b2 * Math.cos(w2 * v2)),
-    amplitude: Math.hypot(a, b2),
-    p,
-    tried
-  };
-}
-function harmonicPart(t, y2, minPeriod, maxPeriod, alpha = 1e-3) {
-  if (!(maxPeriod > minPeriod)) return void 0;
-  const fit = harmonicFit(t, y2, { minPeriod, maxPeriod });
-  return fit && fit.p < alpha ? fit : void 0;
-}
-function leastSquares(rows, y2) {
-  const n = rows[0].length;
-  const a = Array.from({ length: n }, () => new Array(n + 1).fill(0));
-  rows.forEach((r, i) => {
-    for (let p = 0; p < n; p++) {
-      const row = a[p];
-      for (let q2 = 0; q2 < n; q2++) row[q2] = row[q2] + r[p] * r[q2];
-      row[n] = row[n] + r[p] * y2[i];
-    }
-  });
-  for (let c = 0; c < n; c++) {
-    let piv = c;
-    for (let r = c + 1; r < n; r++)
-      if (Math.abs(a[r][c]) > Math.abs(a[piv][c])) piv = r;
-    const pivot = a[piv];
-    if (!(Math.abs(pivot[c]) > 1e-12)) return void 0;
-    a[piv] = a[c];
-    a[c] = pivot;
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue;
-      const row = a[r];
-      const k2 = row[c] / pivot[c];
-      for (let q2 = c; q2 <= n; q2++) row[q2] = row[q2] - k2 * pivot[q2];
-    }
-  }
-  return a.map((row, c) => row[n] / row[c]);
-}
-function combineRates(c, l3) {
-  if (!c || !l3) return c ?? l3;
-  const z2 = (l3.rate - c.rate) / Math.sqrt(c.se ** 2 + l3.se ** 2);
-  if (Math.abs(z2) > 3 && Math.abs(l3.rate / c.rate - 1) > 0.03)
-    return {
-      ...c,
-      notes: [
-        ...c.notes,
-        `Little's law (${l3.rate.toFixed(2)}/min) disagrees with the completions (${c.rate.toFixed(2)}/min, z ${z2.toFixed(1)}): not used`
-      ]
-    };
-  const wl = 1 / l3.se ** 2 / (1 / l3.se ** 2 + 1 / c.se ** 2);
-  const rate = wl * l3.rate + (1 - wl) * c.rate;
-  const se2 = wl * l3.se + (1 - wl) * c.se;
-  const method = wl >= 0.8 ? "littles-law" : wl <= 0.2 ? "completions" : "combined";
-  const main2 = method === "completions" ? c : l3;
-  return {
-    rate,
-    se: se2,
-    method,
-    batches: main2.batches,
-    batchMinutes: main2.batchMinutes,
-    perBatch: main2.perBatch,
-    notes: [
-      ...l3.notes,
-      ...c.notes,
-      `weights: Little's law ${(100 * wl).toFixed(0)}%, completions ${(100 * (1 - wl)).toFixed(0)}% (\xB1${(100 * l3.se / l3.rate).toFixed(1)}% vs \xB1${(100 * c.se / c.rate).toFixed(1)}% s.e.)`
-    ]
-  };
-}
-function driftOf(perBatch, autocorrelated = true) {
-  if (perBatch.length < 3) return void 0;
-  const r = mean(perBatch.map((b2) => b2.rate));
-  if (!(r > 0)) return void 0;
-  const fit = linearFit(
-    perBatch.map((b2) => b2.t),
-    perBatch.map((b2) => b2.rate)
-  );
-  const resid = perBatch.map((b2) => b2.rate - fit.a - fit.b * b2.t);
-  const widen = autocorrelated ? Math.sqrt(inflation(lag1(resid))) : 1;
-  return { slopeRelPerHour: fit.b * 60 / r, seRelPerHour: fit.seB * 60 * widen / r };
-}
-function harmonicCycle(y2, minPeriod, exclude = () => false) {
-  const m2 = y2.length;
-  if (m2 < 12) return void 0;
-  const span = y2[m2 - 1].t - y2[0].t;
-  const mu = mean(y2.map((p) => p.v));
-  if (!(mu > 0) || !(span > 0)) return void 0;
-  const step = span / (m2 - 1);
-  const fit = harmonicFit(
-    y2.map((p) => p.t),
-    y2.map((p) => p.v),
-    { minPeriod: Math.max(minPeriod, 3 * step), maxPeriod: span / 3, exclude }
-  );
-  return fit && { period: fit.period, amplitude: fit.amplitude / mu, p: fit.p, periodsTried: fit.tried };
-}
-
-// src/analysis/detector.ts
-var DEFAULT_DETECTOR_SETTINGS = {
-  warmup_floor_minutes: 10,
-  window_minutes: 5,
-  max_relative_range: 0.02,
-  max_relative_slope_per_hour: 0.05,
-  consecutive_windows: 3,
-  max_ci_relative: 0.03,
-  stale_after_minutes: 3,
-  stall_minutes: 10,
-  max_failure_rate: 0.05,
-  min_cycle_amplitude: 0.1
-};
-function defaultRunEndMinutes() {
-  const [h2, m2] = SUBMIT_DEFAULTS.time.split(":").map(Number);
-  return h2 * 60 + m2 - TIMELINE.startupMinutes;
-}
-function prepare(input, evidence) {
-  const f = clean(input.fullRun);
-  const n = clean(input.completed);
-  const e = clean(input.elapsed);
-  const dropped = f.dropped + n.dropped + e.dropped;
-  if (dropped > 0) evidence.push(`${dropped} NaN/Inf/negative sample(s) ignored`);
-  let ns = monotone(n.samples);
-  let es = e.samples;
-  const t0 = Math.min(f.samples[0]?.t ?? Infinity, ns[0]?.t ?? Infinity, es[0]?.t ?? Infinity);
-  if (es.length === 0) {
-    es = ns.length && f.samples.length ? ns.map((p) => ({ t: p.t, v: (valueAt(f.samples, p.t) ?? 0) * p.v })) : f.samples.map((p) => ({ t: p.t, v: 60 * (p.t - t0) }));
-  }
-  if (ns.length === 0 && f.samples.length) {
-    ns = f.samples.filter((p) => p.v > 0).map((p) => ({ t: p.t, v: (valueAt(es, p.t) ?? 0) / p.v }));
-    if (ns.length) evidence.push("completed rollouts derived from elapsed \xF7 full-run value");
-  }
-  const measured2 = e.samples.filter((x2) => x2.v > 0);
-  const offset = measured2.length ? Math.max(...measured2.map((x2) => x2.v - 60 * x2.t)) : 0;
-  return {
-    n: ns,
-    e: es,
-    f: f.samples,
-    offset: Number.isFinite(offset) ? offset : 0,
-    sum: monotone(clean(input.durationSum).samples),
-    count: monotone(clean(input.durationCount).samples),
-    active: clean(input.activeRollouts).samples
-  };
-}
-function project(p, t, r, input) {
-  const nNow = valueAt(p.n, t) ?? 0;
-  const eNow = valueAt(p.e, t) ?? 0;
-  const wallEnd = input.runEndMinutes ?? defaultRunEndMinutes();
-  let horizon = {
-    end: wallEnd,
-    reason: input.runEndMinutes != null ? "job wall time" : "default wall time"
-  };
-  if (input.expectedRollouts != null && input.expectedRollouts > nNow)
-    horizon = requeuedEnd(t, (input.expectedRollouts - nNow) / r, wallEnd, input) ?? horizon;
-  const dt = Math.max(0, horizon.end - t);
-  const eEnd = dt > 0 ? Math.max(eNow, 60 * horizon.end + p.offset) : eNow;
-  const total = nNow + r * dt;
-  return { value: eEnd / total, horizon, future: r * dt, total };
-}
-function requeuedEnd(t, need, wallEnd, input) {
-  const n = input.expectedRollouts;
-  if (t + need < wallEnd) return { end: t + need, reason: `${n} rollouts done` };
-  const requeues = input.maxRequeues ?? REQUEUE.maxRequeues;
-  const perJob = wallEnd - REQUEUE.leadMinutes;
-  const gap = REQUEUE.leadMinutes + TIMELINE.startupMinutes;
-  if (requeues <= 0 || perJob <= 0) return null;
-  const beyond = need - Math.max(0, perJob - t);
-  const jobs = Math.ceil(beyond / perJob);
-  if (jobs > requeues)
-    return { end: (requeues + 1) * (perJob + gap) - gap, reason: `the last of ${requeues} requeues` };
-  return { end: t + need + jobs * gap, reason: `${n} rollouts done after ${jobs} requeue(s)` };
-}
-function fitAt(p, input, plan, t) {
-  const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
-  const littleBatch = plan.cycleBlock ?? Math.min(plan.littleBatch, Math.max(plan.littleFloor, (t - plan.littleFrom) / 8));
-  const durations = plan.inFlight && p.sum.length && p.count.length ? plan.inFlight : void 0;
-  const cyclic = durations && !plan.cycleBlock ? littleRate(p.sum, p.count, durations, plan.littleFrom, t, plan.littleFloor, { harmonic: true }) : void 0;
-  const l3 = durations ? cyclic?.cycle ? cyclic : littleRate(p.sum, p.count, durations, plan.littleFrom, t, littleBatch) : void 0;
-  const rate = combineRates(c, l3);
-  if (!rate) return void 0;
-  const proj = project(p, t, rate.rate, input);
-  const relRate = rate.se / rate.rate * (proj.future / proj.total);
-  const endSd = proj.future > 0 ? countWander(p.n, plan.warmupEnd, t) : 0;
-  const rel = Math.sqrt(relRate ** 2 + (endSd / proj.total) ** 2);
-  const half = rate.perBatch.slice(Math.floor(rate.perBatch.length / 2));
-  const drift = driftOf(half.length >= 4 ? half : rate.perBatch, false);
-  const trend = driftOf(rate.perBatch);
-  return {
-    rate,
-    proj,
-    lo: proj.value * Math.exp(-1.96 * rel),
-    hi: proj.value * Math.exp(1.96 * rel),
-    drift,
-    trend
-  };
-}
-function countWander(n, a, b2) {
-  const inside = n.filter((x2) => x2.t >= a && x2.t <= b2);
-  if (inside.length < 4) return 0;
-  const fit = linearFit(
-    inside.map((x2) => x2.t),
-    inside.map((x2) => x2.v)
-  );
-  const ss = inside.reduce((acc, x2) => acc + (x2.v - fit.a - fit.b * x2.t) ** 2, 0);
-  return Math.sqrt(ss / (inside.length - 2));
-}
-function meanDuration(p, a, b2) {
-  const c = increase(p.count, a, b2);
-  return c > 0 ? increase(p.sum, a, b2) / c / 60 : void 0;
-}
-function rateSteps(n, from, to, minStep) {
-  const overall = increase(n, from, to) / Math.max(to - from, 1e-9);
-  if (!(overall > 0)) return [];
-  const step = Math.max(minStep, 10 / overall);
-  const m2 = Math.floor((to - from) / step);
-  const out = [];
-  for (let i = 0; i < m2; i++) {
-    const a = from + i * step;
-    out.push({ t: a + step / 2, v: increase(n, a, a + step) / step });
-  }
-  return out;
-}
-function interval(value, a, b2, digits = 4) {
-  return {
-    value: round(value, digits),
-    low: round(Math.min(a, b2), digits),
-    high: round(Math.max(a, b2), digits)
-  };
-}
-function detect(input) {
-  const s = { ...DEFAULT_DETECTOR_SETTINGS, ...definedOnly(input.settings) };
-  const evidence = [];
-  const p = prepare(input, evidence);
-  if (p.f.length + p.n.length === 0 || p.n.length === 0) return noData(input, evidence);
-  const f = frameOf(input, s, p, evidence);
-  const unhealthy = healthProblems(f);
-  if (unhealthy.length) return early(f, "unhealthy", unhealthy);
-  const firstProduction = p.n.find((x2) => x2.v > 0)?.t;
-  if (firstProduction === void 0) return early(f, "warming", ["no rollout completed yet"]);
-  const warmup = warmupOf(f, firstProduction);
-  if (warmup.end === void 0 || f.tLast - warmup.end < s.window_minutes)
-    return unsettledVerdict(f, firstProduction, warmup.floor);
-  evidence.push(`warm-up (start-up + congestion) ends at ${round(warmup.end - f.t0, 1)} min`);
-  const { plan, cycle } = fitPlan(f, warmup.end);
-  const checks = checkpoints(f, plan, (t) => warmup.settledAt(t));
-  const latest = checks[0]?.fit;
-  if (!latest)
-    return {
-      ...f.base,
-      state: "stabilising",
-      warmup_end_minutes: round(warmup.end - f.t0, 2),
-      value: null,
-      projected_full_run: null,
-      evidence: [
-        ...evidence,
-        `need two batches of steady data (${round(2 * Math.min(plan.countBatch, plan.littleBatch), 1)} min), have ${round(f.tLast - warmup.end, 1)}`
-      ]
-    };
-  const common = steadyFields(f, plan, latest);
-  return driftingVerdict(f, plan, latest, common) ?? windowVerdict(f, checks, latest, cycle, common);
-}
-function early(f, state3, why2, more = {}) {
-  const none = { warmup_end_minutes: null, value: null, projected_full_run: null };
-  return { ...f.base, state: state3, ...none, ...more, evidence: [...f.evidence, ...why2] };
-}
-function noData(input, evidence) {
-  return {
-    state: input.targetsUp === false ? "unhealthy" : "no-data",
-    minutes_of_data: 0,
-    warmup_end_minutes: null,
-    current_full_run: null,
-    value: null,
-    projected_full_run: null,
-    evidence: [...evidence, "no usable seconds-per-rollout or rollout samples yet"]
-  };
-}
-function frameOf(input, s, p, evidence) {
-  const all = [...p.f, ...p.n];
-  const t0 = Math.min(...all.map((x2) => x2.t));
-  const tLast = Math.max(...all.map((x2) => x2.t));
-  const now = input.now ?? tLast;
-  const lastF = p.f.length ? p.f[p.f.length - 1].v : null;
-  const base = {
-    minutes_of_data: round(now - t0, 2),
-    current_full_run: lastF === null ? null : round(lastF, 4)
-  };
-  for (const [a, b2] of gaps(p.n)) evidence.push(`scrape gap ${round(a - t0, 1)}\u2013${round(b2 - t0, 1)} min`);
-  return { input, s, p, evidence, t0, tLast, now, base, step: medianStep(p.n) };
-}
-function healthProblems(f) {
-  const { input, s, p, t0, tLast, now, step } = f;
-  const W2 = s.window_minutes;
-  const unhealthy = [];
-  if (input.targetsUp === false) unhealthy.push("scrape targets are gone while the job runs");
-  const stale = Math.max(s.stale_after_minutes, 3 * (Number.isFinite(step) ? step : 0));
-  if (now - tLast > stale)
-    unhealthy.push(`no samples for ${round(now - tLast, 1)} min (last at ${round(tLast - t0, 1)} min)`);
-  const nLast = p.n[p.n.length - 1].v;
-  const firstProduction = p.n.find((x2) => x2.v > 0)?.t;
-  if (firstProduction !== void 0) {
-    const stallAfter = stallMinutes(p, firstProduction, tLast, s);
-    if (tLast - firstProduction >= stallAfter && nLast - (valueAt(p.n, tLast - stallAfter) ?? 0) <= 0)
-      unhealthy.push(`rollouts stopped growing: ${nLast} for the last ${round(stallAfter, 1)} min`);
-  }
-  const failed = clean(input.failed).samples;
-  if (failed.length && tLast - t0 >= W2) {
-    const dFailed = (valueAt(failed, tLast) ?? 0) - (valueAt(failed, tLast - W2) ?? 0);
-    const dAll = nLast - (valueAt(p.n, tLast - W2) ?? 0);
-    if (dAll > 0 && dFailed >= 3 && dFailed / dAll > s.max_failure_rate)
-      unhealthy.push(`${round(100 * dFailed / dAll, 1)}% of the last ${W2} min's rollouts failed`);
-  }
-  return unhealthy;
-}
-function warmupOf(f, firstProduction) {
-  const { s, p, t0, tLast, step } = f;
-  const W2 = s.window_minutes;
-  const floor = t0 + s.warmup_floor_minutes;
-  const block = Math.max(W2 / 2, Number.isFinite(step) ? step : 0);
-  let end = mserWarmupEnd(p.n, firstProduction, tLast, block, floor);
-  for (let j2 = 1; end === void 0 && j2 <= s.consecutive_windows - 1; j2++)
-    end = mserWarmupEnd(p.n, firstProduction, tLast - j2 * W2, block, floor);
-  return {
-    end,
-    floor,
-    settledAt: (t) => mserWarmupEnd(p.n, firstProduction, t, block, floor) !== void 0
-  };
-}
-function unsettledVerdict(f, firstProduction, floor) {
-  const { s, p, tLast } = f;
-  const W2 = s.window_minutes;
-  const half = firstProduction + (tLast - firstProduction) / 2;
-  const trendOf = (from) => tLast - from >= 4 * W2 ? driftOf(completionRate(p.n, from, tLast, W2, null)?.perBatch ?? []) : void 0;
-  const trend = trendOf(Math.max(half, floor));
-  const drift = significantDrift(trend, s);
-  const lateDrift = significantDrift(trendOf(Math.max(half, floor) + (tLast - Math.max(half, floor)) / 2), s);
-  if (drift !== void 0 && lateDrift !== void 0 && Math.sign(drift) === Math.sign(lateDrift))
-    return early(
-      f,
-      "drifting",
-      ["no settled warm-up: the completion rate keeps moving", driftEvidence(trend)],
-      { drift: { slope_relative_per_hour: round(drift, 4) }, estimator: "completions" }
-    );
-  const minutes = f.now - f.t0;
-  const why2 = minutes < s.warmup_floor_minutes ? `inside the warm-up floor (${round(minutes, 1)} of ${s.warmup_floor_minutes} min)` : "the completion rate has not settled after the congestion yet (MSER truncation in the latter half)";
-  return early(f, "warming", [why2]);
-}
-function inFlightOf(f, warmupEnd) {
-  const W2 = f.s.window_minutes;
-  const activeMean = meanInFlight(f.p.active, Math.max(warmupEnd, f.tLast - 2 * W2), f.tLast);
-  const cap = f.input.inFlightCapacity;
-  return activeMean !== void 0 && activeMean > 0 ? { value: activeMean, source: "active-rollouts" } : cap && cap > 0 ? { value: cap, source: "capacity" } : void 0;
-}
-function fitPlan(f, warmupEnd) {
-  const { s, p, tLast, step } = f;
-  const W2 = s.window_minutes;
-  const inFlight2 = inFlightOf(f, warmupEnd);
-  const recentRate = increase(p.n, Math.max(warmupEnd, tLast - 2 * W2), tLast) / Math.min(2 * W2, tLast - warmupEnd);
-  const dHat = meanDuration(p, Math.max(warmupEnd, tLast - 3 * W2), tLast) ?? (inFlight2 && recentRate > 0 ? inFlight2.value / recentRate : void 0);
-  const cycle = dHat !== void 0 ? cycleOf(f, warmupEnd, dHat) : void 0;
-  const cycleBlock = cycle ? Math.ceil(W2 / cycle.period - 1e-9) * cycle.period : W2;
-  const plan = {
-    warmupEnd,
-    // durations of rollouts that started after the congestion: those finishing a rollout's duration
-    // after the completion rate settled (MSER); slow rollouts started in the congestion finish late
-    littleFrom: warmupEnd + (dHat ?? 0),
-    countBatch: cycle ? cycleBlock : Math.max(W2, Math.ceil(((dHat ?? 0) - 1e-9) / W2) * W2),
-    littleBatch: W2 / 2,
-    // a batch holds at least about ten finished rollouts and four scrapes
-    littleFloor: Math.max(
-      4 * (Number.isFinite(step) ? step : 0),
-      recentRate > 0 ? 10 / recentRate : W2 / 2,
-      W2 / 10
-    ),
-    ...cycle ? { cycleBlock } : {},
-    inFlight: inFlight2
-  };
-  return { plan, cycle };
-}
-function cycleOf(f, warmupEnd, dHat) {
-  const W2 = f.s.window_minutes;
-  const stepMin = Math.max(W2 / 5, Number.isFinite(f.step) ? f.step : 0);
-  const excluded2 = (period) => [1, 1 / 2, 1 / 3].some((k2) => Math.abs(period / (k2 * dHat) - 1) < 0.2);
-  const test = harmonicCycle(rateSteps(f.p.n, warmupEnd, f.tLast, stepMin), W2, excluded2);
-  return test && test.p < 1e-3 && test.amplitude >= f.s.min_cycle_amplitude ? test : void 0;
-}
-function checkpoints(f, plan, settledAt) {
-  const H = f.s.window_minutes / 2;
-  const checks = [];
-  for (let j2 = 0; j2 <= 2 * f.s.consecutive_windows; j2++) {
-    const t = f.tLast - j2 * H;
-    const settled2 = j2 === 0 || settledAt(t);
-    const fit = settled2 ? fitAt(f.p, f.input, plan, t) : void 0;
-    checks.push(fit ? { t, fit } : { t, unsettled: !settled2 });
-  }
-  return checks;
-}
-function steadyFields(f, plan, latest) {
-  const projected = interval(latest.proj.value, latest.lo, latest.hi);
-  const r = latest.rate;
-  const steady = interval(
-    60 / r.rate,
-    60 / (r.rate + 1.96 * r.se),
-    60 / Math.max(r.rate - 1.96 * r.se, r.rate * 1e-3)
-  );
-  f.evidence.push(
-    `steady rate ${round(r.rate, 2)} \xB1 ${round(1.96 * r.se, 2)} rollouts/min (${r.method}, ${r.batches} \xD7 ${round(r.batchMinutes, 1)}-min batches) \u2192 ${steady.value} s/rollout at steady state`,
-    ...r.notes,
-    `projected full-run at ${round(latest.proj.horizon.end - f.t0, 0)} min (${latest.proj.horizon.reason}): ${projected.value} [${projected.low}, ${projected.high}]`
-  );
-  const t = latest.trend;
-  if (t && Number.isFinite(t.seRelPerHour))
-    f.evidence.push(
-      `no drift steeper than ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h (one-sided 95% bound on the steady data's trend)`
-    );
-  return {
-    ...f.base,
-    warmup_end_minutes: round(plan.warmupEnd - f.t0, 2),
-    projected_full_run: projected,
-    steady_seconds_per_rollout: steady,
-    run_end_minutes: round(latest.proj.horizon.end - f.t0, 1),
-    estimator: r.method
-  };
-}
-function driftingVerdict(f, plan, latest, common) {
-  const { s, tLast } = f;
-  const lateFrom = tLast - (tLast - plan.warmupEnd) / 2;
-  const late = tLast - lateFrom >= 4 * s.window_minutes ? fitAt(f.p, f.input, { ...plan, warmupEnd: lateFrom, littleFrom: lateFrom }, tLast) : void 0;
-  const lateDrift = significantDrift(late?.drift, s);
-  const drift = significantDrift(latest.drift, s);
-  if (drift === void 0 || lateDrift === void 0 || Math.sign(drift) !== Math.sign(lateDrift))
-    return void 0;
-  return {
-    ...common,
-    state: "drifting",
-    value: null,
-    cycle: null,
-    drift: { slope_relative_per_hour: round(drift, 4) },
-    evidence: [...f.evidence, driftEvidence(latest.drift)]
-  };
-}
-function windowVerdict(f, checks, latest, cycle, common) {
-  const { s, evidence } = f;
-  const fails = (j2, factor = 1) => windowFailure(checks[j2], checks[j2 + 1], s, factor);
-  let streak = 0;
-  let firstFailure = "";
-  for (let j2 = 0; j2 < s.consecutive_windows; j2++) {
-    const reason2 = fails(j2);
-    if (reason2) {
-      firstFailure = reason2;
-      break;
-    }
-    streak++;
-  }
-  let heldFrom = 0;
-  if (streak < s.consecutive_windows) {
-    for (let k2 = 1; k2 <= s.consecutive_windows && !heldFrom; k2++) {
-      let ok2 = true;
-      for (let j2 = 0; j2 < k2 && ok2; j2++) ok2 = !fails(j2, 1.5);
-      for (let j2 = k2; j2 < k2 + s.consecutive_windows && ok2; j2++) ok2 = !fails(j2);
-      if (ok2) heldFrom = k2;
-    }
-  }
-  evidence.push(
-    heldFrom ? `verdict reached ${heldFrom} window(s) ago holds: newer windows within 1.5\xD7 the thresholds (${firstFailure})` : `${streak} of ${s.consecutive_windows} consecutive windows pass${firstFailure ? ` (${firstFailure})` : ""}`
-  );
-  if (latest.trend)
-    evidence.push(
-      `trend of the steady rate ${round(100 * latest.trend.slopeRelPerHour, 1)}%/h (\xB1${round(100 * latest.trend.seRelPerHour, 1)} s.e.)`
-    );
-  if (cycle)
-    evidence.push(
-      `cyclic completion rate: period ${round(cycle.period, 1)} min, amplitude \xB1${round(100 * cycle.amplitude, 1)}% (harmonic F test p ${cycle.p.toExponential(1)} over ${cycle.periodsTried} periods)`
-    );
-  const done = streak >= s.consecutive_windows || heldFrom > 0;
-  return {
-    ...common,
-    state: done ? cycle ? "cyclic" : "stable" : "stabilising",
-    value: done ? common.projected_full_run : null,
-    cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
-    evidence
-  };
-}
-function stallMinutes(p, from, to, s) {
-  const n = p.n;
-  const rate = increase(n, from, to) / Math.max(to - from, 1e-9);
-  const duration3 = meanDuration(p, from, to);
-  if (duration3 === void 0) return s.stall_minutes;
-  let longest = 0;
-  let since = from;
-  for (let i = 1; i < n.length; i++) {
-    const a = n[i - 1];
-    const b2 = n[i];
-    if (a.t < from) continue;
-    if (b2.v > a.v) {
-      longest = Math.max(longest, a.t - since);
-      since = b2.t;
-    }
-  }
-  if (!(rate > 0)) return s.stall_minutes;
-  return Math.min(s.stall_minutes, Math.max(s.stale_after_minutes, 20 / rate, 1.5 * longest, 1.2 * duration3));
-}
-function significantDrift(d2, s) {
-  if (!d2 || !Number.isFinite(d2.seRelPerHour)) return void 0;
-  const slope = Math.abs(d2.slopeRelPerHour);
-  if (slope - 2 * d2.seRelPerHour > s.max_relative_slope_per_hour && slope > 4 * d2.seRelPerHour)
-    return -d2.slopeRelPerHour;
-  return void 0;
-}
-function driftEvidence(d2) {
-  return `steady rate drifts ${round(100 * d2.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d2.seRelPerHour, 1)} s.e.): seconds per rollout keep moving`;
-}
-function mserWarmupEnd(n, from, to, block, floor) {
-  const m2 = Math.floor((to - from) / block);
-  if (m2 < 6) return void 0;
-  const start = to - m2 * block;
-  const x2 = [];
-  for (let i = 0; i < m2; i++) {
-    const a = start + i * block;
-    x2.push(((valueAt(n, a + block) ?? 0) - (valueAt(n, a) ?? 0)) / block);
-  }
-  let sum = 0;
-  let sq = 0;
-  let best = Number.POSITIVE_INFINITY;
-  let bestD = -1;
-  const stat = new Array(m2).fill(Number.NaN);
-  for (let d2 = m2 - 1; d2 >= 0; d2--) {
-    const xi = x2[d2];
-    sum += xi;
-    sq += xi * xi;
-    const k2 = m2 - d2;
-    stat[d2] = Math.max(0, sq - sum * sum / k2) / (k2 * k2);
-  }
-  const limit = Math.floor(m2 / 2);
-  for (let d2 = 0; d2 <= limit; d2++) {
-    const v2 = stat[d2];
-    if (v2 < best * (1 - 1e-9) - 1e-15) {
-      best = v2;
-      bestD = d2;
-    }
-  }
-  if (bestD < 0 || bestD >= limit) return void 0;
-  return Math.max(start + bestD * block, floor);
-}
-function windowFailure(c, prev, s, factor = 1) {
-  if (c?.unsettled) return "the warm-up was not settled yet at that window";
-  const f = c?.fit;
-  if (!f) return "not enough steady data";
-  const v2 = f.proj.value;
-  const ci = (f.hi - f.lo) / 2 / v2;
-  if (!(ci <= factor * s.max_ci_relative))
-    return `interval \xB1${round(100 * ci, 1)}% > \xB1${round(100 * s.max_ci_relative, 1)}%`;
-  for (const [d2, z2] of [
-    [f.trend, 2],
-    [f.drift, 3]
-  ]) {
-    const slope = Math.abs(d2?.slopeRelPerHour ?? 0);
-    if (d2 && slope > factor * s.max_relative_slope_per_hour && slope > z2 * d2.seRelPerHour)
-      return `steady rate drifts ${round(100 * d2.slopeRelPerHour, 1)}%/h (\xB1${round(100 * d2.seRelPerHour, 1)})`;
-  }
-  const t = f.trend;
-  if (t && Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour > 4 * factor * s.max_relative_slope_per_hour)
-    return `a drift up to ${round(100 * (Math.abs(t.slopeRelPerHour) + 1.645 * t.seRelPerHour), 0)}%/h not ruled out yet`;
-  if (!prev?.fit) return void 0;
-  const range = Math.abs(v2 - prev.fit.proj.value) / v2;
-  if (!(range <= factor * s.max_relative_range))
-    return `projection moved ${round(100 * range, 1)}% in one window`;
-  return void 0;
-}
-function definedOnly(o) {
-  const out = {};
-  if (!o) return out;
-  for (const [k2, v2] of Object.entries(o))
-    if (v2 !== void 0 && v2 !== null) out[k2] = v2;
-  return out;
 }
 
 // src/analysis/bottleneck.ts
@@ -72132,6 +72632,29 @@ function queueVerdict(q2, services, verdict) {
   );
 }
 
+// src/analysis/reading.ts
+function decisionReading(i) {
+  const level = Math.max(
+    0,
+    ...(i.active ?? []).filter((p) => p.t <= i.now && Number.isFinite(p.v)).map((p) => p.v)
+  );
+  const inFlight2 = level > 0 ? level : i.inFlight;
+  const cohorts = inFlight2 && inFlight2 > 0 ? cohortTable({
+    batches: i.batches,
+    now: i.now,
+    step: i.step,
+    inFlight: inFlight2,
+    ...i.lastSeen ? { lastSeen: i.lastSeen } : {},
+    ...i.active ? { active: i.active } : {},
+    expectedRollouts: i.expectedRollouts ?? null,
+    final: !!i.final,
+    startedAt: i.startedAt ?? null
+  }) : null;
+  const est = rolloutEstimate(i);
+  const estimate = est && i.trajectory !== false ? { ...est, trajectory: estimateTrajectory(i) } : est;
+  return { estimate, cohorts };
+}
+
 // src/analysis/resources.ts
 function analyseResources(input) {
   const gpu_by_index = {};
@@ -72205,7 +72728,9 @@ function observeRun(input) {
   const series = runSeries(input, t);
   const dInput = detectorInput(input, t, series);
   const verdict = detect(dInput);
-  verdict.decision_estimate = decisionEstimate(input, t, series, dInput, verdict);
+  const reading = decisionReadingOf(input, t, series, dInput, verdict);
+  verdict.decision_estimate = reading?.estimate ?? null;
+  verdict.cohorts = reading?.cohorts ?? null;
   rolloutDriftCheck(verdict, input.settings?.max_relative_slope_per_hour ?? 0.05);
   const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
   const read2 = steadyReader(input.series, fromTs);
@@ -72290,31 +72815,32 @@ function rolloutDriftCheck(verdict, limit = 0.05) {
     `rollout durations drift ${round(100 * d2.slope_relative_per_hour, 1)}%/h \xB1 ${round(100 * d2.se, 1)}% (against their start, after run-minute ${d2.from_minute}): beyond ${round(100 * limit, 1)}%/h, not stable`
   );
 }
-function decisionEstimate(input, t, series, d2, verdict) {
+function decisionReadingOf(input, t, series, d2, verdict) {
   const S2 = input.timeScale;
   const toMin = (points) => toRunMinutes(points, t.ts0, S2);
-  const batches = reconstructRollouts(
-    perWorkerMinutes(input.series.rolloutDurationSum, toMin),
-    perWorkerMinutes(input.series.rolloutDurationCount, toMin),
-    60
-    // durations are run-seconds (the twin records its simulated durations)
-  );
+  const counts = perWorkerMinutes(input.series.rolloutDurationCount, toMin);
+  const batches = reconstructRollouts(perWorkerMinutes(input.series.rolloutDurationSum, toMin), counts, 60);
   const lastCount = series.durationCount.at(-1)?.v;
   const now = d2.now ?? ((t.lastTs ?? input.nowTs) - t.ts0) * (S2 / 60);
   const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
   const inFlight2 = active.length ? mean(active.map((p) => p.v)) : d2.inFlightCapacity ?? null;
   if (lastCount === void 0 || !batches.length) return null;
-  const estInput = {
+  const key = (l3) => l3.worker_id ?? JSON.stringify(l3);
+  const lastSeen = new Map(counts.map((c) => [key(c.labels), c.points.at(-1)?.t ?? now]));
+  return decisionReading({
     batches,
     now,
     runEnd: verdict.run_end_minutes ?? d2.runEndMinutes ?? now,
-    inFlight: inFlight2,
+    inFlight: inFlight2 ?? d2.inFlightCapacity ?? null,
     completed: lastCount,
-    step: input.stepSeconds * S2 / 60
-  };
-  const est = rolloutEstimate(estInput);
-  if (!est) return null;
-  return input.trajectory === false ? est : { ...est, trajectory: estimateTrajectory(estInput) };
+    step: input.stepSeconds * S2 / 60,
+    lastSeen,
+    active: series.activeRollouts,
+    expectedRollouts: input.expectedRollouts ?? null,
+    final: !!input.ended,
+    startedAt: t.startTs,
+    trajectory: input.trajectory !== false
+  });
 }
 function steadyReader(series, fromTs) {
   const values = (s) => {
@@ -72505,7 +73031,7 @@ function referenceModeOf(x2) {
     };
   return { mode: asked, note: null };
 }
-function referenceOf(exp, observed) {
+function referenceOf2(exp, observed) {
   const recorded = exp.best ? measuredReference("current best", exp.best) : exp.baseline ? measuredReference("baseline", exp.baseline) : null;
   if (recorded) return besideOf(recorded, observed) ?? recorded;
   const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
@@ -72600,7 +73126,7 @@ function decideRuns(runs2, observed, standing, chosen) {
     started: !!r.run.job,
     ended: !!r.run.job && !!observed[i]?.ended
   }));
-  const reference = chosen ? chosen.reference : referenceOf(standing, among);
+  const reference = chosen ? chosen.reference : referenceOf2(standing, among);
   const leader = chosen ? null : leaderOf(standing, among, reference);
   const judgements = runs2.map(
     (r, i) => decideRunOf(r.run, observed[i], { standing, candidate: r.candidate, reference, leader })
@@ -73000,7 +73526,7 @@ function bestRun(record) {
   const name = record.current_best.topology;
   return name ? record.runs.find((r) => r.name === name) : void 0;
 }
-function referenceOf2(run3) {
+function referenceOf3(run3) {
   const value = run3?.verdict?.projected_full_run ?? run3?.verdict?.value ?? null;
   return run3 && value ? { name: run3.name, value, ...run3.verdict ? { verdict: run3.verdict } : {} } : null;
 }
@@ -73064,7 +73590,7 @@ function figureOf(run3) {
   });
 }
 function referenceWithFigure(run3) {
-  const r = referenceOf2(run3);
+  const r = referenceOf3(run3);
   const f = run3 && r ? figureOf(run3) : null;
   return r && f ? { ...r, figure: { value: f.value, low: f.low, high: f.high } } : r;
 }
@@ -73164,7 +73690,7 @@ function byTopology(record) {
   for (const r of record.reference_runs ?? []) add(hashOf(r.of), r.verdict?.projected_full_run);
   return groups2;
 }
-function betweenRunOf(record) {
+function betweenRunOf2(record) {
   let df = 0;
   let squares = 0;
   let within = 0;
@@ -73189,7 +73715,7 @@ function betweenRunOf(record) {
 
 // src/record/references.ts
 function recordedReferences(record, without) {
-  const betweenRun = betweenRunOf(record);
+  const betweenRun = betweenRunOf2(record);
   if (without === void 0)
     return {
       baseline: referenceWithFigure(baselineRun(record)),
@@ -73960,6 +74486,72 @@ var analyzeCommand = {
 var import_yaml5 = __toESM(require_dist(), 1);
 import { existsSync as existsSync6 } from "node:fs";
 import { join as join7 } from "node:path";
+
+// src/campaign/rounds.ts
+function startCampaign(baseline) {
+  return {
+    baseline,
+    rounds: [],
+    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
+  };
+}
+function roundWinner(state3, round3) {
+  const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
+  const better = measured2.filter((r) => r.outcome === "better");
+  const eligible = state3.best === null && better.length === 0 ? measured2 : better;
+  return eligible.sort((a, b2) => a.seconds - b2.seconds)[0];
+}
+function closeRound(state3, round3) {
+  const winner = roundWinner(state3, round3);
+  const best = winner && (state3.best === null || winner.seconds < state3.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state3.best;
+  return { ...state3, rounds: [...state3.rounds, round3], best };
+}
+function roundsWithoutGain(state3) {
+  let n = 0;
+  let replay = startCampaign(state3.baseline);
+  const gained = [];
+  for (const round3 of state3.rounds) {
+    const before = replay.best?.name;
+    replay = closeRound(replay, round3);
+    const gain = replay.best?.name !== before;
+    gained.push(gain ? true : round3.triedPredictedBest === false ? null : false);
+  }
+  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
+  return n;
+}
+function stopRule(state3, policy, outlook) {
+  const dry = roundsWithoutGain(state3);
+  if (state3.rounds.length === 0 || dry < policy.stopAfter) return null;
+  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
+  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
+}
+function spentGpuHours(state3) {
+  return state3.baseline.gpuHours + state3.rounds.reduce((a, r) => a + r.runs.reduce((b2, x2) => b2 + x2.gpuHours, 0), 0);
+}
+function nextStep2(state3, policy, expectedRunGpuHours, outlook) {
+  const stop3 = stopRule(state3, policy, outlook);
+  if (stop3) return { kind: "conclude", reason: stop3 };
+  if (policy.maxRounds !== void 0 && state3.rounds.length >= policy.maxRounds)
+    return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
+  const parent = state3.best?.name ?? state3.baseline.name;
+  let count2 = policy.parallel;
+  if (policy.gpuHours !== void 0) {
+    const left = policy.gpuHours - spentGpuHours(state3);
+    count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
+    if (count2 < 1)
+      return {
+        kind: "conclude",
+        reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
+      };
+  }
+  return { kind: "round", index: state3.rounds.length + 1, parent, count: count2 };
+}
+function canStart(policy, spent, committed, expected) {
+  return policy.gpuHours === void 0 || spent + committed + expected <= policy.gpuHours + 1e-9;
+}
+function round2(x2) {
+  return Math.round(x2 * 100) / 100;
+}
 
 // src/campaign/loop.ts
 var MAX_ATTEMPTS = 3;
@@ -75843,7 +76435,7 @@ function predictMemory(t, model, gpuMemoryGiB) {
     fraction: p.fraction
   }));
 }
-function solve(a, b2) {
+function solve2(a, b2) {
   const n = b2.length;
   const m2 = a.map((row, i) => [...row, b2[i]]);
   for (let col = 0; col < n; col++) {
@@ -75868,7 +76460,7 @@ function nnls(rows, b2) {
     if (free.length > 0) {
       const ata = free.map((i) => free.map((j2) => rows.reduce((s, r) => s + r[i] * r[j2], 0)));
       const atb = free.map((i) => rows.reduce((s, r, k2) => s + r[i] * b2[k2], 0));
-      const sol = solve(ata, atb);
+      const sol = solve2(ata, atb);
       if (!sol || sol.some((v2) => v2 < -1e-9)) continue;
       free.forEach((j2, k2) => {
         x2[j2] = Math.max(0, sol[k2]);
@@ -78355,8 +78947,8 @@ function resourceLine(m2) {
 }
 function relativeChange(value, base) {
   if (value === null || base === null || base === 0) return "\u2014";
-  const pct6 = (value - base) / base * 100;
-  return `${pct6 > 0 ? "+" : ""}${num3(pct6, 1)}%`;
+  const pct7 = (value - base) / base * 100;
+  return `${pct7 > 0 ? "+" : ""}${num3(pct7, 1)}%`;
 }
 function measured(run3) {
   const figure = figureOf(run3);
@@ -78618,16 +79210,16 @@ function predictionLines(record) {
   const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
   const covered = rows.filter((r) => r.prediction.covered).length;
   const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
-  const pct6 = (x2) => `${num3(100 * x2, 1)}%`;
+  const pct7 = (x2) => `${num3(100 * x2, 1)}%`;
   return [
     "",
-    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct6(median2)} median, ${pct6(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
+    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct7(median2)} median, ${pct7(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
     "",
     "| Candidate | Predicted s/rollout | Interval | Measured | Error | Inside |",
     "|---|---:|---|---:|---:|---|",
     ...rows.map((r) => {
       const p = r.prediction;
-      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct6(p.error)} | ${p.covered ? "yes" : "no"} |`;
+      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct7(p.error)} | ${p.covered ? "yes" : "no"} |`;
     })
   ];
 }
@@ -79755,7 +80347,7 @@ async function explain(ctx) {
   }
   return { ok: true, message: parts.join("\n\n") };
 }
-var pct3 = (x2) => `${x2 > 0 ? "+" : ""}${(x2 * 100).toFixed(1)}%`;
+var pct4 = (x2) => `${x2 > 0 ? "+" : ""}${(x2 * 100).toFixed(1)}%`;
 var interval3 = (i, f) => `${f(i.value)} [${f(i.low)}, ${f(i.high)}]`;
 var bullets = (lines) => (lines ?? []).slice(0, 12).map((l3) => `- ${inlineText(l3, 300)}`);
 function whyText(candidate, o) {
@@ -79764,7 +80356,7 @@ function whyText(candidate, o) {
   const d2 = o.decision;
   const decision = d2 ? [
     `Decision: **${d2.state}** against ${describeReference(d2.reference)}`,
-    d2.relative_change ? ` by ${interval3(d2.relative_change, pct3)}` : "",
+    d2.relative_change ? ` by ${interval3(d2.relative_change, pct4)}` : "",
     d2.figure ? `, at ${interval3(d2.figure, (x2) => x2.toFixed(2))} s/rollout` : "",
     ` (min improvement ${(d2.min_improvement * 100).toFixed(1)}%${d2.decided_at_minutes != null ? `, decided at run-minute ${d2.decided_at_minutes.toFixed(0)}` : ""}).`
   ].join("") : "Decision: none yet.";
@@ -81232,7 +81824,7 @@ function coalesce(from, to, notes) {
   }
   return out;
 }
-function pct4(value) {
+function pct5(value) {
   return `${Math.round(value * 100)}%`;
 }
 function changeText(key, from, to) {
@@ -81260,7 +81852,7 @@ function scaleBottleneck(parent, svc, evidence, ctx) {
     return {
       change: `${svc}: ${parts.join("; ")}`,
       hypothesis: `${why2}. Spreading its ${target2} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
-      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct4(gain)} while ${svc} stays the limit, less once another service binds.`
+      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct5(gain)} while ${svc} stays the limit, less once another service binds.`
     };
   };
   const gpus = gpusOf(parent, svc);
@@ -81320,7 +81912,7 @@ function raiseWorkers(parent, evidence, ctx) {
   const t = clone2(parent);
   t.runtime ??= {};
   t.runtime.nr_workers = next;
-  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct4(idle)} < ${pct4(RUNTIME_IDLE.low)}`;
+  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct5(idle)} < ${pct5(RUNTIME_IDLE.low)}`;
   return [
     {
       kind: "raise-workers",
@@ -81372,7 +81964,7 @@ function raiseTotal(parent, evidence) {
       priority: lowLoad ? factor === 1.5 ? 0.9 : 0.85 : factor === 1.25 ? 0.8 : 0.75,
       change: `rollouts in flight ${inFlight(parent)} \u2192 ${inFlight(t)} (every service's n_concurrent_rollouts raised, caches with them)`,
       hypothesis: lowLoad ? `queue-depth max low on every service (${queues}): the services idle between requests, so more rollouts in flight keep them busy.` : `every GPU is saturated (utilisation ${Math.min(...utilisation)}-${Math.max(...utilisation)}%): the node is compute-bound, so more instances cannot help, but more rollouts in flight fill the gaps between calls.`,
-      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct4(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
+      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct5(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
     });
   }
   return moves;
@@ -82442,7 +83034,7 @@ function levenbergMarquardt(f, x0, iterations) {
     let improved = false;
     for (let tries = 0; tries < 6; tries++) {
       const A = jtj.map((row, i) => row.map((v2, j2) => i === j2 ? v2 * (1 + lambda) + 1e-9 : v2));
-      const step = solve2(
+      const step = solve3(
         A,
         jtr.map((v2) => -v2)
       );
@@ -82486,7 +83078,7 @@ function jacobian(f, x2, r) {
   });
   return r.map((_2, k2) => cols.map((c) => c[k2]));
 }
-function solve2(A, b2) {
+function solve3(A, b2) {
   const n = b2.length;
   const M2 = A.map((row, i) => [...row, b2[i]]);
   for (let c = 0; c < n; c++) {
@@ -82511,7 +83103,7 @@ function invert(A) {
   const n = A.length;
   return Array.from({ length: n }, (_2, j2) => {
     const e = Array.from({ length: n }, (_3, i) => i === j2 ? 1 : 0);
-    return solve2(A, e) ?? e.map(() => 0);
+    return solve3(A, e) ?? e.map(() => 0);
   }).reduce(
     (cols, col, j2) => {
       col.forEach((v2, i) => {
@@ -82750,7 +83342,7 @@ function suggest2(input, options2 = {}) {
       if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.netLogSd) / prediction.parentSeconds < minImprovement) {
         rejected.push({
           change: move.change,
-          reason: `predicted below min_improvement ${pct5(minImprovement)}: ${pct5(prediction.gain)} faster [${pct5(prediction.gainLow)}, ${pct5(prediction.gainHigh)}]`
+          reason: `predicted below min_improvement ${pct6(minImprovement)}: ${pct6(prediction.gain)} faster [${pct6(prediction.gainLow)}, ${pct6(prediction.gainHigh)}]`
         });
         continue;
       }
@@ -82814,7 +83406,7 @@ function suggest2(input, options2 = {}) {
     const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
     stop3 = {
       stop: true,
-      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct5(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
+      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct6(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
     };
   }
   return {
@@ -82835,7 +83427,7 @@ function suggest2(input, options2 = {}) {
     } : {}
   };
 }
-var pct5 = (x2) => `${Math.round(1e3 * x2) / 10}%`;
+var pct6 = (x2) => `${Math.round(1e3 * x2) / 10}%`;
 function undominated(scored, minImprovement, rejected) {
   const predicted = scored.filter((s) => s.prediction);
   const best = predicted.sort((a, b2) => a.prediction.seconds - b2.prediction.seconds)[0]?.prediction;
@@ -82847,7 +83439,7 @@ function undominated(scored, minImprovement, rejected) {
     if (lose <= Math.log(1 + minImprovement)) return true;
     rejected.push({
       change: move.change,
-      reason: `dominated: predicted ${pct5(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct5(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct5(minImprovement)}`
+      reason: `dominated: predicted ${pct6(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct6(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct6(minImprovement)}`
     });
     return false;
   });
@@ -82859,7 +83451,7 @@ function calibratedStop(outlook, calibration, minImprovement) {
   if (bound >= minImprovement) return null;
   return {
     stop: true,
-    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct5(outlook.gain)} faster, ${pct5(bound)} at most with its calibration error (\xB1${pct5(error)} on the runs it predicted): below min_improvement ${pct5(minImprovement)}`
+    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct6(outlook.gain)} faster, ${pct6(bound)} at most with its calibration error (\xB1${pct6(error)} on the runs it predicted): below min_improvement ${pct6(minImprovement)}`
   };
 }
 function modelOutlook(scored, picked) {
@@ -82929,7 +83521,7 @@ function candidatePrediction(p) {
 function predictionSentence(p) {
   const parent = p.parentFigure ?? p.parentSeconds;
   const seconds4 = p.seconds / p.parentSeconds * parent;
-  return `Predicted ${pct5(p.gain)} faster [${pct5(p.gainLow)}, ${pct5(p.gainHigh)}] than ${p.parent} (${parent.toFixed(2)} \u2192 ${seconds4.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
+  return `Predicted ${pct6(p.gain)} faster [${pct6(p.gainLow)}, ${pct6(p.gainHigh)}] than ${p.parent} (${parent.toFixed(2)} \u2192 ${seconds4.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
 }
 function predictionFor(cal, topology, parent, gpus) {
   const m2 = measurementOf(parent);
@@ -89211,6 +89803,40 @@ function liveCandidate(p) {
   };
 }
 
+// src/analysis/reference-lifetime.ts
+var YOUNG_MINUTES = FORECAST_AFTER_MINUTES;
+function needOf(d2, o) {
+  if (d2 && !decisionOpen(d2)) return null;
+  if (!d2?.relative_change || d2.expected_minutes_to_decision === void 0) return "no-interval";
+  if (pointsAtGain(d2, o.minImprovement)) return "points-at-gain";
+  return o.minute < YOUNG_MINUTES ? "young" : null;
+}
+var WHY = {
+  "no-interval": "has no interval yet",
+  "points-at-gain": "points at a gain",
+  young: `is younger than ${YOUNG_MINUTES} run-minutes`
+};
+function referenceNeeded(candidates, o) {
+  if (o.minute >= o.horizonMinutes)
+    return { needed: false, reason: `the horizon (${o.horizonMinutes} run-minutes) closes every decision` };
+  let found = null;
+  for (const c of candidates) {
+    const why2 = needOf(c.decision, o);
+    if (why2 && (!found || why2 === "points-at-gain" && found.why !== "points-at-gain"))
+      found = { by: c.name, why: why2 };
+  }
+  if (found)
+    return {
+      needed: true,
+      ...found,
+      reason: `${found.by} ${WHY[found.why]}: its decision reads the reference at its age`
+    };
+  return {
+    needed: false,
+    reason: candidates.length ? "no open decision would change what the round decides with more reference data (each is decided, or past its first 30 run-minutes without pointing at a gain)" : "no candidate is open"
+  };
+}
+
 // src/monitor/reference-job.ts
 var isRef = (p) => p.c.role === "reference";
 function endedFor(p) {
@@ -92024,7 +92650,7 @@ async function runDemo(options2, deps) {
     let record = parts.createRecord(prepared);
     const reference = () => parts.references(record);
     const ctx = { parts, prepared, env, options: options2, view, output, cleanup, signal, reference };
-    const settle2 = (what, { outcomes: batch, reference: ref }) => {
+    const settle3 = (what, { outcomes: batch, reference: ref }) => {
       for (const outcome of oneWinner(batch)) {
         record = parts.apply(record, outcome);
         outcomes.push(outcome);
@@ -92040,7 +92666,7 @@ async function runDemo(options2, deps) {
       output.write(`experiments/${experimentId}.json`, parts.recordJson(record));
       output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(record));
     };
-    settle2("baseline", await runBatch("baseline", [baseline], ctx));
+    settle3("baseline", await runBatch("baseline", [baseline], ctx));
     const broken = await brokenBaseline(outcomes[0], parts, env);
     if (broken) {
       log(`the demo measured nothing: ${broken}`);
@@ -92059,7 +92685,7 @@ async function runDemo(options2, deps) {
       }
       const best = bestCandidate(reference().current, baseline, outcomes);
       const title = `round ${round3} of ${options2.rounds}`;
-      settle2(
+      settle3(
         `round ${round3}`,
         await runBatch(title, suggestion.proposals, ctx, best ? { candidate: best, round: round3 } : null)
       );
@@ -92571,7 +93197,7 @@ function realDemoParts(root, env, outDir) {
       baseline: referenceWithFigure(baselineRun(record)),
       best: referenceWithFigure(bestRun(record)),
       current: record.current_best.topology,
-      betweenRun: betweenRunOf(record)
+      betweenRun: betweenRunOf2(record)
     }),
     applyReference: (record, reference) => applyReferenceRun(record, referenceRunOf2(reference)),
     apply(record, outcome) {
@@ -97238,7 +97864,7 @@ var watchCommand = {
   summary: "Decide, stop and record an experiment's runs as the monitor does, without GitHub",
   help: {
     synopsis: "topo watch <experiment> [candidate\u2026] [options]",
-    description: "The monitor's pass from the CLI: the same stages, judge and decision path as the monitor action, with no GitHub. It watches each named candidate's newest run of the topology its file describes (default: every candidate with a live run, or an ended one the record does not hold yet) and looks again every --interval seconds while runs are live. A run is stopped at its decision (stop_when_decided), the round's reference job is started beside its candidates and stopped as the monitor does (experiment.yaml reference: beside), each decision is printed as its pull request comment's headline would say it, a run that ended is recorded in experiments/<id>.json and .md as the record workflow records a merged (decided better, or the baseline) or closed pull request, and each reference job of a round that ended among the record's reference runs with the GPU-minutes it held (--no-record leaves that to `topo record`). It never submits a candidate (`topo submit` does). Exit 0 once every watched run is decided and ended (and recorded). Ctrl-C leaves the runs as they are and exits 130; its memory is .topo/watch/<experiment>.json, so a second `topo watch` resumes. With --json: one object per event, one per line (schemas/cli/watch.schema.json).",
+    description: "The monitor's pass from the CLI: the same stages, judge and decision path as the monitor action, with no GitHub. It watches each named candidate's newest run of the topology its file describes (default: every candidate with a live run, or an ended one the record does not hold yet) and looks again every --interval seconds while runs are live. A run is stopped at its decision (stop_when_decided), the round's reference job is started beside its candidates and stopped as the monitor does (experiment.yaml reference: beside), each decision is printed as its pull request comment's headline would say it (a candidate faster at equal run age first as the provisional winner, better-at-equal-age, whose job runs on until the full-run guard settles its final decision), a run that ended is recorded in experiments/<id>.json and .md as the record workflow records a merged (decided better, or the baseline) or closed pull request, and each reference job of a round that ended among the record's reference runs with the GPU-minutes it held (--no-record leaves that to `topo record`). It never submits a candidate (`topo submit` does). Exit 0 once every watched run is decided and ended (and recorded). Ctrl-C leaves the runs as they are and exits 130; its memory is .topo/watch/<experiment>.json, so a second `topo watch` resumes. With --json: one object per event, one per line (schemas/cli/watch.schema.json).",
     options: [
       {
         name: "interval",
@@ -97480,7 +98106,7 @@ function interrupted2(io, s) {
   );
   return EXIT.interrupted;
 }
-var FINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+var FINAL2 = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
 function eventOf(s, c, event, text3) {
   const d2 = c.view.observation.decision;
   return {
@@ -97529,7 +98155,7 @@ function eventsOf(s, report4) {
       out.push(
         eventOf(s, c, "stopped", `  stopped Slurm job ${c.cancelled} of ${c.candidate} at its decision`)
       );
-    if (FINAL.has(c.state) && !seen.ended) {
+    if (FINAL2.has(c.state) && !seen.ended) {
       seen.ended = true;
       out.push(eventOf(s, c, "ended", `${headline} (${c.state})`));
     }
@@ -97542,7 +98168,7 @@ function recordEnded(io, s, report4) {
   for (const target2 of s.targets) {
     const c = report4.candidates.find((x2) => x2.runName === target2.job.name);
     const seen = s.seen.get(target2.job.name);
-    if (!c || !seen || seen.recorded || !FINAL.has(c.state)) continue;
+    if (!c || !seen || seen.recorded || !FINAL2.has(c.state)) continue;
     const accept = !target2.candidate.parent || c.view.observation.decision?.state === "better";
     const result = recordLocally({
       experiment: s.experiment,
@@ -97566,7 +98192,7 @@ function recordReferences3(io, s, report4) {
   const out = [];
   for (const h2 of s.state.references) {
     const c = report4.candidates.find((x2) => x2.runName === h2.request.runName);
-    if (h2.recorded || !h2.run || !c || !FINAL.has(c.state)) continue;
+    if (h2.recorded || !h2.run || !c || !FINAL2.has(c.state)) continue;
     const result = recordReferenceLocally({
       experiment: s.experiment,
       ...s.t.cluster ? { cluster: s.t.cluster.config } : {},
@@ -97628,11 +98254,11 @@ function allDone(s, report4) {
   const each = runs2.every((c) => {
     if (!c) return false;
     const d2 = c.view.observation.decision?.state;
-    if (keepsRunning && d2 && d2 !== "measuring" && !FINAL.has(c.state)) return true;
-    return FINAL.has(c.state) && (!s.record || !!s.seen.get(c.runName)?.recorded);
+    if (keepsRunning && d2 && d2 !== "measuring" && !FINAL2.has(c.state)) return true;
+    return FINAL2.has(c.state) && (!s.record || !!s.seen.get(c.runName)?.recorded);
   });
   const references = report4.candidates.filter((c) => !watched.has(c.runName));
-  return each && references.every((c) => FINAL.has(c.state) || !c.view.jobId);
+  return each && references.every((c) => FINAL2.has(c.state) || !c.view.jobId);
 }
 function closeQueuedReferences(s, report4) {
   const jobless = new Set(report4.candidates.filter((c) => !c.view.jobId).map((c) => c.runName));

@@ -40060,7 +40060,7 @@ var require_nacl_fast = __commonJS({
           sel25519(p[i], q[i], b);
         }
       }
-      function pack(r, p) {
+      function pack2(r, p) {
         var tx = gf(), ty = gf(), zi = gf();
         inv25519(zi, p[2]);
         M(tx, p[0], zi);
@@ -40100,7 +40100,7 @@ var require_nacl_fast = __commonJS({
         d[31] &= 127;
         d[31] |= 64;
         scalarbase(p, d);
-        pack(pk, p);
+        pack2(pk, p);
         for (i = 0; i < 32; i++) sk[i + 32] = pk[i];
         return 0;
       }
@@ -40149,7 +40149,7 @@ var require_nacl_fast = __commonJS({
         crypto_hash(r, sm.subarray(32), n + 32);
         reduce(r);
         scalarbase(p, r);
-        pack(sm, p);
+        pack2(sm, p);
         for (i = 32; i < 64; i++) sm[i] = sk[i];
         crypto_hash(h2, sm, n + 64);
         reduce(h2);
@@ -40205,7 +40205,7 @@ var require_nacl_fast = __commonJS({
         scalarmult(p, q, h2);
         scalarbase(q, sm.subarray(32));
         add(p, q);
-        pack(t, p);
+        pack2(t, p);
         n -= 64;
         if (crypto_verify_32(sm, 0, t, 0)) {
           for (i = 0; i < n; i++) m[i] = 0;
@@ -62702,151 +62702,6 @@ function code(s) {
   return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
 }
 
-// src/analysis/reference-lifetime.ts
-var YOUNG_MINUTES = 30;
-function pointsAtGain(d, minImprovement) {
-  const v = d?.relative_change?.value;
-  return v !== void 0 && v <= -minImprovement / 2;
-}
-function needOf(d, o) {
-  if (d && d.state !== "measuring") return null;
-  if (!d?.relative_change || d.expected_minutes_to_decision === void 0) return "no-interval";
-  if (pointsAtGain(d, o.minImprovement)) return "points-at-gain";
-  return o.minute < YOUNG_MINUTES ? "young" : null;
-}
-var WHY = {
-  "no-interval": "has no interval yet",
-  "points-at-gain": "points at a gain",
-  young: `is younger than ${YOUNG_MINUTES} run-minutes`
-};
-function referenceNeeded(candidates, o) {
-  if (o.minute >= o.horizonMinutes)
-    return { needed: false, reason: `the horizon (${o.horizonMinutes} run-minutes) closes every decision` };
-  let found = null;
-  for (const c of candidates) {
-    const why2 = needOf(c.decision, o);
-    if (why2 && (!found || why2 === "points-at-gain" && found.why !== "points-at-gain"))
-      found = { by: c.name, why: why2 };
-  }
-  if (found)
-    return {
-      needed: true,
-      ...found,
-      reason: `${found.by} ${WHY[found.why]}: its decision reads the reference at its age`
-    };
-  return {
-    needed: false,
-    reason: candidates.length ? "no open decision would change what the round decides with more reference data (each is decided, or past its first 30 run-minutes without pointing at a gain)" : "no candidate is open"
-  };
-}
-
-// src/campaign/rounds.ts
-function startCampaign(baseline) {
-  return {
-    baseline,
-    rounds: [],
-    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
-  };
-}
-function roundWinner(state3, round3) {
-  const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
-  const better = measured2.filter((r) => r.outcome === "better");
-  const eligible = state3.best === null && better.length === 0 ? measured2 : better;
-  return eligible.sort((a, b) => a.seconds - b.seconds)[0];
-}
-function closeRound(state3, round3) {
-  const winner = roundWinner(state3, round3);
-  const best = winner && (state3.best === null || winner.seconds < state3.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state3.best;
-  return { ...state3, rounds: [...state3.rounds, round3], best };
-}
-function roundsWithoutGain(state3) {
-  let n = 0;
-  let replay = startCampaign(state3.baseline);
-  const gained = [];
-  for (const round3 of state3.rounds) {
-    const before = replay.best?.name;
-    replay = closeRound(replay, round3);
-    const gain = replay.best?.name !== before;
-    gained.push(gain ? true : round3.triedPredictedBest === false ? null : false);
-  }
-  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
-  return n;
-}
-function stopRule(state3, policy, outlook) {
-  const dry = roundsWithoutGain(state3);
-  if (state3.rounds.length === 0 || dry < policy.stopAfter) return null;
-  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
-  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
-}
-function spentGpuHours(state3) {
-  return state3.baseline.gpuHours + state3.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0);
-}
-function nextStep(state3, policy, expectedRunGpuHours, outlook) {
-  const stop3 = stopRule(state3, policy, outlook);
-  if (stop3) return { kind: "conclude", reason: stop3 };
-  if (policy.maxRounds !== void 0 && state3.rounds.length >= policy.maxRounds)
-    return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
-  const parent = state3.best?.name ?? state3.baseline.name;
-  let count2 = policy.parallel;
-  if (policy.gpuHours !== void 0) {
-    const left = policy.gpuHours - spentGpuHours(state3);
-    count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
-    if (count2 < 1)
-      return {
-        kind: "conclude",
-        reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
-      };
-  }
-  return { kind: "round", index: state3.rounds.length + 1, parent, count: count2 };
-}
-var FORECAST_AFTER_MINUTES = YOUNG_MINUTES;
-function futileByForecast(decision, minute, horizon, minImprovement) {
-  if (decision.state !== "measuring" || minute < FORECAST_AFTER_MINUTES) return false;
-  if (decision.relative_change?.value === void 0 || pointsAtGain(decision, minImprovement)) return false;
-  const eta = decision.expected_minutes_to_decision;
-  if (eta === void 0) return false;
-  return eta === null || eta > horizon;
-}
-function canStart(policy, spent, committed, expected) {
-  return policy.gpuHours === void 0 || spent + committed + expected <= policy.gpuHours + 1e-9;
-}
-function round2(x) {
-  return Math.round(x * 100) / 100;
-}
-
-// src/campaign/loop.ts
-var MAX_ATTEMPTS = 3;
-function pendingReruns(state3, minImprovement) {
-  const last = state3.rounds.at(-1);
-  if (!last) return [];
-  return last.runs.filter(
-    (r) => !!r.rerun && (r.attempt ?? 1) < MAX_ATTEMPTS && r.change !== void 0 && r.change <= -minImprovement / 2
-  );
-}
-function planRound(state3, policy, suggestion, expectedRunGpuHours) {
-  const reruns = pendingReruns(state3, policy.minImprovement);
-  const outlook = suggestion.outlook ? { gainLow: suggestion.outlook.gainLow } : null;
-  const held = reruns.length ? { ...policy, stopAfter: Number.POSITIVE_INFINITY } : policy;
-  const step = nextStep(state3, held, expectedRunGpuHours, outlook);
-  if (step.kind === "conclude") return step;
-  const kept = reruns.slice(0, step.count);
-  if (!kept.length && (suggestion.stop.stop || suggestion.proposals.length === 0))
-    return { kind: "conclude", reason: `suggest: ${suggestion.stop.reason}` };
-  const proposals2 = suggestion.proposals.slice(0, step.count - kept.length);
-  const best = suggestion.outlook ? proposals2.find((p) => p.change === suggestion.outlook.change) : void 0;
-  return {
-    kind: "round",
-    round: {
-      index: step.index,
-      parent: step.parent,
-      reruns: kept,
-      proposals: proposals2,
-      predictedBest: best?.candidate.name ?? null,
-      modelled: !!suggestion.outlook
-    }
-  };
-}
-
 // src/catalog/alpasim.ts
 var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
 var METRIC_SERVICE_LABEL = {
@@ -62941,47 +62796,676 @@ var RECORDING_RULES = {
   rpcBlockingP95: "alpasim:rpc_blocking_seconds:p95"
 };
 
-// src/topology/capacity.ts
-function containers(topology, svc) {
-  const gpus = topology.services?.[svc]?.gpus;
-  return Array.isArray(gpus) ? gpus.length : 1;
-}
-function isSkipped(topology, svc) {
-  return topology.runtime?.endpoints?.[svc]?.skip === true;
-}
-function activeServices(topology) {
-  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
-}
-function capacity(topology, svc) {
-  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
-  const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-  return containers(topology, svc) * replicas2 * concurrency2;
-}
-function capacitySummary(topology) {
-  const byService = {};
-  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
-  const values = Object.values(byService);
-  const inFlight2 = values.length ? Math.min(...values) : 0;
-  const max = values.length ? Math.max(...values) : 0;
-  return {
-    byService,
-    inFlight: inFlight2,
-    binding: activeServices(topology).filter((s) => byService[s] === inFlight2),
-    imbalance: inFlight2 > 0 ? max / inFlight2 : Number.POSITIVE_INFINITY
-  };
-}
-function gpuMap(topology) {
-  const map = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    for (const gpu of gpus) {
-      const list = map.get(gpu) ?? [];
-      if (!list.includes(svc)) list.push(svc);
-      map.set(gpu, list);
+// topologies/schema/experiment.schema.json
+var experiment_schema_default = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $id: "https://alpasim-topo.local/schema/experiment.schema.json",
+  title: "Experiment",
+  description: "topologies/<experiment>/experiment.yaml: what is fixed across the candidates of one experiment.",
+  type: "object",
+  additionalProperties: false,
+  required: ["experiment_id", "cluster", "base_topology", "fixed_inputs"],
+  properties: {
+    experiment_id: {
+      type: "string",
+      pattern: "^topology-opt-[a-z0-9_.]+(-[a-z0-9_.]+)*-[a-z0-9_]+-[0-9]{8}$",
+      maxLength: 80,
+      description: "topology-opt-<driver>-<cluster>-<YYYYMMDD>"
+    },
+    objective: {
+      type: "string",
+      default: "minimize stabilized full-run seconds_per_rollout"
+    },
+    command: {
+      type: "string",
+      maxLength: 8e3,
+      description: "The full AlpaSim run command the experiment started from."
+    },
+    cluster: {
+      type: "string",
+      pattern: "^[a-z0-9][a-z0-9_-]{0,31}$",
+      description: "A cluster name from topologies/clusters.yaml."
+    },
+    base_topology: {
+      type: "string",
+      pattern: "^[A-Za-z0-9_]{1,64}$",
+      description: "The AlpaSim topology preset candidates start from (topology=<name>)."
+    },
+    max_parallel: {
+      type: "integer",
+      minimum: 1,
+      maximum: 16,
+      default: 3,
+      description: "Live candidates at once (the seed's limit is 3)."
+    },
+    stop_when_stable: {
+      type: "boolean",
+      default: false,
+      description: "Cancel the reference's job (the baseline running beside the candidates) once its verdict is stable, to save GPU-hours. A candidate is never stopped as stable: it is stopped on its decision (stop_when_decided)."
+    },
+    min_improvement: {
+      type: "number",
+      minimum: 0,
+      maximum: 0.5,
+      default: 0.02,
+      description: "Relative change of seconds per rollout below which two candidates are called equivalent (0.02 = 2%)."
+    },
+    decision_boundary: {
+      type: "string",
+      enum: ["alpha-spending", "always-valid"],
+      default: "alpha-spending",
+      description: "How a decision stays valid while the monitor looks every minute: `alpha-spending` (one-sided group-sequential boundaries, Lan\u2013DeMets Pocock-type, spending the error over max_decision_minutes) or `always-valid` (a two-sided confidence sequence with no horizon, slower). See docs/monitor.md."
+    },
+    max_decision_minutes: {
+      type: "number",
+      minimum: 10,
+      maximum: 1440,
+      default: 120,
+      description: "Run-minutes over which the alpha-spending boundary spends the error allowed; a candidate still undecided then stays `measuring` (no claim is made any more)."
+    },
+    reference: {
+      type: "string",
+      enum: ["beside", "recorded"],
+      default: "beside",
+      description: "What a round's candidates are decided against. `beside` (default): one job of the current best (the record's best, else its baseline) runs beside them, started with them, and each candidate is decided against it at equal run age; it counts in max_parallel and is stopped when no open decision needs it (docs/monitor.md). `recorded`: no reference job; candidates are decided against the record's best as it was measured, with a between-run term in the interval (estimated from repeated runs of one topology in the record, else assumed)."
+    },
+    stop_when_decided: {
+      type: "boolean",
+      default: true,
+      description: "Cancel a candidate's job as soon as its comparison with the baseline and the current best is decided, to save GPU time."
+    },
+    allow_unmeasured_memory: {
+      type: "boolean",
+      default: false,
+      description: "Accept candidates whose predicted GPU memory is above a GPU's capacity while the memory model is clusters.yaml's estimate (not yet fitted from this experiment's measured runs): a warning instead of an error. Once the record fits the model from measured runs, above capacity is an error whatever this says."
+    },
+    comment_interval_minutes: {
+      type: "number",
+      minimum: 1,
+      maximum: 1440,
+      default: 15,
+      description: "A running candidate's comment is rewritten at most this often unless its state or decision changes (GitHub API budget)."
+    },
+    autopilot: {
+      type: "object",
+      additionalProperties: false,
+      required: ["enabled", "gpu_hours"],
+      description: "The autopilot (docs/autopilot.md): the experiment runs its own rounds of candidates as bot pull requests under this policy. Read from the default branch only: editing it in a pull request changes nothing until merged; a change applies from the next round (the budget at once), and enabled: false pauses.",
+      properties: {
+        enabled: {
+          type: "boolean",
+          description: "Run rounds by themselves. false pauses: no new run starts, running ones go on to their decision."
+        },
+        max_rounds: {
+          type: "integer",
+          minimum: 1,
+          maximum: 50,
+          default: 6,
+          description: "Rounds after the baseline at most; then the autopilot concludes."
+        },
+        gpu_hours: {
+          type: "number",
+          exclusiveMinimum: 0,
+          maximum: 1e6,
+          description: "Hard budget of the experiment in GPU-hours (every run counts, the baseline and people's candidates included). A run starts only when spent + the expected cost of the live runs + its own fit; at the budget the autopilot stops its live runs and concludes."
+        },
+        parallel: {
+          type: "integer",
+          minimum: 1,
+          maximum: 16,
+          description: "Candidates per round (the seed's at most 3); at most max_parallel, which it defaults to."
+        },
+        stop_after: {
+          type: "integer",
+          minimum: 1,
+          maximum: 20,
+          default: 2,
+          description: "Rounds in a row without a decided gain after which the autopilot concludes (the seed's stop rule)."
+        },
+        submit: {
+          enum: ["auto", "approval"],
+          default: "auto",
+          description: "auto: the autopilot makes each bot pull request's Request itself; approval: a writer's /topo submit or approving review starts each one."
+        },
+        merge: {
+          enum: ["manual", "auto"],
+          default: "manual",
+          description: "manual: the concluded winner's pull request is labelled and marked ready for review; auto: merged once every check in required_checks passed."
+        },
+        required_checks: {
+          type: "array",
+          maxItems: 32,
+          uniqueItems: true,
+          items: {
+            type: "string",
+            minLength: 1,
+            maxLength: 100,
+            pattern: "^[A-Za-z0-9][A-Za-z0-9 _./:()-]*$"
+          },
+          description: "The status checks branch protection requires on the default branch (e.g. topo/validate, topo/monitor). merge: auto needs them listed, topo/monitor among them, and merges only once each passed on the winner's head."
+        }
+      }
+    },
+    fixed_inputs: {
+      type: "object",
+      additionalProperties: false,
+      required: ["deploy", "driver"],
+      properties: {
+        deploy: {
+          type: "string",
+          pattern: "^[A-Za-z0-9_.-]{1,64}$"
+        },
+        driver: {
+          type: "string",
+          pattern: "^[A-Za-z0-9_.-]{1,64}$"
+        },
+        scenes: {
+          type: "string",
+          pattern: "^[A-Za-z0-9_.-]{1,128}$",
+          description: "scenes.test_suite_id"
+        },
+        scene_count: {
+          type: "integer",
+          minimum: 1,
+          description: "Scenes in the suite (e.g. 913 for public_2601); with rollouts_per_scene gives the run's length."
+        },
+        rollouts_per_scene: {
+          type: "integer",
+          minimum: 1,
+          default: 1
+        },
+        cameras: {
+          type: "string",
+          pattern: "^[A-Za-z0-9_.-]{1,64}$",
+          description: "Camera preset (+cameras=<preset>)."
+        },
+        control_timestep_us: {
+          type: "integer",
+          minimum: 1
+        },
+        simulation_duration_s: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 20
+        },
+        git_commit: {
+          type: "string",
+          pattern: "^[0-9a-f]{7,40}$"
+        },
+        overrides: {
+          type: "array",
+          maxItems: 200,
+          items: {
+            type: "string",
+            maxLength: 700,
+            pattern: "^\\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=[^\\u0000-\\u001f\\u007f`$\\\\;&|<>]*$"
+          },
+          description: "Other Hydra overrides of the command that stay fixed across candidates ([+|++]key=value; a value may hold spaces). Each key must exist in AlpaSim's config tree (rule override-unknown); hydra.*, _target_, _args_, env_set and callbacks are refused (override-forbidden)."
+        },
+        submit_env: {
+          type: "object",
+          additionalProperties: false,
+          description: "Variables of the command that AlpaSim's submit.sh reads (LOGDIR=... DESCRIPTION=... sbatch ...). Render passes them through the sbatch export allowlist; each run gets LOGDIR/<job name>.",
+          properties: {
+            LOGDIR: {
+              type: "string",
+              pattern: "^[A-Za-z0-9._][A-Za-z0-9._/-]{0,500}$|^/[A-Za-z0-9._/-]{0,500}$"
+            },
+            DESCRIPTION: {
+              type: "string",
+              pattern: "^[A-Za-z0-9 _.,:/@+=()-]{1,200}$"
+            }
+          }
+        },
+        slurm: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            account: {
+              type: "string",
+              pattern: "^[A-Za-z0-9_.-]{1,64}$"
+            },
+            partition: {
+              type: "string",
+              pattern: "^[A-Za-z0-9_.,-]{1,128}$"
+            },
+            gpus_per_node: {
+              type: "integer",
+              minimum: 1,
+              maximum: 64
+            },
+            gpus: {
+              type: "integer",
+              minimum: 1,
+              maximum: 64,
+              description: "sbatch --gpus=N of the command (one node: the GPUs of the job); rendered as --gpus=N."
+            },
+            time: {
+              type: "string",
+              pattern: "^([0-9]+-)?[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$"
+            }
+          }
+        }
+      }
+    },
+    stabilisation: {
+      type: "object",
+      additionalProperties: false,
+      description: "Detector thresholds; defaults suit AlpaSim's 5-second scrape.",
+      properties: {
+        warmup_floor_minutes: {
+          type: "number",
+          minimum: 0,
+          default: 10
+        },
+        window_minutes: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 5
+        },
+        max_relative_range: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 0.02
+        },
+        max_relative_slope_per_hour: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 0.05
+        },
+        consecutive_windows: {
+          type: "integer",
+          minimum: 1,
+          default: 3
+        },
+        max_ci_relative: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 0.03
+        }
+      }
     }
   }
-  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
+};
+
+// src/topology/settings.ts
+function schemaDefault(key) {
+  const p = experiment_schema_default.properties[key];
+  if (p.default === void 0) throw new Error(`experiment.schema.json: ${String(key)} has no default`);
+  return p.default;
+}
+var EXPERIMENT_DEFAULTS = {
+  maxParallel: schemaDefault("max_parallel"),
+  minImprovement: schemaDefault("min_improvement"),
+  decisionBoundary: schemaDefault("decision_boundary"),
+  maxDecisionMinutes: schemaDefault("max_decision_minutes"),
+  stopWhenDecided: schemaDefault("stop_when_decided"),
+  stopWhenStable: schemaDefault("stop_when_stable"),
+  commentIntervalMinutes: schemaDefault("comment_interval_minutes"),
+  rolloutsPerScene: experiment_schema_default.properties.fixed_inputs.properties.rollouts_per_scene.default
+};
+function experimentSettings(x) {
+  const d = EXPERIMENT_DEFAULTS;
+  const fi = x?.fixed_inputs;
+  return {
+    maxParallel: x?.max_parallel ?? d.maxParallel,
+    minImprovement: x?.min_improvement ?? d.minImprovement,
+    decisionBoundary: x?.decision_boundary ?? d.decisionBoundary,
+    maxDecisionMinutes: x?.max_decision_minutes ?? d.maxDecisionMinutes,
+    stopWhenDecided: x?.stop_when_decided ?? d.stopWhenDecided,
+    stopWhenStable: x?.stop_when_stable ?? d.stopWhenStable,
+    commentIntervalMinutes: x?.comment_interval_minutes ?? d.commentIntervalMinutes,
+    expectedRollouts: fi?.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? d.rolloutsPerScene) : null,
+    slurmTime: fi?.slurm?.time ?? null,
+    gpusPerNode: fi?.slurm?.gpus_per_node ?? null
+  };
+}
+
+// src/analysis/boundaries.ts
+var E1 = Math.E - 1;
+function pocockSpending(alpha, tau) {
+  return alpha * Math.log(1 + E1 * Math.min(1, Math.max(0, tau)));
+}
+var cache = /* @__PURE__ */ new Map();
+function upperTail(z) {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * x);
+  const erfc = t * Math.exp(
+    -x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+  );
+  const p = erfc / 2;
+  return z >= 0 ? p : 1 - p;
+}
+function spendingBoundaries(K, alpha) {
+  const key = `${K}:${alpha}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const h2 = 0.1;
+  const lo = -8 * Math.sqrt(K) - 8;
+  const n0 = Math.ceil(-lo / h2);
+  let f = new Float64Array(0);
+  const out = [];
+  const phi = (x) => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
+  let spent = 0;
+  for (let k = 1; k <= K; k++) {
+    const target2 = pocockSpending(alpha, k / K) - spent;
+    const hiS = 8 * Math.sqrt(k) + 8;
+    const n = n0 + Math.ceil(hiS / h2) + 1;
+    const g = new Float64Array(n);
+    if (k === 1) for (let i = 0; i < n; i++) g[i] = phi(lo + i * h2);
+    else
+      for (let j = 0; j < f.length; j++) {
+        const w = f[j] * h2;
+        if (w < 1e-300) continue;
+        const sj = lo + j * h2;
+        const from = Math.max(0, Math.floor((sj - 9 - lo) / h2));
+        const to = Math.min(n - 1, Math.ceil((sj + 9 - lo) / h2));
+        for (let i = from; i <= to; i++) g[i] = g[i] + w * phi(lo + i * h2 - sj);
+      }
+    const tail = (b2) => {
+      let p = 0;
+      const start = Math.ceil((b2 - lo) / h2);
+      for (let i = Math.max(0, start); i < n; i++) p += g[i] * h2;
+      const i0 = start - 1;
+      if (i0 >= 0 && i0 < n) p += g[i0] * (lo + start * h2 - b2);
+      return p;
+    };
+    let a = 0;
+    let b = hiS;
+    for (let it = 0; it < 60; it++) {
+      const mid = (a + b) / 2;
+      if (tail(mid) > target2) a = mid;
+      else b = mid;
+    }
+    const bound = (a + b) / 2;
+    spent += tail(bound);
+    out.push(bound / Math.sqrt(k));
+    const cut = Math.floor((bound - lo) / h2);
+    for (let i = Math.max(0, cut + 1); i < n; i++) g[i] = 0;
+    f = g;
+  }
+  if (K >= 1) out[0] = zOfTail(pocockSpending(alpha, 1 / K));
+  cache.set(key, out);
+  return out;
+}
+function zOfTail(p) {
+  let a = -10;
+  let b = 10;
+  for (let i = 0; i < 80; i++) {
+    const m = (a + b) / 2;
+    if (upperTail(m) > p) a = m;
+    else b = m;
+  }
+  return (a + b) / 2;
+}
+function lookIndex(p) {
+  const K = Math.max(1, Math.round(p.maxMinutes));
+  const span = Math.max(1, p.maxMinutes - p.warmupEnd);
+  const tau = (p.minutes - p.warmupEnd) / span;
+  if (tau > 1 + 1e-9) return null;
+  return { k: Math.min(K, Math.max(1, Math.floor(tau * K))), K, tau: Math.max(0, tau) };
+}
+function boundaryAt(p, alpha) {
+  const look = lookIndex(p);
+  if (!look) return null;
+  return spendingBoundaries(look.K, alpha)[look.k - 1];
+}
+
+// src/analysis/cohort-fit.ts
+var NOISE_PRIOR = 10;
+var FIT_ITERATIONS = 100;
+var RIDGE = 0.5;
+var SQRT2PI = Math.sqrt(2 * Math.PI);
+function upperTail2(z) {
+  const t = 1 / (1 + 0.2316419 * Math.abs(z));
+  const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
+  const q = Math.exp(-0.5 * z * z) / SQRT2PI * poly;
+  return z >= 0 ? q : 1 - q;
+}
+function mills(z) {
+  if (z > 8) return z + 1 / z;
+  return Math.exp(-0.5 * z * z) / SQRT2PI / Math.max(1e-300, upperTail2(z));
+}
+var muAt = (f, it) => (1 - it.a) * f.mu[it.c] + it.a * (f.mu[it.c + 1] ?? f.mu[it.c]);
+function tri(n) {
+  const t = { d: new Float64Array(n), o: new Float64Array(Math.max(0, n - 1)), b: new Float64Array(n) };
+  for (let c = 0; c + 1 < n; c++) {
+    t.d[c] = t.d[c] + RIDGE;
+    t.d[c + 1] = t.d[c + 1] + RIDGE;
+    t.o[c] = t.o[c] - RIDGE;
+  }
+  if (n === 1) t.d[0] = RIDGE * 1e-3;
+  return t;
+}
+function addTo(t, it, om, r) {
+  const [u, v] = [1 - it.a, it.a];
+  t.d[it.c] = t.d[it.c] + om * u * u;
+  t.b[it.c] = t.b[it.c] + om * u * r;
+  if (it.c + 1 < t.d.length && v > 0) {
+    t.d[it.c + 1] = t.d[it.c + 1] + om * v * v;
+    t.o[it.c] = t.o[it.c] + om * u * v;
+    t.b[it.c + 1] = t.b[it.c + 1] + om * v * r;
+  }
+}
+function solve(t) {
+  const n = t.d.length;
+  const cp = new Float64Array(n);
+  const dp = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const lo = i > 0 ? t.o[i - 1] : 0;
+    const den = t.d[i] - (i > 0 ? lo * cp[i - 1] : 0);
+    cp[i] = i + 1 < n ? t.o[i] / den : 0;
+    dp[i] = (t.b[i] - (i > 0 ? lo * dp[i - 1] : 0)) / den;
+  }
+  const x = new Float64Array(n);
+  for (let i = n - 1; i >= 0; i--)
+    x[i] = dp[i] - (i + 1 < n ? cp[i] * x[i + 1] : 0);
+  return x;
+}
+function inverseDiagonal(t) {
+  const n = t.d.length;
+  const p = new Float64Array(n);
+  const q = new Float64Array(n);
+  for (let i = 0; i < n; i++)
+    p[i] = t.d[i] - (i > 0 ? t.o[i - 1] ** 2 / p[i - 1] : 0);
+  for (let i = n - 1; i >= 0; i--)
+    q[i] = t.d[i] - (i + 1 < n ? t.o[i] ** 2 / q[i + 1] : 0);
+  return Float64Array.from(p, (pi, i) => 1 / (pi + q[i] - t.d[i]));
+}
+function pack(items) {
+  const len = items.length;
+  const p = {
+    k: new Int32Array(len),
+    c: new Int32Array(len),
+    a: new Float64Array(len),
+    n: new Float64Array(len),
+    y: new Float64Array(len),
+    cens: new Uint8Array(len),
+    e: new Float64Array(len),
+    v: new Float64Array(len)
+  };
+  items.forEach((it, j) => {
+    [p.k[j], p.c[j], p.a[j], p.n[j], p.y[j], p.cens[j]] = [it.k, it.c, it.a, it.n, it.y, it.censored ? 1 : 0];
+  });
+  return p;
+}
+function eventCounts(items, nC, nK) {
+  const events = new Float64Array(nC);
+  const perWorker = new Float64Array(nK);
+  for (const it of items)
+    if (!it.censored) {
+      events[it.c] = events[it.c] + it.n * (1 - it.a);
+      if (it.c + 1 < nC) events[it.c + 1] = events[it.c + 1] + it.n * it.a;
+      perWorker[it.k] = perWorker[it.k] + it.n;
+    }
+  return { events, perWorker };
+}
+function fitCohorts(items, dims, known = []) {
+  const { events, perWorker } = eventCounts(items, dims.nC, dims.nK);
+  const f = {
+    mu: new Float64Array(dims.nC),
+    varMu: new Float64Array(dims.nC),
+    events,
+    w: new Float64Array(dims.nK),
+    s2: Float64Array.from({ length: dims.nK }, (_, k) => (known[k] ?? 0.2) ** 2),
+    coupling: new Float64Array(dims.nC),
+    workerInfo: new Float64Array(dims.nK),
+    noiseEvents: Float64Array.from(perWorker, (n) => n + NOISE_PRIOR)
+  };
+  const ended = items.filter((it) => !it.censored);
+  const start = ended.reduce((a, it) => a + it.n * it.y, 0) / Math.max(
+    1,
+    ended.reduce((a, it) => a + it.n, 0)
+  );
+  f.mu.fill(start);
+  const p = pack(items);
+  const estimate = known.length < dims.nK || known.some((x) => x === void 0);
+  for (let iter = 0; iter < FIT_ITERATIONS; iter++) {
+    const moved = Math.max(knotStep(p, f), workerStep(p, f, dims.slots));
+    if (estimate) {
+      eStep(p, f);
+      noiseStep(p, f);
+    }
+    if (moved < 1e-7) break;
+  }
+  for (let j = 0; j < p.y.length; j++)
+    f.workerInfo[p.k[j]] = f.workerInfo[p.k[j]] + scoreOf(p, j, f).h;
+  const info2 = information(items, f, estimate);
+  f.varMu = info2.varMu;
+  f.coupling = info2.coupling;
+  return f;
+}
+function meanOf(p, j, f) {
+  const c = p.c[j];
+  const a = p.a[j];
+  const hi = c + 1 < f.mu.length ? f.mu[c + 1] : f.mu[c];
+  return (1 - a) * f.mu[c] + a * hi + f.w[p.k[j]];
+}
+function eStep(p, f) {
+  for (let j = 0; j < p.y.length; j++) {
+    const s2 = f.s2[p.k[j]];
+    if (!p.cens[j]) {
+      p.e[j] = p.y[j] - s2 / 2 * (1 - 1 / p.n[j]);
+      p.v[j] = 0;
+      continue;
+    }
+    const m = meanOf(p, j, f);
+    const sd = Math.sqrt(s2);
+    const z = (p.y[j] - m) / sd;
+    const lam = mills(z);
+    p.e[j] = m + sd * lam;
+    p.v[j] = Math.max(0, s2 * (1 + z * lam - lam * lam));
+  }
+}
+function scoreOf(p, j, f) {
+  const s2 = f.s2[p.k[j]];
+  const m = meanOf(p, j, f);
+  if (!p.cens[j]) {
+    const om = p.n[j] / s2;
+    return { g: om * (p.y[j] - s2 / 2 * (1 - 1 / p.n[j]) - m), h: om };
+  }
+  const sd = Math.sqrt(s2);
+  const z = (p.y[j] - m) / sd;
+  const lam = mills(z);
+  return { g: lam / sd, h: Math.max(1e-9, lam * (lam - z)) / s2 };
+}
+function knotStep(p, f) {
+  const n = f.mu.length;
+  const t = tri(n);
+  for (let c = 0; c + 1 < n; c++) {
+    const diff = RIDGE * (f.mu[c] - f.mu[c + 1]);
+    t.b[c] = t.b[c] - diff;
+    t.b[c + 1] = t.b[c + 1] + diff;
+  }
+  for (let j = 0; j < p.y.length; j++) {
+    const { g, h: h2 } = scoreOf(p, j, f);
+    const [c, v] = [p.c[j], p.a[j]];
+    const u = 1 - v;
+    t.d[c] = t.d[c] + h2 * u * u;
+    t.b[c] = t.b[c] + g * u;
+    if (c + 1 < n && v > 0) {
+      t.d[c + 1] = t.d[c + 1] + h2 * v * v;
+      t.o[c] = t.o[c] + h2 * u * v;
+      t.b[c + 1] = t.b[c + 1] + g * v;
+    }
+  }
+  const step = solve(t);
+  let moved = 0;
+  for (let c = 0; c < n; c++) {
+    const d = Math.max(-0.5, Math.min(0.5, step[c]));
+    f.mu[c] = f.mu[c] + d;
+    moved = Math.max(moved, Math.abs(d));
+  }
+  return moved;
+}
+function workerStep(p, f, slots) {
+  const nK = f.w.length;
+  const g = new Float64Array(nK);
+  const h2 = new Float64Array(nK);
+  for (let j = 0; j < p.y.length; j++) {
+    const k = p.k[j];
+    const x = scoreOf(p, j, f);
+    g[k] = g[k] + x.g;
+    h2[k] = h2[k] + x.h;
+  }
+  const total = slots.reduce((a, b) => a + b, 0);
+  let [moved, wbar] = [0, 0];
+  for (let k = 0; k < nK; k++) {
+    const d = h2[k] > 0 ? Math.max(-0.5, Math.min(0.5, g[k] / h2[k])) : 0;
+    f.w[k] = f.w[k] + d;
+    moved = Math.max(moved, Math.abs(d));
+    wbar += slots[k] * f.w[k] / total;
+  }
+  for (let k = 0; k < nK; k++) f.w[k] = f.w[k] - wbar;
+  for (let c = 0; c < f.mu.length; c++) f.mu[c] = f.mu[c] + wbar;
+  return moved;
+}
+function noiseStep(p, f) {
+  const ss = new Float64Array(f.s2.length);
+  const cnt = new Float64Array(f.s2.length);
+  for (let j = 0; j < p.y.length; j++) {
+    const k = p.k[j];
+    const r = p.e[j] - meanOf(p, j, f);
+    ss[k] = ss[k] + p.n[j] * r * r + p.v[j];
+    cnt[k] = cnt[k] + 1;
+  }
+  const pooled = Math.max(
+    1e-4,
+    ss.reduce((a, b) => a + b, 0) / Math.max(
+      1,
+      cnt.reduce((a, b) => a + b, 0)
+    )
+  );
+  for (let k = 0; k < f.s2.length; k++)
+    f.s2[k] = Math.max(1e-4, (ss[k] + NOISE_PRIOR * pooled) / (cnt[k] + NOISE_PRIOR));
+}
+function information(items, f, estimate) {
+  const t = tri(f.mu.length);
+  const b = tri(f.mu.length);
+  let sTau = 0;
+  let level = 0;
+  for (const it of items) {
+    const s2 = f.s2[it.k];
+    const sd = Math.sqrt(s2);
+    const m = muAt(f, it) + f.w[it.k];
+    if (!it.censored) {
+      addTo(t, it, it.n / s2, 0);
+      sTau += 2;
+      continue;
+    }
+    const z = (it.y - m) / sd;
+    const lam = mills(z);
+    const g = Math.max(0, lam * (lam - z));
+    addTo(t, it, g / s2, 0);
+    addTo(b, it, 0, (g * z + lam) / sd);
+    sTau += g * z * z + 2 * lam * z;
+  }
+  for (let k = 0; k < f.s2.length; k++) level += f.s2[k] / f.s2.length;
+  const varMu = inverseDiagonal(t);
+  if (!estimate) return { varMu, coupling: new Float64Array(f.mu.length) };
+  const u = solve({ ...t, b: b.b });
+  const kappa = Math.max(1e-6, sTau - u.reduce((a, x, c) => a + x * b.b[c], 0));
+  return { varMu, coupling: Float64Array.from(u, (x) => (x - level) / Math.sqrt(kappa)) };
 }
 
 // src/analysis/series.ts
@@ -63133,124 +63617,624 @@ function sumCounters(series) {
   return times.map((t) => ({ t, v: mono.reduce((acc, s) => acc + (valueAt(s, t) ?? 0), 0) }));
 }
 
-// src/analysis/bottleneck.ts
-var HIGH_SHARE = 0.5;
-var LOW_DEPTH = 1;
-var IMBALANCE_SHARE = 0.25;
-var CPU_BOUND_PERCENT = 90;
-var LOW_MIN_DEPTH = 3;
-var LOW_MAX_DEPTH = 5;
-var HIGH_BLOCKING_S = 0.05;
-function cpuBoundEvidence(input) {
-  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
-    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
-  );
-  if (hottest.length) {
-    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
-      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
-    );
+// src/analysis/rollout-error.ts
+var MIN_ERROR_BLOCKS = 4;
+function settled(steady, now) {
+  const ds = steady.flatMap((b) => Array(Math.min(b.n, 50)).fill(b.duration)).sort((a, b) => a - b);
+  const q90 = ds[Math.floor(0.9 * (ds.length - 1))] ?? 0;
+  return steady.filter((b) => b.start <= now - q90);
+}
+function blocksOf(batches, L, t0) {
+  const m = /* @__PURE__ */ new Map();
+  for (const b of batches) {
+    const k = Math.floor((b.start - t0) / L);
+    const x = m.get(k) ?? { s: 0, n: 0 };
+    x.s += b.n * b.duration;
+    x.n += b.n;
+    m.set(k, x);
   }
-  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
-    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
-  );
+  return [...m.entries()].sort((a, b) => a[0] - b[0]).map(([k, x]) => ({ k, n: x.n, mean: x.s / x.n }));
 }
-function runtimeEvidence(input) {
-  const evidence = [];
-  const idle = input.idleFraction;
-  if (typeof idle === "number" && Number.isFinite(idle))
-    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
-  const blocking = input.rpcBlockingP95;
-  if (typeof blocking === "number" && Number.isFinite(blocking))
-    evidence.push(
-      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+function withinBlockVariance(steady, L, t0) {
+  const means = new Map(blocksOf(steady, L, t0).map((b) => [b.k, b.mean]));
+  let ss = 0;
+  for (const b of steady)
+    ss += b.n * (b.duration - means.get(Math.floor((b.start - t0) / L))) ** 2;
+  const df = steady.length - means.size;
+  return df > 0 ? ss / df : null;
+}
+function sharedVariance(blocks, sigma2, n) {
+  if (blocks.length < 5) return null;
+  let ss = 0;
+  let c = 0;
+  for (let i = 1; i + 1 < blocks.length; i++) {
+    const [a, b, d] = [blocks[i - 1], blocks[i], blocks[i + 1]];
+    ss += (a.mean - 2 * b.mean + d.mean) ** 2;
+    c++;
+  }
+  const v = ss / c / 6;
+  const shared = Math.max(0, v - sigma2 * mean(blocks.map((x) => 1 / x.n)));
+  const w = blocks.reduce((s, x) => s + x.n * x.n, 0) / (n * n);
+  return shared * w;
+}
+function durationError(steady, W, n, now, step) {
+  const L = Math.max(2 * step, W / 2);
+  const t0 = Math.min(...steady.map((b) => b.start));
+  const sigma2 = withinBlockVariance(steady, L, t0) ?? W * W;
+  const iid2 = sigma2 / n;
+  const done = settled(steady, now);
+  const base = blocksOf(done, L, t0);
+  const from = t0 + (base[mserStart(base)]?.k ?? 0) * L;
+  const stationary = done.filter((b) => b.start >= from);
+  let shared = 0;
+  for (let scale = L; ; scale *= 2) {
+    const blocks = blocksOf(stationary, scale, from);
+    const v = sharedVariance(
+      blocks,
+      sigma2,
+      stationary.reduce((a, b) => a + b.n, 0)
     );
-  return evidence;
+    if (v === null) break;
+    shared = Math.max(shared, v);
+  }
+  const enough = base.length >= MIN_ERROR_BLOCKS;
+  return {
+    se: Math.sqrt(iid2 + shared),
+    basis: {
+      blocks: base.length,
+      block_minutes: round(L, 2),
+      rollouts: n,
+      method: shared > 0 ? "blocks of starts (shared variation)" : "independent rollouts",
+      enough
+    }
+  };
 }
-function queuesOf(input, services) {
-  const max = (s) => input.queueMax[s];
-  const min = (s) => input.queueMin[s] ?? null;
-  const ranked = [...services].sort((a, b) => max(b) - max(a));
-  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
-  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
-  return { max, min, ranked, high };
+function mserStart(blocks) {
+  let best = 0;
+  let bestScore = Number.POSITIVE_INFINITY;
+  for (let d = 0; d <= Math.floor(blocks.length / 3); d++) {
+    const rest = blocks.slice(d);
+    const m = mean(rest.map((b) => b.mean));
+    const score = rest.reduce((a, b) => a + (b.mean - m) ** 2, 0) / rest.length ** 2;
+    if (score < bestScore) {
+      bestScore = score;
+      best = d;
+    }
+  }
+  return best;
 }
-function analyseBottleneck(input) {
-  const evidence = runtimeEvidence(input);
-  const cpuBound = cpuBoundEvidence(input);
-  const verdict = (kind, service, lines, confidence) => ({
-    kind,
-    service,
-    evidence: [...evidence, ...lines, ...cpuBound],
-    confidence
+function rolloutDrift(steady, W, now, step) {
+  const done = settled(steady, now);
+  if (!done.length || !(W > 0)) return null;
+  const L = Math.max(2 * step, W / 2);
+  const t0 = Math.min(...done.map((b) => b.start));
+  const blocks = blocksOf(done, L, t0);
+  const rest = blocks.slice(mserStart(blocks));
+  if (rest.length < 4) return null;
+  const fit = linearFit(
+    rest.map((b) => t0 + (b.k + 0.5) * L),
+    rest.map((b) => b.mean / W)
+  );
+  if (!Number.isFinite(fit.seB)) return null;
+  return {
+    slope_relative_per_hour: round(60 * fit.b, 4),
+    se: round(60 * fit.seB, 4),
+    from_minute: round(t0 + rest[0].k * L, 2)
+  };
+}
+
+// src/analysis/rollouts.ts
+function reconstructRollouts(sum, count2, secondsPerRunMinute = 60) {
+  const key = (l) => l.worker_id ?? JSON.stringify(l);
+  const sums = new Map(sum.map((s) => [key(s.labels), s.points]));
+  const out = [];
+  for (const c of count2) {
+    const worker = key(c.labels);
+    const sp = sums.get(worker);
+    if (!sp) continue;
+    const sAt = new Map(sp.map((p) => [p.t, p.v]));
+    let prev = null;
+    for (const p of c.points) {
+      const s = sAt.get(p.t);
+      if (s === void 0 || !Number.isFinite(p.v) || !Number.isFinite(s)) continue;
+      if (prev && p.v >= prev.n && s >= prev.s) {
+        const dn = Math.round(p.v - prev.n);
+        if (dn > 0) {
+          const duration3 = (s - prev.s) / dn / secondsPerRunMinute;
+          out.push({ worker, end: p.t, n: dn, duration: duration3, start: p.t - duration3 });
+        }
+      }
+      prev = { n: p.v, s };
+    }
+  }
+  return out.sort((a, b) => a.end - b.end);
+}
+var MIN_STEADY_ROLLOUTS = 20;
+function rolloutEstimate(i) {
+  const I = i.inFlight;
+  if (!I || !(I > 0) || !i.batches.length) return null;
+  const { steady, firstWave, firstWaveEnd } = splitFirstWave(i.batches, i.now, i.step);
+  const n = steady.reduce((a, b) => a + b.n, 0);
+  if (n < MIN_STEADY_ROLLOUTS) return null;
+  const ends = i.batches.filter((b) => b.end <= i.now).flatMap((b) => Array(b.n).fill(b.end));
+  const inFlightStarts = ends.slice(-Math.min(I, ends.length)).filter((s) => s > firstWaveEnd);
+  const W = kaplanMeierMean(
+    steady.map((b) => ({ t: b.duration, n: b.n })),
+    inFlightStarts.map((s) => i.now - s)
+  );
+  if (!(W > 0)) return null;
+  const { se, basis } = durationError(steady, W, n, i.now, i.step);
+  const drift = rolloutDrift(steady, W, i.now, i.step);
+  const rate = I / W;
+  const future = rate * Math.max(0, i.runEnd - i.now);
+  const value = 60 * i.runEnd / (i.completed + future);
+  const rel = se / W * (future / (i.completed + future));
+  const projected = {
+    value: round(value, 4),
+    low: round(value * Math.exp(-1.96 * rel), 4),
+    high: round(value * Math.exp(1.96 * rel), 4)
+  };
+  return {
+    projected_full_run: projected,
+    first_wave_end_minutes: round(firstWaveEnd, 2),
+    mean_duration_minutes: round(W, 4),
+    steady_rollouts: n,
+    censored_rollouts: inFlightStarts.length,
+    first_wave_rollouts: firstWave,
+    error_basis: basis,
+    drift,
+    evidence: `decision estimate from rollouts: ${n} ended after the first wave (${firstWave} of the first wave dropped, started by run-minute ${round(firstWaveEnd, 1)}), ${inFlightStarts.length} in flight censored; mean duration ${round(60 * W, 1)} s \xB1 ${round(100 * (se / W), 1)}% (${basisText(basis)}) \u2192 ${round(rate, 2)} rollouts/min with ${I} in flight; projected full-run ${projected.value} [${projected.low}, ${projected.high}] s/rollout`
+  };
+}
+function basisText(b) {
+  const blocks = `${b.blocks} block${b.blocks === 1 ? "" : "s"} of ${b.block_minutes} min of starts`;
+  return b.enough ? `error from ${b.rollouts} rollouts in ${blocks}, ${b.method}` : `error basis too thin: ${b.rollouts} rollouts in ${blocks}, fewer than ${MIN_ERROR_BLOCKS} independent blocks`;
+}
+function splitFirstWave(batches, now, step) {
+  const t0 = Math.min(...batches.map((b) => b.start));
+  const firstEnd = Math.min(...batches.map((b) => b.end));
+  const firstWaveEnd = t0 + step;
+  const steady = [];
+  let firstWave = 0;
+  for (const b of batches) {
+    if (b.end > now) continue;
+    const x = splitBatch(b, t0, firstEnd, step);
+    firstWave += x.firstWave;
+    if (x.rest) steady.push(x.rest);
+  }
+  return { steady, firstWave, firstWaveEnd };
+}
+function splitBatch(b, t0, firstEnd, step) {
+  if (b.start <= t0 + step) return { firstWave: b.n, rest: null };
+  const longest = b.end - firstEnd + step;
+  let k = 0;
+  let rest = b.duration;
+  while (k < b.n && rest > longest) {
+    k++;
+    rest = k < b.n ? (b.n * b.duration - k * (b.end - t0)) / (b.n - k) : 0;
+  }
+  return {
+    firstWave: k,
+    rest: k < b.n && rest > 0 ? { ...b, n: b.n - k, duration: rest, start: b.end - rest } : null
+  };
+}
+function kaplanMeierMean(events, censored) {
+  const all = [
+    ...events.map((e) => ({ t: e.t, d: e.n, c: 0 })),
+    ...censored.map((t) => ({ t, d: 0, c: 1 }))
+  ].sort((a, b) => a.t - b.t || b.d - a.d);
+  let atRisk = all.reduce((a, x) => a + x.d + x.c, 0);
+  let S = 1;
+  let area = 0;
+  let last = 0;
+  for (const x of all) {
+    if (x.d > 0) {
+      area += S * (x.t - last);
+      last = x.t;
+      S *= 1 - x.d / atRisk;
+    }
+    atRisk -= x.d + x.c;
+  }
+  return area;
+}
+function estimateTrajectory(i, stepMinutes = 1) {
+  const values = [];
+  const logSe2 = [];
+  const slope = [];
+  const slopeSe = [];
+  let from = null;
+  let basisFrom = null;
+  const sorted = [...i.batches].sort((a, b) => a.end - b.end);
+  for (let m = Math.ceil(sorted[0]?.end ?? i.now); m <= i.now + 1e-9; m += stepMinutes) {
+    const later = sorted.filter((b) => b.end > m).reduce((a, b) => a + b.n, 0);
+    const e = rolloutEstimate({ ...i, now: m, completed: Math.max(0, i.completed - later) });
+    if (!e) {
+      if (from === null) continue;
+      values.push(values.at(-1));
+      logSe2.push(logSe2.at(-1));
+      slope.push(slope.at(-1) ?? null);
+      slopeSe.push(slopeSe.at(-1) ?? null);
+      continue;
+    }
+    from ??= m;
+    const p = e.projected_full_run;
+    values.push(p.value);
+    logSe2.push(round((Math.log(p.high) - Math.log(p.low)) / (2 * 1.96), 5));
+    slope.push(e.drift?.slope_relative_per_hour ?? null);
+    slopeSe.push(e.drift?.se ?? null);
+    if (basisFrom === null && e.error_basis.enough) basisFrom = m;
+  }
+  return from === null ? null : {
+    from_minute: from,
+    step_minutes: stepMinutes,
+    values,
+    log_se: logSe2,
+    basis_from_minute: basisFrom,
+    drift_slope: slope,
+    drift_se: slopeSe
+  };
+}
+function perWorkerMinutes(series, toMinutes) {
+  return (series ?? []).map((s) => ({ labels: s.labels, points: toMinutes(s.points) }));
+}
+
+// src/analysis/cohorts.ts
+var DRAIN_MINUTES = 3;
+function drainStart(i) {
+  let level = 0;
+  let below = null;
+  for (const p of i.active ?? []) {
+    if (!Number.isFinite(p.v)) continue;
+    if (p.v >= 0.85 * level) {
+      level = Math.max(level, p.v);
+      below = null;
+    } else {
+      below ??= p.t;
+      if (p.t - below >= DRAIN_MINUTES) return below;
+    }
+  }
+  const total = i.expectedRollouts;
+  if (!total || !(total > 0)) return null;
+  let done = 0;
+  for (const b of [...i.batches].sort((x, y) => x.end - y.end)) {
+    done += b.n;
+    if (done + i.inFlight >= total) return b.end;
+  }
+  return null;
+}
+function slotsOf(batches, inFlight2) {
+  const busy = /* @__PURE__ */ new Map();
+  for (const b of batches) busy.set(b.worker, (busy.get(b.worker) ?? 0) + b.n * b.duration);
+  const total = [...busy.values()].reduce((a, b) => a + b, 0);
+  const out = /* @__PURE__ */ new Map();
+  for (const [w, x] of busy) out.set(w, Math.max(1, Math.round(inFlight2 * x / Math.max(1e-9, total))));
+  return out;
+}
+function itemsOf(i, t0, cutoff, L) {
+  const slots = slotsOf(i.batches, i.inFlight);
+  const byWorker = /* @__PURE__ */ new Map();
+  for (const b of i.batches) byWorker.set(b.worker, [...byWorker.get(b.worker) ?? [], b]);
+  const workers = [...slots.keys()].sort();
+  const firstEnd = Math.min(...i.batches.map((b) => b.end));
+  const place = (start) => {
+    const pos = Math.max(0, start - t0) / L;
+    const c = Math.floor(pos + 1e-9);
+    return { c, a: Math.min(1, Math.max(0, pos - c)) };
+  };
+  const items = [];
+  workers.forEach((w, k) => {
+    const bs = (byWorker.get(w) ?? []).sort((a, b) => a.end - b.end);
+    const last = Math.min(i.now, i.lastSeen?.get(w) ?? i.now);
+    const n = slots.get(w);
+    const starts = Array(n).fill(t0);
+    for (const b of bs) {
+      for (const part of firstWaveSplit(b, t0, firstEnd, i.step))
+        if (part.start < cutoff)
+          items.push({
+            k,
+            ...place(part.start),
+            n: part.n,
+            y: Math.log(Math.max(1e-6, part.duration)),
+            censored: false
+          });
+      for (let j = 0; j < b.n; j++) starts.push(b.end);
+    }
+    for (const s of starts.slice(-n))
+      if (s < cutoff && last - s > i.step / 2)
+        items.push({ k, ...place(s), n: 1, y: Math.log(last - s), censored: true });
   });
-  const services = SERVICES.filter(
-    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
-  );
-  const idle = input.idleFraction;
-  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
-  if (!services.length)
-    return verdict(
-      runtimeBusy ? "runtime-bound" : "unknown",
-      null,
-      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
-      "low"
-    );
-  const q = queuesOf(input, services);
-  for (const s of q.ranked)
-    evidence.push(
-      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
-    );
-  if (runtimeBusy)
-    return verdict(
-      "runtime-bound",
-      null,
-      [
-        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
-      ],
-      q.high.length === 0 ? "high" : "medium"
-    );
-  return queueVerdict(q, services, verdict);
+  return { items, workers, slots: workers.map((w) => slots.get(w)) };
 }
-function queueVerdict(q, services, verdict) {
-  const { max, min, high } = q;
-  const top = q.ranked[0];
-  const second = q.ranked[1];
-  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
-  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
-    return verdict(
-      "not-enough-load",
-      null,
-      [
-        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
-      ],
-      "medium"
-    );
-  if (high.length >= 2)
-    return verdict(
-      "total-capacity-too-high",
-      null,
-      [
-        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
-      ],
-      "medium"
-    );
-  const topMin = min(top);
-  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
-    return verdict(
-      "imbalance",
-      top,
-      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
-      "medium"
-    );
-  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
-  return verdict(
-    "service",
-    top,
-    [
-      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
-    ],
-    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
-  );
+function firstWaveSplit(b, t0, firstEnd, step) {
+  const { firstWave, rest } = splitBatch(b, t0, firstEnd, step);
+  const parts = [];
+  if (firstWave > 0) parts.push({ start: t0, n: firstWave, duration: b.end - t0 });
+  if (rest) parts.push({ start: rest.start, n: rest.n, duration: rest.duration });
+  return parts;
+}
+function typicalDuration(batches, now) {
+  const ds = batches.filter((b) => b.end <= now).map((b) => b.duration).sort((a, b) => a - b);
+  return ds[Math.floor(ds.length / 2)] ?? 0;
+}
+function levelVariance(f, slots, rate) {
+  const info2 = f.workerInfo.reduce((a, b) => a + b, 0);
+  let v = 0;
+  for (let k = 0; k < f.w.length; k++) {
+    const s2 = f.s2[k];
+    const pi = slots[k] * Math.exp(-f.w[k] - s2 / 2) / rate;
+    const rho = f.workerInfo[k] / Math.max(1e-12, info2);
+    v += (pi - rho) ** 2 / Math.max(1e-12, f.workerInfo[k]);
+    v += (pi / 2) ** 2 * 2 * s2 * s2 / Math.max(1, f.noiseEvents[k]);
+  }
+  return v;
+}
+function cohortTable(i) {
+  const done = i.batches.filter((b) => b.end <= i.now + 1e-9);
+  if (!done.length || !(i.inFlight > 0)) return null;
+  const L = i.cohortMinutes ?? 1;
+  const t0 = Math.min(...i.batches.map((b) => b.start), ...done.map((b) => b.end - b.duration));
+  const drain = drainStart(i);
+  const cutoff = drain === null ? Number.POSITIVE_INFINITY : drain - typicalDuration(done, i.now);
+  const { items, workers: names, slots } = itemsOf({ ...i, batches: done }, t0, cutoff, L);
+  const lastEnded = Math.max(...items.filter((it) => !it.censored).map((it) => it.c + (it.a > 0 ? 1 : 0)), 0);
+  const nC = Math.min(Math.max(1, Math.floor((Math.min(i.now, cutoff) - t0) / L + 1e-9) + 1), lastEnded + 1);
+  const kept = items.filter((it) => it.c < nC).map((it) => it.c === nC - 1 ? { ...it, a: 0 } : it);
+  const known = i.knownNoiseSd ? names.map((w) => i.knownNoiseSd?.get(w)) : [];
+  const f = fitCohorts(kept, { nC, nK: names.length, slots }, known);
+  let rate = 0;
+  for (let k = 0; k < names.length; k++)
+    rate += slots[k] * Math.exp(-f.w[k] - f.s2[k] / 2);
+  const level = Math.log(60 / rate);
+  const levelVar = levelVariance(f, slots, rate);
+  const shown = (c) => f.events[c] >= 0.5;
+  return {
+    from_minute: round(t0, 3),
+    step_minutes: L,
+    log_seconds: Array.from(f.mu, (m, c) => shown(c) ? round(m + level, 6) : null),
+    log_var: Array.from(f.varMu, (v, c) => shown(c) && v > 0 ? round(v, 8) : null),
+    noise_coupling: Array.from(f.coupling, (g, c) => shown(c) ? round(g, 6) : null),
+    events: Array.from(f.events, (e) => Math.round(e)),
+    data_end_minutes: round(i.now, 3),
+    drain_from_minute: Number.isFinite(cutoff) ? round(Math.max(t0, cutoff), 2) : null,
+    final: !!i.final,
+    started_at: i.startedAt ?? null,
+    level_var: round(levelVar, 10),
+    noise_sd: round(Math.sqrt(f.s2.reduce((a, b) => a + b, 0) / Math.max(1, names.length)), 4)
+  };
+}
+var CONCURRENT_SECONDS = 300;
+var APART_BANDWIDTH_MINUTES = 20;
+var ROBUST_MIN_COHORTS = 8;
+function sharedCohorts(a, b, upTo) {
+  const out = { x: [], d: [], w: [], ga: [], gb: [], events: { candidate: 0, reference: 0 } };
+  const L = a.step_minutes;
+  for (let c = 0; c < a.log_seconds.length; c++) {
+    const age = c * L;
+    if (upTo !== void 0 && age > upTo + 1e-9) break;
+    const j = Math.round((a.from_minute - b.from_minute + age) / b.step_minutes + 1e-9);
+    const [va, vb] = [a.log_seconds[c], b.log_seconds[j]];
+    const [sa, sb] = [a.log_var[c], b.log_var[j]];
+    if (va == null || vb == null || sa == null || sb == null || !(sa + sb > 0)) continue;
+    out.x.push(age);
+    out.d.push(va - vb);
+    out.w.push(1 / (sa + sb));
+    out.ga.push(a.noise_coupling?.[c] ?? 0);
+    out.gb.push(b.noise_coupling?.[j] ?? 0);
+    out.events.candidate += a.events[c] ?? 0;
+    out.events.reference += b.events[j] ?? 0;
+  }
+  return out;
+}
+function cohortContrast(candidate, reference, o = {}) {
+  const s = sharedCohorts(candidate, reference, o.upTo);
+  const K = s.d.length;
+  if (!K) return null;
+  const W = s.w.reduce((a, b) => a + b, 0);
+  const xbar = s.w.reduce((a, w, i) => a + w * s.x[i], 0) / W;
+  const dbar = s.w.reduce((a, w, i) => a + w * s.d[i], 0) / W;
+  const sxx = s.w.reduce((a, w, i) => a + w * (s.x[i] - xbar) ** 2, 0);
+  const slope = sxx > 0 ? s.w.reduce((a, w, i) => a + w * (s.x[i] - xbar) * (s.d[i] - dbar), 0) / sxx : 0;
+  const r = s.d.map((d, i) => d - dbar - slope * (s.x[i] - xbar));
+  const effective = W ** 2 / s.w.reduce((a, w) => a + w * w, 0);
+  const ga = s.w.reduce((a, w, i) => a + w * s.ga[i], 0) / W;
+  const gb = s.w.reduce((a, w, i) => a + w * s.gb[i], 0) / W;
+  const level = (candidate.level_var ?? 0) + (reference.level_var ?? 0);
+  const seModel = Math.sqrt(1 / W + ga * ga + gb * gb + level);
+  const slopeSeModel = sxx > 0 ? Math.sqrt(1 / sxx) : Number.POSITIVE_INFINITY;
+  const [sa, sb] = [candidate.started_at, reference.started_at];
+  const concurrent = sa != null && sb != null && Math.abs(sa - sb) <= CONCURRENT_SECONDS;
+  const h2 = Math.max(2 * candidate.step_minutes, o.bandwidth ?? 0, concurrent ? 0 : APART_BANDWIDTH_MINUTES);
+  const span = s.x.at(-1) - s.x[0];
+  const enough = effective >= ROBUST_MIN_COHORTS && K > 2 && (concurrent || span >= 2 * h2);
+  const robust = enough ? hac(s, r, xbar, h2, W, sxx) : null;
+  const se = robust ? Math.max(seModel, robust.se) : seModel;
+  return {
+    logChange: dbar,
+    se,
+    seModel,
+    error: robust && robust.se > seModel ? "robust" : "model",
+    slope,
+    slopeSe: robust ? Math.max(slopeSeModel, robust.slopeSe) : slopeSeModel,
+    meanAge: xbar,
+    cohorts: K,
+    effective,
+    events: s.events,
+    lastAge: s.x.at(-1),
+    slopeTrusted: robust !== null,
+    concurrent
+  };
+}
+function hac(s, r, xbar, h2, W, sxx) {
+  const K = r.length;
+  let vm = 0;
+  let vb = 0;
+  for (let i = 0; i < K; i++)
+    for (let j = 0; j < K; j++) {
+      const kern = 1 - Math.abs(s.x[i] - s.x[j]) / h2;
+      if (kern <= 0) continue;
+      const ui = s.w[i] * r[i];
+      const uj = s.w[j] * r[j];
+      vm += kern * ui * uj;
+      vb += kern * ui * uj * (s.x[i] - xbar) * (s.x[j] - xbar);
+    }
+  const f = K / (K - 2);
+  return {
+    se: Math.sqrt(f * Math.max(0, vm) / W ** 2),
+    slopeSe: sxx > 0 ? Math.sqrt(f * Math.max(0, vb) / sxx ** 2) : Number.POSITIVE_INFINITY
+  };
+}
+
+// src/analysis/equal-age.ts
+function decisionProjection(v) {
+  return v?.decision_estimate?.projected_full_run ?? v?.projected_full_run ?? null;
+}
+var AGE_GAP_DRIFT_PER_HOUR = 0.05;
+function referenceAtAge(reference, minute) {
+  const p = decisionProjection(reference);
+  const age = reference.minutes_of_data ?? null;
+  const traj = reference.decision_estimate?.trajectory;
+  const enough = reference.decision_estimate?.error_basis?.enough ?? null;
+  if (minute != null && age !== null && traj?.values.length && minute < age - 0.5) {
+    const k = Math.min(traj.values.length - 1, Math.floor((minute - traj.from_minute) / traj.step_minutes));
+    if (k < 0)
+      return {
+        projection: null,
+        logSe: 0,
+        gapMinutes: 0,
+        basisEnough: null,
+        drift: null,
+        text: `no estimate of it yet at run-minute ${round(minute, 1)}`
+      };
+    const at = traj.from_minute + k * traj.step_minutes;
+    const [value, se] = [traj.values[k], traj.log_se[k]];
+    const [slope, slopeSe] = [traj.drift_slope?.[k] ?? null, traj.drift_se?.[k] ?? null];
+    return {
+      drift: slope === null || slopeSe === null ? null : { slope_relative_per_hour: slope, se: slopeSe },
+      projection: { value, low: value * Math.exp(-1.96 * se), high: value * Math.exp(1.96 * se) },
+      logSe: se,
+      gapMinutes: 0,
+      basisEnough: traj.basis_from_minute !== null && at >= traj.basis_from_minute,
+      text: `as it was at run-minute ${round(at, 0)} (equal run age, from its trajectory)`
+    };
+  }
+  const gap = minute != null && age !== null ? Math.abs(age - minute) : 0;
+  const bounded = minute != null && age !== null && minute > age && gap > AGE_GAP_MAX_MINUTES;
+  return {
+    projection: p,
+    logSe: p ? logSe(p) : 0,
+    gapMinutes: bounded ? AGE_GAP_MAX_MINUTES : gap,
+    basisEnough: enough,
+    drift: reference.decision_estimate?.drift ?? null,
+    text: gap > 0.5 ? `read at run-minute ${round(age, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: \xB1${pct(ageGapHide(bounded ? AGE_GAP_MAX_MINUTES : gap))} added for what a drift of ${pct(AGE_GAP_DRIFT_PER_HOUR)}/h can hide${bounded ? ` over at most ${AGE_GAP_MAX_MINUTES} minutes` : ""}` : "at equal run age"
+  };
+}
+var AGE_GAP_MAX_MINUTES = 30;
+var ageGapHide = (gapMinutes) => AGE_GAP_DRIFT_PER_HOUR * gapMinutes / 60;
+var pct = (x) => `${round(100 * x, 1)}%`;
+function logSe(i) {
+  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
+}
+function atEqualAge(candidate, reference) {
+  const age = reference.minutes_of_data ?? null;
+  const minutes = candidate.minutes_of_data ?? null;
+  const est = candidate.decision_estimate;
+  const plain = { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
+  if (age === null || minutes === null || !(minutes > age + 0.5) || !est?.trajectory?.values.length)
+    return plain;
+  const mine = referenceAtAge(candidate, age);
+  if (!mine.projection) return plain;
+  const basis = est.error_basis;
+  const subject = {
+    ...candidate,
+    minutes_of_data: age,
+    projected_full_run: mine.projection,
+    decision_estimate: {
+      ...est,
+      projected_full_run: mine.projection,
+      drift: mine.drift ? { ...mine.drift, from_minute: est.drift?.from_minute ?? est.first_wave_end_minutes } : null,
+      ...basis ? { error_basis: { ...basis, enough: mine.basisEnough ?? basis.enough } } : {}
+    }
+  };
+  const text3 = `read at run-minute ${round(age, 0)}, its last reading; the candidate as it was then (equal run age, from the candidate's trajectory)`;
+  return { subject, at: { ...referenceAtAge(reference, age), text: text3 }, agedTo: age };
+}
+
+// src/analysis/contrast.ts
+var MIN_CONTRAST_EVENTS = 24;
+var cohortsOf = (v) => v.cohorts ?? null;
+function contrastOf(candidate, reference, shown, betweenRunSd = 0, ended = false) {
+  const a = cohortsOf(candidate);
+  const b = cohortsOf(reference);
+  const k = a && b ? fromCohorts(a, b, candidate, shown, betweenRunSd) : fromProjections(candidate, reference, shown, betweenRunSd);
+  if ("none" in k || k.referenceEnd !== null || !ended) return k;
+  return { ...k, referenceEnd: b?.data_end_minutes ?? reference.minutes_of_data ?? null };
+}
+function fromCohorts(a, b, candidate, shown, betweenRunSd) {
+  const W = candidate.decision_estimate?.mean_duration_minutes ?? 2;
+  const k = cohortContrast(a, b, { bandwidth: W, upTo: a.data_end_minutes });
+  if (!k) return { none: `no start cohort ended in both runs yet` };
+  const few = Math.min(k.events.candidate, k.events.reference);
+  const apart = !k.concurrent;
+  const slope = Number.isFinite(k.slopeSe) && k.cohorts >= 3;
+  const error2 = k.error === "robust" ? "from the spread of the cohort differences" : "the censored model's";
+  return {
+    logChange: k.logChange,
+    se: apart ? Math.hypot(k.se, betweenRunSd) : k.se,
+    slope: slope ? k.slope : null,
+    slopeSe: slope ? k.slopeSe : null,
+    slopeTrusted: k.slopeTrusted,
+    meanAge: k.meanAge,
+    widen: 0,
+    basis: { cohorts: k.cohorts, error: k.error },
+    text: `${shown} at equal run age: ${k.cohorts} start cohort${k.cohorts === 1 ? "" : "s"} both runs share (mean start age ${round(k.meanAge, 1)} min; ${k.events.candidate} and ${k.events.reference} rollouts ended, the rest in flight censored; error ${error2}${apart ? `; the runs did not share the cluster's wall clock: \xB1${round(100 * betweenRunSd, 1)}% between runs added, and the cohorts' own spread over ${APART_BANDWIDTH_MINUTES} run-minutes` : ""})`,
+    referenceEnd: b.final ? b.data_end_minutes : null,
+    thin: few < MIN_CONTRAST_EVENTS ? `no claim: ${few} of ${MIN_CONTRAST_EVENTS} rollouts ended in the cohorts both runs share` : apart && !k.slopeTrusted ? `no claim: ${shown} ran at another time, and the cohorts they share do not span ${2 * APART_BANDWIDTH_MINUTES} run-minutes to show how much the two runs' conditions differ` : null
+  };
+}
+function fromProjections(candidate, reference, shown, betweenRunSd) {
+  const { subject, at } = atEqualAge(candidate, reference);
+  const cv = decisionProjection(subject);
+  if (!cv || !at.projection) return { none: `${shown}: ${at.text}` };
+  const est = subject.decision_estimate;
+  const c = est?.drift;
+  const r = at.drift;
+  const from = est?.first_wave_end_minutes ?? candidate.warmup_end_minutes ?? 0;
+  const basis = est?.error_basis;
+  const plain = !est && !reference.decision_estimate;
+  const drifting = candidate.state === "drifting" || reference.state === "drifting";
+  const used = `estimates: ${usedText(candidate, "the candidate")}; ${usedText(reference, shown)}`;
+  const drifts = drifting ? `; ${candidate.state === "drifting" ? "the candidate" : shown} drifts (the detector's test): the full-run guard stays open` : "";
+  if (plain)
+    return {
+      logChange: Math.log(cv.value / at.projection.value),
+      se: Math.hypot(logSe(cv), at.logSe, betweenRunSd),
+      slope: drifting ? null : 0,
+      slopeSe: drifting ? null : 0,
+      slopeTrusted: !drifting,
+      meanAge: candidate.run_end_minutes ?? 0,
+      widen: AGE_GAP_DRIFT_PER_HOUR * at.gapMinutes / 60,
+      basis: null,
+      text: `${shown} ${at.text}${drifts}; ${used}`,
+      referenceEnd: null,
+      thin: null
+    };
+  return {
+    logChange: Math.log(cv.value / at.projection.value),
+    se: Math.hypot(logSe(cv), at.logSe, betweenRunSd),
+    slope: c ? (c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0)) / 60 : null,
+    slopeSe: c ? Math.hypot(c.se, r?.se ?? 0) / 60 : null,
+    slopeTrusted: !!c && !!r,
+    meanAge: (from + (subject.minutes_of_data ?? from)) / 2,
+    widen: AGE_GAP_DRIFT_PER_HOUR * at.gapMinutes / 60,
+    basis: null,
+    text: `${shown} ${at.text}; ${used}`,
+    referenceEnd: null,
+    thin: basis && !basis.enough ? `no claim: the candidate's ${basisText(basis)}` : at.basisEnough === false ? `no claim: ${shown}'s error basis was too thin at that age` : null
+  };
+}
+function usedText(v, who) {
+  const e = v.decision_estimate;
+  return e ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored` : `${who}: the verdict's projection (no rollout estimate yet)`;
 }
 
 // src/analysis/estimators.ts
@@ -63857,9 +64841,29 @@ function windowVerdict(f, checks, latest, cycle, common) {
   return {
     ...common,
     state: done ? cycle ? "cyclic" : "stable" : "stabilising",
-    value: done ? common.projected_full_run : null,
+    ...done ? stableClaim(f, latest, common) : { value: null },
     cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
     evidence
+  };
+}
+function stableClaim(f, latest, common) {
+  const p = common.projected_full_run;
+  const t = latest.trend;
+  const ff = latest.proj.total > 0 ? latest.proj.future / latest.proj.total : 0;
+  const lever = Math.max(0, latest.proj.horizon.end - (f.t0 + (common.warmup_end_minutes ?? 0))) / 2 / 60;
+  const g = t?.slopeRelPerHour ?? 0;
+  const se = t && Number.isFinite(t.seRelPerHour) ? t.seRelPerHour : 1;
+  const v = p.value;
+  const sd = Math.hypot((Math.log(p.high) - Math.log(p.low)) / (2 * 1.96), ff * lever * se);
+  const half = Math.sinh(1.96 * sd);
+  const bound = round(Math.abs(g) + 1.645 * se, 4);
+  const full = half <= f.s.max_ci_relative;
+  const pc = (x) => `${round(100 * x, 1)}%`;
+  const text3 = full ? `full-run value within \xB1${pc(half)}, the measured drift's error (${pc(g)}/h \xB1 ${pc(se)} of the steady rate) over ${round(lever, 1)} h included` : `steady rate \xB1${pc(f.s.max_ci_relative)}; no drift beyond ${pc(bound)}/h ruled out (the full-run value, that drift's error over ${round(lever, 1)} h included, is \xB1${pc(half)})`;
+  f.evidence.push(`stable: ${text3}`);
+  return {
+    value: interval(v, v * Math.exp(-1.96 * sd), v * Math.exp(1.96 * sd)),
+    stable_claim: { kind: full ? "full-run" : "steady-rate", drift_bound_per_hour: bound, text: text3 }
   };
 }
 function stallMinutes(p, from, to, s) {
@@ -63956,6 +64960,670 @@ function definedOnly(o) {
   return out;
 }
 
+// src/analysis/decision.ts
+var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
+var DECISION_DEFAULTS = {
+  boundary: EXPERIMENT_DEFAULTS.decisionBoundary,
+  maxDecisionMinutes: EXPERIMENT_DEFAULTS.maxDecisionMinutes,
+  /** The small-sample guard: no claim on fewer run-minutes of data than this. */
+  minSteadyMinutes: 5
+};
+var ASSUMED_BETWEEN_RUN = 0.015;
+var FINAL = /* @__PURE__ */ new Set([
+  "better",
+  "worse",
+  "equivalent",
+  "not-better",
+  "faster-drift-not-ruled-out"
+]);
+function isFinalDecision(d) {
+  return !!d && FINAL.has(d.state);
+}
+function decisionOpen(d) {
+  return !d || d.state === "measuring" || d.state === "better-at-equal-age";
+}
+function steadyFrom(v) {
+  return v.decision_estimate?.first_wave_end_minutes ?? v.warmup_end_minutes ?? void 0;
+}
+function decisionOptions(x) {
+  const s = experimentSettings(x);
+  return {
+    minImprovement: s.minImprovement,
+    boundary: s.decisionBoundary,
+    maxDecisionMinutes: s.maxDecisionMinutes
+  };
+}
+function claimRadius(candidate, s, options, from = steadyFrom(candidate) ?? 0) {
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const minutes = candidate.minutes_of_data ?? 0;
+  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  const final = minutes >= max - 1e-9 ? { final: true } : {};
+  if ((options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid")
+    return {
+      radius: csRadius(s, alpha, options.s0 ?? CONFIDENCE_SEQUENCE.s0),
+      text: `always-valid confidence sequence (normal mixture, \u03B1 ${alpha})`,
+      ...final
+    };
+  if (minutes - from < DECISION_DEFAULTS.minSteadyMinutes)
+    return {
+      radius: null,
+      why: `small-sample guard: ${round(Math.max(0, minutes - from), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} run-minutes of data`
+    };
+  const at = { minutes: Math.min(minutes, max), warmupEnd: from, maxMinutes: max };
+  const c = boundaryAt(at, alpha);
+  const look = lookIndex(at);
+  return {
+    radius: c * s,
+    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
+    ...final
+  };
+}
+function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
+  if (!(s > 0)) return 0;
+  const I = (s0 / s) ** 2;
+  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
+}
+var usable = (v) => {
+  if (!v || ["unhealthy", "no-data"].includes(v.state)) return false;
+  if (v.cohorts) return true;
+  const p = decisionProjection(v);
+  return !!p && p.value > 0 && p.low > 0 && p.high >= p.low && (!!v.decision_estimate || v.state !== "warming");
+};
+function fullRunGuard(k, c, candidate, m, shown) {
+  const runEnd = candidate.run_end_minutes ?? defaultRunEndMinutes();
+  const W = candidate.decision_estimate?.mean_duration_minutes ?? 0;
+  const lever = Math.max(0, (runEnd - W) / 2 - k.meanAge);
+  if (k.slope === null || k.slopeSe === null) {
+    const text3 = `full-run guard: no drift measurable yet against ${shown} (a slope needs three start cohorts)`;
+    return {
+      full_run: {
+        guard: "not-measured",
+        change: null,
+        slope_relative_per_hour: null,
+        slope_se: null,
+        lever_minutes: round(lever, 1)
+      },
+      state: null,
+      drifts: false,
+      text: text3
+    };
+  }
+  const d = k.logChange + k.slope * lever;
+  const r = c * Math.hypot(k.se, lever * k.slopeSe) + k.widen;
+  const change = {
+    value: round(Math.exp(d) - 1, 4),
+    low: round(Math.exp(d - r) - 1, 4),
+    high: round(Math.exp(d + r) - 1, 4)
+  };
+  const drifts = Math.abs(k.slope) > c * k.slopeSe;
+  const slope = `${k.slope > 0 ? "+" : ""}${pct2(60 * k.slope)}/h \xB1 ${pct2(60 * k.slopeSe)}`;
+  return {
+    full_run: {
+      guard: drifts ? "drifts" : "open",
+      change,
+      slope_relative_per_hour: round(60 * k.slope, 4),
+      slope_se: round(60 * k.slopeSe, 4),
+      lever_minutes: round(lever, 1)
+    },
+    // an untrusted slope (too few cohorts to show their own spread) shows its interval but settles nothing
+    state: k.slopeTrusted ? stateOf(change.low, change.high, m) : null,
+    drifts: drifts && k.slopeTrusted,
+    text: `full-run guard: the candidate drifts ${slope} against ${shown} (${k.basis ? "cohort differences on start age" : "the two runs' rollout drifts"}${drifts ? ", significant" : ""}); extrapolated ${round(lever, 0)} run-minutes to the run's rollout-weighted mean age: ${pct2(change.value)} [${pct2(change.low)}, ${pct2(change.high)}]`
+  };
+}
+function combine(eq, full, provisional) {
+  if (provisional || eq === "better") {
+    if (full === "better" || full === "worse") return full;
+    if (full === "not-better" || full === "equivalent") return "not-better";
+    return "better-at-equal-age";
+  }
+  if (eq === "equivalent") return full === "equivalent" ? "equivalent" : "not-better";
+  if (eq !== "measuring") return eq;
+  if (full === "worse") return "worse";
+  return full === "not-better" || full === "equivalent" ? "not-better" : "measuring";
+}
+function guardOf(f, state3) {
+  const agrees = f.state !== null && (f.state === state3 || state3 === "not-better" && (f.state === "equivalent" || f.state === "worse") || state3 === "worse" && f.state === "worse");
+  return { ...f.full_run, guard: agrees && !f.drifts ? "settled" : f.full_run.guard };
+}
+function decideCandidate(candidate, reference, options = {}) {
+  const m = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
+  const shown = reference?.label ?? reference?.name ?? "none";
+  const base = { reference: referenceOf(reference), min_improvement: m, method: methodText(options) };
+  const read2 = comparable(candidate, reference, base, shown, options);
+  if ("decision" in read2) return read2.decision;
+  const k = contrastOf(candidate, read2.verdict, shown, betweenRunOf(reference, options), reference?.ended);
+  if ("none" in k) return { ...base, state: "measuring", evidence: [k.none] };
+  const claim = claimRadius(candidate, k.se, options, k.basis ? 0 : void 0);
+  if (claim.radius === null)
+    return unclaimed(
+      base,
+      k.logChange,
+      `change vs ${shown}: ${pct2(Math.exp(k.logChange) - 1)}; ${claim.why}`
+    );
+  const r = claim.radius + k.widen;
+  const d = k.logChange;
+  const change = {
+    value: round(Math.exp(d) - 1, 4),
+    low: round(Math.exp(d - r) - 1, 4),
+    high: round(Math.exp(d + r) - 1, 4)
+  };
+  const full = fullRunGuard(k, k.se > 0 ? claim.radius / k.se : 0, candidate, m, shown);
+  const provisional = options.previous?.state === "better-at-equal-age" && sameReference(options.previous.reference, base.reference);
+  const eq = stateOf(change.low, change.high, m);
+  const fullState = options.fullRunGuard === false ? eq : full.state;
+  const state3 = k.thin && !provisional ? "measuring" : combine(eq, fullState, provisional);
+  const evidence = [
+    `change vs ${shown} at equal run age: ${pct2(change.value)} [${pct2(change.low)}, ${pct2(change.high)}] (valid under repeated looks; \xB1${pct2(r)} on the log scale: ${claim.text})`,
+    k.text,
+    ...betweenRunText(reference),
+    full.text,
+    ...k.thin && !provisional ? [k.thin] : []
+  ];
+  const contrast = k.basis ? { ...k.basis, mean_age_minutes: round(k.meanAge, 1) } : null;
+  const x = { base, change, full, d, s: k.se, m, shown, evidence, candidate, contrast };
+  const eta = expectedMinutes(candidate, d, k.se, m, options, k.basis ? 0 : void 0);
+  if (state3 === "measuring" || state3 === "better-at-equal-age") {
+    const why2 = closeWhy({ claim, k, candidate, change, m, eta, options, state: state3 });
+    if (why2) return settle(x, state3, why2);
+    return state3 === "measuring" ? stillMeasuring(x, eta) : decided(
+      x,
+      state3,
+      `${state3}: faster by more than ${pct2(m)} than ${shown} at equal run age at every look's confidence; the full-run guard is still open, so it keeps running`
+    );
+  }
+  return decided(
+    x,
+    state3,
+    `${state3}: ${claimOf(state3, m)} than ${shown} at every look's confidence${full.drifts && (state3 === "worse" || state3 === "not-better") ? " (it drifts against it: a one-sided claim)" : ""}`
+  );
+}
+function referenceOf(r) {
+  return r?.reference ?? decisionReference("run", r?.name ?? "none");
+}
+var AFTER_REFERENCE_DURATIONS = 2;
+var FORECAST_AFTER_MINUTES = 30;
+function pointsAtGain(d, minImprovement) {
+  const v = d?.relative_change?.value;
+  return v !== void 0 && v <= -minImprovement / 2;
+}
+function futileByForecast(decision, minute, horizon, minImprovement) {
+  if (decision.state !== "measuring" || minute < FORECAST_AFTER_MINUTES) return false;
+  if (decision.relative_change?.value === void 0 || pointsAtGain(decision, minImprovement)) return false;
+  const eta = decision.expected_minutes_to_decision;
+  if (eta === void 0) return false;
+  return eta === null || eta > horizon;
+}
+function closeWhy(x) {
+  const now = x.candidate.minutes_of_data ?? 0;
+  if (x.claim.final) return "closed at the horizon (max_decision_minutes)";
+  if (x.candidate.cohorts?.final) return "closed now: the candidate's job ended, so its data will not grow";
+  const W = x.candidate.decision_estimate?.mean_duration_minutes ?? 5;
+  if (x.k.referenceEnd !== null && now >= x.k.referenceEnd + AFTER_REFERENCE_DURATIONS * W)
+    return `closed now: the reference's data end at run-minute ${round(x.k.referenceEnd, 0)}; compared there, the candidate's rollouts of the ages they share have ended, so more of its data cannot settle it`;
+  const horizon = x.options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  const open2 = { state: x.state, relative_change: x.change, expected_minutes_to_decision: x.eta };
+  const futile = x.options.futility !== false && futileByForecast(open2, now, horizon, x.m);
+  return futile ? "closed by the forecast: no settlement is forecast within the horizon and the change does not point at a gain" : null;
+}
+function settle(x, state3, why2) {
+  if (state3 === "better-at-equal-age" || x.change.high < -x.m)
+    return decided(
+      x,
+      "faster-drift-not-ruled-out",
+      `faster-drift-not-ruled-out: ${why2}: faster than ${x.shown} at equal run age; a drift that could undo it over the full run is not ruled out`
+    );
+  const p = x.s > 0 ? upperTail2((x.d - Math.log(1 - x.m)) / x.s) : 0;
+  return decided(
+    x,
+    "not-better",
+    `not-better: ${why2}: not shown ${pct2(x.m)} faster than ${x.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct2(x.m)} faster reads this slow or slower with probability ${pct2(p)}`
+  );
+}
+function unclaimed(base, d, text3) {
+  const value = round(Math.exp(d) - 1, 4);
+  return {
+    ...base,
+    state: "measuring",
+    relative_change: { value, low: value, high: value },
+    evidence: [text3]
+  };
+}
+function stillMeasuring(x, eta) {
+  const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
+  return {
+    ...x.base,
+    state: "measuring",
+    relative_change: x.change,
+    full_run: x.full.full_run,
+    contrast: x.contrast,
+    expected_minutes_to_decision: eta,
+    evidence: [...x.evidence, when]
+  };
+}
+function decided(x, state3, last) {
+  const minutes = x.candidate.minutes_of_data ?? null;
+  return {
+    ...x.base,
+    state: state3,
+    relative_change: x.change,
+    full_run: guardOf(x.full, state3),
+    contrast: x.contrast,
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    evidence: [...x.evidence, last]
+  };
+}
+function methodText(options) {
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
+  const what = "on log(candidate \xF7 reference) seconds per rollout of the start cohorts both runs share (equal run age), with a full-run guard";
+  return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) ${what}` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) ${what}`;
+}
+var betweenRunText = (r) => r?.betweenRun ? [`between-run term \xB1${pct2(r.betweenRun.logSd)} (log s.d.): ${r.betweenRun.text}`] : [];
+var betweenRunOf = (r, o) => r?.betweenRun?.logSd ?? o.betweenRunSd ?? 0;
+function comparable(candidate, reference, base, shown, options) {
+  if (options.isReference)
+    return { decision: { ...base, state: "reference", evidence: ["this candidate is the reference"] } };
+  const prev = options.previous;
+  if (prev && isFinalDecision(prev) && sameReference(prev.reference, base.reference))
+    return { decision: prev };
+  if (!reference)
+    return {
+      decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
+    };
+  if (usable(candidate) && usable(reference.verdict)) return { verdict: reference.verdict };
+  const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
+  return { decision: { ...base, state: "measuring", evidence: [`no usable estimate for ${who} yet`] } };
+}
+var pct2 = (x) => `${round(100 * x, 1)}%`;
+function stateOf(lo, hi, m) {
+  return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
+}
+function claimOf(state3, m) {
+  return state3 === "worse" ? "slower" : state3 === "better" ? `faster by more than ${pct2(m)}` : state3 === "equivalent" ? `within \xB1${pct2(m)}` : `not faster by ${pct2(m)} or more`;
+}
+function expectedMinutes(v, d, s, m, options, from = steadyFrom(v) ?? (v.minutes_of_data ?? 0) / 3) {
+  const now = v.minutes_of_data;
+  if (now == null || !(s > 0)) return null;
+  const info2 = Math.max(1, now - from);
+  const lm = Math.log(1 - m);
+  const need = Math.max(d, lm - d, d - lm);
+  if (!(need > 0)) return null;
+  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  const horizon = (options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid" ? now + 600 : max;
+  for (let t = Math.ceil(now); t <= horizon; t++) {
+    const st = s * Math.sqrt(info2 / Math.max(1, t - from));
+    const c = claimRadius({ ...v, minutes_of_data: t }, st, options, from);
+    if (c.radius !== null && c.radius <= need) return round(Math.max(t, now), 0);
+  }
+  return null;
+}
+function pruneByLeader(candidate, leader, options = {}) {
+  const leaders = Math.max(1, Math.floor(options.leaders ?? 1));
+  const alpha = (options.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
+  const previous = sameReference(options.previous?.reference, referenceOf(leader)) ? options.previous : null;
+  const d = decideCandidate(candidate, leader, { ...options, alpha, previous, futility: false });
+  if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
+  if (d.evidence.at(-1)?.includes("closed")) return null;
+  const m = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
+  const shown = leader.label ?? leader.name;
+  return {
+    ...d,
+    state: "not-better",
+    evidence: [
+      ...d.evidence.slice(0, 2),
+      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence (\u03B1 split over ${leaders} possible leader${leaders === 1 ? "" : "s"}): it cannot win`
+    ]
+  };
+}
+function leadScore(v, reference) {
+  if (!usable(v) || v.state === "drifting") return null;
+  if (reference && usable(reference)) {
+    const k = contrastOf(v, reference, "the reference");
+    if (!("none" in k)) return k.logChange;
+  }
+  const p = decisionProjection(v)?.value;
+  if (!p) return null;
+  const ref = reference ? referenceAtAge(reference, v.minutes_of_data).projection?.value : void 0;
+  return ref ? Math.log(p / ref) : Math.log(p);
+}
+function leadingCandidate(candidates, reference) {
+  let best = null;
+  for (const c of candidates) {
+    const score = leadScore(c.verdict, reference);
+    if (score !== null && (!best || score < best.score)) best = { c, score };
+  }
+  if (best && reference && usable(reference) && !(best.score < 0)) return null;
+  return best?.c ?? null;
+}
+var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
+function gpuMinutes(i) {
+  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
+  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
+  const savedVsSeed = i.stopped ? round(i.gpus * SEED_RULE_JOB_MINUTES - used, 0) : null;
+  return { used, saved, savedVsSeed };
+}
+function withGpuMinutes(d, i) {
+  const g = gpuMinutes(i);
+  return {
+    ...d,
+    gpu_minutes_used: g.used,
+    gpu_minutes_saved: g.saved,
+    gpu_minutes_saved_vs_seed: g.savedVsSeed
+  };
+}
+function savingsText(d) {
+  if (d.gpu_minutes_saved == null) return null;
+  const wall = `${Math.round(d.gpu_minutes_saved)} against the job's wall time`;
+  const seed = d.gpu_minutes_saved_vs_seed;
+  if (seed == null) return `${Math.round(d.gpu_minutes_saved)} GPU-minutes of wall time saved`;
+  return seed >= 0 ? `${Math.round(seed)} GPU-minutes saved against the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})` : `${Math.round(-seed)} GPU-minutes more than the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})`;
+}
+function shouldStopOnDecision(decisions, options = {}) {
+  if (options.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
+  if (!decisions.length) return { stop: false, reason: "no decision yet" };
+  if (decisions.some((d) => d.state === "reference"))
+    return { stop: false, reason: "a reference keeps running" };
+  const worse = decisions.find((d) => d.state === "worse");
+  if (worse) return { stop: true, reason: `decided worse than ${referenceText(worse.reference)}` };
+  if (decisions.every((d) => isFinalDecision(d)))
+    return {
+      stop: true,
+      reason: `decided: ${decisions.map((d) => `${d.state} vs ${referenceText(d.reference)}`).join(", ")}`
+    };
+  if (decisions.some((d) => d.state === "better-at-equal-age"))
+    return {
+      stop: false,
+      reason: "better at equal run age: it keeps running until the full-run guard settles"
+    };
+  return { stop: false, reason: "still measuring" };
+}
+
+// src/campaign/rounds.ts
+function startCampaign(baseline) {
+  return {
+    baseline,
+    rounds: [],
+    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
+  };
+}
+function roundWinner(state3, round3) {
+  const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
+  const better = measured2.filter((r) => r.outcome === "better");
+  const eligible = state3.best === null && better.length === 0 ? measured2 : better;
+  return eligible.sort((a, b) => a.seconds - b.seconds)[0];
+}
+function closeRound(state3, round3) {
+  const winner = roundWinner(state3, round3);
+  const best = winner && (state3.best === null || winner.seconds < state3.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state3.best;
+  return { ...state3, rounds: [...state3.rounds, round3], best };
+}
+function roundsWithoutGain(state3) {
+  let n = 0;
+  let replay = startCampaign(state3.baseline);
+  const gained = [];
+  for (const round3 of state3.rounds) {
+    const before = replay.best?.name;
+    replay = closeRound(replay, round3);
+    const gain = replay.best?.name !== before;
+    gained.push(gain ? true : round3.triedPredictedBest === false ? null : false);
+  }
+  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
+  return n;
+}
+function stopRule(state3, policy, outlook) {
+  const dry = roundsWithoutGain(state3);
+  if (state3.rounds.length === 0 || dry < policy.stopAfter) return null;
+  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
+  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
+}
+function spentGpuHours(state3) {
+  return state3.baseline.gpuHours + state3.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0);
+}
+function nextStep(state3, policy, expectedRunGpuHours, outlook) {
+  const stop3 = stopRule(state3, policy, outlook);
+  if (stop3) return { kind: "conclude", reason: stop3 };
+  if (policy.maxRounds !== void 0 && state3.rounds.length >= policy.maxRounds)
+    return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
+  const parent = state3.best?.name ?? state3.baseline.name;
+  let count2 = policy.parallel;
+  if (policy.gpuHours !== void 0) {
+    const left = policy.gpuHours - spentGpuHours(state3);
+    count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
+    if (count2 < 1)
+      return {
+        kind: "conclude",
+        reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
+      };
+  }
+  return { kind: "round", index: state3.rounds.length + 1, parent, count: count2 };
+}
+function canStart(policy, spent, committed, expected) {
+  return policy.gpuHours === void 0 || spent + committed + expected <= policy.gpuHours + 1e-9;
+}
+function round2(x) {
+  return Math.round(x * 100) / 100;
+}
+
+// src/campaign/loop.ts
+var MAX_ATTEMPTS = 3;
+function pendingReruns(state3, minImprovement) {
+  const last = state3.rounds.at(-1);
+  if (!last) return [];
+  return last.runs.filter(
+    (r) => !!r.rerun && (r.attempt ?? 1) < MAX_ATTEMPTS && r.change !== void 0 && r.change <= -minImprovement / 2
+  );
+}
+function planRound(state3, policy, suggestion, expectedRunGpuHours) {
+  const reruns = pendingReruns(state3, policy.minImprovement);
+  const outlook = suggestion.outlook ? { gainLow: suggestion.outlook.gainLow } : null;
+  const held = reruns.length ? { ...policy, stopAfter: Number.POSITIVE_INFINITY } : policy;
+  const step = nextStep(state3, held, expectedRunGpuHours, outlook);
+  if (step.kind === "conclude") return step;
+  const kept = reruns.slice(0, step.count);
+  if (!kept.length && (suggestion.stop.stop || suggestion.proposals.length === 0))
+    return { kind: "conclude", reason: `suggest: ${suggestion.stop.reason}` };
+  const proposals2 = suggestion.proposals.slice(0, step.count - kept.length);
+  const best = suggestion.outlook ? proposals2.find((p) => p.change === suggestion.outlook.change) : void 0;
+  return {
+    kind: "round",
+    round: {
+      index: step.index,
+      parent: step.parent,
+      reruns: kept,
+      proposals: proposals2,
+      predictedBest: best?.candidate.name ?? null,
+      modelled: !!suggestion.outlook
+    }
+  };
+}
+
+// src/topology/capacity.ts
+function containers(topology, svc) {
+  const gpus = topology.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? gpus.length : 1;
+}
+function isSkipped(topology, svc) {
+  return topology.runtime?.endpoints?.[svc]?.skip === true;
+}
+function activeServices(topology) {
+  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
+}
+function capacity(topology, svc) {
+  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+  const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+  return containers(topology, svc) * replicas2 * concurrency2;
+}
+function capacitySummary(topology) {
+  const byService = {};
+  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
+  const values = Object.values(byService);
+  const inFlight2 = values.length ? Math.min(...values) : 0;
+  const max = values.length ? Math.max(...values) : 0;
+  return {
+    byService,
+    inFlight: inFlight2,
+    binding: activeServices(topology).filter((s) => byService[s] === inFlight2),
+    imbalance: inFlight2 > 0 ? max / inFlight2 : Number.POSITIVE_INFINITY
+  };
+}
+function gpuMap(topology) {
+  const map = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    for (const gpu of gpus) {
+      const list = map.get(gpu) ?? [];
+      if (!list.includes(svc)) list.push(svc);
+      map.set(gpu, list);
+    }
+  }
+  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
+}
+
+// src/analysis/bottleneck.ts
+var HIGH_SHARE = 0.5;
+var LOW_DEPTH = 1;
+var IMBALANCE_SHARE = 0.25;
+var CPU_BOUND_PERCENT = 90;
+var LOW_MIN_DEPTH = 3;
+var LOW_MAX_DEPTH = 5;
+var HIGH_BLOCKING_S = 0.05;
+function cpuBoundEvidence(input) {
+  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
+    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
+  );
+  if (hottest.length) {
+    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
+      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
+    );
+  }
+  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
+    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
+  );
+}
+function runtimeEvidence(input) {
+  const evidence = [];
+  const idle = input.idleFraction;
+  if (typeof idle === "number" && Number.isFinite(idle))
+    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  const blocking = input.rpcBlockingP95;
+  if (typeof blocking === "number" && Number.isFinite(blocking))
+    evidence.push(
+      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+    );
+  return evidence;
+}
+function queuesOf(input, services) {
+  const max = (s) => input.queueMax[s];
+  const min = (s) => input.queueMin[s] ?? null;
+  const ranked = [...services].sort((a, b) => max(b) - max(a));
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
+  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
+  return { max, min, ranked, high };
+}
+function analyseBottleneck(input) {
+  const evidence = runtimeEvidence(input);
+  const cpuBound = cpuBoundEvidence(input);
+  const verdict = (kind, service, lines, confidence) => ({
+    kind,
+    service,
+    evidence: [...evidence, ...lines, ...cpuBound],
+    confidence
+  });
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (!services.length)
+    return verdict(
+      runtimeBusy ? "runtime-bound" : "unknown",
+      null,
+      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
+      "low"
+    );
+  const q = queuesOf(input, services);
+  for (const s of q.ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+    );
+  if (runtimeBusy)
+    return verdict(
+      "runtime-bound",
+      null,
+      [
+        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
+      ],
+      q.high.length === 0 ? "high" : "medium"
+    );
+  return queueVerdict(q, services, verdict);
+}
+function queueVerdict(q, services, verdict) {
+  const { max, min, high } = q;
+  const top = q.ranked[0];
+  const second = q.ranked[1];
+  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
+    return verdict(
+      "not-enough-load",
+      null,
+      [
+        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
+      ],
+      "medium"
+    );
+  if (high.length >= 2)
+    return verdict(
+      "total-capacity-too-high",
+      null,
+      [
+        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
+      ],
+      "medium"
+    );
+  const topMin = min(top);
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
+    return verdict(
+      "imbalance",
+      top,
+      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
+      "medium"
+    );
+  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
+  return verdict(
+    "service",
+    top,
+    [
+      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
+    ],
+    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
+  );
+}
+
+// src/analysis/reading.ts
+function decisionReading(i) {
+  const level = Math.max(
+    0,
+    ...(i.active ?? []).filter((p) => p.t <= i.now && Number.isFinite(p.v)).map((p) => p.v)
+  );
+  const inFlight2 = level > 0 ? level : i.inFlight;
+  const cohorts = inFlight2 && inFlight2 > 0 ? cohortTable({
+    batches: i.batches,
+    now: i.now,
+    step: i.step,
+    inFlight: inFlight2,
+    ...i.lastSeen ? { lastSeen: i.lastSeen } : {},
+    ...i.active ? { active: i.active } : {},
+    expectedRollouts: i.expectedRollouts ?? null,
+    final: !!i.final,
+    startedAt: i.startedAt ?? null
+  }) : null;
+  const est = rolloutEstimate(i);
+  const estimate = est && i.trajectory !== false ? { ...est, trajectory: estimateTrajectory(i) } : est;
+  return { estimate, cohorts };
+}
+
 // src/analysis/resources.ts
 function analyseResources(input) {
   const gpu_by_index = {};
@@ -64020,263 +65688,6 @@ function opportunities(usage, bottleneck) {
   return out;
 }
 
-// src/analysis/rollout-error.ts
-var MIN_ERROR_BLOCKS = 4;
-function settled(steady, now) {
-  const ds = steady.flatMap((b) => Array(Math.min(b.n, 50)).fill(b.duration)).sort((a, b) => a - b);
-  const q90 = ds[Math.floor(0.9 * (ds.length - 1))] ?? 0;
-  return steady.filter((b) => b.start <= now - q90);
-}
-function blocksOf(batches, L, t0) {
-  const m = /* @__PURE__ */ new Map();
-  for (const b of batches) {
-    const k = Math.floor((b.start - t0) / L);
-    const x = m.get(k) ?? { s: 0, n: 0 };
-    x.s += b.n * b.duration;
-    x.n += b.n;
-    m.set(k, x);
-  }
-  return [...m.entries()].sort((a, b) => a[0] - b[0]).map(([k, x]) => ({ k, n: x.n, mean: x.s / x.n }));
-}
-function withinBlockVariance(steady, L, t0) {
-  const means = new Map(blocksOf(steady, L, t0).map((b) => [b.k, b.mean]));
-  let ss = 0;
-  for (const b of steady)
-    ss += b.n * (b.duration - means.get(Math.floor((b.start - t0) / L))) ** 2;
-  const df = steady.length - means.size;
-  return df > 0 ? ss / df : null;
-}
-function sharedVariance(blocks, sigma2, n) {
-  if (blocks.length < 5) return null;
-  let ss = 0;
-  let c = 0;
-  for (let i = 1; i + 1 < blocks.length; i++) {
-    const [a, b, d] = [blocks[i - 1], blocks[i], blocks[i + 1]];
-    ss += (a.mean - 2 * b.mean + d.mean) ** 2;
-    c++;
-  }
-  const v = ss / c / 6;
-  const shared = Math.max(0, v - sigma2 * mean(blocks.map((x) => 1 / x.n)));
-  const w = blocks.reduce((s, x) => s + x.n * x.n, 0) / (n * n);
-  return shared * w;
-}
-function durationError(steady, W, n, now, step) {
-  const L = Math.max(2 * step, W / 2);
-  const t0 = Math.min(...steady.map((b) => b.start));
-  const sigma2 = withinBlockVariance(steady, L, t0) ?? W * W;
-  const iid2 = sigma2 / n;
-  const done = settled(steady, now);
-  const base = blocksOf(done, L, t0);
-  const from = t0 + (base[mserStart(base)]?.k ?? 0) * L;
-  const stationary = done.filter((b) => b.start >= from);
-  let shared = 0;
-  for (let scale = L; ; scale *= 2) {
-    const blocks = blocksOf(stationary, scale, from);
-    const v = sharedVariance(
-      blocks,
-      sigma2,
-      stationary.reduce((a, b) => a + b.n, 0)
-    );
-    if (v === null) break;
-    shared = Math.max(shared, v);
-  }
-  const enough = base.length >= MIN_ERROR_BLOCKS;
-  return {
-    se: Math.sqrt(iid2 + shared),
-    basis: {
-      blocks: base.length,
-      block_minutes: round(L, 2),
-      rollouts: n,
-      method: shared > 0 ? "blocks of starts (shared variation)" : "independent rollouts",
-      enough
-    }
-  };
-}
-function mserStart(blocks) {
-  let best = 0;
-  let bestScore = Number.POSITIVE_INFINITY;
-  for (let d = 0; d <= Math.floor(blocks.length / 3); d++) {
-    const rest = blocks.slice(d);
-    const m = mean(rest.map((b) => b.mean));
-    const score = rest.reduce((a, b) => a + (b.mean - m) ** 2, 0) / rest.length ** 2;
-    if (score < bestScore) {
-      bestScore = score;
-      best = d;
-    }
-  }
-  return best;
-}
-function rolloutDrift(steady, W, now, step) {
-  const done = settled(steady, now);
-  if (!done.length || !(W > 0)) return null;
-  const L = Math.max(2 * step, W / 2);
-  const t0 = Math.min(...done.map((b) => b.start));
-  const blocks = blocksOf(done, L, t0);
-  const rest = blocks.slice(mserStart(blocks));
-  if (rest.length < 4) return null;
-  const fit = linearFit(
-    rest.map((b) => t0 + (b.k + 0.5) * L),
-    rest.map((b) => b.mean / W)
-  );
-  if (!Number.isFinite(fit.seB)) return null;
-  return {
-    slope_relative_per_hour: round(60 * fit.b, 4),
-    se: round(60 * fit.seB, 4),
-    from_minute: round(t0 + rest[0].k * L, 2)
-  };
-}
-
-// src/analysis/rollouts.ts
-function reconstructRollouts(sum, count2, secondsPerRunMinute = 60) {
-  const key = (l) => l.worker_id ?? JSON.stringify(l);
-  const sums = new Map(sum.map((s) => [key(s.labels), s.points]));
-  const out = [];
-  for (const c of count2) {
-    const worker = key(c.labels);
-    const sp = sums.get(worker);
-    if (!sp) continue;
-    const sAt = new Map(sp.map((p) => [p.t, p.v]));
-    let prev = null;
-    for (const p of c.points) {
-      const s = sAt.get(p.t);
-      if (s === void 0 || !Number.isFinite(p.v) || !Number.isFinite(s)) continue;
-      if (prev && p.v >= prev.n && s >= prev.s) {
-        const dn = Math.round(p.v - prev.n);
-        if (dn > 0) {
-          const duration3 = (s - prev.s) / dn / secondsPerRunMinute;
-          out.push({ worker, end: p.t, n: dn, duration: duration3, start: p.t - duration3 });
-        }
-      }
-      prev = { n: p.v, s };
-    }
-  }
-  return out.sort((a, b) => a.end - b.end);
-}
-var MIN_STEADY_ROLLOUTS = 20;
-function rolloutEstimate(i) {
-  const I = i.inFlight;
-  if (!I || !(I > 0) || !i.batches.length) return null;
-  const { steady, firstWave, firstWaveEnd } = splitFirstWave(i.batches, i.now, i.step);
-  const n = steady.reduce((a, b) => a + b.n, 0);
-  if (n < MIN_STEADY_ROLLOUTS) return null;
-  const ends = i.batches.filter((b) => b.end <= i.now).flatMap((b) => Array(b.n).fill(b.end));
-  const inFlightStarts = ends.slice(-Math.min(I, ends.length)).filter((s) => s > firstWaveEnd);
-  const W = kaplanMeierMean(
-    steady.map((b) => ({ t: b.duration, n: b.n })),
-    inFlightStarts.map((s) => i.now - s)
-  );
-  if (!(W > 0)) return null;
-  const { se, basis } = durationError(steady, W, n, i.now, i.step);
-  const drift = rolloutDrift(steady, W, i.now, i.step);
-  const rate = I / W;
-  const future = rate * Math.max(0, i.runEnd - i.now);
-  const value = 60 * i.runEnd / (i.completed + future);
-  const rel = se / W * (future / (i.completed + future));
-  const projected = {
-    value: round(value, 4),
-    low: round(value * Math.exp(-1.96 * rel), 4),
-    high: round(value * Math.exp(1.96 * rel), 4)
-  };
-  return {
-    projected_full_run: projected,
-    first_wave_end_minutes: round(firstWaveEnd, 2),
-    mean_duration_minutes: round(W, 4),
-    steady_rollouts: n,
-    censored_rollouts: inFlightStarts.length,
-    first_wave_rollouts: firstWave,
-    error_basis: basis,
-    drift,
-    evidence: `decision estimate from rollouts: ${n} ended after the first wave (${firstWave} of the first wave dropped, started by run-minute ${round(firstWaveEnd, 1)}), ${inFlightStarts.length} in flight censored; mean duration ${round(60 * W, 1)} s \xB1 ${round(100 * (se / W), 1)}% (${basisText(basis)}) \u2192 ${round(rate, 2)} rollouts/min with ${I} in flight; projected full-run ${projected.value} [${projected.low}, ${projected.high}] s/rollout`
-  };
-}
-function basisText(b) {
-  const blocks = `${b.blocks} block${b.blocks === 1 ? "" : "s"} of ${b.block_minutes} min of starts`;
-  return b.enough ? `error from ${b.rollouts} rollouts in ${blocks}, ${b.method}` : `error basis too thin: ${b.rollouts} rollouts in ${blocks}, fewer than ${MIN_ERROR_BLOCKS} independent blocks`;
-}
-function splitFirstWave(batches, now, step) {
-  const t0 = Math.min(...batches.map((b) => b.start));
-  const firstEnd = Math.min(...batches.map((b) => b.end));
-  const firstWaveEnd = t0 + step;
-  const steady = [];
-  let firstWave = 0;
-  for (const b of batches) {
-    if (b.end > now) continue;
-    if (b.start <= firstWaveEnd) {
-      firstWave += b.n;
-      continue;
-    }
-    const longest = b.end - firstEnd + step;
-    let k = 0;
-    let rest = b.duration;
-    while (k < b.n && rest > longest) {
-      k++;
-      rest = k < b.n ? (b.n * b.duration - k * (b.end - t0)) / (b.n - k) : 0;
-    }
-    firstWave += k;
-    if (k < b.n && rest > 0) steady.push({ ...b, n: b.n - k, duration: rest, start: b.end - rest });
-  }
-  return { steady, firstWave, firstWaveEnd };
-}
-function kaplanMeierMean(events, censored) {
-  const all = [
-    ...events.map((e) => ({ t: e.t, d: e.n, c: 0 })),
-    ...censored.map((t) => ({ t, d: 0, c: 1 }))
-  ].sort((a, b) => a.t - b.t || b.d - a.d);
-  let atRisk = all.reduce((a, x) => a + x.d + x.c, 0);
-  let S = 1;
-  let area = 0;
-  let last = 0;
-  for (const x of all) {
-    if (x.d > 0) {
-      area += S * (x.t - last);
-      last = x.t;
-      S *= 1 - x.d / atRisk;
-    }
-    atRisk -= x.d + x.c;
-  }
-  return area;
-}
-function estimateTrajectory(i, stepMinutes = 1) {
-  const values = [];
-  const logSe2 = [];
-  const slope = [];
-  const slopeSe = [];
-  let from = null;
-  let basisFrom = null;
-  const sorted = [...i.batches].sort((a, b) => a.end - b.end);
-  for (let m = Math.ceil(sorted[0]?.end ?? i.now); m <= i.now + 1e-9; m += stepMinutes) {
-    const later = sorted.filter((b) => b.end > m).reduce((a, b) => a + b.n, 0);
-    const e = rolloutEstimate({ ...i, now: m, completed: Math.max(0, i.completed - later) });
-    if (!e) {
-      if (from === null) continue;
-      values.push(values.at(-1));
-      logSe2.push(logSe2.at(-1));
-      slope.push(slope.at(-1) ?? null);
-      slopeSe.push(slopeSe.at(-1) ?? null);
-      continue;
-    }
-    from ??= m;
-    const p = e.projected_full_run;
-    values.push(p.value);
-    logSe2.push(round((Math.log(p.high) - Math.log(p.low)) / (2 * 1.96), 5));
-    slope.push(e.drift?.slope_relative_per_hour ?? null);
-    slopeSe.push(e.drift?.se ?? null);
-    if (basisFrom === null && e.error_basis.enough) basisFrom = m;
-  }
-  return from === null ? null : {
-    from_minute: from,
-    step_minutes: stepMinutes,
-    values,
-    log_se: logSe2,
-    basis_from_minute: basisFrom,
-    drift_slope: slope,
-    drift_se: slopeSe
-  };
-}
-function perWorkerMinutes(series, toMinutes) {
-  return (series ?? []).map((s) => ({ labels: s.labels, points: toMinutes(s.points) }));
-}
-
 // src/analysis/observe.ts
 function first(series, q) {
   return series[q]?.[0];
@@ -64286,7 +65697,9 @@ function observeRun(input) {
   const series = runSeries(input, t);
   const dInput = detectorInput(input, t, series);
   const verdict = detect(dInput);
-  verdict.decision_estimate = decisionEstimate(input, t, series, dInput, verdict);
+  const reading = decisionReadingOf(input, t, series, dInput, verdict);
+  verdict.decision_estimate = reading?.estimate ?? null;
+  verdict.cohorts = reading?.cohorts ?? null;
   rolloutDriftCheck(verdict, input.settings?.max_relative_slope_per_hour ?? 0.05);
   const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
   const read2 = steadyReader(input.series, fromTs);
@@ -64371,31 +65784,32 @@ function rolloutDriftCheck(verdict, limit = 0.05) {
     `rollout durations drift ${round(100 * d.slope_relative_per_hour, 1)}%/h \xB1 ${round(100 * d.se, 1)}% (against their start, after run-minute ${d.from_minute}): beyond ${round(100 * limit, 1)}%/h, not stable`
   );
 }
-function decisionEstimate(input, t, series, d, verdict) {
+function decisionReadingOf(input, t, series, d, verdict) {
   const S = input.timeScale;
   const toMin = (points) => toRunMinutes(points, t.ts0, S);
-  const batches = reconstructRollouts(
-    perWorkerMinutes(input.series.rolloutDurationSum, toMin),
-    perWorkerMinutes(input.series.rolloutDurationCount, toMin),
-    60
-    // durations are run-seconds (the twin records its simulated durations)
-  );
+  const counts = perWorkerMinutes(input.series.rolloutDurationCount, toMin);
+  const batches = reconstructRollouts(perWorkerMinutes(input.series.rolloutDurationSum, toMin), counts, 60);
   const lastCount = series.durationCount.at(-1)?.v;
   const now = d.now ?? ((t.lastTs ?? input.nowTs) - t.ts0) * (S / 60);
   const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
   const inFlight2 = active.length ? mean(active.map((p) => p.v)) : d.inFlightCapacity ?? null;
   if (lastCount === void 0 || !batches.length) return null;
-  const estInput = {
+  const key = (l) => l.worker_id ?? JSON.stringify(l);
+  const lastSeen = new Map(counts.map((c) => [key(c.labels), c.points.at(-1)?.t ?? now]));
+  return decisionReading({
     batches,
     now,
     runEnd: verdict.run_end_minutes ?? d.runEndMinutes ?? now,
-    inFlight: inFlight2,
+    inFlight: inFlight2 ?? d.inFlightCapacity ?? null,
     completed: lastCount,
-    step: input.stepSeconds * S / 60
-  };
-  const est = rolloutEstimate(estInput);
-  if (!est) return null;
-  return input.trajectory === false ? est : { ...est, trajectory: estimateTrajectory(estInput) };
+    step: input.stepSeconds * S / 60,
+    lastSeen,
+    active: series.activeRollouts,
+    expectedRollouts: input.expectedRollouts ?? null,
+    final: !!input.ended,
+    startedAt: t.startTs,
+    trajectory: input.trajectory !== false
+  });
 }
 function steadyReader(series, fromTs) {
   const values = (s) => {
@@ -66208,298 +67622,6 @@ var clusters_schema_default = {
   }
 };
 
-// topologies/schema/experiment.schema.json
-var experiment_schema_default = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  $id: "https://alpasim-topo.local/schema/experiment.schema.json",
-  title: "Experiment",
-  description: "topologies/<experiment>/experiment.yaml: what is fixed across the candidates of one experiment.",
-  type: "object",
-  additionalProperties: false,
-  required: ["experiment_id", "cluster", "base_topology", "fixed_inputs"],
-  properties: {
-    experiment_id: {
-      type: "string",
-      pattern: "^topology-opt-[a-z0-9_.]+(-[a-z0-9_.]+)*-[a-z0-9_]+-[0-9]{8}$",
-      maxLength: 80,
-      description: "topology-opt-<driver>-<cluster>-<YYYYMMDD>"
-    },
-    objective: {
-      type: "string",
-      default: "minimize stabilized full-run seconds_per_rollout"
-    },
-    command: {
-      type: "string",
-      maxLength: 8e3,
-      description: "The full AlpaSim run command the experiment started from."
-    },
-    cluster: {
-      type: "string",
-      pattern: "^[a-z0-9][a-z0-9_-]{0,31}$",
-      description: "A cluster name from topologies/clusters.yaml."
-    },
-    base_topology: {
-      type: "string",
-      pattern: "^[A-Za-z0-9_]{1,64}$",
-      description: "The AlpaSim topology preset candidates start from (topology=<name>)."
-    },
-    max_parallel: {
-      type: "integer",
-      minimum: 1,
-      maximum: 16,
-      default: 3,
-      description: "Live candidates at once (the seed's limit is 3)."
-    },
-    stop_when_stable: {
-      type: "boolean",
-      default: false,
-      description: "Cancel the reference's job (the baseline running beside the candidates) once its verdict is stable, to save GPU-hours. A candidate is never stopped as stable: it is stopped on its decision (stop_when_decided)."
-    },
-    min_improvement: {
-      type: "number",
-      minimum: 0,
-      maximum: 0.5,
-      default: 0.02,
-      description: "Relative change of seconds per rollout below which two candidates are called equivalent (0.02 = 2%)."
-    },
-    decision_boundary: {
-      type: "string",
-      enum: ["alpha-spending", "always-valid"],
-      default: "alpha-spending",
-      description: "How a decision stays valid while the monitor looks every minute: `alpha-spending` (one-sided group-sequential boundaries, Lan\u2013DeMets Pocock-type, spending the error over max_decision_minutes) or `always-valid` (a two-sided confidence sequence with no horizon, slower). See docs/monitor.md."
-    },
-    max_decision_minutes: {
-      type: "number",
-      minimum: 10,
-      maximum: 1440,
-      default: 120,
-      description: "Run-minutes over which the alpha-spending boundary spends the error allowed; a candidate still undecided then stays `measuring` (no claim is made any more)."
-    },
-    reference: {
-      type: "string",
-      enum: ["beside", "recorded"],
-      default: "beside",
-      description: "What a round's candidates are decided against. `beside` (default): one job of the current best (the record's best, else its baseline) runs beside them, started with them, and each candidate is decided against it at equal run age; it counts in max_parallel and is stopped when no open decision needs it (docs/monitor.md). `recorded`: no reference job; candidates are decided against the record's best as it was measured, with a between-run term in the interval (estimated from repeated runs of one topology in the record, else assumed)."
-    },
-    stop_when_decided: {
-      type: "boolean",
-      default: true,
-      description: "Cancel a candidate's job as soon as its comparison with the baseline and the current best is decided, to save GPU time."
-    },
-    allow_unmeasured_memory: {
-      type: "boolean",
-      default: false,
-      description: "Accept candidates whose predicted GPU memory is above a GPU's capacity while the memory model is clusters.yaml's estimate (not yet fitted from this experiment's measured runs): a warning instead of an error. Once the record fits the model from measured runs, above capacity is an error whatever this says."
-    },
-    comment_interval_minutes: {
-      type: "number",
-      minimum: 1,
-      maximum: 1440,
-      default: 15,
-      description: "A running candidate's comment is rewritten at most this often unless its state or decision changes (GitHub API budget)."
-    },
-    autopilot: {
-      type: "object",
-      additionalProperties: false,
-      required: ["enabled", "gpu_hours"],
-      description: "The autopilot (docs/autopilot.md): the experiment runs its own rounds of candidates as bot pull requests under this policy. Read from the default branch only: editing it in a pull request changes nothing until merged; a change applies from the next round (the budget at once), and enabled: false pauses.",
-      properties: {
-        enabled: {
-          type: "boolean",
-          description: "Run rounds by themselves. false pauses: no new run starts, running ones go on to their decision."
-        },
-        max_rounds: {
-          type: "integer",
-          minimum: 1,
-          maximum: 50,
-          default: 6,
-          description: "Rounds after the baseline at most; then the autopilot concludes."
-        },
-        gpu_hours: {
-          type: "number",
-          exclusiveMinimum: 0,
-          maximum: 1e6,
-          description: "Hard budget of the experiment in GPU-hours (every run counts, the baseline and people's candidates included). A run starts only when spent + the expected cost of the live runs + its own fit; at the budget the autopilot stops its live runs and concludes."
-        },
-        parallel: {
-          type: "integer",
-          minimum: 1,
-          maximum: 16,
-          description: "Candidates per round (the seed's at most 3); at most max_parallel, which it defaults to."
-        },
-        stop_after: {
-          type: "integer",
-          minimum: 1,
-          maximum: 20,
-          default: 2,
-          description: "Rounds in a row without a decided gain after which the autopilot concludes (the seed's stop rule)."
-        },
-        submit: {
-          enum: ["auto", "approval"],
-          default: "auto",
-          description: "auto: the autopilot makes each bot pull request's Request itself; approval: a writer's /topo submit or approving review starts each one."
-        },
-        merge: {
-          enum: ["manual", "auto"],
-          default: "manual",
-          description: "manual: the concluded winner's pull request is labelled and marked ready for review; auto: merged once every check in required_checks passed."
-        },
-        required_checks: {
-          type: "array",
-          maxItems: 32,
-          uniqueItems: true,
-          items: {
-            type: "string",
-            minLength: 1,
-            maxLength: 100,
-            pattern: "^[A-Za-z0-9][A-Za-z0-9 _./:()-]*$"
-          },
-          description: "The status checks branch protection requires on the default branch (e.g. topo/validate, topo/monitor). merge: auto needs them listed, topo/monitor among them, and merges only once each passed on the winner's head."
-        }
-      }
-    },
-    fixed_inputs: {
-      type: "object",
-      additionalProperties: false,
-      required: ["deploy", "driver"],
-      properties: {
-        deploy: {
-          type: "string",
-          pattern: "^[A-Za-z0-9_.-]{1,64}$"
-        },
-        driver: {
-          type: "string",
-          pattern: "^[A-Za-z0-9_.-]{1,64}$"
-        },
-        scenes: {
-          type: "string",
-          pattern: "^[A-Za-z0-9_.-]{1,128}$",
-          description: "scenes.test_suite_id"
-        },
-        scene_count: {
-          type: "integer",
-          minimum: 1,
-          description: "Scenes in the suite (e.g. 913 for public_2601); with rollouts_per_scene gives the run's length."
-        },
-        rollouts_per_scene: {
-          type: "integer",
-          minimum: 1,
-          default: 1
-        },
-        cameras: {
-          type: "string",
-          pattern: "^[A-Za-z0-9_.-]{1,64}$",
-          description: "Camera preset (+cameras=<preset>)."
-        },
-        control_timestep_us: {
-          type: "integer",
-          minimum: 1
-        },
-        simulation_duration_s: {
-          type: "number",
-          exclusiveMinimum: 0,
-          default: 20
-        },
-        git_commit: {
-          type: "string",
-          pattern: "^[0-9a-f]{7,40}$"
-        },
-        overrides: {
-          type: "array",
-          maxItems: 200,
-          items: {
-            type: "string",
-            maxLength: 700,
-            pattern: "^\\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=[^\\u0000-\\u001f\\u007f`$\\\\;&|<>]*$"
-          },
-          description: "Other Hydra overrides of the command that stay fixed across candidates ([+|++]key=value; a value may hold spaces). Each key must exist in AlpaSim's config tree (rule override-unknown); hydra.*, _target_, _args_, env_set and callbacks are refused (override-forbidden)."
-        },
-        submit_env: {
-          type: "object",
-          additionalProperties: false,
-          description: "Variables of the command that AlpaSim's submit.sh reads (LOGDIR=... DESCRIPTION=... sbatch ...). Render passes them through the sbatch export allowlist; each run gets LOGDIR/<job name>.",
-          properties: {
-            LOGDIR: {
-              type: "string",
-              pattern: "^[A-Za-z0-9._][A-Za-z0-9._/-]{0,500}$|^/[A-Za-z0-9._/-]{0,500}$"
-            },
-            DESCRIPTION: {
-              type: "string",
-              pattern: "^[A-Za-z0-9 _.,:/@+=()-]{1,200}$"
-            }
-          }
-        },
-        slurm: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            account: {
-              type: "string",
-              pattern: "^[A-Za-z0-9_.-]{1,64}$"
-            },
-            partition: {
-              type: "string",
-              pattern: "^[A-Za-z0-9_.,-]{1,128}$"
-            },
-            gpus_per_node: {
-              type: "integer",
-              minimum: 1,
-              maximum: 64
-            },
-            gpus: {
-              type: "integer",
-              minimum: 1,
-              maximum: 64,
-              description: "sbatch --gpus=N of the command (one node: the GPUs of the job); rendered as --gpus=N."
-            },
-            time: {
-              type: "string",
-              pattern: "^([0-9]+-)?[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$"
-            }
-          }
-        }
-      }
-    },
-    stabilisation: {
-      type: "object",
-      additionalProperties: false,
-      description: "Detector thresholds; defaults suit AlpaSim's 5-second scrape.",
-      properties: {
-        warmup_floor_minutes: {
-          type: "number",
-          minimum: 0,
-          default: 10
-        },
-        window_minutes: {
-          type: "number",
-          exclusiveMinimum: 0,
-          default: 5
-        },
-        max_relative_range: {
-          type: "number",
-          exclusiveMinimum: 0,
-          default: 0.02
-        },
-        max_relative_slope_per_hour: {
-          type: "number",
-          exclusiveMinimum: 0,
-          default: 0.05
-        },
-        consecutive_windows: {
-          type: "integer",
-          minimum: 1,
-          default: 3
-        },
-        max_ci_relative: {
-          type: "number",
-          exclusiveMinimum: 0,
-          default: 0.03
-        }
-      }
-    }
-  }
-};
-
 // topologies/schema/metrics.schema.json
 var metrics_schema_default = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -66712,6 +67834,63 @@ var metrics_schema_default = {
           type: ["string", "null"],
           description: "The estimator that decided the value (e.g. completions, littles-law, combined)."
         },
+        cohorts: {
+          description: "The run's start cohorts (src/analysis/cohorts.ts): per start minute, the log of its seconds per rollout fitted by a censored likelihood (log duration = cohort + worker + noise, rollouts in flight right-censored at their age), with its variance. Decisions contrast two runs' tables over the cohorts both share (equal run age, first wave included); cohorts started once the suite drains are left out.",
+          oneOf: [
+            { type: "null" },
+            {
+              type: "object",
+              additionalProperties: false,
+              required: [
+                "from_minute",
+                "step_minutes",
+                "log_seconds",
+                "log_var",
+                "events",
+                "data_end_minutes",
+                "drain_from_minute",
+                "final"
+              ],
+              properties: {
+                from_minute: { type: "number" },
+                step_minutes: { type: "number", exclusiveMinimum: 0 },
+                log_seconds: { type: "array", items: { type: ["number", "null"] } },
+                log_var: { type: "array", items: { type: ["number", "null"] } },
+                events: { type: "array", items: { type: "integer", minimum: 0 } },
+                data_end_minutes: {
+                  type: "number",
+                  description: "Run-minute of the last complete reading (a worker whose counter is gone is censored at its own last one)."
+                },
+                drain_from_minute: {
+                  type: ["number", "null"],
+                  description: "First start minute left out: the suite drains (rollouts in flight falling, the last scenes)."
+                },
+                final: {
+                  type: "boolean",
+                  description: "The run's data will not grow (its job ended)."
+                },
+                noise_sd: {
+                  type: "number",
+                  description: "Rollout-level noise (log scale), pooled over workers."
+                },
+                noise_coupling: {
+                  type: "array",
+                  items: { type: ["number", "null"] },
+                  description: "Per cohort, the rank-one covariance term the noise's own uncertainty adds (src/analysis/cohort-fit.ts)."
+                },
+                level_var: {
+                  type: "number",
+                  minimum: 0,
+                  description: "The variance the estimated noise adds to every cohort's level (\u03C3\xB2/2 in a log-normal's mean)."
+                },
+                started_at: {
+                  type: ["number", "null"],
+                  description: "Unix seconds of the run's minute 0: whether two runs shared the cluster's wall clock."
+                }
+              }
+            }
+          ]
+        },
         decision_estimate: {
           description: "What decisions read (src/analysis/rollouts.ts): the projected full-run seconds per rollout from the rollouts reconstructed from the per-worker duration histogram, the first wave dropped and rollouts in flight censored. The verdict's own value keeps its warm-up rule.",
           oneOf: [
@@ -66766,49 +67945,6 @@ var metrics_schema_default = {
                         slope_relative_per_hour: { type: "number" },
                         se: { type: "number" },
                         from_minute: { type: "number" }
-                      }
-                    }
-                  ]
-                },
-                cohorts: {
-                  description: "The run's start cohorts (src/analysis/cohorts.ts): per start minute, the log of its seconds per rollout fitted by a censored likelihood (log duration = cohort + worker + noise, rollouts in flight right-censored at their age), with its variance. Decisions contrast two runs' tables over the cohorts both share (equal run age, first wave included); cohorts started once the suite drains are left out.",
-                  oneOf: [
-                    { type: "null" },
-                    {
-                      type: "object",
-                      additionalProperties: false,
-                      required: [
-                        "from_minute",
-                        "step_minutes",
-                        "log_seconds",
-                        "log_var",
-                        "events",
-                        "data_end_minutes",
-                        "drain_from_minute",
-                        "final"
-                      ],
-                      properties: {
-                        from_minute: { type: "number" },
-                        step_minutes: { type: "number", exclusiveMinimum: 0 },
-                        log_seconds: { type: "array", items: { type: ["number", "null"] } },
-                        log_var: { type: "array", items: { type: ["number", "null"] } },
-                        events: { type: "array", items: { type: "integer", minimum: 0 } },
-                        data_end_minutes: {
-                          type: "number",
-                          description: "Run-minute of the last complete reading (a worker whose counter is gone is censored at its own last one)."
-                        },
-                        drain_from_minute: {
-                          type: ["number", "null"],
-                          description: "First start minute left out: the suite drains (rollouts in flight falling, the last scenes)."
-                        },
-                        final: {
-                          type: "boolean",
-                          description: "The run's data will not grow (its job ended)."
-                        },
-                        noise_sd: {
-                          type: "number",
-                          description: "Rollout-level noise (log scale), pooled over workers."
-                        }
                       }
                     }
                   ]
@@ -67935,39 +69071,6 @@ function clustersRuleIssues(loaded, file) {
   return issues;
 }
 
-// src/topology/settings.ts
-function schemaDefault(key) {
-  const p = experiment_schema_default.properties[key];
-  if (p.default === void 0) throw new Error(`experiment.schema.json: ${String(key)} has no default`);
-  return p.default;
-}
-var EXPERIMENT_DEFAULTS = {
-  maxParallel: schemaDefault("max_parallel"),
-  minImprovement: schemaDefault("min_improvement"),
-  decisionBoundary: schemaDefault("decision_boundary"),
-  maxDecisionMinutes: schemaDefault("max_decision_minutes"),
-  stopWhenDecided: schemaDefault("stop_when_decided"),
-  stopWhenStable: schemaDefault("stop_when_stable"),
-  commentIntervalMinutes: schemaDefault("comment_interval_minutes"),
-  rolloutsPerScene: experiment_schema_default.properties.fixed_inputs.properties.rollouts_per_scene.default
-};
-function experimentSettings(x) {
-  const d = EXPERIMENT_DEFAULTS;
-  const fi = x?.fixed_inputs;
-  return {
-    maxParallel: x?.max_parallel ?? d.maxParallel,
-    minImprovement: x?.min_improvement ?? d.minImprovement,
-    decisionBoundary: x?.decision_boundary ?? d.decisionBoundary,
-    maxDecisionMinutes: x?.max_decision_minutes ?? d.maxDecisionMinutes,
-    stopWhenDecided: x?.stop_when_decided ?? d.stopWhenDecided,
-    stopWhenStable: x?.stop_when_stable ?? d.stopWhenStable,
-    commentIntervalMinutes: x?.comment_interval_minutes ?? d.commentIntervalMinutes,
-    expectedRollouts: fi?.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? d.rolloutsPerScene) : null,
-    slurmTime: fi?.slurm?.time ?? null,
-    gpusPerNode: fi?.slurm?.gpus_per_node ?? null
-  };
-}
-
 // src/autopilot/policy.ts
 var DECISION_CHECK = "topo/monitor";
 var REFERENCE_PRECISION = 0.015;
@@ -68078,7 +69181,7 @@ function campaignOf(runs2, predicted = {}) {
     if (index === current && !roundFinished(runs2, index)) break;
     const round3 = { index, parent: state3.best?.name ?? state3.baseline.name, runs: [] };
     const best = predicted[String(index)];
-    if (best !== void 0) round3.triedPredictedBest = of.some((r) => r.name === best && decided(r));
+    if (best !== void 0) round3.triedPredictedBest = of.some((r) => r.name === best && decided2(r));
     for (const r of of)
       round3.runs.push({
         name: r.name,
@@ -68090,7 +69193,7 @@ function campaignOf(runs2, predicted = {}) {
   }
   return { state: state3, current };
 }
-var decided = (r) => r.outcome !== null && r.outcome !== "failed" && r.outcome !== "undecided";
+var decided2 = (r) => r.outcome !== null && r.outcome !== "failed" && r.outcome !== "undecided";
 function roundFinished(runs2, index) {
   return runs2.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r)).every((r) => r.outcome !== null && r.request !== "live");
 }
@@ -69849,13 +70952,13 @@ function jobForRun(jobs, runName, view) {
 function claimed(job) {
   return { id: job.id, name: job.name, requestId: requestIdOfComment(job.comment) };
 }
-function claimOf(job, experimentId) {
+function claimOf2(job, experimentId) {
   const named = job.requestId ?? null;
   if (named === null) return "unmarked";
   return named === (parseRunName(job.name, experimentId)?.label ?? null) ? "marked" : "foreign";
 }
 function isOwnedRun(job, experimentId, recorded) {
-  const claim = claimOf(job, experimentId);
+  const claim = claimOf2(job, experimentId);
   if (claim !== "unmarked") return claim === "marked";
   if (!parseRunName(job.name, experimentId)?.label) return true;
   return recorded === void 0 || recorded.has(job.id);
@@ -70060,7 +71163,7 @@ function predictMemory(t, model, gpuMemoryGiB) {
     fraction: p.fraction
   }));
 }
-function solve(a, b) {
+function solve2(a, b) {
   const n = b.length;
   const m = a.map((row, i) => [...row, b[i]]);
   for (let col = 0; col < n; col++) {
@@ -70085,7 +71188,7 @@ function nnls(rows, b) {
     if (free.length > 0) {
       const ata = free.map((i) => free.map((j) => rows.reduce((s, r) => s + r[i] * r[j], 0)));
       const atb = free.map((i) => rows.reduce((s, r, k) => s + r[i] * b[k], 0));
-      const sol = solve(ata, atb);
+      const sol = solve2(ata, atb);
       if (!sol || sol.some((v) => v < -1e-9)) continue;
       free.forEach((j, k) => {
         x[j] = Math.max(0, sol[k]);
@@ -71672,7 +72775,7 @@ async function submitCandidate(deps, request2) {
   if (standing) return { ...base, ...standing };
   const found = representativeJob(jobs, jobName2);
   if (found && (isLive(found.status) || !request2.resubmitFinished)) {
-    const kept = request2.dryRun ? found : await settle(deps, jobs, jobName2, void 0);
+    const kept = request2.dryRun ? found : await settle2(deps, jobs, jobName2, void 0);
     return { ...base, status: "existing", jobId: kept.id, state: kept.state };
   }
   if (found) jobs = jobs.filter((j) => j.name !== jobName2);
@@ -71696,7 +72799,7 @@ async function liveRunStanding(deps, request2, jobs) {
   if (!kept) return null;
   if (!request2.dryRun) {
     for (const j of live3.slice(1)) if (j.status === "held") await retire(deps, j, j.name);
-    await settle(deps, jobs, kept.name, kept);
+    await settle2(deps, jobs, kept.name, kept);
   }
   return { status: "existing", jobId: kept.id, state: kept.state, jobName: kept.name };
 }
@@ -71757,7 +72860,7 @@ async function keepOne(deps, request2, base, maxParallel, submittedId) {
     deps.log?.(`${jobName2}: ${live3} live candidates > max_parallel ${maxParallel}: withdrawn, queued`);
     return { ...base, status: "queued", position: 1, live: live3 - 1, maxParallel };
   }
-  const kept = await settle(deps, after, jobName2, keeper);
+  const kept = await settle2(deps, after, jobName2, keeper);
   return ours ? { ...base, status: "submitted", jobId: kept.id } : { ...base, status: "existing", jobId: kept.id, state: kept.state };
 }
 async function withdrawHeld(deps, jobId2, error2) {
@@ -71779,7 +72882,7 @@ function liveOverLimit(after, keeper, maxParallel) {
   const yields = liveByName.size > maxParallel && youngest2?.id === keeper.id && keeper.status === "held";
   return yields ? liveByName.size : null;
 }
-async function settle(deps, jobs, jobName2, keeper) {
+async function settle2(deps, jobs, jobName2, keeper) {
   const live3 = jobs.filter((j) => j.name === jobName2 && isLive(j.status)).sort(byJobId);
   const kept = keeper ?? live3[0] ?? representativeJob(jobs, jobName2);
   if (!kept) throw new Error(`no job named ${jobName2}`);
@@ -71928,7 +73031,7 @@ var CONCLUSION = {
 function checkConclusion(s) {
   return CONCLUSION[s.outcome];
 }
-function pct(x, digits = 1) {
+function pct3(x, digits = 1) {
   const f = 10 ** digits;
   return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
 }
@@ -71936,17 +73039,17 @@ function standingTitle(s) {
   const ref = (s.against ?? "the reference").replace(/`/g, "");
   switch (s.outcome) {
     case "better":
-      return `Better than ${ref}${s.change ? ` by ${pct(s.change.value)}` : ""}`;
+      return `Better than ${ref}${s.change ? ` by ${pct3(s.change.value)}` : ""}`;
     case "worse":
-      return `Worse than ${ref}${s.change ? ` by ${pct(s.change.value)}` : ""}`;
+      return `Worse than ${ref}${s.change ? ` by ${pct3(s.change.value)}` : ""}`;
     case "equivalent":
-      return `Within \xB1${pct(s.minImprovement)} of ${ref}`;
+      return `Within \xB1${pct3(s.minImprovement)} of ${ref}`;
     case "not-better":
-      return `Not ${pct(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct(s.change.value)})` : ""}`;
+      return `Not ${pct3(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct3(s.change.value)})` : ""}`;
     case "better-at-equal-age":
-      return `Better than ${ref} at equal run age${s.change ? ` by ${pct(s.change.value)}` : ""}; a drift over the full run not ruled out yet`;
+      return `Better than ${ref} at equal run age${s.change ? ` by ${pct3(s.change.value)}` : ""}; a drift over the full run not ruled out yet`;
     case "faster-drift-not-ruled-out":
-      return `Faster than ${ref} at equal run age${s.change ? ` by ${pct(s.change.value)}` : ""}; drift not ruled out`;
+      return `Faster than ${ref} at equal run age${s.change ? ` by ${pct3(s.change.value)}` : ""}; drift not ruled out`;
     case "reference":
       return "Reference run (baseline or current best)";
     case "failed":
@@ -72871,7 +73974,7 @@ function bestRun(record) {
   const name = record.current_best.topology;
   return name ? record.runs.find((r) => r.name === name) : void 0;
 }
-function referenceOf(run) {
+function referenceOf2(run) {
   const value = run?.verdict?.projected_full_run ?? run?.verdict?.value ?? null;
   return run && value ? { name: run.name, value, ...run.verdict ? { verdict: run.verdict } : {} } : null;
 }
@@ -73110,529 +74213,8 @@ function describeChange(change, isBaseline) {
   return entries.map(([k, v]) => `${k}: ${v}`).join("; ");
 }
 
-// src/analysis/boundaries.ts
-var E1 = Math.E - 1;
-function pocockSpending(alpha, tau) {
-  return alpha * Math.log(1 + E1 * Math.min(1, Math.max(0, tau)));
-}
-var cache = /* @__PURE__ */ new Map();
-function upperTail(z) {
-  const x = Math.abs(z) / Math.SQRT2;
-  const t = 1 / (1 + 0.5 * x);
-  const erfc = t * Math.exp(
-    -x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
-  );
-  const p = erfc / 2;
-  return z >= 0 ? p : 1 - p;
-}
-function spendingBoundaries(K, alpha) {
-  const key = `${K}:${alpha}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const h2 = 0.1;
-  const lo = -8 * Math.sqrt(K) - 8;
-  const n0 = Math.ceil(-lo / h2);
-  let f = new Float64Array(0);
-  const out = [];
-  const phi = (x) => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
-  let spent = 0;
-  for (let k = 1; k <= K; k++) {
-    const target2 = pocockSpending(alpha, k / K) - spent;
-    const hiS = 8 * Math.sqrt(k) + 8;
-    const n = n0 + Math.ceil(hiS / h2) + 1;
-    const g = new Float64Array(n);
-    if (k === 1) for (let i = 0; i < n; i++) g[i] = phi(lo + i * h2);
-    else
-      for (let j = 0; j < f.length; j++) {
-        const w = f[j] * h2;
-        if (w < 1e-300) continue;
-        const sj = lo + j * h2;
-        const from = Math.max(0, Math.floor((sj - 9 - lo) / h2));
-        const to = Math.min(n - 1, Math.ceil((sj + 9 - lo) / h2));
-        for (let i = from; i <= to; i++) g[i] = g[i] + w * phi(lo + i * h2 - sj);
-      }
-    const tail = (b2) => {
-      let p = 0;
-      const start = Math.ceil((b2 - lo) / h2);
-      for (let i = Math.max(0, start); i < n; i++) p += g[i] * h2;
-      const i0 = start - 1;
-      if (i0 >= 0 && i0 < n) p += g[i0] * (lo + start * h2 - b2);
-      return p;
-    };
-    let a = 0;
-    let b = hiS;
-    for (let it = 0; it < 60; it++) {
-      const mid = (a + b) / 2;
-      if (tail(mid) > target2) a = mid;
-      else b = mid;
-    }
-    const bound = (a + b) / 2;
-    spent += tail(bound);
-    out.push(bound / Math.sqrt(k));
-    const cut = Math.floor((bound - lo) / h2);
-    for (let i = Math.max(0, cut + 1); i < n; i++) g[i] = 0;
-    f = g;
-  }
-  if (K >= 1) out[0] = zOfTail(pocockSpending(alpha, 1 / K));
-  cache.set(key, out);
-  return out;
-}
-function zOfTail(p) {
-  let a = -10;
-  let b = 10;
-  for (let i = 0; i < 80; i++) {
-    const m = (a + b) / 2;
-    if (upperTail(m) > p) a = m;
-    else b = m;
-  }
-  return (a + b) / 2;
-}
-function lookIndex(p) {
-  const K = Math.max(1, Math.round(p.maxMinutes));
-  const span = Math.max(1, p.maxMinutes - p.warmupEnd);
-  const tau = (p.minutes - p.warmupEnd) / span;
-  if (tau > 1 + 1e-9) return null;
-  return { k: Math.min(K, Math.max(1, Math.floor(tau * K))), K, tau: Math.max(0, tau) };
-}
-function boundaryAt(p, alpha) {
-  const look = lookIndex(p);
-  if (!look) return null;
-  return spendingBoundaries(look.K, alpha)[look.k - 1];
-}
-
-// src/analysis/decision.ts
-var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
-var DECISION_DEFAULTS = {
-  boundary: EXPERIMENT_DEFAULTS.decisionBoundary,
-  maxDecisionMinutes: EXPERIMENT_DEFAULTS.maxDecisionMinutes,
-  /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
-  minSteadyMinutes: 5
-};
-function decisionProjection(v) {
-  return v?.decision_estimate?.projected_full_run ?? v?.projected_full_run ?? null;
-}
-var DRIFT_GUARD = {
-  /** A difference in drift significant (2 s.e.) beyond this holds `better`/`equivalent` back… */
-  limitPerHour: 0.05,
-  /** …and so does one not ruled out (one-sided 95%) below this. */
-  steepPerHour: 0.2
-};
-var AGE_GAP_DRIFT_PER_HOUR = 0.05;
-var ASSUMED_BETWEEN_RUN = 0.015;
-function referenceAtAge(reference, minute) {
-  const p = decisionProjection(reference);
-  const age = reference.minutes_of_data ?? null;
-  const traj = reference.decision_estimate?.trajectory;
-  const enough = reference.decision_estimate?.error_basis?.enough ?? null;
-  if (minute != null && age !== null && traj?.values.length && minute < age - 0.5) {
-    const k = Math.min(traj.values.length - 1, Math.floor((minute - traj.from_minute) / traj.step_minutes));
-    if (k < 0)
-      return {
-        projection: null,
-        logSe: 0,
-        gapMinutes: 0,
-        basisEnough: null,
-        drift: null,
-        text: `no estimate of it yet at run-minute ${round(minute, 1)}`
-      };
-    const at = traj.from_minute + k * traj.step_minutes;
-    const [value, se] = [traj.values[k], traj.log_se[k]];
-    const [slope, slopeSe] = [traj.drift_slope?.[k] ?? null, traj.drift_se?.[k] ?? null];
-    return {
-      drift: slope === null || slopeSe === null ? null : { slope_relative_per_hour: slope, se: slopeSe },
-      projection: { value, low: value * Math.exp(-1.96 * se), high: value * Math.exp(1.96 * se) },
-      logSe: se,
-      gapMinutes: 0,
-      basisEnough: traj.basis_from_minute !== null && at >= traj.basis_from_minute,
-      text: `as it was at run-minute ${round(at, 0)} (equal run age, from its trajectory)`
-    };
-  }
-  const gap = minute != null && age !== null ? Math.abs(age - minute) : 0;
-  const bounded = minute != null && age !== null && minute > age && gap > AGE_GAP_MAX_MINUTES;
-  return {
-    projection: p,
-    logSe: p ? logSe(p) : 0,
-    gapMinutes: bounded ? AGE_GAP_MAX_MINUTES : gap,
-    basisEnough: enough,
-    drift: reference.decision_estimate?.drift ?? null,
-    text: gap > 0.5 ? `read at run-minute ${round(age, 0)}, ${round(gap, 0)} minutes from the candidate's age with no trajectory: \xB1${pct2(ageGapHide(bounded ? AGE_GAP_MAX_MINUTES : gap))} added for what a drift of ${pct2(AGE_GAP_DRIFT_PER_HOUR)}/h can hide${bounded ? ` over at most ${AGE_GAP_MAX_MINUTES} minutes` : ""}` : "at equal run age"
-  };
-}
-var AGE_GAP_MAX_MINUTES = 30;
-var ageGapHide = (gapMinutes) => AGE_GAP_DRIFT_PER_HOUR * gapMinutes / 60;
-function steadyFrom(v) {
-  return v.decision_estimate?.first_wave_end_minutes ?? v.warmup_end_minutes ?? void 0;
-}
-function usedText(v, who) {
-  const e = v.decision_estimate;
-  return e ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored` : `${who}: the verdict's projection (no rollout estimate yet)`;
-}
-function decisionOptions(x) {
-  const s = experimentSettings(x);
-  return {
-    minImprovement: s.minImprovement,
-    boundary: s.decisionBoundary,
-    maxDecisionMinutes: s.maxDecisionMinutes
-  };
-}
-function claimRadius(candidate, s, options) {
-  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  if ((options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid")
-    return {
-      radius: csRadius(s, alpha, options.s0 ?? CONFIDENCE_SEQUENCE.s0),
-      text: `always-valid confidence sequence (normal mixture, \u03B1 ${alpha})`
-    };
-  const minutes = candidate.minutes_of_data ?? 0;
-  const warmupEnd = steadyFrom(candidate) ?? 0;
-  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
-  if (minutes - warmupEnd < DECISION_DEFAULTS.minSteadyMinutes)
-    return {
-      radius: null,
-      why: `small-sample guard: ${round(Math.max(0, minutes - warmupEnd), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} steady minutes`
-    };
-  const at = { minutes: Math.min(minutes, max), warmupEnd, maxMinutes: max };
-  const c = boundaryAt(at, alpha);
-  const look = lookIndex(at);
-  return {
-    radius: c * s,
-    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
-    ...minutes >= max - 1e-9 ? { final: true } : {}
-  };
-}
-function logSe(i) {
-  return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
-}
-function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
-  if (!(s > 0)) return 0;
-  const I = (s0 / s) ** 2;
-  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
-}
-var usable = (v) => {
-  const p = decisionProjection(v);
-  const blocked = v?.decision_estimate ? ["unhealthy", "no-data"] : ["unhealthy", "no-data", "warming"];
-  return !!v && !!p && p.value > 0 && p.low > 0 && p.high >= p.low && !blocked.includes(v.state);
-};
-var steadyUsable = (v) => usable(v) && v?.state !== "drifting";
-var slopeText = (v) => {
-  const s = v.drift?.slope_relative_per_hour;
-  return s == null ? "drifting" : `drifting ${s > 0 ? "+" : ""}${round(100 * s, 1)}%/h`;
-};
-function rolloutDriftHold(candidate, r, g) {
-  const est = candidate.decision_estimate;
-  if (!est) return null;
-  const c = est.drift;
-  if (!c)
-    return "the candidate\u2019s rollout durations do not span enough blocks of starts to measure a drift yet";
-  const diff = c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0);
-  const se = Math.hypot(c.se, r?.se ?? 0);
-  const what = `the candidate\u2019s rollout durations drift ${diff > 0 ? "+" : ""}${pct2(diff)}/h \xB1 ${pct2(se)} against the reference\u2019s`;
-  if (Math.abs(diff) - 2 * se > g.limitPerHour) return `${what}, beyond ${pct2(g.limitPerHour)}/h`;
-  if (Math.abs(diff) + 1.645 * se > g.steepPerHour)
-    return `${what}: a drift of ${pct2(g.steepPerHour)}/h is not ruled out yet`;
-  return null;
-}
-function driftGuard(state3, lo, m, runs2, g) {
-  if (state3 !== "better" && state3 !== "equivalent") return { state: state3, evidence: [] };
-  const { candidate, reference, shown } = runs2;
-  const who = [
-    candidate.state === "drifting" ? `the candidate (${slopeText(candidate)})` : null,
-    reference.state === "drifting" ? `${shown} (${slopeText(reference)})` : null
-  ].filter((x) => !!x);
-  const rollout = rolloutDriftHold(candidate, runs2.drift, g);
-  if (!who.length && !rollout)
-    return {
-      state: state3,
-      evidence: [
-        "drift guard: neither run drifts (the detector and the rollout durations rule out a drift beyond the guard)"
-      ]
-    };
-  const held = `drift guard: ${state3} held back while ${[...who.length ? [`${who.join(" and ")} drifts`] : [], ...rollout ? [rollout] : []].join("; ")}`;
-  return lo > -m ? { state: "not-better", evidence: [held] } : { state: "measuring", evidence: [held] };
-}
-function decideCandidate(candidate, reference, options = {}) {
-  const m = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
-  const name = reference?.name ?? "none";
-  const shown = reference?.label ?? name;
-  const base = {
-    reference: reference?.reference ?? decisionReference("run", name),
-    min_improvement: m,
-    method: methodText(options)
-  };
-  const read2 = comparable(candidate, reference, base, shown, options);
-  if ("decision" in read2) return read2.decision;
-  const { cv, at, ref, subject } = read2;
-  const d = Math.log(cv.value / at.projection.value);
-  const between = ref.betweenRun?.logSd ?? 0;
-  const s = Math.hypot(logSe(cv), at.logSe, between);
-  const claim = claimRadius(subject, s, options);
-  if (claim.radius === null)
-    return unclaimed(base, d, `change vs ${shown}: ${pct2(Math.exp(d) - 1)}; ${claim.why}`);
-  const r = claim.radius + ageGapHide(at.gapMinutes);
-  const [lo, hi] = [Math.exp(d - r) - 1, Math.exp(d + r) - 1];
-  const change = { value: round(Math.exp(d) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
-  const thin = thinBasis(subject, at, shown);
-  const runs2 = { candidate: subject, reference: ref.verdict, shown, drift: at.drift };
-  const guard2 = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m), lo, m, runs2, options.driftGuard ?? DRIFT_GUARD);
-  const evidence = [
-    `change vs ${shown}: ${pct2(change.value)} [${pct2(change.low)}, ${pct2(change.high)}] (valid under repeated looks; \xB1${pct2(r)} on the log scale: ${claim.text})`,
-    `${shown} ${at.text}`,
-    ...ref.betweenRun ? [`between-run term \xB1${pct2(between)} (log s.d.): ${ref.betweenRun.text}`] : [],
-    ...guard2.evidence,
-    `estimates: ${usedText(subject, "the candidate")}; ${usedText(ref.verdict, shown)}`
-  ];
-  const held = !!thin || guard2.evidence.length > 0;
-  if (guard2.state !== "measuring")
-    return decided2(base, guard2.state, change, candidate, [
-      ...evidence,
-      `${guard2.state}: ${claimOf2(guard2.state, m)} than ${shown} at every look's confidence`
-    ]);
-  const horizon = claimRadius(candidate, s, options);
-  if ("final" in horizon && horizon.final)
-    return settleAtHorizon({ base, change, d, s, m, shown, evidence, held, candidate });
-  const open2 = stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
-  const bestRadius = ageGapHide(at.gapMinutes) + claim.radius * Math.hypot(at.logSe, between) / s;
-  if (held && stateOf(lo, hi, m) === "better" && outlived(candidate, read2.ref))
-    return heldFaster(base, change, candidate, evidence, `${shown}'s data ended while a guard held it`);
-  const ended = frozenAt(read2, { d, lo, hi, m, bestRadius });
-  return ended === null ? open2 : closeOpen(open2, candidate, ended);
-}
-function outlived(candidate, ref) {
-  const end = ref.verdict.minutes_of_data;
-  return !!ref.ended && end != null && (candidate.minutes_of_data ?? 0) > end + 0.5;
-}
-function heldFaster(base, change, candidate, evidence, why2) {
-  return decided2(base, "faster-drift-not-ruled-out", change, candidate, [
-    ...evidence,
-    `faster-drift-not-ruled-out: faster at equal run age at every look's confidence, closed because ${why2}: a drift that could undo it over the full run is not ruled out`
-  ]);
-}
-function frozenAt(read2, x) {
-  if (!read2.ref.ended || stateOf(x.lo, x.hi, x.m) === "better") return null;
-  const end = round(read2.ref.verdict.minutes_of_data ?? 0, 0);
-  if (read2.agedTo !== null)
-    return `the reference's data end at run-minute ${end}: compared there, more of the candidate's own data cannot settle it`;
-  const minutes = read2.subject.minutes_of_data ?? 0;
-  if (!(minutes > (read2.ref.verdict.minutes_of_data ?? minutes) + 0.5)) return null;
-  const [lo, hi] = [Math.exp(x.d - x.bestRadius) - 1, Math.exp(x.d + x.bestRadius) - 1];
-  if (stateOf(lo, hi, x.m) !== "measuring") return null;
-  return `the reference's data end at run-minute ${end}: even with no error of its own the candidate's interval [${pct2(lo)}, ${pct2(hi)}] would not settle it`;
-}
-function closeOpen(open2, candidate, why2) {
-  const m = open2.min_improvement;
-  const minutes = candidate.minutes_of_data ?? null;
-  return {
-    ...open2,
-    state: "not-better",
-    decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    expected_minutes_to_decision: null,
-    evidence: [
-      ...open2.evidence.filter(
-        (e) => !e.startsWith("expected to settle") && !e.startsWith("the difference is too close")
-      ),
-      `not-better: closed now, not shown ${pct2(m)} faster than ${referenceText(open2.reference)}: ${why2} (the futility rule)`
-    ]
-  };
-}
-function unclaimed(base, d, text3) {
-  const value = round(Math.exp(d) - 1, 4);
-  return {
-    ...base,
-    state: "measuring",
-    relative_change: { value, low: value, high: value },
-    evidence: [text3]
-  };
-}
-function stillMeasuring(base, change, evidence, eta) {
-  const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
-  return {
-    ...base,
-    state: "measuring",
-    relative_change: change,
-    expected_minutes_to_decision: eta,
-    evidence: [...evidence, when]
-  };
-}
-function decided2(base, state3, change, candidate, evidence) {
-  const minutes = candidate.minutes_of_data ?? null;
-  return {
-    ...base,
-    state: state3,
-    relative_change: change,
-    decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence
-  };
-}
-function thinBasis(candidate, at, shown) {
-  const b = candidate.decision_estimate?.error_basis;
-  if (b && !b.enough) return `no claim: the candidate's ${basisText(b)}`;
-  if (at.basisEnough === false) return `no claim: ${shown}'s error basis was too thin at that age`;
-  return null;
-}
-function settleAtHorizon(x) {
-  if (x.change.high < -x.m)
-    return heldFaster(
-      x.base,
-      x.change,
-      x.candidate,
-      x.evidence,
-      "the horizon (max_decision_minutes) came while a guard held it"
-    );
-  const state3 = !x.held && Math.abs(x.change.value) < x.m ? "equivalent" : "not-better";
-  const p = x.s > 0 ? upperTailZ((x.d - Math.log(1 - x.m)) / x.s) : 0;
-  return decided2(x.base, state3, x.change, x.candidate, [
-    ...x.evidence,
-    `${state3}: closed at the horizon (max_decision_minutes): not shown ${pct2(x.m)} faster than ${x.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct2(x.m)} faster reads this slow or slower with probability ${pct2(p)}`
-  ]);
-}
-function upperTailZ(z) {
-  const t = 1 / (1 + 0.2316419 * Math.abs(z));
-  const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
-  const q = Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI) * poly;
-  return z >= 0 ? q : 1 - q;
-}
-function methodText(options) {
-  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
-  return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
-}
-function atEqualAge(candidate, reference) {
-  const age = reference.minutes_of_data ?? null;
-  const minutes = candidate.minutes_of_data ?? null;
-  const est = candidate.decision_estimate;
-  if (age === null || minutes === null || !(minutes > age + 0.5) || !est?.trajectory?.values.length)
-    return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
-  const mine = referenceAtAge(candidate, age);
-  if (!mine.projection) return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
-  const basis = est.error_basis;
-  const subject = {
-    ...candidate,
-    minutes_of_data: age,
-    projected_full_run: mine.projection,
-    decision_estimate: {
-      ...est,
-      projected_full_run: mine.projection,
-      drift: mine.drift ? { ...mine.drift, from_minute: est.drift?.from_minute ?? est.first_wave_end_minutes } : null,
-      ...basis ? { error_basis: { ...basis, enough: mine.basisEnough ?? basis.enough } } : {}
-    }
-  };
-  const text3 = `read at run-minute ${round(age, 0)}, its last reading; the candidate as it was then (equal run age, from the candidate's trajectory)`;
-  return { subject, at: { ...referenceAtAge(reference, age), text: text3 }, agedTo: age };
-}
-function comparable(candidate, reference, base, shown, options) {
-  if (options.isReference)
-    return { decision: { ...base, state: "reference", evidence: ["this candidate is the reference"] } };
-  const prev = options.previous;
-  if (prev && prev.state !== "measuring" && prev.state !== "reference" && sameReference(prev.reference, base.reference))
-    return { decision: prev };
-  if (!reference)
-    return {
-      decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
-    };
-  const { subject, at, agedTo } = atEqualAge(candidate, reference.verdict);
-  const cv = decisionProjection(subject);
-  if (usable(candidate) && usable(reference.verdict) && cv && at.projection)
-    return { cv, at, ref: reference, subject, agedTo };
-  if (usable(candidate) && usable(reference.verdict))
-    return { decision: { ...base, state: "measuring", evidence: [`${shown}: ${at.text}`] } };
-  const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
-  return { decision: { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] } };
-}
-var pct2 = (x) => `${round(100 * x, 1)}%`;
-function stateOf(lo, hi, m) {
-  return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
-}
-function claimOf2(state3, m) {
-  return state3 === "worse" ? "slower" : state3 === "better" ? `faster by more than ${pct2(m)}` : state3 === "equivalent" ? `within \xB1${pct2(m)}` : `not faster by ${pct2(m)} or more`;
-}
-function expectedMinutes(v, d, s, m, options) {
-  const now = v.minutes_of_data;
-  if (now == null || !(s > 0)) return null;
-  const warmupEnd = steadyFrom(v) ?? now / 3;
-  const steady = Math.max(1, now - warmupEnd);
-  const lm = Math.log(1 - m);
-  const need = Math.max(d, lm - d, d - lm);
-  if (!(need > 0)) return null;
-  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
-  const horizon = (options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid" ? now + 600 : max;
-  for (let t = Math.ceil(now); t <= horizon; t++) {
-    const st = s * Math.sqrt(steady / Math.max(1, t - warmupEnd));
-    const c = claimRadius({ ...v, minutes_of_data: t, warmup_end_minutes: warmupEnd }, st, options);
-    if (c.radius !== null && c.radius <= need) return round(Math.max(t, now), 0);
-  }
-  return null;
-}
-function pruneByLeader(candidate, leader, options = {}) {
-  const leaders = Math.max(1, Math.floor(options.leaders ?? 1));
-  const alpha = (options.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
-  const d = decideCandidate(candidate, leader, { ...options, alpha });
-  if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
-  const m = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
-  const shown = leader.label ?? leader.name;
-  return {
-    ...d,
-    state: "not-better",
-    evidence: [
-      ...d.evidence.slice(0, 1),
-      `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence (\u03B1 split over ${leaders} possible leader${leaders === 1 ? "" : "s"}): it cannot win`
-    ]
-  };
-}
-function leadingCandidate(candidates, reference) {
-  let best = null;
-  for (const c of candidates)
-    if (steadyUsable(c.verdict) && (!best || decisionProjection(c.verdict)?.value < decisionProjection(best.verdict)?.value))
-      best = c;
-  const ref = reference && best ? referenceAtAge(reference, best.verdict.minutes_of_data).projection?.value : void 0;
-  if (best && ref !== void 0 && !(decisionProjection(best.verdict)?.value < ref)) return null;
-  return best;
-}
-var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
-function gpuMinutes(i) {
-  const used = round(i.gpus * Math.max(0, i.minutesRunning), 0);
-  const saved = i.stopped ? round(i.gpus * Math.max(0, i.runEndMinutes - i.minutesRunning), 0) : null;
-  const savedVsSeed = i.stopped ? round(i.gpus * SEED_RULE_JOB_MINUTES - used, 0) : null;
-  return { used, saved, savedVsSeed };
-}
-function withGpuMinutes(d, i) {
-  const g = gpuMinutes(i);
-  return {
-    ...d,
-    gpu_minutes_used: g.used,
-    gpu_minutes_saved: g.saved,
-    gpu_minutes_saved_vs_seed: g.savedVsSeed
-  };
-}
-function savingsText(d) {
-  if (d.gpu_minutes_saved == null) return null;
-  const wall = `${Math.round(d.gpu_minutes_saved)} against the job's wall time`;
-  const seed = d.gpu_minutes_saved_vs_seed;
-  if (seed == null) return `${Math.round(d.gpu_minutes_saved)} GPU-minutes of wall time saved`;
-  return seed >= 0 ? `${Math.round(seed)} GPU-minutes saved against the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})` : `${Math.round(-seed)} GPU-minutes more than the seed's ${TIMELINE.stabiliseMinutes[1]}-minute read (${wall})`;
-}
-function shouldStopOnDecision(decisions, options = {}) {
-  if (options.stopWhenDecided === false) return { stop: false, reason: "stop_when_decided is off" };
-  if (!decisions.length) return { stop: false, reason: "no decision yet" };
-  if (decisions.some((d) => d.state === "reference"))
-    return { stop: false, reason: "a reference keeps running" };
-  const worse = decisions.find((d) => d.state === "worse");
-  if (worse) return { stop: true, reason: `decided worse than ${referenceText(worse.reference)}` };
-  if (decisions.every((d) => d.state !== "measuring"))
-    return {
-      stop: true,
-      reason: `decided: ${decisions.map((d) => `${d.state} vs ${referenceText(d.reference)}`).join(", ")}`
-    };
-  return { stop: false, reason: "still measuring" };
-}
-
 // src/analysis/figure.ts
-var DECIDED_STATES = /* @__PURE__ */ new Set([
-  "better",
-  "worse",
-  "equivalent",
-  "not-better",
-  "faster-drift-not-ruled-out"
-]);
-var isDecided = (d) => !!d && DECIDED_STATES.has(d.state);
+var isDecided = (d) => isFinalDecision(d);
 function decidedFigure(reference, change) {
   const at = (x) => Math.round(reference * (1 + x) * 1e4) / 1e4;
   return {
@@ -73716,7 +74298,7 @@ function figureOf(run) {
   });
 }
 function referenceWithFigure(run) {
-  const r = referenceOf(run);
+  const r = referenceOf2(run);
   const f = run && r ? figureOf(run) : null;
   return r && f ? { ...r, figure: { value: f.value, low: f.low, high: f.high } } : r;
 }
@@ -73768,7 +74350,7 @@ function byTopology(record) {
   for (const r of record.reference_runs ?? []) add(hashOf(r.of), r.verdict?.projected_full_run);
   return groups2;
 }
-function betweenRunOf(record) {
+function betweenRunOf2(record) {
   let df = 0;
   let squares = 0;
   let within = 0;
@@ -74616,8 +75198,8 @@ function resourceLine(m) {
 }
 function relativeChange(value, base) {
   if (value === null || base === null || base === 0) return "\u2014";
-  const pct6 = (value - base) / base * 100;
-  return `${pct6 > 0 ? "+" : ""}${num2(pct6, 1)}%`;
+  const pct7 = (value - base) / base * 100;
+  return `${pct7 > 0 ? "+" : ""}${num2(pct7, 1)}%`;
 }
 function measured(run) {
   const figure = figureOf(run);
@@ -74879,16 +75461,16 @@ function predictionLines(record) {
   const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
   const covered = rows.filter((r) => r.prediction.covered).length;
   const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
-  const pct6 = (x) => `${num2(100 * x, 1)}%`;
+  const pct7 = (x) => `${num2(100 * x, 1)}%`;
   return [
     "",
-    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct6(median2)} median, ${pct6(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
+    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct7(median2)} median, ${pct7(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
     "",
     "| Candidate | Predicted s/rollout | Interval | Measured | Error | Inside |",
     "|---|---:|---|---:|---:|---|",
     ...rows.map((r) => {
       const p = r.prediction;
-      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct6(p.error)} | ${p.covered ? "yes" : "no"} |`;
+      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct7(p.error)} | ${p.covered ? "yes" : "no"} |`;
     })
   ];
 }
@@ -75348,6 +75930,23 @@ function isSpare(u) {
   return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
 }
 
+// src/analysis/decide-look.ts
+function decideLook(look, options = {}) {
+  const decision = decisionAt(look, options);
+  return { decision, ...shouldStopOnDecision([decision], { stopWhenDecided: options.stopWhenDecided }) };
+}
+function decisionAt(look, options) {
+  const { previous, leader, isReference } = look;
+  if (leader && isFinalDecision(previous) && sameReference(previous?.reference, referenceOf(leader)))
+    return previous;
+  const against = (o) => decideCandidate(look.candidate, look.reference, { ...options, ...o, previous, isReference });
+  const d = against({ futility: false });
+  if (!decisionOpen(d) || isReference) return d;
+  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
+  const pruned = leader ? pruneByLeader(look.candidate, leader, { ...options, previous, leaders }) : null;
+  return pruned ?? (options.futility === false ? d : against({}));
+}
+
 // src/judge/decide.ts
 function baselineName(standing) {
   return standing.baseline?.name ?? "baseline";
@@ -75377,23 +75976,16 @@ function sequentialDecision(standing, c, observation, { reference, leader, previ
   if (ended && c.role === "reference" && previous?.state === "reference") return previous;
   if (!reference && !isReference) return null;
   const lead = leader && leader.name !== c.candidate ? asDecided(leader, c.pr) : null;
-  if (lead && isDecided(previous) && sameReference(previous.reference, lead.reference)) return previous;
-  const options = decisionOptions(standing.experiment);
-  const against = reference ? asDecided(reference, c.pr, standing) : itself(c);
-  const decision = decideCandidate(observation.verdict, against, { ...options, previous, isReference });
-  if (decision.state !== "measuring" || isReference) return decision;
-  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
-  const pruned = lead ? pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) : null;
-  return pruned ?? futile(decision, observation.verdict, options);
-}
-function futile(decision, verdict, options) {
-  const minutes = verdict.minutes_of_data ?? 0;
-  const horizon = options.maxDecisionMinutes ?? EXPERIMENT_DEFAULTS.maxDecisionMinutes;
-  const min = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
-  if (!futileByForecast(decision, minutes, horizon, min)) return decision;
-  const eta = decision.expected_minutes_to_decision;
-  const why2 = eta == null ? `its forecast settles nothing within the ${horizon}-minute horizon (the difference is within the noise)` : `its forecast settles it only near run-minute ${eta}, past the ${horizon}-minute horizon`;
-  return closeOpen(decision, verdict, why2);
+  return decideLook(
+    {
+      candidate: observation.verdict,
+      reference: reference ? asDecided(reference, c.pr, standing) : itself(c),
+      leader: lead ? { ...lead, contenders: leader?.contenders ?? 2 } : null,
+      previous,
+      isReference
+    },
+    decisionOptions(standing.experiment)
+  ).decision;
 }
 function asDecided(r, pr, standing) {
   const reference = decisionReference(r.role, r.name, r.pr !== void 0 && r.pr !== pr ? r.pr : null);
@@ -75492,7 +76084,7 @@ function referenceModeOf(x) {
     };
   return { mode: asked, note: null };
 }
-function referenceOf2(exp, observed) {
+function referenceOf3(exp, observed) {
   const recorded = exp.best ? measuredReference("current best", exp.best) : exp.baseline ? measuredReference("baseline", exp.baseline) : null;
   if (recorded) return besideOf(recorded, observed) ?? recorded;
   const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
@@ -75583,7 +76175,7 @@ function decideRuns(runs2, observed, standing, chosen) {
     started: !!r.run.job,
     ended: !!r.run.job && !!observed[i]?.ended
   }));
-  const reference = chosen ? chosen.reference : referenceOf2(standing, among);
+  const reference = chosen ? chosen.reference : referenceOf3(standing, among);
   const leader = chosen ? null : leaderOf(standing, among, reference);
   const judgements = runs2.map(
     (r, i) => decideRunOf(r.run, observed[i], { standing, candidate: r.candidate, reference, leader })
@@ -76930,7 +77522,7 @@ async function explain(ctx) {
   }
   return { ok: true, message: parts.join("\n\n") };
 }
-var pct3 = (x) => `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+var pct4 = (x) => `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
 var interval3 = (i, f) => `${f(i.value)} [${f(i.low)}, ${f(i.high)}]`;
 var bullets = (lines) => (lines ?? []).slice(0, 12).map((l) => `- ${inlineText(l, 300)}`);
 function whyText(candidate, o) {
@@ -76939,7 +77531,7 @@ function whyText(candidate, o) {
   const d = o.decision;
   const decision = d ? [
     `Decision: **${d.state}** against ${describeReference(d.reference)}`,
-    d.relative_change ? ` by ${interval3(d.relative_change, pct3)}` : "",
+    d.relative_change ? ` by ${interval3(d.relative_change, pct4)}` : "",
     d.figure ? `, at ${interval3(d.figure, (x) => x.toFixed(2))} s/rollout` : "",
     ` (min improvement ${(d.min_improvement * 100).toFixed(1)}%${d.decided_at_minutes != null ? `, decided at run-minute ${d.decided_at_minutes.toFixed(0)}` : ""}).`
   ].join("") : "Decision: none yet.";
@@ -77037,10 +77629,10 @@ function byHowMuch(change) {
   if (!change) return "";
   const [a, b] = [Math.abs(change.low), Math.abs(change.high)].sort((x, y) => x - y);
   const crosses = change.low < 0 && change.high > 0;
-  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct(change.value)} [95% interval ${pct(a)}\u2013${pct(b)}]`;
+  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct3(change.value)} [95% interval ${pct3(a)}\u2013${pct3(b)}]`;
 }
 function signed(x) {
-  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct(x)}`;
+  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct3(x)}`;
 }
 function headlineText(s) {
   const ref = s.against ?? "the reference";
@@ -77050,9 +77642,9 @@ function headlineText(s) {
     case "worse":
       return `worse than ${ref}${byHowMuch(s.change)}`;
     case "equivalent":
-      return `within \xB1${pct(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
+      return `within \xB1${pct3(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
     case "not-better":
-      return `not ${pct(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
+      return `not ${pct3(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
     case "better-at-equal-age":
       return `better than ${ref} at equal run age${byHowMuch(s.change)}; it keeps running until a drift against it over the full run is ruled out (the full-run guard)`;
     case "faster-drift-not-ruled-out":
@@ -77118,7 +77710,7 @@ function nextStep2(v, s = viewStanding(v)) {
     case "equivalent":
       return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
     case "not-better":
-      return `**Close: it cannot be ${pct(s.minImprovement)} faster than ${ref}.**${free}`;
+      return `**Close: it cannot be ${pct3(s.minImprovement)} faster than ${ref}.**${free}`;
     case "better-at-equal-age":
       return `**Keep it running: it leads ${ref} at equal run age; the full-run guard settles whether to merge.**`;
     case "faster-drift-not-ruled-out":
@@ -77199,7 +77791,7 @@ function verdictSection(v) {
   }
   if (d) {
     out.push(
-      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.reference)}, min_improvement ${pct(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt3(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt3(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
+      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.reference)}, min_improvement ${pct3(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt3(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt3(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
     );
     for (const e of d.evidence) out.push(`- ${e}`);
     out.push("");
@@ -78173,6 +78765,40 @@ function liveCandidate(p) {
 // src/monitor/loop.ts
 import { setTimeout as sleepMs } from "node:timers/promises";
 
+// src/analysis/reference-lifetime.ts
+var YOUNG_MINUTES = FORECAST_AFTER_MINUTES;
+function needOf(d, o) {
+  if (d && !decisionOpen(d)) return null;
+  if (!d?.relative_change || d.expected_minutes_to_decision === void 0) return "no-interval";
+  if (pointsAtGain(d, o.minImprovement)) return "points-at-gain";
+  return o.minute < YOUNG_MINUTES ? "young" : null;
+}
+var WHY = {
+  "no-interval": "has no interval yet",
+  "points-at-gain": "points at a gain",
+  young: `is younger than ${YOUNG_MINUTES} run-minutes`
+};
+function referenceNeeded(candidates, o) {
+  if (o.minute >= o.horizonMinutes)
+    return { needed: false, reason: `the horizon (${o.horizonMinutes} run-minutes) closes every decision` };
+  let found = null;
+  for (const c of candidates) {
+    const why2 = needOf(c.decision, o);
+    if (why2 && (!found || why2 === "points-at-gain" && found.why !== "points-at-gain"))
+      found = { by: c.name, why: why2 };
+  }
+  if (found)
+    return {
+      needed: true,
+      ...found,
+      reason: `${found.by} ${WHY[found.why]}: its decision reads the reference at its age`
+    };
+  return {
+    needed: false,
+    reason: candidates.length ? "no open decision would change what the round decides with more reference data (each is decided, or past its first 30 run-minutes without pointing at a gain)" : "no candidate is open"
+  };
+}
+
 // src/monitor/reference-job.ts
 var isRef = (p) => p.c.role === "reference";
 function endedFor(p) {
@@ -78968,7 +79594,7 @@ function githubMonitorPort(octokit, repo) {
 
 // src/record/references.ts
 function recordedReferences(record, without) {
-  const betweenRun = betweenRunOf(record);
+  const betweenRun = betweenRunOf2(record);
   if (without === void 0)
     return {
       baseline: referenceWithFigure(baselineRun(record)),
@@ -81426,7 +82052,7 @@ function coalesce(from, to, notes) {
   }
   return out;
 }
-function pct4(value) {
+function pct5(value) {
   return `${Math.round(value * 100)}%`;
 }
 function changeText(key, from, to) {
@@ -81454,7 +82080,7 @@ function scaleBottleneck(parent, svc, evidence, ctx) {
     return {
       change: `${svc}: ${parts.join("; ")}`,
       hypothesis: `${why2}. Spreading its ${target2} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
-      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct4(gain)} while ${svc} stays the limit, less once another service binds.`
+      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct5(gain)} while ${svc} stays the limit, less once another service binds.`
     };
   };
   const gpus = gpusOf(parent, svc);
@@ -81514,7 +82140,7 @@ function raiseWorkers(parent, evidence, ctx) {
   const t = clone2(parent);
   t.runtime ??= {};
   t.runtime.nr_workers = next;
-  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct4(idle)} < ${pct4(RUNTIME_IDLE.low)}`;
+  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct5(idle)} < ${pct5(RUNTIME_IDLE.low)}`;
   return [
     {
       kind: "raise-workers",
@@ -81566,7 +82192,7 @@ function raiseTotal(parent, evidence) {
       priority: lowLoad ? factor === 1.5 ? 0.9 : 0.85 : factor === 1.25 ? 0.8 : 0.75,
       change: `rollouts in flight ${inFlight(parent)} \u2192 ${inFlight(t)} (every service's n_concurrent_rollouts raised, caches with them)`,
       hypothesis: lowLoad ? `queue-depth max low on every service (${queues}): the services idle between requests, so more rollouts in flight keep them busy.` : `every GPU is saturated (utilisation ${Math.min(...utilisation)}-${Math.max(...utilisation)}%): the node is compute-bound, so more instances cannot help, but more rollouts in flight fill the gaps between calls.`,
-      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct4(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
+      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct5(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
     });
   }
   return moves;
@@ -82636,7 +83262,7 @@ function levenbergMarquardt(f, x0, iterations) {
     let improved = false;
     for (let tries = 0; tries < 6; tries++) {
       const A = jtj.map((row, i) => row.map((v, j) => i === j ? v * (1 + lambda) + 1e-9 : v));
-      const step = solve2(
+      const step = solve3(
         A,
         jtr.map((v) => -v)
       );
@@ -82680,7 +83306,7 @@ function jacobian(f, x, r) {
   });
   return r.map((_, k) => cols.map((c) => c[k]));
 }
-function solve2(A, b) {
+function solve3(A, b) {
   const n = b.length;
   const M = A.map((row, i) => [...row, b[i]]);
   for (let c = 0; c < n; c++) {
@@ -82705,7 +83331,7 @@ function invert(A) {
   const n = A.length;
   return Array.from({ length: n }, (_, j) => {
     const e = Array.from({ length: n }, (_2, i) => i === j ? 1 : 0);
-    return solve2(A, e) ?? e.map(() => 0);
+    return solve3(A, e) ?? e.map(() => 0);
   }).reduce(
     (cols, col, j) => {
       col.forEach((v, i) => {
@@ -82944,7 +83570,7 @@ function suggest2(input, options = {}) {
       if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.netLogSd) / prediction.parentSeconds < minImprovement) {
         rejected.push({
           change: move.change,
-          reason: `predicted below min_improvement ${pct5(minImprovement)}: ${pct5(prediction.gain)} faster [${pct5(prediction.gainLow)}, ${pct5(prediction.gainHigh)}]`
+          reason: `predicted below min_improvement ${pct6(minImprovement)}: ${pct6(prediction.gain)} faster [${pct6(prediction.gainLow)}, ${pct6(prediction.gainHigh)}]`
         });
         continue;
       }
@@ -83008,7 +83634,7 @@ function suggest2(input, options = {}) {
     const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
     stop3 = {
       stop: true,
-      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct5(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
+      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct6(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
     };
   }
   return {
@@ -83029,7 +83655,7 @@ function suggest2(input, options = {}) {
     } : {}
   };
 }
-var pct5 = (x) => `${Math.round(1e3 * x) / 10}%`;
+var pct6 = (x) => `${Math.round(1e3 * x) / 10}%`;
 function undominated(scored, minImprovement, rejected) {
   const predicted = scored.filter((s) => s.prediction);
   const best = predicted.sort((a, b) => a.prediction.seconds - b.prediction.seconds)[0]?.prediction;
@@ -83041,7 +83667,7 @@ function undominated(scored, minImprovement, rejected) {
     if (lose <= Math.log(1 + minImprovement)) return true;
     rejected.push({
       change: move.change,
-      reason: `dominated: predicted ${pct5(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct5(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct5(minImprovement)}`
+      reason: `dominated: predicted ${pct6(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct6(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct6(minImprovement)}`
     });
     return false;
   });
@@ -83053,7 +83679,7 @@ function calibratedStop(outlook, calibration, minImprovement) {
   if (bound >= minImprovement) return null;
   return {
     stop: true,
-    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct5(outlook.gain)} faster, ${pct5(bound)} at most with its calibration error (\xB1${pct5(error2)} on the runs it predicted): below min_improvement ${pct5(minImprovement)}`
+    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct6(outlook.gain)} faster, ${pct6(bound)} at most with its calibration error (\xB1${pct6(error2)} on the runs it predicted): below min_improvement ${pct6(minImprovement)}`
   };
 }
 function modelOutlook(scored, picked) {
@@ -83123,7 +83749,7 @@ function candidatePrediction(p) {
 function predictionSentence(p) {
   const parent = p.parentFigure ?? p.parentSeconds;
   const seconds2 = p.seconds / p.parentSeconds * parent;
-  return `Predicted ${pct5(p.gain)} faster [${pct5(p.gainLow)}, ${pct5(p.gainHigh)}] than ${p.parent} (${parent.toFixed(2)} \u2192 ${seconds2.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
+  return `Predicted ${pct6(p.gain)} faster [${pct6(p.gainLow)}, ${pct6(p.gainHigh)}] than ${p.parent} (${parent.toFixed(2)} \u2192 ${seconds2.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
 }
 function predictionFor(cal, topology, parent, gpus) {
   const m = measurementOf(parent);

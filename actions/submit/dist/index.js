@@ -40060,7 +40060,7 @@ var require_nacl_fast = __commonJS({
           sel25519(p[i], q[i], b);
         }
       }
-      function pack(r, p) {
+      function pack2(r, p) {
         var tx = gf(), ty = gf(), zi = gf();
         inv25519(zi, p[2]);
         M(tx, p[0], zi);
@@ -40100,7 +40100,7 @@ var require_nacl_fast = __commonJS({
         d[31] &= 127;
         d[31] |= 64;
         scalarbase(p, d);
-        pack(pk, p);
+        pack2(pk, p);
         for (i = 0; i < 32; i++) sk[i + 32] = pk[i];
         return 0;
       }
@@ -40149,7 +40149,7 @@ var require_nacl_fast = __commonJS({
         crypto_hash(r, sm.subarray(32), n + 32);
         reduce(r);
         scalarbase(p, r);
-        pack(sm, p);
+        pack2(sm, p);
         for (i = 32; i < 64; i++) sm[i] = sk[i];
         crypto_hash(h, sm, n + 64);
         reduce(h);
@@ -40205,7 +40205,7 @@ var require_nacl_fast = __commonJS({
         scalarmult(p, q, h);
         scalarbase(q, sm.subarray(32));
         add(p, q);
-        pack(t, p);
+        pack2(t, p);
         n -= 64;
         if (crypto_verify_32(sm, 0, t, 0)) {
           for (i = 0; i < n; i++) m[i] = 0;
@@ -61959,6 +61959,63 @@ var metrics_schema_default = {
           type: ["string", "null"],
           description: "The estimator that decided the value (e.g. completions, littles-law, combined)."
         },
+        cohorts: {
+          description: "The run's start cohorts (src/analysis/cohorts.ts): per start minute, the log of its seconds per rollout fitted by a censored likelihood (log duration = cohort + worker + noise, rollouts in flight right-censored at their age), with its variance. Decisions contrast two runs' tables over the cohorts both share (equal run age, first wave included); cohorts started once the suite drains are left out.",
+          oneOf: [
+            { type: "null" },
+            {
+              type: "object",
+              additionalProperties: false,
+              required: [
+                "from_minute",
+                "step_minutes",
+                "log_seconds",
+                "log_var",
+                "events",
+                "data_end_minutes",
+                "drain_from_minute",
+                "final"
+              ],
+              properties: {
+                from_minute: { type: "number" },
+                step_minutes: { type: "number", exclusiveMinimum: 0 },
+                log_seconds: { type: "array", items: { type: ["number", "null"] } },
+                log_var: { type: "array", items: { type: ["number", "null"] } },
+                events: { type: "array", items: { type: "integer", minimum: 0 } },
+                data_end_minutes: {
+                  type: "number",
+                  description: "Run-minute of the last complete reading (a worker whose counter is gone is censored at its own last one)."
+                },
+                drain_from_minute: {
+                  type: ["number", "null"],
+                  description: "First start minute left out: the suite drains (rollouts in flight falling, the last scenes)."
+                },
+                final: {
+                  type: "boolean",
+                  description: "The run's data will not grow (its job ended)."
+                },
+                noise_sd: {
+                  type: "number",
+                  description: "Rollout-level noise (log scale), pooled over workers."
+                },
+                noise_coupling: {
+                  type: "array",
+                  items: { type: ["number", "null"] },
+                  description: "Per cohort, the rank-one covariance term the noise's own uncertainty adds (src/analysis/cohort-fit.ts)."
+                },
+                level_var: {
+                  type: "number",
+                  minimum: 0,
+                  description: "The variance the estimated noise adds to every cohort's level (\u03C3\xB2/2 in a log-normal's mean)."
+                },
+                started_at: {
+                  type: ["number", "null"],
+                  description: "Unix seconds of the run's minute 0: whether two runs shared the cluster's wall clock."
+                }
+              }
+            }
+          ]
+        },
         decision_estimate: {
           description: "What decisions read (src/analysis/rollouts.ts): the projected full-run seconds per rollout from the rollouts reconstructed from the per-worker duration histogram, the first wave dropped and rollouts in flight censored. The verdict's own value keeps its warm-up rule.",
           oneOf: [
@@ -62013,49 +62070,6 @@ var metrics_schema_default = {
                         slope_relative_per_hour: { type: "number" },
                         se: { type: "number" },
                         from_minute: { type: "number" }
-                      }
-                    }
-                  ]
-                },
-                cohorts: {
-                  description: "The run's start cohorts (src/analysis/cohorts.ts): per start minute, the log of its seconds per rollout fitted by a censored likelihood (log duration = cohort + worker + noise, rollouts in flight right-censored at their age), with its variance. Decisions contrast two runs' tables over the cohorts both share (equal run age, first wave included); cohorts started once the suite drains are left out.",
-                  oneOf: [
-                    { type: "null" },
-                    {
-                      type: "object",
-                      additionalProperties: false,
-                      required: [
-                        "from_minute",
-                        "step_minutes",
-                        "log_seconds",
-                        "log_var",
-                        "events",
-                        "data_end_minutes",
-                        "drain_from_minute",
-                        "final"
-                      ],
-                      properties: {
-                        from_minute: { type: "number" },
-                        step_minutes: { type: "number", exclusiveMinimum: 0 },
-                        log_seconds: { type: "array", items: { type: ["number", "null"] } },
-                        log_var: { type: "array", items: { type: ["number", "null"] } },
-                        events: { type: "array", items: { type: "integer", minimum: 0 } },
-                        data_end_minutes: {
-                          type: "number",
-                          description: "Run-minute of the last complete reading (a worker whose counter is gone is censored at its own last one)."
-                        },
-                        drain_from_minute: {
-                          type: ["number", "null"],
-                          description: "First start minute left out: the suite drains (rollouts in flight falling, the last scenes)."
-                        },
-                        final: {
-                          type: "boolean",
-                          description: "The run's data will not grow (its job ended)."
-                        },
-                        noise_sd: {
-                          type: "number",
-                          description: "Rollout-level noise (log scale), pooled over workers."
-                        }
                       }
                     }
                   ]
@@ -64102,9 +64116,29 @@ function windowVerdict(f, checks, latest, cycle, common) {
   return {
     ...common,
     state: done ? cycle ? "cyclic" : "stable" : "stabilising",
-    value: done ? common.projected_full_run : null,
+    ...done ? stableClaim(f, latest, common) : { value: null },
     cycle: cycle ? { period_minutes: round(cycle.period, 2), amplitude_relative: round(cycle.amplitude, 3) } : null,
     evidence
+  };
+}
+function stableClaim(f, latest, common) {
+  const p = common.projected_full_run;
+  const t = latest.trend;
+  const ff = latest.proj.total > 0 ? latest.proj.future / latest.proj.total : 0;
+  const lever = Math.max(0, latest.proj.horizon.end - (f.t0 + (common.warmup_end_minutes ?? 0))) / 2 / 60;
+  const g = t?.slopeRelPerHour ?? 0;
+  const se = t && Number.isFinite(t.seRelPerHour) ? t.seRelPerHour : 1;
+  const v = p.value;
+  const sd = Math.hypot((Math.log(p.high) - Math.log(p.low)) / (2 * 1.96), ff * lever * se);
+  const half = Math.sinh(1.96 * sd);
+  const bound = round(Math.abs(g) + 1.645 * se, 4);
+  const full = half <= f.s.max_ci_relative;
+  const pc = (x) => `${round(100 * x, 1)}%`;
+  const text3 = full ? `full-run value within \xB1${pc(half)}, the measured drift's error (${pc(g)}/h \xB1 ${pc(se)} of the steady rate) over ${round(lever, 1)} h included` : `steady rate \xB1${pc(f.s.max_ci_relative)}; no drift beyond ${pc(bound)}/h ruled out (the full-run value, that drift's error over ${round(lever, 1)} h included, is \xB1${pc(half)})`;
+  f.evidence.push(`stable: ${text3}`);
+  return {
+    value: interval(v, v * Math.exp(-1.96 * sd), v * Math.exp(1.96 * sd)),
+    stable_claim: { kind: full ? "full-run" : "steady-rate", drift_bound_per_hour: bound, text: text3 }
   };
 }
 function stallMinutes(p, from, to, s) {
@@ -64201,68 +64235,261 @@ function definedOnly(o) {
   return out;
 }
 
-// src/analysis/resources.ts
-function analyseResources(input) {
-  const gpu_by_index = {};
-  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
-  for (const gpu of [...indices].sort((a, b) => Number(a) - Number(b))) {
-    const s = input.gpus.get(gpu) ?? {};
-    const used = minMeanMax(s.memoryUsedGb ?? []);
-    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
-    const total = totals2.length ? round(Math.max(...totals2)) : null;
-    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
-    const headroom = free.length ? round(Math.min(...free)) : total !== null && used.max !== null ? round(total - used.max) : null;
-    gpu_by_index[gpu] = {
-      topology_services: input.services?.get(Number(gpu)) ?? [],
-      utilization_percent: minMeanMax(s.utilization ?? []),
-      memory_used_gb: used,
-      memory_total_gb: total,
-      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
-      memory_headroom_gb_min: headroom
-    };
-  }
-  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
-  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
-  const cpu = {};
-  for (const [g, v] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v);
-  return {
-    process_cpu_utilization_percent_by_group: cpu,
-    gpu_by_index,
-    host_memory: {
-      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
-      total_gb: totals.length ? round(Math.max(...totals)) : null
-    }
-  };
+// src/analysis/cohort-fit.ts
+var NOISE_PRIOR = 10;
+var FIT_ITERATIONS = 100;
+var RIDGE = 0.5;
+var SQRT2PI = Math.sqrt(2 * Math.PI);
+function upperTail(z) {
+  const t = 1 / (1 + 0.2316419 * Math.abs(z));
+  const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
+  const q = Math.exp(-0.5 * z * z) / SQRT2PI * poly;
+  return z >= 0 ? q : 1 - q;
 }
-function opportunities(usage, bottleneck) {
-  const out = [];
-  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
-    const total = u.memory_total_gb ?? null;
-    const peak = u.memory_used_gb?.max ?? null;
-    const util = u.utilization_percent?.mean ?? null;
-    const services = u.topology_services ?? [];
-    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
-      out.push(
-        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
-      );
-    else if (!services.length && (util === null || util < 5))
-      out.push(
-        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
-      );
-    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
-      const headroom = round(total - peak, 1);
-      const target2 = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
-      out.push(
-        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target2}`
-      );
+function mills(z) {
+  if (z > 8) return z + 1 / z;
+  return Math.exp(-0.5 * z * z) / SQRT2PI / Math.max(1e-300, upperTail(z));
+}
+var muAt = (f, it) => (1 - it.a) * f.mu[it.c] + it.a * (f.mu[it.c + 1] ?? f.mu[it.c]);
+function tri(n) {
+  const t = { d: new Float64Array(n), o: new Float64Array(Math.max(0, n - 1)), b: new Float64Array(n) };
+  for (let c = 0; c + 1 < n; c++) {
+    t.d[c] = t.d[c] + RIDGE;
+    t.d[c + 1] = t.d[c + 1] + RIDGE;
+    t.o[c] = t.o[c] - RIDGE;
+  }
+  if (n === 1) t.d[0] = RIDGE * 1e-3;
+  return t;
+}
+function addTo(t, it, om, r) {
+  const [u, v] = [1 - it.a, it.a];
+  t.d[it.c] = t.d[it.c] + om * u * u;
+  t.b[it.c] = t.b[it.c] + om * u * r;
+  if (it.c + 1 < t.d.length && v > 0) {
+    t.d[it.c + 1] = t.d[it.c + 1] + om * v * v;
+    t.o[it.c] = t.o[it.c] + om * u * v;
+    t.b[it.c + 1] = t.b[it.c + 1] + om * v * r;
+  }
+}
+function solve(t) {
+  const n = t.d.length;
+  const cp = new Float64Array(n);
+  const dp = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const lo = i > 0 ? t.o[i - 1] : 0;
+    const den = t.d[i] - (i > 0 ? lo * cp[i - 1] : 0);
+    cp[i] = i + 1 < n ? t.o[i] / den : 0;
+    dp[i] = (t.b[i] - (i > 0 ? lo * dp[i - 1] : 0)) / den;
+  }
+  const x = new Float64Array(n);
+  for (let i = n - 1; i >= 0; i--)
+    x[i] = dp[i] - (i + 1 < n ? cp[i] * x[i + 1] : 0);
+  return x;
+}
+function inverseDiagonal(t) {
+  const n = t.d.length;
+  const p = new Float64Array(n);
+  const q = new Float64Array(n);
+  for (let i = 0; i < n; i++)
+    p[i] = t.d[i] - (i > 0 ? t.o[i - 1] ** 2 / p[i - 1] : 0);
+  for (let i = n - 1; i >= 0; i--)
+    q[i] = t.d[i] - (i + 1 < n ? t.o[i] ** 2 / q[i + 1] : 0);
+  return Float64Array.from(p, (pi, i) => 1 / (pi + q[i] - t.d[i]));
+}
+function pack(items) {
+  const len = items.length;
+  const p = {
+    k: new Int32Array(len),
+    c: new Int32Array(len),
+    a: new Float64Array(len),
+    n: new Float64Array(len),
+    y: new Float64Array(len),
+    cens: new Uint8Array(len),
+    e: new Float64Array(len),
+    v: new Float64Array(len)
+  };
+  items.forEach((it, j) => {
+    [p.k[j], p.c[j], p.a[j], p.n[j], p.y[j], p.cens[j]] = [it.k, it.c, it.a, it.n, it.y, it.censored ? 1 : 0];
+  });
+  return p;
+}
+function eventCounts(items, nC, nK) {
+  const events = new Float64Array(nC);
+  const perWorker = new Float64Array(nK);
+  for (const it of items)
+    if (!it.censored) {
+      events[it.c] = events[it.c] + it.n * (1 - it.a);
+      if (it.c + 1 < nC) events[it.c + 1] = events[it.c + 1] + it.n * it.a;
+      perWorker[it.k] = perWorker[it.k] + it.n;
+    }
+  return { events, perWorker };
+}
+function fitCohorts(items, dims, known = []) {
+  const { events, perWorker } = eventCounts(items, dims.nC, dims.nK);
+  const f = {
+    mu: new Float64Array(dims.nC),
+    varMu: new Float64Array(dims.nC),
+    events,
+    w: new Float64Array(dims.nK),
+    s2: Float64Array.from({ length: dims.nK }, (_, k) => (known[k] ?? 0.2) ** 2),
+    coupling: new Float64Array(dims.nC),
+    workerInfo: new Float64Array(dims.nK),
+    noiseEvents: Float64Array.from(perWorker, (n) => n + NOISE_PRIOR)
+  };
+  const ended = items.filter((it) => !it.censored);
+  const start = ended.reduce((a, it) => a + it.n * it.y, 0) / Math.max(
+    1,
+    ended.reduce((a, it) => a + it.n, 0)
+  );
+  f.mu.fill(start);
+  const p = pack(items);
+  const estimate = known.length < dims.nK || known.some((x) => x === void 0);
+  for (let iter = 0; iter < FIT_ITERATIONS; iter++) {
+    const moved = Math.max(knotStep(p, f), workerStep(p, f, dims.slots));
+    if (estimate) {
+      eStep(p, f);
+      noiseStep(p, f);
+    }
+    if (moved < 1e-7) break;
+  }
+  for (let j = 0; j < p.y.length; j++)
+    f.workerInfo[p.k[j]] = f.workerInfo[p.k[j]] + scoreOf(p, j, f).h;
+  const info2 = information(items, f, estimate);
+  f.varMu = info2.varMu;
+  f.coupling = info2.coupling;
+  return f;
+}
+function meanOf(p, j, f) {
+  const c = p.c[j];
+  const a = p.a[j];
+  const hi = c + 1 < f.mu.length ? f.mu[c + 1] : f.mu[c];
+  return (1 - a) * f.mu[c] + a * hi + f.w[p.k[j]];
+}
+function eStep(p, f) {
+  for (let j = 0; j < p.y.length; j++) {
+    const s2 = f.s2[p.k[j]];
+    if (!p.cens[j]) {
+      p.e[j] = p.y[j] - s2 / 2 * (1 - 1 / p.n[j]);
+      p.v[j] = 0;
+      continue;
+    }
+    const m = meanOf(p, j, f);
+    const sd = Math.sqrt(s2);
+    const z = (p.y[j] - m) / sd;
+    const lam = mills(z);
+    p.e[j] = m + sd * lam;
+    p.v[j] = Math.max(0, s2 * (1 + z * lam - lam * lam));
+  }
+}
+function scoreOf(p, j, f) {
+  const s2 = f.s2[p.k[j]];
+  const m = meanOf(p, j, f);
+  if (!p.cens[j]) {
+    const om = p.n[j] / s2;
+    return { g: om * (p.y[j] - s2 / 2 * (1 - 1 / p.n[j]) - m), h: om };
+  }
+  const sd = Math.sqrt(s2);
+  const z = (p.y[j] - m) / sd;
+  const lam = mills(z);
+  return { g: lam / sd, h: Math.max(1e-9, lam * (lam - z)) / s2 };
+}
+function knotStep(p, f) {
+  const n = f.mu.length;
+  const t = tri(n);
+  for (let c = 0; c + 1 < n; c++) {
+    const diff = RIDGE * (f.mu[c] - f.mu[c + 1]);
+    t.b[c] = t.b[c] - diff;
+    t.b[c + 1] = t.b[c + 1] + diff;
+  }
+  for (let j = 0; j < p.y.length; j++) {
+    const { g, h } = scoreOf(p, j, f);
+    const [c, v] = [p.c[j], p.a[j]];
+    const u = 1 - v;
+    t.d[c] = t.d[c] + h * u * u;
+    t.b[c] = t.b[c] + g * u;
+    if (c + 1 < n && v > 0) {
+      t.d[c + 1] = t.d[c + 1] + h * v * v;
+      t.o[c] = t.o[c] + h * u * v;
+      t.b[c + 1] = t.b[c + 1] + g * v;
     }
   }
-  const host = usage.host_memory;
-  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
-    out.push(
-      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
-    );
-  return out;
+  const step = solve(t);
+  let moved = 0;
+  for (let c = 0; c < n; c++) {
+    const d = Math.max(-0.5, Math.min(0.5, step[c]));
+    f.mu[c] = f.mu[c] + d;
+    moved = Math.max(moved, Math.abs(d));
+  }
+  return moved;
+}
+function workerStep(p, f, slots) {
+  const nK = f.w.length;
+  const g = new Float64Array(nK);
+  const h = new Float64Array(nK);
+  for (let j = 0; j < p.y.length; j++) {
+    const k = p.k[j];
+    const x = scoreOf(p, j, f);
+    g[k] = g[k] + x.g;
+    h[k] = h[k] + x.h;
+  }
+  const total = slots.reduce((a, b) => a + b, 0);
+  let [moved, wbar] = [0, 0];
+  for (let k = 0; k < nK; k++) {
+    const d = h[k] > 0 ? Math.max(-0.5, Math.min(0.5, g[k] / h[k])) : 0;
+    f.w[k] = f.w[k] + d;
+    moved = Math.max(moved, Math.abs(d));
+    wbar += slots[k] * f.w[k] / total;
+  }
+  for (let k = 0; k < nK; k++) f.w[k] = f.w[k] - wbar;
+  for (let c = 0; c < f.mu.length; c++) f.mu[c] = f.mu[c] + wbar;
+  return moved;
+}
+function noiseStep(p, f) {
+  const ss = new Float64Array(f.s2.length);
+  const cnt = new Float64Array(f.s2.length);
+  for (let j = 0; j < p.y.length; j++) {
+    const k = p.k[j];
+    const r = p.e[j] - meanOf(p, j, f);
+    ss[k] = ss[k] + p.n[j] * r * r + p.v[j];
+    cnt[k] = cnt[k] + 1;
+  }
+  const pooled = Math.max(
+    1e-4,
+    ss.reduce((a, b) => a + b, 0) / Math.max(
+      1,
+      cnt.reduce((a, b) => a + b, 0)
+    )
+  );
+  for (let k = 0; k < f.s2.length; k++)
+    f.s2[k] = Math.max(1e-4, (ss[k] + NOISE_PRIOR * pooled) / (cnt[k] + NOISE_PRIOR));
+}
+function information(items, f, estimate) {
+  const t = tri(f.mu.length);
+  const b = tri(f.mu.length);
+  let sTau = 0;
+  let level = 0;
+  for (const it of items) {
+    const s2 = f.s2[it.k];
+    const sd = Math.sqrt(s2);
+    const m = muAt(f, it) + f.w[it.k];
+    if (!it.censored) {
+      addTo(t, it, it.n / s2, 0);
+      sTau += 2;
+      continue;
+    }
+    const z = (it.y - m) / sd;
+    const lam = mills(z);
+    const g = Math.max(0, lam * (lam - z));
+    addTo(t, it, g / s2, 0);
+    addTo(b, it, 0, (g * z + lam) / sd);
+    sTau += g * z * z + 2 * lam * z;
+  }
+  for (let k = 0; k < f.s2.length; k++) level += f.s2[k] / f.s2.length;
+  const varMu = inverseDiagonal(t);
+  if (!estimate) return { varMu, coupling: new Float64Array(f.mu.length) };
+  const u = solve({ ...t, b: b.b });
+  const kappa = Math.max(1e-6, sTau - u.reduce((a, x, c) => a + x * b.b[c], 0));
+  return { varMu, coupling: Float64Array.from(u, (x) => (x - level) / Math.sqrt(kappa)) };
 }
 
 // src/analysis/rollout-error.ts
@@ -64446,21 +64673,25 @@ function splitFirstWave(batches, now, step) {
   let firstWave = 0;
   for (const b of batches) {
     if (b.end > now) continue;
-    if (b.start <= firstWaveEnd) {
-      firstWave += b.n;
-      continue;
-    }
-    const longest = b.end - firstEnd + step;
-    let k = 0;
-    let rest = b.duration;
-    while (k < b.n && rest > longest) {
-      k++;
-      rest = k < b.n ? (b.n * b.duration - k * (b.end - t0)) / (b.n - k) : 0;
-    }
-    firstWave += k;
-    if (k < b.n && rest > 0) steady.push({ ...b, n: b.n - k, duration: rest, start: b.end - rest });
+    const x = splitBatch(b, t0, firstEnd, step);
+    firstWave += x.firstWave;
+    if (x.rest) steady.push(x.rest);
   }
   return { steady, firstWave, firstWaveEnd };
+}
+function splitBatch(b, t0, firstEnd, step) {
+  if (b.start <= t0 + step) return { firstWave: b.n, rest: null };
+  const longest = b.end - firstEnd + step;
+  let k = 0;
+  let rest = b.duration;
+  while (k < b.n && rest > longest) {
+    k++;
+    rest = k < b.n ? (b.n * b.duration - k * (b.end - t0)) / (b.n - k) : 0;
+  }
+  return {
+    firstWave: k,
+    rest: k < b.n && rest > 0 ? { ...b, n: b.n - k, duration: rest, start: b.end - rest } : null
+  };
 }
 function kaplanMeierMean(events, censored) {
   const all = [
@@ -64522,6 +64753,299 @@ function perWorkerMinutes(series, toMinutes) {
   return (series ?? []).map((s) => ({ labels: s.labels, points: toMinutes(s.points) }));
 }
 
+// src/analysis/cohorts.ts
+var DRAIN_MINUTES = 3;
+function drainStart(i) {
+  let level = 0;
+  let below = null;
+  for (const p of i.active ?? []) {
+    if (!Number.isFinite(p.v)) continue;
+    if (p.v >= 0.85 * level) {
+      level = Math.max(level, p.v);
+      below = null;
+    } else {
+      below ??= p.t;
+      if (p.t - below >= DRAIN_MINUTES) return below;
+    }
+  }
+  const total = i.expectedRollouts;
+  if (!total || !(total > 0)) return null;
+  let done = 0;
+  for (const b of [...i.batches].sort((x, y) => x.end - y.end)) {
+    done += b.n;
+    if (done + i.inFlight >= total) return b.end;
+  }
+  return null;
+}
+function slotsOf(batches, inFlight2) {
+  const busy = /* @__PURE__ */ new Map();
+  for (const b of batches) busy.set(b.worker, (busy.get(b.worker) ?? 0) + b.n * b.duration);
+  const total = [...busy.values()].reduce((a, b) => a + b, 0);
+  const out = /* @__PURE__ */ new Map();
+  for (const [w, x] of busy) out.set(w, Math.max(1, Math.round(inFlight2 * x / Math.max(1e-9, total))));
+  return out;
+}
+function itemsOf(i, t0, cutoff, L) {
+  const slots = slotsOf(i.batches, i.inFlight);
+  const byWorker = /* @__PURE__ */ new Map();
+  for (const b of i.batches) byWorker.set(b.worker, [...byWorker.get(b.worker) ?? [], b]);
+  const workers = [...slots.keys()].sort();
+  const firstEnd = Math.min(...i.batches.map((b) => b.end));
+  const place = (start) => {
+    const pos = Math.max(0, start - t0) / L;
+    const c = Math.floor(pos + 1e-9);
+    return { c, a: Math.min(1, Math.max(0, pos - c)) };
+  };
+  const items = [];
+  workers.forEach((w, k) => {
+    const bs = (byWorker.get(w) ?? []).sort((a, b) => a.end - b.end);
+    const last = Math.min(i.now, i.lastSeen?.get(w) ?? i.now);
+    const n = slots.get(w);
+    const starts = Array(n).fill(t0);
+    for (const b of bs) {
+      for (const part of firstWaveSplit(b, t0, firstEnd, i.step))
+        if (part.start < cutoff)
+          items.push({
+            k,
+            ...place(part.start),
+            n: part.n,
+            y: Math.log(Math.max(1e-6, part.duration)),
+            censored: false
+          });
+      for (let j = 0; j < b.n; j++) starts.push(b.end);
+    }
+    for (const s of starts.slice(-n))
+      if (s < cutoff && last - s > i.step / 2)
+        items.push({ k, ...place(s), n: 1, y: Math.log(last - s), censored: true });
+  });
+  return { items, workers, slots: workers.map((w) => slots.get(w)) };
+}
+function firstWaveSplit(b, t0, firstEnd, step) {
+  const { firstWave, rest } = splitBatch(b, t0, firstEnd, step);
+  const parts = [];
+  if (firstWave > 0) parts.push({ start: t0, n: firstWave, duration: b.end - t0 });
+  if (rest) parts.push({ start: rest.start, n: rest.n, duration: rest.duration });
+  return parts;
+}
+function typicalDuration(batches, now) {
+  const ds = batches.filter((b) => b.end <= now).map((b) => b.duration).sort((a, b) => a - b);
+  return ds[Math.floor(ds.length / 2)] ?? 0;
+}
+function levelVariance(f, slots, rate) {
+  const info2 = f.workerInfo.reduce((a, b) => a + b, 0);
+  let v = 0;
+  for (let k = 0; k < f.w.length; k++) {
+    const s2 = f.s2[k];
+    const pi = slots[k] * Math.exp(-f.w[k] - s2 / 2) / rate;
+    const rho = f.workerInfo[k] / Math.max(1e-12, info2);
+    v += (pi - rho) ** 2 / Math.max(1e-12, f.workerInfo[k]);
+    v += (pi / 2) ** 2 * 2 * s2 * s2 / Math.max(1, f.noiseEvents[k]);
+  }
+  return v;
+}
+function cohortTable(i) {
+  const done = i.batches.filter((b) => b.end <= i.now + 1e-9);
+  if (!done.length || !(i.inFlight > 0)) return null;
+  const L = i.cohortMinutes ?? 1;
+  const t0 = Math.min(...i.batches.map((b) => b.start), ...done.map((b) => b.end - b.duration));
+  const drain = drainStart(i);
+  const cutoff = drain === null ? Number.POSITIVE_INFINITY : drain - typicalDuration(done, i.now);
+  const { items, workers: names, slots } = itemsOf({ ...i, batches: done }, t0, cutoff, L);
+  const lastEnded = Math.max(...items.filter((it) => !it.censored).map((it) => it.c + (it.a > 0 ? 1 : 0)), 0);
+  const nC = Math.min(Math.max(1, Math.floor((Math.min(i.now, cutoff) - t0) / L + 1e-9) + 1), lastEnded + 1);
+  const kept = items.filter((it) => it.c < nC).map((it) => it.c === nC - 1 ? { ...it, a: 0 } : it);
+  const known = i.knownNoiseSd ? names.map((w) => i.knownNoiseSd?.get(w)) : [];
+  const f = fitCohorts(kept, { nC, nK: names.length, slots }, known);
+  let rate = 0;
+  for (let k = 0; k < names.length; k++)
+    rate += slots[k] * Math.exp(-f.w[k] - f.s2[k] / 2);
+  const level = Math.log(60 / rate);
+  const levelVar = levelVariance(f, slots, rate);
+  const shown = (c) => f.events[c] >= 0.5;
+  return {
+    from_minute: round(t0, 3),
+    step_minutes: L,
+    log_seconds: Array.from(f.mu, (m, c) => shown(c) ? round(m + level, 6) : null),
+    log_var: Array.from(f.varMu, (v, c) => shown(c) && v > 0 ? round(v, 8) : null),
+    noise_coupling: Array.from(f.coupling, (g, c) => shown(c) ? round(g, 6) : null),
+    events: Array.from(f.events, (e) => Math.round(e)),
+    data_end_minutes: round(i.now, 3),
+    drain_from_minute: Number.isFinite(cutoff) ? round(Math.max(t0, cutoff), 2) : null,
+    final: !!i.final,
+    started_at: i.startedAt ?? null,
+    level_var: round(levelVar, 10),
+    noise_sd: round(Math.sqrt(f.s2.reduce((a, b) => a + b, 0) / Math.max(1, names.length)), 4)
+  };
+}
+var CONCURRENT_SECONDS = 300;
+var APART_BANDWIDTH_MINUTES = 20;
+var ROBUST_MIN_COHORTS = 8;
+function sharedCohorts(a, b, upTo) {
+  const out = { x: [], d: [], w: [], ga: [], gb: [], events: { candidate: 0, reference: 0 } };
+  const L = a.step_minutes;
+  for (let c = 0; c < a.log_seconds.length; c++) {
+    const age = c * L;
+    if (upTo !== void 0 && age > upTo + 1e-9) break;
+    const j = Math.round((a.from_minute - b.from_minute + age) / b.step_minutes + 1e-9);
+    const [va, vb] = [a.log_seconds[c], b.log_seconds[j]];
+    const [sa, sb] = [a.log_var[c], b.log_var[j]];
+    if (va == null || vb == null || sa == null || sb == null || !(sa + sb > 0)) continue;
+    out.x.push(age);
+    out.d.push(va - vb);
+    out.w.push(1 / (sa + sb));
+    out.ga.push(a.noise_coupling?.[c] ?? 0);
+    out.gb.push(b.noise_coupling?.[j] ?? 0);
+    out.events.candidate += a.events[c] ?? 0;
+    out.events.reference += b.events[j] ?? 0;
+  }
+  return out;
+}
+function cohortContrast(candidate, reference, o = {}) {
+  const s = sharedCohorts(candidate, reference, o.upTo);
+  const K = s.d.length;
+  if (!K) return null;
+  const W = s.w.reduce((a, b) => a + b, 0);
+  const xbar = s.w.reduce((a, w, i) => a + w * s.x[i], 0) / W;
+  const dbar = s.w.reduce((a, w, i) => a + w * s.d[i], 0) / W;
+  const sxx = s.w.reduce((a, w, i) => a + w * (s.x[i] - xbar) ** 2, 0);
+  const slope = sxx > 0 ? s.w.reduce((a, w, i) => a + w * (s.x[i] - xbar) * (s.d[i] - dbar), 0) / sxx : 0;
+  const r = s.d.map((d, i) => d - dbar - slope * (s.x[i] - xbar));
+  const effective = W ** 2 / s.w.reduce((a, w) => a + w * w, 0);
+  const ga = s.w.reduce((a, w, i) => a + w * s.ga[i], 0) / W;
+  const gb = s.w.reduce((a, w, i) => a + w * s.gb[i], 0) / W;
+  const level = (candidate.level_var ?? 0) + (reference.level_var ?? 0);
+  const seModel = Math.sqrt(1 / W + ga * ga + gb * gb + level);
+  const slopeSeModel = sxx > 0 ? Math.sqrt(1 / sxx) : Number.POSITIVE_INFINITY;
+  const [sa, sb] = [candidate.started_at, reference.started_at];
+  const concurrent = sa != null && sb != null && Math.abs(sa - sb) <= CONCURRENT_SECONDS;
+  const h = Math.max(2 * candidate.step_minutes, o.bandwidth ?? 0, concurrent ? 0 : APART_BANDWIDTH_MINUTES);
+  const span = s.x.at(-1) - s.x[0];
+  const enough = effective >= ROBUST_MIN_COHORTS && K > 2 && (concurrent || span >= 2 * h);
+  const robust = enough ? hac(s, r, xbar, h, W, sxx) : null;
+  const se = robust ? Math.max(seModel, robust.se) : seModel;
+  return {
+    logChange: dbar,
+    se,
+    seModel,
+    error: robust && robust.se > seModel ? "robust" : "model",
+    slope,
+    slopeSe: robust ? Math.max(slopeSeModel, robust.slopeSe) : slopeSeModel,
+    meanAge: xbar,
+    cohorts: K,
+    effective,
+    events: s.events,
+    lastAge: s.x.at(-1),
+    slopeTrusted: robust !== null,
+    concurrent
+  };
+}
+function hac(s, r, xbar, h, W, sxx) {
+  const K = r.length;
+  let vm = 0;
+  let vb = 0;
+  for (let i = 0; i < K; i++)
+    for (let j = 0; j < K; j++) {
+      const kern = 1 - Math.abs(s.x[i] - s.x[j]) / h;
+      if (kern <= 0) continue;
+      const ui = s.w[i] * r[i];
+      const uj = s.w[j] * r[j];
+      vm += kern * ui * uj;
+      vb += kern * ui * uj * (s.x[i] - xbar) * (s.x[j] - xbar);
+    }
+  const f = K / (K - 2);
+  return {
+    se: Math.sqrt(f * Math.max(0, vm) / W ** 2),
+    slopeSe: sxx > 0 ? Math.sqrt(f * Math.max(0, vb) / sxx ** 2) : Number.POSITIVE_INFINITY
+  };
+}
+
+// src/analysis/reading.ts
+function decisionReading(i) {
+  const level = Math.max(
+    0,
+    ...(i.active ?? []).filter((p) => p.t <= i.now && Number.isFinite(p.v)).map((p) => p.v)
+  );
+  const inFlight2 = level > 0 ? level : i.inFlight;
+  const cohorts = inFlight2 && inFlight2 > 0 ? cohortTable({
+    batches: i.batches,
+    now: i.now,
+    step: i.step,
+    inFlight: inFlight2,
+    ...i.lastSeen ? { lastSeen: i.lastSeen } : {},
+    ...i.active ? { active: i.active } : {},
+    expectedRollouts: i.expectedRollouts ?? null,
+    final: !!i.final,
+    startedAt: i.startedAt ?? null
+  }) : null;
+  const est = rolloutEstimate(i);
+  const estimate = est && i.trajectory !== false ? { ...est, trajectory: estimateTrajectory(i) } : est;
+  return { estimate, cohorts };
+}
+
+// src/analysis/resources.ts
+function analyseResources(input) {
+  const gpu_by_index = {};
+  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
+  for (const gpu of [...indices].sort((a, b) => Number(a) - Number(b))) {
+    const s = input.gpus.get(gpu) ?? {};
+    const used = minMeanMax(s.memoryUsedGb ?? []);
+    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
+    const total = totals2.length ? round(Math.max(...totals2)) : null;
+    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
+    const headroom = free.length ? round(Math.min(...free)) : total !== null && used.max !== null ? round(total - used.max) : null;
+    gpu_by_index[gpu] = {
+      topology_services: input.services?.get(Number(gpu)) ?? [],
+      utilization_percent: minMeanMax(s.utilization ?? []),
+      memory_used_gb: used,
+      memory_total_gb: total,
+      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
+      memory_headroom_gb_min: headroom
+    };
+  }
+  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
+  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
+  const cpu = {};
+  for (const [g, v] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v);
+  return {
+    process_cpu_utilization_percent_by_group: cpu,
+    gpu_by_index,
+    host_memory: {
+      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
+      total_gb: totals.length ? round(Math.max(...totals)) : null
+    }
+  };
+}
+function opportunities(usage, bottleneck) {
+  const out = [];
+  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
+    const total = u.memory_total_gb ?? null;
+    const peak = u.memory_used_gb?.max ?? null;
+    const util = u.utilization_percent?.mean ?? null;
+    const services = u.topology_services ?? [];
+    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
+      out.push(
+        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
+      );
+    else if (!services.length && (util === null || util < 5))
+      out.push(
+        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
+      );
+    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
+      const headroom = round(total - peak, 1);
+      const target2 = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
+      out.push(
+        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target2}`
+      );
+    }
+  }
+  const host = usage.host_memory;
+  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
+    out.push(
+      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
+    );
+  return out;
+}
+
 // src/analysis/observe.ts
 function first(series, q) {
   return series[q]?.[0];
@@ -64531,7 +65055,9 @@ function observeRun(input) {
   const series = runSeries(input, t);
   const dInput = detectorInput(input, t, series);
   const verdict = detect(dInput);
-  verdict.decision_estimate = decisionEstimate(input, t, series, dInput, verdict);
+  const reading = decisionReadingOf(input, t, series, dInput, verdict);
+  verdict.decision_estimate = reading?.estimate ?? null;
+  verdict.cohorts = reading?.cohorts ?? null;
   rolloutDriftCheck(verdict, input.settings?.max_relative_slope_per_hour ?? 0.05);
   const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
   const read2 = steadyReader(input.series, fromTs);
@@ -64616,31 +65142,32 @@ function rolloutDriftCheck(verdict, limit = 0.05) {
     `rollout durations drift ${round(100 * d.slope_relative_per_hour, 1)}%/h \xB1 ${round(100 * d.se, 1)}% (against their start, after run-minute ${d.from_minute}): beyond ${round(100 * limit, 1)}%/h, not stable`
   );
 }
-function decisionEstimate(input, t, series, d, verdict) {
+function decisionReadingOf(input, t, series, d, verdict) {
   const S = input.timeScale;
   const toMin = (points) => toRunMinutes(points, t.ts0, S);
-  const batches = reconstructRollouts(
-    perWorkerMinutes(input.series.rolloutDurationSum, toMin),
-    perWorkerMinutes(input.series.rolloutDurationCount, toMin),
-    60
-    // durations are run-seconds (the twin records its simulated durations)
-  );
+  const counts = perWorkerMinutes(input.series.rolloutDurationCount, toMin);
+  const batches = reconstructRollouts(perWorkerMinutes(input.series.rolloutDurationSum, toMin), counts, 60);
   const lastCount = series.durationCount.at(-1)?.v;
   const now = d.now ?? ((t.lastTs ?? input.nowTs) - t.ts0) * (S / 60);
   const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
   const inFlight2 = active.length ? mean(active.map((p) => p.v)) : d.inFlightCapacity ?? null;
   if (lastCount === void 0 || !batches.length) return null;
-  const estInput = {
+  const key = (l) => l.worker_id ?? JSON.stringify(l);
+  const lastSeen = new Map(counts.map((c) => [key(c.labels), c.points.at(-1)?.t ?? now]));
+  return decisionReading({
     batches,
     now,
     runEnd: verdict.run_end_minutes ?? d.runEndMinutes ?? now,
-    inFlight: inFlight2,
+    inFlight: inFlight2 ?? d.inFlightCapacity ?? null,
     completed: lastCount,
-    step: input.stepSeconds * S / 60
-  };
-  const est = rolloutEstimate(estInput);
-  if (!est) return null;
-  return input.trajectory === false ? est : { ...est, trajectory: estimateTrajectory(estInput) };
+    step: input.stepSeconds * S / 60,
+    lastSeen,
+    active: series.activeRollouts,
+    expectedRollouts: input.expectedRollouts ?? null,
+    final: !!input.ended,
+    startedAt: t.startTs,
+    trajectory: input.trajectory !== false
+  });
 }
 function steadyReader(series, fromTs) {
   const values = (s) => {
@@ -65002,7 +65529,7 @@ function predictMemory(t, model, gpuMemoryGiB) {
     fraction: p.fraction
   }));
 }
-function solve(a, b) {
+function solve2(a, b) {
   const n = b.length;
   const m = a.map((row, i) => [...row, b[i]]);
   for (let col = 0; col < n; col++) {
@@ -65027,7 +65554,7 @@ function nnls(rows, b) {
     if (free.length > 0) {
       const ata = free.map((i) => free.map((j) => rows.reduce((s, r) => s + r[i] * r[j], 0)));
       const atb = free.map((i) => rows.reduce((s, r, k) => s + r[i] * b[k], 0));
-      const sol = solve(ata, atb);
+      const sol = solve2(ata, atb);
       if (!sol || sol.some((v) => v < -1e-9)) continue;
       free.forEach((j, k) => {
         x[j] = Math.max(0, sol[k]);
@@ -68085,7 +68612,7 @@ function pocockSpending(alpha, tau) {
   return alpha * Math.log(1 + E1 * Math.min(1, Math.max(0, tau)));
 }
 var cache = /* @__PURE__ */ new Map();
-function upperTail(z) {
+function upperTail2(z) {
   const x = Math.abs(z) / Math.SQRT2;
   const t = 1 / (1 + 0.5 * x);
   const erfc = t * Math.exp(
@@ -68151,7 +68678,7 @@ function zOfTail(p) {
   let b = 10;
   for (let i = 0; i < 80; i++) {
     const m = (a + b) / 2;
-    if (upperTail(m) > p) a = m;
+    if (upperTail2(m) > p) a = m;
     else b = m;
   }
   return (a + b) / 2;
@@ -68169,25 +68696,11 @@ function boundaryAt(p, alpha) {
   return spendingBoundaries(look.K, alpha)[look.k - 1];
 }
 
-// src/analysis/decision.ts
-var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
-var DECISION_DEFAULTS = {
-  boundary: EXPERIMENT_DEFAULTS.decisionBoundary,
-  maxDecisionMinutes: EXPERIMENT_DEFAULTS.maxDecisionMinutes,
-  /** The small-sample guard: no claim on less steady data than this (the estimate's s.e. is itself noisy). */
-  minSteadyMinutes: 5
-};
+// src/analysis/equal-age.ts
 function decisionProjection(v) {
   return v?.decision_estimate?.projected_full_run ?? v?.projected_full_run ?? null;
 }
-var DRIFT_GUARD = {
-  /** A difference in drift significant (2 s.e.) beyond this holds `better`/`equivalent` back… */
-  limitPerHour: 0.05,
-  /** …and so does one not ruled out (one-sided 95%) below this. */
-  steepPerHour: 0.2
-};
 var AGE_GAP_DRIFT_PER_HOUR = 0.05;
-var ASSUMED_BETWEEN_RUN = 0.015;
 function referenceAtAge(reference, minute) {
   const p = decisionProjection(reference);
   const age = reference.minutes_of_data ?? null;
@@ -68229,249 +68742,19 @@ function referenceAtAge(reference, minute) {
 }
 var AGE_GAP_MAX_MINUTES = 30;
 var ageGapHide = (gapMinutes) => AGE_GAP_DRIFT_PER_HOUR * gapMinutes / 60;
-function steadyFrom(v) {
-  return v.decision_estimate?.first_wave_end_minutes ?? v.warmup_end_minutes ?? void 0;
-}
-function usedText(v, who) {
-  const e = v.decision_estimate;
-  return e ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored` : `${who}: the verdict's projection (no rollout estimate yet)`;
-}
-function decisionOptions(x) {
-  const s = experimentSettings(x);
-  return {
-    minImprovement: s.minImprovement,
-    boundary: s.decisionBoundary,
-    maxDecisionMinutes: s.maxDecisionMinutes
-  };
-}
-function claimRadius(candidate, s, options) {
-  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  if ((options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid")
-    return {
-      radius: csRadius(s, alpha, options.s0 ?? CONFIDENCE_SEQUENCE.s0),
-      text: `always-valid confidence sequence (normal mixture, \u03B1 ${alpha})`
-    };
-  const minutes = candidate.minutes_of_data ?? 0;
-  const warmupEnd = steadyFrom(candidate) ?? 0;
-  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
-  if (minutes - warmupEnd < DECISION_DEFAULTS.minSteadyMinutes)
-    return {
-      radius: null,
-      why: `small-sample guard: ${round(Math.max(0, minutes - warmupEnd), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} steady minutes`
-    };
-  const at = { minutes: Math.min(minutes, max), warmupEnd, maxMinutes: max };
-  const c = boundaryAt(at, alpha);
-  const look = lookIndex(at);
-  return {
-    radius: c * s,
-    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
-    ...minutes >= max - 1e-9 ? { final: true } : {}
-  };
-}
+var pct2 = (x) => `${round(100 * x, 1)}%`;
 function logSe(i) {
   return (Math.log(i.high) - Math.log(i.low)) / (2 * 1.96);
-}
-function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
-  if (!(s > 0)) return 0;
-  const I = (s0 / s) ** 2;
-  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
-}
-var usable = (v) => {
-  const p = decisionProjection(v);
-  const blocked = v?.decision_estimate ? ["unhealthy", "no-data"] : ["unhealthy", "no-data", "warming"];
-  return !!v && !!p && p.value > 0 && p.low > 0 && p.high >= p.low && !blocked.includes(v.state);
-};
-var steadyUsable = (v) => usable(v) && v?.state !== "drifting";
-var slopeText = (v) => {
-  const s = v.drift?.slope_relative_per_hour;
-  return s == null ? "drifting" : `drifting ${s > 0 ? "+" : ""}${round(100 * s, 1)}%/h`;
-};
-function rolloutDriftHold(candidate, r, g) {
-  const est = candidate.decision_estimate;
-  if (!est) return null;
-  const c = est.drift;
-  if (!c)
-    return "the candidate\u2019s rollout durations do not span enough blocks of starts to measure a drift yet";
-  const diff = c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0);
-  const se = Math.hypot(c.se, r?.se ?? 0);
-  const what = `the candidate\u2019s rollout durations drift ${diff > 0 ? "+" : ""}${pct2(diff)}/h \xB1 ${pct2(se)} against the reference\u2019s`;
-  if (Math.abs(diff) - 2 * se > g.limitPerHour) return `${what}, beyond ${pct2(g.limitPerHour)}/h`;
-  if (Math.abs(diff) + 1.645 * se > g.steepPerHour)
-    return `${what}: a drift of ${pct2(g.steepPerHour)}/h is not ruled out yet`;
-  return null;
-}
-function driftGuard(state3, lo, m, runs2, g) {
-  if (state3 !== "better" && state3 !== "equivalent") return { state: state3, evidence: [] };
-  const { candidate, reference, shown } = runs2;
-  const who = [
-    candidate.state === "drifting" ? `the candidate (${slopeText(candidate)})` : null,
-    reference.state === "drifting" ? `${shown} (${slopeText(reference)})` : null
-  ].filter((x) => !!x);
-  const rollout = rolloutDriftHold(candidate, runs2.drift, g);
-  if (!who.length && !rollout)
-    return {
-      state: state3,
-      evidence: [
-        "drift guard: neither run drifts (the detector and the rollout durations rule out a drift beyond the guard)"
-      ]
-    };
-  const held = `drift guard: ${state3} held back while ${[...who.length ? [`${who.join(" and ")} drifts`] : [], ...rollout ? [rollout] : []].join("; ")}`;
-  return lo > -m ? { state: "not-better", evidence: [held] } : { state: "measuring", evidence: [held] };
-}
-function decideCandidate(candidate, reference, options = {}) {
-  const m = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
-  const name = reference?.name ?? "none";
-  const shown = reference?.label ?? name;
-  const base = {
-    reference: reference?.reference ?? decisionReference("run", name),
-    min_improvement: m,
-    method: methodText(options)
-  };
-  const read2 = comparable(candidate, reference, base, shown, options);
-  if ("decision" in read2) return read2.decision;
-  const { cv, at, ref, subject } = read2;
-  const d = Math.log(cv.value / at.projection.value);
-  const between = ref.betweenRun?.logSd ?? 0;
-  const s = Math.hypot(logSe(cv), at.logSe, between);
-  const claim = claimRadius(subject, s, options);
-  if (claim.radius === null)
-    return unclaimed(base, d, `change vs ${shown}: ${pct2(Math.exp(d) - 1)}; ${claim.why}`);
-  const r = claim.radius + ageGapHide(at.gapMinutes);
-  const [lo, hi] = [Math.exp(d - r) - 1, Math.exp(d + r) - 1];
-  const change = { value: round(Math.exp(d) - 1, 4), low: round(lo, 4), high: round(hi, 4) };
-  const thin = thinBasis(subject, at, shown);
-  const runs2 = { candidate: subject, reference: ref.verdict, shown, drift: at.drift };
-  const guard = thin ? { state: "measuring", evidence: [thin] } : driftGuard(stateOf(lo, hi, m), lo, m, runs2, options.driftGuard ?? DRIFT_GUARD);
-  const evidence = [
-    `change vs ${shown}: ${pct2(change.value)} [${pct2(change.low)}, ${pct2(change.high)}] (valid under repeated looks; \xB1${pct2(r)} on the log scale: ${claim.text})`,
-    `${shown} ${at.text}`,
-    ...ref.betweenRun ? [`between-run term \xB1${pct2(between)} (log s.d.): ${ref.betweenRun.text}`] : [],
-    ...guard.evidence,
-    `estimates: ${usedText(subject, "the candidate")}; ${usedText(ref.verdict, shown)}`
-  ];
-  const held = !!thin || guard.evidence.length > 0;
-  if (guard.state !== "measuring")
-    return decided(base, guard.state, change, candidate, [
-      ...evidence,
-      `${guard.state}: ${claimOf2(guard.state, m)} than ${shown} at every look's confidence`
-    ]);
-  const horizon = claimRadius(candidate, s, options);
-  if ("final" in horizon && horizon.final)
-    return settleAtHorizon({ base, change, d, s, m, shown, evidence, held, candidate });
-  const open2 = stillMeasuring(base, change, evidence, expectedMinutes(candidate, d, s, m, options));
-  const bestRadius = ageGapHide(at.gapMinutes) + claim.radius * Math.hypot(at.logSe, between) / s;
-  if (held && stateOf(lo, hi, m) === "better" && outlived(candidate, read2.ref))
-    return heldFaster(base, change, candidate, evidence, `${shown}'s data ended while a guard held it`);
-  const ended = frozenAt(read2, { d, lo, hi, m, bestRadius });
-  return ended === null ? open2 : closeOpen(open2, candidate, ended);
-}
-function outlived(candidate, ref) {
-  const end = ref.verdict.minutes_of_data;
-  return !!ref.ended && end != null && (candidate.minutes_of_data ?? 0) > end + 0.5;
-}
-function heldFaster(base, change, candidate, evidence, why2) {
-  return decided(base, "faster-drift-not-ruled-out", change, candidate, [
-    ...evidence,
-    `faster-drift-not-ruled-out: faster at equal run age at every look's confidence, closed because ${why2}: a drift that could undo it over the full run is not ruled out`
-  ]);
-}
-function frozenAt(read2, x) {
-  if (!read2.ref.ended || stateOf(x.lo, x.hi, x.m) === "better") return null;
-  const end = round(read2.ref.verdict.minutes_of_data ?? 0, 0);
-  if (read2.agedTo !== null)
-    return `the reference's data end at run-minute ${end}: compared there, more of the candidate's own data cannot settle it`;
-  const minutes = read2.subject.minutes_of_data ?? 0;
-  if (!(minutes > (read2.ref.verdict.minutes_of_data ?? minutes) + 0.5)) return null;
-  const [lo, hi] = [Math.exp(x.d - x.bestRadius) - 1, Math.exp(x.d + x.bestRadius) - 1];
-  if (stateOf(lo, hi, x.m) !== "measuring") return null;
-  return `the reference's data end at run-minute ${end}: even with no error of its own the candidate's interval [${pct2(lo)}, ${pct2(hi)}] would not settle it`;
-}
-function closeOpen(open2, candidate, why2) {
-  const m = open2.min_improvement;
-  const minutes = candidate.minutes_of_data ?? null;
-  return {
-    ...open2,
-    state: "not-better",
-    decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    expected_minutes_to_decision: null,
-    evidence: [
-      ...open2.evidence.filter(
-        (e) => !e.startsWith("expected to settle") && !e.startsWith("the difference is too close")
-      ),
-      `not-better: closed now, not shown ${pct2(m)} faster than ${referenceText(open2.reference)}: ${why2} (the futility rule)`
-    ]
-  };
-}
-function unclaimed(base, d, text3) {
-  const value = round(Math.exp(d) - 1, 4);
-  return {
-    ...base,
-    state: "measuring",
-    relative_change: { value, low: value, high: value },
-    evidence: [text3]
-  };
-}
-function stillMeasuring(base, change, evidence, eta) {
-  const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
-  return {
-    ...base,
-    state: "measuring",
-    relative_change: change,
-    expected_minutes_to_decision: eta,
-    evidence: [...evidence, when]
-  };
-}
-function decided(base, state3, change, candidate, evidence) {
-  const minutes = candidate.minutes_of_data ?? null;
-  return {
-    ...base,
-    state: state3,
-    relative_change: change,
-    decided_at_minutes: minutes === null ? null : round(minutes, 1),
-    evidence
-  };
-}
-function thinBasis(candidate, at, shown) {
-  const b = candidate.decision_estimate?.error_basis;
-  if (b && !b.enough) return `no claim: the candidate's ${basisText(b)}`;
-  if (at.basisEnough === false) return `no claim: ${shown}'s error basis was too thin at that age`;
-  return null;
-}
-function settleAtHorizon(x) {
-  if (x.change.high < -x.m)
-    return heldFaster(
-      x.base,
-      x.change,
-      x.candidate,
-      x.evidence,
-      "the horizon (max_decision_minutes) came while a guard held it"
-    );
-  const state3 = !x.held && Math.abs(x.change.value) < x.m ? "equivalent" : "not-better";
-  const p = x.s > 0 ? upperTailZ((x.d - Math.log(1 - x.m)) / x.s) : 0;
-  return decided(x.base, state3, x.change, x.candidate, [
-    ...x.evidence,
-    `${state3}: closed at the horizon (max_decision_minutes): not shown ${pct2(x.m)} faster than ${x.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct2(x.m)} faster reads this slow or slower with probability ${pct2(p)}`
-  ]);
-}
-function upperTailZ(z) {
-  const t = 1 / (1 + 0.2316419 * Math.abs(z));
-  const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
-  const q = Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI) * poly;
-  return z >= 0 ? q : 1 - q;
-}
-function methodText(options) {
-  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
-  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
-  return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) on log(candidate \xF7 reference) of the projected full-run s/rollout` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) on log(candidate \xF7 reference) of the projected full-run s/rollout`;
 }
 function atEqualAge(candidate, reference) {
   const age = reference.minutes_of_data ?? null;
   const minutes = candidate.minutes_of_data ?? null;
   const est = candidate.decision_estimate;
+  const plain = { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
   if (age === null || minutes === null || !(minutes > age + 0.5) || !est?.trajectory?.values.length)
-    return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
+    return plain;
   const mine = referenceAtAge(candidate, age);
-  if (!mine.projection) return { subject: candidate, at: referenceAtAge(reference, minutes), agedTo: null };
+  if (!mine.projection) return plain;
   const basis = est.error_basis;
   const subject = {
     ...candidate,
@@ -68487,45 +68770,379 @@ function atEqualAge(candidate, reference) {
   const text3 = `read at run-minute ${round(age, 0)}, its last reading; the candidate as it was then (equal run age, from the candidate's trajectory)`;
   return { subject, at: { ...referenceAtAge(reference, age), text: text3 }, agedTo: age };
 }
+
+// src/analysis/contrast.ts
+var MIN_CONTRAST_EVENTS = 24;
+var cohortsOf = (v) => v.cohorts ?? null;
+function contrastOf(candidate, reference, shown, betweenRunSd = 0, ended = false) {
+  const a = cohortsOf(candidate);
+  const b = cohortsOf(reference);
+  const k = a && b ? fromCohorts(a, b, candidate, shown, betweenRunSd) : fromProjections(candidate, reference, shown, betweenRunSd);
+  if ("none" in k || k.referenceEnd !== null || !ended) return k;
+  return { ...k, referenceEnd: b?.data_end_minutes ?? reference.minutes_of_data ?? null };
+}
+function fromCohorts(a, b, candidate, shown, betweenRunSd) {
+  const W = candidate.decision_estimate?.mean_duration_minutes ?? 2;
+  const k = cohortContrast(a, b, { bandwidth: W, upTo: a.data_end_minutes });
+  if (!k) return { none: `no start cohort ended in both runs yet` };
+  const few = Math.min(k.events.candidate, k.events.reference);
+  const apart = !k.concurrent;
+  const slope = Number.isFinite(k.slopeSe) && k.cohorts >= 3;
+  const error2 = k.error === "robust" ? "from the spread of the cohort differences" : "the censored model's";
+  return {
+    logChange: k.logChange,
+    se: apart ? Math.hypot(k.se, betweenRunSd) : k.se,
+    slope: slope ? k.slope : null,
+    slopeSe: slope ? k.slopeSe : null,
+    slopeTrusted: k.slopeTrusted,
+    meanAge: k.meanAge,
+    widen: 0,
+    basis: { cohorts: k.cohorts, error: k.error },
+    text: `${shown} at equal run age: ${k.cohorts} start cohort${k.cohorts === 1 ? "" : "s"} both runs share (mean start age ${round(k.meanAge, 1)} min; ${k.events.candidate} and ${k.events.reference} rollouts ended, the rest in flight censored; error ${error2}${apart ? `; the runs did not share the cluster's wall clock: \xB1${round(100 * betweenRunSd, 1)}% between runs added, and the cohorts' own spread over ${APART_BANDWIDTH_MINUTES} run-minutes` : ""})`,
+    referenceEnd: b.final ? b.data_end_minutes : null,
+    thin: few < MIN_CONTRAST_EVENTS ? `no claim: ${few} of ${MIN_CONTRAST_EVENTS} rollouts ended in the cohorts both runs share` : apart && !k.slopeTrusted ? `no claim: ${shown} ran at another time, and the cohorts they share do not span ${2 * APART_BANDWIDTH_MINUTES} run-minutes to show how much the two runs' conditions differ` : null
+  };
+}
+function fromProjections(candidate, reference, shown, betweenRunSd) {
+  const { subject, at } = atEqualAge(candidate, reference);
+  const cv = decisionProjection(subject);
+  if (!cv || !at.projection) return { none: `${shown}: ${at.text}` };
+  const est = subject.decision_estimate;
+  const c = est?.drift;
+  const r = at.drift;
+  const from = est?.first_wave_end_minutes ?? candidate.warmup_end_minutes ?? 0;
+  const basis = est?.error_basis;
+  const plain = !est && !reference.decision_estimate;
+  const drifting = candidate.state === "drifting" || reference.state === "drifting";
+  const used = `estimates: ${usedText(candidate, "the candidate")}; ${usedText(reference, shown)}`;
+  const drifts = drifting ? `; ${candidate.state === "drifting" ? "the candidate" : shown} drifts (the detector's test): the full-run guard stays open` : "";
+  if (plain)
+    return {
+      logChange: Math.log(cv.value / at.projection.value),
+      se: Math.hypot(logSe(cv), at.logSe, betweenRunSd),
+      slope: drifting ? null : 0,
+      slopeSe: drifting ? null : 0,
+      slopeTrusted: !drifting,
+      meanAge: candidate.run_end_minutes ?? 0,
+      widen: AGE_GAP_DRIFT_PER_HOUR * at.gapMinutes / 60,
+      basis: null,
+      text: `${shown} ${at.text}${drifts}; ${used}`,
+      referenceEnd: null,
+      thin: null
+    };
+  return {
+    logChange: Math.log(cv.value / at.projection.value),
+    se: Math.hypot(logSe(cv), at.logSe, betweenRunSd),
+    slope: c ? (c.slope_relative_per_hour - (r?.slope_relative_per_hour ?? 0)) / 60 : null,
+    slopeSe: c ? Math.hypot(c.se, r?.se ?? 0) / 60 : null,
+    slopeTrusted: !!c && !!r,
+    meanAge: (from + (subject.minutes_of_data ?? from)) / 2,
+    widen: AGE_GAP_DRIFT_PER_HOUR * at.gapMinutes / 60,
+    basis: null,
+    text: `${shown} ${at.text}; ${used}`,
+    referenceEnd: null,
+    thin: basis && !basis.enough ? `no claim: the candidate's ${basisText(basis)}` : at.basisEnough === false ? `no claim: ${shown}'s error basis was too thin at that age` : null
+  };
+}
+function usedText(v, who) {
+  const e = v.decision_estimate;
+  return e ? `${who}: ${e.steady_rollouts} rollouts after the first wave (from run-minute ${round(e.first_wave_end_minutes, 1)}), ${e.censored_rollouts} in flight censored` : `${who}: the verdict's projection (no rollout estimate yet)`;
+}
+
+// src/analysis/decision.ts
+var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
+var DECISION_DEFAULTS = {
+  boundary: EXPERIMENT_DEFAULTS.decisionBoundary,
+  maxDecisionMinutes: EXPERIMENT_DEFAULTS.maxDecisionMinutes,
+  /** The small-sample guard: no claim on fewer run-minutes of data than this. */
+  minSteadyMinutes: 5
+};
+var ASSUMED_BETWEEN_RUN = 0.015;
+var FINAL = /* @__PURE__ */ new Set([
+  "better",
+  "worse",
+  "equivalent",
+  "not-better",
+  "faster-drift-not-ruled-out"
+]);
+function isFinalDecision(d) {
+  return !!d && FINAL.has(d.state);
+}
+function decisionOpen(d) {
+  return !d || d.state === "measuring" || d.state === "better-at-equal-age";
+}
+function steadyFrom(v) {
+  return v.decision_estimate?.first_wave_end_minutes ?? v.warmup_end_minutes ?? void 0;
+}
+function decisionOptions(x) {
+  const s = experimentSettings(x);
+  return {
+    minImprovement: s.minImprovement,
+    boundary: s.decisionBoundary,
+    maxDecisionMinutes: s.maxDecisionMinutes
+  };
+}
+function claimRadius(candidate, s, options, from = steadyFrom(candidate) ?? 0) {
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const minutes = candidate.minutes_of_data ?? 0;
+  const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  const final = minutes >= max - 1e-9 ? { final: true } : {};
+  if ((options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid")
+    return {
+      radius: csRadius(s, alpha, options.s0 ?? CONFIDENCE_SEQUENCE.s0),
+      text: `always-valid confidence sequence (normal mixture, \u03B1 ${alpha})`,
+      ...final
+    };
+  if (minutes - from < DECISION_DEFAULTS.minSteadyMinutes)
+    return {
+      radius: null,
+      why: `small-sample guard: ${round(Math.max(0, minutes - from), 1)} of ${DECISION_DEFAULTS.minSteadyMinutes} run-minutes of data`
+    };
+  const at = { minutes: Math.min(minutes, max), warmupEnd: from, maxMinutes: max };
+  const c = boundaryAt(at, alpha);
+  const look = lookIndex(at);
+  return {
+    radius: c * s,
+    text: `one-sided boundary ${round(c, 2)} s.e. (Pocock-type \u03B1 spending, \u03B1 ${round(alpha, 4)} per claim, ${round(100 * (look?.tau ?? 0), 0)}% of the ${max}-minute horizon)`,
+    ...final
+  };
+}
+function csRadius(s, alpha = CONFIDENCE_SEQUENCE.alpha, s0 = CONFIDENCE_SEQUENCE.s0) {
+  if (!(s > 0)) return 0;
+  const I = (s0 / s) ** 2;
+  return s * Math.sqrt((1 + 1 / I) * Math.log((1 + I) / alpha ** 2));
+}
+var usable = (v) => {
+  if (!v || ["unhealthy", "no-data"].includes(v.state)) return false;
+  if (v.cohorts) return true;
+  const p = decisionProjection(v);
+  return !!p && p.value > 0 && p.low > 0 && p.high >= p.low && (!!v.decision_estimate || v.state !== "warming");
+};
+function fullRunGuard(k, c, candidate, m, shown) {
+  const runEnd = candidate.run_end_minutes ?? defaultRunEndMinutes();
+  const W = candidate.decision_estimate?.mean_duration_minutes ?? 0;
+  const lever = Math.max(0, (runEnd - W) / 2 - k.meanAge);
+  if (k.slope === null || k.slopeSe === null) {
+    const text3 = `full-run guard: no drift measurable yet against ${shown} (a slope needs three start cohorts)`;
+    return {
+      full_run: {
+        guard: "not-measured",
+        change: null,
+        slope_relative_per_hour: null,
+        slope_se: null,
+        lever_minutes: round(lever, 1)
+      },
+      state: null,
+      drifts: false,
+      text: text3
+    };
+  }
+  const d = k.logChange + k.slope * lever;
+  const r = c * Math.hypot(k.se, lever * k.slopeSe) + k.widen;
+  const change = {
+    value: round(Math.exp(d) - 1, 4),
+    low: round(Math.exp(d - r) - 1, 4),
+    high: round(Math.exp(d + r) - 1, 4)
+  };
+  const drifts = Math.abs(k.slope) > c * k.slopeSe;
+  const slope = `${k.slope > 0 ? "+" : ""}${pct3(60 * k.slope)}/h \xB1 ${pct3(60 * k.slopeSe)}`;
+  return {
+    full_run: {
+      guard: drifts ? "drifts" : "open",
+      change,
+      slope_relative_per_hour: round(60 * k.slope, 4),
+      slope_se: round(60 * k.slopeSe, 4),
+      lever_minutes: round(lever, 1)
+    },
+    // an untrusted slope (too few cohorts to show their own spread) shows its interval but settles nothing
+    state: k.slopeTrusted ? stateOf(change.low, change.high, m) : null,
+    drifts: drifts && k.slopeTrusted,
+    text: `full-run guard: the candidate drifts ${slope} against ${shown} (${k.basis ? "cohort differences on start age" : "the two runs' rollout drifts"}${drifts ? ", significant" : ""}); extrapolated ${round(lever, 0)} run-minutes to the run's rollout-weighted mean age: ${pct3(change.value)} [${pct3(change.low)}, ${pct3(change.high)}]`
+  };
+}
+function combine(eq, full, provisional) {
+  if (provisional || eq === "better") {
+    if (full === "better" || full === "worse") return full;
+    if (full === "not-better" || full === "equivalent") return "not-better";
+    return "better-at-equal-age";
+  }
+  if (eq === "equivalent") return full === "equivalent" ? "equivalent" : "not-better";
+  if (eq !== "measuring") return eq;
+  if (full === "worse") return "worse";
+  return full === "not-better" || full === "equivalent" ? "not-better" : "measuring";
+}
+function guardOf(f, state3) {
+  const agrees = f.state !== null && (f.state === state3 || state3 === "not-better" && (f.state === "equivalent" || f.state === "worse") || state3 === "worse" && f.state === "worse");
+  return { ...f.full_run, guard: agrees && !f.drifts ? "settled" : f.full_run.guard };
+}
+function decideCandidate(candidate, reference, options = {}) {
+  const m = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
+  const shown = reference?.label ?? reference?.name ?? "none";
+  const base = { reference: referenceOf2(reference), min_improvement: m, method: methodText(options) };
+  const read2 = comparable(candidate, reference, base, shown, options);
+  if ("decision" in read2) return read2.decision;
+  const k = contrastOf(candidate, read2.verdict, shown, betweenRunOf(reference, options), reference?.ended);
+  if ("none" in k) return { ...base, state: "measuring", evidence: [k.none] };
+  const claim = claimRadius(candidate, k.se, options, k.basis ? 0 : void 0);
+  if (claim.radius === null)
+    return unclaimed(
+      base,
+      k.logChange,
+      `change vs ${shown}: ${pct3(Math.exp(k.logChange) - 1)}; ${claim.why}`
+    );
+  const r = claim.radius + k.widen;
+  const d = k.logChange;
+  const change = {
+    value: round(Math.exp(d) - 1, 4),
+    low: round(Math.exp(d - r) - 1, 4),
+    high: round(Math.exp(d + r) - 1, 4)
+  };
+  const full = fullRunGuard(k, k.se > 0 ? claim.radius / k.se : 0, candidate, m, shown);
+  const provisional = options.previous?.state === "better-at-equal-age" && sameReference(options.previous.reference, base.reference);
+  const eq = stateOf(change.low, change.high, m);
+  const fullState = options.fullRunGuard === false ? eq : full.state;
+  const state3 = k.thin && !provisional ? "measuring" : combine(eq, fullState, provisional);
+  const evidence = [
+    `change vs ${shown} at equal run age: ${pct3(change.value)} [${pct3(change.low)}, ${pct3(change.high)}] (valid under repeated looks; \xB1${pct3(r)} on the log scale: ${claim.text})`,
+    k.text,
+    ...betweenRunText(reference),
+    full.text,
+    ...k.thin && !provisional ? [k.thin] : []
+  ];
+  const contrast = k.basis ? { ...k.basis, mean_age_minutes: round(k.meanAge, 1) } : null;
+  const x = { base, change, full, d, s: k.se, m, shown, evidence, candidate, contrast };
+  const eta = expectedMinutes(candidate, d, k.se, m, options, k.basis ? 0 : void 0);
+  if (state3 === "measuring" || state3 === "better-at-equal-age") {
+    const why2 = closeWhy({ claim, k, candidate, change, m, eta, options, state: state3 });
+    if (why2) return settle2(x, state3, why2);
+    return state3 === "measuring" ? stillMeasuring(x, eta) : decided(
+      x,
+      state3,
+      `${state3}: faster by more than ${pct3(m)} than ${shown} at equal run age at every look's confidence; the full-run guard is still open, so it keeps running`
+    );
+  }
+  return decided(
+    x,
+    state3,
+    `${state3}: ${claimOf2(state3, m)} than ${shown} at every look's confidence${full.drifts && (state3 === "worse" || state3 === "not-better") ? " (it drifts against it: a one-sided claim)" : ""}`
+  );
+}
+function referenceOf2(r) {
+  return r?.reference ?? decisionReference("run", r?.name ?? "none");
+}
+var AFTER_REFERENCE_DURATIONS = 2;
+var FORECAST_AFTER_MINUTES = 30;
+function pointsAtGain(d, minImprovement) {
+  const v = d?.relative_change?.value;
+  return v !== void 0 && v <= -minImprovement / 2;
+}
+function futileByForecast(decision, minute, horizon, minImprovement) {
+  if (decision.state !== "measuring" || minute < FORECAST_AFTER_MINUTES) return false;
+  if (decision.relative_change?.value === void 0 || pointsAtGain(decision, minImprovement)) return false;
+  const eta = decision.expected_minutes_to_decision;
+  if (eta === void 0) return false;
+  return eta === null || eta > horizon;
+}
+function closeWhy(x) {
+  const now = x.candidate.minutes_of_data ?? 0;
+  if (x.claim.final) return "closed at the horizon (max_decision_minutes)";
+  if (x.candidate.cohorts?.final) return "closed now: the candidate's job ended, so its data will not grow";
+  const W = x.candidate.decision_estimate?.mean_duration_minutes ?? 5;
+  if (x.k.referenceEnd !== null && now >= x.k.referenceEnd + AFTER_REFERENCE_DURATIONS * W)
+    return `closed now: the reference's data end at run-minute ${round(x.k.referenceEnd, 0)}; compared there, the candidate's rollouts of the ages they share have ended, so more of its data cannot settle it`;
+  const horizon = x.options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
+  const open2 = { state: x.state, relative_change: x.change, expected_minutes_to_decision: x.eta };
+  const futile = x.options.futility !== false && futileByForecast(open2, now, horizon, x.m);
+  return futile ? "closed by the forecast: no settlement is forecast within the horizon and the change does not point at a gain" : null;
+}
+function settle2(x, state3, why2) {
+  if (state3 === "better-at-equal-age" || x.change.high < -x.m)
+    return decided(
+      x,
+      "faster-drift-not-ruled-out",
+      `faster-drift-not-ruled-out: ${why2}: faster than ${x.shown} at equal run age; a drift that could undo it over the full run is not ruled out`
+    );
+  const p = x.s > 0 ? upperTail((x.d - Math.log(1 - x.m)) / x.s) : 0;
+  return decided(
+    x,
+    "not-better",
+    `not-better: ${why2}: not shown ${pct3(x.m)} faster than ${x.shown}, settled by the futility rule; the error this costs: a candidate truly ${pct3(x.m)} faster reads this slow or slower with probability ${pct3(p)}`
+  );
+}
+function unclaimed(base, d, text3) {
+  const value = round(Math.exp(d) - 1, 4);
+  return {
+    ...base,
+    state: "measuring",
+    relative_change: { value, low: value, high: value },
+    evidence: [text3]
+  };
+}
+function stillMeasuring(x, eta) {
+  const when = eta === null ? "the difference is too close to a boundary to forecast when it settles" : `expected to settle near run-minute ${eta}`;
+  return {
+    ...x.base,
+    state: "measuring",
+    relative_change: x.change,
+    full_run: x.full.full_run,
+    contrast: x.contrast,
+    expected_minutes_to_decision: eta,
+    evidence: [...x.evidence, when]
+  };
+}
+function decided(x, state3, last) {
+  const minutes = x.candidate.minutes_of_data ?? null;
+  return {
+    ...x.base,
+    state: state3,
+    relative_change: x.change,
+    full_run: guardOf(x.full, state3),
+    contrast: x.contrast,
+    decided_at_minutes: minutes === null ? null : round(minutes, 1),
+    evidence: [...x.evidence, last]
+  };
+}
+function methodText(options) {
+  const alpha = options.alpha ?? CONFIDENCE_SEQUENCE.alpha;
+  const boundary = options.boundary ?? DECISION_DEFAULTS.boundary;
+  const what = "on log(candidate \xF7 reference) seconds per rollout of the start cohorts both runs share (equal run age), with a full-run guard";
+  return boundary === "always-valid" ? `always-valid confidence sequence (normal mixture, \u03B1 ${alpha}) ${what}` : `one-sided group-sequential boundaries (Lan\u2013DeMets Pocock-type \u03B1 spending, \u03B1 ${alpha} per claim over ${options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes} min) ${what}`;
+}
+var betweenRunText = (r) => r?.betweenRun ? [`between-run term \xB1${pct3(r.betweenRun.logSd)} (log s.d.): ${r.betweenRun.text}`] : [];
+var betweenRunOf = (r, o) => r?.betweenRun?.logSd ?? o.betweenRunSd ?? 0;
 function comparable(candidate, reference, base, shown, options) {
   if (options.isReference)
     return { decision: { ...base, state: "reference", evidence: ["this candidate is the reference"] } };
   const prev = options.previous;
-  if (prev && prev.state !== "measuring" && prev.state !== "reference" && sameReference(prev.reference, base.reference))
+  if (prev && isFinalDecision(prev) && sameReference(prev.reference, base.reference))
     return { decision: prev };
   if (!reference)
     return {
       decision: { ...base, state: "measuring", evidence: ["no reference with a projected value yet"] }
     };
-  const { subject, at, agedTo } = atEqualAge(candidate, reference.verdict);
-  const cv = decisionProjection(subject);
-  if (usable(candidate) && usable(reference.verdict) && cv && at.projection)
-    return { cv, at, ref: reference, subject, agedTo };
-  if (usable(candidate) && usable(reference.verdict))
-    return { decision: { ...base, state: "measuring", evidence: [`${shown}: ${at.text}`] } };
+  if (usable(candidate) && usable(reference.verdict)) return { verdict: reference.verdict };
   const who = !usable(candidate) ? `the candidate (${candidate.state})` : `${shown} (${reference.verdict.state})`;
-  return { decision: { ...base, state: "measuring", evidence: [`no usable projection for ${who} yet`] } };
+  return { decision: { ...base, state: "measuring", evidence: [`no usable estimate for ${who} yet`] } };
 }
-var pct2 = (x) => `${round(100 * x, 1)}%`;
+var pct3 = (x) => `${round(100 * x, 1)}%`;
 function stateOf(lo, hi, m) {
   return lo > 0 ? "worse" : hi < -m ? "better" : lo > -m && hi < m ? "equivalent" : lo > -m ? "not-better" : "measuring";
 }
 function claimOf2(state3, m) {
-  return state3 === "worse" ? "slower" : state3 === "better" ? `faster by more than ${pct2(m)}` : state3 === "equivalent" ? `within \xB1${pct2(m)}` : `not faster by ${pct2(m)} or more`;
+  return state3 === "worse" ? "slower" : state3 === "better" ? `faster by more than ${pct3(m)}` : state3 === "equivalent" ? `within \xB1${pct3(m)}` : `not faster by ${pct3(m)} or more`;
 }
-function expectedMinutes(v, d, s, m, options) {
+function expectedMinutes(v, d, s, m, options, from = steadyFrom(v) ?? (v.minutes_of_data ?? 0) / 3) {
   const now = v.minutes_of_data;
   if (now == null || !(s > 0)) return null;
-  const warmupEnd = steadyFrom(v) ?? now / 3;
-  const steady = Math.max(1, now - warmupEnd);
+  const info2 = Math.max(1, now - from);
   const lm = Math.log(1 - m);
   const need = Math.max(d, lm - d, d - lm);
   if (!(need > 0)) return null;
   const max = options.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
   const horizon = (options.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid" ? now + 600 : max;
   for (let t = Math.ceil(now); t <= horizon; t++) {
-    const st = s * Math.sqrt(steady / Math.max(1, t - warmupEnd));
-    const c = claimRadius({ ...v, minutes_of_data: t, warmup_end_minutes: warmupEnd }, st, options);
+    const st = s * Math.sqrt(info2 / Math.max(1, t - from));
+    const c = claimRadius({ ...v, minutes_of_data: t }, st, options, from);
     if (c.radius !== null && c.radius <= need) return round(Math.max(t, now), 0);
   }
   return null;
@@ -68533,27 +69150,40 @@ function expectedMinutes(v, d, s, m, options) {
 function pruneByLeader(candidate, leader, options = {}) {
   const leaders = Math.max(1, Math.floor(options.leaders ?? 1));
   const alpha = (options.alpha ?? CONFIDENCE_SEQUENCE.alpha) / leaders;
-  const d = decideCandidate(candidate, leader, { ...options, alpha });
+  const previous = sameReference(options.previous?.reference, referenceOf2(leader)) ? options.previous : null;
+  const d = decideCandidate(candidate, leader, { ...options, alpha, previous, futility: false });
   if (d.state !== "worse" && d.state !== "equivalent" && d.state !== "not-better") return null;
+  if (d.evidence.at(-1)?.includes("closed")) return null;
   const m = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
   const shown = leader.label ?? leader.name;
   return {
     ...d,
     state: "not-better",
     evidence: [
-      ...d.evidence.slice(0, 1),
+      ...d.evidence.slice(0, 2),
       `not-better: not ${round(100 * m, 1)}% faster than ${shown} at every look's confidence (\u03B1 split over ${leaders} possible leader${leaders === 1 ? "" : "s"}): it cannot win`
     ]
   };
 }
+function leadScore(v, reference) {
+  if (!usable(v) || v.state === "drifting") return null;
+  if (reference && usable(reference)) {
+    const k = contrastOf(v, reference, "the reference");
+    if (!("none" in k)) return k.logChange;
+  }
+  const p = decisionProjection(v)?.value;
+  if (!p) return null;
+  const ref = reference ? referenceAtAge(reference, v.minutes_of_data).projection?.value : void 0;
+  return ref ? Math.log(p / ref) : Math.log(p);
+}
 function leadingCandidate(candidates, reference) {
   let best = null;
-  for (const c of candidates)
-    if (steadyUsable(c.verdict) && (!best || decisionProjection(c.verdict)?.value < decisionProjection(best.verdict)?.value))
-      best = c;
-  const ref = reference && best ? referenceAtAge(reference, best.verdict.minutes_of_data).projection?.value : void 0;
-  if (best && ref !== void 0 && !(decisionProjection(best.verdict)?.value < ref)) return null;
-  return best;
+  for (const c of candidates) {
+    const score = leadScore(c.verdict, reference);
+    if (score !== null && (!best || score < best.score)) best = { c, score };
+  }
+  if (best && reference && usable(reference) && !(best.score < 0)) return null;
+  return best?.c ?? null;
 }
 var SEED_RULE_JOB_MINUTES = TIMELINE.startupMinutes + TIMELINE.stabiliseMinutes[1];
 function gpuMinutes(i) {
@@ -68585,23 +69215,21 @@ function shouldStopOnDecision(decisions, options = {}) {
     return { stop: false, reason: "a reference keeps running" };
   const worse = decisions.find((d) => d.state === "worse");
   if (worse) return { stop: true, reason: `decided worse than ${referenceText(worse.reference)}` };
-  if (decisions.every((d) => d.state !== "measuring"))
+  if (decisions.every((d) => isFinalDecision(d)))
     return {
       stop: true,
       reason: `decided: ${decisions.map((d) => `${d.state} vs ${referenceText(d.reference)}`).join(", ")}`
+    };
+  if (decisions.some((d) => d.state === "better-at-equal-age"))
+    return {
+      stop: false,
+      reason: "better at equal run age: it keeps running until the full-run guard settles"
     };
   return { stop: false, reason: "still measuring" };
 }
 
 // src/analysis/figure.ts
-var DECIDED_STATES = /* @__PURE__ */ new Set([
-  "better",
-  "worse",
-  "equivalent",
-  "not-better",
-  "faster-drift-not-ruled-out"
-]);
-var isDecided = (d) => !!d && DECIDED_STATES.has(d.state);
+var isDecided = (d) => isFinalDecision(d);
 function decidedFigure(reference, change) {
   const at = (x) => Math.round(reference * (1 + x) * 1e4) / 1e4;
   return {
@@ -68737,7 +69365,7 @@ function byTopology(record) {
   for (const r of record.reference_runs ?? []) add(hashOf(r.of), r.verdict?.projected_full_run);
   return groups2;
 }
-function betweenRunOf(record) {
+function betweenRunOf2(record) {
   let df = 0;
   let squares = 0;
   let within = 0;
@@ -69585,8 +70213,8 @@ function resourceLine(m) {
 }
 function relativeChange(value, base) {
   if (value === null || base === null || base === 0) return "\u2014";
-  const pct6 = (value - base) / base * 100;
-  return `${pct6 > 0 ? "+" : ""}${num2(pct6, 1)}%`;
+  const pct7 = (value - base) / base * 100;
+  return `${pct7 > 0 ? "+" : ""}${num2(pct7, 1)}%`;
 }
 function measured(run) {
   const figure = figureOf(run);
@@ -69848,16 +70476,16 @@ function predictionLines(record) {
   const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
   const covered = rows.filter((r) => r.prediction.covered).length;
   const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
-  const pct6 = (x) => `${num2(100 * x, 1)}%`;
+  const pct7 = (x) => `${num2(100 * x, 1)}%`;
   return [
     "",
-    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct6(median2)} median, ${pct6(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
+    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct7(median2)} median, ${pct7(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
     "",
     "| Candidate | Predicted s/rollout | Interval | Measured | Error | Inside |",
     "|---|---:|---|---:|---:|---|",
     ...rows.map((r) => {
       const p = r.prediction;
-      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct6(p.error)} | ${p.covered ? "yes" : "no"} |`;
+      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct7(p.error)} | ${p.covered ? "yes" : "no"} |`;
     })
   ];
 }
@@ -70317,89 +70945,21 @@ function isSpare(u) {
   return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
 }
 
-// src/analysis/reference-lifetime.ts
-var YOUNG_MINUTES = 30;
-function pointsAtGain(d, minImprovement) {
-  const v = d?.relative_change?.value;
-  return v !== void 0 && v <= -minImprovement / 2;
+// src/analysis/decide-look.ts
+function decideLook(look, options = {}) {
+  const decision = decisionAt(look, options);
+  return { decision, ...shouldStopOnDecision([decision], { stopWhenDecided: options.stopWhenDecided }) };
 }
-function needOf(d, o) {
-  if (d && d.state !== "measuring") return null;
-  if (!d?.relative_change || d.expected_minutes_to_decision === void 0) return "no-interval";
-  if (pointsAtGain(d, o.minImprovement)) return "points-at-gain";
-  return o.minute < YOUNG_MINUTES ? "young" : null;
-}
-var WHY = {
-  "no-interval": "has no interval yet",
-  "points-at-gain": "points at a gain",
-  young: `is younger than ${YOUNG_MINUTES} run-minutes`
-};
-function referenceNeeded(candidates, o) {
-  if (o.minute >= o.horizonMinutes)
-    return { needed: false, reason: `the horizon (${o.horizonMinutes} run-minutes) closes every decision` };
-  let found = null;
-  for (const c of candidates) {
-    const why2 = needOf(c.decision, o);
-    if (why2 && (!found || why2 === "points-at-gain" && found.why !== "points-at-gain"))
-      found = { by: c.name, why: why2 };
-  }
-  if (found)
-    return {
-      needed: true,
-      ...found,
-      reason: `${found.by} ${WHY[found.why]}: its decision reads the reference at its age`
-    };
-  return {
-    needed: false,
-    reason: candidates.length ? "no open decision would change what the round decides with more reference data (each is decided, or past its first 30 run-minutes without pointing at a gain)" : "no candidate is open"
-  };
-}
-
-// src/campaign/rounds.ts
-function startCampaign(baseline) {
-  return {
-    baseline,
-    rounds: [],
-    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
-  };
-}
-function roundWinner(state3, round2) {
-  const measured2 = round2.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
-  const better = measured2.filter((r) => r.outcome === "better");
-  const eligible = state3.best === null && better.length === 0 ? measured2 : better;
-  return eligible.sort((a, b) => a.seconds - b.seconds)[0];
-}
-function closeRound(state3, round2) {
-  const winner = roundWinner(state3, round2);
-  const best = winner && (state3.best === null || winner.seconds < state3.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state3.best;
-  return { ...state3, rounds: [...state3.rounds, round2], best };
-}
-function roundsWithoutGain(state3) {
-  let n = 0;
-  let replay = startCampaign(state3.baseline);
-  const gained = [];
-  for (const round2 of state3.rounds) {
-    const before = replay.best?.name;
-    replay = closeRound(replay, round2);
-    const gain = replay.best?.name !== before;
-    gained.push(gain ? true : round2.triedPredictedBest === false ? null : false);
-  }
-  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
-  return n;
-}
-function stopRule(state3, policy, outlook) {
-  const dry = roundsWithoutGain(state3);
-  if (state3.rounds.length === 0 || dry < policy.stopAfter) return null;
-  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
-  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
-}
-var FORECAST_AFTER_MINUTES = YOUNG_MINUTES;
-function futileByForecast(decision, minute, horizon, minImprovement) {
-  if (decision.state !== "measuring" || minute < FORECAST_AFTER_MINUTES) return false;
-  if (decision.relative_change?.value === void 0 || pointsAtGain(decision, minImprovement)) return false;
-  const eta = decision.expected_minutes_to_decision;
-  if (eta === void 0) return false;
-  return eta === null || eta > horizon;
+function decisionAt(look, options) {
+  const { previous, leader, isReference } = look;
+  if (leader && isFinalDecision(previous) && sameReference(previous?.reference, referenceOf2(leader)))
+    return previous;
+  const against = (o) => decideCandidate(look.candidate, look.reference, { ...options, ...o, previous, isReference });
+  const d = against({ futility: false });
+  if (!decisionOpen(d) || isReference) return d;
+  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
+  const pruned = leader ? pruneByLeader(look.candidate, leader, { ...options, previous, leaders }) : null;
+  return pruned ?? (options.futility === false ? d : against({}));
 }
 
 // src/judge/decide.ts
@@ -70431,23 +70991,16 @@ function sequentialDecision(standing, c, observation, { reference, leader, previ
   if (ended && c.role === "reference" && previous?.state === "reference") return previous;
   if (!reference && !isReference) return null;
   const lead = leader && leader.name !== c.candidate ? asDecided(leader, c.pr) : null;
-  if (lead && isDecided(previous) && sameReference(previous.reference, lead.reference)) return previous;
-  const options = decisionOptions(standing.experiment);
-  const against = reference ? asDecided(reference, c.pr, standing) : itself(c);
-  const decision = decideCandidate(observation.verdict, against, { ...options, previous, isReference });
-  if (decision.state !== "measuring" || isReference) return decision;
-  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
-  const pruned = lead ? pruneByLeader(observation.verdict, lead, { ...options, previous, leaders }) : null;
-  return pruned ?? futile(decision, observation.verdict, options);
-}
-function futile(decision, verdict, options) {
-  const minutes = verdict.minutes_of_data ?? 0;
-  const horizon = options.maxDecisionMinutes ?? EXPERIMENT_DEFAULTS.maxDecisionMinutes;
-  const min = options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement;
-  if (!futileByForecast(decision, minutes, horizon, min)) return decision;
-  const eta = decision.expected_minutes_to_decision;
-  const why2 = eta == null ? `its forecast settles nothing within the ${horizon}-minute horizon (the difference is within the noise)` : `its forecast settles it only near run-minute ${eta}, past the ${horizon}-minute horizon`;
-  return closeOpen(decision, verdict, why2);
+  return decideLook(
+    {
+      candidate: observation.verdict,
+      reference: reference ? asDecided(reference, c.pr, standing) : itself(c),
+      leader: lead ? { ...lead, contenders: leader?.contenders ?? 2 } : null,
+      previous,
+      isReference
+    },
+    decisionOptions(standing.experiment)
+  ).decision;
 }
 function asDecided(r, pr, standing) {
   const reference = decisionReference(r.role, r.name, r.pr !== void 0 && r.pr !== pr ? r.pr : null);
@@ -70546,7 +71099,7 @@ function referenceModeOf(x) {
     };
   return { mode: asked, note: null };
 }
-function referenceOf2(exp, observed) {
+function referenceOf3(exp, observed) {
   const recorded = exp.best ? measuredReference("current best", exp.best) : exp.baseline ? measuredReference("baseline", exp.baseline) : null;
   if (recorded) return besideOf(recorded, observed) ?? recorded;
   const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
@@ -70637,7 +71190,7 @@ function decideRuns(runs2, observed, standing, chosen) {
     started: !!r.run.job,
     ended: !!r.run.job && !!observed[i]?.ended
   }));
-  const reference = chosen ? chosen.reference : referenceOf2(standing, among);
+  const reference = chosen ? chosen.reference : referenceOf3(standing, among);
   const leader = chosen ? null : leaderOf(standing, among, reference);
   const judgements = runs2.map(
     (r, i) => decideRunOf(r.run, observed[i], { standing, candidate: r.candidate, reference, leader })
@@ -71984,7 +72537,7 @@ async function explain(ctx) {
   }
   return { ok: true, message: parts.join("\n\n") };
 }
-var pct3 = (x) => `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+var pct4 = (x) => `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
 var interval3 = (i, f) => `${f(i.value)} [${f(i.low)}, ${f(i.high)}]`;
 var bullets = (lines) => (lines ?? []).slice(0, 12).map((l) => `- ${inlineText(l, 300)}`);
 function whyText(candidate, o) {
@@ -71993,7 +72546,7 @@ function whyText(candidate, o) {
   const d = o.decision;
   const decision = d ? [
     `Decision: **${d.state}** against ${describeReference(d.reference)}`,
-    d.relative_change ? ` by ${interval3(d.relative_change, pct3)}` : "",
+    d.relative_change ? ` by ${interval3(d.relative_change, pct4)}` : "",
     d.figure ? `, at ${interval3(d.figure, (x) => x.toFixed(2))} s/rollout` : "",
     ` (min improvement ${(d.min_improvement * 100).toFixed(1)}%${d.decided_at_minutes != null ? `, decided at run-minute ${d.decided_at_minutes.toFixed(0)}` : ""}).`
   ].join("") : "Decision: none yet.";
@@ -77202,6 +77755,40 @@ function referenceJobLine(e, plan) {
   };
 }
 
+// src/analysis/reference-lifetime.ts
+var YOUNG_MINUTES = FORECAST_AFTER_MINUTES;
+function needOf(d, o) {
+  if (d && !decisionOpen(d)) return null;
+  if (!d?.relative_change || d.expected_minutes_to_decision === void 0) return "no-interval";
+  if (pointsAtGain(d, o.minImprovement)) return "points-at-gain";
+  return o.minute < YOUNG_MINUTES ? "young" : null;
+}
+var WHY = {
+  "no-interval": "has no interval yet",
+  "points-at-gain": "points at a gain",
+  young: `is younger than ${YOUNG_MINUTES} run-minutes`
+};
+function referenceNeeded(candidates, o) {
+  if (o.minute >= o.horizonMinutes)
+    return { needed: false, reason: `the horizon (${o.horizonMinutes} run-minutes) closes every decision` };
+  let found = null;
+  for (const c of candidates) {
+    const why2 = needOf(c.decision, o);
+    if (why2 && (!found || why2 === "points-at-gain" && found.why !== "points-at-gain"))
+      found = { by: c.name, why: why2 };
+  }
+  if (found)
+    return {
+      needed: true,
+      ...found,
+      reason: `${found.by} ${WHY[found.why]}: its decision reads the reference at its age`
+    };
+  return {
+    needed: false,
+    reason: candidates.length ? "no open decision would change what the round decides with more reference data (each is decided, or past its first 30 run-minutes without pointing at a gain)" : "no candidate is open"
+  };
+}
+
 // src/monitor/reference-job.ts
 var isRef = (p) => p.c.role === "reference";
 function endedFor(p) {
@@ -79301,7 +79888,7 @@ function githubMonitorPort(octokit, repo) {
 
 // src/record/references.ts
 function recordedReferences(record, without) {
-  const betweenRun = betweenRunOf(record);
+  const betweenRun = betweenRunOf2(record);
   if (without === void 0)
     return {
       baseline: referenceWithFigure(baselineRun(record)),
@@ -79503,6 +80090,45 @@ function createPrometheusClient(options) {
       return withRetries("range", "/api/v1/query_range", params, query);
     }
   };
+}
+
+// src/campaign/rounds.ts
+function startCampaign(baseline) {
+  return {
+    baseline,
+    rounds: [],
+    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
+  };
+}
+function roundWinner(state3, round2) {
+  const measured2 = round2.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
+  const better = measured2.filter((r) => r.outcome === "better");
+  const eligible = state3.best === null && better.length === 0 ? measured2 : better;
+  return eligible.sort((a, b) => a.seconds - b.seconds)[0];
+}
+function closeRound(state3, round2) {
+  const winner = roundWinner(state3, round2);
+  const best = winner && (state3.best === null || winner.seconds < state3.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state3.best;
+  return { ...state3, rounds: [...state3.rounds, round2], best };
+}
+function roundsWithoutGain(state3) {
+  let n = 0;
+  let replay = startCampaign(state3.baseline);
+  const gained = [];
+  for (const round2 of state3.rounds) {
+    const before = replay.best?.name;
+    replay = closeRound(replay, round2);
+    const gain = replay.best?.name !== before;
+    gained.push(gain ? true : round2.triedPredictedBest === false ? null : false);
+  }
+  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
+  return n;
+}
+function stopRule(state3, policy, outlook) {
+  const dry = roundsWithoutGain(state3);
+  if (state3.rounds.length === 0 || dry < policy.stopAfter) return null;
+  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
+  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
 }
 
 // src/autopilot/core.ts
@@ -80436,7 +81062,7 @@ function coalesce(from, to, notes) {
   }
   return out;
 }
-function pct4(value) {
+function pct5(value) {
   return `${Math.round(value * 100)}%`;
 }
 function changeText(key, from, to) {
@@ -80464,7 +81090,7 @@ function scaleBottleneck(parent, svc, evidence, ctx) {
     return {
       change: `${svc}: ${parts.join("; ")}`,
       hypothesis: `${why2}. Spreading its ${target2} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
-      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct4(gain)} while ${svc} stays the limit, less once another service binds.`
+      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct5(gain)} while ${svc} stays the limit, less once another service binds.`
     };
   };
   const gpus = gpusOf(parent, svc);
@@ -80524,7 +81150,7 @@ function raiseWorkers(parent, evidence, ctx) {
   const t = clone2(parent);
   t.runtime ??= {};
   t.runtime.nr_workers = next;
-  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct4(idle)} < ${pct4(RUNTIME_IDLE.low)}`;
+  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct5(idle)} < ${pct5(RUNTIME_IDLE.low)}`;
   return [
     {
       kind: "raise-workers",
@@ -80576,7 +81202,7 @@ function raiseTotal(parent, evidence) {
       priority: lowLoad ? factor === 1.5 ? 0.9 : 0.85 : factor === 1.25 ? 0.8 : 0.75,
       change: `rollouts in flight ${inFlight(parent)} \u2192 ${inFlight(t)} (every service's n_concurrent_rollouts raised, caches with them)`,
       hypothesis: lowLoad ? `queue-depth max low on every service (${queues}): the services idle between requests, so more rollouts in flight keep them busy.` : `every GPU is saturated (utilisation ${Math.min(...utilisation)}-${Math.max(...utilisation)}%): the node is compute-bound, so more instances cannot help, but more rollouts in flight fill the gaps between calls.`,
-      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct4(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
+      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct5(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
     });
   }
   return moves;
@@ -81646,7 +82272,7 @@ function levenbergMarquardt(f, x0, iterations) {
     let improved = false;
     for (let tries = 0; tries < 6; tries++) {
       const A = jtj.map((row, i) => row.map((v, j) => i === j ? v * (1 + lambda) + 1e-9 : v));
-      const step = solve2(
+      const step = solve3(
         A,
         jtr.map((v) => -v)
       );
@@ -81690,7 +82316,7 @@ function jacobian(f, x, r) {
   });
   return r.map((_, k) => cols.map((c) => c[k]));
 }
-function solve2(A, b) {
+function solve3(A, b) {
   const n = b.length;
   const M = A.map((row, i) => [...row, b[i]]);
   for (let c = 0; c < n; c++) {
@@ -81715,7 +82341,7 @@ function invert(A) {
   const n = A.length;
   return Array.from({ length: n }, (_, j) => {
     const e = Array.from({ length: n }, (_2, i) => i === j ? 1 : 0);
-    return solve2(A, e) ?? e.map(() => 0);
+    return solve3(A, e) ?? e.map(() => 0);
   }).reduce(
     (cols, col, j) => {
       col.forEach((v, i) => {
@@ -81954,7 +82580,7 @@ function suggest2(input, options = {}) {
       if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.netLogSd) / prediction.parentSeconds < minImprovement) {
         rejected.push({
           change: move.change,
-          reason: `predicted below min_improvement ${pct5(minImprovement)}: ${pct5(prediction.gain)} faster [${pct5(prediction.gainLow)}, ${pct5(prediction.gainHigh)}]`
+          reason: `predicted below min_improvement ${pct6(minImprovement)}: ${pct6(prediction.gain)} faster [${pct6(prediction.gainLow)}, ${pct6(prediction.gainHigh)}]`
         });
         continue;
       }
@@ -82018,7 +82644,7 @@ function suggest2(input, options = {}) {
     const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
     stop3 = {
       stop: true,
-      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct5(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
+      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct6(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
     };
   }
   return {
@@ -82039,7 +82665,7 @@ function suggest2(input, options = {}) {
     } : {}
   };
 }
-var pct5 = (x) => `${Math.round(1e3 * x) / 10}%`;
+var pct6 = (x) => `${Math.round(1e3 * x) / 10}%`;
 function undominated(scored, minImprovement, rejected) {
   const predicted = scored.filter((s) => s.prediction);
   const best = predicted.sort((a, b) => a.prediction.seconds - b.prediction.seconds)[0]?.prediction;
@@ -82051,7 +82677,7 @@ function undominated(scored, minImprovement, rejected) {
     if (lose <= Math.log(1 + minImprovement)) return true;
     rejected.push({
       change: move.change,
-      reason: `dominated: predicted ${pct5(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct5(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct5(minImprovement)}`
+      reason: `dominated: predicted ${pct6(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct6(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct6(minImprovement)}`
     });
     return false;
   });
@@ -82063,7 +82689,7 @@ function calibratedStop(outlook, calibration, minImprovement) {
   if (bound >= minImprovement) return null;
   return {
     stop: true,
-    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct5(outlook.gain)} faster, ${pct5(bound)} at most with its calibration error (\xB1${pct5(error2)} on the runs it predicted): below min_improvement ${pct5(minImprovement)}`
+    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct6(outlook.gain)} faster, ${pct6(bound)} at most with its calibration error (\xB1${pct6(error2)} on the runs it predicted): below min_improvement ${pct6(minImprovement)}`
   };
 }
 function modelOutlook(scored, picked) {
@@ -82133,7 +82759,7 @@ function candidatePrediction(p) {
 function predictionSentence(p) {
   const parent = p.parentFigure ?? p.parentSeconds;
   const seconds2 = p.seconds / p.parentSeconds * parent;
-  return `Predicted ${pct5(p.gain)} faster [${pct5(p.gainLow)}, ${pct5(p.gainHigh)}] than ${p.parent} (${parent.toFixed(2)} \u2192 ${seconds2.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
+  return `Predicted ${pct6(p.gain)} faster [${pct6(p.gainLow)}, ${pct6(p.gainHigh)}] than ${p.parent} (${parent.toFixed(2)} \u2192 ${seconds2.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
 }
 function predictionFor(cal, topology, parent, gpus) {
   const m = measurementOf(parent);

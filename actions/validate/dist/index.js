@@ -41339,6 +41339,9 @@ function gpuMap(topology) {
   return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
 }
 
+// src/analysis/cohort-fit.ts
+var SQRT2PI = Math.sqrt(2 * Math.PI);
+
 // src/analysis/observe.ts
 function slurmTimeToMinutes(time) {
   const m = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time);
@@ -43380,6 +43383,63 @@ var metrics_schema_default = {
           type: ["string", "null"],
           description: "The estimator that decided the value (e.g. completions, littles-law, combined)."
         },
+        cohorts: {
+          description: "The run's start cohorts (src/analysis/cohorts.ts): per start minute, the log of its seconds per rollout fitted by a censored likelihood (log duration = cohort + worker + noise, rollouts in flight right-censored at their age), with its variance. Decisions contrast two runs' tables over the cohorts both share (equal run age, first wave included); cohorts started once the suite drains are left out.",
+          oneOf: [
+            { type: "null" },
+            {
+              type: "object",
+              additionalProperties: false,
+              required: [
+                "from_minute",
+                "step_minutes",
+                "log_seconds",
+                "log_var",
+                "events",
+                "data_end_minutes",
+                "drain_from_minute",
+                "final"
+              ],
+              properties: {
+                from_minute: { type: "number" },
+                step_minutes: { type: "number", exclusiveMinimum: 0 },
+                log_seconds: { type: "array", items: { type: ["number", "null"] } },
+                log_var: { type: "array", items: { type: ["number", "null"] } },
+                events: { type: "array", items: { type: "integer", minimum: 0 } },
+                data_end_minutes: {
+                  type: "number",
+                  description: "Run-minute of the last complete reading (a worker whose counter is gone is censored at its own last one)."
+                },
+                drain_from_minute: {
+                  type: ["number", "null"],
+                  description: "First start minute left out: the suite drains (rollouts in flight falling, the last scenes)."
+                },
+                final: {
+                  type: "boolean",
+                  description: "The run's data will not grow (its job ended)."
+                },
+                noise_sd: {
+                  type: "number",
+                  description: "Rollout-level noise (log scale), pooled over workers."
+                },
+                noise_coupling: {
+                  type: "array",
+                  items: { type: ["number", "null"] },
+                  description: "Per cohort, the rank-one covariance term the noise's own uncertainty adds (src/analysis/cohort-fit.ts)."
+                },
+                level_var: {
+                  type: "number",
+                  minimum: 0,
+                  description: "The variance the estimated noise adds to every cohort's level (\u03C3\xB2/2 in a log-normal's mean)."
+                },
+                started_at: {
+                  type: ["number", "null"],
+                  description: "Unix seconds of the run's minute 0: whether two runs shared the cluster's wall clock."
+                }
+              }
+            }
+          ]
+        },
         decision_estimate: {
           description: "What decisions read (src/analysis/rollouts.ts): the projected full-run seconds per rollout from the rollouts reconstructed from the per-worker duration histogram, the first wave dropped and rollouts in flight censored. The verdict's own value keeps its warm-up rule.",
           oneOf: [
@@ -43434,49 +43494,6 @@ var metrics_schema_default = {
                         slope_relative_per_hour: { type: "number" },
                         se: { type: "number" },
                         from_minute: { type: "number" }
-                      }
-                    }
-                  ]
-                },
-                cohorts: {
-                  description: "The run's start cohorts (src/analysis/cohorts.ts): per start minute, the log of its seconds per rollout fitted by a censored likelihood (log duration = cohort + worker + noise, rollouts in flight right-censored at their age), with its variance. Decisions contrast two runs' tables over the cohorts both share (equal run age, first wave included); cohorts started once the suite drains are left out.",
-                  oneOf: [
-                    { type: "null" },
-                    {
-                      type: "object",
-                      additionalProperties: false,
-                      required: [
-                        "from_minute",
-                        "step_minutes",
-                        "log_seconds",
-                        "log_var",
-                        "events",
-                        "data_end_minutes",
-                        "drain_from_minute",
-                        "final"
-                      ],
-                      properties: {
-                        from_minute: { type: "number" },
-                        step_minutes: { type: "number", exclusiveMinimum: 0 },
-                        log_seconds: { type: "array", items: { type: ["number", "null"] } },
-                        log_var: { type: "array", items: { type: ["number", "null"] } },
-                        events: { type: "array", items: { type: "integer", minimum: 0 } },
-                        data_end_minutes: {
-                          type: "number",
-                          description: "Run-minute of the last complete reading (a worker whose counter is gone is censored at its own last one)."
-                        },
-                        drain_from_minute: {
-                          type: ["number", "null"],
-                          description: "First start minute left out: the suite drains (rollouts in flight falling, the last scenes)."
-                        },
-                        final: {
-                          type: "boolean",
-                          description: "The run's data will not grow (its job ended)."
-                        },
-                        noise_sd: {
-                          type: "number",
-                          description: "Rollout-level noise (log scale), pooled over workers."
-                        }
                       }
                     }
                   ]
