@@ -63358,7 +63358,6 @@ function claimOf(job, experimentId) {
 function isOwnedRun(job, experimentId, recorded) {
   const claim = claimOf(job, experimentId);
   if (claim !== "unmarked") return claim === "marked";
-  if (!parseRunName(job.name, experimentId)?.label) return true;
   return recorded === void 0 || recorded.has(job.id);
 }
 function recordedJobIds(records) {
@@ -77567,12 +77566,15 @@ function candidateNameOf(path) {
 function withRunName(submission, runName) {
   const base = submission.jobName;
   const named = [`--job-name=${base}`, `${RUN_NAME_OVERRIDE}=${base}`];
-  const label = runName.startsWith(`${base}-`) ? runName.slice(base.length + 1) : "";
+  if (!runName.startsWith(`${base}-`))
+    throw new Error(
+      `run name ${runName} is not ${base}-<request id>: every job the tool starts names its Request (a label of 8 hex digits, written as --comment=topo:<id>)`
+    );
+  const comment = requestComment(runName.slice(base.length + 1));
   const script = submission.argv.findIndex((a, i) => i > 0 && !a.startsWith("-"));
   const argv = submission.argv.flatMap((a, i) => {
     if (a.startsWith("--comment=") && (script < 0 || i < script)) return [];
-    if (a === named[0])
-      return [`--job-name=${runName}`, ...label ? [`--comment=${requestComment(label)}`] : []];
+    if (a === named[0]) return [`--job-name=${runName}`, `--comment=${comment}`];
     if (a === named[1]) return `${RUN_NAME_OVERRIDE}=${runName}`;
     if (a.startsWith("--output=")) return a.split(`/${base}_`).join(`/${runName}_`);
     return a;
@@ -90896,7 +90898,7 @@ var submitCommand = {
       } finally {
         interrupts?.release();
       }
-      if (result.status === "existing")
+      if (result.status === "existing" && parseRunName(result.jobName, details.experimentId)?.label)
         result = { ...result, command: withRunName(submission, result.jobName).shellLine };
       const made = result.status === "submitted" || result.status === "dry-run";
       if (flag(parsed, "json"))
@@ -93098,8 +93100,7 @@ function realDemoParts(root, env, outDir) {
   };
   const submit2 = async (experiment, candidate, runName) => {
     const { cluster, slurm } = need();
-    const rendered2 = renderSubmission(experiment, resolved(candidate), cluster);
-    const submission = runName ? withRunName(rendered2, runName) : rendered2;
+    const submission = withRunName(renderSubmission(experiment, resolved(candidate), cluster), runName);
     const result = await submitCandidate(
       { slurm },
       {
@@ -93115,9 +93116,9 @@ function realDemoParts(root, env, outDir) {
     return { candidate, runName: submission.jobName, jobId: result.jobId };
   };
   const submitAs = async (experiment, candidate, role) => {
-    if (!role) return submit2(experiment, candidate);
     const base = renderSubmission(experiment, resolved(candidate), need().cluster).jobName;
-    return { ...await submit2(experiment, candidate, runNameFor(base, newRunLabel())), role };
+    const run3 = await submit2(experiment, candidate, runNameFor(base, newRunLabel()));
+    return role ? { ...run3, role } : run3;
   };
   return {
     cluster: localCluster(root, env),

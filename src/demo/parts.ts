@@ -226,15 +226,14 @@ export function realDemoParts(
     return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
   };
 
-  // `runName`: a run of its own (the round's reference job: a run of the best under a new label)
+  // `runName`: the run's name with its Request label (a candidate's, or the round's reference job's)
   const submit = async (
     experiment: Experiment,
     candidate: Candidate,
-    runName?: string,
+    runName: string,
   ): Promise<SubmittedRun> => {
     const { cluster, slurm } = need();
-    const rendered = renderSubmission(experiment, resolved(candidate), cluster);
-    const submission = runName ? withRunName(rendered, runName) : rendered;
+    const submission = withRunName(renderSubmission(experiment, resolved(candidate), cluster), runName);
     const result = await submitCandidate(
       { slurm },
       {
@@ -249,10 +248,11 @@ export function realDemoParts(
     }
     return { candidate, runName: submission.jobName, jobId: result.jobId };
   };
+  // every run a Request of its own: a label in its name, written into the job (withRunName)
   const submitAs = async (experiment: Experiment, candidate: Candidate, role?: 'reference') => {
-    if (!role) return submit(experiment, candidate);
     const base = renderSubmission(experiment, resolved(candidate), need().cluster).jobName;
-    return { ...(await submit(experiment, candidate, runNameFor(base, newRunLabel()))), role };
+    const run = await submit(experiment, candidate, runNameFor(base, newRunLabel()));
+    return role ? { ...run, role } : run;
   };
 
   return {

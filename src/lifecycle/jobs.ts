@@ -56,15 +56,14 @@ export function claimOf(job: ClaimedJob, experimentId: string): 'marked' | 'unma
  * Whether a listed job may stand for a run of the experiment: a marked one; an unmarked one only
  * when the bot's state records its job id (`recorded`: the Run records the caller read, so a run
  * submitted before this rule, or an ended one accounting kept no comment of, stays its Request's);
- * never a foreign one. Without the bot's state at hand (`recorded` undefined: the CLI's readers,
- * which track runs by name) an unmarked job is taken by its name, as is one whose run name has no
- * label (no Request id exists to write or check).
+ * never a foreign one. Every job the tool starts is marked (src/usecases/prepare.ts withRunName
+ * refuses a run name without a Request label), so an unmarked job of a name without a label is no
+ * exception: with the state at hand it stands only by its recorded id. Without it (`recorded`
+ * undefined: the CLI's readers, which track runs by name) an unmarked job is taken by its name.
  */
 export function isOwnedRun(job: ClaimedJob, experimentId: string, recorded?: ReadonlySet<string>): boolean {
   const claim = claimOf(job, experimentId);
   if (claim !== 'unmarked') return claim === 'marked';
-  // a run name without a label (the demo's runs, a label-requested run) has no Request to name
-  if (!parseRunName(job.name, experimentId)?.label) return true;
   return recorded === undefined || recorded.has(job.id);
 }
 

@@ -164,18 +164,22 @@ export function candidateNameOf(path: string): string {
 /**
  * The submission under the run name of one Request (job name, output file and wizard.run_name),
  * with the Request's identity written into the job (`--comment=topo:<request id>`, its run label):
- * Slurm's own record then says whose run the job is (src/lifecycle/jobs.ts claimOf).
+ * Slurm's own record then says whose run the job is (src/lifecycle/jobs.ts claimOf). Every job the
+ * tool starts goes through here (the monitor, /topo submit, topo submit, topo watch, topo demo), so
+ * a run name without a label is refused: no job is started that names no Request.
  */
 export function withRunName(submission: RenderedSubmission, runName: string): RenderedSubmission {
   const base = submission.jobName;
   const named = [`--job-name=${base}`, `${RUN_NAME_OVERRIDE}=${base}`];
-  const label = runName.startsWith(`${base}-`) ? runName.slice(base.length + 1) : '';
+  if (!runName.startsWith(`${base}-`))
+    throw new Error(
+      `run name ${runName} is not ${base}-<request id>: every job the tool starts names its Request (a label of 8 hex digits, written as --comment=topo:<id>)`,
+    );
+  const comment = requestComment(runName.slice(base.length + 1));
   const script = submission.argv.findIndex((a, i) => i > 0 && !a.startsWith('-'));
   const argv = submission.argv.flatMap((a, i) => {
     if (a.startsWith('--comment=') && (script < 0 || i < script)) return []; // one identity: the Request's
-    // a run name without a label (the demo's own runs) has no Request to name
-    if (a === named[0])
-      return [`--job-name=${runName}`, ...(label ? [`--comment=${requestComment(label)}`] : [])];
+    if (a === named[0]) return [`--job-name=${runName}`, `--comment=${comment}`];
     if (a === named[1]) return `${RUN_NAME_OVERRIDE}=${runName}`;
     if (a.startsWith('--output=')) return a.split(`/${base}_`).join(`/${runName}_`);
     return a;

@@ -70960,7 +70960,6 @@ function claimOf2(job, experimentId) {
 function isOwnedRun(job, experimentId, recorded) {
   const claim = claimOf2(job, experimentId);
   if (claim !== "unmarked") return claim === "marked";
-  if (!parseRunName(job.name, experimentId)?.label) return true;
   return recorded === void 0 || recorded.has(job.id);
 }
 function recordedJobIds(records) {
@@ -72255,12 +72254,15 @@ function candidateNameOf(path) {
 function withRunName(submission, runName) {
   const base = submission.jobName;
   const named = [`--job-name=${base}`, `${RUN_NAME_OVERRIDE}=${base}`];
-  const label = runName.startsWith(`${base}-`) ? runName.slice(base.length + 1) : "";
+  if (!runName.startsWith(`${base}-`))
+    throw new Error(
+      `run name ${runName} is not ${base}-<request id>: every job the tool starts names its Request (a label of 8 hex digits, written as --comment=topo:<id>)`
+    );
+  const comment = requestComment(runName.slice(base.length + 1));
   const script = submission.argv.findIndex((a, i) => i > 0 && !a.startsWith("-"));
   const argv = submission.argv.flatMap((a, i) => {
     if (a.startsWith("--comment=") && (script < 0 || i < script)) return [];
-    if (a === named[0])
-      return [`--job-name=${runName}`, ...label ? [`--comment=${requestComment(label)}`] : []];
+    if (a === named[0]) return [`--job-name=${runName}`, `--comment=${comment}`];
     if (a === named[1]) return `${RUN_NAME_OVERRIDE}=${runName}`;
     if (a.startsWith("--output=")) return a.split(`/${base}_`).join(`/${runName}_`);
     return a;

@@ -125,7 +125,8 @@ export const submitCommand: Command = {
       } finally {
         interrupts?.release();
       }
-      if (result.status === 'existing')
+      // the standing run's own command (one submitted before run names carried a label: the rendered one)
+      if (result.status === 'existing' && parseRunName(result.jobName, details.experimentId)?.label)
         result = { ...result, command: withRunName(submission, result.jobName).shellLine };
       const made = result.status === 'submitted' || result.status === 'dry-run';
       if (flag(parsed, 'json'))

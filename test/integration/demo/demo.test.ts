@@ -232,6 +232,20 @@ describe('topo demo --quick', () => {
     const id = readdirSync(join(out, 'topologies'))[0]!;
     expect(liveJobs(id)).toEqual([]);
   });
+
+  it('every job it started names its Request: a label in its run name, written into the job as its comment (issue 40)', () => {
+    const id = readdirSync(join(out, 'topologies'))[0]!;
+    const jobs = clusterCommand(['squeue', '--noheader', '--states=all', '--format=%j|%k'])
+      .split('\n')
+      .filter((l) => l.startsWith(`topo-${id}-`));
+    expect(jobs.length).toBeGreaterThan(1);
+    for (const line of jobs) {
+      const [name, comment] = line.split('|');
+      const label = /-[0-9a-f]{8}-([0-9a-f]{8})$/.exec(name ?? '')?.[1];
+      expect(label, line).toBeDefined();
+      expect(comment, line).toBe(`topo:${label}`);
+    }
+  });
 });
 
 describe('topo demo interrupted', () => {

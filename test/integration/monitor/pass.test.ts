@@ -20,7 +20,8 @@ const t = useActionTestbed({
   pulls: { baseline: { files: { 'baseline.yaml': 'name: baseline\n' } } },
 });
 const experimentId = t.experimentId;
-const runName = `topo-${experimentId}-baseline-0123abcd`;
+// a Request's run name: the label is the id written into the job (--comment=topo:0badc0de)
+const runName = `topo-${experimentId}-baseline-0123abcd-0badc0de`;
 const pull = () => t.pull('baseline');
 
 function ports(): MonitorPorts {

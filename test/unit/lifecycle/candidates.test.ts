@@ -88,6 +88,21 @@ describe('a submission under its run name', () => {
     );
   });
 
+  it('starts no job that names no Request: a run name without a label is refused (issue 40)', () => {
+    const base = 'topo-topology-opt-x-local-20260101-a-12345678';
+    const rendered = {
+      jobName: base,
+      argv: ['sbatch', '--parsable', `--job-name=${base}`, 's.sh', `wizard.run_name=${base}`],
+      shellLine: '',
+    };
+    // the demo's runs and a label-requested run went out under the bare name, with no comment
+    expect(() => withRunName(rendered, base)).toThrow(
+      /is not .*-<request id>: every job the tool starts names its Request/,
+    );
+    expect(() => withRunName(rendered, `${base}x`)).toThrow(/names its Request/);
+    expect(() => withRunName(rendered, `${base}-0BADC0DE`)).toThrow(/8 hex digits/);
+  });
+
   it("keeps one identity: an sbatch comment before the script gives way to the Request's, the script's own arguments stay", () => {
     const base = 'topo-topology-opt-x-local-20260101-a-12345678';
     const argv = [

@@ -53,4 +53,13 @@ describe('whose run a listed job is', () => {
     // no state at hand (the CLI tracks runs by name): an unmarked job is taken by its name
     expect(isOwnedRun(job('4', null), exp)).toBe(true);
   });
+
+  it('an unmarked job of a run name without a label is no exception: with the state at hand, only by its recorded id (issue 40)', () => {
+    // every job the tool starts names its Request (withRunName), so such a job is made by hand or old
+    const bare = (id: string) => ({ id, name: `topo-${exp}-a-0123abcd`, requestId: null });
+    expect(claimOf(bare('6'), exp)).toBe('unmarked');
+    expect(isOwnedRun(bare('6'), exp, new Set())).toBe(false);
+    expect(isOwnedRun(bare('6'), exp, new Set(['6']))).toBe(true);
+    expect(isOwnedRun(bare('6'), exp)).toBe(true);
+  });
 });
