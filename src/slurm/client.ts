@@ -48,11 +48,35 @@ function checked(value: string, pattern: RegExp, what: string): string {
   return value;
 }
 
+/** The commands that ask slurmctld (the others run on the login node alone, or ask slurmdbd). */
+const CONTROLLER_COMMANDS = new Set(['sbatch', 'squeue', 'scancel', 'scontrol', 'sinfo']);
+
+/**
+ * Whether slurmctld answers, asked with `scontrol ping`: Slurm's other commands retry a controller that
+ * refuses the connection for about MessageTimeout (10 s by default) before they say so, the ping says it
+ * at once. DOWN throws the outage; UP, or an answer it does not know, lets the command itself tell.
+ */
+async function pingController(transport: Transport): Promise<void> {
+  const argv = ['scontrol', 'ping'];
+  const r = await transport.run(argv, { idempotent: true });
+  if (/ is UP\b/.test(r.stdout) || !ControllerUnreachableError.matches(r.stderr, r.stdout)) return;
+  throw new ControllerUnreachableError(argv, r.code, r.stdout, r.stderr, transport.description);
+}
+
 export function createSlurmClient(transport: Transport, options: SlurmClientOptions = {}): SlurmClient {
   let history: Promise<'sacct' | 'squeue'> | undefined =
     options.history === 'sacct' || options.history === 'squeue'
       ? Promise.resolve(options.history)
       : undefined;
+  // The first controller command of a client, and the first after one found slurmctld down, pings it
+  // first: a controller that is down fails in a fraction of a second (it took 9-14 s), one that answers
+  // slowly is still waited for as long as Slurm waits.
+  let controller: Promise<void> | undefined;
+  const controllerAnswers = () => {
+    controller ??= pingController(transport);
+    controller.catch(() => (controller = undefined));
+    return controller;
+  };
 
   async function run(
     argv: string[],
@@ -60,9 +84,11 @@ export function createSlurmClient(transport: Transport, options: SlurmClientOpti
     timeoutMs?: number,
     env?: Readonly<Record<string, string | undefined>>,
   ) {
+    if (CONTROLLER_COMMANDS.has(argv[0] as string)) await controllerAnswers();
     const result = await transport.run(argv, { idempotent, timeoutMs, ...(env ? { env } : {}) });
     if (result.code !== 0) {
       const unreachable = ControllerUnreachableError.matches(result.stderr, result.stdout);
+      if (unreachable) controller = undefined; // down since the ping: the next command asks again
       throw new (unreachable ? ControllerUnreachableError : SlurmCommandError)(
         argv,
         result.code,

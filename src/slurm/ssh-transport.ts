@@ -104,6 +104,9 @@ export function createSshTransport(options: SshTransportOptions): Transport {
   let connecting: Promise<NodeSSH> | undefined;
   let shell: { client: NodeSSH; shell: Promise<RemoteShell | null> } | undefined;
   let persistent = options.persistentShell !== false;
+  // Bumped by close(): a command that was in flight then (a listing's `id -un` beside a ping that found
+  // slurmctld down) is not retried on a new connection, which nothing would close (the CLI hung).
+  let generation = 0;
 
   /** The connection's shell, started once; null (and one exec per command from then on) when it cannot start. */
   function shellOf(client: NodeSSH): Promise<RemoteShell | null> {
@@ -173,15 +176,21 @@ export function createSshTransport(options: SshTransportOptions): Transport {
 
   async function connect(): Promise<NodeSSH> {
     if (ssh?.isConnected()) return ssh;
+    const started = generation;
     connecting ??= (async () => {
       let last: unknown;
       for (let attempt = 1; attempt <= connectAttempts; attempt++) {
         try {
-          ssh = await connectOnce();
+          const client = await connectOnce();
+          if (generation !== started) {
+            client.dispose(); // closed meanwhile: nothing would close this one
+            throw new ConnectionLostError(`the connection to ${where} was closed while it was opened`);
+          }
+          ssh = client;
           return ssh;
         } catch (error) {
           last = error;
-          if (!transient(error) || attempt === connectAttempts) break;
+          if (!transient(error) || attempt === connectAttempts || generation !== started) break;
           await sleep(backoff * 2 ** (attempt - 1));
         }
       }
@@ -285,6 +294,7 @@ export function createSshTransport(options: SshTransportOptions): Transport {
     description: where,
     async run(argv: readonly string[], runOptions: RunOptions = {}): Promise<CommandResult> {
       const timeout = runOptions.timeoutMs ?? options.commandTimeoutMs ?? 30_000;
+      const started = generation;
       for (let attempt = 0; ; attempt++) {
         try {
           return await runOnce(argv, timeout, runOptions.env);
@@ -292,13 +302,16 @@ export function createSshTransport(options: SshTransportOptions): Transport {
           const retry =
             error instanceof ConnectionLostError &&
             runOptions.idempotent === true &&
-            attempt < commandRetries;
+            attempt < commandRetries &&
+            generation === started;
           if (!retry) throw error;
           await sleep(backoff * 2 ** attempt);
+          if (generation !== started) throw error;
         }
       }
     },
     async close() {
+      generation++;
       const open = shell;
       shell = undefined;
       await open?.shell.then((s) => s?.close());

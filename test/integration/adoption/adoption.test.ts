@@ -142,6 +142,7 @@ describe('a team adopts alpasim-topo', () => {
     // The CLI's contract with the controller down: exit 3 and an `unreachable` error document on
     // either transport (217b54c exited 1 with "`scontrol show config` failed").
     for (const name of ['local', 'local-ssh']) {
+      const started = Date.now();
       const jobs = await runTopo(
         ['jobs', 'topology-opt-vavam-local-20261205', '--json', '--cluster', name],
         dir,
@@ -156,6 +157,10 @@ describe('a team adopts alpasim-topo', () => {
       expect(cliSchemaErrors('error', doc)).toEqual([]);
       expect(doc.error, name).toMatchObject({ kind: 'unreachable', exit_code: 3 });
       expect(doc.error.message, name).toMatch(/slurmctld/);
+      // at once, from `scontrol ping` (issue 41: 12-14 s, as squeue and `scontrol show config` retry a
+      // controller that refuses the connection for about MessageTimeout before they say so)
+      expect(doc.error.message, name).toMatch(/Slurmctld\(primary\) at \S+ is DOWN/);
+      expect(Date.now() - started, name).toBeLessThan(8_000);
     }
 
     cluster.up({ TOPO_CLUSTER_ACCOUNTING: 'off' });

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSlurmClient } from '../../../src/slurm/client.js';
+import { ControllerUnreachableError, SlurmCommandError } from '../../../src/slurm/errors.js';
 import { mergeJobListings } from '../../../src/slurm/listing.js';
 import { parseSacct, parseSqueue } from '../../../src/slurm/parse.js';
 import type { CommandResult, SlurmJob, Transport } from '../../../src/slurm/types.js';
@@ -131,7 +132,7 @@ describe('jobs() of a client', () => {
       squeue: read('captured/squeue-all-finished.txt'),
     });
     const jobs = await createSlurmClient(t).jobs('topo-capture-');
-    expect(t.ran).toEqual(['scontrol show', 'id -un', 'sacct --parsable2', 'squeue --me']);
+    expect(t.ran).toEqual(['scontrol ping', 'id -un', 'scontrol show', 'sacct --parsable2', 'squeue --me']);
     // every allocation, a requeued job's earlier ones too
     expect(t.argv.find((a) => a[0] === 'sacct')).toContain('--duplicates');
     expect(byName(jobs, 'held')).toMatchObject({ state: 'PENDING', reason: 'JobHeldUser' });
@@ -163,6 +164,32 @@ describe('jobs() of a client', () => {
     expect(logged.join('\n')).toMatch(/accounting unreachable .*Problem talking to the database/);
   });
 
+  it('a controller that is down fails at once, from its ping, before any command Slurm retries (issue 41)', async () => {
+    // squeue, sbatch and `scontrol show config` retry a controller that refuses the connection for about
+    // MessageTimeout (9 s on the local cluster) before they say so; `scontrol ping` says it at once
+    // (captured on the local cluster, slurmctld killed)
+    const t = scripted({ id: 'root\n' });
+    const run = t.run.bind(t);
+    let down = true;
+    t.run = async (argv, o) => {
+      if (argv.join(' ') !== 'scontrol ping') return run(argv, o);
+      t.ran.push('scontrol ping');
+      return down
+        ? { stdout: 'Slurmctld(primary) at vm is DOWN\n*****\n', stderr: '', code: 1 }
+        : { stdout: 'Slurmctld(primary) at vm is UP\n', stderr: '', code: 0 };
+    };
+    const client = createSlurmClient(t, { history: 'squeue' });
+    await expect(client.jobs('topo-capture-')).rejects.toBeInstanceOf(ControllerUnreachableError);
+    await expect(client.cancel('7')).rejects.toThrow(/is DOWN/);
+    expect(t.ran.filter((c) => c !== 'id -un')).toEqual(['scontrol ping', 'scontrol ping']);
+    // back up: one ping, then the commands; the next ones do not ask again
+    down = false;
+    t.ran.length = 0;
+    await expect(client.cancel('7')).rejects.toBeInstanceOf(SlurmCommandError); // the fake has no scancel
+    await expect(client.cancel('8')).rejects.toBeInstanceOf(SlurmCommandError);
+    expect(t.ran).toEqual(['scontrol ping', 'scancel 7', 'scancel 8']);
+  });
+
   it('without accounting: the controller alone, one command per listing', async () => {
     const t = scripted({
       scontrol: config('accounting_storage/none'),
@@ -172,7 +199,7 @@ describe('jobs() of a client', () => {
     const client = createSlurmClient(t);
     await client.jobs('topo-capture-');
     const jobs = await client.jobs('topo-capture-');
-    expect(t.ran).toEqual(['scontrol show', 'id -un', 'squeue --me', 'squeue --me']);
+    expect(t.ran).toEqual(['scontrol ping', 'id -un', 'scontrol show', 'squeue --me', 'squeue --me']);
     expect(jobs).toEqual(controller());
   });
 });
