@@ -8,13 +8,14 @@ import type { ExperimentTelemetry } from '../../judge/telemetry.js';
 import { slurmMonitorPort } from '../../monitor/adapters.js';
 import { conflictNote } from '../../monitor/judge.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
+import type { PrometheusClient } from '../../telemetry/prometheus.js';
 import { experimentSelector } from '../../telemetry/queries.js';
 import type { Experiment } from '../../types/generated/experiment.js';
 import type { DecisionReference, Interval } from '../../types/generated/metrics.js';
-import { judgeExperiment } from '../../usecases/analyze-run.js';
+import { judgeExperiment, runsOfJobs } from '../../usecases/analyze-run.js';
 import { flag, num, parseOptions, str } from '../args.js';
 import type { Command } from '../command.js';
-import { ConfigError, EXIT, UsageError } from '../errors.js';
+import { ConfigError, EXIT, UnreachableError, UsageError } from '../errors.js';
 import { ensurePrometheus } from '../services.js';
 import { TELEMETRY_OPTIONS, type TelemetryOptions, telemetryOptions, telemetryValues } from './analyze.js';
 import { loadExperiment, recordReferencesOf } from './experiments.js';
@@ -123,6 +124,59 @@ function rowOf(r: ExperimentRun, j: Judgement): StatusRow {
   };
 }
 
+/**
+ * Why Prometheus cannot be read now (one line), else null: `status` then shows what Slurm knows, each
+ * run's Slurm state with nothing judged, and says so (exit 3), rather than nothing at all.
+ */
+async function prometheusOutage(prometheus: PrometheusClient): Promise<string | null> {
+  try {
+    await ensurePrometheus(prometheus);
+    return null;
+  } catch (error) {
+    if (error instanceof UnreachableError) return error.message;
+    throw error;
+  }
+}
+
+/** The experiment's jobs as Slurm lists them, nothing judged: what status shows while Prometheus is down. */
+function slurmRows(experiment: Experiment, jobs: RunJob[]): StatusRow[] {
+  return runsOfJobs({ experiment, jobs }).map((r) => ({
+    candidate: r.candidate.candidate,
+    run_name: r.runName,
+    job_id: (r.job as RunJob).jobId,
+    slurm_state: (r.job as RunJob).state,
+    state: null,
+    verdict: null,
+    decision: null,
+    seconds_per_rollout: null,
+    projected_seconds_per_rollout: null,
+    seconds_per_rollout_full_run: null,
+    seconds_per_rollout_5m: null,
+    completed_rollouts: null,
+    bottleneck: null,
+  }));
+}
+
+/** One refresh: the rows, warnings and the outage that kept the metrics out (null: none). */
+async function snapshot(input: {
+  experiment: Experiment;
+  port: ReturnType<typeof slurmMonitorPort>;
+  now: number;
+  t: TelemetryOptions;
+  cwd: string;
+}): Promise<{ jobs: RunJob[]; rows: StatusRow[]; warnings: string[]; unavailable: string | null }> {
+  const id = input.experiment.experiment_id;
+  const jobs = await input.port.jobs(id);
+  const unavailable = await prometheusOutage(input.t.prometheus);
+  const judged = unavailable ? null : await judgeJobs({ ...input, jobs });
+  const warnings = [
+    ...(judged?.telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`),
+    // a job under a run's name whose comment names another Request: not the run (invariant 21)
+    ...(input.port.conflicts?.(id) ?? []).map((j) => `${j.name}: ${conflictNote(j)}`),
+  ];
+  return { jobs, rows: judged?.rows ?? slurmRows(input.experiment, jobs), warnings, unavailable };
+}
+
 /** A row of the table. */
 function cells(r: StatusRow): string[] {
   const p = r.projected_seconds_per_rollout;
@@ -163,7 +217,7 @@ export const statusCommand: Command = {
   help: {
     synopsis: 'topo status <experiment> [options]',
     description:
-      "One table of the experiment's jobs: Slurm state (one call), the monitor's candidate state, the detector's verdict and metrics from Prometheus. --watch refreshes it; --json prints one snapshot per refresh (schemas/cli/status.schema.json), one JSON document per line.",
+      "One table of the experiment's jobs: Slurm state (one call), the monitor's candidate state, the detector's verdict and metrics from Prometheus. --watch refreshes it; --json prints one snapshot per refresh (schemas/cli/status.schema.json), one JSON document per line. With Prometheus down it still shows each run's Slurm state (nothing judged), says so and exits 3 (--json: the judged fields null, `unavailable` saying why).",
     options: [
       {
         name: 'watch',
@@ -214,44 +268,56 @@ export const statusCommand: Command = {
     const t = telemetryOptions(options, io, experiment.cluster);
     if (!t.cluster) throw new ConfigError(`cluster ${experiment.cluster} not found`);
     const json = flag(parsed, 'json');
-    await ensurePrometheus(t.prometheus);
     const slurm = slurmClientForCluster(t.cluster.name, t.cluster.config, { env: io.env });
     const port = slurmMonitorPort(slurm);
     const interval = num(parsed, 'interval') ?? 10;
     const count = num(parsed, 'count') ?? (flag(parsed, 'watch') ? Number.POSITIVE_INFINITY : 1);
+    let unavailable: string | null = null;
     try {
       for (let i = 0; i < count; i++) {
         if (i > 0) await new Promise((r) => setTimeout(r, interval * 1000));
         const now = Math.floor(Date.now() / 1000);
-        const jobs = await port.jobs(id);
-        const judged = await judgeJobs({ experiment, jobs, now, t, cwd: io.cwd });
-        const warnings = [
-          ...(judged.telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`),
-          // a job under a run's name whose comment names another Request: not the run (invariant 21)
-          ...(port.conflicts?.(id) ?? []).map((j) => `${j.name}: ${conflictNote(j)}`),
-        ];
+        const shot = await snapshot({ experiment, port, now, t, cwd: io.cwd });
+        unavailable = shot.unavailable;
         if (json) {
           const doc = {
             schema_version: 2,
             experiment_id: id,
             cluster: t.cluster.name,
             at: new Date(now * 1000).toISOString(),
-            candidates: judged.rows,
-            warnings,
+            candidates: shot.rows,
+            warnings: shot.warnings,
+            unavailable,
           };
           io.stdout(`${JSON.stringify(doc)}\n`);
           continue;
         }
-        const clear = flag(parsed, 'watch') && io.isTTY ? '\x1b[2J\x1b[H' : '';
-        const header = `${id} — ${new Date(now * 1000).toISOString().slice(0, 19)}Z — ${jobs.length} job(s)`;
-        io.stdout(
-          `${clear}${header}\n${jobs.length ? table([HEADER, ...judged.rows.map(cells)]) : 'no jobs of this experiment in Slurm'}\n`,
-        );
-        for (const w of warnings) io.stderr(`warning: ${w}\n`);
+        printTable(io, id, now, shot, flag(parsed, 'watch'));
       }
     } finally {
       await slurm.close();
     }
-    return EXIT.ok;
+    // the Slurm states were shown; the metrics were not: still the outage's exit code
+    return unavailable ? EXIT.unreachable : EXIT.ok;
   },
 };
+
+function printTable(
+  io: Parameters<Command['run']>[1],
+  id: string,
+  now: number,
+  shot: Awaited<ReturnType<typeof snapshot>>,
+  watch: boolean,
+): void {
+  const clear = watch && io.isTTY ? '\x1b[2J\x1b[H' : '';
+  const header = `${id} — ${new Date(now * 1000).toISOString().slice(0, 19)}Z — ${shot.jobs.length} job(s)`;
+  const body = shot.jobs.length
+    ? table([HEADER, ...shot.rows.map(cells)])
+    : 'no jobs of this experiment in Slurm';
+  io.stdout(`${clear}${header}\n${body}\n`);
+  if (shot.unavailable)
+    io.stderr(
+      `topo status: ${shot.unavailable}: the Slurm states above are current; no state, verdict or metric until it answers\n`,
+    );
+  for (const w of shot.warnings) io.stderr(`warning: ${w}\n`);
+}

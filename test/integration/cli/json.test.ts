@@ -1,5 +1,5 @@
 // `status --json` and `analyze --json` against the local cluster: versioned documents that match
-// their schemas in schemas/cli/, and one line with exit 3 when Prometheus is down.
+// their schemas in schemas/cli/, and, when Prometheus is down, the Slurm states with the outage said, exit 3.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,12 +21,12 @@ function topo(cwd: string, ...args: string[]) {
   });
 }
 
-function experimentDir(): string {
+function experimentDir(experiment = id): string {
   const dir = mkdtempSync(join(tmpdir(), 'topo-json-'));
-  mkdirSync(join(dir, 'topologies', id), { recursive: true });
+  mkdirSync(join(dir, 'topologies', experiment), { recursive: true });
   writeFileSync(
-    join(dir, 'topologies', id, 'experiment.yaml'),
-    `experiment_id: ${id}\nobjective: minimize stabilized full-run seconds_per_rollout\ncluster: local\nbase_topology: 1gpu\nfixed_inputs:\n  deploy: twin-balanced\n  driver: vavam\n`,
+    join(dir, 'topologies', experiment, 'experiment.yaml'),
+    `experiment_id: ${experiment}\nobjective: minimize stabilized full-run seconds_per_rollout\ncluster: local\nbase_topology: 1gpu\nfixed_inputs:\n  deploy: twin-balanced\n  driver: vavam\n`,
   );
   return dir;
 }
@@ -112,14 +112,42 @@ describe('--json against the local cluster', () => {
     expect(r.stderr).toMatch(/refused the private key .*TOPO_SSH_KEY_FILE/);
   });
 
-  it('status with Prometheus down: one line, exit 3', async () => {
-    const dir = experimentDir();
+  it("status with Prometheus down: each run's Slurm state, the outage said, exit 3 (issue 41: nothing shown)", async () => {
+    // an experiment of its own: the cancelled job stays in squeue --states=all for MinJobAge
+    const own = 'topology-opt-vavam-local-20261209';
+    const dir = experimentDir(own);
     const clusters = parse(readFileSync(cluster.clustersFile, 'utf8'));
     clusters.clusters.local.prometheus_url = 'http://127.0.0.1:9';
     writeFileSync(join(dir, 'clusters.yaml'), stringify(clusters));
-    const r = await topo(dir, 'status', id, '--clusters', 'clusters.yaml');
-    expect(r.code).toBe(3);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/^topo status: cannot reach Prometheus at http:\/\/127\.0\.0\.1:9/);
+    const slurm = { env: { ...process.env, SLURM_CONF: cluster.slurmConf }, encoding: 'utf8' as const };
+    const name = `topo-${own}-baseline-0123abcd-89abcdef`;
+    const sbatch = ['--parsable', '--hold', `--job-name=${name}`, '--wrap=sleep 600'];
+    const jobId = execFileSync('sbatch', sbatch, slurm).trim().split(';')[0] as string;
+    try {
+      const r = await topo(dir, 'status', own, '--clusters', 'clusters.yaml');
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stdout).toMatch(new RegExp(`\\nbaseline +${jobId} +PENDING +— +— +—`));
+      expect(r.stderr).toMatch(
+        /^topo status: cannot reach Prometheus at http:\/\/127\.0\.0\.1:9.*: the Slurm states above are current/,
+      );
+      const j = await topo(dir, 'status', own, '--clusters', 'clusters.yaml', '--json');
+      expect(j.code, j.stderr).toBe(3);
+      const doc = JSON.parse(j.stdout);
+      expect(cliSchemaErrors('status', doc)).toEqual([]);
+      expect(doc.unavailable).toMatch(/^cannot reach Prometheus at http:\/\/127\.0\.0\.1:9/);
+      expect(doc.candidates).toEqual([
+        expect.objectContaining({
+          candidate: 'baseline',
+          run_name: name,
+          job_id: jobId,
+          slurm_state: 'PENDING',
+          state: null,
+          verdict: null,
+          seconds_per_rollout: null,
+        }),
+      ]);
+    } finally {
+      execFileSync('scancel', [jobId], slurm);
+    }
   });
 });
