@@ -8,12 +8,15 @@ import { exportOpenMetrics } from '../../sim/openmetrics.js';
 import { parseOverrides } from '../../sim/overrides.js';
 import { loadProfile, repoRoot } from '../../sim/profile.js';
 import { runTwin } from '../../sim/run.js';
+import { formatIssue } from '../../topology/issues.js';
 import type { Topology } from '../../types/generated/topology.js';
+import { validateFiles } from '../../usecases/validate.js';
 import { num, type OptionSpec, type Parsed, parseOptions, str } from '../args.js';
-import type { Command } from '../command.js';
+import type { CliIO, Command } from '../command.js';
 import { EXIT, UsageError } from '../errors.js';
 import { snakeKeys } from '../json.js';
 import { JSON_OPTION } from './options.js';
+import { validateOptionsFor } from './validate.js';
 
 const SIM_OPTIONS: readonly OptionSpec[] = [
   {
@@ -27,7 +30,8 @@ const SIM_OPTIONS: readonly OptionSpec[] = [
     name: 'topology',
     type: 'string',
     value: 'PRESET|FILE',
-    description: 'a preset name or a YAML topology/candidate',
+    description:
+      "a preset name, a YAML topology, or a candidate file (expanded over its experiment's base preset, as submission does)",
     default: '8gpu_64rollouts',
   },
   {
@@ -97,25 +101,40 @@ function options(args: string[]): Parsed {
   return parsed;
 }
 
-/** A preset name, or a YAML file holding a topology (or a candidate with a `topology:` block). */
-function loadTopology(spec: string, profileName: string, root: string, cwd: string): Topology {
+/**
+ * A preset name, a YAML file holding a whole topology, or a candidate: a candidate's `topology:` block
+ * changes its experiment's base preset, so it is expanded as submission expands it (the validation's
+ * resolver, src/usecases/validate.ts), never read as a whole topology.
+ */
+async function loadTopology(spec: string, profileName: string, root: string, io: CliIO): Promise<Topology> {
   const overrides = [`deploy=${profileName}`, 'driver=twin'];
   if ((PRESETS as readonly string[]).includes(spec)) {
     return parseOverrides([...overrides, `topology=${spec}`], { repoRoot: root, gpusPerNode: 64 }).topology;
   }
-  const file = resolve(cwd, spec);
+  const file = resolve(io.cwd, spec);
   if (!existsSync(file))
     throw new UsageError(`--topology ${spec}: neither a preset (${PRESETS.join(', ')}) nor a file`);
-  const doc = parseYaml(readFileSync(file, 'utf8')) as { topology?: Topology } & Topology;
-  const topology = (doc?.topology ?? doc) as Topology;
+  const doc = parseYaml(readFileSync(file, 'utf8')) as ({ topology?: Topology } & Topology) | null;
+  const topology = doc && 'topology' in doc ? await candidateTopology(spec, io) : (doc as Topology);
   if (!topology?.services)
-    throw new Error(`${file}: no services: expected a topology or a candidate with a topology block`);
+    throw new UsageError(`${spec}: no services: pass a preset name, a whole topology, or a candidate file`);
   topology.runtime ??= {};
   topology.runtime.endpoints ??= {};
   if (topology.services.trafficsim && topology.runtime.endpoints.trafficsim?.skip === undefined) {
     topology.runtime.endpoints.trafficsim = { ...topology.runtime.endpoints.trafficsim, skip: true };
   }
   return topology;
+}
+
+/** A candidate's full topology, as `topo render` and submission expand it; refused, saying why, when it cannot be. */
+async function candidateTopology(spec: string, io: CliIO): Promise<Topology> {
+  const { files } = await validateFiles([spec], validateOptionsFor(io, undefined));
+  const report = files[0];
+  if (report?.candidate) return report.candidate.expanded;
+  const why = report?.errors[0] ? formatIssue(report.errors[0]) : 'it is not beside an experiment.yaml';
+  throw new UsageError(
+    `--topology ${spec} is a candidate: its topology block changes its experiment's base preset, and it cannot be expanded (${why}); fix what \`topo validate ${spec}\` reports, or pass a whole topology (a preset name, or a preset file)`,
+  );
 }
 
 export const simCommand: Command = {
@@ -145,7 +164,7 @@ export const simCommand: Command = {
     if (first === 'steady') {
       const o = options(rest);
       const profile = loadProfile(str(o, 'profile') ?? 'twin-balanced', root);
-      const topology = loadTopology(str(o, 'topology') ?? '8gpu_64rollouts', profile.name, root, io.cwd);
+      const topology = await loadTopology(str(o, 'topology') ?? '8gpu_64rollouts', profile.name, root, io);
       io.stdout(
         `${JSON.stringify({ schema_version: 1, ...(snakeKeys(steadyState(topology, profile)) as object) }, null, 2)}\n`,
       );
@@ -156,7 +175,7 @@ export const simCommand: Command = {
       if (!file) throw new UsageError('--export-openmetrics needs a file');
       const o = options(more);
       const profile = loadProfile(str(o, 'profile') ?? 'twin-balanced', root);
-      const topology = loadTopology(str(o, 'topology') ?? '8gpu_64rollouts', profile.name, root, io.cwd);
+      const topology = await loadTopology(str(o, 'topology') ?? '8gpu_64rollouts', profile.name, root, io);
       const runName = str(o, 'run-name') ?? `twin-${profile.name}`;
       const seed = num(o, 'seed');
       const start = num(o, 'start');
