@@ -68371,12 +68371,27 @@ function checked(value, pattern, what) {
     throw new UnsafeArgumentError(`${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
   return value;
 }
+var CONTROLLER_COMMANDS = /* @__PURE__ */ new Set(["sbatch", "squeue", "scancel", "scontrol", "sinfo"]);
+async function pingController(transport) {
+  const argv = ["scontrol", "ping"];
+  const r = await transport.run(argv, { idempotent: true });
+  if (/ is UP\b/.test(r.stdout) || !ControllerUnreachableError.matches(r.stderr, r.stdout)) return;
+  throw new ControllerUnreachableError(argv, r.code, r.stdout, r.stderr, transport.description);
+}
 function createSlurmClient(transport, options2 = {}) {
   let history = options2.history === "sacct" || options2.history === "squeue" ? Promise.resolve(options2.history) : void 0;
+  let controller;
+  const controllerAnswers = () => {
+    controller ??= pingController(transport);
+    controller.catch(() => controller = void 0);
+    return controller;
+  };
   async function run3(argv, idempotent, timeoutMs, env) {
+    if (CONTROLLER_COMMANDS.has(argv[0])) await controllerAnswers();
     const result = await transport.run(argv, { idempotent, timeoutMs, ...env ? { env } : {} });
     if (result.code !== 0) {
       const unreachable = ControllerUnreachableError.matches(result.stderr, result.stdout);
+      if (unreachable) controller = void 0;
       throw new (unreachable ? ControllerUnreachableError : SlurmCommandError)(
         argv,
         result.code,
@@ -69538,6 +69553,7 @@ function createSshTransport(options2) {
   let connecting;
   let shell;
   let persistent = options2.persistentShell !== false;
+  let generation = 0;
   function shellOf(client) {
     if (shell?.client === client) {
       const current = shell;
@@ -69602,15 +69618,21 @@ function createSshTransport(options2) {
   }
   async function connect() {
     if (ssh?.isConnected()) return ssh;
+    const started = generation;
     connecting ??= (async () => {
       let last;
       for (let attempt = 1; attempt <= connectAttempts; attempt++) {
         try {
-          ssh = await connectOnce();
+          const client = await connectOnce();
+          if (generation !== started) {
+            client.dispose();
+            throw new ConnectionLostError(`the connection to ${where2} was closed while it was opened`);
+          }
+          ssh = client;
           return ssh;
         } catch (error) {
           last = error;
-          if (!transient(error) || attempt === connectAttempts) break;
+          if (!transient(error) || attempt === connectAttempts || generation !== started) break;
           await sleep(backoff * 2 ** (attempt - 1));
         }
       }
@@ -69698,17 +69720,20 @@ function createSshTransport(options2) {
     description: where2,
     async run(argv, runOptions = {}) {
       const timeout = runOptions.timeoutMs ?? options2.commandTimeoutMs ?? 3e4;
+      const started = generation;
       for (let attempt = 0; ; attempt++) {
         try {
           return await runOnce(argv, timeout, runOptions.env);
         } catch (error) {
-          const retry2 = error instanceof ConnectionLostError && runOptions.idempotent === true && attempt < commandRetries;
+          const retry2 = error instanceof ConnectionLostError && runOptions.idempotent === true && attempt < commandRetries && generation === started;
           if (!retry2) throw error;
           await sleep(backoff * 2 ** attempt);
+          if (generation !== started) throw error;
         }
       }
     },
     async close() {
+      generation++;
       const open = shell;
       shell = void 0;
       await open?.shell.then((s) => s?.close());
@@ -70435,8 +70460,8 @@ function expandPreset(preset, experiment) {
   }
   return normalise(out);
 }
-function expandCandidate(base, candidateTopology) {
-  return normalise(deepMerge(base, candidateTopology ?? {}));
+function expandCandidate(base, candidateTopology2) {
+  return normalise(deepMerge(base, candidateTopology2 ?? {}));
 }
 var TOP_ORDER = ["defines", "services", "runtime", "trafficsim", "eval"];
 var ORDER = [
@@ -78284,9 +78309,9 @@ async function readFile2(octokit, target2, path, ref) {
   }
 }
 async function readFiles(octokit, target2, paths, ref) {
-  const snapshot = /* @__PURE__ */ new Map();
-  for (const path of paths) snapshot.set(path, await readFile2(octokit, target2, path, ref));
-  return snapshot;
+  const snapshot2 = /* @__PURE__ */ new Map();
+  for (const path of paths) snapshot2.set(path, await readFile2(octokit, target2, path, ref));
+  return snapshot2;
 }
 function isTransient(error) {
   const code3 = status2(error);
@@ -94956,6 +94981,44 @@ function rowOf(r, j2) {
     bottleneck: b2 ? { kind: b2.kind, service: b2.service ?? null } : null
   };
 }
+async function prometheusOutage(prometheus) {
+  try {
+    await ensurePrometheus(prometheus);
+    return null;
+  } catch (error) {
+    if (error instanceof UnreachableError) return error.message;
+    throw error;
+  }
+}
+function slurmRows(experiment, jobs) {
+  return runsOfJobs({ experiment, jobs }).map((r) => ({
+    candidate: r.candidate.candidate,
+    run_name: r.runName,
+    job_id: r.job.jobId,
+    slurm_state: r.job.state,
+    state: null,
+    verdict: null,
+    decision: null,
+    seconds_per_rollout: null,
+    projected_seconds_per_rollout: null,
+    seconds_per_rollout_full_run: null,
+    seconds_per_rollout_5m: null,
+    completed_rollouts: null,
+    bottleneck: null
+  }));
+}
+async function snapshot(input) {
+  const id = input.experiment.experiment_id;
+  const jobs = await input.port.jobs(id);
+  const unavailable = await prometheusOutage(input.t.prometheus);
+  const judged2 = unavailable ? null : await judgeJobs({ ...input, jobs });
+  const warnings = [
+    ...(judged2?.telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`),
+    // a job under a run's name whose comment names another Request: not the run (invariant 21)
+    ...(input.port.conflicts?.(id) ?? []).map((j2) => `${j2.name}: ${conflictNote(j2)}`)
+  ];
+  return { jobs, rows: judged2?.rows ?? slurmRows(input.experiment, jobs), warnings, unavailable };
+}
 function cells2(r) {
   const p = r.projected_seconds_per_rollout;
   const n = (x2) => x2 != null ? String(round(x2, 3)) : "\u2014";
@@ -94986,7 +95049,7 @@ var statusCommand = {
   summary: "Show the live candidates of an experiment",
   help: {
     synopsis: "topo status <experiment> [options]",
-    description: "One table of the experiment's jobs: Slurm state (one call), the monitor's candidate state, the detector's verdict and metrics from Prometheus. --watch refreshes it; --json prints one snapshot per refresh (schemas/cli/status.schema.json), one JSON document per line.",
+    description: "One table of the experiment's jobs: Slurm state (one call), the monitor's candidate state, the detector's verdict and metrics from Prometheus. --watch refreshes it; --json prints one snapshot per refresh (schemas/cli/status.schema.json), one JSON document per line. With Prometheus down it still shows each run's Slurm state (nothing judged), says so and exits 3 (--json: the judged fields null, `unavailable` saying why).",
     options: [
       {
         name: "watch",
@@ -95037,51 +95100,54 @@ var statusCommand = {
     const t = telemetryOptions(options2, io, experiment.cluster);
     if (!t.cluster) throw new ConfigError(`cluster ${experiment.cluster} not found`);
     const json = flag(parsed, "json");
-    await ensurePrometheus(t.prometheus);
     const slurm = slurmClientForCluster(t.cluster.name, t.cluster.config, { env: io.env });
     const port = slurmMonitorPort(slurm);
     const interval4 = num(parsed, "interval") ?? 10;
     const count2 = num(parsed, "count") ?? (flag(parsed, "watch") ? Number.POSITIVE_INFINITY : 1);
+    let unavailable = null;
     try {
       for (let i = 0; i < count2; i++) {
         if (i > 0) await new Promise((r) => setTimeout(r, interval4 * 1e3));
         const now = Math.floor(Date.now() / 1e3);
-        const jobs = await port.jobs(id);
-        const judged2 = await judgeJobs({ experiment, jobs, now, t, cwd: io.cwd });
-        const warnings = [
-          ...(judged2.telemetry?.errors ?? []).map((e) => `${e.quantity}: ${e.message}`),
-          // a job under a run's name whose comment names another Request: not the run (invariant 21)
-          ...(port.conflicts?.(id) ?? []).map((j2) => `${j2.name}: ${conflictNote(j2)}`)
-        ];
+        const shot = await snapshot({ experiment, port, now, t, cwd: io.cwd });
+        unavailable = shot.unavailable;
         if (json) {
           const doc = {
             schema_version: 2,
             experiment_id: id,
             cluster: t.cluster.name,
             at: new Date(now * 1e3).toISOString(),
-            candidates: judged2.rows,
-            warnings
+            candidates: shot.rows,
+            warnings: shot.warnings,
+            unavailable
           };
           io.stdout(`${JSON.stringify(doc)}
 `);
           continue;
         }
-        const clear = flag(parsed, "watch") && io.isTTY ? "\x1B[2J\x1B[H" : "";
-        const header2 = `${id} \u2014 ${new Date(now * 1e3).toISOString().slice(0, 19)}Z \u2014 ${jobs.length} job(s)`;
-        io.stdout(
-          `${clear}${header2}
-${jobs.length ? table([HEADER, ...judged2.rows.map(cells2)]) : "no jobs of this experiment in Slurm"}
-`
-        );
-        for (const w2 of warnings) io.stderr(`warning: ${w2}
-`);
+        printTable(io, id, now, shot, flag(parsed, "watch"));
       }
     } finally {
       await slurm.close();
     }
-    return EXIT.ok;
+    return unavailable ? EXIT.unreachable : EXIT.ok;
   }
 };
+function printTable(io, id, now, shot, watch) {
+  const clear = watch && io.isTTY ? "\x1B[2J\x1B[H" : "";
+  const header2 = `${id} \u2014 ${new Date(now * 1e3).toISOString().slice(0, 19)}Z \u2014 ${shot.jobs.length} job(s)`;
+  const body = shot.jobs.length ? table([HEADER, ...shot.rows.map(cells2)]) : "no jobs of this experiment in Slurm";
+  io.stdout(`${clear}${header2}
+${body}
+`);
+  if (shot.unavailable)
+    io.stderr(
+      `topo status: ${shot.unavailable}: the Slurm states above are current; no state, verdict or metric until it answers
+`
+    );
+  for (const w2 of shot.warnings) io.stderr(`warning: ${w2}
+`);
+}
 
 // src/cli/commands/record.ts
 var recordCommand = {
@@ -97116,7 +97182,7 @@ var SIM_OPTIONS = [
     name: "topology",
     type: "string",
     value: "PRESET|FILE",
-    description: "a preset name or a YAML topology/candidate",
+    description: "a preset name, a YAML topology, or a candidate file (expanded over its experiment's base preset, as submission does)",
     default: "8gpu_64rollouts"
   },
   {
@@ -97183,24 +97249,33 @@ function options(args) {
   if (parsed.positionals.length) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`);
   return parsed;
 }
-function loadTopology(spec, profileName, root, cwd) {
+async function loadTopology(spec, profileName, root, io) {
   const overrides = [`deploy=${profileName}`, "driver=twin"];
   if (PRESETS.includes(spec)) {
     return parseOverrides([...overrides, `topology=${spec}`], { repoRoot: root, gpusPerNode: 64 }).topology;
   }
-  const file = resolve16(cwd, spec);
+  const file = resolve16(io.cwd, spec);
   if (!existsSync24(file))
     throw new UsageError(`--topology ${spec}: neither a preset (${PRESETS.join(", ")}) nor a file`);
   const doc = (0, import_yaml12.parse)(readFileSync22(file, "utf8"));
-  const topology = doc?.topology ?? doc;
+  const topology = doc && "topology" in doc ? await candidateTopology(spec, io) : doc;
   if (!topology?.services)
-    throw new Error(`${file}: no services: expected a topology or a candidate with a topology block`);
+    throw new UsageError(`${spec}: no services: pass a preset name, a whole topology, or a candidate file`);
   topology.runtime ??= {};
   topology.runtime.endpoints ??= {};
   if (topology.services.trafficsim && topology.runtime.endpoints.trafficsim?.skip === void 0) {
     topology.runtime.endpoints.trafficsim = { ...topology.runtime.endpoints.trafficsim, skip: true };
   }
   return topology;
+}
+async function candidateTopology(spec, io) {
+  const { files } = await validateFiles([spec], validateOptionsFor(io, void 0));
+  const report4 = files[0];
+  if (report4?.candidate) return report4.candidate.expanded;
+  const why2 = report4?.errors[0] ? formatIssue(report4.errors[0]) : "it is not beside an experiment.yaml";
+  throw new UsageError(
+    `--topology ${spec} is a candidate: its topology block changes its experiment's base preset, and it cannot be expanded (${why2}); fix what \`topo validate ${spec}\` reports, or pass a whole topology (a preset name, or a preset file)`
+  );
 }
 var simCommand = {
   name: "sim",
@@ -97229,7 +97304,7 @@ var simCommand = {
     if (first2 === "steady") {
       const o = options(rest);
       const profile = loadProfile(str(o, "profile") ?? "twin-balanced", root);
-      const topology = loadTopology(str(o, "topology") ?? "8gpu_64rollouts", profile.name, root, io.cwd);
+      const topology = await loadTopology(str(o, "topology") ?? "8gpu_64rollouts", profile.name, root, io);
       io.stdout(
         `${JSON.stringify({ schema_version: 1, ...snakeKeys(steadyState(topology, profile)) }, null, 2)}
 `
@@ -97241,7 +97316,7 @@ var simCommand = {
       if (!file) throw new UsageError("--export-openmetrics needs a file");
       const o = options(more);
       const profile = loadProfile(str(o, "profile") ?? "twin-balanced", root);
-      const topology = loadTopology(str(o, "topology") ?? "8gpu_64rollouts", profile.name, root, io.cwd);
+      const topology = await loadTopology(str(o, "topology") ?? "8gpu_64rollouts", profile.name, root, io);
       const runName = str(o, "run-name") ?? `twin-${profile.name}`;
       const seed = num(o, "seed");
       const start = num(o, "start");

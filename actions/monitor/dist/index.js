@@ -79700,12 +79700,27 @@ function checked(value, pattern, what) {
     throw new UnsafeArgumentError(`${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
   return value;
 }
+var CONTROLLER_COMMANDS = /* @__PURE__ */ new Set(["sbatch", "squeue", "scancel", "scontrol", "sinfo"]);
+async function pingController(transport) {
+  const argv = ["scontrol", "ping"];
+  const r = await transport.run(argv, { idempotent: true });
+  if (/ is UP\b/.test(r.stdout) || !ControllerUnreachableError.matches(r.stderr, r.stdout)) return;
+  throw new ControllerUnreachableError(argv, r.code, r.stdout, r.stderr, transport.description);
+}
 function createSlurmClient(transport, options = {}) {
   let history = options.history === "sacct" || options.history === "squeue" ? Promise.resolve(options.history) : void 0;
+  let controller;
+  const controllerAnswers = () => {
+    controller ??= pingController(transport);
+    controller.catch(() => controller = void 0);
+    return controller;
+  };
   async function run(argv, idempotent, timeoutMs, env) {
+    if (CONTROLLER_COMMANDS.has(argv[0])) await controllerAnswers();
     const result = await transport.run(argv, { idempotent, timeoutMs, ...env ? { env } : {} });
     if (result.code !== 0) {
       const unreachable = ControllerUnreachableError.matches(result.stderr, result.stdout);
+      if (unreachable) controller = void 0;
       throw new (unreachable ? ControllerUnreachableError : SlurmCommandError)(
         argv,
         result.code,
@@ -80867,6 +80882,7 @@ function createSshTransport(options) {
   let connecting;
   let shell;
   let persistent = options.persistentShell !== false;
+  let generation = 0;
   function shellOf(client) {
     if (shell?.client === client) {
       const current = shell;
@@ -80931,15 +80947,21 @@ function createSshTransport(options) {
   }
   async function connect() {
     if (ssh?.isConnected()) return ssh;
+    const started = generation;
     connecting ??= (async () => {
       let last;
       for (let attempt = 1; attempt <= connectAttempts; attempt++) {
         try {
-          ssh = await connectOnce();
+          const client = await connectOnce();
+          if (generation !== started) {
+            client.dispose();
+            throw new ConnectionLostError(`the connection to ${where} was closed while it was opened`);
+          }
+          ssh = client;
           return ssh;
         } catch (error2) {
           last = error2;
-          if (!transient(error2) || attempt === connectAttempts) break;
+          if (!transient(error2) || attempt === connectAttempts || generation !== started) break;
           await sleep(backoff * 2 ** (attempt - 1));
         }
       }
@@ -81027,17 +81049,20 @@ function createSshTransport(options) {
     description: where,
     async run(argv, runOptions = {}) {
       const timeout = runOptions.timeoutMs ?? options.commandTimeoutMs ?? 3e4;
+      const started = generation;
       for (let attempt = 0; ; attempt++) {
         try {
           return await runOnce(argv, timeout, runOptions.env);
         } catch (error2) {
-          const retry2 = error2 instanceof ConnectionLostError && runOptions.idempotent === true && attempt < commandRetries;
+          const retry2 = error2 instanceof ConnectionLostError && runOptions.idempotent === true && attempt < commandRetries && generation === started;
           if (!retry2) throw error2;
           await sleep(backoff * 2 ** attempt);
+          if (generation !== started) throw error2;
         }
       }
     },
     async close() {
+      generation++;
       const open2 = shell;
       shell = void 0;
       await open2?.shell.then((s) => s?.close());
