@@ -129,47 +129,22 @@ export class Simulation {
     this.totalRollouts = opts.totalRollouts ?? Number.POSITIVE_INFINITY;
     const l = this.net.layout;
     this.cores = profile.cpu.cores;
-    const workers: WorkerState[] = [];
-    for (let w = 0; w < l.nrWorkers; w++)
-      workers.push(
-        emptyWorker(
-          w,
-          l.services.map((s) => s.service),
-        ),
-      );
     // GPU memory: models and contexts are there from the start; cached scenes fill as rollouts load them.
-    this.cacheGb = l.gpus.map(() => 0);
-    for (const s of l.services) {
-      const per = (s.cacheSize ?? 0) * (profile.services[s.service].scene_memory_gb ?? 0);
-      for (const inst of s.instances)
-        if (inst.gpu !== null && this.cacheGb[inst.gpu] !== undefined) this.cacheGb[inst.gpu]! += per;
-    }
+    this.cacheGb = sceneCacheGb(l, profile);
     this.modelGb = l.gpus.map((g, i) => g.usedGb - (this.cacheGb[i] ?? 0));
-    this.state = {
-      t: 0,
-      workers,
-      gpuUtil: l.gpus.map(() => 0),
-      fbUsedMiB: this.modelGb.map((g) => g * 1024),
-      fbTotalMiB: profile.gpu.memory_gb * 1024,
-      processCpu: Object.fromEntries(PROCESS_GROUPS.map((g) => [g, 0])),
-      processMemory: Object.fromEntries(PROCESS_GROUPS.map((g) => [g, 0])),
-      processes: processList(l),
-      nodeMemTotal: profile.host.memory_gb * GIB,
-      nodeMemAvailable: (profile.host.memory_gb - (profile.host.base_used_gb ?? 0)) * GIB,
-      nodeCpu: Array.from({ length: this.cores }, () => Object.fromEntries(CPU_MODES.map((m) => [m, 0]))),
-    };
-    for (const s of l.services) {
-      const group = s.service;
-      this.state.processMemory[group] =
-        (profile.services[s.service].host_memory_gb ?? 0) * s.instances.length * GIB;
-    }
-    this.state.processMemory.runtime = (profile.runtime.memory_gb ?? 0) * l.nrWorkers * GIB;
-    // All rollouts start at once; each renderer instance loads its first scenes one after another.
+    this.state = initialState(l, profile, this.modelGb);
+    this.slots = [];
+    this.startFirstRollouts();
+  }
+
+  /** All rollouts start at once; each renderer instance loads its first scenes one after another. */
+  private startFirstRollouts(): void {
+    const l = this.net.layout;
+    const profile = this.profile;
     const active = Math.min(l.inFlight, this.net.steppingLimit);
     const renderer = l.services.find((s) => s.service === 'renderer');
     const rInstances = renderer?.instances.length ?? 1;
     const load = profile.services.renderer.scene_load_s ?? 0;
-    this.slots = [];
     for (let i = 0; i < active; i++) {
       const slot: Slot = {
         index: i,
@@ -394,6 +369,45 @@ export class Simulation {
     }
     st.nodeMemAvailable = Math.max(0, avail);
   }
+}
+
+/** GPU memory the scene caches fill, per GPU, once every cache is full. */
+function sceneCacheGb(l: Layout, profile: TwinProfile): number[] {
+  const cacheGb = l.gpus.map(() => 0);
+  for (const s of l.services) {
+    const per = (s.cacheSize ?? 0) * (profile.services[s.service].scene_memory_gb ?? 0);
+    for (const inst of s.instances)
+      if (inst.gpu !== null && cacheGb[inst.gpu] !== undefined) cacheGb[inst.gpu]! += per;
+  }
+  return cacheGb;
+}
+
+/** The state at t = 0: idle workers, the models in GPU memory, each service's host memory. */
+function initialState(l: Layout, profile: TwinProfile, modelGb: readonly number[]): SimState {
+  const cores = profile.cpu.cores;
+  const state: SimState = {
+    t: 0,
+    workers: Array.from({ length: l.nrWorkers }, (_, w) =>
+      emptyWorker(
+        w,
+        l.services.map((s) => s.service),
+      ),
+    ),
+    gpuUtil: l.gpus.map(() => 0),
+    fbUsedMiB: modelGb.map((g) => g * 1024),
+    fbTotalMiB: profile.gpu.memory_gb * 1024,
+    processCpu: Object.fromEntries(PROCESS_GROUPS.map((g) => [g, 0])),
+    processMemory: Object.fromEntries(PROCESS_GROUPS.map((g) => [g, 0])),
+    processes: processList(l),
+    nodeMemTotal: profile.host.memory_gb * GIB,
+    nodeMemAvailable: (profile.host.memory_gb - (profile.host.base_used_gb ?? 0)) * GIB,
+    nodeCpu: Array.from({ length: cores }, () => Object.fromEntries(CPU_MODES.map((m) => [m, 0]))),
+  };
+  for (const s of l.services)
+    state.processMemory[s.service] =
+      (profile.services[s.service].host_memory_gb ?? 0) * s.instances.length * GIB;
+  state.processMemory.runtime = (profile.runtime.memory_gb ?? 0) * l.nrWorkers * GIB;
+  return state;
 }
 
 function emptyHist(buckets: readonly number[]): Hist {

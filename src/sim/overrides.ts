@@ -79,8 +79,36 @@ export function parseOverrides(
   argv: string[],
   opts: { repoRoot: string; gpusPerNode: number },
 ): TwinInvocation {
+  const { groups, sets } = splitOverrides(argv);
+  const preset = groups.topology!;
+  const topology = presetTopology(groups, opts.repoRoot);
+  const inv: TwinInvocation = {
+    deploy: groups.deploy!,
+    preset,
+    driver: groups.driver!,
+    topology,
+    nRollouts: 1,
+    overrides: [...argv],
+  };
+  for (const { key, value } of sets) applySet(inv, key, value, opts.gpusPerNode);
+  switchServices(topology, groups, sets);
+  for (const svc of SERVICES) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (Array.isArray(gpus)) checkGpus(`services.${svc}.gpus`, gpus, opts.gpusPerNode);
+  }
+  return inv;
+}
+
+interface KeySet {
+  key: string;
+  value: unknown;
+  raw: string;
+}
+
+/** Config group choices (`topology=8gpu`) apart from key overrides (`services.driver.gpus=[1]`). */
+function splitOverrides(argv: string[]): { groups: Record<string, string>; sets: KeySet[] } {
   const groups: Record<string, string> = {};
-  const sets: { key: string; value: unknown; raw: string }[] = [];
+  const sets: KeySet[] = [];
   for (const arg of argv) {
     const m = /^(\+{0,2})([^=]+)=(.*)$/s.exec(arg);
     if (!m) throw new OverrideError(`"${arg}": not a Hydra override (expected key=value)`);
@@ -101,6 +129,11 @@ export function parseOverrides(
     }
     sets.push({ key, value, raw: arg });
   }
+  return { groups, sets };
+}
+
+/** The topology preset the mandatory groups name, read from topologies/presets. */
+function presetTopology(groups: Record<string, string>, repoRoot: string): Topology {
   const missing = REQUIRED_GROUPS.filter((g) => !groups[g]);
   if (missing.length) {
     throw new OverrideError(
@@ -108,7 +141,7 @@ export function parseOverrides(
     );
   }
   const preset = groups.topology!;
-  const presetFile = join(opts.repoRoot, 'topologies/presets', `${preset}.yaml`);
+  const presetFile = join(repoRoot, 'topologies/presets', `${preset}.yaml`);
   if (preset === CLI_DRIVEN_PRESET) {
     throw new OverrideError(
       `topology=${preset}: AlpaSim's CLI-driven daemon preset takes its GPUs and concurrency from the launch script; the twin runs the file presets: ${PRESETS.join(', ')}`,
@@ -117,17 +150,11 @@ export function parseOverrides(
   if (!(PRESETS as readonly string[]).includes(preset) || !existsSync(presetFile)) {
     throw new OverrideError(`topology=${preset}: unknown topology preset; known: ${PRESETS.join(', ')}`);
   }
-  const topology = parseYaml(readFileSync(presetFile, 'utf8')) as Topology;
-  const inv: TwinInvocation = {
-    deploy: groups.deploy!,
-    preset,
-    driver: groups.driver!,
-    topology,
-    nRollouts: 1,
-    overrides: [...argv],
-  };
-  for (const { key, value } of sets) applySet(inv, key, value, opts.gpusPerNode);
-  // Services switched by a config group (trafficsim is disabled unless an implementation is chosen).
+  return parseYaml(readFileSync(presetFile, 'utf8')) as Topology;
+}
+
+/** Services switched by a config group (trafficsim is disabled unless an implementation is chosen). */
+function switchServices(topology: Topology, groups: Record<string, string>, sets: readonly KeySet[]): void {
   for (const [svc, group] of Object.entries(SERVICE_SWITCH_GROUPS)) {
     const name = svc as ServiceName;
     topology.runtime ??= {};
@@ -143,11 +170,6 @@ export function parseOverrides(
     if (topology.services?.[name] || current)
       ep[name] = { ...current, skip: choice === DISABLED_GROUP_CHOICE };
   }
-  for (const svc of SERVICES) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (Array.isArray(gpus)) checkGpus(`services.${svc}.gpus`, gpus, opts.gpusPerNode);
-  }
-  return inv;
 }
 
 function applySet(inv: TwinInvocation, key: string, value: unknown, gpusPerNode: number): void {
@@ -167,50 +189,12 @@ function applySet(inv: TwinInvocation, key: string, value: unknown, gpusPerNode:
     return;
   }
   if (parts[0] === 'services') {
-    const svc = service(key, parts[1]);
-    const field = parts[2];
-    t.services ??= {};
-    t.services[svc] ??= {};
-    const spec = t.services[svc];
-    if (parts.length !== 3) throw new OverrideError(`${key}: unknown key`);
-    if (field === 'gpus') {
-      if (value === null) {
-        spec.gpus = null;
-        return;
-      }
-      if (!Array.isArray(value) || value.length === 0) {
-        throw new OverrideError(
-          `${key}=${String(value)}: expected a non-empty list of GPU indices like [0,1] or null`,
-        );
-      }
-      checkGpus(key, value, gpusPerNode);
-      spec.gpus = value as [number, ...number[]];
-      return;
-    }
-    if (field === 'replicas_per_container') {
-      spec.replicas_per_container = positiveInt(key, value);
-      return;
-    }
-    throw new OverrideError(`${key}: unknown key (services.<svc> has gpus and replicas_per_container)`);
+    setServiceKey(t, key, value, gpusPerNode);
+    return;
   }
   if (parts[0] === 'runtime' && parts[1] === 'endpoints') {
-    const svc = service(key, parts[2]);
-    t.runtime ??= {};
-    t.runtime.endpoints ??= {};
-    t.runtime.endpoints[svc] ??= {};
-    const ep = t.runtime.endpoints[svc];
-    if (parts.length !== 4) throw new OverrideError(`${key}: unknown key`);
-    if (parts[3] === 'n_concurrent_rollouts') {
-      ep.n_concurrent_rollouts = positiveInt(key, value);
-      return;
-    }
-    if (parts[3] === 'skip') {
-      if (typeof value !== 'boolean')
-        throw new OverrideError(`${key}=${String(value)}: expected true or false`);
-      ep.skip = value;
-      return;
-    }
-    throw new OverrideError(`${key}: unknown key (endpoints have n_concurrent_rollouts and skip)`);
+    setEndpointKey(t, key, value);
+    return;
   }
   if (key === 'runtime.nr_workers') {
     t.runtime ??= {};
@@ -228,6 +212,58 @@ function applySet(inv: TwinInvocation, key: string, value: unknown, gpusPerNode:
   if (!PASS_THROUGH.some((p) => key === p || key.startsWith(p))) {
     throw new OverrideError(`${key}: key not in AlpaSim's config (use +${key}=… to add a new key)`);
   }
+}
+
+/** `services.<svc>.gpus` and `services.<svc>.replicas_per_container`. */
+function setServiceKey(t: Topology, key: string, value: unknown, gpusPerNode: number): void {
+  const parts = key.split('.');
+  const svc = service(key, parts[1]);
+  const field = parts[2];
+  t.services ??= {};
+  t.services[svc] ??= {};
+  const spec = t.services[svc];
+  if (parts.length !== 3) throw new OverrideError(`${key}: unknown key`);
+  if (field === 'gpus') {
+    if (value === null) {
+      spec.gpus = null;
+      return;
+    }
+    if (!Array.isArray(value) || value.length === 0) {
+      throw new OverrideError(
+        `${key}=${String(value)}: expected a non-empty list of GPU indices like [0,1] or null`,
+      );
+    }
+    checkGpus(key, value, gpusPerNode);
+    spec.gpus = value as [number, ...number[]];
+    return;
+  }
+  if (field === 'replicas_per_container') {
+    spec.replicas_per_container = positiveInt(key, value);
+    return;
+  }
+  throw new OverrideError(`${key}: unknown key (services.<svc> has gpus and replicas_per_container)`);
+}
+
+/** `runtime.endpoints.<svc>.n_concurrent_rollouts` and `runtime.endpoints.<svc>.skip`. */
+function setEndpointKey(t: Topology, key: string, value: unknown): void {
+  const parts = key.split('.');
+  const svc = service(key, parts[2]);
+  t.runtime ??= {};
+  t.runtime.endpoints ??= {};
+  t.runtime.endpoints[svc] ??= {};
+  const ep = t.runtime.endpoints[svc];
+  if (parts.length !== 4) throw new OverrideError(`${key}: unknown key`);
+  if (parts[3] === 'n_concurrent_rollouts') {
+    ep.n_concurrent_rollouts = positiveInt(key, value);
+    return;
+  }
+  if (parts[3] === 'skip') {
+    if (typeof value !== 'boolean')
+      throw new OverrideError(`${key}=${String(value)}: expected true or false`);
+    ep.skip = value;
+    return;
+  }
+  throw new OverrideError(`${key}: unknown key (endpoints have n_concurrent_rollouts and skip)`);
 }
 
 function service(key: string, name: string | undefined): ServiceName {

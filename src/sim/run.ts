@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import type { Registry } from 'prom-client';
 import { METRIC_SERVICE_LABEL, TARGET_JOBS } from '../catalog/alpasim.js';
 import { Simulation } from './engine.js';
-import { createRegistries } from './metrics.js';
-import { OverrideError, parseOverrides } from './overrides.js';
+import { createRegistries, type TwinRegistries } from './metrics.js';
+import { OverrideError, parseOverrides, type TwinInvocation } from './overrides.js';
 import { loadProfile, repoRoot } from './profile.js';
 
 export interface RunIO {
@@ -52,7 +52,59 @@ function serviceLogs(runDir: string | undefined, argv: string[], env: NodeJS.Pro
 export async function runTwin(argv: string[], rawIo: RunIO): Promise<number> {
   const root = repoRoot();
   const log = serviceLogs(rawIo.env.TOPO_TWIN_RUN_DIR, argv, rawIo.env);
-  const io: RunIO = {
+  const io = loggedIo(rawIo, log);
+  const scale = Number(io.env.TOPO_TWIN_TIME_SCALE ?? '1');
+  if (!Number.isFinite(scale) || scale <= 0) {
+    io.err(`[twin] TOPO_TWIN_TIME_SCALE="${io.env.TOPO_TWIN_TIME_SCALE}": expected a positive number`);
+    return 2;
+  }
+  const invocation = readInvocation(argv, root, io);
+  if (typeof invocation === 'number') return invocation;
+  const { profile, inv } = invocation;
+  const runName = inv.runName ?? io.env.SLURM_JOB_NAME ?? 'alpasim-twin';
+  const seed = io.env.TOPO_TWIN_SEED ? Number(io.env.TOPO_TWIN_SEED) : profile.seed;
+  const scenes = profile.scenes?.[inv.testSuiteId ?? ''] ?? profile.scenes?.default ?? DEFAULT_SCENES;
+  const sim = new Simulation(inv.topology, profile, {
+    ...(seed !== undefined ? { seed } : {}),
+    totalRollouts: scenes * inv.nRollouts,
+  });
+  announce(io, sim, inv, runName, scenes * inv.nRollouts, scale);
+  const sleep = (simSeconds: number) => new Promise((r) => setTimeout(r, (simSeconds / scale) * 1000));
+  const life = lifecycle(io);
+
+  // Start-up: containers come up; the services allocate their GPU memory half-way through.
+  const startup = profile.timeline.startup_s;
+  io.out(
+    `[twin] starting ${sim.net.layout.services.reduce((a, s) => a + s.containers, 0)} service containers…`,
+  );
+  await sleep(startup / 2);
+  if (sim.steady.oom) return failAtStartup(io, log, sim);
+  await sleep(startup / 2);
+
+  const runUuid = randomUUID();
+  const registries = createRegistries(sim.state, { hostname: hostname() });
+  const t0 = Date.now();
+  const refresh = () => registries.update(sim.advanceTo(((Date.now() - t0) / 1000) * scale));
+  const ports = await serveAll(registries, refresh, life.servers);
+  life.fileSd = publishTargets(io, ports, {
+    run_uuid: runUuid,
+    run_name: runName,
+    user: io.env.USER ?? safeUser(),
+    node: hostname(),
+    slurm_job_id: io.env.SLURM_JOB_ID ?? '',
+  });
+  io.out(
+    `[twin] run_uuid=${runUuid} runtime workers on ports ${ports.workers.join(',')}; dcgm ${ports.dcgm} process ${ports.process} node ${ports.node}`,
+  );
+  io.out(
+    `[twin] expected steady state: ${sim.steady.secondsPerRollout.toFixed(3)} s/rollout, bottleneck ${sim.steady.bottleneck ? METRIC_SERVICE_LABEL[sim.steady.bottleneck] : '-'}`,
+  );
+  return playToTheEnd(io, sim, refresh, life, profile);
+}
+
+/** The run's output, also kept in the runtime's service log. */
+function loggedIo(rawIo: RunIO, log: (service: string, line: string) => void): RunIO {
+  return {
     env: rawIo.env,
     out: (l) => {
       rawIo.out(l);
@@ -63,33 +115,37 @@ export async function runTwin(argv: string[], rawIo: RunIO): Promise<number> {
       log('runtime', l);
     },
   };
-  const scale = Number(io.env.TOPO_TWIN_TIME_SCALE ?? '1');
-  if (!Number.isFinite(scale) || scale <= 0) {
-    io.err(`[twin] TOPO_TWIN_TIME_SCALE="${io.env.TOPO_TWIN_TIME_SCALE}": expected a positive number`);
-    return 2;
-  }
+}
+
+/** The profile and the parsed overrides, or the wizard's exit code when they are wrong. */
+function readInvocation(
+  argv: string[],
+  root: string,
+  io: RunIO,
+): { profile: ReturnType<typeof loadProfile>; inv: TwinInvocation } | number {
   // deploy= picks the profile, which knows the node's GPU count: read it first.
   const deploy = argv.find((a) => a.startsWith('deploy='))?.slice('deploy='.length);
-  let profile: ReturnType<typeof loadProfile>;
-  let inv: ReturnType<typeof parseOverrides>;
   try {
     if (!deploy)
       throw new OverrideError(
         'missing mandatory config group deploy=<name> (AlpaSim needs deploy=, topology= and driver=)',
       );
-    profile = loadProfile(deploy, root);
-    inv = parseOverrides(argv, { repoRoot: root, gpusPerNode: profile.gpu.count });
+    const profile = loadProfile(deploy, root);
+    return { profile, inv: parseOverrides(argv, { repoRoot: root, gpusPerNode: profile.gpu.count }) };
   } catch (e) {
     io.err(`Error in AlpaSim wizard configuration: ${(e as Error).message}`);
     return 1;
   }
-  const runName = inv.runName ?? io.env.SLURM_JOB_NAME ?? 'alpasim-twin';
-  const seed = io.env.TOPO_TWIN_SEED ? Number(io.env.TOPO_TWIN_SEED) : profile.seed;
-  const scenes = profile.scenes?.[inv.testSuiteId ?? ''] ?? profile.scenes?.default ?? DEFAULT_SCENES;
-  const sim = new Simulation(inv.topology, profile, {
-    ...(seed !== undefined ? { seed } : {}),
-    totalRollouts: scenes * inv.nRollouts,
-  });
+}
+
+function announce(
+  io: RunIO,
+  sim: Simulation,
+  inv: TwinInvocation,
+  runName: string,
+  rollouts: number,
+  scale: number,
+): void {
   const l = sim.net.layout;
   io.out(
     `[twin] AlpaSim twin: run ${runName}, deploy=${inv.deploy} topology=${inv.preset} driver=${inv.driver}`,
@@ -97,56 +153,69 @@ export async function runTwin(argv: string[], rawIo: RunIO): Promise<number> {
   io.out(`[twin] overrides: ${inv.overrides.join(' ')}`);
   io.out(
     `[twin] capacity: ${l.services.map((s) => `${s.service}=${s.capacity}`).join(' ')}; in flight ${l.inFlight}; ` +
-      `runtime workers ${l.nrWorkers}; rollouts ${scenes * inv.nRollouts}; time scale ${scale}`,
+      `runtime workers ${l.nrWorkers}; rollouts ${rollouts}; time scale ${scale}`,
   );
   io.out(
     `[twin] predicted GPU memory (GiB): ${l.gpus.map((g) => `${g.gpu}:${g.usedGb.toFixed(1)}/${g.totalGb}`).join(' ')}`,
   );
-  const sleep = (simSeconds: number) => new Promise((r) => setTimeout(r, (simSeconds / scale) * 1000));
+}
 
-  let stopping = false;
-  let fileSd: string | undefined;
-  const servers: Server[] = [];
-  const cleanup = () => {
-    if (fileSd) rmSync(fileSd, { force: true });
-    fileSd = undefined;
-    for (const s of servers) s.close();
+/** What the run holds open (its servers, its file-SD targets), released on its end or on scancel's signal. */
+interface Lifecycle {
+  servers: Server[];
+  fileSd: string | undefined;
+  stopping: boolean;
+  cleanup(): void;
+}
+
+function lifecycle(io: RunIO): Lifecycle {
+  const life: Lifecycle = {
+    servers: [],
+    fileSd: undefined,
+    stopping: false,
+    cleanup() {
+      if (life.fileSd) rmSync(life.fileSd, { force: true });
+      life.fileSd = undefined;
+      for (const s of life.servers) s.close();
+    },
   };
   const onSignal = (sig: NodeJS.Signals) => {
     io.err(`[twin] ${sig}: stopping, removing the file-SD targets`);
-    stopping = true;
-    cleanup();
+    life.stopping = true;
+    life.cleanup();
     process.exit(sig === 'SIGTERM' ? 143 : 130);
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  return life;
+}
 
-  // Start-up: containers come up; the services allocate their GPU memory half-way through.
-  const startup = profile.timeline.startup_s;
-  io.out(`[twin] starting ${l.services.reduce((a, s) => a + s.containers, 0)} service containers…`);
-  await sleep(startup / 2);
-  const oom = sim.steady.oom;
-  if (oom) {
-    const owner = l.gpus[oom.gpu]?.parts.at(-1)?.service ?? 'renderer';
-    const trace = [
-      'Traceback (most recent call last):',
-      `  File "/app/${owner}/server.py", line 212, in load_model`,
-      oomLine(oom.gpu, oom.triedGb, oom.usedGb, oom.totalGb),
-    ];
-    for (const l of trace) log(`${owner}-0`, l);
-    io.err(`[${owner}] ${trace[0]}`);
-    io.err(`[${owner}] ${trace[1]}`);
-    io.err(trace[2]!);
-    io.err(`[twin] service ${owner} failed at start-up; aborting the run`);
-    return 1;
-  }
-  await sleep(startup / 2);
+/** A GPU ran out of memory as the services loaded their models: the owner's traceback, as AlpaSim fails. */
+function failAtStartup(io: RunIO, log: (service: string, line: string) => void, sim: Simulation): number {
+  const oom = sim.steady.oom!;
+  const owner = sim.net.layout.gpus[oom.gpu]?.parts.at(-1)?.service ?? 'renderer';
+  const trace = [
+    'Traceback (most recent call last):',
+    `  File "/app/${owner}/server.py", line 212, in load_model`,
+    oomLine(oom.gpu, oom.triedGb, oom.usedGb, oom.totalGb),
+  ];
+  for (const l of trace) log(`${owner}-0`, l);
+  io.err(`[${owner}] ${trace[0]}`);
+  io.err(`[${owner}] ${trace[1]}`);
+  io.err(trace[2]!);
+  io.err(`[twin] service ${owner} failed at start-up; aborting the run`);
+  return 1;
+}
 
-  const runUuid = randomUUID();
-  const registries = createRegistries(sim.state, { hostname: hostname() });
-  const t0 = Date.now();
-  const simNow = () => ((Date.now() - t0) / 1000) * scale;
-  const refresh = () => registries.update(sim.advanceTo(simNow()));
+interface Ports {
+  workers: number[];
+  dcgm: number;
+  process: number;
+  node: number;
+}
+
+/** One HTTP /metrics server per registry, each refreshing the state before a scrape. */
+async function serveAll(registries: TwinRegistries, refresh: () => void, servers: Server[]): Promise<Ports> {
   const serve = async (registry: Registry): Promise<number> => {
     const server = createServer((req, res) => {
       if (req.url !== '/metrics') {
@@ -164,50 +233,51 @@ export async function runTwin(argv: string[], rawIo: RunIO): Promise<number> {
     const addr = server.address();
     return typeof addr === 'object' && addr ? addr.port : 0;
   };
-  const workerPorts: number[] = [];
-  for (const r of registries.workers) workerPorts.push(await serve(r));
-  const [dcgmPort, processPort, nodePort] = [
+  const workers: number[] = [];
+  for (const r of registries.workers) workers.push(await serve(r));
+  const [dcgm, process, node] = [
     await serve(registries.dcgm),
     await serve(registries.process),
     await serve(registries.node),
   ];
-  const labels = {
-    run_uuid: runUuid,
-    run_name: runName,
-    user: io.env.USER ?? safeUser(),
-    node: hostname(),
-    slurm_job_id: io.env.SLURM_JOB_ID ?? '',
-  };
+  return { workers, dcgm, process, node };
+}
+
+/** Writes the Prometheus file-SD targets (when TOPO_TWIN_FILE_SD_DIR is set); returns the file. */
+function publishTargets(io: RunIO, ports: Ports, labels: Record<string, string>): string | undefined {
   const host = '127.0.0.1';
   const groups = [
     {
-      targets: workerPorts.map((p) => `${host}:${p}`),
+      targets: ports.workers.map((p) => `${host}:${p}`),
       labels: { ...labels, job: TARGET_JOBS.runtime, component: 'runtime' },
     },
-    { targets: [`${host}:${nodePort}`], labels: { ...labels, job: TARGET_JOBS.node } },
-    { targets: [`${host}:${processPort}`], labels: { ...labels, job: TARGET_JOBS.process } },
-    { targets: [`${host}:${dcgmPort}`], labels: { ...labels, job: TARGET_JOBS.dcgm } },
+    { targets: [`${host}:${ports.node}`], labels: { ...labels, job: TARGET_JOBS.node } },
+    { targets: [`${host}:${ports.process}`], labels: { ...labels, job: TARGET_JOBS.process } },
+    { targets: [`${host}:${ports.dcgm}`], labels: { ...labels, job: TARGET_JOBS.dcgm } },
   ];
   const sdDir = io.env.TOPO_TWIN_FILE_SD_DIR;
-  if (sdDir) {
-    mkdirSync(sdDir, { recursive: true });
-    const file = join(sdDir, `${runUuid}.json`);
-    writeFileSync(`${file}.tmp`, `${JSON.stringify(groups, null, 2)}\n`, { mode: 0o666 });
-    renameSync(`${file}.tmp`, file);
-    fileSd = file;
-    io.out(`[twin] published targets ${file}`);
-  } else {
+  if (!sdDir) {
     io.out('[twin] TOPO_TWIN_FILE_SD_DIR is not set: targets not published');
+    return undefined;
   }
-  io.out(
-    `[twin] run_uuid=${runUuid} runtime workers on ports ${workerPorts.join(',')}; dcgm ${dcgmPort} process ${processPort} node ${nodePort}`,
-  );
-  io.out(
-    `[twin] expected steady state: ${sim.steady.secondsPerRollout.toFixed(3)} s/rollout, bottleneck ${sim.steady.bottleneck ? METRIC_SERVICE_LABEL[sim.steady.bottleneck] : '-'}`,
-  );
+  mkdirSync(sdDir, { recursive: true });
+  const file = join(sdDir, `${labels.run_uuid}.json`);
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(groups, null, 2)}\n`, { mode: 0o666 });
+  renameSync(`${file}.tmp`, file);
+  io.out(`[twin] published targets ${file}`);
+  return file;
+}
 
+/** Plays the run in real time, reporting every 5 simulated minutes, until it ends or is stopped. */
+async function playToTheEnd(
+  io: RunIO,
+  sim: Simulation,
+  refresh: () => void,
+  life: Lifecycle,
+  profile: ReturnType<typeof loadProfile>,
+): Promise<number> {
   let nextReport = 300;
-  while (!stopping) {
+  while (!life.stopping) {
     refresh();
     const st = sim.state;
     if (st.t >= nextReport || st.ended) {
@@ -221,27 +291,36 @@ export async function runTwin(argv: string[], rawIo: RunIO): Promise<number> {
     if (st.ended) {
       // Leave the final values up for a couple of scrapes before the targets go away.
       await new Promise((r) => setTimeout(r, 2000));
-      cleanup();
-      if (st.ended.reason === 'completed') {
-        io.out('[twin] all rollouts done; run finished');
-        return 0;
-      }
-      if (st.ended.reason === 'crash') {
-        io.err('[runtime] Traceback (most recent call last):');
-        io.err('[runtime]   File "/app/alpasim_runtime/worker/main.py", line 310, in job_consumer');
-        io.err(
-          `RuntimeError: runtime worker crashed after ${(st.ended.at / 60).toFixed(1)} minutes (twin fault profile)`,
-        );
-        return 1;
-      }
-      io.err(
-        `Out of memory: Killed process ${process.pid} (python3) total-vm:0kB, anon-rss:${Math.round(profile.host.memory_gb)}GB (host out of memory)`,
-      );
-      return 137;
+      life.cleanup();
+      return endOfRun(io, st.ended, profile);
     }
     await new Promise((r) => setTimeout(r, 250));
   }
   return 143;
+}
+
+/** The run's last words and exit code, as AlpaSim ends: done, a crashed worker, or the host's OOM killer. */
+function endOfRun(
+  io: RunIO,
+  ended: NonNullable<Simulation['state']['ended']>,
+  profile: ReturnType<typeof loadProfile>,
+): number {
+  if (ended.reason === 'completed') {
+    io.out('[twin] all rollouts done; run finished');
+    return 0;
+  }
+  if (ended.reason === 'crash') {
+    io.err('[runtime] Traceback (most recent call last):');
+    io.err('[runtime]   File "/app/alpasim_runtime/worker/main.py", line 310, in job_consumer');
+    io.err(
+      `RuntimeError: runtime worker crashed after ${(ended.at / 60).toFixed(1)} minutes (twin fault profile)`,
+    );
+    return 1;
+  }
+  io.err(
+    `Out of memory: Killed process ${process.pid} (python3) total-vm:0kB, anon-rss:${Math.round(profile.host.memory_gb)}GB (host out of memory)`,
+  );
+  return 137;
 }
 
 function safeUser(): string {
