@@ -79601,8 +79601,8 @@ async function readObservation(deps, pull, candidate) {
 var RecordOutageError = class extends Error {
   name = "RecordOutageError";
 };
-function outcomeKind(merged, observation, lifecycle) {
-  if (observation?.failure || observation?.verdict.state === "unhealthy" || lifecycle?.kind === "failed")
+function outcomeKind(merged, observation, lifecycle2) {
+  if (observation?.failure || observation?.verdict.state === "unhealthy" || lifecycle2?.kind === "failed")
     return "failed";
   if (merged) return "accepted";
   return "rejected";
@@ -79729,12 +79729,12 @@ async function closedOutcome2(deps, ran) {
   const { pull, c, experiment, request: request2, closed, facts } = ran;
   const described = await describeCandidate(deps, c, experiment, pull.head.sha);
   const gaps2 = [...described.gaps];
-  const lifecycle = closed.state.outcomes[request2.id];
+  const lifecycle2 = closed.state.outcomes[request2.id];
   const job = jobForRun(closed.jobs.get(experiment.experiment_id) ?? [], request2.runName, (j2) => j2) ?? void 0;
   const observation = await observationOf2(deps, pull, experiment, request2, described, job, gaps2);
   const note = closingNote(closed, request2);
   if (note.gap) gaps2.push(note.gap);
-  const kind = outcomeKind(Boolean(pull.merged), observation, lifecycle);
+  const kind = outcomeKind(Boolean(pull.merged), observation, lifecycle2);
   const candidate = described.candidate;
   const reason2 = kind === "accepted" ? void 0 : facts.rejectReason || note.reason;
   return {
@@ -89951,8 +89951,8 @@ function decideExperiment(e) {
     const live3 = !!p.job && isLive(p.job.status);
     const asked = view && live3 && !e.unavailable && p.c.role !== "reference";
     const stop3 = asked ? stopReason(e.exp.experiment, view) : null;
-    const lifecycle = lifecycleIntent(p, e.accountingUnreachable ?? null);
-    p.decided = { view, stop: stop3, ...lifecycle ? { lifecycle } : {} };
+    const lifecycle2 = lifecycleIntent(p, e.accountingUnreachable ?? null);
+    p.decided = { view, stop: stop3, ...lifecycle2 ? { lifecycle: lifecycle2 } : {} };
   }
   planReference(e);
   e.queue = queueOf(e);
@@ -95970,44 +95970,20 @@ var Simulation = class {
     this.totalRollouts = opts.totalRollouts ?? Number.POSITIVE_INFINITY;
     const l3 = this.net.layout;
     this.cores = profile.cpu.cores;
-    const workers = [];
-    for (let w2 = 0; w2 < l3.nrWorkers; w2++)
-      workers.push(
-        emptyWorker(
-          w2,
-          l3.services.map((s) => s.service)
-        )
-      );
-    this.cacheGb = l3.gpus.map(() => 0);
-    for (const s of l3.services) {
-      const per = (s.cacheSize ?? 0) * (profile.services[s.service].scene_memory_gb ?? 0);
-      for (const inst of s.instances)
-        if (inst.gpu !== null && this.cacheGb[inst.gpu] !== void 0) this.cacheGb[inst.gpu] += per;
-    }
+    this.cacheGb = sceneCacheGb(l3, profile);
     this.modelGb = l3.gpus.map((g, i) => g.usedGb - (this.cacheGb[i] ?? 0));
-    this.state = {
-      t: 0,
-      workers,
-      gpuUtil: l3.gpus.map(() => 0),
-      fbUsedMiB: this.modelGb.map((g) => g * 1024),
-      fbTotalMiB: profile.gpu.memory_gb * 1024,
-      processCpu: Object.fromEntries(PROCESS_GROUPS.map((g) => [g, 0])),
-      processMemory: Object.fromEntries(PROCESS_GROUPS.map((g) => [g, 0])),
-      processes: processList(l3),
-      nodeMemTotal: profile.host.memory_gb * GIB,
-      nodeMemAvailable: (profile.host.memory_gb - (profile.host.base_used_gb ?? 0)) * GIB,
-      nodeCpu: Array.from({ length: this.cores }, () => Object.fromEntries(CPU_MODES.map((m2) => [m2, 0])))
-    };
-    for (const s of l3.services) {
-      const group = s.service;
-      this.state.processMemory[group] = (profile.services[s.service].host_memory_gb ?? 0) * s.instances.length * GIB;
-    }
-    this.state.processMemory.runtime = (profile.runtime.memory_gb ?? 0) * l3.nrWorkers * GIB;
+    this.state = initialState(l3, profile, this.modelGb);
+    this.slots = [];
+    this.startFirstRollouts();
+  }
+  /** All rollouts start at once; each renderer instance loads its first scenes one after another. */
+  startFirstRollouts() {
+    const l3 = this.net.layout;
+    const profile = this.profile;
     const active = Math.min(l3.inFlight, this.net.steppingLimit);
     const renderer = l3.services.find((s) => s.service === "renderer");
     const rInstances = renderer?.instances.length ?? 1;
     const load = profile.services.renderer.scene_load_s ?? 0;
-    this.slots = [];
     for (let i = 0; i < active; i++) {
       const slot = {
         index: i,
@@ -96214,6 +96190,41 @@ var Simulation = class {
     st.nodeMemAvailable = Math.max(0, avail);
   }
 };
+function sceneCacheGb(l3, profile) {
+  const cacheGb = l3.gpus.map(() => 0);
+  for (const s of l3.services) {
+    const per = (s.cacheSize ?? 0) * (profile.services[s.service].scene_memory_gb ?? 0);
+    for (const inst of s.instances)
+      if (inst.gpu !== null && cacheGb[inst.gpu] !== void 0) cacheGb[inst.gpu] += per;
+  }
+  return cacheGb;
+}
+function initialState(l3, profile, modelGb) {
+  const cores = profile.cpu.cores;
+  const state3 = {
+    t: 0,
+    workers: Array.from(
+      { length: l3.nrWorkers },
+      (_2, w2) => emptyWorker(
+        w2,
+        l3.services.map((s) => s.service)
+      )
+    ),
+    gpuUtil: l3.gpus.map(() => 0),
+    fbUsedMiB: modelGb.map((g) => g * 1024),
+    fbTotalMiB: profile.gpu.memory_gb * 1024,
+    processCpu: Object.fromEntries(PROCESS_GROUPS.map((g) => [g, 0])),
+    processMemory: Object.fromEntries(PROCESS_GROUPS.map((g) => [g, 0])),
+    processes: processList(l3),
+    nodeMemTotal: profile.host.memory_gb * GIB,
+    nodeMemAvailable: (profile.host.memory_gb - (profile.host.base_used_gb ?? 0)) * GIB,
+    nodeCpu: Array.from({ length: cores }, () => Object.fromEntries(CPU_MODES.map((m2) => [m2, 0])))
+  };
+  for (const s of l3.services)
+    state3.processMemory[s.service] = (profile.services[s.service].host_memory_gb ?? 0) * s.instances.length * GIB;
+  state3.processMemory.runtime = (profile.runtime.memory_gb ?? 0) * l3.nrWorkers * GIB;
+  return state3;
+}
 function emptyHist(buckets) {
   return { counts: new Array(buckets.length + 1).fill(0), sum: 0, count: 0 };
 }
@@ -96319,93 +96330,38 @@ function setCounter(c, labels, value, last) {
 function createRegistries(state3, opts) {
   let current = state3;
   const workers = state3.workers.map((w2) => workerRegistry(w2.worker, () => current.workers[w2.worker]));
-  const dcgm = new import_prom_client.Registry();
-  const util = new import_prom_client.Gauge({
-    name: RAW_METRICS.gpuUtil,
-    help: "GPU utilization (in %).",
-    labelNames: GPU_LABELS,
-    registers: [dcgm]
-  });
-  const used = new import_prom_client.Gauge({
-    name: RAW_METRICS.fbUsed,
-    help: "Framebuffer memory used (in MiB).",
-    labelNames: GPU_LABELS,
-    registers: [dcgm]
-  });
-  const free = new import_prom_client.Gauge({
-    name: RAW_METRICS.fbFree,
-    help: "Framebuffer memory free (in MiB).",
-    labelNames: GPU_LABELS,
-    registers: [dcgm]
-  });
-  const total = new import_prom_client.Gauge({
-    name: RAW_METRICS.fbTotal,
-    help: "Framebuffer memory total (in MiB).",
-    labelNames: GPU_LABELS,
-    registers: [dcgm]
-  });
-  const dcgmExtra = DCGM_EXTRA.map(
-    ([name, help2]) => new import_prom_client.Gauge({ name, help: help2, labelNames: GPU_LABELS, registers: [dcgm] })
-  );
-  const process2 = new import_prom_client.Registry();
-  const pcpu = new import_prom_client.Counter({
-    name: RAW_METRICS.processCpu,
-    help: "Cpu usage in seconds",
-    labelNames: ["groupname"],
-    registers: [process2]
-  });
-  const pmem = new import_prom_client.Gauge({
-    name: RAW_METRICS.processMemory,
-    help: "Memory usage in bytes",
-    labelNames: ["groupname", "memtype"],
-    registers: [process2]
-  });
-  const perProcess = new import_prom_client.Counter({
-    name: "alpasim_process_cpu_seconds_total",
-    help: "Cpu usage in seconds by process",
-    labelNames: ["groupname", "pid", "port"],
-    registers: [process2]
-  });
-  const workload = new import_prom_client.Gauge({
-    name: "alpasim_gpu_workload_info",
-    help: "Physical GPUs owned by AlpaSim processes",
-    labelNames: ["gpu"],
-    registers: [process2]
-  });
-  const scrape = new import_prom_client.Gauge({
-    name: "alpasim_slurm_process_exporter_scrape_duration_seconds",
-    help: "Time spent collecting Slurm process metrics",
-    registers: [process2]
-  });
-  const node = new import_prom_client.Registry();
-  const memTotal = new import_prom_client.Gauge({
-    name: RAW_METRICS.hostMemTotal,
-    help: "Memory information field MemTotal_bytes.",
-    registers: [node]
-  });
-  const memAvail = new import_prom_client.Gauge({
-    name: RAW_METRICS.hostMemAvailable,
-    help: "Memory information field MemAvailable_bytes.",
-    registers: [node]
-  });
-  const ncpu = new import_prom_client.Counter({
-    name: RAW_METRICS.hostCpu,
-    help: "Seconds the CPUs spent in each mode.",
-    labelNames: ["cpu", "mode"],
-    registers: [node]
-  });
-  const last = /* @__PURE__ */ new Map();
-  const lastNode = /* @__PURE__ */ new Map();
+  const dcgm = dcgmExporter(opts.hostname);
+  const process2 = processExporter();
+  const node = nodeExporter();
   const registries = {
     workers: workers.map((w2) => w2.registry),
-    dcgm,
-    process: process2,
-    node,
+    dcgm: dcgm.registry,
+    process: process2.registry,
+    node: node.registry,
     update(s) {
       current = s;
       for (const w2 of workers) w2.update(s.workers[w2.worker]);
+      dcgm.update(s);
+      process2.update(s);
+      node.update(s);
+    }
+  };
+  registries.update(state3);
+  return registries;
+}
+function dcgmExporter(hostname2) {
+  const registry = new import_prom_client.Registry();
+  const gpuGauge = (name, help2) => new import_prom_client.Gauge({ name, help: help2, labelNames: GPU_LABELS, registers: [registry] });
+  const util = gpuGauge(RAW_METRICS.gpuUtil, "GPU utilization (in %).");
+  const used = gpuGauge(RAW_METRICS.fbUsed, "Framebuffer memory used (in MiB).");
+  const free = gpuGauge(RAW_METRICS.fbFree, "Framebuffer memory free (in MiB).");
+  const total = gpuGauge(RAW_METRICS.fbTotal, "Framebuffer memory total (in MiB).");
+  const dcgmExtra = DCGM_EXTRA.map(([name, help2]) => gpuGauge(name, help2));
+  return {
+    registry,
+    update(s) {
       s.gpuUtil.forEach((u, g) => {
-        const labels = gpuLabels(g, opts.hostname);
+        const labels = gpuLabels(g, hostname2);
         util.set(labels, u);
         used.set(labels, s.fbUsedMiB[g] ?? 0);
         const reserved = Math.round(s.fbTotalMiB * RESERVED_FRACTION);
@@ -96414,6 +96370,45 @@ function createRegistries(state3, opts) {
         dcgmExtra[0].set(labels, reserved);
         for (const [i, r] of PROF_RATIOS.entries()) dcgmExtra[i + 1].set(labels, Math.min(1, u / 100 * r));
       });
+    }
+  };
+}
+function processExporter() {
+  const registry = new import_prom_client.Registry();
+  const registers = [registry];
+  const pcpu = new import_prom_client.Counter({
+    name: RAW_METRICS.processCpu,
+    help: "Cpu usage in seconds",
+    labelNames: ["groupname"],
+    registers
+  });
+  const pmem = new import_prom_client.Gauge({
+    name: RAW_METRICS.processMemory,
+    help: "Memory usage in bytes",
+    labelNames: ["groupname", "memtype"],
+    registers
+  });
+  const perProcess = new import_prom_client.Counter({
+    name: "alpasim_process_cpu_seconds_total",
+    help: "Cpu usage in seconds by process",
+    labelNames: ["groupname", "pid", "port"],
+    registers
+  });
+  const workload = new import_prom_client.Gauge({
+    name: "alpasim_gpu_workload_info",
+    help: "Physical GPUs owned by AlpaSim processes",
+    labelNames: ["gpu"],
+    registers
+  });
+  const scrape = new import_prom_client.Gauge({
+    name: "alpasim_slurm_process_exporter_scrape_duration_seconds",
+    help: "Time spent collecting Slurm process metrics",
+    registers
+  });
+  const last = /* @__PURE__ */ new Map();
+  return {
+    registry,
+    update(s) {
       for (const [group, sec] of Object.entries(s.processCpu)) {
         setCounter(pcpu, { groupname: group }, sec, last);
         for (const p of s.processes)
@@ -96424,16 +96419,39 @@ function createRegistries(state3, opts) {
         pmem.set({ groupname: group, memtype: "resident" }, bytes);
       for (const g of new Set(s.processes.flatMap((p) => p.gpus))) workload.set({ gpu: String(g) }, 1);
       scrape.set(4e-3);
+    }
+  };
+}
+function nodeExporter() {
+  const registry = new import_prom_client.Registry();
+  const memTotal = new import_prom_client.Gauge({
+    name: RAW_METRICS.hostMemTotal,
+    help: "Memory information field MemTotal_bytes.",
+    registers: [registry]
+  });
+  const memAvail = new import_prom_client.Gauge({
+    name: RAW_METRICS.hostMemAvailable,
+    help: "Memory information field MemAvailable_bytes.",
+    registers: [registry]
+  });
+  const ncpu = new import_prom_client.Counter({
+    name: RAW_METRICS.hostCpu,
+    help: "Seconds the CPUs spent in each mode.",
+    labelNames: ["cpu", "mode"],
+    registers: [registry]
+  });
+  const last = /* @__PURE__ */ new Map();
+  return {
+    registry,
+    update(s) {
       memTotal.set(s.nodeMemTotal);
       memAvail.set(s.nodeMemAvailable);
       s.nodeCpu.forEach((modes, cpu) => {
         for (const [mode, sec] of Object.entries(modes))
-          setCounter(ncpu, { cpu: String(cpu), mode }, sec, lastNode);
+          setCounter(ncpu, { cpu: String(cpu), mode }, sec, last);
       });
     }
   };
-  registries.update(state3);
-  return registries;
 }
 var GPU_LABELS = ["gpu", "UUID", "device", "modelName", "Hostname"];
 var RESERVED_FRACTION = 6e-3;
@@ -96455,16 +96473,64 @@ function gpuLabels(g, hostname2) {
     Hostname: hostname2
   };
 }
+var WORKER_HISTOGRAMS = [
+  {
+    name: RAW_METRICS.rpcDuration,
+    help: "RPC call duration",
+    buckets: BUCKETS.rpcDuration,
+    read: (w2, id) => rpcHists(w2.rpcDuration, id)
+  },
+  {
+    name: RAW_METRICS.rpcBlocking,
+    help: "Time between gRPC I/O completion and coroutine resumption",
+    buckets: BUCKETS.rpcBlocking,
+    read: (w2, id) => rpcHists(w2.rpcBlocking, id)
+  },
+  {
+    name: RAW_METRICS.rolloutDuration,
+    help: "Total rollout execution time",
+    buckets: BUCKETS.rolloutDuration,
+    read: (w2, id) => [{ labels: { worker_id: id }, hist: w2.rolloutDuration }]
+  },
+  {
+    name: RAW_METRICS.stepDuration,
+    help: "Per-step execution time",
+    buckets: BUCKETS.stepDuration,
+    read: (w2, id) => [{ labels: { worker_id: id }, hist: w2.stepDuration }]
+  },
+  {
+    name: "alpasim_observation_barrier_seconds",
+    help: "Wall time awaiting the pre-drive observation barrier",
+    buckets: BUCKETS.observationBarrier,
+    read: (w2, id) => [{ labels: { worker_id: id }, hist: w2.observationBarrier }]
+  },
+  {
+    name: "alpasim_renderer_scheduler_wait_seconds",
+    help: "Time a renderer-backed rollout waited for scheduler assignment",
+    buckets: BUCKETS.schedulerWait,
+    read: (w2, id) => Object.entries(w2.schedulerWait).map(([kind, hist]) => ({ labels: { kind, worker_id: id }, hist }))
+  }
+];
+function rpcHists(hists, id) {
+  return Object.entries(hists).map(([k2, hist]) => {
+    const [service2, method] = k2.split("|");
+    return { labels: { service: service2, method, worker_id: id }, hist };
+  });
+}
 function workerRegistry(worker, read2) {
   const registry = new import_prom_client.Registry();
   const id = String(worker);
-  const rollouts = new import_prom_client.Counter({
-    name: RAW_METRICS.rolloutsTotal,
-    help: "Number of rollouts reaching a terminal status",
-    labelNames: ["status", "worker_id"],
-    registers: [registry]
-  });
+  const metrics = workerMetrics(registry, id, read2);
+  const last = /* @__PURE__ */ new Map();
+  return { worker, registry, update: (w2) => updateWorker(metrics, id, w2, last) };
+}
+function workerMetrics(registry, id, read2) {
+  const counter = (name, help2, labelNames) => new import_prom_client.Counter({ name, help: help2, labelNames, registers: [registry] });
   const gauge = (name, help2, labelNames = ["worker_id"]) => new import_prom_client.Gauge({ name, help: help2, labelNames, registers: [registry] });
+  const rollouts = counter(RAW_METRICS.rolloutsTotal, "Number of rollouts reaching a terminal status", [
+    "status",
+    "worker_id"
+  ]);
   const elapsed = gauge(
     RAW_METRICS.simulationElapsed,
     "Simulation worker elapsed time sampled when rollouts finish"
@@ -96476,96 +96542,43 @@ function workerRegistry(worker, read2) {
   const idle = gauge(RAW_METRICS.eventLoopIdle, "Total event loop idle time (blocking waits for I/O)");
   const poll = gauge(RAW_METRICS.eventLoopPoll, "Total event loop poll time (non-blocking I/O checks)");
   const work = gauge(RAW_METRICS.eventLoopWork, "Total event loop work time (executing Python code)");
-  const rpcHist = (key) => () => Object.entries(read2()[key]).map(([k2, hist]) => {
-    const [service2, method] = k2.split("|");
-    return { labels: { service: service2, method, worker_id: id }, hist };
-  });
-  register2(
-    registry,
-    new StateHistogram(
-      RAW_METRICS.rpcDuration,
-      "RPC call duration",
-      BUCKETS.rpcDuration,
-      rpcHist("rpcDuration")
-    )
+  for (const h2 of WORKER_HISTOGRAMS)
+    register2(registry, new StateHistogram(h2.name, h2.help, h2.buckets, () => h2.read(read2(), id)));
+  const started = counter(
+    "alpasim_renderer_rollouts_started_total",
+    "Renderer-backed rollouts started by scheduling decision",
+    ["kind", "worker_id"]
   );
-  register2(
-    registry,
-    new StateHistogram(
-      RAW_METRICS.rpcBlocking,
-      "Time between gRPC I/O completion and coroutine resumption",
-      BUCKETS.rpcBlocking,
-      rpcHist("rpcBlocking")
-    )
-  );
-  register2(
-    registry,
-    new StateHistogram(
-      RAW_METRICS.rolloutDuration,
-      "Total rollout execution time",
-      BUCKETS.rolloutDuration,
-      () => [{ labels: { worker_id: id }, hist: read2().rolloutDuration }]
-    )
-  );
-  register2(
-    registry,
-    new StateHistogram(RAW_METRICS.stepDuration, "Per-step execution time", BUCKETS.stepDuration, () => [
-      { labels: { worker_id: id }, hist: read2().stepDuration }
-    ])
-  );
-  register2(
-    registry,
-    new StateHistogram(
-      "alpasim_observation_barrier_seconds",
-      "Wall time awaiting the pre-drive observation barrier",
-      BUCKETS.observationBarrier,
-      () => [{ labels: { worker_id: id }, hist: read2().observationBarrier }]
-    )
-  );
-  register2(
-    registry,
-    new StateHistogram(
-      "alpasim_renderer_scheduler_wait_seconds",
-      "Time a renderer-backed rollout waited for scheduler assignment",
-      BUCKETS.schedulerWait,
-      () => Object.entries(read2().schedulerWait).map(([kind, hist]) => ({
-        labels: { kind, worker_id: id },
-        hist
-      }))
-    )
-  );
-  const started = new import_prom_client.Counter({
-    name: "alpasim_renderer_rollouts_started_total",
-    help: "Renderer-backed rollouts started by scheduling decision",
-    labelNames: ["kind", "worker_id"],
-    registers: [registry]
-  });
-  const active = gauge("alpasim_renderer_active_rollouts", "Renderer-backed rollouts currently executing");
-  const jobs = gauge("alpasim_job_queue_depth", "Runtime rollout jobs waiting for a worker");
-  const gcTotal = gauge("alpasim_gc_total_duration_seconds", "Total time spent in garbage collection");
-  const gcMax = gauge("alpasim_gc_max_duration_seconds", "Longest single garbage collection pause");
-  const gcCount = gauge("alpasim_gc_collection_count_total", "Total number of GC collections");
-  const last = /* @__PURE__ */ new Map();
   return {
-    worker,
-    registry,
-    update(w2) {
-      setCounter(rollouts, { status: "completed", worker_id: id }, w2.completed, last);
-      setCounter(rollouts, { status: "failed", worker_id: id }, w2.failed, last);
-      elapsed.set({ worker_id: id }, w2.elapsed);
-      for (const [service2, d2] of Object.entries(w2.queueDepth)) depth.set({ service: service2, worker_id: id }, d2);
-      idle.set({ worker_id: id }, w2.idle);
-      poll.set({ worker_id: id }, w2.poll);
-      work.set({ worker_id: id }, w2.work);
-      for (const [kind, n] of Object.entries(w2.rolloutsStarted))
-        setCounter(started, { kind, worker_id: id }, n, last);
-      active.set({ worker_id: id }, w2.activeRollouts);
-      jobs.set({ worker_id: id }, w2.jobQueueDepth);
-      gcTotal.set({ worker_id: id }, w2.gc.totalSeconds);
-      gcMax.set({ worker_id: id }, w2.gc.maxSeconds);
-      gcCount.set({ worker_id: id }, w2.gc.collections);
-    }
+    rollouts,
+    elapsed,
+    depth,
+    idle,
+    poll,
+    work,
+    started,
+    active: gauge("alpasim_renderer_active_rollouts", "Renderer-backed rollouts currently executing"),
+    jobs: gauge("alpasim_job_queue_depth", "Runtime rollout jobs waiting for a worker"),
+    gcTotal: gauge("alpasim_gc_total_duration_seconds", "Total time spent in garbage collection"),
+    gcMax: gauge("alpasim_gc_max_duration_seconds", "Longest single garbage collection pause"),
+    gcCount: gauge("alpasim_gc_collection_count_total", "Total number of GC collections")
   };
+}
+function updateWorker(m2, id, w2, last) {
+  setCounter(m2.rollouts, { status: "completed", worker_id: id }, w2.completed, last);
+  setCounter(m2.rollouts, { status: "failed", worker_id: id }, w2.failed, last);
+  m2.elapsed.set({ worker_id: id }, w2.elapsed);
+  for (const [service2, d2] of Object.entries(w2.queueDepth)) m2.depth.set({ service: service2, worker_id: id }, d2);
+  m2.idle.set({ worker_id: id }, w2.idle);
+  m2.poll.set({ worker_id: id }, w2.poll);
+  m2.work.set({ worker_id: id }, w2.work);
+  for (const [kind, n] of Object.entries(w2.rolloutsStarted))
+    setCounter(m2.started, { kind, worker_id: id }, n, last);
+  m2.active.set({ worker_id: id }, w2.activeRollouts);
+  m2.jobs.set({ worker_id: id }, w2.jobQueueDepth);
+  m2.gcTotal.set({ worker_id: id }, w2.gc.totalSeconds);
+  m2.gcMax.set({ worker_id: id }, w2.gc.maxSeconds);
+  m2.gcCount.set({ worker_id: id }, w2.gc.collections);
 }
 
 // src/sim/openmetrics.ts
@@ -96579,6 +96592,27 @@ async function exportOpenMetrics(topology, profile, file, opts) {
   const duration3 = opts.minutes * 60;
   const startUnix = Math.floor(opts.startUnix ?? Date.now() / 1e3 - duration3 - 60);
   const node = opts.node ?? "twin-node";
+  const regs = createRegistries(sim.state, { hostname: node });
+  const targets = scrapeTargets(regs, node, opts);
+  const families = /* @__PURE__ */ new Map();
+  let timestamps = 0;
+  for (let t = 0; t <= duration3 + 1e-9; t += interval4) {
+    regs.update(sim.advanceTo(t));
+    const ts = startUnix + t;
+    for (const { r, labels } of targets)
+      for (const metric of await r.getMetricsAsJSON()) addSamples(families, metric, labels, ts);
+    timestamps++;
+    if (sim.state.ended) break;
+  }
+  await writeFamilies(file, families);
+  return {
+    timestamps,
+    startUnix,
+    endUnix: startUnix + (timestamps - 1) * interval4,
+    ...sim.state.ended ? { ended: sim.state.ended.reason } : {}
+  };
+}
+function scrapeTargets(regs, node, opts) {
   const base = {
     run_uuid: opts.runUuid,
     run_name: opts.runName,
@@ -96586,8 +96620,7 @@ async function exportOpenMetrics(topology, profile, file, opts) {
     node,
     slurm_job_id: opts.slurmJobId ?? ""
   };
-  const regs = createRegistries(sim.state, { hostname: node });
-  const targets = [
+  return [
     ...regs.workers.map((r, i) => ({
       r,
       labels: { ...base, job: TARGET_JOBS.runtime, component: "runtime", instance: `${node}:${9100 + i}` }
@@ -96596,41 +96629,33 @@ async function exportOpenMetrics(topology, profile, file, opts) {
     { r: regs.process, labels: { ...base, job: TARGET_JOBS.process, instance: `${node}:9201` } },
     { r: regs.dcgm, labels: { ...base, job: TARGET_JOBS.dcgm, instance: `${node}:9202` } }
   ];
-  const families = /* @__PURE__ */ new Map();
-  let timestamps = 0;
-  for (let t = 0; t <= duration3 + 1e-9; t += interval4) {
-    regs.update(sim.advanceTo(t));
-    const ts = startUnix + t;
-    for (const { r, labels } of targets) {
-      for (const metric of await r.getMetricsAsJSON()) {
-        const type = String(metric.type);
-        const familyName = type === "counter" ? metric.name.replace(/_total$/, "") : metric.name;
-        let fam = families.get(familyName);
-        if (!fam) {
-          fam = { type, series: /* @__PURE__ */ new Map() };
-          families.set(familyName, fam);
-        }
-        const points = /* @__PURE__ */ new Map();
-        for (const v2 of metric.values) {
-          const all = { ...v2.labels, ...labels };
-          const { le: le2, ...rest } = all;
-          const key = JSON.stringify(Object.entries(rest).sort());
-          const text3 = Object.entries(all).map(([k2, val]) => `${k2}="${escapeLabel(String(val))}"`).join(",");
-          const list = points.get(key) ?? [];
-          list.push(`${v2.metricName ?? metric.name}{${text3}} ${v2.value} ${ts}`);
-          points.set(key, list);
-          void le2;
-        }
-        for (const [key, lines] of points) {
-          const list = fam.series.get(key) ?? [];
-          list.push(lines.join("\n"));
-          fam.series.set(key, list);
-        }
-      }
-    }
-    timestamps++;
-    if (sim.state.ended) break;
+}
+function addSamples(families, metric, labels, ts) {
+  const type = String(metric.type);
+  const familyName = type === "counter" ? metric.name.replace(/_total$/, "") : metric.name;
+  let fam = families.get(familyName);
+  if (!fam) {
+    fam = { type, series: /* @__PURE__ */ new Map() };
+    families.set(familyName, fam);
   }
+  const points = /* @__PURE__ */ new Map();
+  for (const v2 of metric.values) {
+    const all = { ...v2.labels, ...labels };
+    const { le: le2, ...rest } = all;
+    const key = JSON.stringify(Object.entries(rest).sort());
+    const text3 = Object.entries(all).map(([k2, val]) => `${k2}="${escapeLabel(String(val))}"`).join(",");
+    const list = points.get(key) ?? [];
+    list.push(`${v2.metricName ?? metric.name}{${text3}} ${v2.value} ${ts}`);
+    points.set(key, list);
+    void le2;
+  }
+  for (const [key, lines] of points) {
+    const list = fam.series.get(key) ?? [];
+    list.push(lines.join("\n"));
+    fam.series.set(key, list);
+  }
+}
+async function writeFamilies(file, families) {
   const out = createWriteStream(file);
   const write = (s) => new Promise((res) => out.write(s) ? res() : out.once("drain", () => res()));
   for (const [name, fam] of families) {
@@ -96643,12 +96668,6 @@ async function exportOpenMetrics(topology, profile, file, opts) {
   }
   await write("# EOF\n");
   await new Promise((res, rej) => out.end((e) => e ? rej(e) : res()));
-  return {
-    timestamps,
-    startUnix,
-    endUnix: startUnix + (timestamps - 1) * interval4,
-    ...sim.state.ended ? { ended: sim.state.ended.reason } : {}
-  };
 }
 
 // src/sim/overrides.ts
@@ -96698,6 +96717,26 @@ function parseValue(raw) {
   return v2.replace(/^(['"])(.*)\1$/, "$2");
 }
 function parseOverrides(argv, opts) {
+  const { groups: groups2, sets } = splitOverrides(argv);
+  const preset = groups2.topology;
+  const topology = presetTopology(groups2, opts.repoRoot);
+  const inv = {
+    deploy: groups2.deploy,
+    preset,
+    driver: groups2.driver,
+    topology,
+    nRollouts: 1,
+    overrides: [...argv]
+  };
+  for (const { key, value } of sets) applySet(inv, key, value, opts.gpusPerNode);
+  switchServices(topology, groups2, sets);
+  for (const svc of SERVICES) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (Array.isArray(gpus)) checkGpus(`services.${svc}.gpus`, gpus, opts.gpusPerNode);
+  }
+  return inv;
+}
+function splitOverrides(argv) {
   const groups2 = {};
   const sets = [];
   for (const arg of argv) {
@@ -96720,6 +96759,9 @@ function parseOverrides(argv, opts) {
     }
     sets.push({ key, value, raw: arg });
   }
+  return { groups: groups2, sets };
+}
+function presetTopology(groups2, repoRoot2) {
   const missing2 = REQUIRED_GROUPS.filter((g) => !groups2[g]);
   if (missing2.length) {
     throw new OverrideError(
@@ -96727,7 +96769,7 @@ function parseOverrides(argv, opts) {
     );
   }
   const preset = groups2.topology;
-  const presetFile = join23(opts.repoRoot, "topologies/presets", `${preset}.yaml`);
+  const presetFile = join23(repoRoot2, "topologies/presets", `${preset}.yaml`);
   if (preset === CLI_DRIVEN_PRESET) {
     throw new OverrideError(
       `topology=${preset}: AlpaSim's CLI-driven daemon preset takes its GPUs and concurrency from the launch script; the twin runs the file presets: ${PRESETS.join(", ")}`
@@ -96736,16 +96778,9 @@ function parseOverrides(argv, opts) {
   if (!PRESETS.includes(preset) || !existsSync22(presetFile)) {
     throw new OverrideError(`topology=${preset}: unknown topology preset; known: ${PRESETS.join(", ")}`);
   }
-  const topology = (0, import_yaml10.parse)(readFileSync20(presetFile, "utf8"));
-  const inv = {
-    deploy: groups2.deploy,
-    preset,
-    driver: groups2.driver,
-    topology,
-    nRollouts: 1,
-    overrides: [...argv]
-  };
-  for (const { key, value } of sets) applySet(inv, key, value, opts.gpusPerNode);
+  return (0, import_yaml10.parse)(readFileSync20(presetFile, "utf8"));
+}
+function switchServices(topology, groups2, sets) {
   for (const [svc, group] of Object.entries(SERVICE_SWITCH_GROUPS)) {
     const name = svc;
     topology.runtime ??= {};
@@ -96759,11 +96794,6 @@ function parseOverrides(argv, opts) {
     if (topology.services?.[name] || current)
       ep[name] = { ...current, skip: choice === DISABLED_GROUP_CHOICE };
   }
-  for (const svc of SERVICES) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (Array.isArray(gpus)) checkGpus(`services.${svc}.gpus`, gpus, opts.gpusPerNode);
-  }
-  return inv;
 }
 function applySet(inv, key, value, gpusPerNode2) {
   const t = inv.topology;
@@ -96782,50 +96812,12 @@ function applySet(inv, key, value, gpusPerNode2) {
     return;
   }
   if (parts[0] === "services") {
-    const svc = service(key, parts[1]);
-    const field = parts[2];
-    t.services ??= {};
-    t.services[svc] ??= {};
-    const spec = t.services[svc];
-    if (parts.length !== 3) throw new OverrideError(`${key}: unknown key`);
-    if (field === "gpus") {
-      if (value === null) {
-        spec.gpus = null;
-        return;
-      }
-      if (!Array.isArray(value) || value.length === 0) {
-        throw new OverrideError(
-          `${key}=${String(value)}: expected a non-empty list of GPU indices like [0,1] or null`
-        );
-      }
-      checkGpus(key, value, gpusPerNode2);
-      spec.gpus = value;
-      return;
-    }
-    if (field === "replicas_per_container") {
-      spec.replicas_per_container = positiveInt(key, value);
-      return;
-    }
-    throw new OverrideError(`${key}: unknown key (services.<svc> has gpus and replicas_per_container)`);
+    setServiceKey(t, key, value, gpusPerNode2);
+    return;
   }
   if (parts[0] === "runtime" && parts[1] === "endpoints") {
-    const svc = service(key, parts[2]);
-    t.runtime ??= {};
-    t.runtime.endpoints ??= {};
-    t.runtime.endpoints[svc] ??= {};
-    const ep = t.runtime.endpoints[svc];
-    if (parts.length !== 4) throw new OverrideError(`${key}: unknown key`);
-    if (parts[3] === "n_concurrent_rollouts") {
-      ep.n_concurrent_rollouts = positiveInt(key, value);
-      return;
-    }
-    if (parts[3] === "skip") {
-      if (typeof value !== "boolean")
-        throw new OverrideError(`${key}=${String(value)}: expected true or false`);
-      ep.skip = value;
-      return;
-    }
-    throw new OverrideError(`${key}: unknown key (endpoints have n_concurrent_rollouts and skip)`);
+    setEndpointKey(t, key, value);
+    return;
   }
   if (key === "runtime.nr_workers") {
     t.runtime ??= {};
@@ -96843,6 +96835,54 @@ function applySet(inv, key, value, gpusPerNode2) {
   if (!PASS_THROUGH.some((p) => key === p || key.startsWith(p))) {
     throw new OverrideError(`${key}: key not in AlpaSim's config (use +${key}=\u2026 to add a new key)`);
   }
+}
+function setServiceKey(t, key, value, gpusPerNode2) {
+  const parts = key.split(".");
+  const svc = service(key, parts[1]);
+  const field = parts[2];
+  t.services ??= {};
+  t.services[svc] ??= {};
+  const spec = t.services[svc];
+  if (parts.length !== 3) throw new OverrideError(`${key}: unknown key`);
+  if (field === "gpus") {
+    if (value === null) {
+      spec.gpus = null;
+      return;
+    }
+    if (!Array.isArray(value) || value.length === 0) {
+      throw new OverrideError(
+        `${key}=${String(value)}: expected a non-empty list of GPU indices like [0,1] or null`
+      );
+    }
+    checkGpus(key, value, gpusPerNode2);
+    spec.gpus = value;
+    return;
+  }
+  if (field === "replicas_per_container") {
+    spec.replicas_per_container = positiveInt(key, value);
+    return;
+  }
+  throw new OverrideError(`${key}: unknown key (services.<svc> has gpus and replicas_per_container)`);
+}
+function setEndpointKey(t, key, value) {
+  const parts = key.split(".");
+  const svc = service(key, parts[2]);
+  t.runtime ??= {};
+  t.runtime.endpoints ??= {};
+  t.runtime.endpoints[svc] ??= {};
+  const ep = t.runtime.endpoints[svc];
+  if (parts.length !== 4) throw new OverrideError(`${key}: unknown key`);
+  if (parts[3] === "n_concurrent_rollouts") {
+    ep.n_concurrent_rollouts = positiveInt(key, value);
+    return;
+  }
+  if (parts[3] === "skip") {
+    if (typeof value !== "boolean")
+      throw new OverrideError(`${key}=${String(value)}: expected true or false`);
+    ep.skip = value;
+    return;
+  }
+  throw new OverrideError(`${key}: unknown key (endpoints have n_concurrent_rollouts and skip)`);
 }
 function service(key, name) {
   if (!name || !SERVICES.includes(name)) {
@@ -96976,36 +97016,15 @@ function serviceLogs(runDir, argv, env) {
 async function runTwin(argv, rawIo) {
   const root = repoRoot();
   const log = serviceLogs(rawIo.env.TOPO_TWIN_RUN_DIR, argv, rawIo.env);
-  const io = {
-    env: rawIo.env,
-    out: (l4) => {
-      rawIo.out(l4);
-      log("runtime", l4);
-    },
-    err: (l4) => {
-      rawIo.err(l4);
-      log("runtime", l4);
-    }
-  };
+  const io = loggedIo(rawIo, log);
   const scale = Number(io.env.TOPO_TWIN_TIME_SCALE ?? "1");
   if (!Number.isFinite(scale) || scale <= 0) {
     io.err(`[twin] TOPO_TWIN_TIME_SCALE="${io.env.TOPO_TWIN_TIME_SCALE}": expected a positive number`);
     return 2;
   }
-  const deploy = argv.find((a) => a.startsWith("deploy="))?.slice("deploy=".length);
-  let profile;
-  let inv;
-  try {
-    if (!deploy)
-      throw new OverrideError(
-        "missing mandatory config group deploy=<name> (AlpaSim needs deploy=, topology= and driver=)"
-      );
-    profile = loadProfile(deploy, root);
-    inv = parseOverrides(argv, { repoRoot: root, gpusPerNode: profile.gpu.count });
-  } catch (e) {
-    io.err(`Error in AlpaSim wizard configuration: ${e.message}`);
-    return 1;
-  }
+  const invocation = readInvocation(argv, root, io);
+  if (typeof invocation === "number") return invocation;
+  const { profile, inv } = invocation;
   const runName = inv.runName ?? io.env.SLURM_JOB_NAME ?? "alpasim-twin";
   const seed = io.env.TOPO_TWIN_SEED ? Number(io.env.TOPO_TWIN_SEED) : profile.seed;
   const scenes = profile.scenes?.[inv.testSuiteId ?? ""] ?? profile.scenes?.default ?? DEFAULT_SCENES;
@@ -97013,58 +97032,113 @@ async function runTwin(argv, rawIo) {
     ...seed !== void 0 ? { seed } : {},
     totalRollouts: scenes * inv.nRollouts
   });
+  announce(io, sim, inv, runName, scenes * inv.nRollouts, scale);
+  const sleep6 = (simSeconds) => new Promise((r) => setTimeout(r, simSeconds / scale * 1e3));
+  const life = lifecycle(io);
+  const startup = profile.timeline.startup_s;
+  io.out(
+    `[twin] starting ${sim.net.layout.services.reduce((a, s) => a + s.containers, 0)} service containers\u2026`
+  );
+  await sleep6(startup / 2);
+  if (sim.steady.oom) return failAtStartup(io, log, sim);
+  await sleep6(startup / 2);
+  const runUuid = randomUUID();
+  const registries = createRegistries(sim.state, { hostname: hostname() });
+  const t0 = Date.now();
+  const refresh = () => registries.update(sim.advanceTo((Date.now() - t0) / 1e3 * scale));
+  const ports = await serveAll(registries, refresh, life.servers);
+  life.fileSd = publishTargets(io, ports, {
+    run_uuid: runUuid,
+    run_name: runName,
+    user: io.env.USER ?? safeUser(),
+    node: hostname(),
+    slurm_job_id: io.env.SLURM_JOB_ID ?? ""
+  });
+  io.out(
+    `[twin] run_uuid=${runUuid} runtime workers on ports ${ports.workers.join(",")}; dcgm ${ports.dcgm} process ${ports.process} node ${ports.node}`
+  );
+  io.out(
+    `[twin] expected steady state: ${sim.steady.secondsPerRollout.toFixed(3)} s/rollout, bottleneck ${sim.steady.bottleneck ? METRIC_SERVICE_LABEL[sim.steady.bottleneck] : "-"}`
+  );
+  return playToTheEnd(io, sim, refresh, life, profile);
+}
+function loggedIo(rawIo, log) {
+  return {
+    env: rawIo.env,
+    out: (l3) => {
+      rawIo.out(l3);
+      log("runtime", l3);
+    },
+    err: (l3) => {
+      rawIo.err(l3);
+      log("runtime", l3);
+    }
+  };
+}
+function readInvocation(argv, root, io) {
+  const deploy = argv.find((a) => a.startsWith("deploy="))?.slice("deploy=".length);
+  try {
+    if (!deploy)
+      throw new OverrideError(
+        "missing mandatory config group deploy=<name> (AlpaSim needs deploy=, topology= and driver=)"
+      );
+    const profile = loadProfile(deploy, root);
+    return { profile, inv: parseOverrides(argv, { repoRoot: root, gpusPerNode: profile.gpu.count }) };
+  } catch (e) {
+    io.err(`Error in AlpaSim wizard configuration: ${e.message}`);
+    return 1;
+  }
+}
+function announce(io, sim, inv, runName, rollouts, scale) {
   const l3 = sim.net.layout;
   io.out(
     `[twin] AlpaSim twin: run ${runName}, deploy=${inv.deploy} topology=${inv.preset} driver=${inv.driver}`
   );
   io.out(`[twin] overrides: ${inv.overrides.join(" ")}`);
   io.out(
-    `[twin] capacity: ${l3.services.map((s) => `${s.service}=${s.capacity}`).join(" ")}; in flight ${l3.inFlight}; runtime workers ${l3.nrWorkers}; rollouts ${scenes * inv.nRollouts}; time scale ${scale}`
+    `[twin] capacity: ${l3.services.map((s) => `${s.service}=${s.capacity}`).join(" ")}; in flight ${l3.inFlight}; runtime workers ${l3.nrWorkers}; rollouts ${rollouts}; time scale ${scale}`
   );
   io.out(
     `[twin] predicted GPU memory (GiB): ${l3.gpus.map((g) => `${g.gpu}:${g.usedGb.toFixed(1)}/${g.totalGb}`).join(" ")}`
   );
-  const sleep6 = (simSeconds) => new Promise((r) => setTimeout(r, simSeconds / scale * 1e3));
-  let stopping = false;
-  let fileSd;
-  const servers = [];
-  const cleanup = () => {
-    if (fileSd) rmSync3(fileSd, { force: true });
-    fileSd = void 0;
-    for (const s of servers) s.close();
+}
+function lifecycle(io) {
+  const life = {
+    servers: [],
+    fileSd: void 0,
+    stopping: false,
+    cleanup() {
+      if (life.fileSd) rmSync3(life.fileSd, { force: true });
+      life.fileSd = void 0;
+      for (const s of life.servers) s.close();
+    }
   };
   const onSignal = (sig) => {
     io.err(`[twin] ${sig}: stopping, removing the file-SD targets`);
-    stopping = true;
-    cleanup();
+    life.stopping = true;
+    life.cleanup();
     process.exit(sig === "SIGTERM" ? 143 : 130);
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
-  const startup = profile.timeline.startup_s;
-  io.out(`[twin] starting ${l3.services.reduce((a, s) => a + s.containers, 0)} service containers\u2026`);
-  await sleep6(startup / 2);
+  return life;
+}
+function failAtStartup(io, log, sim) {
   const oom = sim.steady.oom;
-  if (oom) {
-    const owner = l3.gpus[oom.gpu]?.parts.at(-1)?.service ?? "renderer";
-    const trace = [
-      "Traceback (most recent call last):",
-      `  File "/app/${owner}/server.py", line 212, in load_model`,
-      oomLine(oom.gpu, oom.triedGb, oom.usedGb, oom.totalGb)
-    ];
-    for (const l4 of trace) log(`${owner}-0`, l4);
-    io.err(`[${owner}] ${trace[0]}`);
-    io.err(`[${owner}] ${trace[1]}`);
-    io.err(trace[2]);
-    io.err(`[twin] service ${owner} failed at start-up; aborting the run`);
-    return 1;
-  }
-  await sleep6(startup / 2);
-  const runUuid = randomUUID();
-  const registries = createRegistries(sim.state, { hostname: hostname() });
-  const t0 = Date.now();
-  const simNow = () => (Date.now() - t0) / 1e3 * scale;
-  const refresh = () => registries.update(sim.advanceTo(simNow()));
+  const owner = sim.net.layout.gpus[oom.gpu]?.parts.at(-1)?.service ?? "renderer";
+  const trace = [
+    "Traceback (most recent call last):",
+    `  File "/app/${owner}/server.py", line 212, in load_model`,
+    oomLine(oom.gpu, oom.triedGb, oom.usedGb, oom.totalGb)
+  ];
+  for (const l3 of trace) log(`${owner}-0`, l3);
+  io.err(`[${owner}] ${trace[0]}`);
+  io.err(`[${owner}] ${trace[1]}`);
+  io.err(trace[2]);
+  io.err(`[twin] service ${owner} failed at start-up; aborting the run`);
+  return 1;
+}
+async function serveAll(registries, refresh, servers) {
   const serve = async (registry) => {
     const server = createServer((req, res) => {
       if (req.url !== "/metrics") {
@@ -97083,50 +97157,42 @@ async function runTwin(argv, rawIo) {
     const addr = server.address();
     return typeof addr === "object" && addr ? addr.port : 0;
   };
-  const workerPorts = [];
-  for (const r of registries.workers) workerPorts.push(await serve(r));
-  const [dcgmPort, processPort, nodePort] = [
+  const workers = [];
+  for (const r of registries.workers) workers.push(await serve(r));
+  const [dcgm, process2, node] = [
     await serve(registries.dcgm),
     await serve(registries.process),
     await serve(registries.node)
   ];
-  const labels = {
-    run_uuid: runUuid,
-    run_name: runName,
-    user: io.env.USER ?? safeUser(),
-    node: hostname(),
-    slurm_job_id: io.env.SLURM_JOB_ID ?? ""
-  };
+  return { workers, dcgm, process: process2, node };
+}
+function publishTargets(io, ports, labels) {
   const host = "127.0.0.1";
   const groups2 = [
     {
-      targets: workerPorts.map((p) => `${host}:${p}`),
+      targets: ports.workers.map((p) => `${host}:${p}`),
       labels: { ...labels, job: TARGET_JOBS.runtime, component: "runtime" }
     },
-    { targets: [`${host}:${nodePort}`], labels: { ...labels, job: TARGET_JOBS.node } },
-    { targets: [`${host}:${processPort}`], labels: { ...labels, job: TARGET_JOBS.process } },
-    { targets: [`${host}:${dcgmPort}`], labels: { ...labels, job: TARGET_JOBS.dcgm } }
+    { targets: [`${host}:${ports.node}`], labels: { ...labels, job: TARGET_JOBS.node } },
+    { targets: [`${host}:${ports.process}`], labels: { ...labels, job: TARGET_JOBS.process } },
+    { targets: [`${host}:${ports.dcgm}`], labels: { ...labels, job: TARGET_JOBS.dcgm } }
   ];
   const sdDir = io.env.TOPO_TWIN_FILE_SD_DIR;
-  if (sdDir) {
-    mkdirSync7(sdDir, { recursive: true });
-    const file = join25(sdDir, `${runUuid}.json`);
-    writeFileSync8(`${file}.tmp`, `${JSON.stringify(groups2, null, 2)}
-`, { mode: 438 });
-    renameSync(`${file}.tmp`, file);
-    fileSd = file;
-    io.out(`[twin] published targets ${file}`);
-  } else {
+  if (!sdDir) {
     io.out("[twin] TOPO_TWIN_FILE_SD_DIR is not set: targets not published");
+    return void 0;
   }
-  io.out(
-    `[twin] run_uuid=${runUuid} runtime workers on ports ${workerPorts.join(",")}; dcgm ${dcgmPort} process ${processPort} node ${nodePort}`
-  );
-  io.out(
-    `[twin] expected steady state: ${sim.steady.secondsPerRollout.toFixed(3)} s/rollout, bottleneck ${sim.steady.bottleneck ? METRIC_SERVICE_LABEL[sim.steady.bottleneck] : "-"}`
-  );
+  mkdirSync7(sdDir, { recursive: true });
+  const file = join25(sdDir, `${labels.run_uuid}.json`);
+  writeFileSync8(`${file}.tmp`, `${JSON.stringify(groups2, null, 2)}
+`, { mode: 438 });
+  renameSync(`${file}.tmp`, file);
+  io.out(`[twin] published targets ${file}`);
+  return file;
+}
+async function playToTheEnd(io, sim, refresh, life, profile) {
   let nextReport = 300;
-  while (!stopping) {
+  while (!life.stopping) {
     refresh();
     const st = sim.state;
     if (st.t >= nextReport || st.ended) {
@@ -97139,27 +97205,30 @@ async function runTwin(argv, rawIo) {
     }
     if (st.ended) {
       await new Promise((r) => setTimeout(r, 2e3));
-      cleanup();
-      if (st.ended.reason === "completed") {
-        io.out("[twin] all rollouts done; run finished");
-        return 0;
-      }
-      if (st.ended.reason === "crash") {
-        io.err("[runtime] Traceback (most recent call last):");
-        io.err('[runtime]   File "/app/alpasim_runtime/worker/main.py", line 310, in job_consumer');
-        io.err(
-          `RuntimeError: runtime worker crashed after ${(st.ended.at / 60).toFixed(1)} minutes (twin fault profile)`
-        );
-        return 1;
-      }
-      io.err(
-        `Out of memory: Killed process ${process.pid} (python3) total-vm:0kB, anon-rss:${Math.round(profile.host.memory_gb)}GB (host out of memory)`
-      );
-      return 137;
+      life.cleanup();
+      return endOfRun(io, st.ended, profile);
     }
     await new Promise((r) => setTimeout(r, 250));
   }
   return 143;
+}
+function endOfRun(io, ended, profile) {
+  if (ended.reason === "completed") {
+    io.out("[twin] all rollouts done; run finished");
+    return 0;
+  }
+  if (ended.reason === "crash") {
+    io.err("[runtime] Traceback (most recent call last):");
+    io.err('[runtime]   File "/app/alpasim_runtime/worker/main.py", line 310, in job_consumer');
+    io.err(
+      `RuntimeError: runtime worker crashed after ${(ended.at / 60).toFixed(1)} minutes (twin fault profile)`
+    );
+    return 1;
+  }
+  io.err(
+    `Out of memory: Killed process ${process.pid} (python3) total-vm:0kB, anon-rss:${Math.round(profile.host.memory_gb)}GB (host out of memory)`
+  );
+  return 137;
 }
 function safeUser() {
   try {
