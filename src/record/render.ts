@@ -282,12 +282,10 @@ function metricsList(run: RecordRun): string[] {
   const decided = decisionText(run.monitor_decision);
   if (decided) lines.push(`- Decision: ${decided}`);
   if (m) {
+    // The run's seconds per rollout is its figure above, once: the raw samples (the full run at the
+    // last reading, start-up included, and the 5-minute rate, often taken as the job was stopped)
+    // stay in the JSON's stable_metrics and are never shown beside it as another figure.
     const pairs: [string, string][] = [
-      [
-        'Full-run seconds per rollout at the last reading (start-up included)',
-        seconds(m.seconds_per_rollout_full_run),
-      ],
-      ['5-minute seconds per rollout', seconds(m.seconds_per_rollout_5m)],
       ['Completed rollouts', num(m.completed_rollouts, 0)],
       ['Failed rollouts', num(m.failed_rollouts, 0)],
       ['Rollout duration p95', `${seconds(m.rollout_duration_p95_s)} s`],

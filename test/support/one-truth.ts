@@ -139,11 +139,28 @@ export function commentFigures(run: string, comment: string): ShownFigure[] {
   return out;
 }
 
-/** The figures of the record's Markdown: the current best's line and the bar chart. */
+/**
+ * Each step's lines that show the run's seconds per rollout as a number ("- Seconds per rollout: 4.65 s
+ * [...]", and any other "… seconds per rollout …: 4.74"); the detector's own evidence lines, which say
+ * whose figure they are, are not the run's figure.
+ */
+function recordStepFigures(md: string): ShownFigure[] {
+  const out: ShownFigure[] = [];
+  for (const step of md.split(/^### Step \d+: /m).slice(1)) {
+    const run = /^`([^`]+)`/.exec(step)?.[1];
+    if (!run) continue;
+    for (const m of step.matchAll(/^- ((?!The detector's)[^:\n]*seconds per rollout[^:\n]*): ([\d.]+)/gim))
+      out.push(figure(`record step: ${m[1]}`, run, m[2] as string));
+  }
+  return out;
+}
+
+/** The figures of the record's Markdown: the current best's line, each step's figure and the bar chart. */
 export function recordMarkdownFigures(md: string): ShownFigure[] {
   const best = /## Current best\n\n\*\*`([^`]+)`\*\* at ([\d.]+) s per rollout/.exec(md);
   return [
     ...(best?.[1] && best[2] ? [figure('record best line', best[1], best[2])] : []),
+    ...recordStepFigures(md),
     ...barChartFigures('record chart', md),
   ];
 }

@@ -74,6 +74,14 @@ describe('one number: the checker', () => {
     );
     expect(problems).toContain('model is 10.64 on the comment headline but 8.71 on the report result');
     expect(problems).toContain(`model's comment says "not comparable" beside its decision (better)`);
+    // a step of the record showed other numbers beside the decision: a sample of the full run so far
+    // and the 5-minute rate, taken as the job was stopped (issue 39 item 6)
+    expect(problems).toContain(
+      "record step: Full-run seconds per rollout: model 10.64 against baseline 11.56 is -8.0%, outside its decision's interval [-24.5%, -11.3%]",
+    );
+    expect(problems).toContain(
+      'model is 10.64 on the comment headline but 8.71 on the record step: 5-minute seconds per rollout',
+    );
   });
 });
 
@@ -95,6 +103,7 @@ describe('one number: every surface, rendered today from the same runs', () => {
         'comment headline',
         'comment chart',
         'record best line',
+        'record step: Seconds per rollout',
         'record chart',
         'report result',
         'report best',
