@@ -78735,11 +78735,6 @@ function metricsList(run3) {
   if (decided3) lines.push(`- Decision: ${decided3}`);
   if (m2) {
     const pairs = [
-      [
-        "Full-run seconds per rollout at the last reading (start-up included)",
-        seconds(m2.seconds_per_rollout_full_run)
-      ],
-      ["5-minute seconds per rollout", seconds(m2.seconds_per_rollout_5m)],
       ["Completed rollouts", num3(m2.completed_rollouts, 0)],
       ["Failed rollouts", num3(m2.failed_rollouts, 0)],
       ["Rollout duration p95", `${seconds(m2.rollout_duration_p95_s)} s`],

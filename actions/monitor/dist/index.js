@@ -74588,11 +74588,6 @@ function metricsList(run) {
   if (decided3) lines.push(`- Decision: ${decided3}`);
   if (m) {
     const pairs = [
-      [
-        "Full-run seconds per rollout at the last reading (start-up included)",
-        seconds(m.seconds_per_rollout_full_run)
-      ],
-      ["5-minute seconds per rollout", seconds(m.seconds_per_rollout_5m)],
       ["Completed rollouts", num2(m.completed_rollouts, 0)],
       ["Failed rollouts", num2(m.failed_rollouts, 0)],
       ["Rollout duration p95", `${seconds(m.rollout_duration_p95_s)} s`],
