@@ -199,6 +199,18 @@ export interface DemoResult {
 export const INSTALL_COMMAND =
   'sudo apt-get update && sudo apt-get install -y slurm-wlm munge prometheus openssh-server';
 
+/** The browser the demo page's check opens index.html in (test/integration/demo/demo.test.ts). */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+/**
+ * What the demo says when Chromium is missing, else null: index.html opens in any browser, but its
+ * check renders it in headless Chromium, which `npm ci` does not install (it is a Debian package).
+ */
+export function chromiumNote(exists: (path: string) => boolean): string | null {
+  if (exists(CHROMIUM_PATH)) return null;
+  return `Chromium is not installed (${CHROMIUM_PATH}): index.html opens in any browser, but the page's check (npm run test:all: test/integration/demo/demo.test.ts) renders it in headless Chromium, and npm ci does not install it. Install it:\n  sudo apt-get update && sudo apt-get install -y chromium`;
+}
+
 export class DemoAborted extends Error {
   constructor(readonly signal: NodeJS.Signals) {
     super(`interrupted by ${signal}`);

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAutopilotDemo } from '../../demo/autopilot.js';
@@ -7,7 +7,7 @@ import { Cleanup, onTermination } from '../../demo/cleanup.js';
 import { LiveView } from '../../demo/live-view.js';
 import { DemoOutput, findPackageRoot, mermaidScriptPath } from '../../demo/output.js';
 import { realDemoParts } from '../../demo/parts.js';
-import { type DemoResult, runDemo } from '../../demo/run.js';
+import { chromiumNote, type DemoResult, runDemo } from '../../demo/run.js';
 import { DEMO_MODES, dateStamp, SAMPLE_COMMAND } from '../../demo/sample.js';
 import { flag, type OptionSpec, parseOptions, str } from '../args.js';
 import type { Command } from '../command.js';
@@ -159,6 +159,8 @@ export const demoCommand: Command = {
             `open ${output.dir}/index.html\n`,
         );
       }
+      const chromium = chromiumNote(existsSync);
+      if (chromium) io.stderr(`topo demo: ${chromium}\n`);
       return result.exitCode;
     } catch (error) {
       if (error instanceof LocalGitHubMissing) throw new ConfigError(error.message);

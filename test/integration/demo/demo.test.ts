@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_PATH, chromiumNote } from '../../../src/demo/run.js';
 import { recordProblems } from '../../../src/record/validate.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
 import type { ExperimentRecord } from '../../../src/types/generated/record.js';
@@ -195,9 +196,11 @@ describe('topo demo --quick', () => {
   });
 
   it('index.html renders every Mermaid chart as SVG in headless Chromium, offline', async () => {
+    // missing, what the demo says (with the install command), not playwright's 'Executable doesn't exist'
+    expect(existsSync(CHROMIUM_PATH), chromiumNote(existsSync) ?? '').toBe(true);
     const profile = mkdtempSync(join(tmpdir(), 'topo-demo-chromium-'));
     const context = await chromium.launchPersistentContext(profile, {
-      executablePath: '/usr/bin/chromium',
+      executablePath: CHROMIUM_PATH,
       headless: true,
       args: CHROMIUM_FLAGS,
       viewport: { width: 1280, height: 900 },

@@ -7,7 +7,7 @@ import { UsageError } from '../../../src/cli/errors.js';
 import { Cleanup, signalExitCode } from '../../../src/demo/cleanup.js';
 import { parseClusterEnv } from '../../../src/demo/cluster.js';
 import { DemoOutput } from '../../../src/demo/output.js';
-import { DemoAborted, interruptedExit } from '../../../src/demo/run.js';
+import { CHROMIUM_PATH, chromiumNote, DemoAborted, interruptedExit } from '../../../src/demo/run.js';
 import { dateStamp, SAMPLE_COMMAND } from '../../../src/demo/sample.js';
 
 describe('parseDemoArgs', () => {
@@ -119,5 +119,15 @@ describe('DemoOutput', () => {
     expect(out.written()).toEqual(['comments/a.md']);
     expect(() => out.write('../escape.md', 'x')).toThrow('outside');
     expect(() => out.write('/etc/passwd', 'x')).toThrow('outside');
+  });
+});
+
+describe('chromiumNote', () => {
+  it("says, when Chromium is missing, that the page's check needs it and how to install it (issue 41)", () => {
+    const note = chromiumNote(() => false);
+    expect(note).toContain(`Chromium is not installed (${CHROMIUM_PATH})`);
+    expect(note).toContain('npm ci does not install it');
+    expect(note).toMatch(/\n {2}sudo apt-get update && sudo apt-get install -y chromium$/);
+    expect(chromiumNote((path) => path === CHROMIUM_PATH)).toBeNull();
   });
 });
