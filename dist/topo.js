@@ -90977,7 +90977,7 @@ var cancelCommand = {
 };
 
 // src/cli/commands/demo.ts
-import { mkdtempSync } from "node:fs";
+import { existsSync as existsSync14, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join as join14 } from "node:path";
 
@@ -92387,6 +92387,12 @@ function onTermination(onSignal, onSecond) {
 
 // src/demo/run.ts
 var INSTALL_COMMAND = "sudo apt-get update && sudo apt-get install -y slurm-wlm munge prometheus openssh-server";
+var CHROMIUM_PATH = "/usr/bin/chromium";
+function chromiumNote(exists) {
+  if (exists(CHROMIUM_PATH)) return null;
+  return `Chromium is not installed (${CHROMIUM_PATH}): index.html opens in any browser, but the page's check (npm run test:all: test/integration/demo/demo.test.ts) renders it in headless Chromium, and npm ci does not install it. Install it:
+  sudo apt-get update && sudo apt-get install -y chromium`;
+}
 var DemoAborted = class extends Error {
   constructor(signal) {
     super(`interrupted by ${signal}`);
@@ -93742,6 +93748,9 @@ open ${output.dir}/index.html
 `
         );
       }
+      const chromium = chromiumNote(existsSync14);
+      if (chromium) io.stderr(`topo demo: ${chromium}
+`);
       return result.exitCode;
     } catch (error) {
       if (error instanceof LocalGitHubMissing) throw new ConfigError(error.message);
@@ -93753,12 +93762,12 @@ open ${output.dir}/index.html
 };
 
 // src/cli/commands/doctor.ts
-import { existsSync as existsSync16, readFileSync as readFileSync14 } from "node:fs";
+import { existsSync as existsSync17, readFileSync as readFileSync14 } from "node:fs";
 import { resolve as resolve10 } from "node:path";
 
 // src/doctor/checks.ts
 var import_yaml8 = __toESM(require_dist(), 1);
-import { existsSync as existsSync14, readFileSync as readFileSync12 } from "node:fs";
+import { existsSync as existsSync15, readFileSync as readFileSync12 } from "node:fs";
 import { join as join15 } from "node:path";
 
 // src/doctor/network.ts
@@ -94125,7 +94134,7 @@ var WORKFLOW_PERMISSIONS = {
 function checkWorkflowPermissions(repoDir) {
   return Object.entries(WORKFLOW_PERMISSIONS).map(([file, need]) => {
     const path = join15(repoDir, ".github/workflows", file);
-    if (!existsSync14(path))
+    if (!existsSync15(path))
       return fail2(
         `workflow ${file}`,
         `${path} does not exist`,
@@ -94314,7 +94323,7 @@ async function repositoryHas(octokit, owner, repo, secret) {
 }
 
 // src/doctor/workflow-pins.ts
-import { existsSync as existsSync15, readFileSync as readFileSync13 } from "node:fs";
+import { existsSync as existsSync16, readFileSync as readFileSync13 } from "node:fs";
 import { join as join17 } from "node:path";
 
 // src/setup/git-files.ts
@@ -94445,7 +94454,7 @@ async function unresolvedUses(read2, callers) {
 var NAME3 = "workflow pins";
 var CALLERS = ["validate", "submit", "monitor", "record"].map((n) => `topology-${n}.yml`);
 async function checkWorkflowPins(repoDir, env) {
-  const callers = CALLERS.map((f) => `.github/workflows/${f}`).filter((file) => existsSync15(join17(repoDir, file))).map((file) => ({ file, text: readFileSync13(join17(repoDir, file), "utf8") }));
+  const callers = CALLERS.map((f) => `.github/workflows/${f}`).filter((file) => existsSync16(join17(repoDir, file))).map((file) => ({ file, text: readFileSync13(join17(repoDir, file), "utf8") }));
   if (!callers.length)
     return { name: NAME3, status: "skip", detail: "no caller workflow to follow (see the workflow checks)" };
   const files = gitFileReader(env);
@@ -94562,7 +94571,7 @@ var doctorCommand = {
     const repoDir = resolve10(io.cwd, str(parsed, "repo-dir") ?? ".");
     const given = str(parsed, "clusters");
     const file = given ? resolve10(io.cwd, given) : resolve10(repoDir, "topologies/clusters.yaml");
-    if (!existsSync16(file))
+    if (!existsSync17(file))
       throw new ConfigError(`${file} does not exist: run \`topo setup\` and describe your cluster`);
     const checked2 = checkClusters(readFileSync14(file, "utf8"), file);
     if (!checked2.value) throw new ConfigError(checked2.issues.map(formatIssue).join("\n"));
@@ -94611,7 +94620,7 @@ ${failed} check(s) failed
 
 // src/cli/commands/init.ts
 var import_yaml9 = __toESM(require_dist(), 1);
-import { existsSync as existsSync17, readFileSync as readFileSync15 } from "node:fs";
+import { existsSync as existsSync18, readFileSync as readFileSync15 } from "node:fs";
 import { join as join18, relative as relative4, resolve as resolve11 } from "node:path";
 var initCommand = {
   name: "init",
@@ -94702,7 +94711,7 @@ var initCommand = {
       join18(dir, id, "baseline.yaml"),
       join18(repoRoot2, record.json),
       join18(repoRoot2, record.markdown)
-    ].filter((f) => existsSync17(f));
+    ].filter((f) => existsSync18(f));
     if (existing.length && !force)
       throw new ConfigError(
         `experiment ${id} exists already (${existing.map(rel).join(", ")}): pass --force to start it again, or another --date`
@@ -94733,7 +94742,7 @@ ${files.map((f) => `  ${f}
   }
 };
 function recordedRuns2(file) {
-  if (!existsSync17(file)) return 0;
+  if (!existsSync18(file)) return 0;
   try {
     const runs2 = JSON.parse(readFileSync15(file, "utf8")).runs;
     return Array.isArray(runs2) ? runs2.length : 0;
@@ -94744,7 +94753,7 @@ function recordedRuns2(file) {
   }
 }
 function definedClusters(file) {
-  if (!existsSync17(file))
+  if (!existsSync18(file))
     throw new ConfigError(
       `${file} does not exist: describe your cluster there first (\`topo setup\` writes a commented skeleton), or pass --clusters FILE`
     );
@@ -94762,12 +94771,12 @@ function definedClusters(file) {
 }
 
 // src/cli/commands/jobs.ts
-import { existsSync as existsSync18, readFileSync as readFileSync16 } from "node:fs";
+import { existsSync as existsSync19, readFileSync as readFileSync16 } from "node:fs";
 import { resolve as resolve12 } from "node:path";
 function jobsCluster(io, explicit, name) {
   const clustersPath = clustersFileOption(explicit, io) ?? "topologies/clusters.yaml";
   const abs = resolve12(io.cwd, clustersPath);
-  if (!existsSync18(abs))
+  if (!existsSync19(abs))
     throw new ConfigError(
       `clusters file ${clustersPath} does not exist (set --clusters or TOPO_CLUSTERS_FILE)`
     );
@@ -94854,7 +94863,7 @@ var jobsCommand = {
 };
 
 // src/cli/commands/record.ts
-import { existsSync as existsSync19, mkdirSync as mkdirSync5, readdirSync as readdirSync7, readFileSync as readFileSync17, writeFileSync as writeFileSync5 } from "node:fs";
+import { existsSync as existsSync20, mkdirSync as mkdirSync5, readdirSync as readdirSync7, readFileSync as readFileSync17, writeFileSync as writeFileSync5 } from "node:fs";
 import { dirname as dirname8, join as join19, resolve as resolve13 } from "node:path";
 
 // src/usecases/record-local.ts
@@ -95234,7 +95243,7 @@ function recordArguments(parsed) {
 }
 async function candidateOf(io, parsed, experiment, dir, name) {
   const folder = join19(dir, experiment.experiment_id);
-  const file = [`${name}.yaml`, `${name}.yml`].map((f) => join19(folder, f)).find((f) => existsSync19(resolve13(io.cwd, f)));
+  const file = [`${name}.yaml`, `${name}.yml`].map((f) => join19(folder, f)).find((f) => existsSync20(resolve13(io.cwd, f)));
   if (!file) {
     const known = readdirSync7(resolve13(io.cwd, folder)).map((f) => /^([a-z0-9][a-z0-9-]*)\.ya?ml$/.exec(f)?.[1]).filter((c) => !!c && c !== "experiment");
     throw new ConfigError(`no candidate ${name} in ${folder}${suggest(name, known)}`);
@@ -95293,7 +95302,7 @@ async function judgedRun(port, input, run3) {
 }
 function readRecord(io, id) {
   const file = join19(io.cwd, recordPaths(id).json);
-  return existsSync19(file) ? readFileSync17(file, "utf8") : null;
+  return existsSync20(file) ? readFileSync17(file, "utf8") : null;
 }
 function writeRecordFiles(io, files) {
   for (const [path, text3] of Object.entries(files)) {
@@ -95355,7 +95364,7 @@ function report3(io, json, r) {
 }
 
 // src/cli/commands/report.ts
-import { existsSync as existsSync20, readFileSync as readFileSync18, writeFileSync as writeFileSync6 } from "node:fs";
+import { existsSync as existsSync21, readFileSync as readFileSync18, writeFileSync as writeFileSync6 } from "node:fs";
 import { isAbsolute as isAbsolute5, join as join20, relative as relative5 } from "node:path";
 function recordFile(arg, cwd) {
   if (arg.endsWith(".json")) return isAbsolute5(arg) ? arg : join20(cwd, arg);
@@ -95401,7 +95410,7 @@ var reportCommand = {
     if (!target2) throw new UsageError("which experiment? give its id or its record file");
     const file = recordFile(target2, io.cwd);
     const shown = relative5(io.cwd, file) || file;
-    if (!existsSync20(file))
+    if (!existsSync21(file))
       throw new ConfigError(
         `${shown} does not exist (records are written when candidate pull requests close, or by topo init)`
       );
@@ -95421,7 +95430,7 @@ var reportCommand = {
 
 // src/cli/commands/setup.ts
 import { execFile as execFile3 } from "node:child_process";
-import { existsSync as existsSync21, mkdirSync as mkdirSync6, writeFileSync as writeFileSync7 } from "node:fs";
+import { existsSync as existsSync22, mkdirSync as mkdirSync6, writeFileSync as writeFileSync7 } from "node:fs";
 import { dirname as dirname9, join as join22, resolve as resolve14 } from "node:path";
 import { promisify as promisify2 } from "node:util";
 
@@ -95840,8 +95849,8 @@ var setupCommand = {
     if (parsed.positionals.length) throw new UsageError(`unexpected argument ${parsed.positionals[0]}`);
     const o = setupOptions(parsed);
     const root = resolve14(io.cwd, str(parsed, "dir") ?? ".");
-    if (!existsSync21(root)) throw new ConfigError(`${root} does not exist`);
-    const existing = setupFiles(o).filter((f) => existsSync21(join22(root, f.path))).map((f) => f.path);
+    if (!existsSync22(root)) throw new ConfigError(`${root} does not exist`);
+    const existing = setupFiles(o).filter((f) => existsSync22(join22(root, f.path))).map((f) => f.path);
     if (existing.length && !flag(parsed, "force"))
       throw new ConfigError(
         `not overwriting ${existing.join(", ")} (pass --force to replace them); nothing written`
@@ -95871,7 +95880,7 @@ var setupCommand = {
 // src/cli/commands/sim.ts
 var import_yaml12 = __toESM(require_dist(), 1);
 import { randomUUID as randomUUID2 } from "node:crypto";
-import { existsSync as existsSync24, readFileSync as readFileSync22 } from "node:fs";
+import { existsSync as existsSync25, readFileSync as readFileSync22 } from "node:fs";
 import { resolve as resolve16 } from "node:path";
 
 // src/sim/openmetrics.ts
@@ -96667,7 +96676,7 @@ async function writeFamilies(file, families) {
 
 // src/sim/overrides.ts
 var import_yaml10 = __toESM(require_dist(), 1);
-import { existsSync as existsSync22, readFileSync as readFileSync20 } from "node:fs";
+import { existsSync as existsSync23, readFileSync as readFileSync20 } from "node:fs";
 import { join as join23 } from "node:path";
 var NAME4 = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 var KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -96770,7 +96779,7 @@ function presetTopology(groups2, repoRoot2) {
       `topology=${preset}: AlpaSim's CLI-driven daemon preset takes its GPUs and concurrency from the launch script; the twin runs the file presets: ${PRESETS.join(", ")}`
     );
   }
-  if (!PRESETS.includes(preset) || !existsSync22(presetFile)) {
+  if (!PRESETS.includes(preset) || !existsSync23(presetFile)) {
     throw new OverrideError(`topology=${preset}: unknown topology preset; known: ${PRESETS.join(", ")}`);
   }
   return (0, import_yaml10.parse)(readFileSync20(presetFile, "utf8"));
@@ -96905,14 +96914,14 @@ function checkGpus(key, gpus, gpusPerNode2) {
 // src/sim/profile.ts
 var import__3 = __toESM(require__(), 1);
 var import_yaml11 = __toESM(require_dist(), 1);
-import { existsSync as existsSync23, readdirSync as readdirSync8, readFileSync as readFileSync21 } from "node:fs";
+import { existsSync as existsSync24, readdirSync as readdirSync8, readFileSync as readFileSync21 } from "node:fs";
 import { dirname as dirname10, join as join24, resolve as resolve15 } from "node:path";
 import { fileURLToPath as fileURLToPath3 } from "node:url";
 var PROFILE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 function repoRoot(from = dirname10(fileURLToPath3(import.meta.url))) {
   let dir = resolve15(from);
   for (; ; ) {
-    if (existsSync23(join24(dir, "package.json")) && existsSync23(join24(dir, "topologies"))) return dir;
+    if (existsSync24(join24(dir, "package.json")) && existsSync24(join24(dir, "topologies"))) return dir;
     const up = dirname10(dir);
     if (up === dir) throw new Error(`cannot find the repository root above ${from}`);
     dir = up;
@@ -96976,7 +96985,7 @@ function loadProfile(name, root = repoRoot()) {
     throw new Error(`deploy=${name}: not a twin profile name (lower-case letters, digits and dashes)`);
   }
   const file = join24(profilesDir(root), `${name}.yaml`);
-  if (!existsSync23(file)) {
+  if (!existsSync24(file)) {
     throw new Error(
       `deploy=${name}: no twin profile ${file}; known deploys: ${listProfiles(root).join(", ")}`
     );
@@ -97319,7 +97328,7 @@ async function loadTopology(spec, profileName, root, io) {
     return parseOverrides([...overrides, `topology=${spec}`], { repoRoot: root, gpusPerNode: 64 }).topology;
   }
   const file = resolve16(io.cwd, spec);
-  if (!existsSync24(file))
+  if (!existsSync25(file))
     throw new UsageError(`--topology ${spec}: neither a preset (${PRESETS.join(", ")}) nor a file`);
   const doc = (0, import_yaml12.parse)(readFileSync22(file, "utf8"));
   const topology = doc && "topology" in doc ? await candidateTopology(spec, io) : doc;
@@ -97405,7 +97414,7 @@ var simCommand = {
 };
 
 // src/cli/commands/site.ts
-import { existsSync as existsSync25, mkdirSync as mkdirSync8, readdirSync as readdirSync9, readFileSync as readFileSync23, writeFileSync as writeFileSync9 } from "node:fs";
+import { existsSync as existsSync26, mkdirSync as mkdirSync8, readdirSync as readdirSync9, readFileSync as readFileSync23, writeFileSync as writeFileSync9 } from "node:fs";
 import { dirname as dirname11, join as join26, relative as relative6, resolve as resolve17 } from "node:path";
 
 // src/site/markdown.ts
@@ -97606,7 +97615,7 @@ ${items.join("\n")}
 
 // src/cli/commands/site.ts
 function readRecords(dir) {
-  if (!existsSync25(dir)) throw new ConfigError(`${dir} does not exist: no experiment records to publish`);
+  if (!existsSync26(dir)) throw new ConfigError(`${dir} does not exist: no experiment records to publish`);
   const records = [];
   for (const name of readdirSync9(dir).sort()) {
     if (!name.endsWith(".json")) continue;
@@ -97890,7 +97899,7 @@ var suggestCommand = {
 };
 
 // src/cli/commands/watch.ts
-import { existsSync as existsSync26, mkdirSync as mkdirSync10, readdirSync as readdirSync10, readFileSync as readFileSync24, writeFileSync as writeFileSync11 } from "node:fs";
+import { existsSync as existsSync27, mkdirSync as mkdirSync10, readdirSync as readdirSync10, readFileSync as readFileSync24, writeFileSync as writeFileSync11 } from "node:fs";
 import { dirname as dirname13, join as join27, resolve as resolve19 } from "node:path";
 import { setTimeout as sleep5 } from "node:timers/promises";
 
@@ -98100,7 +98109,7 @@ function watchStatePath(cwd, id) {
   return join27(cwd, ".topo", "watch", `${id}.json`);
 }
 function loadState(file) {
-  if (!existsSync26(file)) return emptyWatchState();
+  if (!existsSync27(file)) return emptyWatchState();
   try {
     const state3 = JSON.parse(readFileSync24(file, "utf8"));
     if (state3.schema_version !== 1 || typeof state3.comments !== "object" || !Array.isArray(state3.references))
