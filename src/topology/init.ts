@@ -95,107 +95,9 @@ export function buildExperiment(
   options: InitOptions = {},
 ): BuiltExperiment {
   const notes: string[] = [];
-  const date = options.date ?? today();
-  if (!/^[0-9]{8}$/.test(date)) throw new RunCommandError(`--date ${date}: use YYYYMMDD`);
-  const cluster = options.cluster ?? parsed.deploy.toLowerCase().replace(/[^a-z0-9_-]/g, '_');
-  if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(cluster)) {
-    throw new RunCommandError(
-      `cluster name \`${cluster}\` is not valid: use lowercase letters, digits, - and _ (pass --cluster NAME)`,
-    );
-  }
-  const known = options.knownClusters;
-  if (known && !known.names.includes(cluster)) {
-    throw new RunCommandError(
-      `cluster \`${cluster}\` is not defined in ${known.file} (defined: ${known.names.join(', ') || 'none'}): add it there, or pass --cluster NAME`,
-    );
-  }
-  const driverSlug = parsed.driver.toLowerCase().replace(/[^a-z0-9_.]/g, '_');
-  const experimentId = `topology-opt-${driverSlug}-${cluster}-${date}`;
-  if (!PATTERNS.experimentId.test(experimentId) || experimentId.length > 80) {
-    throw new RunCommandError(
-      `experiment id \`${experimentId}\` is not valid (topology-opt-<driver>-<cluster>-<YYYYMMDD>, at most 80 characters)`,
-    );
-  }
-  if (parsed.sbatch.nodes !== undefined && parsed.sbatch.nodes !== 1) {
-    throw new RunCommandError(
-      `--nodes=${parsed.sbatch.nodes}: topology experiments run on one node (AlpaSim's submit.sh uses --nodes=1)`,
-    );
-  }
-
-  const fixed: Experiment['fixed_inputs'] = { deploy: parsed.deploy, driver: parsed.driver };
-  const overrides: string[] = [];
-  const topologyPatch: Record<string, unknown> = {};
-  // deploy names the site's cluster and topology the preset (both checked apart); driver= and every
-  // other override against AlpaSim's tree, so an unknown driver gets the note any unknown value gets.
-  const checked = parsed.overrides
-    .filter((o) => !['deploy', 'topology'].includes(o.slice(0, o.indexOf('=')).replace(/^\++/, '')))
-    .map((o) => ({
-      o,
-      problem: /^\+*driver=/.test(o) ? driverProblem(o.slice(o.indexOf('=') + 1)) : overrideProblem(o),
-    }));
-  for (const { o, problem } of checked)
-    if (problem?.severity === 'warning') notes.push(`kept ${o}: ${problem.message}`);
-  const problems = checked.filter((x) => x.problem?.severity === 'error');
-  if (problems.length) {
-    throw new RunCommandError(
-      `the command has override${problems.length > 1 ? 's' : ''} AlpaSim's config would refuse (topo passes none of them to sbatch):\n${problems.map((x) => `  ${x.o}: ${x.problem?.message}`).join('\n')}`,
-    );
-  }
-  for (const override of parsed.overrides) {
-    const eq = override.indexOf('=');
-    const key = override.slice(0, eq).replace(/^\++/, '');
-    const value = override.slice(eq + 1);
-    if (key === 'deploy' || key === 'topology' || key === 'driver') continue;
-    if (key === RUN_NAME_OVERRIDE) {
-      notes.push(
-        `dropped ${override}: topo names each run after its Slurm job (topo-<experiment>-<candidate>-<hash8>)`,
-      );
-      continue;
-    }
-    if (key === LOG_DIR_OVERRIDE) {
-      notes.push(
-        `dropped ${override}: on Slurm submit.sh sets wizard.log_dir from LOGDIR; topo gives each run its own LOGDIR/<job name>`,
-      );
-      continue;
-    }
-    if (PATTERNS.topologyKey.test(key)) {
-      setPath(topologyPatch, key.split('.'), parseTopologyValue(key, value));
-      continue;
-    }
-    const int = (what: string) => {
-      if (!/^[1-9][0-9_]*$/.test(value))
-        throw new RunCommandError(`override ${override}: ${what} must be a positive whole number`);
-      return Number(value.replace(/_/g, ''));
-    };
-    if (key === FIXED_INPUT_KEYS.scenes) fixed.scenes = value;
-    else if (key === FIXED_INPUT_KEYS.rolloutsPerScene) fixed.rollouts_per_scene = int('n_rollouts');
-    else if (key === FIXED_INPUT_KEYS.cameras) fixed.cameras = value;
-    else if (key === FIXED_INPUT_KEYS.controlTimestep || key === 'control_timestep_us')
-      fixed.control_timestep_us = int('control_timestep_us');
-    else overrides.push(override);
-  }
-  if (overrides.length) fixed.overrides = overrides;
-  const slurm: NonNullable<Experiment['fixed_inputs']['slurm']> = {};
-  if (parsed.sbatch.account) slurm.account = parsed.sbatch.account;
-  if (parsed.sbatch.partition) slurm.partition = parsed.sbatch.partition;
-  if (parsed.sbatch.gpusPerNode) slurm.gpus_per_node = parsed.sbatch.gpusPerNode;
-  if (parsed.sbatch.gpus) slurm.gpus = parsed.sbatch.gpus;
-  if (parsed.sbatch.time) slurm.time = parsed.sbatch.time;
-  if (Object.keys(slurm).length) fixed.slurm = slurm;
-  if (parsed.sbatch.ignored.length) {
-    notes.push(
-      `sbatch options not carried over (topo sets job name and output itself): ${parsed.sbatch.ignored.join(' ')}`,
-    );
-  }
-  const submitEnv = submitEnvOf(parsed.env);
-  if (Object.keys(submitEnv).length) fixed.submit_env = submitEnv;
-  const dropped = Object.keys(parsed.env).filter((k) => !(k in submitEnv));
-  if (dropped.length) {
-    notes.push(
-      `environment assignments not carried over (topo passes only submit.sh's LOGDIR and DESCRIPTION): ${dropped.join(', ')}`,
-    );
-  }
-
+  const { cluster, experimentId } = experimentIdentity(parsed, options);
+  checkOverrides(parsed, notes);
+  const { fixed, topologyPatch } = fixedInputs(parsed, notes);
   const experiment: Experiment = {
     experiment_id: experimentId,
     objective: 'minimize stabilized full-run seconds_per_rollout',
@@ -224,6 +126,144 @@ export function buildExperiment(
     topology,
   };
   return { experiment, baseline, notes };
+}
+
+/** The experiment's cluster and id (topology-opt-<driver>-<cluster>-<YYYYMMDD>), checked; one node only. */
+function experimentIdentity(
+  parsed: ParsedRunCommand,
+  options: InitOptions,
+): { cluster: string; experimentId: string } {
+  const date = options.date ?? today();
+  if (!/^[0-9]{8}$/.test(date)) throw new RunCommandError(`--date ${date}: use YYYYMMDD`);
+  const cluster = options.cluster ?? parsed.deploy.toLowerCase().replace(/[^a-z0-9_-]/g, '_');
+  if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(cluster)) {
+    throw new RunCommandError(
+      `cluster name \`${cluster}\` is not valid: use lowercase letters, digits, - and _ (pass --cluster NAME)`,
+    );
+  }
+  const known = options.knownClusters;
+  if (known && !known.names.includes(cluster)) {
+    throw new RunCommandError(
+      `cluster \`${cluster}\` is not defined in ${known.file} (defined: ${known.names.join(', ') || 'none'}): add it there, or pass --cluster NAME`,
+    );
+  }
+  const driverSlug = parsed.driver.toLowerCase().replace(/[^a-z0-9_.]/g, '_');
+  const experimentId = `topology-opt-${driverSlug}-${cluster}-${date}`;
+  if (!PATTERNS.experimentId.test(experimentId) || experimentId.length > 80) {
+    throw new RunCommandError(
+      `experiment id \`${experimentId}\` is not valid (topology-opt-<driver>-<cluster>-<YYYYMMDD>, at most 80 characters)`,
+    );
+  }
+  if (parsed.sbatch.nodes !== undefined && parsed.sbatch.nodes !== 1) {
+    throw new RunCommandError(
+      `--nodes=${parsed.sbatch.nodes}: topology experiments run on one node (AlpaSim's submit.sh uses --nodes=1)`,
+    );
+  }
+  return { cluster, experimentId };
+}
+
+/**
+ * Checks the overrides against AlpaSim's config: a warning is kept with a note, an error refuses the command.
+ * deploy names the site's cluster and topology the preset (both checked apart); driver= and every
+ * other override against AlpaSim's tree, so an unknown driver gets the note any unknown value gets.
+ */
+function checkOverrides(parsed: ParsedRunCommand, notes: string[]): void {
+  const checked = parsed.overrides
+    .filter((o) => !['deploy', 'topology'].includes(o.slice(0, o.indexOf('=')).replace(/^\++/, '')))
+    .map((o) => ({
+      o,
+      problem: /^\+*driver=/.test(o) ? driverProblem(o.slice(o.indexOf('=') + 1)) : overrideProblem(o),
+    }));
+  for (const { o, problem } of checked)
+    if (problem?.severity === 'warning') notes.push(`kept ${o}: ${problem.message}`);
+  const problems = checked.filter((x) => x.problem?.severity === 'error');
+  if (problems.length) {
+    throw new RunCommandError(
+      `the command has override${problems.length > 1 ? 's' : ''} AlpaSim's config would refuse (topo passes none of them to sbatch):\n${problems.map((x) => `  ${x.o}: ${x.problem?.message}`).join('\n')}`,
+    );
+  }
+}
+
+/** The experiment's fixed inputs from the command, and its topology overrides as a patch of the preset. */
+function fixedInputs(
+  parsed: ParsedRunCommand,
+  notes: string[],
+): { fixed: Experiment['fixed_inputs']; topologyPatch: Record<string, unknown> } {
+  const fixed: Experiment['fixed_inputs'] = { deploy: parsed.deploy, driver: parsed.driver };
+  const overrides: string[] = [];
+  const topologyPatch: Record<string, unknown> = {};
+  for (const override of parsed.overrides) {
+    const eq = override.indexOf('=');
+    const key = override.slice(0, eq).replace(/^\++/, '');
+    const value = override.slice(eq + 1);
+    if (key === 'deploy' || key === 'topology' || key === 'driver') continue;
+    const dropped = DROPPED_OVERRIDES.get(key);
+    if (dropped) notes.push(`dropped ${override}: ${dropped}`);
+    else if (PATTERNS.topologyKey.test(key))
+      setPath(topologyPatch, key.split('.'), parseTopologyValue(key, value));
+    else if (!setFixedInput(fixed, key, value, override)) overrides.push(override);
+  }
+  if (overrides.length) fixed.overrides = overrides;
+  const slurm = slurmOf(parsed, notes);
+  if (Object.keys(slurm).length) fixed.slurm = slurm;
+  const submitEnv = submitEnvOf(parsed.env);
+  if (Object.keys(submitEnv).length) fixed.submit_env = submitEnv;
+  const droppedEnv = Object.keys(parsed.env).filter((k) => !(k in submitEnv));
+  if (droppedEnv.length) {
+    notes.push(
+      `environment assignments not carried over (topo passes only submit.sh's LOGDIR and DESCRIPTION): ${droppedEnv.join(', ')}`,
+    );
+  }
+  return { fixed, topologyPatch };
+}
+
+/** Overrides topo sets itself, with why they are dropped. */
+const DROPPED_OVERRIDES: ReadonlyMap<string, string> = new Map([
+  [RUN_NAME_OVERRIDE, 'topo names each run after its Slurm job (topo-<experiment>-<candidate>-<hash8>)'],
+  [
+    LOG_DIR_OVERRIDE,
+    'on Slurm submit.sh sets wizard.log_dir from LOGDIR; topo gives each run its own LOGDIR/<job name>',
+  ],
+]);
+
+/** Sets the fixed input an override names (scenes, rollouts per scene, cameras, control timestep); false for others. */
+function setFixedInput(
+  fixed: Experiment['fixed_inputs'],
+  key: string,
+  value: string,
+  override: string,
+): boolean {
+  const int = (what: string) => {
+    if (!/^[1-9][0-9_]*$/.test(value))
+      throw new RunCommandError(`override ${override}: ${what} must be a positive whole number`);
+    return Number(value.replace(/_/g, ''));
+  };
+  if (key === FIXED_INPUT_KEYS.scenes) fixed.scenes = value;
+  else if (key === FIXED_INPUT_KEYS.rolloutsPerScene) fixed.rollouts_per_scene = int('n_rollouts');
+  else if (key === FIXED_INPUT_KEYS.cameras) fixed.cameras = value;
+  else if (key === FIXED_INPUT_KEYS.controlTimestep || key === 'control_timestep_us')
+    fixed.control_timestep_us = int('control_timestep_us');
+  else return false;
+  return true;
+}
+
+/** The sbatch settings topo carries over; the others get a note. */
+function slurmOf(
+  parsed: ParsedRunCommand,
+  notes: string[],
+): NonNullable<Experiment['fixed_inputs']['slurm']> {
+  const slurm: NonNullable<Experiment['fixed_inputs']['slurm']> = {};
+  if (parsed.sbatch.account) slurm.account = parsed.sbatch.account;
+  if (parsed.sbatch.partition) slurm.partition = parsed.sbatch.partition;
+  if (parsed.sbatch.gpusPerNode) slurm.gpus_per_node = parsed.sbatch.gpusPerNode;
+  if (parsed.sbatch.gpus) slurm.gpus = parsed.sbatch.gpus;
+  if (parsed.sbatch.time) slurm.time = parsed.sbatch.time;
+  if (parsed.sbatch.ignored.length) {
+    notes.push(
+      `sbatch options not carried over (topo sets job name and output itself): ${parsed.sbatch.ignored.join(' ')}`,
+    );
+  }
+  return slurm;
 }
 
 /** YAML text with lists in flow style (`gpus: [0, 1]`), as AlpaSim's topology files write them. */

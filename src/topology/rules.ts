@@ -11,7 +11,8 @@ import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
 import { activeServices, capacity, capacitySummary, isSkipped } from './capacity.js';
-import { formatKeyPath, type Issue, type PathSegment, type Severity } from './issues.js';
+import { issueAt } from './files.js';
+import type { Issue, PathSegment, Severity } from './issues.js';
 import { type GpuMemoryPrediction, predictGpuMemory } from './memory.js';
 import type { LoadedYaml } from './yaml.js';
 
@@ -111,39 +112,68 @@ function gpuMemoryFinding(
   ];
 }
 
-export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
-  const { loaded, candidate, expanded, experiment, cluster } = input;
-  const issues: Issue[] = [];
-  const add = (
+/** One candidate under check: its input, where its findings go, and where a key comes from. */
+interface CandidateCheck {
+  input: CandidateRuleInput;
+  add(
     rule: keyof typeof RULES,
     path: PathSegment[],
     message: string,
-    severity: Severity = RULES[rule],
-    key = false,
-  ) => {
-    issues.push({
-      rule,
-      severity,
-      file: loaded.file,
-      ...loaded.locate(path, { key }),
-      keyPath: formatKeyPath(path),
-      message,
-    });
-  };
-  const inFile = (path: PathSegment[]) => loaded.has(['topology', ...path]);
-  const source = (path: PathSegment[]) =>
-    inFile(path)
-      ? ''
-      : ` (inherited from preset \`${input.baseName}\`${input.parent ? ` or parent \`${input.parent.name}\`` : ''})`;
-  const T = (...path: PathSegment[]): PathSegment[] => ['topology', ...path];
+    severity?: Severity,
+    key?: boolean,
+  ): void;
+  /** True when the candidate's file sets the topology key itself. */
+  inFile(path: PathSegment[]): boolean;
+  /** Where an inherited value comes from, for a message ('' when the file sets it). */
+  source(path: PathSegment[]): string;
+}
 
-  if (candidate.name !== input.stem) {
-    add(
-      'name-mismatch',
-      ['name'],
-      `name \`${candidate.name}\` differs from the file name \`${input.stem}.yaml\`; the name goes into the Slurm job name and the record, so they must agree: rename the file or set name: ${input.stem}`,
-    );
-  }
+/** The candidate rules, in the order their findings are listed. */
+const CANDIDATE_RULES: readonly ((c: CandidateCheck) => void)[] = [
+  nameRule,
+  parentRule,
+  gpuIndexRule,
+  skipRule,
+  rendererReplicasRule,
+  capacityRule,
+  cacheSizeRule,
+  nrWorkersRule,
+  gpuMemoryRule,
+  duplicateRule,
+];
+
+export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
+  const { loaded } = input;
+  const issues: Issue[] = [];
+  const inFile = (path: PathSegment[]) => loaded.has(['topology', ...path]);
+  const check: CandidateCheck = {
+    input,
+    add: (rule, path, message, severity = RULES[rule], key = false) =>
+      issues.push(issueAt(loaded, rule, path, message, key, severity)),
+    inFile,
+    source: (path) =>
+      inFile(path)
+        ? ''
+        : ` (inherited from preset \`${input.baseName}\`${input.parent ? ` or parent \`${input.parent.name}\`` : ''})`,
+  };
+  for (const rule of CANDIDATE_RULES) rule(check);
+  return issues;
+}
+
+/** A path inside the candidate's topology block. */
+const T = (...path: PathSegment[]): PathSegment[] => ['topology', ...path];
+
+function nameRule({ input, add }: CandidateCheck): void {
+  if (input.candidate.name === input.stem) return;
+  add(
+    'name-mismatch',
+    ['name'],
+    `name \`${input.candidate.name}\` differs from the file name \`${input.stem}.yaml\`; the name goes into the Slurm job name and the record, so they must agree: rename the file or set name: ${input.stem}`,
+  );
+}
+
+function parentRule({ input, add }: CandidateCheck): void {
+  const { candidate, experiment } = input;
   if (candidate.parent && candidate.parent === candidate.name) {
     add(
       'parent-missing',
@@ -157,7 +187,10 @@ export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
       `parent \`${candidate.parent}\` is not a candidate of experiment ${experiment.experiment_id} (no ${candidate.parent}.yaml beside this file): name an existing candidate, e.g. baseline`,
     );
   }
+}
 
+function gpuIndexRule({ input, add, inFile, source }: CandidateCheck): void {
+  const { expanded, experiment, cluster } = input;
   const gpusPerNode = Math.min(
     experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
     cluster.gpus_per_node,
@@ -174,13 +207,15 @@ export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
       );
     });
   }
+}
 
+function skipRule({ input, add, inFile }: CandidateCheck): void {
   const reference = input.parent?.expanded ?? input.base;
   const referenceName = input.parent
     ? `parent \`${input.parent.name}\``
     : `the experiment's base (\`${input.baseName}\` with its fixed inputs)`;
   for (const svc of SERVICES) {
-    const mine = isSkipped(expanded, svc);
+    const mine = isSkipped(input.expanded, svc);
     const theirs = isSkipped(reference, svc);
     if (mine === theirs) continue;
     add(
@@ -191,21 +226,25 @@ export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
       `\`runtime.endpoints.${svc}.skip\` is ${mine} but ${theirs} in ${referenceName}; skip decides which services run, which changes what is simulated, so a candidate must never change it: set skip: ${theirs} or remove the key`,
     );
   }
+}
 
+function rendererReplicasRule({ input, add, source }: CandidateCheck): void {
+  const { expanded } = input;
   const rendererReplicas = expanded.services?.renderer?.replicas_per_container ?? 1;
-  if (rendererReplicas > 1 && !isSkipped(expanded, 'renderer')) {
-    const gpus = expanded.services?.renderer?.gpus;
-    const n = Array.isArray(gpus) ? gpus.length : 1;
-    const repeated = Array.isArray(gpus) ? gpus.flatMap((g) => Array(rendererReplicas).fill(g)) : [];
-    add(
-      'renderer-replicas',
-      T('services', 'renderer', 'replicas_per_container'),
-      `the renderer has replicas_per_container ${rendererReplicas}${source(['services', 'renderer', 'replicas_per_container'])}, but the NRE renderer does not support more than one replica per container: set it to 1 and repeat GPU entries instead${repeated.length ? ` (gpus: [${repeated.join(', ')}] gives the same ${n * rendererReplicas} instances)` : ''}`,
-    );
-  }
+  if (rendererReplicas <= 1 || isSkipped(expanded, 'renderer')) return;
+  const gpus = expanded.services?.renderer?.gpus;
+  const n = Array.isArray(gpus) ? gpus.length : 1;
+  const repeated = Array.isArray(gpus) ? gpus.flatMap((g) => Array(rendererReplicas).fill(g)) : [];
+  add(
+    'renderer-replicas',
+    T('services', 'renderer', 'replicas_per_container'),
+    `the renderer has replicas_per_container ${rendererReplicas}${source(['services', 'renderer', 'replicas_per_container'])}, but the NRE renderer does not support more than one replica per container: set it to 1 and repeat GPU entries instead${repeated.length ? ` (gpus: [${repeated.join(', ')}] gives the same ${n * rendererReplicas} instances)` : ''}`,
+  );
+}
 
-  const summary = capacitySummary(expanded);
-  const active = activeServices(expanded);
+function capacityRule({ input, add }: CandidateCheck): void {
+  const summary = capacitySummary(input.expanded);
+  const active = activeServices(input.expanded);
   if (active.length === 0) {
     add(
       'no-active-service',
@@ -223,7 +262,11 @@ export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
       `service capacities are unbalanced (${table}): the largest (${biggest.join(', ')} ${max}) exceeds the smallest (${summary.binding.join(', ')} ${summary.inFlight}) by ${Math.round((summary.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%); only ${summary.inFlight} rollouts can be in flight, so the excess is wasted GPU memory: bring capacities (containers × replicas_per_container × n_concurrent_rollouts) within 25% of each other`,
     );
   }
+}
 
+function cacheSizeRule({ input, add, inFile, source }: CandidateCheck): void {
+  const { expanded } = input;
+  const active = activeServices(expanded);
   for (const [svc, key] of [
     ['renderer', 'nre_cache_size'],
     ['physics', 'physics_cache_size'],
@@ -238,49 +281,53 @@ export function candidateRuleIssues(input: CandidateRuleInput): Issue[] {
       `defines.${key} is ${cache}${source(['defines', key])} but ${svc} serves ${concurrency} rollouts at once per instance: with fewer cached scenes than concurrent rollouts + 1, scenes are evicted and reloaded (about 10 s per miss); set ${key} to at least ${concurrency + 1}`,
     );
   }
+}
 
-  const workers = expanded.runtime?.nr_workers;
-  if (workers !== undefined && workers > cluster.cpus_per_node) {
-    add(
-      'nr-workers',
-      T('runtime', 'nr_workers'),
-      `runtime.nr_workers is ${workers}${source(['runtime', 'nr_workers'])} but a node of cluster \`${input.clusterName}\` has ${cluster.cpus_per_node} CPUs: each runtime worker is a CPU-bound process; use 1-${cluster.cpus_per_node}`,
-    );
+function nrWorkersRule({ input, add, source }: CandidateCheck): void {
+  const { cluster } = input;
+  const workers = input.expanded.runtime?.nr_workers;
+  if (workers === undefined || workers <= cluster.cpus_per_node) return;
+  add(
+    'nr-workers',
+    T('runtime', 'nr_workers'),
+    `runtime.nr_workers is ${workers}${source(['runtime', 'nr_workers'])} but a node of cluster \`${input.clusterName}\` has ${cluster.cpus_per_node} CPUs: each runtime worker is a CPU-bound process; use 1-${cluster.cpus_per_node}`,
+  );
+}
+
+function gpuMemoryRule({ input, add, inFile }: CandidateCheck): void {
+  const { expanded, cluster } = input;
+  if (!cluster.memory_model) return;
+  for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
+    if (row.level === 'ok') continue;
+    const parts = row.services
+      .map(
+        (m) =>
+          `${m.service} ${m.instances}× = ${(m.replicaGiB + m.cacheGiB).toFixed(1)} GiB${m.cachedScenes ? ` (incl. ${m.cachedScenes} cached scenes)` : ''}`,
+      )
+      .join(', ');
+    const svcOnGpu =
+      row.services.map((m) => m.service).find((s) => inFile(['services', s, 'gpus'])) ??
+      row.services[0]?.service;
+    const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : undefined;
+    const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
+    const at =
+      svcOnGpu && inFile(['services', svcOnGpu, 'gpus']) && idx >= 0
+        ? T('services', svcOnGpu, 'gpus', idx)
+        : T('services');
+    add('gpu-memory', at, ...gpuMemoryFinding(row, parts, input));
   }
+}
 
-  if (cluster.memory_model) {
-    for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
-      if (row.level === 'ok') continue;
-      const parts = row.services
-        .map(
-          (m) =>
-            `${m.service} ${m.instances}× = ${(m.replicaGiB + m.cacheGiB).toFixed(1)} GiB${m.cachedScenes ? ` (incl. ${m.cachedScenes} cached scenes)` : ''}`,
-        )
-        .join(', ');
-      const svcOnGpu =
-        row.services.map((m) => m.service).find((s) => inFile(['services', s, 'gpus'])) ??
-        row.services[0]?.service;
-      const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : undefined;
-      const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
-      const at =
-        svcOnGpu && inFile(['services', svcOnGpu, 'gpus']) && idx >= 0
-          ? T('services', svcOnGpu, 'gpus', idx)
-          : T('services');
-      add('gpu-memory', at, ...gpuMemoryFinding(row, parts, input));
-    }
-  }
-
+function duplicateRule({ input, add }: CandidateCheck): void {
   const duplicate = input.earlier.find((e) => e.hash === input.hash);
-  if (duplicate) {
-    add(
-      'duplicate-topology',
-      ['topology'],
-      `this topology is identical to candidate \`${duplicate.name}\` (${duplicate.file}, hash ${input.hash.slice(0, 8)}) once expanded: running it again measures nothing new; change at least one topology key or drop this candidate`,
-      'error',
-      true,
-    );
-  }
-  return issues;
+  if (!duplicate) return;
+  add(
+    'duplicate-topology',
+    ['topology'],
+    `this topology is identical to candidate \`${duplicate.name}\` (${duplicate.file}, hash ${input.hash.slice(0, 8)}) once expanded: running it again measures nothing new; change at least one topology key or drop this candidate`,
+    'error',
+    true,
+  );
 }
 
 /** Capacity per active service, for reports. */

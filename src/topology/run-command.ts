@@ -221,6 +221,31 @@ export function parseRunCommand(command: string): ParsedRunCommand {
     throw new RunCommandError(
       'the command is empty: pass the full AlpaSim launch command, e.g. sbatch src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam',
     );
+  const { env, next } = envAssignments(words);
+  const wizard = wizardInvocation(words, next);
+  if (wizard) throw wizard;
+  const { launcher, sbatch, scriptAt } = readLauncher(words, next);
+  const script = words[scriptAt];
+  if (script === undefined || script.includes('=') || script.startsWith('+')) {
+    throw new RunCommandError(`the command names no submit script. ${formsText()}`);
+  }
+  const overrides = hydraOverrides(words.slice(scriptAt + 1), script);
+  const group = requiredGroups(overrides);
+  return {
+    ...(cwd !== undefined ? { cwd } : {}),
+    env,
+    launcher,
+    sbatch,
+    submitScript: cwd !== undefined && !script.startsWith('/') ? joinPath(cwd, script) : script,
+    overrides,
+    deploy: group('deploy'),
+    topology: group('topology'),
+    driver: group('driver'),
+  };
+}
+
+/** The leading `NAME=value` words (and an `env` after them); `next` is the first word after them. */
+function envAssignments(words: readonly string[]): { env: Record<string, string>; next: number } {
   let i = 0;
   const env: Record<string, string> = {};
   while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string)) {
@@ -229,71 +254,81 @@ export function parseRunCommand(command: string): ParsedRunCommand {
     i++;
   }
   if (words[i] === 'env') i++;
-  const wizard = wizardInvocation(words, i);
-  if (wizard) throw wizard;
-  const head = words[i];
+  return { env, next: i };
+}
+
+/** How the submit script is launched (sbatch with its options, bash, or directly); `scriptAt` is its word. */
+function readLauncher(
+  words: readonly string[],
+  at: number,
+): { launcher: ParsedRunCommand['launcher']; sbatch: SbatchSettings; scriptAt: number } {
+  const head = words[at];
   if (head === undefined)
     throw new RunCommandError(
       'the command has only environment assignments: add the sbatch/submit.sh launch',
     );
   const base = head.split('/').pop() as string;
   const sbatch: SbatchSettings = { ignored: [] };
-  let launcher: ParsedRunCommand['launcher'];
-  if (base === 'sbatch') {
-    launcher = 'sbatch';
-    i++;
-    while (i < words.length && (words[i] as string).startsWith('-')) {
-      const w = words[i] as string;
-      i++;
-      if (w === '--') break;
-      if (w.startsWith('--')) {
-        const eq = w.indexOf('=');
-        const name = eq === -1 ? w.slice(2) : w.slice(2, eq);
-        let value = eq === -1 ? undefined : w.slice(eq + 1);
-        if (value === undefined && name in VALUED) {
-          value = words[i];
-          if (value === undefined) throw new RunCommandError(`sbatch option ${w} needs a value`);
-          i++;
-        }
-        applySbatch(sbatch, name, value, value === undefined ? w : `--${name}=${value}`);
-      } else {
-        const letter = w[1] as string;
-        const long = SHORT[letter];
-        if (!long) {
-          sbatch.ignored.push(w);
-          continue;
-        }
-        let value = w.length > 2 ? w.slice(2).replace(/^=/, '') : undefined;
-        if (value === undefined) {
-          value = words[i];
-          if (value === undefined) throw new RunCommandError(`sbatch option ${w} needs a value`);
-          i++;
-        }
-        applySbatch(sbatch, long, value, `-${letter} ${value}`);
-      }
-    }
-  } else if (base === 'bash' || base === 'sh') {
-    launcher = 'bash';
-    i++;
+  if (base === 'sbatch')
+    return { launcher: 'sbatch', sbatch, scriptAt: sbatchOptions(words, at + 1, sbatch) };
+  if (base === 'bash' || base === 'sh') {
+    let i = at + 1;
     while (i < words.length && (words[i] as string).startsWith('-')) i++;
-  } else {
-    launcher = 'direct';
+    return { launcher: 'bash', sbatch, scriptAt: i };
   }
-  const script = words[i];
-  if (script === undefined || script.includes('=') || script.startsWith('+')) {
-    throw new RunCommandError(`the command names no submit script. ${formsText()}`);
-  }
-  i++;
-  const overrides: string[] = [];
-  for (; i < words.length; i++) {
+  return { launcher: 'direct', sbatch, scriptAt: at };
+}
+
+/** Reads sbatch's options from word `at` on into `sbatch`; returns the first word after them. */
+function sbatchOptions(words: readonly string[], at: number, sbatch: SbatchSettings): number {
+  let i = at;
+  while (i < words.length && (words[i] as string).startsWith('-')) {
     const w = words[i] as string;
+    i++;
+    if (w === '--') break;
+    if (w.startsWith('--')) {
+      const eq = w.indexOf('=');
+      const name = eq === -1 ? w.slice(2) : w.slice(2, eq);
+      let value = eq === -1 ? undefined : w.slice(eq + 1);
+      if (value === undefined && name in VALUED) {
+        value = words[i];
+        if (value === undefined) throw new RunCommandError(`sbatch option ${w} needs a value`);
+        i++;
+      }
+      applySbatch(sbatch, name, value, value === undefined ? w : `--${name}=${value}`);
+    } else {
+      const letter = w[1] as string;
+      const long = SHORT[letter];
+      if (!long) {
+        sbatch.ignored.push(w);
+        continue;
+      }
+      let value = w.length > 2 ? w.slice(2).replace(/^=/, '') : undefined;
+      if (value === undefined) {
+        value = words[i];
+        if (value === undefined) throw new RunCommandError(`sbatch option ${w} needs a value`);
+        i++;
+      }
+      applySbatch(sbatch, long, value, `-${letter} ${value}`);
+    }
+  }
+  return i;
+}
+
+/** The words after the submit script: Hydra overrides only. */
+function hydraOverrides(words: readonly string[], script: string): string[] {
+  for (const w of words) {
     if (!/^\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=/.test(w)) {
       throw new RunCommandError(
         `unexpected argument \`${w}\` after the submit script \`${script}\`: AlpaSim takes Hydra overrides of the form key=value. ${formsText()}`,
       );
     }
-    overrides.push(w);
   }
+  return [...words];
+}
+
+/** The value of each config group AlpaSim requires; throws naming the ones missing. */
+function requiredGroups(overrides: readonly string[]): (name: string) => string {
   const group = (name: string) => {
     const hit = overrides.find((o) => o.replace(/^\++/, '').startsWith(`${name}=`));
     return hit?.slice(hit.indexOf('=') + 1);
@@ -309,17 +344,7 @@ export function parseRunCommand(command: string): ParsedRunCommand {
       `the command is missing ${missing.map((m) => `\`${m}=…\``).join(', ')}: AlpaSim needs deploy, topology and driver (e.g. ${missing.map((m) => examples[m]).join(' ')})`,
     );
   }
-  return {
-    ...(cwd !== undefined ? { cwd } : {}),
-    env,
-    launcher,
-    sbatch,
-    submitScript: cwd !== undefined && !script.startsWith('/') ? joinPath(cwd, script) : script,
-    overrides,
-    deploy: group('deploy') as string,
-    topology: group('topology') as string,
-    driver: group('driver') as string,
-  };
+  return (name) => group(name) as string;
 }
 
 /**

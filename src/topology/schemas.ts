@@ -143,123 +143,161 @@ const KEY_HOME: Record<string, string> = {
   physics_cache_size: 'defines.physics_cache_size',
 };
 
+/** One schema error, read for a message: where it is, what the schema says there, what the file holds. */
+interface SchemaFinding {
+  error: ErrorObject;
+  path: PathSegment[];
+  parent: Record<string, unknown>;
+  data: unknown;
+  /** The key path in backquotes, or "the file". */
+  where: string;
+  schemaName: SchemaName;
+  issue(rule: string, at: PathSegment[], message: string, key?: boolean): Issue;
+}
+
 function toIssue(error: ErrorObject, loaded: LoadedYaml, schemaName: SchemaName): Issue {
   const path = pointerToPath(error.instancePath);
-  const parent = (error.parentSchema ?? {}) as Record<string, unknown>;
-  const data = error.data;
-  const base = (rule: string, at: PathSegment[], message: string, key = false): Issue => ({
-    rule,
-    severity: 'error',
-    file: loaded.file,
-    ...loaded.locate(at, { key }),
-    keyPath: formatKeyPath(at),
-    message,
-  });
-  const where = path.length ? `\`${formatKeyPath(path)}\`` : 'the file';
-  switch (error.keyword) {
-    case 'additionalProperties': {
-      const key = String((error.params as { additionalProperty: string }).additionalProperty);
-      const known = Object.keys((parent.properties as Record<string, unknown>) ?? {});
-      const at = [...path, key];
-      const close = didYouMean(key, known);
-      const home = KEY_HOME[key];
-      let hint = close ? `did you mean \`${close}\`? ` : '';
-      if (!close && home) hint = `\`${key}\` belongs at \`${home}\`. `;
-      const inTopology = schemaName === 'candidate' && path[0] === 'topology';
-      const fixedInput = schemaName === 'candidate' && path.length === 0 && FIXED_INPUT_NAMES.includes(key);
-      const why =
-        inTopology || fixedInput
-          ? ' A candidate may change only AlpaSim topology keys; driver, deploy, scenes, cameras, frequencies and other fixed inputs stay as in experiment.yaml.'
-          : '';
-      return base(
-        'unknown-key',
-        at,
-        `unknown key \`${key}\` in ${where}.${why} ${hint}Allowed keys here: ${known.join(', ') || '(none)'}.`,
-        true,
-      );
-    }
-    case 'required': {
-      const key = String((error.params as { missingProperty: string }).missingProperty);
-      const sub = (parent.properties as Record<string, unknown> | undefined)?.[key];
-      return base(
-        'missing-key',
-        path,
-        `missing required key \`${key}\` in ${where}${describeOf(sub)}: add it`,
-        true,
-      );
-    }
-    case 'type': {
-      const wanted = ([] as string[]).concat((error.params as { type: string | string[] }).type as string);
-      const words = wanted.map((t) => TYPE_WORDS[t] ?? t).join(' or ');
-      if (typeof data === 'number' && !Number.isFinite(data)) {
-        return base(
-          'wrong-type',
-          path,
-          `${where} is ${data}, which is not a finite number: write ${words}${describeOf(parent)}`,
-        );
-      }
-      const isFraction = wanted.includes('integer') && typeof data === 'number' && !Number.isInteger(data);
-      if (isFraction) {
-        return base(
-          'not-integer',
-          path,
-          `${where} is ${show(data)}, but it counts things and must be a whole number${describeOf(parent)}: use ${Math.floor(data as number) || 1} or ${Math.ceil(data as number)}`,
-        );
-      }
-      const shown = show(data) === typeName(data) ? '' : ` (${show(data)})`;
-      return base(
-        'wrong-type',
-        path,
-        `${where} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`,
-      );
-    }
-    case 'minimum':
-    case 'maximum':
-    case 'exclusiveMinimum':
-    case 'exclusiveMaximum': {
-      const negative = typeof data === 'number' && data < 0;
-      return base(
-        'out-of-range',
-        path,
-        `${where} is ${show(data)}${negative ? ' (negative)' : ''}, but must be ${rangeOf(parent)}${describeOf(parent)}`,
-      );
-    }
-    case 'minItems':
-    case 'maxItems':
-    case 'minProperties':
-    case 'maxLength':
-    case 'minLength': {
-      return base('out-of-range', path, `${where} ${error.message}${describeOf(parent)}`);
-    }
-    case 'pattern': {
-      const pattern = (error.params as { pattern: string }).pattern;
-      return base(
-        'bad-format',
-        path,
-        `${where} is ${show(data)}, which does not match ${pattern}${describeOf(parent)}: use only the characters that pattern allows`,
-      );
-    }
-    case 'propertyNames': {
-      const name = String((error.params as { propertyName: string }).propertyName);
-      return base(
-        'bad-format',
-        [...path, name],
-        `the name \`${name}\` in ${where} is not allowed: use lowercase letters, digits, dashes and underscores, starting with a letter or digit`,
-        true,
-      );
-    }
-    case 'enum': {
-      const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
-      const close = typeof data === 'string' ? didYouMean(data, allowed.map(String)) : undefined;
-      return base(
-        'bad-value',
-        path,
-        `${where} is ${show(data)}, but must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}${close ? ` (did you mean ${JSON.stringify(close)}?)` : ''}`,
-      );
-    }
-    default:
-      return base('schema', path, `${where} ${error.message ?? 'is invalid'}${describeOf(parent)}`);
+  const finding: SchemaFinding = {
+    error,
+    path,
+    parent: (error.parentSchema ?? {}) as Record<string, unknown>,
+    data: error.data,
+    where: path.length ? `\`${formatKeyPath(path)}\`` : 'the file',
+    schemaName,
+    issue: (rule, at, message, key = false) => ({
+      rule,
+      severity: 'error',
+      file: loaded.file,
+      ...loaded.locate(at, { key }),
+      keyPath: formatKeyPath(at),
+      message,
+    }),
+  };
+  return (KEYWORD_ISSUES.get(error.keyword) ?? otherIssue)(finding);
+}
+
+/** The message for each JSON Schema keyword a file can break; other keywords get Ajv's own words. */
+const KEYWORD_ISSUES = new Map<string, (f: SchemaFinding) => Issue>([
+  ['additionalProperties', unknownKeyIssue],
+  ['required', missingKeyIssue],
+  ['type', typeIssue],
+  ['minimum', rangeIssue],
+  ['maximum', rangeIssue],
+  ['exclusiveMinimum', rangeIssue],
+  ['exclusiveMaximum', rangeIssue],
+  ['minItems', sizeIssue],
+  ['maxItems', sizeIssue],
+  ['minProperties', sizeIssue],
+  ['maxLength', sizeIssue],
+  ['minLength', sizeIssue],
+  ['pattern', patternIssue],
+  ['propertyNames', propertyNameIssue],
+  ['enum', enumIssue],
+]);
+
+function unknownKeyIssue({ error, path, parent, where, schemaName, issue }: SchemaFinding): Issue {
+  const key = String((error.params as { additionalProperty: string }).additionalProperty);
+  const known = Object.keys((parent.properties as Record<string, unknown>) ?? {});
+  const at = [...path, key];
+  const close = didYouMean(key, known);
+  const home = KEY_HOME[key];
+  let hint = close ? `did you mean \`${close}\`? ` : '';
+  if (!close && home) hint = `\`${key}\` belongs at \`${home}\`. `;
+  const inTopology = schemaName === 'candidate' && path[0] === 'topology';
+  const fixedInput = schemaName === 'candidate' && path.length === 0 && FIXED_INPUT_NAMES.includes(key);
+  const why =
+    inTopology || fixedInput
+      ? ' A candidate may change only AlpaSim topology keys; driver, deploy, scenes, cameras, frequencies and other fixed inputs stay as in experiment.yaml.'
+      : '';
+  return issue(
+    'unknown-key',
+    at,
+    `unknown key \`${key}\` in ${where}.${why} ${hint}Allowed keys here: ${known.join(', ') || '(none)'}.`,
+    true,
+  );
+}
+
+function missingKeyIssue({ error, path, parent, where, issue }: SchemaFinding): Issue {
+  const key = String((error.params as { missingProperty: string }).missingProperty);
+  const sub = (parent.properties as Record<string, unknown> | undefined)?.[key];
+  return issue(
+    'missing-key',
+    path,
+    `missing required key \`${key}\` in ${where}${describeOf(sub)}: add it`,
+    true,
+  );
+}
+
+function typeIssue({ error, path, parent, data, where, issue }: SchemaFinding): Issue {
+  const wanted = ([] as string[]).concat((error.params as { type: string | string[] }).type as string);
+  const words = wanted.map((t) => TYPE_WORDS[t] ?? t).join(' or ');
+  if (typeof data === 'number' && !Number.isFinite(data)) {
+    return issue(
+      'wrong-type',
+      path,
+      `${where} is ${data}, which is not a finite number: write ${words}${describeOf(parent)}`,
+    );
   }
+  const isFraction = wanted.includes('integer') && typeof data === 'number' && !Number.isInteger(data);
+  if (isFraction) {
+    return issue(
+      'not-integer',
+      path,
+      `${where} is ${show(data)}, but it counts things and must be a whole number${describeOf(parent)}: use ${Math.floor(data as number) || 1} or ${Math.ceil(data as number)}`,
+    );
+  }
+  const shown = show(data) === typeName(data) ? '' : ` (${show(data)})`;
+  return issue(
+    'wrong-type',
+    path,
+    `${where} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`,
+  );
+}
+
+function rangeIssue({ path, parent, data, where, issue }: SchemaFinding): Issue {
+  const negative = typeof data === 'number' && data < 0;
+  return issue(
+    'out-of-range',
+    path,
+    `${where} is ${show(data)}${negative ? ' (negative)' : ''}, but must be ${rangeOf(parent)}${describeOf(parent)}`,
+  );
+}
+
+function sizeIssue({ error, path, parent, where, issue }: SchemaFinding): Issue {
+  return issue('out-of-range', path, `${where} ${error.message}${describeOf(parent)}`);
+}
+
+function patternIssue({ error, path, parent, data, where, issue }: SchemaFinding): Issue {
+  const pattern = (error.params as { pattern: string }).pattern;
+  return issue(
+    'bad-format',
+    path,
+    `${where} is ${show(data)}, which does not match ${pattern}${describeOf(parent)}: use only the characters that pattern allows`,
+  );
+}
+
+function propertyNameIssue({ error, path, where, issue }: SchemaFinding): Issue {
+  const name = String((error.params as { propertyName: string }).propertyName);
+  return issue(
+    'bad-format',
+    [...path, name],
+    `the name \`${name}\` in ${where} is not allowed: use lowercase letters, digits, dashes and underscores, starting with a letter or digit`,
+    true,
+  );
+}
+
+function enumIssue({ error, path, data, where, issue }: SchemaFinding): Issue {
+  const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
+  const close = typeof data === 'string' ? didYouMean(data, allowed.map(String)) : undefined;
+  return issue(
+    'bad-value',
+    path,
+    `${where} is ${show(data)}, but must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}${close ? ` (did you mean ${JSON.stringify(close)}?)` : ''}`,
+  );
+}
+
+function otherIssue({ error, path, parent, where, issue }: SchemaFinding): Issue {
+  return issue('schema', path, `${where} ${error.message ?? 'is invalid'}${describeOf(parent)}`);
 }
 
 /** The known key closest to `word` when it is a plausible typo, else undefined. */

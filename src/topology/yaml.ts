@@ -41,26 +41,9 @@ export interface LoadedYaml {
 }
 
 export function loadYaml(text: string, file: string): LoadedYaml {
+  const early = refusedBeforeParsing(text, file);
+  if (early) return early;
   const lineCounter = new LineCounter();
-  const refused = (rule: string, message: string, pos: Position = { line: 1, column: 1 }): LoadedYaml => ({
-    file,
-    value: undefined,
-    issues: [{ rule, severity: 'error', file, line: pos.line, column: pos.column, keyPath: '', message }],
-    locate: () => ({ line: 1, column: 1 }),
-    has: () => false,
-  });
-
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > MAX_YAML_BYTES) {
-    return refused(
-      'file-too-large',
-      `the file is ${(bytes / 1024).toFixed(0)} KiB; files over ${MAX_YAML_BYTES / 1024} KiB are refused (a topology file is a few hundred bytes): keep only the topology keys`,
-    );
-  }
-  if (text.includes('\u0000')) {
-    return refused('yaml-syntax', 'the file contains NUL bytes: it is not a text YAML file');
-  }
-
   const docs = parseAllDocuments(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
   const pos = (offset: number): Position => {
     const p = lineCounter.linePos(offset);
@@ -69,6 +52,7 @@ export function loadYaml(text: string, file: string): LoadedYaml {
   // parseAllDocuments returns an EmptyStream (an empty array) for a file with no document at all.
   if (!Array.isArray(docs) || docs.length === 0) {
     return refused(
+      file,
       'empty-file',
       'the file is empty: write the keys the schema asks for (see docs/topology.md)',
     );
@@ -76,78 +60,122 @@ export function loadYaml(text: string, file: string): LoadedYaml {
   if (docs.length > 1) {
     const second = docs[1] as Document.Parsed;
     return refused(
+      file,
       'multi-document',
       `the file holds ${docs.length} YAML documents (separated by \`---\`); one file is one document: split it into separate files or remove the extra \`---\``,
       pos(second.range[0]),
     );
   }
   const doc = docs[0] as Document.Parsed;
-  const issues: Issue[] = [];
-  for (const err of [...doc.errors, ...doc.warnings]) {
+  const locate = (path: readonly PathSegment[], options?: { key?: boolean }) =>
+    locateNode(doc, path, options?.key ?? false, pos);
+  const has = (path: readonly PathSegment[]) => (path.length === 0 ? true : doc.hasIn(path as PathSegment[]));
+  const base = { file, locate, has };
+  const syntax = syntaxIssues(doc, text, file, pos);
+  if (syntax.length) return { ...base, value: undefined, issues: syntax };
+  const shape = shapeIssues(doc, file, pos, locate);
+  if (shape.length) return { ...base, value: undefined, issues: shape };
+  return { ...base, ...plainValue(doc, file) };
+}
+
+/** A file refused as a whole, with one issue. */
+function refused(
+  file: string,
+  rule: string,
+  message: string,
+  pos: Position = { line: 1, column: 1 },
+): LoadedYaml {
+  return {
+    file,
+    value: undefined,
+    issues: [{ rule, severity: 'error', file, line: pos.line, column: pos.column, keyPath: '', message }],
+    locate: () => ({ line: 1, column: 1 }),
+    has: () => false,
+  };
+}
+
+/** Too large or not text: refused before the parser sees it. */
+function refusedBeforeParsing(text: string, file: string): LoadedYaml | undefined {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_YAML_BYTES) {
+    return refused(
+      file,
+      'file-too-large',
+      `the file is ${(bytes / 1024).toFixed(0)} KiB; files over ${MAX_YAML_BYTES / 1024} KiB are refused (a topology file is a few hundred bytes): keep only the topology keys`,
+    );
+  }
+  if (text.includes('\u0000')) {
+    return refused(file, 'yaml-syntax', 'the file contains NUL bytes: it is not a text YAML file');
+  }
+  return undefined;
+}
+
+/** The parser's errors and warnings: duplicate keys, too deep, or a syntax error (an unclosed quote where it opened). */
+function syntaxIssues(
+  doc: Document.Parsed,
+  text: string,
+  file: string,
+  pos: (offset: number) => Position,
+): Issue[] {
+  return [...doc.errors, ...doc.warnings].map((err): Issue => {
     // An error at the end of the file (an unclosed bracket) is reported at the last line with content.
     let offset = err.pos[0];
     if (text.slice(offset).trim() === '') offset = Math.max(0, text.trimEnd().length - 1);
     const path = pathAtOffset(doc.contents, err.pos[0]);
     // an unclosed quote is found where the file ends; the person needs where it opened
     const opened = unclosedQuoteAt(doc, err, path);
-    const at = pos(opened ?? offset);
+    const at = { file, ...pos(opened ?? offset), keyPath: formatKeyPath(path) };
     if (err.code === 'DUPLICATE_KEY') {
       const key = String(path[path.length - 1] ?? text.slice(err.pos[0], err.pos[1]).trim());
-      issues.push({
+      return {
         rule: 'duplicate-key',
         severity: 'error',
-        file,
         ...at,
-        keyPath: formatKeyPath(path),
         message: `the key \`${key}\` appears twice in the same mapping; YAML would keep only one value and silently lose the other: keep one`,
-      });
-    } else if (err.code === 'RESOURCE_EXHAUSTION') {
-      issues.push({
+      };
+    }
+    if (err.code === 'RESOURCE_EXHAUSTION') {
+      return {
         rule: 'yaml-too-deep',
         severity: 'error',
-        file,
         ...at,
-        keyPath: formatKeyPath(path),
         message: `the YAML is too deeply nested to parse (${firstLine(err.message)}); a topology file nests about 5 levels: remove the extra nesting`,
-      });
-    } else {
-      issues.push({
-        rule: 'yaml-syntax',
-        severity: 'error',
-        file,
-        ...at,
-        keyPath: formatKeyPath(path),
-        message:
-          opened === undefined
-            ? `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses`
-            : `YAML syntax error: the quote opened here is never closed (the parser read on to ${text.slice(err.pos[0]).trim() === '' ? 'the end of the file' : `line ${pos(err.pos[0]).line}`}); close it on this line`,
-      });
+      };
     }
-  }
-  const locate = (path: readonly PathSegment[], options?: { key?: boolean }) =>
-    locateNode(doc, path, options?.key ?? false, pos);
-  const has = (path: readonly PathSegment[]) => (path.length === 0 ? true : doc.hasIn(path as PathSegment[]));
-  const base = { file, locate, has };
-  if (issues.length) return { ...base, value: undefined, issues };
+    return {
+      rule: 'yaml-syntax',
+      severity: 'error',
+      ...at,
+      message:
+        opened === undefined
+          ? `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses`
+          : `YAML syntax error: the quote opened here is never closed (the parser read on to ${text.slice(err.pos[0]).trim() === '' ? 'the end of the file' : `line ${pos(err.pos[0]).line}`}); close it on this line`,
+    };
+  });
+}
 
+/** A document that parsed but is not one to read: empty, nested too deep, or with keys that are not strings. */
+function shapeIssues(
+  doc: Document.Parsed,
+  file: string,
+  pos: (offset: number) => Position,
+  locate: LoadedYaml['locate'],
+): Issue[] {
   if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
-    return { ...base, value: undefined, issues: refused('empty-file', emptyMessage()).issues };
+    return refused(file, 'empty-file', emptyMessage()).issues;
   }
   const deep = tooDeep(doc.contents);
   if (deep) {
-    return {
-      ...base,
-      value: undefined,
-      issues: refused(
-        'yaml-too-deep',
-        `the YAML nests deeper than ${MAX_YAML_DEPTH} levels; a topology file nests about 5: remove the extra nesting`,
-        deep.range ? pos(deep.range[0]) : undefined,
-      ).issues,
-    };
+    return refused(
+      file,
+      'yaml-too-deep',
+      `the YAML nests deeper than ${MAX_YAML_DEPTH} levels; a topology file nests about 5: remove the extra nesting`,
+      deep.range ? pos(deep.range[0]) : undefined,
+    ).issues;
   }
-  for (const { pair, path } of pairsOf(doc.contents, [])) {
+  return [...pairsOf(doc.contents, [])].flatMap(({ pair, path }): Issue[] => {
     const key = pair.key;
-    if (isScalar(key) && typeof key.value === 'string') continue;
+    if (isScalar(key) && typeof key.value === 'string') return [];
     const keyNode = key as Node | null;
     const at = keyNode?.range ? pos(keyNode.range[0]) : locate(path);
     const shown = isScalar(key) ? String(key.value) : isAlias(key) ? `*${key.source}` : 'a collection';
@@ -158,38 +186,33 @@ export function loadYaml(text: string, file: string): LoadedYaml {
       : isAlias(key)
         ? 'alias'
         : 'collection';
-    issues.push({
-      rule: 'non-string-key',
-      severity: 'error',
-      file,
-      ...at,
-      keyPath: formatKeyPath(path),
-      message: `the key \`${shown}\` is a ${kind}, not a string; every key here is a name from the schema: write it as a plain name${kind === 'number' || kind === 'boolean' ? ` (or quote it: "${shown}")` : ''}`,
-    });
-  }
-  if (issues.length) return { ...base, value: undefined, issues };
+    return [
+      {
+        rule: 'non-string-key',
+        severity: 'error',
+        file,
+        ...at,
+        keyPath: formatKeyPath(path),
+        message: `the key \`${shown}\` is a ${kind}, not a string; every key here is a name from the schema: write it as a plain name${kind === 'number' || kind === 'boolean' ? ` (or quote it: "${shown}")` : ''}`,
+      },
+    ];
+  });
+}
 
-  let value: unknown;
+/** The document as plain data, with aliases expanded up to MAX_YAML_ALIASES. */
+function plainValue(doc: Document.Parsed, file: string): { value: unknown; issues: Issue[] } {
   try {
-    value = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+    return { value: doc.toJS({ maxAliasCount: MAX_YAML_ALIASES }), issues: [] };
   } catch (error) {
     return {
-      ...base,
       value: undefined,
-      issues: [
-        {
-          rule: 'alias-limit',
-          severity: 'error',
-          file,
-          line: 1,
-          column: 1,
-          keyPath: '',
-          message: `YAML aliases expand too much (${firstLine(String((error as Error).message))}); at most ${MAX_YAML_ALIASES} alias expansions are allowed: write the values out instead of nesting anchors`,
-        },
-      ],
+      issues: refused(
+        file,
+        'alias-limit',
+        `YAML aliases expand too much (${firstLine(String((error as Error).message))}); at most ${MAX_YAML_ALIASES} alias expansions are allowed: write the values out instead of nesting anchors`,
+      ).issues,
     };
   }
-  return { ...base, value, issues: [] };
 }
 
 function emptyMessage(): string {

@@ -126,6 +126,7 @@ const SHORT_FUNCTION_PATHS = [
   'src/analysis',
   'src/judge',
   'src/sim',
+  'src/topology',
 ];
 
 /** Every .ts file under a folder, or the file itself. */
