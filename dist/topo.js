@@ -6477,7 +6477,7 @@ var require_poly1305 = __commonJS({
           var a = b2.preRun.shift();
           ja.unshift(a);
         }
-        var S2 = 0, T2 = null, U2 = null;
+        var S2 = 0, T3 = null, U2 = null;
         b2.preloadedImages = {};
         b2.preloadedAudios = {};
         function K2(a) {
@@ -6599,7 +6599,7 @@ var require_poly1305 = __commonJS({
             ka.unshift(b2.asm.c);
             S2--;
             b2.monitorRunDependencies && b2.monitorRunDependencies(S2);
-            0 == S2 && (null !== T2 && (clearInterval(T2), T2 = null), U2 && (f = U2, U2 = null, f()));
+            0 == S2 && (null !== T3 && (clearInterval(T3), T3 = null), U2 && (f = U2, U2 = null, f()));
           }
           function c(f) {
             a(f.instance);
@@ -33734,7 +33734,7 @@ var require_resolve_flow_scalar = __commonJS({
       switch (type) {
         case "scalar":
           _type = Scalar.Scalar.PLAIN;
-          value = plainValue(source, _onError);
+          value = plainValue2(source, _onError);
           break;
         case "single-quoted-scalar":
           _type = Scalar.Scalar.QUOTE_SINGLE;
@@ -33763,7 +33763,7 @@ var require_resolve_flow_scalar = __commonJS({
         range: [offset, valueEnd, re2.offset]
       };
     }
-    function plainValue(source, onError) {
+    function plainValue2(source, onError) {
       let badChar = "";
       switch (source[0]) {
         /* istanbul ignore next should not happen */
@@ -40505,12 +40505,12 @@ var require_webidl = __commonJS({
       }
       return V2;
     };
-    webidl.converters.TypedArray = function(V2, T2, prefix, name, opts) {
-      if (webidl.util.Type(V2) !== "Object" || !types.isTypedArray(V2) || V2.constructor.name !== T2.name) {
+    webidl.converters.TypedArray = function(V2, T3, prefix, name, opts) {
+      if (webidl.util.Type(V2) !== "Object" || !types.isTypedArray(V2) || V2.constructor.name !== T3.name) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${name} ("${webidl.util.Stringify(V2)}")`,
-          types: [T2.name]
+          types: [T3.name]
         });
       }
       if (opts?.allowShared === false && types.isSharedArrayBuffer(V2.buffer)) {
@@ -71862,118 +71862,133 @@ var KEY_HOME = {
 };
 function toIssue(error, loaded, schemaName) {
   const path = pointerToPath(error.instancePath);
-  const parent = error.parentSchema ?? {};
-  const data = error.data;
-  const base = (rule, at, message2, key = false) => ({
-    rule,
-    severity: "error",
-    file: loaded.file,
-    ...loaded.locate(at, { key }),
-    keyPath: formatKeyPath(at),
-    message: message2
-  });
-  const where2 = path.length ? `\`${formatKeyPath(path)}\`` : "the file";
-  switch (error.keyword) {
-    case "additionalProperties": {
-      const key = String(error.params.additionalProperty);
-      const known = Object.keys(parent.properties ?? {});
-      const at = [...path, key];
-      const close = didYouMean(key, known);
-      const home = KEY_HOME[key];
-      let hint = close ? `did you mean \`${close}\`? ` : "";
-      if (!close && home) hint = `\`${key}\` belongs at \`${home}\`. `;
-      const inTopology = schemaName === "candidate" && path[0] === "topology";
-      const fixedInput = schemaName === "candidate" && path.length === 0 && FIXED_INPUT_NAMES.includes(key);
-      const why2 = inTopology || fixedInput ? " A candidate may change only AlpaSim topology keys; driver, deploy, scenes, cameras, frequencies and other fixed inputs stay as in experiment.yaml." : "";
-      return base(
-        "unknown-key",
-        at,
-        `unknown key \`${key}\` in ${where2}.${why2} ${hint}Allowed keys here: ${known.join(", ") || "(none)"}.`,
-        true
-      );
-    }
-    case "required": {
-      const key = String(error.params.missingProperty);
-      const sub = parent.properties?.[key];
-      return base(
-        "missing-key",
-        path,
-        `missing required key \`${key}\` in ${where2}${describeOf(sub)}: add it`,
-        true
-      );
-    }
-    case "type": {
-      const wanted = [].concat(error.params.type);
-      const words = wanted.map((t) => TYPE_WORDS[t] ?? t).join(" or ");
-      if (typeof data === "number" && !Number.isFinite(data)) {
-        return base(
-          "wrong-type",
-          path,
-          `${where2} is ${data}, which is not a finite number: write ${words}${describeOf(parent)}`
-        );
-      }
-      const isFraction = wanted.includes("integer") && typeof data === "number" && !Number.isInteger(data);
-      if (isFraction) {
-        return base(
-          "not-integer",
-          path,
-          `${where2} is ${show(data)}, but it counts things and must be a whole number${describeOf(parent)}: use ${Math.floor(data) || 1} or ${Math.ceil(data)}`
-        );
-      }
-      const shown = show(data) === typeName(data) ? "" : ` (${show(data)})`;
-      return base(
-        "wrong-type",
-        path,
-        `${where2} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`
-      );
-    }
-    case "minimum":
-    case "maximum":
-    case "exclusiveMinimum":
-    case "exclusiveMaximum": {
-      const negative = typeof data === "number" && data < 0;
-      return base(
-        "out-of-range",
-        path,
-        `${where2} is ${show(data)}${negative ? " (negative)" : ""}, but must be ${rangeOf(parent)}${describeOf(parent)}`
-      );
-    }
-    case "minItems":
-    case "maxItems":
-    case "minProperties":
-    case "maxLength":
-    case "minLength": {
-      return base("out-of-range", path, `${where2} ${error.message}${describeOf(parent)}`);
-    }
-    case "pattern": {
-      const pattern = error.params.pattern;
-      return base(
-        "bad-format",
-        path,
-        `${where2} is ${show(data)}, which does not match ${pattern}${describeOf(parent)}: use only the characters that pattern allows`
-      );
-    }
-    case "propertyNames": {
-      const name = String(error.params.propertyName);
-      return base(
-        "bad-format",
-        [...path, name],
-        `the name \`${name}\` in ${where2} is not allowed: use lowercase letters, digits, dashes and underscores, starting with a letter or digit`,
-        true
-      );
-    }
-    case "enum": {
-      const allowed = error.params.allowedValues;
-      const close = typeof data === "string" ? didYouMean(data, allowed.map(String)) : void 0;
-      return base(
-        "bad-value",
-        path,
-        `${where2} is ${show(data)}, but must be one of ${allowed.map((v2) => JSON.stringify(v2)).join(", ")}${close ? ` (did you mean ${JSON.stringify(close)}?)` : ""}`
-      );
-    }
-    default:
-      return base("schema", path, `${where2} ${error.message ?? "is invalid"}${describeOf(parent)}`);
+  const finding = {
+    error,
+    path,
+    parent: error.parentSchema ?? {},
+    data: error.data,
+    where: path.length ? `\`${formatKeyPath(path)}\`` : "the file",
+    schemaName,
+    issue: (rule, at, message2, key = false) => ({
+      rule,
+      severity: "error",
+      file: loaded.file,
+      ...loaded.locate(at, { key }),
+      keyPath: formatKeyPath(at),
+      message: message2
+    })
+  };
+  return (KEYWORD_ISSUES.get(error.keyword) ?? otherIssue)(finding);
+}
+var KEYWORD_ISSUES = /* @__PURE__ */ new Map([
+  ["additionalProperties", unknownKeyIssue],
+  ["required", missingKeyIssue],
+  ["type", typeIssue],
+  ["minimum", rangeIssue],
+  ["maximum", rangeIssue],
+  ["exclusiveMinimum", rangeIssue],
+  ["exclusiveMaximum", rangeIssue],
+  ["minItems", sizeIssue],
+  ["maxItems", sizeIssue],
+  ["minProperties", sizeIssue],
+  ["maxLength", sizeIssue],
+  ["minLength", sizeIssue],
+  ["pattern", patternIssue],
+  ["propertyNames", propertyNameIssue],
+  ["enum", enumIssue]
+]);
+function unknownKeyIssue({ error, path, parent, where: where2, schemaName, issue }) {
+  const key = String(error.params.additionalProperty);
+  const known = Object.keys(parent.properties ?? {});
+  const at = [...path, key];
+  const close = didYouMean(key, known);
+  const home = KEY_HOME[key];
+  let hint = close ? `did you mean \`${close}\`? ` : "";
+  if (!close && home) hint = `\`${key}\` belongs at \`${home}\`. `;
+  const inTopology = schemaName === "candidate" && path[0] === "topology";
+  const fixedInput = schemaName === "candidate" && path.length === 0 && FIXED_INPUT_NAMES.includes(key);
+  const why2 = inTopology || fixedInput ? " A candidate may change only AlpaSim topology keys; driver, deploy, scenes, cameras, frequencies and other fixed inputs stay as in experiment.yaml." : "";
+  return issue(
+    "unknown-key",
+    at,
+    `unknown key \`${key}\` in ${where2}.${why2} ${hint}Allowed keys here: ${known.join(", ") || "(none)"}.`,
+    true
+  );
+}
+function missingKeyIssue({ error, path, parent, where: where2, issue }) {
+  const key = String(error.params.missingProperty);
+  const sub = parent.properties?.[key];
+  return issue(
+    "missing-key",
+    path,
+    `missing required key \`${key}\` in ${where2}${describeOf(sub)}: add it`,
+    true
+  );
+}
+function typeIssue({ error, path, parent, data, where: where2, issue }) {
+  const wanted = [].concat(error.params.type);
+  const words = wanted.map((t) => TYPE_WORDS[t] ?? t).join(" or ");
+  if (typeof data === "number" && !Number.isFinite(data)) {
+    return issue(
+      "wrong-type",
+      path,
+      `${where2} is ${data}, which is not a finite number: write ${words}${describeOf(parent)}`
+    );
   }
+  const isFraction = wanted.includes("integer") && typeof data === "number" && !Number.isInteger(data);
+  if (isFraction) {
+    return issue(
+      "not-integer",
+      path,
+      `${where2} is ${show(data)}, but it counts things and must be a whole number${describeOf(parent)}: use ${Math.floor(data) || 1} or ${Math.ceil(data)}`
+    );
+  }
+  const shown = show(data) === typeName(data) ? "" : ` (${show(data)})`;
+  return issue(
+    "wrong-type",
+    path,
+    `${where2} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`
+  );
+}
+function rangeIssue({ path, parent, data, where: where2, issue }) {
+  const negative = typeof data === "number" && data < 0;
+  return issue(
+    "out-of-range",
+    path,
+    `${where2} is ${show(data)}${negative ? " (negative)" : ""}, but must be ${rangeOf(parent)}${describeOf(parent)}`
+  );
+}
+function sizeIssue({ error, path, parent, where: where2, issue }) {
+  return issue("out-of-range", path, `${where2} ${error.message}${describeOf(parent)}`);
+}
+function patternIssue({ error, path, parent, data, where: where2, issue }) {
+  const pattern = error.params.pattern;
+  return issue(
+    "bad-format",
+    path,
+    `${where2} is ${show(data)}, which does not match ${pattern}${describeOf(parent)}: use only the characters that pattern allows`
+  );
+}
+function propertyNameIssue({ error, path, where: where2, issue }) {
+  const name = String(error.params.propertyName);
+  return issue(
+    "bad-format",
+    [...path, name],
+    `the name \`${name}\` in ${where2} is not allowed: use lowercase letters, digits, dashes and underscores, starting with a letter or digit`,
+    true
+  );
+}
+function enumIssue({ error, path, data, where: where2, issue }) {
+  const allowed = error.params.allowedValues;
+  const close = typeof data === "string" ? didYouMean(data, allowed.map(String)) : void 0;
+  return issue(
+    "bad-value",
+    path,
+    `${where2} is ${show(data)}, but must be one of ${allowed.map((v2) => JSON.stringify(v2)).join(", ")}${close ? ` (did you mean ${JSON.stringify(close)}?)` : ""}`
+  );
+}
+function otherIssue({ error, path, parent, where: where2, issue }) {
+  return issue("schema", path, `${where2} ${error.message ?? "is invalid"}${describeOf(parent)}`);
 }
 function didYouMean(word, known) {
   const lower = word.toLowerCase();
@@ -72012,24 +72027,9 @@ var MAX_YAML_BYTES = 256 * 1024;
 var MAX_YAML_DEPTH = 32;
 var MAX_YAML_ALIASES = 50;
 function loadYaml(text3, file) {
+  const early2 = refusedBeforeParsing(text3, file);
+  if (early2) return early2;
   const lineCounter = new import_yaml.LineCounter();
-  const refused = (rule, message2, pos2 = { line: 1, column: 1 }) => ({
-    file,
-    value: void 0,
-    issues: [{ rule, severity: "error", file, line: pos2.line, column: pos2.column, keyPath: "", message: message2 }],
-    locate: () => ({ line: 1, column: 1 }),
-    has: () => false
-  });
-  const bytes = Buffer.byteLength(text3, "utf8");
-  if (bytes > MAX_YAML_BYTES) {
-    return refused(
-      "file-too-large",
-      `the file is ${(bytes / 1024).toFixed(0)} KiB; files over ${MAX_YAML_BYTES / 1024} KiB are refused (a topology file is a few hundred bytes): keep only the topology keys`
-    );
-  }
-  if (text3.includes("\0")) {
-    return refused("yaml-syntax", "the file contains NUL bytes: it is not a text YAML file");
-  }
   const docs = (0, import_yaml.parseAllDocuments)(text3, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
   const pos = (offset) => {
     const p = lineCounter.linePos(offset);
@@ -72037,6 +72037,7 @@ function loadYaml(text3, file) {
   };
   if (!Array.isArray(docs) || docs.length === 0) {
     return refused(
+      file,
       "empty-file",
       "the file is empty: write the keys the schema asks for (see docs/topology.md)"
     );
@@ -72044,106 +72045,122 @@ function loadYaml(text3, file) {
   if (docs.length > 1) {
     const second = docs[1];
     return refused(
+      file,
       "multi-document",
       `the file holds ${docs.length} YAML documents (separated by \`---\`); one file is one document: split it into separate files or remove the extra \`---\``,
       pos(second.range[0])
     );
   }
   const doc = docs[0];
-  const issues = [];
-  for (const err of [...doc.errors, ...doc.warnings]) {
+  const locate = (path, options2) => locateNode(doc, path, options2?.key ?? false, pos);
+  const has = (path) => path.length === 0 ? true : doc.hasIn(path);
+  const base = { file, locate, has };
+  const syntax = syntaxIssues(doc, text3, file, pos);
+  if (syntax.length) return { ...base, value: void 0, issues: syntax };
+  const shape = shapeIssues(doc, file, pos, locate);
+  if (shape.length) return { ...base, value: void 0, issues: shape };
+  return { ...base, ...plainValue(doc, file) };
+}
+function refused(file, rule, message2, pos = { line: 1, column: 1 }) {
+  return {
+    file,
+    value: void 0,
+    issues: [{ rule, severity: "error", file, line: pos.line, column: pos.column, keyPath: "", message: message2 }],
+    locate: () => ({ line: 1, column: 1 }),
+    has: () => false
+  };
+}
+function refusedBeforeParsing(text3, file) {
+  const bytes = Buffer.byteLength(text3, "utf8");
+  if (bytes > MAX_YAML_BYTES) {
+    return refused(
+      file,
+      "file-too-large",
+      `the file is ${(bytes / 1024).toFixed(0)} KiB; files over ${MAX_YAML_BYTES / 1024} KiB are refused (a topology file is a few hundred bytes): keep only the topology keys`
+    );
+  }
+  if (text3.includes("\0")) {
+    return refused(file, "yaml-syntax", "the file contains NUL bytes: it is not a text YAML file");
+  }
+  return void 0;
+}
+function syntaxIssues(doc, text3, file, pos) {
+  return [...doc.errors, ...doc.warnings].map((err) => {
     let offset = err.pos[0];
     if (text3.slice(offset).trim() === "") offset = Math.max(0, text3.trimEnd().length - 1);
     const path = pathAtOffset(doc.contents, err.pos[0]);
     const opened = unclosedQuoteAt(doc, err, path);
-    const at = pos(opened ?? offset);
+    const at = { file, ...pos(opened ?? offset), keyPath: formatKeyPath(path) };
     if (err.code === "DUPLICATE_KEY") {
       const key = String(path[path.length - 1] ?? text3.slice(err.pos[0], err.pos[1]).trim());
-      issues.push({
+      return {
         rule: "duplicate-key",
         severity: "error",
-        file,
         ...at,
-        keyPath: formatKeyPath(path),
         message: `the key \`${key}\` appears twice in the same mapping; YAML would keep only one value and silently lose the other: keep one`
-      });
-    } else if (err.code === "RESOURCE_EXHAUSTION") {
-      issues.push({
+      };
+    }
+    if (err.code === "RESOURCE_EXHAUSTION") {
+      return {
         rule: "yaml-too-deep",
         severity: "error",
-        file,
         ...at,
-        keyPath: formatKeyPath(path),
         message: `the YAML is too deeply nested to parse (${firstLine(err.message)}); a topology file nests about 5 levels: remove the extra nesting`
-      });
-    } else {
-      issues.push({
-        rule: "yaml-syntax",
-        severity: "error",
-        file,
-        ...at,
-        keyPath: formatKeyPath(path),
-        message: opened === void 0 ? `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses` : `YAML syntax error: the quote opened here is never closed (the parser read on to ${text3.slice(err.pos[0]).trim() === "" ? "the end of the file" : `line ${pos(err.pos[0]).line}`}); close it on this line`
-      });
+      };
     }
-  }
-  const locate = (path, options2) => locateNode(doc, path, options2?.key ?? false, pos);
-  const has = (path) => path.length === 0 ? true : doc.hasIn(path);
-  const base = { file, locate, has };
-  if (issues.length) return { ...base, value: void 0, issues };
+    return {
+      rule: "yaml-syntax",
+      severity: "error",
+      ...at,
+      message: opened === void 0 ? `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses` : `YAML syntax error: the quote opened here is never closed (the parser read on to ${text3.slice(err.pos[0]).trim() === "" ? "the end of the file" : `line ${pos(err.pos[0]).line}`}); close it on this line`
+    };
+  });
+}
+function shapeIssues(doc, file, pos, locate) {
   if (doc.contents === null || (0, import_yaml.isScalar)(doc.contents) && doc.contents.value === null) {
-    return { ...base, value: void 0, issues: refused("empty-file", emptyMessage()).issues };
+    return refused(file, "empty-file", emptyMessage()).issues;
   }
   const deep = tooDeep(doc.contents);
   if (deep) {
-    return {
-      ...base,
-      value: void 0,
-      issues: refused(
-        "yaml-too-deep",
-        `the YAML nests deeper than ${MAX_YAML_DEPTH} levels; a topology file nests about 5: remove the extra nesting`,
-        deep.range ? pos(deep.range[0]) : void 0
-      ).issues
-    };
+    return refused(
+      file,
+      "yaml-too-deep",
+      `the YAML nests deeper than ${MAX_YAML_DEPTH} levels; a topology file nests about 5: remove the extra nesting`,
+      deep.range ? pos(deep.range[0]) : void 0
+    ).issues;
   }
-  for (const { pair, path } of pairsOf(doc.contents, [])) {
+  return [...pairsOf(doc.contents, [])].flatMap(({ pair, path }) => {
     const key = pair.key;
-    if ((0, import_yaml.isScalar)(key) && typeof key.value === "string") continue;
+    if ((0, import_yaml.isScalar)(key) && typeof key.value === "string") return [];
     const keyNode = key;
     const at = keyNode?.range ? pos(keyNode.range[0]) : locate(path);
     const shown = (0, import_yaml.isScalar)(key) ? String(key.value) : (0, import_yaml.isAlias)(key) ? `*${key.source}` : "a collection";
     const kind = (0, import_yaml.isScalar)(key) ? key.value === null ? "null" : typeof key.value : (0, import_yaml.isAlias)(key) ? "alias" : "collection";
-    issues.push({
-      rule: "non-string-key",
-      severity: "error",
-      file,
-      ...at,
-      keyPath: formatKeyPath(path),
-      message: `the key \`${shown}\` is a ${kind}, not a string; every key here is a name from the schema: write it as a plain name${kind === "number" || kind === "boolean" ? ` (or quote it: "${shown}")` : ""}`
-    });
-  }
-  if (issues.length) return { ...base, value: void 0, issues };
-  let value;
+    return [
+      {
+        rule: "non-string-key",
+        severity: "error",
+        file,
+        ...at,
+        keyPath: formatKeyPath(path),
+        message: `the key \`${shown}\` is a ${kind}, not a string; every key here is a name from the schema: write it as a plain name${kind === "number" || kind === "boolean" ? ` (or quote it: "${shown}")` : ""}`
+      }
+    ];
+  });
+}
+function plainValue(doc, file) {
   try {
-    value = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+    return { value: doc.toJS({ maxAliasCount: MAX_YAML_ALIASES }), issues: [] };
   } catch (error) {
     return {
-      ...base,
       value: void 0,
-      issues: [
-        {
-          rule: "alias-limit",
-          severity: "error",
-          file,
-          line: 1,
-          column: 1,
-          keyPath: "",
-          message: `YAML aliases expand too much (${firstLine(String(error.message))}); at most ${MAX_YAML_ALIASES} alias expansions are allowed: write the values out instead of nesting anchors`
-        }
-      ]
+      issues: refused(
+        file,
+        "alias-limit",
+        `YAML aliases expand too much (${firstLine(String(error.message))}); at most ${MAX_YAML_ALIASES} alias expansions are allowed: write the values out instead of nesting anchors`
+      ).issues
     };
   }
-  return { ...base, value, issues: [] };
 }
 function emptyMessage() {
   return "the file has no content (only comments or whitespace): write the keys the schema asks for (see docs/topology.md)";
@@ -72251,92 +72268,94 @@ function issueAt(loaded, rule, path, message2, key = false, severity = "error") 
   };
 }
 function experimentRuleIssues(loaded, experiment, context4) {
-  const issues = [];
-  if (context4.dirName !== void 0 && context4.dirName !== experiment.experiment_id) {
-    issues.push(
-      issueAt(
-        loaded,
-        "experiment-folder",
-        ["experiment_id"],
-        `experiment_id \`${experiment.experiment_id}\` differs from its folder \`${context4.dirName}\`; people find an experiment by its folder and the record by its id: rename one so they agree`,
-        false,
-        "warning"
-      )
-    );
-  }
+  return EXPERIMENT_RULES.flatMap((rule) => rule(loaded, experiment, context4));
+}
+var folderRule = (loaded, experiment, context4) => context4.dirName !== void 0 && context4.dirName !== experiment.experiment_id ? [
+  issueAt(
+    loaded,
+    "experiment-folder",
+    ["experiment_id"],
+    `experiment_id \`${experiment.experiment_id}\` differs from its folder \`${context4.dirName}\`; people find an experiment by its folder and the record by its id: rename one so they agree`,
+    false,
+    "warning"
+  )
+] : [];
+var clusterRule = (loaded, experiment, context4) => {
+  if (!context4.clusters || context4.clusters.clusters[experiment.cluster]) return [];
+  const known = Object.keys(context4.clusters.clusters);
+  return [
+    issueAt(
+      loaded,
+      "cluster-unknown",
+      ["cluster"],
+      `cluster \`${experiment.cluster}\` is not defined in ${context4.clustersFile}: use one of ${known.join(", ")}`
+    )
+  ];
+};
+var gpuCountRule = (loaded, experiment, context4) => {
   const cluster = context4.clusters?.clusters[experiment.cluster];
-  if (context4.clusters && !cluster) {
-    const known = Object.keys(context4.clusters.clusters);
-    issues.push(
-      issueAt(
-        loaded,
-        "cluster-unknown",
-        ["cluster"],
-        `cluster \`${experiment.cluster}\` is not defined in ${context4.clustersFile}: use one of ${known.join(", ")}`
-      )
-    );
-  }
   const gpn = experiment.fixed_inputs.slurm?.gpus_per_node;
-  if (cluster && gpn !== void 0 && gpn > cluster.gpus_per_node) {
-    issues.push(
-      issueAt(
-        loaded,
-        "gpu-count",
-        ["fixed_inputs", "slurm", "gpus_per_node"],
-        `gpus_per_node ${gpn} exceeds the ${cluster.gpus_per_node} GPUs a node of cluster \`${experiment.cluster}\` has: Slurm would never start the job; use at most ${cluster.gpus_per_node}`
-      )
-    );
-  }
-  if (context4.presetMissing !== void 0) {
-    issues.push(
-      issueAt(
-        loaded,
-        "preset-unknown",
-        ["base_topology"],
-        experiment.base_topology === CLI_DRIVEN_PRESET ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(", ")})` : `base topology preset (AlpaSim's topology=<name>): ${context4.presetMissing}; use one of them, e.g. 8gpu_64rollouts`
-      )
-    );
-  }
+  if (!cluster || gpn === void 0 || gpn <= cluster.gpus_per_node) return [];
+  return [
+    issueAt(
+      loaded,
+      "gpu-count",
+      ["fixed_inputs", "slurm", "gpus_per_node"],
+      `gpus_per_node ${gpn} exceeds the ${cluster.gpus_per_node} GPUs a node of cluster \`${experiment.cluster}\` has: Slurm would never start the job; use at most ${cluster.gpus_per_node}`
+    )
+  ];
+};
+var presetRule = (loaded, experiment, context4) => context4.presetMissing === void 0 ? [] : [
+  issueAt(
+    loaded,
+    "preset-unknown",
+    ["base_topology"],
+    experiment.base_topology === CLI_DRIVEN_PRESET ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(", ")})` : `base topology preset (AlpaSim's topology=<name>): ${context4.presetMissing}; use one of them, e.g. 8gpu_64rollouts`
+  )
+];
+var driverRule = (loaded, experiment) => {
   const driver = driverProblem(experiment.fixed_inputs.driver);
-  if (driver)
-    issues.push(
-      issueAt(loaded, driver.rule, ["fixed_inputs", "driver"], driver.message, false, driver.severity)
-    );
+  return driver ? [issueAt(loaded, driver.rule, ["fixed_inputs", "driver"], driver.message, false, driver.severity)] : [];
+};
+var overridesRule = (loaded, experiment) => {
   const reserved = /* @__PURE__ */ new Set([
     ...REQUIRED_GROUPS,
     RUN_NAME_OVERRIDE,
     ...Object.values(FIXED_INPUT_KEYS)
   ]);
-  (experiment.fixed_inputs.overrides ?? []).forEach((override, i) => {
+  return (experiment.fixed_inputs.overrides ?? []).flatMap((override, i) => {
     const key = override.slice(0, override.indexOf("=")).replace(/^\++/, "");
     const path = ["fixed_inputs", "overrides", i];
-    if (reserved.has(key)) {
-      issues.push(
+    if (reserved.has(key))
+      return [
         issueAt(
           loaded,
           "override-reserved",
           path,
           `override \`${override}\` sets ${key}, which ${key === RUN_NAME_OVERRIDE ? "topo sets to the job name so that job, run and metrics share one name" : "has its own field in fixed_inputs (or is the base_topology)"}: remove it from overrides${key === RUN_NAME_OVERRIDE ? "" : " and use the field"}`
         )
-      );
-      return;
-    }
-    if (PATTERNS.topologyKey.test(key)) {
-      issues.push(
+      ];
+    if (PATTERNS.topologyKey.test(key))
+      return [
         issueAt(
           loaded,
           "override-topology",
           path,
           `override \`${override}\` sets topology key ${key}; fixed overrides must not touch the topology, which candidates change: move it into baseline.yaml's topology block`
         )
-      );
-      return;
-    }
+      ];
     const problem = overrideProblem(override);
-    if (problem) issues.push(issueAt(loaded, problem.rule, path, problem.message, false, problem.severity));
+    return problem ? [issueAt(loaded, problem.rule, path, problem.message, false, problem.severity)] : [];
   });
-  return issues;
-}
+};
+var EXPERIMENT_RULES = [
+  folderRule,
+  clusterRule,
+  gpuCountRule,
+  presetRule,
+  driverRule,
+  overridesRule
+];
 function clustersRuleIssues(loaded, file) {
   const issues = [...placeholderIssues(loaded, ["clusters"])];
   for (const [name, cluster] of Object.entries(file.clusters)) {
@@ -76794,29 +76813,42 @@ function gpuMemoryFinding(row, parts, input) {
     severity
   ];
 }
+var CANDIDATE_RULES = [
+  nameRule,
+  parentRule,
+  gpuIndexRule,
+  skipRule,
+  rendererReplicasRule,
+  capacityRule,
+  cacheSizeRule,
+  nrWorkersRule,
+  gpuMemoryRule,
+  duplicateRule
+];
 function candidateRuleIssues(input) {
-  const { loaded, candidate, expanded, experiment, cluster } = input;
+  const { loaded } = input;
   const issues = [];
-  const add = (rule, path, message2, severity = RULES[rule], key = false) => {
-    issues.push({
-      rule,
-      severity,
-      file: loaded.file,
-      ...loaded.locate(path, { key }),
-      keyPath: formatKeyPath(path),
-      message: message2
-    });
-  };
   const inFile = (path) => loaded.has(["topology", ...path]);
-  const source = (path) => inFile(path) ? "" : ` (inherited from preset \`${input.baseName}\`${input.parent ? ` or parent \`${input.parent.name}\`` : ""})`;
-  const T2 = (...path) => ["topology", ...path];
-  if (candidate.name !== input.stem) {
-    add(
-      "name-mismatch",
-      ["name"],
-      `name \`${candidate.name}\` differs from the file name \`${input.stem}.yaml\`; the name goes into the Slurm job name and the record, so they must agree: rename the file or set name: ${input.stem}`
-    );
-  }
+  const check2 = {
+    input,
+    add: (rule, path, message2, severity = RULES[rule], key = false) => issues.push(issueAt(loaded, rule, path, message2, key, severity)),
+    inFile,
+    source: (path) => inFile(path) ? "" : ` (inherited from preset \`${input.baseName}\`${input.parent ? ` or parent \`${input.parent.name}\`` : ""})`
+  };
+  for (const rule of CANDIDATE_RULES) rule(check2);
+  return issues;
+}
+var T = (...path) => ["topology", ...path];
+function nameRule({ input, add }) {
+  if (input.candidate.name === input.stem) return;
+  add(
+    "name-mismatch",
+    ["name"],
+    `name \`${input.candidate.name}\` differs from the file name \`${input.stem}.yaml\`; the name goes into the Slurm job name and the record, so they must agree: rename the file or set name: ${input.stem}`
+  );
+}
+function parentRule({ input, add }) {
+  const { candidate, experiment } = input;
   if (candidate.parent && candidate.parent === candidate.name) {
     add(
       "parent-missing",
@@ -76830,6 +76862,9 @@ function candidateRuleIssues(input) {
       `parent \`${candidate.parent}\` is not a candidate of experiment ${experiment.experiment_id} (no ${candidate.parent}.yaml beside this file): name an existing candidate, e.g. baseline`
     );
   }
+}
+function gpuIndexRule({ input, add, inFile, source }) {
+  const { expanded, experiment, cluster } = input;
   const gpusPerNode2 = Math.min(
     experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
     cluster.gpus_per_node
@@ -76841,40 +76876,46 @@ function candidateRuleIssues(input) {
       if (gpu < gpusPerNode2) return;
       add(
         "gpu-index",
-        inFile(["services", svc, "gpus"]) ? T2("services", svc, "gpus", i) : T2("services", svc, "gpus"),
+        inFile(["services", svc, "gpus"]) ? T("services", svc, "gpus", i) : T("services", svc, "gpus"),
         `GPU index ${gpu} of \`${svc}\` does not exist: the job gets ${gpusPerNode2} GPUs per node on cluster \`${input.clusterName}\`, numbered 0-${gpusPerNode2 - 1}${source(["services", svc, "gpus"])}; use an index below ${gpusPerNode2}`
       );
     });
   }
+}
+function skipRule({ input, add, inFile }) {
   const reference = input.parent?.expanded ?? input.base;
   const referenceName = input.parent ? `parent \`${input.parent.name}\`` : `the experiment's base (\`${input.baseName}\` with its fixed inputs)`;
   for (const svc of SERVICES) {
-    const mine = isSkipped(expanded, svc);
+    const mine = isSkipped(input.expanded, svc);
     const theirs = isSkipped(reference, svc);
     if (mine === theirs) continue;
     add(
       "skip-changed",
-      inFile(["runtime", "endpoints", svc, "skip"]) ? T2("runtime", "endpoints", svc, "skip") : T2("runtime", "endpoints", svc),
+      inFile(["runtime", "endpoints", svc, "skip"]) ? T("runtime", "endpoints", svc, "skip") : T("runtime", "endpoints", svc),
       `\`runtime.endpoints.${svc}.skip\` is ${mine} but ${theirs} in ${referenceName}; skip decides which services run, which changes what is simulated, so a candidate must never change it: set skip: ${theirs} or remove the key`
     );
   }
+}
+function rendererReplicasRule({ input, add, source }) {
+  const { expanded } = input;
   const rendererReplicas = expanded.services?.renderer?.replicas_per_container ?? 1;
-  if (rendererReplicas > 1 && !isSkipped(expanded, "renderer")) {
-    const gpus = expanded.services?.renderer?.gpus;
-    const n = Array.isArray(gpus) ? gpus.length : 1;
-    const repeated = Array.isArray(gpus) ? gpus.flatMap((g) => Array(rendererReplicas).fill(g)) : [];
-    add(
-      "renderer-replicas",
-      T2("services", "renderer", "replicas_per_container"),
-      `the renderer has replicas_per_container ${rendererReplicas}${source(["services", "renderer", "replicas_per_container"])}, but the NRE renderer does not support more than one replica per container: set it to 1 and repeat GPU entries instead${repeated.length ? ` (gpus: [${repeated.join(", ")}] gives the same ${n * rendererReplicas} instances)` : ""}`
-    );
-  }
-  const summary2 = capacitySummary(expanded);
-  const active = activeServices(expanded);
+  if (rendererReplicas <= 1 || isSkipped(expanded, "renderer")) return;
+  const gpus = expanded.services?.renderer?.gpus;
+  const n = Array.isArray(gpus) ? gpus.length : 1;
+  const repeated = Array.isArray(gpus) ? gpus.flatMap((g) => Array(rendererReplicas).fill(g)) : [];
+  add(
+    "renderer-replicas",
+    T("services", "renderer", "replicas_per_container"),
+    `the renderer has replicas_per_container ${rendererReplicas}${source(["services", "renderer", "replicas_per_container"])}, but the NRE renderer does not support more than one replica per container: set it to 1 and repeat GPU entries instead${repeated.length ? ` (gpus: [${repeated.join(", ")}] gives the same ${n * rendererReplicas} instances)` : ""}`
+  );
+}
+function capacityRule({ input, add }) {
+  const summary2 = capacitySummary(input.expanded);
+  const active = activeServices(input.expanded);
   if (active.length === 0) {
     add(
       "no-active-service",
-      T2(),
+      T(),
       "no service is active (all absent or skipped): the run would simulate nothing; keep the services of the base preset"
     );
   } else if (summary2.imbalance > CAPACITY_IMBALANCE_LIMIT) {
@@ -76884,10 +76925,14 @@ function candidateRuleIssues(input) {
     const svc = biggest[0];
     add(
       "capacity-imbalance",
-      T2("runtime", "endpoints", svc, "n_concurrent_rollouts"),
+      T("runtime", "endpoints", svc, "n_concurrent_rollouts"),
       `service capacities are unbalanced (${table2}): the largest (${biggest.join(", ")} ${max}) exceeds the smallest (${summary2.binding.join(", ")} ${summary2.inFlight}) by ${Math.round((summary2.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%); only ${summary2.inFlight} rollouts can be in flight, so the excess is wasted GPU memory: bring capacities (containers \xD7 replicas_per_container \xD7 n_concurrent_rollouts) within 25% of each other`
     );
   }
+}
+function cacheSizeRule({ input, add, inFile, source }) {
+  const { expanded } = input;
+  const active = activeServices(expanded);
   for (const [svc, key] of [
     ["renderer", "nre_cache_size"],
     ["physics", "physics_cache_size"]
@@ -76898,42 +76943,46 @@ function candidateRuleIssues(input) {
     if (cache2 === void 0 || cache2 >= concurrency2 + 1) continue;
     add(
       "cache-size",
-      inFile(["defines", key]) ? T2("defines", key) : T2("runtime", "endpoints", svc, "n_concurrent_rollouts"),
+      inFile(["defines", key]) ? T("defines", key) : T("runtime", "endpoints", svc, "n_concurrent_rollouts"),
       `defines.${key} is ${cache2}${source(["defines", key])} but ${svc} serves ${concurrency2} rollouts at once per instance: with fewer cached scenes than concurrent rollouts + 1, scenes are evicted and reloaded (about 10 s per miss); set ${key} to at least ${concurrency2 + 1}`
     );
   }
-  const workers = expanded.runtime?.nr_workers;
-  if (workers !== void 0 && workers > cluster.cpus_per_node) {
-    add(
-      "nr-workers",
-      T2("runtime", "nr_workers"),
-      `runtime.nr_workers is ${workers}${source(["runtime", "nr_workers"])} but a node of cluster \`${input.clusterName}\` has ${cluster.cpus_per_node} CPUs: each runtime worker is a CPU-bound process; use 1-${cluster.cpus_per_node}`
-    );
+}
+function nrWorkersRule({ input, add, source }) {
+  const { cluster } = input;
+  const workers = input.expanded.runtime?.nr_workers;
+  if (workers === void 0 || workers <= cluster.cpus_per_node) return;
+  add(
+    "nr-workers",
+    T("runtime", "nr_workers"),
+    `runtime.nr_workers is ${workers}${source(["runtime", "nr_workers"])} but a node of cluster \`${input.clusterName}\` has ${cluster.cpus_per_node} CPUs: each runtime worker is a CPU-bound process; use 1-${cluster.cpus_per_node}`
+  );
+}
+function gpuMemoryRule({ input, add, inFile }) {
+  const { expanded, cluster } = input;
+  if (!cluster.memory_model) return;
+  for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
+    if (row.level === "ok") continue;
+    const parts = row.services.map(
+      (m2) => `${m2.service} ${m2.instances}\xD7 = ${(m2.replicaGiB + m2.cacheGiB).toFixed(1)} GiB${m2.cachedScenes ? ` (incl. ${m2.cachedScenes} cached scenes)` : ""}`
+    ).join(", ");
+    const svcOnGpu = row.services.map((m2) => m2.service).find((s) => inFile(["services", s, "gpus"])) ?? row.services[0]?.service;
+    const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : void 0;
+    const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
+    const at = svcOnGpu && inFile(["services", svcOnGpu, "gpus"]) && idx >= 0 ? T("services", svcOnGpu, "gpus", idx) : T("services");
+    add("gpu-memory", at, ...gpuMemoryFinding(row, parts, input));
   }
-  if (cluster.memory_model) {
-    for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
-      if (row.level === "ok") continue;
-      const parts = row.services.map(
-        (m2) => `${m2.service} ${m2.instances}\xD7 = ${(m2.replicaGiB + m2.cacheGiB).toFixed(1)} GiB${m2.cachedScenes ? ` (incl. ${m2.cachedScenes} cached scenes)` : ""}`
-      ).join(", ");
-      const svcOnGpu = row.services.map((m2) => m2.service).find((s) => inFile(["services", s, "gpus"])) ?? row.services[0]?.service;
-      const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : void 0;
-      const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
-      const at = svcOnGpu && inFile(["services", svcOnGpu, "gpus"]) && idx >= 0 ? T2("services", svcOnGpu, "gpus", idx) : T2("services");
-      add("gpu-memory", at, ...gpuMemoryFinding(row, parts, input));
-    }
-  }
+}
+function duplicateRule({ input, add }) {
   const duplicate = input.earlier.find((e) => e.hash === input.hash);
-  if (duplicate) {
-    add(
-      "duplicate-topology",
-      ["topology"],
-      `this topology is identical to candidate \`${duplicate.name}\` (${duplicate.file}, hash ${input.hash.slice(0, 8)}) once expanded: running it again measures nothing new; change at least one topology key or drop this candidate`,
-      "error",
-      true
-    );
-  }
-  return issues;
+  if (!duplicate) return;
+  add(
+    "duplicate-topology",
+    ["topology"],
+    `this topology is identical to candidate \`${duplicate.name}\` (${duplicate.file}, hash ${input.hash.slice(0, 8)}) once expanded: running it again measures nothing new; change at least one topology key or drop this candidate`,
+    "error",
+    true
+  );
 }
 
 // src/usecases/validate.ts
@@ -80811,6 +80860,29 @@ function parseRunCommand(command) {
     throw new RunCommandError(
       "the command is empty: pass the full AlpaSim launch command, e.g. sbatch src/tools/run-on-slurm/submit.sh deploy=ord topology=8gpu_64rollouts driver=vavam"
     );
+  const { env, next } = envAssignments(words);
+  const wizard = wizardInvocation(words, next);
+  if (wizard) throw wizard;
+  const { launcher, sbatch, scriptAt } = readLauncher(words, next);
+  const script = words[scriptAt];
+  if (script === void 0 || script.includes("=") || script.startsWith("+")) {
+    throw new RunCommandError(`the command names no submit script. ${formsText()}`);
+  }
+  const overrides = hydraOverrides(words.slice(scriptAt + 1), script);
+  const group = requiredGroups(overrides);
+  return {
+    ...cwd !== void 0 ? { cwd } : {},
+    env,
+    launcher,
+    sbatch,
+    submitScript: cwd !== void 0 && !script.startsWith("/") ? joinPath(cwd, script) : script,
+    overrides,
+    deploy: group("deploy"),
+    topology: group("topology"),
+    driver: group("driver")
+  };
+}
+function envAssignments(words) {
   let i = 0;
   const env = {};
   while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i])) {
@@ -80819,71 +80891,70 @@ function parseRunCommand(command) {
     i++;
   }
   if (words[i] === "env") i++;
-  const wizard = wizardInvocation(words, i);
-  if (wizard) throw wizard;
-  const head = words[i];
+  return { env, next: i };
+}
+function readLauncher(words, at) {
+  const head = words[at];
   if (head === void 0)
     throw new RunCommandError(
       "the command has only environment assignments: add the sbatch/submit.sh launch"
     );
   const base = head.split("/").pop();
   const sbatch = { ignored: [] };
-  let launcher;
-  if (base === "sbatch") {
-    launcher = "sbatch";
-    i++;
-    while (i < words.length && words[i].startsWith("-")) {
-      const w2 = words[i];
-      i++;
-      if (w2 === "--") break;
-      if (w2.startsWith("--")) {
-        const eq = w2.indexOf("=");
-        const name = eq === -1 ? w2.slice(2) : w2.slice(2, eq);
-        let value = eq === -1 ? void 0 : w2.slice(eq + 1);
-        if (value === void 0 && name in VALUED) {
-          value = words[i];
-          if (value === void 0) throw new RunCommandError(`sbatch option ${w2} needs a value`);
-          i++;
-        }
-        applySbatch(sbatch, name, value, value === void 0 ? w2 : `--${name}=${value}`);
-      } else {
-        const letter = w2[1];
-        const long = SHORT[letter];
-        if (!long) {
-          sbatch.ignored.push(w2);
-          continue;
-        }
-        let value = w2.length > 2 ? w2.slice(2).replace(/^=/, "") : void 0;
-        if (value === void 0) {
-          value = words[i];
-          if (value === void 0) throw new RunCommandError(`sbatch option ${w2} needs a value`);
-          i++;
-        }
-        applySbatch(sbatch, long, value, `-${letter} ${value}`);
-      }
-    }
-  } else if (base === "bash" || base === "sh") {
-    launcher = "bash";
-    i++;
+  if (base === "sbatch")
+    return { launcher: "sbatch", sbatch, scriptAt: sbatchOptions(words, at + 1, sbatch) };
+  if (base === "bash" || base === "sh") {
+    let i = at + 1;
     while (i < words.length && words[i].startsWith("-")) i++;
-  } else {
-    launcher = "direct";
+    return { launcher: "bash", sbatch, scriptAt: i };
   }
-  const script = words[i];
-  if (script === void 0 || script.includes("=") || script.startsWith("+")) {
-    throw new RunCommandError(`the command names no submit script. ${formsText()}`);
-  }
-  i++;
-  const overrides = [];
-  for (; i < words.length; i++) {
+  return { launcher: "direct", sbatch, scriptAt: at };
+}
+function sbatchOptions(words, at, sbatch) {
+  let i = at;
+  while (i < words.length && words[i].startsWith("-")) {
     const w2 = words[i];
+    i++;
+    if (w2 === "--") break;
+    if (w2.startsWith("--")) {
+      const eq = w2.indexOf("=");
+      const name = eq === -1 ? w2.slice(2) : w2.slice(2, eq);
+      let value = eq === -1 ? void 0 : w2.slice(eq + 1);
+      if (value === void 0 && name in VALUED) {
+        value = words[i];
+        if (value === void 0) throw new RunCommandError(`sbatch option ${w2} needs a value`);
+        i++;
+      }
+      applySbatch(sbatch, name, value, value === void 0 ? w2 : `--${name}=${value}`);
+    } else {
+      const letter = w2[1];
+      const long = SHORT[letter];
+      if (!long) {
+        sbatch.ignored.push(w2);
+        continue;
+      }
+      let value = w2.length > 2 ? w2.slice(2).replace(/^=/, "") : void 0;
+      if (value === void 0) {
+        value = words[i];
+        if (value === void 0) throw new RunCommandError(`sbatch option ${w2} needs a value`);
+        i++;
+      }
+      applySbatch(sbatch, long, value, `-${letter} ${value}`);
+    }
+  }
+  return i;
+}
+function hydraOverrides(words, script) {
+  for (const w2 of words) {
     if (!/^\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=/.test(w2)) {
       throw new RunCommandError(
         `unexpected argument \`${w2}\` after the submit script \`${script}\`: AlpaSim takes Hydra overrides of the form key=value. ${formsText()}`
       );
     }
-    overrides.push(w2);
   }
+  return [...words];
+}
+function requiredGroups(overrides) {
   const group = (name) => {
     const hit = overrides.find((o) => o.replace(/^\++/, "").startsWith(`${name}=`));
     return hit?.slice(hit.indexOf("=") + 1);
@@ -80899,17 +80970,7 @@ function parseRunCommand(command) {
       `the command is missing ${missing2.map((m2) => `\`${m2}=\u2026\``).join(", ")}: AlpaSim needs deploy, topology and driver (e.g. ${missing2.map((m2) => examples[m2]).join(" ")})`
     );
   }
-  return {
-    ...cwd !== void 0 ? { cwd } : {},
-    env,
-    launcher,
-    sbatch,
-    submitScript: cwd !== void 0 && !script.startsWith("/") ? joinPath(cwd, script) : script,
-    overrides,
-    deploy: group("deploy"),
-    topology: group("topology"),
-    driver: group("driver")
-  };
+  return (name) => group(name);
 }
 function leadingCd(command) {
   const m2 = /^cd\s+(?:'([^']+)'|"([^"$`\\]+)"|([A-Za-z0-9_./~+-]+))\s*&&\s*(\S[\s\S]*)$/.exec(command);
@@ -80972,102 +81033,9 @@ function submitEnvOf(env) {
 }
 function buildExperiment(parsed, preset, command, options2 = {}) {
   const notes = [];
-  const date = options2.date ?? today();
-  if (!/^[0-9]{8}$/.test(date)) throw new RunCommandError(`--date ${date}: use YYYYMMDD`);
-  const cluster = options2.cluster ?? parsed.deploy.toLowerCase().replace(/[^a-z0-9_-]/g, "_");
-  if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(cluster)) {
-    throw new RunCommandError(
-      `cluster name \`${cluster}\` is not valid: use lowercase letters, digits, - and _ (pass --cluster NAME)`
-    );
-  }
-  const known = options2.knownClusters;
-  if (known && !known.names.includes(cluster)) {
-    throw new RunCommandError(
-      `cluster \`${cluster}\` is not defined in ${known.file} (defined: ${known.names.join(", ") || "none"}): add it there, or pass --cluster NAME`
-    );
-  }
-  const driverSlug = parsed.driver.toLowerCase().replace(/[^a-z0-9_.]/g, "_");
-  const experimentId = `topology-opt-${driverSlug}-${cluster}-${date}`;
-  if (!PATTERNS.experimentId.test(experimentId) || experimentId.length > 80) {
-    throw new RunCommandError(
-      `experiment id \`${experimentId}\` is not valid (topology-opt-<driver>-<cluster>-<YYYYMMDD>, at most 80 characters)`
-    );
-  }
-  if (parsed.sbatch.nodes !== void 0 && parsed.sbatch.nodes !== 1) {
-    throw new RunCommandError(
-      `--nodes=${parsed.sbatch.nodes}: topology experiments run on one node (AlpaSim's submit.sh uses --nodes=1)`
-    );
-  }
-  const fixed = { deploy: parsed.deploy, driver: parsed.driver };
-  const overrides = [];
-  const topologyPatch = {};
-  const checked2 = parsed.overrides.filter((o) => !["deploy", "topology"].includes(o.slice(0, o.indexOf("=")).replace(/^\++/, ""))).map((o) => ({
-    o,
-    problem: /^\+*driver=/.test(o) ? driverProblem(o.slice(o.indexOf("=") + 1)) : overrideProblem(o)
-  }));
-  for (const { o, problem } of checked2)
-    if (problem?.severity === "warning") notes.push(`kept ${o}: ${problem.message}`);
-  const problems = checked2.filter((x2) => x2.problem?.severity === "error");
-  if (problems.length) {
-    throw new RunCommandError(
-      `the command has override${problems.length > 1 ? "s" : ""} AlpaSim's config would refuse (topo passes none of them to sbatch):
-${problems.map((x2) => `  ${x2.o}: ${x2.problem?.message}`).join("\n")}`
-    );
-  }
-  for (const override of parsed.overrides) {
-    const eq = override.indexOf("=");
-    const key = override.slice(0, eq).replace(/^\++/, "");
-    const value = override.slice(eq + 1);
-    if (key === "deploy" || key === "topology" || key === "driver") continue;
-    if (key === RUN_NAME_OVERRIDE) {
-      notes.push(
-        `dropped ${override}: topo names each run after its Slurm job (topo-<experiment>-<candidate>-<hash8>)`
-      );
-      continue;
-    }
-    if (key === LOG_DIR_OVERRIDE) {
-      notes.push(
-        `dropped ${override}: on Slurm submit.sh sets wizard.log_dir from LOGDIR; topo gives each run its own LOGDIR/<job name>`
-      );
-      continue;
-    }
-    if (PATTERNS.topologyKey.test(key)) {
-      setPath(topologyPatch, key.split("."), parseTopologyValue(key, value));
-      continue;
-    }
-    const int = (what) => {
-      if (!/^[1-9][0-9_]*$/.test(value))
-        throw new RunCommandError(`override ${override}: ${what} must be a positive whole number`);
-      return Number(value.replace(/_/g, ""));
-    };
-    if (key === FIXED_INPUT_KEYS.scenes) fixed.scenes = value;
-    else if (key === FIXED_INPUT_KEYS.rolloutsPerScene) fixed.rollouts_per_scene = int("n_rollouts");
-    else if (key === FIXED_INPUT_KEYS.cameras) fixed.cameras = value;
-    else if (key === FIXED_INPUT_KEYS.controlTimestep || key === "control_timestep_us")
-      fixed.control_timestep_us = int("control_timestep_us");
-    else overrides.push(override);
-  }
-  if (overrides.length) fixed.overrides = overrides;
-  const slurm = {};
-  if (parsed.sbatch.account) slurm.account = parsed.sbatch.account;
-  if (parsed.sbatch.partition) slurm.partition = parsed.sbatch.partition;
-  if (parsed.sbatch.gpusPerNode) slurm.gpus_per_node = parsed.sbatch.gpusPerNode;
-  if (parsed.sbatch.gpus) slurm.gpus = parsed.sbatch.gpus;
-  if (parsed.sbatch.time) slurm.time = parsed.sbatch.time;
-  if (Object.keys(slurm).length) fixed.slurm = slurm;
-  if (parsed.sbatch.ignored.length) {
-    notes.push(
-      `sbatch options not carried over (topo sets job name and output itself): ${parsed.sbatch.ignored.join(" ")}`
-    );
-  }
-  const submitEnv2 = submitEnvOf(parsed.env);
-  if (Object.keys(submitEnv2).length) fixed.submit_env = submitEnv2;
-  const dropped = Object.keys(parsed.env).filter((k2) => !(k2 in submitEnv2));
-  if (dropped.length) {
-    notes.push(
-      `environment assignments not carried over (topo passes only submit.sh's LOGDIR and DESCRIPTION): ${dropped.join(", ")}`
-    );
-  }
+  const { cluster, experimentId } = experimentIdentity(parsed, options2);
+  checkOverrides(parsed, notes);
+  const { fixed, topologyPatch } = fixedInputs(parsed, notes);
   const experiment = {
     experiment_id: experimentId,
     objective: "minimize stabilized full-run seconds_per_rollout",
@@ -81096,6 +81064,113 @@ ${problems.map((x2) => `  ${x2.o}: ${x2.problem?.message}`).join("\n")}`
     topology
   };
   return { experiment, baseline, notes };
+}
+function experimentIdentity(parsed, options2) {
+  const date = options2.date ?? today();
+  if (!/^[0-9]{8}$/.test(date)) throw new RunCommandError(`--date ${date}: use YYYYMMDD`);
+  const cluster = options2.cluster ?? parsed.deploy.toLowerCase().replace(/[^a-z0-9_-]/g, "_");
+  if (!/^[a-z0-9][a-z0-9_-]{0,31}$/.test(cluster)) {
+    throw new RunCommandError(
+      `cluster name \`${cluster}\` is not valid: use lowercase letters, digits, - and _ (pass --cluster NAME)`
+    );
+  }
+  const known = options2.knownClusters;
+  if (known && !known.names.includes(cluster)) {
+    throw new RunCommandError(
+      `cluster \`${cluster}\` is not defined in ${known.file} (defined: ${known.names.join(", ") || "none"}): add it there, or pass --cluster NAME`
+    );
+  }
+  const driverSlug = parsed.driver.toLowerCase().replace(/[^a-z0-9_.]/g, "_");
+  const experimentId = `topology-opt-${driverSlug}-${cluster}-${date}`;
+  if (!PATTERNS.experimentId.test(experimentId) || experimentId.length > 80) {
+    throw new RunCommandError(
+      `experiment id \`${experimentId}\` is not valid (topology-opt-<driver>-<cluster>-<YYYYMMDD>, at most 80 characters)`
+    );
+  }
+  if (parsed.sbatch.nodes !== void 0 && parsed.sbatch.nodes !== 1) {
+    throw new RunCommandError(
+      `--nodes=${parsed.sbatch.nodes}: topology experiments run on one node (AlpaSim's submit.sh uses --nodes=1)`
+    );
+  }
+  return { cluster, experimentId };
+}
+function checkOverrides(parsed, notes) {
+  const checked2 = parsed.overrides.filter((o) => !["deploy", "topology"].includes(o.slice(0, o.indexOf("=")).replace(/^\++/, ""))).map((o) => ({
+    o,
+    problem: /^\+*driver=/.test(o) ? driverProblem(o.slice(o.indexOf("=") + 1)) : overrideProblem(o)
+  }));
+  for (const { o, problem } of checked2)
+    if (problem?.severity === "warning") notes.push(`kept ${o}: ${problem.message}`);
+  const problems = checked2.filter((x2) => x2.problem?.severity === "error");
+  if (problems.length) {
+    throw new RunCommandError(
+      `the command has override${problems.length > 1 ? "s" : ""} AlpaSim's config would refuse (topo passes none of them to sbatch):
+${problems.map((x2) => `  ${x2.o}: ${x2.problem?.message}`).join("\n")}`
+    );
+  }
+}
+function fixedInputs(parsed, notes) {
+  const fixed = { deploy: parsed.deploy, driver: parsed.driver };
+  const overrides = [];
+  const topologyPatch = {};
+  for (const override of parsed.overrides) {
+    const eq = override.indexOf("=");
+    const key = override.slice(0, eq).replace(/^\++/, "");
+    const value = override.slice(eq + 1);
+    if (key === "deploy" || key === "topology" || key === "driver") continue;
+    const dropped = DROPPED_OVERRIDES.get(key);
+    if (dropped) notes.push(`dropped ${override}: ${dropped}`);
+    else if (PATTERNS.topologyKey.test(key))
+      setPath(topologyPatch, key.split("."), parseTopologyValue(key, value));
+    else if (!setFixedInput(fixed, key, value, override)) overrides.push(override);
+  }
+  if (overrides.length) fixed.overrides = overrides;
+  const slurm = slurmOf(parsed, notes);
+  if (Object.keys(slurm).length) fixed.slurm = slurm;
+  const submitEnv2 = submitEnvOf(parsed.env);
+  if (Object.keys(submitEnv2).length) fixed.submit_env = submitEnv2;
+  const droppedEnv = Object.keys(parsed.env).filter((k2) => !(k2 in submitEnv2));
+  if (droppedEnv.length) {
+    notes.push(
+      `environment assignments not carried over (topo passes only submit.sh's LOGDIR and DESCRIPTION): ${droppedEnv.join(", ")}`
+    );
+  }
+  return { fixed, topologyPatch };
+}
+var DROPPED_OVERRIDES = /* @__PURE__ */ new Map([
+  [RUN_NAME_OVERRIDE, "topo names each run after its Slurm job (topo-<experiment>-<candidate>-<hash8>)"],
+  [
+    LOG_DIR_OVERRIDE,
+    "on Slurm submit.sh sets wizard.log_dir from LOGDIR; topo gives each run its own LOGDIR/<job name>"
+  ]
+]);
+function setFixedInput(fixed, key, value, override) {
+  const int = (what) => {
+    if (!/^[1-9][0-9_]*$/.test(value))
+      throw new RunCommandError(`override ${override}: ${what} must be a positive whole number`);
+    return Number(value.replace(/_/g, ""));
+  };
+  if (key === FIXED_INPUT_KEYS.scenes) fixed.scenes = value;
+  else if (key === FIXED_INPUT_KEYS.rolloutsPerScene) fixed.rollouts_per_scene = int("n_rollouts");
+  else if (key === FIXED_INPUT_KEYS.cameras) fixed.cameras = value;
+  else if (key === FIXED_INPUT_KEYS.controlTimestep || key === "control_timestep_us")
+    fixed.control_timestep_us = int("control_timestep_us");
+  else return false;
+  return true;
+}
+function slurmOf(parsed, notes) {
+  const slurm = {};
+  if (parsed.sbatch.account) slurm.account = parsed.sbatch.account;
+  if (parsed.sbatch.partition) slurm.partition = parsed.sbatch.partition;
+  if (parsed.sbatch.gpusPerNode) slurm.gpus_per_node = parsed.sbatch.gpusPerNode;
+  if (parsed.sbatch.gpus) slurm.gpus = parsed.sbatch.gpus;
+  if (parsed.sbatch.time) slurm.time = parsed.sbatch.time;
+  if (parsed.sbatch.ignored.length) {
+    notes.push(
+      `sbatch options not carried over (topo sets job name and output itself): ${parsed.sbatch.ignored.join(" ")}`
+    );
+  }
+  return slurm;
 }
 function toYaml(value, header2) {
   const doc = new import_yaml3.Document(value);
@@ -81184,7 +81259,7 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     );
   const clustersText = await files.read(clustersFile);
   const cluster = clustersText ? checkClusters(clustersText, clustersFile).value?.clusters[experiment.cluster] : void 0;
-  const refused = autopilotIssues(checked2.loaded, experiment, cluster ? { cluster } : {}).filter((i) => i.severity === "error").map((i) => `${file}:${i.line}: ${i.rule}: ${i.message}`);
+  const refused2 = autopilotIssues(checked2.loaded, experiment, cluster ? { cluster } : {}).filter((i) => i.severity === "error").map((i) => `${file}:${i.line}: ${i.rule}: ${i.message}`);
   const recordFile2 = recordPaths(experimentId).json;
   const recordText = await files.read(recordFile2);
   const record = recordText === void 0 ? void 0 : parseRecord(recordText, recordFile2);
@@ -81194,7 +81269,7 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     ...cluster ? { cluster } : {},
     ...record ? { record } : {},
     runGpuHours: runCost(experiment, cluster).gpuHours,
-    refused,
+    refused: refused2,
     recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
   };
 }
@@ -89634,9 +89709,9 @@ async function carryOut(x2, a, runs2, stopped) {
       return openRound(x2, a, runs2);
     case "submit": {
       const b2 = view.pulls.find((p) => p.pr === a.pr);
-      const refused = b2 ? await port.request(e.exp, b2) : null;
-      if (refused)
-        x2.stalls.push({ pr: a.pr, what: `no Request for \`${a.name}\`: ${refused.why}`, fix: refused.fix });
+      const refused2 = b2 ? await port.request(e.exp, b2) : null;
+      if (refused2)
+        x2.stalls.push({ pr: a.pr, what: `no Request for \`${a.name}\`: ${refused2.why}`, fix: refused2.fix });
       return null;
     }
     case "close":
@@ -91068,9 +91143,9 @@ function narrate(prev, next) {
 function L() {
   return { async: false, breaks: false, extensions: null, gfm: true, hooks: null, pedantic: false, renderer: null, silent: false, tokenizer: null, walkTokens: null };
 }
-var T = L();
+var T2 = L();
 function G(l3) {
-  T = l3;
+  T2 = l3;
 }
 var E = { exec: () => null };
 function d(l3, e = "") {
@@ -91218,7 +91293,7 @@ var y = class {
   rules;
   lexer;
   constructor(e) {
-    this.options = e || T;
+    this.options = e || T2;
   }
   space(e) {
     let t = this.rules.block.newline.exec(e);
@@ -91502,7 +91577,7 @@ var x = class l {
   tokenizer;
   inlineQueue;
   constructor(e) {
-    this.tokens = [], this.tokens.links = /* @__PURE__ */ Object.create(null), this.options = e || T, this.options.tokenizer = this.options.tokenizer || new y(), this.tokenizer = this.options.tokenizer, this.tokenizer.options = this.options, this.tokenizer.lexer = this, this.inlineQueue = [], this.state = { inLink: false, inRawBlock: false, top: true };
+    this.tokens = [], this.tokens.links = /* @__PURE__ */ Object.create(null), this.options = e || T2, this.options.tokenizer = this.options.tokenizer || new y(), this.tokenizer = this.options.tokenizer, this.tokenizer.options = this.options, this.tokenizer.lexer = this, this.inlineQueue = [], this.state = { inLink: false, inRawBlock: false, top: true };
     let t = { other: m, block: C.normal, inline: M.normal };
     this.options.pedantic ? (t.block = C.pedantic, t.inline = M.pedantic) : this.options.gfm && (t.block = C.gfm, this.options.breaks ? t.inline = M.breaks : t.inline = M.gfm), this.tokenizer.rules = t;
   }
@@ -91707,7 +91782,7 @@ var P = class {
   options;
   parser;
   constructor(e) {
-    this.options = e || T;
+    this.options = e || T2;
   }
   space(e) {
     return "";
@@ -91860,7 +91935,7 @@ var b = class l2 {
   renderer;
   textRenderer;
   constructor(e) {
-    this.options = e || T, this.options.renderer = this.options.renderer || new P(), this.renderer = this.options.renderer, this.renderer.options = this.options, this.renderer.parser = this, this.textRenderer = new $();
+    this.options = e || T2, this.options.renderer = this.options.renderer || new P(), this.renderer = this.options.renderer, this.renderer.options = this.options, this.renderer.parser = this, this.textRenderer = new $();
   }
   static parse(e, t) {
     return new l2(t).parse(e);
@@ -92004,7 +92079,7 @@ var S = class {
   options;
   block;
   constructor(e) {
-    this.options = e || T;
+    this.options = e || T2;
   }
   static passThroughHooks = /* @__PURE__ */ new Set(["preprocess", "postprocess", "processAllTokens", "emStrongMask"]);
   static passThroughHooksRespectAsync = /* @__PURE__ */ new Set(["preprocess", "postprocess", "processAllTokens"]);
@@ -92196,7 +92271,7 @@ k.options = k.setOptions = function(l3) {
   return _.setOptions(l3), k.defaults = _.defaults, G(k.defaults), k;
 };
 k.getDefaults = L;
-k.defaults = T;
+k.defaults = T2;
 k.use = function(...l3) {
   return _.use(...l3), k.defaults = _.defaults, G(k.defaults), k;
 };
@@ -94871,8 +94946,8 @@ function recordLocally(input) {
   const { experiment, candidate, run: run3 } = input;
   const paths = recordPaths(experiment.experiment_id);
   const record = input.recordText === null ? createRecord(experiment, input.cluster) : parseRecord(input.recordText, paths.json);
-  const refused = refusal(record, candidate.name, run3.runName);
-  if (refused) return { refused };
+  const refused2 = refusal(record, candidate.name, run3.runName);
+  if (refused2) return { refused: refused2 };
   const earlier = record.runs.find((r) => r.name === candidate.name && r.run_name === run3.runName);
   const outcome = outcomeOf3({ ...input, at: earlier?.recorded_at ?? input.at });
   const next = apply(record, outcome);

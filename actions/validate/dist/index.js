@@ -4002,12 +4002,12 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.TypedArray = function(V, T, prefix, name, opts) {
-      if (webidl.util.Type(V) !== "Object" || !types.isTypedArray(V) || V.constructor.name !== T.name) {
+    webidl.converters.TypedArray = function(V, T2, prefix, name, opts) {
+      if (webidl.util.Type(V) !== "Object" || !types.isTypedArray(V) || V.constructor.name !== T2.name) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${name} ("${webidl.util.Stringify(V)}")`,
-          types: [T.name]
+          types: [T2.name]
         });
       }
       if (opts?.allowShared === false && types.isSharedArrayBuffer(V.buffer)) {
@@ -33466,7 +33466,7 @@ var require_resolve_flow_scalar = __commonJS({
       switch (type) {
         case "scalar":
           _type = Scalar.Scalar.PLAIN;
-          value = plainValue(source, _onError);
+          value = plainValue2(source, _onError);
           break;
         case "single-quoted-scalar":
           _type = Scalar.Scalar.QUOTE_SINGLE;
@@ -33495,7 +33495,7 @@ var require_resolve_flow_scalar = __commonJS({
         range: [offset, valueEnd, re.offset]
       };
     }
-    function plainValue(source, onError) {
+    function plainValue2(source, onError) {
       let badChar = "";
       switch (source[0]) {
         /* istanbul ignore next should not happen */
@@ -44126,118 +44126,133 @@ var KEY_HOME = {
 };
 function toIssue(error2, loaded, schemaName) {
   const path = pointerToPath(error2.instancePath);
-  const parent = error2.parentSchema ?? {};
-  const data = error2.data;
-  const base = (rule, at, message, key = false) => ({
-    rule,
-    severity: "error",
-    file: loaded.file,
-    ...loaded.locate(at, { key }),
-    keyPath: formatKeyPath(at),
-    message
-  });
-  const where = path.length ? `\`${formatKeyPath(path)}\`` : "the file";
-  switch (error2.keyword) {
-    case "additionalProperties": {
-      const key = String(error2.params.additionalProperty);
-      const known = Object.keys(parent.properties ?? {});
-      const at = [...path, key];
-      const close = didYouMean(key, known);
-      const home = KEY_HOME[key];
-      let hint = close ? `did you mean \`${close}\`? ` : "";
-      if (!close && home) hint = `\`${key}\` belongs at \`${home}\`. `;
-      const inTopology = schemaName === "candidate" && path[0] === "topology";
-      const fixedInput = schemaName === "candidate" && path.length === 0 && FIXED_INPUT_NAMES.includes(key);
-      const why = inTopology || fixedInput ? " A candidate may change only AlpaSim topology keys; driver, deploy, scenes, cameras, frequencies and other fixed inputs stay as in experiment.yaml." : "";
-      return base(
-        "unknown-key",
-        at,
-        `unknown key \`${key}\` in ${where}.${why} ${hint}Allowed keys here: ${known.join(", ") || "(none)"}.`,
-        true
-      );
-    }
-    case "required": {
-      const key = String(error2.params.missingProperty);
-      const sub = parent.properties?.[key];
-      return base(
-        "missing-key",
-        path,
-        `missing required key \`${key}\` in ${where}${describeOf(sub)}: add it`,
-        true
-      );
-    }
-    case "type": {
-      const wanted = [].concat(error2.params.type);
-      const words = wanted.map((t) => TYPE_WORDS[t] ?? t).join(" or ");
-      if (typeof data === "number" && !Number.isFinite(data)) {
-        return base(
-          "wrong-type",
-          path,
-          `${where} is ${data}, which is not a finite number: write ${words}${describeOf(parent)}`
-        );
-      }
-      const isFraction = wanted.includes("integer") && typeof data === "number" && !Number.isInteger(data);
-      if (isFraction) {
-        return base(
-          "not-integer",
-          path,
-          `${where} is ${show(data)}, but it counts things and must be a whole number${describeOf(parent)}: use ${Math.floor(data) || 1} or ${Math.ceil(data)}`
-        );
-      }
-      const shown = show(data) === typeName(data) ? "" : ` (${show(data)})`;
-      return base(
-        "wrong-type",
-        path,
-        `${where} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`
-      );
-    }
-    case "minimum":
-    case "maximum":
-    case "exclusiveMinimum":
-    case "exclusiveMaximum": {
-      const negative = typeof data === "number" && data < 0;
-      return base(
-        "out-of-range",
-        path,
-        `${where} is ${show(data)}${negative ? " (negative)" : ""}, but must be ${rangeOf(parent)}${describeOf(parent)}`
-      );
-    }
-    case "minItems":
-    case "maxItems":
-    case "minProperties":
-    case "maxLength":
-    case "minLength": {
-      return base("out-of-range", path, `${where} ${error2.message}${describeOf(parent)}`);
-    }
-    case "pattern": {
-      const pattern = error2.params.pattern;
-      return base(
-        "bad-format",
-        path,
-        `${where} is ${show(data)}, which does not match ${pattern}${describeOf(parent)}: use only the characters that pattern allows`
-      );
-    }
-    case "propertyNames": {
-      const name = String(error2.params.propertyName);
-      return base(
-        "bad-format",
-        [...path, name],
-        `the name \`${name}\` in ${where} is not allowed: use lowercase letters, digits, dashes and underscores, starting with a letter or digit`,
-        true
-      );
-    }
-    case "enum": {
-      const allowed = error2.params.allowedValues;
-      const close = typeof data === "string" ? didYouMean(data, allowed.map(String)) : void 0;
-      return base(
-        "bad-value",
-        path,
-        `${where} is ${show(data)}, but must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}${close ? ` (did you mean ${JSON.stringify(close)}?)` : ""}`
-      );
-    }
-    default:
-      return base("schema", path, `${where} ${error2.message ?? "is invalid"}${describeOf(parent)}`);
+  const finding = {
+    error: error2,
+    path,
+    parent: error2.parentSchema ?? {},
+    data: error2.data,
+    where: path.length ? `\`${formatKeyPath(path)}\`` : "the file",
+    schemaName,
+    issue: (rule, at, message, key = false) => ({
+      rule,
+      severity: "error",
+      file: loaded.file,
+      ...loaded.locate(at, { key }),
+      keyPath: formatKeyPath(at),
+      message
+    })
+  };
+  return (KEYWORD_ISSUES.get(error2.keyword) ?? otherIssue)(finding);
+}
+var KEYWORD_ISSUES = /* @__PURE__ */ new Map([
+  ["additionalProperties", unknownKeyIssue],
+  ["required", missingKeyIssue],
+  ["type", typeIssue],
+  ["minimum", rangeIssue],
+  ["maximum", rangeIssue],
+  ["exclusiveMinimum", rangeIssue],
+  ["exclusiveMaximum", rangeIssue],
+  ["minItems", sizeIssue],
+  ["maxItems", sizeIssue],
+  ["minProperties", sizeIssue],
+  ["maxLength", sizeIssue],
+  ["minLength", sizeIssue],
+  ["pattern", patternIssue],
+  ["propertyNames", propertyNameIssue],
+  ["enum", enumIssue]
+]);
+function unknownKeyIssue({ error: error2, path, parent, where, schemaName, issue: issue2 }) {
+  const key = String(error2.params.additionalProperty);
+  const known = Object.keys(parent.properties ?? {});
+  const at = [...path, key];
+  const close = didYouMean(key, known);
+  const home = KEY_HOME[key];
+  let hint = close ? `did you mean \`${close}\`? ` : "";
+  if (!close && home) hint = `\`${key}\` belongs at \`${home}\`. `;
+  const inTopology = schemaName === "candidate" && path[0] === "topology";
+  const fixedInput = schemaName === "candidate" && path.length === 0 && FIXED_INPUT_NAMES.includes(key);
+  const why = inTopology || fixedInput ? " A candidate may change only AlpaSim topology keys; driver, deploy, scenes, cameras, frequencies and other fixed inputs stay as in experiment.yaml." : "";
+  return issue2(
+    "unknown-key",
+    at,
+    `unknown key \`${key}\` in ${where}.${why} ${hint}Allowed keys here: ${known.join(", ") || "(none)"}.`,
+    true
+  );
+}
+function missingKeyIssue({ error: error2, path, parent, where, issue: issue2 }) {
+  const key = String(error2.params.missingProperty);
+  const sub = parent.properties?.[key];
+  return issue2(
+    "missing-key",
+    path,
+    `missing required key \`${key}\` in ${where}${describeOf(sub)}: add it`,
+    true
+  );
+}
+function typeIssue({ error: error2, path, parent, data, where, issue: issue2 }) {
+  const wanted = [].concat(error2.params.type);
+  const words = wanted.map((t) => TYPE_WORDS[t] ?? t).join(" or ");
+  if (typeof data === "number" && !Number.isFinite(data)) {
+    return issue2(
+      "wrong-type",
+      path,
+      `${where} is ${data}, which is not a finite number: write ${words}${describeOf(parent)}`
+    );
   }
+  const isFraction = wanted.includes("integer") && typeof data === "number" && !Number.isInteger(data);
+  if (isFraction) {
+    return issue2(
+      "not-integer",
+      path,
+      `${where} is ${show(data)}, but it counts things and must be a whole number${describeOf(parent)}: use ${Math.floor(data) || 1} or ${Math.ceil(data)}`
+    );
+  }
+  const shown = show(data) === typeName(data) ? "" : ` (${show(data)})`;
+  return issue2(
+    "wrong-type",
+    path,
+    `${where} is ${typeName(data)}${shown}, but must be ${words}${describeOf(parent)}`
+  );
+}
+function rangeIssue({ path, parent, data, where, issue: issue2 }) {
+  const negative = typeof data === "number" && data < 0;
+  return issue2(
+    "out-of-range",
+    path,
+    `${where} is ${show(data)}${negative ? " (negative)" : ""}, but must be ${rangeOf(parent)}${describeOf(parent)}`
+  );
+}
+function sizeIssue({ error: error2, path, parent, where, issue: issue2 }) {
+  return issue2("out-of-range", path, `${where} ${error2.message}${describeOf(parent)}`);
+}
+function patternIssue({ error: error2, path, parent, data, where, issue: issue2 }) {
+  const pattern = error2.params.pattern;
+  return issue2(
+    "bad-format",
+    path,
+    `${where} is ${show(data)}, which does not match ${pattern}${describeOf(parent)}: use only the characters that pattern allows`
+  );
+}
+function propertyNameIssue({ error: error2, path, where, issue: issue2 }) {
+  const name = String(error2.params.propertyName);
+  return issue2(
+    "bad-format",
+    [...path, name],
+    `the name \`${name}\` in ${where} is not allowed: use lowercase letters, digits, dashes and underscores, starting with a letter or digit`,
+    true
+  );
+}
+function enumIssue({ error: error2, path, data, where, issue: issue2 }) {
+  const allowed = error2.params.allowedValues;
+  const close = typeof data === "string" ? didYouMean(data, allowed.map(String)) : void 0;
+  return issue2(
+    "bad-value",
+    path,
+    `${where} is ${show(data)}, but must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}${close ? ` (did you mean ${JSON.stringify(close)}?)` : ""}`
+  );
+}
+function otherIssue({ error: error2, path, parent, where, issue: issue2 }) {
+  return issue2("schema", path, `${where} ${error2.message ?? "is invalid"}${describeOf(parent)}`);
 }
 function didYouMean(word, known) {
   const lower = word.toLowerCase();
@@ -44276,24 +44291,9 @@ var MAX_YAML_BYTES = 256 * 1024;
 var MAX_YAML_DEPTH = 32;
 var MAX_YAML_ALIASES = 50;
 function loadYaml(text, file) {
+  const early = refusedBeforeParsing(text, file);
+  if (early) return early;
   const lineCounter = new import_yaml.LineCounter();
-  const refused = (rule, message, pos2 = { line: 1, column: 1 }) => ({
-    file,
-    value: void 0,
-    issues: [{ rule, severity: "error", file, line: pos2.line, column: pos2.column, keyPath: "", message }],
-    locate: () => ({ line: 1, column: 1 }),
-    has: () => false
-  });
-  const bytes = Buffer.byteLength(text, "utf8");
-  if (bytes > MAX_YAML_BYTES) {
-    return refused(
-      "file-too-large",
-      `the file is ${(bytes / 1024).toFixed(0)} KiB; files over ${MAX_YAML_BYTES / 1024} KiB are refused (a topology file is a few hundred bytes): keep only the topology keys`
-    );
-  }
-  if (text.includes("\0")) {
-    return refused("yaml-syntax", "the file contains NUL bytes: it is not a text YAML file");
-  }
   const docs = (0, import_yaml.parseAllDocuments)(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
   const pos = (offset) => {
     const p = lineCounter.linePos(offset);
@@ -44301,6 +44301,7 @@ function loadYaml(text, file) {
   };
   if (!Array.isArray(docs) || docs.length === 0) {
     return refused(
+      file,
       "empty-file",
       "the file is empty: write the keys the schema asks for (see docs/topology.md)"
     );
@@ -44308,106 +44309,122 @@ function loadYaml(text, file) {
   if (docs.length > 1) {
     const second = docs[1];
     return refused(
+      file,
       "multi-document",
       `the file holds ${docs.length} YAML documents (separated by \`---\`); one file is one document: split it into separate files or remove the extra \`---\``,
       pos(second.range[0])
     );
   }
   const doc = docs[0];
-  const issues = [];
-  for (const err of [...doc.errors, ...doc.warnings]) {
+  const locate = (path, options) => locateNode(doc, path, options?.key ?? false, pos);
+  const has = (path) => path.length === 0 ? true : doc.hasIn(path);
+  const base = { file, locate, has };
+  const syntax = syntaxIssues(doc, text, file, pos);
+  if (syntax.length) return { ...base, value: void 0, issues: syntax };
+  const shape = shapeIssues(doc, file, pos, locate);
+  if (shape.length) return { ...base, value: void 0, issues: shape };
+  return { ...base, ...plainValue(doc, file) };
+}
+function refused(file, rule, message, pos = { line: 1, column: 1 }) {
+  return {
+    file,
+    value: void 0,
+    issues: [{ rule, severity: "error", file, line: pos.line, column: pos.column, keyPath: "", message }],
+    locate: () => ({ line: 1, column: 1 }),
+    has: () => false
+  };
+}
+function refusedBeforeParsing(text, file) {
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > MAX_YAML_BYTES) {
+    return refused(
+      file,
+      "file-too-large",
+      `the file is ${(bytes / 1024).toFixed(0)} KiB; files over ${MAX_YAML_BYTES / 1024} KiB are refused (a topology file is a few hundred bytes): keep only the topology keys`
+    );
+  }
+  if (text.includes("\0")) {
+    return refused(file, "yaml-syntax", "the file contains NUL bytes: it is not a text YAML file");
+  }
+  return void 0;
+}
+function syntaxIssues(doc, text, file, pos) {
+  return [...doc.errors, ...doc.warnings].map((err) => {
     let offset = err.pos[0];
     if (text.slice(offset).trim() === "") offset = Math.max(0, text.trimEnd().length - 1);
     const path = pathAtOffset(doc.contents, err.pos[0]);
     const opened = unclosedQuoteAt(doc, err, path);
-    const at = pos(opened ?? offset);
+    const at = { file, ...pos(opened ?? offset), keyPath: formatKeyPath(path) };
     if (err.code === "DUPLICATE_KEY") {
       const key = String(path[path.length - 1] ?? text.slice(err.pos[0], err.pos[1]).trim());
-      issues.push({
+      return {
         rule: "duplicate-key",
         severity: "error",
-        file,
         ...at,
-        keyPath: formatKeyPath(path),
         message: `the key \`${key}\` appears twice in the same mapping; YAML would keep only one value and silently lose the other: keep one`
-      });
-    } else if (err.code === "RESOURCE_EXHAUSTION") {
-      issues.push({
+      };
+    }
+    if (err.code === "RESOURCE_EXHAUSTION") {
+      return {
         rule: "yaml-too-deep",
         severity: "error",
-        file,
         ...at,
-        keyPath: formatKeyPath(path),
         message: `the YAML is too deeply nested to parse (${firstLine(err.message)}); a topology file nests about 5 levels: remove the extra nesting`
-      });
-    } else {
-      issues.push({
-        rule: "yaml-syntax",
-        severity: "error",
-        file,
-        ...at,
-        keyPath: formatKeyPath(path),
-        message: opened === void 0 ? `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses` : `YAML syntax error: the quote opened here is never closed (the parser read on to ${text.slice(err.pos[0]).trim() === "" ? "the end of the file" : `line ${pos(err.pos[0]).line}`}); close it on this line`
-      });
+      };
     }
-  }
-  const locate = (path, options) => locateNode(doc, path, options?.key ?? false, pos);
-  const has = (path) => path.length === 0 ? true : doc.hasIn(path);
-  const base = { file, locate, has };
-  if (issues.length) return { ...base, value: void 0, issues };
+    return {
+      rule: "yaml-syntax",
+      severity: "error",
+      ...at,
+      message: opened === void 0 ? `YAML syntax error: ${firstLine(err.message)} (${err.code}); fix the YAML so it parses` : `YAML syntax error: the quote opened here is never closed (the parser read on to ${text.slice(err.pos[0]).trim() === "" ? "the end of the file" : `line ${pos(err.pos[0]).line}`}); close it on this line`
+    };
+  });
+}
+function shapeIssues(doc, file, pos, locate) {
   if (doc.contents === null || (0, import_yaml.isScalar)(doc.contents) && doc.contents.value === null) {
-    return { ...base, value: void 0, issues: refused("empty-file", emptyMessage()).issues };
+    return refused(file, "empty-file", emptyMessage()).issues;
   }
   const deep = tooDeep(doc.contents);
   if (deep) {
-    return {
-      ...base,
-      value: void 0,
-      issues: refused(
-        "yaml-too-deep",
-        `the YAML nests deeper than ${MAX_YAML_DEPTH} levels; a topology file nests about 5: remove the extra nesting`,
-        deep.range ? pos(deep.range[0]) : void 0
-      ).issues
-    };
+    return refused(
+      file,
+      "yaml-too-deep",
+      `the YAML nests deeper than ${MAX_YAML_DEPTH} levels; a topology file nests about 5: remove the extra nesting`,
+      deep.range ? pos(deep.range[0]) : void 0
+    ).issues;
   }
-  for (const { pair, path } of pairsOf(doc.contents, [])) {
+  return [...pairsOf(doc.contents, [])].flatMap(({ pair, path }) => {
     const key = pair.key;
-    if ((0, import_yaml.isScalar)(key) && typeof key.value === "string") continue;
+    if ((0, import_yaml.isScalar)(key) && typeof key.value === "string") return [];
     const keyNode = key;
     const at = keyNode?.range ? pos(keyNode.range[0]) : locate(path);
     const shown = (0, import_yaml.isScalar)(key) ? String(key.value) : (0, import_yaml.isAlias)(key) ? `*${key.source}` : "a collection";
     const kind = (0, import_yaml.isScalar)(key) ? key.value === null ? "null" : typeof key.value : (0, import_yaml.isAlias)(key) ? "alias" : "collection";
-    issues.push({
-      rule: "non-string-key",
-      severity: "error",
-      file,
-      ...at,
-      keyPath: formatKeyPath(path),
-      message: `the key \`${shown}\` is a ${kind}, not a string; every key here is a name from the schema: write it as a plain name${kind === "number" || kind === "boolean" ? ` (or quote it: "${shown}")` : ""}`
-    });
-  }
-  if (issues.length) return { ...base, value: void 0, issues };
-  let value;
+    return [
+      {
+        rule: "non-string-key",
+        severity: "error",
+        file,
+        ...at,
+        keyPath: formatKeyPath(path),
+        message: `the key \`${shown}\` is a ${kind}, not a string; every key here is a name from the schema: write it as a plain name${kind === "number" || kind === "boolean" ? ` (or quote it: "${shown}")` : ""}`
+      }
+    ];
+  });
+}
+function plainValue(doc, file) {
   try {
-    value = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+    return { value: doc.toJS({ maxAliasCount: MAX_YAML_ALIASES }), issues: [] };
   } catch (error2) {
     return {
-      ...base,
       value: void 0,
-      issues: [
-        {
-          rule: "alias-limit",
-          severity: "error",
-          file,
-          line: 1,
-          column: 1,
-          keyPath: "",
-          message: `YAML aliases expand too much (${firstLine(String(error2.message))}); at most ${MAX_YAML_ALIASES} alias expansions are allowed: write the values out instead of nesting anchors`
-        }
-      ]
+      issues: refused(
+        file,
+        "alias-limit",
+        `YAML aliases expand too much (${firstLine(String(error2.message))}); at most ${MAX_YAML_ALIASES} alias expansions are allowed: write the values out instead of nesting anchors`
+      ).issues
     };
   }
-  return { ...base, value, issues: [] };
 }
 function emptyMessage() {
   return "the file has no content (only comments or whitespace): write the keys the schema asks for (see docs/topology.md)";
@@ -44515,92 +44532,94 @@ function issueAt(loaded, rule, path, message, key = false, severity = "error") {
   };
 }
 function experimentRuleIssues(loaded, experiment, context3) {
-  const issues = [];
-  if (context3.dirName !== void 0 && context3.dirName !== experiment.experiment_id) {
-    issues.push(
-      issueAt(
-        loaded,
-        "experiment-folder",
-        ["experiment_id"],
-        `experiment_id \`${experiment.experiment_id}\` differs from its folder \`${context3.dirName}\`; people find an experiment by its folder and the record by its id: rename one so they agree`,
-        false,
-        "warning"
-      )
-    );
-  }
+  return EXPERIMENT_RULES.flatMap((rule) => rule(loaded, experiment, context3));
+}
+var folderRule = (loaded, experiment, context3) => context3.dirName !== void 0 && context3.dirName !== experiment.experiment_id ? [
+  issueAt(
+    loaded,
+    "experiment-folder",
+    ["experiment_id"],
+    `experiment_id \`${experiment.experiment_id}\` differs from its folder \`${context3.dirName}\`; people find an experiment by its folder and the record by its id: rename one so they agree`,
+    false,
+    "warning"
+  )
+] : [];
+var clusterRule = (loaded, experiment, context3) => {
+  if (!context3.clusters || context3.clusters.clusters[experiment.cluster]) return [];
+  const known = Object.keys(context3.clusters.clusters);
+  return [
+    issueAt(
+      loaded,
+      "cluster-unknown",
+      ["cluster"],
+      `cluster \`${experiment.cluster}\` is not defined in ${context3.clustersFile}: use one of ${known.join(", ")}`
+    )
+  ];
+};
+var gpuCountRule = (loaded, experiment, context3) => {
   const cluster = context3.clusters?.clusters[experiment.cluster];
-  if (context3.clusters && !cluster) {
-    const known = Object.keys(context3.clusters.clusters);
-    issues.push(
-      issueAt(
-        loaded,
-        "cluster-unknown",
-        ["cluster"],
-        `cluster \`${experiment.cluster}\` is not defined in ${context3.clustersFile}: use one of ${known.join(", ")}`
-      )
-    );
-  }
   const gpn = experiment.fixed_inputs.slurm?.gpus_per_node;
-  if (cluster && gpn !== void 0 && gpn > cluster.gpus_per_node) {
-    issues.push(
-      issueAt(
-        loaded,
-        "gpu-count",
-        ["fixed_inputs", "slurm", "gpus_per_node"],
-        `gpus_per_node ${gpn} exceeds the ${cluster.gpus_per_node} GPUs a node of cluster \`${experiment.cluster}\` has: Slurm would never start the job; use at most ${cluster.gpus_per_node}`
-      )
-    );
-  }
-  if (context3.presetMissing !== void 0) {
-    issues.push(
-      issueAt(
-        loaded,
-        "preset-unknown",
-        ["base_topology"],
-        experiment.base_topology === CLI_DRIVEN_PRESET ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(", ")})` : `base topology preset (AlpaSim's topology=<name>): ${context3.presetMissing}; use one of them, e.g. 8gpu_64rollouts`
-      )
-    );
-  }
+  if (!cluster || gpn === void 0 || gpn <= cluster.gpus_per_node) return [];
+  return [
+    issueAt(
+      loaded,
+      "gpu-count",
+      ["fixed_inputs", "slurm", "gpus_per_node"],
+      `gpus_per_node ${gpn} exceeds the ${cluster.gpus_per_node} GPUs a node of cluster \`${experiment.cluster}\` has: Slurm would never start the job; use at most ${cluster.gpus_per_node}`
+    )
+  ];
+};
+var presetRule = (loaded, experiment, context3) => context3.presetMissing === void 0 ? [] : [
+  issueAt(
+    loaded,
+    "preset-unknown",
+    ["base_topology"],
+    experiment.base_topology === CLI_DRIVEN_PRESET ? `base topology \`${CLI_DRIVEN_PRESET}\` is AlpaSim's CLI-driven daemon preset: its GPUs and concurrency come from the launch script's overrides, so there is no topology file to tune; use a file preset (${PRESETS.join(", ")})` : `base topology preset (AlpaSim's topology=<name>): ${context3.presetMissing}; use one of them, e.g. 8gpu_64rollouts`
+  )
+];
+var driverRule = (loaded, experiment) => {
   const driver = driverProblem(experiment.fixed_inputs.driver);
-  if (driver)
-    issues.push(
-      issueAt(loaded, driver.rule, ["fixed_inputs", "driver"], driver.message, false, driver.severity)
-    );
+  return driver ? [issueAt(loaded, driver.rule, ["fixed_inputs", "driver"], driver.message, false, driver.severity)] : [];
+};
+var overridesRule = (loaded, experiment) => {
   const reserved = /* @__PURE__ */ new Set([
     ...REQUIRED_GROUPS,
     RUN_NAME_OVERRIDE,
     ...Object.values(FIXED_INPUT_KEYS)
   ]);
-  (experiment.fixed_inputs.overrides ?? []).forEach((override, i) => {
+  return (experiment.fixed_inputs.overrides ?? []).flatMap((override, i) => {
     const key = override.slice(0, override.indexOf("=")).replace(/^\++/, "");
     const path = ["fixed_inputs", "overrides", i];
-    if (reserved.has(key)) {
-      issues.push(
+    if (reserved.has(key))
+      return [
         issueAt(
           loaded,
           "override-reserved",
           path,
           `override \`${override}\` sets ${key}, which ${key === RUN_NAME_OVERRIDE ? "topo sets to the job name so that job, run and metrics share one name" : "has its own field in fixed_inputs (or is the base_topology)"}: remove it from overrides${key === RUN_NAME_OVERRIDE ? "" : " and use the field"}`
         )
-      );
-      return;
-    }
-    if (PATTERNS.topologyKey.test(key)) {
-      issues.push(
+      ];
+    if (PATTERNS.topologyKey.test(key))
+      return [
         issueAt(
           loaded,
           "override-topology",
           path,
           `override \`${override}\` sets topology key ${key}; fixed overrides must not touch the topology, which candidates change: move it into baseline.yaml's topology block`
         )
-      );
-      return;
-    }
+      ];
     const problem = overrideProblem(override);
-    if (problem) issues.push(issueAt(loaded, problem.rule, path, problem.message, false, problem.severity));
+    return problem ? [issueAt(loaded, problem.rule, path, problem.message, false, problem.severity)] : [];
   });
-  return issues;
-}
+};
+var EXPERIMENT_RULES = [
+  folderRule,
+  clusterRule,
+  gpuCountRule,
+  presetRule,
+  driverRule,
+  overridesRule
+];
 function clustersRuleIssues(loaded, file) {
   const issues = [...placeholderIssues(loaded, ["clusters"])];
   for (const [name, cluster] of Object.entries(file.clusters)) {
@@ -45103,29 +45122,42 @@ function gpuMemoryFinding(row, parts, input) {
     severity
   ];
 }
+var CANDIDATE_RULES = [
+  nameRule,
+  parentRule,
+  gpuIndexRule,
+  skipRule,
+  rendererReplicasRule,
+  capacityRule,
+  cacheSizeRule,
+  nrWorkersRule,
+  gpuMemoryRule,
+  duplicateRule
+];
 function candidateRuleIssues(input) {
-  const { loaded, candidate, expanded, experiment, cluster } = input;
+  const { loaded } = input;
   const issues = [];
-  const add = (rule, path, message, severity = RULES[rule], key = false) => {
-    issues.push({
-      rule,
-      severity,
-      file: loaded.file,
-      ...loaded.locate(path, { key }),
-      keyPath: formatKeyPath(path),
-      message
-    });
-  };
   const inFile = (path) => loaded.has(["topology", ...path]);
-  const source = (path) => inFile(path) ? "" : ` (inherited from preset \`${input.baseName}\`${input.parent ? ` or parent \`${input.parent.name}\`` : ""})`;
-  const T = (...path) => ["topology", ...path];
-  if (candidate.name !== input.stem) {
-    add(
-      "name-mismatch",
-      ["name"],
-      `name \`${candidate.name}\` differs from the file name \`${input.stem}.yaml\`; the name goes into the Slurm job name and the record, so they must agree: rename the file or set name: ${input.stem}`
-    );
-  }
+  const check2 = {
+    input,
+    add: (rule, path, message, severity = RULES[rule], key = false) => issues.push(issueAt(loaded, rule, path, message, key, severity)),
+    inFile,
+    source: (path) => inFile(path) ? "" : ` (inherited from preset \`${input.baseName}\`${input.parent ? ` or parent \`${input.parent.name}\`` : ""})`
+  };
+  for (const rule of CANDIDATE_RULES) rule(check2);
+  return issues;
+}
+var T = (...path) => ["topology", ...path];
+function nameRule({ input, add }) {
+  if (input.candidate.name === input.stem) return;
+  add(
+    "name-mismatch",
+    ["name"],
+    `name \`${input.candidate.name}\` differs from the file name \`${input.stem}.yaml\`; the name goes into the Slurm job name and the record, so they must agree: rename the file or set name: ${input.stem}`
+  );
+}
+function parentRule({ input, add }) {
+  const { candidate, experiment } = input;
   if (candidate.parent && candidate.parent === candidate.name) {
     add(
       "parent-missing",
@@ -45139,6 +45171,9 @@ function candidateRuleIssues(input) {
       `parent \`${candidate.parent}\` is not a candidate of experiment ${experiment.experiment_id} (no ${candidate.parent}.yaml beside this file): name an existing candidate, e.g. baseline`
     );
   }
+}
+function gpuIndexRule({ input, add, inFile, source }) {
+  const { expanded, experiment, cluster } = input;
   const gpusPerNode = Math.min(
     experiment.fixed_inputs.slurm?.gpus_per_node ?? cluster.gpus_per_node,
     cluster.gpus_per_node
@@ -45155,10 +45190,12 @@ function candidateRuleIssues(input) {
       );
     });
   }
+}
+function skipRule({ input, add, inFile }) {
   const reference = input.parent?.expanded ?? input.base;
   const referenceName = input.parent ? `parent \`${input.parent.name}\`` : `the experiment's base (\`${input.baseName}\` with its fixed inputs)`;
   for (const svc of SERVICES) {
-    const mine = isSkipped(expanded, svc);
+    const mine = isSkipped(input.expanded, svc);
     const theirs = isSkipped(reference, svc);
     if (mine === theirs) continue;
     add(
@@ -45167,19 +45204,23 @@ function candidateRuleIssues(input) {
       `\`runtime.endpoints.${svc}.skip\` is ${mine} but ${theirs} in ${referenceName}; skip decides which services run, which changes what is simulated, so a candidate must never change it: set skip: ${theirs} or remove the key`
     );
   }
+}
+function rendererReplicasRule({ input, add, source }) {
+  const { expanded } = input;
   const rendererReplicas = expanded.services?.renderer?.replicas_per_container ?? 1;
-  if (rendererReplicas > 1 && !isSkipped(expanded, "renderer")) {
-    const gpus = expanded.services?.renderer?.gpus;
-    const n = Array.isArray(gpus) ? gpus.length : 1;
-    const repeated = Array.isArray(gpus) ? gpus.flatMap((g) => Array(rendererReplicas).fill(g)) : [];
-    add(
-      "renderer-replicas",
-      T("services", "renderer", "replicas_per_container"),
-      `the renderer has replicas_per_container ${rendererReplicas}${source(["services", "renderer", "replicas_per_container"])}, but the NRE renderer does not support more than one replica per container: set it to 1 and repeat GPU entries instead${repeated.length ? ` (gpus: [${repeated.join(", ")}] gives the same ${n * rendererReplicas} instances)` : ""}`
-    );
-  }
-  const summary2 = capacitySummary(expanded);
-  const active = activeServices(expanded);
+  if (rendererReplicas <= 1 || isSkipped(expanded, "renderer")) return;
+  const gpus = expanded.services?.renderer?.gpus;
+  const n = Array.isArray(gpus) ? gpus.length : 1;
+  const repeated = Array.isArray(gpus) ? gpus.flatMap((g) => Array(rendererReplicas).fill(g)) : [];
+  add(
+    "renderer-replicas",
+    T("services", "renderer", "replicas_per_container"),
+    `the renderer has replicas_per_container ${rendererReplicas}${source(["services", "renderer", "replicas_per_container"])}, but the NRE renderer does not support more than one replica per container: set it to 1 and repeat GPU entries instead${repeated.length ? ` (gpus: [${repeated.join(", ")}] gives the same ${n * rendererReplicas} instances)` : ""}`
+  );
+}
+function capacityRule({ input, add }) {
+  const summary2 = capacitySummary(input.expanded);
+  const active = activeServices(input.expanded);
   if (active.length === 0) {
     add(
       "no-active-service",
@@ -45197,6 +45238,10 @@ function candidateRuleIssues(input) {
       `service capacities are unbalanced (${table}): the largest (${biggest.join(", ")} ${max}) exceeds the smallest (${summary2.binding.join(", ")} ${summary2.inFlight}) by ${Math.round((summary2.imbalance - 1) * 100)}% (limit ${Math.round((CAPACITY_IMBALANCE_LIMIT - 1) * 100)}%); only ${summary2.inFlight} rollouts can be in flight, so the excess is wasted GPU memory: bring capacities (containers \xD7 replicas_per_container \xD7 n_concurrent_rollouts) within 25% of each other`
     );
   }
+}
+function cacheSizeRule({ input, add, inFile, source }) {
+  const { expanded } = input;
+  const active = activeServices(expanded);
   for (const [svc, key] of [
     ["renderer", "nre_cache_size"],
     ["physics", "physics_cache_size"]
@@ -45211,38 +45256,42 @@ function candidateRuleIssues(input) {
       `defines.${key} is ${cache}${source(["defines", key])} but ${svc} serves ${concurrency} rollouts at once per instance: with fewer cached scenes than concurrent rollouts + 1, scenes are evicted and reloaded (about 10 s per miss); set ${key} to at least ${concurrency + 1}`
     );
   }
-  const workers = expanded.runtime?.nr_workers;
-  if (workers !== void 0 && workers > cluster.cpus_per_node) {
-    add(
-      "nr-workers",
-      T("runtime", "nr_workers"),
-      `runtime.nr_workers is ${workers}${source(["runtime", "nr_workers"])} but a node of cluster \`${input.clusterName}\` has ${cluster.cpus_per_node} CPUs: each runtime worker is a CPU-bound process; use 1-${cluster.cpus_per_node}`
-    );
+}
+function nrWorkersRule({ input, add, source }) {
+  const { cluster } = input;
+  const workers = input.expanded.runtime?.nr_workers;
+  if (workers === void 0 || workers <= cluster.cpus_per_node) return;
+  add(
+    "nr-workers",
+    T("runtime", "nr_workers"),
+    `runtime.nr_workers is ${workers}${source(["runtime", "nr_workers"])} but a node of cluster \`${input.clusterName}\` has ${cluster.cpus_per_node} CPUs: each runtime worker is a CPU-bound process; use 1-${cluster.cpus_per_node}`
+  );
+}
+function gpuMemoryRule({ input, add, inFile }) {
+  const { expanded, cluster } = input;
+  if (!cluster.memory_model) return;
+  for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
+    if (row.level === "ok") continue;
+    const parts = row.services.map(
+      (m) => `${m.service} ${m.instances}\xD7 = ${(m.replicaGiB + m.cacheGiB).toFixed(1)} GiB${m.cachedScenes ? ` (incl. ${m.cachedScenes} cached scenes)` : ""}`
+    ).join(", ");
+    const svcOnGpu = row.services.map((m) => m.service).find((s) => inFile(["services", s, "gpus"])) ?? row.services[0]?.service;
+    const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : void 0;
+    const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
+    const at = svcOnGpu && inFile(["services", svcOnGpu, "gpus"]) && idx >= 0 ? T("services", svcOnGpu, "gpus", idx) : T("services");
+    add("gpu-memory", at, ...gpuMemoryFinding(row, parts, input));
   }
-  if (cluster.memory_model) {
-    for (const row of predictGpuMemory(expanded, cluster.memory_model, cluster.gpu_memory_gib)) {
-      if (row.level === "ok") continue;
-      const parts = row.services.map(
-        (m) => `${m.service} ${m.instances}\xD7 = ${(m.replicaGiB + m.cacheGiB).toFixed(1)} GiB${m.cachedScenes ? ` (incl. ${m.cachedScenes} cached scenes)` : ""}`
-      ).join(", ");
-      const svcOnGpu = row.services.map((m) => m.service).find((s) => inFile(["services", s, "gpus"])) ?? row.services[0]?.service;
-      const gpus = svcOnGpu ? expanded.services?.[svcOnGpu]?.gpus : void 0;
-      const idx = Array.isArray(gpus) ? gpus.indexOf(row.gpu) : -1;
-      const at = svcOnGpu && inFile(["services", svcOnGpu, "gpus"]) && idx >= 0 ? T("services", svcOnGpu, "gpus", idx) : T("services");
-      add("gpu-memory", at, ...gpuMemoryFinding(row, parts, input));
-    }
-  }
+}
+function duplicateRule({ input, add }) {
   const duplicate = input.earlier.find((e) => e.hash === input.hash);
-  if (duplicate) {
-    add(
-      "duplicate-topology",
-      ["topology"],
-      `this topology is identical to candidate \`${duplicate.name}\` (${duplicate.file}, hash ${input.hash.slice(0, 8)}) once expanded: running it again measures nothing new; change at least one topology key or drop this candidate`,
-      "error",
-      true
-    );
-  }
-  return issues;
+  if (!duplicate) return;
+  add(
+    "duplicate-topology",
+    ["topology"],
+    `this topology is identical to candidate \`${duplicate.name}\` (${duplicate.file}, hash ${input.hash.slice(0, 8)}) once expanded: running it again measures nothing new; change at least one topology key or drop this candidate`,
+    "error",
+    true
+  );
 }
 
 // src/usecases/validate.ts
