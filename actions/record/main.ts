@@ -39,7 +39,6 @@ async function main(): Promise<void> {
   const eventPath = process.env.GITHUB_EVENT_PATH;
   if (!eventPath) throw new Error('GITHUB_EVENT_PATH is not set: this action runs inside a workflow');
   const payload = JSON.parse(readFileSync(eventPath, 'utf8'));
-  const eventName = process.env.GITHUB_EVENT_NAME ?? '';
   const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? '');
   const octokit = createOctokit({ token });
   const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
@@ -53,29 +52,10 @@ async function main(): Promise<void> {
   const timeScale = Number(core.getInput('time-scale') || '1');
   if (!(timeScale > 0))
     throw new Error(`input time-scale must be a positive number, got "${core.getInput('time-scale')}"`);
-
-  const pullInput = core.getInput('pr');
-  let pull: ClosedPullRequest;
-  if (pullInput) {
-    if (!/^[1-9][0-9]{0,9}$/.test(pullInput))
-      throw new Error(`input pr must be a number, got "${pullInput}"`);
-    pull = (await octokit.rest.pulls.get({ owner, repo, pull_number: Number(pullInput) })).data;
-  } else if (eventName === 'pull_request' || eventName === 'pull_request_target') {
-    if (payload.action !== 'closed') {
-      core.info(`ignored: ${eventName} ${payload.action} (the record is written when a pull request closes)`);
-      core.setOutput('recorded', '[]');
-      core.setOutput('committed', 'false');
-      return;
-    }
-    pull = payload.pull_request;
-  } else {
-    throw new Error(`the record action runs on pull_request closed (or with the pr input); got ${eventName}`);
-  }
-  if (pull.state !== 'closed')
-    throw new Error(`pull request #${pull.number} is still open: nothing to record yet`);
+  const pull = await closedPullRequest(octokit, { owner, repo }, payload);
+  if (!pull) return;
   const defaultBranch: string =
     payload.repository?.default_branch ?? (await octokit.rest.repos.get({ owner, repo })).data.default_branch;
-
   const clusterOf = (experiment: Experiment) =>
     experiment.cluster ? loadCluster(clustersFile, experiment.cluster) : undefined;
   const deps: RecordDeps = {
@@ -94,37 +74,87 @@ async function main(): Promise<void> {
         ? slurmClientForCluster(experiment.cluster, cluster, { env: process.env })
         : undefined;
     },
-    observe:
-      promInput === 'none'
-        ? undefined
-        : async (runName, experiment, topology, job) => {
-            const url = promInput || clusterOf(experiment)?.prometheus_url;
-            if (!url) return undefined;
-            const prometheus = createPrometheusClient({ baseUrl: url, timeoutMs: 15_000, retries: 1 });
-            return observeAgain(prometheus, runName, experiment, {
-              timeScale: clusterOf(experiment)?.time_scale ?? timeScale,
-              topology,
-              ...(job ? { job } : {}),
-            });
-          },
+    observe: promInput === 'none' ? undefined : observeWith(promInput, clusterOf, timeScale),
   };
+  const result = await recordWithRetries(deps, pull);
+  await reportResult(result);
+}
 
-  // Every step re-reads GitHub and the commit is compare-and-swap, so a dropped connection is
-  // answered by running the whole pass again.
-  let result: Awaited<ReturnType<typeof recordClosedPullRequest>>;
+/** The pull request to record: the `pr` input's, or the closed one of the event; undefined when there is none to record. */
+async function closedPullRequest(
+  octokit: ReturnType<typeof createOctokit>,
+  { owner, repo }: { owner: string; repo: string },
+  payload: { action?: string; pull_request?: ClosedPullRequest },
+): Promise<ClosedPullRequest | undefined> {
+  const eventName = process.env.GITHUB_EVENT_NAME ?? '';
+  const pullInput = core.getInput('pr');
+  let pull: ClosedPullRequest;
+  if (pullInput) {
+    if (!/^[1-9][0-9]{0,9}$/.test(pullInput))
+      throw new Error(`input pr must be a number, got "${pullInput}"`);
+    pull = (await octokit.rest.pulls.get({ owner, repo, pull_number: Number(pullInput) })).data;
+  } else if (eventName === 'pull_request' || eventName === 'pull_request_target') {
+    if (payload.action !== 'closed') {
+      core.info(`ignored: ${eventName} ${payload.action} (the record is written when a pull request closes)`);
+      core.setOutput('recorded', '[]');
+      core.setOutput('committed', 'false');
+      return undefined;
+    }
+    pull = payload.pull_request as ClosedPullRequest;
+  } else {
+    throw new Error(`the record action runs on pull_request closed (or with the pr input); got ${eventName}`);
+  }
+  if (pull.state !== 'closed')
+    throw new Error(`pull request #${pull.number} is still open: nothing to record yet`);
+  return pull;
+}
+
+/** Reads a run again from the `prometheus-url` input's Prometheus, else from its cluster's. */
+function observeWith(
+  promInput: string,
+  clusterOf: (experiment: Experiment) => Cluster | undefined,
+  timeScale: number,
+): NonNullable<RecordDeps['observe']> {
+  return async (runName, experiment, topology, job) => {
+    const url = promInput || clusterOf(experiment)?.prometheus_url;
+    if (!url) return undefined;
+    const prometheus = createPrometheusClient({ baseUrl: url, timeoutMs: 15_000, retries: 1 });
+    return observeAgain(prometheus, runName, experiment, {
+      timeScale: clusterOf(experiment)?.time_scale ?? timeScale,
+      topology,
+      ...(job ? { job } : {}),
+    });
+  };
+}
+
+type RecordResult = Awaited<ReturnType<typeof recordClosedPullRequest>>;
+
+/**
+ * Every step re-reads GitHub and the commit is compare-and-swap, so a dropped connection is
+ * answered by running the whole pass again; what still fails is told on the pull request.
+ */
+async function recordWithRetries(deps: RecordDeps, pull: ClosedPullRequest): Promise<RecordResult> {
   for (let attempt = 1; ; attempt++) {
     try {
-      result = await recordClosedPullRequest(deps, pull);
-      break;
+      return await recordClosedPullRequest(deps, pull);
     } catch (error) {
       if (attempt >= 3 || !isTransient(error)) {
-        await tellThePullRequest(octokit, { owner, repo }, pull.number, error as Error);
+        await tellThePullRequest(
+          deps.octokit,
+          { owner: deps.owner, repo: deps.repo },
+          pull.number,
+          error as Error,
+        );
         throw error;
       }
       core.warning(`attempt ${attempt} failed (${(error as Error).message}); running the record pass again`);
       await new Promise((r) => setTimeout(r, defaultBackoff(attempt)));
     }
   }
+}
+
+/** The step's outputs and job summary. */
+async function reportResult(result: RecordResult): Promise<void> {
   const recorded = result.recorded.map((r) => ({
     experiment_id: r.experimentId,
     candidate: r.candidate,
@@ -159,6 +189,21 @@ async function main(): Promise<void> {
   core.setOutput('cancelled-jobs', JSON.stringify(result.closed.cancelledJobs));
   core.setOutput('committed', String(recorded.some((r) => r.committed)));
   core.setOutput('commit-sha', recorded.at(-1)?.commit_sha ?? '');
+  await writeSummary(result, recorded, references);
+}
+
+async function writeSummary(
+  result: RecordResult,
+  recorded: readonly {
+    candidate: string;
+    kind: string;
+    experiment_id: string;
+    committed: boolean;
+    commit_sha: string;
+    telemetry_gaps: readonly string[];
+  }[],
+  references: readonly { run_name: string; experiment_id: string; gpu_minutes?: number | null }[],
+): Promise<void> {
   const summary = core.summary.addHeading('Experiment record', 3);
   if (result.skipped) summary.addRaw(`Nothing recorded: ${result.skipped}.`, true);
   for (const r of recorded) {

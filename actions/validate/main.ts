@@ -18,18 +18,10 @@ async function main(): Promise<void> {
   const presetsDir = core.getInput('presets-dir');
   const token = core.getInput('token', { required: true });
   core.setSecret(token);
-  const eventPath = process.env.GITHUB_EVENT_PATH;
-  if (!eventPath) throw new Error('GITHUB_EVENT_PATH is not set: this action runs inside a workflow');
-  const payload = JSON.parse(readFileSync(eventPath, 'utf8'));
-  const pull = payload.pull_request;
-  if (!pull?.number || !pull?.head?.sha) {
-    throw new Error(
-      `this action validates pull requests; event ${process.env.GITHUB_EVENT_NAME} has no pull_request`,
-    );
-  }
+  const pull = pullRequestOfEvent();
   const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? '');
   const octokit = createOctokit({ token });
-  let summaryText = '';
+  const summary = { text: '' };
   const changed = await changedFiles(octokit, { owner, repo, pull_number: pull.number });
   const report = await validatePullRequest(
     {
@@ -42,23 +34,7 @@ async function main(): Promise<void> {
       clustersFile: core.getInput('clusters-file') || 'topologies/clusters.yaml',
       presets: presetsDir ? { overrideDir: resolve(workspace, presetsDir) } : {},
     },
-    {
-      annotate(issue) {
-        const props = {
-          title: `${issue.rule}${issue.keyPath ? ` (${issue.keyPath})` : ''}`,
-          file: issue.file,
-          startLine: issue.line,
-          startColumn: issue.column,
-        };
-        if (issue.severity === 'error') core.error(issue.message, props);
-        else core.warning(issue.message, props);
-      },
-      async summary(markdown) {
-        summaryText += markdown;
-        await core.summary.addRaw(markdown).write();
-      },
-      info: (message) => core.info(message),
-    },
+    actionsReporter(summary),
   );
   // The capacity table, GPU map and predicted memory in the pull request itself: a check run on
   // the head commit when the token may write one (checks: write), else only the job summary.
@@ -69,7 +45,7 @@ async function main(): Promise<void> {
     head_sha: pull.head.sha,
     conclusion: report.errorCount > 0 ? 'failure' : 'success',
     title: `${report.errorCount} error(s), ${report.warningCount} warning(s) in ${report.files.length} file(s)`,
-    summary: summaryText || 'No topology files changed.',
+    summary: summary.text || 'No topology files changed.',
   });
   if (posted.reason) core.info(`summary left in the job summary only: ${posted.reason}`);
   core.setOutput('summary-location', posted.place);
@@ -81,6 +57,41 @@ async function main(): Promise<void> {
       `${report.errorCount} error(s) in the topology files (see the annotations and the job summary)`,
     );
   }
+}
+
+/** The pull request of the workflow's event (the action validates pull requests only). */
+function pullRequestOfEvent(): { number: number; head: { sha: string } } {
+  const eventPath = process.env.GITHUB_EVENT_PATH;
+  if (!eventPath) throw new Error('GITHUB_EVENT_PATH is not set: this action runs inside a workflow');
+  const payload = JSON.parse(readFileSync(eventPath, 'utf8'));
+  const pull = payload.pull_request;
+  if (!pull?.number || !pull?.head?.sha) {
+    throw new Error(
+      `this action validates pull requests; event ${process.env.GITHUB_EVENT_NAME} has no pull_request`,
+    );
+  }
+  return pull;
+}
+
+/** Findings as annotations on the files, the report in the job summary (kept in `summary.text` for the check run). */
+function actionsReporter(summary: { text: string }): Parameters<typeof validatePullRequest>[2] {
+  return {
+    annotate(issue) {
+      const props = {
+        title: `${issue.rule}${issue.keyPath ? ` (${issue.keyPath})` : ''}`,
+        file: issue.file,
+        startLine: issue.line,
+        startColumn: issue.column,
+      };
+      if (issue.severity === 'error') core.error(issue.message, props);
+      else core.warning(issue.message, props);
+    },
+    async summary(markdown) {
+      summary.text += markdown;
+      await core.summary.addRaw(markdown).write();
+    },
+    info: (message) => core.info(message),
+  };
 }
 
 main().catch((error) => core.setFailed(error instanceof Error ? error.message : String(error)));

@@ -75,6 +75,7 @@ export function barChartSvg(c: SvgBarChart): string {
   const legend = legendLayout(legendItems(bars, refs), left, width);
   const height = legendY + legend.rows * 20 + 12;
   const y = (v: number) => plotTop + plotH - (plotH * Math.min(v, top)) / top;
+  const plot: Plot = { left, plotW, plotTop, plotH, slot, y };
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="-apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`,
     `<title>${xml(c.title)}</title>`,
@@ -82,12 +83,47 @@ export function barChartSvg(c: SvgBarChart): string {
     `<text x="${width / 2}" y="24" text-anchor="middle" font-size="15" font-weight="600">${xml(c.title)}</text>`,
     `<text transform="translate(16 ${plotTop + plotH / 2}) rotate(-90)" text-anchor="middle">${xml(c.yLabel)}</text>`,
   ];
+  out.push(...gridLines(plot, top, step), ...barShapes(plot, bars));
+  for (const r of refs)
+    out.push(
+      `<line class="reference" data-kind="${r.kind}" x1="${left}" x2="${left + plotW}" y1="${r1(y(r.value))}" y2="${r1(y(r.value))}" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="6 4"/>`,
+    );
+  out.push(`<line x1="${left}" x2="${left}" y1="${plotTop}" y2="${plotTop + plotH}" stroke="#57606a"/>`);
+  out.push('<g class="legend">');
+  for (const it of legend.placed)
+    out.push(
+      `<g class="legend-item" transform="translate(${r1(it.x)} ${legendY + it.row * 20})">${it.swatch}<text x="20" y="10">${xml(it.text)}</text></g>`,
+    );
+  out.push('</g>', '</svg>');
+  return `${out.join('\n')}\n`;
+}
+
+/** Where the plot area is, and the y of a value. */
+interface Plot {
+  left: number;
+  plotW: number;
+  plotTop: number;
+  plotH: number;
+  /** The width of one bar's column. */
+  slot: number;
+  y: (v: number) => number;
+}
+
+/** The horizontal grid with its tick values, from 0 to the axis top. */
+function gridLines({ left, plotW, y }: Plot, top: number, step: number): string[] {
+  const out: string[] = [];
   for (let v = 0; v <= top + step / 2; v += step) {
     out.push(
       `<line class="grid" x1="${left}" x2="${left + plotW}" y1="${r1(y(v))}" y2="${r1(y(v))}" stroke="#d0d7de" stroke-width="1"/>`,
       `<text class="tick" x="${left - 6}" y="${r1(y(v) + 4)}" text-anchor="end">${r1(v)}</text>`,
     );
   }
+  return out;
+}
+
+/** Each bar coloured by its outcome, its interval as an error bar, its label rotated below. */
+function barShapes({ left, plotTop, plotH, slot, y }: Plot, bars: readonly SvgBar[]): string[] {
+  const out: string[] = [];
   bars.forEach((b, i) => {
     const cx = left + slot * i + slot / 2;
     const w = slot * 0.6;
@@ -104,18 +140,7 @@ export function barChartSvg(c: SvgBarChart): string {
       `<text class="label" transform="translate(${r1(cx)} ${plotTop + plotH + 12}) rotate(30)" text-anchor="start">${xml(short(b.label))}</text>`,
     );
   });
-  for (const r of refs)
-    out.push(
-      `<line class="reference" data-kind="${r.kind}" x1="${left}" x2="${left + plotW}" y1="${r1(y(r.value))}" y2="${r1(y(r.value))}" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="6 4"/>`,
-    );
-  out.push(`<line x1="${left}" x2="${left}" y1="${plotTop}" y2="${plotTop + plotH}" stroke="#57606a"/>`);
-  out.push('<g class="legend">');
-  for (const it of legend.placed)
-    out.push(
-      `<g class="legend-item" transform="translate(${r1(it.x)} ${legendY + it.row * 20})">${it.swatch}<text x="20" y="10">${xml(it.text)}</text></g>`,
-    );
-  out.push('</g>', '</svg>');
-  return `${out.join('\n')}\n`;
+  return out;
 }
 
 interface LegendItem {

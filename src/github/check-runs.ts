@@ -75,6 +75,23 @@ function clean(a: CheckAnnotation): CheckAnnotation {
   return rest;
 }
 
+/** One request's output: the title, the summary and text cut to GitHub's limit, one batch of annotations. */
+function batchOutput(input: CheckRunInput, batch: CheckAnnotation[]) {
+  return {
+    title: input.title,
+    summary: truncateComment(input.summary, TEXT_LIMIT),
+    ...(input.text !== undefined ? { text: truncateComment(input.text, TEXT_LIMIT) } : {}),
+    ...(batch.length ? { annotations: batch } : {}),
+  };
+}
+
+/** The last request completes the run with its conclusion (when it has one); the ones before keep it in progress. */
+function batchStatus(input: CheckRunInput, last: boolean) {
+  return last && input.conclusion
+    ? { status: 'completed' as const, conclusion: input.conclusion }
+    : { status: 'in_progress' as const };
+}
+
 /**
  * `known`: the run of this name on this commit when the caller already read it (an id to update,
  * null for none: create), which saves the listing; only for runs that never carry annotations.
@@ -89,21 +106,12 @@ export async function upsertCheckRun(
   const reusable =
     known === undefined ? await reusableRun(octokit, input) : known ? { id: known } : undefined;
   const batches = annotationBatches(annotations);
-  const output = (batch: CheckAnnotation[]) => ({
-    title: input.title,
-    summary: truncateComment(input.summary, TEXT_LIMIT),
-    ...(input.text !== undefined ? { text: truncateComment(input.text, TEXT_LIMIT) } : {}),
-    ...(batch.length ? { annotations: batch } : {}),
-  });
+  const output = (batch: CheckAnnotation[]) => batchOutput(input, batch);
   const common = {
     ...(input.details_url ? { details_url: input.details_url } : {}),
     ...(input.external_id ? { external_id: input.external_id } : {}),
   };
-  const last = batches.length - 1;
-  const finish = (i: number) =>
-    i === last && input.conclusion
-      ? { status: 'completed' as const, conclusion: input.conclusion }
-      : { status: 'in_progress' as const };
+  const finish = (i: number) => batchStatus(input, i === batches.length - 1);
   let id: number;
   let created = false;
   if (reusable) {

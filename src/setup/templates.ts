@@ -70,18 +70,8 @@ export function callerWorkflows(o: SetupOptions): SetupFile[] {
   ];
 }
 
-/**
- * The experiments site on GitHub Pages: `topo site` of the same alpasim-topo version as the callers
- * (checked out at the ref, its committed bundle run with node: no npm install), after every record.
- */
-export function pagesWorkflow(o: SetupOptions): SetupFile {
-  return {
-    path: '.github/workflows/pages.yml',
-    text: `# The experiments site (topo site) on GitHub Pages, rebuilt after every topology-record run, on a
-# push to experiments/ of the default branch, and by hand. Written by \`topo setup\`: runs
-# alpasim-topo's \`topo site\` at ${o.sha ? `${o.sha}${o.sha !== o.ref ? ` (${o.ref})` : ''}` : o.ref}, checked out beside the records. Enable Pages with source
-# "GitHub Actions" (Settings → Pages).
-name: pages
+/** When the pages workflow runs: after every record, on a push to experiments/, by hand; one deployment at a time. */
+const PAGES_TRIGGERS = `name: pages
 
 on:
   push:
@@ -97,7 +87,20 @@ permissions: {}
 concurrency:
   group: pages
   cancel-in-progress: false
+`;
 
+/**
+ * The experiments site on GitHub Pages: `topo site` of the same alpasim-topo version as the callers
+ * (checked out at the ref, its committed bundle run with node: no npm install), after every record.
+ */
+export function pagesWorkflow(o: SetupOptions): SetupFile {
+  return {
+    path: '.github/workflows/pages.yml',
+    text: `# The experiments site (topo site) on GitHub Pages, rebuilt after every topology-record run, on a
+# push to experiments/ of the default branch, and by hand. Written by \`topo setup\`: runs
+# alpasim-topo's \`topo site\` at ${o.sha ? `${o.sha}${o.sha !== o.ref ? ` (${o.ref})` : ''}` : o.ref}, checked out beside the records. Enable Pages with source
+# "GitHub Actions" (Settings → Pages).
+${PAGES_TRIGGERS}
 jobs:
   publish:
     if: github.event_name != 'push' || github.ref_name == github.event.repository.default_branch

@@ -127,6 +127,11 @@ const SHORT_FUNCTION_PATHS = [
   'src/judge',
   'src/sim',
   'src/topology',
+  'src/chart',
+  'src/setup',
+  'src/github',
+  'actions/record',
+  'actions/validate',
 ];
 
 /** Every .ts file under a folder, or the file itself. */
