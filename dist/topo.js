@@ -78478,6 +78478,7 @@ function barChartSvg(c) {
   const legend = legendLayout(legendItems(bars, refs), left, width);
   const height = legendY + legend.rows * 20 + 12;
   const y2 = (v2) => plotTop + plotH - plotH * Math.min(v2, top) / top;
+  const plot = { left, plotW, plotTop, plotH, slot, y: y2 };
   const out = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="-apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`,
     `<title>${xml(c.title)}</title>`,
@@ -78485,12 +78486,33 @@ function barChartSvg(c) {
     `<text x="${width / 2}" y="24" text-anchor="middle" font-size="15" font-weight="600">${xml(c.title)}</text>`,
     `<text transform="translate(16 ${plotTop + plotH / 2}) rotate(-90)" text-anchor="middle">${xml(c.yLabel)}</text>`
   ];
+  out.push(...gridLines(plot, top, step), ...barShapes(plot, bars));
+  for (const r of refs)
+    out.push(
+      `<line class="reference" data-kind="${r.kind}" x1="${left}" x2="${left + plotW}" y1="${r1(y2(r.value))}" y2="${r1(y2(r.value))}" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="6 4"/>`
+    );
+  out.push(`<line x1="${left}" x2="${left}" y1="${plotTop}" y2="${plotTop + plotH}" stroke="#57606a"/>`);
+  out.push('<g class="legend">');
+  for (const it of legend.placed)
+    out.push(
+      `<g class="legend-item" transform="translate(${r1(it.x)} ${legendY + it.row * 20})">${it.swatch}<text x="20" y="10">${xml(it.text)}</text></g>`
+    );
+  out.push("</g>", "</svg>");
+  return `${out.join("\n")}
+`;
+}
+function gridLines({ left, plotW, y: y2 }, top, step) {
+  const out = [];
   for (let v2 = 0; v2 <= top + step / 2; v2 += step) {
     out.push(
       `<line class="grid" x1="${left}" x2="${left + plotW}" y1="${r1(y2(v2))}" y2="${r1(y2(v2))}" stroke="#d0d7de" stroke-width="1"/>`,
       `<text class="tick" x="${left - 6}" y="${r1(y2(v2) + 4)}" text-anchor="end">${r1(v2)}</text>`
     );
   }
+  return out;
+}
+function barShapes({ left, plotTop, plotH, slot, y: y2 }, bars) {
+  const out = [];
   bars.forEach((b2, i) => {
     const cx = left + slot * i + slot / 2;
     const w2 = slot * 0.6;
@@ -78507,19 +78529,7 @@ function barChartSvg(c) {
       `<text class="label" transform="translate(${r1(cx)} ${plotTop + plotH + 12}) rotate(30)" text-anchor="start">${xml(short(b2.label))}</text>`
     );
   });
-  for (const r of refs)
-    out.push(
-      `<line class="reference" data-kind="${r.kind}" x1="${left}" x2="${left + plotW}" y1="${r1(y2(r.value))}" y2="${r1(y2(r.value))}" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="6 4"/>`
-    );
-  out.push(`<line x1="${left}" x2="${left}" y1="${plotTop}" y2="${plotTop + plotH}" stroke="#57606a"/>`);
-  out.push('<g class="legend">');
-  for (const it of legend.placed)
-    out.push(
-      `<g class="legend-item" transform="translate(${r1(it.x)} ${legendY + it.row * 20})">${it.swatch}<text x="20" y="10">${xml(it.text)}</text></g>`
-    );
-  out.push("</g>", "</svg>");
-  return `${out.join("\n")}
-`;
+  return out;
 }
 function legendItems(bars, refs) {
   const items = [];
@@ -80632,23 +80642,28 @@ function clean2(a) {
   const { start_column: _s, end_column: _e2, ...rest } = a;
   return rest;
 }
+function batchOutput(input, batch) {
+  return {
+    title: input.title,
+    summary: truncateComment(input.summary, TEXT_LIMIT),
+    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
+    ...batch.length ? { annotations: batch } : {}
+  };
+}
+function batchStatus(input, last) {
+  return last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
+}
 async function upsertCheckRun(octokit, input, known) {
   const { owner, repo, name, head_sha } = input;
   const annotations = (input.annotations ?? []).map(clean2);
   const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
   const batches = annotationBatches(annotations);
-  const output = (batch) => ({
-    title: input.title,
-    summary: truncateComment(input.summary, TEXT_LIMIT),
-    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
-    ...batch.length ? { annotations: batch } : {}
-  });
+  const output = (batch) => batchOutput(input, batch);
   const common = {
     ...input.details_url ? { details_url: input.details_url } : {},
     ...input.external_id ? { external_id: input.external_id } : {}
   };
-  const last = batches.length - 1;
-  const finish = (i) => i === last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
+  const finish = (i) => batchStatus(input, i === batches.length - 1);
   let id;
   let created = false;
   if (reusable) {
@@ -95624,14 +95639,7 @@ ${runner}${secret}`
     }
   ];
 }
-function pagesWorkflow(o) {
-  return {
-    path: ".github/workflows/pages.yml",
-    text: `# The experiments site (topo site) on GitHub Pages, rebuilt after every topology-record run, on a
-# push to experiments/ of the default branch, and by hand. Written by \`topo setup\`: runs
-# alpasim-topo's \`topo site\` at ${o.sha ? `${o.sha}${o.sha !== o.ref ? ` (${o.ref})` : ""}` : o.ref}, checked out beside the records. Enable Pages with source
-# "GitHub Actions" (Settings \u2192 Pages).
-name: pages
+var PAGES_TRIGGERS = `name: pages
 
 on:
   push:
@@ -95647,7 +95655,15 @@ permissions: {}
 concurrency:
   group: pages
   cancel-in-progress: false
-
+`;
+function pagesWorkflow(o) {
+  return {
+    path: ".github/workflows/pages.yml",
+    text: `# The experiments site (topo site) on GitHub Pages, rebuilt after every topology-record run, on a
+# push to experiments/ of the default branch, and by hand. Written by \`topo setup\`: runs
+# alpasim-topo's \`topo site\` at ${o.sha ? `${o.sha}${o.sha !== o.ref ? ` (${o.ref})` : ""}` : o.ref}, checked out beside the records. Enable Pages with source
+# "GitHub Actions" (Settings \u2192 Pages).
+${PAGES_TRIGGERS}
 jobs:
   publish:
     if: github.event_name != 'push' || github.ref_name == github.event.repository.default_branch

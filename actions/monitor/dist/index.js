@@ -74171,6 +74171,7 @@ function barChartSvg(c) {
   const legend = legendLayout(legendItems(bars, refs), left, width);
   const height = legendY + legend.rows * 20 + 12;
   const y = (v) => plotTop + plotH - plotH * Math.min(v, top) / top;
+  const plot = { left, plotW, plotTop, plotH, slot, y };
   const out = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="-apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`,
     `<title>${xml(c.title)}</title>`,
@@ -74178,12 +74179,33 @@ function barChartSvg(c) {
     `<text x="${width / 2}" y="24" text-anchor="middle" font-size="15" font-weight="600">${xml(c.title)}</text>`,
     `<text transform="translate(16 ${plotTop + plotH / 2}) rotate(-90)" text-anchor="middle">${xml(c.yLabel)}</text>`
   ];
+  out.push(...gridLines(plot, top, step), ...barShapes(plot, bars));
+  for (const r of refs)
+    out.push(
+      `<line class="reference" data-kind="${r.kind}" x1="${left}" x2="${left + plotW}" y1="${r1(y(r.value))}" y2="${r1(y(r.value))}" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="6 4"/>`
+    );
+  out.push(`<line x1="${left}" x2="${left}" y1="${plotTop}" y2="${plotTop + plotH}" stroke="#57606a"/>`);
+  out.push('<g class="legend">');
+  for (const it of legend.placed)
+    out.push(
+      `<g class="legend-item" transform="translate(${r1(it.x)} ${legendY + it.row * 20})">${it.swatch}<text x="20" y="10">${xml(it.text)}</text></g>`
+    );
+  out.push("</g>", "</svg>");
+  return `${out.join("\n")}
+`;
+}
+function gridLines({ left, plotW, y }, top, step) {
+  const out = [];
   for (let v = 0; v <= top + step / 2; v += step) {
     out.push(
       `<line class="grid" x1="${left}" x2="${left + plotW}" y1="${r1(y(v))}" y2="${r1(y(v))}" stroke="#d0d7de" stroke-width="1"/>`,
       `<text class="tick" x="${left - 6}" y="${r1(y(v) + 4)}" text-anchor="end">${r1(v)}</text>`
     );
   }
+  return out;
+}
+function barShapes({ left, plotTop, plotH, slot, y }, bars) {
+  const out = [];
   bars.forEach((b, i) => {
     const cx = left + slot * i + slot / 2;
     const w = slot * 0.6;
@@ -74200,19 +74222,7 @@ function barChartSvg(c) {
       `<text class="label" transform="translate(${r1(cx)} ${plotTop + plotH + 12}) rotate(30)" text-anchor="start">${xml(short(b.label))}</text>`
     );
   });
-  for (const r of refs)
-    out.push(
-      `<line class="reference" data-kind="${r.kind}" x1="${left}" x2="${left + plotW}" y1="${r1(y(r.value))}" y2="${r1(y(r.value))}" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="6 4"/>`
-    );
-  out.push(`<line x1="${left}" x2="${left}" y1="${plotTop}" y2="${plotTop + plotH}" stroke="#57606a"/>`);
-  out.push('<g class="legend">');
-  for (const it of legend.placed)
-    out.push(
-      `<g class="legend-item" transform="translate(${r1(it.x)} ${legendY + it.row * 20})">${it.swatch}<text x="20" y="10">${xml(it.text)}</text></g>`
-    );
-  out.push("</g>", "</svg>");
-  return `${out.join("\n")}
-`;
+  return out;
 }
 function legendItems(bars, refs) {
   const items = [];
@@ -79520,23 +79530,28 @@ function clean2(a) {
   const { start_column: _s, end_column: _e, ...rest } = a;
   return rest;
 }
+function batchOutput(input, batch) {
+  return {
+    title: input.title,
+    summary: truncateComment(input.summary, TEXT_LIMIT),
+    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
+    ...batch.length ? { annotations: batch } : {}
+  };
+}
+function batchStatus(input, last) {
+  return last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
+}
 async function upsertCheckRun(octokit, input, known) {
   const { owner, repo, name, head_sha } = input;
   const annotations = (input.annotations ?? []).map(clean2);
   const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
   const batches = annotationBatches(annotations);
-  const output = (batch) => ({
-    title: input.title,
-    summary: truncateComment(input.summary, TEXT_LIMIT),
-    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
-    ...batch.length ? { annotations: batch } : {}
-  });
+  const output = (batch) => batchOutput(input, batch);
   const common = {
     ...input.details_url ? { details_url: input.details_url } : {},
     ...input.external_id ? { external_id: input.external_id } : {}
   };
-  const last = batches.length - 1;
-  const finish = (i) => i === last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
+  const finish = (i) => batchStatus(input, i === batches.length - 1);
   let id;
   let created = false;
   if (reusable) {

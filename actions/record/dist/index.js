@@ -68048,6 +68048,7 @@ function barChartSvg(c) {
   const legend = legendLayout(legendItems(bars, refs), left, width);
   const height = legendY + legend.rows * 20 + 12;
   const y = (v) => plotTop + plotH - plotH * Math.min(v, top) / top;
+  const plot = { left, plotW, plotTop, plotH, slot, y };
   const out = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="-apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`,
     `<title>${xml(c.title)}</title>`,
@@ -68055,12 +68056,33 @@ function barChartSvg(c) {
     `<text x="${width / 2}" y="24" text-anchor="middle" font-size="15" font-weight="600">${xml(c.title)}</text>`,
     `<text transform="translate(16 ${plotTop + plotH / 2}) rotate(-90)" text-anchor="middle">${xml(c.yLabel)}</text>`
   ];
+  out.push(...gridLines(plot, top, step), ...barShapes(plot, bars));
+  for (const r of refs)
+    out.push(
+      `<line class="reference" data-kind="${r.kind}" x1="${left}" x2="${left + plotW}" y1="${r1(y(r.value))}" y2="${r1(y(r.value))}" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="6 4"/>`
+    );
+  out.push(`<line x1="${left}" x2="${left}" y1="${plotTop}" y2="${plotTop + plotH}" stroke="#57606a"/>`);
+  out.push('<g class="legend">');
+  for (const it of legend.placed)
+    out.push(
+      `<g class="legend-item" transform="translate(${r1(it.x)} ${legendY + it.row * 20})">${it.swatch}<text x="20" y="10">${xml(it.text)}</text></g>`
+    );
+  out.push("</g>", "</svg>");
+  return `${out.join("\n")}
+`;
+}
+function gridLines({ left, plotW, y }, top, step) {
+  const out = [];
   for (let v = 0; v <= top + step / 2; v += step) {
     out.push(
       `<line class="grid" x1="${left}" x2="${left + plotW}" y1="${r1(y(v))}" y2="${r1(y(v))}" stroke="#d0d7de" stroke-width="1"/>`,
       `<text class="tick" x="${left - 6}" y="${r1(y(v) + 4)}" text-anchor="end">${r1(v)}</text>`
     );
   }
+  return out;
+}
+function barShapes({ left, plotTop, plotH, slot, y }, bars) {
+  const out = [];
   bars.forEach((b, i) => {
     const cx = left + slot * i + slot / 2;
     const w = slot * 0.6;
@@ -68077,19 +68099,7 @@ function barChartSvg(c) {
       `<text class="label" transform="translate(${r1(cx)} ${plotTop + plotH + 12}) rotate(30)" text-anchor="start">${xml(short(b.label))}</text>`
     );
   });
-  for (const r of refs)
-    out.push(
-      `<line class="reference" data-kind="${r.kind}" x1="${left}" x2="${left + plotW}" y1="${r1(y(r.value))}" y2="${r1(y(r.value))}" stroke="${REFERENCE_COLOUR[r.kind]}" stroke-width="2" stroke-dasharray="6 4"/>`
-    );
-  out.push(`<line x1="${left}" x2="${left}" y1="${plotTop}" y2="${plotTop + plotH}" stroke="#57606a"/>`);
-  out.push('<g class="legend">');
-  for (const it of legend.placed)
-    out.push(
-      `<g class="legend-item" transform="translate(${r1(it.x)} ${legendY + it.row * 20})">${it.swatch}<text x="20" y="10">${xml(it.text)}</text></g>`
-    );
-  out.push("</g>", "</svg>");
-  return `${out.join("\n")}
-`;
+  return out;
 }
 function legendItems(bars, refs) {
   const items = [];
@@ -78026,7 +78036,6 @@ async function main() {
   const eventPath = process.env.GITHUB_EVENT_PATH;
   if (!eventPath) throw new Error("GITHUB_EVENT_PATH is not set: this action runs inside a workflow");
   const payload = JSON.parse(readFileSync6(eventPath, "utf8"));
-  const eventName = process.env.GITHUB_EVENT_NAME ?? "";
   const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? "");
   const octokit = createOctokit({ token });
   const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
@@ -78036,25 +78045,8 @@ async function main() {
   const timeScale = Number(getInput("time-scale") || "1");
   if (!(timeScale > 0))
     throw new Error(`input time-scale must be a positive number, got "${getInput("time-scale")}"`);
-  const pullInput = getInput("pr");
-  let pull;
-  if (pullInput) {
-    if (!/^[1-9][0-9]{0,9}$/.test(pullInput))
-      throw new Error(`input pr must be a number, got "${pullInput}"`);
-    pull = (await octokit.rest.pulls.get({ owner, repo, pull_number: Number(pullInput) })).data;
-  } else if (eventName === "pull_request" || eventName === "pull_request_target") {
-    if (payload.action !== "closed") {
-      info(`ignored: ${eventName} ${payload.action} (the record is written when a pull request closes)`);
-      setOutput("recorded", "[]");
-      setOutput("committed", "false");
-      return;
-    }
-    pull = payload.pull_request;
-  } else {
-    throw new Error(`the record action runs on pull_request closed (or with the pr input); got ${eventName}`);
-  }
-  if (pull.state !== "closed")
-    throw new Error(`pull request #${pull.number} is still open: nothing to record yet`);
+  const pull = await closedPullRequest(octokit, { owner, repo }, payload);
+  if (!pull) return;
   const defaultBranch = payload.repository?.default_branch ?? (await octokit.rest.repos.get({ owner, repo })).data.default_branch;
   const clusterOf = (experiment) => experiment.cluster ? loadCluster(clustersFile, experiment.cluster) : void 0;
   const deps = {
@@ -78071,31 +78063,66 @@ async function main() {
       const cluster = clusterOf(experiment);
       return cluster && experiment.cluster ? slurmClientForCluster(experiment.cluster, cluster, { env: process.env }) : void 0;
     },
-    observe: promInput === "none" ? void 0 : async (runName, experiment, topology, job) => {
-      const url = promInput || clusterOf(experiment)?.prometheus_url;
-      if (!url) return void 0;
-      const prometheus = createPrometheusClient({ baseUrl: url, timeoutMs: 15e3, retries: 1 });
-      return observeAgain(prometheus, runName, experiment, {
-        timeScale: clusterOf(experiment)?.time_scale ?? timeScale,
-        topology,
-        ...job ? { job } : {}
-      });
-    }
+    observe: promInput === "none" ? void 0 : observeWith(promInput, clusterOf, timeScale)
   };
-  let result;
+  const result = await recordWithRetries(deps, pull);
+  await reportResult(result);
+}
+async function closedPullRequest(octokit, { owner, repo }, payload) {
+  const eventName = process.env.GITHUB_EVENT_NAME ?? "";
+  const pullInput = getInput("pr");
+  let pull;
+  if (pullInput) {
+    if (!/^[1-9][0-9]{0,9}$/.test(pullInput))
+      throw new Error(`input pr must be a number, got "${pullInput}"`);
+    pull = (await octokit.rest.pulls.get({ owner, repo, pull_number: Number(pullInput) })).data;
+  } else if (eventName === "pull_request" || eventName === "pull_request_target") {
+    if (payload.action !== "closed") {
+      info(`ignored: ${eventName} ${payload.action} (the record is written when a pull request closes)`);
+      setOutput("recorded", "[]");
+      setOutput("committed", "false");
+      return void 0;
+    }
+    pull = payload.pull_request;
+  } else {
+    throw new Error(`the record action runs on pull_request closed (or with the pr input); got ${eventName}`);
+  }
+  if (pull.state !== "closed")
+    throw new Error(`pull request #${pull.number} is still open: nothing to record yet`);
+  return pull;
+}
+function observeWith(promInput, clusterOf, timeScale) {
+  return async (runName, experiment, topology, job) => {
+    const url = promInput || clusterOf(experiment)?.prometheus_url;
+    if (!url) return void 0;
+    const prometheus = createPrometheusClient({ baseUrl: url, timeoutMs: 15e3, retries: 1 });
+    return observeAgain(prometheus, runName, experiment, {
+      timeScale: clusterOf(experiment)?.time_scale ?? timeScale,
+      topology,
+      ...job ? { job } : {}
+    });
+  };
+}
+async function recordWithRetries(deps, pull) {
   for (let attempt = 1; ; attempt++) {
     try {
-      result = await recordClosedPullRequest(deps, pull);
-      break;
+      return await recordClosedPullRequest(deps, pull);
     } catch (error2) {
       if (attempt >= 3 || !isTransient(error2)) {
-        await tellThePullRequest(octokit, { owner, repo }, pull.number, error2);
+        await tellThePullRequest(
+          deps.octokit,
+          { owner: deps.owner, repo: deps.repo },
+          pull.number,
+          error2
+        );
         throw error2;
       }
       warning(`attempt ${attempt} failed (${error2.message}); running the record pass again`);
       await new Promise((r) => setTimeout(r, defaultBackoff(attempt)));
     }
   }
+}
+async function reportResult(result) {
   const recorded = result.recorded.map((r) => ({
     experiment_id: r.experimentId,
     candidate: r.candidate,
@@ -78130,6 +78157,9 @@ async function main() {
   setOutput("cancelled-jobs", JSON.stringify(result.closed.cancelledJobs));
   setOutput("committed", String(recorded.some((r) => r.committed)));
   setOutput("commit-sha", recorded.at(-1)?.commit_sha ?? "");
+  await writeSummary(result, recorded, references);
+}
+async function writeSummary(result, recorded, references) {
   const summary2 = summary.addHeading("Experiment record", 3);
   if (result.skipped) summary2.addRaw(`Nothing recorded: ${result.skipped}.`, true);
   for (const r of recorded) {

@@ -36802,23 +36802,28 @@ function clean(a) {
   const { start_column: _s, end_column: _e, ...rest } = a;
   return rest;
 }
+function batchOutput(input, batch) {
+  return {
+    title: input.title,
+    summary: truncateComment(input.summary, TEXT_LIMIT),
+    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
+    ...batch.length ? { annotations: batch } : {}
+  };
+}
+function batchStatus(input, last) {
+  return last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
+}
 async function upsertCheckRun(octokit, input, known) {
   const { owner, repo, name, head_sha } = input;
   const annotations = (input.annotations ?? []).map(clean);
   const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
   const batches = annotationBatches(annotations);
-  const output = (batch) => ({
-    title: input.title,
-    summary: truncateComment(input.summary, TEXT_LIMIT),
-    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
-    ...batch.length ? { annotations: batch } : {}
-  });
+  const output = (batch) => batchOutput(input, batch);
   const common = {
     ...input.details_url ? { details_url: input.details_url } : {},
     ...input.external_id ? { external_id: input.external_id } : {}
   };
-  const last = batches.length - 1;
-  const finish = (i) => i === last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
+  const finish = (i) => batchStatus(input, i === batches.length - 1);
   let id;
   let created = false;
   if (reusable) {
@@ -45828,18 +45833,10 @@ async function main() {
   const presetsDir = getInput("presets-dir");
   const token = getInput("token", { required: true });
   setSecret(token);
-  const eventPath = process.env.GITHUB_EVENT_PATH;
-  if (!eventPath) throw new Error("GITHUB_EVENT_PATH is not set: this action runs inside a workflow");
-  const payload = JSON.parse(readFileSync4(eventPath, "utf8"));
-  const pull = payload.pull_request;
-  if (!pull?.number || !pull?.head?.sha) {
-    throw new Error(
-      `this action validates pull requests; event ${process.env.GITHUB_EVENT_NAME} has no pull_request`
-    );
-  }
+  const pull = pullRequestOfEvent();
   const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? "");
   const octokit = createOctokit({ token });
-  let summaryText = "";
+  const summary2 = { text: "" };
   const changed = await changedFiles(octokit, { owner, repo, pull_number: pull.number });
   const report = await validatePullRequest(
     {
@@ -45852,23 +45849,7 @@ async function main() {
       clustersFile: getInput("clusters-file") || "topologies/clusters.yaml",
       presets: presetsDir ? { overrideDir: resolve4(workspace, presetsDir) } : {}
     },
-    {
-      annotate(issue2) {
-        const props = {
-          title: `${issue2.rule}${issue2.keyPath ? ` (${issue2.keyPath})` : ""}`,
-          file: issue2.file,
-          startLine: issue2.line,
-          startColumn: issue2.column
-        };
-        if (issue2.severity === "error") error(issue2.message, props);
-        else warning(issue2.message, props);
-      },
-      async summary(markdown) {
-        summaryText += markdown;
-        await summary.addRaw(markdown).write();
-      },
-      info: (message) => info(message)
-    }
+    actionsReporter(summary2)
   );
   const posted = await postSummaryCheckRun(octokit, {
     owner,
@@ -45877,7 +45858,7 @@ async function main() {
     head_sha: pull.head.sha,
     conclusion: report.errorCount > 0 ? "failure" : "success",
     title: `${report.errorCount} error(s), ${report.warningCount} warning(s) in ${report.files.length} file(s)`,
-    summary: summaryText || "No topology files changed."
+    summary: summary2.text || "No topology files changed."
   });
   if (posted.reason) info(`summary left in the job summary only: ${posted.reason}`);
   setOutput("summary-location", posted.place);
@@ -45889,5 +45870,36 @@ async function main() {
       `${report.errorCount} error(s) in the topology files (see the annotations and the job summary)`
     );
   }
+}
+function pullRequestOfEvent() {
+  const eventPath = process.env.GITHUB_EVENT_PATH;
+  if (!eventPath) throw new Error("GITHUB_EVENT_PATH is not set: this action runs inside a workflow");
+  const payload = JSON.parse(readFileSync4(eventPath, "utf8"));
+  const pull = payload.pull_request;
+  if (!pull?.number || !pull?.head?.sha) {
+    throw new Error(
+      `this action validates pull requests; event ${process.env.GITHUB_EVENT_NAME} has no pull_request`
+    );
+  }
+  return pull;
+}
+function actionsReporter(summary2) {
+  return {
+    annotate(issue2) {
+      const props = {
+        title: `${issue2.rule}${issue2.keyPath ? ` (${issue2.keyPath})` : ""}`,
+        file: issue2.file,
+        startLine: issue2.line,
+        startColumn: issue2.column
+      };
+      if (issue2.severity === "error") error(issue2.message, props);
+      else warning(issue2.message, props);
+    },
+    async summary(markdown) {
+      summary2.text += markdown;
+      await summary.addRaw(markdown).write();
+    },
+    info: (message) => info(message)
+  };
 }
 main().catch((error2) => setFailed(error2 instanceof Error ? error2.message : String(error2)));
