@@ -4,14 +4,14 @@
 // over the runs as a monitor pass reads them (rebuilt by campaignOf), instead of planRound over the
 // loop's own state. Same world, same seed: where the autopilot reads the rounds as the loop keeps
 // them, the runs, rounds, GPU-hours and winner are the same; `roundsDiverge` says where they are not.
-import { campaignOf, type PilotRun, planStep } from '../../src/autopilot/core.js';
+import { campaignOf, type PilotInput, type PilotRun, planStep } from '../../src/autopilot/core.js';
 import type { AutopilotPolicy } from '../../src/autopilot/policy.js';
 import type { CampaignStep, ProposalLike, Suggestion } from '../../src/campaign/loop.js';
 import {
   type CampaignPolicy,
   type CampaignState,
   closeRound,
-  spentGpuHours,
+  type RoundRun,
   startCampaign,
 } from '../../src/campaign/rounds.js';
 import type { Proposal } from '../../src/suggest/types.js';
@@ -34,27 +34,37 @@ export function pilotRunsOf(state: CampaignState): PilotRun[] {
       recorded: true,
     },
   ];
+  // a candidate keeps one pull request over its jobs (a rerun runs it again in a later round):
+  // merged once it won a round, open while its last job's decision is held, else closed
+  const won = new Set<string>();
+  const last = new Map<string, RoundRun>();
   let replay = startCampaign(b);
-  let pr = 1;
   for (const round of state.rounds) {
     const before = replay.best?.name;
     replay = closeRound(replay, round);
-    const won = replay.best?.name !== before ? replay.best?.name : undefined;
+    if (replay.best && replay.best.name !== before) won.add(replay.best.name);
+    for (const r of round.runs) last.set(r.name, r);
+  }
+  const prs = new Map([...last.keys()].map((name, i) => [name, i + 1]));
+  for (const round of state.rounds)
     for (const r of round.runs)
       runs.push({
-        name: r.name,
+        ...r,
         round: round.index,
         origin: 'bot',
-        pr: pr++,
-        pull: r.name === won ? 'merged' : 'closed',
+        pr: prs.get(r.name)!,
+        pull: won.has(r.name) ? 'merged' : last.get(r.name)?.held ? 'open' : 'closed',
         request: 'ended',
-        outcome: r.outcome,
-        ...(r.seconds !== undefined ? { seconds: r.seconds } : {}),
-        gpuHours: r.gpuHours,
         recorded: true,
       });
-  }
   return runs;
+}
+
+/** Each round's reference job as the loop recorded it, by round (what the bot's state would keep). */
+export function referencesOf(state: CampaignState): NonNullable<PilotInput['references']> {
+  return Object.fromEntries(
+    state.rounds.flatMap((r) => (r.reference ? [[String(r.index), r.reference] as const] : [])),
+  );
 }
 
 /** The bench's campaign policy as an experiment's autopilot block (submit and merge: auto). */
@@ -84,26 +94,30 @@ function autopilotTurn(ctx: Context, ledger: Ledger, predicted: Record<string, s
     suggestion: Suggestion<Proposal>,
     cost: number,
   ): CampaignStep<Proposal> => {
+    const runs = pilotRunsOf(state);
     const plan = planStep({
       experimentId: ctx.experimentId,
       policy: policyOf(ctx, policy),
-      runs: pilotRunsOf(state),
+      runs,
       controls: { paused: false, stopLive: false },
       runGpuHours: cost,
-      spentElsewhere: Math.max(0, ledger.total() - spentGpuHours(state)),
+      // the reference jobs: held by runs that are not candidates (the bot's state keeps them)
+      spentElsewhere: Math.max(0, ledger.total() - runs.reduce((a, r) => a + r.gpuHours, 0)),
       suggestion: namesOf(suggestion),
       predicted,
+      references: referencesOf(state),
     });
     const open = plan.actions.find((a) => a.kind === 'open');
     if (open?.kind === 'open') {
       if (open.predicted) predicted[String(open.round)] = open.predicted.best;
       const chosen = open.proposals ?? [];
+      const last = state.rounds.at(-1)?.runs ?? [];
       return {
         kind: 'round',
         round: {
           index: open.round,
           parent: open.parent,
-          reruns: [],
+          reruns: (open.reruns ?? []).map((name) => last.find((r) => r.name === name)!),
           proposals: suggestion.proposals.filter((p) => chosen.includes(p.candidate.name)),
           predictedBest: open.predicted?.best ?? null,
           modelled: !!open.predicted,
@@ -150,6 +164,6 @@ export function roundsDiverge(topo: MethodResult, pilot: MethodResult): string |
 
 /** campaignOf over pilotRunsOf gives back the rounds' best (the autopilot reads what the loop closed). */
 export function sameCampaign(state: CampaignState): boolean {
-  const back = campaignOf(pilotRunsOf(state)).state;
+  const back = campaignOf(pilotRunsOf(state), {}, referencesOf(state)).state;
   return back.best?.name === state.best?.name && back.rounds.length === state.rounds.length;
 }

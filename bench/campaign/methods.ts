@@ -12,7 +12,13 @@
 //    driver (optuna.ts).
 // Every method starts from the same baseline and pays for it.
 import type { VerdictLike } from '../../src/analysis/decision.js';
-import { type CampaignIO, type PlannedRound, runCampaign, type Suggestion } from '../../src/campaign/loop.js';
+import {
+  type CampaignIO,
+  type PlannedRound,
+  type RoundResult,
+  runCampaign,
+  type Suggestion,
+} from '../../src/campaign/loop.js';
 import {
   type CampaignPolicy,
   type CampaignState,
@@ -204,13 +210,17 @@ function entrantsOf(t: TopoRun, planned: PlannedRound<Proposal>): Entrant[] {
   ];
 }
 
-/** One round of the project's campaign (src/campaign/loop.ts runs them): run, decide, record. */
-function topoRound(t: TopoRun, planned: PlannedRound<Proposal>): RoundRun[] {
+/**
+ * One round of the project's campaign (src/campaign/loop.ts runs them): run, decide, record. Its
+ * runs, and its reference job beside them (its GPU-hours, the best as it measured it).
+ */
+function topoRound(t: TopoRun, planned: PlannedRound<Proposal>): RoundResult {
   const { ctx } = t;
   const entrants = entrantsOf(t, planned);
   const runs = entrants.map((e) => e.run);
+  const bestBefore = t.state.best;
   const { decided, reference } = decideWith(ctx, t.ledger, t.wall, runs, t.state, t.verdicts, t.topologyOf);
-  refineBest(t, reference);
+  const refined = refineBest(t, reference);
   const beside = ctx.policy.reference !== 'measured-first';
   const verdicts = decided.map((d) => decidedVerdict(d, beside ? t.state.best : null));
   const out: RoundRun[] = decided.map((d, i) => {
@@ -242,7 +252,12 @@ function topoRound(t: TopoRun, planned: PlannedRound<Proposal>): RoundRun[] {
   ctx.debug?.(
     `    round ${planned.index} from ${planned.parent} @${Math.round(t.wall)}: ${describeRound(planned, entrants, decided)}`,
   );
-  return out;
+  if (!reference || !bestBefore) return { runs: out };
+  const gpuHours = (GPUS * jobMinutes(reference)) / 60;
+  return {
+    runs: out,
+    reference: { name: bestBefore.name, gpuHours, ...(refined !== undefined ? { seconds: refined } : {}) },
+  };
 }
 
 /** The record suggest reads: each entrant's run (a rerun replaces its candidate's earlier one). */
@@ -315,10 +330,9 @@ export async function topoCampaign(ctx: Context, planner?: PlanFactory): Promise
       },
       run: (state, planned) => {
         t.state = state;
-        const runs = topoRound(t, planned);
+        const result = topoRound(t, planned);
         t.wall = Math.max(t.wall, t.ledger.end());
-        // the best as this round's reference job measured it (refineBest)
-        return { runs, best: t.state.best };
+        return result;
       },
       ...(planner ? { plan: planner(t.ledger) } : {}),
     },
@@ -507,16 +521,17 @@ function width(v: VerdictLike | null | undefined): number {
  * The best's record after a round beside its reference: the reference job's verdict when it measured
  * the best more precisely than the record had it (a young baseline, say), and the best's value with it.
  */
-function refineBest(t: TopoRun, reference: Decided | undefined): void {
+function refineBest(t: TopoRun, reference: Decided | undefined): number | undefined {
   const best = t.state.best;
   const v = reference?.verdict;
-  if (!best || !v?.projected_full_run || !usableProjection(v)) return;
-  if (width(v) >= width(t.verdicts.get(best.name))) return;
+  if (!best || !v?.projected_full_run || !usableProjection(v)) return undefined;
+  if (width(v) >= width(t.verdicts.get(best.name))) return undefined;
   t.verdicts.set(best.name, v);
   const entry = t.tried.find((r) => r.name === best.name);
   if (entry?.observation)
     entry.observation.verdict = { ...(v as Verdict), evidence: (v as Verdict).evidence ?? [] };
   t.state = { ...t.state, best: { ...best, seconds: v.projected_full_run.value } };
+  return v.projected_full_run.value;
 }
 
 /** Random topologies of the space, `parallel` a round, decided by the project's decisions, to the budget. */

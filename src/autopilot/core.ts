@@ -2,7 +2,7 @@
 // ask-and-tell): given the experiment's policy, its runs (the record's and the live ones, each with
 // its decision) and the dashboard's controls, what the bot does next. No I/O, no clock: the monitor
 // stage (./stage.ts), `topo autopilot plan` and the demo all call `planStep` and carry out its actions.
-import { planRound, type Suggestion } from '../campaign/loop.js';
+import { decidedRun, planRound, type Suggestion } from '../campaign/loop.js';
 import {
   type CampaignPolicy,
   type CampaignState,
@@ -10,7 +10,9 @@ import {
   closeRound,
   nextStep,
   type Round,
+  type RoundRun,
   type RunOutcome,
+  spentGpuHours,
   startCampaign,
 } from '../campaign/rounds.js';
 import { type AutopilotPolicy, campaignPolicy } from './policy.js';
@@ -46,6 +48,18 @@ export interface PilotRun {
   seconds?: number;
   /** GPU-hours its Slurm allocation has held so far (elapsed × GPUs; all of them once ended). */
   gpuHours: number;
+  /**
+   * Why its decision was not reached (src/campaign/held.ts runOutcome: no decision, a guard held it,
+   * or it was closed at the horizon): no tried topology yet (an `undecided` run the forecast settled
+   * within the decisions' noise is not held: it was tried).
+   */
+  held?: string;
+  /** Its decision is to be re-judged beside a reference that runs: planRound reruns it (RoundRun.rerun). */
+  rerun?: boolean;
+  /** Its job of the candidate: 1 the first, 2 a rerun after a held decision. */
+  attempt?: number;
+  /** Its last relative change against the reference (negative: faster), decided or not. */
+  change?: number;
   /** The run name of its latest run (its GPU-hours are kept by it in the bot's state). */
   runName?: string;
   /** A writer approved its pull request's head in a review (`submit: approval` starts it then). */
@@ -110,13 +124,19 @@ export interface PilotInput {
    * tried what the model predicted best, as the campaign's does.
    */
   predicted?: Readonly<Record<string, string | null>>;
+  /**
+   * Each round's reference job beside its candidates, by round (Round.reference: the best as it
+   * measured it, its GPU-hours), as the campaign loop records it; absent: the best as its run reads.
+   */
+  references?: Readonly<Record<string, NonNullable<Round['reference']>>>;
 }
 
 export type PilotAction =
   | { kind: 'submit'; name: string; pr: number }
   /**
    * Round 0 is the baseline's own bot pull request (an experiment with no baseline run yet). With
-   * the suggestion: `proposals`, the names planRound chose, and what the model predicted best.
+   * the suggestion: `proposals`, the names planRound chose, what the model predicted best, and
+   * `reruns`, the last round's held candidates planRound runs again first (a new job each).
    */
   | {
       kind: 'open';
@@ -125,6 +145,7 @@ export type PilotAction =
       count: number;
       proposals?: string[];
       predicted?: { best: string | null };
+      reruns?: string[];
     }
   | {
       kind: 'close';
@@ -190,6 +211,7 @@ export function budgetOf(
 export function campaignOf(
   runs: readonly PilotRun[],
   predicted: Readonly<Record<string, string | null>> = {},
+  references: PilotInput['references'] = {},
 ): { state: CampaignState; current: number } {
   const base = runs.find((r) => r.round === 0);
   let state = startCampaign({
@@ -210,23 +232,34 @@ export function campaignOf(
   for (let index = 1; index <= current; index++) {
     const of = runs.filter((r) => r.round === index && r.origin === 'bot' && !withdrawn(r));
     if (index === current && !roundFinished(runs, index)) break;
-    const round: Round = { index, parent: state.best?.name ?? state.baseline.name, runs: [] };
+    const round: Round = {
+      index,
+      parent: state.best?.name ?? state.baseline.name,
+      runs: of.map(roundRunOf),
+      ...(references[String(index)] ? { reference: references[String(index)] } : {}),
+    };
+    // tried only once decided (recordRound's rule): not held, not closed at the horizon, not failed
     const best = predicted[String(index)];
-    if (best !== undefined) round.triedPredictedBest = of.some((r) => r.name === best && decided(r));
-    for (const r of of)
-      round.runs.push({
-        name: r.name,
-        outcome: r.outcome ?? 'undecided',
-        ...(r.seconds !== undefined ? { seconds: r.seconds } : {}),
-        gpuHours: r.gpuHours,
-      });
+    if (best !== undefined)
+      round.triedPredictedBest = round.runs.some((r) => r.name === best && decidedRun(r));
     state = closeRound(state, round);
   }
   return { state, current };
 }
 
-/** A run whose decision was reached (recordRound's decidedRun: not failed, not left undecided). */
-const decided = (r: PilotRun) => r.outcome !== null && r.outcome !== 'failed' && r.outcome !== 'undecided';
+/** A run as its round records it (RoundRun), held or not as its decision says (runOutcome). */
+function roundRunOf(r: PilotRun): RoundRun {
+  return {
+    name: r.name,
+    outcome: r.outcome ?? 'undecided',
+    ...(r.seconds !== undefined ? { seconds: r.seconds } : {}),
+    gpuHours: r.gpuHours,
+    ...(r.held !== undefined ? { held: r.held } : {}),
+    ...(r.rerun ? { rerun: true } : {}),
+    ...(r.attempt !== undefined ? { attempt: r.attempt } : {}),
+    ...(r.change !== undefined ? { change: r.change } : {}),
+  };
+}
 
 /** Every bot run of the round ended with an Outcome (decided or not), or was withdrawn by a person. */
 export function roundFinished(runs: readonly PilotRun[], index: number): boolean {
@@ -239,7 +272,7 @@ export function roundFinished(runs: readonly PilotRun[], index: number): boolean
 export function planStep(input: PilotInput): PilotPlan {
   const { policy, runs, controls } = input;
   const budget = budgetOf(runs, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
-  const { state, current } = campaignOf(runs, input.predicted);
+  const { state, current } = campaignOf(runs, input.predicted, input.references);
   const taken = takeovers(runs);
   const plan = (step: Step): PilotPlan => ({
     actions: step.actions,
@@ -457,6 +490,7 @@ function nextRound(input: PilotInput, state: CampaignState, budget: Budget): Ste
     count: r.proposals.length,
     proposals: r.proposals.map((p) => p.candidate.name),
     ...(r.modelled ? { predicted: { best: r.predictedBest } } : {}),
+    ...(r.reruns.length ? { reruns: r.reruns.map((x) => x.name) } : {}),
   };
   return { actions: [action], waiting: null };
 }
@@ -467,15 +501,9 @@ function nextRound(input: PilotInput, state: CampaignState, budget: Budget): Ste
  */
 function roundPolicy(input: PilotInput, state: CampaignState, budget: Budget): CampaignPolicy {
   const policy = campaignPolicy(input.policy);
-  const held = budget.spent + budget.committed - spentOf(state);
+  const held = budget.spent + budget.committed - spentGpuHours(state);
   const slots = input.policy.parallel - input.runs.filter((r) => r.origin === 'person' && live(r)).length;
   return { ...policy, parallel: Math.max(1, slots), gpuHours: policy.gpuHours! - held };
-}
-
-function spentOf(state: CampaignState): number {
-  return (
-    state.baseline.gpuHours + state.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0)
-  );
 }
 
 /** Decided losers' pull requests closed with their decision; an earlier winner a later one beat, as superseded. */

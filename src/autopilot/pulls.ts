@@ -97,6 +97,9 @@ export interface LiveCandidate {
   /** A bot run a pause stopped (`stopped`): it keeps its proposal and waits for a Request again. */
   stopped?: boolean;
   runName?: string;
+  /** Why its decision was not reached, and its last relative change (./runs.ts heldFacts). */
+  held?: string;
+  change?: number;
 }
 
 /**
@@ -166,5 +169,7 @@ function candidateRun(c: LiveCandidate, bot: BotPull | undefined): PilotRun {
     ...(c.seconds !== undefined ? { seconds: c.seconds } : {}),
     gpuHours: c.gpuHours,
     ...(c.runName ? { runName: c.runName } : {}),
+    ...(outcome !== null && !reference && c.held ? { held: c.held } : {}),
+    ...(outcome !== null && !reference && c.change !== undefined ? { change: c.change } : {}),
   };
 }

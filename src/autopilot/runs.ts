@@ -2,9 +2,11 @@
 // candidates. The round of a bot candidate travels in its hypothesis ("Autopilot round N: …"), so
 // the record keeps it without a schema change and every reader finds the same rounds. Pure.
 import { outcomeOf } from '../analysis/outcome.js';
+import { runOutcome } from '../campaign/held.js';
 import type { RunOutcome } from '../campaign/rounds.js';
 import { figureOf } from '../record/figure.js';
 import { baselineRun } from '../record/model.js';
+import { EXPERIMENT_DEFAULTS } from '../topology/settings.js';
 import type { ExperimentRecord, RecordRun } from '../types/generated/record.js';
 import type { PilotRun } from './core.js';
 
@@ -55,8 +57,32 @@ export function recordedGpuHours(run: RecordRun, gpusPerRun: number): number {
   return (gpusPerRun * minutes) / 60;
 }
 
-/** Every recorded run: the baseline as round 0, bot candidates in their round, people's with none. */
-export function runsFromRecord(record: ExperimentRecord | undefined, gpusPerRun: number): PilotRun[] {
+/**
+ * Why an ended candidate's decision (the record's or this pass's) was not reached, by the rule the
+ * campaign loop records (src/campaign/held.ts runOutcome: no decision, a guard held it, or it closed
+ * at the horizon), and its last relative change: a held run is no tried topology for the stop rule.
+ */
+export function heldFacts(
+  d: (NonNullable<Parameters<typeof runOutcome>[0]> & { min_improvement?: number }) | null,
+  o: { minImprovement: number; horizonMinutes: number },
+): Pick<PilotRun, 'held' | 'change'> {
+  const { held } = runOutcome(d, { ...o, minImprovement: d?.min_improvement ?? o.minImprovement });
+  const change = d?.relative_change?.value;
+  return { ...(held ? { held } : {}), ...(change !== undefined ? { change } : {}) };
+}
+
+/**
+ * Every recorded run: the baseline as round 0, bot candidates in their round, people's with none.
+ * `decisions`: the experiment's min_improvement and decision horizon (its max_decision_minutes).
+ */
+export function runsFromRecord(
+  record: ExperimentRecord | undefined,
+  gpusPerRun: number,
+  decisions: { minImprovement: number; horizonMinutes: number } = {
+    minImprovement: EXPERIMENT_DEFAULTS.minImprovement,
+    horizonMinutes: EXPERIMENT_DEFAULTS.maxDecisionMinutes,
+  },
+): PilotRun[] {
   if (!record) return [];
   const base = baselineRun(record);
   return record.runs.map((run) => {
@@ -74,6 +100,9 @@ export function runsFromRecord(record: ExperimentRecord | undefined, gpusPerRun:
       outcome,
       ...(seconds !== null && run.status !== 'failed' ? { seconds } : {}),
       gpuHours: recordedGpuHours(run, gpusPerRun),
+      ...(run === base || outcome === null || outcome === 'failed'
+        ? {}
+        : heldFacts(run.monitor_decision ?? null, decisions)),
       ...(run.run_name ? { runName: run.run_name } : {}),
       recorded: true,
     };

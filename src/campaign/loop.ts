@@ -1,6 +1,6 @@
 // The campaign loop: the campaign bench runs it on simulated rounds; the autopilot plans each of its
-// rounds with the same planRound (src/autopilot/core.ts planStep, once suggest answered), though it
-// does not rerun held candidates yet. Each turn: suggest's answer → planRound (conclude, or the
+// rounds with the same planRound (src/autopilot/core.ts planStep, once suggest answered; its `open`
+// action names the reruns, which the monitor's stage does not carry out yet). Each turn: suggest's answer → planRound (conclude, or the
 // round's reruns and proposals) → the caller runs the round → recordRound (what the round decided,
 // whether it tried the model's best) → next. Pure but for the caller's functions.
 import {
@@ -121,6 +121,7 @@ export function recordRound(
   state: CampaignState,
   planned: PlannedRound<ProposalLike>,
   runs: RoundRun[],
+  reference?: Round['reference'],
 ): CampaignState {
   const best = planned.predictedBest ? runs.find((r) => r.name === planned.predictedBest) : undefined;
   const round: Round = {
@@ -128,17 +129,18 @@ export function recordRound(
     parent: planned.parent,
     runs,
     ...(planned.modelled ? { triedPredictedBest: !!best && decidedRun(best) } : {}),
+    ...(reference ? { reference } : {}),
   };
   return closeRound(state, round);
 }
 
 /**
- * A round run: its runs' outcomes, and the current best as the round's reference job measured it
- * (absent: as it was; a young best's value refined by its job beside the candidates).
+ * A round run: its runs' outcomes, and its reference job beside them (Round.reference: its GPU-hours,
+ * and the best as it measured it; absent: no reference job, the best as it was).
  */
 export interface RoundResult {
   runs: RoundRun[];
-  best?: CampaignState['best'];
+  reference?: Round['reference'];
 }
 
 /** What a caller of the loop provides: suggest's answer for a state, and a round run to its outcomes. */
@@ -165,6 +167,6 @@ export async function runCampaign<P extends ProposalLike>(
     const step = (io.plan ?? planRound)(state, policy, await io.suggest(state), expectedRunGpuHours);
     if (step.kind === 'conclude') return { state, reason: step.reason };
     const result = await io.run(state, step.round);
-    state = recordRound(result.best ? { ...state, best: result.best } : state, step.round, result.runs);
+    state = recordRound(state, step.round, result.runs, result.reference);
   }
 }

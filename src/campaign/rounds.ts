@@ -78,6 +78,12 @@ export interface Round {
    * absent: no model, the round counts).
    */
   triedPredictedBest?: boolean;
+  /**
+   * The round's reference job beside its candidates (a new job of the best): its GPU-hours, which the
+   * budget counts like any run's, and the best's seconds as it measured them when it measured them
+   * more precisely than the record had them (a young baseline, say; absent: the best stands as it was).
+   */
+  reference?: { name: string; gpuHours: number; seconds?: number };
 }
 
 /**
@@ -122,8 +128,16 @@ export function roundWinner(state: CampaignState, round: Round): RoundRun | unde
   return eligible.sort((a, b) => (a.seconds as number) - (b.seconds as number))[0];
 }
 
-/** The state after a finished round: its winner (if faster) becomes the best. */
-export function closeRound(state: CampaignState, round: Round): CampaignState {
+/**
+ * The state after a finished round: the best as its reference job measured it (Round.reference),
+ * then its winner (if faster) becomes the best.
+ */
+export function closeRound(before: CampaignState, round: Round): CampaignState {
+  const ref = round.reference;
+  const state =
+    ref?.seconds !== undefined && before.best?.name === ref.name
+      ? { ...before, best: { name: ref.name, seconds: ref.seconds } }
+      : before;
   const winner = roundWinner(state, round);
   const best =
     winner && (state.best === null || (winner.seconds as number) < state.best.seconds)
@@ -166,9 +180,11 @@ export function stopRule(
   return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1000) / 10}% with confidence elsewhere` : ''}`;
 }
 
+/** Every job's GPU-hours: the baseline's, each round's runs' and its reference job's. */
 export function spentGpuHours(state: CampaignState): number {
-  return (
-    state.baseline.gpuHours + state.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0)
+  return state.rounds.reduce(
+    (a, r) => a + (r.reference?.gpuHours ?? 0) + r.runs.reduce((b, x) => b + x.gpuHours, 0),
+    state.baseline.gpuHours,
   );
 }
 

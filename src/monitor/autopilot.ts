@@ -31,12 +31,14 @@ import {
   liveOutcome,
   liveRuns,
 } from '../autopilot/pulls.js';
+import { heldFacts } from '../autopilot/runs.js';
 import { controlsOfState, type PilotState } from '../autopilot/state.js';
 import { dashboardHelp } from '../commands/help.js';
 import { COMMANDS } from '../commands/registry.js';
 import { inlineText } from '../github/user-text.js';
 import { isReferenceRequest, type Outcome } from '../lifecycle/model.js';
 import { viewFigure } from '../report/pr-comment.js';
+import { experimentSettings } from '../topology/settings.js';
 import { planFor } from '../usecases/autopilot.js';
 import { clockSkew, prometheusNow, slurmLatest } from './clock.js';
 import { candidateGpu } from './judge.js';
@@ -599,26 +601,37 @@ export function liveCandidates(e: ExperimentPass, stoppedByPause: readonly strin
   return e.candidates
     .filter((p) => p.c.request && !p.acted?.left && !isReferenceRequest(p.c))
     .map((p) => ({
-      ...liveCandidate(p),
+      ...liveCandidate(e, p),
       gpuHours: allocatedGpuHours(e, p),
       ...(p.c.outcome?.kind === 'stopped' && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {}),
     }));
 }
 
-function liveCandidate(p: CandidatePass): Omit<LiveCandidate, 'gpuHours'> {
+function liveCandidate(e: ExperimentPass, p: CandidatePass): Omit<LiveCandidate, 'gpuHours'> {
   const phase = p.phase?.phase;
   const obs = p.decided?.view?.observation;
   const live = phase === 'queued' || phase === 'running';
   // its figure as its comment shows it (what its decision says), ranked as the record's rule does
   const view = p.decided?.view;
   const seconds = view ? viewFigure(view)?.value : undefined;
+  const outcome = live ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure);
+  const settings = experimentSettings(e.exp.experiment);
+  // held or closed at the horizon: no tried topology yet, as the campaign loop records it
+  const held =
+    outcome === null || outcome === 'failed'
+      ? {}
+      : heldFacts(obs?.decision ?? null, {
+          minImprovement: settings.minImprovement,
+          horizonMinutes: settings.maxDecisionMinutes,
+        });
   return {
     name: p.c.candidate,
     pr: p.c.pr,
     live,
-    outcome: live ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure),
+    outcome,
     ...(seconds !== undefined ? { seconds } : {}),
     runName: p.c.runName,
+    ...held,
   };
 }
 

@@ -14,6 +14,7 @@ import { mergeRuns, runsFromRecord } from '../autopilot/runs.js';
 import { recordPaths } from '../record/model.js';
 import { parseRecord } from '../record/validate.js';
 import { checkClusters, checkExperiment } from '../topology/files.js';
+import { experimentSettings } from '../topology/settings.js';
 import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { ExperimentRecord } from '../types/generated/record.js';
@@ -79,7 +80,10 @@ export async function readAutopilot(
     ...(record ? { record } : {}),
     runGpuHours: runCost(experiment, cluster).gpuHours,
     refused,
-    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster)),
+    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster), {
+      minImprovement: experimentSettings(experiment).minImprovement,
+      horizonMinutes: experimentSettings(experiment).maxDecisionMinutes,
+    }),
   };
 }
 

@@ -82,11 +82,12 @@ describe('the autopilot plans its rounds with the campaign loop', () => {
   });
 
   it('a dry round that did not try what the model predicted best does not count toward the stop rule', () => {
-    // round 3 proposed the model's best `m` and it was never decided (undecided): the round says nothing
+    // round 3 proposed the model's best `m` and it was never decided (undecided, held: runsFromRecord
+    // says why): the round says nothing
     const runs = [
       ...dry.slice(0, 3),
       bot('c', 3, { outcome: 'equivalent', seconds: 81 }),
-      bot('m', 3, { outcome: 'undecided' }),
+      bot('m', 3, { outcome: 'undecided', held: 'still measuring' }),
     ];
     const p = planStep(input(runs, { suggestion: suggestion(['x']), predicted: { '3': 'm' } }));
     expect(p.actions.map((a) => a.kind)).toEqual(['open']);
