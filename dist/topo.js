@@ -73186,14 +73186,14 @@ function decideRunOf(run3, observed, context4) {
   const failure = state3 === "failed" ? failureOf(run3, job, seen) : seen.failure;
   const { decision: _2, failure: __, ...rest } = seen;
   const judged2 = { ...rest, ...failure ? { failure } : {} };
-  const decided3 = decisionOf(context4.standing, context4.candidate, judged2, {
+  const decided2 = decisionOf(context4.standing, context4.candidate, judged2, {
     reference: context4.reference,
     leader: context4.leader,
     previous: previousDecision(run3),
     ended: observed.ended
   });
   const gpu = gpuInput(run3, observed, context4.standing, stoppedBy === "decision");
-  const decision = decided3 && gpu ? withGpuMinutes(decided3, gpu) : decided3;
+  const decision = decided2 && gpu ? withGpuMinutes(decided2, gpu) : decided2;
   const observation = { ...judged2, ...decision ? { decision } : {} };
   const figure = runFigure({
     decision,
@@ -74544,7 +74544,9 @@ function roundWinner(state3, round3) {
   const eligible = state3.best === null && better.length === 0 ? measured2 : better;
   return eligible.sort((a, b2) => a.seconds - b2.seconds)[0];
 }
-function closeRound(state3, round3) {
+function closeRound(before, round3) {
+  const ref = round3.reference;
+  const state3 = ref?.seconds !== void 0 && before.best?.name === ref.name ? { ...before, best: { name: ref.name, seconds: ref.seconds } } : before;
   const winner = roundWinner(state3, round3);
   const best = winner && (state3.best === null || winner.seconds < state3.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state3.best;
   return { ...state3, rounds: [...state3.rounds, round3], best };
@@ -74569,7 +74571,10 @@ function stopRule(state3, policy, outlook) {
   return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
 }
 function spentGpuHours(state3) {
-  return state3.baseline.gpuHours + state3.rounds.reduce((a, r) => a + r.runs.reduce((b2, x2) => b2 + x2.gpuHours, 0), 0);
+  return state3.rounds.reduce(
+    (a, r) => a + (r.reference?.gpuHours ?? 0) + r.runs.reduce((b2, x2) => b2 + x2.gpuHours, 0),
+    state3.baseline.gpuHours
+  );
 }
 function nextStep2(state3, policy, expectedRunGpuHours, outlook) {
   const stop3 = stopRule(state3, policy, outlook);
@@ -74598,6 +74603,9 @@ function round2(x2) {
 
 // src/campaign/loop.ts
 var MAX_ATTEMPTS = 3;
+function decidedRun(r) {
+  return r.outcome !== "failed" && !r.held;
+}
 function pendingReruns(state3, minImprovement) {
   const last = state3.rounds.at(-1);
   if (!last) return [];
@@ -74667,8 +74675,8 @@ function runCost(experiment, cluster) {
   const wall = slurmTimeToMinutes(time2) ?? slurmTimeToMinutes(SUBMIT_DEFAULTS.time) ?? 239;
   const settings = experimentSettings(experiment);
   const horizonMinutes = settings.maxDecisionMinutes;
-  const decided3 = settings.stopWhenDecided ? TIMELINE.startupMinutes + horizonMinutes : wall;
-  const minutes = Math.min(wall, decided3);
+  const decided2 = settings.stopWhenDecided ? TIMELINE.startupMinutes + horizonMinutes : wall;
+  const minutes = Math.min(wall, decided2);
   const basis = minutes < wall ? `${TIMELINE.startupMinutes} min start-up + ${horizonMinutes} min to a decision (stop_when_decided)` : `its wall time ${time2}`;
   return { gpus, hours: minutes / 60, gpuHours: gpus * minutes / 60, basis };
 }
@@ -74723,7 +74731,7 @@ function budgetOf(runs2, limit, runGpuHours, elsewhere = 0) {
   const committed = runs2.filter(live2).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
   return { limit, spent, committed, left: limit - spent - committed };
 }
-function campaignOf(runs2, predicted = {}) {
+function campaignOf(runs2, predicted = {}, references = {}) {
   const base = runs2.find((r) => r.round === 0);
   let state3 = startCampaign({
     name: base?.name ?? "baseline",
@@ -74737,28 +74745,38 @@ function campaignOf(runs2, predicted = {}) {
   for (let index = 1; index <= current; index++) {
     const of = runs2.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r));
     if (index === current && !roundFinished(runs2, index)) break;
-    const round3 = { index, parent: state3.best?.name ?? state3.baseline.name, runs: [] };
+    const round3 = {
+      index,
+      parent: state3.best?.name ?? state3.baseline.name,
+      runs: of.map(roundRunOf),
+      ...references[String(index)] ? { reference: references[String(index)] } : {}
+    };
     const best = predicted[String(index)];
-    if (best !== void 0) round3.triedPredictedBest = of.some((r) => r.name === best && decided2(r));
-    for (const r of of)
-      round3.runs.push({
-        name: r.name,
-        outcome: r.outcome ?? "undecided",
-        ...r.seconds !== void 0 ? { seconds: r.seconds } : {},
-        gpuHours: r.gpuHours
-      });
+    if (best !== void 0)
+      round3.triedPredictedBest = round3.runs.some((r) => r.name === best && decidedRun(r));
     state3 = closeRound(state3, round3);
   }
   return { state: state3, current };
 }
-var decided2 = (r) => r.outcome !== null && r.outcome !== "failed" && r.outcome !== "undecided";
+function roundRunOf(r) {
+  return {
+    name: r.name,
+    outcome: r.outcome ?? "undecided",
+    ...r.seconds !== void 0 ? { seconds: r.seconds } : {},
+    gpuHours: r.gpuHours,
+    ...r.held !== void 0 ? { held: r.held } : {},
+    ...r.rerun ? { rerun: true } : {},
+    ...r.attempt !== void 0 ? { attempt: r.attempt } : {},
+    ...r.change !== void 0 ? { change: r.change } : {}
+  };
+}
 function roundFinished(runs2, index) {
   return runs2.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r)).every((r) => r.outcome !== null && r.request !== "live");
 }
 function planStep(input) {
   const { policy, runs: runs2, controls } = input;
   const budget = budgetOf(runs2, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
-  const { state: state3, current } = campaignOf(runs2, input.predicted);
+  const { state: state3, current } = campaignOf(runs2, input.predicted, input.references);
   const taken = takeovers(runs2);
   const plan = (step) => ({
     actions: step.actions,
@@ -74920,18 +74938,16 @@ function nextRound(input, state3, budget) {
     parent: r.parent,
     count: r.proposals.length,
     proposals: r.proposals.map((p) => p.candidate.name),
-    ...r.modelled ? { predicted: { best: r.predictedBest } } : {}
+    ...r.modelled ? { predicted: { best: r.predictedBest } } : {},
+    ...r.reruns.length ? { reruns: r.reruns.map((x2) => x2.name) } : {}
   };
   return { actions: [action], waiting: null };
 }
 function roundPolicy(input, state3, budget) {
   const policy = campaignPolicy(input.policy);
-  const held = budget.spent + budget.committed - spentOf(state3);
+  const held = budget.spent + budget.committed - spentGpuHours(state3);
   const slots = input.policy.parallel - input.runs.filter((r) => r.origin === "person" && live2(r)).length;
   return { ...policy, parallel: Math.max(1, slots), gpuHours: policy.gpuHours - held };
-}
-function spentOf(state3) {
-  return state3.baseline.gpuHours + state3.rounds.reduce((a, r) => a + r.runs.reduce((b2, x2) => b2 + x2.gpuHours, 0), 0);
 }
 function closeLosers(runs2, state3) {
   const best = state3.best?.name;
@@ -75077,6 +75093,62 @@ function renderDashboard(experimentId, runs2, plan, controls, stalls = []) {
   ].join("\n");
 }
 
+// src/analysis/reference-lifetime.ts
+var YOUNG_MINUTES = FORECAST_AFTER_MINUTES;
+function needOf(d2, o) {
+  if (d2 && !decisionOpen(d2)) return null;
+  if (!d2?.relative_change || d2.expected_minutes_to_decision === void 0) return "no-interval";
+  if (pointsAtGain(d2, o.minImprovement)) return "points-at-gain";
+  return o.minute < YOUNG_MINUTES ? "young" : null;
+}
+var WHY = {
+  "no-interval": "has no interval yet",
+  "points-at-gain": "points at a gain",
+  young: `is younger than ${YOUNG_MINUTES} run-minutes`
+};
+function referenceNeeded(candidates, o) {
+  if (o.minute >= o.horizonMinutes)
+    return { needed: false, reason: `the horizon (${o.horizonMinutes} run-minutes) closes every decision` };
+  let found = null;
+  for (const c of candidates) {
+    const why2 = needOf(c.decision, o);
+    if (why2 && (!found || why2 === "points-at-gain" && found.why !== "points-at-gain"))
+      found = { by: c.name, why: why2 };
+  }
+  if (found)
+    return {
+      needed: true,
+      ...found,
+      reason: `${found.by} ${WHY[found.why]}: its decision reads the reference at its age`
+    };
+  return {
+    needed: false,
+    reason: candidates.length ? "no open decision would change what the round decides with more reference data (each is decided, or past its first 30 run-minutes without pointing at a gain)" : "no candidate is open"
+  };
+}
+
+// src/campaign/held.ts
+function heldBelow(d2, m2) {
+  const high = d2?.relative_change?.high;
+  return high !== void 0 && high < -m2;
+}
+function runOutcome(d2, o) {
+  if (!d2) return { outcome: "undecided", held: "no decision" };
+  if (d2.state === "faster-drift-not-ruled-out" || d2.state === "not-better" && heldBelow(d2, o.minImprovement))
+    return {
+      outcome: "undecided",
+      held: `its whole interval lies below \u2212${pct4(o.minImprovement)} and a guard held the claim`,
+      rerun: true
+    };
+  const decided2 = ["better", "worse", "equivalent", "not-better"].includes(d2.state);
+  if (!decided2) return { outcome: "undecided", held: `still ${d2.state}` };
+  const outcome = d2.state;
+  if ((d2.decided_at_minutes ?? 0) >= o.horizonMinutes - 1e-9 && d2.state !== "worse")
+    return { outcome, held: `closed at the horizon (${o.horizonMinutes} run-minutes), not shown` };
+  return { outcome };
+}
+var pct4 = (x2) => `${Math.round(1e3 * x2) / 10}%`;
+
 // src/autopilot/runs.ts
 var ROUND = /^Autopilot round (\d{1,3}): /;
 function roundHypothesis(round3, hypothesis) {
@@ -75106,7 +75178,15 @@ function recordedGpuHours(run3, gpusPerRun2) {
   const minutes = run3.verdict?.minutes_of_data ?? 0;
   return gpusPerRun2 * minutes / 60;
 }
-function runsFromRecord(record, gpusPerRun2) {
+function heldFacts(d2, o) {
+  const { held } = runOutcome(d2, { ...o, minImprovement: d2?.min_improvement ?? o.minImprovement });
+  const change = d2?.relative_change?.value;
+  return { ...held ? { held } : {}, ...change !== void 0 ? { change } : {} };
+}
+function runsFromRecord(record, gpusPerRun2, decisions = {
+  minImprovement: EXPERIMENT_DEFAULTS.minImprovement,
+  horizonMinutes: EXPERIMENT_DEFAULTS.maxDecisionMinutes
+}) {
   if (!record) return [];
   const base = baselineRun(record);
   return record.runs.map((run3) => {
@@ -75123,6 +75203,7 @@ function runsFromRecord(record, gpusPerRun2) {
       outcome,
       ...seconds4 !== null && run3.status !== "failed" ? { seconds: seconds4 } : {},
       gpuHours: recordedGpuHours(run3, gpusPerRun2),
+      ...run3 === base || outcome === null || outcome === "failed" ? {} : heldFacts(run3.monitor_decision ?? null, decisions),
       ...run3.run_name ? { runName: run3.run_name } : {},
       recorded: true
     };
@@ -78790,8 +78871,8 @@ function metricsList(run3) {
         `- Cycle: period ${num3(v2.cycle.period_minutes)} min, amplitude ${percentOfFraction(v2.cycle.amplitude_relative)}`
       );
   }
-  const decided3 = decisionText(run3.monitor_decision);
-  if (decided3) lines.push(`- Decision: ${decided3}`);
+  const decided2 = decisionText(run3.monitor_decision);
+  if (decided2) lines.push(`- Decision: ${decided2}`);
   if (m2) {
     const pairs = [
       ["Completed rollouts", num3(m2.completed_rollouts, 0)],
@@ -79028,8 +79109,8 @@ function resourceLine(m2) {
 }
 function relativeChange(value, base) {
   if (value === null || base === null || base === 0) return "\u2014";
-  const pct7 = (value - base) / base * 100;
-  return `${pct7 > 0 ? "+" : ""}${num3(pct7, 1)}%`;
+  const pct8 = (value - base) / base * 100;
+  return `${pct8 > 0 ? "+" : ""}${num3(pct8, 1)}%`;
 }
 function measured(run3) {
   const figure = figureOf(run3);
@@ -79215,8 +79296,8 @@ function bestSection(record) {
     "",
     `- Why it won: ${cell2(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
   );
-  const decided3 = decisionText(best.monitor_decision);
-  if (decided3) out.push(`- Decision: ${decided3}`);
+  const decided2 = decisionText(best.monitor_decision);
+  if (decided2) out.push(`- Decision: ${decided2}`);
   if (chain2.length > 1) {
     out.push("- Changes from the baseline, step by step:");
     for (const step of chain2.slice(1))
@@ -79291,16 +79372,16 @@ function predictionLines(record) {
   const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
   const covered = rows.filter((r) => r.prediction.covered).length;
   const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
-  const pct7 = (x2) => `${num3(100 * x2, 1)}%`;
+  const pct8 = (x2) => `${num3(100 * x2, 1)}%`;
   return [
     "",
-    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct7(median2)} median, ${pct7(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
+    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct8(median2)} median, ${pct8(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
     "",
     "| Candidate | Predicted s/rollout | Interval | Measured | Error | Inside |",
     "|---|---:|---|---:|---:|---|",
     ...rows.map((r) => {
       const p = r.prediction;
-      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct7(p.error)} | ${p.covered ? "yes" : "no"} |`;
+      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct8(p.error)} | ${p.covered ? "yes" : "no"} |`;
     })
   ];
 }
@@ -80428,7 +80509,7 @@ async function explain(ctx) {
   }
   return { ok: true, message: parts.join("\n\n") };
 }
-var pct4 = (x2) => `${x2 > 0 ? "+" : ""}${(x2 * 100).toFixed(1)}%`;
+var pct5 = (x2) => `${x2 > 0 ? "+" : ""}${(x2 * 100).toFixed(1)}%`;
 var interval3 = (i, f) => `${f(i.value)} [${f(i.low)}, ${f(i.high)}]`;
 var bullets = (lines) => (lines ?? []).slice(0, 12).map((l3) => `- ${inlineText(l3, 300)}`);
 function whyText(candidate, o) {
@@ -80437,7 +80518,7 @@ function whyText(candidate, o) {
   const d2 = o.decision;
   const decision = d2 ? [
     `Decision: **${d2.state}** against ${describeReference(d2.reference)}`,
-    d2.relative_change ? ` by ${interval3(d2.relative_change, pct4)}` : "",
+    d2.relative_change ? ` by ${interval3(d2.relative_change, pct5)}` : "",
     d2.figure ? `, at ${interval3(d2.figure, (x2) => x2.toFixed(2))} s/rollout` : "",
     ` (min improvement ${(d2.min_improvement * 100).toFixed(1)}%${d2.decided_at_minutes != null ? `, decided at run-minute ${d2.decided_at_minutes.toFixed(0)}` : ""}).`
   ].join("") : "Decision: none yet.";
@@ -81285,7 +81366,10 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     ...record ? { record } : {},
     runGpuHours: runCost(experiment, cluster).gpuHours,
     refused: refused2,
-    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
+    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster), {
+      minImprovement: experimentSettings(experiment).minImprovement,
+      horizonMinutes: experimentSettings(experiment).maxDecisionMinutes
+    })
   };
 }
 function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2, round3 = {}) {
@@ -81411,7 +81495,9 @@ function candidateRun(c, bot) {
     outcome: reference ? "equivalent" : outcome,
     ...c.seconds !== void 0 ? { seconds: c.seconds } : {},
     gpuHours: c.gpuHours,
-    ...c.runName ? { runName: c.runName } : {}
+    ...c.runName ? { runName: c.runName } : {},
+    ...outcome !== null && !reference && c.held ? { held: c.held } : {},
+    ...outcome !== null && !reference && c.change !== void 0 ? { change: c.change } : {}
   };
 }
 
@@ -81936,7 +82022,7 @@ function coalesce(from, to, notes) {
   }
   return out;
 }
-function pct5(value) {
+function pct6(value) {
   return `${Math.round(value * 100)}%`;
 }
 function changeText(key, from, to) {
@@ -81964,7 +82050,7 @@ function scaleBottleneck(parent, svc, evidence, ctx) {
     return {
       change: `${svc}: ${parts.join("; ")}`,
       hypothesis: `${why2}. Spreading its ${target2} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
-      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct5(gain)} while ${svc} stays the limit, less once another service binds.`
+      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct6(gain)} while ${svc} stays the limit, less once another service binds.`
     };
   };
   const gpus = gpusOf(parent, svc);
@@ -82024,7 +82110,7 @@ function raiseWorkers(parent, evidence, ctx) {
   const t = clone2(parent);
   t.runtime ??= {};
   t.runtime.nr_workers = next;
-  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct5(idle)} < ${pct5(RUNTIME_IDLE.low)}`;
+  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct6(idle)} < ${pct6(RUNTIME_IDLE.low)}`;
   return [
     {
       kind: "raise-workers",
@@ -82076,7 +82162,7 @@ function raiseTotal(parent, evidence) {
       priority: lowLoad ? factor === 1.5 ? 0.9 : 0.85 : factor === 1.25 ? 0.8 : 0.75,
       change: `rollouts in flight ${inFlight(parent)} \u2192 ${inFlight(t)} (every service's n_concurrent_rollouts raised, caches with them)`,
       hypothesis: lowLoad ? `queue-depth max low on every service (${queues}): the services idle between requests, so more rollouts in flight keep them busy.` : `every GPU is saturated (utilisation ${Math.min(...utilisation)}-${Math.max(...utilisation)}%): the node is compute-bound, so more instances cannot help, but more rollouts in flight fill the gaps between calls.`,
-      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct5(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
+      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct6(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
     });
   }
   return moves;
@@ -82263,9 +82349,9 @@ function moveTag(kind, service2) {
 }
 function outcomeOf2(run3, byName) {
   if (run3.status === "failed" || run3.observation?.failure) return "failed";
-  const decided3 = outcomeOf({ decision: run3.observation?.decision, ended: true });
-  if (decided3 === "better") return "better";
-  if (isSettled(decided3)) return "not-better";
+  const decided2 = outcomeOf({ decision: run3.observation?.decision, ended: true });
+  if (decided2 === "better") return "better";
+  if (isSettled(decided2)) return "not-better";
   const own = secondsPerRollout(run3);
   const parent = run3.parent ? byName.get(run3.parent) : void 0;
   const reference = parent ? secondsPerRollout(parent) : void 0;
@@ -83454,7 +83540,7 @@ function suggest2(input, options2 = {}) {
       if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.netLogSd) / prediction.parentSeconds < minImprovement) {
         rejected.push({
           change: move.change,
-          reason: `predicted below min_improvement ${pct6(minImprovement)}: ${pct6(prediction.gain)} faster [${pct6(prediction.gainLow)}, ${pct6(prediction.gainHigh)}]`
+          reason: `predicted below min_improvement ${pct7(minImprovement)}: ${pct7(prediction.gain)} faster [${pct7(prediction.gainLow)}, ${pct7(prediction.gainHigh)}]`
         });
         continue;
       }
@@ -83518,7 +83604,7 @@ function suggest2(input, options2 = {}) {
     const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
     stop3 = {
       stop: true,
-      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct6(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
+      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct7(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
     };
   }
   return {
@@ -83539,7 +83625,7 @@ function suggest2(input, options2 = {}) {
     } : {}
   };
 }
-var pct6 = (x2) => `${Math.round(1e3 * x2) / 10}%`;
+var pct7 = (x2) => `${Math.round(1e3 * x2) / 10}%`;
 function undominated(scored, minImprovement, rejected) {
   const predicted = scored.filter((s) => s.prediction);
   const best = predicted.sort((a, b2) => a.prediction.seconds - b2.prediction.seconds)[0]?.prediction;
@@ -83551,7 +83637,7 @@ function undominated(scored, minImprovement, rejected) {
     if (lose <= Math.log(1 + minImprovement)) return true;
     rejected.push({
       change: move.change,
-      reason: `dominated: predicted ${pct6(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct6(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct6(minImprovement)}`
+      reason: `dominated: predicted ${pct7(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct7(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct7(minImprovement)}`
     });
     return false;
   });
@@ -83563,7 +83649,7 @@ function calibratedStop(outlook, calibration, minImprovement) {
   if (bound >= minImprovement) return null;
   return {
     stop: true,
-    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct6(outlook.gain)} faster, ${pct6(bound)} at most with its calibration error (\xB1${pct6(error)} on the runs it predicted): below min_improvement ${pct6(minImprovement)}`
+    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct7(outlook.gain)} faster, ${pct7(bound)} at most with its calibration error (\xB1${pct7(error)} on the runs it predicted): below min_improvement ${pct7(minImprovement)}`
   };
 }
 function modelOutlook(scored, picked) {
@@ -83633,7 +83719,7 @@ function candidatePrediction(p) {
 function predictionSentence(p) {
   const parent = p.parentFigure ?? p.parentSeconds;
   const seconds4 = p.seconds / p.parentSeconds * parent;
-  return `Predicted ${pct6(p.gain)} faster [${pct6(p.gainLow)}, ${pct6(p.gainHigh)}] than ${p.parent} (${parent.toFixed(2)} \u2192 ${seconds4.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
+  return `Predicted ${pct7(p.gain)} faster [${pct7(p.gainLow)}, ${pct7(p.gainHigh)}] than ${p.parent} (${parent.toFixed(2)} \u2192 ${seconds4.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
 }
 function predictionFor(cal, topology, parent, gpus) {
   const m2 = measurementOf(parent);
@@ -89894,58 +89980,31 @@ function heldToKeep(e, s) {
 }
 function liveCandidates(e, stoppedByPause = []) {
   return e.candidates.filter((p) => p.c.request && !p.acted?.left && !isReferenceRequest(p.c)).map((p) => ({
-    ...liveCandidate(p),
+    ...liveCandidate(e, p),
     gpuHours: allocatedGpuHours(e, p),
     ...p.c.outcome?.kind === "stopped" && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {}
   }));
 }
-function liveCandidate(p) {
+function liveCandidate(e, p) {
   const phase = p.phase?.phase;
   const obs = p.decided?.view?.observation;
   const live3 = phase === "queued" || phase === "running";
   const view = p.decided?.view;
   const seconds4 = view ? viewFigure(view)?.value : void 0;
+  const outcome = live3 ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure);
+  const settings = experimentSettings(e.exp.experiment);
+  const held = outcome === null || outcome === "failed" ? {} : heldFacts(obs?.decision ?? null, {
+    minImprovement: settings.minImprovement,
+    horizonMinutes: settings.maxDecisionMinutes
+  });
   return {
     name: p.c.candidate,
     pr: p.c.pr,
     live: live3,
-    outcome: live3 ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure),
+    outcome,
     ...seconds4 !== void 0 ? { seconds: seconds4 } : {},
-    runName: p.c.runName
-  };
-}
-
-// src/analysis/reference-lifetime.ts
-var YOUNG_MINUTES = FORECAST_AFTER_MINUTES;
-function needOf(d2, o) {
-  if (d2 && !decisionOpen(d2)) return null;
-  if (!d2?.relative_change || d2.expected_minutes_to_decision === void 0) return "no-interval";
-  if (pointsAtGain(d2, o.minImprovement)) return "points-at-gain";
-  return o.minute < YOUNG_MINUTES ? "young" : null;
-}
-var WHY = {
-  "no-interval": "has no interval yet",
-  "points-at-gain": "points at a gain",
-  young: `is younger than ${YOUNG_MINUTES} run-minutes`
-};
-function referenceNeeded(candidates, o) {
-  if (o.minute >= o.horizonMinutes)
-    return { needed: false, reason: `the horizon (${o.horizonMinutes} run-minutes) closes every decision` };
-  let found = null;
-  for (const c of candidates) {
-    const why2 = needOf(c.decision, o);
-    if (why2 && (!found || why2 === "points-at-gain" && found.why !== "points-at-gain"))
-      found = { by: c.name, why: why2 };
-  }
-  if (found)
-    return {
-      needed: true,
-      ...found,
-      reason: `${found.by} ${WHY[found.why]}: its decision reads the reference at its age`
-    };
-  return {
-    needed: false,
-    reason: candidates.length ? "no open decision would change what the round decides with more reference data (each is decided, or past its first 30 run-minutes without pointing at a gain)" : "no candidate is open"
+    runName: p.c.runName,
+    ...held
   };
 }
 

@@ -65353,7 +65353,9 @@ function roundWinner(state3, round3) {
   const eligible = state3.best === null && better.length === 0 ? measured2 : better;
   return eligible.sort((a, b) => a.seconds - b.seconds)[0];
 }
-function closeRound(state3, round3) {
+function closeRound(before, round3) {
+  const ref = round3.reference;
+  const state3 = ref?.seconds !== void 0 && before.best?.name === ref.name ? { ...before, best: { name: ref.name, seconds: ref.seconds } } : before;
   const winner = roundWinner(state3, round3);
   const best = winner && (state3.best === null || winner.seconds < state3.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state3.best;
   return { ...state3, rounds: [...state3.rounds, round3], best };
@@ -65378,7 +65380,10 @@ function stopRule(state3, policy, outlook) {
   return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
 }
 function spentGpuHours(state3) {
-  return state3.baseline.gpuHours + state3.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0);
+  return state3.rounds.reduce(
+    (a, r) => a + (r.reference?.gpuHours ?? 0) + r.runs.reduce((b, x) => b + x.gpuHours, 0),
+    state3.baseline.gpuHours
+  );
 }
 function nextStep(state3, policy, expectedRunGpuHours, outlook) {
   const stop3 = stopRule(state3, policy, outlook);
@@ -65407,6 +65412,9 @@ function round2(x) {
 
 // src/campaign/loop.ts
 var MAX_ATTEMPTS = 3;
+function decidedRun(r) {
+  return r.outcome !== "failed" && !r.held;
+}
 function pendingReruns(state3, minImprovement) {
   const last = state3.rounds.at(-1);
   if (!last) return [];
@@ -69128,8 +69136,8 @@ function runCost(experiment, cluster) {
   const wall = slurmTimeToMinutes(time2) ?? slurmTimeToMinutes(SUBMIT_DEFAULTS.time) ?? 239;
   const settings = experimentSettings(experiment);
   const horizonMinutes = settings.maxDecisionMinutes;
-  const decided3 = settings.stopWhenDecided ? TIMELINE.startupMinutes + horizonMinutes : wall;
-  const minutes = Math.min(wall, decided3);
+  const decided2 = settings.stopWhenDecided ? TIMELINE.startupMinutes + horizonMinutes : wall;
+  const minutes = Math.min(wall, decided2);
   const basis = minutes < wall ? `${TIMELINE.startupMinutes} min start-up + ${horizonMinutes} min to a decision (stop_when_decided)` : `its wall time ${time2}`;
   return { gpus, hours: minutes / 60, gpuHours: gpus * minutes / 60, basis };
 }
@@ -69184,7 +69192,7 @@ function budgetOf(runs2, limit, runGpuHours, elsewhere = 0) {
   const committed = runs2.filter(live).reduce((a, r) => a + Math.max(0, runGpuHours - r.gpuHours), 0);
   return { limit, spent, committed, left: limit - spent - committed };
 }
-function campaignOf(runs2, predicted = {}) {
+function campaignOf(runs2, predicted = {}, references = {}) {
   const base = runs2.find((r) => r.round === 0);
   let state3 = startCampaign({
     name: base?.name ?? "baseline",
@@ -69198,28 +69206,38 @@ function campaignOf(runs2, predicted = {}) {
   for (let index = 1; index <= current; index++) {
     const of = runs2.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r));
     if (index === current && !roundFinished(runs2, index)) break;
-    const round3 = { index, parent: state3.best?.name ?? state3.baseline.name, runs: [] };
+    const round3 = {
+      index,
+      parent: state3.best?.name ?? state3.baseline.name,
+      runs: of.map(roundRunOf),
+      ...references[String(index)] ? { reference: references[String(index)] } : {}
+    };
     const best = predicted[String(index)];
-    if (best !== void 0) round3.triedPredictedBest = of.some((r) => r.name === best && decided2(r));
-    for (const r of of)
-      round3.runs.push({
-        name: r.name,
-        outcome: r.outcome ?? "undecided",
-        ...r.seconds !== void 0 ? { seconds: r.seconds } : {},
-        gpuHours: r.gpuHours
-      });
+    if (best !== void 0)
+      round3.triedPredictedBest = round3.runs.some((r) => r.name === best && decidedRun(r));
     state3 = closeRound(state3, round3);
   }
   return { state: state3, current };
 }
-var decided2 = (r) => r.outcome !== null && r.outcome !== "failed" && r.outcome !== "undecided";
+function roundRunOf(r) {
+  return {
+    name: r.name,
+    outcome: r.outcome ?? "undecided",
+    ...r.seconds !== void 0 ? { seconds: r.seconds } : {},
+    gpuHours: r.gpuHours,
+    ...r.held !== void 0 ? { held: r.held } : {},
+    ...r.rerun ? { rerun: true } : {},
+    ...r.attempt !== void 0 ? { attempt: r.attempt } : {},
+    ...r.change !== void 0 ? { change: r.change } : {}
+  };
+}
 function roundFinished(runs2, index) {
   return runs2.filter((r) => r.round === index && r.origin === "bot" && !withdrawn(r)).every((r) => r.outcome !== null && r.request !== "live");
 }
 function planStep(input) {
   const { policy, runs: runs2, controls } = input;
   const budget = budgetOf(runs2, policy.gpuHours, input.runGpuHours, input.spentElsewhere);
-  const { state: state3, current } = campaignOf(runs2, input.predicted);
+  const { state: state3, current } = campaignOf(runs2, input.predicted, input.references);
   const taken = takeovers(runs2);
   const plan = (step) => ({
     actions: step.actions,
@@ -69381,18 +69399,16 @@ function nextRound(input, state3, budget) {
     parent: r.parent,
     count: r.proposals.length,
     proposals: r.proposals.map((p) => p.candidate.name),
-    ...r.modelled ? { predicted: { best: r.predictedBest } } : {}
+    ...r.modelled ? { predicted: { best: r.predictedBest } } : {},
+    ...r.reruns.length ? { reruns: r.reruns.map((x) => x.name) } : {}
   };
   return { actions: [action], waiting: null };
 }
 function roundPolicy(input, state3, budget) {
   const policy = campaignPolicy(input.policy);
-  const held = budget.spent + budget.committed - spentOf(state3);
+  const held = budget.spent + budget.committed - spentGpuHours(state3);
   const slots = input.policy.parallel - input.runs.filter((r) => r.origin === "person" && live(r)).length;
   return { ...policy, parallel: Math.max(1, slots), gpuHours: policy.gpuHours - held };
-}
-function spentOf(state3) {
-  return state3.baseline.gpuHours + state3.rounds.reduce((a, r) => a + r.runs.reduce((b, x) => b + x.gpuHours, 0), 0);
 }
 function closeLosers(runs2, state3) {
   const best = state3.best?.name;
@@ -69661,8 +69677,318 @@ function candidateRun(c, bot) {
     outcome: reference ? "equivalent" : outcome,
     ...c.seconds !== void 0 ? { seconds: c.seconds } : {},
     gpuHours: c.gpuHours,
-    ...c.runName ? { runName: c.runName } : {}
+    ...c.runName ? { runName: c.runName } : {},
+    ...outcome !== null && !reference && c.held ? { held: c.held } : {},
+    ...outcome !== null && !reference && c.change !== void 0 ? { change: c.change } : {}
   };
+}
+
+// src/analysis/outcome.ts
+var DEFAULT_MIN_IMPROVEMENT = EXPERIMENT_DEFAULTS.minImprovement;
+var isSettled = (o) => o === "better" || o === "worse" || o === "equivalent" || o === "not-better" || o === "faster-drift-not-ruled-out";
+function decisionOutcome(d, min = d.min_improvement) {
+  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
+  return d.state;
+}
+function outcomeOf(x) {
+  if (x.failed) return "failed";
+  const d = x.decision;
+  if (d) {
+    const o = decisionOutcome(d, d.min_improvement ?? x.minImprovement ?? DEFAULT_MIN_IMPROVEMENT);
+    return (o === "measuring" || o === "better-at-equal-age") && x.ended ? "undecided" : o;
+  }
+  if (x.merged) return "better";
+  if (x.hasValue) return "reference";
+  return x.ended ? "undecided" : "measuring";
+}
+
+// src/analysis/reference-lifetime.ts
+var YOUNG_MINUTES = FORECAST_AFTER_MINUTES;
+function needOf(d, o) {
+  if (d && !decisionOpen(d)) return null;
+  if (!d?.relative_change || d.expected_minutes_to_decision === void 0) return "no-interval";
+  if (pointsAtGain(d, o.minImprovement)) return "points-at-gain";
+  return o.minute < YOUNG_MINUTES ? "young" : null;
+}
+var WHY = {
+  "no-interval": "has no interval yet",
+  "points-at-gain": "points at a gain",
+  young: `is younger than ${YOUNG_MINUTES} run-minutes`
+};
+function referenceNeeded(candidates, o) {
+  if (o.minute >= o.horizonMinutes)
+    return { needed: false, reason: `the horizon (${o.horizonMinutes} run-minutes) closes every decision` };
+  let found = null;
+  for (const c of candidates) {
+    const why2 = needOf(c.decision, o);
+    if (why2 && (!found || why2 === "points-at-gain" && found.why !== "points-at-gain"))
+      found = { by: c.name, why: why2 };
+  }
+  if (found)
+    return {
+      needed: true,
+      ...found,
+      reason: `${found.by} ${WHY[found.why]}: its decision reads the reference at its age`
+    };
+  return {
+    needed: false,
+    reason: candidates.length ? "no open decision would change what the round decides with more reference data (each is decided, or past its first 30 run-minutes without pointing at a gain)" : "no candidate is open"
+  };
+}
+
+// src/campaign/held.ts
+function heldBelow(d, m) {
+  const high = d?.relative_change?.high;
+  return high !== void 0 && high < -m;
+}
+function runOutcome(d, o) {
+  if (!d) return { outcome: "undecided", held: "no decision" };
+  if (d.state === "faster-drift-not-ruled-out" || d.state === "not-better" && heldBelow(d, o.minImprovement))
+    return {
+      outcome: "undecided",
+      held: `its whole interval lies below \u2212${pct3(o.minImprovement)} and a guard held the claim`,
+      rerun: true
+    };
+  const decided2 = ["better", "worse", "equivalent", "not-better"].includes(d.state);
+  if (!decided2) return { outcome: "undecided", held: `still ${d.state}` };
+  const outcome = d.state;
+  if ((d.decided_at_minutes ?? 0) >= o.horizonMinutes - 1e-9 && d.state !== "worse")
+    return { outcome, held: `closed at the horizon (${o.horizonMinutes} run-minutes), not shown` };
+  return { outcome };
+}
+var pct3 = (x) => `${Math.round(1e3 * x) / 10}%`;
+
+// src/analysis/figure.ts
+var isDecided = (d) => isFinalDecision(d);
+function decidedFigure(reference, change) {
+  const at = (x) => Math.round(reference * (1 + x) * 1e4) / 1e4;
+  return {
+    value: at(change.value),
+    low: at(change.low),
+    high: at(change.high),
+    reference_value: Math.round(reference * 1e4) / 1e4
+  };
+}
+function ownFigureOf(verdict, reading) {
+  const projected = verdict?.projected_full_run ?? verdict?.value ?? null;
+  const i = projected ?? decisionProjection(verdict);
+  if (i) return { value: i.value, low: i.low, high: i.high, basis: projected ? "projection" : "estimate" };
+  return reading == null ? null : { value: reading, low: reading, high: reading, basis: "reading" };
+}
+function decisionFigure(d) {
+  const f = d?.figure;
+  if (!isDecided(d) || !f || !d.relative_change) return null;
+  return {
+    value: f.value,
+    low: f.low,
+    high: f.high,
+    basis: "decision",
+    reference: { name: d.reference.name, value: f.reference_value, change: d.relative_change }
+  };
+}
+function runFigure(x) {
+  return decisionFigure(x.decision) ?? ownFigureOf(x.verdict, x.reading);
+}
+
+// src/record/format.ts
+function seconds(value) {
+  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
+  return value < 1 ? value.toFixed(3) : value.toFixed(2);
+}
+function num(value, digits = 1) {
+  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
+  return String(Number(value.toFixed(digits)));
+}
+function percentOfFraction(value) {
+  return value === null || value === void 0 ? "\u2014" : `${num(value * 100, 0)}%`;
+}
+function interval2(value, unit = " s") {
+  if (!value) return "\u2014";
+  return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
+}
+function decisionText(d) {
+  if (!d) return null;
+  const pc = (x) => `${x < 0 ? "\u2212" : x > 0 ? "+" : ""}${num(Math.abs(x) * 100)}%`;
+  const change = d.relative_change ? `: change ${pc(d.relative_change.value)} [${pc(d.relative_change.low)}, ${pc(d.relative_change.high)}]` : "";
+  if (d.state === "reference") return "the reference the others were decided against";
+  const head = d.state === "measuring" ? "no decision (measuring)" : `decided ${d.state}`;
+  return `${head} against ${referenceText(d.reference)}${change}`;
+}
+function cell(text3) {
+  if (text3 === null || text3 === void 0 || text3 === "") return "\u2014";
+  return text3.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
+}
+
+// src/record/model.ts
+var RECORD_SCHEMA_VERSION = 1;
+var DEFAULT_OBJECTIVE = "minimize stabilized full-run seconds_per_rollout";
+function recordPaths(experimentId) {
+  return {
+    json: `experiments/${experimentId}.json`,
+    markdown: `experiments/${experimentId}.md`,
+    report: `experiments/${experimentId}-report.md`,
+    chart: `experiments/${experimentId}.svg`
+  };
+}
+function createRecord(experiment, cluster) {
+  const fixed = experiment.fixed_inputs;
+  return {
+    schema_version: RECORD_SCHEMA_VERSION,
+    experiment_id: experiment.experiment_id,
+    objective: experiment.objective ?? DEFAULT_OBJECTIVE,
+    command: experiment.command ?? null,
+    fixed_inputs: {
+      deploy: fixed.deploy,
+      driver: fixed.driver,
+      base_topology: `topology=${experiment.base_topology}`,
+      cluster: experiment.cluster,
+      scenes: {
+        scene_ids: null,
+        test_suite_id: fixed.scenes ?? null,
+        scene_count: fixed.scene_count ?? null
+      },
+      cameras: fixed.cameras ?? null,
+      control_timestep_us: fixed.control_timestep_us ?? null,
+      simulation_duration_s: fixed.simulation_duration_s ?? 20,
+      rollouts_per_scene: fixed.rollouts_per_scene ?? EXPERIMENT_DEFAULTS.rolloutsPerScene,
+      git_commit: fixed.git_commit ?? null,
+      remote_checkout: cluster?.alpasim_checkout ?? null,
+      overrides: [...fixed.overrides ?? []],
+      telemetry: {
+        prometheus_url: cluster?.prometheus_url ?? null,
+        grafana_url: cluster?.grafana_url ?? null,
+        file_sd_source: cluster?.file_sd ?? null
+      },
+      slurm: {
+        account: fixed.slurm?.account ?? cluster?.slurm.account ?? null,
+        partition: fixed.slurm?.partition ?? cluster?.slurm.partition ?? null,
+        gpus_per_node: fixed.slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? null,
+        walltime: fixed.slurm?.time ?? cluster?.slurm.time ?? null
+      }
+    },
+    current_best: {
+      topology: null,
+      run_name: null,
+      stabilized_seconds_per_rollout_full_run: null,
+      decision_reasoning: null
+    },
+    runs: [],
+    report: null
+  };
+}
+function stabilisedValue(run) {
+  return run.verdict?.projected_full_run?.value ?? run.verdict?.value?.value ?? run.stable_metrics?.seconds_per_rollout_full_run ?? null;
+}
+function baselineRun(record) {
+  return record.runs.find((r) => !r.parent) ?? record.runs[0];
+}
+function bestRun(record) {
+  const name = record.current_best.topology;
+  return name ? record.runs.find((r) => r.name === name) : void 0;
+}
+function referenceOf2(run) {
+  const value = run?.verdict?.projected_full_run ?? run?.verdict?.value ?? null;
+  return run && value ? { name: run.name, value, ...run.verdict ? { verdict: run.verdict } : {} } : null;
+}
+function referenceSourceOf(record) {
+  const run = bestRun(record) ?? baselineRun(record);
+  const file = run?.topology?.file;
+  const hash = run?.topology?.hash?.slice(0, 8);
+  return run && file && hash && /^[0-9a-f]{8}$/.test(hash) ? { name: run.name, path: file, topologyHash: hash } : null;
+}
+
+// src/record/figure.ts
+function decidedAgainst(run) {
+  const d = run.monitor_decision;
+  if (!isDecided(d)) return null;
+  return {
+    reference: d.reference.name,
+    role: d.reference.role,
+    better: decisionOutcome(d) === "better",
+    change: d.relative_change ?? null,
+    text: decisionText(d)
+  };
+}
+function ownFigure(run) {
+  return ownFigureOf(run.verdict, run.stable_metrics?.seconds_per_rollout_full_run);
+}
+function figureOf(run) {
+  if (run.status === "failed") return ownFigure(run);
+  return runFigure({
+    decision: run.monitor_decision,
+    verdict: run.verdict,
+    reading: run.stable_metrics?.seconds_per_rollout_full_run
+  });
+}
+function referenceWithFigure(run) {
+  const r = referenceOf2(run);
+  const f = run && r ? figureOf(run) : null;
+  return r && f ? { ...r, figure: { value: f.value, low: f.low, high: f.high } } : r;
+}
+
+// src/autopilot/runs.ts
+var ROUND = /^Autopilot round (\d{1,3}): /;
+function roundHypothesis(round3, hypothesis) {
+  return `Autopilot round ${round3}: ${hypothesis.replace(ROUND, "")}`;
+}
+function roundOf(hypothesis) {
+  const m = ROUND.exec(hypothesis ?? "");
+  return m ? Number(m[1]) : null;
+}
+function recordedOutcome(run) {
+  if (run.status === "pending" || run.status === "running") return null;
+  const o = outcomeOf({
+    decision: run.monitor_decision,
+    failed: run.status === "failed",
+    ended: true,
+    merged: run.status === "accepted"
+  });
+  return o === "reference" ? "equivalent" : (
+    // faster at equal run age, a guard held the claim (issue 43 item 2): no decision, as the
+    // campaign bench records it (src/campaign/held.ts runOutcome), never a not-better
+    o === "measuring" || o === "better-at-equal-age" || o === "faster-drift-not-ruled-out" ? "undecided" : o
+  );
+}
+function recordedGpuHours(run, gpusPerRun2) {
+  const used = run.monitor_decision?.gpu_minutes_used;
+  if (typeof used === "number") return used / 60;
+  const minutes = run.verdict?.minutes_of_data ?? 0;
+  return gpusPerRun2 * minutes / 60;
+}
+function heldFacts(d, o) {
+  const { held } = runOutcome(d, { ...o, minImprovement: d?.min_improvement ?? o.minImprovement });
+  const change = d?.relative_change?.value;
+  return { ...held ? { held } : {}, ...change !== void 0 ? { change } : {} };
+}
+function runsFromRecord(record, gpusPerRun2, decisions = {
+  minImprovement: EXPERIMENT_DEFAULTS.minImprovement,
+  horizonMinutes: EXPERIMENT_DEFAULTS.maxDecisionMinutes
+}) {
+  if (!record) return [];
+  const base = baselineRun(record);
+  return record.runs.map((run) => {
+    const round3 = run === base ? 0 : roundOf(run.hypothesis);
+    const outcome = run === base && run.status !== "failed" ? "equivalent" : recordedOutcome(run);
+    const seconds2 = figureOf(run)?.value ?? null;
+    return {
+      name: run.name,
+      round: round3,
+      origin: round3 !== null && round3 > 0 ? "bot" : "person",
+      ...run.pull_request ? { pr: run.pull_request.number } : {},
+      pull: run.pull_request?.merge_commit_sha ? "merged" : run.pull_request ? "closed" : "none",
+      request: outcome === null ? "live" : "ended",
+      outcome,
+      ...seconds2 !== null && run.status !== "failed" ? { seconds: seconds2 } : {},
+      gpuHours: recordedGpuHours(run, gpusPerRun2),
+      ...run === base || outcome === null || outcome === "failed" ? {} : heldFacts(run.monitor_decision ?? null, decisions),
+      ...run.run_name ? { runName: run.run_name } : {},
+      recorded: true
+    };
+  });
+}
+function mergeRuns(recorded, live3) {
+  const names = new Set(live3.map((r) => r.name));
+  return [...recorded.filter((r) => !names.has(r.name)), ...live3];
 }
 
 // src/autopilot/state.ts
@@ -72997,25 +73323,6 @@ async function cancelRuns(deps, request2) {
   return found.map((j) => ({ name: j.name, id: j.id }));
 }
 
-// src/analysis/outcome.ts
-var DEFAULT_MIN_IMPROVEMENT = EXPERIMENT_DEFAULTS.minImprovement;
-var isSettled = (o) => o === "better" || o === "worse" || o === "equivalent" || o === "not-better" || o === "faster-drift-not-ruled-out";
-function decisionOutcome(d, min = d.min_improvement) {
-  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
-  return d.state;
-}
-function outcomeOf(x) {
-  if (x.failed) return "failed";
-  const d = x.decision;
-  if (d) {
-    const o = decisionOutcome(d, d.min_improvement ?? x.minImprovement ?? DEFAULT_MIN_IMPROVEMENT);
-    return (o === "measuring" || o === "better-at-equal-age") && x.ended ? "undecided" : o;
-  }
-  if (x.merged) return "better";
-  if (x.hasValue) return "reference";
-  return x.ended ? "undecided" : "measuring";
-}
-
 // src/report/standing.ts
 var OUTCOME_ICON = {
   better: "\u{1F7E2}",
@@ -73082,7 +73389,7 @@ var CONCLUSION = {
 function checkConclusion(s) {
   return CONCLUSION[s.outcome];
 }
-function pct3(x, digits = 1) {
+function pct4(x, digits = 1) {
   const f = 10 ** digits;
   return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
 }
@@ -73090,17 +73397,17 @@ function standingTitle(s) {
   const ref = (s.against ?? "the reference").replace(/`/g, "");
   switch (s.outcome) {
     case "better":
-      return `Better than ${ref}${s.change ? ` by ${pct3(s.change.value)}` : ""}`;
+      return `Better than ${ref}${s.change ? ` by ${pct4(s.change.value)}` : ""}`;
     case "worse":
-      return `Worse than ${ref}${s.change ? ` by ${pct3(s.change.value)}` : ""}`;
+      return `Worse than ${ref}${s.change ? ` by ${pct4(s.change.value)}` : ""}`;
     case "equivalent":
-      return `Within \xB1${pct3(s.minImprovement)} of ${ref}`;
+      return `Within \xB1${pct4(s.minImprovement)} of ${ref}`;
     case "not-better":
-      return `Not ${pct3(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct3(s.change.value)})` : ""}`;
+      return `Not ${pct4(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct4(s.change.value)})` : ""}`;
     case "better-at-equal-age":
-      return `Better than ${ref} at equal run age${s.change ? ` by ${pct3(s.change.value)}` : ""}; a drift over the full run not ruled out yet`;
+      return `Better than ${ref} at equal run age${s.change ? ` by ${pct4(s.change.value)}` : ""}; a drift over the full run not ruled out yet`;
     case "faster-drift-not-ruled-out":
-      return `Faster than ${ref} at equal run age${s.change ? ` by ${pct3(s.change.value)}` : ""}; drift not ruled out`;
+      return `Faster than ${ref} at equal run age${s.change ? ` by ${pct4(s.change.value)}` : ""}; drift not ruled out`;
     case "reference":
       return "Reference run (baseline or current best)";
     case "failed":
@@ -73958,89 +74265,11 @@ async function commitWithCompareAndSwap(octokit, options) {
   throw new CommitConflictError(options.branch, maxAttempts);
 }
 
-// src/record/model.ts
-var RECORD_SCHEMA_VERSION = 1;
-var DEFAULT_OBJECTIVE = "minimize stabilized full-run seconds_per_rollout";
-function recordPaths(experimentId) {
-  return {
-    json: `experiments/${experimentId}.json`,
-    markdown: `experiments/${experimentId}.md`,
-    report: `experiments/${experimentId}-report.md`,
-    chart: `experiments/${experimentId}.svg`
-  };
-}
-function createRecord(experiment, cluster) {
-  const fixed = experiment.fixed_inputs;
-  return {
-    schema_version: RECORD_SCHEMA_VERSION,
-    experiment_id: experiment.experiment_id,
-    objective: experiment.objective ?? DEFAULT_OBJECTIVE,
-    command: experiment.command ?? null,
-    fixed_inputs: {
-      deploy: fixed.deploy,
-      driver: fixed.driver,
-      base_topology: `topology=${experiment.base_topology}`,
-      cluster: experiment.cluster,
-      scenes: {
-        scene_ids: null,
-        test_suite_id: fixed.scenes ?? null,
-        scene_count: fixed.scene_count ?? null
-      },
-      cameras: fixed.cameras ?? null,
-      control_timestep_us: fixed.control_timestep_us ?? null,
-      simulation_duration_s: fixed.simulation_duration_s ?? 20,
-      rollouts_per_scene: fixed.rollouts_per_scene ?? EXPERIMENT_DEFAULTS.rolloutsPerScene,
-      git_commit: fixed.git_commit ?? null,
-      remote_checkout: cluster?.alpasim_checkout ?? null,
-      overrides: [...fixed.overrides ?? []],
-      telemetry: {
-        prometheus_url: cluster?.prometheus_url ?? null,
-        grafana_url: cluster?.grafana_url ?? null,
-        file_sd_source: cluster?.file_sd ?? null
-      },
-      slurm: {
-        account: fixed.slurm?.account ?? cluster?.slurm.account ?? null,
-        partition: fixed.slurm?.partition ?? cluster?.slurm.partition ?? null,
-        gpus_per_node: fixed.slurm?.gpus_per_node ?? cluster?.gpus_per_node ?? null,
-        walltime: fixed.slurm?.time ?? cluster?.slurm.time ?? null
-      }
-    },
-    current_best: {
-      topology: null,
-      run_name: null,
-      stabilized_seconds_per_rollout_full_run: null,
-      decision_reasoning: null
-    },
-    runs: [],
-    report: null
-  };
-}
-function stabilisedValue(run) {
-  return run.verdict?.projected_full_run?.value ?? run.verdict?.value?.value ?? run.stable_metrics?.seconds_per_rollout_full_run ?? null;
-}
-function baselineRun(record) {
-  return record.runs.find((r) => !r.parent) ?? record.runs[0];
-}
-function bestRun(record) {
-  const name = record.current_best.topology;
-  return name ? record.runs.find((r) => r.name === name) : void 0;
-}
-function referenceOf2(run) {
-  const value = run?.verdict?.projected_full_run ?? run?.verdict?.value ?? null;
-  return run && value ? { name: run.name, value, ...run.verdict ? { verdict: run.verdict } : {} } : null;
-}
-function referenceSourceOf(record) {
-  const run = bestRun(record) ?? baselineRun(record);
-  const file = run?.topology?.file;
-  const hash = run?.topology?.hash?.slice(0, 8);
-  return run && file && hash && /^[0-9a-f]{8}$/.test(hash) ? { name: run.name, path: file, topologyHash: hash } : null;
-}
-
 // src/chart/mermaid.ts
 function text2(s) {
   return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
 }
-function num(x) {
+function num2(x) {
   return String(round(x, 3));
 }
 var MAX_AXIS_LABELS = 12;
@@ -74076,9 +74305,9 @@ function lineChart(series, o) {
     "xychart-beta",
     `  title "${text2(o.title)}"`,
     `  x-axis "${text2(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(", ")}]`,
-    `  y-axis "${text2(o.yLabel)}" 0 --> ${num(yMax)}`,
+    `  y-axis "${text2(o.yLabel)}" 0 --> ${num2(yMax)}`,
     ...lines.map(
-      (l) => `  line [${l.map((v) => num(Math.min(Number.isFinite(v) ? v : 0, yMax))).join(", ")}]`
+      (l) => `  line [${l.map((v) => num2(Math.min(Number.isFinite(v) ? v : 0, yMax))).join(", ")}]`
     ),
     "```"
   ];
@@ -74101,9 +74330,9 @@ function barChart(bars, o) {
     "xychart-beta",
     `  title "${text2(o.title)}"`,
     `  x-axis [${rows.map((b) => `"${text2(b.label)}"`).join(", ")}]`,
-    `  y-axis "${text2(o.yLabel)}" 0 --> ${num(yMax)}`,
-    `  bar [${rows.map((b) => num(b.value)).join(", ")}]`,
-    ...line.length ? [`  line [${line.map(num).join(", ")}]`] : [],
+    `  y-axis "${text2(o.yLabel)}" 0 --> ${num2(yMax)}`,
+    `  bar [${rows.map((b) => num2(b.value)).join(", ")}]`,
+    ...line.length ? [`  line [${line.map(num2).join(", ")}]`] : [],
     "```"
   ].join("\n");
 }
@@ -74120,9 +74349,9 @@ function decidedBarChart(bars, groups2, references, o) {
     "xychart-beta",
     `  title "${text2(o.title)}"`,
     `  x-axis [${rows.map((b) => `"${text2(b.label)}"`).join(", ")}]`,
-    `  y-axis "${text2(o.yLabel)}" 0 --> ${num(yMax)}`,
-    ...present.map((g) => `  bar [${rows.map((b) => num(b.group === g.key ? b.value : 0)).join(", ")}]`),
-    ...refs.map((r) => `  line [${rows.map(() => num(r.value)).join(", ")}]`),
+    `  y-axis "${text2(o.yLabel)}" 0 --> ${num2(yMax)}`,
+    ...present.map((g) => `  bar [${rows.map((b) => num2(b.group === g.key ? b.value : 0)).join(", ")}]`),
+    ...refs.map((r) => `  line [${rows.map(() => num2(r.value)).join(", ")}]`),
     "```"
   ].join("\n");
   const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
@@ -74274,96 +74503,6 @@ function describeChange(change, isBaseline) {
   return entries.map(([k, v]) => `${k}: ${v}`).join("; ");
 }
 
-// src/analysis/figure.ts
-var isDecided = (d) => isFinalDecision(d);
-function decidedFigure(reference, change) {
-  const at = (x) => Math.round(reference * (1 + x) * 1e4) / 1e4;
-  return {
-    value: at(change.value),
-    low: at(change.low),
-    high: at(change.high),
-    reference_value: Math.round(reference * 1e4) / 1e4
-  };
-}
-function ownFigureOf(verdict, reading) {
-  const projected = verdict?.projected_full_run ?? verdict?.value ?? null;
-  const i = projected ?? decisionProjection(verdict);
-  if (i) return { value: i.value, low: i.low, high: i.high, basis: projected ? "projection" : "estimate" };
-  return reading == null ? null : { value: reading, low: reading, high: reading, basis: "reading" };
-}
-function decisionFigure(d) {
-  const f = d?.figure;
-  if (!isDecided(d) || !f || !d.relative_change) return null;
-  return {
-    value: f.value,
-    low: f.low,
-    high: f.high,
-    basis: "decision",
-    reference: { name: d.reference.name, value: f.reference_value, change: d.relative_change }
-  };
-}
-function runFigure(x) {
-  return decisionFigure(x.decision) ?? ownFigureOf(x.verdict, x.reading);
-}
-
-// src/record/format.ts
-function seconds(value) {
-  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
-  return value < 1 ? value.toFixed(3) : value.toFixed(2);
-}
-function num2(value, digits = 1) {
-  if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
-  return String(Number(value.toFixed(digits)));
-}
-function percentOfFraction(value) {
-  return value === null || value === void 0 ? "\u2014" : `${num2(value * 100, 0)}%`;
-}
-function interval2(value, unit = " s") {
-  if (!value) return "\u2014";
-  return `${seconds(value.value)}${unit} [${seconds(value.low)}\u2013${seconds(value.high)}]`;
-}
-function decisionText(d) {
-  if (!d) return null;
-  const pc = (x) => `${x < 0 ? "\u2212" : x > 0 ? "+" : ""}${num2(Math.abs(x) * 100)}%`;
-  const change = d.relative_change ? `: change ${pc(d.relative_change.value)} [${pc(d.relative_change.low)}, ${pc(d.relative_change.high)}]` : "";
-  if (d.state === "reference") return "the reference the others were decided against";
-  const head = d.state === "measuring" ? "no decision (measuring)" : `decided ${d.state}`;
-  return `${head} against ${referenceText(d.reference)}${change}`;
-}
-function cell(text3) {
-  if (text3 === null || text3 === void 0 || text3 === "") return "\u2014";
-  return text3.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
-}
-
-// src/record/figure.ts
-function decidedAgainst(run) {
-  const d = run.monitor_decision;
-  if (!isDecided(d)) return null;
-  return {
-    reference: d.reference.name,
-    role: d.reference.role,
-    better: decisionOutcome(d) === "better",
-    change: d.relative_change ?? null,
-    text: decisionText(d)
-  };
-}
-function ownFigure(run) {
-  return ownFigureOf(run.verdict, run.stable_metrics?.seconds_per_rollout_full_run);
-}
-function figureOf(run) {
-  if (run.status === "failed") return ownFigure(run);
-  return runFigure({
-    decision: run.monitor_decision,
-    verdict: run.verdict,
-    reading: run.stable_metrics?.seconds_per_rollout_full_run
-  });
-}
-function referenceWithFigure(run) {
-  const r = referenceOf2(run);
-  const f = run && r ? figureOf(run) : null;
-  return r && f ? { ...r, figure: { value: f.value, low: f.low, high: f.high } } : r;
-}
-
 // src/record/reference-runs.ts
 function referenceRunEntry(x) {
   const used = x.observation?.decision?.gpu_minutes_used;
@@ -74442,7 +74581,7 @@ function topologyLabel(run) {
 function queueSummary(metrics) {
   const byService = metrics?.rpc_queue_depth_at_start_latest_by_service;
   if (!byService || Object.keys(byService).length === 0) return null;
-  return `queue min/max ${Object.entries(byService).map(([svc, q]) => `${svc} ${num2(q.worker_min)}/${num2(q.worker_max)}`).join(", ")}`;
+  return `queue min/max ${Object.entries(byService).map(([svc, q]) => `${svc} ${num(q.worker_min)}/${num(q.worker_max)}`).join(", ")}`;
 }
 function gpuSummary(metrics) {
   const gpus = Object.values(metrics?.resource_usage?.gpu_by_index ?? {});
@@ -74451,9 +74590,9 @@ function gpuSummary(metrics) {
   const pressure = gpus.map((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean).filter((v) => typeof v === "number");
   const headroom = gpus.map((g) => g.memory_headroom_gb_min).filter((v) => typeof v === "number");
   const parts = [];
-  if (utils.length) parts.push(`GPU util ${num2(Math.min(...utils), 0)}\u2013${num2(Math.max(...utils), 0)}%`);
-  if (pressure.length) parts.push(`memory pressure max ${num2(Math.max(...pressure), 0)}%`);
-  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
+  if (utils.length) parts.push(`GPU util ${num(Math.min(...utils), 0)}\u2013${num(Math.max(...utils), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure max ${num(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num(Math.min(...headroom))} GB`);
   return parts.join(", ");
 }
 function bottleneckSummary(metrics) {
@@ -74598,15 +74737,15 @@ function gpuTable(metrics) {
     (a, b) => Number(a[0]) - Number(b[0]) || a[0].localeCompare(b[0])
   );
   if (gpus.length === 0) return void 0;
-  const mmm = (v, d = 0) => v ? `${num2(v.min, d)} / ${num2(v.mean, d)} / ${num2(v.max, d)}` : "\u2014";
+  const mmm = (v, d = 0) => v ? `${num(v.min, d)} / ${num(v.mean, d)} / ${num(v.max, d)}` : "\u2014";
   const lines = [
     "| GPU | Services | Utilisation % (min / mean / max) | Memory used GB (min / mean / max) | Total GB | Pressure % (mean / max) | Min headroom GB |",
     "|---:|---|---|---|---:|---|---:|"
   ];
   for (const [gpu, g] of gpus) {
-    const pressure = g.memory_pressure_percent ? `${num2(g.memory_pressure_percent.mean, 0)} / ${num2(g.memory_pressure_percent.max, 0)}` : "\u2014";
+    const pressure = g.memory_pressure_percent ? `${num(g.memory_pressure_percent.mean, 0)} / ${num(g.memory_pressure_percent.max, 0)}` : "\u2014";
     lines.push(
-      `| ${gpu} | ${cell((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num2(g.memory_total_gb)} | ${pressure} | ${num2(g.memory_headroom_gb_min)} |`
+      `| ${gpu} | ${cell((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num(g.memory_total_gb)} | ${pressure} | ${num(g.memory_headroom_gb_min)} |`
     );
   }
   return lines.join("\n");
@@ -74617,7 +74756,7 @@ function queueTable(metrics) {
   return [
     "| Service | Queue depth worker min | Queue depth worker max |",
     "|---|---:|---:|",
-    ...byService.map(([svc, q]) => `| ${svc} | ${num2(q.worker_min)} | ${num2(q.worker_max)} |`)
+    ...byService.map(([svc, q]) => `| ${svc} | ${num(q.worker_min)} | ${num(q.worker_max)} |`)
   ].join("\n");
 }
 function figureLine(f) {
@@ -74631,7 +74770,7 @@ function metricsList(run) {
   const lines = figureLine(figureOf(run));
   if (v) {
     lines.push(
-      `- Verdict: **${v.state}**${v.minutes_of_data != null ? ` after ${num2(v.minutes_of_data)} min of data` : ""}${v.warmup_end_minutes != null ? ` (warm-up ended at ${num2(v.warmup_end_minutes)} min)` : ""}`
+      `- Verdict: **${v.state}**${v.minutes_of_data != null ? ` after ${num(v.minutes_of_data)} min of data` : ""}${v.warmup_end_minutes != null ? ` (warm-up ended at ${num(v.warmup_end_minutes)} min)` : ""}`
     );
     if (v.projected_full_run)
       lines.push(
@@ -74640,25 +74779,25 @@ function metricsList(run) {
     if (v.value) lines.push(`- The detector's stable value: ${interval2(v.value)}`);
     if (v.cycle)
       lines.push(
-        `- Cycle: period ${num2(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`
+        `- Cycle: period ${num(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`
       );
   }
-  const decided3 = decisionText(run.monitor_decision);
-  if (decided3) lines.push(`- Decision: ${decided3}`);
+  const decided2 = decisionText(run.monitor_decision);
+  if (decided2) lines.push(`- Decision: ${decided2}`);
   if (m) {
     const pairs = [
-      ["Completed rollouts", num2(m.completed_rollouts, 0)],
-      ["Failed rollouts", num2(m.failed_rollouts, 0)],
+      ["Completed rollouts", num(m.completed_rollouts, 0)],
+      ["Failed rollouts", num(m.failed_rollouts, 0)],
       ["Rollout duration p95", `${seconds(m.rollout_duration_p95_s)} s`],
       ["Step duration p95", `${seconds(m.step_duration_p95_s)} s`],
       ["Runtime event-loop idle fraction", percentOfFraction(m.runtime_idle_fraction)],
-      ["Warm-up excluded", `${num2(m.warmup_excluded_s, 0)} s`]
+      ["Warm-up excluded", `${num(m.warmup_excluded_s, 0)} s`]
     ];
     for (const [label, value] of pairs) if (!value.startsWith("\u2014")) lines.push(`- ${label}: ${value}`);
     const host = m.resource_usage?.host_memory;
     if (host && (host.available_gb_min != null || host.total_gb != null))
       lines.push(
-        `- Host memory: ${num2(host.available_gb_min)} GB available at least, of ${num2(host.total_gb)} GB`
+        `- Host memory: ${num(host.available_gb_min)} GB available at least, of ${num(host.total_gb)} GB`
       );
   }
   return lines;
@@ -74709,7 +74848,7 @@ function runFindings(run) {
   if (cpu.length) {
     out.push("", "| Process group | CPU % (min / mean / max) |", "|---|---|");
     for (const [group, v] of cpu)
-      out.push(`| ${cell(group)} | ${num2(v.min, 0)} / ${num2(v.mean, 0)} / ${num2(v.max, 0)} |`);
+      out.push(`| ${cell(group)} | ${num(v.min, 0)} / ${num(v.mean, 0)} / ${num(v.max, 0)} |`);
   }
   return out;
 }
@@ -75247,15 +75386,15 @@ function resourceLine(m) {
   const pressure = pick3((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
   const headroom = pick3((g) => g.memory_headroom_gb_min);
   const parts = [];
-  if (util.length) parts.push(`GPU util ${num2(Math.min(...util), 0)}\u2013${num2(Math.max(...util), 0)}%`);
-  if (pressure.length) parts.push(`memory pressure \u2264 ${num2(Math.max(...pressure), 0)}%`);
-  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
+  if (util.length) parts.push(`GPU util ${num(Math.min(...util), 0)}\u2013${num(Math.max(...util), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure \u2264 ${num(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num(Math.min(...headroom))} GB`);
   return parts.join(", ");
 }
 function relativeChange(value, base) {
   if (value === null || base === null || base === 0) return "\u2014";
-  const pct7 = (value - base) / base * 100;
-  return `${pct7 > 0 ? "+" : ""}${num2(pct7, 1)}%`;
+  const pct8 = (value - base) / base * 100;
+  return `${pct8 > 0 ? "+" : ""}${num(pct8, 1)}%`;
 }
 function measured(run) {
   const figure = figureOf(run);
@@ -75308,11 +75447,11 @@ function headroomAdvice(run) {
     const services = (g.topology_services ?? []).join(", ") || "no service";
     if (pressure != null && pressure >= 90)
       out.push(
-        `GPU ${gpu} (${services}) is at ${num2(pressure, 0)}% memory pressure: no room for more instances.`
+        `GPU ${gpu} (${services}) is at ${num(pressure, 0)}% memory pressure: no room for more instances.`
       );
     else if (util != null && util < 60 && headroom != null)
       out.push(
-        `GPU ${gpu} (${services}) averages ${num2(util, 0)}% utilisation with ${num2(headroom)} GB headroom: room for instances of the bottleneck service.`
+        `GPU ${gpu} (${services}) averages ${num(util, 0)}% utilisation with ${num(headroom)} GB headroom: room for instances of the bottleneck service.`
       );
   }
   return out;
@@ -75374,7 +75513,7 @@ function resultLine(record) {
   const baseValue = figureValue(base);
   if (!best || !base || bestValue === null || baseValue === null || best.name === base.name)
     return `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(", ") || "none"}.`;
-  return `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s as decided (${relativeChange(bestValue, baseValue)}; ${num2(baseValue / bestValue, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`;
+  return `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s as decided (${relativeChange(bestValue, baseValue)}; ${num(baseValue / bestValue, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`;
 }
 function baselineSection(record) {
   const base = baselineRun(record);
@@ -75441,8 +75580,8 @@ function bestSection(record) {
     "",
     `- Why it won: ${cell(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
   );
-  const decided3 = decisionText(best.monitor_decision);
-  if (decided3) out.push(`- Decision: ${decided3}`);
+  const decided2 = decisionText(best.monitor_decision);
+  if (decided2) out.push(`- Decision: ${decided2}`);
   if (chain.length > 1) {
     out.push("- Changes from the baseline, step by step:");
     for (const step of chain.slice(1))
@@ -75517,16 +75656,16 @@ function predictionLines(record) {
   const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
   const covered = rows.filter((r) => r.prediction.covered).length;
   const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
-  const pct7 = (x) => `${num2(100 * x, 1)}%`;
+  const pct8 = (x) => `${num(100 * x, 1)}%`;
   return [
     "",
-    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct7(median2)} median, ${pct7(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
+    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct8(median2)} median, ${pct8(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
     "",
     "| Candidate | Predicted s/rollout | Interval | Measured | Error | Inside |",
     "|---|---:|---|---:|---:|---|",
     ...rows.map((r) => {
       const p = r.prediction;
-      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct7(p.error)} | ${p.covered ? "yes" : "no"} |`;
+      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct8(p.error)} | ${p.covered ? "yes" : "no"} |`;
     })
   ];
 }
@@ -76248,14 +76387,14 @@ function decideRunOf(run, observed, context3) {
   const failure = state3 === "failed" ? failureOf(run, job, seen) : seen.failure;
   const { decision: _, failure: __, ...rest } = seen;
   const judged2 = { ...rest, ...failure ? { failure } : {} };
-  const decided3 = decisionOf(context3.standing, context3.candidate, judged2, {
+  const decided2 = decisionOf(context3.standing, context3.candidate, judged2, {
     reference: context3.reference,
     leader: context3.leader,
     previous: previousDecision(run),
     ended: observed.ended
   });
   const gpu = gpuInput(run, observed, context3.standing, stoppedBy === "decision");
-  const decision = decided3 && gpu ? withGpuMinutes(decided3, gpu) : decided3;
+  const decision = decided2 && gpu ? withGpuMinutes(decided2, gpu) : decided2;
   const observation = { ...judged2, ...decision ? { decision } : {} };
   const figure = runFigure({
     decision,
@@ -77578,7 +77717,7 @@ async function explain(ctx) {
   }
   return { ok: true, message: parts.join("\n\n") };
 }
-var pct4 = (x) => `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+var pct5 = (x) => `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
 var interval3 = (i, f) => `${f(i.value)} [${f(i.low)}, ${f(i.high)}]`;
 var bullets = (lines) => (lines ?? []).slice(0, 12).map((l) => `- ${inlineText(l, 300)}`);
 function whyText(candidate, o) {
@@ -77587,7 +77726,7 @@ function whyText(candidate, o) {
   const d = o.decision;
   const decision = d ? [
     `Decision: **${d.state}** against ${describeReference(d.reference)}`,
-    d.relative_change ? ` by ${interval3(d.relative_change, pct4)}` : "",
+    d.relative_change ? ` by ${interval3(d.relative_change, pct5)}` : "",
     d.figure ? `, at ${interval3(d.figure, (x) => x.toFixed(2))} s/rollout` : "",
     ` (min improvement ${(d.min_improvement * 100).toFixed(1)}%${d.decided_at_minutes != null ? `, decided at run-minute ${d.decided_at_minutes.toFixed(0)}` : ""}).`
   ].join("") : "Decision: none yet.";
@@ -77685,10 +77824,10 @@ function byHowMuch(change) {
   if (!change) return "";
   const [a, b] = [Math.abs(change.low), Math.abs(change.high)].sort((x, y) => x - y);
   const crosses = change.low < 0 && change.high > 0;
-  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct3(change.value)} [95% interval ${pct3(a)}\u2013${pct3(b)}]`;
+  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct4(change.value)} [95% interval ${pct4(a)}\u2013${pct4(b)}]`;
 }
 function signed(x) {
-  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct3(x)}`;
+  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct4(x)}`;
 }
 function headlineText(s) {
   const ref = s.against ?? "the reference";
@@ -77698,9 +77837,9 @@ function headlineText(s) {
     case "worse":
       return `worse than ${ref}${byHowMuch(s.change)}`;
     case "equivalent":
-      return `within \xB1${pct3(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
+      return `within \xB1${pct4(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
     case "not-better":
-      return `not ${pct3(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
+      return `not ${pct4(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
     case "better-at-equal-age":
       return `better than ${ref} at equal run age${byHowMuch(s.change)}; it keeps running until a drift against it over the full run is ruled out (the full-run guard)`;
     case "faster-drift-not-ruled-out":
@@ -77766,7 +77905,7 @@ function nextStep2(v, s = viewStanding(v)) {
     case "equivalent":
       return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
     case "not-better":
-      return `**Close: it cannot be ${pct3(s.minImprovement)} faster than ${ref}.**${free}`;
+      return `**Close: it cannot be ${pct4(s.minImprovement)} faster than ${ref}.**${free}`;
     case "better-at-equal-age":
       return `**Keep it running: it leads ${ref} at equal run age; the full-run guard settles whether to merge.**`;
     case "faster-drift-not-ruled-out":
@@ -77847,7 +77986,7 @@ function verdictSection(v) {
   }
   if (d) {
     out.push(
-      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.reference)}, min_improvement ${pct3(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt3(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt3(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
+      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.reference)}, min_improvement ${pct4(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt3(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt3(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
     );
     for (const e of d.evidence) out.push(`- ${e}`);
     out.push("");
@@ -77990,62 +78129,6 @@ function figureLabel(f) {
   return f.basis === "decision" ? "as decided" : f.basis === "projection" ? "(the detector's projected full run)" : "(decision estimate so far)";
 }
 
-// src/autopilot/runs.ts
-var ROUND = /^Autopilot round (\d{1,3}): /;
-function roundHypothesis(round3, hypothesis) {
-  return `Autopilot round ${round3}: ${hypothesis.replace(ROUND, "")}`;
-}
-function roundOf(hypothesis) {
-  const m = ROUND.exec(hypothesis ?? "");
-  return m ? Number(m[1]) : null;
-}
-function recordedOutcome(run) {
-  if (run.status === "pending" || run.status === "running") return null;
-  const o = outcomeOf({
-    decision: run.monitor_decision,
-    failed: run.status === "failed",
-    ended: true,
-    merged: run.status === "accepted"
-  });
-  return o === "reference" ? "equivalent" : (
-    // faster at equal run age, a guard held the claim (issue 43 item 2): no decision, as the
-    // campaign bench records it (src/campaign/held.ts runOutcome), never a not-better
-    o === "measuring" || o === "better-at-equal-age" || o === "faster-drift-not-ruled-out" ? "undecided" : o
-  );
-}
-function recordedGpuHours(run, gpusPerRun2) {
-  const used = run.monitor_decision?.gpu_minutes_used;
-  if (typeof used === "number") return used / 60;
-  const minutes = run.verdict?.minutes_of_data ?? 0;
-  return gpusPerRun2 * minutes / 60;
-}
-function runsFromRecord(record, gpusPerRun2) {
-  if (!record) return [];
-  const base = baselineRun(record);
-  return record.runs.map((run) => {
-    const round3 = run === base ? 0 : roundOf(run.hypothesis);
-    const outcome = run === base && run.status !== "failed" ? "equivalent" : recordedOutcome(run);
-    const seconds2 = figureOf(run)?.value ?? null;
-    return {
-      name: run.name,
-      round: round3,
-      origin: round3 !== null && round3 > 0 ? "bot" : "person",
-      ...run.pull_request ? { pr: run.pull_request.number } : {},
-      pull: run.pull_request?.merge_commit_sha ? "merged" : run.pull_request ? "closed" : "none",
-      request: outcome === null ? "live" : "ended",
-      outcome,
-      ...seconds2 !== null && run.status !== "failed" ? { seconds: seconds2 } : {},
-      gpuHours: recordedGpuHours(run, gpusPerRun2),
-      ...run.run_name ? { runName: run.run_name } : {},
-      recorded: true
-    };
-  });
-}
-function mergeRuns(recorded, live3) {
-  const names = new Set(live3.map((r) => r.name));
-  return [...recorded.filter((r) => !names.has(r.name)), ...live3];
-}
-
 // src/usecases/autopilot.ts
 var AutopilotConfigError = class extends Error {
   name = "AutopilotConfigError";
@@ -78083,7 +78166,10 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     ...record ? { record } : {},
     runGpuHours: runCost(experiment, cluster).gpuHours,
     refused: refused2,
-    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
+    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster), {
+      minImprovement: experimentSettings(experiment).minImprovement,
+      horizonMinutes: experimentSettings(experiment).maxDecisionMinutes
+    })
   };
 }
 function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2, round3 = {}) {
@@ -78797,63 +78883,36 @@ function heldToKeep(e, s) {
 }
 function liveCandidates(e, stoppedByPause = []) {
   return e.candidates.filter((p) => p.c.request && !p.acted?.left && !isReferenceRequest(p.c)).map((p) => ({
-    ...liveCandidate(p),
+    ...liveCandidate(e, p),
     gpuHours: allocatedGpuHours(e, p),
     ...p.c.outcome?.kind === "stopped" && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {}
   }));
 }
-function liveCandidate(p) {
+function liveCandidate(e, p) {
   const phase = p.phase?.phase;
   const obs = p.decided?.view?.observation;
   const live3 = phase === "queued" || phase === "running";
   const view = p.decided?.view;
   const seconds2 = view ? viewFigure(view)?.value : void 0;
+  const outcome = live3 ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure);
+  const settings = experimentSettings(e.exp.experiment);
+  const held = outcome === null || outcome === "failed" ? {} : heldFacts(obs?.decision ?? null, {
+    minImprovement: settings.minImprovement,
+    horizonMinutes: settings.maxDecisionMinutes
+  });
   return {
     name: p.c.candidate,
     pr: p.c.pr,
     live: live3,
-    outcome: live3 ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure),
+    outcome,
     ...seconds2 !== void 0 ? { seconds: seconds2 } : {},
-    runName: p.c.runName
+    runName: p.c.runName,
+    ...held
   };
 }
 
 // src/monitor/loop.ts
 import { setTimeout as sleepMs } from "node:timers/promises";
-
-// src/analysis/reference-lifetime.ts
-var YOUNG_MINUTES = FORECAST_AFTER_MINUTES;
-function needOf(d, o) {
-  if (d && !decisionOpen(d)) return null;
-  if (!d?.relative_change || d.expected_minutes_to_decision === void 0) return "no-interval";
-  if (pointsAtGain(d, o.minImprovement)) return "points-at-gain";
-  return o.minute < YOUNG_MINUTES ? "young" : null;
-}
-var WHY = {
-  "no-interval": "has no interval yet",
-  "points-at-gain": "points at a gain",
-  young: `is younger than ${YOUNG_MINUTES} run-minutes`
-};
-function referenceNeeded(candidates, o) {
-  if (o.minute >= o.horizonMinutes)
-    return { needed: false, reason: `the horizon (${o.horizonMinutes} run-minutes) closes every decision` };
-  let found = null;
-  for (const c of candidates) {
-    const why2 = needOf(c.decision, o);
-    if (why2 && (!found || why2 === "points-at-gain" && found.why !== "points-at-gain"))
-      found = { by: c.name, why: why2 };
-  }
-  if (found)
-    return {
-      needed: true,
-      ...found,
-      reason: `${found.by} ${WHY[found.why]}: its decision reads the reference at its age`
-    };
-  return {
-    needed: false,
-    reason: candidates.length ? "no open decision would change what the round decides with more reference data (each is decided, or past its first 30 run-minutes without pointing at a gain)" : "no candidate is open"
-  };
-}
 
 // src/monitor/reference-job.ts
 var isRef = (p) => p.c.role === "reference";
@@ -82138,7 +82197,7 @@ function coalesce(from, to, notes) {
   }
   return out;
 }
-function pct5(value) {
+function pct6(value) {
   return `${Math.round(value * 100)}%`;
 }
 function changeText(key, from, to) {
@@ -82166,7 +82225,7 @@ function scaleBottleneck(parent, svc, evidence, ctx) {
     return {
       change: `${svc}: ${parts.join("; ")}`,
       hypothesis: `${why2}. Spreading its ${target2} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
-      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct5(gain)} while ${svc} stays the limit, less once another service binds.`
+      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct6(gain)} while ${svc} stays the limit, less once another service binds.`
     };
   };
   const gpus = gpusOf(parent, svc);
@@ -82226,7 +82285,7 @@ function raiseWorkers(parent, evidence, ctx) {
   const t = clone2(parent);
   t.runtime ??= {};
   t.runtime.nr_workers = next;
-  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct5(idle)} < ${pct5(RUNTIME_IDLE.low)}`;
+  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct6(idle)} < ${pct6(RUNTIME_IDLE.low)}`;
   return [
     {
       kind: "raise-workers",
@@ -82278,7 +82337,7 @@ function raiseTotal(parent, evidence) {
       priority: lowLoad ? factor === 1.5 ? 0.9 : 0.85 : factor === 1.25 ? 0.8 : 0.75,
       change: `rollouts in flight ${inFlight(parent)} \u2192 ${inFlight(t)} (every service's n_concurrent_rollouts raised, caches with them)`,
       hypothesis: lowLoad ? `queue-depth max low on every service (${queues}): the services idle between requests, so more rollouts in flight keep them busy.` : `every GPU is saturated (utilisation ${Math.min(...utilisation)}-${Math.max(...utilisation)}%): the node is compute-bound, so more instances cannot help, but more rollouts in flight fill the gaps between calls.`,
-      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct5(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
+      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct6(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
     });
   }
   return moves;
@@ -82465,9 +82524,9 @@ function moveTag(kind, service) {
 }
 function outcomeOf2(run, byName) {
   if (run.status === "failed" || run.observation?.failure) return "failed";
-  const decided3 = outcomeOf({ decision: run.observation?.decision, ended: true });
-  if (decided3 === "better") return "better";
-  if (isSettled(decided3)) return "not-better";
+  const decided2 = outcomeOf({ decision: run.observation?.decision, ended: true });
+  if (decided2 === "better") return "better";
+  if (isSettled(decided2)) return "not-better";
   const own = secondsPerRollout(run);
   const parent = run.parent ? byName.get(run.parent) : void 0;
   const reference = parent ? secondsPerRollout(parent) : void 0;
@@ -83656,7 +83715,7 @@ function suggest2(input, options = {}) {
       if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.netLogSd) / prediction.parentSeconds < minImprovement) {
         rejected.push({
           change: move.change,
-          reason: `predicted below min_improvement ${pct6(minImprovement)}: ${pct6(prediction.gain)} faster [${pct6(prediction.gainLow)}, ${pct6(prediction.gainHigh)}]`
+          reason: `predicted below min_improvement ${pct7(minImprovement)}: ${pct7(prediction.gain)} faster [${pct7(prediction.gainLow)}, ${pct7(prediction.gainHigh)}]`
         });
         continue;
       }
@@ -83720,7 +83779,7 @@ function suggest2(input, options = {}) {
     const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
     stop3 = {
       stop: true,
-      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct6(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
+      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct7(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
     };
   }
   return {
@@ -83741,7 +83800,7 @@ function suggest2(input, options = {}) {
     } : {}
   };
 }
-var pct6 = (x) => `${Math.round(1e3 * x) / 10}%`;
+var pct7 = (x) => `${Math.round(1e3 * x) / 10}%`;
 function undominated(scored, minImprovement, rejected) {
   const predicted = scored.filter((s) => s.prediction);
   const best = predicted.sort((a, b) => a.prediction.seconds - b.prediction.seconds)[0]?.prediction;
@@ -83753,7 +83812,7 @@ function undominated(scored, minImprovement, rejected) {
     if (lose <= Math.log(1 + minImprovement)) return true;
     rejected.push({
       change: move.change,
-      reason: `dominated: predicted ${pct6(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct6(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct6(minImprovement)}`
+      reason: `dominated: predicted ${pct7(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct7(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct7(minImprovement)}`
     });
     return false;
   });
@@ -83765,7 +83824,7 @@ function calibratedStop(outlook, calibration, minImprovement) {
   if (bound >= minImprovement) return null;
   return {
     stop: true,
-    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct6(outlook.gain)} faster, ${pct6(bound)} at most with its calibration error (\xB1${pct6(error2)} on the runs it predicted): below min_improvement ${pct6(minImprovement)}`
+    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct7(outlook.gain)} faster, ${pct7(bound)} at most with its calibration error (\xB1${pct7(error2)} on the runs it predicted): below min_improvement ${pct7(minImprovement)}`
   };
 }
 function modelOutlook(scored, picked) {
@@ -83835,7 +83894,7 @@ function candidatePrediction(p) {
 function predictionSentence(p) {
   const parent = p.parentFigure ?? p.parentSeconds;
   const seconds2 = p.seconds / p.parentSeconds * parent;
-  return `Predicted ${pct6(p.gain)} faster [${pct6(p.gainLow)}, ${pct6(p.gainHigh)}] than ${p.parent} (${parent.toFixed(2)} \u2192 ${seconds2.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
+  return `Predicted ${pct7(p.gain)} faster [${pct7(p.gainLow)}, ${pct7(p.gainHigh)}] than ${p.parent} (${parent.toFixed(2)} \u2192 ${seconds2.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
 }
 function predictionFor(cal, topology, parent, gpus) {
   const m = measurementOf(parent);

@@ -70269,8 +70269,8 @@ function resourceLine(m) {
 }
 function relativeChange(value, base) {
   if (value === null || base === null || base === 0) return "\u2014";
-  const pct7 = (value - base) / base * 100;
-  return `${pct7 > 0 ? "+" : ""}${num2(pct7, 1)}%`;
+  const pct8 = (value - base) / base * 100;
+  return `${pct8 > 0 ? "+" : ""}${num2(pct8, 1)}%`;
 }
 function measured(run) {
   const figure = figureOf(run);
@@ -70532,16 +70532,16 @@ function predictionLines(record) {
   const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
   const covered = rows.filter((r) => r.prediction.covered).length;
   const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
-  const pct7 = (x) => `${num2(100 * x, 1)}%`;
+  const pct8 = (x) => `${num2(100 * x, 1)}%`;
   return [
     "",
-    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct7(median2)} median, ${pct7(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
+    `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct8(median2)} median, ${pct8(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
     "",
     "| Candidate | Predicted s/rollout | Interval | Measured | Error | Inside |",
     "|---|---:|---|---:|---:|---|",
     ...rows.map((r) => {
       const p = r.prediction;
-      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct7(p.error)} | ${p.covered ? "yes" : "no"} |`;
+      return `| \`${r.name}\` | ${seconds(p.seconds_per_rollout)} | ${seconds(p.low)}-${seconds(p.high)} | ${seconds(p.measured_seconds_per_rollout)} | ${p.error >= 0 ? "+" : ""}${pct8(p.error)} | ${p.covered ? "yes" : "no"} |`;
     })
   ];
 }
@@ -80192,7 +80192,9 @@ function roundWinner(state3, round2) {
   const eligible = state3.best === null && better.length === 0 ? measured2 : better;
   return eligible.sort((a, b) => a.seconds - b.seconds)[0];
 }
-function closeRound(state3, round2) {
+function closeRound(before, round2) {
+  const ref = round2.reference;
+  const state3 = ref?.seconds !== void 0 && before.best?.name === ref.name ? { ...before, best: { name: ref.name, seconds: ref.seconds } } : before;
   const winner = roundWinner(state3, round2);
   const best = winner && (state3.best === null || winner.seconds < state3.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state3.best;
   return { ...state3, rounds: [...state3.rounds, round2], best };
@@ -80679,6 +80681,28 @@ function dashboardTitle(experimentId) {
   return `Autopilot dashboard: ${experimentId}`;
 }
 
+// src/campaign/held.ts
+function heldBelow(d, m) {
+  const high = d?.relative_change?.high;
+  return high !== void 0 && high < -m;
+}
+function runOutcome(d, o) {
+  if (!d) return { outcome: "undecided", held: "no decision" };
+  if (d.state === "faster-drift-not-ruled-out" || d.state === "not-better" && heldBelow(d, o.minImprovement))
+    return {
+      outcome: "undecided",
+      held: `its whole interval lies below \u2212${pct5(o.minImprovement)} and a guard held the claim`,
+      rerun: true
+    };
+  const decided2 = ["better", "worse", "equivalent", "not-better"].includes(d.state);
+  if (!decided2) return { outcome: "undecided", held: `still ${d.state}` };
+  const outcome = d.state;
+  if ((d.decided_at_minutes ?? 0) >= o.horizonMinutes - 1e-9 && d.state !== "worse")
+    return { outcome, held: `closed at the horizon (${o.horizonMinutes} run-minutes), not shown` };
+  return { outcome };
+}
+var pct5 = (x) => `${Math.round(1e3 * x) / 10}%`;
+
 // src/autopilot/runs.ts
 var ROUND = /^Autopilot round (\d{1,3}): /;
 function roundHypothesis(round2, hypothesis) {
@@ -80708,7 +80732,15 @@ function recordedGpuHours(run, gpusPerRun2) {
   const minutes = run.verdict?.minutes_of_data ?? 0;
   return gpusPerRun2 * minutes / 60;
 }
-function runsFromRecord(record, gpusPerRun2) {
+function heldFacts(d, o) {
+  const { held } = runOutcome(d, { ...o, minImprovement: d?.min_improvement ?? o.minImprovement });
+  const change = d?.relative_change?.value;
+  return { ...held ? { held } : {}, ...change !== void 0 ? { change } : {} };
+}
+function runsFromRecord(record, gpusPerRun2, decisions = {
+  minImprovement: EXPERIMENT_DEFAULTS.minImprovement,
+  horizonMinutes: EXPERIMENT_DEFAULTS.maxDecisionMinutes
+}) {
   if (!record) return [];
   const base = baselineRun(record);
   return record.runs.map((run) => {
@@ -80725,6 +80757,7 @@ function runsFromRecord(record, gpusPerRun2) {
       outcome,
       ...seconds2 !== null && run.status !== "failed" ? { seconds: seconds2 } : {},
       gpuHours: recordedGpuHours(run, gpusPerRun2),
+      ...run === base || outcome === null || outcome === "failed" ? {} : heldFacts(run.monitor_decision ?? null, decisions),
       ...run.run_name ? { runName: run.run_name } : {},
       recorded: true
     };
@@ -80916,7 +80949,10 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     ...record ? { record } : {},
     runGpuHours: runCost(experiment, cluster).gpuHours,
     refused: refused2,
-    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster))
+    recorded: runsFromRecord(record, gpusPerRun(experiment, cluster), {
+      minImprovement: experimentSettings(experiment).minImprovement,
+      horizonMinutes: experimentSettings(experiment).maxDecisionMinutes
+    })
   };
 }
 
@@ -81148,7 +81184,7 @@ function coalesce(from, to, notes) {
   }
   return out;
 }
-function pct5(value) {
+function pct6(value) {
   return `${Math.round(value * 100)}%`;
 }
 function changeText(key, from, to) {
@@ -81176,7 +81212,7 @@ function scaleBottleneck(parent, svc, evidence, ctx) {
     return {
       change: `${svc}: ${parts.join("; ")}`,
       hypothesis: `${why2}. Spreading its ${target2} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
-      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct5(gain)} while ${svc} stays the limit, less once another service binds.`
+      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct6(gain)} while ${svc} stays the limit, less once another service binds.`
     };
   };
   const gpus = gpusOf(parent, svc);
@@ -81236,7 +81272,7 @@ function raiseWorkers(parent, evidence, ctx) {
   const t = clone2(parent);
   t.runtime ??= {};
   t.runtime.nr_workers = next;
-  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct5(idle)} < ${pct5(RUNTIME_IDLE.low)}`;
+  const idleText = idle === void 0 ? "runtime-bound verdict" : `runtime idle fraction ${pct6(idle)} < ${pct6(RUNTIME_IDLE.low)}`;
   return [
     {
       kind: "raise-workers",
@@ -81288,7 +81324,7 @@ function raiseTotal(parent, evidence) {
       priority: lowLoad ? factor === 1.5 ? 0.9 : 0.85 : factor === 1.25 ? 0.8 : 0.75,
       change: `rollouts in flight ${inFlight(parent)} \u2192 ${inFlight(t)} (every service's n_concurrent_rollouts raised, caches with them)`,
       hypothesis: lowLoad ? `queue-depth max low on every service (${queues}): the services idle between requests, so more rollouts in flight keep them busy.` : `every GPU is saturated (utilisation ${Math.min(...utilisation)}-${Math.max(...utilisation)}%): the node is compute-bound, so more instances cannot help, but more rollouts in flight fill the gaps between calls.`,
-      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct5(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
+      expectedEffect: lowLoad ? `higher GPU utilisation and queue depths of a few rollouts; seconds per rollout down by up to ${pct6(1 - 1 / factor)} until a service saturates.` : `a small gain (a few percent) in seconds per rollout at the cost of cache memory; if none, the topology has reached what this node can do.`
     });
   }
   return moves;
@@ -82666,7 +82702,7 @@ function suggest2(input, options = {}) {
       if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.netLogSd) / prediction.parentSeconds < minImprovement) {
         rejected.push({
           change: move.change,
-          reason: `predicted below min_improvement ${pct6(minImprovement)}: ${pct6(prediction.gain)} faster [${pct6(prediction.gainLow)}, ${pct6(prediction.gainHigh)}]`
+          reason: `predicted below min_improvement ${pct7(minImprovement)}: ${pct7(prediction.gain)} faster [${pct7(prediction.gainLow)}, ${pct7(prediction.gainHigh)}]`
         });
         continue;
       }
@@ -82730,7 +82766,7 @@ function suggest2(input, options = {}) {
     const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
     stop3 = {
       stop: true,
-      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct6(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
+      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct7(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
     };
   }
   return {
@@ -82751,7 +82787,7 @@ function suggest2(input, options = {}) {
     } : {}
   };
 }
-var pct6 = (x) => `${Math.round(1e3 * x) / 10}%`;
+var pct7 = (x) => `${Math.round(1e3 * x) / 10}%`;
 function undominated(scored, minImprovement, rejected) {
   const predicted = scored.filter((s) => s.prediction);
   const best = predicted.sort((a, b) => a.prediction.seconds - b.prediction.seconds)[0]?.prediction;
@@ -82763,7 +82799,7 @@ function undominated(scored, minImprovement, rejected) {
     if (lose <= Math.log(1 + minImprovement)) return true;
     rejected.push({
       change: move.change,
-      reason: `dominated: predicted ${pct6(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct6(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct6(minImprovement)}`
+      reason: `dominated: predicted ${pct7(p.seconds / best.seconds - 1)} slower than the best predicted move (${pct7(Math.exp(lose) - 1)} at an optimistic bound), more than min_improvement ${pct7(minImprovement)}`
     });
     return false;
   });
@@ -82775,7 +82811,7 @@ function calibratedStop(outlook, calibration, minImprovement) {
   if (bound >= minImprovement) return null;
   return {
     stop: true,
-    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct6(outlook.gain)} faster, ${pct6(bound)} at most with its calibration error (\xB1${pct6(error2)} on the runs it predicted): below min_improvement ${pct6(minImprovement)}`
+    reason: `the calibrated model's best remaining move (${outlook.change}) is predicted ${pct7(outlook.gain)} faster, ${pct7(bound)} at most with its calibration error (\xB1${pct7(error2)} on the runs it predicted): below min_improvement ${pct7(minImprovement)}`
   };
 }
 function modelOutlook(scored, picked) {
@@ -82845,7 +82881,7 @@ function candidatePrediction(p) {
 function predictionSentence(p) {
   const parent = p.parentFigure ?? p.parentSeconds;
   const seconds2 = p.seconds / p.parentSeconds * parent;
-  return `Predicted ${pct6(p.gain)} faster [${pct6(p.gainLow)}, ${pct6(p.gainHigh)}] than ${p.parent} (${parent.toFixed(2)} \u2192 ${seconds2.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
+  return `Predicted ${pct7(p.gain)} faster [${pct7(p.gainLow)}, ${pct7(p.gainHigh)}] than ${p.parent} (${parent.toFixed(2)} \u2192 ${seconds2.toFixed(2)} s/rollout, ${Math.round(p.level * 100)}% interval, model calibrated on ${p.calibration.runs.length} run${p.calibration.runs.length === 1 ? "" : "s"})`;
 }
 function predictionFor(cal, topology, parent, gpus) {
   const m = measurementOf(parent);
