@@ -266,9 +266,15 @@ function fullRunGuard(k: Contrast, c: number, candidate: VerdictLike, m: number,
 
 /**
  * The state both claims allow. A `better` at equal run age is the provisional winner until the
- * full-run interval settles `better` too (or settles against it: not-better, worse); `equivalent`
- * needs the full-run interval within ±m as well, else it is `not-better` (its equal-age interval lies
- * above −m). `worse` and `not-better` are one-sided claims at equal run age; a full-run interval that
+ * full-run interval settles `better` too; while that equal-age interval lies wholly below −m, a
+ * guard that points the other way only holds it (it runs on, and is closed at the horizon as
+ * faster-drift-not-ruled-out); once it no longer does, the guard's worse or not-better decides (a
+ * provisional winner that drifted away). A slope read early, over cohorts
+ * still carrying two topologies' different start-ups, extrapolated a hundred run-minutes, must never
+ * turn an interval lying wholly below −m into `worse` or `not-better` (the demo's model-2: −12.5%
+ * [−17.6%, −7.2%] at equal age was called worse on a +92%/h start-up slope). `equivalent` needs the
+ * full-run interval within ±m as well, else it is `not-better` (its equal-age interval lies above
+ * −m). `worse` and `not-better` are one-sided claims at equal run age; a full-run interval that
  * settles one of them while the equal-age one is open decides too (a drift against the candidate).
  */
 function combine(
@@ -276,7 +282,9 @@ function combine(
   full: Decision['state'] | null,
   provisional: boolean,
 ): Decision['state'] {
-  if (provisional || eq === 'better') {
+  // while its equal-age interval lies wholly below −m, the guard only holds it
+  if (eq === 'better') return full === 'better' ? 'better' : 'better-at-equal-age';
+  if (provisional) {
     if (full === 'better' || full === 'worse') return full;
     if (full === 'not-better' || full === 'equivalent') return 'not-better';
     return 'better-at-equal-age';

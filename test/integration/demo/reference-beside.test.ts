@@ -129,9 +129,19 @@ describe('topo demo (full): round 2 against a reference job running beside its c
       const decidedAt = c.monitor_decision?.decided_at_minutes ?? minutes;
       if (minutes > 45)
         expect(refMinutes, `${c.name} ran ${minutes} run-minutes`).toBeGreaterThanOrEqual(decidedAt);
-      // decided, not left to the horizon
-      expect(c.monitor_decision?.state).not.toBe('measuring');
-      expect(minutes).toBeLessThan(experiment.max_decision_minutes ?? 120);
+      // decided, or closed at the horizon with its reference beside it the whole way: a near-tie to
+      // min_improvement (the twin's model-2 is 2.6% faster against a 2% bar) cannot be settled sooner,
+      // and the guard that holds it never turns its faster interval into `worse` (issue 43 item 2)
+      const state = c.monitor_decision?.state;
+      expect(state).not.toBe('measuring');
+      if (minutes >= (experiment.max_decision_minutes ?? 120)) {
+        expect(['faster-drift-not-ruled-out', 'not-better', 'equivalent'], c.name).toContain(state);
+        expect(refMinutes, `${c.name}'s reference ran beside it to the horizon`).toBeGreaterThanOrEqual(
+          decidedAt,
+        );
+      }
+      if ((c.monitor_decision?.relative_change?.high ?? 0) < -(c.monitor_decision?.min_improvement ?? 0.02))
+        expect(['worse', 'not-better'], c.name).not.toContain(state);
     }
   });
 

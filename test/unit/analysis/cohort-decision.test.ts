@@ -21,6 +21,8 @@ function run(o: {
   drift?: number;
   suite?: number;
   late?: (t: number) => number;
+  /** The start-up congestion's amplitude (default 0.5: ×1.5 at the start). */
+  startUp?: number;
 }): LoopRun {
   const s = o.sigma ?? 0.15;
   return loop({
@@ -32,7 +34,7 @@ function run(o: {
     ...(o.suite ? { suite: o.suite } : {}),
     duration: (t, u) => {
       const z = Math.sqrt(-2 * Math.log(u() + 1e-12)) * Math.cos(2 * Math.PI * u());
-      const startUp = 1 + 0.5 * Math.max(0, 1 - t / 10);
+      const startUp = 1 + (o.startUp ?? 0.5) * Math.max(0, 1 - t / 10);
       const drift = 1 + ((o.drift ?? 0) * t) / 60;
       return 3 * (o.factor ?? 1) * startUp * drift * (o.late?.(t) ?? 1) * Math.exp(s * z - (s * s) / 2);
     },
@@ -54,6 +56,35 @@ describe('the full-run guard (issue 38 item 4)', () => {
       const provisional = states.find((d) => d.state === 'better-at-equal-age');
       expect(provisional?.full_run?.guard).not.toBe('settled');
     }
+  });
+});
+
+describe('the guard holds a winner, never reverses it (issue 43 item 2)', () => {
+  it('a candidate whose equal-age interval lies below −min_improvement is never settled worse or not-better by a start-up slope', () => {
+    // the candidate starts without the reference's start-up congestion and is 4% faster at steady
+    // state: its early cohorts are far faster, so the cohort differences climb with start age for the
+    // first 10 minutes, a slope that says nothing about the rest of the run
+    const held: string[] = [];
+    for (const seed of [1, 2, 3]) {
+      const c = run({ seed, until: 40, factor: 0.96, startUp: 0 });
+      const r = run({ seed: seed + 100, until: 40 });
+      for (const m of [12, 16, 20, 25, 30, 40]) {
+        // beside each other: the reference job runs with the candidate (the runs share the wall clock)
+        const [cv, rv] = [readingOf(at(c, m)), readingOf(at(r, m))];
+        for (const v of [cv, rv]) if (v.cohorts) v.cohorts.started_at = 1_800_000_000;
+        const d = decideCandidate(cv, { name: 'model', verdict: rv });
+        const high = d.relative_change?.high ?? 0;
+        if (high < -d.min_improvement) {
+          expect(
+            ['worse', 'not-better'],
+            `seed ${seed} minute ${m}: ${d.evidence.join(' | ')}`,
+          ).not.toContain(d.state);
+          held.push(d.state);
+        }
+      }
+    }
+    // the case arises: equal-age intervals below −2% at these looks
+    expect(held.length).toBeGreaterThan(0);
   });
 });
 
