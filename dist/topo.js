@@ -66319,7 +66319,8 @@ function fullRunGuard(k2, c, candidate, m2, shown) {
   };
 }
 function combine(eq, full, provisional) {
-  if (provisional || eq === "better") {
+  if (eq === "better") return full === "better" ? "better" : "better-at-equal-age";
+  if (provisional) {
     if (full === "better" || full === "worse") return full;
     if (full === "not-better" || full === "equivalent") return "not-better";
     return "better-at-equal-age";
