@@ -1,10 +1,10 @@
 // scripts/release.mjs: version rules, the changelog, the major tag, and the refusals (stale
 // bundles, dirty tree, an existing tag), on a throwaway clone of this repository.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs module without types
 import * as releaseScript from '../../../scripts/release.mjs';
 import { repoRoot } from '../../support/run-action.js';
@@ -14,9 +14,17 @@ const { changelogHas, isAfter, parseVersion, pinToSha, release, repositoryOf, un
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
+// every clone is removed after the file: each is a full copy of the repository (~300 MB), and 236
+// left behind filled the disk of a shared machine
+const clones: string[] = [];
+afterAll(() => {
+  for (const dir of clones) rmSync(dir, { recursive: true, force: true });
+});
+
 /** A clone of HEAD with the working tree's sources, bundles rebuilt and committed. */
 function clone(): string {
   const dir = mkdtempSync(join(tmpdir(), 'topo-release-'));
+  clones.push(dir);
   git(repoRoot, 'clone', '-q', '--no-hardlinks', repoRoot, dir);
   git(dir, 'config', 'user.email', 'release@test');
   git(dir, 'config', 'user.name', 'release test');
@@ -106,6 +114,7 @@ describe('scripts/release.mjs on a clone', () => {
     git(dir, 'clean', '-qf');
     const before = git(dir, 'rev-parse', 'HEAD');
     const dry = release(dir, '1.1.0', { log, dryRun: true });
+    clones.push(dry.dir);
     expect(git(dir, 'rev-parse', 'HEAD'), 'a dry run leaves the repository as it was').toBe(before);
     expect(git(dir, 'tag', '--list')).toBe('');
     expect(dry.pins.length).toBeGreaterThanOrEqual(4);
