@@ -132,117 +132,156 @@ export function createPrometheusClient(options: PrometheusClientOptions): Promet
     throw new Error(
       `Prometheus URL ${JSON.stringify(options.baseUrl)} is not an http(s) URL (e.g. http://127.0.0.1:9093)`,
     );
-  const doFetch = options.fetch ?? fetch;
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const retries = options.retries ?? 2;
-  const retryDelayMs = options.retryDelayMs ?? 500;
-
-  async function once(path: string, params: URLSearchParams, query: string): Promise<PromResult> {
-    const ctrl = new AbortController();
-    const timer = setTimeout(() => ctrl.abort(), timeoutMs);
-    let res: Response;
-    let text: string;
-    try {
-      res = await doFetch(`${baseUrl}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...options.headers },
-        body: params.toString(),
-        signal: ctrl.signal,
-      });
-      text = await res.text();
-    } catch (e) {
-      const timedOut = ctrl.signal.aborted;
-      throw new PrometheusError(
-        timedOut
-          ? `Prometheus at ${baseUrl} did not answer within ${timeoutMs} ms (query: ${query})`
-          : `cannot reach Prometheus at ${baseUrl}: ${(e as Error).message} (query: ${query})`,
-        { query, retryable: true },
-        e,
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-    if (!res.ok) {
-      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text)}`, {
-        query,
-        status: res.status,
-        body: text,
-        retryable: res.status === 429 || res.status >= 500,
-      });
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new PrometheusError(
-        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text)}`,
-        {
-          query,
-          status: res.status,
-          body: text,
-          retryable: false,
-        },
-      );
-    }
-    try {
-      return parseQueryResponse(json);
-    } catch (e) {
-      throw new PrometheusError(
-        `Prometheus answer for ${query} is not valid: ${(e as Error).message}; body: ${quote(text)}`,
-        {
-          query,
-          status: res.status,
-          body: text,
-          retryable: false,
-        },
-      );
-    }
-  }
-
-  async function withRetries(
-    kind: 'instant' | 'range',
-    path: string,
-    params: URLSearchParams,
-    query: string,
-  ) {
-    for (let attempt = 0; ; attempt++) {
-      options.onRequest?.(kind, query);
-      try {
-        return await once(path, params, query);
-      } catch (e) {
-        if (!(e instanceof PrometheusError) || !e.details.retryable || attempt >= retries) throw e;
-        await sleep(retryDelayMs * 2 ** attempt);
-      }
-    }
-  }
-
+  const conn: Connection = {
+    baseUrl,
+    options,
+    doFetch: options.fetch ?? fetch,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    retries: options.retries ?? 2,
+    retryDelayMs: options.retryDelayMs ?? 500,
+  };
   return {
     baseUrl,
     instant(query, time) {
       const params = new URLSearchParams({ query });
       if (time !== undefined) params.set('time', String(time));
-      return withRetries('instant', '/api/v1/query', params, query);
+      return withRetries(conn, 'instant', '/api/v1/query', params, query);
     },
     range(query, start, end, stepSeconds) {
-      if (!(end >= start))
-        throw new PrometheusError(`range query end ${end} is before start ${start}`, {
-          query,
-          retryable: false,
-        });
-      if (!(stepSeconds > 0))
-        throw new PrometheusError(`range query step must be > 0, got ${stepSeconds}`, {
-          query,
-          retryable: false,
-        });
-      // Prometheus refuses more than 11,000 points per series: widen the step instead of failing
-      const step = Math.max(stepSeconds, Math.ceil((end - start) / 11_000));
-      const params = new URLSearchParams({
+      return withRetries(
+        conn,
+        'range',
+        '/api/v1/query_range',
+        rangeParams(query, start, end, stepSeconds),
         query,
-        start: String(start),
-        end: String(end),
-        step: String(step),
-      });
-      return withRetries('range', '/api/v1/query_range', params, query);
+      );
     },
   };
+}
+
+/** One Prometheus server as the client reaches it, with the options' defaults filled in. */
+interface Connection {
+  baseUrl: string;
+  options: PrometheusClientOptions;
+  doFetch: typeof fetch;
+  timeoutMs: number;
+  retries: number;
+  retryDelayMs: number;
+}
+
+/** A range query's parameters; a wrong range throws before any request. */
+function rangeParams(query: string, start: number, end: number, stepSeconds: number): URLSearchParams {
+  if (!(end >= start))
+    throw new PrometheusError(`range query end ${end} is before start ${start}`, {
+      query,
+      retryable: false,
+    });
+  if (!(stepSeconds > 0))
+    throw new PrometheusError(`range query step must be > 0, got ${stepSeconds}`, {
+      query,
+      retryable: false,
+    });
+  // Prometheus refuses more than 11,000 points per series: widen the step instead of failing
+  const step = Math.max(stepSeconds, Math.ceil((end - start) / 11_000));
+  return new URLSearchParams({
+    query,
+    start: String(start),
+    end: String(end),
+    step: String(step),
+  });
+}
+
+/** Retries what may pass on a second try (network errors, timeouts, 429, 5xx), backing off exponentially. */
+async function withRetries(
+  conn: Connection,
+  kind: 'instant' | 'range',
+  path: string,
+  params: URLSearchParams,
+  query: string,
+): Promise<PromResult> {
+  for (let attempt = 0; ; attempt++) {
+    conn.options.onRequest?.(kind, query);
+    try {
+      return await once(conn, path, params, query);
+    } catch (e) {
+      if (!(e instanceof PrometheusError) || !e.details.retryable || attempt >= conn.retries) throw e;
+      await sleep(conn.retryDelayMs * 2 ** attempt);
+    }
+  }
+}
+
+/** One request: its answer parsed, or a PrometheusError that says what went wrong and whether a retry may help. */
+async function once(
+  conn: Connection,
+  path: string,
+  params: URLSearchParams,
+  query: string,
+): Promise<PromResult> {
+  const { res, text } = await post(conn, path, params, query);
+  if (!res.ok) {
+    throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text)}`, {
+      query,
+      status: res.status,
+      body: text,
+      retryable: res.status === 429 || res.status >= 500,
+    });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new PrometheusError(
+      `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text)}`,
+      {
+        query,
+        status: res.status,
+        body: text,
+        retryable: false,
+      },
+    );
+  }
+  try {
+    return parseQueryResponse(json);
+  } catch (e) {
+    throw new PrometheusError(
+      `Prometheus answer for ${query} is not valid: ${(e as Error).message}; body: ${quote(text)}`,
+      {
+        query,
+        status: res.status,
+        body: text,
+        retryable: false,
+      },
+    );
+  }
+}
+
+/** POSTs the query with a timeout; an unreachable or silent server is a retryable PrometheusError. */
+async function post(
+  conn: Connection,
+  path: string,
+  params: URLSearchParams,
+  query: string,
+): Promise<{ res: Response; text: string }> {
+  const ctrl = new AbortController();
+  const timer = setTimeout(() => ctrl.abort(), conn.timeoutMs);
+  try {
+    const res = await conn.doFetch(`${conn.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...conn.options.headers },
+      body: params.toString(),
+      signal: ctrl.signal,
+    });
+    return { res, text: await res.text() };
+  } catch (e) {
+    const timedOut = ctrl.signal.aborted;
+    throw new PrometheusError(
+      timedOut
+        ? `Prometheus at ${conn.baseUrl} did not answer within ${conn.timeoutMs} ms (query: ${query})`
+        : `cannot reach Prometheus at ${conn.baseUrl}: ${(e as Error).message} (query: ${query})`,
+      { query, retryable: true },
+      e,
+    );
+  } finally {
+    clearTimeout(timer);
+  }
 }

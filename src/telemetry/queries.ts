@@ -101,15 +101,33 @@ export function queryCatalog(
 ): Record<Quantity, QuantityQuery> {
   const sel = `{${selector}}`;
   const by = 'run_uuid, run_name';
+  const w: Windows = { w5m: window(300, options), w1m: window(60, options), w30s: window(30, options) };
+  return {
+    ...rolloutQueries(selector, sel, by, w),
+    ...runtimeQueries(sel, by, w),
+    ...gpuQueries(sel, by),
+    ...hostQueries(sel, by, w),
+    ...hottestQueries(sel, by, w),
+    ...throughputQueries(sel, by),
+  };
+}
+
+/** The rate windows, scaled to the run's time. */
+interface Windows {
+  w5m: string;
+  w1m: string;
+  w30s: string;
+}
+
+const q = (quantity: Quantity, rule: string | null, fallback: string): QuantityQuery => ({
+  quantity,
+  rule,
+  fallback,
+});
+
+/** The run's progress: seconds per rollout (all along and over 5 minutes), rollouts done and failed, time. */
+function rolloutQueries(selector: string, sel: string, by: string, { w5m }: Windows) {
   const R = RAW_METRICS;
-  const w5m = window(300, options);
-  const w1m = window(60, options);
-  const w30s = window(30, options);
-  const q = (quantity: Quantity, rule: string | null, fallback: string): QuantityQuery => ({
-    quantity,
-    rule,
-    fallback,
-  });
   return {
     secondsPerRolloutAvg: q(
       'secondsPerRolloutAvg',
@@ -132,6 +150,13 @@ export function queryCatalog(
       `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`,
     ),
     elapsed: q('elapsed', null, `max by (${by}) (${R.simulationElapsed}${sel})`),
+  };
+}
+
+/** The runtime's view of the services: queue depths, event-loop idle share, rollout and RPC p95. */
+function runtimeQueries(sel: string, by: string, { w1m }: Windows) {
+  const R = RAW_METRICS;
+  return {
     queueDepthMax: q(
       'queueDepthMax',
       `${RECORDING_RULES.queueDepthMax}${sel}`,
@@ -157,6 +182,13 @@ export function queryCatalog(
       `${RECORDING_RULES.rpcDurationP95}${sel}`,
       `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`,
     ),
+  };
+}
+
+/** DCGM: utilisation and framebuffer memory per GPU. */
+function gpuQueries(sel: string, by: string) {
+  const R = RAW_METRICS;
+  return {
     gpuUtil: q('gpuUtil', `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
     gpuMemory: q(
       'gpuMemory',
@@ -174,6 +206,13 @@ export function queryCatalog(
       `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`,
     ),
     gpuMemoryFree: q('gpuMemoryFree', null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`),
+  };
+}
+
+/** The host: CPU per process group, memory, and the scrape targets that are up. */
+function hostQueries(sel: string, by: string, { w30s }: Windows) {
+  const R = RAW_METRICS;
+  return {
     processCpu: q(
       'processCpu',
       `${RECORDING_RULES.processCpu}${sel}`,
@@ -186,7 +225,13 @@ export function queryCatalog(
     ),
     hostMemTotal: q('hostMemTotal', null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
     targetsUp: q('targetsUp', null, `sum by (run_name) (up${sel})`),
-    // Issue 14.7 (h14): AlpaSim's rules for blocking p95 (by method) and the hottest process of each group.
+  };
+}
+
+/** Issue 14.7 (h14): AlpaSim's rules for blocking p95 (by method) and the hottest process of each group. */
+function hottestQueries(sel: string, by: string, { w1m, w30s }: Windows) {
+  const R = RAW_METRICS;
+  return {
     rpcBlockingP95: q(
       'rpcBlockingP95',
       `${RECORDING_RULES.rpcBlockingP95}${sel}`,
@@ -197,7 +242,6 @@ export function queryCatalog(
       `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
       `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`,
     ),
-    ...throughputQueries(sel, by),
   };
 }
 

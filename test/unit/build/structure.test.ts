@@ -128,6 +128,7 @@ const SHORT_FUNCTION_PATHS = [
   'src/sim',
   'src/topology',
   'src/chart',
+  'src/telemetry',
   'src/setup',
   'src/github',
   'actions/record',
