@@ -2834,12 +2834,12 @@ var require_nacl_fast = __commonJS({
         }
         o[0] += c - 1 + 37 * (c - 1);
       }
-      function sel25519(p, q2, b2) {
+      function sel25519(p, q3, b2) {
         var t, c = ~(b2 - 1);
         for (var i = 0; i < 16; i++) {
-          t = c & (p[i] ^ q2[i]);
+          t = c & (p[i] ^ q3[i]);
           p[i] ^= t;
-          q2[i] ^= t;
+          q3[i] ^= t;
         }
       }
       function pack25519(o, n) {
@@ -3316,7 +3316,7 @@ var require_nacl_fast = __commonJS({
         }
         for (a = 0; a < 16; a++) o[a] = c[a];
       }
-      function crypto_scalarmult(q2, n, p) {
+      function crypto_scalarmult(q3, n, p) {
         var z2 = new Uint8Array(32);
         var x2 = new Float64Array(80), r, i;
         var a = gf(), b2 = gf(), c = gf(), d2 = gf(), e = gf(), f = gf();
@@ -3364,11 +3364,11 @@ var require_nacl_fast = __commonJS({
         var x16 = x2.subarray(16);
         inv25519(x32, x32);
         M2(x16, x16, x32);
-        pack25519(q2, x16);
+        pack25519(q3, x16);
         return 0;
       }
-      function crypto_scalarmult_base(q2, n) {
-        return crypto_scalarmult(q2, n, _9);
+      function crypto_scalarmult_base(q3, n) {
+        return crypto_scalarmult(q3, n, _9);
       }
       function crypto_box_keypair(y2, x2) {
         randombytes(x2, 32);
@@ -3879,17 +3879,17 @@ var require_nacl_fast = __commonJS({
         for (i = 0; i < 8; i++) ts64(out, 8 * i, hh[i], hl[i]);
         return 0;
       }
-      function add(p, q2) {
+      function add(p, q3) {
         var a = gf(), b2 = gf(), c = gf(), d2 = gf(), e = gf(), f = gf(), g = gf(), h2 = gf(), t = gf();
         Z2(a, p[1], p[0]);
-        Z2(t, q2[1], q2[0]);
+        Z2(t, q3[1], q3[0]);
         M2(a, a, t);
         A(b2, p[0], p[1]);
-        A(t, q2[0], q2[1]);
+        A(t, q3[0], q3[1]);
         M2(b2, b2, t);
-        M2(c, p[3], q2[3]);
+        M2(c, p[3], q3[3]);
         M2(c, c, D22);
-        M2(d2, p[2], q2[2]);
+        M2(d2, p[2], q3[2]);
         A(d2, d2, d2);
         Z2(e, b2, a);
         Z2(f, d2, c);
@@ -3900,10 +3900,10 @@ var require_nacl_fast = __commonJS({
         M2(p[2], g, f);
         M2(p[3], e, h2);
       }
-      function cswap(p, q2, b2) {
+      function cswap(p, q3, b2) {
         var i;
         for (i = 0; i < 4; i++) {
-          sel25519(p[i], q2[i], b2);
+          sel25519(p[i], q3[i], b2);
         }
       }
       function pack2(r, p) {
@@ -3914,7 +3914,7 @@ var require_nacl_fast = __commonJS({
         pack25519(r, ty);
         r[31] ^= par25519(tx) << 7;
       }
-      function scalarmult(p, q2, s) {
+      function scalarmult(p, q3, s) {
         var b2, i;
         set25519(p[0], gf0);
         set25519(p[1], gf1);
@@ -3922,19 +3922,19 @@ var require_nacl_fast = __commonJS({
         set25519(p[3], gf0);
         for (i = 255; i >= 0; --i) {
           b2 = s[i / 8 | 0] >> (i & 7) & 1;
-          cswap(p, q2, b2);
-          add(q2, p);
+          cswap(p, q3, b2);
+          add(q3, p);
           add(p, p);
-          cswap(p, q2, b2);
+          cswap(p, q3, b2);
         }
       }
       function scalarbase(p, s) {
-        var q2 = [gf(), gf(), gf(), gf()];
-        set25519(q2[0], X2);
-        set25519(q2[1], Y);
-        set25519(q2[2], gf1);
-        M2(q2[3], X2, Y);
-        scalarmult(p, q2, s);
+        var q3 = [gf(), gf(), gf(), gf()];
+        set25519(q3[0], X2);
+        set25519(q3[1], Y);
+        set25519(q3[2], gf1);
+        M2(q3[3], X2, Y);
+        scalarmult(p, q3, s);
       }
       function crypto_sign_keypair(pk, sk, seeded) {
         var d2 = new Uint8Array(64);
@@ -4040,17 +4040,17 @@ var require_nacl_fast = __commonJS({
       function crypto_sign_open(m2, sm, n, pk) {
         var i, mlen;
         var t = new Uint8Array(32), h2 = new Uint8Array(64);
-        var p = [gf(), gf(), gf(), gf()], q2 = [gf(), gf(), gf(), gf()];
+        var p = [gf(), gf(), gf(), gf()], q3 = [gf(), gf(), gf(), gf()];
         mlen = -1;
         if (n < 64) return -1;
-        if (unpackneg(q2, pk)) return -1;
+        if (unpackneg(q3, pk)) return -1;
         for (i = 0; i < n; i++) m2[i] = sm[i];
         for (i = 0; i < 32; i++) m2[i + 32] = pk[i];
         crypto_hash(h2, m2, n);
         reduce(h2);
-        scalarmult(p, q2, h2);
-        scalarbase(q2, sm.subarray(32));
-        add(p, q2);
+        scalarmult(p, q3, h2);
+        scalarbase(q3, sm.subarray(32));
+        add(p, q3);
         pack2(t, p);
         n -= 64;
         if (crypto_verify_32(sm, 0, t, 0)) {
@@ -4158,16 +4158,16 @@ var require_nacl_fast = __commonJS({
         checkArrayTypes(n, p);
         if (n.length !== crypto_scalarmult_SCALARBYTES) throw new Error("bad n size");
         if (p.length !== crypto_scalarmult_BYTES) throw new Error("bad p size");
-        var q2 = new Uint8Array(crypto_scalarmult_BYTES);
-        crypto_scalarmult(q2, n, p);
-        return q2;
+        var q3 = new Uint8Array(crypto_scalarmult_BYTES);
+        crypto_scalarmult(q3, n, p);
+        return q3;
       };
       nacl.scalarMult.base = function(n) {
         checkArrayTypes(n);
         if (n.length !== crypto_scalarmult_SCALARBYTES) throw new Error("bad n size");
-        var q2 = new Uint8Array(crypto_scalarmult_BYTES);
-        crypto_scalarmult_base(q2, n);
-        return q2;
+        var q3 = new Uint8Array(crypto_scalarmult_BYTES);
+        crypto_scalarmult_base(q3, n);
+        return q3;
       };
       nacl.scalarMult.scalarLength = crypto_scalarmult_SCALARBYTES;
       nacl.scalarMult.groupElementLength = crypto_scalarmult_BYTES;
@@ -6290,9 +6290,9 @@ var require_poly1305 = __commonJS({
         createPoly13052 = createPoly13052 || {};
         var b2;
         b2 || (b2 = typeof createPoly13052 !== "undefined" ? createPoly13052 : {});
-        var q2, r;
+        var q3, r;
         b2.ready = new Promise(function(a, c) {
-          q2 = a;
+          q3 = a;
           r = c;
         });
         var u = {}, w2;
@@ -6671,7 +6671,7 @@ var require_poly1305 = __commonJS({
           function a() {
             if (!Y && (Y = true, b2.calledRun = true, !M2)) {
               X2(ka);
-              q2(b2);
+              q3(b2);
               if (b2.onRuntimeInitialized) b2.onRuntimeInitialized();
               if (b2.postRun) for ("function" == typeof b2.postRun && (b2.postRun = [b2.postRun]); b2.postRun.length; ) {
                 var c = b2.postRun.shift();
@@ -8133,7 +8133,7 @@ ${formatted}-----END ${type} KEY-----`;
       return publicKey;
     }
     var genOpenSSLRSAPriv = /* @__PURE__ */ (() => {
-      function genRSAASN1Buf(n, e, d2, p, q2, dmp1, dmq1, iqmp) {
+      function genRSAASN1Buf(n, e, d2, p, q3, dmp1, dmq1, iqmp) {
         const asnWriter = new Ber.Writer();
         asnWriter.startSequence();
         asnWriter.writeInt(0, Ber.Integer);
@@ -8141,7 +8141,7 @@ ${formatted}-----END ${type} KEY-----`;
         asnWriter.writeBuffer(e, Ber.Integer);
         asnWriter.writeBuffer(d2, Ber.Integer);
         asnWriter.writeBuffer(p, Ber.Integer);
-        asnWriter.writeBuffer(q2, Ber.Integer);
+        asnWriter.writeBuffer(q3, Ber.Integer);
         asnWriter.writeBuffer(dmp1, Ber.Integer);
         asnWriter.writeBuffer(dmq1, Ber.Integer);
         asnWriter.writeBuffer(iqmp, Ber.Integer);
@@ -8163,24 +8163,24 @@ ${formatted}-----END ${type} KEY-----`;
         }
         return Buffer.from(hex, "hex");
       }
-      return function genOpenSSLRSAPriv2(n, e, d2, iqmp, p, q2) {
+      return function genOpenSSLRSAPriv2(n, e, d2, iqmp, p, q3) {
         const bn_d = bigIntFromBuffer(d2);
         const dmp1 = bigIntToBuffer(bn_d % (bigIntFromBuffer(p) - 1n));
-        const dmq1 = bigIntToBuffer(bn_d % (bigIntFromBuffer(q2) - 1n));
+        const dmq1 = bigIntToBuffer(bn_d % (bigIntFromBuffer(q3) - 1n));
         return makePEM(
           "RSA PRIVATE",
-          genRSAASN1Buf(n, e, d2, p, q2, dmp1, dmq1, iqmp)
+          genRSAASN1Buf(n, e, d2, p, q3, dmp1, dmq1, iqmp)
         );
       };
     })();
-    function genOpenSSLDSAPub(p, q2, g, y2) {
+    function genOpenSSLDSAPub(p, q3, g, y2) {
       const asnWriter = new Ber.Writer();
       asnWriter.startSequence();
       asnWriter.startSequence();
       asnWriter.writeOID("1.2.840.10040.4.1");
       asnWriter.startSequence();
       asnWriter.writeBuffer(p, Ber.Integer);
-      asnWriter.writeBuffer(q2, Ber.Integer);
+      asnWriter.writeBuffer(q3, Ber.Integer);
       asnWriter.writeBuffer(g, Ber.Integer);
       asnWriter.endSequence();
       asnWriter.endSequence();
@@ -8191,29 +8191,29 @@ ${formatted}-----END ${type} KEY-----`;
       asnWriter.endSequence();
       return makePEM("PUBLIC", asnWriter.buffer);
     }
-    function genOpenSSHDSAPub(p, q2, g, y2) {
+    function genOpenSSHDSAPub(p, q3, g, y2) {
       const publicKey = Buffer.allocUnsafe(
-        4 + 7 + 4 + p.length + 4 + q2.length + 4 + g.length + 4 + y2.length
+        4 + 7 + 4 + p.length + 4 + q3.length + 4 + g.length + 4 + y2.length
       );
       writeUInt32BE(publicKey, 7, 0);
       publicKey.utf8Write("ssh-dss", 4, 7);
       let i = 4 + 7;
       writeUInt32BE(publicKey, p.length, i);
       publicKey.set(p, i += 4);
-      writeUInt32BE(publicKey, q2.length, i += p.length);
-      publicKey.set(q2, i += 4);
-      writeUInt32BE(publicKey, g.length, i += q2.length);
+      writeUInt32BE(publicKey, q3.length, i += p.length);
+      publicKey.set(q3, i += 4);
+      writeUInt32BE(publicKey, g.length, i += q3.length);
       publicKey.set(g, i += 4);
       writeUInt32BE(publicKey, y2.length, i += g.length);
       publicKey.set(y2, i + 4);
       return publicKey;
     }
-    function genOpenSSLDSAPriv(p, q2, g, y2, x2) {
+    function genOpenSSLDSAPriv(p, q3, g, y2, x2) {
       const asnWriter = new Ber.Writer();
       asnWriter.startSequence();
       asnWriter.writeInt(0, Ber.Integer);
       asnWriter.writeBuffer(p, Ber.Integer);
-      asnWriter.writeBuffer(q2, Ber.Integer);
+      asnWriter.writeBuffer(q3, Ber.Integer);
       asnWriter.writeBuffer(g, Ber.Integer);
       asnWriter.writeBuffer(y2, Ber.Integer);
       asnWriter.writeBuffer(x2, Ber.Integer);
@@ -8453,12 +8453,12 @@ ${formatted}-----END ${type} KEY-----`;
               const p = readString(data, data._pos);
               if (p === void 0)
                 return new Error("Malformed OpenSSH private key");
-              const q2 = readString(data, data._pos);
-              if (q2 === void 0)
+              const q3 = readString(data, data._pos);
+              if (q3 === void 0)
                 return new Error("Malformed OpenSSH private key");
               pubPEM = genOpenSSLRSAPub(n, e);
               pubSSH = genOpenSSHRSAPub(n, e);
-              privPEM = genOpenSSLRSAPriv(n, e, d2, iqmp, p, q2);
+              privPEM = genOpenSSLRSAPriv(n, e, d2, iqmp, p, q3);
               algo = "sha1";
               break;
             }
@@ -8466,8 +8466,8 @@ ${formatted}-----END ${type} KEY-----`;
               const p = readString(data, data._pos);
               if (p === void 0)
                 return new Error("Malformed OpenSSH private key");
-              const q2 = readString(data, data._pos);
-              if (q2 === void 0)
+              const q3 = readString(data, data._pos);
+              if (q3 === void 0)
                 return new Error("Malformed OpenSSH private key");
               const g = readString(data, data._pos);
               if (g === void 0)
@@ -8478,9 +8478,9 @@ ${formatted}-----END ${type} KEY-----`;
               const x2 = readString(data, data._pos);
               if (x2 === void 0)
                 return new Error("Malformed OpenSSH private key");
-              pubPEM = genOpenSSLDSAPub(p, q2, g, y2);
-              pubSSH = genOpenSSHDSAPub(p, q2, g, y2);
-              privPEM = genOpenSSLDSAPriv(p, q2, g, y2, x2);
+              pubPEM = genOpenSSLDSAPub(p, q3, g, y2);
+              pubSSH = genOpenSSHDSAPub(p, q3, g, y2);
+              privPEM = genOpenSSLDSAPriv(p, q3, g, y2, x2);
               algo = "sha1";
               break;
             }
@@ -8790,8 +8790,8 @@ ${formatted}-----END ${type} KEY-----`;
               const p = reader.readString(Ber.Integer, true);
               if (p === null)
                 return new Error(errMsg);
-              const q2 = reader.readString(Ber.Integer, true);
-              if (q2 === null)
+              const q3 = reader.readString(Ber.Integer, true);
+              if (q3 === null)
                 return new Error(errMsg);
               const g = reader.readString(Ber.Integer, true);
               if (g === null)
@@ -8799,8 +8799,8 @@ ${formatted}-----END ${type} KEY-----`;
               const y2 = reader.readString(Ber.Integer, true);
               if (y2 === null)
                 return new Error(errMsg);
-              pubPEM = genOpenSSLDSAPub(p, q2, g, y2);
-              pubSSH = genOpenSSHDSAPub(p, q2, g, y2);
+              pubPEM = genOpenSSLDSAPub(p, q3, g, y2);
+              pubSSH = genOpenSSHDSAPub(p, q3, g, y2);
             } catch {
               return new Error(errMsg);
             }
@@ -8966,23 +8966,23 @@ ${formatted}-----END ${type} KEY-----`;
             const p2 = readString(privBlob, privBlob._pos);
             if (p2 === void 0)
               return new Error("Malformed PPK private key");
-            const q2 = readString(privBlob, privBlob._pos);
-            if (q2 === void 0)
+            const q3 = readString(privBlob, privBlob._pos);
+            if (q3 === void 0)
               return new Error("Malformed PPK private key");
             const iqmp = readString(privBlob, privBlob._pos);
             if (iqmp === void 0)
               return new Error("Malformed PPK private key");
             pubPEM = genOpenSSLRSAPub(n, e);
             pubSSH = genOpenSSHRSAPub(n, e);
-            privPEM = genOpenSSLRSAPriv(n, e, d2, iqmp, p2, q2);
+            privPEM = genOpenSSLRSAPriv(n, e, d2, iqmp, p2, q3);
             break;
           }
           case "ssh-dss": {
             const p2 = readString(pubBlob, pubBlob._pos);
             if (p2 === void 0)
               return new Error("Malformed PPK public key");
-            const q2 = readString(pubBlob, pubBlob._pos);
-            if (q2 === void 0)
+            const q3 = readString(pubBlob, pubBlob._pos);
+            if (q3 === void 0)
               return new Error("Malformed PPK public key");
             const g = readString(pubBlob, pubBlob._pos);
             if (g === void 0)
@@ -8993,9 +8993,9 @@ ${formatted}-----END ${type} KEY-----`;
             const x2 = readString(privBlob, 0);
             if (x2 === void 0)
               return new Error("Malformed PPK private key");
-            pubPEM = genOpenSSLDSAPub(p2, q2, g, y2);
-            pubSSH = genOpenSSHDSAPub(p2, q2, g, y2);
-            privPEM = genOpenSSLDSAPriv(p2, q2, g, y2, x2);
+            pubPEM = genOpenSSLDSAPub(p2, q3, g, y2);
+            pubSSH = genOpenSSHDSAPub(p2, q3, g, y2);
+            privPEM = genOpenSSLDSAPriv(p2, q3, g, y2, x2);
             break;
           }
         }
@@ -9102,8 +9102,8 @@ ${formatted}-----END ${type} KEY-----`;
             const p = readString(data, data._pos);
             if (p === void 0)
               return new Error("Malformed RFC4716 public key");
-            const q2 = readString(data, data._pos);
-            if (q2 === void 0)
+            const q3 = readString(data, data._pos);
+            if (q3 === void 0)
               return new Error("Malformed RFC4716 public key");
             const g = readString(data, data._pos);
             if (g === void 0)
@@ -9111,8 +9111,8 @@ ${formatted}-----END ${type} KEY-----`;
             const y2 = readString(data, data._pos);
             if (y2 === void 0)
               return new Error("Malformed RFC4716 public key");
-            pubPEM = genOpenSSLDSAPub(p, q2, g, y2);
-            pubSSH = genOpenSSHDSAPub(p, q2, g, y2);
+            pubPEM = genOpenSSLDSAPub(p, q3, g, y2);
+            pubSSH = genOpenSSHDSAPub(p, q3, g, y2);
             break;
           }
           default:
@@ -9145,8 +9145,8 @@ ${formatted}-----END ${type} KEY-----`;
           const p = readString(data, data._pos || 0);
           if (p === void 0)
             return new Error("Malformed OpenSSH public key");
-          const q2 = readString(data, data._pos);
-          if (q2 === void 0)
+          const q3 = readString(data, data._pos);
+          if (q3 === void 0)
             return new Error("Malformed OpenSSH public key");
           const g = readString(data, data._pos);
           if (g === void 0)
@@ -9154,8 +9154,8 @@ ${formatted}-----END ${type} KEY-----`;
           const y2 = readString(data, data._pos);
           if (y2 === void 0)
             return new Error("Malformed OpenSSH public key");
-          pubPEM = genOpenSSLDSAPub(p, q2, g, y2);
-          pubSSH = genOpenSSHDSAPub(p, q2, g, y2);
+          pubPEM = genOpenSSLDSAPub(p, q3, g, y2);
+          pubSSH = genOpenSSHDSAPub(p, q3, g, y2);
           algo = "sha1";
           break;
         }
@@ -9289,7 +9289,7 @@ var require_agent = __commonJS({
       writeUInt32BE,
       writeUInt32LE
     } = require_utils();
-    function once(cb) {
+    function once2(cb) {
       let called = false;
       return (...args) => {
         if (called)
@@ -9324,7 +9324,7 @@ var require_agent = __commonJS({
         this.socketPath = socketPath;
       }
       getStream(cb) {
-        cb = once(cb);
+        cb = once2(cb);
         const sock = new Socket();
         sock.on("connect", () => {
           cb(null, sock);
@@ -9340,7 +9340,7 @@ var require_agent = __commonJS({
         }
       }
       getIdentities(cb) {
-        cb = once(cb);
+        cb = once2(cb);
         this.getStream((err, stream) => {
           function onFail(err2) {
             if (stream) {
@@ -9377,7 +9377,7 @@ var require_agent = __commonJS({
         } else if (typeof options2 !== "object" || options2 === null) {
           options2 = void 0;
         }
-        cb = once(cb);
+        cb = once2(cb);
         this.getStream((err, stream) => {
           function onFail(err2) {
             if (stream) {
@@ -9495,7 +9495,7 @@ var require_agent = __commonJS({
       const RE_CYGWIN_SOCK = /^!<socket >(\d+) s ([A-Z0-9]{8}-[A-Z0-9]{8}-[A-Z0-9]{8}-[A-Z0-9]{8})/;
       return class CygwinAgent extends OpenSSHAgent {
         getStream(cb) {
-          cb = once(cb);
+          cb = once2(cb);
           let socketPath = this.socketPath;
           let triedCygpath = false;
           readFile3(socketPath, function readCygsocket(err, data) {
@@ -10033,7 +10033,7 @@ var require_agent = __commonJS({
                   cb2(...args);
               });
             };
-            this[SYM_AGENT].getIdentities(once((err, keys) => {
+            this[SYM_AGENT].getIdentities(once2((err, keys) => {
               if (err)
                 return doCbs(err);
               if (!Array.isArray(keys)) {
@@ -21270,13 +21270,13 @@ var require_keygen = __commonJS({
           const e = reader.readString(Ber.Integer, true);
           const d2 = reader.readString(Ber.Integer, true);
           const p = reader.readString(Ber.Integer, true);
-          const q2 = reader.readString(Ber.Integer, true);
+          const q3 = reader.readString(Ber.Integer, true);
           reader.readString(Ber.Integer, true);
           reader.readString(Ber.Integer, true);
           const iqmp = reader.readString(Ber.Integer, true);
           const keyName = Buffer.from("ssh-rsa");
           const privBuf = Buffer.allocUnsafe(
-            4 + keyName.length + 4 + n.length + 4 + e.length + 4 + d2.length + 4 + iqmp.length + 4 + p.length + 4 + q2.length
+            4 + keyName.length + 4 + n.length + 4 + e.length + 4 + d2.length + 4 + iqmp.length + 4 + p.length + 4 + q3.length
           );
           let pos = 0;
           privBuf.writeUInt32BE(keyName.length, pos += 0);
@@ -21291,8 +21291,8 @@ var require_keygen = __commonJS({
           privBuf.set(iqmp, pos += 4);
           privBuf.writeUInt32BE(p.length, pos += iqmp.length);
           privBuf.set(p, pos += 4);
-          privBuf.writeUInt32BE(q2.length, pos += p.length);
-          privBuf.set(q2, pos += 4);
+          privBuf.writeUInt32BE(q3.length, pos += p.length);
+          privBuf.set(q3, pos += 4);
           const pubBuf = Buffer.allocUnsafe(
             4 + keyName.length + 4 + e.length + 4 + n.length
           );
@@ -23706,9 +23706,9 @@ var require_json_schema_traverse = __commonJS({
       cb = opts.cb || cb;
       var pre = typeof cb == "function" ? cb : cb.pre || function() {
       };
-      var post = cb.post || function() {
+      var post2 = cb.post || function() {
       };
-      _traverse(opts, pre, post, schema, "", schema);
+      _traverse(opts, pre, post2, schema, "", schema);
     };
     traverse.keywords = {
       additionalItems: true,
@@ -23754,7 +23754,7 @@ var require_json_schema_traverse = __commonJS({
       maxProperties: true,
       minProperties: true
     };
-    function _traverse(opts, pre, post, schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
+    function _traverse(opts, pre, post2, schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
       if (schema && typeof schema == "object" && !Array.isArray(schema)) {
         pre(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
         for (var key in schema) {
@@ -23762,18 +23762,18 @@ var require_json_schema_traverse = __commonJS({
           if (Array.isArray(sch)) {
             if (key in traverse.arrayKeywords) {
               for (var i = 0; i < sch.length; i++)
-                _traverse(opts, pre, post, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema, i);
+                _traverse(opts, pre, post2, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema, i);
             }
           } else if (key in traverse.propsKeywords) {
             if (sch && typeof sch == "object") {
               for (var prop in sch)
-                _traverse(opts, pre, post, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema, prop);
+                _traverse(opts, pre, post2, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema, prop);
             }
           } else if (key in traverse.keywords || opts.allKeys && !(key in traverse.skipKeywords)) {
-            _traverse(opts, pre, post, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema);
+            _traverse(opts, pre, post2, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema);
           }
         }
-        post(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
+        post2(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
       }
     }
     function escapeJsonPtr(str3) {
@@ -26466,11 +26466,11 @@ var require_core = __commonJS({
     }
     function addRule(keyword, definition, dataType) {
       var _a;
-      const post = definition === null || definition === void 0 ? void 0 : definition.post;
-      if (dataType && post)
+      const post2 = definition === null || definition === void 0 ? void 0 : definition.post;
+      if (dataType && post2)
         throw new Error('keyword with "post" flag cannot have "type"');
       const { RULES: RULES2 } = this;
-      let ruleGroup = post ? RULES2.post : RULES2.rules.find(({ type: t }) => t === dataType);
+      let ruleGroup = post2 ? RULES2.post : RULES2.rules.find(({ type: t }) => t === dataType);
       if (!ruleGroup) {
         ruleGroup = { type: dataType, rules: [] };
         RULES2.rules.push(ruleGroup);
@@ -63760,7 +63760,7 @@ async function submitCandidate(deps, request2) {
   if (found) jobs = jobs.filter((j2) => j2.name !== jobName2);
   const me2 = { jobName: jobName2 };
   const plan = planQueue([...request2.ahead ?? [], me2], jobs, maxParallel);
-  const waiting2 = plan.queued.find((q2) => q2.request === me2);
+  const waiting2 = plan.queued.find((q3) => q3.request === me2);
   if (request2.dryRun) {
     return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
   }
@@ -64439,8 +64439,8 @@ var SQRT2PI = Math.sqrt(2 * Math.PI);
 function upperTail2(z2) {
   const t = 1 / (1 + 0.2316419 * Math.abs(z2));
   const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
-  const q2 = Math.exp(-0.5 * z2 * z2) / SQRT2PI * poly;
-  return z2 >= 0 ? q2 : 1 - q2;
+  const q3 = Math.exp(-0.5 * z2 * z2) / SQRT2PI * poly;
+  return z2 >= 0 ? q3 : 1 - q3;
 }
 function mills(z2) {
   if (z2 > 8) return z2 + 1 / z2;
@@ -64485,12 +64485,12 @@ function solve(t) {
 function inverseDiagonal(t) {
   const n = t.d.length;
   const p = new Float64Array(n);
-  const q2 = new Float64Array(n);
+  const q3 = new Float64Array(n);
   for (let i = 0; i < n; i++)
     p[i] = t.d[i] - (i > 0 ? t.o[i - 1] ** 2 / p[i - 1] : 0);
   for (let i = n - 1; i >= 0; i--)
-    q2[i] = t.d[i] - (i + 1 < n ? t.o[i] ** 2 / q2[i + 1] : 0);
-  return Float64Array.from(p, (pi, i) => 1 / (pi + q2[i] - t.d[i]));
+    q3[i] = t.d[i] - (i + 1 < n ? t.o[i] ** 2 / q3[i + 1] : 0);
+  return Float64Array.from(p, (pi, i) => 1 / (pi + q3[i] - t.d[i]));
 }
 function pack(items) {
   const len = items.length;
@@ -65605,7 +65605,7 @@ function leastSquares(rows, y2) {
   rows.forEach((r, i) => {
     for (let p = 0; p < n; p++) {
       const row = a[p];
-      for (let q2 = 0; q2 < n; q2++) row[q2] = row[q2] + r[p] * r[q2];
+      for (let q3 = 0; q3 < n; q3++) row[q3] = row[q3] + r[p] * r[q3];
       row[n] = row[n] + r[p] * y2[i];
     }
   });
@@ -65621,7 +65621,7 @@ function leastSquares(rows, y2) {
       if (r === c) continue;
       const row = a[r];
       const k2 = row[c] / pivot[c];
-      for (let q2 = c; q2 <= n; q2++) row[q2] = row[q2] - k2 * pivot[q2];
+      for (let q3 = c; q3 <= n; q3++) row[q3] = row[q3] - k2 * pivot[q3];
     }
   }
   return a.map((row, c) => row[n] / row[c]);
@@ -68162,7 +68162,7 @@ function metricsSection(v2) {
   const queue = Object.entries(m2.rpc_queue_depth_at_start_latest_by_service ?? {});
   if (queue.length) {
     out.push("| Service | Queue depth min | Queue depth max |", "|---|---|---|");
-    for (const [svc, q2] of queue) out.push(`| ${svc} | ${fmt(q2.worker_min, 1)} | ${fmt(q2.worker_max, 1)} |`);
+    for (const [svc, q3] of queue) out.push(`| ${svc} | ${fmt(q3.worker_min, 1)} | ${fmt(q3.worker_max, 1)} |`);
     out.push("");
   }
   return out;
@@ -68210,8 +68210,8 @@ function linksSection(v2) {
   for (const n of v2.notes ?? []) out.push(`> ${n}`, "");
   if (v2.queries?.length) {
     out.push("<details><summary>Queries behind this verdict</summary>", "", "```promql");
-    for (const q2 of v2.queries)
-      out.push(`# ${q2.quantity} (${q2.source === "rule" ? "recording rule" : "raw fallback"})`, q2.query);
+    for (const q3 of v2.queries)
+      out.push(`# ${q3.quantity} (${q3.source === "rule" ? "recording rule" : "raw fallback"})`, q3.query);
     out.push("```", "", "</details>", "");
   }
   return out;
@@ -69866,108 +69866,121 @@ function createPrometheusClient(options2) {
     throw new Error(
       `Prometheus URL ${JSON.stringify(options2.baseUrl)} is not an http(s) URL (e.g. http://127.0.0.1:9093)`
     );
-  const doFetch = options2.fetch ?? fetch;
-  const timeoutMs = options2.timeoutMs ?? 1e4;
-  const retries = options2.retries ?? 2;
-  const retryDelayMs = options2.retryDelayMs ?? 500;
-  async function once(path, params, query) {
-    const ctrl = new AbortController();
-    const timer = setTimeout(() => ctrl.abort(), timeoutMs);
-    let res;
-    let text3;
-    try {
-      res = await doFetch(`${baseUrl2}${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", ...options2.headers },
-        body: params.toString(),
-        signal: ctrl.signal
-      });
-      text3 = await res.text();
-    } catch (e) {
-      const timedOut = ctrl.signal.aborted;
-      throw new PrometheusError(
-        timedOut ? `Prometheus at ${baseUrl2} did not answer within ${timeoutMs} ms (query: ${query})` : `cannot reach Prometheus at ${baseUrl2}: ${e.message} (query: ${query})`,
-        { query, retryable: true },
-        e
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-    if (!res.ok) {
-      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text3)}`, {
-        query,
-        status: res.status,
-        body: text3,
-        retryable: res.status === 429 || res.status >= 500
-      });
-    }
-    let json;
-    try {
-      json = JSON.parse(text3);
-    } catch {
-      throw new PrometheusError(
-        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text3)}`,
-        {
-          query,
-          status: res.status,
-          body: text3,
-          retryable: false
-        }
-      );
-    }
-    try {
-      return parseQueryResponse(json);
-    } catch (e) {
-      throw new PrometheusError(
-        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text3)}`,
-        {
-          query,
-          status: res.status,
-          body: text3,
-          retryable: false
-        }
-      );
-    }
-  }
-  async function withRetries(kind, path, params, query) {
-    for (let attempt = 0; ; attempt++) {
-      options2.onRequest?.(kind, query);
-      try {
-        return await once(path, params, query);
-      } catch (e) {
-        if (!(e instanceof PrometheusError) || !e.details.retryable || attempt >= retries) throw e;
-        await sleep2(retryDelayMs * 2 ** attempt);
-      }
-    }
-  }
+  const conn = {
+    baseUrl: baseUrl2,
+    options: options2,
+    doFetch: options2.fetch ?? fetch,
+    timeoutMs: options2.timeoutMs ?? 1e4,
+    retries: options2.retries ?? 2,
+    retryDelayMs: options2.retryDelayMs ?? 500
+  };
   return {
     baseUrl: baseUrl2,
     instant(query, time2) {
       const params = new URLSearchParams({ query });
       if (time2 !== void 0) params.set("time", String(time2));
-      return withRetries("instant", "/api/v1/query", params, query);
+      return withRetries(conn, "instant", "/api/v1/query", params, query);
     },
     range(query, start, end, stepSeconds) {
-      if (!(end >= start))
-        throw new PrometheusError(`range query end ${end} is before start ${start}`, {
-          query,
-          retryable: false
-        });
-      if (!(stepSeconds > 0))
-        throw new PrometheusError(`range query step must be > 0, got ${stepSeconds}`, {
-          query,
-          retryable: false
-        });
-      const step = Math.max(stepSeconds, Math.ceil((end - start) / 11e3));
-      const params = new URLSearchParams({
-        query,
-        start: String(start),
-        end: String(end),
-        step: String(step)
-      });
-      return withRetries("range", "/api/v1/query_range", params, query);
+      return withRetries(
+        conn,
+        "range",
+        "/api/v1/query_range",
+        rangeParams(query, start, end, stepSeconds),
+        query
+      );
     }
   };
+}
+function rangeParams(query, start, end, stepSeconds) {
+  if (!(end >= start))
+    throw new PrometheusError(`range query end ${end} is before start ${start}`, {
+      query,
+      retryable: false
+    });
+  if (!(stepSeconds > 0))
+    throw new PrometheusError(`range query step must be > 0, got ${stepSeconds}`, {
+      query,
+      retryable: false
+    });
+  const step = Math.max(stepSeconds, Math.ceil((end - start) / 11e3));
+  return new URLSearchParams({
+    query,
+    start: String(start),
+    end: String(end),
+    step: String(step)
+  });
+}
+async function withRetries(conn, kind, path, params, query) {
+  for (let attempt = 0; ; attempt++) {
+    conn.options.onRequest?.(kind, query);
+    try {
+      return await once(conn, path, params, query);
+    } catch (e) {
+      if (!(e instanceof PrometheusError) || !e.details.retryable || attempt >= conn.retries) throw e;
+      await sleep2(conn.retryDelayMs * 2 ** attempt);
+    }
+  }
+}
+async function once(conn, path, params, query) {
+  const { res, text: text3 } = await post(conn, path, params, query);
+  if (!res.ok) {
+    throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text3)}`, {
+      query,
+      status: res.status,
+      body: text3,
+      retryable: res.status === 429 || res.status >= 500
+    });
+  }
+  let json;
+  try {
+    json = JSON.parse(text3);
+  } catch {
+    throw new PrometheusError(
+      `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text3)}`,
+      {
+        query,
+        status: res.status,
+        body: text3,
+        retryable: false
+      }
+    );
+  }
+  try {
+    return parseQueryResponse(json);
+  } catch (e) {
+    throw new PrometheusError(
+      `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text3)}`,
+      {
+        query,
+        status: res.status,
+        body: text3,
+        retryable: false
+      }
+    );
+  }
+}
+async function post(conn, path, params, query) {
+  const ctrl = new AbortController();
+  const timer = setTimeout(() => ctrl.abort(), conn.timeoutMs);
+  try {
+    const res = await conn.doFetch(`${conn.baseUrl}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", ...conn.options.headers },
+      body: params.toString(),
+      signal: ctrl.signal
+    });
+    return { res, text: await res.text() };
+  } catch (e) {
+    const timedOut = ctrl.signal.aborted;
+    throw new PrometheusError(
+      timedOut ? `Prometheus at ${conn.baseUrl} did not answer within ${conn.timeoutMs} ms (query: ${query})` : `cannot reach Prometheus at ${conn.baseUrl}: ${e.message} (query: ${query})`,
+      { query, retryable: true },
+      e
+    );
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 // src/telemetry/queries.ts
@@ -70025,103 +70038,129 @@ function window2(runSeconds, o) {
 function queryCatalog(selector, options2 = {}) {
   const sel = `{${selector}}`;
   const by = "run_uuid, run_name";
-  const R = RAW_METRICS;
-  const w5m = window2(300, options2);
-  const w1m = window2(60, options2);
-  const w30s = window2(30, options2);
-  const q2 = (quantity, rule, fallback) => ({
-    quantity,
-    rule,
-    fallback
-  });
+  const w2 = { w5m: window2(300, options2), w1m: window2(60, options2), w30s: window2(30, options2) };
   return {
-    secondsPerRolloutAvg: q2(
+    ...rolloutQueries(selector, sel, by, w2),
+    ...runtimeQueries(sel, by, w2),
+    ...gpuQueries(sel, by),
+    ...hostQueries(sel, by, w2),
+    ...hottestQueries(sel, by, w2),
+    ...throughputQueries(sel, by)
+  };
+}
+var q = (quantity, rule, fallback) => ({
+  quantity,
+  rule,
+  fallback
+});
+function rolloutQueries(selector, sel, by, { w5m }) {
+  const R = RAW_METRICS;
+  return {
+    secondsPerRolloutAvg: q(
       "secondsPerRolloutAvg",
       `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
       `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`
     ),
-    secondsPerRolloutRate5m: q2(
+    secondsPerRolloutRate5m: q(
       "secondsPerRolloutRate5m",
       `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
       `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`
     ),
-    rolloutsTotal: q2(
+    rolloutsTotal: q(
       "rolloutsTotal",
       `${RECORDING_RULES.rolloutsCompleted}${sel}`,
       `sum by (${by}) (${R.rolloutsTotal}${sel})`
     ),
-    rolloutsFailed: q2(
+    rolloutsFailed: q(
       "rolloutsFailed",
       null,
       `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
     ),
-    elapsed: q2("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`),
-    queueDepthMax: q2(
+    elapsed: q("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`)
+  };
+}
+function runtimeQueries(sel, by, { w1m }) {
+  const R = RAW_METRICS;
+  return {
+    queueDepthMax: q(
       "queueDepthMax",
       `${RECORDING_RULES.queueDepthMax}${sel}`,
       `max by (${by}, service) (${R.queueDepth}${sel})`
     ),
-    queueDepthMin: q2(
+    queueDepthMin: q(
       "queueDepthMin",
       `${RECORDING_RULES.queueDepthMin}${sel}`,
       `min by (${by}, service) (${R.queueDepth}${sel})`
     ),
-    idleFraction: q2(
+    idleFraction: q(
       "idleFraction",
       `${RECORDING_RULES.idleFraction}${sel}`,
       `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`
     ),
-    rolloutDurationP95: q2(
+    rolloutDurationP95: q(
       "rolloutDurationP95",
       `${RECORDING_RULES.rolloutDurationP95}${sel}`,
       `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`
     ),
-    rpcDurationP95: q2(
+    rpcDurationP95: q(
       "rpcDurationP95",
       `${RECORDING_RULES.rpcDurationP95}${sel}`,
       `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
-    ),
-    gpuUtil: q2("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
-    gpuMemory: q2(
+    )
+  };
+}
+function gpuQueries(sel, by) {
+  const R = RAW_METRICS;
+  return {
+    gpuUtil: q("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
+    gpuMemory: q(
       "gpuMemory",
       `${RECORDING_RULES.gpuMemory}${sel}`,
       `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`
     ),
-    gpuMemoryTotal: q2(
+    gpuMemoryTotal: q(
       "gpuMemoryTotal",
       `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
       `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`
     ),
-    gpuMemoryPressure: q2(
+    gpuMemoryPressure: q(
       "gpuMemoryPressure",
       `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
       `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
     ),
-    gpuMemoryFree: q2("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`),
-    processCpu: q2(
+    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`)
+  };
+}
+function hostQueries(sel, by, { w30s }) {
+  const R = RAW_METRICS;
+  return {
+    processCpu: q(
       "processCpu",
       `${RECORDING_RULES.processCpu}${sel}`,
       `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`
     ),
-    hostMemAvailable: q2(
+    hostMemAvailable: q(
       "hostMemAvailable",
       null,
       `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
     ),
-    hostMemTotal: q2("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
-    targetsUp: q2("targetsUp", null, `sum by (run_name) (up${sel})`),
-    // Issue 14.7 (h14): AlpaSim's rules for blocking p95 (by method) and the hottest process of each group.
-    rpcBlockingP95: q2(
+    hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
+    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`)
+  };
+}
+function hottestQueries(sel, by, { w1m, w30s }) {
+  const R = RAW_METRICS;
+  return {
+    rpcBlockingP95: q(
       "rpcBlockingP95",
       `${RECORDING_RULES.rpcBlockingP95}${sel}`,
       `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcBlocking}_bucket${sel}[${w1m}])))`
     ),
-    processCpuMaxByGroup: q2(
+    processCpuMaxByGroup: q(
       "processCpuMaxByGroup",
       `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
       `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`
-    ),
-    ...throughputQueries(sel, by)
+    )
   };
 }
 function throughputQueries(sel, by) {
@@ -72618,10 +72657,10 @@ function analyseBottleneck(input) {
       ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
       "low"
     );
-  const q2 = queuesOf(input, services);
-  for (const s of q2.ranked)
+  const q3 = queuesOf(input, services);
+  for (const s of q3.ranked)
     evidence.push(
-      `${s}: queue depth max ${round(q2.max(s), 1)}, min ${q2.min(s) === null ? "n/a" : round(q2.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+      `${s}: queue depth max ${round(q3.max(s), 1)}, min ${q3.min(s) === null ? "n/a" : round(q3.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
     );
   if (runtimeBusy)
     return verdict(
@@ -72630,14 +72669,14 @@ function analyseBottleneck(input) {
       [
         `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
       ],
-      q2.high.length === 0 ? "high" : "medium"
+      q3.high.length === 0 ? "high" : "medium"
     );
-  return queueVerdict(q2, services, verdict);
+  return queueVerdict(q3, services, verdict);
 }
-function queueVerdict(q2, services, verdict) {
-  const { max, min, high } = q2;
-  const top = q2.ranked[0];
-  const second = q2.ranked[1];
+function queueVerdict(q3, services, verdict) {
+  const { max, min, high } = q3;
+  const top = q3.ranked[0];
+  const second = q3.ranked[1];
   const minsLow = services.map(min).every((m2) => m2 !== null && m2 < LOW_MIN_DEPTH);
   if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
     return verdict(
@@ -72764,8 +72803,8 @@ function opportunities(usage, bottleneck) {
 }
 
 // src/analysis/observe.ts
-function first(series, q2) {
-  return series[q2]?.[0];
+function first(series, q3) {
+  return series[q3]?.[0];
 }
 function observeRun(input) {
   const t = timeLine(input);
@@ -72809,7 +72848,7 @@ function observeRun(input) {
 }
 function timeLine(input) {
   const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
-    (q2) => first(input.series, q2)?.points ?? []
+    (q3) => first(input.series, q3)?.points ?? []
   );
   const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
   const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
@@ -72817,8 +72856,8 @@ function timeLine(input) {
 }
 function runSeries(input, t) {
   const S2 = input.timeScale;
-  const mins = (q2) => toRunMinutes(first(input.series, q2)?.points ?? [], t.ts0, S2);
-  const perWorker = (q2) => (input.series[q2] ?? []).map((x2) => toRunMinutes(x2.points, t.ts0, S2));
+  const mins = (q3) => toRunMinutes(first(input.series, q3)?.points ?? [], t.ts0, S2);
+  const perWorker = (q3) => (input.series[q3] ?? []).map((x2) => toRunMinutes(x2.points, t.ts0, S2));
   return {
     fullRun: mins("secondsPerRolloutAvg"),
     rate5m: mins("secondsPerRolloutRate5m"),
@@ -72892,9 +72931,9 @@ function steadyReader(series, fromTs) {
     const after = pts.filter(([t]) => t >= fromTs);
     return (after.length ? after : pts).map(([, v2]) => v2);
   };
-  const byLabel = (q2, label) => {
+  const byLabel = (q3, label) => {
     const m2 = /* @__PURE__ */ new Map();
-    for (const s of series[q2] ?? []) {
+    for (const s of series[q3] ?? []) {
       const key = s.labels[label];
       if (key !== void 0) m2.set(key, s);
     }
@@ -72954,8 +72993,8 @@ function rpcP95ByMethod(read2) {
 }
 function resourcesOf(input, read2) {
   const gpus = /* @__PURE__ */ new Map();
-  const addGpu = (q2, field) => {
-    for (const s of input.series[q2] ?? []) {
+  const addGpu = (q3, field) => {
+    for (const s of input.series[q3] ?? []) {
       const g = s.labels.gpu;
       if (g === void 0) continue;
       const rec = gpus.get(g) ?? {};
@@ -78671,7 +78710,7 @@ function topologyLabel(run3) {
 function queueSummary(metrics) {
   const byService = metrics?.rpc_queue_depth_at_start_latest_by_service;
   if (!byService || Object.keys(byService).length === 0) return null;
-  return `queue min/max ${Object.entries(byService).map(([svc, q2]) => `${svc} ${num3(q2.worker_min)}/${num3(q2.worker_max)}`).join(", ")}`;
+  return `queue min/max ${Object.entries(byService).map(([svc, q3]) => `${svc} ${num3(q3.worker_min)}/${num3(q3.worker_max)}`).join(", ")}`;
 }
 function gpuSummary(metrics) {
   const gpus = Object.values(metrics?.resource_usage?.gpu_by_index ?? {});
@@ -78846,7 +78885,7 @@ function queueTable(metrics) {
   return [
     "| Service | Queue depth worker min | Queue depth worker max |",
     "|---|---:|---:|",
-    ...byService.map(([svc, q2]) => `| ${svc} | ${num3(q2.worker_min)} | ${num3(q2.worker_max)} |`)
+    ...byService.map(([svc, q3]) => `| ${svc} | ${num3(q3.worker_min)} | ${num3(q3.worker_max)} |`)
   ].join("\n");
 }
 function figureLine(f) {
@@ -79632,7 +79671,7 @@ async function referenceRunOf(r, request2, experiment) {
   const job = jobForRun(closed.jobs.get(request2.experiment) ?? [], request2.runName, (j2) => j2) ?? void 0;
   const seen = await r.observationOf(request2.candidate);
   const observation = seen?.run_name === request2.runName ? seen : void 0;
-  const candidates = closed.state.requests.filter((q2) => !isReferenceRequest(q2) && q2.experiment === request2.experiment).map((q2) => q2.candidate);
+  const candidates = closed.state.requests.filter((q3) => !isReferenceRequest(q3) && q3.experiment === request2.experiment).map((q3) => q3.candidate);
   return referenceRunEntry({
     of: request2.candidate,
     runName: request2.runName,
@@ -81823,9 +81862,9 @@ function isService(name) {
 function queueReadings(run3) {
   const out = {};
   const byService = run3.observation?.stable_metrics?.rpc_queue_depth_at_start_latest_by_service ?? {};
-  for (const [name, q2] of Object.entries(byService)) {
+  for (const [name, q3] of Object.entries(byService)) {
     if (!isService(name)) continue;
-    out[name] = { max: q2.worker_max ?? 0, min: q2.worker_min ?? 0 };
+    out[name] = { max: q3.worker_max ?? 0, min: q3.worker_min ?? 0 };
   }
   return out;
 }
@@ -81836,7 +81875,7 @@ function bottleneckFromQueues(queues) {
     return { kind: "unknown", evidence: ["no queue-depth readings"], confidence: "low" };
   entries.sort((a, b2) => b2[1].max - a[1].max);
   const [top, second] = entries;
-  const text3 = entries.map(([s, q2]) => `${s} ${q2.max}`).join(", ");
+  const text3 = entries.map(([s, q3]) => `${s} ${q3.max}`).join(", ");
   if (!top || top[1].max < HIGH_QUEUE) {
     return {
       kind: "not-enough-load",
@@ -81875,9 +81914,9 @@ function readEvidence(run3) {
       totalGiB: usage.memory_total_gb ?? void 0
     });
   }
-  const maxima = Object.values(queues).map((q2) => q2.max);
+  const maxima = Object.values(queues).map((q3) => q3.max);
   const top = maxima.length ? Math.max(...maxima) : 0;
-  const queued = Object.entries(queues).filter(([, q2]) => q2.max >= HIGH_QUEUE && q2.max >= top / 2).map(([s]) => s);
+  const queued = Object.entries(queues).filter(([, q3]) => q3.max >= HIGH_QUEUE && q3.max >= top / 2).map(([s]) => s);
   const utilisations = [...gpus.values()].map((g) => g.utilisation).filter((u) => typeof u === "number");
   const cpuGroups = Object.values(m2?.resource_usage?.process_cpu_utilization_percent_by_group ?? {});
   const cpuPercents = cpuGroups.map((g) => g.max ?? g.mean).filter((v2) => typeof v2 === "number" && Number.isFinite(v2));
@@ -81945,9 +81984,9 @@ function overLimit(t, ctx) {
   return ctx.predict(t).filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB).sort((a, b2) => b2.gib - a.gib);
 }
 function idleService(evidence, svc) {
-  const q2 = evidence.queues[svc]?.max;
+  const q3 = evidence.queues[svc]?.max;
   const top = Math.max(0, ...Object.values(evidence.queues).map((v2) => v2?.max ?? 0));
-  return q2 !== void 0 && (q2 <= 2 || q2 < 0.25 * top);
+  return q3 !== void 0 && (q3 <= 2 || q3 < 0.25 * top);
 }
 function makeRoom(t, keep, evidence, ctx) {
   let current = clone2(t);
@@ -82152,7 +82191,7 @@ function raiseTotal(parent, evidence) {
   const lowLoad = evidence.bottleneck.kind === "not-enough-load";
   if (!lowLoad && !evidence.saturated) return [];
   const moves = [];
-  const queues = Object.entries(evidence.queues).map(([s, q2]) => `${s} ${fmt4(q2?.max ?? 0)}`).join(", ");
+  const queues = Object.entries(evidence.queues).map(([s, q3]) => `${s} ${fmt4(q3?.max ?? 0)}`).join(", ");
   const utilisation = [...evidence.gpus.values()].map((g) => Math.round(g.utilisation ?? 0));
   for (const factor of lowLoad ? [1.5, 2] : [1.25, 1.5]) {
     const t = scaleTotal(parent, factor);
@@ -82270,7 +82309,7 @@ function rawMoves(parent, evidence, ctx) {
   moves.push(...raiseTotal(parent, evidence));
   moves.push(...rebalance(parent));
   moves.push(...resizeCaches(parent));
-  const ranked = Object.entries(evidence.queues).filter(([s, q2]) => active.includes(s) && s !== bottleneck && !idleService(evidence, s) && q2.max > 0).sort((a, b22) => b22[1].max - a[1].max);
+  const ranked = Object.entries(evidence.queues).filter(([s, q3]) => active.includes(s) && s !== bottleneck && !idleService(evidence, s) && q3.max > 0).sort((a, b22) => b22[1].max - a[1].max);
   for (const [svc, i] of ranked.slice(0, bottleneck ? 1 : 2).map(([x2], k2) => [x2, k2])) {
     const why2 = `${queueSentence(evidence, svc)}: ${svc} has the ${bottleneck ? "next " : ""}deepest queue without being a clear bottleneck`;
     const place = !bottleneck && i === 0 ? placeFree(parent, svc, evidence, ctx) : [];
@@ -82583,7 +82622,7 @@ function solveWith(l3, profile, cpuScale, maxN) {
   const stations = buildStations(l3, profile, cpuScale);
   const { steppingLimit, stall } = cacheEffects(l3, profile);
   const top = Math.max(1, Math.min(maxN ?? l3.inFlight, l3.inFlight));
-  const q2 = new Float64Array(stations.length);
+  const q3 = new Float64Array(stations.length);
   const r = new Float64Array(stations.length);
   const points = [emptyPoint(l3)];
   const raw = [{ cycle: 0, x: 0, r: new Float64Array(stations.length) }];
@@ -82591,11 +82630,11 @@ function solveWith(l3, profile, cpuScale, maxN) {
     let cycle = 0;
     for (let k2 = 0; k2 < stations.length; k2++) {
       const st = stations[k2];
-      r[k2] = st.kind === "queue" ? st.demand * (1 + q2[k2]) : st.demand;
+      r[k2] = st.kind === "queue" ? st.demand * (1 + q3[k2]) : st.demand;
       cycle += r[k2];
     }
     const x2 = n / cycle;
-    for (let k2 = 0; k2 < stations.length; k2++) q2[k2] = x2 * r[k2];
+    for (let k2 = 0; k2 < stations.length; k2++) q3[k2] = x2 * r[k2];
     raw.push({ cycle, x: x2, r: r.slice() });
   }
   return { layout: l3, points, raw, stations, profile, steppingLimit, stallSecondsPerRollout: stall };
@@ -82910,10 +82949,10 @@ function measurementOf(run3) {
   const logSe2 = iv && iv.low > 0 && iv.high > iv.low ? (Math.log(iv.high) - Math.log(iv.low)) / (2 * 1.96) : 0.01;
   const m2 = o?.stable_metrics;
   const queues = {};
-  for (const [name, q2] of Object.entries(m2?.rpc_queue_depth_at_start_latest_by_service ?? {})) {
+  for (const [name, q3] of Object.entries(m2?.rpc_queue_depth_at_start_latest_by_service ?? {})) {
     const svc = SERVICES.includes(name) ? name : void 0;
-    if (svc && q2.worker_max != null && q2.worker_min != null)
-      queues[svc] = { max: q2.worker_max, min: q2.worker_min };
+    if (svc && q3.worker_max != null && q3.worker_min != null)
+      queues[svc] = { max: q3.worker_max, min: q3.worker_min };
   }
   const gpuUtil = /* @__PURE__ */ new Map();
   for (const [gpu, u] of Object.entries(m2?.resource_usage?.gpu_by_index ?? {})) {
@@ -82969,13 +83008,13 @@ function normalQuantile(p) {
   const d2 = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
   const lo = 0.02425;
   if (p < lo) {
-    const q3 = Math.sqrt(-2 * Math.log(p));
-    return (((((c[0] * q3 + c[1]) * q3 + c[2]) * q3 + c[3]) * q3 + c[4]) * q3 + c[5]) / ((((d2[0] * q3 + d2[1]) * q3 + d2[2]) * q3 + d2[3]) * q3 + 1);
+    const q4 = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0] * q4 + c[1]) * q4 + c[2]) * q4 + c[3]) * q4 + c[4]) * q4 + c[5]) / ((((d2[0] * q4 + d2[1]) * q4 + d2[2]) * q4 + d2[3]) * q4 + 1);
   }
   if (p > 1 - lo) return -normalQuantile(1 - p);
-  const q2 = p - 0.5;
-  const r = q2 * q2;
-  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q2 / (((((b2[0] * r + b2[1]) * r + b2[2]) * r + b2[3]) * r + b2[4]) * r + 1);
+  const q3 = p - 0.5;
+  const r = q3 * q3;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q3 / (((((b2[0] * r + b2[1]) * r + b2[2]) * r + b2[3]) * r + b2[4]) * r + 1);
 }
 function baseProfile(cluster) {
   const svc = (s) => ({
@@ -83061,7 +83100,7 @@ function parameters(services, onGpu) {
 }
 function profileAt(base, params, x2) {
   const p = structuredClone(base);
-  for (const [i, q2] of params.entries()) q2.set(p, x2[i]);
+  for (const [i, q3] of params.entries()) q3.set(p, x2[i]);
   return p;
 }
 function runResiduals(m2, ss, out) {
@@ -83074,13 +83113,13 @@ function runResiduals(m2, ss, out) {
   }
   const workers = Math.max(1, m2.topology.runtime?.nr_workers ?? 1);
   const e = expectedMaxNormal(workers);
-  for (const [svc, q2] of Object.entries(m2.queues)) {
+  for (const [svc, q3] of Object.entries(m2.queues)) {
     const mean2 = ss.queueDepth[METRIC_SERVICE_LABEL[svc]];
     if (mean2 === void 0) continue;
     const spread = Math.sqrt(Math.max(0, mean2)) * e;
     const max = mean2 + spread;
     const min = Math.max(0, mean2 - spread);
-    out.push((q2.max - max) / (0.3 + 0.15 * max), (q2.min - min) / (0.3 + 0.15 * max));
+    out.push((q3.max - max) / (0.3 + 0.15 * max), (q3.min - min) / (0.3 + 0.15 * max));
   }
   for (const [group, cores] of m2.cpuCores) {
     const model = ss.cpuCores[group];
@@ -83526,7 +83565,7 @@ function suggest2(input, options2 = {}) {
     if (over.length > 0) {
       rejected.push({
         change: move.change,
-        reason: `predicted GPU memory above ${Math.round(ctx.memoryLimit * 100)}% (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) on GPU ${over.map((p) => `${p.gpu} (${predicted.find((q2) => q2.gpu === p.gpu)?.gib.toFixed(1)} GiB)`).join(", ")}`
+        reason: `predicted GPU memory above ${Math.round(ctx.memoryLimit * 100)}% (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) on GPU ${over.map((p) => `${p.gpu} (${predicted.find((q3) => q3.gpu === p.gpu)?.gib.toFixed(1)} GiB)`).join(", ")}`
       });
       continue;
     }
@@ -89552,7 +89591,7 @@ function viewOf(e, p, j2) {
     observation: j2.observation,
     chart: analysis?.chart,
     opportunities: analysis?.opportunities,
-    queries: telemetry?.queries.map((q2) => ({ quantity: q2.quantity, query: q2.query, source: q2.source })),
+    queries: telemetry?.queries.map((q3) => ({ quantity: q3.quantity, query: q3.query, source: q3.source })),
     grafanaUrl: exp.grafanaUrl ?? null,
     timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
     notes: notesOf(telemetry?.errors, p.conflicts),
@@ -90124,7 +90163,7 @@ function queueOf(e) {
   ).map((p) => ({ jobName: p.c.runName, p }));
   const jobs = e.jobs.map((j2) => ({ id: j2.jobId, name: j2.name, status: j2.status }));
   const plan = planQueue(waiting2, jobs, experimentSettings(e.exp.experiment).maxParallel);
-  const order = [...plan.submitNow, ...plan.queued.map((q2) => q2.request)].map((r) => r.p);
+  const order = [...plan.submitNow, ...plan.queued.map((q3) => q3.request)].map((r) => r.p);
   return { order, free: Math.max(0, plan.slots - plan.live) };
 }
 function byRequest(a, b2) {
@@ -91285,14 +91324,14 @@ var Fe = d(/\\(punct)/, "gu").replace(/punct/g, D).getRegex();
 var je = d(/^<(scheme:[^\s\x00-\x1f<>]*|email)>/).replace("scheme", /[a-zA-Z][a-zA-Z0-9+.-]{1,31}/).replace("email", /[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+(@)[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+(?![-_])/).getRegex();
 var Qe = d(U).replace("(?:-->|$)", "-->").getRegex();
 var Ue = d("^comment|^</[a-zA-Z][\\w:-]*\\s*>|^<[a-zA-Z][\\w-]*(?:attribute)*?\\s*/?>|^<\\?[\\s\\S]*?\\?>|^<![a-zA-Z]+\\s[\\s\\S]*?>|^<!\\[CDATA\\[[\\s\\S]*?\\]\\]>").replace("comment", Qe).replace("attribute", /\s+[a-zA-Z:_][\w.:-]*(?:\s*=\s*"[^"]*"|\s*=\s*'[^']*'|\s*=\s*[^\s"'=<>`]+)?/).getRegex();
-var q = /(?:\[(?:\\[\s\S]|[^\[\]\\])*\]|\\[\s\S]|`+[^`]*?`+(?!`)|[^\[\]\\`])*?/;
-var Ke = d(/^!?\[(label)\]\(\s*(href)(?:(?:[ \t]*(?:\n[ \t]*)?)(title))?\s*\)/).replace("label", q).replace("href", /<(?:\\.|[^\n<>\\])+>|[^ \t\n\x00-\x1f]*/).replace("title", /"(?:\\"?|[^"\\])*"|'(?:\\'?|[^'\\])*'|\((?:\\\)?|[^)\\])*\)/).getRegex();
-var de = d(/^!?\[(label)\]\[(ref)\]/).replace("label", q).replace("ref", Q).getRegex();
+var q2 = /(?:\[(?:\\[\s\S]|[^\[\]\\])*\]|\\[\s\S]|`+[^`]*?`+(?!`)|[^\[\]\\`])*?/;
+var Ke = d(/^!?\[(label)\]\(\s*(href)(?:(?:[ \t]*(?:\n[ \t]*)?)(title))?\s*\)/).replace("label", q2).replace("href", /<(?:\\.|[^\n<>\\])+>|[^ \t\n\x00-\x1f]*/).replace("title", /"(?:\\"?|[^"\\])*"|'(?:\\'?|[^'\\])*'|\((?:\\\)?|[^)\\])*\)/).getRegex();
+var de = d(/^!?\[(label)\]\[(ref)\]/).replace("label", q2).replace("ref", Q).getRegex();
 var ke = d(/^!?\[(ref)\](?:\[\])?/).replace("ref", Q).getRegex();
 var We = d("reflink|nolink(?!\\()", "g").replace("reflink", de).replace("nolink", ke).getRegex();
 var se = /[hH][tT][tT][pP][sS]?|[fF][tT][pP]/;
 var X = { _backpedal: E, anyPunctuation: Fe, autolink: je, blockSkip: ve, br: le, code: Ee, del: E, emStrongLDelim: De, emStrongRDelimAst: Ze, emStrongRDelimUnd: Ne, escape: Ae, link: Ke, nolink: ke, punctuation: Ce, reflink: de, reflinkSearch: We, tag: Ue, text: Ie, url: E };
-var Xe = { ...X, link: d(/^!?\[(label)\]\((.*?)\)/).replace("label", q).getRegex(), reflink: d(/^!?\[(label)\]\s*\[([^\]]*)\]/).replace("label", q).getRegex() };
+var Xe = { ...X, link: d(/^!?\[(label)\]\((.*?)\)/).replace("label", q2).getRegex(), reflink: d(/^!?\[(label)\]\s*\[([^\]]*)\]/).replace("label", q2).getRegex() };
 var N = { ...X, emStrongRDelimAst: Ge, emStrongLDelim: He, url: d(/^((?:protocol):\/\/|www\.)(?:[a-zA-Z0-9\-]+\.?)+[^\s<]*|^email/).replace("protocol", se).replace("email", /[A-Za-z0-9._+-]+(@)[a-zA-Z0-9-_]+(?:\.[a-zA-Z0-9-_]*[a-zA-Z0-9])+(?![-_])/).getRegex(), _backpedal: /(?:[^?!.,:;*_'"~()&]+|\([^)]*\)|&(?![a-zA-Z0-9]+;$)|[?!.,:;*_'"~)]+(?!$))+/, del: /^(~~?)(?=[^\s~])((?:\\[\s\S]|[^\\])*?(?:\\[\s\S]|[^\s~\\]))\1(?=[^~]|$)/, text: d(/^([`~]+|[^`~])(?:(?= {2,}\n)|(?=[a-zA-Z0-9.!#$%&'*+\/=?_`{\|}~-]+@)|[\s\S]*?(?:(?=[\\<!\[`*~_]|\b_|protocol:\/\/|www\.|$)|[^ ](?= {2,}\n)|[^a-zA-Z0-9.!#$%&'*+\/=?_`{\|}~-](?=[a-zA-Z0-9.!#$%&'*+\/=?_`{\|}~-]+@)))/).replace("protocol", se).getRegex() };
 var Je = { ...N, br: d(le).replace("{2,}", "*").getRegex(), text: d(N.text).replace("\\b_", "\\b_| {2,}\\n").replace(/\{2,\}/g, "*").getRegex() };
 var C = { normal: K, gfm: Me, pedantic: ze };

@@ -23438,9 +23438,9 @@ var require_json_schema_traverse = __commonJS({
       cb = opts.cb || cb;
       var pre = typeof cb == "function" ? cb : cb.pre || function() {
       };
-      var post = cb.post || function() {
+      var post2 = cb.post || function() {
       };
-      _traverse(opts, pre, post, schema, "", schema);
+      _traverse(opts, pre, post2, schema, "", schema);
     };
     traverse.keywords = {
       additionalItems: true,
@@ -23486,7 +23486,7 @@ var require_json_schema_traverse = __commonJS({
       maxProperties: true,
       minProperties: true
     };
-    function _traverse(opts, pre, post, schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
+    function _traverse(opts, pre, post2, schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
       if (schema && typeof schema == "object" && !Array.isArray(schema)) {
         pre(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
         for (var key in schema) {
@@ -23494,18 +23494,18 @@ var require_json_schema_traverse = __commonJS({
           if (Array.isArray(sch)) {
             if (key in traverse.arrayKeywords) {
               for (var i = 0; i < sch.length; i++)
-                _traverse(opts, pre, post, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema, i);
+                _traverse(opts, pre, post2, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema, i);
             }
           } else if (key in traverse.propsKeywords) {
             if (sch && typeof sch == "object") {
               for (var prop in sch)
-                _traverse(opts, pre, post, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema, prop);
+                _traverse(opts, pre, post2, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema, prop);
             }
           } else if (key in traverse.keywords || opts.allKeys && !(key in traverse.skipKeywords)) {
-            _traverse(opts, pre, post, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema);
+            _traverse(opts, pre, post2, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema);
           }
         }
-        post(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
+        post2(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
       }
     }
     function escapeJsonPtr(str2) {
@@ -26198,11 +26198,11 @@ var require_core = __commonJS({
     }
     function addRule(keyword, definition, dataType) {
       var _a;
-      const post = definition === null || definition === void 0 ? void 0 : definition.post;
-      if (dataType && post)
+      const post2 = definition === null || definition === void 0 ? void 0 : definition.post;
+      if (dataType && post2)
         throw new Error('keyword with "post" flag cannot have "type"');
       const { RULES: RULES2 } = this;
-      let ruleGroup = post ? RULES2.post : RULES2.rules.find(({ type: t }) => t === dataType);
+      let ruleGroup = post2 ? RULES2.post : RULES2.rules.find(({ type: t }) => t === dataType);
       if (!ruleGroup) {
         ruleGroup = { type: dataType, rules: [] };
         RULES2.rules.push(ruleGroup);
@@ -38988,12 +38988,12 @@ var require_nacl_fast = __commonJS({
         }
         o[0] += c - 1 + 37 * (c - 1);
       }
-      function sel25519(p, q, b) {
+      function sel25519(p, q2, b) {
         var t, c = ~(b - 1);
         for (var i = 0; i < 16; i++) {
-          t = c & (p[i] ^ q[i]);
+          t = c & (p[i] ^ q2[i]);
           p[i] ^= t;
-          q[i] ^= t;
+          q2[i] ^= t;
         }
       }
       function pack25519(o, n) {
@@ -39470,7 +39470,7 @@ var require_nacl_fast = __commonJS({
         }
         for (a = 0; a < 16; a++) o[a] = c[a];
       }
-      function crypto_scalarmult(q, n, p) {
+      function crypto_scalarmult(q2, n, p) {
         var z = new Uint8Array(32);
         var x = new Float64Array(80), r, i;
         var a = gf(), b = gf(), c = gf(), d = gf(), e = gf(), f = gf();
@@ -39518,11 +39518,11 @@ var require_nacl_fast = __commonJS({
         var x16 = x.subarray(16);
         inv25519(x32, x32);
         M(x16, x16, x32);
-        pack25519(q, x16);
+        pack25519(q2, x16);
         return 0;
       }
-      function crypto_scalarmult_base(q, n) {
-        return crypto_scalarmult(q, n, _9);
+      function crypto_scalarmult_base(q2, n) {
+        return crypto_scalarmult(q2, n, _9);
       }
       function crypto_box_keypair(y, x) {
         randombytes(x, 32);
@@ -40033,17 +40033,17 @@ var require_nacl_fast = __commonJS({
         for (i = 0; i < 8; i++) ts64(out, 8 * i, hh[i], hl[i]);
         return 0;
       }
-      function add(p, q) {
+      function add(p, q2) {
         var a = gf(), b = gf(), c = gf(), d = gf(), e = gf(), f = gf(), g = gf(), h2 = gf(), t = gf();
         Z2(a, p[1], p[0]);
-        Z2(t, q[1], q[0]);
+        Z2(t, q2[1], q2[0]);
         M(a, a, t);
         A(b, p[0], p[1]);
-        A(t, q[0], q[1]);
+        A(t, q2[0], q2[1]);
         M(b, b, t);
-        M(c, p[3], q[3]);
+        M(c, p[3], q2[3]);
         M(c, c, D2);
-        M(d, p[2], q[2]);
+        M(d, p[2], q2[2]);
         A(d, d, d);
         Z2(e, b, a);
         Z2(f, d, c);
@@ -40054,10 +40054,10 @@ var require_nacl_fast = __commonJS({
         M(p[2], g, f);
         M(p[3], e, h2);
       }
-      function cswap(p, q, b) {
+      function cswap(p, q2, b) {
         var i;
         for (i = 0; i < 4; i++) {
-          sel25519(p[i], q[i], b);
+          sel25519(p[i], q2[i], b);
         }
       }
       function pack2(r, p) {
@@ -40068,7 +40068,7 @@ var require_nacl_fast = __commonJS({
         pack25519(r, ty);
         r[31] ^= par25519(tx) << 7;
       }
-      function scalarmult(p, q, s) {
+      function scalarmult(p, q2, s) {
         var b, i;
         set25519(p[0], gf0);
         set25519(p[1], gf1);
@@ -40076,19 +40076,19 @@ var require_nacl_fast = __commonJS({
         set25519(p[3], gf0);
         for (i = 255; i >= 0; --i) {
           b = s[i / 8 | 0] >> (i & 7) & 1;
-          cswap(p, q, b);
-          add(q, p);
+          cswap(p, q2, b);
+          add(q2, p);
           add(p, p);
-          cswap(p, q, b);
+          cswap(p, q2, b);
         }
       }
       function scalarbase(p, s) {
-        var q = [gf(), gf(), gf(), gf()];
-        set25519(q[0], X);
-        set25519(q[1], Y);
-        set25519(q[2], gf1);
-        M(q[3], X, Y);
-        scalarmult(p, q, s);
+        var q2 = [gf(), gf(), gf(), gf()];
+        set25519(q2[0], X);
+        set25519(q2[1], Y);
+        set25519(q2[2], gf1);
+        M(q2[3], X, Y);
+        scalarmult(p, q2, s);
       }
       function crypto_sign_keypair(pk, sk, seeded) {
         var d = new Uint8Array(64);
@@ -40194,17 +40194,17 @@ var require_nacl_fast = __commonJS({
       function crypto_sign_open(m, sm, n, pk) {
         var i, mlen;
         var t = new Uint8Array(32), h2 = new Uint8Array(64);
-        var p = [gf(), gf(), gf(), gf()], q = [gf(), gf(), gf(), gf()];
+        var p = [gf(), gf(), gf(), gf()], q2 = [gf(), gf(), gf(), gf()];
         mlen = -1;
         if (n < 64) return -1;
-        if (unpackneg(q, pk)) return -1;
+        if (unpackneg(q2, pk)) return -1;
         for (i = 0; i < n; i++) m[i] = sm[i];
         for (i = 0; i < 32; i++) m[i + 32] = pk[i];
         crypto_hash(h2, m, n);
         reduce(h2);
-        scalarmult(p, q, h2);
-        scalarbase(q, sm.subarray(32));
-        add(p, q);
+        scalarmult(p, q2, h2);
+        scalarbase(q2, sm.subarray(32));
+        add(p, q2);
         pack2(t, p);
         n -= 64;
         if (crypto_verify_32(sm, 0, t, 0)) {
@@ -40312,16 +40312,16 @@ var require_nacl_fast = __commonJS({
         checkArrayTypes(n, p);
         if (n.length !== crypto_scalarmult_SCALARBYTES) throw new Error("bad n size");
         if (p.length !== crypto_scalarmult_BYTES) throw new Error("bad p size");
-        var q = new Uint8Array(crypto_scalarmult_BYTES);
-        crypto_scalarmult(q, n, p);
-        return q;
+        var q2 = new Uint8Array(crypto_scalarmult_BYTES);
+        crypto_scalarmult(q2, n, p);
+        return q2;
       };
       nacl.scalarMult.base = function(n) {
         checkArrayTypes(n);
         if (n.length !== crypto_scalarmult_SCALARBYTES) throw new Error("bad n size");
-        var q = new Uint8Array(crypto_scalarmult_BYTES);
-        crypto_scalarmult_base(q, n);
-        return q;
+        var q2 = new Uint8Array(crypto_scalarmult_BYTES);
+        crypto_scalarmult_base(q2, n);
+        return q2;
       };
       nacl.scalarMult.scalarLength = crypto_scalarmult_SCALARBYTES;
       nacl.scalarMult.groupElementLength = crypto_scalarmult_BYTES;
@@ -42444,9 +42444,9 @@ var require_poly1305 = __commonJS({
         createPoly13052 = createPoly13052 || {};
         var b;
         b || (b = typeof createPoly13052 !== "undefined" ? createPoly13052 : {});
-        var q, r;
+        var q2, r;
         b.ready = new Promise(function(a, c) {
-          q = a;
+          q2 = a;
           r = c;
         });
         var u = {}, w;
@@ -42825,7 +42825,7 @@ var require_poly1305 = __commonJS({
           function a() {
             if (!Y && (Y = true, b.calledRun = true, !M)) {
               X(ka);
-              q(b);
+              q2(b);
               if (b.onRuntimeInitialized) b.onRuntimeInitialized();
               if (b.postRun) for ("function" == typeof b.postRun && (b.postRun = [b.postRun]); b.postRun.length; ) {
                 var c = b.postRun.shift();
@@ -44287,7 +44287,7 @@ ${formatted}-----END ${type} KEY-----`;
       return publicKey;
     }
     var genOpenSSLRSAPriv = /* @__PURE__ */ (() => {
-      function genRSAASN1Buf(n, e, d, p, q, dmp1, dmq1, iqmp) {
+      function genRSAASN1Buf(n, e, d, p, q2, dmp1, dmq1, iqmp) {
         const asnWriter = new Ber.Writer();
         asnWriter.startSequence();
         asnWriter.writeInt(0, Ber.Integer);
@@ -44295,7 +44295,7 @@ ${formatted}-----END ${type} KEY-----`;
         asnWriter.writeBuffer(e, Ber.Integer);
         asnWriter.writeBuffer(d, Ber.Integer);
         asnWriter.writeBuffer(p, Ber.Integer);
-        asnWriter.writeBuffer(q, Ber.Integer);
+        asnWriter.writeBuffer(q2, Ber.Integer);
         asnWriter.writeBuffer(dmp1, Ber.Integer);
         asnWriter.writeBuffer(dmq1, Ber.Integer);
         asnWriter.writeBuffer(iqmp, Ber.Integer);
@@ -44317,24 +44317,24 @@ ${formatted}-----END ${type} KEY-----`;
         }
         return Buffer.from(hex, "hex");
       }
-      return function genOpenSSLRSAPriv2(n, e, d, iqmp, p, q) {
+      return function genOpenSSLRSAPriv2(n, e, d, iqmp, p, q2) {
         const bn_d = bigIntFromBuffer(d);
         const dmp1 = bigIntToBuffer(bn_d % (bigIntFromBuffer(p) - 1n));
-        const dmq1 = bigIntToBuffer(bn_d % (bigIntFromBuffer(q) - 1n));
+        const dmq1 = bigIntToBuffer(bn_d % (bigIntFromBuffer(q2) - 1n));
         return makePEM(
           "RSA PRIVATE",
-          genRSAASN1Buf(n, e, d, p, q, dmp1, dmq1, iqmp)
+          genRSAASN1Buf(n, e, d, p, q2, dmp1, dmq1, iqmp)
         );
       };
     })();
-    function genOpenSSLDSAPub(p, q, g, y) {
+    function genOpenSSLDSAPub(p, q2, g, y) {
       const asnWriter = new Ber.Writer();
       asnWriter.startSequence();
       asnWriter.startSequence();
       asnWriter.writeOID("1.2.840.10040.4.1");
       asnWriter.startSequence();
       asnWriter.writeBuffer(p, Ber.Integer);
-      asnWriter.writeBuffer(q, Ber.Integer);
+      asnWriter.writeBuffer(q2, Ber.Integer);
       asnWriter.writeBuffer(g, Ber.Integer);
       asnWriter.endSequence();
       asnWriter.endSequence();
@@ -44345,29 +44345,29 @@ ${formatted}-----END ${type} KEY-----`;
       asnWriter.endSequence();
       return makePEM("PUBLIC", asnWriter.buffer);
     }
-    function genOpenSSHDSAPub(p, q, g, y) {
+    function genOpenSSHDSAPub(p, q2, g, y) {
       const publicKey = Buffer.allocUnsafe(
-        4 + 7 + 4 + p.length + 4 + q.length + 4 + g.length + 4 + y.length
+        4 + 7 + 4 + p.length + 4 + q2.length + 4 + g.length + 4 + y.length
       );
       writeUInt32BE(publicKey, 7, 0);
       publicKey.utf8Write("ssh-dss", 4, 7);
       let i = 4 + 7;
       writeUInt32BE(publicKey, p.length, i);
       publicKey.set(p, i += 4);
-      writeUInt32BE(publicKey, q.length, i += p.length);
-      publicKey.set(q, i += 4);
-      writeUInt32BE(publicKey, g.length, i += q.length);
+      writeUInt32BE(publicKey, q2.length, i += p.length);
+      publicKey.set(q2, i += 4);
+      writeUInt32BE(publicKey, g.length, i += q2.length);
       publicKey.set(g, i += 4);
       writeUInt32BE(publicKey, y.length, i += g.length);
       publicKey.set(y, i + 4);
       return publicKey;
     }
-    function genOpenSSLDSAPriv(p, q, g, y, x) {
+    function genOpenSSLDSAPriv(p, q2, g, y, x) {
       const asnWriter = new Ber.Writer();
       asnWriter.startSequence();
       asnWriter.writeInt(0, Ber.Integer);
       asnWriter.writeBuffer(p, Ber.Integer);
-      asnWriter.writeBuffer(q, Ber.Integer);
+      asnWriter.writeBuffer(q2, Ber.Integer);
       asnWriter.writeBuffer(g, Ber.Integer);
       asnWriter.writeBuffer(y, Ber.Integer);
       asnWriter.writeBuffer(x, Ber.Integer);
@@ -44607,12 +44607,12 @@ ${formatted}-----END ${type} KEY-----`;
               const p = readString(data, data._pos);
               if (p === void 0)
                 return new Error("Malformed OpenSSH private key");
-              const q = readString(data, data._pos);
-              if (q === void 0)
+              const q2 = readString(data, data._pos);
+              if (q2 === void 0)
                 return new Error("Malformed OpenSSH private key");
               pubPEM = genOpenSSLRSAPub(n, e);
               pubSSH = genOpenSSHRSAPub(n, e);
-              privPEM = genOpenSSLRSAPriv(n, e, d, iqmp, p, q);
+              privPEM = genOpenSSLRSAPriv(n, e, d, iqmp, p, q2);
               algo = "sha1";
               break;
             }
@@ -44620,8 +44620,8 @@ ${formatted}-----END ${type} KEY-----`;
               const p = readString(data, data._pos);
               if (p === void 0)
                 return new Error("Malformed OpenSSH private key");
-              const q = readString(data, data._pos);
-              if (q === void 0)
+              const q2 = readString(data, data._pos);
+              if (q2 === void 0)
                 return new Error("Malformed OpenSSH private key");
               const g = readString(data, data._pos);
               if (g === void 0)
@@ -44632,9 +44632,9 @@ ${formatted}-----END ${type} KEY-----`;
               const x = readString(data, data._pos);
               if (x === void 0)
                 return new Error("Malformed OpenSSH private key");
-              pubPEM = genOpenSSLDSAPub(p, q, g, y);
-              pubSSH = genOpenSSHDSAPub(p, q, g, y);
-              privPEM = genOpenSSLDSAPriv(p, q, g, y, x);
+              pubPEM = genOpenSSLDSAPub(p, q2, g, y);
+              pubSSH = genOpenSSHDSAPub(p, q2, g, y);
+              privPEM = genOpenSSLDSAPriv(p, q2, g, y, x);
               algo = "sha1";
               break;
             }
@@ -44944,8 +44944,8 @@ ${formatted}-----END ${type} KEY-----`;
               const p = reader.readString(Ber.Integer, true);
               if (p === null)
                 return new Error(errMsg);
-              const q = reader.readString(Ber.Integer, true);
-              if (q === null)
+              const q2 = reader.readString(Ber.Integer, true);
+              if (q2 === null)
                 return new Error(errMsg);
               const g = reader.readString(Ber.Integer, true);
               if (g === null)
@@ -44953,8 +44953,8 @@ ${formatted}-----END ${type} KEY-----`;
               const y = reader.readString(Ber.Integer, true);
               if (y === null)
                 return new Error(errMsg);
-              pubPEM = genOpenSSLDSAPub(p, q, g, y);
-              pubSSH = genOpenSSHDSAPub(p, q, g, y);
+              pubPEM = genOpenSSLDSAPub(p, q2, g, y);
+              pubSSH = genOpenSSHDSAPub(p, q2, g, y);
             } catch {
               return new Error(errMsg);
             }
@@ -45120,23 +45120,23 @@ ${formatted}-----END ${type} KEY-----`;
             const p2 = readString(privBlob, privBlob._pos);
             if (p2 === void 0)
               return new Error("Malformed PPK private key");
-            const q = readString(privBlob, privBlob._pos);
-            if (q === void 0)
+            const q2 = readString(privBlob, privBlob._pos);
+            if (q2 === void 0)
               return new Error("Malformed PPK private key");
             const iqmp = readString(privBlob, privBlob._pos);
             if (iqmp === void 0)
               return new Error("Malformed PPK private key");
             pubPEM = genOpenSSLRSAPub(n, e);
             pubSSH = genOpenSSHRSAPub(n, e);
-            privPEM = genOpenSSLRSAPriv(n, e, d, iqmp, p2, q);
+            privPEM = genOpenSSLRSAPriv(n, e, d, iqmp, p2, q2);
             break;
           }
           case "ssh-dss": {
             const p2 = readString(pubBlob, pubBlob._pos);
             if (p2 === void 0)
               return new Error("Malformed PPK public key");
-            const q = readString(pubBlob, pubBlob._pos);
-            if (q === void 0)
+            const q2 = readString(pubBlob, pubBlob._pos);
+            if (q2 === void 0)
               return new Error("Malformed PPK public key");
             const g = readString(pubBlob, pubBlob._pos);
             if (g === void 0)
@@ -45147,9 +45147,9 @@ ${formatted}-----END ${type} KEY-----`;
             const x = readString(privBlob, 0);
             if (x === void 0)
               return new Error("Malformed PPK private key");
-            pubPEM = genOpenSSLDSAPub(p2, q, g, y);
-            pubSSH = genOpenSSHDSAPub(p2, q, g, y);
-            privPEM = genOpenSSLDSAPriv(p2, q, g, y, x);
+            pubPEM = genOpenSSLDSAPub(p2, q2, g, y);
+            pubSSH = genOpenSSHDSAPub(p2, q2, g, y);
+            privPEM = genOpenSSLDSAPriv(p2, q2, g, y, x);
             break;
           }
         }
@@ -45256,8 +45256,8 @@ ${formatted}-----END ${type} KEY-----`;
             const p = readString(data, data._pos);
             if (p === void 0)
               return new Error("Malformed RFC4716 public key");
-            const q = readString(data, data._pos);
-            if (q === void 0)
+            const q2 = readString(data, data._pos);
+            if (q2 === void 0)
               return new Error("Malformed RFC4716 public key");
             const g = readString(data, data._pos);
             if (g === void 0)
@@ -45265,8 +45265,8 @@ ${formatted}-----END ${type} KEY-----`;
             const y = readString(data, data._pos);
             if (y === void 0)
               return new Error("Malformed RFC4716 public key");
-            pubPEM = genOpenSSLDSAPub(p, q, g, y);
-            pubSSH = genOpenSSHDSAPub(p, q, g, y);
+            pubPEM = genOpenSSLDSAPub(p, q2, g, y);
+            pubSSH = genOpenSSHDSAPub(p, q2, g, y);
             break;
           }
           default:
@@ -45299,8 +45299,8 @@ ${formatted}-----END ${type} KEY-----`;
           const p = readString(data, data._pos || 0);
           if (p === void 0)
             return new Error("Malformed OpenSSH public key");
-          const q = readString(data, data._pos);
-          if (q === void 0)
+          const q2 = readString(data, data._pos);
+          if (q2 === void 0)
             return new Error("Malformed OpenSSH public key");
           const g = readString(data, data._pos);
           if (g === void 0)
@@ -45308,8 +45308,8 @@ ${formatted}-----END ${type} KEY-----`;
           const y = readString(data, data._pos);
           if (y === void 0)
             return new Error("Malformed OpenSSH public key");
-          pubPEM = genOpenSSLDSAPub(p, q, g, y);
-          pubSSH = genOpenSSHDSAPub(p, q, g, y);
+          pubPEM = genOpenSSLDSAPub(p, q2, g, y);
+          pubSSH = genOpenSSHDSAPub(p, q2, g, y);
           algo = "sha1";
           break;
         }
@@ -45443,7 +45443,7 @@ var require_agent2 = __commonJS({
       writeUInt32BE,
       writeUInt32LE
     } = require_utils3();
-    function once(cb) {
+    function once2(cb) {
       let called = false;
       return (...args) => {
         if (called)
@@ -45478,7 +45478,7 @@ var require_agent2 = __commonJS({
         this.socketPath = socketPath;
       }
       getStream(cb) {
-        cb = once(cb);
+        cb = once2(cb);
         const sock = new Socket();
         sock.on("connect", () => {
           cb(null, sock);
@@ -45494,7 +45494,7 @@ var require_agent2 = __commonJS({
         }
       }
       getIdentities(cb) {
-        cb = once(cb);
+        cb = once2(cb);
         this.getStream((err, stream) => {
           function onFail(err2) {
             if (stream) {
@@ -45531,7 +45531,7 @@ var require_agent2 = __commonJS({
         } else if (typeof options !== "object" || options === null) {
           options = void 0;
         }
-        cb = once(cb);
+        cb = once2(cb);
         this.getStream((err, stream) => {
           function onFail(err2) {
             if (stream) {
@@ -45649,7 +45649,7 @@ var require_agent2 = __commonJS({
       const RE_CYGWIN_SOCK = /^!<socket >(\d+) s ([A-Z0-9]{8}-[A-Z0-9]{8}-[A-Z0-9]{8}-[A-Z0-9]{8})/;
       return class CygwinAgent extends OpenSSHAgent {
         getStream(cb) {
-          cb = once(cb);
+          cb = once2(cb);
           let socketPath = this.socketPath;
           let triedCygpath = false;
           readFile3(socketPath, function readCygsocket(err, data) {
@@ -46187,7 +46187,7 @@ var require_agent2 = __commonJS({
                   cb2(...args);
               });
             };
-            this[SYM_AGENT].getIdentities(once((err, keys) => {
+            this[SYM_AGENT].getIdentities(once2((err, keys) => {
               if (err)
                 return doCbs(err);
               if (!Array.isArray(keys)) {
@@ -57424,13 +57424,13 @@ var require_keygen = __commonJS({
           const e = reader.readString(Ber.Integer, true);
           const d = reader.readString(Ber.Integer, true);
           const p = reader.readString(Ber.Integer, true);
-          const q = reader.readString(Ber.Integer, true);
+          const q2 = reader.readString(Ber.Integer, true);
           reader.readString(Ber.Integer, true);
           reader.readString(Ber.Integer, true);
           const iqmp = reader.readString(Ber.Integer, true);
           const keyName = Buffer.from("ssh-rsa");
           const privBuf = Buffer.allocUnsafe(
-            4 + keyName.length + 4 + n.length + 4 + e.length + 4 + d.length + 4 + iqmp.length + 4 + p.length + 4 + q.length
+            4 + keyName.length + 4 + n.length + 4 + e.length + 4 + d.length + 4 + iqmp.length + 4 + p.length + 4 + q2.length
           );
           let pos = 0;
           privBuf.writeUInt32BE(keyName.length, pos += 0);
@@ -57445,8 +57445,8 @@ var require_keygen = __commonJS({
           privBuf.set(iqmp, pos += 4);
           privBuf.writeUInt32BE(p.length, pos += iqmp.length);
           privBuf.set(p, pos += 4);
-          privBuf.writeUInt32BE(q.length, pos += p.length);
-          privBuf.set(q, pos += 4);
+          privBuf.writeUInt32BE(q2.length, pos += p.length);
+          privBuf.set(q2, pos += 4);
           const pubBuf = Buffer.allocUnsafe(
             4 + keyName.length + 4 + e.length + 4 + n.length
           );
@@ -63219,8 +63219,8 @@ var SQRT2PI = Math.sqrt(2 * Math.PI);
 function upperTail2(z) {
   const t = 1 / (1 + 0.2316419 * Math.abs(z));
   const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
-  const q = Math.exp(-0.5 * z * z) / SQRT2PI * poly;
-  return z >= 0 ? q : 1 - q;
+  const q2 = Math.exp(-0.5 * z * z) / SQRT2PI * poly;
+  return z >= 0 ? q2 : 1 - q2;
 }
 function mills(z) {
   if (z > 8) return z + 1 / z;
@@ -63265,12 +63265,12 @@ function solve(t) {
 function inverseDiagonal(t) {
   const n = t.d.length;
   const p = new Float64Array(n);
-  const q = new Float64Array(n);
+  const q2 = new Float64Array(n);
   for (let i = 0; i < n; i++)
     p[i] = t.d[i] - (i > 0 ? t.o[i - 1] ** 2 / p[i - 1] : 0);
   for (let i = n - 1; i >= 0; i--)
-    q[i] = t.d[i] - (i + 1 < n ? t.o[i] ** 2 / q[i + 1] : 0);
-  return Float64Array.from(p, (pi, i) => 1 / (pi + q[i] - t.d[i]));
+    q2[i] = t.d[i] - (i + 1 < n ? t.o[i] ** 2 / q2[i + 1] : 0);
+  return Float64Array.from(p, (pi, i) => 1 / (pi + q2[i] - t.d[i]));
 }
 function pack(items) {
   const len = items.length;
@@ -64385,7 +64385,7 @@ function leastSquares(rows, y) {
   rows.forEach((r, i) => {
     for (let p = 0; p < n; p++) {
       const row = a[p];
-      for (let q = 0; q < n; q++) row[q] = row[q] + r[p] * r[q];
+      for (let q2 = 0; q2 < n; q2++) row[q2] = row[q2] + r[p] * r[q2];
       row[n] = row[n] + r[p] * y[i];
     }
   });
@@ -64401,7 +64401,7 @@ function leastSquares(rows, y) {
       if (r === c) continue;
       const row = a[r];
       const k = row[c] / pivot[c];
-      for (let q = c; q <= n; q++) row[q] = row[q] - k * pivot[q];
+      for (let q2 = c; q2 <= n; q2++) row[q2] = row[q2] - k * pivot[q2];
     }
   }
   return a.map((row, c) => row[n] / row[c]);
@@ -65552,10 +65552,10 @@ function analyseBottleneck(input) {
       ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
       "low"
     );
-  const q = queuesOf(input, services);
-  for (const s of q.ranked)
+  const q2 = queuesOf(input, services);
+  for (const s of q2.ranked)
     evidence.push(
-      `${s}: queue depth max ${round(q.max(s), 1)}, min ${q.min(s) === null ? "n/a" : round(q.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+      `${s}: queue depth max ${round(q2.max(s), 1)}, min ${q2.min(s) === null ? "n/a" : round(q2.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
     );
   if (runtimeBusy)
     return verdict(
@@ -65564,14 +65564,14 @@ function analyseBottleneck(input) {
       [
         `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
       ],
-      q.high.length === 0 ? "high" : "medium"
+      q2.high.length === 0 ? "high" : "medium"
     );
-  return queueVerdict(q, services, verdict);
+  return queueVerdict(q2, services, verdict);
 }
-function queueVerdict(q, services, verdict) {
-  const { max, min, high } = q;
-  const top = q.ranked[0];
-  const second = q.ranked[1];
+function queueVerdict(q2, services, verdict) {
+  const { max, min, high } = q2;
+  const top = q2.ranked[0];
+  const second = q2.ranked[1];
   const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
   if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
     return verdict(
@@ -65698,8 +65698,8 @@ function opportunities(usage, bottleneck) {
 }
 
 // src/analysis/observe.ts
-function first(series, q) {
-  return series[q]?.[0];
+function first(series, q2) {
+  return series[q2]?.[0];
 }
 function observeRun(input) {
   const t = timeLine(input);
@@ -65743,7 +65743,7 @@ function observeRun(input) {
 }
 function timeLine(input) {
   const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
-    (q) => first(input.series, q)?.points ?? []
+    (q2) => first(input.series, q2)?.points ?? []
   );
   const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
   const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
@@ -65751,8 +65751,8 @@ function timeLine(input) {
 }
 function runSeries(input, t) {
   const S = input.timeScale;
-  const mins = (q) => toRunMinutes(first(input.series, q)?.points ?? [], t.ts0, S);
-  const perWorker = (q) => (input.series[q] ?? []).map((x) => toRunMinutes(x.points, t.ts0, S));
+  const mins = (q2) => toRunMinutes(first(input.series, q2)?.points ?? [], t.ts0, S);
+  const perWorker = (q2) => (input.series[q2] ?? []).map((x) => toRunMinutes(x.points, t.ts0, S));
   return {
     fullRun: mins("secondsPerRolloutAvg"),
     rate5m: mins("secondsPerRolloutRate5m"),
@@ -65826,9 +65826,9 @@ function steadyReader(series, fromTs) {
     const after = pts.filter(([t]) => t >= fromTs);
     return (after.length ? after : pts).map(([, v]) => v);
   };
-  const byLabel = (q, label) => {
+  const byLabel = (q2, label) => {
     const m = /* @__PURE__ */ new Map();
-    for (const s of series[q] ?? []) {
+    for (const s of series[q2] ?? []) {
       const key = s.labels[label];
       if (key !== void 0) m.set(key, s);
     }
@@ -65888,8 +65888,8 @@ function rpcP95ByMethod(read2) {
 }
 function resourcesOf(input, read2) {
   const gpus = /* @__PURE__ */ new Map();
-  const addGpu = (q, field) => {
-    for (const s of input.series[q] ?? []) {
+  const addGpu = (q2, field) => {
+    for (const s of input.series[q2] ?? []) {
       const g = s.labels.gpu;
       if (g === void 0) continue;
       const rec = gpus.get(g) ?? {};
@@ -73159,7 +73159,7 @@ async function submitCandidate(deps, request2) {
   if (found) jobs = jobs.filter((j) => j.name !== jobName2);
   const me = { jobName: jobName2 };
   const plan = planQueue([...request2.ahead ?? [], me], jobs, maxParallel);
-  const waiting2 = plan.queued.find((q) => q.request === me);
+  const waiting2 = plan.queued.find((q2) => q2.request === me);
   if (request2.dryRun) {
     return waiting2 ? { ...base, status: "dry-run", wouldBe: "queued", position: waiting2.position } : { ...base, status: "dry-run", wouldBe: "submitted" };
   }
@@ -74582,7 +74582,7 @@ function topologyLabel(run) {
 function queueSummary(metrics) {
   const byService = metrics?.rpc_queue_depth_at_start_latest_by_service;
   if (!byService || Object.keys(byService).length === 0) return null;
-  return `queue min/max ${Object.entries(byService).map(([svc, q]) => `${svc} ${num(q.worker_min)}/${num(q.worker_max)}`).join(", ")}`;
+  return `queue min/max ${Object.entries(byService).map(([svc, q2]) => `${svc} ${num(q2.worker_min)}/${num(q2.worker_max)}`).join(", ")}`;
 }
 function gpuSummary(metrics) {
   const gpus = Object.values(metrics?.resource_usage?.gpu_by_index ?? {});
@@ -74757,7 +74757,7 @@ function queueTable(metrics) {
   return [
     "| Service | Queue depth worker min | Queue depth worker max |",
     "|---|---:|---:|",
-    ...byService.map(([svc, q]) => `| ${svc} | ${num(q.worker_min)} | ${num(q.worker_max)} |`)
+    ...byService.map(([svc, q2]) => `| ${svc} | ${num(q2.worker_min)} | ${num(q2.worker_max)} |`)
   ].join("\n");
 }
 function figureLine(f) {
@@ -75904,15 +75904,23 @@ function window2(runSeconds, o) {
 function queryCatalog(selector, options = {}) {
   const sel = `{${selector}}`;
   const by = "run_uuid, run_name";
+  const w = { w5m: window2(300, options), w1m: window2(60, options), w30s: window2(30, options) };
+  return {
+    ...rolloutQueries(selector, sel, by, w),
+    ...runtimeQueries(sel, by, w),
+    ...gpuQueries(sel, by),
+    ...hostQueries(sel, by, w),
+    ...hottestQueries(sel, by, w),
+    ...throughputQueries(sel, by)
+  };
+}
+var q = (quantity, rule, fallback) => ({
+  quantity,
+  rule,
+  fallback
+});
+function rolloutQueries(selector, sel, by, { w5m }) {
   const R = RAW_METRICS;
-  const w5m = window2(300, options);
-  const w1m = window2(60, options);
-  const w30s = window2(30, options);
-  const q = (quantity, rule, fallback) => ({
-    quantity,
-    rule,
-    fallback
-  });
   return {
     secondsPerRolloutAvg: q(
       "secondsPerRolloutAvg",
@@ -75934,7 +75942,12 @@ function queryCatalog(selector, options = {}) {
       null,
       `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
     ),
-    elapsed: q("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`),
+    elapsed: q("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`)
+  };
+}
+function runtimeQueries(sel, by, { w1m }) {
+  const R = RAW_METRICS;
+  return {
     queueDepthMax: q(
       "queueDepthMax",
       `${RECORDING_RULES.queueDepthMax}${sel}`,
@@ -75959,7 +75972,12 @@ function queryCatalog(selector, options = {}) {
       "rpcDurationP95",
       `${RECORDING_RULES.rpcDurationP95}${sel}`,
       `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
-    ),
+    )
+  };
+}
+function gpuQueries(sel, by) {
+  const R = RAW_METRICS;
+  return {
     gpuUtil: q("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
     gpuMemory: q(
       "gpuMemory",
@@ -75976,7 +75994,12 @@ function queryCatalog(selector, options = {}) {
       `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
       `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
     ),
-    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`),
+    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`)
+  };
+}
+function hostQueries(sel, by, { w30s }) {
+  const R = RAW_METRICS;
+  return {
     processCpu: q(
       "processCpu",
       `${RECORDING_RULES.processCpu}${sel}`,
@@ -75988,8 +76011,12 @@ function queryCatalog(selector, options = {}) {
       `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
     ),
     hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
-    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`),
-    // Issue 14.7 (h14): AlpaSim's rules for blocking p95 (by method) and the hottest process of each group.
+    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`)
+  };
+}
+function hottestQueries(sel, by, { w1m, w30s }) {
+  const R = RAW_METRICS;
+  return {
     rpcBlockingP95: q(
       "rpcBlockingP95",
       `${RECORDING_RULES.rpcBlockingP95}${sel}`,
@@ -75999,8 +76026,7 @@ function queryCatalog(selector, options = {}) {
       "processCpuMaxByGroup",
       `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
       `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`
-    ),
-    ...throughputQueries(sel, by)
+    )
   };
 }
 function throughputQueries(sel, by) {
@@ -76851,7 +76877,7 @@ async function referenceRunOf(r, request2, experiment) {
   const job = jobForRun(closed.jobs.get(request2.experiment) ?? [], request2.runName, (j) => j) ?? void 0;
   const seen = await r.observationOf(request2.candidate);
   const observation = seen?.run_name === request2.runName ? seen : void 0;
-  const candidates = closed.state.requests.filter((q) => !isReferenceRequest(q) && q.experiment === request2.experiment).map((q) => q.candidate);
+  const candidates = closed.state.requests.filter((q2) => !isReferenceRequest(q2) && q2.experiment === request2.experiment).map((q2) => q2.candidate);
   return referenceRunEntry({
     of: request2.candidate,
     runName: request2.runName,
@@ -78021,7 +78047,7 @@ function metricsSection(v) {
   const queue = Object.entries(m.rpc_queue_depth_at_start_latest_by_service ?? {});
   if (queue.length) {
     out.push("| Service | Queue depth min | Queue depth max |", "|---|---|---|");
-    for (const [svc, q] of queue) out.push(`| ${svc} | ${fmt3(q.worker_min, 1)} | ${fmt3(q.worker_max, 1)} |`);
+    for (const [svc, q2] of queue) out.push(`| ${svc} | ${fmt3(q2.worker_min, 1)} | ${fmt3(q2.worker_max, 1)} |`);
     out.push("");
   }
   return out;
@@ -78069,8 +78095,8 @@ function linksSection(v) {
   for (const n of v.notes ?? []) out.push(`> ${n}`, "");
   if (v.queries?.length) {
     out.push("<details><summary>Queries behind this verdict</summary>", "", "```promql");
-    for (const q of v.queries)
-      out.push(`# ${q.quantity} (${q.source === "rule" ? "recording rule" : "raw fallback"})`, q.query);
+    for (const q2 of v.queries)
+      out.push(`# ${q2.quantity} (${q2.source === "rule" ? "recording rule" : "raw fallback"})`, q2.query);
     out.push("```", "", "</details>", "");
   }
   return out;
@@ -78466,7 +78492,7 @@ function viewOf(e, p, j) {
     observation: j.observation,
     chart: analysis?.chart,
     opportunities: analysis?.opportunities,
-    queries: telemetry?.queries.map((q) => ({ quantity: q.quantity, query: q.query, source: q.source })),
+    queries: telemetry?.queries.map((q2) => ({ quantity: q2.quantity, query: q2.query, source: q2.source })),
     grafanaUrl: exp.grafanaUrl ?? null,
     timeRange: analysis?.startTs ? { fromMs: analysis.startTs * 1e3, toMs: job?.endTs && ended ? job.endTs * 1e3 : null } : null,
     notes: notesOf(telemetry?.errors, p.conflicts),
@@ -79030,7 +79056,7 @@ function queueOf(e) {
   ).map((p) => ({ jobName: p.c.runName, p }));
   const jobs = e.jobs.map((j) => ({ id: j.jobId, name: j.name, status: j.status }));
   const plan = planQueue(waiting2, jobs, experimentSettings(e.exp.experiment).maxParallel);
-  const order = [...plan.submitNow, ...plan.queued.map((q) => q.request)].map((r) => r.p);
+  const order = [...plan.submitNow, ...plan.queued.map((q2) => q2.request)].map((r) => r.p);
   return { order, free: Math.max(0, plan.slots - plan.live) };
 }
 function byRequest(a, b) {
@@ -81313,108 +81339,121 @@ function createPrometheusClient(options) {
     throw new Error(
       `Prometheus URL ${JSON.stringify(options.baseUrl)} is not an http(s) URL (e.g. http://127.0.0.1:9093)`
     );
-  const doFetch = options.fetch ?? fetch;
-  const timeoutMs = options.timeoutMs ?? 1e4;
-  const retries = options.retries ?? 2;
-  const retryDelayMs = options.retryDelayMs ?? 500;
-  async function once(path, params, query) {
-    const ctrl = new AbortController();
-    const timer = setTimeout(() => ctrl.abort(), timeoutMs);
-    let res;
-    let text3;
-    try {
-      res = await doFetch(`${baseUrl2}${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", ...options.headers },
-        body: params.toString(),
-        signal: ctrl.signal
-      });
-      text3 = await res.text();
-    } catch (e) {
-      const timedOut = ctrl.signal.aborted;
-      throw new PrometheusError(
-        timedOut ? `Prometheus at ${baseUrl2} did not answer within ${timeoutMs} ms (query: ${query})` : `cannot reach Prometheus at ${baseUrl2}: ${e.message} (query: ${query})`,
-        { query, retryable: true },
-        e
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-    if (!res.ok) {
-      throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text3)}`, {
-        query,
-        status: res.status,
-        body: text3,
-        retryable: res.status === 429 || res.status >= 500
-      });
-    }
-    let json;
-    try {
-      json = JSON.parse(text3);
-    } catch {
-      throw new PrometheusError(
-        `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text3)}`,
-        {
-          query,
-          status: res.status,
-          body: text3,
-          retryable: false
-        }
-      );
-    }
-    try {
-      return parseQueryResponse(json);
-    } catch (e) {
-      throw new PrometheusError(
-        `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text3)}`,
-        {
-          query,
-          status: res.status,
-          body: text3,
-          retryable: false
-        }
-      );
-    }
-  }
-  async function withRetries(kind, path, params, query) {
-    for (let attempt = 0; ; attempt++) {
-      options.onRequest?.(kind, query);
-      try {
-        return await once(path, params, query);
-      } catch (e) {
-        if (!(e instanceof PrometheusError) || !e.details.retryable || attempt >= retries) throw e;
-        await sleep2(retryDelayMs * 2 ** attempt);
-      }
-    }
-  }
+  const conn = {
+    baseUrl: baseUrl2,
+    options,
+    doFetch: options.fetch ?? fetch,
+    timeoutMs: options.timeoutMs ?? 1e4,
+    retries: options.retries ?? 2,
+    retryDelayMs: options.retryDelayMs ?? 500
+  };
   return {
     baseUrl: baseUrl2,
     instant(query, time2) {
       const params = new URLSearchParams({ query });
       if (time2 !== void 0) params.set("time", String(time2));
-      return withRetries("instant", "/api/v1/query", params, query);
+      return withRetries(conn, "instant", "/api/v1/query", params, query);
     },
     range(query, start, end, stepSeconds) {
-      if (!(end >= start))
-        throw new PrometheusError(`range query end ${end} is before start ${start}`, {
-          query,
-          retryable: false
-        });
-      if (!(stepSeconds > 0))
-        throw new PrometheusError(`range query step must be > 0, got ${stepSeconds}`, {
-          query,
-          retryable: false
-        });
-      const step = Math.max(stepSeconds, Math.ceil((end - start) / 11e3));
-      const params = new URLSearchParams({
-        query,
-        start: String(start),
-        end: String(end),
-        step: String(step)
-      });
-      return withRetries("range", "/api/v1/query_range", params, query);
+      return withRetries(
+        conn,
+        "range",
+        "/api/v1/query_range",
+        rangeParams(query, start, end, stepSeconds),
+        query
+      );
     }
   };
+}
+function rangeParams(query, start, end, stepSeconds) {
+  if (!(end >= start))
+    throw new PrometheusError(`range query end ${end} is before start ${start}`, {
+      query,
+      retryable: false
+    });
+  if (!(stepSeconds > 0))
+    throw new PrometheusError(`range query step must be > 0, got ${stepSeconds}`, {
+      query,
+      retryable: false
+    });
+  const step = Math.max(stepSeconds, Math.ceil((end - start) / 11e3));
+  return new URLSearchParams({
+    query,
+    start: String(start),
+    end: String(end),
+    step: String(step)
+  });
+}
+async function withRetries(conn, kind, path, params, query) {
+  for (let attempt = 0; ; attempt++) {
+    conn.options.onRequest?.(kind, query);
+    try {
+      return await once(conn, path, params, query);
+    } catch (e) {
+      if (!(e instanceof PrometheusError) || !e.details.retryable || attempt >= conn.retries) throw e;
+      await sleep2(conn.retryDelayMs * 2 ** attempt);
+    }
+  }
+}
+async function once(conn, path, params, query) {
+  const { res, text: text3 } = await post(conn, path, params, query);
+  if (!res.ok) {
+    throw new PrometheusError(`Prometheus answered HTTP ${res.status} for ${query}: ${quote(text3)}`, {
+      query,
+      status: res.status,
+      body: text3,
+      retryable: res.status === 429 || res.status >= 500
+    });
+  }
+  let json;
+  try {
+    json = JSON.parse(text3);
+  } catch {
+    throw new PrometheusError(
+      `Prometheus answered HTTP ${res.status} with a body that is not JSON for ${query}: ${quote(text3)}`,
+      {
+        query,
+        status: res.status,
+        body: text3,
+        retryable: false
+      }
+    );
+  }
+  try {
+    return parseQueryResponse(json);
+  } catch (e) {
+    throw new PrometheusError(
+      `Prometheus answer for ${query} is not valid: ${e.message}; body: ${quote(text3)}`,
+      {
+        query,
+        status: res.status,
+        body: text3,
+        retryable: false
+      }
+    );
+  }
+}
+async function post(conn, path, params, query) {
+  const ctrl = new AbortController();
+  const timer = setTimeout(() => ctrl.abort(), conn.timeoutMs);
+  try {
+    const res = await conn.doFetch(`${conn.baseUrl}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", ...conn.options.headers },
+      body: params.toString(),
+      signal: ctrl.signal
+    });
+    return { res, text: await res.text() };
+  } catch (e) {
+    const timedOut = ctrl.signal.aborted;
+    throw new PrometheusError(
+      timedOut ? `Prometheus at ${conn.baseUrl} did not answer within ${conn.timeoutMs} ms (query: ${query})` : `cannot reach Prometheus at ${conn.baseUrl}: ${e.message} (query: ${query})`,
+      { query, retryable: true },
+      e
+    );
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 // src/github/permissions.ts
@@ -81998,9 +82037,9 @@ function isService(name) {
 function queueReadings(run) {
   const out = {};
   const byService = run.observation?.stable_metrics?.rpc_queue_depth_at_start_latest_by_service ?? {};
-  for (const [name, q] of Object.entries(byService)) {
+  for (const [name, q2] of Object.entries(byService)) {
     if (!isService(name)) continue;
-    out[name] = { max: q.worker_max ?? 0, min: q.worker_min ?? 0 };
+    out[name] = { max: q2.worker_max ?? 0, min: q2.worker_min ?? 0 };
   }
   return out;
 }
@@ -82011,7 +82050,7 @@ function bottleneckFromQueues(queues) {
     return { kind: "unknown", evidence: ["no queue-depth readings"], confidence: "low" };
   entries.sort((a, b) => b[1].max - a[1].max);
   const [top, second] = entries;
-  const text3 = entries.map(([s, q]) => `${s} ${q.max}`).join(", ");
+  const text3 = entries.map(([s, q2]) => `${s} ${q2.max}`).join(", ");
   if (!top || top[1].max < HIGH_QUEUE) {
     return {
       kind: "not-enough-load",
@@ -82050,9 +82089,9 @@ function readEvidence(run) {
       totalGiB: usage.memory_total_gb ?? void 0
     });
   }
-  const maxima = Object.values(queues).map((q) => q.max);
+  const maxima = Object.values(queues).map((q2) => q2.max);
   const top = maxima.length ? Math.max(...maxima) : 0;
-  const queued = Object.entries(queues).filter(([, q]) => q.max >= HIGH_QUEUE && q.max >= top / 2).map(([s]) => s);
+  const queued = Object.entries(queues).filter(([, q2]) => q2.max >= HIGH_QUEUE && q2.max >= top / 2).map(([s]) => s);
   const utilisations = [...gpus.values()].map((g) => g.utilisation).filter((u) => typeof u === "number");
   const cpuGroups = Object.values(m?.resource_usage?.process_cpu_utilization_percent_by_group ?? {});
   const cpuPercents = cpuGroups.map((g) => g.max ?? g.mean).filter((v) => typeof v === "number" && Number.isFinite(v));
@@ -82120,9 +82159,9 @@ function overLimit(t, ctx) {
   return ctx.predict(t).filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB).sort((a, b) => b.gib - a.gib);
 }
 function idleService(evidence, svc) {
-  const q = evidence.queues[svc]?.max;
+  const q2 = evidence.queues[svc]?.max;
   const top = Math.max(0, ...Object.values(evidence.queues).map((v) => v?.max ?? 0));
-  return q !== void 0 && (q <= 2 || q < 0.25 * top);
+  return q2 !== void 0 && (q2 <= 2 || q2 < 0.25 * top);
 }
 function makeRoom(t, keep, evidence, ctx) {
   let current = clone2(t);
@@ -82327,7 +82366,7 @@ function raiseTotal(parent, evidence) {
   const lowLoad = evidence.bottleneck.kind === "not-enough-load";
   if (!lowLoad && !evidence.saturated) return [];
   const moves = [];
-  const queues = Object.entries(evidence.queues).map(([s, q]) => `${s} ${fmt4(q?.max ?? 0)}`).join(", ");
+  const queues = Object.entries(evidence.queues).map(([s, q2]) => `${s} ${fmt4(q2?.max ?? 0)}`).join(", ");
   const utilisation = [...evidence.gpus.values()].map((g) => Math.round(g.utilisation ?? 0));
   for (const factor of lowLoad ? [1.5, 2] : [1.25, 1.5]) {
     const t = scaleTotal(parent, factor);
@@ -82445,7 +82484,7 @@ function rawMoves(parent, evidence, ctx) {
   moves.push(...raiseTotal(parent, evidence));
   moves.push(...rebalance(parent));
   moves.push(...resizeCaches(parent));
-  const ranked = Object.entries(evidence.queues).filter(([s, q]) => active.includes(s) && s !== bottleneck && !idleService(evidence, s) && q.max > 0).sort((a, b2) => b2[1].max - a[1].max);
+  const ranked = Object.entries(evidence.queues).filter(([s, q2]) => active.includes(s) && s !== bottleneck && !idleService(evidence, s) && q2.max > 0).sort((a, b2) => b2[1].max - a[1].max);
   for (const [svc, i] of ranked.slice(0, bottleneck ? 1 : 2).map(([x], k) => [x, k])) {
     const why2 = `${queueSentence(evidence, svc)}: ${svc} has the ${bottleneck ? "next " : ""}deepest queue without being a clear bottleneck`;
     const place = !bottleneck && i === 0 ? placeFree(parent, svc, evidence, ctx) : [];
@@ -82758,7 +82797,7 @@ function solveWith(l, profile, cpuScale, maxN) {
   const stations = buildStations(l, profile, cpuScale);
   const { steppingLimit, stall } = cacheEffects(l, profile);
   const top = Math.max(1, Math.min(maxN ?? l.inFlight, l.inFlight));
-  const q = new Float64Array(stations.length);
+  const q2 = new Float64Array(stations.length);
   const r = new Float64Array(stations.length);
   const points = [emptyPoint(l)];
   const raw = [{ cycle: 0, x: 0, r: new Float64Array(stations.length) }];
@@ -82766,11 +82805,11 @@ function solveWith(l, profile, cpuScale, maxN) {
     let cycle = 0;
     for (let k = 0; k < stations.length; k++) {
       const st = stations[k];
-      r[k] = st.kind === "queue" ? st.demand * (1 + q[k]) : st.demand;
+      r[k] = st.kind === "queue" ? st.demand * (1 + q2[k]) : st.demand;
       cycle += r[k];
     }
     const x = n / cycle;
-    for (let k = 0; k < stations.length; k++) q[k] = x * r[k];
+    for (let k = 0; k < stations.length; k++) q2[k] = x * r[k];
     raw.push({ cycle, x, r: r.slice() });
   }
   return { layout: l, points, raw, stations, profile, steppingLimit, stallSecondsPerRollout: stall };
@@ -83085,10 +83124,10 @@ function measurementOf(run) {
   const logSe2 = iv && iv.low > 0 && iv.high > iv.low ? (Math.log(iv.high) - Math.log(iv.low)) / (2 * 1.96) : 0.01;
   const m = o?.stable_metrics;
   const queues = {};
-  for (const [name, q] of Object.entries(m?.rpc_queue_depth_at_start_latest_by_service ?? {})) {
+  for (const [name, q2] of Object.entries(m?.rpc_queue_depth_at_start_latest_by_service ?? {})) {
     const svc = SERVICES.includes(name) ? name : void 0;
-    if (svc && q.worker_max != null && q.worker_min != null)
-      queues[svc] = { max: q.worker_max, min: q.worker_min };
+    if (svc && q2.worker_max != null && q2.worker_min != null)
+      queues[svc] = { max: q2.worker_max, min: q2.worker_min };
   }
   const gpuUtil = /* @__PURE__ */ new Map();
   for (const [gpu, u] of Object.entries(m?.resource_usage?.gpu_by_index ?? {})) {
@@ -83144,13 +83183,13 @@ function normalQuantile(p) {
   const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
   const lo = 0.02425;
   if (p < lo) {
-    const q2 = Math.sqrt(-2 * Math.log(p));
-    return (((((c[0] * q2 + c[1]) * q2 + c[2]) * q2 + c[3]) * q2 + c[4]) * q2 + c[5]) / ((((d[0] * q2 + d[1]) * q2 + d[2]) * q2 + d[3]) * q2 + 1);
+    const q3 = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0] * q3 + c[1]) * q3 + c[2]) * q3 + c[3]) * q3 + c[4]) * q3 + c[5]) / ((((d[0] * q3 + d[1]) * q3 + d[2]) * q3 + d[3]) * q3 + 1);
   }
   if (p > 1 - lo) return -normalQuantile(1 - p);
-  const q = p - 0.5;
-  const r = q * q;
-  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  const q2 = p - 0.5;
+  const r = q2 * q2;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q2 / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 function baseProfile(cluster) {
   const svc = (s) => ({
@@ -83236,7 +83275,7 @@ function parameters(services, onGpu) {
 }
 function profileAt(base, params, x) {
   const p = structuredClone(base);
-  for (const [i, q] of params.entries()) q.set(p, x[i]);
+  for (const [i, q2] of params.entries()) q2.set(p, x[i]);
   return p;
 }
 function runResiduals(m, ss, out) {
@@ -83249,13 +83288,13 @@ function runResiduals(m, ss, out) {
   }
   const workers = Math.max(1, m.topology.runtime?.nr_workers ?? 1);
   const e = expectedMaxNormal(workers);
-  for (const [svc, q] of Object.entries(m.queues)) {
+  for (const [svc, q2] of Object.entries(m.queues)) {
     const mean2 = ss.queueDepth[METRIC_SERVICE_LABEL[svc]];
     if (mean2 === void 0) continue;
     const spread = Math.sqrt(Math.max(0, mean2)) * e;
     const max = mean2 + spread;
     const min = Math.max(0, mean2 - spread);
-    out.push((q.max - max) / (0.3 + 0.15 * max), (q.min - min) / (0.3 + 0.15 * max));
+    out.push((q2.max - max) / (0.3 + 0.15 * max), (q2.min - min) / (0.3 + 0.15 * max));
   }
   for (const [group, cores] of m.cpuCores) {
     const model = ss.cpuCores[group];
@@ -83701,7 +83740,7 @@ function suggest2(input, options = {}) {
     if (over.length > 0) {
       rejected.push({
         change: move.change,
-        reason: `predicted GPU memory above ${Math.round(ctx.memoryLimit * 100)}% (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) on GPU ${over.map((p) => `${p.gpu} (${predicted.find((q) => q.gpu === p.gpu)?.gib.toFixed(1)} GiB)`).join(", ")}`
+        reason: `predicted GPU memory above ${Math.round(ctx.memoryLimit * 100)}% (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) on GPU ${over.map((p) => `${p.gpu} (${predicted.find((q2) => q2.gpu === p.gpu)?.gib.toFixed(1)} GiB)`).join(", ")}`
       });
       continue;
     }
