@@ -38,12 +38,13 @@ function link(): string {
 }
 
 /** Absolute paths a file names outside its comments, minus system ones (binaries, devices). */
+// a base64 value (the SSH host key in clusters.yaml) holds '/' after a letter or '+': not a path
 function pathsIn(text: string): string[] {
   const settings = text
     .split('\n')
     .filter((line) => !line.trimStart().startsWith('#'))
     .join('\n');
-  return [...settings.matchAll(/(?<![\w.:/])\/(?:[\w.@%+-]+\/?)+/g)]
+  return [...settings.matchAll(/(?<![\w.:/+])\/(?:[\w.@%+-]+\/?)+/g)]
     .map((m) => m[0])
     .filter((p) => !/^\/(usr|bin|sbin|dev|proc|sys)(\/|$)/.test(p) && p !== '/');
 }
