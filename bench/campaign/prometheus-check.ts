@@ -5,7 +5,6 @@
 // looks; the verdicts must equal those the bench computes from the in-memory series.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { observeRun, type RunSeries } from '../../src/analysis/observe.js';
@@ -13,6 +12,7 @@ import { loadProfile } from '../../src/sim/profile.js';
 import { createPrometheusClient } from '../../src/telemetry/prometheus.js';
 import { anyRunSelector, fetchTelemetry, type Quantity } from '../../src/telemetry/queries.js';
 import type { Topology } from '../../src/types/generated/topology.js';
+import { freePort } from '../prometheus-blocks.js';
 import { type RunSpec, writeFamily } from '../trace-family.js';
 import { seriesAt, traceSeries } from './series.js';
 import { MAX_MINUTES, SCRAPE_SECONDS, World } from './sim.js';
@@ -27,18 +27,6 @@ const QUANTITIES: Quantity[] = [
   'rolloutDurationCount',
   'activeRollouts',
 ];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export async function prometheusCheck(base: Topology, root: string, log: (s: string) => void): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'topo-campaign-prom-'));
