@@ -17,9 +17,10 @@ const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd,
 // every clone is removed after the file: each is a full copy of the repository (~300 MB), and 236
 // left behind filled the disk of a shared machine
 const clones: string[] = [];
+// removing them takes longer than the 10 s hook default when the shared machine is busy (load 20)
 afterAll(() => {
   for (const dir of clones) rmSync(dir, { recursive: true, force: true });
-});
+}, 120_000);
 
 /** A clone of HEAD with the working tree's sources, bundles rebuilt and committed. */
 function clone(): string {
