@@ -115,13 +115,38 @@ function observeNow(run: RunToJudge): ObservedRun {
   const analysis = analyse(run, atTs, ended);
   // no telemetry at all: starting for a while, then a failure of its own
   const minutesRunning = ((atTs - job.startTs) * clock.timeScale) / 60;
-  const deadline = run.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-  if (!run.unavailable && analysis.startTs === null && (ended || minutesRunning >= deadline) && !job.failure)
+  if (
+    !run.unavailable &&
+    analysis.startTs === null &&
+    (ended || pastTelemetryDeadline(run, atTs)) &&
+    !job.failure
+  )
     analysis.observation.failure = {
       kind: 'no-telemetry',
       message: `no metrics for run_name="${run.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`,
     };
   return { analysis, ended, atTs };
+}
+
+/**
+ * Wall seconds a live job may run without its first sample, whatever the run-minute deadline says.
+ * The deadline is in run-minutes (3 × the start-up, 15): at the twin's 60× that is 15 s of wall
+ * clock, which a healthy run that merely started slowly on a loaded machine overran (its first metrics
+ * came later), and was failed and stopped. On a real cluster (time scale 1) the deadline is 900 s and
+ * this floor never binds.
+ */
+export const NO_TELEMETRY_WALL_FLOOR_SECONDS = 120;
+
+/**
+ * A live job without any sample is failed once it ran past the deadline in run-minutes
+ * (telemetryDeadlineMinutes, else 3 × the start-up) and past NO_TELEMETRY_WALL_FLOOR_SECONDS of wall.
+ */
+function pastTelemetryDeadline(run: RunToJudge, atTs: number): boolean {
+  const { job, clock } = run;
+  if (!job?.startTs) return false;
+  const wallSeconds = atTs - job.startTs;
+  const deadline = run.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  return (wallSeconds * clock.timeScale) / 60 >= deadline && wallSeconds >= NO_TELEMETRY_WALL_FLOOR_SECONDS;
 }
 
 const isStable = (v: string | undefined) => v === 'stable' || v === 'cyclic';

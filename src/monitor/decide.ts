@@ -30,8 +30,13 @@ export function decideExperiment(e: ExperimentPass): void {
     const j = judgements.get(p);
     const view = j ? viewOf(e, p, j) : null;
     const live = !!p.job && isLive(p.job.status);
-    const asked = view && live && !e.unavailable && p.c.role !== 'reference';
-    const stop = asked ? stopReason(e.exp.experiment, view) : null;
+    // a round's reference job is stopped by its own plan (planReference), or when it failed
+    const stop =
+      !view || !live || e.unavailable
+        ? null
+        : p.c.role === 'reference'
+          ? failedStop(view)
+          : stopReason(e.exp.experiment, view);
     // slurmdbd down: a job the controller forgot is unknown this pass, never written `lost`
     const lifecycle = lifecycleIntent(p, e.accountingUnreachable ?? null);
     p.decided = { view, stop, ...(lifecycle ? { lifecycle } : {}) };
@@ -93,9 +98,23 @@ function byRequest(a: MonitorCandidate, b: MonitorCandidate): number {
 /** The prefix of a stop on the candidate's decision (its GPU-minutes saved are written then). */
 export const DECISION_STOP = 'decided';
 
+/** The prefix of a stop of a live run the judge calls failed (no telemetry past its deadline). */
+export const FAILED_STOP = 'failed';
+
+/**
+ * A live run the judge calls failed is stopped whatever the settings say: it holds its GPUs for
+ * nothing (a job that sent no metrics past its deadline: src/judge/observe.ts). Its record says
+ * failed, with the failure's kind and message.
+ */
+export function failedStop(view: Pick<CandidateView, 'state' | 'observation'>): string | null {
+  if (view.state !== 'failed') return null;
+  const f = view.observation.failure;
+  return `${FAILED_STOP}: ${f ? `${f.kind}: ${f.message}` : 'the run failed'}`;
+}
+
 /**
  * THE stop decision of a running candidate (the one place): why to stop it now, or null.
- * stop_when_decided (default true): once its decision says it cannot win or is settled
+ * A run the judge calls failed: always (failedStop). stop_when_decided (default true): once its decision says it cannot win or is settled
  * (src/analysis/decision.ts shouldStopOnDecision); a reference never stops on a decision.
  * stop_when_stable: only the reference, once stable. A candidate is never stopped as stable: a
  * stable verdict is not a decision, and a candidate stopped before its decision leaves every
@@ -105,6 +124,8 @@ export function stopReason(
   experiment: Experiment,
   view: Pick<CandidateView, 'state' | 'observation'>,
 ): string | null {
+  const failed = failedStop(view);
+  if (failed) return failed;
   const d = view.observation.decision;
   if (d && !['failed', 'finished', 'stopped'].includes(view.state)) {
     const s = shouldStopOnDecision([d], { stopWhenDecided: experimentSettings(experiment).stopWhenDecided });

@@ -430,7 +430,7 @@ function eventsOf(s: Session, report: PassReport): WatchEvent[] {
         );
       if (c.cancelled)
         out.push(
-          eventOf(s, c, 'reference-stopped', `reference job ${c.runName} stopped: no open decision needs it`),
+          eventOf(s, c, 'reference-stopped', `reference job ${c.runName} stopped: ${whyStopped(c, true)}`),
         );
       continue;
     }
@@ -442,7 +442,12 @@ function eventsOf(s: Session, report: PassReport): WatchEvent[] {
     }
     if (c.cancelled)
       out.push(
-        eventOf(s, c, 'stopped', `  stopped Slurm job ${c.cancelled} of ${c.candidate} at its decision`),
+        eventOf(
+          s,
+          c,
+          'stopped',
+          `  stopped Slurm job ${c.cancelled} of ${c.candidate}: ${whyStopped(c, false)}`,
+        ),
       );
     if (FINAL.has(c.state) && !seen.ended) {
       seen.ended = true;
@@ -450,6 +455,13 @@ function eventsOf(s: Session, report: PassReport): WatchEvent[] {
     }
   }
   return out;
+}
+
+/** Why the pass stopped a run: it failed (the judge's failure), else its decision or the round's plan. */
+function whyStopped(c: CandidateReport, reference: boolean): string {
+  const f = c.view.observation.failure;
+  if (c.state === 'failed') return `it failed (${f ? `${f.kind}: ${f.message}` : 'no reason given'})`;
+  return reference ? 'no open decision needs it' : 'at its decision';
 }
 
 /**

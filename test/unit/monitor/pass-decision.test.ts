@@ -6,7 +6,7 @@
 // comment_interval_minutes unless its state or decision changes.
 import { describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../src/lifecycle/model.js';
-import { stopReason } from '../../../src/monitor/decide.js';
+import { failedStop, stopReason } from '../../../src/monitor/decide.js';
 import { monitorPass } from '../../../src/monitor/pass.js';
 import type { MonitorCandidate, MonitorExperiment } from '../../../src/monitor/ports.js';
 import { parseCommentStamp } from '../../../src/report/comment-throttle.js';
@@ -361,6 +361,20 @@ describe('stopReason', () => {
     expect(stopReason(exp(), view('stabilising', 'measuring'))).toBeNull();
     expect(stopReason(exp(), view('stabilising', 'reference'))).toBeNull();
     expect(stopReason(exp({ stop_when_stable: true }), view('stable', 'reference'))).toMatch(/^stable/);
+  });
+
+  it('stops a live run the judge calls failed, whatever stop_when_decided says, with its failure as the reason', () => {
+    const failed = (decision: string) => {
+      const v = view('failed', decision) as unknown as { observation: Record<string, unknown> };
+      v.observation.failure = { kind: 'no-telemetry', message: 'no metrics for run_name="r"' };
+      return v as never;
+    };
+    const reason = 'failed: no-telemetry: no metrics for run_name="r"';
+    expect(stopReason(exp(), failed('measuring'))).toBe(reason);
+    expect(stopReason(exp({ stop_when_decided: false }), failed('measuring'))).toBe(reason);
+    expect(stopReason(exp({ stop_when_decided: false }), failed('worse'))).toBe(reason);
+    expect(failedStop(failed('reference'))).toBe(reason);
+    expect(failedStop(view('starting', 'measuring'))).toBeNull();
   });
 
   it('stop_when_stable stops only the reference: a stable candidate is never stopped before (or instead of) its decision', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { NO_TELEMETRY_WALL_FLOOR_SECONDS } from '../../../src/judge/observe.js';
 import { monitorPass } from '../../../src/monitor/pass.js';
 import type { MonitorExperiment } from '../../../src/monitor/ports.js';
 import { parseObservationBlock } from '../../../src/report/observation-block.js';
@@ -154,9 +155,10 @@ describe('monitor pass', () => {
     expect(world.comments.get(2)).toContain('**Failure (gpu-oom):**');
   });
 
-  it('a running job without telemetry past the deadline fails with no-telemetry', async () => {
+  it('a running job without telemetry past the deadline fails with no-telemetry, and is stopped', async () => {
+    // stop_when_decided is off here (experiment()): a failed run is stopped whatever the settings say
     const exp = experiment();
-    const world = fakeWorld([exp], { now: T0 + 100, timeScale: S });
+    const world = fakeWorld([exp], { now: T0 + 5, timeScale: S });
     world.jobs.push({
       jobId: '7',
       name: run('a'),
@@ -165,14 +167,27 @@ describe('monitor pass', () => {
       submitTs: T0,
       startTs: T0,
     });
-    const report = await monitorPass(world.ports, opts);
-    const a = report.candidates.find((c) => c.candidate === 'a');
+    const state = async () =>
+      (await monitorPass(world.ports, opts)).candidates.find((c) => c.candidate === 'a');
+    // shortly after the start it is only starting
+    expect((await state())?.state).toBe('starting');
+    // 60 run-minutes (four times the deadline) but 60 s of wall clock at 60×: a slow start, not a failure
+    world.setNow(T0 + 60);
+    expect((await state())?.state).toBe('starting');
+    expect(world.counters.cancels).toBe(0);
+    // past the run-minute deadline and the wall-clock floor: failed, and its job cancelled
+    world.setNow(T0 + NO_TELEMETRY_WALL_FLOOR_SECONDS);
+    const a = await state();
     expect(a?.state).toBe('failed');
     expect(a?.view.observation.failure?.kind).toBe('no-telemetry');
-    // shortly after the start it is only starting
-    world.setNow(T0 + 5);
-    expect((await monitorPass(world.ports, opts)).candidates.find((c) => c.candidate === 'a')?.state).toBe(
-      'starting',
-    );
+    expect(a?.cancelled).toBe('7');
+    expect(world.jobs.find((j) => j.jobId === '7')?.status).toBe('cancelled');
+    // the next pass reads it ended: failed with its reason (its record), never stopped again
+    const after = await state();
+    expect(after?.state).toBe('failed');
+    expect(after?.view.observation.failure?.message).toMatch(/^no metrics for run_name=/);
+    expect(after?.cancelled).toBeUndefined();
+    expect(world.counters.cancels).toBe(1);
+    expect(world.labels.get(1)).toEqual(['topology:failed']);
   });
 });

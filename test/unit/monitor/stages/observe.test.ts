@@ -39,7 +39,7 @@ describe('stage observe', () => {
     expect(state.experiments[0]?.telemetry).toBeUndefined();
   });
 
-  it('queries each quantity once for the experiment; a run without metrics past the deadline fails with no-telemetry', async () => {
+  it('queries each quantity once for the experiment; a run without metrics past the deadline and the wall-clock floor fails with no-telemetry', async () => {
     const a = requestedCandidate('a', 1);
     const b = requestedCandidate('b', 2);
     const state = readState([
@@ -55,9 +55,11 @@ describe('stage observe', () => {
     expect(queries.length).toBeLessThanOrEqual(2 * QUANTITIES.length);
     expect(state.experiments[0]?.unavailable).toBeNull();
     const [pa, pb] = state.experiments[0]?.candidates ?? [];
-    // 600 s at time scale 60 is 600 run-minutes: past the deadline; 60 s is one hour, too
+    // 600 s at time scale 60 is 600 run-minutes: past the deadline and the wall-clock floor (120 s)
     expect(pa?.observed?.analysis?.observation.failure?.kind).toBe('no-telemetry');
-    expect(pb?.observed?.analysis?.observation.failure?.kind).toBe('no-telemetry');
+    // 60 s is an hour of run time, past the 15 run-minutes, but a minute of wall clock: a run that
+    // merely started slowly on a loaded machine is not failed
+    expect(pb?.observed?.analysis?.observation.failure).toBeUndefined();
   });
 
   it('an unreadable quantity makes the experiment unavailable: no run fails for want of metrics', async () => {
