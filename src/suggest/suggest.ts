@@ -126,6 +126,12 @@ export interface SuggestOptions {
   validate?: (topology: Topology) => string[];
   /** Hashes not to propose (e.g. refused by the file validator on an earlier attempt). */
   exclude?: ReadonlySet<string>;
+  /**
+   * A person asked for `count` proposals (`topo suggest --count`): the moves the calibrated model
+   * calls dominated (predicted to lose to its best by more than min_improvement) fill what the others
+   * leave, each saying so. The autopilot and the campaign loop keep only the undominated.
+   */
+  fillCount?: boolean;
 }
 
 /**
@@ -347,21 +353,10 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     scored.push({ move, hash: h, score, predicted, ...(prediction ? { prediction } : {}) });
   }
 
-  // Greedy pick with a diversity discount, so one round can test different explanations.
-  const picked: typeof scored = [];
   const pool = reliable ? undominated(scored, minImprovement, rejected) : [...scored];
-  while (picked.length < count && pool.length > 0) {
-    const adjusted = pool.map((s) => {
-      const same = picked.filter(
-        (p) => moveTag(p.move.kind, p.move.service) === moveTag(s.move.kind, s.move.service),
-      ).length;
-      return { s, value: s.score * 0.75 ** same };
-    });
-    adjusted.sort((a, b) => b.value - a.value);
-    const best = adjusted[0]!.s;
-    picked.push(best);
-    pool.splice(pool.indexOf(best), 1);
-  }
+  const picked = pickDiverse(pool, count, []);
+  // a person who asked for this many (`topo suggest --count`) gets the dominated moves after the rest
+  const filled = options.fillCount ? fillDominated(scored, pool, picked, count, rejected) : new Map();
 
   const taken = new Set(input.tried.map((r) => r.name));
   const parentValue = figureOfTried(parent);
@@ -381,7 +376,7 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
       candidate: {
         name,
         parent: parent.name,
-        hypothesis: `${move.hypothesis}${parentValue !== undefined ? ` (parent ${parent.name}: ${parentValue.toFixed(2)} s/rollout)` : ''}`,
+        hypothesis: `${move.hypothesis}${parentValue !== undefined ? ` (parent ${parent.name}: ${parentValue.toFixed(2)} s/rollout)` : ''}${filled.has(move) ? ` Proposed because --count asked for more: the model calls it ${filled.get(move)}` : ''}`,
         expected_effect: `${move.expectedEffect}${memoryText}`,
         ...(prediction ? { prediction: candidatePrediction(prediction) } : {}),
         topology: move.topology,
@@ -452,6 +447,48 @@ const pct = (x: number) => `${Math.round(1000 * x) / 10}%`;
  * A dominated move would be decided a loser beside the winner at best: it costs a run and buys
  * nothing the best does not.
  */
+/** Greedy pick with a diversity discount, so one round can test different explanations. */
+function pickDiverse<T extends { move: Move; score: number }>(pool: T[], count: number, picked: T[]): T[] {
+  while (picked.length < count && pool.length > 0) {
+    const adjusted = pool.map((s) => {
+      const same = picked.filter(
+        (p) => moveTag(p.move.kind, p.move.service) === moveTag(s.move.kind, s.move.service),
+      ).length;
+      return { s, value: s.score * 0.75 ** same };
+    });
+    adjusted.sort((a, b) => b.value - a.value);
+    const best = adjusted[0]!.s;
+    picked.push(best);
+    pool.splice(pool.indexOf(best), 1);
+  }
+  return picked;
+}
+
+/**
+ * Fills `picked` up to `count` with the moves undominated() dropped (each still predicted to gain
+ * min_improvement over the parent and valid: the other rules hold), best first, when a person asked
+ * for that many: the campaign's budget rule is theirs to overrule, never a rule of validity. Their
+ * `dominated` entries leave `rejected`; returns each filled move with why the model calls it dominated.
+ */
+function fillDominated<T extends { move: Move; score: number }>(
+  scored: readonly T[],
+  pool: readonly T[],
+  picked: T[],
+  count: number,
+  rejected: SuggestResult['rejected'],
+): Map<Move, string> {
+  const filled = new Map<Move, string>();
+  const dropped = scored.filter((s) => !pool.includes(s) && !picked.includes(s));
+  for (const s of pickDiverse(dropped, count - picked.length, [])) {
+    const i = rejected.findIndex((r) => r.change === s.move.change && r.reason.startsWith('dominated'));
+    if (i < 0) continue;
+    filled.set(s.move, `${rejected[i]?.reason}.`);
+    rejected.splice(i, 1);
+    picked.push(s);
+  }
+  return filled;
+}
+
 export function undominated<T extends { move: Move; prediction?: ProposalPrediction }>(
   scored: readonly T[],
   minImprovement: number,

@@ -32,6 +32,11 @@ export interface SuggestOptions {
   /** Default topologies/clusters.yaml. */
   clustersFile?: string;
   count?: number;
+  /**
+   * A person asked for `count` (`topo suggest --count`): the moves the model calls dominated fill
+   * the round up to it (src/suggest/suggest.ts SuggestOptions.fillCount).
+   */
+  fillCount?: boolean;
   /** Write proposals even when the suggester advises to stop. */
   force?: boolean;
   /** Candidates that exist elsewhere (open pull requests): tried, never proposed again. */
@@ -133,7 +138,7 @@ export async function runSuggest(options: SuggestOptions): Promise<SuggestOutcom
   const exclude = new Set<string>();
   const invalid: SuggestOutcome['invalid'] = [];
   for (let attempt = 0; attempt < 8; attempt++) {
-    const result = suggest(input, { hash: topologyHash, exclude });
+    const result = suggest(input, { hash: topologyHash, exclude, fillCount: !!options.fillCount });
     if (result.stop.stop && !options.force)
       return { result, proposals: [], experiment, experimentDir, invalid };
     const byName = new Map(input.tried.map((t) => [t.name, t]));

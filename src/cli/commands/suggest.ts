@@ -153,7 +153,8 @@ export const suggestCommand: Command = {
         min: 1,
         max: 16,
         value: 'N',
-        description: 'at most this many proposals',
+        description:
+          'at most this many proposals; given, moves the calibrated model expects to lose to its best (dominated, which the autopilot leaves out) fill the round up to it, each saying so',
         default: "the experiment's free slots (max_parallel)",
       },
       {
@@ -221,7 +222,7 @@ export const suggestCommand: Command = {
         files: fileSystemSource(io.cwd),
         ...(clustersFile ? { clustersFile } : {}),
         presets: presetOptionsFor(io),
-        ...(count !== undefined ? { count } : {}),
+        ...(count !== undefined ? { count, fillCount: true } : {}),
         force: flag(parsed, 'force'),
         ...(github
           ? { elsewhere: await candidatesInOpenPulls(github.octokit, github.target, experimentId) }
