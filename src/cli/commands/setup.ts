@@ -90,6 +90,37 @@ async function resolveTag(repository: string, ref: string, env: NodeJS.ProcessEn
 }
 
 /**
+ * `--ref <tag> --sha <commit>`: the callers will say `# <tag>` beside the commit, so the tag must name
+ * it. A tag that names another commit, or does not exist, is refused with the way out (`--ref <commit>`
+ * pins the commit without a tag comment); a server it cannot reach is a warning (taken on trust).
+ */
+async function checkTagNames(
+  o: Pick<SetupOptions, 'repository' | 'ref'>,
+  sha: string,
+  io: CliIO,
+): Promise<void> {
+  const wayOut = `drop --sha to pin the tag's own commit, or pass --ref ${sha} to pin this commit without a tag comment`;
+  let named: string;
+  try {
+    named = await resolveTag(o.repository, o.ref, io.env);
+  } catch (error) {
+    if (error instanceof UnreachableError) {
+      io.stderr(
+        `warning: the server did not answer which commit ${o.ref} is: the callers say \`# ${o.ref}\` beside ${sha} on trust; --ref ${sha} pins the commit without a tag comment\n`,
+      );
+      return;
+    }
+    throw new ConfigError(
+      `${o.repository} has no tag ${o.ref}: the callers would say \`# ${o.ref}\` beside ${sha}, a commit no such tag names; pass --ref ${sha} to pin the commit without a tag comment, or make the tag first (docs/adopting.md, "Before a release"); nothing written`,
+    );
+  }
+  if (named !== sha)
+    throw new ConfigError(
+      `${o.ref} of ${o.repository} is ${named}, not ${sha}: the callers would say \`# ${o.ref}\` beside another commit; ${wayOut}; nothing written`,
+    );
+}
+
+/**
  * A pin holds only when everything it runs is pinned: the commit's reusable workflows must name their
  * actions by full SHA, as a tag scripts/release.mjs made does (a commit of the default branch calls
  * `actions/<x>@v1`, which moves, or does not exist before the first release). Refuses otherwise,
@@ -206,7 +237,9 @@ export const setupCommand: Command = {
       throw new ConfigError(
         `not overwriting ${existing.join(', ')} (pass --force to replace them); nothing written`,
       );
-    const sha = o.pin ? (str(parsed, 'sha') ?? (await resolveTag(o.repository, o.ref, io.env))) : undefined;
+    const given = str(parsed, 'sha');
+    const sha = o.pin ? (given ?? (await resolveTag(o.repository, o.ref, io.env))) : undefined;
+    if (given && !SHA.test(o.ref)) await checkTagNames(o, given, io);
     if (sha) await checkPin(o, sha, io);
     const options = { ...o, ...(sha ? { sha } : {}) };
     const files = setupFiles(options);

@@ -96,9 +96,41 @@ describe('topo setup', { timeout: 120_000 }, () => {
     expect(again.stderr).toContain('topologies/clusters.yaml');
     expect(readFileSync(join(dir, 'topologies/clusters.yaml'), 'utf8')).toBe('# mine\n');
     expect(readFileSync(join(dir, WORKFLOWS[0] as string), 'utf8')).toContain('@v1\n');
-    const forced = await topo(['setup', '--ref', 'v1.2.3', '--sha', server.sha, '--force'], dir);
+    const forced = await topo(['setup', '--ref', `v${version}`, '--sha', server.sha, '--force'], dir);
     expect(forced.code, forced.stderr).toBe(0);
-    expect(readFileSync(join(dir, WORKFLOWS[0] as string), 'utf8')).toContain(`@${server.sha} # v1.2.3\n`);
+    expect(readFileSync(join(dir, WORKFLOWS[0] as string), 'utf8')).toContain(
+      `@${server.sha} # v${version}\n`,
+    );
+  });
+
+  it('--sha beside a tag: refused when the tag names another commit or does not exist, with the way out; taken on trust offline, with a warning', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'topo-setup-'));
+    // the tag names server.sha: the callers would say `# v1.0.0` beside another commit
+    const other = await topo(['setup', '--ref', `v${version}`, '--sha', server.unpinned], dir);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain(
+      `v${version} of alpasim-topo/alpasim-topo is ${server.sha}, not ${server.unpinned}`,
+    );
+    expect(other.stderr).toContain(`--ref ${server.unpinned} to pin this commit without a tag comment`);
+    expect(existsSync(join(dir, '.github'))).toBe(false);
+    // no such tag (there is no release yet): the comment would name nothing
+    const none = await topo(['setup', '--ref', 'v1.2.3', '--sha', server.sha], dir);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('has no tag v1.2.3');
+    expect(none.stderr).toContain(`pass --ref ${server.sha} to pin the commit without a tag comment`);
+    expect(existsSync(join(dir, '.github'))).toBe(false);
+    // the honest spelling: the commit, no tag comment
+    const commit = await topo(['setup', '--ref', server.sha], dir);
+    expect(commit.code, commit.stderr).toBe(0);
+    expect(readFileSync(join(dir, WORKFLOWS[0] as string), 'utf8')).toContain(`@${server.sha}\n`);
+    // offline: written, each unchecked claim named in a warning with its way out
+    const offline = await topo(['setup', '--sha', server.sha, '--force'], dir, {
+      GITHUB_SERVER_URL: 'http://127.0.0.1:9',
+    });
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.stderr).toContain(
+      `the callers say \`# v${version}\` beside ${server.sha} on trust; --ref ${server.sha} pins the commit without a tag comment`,
+    );
   });
 
   it('--repo and --runner-label reach every caller; the self-hosted ones name the label', async () => {
@@ -210,7 +242,7 @@ describe('topo setup', { timeout: 120_000 }, () => {
     expect(r.stderr).toContain('--ref v1');
     expect(existsSync(join(dir, '.github'))).toBe(false);
     // a SHA the server does not have is a mistake named as such
-    const unknown = await topo(['setup', '--sha', 'f'.repeat(40)], dir);
+    const unknown = await topo(['setup', '--ref', 'f'.repeat(40)], dir);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(`has no commit ${'f'.repeat(40)}`);
     // a server that cannot be reached: written, with a warning that doctor checks it
