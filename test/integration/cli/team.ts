@@ -58,7 +58,10 @@ export interface Team {
   file(candidate: string): string;
 }
 
-export function teamExperiment(tag: string, options: { autopilot?: boolean } = {}): Team {
+export function teamExperiment(
+  tag: string,
+  options: { autopilot?: boolean /** the twin profile (default twin-driver-bound) */; deploy?: string } = {},
+): Team {
   const dir = mkdtempSync(join(tmpdir(), `topo-team-${tag}-`));
   const id = experimentId(tag);
   const experiment: Experiment = {
@@ -68,7 +71,7 @@ export function teamExperiment(tag: string, options: { autopilot?: boolean } = {
     base_topology: '8gpu_12rollouts',
     max_parallel: 3,
     fixed_inputs: {
-      deploy: 'twin-driver-bound',
+      deploy: options.deploy ?? 'twin-driver-bound',
       driver: 'vavam',
       scenes: 'public_2601',
       rollouts_per_scene: 1,

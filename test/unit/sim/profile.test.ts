@@ -15,6 +15,7 @@ describe('twin profiles', () => {
       'twin-crash',
       'twin-host-oom',
       'twin-cyclic',
+      'twin-silent',
     ]) {
       expect(names).toContain(n);
     }
