@@ -51,6 +51,14 @@ export function candidateState(
   return 'failed';
 }
 
+/**
+ * A job that ended and never ran (cancelled while held or waiting for nodes): no run to judge or
+ * record (`topo watch` leaves it to the next submit of its candidate).
+ */
+export function endedWithoutRunning(job: RunJob): boolean {
+  return !isLive(job.status) && neverRan(job);
+}
+
 /** A job that ended without running: no start, or its start is its end (Slurm's mark of a job never given nodes). */
 function neverRan(job: RunJob): boolean {
   return job.startTs == null || (job.endTs != null && job.startTs >= job.endTs);

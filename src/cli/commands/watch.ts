@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunJob } from '../../judge/job.js';
+import { endedWithoutRunning } from '../../judge/state.js';
 import type { RunRequest } from '../../lifecycle/model.js';
 import { parseRunName } from '../../lifecycle/run-name.js';
 import { slurmMonitorPort } from '../../monitor/adapters.js';
@@ -50,7 +51,7 @@ export const watchCommand: Command = {
   help: {
     synopsis: 'topo watch <experiment> [candidate…] [options]',
     description:
-      "The monitor's pass from the CLI: the same stages, judge and decision path as the monitor action, with no GitHub. It watches each named candidate's newest run of the topology its file describes (default: every candidate with a live run, or an ended one the record does not hold yet) and looks again every --interval seconds while runs are live. A run is stopped at its decision (stop_when_decided), and a live run the judge calls failed (no metrics past the no-telemetry deadline: 15 run-minutes and at least 120 s of wall clock) whatever the settings, the round's reference job is started beside its candidates and stopped as the monitor does (experiment.yaml reference: beside), each decision is printed as its pull request comment's headline would say it (a candidate faster at equal run age first as the provisional winner, better-at-equal-age, whose job runs on until the full-run guard settles its final decision), a run that ended is recorded in experiments/<id>.json and .md as the record workflow records a merged (decided better, or the baseline) or closed pull request, and each reference job of a round that ended among the record's reference runs with the GPU-minutes it held (--no-record leaves that to `topo record`). It never submits a candidate (`topo submit` does). Exit 0 once every watched run is decided and ended (and recorded). Ctrl-C lets the look under way finish (a stop it began completes) and leaves the runs as they are, exiting 130 (0 when that look left nothing to watch); its memory is .topo/watch/<experiment>.json, so a second `topo watch` resumes. With --json: one object per event, one per line (schemas/cli/watch.schema.json).",
+      "The monitor's pass from the CLI: the same stages, judge and decision path as the monitor action, with no GitHub. It watches each named candidate's newest run of the topology its file describes (default: every candidate with a live run, or an ended one the record does not hold yet; a job that never ran, as one an interrupted `topo submit` cancelled, is no run) and looks again every --interval seconds while runs are live. A run is stopped at its decision (stop_when_decided), and a live run the judge calls failed (no metrics past the no-telemetry deadline: 15 run-minutes and at least 120 s of wall clock) whatever the settings, the round's reference job is started beside its candidates and stopped as the monitor does (experiment.yaml reference: beside), each decision is printed as its pull request comment's headline would say it (a candidate faster at equal run age first as the provisional winner, better-at-equal-age, whose job runs on until the full-run guard settles its final decision), a run that ended is recorded in experiments/<id>.json and .md as the record workflow records a merged (decided better, or the baseline) or closed pull request, and each reference job of a round that ended among the record's reference runs with the GPU-minutes it held (--no-record leaves that to `topo record`). It never submits a candidate (`topo submit` does). Exit 0 once every watched run is decided and ended (and recorded). Ctrl-C lets the look under way finish (a stop it began completes) and leaves the runs as they are, exiting 130 (0 when that look left nothing to watch); its memory is .topo/watch/<experiment>.json, so a second `topo watch` resumes. With --json: one object per event, one per line (schemas/cli/watch.schema.json).",
     options: [
       {
         name: 'interval',
@@ -151,10 +152,11 @@ async function watchedTargets(
   const out: Target[] = [];
   for (const name of wanted) {
     const target = await candidateOf(io, parsed, x.experiment, x.dir, name);
+    // a job that never ran (a submit interrupted by Ctrl-C cancels the job it held) is no run of it
     const job = jobs
       .filter((j) => {
         const p = parseRunName(j.name, id);
-        return p?.candidate === name && p.hash === target.hash;
+        return p?.candidate === name && p.hash === target.hash && !endedWithoutRunning(j);
       })
       .sort((a, b) => Number(a.jobId) - Number(b.jobId))
       .at(-1);

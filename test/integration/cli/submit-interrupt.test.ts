@@ -3,8 +3,7 @@
 // seconds before it answers: the job is held in Slurm while the CLI waits, and the test interrupts
 // there. Killed (a lost terminal): the job stays held until the next `topo submit`, which releases it.
 // Ctrl-C: the submit cancels the job it holds (it never ran), exits 130, and the run is stopped.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { runTopo } from '../../support/cli.js';
 import { spawnTopo } from '../../support/cli-process.js';
 import { type LocalClusterEnv, repoRoot } from '../../support/cluster.js';
 import { accountingVariants } from '../../support/private-cluster.js';
+import { callCount, slowCommand } from '../../support/slow-command.js';
 import { experimentId } from '../slurm/helpers.js';
 
 const variants = accountingVariants();
@@ -29,19 +29,6 @@ function teamFolder(exp: string): { dir: string; candidate: string } {
   const candidate = join('topologies', exp, 'held.yaml');
   writeFileSync(join(dir, candidate), 'name: held\nparent: null\ntopology:\n  runtime:\n    nr_workers: 2\n');
   return { dir, candidate };
-}
-
-/** A folder holding `sbatch`: the real one, then a pause of `seconds` (a mark file says Slurm has the job). */
-function slowSbatch(seconds: number): { bin: string; accepted: string } {
-  const bin = mkdtempSync(join(tmpdir(), 'topo-slow-sbatch-'));
-  const real = execFileSync('sh', ['-c', 'command -v sbatch'], { encoding: 'utf8' }).trim();
-  const accepted = join(bin, 'accepted');
-  writeFileSync(
-    join(bin, 'sbatch'),
-    `#!/bin/sh\nout=$("${real}" "$@"); rc=$?\nprintf '%s\\n' "$out" > "${accepted}"\nsleep ${seconds}\nprintf '%s\\n' "$out"\nexit $rc\n`,
-  );
-  chmodSync(join(bin, 'sbatch'), 0o755);
-  return { bin, accepted };
 }
 
 for (const variant of variants)
@@ -63,7 +50,7 @@ for (const variant of variants)
         .map((l) => l.trim().split(/\s+/).slice(0, 3));
     /** Runs `topo submit` with the slow sbatch and interrupts it with `signal` while Slurm holds its job. */
     async function interruptedSubmit(dir: string, candidate: string, signal: NodeJS.Signals) {
-      const shim = slowSbatch(8);
+      const shim = slowCommand('sbatch', 8, { after: true });
       cleanup.push(shim.bin);
       let interrupted = false;
       const run = spawnTopo(['submit', candidate, '--cluster', 'local'], undefined, {
@@ -71,7 +58,7 @@ for (const variant of variants)
         env: teamEnv({ PATH: `${shim.bin}:${process.env.PATH}` }),
         started: (child) => {
           const poll = setInterval(() => {
-            if (!existsSync(shim.accepted)) return;
+            if (callCount(shim) === 0) return;
             clearInterval(poll);
             interrupted = child.kill(signal);
           }, 50);

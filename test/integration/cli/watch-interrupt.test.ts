@@ -7,9 +7,7 @@
 // wall-clock floor passed, the watch stops the job (failed, not left running) and records it failed;
 // a last watch finds nothing to do. Before, the watch called the run failed and exited 0 with its job
 // running to its time limit (it never reached scancel).
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NO_TELEMETRY_WALL_FLOOR_SECONDS } from '../../../src/judge/observe.js';
@@ -17,28 +15,13 @@ import { runTopo } from '../../support/cli.js';
 import { type CliProcessRun, spawnTopo } from '../../support/cli-process.js';
 import type { LocalClusterEnv } from '../../support/cluster.js';
 import { accountingVariants } from '../../support/private-cluster.js';
+import { callCount, slowCommand } from '../../support/slow-command.js';
 import { requireTwinBundle } from '../../support/twin-job.js';
 import { type Team, teamExperiment } from './team.js';
 
 const variants = accountingVariants();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LIVE = ['PENDING', 'RUNNING', 'CONFIGURING', 'COMPLETING'];
-
-/** A folder holding `command`: a line in `calls` each time it runs, then `seconds` of pause, then the real one. */
-function slowCommand(command: string, seconds: number): { bin: string; calls: string } {
-  const bin = mkdtempSync(join(tmpdir(), `topo-slow-${command}-`));
-  const real = execFileSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).trim();
-  const calls = join(bin, 'calls');
-  writeFileSync(
-    join(bin, command),
-    `#!/bin/sh\necho "$*" >> "${calls}"\nsleep ${seconds}\nexec "${real}" "$@"\n`,
-  );
-  chmodSync(join(bin, command), 0o755);
-  return { bin, calls };
-}
-
-const callCount = (file: string) =>
-  existsSync(file) ? readFileSync(file, 'utf8').split('\n').length - 1 : 0;
 
 for (const variant of variants)
   describe(`topo watch interrupted at any point, and a run without telemetry, ${variant.label}`, () => {
@@ -80,7 +63,7 @@ for (const variant of variants)
         setTimeout(() => clearInterval(poll), 600_000);
       };
     afterAll(async () => {
-      if (team) await topo('cancel', team.file('baseline'));
+      if (team) for (const c of ['baseline', 'model']) await topo('cancel', team.file(c));
       for (const d of [...cleanup, team?.dir]) if (d) rmSync(d, { recursive: true, force: true });
     });
 
@@ -100,7 +83,7 @@ for (const variant of variants)
       cleanup.push(look.bin);
       const during = await watch(
         { PATH: `${look.bin}:${process.env.PATH}` },
-        interruptWhen(() => callCount(look.calls) > 1),
+        interruptWhen(() => callCount(look) > 1),
       );
       expect(during.code, during.stderr).toBe(130);
       expect(during.stderr).toContain(`\`topo watch ${team.id}\` resumes`);
@@ -111,7 +94,7 @@ for (const variant of variants)
       cleanup.push(calls.bin);
       const between = await watch(
         { PATH: `${calls.bin}:${process.env.PATH}` },
-        interruptWhen(() => callCount(calls.calls) > 1, 1500),
+        interruptWhen(() => callCount(calls) > 1, 1500),
       );
       expect(between.code, between.stderr).toBe(130);
       expect(await live()).toEqual([runName]);
@@ -126,12 +109,11 @@ for (const variant of variants)
       cleanup.push(stop.bin);
       const stopping = await watch(
         { PATH: `${stop.bin}:${process.env.PATH}` },
-        interruptWhen(() => callCount(stop.calls) > 0),
+        interruptWhen(() => callCount(stop) > 0),
       );
-      expect(
-        callCount(stop.calls),
-        `the watch never cancelled the failed run: ${stopping.stdout}`,
-      ).toBeGreaterThan(0);
+      expect(callCount(stop), `the watch never cancelled the failed run: ${stopping.stdout}`).toBeGreaterThan(
+        0,
+      );
       expect(stopping.stderr).toContain('topo: interrupted: leaving Slurm in order');
       expect(stopping.code, stopping.stderr).toBe(0);
       expect((Date.now() - started) / 1000).toBeGreaterThanOrEqual(NO_TELEMETRY_WALL_FLOOR_SECONDS);
@@ -153,5 +135,27 @@ for (const variant of variants)
       const again = await watch({});
       expect(again.code, again.stderr).toBe(0);
       expect(again.stdout).toBe('');
+
+      // topo submit of a candidate interrupted between `sbatch --hold` and the release: Ctrl-C cancels
+      // the job it held (it never ran); the next watch neither watches nor records it (before, it
+      // recorded the candidate rejected, and its next run's record was then refused)
+      const hold = slowCommand('sbatch', 8, { after: true });
+      cleanup.push(hold.bin);
+      const submit = await spawnTopo(['submit', team.file('model'), '--cluster', 'local'], undefined, {
+        cwd: team.dir,
+        env: env({ PATH: `${hold.bin}:${process.env.PATH}` }),
+        started: (child) => interruptWhen(() => callCount(hold) > 0)(() => child.kill('SIGINT')),
+      });
+      expect(submit.code, submit.stderr).toBe(130);
+      expect(submit.stderr).toMatch(/the held job \d+ this submit made was cancelled \(it never ran\)/);
+      for (let i = 0; i < 40 && (await live()).length; i++) await sleep(250);
+      expect(await live()).toEqual([]);
+      const after = await watch({});
+      expect(after.code, after.stderr).toBe(0);
+      expect(after.stdout).toBe('');
+      const recorded = JSON.parse(readFileSync(join(team.dir, 'experiments', `${team.id}.json`), 'utf8'));
+      expect(recorded.runs.map((r: { name: string }) => r.name)).toEqual(['baseline']);
+      // none held: the cancelled one keeps the reason it had when it was cancelled, as Slurm records it
+      expect((await jobs()).filter((j) => LIVE.includes(j.state) && j.reason === 'JobHeldUser')).toEqual([]);
     }, 900_000);
   });

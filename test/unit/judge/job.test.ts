@@ -4,7 +4,7 @@
 // 60 log lines where the monitor read 200.
 import { describe, expect, it } from 'vitest';
 import { endedInFailure, experimentJobs, runJobOf } from '../../../src/judge/job.js';
-import { candidateState } from '../../../src/judge/state.js';
+import { candidateState, endedWithoutRunning } from '../../../src/judge/state.js';
 import { type SlurmJob, statusOf } from '../../../src/slurm/types.js';
 
 const job = (over: Partial<SlurmJob>): SlurmJob => ({
@@ -97,5 +97,19 @@ describe('a job cancelled before it ran (issue 41)', () => {
     // one that ran and was cancelled by nobody the judge knows stays failed
     const ran = job({ state: 'CANCELLED', endTime: '2026-01-01T00:09:00' });
     expect(candidateState(await runJobOf(client, ran), true, undefined, false)).toBe('failed');
+  });
+
+  it('ended without running: no run for topo watch to watch or record; a waiting or a run job is one', async () => {
+    const { client } = slurm();
+    const held = job({
+      state: 'CANCELLED',
+      startTime: '2026-12-06T20:14:52',
+      endTime: '2026-12-06T20:14:52',
+    });
+    expect(endedWithoutRunning(await runJobOf(client, held))).toBe(true);
+    const waiting = job({ state: 'PENDING', reason: 'JobHeldUser', startTime: null });
+    expect(endedWithoutRunning(await runJobOf(client, waiting))).toBe(false);
+    const ran = job({ state: 'CANCELLED', endTime: '2026-01-01T00:09:00' });
+    expect(endedWithoutRunning(await runJobOf(client, ran))).toBe(false);
   });
 });
