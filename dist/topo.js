@@ -73073,13 +73073,20 @@ function observeNow(run3) {
   const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
   const analysis = analyse(run3, atTs, ended);
   const minutesRunning = (atTs - job.startTs) * clock.timeScale / 60;
-  const deadline = run3.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-  if (!run3.unavailable && analysis.startTs === null && (ended || minutesRunning >= deadline) && !job.failure)
+  if (!run3.unavailable && analysis.startTs === null && (ended || pastTelemetryDeadline(run3, atTs)) && !job.failure)
     analysis.observation.failure = {
       kind: "no-telemetry",
       message: `no metrics for run_name="${run3.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
     };
   return { analysis, ended, atTs };
+}
+var NO_TELEMETRY_WALL_FLOOR_SECONDS = 120;
+function pastTelemetryDeadline(run3, atTs) {
+  const { job, clock } = run3;
+  if (!job?.startTs) return false;
+  const wallSeconds = atTs - job.startTs;
+  const deadline = run3.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  return wallSeconds * clock.timeScale / 60 >= deadline && wallSeconds >= NO_TELEMETRY_WALL_FLOOR_SECONDS;
 }
 var isStable = (v2) => v2 === "stable" || v2 === "cyclic";
 function keepLastLiveVerdict(run3, observed) {
@@ -73181,6 +73188,9 @@ function candidateState(job, requested, analysis, stoppedByUs, jobless) {
   if (job.status === "cancelled" && (stable || stoppedByUs || neverRan(job))) return "stopped";
   if (job.status === "timeout" && stable) return "finished";
   return "failed";
+}
+function endedWithoutRunning(job) {
+  return !isLive(job.status) && neverRan(job);
 }
 function neverRan(job) {
   return job.startTs == null || job.endTs != null && job.startTs >= job.endTs;
@@ -83588,20 +83598,9 @@ function suggest2(input, options2 = {}) {
     }
     scored.push({ move, hash: h2, score, predicted, ...prediction ? { prediction } : {} });
   }
-  const picked = [];
   const pool = reliable ? undominated(scored, minImprovement, rejected) : [...scored];
-  while (picked.length < count2 && pool.length > 0) {
-    const adjusted = pool.map((s) => {
-      const same = picked.filter(
-        (p) => moveTag(p.move.kind, p.move.service) === moveTag(s.move.kind, s.move.service)
-      ).length;
-      return { s, value: s.score * 0.75 ** same };
-    });
-    adjusted.sort((a, b2) => b2.value - a.value);
-    const best = adjusted[0].s;
-    picked.push(best);
-    pool.splice(pool.indexOf(best), 1);
-  }
+  const picked = pickDiverse(pool, count2, []);
+  const filled = options2.fillCount ? fillDominated(scored, pool, picked, count2, rejected) : /* @__PURE__ */ new Map();
   const taken = new Set(input.tried.map((r) => r.name));
   const parentValue = figureOfTried(parent);
   const proposals3 = picked.map(({ move, hash: h2, score, predicted, prediction }) => {
@@ -83617,7 +83616,7 @@ function suggest2(input, options2 = {}) {
       candidate: {
         name,
         parent: parent.name,
-        hypothesis: `${move.hypothesis}${parentValue !== void 0 ? ` (parent ${parent.name}: ${parentValue.toFixed(2)} s/rollout)` : ""}`,
+        hypothesis: `${move.hypothesis}${parentValue !== void 0 ? ` (parent ${parent.name}: ${parentValue.toFixed(2)} s/rollout)` : ""}${filled.has(move) ? ` Proposed because --count asked for more: the model calls it ${filled.get(move)}` : ""}`,
         expected_effect: `${move.expectedEffect}${memoryText}`,
         ...prediction ? { prediction: candidatePrediction(prediction) } : {},
         topology: move.topology
@@ -83666,6 +83665,33 @@ function suggest2(input, options2 = {}) {
   };
 }
 var pct7 = (x2) => `${Math.round(1e3 * x2) / 10}%`;
+function pickDiverse(pool, count2, picked) {
+  while (picked.length < count2 && pool.length > 0) {
+    const adjusted = pool.map((s) => {
+      const same = picked.filter(
+        (p) => moveTag(p.move.kind, p.move.service) === moveTag(s.move.kind, s.move.service)
+      ).length;
+      return { s, value: s.score * 0.75 ** same };
+    });
+    adjusted.sort((a, b2) => b2.value - a.value);
+    const best = adjusted[0].s;
+    picked.push(best);
+    pool.splice(pool.indexOf(best), 1);
+  }
+  return picked;
+}
+function fillDominated(scored, pool, picked, count2, rejected) {
+  const filled = /* @__PURE__ */ new Map();
+  const dropped = scored.filter((s) => !pool.includes(s) && !picked.includes(s));
+  for (const s of pickDiverse(dropped, count2 - picked.length, [])) {
+    const i = rejected.findIndex((r) => r.change === s.move.change && r.reason.startsWith("dominated"));
+    if (i < 0) continue;
+    filled.set(s.move, `${rejected[i]?.reason}.`);
+    rejected.splice(i, 1);
+    picked.push(s);
+  }
+  return filled;
+}
 function undominated(scored, minImprovement, rejected) {
   const predicted = scored.filter((s) => s.prediction);
   const best = predicted.sort((a, b2) => a.prediction.seconds - b2.prediction.seconds)[0]?.prediction;
@@ -83862,7 +83888,7 @@ async function runSuggest(options2) {
   const exclude = /* @__PURE__ */ new Set();
   const invalid = [];
   for (let attempt = 0; attempt < 8; attempt++) {
-    const result2 = suggest2(input, { hash: topologyHash, exclude });
+    const result2 = suggest2(input, { hash: topologyHash, exclude, fillCount: !!options2.fillCount });
     if (result2.stop.stop && !options2.force)
       return { result: result2, proposals: [], experiment, experimentDir, invalid };
     const byName = new Map(input.tried.map((t) => [t.name, t]));
@@ -90133,8 +90159,7 @@ function decideExperiment(e) {
     const j2 = judgements.get(p);
     const view = j2 ? viewOf(e, p, j2) : null;
     const live3 = !!p.job && isLive(p.job.status);
-    const asked = view && live3 && !e.unavailable && p.c.role !== "reference";
-    const stop3 = asked ? stopReason(e.exp.experiment, view) : null;
+    const stop3 = !view || !live3 || e.unavailable ? null : p.c.role === "reference" ? failedStop(view) : stopReason(e.exp.experiment, view);
     const lifecycle2 = lifecycleIntent(p, e.accountingUnreachable ?? null);
     p.decided = { view, stop: stop3, ...lifecycle2 ? { lifecycle: lifecycle2 } : {} };
   }
@@ -90171,7 +90196,15 @@ function byRequest(a, b2) {
   return at(a) - at(b2) || a.pr - b2.pr;
 }
 var DECISION_STOP = "decided";
+var FAILED_STOP = "failed";
+function failedStop(view) {
+  if (view.state !== "failed") return null;
+  const f = view.observation.failure;
+  return `${FAILED_STOP}: ${f ? `${f.kind}: ${f.message}` : "the run failed"}`;
+}
 function stopReason(experiment, view) {
+  const failed = failedStop(view);
+  if (failed) return failed;
   const d2 = view.observation.decision;
   if (d2 && !["failed", "finished", "stopped"].includes(view.state)) {
     const s = shouldStopOnDecision([d2], { stopWhenDecided: experimentSettings(experiment).stopWhenDecided });
@@ -95937,6 +95970,28 @@ async function resolveTag(repository, ref, env) {
     );
   return found[0];
 }
+async function checkTagNames(o, sha, io) {
+  const wayOut = `drop --sha to pin the tag's own commit, or pass --ref ${sha} to pin this commit without a tag comment`;
+  let named;
+  try {
+    named = await resolveTag(o.repository, o.ref, io.env);
+  } catch (error) {
+    if (error instanceof UnreachableError) {
+      io.stderr(
+        `warning: the server did not answer which commit ${o.ref} is: the callers say \`# ${o.ref}\` beside ${sha} on trust; --ref ${sha} pins the commit without a tag comment
+`
+      );
+      return;
+    }
+    throw new ConfigError(
+      `${o.repository} has no tag ${o.ref}: the callers would say \`# ${o.ref}\` beside ${sha}, a commit no such tag names; pass --ref ${sha} to pin the commit without a tag comment, or make the tag first (docs/adopting.md, "Before a release"); nothing written`
+    );
+  }
+  if (named !== sha)
+    throw new ConfigError(
+      `${o.ref} of ${o.repository} is ${named}, not ${sha}: the callers would say \`# ${o.ref}\` beside another commit; ${wayOut}; nothing written`
+    );
+}
 async function checkPin(o, sha, io) {
   const files = gitFileReader(io.env);
   const named = sha === o.ref ? sha : `${o.ref} (${sha})`;
@@ -96045,7 +96100,9 @@ var setupCommand = {
       throw new ConfigError(
         `not overwriting ${existing.join(", ")} (pass --force to replace them); nothing written`
       );
-    const sha = o.pin ? str(parsed, "sha") ?? await resolveTag(o.repository, o.ref, io.env) : void 0;
+    const given = str(parsed, "sha");
+    const sha = o.pin ? given ?? await resolveTag(o.repository, o.ref, io.env) : void 0;
+    if (given && !SHA3.test(o.ref)) await checkTagNames(o, given, io);
     if (sha) await checkPin(o, sha, io);
     const options2 = { ...o, ...sha ? { sha } : {} };
     const files = setupFiles(options2);
@@ -97993,7 +98050,7 @@ var suggestCommand = {
         min: 1,
         max: 16,
         value: "N",
-        description: "at most this many proposals",
+        description: "at most this many proposals; given, moves the calibrated model expects to lose to its best (dominated, which the autopilot leaves out) fill the round up to it, each saying so",
         default: "the experiment's free slots (max_parallel)"
       },
       {
@@ -98060,7 +98117,7 @@ var suggestCommand = {
         files: fileSystemSource(io.cwd),
         ...clustersFile ? { clustersFile } : {},
         presets: presetOptionsFor(io),
-        ...count2 !== void 0 ? { count: count2 } : {},
+        ...count2 !== void 0 ? { count: count2, fillCount: true } : {},
         force: flag(parsed, "force"),
         ...github ? { elsewhere: await candidatesInOpenPulls(github.octokit, github.target, experimentId) } : {}
       });
@@ -98203,7 +98260,7 @@ var watchCommand = {
   summary: "Decide, stop and record an experiment's runs as the monitor does, without GitHub",
   help: {
     synopsis: "topo watch <experiment> [candidate\u2026] [options]",
-    description: "The monitor's pass from the CLI: the same stages, judge and decision path as the monitor action, with no GitHub. It watches each named candidate's newest run of the topology its file describes (default: every candidate with a live run, or an ended one the record does not hold yet) and looks again every --interval seconds while runs are live. A run is stopped at its decision (stop_when_decided), the round's reference job is started beside its candidates and stopped as the monitor does (experiment.yaml reference: beside), each decision is printed as its pull request comment's headline would say it (a candidate faster at equal run age first as the provisional winner, better-at-equal-age, whose job runs on until the full-run guard settles its final decision), a run that ended is recorded in experiments/<id>.json and .md as the record workflow records a merged (decided better, or the baseline) or closed pull request, and each reference job of a round that ended among the record's reference runs with the GPU-minutes it held (--no-record leaves that to `topo record`). It never submits a candidate (`topo submit` does). Exit 0 once every watched run is decided and ended (and recorded). Ctrl-C leaves the runs as they are and exits 130; its memory is .topo/watch/<experiment>.json, so a second `topo watch` resumes. With --json: one object per event, one per line (schemas/cli/watch.schema.json).",
+    description: "The monitor's pass from the CLI: the same stages, judge and decision path as the monitor action, with no GitHub. It watches each named candidate's newest run of the topology its file describes (default: every candidate with a live run, or an ended one the record does not hold yet; a job that never ran, as one an interrupted `topo submit` cancelled, is no run) and looks again every --interval seconds while runs are live. A run is stopped at its decision (stop_when_decided), and a live run the judge calls failed (no metrics past the no-telemetry deadline: 15 run-minutes and at least 120 s of wall clock) whatever the settings, the round's reference job is started beside its candidates and stopped as the monitor does (experiment.yaml reference: beside), each decision is printed as its pull request comment's headline would say it (a candidate faster at equal run age first as the provisional winner, better-at-equal-age, whose job runs on until the full-run guard settles its final decision), a run that ended is recorded in experiments/<id>.json and .md as the record workflow records a merged (decided better, or the baseline) or closed pull request, and each reference job of a round that ended among the record's reference runs with the GPU-minutes it held (--no-record leaves that to `topo record`). It never submits a candidate (`topo submit` does). Exit 0 once every watched run is decided and ended (and recorded). Ctrl-C lets the look under way finish (a stop it began completes) and leaves the runs as they are, exiting 130 (0 when that look left nothing to watch); its memory is .topo/watch/<experiment>.json, so a second `topo watch` resumes. With --json: one object per event, one per line (schemas/cli/watch.schema.json).",
     options: [
       {
         name: "interval",
@@ -98280,7 +98337,7 @@ async function watchedTargets(io, parsed, x2) {
     const target2 = await candidateOf(io, parsed, x2.experiment, x2.dir, name);
     const job = jobs.filter((j2) => {
       const p = parseRunName(j2.name, id);
-      return p?.candidate === name && p.hash === target2.hash;
+      return p?.candidate === name && p.hash === target2.hash && !endedWithoutRunning(j2);
     }).sort((a, b2) => Number(a.jobId) - Number(b2.jobId)).at(-1);
     if (!job && x2.names.length)
       throw new FindingError(
@@ -98481,7 +98538,7 @@ function eventsOf(s, report4) {
         );
       if (c.cancelled)
         out.push(
-          eventOf(s, c, "reference-stopped", `reference job ${c.runName} stopped: no open decision needs it`)
+          eventOf(s, c, "reference-stopped", `reference job ${c.runName} stopped: ${whyStopped(c, true)}`)
         );
       continue;
     }
@@ -98492,7 +98549,12 @@ function eventsOf(s, report4) {
     }
     if (c.cancelled)
       out.push(
-        eventOf(s, c, "stopped", `  stopped Slurm job ${c.cancelled} of ${c.candidate} at its decision`)
+        eventOf(
+          s,
+          c,
+          "stopped",
+          `  stopped Slurm job ${c.cancelled} of ${c.candidate}: ${whyStopped(c, false)}`
+        )
       );
     if (FINAL2.has(c.state) && !seen.ended) {
       seen.ended = true;
@@ -98500,6 +98562,11 @@ function eventsOf(s, report4) {
     }
   }
   return out;
+}
+function whyStopped(c, reference) {
+  const f = c.view.observation.failure;
+  if (c.state === "failed") return `it failed (${f ? `${f.kind}: ${f.message}` : "no reason given"})`;
+  return reference ? "no open decision needs it" : "at its decision";
 }
 function recordEnded(io, s, report4) {
   if (!s.record) return [];

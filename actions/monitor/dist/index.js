@@ -76265,13 +76265,20 @@ function observeNow(run) {
   const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
   const analysis = analyse(run, atTs, ended);
   const minutesRunning = (atTs - job.startTs) * clock.timeScale / 60;
-  const deadline = run.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-  if (!run.unavailable && analysis.startTs === null && (ended || minutesRunning >= deadline) && !job.failure)
+  if (!run.unavailable && analysis.startTs === null && (ended || pastTelemetryDeadline(run, atTs)) && !job.failure)
     analysis.observation.failure = {
       kind: "no-telemetry",
       message: `no metrics for run_name="${run.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
     };
   return { analysis, ended, atTs };
+}
+var NO_TELEMETRY_WALL_FLOOR_SECONDS = 120;
+function pastTelemetryDeadline(run, atTs) {
+  const { job, clock } = run;
+  if (!job?.startTs) return false;
+  const wallSeconds = atTs - job.startTs;
+  const deadline = run.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  return wallSeconds * clock.timeScale / 60 >= deadline && wallSeconds >= NO_TELEMETRY_WALL_FLOOR_SECONDS;
 }
 var isStable = (v) => v === "stable" || v === "cyclic";
 function keepLastLiveVerdict(run, observed) {
@@ -79026,8 +79033,7 @@ function decideExperiment(e) {
     const j = judgements.get(p);
     const view = j ? viewOf(e, p, j) : null;
     const live3 = !!p.job && isLive(p.job.status);
-    const asked = view && live3 && !e.unavailable && p.c.role !== "reference";
-    const stop3 = asked ? stopReason(e.exp.experiment, view) : null;
+    const stop3 = !view || !live3 || e.unavailable ? null : p.c.role === "reference" ? failedStop(view) : stopReason(e.exp.experiment, view);
     const lifecycle = lifecycleIntent(p, e.accountingUnreachable ?? null);
     p.decided = { view, stop: stop3, ...lifecycle ? { lifecycle } : {} };
   }
@@ -79064,7 +79070,15 @@ function byRequest(a, b) {
   return at(a) - at(b) || a.pr - b.pr;
 }
 var DECISION_STOP = "decided";
+var FAILED_STOP = "failed";
+function failedStop(view) {
+  if (view.state !== "failed") return null;
+  const f = view.observation.failure;
+  return `${FAILED_STOP}: ${f ? `${f.kind}: ${f.message}` : "the run failed"}`;
+}
 function stopReason(experiment, view) {
+  const failed = failedStop(view);
+  if (failed) return failed;
   const d = view.observation.decision;
   if (d && !["failed", "finished", "stopped"].includes(view.state)) {
     const s = shouldStopOnDecision([d], { stopWhenDecided: experimentSettings(experiment).stopWhenDecided });
@@ -83763,20 +83777,9 @@ function suggest2(input, options = {}) {
     }
     scored.push({ move, hash: h2, score, predicted, ...prediction ? { prediction } : {} });
   }
-  const picked = [];
   const pool = reliable ? undominated(scored, minImprovement, rejected) : [...scored];
-  while (picked.length < count2 && pool.length > 0) {
-    const adjusted = pool.map((s) => {
-      const same = picked.filter(
-        (p) => moveTag(p.move.kind, p.move.service) === moveTag(s.move.kind, s.move.service)
-      ).length;
-      return { s, value: s.score * 0.75 ** same };
-    });
-    adjusted.sort((a, b) => b.value - a.value);
-    const best = adjusted[0].s;
-    picked.push(best);
-    pool.splice(pool.indexOf(best), 1);
-  }
+  const picked = pickDiverse(pool, count2, []);
+  const filled = options.fillCount ? fillDominated(scored, pool, picked, count2, rejected) : /* @__PURE__ */ new Map();
   const taken = new Set(input.tried.map((r) => r.name));
   const parentValue = figureOfTried(parent);
   const proposals2 = picked.map(({ move, hash: h2, score, predicted, prediction }) => {
@@ -83792,7 +83795,7 @@ function suggest2(input, options = {}) {
       candidate: {
         name,
         parent: parent.name,
-        hypothesis: `${move.hypothesis}${parentValue !== void 0 ? ` (parent ${parent.name}: ${parentValue.toFixed(2)} s/rollout)` : ""}`,
+        hypothesis: `${move.hypothesis}${parentValue !== void 0 ? ` (parent ${parent.name}: ${parentValue.toFixed(2)} s/rollout)` : ""}${filled.has(move) ? ` Proposed because --count asked for more: the model calls it ${filled.get(move)}` : ""}`,
         expected_effect: `${move.expectedEffect}${memoryText}`,
         ...prediction ? { prediction: candidatePrediction(prediction) } : {},
         topology: move.topology
@@ -83841,6 +83844,33 @@ function suggest2(input, options = {}) {
   };
 }
 var pct7 = (x) => `${Math.round(1e3 * x) / 10}%`;
+function pickDiverse(pool, count2, picked) {
+  while (picked.length < count2 && pool.length > 0) {
+    const adjusted = pool.map((s) => {
+      const same = picked.filter(
+        (p) => moveTag(p.move.kind, p.move.service) === moveTag(s.move.kind, s.move.service)
+      ).length;
+      return { s, value: s.score * 0.75 ** same };
+    });
+    adjusted.sort((a, b) => b.value - a.value);
+    const best = adjusted[0].s;
+    picked.push(best);
+    pool.splice(pool.indexOf(best), 1);
+  }
+  return picked;
+}
+function fillDominated(scored, pool, picked, count2, rejected) {
+  const filled = /* @__PURE__ */ new Map();
+  const dropped = scored.filter((s) => !pool.includes(s) && !picked.includes(s));
+  for (const s of pickDiverse(dropped, count2 - picked.length, [])) {
+    const i = rejected.findIndex((r) => r.change === s.move.change && r.reason.startsWith("dominated"));
+    if (i < 0) continue;
+    filled.set(s.move, `${rejected[i]?.reason}.`);
+    rejected.splice(i, 1);
+    picked.push(s);
+  }
+  return filled;
+}
 function undominated(scored, minImprovement, rejected) {
   const predicted = scored.filter((s) => s.prediction);
   const best = predicted.sort((a, b) => a.prediction.seconds - b.prediction.seconds)[0]?.prediction;
@@ -84037,7 +84067,7 @@ async function runSuggest(options) {
   const exclude = /* @__PURE__ */ new Set();
   const invalid = [];
   for (let attempt = 0; attempt < 8; attempt++) {
-    const result2 = suggest2(input, { hash: topologyHash, exclude });
+    const result2 = suggest2(input, { hash: topologyHash, exclude, fillCount: !!options.fillCount });
     if (result2.stop.stop && !options.force)
       return { result: result2, proposals: [], experiment, experimentDir, invalid };
     const byName = new Map(input.tried.map((t) => [t.name, t]));

@@ -70421,13 +70421,20 @@ function observeNow(run) {
   const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
   const analysis = analyse(run, atTs, ended);
   const minutesRunning = (atTs - job.startTs) * clock.timeScale / 60;
-  const deadline = run.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-  if (!run.unavailable && analysis.startTs === null && (ended || minutesRunning >= deadline) && !job.failure)
+  if (!run.unavailable && analysis.startTs === null && (ended || pastTelemetryDeadline(run, atTs)) && !job.failure)
     analysis.observation.failure = {
       kind: "no-telemetry",
       message: `no metrics for run_name="${run.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
     };
   return { analysis, ended, atTs };
+}
+var NO_TELEMETRY_WALL_FLOOR_SECONDS = 120;
+function pastTelemetryDeadline(run, atTs) {
+  const { job, clock } = run;
+  if (!job?.startTs) return false;
+  const wallSeconds = atTs - job.startTs;
+  const deadline = run.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  return wallSeconds * clock.timeScale / 60 >= deadline && wallSeconds >= NO_TELEMETRY_WALL_FLOOR_SECONDS;
 }
 var isStable = (v) => v === "stable" || v === "cyclic";
 function keepLastLiveVerdict(run, observed) {
