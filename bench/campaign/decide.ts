@@ -14,7 +14,7 @@ import {
   type VerdictLike,
 } from '../../src/analysis/decision.js';
 import { closeWithReference, referenceNeeded } from '../../src/analysis/reference-lifetime.js';
-import { abandonReason, isHeld, runOutcome } from '../../src/campaign/held.js';
+import { abandonReason, heldAgain, isHeld, runOutcome } from '../../src/campaign/held.js';
 import {
   type CampaignPolicy,
   futileByForecast,
@@ -69,6 +69,8 @@ interface Live {
   futile: boolean;
   /** Look since which its interval has lain wholly below −min_improvement without a decision. */
   heldSince: number | null;
+  /** The detector marked its job or the reference's `drifting` at a look: no rerun settles on it. */
+  driftSeen: boolean;
 }
 
 /**
@@ -158,6 +160,7 @@ function againstReference(
   const look = { candidate: v, reference: ref, previous: s.previous };
   const d = decideLook(look, { minImprovement, futility: false }).decision;
   s.vsReference = d;
+  if (v.state === 'drifting' || ref.verdict.state === 'drifting') s.driftSeen = true;
   s.heldSince = isHeld(d, minImprovement) ? (s.heldSince ?? m) : null;
   const why = abandonReason({
     decision: d,
@@ -166,6 +169,7 @@ function againstReference(
     referenceEnded: ref.ended,
     heldMinutes: s.heldSince === null ? 0 : m - s.heldSince,
     minImprovement,
+    attempt: attemptOf(s.run),
   });
   if (why || (ref.ended && closeWithReference(d, minImprovement))) {
     // abandoned for a rerun, or closed with its reference (it points at no gain)
@@ -255,6 +259,7 @@ export function decideRound(
     leads: false,
     futile: false,
     heldSince: null,
+    driftSeen: false,
   }));
   const carries = !!reference && 'verdict' in reference;
   for (let m = look; m <= MAX_MINUTES + 1e-9; m += look) {
@@ -272,6 +277,12 @@ export function decideRound(
     onLook?.(m, state);
   }
   return state.map((s) => decidedOf(world, s, policy));
+}
+
+/** Its job of the candidate: 1 the first, n+1 the rerun `#n` (sim.ts World.run). */
+function attemptOf(run: SimRun): number {
+  const n = /#(\d+)$/.exec(run.id)?.[1];
+  return n ? Number(n) + 1 : 1;
 }
 
 /** A run's end of the round: its outcome (src/campaign/held.ts runOutcome: held decisions are no decision). */
@@ -295,16 +306,25 @@ function decidedOf(world: World, s: Live, policy: CampaignPolicy): Decided {
         ? {}
         : { held: `its job crashed at run-minute ${s.run.shape.crashAtMinutes}`, rerun: true }),
     };
-  if (s.abandoned) return { ...common, outcome: 'undecided', held: s.abandoned, rerun: true };
+  const held = {
+    minImprovement: policy.minImprovement,
+    horizonMinutes: MAX_MINUTES,
+    attempt: attemptOf(s.run),
+    drifting: s.driftSeen,
+  };
+  // abandoned for a rerun: a rerun held again settles by the campaign's rule (heldAgain)
+  if (s.abandoned)
+    return s.vsReference && heldAgain(s.vsReference, held)
+      ? { ...common, decision: s.vsReference, outcome: 'better' }
+      : { ...common, outcome: 'undecided', held: s.abandoned, rerun: true };
   // no reference (a failed baseline): decided between the candidates, nothing is held; stopped by
   // its forecast: within the decisions' noise of the reference, settled as no gain
   if (!s.vsReference || s.futile) return { ...common, outcome: s.leads ? 'better' : s.outcome };
-  const o = runOutcome(s.decision ?? s.previous, {
-    minImprovement: policy.minImprovement,
-    horizonMinutes: MAX_MINUTES,
-  });
+  const last = s.decision ?? s.previous;
+  const o = runOutcome(last, held);
   return {
     ...common,
+    ...(o.outcome === 'better' && !s.decision ? { decision: last } : {}),
     outcome: o.outcome,
     ...(o.held ? { held: o.held } : {}),
     ...(o.rerun ? { rerun: true } : {}),

@@ -7,7 +7,18 @@ import { pointsAtGain } from '../analysis/reference-lifetime.js';
 import type { Decision } from '../types/generated/metrics.js';
 import type { RunOutcome } from './rounds.js';
 
-type Decided = Pick<Decision, 'state' | 'relative_change' | 'decided_at_minutes'>;
+type Decided = Pick<Decision, 'state' | 'relative_change' | 'decided_at_minutes'> &
+  Partial<Pick<Decision, 'full_run'>>;
+
+/** What runOutcome reads beside the decision. */
+export interface OutcomeContext {
+  minImprovement: number;
+  horizonMinutes: number;
+  /** Its job of the candidate: 1 the first, 2 and on a rerun after a held decision (absent: 1). */
+  attempt?: number;
+  /** The detector marks its job or the reference's `drifting`: no rerun settles on it. */
+  drifting?: boolean;
+}
 
 /** Its whole interval lies below −min_improvement: the data say `better`, something holds the claim. */
 export function heldBelow(d: Pick<Decision, 'relative_change'> | null | undefined, m: number): boolean {
@@ -27,15 +38,31 @@ export function isHeld(
 }
 
 /**
+ * A rerun held again (issue 43): its second job, beside a new reference job, again has its whole
+ * equal-age interval below −min_improvement while a guard holds the claim. Two independent jobs of
+ * the candidate and two of the reference agree at equal run age, so the hold is the guard's reading
+ * of the shape (sync waves, cycles), not a gain in doubt: settled `better`. Never when the detector
+ * marks either job drifting, nor when the full-run guard's own extrapolation (the drift carried to
+ * the run's rollout-weighted mean age) no longer lies below −min_improvement: a candidate that drifts
+ * 5-10%/h against its reference keeps its hold. Null: not settled.
+ */
+export function heldAgain(d: Decided, o: OutcomeContext): { outcome: 'better' } | null {
+  if ((o.attempt ?? 1) < 2 || o.drifting || !heldBelow(d, o.minImprovement)) return null;
+  const full = d.full_run?.change?.value;
+  if (full !== undefined && full !== null && !(full < -o.minImprovement)) return null;
+  return { outcome: 'better' };
+}
+
+/**
  * A candidate's outcome in its round from its last decision (null: none). `better`, `worse`,
  * `equivalent` and `not-better` stand as decided, but a `not-better` whose whole interval lies below
  * −min_improvement is never one, nor is a `faster-drift-not-ruled-out` (a guard held the claim; it
  * is `undecided`, held, to be rerun), and a decision closed at the horizon is held too: not shown,
- * only settled.
+ * only settled. A rerun held again may settle `better` (heldAgain).
  */
 export function runOutcome(
   d: Decided | null,
-  o: { minImprovement: number; horizonMinutes: number },
+  o: OutcomeContext,
 ): { outcome: RunOutcome; held?: string; rerun?: boolean } {
   if (!d) return { outcome: 'undecided', held: 'no decision' };
   // closed with the full-run guard open: faster at equal age, not shown over the run
@@ -43,16 +70,21 @@ export function runOutcome(
     d.state === 'faster-drift-not-ruled-out' ||
     (d.state === 'not-better' && heldBelow(d, o.minImprovement))
   )
-    return {
-      outcome: 'undecided',
-      held: `its whole interval lies below −${pct(o.minImprovement)} and a guard held the claim`,
-      rerun: true,
-    };
+    return (
+      heldAgain(d, o) ?? {
+        outcome: 'undecided',
+        held: `its whole interval lies below −${pct(o.minImprovement)} and a guard held the claim`,
+        rerun: true,
+      }
+    );
   const decided = ['better', 'worse', 'equivalent', 'not-better'].includes(d.state);
   if (!decided) return { outcome: 'undecided', held: `still ${d.state}` };
   const outcome = d.state as RunOutcome;
   if ((d.decided_at_minutes ?? 0) >= o.horizonMinutes - 1e-9 && d.state !== 'worse')
-    return { outcome, held: `closed at the horizon (${o.horizonMinutes} run-minutes), not shown` };
+    return {
+      outcome,
+      held: `closed at the horizon (${o.horizonMinutes} run-minutes), not shown`,
+    };
   return { outcome };
 }
 
@@ -76,6 +108,8 @@ export interface LookAtHeld {
   /** Run-minutes its interval has lain wholly below −min_improvement without a decision (0: not held). */
   heldMinutes: number;
   minImprovement: number;
+  /** Its job of the candidate (absent: 1): a rerun is not abandoned on the guard's slope alone. */
+  attempt?: number;
 }
 
 /**
@@ -88,7 +122,10 @@ export interface LookAtHeld {
 export function abandonReason(x: LookAtHeld): string | null {
   // settled only by its job's drift (worse or not-better over the run, better at equal age): the job
   // is not steady, the topology not shown slower
-  if (x.decision.full_run?.guard === 'drifts' && heldBelow(x.decision, x.minImprovement))
+  // (a rerun runs on: settled at its abandonment by heldAgain, its slope must be measured, not the
+  // start-up's, or a 5-10%/h drift and a steady job look the same at run-minute 10)
+  const first = (x.attempt ?? 1) < 2;
+  if (first && x.decision.full_run?.guard === 'drifts' && heldBelow(x.decision, x.minImprovement))
     return 'its job drifts against the reference while its equal-age interval settles better: abandoned, rerun at once';
   if (!decisionOpen(x.decision)) return null;
   if (x.referenceEnded && pointsAtGain(x.decision, x.minImprovement))

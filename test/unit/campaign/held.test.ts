@@ -5,7 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { decideBeside } from '../../../bench/campaign/decide.js';
 import { World } from '../../../bench/campaign/sim.js';
 import { build } from '../../../bench/campaign/space.js';
-import { abandonReason, HELD_LIMIT_MINUTES, heldBelow, runOutcome } from '../../../src/campaign/held.js';
+import {
+  abandonReason,
+  HELD_LIMIT_MINUTES,
+  heldAgain,
+  heldBelow,
+  runOutcome,
+} from '../../../src/campaign/held.js';
 import { DEFAULT_POLICY } from '../../../src/campaign/rounds.js';
 import { parseProfile } from '../../../src/sim/profile.js';
 import type { Decision } from '../../../src/types/generated/metrics.js';
@@ -95,4 +101,63 @@ describe('when a held candidate is abandoned for a rerun', () => {
     expect(abandonReason({ ...base, heldMinutes: HELD_LIMIT_MINUTES })).toMatch(/abandoned, rerun/);
     expect(abandonReason({ ...base, decision: decision('better', -0.2, -0.25, -0.15) })).toBeNull();
   });
+});
+
+describe('a rerun held again (issue 43: the same rule for the bench, the autopilot and the monitor)', () => {
+  const held = (fullRun: number | null) => ({
+    ...decision('faster-drift-not-ruled-out', -0.08, -0.12, -0.04, 120),
+    full_run: {
+      guard: 'open' as const,
+      change: fullRun === null ? null : { value: fullRun, low: fullRun - 0.1, high: fullRun + 0.1 },
+      slope_relative_per_hour: null,
+      slope_se: null,
+      lever_minutes: null,
+    },
+  });
+  it('settles better on its second job when the guard’s extrapolation still lies below −min_improvement', () => {
+    expect(runOutcome(held(-0.06), { ...horizon, attempt: 2 })).toEqual({ outcome: 'better' });
+    // its first job is held and rerun, as before
+    expect(runOutcome(held(-0.06), horizon)).toMatchObject({ outcome: 'undecided', rerun: true });
+    expect(heldAgain(held(null), { ...horizon, attempt: 3 })).toEqual({ outcome: 'better' });
+  });
+  it('never when a job drifts: the detector marks it, or the drift carried to the full run undoes the gain', () => {
+    expect(runOutcome(held(-0.06), { ...horizon, attempt: 2, drifting: true })).toMatchObject({
+      outcome: 'undecided',
+      rerun: true,
+    });
+    expect(runOutcome(held(-0.01), { ...horizon, attempt: 2 })).toMatchObject({ outcome: 'undecided' });
+    // an interval across −min_improvement is no hold at all
+    const across = decision('faster-drift-not-ruled-out', -0.04, -0.08, 0.0, 120);
+    expect(heldAgain(across, { ...horizon, attempt: 2 })).toBeNull();
+  });
+  it('a candidate 5% faster at start that drifts 5-10%/h (slower over the run) is never settled better on its rerun; a steady one is', () => {
+    // the drift control of the verdict bench's families, in the campaign's world: the reference is
+    // steady, the candidate's second job (attempt 2) starts 5% faster and slows by 5 or 10% an hour
+    const file = new URL('../../../bench/profiles/twin-runtime-bound.yaml', import.meta.url);
+    const profile = parseProfile(readFileSync(file, 'utf8'), file.pathname);
+    const topology = build(preset('8gpu_64rollouts'), {
+      renderer: 0,
+      driver: 8,
+      physics: 4,
+      total: 64,
+      workers: 8,
+    });
+    const world = new World(profile, 3);
+    const steady = (r: ReturnType<World['run']>) => ({
+      ...r,
+      shape: { ...r.shape, crashAtMinutes: undefined, driftPerHour: undefined },
+    });
+    const reference = steady(world.run(topology, 101));
+    for (const [i, drift] of [0, 0.05, 0.1].entries()) {
+      // a job of its own each (the world keeps a job's series by its id)
+      const first = steady(world.run(topology, 1 + i));
+      const rerun = {
+        ...first,
+        shape: { ...first.shape, steadySeconds: first.shape.steadySeconds * 0.95, driftPerHour: drift },
+      };
+      const { decided } = decideBeside(world, [rerun], reference, DEFAULT_POLICY, 5);
+      // steady, the rerun runs past its start-up's slope and settles better; drifting, it never does
+      expect(decided[0]!.outcome === 'better', `${drift * 100}%/h`).toBe(drift === 0);
+    }
+  }, 180_000);
 });
