@@ -56,6 +56,11 @@ export interface PilotRun {
   held?: string;
   /** Its decision is to be re-judged beside a reference that runs: planRound reruns it (RoundRun.rerun). */
   rerun?: boolean;
+  /**
+   * Held so (a guard's hold below −min_improvement), a rerun of it settles `better`
+   * (src/campaign/held.ts heldAgain): ./runs.ts withReruns applies it to a rerun.
+   */
+  settlesOnRerun?: boolean;
   /** Its job of the candidate: 1 the first, 2 a rerun after a held decision. */
   attempt?: number;
   /** Its last relative change against the reference (negative: faster), decided or not. */

@@ -21,7 +21,7 @@ export function actionText(a: PilotAction): string {
     case 'open':
       return a.round === 0
         ? "open the baseline's pull request: the experiment's starting topology, measured first"
-        : `open round ${a.round}: up to ${a.count} proposal(s) of \`topo suggest\` from \`${a.parent}\``;
+        : `open round ${a.round}: ${a.reruns?.length ? `rerun ${a.reruns.map((n) => `\`${n}\``).join(', ')} (held, pointing at a gain) beside the round's reference, and ` : ''}up to ${a.count} proposal(s) of \`topo suggest\` from \`${a.parent}\``;
     case 'submit':
       return `submit \`${a.name}\` (#${a.pr})`;
     case 'close':
@@ -56,7 +56,8 @@ function roundRows(runs: readonly PilotRun[]): string[] {
         ? 'reference'
         : (r.outcome ?? (r.request === 'live' ? 'running' : r.pull === 'closed' ? 'withdrawn' : 'waiting'));
     const seconds = r.seconds !== undefined ? r.seconds.toFixed(2) : '–';
-    return `| ${round} | \`${r.name}\` | ${r.pr !== undefined ? `#${r.pr}` : '–'} | ${decision} | ${seconds} | ${h(r.gpuHours)} |`;
+    const attempt = (r.attempt ?? 1) > 1 ? ` (attempt ${r.attempt})` : '';
+    return `| ${round} | \`${r.name}\`${attempt} | ${r.pr !== undefined ? `#${r.pr}` : '–'} | ${decision} | ${seconds} | ${h(r.gpuHours)} |`;
   });
 }
 

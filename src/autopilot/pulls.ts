@@ -100,6 +100,9 @@ export interface LiveCandidate {
   /** Why its decision was not reached, and its last relative change (./runs.ts heldFacts). */
   held?: string;
   change?: number;
+  /** A guard held it below −min_improvement: to be rerun, and a rerun held so settles (heldFacts). */
+  rerun?: boolean;
+  settlesOnRerun?: boolean;
 }
 
 /**
@@ -171,5 +174,7 @@ function candidateRun(c: LiveCandidate, bot: BotPull | undefined): PilotRun {
     ...(c.runName ? { runName: c.runName } : {}),
     ...(outcome !== null && !reference && c.held ? { held: c.held } : {}),
     ...(outcome !== null && !reference && c.change !== undefined ? { change: c.change } : {}),
+    ...(outcome !== null && !reference && c.rerun ? { rerun: true } : {}),
+    ...(outcome !== null && !reference && c.settlesOnRerun ? { settlesOnRerun: true } : {}),
   };
 }

@@ -2,7 +2,7 @@
 // candidates. The round of a bot candidate travels in its hypothesis ("Autopilot round N: …"), so
 // the record keeps it without a schema change and every reader finds the same rounds. Pure.
 import { outcomeOf } from '../analysis/outcome.js';
-import { runOutcome } from '../campaign/held.js';
+import { heldAgain, runOutcome } from '../campaign/held.js';
 import type { RunOutcome } from '../campaign/rounds.js';
 import { figureOf } from '../record/figure.js';
 import { baselineRun } from '../record/model.js';
@@ -60,15 +60,51 @@ export function recordedGpuHours(run: RecordRun, gpusPerRun: number): number {
 /**
  * Why an ended candidate's decision (the record's or this pass's) was not reached, by the rule the
  * campaign loop records (src/campaign/held.ts runOutcome: no decision, a guard held it, or it closed
- * at the horizon), and its last relative change: a held run is no tried topology for the stop rule.
+ * at the horizon), its outcome when a guard held it below −min_improvement (`undecided`, to be rerun,
+ * never `not-better`), and its last relative change: a held run is no
+ * tried topology for the stop rule. `settlesOnRerun`: held so on a rerun, it settles `better`
+ * (heldAgain; withReruns applies it once the bot's state says it is one). `drifting`: the detector
+ * marks its job drifting.
  */
 export function heldFacts(
   d: (NonNullable<Parameters<typeof runOutcome>[0]> & { min_improvement?: number }) | null,
-  o: { minImprovement: number; horizonMinutes: number },
-): Pick<PilotRun, 'held' | 'change'> {
-  const { held } = runOutcome(d, { ...o, minImprovement: d?.min_improvement ?? o.minImprovement });
+  o: { minImprovement: number; horizonMinutes: number; drifting?: boolean },
+): Pick<PilotRun, 'held' | 'change' | 'rerun' | 'settlesOnRerun'> & { outcome?: RunOutcome } {
+  const ctx = { ...o, minImprovement: d?.min_improvement ?? o.minImprovement };
+  const { outcome, held, rerun } = runOutcome(d, { ...ctx, attempt: 1 });
+  const again = !!d && !!rerun && heldAgain(d, { ...ctx, attempt: 2 }) !== null;
   const change = d?.relative_change?.value;
-  return { ...(held ? { held } : {}), ...(change !== undefined ? { change } : {}) };
+  return {
+    ...(held ? { held } : {}),
+    ...(rerun ? { outcome, rerun: true } : {}),
+    ...(again ? { settlesOnRerun: true } : {}),
+    ...(change !== undefined ? { change } : {}),
+  };
+}
+
+/**
+ * The runs as the bot's reruns make them (PilotState.reruns): a rerun candidate counts its attempt;
+ * one whose new Request is not made yet (its run is still the held job it replaces) waits for it,
+ * with nothing of that job (its GPU-hours count by its run name, apart); one whose rerun, held
+ * again, settles by the campaign's rule (heldAgain) is `better`.
+ */
+export function withReruns(
+  runs: readonly PilotRun[],
+  reruns: Readonly<Record<string, { attempt: number; after: string | null }>>,
+): PilotRun[] {
+  return runs.map((r) => {
+    const x = reruns[r.name];
+    if (!x || r.origin !== 'bot') return r;
+    if ((r.runName ?? null) === x.after && r.request !== 'live') {
+      const { runName: _, held: _h, rerun: _r, settlesOnRerun: _s, change: _c, seconds: _x, ...rest } = r;
+      return { ...rest, attempt: x.attempt, request: 'none', outcome: null, gpuHours: 0 };
+    }
+    if (r.settlesOnRerun && r.outcome !== null) {
+      const { held: _h, rerun: _r, settlesOnRerun: _s, ...rest } = r;
+      return { ...rest, attempt: x.attempt, outcome: 'better' };
+    }
+    return { ...r, attempt: x.attempt };
+  });
 }
 
 /**

@@ -46,6 +46,18 @@ export interface PilotState {
    * round did not propose it); absent for a round opened without a model. The stop rule reads it.
    */
   predicted: Record<string, string | null>;
+  /**
+   * Each held candidate the bot runs again, by candidate: its attempt (2 the first rerun) and the run
+   * name of the job it replaces (null: none known), so the pass before its new Request reads it as
+   * waiting for one, not as the held job it replaces (src/autopilot/runs.ts withReruns).
+   */
+  reruns: Record<string, Rerun>;
+}
+
+/** A held candidate's next job (PilotState.reruns). */
+export interface Rerun {
+  attempt: number;
+  after: string | null;
 }
 
 /** The former dashboards whose comments are still read. */
@@ -64,6 +76,7 @@ export const EMPTY_PILOT_STATE: PilotState = {
   validated: {},
   dashboards: [],
   predicted: {},
+  reruns: {},
 };
 
 /** A stored state that does not parse: shown to people, never read as an empty state. */
@@ -136,7 +149,23 @@ export function parsePilotState(text: string): PilotState {
     validated: shaMap(x.validated, 'validated'),
     dashboards: [...(dashboards as number[])],
     predicted: predictedMap(x.predicted),
+    reruns: rerunMap(x.reruns),
   };
+}
+
+/** Candidate → its rerun (absent in a state written before reruns were kept: empty). */
+function rerunMap(x: unknown): Record<string, Rerun> {
+  const m = x ?? {};
+  const ok = (v: unknown) =>
+    isObject(v) &&
+    Number.isSafeInteger(v.attempt) &&
+    (v.attempt as number) >= 2 &&
+    (v.after === null || typeof v.after === 'string');
+  if (!isObject(m) || Object.entries(m).some(([k, v]) => !NAME.test(k) || !ok(v)))
+    throw new PilotStateError('the autopilot state is not valid: reruns');
+  return Object.fromEntries(
+    Object.entries(m as Record<string, Rerun>).map(([k, v]) => [k, { attempt: v.attempt, after: v.after }]),
+  );
 }
 
 /** Round → predicted best (absent in a state written before it was kept: empty). */

@@ -1,6 +1,7 @@
 // The campaign loop: the campaign bench runs it on simulated rounds; the autopilot plans each of its
 // rounds with the same planRound (src/autopilot/core.ts planStep, once suggest answered; its `open`
-// action names the reruns, which the monitor's stage does not carry out yet). Each turn: suggest's answer → planRound (conclude, or the
+// action names the reruns, which the monitor's stage carries out: src/monitor/autopilot.ts
+// rerunHeld). Each turn: suggest's answer → planRound (conclude, or the
 // round's reruns and proposals) → the caller runs the round → recordRound (what the round decided,
 // whether it tried the model's best) → next. Pure but for the caller's functions.
 import {

@@ -170,7 +170,7 @@ function planOf(
     heldWithSlurm(e, s),
     // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
     { ...Object.fromEntries(view.pulls.map((b) => [b.candidate, b.round])), ...s.rounds },
-    { predicted: s.predicted, ...(suggestion ? { suggestion } : {}) },
+    { predicted: s.predicted, reruns: s.reruns, ...(suggestion ? { suggestion } : {}) },
   );
 }
 
@@ -409,6 +409,7 @@ async function openRound(
   runs: readonly PilotRun[],
 ): Promise<string | null> {
   const { port, e, view } = x;
+  const reruns = a.round > 0 ? await rerunHeld(x, a, runs) : 0;
   const chosen = a.proposals;
   const proposals =
     a.round > 0 && chosen && x.proposed
@@ -416,7 +417,9 @@ async function openRound(
       : (await port.propose(e.exp, a.count, excluded(view, runs), a.round)).proposals;
   // nothing untried fits the resources: the seed's "no free resources left" conclusion
   if (proposals.length === 0)
-    return a.round === 0 ? null : `no proposal left for round ${a.round}: nothing untried fits the resources`;
+    return a.round === 0 || reruns > 0
+      ? null
+      : `no proposal left for round ${a.round}: nothing untried fits the resources`;
   const commits: Record<string, string> = {};
   for (const p of proposals) {
     const title = botPullTitle(e.id, p.candidate, a.round);
@@ -443,6 +446,38 @@ async function openRound(
     if (opened) await validated(x, opened.pr, p.candidate, sha);
   }
   return null;
+}
+
+/**
+ * The round's reruns (planRound's: held candidates pointing at a gain): each moves to this round
+ * with its next attempt and the run name of the job it replaces, kept in the bot's state (the first
+ * pass to move it wins). Its pull request stays open; the next pass reads it waiting for its Request
+ * (withReruns) and makes it (submit), so its new job runs beside the round's reference job and its
+ * allocation counts by its own run name. How many it moved or had moved.
+ */
+async function rerunHeld(
+  x: Pass,
+  a: Extract<PilotAction, { kind: 'open' }>,
+  runs: readonly PilotRun[],
+): Promise<number> {
+  const held = runs.filter(
+    (r) => a.reruns?.includes(r.name) && r.origin === 'bot' && r.pull === 'open' && !r.takenOver,
+  );
+  if (held.length === 0) return 0;
+  await x.port.save(x.e.exp, (s) => {
+    const moved = held.filter((r) => (s.rounds[r.name] ?? 0) < a.round);
+    return {
+      ...s,
+      rounds: { ...s.rounds, ...Object.fromEntries(moved.map((r) => [r.name, a.round])) },
+      reruns: {
+        ...s.reruns,
+        ...Object.fromEntries(
+          moved.map((r) => [r.name, { attempt: (r.attempt ?? 1) + 1, after: r.runName ?? null }]),
+        ),
+      },
+    };
+  });
+  return held.length;
 }
 
 /**
@@ -623,6 +658,7 @@ function liveCandidate(e: ExperimentPass, p: CandidatePass): Omit<LiveCandidate,
       : heldFacts(obs?.decision ?? null, {
           minImprovement: settings.minImprovement,
           horizonMinutes: settings.maxDecisionMinutes,
+          drifting: obs?.verdict.state === 'drifting',
         });
   return {
     name: p.c.candidate,

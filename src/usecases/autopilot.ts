@@ -10,7 +10,7 @@ import {
   planStep,
 } from '../autopilot/core.js';
 import { type AutopilotPolicy, autopilotIssues, gpusPerRun, policyOf, runCost } from '../autopilot/policy.js';
-import { mergeRuns, runsFromRecord } from '../autopilot/runs.js';
+import { mergeRuns, runsFromRecord, withReruns } from '../autopilot/runs.js';
 import { recordPaths } from '../record/model.js';
 import { parseRecord } from '../record/validate.js';
 import { checkClusters, checkExperiment } from '../topology/files.js';
@@ -99,11 +99,19 @@ export function planFor(
   concluded?: { reason: string },
   held: Readonly<Record<string, number>> = {},
   rounds?: Readonly<Record<string, number>>,
-  /** suggest's answer for a due round, and the bot state's predicted bests (PilotInput). */
-  round: Pick<PilotInput, 'suggestion' | 'predicted'> = {},
+  /**
+   * suggest's answer for a due round, the bot state's predicted bests (PilotInput) and its reruns
+   * (PilotState.reruns: each held candidate's attempt, ./runs.ts withReruns).
+   */
+  {
+    reruns = {},
+    ...round
+  }: Pick<PilotInput, 'suggestion' | 'predicted'> & {
+    reruns?: Parameters<typeof withReruns>[1];
+  } = {},
 ): { runs: PilotRun[]; plan: PilotPlan } {
   const recorded = rounds ? withRounds(ctx.recorded, rounds) : ctx.recorded;
-  const runs = withHeld(mergeRuns(recorded, live), held);
+  const runs = withHeld(withReruns(mergeRuns(recorded, live), reruns), held);
   const named = new Set(runs.map((r) => r.runName));
   const spentElsewhere = Object.entries(held).reduce((a, [name, h]) => a + (named.has(name) ? 0 : h), 0);
   const concludedByRecord = ctx.record?.report?.concluded_at

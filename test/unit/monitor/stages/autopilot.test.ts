@@ -549,6 +549,88 @@ describe('stage autopilot', () => {
   });
 });
 
+/**
+ * Issue 42: a held candidate (a guard held a decision whose whole interval lies below
+ * −min_improvement) is rerun by the monitor's own pass, as the campaign bench runs it: moved to the
+ * next round with attempt 2, its new Request made on its open pull request, its two jobs' GPU-hours
+ * counted, the dashboard showing attempt 2; held again, it settles `better` (src/campaign/held.ts heldAgain).
+ */
+describe('stage autopilot: a held candidate is rerun beside the round’s reference (issue 42)', () => {
+  const heldDecision = (high: number, fullRun: number) => ({
+    state: 'faster-drift-not-ruled-out',
+    reference: { role: 'baseline', name: 'baseline' },
+    relative_change: { value: -0.06, low: -0.09, high },
+    figure: { value: 94, low: 91, high: 100 * (1 + high), reference_value: 100 },
+    min_improvement: 0.02,
+    decided_at_minutes: 120,
+    full_run: { guard: 'open', change: { value: fullRun, low: -0.2, high: 0.05 } },
+  });
+  /** p1 (#7) ended held with `runName`, p2 (#8) ended decided worse: round 1 is over. */
+  function roundOver(state: Partial<PilotState>, p1 = requestedCandidate('p1', 7), fullRun = -0.05) {
+    const ended = { kind: 'decided' as const, at: new Date(NOW * 1000).toISOString(), evidence: [] };
+    const p2 = requestedCandidate('p2', 8, { outcome: ended });
+    const exp = withAutopilot({}, [{ ...p1, outcome: ended }, p2]);
+    const w = world(() => context(exp), { rounds: { p1: 1, p2: 1 }, ...state });
+    w.pulls.push(
+      { pr: 7, candidate: 'p1', round: 1, state: 'open', headSha: 'h', takenOver: false },
+      { pr: 8, candidate: 'p2', round: 1, state: 'open', headSha: 'h', takenOver: false },
+    );
+    const pass = readState([{ exp }]);
+    const decisions = { p1: heldDecision(-0.03, fullRun), p2: { ...heldDecision(0.2, 0.1), state: 'worse' } };
+    for (const c of pass.experiments[0]!.candidates) {
+      const d = decisions[c.c.candidate as 'p1' | 'p2'];
+      const verdict = { state: 'stable', evidence: [], minutes_of_data: 120 };
+      c.decided = {
+        view: { observation: { verdict, decision: d, stable_metrics: {} } },
+        stop: null,
+      } as never;
+    }
+    return { w, pass, p1 };
+  }
+
+  it('the round after a held one reruns it: attempt 2 in round 2 (bot state), a new Request on its open pull request, attempt 2 on the dashboard', async () => {
+    const first = roundOver({});
+    await autopilot(first.pass, { ...recordingPorts(), autopilot: first.w.port });
+    // p2 is closed as decided; p1 stays open and moves to round 2 beside one proposal (parallel 2)
+    expect(writes(first.w.calls)).toEqual([
+      'propose 2 excluding baseline,p1,p2',
+      'close #8: Closed by the autopilot: `p2` is rejected by its decision.',
+      'open p3 round 2 #100',
+    ]);
+    expect(first.w.dashboard.body).toContain('open round 2: rerun `p1`');
+    expect(first.w.pilot.state.rounds.p1).toBe(2);
+    expect(first.w.pilot.state.reruns).toEqual({ p1: { attempt: 2, after: first.p1.runName } });
+
+    // the next pass: p1 waits for its new Request (its held job is no run of round 2) and gets it
+    const next = roundOver(first.w.pilot.state);
+    await autopilot(next.pass, { ...recordingPorts(), autopilot: next.w.port });
+    expect(next.w.calls).toContain('request p1 #7');
+    expect(next.w.dashboard.body).toMatch(/\| 2 \| `p1` \(attempt 2\) \| #7 \| waiting \|/);
+  });
+
+  it('the held job’s GPU-hours still count once its rerun’s Request replaced it; held again, the rerun settles better and wins round 2', async () => {
+    const state = {
+      rounds: { p1: 2, p2: 1, p3: 2 },
+      reruns: { p1: { attempt: 2, after: requestedCandidate('p1', 7).runName } },
+      held: { [requestedCandidate('p1', 7).runName]: 12 },
+    };
+    const again = requestedCandidate('p1', 7, { runName: `topo-${EXPERIMENT_ID}-p1-0123abcd-00000099` });
+    const t = roundOver(state, again);
+    await autopilot(t.pass, { ...recordingPorts(), autopilot: t.w.port });
+    // 10 baseline + 12 of the held job; p3 has no pull request here, so round 2 is p1's alone
+    expect(t.w.dashboard.body).toContain('**GPU-hours:** 22.0 spent');
+    expect(t.w.dashboard.body).toMatch(/\| 2 \| `p1` \(attempt 2\) \| #7 \| better \| 94.00 \|/);
+    expect(t.w.dashboard.body).toContain('**Best so far:** `p1`, 94.00 s/rollout');
+    expect(t.w.calls).toContain('label #7 autopilot:winner');
+
+    // a drift the full-run guard carries past −min_improvement keeps its hold: no `better`
+    const drift = roundOver(state, again, 0.01);
+    await autopilot(drift.pass, { ...recordingPorts(), autopilot: drift.w.port });
+    expect(drift.w.dashboard.body).toMatch(/\| 2 \| `p1` \(attempt 2\) \| #7 \| undecided \|/);
+    expect(drift.w.calls).not.toContain('label #7 autopilot:winner');
+  });
+});
+
 describe('stage autopilot: the loop closes', () => {
   const concluded = { reason: 'max_rounds 1 reached', winner: 'p1' };
   const auto = { merge: 'auto' as const, requiredChecks: ['topo/validate', 'topo/monitor'] };
