@@ -10,7 +10,8 @@ import type { Context } from './methods.js';
 import { GPUS, type SimRun, STARTUP } from './sim.js';
 import { build, type Point } from './space.js';
 
-const clean = (r: SimRun): SimRun => {
+/** A job without its incident (crash, drift): what the floor and its oracle read. */
+export const clean = (r: SimRun): SimRun => {
   const { crashAtMinutes: _c, driftPerHour: _d, ...shape } = r.shape;
   return { ...r, shape };
 };
