@@ -75070,7 +75070,7 @@ var h = (x2) => (Math.round(x2 * 10) / 10).toFixed(1);
 function actionText(a) {
   switch (a.kind) {
     case "open":
-      return a.round === 0 ? "open the baseline's pull request: the experiment's starting topology, measured first" : `open round ${a.round}: up to ${a.count} proposal(s) of \`topo suggest\` from \`${a.parent}\``;
+      return a.round === 0 ? "open the baseline's pull request: the experiment's starting topology, measured first" : `open round ${a.round}: ${a.reruns?.length ? `rerun ${a.reruns.map((n) => `\`${n}\``).join(", ")} (held, pointing at a gain) beside the round's reference, and ` : ""}up to ${a.count} proposal(s) of \`topo suggest\` from \`${a.parent}\``;
     case "submit":
       return `submit \`${a.name}\` (#${a.pr})`;
     case "close":
@@ -75093,7 +75093,8 @@ function roundRows(runs2) {
     const round3 = r.round === 0 ? "baseline" : r.round === null ? "a person\u2019s" : String(r.round);
     const decision = r.round === 0 && r.outcome !== null && r.outcome !== "failed" ? "reference" : r.outcome ?? (r.request === "live" ? "running" : r.pull === "closed" ? "withdrawn" : "waiting");
     const seconds4 = r.seconds !== void 0 ? r.seconds.toFixed(2) : "\u2013";
-    return `| ${round3} | \`${r.name}\` | ${r.pr !== void 0 ? `#${r.pr}` : "\u2013"} | ${decision} | ${seconds4} | ${h(r.gpuHours)} |`;
+    const attempt = (r.attempt ?? 1) > 1 ? ` (attempt ${r.attempt})` : "";
+    return `| ${round3} | \`${r.name}\`${attempt} | ${r.pr !== void 0 ? `#${r.pr}` : "\u2013"} | ${decision} | ${seconds4} | ${h(r.gpuHours)} |`;
   });
 }
 function bestLine(plan, runs2) {
@@ -75182,10 +75183,16 @@ function heldBelow(d2, m2) {
   const high = d2?.relative_change?.high;
   return high !== void 0 && high < -m2;
 }
+function heldAgain(d2, o) {
+  if ((o.attempt ?? 1) < 2 || o.drifting || !heldBelow(d2, o.minImprovement)) return null;
+  const full = d2.full_run?.change?.value;
+  if (full !== void 0 && full !== null && !(full < -o.minImprovement)) return null;
+  return { outcome: "better" };
+}
 function runOutcome(d2, o) {
   if (!d2) return { outcome: "undecided", held: "no decision" };
   if (d2.state === "faster-drift-not-ruled-out" || d2.state === "not-better" && heldBelow(d2, o.minImprovement))
-    return {
+    return heldAgain(d2, o) ?? {
       outcome: "undecided",
       held: `its whole interval lies below \u2212${pct4(o.minImprovement)} and a guard held the claim`,
       rerun: true
@@ -75194,7 +75201,10 @@ function runOutcome(d2, o) {
   if (!decided2) return { outcome: "undecided", held: `still ${d2.state}` };
   const outcome = d2.state;
   if ((d2.decided_at_minutes ?? 0) >= o.horizonMinutes - 1e-9 && d2.state !== "worse")
-    return { outcome, held: `closed at the horizon (${o.horizonMinutes} run-minutes), not shown` };
+    return {
+      outcome,
+      held: `closed at the horizon (${o.horizonMinutes} run-minutes), not shown`
+    };
   return { outcome };
 }
 var pct4 = (x2) => `${Math.round(1e3 * x2) / 10}%`;
@@ -75229,9 +75239,31 @@ function recordedGpuHours(run3, gpusPerRun2) {
   return gpusPerRun2 * minutes / 60;
 }
 function heldFacts(d2, o) {
-  const { held } = runOutcome(d2, { ...o, minImprovement: d2?.min_improvement ?? o.minImprovement });
+  const ctx = { ...o, minImprovement: d2?.min_improvement ?? o.minImprovement };
+  const { outcome, held, rerun } = runOutcome(d2, { ...ctx, attempt: 1 });
+  const again = !!d2 && !!rerun && heldAgain(d2, { ...ctx, attempt: 2 }) !== null;
   const change = d2?.relative_change?.value;
-  return { ...held ? { held } : {}, ...change !== void 0 ? { change } : {} };
+  return {
+    ...held ? { held } : {},
+    ...rerun ? { outcome, rerun: true } : {},
+    ...again ? { settlesOnRerun: true } : {},
+    ...change !== void 0 ? { change } : {}
+  };
+}
+function withReruns(runs2, reruns) {
+  return runs2.map((r) => {
+    const x2 = reruns[r.name];
+    if (!x2 || r.origin !== "bot") return r;
+    if ((r.runName ?? null) === x2.after && r.request !== "live") {
+      const { runName: _2, held: _h, rerun: _r, settlesOnRerun: _s, change: _c, seconds: _x, ...rest } = r;
+      return { ...rest, attempt: x2.attempt, request: "none", outcome: null, gpuHours: 0 };
+    }
+    if (r.settlesOnRerun && r.outcome !== null) {
+      const { held: _h, rerun: _r, settlesOnRerun: _s, ...rest } = r;
+      return { ...rest, attempt: x2.attempt, outcome: "better" };
+    }
+    return { ...r, attempt: x2.attempt };
+  });
 }
 function runsFromRecord(record, gpusPerRun2, decisions = {
   minImprovement: EXPERIMENT_DEFAULTS.minImprovement,
@@ -75278,7 +75310,8 @@ var EMPTY_PILOT_STATE = {
   heads: {},
   validated: {},
   dashboards: [],
-  predicted: {}
+  predicted: {},
+  reruns: {}
 };
 var PilotStateError = class extends Error {
   name = "PilotStateError";
@@ -75332,8 +75365,18 @@ function parsePilotState(text3) {
     heads: shaMap(x2.heads, "heads"),
     validated: shaMap(x2.validated, "validated"),
     dashboards: [...dashboards],
-    predicted: predictedMap(x2.predicted)
+    predicted: predictedMap(x2.predicted),
+    reruns: rerunMap(x2.reruns)
   };
+}
+function rerunMap(x2) {
+  const m2 = x2 ?? {};
+  const ok2 = (v2) => isObject3(v2) && Number.isSafeInteger(v2.attempt) && v2.attempt >= 2 && (v2.after === null || typeof v2.after === "string");
+  if (!isObject3(m2) || Object.entries(m2).some(([k2, v2]) => !NAME.test(k2) || !ok2(v2)))
+    throw new PilotStateError("the autopilot state is not valid: reruns");
+  return Object.fromEntries(
+    Object.entries(m2).map(([k2, v2]) => [k2, { attempt: v2.attempt, after: v2.after }])
+  );
 }
 function predictedMap(x2) {
   const m2 = x2 ?? {};
@@ -81422,9 +81465,12 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     })
   };
 }
-function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2, round3 = {}) {
+function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2, {
+  reruns = {},
+  ...round3
+} = {}) {
   const recorded = rounds2 ? withRounds(ctx.recorded, rounds2) : ctx.recorded;
-  const runs2 = withHeld(mergeRuns(recorded, live3), held);
+  const runs2 = withHeld(withReruns(mergeRuns(recorded, live3), reruns), held);
   const named = new Set(runs2.map((r) => r.runName));
   const spentElsewhere = Object.entries(held).reduce((a, [name, h2]) => a + (named.has(name) ? 0 : h2), 0);
   const concludedByRecord = ctx.record?.report?.concluded_at ? { reason: "the record holds its final report" } : void 0;
@@ -81547,7 +81593,9 @@ function candidateRun(c, bot) {
     gpuHours: c.gpuHours,
     ...c.runName ? { runName: c.runName } : {},
     ...outcome !== null && !reference && c.held ? { held: c.held } : {},
-    ...outcome !== null && !reference && c.change !== void 0 ? { change: c.change } : {}
+    ...outcome !== null && !reference && c.change !== void 0 ? { change: c.change } : {},
+    ...outcome !== null && !reference && c.rerun ? { rerun: true } : {},
+    ...outcome !== null && !reference && c.settlesOnRerun ? { settlesOnRerun: true } : {}
   };
 }
 
@@ -89765,7 +89813,7 @@ function planOf(e, view, suggestion) {
     heldWithSlurm(e, s),
     // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
     { ...Object.fromEntries(view.pulls.map((b2) => [b2.candidate, b2.round])), ...s.rounds },
-    { predicted: s.predicted, ...suggestion ? { suggestion } : {} }
+    { predicted: s.predicted, reruns: s.reruns, ...suggestion ? { suggestion } : {} }
   );
 }
 function othersOf(view) {
@@ -89926,10 +89974,11 @@ async function mergeWhenReady(x2, a) {
 }
 async function openRound(x2, a, runs2) {
   const { port, e, view } = x2;
+  const reruns = a.round > 0 ? await rerunHeld(x2, a, runs2) : 0;
   const chosen = a.proposals;
   const proposals3 = a.round > 0 && chosen && x2.proposed ? x2.proposed.proposals.filter((p) => chosen.includes(p.candidate)) : (await port.propose(e.exp, a.count, excluded(view, runs2), a.round)).proposals;
   if (proposals3.length === 0)
-    return a.round === 0 ? null : `no proposal left for round ${a.round}: nothing untried fits the resources`;
+    return a.round === 0 || reruns > 0 ? null : `no proposal left for round ${a.round}: nothing untried fits the resources`;
   const commits = {};
   for (const p of proposals3) {
     const title = botPullTitle(e.id, p.candidate, a.round);
@@ -89956,6 +90005,26 @@ async function openRound(x2, a, runs2) {
     if (opened) await validated(x2, opened.pr, p.candidate, sha);
   }
   return null;
+}
+async function rerunHeld(x2, a, runs2) {
+  const held = runs2.filter(
+    (r) => a.reruns?.includes(r.name) && r.origin === "bot" && r.pull === "open" && !r.takenOver
+  );
+  if (held.length === 0) return 0;
+  await x2.port.save(x2.e.exp, (s) => {
+    const moved = held.filter((r) => (s.rounds[r.name] ?? 0) < a.round);
+    return {
+      ...s,
+      rounds: { ...s.rounds, ...Object.fromEntries(moved.map((r) => [r.name, a.round])) },
+      reruns: {
+        ...s.reruns,
+        ...Object.fromEntries(
+          moved.map((r) => [r.name, { attempt: (r.attempt ?? 1) + 1, after: r.runName ?? null }])
+        )
+      }
+    };
+  });
+  return held.length;
 }
 async function stopRun(x2, a) {
   const { e, ports } = x2;
@@ -90061,7 +90130,8 @@ function liveCandidate(e, p) {
   const settings = experimentSettings(e.exp.experiment);
   const held = outcome === null || outcome === "failed" ? {} : heldFacts(obs?.decision ?? null, {
     minImprovement: settings.minImprovement,
-    horizonMinutes: settings.maxDecisionMinutes
+    horizonMinutes: settings.maxDecisionMinutes,
+    drifting: obs?.verdict.state === "drifting"
   });
   return {
     name: p.c.candidate,

@@ -69503,7 +69503,7 @@ var h = (x) => (Math.round(x * 10) / 10).toFixed(1);
 function actionText(a) {
   switch (a.kind) {
     case "open":
-      return a.round === 0 ? "open the baseline's pull request: the experiment's starting topology, measured first" : `open round ${a.round}: up to ${a.count} proposal(s) of \`topo suggest\` from \`${a.parent}\``;
+      return a.round === 0 ? "open the baseline's pull request: the experiment's starting topology, measured first" : `open round ${a.round}: ${a.reruns?.length ? `rerun ${a.reruns.map((n) => `\`${n}\``).join(", ")} (held, pointing at a gain) beside the round's reference, and ` : ""}up to ${a.count} proposal(s) of \`topo suggest\` from \`${a.parent}\``;
     case "submit":
       return `submit \`${a.name}\` (#${a.pr})`;
     case "close":
@@ -69526,7 +69526,8 @@ function roundRows(runs2) {
     const round3 = r.round === 0 ? "baseline" : r.round === null ? "a person\u2019s" : String(r.round);
     const decision = r.round === 0 && r.outcome !== null && r.outcome !== "failed" ? "reference" : r.outcome ?? (r.request === "live" ? "running" : r.pull === "closed" ? "withdrawn" : "waiting");
     const seconds2 = r.seconds !== void 0 ? r.seconds.toFixed(2) : "\u2013";
-    return `| ${round3} | \`${r.name}\` | ${r.pr !== void 0 ? `#${r.pr}` : "\u2013"} | ${decision} | ${seconds2} | ${h(r.gpuHours)} |`;
+    const attempt = (r.attempt ?? 1) > 1 ? ` (attempt ${r.attempt})` : "";
+    return `| ${round3} | \`${r.name}\`${attempt} | ${r.pr !== void 0 ? `#${r.pr}` : "\u2013"} | ${decision} | ${seconds2} | ${h(r.gpuHours)} |`;
   });
 }
 function bestLine(plan, runs2) {
@@ -69680,7 +69681,9 @@ function candidateRun(c, bot) {
     gpuHours: c.gpuHours,
     ...c.runName ? { runName: c.runName } : {},
     ...outcome !== null && !reference && c.held ? { held: c.held } : {},
-    ...outcome !== null && !reference && c.change !== void 0 ? { change: c.change } : {}
+    ...outcome !== null && !reference && c.change !== void 0 ? { change: c.change } : {},
+    ...outcome !== null && !reference && c.rerun ? { rerun: true } : {},
+    ...outcome !== null && !reference && c.settlesOnRerun ? { settlesOnRerun: true } : {}
   };
 }
 
@@ -69742,10 +69745,16 @@ function heldBelow(d, m) {
   const high = d?.relative_change?.high;
   return high !== void 0 && high < -m;
 }
+function heldAgain(d, o) {
+  if ((o.attempt ?? 1) < 2 || o.drifting || !heldBelow(d, o.minImprovement)) return null;
+  const full = d.full_run?.change?.value;
+  if (full !== void 0 && full !== null && !(full < -o.minImprovement)) return null;
+  return { outcome: "better" };
+}
 function runOutcome(d, o) {
   if (!d) return { outcome: "undecided", held: "no decision" };
   if (d.state === "faster-drift-not-ruled-out" || d.state === "not-better" && heldBelow(d, o.minImprovement))
-    return {
+    return heldAgain(d, o) ?? {
       outcome: "undecided",
       held: `its whole interval lies below \u2212${pct3(o.minImprovement)} and a guard held the claim`,
       rerun: true
@@ -69754,7 +69763,10 @@ function runOutcome(d, o) {
   if (!decided2) return { outcome: "undecided", held: `still ${d.state}` };
   const outcome = d.state;
   if ((d.decided_at_minutes ?? 0) >= o.horizonMinutes - 1e-9 && d.state !== "worse")
-    return { outcome, held: `closed at the horizon (${o.horizonMinutes} run-minutes), not shown` };
+    return {
+      outcome,
+      held: `closed at the horizon (${o.horizonMinutes} run-minutes), not shown`
+    };
   return { outcome };
 }
 var pct3 = (x) => `${Math.round(1e3 * x) / 10}%`;
@@ -69957,9 +69969,31 @@ function recordedGpuHours(run, gpusPerRun2) {
   return gpusPerRun2 * minutes / 60;
 }
 function heldFacts(d, o) {
-  const { held } = runOutcome(d, { ...o, minImprovement: d?.min_improvement ?? o.minImprovement });
+  const ctx = { ...o, minImprovement: d?.min_improvement ?? o.minImprovement };
+  const { outcome, held, rerun } = runOutcome(d, { ...ctx, attempt: 1 });
+  const again = !!d && !!rerun && heldAgain(d, { ...ctx, attempt: 2 }) !== null;
   const change = d?.relative_change?.value;
-  return { ...held ? { held } : {}, ...change !== void 0 ? { change } : {} };
+  return {
+    ...held ? { held } : {},
+    ...rerun ? { outcome, rerun: true } : {},
+    ...again ? { settlesOnRerun: true } : {},
+    ...change !== void 0 ? { change } : {}
+  };
+}
+function withReruns(runs2, reruns) {
+  return runs2.map((r) => {
+    const x = reruns[r.name];
+    if (!x || r.origin !== "bot") return r;
+    if ((r.runName ?? null) === x.after && r.request !== "live") {
+      const { runName: _, held: _h, rerun: _r, settlesOnRerun: _s, change: _c, seconds: _x, ...rest } = r;
+      return { ...rest, attempt: x.attempt, request: "none", outcome: null, gpuHours: 0 };
+    }
+    if (r.settlesOnRerun && r.outcome !== null) {
+      const { held: _h, rerun: _r, settlesOnRerun: _s, ...rest } = r;
+      return { ...rest, attempt: x.attempt, outcome: "better" };
+    }
+    return { ...r, attempt: x.attempt };
+  });
 }
 function runsFromRecord(record, gpusPerRun2, decisions = {
   minImprovement: EXPERIMENT_DEFAULTS.minImprovement,
@@ -70006,7 +70040,8 @@ var EMPTY_PILOT_STATE = {
   heads: {},
   validated: {},
   dashboards: [],
-  predicted: {}
+  predicted: {},
+  reruns: {}
 };
 var PilotStateError = class extends Error {
   name = "PilotStateError";
@@ -70060,8 +70095,18 @@ function parsePilotState(text3) {
     heads: shaMap(x.heads, "heads"),
     validated: shaMap(x.validated, "validated"),
     dashboards: [...dashboards],
-    predicted: predictedMap(x.predicted)
+    predicted: predictedMap(x.predicted),
+    reruns: rerunMap(x.reruns)
   };
+}
+function rerunMap(x) {
+  const m = x ?? {};
+  const ok = (v) => isObject(v) && Number.isSafeInteger(v.attempt) && v.attempt >= 2 && (v.after === null || typeof v.after === "string");
+  if (!isObject(m) || Object.entries(m).some(([k, v]) => !NAME.test(k) || !ok(v)))
+    throw new PilotStateError("the autopilot state is not valid: reruns");
+  return Object.fromEntries(
+    Object.entries(m).map(([k, v]) => [k, { attempt: v.attempt, after: v.after }])
+  );
 }
 function predictedMap(x) {
   const m = x ?? {};
@@ -78206,9 +78251,12 @@ async function readAutopilot(files, experimentId, clustersFile = "topologies/clu
     })
   };
 }
-function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2, round3 = {}) {
+function planFor(ctx, live3 = [], controls = { paused: false, stopLive: false }, concluded, held = {}, rounds2, {
+  reruns = {},
+  ...round3
+} = {}) {
   const recorded = rounds2 ? withRounds(ctx.recorded, rounds2) : ctx.recorded;
-  const runs2 = withHeld(mergeRuns(recorded, live3), held);
+  const runs2 = withHeld(withReruns(mergeRuns(recorded, live3), reruns), held);
   const named = new Set(runs2.map((r) => r.runName));
   const spentElsewhere = Object.entries(held).reduce((a, [name, h2]) => a + (named.has(name) ? 0 : h2), 0);
   const concludedByRecord = ctx.record?.report?.concluded_at ? { reason: "the record holds its final report" } : void 0;
@@ -78647,7 +78695,7 @@ function planOf(e, view, suggestion) {
     heldWithSlurm(e, s),
     // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
     { ...Object.fromEntries(view.pulls.map((b) => [b.candidate, b.round])), ...s.rounds },
-    { predicted: s.predicted, ...suggestion ? { suggestion } : {} }
+    { predicted: s.predicted, reruns: s.reruns, ...suggestion ? { suggestion } : {} }
   );
 }
 function othersOf(view) {
@@ -78808,10 +78856,11 @@ async function mergeWhenReady(x, a) {
 }
 async function openRound(x, a, runs2) {
   const { port, e, view } = x;
+  const reruns = a.round > 0 ? await rerunHeld(x, a, runs2) : 0;
   const chosen = a.proposals;
   const proposals2 = a.round > 0 && chosen && x.proposed ? x.proposed.proposals.filter((p) => chosen.includes(p.candidate)) : (await port.propose(e.exp, a.count, excluded(view, runs2), a.round)).proposals;
   if (proposals2.length === 0)
-    return a.round === 0 ? null : `no proposal left for round ${a.round}: nothing untried fits the resources`;
+    return a.round === 0 || reruns > 0 ? null : `no proposal left for round ${a.round}: nothing untried fits the resources`;
   const commits = {};
   for (const p of proposals2) {
     const title = botPullTitle(e.id, p.candidate, a.round);
@@ -78838,6 +78887,26 @@ async function openRound(x, a, runs2) {
     if (opened) await validated(x, opened.pr, p.candidate, sha);
   }
   return null;
+}
+async function rerunHeld(x, a, runs2) {
+  const held = runs2.filter(
+    (r) => a.reruns?.includes(r.name) && r.origin === "bot" && r.pull === "open" && !r.takenOver
+  );
+  if (held.length === 0) return 0;
+  await x.port.save(x.e.exp, (s) => {
+    const moved = held.filter((r) => (s.rounds[r.name] ?? 0) < a.round);
+    return {
+      ...s,
+      rounds: { ...s.rounds, ...Object.fromEntries(moved.map((r) => [r.name, a.round])) },
+      reruns: {
+        ...s.reruns,
+        ...Object.fromEntries(
+          moved.map((r) => [r.name, { attempt: (r.attempt ?? 1) + 1, after: r.runName ?? null }])
+        )
+      }
+    };
+  });
+  return held.length;
 }
 async function stopRun(x, a) {
   const { e, ports } = x;
@@ -78932,7 +79001,8 @@ function liveCandidate(e, p) {
   const settings = experimentSettings(e.exp.experiment);
   const held = outcome === null || outcome === "failed" ? {} : heldFacts(obs?.decision ?? null, {
     minImprovement: settings.minImprovement,
-    horizonMinutes: settings.maxDecisionMinutes
+    horizonMinutes: settings.maxDecisionMinutes,
+    drifting: obs?.verdict.state === "drifting"
   });
   return {
     name: p.c.candidate,

@@ -80300,7 +80300,8 @@ var EMPTY_PILOT_STATE = {
   heads: {},
   validated: {},
   dashboards: [],
-  predicted: {}
+  predicted: {},
+  reruns: {}
 };
 var PilotStateError = class extends Error {
   name = "PilotStateError";
@@ -80354,8 +80355,18 @@ function parsePilotState(text3) {
     heads: shaMap(x.heads, "heads"),
     validated: shaMap(x.validated, "validated"),
     dashboards: [...dashboards],
-    predicted: predictedMap(x.predicted)
+    predicted: predictedMap(x.predicted),
+    reruns: rerunMap(x.reruns)
   };
+}
+function rerunMap(x) {
+  const m = x ?? {};
+  const ok = (v) => isObject3(v) && Number.isSafeInteger(v.attempt) && v.attempt >= 2 && (v.after === null || typeof v.after === "string");
+  if (!isObject3(m) || Object.entries(m).some(([k, v]) => !NAME2.test(k) || !ok(v)))
+    throw new PilotStateError("the autopilot state is not valid: reruns");
+  return Object.fromEntries(
+    Object.entries(m).map(([k, v]) => [k, { attempt: v.attempt, after: v.after }])
+  );
 }
 function predictedMap(x) {
   const m = x ?? {};
@@ -80740,10 +80751,16 @@ function heldBelow(d, m) {
   const high = d?.relative_change?.high;
   return high !== void 0 && high < -m;
 }
+function heldAgain(d, o) {
+  if ((o.attempt ?? 1) < 2 || o.drifting || !heldBelow(d, o.minImprovement)) return null;
+  const full = d.full_run?.change?.value;
+  if (full !== void 0 && full !== null && !(full < -o.minImprovement)) return null;
+  return { outcome: "better" };
+}
 function runOutcome(d, o) {
   if (!d) return { outcome: "undecided", held: "no decision" };
   if (d.state === "faster-drift-not-ruled-out" || d.state === "not-better" && heldBelow(d, o.minImprovement))
-    return {
+    return heldAgain(d, o) ?? {
       outcome: "undecided",
       held: `its whole interval lies below \u2212${pct5(o.minImprovement)} and a guard held the claim`,
       rerun: true
@@ -80752,7 +80769,10 @@ function runOutcome(d, o) {
   if (!decided2) return { outcome: "undecided", held: `still ${d.state}` };
   const outcome = d.state;
   if ((d.decided_at_minutes ?? 0) >= o.horizonMinutes - 1e-9 && d.state !== "worse")
-    return { outcome, held: `closed at the horizon (${o.horizonMinutes} run-minutes), not shown` };
+    return {
+      outcome,
+      held: `closed at the horizon (${o.horizonMinutes} run-minutes), not shown`
+    };
   return { outcome };
 }
 var pct5 = (x) => `${Math.round(1e3 * x) / 10}%`;
@@ -80787,9 +80807,16 @@ function recordedGpuHours(run, gpusPerRun2) {
   return gpusPerRun2 * minutes / 60;
 }
 function heldFacts(d, o) {
-  const { held } = runOutcome(d, { ...o, minImprovement: d?.min_improvement ?? o.minImprovement });
+  const ctx = { ...o, minImprovement: d?.min_improvement ?? o.minImprovement };
+  const { outcome, held, rerun } = runOutcome(d, { ...ctx, attempt: 1 });
+  const again = !!d && !!rerun && heldAgain(d, { ...ctx, attempt: 2 }) !== null;
   const change = d?.relative_change?.value;
-  return { ...held ? { held } : {}, ...change !== void 0 ? { change } : {} };
+  return {
+    ...held ? { held } : {},
+    ...rerun ? { outcome, rerun: true } : {},
+    ...again ? { settlesOnRerun: true } : {},
+    ...change !== void 0 ? { change } : {}
+  };
 }
 function runsFromRecord(record, gpusPerRun2, decisions = {
   minImprovement: EXPERIMENT_DEFAULTS.minImprovement,
