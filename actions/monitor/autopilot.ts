@@ -26,7 +26,6 @@ import { writeSubmitComment } from '../../src/github/submissions.js';
 import { inlineText } from '../../src/github/user-text.js';
 import { admitRequest } from '../../src/lifecycle/bounds.js';
 import { type RunRequest, standingRequests } from '../../src/lifecycle/model.js';
-import { newRunLabel, runNameFor } from '../../src/lifecycle/run-name.js';
 import type {
   AutopilotPort,
   AutopilotView,
@@ -38,6 +37,7 @@ import { expandPreset } from '../../src/topology/expand.js';
 import { checkPreset } from '../../src/topology/files.js';
 import { toYaml } from '../../src/topology/init.js';
 import { readPresetFromCheckout } from '../../src/topology/presets.js';
+import { newRunLabel, runNameFor } from '../../src/topology/run-name.js';
 import type { Candidate } from '../../src/types/generated/candidate.js';
 import { readAutopilot } from '../../src/usecases/autopilot.js';
 import {

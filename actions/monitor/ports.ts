@@ -27,7 +27,6 @@ import {
   withRun,
 } from '../../src/lifecycle/model.js';
 import { roundReferenceRequest } from '../../src/lifecycle/reference.js';
-import { newRunLabel } from '../../src/lifecycle/run-name.js';
 import { githubMonitorPort, MONITOR_CHECK_NAME, slurmMonitorPort } from '../../src/monitor/adapters.js';
 import type { MonitorCandidate, MonitorExperiment, MonitorPorts } from '../../src/monitor/ports.js';
 import { recordPaths } from '../../src/record/model.js';
@@ -39,6 +38,7 @@ import { createPrometheusClient, type PrometheusClient } from '../../src/telemet
 import { expandCandidate, expandPreset, hash8 } from '../../src/topology/expand.js';
 import { checkCandidate, checkClusters, checkExperiment, checkPreset } from '../../src/topology/files.js';
 import { presetOverrideDir, readPresetFromCheckout } from '../../src/topology/presets.js';
+import { newRunLabel } from '../../src/topology/run-name.js';
 import type { Cluster } from '../../src/types/generated/clusters.js';
 import type { Experiment } from '../../src/types/generated/experiment.js';
 import type { ExperimentRecord } from '../../src/types/generated/record.js';

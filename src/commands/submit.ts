@@ -23,8 +23,8 @@ import {
   withRun,
 } from '../lifecycle/model.js';
 import { referenceRequest } from '../lifecycle/reference.js';
-import { newRunLabel, runNameFor } from '../lifecycle/run-name.js';
 import { CommandTimeoutError, ConnectionLostError } from '../slurm/errors.js';
+import { newRunLabel, runNameFor } from '../topology/run-name.js';
 import {
   candidateNameOf,
   experimentOnDefaultBranch,

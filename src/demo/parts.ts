@@ -9,7 +9,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LabelState } from '../github/labels.js';
-import { newRunLabel, runNameFor } from '../lifecycle/run-name.js';
 import { slurmMonitorPort } from '../monitor/adapters.js';
 import { monitorPass } from '../monitor/pass.js';
 import type { MonitorCheck, MonitorExperiment } from '../monitor/ports.js';
@@ -30,6 +29,7 @@ import { checkClusters, checkPreset } from '../topology/files.js';
 import { buildExperiment } from '../topology/init.js';
 import { renderSubmission } from '../topology/render.js';
 import { parseRunCommand } from '../topology/run-command.js';
+import { newRunLabel, runNameFor } from '../topology/run-name.js';
 import { experimentSettings } from '../topology/settings.js';
 import type { Candidate } from '../types/generated/candidate.js';
 import type { Cluster } from '../types/generated/clusters.js';

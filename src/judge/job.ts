@@ -2,10 +2,10 @@
 // as the judge, the monitor, `topo status` and the demo read it (times in unix seconds), with one
 // failure rule. The one place a Slurm job becomes a run's job.
 import { claimed, isOwnedRun } from '../lifecycle/jobs.js';
-import { isRunOf, requestIdOfComment } from '../lifecycle/run-name.js';
 import { classifyFailure } from '../slurm/classify.js';
 import { slurmTimeToUnix } from '../slurm/parse.js';
 import { isLive, isWaiting, type JobStatus, type SlurmClient, type SlurmJob } from '../slurm/types.js';
+import { isRunOf, requestIdOfComment } from '../topology/run-name.js';
 import type { Failure } from '../types/generated/metrics.js';
 
 /** A Slurm job as a run's judge needs it (times in unix seconds; Slurm prints them in UTC). */
@@ -17,7 +17,7 @@ export interface RunJob {
   /** What the state means (src/slurm statusOf): what every path compares. */
   status: JobStatus;
   /**
-   * The Request its comment names (written at submit: src/lifecycle/run-name.ts requestComment); null
+   * The Request its comment names (written at submit: src/topology/run-name.ts requestComment); null
    * when it names none. Whose run it is, src/lifecycle/jobs.ts isOwnedRun decides.
    */
   requestId?: string | null;

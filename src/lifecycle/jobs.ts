@@ -1,8 +1,8 @@
 // "Which job stands for this run?" — one function for every path. Exact name equality (never a
 // prefix): the oldest live job (younger ones are duplicates being retired), else the newest ended.
 import { isLive, type JobStatus } from '../slurm/types.js';
+import { parseRunName, requestIdOfComment } from '../topology/run-name.js';
 import type { RunState } from './model.js';
-import { parseRunName, requestIdOfComment } from './run-name.js';
 
 export interface NamedJob {
   id: string;

@@ -8,7 +8,7 @@ import { isLive, type JobStatus } from '../slurm/types.js';
 
 /** "Run candidate C of experiment E at head H (topology hash T)", asked by L at time t. */
 export interface RunRequest {
-  /** The run label: unique per submission (src/lifecycle/run-name.ts). */
+  /** The run label: unique per submission (src/topology/run-name.ts). */
   id: string;
   experiment: string;
   candidate: string;

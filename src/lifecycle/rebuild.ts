@@ -9,6 +9,7 @@
 // Nothing here reads a clock or the network.
 
 import { isLive, type JobStatus } from '../slurm/types.js';
+import { parseRunName } from '../topology/run-name.js';
 import { compareJobIds } from './jobs.js';
 import {
   emptyRunState,
@@ -21,7 +22,6 @@ import {
   withRequest,
   withRun,
 } from './model.js';
-import { parseRunName } from './run-name.js';
 import type { Submission } from './submissions.js';
 
 /** A run the bot's records name. */

@@ -4,8 +4,9 @@
 // autopilot's Request) that starts the round: its topology is the default branch's, never the pull
 // request's. It lives in the run state of the pull request whose round started it, pinned to that
 // pull request's head, so a push, `/topo cancel` and the close end it with the candidates. Pure.
+
+import { RUN_LABEL, runNameFor } from '../topology/run-name.js';
 import { byRequestTime, isReferenceRequest, type Outcome, type RunRecord, type RunRequest } from './model.js';
-import { RUN_LABEL, runNameFor } from './run-name.js';
 
 /** What a reference job runs: the record's best (else baseline) and its file on the default branch. */
 export interface ReferenceSource {

@@ -3,6 +3,8 @@
 // Encoded as base64 JSON so no text inside can close the HTML comment; checked field by field on
 // read: a block that does not check, is cut, or is missing from the bot's comment is an error
 // ("bot state unreadable: …"), never a guess and never an empty state.
+
+import { CANDIDATE_NAME, RUN_LABEL, RUN_NAME, TOPOLOGY_HASH8 } from '../topology/run-name.js';
 import {
   type EndedRequest,
   emptyRunState,
@@ -62,10 +64,7 @@ export function parseRunStateBlock(body: string | undefined): RunState {
 }
 
 const SHA = /^[0-9a-f]{40}$/;
-const HEX8 = /^[0-9a-f]{8}$/;
-const NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 const EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
-const RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
 const LOGIN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
 const JOB_ID = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
 const PATH = /^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,300}$/;
@@ -100,13 +99,13 @@ export function checkRunRequest(v: unknown, where: string): RunRequest {
   if (typeof pr !== 'number' || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, 'not a PR number');
   if (o.role !== undefined && o.role !== 'reference') fail(`${where}.role`, 'not "reference"');
   return {
-    id: str(o, 'id', HEX8, where),
+    id: str(o, 'id', RUN_LABEL, where),
     experiment: str(o, 'experiment', EXPERIMENT, where),
-    candidate: str(o, 'candidate', NAME, where),
+    candidate: str(o, 'candidate', CANDIDATE_NAME, where),
     path: str(o, 'path', PATH, where),
     pr,
     headSha: str(o, 'headSha', SHA, where),
-    topologyHash: str(o, 'topologyHash', HEX8, where),
+    topologyHash: str(o, 'topologyHash', TOPOLOGY_HASH8, where),
     runName: str(o, 'runName', RUN_NAME, where),
     login: str(o, 'login', LOGIN, where),
     requestedAt: str(o, 'requestedAt', 'iso', where),
@@ -134,9 +133,9 @@ function checkEnded(v: unknown, i: number): EndedRequest {
   const where = `ended[${i}]`;
   const o = obj(v, where);
   const out: EndedRequest = {
-    id: str(o, 'id', HEX8, where),
+    id: str(o, 'id', RUN_LABEL, where),
     experiment: str(o, 'experiment', EXPERIMENT, where),
-    candidate: str(o, 'candidate', NAME, where),
+    candidate: str(o, 'candidate', CANDIDATE_NAME, where),
     runName: str(o, 'runName', RUN_NAME, where),
     kind: kindOf(o.kind, `${where}.kind`),
     at: str(o, 'at', 'iso', where),

@@ -5,8 +5,9 @@
 // past an edited state): never a run name quoted from someone's comment, never a name derived from a
 // candidate file (invariant 22). Only the block that ends the comment counts, so a copy inside the
 // comment's text (an error quoting a candidate file) is never read. Pure.
+
+import { parseRunName } from '../topology/run-name.js';
 import type { RunRequest } from './model.js';
-import { parseRunName } from './run-name.js';
 import { checkRunRequest } from './state-block.js';
 
 /** One Request the bot made, and the Slurm job it was submitted as (when it was at that moment). */

@@ -6,8 +6,8 @@
 // submitted here; a candidate is submitted by `topo submit`. Pure apart from the callbacks given.
 import type { Outcome, RunRecord, RunRequest } from '../lifecycle/model.js';
 import { roundReferenceRequest } from '../lifecycle/reference.js';
-import { newRunLabel } from '../lifecycle/run-name.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
+import { newRunLabel } from '../topology/run-name.js';
 import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';

@@ -1,6 +1,7 @@
 // The experiment record: the experiment's memory (experiments/<id>.json) and the helpers that read it.
 // Pure: no I/O here. Types come from topologies/schema/record.schema.json.
 import type { ReferenceSource } from '../lifecycle/reference.js';
+import { TOPOLOGY_HASH8 } from '../topology/run-name.js';
 import { EXPERIMENT_DEFAULTS } from '../topology/settings.js';
 import type { Cluster } from '../types/generated/clusters.js';
 import type { Experiment } from '../types/generated/experiment.js';
@@ -127,7 +128,7 @@ export function referenceSourceOf(record: ExperimentRecord): ReferenceSource | n
   const run = bestRun(record) ?? baselineRun(record);
   const file = run?.topology?.file;
   const hash = run?.topology?.hash?.slice(0, 8);
-  return run && file && hash && /^[0-9a-f]{8}$/.test(hash)
+  return run && file && hash && TOPOLOGY_HASH8.test(hash)
     ? { name: run.name, path: file, topologyHash: hash }
     : null;
 }

@@ -3,6 +3,7 @@
 // Queries select a whole experiment at once (`run_name=~"topo-<experiment>-.*"`): one query per
 // quantity per pass, never one per candidate.
 import { RAW_METRICS, RECORDING_RULES, ROLLOUT_STATUS } from '../catalog/alpasim.js';
+import { RUN_NAME } from '../topology/run-name.js';
 import type { PrometheusClient, PromResult, PromSeries } from './prometheus.js';
 
 export const QUANTITIES = [
@@ -45,7 +46,6 @@ export interface QuantityQuery {
 }
 
 const EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
-const RUN_NAME = /^topo-[a-z0-9_.-]+-[a-z0-9_.-]+-[0-9a-f]{8}$/;
 
 /** PromQL regex escape for a literal inside a double-quoted string. */
 function promRegexLiteral(s: string): string {

@@ -15,6 +15,7 @@ import type { Topology } from '../types/generated/topology.js';
 import { hash8, hydraValue, topologyDiff } from './expand.js';
 import { SBATCH_EXPORT_FLAG } from './job-environment.js';
 import { overrideProblem } from './overrides.js';
+import { CANDIDATE_NAME, RUN_NAME } from './run-name.js';
 
 export interface Submission {
   /** `topo-<experiment_id>-<candidate>-<hash8>`: Slurm job name and `wizard.run_name`. */
@@ -44,8 +45,8 @@ export class RenderError extends Error {
 
 export const PATTERNS = {
   experimentId: /^topology-opt-[a-z0-9_.]+(-[a-z0-9_.]+)*-[a-z0-9_]+-[0-9]{8}$/,
-  candidate: /^[a-z0-9][a-z0-9-]{0,39}$/,
-  jobName: /^topo-[a-z0-9_.-]{1,160}-[0-9a-f]{8}$/,
+  candidate: CANDIDATE_NAME,
+  jobName: RUN_NAME,
   account: /^[A-Za-z0-9_.-]{1,64}$/,
   partition: /^[A-Za-z0-9_.,-]{1,128}$/,
   time: /^([0-9]+-)?[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$/,

@@ -18,9 +18,9 @@ import {
   readRuns,
 } from '../judge/read.js';
 import type { ExperimentTelemetry } from '../judge/telemetry.js';
-import { parseRunName } from '../lifecycle/run-name.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
 import type { Quantity } from '../telemetry/queries.js';
+import { parseRunName } from '../topology/run-name.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import type { Topology } from '../types/generated/topology.js';
 

@@ -12,8 +12,8 @@ import {
   stickyText,
   upsertStickyComment,
 } from '../github/sticky-comment.js';
-import { candidateOfRunName } from '../lifecycle/run-name.js';
 import { parseObservationBlock } from '../report/observation-block.js';
+import { candidateOfRunName } from '../topology/run-name.js';
 
 /** The purpose of candidate `candidate`'s monitor comment (as src/github/submissions.ts submitPurpose). */
 export function monitorPurpose(candidate: string): string {

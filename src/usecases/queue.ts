@@ -1,8 +1,8 @@
 // The max_parallel queue, derived (never stored): from the submit requests in first-come order and the
 // experiment's jobs in Slurm, which requests to submit now and each waiting request's place.
 import { claimed, compareJobIds, isOwnedRun, jobForRun, type NamedJob } from '../lifecycle/jobs.js';
-import { isRunOf } from '../lifecycle/run-name.js';
 import { isLive, type SlurmJob } from '../slurm/types.js';
+import { isRunOf } from '../topology/run-name.js';
 import { EXPERIMENT_DEFAULTS } from '../topology/settings.js';
 
 /**
@@ -51,7 +51,7 @@ export function byJobId(a: SlurmJob, b: SlurmJob): number {
 }
 
 /**
- * The experiment's own jobs among a prefix listing: names parsed exactly (src/lifecycle/run-name.ts),
+ * The experiment's own jobs among a prefix listing: names parsed exactly (src/topology/run-name.ts),
  * never those of an experiment whose id extends this one's, and only jobs Slurm's record says are
  * the tool's (src/lifecycle/jobs.ts isOwnedRun: `recorded`, the job ids the caller's state records,
  * decides for a job whose comment names no Request).

@@ -14,10 +14,10 @@
 // finds it among the live runs of the candidate, whatever its label: `standsFor`). An interrupted submit
 // (`signal`) cancels the held job it made instead of releasing it, and says so.
 import { dirname } from 'node:path';
-import { parseRunName } from '../lifecycle/run-name.js';
 import { ConnectionLostError } from '../slurm/errors.js';
 import { slurmTimeToUnix } from '../slurm/parse.js';
 import { isLive, type SlurmClient, type SlurmJob } from '../slurm/types.js';
+import { parseRunName } from '../topology/run-name.js';
 import {
   byJobId,
   DEFAULT_MAX_PARALLEL,

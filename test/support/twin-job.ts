@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { requestComment } from '../../src/lifecycle/run-name.js';
+import { requestComment } from '../../src/topology/run-name.js';
 import type { LocalClusterEnv } from './cluster.js';
 import { repoRoot } from './cluster.js';
 

@@ -3,7 +3,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { experimentJobs, type RunJob } from '../../judge/job.js';
-import { candidateOfRunName, experimentIdOfRun } from '../../lifecycle/run-name.js';
 import { type CandidateView, renderMonitorComment } from '../../report/pr-comment.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
 import { isLive } from '../../slurm/types.js';
@@ -11,6 +10,7 @@ import { createPrometheusClient, type PrometheusClient } from '../../telemetry/p
 import { anyRunSelector } from '../../telemetry/queries.js';
 import { checkClusters } from '../../topology/files.js';
 import { formatIssue } from '../../topology/issues.js';
+import { candidateOfRunName, experimentIdOfRun } from '../../topology/run-name.js';
 import type { Cluster } from '../../types/generated/clusters.js';
 import type { Experiment } from '../../types/generated/experiment.js';
 import {

@@ -2,12 +2,12 @@
 // so `status`, `jobs` and `analyze` refuse a mistyped experiment and find its cluster the same way.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ownerExperiment } from '../../lifecycle/run-name.js';
 import { recordPaths } from '../../record/model.js';
 import { type RecordedReferences, recordedReferences } from '../../record/references.js';
 import { parseRecord } from '../../record/validate.js';
 import { checkExperiment } from '../../topology/files.js';
 import { suggest as didYouMean } from '../../topology/overrides.js';
+import { ownerExperiment } from '../../topology/run-name.js';
 import type { Experiment } from '../../types/generated/experiment.js';
 import type { CliIO } from '../command.js';
 import { ConfigError } from '../errors.js';

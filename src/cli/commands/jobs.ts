@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { jobFailure } from '../../judge/job.js';
-import { parseRunName } from '../../lifecycle/run-name.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
 import type { SlurmJob } from '../../slurm/types.js';
 import { experimentSelector } from '../../telemetry/queries.js';
 import { checkClusters } from '../../topology/files.js';
 import { formatIssue } from '../../topology/issues.js';
+import { parseRunName } from '../../topology/run-name.js';
 import type { Failure } from '../../types/generated/metrics.js';
 import { isRetiredDuplicate, ownJobs } from '../../usecases/queue.js';
 import { experimentPrefix } from '../../usecases/submit.js';
@@ -72,7 +72,7 @@ export const jobsCommand: Command = {
     );
     const slurm = slurmClientForCluster(name, cluster, { env: io.env });
     try {
-      // Exactly this experiment's runs: never a longer experiment id's (src/lifecycle/run-name.ts).
+      // Exactly this experiment's runs: never a longer experiment id's (src/topology/run-name.ts).
       const jobs = ownJobs(await slurm.jobs(experimentPrefix(experiment)), experiment).filter(
         (j) => !isRetiredDuplicate(j.name),
       );

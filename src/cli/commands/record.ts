@@ -7,7 +7,6 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join, resolve } from 'node:path';
 import type { RunJob } from '../../judge/job.js';
 import type { Judgement } from '../../judge/judge.js';
-import { parseRunName } from '../../lifecycle/run-name.js';
 import { slurmMonitorPort } from '../../monitor/adapters.js';
 import { changeOf } from '../../record/change.js';
 import { learningFromText } from '../../record/learnings.js';
@@ -19,6 +18,7 @@ import { isLive } from '../../slurm/types.js';
 import { hash8 } from '../../topology/expand.js';
 import { checkCandidate } from '../../topology/files.js';
 import { suggest as didYouMean } from '../../topology/overrides.js';
+import { parseRunName } from '../../topology/run-name.js';
 import type { Experiment } from '../../types/generated/experiment.js';
 import type { SkillReflection } from '../../types/generated/record.js';
 import { type LocalRecordResult, recordLocally } from '../../usecases/record-local.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { newRunLabel, parseRunName, runNameFor } from '../../lifecycle/run-name.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
+import { newRunLabel, parseRunName, runNameFor } from '../../topology/run-name.js';
 import { withRunName } from '../../usecases/prepare.js';
 import { type SubmitResult, submitCandidate } from '../../usecases/submit.js';
 import { renderSubmitComment } from '../../usecases/submit-comment.js';

@@ -5,8 +5,8 @@
 // real submit action (its bundle), the local Slurm and the local GitHub API.
 import { describe, expect, it } from 'vitest';
 import { emptyRunState } from '../../../src/lifecycle/model.js';
-import { parseRunName } from '../../../src/lifecycle/run-name.js';
 import { renderRunStateBlock } from '../../../src/lifecycle/state-block.js';
+import { parseRunName } from '../../../src/topology/run-name.js';
 import { useActionTestbed, workersCandidate } from '../../support/action-fixture.js';
 
 /** The live jobs of exactly `candidate` (the testbed's `live` matches by prefix: `w` would take `w-x`). */

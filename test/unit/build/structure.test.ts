@@ -264,3 +264,32 @@ describe('one vocabulary of settings (issue 39 item 5)', () => {
     expect(found).toEqual([]);
   });
 });
+
+describe('one run-name parser (issue 39 item 5)', () => {
+  it('writes no run-name pattern outside src/topology/run-name.ts: every reader takes its parser or shapes', () => {
+    // `topo-…` or an 8-hex-digit part (hash8, run label) in a regular expression: a second grammar of
+    // the run's name, free to drift from the one submission writes
+    const runNamePart = /topo-|\[0-9a-f\]\{8\}|\[a-f0-9\]\{8\}|\\\\?[0-9a-f]\{8\}/i;
+    const found: string[] = [];
+    for (const file of [...files, ...tsFiles(join(repoRoot, 'bench'))]) {
+      const where = relative(repoRoot, file);
+      if (where === 'src/topology/run-name.ts' || where.startsWith('src/types/generated/')) continue;
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node): void => {
+        // a /regex/ literal, or the text a `new RegExp(…)` is built from
+        const pattern = ts.isRegularExpressionLiteral(node)
+          ? node.text
+          : ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'RegExp'
+            ? (node.arguments?.[0]?.getText(source) ?? '')
+            : null;
+        if (pattern !== null && runNamePart.test(pattern)) {
+          const { line } = source.getLineAndCharacterOfPosition(node.getStart());
+          found.push(`${where}:${line + 1} ${pattern}`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(found).toEqual([]);
+  });
+});

@@ -18,12 +18,12 @@ import {
   withOutcome,
   withRun,
 } from '../../../src/lifecycle/model.js';
-import { runNameFor } from '../../../src/lifecycle/run-name.js';
 import {
   encodedRunStateLength,
   parseRunStateBlock,
   renderRunStateBlock,
 } from '../../../src/lifecycle/state-block.js';
+import { runNameFor } from '../../../src/topology/run-name.js';
 
 const EXP = 'topology-opt-renderer-local-20260101';
 const HEAD = 'a'.repeat(40);

@@ -15,12 +15,12 @@ import {
   withRequest,
   withRun,
 } from '../../../src/lifecycle/model.js';
-import { isRunOf, newRunLabel, parseRunName, runNameFor } from '../../../src/lifecycle/run-name.js';
 import {
   parseRunStateBlock,
   RunStateError,
   renderRunStateBlock,
 } from '../../../src/lifecycle/state-block.js';
+import { isRunOf, newRunLabel, parseRunName, runNameFor } from '../../../src/topology/run-name.js';
 
 const A = 'topology-opt-vam-local-20260101';
 const B = `${A}-b-20260102`;

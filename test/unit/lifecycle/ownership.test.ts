@@ -3,7 +3,7 @@
 // no Request, by the bot's own Run records. Pure.
 import { describe, expect, it } from 'vitest';
 import { claimOf, isOwnedRun, recordedJobIds } from '../../../src/lifecycle/jobs.js';
-import { requestComment, requestIdOfComment } from '../../../src/lifecycle/run-name.js';
+import { requestComment, requestIdOfComment } from '../../../src/topology/run-name.js';
 
 const exp = 'topology-opt-x-20260101';
 const run = `topo-${exp}-a-0123abcd-0badc0de`;

@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { emptyRunState, phaseOf, withOutcome, withRequest } from '../../../src/lifecycle/model.js';
 import { referenceRequest, standingReference } from '../../../src/lifecycle/reference.js';
-import { parseRunName } from '../../../src/lifecycle/run-name.js';
 import { parseRunStateBlock, renderRunStateBlock } from '../../../src/lifecycle/state-block.js';
+import { parseRunName } from '../../../src/topology/run-name.js';
 
 const EXP = 'topology-opt-vam-local-20260101';
 const source = { name: 'model', path: `topologies/${EXP}/model.yaml`, topologyHash: '0123abcd' };

@@ -3,14 +3,27 @@
 // rerun never shares a run_name (and its metrics) with an earlier run. Parsed exactly: a name
 // belongs to an experiment only when the rest after `topo-<experiment>-` is a candidate name, the
 // topology hash and the label, and to the LONGEST such experiment id (so `<A>-b-<date>`'s jobs are
-// never A's).
+// never A's). Every run-name pattern of the project lives here (held by
+// test/unit/build/structure.test.ts): render checks a job name, the telemetry a selector's name and
+// the bot's state a stored name against the shapes below.
 import { randomBytes } from 'node:crypto';
 
 const CANDIDATE = '[a-z0-9][a-z0-9-]{0,39}';
 const HEX8 = '[0-9a-f]{8}';
 const LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
 const UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
-export const RUN_LABEL = /^[0-9a-f]{8}$/;
+/** A run label (its Request's id): 8 hex digits, the same shape as a topology's hash8. */
+export const RUN_LABEL = new RegExp(`^${HEX8}$`);
+/** A topology's hash8, the part of a run name that names what it ran. */
+export const TOPOLOGY_HASH8 = RUN_LABEL;
+/** A candidate name, the part of a run name after the experiment id. */
+export const CANDIDATE_NAME = new RegExp(`^${CANDIDATE}$`);
+/**
+ * A run name's shape, checked before a name reaches an argv, a PromQL selector or the bot's state:
+ * `topo-`, safe characters, and 8 hex digits at the end (the hash8, or the label after it). Which
+ * experiment and candidate it names is parseRunName's question.
+ */
+export const RUN_NAME = new RegExp(`^topo-[a-z0-9_.-]{1,200}-${HEX8}$`);
 
 export interface ParsedRunName {
   experimentId: string;
