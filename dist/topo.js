@@ -62838,71 +62838,6 @@ var UnsafeArgumentError = class extends SlurmError {
 // src/usecases/submit.ts
 import { dirname } from "node:path";
 
-// src/lifecycle/run-name.ts
-import { randomBytes } from "node:crypto";
-var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
-var HEX8 = "[0-9a-f]{8}";
-var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
-var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
-var RUN_LABEL = /^[0-9a-f]{8}$/;
-function newRunLabel(bytes = randomBytes) {
-  return bytes(4).toString("hex");
-}
-function requestComment(label) {
-  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
-  return `${REQUEST_COMMENT}${label}`;
-}
-var REQUEST_COMMENT = "topo:";
-function requestIdOfComment(comment) {
-  const id = comment?.startsWith(REQUEST_COMMENT) ? comment.slice(REQUEST_COMMENT.length).trim() : null;
-  return id !== null && RUN_LABEL.test(id) ? id : null;
-}
-function runNameFor(candidateJobName, label) {
-  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
-  return `${candidateJobName}-${label}`;
-}
-function parseRunName(name, experimentId) {
-  const prefix = `topo-${experimentId}-`;
-  if (!name.startsWith(prefix)) return null;
-  const rest = name.slice(prefix.length);
-  const labelled = LABELLED.exec(rest);
-  if (labelled)
-    return {
-      experimentId,
-      candidate: labelled[1],
-      hash: labelled[2],
-      label: labelled[3]
-    };
-  const plain = UNLABELLED.exec(rest);
-  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
-  return null;
-}
-function candidateOfRunName(name) {
-  return parseUnknownRunName(name)?.candidate ?? null;
-}
-function experimentIdOfRun(name) {
-  return parseUnknownRunName(name)?.experimentId ?? "";
-}
-function parseUnknownRunName(name) {
-  const m2 = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX8}(?:-${HEX8})?$`).exec(name);
-  return m2 ? parseRunName(name, m2[1]) : null;
-}
-function ownerExperiment(name, experimentIds) {
-  let best = null;
-  for (const id of experimentIds)
-    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
-  return best;
-}
-function isRunOf(name, experimentId, knownIds = []) {
-  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
-  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
-}
-function looksLikeLongerExperiment(name, experimentId) {
-  const parsed = parseRunName(name, experimentId);
-  if (!parsed) return false;
-  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
-}
-
 // src/slurm/types.ts
 var SLURM_JOB_STATES = [
   "BOOT_FAIL",
@@ -63332,6 +63267,74 @@ function slurmTimeToUnix(text3) {
   if (!text3 || !TIME.test(text3)) return null;
   const ms = Date.parse(`${text3}Z`);
   return Number.isFinite(ms) ? Math.floor(ms / 1e3) : null;
+}
+
+// src/topology/run-name.ts
+import { randomBytes } from "node:crypto";
+var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
+var HEX8 = "[0-9a-f]{8}";
+var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
+var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
+var RUN_LABEL = new RegExp(`^${HEX8}$`);
+var TOPOLOGY_HASH8 = RUN_LABEL;
+var CANDIDATE_NAME = new RegExp(`^${CANDIDATE}$`);
+var RUN_NAME = new RegExp(`^topo-[a-z0-9_.-]{1,200}-${HEX8}$`);
+function newRunLabel(bytes = randomBytes) {
+  return bytes(4).toString("hex");
+}
+function requestComment(label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${REQUEST_COMMENT}${label}`;
+}
+var REQUEST_COMMENT = "topo:";
+function requestIdOfComment(comment) {
+  const id = comment?.startsWith(REQUEST_COMMENT) ? comment.slice(REQUEST_COMMENT.length).trim() : null;
+  return id !== null && RUN_LABEL.test(id) ? id : null;
+}
+function runNameFor(candidateJobName, label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${candidateJobName}-${label}`;
+}
+function parseRunName(name, experimentId) {
+  const prefix = `topo-${experimentId}-`;
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length);
+  const labelled = LABELLED.exec(rest);
+  if (labelled)
+    return {
+      experimentId,
+      candidate: labelled[1],
+      hash: labelled[2],
+      label: labelled[3]
+    };
+  const plain = UNLABELLED.exec(rest);
+  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
+  return null;
+}
+function candidateOfRunName(name) {
+  return parseUnknownRunName(name)?.candidate ?? null;
+}
+function experimentIdOfRun(name) {
+  return parseUnknownRunName(name)?.experimentId ?? "";
+}
+function parseUnknownRunName(name) {
+  const m2 = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX8}(?:-${HEX8})?$`).exec(name);
+  return m2 ? parseRunName(name, m2[1]) : null;
+}
+function ownerExperiment(name, experimentIds) {
+  let best = null;
+  for (const id of experimentIds)
+    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
+  return best;
+}
+function isRunOf(name, experimentId, knownIds = []) {
+  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
+  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
+}
+function looksLikeLongerExperiment(name, experimentId) {
+  const parsed = parseRunName(name, experimentId);
+  if (!parsed) return false;
+  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
 }
 
 // src/lifecycle/jobs.ts
@@ -70601,8 +70604,8 @@ var RenderError = class extends Error {
 };
 var PATTERNS = {
   experimentId: /^topology-opt-[a-z0-9_.]+(-[a-z0-9_.]+)*-[a-z0-9_]+-[0-9]{8}$/,
-  candidate: /^[a-z0-9][a-z0-9-]{0,39}$/,
-  jobName: /^topo-[a-z0-9_.-]{1,160}-[0-9a-f]{8}$/,
+  candidate: CANDIDATE_NAME,
+  jobName: RUN_NAME,
   account: /^[A-Za-z0-9_.-]{1,64}$/,
   partition: /^[A-Za-z0-9_.,-]{1,128}$/,
   time: /^([0-9]+-)?[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$/,
@@ -73627,7 +73630,7 @@ function referenceSourceOf(record) {
   const run3 = bestRun(record) ?? baselineRun(record);
   const file = run3?.topology?.file;
   const hash = run3?.topology?.hash?.slice(0, 8);
-  return run3 && file && hash && /^[0-9a-f]{8}$/.test(hash) ? { name: run3.name, path: file, topologyHash: hash } : null;
+  return run3 && file && hash && TOPOLOGY_HASH8.test(hash) ? { name: run3.name, path: file, topologyHash: hash } : null;
 }
 
 // src/record/format.ts
@@ -75402,7 +75405,7 @@ function controlsOfState(state3) {
 
 // src/commands/parse.ts
 var MAX_TEXT = 2e3;
-var CANDIDATE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
+var CANDIDATE_NAME2 = /^[a-z0-9][a-z0-9-]{0,39}$/;
 var PLACE = {
   pull: "a pull request",
   dashboard: "an autopilot experiment's dashboard issue"
@@ -75437,7 +75440,7 @@ function argumentProblem(name, rule, argument) {
     case "none":
       return argument ? `\`/topo ${name}\` takes no arguments` : null;
     case "candidate":
-      return argument && !CANDIDATE_NAME.test(argument) ? `\`/topo ${name}\` takes at most one candidate name (lower-case letters, digits and dashes, as in its file name)` : null;
+      return argument && !CANDIDATE_NAME2.test(argument) ? `\`/topo ${name}\` takes at most one candidate name (lower-case letters, digits and dashes, as in its file name)` : null;
     case "text":
       if (!argument) return `\`/topo ${name}\` needs a text after it`;
       return argument.length > MAX_TEXT ? `the text after \`/topo ${name}\` is longer than ${MAX_TEXT} characters` : null;
@@ -75666,10 +75669,7 @@ function parseRunStateBlock(body) {
   return checkRunState(data);
 }
 var SHA2 = /^[0-9a-f]{40}$/;
-var HEX82 = /^[0-9a-f]{8}$/;
-var NAME2 = /^[a-z0-9][a-z0-9-]{0,39}$/;
 var EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
-var RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
 var LOGIN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
 var JOB_ID3 = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
 var PATH2 = /^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,300}$/;
@@ -75698,13 +75698,13 @@ function checkRunRequest(v2, where2) {
   if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where2}.pr`, "not a PR number");
   if (o.role !== void 0 && o.role !== "reference") fail(`${where2}.role`, 'not "reference"');
   return {
-    id: str2(o, "id", HEX82, where2),
+    id: str2(o, "id", RUN_LABEL, where2),
     experiment: str2(o, "experiment", EXPERIMENT, where2),
-    candidate: str2(o, "candidate", NAME2, where2),
+    candidate: str2(o, "candidate", CANDIDATE_NAME, where2),
     path: str2(o, "path", PATH2, where2),
     pr,
     headSha: str2(o, "headSha", SHA2, where2),
-    topologyHash: str2(o, "topologyHash", HEX82, where2),
+    topologyHash: str2(o, "topologyHash", TOPOLOGY_HASH8, where2),
     runName: str2(o, "runName", RUN_NAME, where2),
     login: str2(o, "login", LOGIN, where2),
     requestedAt: str2(o, "requestedAt", "iso", where2),
@@ -75729,9 +75729,9 @@ function checkEnded(v2, i) {
   const where2 = `ended[${i}]`;
   const o = obj(v2, where2);
   const out = {
-    id: str2(o, "id", HEX82, where2),
+    id: str2(o, "id", RUN_LABEL, where2),
     experiment: str2(o, "experiment", EXPERIMENT, where2),
-    candidate: str2(o, "candidate", NAME2, where2),
+    candidate: str2(o, "candidate", CANDIDATE_NAME, where2),
     runName: str2(o, "runName", RUN_NAME, where2),
     kind: kindOf(o.kind, `${where2}.kind`),
     at: str2(o, "at", "iso", where2)
@@ -94743,33 +94743,33 @@ async function unresolvedUses(read2, callers) {
 }
 
 // src/doctor/workflow-pins.ts
-var NAME3 = "workflow pins";
+var NAME2 = "workflow pins";
 var CALLERS = ["validate", "submit", "monitor", "record"].map((n) => `topology-${n}.yml`);
 async function checkWorkflowPins(repoDir, env) {
   const callers = CALLERS.map((f) => `.github/workflows/${f}`).filter((file) => existsSync16(join17(repoDir, file))).map((file) => ({ file, text: readFileSync13(join17(repoDir, file), "utf8") }));
   if (!callers.length)
-    return { name: NAME3, status: "skip", detail: "no caller workflow to follow (see the workflow checks)" };
+    return { name: NAME2, status: "skip", detail: "no caller workflow to follow (see the workflow checks)" };
   const files = gitFileReader(env);
   try {
     const { checked: checked2, unresolved, moving } = await unresolvedUses(files.read, callers);
     if (unresolved.length)
       return {
-        name: NAME3,
+        name: NAME2,
         status: "fail",
         detail: unresolved.map((u) => `${where(u.ref)}: ${u.problem}`).join("; "),
         fix: 'call a release tag whose workflows name their actions by full SHA: `topo setup --force --ref vX.Y.Z` (docs/adopting.md; before a release, make one in your fork: "Before a release")'
       };
     if (moving.length)
       return {
-        name: NAME3,
+        name: NAME2,
         status: "warn",
         detail: `${checked2} uses: resolve; moving refs run every release without review: ${moving.map(where).join("; ")}`,
         fix: "pin a release: `topo setup --force --ref vX.Y.Z` writes its full SHA"
       };
-    return { name: NAME3, status: "ok", detail: `${checked2} uses: resolve, each at a full commit SHA` };
+    return { name: NAME2, status: "ok", detail: `${checked2} uses: resolve, each at a full commit SHA` };
   } catch (error) {
     return {
-      name: NAME3,
+      name: NAME2,
       status: "warn",
       detail: `could not look the workflows' uses: up (${error.message})`,
       fix: "run doctor where the GitHub server is reachable (GITHUB_SERVER_URL for GitHub Enterprise)"
@@ -96995,7 +96995,7 @@ async function writeFamilies(file, families) {
 var import_yaml10 = __toESM(require_dist(), 1);
 import { existsSync as existsSync23, readFileSync as readFileSync20 } from "node:fs";
 import { join as join23 } from "node:path";
-var NAME4 = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+var NAME3 = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 var KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 var OPTIONAL_GROUPS = [
   "trafficsim",
@@ -97072,7 +97072,7 @@ function splitOverrides(argv) {
       throw new OverrideError(`${key}: ${e.message}`);
     }
     if (REQUIRED_GROUPS.includes(key) || OPTIONAL_GROUPS.includes(key)) {
-      if (typeof value !== "string" || !NAME4.test(value)) {
+      if (typeof value !== "string" || !NAME3.test(value)) {
         throw new OverrideError(`${key}=${m2[3]}: not a config name`);
       }
       groups2[key] = value;
@@ -97120,7 +97120,7 @@ function applySet(inv, key, value, gpusPerNode2) {
   const t = inv.topology;
   const parts = key.split(".");
   if (key === RUN_NAME_OVERRIDE) {
-    if (typeof value !== "string" || !NAME4.test(value)) throw new OverrideError(`${key}: not a run name`);
+    if (typeof value !== "string" || !NAME3.test(value)) throw new OverrideError(`${key}: not a run name`);
     inv.runName = value;
     return;
   }

@@ -67282,14 +67282,79 @@ var SBATCH_EXPORTED_VARIABLES = [
 ];
 var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
 
+// src/topology/run-name.ts
+import { randomBytes } from "node:crypto";
+var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
+var HEX8 = "[0-9a-f]{8}";
+var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
+var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
+var RUN_LABEL = new RegExp(`^${HEX8}$`);
+var TOPOLOGY_HASH8 = RUN_LABEL;
+var CANDIDATE_NAME = new RegExp(`^${CANDIDATE}$`);
+var RUN_NAME = new RegExp(`^topo-[a-z0-9_.-]{1,200}-${HEX8}$`);
+function newRunLabel(bytes = randomBytes) {
+  return bytes(4).toString("hex");
+}
+function requestComment(label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${REQUEST_COMMENT}${label}`;
+}
+var REQUEST_COMMENT = "topo:";
+function requestIdOfComment(comment) {
+  const id = comment?.startsWith(REQUEST_COMMENT) ? comment.slice(REQUEST_COMMENT.length).trim() : null;
+  return id !== null && RUN_LABEL.test(id) ? id : null;
+}
+function runNameFor(candidateJobName, label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${candidateJobName}-${label}`;
+}
+function parseRunName(name, experimentId) {
+  const prefix = `topo-${experimentId}-`;
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length);
+  const labelled = LABELLED.exec(rest);
+  if (labelled)
+    return {
+      experimentId,
+      candidate: labelled[1],
+      hash: labelled[2],
+      label: labelled[3]
+    };
+  const plain = UNLABELLED.exec(rest);
+  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
+  return null;
+}
+function candidateOfRunName(name) {
+  return parseUnknownRunName(name)?.candidate ?? null;
+}
+function parseUnknownRunName(name) {
+  const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX8}(?:-${HEX8})?$`).exec(name);
+  return m ? parseRunName(name, m[1]) : null;
+}
+function ownerExperiment(name, experimentIds) {
+  let best = null;
+  for (const id of experimentIds)
+    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
+  return best;
+}
+function isRunOf(name, experimentId, knownIds = []) {
+  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
+  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
+}
+function looksLikeLongerExperiment(name, experimentId) {
+  const parsed = parseRunName(name, experimentId);
+  if (!parsed) return false;
+  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+}
+
 // src/topology/render.ts
 var RenderError = class extends Error {
   name = "RenderError";
 };
 var PATTERNS = {
   experimentId: /^topology-opt-[a-z0-9_.]+(-[a-z0-9_.]+)*-[a-z0-9_]+-[0-9]{8}$/,
-  candidate: /^[a-z0-9][a-z0-9-]{0,39}$/,
-  jobName: /^topo-[a-z0-9_.-]{1,160}-[0-9a-f]{8}$/,
+  candidate: CANDIDATE_NAME,
+  jobName: RUN_NAME,
   account: /^[A-Za-z0-9_.-]{1,64}$/,
   partition: /^[A-Za-z0-9_.,-]{1,128}$/,
   time: /^([0-9]+-)?[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$/,
@@ -69907,7 +69972,7 @@ function referenceSourceOf(record) {
   const run = bestRun(record) ?? baselineRun(record);
   const file = run?.topology?.file;
   const hash = run?.topology?.hash?.slice(0, 8);
-  return run && file && hash && /^[0-9a-f]{8}$/.test(hash) ? { name: run.name, path: file, topologyHash: hash } : null;
+  return run && file && hash && TOPOLOGY_HASH8.test(hash) ? { name: run.name, path: file, topologyHash: hash } : null;
 }
 
 // src/record/figure.ts
@@ -70132,7 +70197,7 @@ function controlsOfState(state3) {
 
 // src/commands/parse.ts
 var MAX_TEXT = 2e3;
-var CANDIDATE_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
+var CANDIDATE_NAME2 = /^[a-z0-9][a-z0-9-]{0,39}$/;
 var PLACE = {
   pull: "a pull request",
   dashboard: "an autopilot experiment's dashboard issue"
@@ -70167,7 +70232,7 @@ function argumentProblem(name, rule, argument) {
     case "none":
       return argument ? `\`/topo ${name}\` takes no arguments` : null;
     case "candidate":
-      return argument && !CANDIDATE_NAME.test(argument) ? `\`/topo ${name}\` takes at most one candidate name (lower-case letters, digits and dashes, as in its file name)` : null;
+      return argument && !CANDIDATE_NAME2.test(argument) ? `\`/topo ${name}\` takes at most one candidate name (lower-case letters, digits and dashes, as in its file name)` : null;
     case "text":
       if (!argument) return `\`/topo ${name}\` needs a text after it`;
       return argument.length > MAX_TEXT ? `the text after \`/topo ${name}\` is longer than ${MAX_TEXT} characters` : null;
@@ -70470,10 +70535,7 @@ function parseRunStateBlock(body) {
   return checkRunState(data);
 }
 var SHA2 = /^[0-9a-f]{40}$/;
-var HEX8 = /^[0-9a-f]{8}$/;
-var NAME2 = /^[a-z0-9][a-z0-9-]{0,39}$/;
 var EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
-var RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
 var LOGIN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
 var JOB_ID = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
 var PATH = /^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,300}$/;
@@ -70502,13 +70564,13 @@ function checkRunRequest(v, where) {
   if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
   if (o.role !== void 0 && o.role !== "reference") fail(`${where}.role`, 'not "reference"');
   return {
-    id: str(o, "id", HEX8, where),
+    id: str(o, "id", RUN_LABEL, where),
     experiment: str(o, "experiment", EXPERIMENT, where),
-    candidate: str(o, "candidate", NAME2, where),
+    candidate: str(o, "candidate", CANDIDATE_NAME, where),
     path: str(o, "path", PATH, where),
     pr,
     headSha: str(o, "headSha", SHA2, where),
-    topologyHash: str(o, "topologyHash", HEX8, where),
+    topologyHash: str(o, "topologyHash", TOPOLOGY_HASH8, where),
     runName: str(o, "runName", RUN_NAME, where),
     login: str(o, "login", LOGIN, where),
     requestedAt: str(o, "requestedAt", "iso", where),
@@ -70533,9 +70595,9 @@ function checkEnded(v, i) {
   const where = `ended[${i}]`;
   const o = obj(v, where);
   const out = {
-    id: str(o, "id", HEX8, where),
+    id: str(o, "id", RUN_LABEL, where),
     experiment: str(o, "experiment", EXPERIMENT, where),
-    candidate: str(o, "candidate", NAME2, where),
+    candidate: str(o, "candidate", CANDIDATE_NAME, where),
     runName: str(o, "runName", RUN_NAME, where),
     kind: kindOf(o.kind, `${where}.kind`),
     at: str(o, "at", "iso", where)
@@ -71171,68 +71233,6 @@ function pullRunStates(snapshots, repo) {
 }
 async function openPullRunStates(octokit, repo) {
   return pullRunStates((await readPullSnapshots(octokit, repo)).pulls, repo);
-}
-
-// src/lifecycle/run-name.ts
-import { randomBytes } from "node:crypto";
-var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
-var HEX82 = "[0-9a-f]{8}";
-var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})-(${HEX82})$`);
-var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})$`);
-var RUN_LABEL = /^[0-9a-f]{8}$/;
-function newRunLabel(bytes = randomBytes) {
-  return bytes(4).toString("hex");
-}
-function requestComment(label) {
-  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
-  return `${REQUEST_COMMENT}${label}`;
-}
-var REQUEST_COMMENT = "topo:";
-function requestIdOfComment(comment) {
-  const id = comment?.startsWith(REQUEST_COMMENT) ? comment.slice(REQUEST_COMMENT.length).trim() : null;
-  return id !== null && RUN_LABEL.test(id) ? id : null;
-}
-function runNameFor(candidateJobName, label) {
-  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
-  return `${candidateJobName}-${label}`;
-}
-function parseRunName(name, experimentId) {
-  const prefix = `topo-${experimentId}-`;
-  if (!name.startsWith(prefix)) return null;
-  const rest = name.slice(prefix.length);
-  const labelled = LABELLED.exec(rest);
-  if (labelled)
-    return {
-      experimentId,
-      candidate: labelled[1],
-      hash: labelled[2],
-      label: labelled[3]
-    };
-  const plain = UNLABELLED.exec(rest);
-  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
-  return null;
-}
-function candidateOfRunName(name) {
-  return parseUnknownRunName(name)?.candidate ?? null;
-}
-function parseUnknownRunName(name) {
-  const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX82}(?:-${HEX82})?$`).exec(name);
-  return m ? parseRunName(name, m[1]) : null;
-}
-function ownerExperiment(name, experimentIds) {
-  let best = null;
-  for (const id of experimentIds)
-    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
-  return best;
-}
-function isRunOf(name, experimentId, knownIds = []) {
-  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
-  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
-}
-function looksLikeLongerExperiment(name, experimentId) {
-  const parsed = parseRunName(name, experimentId);
-  if (!parsed) return false;
-  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
 }
 
 // src/lifecycle/submissions.ts

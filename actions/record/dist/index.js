@@ -58625,6 +58625,71 @@ function openRequests(state3) {
   return [...state3.requests].sort(byRequestTime).filter((r) => !state3.outcomes[r.id]);
 }
 
+// src/topology/run-name.ts
+import { randomBytes } from "node:crypto";
+var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
+var HEX8 = "[0-9a-f]{8}";
+var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
+var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
+var RUN_LABEL = new RegExp(`^${HEX8}$`);
+var TOPOLOGY_HASH8 = RUN_LABEL;
+var CANDIDATE_NAME2 = new RegExp(`^${CANDIDATE}$`);
+var RUN_NAME = new RegExp(`^topo-[a-z0-9_.-]{1,200}-${HEX8}$`);
+function newRunLabel(bytes = randomBytes) {
+  return bytes(4).toString("hex");
+}
+function requestComment(label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${REQUEST_COMMENT}${label}`;
+}
+var REQUEST_COMMENT = "topo:";
+function requestIdOfComment(comment) {
+  const id = comment?.startsWith(REQUEST_COMMENT) ? comment.slice(REQUEST_COMMENT.length).trim() : null;
+  return id !== null && RUN_LABEL.test(id) ? id : null;
+}
+function runNameFor(candidateJobName, label) {
+  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
+  return `${candidateJobName}-${label}`;
+}
+function parseRunName(name, experimentId) {
+  const prefix = `topo-${experimentId}-`;
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length);
+  const labelled = LABELLED.exec(rest);
+  if (labelled)
+    return {
+      experimentId,
+      candidate: labelled[1],
+      hash: labelled[2],
+      label: labelled[3]
+    };
+  const plain = UNLABELLED.exec(rest);
+  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
+  return null;
+}
+function candidateOfRunName(name) {
+  return parseUnknownRunName(name)?.candidate ?? null;
+}
+function parseUnknownRunName(name) {
+  const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX8}(?:-${HEX8})?$`).exec(name);
+  return m ? parseRunName(name, m[1]) : null;
+}
+function ownerExperiment(name, experimentIds) {
+  let best = null;
+  for (const id of experimentIds)
+    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
+  return best;
+}
+function isRunOf(name, experimentId, knownIds = []) {
+  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
+  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
+}
+function looksLikeLongerExperiment(name, experimentId) {
+  const parsed = parseRunName(name, experimentId);
+  if (!parsed) return false;
+  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
+}
+
 // src/lifecycle/state-block.ts
 var MARK = "<!-- topo:run-state v";
 var BLOCK = /<!-- topo:run-state v([12]) ([A-Za-z0-9+/=]*) -->/;
@@ -58663,10 +58728,7 @@ function parseRunStateBlock(body) {
   return checkRunState(data);
 }
 var SHA = /^[0-9a-f]{40}$/;
-var HEX8 = /^[0-9a-f]{8}$/;
-var NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
 var EXPERIMENT = /^[a-z0-9][a-z0-9_.-]{0,119}$/;
-var RUN_NAME = /^topo-[a-z0-9_.-]{1,200}$/;
 var LOGIN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/;
 var JOB_ID = /^[0-9]{1,10}(_[0-9]{1,10})?$/;
 var PATH = /^[A-Za-z0-9_.][A-Za-z0-9_./-]{0,300}$/;
@@ -58695,13 +58757,13 @@ function checkRunRequest(v, where) {
   if (typeof pr !== "number" || !Number.isInteger(pr) || pr < 1) fail(`${where}.pr`, "not a PR number");
   if (o.role !== void 0 && o.role !== "reference") fail(`${where}.role`, 'not "reference"');
   return {
-    id: str(o, "id", HEX8, where),
+    id: str(o, "id", RUN_LABEL, where),
     experiment: str(o, "experiment", EXPERIMENT, where),
-    candidate: str(o, "candidate", NAME, where),
+    candidate: str(o, "candidate", CANDIDATE_NAME2, where),
     path: str(o, "path", PATH, where),
     pr,
     headSha: str(o, "headSha", SHA, where),
-    topologyHash: str(o, "topologyHash", HEX8, where),
+    topologyHash: str(o, "topologyHash", TOPOLOGY_HASH8, where),
     runName: str(o, "runName", RUN_NAME, where),
     login: str(o, "login", LOGIN, where),
     requestedAt: str(o, "requestedAt", "iso", where),
@@ -58726,9 +58788,9 @@ function checkEnded(v, i) {
   const where = `ended[${i}]`;
   const o = obj(v, where);
   const out = {
-    id: str(o, "id", HEX8, where),
+    id: str(o, "id", RUN_LABEL, where),
     experiment: str(o, "experiment", EXPERIMENT, where),
-    candidate: str(o, "candidate", NAME, where),
+    candidate: str(o, "candidate", CANDIDATE_NAME2, where),
     runName: str(o, "runName", RUN_NAME, where),
     kind: kindOf(o.kind, `${where}.kind`),
     at: str(o, "at", "iso", where)
@@ -59313,68 +59375,6 @@ function pullRunStates(snapshots, repo) {
 }
 async function openPullRunStates(octokit, repo) {
   return pullRunStates((await readPullSnapshots(octokit, repo)).pulls, repo);
-}
-
-// src/lifecycle/run-name.ts
-import { randomBytes } from "node:crypto";
-var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
-var HEX82 = "[0-9a-f]{8}";
-var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})-(${HEX82})$`);
-var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX82})$`);
-var RUN_LABEL = /^[0-9a-f]{8}$/;
-function newRunLabel(bytes = randomBytes) {
-  return bytes(4).toString("hex");
-}
-function requestComment(label) {
-  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
-  return `${REQUEST_COMMENT}${label}`;
-}
-var REQUEST_COMMENT = "topo:";
-function requestIdOfComment(comment) {
-  const id = comment?.startsWith(REQUEST_COMMENT) ? comment.slice(REQUEST_COMMENT.length).trim() : null;
-  return id !== null && RUN_LABEL.test(id) ? id : null;
-}
-function runNameFor(candidateJobName, label) {
-  if (!RUN_LABEL.test(label)) throw new Error(`run label ${JSON.stringify(label)} is not 8 hex digits`);
-  return `${candidateJobName}-${label}`;
-}
-function parseRunName(name, experimentId) {
-  const prefix = `topo-${experimentId}-`;
-  if (!name.startsWith(prefix)) return null;
-  const rest = name.slice(prefix.length);
-  const labelled = LABELLED.exec(rest);
-  if (labelled)
-    return {
-      experimentId,
-      candidate: labelled[1],
-      hash: labelled[2],
-      label: labelled[3]
-    };
-  const plain = UNLABELLED.exec(rest);
-  if (plain) return { experimentId, candidate: plain[1], hash: plain[2], label: null };
-  return null;
-}
-function candidateOfRunName(name) {
-  return parseUnknownRunName(name)?.candidate ?? null;
-}
-function parseUnknownRunName(name) {
-  const m = new RegExp(`^topo-(topology-opt-.*-[0-9]{8})-${CANDIDATE}-${HEX82}(?:-${HEX82})?$`).exec(name);
-  return m ? parseRunName(name, m[1]) : null;
-}
-function ownerExperiment(name, experimentIds) {
-  let best = null;
-  for (const id of experimentIds)
-    if (parseRunName(name, id) && (best === null || id.length > best.length)) best = id;
-  return best;
-}
-function isRunOf(name, experimentId, knownIds = []) {
-  if (!parseRunName(name, experimentId) || looksLikeLongerExperiment(name, experimentId)) return false;
-  return ownerExperiment(name, [experimentId, ...knownIds]) === experimentId;
-}
-function looksLikeLongerExperiment(name, experimentId) {
-  const parsed = parseRunName(name, experimentId);
-  if (!parsed) return false;
-  return /^([a-z0-9]+-)+[0-9]{8}-[a-z0-9]/.test(parsed.candidate);
 }
 
 // src/lifecycle/submissions.ts
@@ -60969,8 +60969,8 @@ var RenderError = class extends Error {
 };
 var PATTERNS = {
   experimentId: /^topology-opt-[a-z0-9_.]+(-[a-z0-9_.]+)*-[a-z0-9_]+-[0-9]{8}$/,
-  candidate: /^[a-z0-9][a-z0-9-]{0,39}$/,
-  jobName: /^topo-[a-z0-9_.-]{1,160}-[0-9a-f]{8}$/,
+  candidate: CANDIDATE_NAME2,
+  jobName: RUN_NAME,
   account: /^[A-Za-z0-9_.-]{1,64}$/,
   partition: /^[A-Za-z0-9_.,-]{1,128}$/,
   time: /^([0-9]+-)?[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$/,
@@ -67958,7 +67958,7 @@ function referenceSourceOf(record) {
   const run = bestRun(record) ?? baselineRun(record);
   const file = run?.topology?.file;
   const hash = run?.topology?.hash?.slice(0, 8);
-  return run && file && hash && /^[0-9a-f]{8}$/.test(hash) ? { name: run.name, path: file, topologyHash: hash } : null;
+  return run && file && hash && TOPOLOGY_HASH8.test(hash) ? { name: run.name, path: file, topologyHash: hash } : null;
 }
 
 // src/chart/mermaid.ts
@@ -70028,7 +70028,6 @@ var QUANTITIES = [
   "activeRollouts"
 ];
 var EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
-var RUN_NAME2 = /^topo-[a-z0-9_.-]+-[a-z0-9_.-]+-[0-9a-f]{8}$/;
 function promRegexLiteral(s) {
   return s.replace(/[.+*?^$()[\]{}|\\]/g, (c) => `\\\\${c}`);
 }
@@ -70047,7 +70046,7 @@ function anyRunSelector(runName) {
   return `run_name="${runName.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 }
 function runSelector(runName) {
-  if (!RUN_NAME2.test(runName))
+  if (!RUN_NAME.test(runName))
     throw new Error(
       `run name ${JSON.stringify(runName)} is not valid: expected topo-<experiment>-<candidate>-<hash8>`
     );

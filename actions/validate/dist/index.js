@@ -42666,14 +42666,23 @@ var SBATCH_EXPORTED_VARIABLES = [
 ];
 var SBATCH_EXPORT_FLAG = `--export=${SBATCH_EXPORTED_VARIABLES.join(",")}`;
 
+// src/topology/run-name.ts
+var CANDIDATE = "[a-z0-9][a-z0-9-]{0,39}";
+var HEX8 = "[0-9a-f]{8}";
+var LABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})-(${HEX8})$`);
+var UNLABELLED = new RegExp(`^(${CANDIDATE})-(${HEX8})$`);
+var RUN_LABEL = new RegExp(`^${HEX8}$`);
+var CANDIDATE_NAME = new RegExp(`^${CANDIDATE}$`);
+var RUN_NAME = new RegExp(`^topo-[a-z0-9_.-]{1,200}-${HEX8}$`);
+
 // src/topology/render.ts
 var RenderError = class extends Error {
   name = "RenderError";
 };
 var PATTERNS = {
   experimentId: /^topology-opt-[a-z0-9_.]+(-[a-z0-9_.]+)*-[a-z0-9_]+-[0-9]{8}$/,
-  candidate: /^[a-z0-9][a-z0-9-]{0,39}$/,
-  jobName: /^topo-[a-z0-9_.-]{1,160}-[0-9a-f]{8}$/,
+  candidate: CANDIDATE_NAME,
+  jobName: RUN_NAME,
   account: /^[A-Za-z0-9_.-]{1,64}$/,
   partition: /^[A-Za-z0-9_.,-]{1,128}$/,
   time: /^([0-9]+-)?[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$/,
