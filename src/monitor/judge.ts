@@ -7,8 +7,8 @@ import type { JudgeStanding } from '../judge/decide.js';
 import { decideRuns, gpuInput, type Judgement } from '../judge/judge.js';
 import type { ObservedRun, RunToJudge } from '../judge/observe.js';
 import { unreadRun, withJob } from '../judge/read.js';
+import type { CandidateState } from '../judge/state.js';
 import {
-  type CandidateState,
   type CandidateView,
   grafanaLink,
   type ReferenceJobLine,

@@ -1,7 +1,8 @@
 // What a pass reports: each judged candidate (grouped by pull request, in the pass's order) with its
 // state, verdict, view and what the pass did to it, and the errors (each experiment's in order,
 // then each pull request's). The action's outputs and job summary, `/topo status` and the demo read it.
-import type { CandidateState, CandidateView } from '../report/pr-comment.js';
+import type { CandidateState } from '../judge/state.js';
+import type { CandidateView } from '../report/pr-comment.js';
 import type { CandidateObservation } from '../types/generated/metrics.js';
 import { judged, type PassState } from './state.js';
 

@@ -9,25 +9,13 @@ import type { Sample } from '../analysis/series.js';
 import { round } from '../analysis/series.js';
 import { chartLegend, lineChart } from '../chart/mermaid.js';
 import { inlineText } from '../github/user-text.js';
+import type { CandidateState } from '../judge/state.js';
 import { isLive as isLiveStatus, statusOf, statusWord } from '../slurm/types.js';
 import { grafanaDashboardUrl } from '../telemetry/grafana.js';
 import type { CandidateObservation, Interval } from '../types/generated/metrics.js';
 import { type MonitorCheckRun, monitorCheckRun, pct } from './check-conclusion.js';
 import { renderObservationBlock } from './observation-block.js';
 import { code, describeReference, OUTCOME_ICON, type Standing, standingOf } from './standing.js';
-
-export const CANDIDATE_STATES = [
-  'queued',
-  'submitted',
-  'starting',
-  'warming',
-  'stabilising',
-  'stable',
-  'finished',
-  'stopped',
-  'failed',
-] as const;
-export type CandidateState = (typeof CANDIDATE_STATES)[number];
 
 export interface TimelineEntry {
   label: string;

@@ -3,6 +3,7 @@
 // candidate's state from its run; the submit action, before any run is judged, from the standing
 // Requests (one with a job is running, one without waits). Pure.
 import type { LabelState } from '../github/labels.js';
+import type { CandidateState } from '../judge/state.js';
 import {
   latestRequests,
   type OutcomeKind,
@@ -13,7 +14,6 @@ import {
 import { checkConclusion, type MonitorCheckRun } from './check-conclusion.js';
 import { parseCommentStamp } from './comment-throttle.js';
 import { parseObservationBlock } from './observation-block.js';
-import type { CandidateState } from './pr-comment.js';
 import type { Standing } from './standing.js';
 
 /** What a candidate contributes to its pull request's label. */
