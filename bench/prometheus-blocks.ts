@@ -1,6 +1,7 @@
 // A real Prometheus over backfilled blocks, for the benches that read generated runs through the
 // product's read path: OpenMetrics files into TSDB blocks (promtool tsdb create-blocks-from
-// openmetrics), then a temporary Prometheus on a free port.
+// openmetrics), then a temporary Prometheus on a free port. The integration tests that read backfilled
+// runs (test/integration/sim/openmetrics, analysis/equal-age) start theirs here too: one start-up.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -5,17 +5,17 @@
 // (the start cohorts both runs share), never with its full-run value: it must not be called `better`.
 // The same reference read back from an experiment record (the verdict the record keeps) decides the
 // same way.
-import { type ChildProcess, execFileSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { backfill, prometheusOn } from '../../../bench/prometheus-blocks.js';
 import { type Shape, writeFamily } from '../../../bench/trace-family.js';
 import { decideCandidate, decisionOptions } from '../../../src/analysis/decision.js';
 import { referenceOf } from '../../../src/record/model.js';
 import type { CandidateObservation } from '../../../src/types/generated/metrics.js';
 import { runTopo } from '../../support/cli.js';
-import { prometheusOnBlocks } from '../sim/support.js';
 
 const SLOWING: Shape = {
   name: 'slowing',
@@ -55,13 +55,11 @@ describe('topo analyze --against a reference recorded to its end', () => {
         scrapeSeconds: 15,
       };
       await writeFamily([spec], file, r.start);
-      execFileSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', file, data], {
-        stdio: 'ignore',
-      });
+      backfill(file, data);
     }
     // a scraped run's series end with staleness markers when its target goes; backfilled ones carry
     // none, so a short lookback stands in for them (else the ended reference looks stalled)
-    const started = await prometheusOnBlocks(dir, data, ['--query.lookback-delta=30s']);
+    const started = await prometheusOn(dir, data, ['--query.lookback-delta=30s']);
     prom = started.prom;
     const url = started.url;
     const at = String(candStart + 25 * 60);

@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { prometheusOnBlocks, promQuery, waitFor } from './support.js';
+import { prometheusOn } from '../../../bench/prometheus-blocks.js';
+import { promQuery, waitFor } from './support.js';
 
 const root = resolve(import.meta.dirname, '../../..');
 const topo = join(root, 'bin/topo.js');
@@ -54,7 +55,7 @@ describe('OpenMetrics export', () => {
       encoding: 'utf8',
     });
     expect(blocks).toMatch(/NUM SAMPLES/);
-    const started = await prometheusOnBlocks(dir, data);
+    const started = await prometheusOn(dir, data);
     prom = started.prom;
     const url = started.url;
     // The objective, from raw metrics, at the end of the exported run.

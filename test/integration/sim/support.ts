@@ -1,20 +1,5 @@
-// Helpers of the twin's integration tests: free ports, bounded polling, Prometheus HTTP queries.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+// Helpers of the twin's integration tests: bounded polling, Prometheus HTTP queries. A free port and
+// a Prometheus on backfilled blocks are the benches' (bench/prometheus-blocks.ts), one start-up for both.
 
 /** Polls `check` every `everyMs` until it returns a value or `timeoutMs` passes (then throws `what`). */
 export async function waitFor<T>(
@@ -50,35 +35,4 @@ export async function promQuery(baseUrl: string, query: string, time?: number): 
   const body = (await res.json()) as { status: string; error?: string; data: { result: PromSample[] } };
   if (body.status !== 'success') throw new Error(`query ${query}: ${body.error}`);
   return body.data.result;
-}
-
-/**
- * A temporary Prometheus on TSDB blocks (promtool's backfill) on a free port, ready to query; the
- * caller stops it (`process.kill(prom.pid)`). `extra`: more flags.
- */
-export async function prometheusOnBlocks(
-  dir: string,
-  data: string,
-  extra: string[] = [],
-): Promise<{ prom: ChildProcess; url: string }> {
-  const port = await freePort();
-  writeFileSync(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 15s\n');
-  const prom = spawn(
-    'prometheus',
-    [
-      `--config.file=${join(dir, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${data}`,
-      '--storage.tsdb.retention.time=3650d',
-      `--web.listen-address=127.0.0.1:${port}`,
-      ...extra,
-    ],
-    { stdio: 'ignore' },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(
-    'Prometheus ready',
-    async () => ((await fetch(`${url}/-/ready`)).ok ? true : undefined),
-    30_000,
-  );
-  return { prom, url };
 }

@@ -5,8 +5,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../bench/prometheus-blocks.js';
 import { repoRoot, requireCluster } from '../../support/cluster.js';
-import { freePort, promQuery, waitFor } from './support.js';
+import { promQuery, waitFor } from './support.js';
 
 const script = join(repoRoot, 'scripts/start-prometheus-grafana.sh');
 
