@@ -84,6 +84,50 @@ function demoJson(result: DemoResult, out: string) {
   };
 }
 
+/** The demo `parsed` asks for: the autopilot's over the local GitHub, or the monitor's rounds. */
+function runChosenDemo(
+  parsed: DemoArgs,
+  root: string,
+  env: NodeJS.ProcessEnv,
+  run: { view: LiveView; output: DemoOutput; cleanup: Cleanup; signal: AbortSignal },
+): Promise<DemoResult> {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const { view, output, cleanup, signal } = run;
+  if (parsed.autopilot)
+    return runAutopilotDemo(
+      {
+        command: parsed.command,
+        quick: parsed.quick,
+        pollSeconds: 2,
+        dateStamp: dateStamp(new Date()),
+        isRoot,
+        mermaidScript: mermaidScriptPath(root),
+        maxWallSeconds: 540,
+      },
+      {
+        parts: realAutopilotParts(root, env, mkdtempSync(join(tmpdir(), 'topo-demo-autopilot-'))),
+        log: (line) => view.log(line),
+        output,
+        cleanup,
+        signal,
+      },
+    );
+  const mode = parsed.quick ? DEMO_MODES.quick : DEMO_MODES.full;
+  return runDemo(
+    {
+      command: parsed.command,
+      rounds: mode.rounds,
+      perRound: mode.perRound,
+      maxSimulatedMinutes: mode.maxSimulatedMinutes,
+      pollSeconds: 2,
+      dateStamp: dateStamp(new Date()),
+      isRoot,
+      mermaidScript: mermaidScriptPath(root),
+    },
+    { parts: realDemoParts(root, env, output.dir), view, output, cleanup, signal },
+  );
+}
+
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'Run the whole loop on a local Slurm with the AlpaSim twin',
@@ -117,41 +161,13 @@ export const demoCommand: Command = {
         process.exit(signal === 'SIGINT' ? 130 : 143);
       },
     );
-    const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-    const mode = parsed.quick ? DEMO_MODES.quick : DEMO_MODES.full;
     try {
-      const result = parsed.autopilot
-        ? await runAutopilotDemo(
-            {
-              command: parsed.command,
-              quick: parsed.quick,
-              pollSeconds: 2,
-              dateStamp: dateStamp(new Date()),
-              isRoot,
-              mermaidScript: mermaidScriptPath(root),
-              maxWallSeconds: 540,
-            },
-            {
-              parts: realAutopilotParts(root, io.env, mkdtempSync(join(tmpdir(), 'topo-demo-autopilot-'))),
-              log: (line) => view.log(line),
-              output,
-              cleanup,
-              signal: abort.signal,
-            },
-          )
-        : await runDemo(
-            {
-              command: parsed.command,
-              rounds: mode.rounds,
-              perRound: mode.perRound,
-              maxSimulatedMinutes: mode.maxSimulatedMinutes,
-              pollSeconds: 2,
-              dateStamp: dateStamp(new Date()),
-              isRoot,
-              mermaidScript: mermaidScriptPath(root),
-            },
-            { parts: realDemoParts(root, io.env, output.dir), view, output, cleanup, signal: abort.signal },
-          );
+      const result = await runChosenDemo(parsed, root, io.env, {
+        view,
+        output,
+        cleanup,
+        signal: abort.signal,
+      });
       if (parsed.json) io.stdout(`${JSON.stringify(demoJson(result, output.dir))}\n`);
       else if (result.exitCode === 0) {
         io.stdout(

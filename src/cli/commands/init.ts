@@ -96,23 +96,7 @@ export const initCommand: Command = {
     }
     const id = prepared.experiment.experiment_id;
     const repoRoot = resolve(dir, '..');
-    // Nothing is written unless everything can be: the experiment and its record go together.
-    const record = recordPaths(id);
-    const existing = [
-      join(dir, id, 'experiment.yaml'),
-      join(dir, id, 'baseline.yaml'),
-      join(repoRoot, record.json),
-      join(repoRoot, record.markdown),
-    ].filter((f) => existsSync(f));
-    if (existing.length && !force)
-      throw new ConfigError(
-        `experiment ${id} exists already (${existing.map(rel).join(', ')}): pass --force to start it again, or another --date`,
-      );
-    const runs = recordedRuns(join(repoRoot, record.json));
-    if (force && runs > 0)
-      throw new ConfigError(
-        `${rel(join(repoRoot, record.json))} holds ${runs} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`,
-      );
+    refuseOverwrite(id, dir, repoRoot, force, rel);
     const written = writeExperimentFiles(dir, prepared, { force });
     // The experiment record starts with the experiment (experiments/<id>.json and .md), rewritten
     // with it under --force (the record had no runs: checked above).
@@ -130,6 +114,35 @@ export const initCommand: Command = {
     return EXIT.ok;
   },
 };
+
+/**
+ * Nothing is written unless everything can be: the experiment and its record go together, an existing
+ * experiment needs --force, and --force never replaces a record that holds runs.
+ */
+function refuseOverwrite(
+  id: string,
+  dir: string,
+  repoRoot: string,
+  force: boolean,
+  rel: (p: string) => string,
+): void {
+  const record = recordPaths(id);
+  const existing = [
+    join(dir, id, 'experiment.yaml'),
+    join(dir, id, 'baseline.yaml'),
+    join(repoRoot, record.json),
+    join(repoRoot, record.markdown),
+  ].filter((f) => existsSync(f));
+  if (existing.length && !force)
+    throw new ConfigError(
+      `experiment ${id} exists already (${existing.map(rel).join(', ')}): pass --force to start it again, or another --date`,
+    );
+  const runs = recordedRuns(join(repoRoot, record.json));
+  if (force && runs > 0)
+    throw new ConfigError(
+      `${rel(join(repoRoot, record.json))} holds ${runs} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`,
+    );
+}
 
 /** How many runs a record holds (0 when there is no record); an unreadable one is refused, not overwritten. */
 function recordedRuns(file: string): number {

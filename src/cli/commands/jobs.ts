@@ -40,6 +40,36 @@ export interface JobRow extends SlurmJob {
   failure: Failure | null;
 }
 
+/**
+ * The jobs as aligned columns: the candidate as parsed, and the whole run name (what `topo analyze`
+ * and `topo record --run` take).
+ */
+function jobsTable(rows: readonly JobRow[], experiment: string): string {
+  const table = [['JOB', 'CANDIDATE', 'RUN', 'STATE', 'REASON', 'ELAPSED', 'NODES', 'FAILURE']];
+  for (const r of rows) {
+    table.push([
+      r.id,
+      parseRunName(r.name, experiment)?.candidate ?? '',
+      r.name,
+      r.state,
+      r.reason ?? '',
+      r.elapsed ?? '',
+      r.nodes ?? '',
+      r.failure ? `${r.failure.kind}: ${r.failure.message}` : '',
+    ]);
+  }
+  const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length))) ?? [];
+  return table
+    .map(
+      (row) =>
+        `${row
+          .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
+}
+
 export const jobsCommand: Command = {
   name: 'jobs',
   summary: 'List the Slurm jobs of an experiment (one Slurm call), failures classified',
@@ -89,28 +119,7 @@ export const jobsCommand: Command = {
         io.stdout(`no jobs of ${experiment} on cluster ${name}\n`);
         return EXIT.ok;
       }
-      // the candidate as parsed, and the whole run name: what `topo analyze` and `topo record --run` take
-      const table = [['JOB', 'CANDIDATE', 'RUN', 'STATE', 'REASON', 'ELAPSED', 'NODES', 'FAILURE']];
-      for (const r of rows) {
-        table.push([
-          r.id,
-          parseRunName(r.name, experiment)?.candidate ?? '',
-          r.name,
-          r.state,
-          r.reason ?? '',
-          r.elapsed ?? '',
-          r.nodes ?? '',
-          r.failure ? `${r.failure.kind}: ${r.failure.message}` : '',
-        ]);
-      }
-      const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] ?? '').length))) ?? [];
-      for (const row of table)
-        io.stdout(
-          `${row
-            .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
-            .join('  ')
-            .trimEnd()}\n`,
-        );
+      io.stdout(jobsTable(rows, experiment));
       return EXIT.ok;
     } finally {
       await slurm.close();

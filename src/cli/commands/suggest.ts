@@ -15,7 +15,7 @@ import {
   SuggestError,
   type SuggestOutcome,
 } from '../../usecases/suggest.js';
-import { flag, num, parseOptions, str } from '../args.js';
+import { flag, num, type Parsed, parseOptions, str } from '../args.js';
 import type { CliIO, Command } from '../command.js';
 import { ConfigError, EXIT, UsageError } from '../errors.js';
 import { CLUSTERS_OPTION, JSON_OPTION } from './options.js';
@@ -138,6 +138,34 @@ function human(outcome: SuggestOutcome, pulls: OpenedPull[], written: boolean): 
   return `${lines.join('\n')}\n`;
 }
 
+/** Where --open-prs reads and opens pull requests: the pull requests are the candidates, open ones count as tried. */
+function openPrsTarget(
+  parsed: Parsed,
+  io: CliIO,
+): { octokit: ReturnType<typeof createOctokit>; target: PullTarget } {
+  const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
+  if (!token) throw new UsageError('--open-prs needs a token in GITHUB_TOKEN (or GH_TOKEN)');
+  const fullName = str(parsed, 'repo');
+  if (!fullName) throw new UsageError('--open-prs needs --repo owner/name (or GITHUB_REPOSITORY)');
+  const base = str(parsed, 'base');
+  return {
+    octokit: createOctokit({
+      token,
+      ...(io.env.GITHUB_API_URL ? { baseUrl: io.env.GITHUB_API_URL } : {}),
+    }),
+    target: { ...splitRepository(fullName), ...(base ? { base } : {}) },
+  };
+}
+
+/** Each proposal's file under `cwd`, never over an existing one (`wx`). */
+function writeProposals(outcome: SuggestOutcome, cwd: string): void {
+  for (const p of outcome.proposals) {
+    const file = resolve(cwd, p.path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, p.text, { flag: 'wx' });
+  }
+}
+
 export const suggestCommand: Command = {
   name: 'suggest',
   summary: 'Propose the next candidates',
@@ -199,22 +227,7 @@ export const suggestCommand: Command = {
     const openPrs = flag(parsed, 'open-prs');
     const dryRun = flag(parsed, 'dry-run');
     const clustersFile = clustersFileOption(str(parsed, 'clusters'), io);
-    // With --open-prs the pull requests are the candidates: open ones count as tried.
-    let github: { octokit: ReturnType<typeof createOctokit>; target: PullTarget } | undefined;
-    if (openPrs) {
-      const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
-      if (!token) throw new UsageError('--open-prs needs a token in GITHUB_TOKEN (or GH_TOKEN)');
-      const fullName = str(parsed, 'repo');
-      if (!fullName) throw new UsageError('--open-prs needs --repo owner/name (or GITHUB_REPOSITORY)');
-      const base = str(parsed, 'base');
-      github = {
-        octokit: createOctokit({
-          token,
-          ...(io.env.GITHUB_API_URL ? { baseUrl: io.env.GITHUB_API_URL } : {}),
-        }),
-        target: { ...splitRepository(fullName), ...(base ? { base } : {}) },
-      };
-    }
+    const github = openPrs ? openPrsTarget(parsed, io) : undefined;
     let outcome: SuggestOutcome;
     try {
       outcome = await runSuggest({
@@ -238,13 +251,7 @@ export const suggestCommand: Command = {
     if (github && !dryRun && outcome.proposals.length > 0) {
       pulls = await openPullRequests(github.octokit, github.target, outcome);
     }
-    if (writeLocally) {
-      for (const p of outcome.proposals) {
-        const file = resolve(io.cwd, p.path);
-        mkdirSync(dirname(file), { recursive: true });
-        writeFileSync(file, p.text, { flag: 'wx' });
-      }
-    }
+    if (writeLocally) writeProposals(outcome, io.cwd);
     io.stdout(
       flag(parsed, 'json')
         ? `${JSON.stringify(toJson(outcome, pulls, writeLocally), null, 2)}\n`
