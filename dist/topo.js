@@ -93965,6 +93965,43 @@ function demoJson(result, out) {
     files: result.files
   };
 }
+function runChosenDemo(parsed, root, env, run3) {
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  const { view, output, cleanup, signal } = run3;
+  if (parsed.autopilot)
+    return runAutopilotDemo(
+      {
+        command: parsed.command,
+        quick: parsed.quick,
+        pollSeconds: 2,
+        dateStamp: dateStamp(/* @__PURE__ */ new Date()),
+        isRoot,
+        mermaidScript: mermaidScriptPath(root),
+        maxWallSeconds: 540
+      },
+      {
+        parts: realAutopilotParts(root, env, mkdtempSync(join14(tmpdir(), "topo-demo-autopilot-"))),
+        log: (line) => view.log(line),
+        output,
+        cleanup,
+        signal
+      }
+    );
+  const mode = parsed.quick ? DEMO_MODES.quick : DEMO_MODES.full;
+  return runDemo(
+    {
+      command: parsed.command,
+      rounds: mode.rounds,
+      perRound: mode.perRound,
+      maxSimulatedMinutes: mode.maxSimulatedMinutes,
+      pollSeconds: 2,
+      dateStamp: dateStamp(/* @__PURE__ */ new Date()),
+      isRoot,
+      mermaidScript: mermaidScriptPath(root)
+    },
+    { parts: realDemoParts(root, env, output.dir), view, output, cleanup, signal }
+  );
+}
 var demoCommand = {
   name: "demo",
   summary: "Run the whole loop on a local Slurm with the AlpaSim twin",
@@ -93997,39 +94034,13 @@ var demoCommand = {
         process.exit(signal === "SIGINT" ? 130 : 143);
       }
     );
-    const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-    const mode = parsed.quick ? DEMO_MODES.quick : DEMO_MODES.full;
     try {
-      const result = parsed.autopilot ? await runAutopilotDemo(
-        {
-          command: parsed.command,
-          quick: parsed.quick,
-          pollSeconds: 2,
-          dateStamp: dateStamp(/* @__PURE__ */ new Date()),
-          isRoot,
-          mermaidScript: mermaidScriptPath(root),
-          maxWallSeconds: 540
-        },
-        {
-          parts: realAutopilotParts(root, io.env, mkdtempSync(join14(tmpdir(), "topo-demo-autopilot-"))),
-          log: (line) => view.log(line),
-          output,
-          cleanup,
-          signal: abort.signal
-        }
-      ) : await runDemo(
-        {
-          command: parsed.command,
-          rounds: mode.rounds,
-          perRound: mode.perRound,
-          maxSimulatedMinutes: mode.maxSimulatedMinutes,
-          pollSeconds: 2,
-          dateStamp: dateStamp(/* @__PURE__ */ new Date()),
-          isRoot,
-          mermaidScript: mermaidScriptPath(root)
-        },
-        { parts: realDemoParts(root, io.env, output.dir), view, output, cleanup, signal: abort.signal }
-      );
+      const result = await runChosenDemo(parsed, root, io.env, {
+        view,
+        output,
+        cleanup,
+        signal: abort.signal
+      });
       if (parsed.json) io.stdout(`${JSON.stringify(demoJson(result, output.dir))}
 `);
       else if (result.exitCode === 0) {
@@ -94997,22 +95008,7 @@ var initCommand = {
     }
     const id = prepared.experiment.experiment_id;
     const repoRoot2 = resolve11(dir, "..");
-    const record = recordPaths(id);
-    const existing = [
-      join18(dir, id, "experiment.yaml"),
-      join18(dir, id, "baseline.yaml"),
-      join18(repoRoot2, record.json),
-      join18(repoRoot2, record.markdown)
-    ].filter((f) => existsSync18(f));
-    if (existing.length && !force)
-      throw new ConfigError(
-        `experiment ${id} exists already (${existing.map(rel).join(", ")}): pass --force to start it again, or another --date`
-      );
-    const runs2 = recordedRuns2(join18(repoRoot2, record.json));
-    if (force && runs2 > 0)
-      throw new ConfigError(
-        `${rel(join18(repoRoot2, record.json))} holds ${runs2} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`
-      );
+    refuseOverwrite(id, dir, repoRoot2, force, rel);
     const written = writeExperimentFiles(dir, prepared, { force });
     const recordFiles2 = writeInitialRecord(repoRoot2, written.experiment, void 0, { overwrite: force });
     const files = [written.experimentFile, written.baselineFile, ...recordFiles2].map(rel);
@@ -95033,6 +95029,24 @@ ${files.map((f) => `  ${f}
     return EXIT.ok;
   }
 };
+function refuseOverwrite(id, dir, repoRoot2, force, rel) {
+  const record = recordPaths(id);
+  const existing = [
+    join18(dir, id, "experiment.yaml"),
+    join18(dir, id, "baseline.yaml"),
+    join18(repoRoot2, record.json),
+    join18(repoRoot2, record.markdown)
+  ].filter((f) => existsSync18(f));
+  if (existing.length && !force)
+    throw new ConfigError(
+      `experiment ${id} exists already (${existing.map(rel).join(", ")}): pass --force to start it again, or another --date`
+    );
+  const runs2 = recordedRuns2(join18(repoRoot2, record.json));
+  if (force && runs2 > 0)
+    throw new ConfigError(
+      `${rel(join18(repoRoot2, record.json))} holds ${runs2} recorded run(s): --force would replace the record with an empty one and lose them; nothing written. Start another experiment (--date YYYYMMDD), or move the record away yourself first`
+    );
+}
 function recordedRuns2(file) {
   if (!existsSync18(file)) return 0;
   try {
@@ -95081,6 +95095,26 @@ function jobsCluster(io, explicit, name) {
     );
   return { name, cluster };
 }
+function jobsTable(rows, experiment) {
+  const table2 = [["JOB", "CANDIDATE", "RUN", "STATE", "REASON", "ELAPSED", "NODES", "FAILURE"]];
+  for (const r of rows) {
+    table2.push([
+      r.id,
+      parseRunName(r.name, experiment)?.candidate ?? "",
+      r.name,
+      r.state,
+      r.reason ?? "",
+      r.elapsed ?? "",
+      r.nodes ?? "",
+      r.failure ? `${r.failure.kind}: ${r.failure.message}` : ""
+    ]);
+  }
+  const widths = table2[0]?.map((_2, i) => Math.max(...table2.map((row) => (row[i] ?? "").length))) ?? [];
+  return table2.map(
+    (row) => `${row.map((c, i) => i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0)).join("  ").trimEnd()}
+`
+  ).join("");
+}
 var jobsCommand = {
   name: "jobs",
   summary: "List the Slurm jobs of an experiment (one Slurm call), failures classified",
@@ -95128,25 +95162,7 @@ var jobsCommand = {
 `);
         return EXIT.ok;
       }
-      const table2 = [["JOB", "CANDIDATE", "RUN", "STATE", "REASON", "ELAPSED", "NODES", "FAILURE"]];
-      for (const r of rows) {
-        table2.push([
-          r.id,
-          parseRunName(r.name, experiment)?.candidate ?? "",
-          r.name,
-          r.state,
-          r.reason ?? "",
-          r.elapsed ?? "",
-          r.nodes ?? "",
-          r.failure ? `${r.failure.kind}: ${r.failure.message}` : ""
-        ]);
-      }
-      const widths = table2[0]?.map((_2, i) => Math.max(...table2.map((row) => (row[i] ?? "").length))) ?? [];
-      for (const row of table2)
-        io.stdout(
-          `${row.map((c, i) => i === row.length - 1 ? c : c.padEnd(widths[i] ?? 0)).join("  ").trimEnd()}
-`
-        );
+      io.stdout(jobsTable(rows, experiment));
       return EXIT.ok;
     } finally {
       await slurm.close();
@@ -98106,6 +98122,27 @@ function human(outcome, pulls, written) {
   return `${lines.join("\n")}
 `;
 }
+function openPrsTarget(parsed, io) {
+  const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
+  if (!token) throw new UsageError("--open-prs needs a token in GITHUB_TOKEN (or GH_TOKEN)");
+  const fullName = str(parsed, "repo");
+  if (!fullName) throw new UsageError("--open-prs needs --repo owner/name (or GITHUB_REPOSITORY)");
+  const base = str(parsed, "base");
+  return {
+    octokit: createOctokit({
+      token,
+      ...io.env.GITHUB_API_URL ? { baseUrl: io.env.GITHUB_API_URL } : {}
+    }),
+    target: { ...splitRepository(fullName), ...base ? { base } : {} }
+  };
+}
+function writeProposals(outcome, cwd) {
+  for (const p of outcome.proposals) {
+    const file = resolve18(cwd, p.path);
+    mkdirSync9(dirname12(file), { recursive: true });
+    writeFileSync10(file, p.text, { flag: "wx" });
+  }
+}
 var suggestCommand = {
   name: "suggest",
   summary: "Propose the next candidates",
@@ -98165,21 +98202,7 @@ var suggestCommand = {
     const openPrs = flag(parsed, "open-prs");
     const dryRun = flag(parsed, "dry-run");
     const clustersFile = clustersFileOption(str(parsed, "clusters"), io);
-    let github;
-    if (openPrs) {
-      const token = io.env.GITHUB_TOKEN ?? io.env.GH_TOKEN;
-      if (!token) throw new UsageError("--open-prs needs a token in GITHUB_TOKEN (or GH_TOKEN)");
-      const fullName = str(parsed, "repo");
-      if (!fullName) throw new UsageError("--open-prs needs --repo owner/name (or GITHUB_REPOSITORY)");
-      const base = str(parsed, "base");
-      github = {
-        octokit: createOctokit({
-          token,
-          ...io.env.GITHUB_API_URL ? { baseUrl: io.env.GITHUB_API_URL } : {}
-        }),
-        target: { ...splitRepository(fullName), ...base ? { base } : {} }
-      };
-    }
+    const github = openPrs ? openPrsTarget(parsed, io) : void 0;
     let outcome;
     try {
       outcome = await runSuggest({
@@ -98200,13 +98223,7 @@ var suggestCommand = {
     if (github && !dryRun && outcome.proposals.length > 0) {
       pulls = await openPullRequests(github.octokit, github.target, outcome);
     }
-    if (writeLocally) {
-      for (const p of outcome.proposals) {
-        const file = resolve18(io.cwd, p.path);
-        mkdirSync9(dirname12(file), { recursive: true });
-        writeFileSync10(file, p.text, { flag: "wx" });
-      }
-    }
+    if (writeLocally) writeProposals(outcome, io.cwd);
     io.stdout(
       flag(parsed, "json") ? `${JSON.stringify(toJson(outcome, pulls, writeLocally), null, 2)}
 ` : human(outcome, pulls, writeLocally)
