@@ -80362,7 +80362,7 @@ function parsePilotState(text3) {
 function rerunMap(x) {
   const m = x ?? {};
   const ok = (v) => isObject3(v) && Number.isSafeInteger(v.attempt) && v.attempt >= 2 && (v.after === null || typeof v.after === "string");
-  if (!isObject3(m) || Object.entries(m).some(([k, v]) => !NAME2.test(k) || !ok(v)))
+  if (!isObject3(m) || Object.entries(m).some(([k, v]) => !NAME.test(k) || !ok(v)))
     throw new PilotStateError("the autopilot state is not valid: reruns");
   return Object.fromEntries(
     Object.entries(m).map(([k, v]) => [k, { attempt: v.attempt, after: v.after }])
