@@ -126,6 +126,79 @@ function idleService(evidence: Evidence, svc: ServiceName): boolean {
   return q !== undefined && (q <= 2 || q < 0.25 * top);
 }
 
+/** A GPU over the memory limit in `current`: its GiB before a step, and the services on it (least loaded first). */
+interface Crowded {
+  current: Topology;
+  gpu: number;
+  before: number;
+  onGpu: ServiceName[];
+}
+
+/** One step towards room on a crowded GPU: the topology, its note, its rank (shrink first) and GiB saved. */
+interface RoomOption {
+  topology: Topology;
+  note: string;
+  rank: number;
+  saved: number;
+}
+
+const gibOn = (ctx: MoveContext, trial: Topology, gpu: number) =>
+  ctx.predict(trial).find((p) => p.gpu === gpu)?.gib ?? 0;
+
+/** Fewer replicas of each idle service on the GPU (same capacity), where that frees memory there only. */
+function shrinkOptions(room: Crowded, evidence: Evidence, ctx: MoveContext, target: number): RoomOption[] {
+  const { current, gpu, before, onGpu } = room;
+  const options: RoomOption[] = [];
+  for (const svc of onGpu) {
+    const r = replicas(current, svc);
+    if (!idleService(evidence, svc) || r < 2 || NO_REPLICAS.includes(svc)) continue;
+    const trial = clone(current);
+    const fewer = Math.max(1, Math.floor((r * 3) / 4));
+    setReplicas(trial, svc, fewer);
+    retarget(trial, svc, target);
+    const saved = before - gibOn(ctx, trial, gpu);
+    if (saved > 0 && overLimit(trial, ctx).every((o) => o.gpu === gpu)) {
+      options.push({
+        topology: trial,
+        note: `${svc} replicas_per_container ${r} → ${fewer} (queue-depth max ${fmt(evidence.queues[svc]?.max ?? 0)}: idle capacity)`,
+        rank: 0,
+        saved,
+      });
+    }
+  }
+  return options;
+}
+
+/** One container of each service on the GPU moved to the emptiest GPU that can take it. */
+function moveOptions(room: Crowded, ctx: MoveContext): RoomOption[] {
+  const { current, gpu, before, onGpu } = room;
+  const options: RoomOption[] = [];
+  const headroom = ctx.predict(current);
+  const fraction = (g: number) => headroom.find((p) => p.gpu === g)?.fraction ?? 0;
+  const targets = [...Array(ctx.gpusPerNode).keys()]
+    .filter((g) => g !== gpu)
+    .sort((a, b) => fraction(a) - fraction(b));
+  for (const svc of onGpu) {
+    const gpus = gpusOf(current, svc) ?? [];
+    for (const to of targets) {
+      const trial = clone(current);
+      const moved = [...gpus];
+      moved.splice(moved.indexOf(gpu), 1, to);
+      setGpus(trial, svc, moved);
+      const destination = ctx.predict(trial).find((p) => p.gpu === to);
+      if (!destination || destination.gib > ctx.memoryLimit * ctx.gpuMemoryGiB) continue;
+      options.push({
+        topology: trial,
+        note: `one ${svc} container moved from GPU ${gpu} to GPU ${to} (memory headroom)`,
+        rank: 1,
+        saved: before - gibOn(ctx, trial, gpu),
+      });
+      break;
+    }
+  }
+  return options;
+}
+
 /**
  * Brings every GPU under the memory limit by shrinking idle services (fewer replicas, same
  * capacity) or moving a container of the least loaded service to the GPU with most headroom.
@@ -148,49 +221,9 @@ export function makeRoom(
     const onGpu = activeServices(current)
       .filter((svc) => svc !== keep && (gpusOf(current, svc) ?? []).includes(gpu))
       .sort((a, b) => (evidence.queues[a]?.max ?? 0) - (evidence.queues[b]?.max ?? 0));
-    const gibOn = (trial: Topology) => ctx.predict(trial).find((p) => p.gpu === gpu)?.gib ?? 0;
     // Shrinking an idle service costs no throughput; moving a container adds load elsewhere.
-    const options: { topology: Topology; note: string; rank: number; saved: number }[] = [];
-    for (const svc of onGpu) {
-      const r = replicas(current, svc);
-      if (!idleService(evidence, svc) || r < 2 || NO_REPLICAS.includes(svc)) continue;
-      const trial = clone(current);
-      const fewer = Math.max(1, Math.floor((r * 3) / 4));
-      setReplicas(trial, svc, fewer);
-      retarget(trial, svc, target);
-      const saved = before - gibOn(trial);
-      if (saved > 0 && overLimit(trial, ctx).every((o) => o.gpu === gpu)) {
-        options.push({
-          topology: trial,
-          note: `${svc} replicas_per_container ${r} → ${fewer} (queue-depth max ${fmt(evidence.queues[svc]?.max ?? 0)}: idle capacity)`,
-          rank: 0,
-          saved,
-        });
-      }
-    }
-    const headroom = ctx.predict(current);
-    const fraction = (g: number) => headroom.find((p) => p.gpu === g)?.fraction ?? 0;
-    const targets = [...Array(ctx.gpusPerNode).keys()]
-      .filter((g) => g !== gpu)
-      .sort((a, b) => fraction(a) - fraction(b));
-    for (const svc of onGpu) {
-      const gpus = gpusOf(current, svc) ?? [];
-      for (const to of targets) {
-        const trial = clone(current);
-        const moved = [...gpus];
-        moved.splice(moved.indexOf(gpu), 1, to);
-        setGpus(trial, svc, moved);
-        const destination = ctx.predict(trial).find((p) => p.gpu === to);
-        if (!destination || destination.gib > ctx.memoryLimit * ctx.gpuMemoryGiB) continue;
-        options.push({
-          topology: trial,
-          note: `one ${svc} container moved from GPU ${gpu} to GPU ${to} (memory headroom)`,
-          rank: 1,
-          saved: before - gibOn(trial),
-        });
-        break;
-      }
-    }
+    const room = { current, gpu, before, onGpu };
+    const options = [...shrinkOptions(room, evidence, ctx, target), ...moveOptions(room, ctx)];
     options.sort((a, b) => a.rank - b.rank || b.saved - a.saved);
     const next = options.find((o) => o.saved > 0);
     if (!next) return undefined;
@@ -235,6 +268,29 @@ function bottleneckWords(evidence: Evidence, svc: ServiceName): string {
   return `${queue || `${svc} has the deepest queue`}: ${svc} is the bottleneck${named ? ` (confidence ${evidence.bottleneck.confidence})` : ''}`;
 }
 
+/** What scaling the bottleneck `svc` from `parent` to `t` changes, why, and what it should do. */
+function scaleDescription(
+  parent: Topology,
+  t: Topology,
+  svc: ServiceName,
+  evidence: Evidence,
+  how: string,
+): Pick<Move, 'change' | 'hypothesis' | 'expectedEffect'> {
+  const before = instances(parent, svc);
+  const after = instances(t, svc);
+  const gain = 1 - before / after;
+  const parts = [
+    how,
+    changeText('n_concurrent_rollouts', concurrency(parent, svc), concurrency(t, svc)),
+    changeText('capacity', capacity(parent, svc), capacity(t, svc)),
+  ].filter(Boolean);
+  return {
+    change: `${svc}: ${parts.join('; ')}`,
+    hypothesis: `${bottleneckWords(evidence, svc)}. Spreading its ${inFlight(parent)} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
+    expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct(gain)} while ${svc} stays the limit, less once another service binds.`,
+  };
+}
+
 /** Scale the bottleneck: more containers (or replicas) over which its rollouts are spread. */
 export function scaleBottleneck(
   parent: Topology,
@@ -244,23 +300,7 @@ export function scaleBottleneck(
 ): Move[] {
   const moves: Move[] = [];
   const target = inFlight(parent);
-  const why = bottleneckWords(evidence, svc);
-  const before = instances(parent, svc);
-  const beforeConc = concurrency(parent, svc);
-  const describe = (t: Topology, how: string): Pick<Move, 'change' | 'hypothesis' | 'expectedEffect'> => {
-    const after = instances(t, svc);
-    const gain = 1 - before / after;
-    const parts = [
-      how,
-      changeText('n_concurrent_rollouts', beforeConc, concurrency(t, svc)),
-      changeText('capacity', capacity(parent, svc), capacity(t, svc)),
-    ].filter(Boolean);
-    return {
-      change: `${svc}: ${parts.join('; ')}`,
-      hypothesis: `${why}. Spreading its ${target} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
-      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct(gain)} while ${svc} stays the limit, less once another service binds.`,
-    };
-  };
+  const describe = (t: Topology, how: string) => scaleDescription(parent, t, svc, evidence, how);
 
   const gpus = gpusOf(parent, svc);
   if (gpus) {
