@@ -82247,6 +82247,55 @@ function idleService(evidence, svc) {
   const top = Math.max(0, ...Object.values(evidence.queues).map((v) => v?.max ?? 0));
   return q2 !== void 0 && (q2 <= 2 || q2 < 0.25 * top);
 }
+var gibOn = (ctx, trial, gpu) => ctx.predict(trial).find((p) => p.gpu === gpu)?.gib ?? 0;
+function shrinkOptions(room, evidence, ctx, target2) {
+  const { current, gpu, before, onGpu } = room;
+  const options = [];
+  for (const svc of onGpu) {
+    const r = replicas(current, svc);
+    if (!idleService(evidence, svc) || r < 2 || NO_REPLICAS.includes(svc)) continue;
+    const trial = clone2(current);
+    const fewer = Math.max(1, Math.floor(r * 3 / 4));
+    setReplicas(trial, svc, fewer);
+    retarget(trial, svc, target2);
+    const saved = before - gibOn(ctx, trial, gpu);
+    if (saved > 0 && overLimit(trial, ctx).every((o) => o.gpu === gpu)) {
+      options.push({
+        topology: trial,
+        note: `${svc} replicas_per_container ${r} \u2192 ${fewer} (queue-depth max ${fmt4(evidence.queues[svc]?.max ?? 0)}: idle capacity)`,
+        rank: 0,
+        saved
+      });
+    }
+  }
+  return options;
+}
+function moveOptions(room, ctx) {
+  const { current, gpu, before, onGpu } = room;
+  const options = [];
+  const headroom = ctx.predict(current);
+  const fraction = (g) => headroom.find((p) => p.gpu === g)?.fraction ?? 0;
+  const targets = [...Array(ctx.gpusPerNode).keys()].filter((g) => g !== gpu).sort((a, b) => fraction(a) - fraction(b));
+  for (const svc of onGpu) {
+    const gpus = gpusOf(current, svc) ?? [];
+    for (const to of targets) {
+      const trial = clone2(current);
+      const moved = [...gpus];
+      moved.splice(moved.indexOf(gpu), 1, to);
+      setGpus(trial, svc, moved);
+      const destination = ctx.predict(trial).find((p) => p.gpu === to);
+      if (!destination || destination.gib > ctx.memoryLimit * ctx.gpuMemoryGiB) continue;
+      options.push({
+        topology: trial,
+        note: `one ${svc} container moved from GPU ${gpu} to GPU ${to} (memory headroom)`,
+        rank: 1,
+        saved: before - gibOn(ctx, trial, gpu)
+      });
+      break;
+    }
+  }
+  return options;
+}
 function makeRoom(t, keep, evidence, ctx) {
   let current = clone2(t);
   const notes = [];
@@ -82257,46 +82306,8 @@ function makeRoom(t, keep, evidence, ctx) {
     const gpu = over[0].gpu;
     const before = over[0].gib;
     const onGpu = activeServices(current).filter((svc) => svc !== keep && (gpusOf(current, svc) ?? []).includes(gpu)).sort((a, b) => (evidence.queues[a]?.max ?? 0) - (evidence.queues[b]?.max ?? 0));
-    const gibOn = (trial) => ctx.predict(trial).find((p) => p.gpu === gpu)?.gib ?? 0;
-    const options = [];
-    for (const svc of onGpu) {
-      const r = replicas(current, svc);
-      if (!idleService(evidence, svc) || r < 2 || NO_REPLICAS.includes(svc)) continue;
-      const trial = clone2(current);
-      const fewer = Math.max(1, Math.floor(r * 3 / 4));
-      setReplicas(trial, svc, fewer);
-      retarget(trial, svc, target2);
-      const saved = before - gibOn(trial);
-      if (saved > 0 && overLimit(trial, ctx).every((o) => o.gpu === gpu)) {
-        options.push({
-          topology: trial,
-          note: `${svc} replicas_per_container ${r} \u2192 ${fewer} (queue-depth max ${fmt4(evidence.queues[svc]?.max ?? 0)}: idle capacity)`,
-          rank: 0,
-          saved
-        });
-      }
-    }
-    const headroom = ctx.predict(current);
-    const fraction = (g) => headroom.find((p) => p.gpu === g)?.fraction ?? 0;
-    const targets = [...Array(ctx.gpusPerNode).keys()].filter((g) => g !== gpu).sort((a, b) => fraction(a) - fraction(b));
-    for (const svc of onGpu) {
-      const gpus = gpusOf(current, svc) ?? [];
-      for (const to of targets) {
-        const trial = clone2(current);
-        const moved = [...gpus];
-        moved.splice(moved.indexOf(gpu), 1, to);
-        setGpus(trial, svc, moved);
-        const destination = ctx.predict(trial).find((p) => p.gpu === to);
-        if (!destination || destination.gib > ctx.memoryLimit * ctx.gpuMemoryGiB) continue;
-        options.push({
-          topology: trial,
-          note: `one ${svc} container moved from GPU ${gpu} to GPU ${to} (memory headroom)`,
-          rank: 1,
-          saved: before - gibOn(trial)
-        });
-        break;
-      }
-    }
+    const room = { current, gpu, before, onGpu };
+    const options = [...shrinkOptions(room, evidence, ctx, target2), ...moveOptions(room, ctx)];
     options.sort((a, b) => a.rank - b.rank || b.saved - a.saved);
     const next = options.find((o) => o.saved > 0);
     if (!next) return void 0;
@@ -82332,26 +82343,25 @@ function bottleneckWords(evidence, svc) {
   const named = evidence.bottleneck.service === svc;
   return `${queue || `${svc} has the deepest queue`}: ${svc} is the bottleneck${named ? ` (confidence ${evidence.bottleneck.confidence})` : ""}`;
 }
+function scaleDescription(parent, t, svc, evidence, how) {
+  const before = instances(parent, svc);
+  const after = instances(t, svc);
+  const gain = 1 - before / after;
+  const parts = [
+    how,
+    changeText("n_concurrent_rollouts", concurrency(parent, svc), concurrency(t, svc)),
+    changeText("capacity", capacity(parent, svc), capacity(t, svc))
+  ].filter(Boolean);
+  return {
+    change: `${svc}: ${parts.join("; ")}`,
+    hypothesis: `${bottleneckWords(evidence, svc)}. Spreading its ${inFlight(parent)} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
+    expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct6(gain)} while ${svc} stays the limit, less once another service binds.`
+  };
+}
 function scaleBottleneck(parent, svc, evidence, ctx) {
   const moves = [];
   const target2 = inFlight(parent);
-  const why2 = bottleneckWords(evidence, svc);
-  const before = instances(parent, svc);
-  const beforeConc = concurrency(parent, svc);
-  const describe3 = (t, how) => {
-    const after = instances(t, svc);
-    const gain = 1 - before / after;
-    const parts = [
-      how,
-      changeText("n_concurrent_rollouts", beforeConc, concurrency(t, svc)),
-      changeText("capacity", capacity(parent, svc), capacity(t, svc))
-    ].filter(Boolean);
-    return {
-      change: `${svc}: ${parts.join("; ")}`,
-      hypothesis: `${why2}. Spreading its ${target2} rollouts in flight over ${after} instances instead of ${before} gives each fewer concurrent rollouts, so its RPCs wait less.`,
-      expectedEffect: `${svc} queue-depth max falls toward the other services'; seconds per rollout down by up to ${pct6(gain)} while ${svc} stays the limit, less once another service binds.`
-    };
-  };
+  const describe3 = (t, how) => scaleDescription(parent, t, svc, evidence, how);
   const gpus = gpusOf(parent, svc);
   if (gpus) {
     for (const add of [.../* @__PURE__ */ new Set([1, Math.max(2, gpus.length)])]) {
