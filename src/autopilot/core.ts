@@ -134,6 +134,13 @@ export interface PilotInput {
    * measured it, its GPU-hours), as the campaign loop records it; absent: the best as its run reads.
    */
   references?: Readonly<Record<string, NonNullable<Round['reference']>>>;
+  /**
+   * The round's reference jobs that are live now (queued or running: a run of the best the monitor
+   * starts beside the candidates, src/monitor/reference-job.ts), by the best's name and the pull
+   * request it runs on. They are no runs of the campaign, but they hold GPUs for it: a pause with
+   * `--now` and the ending stop them with the bot's runs (issue 42).
+   */
+  referenceJobs?: ReadonlyArray<{ name: string; pr: number }>;
 }
 
 export type PilotAction =
@@ -159,7 +166,8 @@ export type PilotAction =
       why: 'rejected' | 'superseded' | 'failed' | 'concluded';
       by?: string;
     }
-  | { kind: 'stop'; name: string; pr: number; reason: string }
+  /** `reference`: the round's reference job of the best `name` on pull request `pr`, not a run of it. */
+  | { kind: 'stop'; name: string; pr: number; reason: string; reference?: true }
   | { kind: 'conclude'; reason: string; winner: string | null }
   | { kind: 'label'; name: string; pr: number }
   /** Merged once its required checks pass (the stage reads them): the measured baseline, or the winner. */
@@ -297,7 +305,7 @@ export function planStep(input: PilotInput): PilotPlan {
   const ending = endingReason(input, budget);
   if (ending)
     return plan({
-      actions: [...stopLive(runs, ending), ...conclusionOf(runs, state, ending)],
+      actions: [...stopLive(input, ending), ...conclusionOf(runs, state, ending)],
       waiting: null,
     });
   const housekeeping = closeLosers(runs, state);
@@ -306,7 +314,7 @@ export function planStep(input: PilotInput): PilotPlan {
       ? 'paused on the dashboard (/topo resume goes on)'
       : 'autopilot.enabled is false';
     return plan({
-      actions: [...housekeeping, ...(controls.stopLive ? stopLive(runs, why) : [])],
+      actions: [...housekeeping, ...(controls.stopLive ? stopLive(input, why) : [])],
       waiting: why,
     });
   }
@@ -531,10 +539,23 @@ function closeLosers(runs: readonly PilotRun[], state: CampaignState): PilotActi
   return out;
 }
 
-function stopLive(runs: readonly PilotRun[], reason: string): PilotAction[] {
-  return runs
+/**
+ * The bot's live runs, and the round's live reference jobs unless a person's run still goes on (it is
+ * decided against the reference): nothing else keeps holding GPUs for the campaign.
+ */
+function stopLive(input: Pick<PilotInput, 'runs' | 'referenceJobs'>, reason: string): PilotAction[] {
+  const runs: PilotAction[] = input.runs
     .filter((r) => r.origin === 'bot' && live(r) && r.pr !== undefined && !r.takenOver)
     .map((r) => ({ kind: 'stop', name: r.name, pr: r.pr as number, reason }));
+  const needed = input.runs.some((r) => r.origin === 'person' && live(r));
+  const references: PilotAction[] = (needed ? [] : (input.referenceJobs ?? [])).map((j) => ({
+    kind: 'stop',
+    name: j.name,
+    pr: j.pr,
+    reason,
+    reference: true,
+  }));
+  return [...runs, ...references];
 }
 
 /**

@@ -33,7 +33,7 @@ export function actionText(a: PilotAction): string {
             ? `close \`${a.name}\` (#${a.pr}): the experiment concluded before its decision`
             : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
     case 'stop':
-      return `stop \`${a.name}\` (#${a.pr}): ${inlineText(a.reason, 200)}`;
+      return `stop ${a.reference ? 'the reference job of ' : ''}\`${a.name}\` (#${a.pr}): ${inlineText(a.reason, 200)}`;
     case 'conclude':
       return `conclude (${inlineText(a.reason, 200)}); winner: ${a.winner ? `\`${a.winner}\`` : 'none, the baseline stays'}`;
     case 'label':

@@ -7,7 +7,7 @@
 // round is resumed by the next: the pull requests and `topo/validate` checks it left out are made.
 // While paused, concluded or ending it takes the bot's queued Requests out of the queue (every queued
 // one while paused), so act submits none of them. A run a control stops gets the Outcome `stopped`
-// here and act cancels its job. Whatever the bot cannot resolve (a take-over, a Request it cannot
+// here and act cancels its job; so does the round's reference job (issue 42). Whatever the bot cannot resolve (a take-over, a Request it cannot
 // make, a name clash, a write GitHub refused, a skewed clock) is on the dashboard with what a person
 // can do; the dashboard is written last, from the same plan.
 
@@ -38,6 +38,7 @@ import { COMMANDS } from '../commands/registry.js';
 import { inlineText } from '../github/user-text.js';
 import { isReferenceRequest, type Outcome } from '../lifecycle/model.js';
 import { viewFigure } from '../report/pr-comment.js';
+import { isLive } from '../slurm/types.js';
 import { experimentSettings } from '../topology/settings.js';
 import { planFor } from '../usecases/autopilot.js';
 import { clockSkew, prometheusNow, slurmLatest } from './clock.js';
@@ -170,8 +171,28 @@ function planOf(
     heldWithSlurm(e, s),
     // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
     { ...Object.fromEntries(view.pulls.map((b) => [b.candidate, b.round])), ...s.rounds },
-    { predicted: s.predicted, reruns: s.reruns, ...(suggestion ? { suggestion } : {}) },
+    {
+      predicted: s.predicted,
+      reruns: s.reruns,
+      referenceJobs: liveReferences(e),
+      ...(suggestion ? { suggestion } : {}),
+    },
   );
+}
+
+/** The round's reference jobs of this pass that are live (a job queued or running, no Outcome yet). */
+function liveReferences(e: ExperimentPass): Array<{ name: string; pr: number }> {
+  return e.candidates
+    .filter(
+      (p) =>
+        isReferenceRequest(p.c) &&
+        !!p.c.request &&
+        !p.c.outcome &&
+        !p.acted?.left &&
+        !!p.job &&
+        isLive(p.job.status),
+    )
+    .map((p) => ({ name: p.c.candidate, pr: p.c.pr }));
 }
 
 /** People's open pull requests (never a bot pull request) that change a candidate of the experiment. */
@@ -282,6 +303,8 @@ function holdQueue(e: ExperimentPass, view: AutopilotView, ending: boolean): voi
     ...e.queue,
     order: e.queue.order.filter((p) => !(s.paused || (off && bot(p)))),
   };
+  // paused with --now: no reference Request is made either (a resumed round asks for one again)
+  if (s.paused?.now && e.referenceJob) e.referenceJob = { ...e.referenceJob, request: null };
 }
 
 function winnerOf(plan: PilotPlan): string | null {
@@ -486,7 +509,9 @@ async function rerunHeld(
  */
 async function stopRun(x: Pass, a: Extract<PilotAction, { kind: 'stop' }>): Promise<boolean> {
   const { e, ports } = x;
-  const p = e.candidates.find((c) => c.c.pr === a.pr && c.c.candidate === a.name);
+  const p = e.candidates.find(
+    (c) => c.c.pr === a.pr && c.c.candidate === a.name && isReferenceRequest(c.c) === !!a.reference,
+  );
   if (!p?.job || !p.c.request || p.c.outcome) return false;
   const outcome: Outcome = {
     kind: 'stopped',
@@ -497,7 +522,8 @@ async function stopRun(x: Pass, a: Extract<PilotAction, { kind: 'stop' }>): Prom
   await ports.lifecycle?.recordOutcome(p.c.pr, p.c.request.id, outcome);
   p.c = { ...p.c, outcome };
   if (p.decided) p.decided.stop ??= `autopilot: ${a.reason}`;
-  return !!x.view.state.paused && !x.view.state.concludeBy;
+  // a reference job is not asked for again by its name: decide makes a new one when the round needs it
+  return !a.reference && !!x.view.state.paused && !x.view.state.concludeBy;
 }
 
 /** The state changes of this pass, in one compare-and-swap (applied again to a state another pass wrote). */

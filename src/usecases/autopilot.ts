@@ -100,13 +100,13 @@ export function planFor(
   held: Readonly<Record<string, number>> = {},
   rounds?: Readonly<Record<string, number>>,
   /**
-   * suggest's answer for a due round, the bot state's predicted bests (PilotInput) and its reruns
-   * (PilotState.reruns: each held candidate's attempt, ./runs.ts withReruns).
+   * suggest's answer for a due round, the bot state's predicted bests, the live reference jobs
+   * (PilotInput) and its reruns (PilotState.reruns: each held candidate's attempt, ./runs.ts withReruns).
    */
   {
     reruns = {},
     ...round
-  }: Pick<PilotInput, 'suggestion' | 'predicted'> & {
+  }: Pick<PilotInput, 'suggestion' | 'predicted' | 'referenceJobs'> & {
     reruns?: Parameters<typeof withReruns>[1];
   } = {},
 ): { runs: PilotRun[]; plan: PilotPlan } {

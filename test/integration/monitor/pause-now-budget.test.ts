@@ -5,6 +5,8 @@
 // autopilot's) opens round 1 and runs it, a writer pauses it with --now (its jobs are cancelled) and
 // resumes it (it runs again), pauses again, and the dashboard's GPU-hours spent must be what Slurm's
 // accounting says the allocations held: elapsed × GPUs over every job, within one run-minute per run.
+// Issue 42: the round's reference job (a run of the baseline beside the candidates) is stopped by the
+// pause too, started again for the resumed round, and stopped again: none is left charging.
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,9 +109,15 @@ describe('the budget across /topo pause --now and /topo resume, with accounting'
       for (let i = 0; i < 150 && !done(); i++) await sleep(0.2);
       expect(done(), `${what}: ${JSON.stringify(live())}`).toBe(true);
     };
+    const references = () => live().filter((a) => a.name.includes('-baseline-'));
     const allRunning = () =>
-      until('all running', () => live().length > 0 && live().every((a) => a.state === 'RUNNING'));
-    const candidatesStopped = () => until('candidates stopped', () => candidates().length === 0);
+      until(
+        'all running, the reference job beside the candidates',
+        () =>
+          candidates().length > 0 && references().length === 1 && live().every((a) => a.state === 'RUNNING'),
+      );
+    // issue 42: the reference job stops with them (it kept running, and charging, after the pause)
+    const allStopped = () => until('candidates and reference stopped', () => live().length === 0);
     const command = async (body: string) => {
       gh.comment(repo, dashboard()?.number as number, 'alice', body);
       await pass();
@@ -122,23 +130,28 @@ describe('the budget across /topo pause --now and /topo resume, with accounting'
     await pass(); // submitted: the round's candidates and its reference job (a run of the best)
     await allRunning();
     await sleep(8);
-    await command('/topo pause --now'); // the running candidates are cancelled
-    await candidatesStopped();
+    await command('/topo pause --now'); // the running candidates and the reference job are cancelled
+    await allStopped();
+    await pass(); // paused: nothing starts again, the reference job neither
+    await sleep(1);
+    expect(live()).toEqual([]);
     await command('/topo resume'); // the stopped runs are requested again
     await pass(); // and submitted
+    await pass(); // the round asks for its reference again, and it runs beside them
     // charged Slurm's forecast (start + the 30-minute limit), two runs spent the 400 and it concluded
     expect(dashboard()?.body).not.toContain('**Concluded:**');
     await allRunning();
     await sleep(8);
     await command('/topo pause --now');
-    await candidatesStopped();
-    // a reference job still running once its candidates stopped: ended here, so every figure is final
-    for (const a of live()) clusterCommand(['scancel', a.id], 15_000, cluster.env);
-    await until('every job ended', () => live().length === 0);
+    await allStopped();
     await pass();
 
     const held = allocations();
     expect(held.length).toBeGreaterThanOrEqual(4); // at least two jobs before the pause, two after
+    // the reference job ran in each half, and was stopped each time (none ended by its own limit)
+    const referenceStates = held.filter((a) => a.name.includes('-baseline-')).map((a) => a.state);
+    expect(referenceStates).toHaveLength(2);
+    for (const state of referenceStates) expect(state).toMatch(/^CANCELLED/); // `CANCELLED by 0`
     for (const a of held) expect(a.gpus, `job ${a.id}`).toBeGreaterThan(0);
     // elapsed × GPUs in run-hours (the cluster's time scale), as Slurm's accounting holds them
     const truth = held.reduce((sum, a) => sum + (a.seconds * a.gpus * cluster.env.timeScale) / 3600, 0);

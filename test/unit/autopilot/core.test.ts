@@ -223,6 +223,48 @@ describe('planStep', () => {
     );
   });
 
+  // issue 42: the round's reference job (a run of the best beside the candidates) kept running and
+  // charging the budget after a `pause --now` stopped the candidates
+  it('pause --now and the ending stop the round’s reference job too, unless a person’s run is decided against it', () => {
+    const runs = [baseline, bot('a', 1, { request: 'live', outcome: null, gpuHours: 1 })];
+    const referenceJobs = [{ name: 'baseline', pr: runs[1]?.pr as number }];
+    const now = planStep(input(runs, { controls: { paused: true, stopLive: true }, referenceJobs }));
+    expect(now.actions).toEqual([
+      { kind: 'stop', name: 'a', pr: runs[1]?.pr, reason: expect.stringMatching(/paused/) },
+      {
+        kind: 'stop',
+        name: 'baseline',
+        pr: runs[1]?.pr,
+        reason: expect.stringMatching(/paused/),
+        reference: true,
+      },
+    ]);
+    // a plain pause lets the running candidates reach their decision: the reference goes on with them
+    expect(
+      planStep(input(runs, { controls: { paused: true, stopLive: false }, referenceJobs })).actions,
+    ).toEqual([]);
+    const spent = [baseline, bot('a', 1, { request: 'live', outcome: null, gpuHours: 500 })];
+    const ending = planStep(input(spent, { referenceJobs })).actions.filter((a) => a.kind === 'stop');
+    expect(ending.map((a) => [a.name, 'reference' in a])).toEqual([
+      ['a', false],
+      ['baseline', true],
+    ]);
+    const person: PilotRun = {
+      name: 'mine',
+      round: null,
+      origin: 'person',
+      pr: 99,
+      pull: 'open',
+      request: 'live',
+      outcome: null,
+      gpuHours: 1,
+    };
+    const withPerson = planStep(
+      input([...runs, person], { controls: { paused: true, stopLive: true }, referenceJobs }),
+    );
+    expect(withPerson.actions.map((a) => a.kind === 'stop' && a.name)).toEqual(['a']);
+  });
+
   it('/topo conclude concludes at once, the best so far the winner', () => {
     const runs = [baseline, bot('a', 1, { outcome: 'better', seconds: 80 })];
     const p = planStep(input(runs, { controls: { paused: false, stopLive: false, concludedBy: 'alice' } }));
