@@ -249,15 +249,11 @@ describe('planStep', () => {
       ['a', false],
       ['baseline', true],
     ]);
+    // a person's live candidate (as in the test below) is decided against the reference
     const person: PilotRun = {
-      name: 'mine',
+      ...bot('mine', 1, { request: 'live', outcome: null }),
       round: null,
       origin: 'person',
-      pr: 99,
-      pull: 'open',
-      request: 'live',
-      outcome: null,
-      gpuHours: 1,
     };
     const withPerson = planStep(
       input([...runs, person], { controls: { paused: true, stopLive: true }, referenceJobs }),
