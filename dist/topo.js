@@ -74849,14 +74849,14 @@ function planStep(input) {
   const ending = endingReason(input, budget);
   if (ending)
     return plan({
-      actions: [...stopLive(runs2, ending), ...conclusionOf(runs2, state3, ending)],
+      actions: [...stopLive(input, ending), ...conclusionOf(runs2, state3, ending)],
       waiting: null
     });
   const housekeeping = closeLosers(runs2, state3);
   if (controls.paused || !policy.enabled) {
     const why2 = controls.paused ? "paused on the dashboard (/topo resume goes on)" : "autopilot.enabled is false";
     return plan({
-      actions: [...housekeeping, ...controls.stopLive ? stopLive(runs2, why2) : []],
+      actions: [...housekeeping, ...controls.stopLive ? stopLive(input, why2) : []],
       waiting: why2
     });
   }
@@ -75018,8 +75018,17 @@ function closeLosers(runs2, state3) {
   }
   return out;
 }
-function stopLive(runs2, reason2) {
-  return runs2.filter((r) => r.origin === "bot" && live2(r) && r.pr !== void 0 && !r.takenOver).map((r) => ({ kind: "stop", name: r.name, pr: r.pr, reason: reason2 }));
+function stopLive(input, reason2) {
+  const runs2 = input.runs.filter((r) => r.origin === "bot" && live2(r) && r.pr !== void 0 && !r.takenOver).map((r) => ({ kind: "stop", name: r.name, pr: r.pr, reason: reason2 }));
+  const needed = input.runs.some((r) => r.origin === "person" && live2(r));
+  const references = (needed ? [] : input.referenceJobs ?? []).map((j2) => ({
+    kind: "stop",
+    name: j2.name,
+    pr: j2.pr,
+    reason: reason2,
+    reference: true
+  }));
+  return [...runs2, ...references];
 }
 function finishStep(input, c) {
   if (c.reported || c.winner === void 0) return { actions: [], waiting: `concluded: ${c.reason}` };
@@ -75079,7 +75088,7 @@ function actionText(a) {
     case "close":
       return a.why === "superseded" ? `close \`${a.name}\` (#${a.pr}): superseded by \`${a.by}\`` : a.why === "failed" ? `close \`${a.name}\` (#${a.pr}): its run failed (recorded as failed)` : a.why === "concluded" ? `close \`${a.name}\` (#${a.pr}): the experiment concluded before its decision` : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
     case "stop":
-      return `stop \`${a.name}\` (#${a.pr}): ${inlineText(a.reason, 200)}`;
+      return `stop ${a.reference ? "the reference job of " : ""}\`${a.name}\` (#${a.pr}): ${inlineText(a.reason, 200)}`;
     case "conclude":
       return `conclude (${inlineText(a.reason, 200)}); winner: ${a.winner ? `\`${a.winner}\`` : "none, the baseline stays"}`;
     case "label":
@@ -89823,8 +89832,18 @@ function planOf(e, view, suggestion) {
     heldWithSlurm(e, s),
     // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
     { ...Object.fromEntries(view.pulls.map((b2) => [b2.candidate, b2.round])), ...s.rounds },
-    { predicted: s.predicted, reruns: s.reruns, ...suggestion ? { suggestion } : {} }
+    {
+      predicted: s.predicted,
+      reruns: s.reruns,
+      referenceJobs: liveReferences(e),
+      ...suggestion ? { suggestion } : {}
+    }
   );
+}
+function liveReferences(e) {
+  return e.candidates.filter(
+    (p) => isReferenceRequest(p.c) && !!p.c.request && !p.c.outcome && !p.acted?.left && !!p.job && isLive(p.job.status)
+  ).map((p) => ({ name: p.c.candidate, pr: p.c.pr }));
 }
 function othersOf(view) {
   const bots = new Set(view.pulls.map((b2) => b2.pr));
@@ -89895,6 +89914,7 @@ function holdQueue(e, view, ending) {
     ...e.queue,
     order: e.queue.order.filter((p) => !(s.paused || off && bot(p)))
   };
+  if (s.paused?.now && e.referenceJob) e.referenceJob = { ...e.referenceJob, request: null };
 }
 function winnerOf(plan) {
   const best = plan.campaign.best;
@@ -90038,7 +90058,9 @@ async function rerunHeld(x2, a, runs2) {
 }
 async function stopRun(x2, a) {
   const { e, ports } = x2;
-  const p = e.candidates.find((c) => c.c.pr === a.pr && c.c.candidate === a.name);
+  const p = e.candidates.find(
+    (c) => c.c.pr === a.pr && c.c.candidate === a.name && isReferenceRequest(c.c) === !!a.reference
+  );
   if (!p?.job || !p.c.request || p.c.outcome) return false;
   const outcome = {
     kind: "stopped",
@@ -90049,7 +90071,7 @@ async function stopRun(x2, a) {
   await ports.lifecycle?.recordOutcome(p.c.pr, p.c.request.id, outcome);
   p.c = { ...p.c, outcome };
   if (p.decided) p.decided.stop ??= `autopilot: ${a.reason}`;
-  return !!x2.view.state.paused && !x2.view.state.concludeBy;
+  return !a.reference && !!x2.view.state.paused && !x2.view.state.concludeBy;
 }
 async function saveAll(x2) {
   if (x2.saves.length === 0) return;

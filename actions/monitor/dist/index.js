@@ -69323,14 +69323,14 @@ function planStep(input) {
   const ending = endingReason(input, budget);
   if (ending)
     return plan({
-      actions: [...stopLive(runs2, ending), ...conclusionOf(runs2, state3, ending)],
+      actions: [...stopLive(input, ending), ...conclusionOf(runs2, state3, ending)],
       waiting: null
     });
   const housekeeping = closeLosers(runs2, state3);
   if (controls.paused || !policy.enabled) {
     const why2 = controls.paused ? "paused on the dashboard (/topo resume goes on)" : "autopilot.enabled is false";
     return plan({
-      actions: [...housekeeping, ...controls.stopLive ? stopLive(runs2, why2) : []],
+      actions: [...housekeeping, ...controls.stopLive ? stopLive(input, why2) : []],
       waiting: why2
     });
   }
@@ -69492,8 +69492,17 @@ function closeLosers(runs2, state3) {
   }
   return out;
 }
-function stopLive(runs2, reason2) {
-  return runs2.filter((r) => r.origin === "bot" && live(r) && r.pr !== void 0 && !r.takenOver).map((r) => ({ kind: "stop", name: r.name, pr: r.pr, reason: reason2 }));
+function stopLive(input, reason2) {
+  const runs2 = input.runs.filter((r) => r.origin === "bot" && live(r) && r.pr !== void 0 && !r.takenOver).map((r) => ({ kind: "stop", name: r.name, pr: r.pr, reason: reason2 }));
+  const needed = input.runs.some((r) => r.origin === "person" && live(r));
+  const references = (needed ? [] : input.referenceJobs ?? []).map((j) => ({
+    kind: "stop",
+    name: j.name,
+    pr: j.pr,
+    reason: reason2,
+    reference: true
+  }));
+  return [...runs2, ...references];
 }
 function finishStep(input, c) {
   if (c.reported || c.winner === void 0) return { actions: [], waiting: `concluded: ${c.reason}` };
@@ -69574,7 +69583,7 @@ function actionText(a) {
     case "close":
       return a.why === "superseded" ? `close \`${a.name}\` (#${a.pr}): superseded by \`${a.by}\`` : a.why === "failed" ? `close \`${a.name}\` (#${a.pr}): its run failed (recorded as failed)` : a.why === "concluded" ? `close \`${a.name}\` (#${a.pr}): the experiment concluded before its decision` : `close \`${a.name}\` (#${a.pr}): rejected by its decision`;
     case "stop":
-      return `stop \`${a.name}\` (#${a.pr}): ${inlineText(a.reason, 200)}`;
+      return `stop ${a.reference ? "the reference job of " : ""}\`${a.name}\` (#${a.pr}): ${inlineText(a.reason, 200)}`;
     case "conclude":
       return `conclude (${inlineText(a.reason, 200)}); winner: ${a.winner ? `\`${a.winner}\`` : "none, the baseline stays"}`;
     case "label":
@@ -78695,8 +78704,18 @@ function planOf(e, view, suggestion) {
     heldWithSlurm(e, s),
     // the bot's candidates: its state's, and those its own pull requests carry (opened before the state)
     { ...Object.fromEntries(view.pulls.map((b) => [b.candidate, b.round])), ...s.rounds },
-    { predicted: s.predicted, reruns: s.reruns, ...suggestion ? { suggestion } : {} }
+    {
+      predicted: s.predicted,
+      reruns: s.reruns,
+      referenceJobs: liveReferences(e),
+      ...suggestion ? { suggestion } : {}
+    }
   );
+}
+function liveReferences(e) {
+  return e.candidates.filter(
+    (p) => isReferenceRequest(p.c) && !!p.c.request && !p.c.outcome && !p.acted?.left && !!p.job && isLive(p.job.status)
+  ).map((p) => ({ name: p.c.candidate, pr: p.c.pr }));
 }
 function othersOf(view) {
   const bots = new Set(view.pulls.map((b) => b.pr));
@@ -78767,6 +78786,7 @@ function holdQueue(e, view, ending) {
     ...e.queue,
     order: e.queue.order.filter((p) => !(s.paused || off && bot(p)))
   };
+  if (s.paused?.now && e.referenceJob) e.referenceJob = { ...e.referenceJob, request: null };
 }
 function winnerOf(plan) {
   const best = plan.campaign.best;
@@ -78910,7 +78930,9 @@ async function rerunHeld(x, a, runs2) {
 }
 async function stopRun(x, a) {
   const { e, ports } = x;
-  const p = e.candidates.find((c) => c.c.pr === a.pr && c.c.candidate === a.name);
+  const p = e.candidates.find(
+    (c) => c.c.pr === a.pr && c.c.candidate === a.name && isReferenceRequest(c.c) === !!a.reference
+  );
   if (!p?.job || !p.c.request || p.c.outcome) return false;
   const outcome = {
     kind: "stopped",
@@ -78921,7 +78943,7 @@ async function stopRun(x, a) {
   await ports.lifecycle?.recordOutcome(p.c.pr, p.c.request.id, outcome);
   p.c = { ...p.c, outcome };
   if (p.decided) p.decided.stop ??= `autopilot: ${a.reason}`;
-  return !!x.view.state.paused && !x.view.state.concludeBy;
+  return !a.reference && !!x.view.state.paused && !x.view.state.concludeBy;
 }
 async function saveAll(x) {
   if (x.saves.length === 0) return;
