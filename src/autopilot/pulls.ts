@@ -77,14 +77,6 @@ export function closingText(a: Extract<PilotAction, { kind: 'close' }>, evidence
   ].join('\n');
 }
 
-/** A live candidate's decision as the campaign counts it (null while it measures). */
-export function liveOutcome(state: string | undefined, ended: boolean, failed: boolean): RunOutcome | null {
-  if (failed) return 'failed';
-  if (state === 'better' || state === 'worse' || state === 'equivalent' || state === 'not-better')
-    return state;
-  return ended ? 'undecided' : null;
-}
-
 /** What the pass knows of one candidate with a Request. */
 export interface LiveCandidate {
   name: string;

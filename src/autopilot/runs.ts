@@ -1,7 +1,7 @@
 // The experiment's runs as the autopilot sees them (PilotRun), from the record and from the live
 // candidates. The round of a bot candidate travels in its hypothesis ("Autopilot round N: …"), so
 // the record keeps it without a schema change and every reader finds the same rounds. Pure.
-import { outcomeOf } from '../analysis/outcome.js';
+import { type OutcomeInput, outcomeOf } from '../analysis/outcome.js';
 import { heldAgain, runOutcome } from '../campaign/held.js';
 import type { RunOutcome } from '../campaign/rounds.js';
 import { figureOf } from '../record/figure.js';
@@ -24,25 +24,29 @@ export function roundOf(hypothesis: string | null | undefined): number | null {
 }
 
 /**
- * A recorded run's outcome as the campaign counts it: THE outcome of its one decision
+ * A run's outcome as the campaign counts it: THE outcome of its one decision
  * (src/analysis/outcome.ts outcomeOf), what its comment, check, label and record said. A reference
- * (the baseline) counts as `equivalent`.
+ * (the baseline) counts as `equivalent`. Faster at equal run age while a guard held the claim (issue
+ * 43 item 2), or stopped still measuring: no decision, as the campaign bench records it
+ * (src/campaign/held.ts runOutcome), never a not-better.
  */
+export function campaignOutcome(x: OutcomeInput): RunOutcome {
+  const o = outcomeOf(x);
+  if (o === 'reference') return 'equivalent';
+  return o === 'measuring' || o === 'better-at-equal-age' || o === 'faster-drift-not-ruled-out'
+    ? 'undecided'
+    : o;
+}
+
+/** A recorded run's outcome as the campaign counts it (null while its job lives). */
 export function recordedOutcome(run: RecordRun): RunOutcome | null {
   if (run.status === 'pending' || run.status === 'running') return null;
-  const o = outcomeOf({
+  return campaignOutcome({
     decision: run.monitor_decision,
     failed: run.status === 'failed',
     ended: true,
     merged: run.status === 'accepted',
   });
-  return o === 'reference'
-    ? 'equivalent'
-    : // faster at equal run age, a guard held the claim (issue 43 item 2): no decision, as the
-      // campaign bench records it (src/campaign/held.ts runOutcome), never a not-better
-      o === 'measuring' || o === 'better-at-equal-age' || o === 'faster-drift-not-ruled-out'
-      ? 'undecided'
-      : o;
 }
 
 /**

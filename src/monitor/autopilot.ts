@@ -28,10 +28,9 @@ import {
   botPullTitle,
   closingText,
   type LiveCandidate,
-  liveOutcome,
   liveRuns,
 } from '../autopilot/pulls.js';
-import { heldFacts } from '../autopilot/runs.js';
+import { campaignOutcome, heldFacts } from '../autopilot/runs.js';
 import { controlsOfState, type PilotState } from '../autopilot/state.js';
 import { dashboardHelp } from '../commands/help.js';
 import { COMMANDS } from '../commands/registry.js';
@@ -675,7 +674,9 @@ function liveCandidate(e: ExperimentPass, p: CandidatePass): Omit<LiveCandidate,
   // its figure as its comment shows it (what its decision says), ranked as the record's rule does
   const view = p.decided?.view;
   const seconds = view ? viewFigure(view)?.value : undefined;
-  const outcome = live ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure);
+  const outcome = live
+    ? null
+    : campaignOutcome({ decision: obs?.decision ?? null, failed: !!obs?.failure, ended: true });
   const settings = experimentSettings(e.exp.experiment);
   // held or closed at the horizon: no tried topology yet, as the campaign loop records it
   const held =

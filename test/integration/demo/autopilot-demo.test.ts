@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { roundOf } from '../../../src/autopilot/runs.js';
+import { recordedOutcome, roundOf } from '../../../src/autopilot/runs.js';
 import { dashboardRows } from '../../../src/demo/autopilot-view.js';
 import { recordProblems } from '../../../src/record/validate.js';
 import type { ExperimentRecord } from '../../../src/types/generated/record.js';
@@ -77,9 +77,11 @@ describe('topo demo --autopilot', () => {
     for (const run of record.runs.filter((r) => recorded.has(r.name))) {
       const decision = run.monitor_decision;
       expect(decision, run.name).toBeDefined();
-      // the terminal printed its decision, the dashboard's row shows the record's
+      // the terminal printed its decision, the dashboard's row shows the record's outcome
       expect(ran.stdout, run.name).toMatch(new RegExp(`^ {2}#\\d+ ${run.name}: .*(than|faster|slower)`, 'm'));
-      expect(rows.find((r) => r.name === run.name)?.decision, run.name).toBe(decision?.state);
+      // (its outcome as the campaign counts it: a run stopped still measuring, when the experiment
+      // concluded on another, or closed at the horizon held, reads `undecided`)
+      expect(rows.find((r) => r.name === run.name)?.decision, run.name).toBe(recordedOutcome(run));
       // every round's candidates were decided against a reference run beside them or the round's leader
       expect(['current best', 'baseline', 'leading candidate'], run.name).toContain(decision?.reference.role);
     }
