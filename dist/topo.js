@@ -75230,19 +75230,19 @@ function roundOf(hypothesis) {
   const m2 = ROUND.exec(hypothesis ?? "");
   return m2 ? Number(m2[1]) : null;
 }
+function campaignOutcome(x2) {
+  const o = outcomeOf(x2);
+  if (o === "reference") return "equivalent";
+  return o === "measuring" || o === "better-at-equal-age" || o === "faster-drift-not-ruled-out" ? "undecided" : o;
+}
 function recordedOutcome(run3) {
   if (run3.status === "pending" || run3.status === "running") return null;
-  const o = outcomeOf({
+  return campaignOutcome({
     decision: run3.monitor_decision,
     failed: run3.status === "failed",
     ended: true,
     merged: run3.status === "accepted"
   });
-  return o === "reference" ? "equivalent" : (
-    // faster at equal run age, a guard held the claim (issue 43 item 2): no decision, as the
-    // campaign bench records it (src/campaign/held.ts runOutcome), never a not-better
-    o === "measuring" || o === "better-at-equal-age" || o === "faster-drift-not-ruled-out" ? "undecided" : o
-  );
 }
 function recordedGpuHours(run3, gpusPerRun2) {
   const used = run3.monitor_decision?.gpu_minutes_used;
@@ -81542,12 +81542,6 @@ function closingText(a, evidence) {
     "",
     "The record keeps it, with its evidence, as a closed candidate."
   ].join("\n");
-}
-function liveOutcome(state3, ended, failed) {
-  if (failed) return "failed";
-  if (state3 === "better" || state3 === "worse" || state3 === "equivalent" || state3 === "not-better")
-    return state3;
-  return ended ? "undecided" : null;
 }
 function liveRuns(candidates, pulls, recorded = /* @__PURE__ */ new Set(), unopened2 = []) {
   const botOf = (name, pr) => pulls.find((b2) => b2.pr === pr && b2.candidate === name);
@@ -90158,7 +90152,7 @@ function liveCandidate(e, p) {
   const live3 = phase === "queued" || phase === "running";
   const view = p.decided?.view;
   const seconds4 = view ? viewFigure(view)?.value : void 0;
-  const outcome = live3 ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure);
+  const outcome = live3 ? null : campaignOutcome({ decision: obs?.decision ?? null, failed: !!obs?.failure, ended: true });
   const settings = experimentSettings(e.exp.experiment);
   const held = outcome === null || outcome === "failed" ? {} : heldFacts(obs?.decision ?? null, {
     minImprovement: settings.minImprovement,

@@ -69696,12 +69696,6 @@ function closingText(a, evidence) {
     "The record keeps it, with its evidence, as a closed candidate."
   ].join("\n");
 }
-function liveOutcome(state3, ended, failed) {
-  if (failed) return "failed";
-  if (state3 === "better" || state3 === "worse" || state3 === "equivalent" || state3 === "not-better")
-    return state3;
-  return ended ? "undecided" : null;
-}
 function liveRuns(candidates, pulls, recorded = /* @__PURE__ */ new Set(), unopened2 = []) {
   const botOf = (name, pr) => pulls.find((b) => b.pr === pr && b.candidate === name);
   const runs2 = candidates.map((c) => candidateRun(c, botOf(c.name, c.pr)));
@@ -70022,19 +70016,19 @@ function roundOf(hypothesis) {
   const m = ROUND.exec(hypothesis ?? "");
   return m ? Number(m[1]) : null;
 }
+function campaignOutcome(x) {
+  const o = outcomeOf(x);
+  if (o === "reference") return "equivalent";
+  return o === "measuring" || o === "better-at-equal-age" || o === "faster-drift-not-ruled-out" ? "undecided" : o;
+}
 function recordedOutcome(run) {
   if (run.status === "pending" || run.status === "running") return null;
-  const o = outcomeOf({
+  return campaignOutcome({
     decision: run.monitor_decision,
     failed: run.status === "failed",
     ended: true,
     merged: run.status === "accepted"
   });
-  return o === "reference" ? "equivalent" : (
-    // faster at equal run age, a guard held the claim (issue 43 item 2): no decision, as the
-    // campaign bench records it (src/campaign/held.ts runOutcome), never a not-better
-    o === "measuring" || o === "better-at-equal-age" || o === "faster-drift-not-ruled-out" ? "undecided" : o
-  );
 }
 function recordedGpuHours(run, gpusPerRun2) {
   const used = run.monitor_decision?.gpu_minutes_used;
@@ -79019,7 +79013,7 @@ function liveCandidate(e, p) {
   const live3 = phase === "queued" || phase === "running";
   const view = p.decided?.view;
   const seconds2 = view ? viewFigure(view)?.value : void 0;
-  const outcome = live3 ? null : liveOutcome(obs?.decision?.state, true, !!obs?.failure);
+  const outcome = live3 ? null : campaignOutcome({ decision: obs?.decision ?? null, failed: !!obs?.failure, ended: true });
   const settings = experimentSettings(e.exp.experiment);
   const held = outcome === null || outcome === "failed" ? {} : heldFacts(obs?.decision ?? null, {
     minImprovement: settings.minImprovement,

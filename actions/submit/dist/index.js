@@ -80786,19 +80786,19 @@ function roundOf(hypothesis) {
   const m = ROUND.exec(hypothesis ?? "");
   return m ? Number(m[1]) : null;
 }
+function campaignOutcome(x) {
+  const o = outcomeOf(x);
+  if (o === "reference") return "equivalent";
+  return o === "measuring" || o === "better-at-equal-age" || o === "faster-drift-not-ruled-out" ? "undecided" : o;
+}
 function recordedOutcome(run) {
   if (run.status === "pending" || run.status === "running") return null;
-  const o = outcomeOf({
+  return campaignOutcome({
     decision: run.monitor_decision,
     failed: run.status === "failed",
     ended: true,
     merged: run.status === "accepted"
   });
-  return o === "reference" ? "equivalent" : (
-    // faster at equal run age, a guard held the claim (issue 43 item 2): no decision, as the
-    // campaign bench records it (src/campaign/held.ts runOutcome), never a not-better
-    o === "measuring" || o === "better-at-equal-age" || o === "faster-drift-not-ruled-out" ? "undecided" : o
-  );
 }
 function recordedGpuHours(run, gpusPerRun2) {
   const used = run.monitor_decision?.gpu_minutes_used;
