@@ -30,11 +30,15 @@ const CASES: Array<[string, number]> = [
 ];
 
 describe("the autopilot bench runs the campaign bench's rounds (issue 42 item 2)", () => {
-  it.each(CASES)('%s, seed %i: the same rounds, conclusion, GPU-hours and answer', async (profile, seed) => {
-    const [topo, pilot] = await both(profile, seed);
-    expect(roundsDiverge(topo, pilot)).toBeNull();
-    expect(pilot.state).toEqual(topo.state);
-    expect(pilot.ledger.total()).toBeCloseTo(topo.ledger.total(), 9);
-    expect(pilot.ledger.final()).toEqual(topo.ledger.final());
-  }, 120_000); // two whole campaigns: ~10 s alone, 30 s on a loaded 2-core machine
+  it.each(CASES)(
+    '%s, seed %i: the same rounds, conclusion, GPU-hours and answer',
+    async (profile, seed) => {
+      const [topo, pilot] = await both(profile, seed);
+      expect(roundsDiverge(topo, pilot)).toBeNull();
+      expect(pilot.state).toEqual(topo.state);
+      expect(pilot.ledger.total()).toBeCloseTo(topo.ledger.total(), 9);
+      expect(pilot.ledger.final()).toEqual(topo.ledger.final());
+    },
+    120_000,
+  ); // two whole campaigns: ~10 s alone, 30 s on a loaded 2-core machine
 });
