@@ -288,7 +288,7 @@ export function planStep(input: PilotInput): PilotPlan {
   const { state, current } = campaignOf(runs, input.predicted, input.references);
   const taken = takeovers(runs);
   const plan = (step: Step): PilotPlan => ({
-    actions: step.actions,
+    actions: oncePerPull(step.actions),
     waiting: step.waiting,
     budget,
     campaign: state,
@@ -302,13 +302,17 @@ export function planStep(input: PilotInput): PilotPlan {
       actions: [],
       waiting: `the autopilot policy on the default branch is refused, nothing starts until it is fixed: ${input.refused.join('; ')}`,
     });
+  const housekeeping = closeLosers(runs, state);
   const ending = endingReason(input, budget);
   if (ending)
     return plan({
-      actions: [...stopLive(input, ending), ...conclusionOf(runs, state, ending)],
+      actions: [
+        ...stopLive(input, ending),
+        ...housekeeping,
+        ...conclusionOf(runs, state, ending, housekeeping),
+      ],
       waiting: null,
     });
-  const housekeeping = closeLosers(runs, state);
   if (controls.paused || !policy.enabled) {
     const why = controls.paused
       ? 'paused on the dashboard (/topo resume goes on)'
@@ -328,7 +332,7 @@ export function planStep(input: PilotInput): PilotPlan {
     });
   const merge = winnerStep(input, state);
   if (merge) return plan({ ...merge, actions: [...housekeeping, ...merge.actions] });
-  const next = nextRound(input, state, budget);
+  const next = nextRound(input, state, budget, housekeeping);
   return plan({ ...next, actions: [...housekeeping, ...next.actions] });
 }
 
@@ -358,6 +362,23 @@ function winnerStep(input: PilotInput, state: CampaignState): Step | null {
       },
     ],
   };
+}
+
+/**
+ * The last guard of every plan: one action of a kind per pull request (the first kept), so a pull
+ * request never gets two closing comments, labels, merges or Requests from one pass whatever the runs
+ * hold (two entries of one candidate, one pull request under two names). A run's stop and the stop of
+ * the reference job on its pull request are two jobs, kept apart.
+ */
+export function oncePerPull(actions: readonly PilotAction[]): PilotAction[] {
+  const seen = new Set<string>();
+  return actions.filter((a) => {
+    if (!('pr' in a)) return true;
+    const key = `${a.kind}:${a.pr}${a.kind === 'stop' && a.reference ? ':reference' : ''}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** One step's actions, why it waits, and what a person must resolve. */
@@ -478,14 +499,19 @@ function submitsOf(input: PilotInput, budget: Budget, current: number): Step {
  * step runCampaign takes. Without the answer the round is `due` (the caller asks suggest and plans
  * again) and the seed's stop rule alone says what comes next.
  */
-function nextRound(input: PilotInput, state: CampaignState, budget: Budget): Step {
+function nextRound(
+  input: PilotInput,
+  state: CampaignState,
+  budget: Budget,
+  closing: readonly PilotAction[],
+): Step {
   const policy = roundPolicy(input, state, budget);
   const open = nextStep(state, { ...policy, stopAfter: Number.POSITIVE_INFINITY }, input.runGpuHours);
   if (!input.suggestion) {
     const due = open.kind === 'round' ? { round: open.index, parent: open.parent, count: open.count } : null;
     const step = nextStep(state, policy, input.runGpuHours);
     if (step.kind === 'conclude')
-      return { actions: conclusionOf(input.runs, state, step.reason), waiting: null, due };
+      return { actions: conclusionOf(input.runs, state, step.reason, closing), waiting: null, due };
     return {
       actions: [{ kind: 'open', round: step.index, parent: step.parent, count: step.count }],
       waiting: null,
@@ -494,7 +520,7 @@ function nextRound(input: PilotInput, state: CampaignState, budget: Budget): Ste
   }
   const step = planRound(state, policy, input.suggestion, input.runGpuHours);
   if (step.kind === 'conclude')
-    return { actions: conclusionOf(input.runs, state, step.reason), waiting: null };
+    return { actions: conclusionOf(input.runs, state, step.reason, closing), waiting: null };
   const r = step.round;
   const action: PilotAction = {
     kind: 'open',
@@ -595,10 +621,19 @@ function winnerStepAfter(input: PilotInput, c: NonNullable<PilotInput['concluded
   return { actions: [{ kind: 'report', winner: w?.pull === 'merged' ? w.name : null }], waiting: null };
 }
 
-function conclusionOf(runs: readonly PilotRun[], state: CampaignState, reason: string): PilotAction[] {
+/**
+ * The conclusion after the closes the step already plans (`closing`: closeLosers, the step's
+ * housekeeping, carried before it): the rest of the bot's open pull requests, then `conclude`. The
+ * losers are the caller's alone, so a loser's pull request is closed once (one closing comment).
+ */
+function conclusionOf(
+  runs: readonly PilotRun[],
+  state: CampaignState,
+  reason: string,
+  closing: readonly PilotAction[],
+): PilotAction[] {
   const winner = state.best && state.best.name !== state.baseline.name ? state.best.name : null;
-  const losers = closeLosers(runs, state);
-  return [...losers, ...leftOpen(runs, winner, losers), { kind: 'conclude', reason, winner }];
+  return [...leftOpen(runs, winner, closing), { kind: 'conclude', reason, winner }];
 }
 
 /**
@@ -618,7 +653,7 @@ function leftOpen(
         !r.takenOver &&
         r.pr !== undefined &&
         r.name !== winner &&
-        !closing.some((a) => a.kind === 'close' && a.name === r.name),
+        !closing.some((a) => a.kind === 'close' && (a.name === r.name || a.pr === r.pr)),
     )
     .map((r) => ({ kind: 'close', name: r.name, pr: r.pr as number, why: 'concluded' }));
 }

@@ -177,16 +177,29 @@ export async function changedFiles(octokit: Octokit, target: AutopilotRepo, pr: 
   return files.map((f) => f.filename);
 }
 
-/** Closes a pull request with a comment saying why. */
+/**
+ * Closes a pull request with a comment saying why, once: one already closed (by an earlier pass, a
+ * person, a pass at the same time) gets no comment, and the comment is not posted again when a pass
+ * posted it and died before the close. False when it was closed already.
+ */
 export async function closeWithComment(
   octokit: Octokit,
   target: AutopilotRepo,
   pr: number,
   comment: string,
-): Promise<void> {
+): Promise<boolean> {
   const repo = { owner: target.owner, repo: target.repo };
-  await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body: comment });
+  const { data: pull } = await octokit.rest.pulls.get({ ...repo, pull_number: pr });
+  if (pull.state !== 'open') return false;
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    ...repo,
+    issue_number: pr,
+    per_page: 100,
+  });
+  if (!comments.some((c) => c.user?.login === target.botLogin && c.body === comment))
+    await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body: comment });
   await octokit.rest.pulls.update({ ...repo, pull_number: pr, state: 'closed' });
+  return true;
 }
 
 export interface Dashboard {

@@ -133,6 +133,20 @@ describe('bot pull requests on the local GitHub API', () => {
       'Closed by the autopilot: `p5` is rejected by its decision.',
     ]);
   });
+
+  it('closes a pull request once: closed already, or commented by a pass that died before the close, it gets no second comment (issue 42)', async () => {
+    const { repo, t } = freshRepo();
+    const text = 'Closed by the autopilot: `p6` is rejected by its decision.';
+    const opened = await open(t, 'p6');
+    const pr = opened?.pr as number;
+    // a pass posted the comment and died before the close: the next pass closes it without a second
+    await octokit.rest.issues.createComment({ owner: t.owner, repo: t.repo, issue_number: pr, body: text });
+    expect(await closeWithComment(octokit, t, pr, text)).toBe(true);
+    // a later pass that still plans the close (the pull read open before it was closed)
+    expect(await closeWithComment(octokit, t, pr, text)).toBe(false);
+    expect(gh.state.pull(repo, pr)?.state).toBe('closed');
+    expect(gh.state.commentsOn(repo, pr).map((c) => c.body)).toEqual([text]);
+  });
 });
 
 describe('the dashboard issue', () => {

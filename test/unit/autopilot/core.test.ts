@@ -5,6 +5,8 @@ import {
   botBranch,
   budgetOf,
   candidateOfBranch,
+  oncePerPull,
+  type PilotAction,
   type PilotInput,
   type PilotRun,
   planStep,
@@ -450,5 +452,88 @@ describe('nothing stalls silently', () => {
         fix: expect.stringMatching(/`\/topo submit` on #\d+ to run it as your candidate, or close it/),
       },
     ]);
+  });
+});
+
+describe('each bot pull request is closed once (issue 42)', () => {
+  /** Every action of a kind on one pull request, more than once: none may be. */
+  const twice = (actions: readonly PilotAction[]) => {
+    const keys = actions.flatMap((a) =>
+      'pr' in a ? [`${a.kind}:${a.pr}${a.kind === 'stop' && a.reference ? ':reference' : ''}`] : [],
+    );
+    return keys.filter((k, i) => keys.indexOf(k) !== i);
+  };
+
+  it("the stop rule's conclusion closes a finished round's loser once, not in the housekeeping and again in the conclusion", () => {
+    const loser = bot('a', 1);
+    const p = planStep(input([baseline, loser], { policy: { ...POLICY, maxRounds: 1 } }));
+    expect(p.actions).toEqual([
+      { kind: 'close', name: 'a', pr: loser.pr, why: 'rejected' },
+      { kind: 'conclude', reason: 'max_rounds 1 reached', winner: null },
+    ]);
+  });
+
+  it("suggest's stop advice (the campaign loop's planRound) closes the losers once, the winner left for its label", () => {
+    const runs = [
+      baseline,
+      bot('a', 1, { outcome: 'better', seconds: 80, ...merged }),
+      bot('b', 2, { outcome: 'worse', seconds: 90 }),
+      bot('c', 2, { outcome: 'not-better', seconds: 85 }),
+    ];
+    const suggestion = { proposals: [], stop: { stop: true, reason: 'every move was tried' }, outlook: null };
+    expect(planStep(input(runs, { suggestion })).actions).toEqual([
+      { kind: 'close', name: 'b', pr: runs[2]?.pr, why: 'rejected' },
+      { kind: 'close', name: 'c', pr: runs[3]?.pr, why: 'rejected' },
+      { kind: 'conclude', reason: 'suggest: every move was tried', winner: 'a' },
+    ]);
+  });
+
+  it('a budget or /topo conclude ending closes each loser once, a live run stopped and closed as concluded', () => {
+    const runs = [
+      baseline,
+      bot('a', 1, { outcome: 'better', seconds: 80, ...merged }),
+      bot('b', 1),
+      bot('c', 2, { request: 'live', outcome: null, gpuHours: 4 }),
+    ];
+    const controls = { paused: false, stopLive: false, concludedBy: 'alice' };
+    const reason = 'concluded on the dashboard by @alice';
+    expect(planStep(input(runs, { controls })).actions).toEqual([
+      { kind: 'stop', name: 'c', pr: runs[3]?.pr, reason },
+      { kind: 'close', name: 'b', pr: runs[2]?.pr, why: 'rejected' },
+      { kind: 'close', name: 'c', pr: runs[3]?.pr, why: 'concluded' },
+      { kind: 'conclude', reason, winner: 'a' },
+    ]);
+  });
+
+  it('no plan carries two actions of one kind for one pull request, whatever the runs hold', () => {
+    // one candidate read twice (a rerun's earlier attempt beside its new one), one pull request under two names
+    const b = bot('b', 1, { request: 'live', outcome: null, gpuHours: 2 });
+    const again = { ...b, request: 'ended' as const, outcome: 'undecided' as const, attempt: 1 };
+    const alias = { ...bot('d', 1), pr: b.pr };
+    const runs = [baseline, bot('a', 1, { outcome: 'better', seconds: 80 }), b, again, alias];
+    const auto = { ...POLICY, merge: 'auto' as const };
+    const inputs: PilotInput[] = [
+      input(runs),
+      input(runs, { policy: { ...auto, gpuHours: 20 } }),
+      input(runs, { controls: { paused: false, stopLive: false, concludedBy: 'alice' } }),
+      input(runs, { controls: { paused: true, stopLive: true } }),
+      input(runs, { policy: auto, concluded: { reason: 'max_rounds 1 reached', winner: 'a' } }),
+      input(runs, { policy: { ...POLICY, maxRounds: 1 } }),
+    ];
+    for (const i of inputs) expect(twice(planStep(i).actions)).toEqual([]);
+    // the concluded pass closes the pull request the two entries share once
+    const closes = planStep(inputs[4]!).actions.filter((a) => a.kind === 'close');
+    expect(closes).toEqual([{ kind: 'close', name: 'b', pr: b.pr, why: 'concluded' }]);
+  });
+
+  it("oncePerPull keeps the first of a kind per pull request; a run's stop and its pull request's reference stop are two jobs", () => {
+    const actions: PilotAction[] = [
+      { kind: 'stop', name: 'a', pr: 7, reason: 'r' },
+      { kind: 'stop', name: 'best', pr: 7, reason: 'r', reference: true },
+      { kind: 'close', name: 'a', pr: 7, why: 'rejected' },
+      { kind: 'close', name: 'a', pr: 7, why: 'concluded' },
+      { kind: 'conclude', reason: 'r', winner: null },
+    ];
+    expect(oncePerPull(actions)).toEqual([actions[0], actions[1], actions[2], actions[4]]);
   });
 });

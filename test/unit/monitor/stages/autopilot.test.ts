@@ -566,11 +566,16 @@ describe('stage autopilot: a held candidate is rerun beside the round’s refere
     full_run: { guard: 'open', change: { value: fullRun, low: -0.2, high: 0.05 } },
   });
   /** p1 (#7) ended held with `runName`, p2 (#8) ended decided worse: round 1 is over. */
-  function roundOver(state: Partial<PilotState>, p1 = requestedCandidate('p1', 7), fullRun = -0.05) {
+  function roundOver(
+    state: Partial<PilotState>,
+    p1 = requestedCandidate('p1', 7),
+    fullRun = -0.05,
+    policy: Partial<AutopilotPolicy> = {},
+  ) {
     const ended = { kind: 'decided' as const, at: new Date(NOW * 1000).toISOString(), evidence: [] };
     const p2 = requestedCandidate('p2', 8, { outcome: ended });
     const exp = withAutopilot({}, [{ ...p1, outcome: ended }, p2]);
-    const w = world(() => context(exp), { rounds: { p1: 1, p2: 1 }, ...state });
+    const w = world(() => context(exp, policy), { rounds: { p1: 1, p2: 1 }, ...state });
     w.pulls.push(
       { pr: 7, candidate: 'p1', round: 1, state: 'open', headSha: 'h', takenOver: false },
       { pr: 8, candidate: 'p2', round: 1, state: 'open', headSha: 'h', takenOver: false },
@@ -628,6 +633,16 @@ describe('stage autopilot: a held candidate is rerun beside the round’s refere
     await autopilot(drift.pass, { ...recordingPorts(), autopilot: drift.w.port });
     expect(drift.w.dashboard.body).toMatch(/\| 2 \| `p1` \(attempt 2\) \| #7 \| undecided \|/);
     expect(drift.w.calls).not.toContain('label #7 autopilot:winner');
+  });
+
+  it('the pass that concludes at max_rounds closes the decided loser with one comment, the held run as concluded', async () => {
+    const t = roundOver({}, undefined, undefined, { maxRounds: 1 });
+    await autopilot(t.pass, { ...recordingPorts(), autopilot: t.w.port });
+    expect(t.w.calls.filter((c) => c.startsWith('close'))).toEqual([
+      'close #8: Closed by the autopilot: `p2` is rejected by its decision.',
+      expect.stringMatching(/^close #7: /),
+    ]);
+    expect(t.w.pilot.state.concluded?.reason).toBe('max_rounds 1 reached');
   });
 });
 
