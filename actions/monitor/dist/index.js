@@ -69306,7 +69306,7 @@ function planStep(input) {
   const { state: state3, current } = campaignOf(runs2, input.predicted, input.references);
   const taken = takeovers(runs2);
   const plan = (step) => ({
-    actions: step.actions,
+    actions: oncePerPull(step.actions),
     waiting: step.waiting,
     budget,
     campaign: state3,
@@ -69320,13 +69320,17 @@ function planStep(input) {
       actions: [],
       waiting: `the autopilot policy on the default branch is refused, nothing starts until it is fixed: ${input.refused.join("; ")}`
     });
+  const housekeeping = closeLosers(runs2, state3);
   const ending = endingReason(input, budget);
   if (ending)
     return plan({
-      actions: [...stopLive(input, ending), ...conclusionOf(runs2, state3, ending)],
+      actions: [
+        ...stopLive(input, ending),
+        ...housekeeping,
+        ...conclusionOf(runs2, state3, ending, housekeeping)
+      ],
       waiting: null
     });
-  const housekeeping = closeLosers(runs2, state3);
   if (controls.paused || !policy.enabled) {
     const why2 = controls.paused ? "paused on the dashboard (/topo resume goes on)" : "autopilot.enabled is false";
     return plan({
@@ -69344,7 +69348,7 @@ function planStep(input) {
     });
   const merge2 = winnerStep(input, state3);
   if (merge2) return plan({ ...merge2, actions: [...housekeeping, ...merge2.actions] });
-  const next = nextRound(input, state3, budget);
+  const next = nextRound(input, state3, budget, housekeeping);
   return plan({ ...next, actions: [...housekeeping, ...next.actions] });
 }
 function winnerStep(input, state3) {
@@ -69367,6 +69371,16 @@ function winnerStep(input, state3) {
       }
     ]
   };
+}
+function oncePerPull(actions) {
+  const seen = /* @__PURE__ */ new Set();
+  return actions.filter((a) => {
+    if (!("pr" in a)) return true;
+    const key = `${a.kind}:${a.pr}${a.kind === "stop" && a.reference ? ":reference" : ""}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 function takeovers(runs2) {
   return runs2.filter((r) => r.origin === "bot" && r.takenOver && r.pull === "open" && r.pr !== void 0).map((r) => ({
@@ -69441,14 +69455,14 @@ function submitsOf(input, budget, current) {
   ];
   return { actions, waiting: why2.length ? why2.join("; ") : null };
 }
-function nextRound(input, state3, budget) {
+function nextRound(input, state3, budget, closing2) {
   const policy = roundPolicy(input, state3, budget);
   const open2 = nextStep(state3, { ...policy, stopAfter: Number.POSITIVE_INFINITY }, input.runGpuHours);
   if (!input.suggestion) {
     const due = open2.kind === "round" ? { round: open2.index, parent: open2.parent, count: open2.count } : null;
     const step2 = nextStep(state3, policy, input.runGpuHours);
     if (step2.kind === "conclude")
-      return { actions: conclusionOf(input.runs, state3, step2.reason), waiting: null, due };
+      return { actions: conclusionOf(input.runs, state3, step2.reason, closing2), waiting: null, due };
     return {
       actions: [{ kind: "open", round: step2.index, parent: step2.parent, count: step2.count }],
       waiting: null,
@@ -69457,7 +69471,7 @@ function nextRound(input, state3, budget) {
   }
   const step = planRound(state3, policy, input.suggestion, input.runGpuHours);
   if (step.kind === "conclude")
-    return { actions: conclusionOf(input.runs, state3, step.reason), waiting: null };
+    return { actions: conclusionOf(input.runs, state3, step.reason, closing2), waiting: null };
   const r = step.round;
   const action = {
     kind: "open",
@@ -69531,14 +69545,13 @@ function winnerStepAfter(input, c) {
     return { actions: [], waiting: `concluded; waiting for the record of the winner #${w.pr}` };
   return { actions: [{ kind: "report", winner: w?.pull === "merged" ? w.name : null }], waiting: null };
 }
-function conclusionOf(runs2, state3, reason2) {
+function conclusionOf(runs2, state3, reason2, closing2) {
   const winner = state3.best && state3.best.name !== state3.baseline.name ? state3.best.name : null;
-  const losers = closeLosers(runs2, state3);
-  return [...losers, ...leftOpen(runs2, winner, losers), { kind: "conclude", reason: reason2, winner }];
+  return [...leftOpen(runs2, winner, closing2), { kind: "conclude", reason: reason2, winner }];
 }
 function leftOpen(runs2, winner, closing2 = []) {
   return runs2.filter(
-    (r) => r.origin === "bot" && r.pull === "open" && !r.takenOver && r.pr !== void 0 && r.name !== winner && !closing2.some((a) => a.kind === "close" && a.name === r.name)
+    (r) => r.origin === "bot" && r.pull === "open" && !r.takenOver && r.pr !== void 0 && r.name !== winner && !closing2.some((a) => a.kind === "close" && (a.name === r.name || a.pr === r.pr))
   ).map((r) => ({ kind: "close", name: r.name, pr: r.pr, why: "concluded" }));
 }
 function fmt(x) {
@@ -81711,8 +81724,17 @@ async function changedFiles2(octokit, target2, pr) {
 }
 async function closeWithComment(octokit, target2, pr, comment) {
   const repo = { owner: target2.owner, repo: target2.repo };
-  await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body: comment });
+  const { data: pull } = await octokit.rest.pulls.get({ ...repo, pull_number: pr });
+  if (pull.state !== "open") return false;
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    ...repo,
+    issue_number: pr,
+    per_page: 100
+  });
+  if (!comments.some((c) => c.user?.login === target2.botLogin && c.body === comment))
+    await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body: comment });
   await octokit.rest.pulls.update({ ...repo, pull_number: pr, state: "closed" });
+  return true;
 }
 async function findDashboard(octokit, target2, marker) {
   const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {

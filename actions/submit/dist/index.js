@@ -80488,8 +80488,17 @@ async function changedFiles2(octokit, target2, pr) {
 }
 async function closeWithComment(octokit, target2, pr, comment) {
   const repo = { owner: target2.owner, repo: target2.repo };
-  await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body: comment });
+  const { data: pull } = await octokit.rest.pulls.get({ ...repo, pull_number: pr });
+  if (pull.state !== "open") return false;
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    ...repo,
+    issue_number: pr,
+    per_page: 100
+  });
+  if (!comments.some((c) => c.user?.login === target2.botLogin && c.body === comment))
+    await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body: comment });
   await octokit.rest.pulls.update({ ...repo, pull_number: pr, state: "closed" });
+  return true;
 }
 async function findDashboard(octokit, target2, marker) {
   const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
