@@ -13,6 +13,7 @@ import { type LocalClusterEnv, repoRoot } from '../../support/cluster.js';
 import { accountingVariants } from '../../support/private-cluster.js';
 import { callCount, slowCommand } from '../../support/slow-command.js';
 import { experimentId } from '../slurm/helpers.js';
+import { teamEnv } from './team.js';
 
 const variants = accountingVariants();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -35,12 +36,7 @@ for (const variant of variants)
   describe(`Ctrl-C during topo submit, ${variant.label}`, () => {
     let env: LocalClusterEnv;
     const cleanup: string[] = [];
-    const teamEnv = (extra: NodeJS.ProcessEnv = {}) => ({
-      ...process.env,
-      TOPO_CLUSTERS_FILE: env.clustersFile,
-      SLURM_CONF: env.slurmConf,
-      ...extra,
-    });
+    const environment = (extra: NodeJS.ProcessEnv = {}) => teamEnv(env, extra);
     /** Every job of the experiment as squeue prints it: id, state, reason. */
     const squeue = (exp: string) =>
       variant
@@ -55,7 +51,7 @@ for (const variant of variants)
       let interrupted = false;
       const run = spawnTopo(['submit', candidate, '--cluster', 'local'], undefined, {
         cwd: dir,
-        env: teamEnv({ PATH: `${shim.bin}:${process.env.PATH}` }),
+        env: environment({ PATH: `${shim.bin}:${process.env.PATH}` }),
         started: (child) => {
           const poll = setInterval(() => {
             if (callCount(shim) === 0) return;
@@ -85,7 +81,7 @@ for (const variant of variants)
       const [held] = squeue(exp);
       expect(held).toEqual([expect.any(String), 'PENDING', 'JobHeldUser']);
 
-      const again = await runTopo(['submit', candidate, '--cluster', 'local', '--json'], dir, teamEnv());
+      const again = await runTopo(['submit', candidate, '--cluster', 'local', '--json'], dir, environment());
       expect(again.code, again.stderr).toBe(0);
       expect(JSON.parse(again.stdout)).toMatchObject({ status: 'existing', job_id: held?.[0] });
       expect(again.stderr).toContain(`released job ${held?.[0]}`);
@@ -93,8 +89,8 @@ for (const variant of variants)
       expect(after).toHaveLength(1);
       expect(after[0]?.[2]).not.toBe('JobHeldUser');
 
-      await runTopo(['cancel', candidate, '--cluster', 'local'], dir, teamEnv());
-      const listed = JSON.parse((await runTopo(['jobs', exp, '--json'], dir, teamEnv())).stdout);
+      await runTopo(['cancel', candidate, '--cluster', 'local'], dir, environment());
+      const listed = JSON.parse((await runTopo(['jobs', exp, '--json'], dir, environment())).stdout);
       expect(listed.jobs).toHaveLength(1);
       expect(listed.jobs[0].reason).not.toBe('JobHeldUser');
     });
@@ -114,15 +110,15 @@ for (const variant of variants)
         jobs = squeue(exp);
       }
       expect(jobs.map((j) => j[1])).toEqual(['CANCELLED']);
-      const status = await runTopo(['status', exp, '--json'], dir, teamEnv());
+      const status = await runTopo(['status', exp, '--json'], dir, environment());
       expect(status.code, status.stderr).toBe(0);
       const doc = JSON.parse(status.stdout.split('\n')[0] as string);
       expect(doc.candidates.map((r: { state: string }) => r.state)).toEqual(['stopped']);
 
       // a new submit runs the candidate, with nothing held
-      const fresh = await runTopo(['submit', candidate, '--cluster', 'local', '--json'], dir, teamEnv());
+      const fresh = await runTopo(['submit', candidate, '--cluster', 'local', '--json'], dir, environment());
       expect(JSON.parse(fresh.stdout)).toMatchObject({ status: 'submitted' });
       expect(squeue(exp).filter((j) => j[1] === 'PENDING' && j[2] === 'JobHeldUser')).toEqual([]);
-      await runTopo(['cancel', candidate, '--cluster', 'local'], dir, teamEnv());
+      await runTopo(['cancel', candidate, '--cluster', 'local'], dir, environment());
     });
   });

@@ -11,8 +11,8 @@ import { stringify } from 'yaml';
 import { recordFiles } from '../../../src/record/files.js';
 import { createRecord } from '../../../src/record/model.js';
 import type { Experiment } from '../../../src/types/generated/experiment.js';
-import type { CliRun } from '../../support/cli.js';
-import { repoRoot } from '../../support/cluster.js';
+import { type CliRun, runTopo } from '../../support/cli.js';
+import { type LocalClusterEnv, repoRoot } from '../../support/cluster.js';
 import { experimentId } from '../slurm/helpers.js';
 
 const ENDPOINTS = (r: number, d: number, p: number, c: number) => ({
@@ -115,4 +115,29 @@ export async function waitEnded(
     expect(Date.now(), `${ended} of ${count} jobs of ${id} ended`).toBeLessThan(until);
     await new Promise((r) => setTimeout(r, 5000));
   }
+}
+
+/** The environment a team's `topo` runs with on `cluster`: its clusters.yaml and its slurm.conf. */
+export function teamEnv(
+  cluster: Pick<LocalClusterEnv, 'clustersFile' | 'slurmConf'>,
+  extra: NodeJS.ProcessEnv = {},
+): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    TOPO_CLUSTERS_FILE: cluster.clustersFile,
+    SLURM_CONF: cluster.slurmConf,
+    ...extra,
+  };
+}
+
+/** A job of the team's experiment as `topo jobs --json` lists it. */
+export interface TeamJob {
+  name: string;
+  state: string;
+  reason: string | null;
+}
+
+/** Every job of the team's experiment, as `topo jobs --json` lists it. */
+export async function teamJobs(team: Team, env: NodeJS.ProcessEnv): Promise<TeamJob[]> {
+  return JSON.parse((await runTopo(['jobs', team.id, '--json'], team.dir, env)).stdout).jobs as TeamJob[];
 }

@@ -17,7 +17,7 @@ import type { LocalClusterEnv } from '../../support/cluster.js';
 import { accountingVariants } from '../../support/private-cluster.js';
 import { callCount, slowCommand } from '../../support/slow-command.js';
 import { requireTwinBundle } from '../../support/twin-job.js';
-import { type Team, teamExperiment } from './team.js';
+import { type Team, teamEnv, teamExperiment, teamJobs } from './team.js';
 
 const variants = accountingVariants();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -28,19 +28,9 @@ for (const variant of variants)
     let team: Team;
     let cluster: LocalClusterEnv;
     const cleanup: string[] = [];
-    const env = (extra: NodeJS.ProcessEnv = {}) => ({
-      ...process.env,
-      TOPO_CLUSTERS_FILE: cluster.clustersFile,
-      SLURM_CONF: cluster.slurmConf,
-      ...extra,
-    });
+    const env = (extra: NodeJS.ProcessEnv = {}) => teamEnv(cluster, extra);
     const topo = (...args: string[]) => runTopo(args, team.dir, env());
-    const jobs = async () =>
-      JSON.parse((await topo('jobs', team.id, '--json')).stdout).jobs as {
-        name: string;
-        state: string;
-        reason: string | null;
-      }[];
+    const jobs = () => teamJobs(team, env());
     /** `topo watch` as a process; `when` gets the child once it runs, to send it SIGINT. */
     const watch = (
       extraEnv: NodeJS.ProcessEnv,

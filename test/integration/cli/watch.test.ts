@@ -16,7 +16,7 @@ import { cliSchemaErrors } from '../../support/cli-schemas.js';
 import type { LocalClusterEnv } from '../../support/cluster.js';
 import { accountingVariants } from '../../support/private-cluster.js';
 import { requireTwinBundle } from '../../support/twin-job.js';
-import { type Team, teamExperiment } from './team.js';
+import { type Team, teamEnv, teamExperiment, teamJobs } from './team.js';
 
 const variants = accountingVariants();
 const CANDIDATES = ['baseline', 'model', 'scale-driver'];
@@ -67,18 +67,9 @@ for (const variant of variants)
   describe(`topo watch decides, stops and records a team's runs, ${variant.label}`, () => {
     let team: Team;
     let cluster: LocalClusterEnv;
-    const env = () => ({
-      ...process.env,
-      TOPO_CLUSTERS_FILE: cluster.clustersFile,
-      SLURM_CONF: cluster.slurmConf,
-    });
+    const env = () => teamEnv(cluster);
     const topo = (...args: string[]) => runTopo(args, team.dir, env());
-    const jobs = async () =>
-      JSON.parse((await topo('jobs', team.id, '--json')).stdout).jobs as {
-        name: string;
-        state: string;
-        reason: string | null;
-      }[];
+    const jobs = () => teamJobs(team, env());
     afterAll(async () => {
       if (!team) return;
       for (const c of CANDIDATES) await topo('cancel', team.file(c));
