@@ -566,6 +566,15 @@ function closeLosers(runs: readonly PilotRun[], state: CampaignState): PilotActi
 }
 
 /**
+ * Once the campaign stops (concluded, concluding, off), the round's reference job is still a person's
+ * when a person's run goes on (queued or running): it is decided against it. Else nothing of the
+ * campaign needs it: a live one is stopped (stopLive), a queued one is held (src/monitor/autopilot.ts).
+ */
+export function referenceServesPeople(runs: readonly PilotRun[]): boolean {
+  return runs.some((r) => r.origin === 'person' && live(r));
+}
+
+/**
  * The bot's live runs, and the round's live reference jobs unless a person's run still goes on (it is
  * decided against the reference): nothing else keeps holding GPUs for the campaign.
  */
@@ -573,7 +582,7 @@ function stopLive(input: Pick<PilotInput, 'runs' | 'referenceJobs'>, reason: str
   const runs: PilotAction[] = input.runs
     .filter((r) => r.origin === 'bot' && live(r) && r.pr !== undefined && !r.takenOver)
     .map((r) => ({ kind: 'stop', name: r.name, pr: r.pr as number, reason }));
-  const needed = input.runs.some((r) => r.origin === 'person' && live(r));
+  const needed = referenceServesPeople(input.runs);
   const references: PilotAction[] = (needed ? [] : (input.referenceJobs ?? [])).map((j) => ({
     kind: 'stop',
     name: j.name,

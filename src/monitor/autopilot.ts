@@ -17,6 +17,7 @@ import {
   type PilotInput,
   type PilotPlan,
   type PilotRun,
+  referenceServesPeople,
   type Stall,
   WINNER_LABEL,
 } from '../autopilot/core.js';
@@ -100,7 +101,8 @@ async function pilot(x: Pass): Promise<void> {
   x.stalls.push(...nameClashes(view));
   const { runs, plan } = await planned(x, !!skew);
   const ending = plan.actions.some((a) => a.kind === 'conclude');
-  holdQueue(e, x.view, !!skew || ending || !view.context.policy.enabled || view.context.refused.length > 0);
+  const off = !!skew || ending || !view.context.policy.enabled || view.context.refused.length > 0;
+  holdQueue(e, x.view, off, referenceServesPeople(runs));
   if (skew) {
     x.stalls.push({
       what: `the runner's clock cannot be trusted: ${inlineText(skew, 400)}`,
@@ -290,20 +292,22 @@ async function firstPassSkew(x: Pass): Promise<string | null> {
  * What act may submit: nothing queued of the experiment while paused (a person's control of it);
  * none of the bot's queued Requests once it concluded, is concluding, its policy is off or refused,
  * or the clock is off. The bot's Request is the one it made (its login) for one of its pull requests:
- * a writer's `/topo submit` on a bot pull request is the writer's, and runs after a conclusion.
+ * a writer's `/topo submit` on a bot pull request is the writer's, and runs after a conclusion. The
+ * round's reference Request (made by the bot on a candidate's pull request, a run of the best) is
+ * held with them, and none is made, unless a person's run still goes on (`forPeople`: it is decided
+ * against it); while paused, never (a resumed round asks for one again).
  */
-function holdQueue(e: ExperimentPass, view: AutopilotView, ending: boolean): void {
+function holdQueue(e: ExperimentPass, view: AutopilotView, ending: boolean, forPeople: boolean): void {
   const s = view.state;
   const bot = (p: CandidatePass) =>
     p.c.request?.login === view.botLogin &&
     view.pulls.some((b) => b.pr === p.c.pr && b.candidate === p.c.candidate);
   const off = ending || !!s.concluded || !!s.concludeBy;
-  e.queue = {
-    ...e.queue,
-    order: e.queue.order.filter((p) => !(s.paused || (off && bot(p)))),
-  };
-  // paused with --now: no reference Request is made either (a resumed round asks for one again)
-  if (s.paused?.now && e.referenceJob) e.referenceJob = { ...e.referenceJob, request: null };
+  const holdReference = !!s.paused || (off && !forPeople);
+  const held = (p: CandidatePass) =>
+    !!s.paused || (off && bot(p)) || (holdReference && isReferenceRequest(p.c));
+  e.queue = { ...e.queue, order: e.queue.order.filter((p) => !held(p)) };
+  if (holdReference && e.referenceJob) e.referenceJob = { ...e.referenceJob, request: null };
 }
 
 function winnerOf(plan: PilotPlan): string | null {

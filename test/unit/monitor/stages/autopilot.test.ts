@@ -263,11 +263,12 @@ describe('stage autopilot', () => {
       state: Partial<PilotState>,
       recorded = [baseline],
       more: Array<{ c: MonitorCandidate; pull?: BotPull }> = [],
+      person = true,
     ) {
       const exp = withAutopilot({}, [
         botRequest('p1', 7),
         botRequest('p2', 8),
-        requestedCandidate('h1', 9),
+        ...(person ? [requestedCandidate('h1', 9)] : []),
         ...more.map((m) => m.c),
       ]);
       const w = world(() => context(exp, {}, recorded), state);
@@ -293,6 +294,59 @@ describe('stage autopilot', () => {
         await runStages(readState([{ exp: t.exp }]), t.ports, stages);
         expect(t.submitted()).toEqual(['submit h1']);
       }
+    });
+
+    /** The round's reference Request (a run of the best, `baseline`), made by the bot on #7, queued: no job yet. */
+    const queuedReference = (): MonitorCandidate => {
+      const c = botRequest('baseline', 7);
+      const runName = `topo-${EXPERIMENT_ID}-baseline-0123abcd-ffff0007`;
+      const request = { ...(c.request as NonNullable<typeof c.request>), id: 'ffff0007', runName };
+      return { ...c, runName, role: 'reference', request: { ...request, role: 'reference' } };
+    };
+
+    it('a queued reference Request is held with the bot’s: no reference job starts once it concluded, is concluding or paused (issue 42)', async () => {
+      for (const [state, recorded] of [
+        [{ concluded: { reason: 'max_rounds', winner: null } }, [baseline]],
+        [{ concludeBy: 'alice' }, [baseline]],
+        [{ paused: { by: 'alice', now: false } }, [baseline]],
+        [{}, [{ ...baseline, gpuHours: 200 }]], // the budget's stop: concluding in this pass
+      ] as Array<[Partial<PilotState>, PilotRun[]]>) {
+        const t = queued(state, recorded, [{ c: queuedReference() }], false);
+        await runStages(readState([{ exp: t.exp }]), t.ports, stages);
+        expect(t.submitted(), JSON.stringify(state)).toEqual([]);
+      }
+      // a person's run still goes on after the conclusion: it is decided against the reference, which runs
+      const t = queued(
+        { concluded: { reason: 'max_rounds', winner: null } },
+        [baseline],
+        [{ c: queuedReference() }],
+      );
+      await runStages(readState([{ exp: t.exp }]), t.ports, stages);
+      expect(t.submitted()).toEqual(['submit baseline', 'submit h1']);
+    });
+
+    it('a concluded experiment makes no new reference Request for act either, unless a person’s run goes on (issue 42)', async () => {
+      const want = (person: boolean) => {
+        const t = queued({ concluded: { reason: 'max_rounds', winner: null } }, [baseline], [], person);
+        const pass = readState([{ exp: t.exp }]);
+        const e = pass.experiments[0]!;
+        const need = { needed: true, reason: 'p1 is open' };
+        e.referenceJob = {
+          mode: 'beside',
+          note: null,
+          job: null,
+          need,
+          stops: [],
+          request: { pr: 7, headSha: 'h' },
+        };
+        return { pass, ports: t.ports, e };
+      };
+      const alone = want(false);
+      await autopilot(alone.pass, alone.ports);
+      expect(alone.e.referenceJob?.request).toBeNull();
+      const beside = want(true);
+      await autopilot(beside.pass, beside.ports);
+      expect(beside.e.referenceJob?.request).toEqual({ pr: 7, headSha: 'h' });
     });
 
     it('a writer’s /topo submit on a bot pull request after the conclusion is theirs: it runs, whatever the free slots', async () => {
