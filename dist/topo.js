@@ -75032,9 +75032,12 @@ function closeLosers(runs2, state3) {
   }
   return out;
 }
+function referenceServesPeople(runs2) {
+  return runs2.some((r) => r.origin === "person" && live2(r));
+}
 function stopLive(input, reason2) {
   const runs2 = input.runs.filter((r) => r.origin === "bot" && live2(r) && r.pr !== void 0 && !r.takenOver).map((r) => ({ kind: "stop", name: r.name, pr: r.pr, reason: reason2 }));
-  const needed = input.runs.some((r) => r.origin === "person" && live2(r));
+  const needed = referenceServesPeople(input.runs);
   const references = (needed ? [] : input.referenceJobs ?? []).map((j2) => ({
     kind: "stop",
     name: j2.name,
@@ -89791,7 +89794,8 @@ async function pilot(x2) {
   x2.stalls.push(...nameClashes(view));
   const { runs: runs2, plan } = await planned(x2, !!skew);
   const ending = plan.actions.some((a) => a.kind === "conclude");
-  holdQueue(e, x2.view, !!skew || ending || !view.context.policy.enabled || view.context.refused.length > 0);
+  const off = !!skew || ending || !view.context.policy.enabled || view.context.refused.length > 0;
+  holdQueue(e, x2.view, off, referenceServesPeople(runs2));
   if (skew) {
     x2.stalls.push({
       what: `the runner's clock cannot be trusted: ${inlineText(skew, 400)}`,
@@ -89922,15 +89926,14 @@ async function firstPassSkew(x2) {
   const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
   return clockSkew(ports.now(), { prometheus, slurm: slurmLatest(e.jobs) });
 }
-function holdQueue(e, view, ending) {
+function holdQueue(e, view, ending, forPeople) {
   const s = view.state;
   const bot = (p) => p.c.request?.login === view.botLogin && view.pulls.some((b2) => b2.pr === p.c.pr && b2.candidate === p.c.candidate);
   const off = ending || !!s.concluded || !!s.concludeBy;
-  e.queue = {
-    ...e.queue,
-    order: e.queue.order.filter((p) => !(s.paused || off && bot(p)))
-  };
-  if (s.paused?.now && e.referenceJob) e.referenceJob = { ...e.referenceJob, request: null };
+  const holdReference = !!s.paused || off && !forPeople;
+  const held = (p) => !!s.paused || off && bot(p) || holdReference && isReferenceRequest(p.c);
+  e.queue = { ...e.queue, order: e.queue.order.filter((p) => !held(p)) };
+  if (holdReference && e.referenceJob) e.referenceJob = { ...e.referenceJob, request: null };
 }
 function winnerOf(plan) {
   const best = plan.campaign.best;
