@@ -9,6 +9,7 @@ import { decideLook } from '../src/analysis/decide-look.js';
 import { type DecideOptions, leadingCandidate, type VerdictLike } from '../src/analysis/decision.js';
 import { observeRun, type RunSeries } from '../src/analysis/observe.js';
 import { decisionReading } from '../src/analysis/reading.js';
+import { referenceNeeded } from '../src/analysis/reference-lifetime.js';
 import type { RolloutBatch } from '../src/analysis/rollouts.js';
 import { median, type Sample } from '../src/analysis/series.js';
 import { EXPERIMENT_DEFAULTS } from '../src/topology/settings.js';
@@ -46,8 +47,11 @@ export function activeSamples(events: readonly Completion[], stepMinutes: number
 }
 
 export interface EstimateReader {
-  /** The decision's verdict as `topo analyze` would give it at run-minute `now`. */
-  at(now: number): VerdictLike;
+  /**
+   * The decision's verdict as `topo analyze` would give it at run-minute `now`; `stopAt`: its job
+   * was stopped there (the product's reference lifetime), else the reader's own `stopAt`.
+   */
+  at(now: number, stopAt?: number): VerdictLike;
 }
 
 export interface ReaderOptions {
@@ -66,11 +70,14 @@ export interface ReaderOptions {
 export function estimateReader(events: readonly Completion[], o: ReaderOptions): EstimateReader {
   const batches = scrapeBatches(events, o.stepMinutes);
   const active = activeSamples(events, o.stepMinutes, o.runEnd);
-  const cache = new Map<number, VerdictLike>();
+  const cache = new Map<string, VerdictLike>();
   return {
-    at(minute: number) {
-      const now = Math.min(minute, o.stopAt ?? minute);
-      const hit = cache.get(now);
+    at(minute: number, stopped?: number) {
+      const stopAt = Math.min(stopped ?? Number.POSITIVE_INFINITY, o.stopAt ?? Number.POSITIVE_INFINITY);
+      const now = Math.min(minute, stopAt);
+      const final = minute >= stopAt;
+      const key = `${now}:${final}`;
+      const hit = cache.get(key);
       if (hit) return hit;
       const upto = batches.filter((b) => b.end <= now + 1e-9);
       const completed = upto.reduce((a, b) => a + b.n, 0);
@@ -83,7 +90,7 @@ export function estimateReader(events: readonly Completion[], o: ReaderOptions):
         step: o.stepMinutes,
         active: active.filter((p) => p.t <= now + 1e-9),
         expectedRollouts: o.suite ?? null,
-        final: o.stopAt !== undefined && minute >= o.stopAt,
+        final,
         startedAt: o.startedAt ?? 0,
         trajectory: false,
       });
@@ -95,7 +102,7 @@ export function estimateReader(events: readonly Completion[], o: ReaderOptions):
         ...(r.estimate ? { decision_estimate: r.estimate } : {}),
         cohorts: r.cohorts,
       };
-      cache.set(now, v);
+      cache.set(key, v);
       return v;
     },
   };
@@ -241,11 +248,14 @@ export const oracleReader: ReaderOf = (r, o) => {
   }));
   const active = activeSamples(r.events, o.stepMinutes, o.runEnd);
   const product = estimateReader(r.events, o);
-  const cache = new Map<number, VerdictLike>();
+  const cache = new Map<string, VerdictLike>();
   return {
-    at(minute: number) {
-      const now = Math.min(minute, o.stopAt ?? minute);
-      const hit = cache.get(now);
+    at(minute: number, stopped?: number) {
+      const stopAt = Math.min(stopped ?? Number.POSITIVE_INFINITY, o.stopAt ?? Number.POSITIVE_INFINITY);
+      const now = Math.min(minute, stopAt);
+      const final = minute >= stopAt;
+      const key = `${now}:${final}`;
+      const hit = cache.get(key);
       if (hit) return hit;
       const cohorts = cohortTable({
         batches: exact.filter((b) => b.end <= now),
@@ -254,12 +264,12 @@ export const oracleReader: ReaderOf = (r, o) => {
         inFlight: o.inFlight,
         active: active.filter((p) => p.t <= now),
         expectedRollouts: o.suite ?? null,
-        final: o.stopAt !== undefined && minute >= o.stopAt,
+        final,
         startedAt: o.startedAt ?? 0,
         knownNoiseSd: noise,
       });
-      const v: VerdictLike = { ...product.at(minute), cohorts };
-      cache.set(now, v);
+      const v: VerdictLike = { ...product.at(minute, stopped), cohorts };
+      cache.set(key, v);
       return v;
     },
   };
@@ -278,26 +288,35 @@ interface Decided {
   stopped: Map<string, number>;
   /** The last look at which a candidate's decision still read the reference (its job was needed). */
   openUntil: number;
+  /** The look the product's reference lifetime stopped the reference job (null: not stopped by it). */
+  referenceStop: number | null;
 }
+
+/** Reads the reference at a run-minute; `stopAt`: its job was stopped there. */
+type ReferenceAt = (minute: number, stopAt?: number) => VerdictLike;
 
 /**
  * One experiment's decisions look by look, as the monitor makes them (decideLook: against the
  * reference read as `refAt` gives it, the leader while that is open). A candidate stops at a final
  * decision; a provisional winner runs on (its full-run guard) to its final decision or the horizon.
+ * `beside`: the reference is a job beside the candidates, stopped as the product stops it
+ * (src/analysis/reference-lifetime.ts referenceNeeded, the monitor's planReferenceJob rule); its data
+ * end there and the decision path reads it as ended.
  */
 function decideGroup(
   cands: readonly FamilyRun[],
   read: (r: FamilyRun, minute: number) => VerdictLike,
-  refAt: (minute: number) => VerdictLike,
+  refAt: ReferenceAt,
   options: DecideOptions,
+  beside = false,
 ): Decided {
   const claims = new Map<string, Claim[]>(cands.map((r) => [r.name, []]));
   const previous = new Map<string, Decision>();
   const stopped = new Map<string, number>();
   const horizon = options.maxDecisionMinutes ?? EXPERIMENT_DEFAULTS.maxDecisionMinutes;
-  let openUntil = 0;
+  let [openUntil, referenceStop] = [0, null as number | null];
   for (let minute = 6; minute <= horizon && stopped.size < cands.length; minute++) {
-    const ref = refAt(minute);
+    const ref = refAt(minute, referenceStop ?? undefined);
     const views = cands.map((r) => ({
       name: r.name,
       verdict: read(r, Math.min(minute, stopped.get(r.name) ?? minute)),
@@ -322,8 +341,28 @@ function decideGroup(
         list.push({ state: d.state, at: minute, decision: d });
       if (look.stop) stopped.set(r.name, minute);
     }
+    if (beside && referenceStop === null && !referenceJobNeeded(cands, stopped, previous, minute, options))
+      referenceStop = minute;
   }
-  return { claims, stopped, openUntil };
+  return { claims, stopped, openUntil, referenceStop };
+}
+
+/** The product's reference lifetime at this look, over the candidates whose jobs still run. */
+function referenceJobNeeded(
+  cands: readonly FamilyRun[],
+  stopped: ReadonlyMap<string, number>,
+  decisions: ReadonlyMap<string, Decision>,
+  minute: number,
+  options: DecideOptions,
+): boolean {
+  const open = cands
+    .filter((r) => !stopped.has(r.name))
+    .map((r) => ({ name: r.name, decision: decisions.get(r.name) ?? null }));
+  return referenceNeeded(open, {
+    minImprovement: options.minImprovement ?? EXPERIMENT_DEFAULTS.minImprovement,
+    minute,
+    horizonMinutes: options.maxDecisionMinutes ?? EXPERIMENT_DEFAULTS.maxDecisionMinutes,
+  }).needed;
 }
 
 export interface FamilyRow {
@@ -476,8 +515,9 @@ export function experimentRows(
             startedAt: -86_400,
           })
         : reader(base, { ...o, ...stop });
-    const refAt = mode === 'recorded' ? () => ref.at(FAMILY.end) : (minute: number) => ref.at(minute);
-    const { claims } = decideGroup(cands, read, refAt, options);
+    const refAt: ReferenceAt =
+      mode === 'recorded' ? () => ref.at(FAMILY.end) : (minute, stopAt) => ref.at(minute, stopAt);
+    const { claims } = decideGroup(cands, read, refAt, options, mode === 'concurrent');
     const refRun = mode === 'recorded' ? recordedRun : base;
     // a claim is against the reference, or the leading candidate that pruned it
     const runOf = (name: string | undefined) => cands.find((c) => c.name === name) ?? refRun;
@@ -712,11 +752,13 @@ function roundOf(
   );
   const readers = new Map(cands.map((r) => [r.name, estimateReader(r.events, o)]));
   const refReader = estimateReader(ref.run.events, { ...o, startedAt: -60 * ref.offset });
+  // the round's reference runs beside its candidates and stops as the product stops it
   const d = decideGroup(
     cands,
     (r, m) => (readers.get(r.name) as EstimateReader).at(m),
-    (m) => refReader.at(m + ref.offset),
+    (m, stopAt) => refReader.at(m + ref.offset, stopAt === undefined ? undefined : stopAt + ref.offset),
     options,
+    true,
   );
   // the round ends when no candidate still measures; its winner runs on from there as the next reference
   const lastFirst = Math.max(...cands.map((r) => d.claims.get(r.name)?.[0]?.at ?? d.openUntil));
@@ -725,7 +767,7 @@ function roundOf(
     FAMILY.gpus *
     (cands.reduce((a, r) => a + FAMILY.startup + charged(r), 0) +
       (ref.offset ? 0 : FAMILY.startup) +
-      d.openUntil);
+      (d.referenceStop ?? d.openUntil));
   const winners = cands.filter((r) =>
     ['better', 'better-at-equal-age', 'faster-drift-not-ruled-out'].includes(
       d.claims.get(r.name)?.at(-1)?.state ?? '',

@@ -210,6 +210,18 @@ describe('one judge (issue 32)', () => {
       expect.arrayContaining(['bench/campaign/decide.ts', 'bench/decision-family.ts']),
     );
   });
+
+  it("stops a reference job beside its candidates by the product's one rule, in the monitor and the benches", () => {
+    // a bench that kept its reference to the last open candidate measured a lifetime no product run has
+    const benches = tsFiles(join(repoRoot, 'bench'));
+    expect(users(new Set(['referenceNeeded']), [...files, ...benches])).toEqual(
+      expect.arrayContaining([
+        'src/monitor/reference-job.ts',
+        'bench/campaign/decide.ts',
+        'bench/decision-family.ts',
+      ]),
+    );
+  });
 });
 
 describe('one Slurm state map (issues 39 item 5, 40)', () => {
