@@ -89466,10 +89466,42 @@ async function eachExperiment(state3, stage, step) {
 function heldPulls(state3) {
   return new Set(state3.experiments.flatMap((e) => e.failed ? e.exp.candidates.map((c) => c.pr) : []));
 }
+function candidatesNow(e) {
+  return e.acted?.added.length ? [...e.candidates, ...e.acted.added] : e.candidates;
+}
+function jobNow(e, p) {
+  return e.acted?.jobs.get(p) ?? p.job;
+}
+function viewNow(e, p) {
+  const published = e.published?.views.get(p);
+  if (published) return published;
+  return e.acted?.views.has(p) ? e.acted.views.get(p) ?? null : p.decided?.view ?? null;
+}
 function judged(e) {
-  return e.candidates.filter(
-    (p) => p.inPass && !p.acted?.left && !!p.decided?.view
-  );
+  return candidatesNow(e).flatMap((p) => {
+    const view = p.inPass && !p.acted?.left ? viewNow(e, p) : null;
+    return view ? [{ p, view, job: jobNow(e, p) }] : [];
+  });
+}
+function storeActed(state3, e, r) {
+  for (const p of e.candidates) p.acted = r.candidates.get(p) ?? {};
+  for (const p of r.added) p.acted = r.candidates.get(p) ?? {};
+  e.acted = { jobs: r.jobs, views: r.views, added: r.added };
+  for (const [pr, labels] of r.left) state3.left.set(pr, labels);
+}
+function storePublished(state3, r) {
+  for (const e of state3.experiments) {
+    const views = /* @__PURE__ */ new Map();
+    for (const p of candidatesNow(e)) {
+      const x2 = r.candidates.get(p);
+      if (!x2) continue;
+      p.published = { changed: x2.changed };
+      if (x2.view) views.set(p, x2.view);
+    }
+    e.published = { views };
+    e.errors.push(...r.errors.get(e) ?? []);
+  }
+  state3.pullErrors.push(...r.pullErrors);
 }
 
 // src/monitor/read.ts
@@ -90338,16 +90370,22 @@ function stopReason(experiment, view) {
 
 // src/monitor/act.ts
 async function act(state3, ports) {
-  await eachExperiment(state3, "act", async (e) => {
-    for (const p of e.candidates) p.acted = {};
-    for (const p of e.candidates) await applyLifecycle(state3, ports, e, p);
-    await requestReference2(ports, e);
-    await serveQueue(state3, ports, e);
-    for (const p of e.candidates) await stop2(ports, e, p);
-  });
+  await eachExperiment(state3, "act", async (e) => storeActed(state3, e, await actOn(ports, e)));
+}
+async function actOn(ports, e) {
+  const x2 = { candidates: /* @__PURE__ */ new Map(), jobs: /* @__PURE__ */ new Map(), views: /* @__PURE__ */ new Map(), added: [], left: /* @__PURE__ */ new Map() };
+  for (const p of e.candidates) await applyLifecycle(ports, e, p, x2);
+  const reference = await requestReference2(ports, e);
+  if (reference) x2.added.push(reference);
+  await serveQueue(ports, e, reference ? [reference, ...e.queue.order] : e.queue.order, x2);
+  for (const p of e.candidates) await stop2(ports, e, p, x2);
+  return x2;
 }
 var isoNow = (ports) => new Date(ports.now() * 1e3).toISOString();
-async function applyLifecycle(state3, ports, e, p) {
+function did(x2, p, what) {
+  x2.candidates.set(p, { ...x2.candidates.get(p), ...what });
+}
+async function applyLifecycle(ports, e, p, x2) {
   const intent = p.decided?.lifecycle;
   const request2 = p.c.request;
   if (!intent || !request2) return;
@@ -90362,7 +90400,7 @@ async function applyLifecycle(state3, ports, e, p) {
     ]
   };
   await ports.lifecycle?.recordOutcome(p.c.pr, request2.id, outcome);
-  leave(state3, p);
+  leave(x2, p);
 }
 function superseded(from, to, jobId2, at) {
   return {
@@ -90375,25 +90413,22 @@ function superseded(from, to, jobId2, at) {
     ]
   };
 }
-function leave(state3, p) {
-  p.acted = { ...p.acted, left: true };
-  state3.left.set(p.c.pr, p.c.labels);
+function leave(x2, p) {
+  did(x2, p, { left: true });
+  x2.left.set(p.c.pr, p.c.labels);
 }
-async function serveQueue(state3, ports, e) {
+async function serveQueue(ports, e, order, x2) {
   let free = e.queue.free;
-  for (const p of e.queue.order) {
+  for (const p of order) {
     if (free <= 0) break;
     const r = await ports.submit(e.exp, p.c);
-    if (r && "refused" in r) leave(state3, p);
+    if (r && "refused" in r) leave(x2, p);
     if (!r || "refused" in r) continue;
     free--;
-    p.job = { jobId: r.jobId, name: p.c.runName, ...SUBMITTED, submitTs: null };
-    p.acted = { ...p.acted, submitted: r.jobId };
-    if (p.decided) {
-      const reference = p.decided.view?.referenceJob;
-      p.decided.view = judgeCandidate(e, p);
-      if (p.decided.view && reference) p.decided.view.referenceJob = reference;
-    }
+    const job = { jobId: r.jobId, name: p.c.runName, ...SUBMITTED, submitTs: null };
+    x2.jobs.set(p, job);
+    did(x2, p, { submitted: r.jobId });
+    if (p.decided) x2.views.set(p, submittedView(e, p, job));
     if (p.c.request)
       await ports.lifecycle?.recordRun(p.c.pr, p.c.request.id, {
         jobId: r.jobId,
@@ -90401,12 +90436,17 @@ async function serveQueue(state3, ports, e) {
       });
   }
 }
+function submittedView(e, p, job) {
+  const reference = p.decided?.view?.referenceJob;
+  const view = judgeCandidate(e, { ...p, job });
+  return view && reference ? { ...view, referenceJob: reference } : view;
+}
 async function requestReference2(ports, e) {
   const want = e.referenceJob?.request;
   const make = ports.lifecycle?.requestReference;
-  if (!want || !make) return;
+  if (!want || !make) return null;
   const request2 = await make(e.exp, want.pr, want.headSha);
-  if (!request2) return;
+  if (!request2) return null;
   const p = {
     c: {
       candidate: request2.candidate,
@@ -90423,25 +90463,34 @@ async function requestReference2(ports, e) {
     phase: { phase: "queued" },
     inPass: true
   };
-  p.decided = { view: judgeCandidate(e, p), stop: null };
-  e.candidates.push(p);
-  e.queue = { ...e.queue, order: [p, ...e.queue.order] };
+  return { ...p, decided: { view: judgeCandidate(e, p), stop: null } };
 }
-async function stop2(ports, e, p) {
+async function stop2(ports, e, p, x2) {
   const reason2 = p.decided?.stop;
   const view = p.decided?.view;
-  if (!reason2 || !view || !p.job || p.acted?.left) return;
+  if (!reason2 || !view || !p.job || x2.candidates.get(p)?.left) return;
   await ports.slurm.cancel(p.job.jobId, e.id);
+  x2.views.set(p, stoppedView(e, p, view, reason2));
+  did(x2, p, { cancelled: p.job.jobId });
+}
+function stoppedView(e, p, view, reason2) {
   const d2 = view.observation.decision;
   const gpu = candidateGpu(e, p, true);
-  if (d2 && reason2.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d2, gpu);
+  if (d2 && reason2.startsWith(DECISION_STOP) && gpu)
+    return { ...view, observation: { ...view.observation, decision: withGpuMinutes(d2, gpu) } };
   if (d2 && reason2.startsWith(REFERENCE_STOP))
-    view.observation.decision = {
-      ...d2,
-      evidence: [...d2.evidence, reason2],
-      ...gpu ? { gpu_minutes_used: Math.round(gpu.gpus * gpu.minutesRunning) } : {}
+    return {
+      ...view,
+      observation: {
+        ...view.observation,
+        decision: {
+          ...d2,
+          evidence: [...d2.evidence, reason2],
+          ...gpu ? { gpu_minutes_used: Math.round(gpu.gpus * gpu.minutesRunning) } : {}
+        }
+      }
     };
-  p.acted = { ...p.acted, cancelled: p.job.jobId };
+  return view;
 }
 
 // src/monitor/comment.ts
@@ -90498,34 +90547,46 @@ ${body}`;
 
 // src/monitor/publish.ts
 async function publish(state3, ports) {
-  for (const e of state3.experiments)
-    if (e.failed?.clusterUnreachable) await noteUnreachable(ports, e, e.exp.candidates, e.failed.message);
-    else if (e.accountingUnreachable && !e.failed) {
-      const unknown = e.candidates.filter((p) => p.phase?.phase === "lost").map((p) => p.c);
-      await noteUnreachable(ports, e, unknown, `sacct: ${e.accountingUnreachable}`, "Accounting unreachable");
-    }
+  storePublished(state3, await publishPass(state3, ports));
+}
+async function publishPass(state3, ports) {
+  const errors = /* @__PURE__ */ new Map();
+  for (const e of state3.experiments) {
+    const noted = await noteOutages(ports, e);
+    if (noted.length) errors.set(e, noted);
+  }
   const held = heldPulls(state3);
+  const candidates = /* @__PURE__ */ new Map();
+  const pullErrors = [];
   for (const [pr, plans] of pullPlans(state3, ports)) {
+    let changed = (x2) => x2.plan.text !== void 0;
     try {
       await writePull(ports, pr, plans, {
         held: held.has(pr),
         left: state3.left.get(pr),
         remembered: rememberedOf(state3, pr)
       });
-      for (const p of plans) p.p.published = { changed: p.plan.text !== void 0 };
     } catch (error) {
-      state3.pullErrors.push(`#${pr}: ${error.message}`);
-      for (const p of plans) p.p.published = { changed: false };
+      pullErrors.push(`#${pr}: ${error.message}`);
+      changed = () => false;
     }
+    for (const x2 of plans) candidates.set(x2.p, { changed: changed(x2), view: x2.plan.view });
   }
+  return { candidates, pullErrors, errors };
+}
+function noteOutages(ports, e) {
+  if (e.failed?.clusterUnreachable) return noteUnreachable(ports, e.exp.candidates, e.failed.message);
+  if (!e.accountingUnreachable || e.failed) return Promise.resolve([]);
+  const unknown = e.candidates.filter((p) => p.phase?.phase === "lost").map((p) => p.c);
+  return noteUnreachable(ports, unknown, `sacct: ${e.accountingUnreachable}`, "Accounting unreachable");
 }
 function pullPlans(state3, ports) {
   const byPull = /* @__PURE__ */ new Map();
   for (const e of state3.experiments) {
     if (e.failed) continue;
-    for (const p of judged(e)) {
-      const plan = planComment(p.decided.view, {
-        job: p.job,
+    for (const { p, view, job } of judged(e)) {
+      const plan = planComment(view, {
+        job,
         ended: p.observed?.ended ?? false,
         current: p.observed?.current,
         evalTs: e.clock.evalTs,
@@ -90535,8 +90596,7 @@ function pullPlans(state3, ports) {
         refresh: state3.options.refresh === true,
         now: ports.now()
       });
-      p.decided.view = plan.view;
-      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], { p, plan }]);
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], { p, job, plan }]);
     }
   }
   for (const pr of state3.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
@@ -90570,12 +90630,12 @@ async function writePull(ports, pr, plans, pull) {
       );
   }
   for (const x2 of due) await ports.github.writeComment(pr, x2.p.c.candidate, x2.plan.text);
-  for (const { p, plan } of plans)
-    if (plan.final && p.job && p.c.request && !p.c.outcome)
+  for (const { p, job, plan } of plans)
+    if (plan.final && job && p.c.request && !p.c.outcome)
       await ports.lifecycle?.recordOutcome(
         pr,
         p.c.request.id,
-        finalOutcome(plan.view, p.job, iso2(p.job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
+        finalOutcome(plan.view, job, iso2(job.endTs) ?? new Date(ports.now() * 1e3).toISOString())
       );
 }
 function pullCheck(views, remembered = []) {
@@ -90584,7 +90644,8 @@ function pullCheck(views, remembered = []) {
     ...remembered.map((r) => ({ candidate: r.candidate, check: r.check }))
   ]);
 }
-async function noteUnreachable(ports, e, candidates, reason2, what = "Cluster unreachable") {
+async function noteUnreachable(ports, candidates, reason2, what = "Cluster unreachable") {
+  const errors = [];
   for (const c of candidates) {
     if (!c.request || c.outcome) continue;
     try {
@@ -90593,9 +90654,10 @@ async function noteUnreachable(ports, e, candidates, reason2, what = "Cluster un
       const noted = withUnavailableNotice(current, since, reason2, what);
       if (noted !== void 0 && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
     } catch (error) {
-      e.errors.push(`#${c.pr}: ${error.message}`);
+      errors.push(`#${c.pr}: ${error.message}`);
     }
   }
+  return errors;
 }
 function finalOutcome(view, job, at) {
   const v2 = view.observation.verdict;
@@ -90633,8 +90695,7 @@ function passReport(state3) {
   const byPull = /* @__PURE__ */ new Map();
   for (const e of state3.experiments) {
     if (e.failed) continue;
-    for (const p of judged(e)) {
-      const { view } = p.decided;
+    for (const { p, view } of judged(e)) {
       const report4 = {
         experimentId: e.id,
         candidate: p.c.candidate,

@@ -7,26 +7,54 @@
 import { withGpuMinutes } from '../analysis/decision.js';
 import { REFERENCE_STOP } from '../judge/reference.js';
 import type { Outcome } from '../lifecycle/model.js';
+import type { CandidateView } from '../report/pr-comment.js';
 import { SUBMITTED } from '../slurm/types.js';
 import { DECISION_STOP } from './decide.js';
 import { candidateGpu, judgeCandidate } from './judge.js';
-import type { MonitorPorts } from './ports.js';
-import { type CandidatePass, type ExperimentPass, eachExperiment, type PassState } from './state.js';
+import type { MonitorJob, MonitorPorts } from './ports.js';
+import {
+  type ActResult,
+  type CandidateActed,
+  type CandidatePass,
+  type ExperimentPass,
+  eachExperiment,
+  type PassState,
+  storeActed,
+} from './state.js';
 
 export async function act(state: PassState, ports: MonitorPorts): Promise<void> {
-  await eachExperiment(state, 'act', async (e) => {
-    for (const p of e.candidates) p.acted = {};
-    for (const p of e.candidates) await applyLifecycle(state, ports, e, p);
-    await requestReference(ports, e);
-    await serveQueue(state, ports, e);
-    for (const p of e.candidates) await stop(ports, e, p);
-  });
+  await eachExperiment(state, 'act', async (e) => storeActed(state, e, await actOn(ports, e)));
+}
+
+/** What act builds for one experiment while it carries decide's plan out (its result, as it grows). */
+interface Acting {
+  candidates: Map<CandidatePass, CandidateActed>;
+  jobs: Map<CandidatePass, MonitorJob>;
+  views: Map<CandidatePass, CandidateView | null>;
+  added: CandidatePass[];
+  left: Map<number, string[]>;
+}
+
+/** Act on one experiment: the lifecycle's effects, the reference Request, the queue, the stops; its result. */
+export async function actOn(ports: MonitorPorts, e: ExperimentPass): Promise<ActResult> {
+  const x: Acting = { candidates: new Map(), jobs: new Map(), views: new Map(), added: [], left: new Map() };
+  for (const p of e.candidates) await applyLifecycle(ports, e, p, x);
+  const reference = await requestReference(ports, e);
+  if (reference) x.added.push(reference);
+  await serveQueue(ports, e, reference ? [reference, ...e.queue.order] : e.queue.order, x);
+  for (const p of e.candidates) await stop(ports, e, p, x);
+  return x;
 }
 
 const isoNow = (ports: MonitorPorts) => new Date(ports.now() * 1000).toISOString();
 
+/** Adds to what act did to `p`. */
+function did(x: Acting, p: CandidatePass, what: CandidateActed): void {
+  x.candidates.set(p, { ...x.candidates.get(p), ...what });
+}
+
 /** A superseded or lost Request gets its Outcome and leaves the pass; a leftover live job is cancelled. */
-async function applyLifecycle(state: PassState, ports: MonitorPorts, e: ExperimentPass, p: CandidatePass) {
+async function applyLifecycle(ports: MonitorPorts, e: ExperimentPass, p: CandidatePass, x: Acting) {
   const intent = p.decided?.lifecycle;
   const request = p.c.request;
   if (!intent || !request) return;
@@ -44,7 +72,7 @@ async function applyLifecycle(state: PassState, ports: MonitorPorts, e: Experime
           ],
         };
   await ports.lifecycle?.recordOutcome(p.c.pr, request.id, outcome);
-  leave(state, p); // its pull request's label is recomputed from the candidates that stay
+  leave(x, p); // its pull request's label is recomputed from the candidates that stay
 }
 
 function superseded(from: string, to: string, jobId: string | null, at: string): Outcome {
@@ -59,30 +87,32 @@ function superseded(from: string, to: string, jobId: string | null, at: string):
   };
 }
 
-function leave(state: PassState, p: CandidatePass): void {
-  p.acted = { ...p.acted, left: true };
-  state.left.set(p.c.pr, p.c.labels);
+function leave(x: Acting, p: CandidatePass): void {
+  did(x, p, { left: true });
+  x.left.set(p.c.pr, p.c.labels);
 }
 
 /**
  * Submits queued candidates while slots are free, in the queue's order; each submission is
  * remembered as the Request's Run and its candidate judged again as submitted.
  */
-async function serveQueue(state: PassState, ports: MonitorPorts, e: ExperimentPass): Promise<void> {
+async function serveQueue(
+  ports: MonitorPorts,
+  e: ExperimentPass,
+  order: readonly CandidatePass[],
+  x: Acting,
+): Promise<void> {
   let free = e.queue.free;
-  for (const p of e.queue.order) {
+  for (const p of order) {
     if (free <= 0) break;
     const r = await ports.submit(e.exp, p.c);
-    if (r && 'refused' in r) leave(state, p);
+    if (r && 'refused' in r) leave(x, p);
     if (!r || 'refused' in r) continue;
     free--;
-    p.job = { jobId: r.jobId, name: p.c.runName, ...SUBMITTED, submitTs: null };
-    p.acted = { ...p.acted, submitted: r.jobId };
-    if (p.decided) {
-      const reference = p.decided.view?.referenceJob;
-      p.decided.view = judgeCandidate(e, p);
-      if (p.decided.view && reference) p.decided.view.referenceJob = reference;
-    }
+    const job: MonitorJob = { jobId: r.jobId, name: p.c.runName, ...SUBMITTED, submitTs: null };
+    x.jobs.set(p, job);
+    did(x, p, { submitted: r.jobId });
+    if (p.decided) x.views.set(p, submittedView(e, p, job));
     if (p.c.request)
       await ports.lifecycle?.recordRun(p.c.pr, p.c.request.id, {
         jobId: r.jobId,
@@ -91,17 +121,24 @@ async function serveQueue(state: PassState, ports: MonitorPorts, e: ExperimentPa
   }
 }
 
+/** The candidate judged again with the job act submitted; the reference line decide gave it is kept. */
+function submittedView(e: ExperimentPass, p: CandidatePass, job: MonitorJob): CandidateView | null {
+  const reference = p.decided?.view?.referenceJob;
+  const view = judgeCandidate(e, { ...p, job });
+  return view && reference ? { ...view, referenceJob: reference } : view;
+}
+
 /**
  * The round's reference Request, when decide found none standing and the candidates need one: made
  * by the bot in the pull request decide chose (ports.lifecycle.requestReference), then put first in
  * the queue, so it takes the next free slot before any candidate waiting there.
  */
-async function requestReference(ports: MonitorPorts, e: ExperimentPass): Promise<void> {
+async function requestReference(ports: MonitorPorts, e: ExperimentPass): Promise<CandidatePass | null> {
   const want = e.referenceJob?.request;
   const make = ports.lifecycle?.requestReference;
-  if (!want || !make) return;
+  if (!want || !make) return null;
   const request = await make(e.exp, want.pr, want.headSha);
-  if (!request) return;
+  if (!request) return null;
   const p: CandidatePass = {
     c: {
       candidate: request.candidate,
@@ -118,26 +155,42 @@ async function requestReference(ports: MonitorPorts, e: ExperimentPass): Promise
     phase: { phase: 'queued' },
     inPass: true,
   };
-  p.decided = { view: judgeCandidate(e, p), stop: null };
-  e.candidates.push(p);
-  e.queue = { ...e.queue, order: [p, ...e.queue.order] };
+  return { ...p, decided: { view: judgeCandidate(e, p), stop: null } };
 }
 
 /** Cancels a live job `decide` said to stop; a stop on the decision fills in the GPU-minutes it saves. */
-async function stop(ports: MonitorPorts, e: ExperimentPass, p: CandidatePass): Promise<void> {
+async function stop(ports: MonitorPorts, e: ExperimentPass, p: CandidatePass, x: Acting): Promise<void> {
   const reason = p.decided?.stop;
   const view = p.decided?.view;
-  if (!reason || !view || !p.job || p.acted?.left) return;
+  if (!reason || !view || !p.job || x.candidates.get(p)?.left) return;
   await ports.slurm.cancel(p.job.jobId, e.id);
+  x.views.set(p, stoppedView(e, p, view, reason));
+  did(x, p, { cancelled: p.job.jobId });
+}
+
+/** The view of a candidate act stopped: its decision with the GPU-minutes the stop saves, or a reference job's reason. */
+function stoppedView(
+  e: ExperimentPass,
+  p: CandidatePass,
+  view: CandidateView,
+  reason: string,
+): CandidateView {
   const d = view.observation.decision;
   const gpu = candidateGpu(e, p, true);
-  if (d && reason.startsWith(DECISION_STOP) && gpu) view.observation.decision = withGpuMinutes(d, gpu);
+  if (d && reason.startsWith(DECISION_STOP) && gpu)
+    return { ...view, observation: { ...view.observation, decision: withGpuMinutes(d, gpu) } };
   // a reference job's comment remembers why it was stopped (the judge reads it back: src/judge/judge.ts)
   if (d && reason.startsWith(REFERENCE_STOP))
-    view.observation.decision = {
-      ...d,
-      evidence: [...d.evidence, reason],
-      ...(gpu ? { gpu_minutes_used: Math.round(gpu.gpus * gpu.minutesRunning) } : {}),
+    return {
+      ...view,
+      observation: {
+        ...view.observation,
+        decision: {
+          ...d,
+          evidence: [...d.evidence, reason],
+          ...(gpu ? { gpu_minutes_used: Math.round(gpu.gpus * gpu.minutesRunning) } : {}),
+        },
+      },
     };
-  p.acted = { ...p.acted, cancelled: p.job.jobId };
+  return view;
 }

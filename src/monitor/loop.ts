@@ -16,7 +16,14 @@ import type { MonitorPorts } from './ports.js';
 import { publish } from './publish.js';
 import { clockOf, readJobs } from './read.js';
 import { type PassReport, passReport } from './report.js';
-import { newPassState, type PassOptions, type PassState, type Stage } from './state.js';
+import {
+  candidatesNow,
+  jobNow,
+  newPassState,
+  type PassOptions,
+  type PassState,
+  type Stage,
+} from './state.js';
 
 /** Stage `reread`: each experiment's clock and the Slurm half of read; the pull requests stay as read. */
 export async function reread(state: PassState, ports: MonitorPorts): Promise<void> {
@@ -46,7 +53,11 @@ export async function stopsOnly(state: PassState): Promise<void> {
 export async function publishStops(state: PassState, ports: MonitorPorts): Promise<void> {
   const ok = state.experiments.filter((e) => !e.failed);
   const stopped = new Set(
-    ok.flatMap((e) => e.candidates.filter((p) => p.acted?.cancelled).map((p) => p.c.pr)),
+    ok.flatMap((e) =>
+      candidatesNow(e)
+        .filter((p) => p.acted?.cancelled)
+        .map((p) => p.c.pr),
+    ),
   );
   if (!stopped.size) return;
   const only: PassState = {
@@ -154,7 +165,9 @@ async function lookOnce(state: PassState, ports: MonitorPorts): Promise<LookRepo
   return {
     at,
     stopped: state.experiments.flatMap((e) =>
-      e.candidates.filter((p) => p.acted?.cancelled).map((p) => p.c.runName),
+      candidatesNow(e)
+        .filter((p) => p.acted?.cancelled)
+        .map((p) => p.c.runName),
     ),
     errors: [...state.experiments.flatMap((e) => e.errors), ...state.pullErrors],
   };
@@ -181,7 +194,10 @@ async function waitOrYield(
 /** A candidate's job is live and the pass did not just stop it. */
 export function hasLive(state: PassState): boolean {
   return state.experiments.some((e) =>
-    e.candidates.some((p) => p.inPass && !!p.job && isLive(p.job.status) && !p.acted?.cancelled),
+    candidatesNow(e).some((p) => {
+      const job = jobNow(e, p);
+      return p.inPass && !!job && isLive(job.status) && !p.acted?.cancelled;
+    }),
   );
 }
 

@@ -15,35 +15,60 @@ import { endedCandidate, pullStateLabel } from '../report/state-label.js';
 import { type CommentPlan, planComment, unavailableSince, withUnavailableNotice } from './comment.js';
 import { iso } from './judge.js';
 import type { MonitorCandidate, MonitorCheck, MonitorJob, MonitorPorts } from './ports.js';
-import { type CandidatePass, type ExperimentPass, heldPulls, judged, type PassState } from './state.js';
+import {
+  type CandidatePass,
+  type ExperimentPass,
+  heldPulls,
+  judged,
+  type PassState,
+  type PublishResult,
+  storePublished,
+} from './state.js';
 
 export async function publish(state: PassState, ports: MonitorPorts): Promise<void> {
-  for (const e of state.experiments)
-    if (e.failed?.clusterUnreachable) await noteUnreachable(ports, e, e.exp.candidates, e.failed.message);
-    else if (e.accountingUnreachable && !e.failed) {
-      // a run whose job only accounting would know: unknown this pass, its comment says why
-      const unknown = e.candidates.filter((p) => p.phase?.phase === 'lost').map((p) => p.c);
-      await noteUnreachable(ports, e, unknown, `sacct: ${e.accountingUnreachable}`, 'Accounting unreachable');
-    }
+  storePublished(state, await publishPass(state, ports));
+}
+
+/** Publish for the pass: the notices, then each pull request; what it wrote and the errors it met. */
+export async function publishPass(state: PassState, ports: MonitorPorts): Promise<PublishResult> {
+  const errors = new Map<ExperimentPass, string[]>();
+  for (const e of state.experiments) {
+    const noted = await noteOutages(ports, e);
+    if (noted.length) errors.set(e, noted);
+  }
   const held = heldPulls(state);
+  const candidates = new Map<CandidatePass, { changed: boolean; view?: CandidateView }>();
+  const pullErrors: string[] = [];
   for (const [pr, plans] of pullPlans(state, ports)) {
+    let changed = (x: Planned) => x.plan.text !== undefined;
     try {
       await writePull(ports, pr, plans, {
         held: held.has(pr),
         left: state.left.get(pr),
         remembered: rememberedOf(state, pr),
       });
-      for (const p of plans) p.p.published = { changed: p.plan.text !== undefined };
     } catch (error) {
-      state.pullErrors.push(`#${pr}: ${(error as Error).message}`);
-      for (const p of plans) p.p.published = { changed: false };
+      pullErrors.push(`#${pr}: ${(error as Error).message}`);
+      changed = () => false;
     }
+    for (const x of plans) candidates.set(x.p, { changed: changed(x), view: x.plan.view });
   }
+  return { candidates, pullErrors, errors };
 }
 
-/** A judged candidate and its comment plan. */
+/** The notice on an experiment's comments when its cluster, or its accounting, was unreachable; the errors of writing it. */
+function noteOutages(ports: MonitorPorts, e: ExperimentPass): Promise<string[]> {
+  if (e.failed?.clusterUnreachable) return noteUnreachable(ports, e.exp.candidates, e.failed.message);
+  if (!e.accountingUnreachable || e.failed) return Promise.resolve([]);
+  // a run whose job only accounting would know: unknown this pass, its comment says why
+  const unknown = e.candidates.filter((p) => p.phase?.phase === 'lost').map((p) => p.c);
+  return noteUnreachable(ports, unknown, `sacct: ${e.accountingUnreachable}`, 'Accounting unreachable');
+}
+
+/** A judged candidate, its job and its comment plan. */
 interface Planned {
   p: CandidatePass;
+  job: MonitorJob | undefined;
   plan: CommentPlan;
 }
 
@@ -52,9 +77,9 @@ function pullPlans(state: PassState, ports: MonitorPorts): Map<number, Planned[]
   const byPull = new Map<number, Planned[]>();
   for (const e of state.experiments) {
     if (e.failed) continue;
-    for (const p of judged(e)) {
-      const plan = planComment(p.decided.view, {
-        job: p.job,
+    for (const { p, view, job } of judged(e)) {
+      const plan = planComment(view, {
+        job,
         ended: p.observed?.ended ?? false,
         current: p.observed?.current,
         evalTs: e.clock.evalTs,
@@ -64,8 +89,7 @@ function pullPlans(state: PassState, ports: MonitorPorts): Map<number, Planned[]
         refresh: state.options.refresh === true,
         now: ports.now(),
       });
-      p.decided.view = plan.view;
-      byPull.set(p.c.pr, [...(byPull.get(p.c.pr) ?? []), { p, plan }]);
+      byPull.set(p.c.pr, [...(byPull.get(p.c.pr) ?? []), { p, job, plan }]);
     }
   }
   for (const pr of state.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
@@ -113,12 +137,12 @@ async function writePull(
       );
   }
   for (const x of due) await ports.github.writeComment(pr, x.p.c.candidate, x.plan.text as string);
-  for (const { p, plan } of plans)
-    if (plan.final && p.job && p.c.request && !p.c.outcome)
+  for (const { p, job, plan } of plans)
+    if (plan.final && job && p.c.request && !p.c.outcome)
       await ports.lifecycle?.recordOutcome(
         pr,
         p.c.request.id,
-        finalOutcome(plan.view, p.job, iso(p.job.endTs) ?? new Date(ports.now() * 1000).toISOString()),
+        finalOutcome(plan.view, job, iso(job.endTs) ?? new Date(ports.now() * 1000).toISOString()),
       );
 }
 
@@ -136,14 +160,14 @@ export function pullCheck(
   ]);
 }
 
-/** Says so on top of each requested candidate's last judged comment; the next pass retries. */
+/** Says so on top of each requested candidate's last judged comment; the next pass retries. The errors of writing it. */
 async function noteUnreachable(
   ports: MonitorPorts,
-  e: ExperimentPass,
   candidates: readonly MonitorCandidate[],
   reason: string,
   what: 'Cluster unreachable' | 'Accounting unreachable' = 'Cluster unreachable',
-): Promise<void> {
+): Promise<string[]> {
+  const errors: string[] = [];
   for (const c of candidates) {
     if (!c.request || c.outcome) continue;
     try {
@@ -152,9 +176,10 @@ async function noteUnreachable(
       const noted = withUnavailableNotice(current, since, reason, what);
       if (noted !== undefined && noted !== current) await ports.github.writeComment(c.pr, c.candidate, noted);
     } catch (error) {
-      e.errors.push(`#${c.pr}: ${(error as Error).message}`);
+      errors.push(`#${c.pr}: ${(error as Error).message}`);
     }
   }
+  return errors;
 }
 
 /** The Outcome of a run whose comment just became final (judged as of the job's end). */

@@ -33,8 +33,7 @@ export function passReport(state: PassState): PassReport {
   const byPull = new Map<number, CandidateReport[]>();
   for (const e of state.experiments) {
     if (e.failed) continue;
-    for (const p of judged(e)) {
-      const { view } = p.decided;
+    for (const { p, view } of judged(e)) {
       const report: CandidateReport = {
         experimentId: e.id,
         candidate: p.c.candidate,

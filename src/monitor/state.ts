@@ -145,10 +145,45 @@ export interface ExperimentPass {
   queue: { order: CandidatePass[]; free: number };
   /** What the autopilot stage did (its plan's actions) or why it waits. */
   autopilot?: { actions: PilotAction[]; waiting: string | null };
+  /** What act did beyond each candidate's `acted` (act): see ActedExperiment. */
+  acted?: ActedExperiment;
+  /** Each judged candidate's view as publish wrote it (its comment's plan: a held note added) (publish). */
+  published?: { readonly views: ReadonlyMap<CandidatePass, CandidateView> };
   /** The stage that failed for this experiment: its candidates are left as they were. */
   failed?: { stage: string; message: string; clusterUnreachable: boolean };
   /** Its errors, in the order they happened. */
   errors: string[];
+}
+
+/**
+ * Act's result for an experiment, beside each candidate's `acted`: the jobs it submitted, each
+ * view it judged again (submitted; a stop's GPU-minutes and reason), and the reference Request it
+ * made (a candidate of its own, first in its queue). The sections read and decide wrote stay as
+ * they were: readers after act take `jobNow`, `viewNow` and `candidatesNow`.
+ */
+export interface ActedExperiment {
+  readonly jobs: ReadonlyMap<CandidatePass, MonitorJob>;
+  readonly views: ReadonlyMap<CandidatePass, CandidateView | null>;
+  readonly added: readonly CandidatePass[];
+}
+
+/** What act did to one candidate (its `acted`). */
+export type CandidateActed = NonNullable<CandidatePass['acted']>;
+
+/** Act's result for one experiment: each candidate's `acted`, the experiment's part, the pull requests left. */
+export interface ActResult extends ActedExperiment {
+  readonly candidates: ReadonlyMap<CandidatePass, CandidateActed>;
+  readonly left: ReadonlyMap<number, string[]>;
+}
+
+/** Publish's result: each candidate's `published` and view, the errors per pull request and per experiment. */
+export interface PublishResult {
+  readonly candidates: ReadonlyMap<
+    CandidatePass,
+    { readonly changed: boolean; readonly view?: CandidateView }
+  >;
+  readonly pullErrors: readonly string[];
+  readonly errors: ReadonlyMap<ExperimentPass, readonly string[]>;
 }
 
 export interface PassState {
@@ -206,10 +241,58 @@ export function heldPulls(state: PassState): Set<number> {
   return new Set(state.experiments.flatMap((e) => (e.failed ? e.exp.candidates.map((c) => c.pr) : [])));
 }
 
-/** The candidates the pass judges (in the pass, not left), with their view. */
-export function judged(e: ExperimentPass): Array<CandidatePass & { decided: { view: CandidateView } }> {
-  return e.candidates.filter(
-    (p): p is CandidatePass & { decided: { view: CandidateView } } =>
-      p.inPass && !p.acted?.left && !!p.decided?.view,
-  );
+/** The candidates of the experiment after act: read's, and the reference Request act made. */
+export function candidatesNow(e: ExperimentPass): CandidatePass[] {
+  return e.acted?.added.length ? [...e.candidates, ...e.acted.added] : e.candidates;
+}
+
+/** The candidate's job after act: the one act submitted, else read's. */
+export function jobNow(e: ExperimentPass, p: CandidatePass): MonitorJob | undefined {
+  return e.acted?.jobs.get(p) ?? p.job;
+}
+
+/** The candidate's view as the pass stands: publish's, else act's, else decide's. */
+export function viewNow(e: ExperimentPass, p: CandidatePass): CandidateView | null {
+  const published = e.published?.views.get(p);
+  if (published) return published;
+  return e.acted?.views.has(p) ? (e.acted.views.get(p) ?? null) : (p.decided?.view ?? null);
+}
+
+/** A candidate the pass judges, with its view and job as the pass stands. */
+export interface Judged {
+  p: CandidatePass;
+  view: CandidateView;
+  job: MonitorJob | undefined;
+}
+
+/** The candidates the pass judges (in the pass, not left), with their view and job as the pass stands. */
+export function judged(e: ExperimentPass): Judged[] {
+  return candidatesNow(e).flatMap((p) => {
+    const view = p.inPass && !p.acted?.left ? viewNow(e, p) : null;
+    return view ? [{ p, view, job: jobNow(e, p) }] : [];
+  });
+}
+
+/** Puts act's result in its sections: each candidate's `acted`, the experiment's `acted`, the pass's `left`. */
+export function storeActed(state: PassState, e: ExperimentPass, r: ActResult): void {
+  for (const p of e.candidates) p.acted = r.candidates.get(p) ?? {};
+  for (const p of r.added) p.acted = r.candidates.get(p) ?? {};
+  e.acted = { jobs: r.jobs, views: r.views, added: r.added };
+  for (const [pr, labels] of r.left) state.left.set(pr, labels);
+}
+
+/** Puts publish's result in its sections: each candidate's `published`, each experiment's views and errors, the pass's pull errors. */
+export function storePublished(state: PassState, r: PublishResult): void {
+  for (const e of state.experiments) {
+    const views = new Map<CandidatePass, CandidateView>();
+    for (const p of candidatesNow(e)) {
+      const x = r.candidates.get(p);
+      if (!x) continue;
+      p.published = { changed: x.changed };
+      if (x.view) views.set(p, x.view);
+    }
+    e.published = { views };
+    e.errors.push(...(r.errors.get(e) ?? []));
+  }
+  state.pullErrors.push(...r.pullErrors);
 }

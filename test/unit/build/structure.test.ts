@@ -305,3 +305,142 @@ describe('one run-name parser (issue 39 item 5)', () => {
     expect(found).toEqual([]);
   });
 });
+
+describe('the monitor stages return their results (issue 39 item 3)', () => {
+  /** The stage modules of src/monitor: each returns its result; only state.ts puts it in the pass. */
+  const STAGE_FILES = [
+    'read',
+    'observe',
+    'clock',
+    'judge',
+    'decide',
+    'reference-job',
+    'autopilot',
+    'act',
+    'publish',
+    'comment',
+    'report',
+    'loop',
+  ].map((name) => join(repoRoot, 'src/monitor', `${name}.ts`));
+  const STATE_FILE = join(repoRoot, 'src/monitor/state.ts');
+  const MUTATORS = new Set([
+    'push',
+    'unshift',
+    'splice',
+    'pop',
+    'shift',
+    'sort',
+    'reverse',
+    'set',
+    'delete',
+    'clear',
+    'add',
+  ]);
+
+  /** The writes a stage still makes into the pass (a section of state.ts's, or a view): file, function's line, target. */
+  function passWrites(): string[] {
+    const program = ts.createProgram(STAGE_FILES, {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+    });
+    const checker = program.getTypeChecker();
+    /** The type is one of the pass's (declared in state.ts, or a candidate's view). */
+    const ofPass = (node: ts.Expression): boolean => {
+      const type = checker.getNonNullableType(checker.getTypeAtLocation(node));
+      const types = type.isUnion() ? type.types : [type];
+      return types.some((t) =>
+        (t.aliasSymbol ?? t.getSymbol())?.declarations?.some(
+          (d) => d.getSourceFile().fileName === STATE_FILE || t.getSymbol()?.getName() === 'CandidateView',
+        ),
+      );
+    };
+    /** A property write whose target's chain goes through an object of the pass. */
+    const intoPass = (target: ts.Expression): boolean => {
+      let x: ts.Expression = target;
+      while (ts.isParenthesizedExpression(x) || ts.isNonNullExpression(x)) x = x.expression;
+      if (!ts.isPropertyAccessExpression(x) && !ts.isElementAccessExpression(x)) return false;
+      for (let o: ts.Expression = x.expression; ; ) {
+        if (ofPass(o)) return true;
+        while (ts.isParenthesizedExpression(o) || ts.isNonNullExpression(o)) o = o.expression;
+        if (!ts.isPropertyAccessExpression(o) && !ts.isElementAccessExpression(o)) return false;
+        o = o.expression;
+      }
+    };
+    const found: string[] = [];
+    for (const file of STAGE_FILES) {
+      const source = program.getSourceFile(file);
+      if (!source) throw new Error(`${file} is not in the program`);
+      const visit = (node: ts.Node): void => {
+        const target =
+          ts.isBinaryExpression(node) &&
+          node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+          node.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+            ? node.left
+            : ts.isDeleteExpression(node)
+              ? node.expression
+              : (ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) &&
+                  [ts.SyntaxKind.PlusPlusToken, ts.SyntaxKind.MinusMinusToken].includes(node.operator)
+                ? node.operand
+                : ts.isCallExpression(node) &&
+                    ts.isPropertyAccessExpression(node.expression) &&
+                    MUTATORS.has(node.expression.name.text)
+                  ? node.expression
+                  : null;
+        if (target && intoPass(target))
+          found.push(`${relative(repoRoot, file)}: ${target.getText(source).replace(/\s+/g, ' ')}`);
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    return found;
+  }
+
+  /**
+   * The writes into the pass still made by a stage module, until its stage returns its result too.
+   * The list only shrinks: a new write into the pass fails the test, and so does one moved out.
+   */
+  const REMAINING = [
+    'src/monitor/read.ts: state.experiments',
+    'src/monitor/read.ts: e.jobs',
+    'src/monitor/read.ts: e.accounting',
+    'src/monitor/read.ts: e.accountingUnreachable',
+    'src/monitor/read.ts: e.accountingUnreachable',
+    'src/monitor/read.ts: e.candidates',
+    'src/monitor/observe.ts: e.read',
+    'src/monitor/observe.ts: e.telemetry',
+    'src/monitor/observe.ts: e.unavailable',
+    'src/monitor/observe.ts: e.errors.push',
+    'src/monitor/observe.ts: p.observed',
+    'src/monitor/observe.ts: p.observed',
+    'src/monitor/clock.ts: e.clock',
+    'src/monitor/judge.ts: e.reference',
+    'src/monitor/judge.ts: e.leader',
+    'src/monitor/decide.ts: p.decided',
+    'src/monitor/decide.ts: e.queue',
+    'src/monitor/decide.ts: e.referenceJob',
+    'src/monitor/decide.ts: p.decided.stop',
+    'src/monitor/decide.ts: p.decided.view.referenceJob',
+    'src/monitor/autopilot.ts: e.autopilot',
+    'src/monitor/autopilot.ts: e.queue',
+    'src/monitor/autopilot.ts: e.referenceJob',
+    'src/monitor/autopilot.ts: x.e.errors.push',
+    'src/monitor/autopilot.ts: p.c',
+    'src/monitor/autopilot.ts: p.decided.stop',
+    'src/monitor/loop.ts: e.failed',
+    'src/monitor/loop.ts: e.clock',
+    'src/monitor/loop.ts: e.queue',
+    'src/monitor/loop.ts: e.referenceJob.request',
+    'src/monitor/loop.ts: p.decided.lifecycle',
+    'src/monitor/loop.ts: state.pullErrors.push',
+    'src/monitor/loop.ts: e.errors',
+    'src/monitor/loop.ts: state.pullErrors',
+  ];
+
+  it('write nothing into the pass: each returns its own result and state.ts stores it', () => {
+    expect(passWrites()).toEqual(REMAINING);
+  }, 60_000);
+});

@@ -10,6 +10,7 @@ import {
   stagesNamed,
   withStage,
 } from '../../../src/monitor/pass.js';
+import { type CandidatePass, type ExperimentPass, viewNow } from '../../../src/monitor/state.js';
 import {
   callLog,
   experimentOf,
@@ -54,6 +55,7 @@ describe('the stage list', () => {
     const ports = recordingPorts({ submit: async () => ({ jobId: '9' }) });
     await runStages(state, ports, stagesNamed('observe', 'decide', 'act'));
     expect(callLog(ports.calls)).toEqual(['github.readComment #1 a', 'submit a', 'lifecycle.recordRun #1']);
-    expect(state.experiments[0]?.candidates[0]?.decided?.view?.state).toBe('submitted');
+    const e = state.experiments[0] as ExperimentPass;
+    expect(viewNow(e, e.candidates[0] as CandidatePass)?.state).toBe('submitted');
   });
 });

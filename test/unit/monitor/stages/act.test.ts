@@ -3,7 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import { act } from '../../../../src/monitor/act.js';
 import { decide } from '../../../../src/monitor/decide.js';
-import type { PassState } from '../../../../src/monitor/state.js';
+import {
+  type CandidatePass,
+  type ExperimentPass,
+  jobNow,
+  type PassState,
+  viewNow,
+} from '../../../../src/monitor/state.js';
 import {
   analysisOf,
   callLog,
@@ -79,13 +85,15 @@ describe('stage act', () => {
     });
     await act(state, ports);
     expect(callLog(ports.calls)).toEqual(['submit refused', 'submit next', 'lifecycle.recordRun #2']);
-    const [r, n, a] = state.experiments[0]?.candidates ?? [];
+    const e = state.experiments[0] as ExperimentPass;
+    const [r, n, a] = e.candidates as [CandidatePass, CandidatePass, CandidatePass];
     expect(r?.acted).toEqual({ left: true });
     expect(n?.acted).toEqual({ submitted: '42' });
-    expect(n?.job).toMatchObject({ jobId: '42', state: 'PENDING' });
-    expect(n?.decided?.view).toMatchObject({ state: 'submitted', jobId: '42', slurmState: 'PENDING' });
-    expect(n?.decided?.view?.observation.verdict.evidence).toEqual(['Slurm job 42 is PENDING']);
-    expect(a?.decided?.view?.state).toBe('queued');
+    // act's result holds the job it submitted and the view judged again; read's and decide's stay as they were
+    expect(jobNow(e, n)).toMatchObject({ jobId: '42', state: 'PENDING' });
+    expect(viewNow(e, n)).toMatchObject({ state: 'submitted', jobId: '42', slurmState: 'PENDING' });
+    expect(viewNow(e, n)?.observation.verdict.evidence).toEqual(['Slurm job 42 is PENDING']);
+    expect(viewNow(e, a)?.state).toBe('queued');
   });
 
   it('stops a decided candidate and writes the GPU-minutes the stop saves into its decision', async () => {
@@ -99,8 +107,9 @@ describe('stage act', () => {
     await act(state, ports);
     expect(callLog(ports.calls)).toEqual(['slurm.cancel 11']);
     expect(ports.calls[0]?.args).toEqual(['11', EXPERIMENT_ID]);
-    const p = state.experiments[0]?.candidates[0];
+    const e = state.experiments[0] as ExperimentPass;
+    const p = e.candidates[0] as CandidatePass;
     expect(p?.acted).toEqual({ cancelled: '11' });
-    expect(p?.decided?.view?.observation.decision?.gpu_minutes_saved).toBeGreaterThan(0);
+    expect(viewNow(e, p)?.observation.decision?.gpu_minutes_saved).toBeGreaterThan(0);
   });
 });
