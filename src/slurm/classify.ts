@@ -1,7 +1,7 @@
 // Why a job ended badly: from its Slurm state, exit code and the tail of its log, into the kinds of
 // the `Failure` type (src/types/generated/metrics.ts), each with a message for people and the evidence.
 import type { Failure } from '../types/generated/metrics.js';
-import { isLive, type SlurmJob } from './types.js';
+import { isLive, type SlurmJob, type SlurmJobState } from './types.js';
 
 export type FailureKind = Failure['kind'];
 
@@ -55,6 +55,64 @@ const FIXES: Partial<Record<FailureKind, string>> = {
   preempted: 'not caused by the topology: it is requeued or can be submitted again',
 };
 
+type Signs = ReadonlyMap<FailureKind, string[]>;
+
+/** The first of `kinds` the log names, else `otherwise`. */
+function firstSign(signs: Signs, kinds: readonly FailureKind[], otherwise: FailureKind): FailureKind {
+  return kinds.find((k) => signs.has(k)) ?? otherwise;
+}
+
+/** What the log decides for FAILED, COMPLETED with a non-zero exit, and the rare others. */
+function kindFromLog(signs: Signs, job: SlurmJob): FailureKind {
+  if (signs.has('gpu-oom')) return 'gpu-oom';
+  if (signs.has('host-oom') || (job.signal === 9 && job.reason === 'JobLaunchFailure')) return 'host-oom';
+  return firstSign(signs, ['node-failure', 'time-limit'], 'crash');
+}
+
+/** Slurm state → failure kind, given the log's signs; a state not here lets the log decide. */
+const STATE_RULES: Partial<Record<SlurmJobState, (signs: Signs) => FailureKind>> = {
+  OUT_OF_MEMORY: (signs) => (signs.has('gpu-oom') ? 'gpu-oom' : 'host-oom'),
+  NODE_FAIL: () => 'node-failure',
+  BOOT_FAIL: () => 'node-failure',
+  TIMEOUT: () => 'time-limit',
+  DEADLINE: () => 'time-limit',
+  PREEMPTED: () => 'preempted',
+  REQUEUED: () => 'preempted',
+  REQUEUE_HOLD: () => 'preempted',
+  // Slurm's own cancellations (memory, time, node) also end as CANCELLED on some versions: the log says which.
+  CANCELLED: (signs) =>
+    firstSign(signs, ['host-oom', 'time-limit', 'node-failure', 'preempted'], 'cancelled'),
+};
+
+/** The log lines that name a cause, by the first cause each names. */
+function logSigns(log: readonly string[]): Map<FailureKind, string[]> {
+  const signs = new Map<FailureKind, string[]>();
+  for (const raw of log) {
+    const line = raw.trimEnd();
+    const sign = LOG_SIGNS.find(({ pattern }) => pattern.test(line));
+    if (sign) signs.set(sign.kind, [...(signs.get(sign.kind) ?? []), line]);
+  }
+  return signs;
+}
+
+/** The state line, the lines naming `kind`, and for a crash (or a GPU OOM without one) the traceback. */
+function evidenceFor(
+  job: SlurmJob,
+  kind: FailureKind,
+  kindLines: readonly string[],
+  log: readonly string[],
+  traceback: readonly string[],
+): string[] {
+  const evidence: string[] = [
+    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ''}, exit ${exitText(job) ?? 'unknown'}`,
+  ];
+  evidence.push(...kindLines.slice(0, 5));
+  if (kind === 'crash' || (kind === 'gpu-oom' && kindLines.length === 0))
+    evidence.push(...traceback.slice(-6));
+  if (kind === 'crash' && traceback.length === 0) evidence.push(...lastLines(log, 3));
+  return dedupe(evidence);
+}
+
 /**
  * The failure of a finished job, or null when it is running or completed normally. `log` is the tail of
  * the job's output file (may be empty when it cannot be read).
@@ -63,74 +121,18 @@ export function classifyFailure(job: SlurmJob, log: readonly string[] = []): Fai
   if (isLive(job.status) && job.state !== 'REQUEUED' && job.state !== 'REQUEUE_HOLD') return null;
   if (job.state === 'COMPLETED' && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
 
-  const evidence: string[] = [
-    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ''}, exit ${exitText(job) ?? 'unknown'}`,
-  ];
-  const signs = new Map<FailureKind, string[]>();
-  for (const raw of log) {
-    const line = raw.trimEnd();
-    for (const { kind, pattern } of LOG_SIGNS) {
-      if (pattern.test(line)) {
-        signs.set(kind, [...(signs.get(kind) ?? []), line]);
-        break;
-      }
-    }
-  }
+  const signs = logSigns(log);
   const traceback = tracebackLines(log);
-
-  let kind: FailureKind;
-  switch (job.state) {
-    case 'OUT_OF_MEMORY':
-      kind = signs.has('gpu-oom') ? 'gpu-oom' : 'host-oom';
-      break;
-    case 'NODE_FAIL':
-    case 'BOOT_FAIL':
-      kind = 'node-failure';
-      break;
-    case 'TIMEOUT':
-    case 'DEADLINE':
-      kind = 'time-limit';
-      break;
-    case 'PREEMPTED':
-    case 'REQUEUED':
-    case 'REQUEUE_HOLD':
-      kind = 'preempted';
-      break;
-    case 'CANCELLED':
-      // Slurm's own cancellations (memory, time, node) also end as CANCELLED on some versions: the log says which.
-      kind = signs.has('host-oom')
-        ? 'host-oom'
-        : signs.has('time-limit')
-          ? 'time-limit'
-          : signs.has('node-failure')
-            ? 'node-failure'
-            : signs.has('preempted')
-              ? 'preempted'
-              : 'cancelled';
-      break;
-    default:
-      // FAILED, COMPLETED with a non-zero exit, and the rare others: the log decides.
-      if (signs.has('gpu-oom')) kind = 'gpu-oom';
-      else if (signs.has('host-oom') || (job.signal === 9 && job.reason === 'JobLaunchFailure'))
-        kind = 'host-oom';
-      else if (signs.has('node-failure')) kind = 'node-failure';
-      else if (signs.has('time-limit')) kind = 'time-limit';
-      else kind = 'crash';
-  }
-
+  const rule = STATE_RULES[job.state];
+  const kind = rule ? rule(signs) : kindFromLog(signs, job);
   const kindLines = signs.get(kind) ?? [];
-  evidence.push(...kindLines.slice(0, 5));
-  if (kind === 'crash' || (kind === 'gpu-oom' && kindLines.length === 0))
-    evidence.push(...traceback.slice(-6));
-  if (kind === 'crash' && traceback.length === 0) evidence.push(...lastLines(log, 3));
-
   const gpuLine = kind === 'gpu-oom' ? kindLines.find((l) => gpuFromLine(l) !== null) : undefined;
   const failure: Failure = {
     kind,
     message: message(job, kind, traceback),
     slurm_state: job.state,
     exit_code: exitText(job),
-    evidence: dedupe(evidence),
+    evidence: evidenceFor(job, kind, kindLines, log, traceback),
   };
   if (kind === 'gpu-oom') failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
   const fix = FIXES[kind];
@@ -138,7 +140,7 @@ export function classifyFailure(job: SlurmJob, log: readonly string[] = []): Fai
   return failure;
 }
 
-function message(job: SlurmJob, kind: FailureKind, traceback: string[]): string {
+function message(job: SlurmJob, kind: FailureKind, traceback: readonly string[]): string {
   let text = `Job ${job.id} ${MESSAGES[kind]}`;
   if (kind === 'crash') {
     const last = traceback.at(-1);
@@ -181,6 +183,6 @@ function lastLines(log: readonly string[], n: number): string[] {
     .slice(-n);
 }
 
-function dedupe(lines: string[]): string[] {
+function dedupe(lines: readonly string[]): string[] {
   return [...new Set(lines)];
 }

@@ -48,6 +48,65 @@ export function readMarked(out: string, err: string, mark: string): CommandResul
   };
 }
 
+/** One shell's streams since its last command was written, and the command waiting on them. */
+interface ShellState {
+  readonly channel: ShellChannel;
+  out: string;
+  err: string;
+  alive: boolean;
+  /** Told whenever a stream grows (false) or the channel closes (true). */
+  pending: ((gone: boolean) => void) | undefined;
+}
+
+/** Feeds the channel's streams into `state` and tells the waiting command of each change. */
+function listen(state: ShellState): void {
+  const decoders = {
+    out: new StringDecoder('utf8'),
+    err: new StringDecoder('utf8'),
+  };
+  state.channel.on('data', (chunk: Buffer) => {
+    state.out += decoders.out.write(chunk);
+    state.pending?.(false);
+  });
+  state.channel.stderr.on('data', (chunk: Buffer) => {
+    state.err += decoders.err.write(chunk);
+    state.pending?.(false);
+  });
+  state.channel.on('close', () => {
+    state.alive = false;
+    state.pending?.(true);
+  });
+}
+
+function closeShell(state: ShellState): void {
+  state.alive = false;
+  state.channel.close();
+}
+
+/** Writes `text` and resolves with the result once `done` reads one from the streams. */
+function exchange<T>(state: ShellState, text: string, timeoutMs: number, done: () => T | null): Promise<T> {
+  state.out = '';
+  state.err = '';
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      state.pending = undefined;
+      closeShell(state);
+      reject(new ShellTimeout(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const pending = (gone: boolean) => {
+      const result = done();
+      if (result === null && !gone) return;
+      state.pending = undefined;
+      clearTimeout(timer);
+      if (result === null) reject(new ShellGone('the shell closed'));
+      else resolve(result);
+    };
+    state.pending = pending;
+    if (!state.alive) pending(true);
+    else state.channel.write(text);
+  });
+}
+
 /**
  * Starts the shell on `channel` (an exec of `exec /bin/sh`) and waits until it answers; rejects when it
  * does not within `readyTimeoutMs` (a forced command, a shell that is not there), and the caller then
@@ -55,69 +114,23 @@ export function readMarked(out: string, err: string, mark: string): CommandResul
  */
 export async function startRemoteShell(channel: ShellChannel, readyTimeoutMs: number): Promise<RemoteShell> {
   const token = randomBytes(12).toString('hex');
-  const decoders = {
-    out: new StringDecoder('utf8'),
-    err: new StringDecoder('utf8'),
-  };
-  let out = '';
-  let err = '';
-  let alive = true;
-  let pending: ((gone: boolean) => void) | undefined;
-  channel.on('data', (chunk: Buffer) => {
-    out += decoders.out.write(chunk);
-    pending?.(false);
-  });
-  channel.stderr.on('data', (chunk: Buffer) => {
-    err += decoders.err.write(chunk);
-    pending?.(false);
-  });
-  channel.on('close', () => {
-    alive = false;
-    pending?.(true);
-  });
-  const close = () => {
-    alive = false;
-    channel.close();
-  };
-
-  /** Writes `text` and resolves with the result once `done` reads one from the streams. */
-  function exchange<T>(text: string, timeoutMs: number, done: () => T | null): Promise<T> {
-    out = '';
-    err = '';
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        pending = undefined;
-        close();
-        reject(new ShellTimeout(`no answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      pending = (gone) => {
-        const result = done();
-        if (result === null && !gone) return;
-        pending = undefined;
-        clearTimeout(timer);
-        if (result === null) reject(new ShellGone('the shell closed'));
-        else resolve(result);
-      };
-      if (!alive) pending(true);
-      else channel.write(text);
-    });
-  }
-
+  const state: ShellState = { channel, out: '', err: '', alive: true, pending: undefined };
+  listen(state);
   const ready = `${token}:ready`;
-  await exchange(`printf '%s\\n' '${ready}'\n`, readyTimeoutMs, () =>
-    out.includes(`${ready}\n`) ? true : null,
+  await exchange(state, `printf '%s\\n' '${ready}'\n`, readyTimeoutMs, () =>
+    state.out.includes(`${ready}\n`) ? true : null,
   );
   let seq = 0;
   let queue: Promise<unknown> = Promise.resolve();
   return {
     get alive() {
-      return alive;
+      return state.alive;
     },
-    close,
+    close: () => closeShell(state),
     run(line, timeoutMs) {
       const mark = `${token}:${++seq}`;
       const next = queue.then(() =>
-        exchange(markedLine(line, mark), timeoutMs, () => readMarked(out, err, mark)),
+        exchange(state, markedLine(line, mark), timeoutMs, () => readMarked(state.out, state.err, mark)),
       );
       queue = next.catch(() => {});
       return next;

@@ -131,6 +131,7 @@ const SHORT_FUNCTION_PATHS = [
   'src/telemetry',
   'src/setup',
   'src/github',
+  'src/slurm',
   'actions/record',
   'actions/validate',
 ];
