@@ -10459,7 +10459,7 @@ var require_handlers_misc = __commonJS({
       // User auth protocol -- generic =============================================
       [MESSAGE.USERAUTH_REQUEST]: (self2, payload) => {
         bufferParser.init(payload, 1);
-        const user = bufferParser.readString(true);
+        const user2 = bufferParser.readString(true);
         const service2 = bufferParser.readString(true);
         const method = bufferParser.readString(true);
         let methodData;
@@ -10598,7 +10598,7 @@ var require_handlers_misc = __commonJS({
         self2._authsQueue.push(method);
         self2._debug && self2._debug(`Inbound: Received USERAUTH_REQUEST (${methodDesc})`);
         const handler2 = self2._handlers.USERAUTH_REQUEST;
-        handler2 && handler2(self2, user, service2, method, methodData);
+        handler2 && handler2(self2, user2, service2, method, methodData);
       },
       [MESSAGE.USERAUTH_FAILURE]: (self2, payload) => {
         bufferParser.init(payload, 1);
@@ -24810,8 +24810,8 @@ var require_utils3 = __commonJS({
       }
       if (bestLength < 2) return hextets.join(":");
       const head = hextets.slice(0, bestStart).join(":");
-      const tail = hextets.slice(bestStart + bestLength).join(":");
-      return head + "::" + tail;
+      const tail2 = hextets.slice(bestStart + bestLength).join(":");
+      return head + "::" + tail2;
     }
     function normalizeIPv6Address(input) {
       const compression = input.indexOf("::");
@@ -39085,7 +39085,7 @@ var require_connect = __commonJS({
       const sessionCache = new SessionCache(maxCachedSessions == null ? 100 : maxCachedSessions);
       timeout = timeout == null ? 1e4 : timeout;
       allowH2 = allowH2 != null ? allowH2 : false;
-      return function connect({ hostname: hostname2, host, protocol, port, servername, localAddress, httpSocket }, callback) {
+      return function connect2({ hostname: hostname2, host, protocol, port, servername, localAddress, httpSocket }, callback) {
         let socket;
         if (protocol === "https:") {
           if (!tls) {
@@ -44218,7 +44218,7 @@ var require_client2 = __commonJS({
         strictContentLength,
         maxCachedSessions,
         maxRedirections,
-        connect: connect2,
+        connect: connect3,
         maxRequestsPerClient,
         localAddress,
         maxResponseSize,
@@ -44270,7 +44270,7 @@ var require_client2 = __commonJS({
         if (bodyTimeout != null && (!Number.isInteger(bodyTimeout) || bodyTimeout < 0)) {
           throw new InvalidArgumentError("bodyTimeout must be a positive integer or zero");
         }
-        if (connect2 != null && typeof connect2 !== "function" && typeof connect2 !== "object") {
+        if (connect3 != null && typeof connect3 !== "function" && typeof connect3 !== "object") {
           throw new InvalidArgumentError("connect must be a function or an object");
         }
         if (maxRedirections != null && (!Number.isInteger(maxRedirections) || maxRedirections < 0)) {
@@ -44294,15 +44294,15 @@ var require_client2 = __commonJS({
         if (maxConcurrentStreams != null && (typeof maxConcurrentStreams !== "number" || maxConcurrentStreams < 1)) {
           throw new InvalidArgumentError("maxConcurrentStreams must be a positive integer, greater than 0");
         }
-        if (typeof connect2 !== "function") {
-          connect2 = buildConnector({
+        if (typeof connect3 !== "function") {
+          connect3 = buildConnector({
             ...tls,
             maxCachedSessions,
             allowH2,
             socketPath,
             timeout: connectTimeout,
             ...autoSelectFamily ? { autoSelectFamily, autoSelectFamilyAttemptTimeout } : void 0,
-            ...connect2
+            ...connect3
           });
         }
         if (interceptors?.Client && Array.isArray(interceptors.Client)) {
@@ -44317,7 +44317,7 @@ var require_client2 = __commonJS({
           this[kInterceptors] = [createRedirectInterceptor({ maxRedirections })];
         }
         this[kUrl] = util.parseOrigin(url);
-        this[kConnector] = connect2;
+        this[kConnector] = connect3;
         this[kPipelining] = pipelining != null ? pipelining : 1;
         this[kMaxHeadersSize] = maxHeaderSize || http.maxHeaderSize;
         this[kKeepAliveDefaultTimeout] = keepAliveTimeout == null ? 4e3 : keepAliveTimeout;
@@ -44371,7 +44371,7 @@ var require_client2 = __commonJS({
       }
       /* istanbul ignore: only used for test */
       [kConnect](cb) {
-        connect(this);
+        connect2(this);
         this.once("connect", cb);
       }
       [kDispatch](opts, handler2) {
@@ -44435,7 +44435,7 @@ var require_client2 = __commonJS({
         assert(client[kSize] === 0);
       }
     }
-    async function connect(client) {
+    async function connect2(client) {
       assert(!client[kConnecting]);
       assert(!client[kHTTPContext]);
       let { host, hostname: hostname2, protocol, port } = client[kUrl];
@@ -44606,7 +44606,7 @@ var require_client2 = __commonJS({
           return;
         }
         if (!client[kHTTPContext]) {
-          connect(client);
+          connect2(client);
           return;
         }
         if (client[kHTTPContext].destroyed) {
@@ -44672,10 +44672,10 @@ var require_fixed_queue = __commonJS({
         this.head.push(data);
       }
       shift() {
-        const tail = this.tail;
-        const next = tail.shift();
-        if (tail.isEmpty() && tail.next !== null) {
-          this.tail = tail.next;
+        const tail2 = this.tail;
+        const next = tail2.shift();
+        if (tail2.isEmpty() && tail2.next !== null) {
+          this.tail = tail2.next;
         }
         return next;
       }
@@ -44898,7 +44898,7 @@ var require_pool = __commonJS({
       constructor(origin, {
         connections,
         factory = defaultFactory,
-        connect,
+        connect: connect2,
         connectTimeout,
         tls,
         maxCachedSessions,
@@ -44914,25 +44914,25 @@ var require_pool = __commonJS({
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
         }
-        if (connect != null && typeof connect !== "function" && typeof connect !== "object") {
+        if (connect2 != null && typeof connect2 !== "function" && typeof connect2 !== "object") {
           throw new InvalidArgumentError("connect must be a function or an object");
         }
-        if (typeof connect !== "function") {
-          connect = buildConnector({
+        if (typeof connect2 !== "function") {
+          connect2 = buildConnector({
             ...tls,
             maxCachedSessions,
             allowH2,
             socketPath,
             timeout: connectTimeout,
             ...autoSelectFamily ? { autoSelectFamily, autoSelectFamilyAttemptTimeout } : void 0,
-            ...connect
+            ...connect2
           });
         }
         super(options2);
         this[kInterceptors] = options2.interceptors?.Pool && Array.isArray(options2.interceptors.Pool) ? options2.interceptors.Pool : [];
         this[kConnections] = connections || null;
         this[kUrl] = util.parseOrigin(origin);
-        this[kOptions] = { ...util.deepClone(options2), connect, allowH2 };
+        this[kOptions] = { ...util.deepClone(options2), connect: connect2, allowH2 };
         this[kOptions].interceptors = options2.interceptors ? { ...options2.interceptors } : void 0;
         this[kFactory] = factory;
         this.on("connectionError", (origin2, targets, error) => {
@@ -45127,25 +45127,25 @@ var require_agent2 = __commonJS({
       return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool(origin, opts);
     }
     var Agent = class extends DispatcherBase {
-      constructor({ factory = defaultFactory, maxRedirections = 0, connect, tls, ...options2 } = {}) {
+      constructor({ factory = defaultFactory, maxRedirections = 0, connect: connect2, tls, ...options2 } = {}) {
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
         }
-        if (connect != null && typeof connect !== "function" && typeof connect !== "object") {
+        if (connect2 != null && typeof connect2 !== "function" && typeof connect2 !== "object") {
           throw new InvalidArgumentError("connect must be a function or an object");
         }
         if (!Number.isInteger(maxRedirections) || maxRedirections < 0) {
           throw new InvalidArgumentError("maxRedirections must be a positive number");
         }
         super(options2);
-        if (connect && typeof connect !== "function") {
-          connect = { ...connect };
+        if (connect2 && typeof connect2 !== "function") {
+          connect2 = { ...connect2 };
         }
         if (tls && typeof tls !== "function") {
           tls = { ...tls };
         }
         this[kInterceptors] = options2.interceptors?.Agent && Array.isArray(options2.interceptors.Agent) ? options2.interceptors.Agent : [createRedirectInterceptor({ maxRedirections })];
-        this[kOptions] = { ...util.deepClone(options2), connect, tls };
+        this[kOptions] = { ...util.deepClone(options2), connect: connect2, tls };
         this[kOptions].interceptors = options2.interceptors ? { ...options2.interceptors } : void 0;
         this[kMaxRedirections] = maxRedirections;
         this[kFactory] = factory;
@@ -45240,16 +45240,16 @@ var require_proxy_agent = __commonJS({
     }
     var Http1ProxyWrapper = class extends DispatcherBase {
       #client;
-      constructor(proxyUrl, { headers = {}, connect, factory }) {
+      constructor(proxyUrl, { headers = {}, connect: connect2, factory }) {
         super();
         if (!proxyUrl) {
           throw new InvalidArgumentError("Proxy URL is mandatory");
         }
         this[kProxyHeaders] = headers;
         if (factory) {
-          this.#client = factory(proxyUrl, { connect });
+          this.#client = factory(proxyUrl, { connect: connect2 });
         } else {
-          this.#client = new Client(proxyUrl, { connect });
+          this.#client = new Client(proxyUrl, { connect: connect2 });
         }
       }
       [kDispatch](opts, handler2) {
@@ -45311,7 +45311,7 @@ var require_proxy_agent = __commonJS({
         } else if (username && password) {
           this[kProxyHeaders]["proxy-authorization"] = `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`;
         }
-        const connect = buildConnector({ ...opts.proxyTls });
+        const connect2 = buildConnector({ ...opts.proxyTls });
         this[kConnectEndpoint] = buildConnector({ ...opts.requestTls });
         const agentFactory = opts.factory || defaultAgentFactory;
         const factory = (origin2, options2) => {
@@ -45319,13 +45319,13 @@ var require_proxy_agent = __commonJS({
           if (!this[kTunnelProxy] && protocol2 === "http:" && this[kProxy].protocol === "http:") {
             return new Http1ProxyWrapper(this[kProxy].uri, {
               headers: this[kProxyHeaders],
-              connect,
+              connect: connect2,
               factory: agentFactory
             });
           }
           return agentFactory(origin2, options2);
         };
-        this[kClient] = clientFactory(url, { connect });
+        this[kClient] = clientFactory(url, { connect: connect2 });
         this[kAgent] = new Agent({
           ...opts,
           factory,
@@ -47071,10 +47071,10 @@ var require_api_connect = __commonJS({
         }
       }
     };
-    function connect(opts, callback) {
+    function connect2(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve20, reject2) => {
-          connect.call(this, opts, (err, data) => {
+          connect2.call(this, opts, (err, data) => {
             return err ? reject2(err) : resolve20(data);
           });
         });
@@ -47090,7 +47090,7 @@ var require_api_connect = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module.exports = connect;
+    module.exports = connect2;
   }
 });
 
@@ -53854,7 +53854,7 @@ var require_permessage_deflate = __commonJS({
     var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
     var { isValidClientWindowBits } = require_util8();
     var { MessageSizeExceededError } = require_errors4();
-    var tail = Buffer.from([0, 0, 255, 255]);
+    var tail2 = Buffer.from([0, 0, 255, 255]);
     var kBuffer = /* @__PURE__ */ Symbol("kBuffer");
     var kLength = /* @__PURE__ */ Symbol("kLength");
     var PerMessageDeflate = class {
@@ -53912,7 +53912,7 @@ var require_permessage_deflate = __commonJS({
         }
         this.#inflate.write(chunk);
         if (fin) {
-          this.#inflate.write(tail);
+          this.#inflate.write(tail2);
         }
         this.#inflate.flush(() => {
           if (!this.#inflate) {
@@ -56827,7 +56827,7 @@ var require_light = __commonJS({
           }
           return this.Events.trigger("scheduled", { args: this.args, options: this.options });
         }
-        async doExecute(chained, clearGlobalState, run3, free) {
+        async doExecute(chained, clearGlobalState, run4, free) {
           var error, eventInfo, passed;
           if (this.retryCount === 0) {
             this._assertStatus("RUNNING");
@@ -56847,10 +56847,10 @@ var require_light = __commonJS({
             }
           } catch (error1) {
             error = error1;
-            return this._onFailure(error, eventInfo, clearGlobalState, run3, free);
+            return this._onFailure(error, eventInfo, clearGlobalState, run4, free);
           }
         }
-        doExpire(clearGlobalState, run3, free) {
+        doExpire(clearGlobalState, run4, free) {
           var error, eventInfo;
           if (this._states.jobStatus(this.options.id === "RUNNING")) {
             this._states.next(this.options.id);
@@ -56858,9 +56858,9 @@ var require_light = __commonJS({
           this._assertStatus("EXECUTING");
           eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
           error = new BottleneckError$1(`This job timed out after ${this.options.expiration} ms.`);
-          return this._onFailure(error, eventInfo, clearGlobalState, run3, free);
+          return this._onFailure(error, eventInfo, clearGlobalState, run4, free);
         }
-        async _onFailure(error, eventInfo, clearGlobalState, run3, free) {
+        async _onFailure(error, eventInfo, clearGlobalState, run4, free) {
           var retry2, retryAfter;
           if (clearGlobalState()) {
             retry2 = await this.Events.trigger("failed", error, eventInfo);
@@ -56868,7 +56868,7 @@ var require_light = __commonJS({
               retryAfter = ~~retry2;
               this.Events.trigger("retry", `Retrying ${this.options.id} after ${retryAfter} ms`, eventInfo);
               this.retryCount++;
-              return run3(retryAfter);
+              return run4(retryAfter);
             } else {
               this.doDone(eventInfo);
               await free(this.options, eventInfo);
@@ -57506,17 +57506,17 @@ var require_light = __commonJS({
             }
           }
           _run(index, job, wait) {
-            var clearGlobalState, free, run3;
+            var clearGlobalState, free, run4;
             job.doRun();
             clearGlobalState = this._clearGlobalState.bind(this, index);
-            run3 = this._run.bind(this, index, job);
+            run4 = this._run.bind(this, index, job);
             free = this._free.bind(this, index, job);
             return this._scheduled[index] = {
               timeout: setTimeout(() => {
-                return job.doExecute(this._limiter, clearGlobalState, run3, free);
+                return job.doExecute(this._limiter, clearGlobalState, run4, free);
               }, wait),
               expiration: job.options.expiration != null ? setTimeout(function() {
-                return job.doExpire(clearGlobalState, run3, free);
+                return job.doExpire(clearGlobalState, run4, free);
               }, wait + job.options.expiration) : void 0,
               job
             };
@@ -63123,7 +63123,7 @@ function squeueJob(fixed, free, name, line) {
     why2,
     exit,
     restarts,
-    submit2,
+    submit3,
     start,
     end,
     limit,
@@ -63132,7 +63132,7 @@ function squeueJob(fixed, free, name, line) {
     nodeCount,
     tres,
     perNode,
-    user
+    user2
   ] = fixed;
   const [stdout, comment] = free;
   const s = state(st ?? "", command, line);
@@ -63148,14 +63148,14 @@ function squeueJob(fixed, free, name, line) {
     reason: reason(why2 ?? ""),
     ...live(s, exitDecoded),
     restarts: count(restarts ?? "", "restart count", command, line),
-    submitTime: time(submit2 ?? "", command, line),
+    submitTime: time(submit3 ?? "", command, line),
     startTime: time(start ?? "", command, line),
     endTime: time(end ?? "", command, line),
     timeLimit: duration(limit ?? "", command, line),
     elapsed,
     ...allocation(gpus, elapsed),
     nodes: nodes(nodeList ?? ""),
-    user: text(user),
+    user: text(user2),
     comment: text(comment),
     stdoutPath: null,
     source: "squeue"
@@ -63168,7 +63168,7 @@ function accountedReason(why2, allocated) {
 }
 function sacctJob(fixed, free, name, line) {
   const command = "sacct";
-  const [id, st, why2, exit, submit2, start, end, limit, used, nodeList, tres, user] = fixed;
+  const [id, st, why2, exit, submit3, start, end, limit, used, nodeList, tres, user2] = fixed;
   const s = state(st ?? "", command, line);
   const elapsed = elapsedOf(used ?? "", command, line);
   return {
@@ -63180,14 +63180,14 @@ function sacctJob(fixed, free, name, line) {
     reason: accountedReason(reason(why2 ?? ""), nodes(nodeList ?? "")),
     ...live(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
     restarts: null,
-    submitTime: time(submit2 ?? "", command, line),
+    submitTime: time(submit3 ?? "", command, line),
     startTime: time(start ?? "", command, line),
     endTime: time(end ?? "", command, line),
     timeLimit: duration(limit ?? "", command, line),
     elapsed,
     ...allocation(gpusFromTres(tres ?? ""), elapsed),
     nodes: nodes(nodeList ?? ""),
-    user: text(user),
+    user: text(user2),
     comment: text(free[0]),
     stdoutPath: null,
     source: "sacct"
@@ -64111,64 +64111,60 @@ var FIXES = {
   "time-limit": "raise the Slurm time limit, or stop the run once metrics are stable",
   preempted: "not caused by the topology: it is requeued or can be submitted again"
 };
-function classifyFailure(job, log = []) {
-  if (isLive(job.status) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
-  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
-  const evidence = [
-    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
-  ];
+function firstSign(signs, kinds, otherwise) {
+  return kinds.find((k2) => signs.has(k2)) ?? otherwise;
+}
+function kindFromLog(signs, job) {
+  if (signs.has("gpu-oom")) return "gpu-oom";
+  if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure") return "host-oom";
+  return firstSign(signs, ["node-failure", "time-limit"], "crash");
+}
+var STATE_RULES = {
+  OUT_OF_MEMORY: (signs) => signs.has("gpu-oom") ? "gpu-oom" : "host-oom",
+  NODE_FAIL: () => "node-failure",
+  BOOT_FAIL: () => "node-failure",
+  TIMEOUT: () => "time-limit",
+  DEADLINE: () => "time-limit",
+  PREEMPTED: () => "preempted",
+  REQUEUED: () => "preempted",
+  REQUEUE_HOLD: () => "preempted",
+  // Slurm's own cancellations (memory, time, node) also end as CANCELLED on some versions: the log says which.
+  CANCELLED: (signs) => firstSign(signs, ["host-oom", "time-limit", "node-failure", "preempted"], "cancelled")
+};
+function logSigns(log) {
   const signs = /* @__PURE__ */ new Map();
   for (const raw of log) {
     const line = raw.trimEnd();
-    for (const { kind: kind2, pattern } of LOG_SIGNS) {
-      if (pattern.test(line)) {
-        signs.set(kind2, [...signs.get(kind2) ?? [], line]);
-        break;
-      }
-    }
+    const sign = LOG_SIGNS.find(({ pattern }) => pattern.test(line));
+    if (sign) signs.set(sign.kind, [...signs.get(sign.kind) ?? [], line]);
   }
-  const traceback = tracebackLines(log);
-  let kind;
-  switch (job.state) {
-    case "OUT_OF_MEMORY":
-      kind = signs.has("gpu-oom") ? "gpu-oom" : "host-oom";
-      break;
-    case "NODE_FAIL":
-    case "BOOT_FAIL":
-      kind = "node-failure";
-      break;
-    case "TIMEOUT":
-    case "DEADLINE":
-      kind = "time-limit";
-      break;
-    case "PREEMPTED":
-    case "REQUEUED":
-    case "REQUEUE_HOLD":
-      kind = "preempted";
-      break;
-    case "CANCELLED":
-      kind = signs.has("host-oom") ? "host-oom" : signs.has("time-limit") ? "time-limit" : signs.has("node-failure") ? "node-failure" : signs.has("preempted") ? "preempted" : "cancelled";
-      break;
-    default:
-      if (signs.has("gpu-oom")) kind = "gpu-oom";
-      else if (signs.has("host-oom") || job.signal === 9 && job.reason === "JobLaunchFailure")
-        kind = "host-oom";
-      else if (signs.has("node-failure")) kind = "node-failure";
-      else if (signs.has("time-limit")) kind = "time-limit";
-      else kind = "crash";
-  }
-  const kindLines = signs.get(kind) ?? [];
+  return signs;
+}
+function evidenceFor(job, kind, kindLines, log, traceback) {
+  const evidence = [
+    `Slurm state ${job.state}${job.reason ? ` (reason ${job.reason})` : ""}, exit ${exitText(job) ?? "unknown"}`
+  ];
   evidence.push(...kindLines.slice(0, 5));
   if (kind === "crash" || kind === "gpu-oom" && kindLines.length === 0)
     evidence.push(...traceback.slice(-6));
   if (kind === "crash" && traceback.length === 0) evidence.push(...lastLines(log, 3));
+  return dedupe(evidence);
+}
+function classifyFailure(job, log = []) {
+  if (isLive(job.status) && job.state !== "REQUEUED" && job.state !== "REQUEUE_HOLD") return null;
+  if (job.state === "COMPLETED" && (job.exitCode ?? 0) === 0 && job.signal === null) return null;
+  const signs = logSigns(log);
+  const traceback = tracebackLines(log);
+  const rule = STATE_RULES[job.state];
+  const kind = rule ? rule(signs) : kindFromLog(signs, job);
+  const kindLines = signs.get(kind) ?? [];
   const gpuLine = kind === "gpu-oom" ? kindLines.find((l3) => gpuFromLine(l3) !== null) : void 0;
   const failure = {
     kind,
     message: message(job, kind, traceback),
     slurm_state: job.state,
     exit_code: exitText(job),
-    evidence: dedupe(evidence)
+    evidence: evidenceFor(job, kind, kindLines, log, traceback)
   };
   if (kind === "gpu-oom") failure.gpu = gpuLine ? gpuFromLine(gpuLine) : null;
   const fix = FIXES[kind];
@@ -64385,7 +64381,7 @@ function spendingBoundaries(K2, alpha) {
         const to = Math.min(n - 1, Math.ceil((sj + 9 - lo) / h2));
         for (let i = from; i <= to; i++) g[i] = g[i] + w2 * phi(lo + i * h2 - sj);
       }
-    const tail = (b3) => {
+    const tail2 = (b3) => {
       let p = 0;
       const start = Math.ceil((b3 - lo) / h2);
       for (let i = Math.max(0, start); i < n; i++) p += g[i] * h2;
@@ -64397,11 +64393,11 @@ function spendingBoundaries(K2, alpha) {
     let b2 = hiS;
     for (let it = 0; it < 60; it++) {
       const mid = (a + b2) / 2;
-      if (tail(mid) > target2) a = mid;
+      if (tail2(mid) > target2) a = mid;
       else b2 = mid;
     }
     const bound = (a + b2) / 2;
-    spent += tail(bound);
+    spent += tail2(bound);
     out.push(bound / Math.sqrt(k2));
     const cut = Math.floor((bound - lo) / h2);
     for (let i = Math.max(0, cut + 1); i < n; i++) g[i] = 0;
@@ -67708,9 +67704,9 @@ var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.t
 function dashboardSlug(title) {
   return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
 }
-function grafanaDashboardUrl(base, run3, range, dashboard = ALPASIM_DASHBOARD) {
-  const params = new URLSearchParams({ "var-run_name": run3.runName });
-  if (run3.runUuid) params.set("var-run_uuid", run3.runUuid);
+function grafanaDashboardUrl(base, run4, range, dashboard = ALPASIM_DASHBOARD) {
+  const params = new URLSearchParams({ "var-run_name": run4.runName });
+  if (run4.runUuid) params.set("var-run_uuid", run4.runUuid);
   params.set("from", String(range?.fromMs ?? "now-6h"));
   params.set("to", String(range?.toMs ?? "now"));
   const slug2 = dashboardSlug(dashboard.title);
@@ -67923,14 +67919,14 @@ function parseObservationBlock(body) {
 
 // src/report/pr-comment.ts
 function referenceJobText(r) {
-  const run3 = r.run;
-  if (!run3) return `Reference: ${r.name} as recorded${r.note ? ` (${r.note})` : ""}`;
-  const where2 = `#${run3.pr}, `;
-  const job = run3.jobId ? `Slurm job ${run3.jobId}: ${run3.state}` : run3.state;
-  const cost = run3.gpuMinutes === null ? "" : ` \xB7 ${Math.round(run3.gpuMinutes)} GPU-minutes`;
-  const link = run3.grafanaUrl ? ` \xB7 [Grafana](${run3.grafanaUrl})` : "";
-  const stop3 = run3.stopping ? ` \xB7 stopped now: ${run3.stopping}` : "";
-  return `Reference: ${r.name}, run ${code(run3.runName)} beside this candidate (${where2}${job})${cost}${link}${stop3}`;
+  const run4 = r.run;
+  if (!run4) return `Reference: ${r.name} as recorded${r.note ? ` (${r.note})` : ""}`;
+  const where2 = `#${run4.pr}, `;
+  const job = run4.jobId ? `Slurm job ${run4.jobId}: ${run4.state}` : run4.state;
+  const cost = run4.gpuMinutes === null ? "" : ` \xB7 ${Math.round(run4.gpuMinutes)} GPU-minutes`;
+  const link = run4.grafanaUrl ? ` \xB7 [Grafana](${run4.grafanaUrl})` : "";
+  const stop3 = run4.stopping ? ` \xB7 stopped now: ${run4.stopping}` : "";
+  return `Reference: ${r.name}, run ${code(run4.runName)} beside this candidate (${where2}${job})${cost}${link}${stop3}`;
 }
 var STATE_ICON = {
   queued: "\u23F3",
@@ -68382,145 +68378,155 @@ async function pingController(transport) {
   if (/ is UP\b/.test(r.stdout) || !ControllerUnreachableError.matches(r.stderr, r.stdout)) return;
   throw new ControllerUnreachableError(argv, r.code, r.stdout, r.stderr, transport.description);
 }
-function createSlurmClient(transport, options2 = {}) {
-  let history = options2.history === "sacct" || options2.history === "squeue" ? Promise.resolve(options2.history) : void 0;
-  let controller;
-  const controllerAnswers = () => {
-    controller ??= pingController(transport);
-    controller.catch(() => controller = void 0);
-    return controller;
+function controllerAnswers(ctx) {
+  ctx.controller ??= pingController(ctx.transport);
+  const controller = ctx.controller;
+  controller.catch(() => ctx.controller = void 0);
+  return controller;
+}
+async function run(ctx, argv, idempotent, timeoutMs, env) {
+  if (CONTROLLER_COMMANDS.has(argv[0])) await controllerAnswers(ctx);
+  const result = await ctx.transport.run(argv, { idempotent, timeoutMs, ...env ? { env } : {} });
+  if (result.code !== 0) {
+    const unreachable = ControllerUnreachableError.matches(result.stderr, result.stdout);
+    if (unreachable) ctx.controller = void 0;
+    throw new (unreachable ? ControllerUnreachableError : SlurmCommandError)(
+      argv,
+      result.code,
+      result.stdout,
+      result.stderr,
+      ctx.transport.description
+    );
+  }
+  return result;
+}
+function user(ctx) {
+  ctx.me ??= run(ctx, ["id", "-un"], true).then((r) => checked(r.stdout.trim(), USER, "login user name"));
+  const me2 = ctx.me;
+  me2.catch(() => ctx.me = void 0);
+  return me2;
+}
+async function accountedJobs(ctx, account) {
+  try {
+    return await accountingJobs(ctx, account);
+  } catch (error) {
+    if (!(error instanceof SlurmCommandError)) throw error;
+    const why2 = (error.stderr.trim().split("\n").at(-1) ?? "").slice(0, 300) || `exit code ${error.code}`;
+    ctx.log(
+      `accounting unreachable (sacct: ${why2}): ended jobs the controller forgot are unknown for this listing`
+    );
+    return { jobs: [], skipped: [], unreachable: why2 };
+  }
+}
+async function accountingJobs(ctx, account) {
+  const hours = ctx.options.sacctHours ?? 72;
+  const argv = [
+    "sacct",
+    "--parsable2",
+    "--noheader",
+    "--allocations",
+    "--duplicates",
+    `--starttime=now-${hours}hours`
+  ];
+  return parseSacct(
+    (await run(ctx, [...argv, `--user=${account}`, `--format=${SACCT_FORMAT}`], true)).stdout
+  );
+}
+function historySource(ctx) {
+  ctx.history ??= run(ctx, ["scontrol", "show", "config"], true).then(
+    (r) => accountingEnabled(r.stdout) ? "sacct" : "squeue"
+  );
+  return ctx.history;
+}
+async function listing(ctx, namePrefix) {
+  checked(namePrefix, NAME_PREFIX, "job name prefix");
+  const [source, account] = await Promise.all([historySource(ctx), user(ctx)]);
+  const ended = source === "sacct" ? await accountedJobs(ctx, account) : { jobs: [], skipped: [] };
+  const r = await run(
+    ctx,
+    ["squeue", "--me", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`],
+    true
+  );
+  const live3 = parseSqueue(r.stdout);
+  const skipped = [...ended.skipped, ...live3.skipped];
+  for (const s of skipped) ctx.log(`skipped a ${s.command} line (${s.problem}): ${JSON.stringify(s.line)}`);
+  const jobs = mergeJobListings(live3.jobs, ended.jobs).filter(
+    (j2) => j2.name.startsWith(namePrefix) && (j2.user === null || j2.user === account)
+  );
+  return {
+    jobs,
+    accounting: source === "squeue" ? "off" : "unreachable" in ended ? "unreachable" : "on",
+    ..."unreachable" in ended ? { accountingProblem: ended.unreachable } : {},
+    skipped: skipped.filter((s) => s.name === null || s.name.startsWith(namePrefix))
   };
-  async function run3(argv, idempotent, timeoutMs, env) {
-    if (CONTROLLER_COMMANDS.has(argv[0])) await controllerAnswers();
-    const result = await transport.run(argv, { idempotent, timeoutMs, ...env ? { env } : {} });
-    if (result.code !== 0) {
-      const unreachable = ControllerUnreachableError.matches(result.stderr, result.stdout);
-      if (unreachable) controller = void 0;
-      throw new (unreachable ? ControllerUnreachableError : SlurmCommandError)(
-        argv,
-        result.code,
-        result.stdout,
-        result.stderr,
-        transport.description
-      );
-    }
-    return result;
-  }
-  const log = options2.log ?? ((m2) => process.stderr.write(`${m2}
-`));
-  let me2;
-  function user() {
-    me2 ??= run3(["id", "-un"], true).then((r) => checked(r.stdout.trim(), USER, "login user name"));
-    me2.catch(() => me2 = void 0);
-    return me2;
-  }
-  async function accountedJobs(account) {
-    try {
-      return await accountingJobs(account);
-    } catch (error) {
-      if (!(error instanceof SlurmCommandError)) throw error;
-      const why2 = (error.stderr.trim().split("\n").at(-1) ?? "").slice(0, 300) || `exit code ${error.code}`;
-      log(
-        `accounting unreachable (sacct: ${why2}): ended jobs the controller forgot are unknown for this listing`
-      );
-      return { jobs: [], skipped: [], unreachable: why2 };
-    }
-  }
-  async function accountingJobs(account) {
-    const hours = options2.sacctHours ?? 72;
-    const argv = [
-      "sacct",
-      "--parsable2",
-      "--noheader",
-      "--allocations",
-      "--duplicates",
-      `--starttime=now-${hours}hours`
-    ];
-    return parseSacct((await run3([...argv, `--user=${account}`, `--format=${SACCT_FORMAT}`], true)).stdout);
-  }
-  function historySource() {
-    history ??= run3(["scontrol", "show", "config"], true).then(
-      (r) => accountingEnabled(r.stdout) ? "sacct" : "squeue"
+}
+async function submit(ctx, argv, env) {
+  if (argv[0] !== "sbatch" || !argv.includes("--parsable")) {
+    throw new UnsafeArgumentError(
+      `submit expects an \`sbatch --parsable ...\` argv, got ${JSON.stringify(argv.slice(0, 3))}`
     );
-    return history;
   }
-  async function listing(namePrefix) {
-    checked(namePrefix, NAME_PREFIX, "job name prefix");
-    const [source, account] = await Promise.all([historySource(), user()]);
-    const ended = source === "sacct" ? await accountedJobs(account) : { jobs: [], skipped: [] };
-    const r = await run3(["squeue", "--me", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
-    const live3 = parseSqueue(r.stdout);
-    const skipped = [...ended.skipped, ...live3.skipped];
-    for (const s of skipped) log(`skipped a ${s.command} line (${s.problem}): ${JSON.stringify(s.line)}`);
-    const jobs = mergeJobListings(live3.jobs, ended.jobs).filter(
-      (j2) => j2.name.startsWith(namePrefix) && (j2.user === null || j2.user === account)
-    );
-    return {
-      jobs,
-      accounting: source === "squeue" ? "off" : "unreachable" in ended ? "unreachable" : "on",
-      ..."unreachable" in ended ? { accountingProblem: ended.unreachable } : {},
-      skipped: skipped.filter((s) => s.name === null || s.name.startsWith(namePrefix))
-    };
+  let exported;
+  try {
+    exported = withExportAllowlist(argv);
+  } catch (error) {
+    throw new UnsafeArgumentError(error.message);
   }
+  const result = await run(ctx, exported, false, 6e4, env);
+  return parseSbatchParsable(result.stdout);
+}
+async function outputPath(ctx, job) {
+  let path;
+  if (typeof job === "string") {
+    const r = await run(ctx, ["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID2, "job id")], true);
+    const found = parseScontrolJobs(r.stdout);
+    if (found.length !== 1 || !found[0])
+      throw new SlurmOutputError("scontrol show job", `expected one job ${job}`, r.stdout);
+    path = found[0].stdoutPath;
+  } else {
+    path = job.stdoutPath && expandOutputPattern(job.stdoutPath, job);
+  }
+  if (!path) throw new SlurmError(`job ${typeof job === "string" ? job : job.id} has no known output file`);
+  return path;
+}
+async function tail(ctx, job, lines) {
+  if (!Number.isInteger(lines) || lines < 1 || lines > 1e4)
+    throw new UnsafeArgumentError(`tail: ${lines} lines is not 1-10000`);
+  const path = await outputPath(ctx, job);
+  const r = await run(ctx, ["tail", "-n", String(lines), "--", checked(path, PATH, "output path")], true);
+  const out = r.stdout.endsWith("\n") ? r.stdout.slice(0, -1) : r.stdout;
+  return out === "" ? [] : out.split("\n");
+}
+function createSlurmClient(transport, options2 = {}) {
+  const fixed = options2.history === "sacct" || options2.history === "squeue" ? options2.history : null;
+  const ctx = {
+    transport,
+    options: options2,
+    log: options2.log ?? ((m2) => process.stderr.write(`${m2}
+`)),
+    history: fixed ? Promise.resolve(fixed) : void 0,
+    controller: void 0,
+    me: void 0
+  };
+  const checkedId = (jobId2) => checked(jobId2, JOB_ID2, "job id");
   return {
     transport,
-    async submit(argv, env) {
-      if (argv[0] !== "sbatch" || !argv.includes("--parsable")) {
-        throw new UnsafeArgumentError(
-          `submit expects an \`sbatch --parsable ...\` argv, got ${JSON.stringify(argv.slice(0, 3))}`
-        );
-      }
-      let exported;
-      try {
-        exported = withExportAllowlist(argv);
-      } catch (error) {
-        throw new UnsafeArgumentError(error.message);
-      }
-      const result = await run3(exported, false, 6e4, env);
-      return parseSbatchParsable(result.stdout);
+    submit: (argv, env) => submit(ctx, argv, env),
+    listing: (namePrefix) => listing(ctx, namePrefix),
+    jobs: async (namePrefix) => (await listing(ctx, namePrefix)).jobs,
+    cancel: async (jobId2) => {
+      await run(ctx, ["scancel", checkedId(jobId2)], true);
     },
-    listing,
-    async jobs(namePrefix) {
-      return (await listing(namePrefix)).jobs;
+    release: async (jobId2) => {
+      await run(ctx, ["scontrol", "release", checkedId(jobId2)], true);
     },
-    async cancel(jobId2) {
-      await run3(["scancel", checked(jobId2, JOB_ID2, "job id")], true);
+    rename: async (jobId2, name) => {
+      const [id, jobName2] = [checkedId(jobId2), checked(name, JOB_NAME, "job name")];
+      await run(ctx, ["scontrol", "update", `JobId=${id}`, `JobName=${jobName2}`], true);
     },
-    async release(jobId2) {
-      await run3(["scontrol", "release", checked(jobId2, JOB_ID2, "job id")], true);
-    },
-    async rename(jobId2, name) {
-      await run3(
-        [
-          "scontrol",
-          "update",
-          `JobId=${checked(jobId2, JOB_ID2, "job id")}`,
-          `JobName=${checked(name, JOB_NAME, "job name")}`
-        ],
-        true
-      );
-    },
-    async tail(job, lines) {
-      if (!Number.isInteger(lines) || lines < 1 || lines > 1e4)
-        throw new UnsafeArgumentError(`tail: ${lines} lines is not 1-10000`);
-      let path;
-      if (typeof job === "string") {
-        const r2 = await run3(["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID2, "job id")], true);
-        const found = parseScontrolJobs(r2.stdout);
-        if (found.length !== 1 || !found[0])
-          throw new SlurmOutputError("scontrol show job", `expected one job ${job}`, r2.stdout);
-        path = found[0].stdoutPath;
-      } else {
-        path = job.stdoutPath && expandOutputPattern(job.stdoutPath, job);
-      }
-      if (!path)
-        throw new SlurmError(`job ${typeof job === "string" ? job : job.id} has no known output file`);
-      const r = await run3(["tail", "-n", String(lines), "--", checked(path, PATH, "output path")], true);
-      const out = r.stdout.endsWith("\n") ? r.stdout.slice(0, -1) : r.stdout;
-      return out === "" ? [] : out.split("\n");
-    },
-    async ensureDir(path) {
-      await run3(["mkdir", "-p", "--", checked(path, PATH, "folder")], true);
+    tail: (job, lines) => tail(ctx, job, lines),
+    ensureDir: async (path) => {
+      await run(ctx, ["mkdir", "-p", "--", checked(path, PATH, "folder")], true);
     },
     close: () => transport.close()
   };
@@ -69438,72 +69444,74 @@ ${mark}
     code: Number.isInteger(code3) ? code3 : 255
   };
 }
-async function startRemoteShell(channel, readyTimeoutMs) {
-  const token = randomBytes2(12).toString("hex");
+function listen(state3) {
   const decoders = {
     out: new StringDecoder("utf8"),
     err: new StringDecoder("utf8")
   };
-  let out = "";
-  let err = "";
-  let alive = true;
-  let pending;
-  channel.on("data", (chunk) => {
-    out += decoders.out.write(chunk);
-    pending?.(false);
+  state3.channel.on("data", (chunk) => {
+    state3.out += decoders.out.write(chunk);
+    state3.pending?.(false);
   });
-  channel.stderr.on("data", (chunk) => {
-    err += decoders.err.write(chunk);
-    pending?.(false);
+  state3.channel.stderr.on("data", (chunk) => {
+    state3.err += decoders.err.write(chunk);
+    state3.pending?.(false);
   });
-  channel.on("close", () => {
-    alive = false;
-    pending?.(true);
+  state3.channel.on("close", () => {
+    state3.alive = false;
+    state3.pending?.(true);
   });
-  const close = () => {
-    alive = false;
-    channel.close();
-  };
-  function exchange(text3, timeoutMs, done) {
-    out = "";
-    err = "";
-    return new Promise((resolve20, reject2) => {
-      const timer = setTimeout(() => {
-        pending = void 0;
-        close();
-        reject2(new ShellTimeout(`no answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      pending = (gone) => {
-        const result = done();
-        if (result === null && !gone) return;
-        pending = void 0;
-        clearTimeout(timer);
-        if (result === null) reject2(new ShellGone("the shell closed"));
-        else resolve20(result);
-      };
-      if (!alive) pending(true);
-      else channel.write(text3);
-    });
-  }
+}
+function closeShell(state3) {
+  state3.alive = false;
+  state3.channel.close();
+}
+function exchange(state3, text3, timeoutMs, done) {
+  state3.out = "";
+  state3.err = "";
+  return new Promise((resolve20, reject2) => {
+    const timer = setTimeout(() => {
+      state3.pending = void 0;
+      closeShell(state3);
+      reject2(new ShellTimeout(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const pending = (gone) => {
+      const result = done();
+      if (result === null && !gone) return;
+      state3.pending = void 0;
+      clearTimeout(timer);
+      if (result === null) reject2(new ShellGone("the shell closed"));
+      else resolve20(result);
+    };
+    state3.pending = pending;
+    if (!state3.alive) pending(true);
+    else state3.channel.write(text3);
+  });
+}
+async function startRemoteShell(channel, readyTimeoutMs) {
+  const token = randomBytes2(12).toString("hex");
+  const state3 = { channel, out: "", err: "", alive: true, pending: void 0 };
+  listen(state3);
   const ready = `${token}:ready`;
   await exchange(
+    state3,
     `printf '%s\\n' '${ready}'
 `,
     readyTimeoutMs,
-    () => out.includes(`${ready}
+    () => state3.out.includes(`${ready}
 `) ? true : null
   );
   let seq = 0;
   let queue = Promise.resolve();
   return {
     get alive() {
-      return alive;
+      return state3.alive;
     },
-    close,
+    close: () => closeShell(state3),
     run(line, timeoutMs) {
       const mark = `${token}:${++seq}`;
       const next = queue.then(
-        () => exchange(markedLine(line, mark), timeoutMs, () => readMarked(out, err, mark))
+        () => exchange(state3, markedLine(line, mark), timeoutMs, () => readMarked(state3.out, state3.err, mark))
       );
       queue = next.catch(() => {
       });
@@ -69541,209 +69549,212 @@ function transient(error) {
     e.code ?? ""
   ) || /timed out|closed|ECONNRESET|Not connected|No response/i.test(e.message ?? "");
 }
-function createSshTransport(options2) {
+function sshContext(options2) {
   const known = parseKnownHostKey(options2.knownHostKey);
-  const algorithms = HOST_KEY_ALGORITHMS[known.type] ?? [known.type];
-  const where2 = `${options2.user}@${options2.host}:${options2.port}`;
-  const connectAttempts = options2.connectAttempts ?? 4;
-  const commandRetries = options2.commandRetries ?? 2;
-  const backoff = options2.backoffMs ?? 500;
   const envPrefix = Object.entries(options2.env ?? {}).map(([k2, v2]) => {
     if (!/^[A-Z_][A-Z0-9_]*$/.test(k2))
       throw new SlurmError(`environment name ${JSON.stringify(k2)} is not NAME`);
     return `${k2}=${v2}`;
   });
-  let ssh;
-  let connecting;
-  let shell;
-  let persistent = options2.persistentShell !== false;
-  let generation = 0;
-  function shellOf(client) {
-    if (shell?.client === client) {
-      const current = shell;
-      return current.shell.then((s) => {
-        if (s === null || s.alive) return s;
-        if (shell === current) shell = void 0;
-        return shellOf(client);
-      });
-    }
-    const started = openShell(client).catch(() => {
-      if (client.isConnected()) persistent = false;
-      return null;
-    });
-    shell = { client, shell: started };
-    return started;
-  }
-  function openShell(client) {
-    return new Promise((resolve20, reject2) => {
-      const connection = client.connection;
-      if (!connection) return reject2(new Error("not connected"));
-      connection.exec(
-        "exec /bin/sh",
-        (error, channel) => error ? reject2(error) : resolve20(channel)
-      );
-    }).then((channel) => startRemoteShell(channel, options2.commandTimeoutMs ?? 3e4));
-  }
-  async function connectOnce() {
-    let seen;
-    const client = new NodeSSH();
-    try {
-      await client.connect({
-        host: options2.host,
-        port: options2.port,
-        username: options2.user,
-        privateKey: options2.privateKey,
-        readyTimeout: options2.connectTimeoutMs ?? 1e4,
-        keepaliveInterval: 5e3,
-        keepaliveCountMax: 3,
-        tryKeyboard: false,
-        algorithms: { serverHostKey: algorithms },
-        hostVerifier: (key) => {
-          seen = key;
-          return key.equals(known.blob);
-        }
-      });
-    } catch (error) {
-      client.dispose();
-      if (seen && !seen.equals(known.blob)) {
-        throw new HostKeyMismatchError(
-          `refusing ${where2}: its host key ${fingerprint(seen)} is not the configured known_host_key ${fingerprint(known.blob)}. If the host was legitimately re-keyed, update known_host_key in the cluster definition; otherwise someone may be intercepting the connection.`
-        );
-      }
-      throw error;
-    }
-    client.connection?.on("close", () => {
-      if (ssh === client) ssh = void 0;
-    });
-    client.connection?.on("error", () => {
-      if (ssh === client) ssh = void 0;
-    });
-    return client;
-  }
-  async function connect() {
-    if (ssh?.isConnected()) return ssh;
-    const started = generation;
-    connecting ??= (async () => {
-      let last;
-      for (let attempt = 1; attempt <= connectAttempts; attempt++) {
-        try {
-          const client = await connectOnce();
-          if (generation !== started) {
-            client.dispose();
-            throw new ConnectionLostError(`the connection to ${where2} was closed while it was opened`);
-          }
-          ssh = client;
-          return ssh;
-        } catch (error) {
-          last = error;
-          if (!transient(error) || attempt === connectAttempts || generation !== started) break;
-          await sleep(backoff * 2 ** (attempt - 1));
-        }
-      }
-      if (last instanceof SlurmError) throw last;
-      const e = last;
-      if (e?.level === "client-authentication") {
-        throw new KeyRefusedError(
-          `SSH to ${where2} refused the private key (key authentication only): ${e.message}; check that TOPO_SSH_KEY or TOPO_SSH_KEY_FILE is the key whose public half is in the login user's authorized_keys`
-        );
-      }
-      throw new ConnectionLostError(
-        `cannot connect to ${where2} after ${connectAttempts} attempts: ${e?.message ?? String(last)}`
-      );
-    })().finally(() => {
-      connecting = void 0;
-    });
-    return connecting;
-  }
-  async function runOnce(argv, timeout, commandEnv) {
-    const client = await connect();
-    assertSafeArgv(argv);
-    const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k2, v2]) => `${k2}=${v2}`);
-    const line = remoteCommandLine(["env", ...envPrefix, ...perCommand, ...argv]);
-    const remote = persistent ? await shellOf(client) : null;
-    if (remote) return runInShell(remote, client, argv, line, timeout);
-    let channel;
-    let timer;
-    const timedOut = new Promise((_2, reject2) => {
-      timer = setTimeout(() => {
-        channel?.close();
-        reject2(
-          new CommandTimeoutError(
-            `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where2} (stopped)`
-          )
-        );
-      }, timeout);
-    });
-    try {
-      const result = await Promise.race([
-        client.execCommand(line, {
-          noTrim: true,
-          onChannel: (c) => {
-            channel = c;
-          }
-        }),
-        timedOut
-      ]);
-      if (result.code === null) {
-        if (ssh === client) ssh = void 0;
-        client.dispose();
-        throw new ConnectionLostError(
-          `connection to ${where2} was lost while running \`${argv.join(" ")}\`${result.signal ? ` (signal ${result.signal})` : ""}`
-        );
-      }
-      return {
-        stdout: result.stdout,
-        stderr: result.stderr,
-        code: result.code
-      };
-    } catch (error) {
-      if (error instanceof SlurmError) throw error;
-      if (ssh === client) ssh = void 0;
-      client.dispose();
-      throw new ConnectionLostError(
-        `connection to ${where2} failed while running \`${argv.join(" ")}\`: ${error.message}`
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-  async function runInShell(remote, client, argv, line, timeout) {
-    try {
-      return await remote.run(line, timeout);
-    } catch (error) {
-      if (error instanceof ShellTimeout)
-        throw new CommandTimeoutError(
-          `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where2} (stopped)`
-        );
-      if (!(error instanceof ShellGone)) throw error;
-      if (!client.isConnected() && ssh === client) ssh = void 0;
-      throw new ConnectionLostError(`connection to ${where2} was lost while running \`${argv.join(" ")}\``);
-    }
-  }
   return {
-    description: where2,
-    async run(argv, runOptions = {}) {
-      const timeout = runOptions.timeoutMs ?? options2.commandTimeoutMs ?? 3e4;
-      const started = generation;
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await runOnce(argv, timeout, runOptions.env);
-        } catch (error) {
-          const retry2 = error instanceof ConnectionLostError && runOptions.idempotent === true && attempt < commandRetries && generation === started;
-          if (!retry2) throw error;
-          await sleep(backoff * 2 ** attempt);
-          if (generation !== started) throw error;
-        }
+    options: options2,
+    known,
+    algorithms: HOST_KEY_ALGORITHMS[known.type] ?? [known.type],
+    where: `${options2.user}@${options2.host}:${options2.port}`,
+    connectAttempts: options2.connectAttempts ?? 4,
+    commandRetries: options2.commandRetries ?? 2,
+    backoff: options2.backoffMs ?? 500,
+    envPrefix,
+    ssh: void 0,
+    connecting: void 0,
+    shell: void 0,
+    persistent: options2.persistentShell !== false,
+    generation: 0
+  };
+}
+function forget(ctx, client) {
+  if (ctx.ssh === client) ctx.ssh = void 0;
+}
+function shellOf(ctx, client) {
+  if (ctx.shell?.client === client) {
+    const current = ctx.shell;
+    return current.shell.then((s) => {
+      if (s === null || s.alive) return s;
+      if (ctx.shell === current) ctx.shell = void 0;
+      return shellOf(ctx, client);
+    });
+  }
+  const started = openShell(ctx, client).catch(() => {
+    if (client.isConnected()) ctx.persistent = false;
+    return null;
+  });
+  ctx.shell = { client, shell: started };
+  return started;
+}
+function openShell(ctx, client) {
+  return new Promise((resolve20, reject2) => {
+    const connection = client.connection;
+    if (!connection) return reject2(new Error("not connected"));
+    connection.exec(
+      "exec /bin/sh",
+      (error, channel) => error ? reject2(error) : resolve20(channel)
+    );
+  }).then((channel) => startRemoteShell(channel, ctx.options.commandTimeoutMs ?? 3e4));
+}
+async function connectOnce(ctx) {
+  const { options: options2, known } = ctx;
+  let seen;
+  const client = new NodeSSH();
+  try {
+    await client.connect({
+      host: options2.host,
+      port: options2.port,
+      username: options2.user,
+      privateKey: options2.privateKey,
+      readyTimeout: options2.connectTimeoutMs ?? 1e4,
+      keepaliveInterval: 5e3,
+      keepaliveCountMax: 3,
+      tryKeyboard: false,
+      algorithms: { serverHostKey: ctx.algorithms },
+      hostVerifier: (key) => {
+        seen = key;
+        return key.equals(known.blob);
       }
-    },
-    async close() {
-      generation++;
-      const open = shell;
-      shell = void 0;
-      await open?.shell.then((s) => s?.close());
-      ssh?.dispose();
-      ssh = void 0;
+    });
+  } catch (error) {
+    client.dispose();
+    if (seen && !seen.equals(known.blob)) {
+      throw new HostKeyMismatchError(
+        `refusing ${ctx.where}: its host key ${fingerprint(seen)} is not the configured known_host_key ${fingerprint(known.blob)}. If the host was legitimately re-keyed, update known_host_key in the cluster definition; otherwise someone may be intercepting the connection.`
+      );
     }
+    throw error;
+  }
+  client.connection?.on("close", () => forget(ctx, client));
+  client.connection?.on("error", () => forget(ctx, client));
+  return client;
+}
+function connectFailure(ctx, last) {
+  if (last instanceof SlurmError) return last;
+  const e = last;
+  if (e?.level === "client-authentication") {
+    return new KeyRefusedError(
+      `SSH to ${ctx.where} refused the private key (key authentication only): ${e.message}; check that TOPO_SSH_KEY or TOPO_SSH_KEY_FILE is the key whose public half is in the login user's authorized_keys`
+    );
+  }
+  return new ConnectionLostError(
+    `cannot connect to ${ctx.where} after ${ctx.connectAttempts} attempts: ${e?.message ?? String(last)}`
+  );
+}
+async function connectWithRetries(ctx, started) {
+  let last;
+  for (let attempt = 1; attempt <= ctx.connectAttempts; attempt++) {
+    try {
+      const client = await connectOnce(ctx);
+      if (ctx.generation !== started) {
+        client.dispose();
+        throw new ConnectionLostError(`the connection to ${ctx.where} was closed while it was opened`);
+      }
+      ctx.ssh = client;
+      return client;
+    } catch (error) {
+      last = error;
+      if (!transient(error) || attempt === ctx.connectAttempts || ctx.generation !== started) break;
+      await sleep(ctx.backoff * 2 ** (attempt - 1));
+    }
+  }
+  throw connectFailure(ctx, last);
+}
+async function connect(ctx) {
+  if (ctx.ssh?.isConnected()) return ctx.ssh;
+  ctx.connecting ??= connectWithRetries(ctx, ctx.generation).finally(() => {
+    ctx.connecting = void 0;
+  });
+  return ctx.connecting;
+}
+function timeoutMessage(ctx, argv, timeout) {
+  return `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${ctx.where} (stopped)`;
+}
+async function runOnce(ctx, argv, timeout, commandEnv) {
+  const client = await connect(ctx);
+  assertSafeArgv(argv);
+  const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k2, v2]) => `${k2}=${v2}`);
+  const line = remoteCommandLine(["env", ...ctx.envPrefix, ...perCommand, ...argv]);
+  const remote = ctx.persistent ? await shellOf(ctx, client) : null;
+  if (remote) return runInShell(ctx, remote, client, argv, line, timeout);
+  return runInExec(ctx, client, argv, line, timeout);
+}
+async function runInExec(ctx, client, argv, line, timeout) {
+  let channel;
+  let timer;
+  const timedOut = new Promise((_2, reject2) => {
+    timer = setTimeout(() => {
+      channel?.close();
+      reject2(new CommandTimeoutError(timeoutMessage(ctx, argv, timeout)));
+    }, timeout);
+  });
+  try {
+    const onChannel = (c) => {
+      channel = c;
+    };
+    const result = await Promise.race([client.execCommand(line, { noTrim: true, onChannel }), timedOut]);
+    if (result.code === null) {
+      forget(ctx, client);
+      client.dispose();
+      throw new ConnectionLostError(
+        `connection to ${ctx.where} was lost while running \`${argv.join(" ")}\`${result.signal ? ` (signal ${result.signal})` : ""}`
+      );
+    }
+    return { stdout: result.stdout, stderr: result.stderr, code: result.code };
+  } catch (error) {
+    if (error instanceof SlurmError) throw error;
+    forget(ctx, client);
+    client.dispose();
+    throw new ConnectionLostError(
+      `connection to ${ctx.where} failed while running \`${argv.join(" ")}\`: ${error.message}`
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
+async function runInShell(ctx, remote, client, argv, line, timeout) {
+  try {
+    return await remote.run(line, timeout);
+  } catch (error) {
+    if (error instanceof ShellTimeout) throw new CommandTimeoutError(timeoutMessage(ctx, argv, timeout));
+    if (!(error instanceof ShellGone)) throw error;
+    if (!client.isConnected()) forget(ctx, client);
+    throw new ConnectionLostError(`connection to ${ctx.where} was lost while running \`${argv.join(" ")}\``);
+  }
+}
+async function runWithRetries(ctx, argv, runOptions) {
+  const timeout = runOptions.timeoutMs ?? ctx.options.commandTimeoutMs ?? 3e4;
+  const started = ctx.generation;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await runOnce(ctx, argv, timeout, runOptions.env);
+    } catch (error) {
+      const retry2 = error instanceof ConnectionLostError && runOptions.idempotent === true && attempt < ctx.commandRetries && ctx.generation === started;
+      if (!retry2) throw error;
+      await sleep(ctx.backoff * 2 ** attempt);
+      if (ctx.generation !== started) throw error;
+    }
+  }
+}
+async function closeTransport(ctx) {
+  ctx.generation++;
+  const open = ctx.shell;
+  ctx.shell = void 0;
+  await open?.shell.then((s) => s?.close());
+  ctx.ssh?.dispose();
+  ctx.ssh = void 0;
+}
+function createSshTransport(options2) {
+  const ctx = sshContext(options2);
+  return {
+    description: ctx.where,
+    run: (argv, runOptions = {}) => runWithRetries(ctx, argv, runOptions),
+    close: () => closeTransport(ctx)
   };
 }
 
@@ -70214,11 +70225,11 @@ async function fetchTelemetry(client, selector, range, options2 = {}) {
       out.queries.push({ quantity, ...used, series: result.series.length });
       if (result.empty) out.missing.push(quantity);
       for (const s of result.series) {
-        const run3 = s.labels.run_name;
-        if (!run3) continue;
-        const rec = out.byRun.get(run3) ?? {};
+        const run4 = s.labels.run_name;
+        if (!run4) continue;
+        const rec = out.byRun.get(run4) ?? {};
         rec[quantity] = [...rec[quantity] ?? [], s];
-        out.byRun.set(run3, rec);
+        out.byRun.set(run4, rec);
       }
     })
   );
@@ -73046,70 +73057,70 @@ function experimentLimits(experiment) {
     expectedRollouts: s.expectedRollouts
   };
 }
-function analyse(run3, nowTs, ended) {
-  const { clock } = run3;
+function analyse(run4, nowTs, ended) {
+  const { clock } = run4;
   return observeRun({
-    runName: run3.runName,
-    series: run3.series,
+    runName: run4.runName,
+    series: run4.series,
     timeScale: clock.timeScale,
     nowTs,
     stepSeconds: clock.stepSeconds,
-    jobStartTs: run3.job?.startTs ?? null,
+    jobStartTs: run4.job?.startTs ?? null,
     wallMinutes: clock.wallMinutes ?? null,
     expectedRollouts: clock.expectedRollouts ?? null,
-    topology: run3.topology,
-    inFlight: run3.inFlight ?? null,
-    settings: run3.settings,
-    missing: run3.missing,
+    topology: run4.topology,
+    inFlight: run4.inFlight ?? null,
+    settings: run4.settings,
+    missing: run4.missing,
     ended
   });
 }
-function observeRunOf(run3) {
-  return keepLastLiveVerdict(run3, observeNow(run3));
+function observeRunOf(run4) {
+  return keepLastLiveVerdict(run4, observeNow(run4));
 }
-function observeNow(run3) {
-  const { job, clock } = run3;
-  if (job === void 0) return observeWithoutJob(run3);
+function observeNow(run4) {
+  const { job, clock } = run4;
+  if (job === void 0) return observeWithoutJob(run4);
   if (job === null) return { ended: false, atTs: clock.nowTs };
   const ended = !isLive(job.status);
   if (!job.startTs) return { ended, atTs: clock.nowTs };
   const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
-  const analysis = analyse(run3, atTs, ended);
+  const analysis = analyse(run4, atTs, ended);
   const minutesRunning = (atTs - job.startTs) * clock.timeScale / 60;
-  if (!run3.unavailable && analysis.startTs === null && (ended || pastTelemetryDeadline(run3, atTs)) && !job.failure)
+  if (!run4.unavailable && analysis.startTs === null && (ended || pastTelemetryDeadline(run4, atTs)) && !job.failure)
     analysis.observation.failure = {
       kind: "no-telemetry",
-      message: `no metrics for run_name="${run3.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
+      message: `no metrics for run_name="${run4.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
     };
   return { analysis, ended, atTs };
 }
 var NO_TELEMETRY_WALL_FLOOR_SECONDS = 120;
-function pastTelemetryDeadline(run3, atTs) {
-  const { job, clock } = run3;
+function pastTelemetryDeadline(run4, atTs) {
+  const { job, clock } = run4;
   if (!job?.startTs) return false;
   const wallSeconds = atTs - job.startTs;
-  const deadline = run3.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  const deadline = run4.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
   return wallSeconds * clock.timeScale / 60 >= deadline && wallSeconds >= NO_TELEMETRY_WALL_FLOOR_SECONDS;
 }
 var isStable = (v2) => v2 === "stable" || v2 === "cyclic";
-function keepLastLiveVerdict(run3, observed) {
+function keepLastLiveVerdict(run4, observed) {
   const { analysis, ended } = observed;
-  const previous = run3.memory;
-  if (!analysis || !ended || previous?.run_name !== run3.runName || !isStable(previous.verdict.state) || isStable(analysis.observation.verdict.state))
+  const previous = run4.memory;
+  if (!analysis || !ended || previous?.run_name !== run4.runName || !isStable(previous.verdict.state) || isStable(analysis.observation.verdict.state))
     return observed;
   const note = "verdict of the last pass before the run ended";
   const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
   const observation = { ...analysis.observation, verdict: { ...previous.verdict, evidence } };
   return { ...observed, analysis: { ...analysis, observation } };
 }
-function observeWithoutJob(run3) {
-  const { clock } = run3;
+function observeWithoutJob(run4) {
+  const { clock } = run4;
   const at = Math.floor(clock.nowTs);
-  const analysis = analyse(run3, at, false);
+  const analysis = analyse(run4, at, false);
   const staleS = Math.max(3 * clock.stepSeconds, 180 / clock.timeScale);
   const last = analysis.lastTs;
-  if (run3.fixedTime || last === null || at - last <= staleS) return { analysis, ended: false, atTs: at };
-  return { analysis: analyse(run3, last, true), ended: true, atTs: last };
+  if (run4.fixedTime || last === null || at - last <= staleS) return { analysis, ended: false, atTs: at };
+  return { analysis: analyse(run4, last, true), ended: true, atTs: last };
 }
 
 // src/judge/reference.ts
@@ -73229,23 +73240,23 @@ function decideRuns(runs2, observed, standing, chosen) {
   );
   return { judgements, reference, leader };
 }
-function decideRunOf(run3, observed, context4) {
-  const job = run3.job ?? void 0;
+function decideRunOf(run4, observed, context4) {
+  const job = run4.job ?? void 0;
   const { analysis } = observed;
-  const stoppedBy = stoppedByOf(run3, observed, context4);
-  const state3 = stateOf2(run3, observed, context4, stoppedBy);
-  const seen = analysis?.observation ?? waiting(run3.runName, job);
+  const stoppedBy = stoppedByOf(run4, observed, context4);
+  const state3 = stateOf2(run4, observed, context4, stoppedBy);
+  const seen = analysis?.observation ?? waiting(run4.runName, job);
   if (state3 === null) return { state: state3, observation: seen, decision: null, figure: null, stoppedBy, observed };
-  const failure = state3 === "failed" ? failureOf(run3, job, seen) : seen.failure;
+  const failure = state3 === "failed" ? failureOf(run4, job, seen) : seen.failure;
   const { decision: _2, failure: __, ...rest } = seen;
   const judged2 = { ...rest, ...failure ? { failure } : {} };
   const decided2 = decisionOf(context4.standing, context4.candidate, judged2, {
     reference: context4.reference,
     leader: context4.leader,
-    previous: previousDecision(run3),
+    previous: previousDecision(run4),
     ended: observed.ended
   });
-  const gpu = gpuInput(run3, observed, context4.standing, stoppedBy === "decision");
+  const gpu = gpuInput(run4, observed, context4.standing, stoppedBy === "decision");
   const decision = decided2 && gpu ? withGpuMinutes(decided2, gpu) : decided2;
   const observation = { ...judged2, ...decision ? { decision } : {} };
   const figure = runFigure({
@@ -73255,12 +73266,12 @@ function decideRunOf(run3, observed, context4) {
   });
   return { state: state3, observation, decision, figure, stoppedBy, observed };
 }
-function stateOf2(run3, observed, context4, stoppedBy) {
+function stateOf2(run4, observed, context4, stoppedBy) {
   const { analysis } = observed;
-  const stoppedByUs = stoppedBy !== null || run3.job?.status === "cancelled" && experimentSettings(context4.standing.experiment).stopWhenStable;
-  const jobless = run3.job === void 0 ? { ended: observed.ended } : void 0;
+  const stoppedByUs = stoppedBy !== null || run4.job?.status === "cancelled" && experimentSettings(context4.standing.experiment).stopWhenStable;
+  const jobless = run4.job === void 0 ? { ended: observed.ended } : void 0;
   const state3 = candidateState(
-    run3.job ?? void 0,
+    run4.job ?? void 0,
     context4.candidate.requested,
     analysis,
     stoppedByUs,
@@ -73268,8 +73279,8 @@ function stateOf2(run3, observed, context4, stoppedBy) {
   );
   return state3 !== null && analysis?.observation.failure?.kind === "no-telemetry" ? "failed" : state3;
 }
-function previousDecision(run3) {
-  return run3.memory?.run_name === run3.runName ? run3.memory.decision ?? null : null;
+function previousDecision(run4) {
+  return run4.memory?.run_name === run4.runName ? run4.memory.decision ?? null : null;
 }
 function waiting(runName, job) {
   return {
@@ -73281,26 +73292,26 @@ function waiting(runName, job) {
     stable_metrics: {}
   };
 }
-function failureOf(run3, job, observation) {
+function failureOf(run4, job, observation) {
   const failure = job?.failure ?? observation.failure ?? {
     kind: job?.status === "cancelled" ? "cancelled" : job?.status === "timeout" ? "time-limit" : "crash",
-    message: job ? `Slurm job ${job.jobId} ended ${job.state}` : `run ${run3.runName} ended unhealthy`,
+    message: job ? `Slurm job ${job.jobId} ended ${job.state}` : `run ${run4.runName} ended unhealthy`,
     ...job ? { slurm_state: job.state } : {}
   };
   return explainFailure(failure, {
-    topology: run3.topology,
+    topology: run4.topology,
     gpus: observation.stable_metrics.resource_usage?.gpu_by_index
   });
 }
-function stoppedByOf(run3, observed, context4) {
-  if (run3.job?.status !== "cancelled") return null;
+function stoppedByOf(run4, observed, context4) {
+  if (run4.job?.status !== "cancelled") return null;
   if (context4.candidate.outcome?.kind === "stopped") return "user";
   if (context4.candidate.role === "reference")
-    return previousDecision(run3)?.evidence.some((e) => e.startsWith(REFERENCE_STOP)) ? "no-longer-needed" : null;
-  const decision = run3.memory === void 0 ? lookNow(observed, context4) : run3.memory?.run_name === run3.runName ? run3.memory.decision ?? null : null;
+    return previousDecision(run4)?.evidence.some((e) => e.startsWith(REFERENCE_STOP)) ? "no-longer-needed" : null;
+  const decision = run4.memory === void 0 ? lookNow(observed, context4) : run4.memory?.run_name === run4.runName ? run4.memory.decision ?? null : null;
   const x2 = experimentSettings(context4.standing.experiment);
   if (x2.stopWhenDecided && isDecided(decision)) return "decision";
-  const verdict = observed.analysis?.observation.verdict.state ?? (run3.memory?.run_name === run3.runName ? run3.memory.verdict.state : void 0);
+  const verdict = observed.analysis?.observation.verdict.state ?? (run4.memory?.run_name === run4.runName ? run4.memory.verdict.state : void 0);
   if (x2.stopWhenStable && isStable2(verdict) && decision?.state === "reference") return "stable";
   return null;
 }
@@ -73313,8 +73324,8 @@ function lookNow(observed, context4) {
     ended: observed.ended
   });
 }
-function gpuInput(run3, observed, standing, stopped) {
-  const { job, clock } = run3;
+function gpuInput(run4, observed, standing, stopped) {
+  const { job, clock } = run4;
   if (!job?.startTs) return null;
   const { analysis } = observed;
   const S2 = clock.timeScale;
@@ -73324,7 +73335,7 @@ function gpuInput(run3, observed, standing, stopped) {
   const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S2 / 60 : null;
   const end = analysis?.observation.verdict.run_end_minutes;
   const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
-  const gpus = standing.experiment.fixed_inputs?.slurm?.gpus_per_node ?? standing.gpusPerNode ?? (run3.topology ? gpuMap(run3.topology).size : 0);
+  const gpus = standing.experiment.fixed_inputs?.slurm?.gpus_per_node ?? standing.gpusPerNode ?? (run4.topology ? gpuMap(run4.topology).size : 0);
   return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
 }
 
@@ -73409,8 +73420,8 @@ function runToJudge(x2, r, at, read2) {
 function unreadRun(x2, r, at) {
   return runToJudge(x2, r, at, { unavailable: null });
 }
-function withJob(run3, job) {
-  return { ...run3, job };
+function withJob(run4, job) {
+  return { ...run4, job };
 }
 function judgeRead(read2, chosen) {
   return judgeRuns(read2.runs, read2.standing, chosen);
@@ -73612,8 +73623,8 @@ function createRecord(experiment, cluster) {
     report: null
   };
 }
-function stabilisedValue(run3) {
-  return run3.verdict?.projected_full_run?.value ?? run3.verdict?.value?.value ?? run3.stable_metrics?.seconds_per_rollout_full_run ?? null;
+function stabilisedValue(run4) {
+  return run4.verdict?.projected_full_run?.value ?? run4.verdict?.value?.value ?? run4.stable_metrics?.seconds_per_rollout_full_run ?? null;
 }
 function baselineRun(record) {
   return record.runs.find((r) => !r.parent) ?? record.runs[0];
@@ -73622,15 +73633,15 @@ function bestRun(record) {
   const name = record.current_best.topology;
   return name ? record.runs.find((r) => r.name === name) : void 0;
 }
-function referenceOf3(run3) {
-  const value = run3?.verdict?.projected_full_run ?? run3?.verdict?.value ?? null;
-  return run3 && value ? { name: run3.name, value, ...run3.verdict ? { verdict: run3.verdict } : {} } : null;
+function referenceOf3(run4) {
+  const value = run4?.verdict?.projected_full_run ?? run4?.verdict?.value ?? null;
+  return run4 && value ? { name: run4.name, value, ...run4.verdict ? { verdict: run4.verdict } : {} } : null;
 }
 function referenceSourceOf(record) {
-  const run3 = bestRun(record) ?? baselineRun(record);
-  const file = run3?.topology?.file;
-  const hash = run3?.topology?.hash?.slice(0, 8);
-  return run3 && file && hash && TOPOLOGY_HASH8.test(hash) ? { name: run3.name, path: file, topologyHash: hash } : null;
+  const run4 = bestRun(record) ?? baselineRun(record);
+  const file = run4?.topology?.file;
+  const hash = run4?.topology?.hash?.slice(0, 8);
+  return run4 && file && hash && TOPOLOGY_HASH8.test(hash) ? { name: run4.name, path: file, topologyHash: hash } : null;
 }
 
 // src/record/format.ts
@@ -73663,8 +73674,8 @@ function cell2(text3) {
 }
 
 // src/record/figure.ts
-function decidedAgainst(run3) {
-  const d2 = run3.monitor_decision;
+function decidedAgainst(run4) {
+  const d2 = run4.monitor_decision;
   if (!isDecided(d2)) return null;
   return {
     reference: d2.reference.name,
@@ -73674,20 +73685,20 @@ function decidedAgainst(run3) {
     text: decisionText(d2)
   };
 }
-function ownFigure(run3) {
-  return ownFigureOf(run3.verdict, run3.stable_metrics?.seconds_per_rollout_full_run);
+function ownFigure(run4) {
+  return ownFigureOf(run4.verdict, run4.stable_metrics?.seconds_per_rollout_full_run);
 }
-function figureOf(run3) {
-  if (run3.status === "failed") return ownFigure(run3);
+function figureOf(run4) {
+  if (run4.status === "failed") return ownFigure(run4);
   return runFigure({
-    decision: run3.monitor_decision,
-    verdict: run3.verdict,
-    reading: run3.stable_metrics?.seconds_per_rollout_full_run
+    decision: run4.monitor_decision,
+    verdict: run4.verdict,
+    reading: run4.stable_metrics?.seconds_per_rollout_full_run
   });
 }
-function referenceWithFigure(run3) {
-  const r = referenceOf3(run3);
-  const f = run3 && r ? figureOf(run3) : null;
+function referenceWithFigure(run4) {
+  const r = referenceOf3(run4);
+  const f = run4 && r ? figureOf(run4) : null;
   return r && f ? { ...r, figure: { value: f.value, low: f.low, high: f.high } } : r;
 }
 
@@ -73699,12 +73710,12 @@ function recordedOrder(a, b2) {
   };
   return t(a) - t(b2) || (a.name < b2.name ? -1 : a.name > b2.name ? 1 : 0);
 }
-function displaces(run3, best) {
-  const mine = decidedAgainst(run3);
+function displaces(run4, best) {
+  const mine = decidedAgainst(run4);
   if (mine?.reference === best.name) return mine.better ? "decided" : null;
   const theirs = decidedAgainst(best);
-  if (theirs?.reference === run3.name) return theirs.better ? null : "reverse";
-  return figureOf(run3)?.value < figureOf(best)?.value ? "estimate" : null;
+  if (theirs?.reference === run4.name) return theirs.better ? null : "reverse";
+  return figureOf(run4)?.value < figureOf(best)?.value ? "estimate" : null;
 }
 function bestSteps(runs2) {
   const accepted = runs2.filter((r) => r.status === "accepted" && figureOf(r) !== null);
@@ -73715,23 +73726,23 @@ function bestSteps(runs2) {
   };
   const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
   const steps = [];
-  for (const run3 of [...eligible].sort(recordedOrder)) {
+  for (const run4 of [...eligible].sort(recordedOrder)) {
     const last = steps.at(-1);
-    const value = figureOf(run3)?.value;
+    const value = figureOf(run4)?.value;
     if (!last) {
-      steps.push({ run: run3, over: null, how: "first", value, overValue: null });
+      steps.push({ run: run4, over: null, how: "first", value, overValue: null });
       continue;
     }
-    const how = displaces(run3, last.run);
-    if (how) steps.push({ run: run3, over: last.run, how, value, overValue: last.value });
+    const how = displaces(run4, last.run);
+    if (how) steps.push({ run: run4, over: last.run, how, value, overValue: last.value });
   }
   return steps;
 }
 function bestReasoning(step) {
-  const { run: run3, over, how } = step;
-  const pr = run3.pull_request ? ` (pull request #${run3.pull_request.number})` : "";
-  const head = `${run3.name} accepted${pr}: ${seconds(step.value)} s/rollout`;
-  const claim = decidedAgainst(run3)?.text;
+  const { run: run4, over, how } = step;
+  const pr = run4.pull_request ? ` (pull request #${run4.pull_request.number})` : "";
+  const head = `${run4.name} accepted${pr}: ${seconds(step.value)} s/rollout`;
+  const claim = decidedAgainst(run4)?.text;
   if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ""}`;
   const vs = `${head} vs ${seconds(step.overValue)} s/rollout of ${over.name}`;
   if (how === "decided") return `${vs}; ${claim}`;
@@ -73755,13 +73766,13 @@ function referenceRunEntry(x2) {
     recorded_at: x2.at
   };
 }
-function applyReferenceRun(record, run3) {
+function applyReferenceRun(record, run4) {
   const list = record.reference_runs ?? [];
-  const before = list.find((r) => r.run_name === run3.run_name);
-  const merged = structuredClone({ ...before, ...run3 });
+  const before = list.find((r) => r.run_name === run4.run_name);
+  const merged = structuredClone({ ...before, ...run4 });
   return {
     ...record,
-    reference_runs: [...list.filter((r) => r.run_name !== run3.run_name), merged]
+    reference_runs: [...list.filter((r) => r.run_name !== run4.run_name), merged]
   };
 }
 function referenceGpuMinutes(record) {
@@ -74097,16 +74108,16 @@ function migrateRecord(raw) {
 function withDecisionFigures(runs2) {
   return runs2.map((r) => withFigure(r, runs2, /* @__PURE__ */ new Set()));
 }
-function withFigure(run3, runs2, seen) {
-  const d2 = run3.monitor_decision;
-  if (!isDecided(d2) || d2.figure || !d2.relative_change || run3.status === "failed") return run3;
-  const anchor = anchorOf(d2, run3, runs2, seen);
-  return anchor ? { ...run3, monitor_decision: { ...d2, figure: decidedFigure(anchor, d2.relative_change) } } : run3;
+function withFigure(run4, runs2, seen) {
+  const d2 = run4.monitor_decision;
+  if (!isDecided(d2) || d2.figure || !d2.relative_change || run4.status === "failed") return run4;
+  const anchor = anchorOf(d2, run4, runs2, seen);
+  return anchor ? { ...run4, monitor_decision: { ...d2, figure: decidedFigure(anchor, d2.relative_change) } } : run4;
 }
-function anchorOf(d2, run3, runs2, seen) {
-  const ref = runs2.find((r) => r.name === d2.reference.name && r.name !== run3.name);
-  if (!ref || seen.has(run3.name)) return null;
-  const migrated = withFigure(ref, runs2, /* @__PURE__ */ new Set([...seen, run3.name]));
+function anchorOf(d2, run4, runs2, seen) {
+  const ref = runs2.find((r) => r.name === d2.reference.name && r.name !== run4.name);
+  if (!ref || seen.has(run4.name)) return null;
+  const migrated = withFigure(ref, runs2, /* @__PURE__ */ new Set([...seen, run4.name]));
   const f = migrated.monitor_decision;
   if (isDecided(f) && f.figure && migrated.status !== "failed") return f.figure.value;
   return ownFigureOf(ref.verdict, ref.stable_metrics?.seconds_per_rollout_full_run)?.value ?? null;
@@ -74156,10 +74167,10 @@ function recordProblems(value) {
   const record = value;
   const problems = [];
   const seen = /* @__PURE__ */ new Set();
-  for (const run3 of record.runs) {
-    if (seen.has(run3.name))
-      problems.push(`runs: candidate "${run3.name}" appears twice (runs are keyed by name)`);
-    seen.add(run3.name);
+  for (const run4 of record.runs) {
+    if (seen.has(run4.name))
+      problems.push(`runs: candidate "${run4.name}" appears twice (runs are keyed by name)`);
+    seen.add(run4.name);
   }
   const best = record.current_best.topology;
   if (best && !seen.has(best))
@@ -75251,19 +75262,19 @@ function campaignOutcome(x2) {
   if (o === "reference") return "equivalent";
   return o === "measuring" || o === "better-at-equal-age" || o === "faster-drift-not-ruled-out" ? "undecided" : o;
 }
-function recordedOutcome(run3) {
-  if (run3.status === "pending" || run3.status === "running") return null;
+function recordedOutcome(run4) {
+  if (run4.status === "pending" || run4.status === "running") return null;
   return campaignOutcome({
-    decision: run3.monitor_decision,
-    failed: run3.status === "failed",
+    decision: run4.monitor_decision,
+    failed: run4.status === "failed",
     ended: true,
-    merged: run3.status === "accepted"
+    merged: run4.status === "accepted"
   });
 }
-function recordedGpuHours(run3, gpusPerRun2) {
-  const used = run3.monitor_decision?.gpu_minutes_used;
+function recordedGpuHours(run4, gpusPerRun2) {
+  const used = run4.monitor_decision?.gpu_minutes_used;
   if (typeof used === "number") return used / 60;
-  const minutes = run3.verdict?.minutes_of_data ?? 0;
+  const minutes = run4.verdict?.minutes_of_data ?? 0;
   return gpusPerRun2 * minutes / 60;
 }
 function heldFacts(d2, o) {
@@ -75299,22 +75310,22 @@ function runsFromRecord(record, gpusPerRun2, decisions = {
 }) {
   if (!record) return [];
   const base = baselineRun(record);
-  return record.runs.map((run3) => {
-    const round3 = run3 === base ? 0 : roundOf(run3.hypothesis);
-    const outcome = run3 === base && run3.status !== "failed" ? "equivalent" : recordedOutcome(run3);
-    const seconds4 = figureOf(run3)?.value ?? null;
+  return record.runs.map((run4) => {
+    const round3 = run4 === base ? 0 : roundOf(run4.hypothesis);
+    const outcome = run4 === base && run4.status !== "failed" ? "equivalent" : recordedOutcome(run4);
+    const seconds4 = figureOf(run4)?.value ?? null;
     return {
-      name: run3.name,
+      name: run4.name,
       round: round3,
       origin: round3 !== null && round3 > 0 ? "bot" : "person",
-      ...run3.pull_request ? { pr: run3.pull_request.number } : {},
-      pull: run3.pull_request?.merge_commit_sha ? "merged" : run3.pull_request ? "closed" : "none",
+      ...run4.pull_request ? { pr: run4.pull_request.number } : {},
+      pull: run4.pull_request?.merge_commit_sha ? "merged" : run4.pull_request ? "closed" : "none",
       request: outcome === null ? "live" : "ended",
       outcome,
-      ...seconds4 !== null && run3.status !== "failed" ? { seconds: seconds4 } : {},
-      gpuHours: recordedGpuHours(run3, gpusPerRun2),
-      ...run3 === base || outcome === null || outcome === "failed" ? {} : heldFacts(run3.monitor_decision ?? null, decisions),
-      ...run3.run_name ? { runName: run3.run_name } : {},
+      ...seconds4 !== null && run4.status !== "failed" ? { seconds: seconds4 } : {},
+      gpuHours: recordedGpuHours(run4, gpusPerRun2),
+      ...run4 === base || outcome === null || outcome === "failed" ? {} : heldFacts(run4.monitor_decision ?? null, decisions),
+      ...run4.run_name ? { runName: run4.run_name } : {},
       recorded: true
     };
   });
@@ -75577,7 +75588,7 @@ var UnknownRequestError = class extends Error {
 };
 var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
 function phaseOf(input) {
-  const { request: request2, run: run3, outcome, job, headSha } = input;
+  const { request: request2, run: run4, outcome, job, headSha } = input;
   const jobLive = job !== null && isLive(job.status);
   if (outcome)
     return {
@@ -75587,7 +75598,7 @@ function phaseOf(input) {
     };
   if (request2.headSha !== headSha) return { phase: "supersede", jobId: jobLive ? job.id : null };
   if (job) return jobLive ? { phase: "running", jobId: job.id } : { phase: "ended", jobId: job.id };
-  if (run3) return { phase: "lost", jobId: run3.jobId };
+  if (run4) return { phase: "lost", jobId: run4.jobId };
   return { phase: "queued" };
 }
 function latestRequests(state3) {
@@ -75611,19 +75622,19 @@ function withRequest(state3, request2) {
   if (knowsRequest(state3, request2.id)) return state3;
   return { ...state3, requests: [...state3.requests, request2] };
 }
-function withRun(state3, requestId, run3) {
+function withRun(state3, requestId, run4) {
   const known = knowsRequest(state3, requestId);
   if (known === null)
     throw new UnknownRequestError(
-      `a Run (job ${run3.jobId}) for request ${requestId}, which the state does not hold`
+      `a Run (job ${run4.jobId}) for request ${requestId}, which the state does not hold`
     );
   if (known === "ended")
     return {
       ...state3,
-      ended: state3.ended.map((e) => e.id === requestId && !e.jobId ? { ...e, jobId: run3.jobId } : e)
+      ended: state3.ended.map((e) => e.id === requestId && !e.jobId ? { ...e, jobId: run4.jobId } : e)
     };
   if (state3.runs[requestId]) return state3;
-  return { ...state3, runs: { ...state3.runs, [requestId]: run3 } };
+  return { ...state3, runs: { ...state3.runs, [requestId]: run4 } };
 }
 var EVIDENCE_KEPT = { sentences: 2, bytes: 240 };
 var jsonBytes = (text3) => Buffer.byteLength(JSON.stringify(text3), "utf8");
@@ -75792,9 +75803,9 @@ function checkRunState(data) {
     ids.add(id);
   }
   const whole = new Set(state3.requests.map((r) => r.id));
-  for (const [id, run3] of Object.entries(obj(o.runs, "runs"))) {
+  for (const [id, run4] of Object.entries(obj(o.runs, "runs"))) {
     if (!whole.has(id)) fail(`runs.${id}`, "no such request");
-    state3.runs[id] = checkRun(run3, `runs.${id}`);
+    state3.runs[id] = checkRun(run4, `runs.${id}`);
   }
   for (const [id, outcome] of Object.entries(obj(o.outcomes, "outcomes"))) {
     if (!whole.has(id)) fail(`outcomes.${id}`, "no such request");
@@ -75833,8 +75844,8 @@ function compactRunState(state3) {
     forgotten
   };
 }
-function endedOf(r, outcome, run3) {
-  const jobId2 = outcome.jobId ?? run3?.jobId;
+function endedOf(r, outcome, run4) {
+  const jobId2 = outcome.jobId ?? run4?.jobId;
   return {
     id: r.id,
     experiment: r.experiment,
@@ -76328,10 +76339,10 @@ ${renderRunStateComment(state3)}`;
 }
 var EXPLAIN = "Only a `/topo submit` by someone with write access starts a run, for the head commit at that moment; a push supersedes it (the run is cancelled) and the new head waits for a new `/topo submit`; closing the pull request ends every open run. Labels only show the state.";
 function requestRow(state3, r) {
-  const run3 = state3.runs[r.id];
+  const run4 = state3.runs[r.id];
   const outcome = state3.outcomes[r.id];
-  const what = outcome ? `**${outcome.kind}**${outcome.evidence[0] ? `: ${inlineText(outcome.evidence[0], 200)}` : ""}` : run3 ? "submitted" : "queued";
-  return `| ${r.requestedAt.slice(0, 16).replace("T", " ")} UTC | ${inlineText(r.login, 40)} | \`${r.candidate}\` at ${r.headSha.slice(0, 7)} | \`${r.runName}\` | ${run3 ? run3.jobId : "\u2014"} | ${what} |`;
+  const what = outcome ? `**${outcome.kind}**${outcome.evidence[0] ? `: ${inlineText(outcome.evidence[0], 200)}` : ""}` : run4 ? "submitted" : "queued";
+  return `| ${r.requestedAt.slice(0, 16).replace("T", " ")} UTC | ${inlineText(r.login, 40)} | \`${r.candidate}\` at ${r.headSha.slice(0, 7)} | \`${r.runName}\` | ${run4 ? run4.jobId : "\u2014"} | ${what} |`;
 }
 function endedRow(e) {
   return `| \u2014 | \u2014 | \`${e.candidate}\` | \`${e.runName}\` | ${e.jobId ?? "\u2014"} | **${e.kind}** at ${e.at.slice(0, 16).replace("T", " ")} UTC |`;
@@ -76358,9 +76369,9 @@ function renderRunStateComment(state3) {
     "| requested | by | candidate | run name | Slurm job | outcome |",
     "|---|---|---|---|---|---|"
   ];
-  const tail = [...forgottenLine(state3), "", renderRunStateBlock(state3)];
+  const tail2 = [...forgottenLine(state3), "", renderRunStateBlock(state3)];
   const room = GITHUB_COMMENT_LIMIT - stickyMarker(RUN_STATE_PURPOSE, 99).length - 200;
-  let size2 = [...head, ...tail].join("\n").length;
+  let size2 = [...head, ...tail2].join("\n").length;
   const shown = [];
   for (const row of rows.slice(0, 30)) {
     if (size2 + row.length + 1 > room) break;
@@ -76372,7 +76383,7 @@ function renderRunStateComment(state3) {
     ...head,
     ...shown,
     ...more > 0 ? ["", `_${more} more row${more === 1 ? "" : "s"} in the state below._`] : [],
-    ...tail
+    ...tail2
   ].join("\n");
 }
 function pullRunStates(snapshots, repo) {
@@ -76715,13 +76726,13 @@ function nnls(rows, b2) {
 }
 function memorySamples(tried) {
   const out = [];
-  for (const run3 of tried) {
-    const byGpu = run3.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
+  for (const run4 of tried) {
+    const byGpu = run4.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
     for (const [index, usage] of Object.entries(byGpu)) {
       const gib = usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean;
       const gpu = Number(index);
       if (typeof gib !== "number" || !Number.isInteger(gpu)) continue;
-      out.push({ run: run3.name, gpu, topology: run3.topology, gib });
+      out.push({ run: run4.name, gpu, topology: run4.topology, gib });
     }
   }
   return out;
@@ -76805,11 +76816,11 @@ function oomLowerBoundGiB(message2) {
 function respectFailures(fitted, tried, gpuMemoryGiB) {
   let model = fitted.model;
   const notes = [];
-  for (const run3 of tried) {
-    const f = run3.observation?.failure;
+  for (const run4 of tried) {
+    const f = run4.observation?.failure;
     if (f?.kind !== "gpu-oom" || f.gpu == null) continue;
-    const row = instancesByGpu(run3.topology).get(f.gpu);
-    const predicted = predictMemory(run3.topology, model, gpuMemoryGiB).find((p) => p.gpu === f.gpu)?.gib;
+    const row = instancesByGpu(run4.topology).get(f.gpu);
+    const predicted = predictMemory(run4.topology, model, gpuMemoryGiB).find((p) => p.gpu === f.gpu)?.gib;
     const needed = Math.max(1.05 * gpuMemoryGiB, oomLowerBoundGiB(f.message) ?? 0);
     if (!row || predicted === void 0 || predicted >= needed) continue;
     const factor = needed / predicted;
@@ -76823,7 +76834,7 @@ function respectFailures(fitted, tried, gpuMemoryGiB) {
     }
     model = { ...model, per_replica_gib: perReplica, per_cached_scene_gib: perScene };
     notes.push(
-      `${run3.name} ran out of memory on GPU ${f.gpu} (${gpuMemoryGiB} GiB) where the model predicted ${predicted.toFixed(1)} GiB: ${services.join(", ")} memory scaled \xD7${factor.toFixed(2)}`
+      `${run4.name} ran out of memory on GPU ${f.gpu} (${gpuMemoryGiB} GiB) where the model predicted ${predicted.toFixed(1)} GiB: ${services.join(", ")} memory scaled \xD7${factor.toFixed(2)}`
     );
   }
   if (!notes.length) return fitted;
@@ -76843,16 +76854,16 @@ function respectFailures(fitted, tried, gpuMemoryGiB) {
 function triedFromRecord(record, base, candidateFiles2) {
   const tried = [];
   const seen = /* @__PURE__ */ new Set();
-  for (const run3 of record?.runs ?? []) {
-    const block = run3.topology?.block ?? candidateFiles2.get(run3.name)?.topology ?? {};
+  for (const run4 of record?.runs ?? []) {
+    const block = run4.topology?.block ?? candidateFiles2.get(run4.name)?.topology ?? {};
     tried.push({
-      name: run3.name,
-      parent: run3.parent ?? null,
+      name: run4.name,
+      parent: run4.parent ?? null,
       topology: expandCandidate(base, block),
-      status: run3.status,
-      observation: observationOf(run3)
+      status: run4.status,
+      observation: observationOf(run4)
     });
-    seen.add(run3.name);
+    seen.add(run4.name);
   }
   for (const [name, candidate] of [...candidateFiles2].sort(([a], [b2]) => a.localeCompare(b2))) {
     if (seen.has(name)) continue;
@@ -76865,12 +76876,12 @@ function triedFromRecord(record, base, candidateFiles2) {
   }
   return tried;
 }
-function observationOf(run3) {
-  const failure = run3.failures?.[0];
+function observationOf(run4) {
+  const failure = run4.failures?.[0];
   return {
-    ...run3.verdict ? { verdict: run3.verdict } : {},
-    ...run3.stable_metrics ? { stable_metrics: run3.stable_metrics } : {},
-    ...run3.monitor_decision ? { decision: run3.monitor_decision } : {},
+    ...run4.verdict ? { verdict: run4.verdict } : {},
+    ...run4.stable_metrics ? { stable_metrics: run4.stable_metrics } : {},
+    ...run4.monitor_decision ? { decision: run4.monitor_decision } : {},
     ...failure ? { failure } : {}
   };
 }
@@ -77240,9 +77251,9 @@ function stemOf(path) {
   return posix3.basename(path).replace(/\.ya?ml$/, "");
 }
 async function validateFiles(paths, options2) {
-  const run3 = validationRun(options2);
+  const run4 = validationRun(options2);
   const reports = [];
-  for (const raw of paths) reports.push(await fileReport(raw, run3));
+  for (const raw of paths) reports.push(await fileReport(raw, run4));
   return {
     files: reports,
     errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
@@ -77274,13 +77285,13 @@ function validationRun(options2) {
     }
   };
 }
-async function fileReport(raw, run3) {
+async function fileReport(raw, run4) {
   const path = posix3.normalize(raw);
   const kind = fileKind(path);
   let issues = [];
   let candidate;
   try {
-    ({ issues, candidate } = await validateOne(path, kind, run3));
+    ({ issues, candidate } = await validateOne(path, kind, run4));
   } catch (e) {
     if (!(e instanceof UnsafeFileError)) throw e;
     issues = [fileIssue(path, "unsafe-file", e.message)];
@@ -77294,13 +77305,13 @@ async function fileReport(raw, run3) {
     ...candidate ? { candidate } : {}
   };
 }
-async function validateOne(path, kind, run3) {
+async function validateOne(path, kind, run4) {
   if (kind === "candidate") {
-    const ctx = await run3.context(posix3.dirname(path));
-    return validateCandidate(path, ctx, run3.options, run3.fresh);
+    const ctx = await run4.context(posix3.dirname(path));
+    return validateCandidate(path, ctx, run4.options, run4.fresh);
   }
-  if (kind === "experiment") return { issues: experimentIssues(await run3.context(posix3.dirname(path))) };
-  const text3 = await run3.options.files.read(path);
+  if (kind === "experiment") return { issues: experimentIssues(await run4.context(posix3.dirname(path))) };
+  const text3 = await run4.options.files.read(path);
   if (text3 === void 0) return { issues: [missing(path)] };
   if (kind === "preset") return { issues: checkPreset(text3, path).issues };
   const checked2 = checkClusters(text3, path);
@@ -78010,11 +78021,11 @@ async function writeMonitorComment(octokit, target2, candidate, body, known) {
 // src/lifecycle/rebuild.ts
 function runsOfRecords(state3, submissions) {
   const found = /* @__PURE__ */ new Map();
-  const add = (run3) => {
-    const seen = found.get(run3.runName);
-    const jobId2 = seen?.jobId ?? run3.jobId;
-    const merged = seen ? { ...seen, submitted: seen.submitted || run3.submitted } : run3;
-    found.set(run3.runName, jobId2 ? { ...merged, jobId: jobId2 } : merged);
+  const add = (run4) => {
+    const seen = found.get(run4.runName);
+    const jobId2 = seen?.jobId ?? run4.jobId;
+    const merged = seen ? { ...seen, submitted: seen.submitted || run4.submitted } : run4;
+    found.set(run4.runName, jobId2 ? { ...merged, jobId: jobId2 } : merged);
   };
   const fromRequest = (r, jobId2, submitted = !!jobId2) => ({
     experiment: r.experiment,
@@ -78052,10 +78063,10 @@ function liveOf(runs2, jobs) {
   const byJob = (a, b2) => compareJobIds(jobs.get(a.runName)?.id ?? "0", jobs.get(b2.runName)?.id ?? "0");
   return [...live3].sort(byJob)[0];
 }
-function endedOutcome(run3, job, why2, now) {
+function endedOutcome(run4, job, why2, now) {
   const evidence = [`rebuilt: ${why2}`];
   if (!job) {
-    if (run3.submitted)
+    if (run4.submitted)
       return {
         kind: "lost",
         at: now,
@@ -78092,29 +78103,29 @@ function planRebuild(input) {
   for (const [key, runs2] of byCandidate) {
     const head = input.head.get(key);
     const standing = liveOf(runs2, input.jobs);
-    for (const run3 of runs2) {
-      const job = input.jobs.get(run3.runName);
+    for (const run4 of runs2) {
+      const job = input.jobs.get(run4.runName);
       const request2 = {
-        id: run3.id,
-        experiment: run3.experiment,
-        candidate: run3.candidate,
-        path: head?.path ?? `${input.topologiesDir}/${run3.experiment}/${run3.candidate}.yaml`,
+        id: run4.id,
+        experiment: run4.experiment,
+        candidate: run4.candidate,
+        path: head?.path ?? `${input.topologiesDir}/${run4.experiment}/${run4.candidate}.yaml`,
         pr: input.pr,
         headSha: input.headSha,
-        topologyHash: run3.topologyHash,
-        runName: run3.runName,
+        topologyHash: run4.topologyHash,
+        runName: run4.runName,
         login: input.login,
-        requestedAt: job?.submittedAt ?? run3.firstSeen,
-        ...run3.role ? { role: run3.role } : {}
+        requestedAt: job?.submittedAt ?? run4.firstSeen,
+        ...run4.role ? { role: run4.role } : {}
       };
       state3 = withRequest(state3, request2);
-      if (job) state3 = withRun(state3, run3.id, { jobId: job.id, submittedAt: job.submittedAt ?? input.now });
-      if (run3 === standing && head?.topologyHash === run3.topologyHash) continue;
-      const why2 = run3 === standing ? `the candidate at the head ${input.headSha.slice(0, 7)} is another topology` : job && isLive(job.status) ? "an older run of the candidate also has a live job" : "its outcome was lost with the state";
-      const outcome = endedOutcome(run3, job, why2, input.now);
-      state3 = withOutcome(state3, run3.id, outcome);
+      if (job) state3 = withRun(state3, run4.id, { jobId: job.id, submittedAt: job.submittedAt ?? input.now });
+      if (run4 === standing && head?.topologyHash === run4.topologyHash) continue;
+      const why2 = run4 === standing ? `the candidate at the head ${input.headSha.slice(0, 7)} is another topology` : job && isLive(job.status) ? "an older run of the candidate also has a live job" : "its outcome was lost with the state";
+      const outcome = endedOutcome(run4, job, why2, input.now);
+      state3 = withOutcome(state3, run4.id, outcome);
       if (job && isLive(job.status))
-        cancel2.push({ experiment: run3.experiment, jobId: job.id, runName: run3.runName });
+        cancel2.push({ experiment: run4.experiment, jobId: job.id, runName: run4.runName });
     }
   }
   return { state: state3, cancel: cancel2 };
@@ -78126,8 +78137,8 @@ function underCurrent(current, rebuilt) {
     if (knowsRequest(current, r.id)) continue;
     added.add(r.id);
     out = withRequest(out, r);
-    const run3 = rebuilt.runs[r.id];
-    if (run3) out = withRun(out, r.id, run3);
+    const run4 = rebuilt.runs[r.id];
+    if (run4) out = withRun(out, r.id, run4);
     const outcome = rebuilt.outcomes[r.id];
     if (outcome) out = withOutcome(out, r.id, outcome);
   }
@@ -78781,9 +78792,9 @@ function describeChange(change, isBaseline) {
 }
 
 // src/record/render.ts
-function topologyLabel(run3) {
-  const hash = run3.topology?.hash ? ` \`${run3.topology.hash.slice(0, 8)}\`` : "";
-  return `\`${run3.name}\`${hash} on \`${run3.topology?.base ?? "topology=?"}\``;
+function topologyLabel(run4) {
+  const hash = run4.topology?.hash ? ` \`${run4.topology.hash.slice(0, 8)}\`` : "";
+  return `\`${run4.name}\`${hash} on \`${run4.topology?.base ?? "topology=?"}\``;
 }
 function queueSummary(metrics) {
   const byService = metrics?.rpc_queue_depth_at_start_latest_by_service;
@@ -78811,25 +78822,25 @@ function figureText(f) {
   if (!f) return "\u2014";
   return `${seconds(f.value)} s/rollout${f.reference ? ` as decided against \`${f.reference.name}\`` : ""}`;
 }
-function observationSummary(run3) {
-  const m2 = run3.stable_metrics;
+function observationSummary(run4) {
+  const m2 = run4.stable_metrics;
   const parts = [];
-  const figure = figureOf(run3);
+  const figure = figureOf(run4);
   if (figure) parts.push(figureText(figure));
   if (m2?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m2.seconds_per_rollout_5m)}`);
-  if (run3.verdict && run3.verdict.state !== "stable") parts.push(`verdict ${run3.verdict.state}`);
+  if (run4.verdict && run4.verdict.state !== "stable") parts.push(`verdict ${run4.verdict.state}`);
   for (const text3 of [queueSummary(m2), gpuSummary(m2), bottleneckSummary(m2)]) if (text3) parts.push(text3);
-  const failure = run3.failures?.at(-1);
+  const failure = run4.failures?.at(-1);
   if (failure) parts.push(`failed: ${failure.kind}`);
   if (m2?.telemetry_quality?.gaps?.length) parts.push(`telemetry gaps: ${m2.telemetry_quality.gaps.length}`);
   return parts.length ? parts.join("; ") : "no metrics";
 }
-function decisionCell(run3) {
-  if (run3.decision.outcome === "pending") return run3.status;
-  return `${run3.decision.outcome}${run3.decision.reason ? `: ${safeText(run3.decision.reason)}` : ""}`;
+function decisionCell(run4) {
+  if (run4.decision.outcome === "pending") return run4.status;
+  return `${run4.decision.outcome}${run4.decision.reason ? `: ${safeText(run4.decision.reason)}` : ""}`;
 }
-function learningCell(run3) {
-  const list = run3.skill_reflections ?? [];
+function learningCell(run4) {
+  const list = run4.skill_reflections ?? [];
   return list.length ? list.map((l3) => safeText(l3.learning)).join(" / ") : "none";
 }
 function progressTable(record) {
@@ -78837,17 +78848,17 @@ function progressTable(record) {
     "| Step | Job | Topology | Change | Observation | Decision | Next | Learning |",
     "|---:|---|---|---|---|---|---|---|"
   ];
-  record.runs.forEach((run3, i) => {
-    const job = run3.job_id ? `\`${run3.job_id}\`` : "\u2014";
+  record.runs.forEach((run4, i) => {
+    const job = run4.job_id ? `\`${run4.job_id}\`` : "\u2014";
     const row = [
       String(i + 1),
       job,
-      topologyLabel(run3),
-      cell2(describeChange(run3.change, !run3.parent)),
-      cell2(observationSummary(run3)),
-      cell2(decisionCell(run3)),
-      cell2(run3.decision.next),
-      cell2(learningCell(run3))
+      topologyLabel(run4),
+      cell2(describeChange(run4.change, !run4.parent)),
+      cell2(observationSummary(run4)),
+      cell2(decisionCell(run4)),
+      cell2(run4.decision.next),
+      cell2(learningCell(run4))
     ];
     lines.push(`| ${row.join(" | ")} |`);
   });
@@ -78862,17 +78873,17 @@ var DECIDED_GROUPS = [
   { key: "pending", name: "not decided yet", colour: "#d0d7de", square: "\u2B1C" }
 ];
 function figures(record) {
-  return record.runs.flatMap((run3) => {
-    const figure = figureOf(run3);
-    return figure ? [{ run: run3, figure }] : [];
+  return record.runs.flatMap((run4) => {
+    const figure = figureOf(run4);
+    return figure ? [{ run: run4, figure }] : [];
   });
 }
 function referenceFigures(record) {
   const base = baselineRun(record);
   const best = bestRun(record);
-  const at = (run3) => {
-    const f = run3 ? figureOf(run3) : null;
-    return run3 && f ? { run: run3, value: f.value } : void 0;
+  const at = (run4) => {
+    const f = run4 ? figureOf(run4) : null;
+    return run4 && f ? { run: run4, value: f.value } : void 0;
   };
   return { base: at(base), best: best !== base ? at(best) : void 0 };
 }
@@ -78899,7 +78910,7 @@ function secondsPerRolloutChart(record, title) {
     ] : []
   ];
   const { chart, legend } = decidedBarChart(
-    bars.map(({ run: run3, figure }) => ({ label: run3.name, value: figure.value, group: barGroup(run3) })),
+    bars.map(({ run: run4, figure }) => ({ label: run4.name, value: figure.value, group: barGroup(run4) })),
     DECIDED_GROUPS,
     references,
     {
@@ -78917,9 +78928,9 @@ function secondsPerRolloutChart(record, title) {
     `A candidate decided against another is drawn at that one's value \xD7 (1 + the decided change). With 95% intervals: [${svg}](${svg})`
   ].join("\n");
 }
-function barGroup(run3) {
-  if (run3.status === "accepted" || run3.status === "rejected" || run3.status === "failed" || run3.status === "stopped")
-    return run3.status;
+function barGroup(run4) {
+  if (run4.status === "accepted" || run4.status === "rejected" || run4.status === "failed" || run4.status === "stopped")
+    return run4.status;
   return "pending";
 }
 function recordChartSvg(record) {
@@ -78930,11 +78941,11 @@ function recordChartSvg(record) {
   return barChartSvg({
     title: `${record.experiment_id}: seconds per rollout as decided (lower is better)`,
     yLabel: "seconds per rollout",
-    bars: figures(record).map(({ run: run3, figure }) => ({
-      label: run3.name,
+    bars: figures(record).map(({ run: run4, figure }) => ({
+      label: run4.name,
       value: figure.value,
       interval: figure.low < figure.high ? { low: figure.low, high: figure.high } : null,
-      outcome: run3.status
+      outcome: run4.status
     })),
     references: refs
   });
@@ -78971,10 +78982,10 @@ function figureLine(f) {
   const how = f.reference ? `, as its decision says against \`${f.reference.name}\` (${seconds(f.reference.value)} s)` : "";
   return [`- Seconds per rollout: ${f.low < f.high ? interval2(f) : `${seconds(f.value)} s`}${how}`];
 }
-function metricsList(run3) {
-  const m2 = run3.stable_metrics;
-  const v2 = run3.verdict;
-  const lines = figureLine(figureOf(run3));
+function metricsList(run4) {
+  const m2 = run4.stable_metrics;
+  const v2 = run4.verdict;
+  const lines = figureLine(figureOf(run4));
   if (v2) {
     lines.push(
       `- Verdict: **${v2.state}**${v2.minutes_of_data != null ? ` after ${num3(v2.minutes_of_data)} min of data` : ""}${v2.warmup_end_minutes != null ? ` (warm-up ended at ${num3(v2.warmup_end_minutes)} min)` : ""}`
@@ -78989,7 +79000,7 @@ function metricsList(run3) {
         `- Cycle: period ${num3(v2.cycle.period_minutes)} min, amplitude ${percentOfFraction(v2.cycle.amplitude_relative)}`
       );
   }
-  const decided2 = decisionText(run3.monitor_decision);
+  const decided2 = decisionText(run4.monitor_decision);
   if (decided2) lines.push(`- Decision: ${decided2}`);
   if (m2) {
     const pairs = [
@@ -79009,37 +79020,37 @@ function metricsList(run3) {
   }
   return lines;
 }
-function runFacts(run3) {
+function runFacts(run4) {
   const out = [];
   const facts = [];
-  if (run3.run_name) facts.push(`run \`${run3.run_name}\``);
-  if (run3.job_id) facts.push(`Slurm job \`${run3.job_id}\``);
-  if (run3.run_dir) facts.push(`run directory \`${run3.run_dir}\``);
-  if (run3.pull_request)
+  if (run4.run_name) facts.push(`run \`${run4.run_name}\``);
+  if (run4.job_id) facts.push(`Slurm job \`${run4.job_id}\``);
+  if (run4.run_dir) facts.push(`run directory \`${run4.run_dir}\``);
+  if (run4.pull_request)
     facts.push(
-      run3.pull_request.url ? `[pull request #${run3.pull_request.number}](${run3.pull_request.url})` : `pull request #${run3.pull_request.number}`
+      run4.pull_request.url ? `[pull request #${run4.pull_request.number}](${run4.pull_request.url})` : `pull request #${run4.pull_request.number}`
     );
-  if (run3.recorded_at) facts.push(`recorded ${run3.recorded_at}`);
+  if (run4.recorded_at) facts.push(`recorded ${run4.recorded_at}`);
   if (facts.length) out.push(`${facts.join(" \xB7 ")}`, "");
   out.push(
-    `- Topology: \`${run3.topology?.base ?? "topology=?"}\`${run3.topology?.hash ? ` (hash \`${run3.topology.hash}\`)` : ""}${run3.topology?.file ? `, file \`${run3.topology.file}\`` : ""}`
+    `- Topology: \`${run4.topology?.base ?? "topology=?"}\`${run4.topology?.hash ? ` (hash \`${run4.topology.hash}\`)` : ""}${run4.topology?.file ? `, file \`${run4.topology.file}\`` : ""}`
   );
-  out.push(`- Parent: ${run3.parent ? `\`${run3.parent}\`` : "none (baseline)"}`);
-  const change = Object.entries(run3.change ?? {});
+  out.push(`- Parent: ${run4.parent ? `\`${run4.parent}\`` : "none (baseline)"}`);
+  const change = Object.entries(run4.change ?? {});
   if (change.length) out.push("- Change:", ...change.map(([key, value]) => `  - \`${key}\`: ${value}`));
-  if (run3.hypothesis) out.push(`- Hypothesis: ${cell2(safeText(run3.hypothesis))}`);
-  if (run3.expected_effect) out.push(`- Expected effect: ${cell2(run3.expected_effect)}`);
+  if (run4.hypothesis) out.push(`- Hypothesis: ${cell2(safeText(run4.hypothesis))}`);
+  if (run4.expected_effect) out.push(`- Expected effect: ${cell2(run4.expected_effect)}`);
   return out;
 }
-function runFindings(run3) {
+function runFindings(run4) {
   const out = ["", "#### Findings", ""];
-  const metrics = metricsList(run3);
+  const metrics = metricsList(run4);
   out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
-  const evidence = run3.verdict?.evidence ?? [];
+  const evidence = run4.verdict?.evidence ?? [];
   if (evidence.length) out.push("- Evidence:", ...evidence.map((e) => `  - ${cell2(e)}`));
-  const queue = queueTable(run3.stable_metrics);
+  const queue = queueTable(run4.stable_metrics);
   if (queue) out.push("", queue);
-  const b2 = run3.stable_metrics?.bottleneck;
+  const b2 = run4.stable_metrics?.bottleneck;
   out.push("", "#### Bottleneck", "");
   if (b2)
     out.push(
@@ -79047,10 +79058,10 @@ function runFindings(run3) {
       ...b2.evidence.map((e) => `- ${cell2(e)}`)
     );
   else out.push("Not determined.");
-  const gpus = gpuTable(run3.stable_metrics);
+  const gpus = gpuTable(run4.stable_metrics);
   out.push("", "#### Resources per GPU", "", gpus ?? "No per-GPU telemetry was recorded.");
   const cpu = Object.entries(
-    run3.stable_metrics?.resource_usage?.process_cpu_utilization_percent_by_group ?? {}
+    run4.stable_metrics?.resource_usage?.process_cpu_utilization_percent_by_group ?? {}
   );
   if (cpu.length) {
     out.push("", "| Process group | CPU % (min / mean / max) |", "|---|---|");
@@ -79059,9 +79070,9 @@ function runFindings(run3) {
   }
   return out;
 }
-function runProblems(run3) {
+function runProblems(run4) {
   const out = [];
-  const quality = run3.stable_metrics?.telemetry_quality;
+  const quality = run4.stable_metrics?.telemetry_quality;
   const gaps2 = [
     ...(quality?.missing_metrics ?? []).map((m2) => `missing metric \`${m2}\``),
     ...quality?.gaps ?? []
@@ -79070,9 +79081,9 @@ function runProblems(run3) {
     out.push("", "#### Telemetry gaps", "", ...gaps2.map((g) => `- ${cell2(g)}`));
     if (quality?.notes) out.push(`- ${cell2(quality.notes)}`);
   }
-  if (run3.failures?.length) {
+  if (run4.failures?.length) {
     out.push("", "#### Failures", "");
-    for (const f of run3.failures) {
+    for (const f of run4.failures) {
       const where2 = [
         f.slurm_state && `Slurm ${f.slurm_state}`,
         f.exit_code && `exit ${f.exit_code}`,
@@ -79085,22 +79096,22 @@ function runProblems(run3) {
   }
   return out;
 }
-function runSection(run3, step) {
+function runSection(run4, step) {
   const out = [
-    `### Step ${step}: \`${run3.name}\` \u2014 ${run3.status}`,
+    `### Step ${step}: \`${run4.name}\` \u2014 ${run4.status}`,
     "",
-    ...runFacts(run3),
-    ...runFindings(run3),
-    ...runProblems(run3)
+    ...runFacts(run4),
+    ...runFindings(run4),
+    ...runProblems(run4)
   ];
   out.push("", "#### Decision", "");
   out.push(
-    `**${run3.decision.outcome}**${run3.decision.reason ? `: ${cell2(safeText(run3.decision.reason))}` : ""}`
+    `**${run4.decision.outcome}**${run4.decision.reason ? `: ${cell2(safeText(run4.decision.reason))}` : ""}`
   );
-  if (run3.decision.next) out.push("", `Next: ${cell2(run3.decision.next)}`);
-  if (run3.skill_reflections?.length) {
+  if (run4.decision.next) out.push("", `Next: ${cell2(run4.decision.next)}`);
+  if (run4.skill_reflections?.length) {
     out.push("", "#### Learnings", "");
-    for (const l3 of run3.skill_reflections)
+    for (const l3 of run4.skill_reflections)
       out.push(
         `- (${l3.topic}) ${cell2(safeText(l3.learning))}${l3.suggested_skill_update ? ` \u2014 suggested skill update: ${cell2(safeText(l3.suggested_skill_update))}` : ""}${l3.author ? ` \u2014 ${safeText(l3.author)}` : ""}`
       );
@@ -79167,8 +79178,8 @@ function renderRecordMarkdown(record) {
   if (record.command) out.push("Started from:", "", "```sh", record.command, "```", "");
   out.push("## Current best", "");
   if (best.topology) {
-    const run3 = bestRun(record);
-    const figure = run3 ? figureOf(run3) : null;
+    const run4 = bestRun(record);
+    const figure = run4 ? figureOf(run4) : null;
     out.push(
       `**\`${best.topology}\`** at ${seconds(figure?.value ?? best.stabilized_seconds_per_rollout_full_run)} s per rollout${figure?.reference ? ` (as its decision says against \`${figure.reference.name}\` at ${seconds(figure.reference.value)} s)` : ""}.`
     );
@@ -79186,8 +79197,8 @@ function renderRecordMarkdown(record) {
   out.push("## Fixed inputs", "", fixedInputsTable(record), "");
   if (record.runs.length) {
     out.push("## Candidates", "");
-    record.runs.forEach((run3, i) => {
-      out.push(runSection(run3, i + 1), "");
+    record.runs.forEach((run4, i) => {
+      out.push(runSection(run4, i + 1), "");
     });
   }
   return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
@@ -79230,14 +79241,14 @@ function relativeChange(value, base) {
   const pct8 = (value - base) / base * 100;
   return `${pct8 > 0 ? "+" : ""}${num3(pct8, 1)}%`;
 }
-function measured(run3) {
-  const figure = figureOf(run3);
-  if (figure === null || run3.status === "failed")
-    return run3.failures?.length ? `failed (${run3.failures.at(-1).kind})` : "no stable value";
+function measured(run4) {
+  const figure = figureOf(run4);
+  if (figure === null || run4.status === "failed")
+    return run4.failures?.length ? `failed (${run4.failures.at(-1).kind})` : "no stable value";
   const parts = [figureText(figure)];
-  const five = run3.stable_metrics?.seconds_per_rollout_5m;
+  const five = run4.stable_metrics?.seconds_per_rollout_5m;
   if (five != null) parts.push(`5m ${seconds(five)}`);
-  if (run3.verdict && run3.verdict.state !== "stable") parts.push(run3.verdict.state);
+  if (run4.verdict && run4.verdict.state !== "stable") parts.push(run4.verdict.state);
   return parts.join(", ");
 }
 function bottleneckLine(m2) {
@@ -79246,10 +79257,10 @@ function bottleneckLine(m2) {
   const evidence = b2.evidence.length ? `: ${b2.evidence.join("; ")}` : "";
   return `${b2.service ?? b2.kind} (${b2.kind}, confidence ${b2.confidence})${evidence}`;
 }
-function lineage(record, run3) {
+function lineage(record, run4) {
   const chain2 = [];
   const seen = /* @__PURE__ */ new Set();
-  let current = run3;
+  let current = run4;
   while (current && !seen.has(current.name)) {
     chain2.unshift(current);
     seen.add(current.name);
@@ -79257,8 +79268,8 @@ function lineage(record, run3) {
   }
   return chain2;
 }
-function gpuChart(run3, title) {
-  const gpus = gpuList(run3.stable_metrics).filter(([, g]) => g.utilization_percent?.mean != null);
+function gpuChart(run4, title) {
+  const gpus = gpuList(run4.stable_metrics).filter(([, g]) => g.utilization_percent?.mean != null);
   if (gpus.length === 0) return void 0;
   const chart = barChart(
     gpus.map(([gpu, g]) => ({
@@ -79272,9 +79283,9 @@ function gpuChart(run3, title) {
 
 Bars: mean GPU utilisation %. Line: mean GPU memory pressure % (memory used \xF7 total).`;
 }
-function headroomAdvice(run3) {
+function headroomAdvice(run4) {
   const out = [];
-  for (const [gpu, g] of gpuList(run3.stable_metrics)) {
+  for (const [gpu, g] of gpuList(run4.stable_metrics)) {
     const util = g.utilization_percent?.mean;
     const headroom = g.memory_headroom_gb_min;
     const pressure = g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean;
@@ -79292,10 +79303,10 @@ function headroomAdvice(run3) {
 }
 function learningsByTopic(record) {
   const map = /* @__PURE__ */ new Map();
-  for (const run3 of record.runs)
-    for (const learning of run3.skill_reflections ?? []) {
+  for (const run4 of record.runs)
+    for (const learning of run4.skill_reflections ?? []) {
       const list = map.get(learning.topic) ?? [];
-      list.push({ run: run3.name, learning });
+      list.push({ run: run4.name, learning });
       map.set(learning.topic, list);
     }
   return map;
@@ -79303,8 +79314,8 @@ function learningsByTopic(record) {
 function derivedAdvice(record) {
   const out = [];
   const failures = /* @__PURE__ */ new Map();
-  for (const run3 of record.runs)
-    for (const f of run3.failures ?? []) failures.set(f.kind, [...failures.get(f.kind) ?? [], run3.name]);
+  for (const run4 of record.runs)
+    for (const f of run4.failures ?? []) failures.set(f.kind, [...failures.get(f.kind) ?? [], run4.name]);
   for (const [kind, runs2] of failures)
     out.push(
       `${runs2.length} candidate(s) failed with ${kind} (${runs2.map((r) => `\`${r}\``).join(", ")})${kind === "gpu-oom" ? ": check the memory estimate in validation before submitting" : ""}.`
@@ -79336,8 +79347,8 @@ function bestClaim(best) {
   const claim = decidedAgainst(best);
   return claim?.better ? `; ${claim.text}` : "";
 }
-function figureValue(run3) {
-  return run3 ? figureOf(run3)?.value ?? null : null;
+function figureValue(run4) {
+  return run4 ? figureOf(run4)?.value ?? null : null;
 }
 function resultLine(record) {
   const base = baselineRun(record);
@@ -79386,17 +79397,17 @@ function candidatesSection(record) {
     "| Step | Candidate | Change | Reasoning | Expected effect | Measured | vs baseline | Resources | Decision |",
     "|---:|---|---|---|---|---|---:|---|---|"
   );
-  record.runs.forEach((run3, i) => {
+  record.runs.forEach((run4, i) => {
     const row = [
       String(i + 1),
-      `\`${run3.name}\``,
-      cell2(describeChange(run3.change, !run3.parent)),
-      cell2(run3.hypothesis),
-      cell2(run3.expected_effect),
-      cell2(measured(run3)),
-      run3 === base ? "baseline" : relativeChange(figureValue(run3), baseValue),
-      cell2(resourceLine(run3.stable_metrics)),
-      cell2(`${run3.decision.outcome}${run3.decision.reason ? `: ${run3.decision.reason}` : ""}`)
+      `\`${run4.name}\``,
+      cell2(describeChange(run4.change, !run4.parent)),
+      cell2(run4.hypothesis),
+      cell2(run4.expected_effect),
+      cell2(measured(run4)),
+      run4 === base ? "baseline" : relativeChange(figureValue(run4), baseValue),
+      cell2(resourceLine(run4.stable_metrics)),
+      cell2(`${run4.decision.outcome}${run4.decision.reason ? `: ${run4.decision.reason}` : ""}`)
     ];
     out.push(`| ${row.join(" | ")} |`);
   });
@@ -79449,9 +79460,9 @@ function adviceSection(record) {
     out.push("No learnings were recorded (`/topo learn <text>` on a pull request adds one).");
   for (const [topic, list] of [...byTopic.entries()].sort((a, b2) => a[0].localeCompare(b2[0]))) {
     out.push(`**${topic.replace(/_/g, " ")}**`, "");
-    for (const { run: run3, learning } of list)
+    for (const { run: run4, learning } of list)
       out.push(
-        `- ${cell2(learning.learning)} (from \`${run3}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell2(learning.suggested_skill_update)}` : ""}`
+        `- ${cell2(learning.learning)} (from \`${run4}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell2(learning.suggested_skill_update)}` : ""}`
       );
     out.push("");
   }
@@ -79527,16 +79538,16 @@ function uniqueBy(items, key) {
 function clone3(value) {
   return structuredClone(value);
 }
-function verdictReason(run3) {
+function verdictReason(run4) {
   const parts = [];
-  const projected = run3.verdict?.projected_full_run;
-  const stable = run3.verdict?.value;
+  const projected = run4.verdict?.projected_full_run;
+  const stable = run4.verdict?.value;
   if (projected) parts.push(`projected full-run ${interval2(projected, " s/rollout")}`);
   else if (stable) parts.push(`stable ${interval2(stable, " s/rollout")}`);
-  else if (run3.stable_metrics?.seconds_per_rollout_full_run != null)
-    parts.push(`full-run ${seconds(run3.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
-  if (run3.verdict && run3.verdict.state !== "stable") parts.push(`verdict ${run3.verdict.state}`);
-  const compared = decisionText(run3.monitor_decision);
+  else if (run4.stable_metrics?.seconds_per_rollout_full_run != null)
+    parts.push(`full-run ${seconds(run4.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
+  if (run4.verdict && run4.verdict.state !== "stable") parts.push(`verdict ${run4.verdict.state}`);
+  const compared = decisionText(run4.monitor_decision);
   if (compared) parts.push(compared);
   return parts.length ? parts.join("; ") : null;
 }
@@ -79544,63 +79555,63 @@ function failureReason(failures) {
   const last = failures?.at(-1);
   return last ? `${last.kind}: ${last.message}` : null;
 }
-function decide(kind, run3, outcome) {
-  const derived = kind === "failed" ? failureReason(run3.failures) ?? verdictReason(run3) : verdictReason(run3);
+function decide(kind, run4, outcome) {
+  const derived = kind === "failed" ? failureReason(run4.failures) ?? verdictReason(run4) : verdictReason(run4);
   const reason2 = outcome.reason ?? (kind === "accepted" ? `merged${derived ? ` (${derived})` : ""}` : kind === "rejected" ? `closed without merge${derived ? ` (${derived})` : ""}` : kind === "stopped" ? `stopped${derived ? ` (${derived})` : ""}` : derived ?? "failed");
-  const next = outcome.next ?? run3.decision?.next ?? run3.failures?.at(-1)?.likely_fix ?? null;
+  const next = outcome.next ?? run4.decision?.next ?? run4.failures?.at(-1)?.likely_fix ?? null;
   return { outcome: kind === "accepted" ? "accept" : "reject", reason: reason2, next };
 }
 function mergeRun(existing, outcome) {
-  const run3 = existing ? clone3(existing) : {
+  const run4 = existing ? clone3(existing) : {
     name: outcome.candidate,
     status: "pending",
     decision: { outcome: "pending", reason: null, next: null }
   };
   const set = (key, value) => {
-    if (value !== void 0) run3[key] = clone3(value);
+    if (value !== void 0) run4[key] = clone3(value);
   };
   set("parent", outcome.parent);
   set("run_name", outcome.run_name ?? outcome.observation?.run_name);
   set("job_id", outcome.job_id);
   set("run_dir", outcome.run_dir);
-  if (outcome.topology) run3.topology = clone3(outcome.topology);
-  if (outcome.change) run3.change = clone3(outcome.change);
+  if (outcome.topology) run4.topology = clone3(outcome.topology);
+  if (outcome.change) run4.change = clone3(outcome.change);
   set("hypothesis", outcome.hypothesis);
   set("expected_effect", outcome.expected_effect);
   if (outcome.observation) {
-    run3.verdict = clone3(outcome.observation.verdict);
-    run3.stable_metrics = clone3(outcome.observation.stable_metrics);
-    if (outcome.observation.decision) run3.monitor_decision = clone3(outcome.observation.decision);
+    run4.verdict = clone3(outcome.observation.verdict);
+    run4.stable_metrics = clone3(outcome.observation.stable_metrics);
+    if (outcome.observation.decision) run4.monitor_decision = clone3(outcome.observation.decision);
   }
   if (outcome.telemetry_gaps?.length) {
-    const metrics = run3.stable_metrics ?? {};
+    const metrics = run4.stable_metrics ?? {};
     const quality = metrics.telemetry_quality ?? {};
     quality.gaps = uniqueBy([...quality.gaps ?? [], ...outcome.telemetry_gaps], (g) => g);
     metrics.telemetry_quality = quality;
-    run3.stable_metrics = metrics;
+    run4.stable_metrics = metrics;
   }
   const failures = [
-    ...run3.failures ?? [],
+    ...run4.failures ?? [],
     ...outcome.observation?.failure ? [outcome.observation.failure] : [],
     ...outcome.failure ? [outcome.failure] : []
   ];
-  if (failures.length) run3.failures = uniqueBy(failures, (f) => `${f.kind}\0${f.message}`).map(clone3);
+  if (failures.length) run4.failures = uniqueBy(failures, (f) => `${f.kind}\0${f.message}`).map(clone3);
   if (outcome.learnings?.length) {
-    run3.skill_reflections = uniqueBy(
-      [...run3.skill_reflections ?? [], ...outcome.learnings.map(clone3)],
+    run4.skill_reflections = uniqueBy(
+      [...run4.skill_reflections ?? [], ...outcome.learnings.map(clone3)],
       (l3) => l3.learning.trim()
     );
   }
   set("pull_request", outcome.pull_request);
   set("recorded_at", outcome.at);
-  const prediction = outcome.prediction ?? run3.prediction;
-  if (prediction) run3.prediction = againstMeasured(prediction, run3, outcome.kind);
-  run3.status = STATUS2[outcome.kind];
-  run3.decision = decide(outcome.kind, run3, outcome);
-  return run3;
+  const prediction = outcome.prediction ?? run4.prediction;
+  if (prediction) run4.prediction = againstMeasured(prediction, run4, outcome.kind);
+  run4.status = STATUS2[outcome.kind];
+  run4.decision = decide(outcome.kind, run4, outcome);
+  return run4;
 }
-function againstMeasured(p, run3, kind) {
-  const measured2 = kind === "failed" ? null : run3.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run3);
+function againstMeasured(p, run4, kind) {
+  const measured2 = kind === "failed" ? null : run4.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run4);
   const r = (x2) => Math.round(x2 * 1e4) / 1e4;
   return {
     ...clone3(p),
@@ -79609,7 +79620,7 @@ function againstMeasured(p, run3, kind) {
     covered: measured2 === null ? null : p.low <= measured2 && measured2 <= p.high
   };
 }
-function updateBest(record, run3) {
+function updateBest(record, run4) {
   const previous = record.current_best;
   const step = bestSteps(record.runs).at(-1);
   if (!step)
@@ -79623,12 +79634,12 @@ function updateBest(record, run3) {
   const reasoning = bestReasoning(step);
   if (previous.topology === step.run.name && previous.stabilized_seconds_per_rollout_full_run === value && previous.decision_reasoning?.startsWith(reasoning))
     return previous;
-  const fallback = previous.topology === run3.name && run3.status !== "accepted" && step.run.name !== run3.name;
+  const fallback = previous.topology === run4.name && run4.status !== "accepted" && step.run.name !== run4.name;
   return {
     topology: step.run.name,
     run_name: step.run.run_name ?? null,
     stabilized_seconds_per_rollout_full_run: value,
-    decision_reasoning: fallback ? `${reasoning}; ${run3.name} was re-recorded as ${run3.status}` : reasoning
+    decision_reasoning: fallback ? `${reasoning}; ${run4.name} was re-recorded as ${run4.status}` : reasoning
   };
 }
 function apply(record, outcome) {
@@ -79638,8 +79649,8 @@ function apply(record, outcome) {
   if (index >= 0) next.runs[index] = merged;
   else next.runs.push(merged);
   next.runs = withDecisionFigures(next.runs);
-  const run3 = next.runs.find((r) => r.name === outcome.candidate);
-  next.current_best = updateBest(next, run3);
+  const run4 = next.runs.find((r) => r.name === outcome.candidate);
+  next.current_best = updateBest(next, run4);
   return next;
 }
 
@@ -79768,27 +79779,27 @@ async function recordReferenceRuns(deps, r) {
     if (!r.closed.state.runs[request2.id]) continue;
     const experiment = await r.experimentOf(request2.experiment);
     if (!experiment) continue;
-    const run3 = await referenceRunOf(r, request2, experiment);
+    const run4 = await referenceRunOf(r, request2, experiment);
     const paths = recordPaths(request2.experiment);
     const commit = await commitWithCompareAndSwap(deps.octokit, {
       owner: deps.owner,
       repo: deps.repo,
       branch: deps.defaultBranch,
       paths: [paths.json, paths.markdown, paths.chart],
-      message: `record: reference job ${run3.run_name} (${run3.gpu_minutes ?? "?"} GPU-minutes) in ${request2.experiment} (#${r.pull.number})`,
+      message: `record: reference job ${run4.run_name} (${run4.gpu_minutes ?? "?"} GPU-minutes) in ${request2.experiment} (#${r.pull.number})`,
       ...deps.maxAttempts ? { maxAttempts: deps.maxAttempts } : {},
       ...deps.backoffMs ? { backoffMs: deps.backoffMs } : {},
       update: (current) => {
         const text3 = current.get(paths.json);
         const record = text3 == null ? createRecord(experiment) : parseRecord(text3, paths.json);
-        return recordFiles(applyReferenceRun(record, run3));
+        return recordFiles(applyReferenceRun(record, run4));
       }
     });
-    deps.log?.(`recorded reference job ${run3.run_name}: ${run3.gpu_minutes ?? "unknown"} GPU-minutes`);
+    deps.log?.(`recorded reference job ${run4.run_name}: ${run4.gpu_minutes ?? "unknown"} GPU-minutes`);
     out.push({
       experimentId: request2.experiment,
-      runName: run3.run_name,
-      gpuMinutes: run3.gpu_minutes ?? null,
+      runName: run4.run_name,
+      gpuMinutes: run4.gpu_minutes ?? null,
       commit
     });
   }
@@ -79923,12 +79934,12 @@ function closingNote(closed, request2) {
   return {};
 }
 function recordedElsewhere(record, name, pr) {
-  const run3 = record.runs.find((r) => r.name === name);
-  if (!run3 || run3.pull_request?.number === pr) return void 0;
-  if (run3.status === "pending" && !run3.pull_request) return void 0;
-  return run3;
+  const run4 = record.runs.find((r) => r.name === name);
+  if (!run4 || run4.pull_request?.number === pr) return void 0;
+  if (run4.status === "pending" && !run4.pull_request) return void 0;
+  return run4;
 }
-var fromPull = (run3) => run3.pull_request ? `#${run3.pull_request.number}` : "an earlier record";
+var fromPull = (run4) => run4.pull_request ? `#${run4.pull_request.number}` : "an earlier record";
 async function recordCandidate(deps, ran) {
   const { pull, c, experiment, request: request2, closed } = ran;
   const log = deps.log ?? (() => {
@@ -80396,7 +80407,7 @@ function recordedReferenceSource(source, experimentId) {
 }
 
 // src/commands/submit.ts
-var submit = {
+var submit2 = {
   name: "submit",
   where: "pull",
   argument: { kind: "candidate" },
@@ -80656,7 +80667,7 @@ function whyText(candidate, o) {
 
 // src/commands/registry.ts
 var COMMANDS = [
-  submit,
+  submit2,
   cancel,
   status3,
   stop,
@@ -80876,7 +80887,7 @@ async function upsertCheckRun(octokit, input, known) {
       output: output(batches[0] ?? [])
     });
   } else {
-    const run3 = await octokit.rest.checks.create({
+    const run4 = await octokit.rest.checks.create({
       owner,
       repo,
       name,
@@ -80885,7 +80896,7 @@ async function upsertCheckRun(octokit, input, known) {
       ...finish(0),
       output: output(batches[0] ?? [])
     });
-    id = run3.data.id;
+    id = run4.data.id;
     created = true;
   }
   for (let i = 1; i < batches.length; i++) {
@@ -81926,28 +81937,28 @@ import { posix as posix7 } from "node:path";
 
 // src/suggest/evidence.ts
 var SATURATED_UTILISATION = 90;
-function figureOfTried(run3) {
-  if (run3.figure !== void 0 && Number.isFinite(run3.figure) && run3.figure > 0) return run3.figure;
-  const o = run3.observation;
+function figureOfTried(run4) {
+  if (run4.figure !== void 0 && Number.isFinite(run4.figure) && run4.figure > 0) return run4.figure;
+  const o = run4.observation;
   const f = runFigure({
     decision: o?.decision ?? null,
     verdict: o?.verdict ?? null,
     reading: o?.stable_metrics?.seconds_per_rollout_full_run ?? null
   })?.value;
-  return f !== void 0 && Number.isFinite(f) && f > 0 ? f : secondsPerRollout(run3);
+  return f !== void 0 && Number.isFinite(f) && f > 0 ? f : secondsPerRollout(run4);
 }
-function secondsPerRollout(run3) {
-  if (run3.figure !== void 0 && Number.isFinite(run3.figure) && run3.figure > 0) return run3.figure;
-  const o = run3.observation;
+function secondsPerRollout(run4) {
+  if (run4.figure !== void 0 && Number.isFinite(run4.figure) && run4.figure > 0) return run4.figure;
+  const o = run4.observation;
   const value = o?.verdict?.projected_full_run?.value ?? o?.verdict?.value?.value ?? o?.stable_metrics?.seconds_per_rollout_full_run ?? o?.verdict?.current_full_run ?? void 0;
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : void 0;
 }
 function isService(name) {
   return SERVICES.includes(name);
 }
-function queueReadings(run3) {
+function queueReadings(run4) {
   const out = {};
-  const byService = run3.observation?.stable_metrics?.rpc_queue_depth_at_start_latest_by_service ?? {};
+  const byService = run4.observation?.stable_metrics?.rpc_queue_depth_at_start_latest_by_service ?? {};
   for (const [name, q3] of Object.entries(byService)) {
     if (!isService(name)) continue;
     out[name] = { max: q3.worker_max ?? 0, min: q3.worker_min ?? 0 };
@@ -81985,9 +81996,9 @@ function bottleneckFromQueues(queues) {
     confidence: "medium"
   };
 }
-function readEvidence(run3) {
-  const m2 = run3.observation?.stable_metrics;
-  const queues = queueReadings(run3);
+function readEvidence(run4) {
+  const m2 = run4.observation?.stable_metrics;
+  const queues = queueReadings(run4);
   const given = m2?.bottleneck;
   const bottleneck = given && given.kind !== "unknown" ? given : bottleneckFromQueues(queues);
   const gpus = /* @__PURE__ */ new Map();
@@ -82009,7 +82020,7 @@ function readEvidence(run3) {
   return {
     ...cpuPercents.length ? { cpuBusyCores: cpuPercents.reduce((a, b2) => a + b2, 0) / 100 } : {},
     saturated: utilisations.length > 0 && utilisations.every((u) => u >= SATURATED_UTILISATION),
-    secondsPerRollout: secondsPerRollout(run3),
+    secondsPerRollout: secondsPerRollout(run4),
     bottleneck,
     queues,
     idleFraction: m2?.runtime_idle_fraction ?? void 0,
@@ -82483,24 +82494,24 @@ function classifyChange(parent, child) {
 function moveTag(kind, service2) {
   return kind === "scale-bottleneck" || kind === "place-free" ? `${kind}:${service2}` : kind;
 }
-function outcomeOf2(run3, byName) {
-  if (run3.status === "failed" || run3.observation?.failure) return "failed";
-  const decided2 = outcomeOf({ decision: run3.observation?.decision, ended: true });
+function outcomeOf2(run4, byName) {
+  if (run4.status === "failed" || run4.observation?.failure) return "failed";
+  const decided2 = outcomeOf({ decision: run4.observation?.decision, ended: true });
   if (decided2 === "better") return "better";
   if (isSettled(decided2)) return "not-better";
-  const own = secondsPerRollout(run3);
-  const parent = run3.parent ? byName.get(run3.parent) : void 0;
+  const own = secondsPerRollout(run4);
+  const parent = run4.parent ? byName.get(run4.parent) : void 0;
   const reference = parent ? secondsPerRollout(parent) : void 0;
   if (own === void 0 || reference === void 0) return "unknown";
   return own < reference * (1 - SIGNIFICANT_GAIN) ? "better" : "not-better";
 }
 function rounds(tried, maxParallel) {
   const out = [];
-  for (const run3 of tried) {
-    if (!run3.parent) continue;
+  for (const run4 of tried) {
+    if (!run4.parent) continue;
     const last = out[out.length - 1];
-    if (last && last[0]?.parent === run3.parent && last.length < maxParallel) last.push(run3);
-    else out.push([run3]);
+    if (last && last[0]?.parent === run4.parent && last.length < maxParallel) last.push(run4);
+    else out.push([run4]);
   }
   return out;
 }
@@ -83035,11 +83046,11 @@ var PRIOR_RUNTIME = { workMs: 10, latencyMs: 2, contention: 0.03 };
 var STEPS = 200;
 var logit = (p) => Math.log(p / (1 - p));
 var sigmoid = (x2) => 1 / (1 + Math.exp(-x2));
-function measurementOf(run3) {
-  if (run3.status === "failed" || run3.observation?.failure) return void 0;
-  const o = run3.observation;
+function measurementOf(run4) {
+  if (run4.status === "failed" || run4.observation?.failure) return void 0;
+  const o = run4.observation;
   const steady = o?.verdict?.steady_seconds_per_rollout;
-  const seconds4 = steady?.value ?? secondsPerRollout(run3);
+  const seconds4 = steady?.value ?? secondsPerRollout(run4);
   if (seconds4 === void 0 || !(seconds4 > 0)) return void 0;
   const iv = steady ?? o?.verdict?.projected_full_run ?? o?.verdict?.value;
   const logSe2 = iv && iv.low > 0 && iv.high > iv.low ? (Math.log(iv.high) - Math.log(iv.low)) / (2 * 1.96) : 0.01;
@@ -83063,8 +83074,8 @@ function measurementOf(run3) {
   }
   const idle = m2?.runtime_idle_fraction;
   return {
-    name: run3.name,
-    topology: run3.topology,
+    name: run4.name,
+    topology: run4.topology,
     seconds: seconds4,
     logSe: Math.max(3e-3, logSe2),
     queues,
@@ -83623,11 +83634,11 @@ function suggest2(input, options2 = {}) {
   ];
   const byName = new Map(input.tried.map((r) => [r.name, r]));
   const failedHere = /* @__PURE__ */ new Map();
-  for (const run3 of input.tried) {
-    if (run3.parent !== parent.name) continue;
-    const outcome = outcomeOf2(run3, byName);
+  for (const run4 of input.tried) {
+    if (run4.parent !== parent.name) continue;
+    const outcome = outcomeOf2(run4, byName);
     if (outcome === "better" || outcome === "unknown") continue;
-    for (const tag of classifyChange(parent.topology, run3.topology)) {
+    for (const tag of classifyChange(parent.topology, run4.topology)) {
       failedHere.set(tag, (failedHere.get(tag) ?? 1) * (outcome === "failed" ? 0.3 : 0.6));
     }
   }
@@ -84071,8 +84082,8 @@ function suggestInput(options2, { experiment, cluster, base }, record, candidate
 function withFigures(tried, record) {
   const runs2 = record?.runs ?? [];
   return tried.map((t) => {
-    const run3 = runs2.find((r) => r.name === t.name);
-    const figure = run3 && run3.status !== "failed" ? figureOf(run3)?.value : void 0;
+    const run4 = runs2.find((r) => r.name === t.name);
+    const figure = run4 && run4.status !== "failed" ? figureOf(run4)?.value : void 0;
     return figure !== void 0 ? { ...t, figure } : t;
   });
 }
@@ -84565,12 +84576,12 @@ function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
   const accounting = /* @__PURE__ */ new Map();
   return {
     async jobs(experimentId, recorded) {
-      const listing = await slurm.listing(experimentPrefix(experimentId));
-      if (listing.accounting === "unreachable")
-        problems.set(experimentId, listing.accountingProblem ?? "sacct failed");
+      const listing2 = await slurm.listing(experimentPrefix(experimentId));
+      if (listing2.accounting === "unreachable")
+        problems.set(experimentId, listing2.accountingProblem ?? "sacct failed");
       else problems.delete(experimentId);
-      accounting.set(experimentId, listing.accounting);
-      const named = listing.jobs.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
+      accounting.set(experimentId, listing2.accounting);
+      const named = listing2.jobs.filter((j2) => isRunOf(j2.name, experimentId, knownExperimentIds));
       const theirs = named.filter((j2) => !isOwnedRun(claimed(j2), experimentId, recorded));
       conflicts.set(experimentId, theirs);
       let listed2 = named.filter((j2) => !theirs.includes(j2));
@@ -85076,7 +85087,7 @@ function buildMonitorPorts(octokit, config) {
       })
     }),
     lifecycle: {
-      recordRun: (pr, requestId, run3) => recordState(pr, (s) => withRun(s, requestId, run3)),
+      recordRun: (pr, requestId, run4) => recordState(pr, (s) => withRun(s, requestId, run4)),
       recordOutcome: (pr, requestId, outcome) => recordState(pr, (s) => withOutcome(s, requestId, outcome)),
       requestReference: (exp, pr, headSha) => requestReference(config, recordState, exp, pr, headSha)
     },
@@ -89643,9 +89654,9 @@ async function observe(state3, ports) {
     e.unavailable = read2.unavailable;
     if (e.clock.skew) e.errors.push(`${e.id}: ${e.clock.skew}`);
     judged2.forEach((p, i) => {
-      const run3 = read2.runs[i]?.run;
-      const { analysis, ended } = observeRunOf(run3);
-      p.observed = { run: run3, analysis, ended, current: read2.comments.get(p.c.runName) };
+      const run4 = read2.runs[i]?.run;
+      const { analysis, ended } = observeRunOf(run4);
+      p.observed = { run: run4, analysis, ended, current: read2.comments.get(p.c.runName) };
     });
     for (const p of e.candidates.filter((x2) => x2.remembered))
       p.observed = { current: await ports.github.readComment(p.c.pr, p.c.candidate), ended: true };
@@ -89682,8 +89693,8 @@ function readPorts(ports, e) {
 // src/monitor/judge.ts
 var iso2 = (ts) => ts ? `${new Date(ts * 1e3).toISOString().slice(0, 19)}Z` : null;
 function runOf(e, p) {
-  const run3 = p.observed?.run ?? unreadRun(experimentToRead2(e, [], {}), runToRead(p), e.clock.evalTs);
-  return withJob(run3, p.job ?? null);
+  const run4 = p.observed?.run ?? unreadRun(experimentToRead2(e, [], {}), runToRead(p), e.clock.evalTs);
+  return withJob(run4, p.job ?? null);
 }
 function observedOf(e, p) {
   return { analysis: p.observed?.analysis, ended: p.observed?.ended ?? false, atTs: e.clock.evalTs };
@@ -89984,9 +89995,9 @@ async function carryAll(x2, plan, runs2) {
   const held = heldToKeep(x2.e, x2.view.state);
   if (held) x2.saves.push((s) => ({ ...s, held: { ...s.held, ...held } }));
 }
-async function guard(x2, what, run3) {
+async function guard(x2, what, run4) {
   try {
-    return await run3();
+    return await run4();
   } catch (error) {
     const status5 = error.status;
     const message2 = inlineText(error.message, 300);
@@ -92742,8 +92753,8 @@ var Cleanup = class {
   steps = [];
   running = null;
   /** Registers a step; the returned function removes it (once the thing stopped by itself). */
-  add(label, run3) {
-    const step = { label, run: run3 };
+  add(label, run4) {
+    const step = { label, run: run4 };
     this.steps.push(step);
     return () => {
       this.steps = this.steps.filter((s) => s !== step);
@@ -92880,11 +92891,11 @@ function verdictText(o, outcome) {
 async function submitBatch(candidates, ctx, best) {
   const { parts, prepared, env, cleanup, view } = ctx;
   const start = async (candidate, role) => {
-    const run3 = await parts.submit(prepared.experiment, candidate, env, role);
-    const unregister = cleanup.add(`cancel ${run3.runName} (job ${run3.jobId})`, () => parts.cancel(run3, env));
+    const run4 = await parts.submit(prepared.experiment, candidate, env, role);
+    const unregister = cleanup.add(`cancel ${run4.runName} (job ${run4.jobId})`, () => parts.cancel(run4, env));
     const what = role ? `the round's reference job, a run of the current best ${candidate.name}` : candidate.name;
-    view.log(`submitted ${what}: Slurm job ${run3.jobId}, run ${run3.runName}`);
-    return { run: run3, unregister, last: null };
+    view.log(`submitted ${what}: Slurm job ${run4.jobId}, run ${run4.runName}`);
+    return { run: run4, unregister, last: null };
   };
   const ref = best ? await start(best, "reference") : null;
   const runs2 = [];
@@ -93337,7 +93348,7 @@ import { pathToFileURL } from "node:url";
 // src/demo/cluster.ts
 import { spawn } from "node:child_process";
 import { join as join10 } from "node:path";
-function run(argv, env, onStderrLine) {
+function run2(argv, env, onStderrLine) {
   return new Promise((resolvePromise, reject2) => {
     const child = spawn(argv[0], argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     let stdout = "";
@@ -93374,7 +93385,7 @@ function parseClusterEnv(text3) {
 function localCluster(root, env) {
   const script = join10(root, "scripts", "local-cluster");
   const readEnv = async () => {
-    const ran = await run(["bash", script, "env", "--json"], env);
+    const ran = await run2(["bash", script, "env", "--json"], env);
     if (ran.code !== 0) throw new Error(`bash ${script} env --json failed: ${ran.stderr.trim()}`);
     return parseClusterEnv(ran.stdout);
   };
@@ -93384,11 +93395,11 @@ function localCluster(root, env) {
       return value.up ? value : null;
     },
     async anyRunning() {
-      const ran = await run(["bash", script, "status"], env);
+      const ran = await run2(["bash", script, "status"], env);
       return /\brunning \(pid/.test(ran.stdout);
     },
     async up(log) {
-      const ran = await run(["bash", script, "up"], env, log);
+      const ran = await run2(["bash", script, "up"], env, log);
       if (ran.code !== 0) throw new Error(`bash ${script} up failed (exit ${ran.code}); see the lines above`);
       const value = await readEnv();
       if (!value.up)
@@ -93396,7 +93407,7 @@ function localCluster(root, env) {
       return value;
     },
     async down(log) {
-      const ran = await run(["bash", script, "down"], env, log);
+      const ran = await run2(["bash", script, "down"], env, log);
       if (ran.code !== 0) throw new Error(`bash ${script} down failed (exit ${ran.code})`);
     }
   };
@@ -93452,7 +93463,7 @@ function monitorExperiment2(c, experiment, byPr, reference, resolved) {
     }))
   };
 }
-function observedOf2(c, run3, outcome) {
+function observedOf2(c, run4, outcome) {
   if (!outcome) {
     return {
       state: "submitted",
@@ -93474,11 +93485,11 @@ function observedOf2(c, run3, outcome) {
     // the judgement's figure, the one the verdict column and the comment show
     secondsPerRollout: judgedValue(observation),
     observation,
-    comment: c.comments.get(run3.runName) ?? "",
+    comment: c.comments.get(run4.runName) ?? "",
     done: FINAL_STATES.has(outcome.state),
     standing: viewStanding(outcome.view),
-    check: c.checks.get(run3.runName) ?? null,
-    label: c.labels.get(run3.runName) ?? null,
+    check: c.checks.get(run4.runName) ?? null,
+    label: c.labels.get(run4.runName) ?? null,
     referenceJob: outcome.view.referenceJob ?? null
   };
 }
@@ -93528,7 +93539,7 @@ function realDemoParts(root, env, outDir) {
     const { base } = need();
     return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
   };
-  const submit2 = async (experiment, candidate, runName) => {
+  const submit3 = async (experiment, candidate, runName) => {
     const { cluster, slurm } = need();
     const submission = withRunName(renderSubmission(experiment, resolved(candidate), cluster), runName);
     const result = await submitCandidate(
@@ -93547,12 +93558,12 @@ function realDemoParts(root, env, outDir) {
   };
   const submitAs = async (experiment, candidate, role) => {
     const base = renderSubmission(experiment, resolved(candidate), need().cluster).jobName;
-    const run3 = await submit2(experiment, candidate, runNameFor(base, newRunLabel()));
-    return role ? { ...run3, role } : run3;
+    const run4 = await submit3(experiment, candidate, runNameFor(base, newRunLabel()));
+    return role ? { ...run4, role } : run4;
   };
   return {
     cluster: localCluster(root, env),
-    jobLog: (run3) => need().slurm.tail(run3.jobId, 40),
+    jobLog: (run4) => need().slurm.tail(run4.jobId, 40),
     async prepare(command, clusterEnv, dateStamp2) {
       const built = demoExperiment(root, command, clusterEnv, dateStamp2);
       clustersFile = clusterEnv.clustersFile;
@@ -93572,9 +93583,9 @@ function realDemoParts(root, env, outDir) {
       return { experiment: built.experiment, baseline: built.baseline };
     },
     submit: (experiment, candidate, _env, role) => submitAs(experiment, candidate, role),
-    async cancel(run3) {
+    async cancel(run4) {
       const c = need();
-      await cancelCandidate({ slurm: c.slurm }, { experimentId: c.experimentId, jobName: run3.runName });
+      await cancelCandidate({ slurm: c.slurm }, { experimentId: c.experimentId, jobName: run4.runName });
     },
     async observe(prepared, runs2, _env, reference) {
       const c = need();
@@ -93590,8 +93601,8 @@ function realDemoParts(root, env, outDir) {
           // The demo submits before it watches; a candidate the monitor cannot find is submitted again,
           // idempotently (a reference job is not: once it ended, its data are what the candidates read).
           submit: async (_exp, candidate) => {
-            const run3 = runs2.find((r) => r.runName === candidate.runName && !r.role);
-            return run3 ? { jobId: (await submit2(experiment, run3.candidate, run3.runName)).jobId } : void 0;
+            const run4 = runs2.find((r) => r.runName === candidate.runName && !r.role);
+            return run4 ? { jobId: (await submit3(experiment, run4.candidate, run4.runName)).jobId } : void 0;
           },
           prometheus: createPrometheusClient({ baseUrl: c.prometheusUrl }),
           github: {
@@ -93615,10 +93626,10 @@ function realDemoParts(root, env, outDir) {
       );
       if (report4.errors.length) throw new Error(`monitor: ${report4.errors.join("; ")}`);
       return runs2.map(
-        (run3) => observedOf2(
+        (run4) => observedOf2(
           c,
-          run3,
-          report4.candidates.find((o) => o.runName === run3.runName)
+          run4,
+          report4.candidates.find((o) => o.runName === run4.runName)
         )
       );
     },
@@ -94077,9 +94088,9 @@ function demoJson(result, out) {
     files: result.files
   };
 }
-function runChosenDemo(parsed, root, env, run3) {
+function runChosenDemo(parsed, root, env, run4) {
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-  const { view, output, cleanup, signal } = run3;
+  const { view, output, cleanup, signal } = run4;
   if (parsed.autopilot)
     return runAutopilotDemo(
       {
@@ -94272,7 +94283,7 @@ var fail2 = (name, detail, fix) => ({ name, status: "fail", detail, fix });
 var skip = (name, detail) => ({ name, status: "skip", detail });
 var SLURM_COMMANDS = ["sbatch", "squeue", "sacct", "scancel"];
 var TIMEOUT2 = { timeoutMs: 2e4 };
-async function run2(t, argv) {
+async function run3(t, argv) {
   try {
     return await t.run(argv, TIMEOUT2);
   } catch (error) {
@@ -94348,7 +94359,7 @@ async function commandChecks(t, clusterName, cluster, where2) {
   return checks;
 }
 async function controllerCheck(t, where2) {
-  const r = await run2(t, ["scontrol", "ping"]);
+  const r = await run3(t, ["scontrol", "ping"]);
   if (r.code === 0 && /\bUP\b/.test(r.stdout))
     return ok("slurm controller", `${r.stdout.trim().split("\n")[0]} (scontrol ping on ${where2})`);
   return fail2(
@@ -94359,7 +94370,7 @@ async function controllerCheck(t, where2) {
 }
 async function partitionCheck(t, cluster, where2) {
   const wanted = cluster.slurm?.partition?.split(",").filter(Boolean) ?? [];
-  const r = await run2(t, ["sinfo", "--noheader", "--format=%P|%a|%D|%t"]);
+  const r = await run3(t, ["sinfo", "--noheader", "--format=%P|%a|%D|%t"]);
   if (r.code !== 0)
     return fail2("slurm partition", `\`sinfo\` exited ${r.code} on ${where2}: ${said(r)}`, "see the message");
   const rows = r.stdout.trim().split("\n").filter(Boolean).map((line) => {
@@ -94406,7 +94417,7 @@ async function partitionCheck(t, cluster, where2) {
   return ok("slurm partition", `${summary2.join(", ")} (sinfo on ${where2})`);
 }
 async function accountingCheck(t, where2) {
-  const r = await run2(t, [
+  const r = await run3(t, [
     "sacct",
     "--noheader",
     "--parsable2",
@@ -94444,7 +94455,7 @@ async function accountingCheck(t, where2) {
 }
 async function submitScriptCheck(t, clusterName, cluster, where2) {
   const script = `${cluster.alpasim_checkout.replace(/\/+$/, "")}/${cluster.submit_script}`;
-  const test = await run2(t, ["test", "-f", script]);
+  const test = await run3(t, ["test", "-f", script]);
   return test.code === 0 ? ok("submit script", `${script} exists on ${where2}`) : fail2(
     "submit script",
     `${script} is not a file on ${where2}`,
@@ -95288,12 +95299,12 @@ import { dirname as dirname8, join as join19, resolve as resolve13 } from "node:
 
 // src/usecases/record-local.ts
 function recordLocally(input) {
-  const { experiment, candidate, run: run3 } = input;
+  const { experiment, candidate, run: run4 } = input;
   const paths = recordPaths(experiment.experiment_id);
   const record = input.recordText === null ? createRecord(experiment, input.cluster) : parseRecord(input.recordText, paths.json);
-  const refused2 = refusal(record, candidate.name, run3.runName);
+  const refused2 = refusal(record, candidate.name, run4.runName);
   if (refused2) return { refused: refused2 };
-  const earlier = record.runs.find((r) => r.name === candidate.name && r.run_name === run3.runName);
+  const earlier = record.runs.find((r) => r.name === candidate.name && r.run_name === run4.runName);
   const outcome = outcomeOf3({ ...input, at: earlier?.recorded_at ?? input.at });
   const next = apply(record, outcome);
   const files = recordFiles(next);
@@ -95301,15 +95312,15 @@ function recordLocally(input) {
   return { kind: outcome.kind, record: next, files, unchanged };
 }
 function refusal(record, name, runName) {
-  const run3 = record.runs.find((r) => r.name === name);
-  if (!run3 || run3.status === "pending" && !run3.pull_request) return null;
-  const from = run3.pull_request ? `pull request #${run3.pull_request.number}` : `run \`${run3.run_name ?? "unknown"}\``;
-  if (!run3.pull_request && run3.run_name === runName) return null;
-  return `\`${name}\` is already in the record from ${from} (${run3.status}); an entry is never rewritten by another run, so run \`${runName}\` is not recorded. A changed or repeated topology needs a name of its own: a new file, with \`parent: ${name}\`.`;
+  const run4 = record.runs.find((r) => r.name === name);
+  if (!run4 || run4.status === "pending" && !run4.pull_request) return null;
+  const from = run4.pull_request ? `pull request #${run4.pull_request.number}` : `run \`${run4.run_name ?? "unknown"}\``;
+  if (!run4.pull_request && run4.run_name === runName) return null;
+  return `\`${name}\` is already in the record from ${from} (${run4.status}); an entry is never rewritten by another run, so run \`${runName}\` is not recorded. A changed or repeated topology needs a name of its own: a new file, with \`parent: ${name}\`.`;
 }
 function outcomeOf3(input) {
-  const { experiment, candidate, run: run3 } = input;
-  const observation = run3.observation ?? void 0;
+  const { experiment, candidate, run: run4 } = input;
+  const observation = run4.observation ?? void 0;
   const kind = outcomeKind(input.accept, observation, void 0);
   const gaps2 = [...input.gaps ?? []];
   if (!observation) gaps2.push("metrics unavailable: no series of the run in Prometheus");
@@ -95318,9 +95329,9 @@ function outcomeOf3(input) {
     kind,
     at: input.at,
     parent: candidate.parent ?? null,
-    run_name: observation?.run_name ?? run3.runName,
-    job_id: run3.jobId,
-    ...run3.runDir ? { run_dir: run3.runDir } : {},
+    run_name: observation?.run_name ?? run4.runName,
+    job_id: run4.jobId,
+    ...run4.runDir ? { run_dir: run4.runDir } : {},
     topology: {
       base: `topology=${experiment.base_topology}`,
       hash: input.hash,
@@ -95630,8 +95641,8 @@ var recordCommand = {
     const slurm = slurmClientForCluster(t.cluster.name, t.cluster.config, { env: io.env });
     try {
       const port = slurmMonitorPort(slurm);
-      const run3 = await runToRecord(port, experiment, target2, str(parsed, "run"));
-      const judged2 = await judgedRun(port, { experiment, id, t, cwd: io.cwd }, { ...run3, candidate: name });
+      const run4 = await runToRecord(port, experiment, target2, str(parsed, "run"));
+      const judged2 = await judgedRun(port, { experiment, id, t, cwd: io.cwd }, { ...run4, candidate: name });
       const result = recordLocally({
         experiment,
         cluster: t.cluster.config,
@@ -95640,15 +95651,15 @@ var recordCommand = {
         file: target2.file,
         hash: target2.hash,
         change: changeOf(target2.details.diff),
-        run: { runName: run3.job.name, jobId: run3.job.jobId, observation: judged2.judgement.observation },
+        run: { runName: run4.job.name, jobId: run4.job.jobId, observation: judged2.judgement.observation },
         accept,
         reason: str(parsed, "reason") ?? null,
         learnings: learnings(parsed, io),
-        gaps: run3.gaps,
+        gaps: run4.gaps,
         at: (/* @__PURE__ */ new Date()).toISOString()
       });
       if ("refused" in result) throw new FindingError(result.refused);
-      return report3(io, flag(parsed, "json"), { id, name, experiment, result, judged: judged2, gaps: run3.gaps });
+      return report3(io, flag(parsed, "json"), { id, name, experiment, result, judged: judged2, gaps: run4.gaps });
     } finally {
       await slurm.close();
     }
@@ -95712,12 +95723,12 @@ async function endOf(port, id, runName) {
     await new Promise((r) => setTimeout(r, 500));
   }
 }
-async function judgedRun(port, input, run3) {
+async function judgedRun(port, input, run4) {
   const jobs = await port.jobs(input.id);
   const now = Math.floor(Date.now() / 1e3);
-  const { judged: judged2 } = await judgeJobs({ ...input, jobs, now, without: run3.candidate });
-  const mine = judged2.find((j2) => j2.job.jobId === run3.job.jobId);
-  if (!mine) throw new FindingError(`Slurm no longer lists job ${run3.job.jobId} of ${run3.job.name}`);
+  const { judged: judged2 } = await judgeJobs({ ...input, jobs, now, without: run4.candidate });
+  const mine = judged2.find((j2) => j2.job.jobId === run4.job.jobId);
+  if (!mine) throw new FindingError(`Slurm no longer lists job ${run4.job.jobId} of ${run4.job.name}`);
   return mine;
 }
 function readRecord(io, id) {
@@ -95751,7 +95762,7 @@ function report3(io, json, r) {
   const paths = recordPaths(r.id);
   writeRecordFiles(io, r.result.files);
   const best = r.result.record.current_best;
-  const run3 = r.result.record.runs.find((x2) => x2.name === r.name);
+  const run4 = r.result.record.runs.find((x2) => x2.name === r.name);
   if (json) {
     io.stdout(
       `${JSON.stringify({
@@ -95759,9 +95770,9 @@ function report3(io, json, r) {
         experiment_id: r.id,
         candidate: r.name,
         status: r.result.kind,
-        run_name: run3?.run_name ?? null,
-        job_id: run3?.job_id ?? null,
-        decision: run3?.monitor_decision ?? null,
+        run_name: run4?.run_name ?? null,
+        job_id: run4?.job_id ?? null,
+        decision: run4?.monitor_decision ?? null,
         record: paths.json,
         changed: !r.result.unchanged,
         current_best: best,
@@ -95773,7 +95784,7 @@ function report3(io, json, r) {
   }
   io.stdout(
     [
-      `${r.result.unchanged ? "Already recorded" : "Recorded"} ${r.name} as ${r.result.kind} in ${paths.json} (run ${run3?.run_name ?? "\u2014"}, job ${run3?.job_id ?? "\u2014"})`,
+      `${r.result.unchanged ? "Already recorded" : "Recorded"} ${r.name} as ${r.result.kind} in ${paths.json} (run ${run4?.run_name ?? "\u2014"}, job ${run4?.job_id ?? "\u2014"})`,
       `  ${judgementHeadline(r.name, r.experiment, r.judged.judgement)}`,
       `  best: ${best.topology ?? "none yet"}${best.decision_reasoning ? ` \u2014 ${best.decision_reasoning}` : ""}`,
       ...r.gaps.map((g) => `  gap: ${g}`),
@@ -97897,13 +97908,13 @@ function markdownToSafeHtml(markdown) {
 // src/site/chart.ts
 function chartPoints(record) {
   const points = [];
-  record.runs.forEach((run3, i) => {
-    const figure = figureOf(run3);
+  record.runs.forEach((run4, i) => {
+    const figure = figureOf(run4);
     if (figure === null || !Number.isFinite(figure.value)) return;
     const best = bestSteps(record.runs.slice(0, i + 1)).at(-1);
     points.push({
-      name: run3.name,
-      status: run3.status,
+      name: run4.name,
+      status: run4.status,
       value: figure.value,
       low: figure.low,
       high: figure.high,
@@ -97982,11 +97993,11 @@ var seconds3 = (v2) => v2 === null ? "\u2014" : `${v2.toFixed(3)} s`;
 function candidateFiles(record) {
   const taken = /* @__PURE__ */ new Set(["index", "report"]);
   const out = /* @__PURE__ */ new Map();
-  for (const run3 of record.runs) {
-    let name = slug(run3.name);
-    for (let i = 2; taken.has(name); i++) name = `${slug(run3.name)}-${i}`;
+  for (const run4 of record.runs) {
+    let name = slug(run4.name);
+    for (let i = 2; taken.has(name); i++) name = `${slug(run4.name)}-${i}`;
     taken.add(name);
-    out.set(run3, `${name}.html`);
+    out.set(run4, `${name}.html`);
   }
   return out;
 }
@@ -97994,7 +98005,7 @@ function experimentPage(record, files) {
   const best = bestRun(record);
   const fileOf = (name) => files.get(record.runs.find((r) => r.name === name)) ?? "index.html";
   const rows = record.runs.map(
-    (run3, i) => `<tr${run3 === best ? ' class="best"' : ""}><td>${i + 1}</td><td><a href="${escapeHtml(files.get(run3) ?? "")}">${escapeHtml(run3.name)}</a></td><td>${escapeHtml(run3.status)}</td><td>${escapeHtml(run3.parent ?? "\u2014")}</td><td>${seconds3(figureOf(run3)?.value ?? null)}</td><td>${escapeHtml(run3.decision.reason ?? "")}</td></tr>`
+    (run4, i) => `<tr${run4 === best ? ' class="best"' : ""}><td>${i + 1}</td><td><a href="${escapeHtml(files.get(run4) ?? "")}">${escapeHtml(run4.name)}</a></td><td>${escapeHtml(run4.status)}</td><td>${escapeHtml(run4.parent ?? "\u2014")}</td><td>${seconds3(figureOf(run4)?.value ?? null)}</td><td>${escapeHtml(run4.decision.reason ?? "")}</td></tr>`
   ).join("\n");
   const bestText = best ? `<p class="best">Best so far: <a href="${escapeHtml(files.get(best) ?? "")}">${escapeHtml(best.name)}</a> at ${seconds3(figureOf(best)?.value ?? null)} per rollout.</p>${record.current_best.decision_reasoning ? `
 <p class="why">${escapeHtml(record.current_best.decision_reasoning)}</p>` : ""}` : "<p>No best candidate yet.</p>";
@@ -98031,10 +98042,10 @@ function renderSite(records) {
       path: `${dir}/index.html`,
       html: page(title, crumbs.slice(0, 1), experimentPage(record, files))
     });
-    record.runs.forEach((run3, i) => {
+    record.runs.forEach((run4, i) => {
       pages.push({
-        path: `${dir}/${files.get(run3)}`,
-        html: page(`${title}: ${run3.name}`, crumbs, markdownToSafeHtml(runSection(run3, i + 1)))
+        path: `${dir}/${files.get(run4)}`,
+        html: page(`${title}: ${run4.name}`, crumbs, markdownToSafeHtml(runSection(run4, i + 1)))
       });
     });
     const svg = recordChartSvg(record);
@@ -98369,9 +98380,9 @@ function localMonitorPorts(input) {
     github: {
       readComment: async (pr, candidate) => state3.comments[runOf2.get(key(pr, candidate)) ?? ""],
       async writeComment(pr, candidate, body) {
-        const run3 = runOf2.get(key(pr, candidate));
-        if (!run3) return;
-        state3.comments[run3] = body;
+        const run4 = runOf2.get(key(pr, candidate));
+        if (!run4) return;
+        state3.comments[run4] = body;
         input.save(state3);
       },
       writeCheck: async () => {
@@ -98379,9 +98390,9 @@ function localMonitorPorts(input) {
       setLabel: async () => true
     },
     lifecycle: {
-      async recordRun(_pr, id, run3) {
+      async recordRun(_pr, id, run4) {
         const h2 = held(id);
-        if (h2) h2.run = run3;
+        if (h2) h2.run = run4;
         input.save(state3);
       },
       async recordOutcome(_pr, id, outcome) {
@@ -98420,7 +98431,7 @@ function watchedCandidate(r) {
   };
 }
 function referenceCandidates(input) {
-  return input.state.references.map(({ request: request2, run: run3, outcome }) => {
+  return input.state.references.map(({ request: request2, run: run4, outcome }) => {
     const topology = input.topologyOf?.(request2.path);
     return {
       candidate: request2.candidate,
@@ -98434,7 +98445,7 @@ function referenceCandidates(input) {
       request: request2,
       role: "reference",
       ...topology ? { topology } : {},
-      ...run3 ? { run: run3 } : {},
+      ...run4 ? { run: run4 } : {},
       ...outcome ? { outcome } : {}
     };
   });

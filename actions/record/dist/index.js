@@ -2582,7 +2582,7 @@ var require_connect = __commonJS({
       const sessionCache = new SessionCache(maxCachedSessions == null ? 100 : maxCachedSessions);
       timeout = timeout == null ? 1e4 : timeout;
       allowH2 = allowH2 != null ? allowH2 : false;
-      return function connect({ hostname, host, protocol, port, servername, localAddress, httpSocket }, callback) {
+      return function connect2({ hostname, host, protocol, port, servername, localAddress, httpSocket }, callback) {
         let socket;
         if (protocol === "https:") {
           if (!tls) {
@@ -7715,7 +7715,7 @@ var require_client = __commonJS({
         strictContentLength,
         maxCachedSessions,
         maxRedirections,
-        connect: connect2,
+        connect: connect3,
         maxRequestsPerClient,
         localAddress,
         maxResponseSize,
@@ -7767,7 +7767,7 @@ var require_client = __commonJS({
         if (bodyTimeout != null && (!Number.isInteger(bodyTimeout) || bodyTimeout < 0)) {
           throw new InvalidArgumentError("bodyTimeout must be a positive integer or zero");
         }
-        if (connect2 != null && typeof connect2 !== "function" && typeof connect2 !== "object") {
+        if (connect3 != null && typeof connect3 !== "function" && typeof connect3 !== "object") {
           throw new InvalidArgumentError("connect must be a function or an object");
         }
         if (maxRedirections != null && (!Number.isInteger(maxRedirections) || maxRedirections < 0)) {
@@ -7791,15 +7791,15 @@ var require_client = __commonJS({
         if (maxConcurrentStreams != null && (typeof maxConcurrentStreams !== "number" || maxConcurrentStreams < 1)) {
           throw new InvalidArgumentError("maxConcurrentStreams must be a positive integer, greater than 0");
         }
-        if (typeof connect2 !== "function") {
-          connect2 = buildConnector({
+        if (typeof connect3 !== "function") {
+          connect3 = buildConnector({
             ...tls,
             maxCachedSessions,
             allowH2,
             socketPath,
             timeout: connectTimeout,
             ...autoSelectFamily ? { autoSelectFamily, autoSelectFamilyAttemptTimeout } : void 0,
-            ...connect2
+            ...connect3
           });
         }
         if (interceptors?.Client && Array.isArray(interceptors.Client)) {
@@ -7814,7 +7814,7 @@ var require_client = __commonJS({
           this[kInterceptors] = [createRedirectInterceptor({ maxRedirections })];
         }
         this[kUrl] = util.parseOrigin(url);
-        this[kConnector] = connect2;
+        this[kConnector] = connect3;
         this[kPipelining] = pipelining != null ? pipelining : 1;
         this[kMaxHeadersSize] = maxHeaderSize || http.maxHeaderSize;
         this[kKeepAliveDefaultTimeout] = keepAliveTimeout == null ? 4e3 : keepAliveTimeout;
@@ -7868,7 +7868,7 @@ var require_client = __commonJS({
       }
       /* istanbul ignore: only used for test */
       [kConnect](cb) {
-        connect(this);
+        connect2(this);
         this.once("connect", cb);
       }
       [kDispatch](opts, handler2) {
@@ -7932,7 +7932,7 @@ var require_client = __commonJS({
         assert(client[kSize] === 0);
       }
     }
-    async function connect(client) {
+    async function connect2(client) {
       assert(!client[kConnecting]);
       assert(!client[kHTTPContext]);
       let { host, hostname, protocol, port } = client[kUrl];
@@ -8103,7 +8103,7 @@ var require_client = __commonJS({
           return;
         }
         if (!client[kHTTPContext]) {
-          connect(client);
+          connect2(client);
           return;
         }
         if (client[kHTTPContext].destroyed) {
@@ -8169,10 +8169,10 @@ var require_fixed_queue = __commonJS({
         this.head.push(data);
       }
       shift() {
-        const tail = this.tail;
-        const next = tail.shift();
-        if (tail.isEmpty() && tail.next !== null) {
-          this.tail = tail.next;
+        const tail2 = this.tail;
+        const next = tail2.shift();
+        if (tail2.isEmpty() && tail2.next !== null) {
+          this.tail = tail2.next;
         }
         return next;
       }
@@ -8395,7 +8395,7 @@ var require_pool = __commonJS({
       constructor(origin, {
         connections,
         factory = defaultFactory,
-        connect,
+        connect: connect2,
         connectTimeout,
         tls,
         maxCachedSessions,
@@ -8411,25 +8411,25 @@ var require_pool = __commonJS({
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
         }
-        if (connect != null && typeof connect !== "function" && typeof connect !== "object") {
+        if (connect2 != null && typeof connect2 !== "function" && typeof connect2 !== "object") {
           throw new InvalidArgumentError("connect must be a function or an object");
         }
-        if (typeof connect !== "function") {
-          connect = buildConnector({
+        if (typeof connect2 !== "function") {
+          connect2 = buildConnector({
             ...tls,
             maxCachedSessions,
             allowH2,
             socketPath,
             timeout: connectTimeout,
             ...autoSelectFamily ? { autoSelectFamily, autoSelectFamilyAttemptTimeout } : void 0,
-            ...connect
+            ...connect2
           });
         }
         super(options);
         this[kInterceptors] = options.interceptors?.Pool && Array.isArray(options.interceptors.Pool) ? options.interceptors.Pool : [];
         this[kConnections] = connections || null;
         this[kUrl] = util.parseOrigin(origin);
-        this[kOptions] = { ...util.deepClone(options), connect, allowH2 };
+        this[kOptions] = { ...util.deepClone(options), connect: connect2, allowH2 };
         this[kOptions].interceptors = options.interceptors ? { ...options.interceptors } : void 0;
         this[kFactory] = factory;
         this.on("connectionError", (origin2, targets, error2) => {
@@ -8624,25 +8624,25 @@ var require_agent = __commonJS({
       return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool(origin, opts);
     }
     var Agent = class extends DispatcherBase {
-      constructor({ factory = defaultFactory, maxRedirections = 0, connect, tls, ...options } = {}) {
+      constructor({ factory = defaultFactory, maxRedirections = 0, connect: connect2, tls, ...options } = {}) {
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
         }
-        if (connect != null && typeof connect !== "function" && typeof connect !== "object") {
+        if (connect2 != null && typeof connect2 !== "function" && typeof connect2 !== "object") {
           throw new InvalidArgumentError("connect must be a function or an object");
         }
         if (!Number.isInteger(maxRedirections) || maxRedirections < 0) {
           throw new InvalidArgumentError("maxRedirections must be a positive number");
         }
         super(options);
-        if (connect && typeof connect !== "function") {
-          connect = { ...connect };
+        if (connect2 && typeof connect2 !== "function") {
+          connect2 = { ...connect2 };
         }
         if (tls && typeof tls !== "function") {
           tls = { ...tls };
         }
         this[kInterceptors] = options.interceptors?.Agent && Array.isArray(options.interceptors.Agent) ? options.interceptors.Agent : [createRedirectInterceptor({ maxRedirections })];
-        this[kOptions] = { ...util.deepClone(options), connect, tls };
+        this[kOptions] = { ...util.deepClone(options), connect: connect2, tls };
         this[kOptions].interceptors = options.interceptors ? { ...options.interceptors } : void 0;
         this[kMaxRedirections] = maxRedirections;
         this[kFactory] = factory;
@@ -8737,16 +8737,16 @@ var require_proxy_agent = __commonJS({
     }
     var Http1ProxyWrapper = class extends DispatcherBase {
       #client;
-      constructor(proxyUrl, { headers = {}, connect, factory }) {
+      constructor(proxyUrl, { headers = {}, connect: connect2, factory }) {
         super();
         if (!proxyUrl) {
           throw new InvalidArgumentError("Proxy URL is mandatory");
         }
         this[kProxyHeaders] = headers;
         if (factory) {
-          this.#client = factory(proxyUrl, { connect });
+          this.#client = factory(proxyUrl, { connect: connect2 });
         } else {
-          this.#client = new Client(proxyUrl, { connect });
+          this.#client = new Client(proxyUrl, { connect: connect2 });
         }
       }
       [kDispatch](opts, handler2) {
@@ -8808,7 +8808,7 @@ var require_proxy_agent = __commonJS({
         } else if (username && password) {
           this[kProxyHeaders]["proxy-authorization"] = `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`;
         }
-        const connect = buildConnector({ ...opts.proxyTls });
+        const connect2 = buildConnector({ ...opts.proxyTls });
         this[kConnectEndpoint] = buildConnector({ ...opts.requestTls });
         const agentFactory = opts.factory || defaultAgentFactory;
         const factory = (origin2, options) => {
@@ -8816,13 +8816,13 @@ var require_proxy_agent = __commonJS({
           if (!this[kTunnelProxy] && protocol2 === "http:" && this[kProxy].protocol === "http:") {
             return new Http1ProxyWrapper(this[kProxy].uri, {
               headers: this[kProxyHeaders],
-              connect,
+              connect: connect2,
               factory: agentFactory
             });
           }
           return agentFactory(origin2, options);
         };
-        this[kClient] = clientFactory(url, { connect });
+        this[kClient] = clientFactory(url, { connect: connect2 });
         this[kAgent] = new Agent({
           ...opts,
           factory,
@@ -10568,10 +10568,10 @@ var require_api_connect = __commonJS({
         }
       }
     };
-    function connect(opts, callback) {
+    function connect2(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve4, reject2) => {
-          connect.call(this, opts, (err, data) => {
+          connect2.call(this, opts, (err, data) => {
             return err ? reject2(err) : resolve4(data);
           });
         });
@@ -10587,7 +10587,7 @@ var require_api_connect = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module.exports = connect;
+    module.exports = connect2;
   }
 });
 
@@ -17351,7 +17351,7 @@ var require_permessage_deflate = __commonJS({
     var { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __require("node:zlib");
     var { isValidClientWindowBits } = require_util7();
     var { MessageSizeExceededError } = require_errors();
-    var tail = Buffer.from([0, 0, 255, 255]);
+    var tail2 = Buffer.from([0, 0, 255, 255]);
     var kBuffer = /* @__PURE__ */ Symbol("kBuffer");
     var kLength = /* @__PURE__ */ Symbol("kLength");
     var PerMessageDeflate = class {
@@ -17409,7 +17409,7 @@ var require_permessage_deflate = __commonJS({
         }
         this.#inflate.write(chunk);
         if (fin) {
-          this.#inflate.write(tail);
+          this.#inflate.write(tail2);
         }
         this.#inflate.flush(() => {
           if (!this.#inflate) {
@@ -22312,8 +22312,8 @@ var require_utils2 = __commonJS({
       }
       if (bestLength < 2) return hextets.join(":");
       const head = hextets.slice(0, bestStart).join(":");
-      const tail = hextets.slice(bestStart + bestLength).join(":");
-      return head + "::" + tail;
+      const tail2 = hextets.slice(bestStart + bestLength).join(":");
+      return head + "::" + tail2;
     }
     function normalizeIPv6Address(input) {
       const compression = input.indexOf("::");
@@ -35215,7 +35215,7 @@ var require_light = __commonJS({
           }
           return this.Events.trigger("scheduled", { args: this.args, options: this.options });
         }
-        async doExecute(chained, clearGlobalState, run, free) {
+        async doExecute(chained, clearGlobalState, run2, free) {
           var error2, eventInfo, passed;
           if (this.retryCount === 0) {
             this._assertStatus("RUNNING");
@@ -35235,10 +35235,10 @@ var require_light = __commonJS({
             }
           } catch (error1) {
             error2 = error1;
-            return this._onFailure(error2, eventInfo, clearGlobalState, run, free);
+            return this._onFailure(error2, eventInfo, clearGlobalState, run2, free);
           }
         }
-        doExpire(clearGlobalState, run, free) {
+        doExpire(clearGlobalState, run2, free) {
           var error2, eventInfo;
           if (this._states.jobStatus(this.options.id === "RUNNING")) {
             this._states.next(this.options.id);
@@ -35246,9 +35246,9 @@ var require_light = __commonJS({
           this._assertStatus("EXECUTING");
           eventInfo = { args: this.args, options: this.options, retryCount: this.retryCount };
           error2 = new BottleneckError$1(`This job timed out after ${this.options.expiration} ms.`);
-          return this._onFailure(error2, eventInfo, clearGlobalState, run, free);
+          return this._onFailure(error2, eventInfo, clearGlobalState, run2, free);
         }
-        async _onFailure(error2, eventInfo, clearGlobalState, run, free) {
+        async _onFailure(error2, eventInfo, clearGlobalState, run2, free) {
           var retry2, retryAfter;
           if (clearGlobalState()) {
             retry2 = await this.Events.trigger("failed", error2, eventInfo);
@@ -35256,7 +35256,7 @@ var require_light = __commonJS({
               retryAfter = ~~retry2;
               this.Events.trigger("retry", `Retrying ${this.options.id} after ${retryAfter} ms`, eventInfo);
               this.retryCount++;
-              return run(retryAfter);
+              return run2(retryAfter);
             } else {
               this.doDone(eventInfo);
               await free(this.options, eventInfo);
@@ -35894,17 +35894,17 @@ var require_light = __commonJS({
             }
           }
           _run(index, job, wait) {
-            var clearGlobalState, free, run;
+            var clearGlobalState, free, run2;
             job.doRun();
             clearGlobalState = this._clearGlobalState.bind(this, index);
-            run = this._run.bind(this, index, job);
+            run2 = this._run.bind(this, index, job);
             free = this._free.bind(this, index, job);
             return this._scheduled[index] = {
               timeout: setTimeout(() => {
-                return job.doExecute(this._limiter, clearGlobalState, run, free);
+                return job.doExecute(this._limiter, clearGlobalState, run2, free);
               }, wait),
               expiration: job.options.expiration != null ? setTimeout(function() {
-                return job.doExpire(clearGlobalState, run, free);
+                return job.doExpire(clearGlobalState, run2, free);
               }, wait + job.options.expiration) : void 0,
               job
             };
@@ -46613,7 +46613,7 @@ var require_handlers_misc = __commonJS({
       // User auth protocol -- generic =============================================
       [MESSAGE.USERAUTH_REQUEST]: (self2, payload) => {
         bufferParser.init(payload, 1);
-        const user = bufferParser.readString(true);
+        const user2 = bufferParser.readString(true);
         const service = bufferParser.readString(true);
         const method = bufferParser.readString(true);
         let methodData;
@@ -46752,7 +46752,7 @@ var require_handlers_misc = __commonJS({
         self2._authsQueue.push(method);
         self2._debug && self2._debug(`Inbound: Received USERAUTH_REQUEST (${methodDesc})`);
         const handler2 = self2._handlers.USERAUTH_REQUEST;
-        handler2 && handler2(self2, user, service, method, methodData);
+        handler2 && handler2(self2, user2, service, method, methodData);
       },
       [MESSAGE.USERAUTH_FAILURE]: (self2, payload) => {
         bufferParser.init(payload, 1);
@@ -58546,7 +58546,7 @@ var UnknownRequestError = class extends Error {
 };
 var ENDS_THE_JOB = /* @__PURE__ */ new Set(["stopped", "cancelled", "superseded", "closed"]);
 function phaseOf(input) {
-  const { request: request2, run, outcome, job, headSha } = input;
+  const { request: request2, run: run2, outcome, job, headSha } = input;
   const jobLive = job !== null && isLive(job.status);
   if (outcome)
     return {
@@ -58556,7 +58556,7 @@ function phaseOf(input) {
     };
   if (request2.headSha !== headSha) return { phase: "supersede", jobId: jobLive ? job.id : null };
   if (job) return jobLive ? { phase: "running", jobId: job.id } : { phase: "ended", jobId: job.id };
-  if (run) return { phase: "lost", jobId: run.jobId };
+  if (run2) return { phase: "lost", jobId: run2.jobId };
   return { phase: "queued" };
 }
 function latestRequests(state3) {
@@ -58580,19 +58580,19 @@ function withRequest(state3, request2) {
   if (knowsRequest(state3, request2.id)) return state3;
   return { ...state3, requests: [...state3.requests, request2] };
 }
-function withRun(state3, requestId, run) {
+function withRun(state3, requestId, run2) {
   const known = knowsRequest(state3, requestId);
   if (known === null)
     throw new UnknownRequestError(
-      `a Run (job ${run.jobId}) for request ${requestId}, which the state does not hold`
+      `a Run (job ${run2.jobId}) for request ${requestId}, which the state does not hold`
     );
   if (known === "ended")
     return {
       ...state3,
-      ended: state3.ended.map((e) => e.id === requestId && !e.jobId ? { ...e, jobId: run.jobId } : e)
+      ended: state3.ended.map((e) => e.id === requestId && !e.jobId ? { ...e, jobId: run2.jobId } : e)
     };
   if (state3.runs[requestId]) return state3;
-  return { ...state3, runs: { ...state3.runs, [requestId]: run } };
+  return { ...state3, runs: { ...state3.runs, [requestId]: run2 } };
 }
 var EVIDENCE_KEPT = { sentences: 2, bytes: 240 };
 var jsonBytes = (text3) => Buffer.byteLength(JSON.stringify(text3), "utf8");
@@ -58826,9 +58826,9 @@ function checkRunState(data) {
     ids.add(id);
   }
   const whole = new Set(state3.requests.map((r) => r.id));
-  for (const [id, run] of Object.entries(obj(o.runs, "runs"))) {
+  for (const [id, run2] of Object.entries(obj(o.runs, "runs"))) {
     if (!whole.has(id)) fail(`runs.${id}`, "no such request");
-    state3.runs[id] = checkRun(run, `runs.${id}`);
+    state3.runs[id] = checkRun(run2, `runs.${id}`);
   }
   for (const [id, outcome] of Object.entries(obj(o.outcomes, "outcomes"))) {
     if (!whole.has(id)) fail(`outcomes.${id}`, "no such request");
@@ -58867,8 +58867,8 @@ function compactRunState(state3) {
     forgotten
   };
 }
-function endedOf(r, outcome, run) {
-  const jobId2 = outcome.jobId ?? run?.jobId;
+function endedOf(r, outcome, run2) {
+  const jobId2 = outcome.jobId ?? run2?.jobId;
   return {
     id: r.id,
     experiment: r.experiment,
@@ -59311,10 +59311,10 @@ ${renderRunStateComment(state3)}`;
 }
 var EXPLAIN = "Only a `/topo submit` by someone with write access starts a run, for the head commit at that moment; a push supersedes it (the run is cancelled) and the new head waits for a new `/topo submit`; closing the pull request ends every open run. Labels only show the state.";
 function requestRow(state3, r) {
-  const run = state3.runs[r.id];
+  const run2 = state3.runs[r.id];
   const outcome = state3.outcomes[r.id];
-  const what = outcome ? `**${outcome.kind}**${outcome.evidence[0] ? `: ${inlineText(outcome.evidence[0], 200)}` : ""}` : run ? "submitted" : "queued";
-  return `| ${r.requestedAt.slice(0, 16).replace("T", " ")} UTC | ${inlineText(r.login, 40)} | \`${r.candidate}\` at ${r.headSha.slice(0, 7)} | \`${r.runName}\` | ${run ? run.jobId : "\u2014"} | ${what} |`;
+  const what = outcome ? `**${outcome.kind}**${outcome.evidence[0] ? `: ${inlineText(outcome.evidence[0], 200)}` : ""}` : run2 ? "submitted" : "queued";
+  return `| ${r.requestedAt.slice(0, 16).replace("T", " ")} UTC | ${inlineText(r.login, 40)} | \`${r.candidate}\` at ${r.headSha.slice(0, 7)} | \`${r.runName}\` | ${run2 ? run2.jobId : "\u2014"} | ${what} |`;
 }
 function endedRow(e) {
   return `| \u2014 | \u2014 | \`${e.candidate}\` | \`${e.runName}\` | ${e.jobId ?? "\u2014"} | **${e.kind}** at ${e.at.slice(0, 16).replace("T", " ")} UTC |`;
@@ -59341,9 +59341,9 @@ function renderRunStateComment(state3) {
     "| requested | by | candidate | run name | Slurm job | outcome |",
     "|---|---|---|---|---|---|"
   ];
-  const tail = [...forgottenLine(state3), "", renderRunStateBlock(state3)];
+  const tail2 = [...forgottenLine(state3), "", renderRunStateBlock(state3)];
   const room = GITHUB_COMMENT_LIMIT - stickyMarker(RUN_STATE_PURPOSE, 99).length - 200;
-  let size2 = [...head, ...tail].join("\n").length;
+  let size2 = [...head, ...tail2].join("\n").length;
   const shown = [];
   for (const row of rows.slice(0, 30)) {
     if (size2 + row.length + 1 > room) break;
@@ -59355,7 +59355,7 @@ function renderRunStateComment(state3) {
     ...head,
     ...shown,
     ...more > 0 ? ["", `_${more} more row${more === 1 ? "" : "s"} in the state below._`] : [],
-    ...tail
+    ...tail2
   ].join("\n");
 }
 function pullRunStates(snapshots, repo) {
@@ -65402,13 +65402,13 @@ function nnls(rows, b) {
 }
 function memorySamples(tried) {
   const out = [];
-  for (const run of tried) {
-    const byGpu = run.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
+  for (const run2 of tried) {
+    const byGpu = run2.observation?.stable_metrics?.resource_usage?.gpu_by_index ?? {};
     for (const [index, usage] of Object.entries(byGpu)) {
       const gib = usage.memory_used_gb?.max ?? usage.memory_used_gb?.mean;
       const gpu = Number(index);
       if (typeof gib !== "number" || !Number.isInteger(gpu)) continue;
-      out.push({ run: run.name, gpu, topology: run.topology, gib });
+      out.push({ run: run2.name, gpu, topology: run2.topology, gib });
     }
   }
   return out;
@@ -65482,16 +65482,16 @@ function fitMemoryModel(tried, prior) {
 function triedFromRecord(record, base, candidateFiles) {
   const tried = [];
   const seen = /* @__PURE__ */ new Set();
-  for (const run of record?.runs ?? []) {
-    const block = run.topology?.block ?? candidateFiles.get(run.name)?.topology ?? {};
+  for (const run2 of record?.runs ?? []) {
+    const block = run2.topology?.block ?? candidateFiles.get(run2.name)?.topology ?? {};
     tried.push({
-      name: run.name,
-      parent: run.parent ?? null,
+      name: run2.name,
+      parent: run2.parent ?? null,
       topology: expandCandidate(base, block),
-      status: run.status,
-      observation: observationOf(run)
+      status: run2.status,
+      observation: observationOf(run2)
     });
-    seen.add(run.name);
+    seen.add(run2.name);
   }
   for (const [name, candidate] of [...candidateFiles].sort(([a], [b]) => a.localeCompare(b))) {
     if (seen.has(name)) continue;
@@ -65504,12 +65504,12 @@ function triedFromRecord(record, base, candidateFiles) {
   }
   return tried;
 }
-function observationOf(run) {
-  const failure = run.failures?.[0];
+function observationOf(run2) {
+  const failure = run2.failures?.[0];
   return {
-    ...run.verdict ? { verdict: run.verdict } : {},
-    ...run.stable_metrics ? { stable_metrics: run.stable_metrics } : {},
-    ...run.monitor_decision ? { decision: run.monitor_decision } : {},
+    ...run2.verdict ? { verdict: run2.verdict } : {},
+    ...run2.stable_metrics ? { stable_metrics: run2.stable_metrics } : {},
+    ...run2.monitor_decision ? { decision: run2.monitor_decision } : {},
     ...failure ? { failure } : {}
   };
 }
@@ -65856,9 +65856,9 @@ function stemOf(path) {
   return posix3.basename(path).replace(/\.ya?ml$/, "");
 }
 async function validateFiles(paths, options) {
-  const run = validationRun(options);
+  const run2 = validationRun(options);
   const reports = [];
-  for (const raw of paths) reports.push(await fileReport(raw, run));
+  for (const raw of paths) reports.push(await fileReport(raw, run2));
   return {
     files: reports,
     errorCount: reports.reduce((n, r) => n + r.errors.length, 0),
@@ -65890,13 +65890,13 @@ function validationRun(options) {
     }
   };
 }
-async function fileReport(raw, run) {
+async function fileReport(raw, run2) {
   const path = posix3.normalize(raw);
   const kind = fileKind(path);
   let issues = [];
   let candidate;
   try {
-    ({ issues, candidate } = await validateOne(path, kind, run));
+    ({ issues, candidate } = await validateOne(path, kind, run2));
   } catch (e) {
     if (!(e instanceof UnsafeFileError)) throw e;
     issues = [fileIssue(path, "unsafe-file", e.message)];
@@ -65910,13 +65910,13 @@ async function fileReport(raw, run) {
     ...candidate ? { candidate } : {}
   };
 }
-async function validateOne(path, kind, run) {
+async function validateOne(path, kind, run2) {
   if (kind === "candidate") {
-    const ctx = await run.context(posix3.dirname(path));
-    return validateCandidate(path, ctx, run.options, run.fresh);
+    const ctx = await run2.context(posix3.dirname(path));
+    return validateCandidate(path, ctx, run2.options, run2.fresh);
   }
-  if (kind === "experiment") return { issues: experimentIssues(await run.context(posix3.dirname(path))) };
-  const text3 = await run.options.files.read(path);
+  if (kind === "experiment") return { issues: experimentIssues(await run2.context(posix3.dirname(path))) };
+  const text3 = await run2.options.files.read(path);
   if (text3 === void 0) return { issues: [missing(path)] };
   if (kind === "preset") return { issues: checkPreset(text3, path).issues };
   const checked2 = checkClusters(text3, path);
@@ -66660,7 +66660,7 @@ function squeueJob(fixed, free, name, line) {
     why2,
     exit,
     restarts,
-    submit2,
+    submit3,
     start,
     end,
     limit,
@@ -66669,7 +66669,7 @@ function squeueJob(fixed, free, name, line) {
     nodeCount,
     tres,
     perNode,
-    user
+    user2
   ] = fixed;
   const [stdout, comment] = free;
   const s = state(st ?? "", command, line);
@@ -66685,14 +66685,14 @@ function squeueJob(fixed, free, name, line) {
     reason: reason(why2 ?? ""),
     ...live(s, exitDecoded),
     restarts: count(restarts ?? "", "restart count", command, line),
-    submitTime: time(submit2 ?? "", command, line),
+    submitTime: time(submit3 ?? "", command, line),
     startTime: time(start ?? "", command, line),
     endTime: time(end ?? "", command, line),
     timeLimit: duration(limit ?? "", command, line),
     elapsed,
     ...allocation(gpus, elapsed),
     nodes: nodes(nodeList ?? ""),
-    user: text(user),
+    user: text(user2),
     comment: text(comment),
     stdoutPath: null,
     source: "squeue"
@@ -66705,7 +66705,7 @@ function accountedReason(why2, allocated) {
 }
 function sacctJob(fixed, free, name, line) {
   const command = "sacct";
-  const [id, st, why2, exit, submit2, start, end, limit, used, nodeList, tres, user] = fixed;
+  const [id, st, why2, exit, submit3, start, end, limit, used, nodeList, tres, user2] = fixed;
   const s = state(st ?? "", command, line);
   const elapsed = elapsedOf(used ?? "", command, line);
   return {
@@ -66717,14 +66717,14 @@ function sacctJob(fixed, free, name, line) {
     reason: accountedReason(reason(why2 ?? ""), nodes(nodeList ?? "")),
     ...live(s, exit === "" ? { exitCode: null, signal: null } : decodeExitPair(exit ?? "", command, line)),
     restarts: null,
-    submitTime: time(submit2 ?? "", command, line),
+    submitTime: time(submit3 ?? "", command, line),
     startTime: time(start ?? "", command, line),
     endTime: time(end ?? "", command, line),
     timeLimit: duration(limit ?? "", command, line),
     elapsed,
     ...allocation(gpusFromTres(tres ?? ""), elapsed),
     nodes: nodes(nodeList ?? ""),
-    user: text(user),
+    user: text(user2),
     comment: text(free[0]),
     stdoutPath: null,
     source: "sacct"
@@ -67236,11 +67236,11 @@ async function readMonitorComment(octokit, target2, candidate) {
 // src/lifecycle/rebuild.ts
 function runsOfRecords(state3, submissions) {
   const found = /* @__PURE__ */ new Map();
-  const add = (run) => {
-    const seen = found.get(run.runName);
-    const jobId2 = seen?.jobId ?? run.jobId;
-    const merged = seen ? { ...seen, submitted: seen.submitted || run.submitted } : run;
-    found.set(run.runName, jobId2 ? { ...merged, jobId: jobId2 } : merged);
+  const add = (run2) => {
+    const seen = found.get(run2.runName);
+    const jobId2 = seen?.jobId ?? run2.jobId;
+    const merged = seen ? { ...seen, submitted: seen.submitted || run2.submitted } : run2;
+    found.set(run2.runName, jobId2 ? { ...merged, jobId: jobId2 } : merged);
   };
   const fromRequest = (r, jobId2, submitted = !!jobId2) => ({
     experiment: r.experiment,
@@ -67278,10 +67278,10 @@ function liveOf(runs2, jobs) {
   const byJob = (a, b) => compareJobIds(jobs.get(a.runName)?.id ?? "0", jobs.get(b.runName)?.id ?? "0");
   return [...live2].sort(byJob)[0];
 }
-function endedOutcome(run, job, why2, now) {
+function endedOutcome(run2, job, why2, now) {
   const evidence = [`rebuilt: ${why2}`];
   if (!job) {
-    if (run.submitted)
+    if (run2.submitted)
       return {
         kind: "lost",
         at: now,
@@ -67318,29 +67318,29 @@ function planRebuild(input) {
   for (const [key, runs2] of byCandidate) {
     const head = input.head.get(key);
     const standing = liveOf(runs2, input.jobs);
-    for (const run of runs2) {
-      const job = input.jobs.get(run.runName);
+    for (const run2 of runs2) {
+      const job = input.jobs.get(run2.runName);
       const request2 = {
-        id: run.id,
-        experiment: run.experiment,
-        candidate: run.candidate,
-        path: head?.path ?? `${input.topologiesDir}/${run.experiment}/${run.candidate}.yaml`,
+        id: run2.id,
+        experiment: run2.experiment,
+        candidate: run2.candidate,
+        path: head?.path ?? `${input.topologiesDir}/${run2.experiment}/${run2.candidate}.yaml`,
         pr: input.pr,
         headSha: input.headSha,
-        topologyHash: run.topologyHash,
-        runName: run.runName,
+        topologyHash: run2.topologyHash,
+        runName: run2.runName,
         login: input.login,
-        requestedAt: job?.submittedAt ?? run.firstSeen,
-        ...run.role ? { role: run.role } : {}
+        requestedAt: job?.submittedAt ?? run2.firstSeen,
+        ...run2.role ? { role: run2.role } : {}
       };
       state3 = withRequest(state3, request2);
-      if (job) state3 = withRun(state3, run.id, { jobId: job.id, submittedAt: job.submittedAt ?? input.now });
-      if (run === standing && head?.topologyHash === run.topologyHash) continue;
-      const why2 = run === standing ? `the candidate at the head ${input.headSha.slice(0, 7)} is another topology` : job && isLive(job.status) ? "an older run of the candidate also has a live job" : "its outcome was lost with the state";
-      const outcome = endedOutcome(run, job, why2, input.now);
-      state3 = withOutcome(state3, run.id, outcome);
+      if (job) state3 = withRun(state3, run2.id, { jobId: job.id, submittedAt: job.submittedAt ?? input.now });
+      if (run2 === standing && head?.topologyHash === run2.topologyHash) continue;
+      const why2 = run2 === standing ? `the candidate at the head ${input.headSha.slice(0, 7)} is another topology` : job && isLive(job.status) ? "an older run of the candidate also has a live job" : "its outcome was lost with the state";
+      const outcome = endedOutcome(run2, job, why2, input.now);
+      state3 = withOutcome(state3, run2.id, outcome);
       if (job && isLive(job.status))
-        cancel2.push({ experiment: run.experiment, jobId: job.id, runName: run.runName });
+        cancel2.push({ experiment: run2.experiment, jobId: job.id, runName: run2.runName });
     }
   }
   return { state: state3, cancel: cancel2 };
@@ -67352,8 +67352,8 @@ function underCurrent(current, rebuilt) {
     if (knowsRequest(current, r.id)) continue;
     added.add(r.id);
     out = withRequest(out, r);
-    const run = rebuilt.runs[r.id];
-    if (run) out = withRun(out, r.id, run);
+    const run2 = rebuilt.runs[r.id];
+    if (run2) out = withRun(out, r.id, run2);
     const outcome = rebuilt.outcomes[r.id];
     if (outcome) out = withOutcome(out, r.id, outcome);
   }
@@ -67944,8 +67944,8 @@ function createRecord(experiment, cluster) {
     report: null
   };
 }
-function stabilisedValue(run) {
-  return run.verdict?.projected_full_run?.value ?? run.verdict?.value?.value ?? run.stable_metrics?.seconds_per_rollout_full_run ?? null;
+function stabilisedValue(run2) {
+  return run2.verdict?.projected_full_run?.value ?? run2.verdict?.value?.value ?? run2.stable_metrics?.seconds_per_rollout_full_run ?? null;
 }
 function baselineRun(record) {
   return record.runs.find((r) => !r.parent) ?? record.runs[0];
@@ -67955,10 +67955,10 @@ function bestRun(record) {
   return name ? record.runs.find((r) => r.name === name) : void 0;
 }
 function referenceSourceOf(record) {
-  const run = bestRun(record) ?? baselineRun(record);
-  const file = run?.topology?.file;
-  const hash = run?.topology?.hash?.slice(0, 8);
-  return run && file && hash && TOPOLOGY_HASH8.test(hash) ? { name: run.name, path: file, topologyHash: hash } : null;
+  const run2 = bestRun(record) ?? baselineRun(record);
+  const file = run2?.topology?.file;
+  const hash = run2?.topology?.hash?.slice(0, 8);
+  return run2 && file && hash && TOPOLOGY_HASH8.test(hash) ? { name: run2.name, path: file, topologyHash: hash } : null;
 }
 
 // src/chart/mermaid.ts
@@ -68192,7 +68192,7 @@ function spendingBoundaries(K, alpha) {
         const to = Math.min(n - 1, Math.ceil((sj + 9 - lo) / h));
         for (let i = from; i <= to; i++) g[i] = g[i] + w * phi(lo + i * h - sj);
       }
-    const tail = (b2) => {
+    const tail2 = (b2) => {
       let p = 0;
       const start = Math.ceil((b2 - lo) / h);
       for (let i = Math.max(0, start); i < n; i++) p += g[i] * h;
@@ -68204,11 +68204,11 @@ function spendingBoundaries(K, alpha) {
     let b = hiS;
     for (let it = 0; it < 60; it++) {
       const mid = (a + b) / 2;
-      if (tail(mid) > target2) a = mid;
+      if (tail2(mid) > target2) a = mid;
       else b = mid;
     }
     const bound = (a + b) / 2;
-    spent += tail(bound);
+    spent += tail2(bound);
     out.push(bound / Math.sqrt(k));
     const cut = Math.floor((bound - lo) / h);
     for (let i = Math.max(0, cut + 1); i < n; i++) g[i] = 0;
@@ -68829,8 +68829,8 @@ function cell(text3) {
 }
 
 // src/record/figure.ts
-function decidedAgainst(run) {
-  const d = run.monitor_decision;
+function decidedAgainst(run2) {
+  const d = run2.monitor_decision;
   if (!isDecided(d)) return null;
   return {
     reference: d.reference.name,
@@ -68840,15 +68840,15 @@ function decidedAgainst(run) {
     text: decisionText(d)
   };
 }
-function ownFigure(run) {
-  return ownFigureOf(run.verdict, run.stable_metrics?.seconds_per_rollout_full_run);
+function ownFigure(run2) {
+  return ownFigureOf(run2.verdict, run2.stable_metrics?.seconds_per_rollout_full_run);
 }
-function figureOf(run) {
-  if (run.status === "failed") return ownFigure(run);
+function figureOf(run2) {
+  if (run2.status === "failed") return ownFigure(run2);
   return runFigure({
-    decision: run.monitor_decision,
-    verdict: run.verdict,
-    reading: run.stable_metrics?.seconds_per_rollout_full_run
+    decision: run2.monitor_decision,
+    verdict: run2.verdict,
+    reading: run2.stable_metrics?.seconds_per_rollout_full_run
   });
 }
 
@@ -68868,13 +68868,13 @@ function referenceRunEntry(x) {
     recorded_at: x.at
   };
 }
-function applyReferenceRun(record, run) {
+function applyReferenceRun(record, run2) {
   const list = record.reference_runs ?? [];
-  const before = list.find((r) => r.run_name === run.run_name);
-  const merged = structuredClone({ ...before, ...run });
+  const before = list.find((r) => r.run_name === run2.run_name);
+  const merged = structuredClone({ ...before, ...run2 });
   return {
     ...record,
-    reference_runs: [...list.filter((r) => r.run_name !== run.run_name), merged]
+    reference_runs: [...list.filter((r) => r.run_name !== run2.run_name), merged]
   };
 }
 function referenceGpuMinutes(record) {
@@ -68882,9 +68882,9 @@ function referenceGpuMinutes(record) {
 }
 
 // src/record/render.ts
-function topologyLabel(run) {
-  const hash = run.topology?.hash ? ` \`${run.topology.hash.slice(0, 8)}\`` : "";
-  return `\`${run.name}\`${hash} on \`${run.topology?.base ?? "topology=?"}\``;
+function topologyLabel(run2) {
+  const hash = run2.topology?.hash ? ` \`${run2.topology.hash.slice(0, 8)}\`` : "";
+  return `\`${run2.name}\`${hash} on \`${run2.topology?.base ?? "topology=?"}\``;
 }
 function queueSummary(metrics) {
   const byService = metrics?.rpc_queue_depth_at_start_latest_by_service;
@@ -68912,25 +68912,25 @@ function figureText(f) {
   if (!f) return "\u2014";
   return `${seconds(f.value)} s/rollout${f.reference ? ` as decided against \`${f.reference.name}\`` : ""}`;
 }
-function observationSummary(run) {
-  const m = run.stable_metrics;
+function observationSummary(run2) {
+  const m = run2.stable_metrics;
   const parts = [];
-  const figure = figureOf(run);
+  const figure = figureOf(run2);
   if (figure) parts.push(figureText(figure));
   if (m?.seconds_per_rollout_5m != null) parts.push(`5m ${seconds(m.seconds_per_rollout_5m)}`);
-  if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
+  if (run2.verdict && run2.verdict.state !== "stable") parts.push(`verdict ${run2.verdict.state}`);
   for (const text3 of [queueSummary(m), gpuSummary(m), bottleneckSummary(m)]) if (text3) parts.push(text3);
-  const failure = run.failures?.at(-1);
+  const failure = run2.failures?.at(-1);
   if (failure) parts.push(`failed: ${failure.kind}`);
   if (m?.telemetry_quality?.gaps?.length) parts.push(`telemetry gaps: ${m.telemetry_quality.gaps.length}`);
   return parts.length ? parts.join("; ") : "no metrics";
 }
-function decisionCell(run) {
-  if (run.decision.outcome === "pending") return run.status;
-  return `${run.decision.outcome}${run.decision.reason ? `: ${safeText(run.decision.reason)}` : ""}`;
+function decisionCell(run2) {
+  if (run2.decision.outcome === "pending") return run2.status;
+  return `${run2.decision.outcome}${run2.decision.reason ? `: ${safeText(run2.decision.reason)}` : ""}`;
 }
-function learningCell(run) {
-  const list = run.skill_reflections ?? [];
+function learningCell(run2) {
+  const list = run2.skill_reflections ?? [];
   return list.length ? list.map((l) => safeText(l.learning)).join(" / ") : "none";
 }
 function progressTable(record) {
@@ -68938,17 +68938,17 @@ function progressTable(record) {
     "| Step | Job | Topology | Change | Observation | Decision | Next | Learning |",
     "|---:|---|---|---|---|---|---|---|"
   ];
-  record.runs.forEach((run, i) => {
-    const job = run.job_id ? `\`${run.job_id}\`` : "\u2014";
+  record.runs.forEach((run2, i) => {
+    const job = run2.job_id ? `\`${run2.job_id}\`` : "\u2014";
     const row = [
       String(i + 1),
       job,
-      topologyLabel(run),
-      cell(describeChange(run.change, !run.parent)),
-      cell(observationSummary(run)),
-      cell(decisionCell(run)),
-      cell(run.decision.next),
-      cell(learningCell(run))
+      topologyLabel(run2),
+      cell(describeChange(run2.change, !run2.parent)),
+      cell(observationSummary(run2)),
+      cell(decisionCell(run2)),
+      cell(run2.decision.next),
+      cell(learningCell(run2))
     ];
     lines.push(`| ${row.join(" | ")} |`);
   });
@@ -68963,17 +68963,17 @@ var DECIDED_GROUPS = [
   { key: "pending", name: "not decided yet", colour: "#d0d7de", square: "\u2B1C" }
 ];
 function figures(record) {
-  return record.runs.flatMap((run) => {
-    const figure = figureOf(run);
-    return figure ? [{ run, figure }] : [];
+  return record.runs.flatMap((run2) => {
+    const figure = figureOf(run2);
+    return figure ? [{ run: run2, figure }] : [];
   });
 }
 function referenceFigures(record) {
   const base = baselineRun(record);
   const best = bestRun(record);
-  const at = (run) => {
-    const f = run ? figureOf(run) : null;
-    return run && f ? { run, value: f.value } : void 0;
+  const at = (run2) => {
+    const f = run2 ? figureOf(run2) : null;
+    return run2 && f ? { run: run2, value: f.value } : void 0;
   };
   return { base: at(base), best: best !== base ? at(best) : void 0 };
 }
@@ -69000,7 +69000,7 @@ function secondsPerRolloutChart(record, title) {
     ] : []
   ];
   const { chart, legend } = decidedBarChart(
-    bars.map(({ run, figure }) => ({ label: run.name, value: figure.value, group: barGroup(run) })),
+    bars.map(({ run: run2, figure }) => ({ label: run2.name, value: figure.value, group: barGroup(run2) })),
     DECIDED_GROUPS,
     references,
     {
@@ -69018,9 +69018,9 @@ function secondsPerRolloutChart(record, title) {
     `A candidate decided against another is drawn at that one's value \xD7 (1 + the decided change). With 95% intervals: [${svg}](${svg})`
   ].join("\n");
 }
-function barGroup(run) {
-  if (run.status === "accepted" || run.status === "rejected" || run.status === "failed" || run.status === "stopped")
-    return run.status;
+function barGroup(run2) {
+  if (run2.status === "accepted" || run2.status === "rejected" || run2.status === "failed" || run2.status === "stopped")
+    return run2.status;
   return "pending";
 }
 function recordChartSvg(record) {
@@ -69031,11 +69031,11 @@ function recordChartSvg(record) {
   return barChartSvg({
     title: `${record.experiment_id}: seconds per rollout as decided (lower is better)`,
     yLabel: "seconds per rollout",
-    bars: figures(record).map(({ run, figure }) => ({
-      label: run.name,
+    bars: figures(record).map(({ run: run2, figure }) => ({
+      label: run2.name,
       value: figure.value,
       interval: figure.low < figure.high ? { low: figure.low, high: figure.high } : null,
-      outcome: run.status
+      outcome: run2.status
     })),
     references: refs
   });
@@ -69072,10 +69072,10 @@ function figureLine(f) {
   const how = f.reference ? `, as its decision says against \`${f.reference.name}\` (${seconds(f.reference.value)} s)` : "";
   return [`- Seconds per rollout: ${f.low < f.high ? interval2(f) : `${seconds(f.value)} s`}${how}`];
 }
-function metricsList(run) {
-  const m = run.stable_metrics;
-  const v = run.verdict;
-  const lines = figureLine(figureOf(run));
+function metricsList(run2) {
+  const m = run2.stable_metrics;
+  const v = run2.verdict;
+  const lines = figureLine(figureOf(run2));
   if (v) {
     lines.push(
       `- Verdict: **${v.state}**${v.minutes_of_data != null ? ` after ${num2(v.minutes_of_data)} min of data` : ""}${v.warmup_end_minutes != null ? ` (warm-up ended at ${num2(v.warmup_end_minutes)} min)` : ""}`
@@ -69090,7 +69090,7 @@ function metricsList(run) {
         `- Cycle: period ${num2(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`
       );
   }
-  const decided2 = decisionText(run.monitor_decision);
+  const decided2 = decisionText(run2.monitor_decision);
   if (decided2) lines.push(`- Decision: ${decided2}`);
   if (m) {
     const pairs = [
@@ -69110,37 +69110,37 @@ function metricsList(run) {
   }
   return lines;
 }
-function runFacts(run) {
+function runFacts(run2) {
   const out = [];
   const facts = [];
-  if (run.run_name) facts.push(`run \`${run.run_name}\``);
-  if (run.job_id) facts.push(`Slurm job \`${run.job_id}\``);
-  if (run.run_dir) facts.push(`run directory \`${run.run_dir}\``);
-  if (run.pull_request)
+  if (run2.run_name) facts.push(`run \`${run2.run_name}\``);
+  if (run2.job_id) facts.push(`Slurm job \`${run2.job_id}\``);
+  if (run2.run_dir) facts.push(`run directory \`${run2.run_dir}\``);
+  if (run2.pull_request)
     facts.push(
-      run.pull_request.url ? `[pull request #${run.pull_request.number}](${run.pull_request.url})` : `pull request #${run.pull_request.number}`
+      run2.pull_request.url ? `[pull request #${run2.pull_request.number}](${run2.pull_request.url})` : `pull request #${run2.pull_request.number}`
     );
-  if (run.recorded_at) facts.push(`recorded ${run.recorded_at}`);
+  if (run2.recorded_at) facts.push(`recorded ${run2.recorded_at}`);
   if (facts.length) out.push(`${facts.join(" \xB7 ")}`, "");
   out.push(
-    `- Topology: \`${run.topology?.base ?? "topology=?"}\`${run.topology?.hash ? ` (hash \`${run.topology.hash}\`)` : ""}${run.topology?.file ? `, file \`${run.topology.file}\`` : ""}`
+    `- Topology: \`${run2.topology?.base ?? "topology=?"}\`${run2.topology?.hash ? ` (hash \`${run2.topology.hash}\`)` : ""}${run2.topology?.file ? `, file \`${run2.topology.file}\`` : ""}`
   );
-  out.push(`- Parent: ${run.parent ? `\`${run.parent}\`` : "none (baseline)"}`);
-  const change = Object.entries(run.change ?? {});
+  out.push(`- Parent: ${run2.parent ? `\`${run2.parent}\`` : "none (baseline)"}`);
+  const change = Object.entries(run2.change ?? {});
   if (change.length) out.push("- Change:", ...change.map(([key, value]) => `  - \`${key}\`: ${value}`));
-  if (run.hypothesis) out.push(`- Hypothesis: ${cell(safeText(run.hypothesis))}`);
-  if (run.expected_effect) out.push(`- Expected effect: ${cell(run.expected_effect)}`);
+  if (run2.hypothesis) out.push(`- Hypothesis: ${cell(safeText(run2.hypothesis))}`);
+  if (run2.expected_effect) out.push(`- Expected effect: ${cell(run2.expected_effect)}`);
   return out;
 }
-function runFindings(run) {
+function runFindings(run2) {
   const out = ["", "#### Findings", ""];
-  const metrics = metricsList(run);
+  const metrics = metricsList(run2);
   out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
-  const evidence = run.verdict?.evidence ?? [];
+  const evidence = run2.verdict?.evidence ?? [];
   if (evidence.length) out.push("- Evidence:", ...evidence.map((e) => `  - ${cell(e)}`));
-  const queue = queueTable(run.stable_metrics);
+  const queue = queueTable(run2.stable_metrics);
   if (queue) out.push("", queue);
-  const b = run.stable_metrics?.bottleneck;
+  const b = run2.stable_metrics?.bottleneck;
   out.push("", "#### Bottleneck", "");
   if (b)
     out.push(
@@ -69148,10 +69148,10 @@ function runFindings(run) {
       ...b.evidence.map((e) => `- ${cell(e)}`)
     );
   else out.push("Not determined.");
-  const gpus = gpuTable(run.stable_metrics);
+  const gpus = gpuTable(run2.stable_metrics);
   out.push("", "#### Resources per GPU", "", gpus ?? "No per-GPU telemetry was recorded.");
   const cpu = Object.entries(
-    run.stable_metrics?.resource_usage?.process_cpu_utilization_percent_by_group ?? {}
+    run2.stable_metrics?.resource_usage?.process_cpu_utilization_percent_by_group ?? {}
   );
   if (cpu.length) {
     out.push("", "| Process group | CPU % (min / mean / max) |", "|---|---|");
@@ -69160,9 +69160,9 @@ function runFindings(run) {
   }
   return out;
 }
-function runProblems(run) {
+function runProblems(run2) {
   const out = [];
-  const quality = run.stable_metrics?.telemetry_quality;
+  const quality = run2.stable_metrics?.telemetry_quality;
   const gaps2 = [
     ...(quality?.missing_metrics ?? []).map((m) => `missing metric \`${m}\``),
     ...quality?.gaps ?? []
@@ -69171,9 +69171,9 @@ function runProblems(run) {
     out.push("", "#### Telemetry gaps", "", ...gaps2.map((g) => `- ${cell(g)}`));
     if (quality?.notes) out.push(`- ${cell(quality.notes)}`);
   }
-  if (run.failures?.length) {
+  if (run2.failures?.length) {
     out.push("", "#### Failures", "");
-    for (const f of run.failures) {
+    for (const f of run2.failures) {
       const where = [
         f.slurm_state && `Slurm ${f.slurm_state}`,
         f.exit_code && `exit ${f.exit_code}`,
@@ -69186,22 +69186,22 @@ function runProblems(run) {
   }
   return out;
 }
-function runSection(run, step) {
+function runSection(run2, step) {
   const out = [
-    `### Step ${step}: \`${run.name}\` \u2014 ${run.status}`,
+    `### Step ${step}: \`${run2.name}\` \u2014 ${run2.status}`,
     "",
-    ...runFacts(run),
-    ...runFindings(run),
-    ...runProblems(run)
+    ...runFacts(run2),
+    ...runFindings(run2),
+    ...runProblems(run2)
   ];
   out.push("", "#### Decision", "");
   out.push(
-    `**${run.decision.outcome}**${run.decision.reason ? `: ${cell(safeText(run.decision.reason))}` : ""}`
+    `**${run2.decision.outcome}**${run2.decision.reason ? `: ${cell(safeText(run2.decision.reason))}` : ""}`
   );
-  if (run.decision.next) out.push("", `Next: ${cell(run.decision.next)}`);
-  if (run.skill_reflections?.length) {
+  if (run2.decision.next) out.push("", `Next: ${cell(run2.decision.next)}`);
+  if (run2.skill_reflections?.length) {
     out.push("", "#### Learnings", "");
-    for (const l of run.skill_reflections)
+    for (const l of run2.skill_reflections)
       out.push(
         `- (${l.topic}) ${cell(safeText(l.learning))}${l.suggested_skill_update ? ` \u2014 suggested skill update: ${cell(safeText(l.suggested_skill_update))}` : ""}${l.author ? ` \u2014 ${safeText(l.author)}` : ""}`
       );
@@ -69268,8 +69268,8 @@ function renderRecordMarkdown(record) {
   if (record.command) out.push("Started from:", "", "```sh", record.command, "```", "");
   out.push("## Current best", "");
   if (best.topology) {
-    const run = bestRun(record);
-    const figure = run ? figureOf(run) : null;
+    const run2 = bestRun(record);
+    const figure = run2 ? figureOf(run2) : null;
     out.push(
       `**\`${best.topology}\`** at ${seconds(figure?.value ?? best.stabilized_seconds_per_rollout_full_run)} s per rollout${figure?.reference ? ` (as its decision says against \`${figure.reference.name}\` at ${seconds(figure.reference.value)} s)` : ""}.`
     );
@@ -69287,8 +69287,8 @@ function renderRecordMarkdown(record) {
   out.push("## Fixed inputs", "", fixedInputsTable(record), "");
   if (record.runs.length) {
     out.push("## Candidates", "");
-    record.runs.forEach((run, i) => {
-      out.push(runSection(run, i + 1), "");
+    record.runs.forEach((run2, i) => {
+      out.push(runSection(run2, i + 1), "");
     });
   }
   return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}
@@ -69564,16 +69564,16 @@ function migrateRecord(raw) {
 function withDecisionFigures(runs2) {
   return runs2.map((r) => withFigure(r, runs2, /* @__PURE__ */ new Set()));
 }
-function withFigure(run, runs2, seen) {
-  const d = run.monitor_decision;
-  if (!isDecided(d) || d.figure || !d.relative_change || run.status === "failed") return run;
-  const anchor = anchorOf(d, run, runs2, seen);
-  return anchor ? { ...run, monitor_decision: { ...d, figure: decidedFigure(anchor, d.relative_change) } } : run;
+function withFigure(run2, runs2, seen) {
+  const d = run2.monitor_decision;
+  if (!isDecided(d) || d.figure || !d.relative_change || run2.status === "failed") return run2;
+  const anchor = anchorOf(d, run2, runs2, seen);
+  return anchor ? { ...run2, monitor_decision: { ...d, figure: decidedFigure(anchor, d.relative_change) } } : run2;
 }
-function anchorOf(d, run, runs2, seen) {
-  const ref = runs2.find((r) => r.name === d.reference.name && r.name !== run.name);
-  if (!ref || seen.has(run.name)) return null;
-  const migrated = withFigure(ref, runs2, /* @__PURE__ */ new Set([...seen, run.name]));
+function anchorOf(d, run2, runs2, seen) {
+  const ref = runs2.find((r) => r.name === d.reference.name && r.name !== run2.name);
+  if (!ref || seen.has(run2.name)) return null;
+  const migrated = withFigure(ref, runs2, /* @__PURE__ */ new Set([...seen, run2.name]));
   const f = migrated.monitor_decision;
   if (isDecided(f) && f.figure && migrated.status !== "failed") return f.figure.value;
   return ownFigureOf(ref.verdict, ref.stable_metrics?.seconds_per_rollout_full_run)?.value ?? null;
@@ -69623,10 +69623,10 @@ function recordProblems(value) {
   const record = value;
   const problems = [];
   const seen = /* @__PURE__ */ new Set();
-  for (const run of record.runs) {
-    if (seen.has(run.name))
-      problems.push(`runs: candidate "${run.name}" appears twice (runs are keyed by name)`);
-    seen.add(run.name);
+  for (const run2 of record.runs) {
+    if (seen.has(run2.name))
+      problems.push(`runs: candidate "${run2.name}" appears twice (runs are keyed by name)`);
+    seen.add(run2.name);
   }
   const best = record.current_best.topology;
   if (best && !seen.has(best))
@@ -69704,14 +69704,14 @@ function relativeChange(value, base) {
   const pct4 = (value - base) / base * 100;
   return `${pct4 > 0 ? "+" : ""}${num2(pct4, 1)}%`;
 }
-function measured(run) {
-  const figure = figureOf(run);
-  if (figure === null || run.status === "failed")
-    return run.failures?.length ? `failed (${run.failures.at(-1).kind})` : "no stable value";
+function measured(run2) {
+  const figure = figureOf(run2);
+  if (figure === null || run2.status === "failed")
+    return run2.failures?.length ? `failed (${run2.failures.at(-1).kind})` : "no stable value";
   const parts = [figureText(figure)];
-  const five = run.stable_metrics?.seconds_per_rollout_5m;
+  const five = run2.stable_metrics?.seconds_per_rollout_5m;
   if (five != null) parts.push(`5m ${seconds(five)}`);
-  if (run.verdict && run.verdict.state !== "stable") parts.push(run.verdict.state);
+  if (run2.verdict && run2.verdict.state !== "stable") parts.push(run2.verdict.state);
   return parts.join(", ");
 }
 function bottleneckLine(m) {
@@ -69720,10 +69720,10 @@ function bottleneckLine(m) {
   const evidence = b.evidence.length ? `: ${b.evidence.join("; ")}` : "";
   return `${b.service ?? b.kind} (${b.kind}, confidence ${b.confidence})${evidence}`;
 }
-function lineage(record, run) {
+function lineage(record, run2) {
   const chain = [];
   const seen = /* @__PURE__ */ new Set();
-  let current = run;
+  let current = run2;
   while (current && !seen.has(current.name)) {
     chain.unshift(current);
     seen.add(current.name);
@@ -69731,8 +69731,8 @@ function lineage(record, run) {
   }
   return chain;
 }
-function gpuChart(run, title) {
-  const gpus = gpuList(run.stable_metrics).filter(([, g]) => g.utilization_percent?.mean != null);
+function gpuChart(run2, title) {
+  const gpus = gpuList(run2.stable_metrics).filter(([, g]) => g.utilization_percent?.mean != null);
   if (gpus.length === 0) return void 0;
   const chart = barChart(
     gpus.map(([gpu, g]) => ({
@@ -69746,9 +69746,9 @@ function gpuChart(run, title) {
 
 Bars: mean GPU utilisation %. Line: mean GPU memory pressure % (memory used \xF7 total).`;
 }
-function headroomAdvice(run) {
+function headroomAdvice(run2) {
   const out = [];
-  for (const [gpu, g] of gpuList(run.stable_metrics)) {
+  for (const [gpu, g] of gpuList(run2.stable_metrics)) {
     const util = g.utilization_percent?.mean;
     const headroom = g.memory_headroom_gb_min;
     const pressure = g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean;
@@ -69766,10 +69766,10 @@ function headroomAdvice(run) {
 }
 function learningsByTopic(record) {
   const map = /* @__PURE__ */ new Map();
-  for (const run of record.runs)
-    for (const learning of run.skill_reflections ?? []) {
+  for (const run2 of record.runs)
+    for (const learning of run2.skill_reflections ?? []) {
       const list = map.get(learning.topic) ?? [];
-      list.push({ run: run.name, learning });
+      list.push({ run: run2.name, learning });
       map.set(learning.topic, list);
     }
   return map;
@@ -69777,8 +69777,8 @@ function learningsByTopic(record) {
 function derivedAdvice(record) {
   const out = [];
   const failures = /* @__PURE__ */ new Map();
-  for (const run of record.runs)
-    for (const f of run.failures ?? []) failures.set(f.kind, [...failures.get(f.kind) ?? [], run.name]);
+  for (const run2 of record.runs)
+    for (const f of run2.failures ?? []) failures.set(f.kind, [...failures.get(f.kind) ?? [], run2.name]);
   for (const [kind, runs2] of failures)
     out.push(
       `${runs2.length} candidate(s) failed with ${kind} (${runs2.map((r) => `\`${r}\``).join(", ")})${kind === "gpu-oom" ? ": check the memory estimate in validation before submitting" : ""}.`
@@ -69810,8 +69810,8 @@ function bestClaim(best) {
   const claim = decidedAgainst(best);
   return claim?.better ? `; ${claim.text}` : "";
 }
-function figureValue(run) {
-  return run ? figureOf(run)?.value ?? null : null;
+function figureValue(run2) {
+  return run2 ? figureOf(run2)?.value ?? null : null;
 }
 function resultLine(record) {
   const base = baselineRun(record);
@@ -69860,17 +69860,17 @@ function candidatesSection(record) {
     "| Step | Candidate | Change | Reasoning | Expected effect | Measured | vs baseline | Resources | Decision |",
     "|---:|---|---|---|---|---|---:|---|---|"
   );
-  record.runs.forEach((run, i) => {
+  record.runs.forEach((run2, i) => {
     const row = [
       String(i + 1),
-      `\`${run.name}\``,
-      cell(describeChange(run.change, !run.parent)),
-      cell(run.hypothesis),
-      cell(run.expected_effect),
-      cell(measured(run)),
-      run === base ? "baseline" : relativeChange(figureValue(run), baseValue),
-      cell(resourceLine(run.stable_metrics)),
-      cell(`${run.decision.outcome}${run.decision.reason ? `: ${run.decision.reason}` : ""}`)
+      `\`${run2.name}\``,
+      cell(describeChange(run2.change, !run2.parent)),
+      cell(run2.hypothesis),
+      cell(run2.expected_effect),
+      cell(measured(run2)),
+      run2 === base ? "baseline" : relativeChange(figureValue(run2), baseValue),
+      cell(resourceLine(run2.stable_metrics)),
+      cell(`${run2.decision.outcome}${run2.decision.reason ? `: ${run2.decision.reason}` : ""}`)
     ];
     out.push(`| ${row.join(" | ")} |`);
   });
@@ -69923,9 +69923,9 @@ function adviceSection(record) {
     out.push("No learnings were recorded (`/topo learn <text>` on a pull request adds one).");
   for (const [topic, list] of [...byTopic.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
     out.push(`**${topic.replace(/_/g, " ")}**`, "");
-    for (const { run, learning } of list)
+    for (const { run: run2, learning } of list)
       out.push(
-        `- ${cell(learning.learning)} (from \`${run}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell(learning.suggested_skill_update)}` : ""}`
+        `- ${cell(learning.learning)} (from \`${run2}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell(learning.suggested_skill_update)}` : ""}`
       );
     out.push("");
   }
@@ -70232,11 +70232,11 @@ async function fetchTelemetry(client, selector, range, options = {}) {
       out.queries.push({ quantity, ...used, series: result.series.length });
       if (result.empty) out.missing.push(quantity);
       for (const s of result.series) {
-        const run = s.labels.run_name;
-        if (!run) continue;
-        const rec = out.byRun.get(run) ?? {};
+        const run2 = s.labels.run_name;
+        if (!run2) continue;
+        const rec = out.byRun.get(run2) ?? {};
         rec[quantity] = [...rec[quantity] ?? [], s];
-        out.byRun.set(run, rec);
+        out.byRun.set(run2, rec);
       }
     })
   );
@@ -70390,70 +70390,70 @@ function experimentLimits(experiment) {
     expectedRollouts: s.expectedRollouts
   };
 }
-function analyse(run, nowTs, ended) {
-  const { clock } = run;
+function analyse(run2, nowTs, ended) {
+  const { clock } = run2;
   return observeRun({
-    runName: run.runName,
-    series: run.series,
+    runName: run2.runName,
+    series: run2.series,
     timeScale: clock.timeScale,
     nowTs,
     stepSeconds: clock.stepSeconds,
-    jobStartTs: run.job?.startTs ?? null,
+    jobStartTs: run2.job?.startTs ?? null,
     wallMinutes: clock.wallMinutes ?? null,
     expectedRollouts: clock.expectedRollouts ?? null,
-    topology: run.topology,
-    inFlight: run.inFlight ?? null,
-    settings: run.settings,
-    missing: run.missing,
+    topology: run2.topology,
+    inFlight: run2.inFlight ?? null,
+    settings: run2.settings,
+    missing: run2.missing,
     ended
   });
 }
-function observeRunOf(run) {
-  return keepLastLiveVerdict(run, observeNow(run));
+function observeRunOf(run2) {
+  return keepLastLiveVerdict(run2, observeNow(run2));
 }
-function observeNow(run) {
-  const { job, clock } = run;
-  if (job === void 0) return observeWithoutJob(run);
+function observeNow(run2) {
+  const { job, clock } = run2;
+  if (job === void 0) return observeWithoutJob(run2);
   if (job === null) return { ended: false, atTs: clock.nowTs };
   const ended = !isLive(job.status);
   if (!job.startTs) return { ended, atTs: clock.nowTs };
   const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
-  const analysis = analyse(run, atTs, ended);
+  const analysis = analyse(run2, atTs, ended);
   const minutesRunning = (atTs - job.startTs) * clock.timeScale / 60;
-  if (!run.unavailable && analysis.startTs === null && (ended || pastTelemetryDeadline(run, atTs)) && !job.failure)
+  if (!run2.unavailable && analysis.startTs === null && (ended || pastTelemetryDeadline(run2, atTs)) && !job.failure)
     analysis.observation.failure = {
       kind: "no-telemetry",
-      message: `no metrics for run_name="${run.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
+      message: `no metrics for run_name="${run2.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
     };
   return { analysis, ended, atTs };
 }
 var NO_TELEMETRY_WALL_FLOOR_SECONDS = 120;
-function pastTelemetryDeadline(run, atTs) {
-  const { job, clock } = run;
+function pastTelemetryDeadline(run2, atTs) {
+  const { job, clock } = run2;
   if (!job?.startTs) return false;
   const wallSeconds = atTs - job.startTs;
-  const deadline = run.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  const deadline = run2.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
   return wallSeconds * clock.timeScale / 60 >= deadline && wallSeconds >= NO_TELEMETRY_WALL_FLOOR_SECONDS;
 }
 var isStable = (v) => v === "stable" || v === "cyclic";
-function keepLastLiveVerdict(run, observed) {
+function keepLastLiveVerdict(run2, observed) {
   const { analysis, ended } = observed;
-  const previous = run.memory;
-  if (!analysis || !ended || previous?.run_name !== run.runName || !isStable(previous.verdict.state) || isStable(analysis.observation.verdict.state))
+  const previous = run2.memory;
+  if (!analysis || !ended || previous?.run_name !== run2.runName || !isStable(previous.verdict.state) || isStable(analysis.observation.verdict.state))
     return observed;
   const note = "verdict of the last pass before the run ended";
   const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
   const observation = { ...analysis.observation, verdict: { ...previous.verdict, evidence } };
   return { ...observed, analysis: { ...analysis, observation } };
 }
-function observeWithoutJob(run) {
-  const { clock } = run;
+function observeWithoutJob(run2) {
+  const { clock } = run2;
   const at = Math.floor(clock.nowTs);
-  const analysis = analyse(run, at, false);
+  const analysis = analyse(run2, at, false);
   const staleS = Math.max(3 * clock.stepSeconds, 180 / clock.timeScale);
   const last = analysis.lastTs;
-  if (run.fixedTime || last === null || at - last <= staleS) return { analysis, ended: false, atTs: at };
-  return { analysis: analyse(run, last, true), ended: true, atTs: last };
+  if (run2.fixedTime || last === null || at - last <= staleS) return { analysis, ended: false, atTs: at };
+  return { analysis: analyse(run2, last, true), ended: true, atTs: last };
 }
 
 // src/judge/reference.ts
@@ -70570,23 +70570,23 @@ function decideRuns(runs2, observed, standing, chosen) {
   );
   return { judgements, reference, leader };
 }
-function decideRunOf(run, observed, context3) {
-  const job = run.job ?? void 0;
+function decideRunOf(run2, observed, context3) {
+  const job = run2.job ?? void 0;
   const { analysis } = observed;
-  const stoppedBy = stoppedByOf(run, observed, context3);
-  const state3 = stateOf2(run, observed, context3, stoppedBy);
-  const seen = analysis?.observation ?? waiting(run.runName, job);
+  const stoppedBy = stoppedByOf(run2, observed, context3);
+  const state3 = stateOf2(run2, observed, context3, stoppedBy);
+  const seen = analysis?.observation ?? waiting(run2.runName, job);
   if (state3 === null) return { state: state3, observation: seen, decision: null, figure: null, stoppedBy, observed };
-  const failure = state3 === "failed" ? failureOf(run, job, seen) : seen.failure;
+  const failure = state3 === "failed" ? failureOf(run2, job, seen) : seen.failure;
   const { decision: _, failure: __, ...rest } = seen;
   const judged = { ...rest, ...failure ? { failure } : {} };
   const decided2 = decisionOf(context3.standing, context3.candidate, judged, {
     reference: context3.reference,
     leader: context3.leader,
-    previous: previousDecision(run),
+    previous: previousDecision(run2),
     ended: observed.ended
   });
-  const gpu = gpuInput(run, observed, context3.standing, stoppedBy === "decision");
+  const gpu = gpuInput(run2, observed, context3.standing, stoppedBy === "decision");
   const decision = decided2 && gpu ? withGpuMinutes(decided2, gpu) : decided2;
   const observation = { ...judged, ...decision ? { decision } : {} };
   const figure = runFigure({
@@ -70596,12 +70596,12 @@ function decideRunOf(run, observed, context3) {
   });
   return { state: state3, observation, decision, figure, stoppedBy, observed };
 }
-function stateOf2(run, observed, context3, stoppedBy) {
+function stateOf2(run2, observed, context3, stoppedBy) {
   const { analysis } = observed;
-  const stoppedByUs = stoppedBy !== null || run.job?.status === "cancelled" && experimentSettings(context3.standing.experiment).stopWhenStable;
-  const jobless = run.job === void 0 ? { ended: observed.ended } : void 0;
+  const stoppedByUs = stoppedBy !== null || run2.job?.status === "cancelled" && experimentSettings(context3.standing.experiment).stopWhenStable;
+  const jobless = run2.job === void 0 ? { ended: observed.ended } : void 0;
   const state3 = candidateState(
-    run.job ?? void 0,
+    run2.job ?? void 0,
     context3.candidate.requested,
     analysis,
     stoppedByUs,
@@ -70609,8 +70609,8 @@ function stateOf2(run, observed, context3, stoppedBy) {
   );
   return state3 !== null && analysis?.observation.failure?.kind === "no-telemetry" ? "failed" : state3;
 }
-function previousDecision(run) {
-  return run.memory?.run_name === run.runName ? run.memory.decision ?? null : null;
+function previousDecision(run2) {
+  return run2.memory?.run_name === run2.runName ? run2.memory.decision ?? null : null;
 }
 function waiting(runName, job) {
   return {
@@ -70622,26 +70622,26 @@ function waiting(runName, job) {
     stable_metrics: {}
   };
 }
-function failureOf(run, job, observation) {
+function failureOf(run2, job, observation) {
   const failure = job?.failure ?? observation.failure ?? {
     kind: job?.status === "cancelled" ? "cancelled" : job?.status === "timeout" ? "time-limit" : "crash",
-    message: job ? `Slurm job ${job.jobId} ended ${job.state}` : `run ${run.runName} ended unhealthy`,
+    message: job ? `Slurm job ${job.jobId} ended ${job.state}` : `run ${run2.runName} ended unhealthy`,
     ...job ? { slurm_state: job.state } : {}
   };
   return explainFailure(failure, {
-    topology: run.topology,
+    topology: run2.topology,
     gpus: observation.stable_metrics.resource_usage?.gpu_by_index
   });
 }
-function stoppedByOf(run, observed, context3) {
-  if (run.job?.status !== "cancelled") return null;
+function stoppedByOf(run2, observed, context3) {
+  if (run2.job?.status !== "cancelled") return null;
   if (context3.candidate.outcome?.kind === "stopped") return "user";
   if (context3.candidate.role === "reference")
-    return previousDecision(run)?.evidence.some((e) => e.startsWith(REFERENCE_STOP)) ? "no-longer-needed" : null;
-  const decision = run.memory === void 0 ? lookNow(observed, context3) : run.memory?.run_name === run.runName ? run.memory.decision ?? null : null;
+    return previousDecision(run2)?.evidence.some((e) => e.startsWith(REFERENCE_STOP)) ? "no-longer-needed" : null;
+  const decision = run2.memory === void 0 ? lookNow(observed, context3) : run2.memory?.run_name === run2.runName ? run2.memory.decision ?? null : null;
   const x = experimentSettings(context3.standing.experiment);
   if (x.stopWhenDecided && isDecided(decision)) return "decision";
-  const verdict = observed.analysis?.observation.verdict.state ?? (run.memory?.run_name === run.runName ? run.memory.verdict.state : void 0);
+  const verdict = observed.analysis?.observation.verdict.state ?? (run2.memory?.run_name === run2.runName ? run2.memory.verdict.state : void 0);
   if (x.stopWhenStable && isStable2(verdict) && decision?.state === "reference") return "stable";
   return null;
 }
@@ -70654,8 +70654,8 @@ function lookNow(observed, context3) {
     ended: observed.ended
   });
 }
-function gpuInput(run, observed, standing, stopped) {
-  const { job, clock } = run;
+function gpuInput(run2, observed, standing, stopped) {
+  const { job, clock } = run2;
   if (!job?.startTs) return null;
   const { analysis } = observed;
   const S = clock.timeScale;
@@ -70665,7 +70665,7 @@ function gpuInput(run, observed, standing, stopped) {
   const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S / 60 : null;
   const end = analysis?.observation.verdict.run_end_minutes;
   const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
-  const gpus = standing.experiment.fixed_inputs?.slurm?.gpus_per_node ?? standing.gpusPerNode ?? (run.topology ? gpuMap(run.topology).size : 0);
+  const gpus = standing.experiment.fixed_inputs?.slurm?.gpus_per_node ?? standing.gpusPerNode ?? (run2.topology ? gpuMap(run2.topology).size : 0);
   return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
 }
 
@@ -70759,12 +70759,12 @@ function recordedOrder(a, b) {
   };
   return t(a) - t(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
-function displaces(run, best) {
-  const mine = decidedAgainst(run);
+function displaces(run2, best) {
+  const mine = decidedAgainst(run2);
   if (mine?.reference === best.name) return mine.better ? "decided" : null;
   const theirs = decidedAgainst(best);
-  if (theirs?.reference === run.name) return theirs.better ? null : "reverse";
-  return figureOf(run)?.value < figureOf(best)?.value ? "estimate" : null;
+  if (theirs?.reference === run2.name) return theirs.better ? null : "reverse";
+  return figureOf(run2)?.value < figureOf(best)?.value ? "estimate" : null;
 }
 function bestSteps(runs2) {
   const accepted = runs2.filter((r) => r.status === "accepted" && figureOf(r) !== null);
@@ -70775,23 +70775,23 @@ function bestSteps(runs2) {
   };
   const eligible = accepted.some((r) => !beaten(r)) ? accepted.filter((r) => !beaten(r)) : accepted;
   const steps = [];
-  for (const run of [...eligible].sort(recordedOrder)) {
+  for (const run2 of [...eligible].sort(recordedOrder)) {
     const last = steps.at(-1);
-    const value = figureOf(run)?.value;
+    const value = figureOf(run2)?.value;
     if (!last) {
-      steps.push({ run, over: null, how: "first", value, overValue: null });
+      steps.push({ run: run2, over: null, how: "first", value, overValue: null });
       continue;
     }
-    const how = displaces(run, last.run);
-    if (how) steps.push({ run, over: last.run, how, value, overValue: last.value });
+    const how = displaces(run2, last.run);
+    if (how) steps.push({ run: run2, over: last.run, how, value, overValue: last.value });
   }
   return steps;
 }
 function bestReasoning(step) {
-  const { run, over, how } = step;
-  const pr = run.pull_request ? ` (pull request #${run.pull_request.number})` : "";
-  const head = `${run.name} accepted${pr}: ${seconds(step.value)} s/rollout`;
-  const claim = decidedAgainst(run)?.text;
+  const { run: run2, over, how } = step;
+  const pr = run2.pull_request ? ` (pull request #${run2.pull_request.number})` : "";
+  const head = `${run2.name} accepted${pr}: ${seconds(step.value)} s/rollout`;
+  const claim = decidedAgainst(run2)?.text;
   if (!over) return `${head} (first accepted candidate)${claim ? `; ${claim}` : ""}`;
   const vs = `${head} vs ${seconds(step.overValue)} s/rollout of ${over.name}`;
   if (how === "decided") return `${vs}; ${claim}`;
@@ -70818,16 +70818,16 @@ function uniqueBy(items, key) {
 function clone2(value) {
   return structuredClone(value);
 }
-function verdictReason(run) {
+function verdictReason(run2) {
   const parts = [];
-  const projected = run.verdict?.projected_full_run;
-  const stable = run.verdict?.value;
+  const projected = run2.verdict?.projected_full_run;
+  const stable = run2.verdict?.value;
   if (projected) parts.push(`projected full-run ${interval2(projected, " s/rollout")}`);
   else if (stable) parts.push(`stable ${interval2(stable, " s/rollout")}`);
-  else if (run.stable_metrics?.seconds_per_rollout_full_run != null)
-    parts.push(`full-run ${seconds(run.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
-  if (run.verdict && run.verdict.state !== "stable") parts.push(`verdict ${run.verdict.state}`);
-  const compared = decisionText(run.monitor_decision);
+  else if (run2.stable_metrics?.seconds_per_rollout_full_run != null)
+    parts.push(`full-run ${seconds(run2.stable_metrics.seconds_per_rollout_full_run)} s/rollout`);
+  if (run2.verdict && run2.verdict.state !== "stable") parts.push(`verdict ${run2.verdict.state}`);
+  const compared = decisionText(run2.monitor_decision);
   if (compared) parts.push(compared);
   return parts.length ? parts.join("; ") : null;
 }
@@ -70835,63 +70835,63 @@ function failureReason(failures) {
   const last = failures?.at(-1);
   return last ? `${last.kind}: ${last.message}` : null;
 }
-function decide(kind, run, outcome) {
-  const derived = kind === "failed" ? failureReason(run.failures) ?? verdictReason(run) : verdictReason(run);
+function decide(kind, run2, outcome) {
+  const derived = kind === "failed" ? failureReason(run2.failures) ?? verdictReason(run2) : verdictReason(run2);
   const reason2 = outcome.reason ?? (kind === "accepted" ? `merged${derived ? ` (${derived})` : ""}` : kind === "rejected" ? `closed without merge${derived ? ` (${derived})` : ""}` : kind === "stopped" ? `stopped${derived ? ` (${derived})` : ""}` : derived ?? "failed");
-  const next = outcome.next ?? run.decision?.next ?? run.failures?.at(-1)?.likely_fix ?? null;
+  const next = outcome.next ?? run2.decision?.next ?? run2.failures?.at(-1)?.likely_fix ?? null;
   return { outcome: kind === "accepted" ? "accept" : "reject", reason: reason2, next };
 }
 function mergeRun(existing, outcome) {
-  const run = existing ? clone2(existing) : {
+  const run2 = existing ? clone2(existing) : {
     name: outcome.candidate,
     status: "pending",
     decision: { outcome: "pending", reason: null, next: null }
   };
   const set = (key, value) => {
-    if (value !== void 0) run[key] = clone2(value);
+    if (value !== void 0) run2[key] = clone2(value);
   };
   set("parent", outcome.parent);
   set("run_name", outcome.run_name ?? outcome.observation?.run_name);
   set("job_id", outcome.job_id);
   set("run_dir", outcome.run_dir);
-  if (outcome.topology) run.topology = clone2(outcome.topology);
-  if (outcome.change) run.change = clone2(outcome.change);
+  if (outcome.topology) run2.topology = clone2(outcome.topology);
+  if (outcome.change) run2.change = clone2(outcome.change);
   set("hypothesis", outcome.hypothesis);
   set("expected_effect", outcome.expected_effect);
   if (outcome.observation) {
-    run.verdict = clone2(outcome.observation.verdict);
-    run.stable_metrics = clone2(outcome.observation.stable_metrics);
-    if (outcome.observation.decision) run.monitor_decision = clone2(outcome.observation.decision);
+    run2.verdict = clone2(outcome.observation.verdict);
+    run2.stable_metrics = clone2(outcome.observation.stable_metrics);
+    if (outcome.observation.decision) run2.monitor_decision = clone2(outcome.observation.decision);
   }
   if (outcome.telemetry_gaps?.length) {
-    const metrics = run.stable_metrics ?? {};
+    const metrics = run2.stable_metrics ?? {};
     const quality = metrics.telemetry_quality ?? {};
     quality.gaps = uniqueBy([...quality.gaps ?? [], ...outcome.telemetry_gaps], (g) => g);
     metrics.telemetry_quality = quality;
-    run.stable_metrics = metrics;
+    run2.stable_metrics = metrics;
   }
   const failures = [
-    ...run.failures ?? [],
+    ...run2.failures ?? [],
     ...outcome.observation?.failure ? [outcome.observation.failure] : [],
     ...outcome.failure ? [outcome.failure] : []
   ];
-  if (failures.length) run.failures = uniqueBy(failures, (f) => `${f.kind}\0${f.message}`).map(clone2);
+  if (failures.length) run2.failures = uniqueBy(failures, (f) => `${f.kind}\0${f.message}`).map(clone2);
   if (outcome.learnings?.length) {
-    run.skill_reflections = uniqueBy(
-      [...run.skill_reflections ?? [], ...outcome.learnings.map(clone2)],
+    run2.skill_reflections = uniqueBy(
+      [...run2.skill_reflections ?? [], ...outcome.learnings.map(clone2)],
       (l) => l.learning.trim()
     );
   }
   set("pull_request", outcome.pull_request);
   set("recorded_at", outcome.at);
-  const prediction = outcome.prediction ?? run.prediction;
-  if (prediction) run.prediction = againstMeasured(prediction, run, outcome.kind);
-  run.status = STATUS2[outcome.kind];
-  run.decision = decide(outcome.kind, run, outcome);
-  return run;
+  const prediction = outcome.prediction ?? run2.prediction;
+  if (prediction) run2.prediction = againstMeasured(prediction, run2, outcome.kind);
+  run2.status = STATUS2[outcome.kind];
+  run2.decision = decide(outcome.kind, run2, outcome);
+  return run2;
 }
-function againstMeasured(p, run, kind) {
-  const measured2 = kind === "failed" ? null : run.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run);
+function againstMeasured(p, run2, kind) {
+  const measured2 = kind === "failed" ? null : run2.verdict?.steady_seconds_per_rollout?.value ?? stabilisedValue(run2);
   const r = (x) => Math.round(x * 1e4) / 1e4;
   return {
     ...clone2(p),
@@ -70900,7 +70900,7 @@ function againstMeasured(p, run, kind) {
     covered: measured2 === null ? null : p.low <= measured2 && measured2 <= p.high
   };
 }
-function updateBest(record, run) {
+function updateBest(record, run2) {
   const previous = record.current_best;
   const step = bestSteps(record.runs).at(-1);
   if (!step)
@@ -70914,12 +70914,12 @@ function updateBest(record, run) {
   const reasoning = bestReasoning(step);
   if (previous.topology === step.run.name && previous.stabilized_seconds_per_rollout_full_run === value && previous.decision_reasoning?.startsWith(reasoning))
     return previous;
-  const fallback = previous.topology === run.name && run.status !== "accepted" && step.run.name !== run.name;
+  const fallback = previous.topology === run2.name && run2.status !== "accepted" && step.run.name !== run2.name;
   return {
     topology: step.run.name,
     run_name: step.run.run_name ?? null,
     stabilized_seconds_per_rollout_full_run: value,
-    decision_reasoning: fallback ? `${reasoning}; ${run.name} was re-recorded as ${run.status}` : reasoning
+    decision_reasoning: fallback ? `${reasoning}; ${run2.name} was re-recorded as ${run2.status}` : reasoning
   };
 }
 function apply(record, outcome) {
@@ -70929,8 +70929,8 @@ function apply(record, outcome) {
   if (index >= 0) next.runs[index] = merged;
   else next.runs.push(merged);
   next.runs = withDecisionFigures(next.runs);
-  const run = next.runs.find((r) => r.name === outcome.candidate);
-  next.current_best = updateBest(next, run);
+  const run2 = next.runs.find((r) => r.name === outcome.candidate);
+  next.current_best = updateBest(next, run2);
   return next;
 }
 
@@ -71059,27 +71059,27 @@ async function recordReferenceRuns(deps, r) {
     if (!r.closed.state.runs[request2.id]) continue;
     const experiment = await r.experimentOf(request2.experiment);
     if (!experiment) continue;
-    const run = await referenceRunOf(r, request2, experiment);
+    const run2 = await referenceRunOf(r, request2, experiment);
     const paths = recordPaths(request2.experiment);
     const commit = await commitWithCompareAndSwap(deps.octokit, {
       owner: deps.owner,
       repo: deps.repo,
       branch: deps.defaultBranch,
       paths: [paths.json, paths.markdown, paths.chart],
-      message: `record: reference job ${run.run_name} (${run.gpu_minutes ?? "?"} GPU-minutes) in ${request2.experiment} (#${r.pull.number})`,
+      message: `record: reference job ${run2.run_name} (${run2.gpu_minutes ?? "?"} GPU-minutes) in ${request2.experiment} (#${r.pull.number})`,
       ...deps.maxAttempts ? { maxAttempts: deps.maxAttempts } : {},
       ...deps.backoffMs ? { backoffMs: deps.backoffMs } : {},
       update: (current) => {
         const text3 = current.get(paths.json);
         const record = text3 == null ? createRecord(experiment) : parseRecord(text3, paths.json);
-        return recordFiles(applyReferenceRun(record, run));
+        return recordFiles(applyReferenceRun(record, run2));
       }
     });
-    deps.log?.(`recorded reference job ${run.run_name}: ${run.gpu_minutes ?? "unknown"} GPU-minutes`);
+    deps.log?.(`recorded reference job ${run2.run_name}: ${run2.gpu_minutes ?? "unknown"} GPU-minutes`);
     out.push({
       experimentId: request2.experiment,
-      runName: run.run_name,
-      gpuMinutes: run.gpu_minutes ?? null,
+      runName: run2.run_name,
+      gpuMinutes: run2.gpu_minutes ?? null,
       commit
     });
   }
@@ -71214,12 +71214,12 @@ function closingNote(closed, request2) {
   return {};
 }
 function recordedElsewhere(record, name, pr) {
-  const run = record.runs.find((r) => r.name === name);
-  if (!run || run.pull_request?.number === pr) return void 0;
-  if (run.status === "pending" && !run.pull_request) return void 0;
-  return run;
+  const run2 = record.runs.find((r) => r.name === name);
+  if (!run2 || run2.pull_request?.number === pr) return void 0;
+  if (run2.status === "pending" && !run2.pull_request) return void 0;
+  return run2;
 }
-var fromPull = (run) => run.pull_request ? `#${run.pull_request.number}` : "an earlier record";
+var fromPull = (run2) => run2.pull_request ? `#${run2.pull_request.number}` : "an earlier record";
 async function recordCandidate(deps, ran) {
   const { pull, c, experiment, request: request2, closed } = ran;
   const log = deps.log ?? (() => {
@@ -76459,145 +76459,155 @@ async function pingController(transport) {
   if (/ is UP\b/.test(r.stdout) || !ControllerUnreachableError.matches(r.stderr, r.stdout)) return;
   throw new ControllerUnreachableError(argv, r.code, r.stdout, r.stderr, transport.description);
 }
-function createSlurmClient(transport, options = {}) {
-  let history = options.history === "sacct" || options.history === "squeue" ? Promise.resolve(options.history) : void 0;
-  let controller;
-  const controllerAnswers = () => {
-    controller ??= pingController(transport);
-    controller.catch(() => controller = void 0);
-    return controller;
+function controllerAnswers(ctx) {
+  ctx.controller ??= pingController(ctx.transport);
+  const controller = ctx.controller;
+  controller.catch(() => ctx.controller = void 0);
+  return controller;
+}
+async function run(ctx, argv, idempotent, timeoutMs, env) {
+  if (CONTROLLER_COMMANDS.has(argv[0])) await controllerAnswers(ctx);
+  const result = await ctx.transport.run(argv, { idempotent, timeoutMs, ...env ? { env } : {} });
+  if (result.code !== 0) {
+    const unreachable = ControllerUnreachableError.matches(result.stderr, result.stdout);
+    if (unreachable) ctx.controller = void 0;
+    throw new (unreachable ? ControllerUnreachableError : SlurmCommandError)(
+      argv,
+      result.code,
+      result.stdout,
+      result.stderr,
+      ctx.transport.description
+    );
+  }
+  return result;
+}
+function user(ctx) {
+  ctx.me ??= run(ctx, ["id", "-un"], true).then((r) => checked(r.stdout.trim(), USER, "login user name"));
+  const me = ctx.me;
+  me.catch(() => ctx.me = void 0);
+  return me;
+}
+async function accountedJobs(ctx, account) {
+  try {
+    return await accountingJobs(ctx, account);
+  } catch (error2) {
+    if (!(error2 instanceof SlurmCommandError)) throw error2;
+    const why2 = (error2.stderr.trim().split("\n").at(-1) ?? "").slice(0, 300) || `exit code ${error2.code}`;
+    ctx.log(
+      `accounting unreachable (sacct: ${why2}): ended jobs the controller forgot are unknown for this listing`
+    );
+    return { jobs: [], skipped: [], unreachable: why2 };
+  }
+}
+async function accountingJobs(ctx, account) {
+  const hours = ctx.options.sacctHours ?? 72;
+  const argv = [
+    "sacct",
+    "--parsable2",
+    "--noheader",
+    "--allocations",
+    "--duplicates",
+    `--starttime=now-${hours}hours`
+  ];
+  return parseSacct(
+    (await run(ctx, [...argv, `--user=${account}`, `--format=${SACCT_FORMAT}`], true)).stdout
+  );
+}
+function historySource(ctx) {
+  ctx.history ??= run(ctx, ["scontrol", "show", "config"], true).then(
+    (r) => accountingEnabled(r.stdout) ? "sacct" : "squeue"
+  );
+  return ctx.history;
+}
+async function listing(ctx, namePrefix) {
+  checked(namePrefix, NAME_PREFIX, "job name prefix");
+  const [source, account] = await Promise.all([historySource(ctx), user(ctx)]);
+  const ended = source === "sacct" ? await accountedJobs(ctx, account) : { jobs: [], skipped: [] };
+  const r = await run(
+    ctx,
+    ["squeue", "--me", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`],
+    true
+  );
+  const live2 = parseSqueue(r.stdout);
+  const skipped = [...ended.skipped, ...live2.skipped];
+  for (const s of skipped) ctx.log(`skipped a ${s.command} line (${s.problem}): ${JSON.stringify(s.line)}`);
+  const jobs = mergeJobListings(live2.jobs, ended.jobs).filter(
+    (j) => j.name.startsWith(namePrefix) && (j.user === null || j.user === account)
+  );
+  return {
+    jobs,
+    accounting: source === "squeue" ? "off" : "unreachable" in ended ? "unreachable" : "on",
+    ..."unreachable" in ended ? { accountingProblem: ended.unreachable } : {},
+    skipped: skipped.filter((s) => s.name === null || s.name.startsWith(namePrefix))
   };
-  async function run(argv, idempotent, timeoutMs, env) {
-    if (CONTROLLER_COMMANDS.has(argv[0])) await controllerAnswers();
-    const result = await transport.run(argv, { idempotent, timeoutMs, ...env ? { env } : {} });
-    if (result.code !== 0) {
-      const unreachable = ControllerUnreachableError.matches(result.stderr, result.stdout);
-      if (unreachable) controller = void 0;
-      throw new (unreachable ? ControllerUnreachableError : SlurmCommandError)(
-        argv,
-        result.code,
-        result.stdout,
-        result.stderr,
-        transport.description
-      );
-    }
-    return result;
-  }
-  const log = options.log ?? ((m) => process.stderr.write(`${m}
-`));
-  let me;
-  function user() {
-    me ??= run(["id", "-un"], true).then((r) => checked(r.stdout.trim(), USER, "login user name"));
-    me.catch(() => me = void 0);
-    return me;
-  }
-  async function accountedJobs(account) {
-    try {
-      return await accountingJobs(account);
-    } catch (error2) {
-      if (!(error2 instanceof SlurmCommandError)) throw error2;
-      const why2 = (error2.stderr.trim().split("\n").at(-1) ?? "").slice(0, 300) || `exit code ${error2.code}`;
-      log(
-        `accounting unreachable (sacct: ${why2}): ended jobs the controller forgot are unknown for this listing`
-      );
-      return { jobs: [], skipped: [], unreachable: why2 };
-    }
-  }
-  async function accountingJobs(account) {
-    const hours = options.sacctHours ?? 72;
-    const argv = [
-      "sacct",
-      "--parsable2",
-      "--noheader",
-      "--allocations",
-      "--duplicates",
-      `--starttime=now-${hours}hours`
-    ];
-    return parseSacct((await run([...argv, `--user=${account}`, `--format=${SACCT_FORMAT}`], true)).stdout);
-  }
-  function historySource() {
-    history ??= run(["scontrol", "show", "config"], true).then(
-      (r) => accountingEnabled(r.stdout) ? "sacct" : "squeue"
+}
+async function submit2(ctx, argv, env) {
+  if (argv[0] !== "sbatch" || !argv.includes("--parsable")) {
+    throw new UnsafeArgumentError(
+      `submit expects an \`sbatch --parsable ...\` argv, got ${JSON.stringify(argv.slice(0, 3))}`
     );
-    return history;
   }
-  async function listing(namePrefix) {
-    checked(namePrefix, NAME_PREFIX, "job name prefix");
-    const [source, account] = await Promise.all([historySource(), user()]);
-    const ended = source === "sacct" ? await accountedJobs(account) : { jobs: [], skipped: [] };
-    const r = await run(["squeue", "--me", "--states=all", "--noheader", `--Format=${SQUEUE_FORMAT}`], true);
-    const live2 = parseSqueue(r.stdout);
-    const skipped = [...ended.skipped, ...live2.skipped];
-    for (const s of skipped) log(`skipped a ${s.command} line (${s.problem}): ${JSON.stringify(s.line)}`);
-    const jobs = mergeJobListings(live2.jobs, ended.jobs).filter(
-      (j) => j.name.startsWith(namePrefix) && (j.user === null || j.user === account)
-    );
-    return {
-      jobs,
-      accounting: source === "squeue" ? "off" : "unreachable" in ended ? "unreachable" : "on",
-      ..."unreachable" in ended ? { accountingProblem: ended.unreachable } : {},
-      skipped: skipped.filter((s) => s.name === null || s.name.startsWith(namePrefix))
-    };
+  let exported;
+  try {
+    exported = withExportAllowlist(argv);
+  } catch (error2) {
+    throw new UnsafeArgumentError(error2.message);
   }
+  const result = await run(ctx, exported, false, 6e4, env);
+  return parseSbatchParsable(result.stdout);
+}
+async function outputPath(ctx, job) {
+  let path;
+  if (typeof job === "string") {
+    const r = await run(ctx, ["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID4, "job id")], true);
+    const found = parseScontrolJobs(r.stdout);
+    if (found.length !== 1 || !found[0])
+      throw new SlurmOutputError("scontrol show job", `expected one job ${job}`, r.stdout);
+    path = found[0].stdoutPath;
+  } else {
+    path = job.stdoutPath && expandOutputPattern(job.stdoutPath, job);
+  }
+  if (!path) throw new SlurmError(`job ${typeof job === "string" ? job : job.id} has no known output file`);
+  return path;
+}
+async function tail(ctx, job, lines) {
+  if (!Number.isInteger(lines) || lines < 1 || lines > 1e4)
+    throw new UnsafeArgumentError(`tail: ${lines} lines is not 1-10000`);
+  const path = await outputPath(ctx, job);
+  const r = await run(ctx, ["tail", "-n", String(lines), "--", checked(path, PATH2, "output path")], true);
+  const out = r.stdout.endsWith("\n") ? r.stdout.slice(0, -1) : r.stdout;
+  return out === "" ? [] : out.split("\n");
+}
+function createSlurmClient(transport, options = {}) {
+  const fixed = options.history === "sacct" || options.history === "squeue" ? options.history : null;
+  const ctx = {
+    transport,
+    options,
+    log: options.log ?? ((m) => process.stderr.write(`${m}
+`)),
+    history: fixed ? Promise.resolve(fixed) : void 0,
+    controller: void 0,
+    me: void 0
+  };
+  const checkedId = (jobId2) => checked(jobId2, JOB_ID4, "job id");
   return {
     transport,
-    async submit(argv, env) {
-      if (argv[0] !== "sbatch" || !argv.includes("--parsable")) {
-        throw new UnsafeArgumentError(
-          `submit expects an \`sbatch --parsable ...\` argv, got ${JSON.stringify(argv.slice(0, 3))}`
-        );
-      }
-      let exported;
-      try {
-        exported = withExportAllowlist(argv);
-      } catch (error2) {
-        throw new UnsafeArgumentError(error2.message);
-      }
-      const result = await run(exported, false, 6e4, env);
-      return parseSbatchParsable(result.stdout);
+    submit: (argv, env) => submit2(ctx, argv, env),
+    listing: (namePrefix) => listing(ctx, namePrefix),
+    jobs: async (namePrefix) => (await listing(ctx, namePrefix)).jobs,
+    cancel: async (jobId2) => {
+      await run(ctx, ["scancel", checkedId(jobId2)], true);
     },
-    listing,
-    async jobs(namePrefix) {
-      return (await listing(namePrefix)).jobs;
+    release: async (jobId2) => {
+      await run(ctx, ["scontrol", "release", checkedId(jobId2)], true);
     },
-    async cancel(jobId2) {
-      await run(["scancel", checked(jobId2, JOB_ID4, "job id")], true);
+    rename: async (jobId2, name) => {
+      const [id, jobName2] = [checkedId(jobId2), checked(name, JOB_NAME, "job name")];
+      await run(ctx, ["scontrol", "update", `JobId=${id}`, `JobName=${jobName2}`], true);
     },
-    async release(jobId2) {
-      await run(["scontrol", "release", checked(jobId2, JOB_ID4, "job id")], true);
-    },
-    async rename(jobId2, name) {
-      await run(
-        [
-          "scontrol",
-          "update",
-          `JobId=${checked(jobId2, JOB_ID4, "job id")}`,
-          `JobName=${checked(name, JOB_NAME, "job name")}`
-        ],
-        true
-      );
-    },
-    async tail(job, lines) {
-      if (!Number.isInteger(lines) || lines < 1 || lines > 1e4)
-        throw new UnsafeArgumentError(`tail: ${lines} lines is not 1-10000`);
-      let path;
-      if (typeof job === "string") {
-        const r2 = await run(["scontrol", "show", "job", "--oneliner", checked(job, JOB_ID4, "job id")], true);
-        const found = parseScontrolJobs(r2.stdout);
-        if (found.length !== 1 || !found[0])
-          throw new SlurmOutputError("scontrol show job", `expected one job ${job}`, r2.stdout);
-        path = found[0].stdoutPath;
-      } else {
-        path = job.stdoutPath && expandOutputPattern(job.stdoutPath, job);
-      }
-      if (!path)
-        throw new SlurmError(`job ${typeof job === "string" ? job : job.id} has no known output file`);
-      const r = await run(["tail", "-n", String(lines), "--", checked(path, PATH2, "output path")], true);
-      const out = r.stdout.endsWith("\n") ? r.stdout.slice(0, -1) : r.stdout;
-      return out === "" ? [] : out.split("\n");
-    },
-    async ensureDir(path) {
-      await run(["mkdir", "-p", "--", checked(path, PATH2, "folder")], true);
+    tail: (job, lines) => tail(ctx, job, lines),
+    ensureDir: async (path) => {
+      await run(ctx, ["mkdir", "-p", "--", checked(path, PATH2, "folder")], true);
     },
     close: () => transport.close()
   };
@@ -77515,72 +77525,74 @@ ${mark}
     code: Number.isInteger(code2) ? code2 : 255
   };
 }
-async function startRemoteShell(channel, readyTimeoutMs) {
-  const token = randomBytes2(12).toString("hex");
+function listen(state3) {
   const decoders = {
     out: new StringDecoder("utf8"),
     err: new StringDecoder("utf8")
   };
-  let out = "";
-  let err = "";
-  let alive = true;
-  let pending;
-  channel.on("data", (chunk) => {
-    out += decoders.out.write(chunk);
-    pending?.(false);
+  state3.channel.on("data", (chunk) => {
+    state3.out += decoders.out.write(chunk);
+    state3.pending?.(false);
   });
-  channel.stderr.on("data", (chunk) => {
-    err += decoders.err.write(chunk);
-    pending?.(false);
+  state3.channel.stderr.on("data", (chunk) => {
+    state3.err += decoders.err.write(chunk);
+    state3.pending?.(false);
   });
-  channel.on("close", () => {
-    alive = false;
-    pending?.(true);
+  state3.channel.on("close", () => {
+    state3.alive = false;
+    state3.pending?.(true);
   });
-  const close = () => {
-    alive = false;
-    channel.close();
-  };
-  function exchange(text3, timeoutMs, done) {
-    out = "";
-    err = "";
-    return new Promise((resolve4, reject2) => {
-      const timer = setTimeout(() => {
-        pending = void 0;
-        close();
-        reject2(new ShellTimeout(`no answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      pending = (gone) => {
-        const result = done();
-        if (result === null && !gone) return;
-        pending = void 0;
-        clearTimeout(timer);
-        if (result === null) reject2(new ShellGone("the shell closed"));
-        else resolve4(result);
-      };
-      if (!alive) pending(true);
-      else channel.write(text3);
-    });
-  }
+}
+function closeShell(state3) {
+  state3.alive = false;
+  state3.channel.close();
+}
+function exchange(state3, text3, timeoutMs, done) {
+  state3.out = "";
+  state3.err = "";
+  return new Promise((resolve4, reject2) => {
+    const timer = setTimeout(() => {
+      state3.pending = void 0;
+      closeShell(state3);
+      reject2(new ShellTimeout(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const pending = (gone) => {
+      const result = done();
+      if (result === null && !gone) return;
+      state3.pending = void 0;
+      clearTimeout(timer);
+      if (result === null) reject2(new ShellGone("the shell closed"));
+      else resolve4(result);
+    };
+    state3.pending = pending;
+    if (!state3.alive) pending(true);
+    else state3.channel.write(text3);
+  });
+}
+async function startRemoteShell(channel, readyTimeoutMs) {
+  const token = randomBytes2(12).toString("hex");
+  const state3 = { channel, out: "", err: "", alive: true, pending: void 0 };
+  listen(state3);
   const ready = `${token}:ready`;
   await exchange(
+    state3,
     `printf '%s\\n' '${ready}'
 `,
     readyTimeoutMs,
-    () => out.includes(`${ready}
+    () => state3.out.includes(`${ready}
 `) ? true : null
   );
   let seq = 0;
   let queue = Promise.resolve();
   return {
     get alive() {
-      return alive;
+      return state3.alive;
     },
-    close,
+    close: () => closeShell(state3),
     run(line, timeoutMs) {
       const mark = `${token}:${++seq}`;
       const next = queue.then(
-        () => exchange(markedLine(line, mark), timeoutMs, () => readMarked(out, err, mark))
+        () => exchange(state3, markedLine(line, mark), timeoutMs, () => readMarked(state3.out, state3.err, mark))
       );
       queue = next.catch(() => {
       });
@@ -77618,209 +77630,212 @@ function transient(error2) {
     e.code ?? ""
   ) || /timed out|closed|ECONNRESET|Not connected|No response/i.test(e.message ?? "");
 }
-function createSshTransport(options) {
+function sshContext(options) {
   const known = parseKnownHostKey(options.knownHostKey);
-  const algorithms = HOST_KEY_ALGORITHMS[known.type] ?? [known.type];
-  const where = `${options.user}@${options.host}:${options.port}`;
-  const connectAttempts = options.connectAttempts ?? 4;
-  const commandRetries = options.commandRetries ?? 2;
-  const backoff = options.backoffMs ?? 500;
   const envPrefix = Object.entries(options.env ?? {}).map(([k, v]) => {
     if (!/^[A-Z_][A-Z0-9_]*$/.test(k))
       throw new SlurmError(`environment name ${JSON.stringify(k)} is not NAME`);
     return `${k}=${v}`;
   });
-  let ssh;
-  let connecting;
-  let shell;
-  let persistent = options.persistentShell !== false;
-  let generation = 0;
-  function shellOf(client) {
-    if (shell?.client === client) {
-      const current = shell;
-      return current.shell.then((s) => {
-        if (s === null || s.alive) return s;
-        if (shell === current) shell = void 0;
-        return shellOf(client);
-      });
-    }
-    const started = openShell(client).catch(() => {
-      if (client.isConnected()) persistent = false;
-      return null;
-    });
-    shell = { client, shell: started };
-    return started;
-  }
-  function openShell(client) {
-    return new Promise((resolve4, reject2) => {
-      const connection = client.connection;
-      if (!connection) return reject2(new Error("not connected"));
-      connection.exec(
-        "exec /bin/sh",
-        (error2, channel) => error2 ? reject2(error2) : resolve4(channel)
-      );
-    }).then((channel) => startRemoteShell(channel, options.commandTimeoutMs ?? 3e4));
-  }
-  async function connectOnce() {
-    let seen;
-    const client = new NodeSSH();
-    try {
-      await client.connect({
-        host: options.host,
-        port: options.port,
-        username: options.user,
-        privateKey: options.privateKey,
-        readyTimeout: options.connectTimeoutMs ?? 1e4,
-        keepaliveInterval: 5e3,
-        keepaliveCountMax: 3,
-        tryKeyboard: false,
-        algorithms: { serverHostKey: algorithms },
-        hostVerifier: (key) => {
-          seen = key;
-          return key.equals(known.blob);
-        }
-      });
-    } catch (error2) {
-      client.dispose();
-      if (seen && !seen.equals(known.blob)) {
-        throw new HostKeyMismatchError(
-          `refusing ${where}: its host key ${fingerprint(seen)} is not the configured known_host_key ${fingerprint(known.blob)}. If the host was legitimately re-keyed, update known_host_key in the cluster definition; otherwise someone may be intercepting the connection.`
-        );
-      }
-      throw error2;
-    }
-    client.connection?.on("close", () => {
-      if (ssh === client) ssh = void 0;
-    });
-    client.connection?.on("error", () => {
-      if (ssh === client) ssh = void 0;
-    });
-    return client;
-  }
-  async function connect() {
-    if (ssh?.isConnected()) return ssh;
-    const started = generation;
-    connecting ??= (async () => {
-      let last;
-      for (let attempt = 1; attempt <= connectAttempts; attempt++) {
-        try {
-          const client = await connectOnce();
-          if (generation !== started) {
-            client.dispose();
-            throw new ConnectionLostError(`the connection to ${where} was closed while it was opened`);
-          }
-          ssh = client;
-          return ssh;
-        } catch (error2) {
-          last = error2;
-          if (!transient(error2) || attempt === connectAttempts || generation !== started) break;
-          await sleep(backoff * 2 ** (attempt - 1));
-        }
-      }
-      if (last instanceof SlurmError) throw last;
-      const e = last;
-      if (e?.level === "client-authentication") {
-        throw new KeyRefusedError(
-          `SSH to ${where} refused the private key (key authentication only): ${e.message}; check that TOPO_SSH_KEY or TOPO_SSH_KEY_FILE is the key whose public half is in the login user's authorized_keys`
-        );
-      }
-      throw new ConnectionLostError(
-        `cannot connect to ${where} after ${connectAttempts} attempts: ${e?.message ?? String(last)}`
-      );
-    })().finally(() => {
-      connecting = void 0;
-    });
-    return connecting;
-  }
-  async function runOnce(argv, timeout, commandEnv) {
-    const client = await connect();
-    assertSafeArgv(argv);
-    const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k, v]) => `${k}=${v}`);
-    const line = remoteCommandLine(["env", ...envPrefix, ...perCommand, ...argv]);
-    const remote = persistent ? await shellOf(client) : null;
-    if (remote) return runInShell(remote, client, argv, line, timeout);
-    let channel;
-    let timer;
-    const timedOut = new Promise((_, reject2) => {
-      timer = setTimeout(() => {
-        channel?.close();
-        reject2(
-          new CommandTimeoutError(
-            `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where} (stopped)`
-          )
-        );
-      }, timeout);
-    });
-    try {
-      const result = await Promise.race([
-        client.execCommand(line, {
-          noTrim: true,
-          onChannel: (c) => {
-            channel = c;
-          }
-        }),
-        timedOut
-      ]);
-      if (result.code === null) {
-        if (ssh === client) ssh = void 0;
-        client.dispose();
-        throw new ConnectionLostError(
-          `connection to ${where} was lost while running \`${argv.join(" ")}\`${result.signal ? ` (signal ${result.signal})` : ""}`
-        );
-      }
-      return {
-        stdout: result.stdout,
-        stderr: result.stderr,
-        code: result.code
-      };
-    } catch (error2) {
-      if (error2 instanceof SlurmError) throw error2;
-      if (ssh === client) ssh = void 0;
-      client.dispose();
-      throw new ConnectionLostError(
-        `connection to ${where} failed while running \`${argv.join(" ")}\`: ${error2.message}`
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-  async function runInShell(remote, client, argv, line, timeout) {
-    try {
-      return await remote.run(line, timeout);
-    } catch (error2) {
-      if (error2 instanceof ShellTimeout)
-        throw new CommandTimeoutError(
-          `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${where} (stopped)`
-        );
-      if (!(error2 instanceof ShellGone)) throw error2;
-      if (!client.isConnected() && ssh === client) ssh = void 0;
-      throw new ConnectionLostError(`connection to ${where} was lost while running \`${argv.join(" ")}\``);
-    }
-  }
   return {
-    description: where,
-    async run(argv, runOptions = {}) {
-      const timeout = runOptions.timeoutMs ?? options.commandTimeoutMs ?? 3e4;
-      const started = generation;
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await runOnce(argv, timeout, runOptions.env);
-        } catch (error2) {
-          const retry2 = error2 instanceof ConnectionLostError && runOptions.idempotent === true && attempt < commandRetries && generation === started;
-          if (!retry2) throw error2;
-          await sleep(backoff * 2 ** attempt);
-          if (generation !== started) throw error2;
-        }
+    options,
+    known,
+    algorithms: HOST_KEY_ALGORITHMS[known.type] ?? [known.type],
+    where: `${options.user}@${options.host}:${options.port}`,
+    connectAttempts: options.connectAttempts ?? 4,
+    commandRetries: options.commandRetries ?? 2,
+    backoff: options.backoffMs ?? 500,
+    envPrefix,
+    ssh: void 0,
+    connecting: void 0,
+    shell: void 0,
+    persistent: options.persistentShell !== false,
+    generation: 0
+  };
+}
+function forget(ctx, client) {
+  if (ctx.ssh === client) ctx.ssh = void 0;
+}
+function shellOf(ctx, client) {
+  if (ctx.shell?.client === client) {
+    const current = ctx.shell;
+    return current.shell.then((s) => {
+      if (s === null || s.alive) return s;
+      if (ctx.shell === current) ctx.shell = void 0;
+      return shellOf(ctx, client);
+    });
+  }
+  const started = openShell(ctx, client).catch(() => {
+    if (client.isConnected()) ctx.persistent = false;
+    return null;
+  });
+  ctx.shell = { client, shell: started };
+  return started;
+}
+function openShell(ctx, client) {
+  return new Promise((resolve4, reject2) => {
+    const connection = client.connection;
+    if (!connection) return reject2(new Error("not connected"));
+    connection.exec(
+      "exec /bin/sh",
+      (error2, channel) => error2 ? reject2(error2) : resolve4(channel)
+    );
+  }).then((channel) => startRemoteShell(channel, ctx.options.commandTimeoutMs ?? 3e4));
+}
+async function connectOnce(ctx) {
+  const { options, known } = ctx;
+  let seen;
+  const client = new NodeSSH();
+  try {
+    await client.connect({
+      host: options.host,
+      port: options.port,
+      username: options.user,
+      privateKey: options.privateKey,
+      readyTimeout: options.connectTimeoutMs ?? 1e4,
+      keepaliveInterval: 5e3,
+      keepaliveCountMax: 3,
+      tryKeyboard: false,
+      algorithms: { serverHostKey: ctx.algorithms },
+      hostVerifier: (key) => {
+        seen = key;
+        return key.equals(known.blob);
       }
-    },
-    async close() {
-      generation++;
-      const open2 = shell;
-      shell = void 0;
-      await open2?.shell.then((s) => s?.close());
-      ssh?.dispose();
-      ssh = void 0;
+    });
+  } catch (error2) {
+    client.dispose();
+    if (seen && !seen.equals(known.blob)) {
+      throw new HostKeyMismatchError(
+        `refusing ${ctx.where}: its host key ${fingerprint(seen)} is not the configured known_host_key ${fingerprint(known.blob)}. If the host was legitimately re-keyed, update known_host_key in the cluster definition; otherwise someone may be intercepting the connection.`
+      );
     }
+    throw error2;
+  }
+  client.connection?.on("close", () => forget(ctx, client));
+  client.connection?.on("error", () => forget(ctx, client));
+  return client;
+}
+function connectFailure(ctx, last) {
+  if (last instanceof SlurmError) return last;
+  const e = last;
+  if (e?.level === "client-authentication") {
+    return new KeyRefusedError(
+      `SSH to ${ctx.where} refused the private key (key authentication only): ${e.message}; check that TOPO_SSH_KEY or TOPO_SSH_KEY_FILE is the key whose public half is in the login user's authorized_keys`
+    );
+  }
+  return new ConnectionLostError(
+    `cannot connect to ${ctx.where} after ${ctx.connectAttempts} attempts: ${e?.message ?? String(last)}`
+  );
+}
+async function connectWithRetries(ctx, started) {
+  let last;
+  for (let attempt = 1; attempt <= ctx.connectAttempts; attempt++) {
+    try {
+      const client = await connectOnce(ctx);
+      if (ctx.generation !== started) {
+        client.dispose();
+        throw new ConnectionLostError(`the connection to ${ctx.where} was closed while it was opened`);
+      }
+      ctx.ssh = client;
+      return client;
+    } catch (error2) {
+      last = error2;
+      if (!transient(error2) || attempt === ctx.connectAttempts || ctx.generation !== started) break;
+      await sleep(ctx.backoff * 2 ** (attempt - 1));
+    }
+  }
+  throw connectFailure(ctx, last);
+}
+async function connect(ctx) {
+  if (ctx.ssh?.isConnected()) return ctx.ssh;
+  ctx.connecting ??= connectWithRetries(ctx, ctx.generation).finally(() => {
+    ctx.connecting = void 0;
+  });
+  return ctx.connecting;
+}
+function timeoutMessage(ctx, argv, timeout) {
+  return `\`${argv.join(" ")}\` did not finish within ${timeout} ms on ${ctx.where} (stopped)`;
+}
+async function runOnce(ctx, argv, timeout, commandEnv) {
+  const client = await connect(ctx);
+  assertSafeArgv(argv);
+  const perCommand = Object.entries(plainCommandEnvironment({}, commandEnv)).map(([k, v]) => `${k}=${v}`);
+  const line = remoteCommandLine(["env", ...ctx.envPrefix, ...perCommand, ...argv]);
+  const remote = ctx.persistent ? await shellOf(ctx, client) : null;
+  if (remote) return runInShell(ctx, remote, client, argv, line, timeout);
+  return runInExec(ctx, client, argv, line, timeout);
+}
+async function runInExec(ctx, client, argv, line, timeout) {
+  let channel;
+  let timer;
+  const timedOut = new Promise((_, reject2) => {
+    timer = setTimeout(() => {
+      channel?.close();
+      reject2(new CommandTimeoutError(timeoutMessage(ctx, argv, timeout)));
+    }, timeout);
+  });
+  try {
+    const onChannel = (c) => {
+      channel = c;
+    };
+    const result = await Promise.race([client.execCommand(line, { noTrim: true, onChannel }), timedOut]);
+    if (result.code === null) {
+      forget(ctx, client);
+      client.dispose();
+      throw new ConnectionLostError(
+        `connection to ${ctx.where} was lost while running \`${argv.join(" ")}\`${result.signal ? ` (signal ${result.signal})` : ""}`
+      );
+    }
+    return { stdout: result.stdout, stderr: result.stderr, code: result.code };
+  } catch (error2) {
+    if (error2 instanceof SlurmError) throw error2;
+    forget(ctx, client);
+    client.dispose();
+    throw new ConnectionLostError(
+      `connection to ${ctx.where} failed while running \`${argv.join(" ")}\`: ${error2.message}`
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
+async function runInShell(ctx, remote, client, argv, line, timeout) {
+  try {
+    return await remote.run(line, timeout);
+  } catch (error2) {
+    if (error2 instanceof ShellTimeout) throw new CommandTimeoutError(timeoutMessage(ctx, argv, timeout));
+    if (!(error2 instanceof ShellGone)) throw error2;
+    if (!client.isConnected()) forget(ctx, client);
+    throw new ConnectionLostError(`connection to ${ctx.where} was lost while running \`${argv.join(" ")}\``);
+  }
+}
+async function runWithRetries(ctx, argv, runOptions) {
+  const timeout = runOptions.timeoutMs ?? ctx.options.commandTimeoutMs ?? 3e4;
+  const started = ctx.generation;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await runOnce(ctx, argv, timeout, runOptions.env);
+    } catch (error2) {
+      const retry2 = error2 instanceof ConnectionLostError && runOptions.idempotent === true && attempt < ctx.commandRetries && ctx.generation === started;
+      if (!retry2) throw error2;
+      await sleep(ctx.backoff * 2 ** attempt);
+      if (ctx.generation !== started) throw error2;
+    }
+  }
+}
+async function closeTransport(ctx) {
+  ctx.generation++;
+  const open2 = ctx.shell;
+  ctx.shell = void 0;
+  await open2?.shell.then((s) => s?.close());
+  ctx.ssh?.dispose();
+  ctx.ssh = void 0;
+}
+function createSshTransport(options) {
+  const ctx = sshContext(options);
+  return {
+    description: ctx.where,
+    run: (argv, runOptions = {}) => runWithRetries(ctx, argv, runOptions),
+    close: () => closeTransport(ctx)
   };
 }
 
