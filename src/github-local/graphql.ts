@@ -7,7 +7,15 @@
 // violation, like an unimplemented REST route. Connections require `first` or `last` (1..100), as
 // on GitHub.
 import { readFileSync } from 'node:fs';
-import { buildSchema, execute, GraphQLError, type GraphQLSchema, parse, validate } from 'graphql';
+import {
+  buildSchema,
+  type DocumentNode,
+  execute,
+  GraphQLError,
+  type GraphQLSchema,
+  parse,
+  validate,
+} from 'graphql';
 import { packageFile } from './package-file.js';
 import type { GitHubState, Identity, Pull, Repo } from './state.js';
 
@@ -212,6 +220,8 @@ export interface GraphQLResult {
   problems: string[];
 }
 
+type GraphQLRequest = { query: string; variables?: unknown; operationName?: unknown };
+
 /** Validates and executes one GraphQL request body. */
 export function handleGraphQL(
   state: GitHubState,
@@ -231,25 +241,40 @@ export function handleGraphQL(
       body: { errors: [{ message: 'A query attribute must be specified.' }] },
       problems: ['no query'],
     };
-  let doc: ReturnType<typeof parse>;
+  const doc = parsedQuery(req.query);
+  if ('refused' in doc) return doc.refused;
+  return executeQuery(state, { ...req, query: req.query }, doc.parsed);
+}
+
+/** The query parsed and checked against GitHub's schema, or the answer GitHub gives when it is not. */
+function parsedQuery(query: string): { parsed: DocumentNode } | { refused: GraphQLResult } {
+  let doc: DocumentNode;
   try {
-    doc = parse(req.query);
+    doc = parse(query);
   } catch (e) {
     const message = (e as Error).message;
     return {
-      status: 200,
-      body: { errors: [{ message, type: 'PARSE_ERROR' }] },
-      problems: [`GraphQL: ${message}`],
+      refused: {
+        status: 200,
+        body: { errors: [{ message, type: 'PARSE_ERROR' }] },
+        problems: [`GraphQL: ${message}`],
+      },
     };
   }
   const errors = validate(githubSchema(), doc);
-  if (errors.length)
-    return {
+  if (!errors.length) return { parsed: doc };
+  return {
+    refused: {
       status: 200,
       body: { errors: errors.map((e) => ({ message: e.message })) },
       problems: errors.map((e) => `GraphQL query invalid against GitHub's schema: ${e.message}`),
-    };
-  const root = {
+    },
+  };
+}
+
+/** The query's root fields over the in-memory state. */
+function queryRoot(state: GitHubState) {
+  return {
     repository: ({ owner, name }: { owner: string; name: string }) => {
       const repo = state.findRepo(owner, name);
       if (!repo)
@@ -265,10 +290,14 @@ export function handleGraphQL(
       nodeCount: 0,
     }),
   };
+}
+
+/** Runs a valid query; errors a client earns (paging limits) and bugs of this server are told apart. */
+function executeQuery(state: GitHubState, req: GraphQLRequest, doc: DocumentNode): GraphQLResult {
   const result = execute({
     schema: githubSchema(),
     document: doc,
-    rootValue: root,
+    rootValue: queryRoot(state),
     variableValues: (req.variables ?? {}) as Record<string, unknown>,
     ...(typeof req.operationName === 'string' ? { operationName: req.operationName } : {}),
   }) as { data?: unknown; errors?: readonly GraphQLError[] };

@@ -6,9 +6,16 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleGraphQL } from './graphql.js';
-import { openApi } from './openapi.js';
+import { type OpenApiValidator, openApi } from './openapi.js';
 import { Renderer } from './render.js';
-import { ERROR_DOCS, HttpError, type RouteContext, requiredPermission, routes } from './routes.js';
+import {
+  ERROR_DOCS,
+  HttpError,
+  type RouteContext,
+  type RouteResult,
+  requiredPermission,
+  routes,
+} from './routes.js';
 import {
   type FileMap,
   GitHubState,
@@ -69,7 +76,7 @@ export interface GitHubServer {
   /** The files of a branch (or any ref) as text. */
   files(repo: Repo, ref?: string): Map<string, string>;
   /**
-   * Answers the next `times` requests whose `METHOD /path?query` matches `match` with this error
+   * RouteResults the next `times` requests whose `METHOD /path?query` matches `match` with this error
    * instead (a rate limit, a 5xx), as GitHub would: the request is not executed.
    */
   failNext(fault: Fault): void;
@@ -123,38 +130,62 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function startGitHubServer(): Promise<GitHubServer> {
-  const api = openApi();
-  const state = new GitHubState();
-  const violationList: string[] = [];
-  const faults: Fault[] = [];
-  const gates: Array<{
-    match: RegExp;
-    count: number;
-    waiting: Array<() => void>;
-    arrived: number;
-    met: boolean;
-  }> = [];
-  let callList: CallRecord[] = [];
-  const bot = state.user(BOT, 'Bot');
-  const token = `ghs_${randomBytes(18).toString('hex')}`;
-  state.tokens.set(token, { user: bot, kind: 'installation' });
-  let render: Renderer | undefined;
+interface Gate {
+  match: RegExp;
+  count: number;
+  waiting: Array<() => void>;
+  arrived: number;
+  met: boolean;
+}
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const started = performance.now();
-    let validationMs = 0;
-    const method = (req.method ?? 'GET').toUpperCase();
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname;
-    const where = `${method} ${path}${url.search}`;
-    const violation = (message: string) => violationList.push(`${where}: ${message}`);
-    const auth = req.headers.authorization;
-    const given = auth?.replace(/^(token|bearer)\s+/i, '');
-    const identity = given ? state.tokens.get(given) : undefined;
-    let operationId: string | undefined;
+/** What one server keeps between requests. */
+interface ServerCore {
+  api: OpenApiValidator;
+  state: GitHubState;
+  violations: string[];
+  faults: Fault[];
+  gates: Gate[];
+  calls: CallRecord[];
+  render: Renderer | undefined;
+}
 
-    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+/** One request and its answer: who asks, what for, and how it is answered and recorded. */
+interface Exchange {
+  core: ServerCore;
+  req: IncomingMessage;
+  method: string;
+  url: URL;
+  path: string;
+  /** `METHOD /path?query`, what faults and gates match. */
+  where: string;
+  /** The token as sent, and the identity it names (undefined for an unknown token). */
+  given: string | undefined;
+  identity: Identity | undefined;
+  operationId: string | undefined;
+  validationMs: number;
+  violation(message: string): void;
+  send(status: number, body: unknown, headers?: Record<string, string>): void;
+}
+
+function exchangeOf(core: ServerCore, req: IncomingMessage, res: ServerResponse): Exchange {
+  const started = performance.now();
+  const method = (req.method ?? 'GET').toUpperCase();
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const where = `${method} ${url.pathname}${url.search}`;
+  const given = req.headers.authorization?.replace(/^(token|bearer)\s+/i, '');
+  const x: Exchange = {
+    core,
+    req,
+    method,
+    url,
+    path: url.pathname,
+    where,
+    given,
+    identity: given ? core.state.tokens.get(given) : undefined,
+    operationId: undefined,
+    validationMs: 0,
+    violation: (message) => core.violations.push(`${where}: ${message}`),
+    send: (status, body, headers = {}) => {
       res.writeHead(status, {
         'content-type': 'application/json; charset=utf-8',
         'x-github-api-version-selected': '2022-11-28',
@@ -163,152 +194,225 @@ export async function startGitHubServer(): Promise<GitHubServer> {
         ...headers,
       });
       res.end(body === undefined ? undefined : JSON.stringify(body));
-      callList.push({
+      core.calls.push({
         method,
-        path: `${path}${url.search}`,
-        operationId,
+        path: `${x.path}${url.search}`,
+        operationId: x.operationId,
         status,
-        actor: identity?.user.login,
-        validationMs,
+        actor: x.identity?.user.login,
+        validationMs: x.validationMs,
         totalMs: performance.now() - started,
       });
-    };
-    const error = (status: number, message: string, extra: Record<string, unknown> = {}) => ({
-      status,
-      body: { message, documentation_url: ERROR_DOCS, status: String(status), ...extra },
-    });
-
-    const fault = faults.find((f) => (f.times ?? 1) > 0 && (!f.match || f.match.test(where)));
-    if (fault) {
-      fault.times = (fault.times ?? 1) - 1;
-      send(fault.status, error(fault.status, fault.message ?? 'fault').body, fault.headers);
-      return;
-    }
-    const gate = gates.find((g) => g.arrived < g.count && g.match.test(where));
-    if (gate) {
-      gate.arrived++;
-      await new Promise<void>((resolve) => {
-        gate.waiting.push(resolve);
-        if (gate.waiting.length === gate.count) {
-          gate.met = true;
-          for (const go of gate.waiting.splice(0)) go();
-        }
-      });
-    }
-    if (path === '/graphql' && method === 'POST') {
-      operationId = 'graphql';
-      const raw = await readBody(req);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(raw);
-      } catch {
-        violation('body is not JSON');
-        send(400, error(400, 'Problems parsing JSON').body);
-        return;
-      }
-      const t0 = performance.now();
-      const result = handleGraphQL(state, identity, parsed);
-      validationMs += performance.now() - t0;
-      for (const p of result.problems) violation(p);
-      send(result.status, result.body);
-      return;
-    }
-    const match = api.match(method, path);
-    if (!match) {
-      // The shared Prometheus still scrapes the file-SD target of a twin job another test just
-      // ended; when this server took that port, the scrape lands here. It is not a client of this API.
-      const scrape = method === 'GET' && /^Prometheus\//.test(req.headers['user-agent'] ?? '');
-      if (!scrape) violation('no such operation in the GitHub REST API');
-      send(404, error(404, 'Not Found').body);
-      return;
-    }
-    operationId = match.operation.operationId;
-    if (given && !identity) {
-      violation('unknown token');
-      send(401, error(401, 'Bad credentials').body);
-      return;
-    }
-    const raw = await readBody(req);
-    let body: unknown;
-    if (raw.length) {
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        violation('body is not JSON');
-        send(400, error(400, 'Problems parsing JSON').body);
-        return;
-      }
-    }
-    const t0 = performance.now();
-    const checked = api.validateRequest(match, url.searchParams, body, raw.length > 0);
-    validationMs += performance.now() - t0;
-    if (checked.problems.length) {
-      for (const p of checked.problems) violation(p);
-      const e = error(422, 'Invalid request.', { errors: checked.problems });
-      send(422, e.body);
-      return;
-    }
-    if (identity?.permissions) {
-      const [scope, level] = requiredPermission(operationId, method);
-      const granted = scope
-        .split('|')
-        .map((s) => identity.permissions?.[s] ?? (s === 'metadata' ? 'read' : 'none'));
-      const ok = granted.some((g) => g === 'write' || (level === 'read' && g === 'read'));
-      if (!ok) {
-        violation(`token lacks permission ${scope.replace('|', ' or ')}: ${level}`);
-        send(403, error(403, 'Resource not accessible by integration').body);
-        return;
-      }
-    }
-    const route = routes[operationId];
-    if (!route) {
-      violation(`operation ${operationId} is valid on GitHub but not implemented by the local server`);
-      send(501, error(501, 'Not implemented by the local GitHub server').body);
-      return;
-    }
-    const ctx: RouteContext = {
-      state,
-      render: render as Renderer,
-      identity,
-      params: match.pathParams,
-      query: checked.query,
-      body: (body ?? {}) as Record<string, unknown>,
-      violation,
-    };
-    let result: { status: number; body?: unknown; headers?: Record<string, string> };
-    try {
-      result = route(ctx);
-    } catch (e) {
-      if (e instanceof HttpError) result = error(e.status, e.message, e.extra);
-      else {
-        violation(`server error: ${(e as Error).stack}`);
-        result = error(500, String((e as Error).message));
-      }
-    }
-    const t1 = performance.now();
-    const problems = api.validateResponse(match.operation, result.status, result.body);
-    validationMs += performance.now() - t1;
-    for (const p of problems) violation(`local server bug, ${p}`);
-    send(result.status, result.body, result.headers);
+    },
   };
+  return x;
+}
 
+/** GitHub's error body for a status. */
+function errorRouteResult(status: number, message: string, extra: Record<string, unknown> = {}): RouteResult {
+  return { status, body: { message, documentation_url: ERROR_DOCS, status: String(status), ...extra } };
+}
+
+/** Times `work` into the exchange's validation time. */
+function timed<T>(x: Exchange, work: () => T): T {
+  const t0 = performance.now();
+  const result = work();
+  x.validationMs += performance.now() - t0;
+  return result;
+}
+
+/** A fault set by `failNext` that matches: answered instead of the request. */
+function answerFault(x: Exchange): boolean {
+  const fault = x.core.faults.find((f) => (f.times ?? 1) > 0 && (!f.match || f.match.test(x.where)));
+  if (!fault) return false;
+  fault.times = (fault.times ?? 1) - 1;
+  x.send(fault.status, errorRouteResult(fault.status, fault.message ?? 'fault').body, fault.headers);
+  return true;
+}
+
+/** Holds the request at a `holdTogether` gate until all of the gate's requests arrived. */
+async function waitAtGate(x: Exchange): Promise<void> {
+  const gate = x.core.gates.find((g) => g.arrived < g.count && g.match.test(x.where));
+  if (!gate) return;
+  gate.arrived++;
+  await new Promise<void>((resolve) => {
+    gate.waiting.push(resolve);
+    if (gate.waiting.length === gate.count) {
+      gate.met = true;
+      for (const go of gate.waiting.splice(0)) go();
+    }
+  });
+}
+
+/** The body parsed, or, when it is not JSON, undefined and the 400 GitHub gives already sent. */
+function parseJson(x: Exchange, raw: string): { body: unknown } | undefined {
+  try {
+    return { body: JSON.parse(raw) };
+  } catch {
+    x.violation('body is not JSON');
+    x.send(400, errorRouteResult(400, 'Problems parsing JSON').body);
+    return undefined;
+  }
+}
+
+async function serveGraphQL(x: Exchange): Promise<void> {
+  x.operationId = 'graphql';
+  const parsed = parseJson(x, await readBody(x.req));
+  if (!parsed) return;
+  const result = timed(x, () => handleGraphQL(x.core.state, x.identity, parsed.body));
+  for (const p of result.problems) x.violation(p);
+  x.send(result.status, result.body);
+}
+
+/** Whether the identity's workflow `permissions:` allow the operation; a 403 is sent when not. */
+function permitted(x: Exchange, operationId: string): boolean {
+  const identity = x.identity;
+  if (!identity?.permissions) return true;
+  const [scope, level] = requiredPermission(operationId, x.method);
+  const granted = scope
+    .split('|')
+    .map((s) => identity.permissions?.[s] ?? (s === 'metadata' ? 'read' : 'none'));
+  if (granted.some((g) => g === 'write' || (level === 'read' && g === 'read'))) return true;
+  x.violation(`token lacks permission ${scope.replace('|', ' or ')}: ${level}`);
+  x.send(403, errorRouteResult(403, 'Resource not accessible by integration').body);
+  return false;
+}
+
+/** A REST operation: matched in the description, authenticated, validated, permitted, routed. */
+async function serveRest(x: Exchange): Promise<void> {
+  const match = x.core.api.match(x.method, x.path);
+  if (!match) return notAnOperation(x);
+  const operationId = match.operation.operationId;
+  x.operationId = operationId;
+  if (x.given && !x.identity) {
+    x.violation('unknown token');
+    x.send(401, errorRouteResult(401, 'Bad credentials').body);
+    return;
+  }
+  const raw = await readBody(x.req);
+  const read = raw.length ? parseJson(x, raw) : { body: undefined };
+  if (!read) return;
+  const checked = timed(x, () =>
+    x.core.api.validateRequest(match, x.url.searchParams, read.body, raw.length > 0),
+  );
+  if (checked.problems.length) {
+    for (const p of checked.problems) x.violation(p);
+    x.send(422, errorRouteResult(422, 'Invalid request.', { errors: checked.problems }).body);
+    return;
+  }
+  if (!permitted(x, operationId)) return;
+  const route = routes[operationId];
+  if (!route) {
+    x.violation(`operation ${operationId} is valid on GitHub but not implemented by the local server`);
+    x.send(501, errorRouteResult(501, 'Not implemented by the local GitHub server').body);
+    return;
+  }
+  const result = runRoute(x, route, {
+    state: x.core.state,
+    render: x.core.render as Renderer,
+    identity: x.identity,
+    params: match.pathParams,
+    query: checked.query,
+    body: (read.body ?? {}) as Record<string, unknown>,
+    violation: x.violation,
+  });
+  const problems = timed(x, () => x.core.api.validateResponse(match.operation, result.status, result.body));
+  for (const p of problems) x.violation(`local server bug, ${p}`);
+  x.send(result.status, result.body, result.headers);
+}
+
+/** A path the REST API does not have: 404, and a violation unless it is a stray Prometheus scrape. */
+function notAnOperation(x: Exchange): void {
+  // The shared Prometheus still scrapes the file-SD target of a twin job another test just
+  // ended; when this server took that port, the scrape lands here. It is not a client of this API.
+  const scrape = x.method === 'GET' && /^Prometheus\//.test(x.req.headers['user-agent'] ?? '');
+  if (!scrape) x.violation('no such operation in the GitHub REST API');
+  x.send(404, errorRouteResult(404, 'Not Found').body);
+}
+
+/** The route's answer; its HttpError as GitHub's error, anything else as a 500 and a violation. */
+function runRoute(x: Exchange, route: (ctx: RouteContext) => RouteResult, ctx: RouteContext): RouteResult {
+  try {
+    return route(ctx);
+  } catch (e) {
+    if (e instanceof HttpError) return errorRouteResult(e.status, e.message, e.extra);
+    x.violation(`server error: ${(e as Error).stack}`);
+    return errorRouteResult(500, String((e as Error).message));
+  }
+}
+
+/** The server's endpoints, first match wins: GraphQL, then every REST operation. */
+const ENDPOINTS: ReadonlyArray<{ matches(x: Exchange): boolean; serve(x: Exchange): Promise<void> }> = [
+  { matches: (x) => x.path === '/graphql' && x.method === 'POST', serve: serveGraphQL },
+  { matches: () => true, serve: serveRest },
+];
+
+async function handle(core: ServerCore, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const x = exchangeOf(core, req, res);
+  if (answerFault(x)) return;
+  await waitAtGate(x);
+  const endpoint = ENDPOINTS.find((e) => e.matches(x));
+  await endpoint?.serve(x);
+}
+
+export async function startGitHubServer(): Promise<GitHubServer> {
+  const state = new GitHubState();
+  const core: ServerCore = {
+    api: openApi(),
+    state,
+    violations: [],
+    faults: [],
+    gates: [],
+    calls: [],
+    render: undefined,
+  };
+  const token = `ghs_${randomBytes(18).toString('hex')}`;
+  state.tokens.set(token, { user: state.user(BOT, 'Bot'), kind: 'installation' });
   const server = createServer((req, res) => {
-    handle(req, res).catch((e: Error) => {
-      violationList.push(`${req.method} ${req.url}: server crashed: ${e.stack}`);
+    handle(core, req, res).catch((e: Error) => {
+      core.violations.push(`${req.method} ${req.url}: server crashed: ${e.stack}`);
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  render = new Renderer(api, state, url);
-
+  const render = new Renderer(core.api, state, url);
+  core.render = render;
   return {
     url,
     token,
     botLogin: BOT,
     state,
     render,
+    ...stateControls(state),
+    ...faultControls(core),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((e) => (e ? reject(e) : resolve()));
+      }),
+  };
+}
+
+type StateControls = Pick<
+  GitHubServer,
+  | 'createToken'
+  | 'createRepo'
+  | 'addCollaborator'
+  | 'fork'
+  | 'openPull'
+  | 'comment'
+  | 'merge'
+  | 'review'
+  | 'protect'
+  | 'closePull'
+  | 'files'
+>;
+
+/** The test's hands on the repositories: tokens, repos, pulls, comments, reviews, files. */
+function stateControls(state: GitHubState): StateControls {
+  return {
     createToken(login, options = {}) {
       const t = `${options.kind === 'user' ? 'ghp' : 'ghs'}_${randomBytes(18).toString('hex')}`;
       state.tokens.set(t, {
@@ -334,12 +438,20 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       if (!sha) throw new Error(`no ref ${ref} in ${repo.owner.login}/${repo.name}`);
       return state.git.filesAt(sha);
     },
+  };
+}
+
+/** The test's hands on the traffic: faults, gates, and what was asked and found wrong. */
+function faultControls(
+  core: ServerCore,
+): Pick<GitHubServer, 'failNext' | 'holdTogether' | 'violations' | 'calls' | 'resetCalls'> {
+  return {
     failNext: (fault) => {
-      faults.push({ ...fault, times: fault.times ?? 1 });
+      core.faults.push({ ...fault, times: fault.times ?? 1 });
     },
     holdTogether: ({ match, count, timeoutMs = 30_000 }) => {
-      const gate = { match, count, waiting: [] as Array<() => void>, arrived: 0, met: false };
-      gates.push(gate);
+      const gate: Gate = { match, count, waiting: [], arrived: 0, met: false };
+      core.gates.push(gate);
       const timer = setTimeout(() => {
         gate.arrived = gate.count; // late ones pass
         for (const go of gate.waiting.splice(0)) go();
@@ -347,15 +459,10 @@ export async function startGitHubServer(): Promise<GitHubServer> {
       timer.unref();
       return { met: () => gate.met };
     },
-    violations: () => [...violationList],
-    calls: () => [...callList],
+    violations: () => [...core.violations],
+    calls: () => [...core.calls],
     resetCalls: () => {
-      callList = [];
+      core.calls = [];
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((e) => (e ? reject(e) : resolve()));
-      }),
   };
 }

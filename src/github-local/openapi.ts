@@ -177,73 +177,90 @@ export class OpenApiValidator {
     body: unknown,
     hasBody: boolean,
   ): { problems: string[]; query: Record<string, unknown> } {
-    const { operation } = match;
     const problems: string[] = [];
     const coercedQuery: Record<string, unknown> = {};
-    const params = (operation.spec.parameters as Json[] | undefined) ?? [];
+    const params = (match.operation.spec.parameters as Json[] | undefined) ?? [];
     params.forEach((original, index) => {
-      const param = this.resolve(original);
-      const name = String(param.name);
-      const where = param.in;
-      if (where !== 'path' && where !== 'query') return;
-      const raw = where === 'path' ? match.pathParams[name] : (query.get(name) ?? undefined);
-      if (raw === undefined) {
-        if (param.required === true) problems.push(`missing required ${where} parameter "${name}"`);
-        return;
-      }
-      const schemaRef =
-        typeof original.$ref === 'string'
-          ? `${original.$ref.slice(2)}/schema`
-          : pointer(
-              'paths',
-              operation.template,
-              operation.method.toLowerCase(),
-              'parameters',
-              String(index),
-              'schema',
-            );
-      const cacheKey = `param:${schemaRef}`;
-      let validate = this.cache.get(cacheKey);
-      if (!validate) {
-        validate = this.ajvCoerce.compile({
-          type: 'object',
-          properties: { value: { $ref: `${SPEC_DOC_ID}#/${schemaRef}` } },
-        });
-        this.cache.set(cacheKey, validate);
-      }
-      const holder = { value: raw as unknown };
-      if (!validate(holder)) {
-        problems.push(
-          `${where} parameter "${name}"=${JSON.stringify(raw)}: ${formatErrors(validate.errors)}`,
-        );
-      }
-      if (where === 'query') coercedQuery[name] = holder.value;
+      const checked = this.checkParameter(match, query, original, index);
+      if (checked.problem) problems.push(checked.problem);
+      if (checked.query) coercedQuery[checked.query.name] = checked.query.value;
     });
+    problems.push(...this.checkBody(match.operation, body, hasBody));
+    return { problems, query: coercedQuery };
+  }
+
+  /** One path or query parameter against its schema: a problem in words, and a query value coerced. */
+  private checkParameter(
+    match: RouteMatch,
+    query: URLSearchParams,
+    original: Json,
+    index: number,
+  ): { problem?: string; query?: { name: string; value: unknown } } {
+    const param = this.resolve(original);
+    const name = String(param.name);
+    const where = param.in;
+    if (where !== 'path' && where !== 'query') return {};
+    const raw = where === 'path' ? match.pathParams[name] : (query.get(name) ?? undefined);
+    if (raw === undefined)
+      return param.required === true ? { problem: `missing required ${where} parameter "${name}"` } : {};
+    const { operation } = match;
+    const schemaRef =
+      typeof original.$ref === 'string'
+        ? `${original.$ref.slice(2)}/schema`
+        : pointer(
+            'paths',
+            operation.template,
+            operation.method.toLowerCase(),
+            'parameters',
+            String(index),
+            'schema',
+          );
+    const validate = this.parameterValidator(schemaRef);
+    const holder = { value: raw as unknown };
+    const problem = validate(holder)
+      ? undefined
+      : `${where} parameter "${name}"=${JSON.stringify(raw)}: ${formatErrors(validate.errors)}`;
+    return { problem, query: where === 'query' ? { name, value: holder.value } : undefined };
+  }
+
+  /** A parameter's validator, coercing the text of a path or query into the schema's type. */
+  private parameterValidator(schemaRef: string): ValidateFunction {
+    const cacheKey = `param:${schemaRef}`;
+    let validate = this.cache.get(cacheKey);
+    if (!validate) {
+      validate = this.ajvCoerce.compile({
+        type: 'object',
+        properties: { value: { $ref: `${SPEC_DOC_ID}#/${schemaRef}` } },
+      });
+      this.cache.set(cacheKey, validate);
+    }
+    return validate;
+  }
+
+  /** The JSON body against the operation's documented request body (or its absence). */
+  private checkBody(operation: Operation, body: unknown, hasBody: boolean): string[] {
     const requestBody = operation.spec.requestBody
       ? this.resolve(operation.spec.requestBody as Json)
       : undefined;
-    if (requestBody) {
-      const content = requestBody.content as Record<string, Json> | undefined;
-      const json = content?.['application/json'];
-      if (!hasBody) {
-        if (requestBody.required === true) problems.push('missing required JSON body');
-      } else if (json?.schema) {
-        const ref = pointer(
-          'paths',
-          operation.template,
-          operation.method.toLowerCase(),
-          'requestBody',
-          'content',
-          'application/json',
-          'schema',
-        );
-        const validate = this.validatorFor(`req:${operation.operationId}`, ref, false);
-        if (!validate(body)) problems.push(`body: ${formatErrors(validate.errors)}`);
-      }
-    } else if (hasBody && operation.method !== 'GET' && operation.method !== 'DELETE') {
-      problems.push('a body was sent to an operation that takes none');
+    if (!requestBody) {
+      const takesNone = hasBody && operation.method !== 'GET' && operation.method !== 'DELETE';
+      return takesNone ? ['a body was sent to an operation that takes none'] : [];
     }
-    return { problems, query: coercedQuery };
+    const content = requestBody.content as Record<string, Json> | undefined;
+    const json = content?.['application/json'];
+    if (!hasBody) return requestBody.required === true ? ['missing required JSON body'] : [];
+    if (!json?.schema) return [];
+    const ref = pointer(
+      'paths',
+      operation.template,
+      operation.method.toLowerCase(),
+      'requestBody',
+      'content',
+      'application/json',
+      'schema',
+    );
+    const validate = this.validatorFor(`req:${operation.operationId}`, ref, false);
+    return validate(body) ? [] : [`body: ${formatErrors(validate.errors)}`];
   }
 
   /** Checks a response the server is about to send against the documented one for the status. */
