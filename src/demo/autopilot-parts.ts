@@ -67,6 +67,89 @@ function checkout(gh: GitHubServer, repo: Repo, dir: string): void {
   }
 }
 
+/** The experiment from the sample command with the autopilot's policy, and its default branch's files. */
+function prepareRepository(
+  root: string,
+  command: string,
+  clusterEnv: ClusterEnv,
+  dateStamp: string,
+  policy: Partial<Experiment>,
+): { experiment: Experiment; files: Record<string, string> } {
+  const built = demoExperiment(root, command, clusterEnv, dateStamp);
+  const experiment: Experiment = { ...built.experiment, ...policy };
+  const id = experiment.experiment_id;
+  const record = createRecord(experiment, built.cluster);
+  const paths = recordPaths(id);
+  const files: Record<string, string> = {
+    'topologies/clusters.yaml': readFileSync(clusterEnv.clustersFile, 'utf8'),
+    [`topologies/${id}/experiment.yaml`]: toYaml(
+      experiment,
+      ` Experiment ${id}, created by \`topo demo --autopilot\` from the sample command, with its autopilot policy.`,
+    ),
+    [paths.json]: `${JSON.stringify(record, null, 2)}\n`,
+    [paths.markdown]: renderRecordMarkdown(record),
+  };
+  return { experiment, files };
+}
+
+/** The local GitHub API started with the demo's repository (its default branch protected as a real one). */
+async function startLocal(root: string, files: Record<string, string>): Promise<Local> {
+  const { startGitHubServer } = await loadLocalGitHub(root);
+  const server = await startGitHubServer();
+  const repo = server.createRepo('demo/topologies', { files });
+  // branch protection: what merge: auto waits for, GitHub refuses a merge without
+  server.protect(repo, DEMO_REQUIRED_CHECKS);
+  return { server, repo };
+}
+
+/** One monitor pass as the workflow runs it: a fresh checkout, the action's ports, the autopilot's stages. */
+async function workflowPass(
+  { server: gh, repo }: Local,
+  env: NodeJS.ProcessEnv,
+  clusterEnv: ClusterEnv,
+  workDir: string,
+): Promise<string[]> {
+  const dir = join(workDir, 'checkout');
+  checkout(gh, repo, dir);
+  const octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
+  const log: string[] = [];
+  const ports = buildMonitorPorts(octokit, {
+    workspace: dir,
+    topologiesDir: 'topologies',
+    clustersFile: 'topologies/clusters.yaml',
+    owner: repo.owner.login,
+    repo: repo.name,
+    botLogin: gh.botLogin,
+    env: { ...slurmEnv(env, clusterEnv), GITHUB_SERVER_URL: gh.url },
+    log: (line) => log.push(line),
+  });
+  try {
+    const report = await monitorPass(ports, PASS_OPTIONS, DEMO_STAGES);
+    return report.errors;
+  } finally {
+    await ports.close();
+  }
+}
+
+/** Cancels every live Slurm job of the experiment. */
+async function cancelExperimentJobs(
+  env: NodeJS.ProcessEnv,
+  experimentId: string,
+  clusterEnv: ClusterEnv,
+): Promise<void> {
+  const cluster = loadCluster(clusterEnv);
+  const slurm = slurmClientForCluster(DEMO_CLUSTER, cluster, { env: slurmEnv(env, clusterEnv) });
+  for (const job of await slurm.jobs(experimentPrefix(experimentId)))
+    if (isLive(job.status)) await slurm.cancel(job.id);
+}
+
+/** The monitor passes' requests so far: GraphQL queries and GETs are reads, the rest writes. */
+function requestCounts({ server }: Local): { reads: number; writes: number } {
+  const calls = server.calls();
+  const reads = calls.filter((c) => c.method === 'GET' || c.path === '/graphql').length;
+  return { reads, writes: calls.length - reads };
+}
+
 export function realAutopilotParts(
   root: string,
   env: NodeJS.ProcessEnv,
@@ -79,79 +162,23 @@ export function realAutopilotParts(
   };
   return {
     cluster: localCluster(root, env),
-
-    prepare(command, clusterEnv, dateStamp, policy) {
-      const built = demoExperiment(root, command, clusterEnv, dateStamp);
-      const experiment: Experiment = { ...built.experiment, ...policy };
-      const id = experiment.experiment_id;
-      const record = createRecord(experiment, built.cluster);
-      const paths = recordPaths(id);
-      const files: Record<string, string> = {
-        'topologies/clusters.yaml': readFileSync(clusterEnv.clustersFile, 'utf8'),
-        [`topologies/${id}/experiment.yaml`]: toYaml(
-          experiment,
-          ` Experiment ${id}, created by \`topo demo --autopilot\` from the sample command, with its autopilot policy.`,
-        ),
-        [paths.json]: `${JSON.stringify(record, null, 2)}\n`,
-        [paths.markdown]: renderRecordMarkdown(record),
-      };
-      return Promise.resolve({ experiment, files });
-    },
-
+    prepare: (command, clusterEnv, dateStamp, policy) =>
+      Promise.resolve(prepareRepository(root, command, clusterEnv, dateStamp, policy)),
     async github(files) {
-      const { startGitHubServer } = await loadLocalGitHub(root);
-      const server = await startGitHubServer();
-      const repo = server.createRepo('demo/topologies', { files });
-      // branch protection: what merge: auto waits for, GitHub refuses a merge without
-      server.protect(repo, DEMO_REQUIRED_CHECKS);
-      local = { server, repo };
+      local = await startLocal(root, files);
+      const { repo } = local;
       return {
-        url: `${server.url}/repos/${repo.owner.login}/${repo.name}`,
+        url: `${local.server.url}/repos/${repo.owner.login}/${repo.name}`,
         defaultBranch: repo.defaultBranch,
       };
     },
-
-    async pass(clusterEnv) {
-      const { server: gh, repo } = need();
-      const dir = join(workDir, 'checkout');
-      checkout(gh, repo, dir);
-      const octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
-      const log: string[] = [];
-      const ports = buildMonitorPorts(octokit, {
-        workspace: dir,
-        topologiesDir: 'topologies',
-        clustersFile: 'topologies/clusters.yaml',
-        owner: repo.owner.login,
-        repo: repo.name,
-        botLogin: gh.botLogin,
-        env: { ...slurmEnv(env, clusterEnv), GITHUB_SERVER_URL: gh.url },
-        log: (line) => log.push(line),
-      });
-      try {
-        const report = await monitorPass(ports, PASS_OPTIONS, DEMO_STAGES);
-        return report.errors;
-      } finally {
-        await ports.close();
-      }
-    },
-
-    async cancelAll(experimentId, clusterEnv) {
-      const cluster = loadCluster(clusterEnv);
-      const slurm = slurmClientForCluster(DEMO_CLUSTER, cluster, { env: slurmEnv(env, clusterEnv) });
-      for (const job of await slurm.jobs(experimentPrefix(experimentId)))
-        if (isLive(job.status)) await slurm.cancel(job.id);
-    },
-
+    pass: async (clusterEnv) => workflowPass(need(), env, clusterEnv, workDir),
+    cancelAll: (experimentId, clusterEnv) => cancelExperimentJobs(env, experimentId, clusterEnv),
     view: (id) => hubView(need(), id),
     writer: (id) => scriptedWriter(need(), id),
     files: () => need().server.files(need().repo, need().repo.defaultBranch),
     pages: (id) => pullPages(need(), id),
-    requests: () => {
-      const calls = need().server.calls();
-      const reads = calls.filter((c) => c.method === 'GET' || c.path === '/graphql').length;
-      return { reads, writes: calls.length - reads };
-    },
-
+    requests: () => requestCounts(need()),
     async close() {
       await local?.server.close();
       local = undefined;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { LabelState } from '../github/labels.js';
 import { slurmMonitorPort } from '../monitor/adapters.js';
 import { monitorPass } from '../monitor/pass.js';
-import type { MonitorCheck, MonitorExperiment } from '../monitor/ports.js';
+import type { MonitorCheck, MonitorExperiment, MonitorPorts } from '../monitor/ports.js';
 import type { CandidateReport } from '../monitor/report.js';
 import { apply } from '../record/apply.js';
 import { topologyChange } from '../record/change.js';
@@ -43,8 +43,10 @@ import { type FileSource, fileSystemSource } from '../usecases/validate.js';
 import { localCluster } from './cluster.js';
 import {
   type ClusterEnv,
+  type DemoOutcome,
   type DemoParts,
   type DemoReference,
+  type DemoSuggestion,
   judgedValue,
   type Observed,
   type PreparedExperiment,
@@ -210,137 +212,217 @@ export function demoExperiment(root: string, command: string, clusterEnv: Cluste
   return { experiment, baseline: built.baseline, cluster, base: expandPreset(preset.value, experiment) };
 }
 
+/** What the demo's parts share: where they run, and the experiment's context once prepared. */
+interface Wiring {
+  root: string;
+  env: NodeJS.ProcessEnv;
+  outDir: string;
+  /** clusters.yaml of the prepared experiment (`topo suggest` reads it). */
+  clustersFile: string;
+  ctx: Context | undefined;
+}
+
+function need(w: Wiring): Context {
+  if (!w.ctx) throw new Error('topo demo: the experiment is not prepared yet');
+  return w.ctx;
+}
+
+/** A candidate's topology expanded over the base preset. */
+function resolvedCandidate(w: Wiring, candidate: Candidate) {
+  const { base } = need(w);
+  return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
+}
+
+/** The experiment's context: its cluster, base preset, Slurm client and the runs' in-memory pull requests. */
+function prepareDemo(
+  w: Wiring,
+  command: string,
+  clusterEnv: ClusterEnv,
+  dateStamp: string,
+): PreparedExperiment {
+  const built = demoExperiment(w.root, command, clusterEnv, dateStamp);
+  w.clustersFile = clusterEnv.clustersFile;
+  const slurmEnv = { ...w.env, SLURM_CONF: String(clusterEnv.slurmConf ?? w.env.SLURM_CONF ?? '') };
+  w.ctx = {
+    experimentId: built.experiment.experiment_id,
+    cluster: built.cluster,
+    base: built.base,
+    slurm: slurmClientForCluster(DEMO_CLUSTER, built.cluster, { env: slurmEnv }),
+    timeScale: clusterEnv.timeScale,
+    prometheusUrl: clusterEnv.prometheusUrl,
+    comments: new Map(),
+    checks: new Map(),
+    labels: new Map(),
+    prs: new Map(),
+  };
+  return { experiment: built.experiment, baseline: built.baseline };
+}
+
+// `runName`: the run's name with its Request label (a candidate's, or the round's reference job's)
+async function submitRun(
+  w: Wiring,
+  experiment: Experiment,
+  candidate: Candidate,
+  runName: string,
+): Promise<SubmittedRun> {
+  const { cluster, slurm } = need(w);
+  const submission = withRunName(
+    renderSubmission(experiment, resolvedCandidate(w, candidate), cluster),
+    runName,
+  );
+  const result = await submitCandidate(
+    { slurm },
+    {
+      experimentId: experiment.experiment_id,
+      cluster: DEMO_CLUSTER,
+      submission,
+      maxParallel: experimentSettings(experiment).maxParallel,
+    },
+  );
+  if (result.status !== 'submitted' && result.status !== 'existing') {
+    throw new Error(`${candidate.name}: submit answered ${result.status}, expected a job`);
+  }
+  return { candidate, runName: submission.jobName, jobId: result.jobId };
+}
+
+// every run a Request of its own: a label in its name, written into the job (withRunName)
+async function submitAs(
+  w: Wiring,
+  experiment: Experiment,
+  candidate: Candidate,
+  role?: 'reference',
+): Promise<SubmittedRun> {
+  const base = renderSubmission(experiment, resolvedCandidate(w, candidate), need(w).cluster).jobName;
+  const run = await submitRun(w, experiment, candidate, runNameFor(base, newRunLabel()));
+  return role ? { ...run, role } : run;
+}
+
+/** The monitor's GitHub port over the runs' in-memory pull requests: comment, check and label by run. */
+function inMemoryGitHub(c: Context, keyOf: (pr: number) => string): MonitorPorts['github'] {
+  return {
+    // one comment per run, as the monitor's sticky comment `monitor-<candidate>` on its pull request
+    readComment: async (pr) => c.comments.get(keyOf(pr)),
+    writeComment: async (pr, _candidate, body) => {
+      c.comments.set(keyOf(pr), body);
+    },
+    writeCheck: async (pr, _sha, check) => {
+      c.checks.set(keyOf(pr), check);
+    },
+    setLabel: async (pr, state) => {
+      c.labels.set(keyOf(pr), state);
+      return true;
+    },
+  };
+}
+
+/** One monitor pass over a batch of runs, each run its own (imaginary) pull request. */
+async function observeRuns(
+  w: Wiring,
+  prepared: PreparedExperiment,
+  runs: readonly SubmittedRun[],
+  reference: Reference,
+): Promise<Observed[]> {
+  const c = need(w);
+  const { experiment } = prepared;
+  // each run its own pull request, numbered once (the reference job's too, as the bot's Request)
+  for (const r of runs) if (!c.prs.has(r.runName)) c.prs.set(r.runName, c.prs.size + 1);
+  const byPr = new Map(runs.map((r) => [c.prs.get(r.runName) as number, r]));
+  const keyOf = (pr: number) => byPr.get(pr)?.runName ?? `#${pr}`;
+  const resolved = (candidate: Candidate) => resolvedCandidate(w, candidate);
+  const report = await monitorPass(
+    {
+      experiments: async () => [monitorExperiment(c, experiment, byPr, reference, resolved)],
+      // the monitor's own Slurm port: the one job model (src/judge/job.ts) and its failure rule
+      slurm: slurmMonitorPort(c.slurm),
+      // The demo submits before it watches; a candidate the monitor cannot find is submitted again,
+      // idempotently (a reference job is not: once it ended, its data are what the candidates read).
+      submit: async (_exp, candidate) => {
+        const run = runs.find((r) => r.runName === candidate.runName && !r.role);
+        return run
+          ? { jobId: (await submitRun(w, experiment, run.candidate, run.runName)).jobId }
+          : undefined;
+      },
+      prometheus: createPrometheusClient({ baseUrl: c.prometheusUrl }),
+      github: inMemoryGitHub(c, keyOf),
+      now: () => Date.now() / 1000,
+    },
+    // A loaded 2-core machine can take a while to scrape the first target: allow a simulated hour.
+    { tickSeconds: 1, lagSeconds: 1, telemetryDeadlineMinutes: 60 },
+  );
+  if (report.errors.length) throw new Error(`monitor: ${report.errors.join('; ')}`);
+  return runs.map((run) =>
+    observedOf(
+      c,
+      run,
+      report.candidates.find((o) => o.runName === run.runName),
+    ),
+  );
+}
+
+/** A candidate's outcome into the record, with its topology, file and change from its parent. */
+function applyOutcome(w: Wiring, record: ExperimentRecord, outcome: DemoOutcome): ExperimentRecord {
+  const { base } = need(w);
+  const expanded = expandCandidate(base, outcome.candidate.topology);
+  const parentRun = record.runs.find((r) => r.name === outcome.candidate.parent);
+  const parentExpanded = parentRun?.topology?.block ? expandCandidate(base, parentRun.topology.block) : base;
+  return apply(record, {
+    candidate: outcome.candidate.name,
+    kind: outcome.decision,
+    at: new Date().toISOString(),
+    parent: outcome.candidate.parent ?? null,
+    run_name: outcome.run.runName,
+    job_id: outcome.run.jobId,
+    topology: {
+      base: `topology=${record.fixed_inputs.base_topology.replace(/^topology=/, '')}`,
+      hash: hash8(expanded),
+      block: outcome.candidate.topology,
+      file: `topologies/${record.experiment_id}/${outcome.candidate.name}.yaml`,
+    },
+    change: topologyChange(parentExpanded, expanded),
+    hypothesis: outcome.candidate.hypothesis ?? null,
+    expected_effect: outcome.candidate.expected_effect ?? null,
+    observation: outcome.observation,
+    reason: outcome.reason,
+    failure: outcome.observation?.failure ?? null,
+  });
+}
+
+// The record and candidate files are already in the output folder: `topo suggest` reads them
+// there as it reads a repository, validates its proposals and returns their file texts.
+async function suggestNext(w: Wiring, record: ExperimentRecord, count: number): Promise<DemoSuggestion> {
+  const outcome = await runSuggest({
+    experimentId: record.experiment_id,
+    files: layered(w.outDir, w.root),
+    clustersFile: w.clustersFile,
+    count,
+  });
+  for (const dropped of outcome.invalid) {
+    outcome.result.rejected.push({ change: dropped.name, reason: dropped.errors.join('; ') });
+  }
+  return {
+    proposals: outcome.proposals.map((p) => p.candidate),
+    files: Object.fromEntries(outcome.proposals.map((p) => [p.candidate.name, p.text])),
+    stop: outcome.result.stop.stop || outcome.proposals.length === 0 ? outcome.result.stop.reason : undefined,
+  };
+}
+
 export function realDemoParts(
   root: string,
   env: NodeJS.ProcessEnv,
   outDir: string,
 ): DemoParts<ExperimentRecord> {
-  let clustersFile = '';
-  let ctx: Context | undefined;
-  const need = (): Context => {
-    if (!ctx) throw new Error('topo demo: the experiment is not prepared yet');
-    return ctx;
-  };
-  const resolved = (candidate: Candidate) => {
-    const { base } = need();
-    return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
-  };
-
-  // `runName`: the run's name with its Request label (a candidate's, or the round's reference job's)
-  const submit = async (
-    experiment: Experiment,
-    candidate: Candidate,
-    runName: string,
-  ): Promise<SubmittedRun> => {
-    const { cluster, slurm } = need();
-    const submission = withRunName(renderSubmission(experiment, resolved(candidate), cluster), runName);
-    const result = await submitCandidate(
-      { slurm },
-      {
-        experimentId: experiment.experiment_id,
-        cluster: DEMO_CLUSTER,
-        submission,
-        maxParallel: experimentSettings(experiment).maxParallel,
-      },
-    );
-    if (result.status !== 'submitted' && result.status !== 'existing') {
-      throw new Error(`${candidate.name}: submit answered ${result.status}, expected a job`);
-    }
-    return { candidate, runName: submission.jobName, jobId: result.jobId };
-  };
-  // every run a Request of its own: a label in its name, written into the job (withRunName)
-  const submitAs = async (experiment: Experiment, candidate: Candidate, role?: 'reference') => {
-    const base = renderSubmission(experiment, resolved(candidate), need().cluster).jobName;
-    const run = await submit(experiment, candidate, runNameFor(base, newRunLabel()));
-    return role ? { ...run, role } : run;
-  };
-
+  const w: Wiring = { root, env, outDir, clustersFile: '', ctx: undefined };
   return {
     cluster: localCluster(root, env),
-
-    jobLog: (run) => need().slurm.tail(run.jobId, 40),
-
-    async prepare(command: string, clusterEnv: ClusterEnv, dateStamp: string): Promise<PreparedExperiment> {
-      const built = demoExperiment(root, command, clusterEnv, dateStamp);
-      clustersFile = clusterEnv.clustersFile;
-      const slurmEnv = { ...env, SLURM_CONF: String(clusterEnv.slurmConf ?? env.SLURM_CONF ?? '') };
-      ctx = {
-        experimentId: built.experiment.experiment_id,
-        cluster: built.cluster,
-        base: built.base,
-        slurm: slurmClientForCluster(DEMO_CLUSTER, built.cluster, { env: slurmEnv }),
-        timeScale: clusterEnv.timeScale,
-        prometheusUrl: clusterEnv.prometheusUrl,
-        comments: new Map(),
-        checks: new Map(),
-        labels: new Map(),
-        prs: new Map(),
-      };
-      return { experiment: built.experiment, baseline: built.baseline };
-    },
-
-    submit: (experiment, candidate, _env, role) => submitAs(experiment, candidate, role),
-
+    jobLog: (run) => need(w).slurm.tail(run.jobId, 40),
+    prepare: async (command, clusterEnv, dateStamp) => prepareDemo(w, command, clusterEnv, dateStamp),
+    submit: (experiment, candidate, _env, role) => submitAs(w, experiment, candidate, role),
     async cancel(run: SubmittedRun): Promise<void> {
-      const c = need();
+      const c = need(w);
       await cancelCandidate({ slurm: c.slurm }, { experimentId: c.experimentId, jobName: run.runName });
     },
-
-    async observe(
-      prepared: PreparedExperiment,
-      runs: readonly SubmittedRun[],
-      _env: ClusterEnv,
-      reference: Reference,
-    ): Promise<Observed[]> {
-      const c = need();
-      const { experiment } = prepared;
-      // each run its own pull request, numbered once (the reference job's too, as the bot's Request)
-      for (const r of runs) if (!c.prs.has(r.runName)) c.prs.set(r.runName, c.prs.size + 1);
-      const byPr = new Map(runs.map((r) => [c.prs.get(r.runName) as number, r]));
-      const keyOf = (pr: number) => byPr.get(pr)?.runName ?? `#${pr}`;
-      const report = await monitorPass(
-        {
-          experiments: async () => [monitorExperiment(c, experiment, byPr, reference, resolved)],
-          // the monitor's own Slurm port: the one job model (src/judge/job.ts) and its failure rule
-          slurm: slurmMonitorPort(c.slurm),
-          // The demo submits before it watches; a candidate the monitor cannot find is submitted again,
-          // idempotently (a reference job is not: once it ended, its data are what the candidates read).
-          submit: async (_exp, candidate) => {
-            const run = runs.find((r) => r.runName === candidate.runName && !r.role);
-            return run ? { jobId: (await submit(experiment, run.candidate, run.runName)).jobId } : undefined;
-          },
-          prometheus: createPrometheusClient({ baseUrl: c.prometheusUrl }),
-          github: {
-            // one comment per run, as the monitor's sticky comment `monitor-<candidate>` on its pull request
-            readComment: async (pr) => c.comments.get(keyOf(pr)),
-            writeComment: async (pr, _candidate, body) => {
-              c.comments.set(keyOf(pr), body);
-            },
-            writeCheck: async (pr, _sha, check) => {
-              c.checks.set(keyOf(pr), check);
-            },
-            setLabel: async (pr, state) => {
-              c.labels.set(keyOf(pr), state);
-              return true;
-            },
-          },
-          now: () => Date.now() / 1000,
-        },
-        // A loaded 2-core machine can take a while to scrape the first target: allow a simulated hour.
-        { tickSeconds: 1, lagSeconds: 1, telemetryDeadlineMinutes: 60 },
-      );
-      if (report.errors.length) throw new Error(`monitor: ${report.errors.join('; ')}`);
-      return runs.map((run) =>
-        observedOf(
-          c,
-          run,
-          report.candidates.find((o) => o.runName === run.runName),
-        ),
-      );
-    },
-
-    createRecord: (prepared) => createRecord(prepared.experiment, need().cluster),
-
+    observe: (prepared, runs, _env, reference) => observeRuns(w, prepared, runs, reference),
+    createRecord: (prepared) => createRecord(prepared.experiment, need(w).cluster),
     // as actions/monitor reads the record on the default branch
     references: (record) => ({
       baseline: referenceWithFigure(baselineRun(record)),
@@ -348,61 +430,11 @@ export function realDemoParts(
       current: record.current_best.topology,
       betweenRun: betweenRunOf(record),
     }),
-
     applyReference: (record, reference) => applyReferenceRun(record, referenceRunOf(reference)),
-
-    apply(record, outcome) {
-      const { base } = need();
-      const expanded = expandCandidate(base, outcome.candidate.topology);
-      const parentRun = record.runs.find((r) => r.name === outcome.candidate.parent);
-      const parentExpanded = parentRun?.topology?.block
-        ? expandCandidate(base, parentRun.topology.block)
-        : base;
-      return apply(record, {
-        candidate: outcome.candidate.name,
-        kind: outcome.decision,
-        at: new Date().toISOString(),
-        parent: outcome.candidate.parent ?? null,
-        run_name: outcome.run.runName,
-        job_id: outcome.run.jobId,
-        topology: {
-          base: `topology=${record.fixed_inputs.base_topology.replace(/^topology=/, '')}`,
-          hash: hash8(expanded),
-          block: outcome.candidate.topology,
-          file: `topologies/${record.experiment_id}/${outcome.candidate.name}.yaml`,
-        },
-        change: topologyChange(parentExpanded, expanded),
-        hypothesis: outcome.candidate.hypothesis ?? null,
-        expected_effect: outcome.candidate.expected_effect ?? null,
-        observation: outcome.observation,
-        reason: outcome.reason,
-        failure: outcome.observation?.failure ?? null,
-      });
-    },
-
+    apply: (record, outcome) => applyOutcome(w, record, outcome),
     recordJson: (record) => `${JSON.stringify(record, null, 2)}\n`,
     recordMarkdown: (record) => renderRecordMarkdown(record),
-
-    // The record and candidate files are already in the output folder: `topo suggest` reads them
-    // there as it reads a repository, validates its proposals and returns their file texts.
-    async suggest(record, _prepared, count) {
-      const outcome = await runSuggest({
-        experimentId: record.experiment_id,
-        files: layered(outDir, root),
-        clustersFile,
-        count,
-      });
-      for (const dropped of outcome.invalid) {
-        outcome.result.rejected.push({ change: dropped.name, reason: dropped.errors.join('; ') });
-      }
-      return {
-        proposals: outcome.proposals.map((p) => p.candidate),
-        files: Object.fromEntries(outcome.proposals.map((p) => [p.candidate.name, p.text])),
-        stop:
-          outcome.result.stop.stop || outcome.proposals.length === 0 ? outcome.result.stop.reason : undefined,
-      };
-    },
-
+    suggest: (record, _prepared, count) => suggestNext(w, record, count),
     finalReport: (record) =>
       renderFinalReport(record, {
         recordUrl: recordPaths(record.experiment_id).markdown,

@@ -607,6 +607,22 @@ export async function ensureCluster(
   return env;
 }
 
+/** What a demo has produced so far: its result reads it however the demo ends. */
+interface Produced {
+  experimentId: string | null;
+  outcomes: DemoOutcome[];
+  references: DemoReference[];
+}
+
+/** A demo under way: its parts and experiment, the record as it grows, and what it has produced. */
+interface DemoLoop<R> extends BatchContext<R> {
+  baseline: Candidate;
+  experimentId: string;
+  record: R;
+  produced: Produced;
+  log: (line: string) => void;
+}
+
 /** The whole demo. Never throws for an interruption: returns its exit code after cleaning up. */
 export async function runDemo<R>(
   options: DemoOptions,
@@ -623,14 +639,10 @@ export async function runDemo<R>(
   const now = deps.now ?? Date.now;
   const started = now();
   const log = (line: string) => view.log(line);
-  const outcomes: DemoOutcome[] = [];
-  const references: DemoReference[] = [];
-  let experimentId: string | null = null;
+  const produced: Produced = { experimentId: null, outcomes: [], references: [] };
   const result = (exitCode: number): DemoResult => ({
     exitCode,
-    experimentId,
-    outcomes,
-    references,
+    ...produced,
     files: output.written(),
     wallSeconds: (now() - started) / 1000,
   });
@@ -640,76 +652,104 @@ export async function runDemo<R>(
     const env = await ensureCluster(parts.cluster, options.isRoot, cleanup, log);
     if (!env) return result(1);
     if (signal.aborted) throw new DemoAborted(signal.reason as NodeJS.Signals);
-
-    // 2. The experiment, from the sample full run command (what `topo init` does).
-    log(`creating the experiment from:\n  ${options.command}`);
-    const prepared = await parts.prepare(options.command, env, options.dateStamp);
-    const { experiment, baseline } = prepared;
-    experimentId = experiment.experiment_id;
-    output.write(`topologies/${experimentId}/experiment.yaml`, stringify(experiment));
-    output.write(candidateFile(experimentId, baseline.name), stringify(baseline));
-    let record = parts.createRecord(prepared);
-
-    const reference = (): Reference => parts.references(record);
-    const ctx = { parts, prepared, env, options, view, output, cleanup, signal, reference };
-    const settle = (
-      what: string,
-      { outcomes: batch, reference: ref }: Awaited<ReturnType<typeof runBatch>>,
-    ) => {
-      for (const outcome of oneWinner(batch)) {
-        record = parts.apply(record, outcome);
-        outcomes.push(outcome);
-        log(`${outcome.candidate.name}: ${outcome.decision} — ${outcome.reason}`);
-      }
-      if (ref) {
-        record = parts.applyReference(record, ref);
-        references.push(ref);
-        log(referenceLine(ref));
-      }
-      log(`${what}: ${roundCost(batch, ref)}`);
-      log(bestLine(reference(), baseline.name));
-      output.write(`experiments/${experimentId}.json`, parts.recordJson(record));
-      output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(record));
-    };
-
-    // 3. The baseline, then the rounds of suggestions.
-    settle('baseline', await runBatch('baseline', [baseline], ctx));
-    const broken = await brokenBaseline(outcomes[0], parts, env);
-    if (broken) {
-      log(`the demo measured nothing: ${broken}`);
-      log('no suggestion can come from a baseline that did not run; fix that cause and run the demo again');
-      return result(1);
-    }
-    for (let round = 1; round <= options.rounds; round++) {
-      const suggestion = await parts.suggest(record, prepared, options.perRound);
-      if (suggestion.proposals.length === 0) {
-        log(`round ${round}: no proposals${suggestion.stop ? ` (${suggestion.stop})` : ''}; stopping`);
-        break;
-      }
-      for (const c of suggestion.proposals) {
-        output.write(candidateFile(experimentId, c.name), suggestion.files?.[c.name] ?? stringify(c));
-        log(`round ${round}: ${c.name}: ${c.hypothesis ?? ''}`.trimEnd());
-      }
-      // the round's candidates run beside a job of the current best, decided against it at equal run age
-      const best = bestCandidate(reference().current, baseline, outcomes);
-      const title = `round ${round} of ${options.rounds}`;
-      settle(
-        `round ${round}`,
-        await runBatch(title, suggestion.proposals, ctx, best ? { candidate: best, round } : null),
-      );
-    }
-
-    // 4. The final report and the page that shows everything.
-    const report = parts.finalReport(record, prepared);
-    const reportFile = `experiments/${experimentId}-report.md`;
-    output.write(reportFile, report);
-    writeIndex(output, options, experimentId, outcomes, parts.recordMarkdown(record), report, reportFile);
-    return result(0);
+    const loop = await prepareLoop(options, { ...deps, env, produced, log });
+    return result(await runLoop(loop));
   } catch (error) {
     return result(interruptedExit(error, signal, log));
   } finally {
     await cleanup.runAll(log);
   }
+}
+
+/** 2. The experiment, from the sample full run command (what `topo init` does), and its empty record. */
+async function prepareLoop<R>(
+  options: DemoOptions,
+  deps: Omit<DemoLoop<R>, 'options' | 'prepared' | 'reference' | 'baseline' | 'experimentId' | 'record'>,
+): Promise<DemoLoop<R>> {
+  const { parts, output, log } = deps;
+  log(`creating the experiment from:\n  ${options.command}`);
+  const prepared = await parts.prepare(options.command, deps.env, options.dateStamp);
+  const { experiment, baseline } = prepared;
+  const experimentId = experiment.experiment_id;
+  deps.produced.experimentId = experimentId;
+  output.write(`topologies/${experimentId}/experiment.yaml`, stringify(experiment));
+  output.write(candidateFile(experimentId, baseline.name), stringify(baseline));
+  const loop: DemoLoop<R> = {
+    ...deps,
+    options,
+    prepared,
+    baseline,
+    experimentId,
+    record: parts.createRecord(prepared),
+    reference: () => parts.references(loop.record),
+  };
+  return loop;
+}
+
+/** 3. The baseline, then the rounds of suggestions; 4. the final report and the page. The exit code. */
+async function runLoop<R>(loop: DemoLoop<R>): Promise<number> {
+  const { parts, options, log } = loop;
+  settle(loop, 'baseline', await runBatch('baseline', [loop.baseline], loop));
+  const broken = await brokenBaseline(loop.produced.outcomes[0], parts, loop.env);
+  if (broken) {
+    log(`the demo measured nothing: ${broken}`);
+    log('no suggestion can come from a baseline that did not run; fix that cause and run the demo again');
+    return 1;
+  }
+  for (let round = 1; round <= options.rounds; round++) if (!(await runRound(loop, round))) break;
+
+  const report = parts.finalReport(loop.record, loop.prepared);
+  const reportFile = `experiments/${loop.experimentId}-report.md`;
+  loop.output.write(reportFile, report);
+  const recordMd = parts.recordMarkdown(loop.record);
+  writeIndex(loop.output, options, loop.experimentId, loop.produced.outcomes, recordMd, report, reportFile);
+  return 0;
+}
+
+/** One round of suggestions run beside the current best; false when the suggester proposed nothing. */
+async function runRound<R>(loop: DemoLoop<R>, round: number): Promise<boolean> {
+  const { options, log, experimentId } = loop;
+  const suggestion = await loop.parts.suggest(loop.record, loop.prepared, options.perRound);
+  if (suggestion.proposals.length === 0) {
+    log(`round ${round}: no proposals${suggestion.stop ? ` (${suggestion.stop})` : ''}; stopping`);
+    return false;
+  }
+  for (const c of suggestion.proposals) {
+    loop.output.write(candidateFile(experimentId, c.name), suggestion.files?.[c.name] ?? stringify(c));
+    log(`round ${round}: ${c.name}: ${c.hypothesis ?? ''}`.trimEnd());
+  }
+  // the round's candidates run beside a job of the current best, decided against it at equal run age
+  const best = bestCandidate(loop.reference().current, loop.baseline, loop.produced.outcomes);
+  const title = `round ${round} of ${options.rounds}`;
+  settle(
+    loop,
+    `round ${round}`,
+    await runBatch(title, suggestion.proposals, loop, best ? { candidate: best, round } : null),
+  );
+  return true;
+}
+
+/** A batch's outcomes (one winner) and reference job into the record, told, and the record written. */
+function settle<R>(
+  loop: DemoLoop<R>,
+  what: string,
+  { outcomes: batch, reference: ref }: Awaited<ReturnType<typeof runBatch>>,
+): void {
+  const { parts, log, produced, experimentId } = loop;
+  for (const outcome of oneWinner(batch)) {
+    loop.record = parts.apply(loop.record, outcome);
+    produced.outcomes.push(outcome);
+    log(`${outcome.candidate.name}: ${outcome.decision} — ${outcome.reason}`);
+  }
+  if (ref) {
+    loop.record = parts.applyReference(loop.record, ref);
+    produced.references.push(ref);
+    log(referenceLine(ref));
+  }
+  log(`${what}: ${roundCost(batch, ref)}`);
+  log(bestLine(loop.reference(), loop.baseline.name));
+  loop.output.write(`experiments/${experimentId}.json`, parts.recordJson(loop.record));
+  loop.output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(loop.record));
 }
 
 function writeIndex(
