@@ -219,18 +219,17 @@ function loadState(file: string): LocalWatchState {
   }
 }
 
-function newSession(
-  io: CliIO,
-  parsed: Parsed,
-  x: {
-    experiment: Experiment;
-    dir: string;
-    t: TelemetryOptions;
-    slurm: SlurmClient;
-    port: MonitorPorts['slurm'];
-    targets: Target[];
-  },
-): Session {
+/** What a watch is started with: the experiment, its telemetry and Slurm, and the runs to follow. */
+interface SessionInputs {
+  experiment: Experiment;
+  dir: string;
+  t: TelemetryOptions;
+  slurm: SlurmClient;
+  port: MonitorPorts['slurm'];
+  targets: Target[];
+}
+
+function newSession(io: CliIO, parsed: Parsed, x: SessionInputs): Session {
   const id = x.experiment.experiment_id;
   const file = watchStatePath(io.cwd, id);
   const sources = new Map<string, RenderedSource | null>();
@@ -239,7 +238,35 @@ function newSession(
     return sources.get(path) ?? null;
   };
   const state = loadState(file);
-  const ports = localMonitorPorts({
+  const save = () => {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`);
+  };
+  return {
+    experiment: x.experiment,
+    id,
+    t: x.t,
+    targets: x.targets,
+    ports: sessionPorts(io, x, { state, save, sources, renderSource }),
+    state,
+    save,
+    sources,
+    renderSource,
+    interval: num(parsed, 'interval') ?? 60,
+    json: flag(parsed, 'json'),
+    record: !flag(parsed, 'no-record'),
+    seen: new Map(),
+  };
+}
+
+/** The monitor's ports over the local checkout: its runs, the record's references and the watch's memory. */
+function sessionPorts(
+  io: CliIO,
+  x: SessionInputs,
+  s: Pick<Session, 'state' | 'save' | 'sources' | 'renderSource'>,
+): MonitorPorts {
+  const id = x.experiment.experiment_id;
+  return localMonitorPorts({
     experiment: x.experiment,
     cluster: x.t.cluster?.config as NonNullable<TelemetryOptions['cluster']>['config'],
     timeScale: x.t.timeScale,
@@ -257,32 +284,13 @@ function newSession(
       const record = recordOf(io, id);
       return record ? recordedReferences(record) : {};
     },
-    topologyOf: (path) => sources.get(path)?.topology,
-    submitReference: (request) => submitReference(io, x, renderSource, request),
-    state,
-    save: () => session.save(),
+    topologyOf: (path) => s.sources.get(path)?.topology,
+    submitReference: (request) => submitReference(io, x, s.renderSource, request),
+    state: s.state,
+    save: s.save,
     login: io.env.USER || io.env.LOGNAME || 'topo',
     now: () => Date.now() / 1000,
   });
-  const session: Session = {
-    experiment: x.experiment,
-    id,
-    t: x.t,
-    targets: x.targets,
-    ports,
-    state,
-    save: () => {
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`);
-    },
-    sources,
-    renderSource,
-    interval: num(parsed, 'interval') ?? 60,
-    json: flag(parsed, 'json'),
-    record: !flag(parsed, 'no-record'),
-    seen: new Map(),
-  };
-  return session;
 }
 
 /** A candidate file of the checkout rendered for submission; null (and why, on stderr) when it cannot be. */

@@ -132,6 +132,9 @@ const SHORT_FUNCTION_PATHS = [
   'src/setup',
   'src/github',
   'src/slurm',
+  'src/cli',
+  'src/demo',
+  'src/github-local',
   'actions/record',
   'actions/validate',
 ];
