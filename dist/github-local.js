@@ -28243,25 +28243,36 @@ function handleGraphQL(state, identity, raw) {
       body: { errors: [{ message: "A query attribute must be specified." }] },
       problems: ["no query"]
     };
+  const doc = parsedQuery(req.query);
+  if ("refused" in doc) return doc.refused;
+  return executeQuery(state, { ...req, query: req.query }, doc.parsed);
+}
+function parsedQuery(query) {
   let doc;
   try {
-    doc = (0, import_graphql.parse)(req.query);
+    doc = (0, import_graphql.parse)(query);
   } catch (e) {
     const message = e.message;
     return {
-      status: 200,
-      body: { errors: [{ message, type: "PARSE_ERROR" }] },
-      problems: [`GraphQL: ${message}`]
+      refused: {
+        status: 200,
+        body: { errors: [{ message, type: "PARSE_ERROR" }] },
+        problems: [`GraphQL: ${message}`]
+      }
     };
   }
   const errors = (0, import_graphql.validate)(githubSchema(), doc);
-  if (errors.length)
-    return {
+  if (!errors.length) return { parsed: doc };
+  return {
+    refused: {
       status: 200,
       body: { errors: errors.map((e) => ({ message: e.message })) },
       problems: errors.map((e) => `GraphQL query invalid against GitHub's schema: ${e.message}`)
-    };
-  const root = {
+    }
+  };
+}
+function queryRoot(state) {
+  return {
     repository: ({ owner, name }) => {
       const repo = state.findRepo(owner, name);
       if (!repo)
@@ -28277,10 +28288,12 @@ function handleGraphQL(state, identity, raw) {
       nodeCount: 0
     })
   };
+}
+function executeQuery(state, req, doc) {
   const result = (0, import_graphql.execute)({
     schema: githubSchema(),
     document: doc,
-    rootValue: root,
+    rootValue: queryRoot(state),
     variableValues: req.variables ?? {},
     ...typeof req.operationName === "string" ? { operationName: req.operationName } : {}
   });
@@ -28430,68 +28443,75 @@ var OpenApiValidator = class {
    * list means the real API would accept the request's shape.
    */
   validateRequest(match, query, body, hasBody) {
-    const { operation } = match;
     const problems = [];
     const coercedQuery = {};
-    const params = operation.spec.parameters ?? [];
+    const params = match.operation.spec.parameters ?? [];
     params.forEach((original, index) => {
-      const param = this.resolve(original);
-      const name = String(param.name);
-      const where = param.in;
-      if (where !== "path" && where !== "query") return;
-      const raw = where === "path" ? match.pathParams[name] : query.get(name) ?? void 0;
-      if (raw === void 0) {
-        if (param.required === true) problems.push(`missing required ${where} parameter "${name}"`);
-        return;
-      }
-      const schemaRef = typeof original.$ref === "string" ? `${original.$ref.slice(2)}/schema` : pointer(
-        "paths",
-        operation.template,
-        operation.method.toLowerCase(),
-        "parameters",
-        String(index),
-        "schema"
-      );
-      const cacheKey = `param:${schemaRef}`;
-      let validate2 = this.cache.get(cacheKey);
-      if (!validate2) {
-        validate2 = this.ajvCoerce.compile({
-          type: "object",
-          properties: { value: { $ref: `${SPEC_DOC_ID}#/${schemaRef}` } }
-        });
-        this.cache.set(cacheKey, validate2);
-      }
-      const holder = { value: raw };
-      if (!validate2(holder)) {
-        problems.push(
-          `${where} parameter "${name}"=${JSON.stringify(raw)}: ${formatErrors(validate2.errors)}`
-        );
-      }
-      if (where === "query") coercedQuery[name] = holder.value;
+      const checked = this.checkParameter(match, query, original, index);
+      if (checked.problem) problems.push(checked.problem);
+      if (checked.query) coercedQuery[checked.query.name] = checked.query.value;
     });
-    const requestBody = operation.spec.requestBody ? this.resolve(operation.spec.requestBody) : void 0;
-    if (requestBody) {
-      const content = requestBody.content;
-      const json = content?.["application/json"];
-      if (!hasBody) {
-        if (requestBody.required === true) problems.push("missing required JSON body");
-      } else if (json?.schema) {
-        const ref = pointer(
-          "paths",
-          operation.template,
-          operation.method.toLowerCase(),
-          "requestBody",
-          "content",
-          "application/json",
-          "schema"
-        );
-        const validate2 = this.validatorFor(`req:${operation.operationId}`, ref, false);
-        if (!validate2(body)) problems.push(`body: ${formatErrors(validate2.errors)}`);
-      }
-    } else if (hasBody && operation.method !== "GET" && operation.method !== "DELETE") {
-      problems.push("a body was sent to an operation that takes none");
-    }
+    problems.push(...this.checkBody(match.operation, body, hasBody));
     return { problems, query: coercedQuery };
+  }
+  /** One path or query parameter against its schema: a problem in words, and a query value coerced. */
+  checkParameter(match, query, original, index) {
+    const param = this.resolve(original);
+    const name = String(param.name);
+    const where = param.in;
+    if (where !== "path" && where !== "query") return {};
+    const raw = where === "path" ? match.pathParams[name] : query.get(name) ?? void 0;
+    if (raw === void 0)
+      return param.required === true ? { problem: `missing required ${where} parameter "${name}"` } : {};
+    const { operation } = match;
+    const schemaRef = typeof original.$ref === "string" ? `${original.$ref.slice(2)}/schema` : pointer(
+      "paths",
+      operation.template,
+      operation.method.toLowerCase(),
+      "parameters",
+      String(index),
+      "schema"
+    );
+    const validate2 = this.parameterValidator(schemaRef);
+    const holder = { value: raw };
+    const problem = validate2(holder) ? void 0 : `${where} parameter "${name}"=${JSON.stringify(raw)}: ${formatErrors(validate2.errors)}`;
+    return { problem, query: where === "query" ? { name, value: holder.value } : void 0 };
+  }
+  /** A parameter's validator, coercing the text of a path or query into the schema's type. */
+  parameterValidator(schemaRef) {
+    const cacheKey = `param:${schemaRef}`;
+    let validate2 = this.cache.get(cacheKey);
+    if (!validate2) {
+      validate2 = this.ajvCoerce.compile({
+        type: "object",
+        properties: { value: { $ref: `${SPEC_DOC_ID}#/${schemaRef}` } }
+      });
+      this.cache.set(cacheKey, validate2);
+    }
+    return validate2;
+  }
+  /** The JSON body against the operation's documented request body (or its absence). */
+  checkBody(operation, body, hasBody) {
+    const requestBody = operation.spec.requestBody ? this.resolve(operation.spec.requestBody) : void 0;
+    if (!requestBody) {
+      const takesNone = hasBody && operation.method !== "GET" && operation.method !== "DELETE";
+      return takesNone ? ["a body was sent to an operation that takes none"] : [];
+    }
+    const content = requestBody.content;
+    const json = content?.["application/json"];
+    if (!hasBody) return requestBody.required === true ? ["missing required JSON body"] : [];
+    if (!json?.schema) return [];
+    const ref = pointer(
+      "paths",
+      operation.template,
+      operation.method.toLowerCase(),
+      "requestBody",
+      "content",
+      "application/json",
+      "schema"
+    );
+    const validate2 = this.validatorFor(`req:${operation.operationId}`, ref, false);
+    return validate2(body) ? [] : [`body: ${formatErrors(validate2.errors)}`];
   }
   /** Checks a response the server is about to send against the documented one for the status. */
   validateResponse(operation, status, body) {
@@ -30226,30 +30246,25 @@ async function readBody(req) {
   for await (const chunk of req) chunks.push(chunk);
   return Buffer.concat(chunks).toString("utf8");
 }
-async function startGitHubServer() {
-  const api = openApi();
-  const state = new GitHubState();
-  const violationList = [];
-  const faults = [];
-  const gates = [];
-  let callList = [];
-  const bot = state.user(BOT, "Bot");
-  const token = `ghs_${randomBytes(18).toString("hex")}`;
-  state.tokens.set(token, { user: bot, kind: "installation" });
-  let render;
-  const handle = async (req, res) => {
-    const started = performance.now();
-    let validationMs = 0;
-    const method = (req.method ?? "GET").toUpperCase();
-    const url2 = new URL(req.url ?? "/", "http://localhost");
-    const path = url2.pathname;
-    const where = `${method} ${path}${url2.search}`;
-    const violation = (message) => violationList.push(`${where}: ${message}`);
-    const auth = req.headers.authorization;
-    const given = auth?.replace(/^(token|bearer)\s+/i, "");
-    const identity = given ? state.tokens.get(given) : void 0;
-    let operationId;
-    const send = (status, body2, headers = {}) => {
+function exchangeOf(core, req, res) {
+  const started = performance.now();
+  const method = (req.method ?? "GET").toUpperCase();
+  const url = new URL(req.url ?? "/", "http://localhost");
+  const where = `${method} ${url.pathname}${url.search}`;
+  const given = req.headers.authorization?.replace(/^(token|bearer)\s+/i, "");
+  const x = {
+    core,
+    req,
+    method,
+    url,
+    path: url.pathname,
+    where,
+    given,
+    identity: given ? core.state.tokens.get(given) : void 0,
+    operationId: void 0,
+    validationMs: 0,
+    violation: (message) => core.violations.push(`${where}: ${message}`),
+    send: (status, body, headers = {}) => {
       res.writeHead(status, {
         "content-type": "application/json; charset=utf-8",
         "x-github-api-version-selected": "2022-11-28",
@@ -30257,146 +30272,182 @@ async function startGitHubServer() {
         "x-ratelimit-remaining": "4999",
         ...headers
       });
-      res.end(body2 === void 0 ? void 0 : JSON.stringify(body2));
-      callList.push({
+      res.end(body === void 0 ? void 0 : JSON.stringify(body));
+      core.calls.push({
         method,
-        path: `${path}${url2.search}`,
-        operationId,
+        path: `${x.path}${url.search}`,
+        operationId: x.operationId,
         status,
-        actor: identity?.user.login,
-        validationMs,
+        actor: x.identity?.user.login,
+        validationMs: x.validationMs,
         totalMs: performance.now() - started
       });
-    };
-    const error = (status, message, extra = {}) => ({
-      status,
-      body: { message, documentation_url: ERROR_DOCS, status: String(status), ...extra }
-    });
-    const fault = faults.find((f) => (f.times ?? 1) > 0 && (!f.match || f.match.test(where)));
-    if (fault) {
-      fault.times = (fault.times ?? 1) - 1;
-      send(fault.status, error(fault.status, fault.message ?? "fault").body, fault.headers);
-      return;
     }
-    const gate = gates.find((g) => g.arrived < g.count && g.match.test(where));
-    if (gate) {
-      gate.arrived++;
-      await new Promise((resolve2) => {
-        gate.waiting.push(resolve2);
-        if (gate.waiting.length === gate.count) {
-          gate.met = true;
-          for (const go of gate.waiting.splice(0)) go();
-        }
-      });
-    }
-    if (path === "/graphql" && method === "POST") {
-      operationId = "graphql";
-      const raw2 = await readBody(req);
-      let parsed;
-      try {
-        parsed = JSON.parse(raw2);
-      } catch {
-        violation("body is not JSON");
-        send(400, error(400, "Problems parsing JSON").body);
-        return;
-      }
-      const t02 = performance.now();
-      const result2 = handleGraphQL(state, identity, parsed);
-      validationMs += performance.now() - t02;
-      for (const p of result2.problems) violation(p);
-      send(result2.status, result2.body);
-      return;
-    }
-    const match = api.match(method, path);
-    if (!match) {
-      const scrape = method === "GET" && /^Prometheus\//.test(req.headers["user-agent"] ?? "");
-      if (!scrape) violation("no such operation in the GitHub REST API");
-      send(404, error(404, "Not Found").body);
-      return;
-    }
-    operationId = match.operation.operationId;
-    if (given && !identity) {
-      violation("unknown token");
-      send(401, error(401, "Bad credentials").body);
-      return;
-    }
-    const raw = await readBody(req);
-    let body;
-    if (raw.length) {
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        violation("body is not JSON");
-        send(400, error(400, "Problems parsing JSON").body);
-        return;
-      }
-    }
-    const t0 = performance.now();
-    const checked = api.validateRequest(match, url2.searchParams, body, raw.length > 0);
-    validationMs += performance.now() - t0;
-    if (checked.problems.length) {
-      for (const p of checked.problems) violation(p);
-      const e = error(422, "Invalid request.", { errors: checked.problems });
-      send(422, e.body);
-      return;
-    }
-    if (identity?.permissions) {
-      const [scope, level] = requiredPermission(operationId, method);
-      const granted = scope.split("|").map((s) => identity.permissions?.[s] ?? (s === "metadata" ? "read" : "none"));
-      const ok = granted.some((g) => g === "write" || level === "read" && g === "read");
-      if (!ok) {
-        violation(`token lacks permission ${scope.replace("|", " or ")}: ${level}`);
-        send(403, error(403, "Resource not accessible by integration").body);
-        return;
-      }
-    }
-    const route = routes[operationId];
-    if (!route) {
-      violation(`operation ${operationId} is valid on GitHub but not implemented by the local server`);
-      send(501, error(501, "Not implemented by the local GitHub server").body);
-      return;
-    }
-    const ctx = {
-      state,
-      render,
-      identity,
-      params: match.pathParams,
-      query: checked.query,
-      body: body ?? {},
-      violation
-    };
-    let result;
-    try {
-      result = route(ctx);
-    } catch (e) {
-      if (e instanceof HttpError) result = error(e.status, e.message, e.extra);
-      else {
-        violation(`server error: ${e.stack}`);
-        result = error(500, String(e.message));
-      }
-    }
-    const t1 = performance.now();
-    const problems = api.validateResponse(match.operation, result.status, result.body);
-    validationMs += performance.now() - t1;
-    for (const p of problems) violation(`local server bug, ${p}`);
-    send(result.status, result.body, result.headers);
   };
+  return x;
+}
+function errorRouteResult(status, message, extra = {}) {
+  return { status, body: { message, documentation_url: ERROR_DOCS, status: String(status), ...extra } };
+}
+function timed(x, work) {
+  const t0 = performance.now();
+  const result = work();
+  x.validationMs += performance.now() - t0;
+  return result;
+}
+function answerFault(x) {
+  const fault = x.core.faults.find((f) => (f.times ?? 1) > 0 && (!f.match || f.match.test(x.where)));
+  if (!fault) return false;
+  fault.times = (fault.times ?? 1) - 1;
+  x.send(fault.status, errorRouteResult(fault.status, fault.message ?? "fault").body, fault.headers);
+  return true;
+}
+async function waitAtGate(x) {
+  const gate = x.core.gates.find((g) => g.arrived < g.count && g.match.test(x.where));
+  if (!gate) return;
+  gate.arrived++;
+  await new Promise((resolve2) => {
+    gate.waiting.push(resolve2);
+    if (gate.waiting.length === gate.count) {
+      gate.met = true;
+      for (const go of gate.waiting.splice(0)) go();
+    }
+  });
+}
+function parseJson(x, raw) {
+  try {
+    return { body: JSON.parse(raw) };
+  } catch {
+    x.violation("body is not JSON");
+    x.send(400, errorRouteResult(400, "Problems parsing JSON").body);
+    return void 0;
+  }
+}
+async function serveGraphQL(x) {
+  x.operationId = "graphql";
+  const parsed = parseJson(x, await readBody(x.req));
+  if (!parsed) return;
+  const result = timed(x, () => handleGraphQL(x.core.state, x.identity, parsed.body));
+  for (const p of result.problems) x.violation(p);
+  x.send(result.status, result.body);
+}
+function permitted(x, operationId) {
+  const identity = x.identity;
+  if (!identity?.permissions) return true;
+  const [scope, level] = requiredPermission(operationId, x.method);
+  const granted = scope.split("|").map((s) => identity.permissions?.[s] ?? (s === "metadata" ? "read" : "none"));
+  if (granted.some((g) => g === "write" || level === "read" && g === "read")) return true;
+  x.violation(`token lacks permission ${scope.replace("|", " or ")}: ${level}`);
+  x.send(403, errorRouteResult(403, "Resource not accessible by integration").body);
+  return false;
+}
+async function serveRest(x) {
+  const match = x.core.api.match(x.method, x.path);
+  if (!match) return notAnOperation(x);
+  const operationId = match.operation.operationId;
+  x.operationId = operationId;
+  if (x.given && !x.identity) {
+    x.violation("unknown token");
+    x.send(401, errorRouteResult(401, "Bad credentials").body);
+    return;
+  }
+  const raw = await readBody(x.req);
+  const read = raw.length ? parseJson(x, raw) : { body: void 0 };
+  if (!read) return;
+  const checked = timed(
+    x,
+    () => x.core.api.validateRequest(match, x.url.searchParams, read.body, raw.length > 0)
+  );
+  if (checked.problems.length) {
+    for (const p of checked.problems) x.violation(p);
+    x.send(422, errorRouteResult(422, "Invalid request.", { errors: checked.problems }).body);
+    return;
+  }
+  if (!permitted(x, operationId)) return;
+  const route = routes[operationId];
+  if (!route) {
+    x.violation(`operation ${operationId} is valid on GitHub but not implemented by the local server`);
+    x.send(501, errorRouteResult(501, "Not implemented by the local GitHub server").body);
+    return;
+  }
+  const result = runRoute(x, route, {
+    state: x.core.state,
+    render: x.core.render,
+    identity: x.identity,
+    params: match.pathParams,
+    query: checked.query,
+    body: read.body ?? {},
+    violation: x.violation
+  });
+  const problems = timed(x, () => x.core.api.validateResponse(match.operation, result.status, result.body));
+  for (const p of problems) x.violation(`local server bug, ${p}`);
+  x.send(result.status, result.body, result.headers);
+}
+function notAnOperation(x) {
+  const scrape = x.method === "GET" && /^Prometheus\//.test(x.req.headers["user-agent"] ?? "");
+  if (!scrape) x.violation("no such operation in the GitHub REST API");
+  x.send(404, errorRouteResult(404, "Not Found").body);
+}
+function runRoute(x, route, ctx) {
+  try {
+    return route(ctx);
+  } catch (e) {
+    if (e instanceof HttpError) return errorRouteResult(e.status, e.message, e.extra);
+    x.violation(`server error: ${e.stack}`);
+    return errorRouteResult(500, String(e.message));
+  }
+}
+var ENDPOINTS = [
+  { matches: (x) => x.path === "/graphql" && x.method === "POST", serve: serveGraphQL },
+  { matches: () => true, serve: serveRest }
+];
+async function handle(core, req, res) {
+  const x = exchangeOf(core, req, res);
+  if (answerFault(x)) return;
+  await waitAtGate(x);
+  const endpoint = ENDPOINTS.find((e) => e.matches(x));
+  await endpoint?.serve(x);
+}
+async function startGitHubServer() {
+  const state = new GitHubState();
+  const core = {
+    api: openApi(),
+    state,
+    violations: [],
+    faults: [],
+    gates: [],
+    calls: [],
+    render: void 0
+  };
+  const token = `ghs_${randomBytes(18).toString("hex")}`;
+  state.tokens.set(token, { user: state.user(BOT, "Bot"), kind: "installation" });
   const server = createServer((req, res) => {
-    handle(req, res).catch((e) => {
-      violationList.push(`${req.method} ${req.url}: server crashed: ${e.stack}`);
+    handle(core, req, res).catch((e) => {
+      core.violations.push(`${req.method} ${req.url}: server crashed: ${e.stack}`);
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
   });
   await new Promise((resolve2) => server.listen(0, "127.0.0.1", resolve2));
   const url = `http://127.0.0.1:${server.address().port}`;
-  render = new Renderer(api, state, url);
+  const render = new Renderer(core.api, state, url);
+  core.render = render;
   return {
     url,
     token,
     botLogin: BOT,
     state,
     render,
+    ...stateControls(state),
+    ...faultControls(core),
+    close: () => new Promise((resolve2, reject) => {
+      server.closeAllConnections();
+      server.close((e) => e ? reject(e) : resolve2());
+    })
+  };
+}
+function stateControls(state) {
+  return {
     createToken(login, options = {}) {
       const t = `${options.kind === "user" ? "ghp" : "ghs"}_${randomBytes(18).toString("hex")}`;
       state.tokens.set(t, {
@@ -30421,13 +30472,17 @@ async function startGitHubServer() {
       const sha = state.resolveRef(repo, ref ?? repo.defaultBranch);
       if (!sha) throw new Error(`no ref ${ref} in ${repo.owner.login}/${repo.name}`);
       return state.git.filesAt(sha);
-    },
+    }
+  };
+}
+function faultControls(core) {
+  return {
     failNext: (fault) => {
-      faults.push({ ...fault, times: fault.times ?? 1 });
+      core.faults.push({ ...fault, times: fault.times ?? 1 });
     },
     holdTogether: ({ match, count, timeoutMs = 3e4 }) => {
       const gate = { match, count, waiting: [], arrived: 0, met: false };
-      gates.push(gate);
+      core.gates.push(gate);
       const timer = setTimeout(() => {
         gate.arrived = gate.count;
         for (const go of gate.waiting.splice(0)) go();
@@ -30435,15 +30490,11 @@ async function startGitHubServer() {
       timer.unref();
       return { met: () => gate.met };
     },
-    violations: () => [...violationList],
-    calls: () => [...callList],
+    violations: () => [...core.violations],
+    calls: () => [...core.calls],
     resetCalls: () => {
-      callList = [];
-    },
-    close: () => new Promise((resolve2, reject) => {
-      server.closeAllConnections();
-      server.close((e) => e ? reject(e) : resolve2());
-    })
+      core.calls = [];
+    }
   };
 }
 export {
