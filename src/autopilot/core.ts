@@ -67,6 +67,12 @@ export interface PilotRun {
   change?: number;
   /** The run name of its latest run (its GPU-hours are kept by it in the bot's state). */
   runName?: string;
+  /**
+   * Live, and its job is abandoned now to be rerun beside a reference that runs (src/campaign/held.ts
+   * abandonReason: the detector marks a job drifting, or the full-run guard reads a drift, while the
+   * guard holds an interval that settles better at equal run age), as the campaign loop abandons it.
+   */
+  abandon?: string;
   /** A writer approved its pull request's head in a review (`submit: approval` starts it then). */
   approved?: boolean;
   /** Its pull request carries the winner's label (WINNER_LABEL). */
@@ -167,7 +173,7 @@ export type PilotAction =
       by?: string;
     }
   /** `reference`: the round's reference job of the best `name` on pull request `pr`, not a run of it. */
-  | { kind: 'stop'; name: string; pr: number; reason: string; reference?: true }
+  | { kind: 'stop'; name: string; pr: number; reason: string; reference?: true; abandon?: true }
   | { kind: 'conclude'; reason: string; winner: string | null }
   | { kind: 'label'; name: string; pr: number }
   /** Merged once its required checks pass (the stage reads them): the measured baseline, or the winner. */
@@ -327,13 +333,26 @@ export function planStep(input: PilotInput): PilotPlan {
   if (base) return plan({ ...base, actions: [...housekeeping, ...base.actions] });
   if (!roundFinished(runs, current) || runs.some((r) => r.origin === 'person' && live(r)))
     return plan({
-      actions: [...housekeeping, ...submits.actions],
+      actions: [...housekeeping, ...abandoned(runs), ...submits.actions],
       waiting: submits.waiting ?? `round ${current} is running`,
     });
   const merge = winnerStep(input, state);
   if (merge) return plan({ ...merge, actions: [...housekeeping, ...merge.actions] });
   const next = nextRound(input, state, budget, housekeeping);
   return plan({ ...next, actions: [...housekeeping, ...next.actions] });
+}
+
+/** Live bot runs whose jobs the campaign abandons now: stopped, and rerun in the next round (runOutcome). */
+function abandoned(runs: readonly PilotRun[]): PilotAction[] {
+  return runs
+    .filter((r) => r.origin === 'bot' && live(r) && r.abandon && r.pr !== undefined && !r.takenOver)
+    .map((r) => ({
+      kind: 'stop',
+      name: r.name,
+      pr: r.pr as number,
+      reason: r.abandon as string,
+      abandon: true,
+    }));
 }
 
 /**

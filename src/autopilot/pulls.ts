@@ -95,6 +95,8 @@ export interface LiveCandidate {
   /** A guard held it below −min_improvement: to be rerun, and a rerun held so settles (heldFacts). */
   rerun?: boolean;
   settlesOnRerun?: boolean;
+  /** Live, and the campaign abandons its job now (src/campaign/held.ts abandonReason): why. */
+  abandon?: string;
 }
 
 /**
@@ -164,6 +166,7 @@ function candidateRun(c: LiveCandidate, bot: BotPull | undefined): PilotRun {
     ...(c.seconds !== undefined ? { seconds: c.seconds } : {}),
     gpuHours: c.gpuHours,
     ...(c.runName ? { runName: c.runName } : {}),
+    ...(c.live && bot && c.abandon ? { abandon: c.abandon } : {}),
     ...(outcome !== null && !reference && c.held ? { held: c.held } : {}),
     ...(outcome !== null && !reference && c.change !== undefined ? { change: c.change } : {}),
     ...(outcome !== null && !reference && c.rerun ? { rerun: true } : {}),

@@ -78,6 +78,15 @@ export function runOutcome(
       }
     );
   const decided = ['better', 'worse', 'equivalent', 'not-better'].includes(d.state);
+  // ended while a guard held an interval below −min_improvement (its job abandoned, or stopped): rerun
+  if (!decided && heldBelow(d, o.minImprovement))
+    return (
+      heldAgain(d, o) ?? {
+        outcome: 'undecided',
+        held: `its job ended ${d.state}, its whole interval below −${pct(o.minImprovement)} while a guard held the claim`,
+        rerun: true,
+      }
+    );
   if (!decided) return { outcome: 'undecided', held: `still ${d.state}` };
   const outcome = d.state as RunOutcome;
   if ((d.decided_at_minutes ?? 0) >= o.horizonMinutes - 1e-9 && d.state !== 'worse')

@@ -33,6 +33,7 @@ import {
 } from '../autopilot/pulls.js';
 import { campaignOutcome, heldFacts } from '../autopilot/runs.js';
 import { controlsOfState, type PilotState } from '../autopilot/state.js';
+import { abandonReason } from '../campaign/held.js';
 import { dashboardHelp } from '../commands/help.js';
 import { COMMANDS } from '../commands/registry.js';
 import { inlineText } from '../github/user-text.js';
@@ -163,7 +164,12 @@ function planOf(
 ): { runs: PilotRun[]; plan: PilotPlan } {
   const s = view.state;
   const recorded = new Set(view.context.recorded.map((r) => r.name));
-  const live = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded, unopened(view, recorded));
+  const live = liveRuns(
+    liveCandidates(e, s.stopped, s.reruns),
+    view.pulls,
+    recorded,
+    unopened(view, recorded),
+  );
   return planFor(
     view.context,
     live,
@@ -526,7 +532,7 @@ async function stopRun(x: Pass, a: Extract<PilotAction, { kind: 'stop' }>): Prom
   p.c = { ...p.c, outcome };
   if (p.decided) p.decided.stop ??= `autopilot: ${a.reason}`;
   // a reference job is not asked for again by its name: decide makes a new one when the round needs it
-  return !a.reference && !!x.view.state.paused && !x.view.state.concludeBy;
+  return !a.reference && !a.abandon && !!x.view.state.paused && !x.view.state.concludeBy;
 }
 
 /** The state changes of this pass, in one compare-and-swap (applied again to a state another pass wrote). */
@@ -661,14 +667,47 @@ function heldToKeep(e: ExperimentPass, s: PilotState): Record<string, number> | 
  * pull request, so read as a run it would stand for the best as a person's undecided candidate; its
  * allocation counts in the budget through the bot's state (heldToKeep).
  */
-export function liveCandidates(e: ExperimentPass, stoppedByPause: readonly string[] = []): LiveCandidate[] {
+export function liveCandidates(
+  e: ExperimentPass,
+  stoppedByPause: readonly string[] = [],
+  reruns: PilotState['reruns'] = {},
+): LiveCandidate[] {
   return e.candidates
     .filter((p) => p.c.request && !p.acted?.left && !isReferenceRequest(p.c))
-    .map((p) => ({
-      ...liveCandidate(e, p),
-      gpuHours: allocatedGpuHours(e, p),
-      ...(p.c.outcome?.kind === 'stopped' && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {}),
-    }));
+    .map((p) => {
+      const abandon = abandonOf(e, p, reruns);
+      return {
+        ...liveCandidate(e, p),
+        gpuHours: allocatedGpuHours(e, p),
+        ...(p.c.outcome?.kind === 'stopped' && stoppedByPause.includes(p.c.candidate)
+          ? { stopped: true }
+          : {}),
+        ...(abandon ? { abandon } : {}),
+      };
+    });
+}
+
+/**
+ * Why the campaign abandons this running candidate's job now (src/campaign/held.ts abandonReason, the
+ * campaign loop's rule), or null: its decision against the round's reference job, the detector's
+ * states of both jobs, and its attempt (a rerun is not abandoned on the guard's slope alone). How
+ * long the hold has lasted is not kept across passes: the 60-minute limit is left to the horizon.
+ */
+function abandonOf(e: ExperimentPass, p: CandidatePass, reruns: PilotState['reruns']): string | null {
+  const obs = p.decided?.view?.observation;
+  if (p.phase?.phase !== 'running' || !obs?.decision) return null;
+  const ref = e.referenceJob?.job ?? null;
+  const rerun = reruns[p.c.candidate];
+  const attempt = rerun && (p.c.runName ?? null) !== rerun.after ? rerun.attempt : 1;
+  return abandonReason({
+    decision: obs.decision,
+    candidate: obs.verdict,
+    reference: ref?.decided?.view?.observation.verdict ?? null,
+    referenceEnded: !!ref?.c.outcome,
+    heldMinutes: 0,
+    minImprovement: experimentSettings(e.exp.experiment).minImprovement,
+    attempt,
+  });
 }
 
 function liveCandidate(e: ExperimentPass, p: CandidatePass): Omit<LiveCandidate, 'gpuHours'> {

@@ -47,6 +47,33 @@ describe('a candidate whose interval lies below −min_improvement (issue 43)', 
     expect(runOutcome(null, horizon).outcome).toBe('undecided');
   });
 
+  it('whose job ended open (abandoned for a drift, or stopped) is rerun; an open one across −min_improvement is not', () => {
+    // the monitor's autopilot stops such a job at once (src/monitor/autopilot.ts abandonOf): its last
+    // decision is the provisional winner's, or still measuring
+    for (const state of ['better-at-equal-age', 'measuring'] as const)
+      expect(runOutcome(decision(state, -0.08, -0.11, -0.05), horizon), state).toMatchObject({
+        outcome: 'undecided',
+        rerun: true,
+      });
+    expect(runOutcome(decision('measuring', -0.03, -0.08, 0.02), horizon)).toEqual({
+      outcome: 'undecided',
+      held: 'still measuring',
+    });
+    // a rerun of it ended so again settles better, unless a job drifted
+    expect(
+      runOutcome(decision('better-at-equal-age', -0.08, -0.11, -0.05), { ...horizon, attempt: 2 }),
+    ).toEqual({
+      outcome: 'better',
+    });
+    expect(
+      runOutcome(decision('better-at-equal-age', -0.08, -0.11, -0.05), {
+        ...horizon,
+        attempt: 2,
+        drifting: true,
+      }),
+    ).toMatchObject({ outcome: 'undecided', rerun: true });
+  });
+
   it('in a round: a leader whose job drifts is abandoned and rerun, never settled not-better', () => {
     // runtime-bound, seed 12: the leader (20% faster) drifts +25%/h; its equal-age interval lies
     // below −2% from run-minute 25 and the guard holds it: the closed design settled it not-better at 110

@@ -872,3 +872,54 @@ describe('stage autopilot: nothing stalls silently', () => {
     );
   });
 });
+
+describe('stage autopilot: a held job with a drift is abandoned at once and rerun (issue 43 item 4)', () => {
+  /** Better at equal run age (whole interval below −2%), held by the full-run guard reading a drift. */
+  const drifting = {
+    state: 'better-at-equal-age',
+    reference: { role: 'baseline', name: 'baseline' },
+    relative_change: { value: -0.08, low: -0.11, high: -0.05 },
+    figure: { value: 92, low: 89, high: 95, reference_value: 100 },
+    min_improvement: 0.02,
+    full_run: { guard: 'drifts', change: { value: 0.01, low: -0.1, high: 0.12 } },
+  };
+  /** p1 (#7) running 20 run-minutes with `decision`, its bot pull request open; the bot's state `state`. */
+  function running(decision: object, state: Partial<PilotState> = { rounds: { p1: 1 } }) {
+    const p1 = { ...requestedCandidate('p1', 7), requested: true };
+    const exp = withAutopilot({}, [p1]);
+    const w = world(() => context(exp), state);
+    w.pulls.push({ pr: 7, candidate: 'p1', round: 1, state: 'open', headSha: 'h', takenOver: false });
+    const pass = readState([{ exp, jobs: [runningJob(p1.runName, '42', 20)] }]);
+    const c = pass.experiments[0]!.candidates[0]!;
+    const verdict = { state: 'stabilising', evidence: [], minutes_of_data: 20 };
+    c.decided = { view: { observation: { verdict, decision, stable_metrics: {} } }, stop: null } as never;
+    return { w, pass, c, p1 };
+  }
+
+  it('stops the job with why, as the campaign loop abandons it, and keeps it out of the pause’s stopped runs', async () => {
+    const t = running(drifting);
+    const ports = { ...recordingPorts(), autopilot: t.w.port };
+    await autopilot(t.pass, ports);
+    const outcome = ports.calls.find((c) => c.port === 'lifecycle.recordOutcome');
+    expect(outcome?.args[2]).toMatchObject({ kind: 'stopped' });
+    expect(JSON.stringify(outcome?.args[2])).toContain('drifts against the reference');
+    expect(t.c.decided?.stop).toMatch(/^autopilot: its job drifts against the reference/);
+    expect(t.w.pilot.state.stopped).toEqual([]);
+  });
+
+  it('leaves a steady hold, a person’s run and a rerun (attempt 2) running', async () => {
+    const steady = running({ ...drifting, full_run: { guard: 'open', change: drifting.full_run.change } });
+    await autopilot(steady.pass, { ...recordingPorts(), autopilot: steady.w.port });
+    expect(steady.c.decided?.stop).toBeNull();
+    const rerun = running(drifting, {
+      rounds: { p1: 2 },
+      reruns: { p1: { attempt: 2, after: 'an-earlier-job' } },
+    });
+    await autopilot(rerun.pass, { ...recordingPorts(), autopilot: rerun.w.port });
+    expect(rerun.c.decided?.stop).toBeNull();
+    const person = running(drifting);
+    person.w.pulls.length = 0; // no bot pull request: a person's candidate
+    await autopilot(person.pass, { ...recordingPorts(), autopilot: person.w.port });
+    expect(person.c.decided?.stop).toBeNull();
+  });
+});
