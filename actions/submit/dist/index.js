@@ -80847,6 +80847,12 @@ function runOutcome(d, o) {
       rerun: true
     };
   const decided2 = ["better", "worse", "equivalent", "not-better"].includes(d.state);
+  if (!decided2 && heldBelow(d, o.minImprovement))
+    return heldAgain(d, o) ?? {
+      outcome: "undecided",
+      held: `its job ended ${d.state}, its whole interval below \u2212${pct5(o.minImprovement)} while a guard held the claim`,
+      rerun: true
+    };
   if (!decided2) return { outcome: "undecided", held: `still ${d.state}` };
   const outcome = d.state;
   if ((d.decided_at_minutes ?? 0) >= o.horizonMinutes - 1e-9 && d.state !== "worse")
