@@ -169,6 +169,36 @@ export function limitView(
   });
 }
 
+type MemoryFit = ReturnType<typeof fitMemoryModel>;
+
+/** A move that passed every check, with its score and predictions. */
+interface ScoredMove {
+  move: Move;
+  hash: string;
+  score: number;
+  predicted: Proposal['predictedMemory'];
+  prediction?: ProposalPrediction;
+}
+
+/** What one round of suggest() reads: the input, its parent's evidence, the models, and what it rejected. */
+interface Round {
+  readonly input: SuggestInput;
+  readonly options: SuggestOptions;
+  readonly hash: HashFn;
+  readonly memory: MemoryFit;
+  readonly parent: TriedCandidate;
+  readonly evidence: Evidence;
+  /** The rules' memory check; `strict` also keeps novel GPU sharing under the 80% line (the model's search). */
+  readonly ctx: MoveContext;
+  readonly strict: MoveContext;
+  readonly calibration: Calibration | null;
+  /** Whether the calibrated model reproduces its readings well enough to rank moves. */
+  readonly reliable: boolean;
+  readonly minImprovement: number;
+  readonly triedHashes: ReadonlySet<string>;
+  readonly rejected: SuggestResult['rejected'];
+}
+
 export function suggest(input: SuggestInput, options: SuggestOptions = {}): SuggestResult {
   const hash = options.hash ?? topologyHash;
   const memory = respectFailures(
@@ -177,61 +207,109 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
     input.cluster.gpuMemoryGiB,
   );
   const count = Math.max(0, Math.min(input.count ?? input.maxParallel, input.maxParallel));
-  const patience = input.patienceRounds ?? DEFAULT_PATIENCE_ROUNDS;
   const parent = pickParent(input.tried, input.currentBest);
   const rejected: SuggestResult['rejected'] = [];
-  if (!parent) {
-    const waiting = input.tried.length > 0;
-    // Every run ended in a failure: waiting brings no evidence, and changing a broken topology blindly
-    // is a guess. Stop and say which failure to fix.
-    const failures = input.tried.filter((r) => r.status === 'failed' || r.observation?.failure);
-    const allFailed = waiting && failures.length === input.tried.length;
-    const first = failures[0]?.observation?.failure;
-    const oom = allFailed ? failures.find((r) => r.observation?.failure?.kind === 'gpu-oom') : undefined;
-    if (oom) {
-      const fitted = afterOutOfMemory(input, oom, memory, options, rejected);
-      if (fitted.length) {
-        const names = new Set(input.tried.map((r) => r.name));
-        return {
-          proposals: fitted.map((f) => ({
-            ...f,
-            candidate: { ...f.candidate, name: uniqueName(f.candidate.name, names) },
-          })),
-          stop: {
-            stop: false,
-            reason: `${oom.name} ran out of GPU memory: ${fitted.length} proposal(s) sized by the ${memory.source} memory model to fit`,
-          },
-          memory,
-          parent: oom.name,
-          rejected,
-        };
-      }
-    }
-    return {
-      proposals: [],
-      stop: allFailed
-        ? {
-            stop: true,
-            reason: `every run so far failed (${failures[0]?.name}${first ? `: ${first.kind}: ${first.message}` : ''}): there is no evidence to suggest from; ${first?.kind === 'gpu-oom' ? 'fit the baseline to this GPU memory (a smaller preset or fewer replicas per GPU)' : "fix that cause (the job's log says more) and run the baseline again"}`,
-          }
-        : {
-            stop: false,
-            reason: waiting
-              ? 'no measured candidate in the record yet: once the baseline (or a candidate) is decided, record it (merge its pull request, or `topo record <experiment> <candidate> --accept`; `topo watch` records what it decides)'
-              : 'no candidate yet: run the baseline first',
-          },
-      memory,
-      parent: null,
-      rejected,
-    };
-  }
+  if (!parent) return withoutParent(input, options, memory, rejected);
 
-  const evidence: Evidence = readEvidence(parent);
+  const round = roundOf(input, options, hash, memory, parent, rejected);
+  const moves = candidateMoves(round);
+  const scored = scoreMoves(round, moves);
+  const pool = round.reliable ? undominated(scored, round.minImprovement, rejected) : [...scored];
+  const picked = pickDiverse(pool, count, []);
+  // a person who asked for this many (`topo suggest --count`) gets the dominated moves after the rest
+  const filled = options.fillCount ? fillDominated(scored, pool, picked, count, rejected) : new Map();
+  const taken = new Set(input.tried.map((r) => r.name));
+  const proposals = picked.map((p) => proposalOf(round, p, taken, filled));
+  const outlook = round.reliable ? modelOutlook(scored, picked) : undefined;
+  const stop = roundStop(round, proposals, outlook, moves.length);
+  return {
+    proposals,
+    stop: stop ?? { stop: false, reason: `${proposals.length} proposal(s) from ${parent.name}'s evidence` },
+    memory,
+    parent: parent.name,
+    rejected,
+    ...(outlook ? { outlook } : {}),
+    ...(round.calibration ? { calibration: calibrationSummary(round.calibration, round.reliable) } : {}),
+  };
+}
+
+/**
+ * No measured run to change. Every run ended in a failure: waiting brings no evidence, and changing a
+ * broken topology blindly is a guess, so stop and say which failure to fix, unless the baseline ran
+ * out of GPU memory and a smaller topology is predicted to fit.
+ */
+function withoutParent(
+  input: SuggestInput,
+  options: SuggestOptions,
+  memory: MemoryFit,
+  rejected: SuggestResult['rejected'],
+): SuggestResult {
+  const waiting = input.tried.length > 0;
+  const failures = input.tried.filter((r) => r.status === 'failed' || r.observation?.failure);
+  const allFailed = waiting && failures.length === input.tried.length;
+  const first = failures[0]?.observation?.failure;
+  const oom = allFailed ? failures.find((r) => r.observation?.failure?.kind === 'gpu-oom') : undefined;
+  const fitted = oom ? fittedAfterOutOfMemory(input, options, memory, rejected, oom) : null;
+  if (fitted) return fitted;
+  return {
+    proposals: [],
+    stop: allFailed
+      ? {
+          stop: true,
+          reason: `every run so far failed (${failures[0]?.name}${first ? `: ${first.kind}: ${first.message}` : ''}): there is no evidence to suggest from; ${first?.kind === 'gpu-oom' ? 'fit the baseline to this GPU memory (a smaller preset or fewer replicas per GPU)' : "fix that cause (the job's log says more) and run the baseline again"}`,
+        }
+      : {
+          stop: false,
+          reason: waiting
+            ? 'no measured candidate in the record yet: once the baseline (or a candidate) is decided, record it (merge its pull request, or `topo record <experiment> <candidate> --accept`; `topo watch` records what it decides)'
+            : 'no candidate yet: run the baseline first',
+        },
+    memory,
+    parent: null,
+    rejected,
+  };
+}
+
+/** The proposals sized to fit after `oom` ran out of GPU memory, or null when none is predicted to. */
+function fittedAfterOutOfMemory(
+  input: SuggestInput,
+  options: SuggestOptions,
+  memory: MemoryFit,
+  rejected: SuggestResult['rejected'],
+  oom: TriedCandidate,
+): SuggestResult | null {
+  const fitted = afterOutOfMemory(input, oom, memory, options, rejected);
+  if (!fitted.length) return null;
+  const names = new Set(input.tried.map((r) => r.name));
+  return {
+    proposals: fitted.map((f) => ({
+      ...f,
+      candidate: { ...f.candidate, name: uniqueName(f.candidate.name, names) },
+    })),
+    stop: {
+      stop: false,
+      reason: `${oom.name} ran out of GPU memory: ${fitted.length} proposal(s) sized by the ${memory.source} memory model to fit`,
+    },
+    memory,
+    parent: oom.name,
+    rejected,
+  };
+}
+
+function roundOf(
+  input: SuggestInput,
+  options: SuggestOptions,
+  hash: HashFn,
+  memory: MemoryFit,
+  parent: TriedCandidate,
+  rejected: SuggestResult['rejected'],
+): Round {
+  const gib = input.cluster.gpuMemoryGiB;
   const ctx: MoveContext = {
     gpusPerNode: input.cluster.gpusPerNode,
-    gpuMemoryGiB: input.cluster.gpuMemoryGiB,
+    gpuMemoryGiB: gib,
     cpusPerNode: input.cluster.cpusPerNode,
-    predict: (t) => limitView(t, memory, input.cluster.gpuMemoryGiB, parent.topology),
+    predict: (t) => limitView(t, memory, gib, parent.topology),
     // The conservative prediction (envelope and margin) stays under the error line; the 80% warning
     // line is the validator's, on its own prediction (src/usecases/suggest.ts refuses its warnings).
     memoryLimit: GPU_MEMORY_LIMITS.error,
@@ -239,37 +317,57 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
   const calibration =
     input.predict === false
       ? null
-      : calibrate(input.tried, input.cluster, {
-          previous: input.previousPredictions ?? [],
-        });
-  // a model that cannot reproduce the readings it was fitted on ranks nothing (its predictions are shown)
-  const reliable = !!calibration && calibration.misfit <= MAX_MISFIT;
-  const triedHashes = new Set(input.tried.map((r) => hash(r.topology)));
-  const strict: MoveContext = {
-    ...ctx,
-    predict: (t) => limitView(t, memory, input.cluster.gpuMemoryGiB, parent.topology, true),
+      : calibrate(input.tried, input.cluster, { previous: input.previousPredictions ?? [] });
+  return {
+    input,
+    options,
+    hash,
+    memory,
+    parent,
+    evidence: readEvidence(parent),
+    ctx,
+    strict: { ...ctx, predict: (t) => limitView(t, memory, gib, parent.topology, true) },
+    calibration,
+    // a model that cannot reproduce the readings it was fitted on ranks nothing (its predictions are shown)
+    reliable: !!calibration && calibration.misfit <= MAX_MISFIT,
+    minImprovement: input.minImprovement ?? DEFAULT_MIN_IMPROVEMENT,
+    triedHashes: new Set(input.tried.map((r) => hash(r.topology))),
+    rejected,
   };
-  const moves = [
-    ...movesFor(clone(parent.topology), evidence, ctx),
+}
+
+/** What the rules and the topology validator find wrong with a proposed topology. */
+function problemsOf(round: Round, t: Topology): string[] {
+  return [
+    ...proposalProblems(t, round.input.baseTopology, round.input.cluster.gpusPerNode),
+    ...(round.options.validate?.(t) ?? []),
+  ];
+}
+
+/** The rules' moves from the parent's evidence, and the calibrated model's own proposal. */
+function candidateMoves(round: Round): Move[] {
+  const { parent, calibration, options } = round;
+  return [
+    ...movesFor(clone(parent.topology), round.evidence, round.ctx),
     // the calibrated model's own proposal: the combination of rule-shaped changes it predicts fastest
-    ...(reliable && calibration
+    ...(round.reliable && calibration
       ? searchPredicted(
           parent.topology,
           calibration,
-          strict,
+          round.strict,
           {
-            problems: (t) => [
-              ...proposalProblems(t, input.baseTopology, input.cluster.gpusPerNode),
-              ...(options.validate?.(t) ?? []),
-            ],
-            exclude: new Set([...triedHashes, ...(options.exclude ?? [])]),
+            problems: (t) => problemsOf(round, t),
+            exclude: new Set([...round.triedHashes, ...(options.exclude ?? [])]),
           },
           1,
         )
       : []),
   ];
+}
 
-  // Learn from history: tags of children of this parent that did not help, and the tag that made it.
+/** History's weights: tags of children of this parent that did not help, and the tag that made it. */
+function historyWeights(round: Round): { failedHere: Map<string, number>; momentum: Set<string> } {
+  const { input, parent } = round;
   const byName = new Map(input.tried.map((r) => [r.name, r]));
   const failedHere = new Map<string, number>();
   for (const run of input.tried) {
@@ -284,157 +382,170 @@ export function suggest(input: SuggestInput, options: SuggestOptions = {}): Sugg
   const momentum = grandparent
     ? new Set(classifyChange(grandparent.topology, parent.topology))
     : new Set<string>();
+  return { failedHere, momentum };
+}
 
-  const tried = triedHashes;
+/** The moves that pass every check, scored; the others go to `rejected` with why (a repeat silently). */
+function scoreMoves(round: Round, moves: readonly Move[]): ScoredMove[] {
+  const weights = historyWeights(round);
   const seen = new Set<string>();
-  const scored: {
-    move: Move;
-    hash: string;
-    score: number;
-    predicted: Proposal['predictedMemory'];
-    prediction?: ProposalPrediction;
-  }[] = [];
-  const minImprovement = input.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
+  const scored: ScoredMove[] = [];
   for (const move of moves) {
-    const h = hash(move.topology);
-    if (tried.has(h)) {
-      rejected.push({ change: move.change, reason: 'already tried (same normalised topology)' });
+    const h = round.hash(move.topology);
+    if (round.triedHashes.has(h)) {
+      round.rejected.push({ change: move.change, reason: 'already tried (same normalised topology)' });
       continue;
     }
     if (seen.has(h)) continue;
-    if (options.exclude?.has(h)) {
-      rejected.push({ change: move.change, reason: 'refused by the topology validator' });
-      continue;
-    }
-    const problems = [
-      ...proposalProblems(move.topology, input.baseTopology, input.cluster.gpusPerNode),
-      ...(options.validate?.(move.topology) ?? []),
-    ];
-    if (problems.length > 0) {
-      rejected.push({ change: move.change, reason: `fails validation: ${problems.join('; ')}` });
-      continue;
-    }
-    const over = (move.kind === 'model-search' ? strict : ctx)
-      .predict(move.topology)
-      .filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB);
-    const predicted = predictConservative(move.topology, memory, ctx.gpuMemoryGiB);
-    if (over.length > 0) {
-      rejected.push({
-        change: move.change,
-        reason: `predicted GPU memory above ${Math.round(ctx.memoryLimit * 100)}% (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) on GPU ${over.map((p) => `${p.gpu} (${predicted.find((q) => q.gpu === p.gpu)?.gib.toFixed(1)} GiB)`).join(', ')}`,
-      });
+    const refused = refusalOf(round, move, h);
+    if (refused) {
+      round.rejected.push({ change: move.change, reason: refused });
       continue;
     }
     seen.add(h);
-    const tag = moveTag(move.kind, move.service);
-    let score = move.priority * (failedHere.get(tag) ?? 1);
-    if (momentum.has(tag)) score *= 1.15;
-    const peak = Math.max(0, ...predicted.map((p) => p.fraction));
-    score -= 0.01 * peak; // tie-break toward headroom
-    const prediction = calibration
-      ? predictionFor(calibration, move.topology, parent, input.cluster.gpusPerNode)
-      : undefined;
-    if (prediction && reliable) {
-      // even an optimistic bound on the gain too short of min_improvement: the run cannot pay for
-      // itself (the bound net of the parent's own error: the decision reads a new job of the parent)
-      if (
-        1 - (prediction.seconds * Math.exp(-DROP_Z * prediction.netLogSd)) / prediction.parentSeconds <
-        minImprovement
-      ) {
-        rejected.push({
-          change: move.change,
-          reason: `predicted below min_improvement ${pct(minImprovement)}: ${pct(prediction.gain)} faster [${pct(prediction.gainLow)}, ${pct(prediction.gainHigh)}]`,
-        });
-        continue;
-      }
-      // ranked by predicted gain per GPU-hour; the rules' evidence breaks ties
-      score = prediction.gainPerGpuHour * (1 + 0.01 * score);
-    }
-    scored.push({ move, hash: h, score, predicted, ...(prediction ? { prediction } : {}) });
+    const predicted = predictConservative(move.topology, round.memory, round.ctx.gpuMemoryGiB);
+    const ranked = rankMove(round, move, predicted, weights);
+    if (typeof ranked === 'string') round.rejected.push({ change: move.change, reason: ranked });
+    else scored.push({ move, hash: h, predicted, ...ranked });
   }
+  return scored;
+}
 
-  const pool = reliable ? undominated(scored, minImprovement, rejected) : [...scored];
-  const picked = pickDiverse(pool, count, []);
-  // a person who asked for this many (`topo suggest --count`) gets the dominated moves after the rest
-  const filled = options.fillCount ? fillDominated(scored, pool, picked, count, rejected) : new Map();
+/** Why a move is refused (the validator, the rules, the memory limit), or null. */
+function refusalOf(round: Round, move: Move, h: string): string | null {
+  if (round.options.exclude?.has(h)) return 'refused by the topology validator';
+  const problems = problemsOf(round, move.topology);
+  if (problems.length > 0) return `fails validation: ${problems.join('; ')}`;
+  const { ctx } = round;
+  const over = (move.kind === 'model-search' ? round.strict : ctx)
+    .predict(move.topology)
+    .filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB);
+  if (over.length === 0) return null;
+  const predicted = predictConservative(move.topology, round.memory, ctx.gpuMemoryGiB);
+  return `predicted GPU memory above ${Math.round(ctx.memoryLimit * 100)}% (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) on GPU ${over.map((p) => `${p.gpu} (${predicted.find((q) => q.gpu === p.gpu)?.gib.toFixed(1)} GiB)`).join(', ')}`;
+}
 
-  const taken = new Set(input.tried.map((r) => r.name));
+/**
+ * A valid move's score: the rules' priority weighted by history, or, with a reliable model, its
+ * predicted gain per GPU-hour; a string when even an optimistic bound on its gain misses min_improvement.
+ */
+function rankMove(
+  round: Round,
+  move: Move,
+  predicted: Proposal['predictedMemory'],
+  { failedHere, momentum }: ReturnType<typeof historyWeights>,
+): { score: number; prediction?: ProposalPrediction } | string {
+  const { calibration, minImprovement } = round;
+  const tag = moveTag(move.kind, move.service);
+  let score = move.priority * (failedHere.get(tag) ?? 1);
+  if (momentum.has(tag)) score *= 1.15;
+  const peak = Math.max(0, ...predicted.map((p) => p.fraction));
+  score -= 0.01 * peak; // tie-break toward headroom
+  const prediction = calibration
+    ? predictionFor(calibration, move.topology, round.parent, round.input.cluster.gpusPerNode)
+    : undefined;
+  if (prediction && round.reliable) {
+    // even an optimistic bound on the gain too short of min_improvement: the run cannot pay for
+    // itself (the bound net of the parent's own error: the decision reads a new job of the parent)
+    if (
+      1 - (prediction.seconds * Math.exp(-DROP_Z * prediction.netLogSd)) / prediction.parentSeconds <
+      minImprovement
+    )
+      return `predicted below min_improvement ${pct(minImprovement)}: ${pct(prediction.gain)} faster [${pct(prediction.gainLow)}, ${pct(prediction.gainHigh)}]`;
+    // ranked by predicted gain per GPU-hour; the rules' evidence breaks ties
+    score = prediction.gainPerGpuHour * (1 + 0.01 * score);
+  }
+  return { score, ...(prediction ? { prediction } : {}) };
+}
+
+/** A picked move as a proposal: its candidate file, named apart from `taken`. */
+function proposalOf(
+  round: Round,
+  { move, hash: h, score, predicted, prediction }: ScoredMove,
+  taken: Set<string>,
+  filled: ReadonlyMap<Move, string>,
+): Proposal {
+  const { parent, memory } = round;
   const parentValue = figureOfTried(parent);
-  const proposals: Proposal[] = picked.map(({ move, hash: h, score, predicted, prediction }) => {
-    const detail = move.service ? `${SHORT[move.kind]}-${move.service}` : SHORT[move.kind];
-    const name = uniqueName(detail, taken);
-    const peak = predicted.reduce((a, b) => (b.fraction > a.fraction ? b : a), {
-      gpu: -1,
-      gib: 0,
-      fraction: 0,
-    });
-    const memoryText =
-      peak.gpu >= 0
-        ? ` Predicted peak GPU memory ${peak.gib.toFixed(1)} GiB on GPU ${peak.gpu} (${Math.round(peak.fraction * 100)}%, ${memory.source} model).`
-        : '';
-    return {
-      candidate: {
-        name,
-        parent: parent.name,
-        hypothesis: `${move.hypothesis}${parentValue !== undefined ? ` (parent ${parent.name}: ${parentValue.toFixed(2)} s/rollout)` : ''}${filled.has(move) ? ` Proposed because --count asked for more: the model calls it ${filled.get(move)}` : ''}`,
-        expected_effect: `${move.expectedEffect}${memoryText}`,
-        ...(prediction ? { prediction: candidatePrediction(prediction) } : {}),
-        topology: move.topology,
-      },
-      kind: move.kind,
-      ...(move.service ? { service: move.service } : {}),
-      change: move.change,
-      hash: h,
-      predictedMemory: predicted,
-      ...(prediction ? { prediction } : {}),
-      score: Math.round(score * 1e6) / 1e6,
-    };
+  const detail = move.service ? `${SHORT[move.kind]}-${move.service}` : SHORT[move.kind];
+  const name = uniqueName(detail, taken);
+  const peak = predicted.reduce((a, b) => (b.fraction > a.fraction ? b : a), {
+    gpu: -1,
+    gib: 0,
+    fraction: 0,
   });
+  const memoryText =
+    peak.gpu >= 0
+      ? ` Predicted peak GPU memory ${peak.gib.toFixed(1)} GiB on GPU ${peak.gpu} (${Math.round(peak.fraction * 100)}%, ${memory.source} model).`
+      : '';
+  return {
+    candidate: {
+      name,
+      parent: parent.name,
+      hypothesis: `${move.hypothesis}${parentValue !== undefined ? ` (parent ${parent.name}: ${parentValue.toFixed(2)} s/rollout)` : ''}${filled.has(move) ? ` Proposed because --count asked for more: the model calls it ${filled.get(move)}` : ''}`,
+      expected_effect: `${move.expectedEffect}${memoryText}`,
+      ...(prediction ? { prediction: candidatePrediction(prediction) } : {}),
+      topology: move.topology,
+    },
+    kind: move.kind,
+    ...(move.service ? { service: move.service } : {}),
+    change: move.change,
+    hash: h,
+    predictedMemory: predicted,
+    ...(prediction ? { prediction } : {}),
+    score: Math.round(score * 1e6) / 1e6,
+  };
+}
 
-  const outlook = reliable ? modelOutlook(scored, picked) : undefined;
-  // the campaign's stop rule, which does not conclude while the model predicts a gain with confidence
+/**
+ * The round's stop: the campaign's rule (no progress for `patience` rounds, unless the model predicts
+ * a gain with confidence), the calibrated model's, or, with nothing to propose, why not.
+ */
+function roundStop(
+  round: Round,
+  proposals: readonly Proposal[],
+  outlook: SuggestResult['outlook'],
+  moveCount: number,
+): SuggestResult['stop'] | null {
+  const { input, minImprovement } = round;
   const noProgress = stopForNoProgress(
     input.tried,
-    patience,
+    input.patienceRounds ?? DEFAULT_PATIENCE_ROUNDS,
     input.maxParallel,
     outlook ? { minImprovement, gainLow: outlook.gainLow } : null,
   );
-  let stop = noProgress ?? (reliable ? calibratedStop(outlook, calibration, minImprovement) : null);
-  if (!stop && proposals.length === 0) {
-    const memoryBound = rejected.some((r) => r.reason.startsWith('predicted GPU memory'));
-    const gainBound = rejected.filter((r) => r.reason.startsWith('predicted below min_improvement'));
-    stop = {
-      stop: true,
-      reason: gainBound.length
-        ? `no move is predicted to gain min_improvement ${pct(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, '')})`
-        : memoryBound
-          ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already`
-          : moves.length === 0
-            ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})`
-            : 'every move the evidence calls for was tried already',
-    };
-  }
+  const stop =
+    noProgress ?? (round.reliable ? calibratedStop(outlook, round.calibration, minImprovement) : null);
+  if (stop || proposals.length > 0) return stop;
+  return { stop: true, reason: nothingToProposeReason(round, moveCount) };
+}
+
+/** Why a round proposes nothing: no gain worth a run, no free memory, no change called for, or all tried. */
+function nothingToProposeReason(round: Round, moveCount: number): string {
+  const { rejected, minImprovement, ctx } = round;
+  const memoryBound = rejected.some((r) => r.reason.startsWith('predicted GPU memory'));
+  const gainBound = rejected.filter((r) => r.reason.startsWith('predicted below min_improvement'));
+  return gainBound.length
+    ? `no move is predicted to gain min_improvement ${pct(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, '')})`
+    : memoryBound
+      ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already`
+      : moveCount === 0
+        ? `the evidence of ${round.parent.name} calls for no change (bottleneck: ${round.evidence.bottleneck.kind})`
+        : 'every move the evidence calls for was tried already';
+}
+
+/** The result's calibration block: what the model was fitted on and whether it ranked. */
+function calibrationSummary(
+  calibration: Calibration,
+  reliable: boolean,
+): NonNullable<SuggestResult['calibration']> {
   return {
-    proposals,
-    stop: stop ?? { stop: false, reason: `${proposals.length} proposal(s) from ${parent.name}'s evidence` },
-    memory,
-    parent: parent.name,
-    rejected,
-    ...(outlook ? { outlook } : {}),
-    ...(calibration
-      ? {
-          calibration: {
-            runs: calibration.runs,
-            misfit: Math.round(calibration.misfit * 100) / 100,
-            ranked: reliable,
-            calibrationError:
-              calibration.calibrationError === null
-                ? null
-                : Math.round(calibration.calibrationError * 1e4) / 1e4,
-            level: PREDICTION_LEVEL,
-          },
-        }
-      : {}),
+    runs: calibration.runs,
+    misfit: Math.round(calibration.misfit * 100) / 100,
+    ranked: reliable,
+    calibrationError:
+      calibration.calibrationError === null ? null : Math.round(calibration.calibrationError * 1e4) / 1e4,
+    level: PREDICTION_LEVEL,
   };
 }
 
