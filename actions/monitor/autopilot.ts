@@ -80,6 +80,113 @@ export interface AutopilotConfig {
   serverUrl?: string;
 }
 
+/** One port's (one pass's) GitHub target, configuration and what it read of each experiment. */
+interface PilotContext {
+  readonly octokit: Octokit;
+  readonly target: AutopilotRepo;
+  readonly config: AutopilotConfig;
+  readonly repo: { owner: string; repo: string };
+  /** The experiment's dashboard issue as this pass found it (null: none yet). */
+  readonly dashboards: Map<string, Dashboard | null>;
+  /** The issues the bot's state keeps as the experiment's dashboards, as this pass read them. */
+  readonly kept: Map<string, readonly number[]>;
+  /** One permission check per commenter (and reviewer) per port, i.e. per pass. */
+  readonly permissions: PermissionCache;
+}
+
+const idOf = (exp: MonitorExperiment) => exp.experiment.experiment_id;
+
+/** The autopilot's view of an experiment, after answering the commands on its dashboard; null without a policy. */
+async function readPilot(ctx: PilotContext, exp: MonitorExperiment): ReturnType<AutopilotPort['read']> {
+  if (!policyOf(exp.experiment)) return null;
+  const { octokit, target } = ctx;
+  const id = idOf(exp);
+  const dashboard = await findDashboard(octokit, target, dashboardMarker(id));
+  ctx.dashboards.set(id, dashboard);
+  const state = await answerCommands(octokit, target, id, dashboard, ctx.permissions);
+  ctx.kept.set(id, state.dashboards);
+  return readView(octokit, target, ctx.config, exp, state, ctx.permissions);
+}
+
+/** Commits a proposal's candidate file (a later round's hypothesis says which round). */
+function commitProposal(
+  ctx: PilotContext,
+  exp: MonitorExperiment,
+  p: Parameters<AutopilotPort['commit']>[1],
+): ReturnType<AutopilotPort['commit']> {
+  const doc = parseDocument(p.text);
+  if (p.round > 0) doc.set('hypothesis', roundHypothesis(p.round, String(doc.get('hypothesis') ?? '')));
+  return commitBotProposal(ctx.octokit, ctx.target, {
+    experimentId: idOf(exp),
+    candidate: p.candidate,
+    path: p.path,
+    text: doc.toString({ lineWidth: 0 }),
+    title: p.title,
+    body: p.body,
+  });
+}
+
+async function openPull(
+  ctx: PilotContext,
+  exp: MonitorExperiment,
+  candidate: string,
+  sha: string,
+): ReturnType<AutopilotPort['open']> {
+  const opened = await openBotPull(ctx.octokit, ctx.target, { experimentId: idOf(exp), candidate, sha });
+  ctx.config.log(
+    `autopilot ${idOf(exp)}: ${candidate} ${opened ? `#${opened.pr}${opened.created ? ' opened' : ''}` : 'closed before: not reopened'}`,
+  );
+  return opened;
+}
+
+async function mergePull(ctx: PilotContext, exp: MonitorExperiment, pr: number, sha: string): Promise<void> {
+  await ctx.octokit.rest.pulls.merge({ ...ctx.repo, pull_number: pr, sha, merge_method: 'merge' });
+  ctx.config.log(`autopilot ${idOf(exp)}: #${pr} merged`);
+  await ctx.config.record?.(pr);
+}
+
+/** The final report, on the experiment's dashboard issue. */
+async function postReport(ctx: PilotContext, exp: MonitorExperiment): Promise<void> {
+  const { octokit, target, config, repo } = ctx;
+  const id = idOf(exp);
+  const issue = await dashboardNumber(octokit, target, id, ctx.dashboards);
+  const defaultBranch = (await octokit.rest.repos.get(repo)).data.default_branch;
+  await postFinalReport(
+    {
+      octokit,
+      ...repo,
+      defaultBranch,
+      botLogin: target.botLogin,
+      at: new Date().toISOString(),
+      ...(config.serverUrl ? { serverUrl: config.serverUrl } : {}),
+    },
+    { experimentId: id, issueNumber: issue },
+  );
+  config.log(`autopilot ${id}: final report posted on #${issue}`);
+}
+
+/** Writes the experiment's dashboard issue (made when there is none), kept in the bot's state. */
+async function writePilotDashboard(
+  ctx: PilotContext,
+  exp: MonitorExperiment,
+  body: string,
+  closed: boolean,
+): Promise<void> {
+  const { octokit, target } = ctx;
+  const id = idOf(exp);
+  const found = ctx.dashboards.get(id);
+  const number = await writeDashboard(octokit, target, {
+    marker: dashboardMarker(id),
+    title: dashboardTitle(id),
+    body,
+    close: closed,
+    ...(found !== undefined ? { found } : {}),
+  });
+  if (!found) ctx.dashboards.set(id, { number, state: closed ? 'closed' : 'open', body });
+  if (!ctx.kept.get(id)?.includes(number))
+    ctx.kept.set(id, (await keepDashboard(octokit, target, id, number)).dashboards);
+}
+
 export function autopilotPort(
   octokit: Octokit,
   target: AutopilotRepo,
@@ -87,46 +194,24 @@ export function autopilotPort(
 ): AutopilotPort {
   const repo = { owner: target.owner, repo: target.repo };
   const files = fileSystemSource(config.workspace);
-  const dashboards = new Map<string, Dashboard | null>();
-  // the issues the bot's state keeps as the experiment's dashboards, as this pass read them
-  const kept = new Map<string, readonly number[]>();
-  // one permission check per commenter (and reviewer) per port, i.e. per pass
-  const permissions: PermissionCache = new Map();
-  const idOf = (exp: MonitorExperiment) => exp.experiment.experiment_id;
+  const ctx: PilotContext = {
+    octokit,
+    target,
+    config,
+    repo,
+    dashboards: new Map(),
+    kept: new Map(),
+    permissions: new Map(),
+  };
   return {
-    async read(exp) {
-      if (!policyOf(exp.experiment)) return null;
-      const id = idOf(exp);
-      const dashboard = await findDashboard(octokit, target, dashboardMarker(id));
-      dashboards.set(id, dashboard);
-      const state = await answerCommands(octokit, target, id, dashboard, permissions);
-      kept.set(id, state.dashboards);
-      return readView(octokit, target, config, exp, state, permissions);
-    },
+    read: (exp) => readPilot(ctx, exp),
     save: (exp, change) => updatePilotState(octokit, target, idOf(exp), change),
     propose: async (exp, count, exclude, round) =>
       round === 0
         ? { proposals: await baselineProposal(exp, config), stop: { stop: false, reason: '' }, outlook: null }
         : proposals(exp, count, exclude, config, files),
-    async commit(exp, p) {
-      const doc = parseDocument(p.text);
-      if (p.round > 0) doc.set('hypothesis', roundHypothesis(p.round, String(doc.get('hypothesis') ?? '')));
-      return commitBotProposal(octokit, target, {
-        experimentId: idOf(exp),
-        candidate: p.candidate,
-        path: p.path,
-        text: doc.toString({ lineWidth: 0 }),
-        title: p.title,
-        body: p.body,
-      });
-    },
-    async open(exp, candidate, sha) {
-      const opened = await openBotPull(octokit, target, { experimentId: idOf(exp), candidate, sha });
-      config.log(
-        `autopilot ${idOf(exp)}: ${candidate} ${opened ? `#${opened.pr}${opened.created ? ' opened' : ''}` : 'closed before: not reopened'}`,
-      );
-      return opened;
-    },
+    commit: (exp, p) => commitProposal(ctx, exp, p),
+    open: (exp, candidate, sha) => openPull(ctx, exp, candidate, sha),
     validate: (_exp, pr) => validateCheck(octokit, target, config, pr),
     request: (exp, pull) => requestRun(octokit, target, config, idOf(exp), pull),
     async close(_exp, pr, comment) {
@@ -137,42 +222,9 @@ export function autopilotPort(
       await octokit.rest.issues.addLabels({ ...repo, issue_number: pr, labels: [name] });
     },
     checks: (_exp, sha) => checkConclusions(octokit, target, sha),
-    async merge(exp, pr, sha) {
-      await octokit.rest.pulls.merge({ ...repo, pull_number: pr, sha, merge_method: 'merge' });
-      config.log(`autopilot ${idOf(exp)}: #${pr} merged`);
-      await config.record?.(pr);
-    },
-    async report(exp) {
-      const id = idOf(exp);
-      const issue = await dashboardNumber(octokit, target, id, dashboards);
-      const defaultBranch = (await octokit.rest.repos.get(repo)).data.default_branch;
-      await postFinalReport(
-        {
-          octokit,
-          ...repo,
-          defaultBranch,
-          botLogin: target.botLogin,
-          at: new Date().toISOString(),
-          ...(config.serverUrl ? { serverUrl: config.serverUrl } : {}),
-        },
-        { experimentId: id, issueNumber: issue },
-      );
-      config.log(`autopilot ${id}: final report posted on #${issue}`);
-    },
-    async dashboard(exp, body, closed) {
-      const id = idOf(exp);
-      const found = dashboards.get(id);
-      const number = await writeDashboard(octokit, target, {
-        marker: dashboardMarker(id),
-        title: dashboardTitle(id),
-        body,
-        close: closed,
-        ...(found !== undefined ? { found } : {}),
-      });
-      if (!found) dashboards.set(id, { number, state: closed ? 'closed' : 'open', body });
-      if (!kept.get(id)?.includes(number))
-        kept.set(id, (await keepDashboard(octokit, target, id, number)).dashboards);
-    },
+    merge: (exp, pr, sha) => mergePull(ctx, exp, pr, sha),
+    report: (exp) => postReport(ctx, exp),
+    dashboard: (exp, body, closed) => writePilotDashboard(ctx, exp, body, closed),
   };
 }
 

@@ -19,9 +19,7 @@ async function main(): Promise<void> {
   const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? '');
   const octokit = createOctokit({ token, baseUrl: process.env.GITHUB_API_URL });
   const api = countRequests(octokit);
-  const tick = positiveInput('tick-seconds', '60');
-  const watch = watchInputs();
-  const yieldTo = (core.getInput('yield-to') || DEFAULT_YIELD_TO.join(',')).split(/[\s,]+/).filter(Boolean);
+  const inputs = passInputs();
   const ports = buildMonitorPorts(octokit, {
     workspace: process.env.GITHUB_WORKSPACE ?? process.cwd(),
     topologiesDir: core.getInput('topologies-dir') || 'topologies',
@@ -32,48 +30,84 @@ async function main(): Promise<void> {
     env: sshKey ? { ...process.env, TOPO_SSH_KEY: sshKey } : process.env,
     log: (line) => core.info(line),
   });
+  try {
+    const { seen, watched } = await runPass(ports, octokit, { owner, repo }, inputs);
+    await reportPass(seen, watched, { owner, repo }, api);
+  } finally {
+    await ports.close();
+  }
+}
+
+interface PassInputs {
+  tick: number;
+  watch: WatchOptions;
+  /** Workflows whose queued runs the watch yields to. */
+  yieldTo: string[];
+}
+
+function passInputs(): PassInputs {
+  return {
+    tick: positiveInput('tick-seconds', '60'),
+    watch: watchInputs(),
+    yieldTo: (core.getInput('yield-to') || DEFAULT_YIELD_TO.join(',')).split(/[\s,]+/).filter(Boolean),
+  };
+}
+
+/** The watched pass, with the autopilot between decide and act, and the experiments it read. */
+async function runPass(
+  ports: ReturnType<typeof buildMonitorPorts>,
+  octokit: ReturnType<typeof createOctokit>,
+  target: { owner: string; repo: string },
+  { tick, watch, yieldTo }: PassInputs,
+): Promise<{ seen: MonitorExperiment[]; watched: Awaited<ReturnType<typeof watchPass>> }> {
   // The pass's experiments, kept for the job summary (slots, queue order).
   let seen: MonitorExperiment[] = [];
   const experiments = async () => {
     seen = await ports.experiments();
     return seen;
   };
-  try {
-    // The autopilot runs between decide and act of the full pass: its stops go through act, its
-    // Requests are submitted by the next pass's queue like a person's; the looks leave it out.
-    const stages = withStage(STAGES, { name: 'autopilot', run: autopilot }, { after: 'decide' });
-    const watched = await watchPass(
-      { ...ports, experiments },
-      { tickSeconds: tick },
-      { ...watch, stages },
-      {
-        queued: () => queuedWorkflowRuns(octokit, { owner, repo }, yieldTo),
-        log: (line) => core.info(line),
-      },
-    );
-    const report = { ...watched.pass, errors: watched.errors };
-    if (watch.minutes > 0) core.info(watchLine(watched));
-    const changed = report.candidates.filter((c) => c.changed).length;
-    core.setOutput('candidates', String(report.candidates.length));
-    core.setOutput('changed', String(changed));
-    core.setOutput(
-      'states',
-      JSON.stringify(Object.fromEntries(report.candidates.map((c) => [c.runName, c.state]))),
-    );
-    const server = (process.env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '');
-    const summary = monitorSummaryInput(seen, report, {
-      repositoryUrl: `${server}/${owner}/${repo}`,
-      api: { ...api },
-    });
-    await core.summary.addRaw(renderMonitorSummary(summary), true).write();
-    core.info(
-      `${report.candidates.length} candidate(s), ${changed} pull request(s) updated; GitHub API: ${api.reads} read(s), ${api.writes} write(s)`,
-    );
-    for (const warning of report.warnings) core.warning(warning);
-    if (report.errors.length) core.setFailed(report.errors.join('\n'));
-  } finally {
-    await ports.close();
-  }
+  // The autopilot runs between decide and act of the full pass: its stops go through act, its
+  // Requests are submitted by the next pass's queue like a person's; the looks leave it out.
+  const stages = withStage(STAGES, { name: 'autopilot', run: autopilot }, { after: 'decide' });
+  const watched = await watchPass(
+    { ...ports, experiments },
+    { tickSeconds: tick },
+    { ...watch, stages },
+    {
+      queued: () => queuedWorkflowRuns(octokit, target, yieldTo),
+      log: (line) => core.info(line),
+    },
+  );
+  if (watch.minutes > 0) core.info(watchLine(watched));
+  return { seen, watched };
+}
+
+/** The action's outputs, job summary, log line, warnings and failure for one watched pass. */
+async function reportPass(
+  seen: readonly MonitorExperiment[],
+  watched: Awaited<ReturnType<typeof watchPass>>,
+  { owner, repo }: { owner: string; repo: string },
+  api: ReturnType<typeof countRequests>,
+): Promise<void> {
+  const report = { ...watched.pass, errors: watched.errors };
+  const changed = report.candidates.filter((c) => c.changed).length;
+  core.setOutput('candidates', String(report.candidates.length));
+  core.setOutput('changed', String(changed));
+  core.setOutput(
+    'states',
+    JSON.stringify(Object.fromEntries(report.candidates.map((c) => [c.runName, c.state]))),
+  );
+  const server = (process.env.GITHUB_SERVER_URL ?? 'https://github.com').replace(/\/+$/, '');
+  const summary = monitorSummaryInput(seen, report, {
+    repositoryUrl: `${server}/${owner}/${repo}`,
+    api: { ...api },
+  });
+  await core.summary.addRaw(renderMonitorSummary(summary), true).write();
+  core.info(
+    `${report.candidates.length} candidate(s), ${changed} pull request(s) updated; GitHub API: ${api.reads} read(s), ${api.writes} write(s)`,
+  );
+  for (const warning of report.warnings) core.warning(warning);
+  if (report.errors.length) core.setFailed(report.errors.join('\n'));
 }
 
 function positiveInput(name: string, fallback: string): number {

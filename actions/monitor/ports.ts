@@ -552,6 +552,69 @@ async function requestReference(
   return request;
 }
 
+/** Every experiment carries its cluster's Prometheus: the pass-wide port answers nothing. */
+const PROMETHEUS_PER_EXPERIMENT: MonitorPorts['prometheus'] = {
+  baseUrl: 'per-experiment',
+  instant: () => Promise.reject(new Error('every experiment carries its cluster’s Prometheus')),
+  range: () => Promise.reject(new Error('every experiment carries its cluster’s Prometheus')),
+};
+
+/** The pass's experiments, after reading its snapshot of the open pull requests and their check runs. */
+async function readPassExperiments(
+  octokit: Octokit,
+  config: MonitorConfig,
+  experiments: ReturnType<typeof loadExperiments>,
+  clients: ReturnType<typeof clusterClients>,
+  snapshots: Map<number, PullSnapshot>,
+  checkRuns: Map<string, number | null>,
+): Promise<MonitorExperiment[]> {
+  snapshots.clear();
+  for (const snap of await readSnapshots(octokit, config)) snapshots.set(snap.number, snap);
+  const candidates = await loadCandidates(octokit, config, experiments, [...snapshots.values()]);
+  checkRuns.clear();
+  const read = await readCandidateCommits(octokit, config, experiments, [...candidates.values()].flat());
+  for (const [sha, id] of read) checkRuns.set(sha, id);
+  return [...experiments.values()].map((l) =>
+    monitorExperiment(config, l, clients, candidates.get(l.experiment.experiment_id) ?? []),
+  );
+}
+
+/** The autopilot's port: people's candidates from the pass's snapshot, closed pull requests recorded. */
+function passAutopilotPort(
+  octokit: Octokit,
+  config: MonitorConfig,
+  experiments: ReturnType<typeof loadExperiments>,
+  clients: ReturnType<typeof clusterClients>,
+  snapshots: ReadonlyMap<number, PullSnapshot>,
+): MonitorPorts['autopilot'] {
+  const presetsDir = presetOverrideDir(config.env, config.workspace);
+  return autopilotPort(octokit, repoOf(config), {
+    workspace: config.workspace,
+    clustersFile: config.clustersFile,
+    topologiesDir: config.topologiesDir,
+    ...(presetsDir ? { presetsDir: presetsDir as string } : {}),
+    log: config.log,
+    // people's candidates from the pass's snapshot of the open pull requests: no request more
+    others: (id) =>
+      [...snapshots.values()].flatMap((snap) =>
+        candidatesIn(
+          snap.number,
+          snap.files.filter((f) => f.status !== 'removed').map((f) => f.path),
+          id,
+          config.topologiesDir,
+        ),
+      ),
+    ...(config.env.GITHUB_SERVER_URL ? { serverUrl: config.env.GITHUB_SERVER_URL } : {}),
+    record: closedPullRecorder(octokit, repoOf(config), {
+      topologiesDir: config.topologiesDir,
+      log: config.log,
+      clusterOf: (x) => experiments.get(x.experiment_id)?.cluster,
+      slurmFor: async (x) =>
+        experiments.has(x.experiment_id) ? clients.slurmFor(x.experiment_id) : undefined,
+    }),
+  });
+}
+
 /** Ports for one pass; `close()` ends the Slurm connections. */
 export function buildMonitorPorts(
   octokit: Octokit,
@@ -571,52 +634,12 @@ export function buildMonitorPorts(
     runStates.set(pr, written.parts);
   };
   return {
-    async experiments() {
-      snapshots.clear();
-      for (const snap of await readSnapshots(octokit, config)) snapshots.set(snap.number, snap);
-      const candidates = await loadCandidates(octokit, config, experiments, [...snapshots.values()]);
-      checkRuns.clear();
-      const read = await readCandidateCommits(octokit, config, experiments, [...candidates.values()].flat());
-      for (const [sha, id] of read) checkRuns.set(sha, id);
-      return [...experiments.values()].map((l) =>
-        monitorExperiment(config, l, clients, candidates.get(l.experiment.experiment_id) ?? []),
-      );
-    },
+    experiments: () => readPassExperiments(octokit, config, experiments, clients, snapshots, checkRuns),
     slurm: slurmPorts(clients, [...experiments.keys()]),
     submit: submitPort(octokit, config, experiments, clients),
-    prometheus: {
-      baseUrl: 'per-experiment',
-      instant: () => Promise.reject(new Error('every experiment carries its cluster’s Prometheus')),
-      range: () => Promise.reject(new Error('every experiment carries its cluster’s Prometheus')),
-    },
+    prometheus: PROMETHEUS_PER_EXPERIMENT,
     github: snapshotGithubPort(octokit, config, monitorComments, checkRuns),
-    autopilot: autopilotPort(octokit, repoOf(config), {
-      workspace: config.workspace,
-      clustersFile: config.clustersFile,
-      topologiesDir: config.topologiesDir,
-      ...(presetOverrideDir(config.env, config.workspace)
-        ? { presetsDir: presetOverrideDir(config.env, config.workspace) as string }
-        : {}),
-      log: config.log,
-      // people's candidates from the pass's snapshot of the open pull requests: no request more
-      others: (id) =>
-        [...snapshots.values()].flatMap((snap) =>
-          candidatesIn(
-            snap.number,
-            snap.files.filter((f) => f.status !== 'removed').map((f) => f.path),
-            id,
-            config.topologiesDir,
-          ),
-        ),
-      ...(config.env.GITHUB_SERVER_URL ? { serverUrl: config.env.GITHUB_SERVER_URL } : {}),
-      record: closedPullRecorder(octokit, repoOf(config), {
-        topologiesDir: config.topologiesDir,
-        log: config.log,
-        clusterOf: (x) => experiments.get(x.experiment_id)?.cluster,
-        slurmFor: async (x) =>
-          experiments.has(x.experiment_id) ? clients.slurmFor(x.experiment_id) : undefined,
-      }),
-    }),
+    autopilot: passAutopilotPort(octokit, config, experiments, clients, snapshots),
     lifecycle: {
       recordRun: (pr, requestId, run) => recordState(pr, (s) => withRun(s, requestId, run)),
       recordOutcome: (pr, requestId, outcome) => recordState(pr, (s) => withOutcome(s, requestId, outcome)),
