@@ -132,11 +132,13 @@ const SHORT_FUNCTION_PATHS = [
   'src/setup',
   'src/github',
   'src/slurm',
+  'src/suggest',
   'src/cli',
   'src/demo',
   'src/github-local',
   'actions/record',
   'actions/validate',
+  'actions/monitor',
 ];
 
 /** Every .ts file under a folder, or the file itself. */
