@@ -83587,84 +83587,123 @@ function suggest2(input, options2 = {}) {
     input.cluster.gpuMemoryGiB
   );
   const count2 = Math.max(0, Math.min(input.count ?? input.maxParallel, input.maxParallel));
-  const patience = input.patienceRounds ?? DEFAULT_PATIENCE_ROUNDS;
   const parent = pickParent(input.tried, input.currentBest);
   const rejected = [];
-  if (!parent) {
-    const waiting2 = input.tried.length > 0;
-    const failures = input.tried.filter((r) => r.status === "failed" || r.observation?.failure);
-    const allFailed = waiting2 && failures.length === input.tried.length;
-    const first2 = failures[0]?.observation?.failure;
-    const oom = allFailed ? failures.find((r) => r.observation?.failure?.kind === "gpu-oom") : void 0;
-    if (oom) {
-      const fitted = afterOutOfMemory(input, oom, memory, options2, rejected);
-      if (fitted.length) {
-        const names = new Set(input.tried.map((r) => r.name));
-        return {
-          proposals: fitted.map((f) => ({
-            ...f,
-            candidate: { ...f.candidate, name: uniqueName(f.candidate.name, names) }
-          })),
-          stop: {
-            stop: false,
-            reason: `${oom.name} ran out of GPU memory: ${fitted.length} proposal(s) sized by the ${memory.source} memory model to fit`
-          },
-          memory,
-          parent: oom.name,
-          rejected
-        };
-      }
-    }
-    return {
-      proposals: [],
-      stop: allFailed ? {
-        stop: true,
-        reason: `every run so far failed (${failures[0]?.name}${first2 ? `: ${first2.kind}: ${first2.message}` : ""}): there is no evidence to suggest from; ${first2?.kind === "gpu-oom" ? "fit the baseline to this GPU memory (a smaller preset or fewer replicas per GPU)" : "fix that cause (the job's log says more) and run the baseline again"}`
-      } : {
-        stop: false,
-        reason: waiting2 ? "no measured candidate in the record yet: once the baseline (or a candidate) is decided, record it (merge its pull request, or `topo record <experiment> <candidate> --accept`; `topo watch` records what it decides)" : "no candidate yet: run the baseline first"
-      },
-      memory,
-      parent: null,
-      rejected
-    };
-  }
-  const evidence = readEvidence(parent);
+  if (!parent) return withoutParent(input, options2, memory, rejected);
+  const round3 = roundOf2(input, options2, hash, memory, parent, rejected);
+  const moves = candidateMoves(round3);
+  const scored = scoreMoves(round3, moves);
+  const pool = round3.reliable ? undominated(scored, round3.minImprovement, rejected) : [...scored];
+  const picked = pickDiverse(pool, count2, []);
+  const filled = options2.fillCount ? fillDominated(scored, pool, picked, count2, rejected) : /* @__PURE__ */ new Map();
+  const taken = new Set(input.tried.map((r) => r.name));
+  const proposals3 = picked.map((p) => proposalOf(round3, p, taken, filled));
+  const outlook = round3.reliable ? modelOutlook(scored, picked) : void 0;
+  const stop3 = roundStop(round3, proposals3, outlook, moves.length);
+  return {
+    proposals: proposals3,
+    stop: stop3 ?? { stop: false, reason: `${proposals3.length} proposal(s) from ${parent.name}'s evidence` },
+    memory,
+    parent: parent.name,
+    rejected,
+    ...outlook ? { outlook } : {},
+    ...round3.calibration ? { calibration: calibrationSummary(round3.calibration, round3.reliable) } : {}
+  };
+}
+function withoutParent(input, options2, memory, rejected) {
+  const waiting2 = input.tried.length > 0;
+  const failures = input.tried.filter((r) => r.status === "failed" || r.observation?.failure);
+  const allFailed = waiting2 && failures.length === input.tried.length;
+  const first2 = failures[0]?.observation?.failure;
+  const oom = allFailed ? failures.find((r) => r.observation?.failure?.kind === "gpu-oom") : void 0;
+  const fitted = oom ? fittedAfterOutOfMemory(input, options2, memory, rejected, oom) : null;
+  if (fitted) return fitted;
+  return {
+    proposals: [],
+    stop: allFailed ? {
+      stop: true,
+      reason: `every run so far failed (${failures[0]?.name}${first2 ? `: ${first2.kind}: ${first2.message}` : ""}): there is no evidence to suggest from; ${first2?.kind === "gpu-oom" ? "fit the baseline to this GPU memory (a smaller preset or fewer replicas per GPU)" : "fix that cause (the job's log says more) and run the baseline again"}`
+    } : {
+      stop: false,
+      reason: waiting2 ? "no measured candidate in the record yet: once the baseline (or a candidate) is decided, record it (merge its pull request, or `topo record <experiment> <candidate> --accept`; `topo watch` records what it decides)" : "no candidate yet: run the baseline first"
+    },
+    memory,
+    parent: null,
+    rejected
+  };
+}
+function fittedAfterOutOfMemory(input, options2, memory, rejected, oom) {
+  const fitted = afterOutOfMemory(input, oom, memory, options2, rejected);
+  if (!fitted.length) return null;
+  const names = new Set(input.tried.map((r) => r.name));
+  return {
+    proposals: fitted.map((f) => ({
+      ...f,
+      candidate: { ...f.candidate, name: uniqueName(f.candidate.name, names) }
+    })),
+    stop: {
+      stop: false,
+      reason: `${oom.name} ran out of GPU memory: ${fitted.length} proposal(s) sized by the ${memory.source} memory model to fit`
+    },
+    memory,
+    parent: oom.name,
+    rejected
+  };
+}
+function roundOf2(input, options2, hash, memory, parent, rejected) {
+  const gib = input.cluster.gpuMemoryGiB;
   const ctx = {
     gpusPerNode: input.cluster.gpusPerNode,
-    gpuMemoryGiB: input.cluster.gpuMemoryGiB,
+    gpuMemoryGiB: gib,
     cpusPerNode: input.cluster.cpusPerNode,
-    predict: (t) => limitView(t, memory, input.cluster.gpuMemoryGiB, parent.topology),
+    predict: (t) => limitView(t, memory, gib, parent.topology),
     // The conservative prediction (envelope and margin) stays under the error line; the 80% warning
     // line is the validator's, on its own prediction (src/usecases/suggest.ts refuses its warnings).
     memoryLimit: GPU_MEMORY_LIMITS.error
   };
-  const calibration = input.predict === false ? null : calibrate(input.tried, input.cluster, {
-    previous: input.previousPredictions ?? []
-  });
-  const reliable = !!calibration && calibration.misfit <= MAX_MISFIT;
-  const triedHashes = new Set(input.tried.map((r) => hash(r.topology)));
-  const strict = {
-    ...ctx,
-    predict: (t) => limitView(t, memory, input.cluster.gpuMemoryGiB, parent.topology, true)
+  const calibration = input.predict === false ? null : calibrate(input.tried, input.cluster, { previous: input.previousPredictions ?? [] });
+  return {
+    input,
+    options: options2,
+    hash,
+    memory,
+    parent,
+    evidence: readEvidence(parent),
+    ctx,
+    strict: { ...ctx, predict: (t) => limitView(t, memory, gib, parent.topology, true) },
+    calibration,
+    // a model that cannot reproduce the readings it was fitted on ranks nothing (its predictions are shown)
+    reliable: !!calibration && calibration.misfit <= MAX_MISFIT,
+    minImprovement: input.minImprovement ?? DEFAULT_MIN_IMPROVEMENT2,
+    triedHashes: new Set(input.tried.map((r) => hash(r.topology))),
+    rejected
   };
-  const moves = [
-    ...movesFor(clone2(parent.topology), evidence, ctx),
+}
+function problemsOf(round3, t) {
+  return [
+    ...proposalProblems(t, round3.input.baseTopology, round3.input.cluster.gpusPerNode),
+    ...round3.options.validate?.(t) ?? []
+  ];
+}
+function candidateMoves(round3) {
+  const { parent, calibration, options: options2 } = round3;
+  return [
+    ...movesFor(clone2(parent.topology), round3.evidence, round3.ctx),
     // the calibrated model's own proposal: the combination of rule-shaped changes it predicts fastest
-    ...reliable && calibration ? searchPredicted(
+    ...round3.reliable && calibration ? searchPredicted(
       parent.topology,
       calibration,
-      strict,
+      round3.strict,
       {
-        problems: (t) => [
-          ...proposalProblems(t, input.baseTopology, input.cluster.gpusPerNode),
-          ...options2.validate?.(t) ?? []
-        ],
-        exclude: /* @__PURE__ */ new Set([...triedHashes, ...options2.exclude ?? []])
+        problems: (t) => problemsOf(round3, t),
+        exclude: /* @__PURE__ */ new Set([...round3.triedHashes, ...options2.exclude ?? []])
       },
       1
     ) : []
   ];
+}
+function historyWeights(round3) {
+  const { input, parent } = round3;
   const byName = new Map(input.tried.map((r) => [r.name, r]));
   const failedHere = /* @__PURE__ */ new Map();
   for (const run4 of input.tried) {
@@ -83677,121 +83716,111 @@ function suggest2(input, options2 = {}) {
   }
   const grandparent = parent.parent ? byName.get(parent.parent) : void 0;
   const momentum = grandparent ? new Set(classifyChange(grandparent.topology, parent.topology)) : /* @__PURE__ */ new Set();
-  const tried = triedHashes;
+  return { failedHere, momentum };
+}
+function scoreMoves(round3, moves) {
+  const weights = historyWeights(round3);
   const seen = /* @__PURE__ */ new Set();
   const scored = [];
-  const minImprovement = input.minImprovement ?? DEFAULT_MIN_IMPROVEMENT2;
   for (const move of moves) {
-    const h2 = hash(move.topology);
-    if (tried.has(h2)) {
-      rejected.push({ change: move.change, reason: "already tried (same normalised topology)" });
+    const h2 = round3.hash(move.topology);
+    if (round3.triedHashes.has(h2)) {
+      round3.rejected.push({ change: move.change, reason: "already tried (same normalised topology)" });
       continue;
     }
     if (seen.has(h2)) continue;
-    if (options2.exclude?.has(h2)) {
-      rejected.push({ change: move.change, reason: "refused by the topology validator" });
-      continue;
-    }
-    const problems = [
-      ...proposalProblems(move.topology, input.baseTopology, input.cluster.gpusPerNode),
-      ...options2.validate?.(move.topology) ?? []
-    ];
-    if (problems.length > 0) {
-      rejected.push({ change: move.change, reason: `fails validation: ${problems.join("; ")}` });
-      continue;
-    }
-    const over = (move.kind === "model-search" ? strict : ctx).predict(move.topology).filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB);
-    const predicted = predictConservative(move.topology, memory, ctx.gpuMemoryGiB);
-    if (over.length > 0) {
-      rejected.push({
-        change: move.change,
-        reason: `predicted GPU memory above ${Math.round(ctx.memoryLimit * 100)}% (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) on GPU ${over.map((p) => `${p.gpu} (${predicted.find((q3) => q3.gpu === p.gpu)?.gib.toFixed(1)} GiB)`).join(", ")}`
-      });
+    const refused2 = refusalOf(round3, move, h2);
+    if (refused2) {
+      round3.rejected.push({ change: move.change, reason: refused2 });
       continue;
     }
     seen.add(h2);
-    const tag = moveTag(move.kind, move.service);
-    let score = move.priority * (failedHere.get(tag) ?? 1);
-    if (momentum.has(tag)) score *= 1.15;
-    const peak = Math.max(0, ...predicted.map((p) => p.fraction));
-    score -= 0.01 * peak;
-    const prediction = calibration ? predictionFor(calibration, move.topology, parent, input.cluster.gpusPerNode) : void 0;
-    if (prediction && reliable) {
-      if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.netLogSd) / prediction.parentSeconds < minImprovement) {
-        rejected.push({
-          change: move.change,
-          reason: `predicted below min_improvement ${pct7(minImprovement)}: ${pct7(prediction.gain)} faster [${pct7(prediction.gainLow)}, ${pct7(prediction.gainHigh)}]`
-        });
-        continue;
-      }
-      score = prediction.gainPerGpuHour * (1 + 0.01 * score);
-    }
-    scored.push({ move, hash: h2, score, predicted, ...prediction ? { prediction } : {} });
+    const predicted = predictConservative(move.topology, round3.memory, round3.ctx.gpuMemoryGiB);
+    const ranked = rankMove(round3, move, predicted, weights);
+    if (typeof ranked === "string") round3.rejected.push({ change: move.change, reason: ranked });
+    else scored.push({ move, hash: h2, predicted, ...ranked });
   }
-  const pool = reliable ? undominated(scored, minImprovement, rejected) : [...scored];
-  const picked = pickDiverse(pool, count2, []);
-  const filled = options2.fillCount ? fillDominated(scored, pool, picked, count2, rejected) : /* @__PURE__ */ new Map();
-  const taken = new Set(input.tried.map((r) => r.name));
+  return scored;
+}
+function refusalOf(round3, move, h2) {
+  if (round3.options.exclude?.has(h2)) return "refused by the topology validator";
+  const problems = problemsOf(round3, move.topology);
+  if (problems.length > 0) return `fails validation: ${problems.join("; ")}`;
+  const { ctx } = round3;
+  const over = (move.kind === "model-search" ? round3.strict : ctx).predict(move.topology).filter((p) => p.gib > ctx.memoryLimit * ctx.gpuMemoryGiB);
+  if (over.length === 0) return null;
+  const predicted = predictConservative(move.topology, round3.memory, ctx.gpuMemoryGiB);
+  return `predicted GPU memory above ${Math.round(ctx.memoryLimit * 100)}% (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) on GPU ${over.map((p) => `${p.gpu} (${predicted.find((q3) => q3.gpu === p.gpu)?.gib.toFixed(1)} GiB)`).join(", ")}`;
+}
+function rankMove(round3, move, predicted, { failedHere, momentum }) {
+  const { calibration, minImprovement } = round3;
+  const tag = moveTag(move.kind, move.service);
+  let score = move.priority * (failedHere.get(tag) ?? 1);
+  if (momentum.has(tag)) score *= 1.15;
+  const peak = Math.max(0, ...predicted.map((p) => p.fraction));
+  score -= 0.01 * peak;
+  const prediction = calibration ? predictionFor(calibration, move.topology, round3.parent, round3.input.cluster.gpusPerNode) : void 0;
+  if (prediction && round3.reliable) {
+    if (1 - prediction.seconds * Math.exp(-DROP_Z * prediction.netLogSd) / prediction.parentSeconds < minImprovement)
+      return `predicted below min_improvement ${pct7(minImprovement)}: ${pct7(prediction.gain)} faster [${pct7(prediction.gainLow)}, ${pct7(prediction.gainHigh)}]`;
+    score = prediction.gainPerGpuHour * (1 + 0.01 * score);
+  }
+  return { score, ...prediction ? { prediction } : {} };
+}
+function proposalOf(round3, { move, hash: h2, score, predicted, prediction }, taken, filled) {
+  const { parent, memory } = round3;
   const parentValue = figureOfTried(parent);
-  const proposals3 = picked.map(({ move, hash: h2, score, predicted, prediction }) => {
-    const detail = move.service ? `${SHORT2[move.kind]}-${move.service}` : SHORT2[move.kind];
-    const name = uniqueName(detail, taken);
-    const peak = predicted.reduce((a, b2) => b2.fraction > a.fraction ? b2 : a, {
-      gpu: -1,
-      gib: 0,
-      fraction: 0
-    });
-    const memoryText = peak.gpu >= 0 ? ` Predicted peak GPU memory ${peak.gib.toFixed(1)} GiB on GPU ${peak.gpu} (${Math.round(peak.fraction * 100)}%, ${memory.source} model).` : "";
-    return {
-      candidate: {
-        name,
-        parent: parent.name,
-        hypothesis: `${move.hypothesis}${parentValue !== void 0 ? ` (parent ${parent.name}: ${parentValue.toFixed(2)} s/rollout)` : ""}${filled.has(move) ? ` Proposed because --count asked for more: the model calls it ${filled.get(move)}` : ""}`,
-        expected_effect: `${move.expectedEffect}${memoryText}`,
-        ...prediction ? { prediction: candidatePrediction(prediction) } : {},
-        topology: move.topology
-      },
-      kind: move.kind,
-      ...move.service ? { service: move.service } : {},
-      change: move.change,
-      hash: h2,
-      predictedMemory: predicted,
-      ...prediction ? { prediction } : {},
-      score: Math.round(score * 1e6) / 1e6
-    };
+  const detail = move.service ? `${SHORT2[move.kind]}-${move.service}` : SHORT2[move.kind];
+  const name = uniqueName(detail, taken);
+  const peak = predicted.reduce((a, b2) => b2.fraction > a.fraction ? b2 : a, {
+    gpu: -1,
+    gib: 0,
+    fraction: 0
   });
-  const outlook = reliable ? modelOutlook(scored, picked) : void 0;
+  const memoryText = peak.gpu >= 0 ? ` Predicted peak GPU memory ${peak.gib.toFixed(1)} GiB on GPU ${peak.gpu} (${Math.round(peak.fraction * 100)}%, ${memory.source} model).` : "";
+  return {
+    candidate: {
+      name,
+      parent: parent.name,
+      hypothesis: `${move.hypothesis}${parentValue !== void 0 ? ` (parent ${parent.name}: ${parentValue.toFixed(2)} s/rollout)` : ""}${filled.has(move) ? ` Proposed because --count asked for more: the model calls it ${filled.get(move)}` : ""}`,
+      expected_effect: `${move.expectedEffect}${memoryText}`,
+      ...prediction ? { prediction: candidatePrediction(prediction) } : {},
+      topology: move.topology
+    },
+    kind: move.kind,
+    ...move.service ? { service: move.service } : {},
+    change: move.change,
+    hash: h2,
+    predictedMemory: predicted,
+    ...prediction ? { prediction } : {},
+    score: Math.round(score * 1e6) / 1e6
+  };
+}
+function roundStop(round3, proposals3, outlook, moveCount) {
+  const { input, minImprovement } = round3;
   const noProgress = stopForNoProgress(
     input.tried,
-    patience,
+    input.patienceRounds ?? DEFAULT_PATIENCE_ROUNDS,
     input.maxParallel,
     outlook ? { minImprovement, gainLow: outlook.gainLow } : null
   );
-  let stop3 = noProgress ?? (reliable ? calibratedStop(outlook, calibration, minImprovement) : null);
-  if (!stop3 && proposals3.length === 0) {
-    const memoryBound = rejected.some((r) => r.reason.startsWith("predicted GPU memory"));
-    const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
-    stop3 = {
-      stop: true,
-      reason: gainBound.length ? `no move is predicted to gain min_improvement ${pct7(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moves.length === 0 ? `the evidence of ${parent.name} calls for no change (bottleneck: ${evidence.bottleneck.kind})` : "every move the evidence calls for was tried already"
-    };
-  }
+  const stop3 = noProgress ?? (round3.reliable ? calibratedStop(outlook, round3.calibration, minImprovement) : null);
+  if (stop3 || proposals3.length > 0) return stop3;
+  return { stop: true, reason: nothingToProposeReason(round3, moveCount) };
+}
+function nothingToProposeReason(round3, moveCount) {
+  const { rejected, minImprovement, ctx } = round3;
+  const memoryBound = rejected.some((r) => r.reason.startsWith("predicted GPU memory"));
+  const gainBound = rejected.filter((r) => r.reason.startsWith("predicted below min_improvement"));
+  return gainBound.length ? `no move is predicted to gain min_improvement ${pct7(minImprovement)}, even at an optimistic bound (${gainBound.length} predicted, e.g. ${gainBound[0]?.change}: ${gainBound[0]?.reason.replace(/^[^:]*: /, "")})` : memoryBound ? `no free resources: every move the evidence calls for is predicted above ${Math.round(ctx.memoryLimit * 100)}% GPU memory (or above the ${Math.round(GPU_MEMORY_LIMITS.warning * 100)}% line topo validate warns at) or was tried already` : moveCount === 0 ? `the evidence of ${round3.parent.name} calls for no change (bottleneck: ${round3.evidence.bottleneck.kind})` : "every move the evidence calls for was tried already";
+}
+function calibrationSummary(calibration, reliable) {
   return {
-    proposals: proposals3,
-    stop: stop3 ?? { stop: false, reason: `${proposals3.length} proposal(s) from ${parent.name}'s evidence` },
-    memory,
-    parent: parent.name,
-    rejected,
-    ...outlook ? { outlook } : {},
-    ...calibration ? {
-      calibration: {
-        runs: calibration.runs,
-        misfit: Math.round(calibration.misfit * 100) / 100,
-        ranked: reliable,
-        calibrationError: calibration.calibrationError === null ? null : Math.round(calibration.calibrationError * 1e4) / 1e4,
-        level: PREDICTION_LEVEL
-      }
-    } : {}
+    runs: calibration.runs,
+    misfit: Math.round(calibration.misfit * 100) / 100,
+    ranked: reliable,
+    calibrationError: calibration.calibrationError === null ? null : Math.round(calibration.calibrationError * 1e4) / 1e4,
+    level: PREDICTION_LEVEL
   };
 }
 var pct7 = (x2) => `${Math.round(1e3 * x2) / 10}%`;
@@ -84268,44 +84297,92 @@ async function pushProposal(octokit, repo, at, p) {
 
 // actions/monitor/autopilot.ts
 var VALIDATE_CHECK_NAME = "topo/validate";
+var idOf = (exp) => exp.experiment.experiment_id;
+async function readPilot(ctx, exp) {
+  if (!policyOf(exp.experiment)) return null;
+  const { octokit, target: target2 } = ctx;
+  const id = idOf(exp);
+  const dashboard = await findDashboard(octokit, target2, dashboardMarker(id));
+  ctx.dashboards.set(id, dashboard);
+  const state3 = await answerCommands(octokit, target2, id, dashboard, ctx.permissions);
+  ctx.kept.set(id, state3.dashboards);
+  return readView(octokit, target2, ctx.config, exp, state3, ctx.permissions);
+}
+function commitProposal(ctx, exp, p) {
+  const doc = (0, import_yaml5.parseDocument)(p.text);
+  if (p.round > 0) doc.set("hypothesis", roundHypothesis(p.round, String(doc.get("hypothesis") ?? "")));
+  return commitBotProposal(ctx.octokit, ctx.target, {
+    experimentId: idOf(exp),
+    candidate: p.candidate,
+    path: p.path,
+    text: doc.toString({ lineWidth: 0 }),
+    title: p.title,
+    body: p.body
+  });
+}
+async function openPull(ctx, exp, candidate, sha) {
+  const opened = await openBotPull(ctx.octokit, ctx.target, { experimentId: idOf(exp), candidate, sha });
+  ctx.config.log(
+    `autopilot ${idOf(exp)}: ${candidate} ${opened ? `#${opened.pr}${opened.created ? " opened" : ""}` : "closed before: not reopened"}`
+  );
+  return opened;
+}
+async function mergePull(ctx, exp, pr, sha) {
+  await ctx.octokit.rest.pulls.merge({ ...ctx.repo, pull_number: pr, sha, merge_method: "merge" });
+  ctx.config.log(`autopilot ${idOf(exp)}: #${pr} merged`);
+  await ctx.config.record?.(pr);
+}
+async function postReport(ctx, exp) {
+  const { octokit, target: target2, config, repo } = ctx;
+  const id = idOf(exp);
+  const issue = await dashboardNumber(octokit, target2, id, ctx.dashboards);
+  const defaultBranch = (await octokit.rest.repos.get(repo)).data.default_branch;
+  await postFinalReport(
+    {
+      octokit,
+      ...repo,
+      defaultBranch,
+      botLogin: target2.botLogin,
+      at: (/* @__PURE__ */ new Date()).toISOString(),
+      ...config.serverUrl ? { serverUrl: config.serverUrl } : {}
+    },
+    { experimentId: id, issueNumber: issue }
+  );
+  config.log(`autopilot ${id}: final report posted on #${issue}`);
+}
+async function writePilotDashboard(ctx, exp, body, closed) {
+  const { octokit, target: target2 } = ctx;
+  const id = idOf(exp);
+  const found = ctx.dashboards.get(id);
+  const number = await writeDashboard(octokit, target2, {
+    marker: dashboardMarker(id),
+    title: dashboardTitle(id),
+    body,
+    close: closed,
+    ...found !== void 0 ? { found } : {}
+  });
+  if (!found) ctx.dashboards.set(id, { number, state: closed ? "closed" : "open", body });
+  if (!ctx.kept.get(id)?.includes(number))
+    ctx.kept.set(id, (await keepDashboard(octokit, target2, id, number)).dashboards);
+}
 function autopilotPort(octokit, target2, config) {
   const repo = { owner: target2.owner, repo: target2.repo };
   const files = fileSystemSource(config.workspace);
-  const dashboards = /* @__PURE__ */ new Map();
-  const kept = /* @__PURE__ */ new Map();
-  const permissions = /* @__PURE__ */ new Map();
-  const idOf = (exp) => exp.experiment.experiment_id;
+  const ctx = {
+    octokit,
+    target: target2,
+    config,
+    repo,
+    dashboards: /* @__PURE__ */ new Map(),
+    kept: /* @__PURE__ */ new Map(),
+    permissions: /* @__PURE__ */ new Map()
+  };
   return {
-    async read(exp) {
-      if (!policyOf(exp.experiment)) return null;
-      const id = idOf(exp);
-      const dashboard = await findDashboard(octokit, target2, dashboardMarker(id));
-      dashboards.set(id, dashboard);
-      const state3 = await answerCommands(octokit, target2, id, dashboard, permissions);
-      kept.set(id, state3.dashboards);
-      return readView(octokit, target2, config, exp, state3, permissions);
-    },
+    read: (exp) => readPilot(ctx, exp),
     save: (exp, change) => updatePilotState(octokit, target2, idOf(exp), change),
     propose: async (exp, count2, exclude, round3) => round3 === 0 ? { proposals: await baselineProposal(exp, config), stop: { stop: false, reason: "" }, outlook: null } : proposals(exp, count2, exclude, config, files),
-    async commit(exp, p) {
-      const doc = (0, import_yaml5.parseDocument)(p.text);
-      if (p.round > 0) doc.set("hypothesis", roundHypothesis(p.round, String(doc.get("hypothesis") ?? "")));
-      return commitBotProposal(octokit, target2, {
-        experimentId: idOf(exp),
-        candidate: p.candidate,
-        path: p.path,
-        text: doc.toString({ lineWidth: 0 }),
-        title: p.title,
-        body: p.body
-      });
-    },
-    async open(exp, candidate, sha) {
-      const opened = await openBotPull(octokit, target2, { experimentId: idOf(exp), candidate, sha });
-      config.log(
-        `autopilot ${idOf(exp)}: ${candidate} ${opened ? `#${opened.pr}${opened.created ? " opened" : ""}` : "closed before: not reopened"}`
-      );
-      return opened;
-    },
+    commit: (exp, p) => commitProposal(ctx, exp, p),
+    open: (exp, candidate, sha) => openPull(ctx, exp, candidate, sha),
     validate: (_exp, pr) => validateCheck(octokit, target2, config, pr),
     request: (exp, pull) => requestRun(octokit, target2, config, idOf(exp), pull),
     async close(_exp, pr, comment) {
@@ -84316,42 +84393,9 @@ function autopilotPort(octokit, target2, config) {
       await octokit.rest.issues.addLabels({ ...repo, issue_number: pr, labels: [name] });
     },
     checks: (_exp, sha) => checkConclusions(octokit, target2, sha),
-    async merge(exp, pr, sha) {
-      await octokit.rest.pulls.merge({ ...repo, pull_number: pr, sha, merge_method: "merge" });
-      config.log(`autopilot ${idOf(exp)}: #${pr} merged`);
-      await config.record?.(pr);
-    },
-    async report(exp) {
-      const id = idOf(exp);
-      const issue = await dashboardNumber(octokit, target2, id, dashboards);
-      const defaultBranch = (await octokit.rest.repos.get(repo)).data.default_branch;
-      await postFinalReport(
-        {
-          octokit,
-          ...repo,
-          defaultBranch,
-          botLogin: target2.botLogin,
-          at: (/* @__PURE__ */ new Date()).toISOString(),
-          ...config.serverUrl ? { serverUrl: config.serverUrl } : {}
-        },
-        { experimentId: id, issueNumber: issue }
-      );
-      config.log(`autopilot ${id}: final report posted on #${issue}`);
-    },
-    async dashboard(exp, body, closed) {
-      const id = idOf(exp);
-      const found = dashboards.get(id);
-      const number = await writeDashboard(octokit, target2, {
-        marker: dashboardMarker(id),
-        title: dashboardTitle(id),
-        body,
-        close: closed,
-        ...found !== void 0 ? { found } : {}
-      });
-      if (!found) dashboards.set(id, { number, state: closed ? "closed" : "open", body });
-      if (!kept.get(id)?.includes(number))
-        kept.set(id, (await keepDashboard(octokit, target2, id, number)).dashboards);
-    }
+    merge: (exp, pr, sha) => mergePull(ctx, exp, pr, sha),
+    report: (exp) => postReport(ctx, exp),
+    dashboard: (exp, body, closed) => writePilotDashboard(ctx, exp, body, closed)
   };
 }
 async function dashboardNumber(octokit, target2, id, dashboards) {
@@ -85063,6 +85107,48 @@ async function requestReference(config, recordState, exp, pr, headSha) {
   config.log(`#${pr}: reference job ${request2.runName} asked for (${request2.candidate})`);
   return request2;
 }
+var PROMETHEUS_PER_EXPERIMENT = {
+  baseUrl: "per-experiment",
+  instant: () => Promise.reject(new Error("every experiment carries its cluster\u2019s Prometheus")),
+  range: () => Promise.reject(new Error("every experiment carries its cluster\u2019s Prometheus"))
+};
+async function readPassExperiments(octokit, config, experiments, clients, snapshots, checkRuns) {
+  snapshots.clear();
+  for (const snap of await readSnapshots(octokit, config)) snapshots.set(snap.number, snap);
+  const candidates = await loadCandidates(octokit, config, experiments, [...snapshots.values()]);
+  checkRuns.clear();
+  const read2 = await readCandidateCommits(octokit, config, experiments, [...candidates.values()].flat());
+  for (const [sha, id] of read2) checkRuns.set(sha, id);
+  return [...experiments.values()].map(
+    (l3) => monitorExperiment(config, l3, clients, candidates.get(l3.experiment.experiment_id) ?? [])
+  );
+}
+function passAutopilotPort(octokit, config, experiments, clients, snapshots) {
+  const presetsDir = presetOverrideDir(config.env, config.workspace);
+  return autopilotPort(octokit, repoOf(config), {
+    workspace: config.workspace,
+    clustersFile: config.clustersFile,
+    topologiesDir: config.topologiesDir,
+    ...presetsDir ? { presetsDir } : {},
+    log: config.log,
+    // people's candidates from the pass's snapshot of the open pull requests: no request more
+    others: (id) => [...snapshots.values()].flatMap(
+      (snap) => candidatesIn(
+        snap.number,
+        snap.files.filter((f) => f.status !== "removed").map((f) => f.path),
+        id,
+        config.topologiesDir
+      )
+    ),
+    ...config.env.GITHUB_SERVER_URL ? { serverUrl: config.env.GITHUB_SERVER_URL } : {},
+    record: closedPullRecorder(octokit, repoOf(config), {
+      topologiesDir: config.topologiesDir,
+      log: config.log,
+      clusterOf: (x2) => experiments.get(x2.experiment_id)?.cluster,
+      slurmFor: async (x2) => experiments.has(x2.experiment_id) ? clients.slurmFor(x2.experiment_id) : void 0
+    })
+  });
+}
 function buildMonitorPorts(octokit, config) {
   const experiments = loadExperiments(config);
   const stateTarget = (pr) => ({ ...repoOf(config), issue_number: pr });
@@ -85077,48 +85163,12 @@ function buildMonitorPorts(octokit, config) {
     runStates.set(pr, written.parts);
   };
   return {
-    async experiments() {
-      snapshots.clear();
-      for (const snap of await readSnapshots(octokit, config)) snapshots.set(snap.number, snap);
-      const candidates = await loadCandidates(octokit, config, experiments, [...snapshots.values()]);
-      checkRuns.clear();
-      const read2 = await readCandidateCommits(octokit, config, experiments, [...candidates.values()].flat());
-      for (const [sha, id] of read2) checkRuns.set(sha, id);
-      return [...experiments.values()].map(
-        (l3) => monitorExperiment(config, l3, clients, candidates.get(l3.experiment.experiment_id) ?? [])
-      );
-    },
+    experiments: () => readPassExperiments(octokit, config, experiments, clients, snapshots, checkRuns),
     slurm: slurmPorts(clients, [...experiments.keys()]),
     submit: submitPort(octokit, config, experiments, clients),
-    prometheus: {
-      baseUrl: "per-experiment",
-      instant: () => Promise.reject(new Error("every experiment carries its cluster\u2019s Prometheus")),
-      range: () => Promise.reject(new Error("every experiment carries its cluster\u2019s Prometheus"))
-    },
+    prometheus: PROMETHEUS_PER_EXPERIMENT,
     github: snapshotGithubPort(octokit, config, monitorComments, checkRuns),
-    autopilot: autopilotPort(octokit, repoOf(config), {
-      workspace: config.workspace,
-      clustersFile: config.clustersFile,
-      topologiesDir: config.topologiesDir,
-      ...presetOverrideDir(config.env, config.workspace) ? { presetsDir: presetOverrideDir(config.env, config.workspace) } : {},
-      log: config.log,
-      // people's candidates from the pass's snapshot of the open pull requests: no request more
-      others: (id) => [...snapshots.values()].flatMap(
-        (snap) => candidatesIn(
-          snap.number,
-          snap.files.filter((f) => f.status !== "removed").map((f) => f.path),
-          id,
-          config.topologiesDir
-        )
-      ),
-      ...config.env.GITHUB_SERVER_URL ? { serverUrl: config.env.GITHUB_SERVER_URL } : {},
-      record: closedPullRecorder(octokit, repoOf(config), {
-        topologiesDir: config.topologiesDir,
-        log: config.log,
-        clusterOf: (x2) => experiments.get(x2.experiment_id)?.cluster,
-        slurmFor: async (x2) => experiments.has(x2.experiment_id) ? clients.slurmFor(x2.experiment_id) : void 0
-      })
-    }),
+    autopilot: passAutopilotPort(octokit, config, experiments, clients, snapshots),
     lifecycle: {
       recordRun: (pr, requestId, run4) => recordState(pr, (s) => withRun(s, requestId, run4)),
       recordOutcome: (pr, requestId, outcome) => recordState(pr, (s) => withOutcome(s, requestId, outcome)),
