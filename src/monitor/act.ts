@@ -13,11 +13,14 @@ import { DECISION_STOP } from './decide.js';
 import { candidateGpu, judgeCandidate } from './judge.js';
 import type { MonitorJob, MonitorPorts } from './ports.js';
 import {
+  type ActPlan,
   type ActResult,
+  actPlan,
   type CandidateActed,
   type CandidatePass,
   type ExperimentPass,
   eachExperiment,
+  type LifecycleIntent,
   type PassState,
   storeActed,
 } from './state.js';
@@ -38,11 +41,13 @@ interface Acting {
 /** Act on one experiment: the lifecycle's effects, the reference Request, the queue, the stops; its result. */
 export async function actOn(ports: MonitorPorts, e: ExperimentPass): Promise<ActResult> {
   const x: Acting = { candidates: new Map(), jobs: new Map(), views: new Map(), added: [], left: new Map() };
-  for (const p of e.candidates) await applyLifecycle(ports, e, p, x);
-  const reference = await requestReference(ports, e);
+  const plan = actPlan(e);
+  for (const p of e.candidates) await applyLifecycle(ports, e, p, plan.lifecycle.get(p), x);
+  const reference = await requestReference(ports, e, plan.request);
   if (reference) x.added.push(reference);
-  await serveQueue(ports, e, reference ? [reference, ...e.queue.order] : e.queue.order, x);
-  for (const p of e.candidates) await stop(ports, e, p, x);
+  const order = reference ? [reference, ...plan.queue.order] : plan.queue.order;
+  await serveQueue(ports, e, { order, free: plan.queue.free }, x);
+  for (const p of e.candidates) await stop(ports, e, p, plan.stops.get(p), x);
   return x;
 }
 
@@ -54,8 +59,13 @@ function did(x: Acting, p: CandidatePass, what: CandidateActed): void {
 }
 
 /** A superseded or lost Request gets its Outcome and leaves the pass; a leftover live job is cancelled. */
-async function applyLifecycle(ports: MonitorPorts, e: ExperimentPass, p: CandidatePass, x: Acting) {
-  const intent = p.decided?.lifecycle;
+async function applyLifecycle(
+  ports: MonitorPorts,
+  e: ExperimentPass,
+  p: CandidatePass,
+  intent: LifecycleIntent | undefined,
+  x: Acting,
+) {
   const request = p.c.request;
   if (!intent || !request) return;
   if (intent.jobId && intent.kind !== 'lost') await ports.slurm.cancel(intent.jobId, e.id);
@@ -99,11 +109,11 @@ function leave(x: Acting, p: CandidatePass): void {
 async function serveQueue(
   ports: MonitorPorts,
   e: ExperimentPass,
-  order: readonly CandidatePass[],
+  queue: ActPlan['queue'],
   x: Acting,
 ): Promise<void> {
-  let free = e.queue.free;
-  for (const p of order) {
+  let free = queue.free;
+  for (const p of queue.order) {
     if (free <= 0) break;
     const r = await ports.submit(e.exp, p.c);
     if (r && 'refused' in r) leave(x, p);
@@ -133,8 +143,11 @@ function submittedView(e: ExperimentPass, p: CandidatePass, job: MonitorJob): Ca
  * by the bot in the pull request decide chose (ports.lifecycle.requestReference), then put first in
  * the queue, so it takes the next free slot before any candidate waiting there.
  */
-async function requestReference(ports: MonitorPorts, e: ExperimentPass): Promise<CandidatePass | null> {
-  const want = e.referenceJob?.request;
+async function requestReference(
+  ports: MonitorPorts,
+  e: ExperimentPass,
+  want: ActPlan['request'],
+): Promise<CandidatePass | null> {
   const make = ports.lifecycle?.requestReference;
   if (!want || !make) return null;
   const request = await make(e.exp, want.pr, want.headSha);
@@ -158,9 +171,14 @@ async function requestReference(ports: MonitorPorts, e: ExperimentPass): Promise
   return { ...p, decided: { view: judgeCandidate(e, p), stop: null } };
 }
 
-/** Cancels a live job `decide` said to stop; a stop on the decision fills in the GPU-minutes it saves. */
-async function stop(ports: MonitorPorts, e: ExperimentPass, p: CandidatePass, x: Acting): Promise<void> {
-  const reason = p.decided?.stop;
+/** Cancels a live job the plan says to stop; a stop on the decision fills in the GPU-minutes it saves. */
+async function stop(
+  ports: MonitorPorts,
+  e: ExperimentPass,
+  p: CandidatePass,
+  reason: string | undefined,
+  x: Acting,
+): Promise<void> {
   const view = p.decided?.view;
   if (!reason || !view || !p.job || x.candidates.get(p)?.left) return;
   await ports.slurm.cancel(p.job.jobId, e.id);

@@ -46,21 +46,38 @@ import { clockSkew, prometheusNow, slurmLatest } from './clock.js';
 import { candidateGpu } from './judge.js';
 import type { AutopilotPort, AutopilotView, MonitorPorts, Proposed } from './ports.js';
 import {
+  type ActPlan,
+  type AutopilotResult,
+  actPlan,
   type CandidatePass,
   type ExperimentPass,
   eachExperiment,
   type PassState,
   type Stage,
+  storeAutopilot,
 } from './state.js';
 
 export async function autopilot(state: PassState, ports: Parameters<Stage['run']>[1]): Promise<void> {
   const port = ports.autopilot;
   if (!port) return;
   await eachExperiment(state, 'autopilot', async (e) => {
-    const view = await port.read(e.exp);
-    if (!view) return; // no autopilot block on the default branch
-    await pilot({ ports, port, e, view: withState(view), stalls: [], saves: [], notes: [] });
+    const r = await pilotOn(ports, port, e);
+    if (r) storeAutopilot(e, r);
   });
+}
+
+/** The autopilot over one experiment: its result (what it did, the plan it leaves act, its errors); null without an autopilot block. */
+export async function pilotOn(
+  ports: MonitorPorts,
+  port: AutopilotPort,
+  e: ExperimentPass,
+): Promise<AutopilotResult | null> {
+  const view = await port.read(e.exp);
+  if (!view) return null; // no autopilot block on the default branch
+  const fresh = { stalls: [], saves: [], notes: [], errors: [], recorded: new Map() };
+  const x: Pass = { ports, port, e, view: withState(view), plan: actPlan(e), ...fresh };
+  const autopilot = await pilot(x);
+  return { autopilot, plan: x.plan, errors: x.errors };
 }
 
 interface Pass {
@@ -76,6 +93,25 @@ interface Pass {
   notes: string[];
   /** suggest's answer for the round due this pass: the round opens the proposals its plan chose. */
   proposed?: Proposed;
+  /** What act is to carry out, as the autopilot leaves it (its holds, its stops). */
+  plan: ActPlan;
+  /** The Outcomes it recorded this pass (its stops): the pass reads each run with its Outcome. */
+  recorded: Map<CandidatePass, Outcome>;
+  /** Its errors this pass (a refused write). */
+  errors: string[];
+}
+
+/** The experiment with the Outcomes the autopilot recorded this pass on its candidates (a copy). */
+function withRecorded(e: ExperimentPass, recorded: ReadonlyMap<CandidatePass, Outcome>): ExperimentPass {
+  if (!recorded.size) return e;
+  const outcomeOf = (p: CandidatePass) => recorded.get(p);
+  return {
+    ...e,
+    candidates: e.candidates.map((p) => {
+      const outcome = outcomeOf(p);
+      return outcome ? { ...p, c: { ...p.c, outcome } } : p;
+    }),
+  };
 }
 
 /**
@@ -95,7 +131,7 @@ function withState(view: AutopilotView): AutopilotView {
   };
 }
 
-async function pilot(x: Pass): Promise<void> {
+async function pilot(x: Pass): Promise<AutopilotResult['autopilot']> {
   const { e, view } = x;
   const skew = await firstPassSkew(x);
   if (!skew) await resume(x);
@@ -103,7 +139,7 @@ async function pilot(x: Pass): Promise<void> {
   const { runs, plan } = await planned(x, !!skew);
   const ending = plan.actions.some((a) => a.kind === 'conclude');
   const off = !!skew || ending || !view.context.policy.enabled || view.context.refused.length > 0;
-  holdQueue(e, x.view, off, referenceServesPeople(runs));
+  x.plan = holdQueue(x.plan, x.view, off, referenceServesPeople(runs));
   if (skew) {
     x.stalls.push({
       what: `the runner's clock cannot be trusted: ${inlineText(skew, 400)}`,
@@ -111,14 +147,14 @@ async function pilot(x: Pass): Promise<void> {
     });
   } else await carryAll(x, plan, runs);
   await saveAll(x);
-  e.autopilot = {
+  // the pass that closed the loop shows the closed loop, not the report it has just posted as next
+  const closed = !!x.view.state.concluded?.reported && !view.state.concluded?.reported;
+  const shown = closed ? planOf(withRecorded(e, x.recorded), x.view) : { runs, plan };
+  await writeDashboard(x, shown.runs, shown.plan);
+  return {
     actions: skew ? [] : plan.actions,
     waiting: skew ? 'held: the runner’s clock is off' : plan.waiting,
   };
-  // the pass that closed the loop shows the closed loop, not the report it has just posted as next
-  const closed = !!x.view.state.concluded?.reported && !view.state.concluded?.reported;
-  const shown = closed ? planOf(e, x.view) : { runs, plan };
-  await writeDashboard(x, shown.runs, shown.plan);
 }
 
 /**
@@ -303,7 +339,7 @@ async function firstPassSkew(x: Pass): Promise<string | null> {
  * held with them, and none is made, unless a person's run still goes on (`forPeople`: it is decided
  * against it); while paused, never (a resumed round asks for one again).
  */
-function holdQueue(e: ExperimentPass, view: AutopilotView, ending: boolean, forPeople: boolean): void {
+function holdQueue(plan: ActPlan, view: AutopilotView, ending: boolean, forPeople: boolean): ActPlan {
   const s = view.state;
   const bot = (p: CandidatePass) =>
     p.c.request?.login === view.botLogin &&
@@ -312,8 +348,11 @@ function holdQueue(e: ExperimentPass, view: AutopilotView, ending: boolean, forP
   const holdReference = !!s.paused || (off && !forPeople);
   const held = (p: CandidatePass) =>
     !!s.paused || (off && bot(p)) || (holdReference && isReferenceRequest(p.c));
-  e.queue = { ...e.queue, order: e.queue.order.filter((p) => !held(p)) };
-  if (holdReference && e.referenceJob) e.referenceJob = { ...e.referenceJob, request: null };
+  return {
+    ...plan,
+    queue: { ...plan.queue, order: plan.queue.order.filter((p) => !held(p)) },
+    request: holdReference ? null : plan.request,
+  };
 }
 
 function winnerOf(plan: PilotPlan): string | null {
@@ -347,7 +386,7 @@ async function guard<T>(x: Pass, what: string, run: () => Promise<T>): Promise<T
   } catch (error) {
     const status = (error as { status?: number }).status;
     const message = inlineText((error as Error).message, 300);
-    x.e.errors.push(`${x.e.id}: autopilot could not ${what}: ${(error as Error).message}`);
+    x.errors.push(`${x.e.id}: autopilot could not ${what}: ${(error as Error).message}`);
     x.stalls.push({
       what: `GitHub refused to ${what}${status ? ` (HTTP ${status}: ${message})` : ` (${message})`}`,
       fix:
@@ -521,7 +560,7 @@ async function stopRun(x: Pass, a: Extract<PilotAction, { kind: 'stop' }>): Prom
   const p = e.candidates.find(
     (c) => c.c.pr === a.pr && c.c.candidate === a.name && isReferenceRequest(c.c) === !!a.reference,
   );
-  if (!p?.job || !p.c.request || p.c.outcome) return false;
+  if (!p?.job || !p.c.request || p.c.outcome || x.recorded.has(p)) return false;
   const outcome: Outcome = {
     kind: 'stopped',
     at: new Date(ports.now() * 1000).toISOString(),
@@ -529,8 +568,10 @@ async function stopRun(x: Pass, a: Extract<PilotAction, { kind: 'stop' }>): Prom
     evidence: [`stopped by the autopilot: ${a.reason}; Slurm job ${p.job.jobId} cancelled`],
   };
   await ports.lifecycle?.recordOutcome(p.c.pr, p.c.request.id, outcome);
-  p.c = { ...p.c, outcome };
-  if (p.decided) p.decided.stop ??= `autopilot: ${a.reason}`;
+  x.recorded.set(p, outcome);
+  const stops = new Map(x.plan.stops);
+  if (p.decided && !stops.has(p)) stops.set(p, `autopilot: ${a.reason}`);
+  x.plan = { ...x.plan, stops, recorded: new Set([...x.plan.recorded, p]) };
   // a reference job is not asked for again by its name: decide makes a new one when the round needs it
   return !a.reference && !a.abandon && !!x.view.state.paused && !x.view.state.concludeBy;
 }

@@ -14,6 +14,7 @@ import type { MonitorCandidate } from './ports.js';
 import { planReferenceJob, roundCandidates } from './reference-job.js';
 import {
   type CandidatePass,
+  decidedPlan,
   type ExperimentPass,
   eachExperiment,
   type LifecycleIntent,
@@ -43,6 +44,7 @@ export function decideExperiment(e: ExperimentPass): void {
   }
   planReference(e);
   e.queue = queueOf(e);
+  e.plan = decidedPlan(e); // what act carries out, unless a policy stage after decide returns another
 }
 
 /**

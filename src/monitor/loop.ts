@@ -22,6 +22,7 @@ import {
   newPassState,
   type PassOptions,
   type PassState,
+  policyStage,
   type Stage,
 } from './state.js';
 
@@ -37,17 +38,15 @@ export async function reread(state: PassState, ports: MonitorPorts): Promise<voi
 
 /**
  * Stage `stops-only` (between decide and act): a look only stops. No submission (the queue waits
- * for the scheduled pass, which records the Run) and no lifecycle Outcome; a job its Outcome
- * already ended is still cancelled (no write).
+ * for the scheduled pass, which records the Run), no reference Request and no lifecycle Outcome; a
+ * job its Outcome already ended is still cancelled (no write).
  */
-export async function stopsOnly(state: PassState): Promise<void> {
-  for (const e of state.experiments) {
-    e.queue = { order: [], free: 0 };
-    if (e.referenceJob) e.referenceJob.request = null;
-    for (const p of e.candidates)
-      if (p.decided?.lifecycle && p.decided.lifecycle.kind !== 'cancel') delete p.decided.lifecycle;
-  }
-}
+export const stopsOnly: Stage['run'] = policyStage('stops-only', (_e, plan) => ({
+  ...plan,
+  queue: { order: [], free: 0 },
+  request: null,
+  lifecycle: new Map([...plan.lifecycle].filter(([, intent]) => intent.kind === 'cancel')),
+})).run;
 
 /** Stage `publish-stops`: publish for the pull requests with a candidate stopped by this look, only. */
 export async function publishStops(state: PassState, ports: MonitorPorts): Promise<void> {

@@ -70,6 +70,8 @@ interface Planned {
   p: CandidatePass;
   job: MonitorJob | undefined;
   plan: CommentPlan;
+  /** A policy recorded its Outcome this pass (the autopilot's stop): none is recorded again. */
+  recorded: boolean;
 }
 
 /** The judged candidates' comment plans grouped by pull request (in the pass's order), and pull requests a candidate left. */
@@ -89,7 +91,8 @@ function pullPlans(state: PassState, ports: MonitorPorts): Map<number, Planned[]
         refresh: state.options.refresh === true,
         now: ports.now(),
       });
-      byPull.set(p.c.pr, [...(byPull.get(p.c.pr) ?? []), { p, job, plan }]);
+      const recorded = !!e.plan?.recorded.has(p);
+      byPull.set(p.c.pr, [...(byPull.get(p.c.pr) ?? []), { p, job, plan, recorded }]);
     }
   }
   for (const pr of state.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
@@ -137,8 +140,8 @@ async function writePull(
       );
   }
   for (const x of due) await ports.github.writeComment(pr, x.p.c.candidate, x.plan.text as string);
-  for (const { p, job, plan } of plans)
-    if (plan.final && job && p.c.request && !p.c.outcome)
+  for (const { p, job, plan, recorded } of plans)
+    if (plan.final && job && p.c.request && !p.c.outcome && !recorded)
       await ports.lifecycle?.recordOutcome(
         pr,
         p.c.request.id,

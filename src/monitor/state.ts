@@ -145,6 +145,11 @@ export interface ExperimentPass {
   queue: { order: CandidatePass[]; free: number };
   /** What the autopilot stage did (its plan's actions) or why it waits. */
   autopilot?: { actions: PilotAction[]; waiting: string | null };
+  /**
+   * What act carries out (ActPlan): decide makes it from its own sections, each policy stage after
+   * it (the autopilot, a look's stops-only) returns the plan it leaves, and act reads the last.
+   */
+  plan?: ActPlan;
   /** What act did beyond each candidate's `acted` (act): see ActedExperiment. */
   acted?: ActedExperiment;
   /** Each judged candidate's view as publish wrote it (its comment's plan: a held note added) (publish). */
@@ -153,6 +158,70 @@ export interface ExperimentPass {
   failed?: { stage: string; message: string; clusterUnreachable: boolean };
   /** Its errors, in the order they happened. */
   errors: string[];
+}
+
+/** What act carries out for an experiment: decide's plan, as each policy stage after decide returns it. */
+export interface ActPlan {
+  /** Candidates to submit while slots are free, in order, and the slots free. */
+  readonly queue: { readonly order: readonly CandidatePass[]; readonly free: number };
+  /** Live jobs to stop, with why. */
+  readonly stops: ReadonlyMap<CandidatePass, string>;
+  /** What each Request's lifecycle asks besides judging it. */
+  readonly lifecycle: ReadonlyMap<CandidatePass, LifecycleIntent>;
+  /** The round's reference Request to make, in this pull request at this head. */
+  readonly request: { readonly pr: number; readonly headSha: string } | null;
+  /** Runs whose Outcome a policy recorded this pass (the autopilot's stops): publish records none for them. */
+  readonly recorded: ReadonlySet<CandidatePass>;
+}
+
+/** The plan decide leaves in its own sections: its queue, each candidate's stop and lifecycle, the reference Request. */
+export function decidedPlan(e: ExperimentPass): ActPlan {
+  const stops = e.candidates.flatMap(
+    (p): Array<[CandidatePass, string]> => (p.decided?.stop ? [[p, p.decided.stop]] : []),
+  );
+  const lifecycle = e.candidates.flatMap(
+    (p): Array<[CandidatePass, LifecycleIntent]> => (p.decided?.lifecycle ? [[p, p.decided.lifecycle]] : []),
+  );
+  return {
+    queue: e.queue,
+    stops: new Map(stops),
+    lifecycle: new Map(lifecycle),
+    request: e.referenceJob?.request ?? null,
+    recorded: new Set(),
+  };
+}
+
+/** The plan act carries out: the last policy stage's, else decide's. */
+export function actPlan(e: ExperimentPass): ActPlan {
+  return e.plan ?? decidedPlan(e);
+}
+
+/** The autopilot stage's result for an experiment: what it did or why it waits, the plan it leaves, its errors. */
+export interface AutopilotResult {
+  readonly autopilot: { actions: PilotAction[]; waiting: string | null };
+  readonly plan: ActPlan;
+  readonly errors: readonly string[];
+}
+
+/** Puts the autopilot's result in its sections: its own, the plan it leaves, its errors. */
+export function storeAutopilot(e: ExperimentPass, r: AutopilotResult): void {
+  e.autopilot = r.autopilot;
+  e.plan = r.plan;
+  e.errors.push(...r.errors);
+}
+
+/**
+ * A stage between decide and act that only shapes what act carries out (a look's stops-only, a
+ * test's hold): it reads the plan as it stands and returns the plan it leaves.
+ */
+export function policyStage(name: string, policy: (e: ExperimentPass, plan: ActPlan) => ActPlan): Stage {
+  return {
+    name,
+    run: (state) =>
+      eachExperiment(state, name, (e) => {
+        e.plan = policy(e, actPlan(e));
+      }),
+  };
 }
 
 /**

@@ -69343,22 +69343,13 @@ function planStep(input) {
   if (base) return plan({ ...base, actions: [...housekeeping, ...base.actions] });
   if (!roundFinished(runs2, current) || runs2.some((r) => r.origin === "person" && live(r)))
     return plan({
-      actions: [...housekeeping, ...abandoned(runs2), ...submits.actions],
+      actions: [...housekeeping, ...submits.actions],
       waiting: submits.waiting ?? `round ${current} is running`
     });
   const merge2 = winnerStep(input, state3);
   if (merge2) return plan({ ...merge2, actions: [...housekeeping, ...merge2.actions] });
   const next = nextRound(input, state3, budget, housekeeping);
   return plan({ ...next, actions: [...housekeeping, ...next.actions] });
-}
-function abandoned(runs2) {
-  return runs2.filter((r) => r.origin === "bot" && live(r) && r.abandon && r.pr !== void 0 && !r.takenOver).map((r) => ({
-    kind: "stop",
-    name: r.name,
-    pr: r.pr,
-    reason: r.abandon,
-    abandon: true
-  }));
 }
 function winnerStep(input, state3) {
   const w = input.runs.find((r) => r.name === state3.best?.name && r.round !== 0);
@@ -69773,7 +69764,6 @@ function candidateRun(c, bot) {
     ...c.seconds !== void 0 ? { seconds: c.seconds } : {},
     gpuHours: c.gpuHours,
     ...c.runName ? { runName: c.runName } : {},
-    ...c.live && bot && c.abandon ? { abandon: c.abandon } : {},
     ...outcome !== null && !reference && c.held ? { held: c.held } : {},
     ...outcome !== null && !reference && c.change !== void 0 ? { change: c.change } : {},
     ...outcome !== null && !reference && c.rerun ? { rerun: true } : {},
@@ -69854,12 +69844,6 @@ function runOutcome(d, o) {
       rerun: true
     };
   const decided2 = ["better", "worse", "equivalent", "not-better"].includes(d.state);
-  if (!decided2 && heldBelow(d, o.minImprovement))
-    return heldAgain(d, o) ?? {
-      outcome: "undecided",
-      held: `its job ended ${d.state}, its whole interval below \u2212${pct3(o.minImprovement)} while a guard held the claim`,
-      rerun: true
-    };
   if (!decided2) return { outcome: "undecided", held: `still ${d.state}` };
   const outcome = d.state;
   if ((d.decided_at_minutes ?? 0) >= o.horizonMinutes - 1e-9 && d.state !== "worse")
@@ -69868,23 +69852,6 @@ function runOutcome(d, o) {
       held: `closed at the horizon (${o.horizonMinutes} run-minutes), not shown`
     };
   return { outcome };
-}
-var HELD_LIMIT_MINUTES = 60;
-function abandonReason(x) {
-  const first2 = (x.attempt ?? 1) < 2;
-  if (first2 && x.decision.full_run?.guard === "drifts" && heldBelow(x.decision, x.minImprovement))
-    return "its job drifts against the reference while its equal-age interval settles better: abandoned, rerun at once";
-  if (!decisionOpen(x.decision)) return null;
-  if (x.referenceEnded && pointsAtGain(x.decision, x.minImprovement))
-    return "its reference job ended while it pointed at a gain: rerun beside a new reference";
-  if (!heldBelow(x.decision, x.minImprovement)) return null;
-  const drifting = [
-    x.candidate.state === "drifting" ? "its job" : null,
-    x.reference?.state === "drifting" ? "the reference's job" : null
-  ].filter(Boolean);
-  if (drifting.length)
-    return `${drifting.join(" and ")} drifts while the guard holds a decision its interval settles: abandoned, rerun at once`;
-  return x.heldMinutes >= HELD_LIMIT_MINUTES ? `its interval has settled better at equal run age for ${x.heldMinutes} run-minutes while a guard holds the claim: one of the jobs is not steady, abandoned, rerun at once` : null;
 }
 var pct3 = (x) => `${Math.round(1e3 * x) / 10}%`;
 
@@ -73383,8 +73350,8 @@ async function releaseAbandonedHolds(deps, experimentId, jobs, nowTs) {
   const out = [];
   for (const job of jobs) {
     const submitted = slurmTimeToUnix(job.submitTime);
-    const abandoned2 = own.has(job.id) && job.status === "held" && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
-    if (!abandoned2) {
+    const abandoned = own.has(job.id) && job.status === "held" && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
+    if (!abandoned) {
       out.push(job);
       continue;
     }
@@ -78337,6 +78304,37 @@ function withRounds(runs2, rounds2) {
 }
 
 // src/monitor/state.ts
+function decidedPlan(e) {
+  const stops = e.candidates.flatMap(
+    (p) => p.decided?.stop ? [[p, p.decided.stop]] : []
+  );
+  const lifecycle = e.candidates.flatMap(
+    (p) => p.decided?.lifecycle ? [[p, p.decided.lifecycle]] : []
+  );
+  return {
+    queue: e.queue,
+    stops: new Map(stops),
+    lifecycle: new Map(lifecycle),
+    request: e.referenceJob?.request ?? null,
+    recorded: /* @__PURE__ */ new Set()
+  };
+}
+function actPlan(e) {
+  return e.plan ?? decidedPlan(e);
+}
+function storeAutopilot(e, r) {
+  e.autopilot = r.autopilot;
+  e.plan = r.plan;
+  e.errors.push(...r.errors);
+}
+function policyStage(name, policy) {
+  return {
+    name,
+    run: (state3) => eachExperiment(state3, name, (e) => {
+      e.plan = policy(e, actPlan(e));
+    })
+  };
+}
 function newPassState(options = {}) {
   return { options, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
 }
@@ -78695,10 +78693,28 @@ async function autopilot(state3, ports) {
   const port = ports.autopilot;
   if (!port) return;
   await eachExperiment(state3, "autopilot", async (e) => {
-    const view = await port.read(e.exp);
-    if (!view) return;
-    await pilot({ ports, port, e, view: withState(view), stalls: [], saves: [], notes: [] });
+    const r = await pilotOn(ports, port, e);
+    if (r) storeAutopilot(e, r);
   });
+}
+async function pilotOn(ports, port, e) {
+  const view = await port.read(e.exp);
+  if (!view) return null;
+  const fresh = { stalls: [], saves: [], notes: [], errors: [], recorded: /* @__PURE__ */ new Map() };
+  const x = { ports, port, e, view: withState(view), plan: actPlan(e), ...fresh };
+  const autopilot2 = await pilot(x);
+  return { autopilot: autopilot2, plan: x.plan, errors: x.errors };
+}
+function withRecorded(e, recorded) {
+  if (!recorded.size) return e;
+  const outcomeOf3 = (p) => recorded.get(p);
+  return {
+    ...e,
+    candidates: e.candidates.map((p) => {
+      const outcome = outcomeOf3(p);
+      return outcome ? { ...p, c: { ...p.c, outcome } } : p;
+    })
+  };
 }
 function withState(view) {
   const { rounds: rounds2, heads } = view.state;
@@ -78719,7 +78735,7 @@ async function pilot(x) {
   const { runs: runs2, plan } = await planned(x, !!skew);
   const ending = plan.actions.some((a) => a.kind === "conclude");
   const off = !!skew || ending || !view.context.policy.enabled || view.context.refused.length > 0;
-  holdQueue(e, x.view, off, referenceServesPeople(runs2));
+  x.plan = holdQueue(x.plan, x.view, off, referenceServesPeople(runs2));
   if (skew) {
     x.stalls.push({
       what: `the runner's clock cannot be trusted: ${inlineText(skew, 400)}`,
@@ -78727,13 +78743,13 @@ async function pilot(x) {
     });
   } else await carryAll(x, plan, runs2);
   await saveAll(x);
-  e.autopilot = {
+  const closed = !!x.view.state.concluded?.reported && !view.state.concluded?.reported;
+  const shown = closed ? planOf(withRecorded(e, x.recorded), x.view) : { runs: runs2, plan };
+  await writeDashboard(x, shown.runs, shown.plan);
+  return {
     actions: skew ? [] : plan.actions,
     waiting: skew ? "held: the runner\u2019s clock is off" : plan.waiting
   };
-  const closed = !!x.view.state.concluded?.reported && !view.state.concluded?.reported;
-  const shown = closed ? planOf(e, x.view) : { runs: runs2, plan };
-  await writeDashboard(x, shown.runs, shown.plan);
 }
 async function planned(x, held) {
   const first2 = planOf(x.e, x.view);
@@ -78767,12 +78783,7 @@ function excluded(view, runs2) {
 function planOf(e, view, suggestion) {
   const s = view.state;
   const recorded = new Set(view.context.recorded.map((r) => r.name));
-  const live3 = liveRuns(
-    liveCandidates(e, s.stopped, s.reruns),
-    view.pulls,
-    recorded,
-    unopened(view, recorded)
-  );
+  const live3 = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded, unopened(view, recorded));
   return planFor(
     view.context,
     live3,
@@ -78855,14 +78866,17 @@ async function firstPassSkew(x) {
   const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
   return clockSkew(ports.now(), { prometheus, slurm: slurmLatest(e.jobs) });
 }
-function holdQueue(e, view, ending, forPeople) {
+function holdQueue(plan, view, ending, forPeople) {
   const s = view.state;
   const bot = (p) => p.c.request?.login === view.botLogin && view.pulls.some((b) => b.pr === p.c.pr && b.candidate === p.c.candidate);
   const off = ending || !!s.concluded || !!s.concludeBy;
   const holdReference = !!s.paused || off && !forPeople;
   const held = (p) => !!s.paused || off && bot(p) || holdReference && isReferenceRequest(p.c);
-  e.queue = { ...e.queue, order: e.queue.order.filter((p) => !held(p)) };
-  if (holdReference && e.referenceJob) e.referenceJob = { ...e.referenceJob, request: null };
+  return {
+    ...plan,
+    queue: { ...plan.queue, order: plan.queue.order.filter((p) => !held(p)) },
+    request: holdReference ? null : plan.request
+  };
 }
 function winnerOf(plan) {
   const best = plan.campaign.best;
@@ -78887,7 +78901,7 @@ async function guard(x, what, run2) {
   } catch (error2) {
     const status5 = error2.status;
     const message2 = inlineText(error2.message, 300);
-    x.e.errors.push(`${x.e.id}: autopilot could not ${what}: ${error2.message}`);
+    x.errors.push(`${x.e.id}: autopilot could not ${what}: ${error2.message}`);
     x.stalls.push({
       what: `GitHub refused to ${what}${status5 ? ` (HTTP ${status5}: ${message2})` : ` (${message2})`}`,
       fix: status5 === 403 || status5 === 401 ? "give the monitor job's token what the write needs (`contents`, `pull-requests`, `issues` and `checks: write`; `topo doctor` checks them) and check the branch protection rules; the next pass tries again" : "the next pass tries again; if it keeps failing, the monitor run\u2019s log has the whole error"
@@ -79009,7 +79023,7 @@ async function stopRun(x, a) {
   const p = e.candidates.find(
     (c) => c.c.pr === a.pr && c.c.candidate === a.name && isReferenceRequest(c.c) === !!a.reference
   );
-  if (!p?.job || !p.c.request || p.c.outcome) return false;
+  if (!p?.job || !p.c.request || p.c.outcome || x.recorded.has(p)) return false;
   const outcome = {
     kind: "stopped",
     at: new Date(ports.now() * 1e3).toISOString(),
@@ -79017,9 +79031,11 @@ async function stopRun(x, a) {
     evidence: [`stopped by the autopilot: ${a.reason}; Slurm job ${p.job.jobId} cancelled`]
   };
   await ports.lifecycle?.recordOutcome(p.c.pr, p.c.request.id, outcome);
-  p.c = { ...p.c, outcome };
-  if (p.decided) p.decided.stop ??= `autopilot: ${a.reason}`;
-  return !a.reference && !a.abandon && !!x.view.state.paused && !x.view.state.concludeBy;
+  x.recorded.set(p, outcome);
+  const stops = new Map(x.plan.stops);
+  if (p.decided && !stops.has(p)) stops.set(p, `autopilot: ${a.reason}`);
+  x.plan = { ...x.plan, stops, recorded: /* @__PURE__ */ new Set([...x.plan.recorded, p]) };
+  return !a.reference && !!x.view.state.paused && !x.view.state.concludeBy;
 }
 async function saveAll(x) {
   if (x.saves.length === 0) return;
@@ -79082,32 +79098,12 @@ function heldToKeep(e, s) {
   }
   return Object.keys(out).length ? out : null;
 }
-function liveCandidates(e, stoppedByPause = [], reruns = {}) {
-  return e.candidates.filter((p) => p.c.request && !p.acted?.left && !isReferenceRequest(p.c)).map((p) => {
-    const abandon = abandonOf(e, p, reruns);
-    return {
-      ...liveCandidate(e, p),
-      gpuHours: allocatedGpuHours(e, p),
-      ...p.c.outcome?.kind === "stopped" && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {},
-      ...abandon ? { abandon } : {}
-    };
-  });
-}
-function abandonOf(e, p, reruns) {
-  const obs = p.decided?.view?.observation;
-  if (p.phase?.phase !== "running" || !obs?.decision) return null;
-  const ref = e.referenceJob?.job ?? null;
-  const rerun = reruns[p.c.candidate];
-  const attempt = rerun && (p.c.runName ?? null) !== rerun.after ? rerun.attempt : 1;
-  return abandonReason({
-    decision: obs.decision,
-    candidate: obs.verdict,
-    reference: ref?.decided?.view?.observation.verdict ?? null,
-    referenceEnded: !!ref?.c.outcome,
-    heldMinutes: 0,
-    minImprovement: experimentSettings(e.exp.experiment).minImprovement,
-    attempt
-  });
+function liveCandidates(e, stoppedByPause = []) {
+  return e.candidates.filter((p) => p.c.request && !p.acted?.left && !isReferenceRequest(p.c)).map((p) => ({
+    ...liveCandidate(e, p),
+    gpuHours: allocatedGpuHours(e, p),
+    ...p.c.outcome?.kind === "stopped" && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {}
+  }));
 }
 function liveCandidate(e, p) {
   const phase = p.phase?.phase;
@@ -79227,6 +79223,7 @@ function decideExperiment(e) {
   }
   planReference(e);
   e.queue = queueOf(e);
+  e.plan = decidedPlan(e);
 }
 function planReference(e) {
   const plan = planReferenceJob(e);
@@ -79283,19 +79280,20 @@ async function act(state3, ports) {
 }
 async function actOn(ports, e) {
   const x = { candidates: /* @__PURE__ */ new Map(), jobs: /* @__PURE__ */ new Map(), views: /* @__PURE__ */ new Map(), added: [], left: /* @__PURE__ */ new Map() };
-  for (const p of e.candidates) await applyLifecycle(ports, e, p, x);
-  const reference = await requestReference(ports, e);
+  const plan = actPlan(e);
+  for (const p of e.candidates) await applyLifecycle(ports, e, p, plan.lifecycle.get(p), x);
+  const reference = await requestReference(ports, e, plan.request);
   if (reference) x.added.push(reference);
-  await serveQueue(ports, e, reference ? [reference, ...e.queue.order] : e.queue.order, x);
-  for (const p of e.candidates) await stop2(ports, e, p, x);
+  const order = reference ? [reference, ...plan.queue.order] : plan.queue.order;
+  await serveQueue(ports, e, { order, free: plan.queue.free }, x);
+  for (const p of e.candidates) await stop2(ports, e, p, plan.stops.get(p), x);
   return x;
 }
 var isoNow = (ports) => new Date(ports.now() * 1e3).toISOString();
 function did(x, p, what) {
   x.candidates.set(p, { ...x.candidates.get(p), ...what });
 }
-async function applyLifecycle(ports, e, p, x) {
-  const intent = p.decided?.lifecycle;
+async function applyLifecycle(ports, e, p, intent, x) {
   const request2 = p.c.request;
   if (!intent || !request2) return;
   if (intent.jobId && intent.kind !== "lost") await ports.slurm.cancel(intent.jobId, e.id);
@@ -79326,9 +79324,9 @@ function leave(x, p) {
   did(x, p, { left: true });
   x.left.set(p.c.pr, p.c.labels);
 }
-async function serveQueue(ports, e, order, x) {
-  let free = e.queue.free;
-  for (const p of order) {
+async function serveQueue(ports, e, queue, x) {
+  let free = queue.free;
+  for (const p of queue.order) {
     if (free <= 0) break;
     const r = await ports.submit(e.exp, p.c);
     if (r && "refused" in r) leave(x, p);
@@ -79350,8 +79348,7 @@ function submittedView(e, p, job) {
   const view = judgeCandidate(e, { ...p, job });
   return view && reference ? { ...view, referenceJob: reference } : view;
 }
-async function requestReference(ports, e) {
-  const want = e.referenceJob?.request;
+async function requestReference(ports, e, want) {
   const make = ports.lifecycle?.requestReference;
   if (!want || !make) return null;
   const request2 = await make(e.exp, want.pr, want.headSha);
@@ -79374,8 +79371,7 @@ async function requestReference(ports, e) {
   };
   return { ...p, decided: { view: judgeCandidate(e, p), stop: null } };
 }
-async function stop2(ports, e, p, x) {
-  const reason2 = p.decided?.stop;
+async function stop2(ports, e, p, reason2, x) {
   const view = p.decided?.view;
   if (!reason2 || !view || !p.job || x.candidates.get(p)?.left) return;
   await ports.slurm.cancel(p.job.jobId, e.id);
@@ -79505,7 +79501,8 @@ function pullPlans(state3, ports) {
         refresh: state3.options.refresh === true,
         now: ports.now()
       });
-      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], { p, job, plan }]);
+      const recorded = !!e.plan?.recorded.has(p);
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], { p, job, plan, recorded }]);
     }
   }
   for (const pr of state3.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
@@ -79539,8 +79536,8 @@ async function writePull(ports, pr, plans, pull) {
       );
   }
   for (const x of due) await ports.github.writeComment(pr, x.p.c.candidate, x.plan.text);
-  for (const { p, job, plan } of plans)
-    if (plan.final && job && p.c.request && !p.c.outcome)
+  for (const { p, job, plan, recorded } of plans)
+    if (plan.final && job && p.c.request && !p.c.outcome && !recorded)
       await ports.lifecycle?.recordOutcome(
         pr,
         p.c.request.id,
@@ -79661,14 +79658,12 @@ async function reread(state3, ports) {
   }
   await readJobs(state3, ports);
 }
-async function stopsOnly(state3) {
-  for (const e of state3.experiments) {
-    e.queue = { order: [], free: 0 };
-    if (e.referenceJob) e.referenceJob.request = null;
-    for (const p of e.candidates)
-      if (p.decided?.lifecycle && p.decided.lifecycle.kind !== "cancel") delete p.decided.lifecycle;
-  }
-}
+var stopsOnly = policyStage("stops-only", (_e, plan) => ({
+  ...plan,
+  queue: { order: [], free: 0 },
+  request: null,
+  lifecycle: new Map([...plan.lifecycle].filter(([, intent]) => intent.kind === "cancel"))
+})).run;
 async function publishStops(state3, ports) {
   const ok = state3.experiments.filter((e) => !e.failed);
   const stopped = new Set(

@@ -77520,6 +77520,24 @@ function figureLabel(f) {
 }
 
 // src/monitor/state.ts
+function decidedPlan(e) {
+  const stops = e.candidates.flatMap(
+    (p) => p.decided?.stop ? [[p, p.decided.stop]] : []
+  );
+  const lifecycle = e.candidates.flatMap(
+    (p) => p.decided?.lifecycle ? [[p, p.decided.lifecycle]] : []
+  );
+  return {
+    queue: e.queue,
+    stops: new Map(stops),
+    lifecycle: new Map(lifecycle),
+    request: e.referenceJob?.request ?? null,
+    recorded: /* @__PURE__ */ new Set()
+  };
+}
+function actPlan(e) {
+  return e.plan ?? decidedPlan(e);
+}
 function newPassState(options = {}) {
   return { options, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
 }
@@ -77998,6 +78016,7 @@ function decideExperiment(e) {
   }
   planReference(e);
   e.queue = queueOf(e);
+  e.plan = decidedPlan(e);
 }
 function planReference(e) {
   const plan = planReferenceJob(e);
@@ -78054,19 +78073,20 @@ async function act(state3, ports) {
 }
 async function actOn(ports, e) {
   const x = { candidates: /* @__PURE__ */ new Map(), jobs: /* @__PURE__ */ new Map(), views: /* @__PURE__ */ new Map(), added: [], left: /* @__PURE__ */ new Map() };
-  for (const p of e.candidates) await applyLifecycle(ports, e, p, x);
-  const reference = await requestReference(ports, e);
+  const plan = actPlan(e);
+  for (const p of e.candidates) await applyLifecycle(ports, e, p, plan.lifecycle.get(p), x);
+  const reference = await requestReference(ports, e, plan.request);
   if (reference) x.added.push(reference);
-  await serveQueue(ports, e, reference ? [reference, ...e.queue.order] : e.queue.order, x);
-  for (const p of e.candidates) await stop2(ports, e, p, x);
+  const order = reference ? [reference, ...plan.queue.order] : plan.queue.order;
+  await serveQueue(ports, e, { order, free: plan.queue.free }, x);
+  for (const p of e.candidates) await stop2(ports, e, p, plan.stops.get(p), x);
   return x;
 }
 var isoNow = (ports) => new Date(ports.now() * 1e3).toISOString();
 function did(x, p, what) {
   x.candidates.set(p, { ...x.candidates.get(p), ...what });
 }
-async function applyLifecycle(ports, e, p, x) {
-  const intent = p.decided?.lifecycle;
+async function applyLifecycle(ports, e, p, intent, x) {
   const request2 = p.c.request;
   if (!intent || !request2) return;
   if (intent.jobId && intent.kind !== "lost") await ports.slurm.cancel(intent.jobId, e.id);
@@ -78097,9 +78117,9 @@ function leave(x, p) {
   did(x, p, { left: true });
   x.left.set(p.c.pr, p.c.labels);
 }
-async function serveQueue(ports, e, order, x) {
-  let free = e.queue.free;
-  for (const p of order) {
+async function serveQueue(ports, e, queue, x) {
+  let free = queue.free;
+  for (const p of queue.order) {
     if (free <= 0) break;
     const r = await ports.submit(e.exp, p.c);
     if (r && "refused" in r) leave(x, p);
@@ -78121,8 +78141,7 @@ function submittedView(e, p, job) {
   const view = judgeCandidate(e, { ...p, job });
   return view && reference ? { ...view, referenceJob: reference } : view;
 }
-async function requestReference(ports, e) {
-  const want = e.referenceJob?.request;
+async function requestReference(ports, e, want) {
   const make = ports.lifecycle?.requestReference;
   if (!want || !make) return null;
   const request2 = await make(e.exp, want.pr, want.headSha);
@@ -78145,8 +78164,7 @@ async function requestReference(ports, e) {
   };
   return { ...p, decided: { view: judgeCandidate(e, p), stop: null } };
 }
-async function stop2(ports, e, p, x) {
-  const reason2 = p.decided?.stop;
+async function stop2(ports, e, p, reason2, x) {
   const view = p.decided?.view;
   if (!reason2 || !view || !p.job || x.candidates.get(p)?.left) return;
   await ports.slurm.cancel(p.job.jobId, e.id);
@@ -78276,7 +78294,8 @@ function pullPlans(state3, ports) {
         refresh: state3.options.refresh === true,
         now: ports.now()
       });
-      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], { p, job, plan }]);
+      const recorded = !!e.plan?.recorded.has(p);
+      byPull.set(p.c.pr, [...byPull.get(p.c.pr) ?? [], { p, job, plan, recorded }]);
     }
   }
   for (const pr of state3.left.keys()) if (!byPull.has(pr)) byPull.set(pr, []);
@@ -78310,8 +78329,8 @@ async function writePull(ports, pr, plans, pull) {
       );
   }
   for (const x of due) await ports.github.writeComment(pr, x.p.c.candidate, x.plan.text);
-  for (const { p, job, plan } of plans)
-    if (plan.final && job && p.c.request && !p.c.outcome)
+  for (const { p, job, plan, recorded } of plans)
+    if (plan.final && job && p.c.request && !p.c.outcome && !recorded)
       await ports.lifecycle?.recordOutcome(
         pr,
         p.c.request.id,

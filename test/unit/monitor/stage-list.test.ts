@@ -10,7 +10,7 @@ import {
   stagesNamed,
   withStage,
 } from '../../../src/monitor/pass.js';
-import { type CandidatePass, type ExperimentPass, viewNow } from '../../../src/monitor/state.js';
+import { type CandidatePass, type ExperimentPass, policyStage, viewNow } from '../../../src/monitor/state.js';
 import {
   callLog,
   experimentOf,
@@ -26,15 +26,11 @@ describe('the stage list', () => {
 
   it('takes a new stage after decide; it reads the decisions and what it changes reaches act', async () => {
     const seen: string[] = [];
-    const holdQueue: Stage = {
-      name: 'hold-queue',
-      async run(state) {
-        for (const e of state.experiments) {
-          seen.push(...e.candidates.map((p) => `${p.c.candidate}:${p.decided?.view?.state}`));
-          e.queue = { ...e.queue, order: [] }; // e.g. an autopilot pausing the experiment
-        }
-      },
-    };
+    // a stage between decide and act returns the plan act carries out (it writes no other stage's section)
+    const holdQueue: Stage = policyStage('hold-queue', (e, plan) => {
+      seen.push(...e.candidates.map((p) => `${p.c.candidate}:${p.decided?.view?.state}`));
+      return { ...plan, queue: { ...plan.queue, order: [] } }; // e.g. an autopilot pausing the experiment
+    });
     const stages = withStage(STAGES, holdQueue, { after: 'decide' });
     expect(stages.map((s) => s.name)).toEqual(['read', 'observe', 'decide', 'hold-queue', 'act', 'publish']);
     const a = requestedCandidate('a', 1);

@@ -17,6 +17,7 @@ import type {
   MonitorExperiment,
   Proposed,
 } from '../../../../src/monitor/ports.js';
+import { actPlan } from '../../../../src/monitor/state.js';
 import { parseSqueue } from '../../../../src/slurm/parse.js';
 import type { Experiment } from '../../../../src/types/generated/experiment.js';
 import type { AutopilotContext } from '../../../../src/usecases/autopilot.js';
@@ -343,10 +344,11 @@ describe('stage autopilot', () => {
       };
       const alone = want(false);
       await autopilot(alone.pass, alone.ports);
-      expect(alone.e.referenceJob?.request).toBeNull();
+      // the plan act carries out (decide's, as the autopilot returns it)
+      expect(actPlan(alone.e).request).toBeNull();
       const beside = want(true);
       await autopilot(beside.pass, beside.ports);
-      expect(beside.e.referenceJob?.request).toEqual({ pr: 7, headSha: 'h' });
+      expect(actPlan(beside.e).request).toEqual({ pr: 7, headSha: 'h' });
     });
 
     it('a writer’s /topo submit on a bot pull request after the conclusion is theirs: it runs, whatever the free slots', async () => {
