@@ -17,7 +17,12 @@ import type {
   MonitorExperiment,
   Proposed,
 } from '../../../../src/monitor/ports.js';
-import { actPlan } from '../../../../src/monitor/state.js';
+import {
+  actPlan,
+  type CandidatePass,
+  type ExperimentPass,
+  type PassState,
+} from '../../../../src/monitor/state.js';
 import { parseSqueue } from '../../../../src/slurm/parse.js';
 import type { Experiment } from '../../../../src/types/generated/experiment.js';
 import type { AutopilotContext } from '../../../../src/usecases/autopilot.js';
@@ -898,6 +903,10 @@ describe('stage autopilot: a held job with a drift is abandoned at once and reru
     return { w, pass, c, p1 };
   }
 
+  /** The stop act is to carry out for the candidate, as the autopilot leaves the plan (null: none). */
+  const stopOf = (t: { pass: PassState; c: CandidatePass }) =>
+    actPlan(t.pass.experiments[0] as ExperimentPass).stops.get(t.c) ?? null;
+
   it('stops the job with why, as the campaign loop abandons it, and keeps it out of the pause’s stopped runs', async () => {
     const t = running(drifting);
     const ports = { ...recordingPorts(), autopilot: t.w.port };
@@ -905,23 +914,24 @@ describe('stage autopilot: a held job with a drift is abandoned at once and reru
     const outcome = ports.calls.find((c) => c.port === 'lifecycle.recordOutcome');
     expect(outcome?.args[2]).toMatchObject({ kind: 'stopped' });
     expect(JSON.stringify(outcome?.args[2])).toContain('drifts against the reference');
-    expect(t.c.decided?.stop).toMatch(/^autopilot: its job drifts against the reference/);
+    // the stop is in the plan the autopilot leaves act (decide's section stays as decide wrote it)
+    expect(stopOf(t)).toMatch(/^autopilot: its job drifts against the reference/);
     expect(t.w.pilot.state.stopped).toEqual([]);
   });
 
   it('leaves a steady hold, a person’s run and a rerun (attempt 2) running', async () => {
     const steady = running({ ...drifting, full_run: { guard: 'open', change: drifting.full_run.change } });
     await autopilot(steady.pass, { ...recordingPorts(), autopilot: steady.w.port });
-    expect(steady.c.decided?.stop).toBeNull();
+    expect(stopOf(steady)).toBeNull();
     const rerun = running(drifting, {
       rounds: { p1: 2 },
       reruns: { p1: { attempt: 2, after: 'an-earlier-job' } },
     });
     await autopilot(rerun.pass, { ...recordingPorts(), autopilot: rerun.w.port });
-    expect(rerun.c.decided?.stop).toBeNull();
+    expect(stopOf(rerun)).toBeNull();
     const person = running(drifting);
     person.w.pulls.length = 0; // no bot pull request: a person's candidate
     await autopilot(person.pass, { ...recordingPorts(), autopilot: person.w.port });
-    expect(person.c.decided?.stop).toBeNull();
+    expect(stopOf(person)).toBeNull();
   });
 });
