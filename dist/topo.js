@@ -7668,15 +7668,15 @@ var require_crypto = __commonJS({
             if (this._blockPos < this._block.length)
               return;
             let decrypted;
-            let need;
+            let need2;
             if (this._macETM) {
-              this._len = need = readUInt32BE(this._block, 0);
+              this._len = need2 = readUInt32BE(this._block, 0);
             } else {
               decrypted = this._decipherInstance.update(this._block);
               this._len = readUInt32BE(decrypted, 0);
-              need = 4 + this._len - this._blockSize;
+              need2 = 4 + this._len - this._blockSize;
             }
-            if (this._len > MAX_PACKET_SIZE || this._len < 5 || (need & this._blockSize - 1) !== 0) {
+            if (this._len > MAX_PACKET_SIZE || this._len < 5 || (need2 & this._blockSize - 1) !== 0) {
               throw new Error("Bad packet length");
             }
             this._macInstance = createHmac(this._macSSLName, this._macKey);
@@ -7823,15 +7823,15 @@ var require_crypto = __commonJS({
             this._blockPos += nb;
             if (this._blockPos < this._block.length)
               return;
-            let need;
+            let need2;
             if (this._macETM) {
-              this._len = need = readUInt32BE(this._block, 0);
+              this._len = need2 = readUInt32BE(this._block, 0);
             } else {
               this._instance.decryptBlock(this._block);
               this._len = readUInt32BE(this._block, 0);
-              need = 4 + this._len - this._block.length;
+              need2 = 4 + this._len - this._block.length;
             }
-            if (this._len > MAX_PACKET_SIZE || this._len < 5 || (need & this._block.length - 1) !== 0) {
+            if (this._len > MAX_PACKET_SIZE || this._len < 5 || (need2 & this._block.length - 1) !== 0) {
               throw new Error("Bad packet length");
             }
             if (!this._macETM) {
@@ -63210,37 +63210,37 @@ function parseScontrolJobs(output) {
   for (const line of output.split("\n")) {
     if (line.trim() === "") continue;
     const f = scontrolFields(line);
-    const need = (key) => {
+    const need2 = (key) => {
       const v2 = f.get(key);
       if (v2 === void 0) throw new SlurmOutputError(command, `no ${key}= field`, line);
       return v2;
     };
     const arrayJob = f.get("ArrayJobId");
     const arrayTask = f.get("ArrayTaskId");
-    const id = arrayJob !== void 0 && arrayTask !== void 0 ? `${arrayJob}_${arrayTask}` : need("JobId");
-    const s = state(need("JobState"), command, line);
+    const id = arrayJob !== void 0 && arrayTask !== void 0 ? `${arrayJob}_${arrayTask}` : need2("JobId");
+    const s = state(need2("JobState"), command, line);
     const stdout = f.get("StdOut");
     jobs.push({
       id: jobId(id, command, line),
-      name: need("JobName"),
+      name: need2("JobName"),
       state: s,
-      ...rawState(need("JobState")),
-      status: statusOf(s, reason(need("Reason"))),
-      reason: reason(need("Reason")),
-      ...live(s, decodeExitPair(need("ExitCode"), command, line)),
-      restarts: count(need("Restarts"), "restart count", command, line),
-      submitTime: time(need("SubmitTime"), command, line),
-      startTime: time(need("StartTime"), command, line),
-      endTime: time(need("EndTime"), command, line),
-      timeLimit: duration(need("TimeLimit"), command, line),
-      elapsed: elapsedOf(need("RunTime"), command, line),
+      ...rawState(need2("JobState")),
+      status: statusOf(s, reason(need2("Reason"))),
+      reason: reason(need2("Reason")),
+      ...live(s, decodeExitPair(need2("ExitCode"), command, line)),
+      restarts: count(need2("Restarts"), "restart count", command, line),
+      submitTime: time(need2("SubmitTime"), command, line),
+      startTime: time(need2("StartTime"), command, line),
+      endTime: time(need2("EndTime"), command, line),
+      timeLimit: duration(need2("TimeLimit"), command, line),
+      elapsed: elapsedOf(need2("RunTime"), command, line),
       ...allocation(
         gpusFromTres(f.get("TRES") ?? "") ?? gpusPerNode(f.get("TresPerNode") ?? "", f.get("NumNodes") ?? ""),
-        elapsedOf(need("RunTime"), command, line)
+        elapsedOf(need2("RunTime"), command, line)
       ),
-      nodes: nodes(need("NodeList")),
+      nodes: nodes(need2("NodeList")),
       // UserId=alice(1000): the name before the uid.
-      user: text(/^(.*)\([0-9]+\)$/.exec(need("UserId"))?.[1] ?? need("UserId")),
+      user: text(/^(.*)\([0-9]+\)$/.exec(need2("UserId"))?.[1] ?? need2("UserId")),
       comment: text(f.get("Comment")),
       stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
       source: "scontrol"
@@ -63890,8 +63890,8 @@ async function releaseAbandonedHolds(deps, experimentId, jobs, nowTs) {
   const out = [];
   for (const job of jobs) {
     const submitted = slurmTimeToUnix(job.submitTime);
-    const abandoned = own.has(job.id) && job.status === "held" && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
-    if (!abandoned) {
+    const abandoned2 = own.has(job.id) && job.status === "held" && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
+    if (!abandoned2) {
       out.push(job);
       continue;
     }
@@ -65742,18 +65742,18 @@ function project(p, t, r, input) {
   const total = nNow + r * dt;
   return { value: eEnd / total, horizon, future: r * dt, total };
 }
-function requeuedEnd(t, need, wallEnd, input) {
+function requeuedEnd(t, need2, wallEnd, input) {
   const n = input.expectedRollouts;
-  if (t + need < wallEnd) return { end: t + need, reason: `${n} rollouts done` };
+  if (t + need2 < wallEnd) return { end: t + need2, reason: `${n} rollouts done` };
   const requeues = input.maxRequeues ?? REQUEUE.maxRequeues;
   const perJob = wallEnd - REQUEUE.leadMinutes;
   const gap = REQUEUE.leadMinutes + TIMELINE.startupMinutes;
   if (requeues <= 0 || perJob <= 0) return null;
-  const beyond = need - Math.max(0, perJob - t);
+  const beyond = need2 - Math.max(0, perJob - t);
   const jobs = Math.ceil(beyond / perJob);
   if (jobs > requeues)
     return { end: (requeues + 1) * (perJob + gap) - gap, reason: `the last of ${requeues} requeues` };
-  return { end: t + need + jobs * gap, reason: `${n} rollouts done after ${jobs} requeue(s)` };
+  return { end: t + need2 + jobs * gap, reason: `${n} rollouts done after ${jobs} requeue(s)` };
 }
 function fitAt(p, input, plan, t) {
   const c = completionRate(p.n, plan.warmupEnd, t, plan.countBatch, plan.inFlight?.value ?? null);
@@ -66494,14 +66494,14 @@ function expectedMinutes(v2, d2, s, m2, options2, from = steadyFrom(v2) ?? (v2.m
   if (now == null || !(s > 0)) return null;
   const info = Math.max(1, now - from);
   const lm = Math.log(1 - m2);
-  const need = Math.max(d2, lm - d2, d2 - lm);
-  if (!(need > 0)) return null;
+  const need2 = Math.max(d2, lm - d2, d2 - lm);
+  if (!(need2 > 0)) return null;
   const max = options2.maxDecisionMinutes ?? DECISION_DEFAULTS.maxDecisionMinutes;
   const horizon = (options2.boundary ?? DECISION_DEFAULTS.boundary) === "always-valid" ? now + 600 : max;
   for (let t = Math.ceil(now); t <= horizon; t++) {
     const st = s * Math.sqrt(info / Math.max(1, t - from));
     const c = claimRadius({ ...v2, minutes_of_data: t }, st, options2, from);
-    if (c.radius !== null && c.radius <= need) return round(Math.max(t, now), 0);
+    if (c.radius !== null && c.radius <= need2) return round(Math.max(t, now), 0);
   }
   return null;
 }
@@ -74880,13 +74880,22 @@ function planStep(input) {
   if (base) return plan({ ...base, actions: [...housekeeping, ...base.actions] });
   if (!roundFinished(runs2, current) || runs2.some((r) => r.origin === "person" && live2(r)))
     return plan({
-      actions: [...housekeeping, ...submits.actions],
+      actions: [...housekeeping, ...abandoned(runs2), ...submits.actions],
       waiting: submits.waiting ?? `round ${current} is running`
     });
   const merge2 = winnerStep(input, state3);
   if (merge2) return plan({ ...merge2, actions: [...housekeeping, ...merge2.actions] });
   const next = nextRound(input, state3, budget, housekeeping);
   return plan({ ...next, actions: [...housekeeping, ...next.actions] });
+}
+function abandoned(runs2) {
+  return runs2.filter((r) => r.origin === "bot" && live2(r) && r.abandon && r.pr !== void 0 && !r.takenOver).map((r) => ({
+    kind: "stop",
+    name: r.name,
+    pr: r.pr,
+    reason: r.abandon,
+    abandon: true
+  }));
 }
 function winnerStep(input, state3) {
   const w2 = input.runs.find((r) => r.name === state3.best?.name && r.round !== 0);
@@ -75237,6 +75246,12 @@ function runOutcome(d2, o) {
       rerun: true
     };
   const decided2 = ["better", "worse", "equivalent", "not-better"].includes(d2.state);
+  if (!decided2 && heldBelow(d2, o.minImprovement))
+    return heldAgain(d2, o) ?? {
+      outcome: "undecided",
+      held: `its job ended ${d2.state}, its whole interval below \u2212${pct4(o.minImprovement)} while a guard held the claim`,
+      rerun: true
+    };
   if (!decided2) return { outcome: "undecided", held: `still ${d2.state}` };
   const outcome = d2.state;
   if ((d2.decided_at_minutes ?? 0) >= o.horizonMinutes - 1e-9 && d2.state !== "worse")
@@ -75245,6 +75260,23 @@ function runOutcome(d2, o) {
       held: `closed at the horizon (${o.horizonMinutes} run-minutes), not shown`
     };
   return { outcome };
+}
+var HELD_LIMIT_MINUTES = 60;
+function abandonReason(x2) {
+  const first2 = (x2.attempt ?? 1) < 2;
+  if (first2 && x2.decision.full_run?.guard === "drifts" && heldBelow(x2.decision, x2.minImprovement))
+    return "its job drifts against the reference while its equal-age interval settles better: abandoned, rerun at once";
+  if (!decisionOpen(x2.decision)) return null;
+  if (x2.referenceEnded && pointsAtGain(x2.decision, x2.minImprovement))
+    return "its reference job ended while it pointed at a gain: rerun beside a new reference";
+  if (!heldBelow(x2.decision, x2.minImprovement)) return null;
+  const drifting = [
+    x2.candidate.state === "drifting" ? "its job" : null,
+    x2.reference?.state === "drifting" ? "the reference's job" : null
+  ].filter(Boolean);
+  if (drifting.length)
+    return `${drifting.join(" and ")} drifts while the guard holds a decision its interval settles: abandoned, rerun at once`;
+  return x2.heldMinutes >= HELD_LIMIT_MINUTES ? `its interval has settled better at equal run age for ${x2.heldMinutes} run-minutes while a guard holds the claim: one of the jobs is not steady, abandoned, rerun at once` : null;
 }
 var pct4 = (x2) => `${Math.round(1e3 * x2) / 10}%`;
 
@@ -81622,6 +81654,7 @@ function candidateRun(c, bot) {
     ...c.seconds !== void 0 ? { seconds: c.seconds } : {},
     gpuHours: c.gpuHours,
     ...c.runName ? { runName: c.runName } : {},
+    ...c.live && bot && c.abandon ? { abandon: c.abandon } : {},
     ...outcome !== null && !reference && c.held ? { held: c.held } : {},
     ...outcome !== null && !reference && c.change !== void 0 ? { change: c.change } : {},
     ...outcome !== null && !reference && c.rerun ? { rerun: true } : {},
@@ -89977,7 +90010,12 @@ function excluded(view, runs2) {
 function planOf(e, view, suggestion) {
   const s = view.state;
   const recorded = new Set(view.context.recorded.map((r) => r.name));
-  const live3 = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded, unopened(view, recorded));
+  const live3 = liveRuns(
+    liveCandidates(e, s.stopped, s.reruns),
+    view.pulls,
+    recorded,
+    unopened(view, recorded)
+  );
   return planFor(
     view.context,
     live3,
@@ -90229,7 +90267,7 @@ async function stopRun(x2, a) {
   const stops = new Map(x2.plan.stops);
   if (p.decided && !stops.has(p)) stops.set(p, `autopilot: ${a.reason}`);
   x2.plan = { ...x2.plan, stops, recorded: /* @__PURE__ */ new Set([...x2.plan.recorded, p]) };
-  return !a.reference && !!x2.view.state.paused && !x2.view.state.concludeBy;
+  return !a.reference && !a.abandon && !!x2.view.state.paused && !x2.view.state.concludeBy;
 }
 async function saveAll(x2) {
   if (x2.saves.length === 0) return;
@@ -90303,12 +90341,32 @@ function heldToKeep(e, s) {
   }
   return Object.keys(out).length ? out : null;
 }
-function liveCandidates(e, stoppedByPause = []) {
-  return e.candidates.filter((p) => p.c.request && !p.acted?.left && !isReferenceRequest(p.c)).map((p) => ({
-    ...liveCandidate(e, p),
-    gpuHours: allocatedGpuHours(e, p),
-    ...p.c.outcome?.kind === "stopped" && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {}
-  }));
+function liveCandidates(e, stoppedByPause = [], reruns = {}) {
+  return e.candidates.filter((p) => p.c.request && !p.acted?.left && !isReferenceRequest(p.c)).map((p) => {
+    const abandon = abandonOf(e, p, reruns);
+    return {
+      ...liveCandidate(e, p),
+      gpuHours: allocatedGpuHours(e, p),
+      ...p.c.outcome?.kind === "stopped" && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {},
+      ...abandon ? { abandon } : {}
+    };
+  });
+}
+function abandonOf(e, p, reruns) {
+  const obs = p.decided?.view?.observation;
+  if (p.phase?.phase !== "running" || !obs?.decision) return null;
+  const ref = e.referenceJob?.job ?? null;
+  const rerun = reruns[p.c.candidate];
+  const attempt = rerun && (p.c.runName ?? null) !== rerun.after ? rerun.attempt : 1;
+  return abandonReason({
+    decision: obs.decision,
+    candidate: obs.verdict,
+    reference: ref?.decided?.view?.observation.verdict ?? null,
+    referenceEnded: !!ref?.c.outcome,
+    heldMinutes: 0,
+    minImprovement: experimentSettings(e.exp.experiment).minImprovement,
+    attempt
+  });
 }
 function liveCandidate(e, p) {
   const phase = p.phase?.phase;
@@ -90394,7 +90452,7 @@ function planReferenceJob(e) {
   const round3 = roundCandidates(e);
   const open = round3.filter((p) => !endedFor(p));
   const read2 = round3.filter((p) => !endedFor(p) || isFinal(p));
-  const need = referenceNeeded(read2.map(openOf), {
+  const need2 = referenceNeeded(read2.map(openOf), {
     minImprovement: experimentSettings(x2).minImprovement,
     minute: youngest(open),
     horizonMinutes: experimentSettings(x2).maxDecisionMinutes
@@ -90403,9 +90461,9 @@ function planReferenceJob(e) {
     mode,
     note,
     job,
-    need,
-    stops: stopsOf(e, job, need.needed, need.reason),
-    request: need.needed ? requestOf(e, open, mode) : null
+    need: need2,
+    stops: stopsOf(e, job, need2.needed, need2.reason),
+    request: need2.needed ? requestOf(e, open, mode) : null
   };
 }
 
@@ -93165,14 +93223,10 @@ async function runDemo(options2, deps) {
   const now = deps.now ?? Date.now;
   const started = now();
   const log = (line) => view.log(line);
-  const outcomes = [];
-  const references = [];
-  let experimentId = null;
+  const produced = { experimentId: null, outcomes: [], references: [] };
   const result = (exitCode) => ({
     exitCode,
-    experimentId,
-    outcomes,
-    references,
+    ...produced,
     files: output.written(),
     wallSeconds: (now() - started) / 1e3
   });
@@ -93180,66 +93234,88 @@ async function runDemo(options2, deps) {
     const env = await ensureCluster(parts.cluster, options2.isRoot, cleanup, log);
     if (!env) return result(1);
     if (signal.aborted) throw new DemoAborted(signal.reason);
-    log(`creating the experiment from:
-  ${options2.command}`);
-    const prepared = await parts.prepare(options2.command, env, options2.dateStamp);
-    const { experiment, baseline } = prepared;
-    experimentId = experiment.experiment_id;
-    output.write(`topologies/${experimentId}/experiment.yaml`, (0, import_yaml6.stringify)(experiment));
-    output.write(candidateFile2(experimentId, baseline.name), (0, import_yaml6.stringify)(baseline));
-    let record = parts.createRecord(prepared);
-    const reference = () => parts.references(record);
-    const ctx = { parts, prepared, env, options: options2, view, output, cleanup, signal, reference };
-    const settle3 = (what, { outcomes: batch, reference: ref }) => {
-      for (const outcome of oneWinner(batch)) {
-        record = parts.apply(record, outcome);
-        outcomes.push(outcome);
-        log(`${outcome.candidate.name}: ${outcome.decision} \u2014 ${outcome.reason}`);
-      }
-      if (ref) {
-        record = parts.applyReference(record, ref);
-        references.push(ref);
-        log(referenceLine(ref));
-      }
-      log(`${what}: ${roundCost(batch, ref)}`);
-      log(bestLine3(reference(), baseline.name));
-      output.write(`experiments/${experimentId}.json`, parts.recordJson(record));
-      output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(record));
-    };
-    settle3("baseline", await runBatch("baseline", [baseline], ctx));
-    const broken = await brokenBaseline(outcomes[0], parts, env);
-    if (broken) {
-      log(`the demo measured nothing: ${broken}`);
-      log("no suggestion can come from a baseline that did not run; fix that cause and run the demo again");
-      return result(1);
-    }
-    for (let round3 = 1; round3 <= options2.rounds; round3++) {
-      const suggestion = await parts.suggest(record, prepared, options2.perRound);
-      if (suggestion.proposals.length === 0) {
-        log(`round ${round3}: no proposals${suggestion.stop ? ` (${suggestion.stop})` : ""}; stopping`);
-        break;
-      }
-      for (const c of suggestion.proposals) {
-        output.write(candidateFile2(experimentId, c.name), suggestion.files?.[c.name] ?? (0, import_yaml6.stringify)(c));
-        log(`round ${round3}: ${c.name}: ${c.hypothesis ?? ""}`.trimEnd());
-      }
-      const best = bestCandidate(reference().current, baseline, outcomes);
-      const title = `round ${round3} of ${options2.rounds}`;
-      settle3(
-        `round ${round3}`,
-        await runBatch(title, suggestion.proposals, ctx, best ? { candidate: best, round: round3 } : null)
-      );
-    }
-    const report4 = parts.finalReport(record, prepared);
-    const reportFile = `experiments/${experimentId}-report.md`;
-    output.write(reportFile, report4);
-    writeIndex(output, options2, experimentId, outcomes, parts.recordMarkdown(record), report4, reportFile);
-    return result(0);
+    const loop = await prepareLoop(options2, { ...deps, env, produced, log });
+    return result(await runLoop(loop));
   } catch (error) {
     return result(interruptedExit(error, signal, log));
   } finally {
     await cleanup.runAll(log);
   }
+}
+async function prepareLoop(options2, deps) {
+  const { parts, output, log } = deps;
+  log(`creating the experiment from:
+  ${options2.command}`);
+  const prepared = await parts.prepare(options2.command, deps.env, options2.dateStamp);
+  const { experiment, baseline } = prepared;
+  const experimentId = experiment.experiment_id;
+  deps.produced.experimentId = experimentId;
+  output.write(`topologies/${experimentId}/experiment.yaml`, (0, import_yaml6.stringify)(experiment));
+  output.write(candidateFile2(experimentId, baseline.name), (0, import_yaml6.stringify)(baseline));
+  const loop = {
+    ...deps,
+    options: options2,
+    prepared,
+    baseline,
+    experimentId,
+    record: parts.createRecord(prepared),
+    reference: () => parts.references(loop.record)
+  };
+  return loop;
+}
+async function runLoop(loop) {
+  const { parts, options: options2, log } = loop;
+  settle3(loop, "baseline", await runBatch("baseline", [loop.baseline], loop));
+  const broken = await brokenBaseline(loop.produced.outcomes[0], parts, loop.env);
+  if (broken) {
+    log(`the demo measured nothing: ${broken}`);
+    log("no suggestion can come from a baseline that did not run; fix that cause and run the demo again");
+    return 1;
+  }
+  for (let round3 = 1; round3 <= options2.rounds; round3++) if (!await runRound(loop, round3)) break;
+  const report4 = parts.finalReport(loop.record, loop.prepared);
+  const reportFile = `experiments/${loop.experimentId}-report.md`;
+  loop.output.write(reportFile, report4);
+  const recordMd = parts.recordMarkdown(loop.record);
+  writeIndex(loop.output, options2, loop.experimentId, loop.produced.outcomes, recordMd, report4, reportFile);
+  return 0;
+}
+async function runRound(loop, round3) {
+  const { options: options2, log, experimentId } = loop;
+  const suggestion = await loop.parts.suggest(loop.record, loop.prepared, options2.perRound);
+  if (suggestion.proposals.length === 0) {
+    log(`round ${round3}: no proposals${suggestion.stop ? ` (${suggestion.stop})` : ""}; stopping`);
+    return false;
+  }
+  for (const c of suggestion.proposals) {
+    loop.output.write(candidateFile2(experimentId, c.name), suggestion.files?.[c.name] ?? (0, import_yaml6.stringify)(c));
+    log(`round ${round3}: ${c.name}: ${c.hypothesis ?? ""}`.trimEnd());
+  }
+  const best = bestCandidate(loop.reference().current, loop.baseline, loop.produced.outcomes);
+  const title = `round ${round3} of ${options2.rounds}`;
+  settle3(
+    loop,
+    `round ${round3}`,
+    await runBatch(title, suggestion.proposals, loop, best ? { candidate: best, round: round3 } : null)
+  );
+  return true;
+}
+function settle3(loop, what, { outcomes: batch, reference: ref }) {
+  const { parts, log, produced, experimentId } = loop;
+  for (const outcome of oneWinner(batch)) {
+    loop.record = parts.apply(loop.record, outcome);
+    produced.outcomes.push(outcome);
+    log(`${outcome.candidate.name}: ${outcome.decision} \u2014 ${outcome.reason}`);
+  }
+  if (ref) {
+    loop.record = parts.applyReference(loop.record, ref);
+    produced.references.push(ref);
+    log(referenceLine(ref));
+  }
+  log(`${what}: ${roundCost(batch, ref)}`);
+  log(bestLine3(loop.reference(), loop.baseline.name));
+  loop.output.write(`experiments/${experimentId}.json`, parts.recordJson(loop.record));
+  loop.output.write(`experiments/${experimentId}.md`, parts.recordMarkdown(loop.record));
 }
 function writeIndex(output, options2, experimentId, outcomes, recordMd, report4, reportFile) {
   output.copy(options2.mermaidScript, "mermaid.min.js");
@@ -93625,112 +93701,162 @@ function demoExperiment(root, command, clusterEnv, dateStamp2) {
   };
   return { experiment, baseline: built.baseline, cluster, base: expandPreset(preset.value, experiment) };
 }
-function realDemoParts(root, env, outDir) {
-  let clustersFile = "";
-  let ctx;
-  const need = () => {
-    if (!ctx) throw new Error("topo demo: the experiment is not prepared yet");
-    return ctx;
+function need(w2) {
+  if (!w2.ctx) throw new Error("topo demo: the experiment is not prepared yet");
+  return w2.ctx;
+}
+function resolvedCandidate(w2, candidate) {
+  const { base } = need(w2);
+  return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
+}
+function prepareDemo(w2, command, clusterEnv, dateStamp2) {
+  const built = demoExperiment(w2.root, command, clusterEnv, dateStamp2);
+  w2.clustersFile = clusterEnv.clustersFile;
+  const slurmEnv2 = { ...w2.env, SLURM_CONF: String(clusterEnv.slurmConf ?? w2.env.SLURM_CONF ?? "") };
+  w2.ctx = {
+    experimentId: built.experiment.experiment_id,
+    cluster: built.cluster,
+    base: built.base,
+    slurm: slurmClientForCluster(DEMO_CLUSTER, built.cluster, { env: slurmEnv2 }),
+    timeScale: clusterEnv.timeScale,
+    prometheusUrl: clusterEnv.prometheusUrl,
+    comments: /* @__PURE__ */ new Map(),
+    checks: /* @__PURE__ */ new Map(),
+    labels: /* @__PURE__ */ new Map(),
+    prs: /* @__PURE__ */ new Map()
   };
-  const resolved = (candidate) => {
-    const { base } = need();
-    return { name: candidate.name, expanded: expandCandidate(base, candidate.topology), base };
-  };
-  const submit3 = async (experiment, candidate, runName) => {
-    const { cluster, slurm } = need();
-    const submission = withRunName(renderSubmission(experiment, resolved(candidate), cluster), runName);
-    const result = await submitCandidate(
-      { slurm },
-      {
-        experimentId: experiment.experiment_id,
-        cluster: DEMO_CLUSTER,
-        submission,
-        maxParallel: experimentSettings(experiment).maxParallel
-      }
-    );
-    if (result.status !== "submitted" && result.status !== "existing") {
-      throw new Error(`${candidate.name}: submit answered ${result.status}, expected a job`);
+  return { experiment: built.experiment, baseline: built.baseline };
+}
+async function submitRun(w2, experiment, candidate, runName) {
+  const { cluster, slurm } = need(w2);
+  const submission = withRunName(
+    renderSubmission(experiment, resolvedCandidate(w2, candidate), cluster),
+    runName
+  );
+  const result = await submitCandidate(
+    { slurm },
+    {
+      experimentId: experiment.experiment_id,
+      cluster: DEMO_CLUSTER,
+      submission,
+      maxParallel: experimentSettings(experiment).maxParallel
     }
-    return { candidate, runName: submission.jobName, jobId: result.jobId };
+  );
+  if (result.status !== "submitted" && result.status !== "existing") {
+    throw new Error(`${candidate.name}: submit answered ${result.status}, expected a job`);
+  }
+  return { candidate, runName: submission.jobName, jobId: result.jobId };
+}
+async function submitAs(w2, experiment, candidate, role) {
+  const base = renderSubmission(experiment, resolvedCandidate(w2, candidate), need(w2).cluster).jobName;
+  const run4 = await submitRun(w2, experiment, candidate, runNameFor(base, newRunLabel()));
+  return role ? { ...run4, role } : run4;
+}
+function inMemoryGitHub(c, keyOf) {
+  return {
+    // one comment per run, as the monitor's sticky comment `monitor-<candidate>` on its pull request
+    readComment: async (pr) => c.comments.get(keyOf(pr)),
+    writeComment: async (pr, _candidate, body) => {
+      c.comments.set(keyOf(pr), body);
+    },
+    writeCheck: async (pr, _sha, check2) => {
+      c.checks.set(keyOf(pr), check2);
+    },
+    setLabel: async (pr, state3) => {
+      c.labels.set(keyOf(pr), state3);
+      return true;
+    }
   };
-  const submitAs = async (experiment, candidate, role) => {
-    const base = renderSubmission(experiment, resolved(candidate), need().cluster).jobName;
-    const run4 = await submit3(experiment, candidate, runNameFor(base, newRunLabel()));
-    return role ? { ...run4, role } : run4;
+}
+async function observeRuns(w2, prepared, runs2, reference) {
+  const c = need(w2);
+  const { experiment } = prepared;
+  for (const r of runs2) if (!c.prs.has(r.runName)) c.prs.set(r.runName, c.prs.size + 1);
+  const byPr = new Map(runs2.map((r) => [c.prs.get(r.runName), r]));
+  const keyOf = (pr) => byPr.get(pr)?.runName ?? `#${pr}`;
+  const resolved = (candidate) => resolvedCandidate(w2, candidate);
+  const report4 = await monitorPass(
+    {
+      experiments: async () => [monitorExperiment2(c, experiment, byPr, reference, resolved)],
+      // the monitor's own Slurm port: the one job model (src/judge/job.ts) and its failure rule
+      slurm: slurmMonitorPort(c.slurm),
+      // The demo submits before it watches; a candidate the monitor cannot find is submitted again,
+      // idempotently (a reference job is not: once it ended, its data are what the candidates read).
+      submit: async (_exp, candidate) => {
+        const run4 = runs2.find((r) => r.runName === candidate.runName && !r.role);
+        return run4 ? { jobId: (await submitRun(w2, experiment, run4.candidate, run4.runName)).jobId } : void 0;
+      },
+      prometheus: createPrometheusClient({ baseUrl: c.prometheusUrl }),
+      github: inMemoryGitHub(c, keyOf),
+      now: () => Date.now() / 1e3
+    },
+    // A loaded 2-core machine can take a while to scrape the first target: allow a simulated hour.
+    { tickSeconds: 1, lagSeconds: 1, telemetryDeadlineMinutes: 60 }
+  );
+  if (report4.errors.length) throw new Error(`monitor: ${report4.errors.join("; ")}`);
+  return runs2.map(
+    (run4) => observedOf2(
+      c,
+      run4,
+      report4.candidates.find((o) => o.runName === run4.runName)
+    )
+  );
+}
+function applyOutcome(w2, record, outcome) {
+  const { base } = need(w2);
+  const expanded = expandCandidate(base, outcome.candidate.topology);
+  const parentRun = record.runs.find((r) => r.name === outcome.candidate.parent);
+  const parentExpanded = parentRun?.topology?.block ? expandCandidate(base, parentRun.topology.block) : base;
+  return apply(record, {
+    candidate: outcome.candidate.name,
+    kind: outcome.decision,
+    at: (/* @__PURE__ */ new Date()).toISOString(),
+    parent: outcome.candidate.parent ?? null,
+    run_name: outcome.run.runName,
+    job_id: outcome.run.jobId,
+    topology: {
+      base: `topology=${record.fixed_inputs.base_topology.replace(/^topology=/, "")}`,
+      hash: hash8(expanded),
+      block: outcome.candidate.topology,
+      file: `topologies/${record.experiment_id}/${outcome.candidate.name}.yaml`
+    },
+    change: topologyChange(parentExpanded, expanded),
+    hypothesis: outcome.candidate.hypothesis ?? null,
+    expected_effect: outcome.candidate.expected_effect ?? null,
+    observation: outcome.observation,
+    reason: outcome.reason,
+    failure: outcome.observation?.failure ?? null
+  });
+}
+async function suggestNext(w2, record, count2) {
+  const outcome = await runSuggest({
+    experimentId: record.experiment_id,
+    files: layered(w2.outDir, w2.root),
+    clustersFile: w2.clustersFile,
+    count: count2
+  });
+  for (const dropped of outcome.invalid) {
+    outcome.result.rejected.push({ change: dropped.name, reason: dropped.errors.join("; ") });
+  }
+  return {
+    proposals: outcome.proposals.map((p) => p.candidate),
+    files: Object.fromEntries(outcome.proposals.map((p) => [p.candidate.name, p.text])),
+    stop: outcome.result.stop.stop || outcome.proposals.length === 0 ? outcome.result.stop.reason : void 0
   };
+}
+function realDemoParts(root, env, outDir) {
+  const w2 = { root, env, outDir, clustersFile: "", ctx: void 0 };
   return {
     cluster: localCluster(root, env),
-    jobLog: (run4) => need().slurm.tail(run4.jobId, 40),
-    async prepare(command, clusterEnv, dateStamp2) {
-      const built = demoExperiment(root, command, clusterEnv, dateStamp2);
-      clustersFile = clusterEnv.clustersFile;
-      const slurmEnv2 = { ...env, SLURM_CONF: String(clusterEnv.slurmConf ?? env.SLURM_CONF ?? "") };
-      ctx = {
-        experimentId: built.experiment.experiment_id,
-        cluster: built.cluster,
-        base: built.base,
-        slurm: slurmClientForCluster(DEMO_CLUSTER, built.cluster, { env: slurmEnv2 }),
-        timeScale: clusterEnv.timeScale,
-        prometheusUrl: clusterEnv.prometheusUrl,
-        comments: /* @__PURE__ */ new Map(),
-        checks: /* @__PURE__ */ new Map(),
-        labels: /* @__PURE__ */ new Map(),
-        prs: /* @__PURE__ */ new Map()
-      };
-      return { experiment: built.experiment, baseline: built.baseline };
-    },
-    submit: (experiment, candidate, _env, role) => submitAs(experiment, candidate, role),
+    jobLog: (run4) => need(w2).slurm.tail(run4.jobId, 40),
+    prepare: async (command, clusterEnv, dateStamp2) => prepareDemo(w2, command, clusterEnv, dateStamp2),
+    submit: (experiment, candidate, _env, role) => submitAs(w2, experiment, candidate, role),
     async cancel(run4) {
-      const c = need();
+      const c = need(w2);
       await cancelCandidate({ slurm: c.slurm }, { experimentId: c.experimentId, jobName: run4.runName });
     },
-    async observe(prepared, runs2, _env, reference) {
-      const c = need();
-      const { experiment } = prepared;
-      for (const r of runs2) if (!c.prs.has(r.runName)) c.prs.set(r.runName, c.prs.size + 1);
-      const byPr = new Map(runs2.map((r) => [c.prs.get(r.runName), r]));
-      const keyOf = (pr) => byPr.get(pr)?.runName ?? `#${pr}`;
-      const report4 = await monitorPass(
-        {
-          experiments: async () => [monitorExperiment2(c, experiment, byPr, reference, resolved)],
-          // the monitor's own Slurm port: the one job model (src/judge/job.ts) and its failure rule
-          slurm: slurmMonitorPort(c.slurm),
-          // The demo submits before it watches; a candidate the monitor cannot find is submitted again,
-          // idempotently (a reference job is not: once it ended, its data are what the candidates read).
-          submit: async (_exp, candidate) => {
-            const run4 = runs2.find((r) => r.runName === candidate.runName && !r.role);
-            return run4 ? { jobId: (await submit3(experiment, run4.candidate, run4.runName)).jobId } : void 0;
-          },
-          prometheus: createPrometheusClient({ baseUrl: c.prometheusUrl }),
-          github: {
-            // one comment per run, as the monitor's sticky comment `monitor-<candidate>` on its pull request
-            readComment: async (pr) => c.comments.get(keyOf(pr)),
-            writeComment: async (pr, _candidate, body) => {
-              c.comments.set(keyOf(pr), body);
-            },
-            writeCheck: async (pr, _sha, check2) => {
-              c.checks.set(keyOf(pr), check2);
-            },
-            setLabel: async (pr, state3) => {
-              c.labels.set(keyOf(pr), state3);
-              return true;
-            }
-          },
-          now: () => Date.now() / 1e3
-        },
-        // A loaded 2-core machine can take a while to scrape the first target: allow a simulated hour.
-        { tickSeconds: 1, lagSeconds: 1, telemetryDeadlineMinutes: 60 }
-      );
-      if (report4.errors.length) throw new Error(`monitor: ${report4.errors.join("; ")}`);
-      return runs2.map(
-        (run4) => observedOf2(
-          c,
-          run4,
-          report4.candidates.find((o) => o.runName === run4.runName)
-        )
-      );
-    },
-    createRecord: (prepared) => createRecord(prepared.experiment, need().cluster),
+    observe: (prepared, runs2, _env, reference) => observeRuns(w2, prepared, runs2, reference),
+    createRecord: (prepared) => createRecord(prepared.experiment, need(w2).cluster),
     // as actions/monitor reads the record on the default branch
     references: (record) => ({
       baseline: referenceWithFigure(baselineRun(record)),
@@ -93739,53 +93865,11 @@ function realDemoParts(root, env, outDir) {
       betweenRun: betweenRunOf2(record)
     }),
     applyReference: (record, reference) => applyReferenceRun(record, referenceRunOf2(reference)),
-    apply(record, outcome) {
-      const { base } = need();
-      const expanded = expandCandidate(base, outcome.candidate.topology);
-      const parentRun = record.runs.find((r) => r.name === outcome.candidate.parent);
-      const parentExpanded = parentRun?.topology?.block ? expandCandidate(base, parentRun.topology.block) : base;
-      return apply(record, {
-        candidate: outcome.candidate.name,
-        kind: outcome.decision,
-        at: (/* @__PURE__ */ new Date()).toISOString(),
-        parent: outcome.candidate.parent ?? null,
-        run_name: outcome.run.runName,
-        job_id: outcome.run.jobId,
-        topology: {
-          base: `topology=${record.fixed_inputs.base_topology.replace(/^topology=/, "")}`,
-          hash: hash8(expanded),
-          block: outcome.candidate.topology,
-          file: `topologies/${record.experiment_id}/${outcome.candidate.name}.yaml`
-        },
-        change: topologyChange(parentExpanded, expanded),
-        hypothesis: outcome.candidate.hypothesis ?? null,
-        expected_effect: outcome.candidate.expected_effect ?? null,
-        observation: outcome.observation,
-        reason: outcome.reason,
-        failure: outcome.observation?.failure ?? null
-      });
-    },
+    apply: (record, outcome) => applyOutcome(w2, record, outcome),
     recordJson: (record) => `${JSON.stringify(record, null, 2)}
 `,
     recordMarkdown: (record) => renderRecordMarkdown(record),
-    // The record and candidate files are already in the output folder: `topo suggest` reads them
-    // there as it reads a repository, validates its proposals and returns their file texts.
-    async suggest(record, _prepared, count2) {
-      const outcome = await runSuggest({
-        experimentId: record.experiment_id,
-        files: layered(outDir, root),
-        clustersFile,
-        count: count2
-      });
-      for (const dropped of outcome.invalid) {
-        outcome.result.rejected.push({ change: dropped.name, reason: dropped.errors.join("; ") });
-      }
-      return {
-        proposals: outcome.proposals.map((p) => p.candidate),
-        files: Object.fromEntries(outcome.proposals.map((p) => [p.candidate.name, p.text])),
-        stop: outcome.result.stop.stop || outcome.proposals.length === 0 ? outcome.result.stop.reason : void 0
-      };
-    },
+    suggest: (record, _prepared, count2) => suggestNext(w2, record, count2),
     finalReport: (record) => renderFinalReport(record, {
       recordUrl: recordPaths(record.experiment_id).markdown,
       generatedAt: (/* @__PURE__ */ new Date()).toISOString()
@@ -93817,81 +93901,88 @@ function checkout(gh, repo, dir) {
     writeFileSync3(file, text3);
   }
 }
+function prepareRepository(root, command, clusterEnv, dateStamp2, policy) {
+  const built = demoExperiment(root, command, clusterEnv, dateStamp2);
+  const experiment = { ...built.experiment, ...policy };
+  const id = experiment.experiment_id;
+  const record = createRecord(experiment, built.cluster);
+  const paths = recordPaths(id);
+  const files = {
+    "topologies/clusters.yaml": readFileSync10(clusterEnv.clustersFile, "utf8"),
+    [`topologies/${id}/experiment.yaml`]: toYaml(
+      experiment,
+      ` Experiment ${id}, created by \`topo demo --autopilot\` from the sample command, with its autopilot policy.`
+    ),
+    [paths.json]: `${JSON.stringify(record, null, 2)}
+`,
+    [paths.markdown]: renderRecordMarkdown(record)
+  };
+  return { experiment, files };
+}
+async function startLocal(root, files) {
+  const { startGitHubServer } = await loadLocalGitHub(root);
+  const server = await startGitHubServer();
+  const repo = server.createRepo("demo/topologies", { files });
+  server.protect(repo, DEMO_REQUIRED_CHECKS);
+  return { server, repo };
+}
+async function workflowPass({ server: gh, repo }, env, clusterEnv, workDir) {
+  const dir = join12(workDir, "checkout");
+  checkout(gh, repo, dir);
+  const octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
+  const log = [];
+  const ports = buildMonitorPorts(octokit, {
+    workspace: dir,
+    topologiesDir: "topologies",
+    clustersFile: "topologies/clusters.yaml",
+    owner: repo.owner.login,
+    repo: repo.name,
+    botLogin: gh.botLogin,
+    env: { ...slurmEnv(env, clusterEnv), GITHUB_SERVER_URL: gh.url },
+    log: (line) => log.push(line)
+  });
+  try {
+    const report4 = await monitorPass(ports, PASS_OPTIONS, DEMO_STAGES);
+    return report4.errors;
+  } finally {
+    await ports.close();
+  }
+}
+async function cancelExperimentJobs(env, experimentId, clusterEnv) {
+  const cluster = loadCluster(clusterEnv);
+  const slurm = slurmClientForCluster(DEMO_CLUSTER, cluster, { env: slurmEnv(env, clusterEnv) });
+  for (const job of await slurm.jobs(experimentPrefix(experimentId)))
+    if (isLive(job.status)) await slurm.cancel(job.id);
+}
+function requestCounts({ server }) {
+  const calls = server.calls();
+  const reads = calls.filter((c) => c.method === "GET" || c.path === "/graphql").length;
+  return { reads, writes: calls.length - reads };
+}
 function realAutopilotParts(root, env, workDir) {
   let local;
-  const need = () => {
+  const need2 = () => {
     if (!local) throw new Error("topo demo --autopilot: the local GitHub API is not started");
     return local;
   };
   return {
     cluster: localCluster(root, env),
-    prepare(command, clusterEnv, dateStamp2, policy) {
-      const built = demoExperiment(root, command, clusterEnv, dateStamp2);
-      const experiment = { ...built.experiment, ...policy };
-      const id = experiment.experiment_id;
-      const record = createRecord(experiment, built.cluster);
-      const paths = recordPaths(id);
-      const files = {
-        "topologies/clusters.yaml": readFileSync10(clusterEnv.clustersFile, "utf8"),
-        [`topologies/${id}/experiment.yaml`]: toYaml(
-          experiment,
-          ` Experiment ${id}, created by \`topo demo --autopilot\` from the sample command, with its autopilot policy.`
-        ),
-        [paths.json]: `${JSON.stringify(record, null, 2)}
-`,
-        [paths.markdown]: renderRecordMarkdown(record)
-      };
-      return Promise.resolve({ experiment, files });
-    },
+    prepare: (command, clusterEnv, dateStamp2, policy) => Promise.resolve(prepareRepository(root, command, clusterEnv, dateStamp2, policy)),
     async github(files) {
-      const { startGitHubServer } = await loadLocalGitHub(root);
-      const server = await startGitHubServer();
-      const repo = server.createRepo("demo/topologies", { files });
-      server.protect(repo, DEMO_REQUIRED_CHECKS);
-      local = { server, repo };
+      local = await startLocal(root, files);
+      const { repo } = local;
       return {
-        url: `${server.url}/repos/${repo.owner.login}/${repo.name}`,
+        url: `${local.server.url}/repos/${repo.owner.login}/${repo.name}`,
         defaultBranch: repo.defaultBranch
       };
     },
-    async pass(clusterEnv) {
-      const { server: gh, repo } = need();
-      const dir = join12(workDir, "checkout");
-      checkout(gh, repo, dir);
-      const octokit = createOctokit({ token: gh.token, baseUrl: gh.url });
-      const log = [];
-      const ports = buildMonitorPorts(octokit, {
-        workspace: dir,
-        topologiesDir: "topologies",
-        clustersFile: "topologies/clusters.yaml",
-        owner: repo.owner.login,
-        repo: repo.name,
-        botLogin: gh.botLogin,
-        env: { ...slurmEnv(env, clusterEnv), GITHUB_SERVER_URL: gh.url },
-        log: (line) => log.push(line)
-      });
-      try {
-        const report4 = await monitorPass(ports, PASS_OPTIONS, DEMO_STAGES);
-        return report4.errors;
-      } finally {
-        await ports.close();
-      }
-    },
-    async cancelAll(experimentId, clusterEnv) {
-      const cluster = loadCluster(clusterEnv);
-      const slurm = slurmClientForCluster(DEMO_CLUSTER, cluster, { env: slurmEnv(env, clusterEnv) });
-      for (const job of await slurm.jobs(experimentPrefix(experimentId)))
-        if (isLive(job.status)) await slurm.cancel(job.id);
-    },
-    view: (id) => hubView(need(), id),
-    writer: (id) => scriptedWriter(need(), id),
-    files: () => need().server.files(need().repo, need().repo.defaultBranch),
-    pages: (id) => pullPages(need(), id),
-    requests: () => {
-      const calls = need().server.calls();
-      const reads = calls.filter((c) => c.method === "GET" || c.path === "/graphql").length;
-      return { reads, writes: calls.length - reads };
-    },
+    pass: async (clusterEnv) => workflowPass(need2(), env, clusterEnv, workDir),
+    cancelAll: (experimentId, clusterEnv) => cancelExperimentJobs(env, experimentId, clusterEnv),
+    view: (id) => hubView(need2(), id),
+    writer: (id) => scriptedWriter(need2(), id),
+    files: () => need2().server.files(need2().repo, need2().repo.defaultBranch),
+    pages: (id) => pullPages(need2(), id),
+    requests: () => requestCounts(need2()),
     async close() {
       await local?.server.close();
       local = void 0;
@@ -94655,7 +94746,7 @@ var WORKFLOW_PERMISSIONS = {
   "topology-record.yml": { contents: "write", "pull-requests": "write" }
 };
 function checkWorkflowPermissions(repoDir) {
-  return Object.entries(WORKFLOW_PERMISSIONS).map(([file, need]) => {
+  return Object.entries(WORKFLOW_PERMISSIONS).map(([file, need2]) => {
     const path = join15(repoDir, ".github/workflows", file);
     if (!existsSync15(path))
       return fail2(
@@ -94675,7 +94766,7 @@ function checkWorkflowPermissions(repoDir) {
     }
     const missing2 = [];
     for (const [job, spec] of Object.entries(doc.jobs ?? {})) {
-      for (const [scope, level] of Object.entries(need)) {
+      for (const [scope, level] of Object.entries(need2)) {
         const have = spec.permissions?.[scope];
         if (have !== level && !(level === "read" && have === "write"))
           missing2.push(`job ${job}: ${scope}: ${level}`);
@@ -98684,7 +98775,30 @@ function newSession(io, parsed, x2) {
     return sources.get(path) ?? null;
   };
   const state3 = loadState(file);
-  const ports = localMonitorPorts({
+  const save = () => {
+    mkdirSync10(dirname13(file), { recursive: true });
+    writeFileSync11(file, `${JSON.stringify(state3, null, 2)}
+`);
+  };
+  return {
+    experiment: x2.experiment,
+    id,
+    t: x2.t,
+    targets: x2.targets,
+    ports: sessionPorts(io, x2, { state: state3, save, sources, renderSource }),
+    state: state3,
+    save,
+    sources,
+    renderSource,
+    interval: num(parsed, "interval") ?? 60,
+    json: flag(parsed, "json"),
+    record: !flag(parsed, "no-record"),
+    seen: /* @__PURE__ */ new Map()
+  };
+}
+function sessionPorts(io, x2, s) {
+  const id = x2.experiment.experiment_id;
+  return localMonitorPorts({
     experiment: x2.experiment,
     cluster: x2.t.cluster?.config,
     timeScale: x2.t.timeScale,
@@ -98702,33 +98816,13 @@ function newSession(io, parsed, x2) {
       const record = recordOf(io, id);
       return record ? recordedReferences(record) : {};
     },
-    topologyOf: (path) => sources.get(path)?.topology,
-    submitReference: (request2) => submitReference(io, x2, renderSource, request2),
-    state: state3,
-    save: () => session.save(),
+    topologyOf: (path) => s.sources.get(path)?.topology,
+    submitReference: (request2) => submitReference(io, x2, s.renderSource, request2),
+    state: s.state,
+    save: s.save,
     login: io.env.USER || io.env.LOGNAME || "topo",
     now: () => Date.now() / 1e3
   });
-  const session = {
-    experiment: x2.experiment,
-    id,
-    t: x2.t,
-    targets: x2.targets,
-    ports,
-    state: state3,
-    save: () => {
-      mkdirSync10(dirname13(file), { recursive: true });
-      writeFileSync11(file, `${JSON.stringify(state3, null, 2)}
-`);
-    },
-    sources,
-    renderSource,
-    interval: num(parsed, "interval") ?? 60,
-    json: flag(parsed, "json"),
-    record: !flag(parsed, "no-record"),
-    seen: /* @__PURE__ */ new Map()
-  };
-  return session;
 }
 async function rendered(io, parsed, path) {
   const { report: report4, submission } = await renderCandidateFile(

@@ -69343,13 +69343,22 @@ function planStep(input) {
   if (base) return plan({ ...base, actions: [...housekeeping, ...base.actions] });
   if (!roundFinished(runs2, current) || runs2.some((r) => r.origin === "person" && live(r)))
     return plan({
-      actions: [...housekeeping, ...submits.actions],
+      actions: [...housekeeping, ...abandoned(runs2), ...submits.actions],
       waiting: submits.waiting ?? `round ${current} is running`
     });
   const merge2 = winnerStep(input, state3);
   if (merge2) return plan({ ...merge2, actions: [...housekeeping, ...merge2.actions] });
   const next = nextRound(input, state3, budget, housekeeping);
   return plan({ ...next, actions: [...housekeeping, ...next.actions] });
+}
+function abandoned(runs2) {
+  return runs2.filter((r) => r.origin === "bot" && live(r) && r.abandon && r.pr !== void 0 && !r.takenOver).map((r) => ({
+    kind: "stop",
+    name: r.name,
+    pr: r.pr,
+    reason: r.abandon,
+    abandon: true
+  }));
 }
 function winnerStep(input, state3) {
   const w = input.runs.find((r) => r.name === state3.best?.name && r.round !== 0);
@@ -69764,6 +69773,7 @@ function candidateRun(c, bot) {
     ...c.seconds !== void 0 ? { seconds: c.seconds } : {},
     gpuHours: c.gpuHours,
     ...c.runName ? { runName: c.runName } : {},
+    ...c.live && bot && c.abandon ? { abandon: c.abandon } : {},
     ...outcome !== null && !reference && c.held ? { held: c.held } : {},
     ...outcome !== null && !reference && c.change !== void 0 ? { change: c.change } : {},
     ...outcome !== null && !reference && c.rerun ? { rerun: true } : {},
@@ -69844,6 +69854,12 @@ function runOutcome(d, o) {
       rerun: true
     };
   const decided2 = ["better", "worse", "equivalent", "not-better"].includes(d.state);
+  if (!decided2 && heldBelow(d, o.minImprovement))
+    return heldAgain(d, o) ?? {
+      outcome: "undecided",
+      held: `its job ended ${d.state}, its whole interval below \u2212${pct3(o.minImprovement)} while a guard held the claim`,
+      rerun: true
+    };
   if (!decided2) return { outcome: "undecided", held: `still ${d.state}` };
   const outcome = d.state;
   if ((d.decided_at_minutes ?? 0) >= o.horizonMinutes - 1e-9 && d.state !== "worse")
@@ -69852,6 +69868,23 @@ function runOutcome(d, o) {
       held: `closed at the horizon (${o.horizonMinutes} run-minutes), not shown`
     };
   return { outcome };
+}
+var HELD_LIMIT_MINUTES = 60;
+function abandonReason(x) {
+  const first2 = (x.attempt ?? 1) < 2;
+  if (first2 && x.decision.full_run?.guard === "drifts" && heldBelow(x.decision, x.minImprovement))
+    return "its job drifts against the reference while its equal-age interval settles better: abandoned, rerun at once";
+  if (!decisionOpen(x.decision)) return null;
+  if (x.referenceEnded && pointsAtGain(x.decision, x.minImprovement))
+    return "its reference job ended while it pointed at a gain: rerun beside a new reference";
+  if (!heldBelow(x.decision, x.minImprovement)) return null;
+  const drifting = [
+    x.candidate.state === "drifting" ? "its job" : null,
+    x.reference?.state === "drifting" ? "the reference's job" : null
+  ].filter(Boolean);
+  if (drifting.length)
+    return `${drifting.join(" and ")} drifts while the guard holds a decision its interval settles: abandoned, rerun at once`;
+  return x.heldMinutes >= HELD_LIMIT_MINUTES ? `its interval has settled better at equal run age for ${x.heldMinutes} run-minutes while a guard holds the claim: one of the jobs is not steady, abandoned, rerun at once` : null;
 }
 var pct3 = (x) => `${Math.round(1e3 * x) / 10}%`;
 
@@ -73350,8 +73383,8 @@ async function releaseAbandonedHolds(deps, experimentId, jobs, nowTs) {
   const out = [];
   for (const job of jobs) {
     const submitted = slurmTimeToUnix(job.submitTime);
-    const abandoned = own.has(job.id) && job.status === "held" && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
-    if (!abandoned) {
+    const abandoned2 = own.has(job.id) && job.status === "held" && submitted !== null && nowTs - submitted > ABANDONED_HOLD_SECONDS;
+    if (!abandoned2) {
       out.push(job);
       continue;
     }
@@ -78783,7 +78816,12 @@ function excluded(view, runs2) {
 function planOf(e, view, suggestion) {
   const s = view.state;
   const recorded = new Set(view.context.recorded.map((r) => r.name));
-  const live3 = liveRuns(liveCandidates(e, s.stopped), view.pulls, recorded, unopened(view, recorded));
+  const live3 = liveRuns(
+    liveCandidates(e, s.stopped, s.reruns),
+    view.pulls,
+    recorded,
+    unopened(view, recorded)
+  );
   return planFor(
     view.context,
     live3,
@@ -79035,7 +79073,7 @@ async function stopRun(x, a) {
   const stops = new Map(x.plan.stops);
   if (p.decided && !stops.has(p)) stops.set(p, `autopilot: ${a.reason}`);
   x.plan = { ...x.plan, stops, recorded: /* @__PURE__ */ new Set([...x.plan.recorded, p]) };
-  return !a.reference && !!x.view.state.paused && !x.view.state.concludeBy;
+  return !a.reference && !a.abandon && !!x.view.state.paused && !x.view.state.concludeBy;
 }
 async function saveAll(x) {
   if (x.saves.length === 0) return;
@@ -79098,12 +79136,32 @@ function heldToKeep(e, s) {
   }
   return Object.keys(out).length ? out : null;
 }
-function liveCandidates(e, stoppedByPause = []) {
-  return e.candidates.filter((p) => p.c.request && !p.acted?.left && !isReferenceRequest(p.c)).map((p) => ({
-    ...liveCandidate(e, p),
-    gpuHours: allocatedGpuHours(e, p),
-    ...p.c.outcome?.kind === "stopped" && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {}
-  }));
+function liveCandidates(e, stoppedByPause = [], reruns = {}) {
+  return e.candidates.filter((p) => p.c.request && !p.acted?.left && !isReferenceRequest(p.c)).map((p) => {
+    const abandon = abandonOf(e, p, reruns);
+    return {
+      ...liveCandidate(e, p),
+      gpuHours: allocatedGpuHours(e, p),
+      ...p.c.outcome?.kind === "stopped" && stoppedByPause.includes(p.c.candidate) ? { stopped: true } : {},
+      ...abandon ? { abandon } : {}
+    };
+  });
+}
+function abandonOf(e, p, reruns) {
+  const obs = p.decided?.view?.observation;
+  if (p.phase?.phase !== "running" || !obs?.decision) return null;
+  const ref = e.referenceJob?.job ?? null;
+  const rerun = reruns[p.c.candidate];
+  const attempt = rerun && (p.c.runName ?? null) !== rerun.after ? rerun.attempt : 1;
+  return abandonReason({
+    decision: obs.decision,
+    candidate: obs.verdict,
+    reference: ref?.decided?.view?.observation.verdict ?? null,
+    referenceEnded: !!ref?.c.outcome,
+    heldMinutes: 0,
+    minImprovement: experimentSettings(e.exp.experiment).minImprovement,
+    attempt
+  });
 }
 function liveCandidate(e, p) {
   const phase = p.phase?.phase;
