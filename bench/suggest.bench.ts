@@ -147,6 +147,10 @@ class Tracker {
   }
 }
 
+type SuggestResultOf = ReturnType<typeof suggest>;
+type ProposalOf = SuggestResultOf['proposals'][number];
+
+/** suggest's loop on the twin, ROUND candidates a round, until the budget or its stop. */
 function runSuggestLoop(
   base: Topology,
   profile: TwinProfile,
@@ -184,40 +188,10 @@ function runSuggestLoop(
       break;
     }
     const roundBest = best;
-    if (process.env.BENCH_DEBUG) {
-      const parent = tried.find((t) => t.name === best.name);
-      console.log(
-        `  [${best.name} ${best.seconds.toFixed(3)}] bottleneck ${JSON.stringify(parent?.observation?.stable_metrics?.bottleneck)} idle ${parent?.observation?.stable_metrics?.runtime_idle_fraction?.toFixed(2)} queues ${JSON.stringify(parent?.observation?.stable_metrics?.rpc_queue_depth_at_start_latest_by_service)}`,
-      );
-      console.log(`  memory ${JSON.stringify(result.memory.model)} ${result.memory.notes}`);
-      for (const r of result.rejected) console.log(`    rejected: ${r.change}: ${r.reason}`);
-    }
+    if (process.env.BENCH_DEBUG) debugRound(tried, best, result);
     for (const p of result.proposals) {
-      const truth = steadyState(p.candidate.topology, profile);
-      if (truth.gpuMemoryGb.some((gb) => gb > GPU_MEMORY_LIMITS.error * truth.gpuMemoryTotalGb)) {
-        over90++;
-        if (process.env.BENCH_DEBUG) {
-          const predicted = p.predictedMemory.map(
-            (m) => `${m.gpu}:${m.gib.toFixed(1)}/${(truth.gpuMemoryGb[m.gpu] ?? 0).toFixed(1)}`,
-          );
-          console.log(
-            `    over 90% by truth: ${p.candidate.name} predicted/true ${predicted.join(' ')} (margin ${result.memory.marginGiB})`,
-          );
-        }
-      }
-      const m = measure(p.candidate.topology, profile, roundBest);
-      if (process.env.BENCH_DEBUG)
-        console.log(
-          `    ${p.candidate.name}: ${p.change} → ${m.seconds?.toFixed(3) ?? 'OOM'} ${m.observation.decision?.state ?? ''}`,
-        );
-      tracker.record(m);
-      tried.push({
-        name: p.candidate.name,
-        parent: p.candidate.parent ?? null,
-        topology: p.candidate.topology,
-        status: m.oom ? 'failed' : 'rejected',
-        observation: m.observation,
-      });
+      if (overMemoryByTruth(p, profile, result)) over90++;
+      const m = runProposal(p, profile, roundBest, tracker, tried);
       if (m.seconds !== undefined && m.observation.decision?.state === 'better' && m.seconds < best.seconds) {
         best = { name: p.candidate.name, seconds: m.seconds };
       }
@@ -228,6 +202,59 @@ function runSuggestLoop(
     path.push(`${best.name}=${best.seconds.toFixed(3)}`);
   }
   return { ...tracker.trace(stopReason), path, over90 };
+}
+
+/** BENCH_DEBUG: the parent's evidence, the memory model and what suggest rejected this round. */
+function debugRound(
+  tried: readonly TriedCandidate[],
+  best: { name: string; seconds: number },
+  result: SuggestResultOf,
+): void {
+  const parent = tried.find((t) => t.name === best.name);
+  console.log(
+    `  [${best.name} ${best.seconds.toFixed(3)}] bottleneck ${JSON.stringify(parent?.observation?.stable_metrics?.bottleneck)} idle ${parent?.observation?.stable_metrics?.runtime_idle_fraction?.toFixed(2)} queues ${JSON.stringify(parent?.observation?.stable_metrics?.rpc_queue_depth_at_start_latest_by_service)}`,
+  );
+  console.log(`  memory ${JSON.stringify(result.memory.model)} ${result.memory.notes}`);
+  for (const r of result.rejected) console.log(`    rejected: ${r.change}: ${r.reason}`);
+}
+
+/** Whether the proposal is above 90% GPU memory by the twin's own memory truth (BENCH_DEBUG: where). */
+function overMemoryByTruth(p: ProposalOf, profile: TwinProfile, result: SuggestResultOf): boolean {
+  const truth = steadyState(p.candidate.topology, profile);
+  if (!truth.gpuMemoryGb.some((gb) => gb > GPU_MEMORY_LIMITS.error * truth.gpuMemoryTotalGb)) return false;
+  if (process.env.BENCH_DEBUG) {
+    const predicted = p.predictedMemory.map(
+      (m) => `${m.gpu}:${m.gib.toFixed(1)}/${(truth.gpuMemoryGb[m.gpu] ?? 0).toFixed(1)}`,
+    );
+    console.log(
+      `    over 90% by truth: ${p.candidate.name} predicted/true ${predicted.join(' ')} (margin ${result.memory.marginGiB})`,
+    );
+  }
+  return true;
+}
+
+/** Runs a proposal on the twin against the round's best, paid to the tracker and added to `tried`. */
+function runProposal(
+  p: ProposalOf,
+  profile: TwinProfile,
+  roundBest: { name: string; seconds: number },
+  tracker: Tracker,
+  tried: TriedCandidate[],
+): Measured {
+  const m = measure(p.candidate.topology, profile, roundBest);
+  if (process.env.BENCH_DEBUG)
+    console.log(
+      `    ${p.candidate.name}: ${p.change} → ${m.seconds?.toFixed(3) ?? 'OOM'} ${m.observation.decision?.state ?? ''}`,
+    );
+  tracker.record(m);
+  tried.push({
+    name: p.candidate.name,
+    parent: p.candidate.parent ?? null,
+    topology: p.candidate.topology,
+    status: m.oom ? 'failed' : 'rejected',
+    observation: m.observation,
+  });
+  return m;
 }
 
 function mulberry32(seed: number): () => number {
@@ -377,79 +404,109 @@ function main(): void {
       continue;
     }
     seenHardware.set(hardware, name);
-    const t0 = performance.now();
-    let optimum = Number.POSITIVE_INFINITY;
-    let optimumPoint: Point | undefined;
-    let fitting = 0;
-    let admissible = 0;
-    for (const p of process.env.BENCH_QUICK ? [] : points) {
-      const ss = steadyState(build(base, p), profile);
-      if (ss.oom) continue;
-      fitting++;
-      // The target is the best topology that keeps the 90% memory rule every proposal must keep.
-      if (ss.gpuMemoryGb.some((gb) => gb > GPU_MEMORY_LIMITS.error * ss.gpuMemoryTotalGb)) continue;
-      admissible++;
-      if (ss.secondsPerRollout < optimum) {
-        optimum = ss.secondsPerRollout;
-        optimumPoint = p;
-      }
-    }
-    const exhaustiveMs = performance.now() - t0;
-    const baselineState = steadyState(base, profile);
-    const baselineSeconds = baselineState.oom ? Number.POSITIVE_INFINITY : baselineState.secondsPerRollout;
-    const suggestTrace = runSuggestLoop(base, profile, optimum);
-    const randoms = [...Array(RANDOM_SEEDS).keys()].map((s) =>
-      runRandom(base, profile, points, optimum, s + 1, baselineSeconds),
-    );
-    const start: Point = { renderer: 0, driver: 8, physics: 4, total: 64, workers: 8 };
-    const greedy = runGreedy(base, profile, start, optimum, baselineSeconds);
-
-    const reached = randoms.filter((r) => r.runsToWithin !== undefined);
-    const randomRuns = reached.length ? median(reached.map((r) => r.runsToWithin!)) : undefined;
-    const randomOom = randoms.reduce((s, r) => s + r.oom, 0) / randoms.length;
-    const o = optimumPoint ?? start;
-    console.log(`## ${name}`);
-    if (!Number.isFinite(optimum) || !Number.isFinite(baselineSeconds)) {
-      console.log(
-        Number.isFinite(baselineSeconds)
-          ? `no topology of the space fits within 90% of ${profile.gpu.memory_gb} GiB GPUs: nothing to compare`
-          : `the baseline runs out of GPU memory on ${profile.gpu.memory_gb} GiB GPUs (space best ${optimum.toFixed(3)} s/rollout): suggest starts from the largest topology the memory model fits`,
-      );
-      console.log(
-        `suggest: ${fmtRuns(suggestTrace)} run(s) / ${fmtHours(suggestTrace)} GPU-hours to within 2%, best ${suggestTrace.best.toFixed(3)} s/rollout (${((suggestTrace.best / optimum - 1) * 100).toFixed(1)}% vs the space's best), ${suggestTrace.oom} out of memory; path ${suggestTrace.path.join(' → ')}`,
-      );
-      console.log(
-        `suggest stopped after ${suggestTrace.runs} runs: ${suggestTrace.stopReason ?? 'budget spent'}\n`,
-      );
-      continue;
-    }
-    console.log(
-      `space best ${optimum.toFixed(3)} s/rollout (renderer GPUs [${RENDERER_LAYOUTS[o.renderer]}], driver 4×${o.driver}, physics 4×${o.physics}, ${o.total} in flight, ${o.workers} workers); ${fitting}/${points.length} fit in memory, ${admissible} within 90%; exhaustive evaluation ${exhaustiveMs.toFixed(0)} ms`,
-    );
-    console.log(
-      `baseline ${baselineSeconds.toFixed(3)} s/rollout (${((baselineSeconds / optimum - 1) * 100).toFixed(1)}% above the space's best)`,
-    );
-    console.log(
-      '| search | candidate runs to within 2% | GPU-hours to within 2% | best after its runs | runs | out of memory |',
-    );
-    console.log('|---|---|---|---|---|---|');
-    console.log(
-      `| suggest | ${fmtRuns(suggestTrace)} | ${fmtHours(suggestTrace)} | ${suggestTrace.best.toFixed(3)} (${((suggestTrace.best / optimum - 1) * 100).toFixed(1)}%) | ${suggestTrace.runs} | ${suggestTrace.oom} |`,
-    );
-    console.log(
-      `| random (median of ${RANDOM_SEEDS}; ${reached.length}/${RANDOM_SEEDS} reach it) | ${randomRuns ?? `not in ${BUDGET}`} | ${reached.length ? median(reached.map((r) => r.gpuHoursToWithin!)).toFixed(1) : '—'} | ${median(randoms.map((r) => r.best)).toFixed(3)} | ${BUDGET} | ${randomOom.toFixed(1)} per search |`,
-    );
-    console.log(
-      `| greedy coordinate | ${fmtRuns(greedy)} | ${fmtHours(greedy)} | ${greedy.best.toFixed(3)} (${((greedy.best / optimum - 1) * 100).toFixed(1)}%) | ${greedy.runs} | ${greedy.oom} |`,
-    );
-    console.log(`suggest path (best after each round): ${suggestTrace.path.join(' → ')}`);
-    if (greedy.stopReason) console.log(`greedy stopped: ${greedy.stopReason}`);
-    if (suggestTrace.stopReason) console.log(`suggest stopped: ${suggestTrace.stopReason}`);
-    console.log(
-      `suggest proposals above 90% GPU memory by the twin's own memory truth: ${suggestTrace.over90} of ${suggestTrace.runs}`,
-    );
-    console.log('');
+    benchProfile(name, profile, base, points);
   }
+}
+
+/** The space's best topology within the 90% memory rule every proposal must keep, found exhaustively. */
+function spaceBest(base: Topology, profile: TwinProfile, points: readonly Point[]) {
+  const t0 = performance.now();
+  let optimum = Number.POSITIVE_INFINITY;
+  let optimumPoint: Point | undefined;
+  let fitting = 0;
+  let admissible = 0;
+  for (const p of process.env.BENCH_QUICK ? [] : points) {
+    const ss = steadyState(build(base, p), profile);
+    if (ss.oom) continue;
+    fitting++;
+    // The target is the best topology that keeps the 90% memory rule every proposal must keep.
+    if (ss.gpuMemoryGb.some((gb) => gb > GPU_MEMORY_LIMITS.error * ss.gpuMemoryTotalGb)) continue;
+    admissible++;
+    if (ss.secondsPerRollout < optimum) {
+      optimum = ss.secondsPerRollout;
+      optimumPoint = p;
+    }
+  }
+  return { optimum, optimumPoint, fitting, admissible, exhaustiveMs: performance.now() - t0 };
+}
+
+/** One hardware profile: the space's best, then suggest, random search and greedy search against it. */
+function benchProfile(name: string, profile: TwinProfile, base: Topology, points: Point[]): void {
+  const best = spaceBest(base, profile, points);
+  const { optimum } = best;
+  const baselineState = steadyState(base, profile);
+  const baselineSeconds = baselineState.oom ? Number.POSITIVE_INFINITY : baselineState.secondsPerRollout;
+  const suggestTrace = runSuggestLoop(base, profile, optimum);
+  const randoms = [...Array(RANDOM_SEEDS).keys()].map((s) =>
+    runRandom(base, profile, points, optimum, s + 1, baselineSeconds),
+  );
+  const start: Point = { renderer: 0, driver: 8, physics: 4, total: 64, workers: 8 };
+  const greedy = runGreedy(base, profile, start, optimum, baselineSeconds);
+  console.log(`## ${name}`);
+  if (!Number.isFinite(optimum) || !Number.isFinite(baselineSeconds)) {
+    printWithoutTarget(profile, optimum, baselineSeconds, suggestTrace);
+    return;
+  }
+  const o = best.optimumPoint ?? start;
+  console.log(
+    `space best ${optimum.toFixed(3)} s/rollout (renderer GPUs [${RENDERER_LAYOUTS[o.renderer]}], driver 4×${o.driver}, physics 4×${o.physics}, ${o.total} in flight, ${o.workers} workers); ${best.fitting}/${points.length} fit in memory, ${best.admissible} within 90%; exhaustive evaluation ${best.exhaustiveMs.toFixed(0)} ms`,
+  );
+  console.log(
+    `baseline ${baselineSeconds.toFixed(3)} s/rollout (${((baselineSeconds / optimum - 1) * 100).toFixed(1)}% above the space's best)`,
+  );
+  printTable(optimum, suggestTrace, randoms, greedy);
+}
+
+/** No target to reach: nothing of the space fits, or the baseline runs out of memory (suggest's path then). */
+function printWithoutTarget(
+  profile: TwinProfile,
+  optimum: number,
+  baselineSeconds: number,
+  suggestTrace: ReturnType<typeof runSuggestLoop>,
+): void {
+  console.log(
+    Number.isFinite(baselineSeconds)
+      ? `no topology of the space fits within 90% of ${profile.gpu.memory_gb} GiB GPUs: nothing to compare`
+      : `the baseline runs out of GPU memory on ${profile.gpu.memory_gb} GiB GPUs (space best ${optimum.toFixed(3)} s/rollout): suggest starts from the largest topology the memory model fits`,
+  );
+  console.log(
+    `suggest: ${fmtRuns(suggestTrace)} run(s) / ${fmtHours(suggestTrace)} GPU-hours to within 2%, best ${suggestTrace.best.toFixed(3)} s/rollout (${((suggestTrace.best / optimum - 1) * 100).toFixed(1)}% vs the space's best), ${suggestTrace.oom} out of memory; path ${suggestTrace.path.join(' → ')}`,
+  );
+  console.log(
+    `suggest stopped after ${suggestTrace.runs} runs: ${suggestTrace.stopReason ?? 'budget spent'}\n`,
+  );
+}
+
+/** The three searches side by side, and how suggest and greedy stopped. */
+function printTable(
+  optimum: number,
+  suggestTrace: ReturnType<typeof runSuggestLoop>,
+  randoms: readonly Trace[],
+  greedy: Trace,
+): void {
+  const reached = randoms.filter((r) => r.runsToWithin !== undefined);
+  const randomRuns = reached.length ? median(reached.map((r) => r.runsToWithin!)) : undefined;
+  const randomOom = randoms.reduce((s, r) => s + r.oom, 0) / randoms.length;
+  console.log(
+    '| search | candidate runs to within 2% | GPU-hours to within 2% | best after its runs | runs | out of memory |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  console.log(
+    `| suggest | ${fmtRuns(suggestTrace)} | ${fmtHours(suggestTrace)} | ${suggestTrace.best.toFixed(3)} (${((suggestTrace.best / optimum - 1) * 100).toFixed(1)}%) | ${suggestTrace.runs} | ${suggestTrace.oom} |`,
+  );
+  console.log(
+    `| random (median of ${RANDOM_SEEDS}; ${reached.length}/${RANDOM_SEEDS} reach it) | ${randomRuns ?? `not in ${BUDGET}`} | ${reached.length ? median(reached.map((r) => r.gpuHoursToWithin!)).toFixed(1) : '—'} | ${median(randoms.map((r) => r.best)).toFixed(3)} | ${BUDGET} | ${randomOom.toFixed(1)} per search |`,
+  );
+  console.log(
+    `| greedy coordinate | ${fmtRuns(greedy)} | ${fmtHours(greedy)} | ${greedy.best.toFixed(3)} (${((greedy.best / optimum - 1) * 100).toFixed(1)}%) | ${greedy.runs} | ${greedy.oom} |`,
+  );
+  console.log(`suggest path (best after each round): ${suggestTrace.path.join(' → ')}`);
+  if (greedy.stopReason) console.log(`greedy stopped: ${greedy.stopReason}`);
+  if (suggestTrace.stopReason) console.log(`suggest stopped: ${suggestTrace.stopReason}`);
+  console.log(
+    `suggest proposals above 90% GPU memory by the twin's own memory truth: ${suggestTrace.over90} of ${suggestTrace.runs}`,
+  );
+  console.log('');
 }
 
 main();

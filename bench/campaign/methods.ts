@@ -350,43 +350,56 @@ export async function topoCampaign(ctx: Context, planner?: PlanFactory): Promise
 
 // ------------------------------------------------------------------------------- the seed by hand
 
-/** The seed's rule by hand: the tuning rules, a 45-minute read, ≥ min_improvement better, stop after 2 dry rounds. */
-export function manualCampaign(ctx: Context): MethodResult {
-  const { world, policy } = ctx;
-  const ledger = new Ledger();
-  const read = (r: SimRun): { minutes: number; value: number | null } => {
-    if (r.oom) return { minutes: STARTUP, value: null };
-    if (world.crashedBy(r, SEED_READ))
-      return { minutes: STARTUP + (r.shape.crashAtMinutes ?? 0), value: null };
-    return { minutes: STARTUP + SEED_READ, value: world.fullRun(r, SEED_READ) ?? null };
-  };
-  const asVerdict = (v: number): VerdictLike => ({
+/** A run read as the seed's rule reads it: its value at the 45-minute read, null when it failed first. */
+function seedRead(world: World, r: SimRun): { minutes: number; value: number | null } {
+  if (r.oom) return { minutes: STARTUP, value: null };
+  if (world.crashedBy(r, SEED_READ)) return { minutes: STARTUP + (r.shape.crashAtMinutes ?? 0), value: null };
+  return { minutes: STARTUP + SEED_READ, value: world.fullRun(r, SEED_READ) ?? null };
+}
+
+/** The 45-minute read as a stable verdict (±0.5%). */
+function seedVerdict(v: number): VerdictLike {
+  return {
     state: 'stable',
     projected_full_run: { value: v, low: v * 0.995, high: v * 1.005 },
     minutes_of_data: SEED_READ,
-  });
+  };
+}
+
+/** The baseline by hand (a crashed one is rerun once), read at 45 minutes. */
+function manualBaseline(ctx: Context, ledger: Ledger): { run: SimRun; value: number | null } {
+  const { world } = ctx;
   let run0 = world.run(ctx.base);
-  let r0 = read(run0);
+  let r0 = seedRead(world, run0);
   ledger.add(0, r0.minutes, run0.oom, true);
   // a baseline that crashed is rerun once
   if (world.crashes(run0) && r0.value === null) {
     const start = ledger.end();
     run0 = world.run(ctx.base, 1);
-    r0 = read(run0);
+    r0 = seedRead(world, run0);
     ledger.add(start, r0.minutes, run0.oom, true);
   }
+  return { run: run0, value: r0.value };
+}
+
+/** The seed's rule by hand: the tuning rules, a 45-minute read, ≥ min_improvement better, stop after 2 dry rounds. */
+export function manualCampaign(ctx: Context): MethodResult {
+  const { world, policy } = ctx;
+  const ledger = new Ledger();
+  const baseline = manualBaseline(ctx, ledger);
   let wall = ledger.end();
-  if (r0.value !== null) ledger.setIncumbent(wall, run0.truth.secondsPerRollout, 'baseline');
+  if (baseline.value !== null) ledger.setIncumbent(wall, baseline.run.truth.secondsPerRollout, 'baseline');
+  const value = baseline.value;
   const tried: TriedCandidate[] = [
     world.tried(
       'baseline',
-      run0,
+      baseline.run,
       null,
-      r0.value === null ? null : asVerdict(r0.value),
-      r0.value === null ? 'failed' : 'accepted',
+      value === null ? null : seedVerdict(value),
+      value === null ? 'failed' : 'accepted',
     ),
   ];
-  let state = startCampaign({ name: 'baseline', seconds: r0.value, gpuHours: ledger.total() });
+  let state = startCampaign({ name: 'baseline', seconds: value, gpuHours: ledger.total() });
   let stopReason = 'budget spent';
   for (;;) {
     const step = nextStep(state, { ...policy, gpuHours: ctx.budget }, (GPUS * (STARTUP + SEED_READ)) / 60);
@@ -411,30 +424,10 @@ export function manualCampaign(ctx: Context): MethodResult {
     const round: Round = { index: step.index, parent: step.parent, runs: [] };
     const truths = new Map<string, number>();
     for (const p of result.proposals) {
-      const r = world.run(p.candidate.topology);
-      const x = read(r);
-      ledger.add(wall, x.minutes, r.oom);
-      truths.set(p.candidate.name, r.truth.secondsPerRollout);
-      const better =
-        x.value !== null &&
-        state.best !== null &&
-        x.value <= state.best.seconds * (1 - policy.minImprovement);
-      const outcome = x.value === null ? 'failed' : state.best === null || better ? 'better' : 'not-better';
-      round.runs.push({
-        name: p.candidate.name,
-        outcome,
-        ...(x.value !== null ? { seconds: x.value } : {}),
-        gpuHours: (GPUS * x.minutes) / 60,
-      });
-      const t = world.tried(
-        p.candidate.name,
-        r,
-        p.candidate.parent ?? null,
-        x.value === null ? null : asVerdict(x.value),
-        outcome === 'better' ? 'accepted' : x.value === null ? 'failed' : 'rejected',
-      );
-      if (t.observation && x.value !== null) t.observation.decision = decisionOf(outcome);
-      tried.push(t);
+      const { run, truth } = manualRun(ctx, ledger, state, p, wall);
+      round.runs.push(run);
+      truths.set(p.candidate.name, truth.secondsPerRollout);
+      tried.push(truth.tried);
     }
     const winner = roundWinner(state, round);
     wall = ledger.end();
@@ -442,6 +435,38 @@ export function manualCampaign(ctx: Context): MethodResult {
     state = closeRound(state, round);
   }
   return { ledger, stopReason, rounds: state.rounds.length, predictions: [] };
+}
+
+/** One proposal run by hand from `wall`: its round entry, its true speed and what suggest reads of it next. */
+function manualRun(
+  ctx: Context,
+  ledger: Ledger,
+  state: CampaignState,
+  p: Proposal,
+  wall: number,
+): { run: RoundRun; truth: { secondsPerRollout: number; tried: TriedCandidate } } {
+  const { world, policy } = ctx;
+  const r = world.run(p.candidate.topology);
+  const x = seedRead(world, r);
+  ledger.add(wall, x.minutes, r.oom);
+  const better =
+    x.value !== null && state.best !== null && x.value <= state.best.seconds * (1 - policy.minImprovement);
+  const outcome = x.value === null ? 'failed' : state.best === null || better ? 'better' : 'not-better';
+  const run: RoundRun = {
+    name: p.candidate.name,
+    outcome,
+    ...(x.value !== null ? { seconds: x.value } : {}),
+    gpuHours: (GPUS * x.minutes) / 60,
+  };
+  const t = world.tried(
+    p.candidate.name,
+    r,
+    p.candidate.parent ?? null,
+    x.value === null ? null : seedVerdict(x.value),
+    outcome === 'better' ? 'accepted' : x.value === null ? 'failed' : 'rejected',
+  );
+  if (t.observation && x.value !== null) t.observation.decision = decisionOf(outcome);
+  return { run, truth: { secondsPerRollout: r.truth.secondsPerRollout, tried: t } };
 }
 
 // ------------------------------------------------------------------------------- random + decisions
@@ -649,83 +674,121 @@ export interface Trial {
   done?: 'complete' | 'stopped' | 'error';
 }
 
+/** What a method does around asyncTrials: proposes, judges each report, hears each end, names its answer. */
+export interface TrialHooks {
+  next: () => Promise<{ name: string; topology: Topology } | null>;
+  onReport: (t: Trial, minute: number, value: number) => Promise<'continue' | 'stop'>;
+  onEnd: (t: Trial) => Promise<void>;
+  incumbent: (trials: Trial[]) => Promise<Trial | null>;
+}
+
+/** The trials of one asyncTrials campaign, the ones still running, and whether `next` ran dry. */
+interface TrialPool {
+  readonly ledger: Ledger;
+  readonly trials: Trial[];
+  readonly running: Trial[];
+  exhausted: boolean;
+}
+
+const TRIAL_STEP = 5;
+
 /**
  * Trials `parallel` at a time, reporting the full-run value every 5 run-minutes: `next` proposes a
  * topology (null when it has none), `onReport` says whether the trial goes on, `onEnd` hears how it
  * ended, `incumbent` names the method's answer. Runs until the budget is spent.
  */
-export async function asyncTrials(
-  ctx: Context,
-  hooks: {
-    next: () => Promise<{ name: string; topology: Topology } | null>;
-    onReport: (t: Trial, minute: number, value: number) => Promise<'continue' | 'stop'>;
-    onEnd: (t: Trial) => Promise<void>;
-    incumbent: (trials: Trial[]) => Promise<Trial | null>;
-  },
-): Promise<Ledger> {
-  const { world, policy } = ctx;
-  const ledger = new Ledger();
-  const trials: Trial[] = [];
-  const running: Trial[] = [];
-  let exhausted = false;
-  const step = 5;
-  for (let wall = 0; ; wall += step) {
-    // start trials on free slots while the budget lasts (a trial is charged as it runs)
-    while (!exhausted && running.length < policy.parallel && ledger.gpuHoursAt(wall) < ctx.budget) {
-      const n = await hooks.next();
-      if (!n) {
-        exhausted = true;
-        break;
-      }
-      const t: Trial = { name: n.name, run: world.run(n.topology), start: wall };
-      trials.push(t);
-      running.push(t);
+export async function asyncTrials(ctx: Context, hooks: TrialHooks): Promise<Ledger> {
+  const pool: TrialPool = { ledger: new Ledger(), trials: [], running: [], exhausted: false };
+  for (let wall = 0; ; wall += TRIAL_STEP) {
+    await startTrials(ctx, hooks, pool, wall);
+    if (pool.running.length === 0) break;
+    const next = wall + TRIAL_STEP;
+    for (const t of [...pool.running]) {
+      const end = await trialEnd(ctx.world, hooks, t, next);
+      if (end) await endTrial(pool, hooks, t, end, next);
     }
-    if (running.length === 0) break;
-    const next = wall + step;
-    for (const t of [...running]) {
-      const minute = next - t.start - STARTUP;
-      let end: Trial['done'] | undefined;
-      if (t.run.oom && next - t.start >= STARTUP) end = 'error';
-      else if (minute > 0 && minute % step === 0) {
-        if (world.crashedBy(t.run, minute)) end = 'error';
-        else {
-          const v = world.fullRun(t.run, minute);
-          if (v !== undefined) {
-            t.last = { t: minute, v };
-            const action = await hooks.onReport(t, minute, v);
-            if (action === 'stop') end = minute >= MAX_MINUTES ? 'complete' : 'stopped';
-          } else if (minute >= MAX_MINUTES) end = 'error';
-        }
-      }
-      if (end) {
-        t.done = end;
-        running.splice(running.indexOf(t), 1);
-        const ran = t.run.oom
-          ? STARTUP
-          : t.run.shape.crashAtMinutes !== undefined && end === 'error'
-            ? STARTUP + t.run.shape.crashAtMinutes
-            : next - t.start;
-        ledger.add(t.start, Math.min(ran, next - t.start), t.run.oom, t.name === 'baseline');
-        await hooks.onEnd(t);
-      }
-    }
-    const best = await hooks.incumbent(trials);
-    if (best) ledger.setIncumbent(next, best.run.truth.secondsPerRollout, best.name);
-    // the budget is hard: what runs when it is spent is stopped
-    const charged = ledger.gpuHoursAt(next) + running.reduce((a, t) => a + (GPUS * (next - t.start)) / 60, 0);
-    if (charged >= ctx.budget) {
-      for (const t of running.splice(0)) {
-        t.done = 'stopped';
-        ledger.add(t.start, next - t.start, false, t.name === 'baseline');
-        await hooks.onEnd(t);
-      }
-      const last = await hooks.incumbent(trials);
-      if (last) ledger.setIncumbent(next, last.run.truth.secondsPerRollout, last.name);
+    const best = await hooks.incumbent(pool.trials);
+    if (best) pool.ledger.setIncumbent(next, best.run.truth.secondsPerRollout, best.name);
+    if (await stopAtBudget(ctx, hooks, pool, next)) break;
+  }
+  return pool.ledger;
+}
+
+/** Starts trials on free slots while the budget lasts (a trial is charged as it runs). */
+async function startTrials(ctx: Context, hooks: TrialHooks, pool: TrialPool, wall: number): Promise<void> {
+  const { running } = pool;
+  while (
+    !pool.exhausted &&
+    running.length < ctx.policy.parallel &&
+    pool.ledger.gpuHoursAt(wall) < ctx.budget
+  ) {
+    const n = await hooks.next();
+    if (!n) {
+      pool.exhausted = true;
       break;
     }
+    const t: Trial = { name: n.name, run: ctx.world.run(n.topology), start: wall };
+    pool.trials.push(t);
+    running.push(t);
   }
-  return ledger;
+}
+
+/** How a running trial ends by wall-minute `next` (its report at a 5-minute mark may stop it), or undefined. */
+async function trialEnd(
+  world: World,
+  hooks: TrialHooks,
+  t: Trial,
+  next: number,
+): Promise<Trial['done'] | undefined> {
+  const minute = next - t.start - STARTUP;
+  if (t.run.oom && next - t.start >= STARTUP) return 'error';
+  if (!(minute > 0 && minute % TRIAL_STEP === 0)) return undefined;
+  if (world.crashedBy(t.run, minute)) return 'error';
+  const v = world.fullRun(t.run, minute);
+  if (v === undefined) return minute >= MAX_MINUTES ? 'error' : undefined;
+  t.last = { t: minute, v };
+  const action = await hooks.onReport(t, minute, v);
+  if (action === 'stop') return minute >= MAX_MINUTES ? 'complete' : 'stopped';
+  return undefined;
+}
+
+/** Ends a trial: charged for what it ran (an OOM its startup, a crash up to the crash). */
+async function endTrial(
+  pool: TrialPool,
+  hooks: TrialHooks,
+  t: Trial,
+  end: NonNullable<Trial['done']>,
+  next: number,
+): Promise<void> {
+  t.done = end;
+  pool.running.splice(pool.running.indexOf(t), 1);
+  const ran = t.run.oom
+    ? STARTUP
+    : t.run.shape.crashAtMinutes !== undefined && end === 'error'
+      ? STARTUP + t.run.shape.crashAtMinutes
+      : next - t.start;
+  pool.ledger.add(t.start, Math.min(ran, next - t.start), t.run.oom, t.name === 'baseline');
+  await hooks.onEnd(t);
+}
+
+/** The budget is hard: what runs when it is spent is stopped; true when it is. */
+async function stopAtBudget(
+  ctx: Context,
+  hooks: TrialHooks,
+  pool: TrialPool,
+  next: number,
+): Promise<boolean> {
+  const { ledger, running } = pool;
+  const charged = ledger.gpuHoursAt(next) + running.reduce((a, t) => a + (GPUS * (next - t.start)) / 60, 0);
+  if (charged < ctx.budget) return false;
+  for (const t of running.splice(0)) {
+    t.done = 'stopped';
+    ledger.add(t.start, next - t.start, false, t.name === 'baseline');
+    await hooks.onEnd(t);
+  }
+  const last = await hooks.incumbent(pool.trials);
+  if (last) ledger.setIncumbent(next, last.run.truth.secondsPerRollout, last.name);
+  return true;
 }
 
 /** ASHA as Ray Tune runs it, over random topologies (the baseline first). */

@@ -13,7 +13,39 @@ import type { Topology } from '../../src/types/generated/topology.js';
 
 const SCRAPES = 40;
 
+type GpuUsage = NonNullable<NonNullable<StableMetrics['resource_usage']>['gpu_by_index']>;
+
+/**
+ * The twin's gauges as the monitor posts them. The draws keep one order (queues, CPU, idle, GPUs), so
+ * a seed gives the same metrics.
+ */
 export function stableMetrics(topology: Topology, ss: SteadyState, rng: Rng): StableMetrics {
+  const { queueMax, queueMin, queues } = queueDepths(topology, ss, rng);
+  const { processCpu, cpuMean } = processCpuUsage(ss, rng);
+  const idle = round(Math.min(1, Math.max(0, ss.idleFraction + 0.005 * rng.normal())));
+  const capacities: Partial<Record<ServiceName, number>> = {};
+  for (const svc of activeServices(topology)) capacities[svc] = capacity(topology, svc);
+  const bottleneck = analyseBottleneck({
+    queueMax,
+    queueMin,
+    idleFraction: idle,
+    processCpu: cpuMean,
+    capacity: capacities,
+    inFlight: ss.inFlight,
+  });
+  return {
+    rpc_queue_depth_at_start_latest_by_service: queues,
+    runtime_idle_fraction: idle,
+    resource_usage: {
+      gpu_by_index: gpuUsage(topology, ss, rng),
+      process_cpu_utilization_percent_by_group: processCpu,
+    },
+    bottleneck,
+  };
+}
+
+/** Per service, the max and min over workers of each scrape's queue depth, averaged over the scrapes. */
+function queueDepths(topology: Topology, ss: SteadyState, rng: Rng) {
   const workers = Math.max(1, topology.runtime?.nr_workers ?? 1);
   const queueMax: Partial<Record<ServiceName, number>> = {};
   const queueMin: Partial<Record<ServiceName, number>> = {};
@@ -37,6 +69,11 @@ export function stableMetrics(topology: Topology, ss: SteadyState, rng: Rng): St
     queueMin[svc] = round(min);
     queues[svc] = { worker_min: queueMin[svc]!, worker_max: queueMax[svc]! };
   }
+  return { queueMax, queueMin, queues };
+}
+
+/** Each process group's CPU (percent of a core), with 3% noise. */
+function processCpuUsage(ss: SteadyState, rng: Rng) {
   const processCpu: Record<string, { min: number; mean: number; max: number }> = {};
   const cpuMean: Record<string, number> = {};
   for (const [group, cores] of Object.entries(ss.cpuCores)) {
@@ -44,19 +81,13 @@ export function stableMetrics(topology: Topology, ss: SteadyState, rng: Rng): St
     processCpu[group] = { min: round(mean * 0.9), mean, max: round(mean * 1.1) };
     cpuMean[group] = mean;
   }
-  const idle = round(Math.min(1, Math.max(0, ss.idleFraction + 0.005 * rng.normal())));
-  const capacities: Partial<Record<ServiceName, number>> = {};
-  for (const svc of activeServices(topology)) capacities[svc] = capacity(topology, svc);
-  const bottleneck = analyseBottleneck({
-    queueMax,
-    queueMin,
-    idleFraction: idle,
-    processCpu: cpuMean,
-    capacity: capacities,
-    inFlight: ss.inFlight,
-  });
+  return { processCpu, cpuMean };
+}
+
+/** Utilisation and memory of each GPU a service uses. */
+function gpuUsage(topology: Topology, ss: SteadyState, rng: Rng): GpuUsage {
   const services = gpuMap(topology);
-  const gpuByIndex: NonNullable<NonNullable<StableMetrics['resource_usage']>['gpu_by_index']> = {};
+  const gpuByIndex: GpuUsage = {};
   ss.gpuMemoryGb.forEach((gb, gpu) => {
     if (!services.has(gpu)) return;
     const util = Math.min(100, Math.max(0, 100 * (ss.gpuUtilization[gpu] ?? 0) + 1.5 * rng.normal()));
@@ -72,12 +103,7 @@ export function stableMetrics(topology: Topology, ss: SteadyState, rng: Rng): St
       memory_headroom_gb_min: round(ss.gpuMemoryTotalGb * 0.994 - gb),
     };
   });
-  return {
-    rpc_queue_depth_at_start_latest_by_service: queues,
-    runtime_idle_fraction: idle,
-    resource_usage: { gpu_by_index: gpuByIndex, process_cpu_utilization_percent_by_group: processCpu },
-    bottleneck,
-  };
+  return gpuByIndex;
 }
 
 function round(x: number): number {

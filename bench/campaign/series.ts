@@ -17,72 +17,104 @@ export interface TraceSeries {
   fullRun: Array<[number, number]>;
 }
 
+type Points = Array<[number, number]>;
+
+/** The per-worker counters read so far, and the series sampled from them. */
+interface Scrapes {
+  ok: number[];
+  bad: number[];
+  elapsed: number[];
+  dSum: number[];
+  total: Points;
+  failed: Points;
+  el: Points;
+  avg: Points;
+  active: Points;
+  sums: Points[];
+  counts: Points[];
+}
+
+function emptyScrapes(workers: number): Scrapes {
+  const zeros = () => new Array<number>(workers).fill(0);
+  return {
+    ok: zeros(),
+    bad: zeros(),
+    elapsed: zeros(),
+    dSum: zeros(),
+    total: [],
+    failed: [],
+    el: [],
+    avg: [],
+    active: [],
+    sums: Array.from({ length: workers }, () => [] as Points),
+    counts: Array.from({ length: workers }, () => [] as Points),
+  };
+}
+
+/** Counts the completions up to run-minute `t` from `i`; the index of the first one after. */
+function absorb(s: Scrapes, all: readonly Completion[], i: number, t: number): number {
+  while (i < all.length && (all[i] as Completion).t <= t) {
+    const e = all[i] as Completion;
+    if (e.failed) s.bad[e.worker]!++;
+    else s.ok[e.worker]!++;
+    s.elapsed[e.worker] = 60 * e.t;
+    s.dSum[e.worker]! += 60 * e.d;
+    i++;
+  }
+  return i;
+}
+
+/** One scrape at unix seconds `ts`: the totals over workers and each worker's sum and count. */
+function scrape(s: Scrapes, ts: number, inFlight: number | null): void {
+  let n = 0;
+  let nBad = 0;
+  let e = 0;
+  for (let w = 0; w < s.ok.length; w++) {
+    n += s.ok[w]! + s.bad[w]!;
+    nBad += s.bad[w]!;
+    e = Math.max(e, s.elapsed[w]!);
+    s.sums[w]!.push([ts, s.dSum[w]!]);
+    s.counts[w]!.push([ts, s.ok[w]! + s.bad[w]!]);
+  }
+  s.total.push([ts, n]);
+  s.failed.push([ts, nBad]);
+  if (e > 0) s.el.push([ts, e]);
+  if (n > 0) s.avg.push([ts, e / n]);
+  if (inFlight !== null) s.active.push([ts, inFlight]);
+}
+
 /** The series of one run (the quantities the decision reads), sampled every `spec.scrapeSeconds`. */
 export function traceSeries(spec: RunSpec, startUnix: number, events?: Completion[]): TraceSeries {
-  const s = spec.shape;
+  const shape = spec.shape;
   const all = events ?? completions(spec);
-  const stop = Math.min(spec.endMinutes, s.crashAtMinutes ?? Number.POSITIVE_INFINITY);
-  const W = s.workers;
-  const ok = new Array<number>(W).fill(0);
-  const bad = new Array<number>(W).fill(0);
-  const elapsed = new Array<number>(W).fill(0);
-  const dSum = new Array<number>(W).fill(0);
-  const total: Array<[number, number]> = [];
-  const failed: Array<[number, number]> = [];
-  const el: Array<[number, number]> = [];
-  const avg: Array<[number, number]> = [];
-  const active: Array<[number, number]> = [];
-  const sums = Array.from({ length: W }, () => [] as Array<[number, number]>);
-  const counts = Array.from({ length: W }, () => [] as Array<[number, number]>);
+  const stop = Math.min(spec.endMinutes, shape.crashAtMinutes ?? Number.POSITIVE_INFINITY);
+  const s = emptyScrapes(shape.workers);
   const step = spec.scrapeSeconds / 60;
   let i = 0;
   let last = 0;
   for (let k = 0; k * step <= stop + 1e-9; k++) {
     const t = k * step;
-    while (i < all.length && (all[i] as Completion).t <= t) {
-      const e = all[i] as Completion;
-      if (e.failed) bad[e.worker]!++;
-      else ok[e.worker]!++;
-      elapsed[e.worker] = 60 * e.t;
-      dSum[e.worker]! += 60 * e.d;
-      i++;
-    }
-    const ts = startUnix + t * 60;
-    let n = 0;
-    let nBad = 0;
-    let e = 0;
-    for (let w = 0; w < W; w++) {
-      n += ok[w]! + bad[w]!;
-      nBad += bad[w]!;
-      e = Math.max(e, elapsed[w]!);
-      sums[w]!.push([ts, dSum[w]!]);
-      counts[w]!.push([ts, ok[w]! + bad[w]!]);
-    }
-    total.push([ts, n]);
-    failed.push([ts, nBad]);
-    if (e > 0) el.push([ts, e]);
-    if (n > 0) avg.push([ts, e / n]);
-    if (!s.noActiveGauge) active.push([ts, s.inFlight]);
+    i = absorb(s, all, i, t);
+    scrape(s, startUnix + t * 60, shape.noActiveGauge ? null : shape.inFlight);
     last = t;
   }
   const labels = { run_name: spec.runName, run_uuid: `${spec.runName}-uuid` };
-  const one = (points: Array<[number, number]>): LabeledSeries[] =>
-    points.length ? [{ labels, points }] : [];
-  const perWorker = (xs: Array<Array<[number, number]>>): LabeledSeries[] =>
+  const one = (points: Points): LabeledSeries[] => (points.length ? [{ labels, points }] : []);
+  const perWorker = (xs: Points[]): LabeledSeries[] =>
     xs.map((points, w) => ({ labels: { ...labels, worker_id: String(w) }, points }));
   return {
     series: {
-      secondsPerRolloutAvg: one(avg),
-      rolloutsTotal: one(total),
-      rolloutsFailed: one(failed),
-      elapsed: one(el),
-      rolloutDurationSum: perWorker(sums),
-      rolloutDurationCount: perWorker(counts),
-      activeRollouts: one(active),
+      secondsPerRolloutAvg: one(s.avg),
+      rolloutsTotal: one(s.total),
+      rolloutsFailed: one(s.failed),
+      elapsed: one(s.el),
+      rolloutDurationSum: perWorker(s.sums),
+      rolloutDurationCount: perWorker(s.counts),
+      activeRollouts: one(s.active),
     },
     startUnix,
     lastMinute: last,
-    fullRun: avg,
+    fullRun: s.avg,
   };
 }
 

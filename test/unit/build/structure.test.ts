@@ -139,6 +139,8 @@ const SHORT_FUNCTION_PATHS = [
   'actions/record',
   'actions/validate',
   'actions/monitor',
+  'bench/campaign',
+  'bench/suggest.bench.ts',
 ];
 
 /** Every .ts file under a folder, or the file itself. */
