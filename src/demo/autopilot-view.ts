@@ -22,6 +22,8 @@ export interface PullView {
 export interface DashboardRow {
   round: string;
   name: string;
+  /** Its job of the candidate: 2 and on for a rerun in a later round (1: the first). */
+  attempt: number;
   decision: string;
   /** s/rollout as the dashboard shows it (null: none yet). */
   seconds: number | null;
@@ -42,13 +44,17 @@ export const EMPTY_HUB: HubView = { pulls: [], dashboard: null, replies: [], rep
 export function dashboardRows(body: string): DashboardRow[] {
   const rows: DashboardRow[] = [];
   for (const line of body.split('\n')) {
-    const m = /^\| ([^|]+) \| `([^`]+)` \| [^|]+ \| ([^|]+) \| ([^|]+) \| [^|]+ \|$/.exec(line);
+    const m =
+      /^\| ([^|]+) \| `([^`]+)`(?: \(attempt (\d+)\))? \| [^|]+ \| ([^|]+) \| ([^|]+) \| [^|]+ \|$/.exec(
+        line,
+      );
     if (!m || m[1] === 'round') continue;
-    const seconds = Number(m[4]);
+    const seconds = Number(m[5]);
     rows.push({
       round: (m[1] as string).trim(),
       name: m[2] as string,
-      decision: (m[3] as string).trim(),
+      attempt: Number(m[3] ?? 1),
+      decision: (m[4] as string).trim(),
       seconds: Number.isFinite(seconds) ? seconds : null,
     });
   }
@@ -97,6 +103,26 @@ export function decisionOf(title: string, candidate: string): string {
   return own ? own.slice(candidate.length + 2) : title;
 }
 
+/**
+ * A round that opens with reruns only has no pull request of its own (each rerun stays on its first
+ * round's): the dashboard's rows name it. Its header and its reruns, once.
+ */
+function rerunRounds(prev: HubView, rows: readonly DashboardRow[], rounds: Set<number | null>): string[] {
+  const before = new Set((prev.dashboard ? dashboardRows(prev.dashboard.body) : []).map((r) => r.round));
+  const out: string[] = [];
+  for (const r of rows) {
+    const n = Number(r.round);
+    if (!Number.isInteger(n) || n < 1 || before.has(r.round)) continue;
+    if (!rounds.has(n)) {
+      rounds.add(n);
+      out.push(`round ${n}`);
+    }
+    if (r.attempt > 1)
+      out.push(`  \`${r.name}\` again (attempt ${r.attempt}): held, rerun beside the round's reference`);
+  }
+  return out;
+}
+
 /** What changed between two passes, as lines a person reads: rounds, proposals, decisions, merges, the conclusion. */
 export function narrate(prev: HubView, next: HubView): string[] {
   const out: string[] = [];
@@ -124,6 +150,7 @@ export function narrate(prev: HubView, next: HubView): string[] {
           : `  #${p.number} ${p.candidate}: closed${p.closing ? ` (${p.closing})` : ''}`,
       );
   }
+  out.push(...rerunRounds(prev, rows, rounds));
   for (const r of next.replies.slice(prev.replies.length)) out.push(`  dashboard: ${r}`);
   const gpu = next.dashboard ? gpuHoursLine(next.dashboard.body) : null;
   const newRound = out.some((l) => /^(round \d+|baseline)$/.test(l));

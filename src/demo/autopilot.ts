@@ -10,7 +10,7 @@
 // AutopilotDemoParts (./autopilot-parts.ts), so the loop is testable with parts in memory.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Experiment } from '../types/generated/experiment.js';
-import { EMPTY_HUB, gpuHoursLine, type HubView, narrate } from './autopilot-view.js';
+import { dashboardRows, EMPTY_HUB, gpuHoursLine, type HubView, narrate } from './autopilot-view.js';
 import type { Cleanup } from './cleanup.js';
 import { type HtmlSection, renderIndexHtml } from './index-html.js';
 import type { DemoOutput } from './output.js';
@@ -234,7 +234,10 @@ export function quickScript(writer: ScriptedWriter, log: (line: string) => void)
   let resumed = false;
   let lowered = false;
   return (pass: number, _prev: HubView, next: HubView): void => {
-    const opened = (round: number) => next.pulls.some((p) => p.round === round);
+    // a round opens with a pull request of its own, or with reruns only (the dashboard's rows say so)
+    const rows = next.dashboard ? dashboardRows(next.dashboard.body) : [];
+    const opened = (round: number) =>
+      next.pulls.some((p) => p.round === round) || rows.some((r) => r.round === String(round));
     if (paused === null && opened(1)) {
       writer.comment('/topo pause');
       log('  alice (a writer) comments `/topo pause` on the dashboard');

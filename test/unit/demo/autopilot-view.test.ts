@@ -111,6 +111,38 @@ describe('quickScript', () => {
   });
 });
 
+describe('a round that opens with reruns only (issue 42: the quick demo went from round 1 to round 3)', () => {
+  // round 2 reruns `model` on its round-1 pull request beside the round's reference: no new pull request
+  const rerunRound = (spent: string) =>
+    DASHBOARD('baseline', spent).replace(
+      '| 1 | `model` | #3 | better | 8.18 | 6.0 |',
+      '| 1 | `model-a` | #4 | not-better | 10.90 | 3.0 |\n| 2 | `model` (attempt 2) | #3 | waiting | – | 0.0 |',
+    );
+
+  it('narrates its header and the rerun once', () => {
+    const r1 = hub([pull({})], DASHBOARD('baseline', '10.0'));
+    const r2 = hub([pull({})], rerunRound('16.0'));
+    const lines = narrate(r1, r2);
+    expect(lines).toContain('round 2');
+    expect(lines).toContain("  `model` again (attempt 2): held, rerun beside the round's reference");
+    expect(narrate(r2, r2)).toEqual([]);
+  });
+
+  it('is round 2 to the quick run’s writer: the budget is lowered there', () => {
+    const did: string[] = [];
+    const step = quickScript(
+      { comment: (b) => did.push(b), lowerBudget: (g) => did.push(`budget ${g}`) },
+      () => {},
+    );
+    const r1 = hub([pull({})], DASHBOARD('baseline', '10.0'));
+    const r2 = hub([pull({})], rerunRound('16.5'));
+    step(1, EMPTY_HUB, r1);
+    step(4, r1, r1);
+    step(5, r1, r2);
+    expect(did).toEqual(['/topo pause', '/topo resume', 'budget 16']);
+  });
+});
+
 describe('apiLine', () => {
   it('says the passes’ requests and an hour of them at one pass every 5 minutes', () => {
     expect(apiLine({ reads: 90, writes: 10 }, 50)).toBe(
