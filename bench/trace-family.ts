@@ -301,62 +301,93 @@ function inFlightOf(events: readonly Completion[], workers: number): (w: number,
   };
 }
 
+/** Per worker and series, the sample lines (a series' samples must be contiguous, so they are joined per worker). */
+type WorkerSeries = Record<'ok' | 'bad' | 'el' | 'act' | 'sum' | 'cnt' | 'inf', string[][]>;
+
+/** The counters one run's workers carry from scrape to scrape. */
+interface Counters {
+  ok: number[];
+  bad: number[];
+  elapsed: number[];
+  dSum: number[];
+}
+
 function sampleRun(spec: RunSpec, startUnix: number) {
   const s = spec.shape;
   const events = completions(spec);
   const stop = Math.min(spec.endMinutes, s.crashAtMinutes ?? Number.POSITIVE_INFINITY);
   const W = s.workers;
   const inFlightAt = inFlightOf(events, W);
-  const ok = new Array<number>(W).fill(0);
-  const bad = new Array<number>(W).fill(0);
-  const elapsed = new Array<number>(W).fill(0);
-  const dSum = new Array<number>(W).fill(0);
-  const label = (w: number) => `run_uuid="${spec.runName}-uuid",run_name="${spec.runName}",worker_id="${w}"`;
-  // per worker and series: the lines, then joined (a series' samples must be contiguous)
-  const series = {
-    ok: Array.from({ length: W }, () => [] as string[]),
-    bad: Array.from({ length: W }, () => [] as string[]),
-    el: Array.from({ length: W }, () => [] as string[]),
-    act: Array.from({ length: W }, () => [] as string[]),
-    sum: Array.from({ length: W }, () => [] as string[]),
-    cnt: Array.from({ length: W }, () => [] as string[]),
-    inf: Array.from({ length: W }, () => [] as string[]),
+  const zeros = () => new Array<number>(W).fill(0);
+  const c: Counters = { ok: zeros(), bad: zeros(), elapsed: zeros(), dSum: zeros() };
+  const empty = () => Array.from({ length: W }, () => [] as string[]);
+  const series: WorkerSeries = {
+    ok: empty(),
+    bad: empty(),
+    el: empty(),
+    act: empty(),
+    sum: empty(),
+    cnt: empty(),
+    inf: empty(),
   };
-  let i = 0;
-  let timestamps = 0;
-  let at45 = Number.NaN;
-  let lastN = 0;
-  let lastE = 0;
+  let [i, timestamps, at45, lastN, lastE] = [0, 0, Number.NaN, 0, 0];
   const step = spec.scrapeSeconds / 60;
   for (let t = 0; t <= stop + 1e-9; t += step) {
-    while (i < events.length && (events[i] as Completion).t <= t) {
-      const e = events[i] as Completion;
-      if (e.failed) bad[e.worker]!++;
-      else ok[e.worker]!++;
-      elapsed[e.worker] = 60 * e.t;
-      dSum[e.worker]! += 60 * e.d;
-      i++;
-    }
+    i = countUpTo(events, i, t, c);
     const ts = (startUnix + t * 60).toFixed(3);
-    for (let w = 0; w < W; w++) {
-      const l = label(w);
-      const n = ok[w]! + bad[w]!;
-      series.ok[w]!.push(`alpasim_rollouts_total{${l},status="completed"} ${ok[w]} ${ts}`);
-      series.bad[w]!.push(`alpasim_rollouts_total{${l},status="failed"} ${bad[w]} ${ts}`);
-      if (elapsed[w]! > 0) series.el[w]!.push(`alpasim_simulation_elapsed_seconds{${l}} ${elapsed[w]} ${ts}`);
-      if (!s.noActiveGauge)
-        series.act[w]!.push(`alpasim_renderer_active_rollouts{${l}} ${inFlightAt(w, t)} ${ts}`);
-      series.inf[w]!.push(`alpasim_rollout_duration_seconds_bucket{${l},le="+Inf"} ${n} ${ts}`);
-      series.sum[w]!.push(`alpasim_rollout_duration_seconds_sum{${l}} ${dSum[w]!.toFixed(3)} ${ts}`);
-      series.cnt[w]!.push(`alpasim_rollout_duration_seconds_count{${l}} ${n} ${ts}`);
-    }
-    lastN = ok.reduce((a, b) => a + b, 0) + bad.reduce((a, b) => a + b, 0);
-    lastE = Math.max(...elapsed);
+    for (let w = 0; w < W; w++)
+      scrapeWorker(series, c, w, ts, {
+        label: `run_uuid="${spec.runName}-uuid",run_name="${spec.runName}",worker_id="${w}"`,
+        inFlight: s.noActiveGauge ? null : inFlightAt(w, t),
+      });
+    lastN = c.ok.reduce((a, b) => a + b, 0) + c.bad.reduce((a, b) => a + b, 0);
+    lastE = Math.max(...c.elapsed);
     if (Number.isNaN(at45) && t >= 45 - 1e-9 && lastN > 0) at45 = lastE / lastN;
     timestamps++;
   }
+  const crashed = s.crashAtMinutes !== undefined && s.crashAtMinutes < spec.endMinutes;
+  return {
+    run: { spec, truth: crashed ? Number.NaN : lastE / lastN, at45, timestamps },
+    lines: seriesLines(series, W),
+  };
+}
+
+/** Counts the rollouts that ended by run-minute `t` from event `i` on; the next event's index. */
+function countUpTo(events: readonly Completion[], i: number, t: number, c: Counters): number {
+  let k = i;
+  while (k < events.length && (events[k] as Completion).t <= t) {
+    const e = events[k] as Completion;
+    if (e.failed) c.bad[e.worker]!++;
+    else c.ok[e.worker]!++;
+    c.elapsed[e.worker] = 60 * e.t;
+    c.dSum[e.worker]! += 60 * e.d;
+    k++;
+  }
+  return k;
+}
+
+/** One scrape of worker `w`: a sample of each of its series at `ts`. */
+function scrapeWorker(
+  series: WorkerSeries,
+  c: Counters,
+  w: number,
+  ts: string,
+  o: { label: string; inFlight: number | null },
+): void {
+  const l = o.label;
+  const n = c.ok[w]! + c.bad[w]!;
+  series.ok[w]!.push(`alpasim_rollouts_total{${l},status="completed"} ${c.ok[w]} ${ts}`);
+  series.bad[w]!.push(`alpasim_rollouts_total{${l},status="failed"} ${c.bad[w]} ${ts}`);
+  if (c.elapsed[w]! > 0) series.el[w]!.push(`alpasim_simulation_elapsed_seconds{${l}} ${c.elapsed[w]} ${ts}`);
+  if (o.inFlight !== null) series.act[w]!.push(`alpasim_renderer_active_rollouts{${l}} ${o.inFlight} ${ts}`);
+  series.inf[w]!.push(`alpasim_rollout_duration_seconds_bucket{${l},le="+Inf"} ${n} ${ts}`);
+  series.sum[w]!.push(`alpasim_rollout_duration_seconds_sum{${l}} ${c.dSum[w]!.toFixed(3)} ${ts}`);
+  series.cnt[w]!.push(`alpasim_rollout_duration_seconds_count{${l}} ${n} ${ts}`);
+}
+
+/** The run's OpenMetrics lines per series; a histogram's bucket, sum and count lines of one label set together. */
+function seriesLines(series: WorkerSeries, W: number) {
   const join = (xs: string[][]) => xs.filter((x) => x.length).map((x) => `${x.join('\n')}\n`);
-  // histogram: per worker the bucket, sum and count lines of one label set belong together
   const hist: string[] = [];
   for (let w = 0; w < W; w++) {
     const lines: string[] = [];
@@ -364,14 +395,10 @@ function sampleRun(spec: RunSpec, startUnix: number) {
       lines.push(series.inf[w]![k]!, series.sum[w]![k]!, series.cnt[w]![k]!);
     hist.push(`${lines.join('\n')}\n`);
   }
-  const crashed = s.crashAtMinutes !== undefined && s.crashAtMinutes < spec.endMinutes;
   return {
-    run: { spec, truth: crashed ? Number.NaN : lastE / lastN, at45, timestamps },
-    lines: {
-      rollouts: join(series.ok.map((x, w) => [...x, ...(series.bad[w] as string[])]).map((x) => x)),
-      elapsed: join(series.el),
-      active: join(series.act),
-      hist,
-    },
+    rollouts: join(series.ok.map((x, w) => [...x, ...(series.bad[w] as string[])])),
+    elapsed: join(series.el),
+    active: join(series.act),
+    hist,
   };
 }
