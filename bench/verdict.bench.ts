@@ -145,6 +145,22 @@ interface BenchRun {
 }
 
 // TOPO_BENCH_DATA=<dir>: keep the backfilled blocks there and reuse them on the next run (tuning)
+interface Row {
+  run: BenchRun;
+  verdictAt: number | null;
+  verdictState: string;
+  error: number | null;
+  covered: boolean | null;
+  falseVerdicts: string[];
+  crashFlaggedAfter: number | null;
+  decision: Decision | null;
+  decidedAt: number | null;
+  rightWay: boolean | null;
+  gpuMinutes: number;
+  /** Stopped by the pruner: the leading candidate it could not beat. */
+  prunedBy?: string;
+}
+
 const keep = process.env.TOPO_BENCH_DATA;
 const reuse = !!keep && existsSync(join(keep, 'data'));
 const dir = keep ?? mkdtempSync(join(tmpdir(), 'topo-verdict-bench-'));
@@ -328,21 +344,6 @@ try {
       );
     return v;
   };
-  interface Row {
-    run: BenchRun;
-    verdictAt: number | null;
-    verdictState: string;
-    error: number | null;
-    covered: boolean | null;
-    falseVerdicts: string[];
-    crashFlaggedAfter: number | null;
-    decision: Decision | null;
-    decidedAt: number | null;
-    rightWay: boolean | null;
-    gpuMinutes: number;
-    /** Stopped by the pruner: the leading candidate it could not beat. */
-    prunedBy?: string;
-  }
   const rows: Row[] = [];
   const byName = new Map(runs.map((r) => [r.name, r]));
   let evaluations = 0;
@@ -469,123 +470,18 @@ try {
   }
 
   // 5. figures
-  const pct = (x: number | null | undefined) =>
-    x == null || !Number.isFinite(x) ? '—' : `${(100 * x).toFixed(1)}%`;
-  const med = (xs: number[]) => (xs.length ? median(xs) : Number.NaN);
-  const worst = (xs: number[]) => (xs.length ? Math.max(...xs) : Number.NaN);
-  const fmt = (x: number) => (Number.isFinite(x) ? String(Math.round(x * 10) / 10) : '—');
-  const report = (label: string, rs: Row[]) => {
-    const groups = [...new Set(rs.map((r) => r.run.group))];
-    console.log(`\n## ${label}\n`);
-    console.log(
-      '| shape | runs | min to verdict (median / worst) | verdicts | min to decision vs baseline (median / worst) | |error| at verdict (median / worst) | 95% CI covers truth | false verdicts | crash flagged after | decided right / decided / ≥5% candidates | GPU-min per decided candidate vs seed rule | seed rule |error| @45 (median / worst) |',
-    );
-    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
-    const line = (g: string, xs: Row[]) => {
-      const vt = xs.filter((r) => r.verdictAt !== null).map((r) => r.verdictAt as number);
-      const states = [...new Set(xs.map((r) => r.verdictState))].join('/');
-      const dt = xs.filter((r) => r.decidedAt !== null).map((r) => r.decidedAt as number);
-      const errs = xs.filter((r) => r.error !== null).map((r) => Math.abs(r.error as number));
-      const cov = xs.filter((r) => r.covered !== null);
-      const fv = xs.flatMap((r) => r.falseVerdicts.map((f) => `${r.run.variant}:${f}`));
-      const crash = xs.filter((r) => r.run.crashAt !== undefined);
-      const flagged = crash.map((r) => r.crashFlaggedAfter).filter((x): x is number => x !== null);
-      const cands = xs.filter((r) => r.run.baseline);
-      const big = cands.filter((r) => {
-        const b = byName.get(r.run.baseline as string) as BenchRun;
-        return Math.abs(r.run.truth / b.truth - 1) >= 0.05;
-      });
-      const decided = cands.filter((r) => r.decidedAt !== null);
-      const right = decided.filter((r) => r.rightWay);
-      const gpu = cands.reduce((a, r) => a + r.gpuMinutes, 0) / Math.max(1, decided.length);
-      const seedErr = xs
-        .filter((r) => Number.isFinite(r.run.truth))
-        .map((r) => Math.abs(r.run.at45 / r.run.truth - 1));
-      const bigRight = big.filter((r) => r.rightWay).length;
-      console.log(
-        `| ${g} | ${xs.length} | ${fmt(med(vt))} / ${fmt(worst(vt))} (${vt.length} of ${xs.length}) | ${states} | ${fmt(med(dt))} / ${fmt(worst(dt))} (${dt.length} of ${cands.length}) | ${pct(med(errs))} / ${pct(worst(errs))} | ${cov.filter((r) => r.covered).length} of ${cov.length} | ${fv.length ? fv.slice(0, 4).join(', ') + (fv.length > 4 ? ` (+${fv.length - 4})` : '') : '0'} | ${crash.length ? `${flagged.length ? `${fmt(med(flagged))} / ${fmt(worst(flagged))}` : 'never'} (${flagged.length} of ${crash.length})` : '—'} | ${right.length} / ${decided.length} / ${bigRight} of ${big.length} | ${decided.length ? `${Math.round(gpu)} (${pct(gpu / (GPUS * (STARTUP + SEED_RULE_MINUTES)))})` : '—'} | ${pct(med(seedErr))} / ${pct(worst(seedErr))} |`,
-      );
-    };
-    for (const g of groups)
-      line(
-        g,
-        rs.filter((r) => r.run.group === g),
-      );
-    line('**all**', rs);
-    // goals
-    const plain = rs.filter((r) => !r.run.drift && r.run.crashAt === undefined);
-    const stableT = plain.filter((r) => r.verdictAt !== null).map((r) => r.verdictAt as number);
-    const decT = rs.filter((r) => r.decidedAt !== null).map((r) => r.decidedAt as number);
-    const errs = plain.filter((r) => r.error !== null).map((r) => Math.abs(r.error as number));
-    const cov = plain.filter((r) => r.covered !== null);
-    const falseN = rs.filter(
-      (r) => (r.run.drift || r.run.crashAt !== undefined) && r.falseVerdicts.length,
-    ).length;
-    const crash = rs.filter((r) => r.run.crashAt !== undefined);
-    const crashOk = crash.filter((r) => r.crashFlaggedAfter !== null && r.crashFlaggedAfter <= 10).length;
-    const cands = rs.filter((r) => r.run.baseline && !r.run.drift && r.run.crashAt === undefined);
-    const big = cands.filter(
-      (r) => Math.abs(r.run.truth / (byName.get(r.run.baseline as string) as BenchRun).truth - 1) >= 0.05,
-    );
-    const bigRight = big.filter((r) => r.rightWay).length;
-    const decided = cands.filter((r) => r.decidedAt !== null);
-    const gpuPer = cands.reduce((a, r) => a + r.gpuMinutes, 0) / Math.max(1, decided.length);
-    const goal = (ok: boolean, text: string) => console.log(`- ${ok ? 'met' : 'MISSED'}: ${text}`);
-    console.log('\nGoals (plain = every shape but drift and crash):');
-    goal(
-      med(stableT) <= 30,
-      `median run-minutes to a verdict ${fmt(med(stableT))} (≤ 30), worst ${fmt(worst(stableT))}`,
-    );
-    goal(
-      med(decT) <= 25,
-      `median run-minutes to a decision vs baseline ${fmt(med(decT))} (≤ 25), worst ${fmt(worst(decT))}`,
-    );
-    goal(
-      med(errs) <= 0.02 && worst(errs) <= 0.05,
-      `|error| at the verdict median ${pct(med(errs))} (≤ 2%), worst ${pct(worst(errs))} (≤ 5%)`,
-    );
-    goal(
-      cov.filter((r) => r.covered).length >= 0.9 * cov.length,
-      `95% interval covers the truth in ${cov.filter((r) => r.covered).length} of ${cov.length} (≥ 90%)`,
-    );
-    goal(falseN === 0, `stable/cyclic verdicts on drifting or crashed runs: ${falseN} runs`);
-    goal(crashOk === crash.length, `crashes flagged within 10 minutes: ${crashOk} of ${crash.length}`);
-    goal(
-      bigRight === big.length,
-      `candidates ≥ 5% from the baseline decided the right way: ${bigRight} of ${big.length}`,
-    );
-    goal(
-      gpuPer <= 0.5 * GPUS * (STARTUP + SEED_RULE_MINUTES),
-      `GPU-minutes per decided candidate ${Math.round(gpuPer)} vs the seed's ${GPUS * (STARTUP + SEED_RULE_MINUTES)} (≤ 50%: ${pct(gpuPer / (GPUS * (STARTUP + SEED_RULE_MINUTES)))})`,
-    );
-    // decisions by candidate (how far it truly is from its baseline)
-    const variants = [...new Set(cands.map((r) => r.run.variant))].sort();
-    console.log(
-      `decisions by candidate: ${variants
-        .map((v) => {
-          const xs = cands.filter((r) => r.run.variant === v);
-          const t = xs.filter((r) => r.decidedAt !== null).map((r) => r.decidedAt as number);
-          const states = [...new Set(xs.map((r) => r.decision?.state ?? 'none'))].join('/');
-          const pruned = xs.filter((r) => r.prunedBy).length;
-          return `${v} ${fmt(med(t))} / ${fmt(worst(t))} min (${t.length} of ${xs.length}, ${states}${pruned ? `, ${pruned} by the leading candidate` : ''})`;
-        })
-        .join('; ')}`,
-    );
-    const wrong = rs.filter((r) => r.rightWay === false);
-    if (wrong.length)
-      console.log(
-        `wrong decisions: ${wrong.map((r) => `${r.run.name} ${r.decision?.state}@${r.decidedAt} (truth ${pct(r.run.truth / (byName.get(r.run.baseline as string) as BenchRun).truth - 1)})`).join('; ')}`,
-      );
-  };
-  report(
+  printReport(
+    byName,
     'Tuning seeds (0, 1)',
     rows.filter((r) => TUNE_SEEDS.has(r.run.seed) && r.run.name.startsWith('fam-')),
   );
-  report(
+  printReport(
+    byName,
     'Reported: trace family, seeds not tuned on',
     rows.filter((r) => !TUNE_SEEDS.has(r.run.seed) && r.run.name.startsWith('fam-')),
   );
-  report(
+  printReport(
+    byName,
     "The twin's traces",
     rows.filter((r) => r.run.name.startsWith('twin-')),
   );
@@ -599,4 +495,131 @@ try {
   if (prom?.pid) prom.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 300));
   if (!keep) rmSync(dir, { recursive: true, force: true });
+}
+
+type Runs = ReadonlyMap<string, BenchRun>;
+
+const pct = (x: number | null | undefined) =>
+  x == null || !Number.isFinite(x) ? '—' : `${(100 * x).toFixed(1)}%`;
+const med = (xs: number[]) => (xs.length ? median(xs) : Number.NaN);
+const worst = (xs: number[]) => (xs.length ? Math.max(...xs) : Number.NaN);
+const fmt = (x: number) => (Number.isFinite(x) ? String(Math.round(x * 10) / 10) : '—');
+/** The candidate's true change against its baseline. */
+const trueChange = (r: Row, byName: Runs) =>
+  r.run.truth / (byName.get(r.run.baseline as string) as BenchRun).truth - 1;
+
+/** One set of rows: the per-shape table, the goals, the decisions by candidate and the wrong ones. */
+function printReport(byName: Runs, label: string, rs: Row[]): void {
+  console.log(`\n## ${label}\n`);
+  console.log(
+    '| shape | runs | min to verdict (median / worst) | verdicts | min to decision vs baseline (median / worst) | |error| at verdict (median / worst) | 95% CI covers truth | false verdicts | crash flagged after | decided right / decided / ≥5% candidates | GPU-min per decided candidate vs seed rule | seed rule |error| @45 (median / worst) |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const g of [...new Set(rs.map((r) => r.run.group))])
+    console.log(
+      shapeLine(
+        g,
+        rs.filter((r) => r.run.group === g),
+        byName,
+      ),
+    );
+  console.log(shapeLine('**all**', rs, byName));
+  printGoals(rs, byName);
+  printByCandidate(rs, byName);
+}
+
+/** One shape's row of the table. */
+function shapeLine(g: string, xs: Row[], byName: Runs): string {
+  const vt = xs.filter((r) => r.verdictAt !== null).map((r) => r.verdictAt as number);
+  const states = [...new Set(xs.map((r) => r.verdictState))].join('/');
+  const dt = xs.filter((r) => r.decidedAt !== null).map((r) => r.decidedAt as number);
+  const errs = xs.filter((r) => r.error !== null).map((r) => Math.abs(r.error as number));
+  const cov = xs.filter((r) => r.covered !== null);
+  const fv = xs.flatMap((r) => r.falseVerdicts.map((f) => `${r.run.variant}:${f}`));
+  const crash = xs.filter((r) => r.run.crashAt !== undefined);
+  const flagged = crash.map((r) => r.crashFlaggedAfter).filter((x): x is number => x !== null);
+  const cands = xs.filter((r) => r.run.baseline);
+  const big = cands.filter((r) => Math.abs(trueChange(r, byName)) >= 0.05);
+  const decided = cands.filter((r) => r.decidedAt !== null);
+  const right = decided.filter((r) => r.rightWay);
+  const gpu = cands.reduce((a, r) => a + r.gpuMinutes, 0) / Math.max(1, decided.length);
+  const seedErr = xs
+    .filter((r) => Number.isFinite(r.run.truth))
+    .map((r) => Math.abs(r.run.at45 / r.run.truth - 1));
+  const bigRight = big.filter((r) => r.rightWay).length;
+  const falseText = fv.length
+    ? fv.slice(0, 4).join(', ') + (fv.length > 4 ? ` (+${fv.length - 4})` : '')
+    : '0';
+  const crashText = crash.length
+    ? `${flagged.length ? `${fmt(med(flagged))} / ${fmt(worst(flagged))}` : 'never'} (${flagged.length} of ${crash.length})`
+    : '—';
+  const gpuText = decided.length
+    ? `${Math.round(gpu)} (${pct(gpu / (GPUS * (STARTUP + SEED_RULE_MINUTES)))})`
+    : '—';
+  return `| ${g} | ${xs.length} | ${fmt(med(vt))} / ${fmt(worst(vt))} (${vt.length} of ${xs.length}) | ${states} | ${fmt(med(dt))} / ${fmt(worst(dt))} (${dt.length} of ${cands.length}) | ${pct(med(errs))} / ${pct(worst(errs))} | ${cov.filter((r) => r.covered).length} of ${cov.length} | ${falseText} | ${crashText} | ${right.length} / ${decided.length} / ${bigRight} of ${big.length} | ${gpuText} | ${pct(med(seedErr))} / ${pct(worst(seedErr))} |`;
+}
+
+/** The goals over the plain shapes (every shape but drift and crash). */
+function printGoals(rs: Row[], byName: Runs): void {
+  const plain = rs.filter((r) => !r.run.drift && r.run.crashAt === undefined);
+  const stableT = plain.filter((r) => r.verdictAt !== null).map((r) => r.verdictAt as number);
+  const decT = rs.filter((r) => r.decidedAt !== null).map((r) => r.decidedAt as number);
+  const errs = plain.filter((r) => r.error !== null).map((r) => Math.abs(r.error as number));
+  const cov = plain.filter((r) => r.covered !== null);
+  const falseN = rs.filter(
+    (r) => (r.run.drift || r.run.crashAt !== undefined) && r.falseVerdicts.length,
+  ).length;
+  const crash = rs.filter((r) => r.run.crashAt !== undefined);
+  const crashOk = crash.filter((r) => r.crashFlaggedAfter !== null && r.crashFlaggedAfter <= 10).length;
+  const cands = rs.filter((r) => r.run.baseline && !r.run.drift && r.run.crashAt === undefined);
+  const big = cands.filter((r) => Math.abs(trueChange(r, byName)) >= 0.05);
+  const bigRight = big.filter((r) => r.rightWay).length;
+  const decided = cands.filter((r) => r.decidedAt !== null);
+  const gpuPer = cands.reduce((a, r) => a + r.gpuMinutes, 0) / Math.max(1, decided.length);
+  const seedGpu = GPUS * (STARTUP + SEED_RULE_MINUTES);
+  const covered = cov.filter((r) => r.covered).length;
+  const goal = (ok: boolean, text: string) => console.log(`- ${ok ? 'met' : 'MISSED'}: ${text}`);
+  console.log('\nGoals (plain = every shape but drift and crash):');
+  goal(
+    med(stableT) <= 30,
+    `median run-minutes to a verdict ${fmt(med(stableT))} (≤ 30), worst ${fmt(worst(stableT))}`,
+  );
+  goal(
+    med(decT) <= 25,
+    `median run-minutes to a decision vs baseline ${fmt(med(decT))} (≤ 25), worst ${fmt(worst(decT))}`,
+  );
+  goal(
+    med(errs) <= 0.02 && worst(errs) <= 0.05,
+    `|error| at the verdict median ${pct(med(errs))} (≤ 2%), worst ${pct(worst(errs))} (≤ 5%)`,
+  );
+  goal(covered >= 0.9 * cov.length, `95% interval covers the truth in ${covered} of ${cov.length} (≥ 90%)`);
+  goal(falseN === 0, `stable/cyclic verdicts on drifting or crashed runs: ${falseN} runs`);
+  goal(crashOk === crash.length, `crashes flagged within 10 minutes: ${crashOk} of ${crash.length}`);
+  goal(
+    bigRight === big.length,
+    `candidates ≥ 5% from the baseline decided the right way: ${bigRight} of ${big.length}`,
+  );
+  goal(
+    gpuPer <= 0.5 * seedGpu,
+    `GPU-minutes per decided candidate ${Math.round(gpuPer)} vs the seed's ${seedGpu} (≤ 50%: ${pct(gpuPer / seedGpu)})`,
+  );
+}
+
+/** Decisions by candidate (how far it truly is from its baseline), and the wrong ones. */
+function printByCandidate(rs: Row[], byName: Runs): void {
+  const cands = rs.filter((r) => r.run.baseline && !r.run.drift && r.run.crashAt === undefined);
+  const variants = [...new Set(cands.map((r) => r.run.variant))].sort();
+  const byVariant = (v: string) => {
+    const xs = cands.filter((r) => r.run.variant === v);
+    const t = xs.filter((r) => r.decidedAt !== null).map((r) => r.decidedAt as number);
+    const states = [...new Set(xs.map((r) => r.decision?.state ?? 'none'))].join('/');
+    const pruned = xs.filter((r) => r.prunedBy).length;
+    return `${v} ${fmt(med(t))} / ${fmt(worst(t))} min (${t.length} of ${xs.length}, ${states}${pruned ? `, ${pruned} by the leading candidate` : ''})`;
+  };
+  console.log(`decisions by candidate: ${variants.map(byVariant).join('; ')}`);
+  const wrong = rs.filter((r) => r.rightWay === false);
+  if (wrong.length)
+    console.log(
+      `wrong decisions: ${wrong.map((r) => `${r.run.name} ${r.decision?.state}@${r.decidedAt} (truth ${pct(trueChange(r, byName))})`).join('; ')}`,
+    );
 }

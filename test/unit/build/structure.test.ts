@@ -139,8 +139,7 @@ const SHORT_FUNCTION_PATHS = [
   'actions/record',
   'actions/validate',
   'actions/monitor',
-  'bench/campaign',
-  'bench/suggest.bench.ts',
+  'bench',
 ];
 
 /** Every .ts file under a folder, or the file itself. */
