@@ -91559,13 +91559,16 @@ var EMPTY_HUB = { pulls: [], dashboard: null, replies: [], reported: false };
 function dashboardRows(body) {
   const rows = [];
   for (const line of body.split("\n")) {
-    const m2 = /^\| ([^|]+) \| `([^`]+)` \| [^|]+ \| ([^|]+) \| ([^|]+) \| [^|]+ \|$/.exec(line);
+    const m2 = /^\| ([^|]+) \| `([^`]+)`(?: \(attempt (\d+)\))? \| [^|]+ \| ([^|]+) \| ([^|]+) \| [^|]+ \|$/.exec(
+      line
+    );
     if (!m2 || m2[1] === "round") continue;
-    const seconds4 = Number(m2[4]);
+    const seconds4 = Number(m2[5]);
     rows.push({
       round: m2[1].trim(),
       name: m2[2],
-      decision: m2[3].trim(),
+      attempt: Number(m2[3] ?? 1),
+      decision: m2[4].trim(),
       seconds: Number.isFinite(seconds4) ? seconds4 : null
     });
   }
@@ -91595,6 +91598,21 @@ function decisionOf2(title, candidate) {
   const own = many[1].split("; ").find((part) => part.startsWith(`${candidate}: `));
   return own ? own.slice(candidate.length + 2) : title;
 }
+function rerunRounds(prev, rows, rounds2) {
+  const before = new Set((prev.dashboard ? dashboardRows(prev.dashboard.body) : []).map((r) => r.round));
+  const out = [];
+  for (const r of rows) {
+    const n = Number(r.round);
+    if (!Number.isInteger(n) || n < 1 || before.has(r.round)) continue;
+    if (!rounds2.has(n)) {
+      rounds2.add(n);
+      out.push(`round ${n}`);
+    }
+    if (r.attempt > 1)
+      out.push(`  \`${r.name}\` again (attempt ${r.attempt}): held, rerun beside the round's reference`);
+  }
+  return out;
+}
 function narrate(prev, next) {
   const out = [];
   const rows = next.dashboard ? dashboardRows(next.dashboard.body) : [];
@@ -91619,6 +91637,7 @@ function narrate(prev, next) {
         p.state === "merged" ? `  #${p.number} ${p.candidate}: merged into the default branch and recorded` : `  #${p.number} ${p.candidate}: closed${p.closing ? ` (${p.closing})` : ""}`
       );
   }
+  out.push(...rerunRounds(prev, rows, rounds2));
   for (const r of next.replies.slice(prev.replies.length)) out.push(`  dashboard: ${r}`);
   const gpu = next.dashboard ? gpuHoursLine(next.dashboard.body) : null;
   const newRound = out.some((l3) => /^(round \d+|baseline)$/.test(l3));
@@ -93444,7 +93463,8 @@ function quickScript(writer, log) {
   let resumed = false;
   let lowered = false;
   return (pass, _prev, next) => {
-    const opened = (round3) => next.pulls.some((p) => p.round === round3);
+    const rows = next.dashboard ? dashboardRows(next.dashboard.body) : [];
+    const opened = (round3) => next.pulls.some((p) => p.round === round3) || rows.some((r) => r.round === String(round3));
     if (paused === null && opened(1)) {
       writer.comment("/topo pause");
       log("  alice (a writer) comments `/topo pause` on the dashboard");
