@@ -499,14 +499,23 @@ try {
 
 type Runs = ReadonlyMap<string, BenchRun>;
 
-const pct = (x: number | null | undefined) =>
-  x == null || !Number.isFinite(x) ? '—' : `${(100 * x).toFixed(1)}%`;
-const med = (xs: number[]) => (xs.length ? median(xs) : Number.NaN);
-const worst = (xs: number[]) => (xs.length ? Math.max(...xs) : Number.NaN);
-const fmt = (x: number) => (Number.isFinite(x) ? String(Math.round(x * 10) / 10) : '—');
+// function declarations, not consts: the script's body above calls printReport before this point runs
+function pct(x: number | null | undefined): string {
+  return x == null || !Number.isFinite(x) ? '—' : `${(100 * x).toFixed(1)}%`;
+}
+function med(xs: number[]): number {
+  return xs.length ? median(xs) : Number.NaN;
+}
+function worst(xs: number[]): number {
+  return xs.length ? Math.max(...xs) : Number.NaN;
+}
+function fmt(x: number): string {
+  return Number.isFinite(x) ? String(Math.round(x * 10) / 10) : '—';
+}
 /** The candidate's true change against its baseline. */
-const trueChange = (r: Row, byName: Runs) =>
-  r.run.truth / (byName.get(r.run.baseline as string) as BenchRun).truth - 1;
+function trueChange(r: Row, byName: Runs): number {
+  return r.run.truth / (byName.get(r.run.baseline as string) as BenchRun).truth - 1;
+}
 
 /** One set of rows: the per-shape table, the goals, the decisions by candidate and the wrong ones. */
 function printReport(byName: Runs, label: string, rs: Row[]): void {
