@@ -66,6 +66,17 @@ export interface ReaderOptions {
   startedAt?: number;
 }
 
+/**
+ * A reader's look at run-minute `minute`: its data end at the earlier of the job's stop this look
+ * names and the reader's own, and are final once the look is past it; `key` caches the reading.
+ */
+function lookOf(minute: number, stopped: number | undefined, own: number | undefined) {
+  const stopAt = Math.min(stopped ?? Number.POSITIVE_INFINITY, own ?? Number.POSITIVE_INFINITY);
+  const now = Math.min(minute, stopAt);
+  const final = minute >= stopAt;
+  return { now, final, key: `${now}:${final}` };
+}
+
 /** Reads one run's decision verdict at any run-minute from its scraped batches (the product's reading). */
 export function estimateReader(events: readonly Completion[], o: ReaderOptions): EstimateReader {
   const batches = scrapeBatches(events, o.stepMinutes);
@@ -73,10 +84,7 @@ export function estimateReader(events: readonly Completion[], o: ReaderOptions):
   const cache = new Map<string, VerdictLike>();
   return {
     at(minute: number, stopped?: number) {
-      const stopAt = Math.min(stopped ?? Number.POSITIVE_INFINITY, o.stopAt ?? Number.POSITIVE_INFINITY);
-      const now = Math.min(minute, stopAt);
-      const final = minute >= stopAt;
-      const key = `${now}:${final}`;
+      const { now, final, key } = lookOf(minute, stopped, o.stopAt);
       const hit = cache.get(key);
       if (hit) return hit;
       const upto = batches.filter((b) => b.end <= now + 1e-9);
@@ -251,10 +259,7 @@ export const oracleReader: ReaderOf = (r, o) => {
   const cache = new Map<string, VerdictLike>();
   return {
     at(minute: number, stopped?: number) {
-      const stopAt = Math.min(stopped ?? Number.POSITIVE_INFINITY, o.stopAt ?? Number.POSITIVE_INFINITY);
-      const now = Math.min(minute, stopAt);
-      const final = minute >= stopAt;
-      const key = `${now}:${final}`;
+      const { now, final, key } = lookOf(minute, stopped, o.stopAt);
       const hit = cache.get(key);
       if (hit) return hit;
       const cohorts = cohortTable({
