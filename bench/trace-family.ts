@@ -304,8 +304,8 @@ function inFlightOf(events: readonly Completion[], workers: number): (w: number,
 /** Per worker and series, the sample lines (a series' samples must be contiguous, so they are joined per worker). */
 type WorkerSeries = Record<'ok' | 'bad' | 'el' | 'act' | 'sum' | 'cnt' | 'inf', string[][]>;
 
-/** The counters one run's workers carry from scrape to scrape. */
-interface Counters {
+/** The counters one run's workers carry from scrape to scrape (per worker: rollouts, elapsed, duration sum). */
+export interface Counters {
   ok: number[];
   bad: number[];
   elapsed: number[];
@@ -353,7 +353,7 @@ function sampleRun(spec: RunSpec, startUnix: number) {
 }
 
 /** Counts the rollouts that ended by run-minute `t` from event `i` on; the next event's index. */
-function countUpTo(events: readonly Completion[], i: number, t: number, c: Counters): number {
+export function countUpTo(events: readonly Completion[], i: number, t: number, c: Counters): number {
   let k = i;
   while (k < events.length && (events[k] as Completion).t <= t) {
     const e = events[k] as Completion;

@@ -4,7 +4,7 @@
 // observeRun sees here what `fetchTelemetry` hands it after a backfill (the verdict bench's path).
 import type { RunSeries } from '../../src/analysis/observe.js';
 import type { LabeledSeries } from '../../src/analysis/series.js';
-import { type Completion, completions, type RunSpec } from '../trace-family.js';
+import { type Completion, type Counters, completions, countUpTo, type RunSpec } from '../trace-family.js';
 
 export interface TraceSeries {
   /** Every quantity over the whole run (points in unix seconds). */
@@ -19,12 +19,8 @@ export interface TraceSeries {
 
 type Points = Array<[number, number]>;
 
-/** The per-worker counters read so far, and the series sampled from them. */
-interface Scrapes {
-  ok: number[];
-  bad: number[];
-  elapsed: number[];
-  dSum: number[];
+/** The per-worker counters read so far (the trace family's), and the series sampled from them. */
+interface Scrapes extends Counters {
   total: Points;
   failed: Points;
   el: Points;
@@ -49,19 +45,6 @@ function emptyScrapes(workers: number): Scrapes {
     sums: Array.from({ length: workers }, () => [] as Points),
     counts: Array.from({ length: workers }, () => [] as Points),
   };
-}
-
-/** Counts the completions up to run-minute `t` from `i`; the index of the first one after. */
-function absorb(s: Scrapes, all: readonly Completion[], i: number, t: number): number {
-  while (i < all.length && (all[i] as Completion).t <= t) {
-    const e = all[i] as Completion;
-    if (e.failed) s.bad[e.worker]!++;
-    else s.ok[e.worker]!++;
-    s.elapsed[e.worker] = 60 * e.t;
-    s.dSum[e.worker]! += 60 * e.d;
-    i++;
-  }
-  return i;
 }
 
 /** One scrape at unix seconds `ts`: the totals over workers and each worker's sum and count. */
@@ -94,7 +77,7 @@ export function traceSeries(spec: RunSpec, startUnix: number, events?: Completio
   let last = 0;
   for (let k = 0; k * step <= stop + 1e-9; k++) {
     const t = k * step;
-    i = absorb(s, all, i, t);
+    i = countUpTo(all, i, t, s);
     scrape(s, startUnix + t * 60, shape.noActiveGauge ? null : shape.inFlight);
     last = t;
   }
