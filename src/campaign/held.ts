@@ -65,28 +65,23 @@ export function runOutcome(
   o: OutcomeContext,
 ): { outcome: RunOutcome; held?: string; rerun?: boolean } {
   if (!d) return { outcome: 'undecided', held: 'no decision' };
-  // closed with the full-run guard open: faster at equal age, not shown over the run
+  const decided = ['better', 'worse', 'equivalent', 'not-better'].includes(d.state);
+  // closed with the full-run guard open (faster at equal age, not shown over the run), or ended while
+  // a guard held an interval below −min_improvement (its job abandoned, or stopped): rerun
+  const open = !decided && d.state !== 'faster-drift-not-ruled-out';
   if (
     d.state === 'faster-drift-not-ruled-out' ||
-    (d.state === 'not-better' && heldBelow(d, o.minImprovement))
-  )
+    ((d.state === 'not-better' || open) && heldBelow(d, o.minImprovement))
+  ) {
+    const ended = open ? `its job ended ${d.state}, ` : '';
     return (
       heldAgain(d, o) ?? {
         outcome: 'undecided',
-        held: `its whole interval lies below −${pct(o.minImprovement)} and a guard held the claim`,
+        held: `${ended}its whole interval lies below −${pct(o.minImprovement)} and a guard held the claim`,
         rerun: true,
       }
     );
-  const decided = ['better', 'worse', 'equivalent', 'not-better'].includes(d.state);
-  // ended while a guard held an interval below −min_improvement (its job abandoned, or stopped): rerun
-  if (!decided && heldBelow(d, o.minImprovement))
-    return (
-      heldAgain(d, o) ?? {
-        outcome: 'undecided',
-        held: `its job ended ${d.state}, its whole interval below −${pct(o.minImprovement)} while a guard held the claim`,
-        rerun: true,
-      }
-    );
+  }
   if (!decided) return { outcome: 'undecided', held: `still ${d.state}` };
   const outcome = d.state as RunOutcome;
   if ((d.decided_at_minutes ?? 0) >= o.horizonMinutes - 1e-9 && d.state !== 'worse')
