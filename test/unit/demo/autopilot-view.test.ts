@@ -90,13 +90,19 @@ describe('decisionOf', () => {
   });
 });
 
+/** The quick run's script over a writer that notes what it did. */
+function scriptedWriter() {
+  const did: string[] = [];
+  const step = quickScript(
+    { comment: (b) => did.push(b), lowerBudget: (g) => did.push(`budget ${g}`) },
+    () => {},
+  );
+  return { did, step };
+}
+
 describe('quickScript', () => {
   it('pauses once round 1 opened, resumes three passes later, and lowers the budget to what is spent once round 2 opened', () => {
-    const did: string[] = [];
-    const step = quickScript(
-      { comment: (b) => did.push(b), lowerBudget: (g) => did.push(`budget ${g}`) },
-      () => {},
-    );
+    const { did, step } = scriptedWriter();
     const r1 = hub([pull({})], DASHBOARD('baseline', '10.0'));
     const r2 = hub(
       [pull({}), pull({ number: 5, candidate: 'model-2', round: 2 })],
@@ -129,11 +135,7 @@ describe('a round that opens with reruns only (issue 42: the quick demo went fro
   });
 
   it('is round 2 to the quick run’s writer: the budget is lowered there', () => {
-    const did: string[] = [];
-    const step = quickScript(
-      { comment: (b) => did.push(b), lowerBudget: (g) => did.push(`budget ${g}`) },
-      () => {},
-    );
+    const { did, step } = scriptedWriter();
     const r1 = hub([pull({})], DASHBOARD('baseline', '10.0'));
     const r2 = hub([pull({})], rerunRound('16.5'));
     step(1, EMPTY_HUB, r1);
