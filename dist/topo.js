@@ -75239,19 +75239,16 @@ function heldAgain(d2, o) {
 }
 function runOutcome(d2, o) {
   if (!d2) return { outcome: "undecided", held: "no decision" };
-  if (d2.state === "faster-drift-not-ruled-out" || d2.state === "not-better" && heldBelow(d2, o.minImprovement))
-    return heldAgain(d2, o) ?? {
-      outcome: "undecided",
-      held: `its whole interval lies below \u2212${pct4(o.minImprovement)} and a guard held the claim`,
-      rerun: true
-    };
   const decided2 = ["better", "worse", "equivalent", "not-better"].includes(d2.state);
-  if (!decided2 && heldBelow(d2, o.minImprovement))
+  const open = !decided2 && d2.state !== "faster-drift-not-ruled-out";
+  if (d2.state === "faster-drift-not-ruled-out" || (d2.state === "not-better" || open) && heldBelow(d2, o.minImprovement)) {
+    const ended = open ? `its job ended ${d2.state}, ` : "";
     return heldAgain(d2, o) ?? {
       outcome: "undecided",
-      held: `its job ended ${d2.state}, its whole interval below \u2212${pct4(o.minImprovement)} while a guard held the claim`,
+      held: `${ended}its whole interval lies below \u2212${pct4(o.minImprovement)} and a guard held the claim`,
       rerun: true
     };
+  }
   if (!decided2) return { outcome: "undecided", held: `still ${d2.state}` };
   const outcome = d2.state;
   if ((d2.decided_at_minutes ?? 0) >= o.horizonMinutes - 1e-9 && d2.state !== "worse")

@@ -80859,19 +80859,16 @@ function heldAgain(d, o) {
 }
 function runOutcome(d, o) {
   if (!d) return { outcome: "undecided", held: "no decision" };
-  if (d.state === "faster-drift-not-ruled-out" || d.state === "not-better" && heldBelow(d, o.minImprovement))
-    return heldAgain(d, o) ?? {
-      outcome: "undecided",
-      held: `its whole interval lies below \u2212${pct5(o.minImprovement)} and a guard held the claim`,
-      rerun: true
-    };
   const decided2 = ["better", "worse", "equivalent", "not-better"].includes(d.state);
-  if (!decided2 && heldBelow(d, o.minImprovement))
+  const open2 = !decided2 && d.state !== "faster-drift-not-ruled-out";
+  if (d.state === "faster-drift-not-ruled-out" || (d.state === "not-better" || open2) && heldBelow(d, o.minImprovement)) {
+    const ended = open2 ? `its job ended ${d.state}, ` : "";
     return heldAgain(d, o) ?? {
       outcome: "undecided",
-      held: `its job ended ${d.state}, its whole interval below \u2212${pct5(o.minImprovement)} while a guard held the claim`,
+      held: `${ended}its whole interval lies below \u2212${pct5(o.minImprovement)} and a guard held the claim`,
       rerun: true
     };
+  }
   if (!decided2) return { outcome: "undecided", held: `still ${d.state}` };
   const outcome = d.state;
   if ((d.decided_at_minutes ?? 0) >= o.horizonMinutes - 1e-9 && d.state !== "worse")
