@@ -9,7 +9,7 @@ import { isLive, isWaiting } from '../slurm/types.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
 import type { MonitorJob, MonitorPorts } from './ports.js';
 import { clockOf } from './read.js';
-import type { ExperimentPass, PassOptions } from './state.js';
+import type { ExperimentPass, PassClock, PassOptions } from './state.js';
 
 /** How far the runner's clock may be off Prometheus's or Slurm's before nothing is judged from it. */
 export const MAX_SKEW_SECONDS = 60;
@@ -61,14 +61,18 @@ export function clockSkew(
 
 /**
  * The experiment's clock from Prometheus's now when a run is to be counted in run-minutes, and the
- * runner's checked against it and Slurm's (e.clock.skew). Nothing to count: the clock stays as read.
+ * runner's checked against it and Slurm's (`skew`). Nothing to count: the clock as read.
  */
-export async function readClock(e: ExperimentPass, ports: MonitorPorts, options: PassOptions): Promise<void> {
-  if (!e.candidates.some((p) => p.inPass && p.job?.startTs)) return;
+export async function readClock(
+  e: ExperimentPass,
+  ports: MonitorPorts,
+  options: PassOptions,
+): Promise<PassClock> {
+  if (!e.candidates.some((p) => p.inPass && p.job?.startTs)) return e.clock;
   const runner = ports.now();
   const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
   const skew = clockSkew(runner, { prometheus, slurm: slurmLatest(e.jobs) });
-  e.clock = {
+  return {
     ...clockOf(e.exp, options, prometheus ?? runner),
     source: prometheus !== null ? 'prometheus' : 'runner',
     ...(skew ? { skew } : {}),

@@ -24,6 +24,7 @@ import {
   type PassState,
   policyStage,
   type Stage,
+  storeClock,
 } from './state.js';
 
 /** Stage `reread`: each experiment's clock and the Slurm half of read; the pull requests stay as read. */
@@ -31,7 +32,7 @@ export async function reread(state: PassState, ports: MonitorPorts): Promise<voi
   const now = ports.now();
   for (const e of state.experiments) {
     e.failed = undefined; // an outage of the last look is tried again
-    e.clock = clockOf(e.exp, state.options, now);
+    storeClock(e, clockOf(e.exp, state.options, now));
   }
   await readJobs(state, ports);
 }

@@ -13,11 +13,12 @@ import {
   eachExperiment,
   type PassOptions,
   type PassState,
+  storeClock,
 } from './state.js';
 
 export async function observe(state: PassState, ports: MonitorPorts): Promise<void> {
   await eachExperiment(state, 'observe', async (e) => {
-    await readClock(e, ports, state.options);
+    storeClock(e, await readClock(e, ports, state.options));
     const judged = e.candidates.filter((x) => x.inPass);
     const read = await readRuns(
       readPorts(ports, e),

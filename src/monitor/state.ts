@@ -196,6 +196,11 @@ export function actPlan(e: ExperimentPass): ActPlan {
   return e.plan ?? decidedPlan(e);
 }
 
+/** Puts the experiment's clock for this pass in read's section (read, a look's reread, observe's Prometheus now). */
+export function storeClock(e: ExperimentPass, clock: PassClock): void {
+  e.clock = clock;
+}
+
 /** The autopilot stage's result for an experiment: what it did or why it waits, the plan it leaves, its errors. */
 export interface AutopilotResult {
   readonly autopilot: { actions: PilotAction[]; waiting: string | null };
