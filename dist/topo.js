@@ -89554,6 +89554,9 @@ function decidedPlan(e) {
 function actPlan(e) {
   return e.plan ?? decidedPlan(e);
 }
+function storeClock(e, clock) {
+  e.clock = clock;
+}
 function storeAutopilot(e, r) {
   e.autopilot = r.autopilot;
   e.plan = r.plan;
@@ -89731,11 +89734,11 @@ function clockSkew(runner, ref) {
   return null;
 }
 async function readClock(e, ports, options2) {
-  if (!e.candidates.some((p) => p.inPass && p.job?.startTs)) return;
+  if (!e.candidates.some((p) => p.inPass && p.job?.startTs)) return e.clock;
   const runner = ports.now();
   const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
   const skew = clockSkew(runner, { prometheus, slurm: slurmLatest(e.jobs) });
-  e.clock = {
+  return {
     ...clockOf(e.exp, options2, prometheus ?? runner),
     source: prometheus !== null ? "prometheus" : "runner",
     ...skew ? { skew } : {}
@@ -89745,7 +89748,7 @@ async function readClock(e, ports, options2) {
 // src/monitor/observe.ts
 async function observe(state3, ports) {
   await eachExperiment(state3, "observe", async (e) => {
-    await readClock(e, ports, state3.options);
+    storeClock(e, await readClock(e, ports, state3.options));
     const judged2 = e.candidates.filter((x2) => x2.inPass);
     const read2 = await readRuns(
       readPorts(ports, e),

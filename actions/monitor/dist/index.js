@@ -78352,6 +78352,9 @@ function decidedPlan(e) {
 function actPlan(e) {
   return e.plan ?? decidedPlan(e);
 }
+function storeClock(e, clock) {
+  e.clock = clock;
+}
 function storeAutopilot(e, r) {
   e.autopilot = r.autopilot;
   e.plan = r.plan;
@@ -78537,11 +78540,11 @@ function clockSkew(runner, ref) {
   return null;
 }
 async function readClock(e, ports, options) {
-  if (!e.candidates.some((p) => p.inPass && p.job?.startTs)) return;
+  if (!e.candidates.some((p) => p.inPass && p.job?.startTs)) return e.clock;
   const runner = ports.now();
   const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
   const skew = clockSkew(runner, { prometheus, slurm: slurmLatest(e.jobs) });
-  e.clock = {
+  return {
     ...clockOf(e.exp, options, prometheus ?? runner),
     source: prometheus !== null ? "prometheus" : "runner",
     ...skew ? { skew } : {}
@@ -78551,7 +78554,7 @@ async function readClock(e, ports, options) {
 // src/monitor/observe.ts
 async function observe(state3, ports) {
   await eachExperiment(state3, "observe", async (e) => {
-    await readClock(e, ports, state3.options);
+    storeClock(e, await readClock(e, ports, state3.options));
     const judged2 = e.candidates.filter((x) => x.inPass);
     const read2 = await readRuns(
       readPorts(ports, e),
@@ -79709,7 +79712,7 @@ async function reread(state3, ports) {
   const now = ports.now();
   for (const e of state3.experiments) {
     e.failed = void 0;
-    e.clock = clockOf(e.exp, state3.options, now);
+    storeClock(e, clockOf(e.exp, state3.options, now));
   }
   await readJobs(state3, ports);
 }

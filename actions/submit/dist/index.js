@@ -77538,6 +77538,9 @@ function decidedPlan(e) {
 function actPlan(e) {
   return e.plan ?? decidedPlan(e);
 }
+function storeClock(e, clock) {
+  e.clock = clock;
+}
 function newPassState(options = {}) {
   return { options, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
 }
@@ -77710,11 +77713,11 @@ function clockSkew(runner, ref) {
   return null;
 }
 async function readClock(e, ports, options) {
-  if (!e.candidates.some((p) => p.inPass && p.job?.startTs)) return;
+  if (!e.candidates.some((p) => p.inPass && p.job?.startTs)) return e.clock;
   const runner = ports.now();
   const prometheus = await prometheusNow(e.exp.prometheus ?? ports.prometheus);
   const skew = clockSkew(runner, { prometheus, slurm: slurmLatest(e.jobs) });
-  e.clock = {
+  return {
     ...clockOf(e.exp, options, prometheus ?? runner),
     source: prometheus !== null ? "prometheus" : "runner",
     ...skew ? { skew } : {}
@@ -77724,7 +77727,7 @@ async function readClock(e, ports, options) {
 // src/monitor/observe.ts
 async function observe(state3, ports) {
   await eachExperiment(state3, "observe", async (e) => {
-    await readClock(e, ports, state3.options);
+    storeClock(e, await readClock(e, ports, state3.options));
     const judged2 = e.candidates.filter((x) => x.inPass);
     const read2 = await readRuns(
       readPorts(ports, e),
