@@ -2,7 +2,8 @@
 // Per experiment: the reference and the leading candidate; per candidate its view (the state
 // machine, the Decision against the reference, the pruner's and futility's not-better: ./judge.ts)
 // and its stop intent; what its Request's lifecycle asks (supersede, lost, a leftover cancel); and
-// the queue (who is submitted when slots free, first come, first served). Pure over the state.
+// the queue (who is submitted when slots free, first come, first served). Pure: `decideOn` returns
+// DecideResult, and state.ts storeDecided puts it in decide's sections.
 import { shouldStopOnDecision } from '../analysis/decision.js';
 import type { CandidateView } from '../report/pr-comment.js';
 import { isLive } from '../slurm/types.js';
@@ -13,25 +14,37 @@ import { judgeCandidates, referenceJobLine, viewOf } from './judge.js';
 import type { MonitorCandidate } from './ports.js';
 import { planReferenceJob, roundCandidates } from './reference-job.js';
 import {
+  type CandidateDecided,
   type CandidatePass,
-  decidedPlan,
+  type DecideResult,
   type ExperimentPass,
   eachExperiment,
   type LifecycleIntent,
   type PassState,
+  planOf,
+  type Reference,
+  type ReferenceJobPlan,
+  storeDecided,
 } from './state.js';
 
 export async function decide(state: PassState): Promise<void> {
-  await eachExperiment(state, 'decide', (e) => decideExperiment(e));
+  await eachExperiment(state, 'decide', (e) => storeDecided(e, decideOn(e)));
 }
 
+/** Decides one experiment and stores the result (a state built in memory, in tests). */
 export function decideExperiment(e: ExperimentPass): void {
-  const judgements = judgeCandidates(e);
+  storeDecided(e, decideOn(e));
+}
+
+/** Decides one experiment from what read and observe left: its result, nothing written. */
+export function decideOn(e: ExperimentPass): DecideResult {
+  const { reference, leader, judgements } = judgeCandidates(e);
+  const judged = new Map<CandidatePass, CandidateDecided>();
   for (const p of e.candidates) {
     const j = judgements.get(p);
-    const view = j ? viewOf(e, p, j) : null;
+    const view = j ? viewOf(e, p, j, reference) : null;
     const live = !!p.job && isLive(p.job.status);
-    // a round's reference job is stopped by its own plan (planReference), or when it failed
+    // a round's reference job is stopped by its own plan (withReferenceJob), or when it failed
     const stop =
       !view || !live || e.unavailable
         ? null
@@ -40,24 +53,38 @@ export function decideExperiment(e: ExperimentPass): void {
           : stopReason(e.exp.experiment, view);
     // slurmdbd down: a job the controller forgot is unknown this pass, never written `lost`
     const lifecycle = lifecycleIntent(p, e.accountingUnreachable ?? null);
-    p.decided = { view, stop, ...(lifecycle ? { lifecycle } : {}) };
+    judged.set(p, { view, stop, ...(lifecycle ? { lifecycle } : {}) });
   }
-  planReference(e);
-  e.queue = queueOf(e);
-  e.plan = decidedPlan(e); // what act carries out, unless a policy stage after decide returns another
+  const referenceJob = planReferenceJob(e, { reference, decided: (p) => judged.get(p) });
+  const decided = withReferenceJob(e, reference, referenceJob, judged);
+  const queue = queueOf(e);
+  const plan = planOf(e.candidates, (p) => decided.get(p), queue, referenceJob.request);
+  return { reference, leader, candidates: decided, referenceJob, queue, plan };
 }
 
 /**
- * The round's reference job (./reference-job.ts): its stops (no open decision needs it, a duplicate,
- * a best that changed), never while metrics are unavailable; and the line every candidate's view
- * shows of it.
+ * Each candidate's `decided` with the round's reference job (./reference-job.ts): its stops (no open
+ * decision needs it, a duplicate, a best that changed), never while metrics are unavailable; and the
+ * line every candidate's view shows of it.
  */
-function planReference(e: ExperimentPass): void {
-  const plan = planReferenceJob(e);
-  e.referenceJob = plan;
-  if (!e.unavailable) for (const { p, reason } of plan.stops) if (p.decided) p.decided.stop = reason;
-  for (const p of roundCandidates(e))
-    if (p.decided?.view) p.decided.view.referenceJob = referenceJobLine(e, plan);
+function withReferenceJob(
+  e: ExperimentPass,
+  reference: Reference | null,
+  plan: ReferenceJobPlan,
+  judged: ReadonlyMap<CandidatePass, CandidateDecided>,
+): Map<CandidatePass, CandidateDecided> {
+  const decided = new Map(judged);
+  if (!e.unavailable)
+    for (const { p, reason } of plan.stops) {
+      const d = decided.get(p);
+      if (d) decided.set(p, { ...d, stop: reason });
+    }
+  for (const p of roundCandidates(e, { reference, decided: (x) => decided.get(x) })) {
+    const d = decided.get(p);
+    if (d?.view)
+      decided.set(p, { ...d, view: { ...d.view, referenceJob: referenceJobLine(e, plan, reference) } });
+  }
+  return decided;
 }
 
 /** What the Request's phase asks besides judging (src/lifecycle/model.ts Phase). */

@@ -18,7 +18,7 @@ import { experimentSettings } from '../topology/settings.js';
 import type { Interval } from '../types/generated/metrics.js';
 import { experimentToRead, runToRead } from './observe.js';
 import type { MonitorJob } from './ports.js';
-import type { CandidatePass, ExperimentPass, ReferenceJobPlan } from './state.js';
+import type { CandidatePass, ExperimentPass, Reference, ReferenceJobPlan } from './state.js';
 
 export const iso = (ts: number | null | undefined) =>
   ts ? `${new Date(ts * 1000).toISOString().slice(0, 19)}Z` : null;
@@ -42,7 +42,11 @@ const standingOf = (e: ExperimentPass): JudgeStanding => ({
 });
 
 /** Every candidate in the pass judged (src/judge decideRuns): the reference, the leader, each one's judgement. */
-export function judgeCandidates(e: ExperimentPass): Map<CandidatePass, Judgement> {
+export function judgeCandidates(e: ExperimentPass): {
+  reference: Reference | null;
+  leader: Reference | null;
+  judgements: Map<CandidatePass, Judgement>;
+} {
   const inPass = e.candidates.filter((p) => p.inPass);
   const runs = inPass.map((p) => ({ run: runOf(e, p), candidate: p.c }));
   const judged = decideRuns(
@@ -50,9 +54,8 @@ export function judgeCandidates(e: ExperimentPass): Map<CandidatePass, Judgement
     inPass.map((p) => observedOf(e, p)),
     standingOf(e),
   );
-  e.reference = judged.reference;
-  e.leader = judged.leader;
-  return new Map(inPass.map((p, i) => [p, judged.judgements[i] as Judgement]));
+  const judgements = new Map(inPass.map((p, i) => [p, judged.judgements[i] as Judgement]));
+  return { reference: judged.reference, leader: judged.leader, judgements };
 }
 
 /** One candidate judged again with the job it has now (act submitted it): its view. */
@@ -68,10 +71,15 @@ export function candidateGpu(e: ExperimentPass, p: CandidatePass, stopped: boole
   return gpuInput(runOf(e, p), observedOf(e, p), standingOf(e), stopped);
 }
 
-/** The view every surface renders of a judged candidate (null: not asked to run). */
-export function viewOf(e: ExperimentPass, p: CandidatePass, j: Judgement): CandidateView | null {
+/** The view every surface renders of a judged candidate against `reference` (null: not asked to run). */
+export function viewOf(
+  e: ExperimentPass,
+  p: CandidatePass,
+  j: Judgement,
+  reference: Reference | null = e.reference,
+): CandidateView | null {
   if (j.state === null) return null;
-  const { exp, telemetry, reference } = e;
+  const { exp, telemetry } = e;
   const { c, job } = p;
   const { analysis, ended = false } = p.observed ?? {};
   const s = experimentSettings(exp.experiment);
@@ -149,8 +157,11 @@ function timelineOf(
  * The reference as a candidate's comment shows it: the job beside it (its run, state, link and the
  * GPU-minutes it held so far), or the recorded run with why there is no job.
  */
-export function referenceJobLine(e: ExperimentPass, plan: ReferenceJobPlan): ReferenceJobLine | null {
-  const ref = e.reference;
+export function referenceJobLine(
+  e: ExperimentPass,
+  plan: ReferenceJobPlan,
+  ref: Reference | null,
+): ReferenceJobLine | null {
   if (!ref || ref.role === 'run' || ref.role === 'leading candidate') return null;
   const name = describeReference(decisionReference(ref.role, ref.name));
   const p = plan.job;

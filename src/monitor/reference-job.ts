@@ -6,44 +6,62 @@ import { type OpenCandidate, referenceNeeded } from '../analysis/reference-lifet
 import { REFERENCE_STOP, type ReferenceMode, referenceModeOf } from '../judge/reference.js';
 import { isLive } from '../slurm/types.js';
 import { experimentSettings } from '../topology/settings.js';
-import type { CandidatePass, ExperimentPass, ReferenceJobPlan } from './state.js';
+import type {
+  CandidateDecided,
+  CandidatePass,
+  ExperimentPass,
+  Reference,
+  ReferenceJobPlan,
+} from './state.js';
+
+/** What decide has settled when it plans the reference job: the reference, each candidate's view and stop. */
+export interface Deciding {
+  reference: Reference | null;
+  decided(p: CandidatePass): CandidateDecided | undefined;
+}
 
 const isRef = (p: CandidatePass) => p.c.role === 'reference';
 
 /** A candidate's run is over for the reference: it ended, stops this pass, or was never asked to run. */
-function endedFor(p: CandidatePass): boolean {
-  if (p.decided?.stop) return true;
-  if (p.decided?.view?.observation.failure) return true;
+function endedFor(p: CandidatePass, d: Deciding): boolean {
+  if (d.decided(p)?.stop) return true;
+  if (d.decided(p)?.view?.observation.failure) return true;
   if (p.job) return !isLive(p.job.status);
   return !p.c.requested;
 }
 
 /** The candidates decided against the reference: in the pass, not a reference job, not the reference itself. */
-export function roundCandidates(e: ExperimentPass): CandidatePass[] {
-  const source = e.exp.referenceSource?.name ?? e.reference?.name;
+export function roundCandidates(e: ExperimentPass, d: Deciding): CandidatePass[] {
+  const source = e.exp.referenceSource?.name ?? d.reference?.name;
   return e.candidates.filter(
-    (p) => p.inPass && !p.acted?.left && !isRef(p) && p.c.candidate !== source && !!p.decided?.view,
+    (p) => p.inPass && !p.acted?.left && !isRef(p) && p.c.candidate !== source && !!d.decided(p)?.view,
   );
 }
 
 /** An open candidate as the lifetime rule reads it: its latest decision against the reference. */
-function openOf(p: CandidatePass): OpenCandidate {
-  return { name: p.c.candidate, decision: p.decided?.view?.observation.decision ?? null };
+function openOf(p: CandidatePass, d: Deciding): OpenCandidate {
+  return { name: p.c.candidate, decision: d.decided(p)?.view?.observation.decision ?? null };
 }
 
-const isFinal = (p: CandidatePass) => {
-  const state = p.decided?.view?.observation.decision?.state;
+const isFinal = (p: CandidatePass, d: Deciding) => {
+  const state = d.decided(p)?.view?.observation.decision?.state;
   return !!state && state !== 'measuring';
 };
 
 /** The youngest open candidate's run-minutes: the reference is read up to its age (0 before its first sample). */
-function youngest(open: readonly CandidatePass[]): number {
-  const ages = open.map((p) => p.decided?.view?.observation.verdict.minutes_of_data ?? 0);
+function youngest(open: readonly CandidatePass[], d: Deciding): number {
+  const ages = open.map((p) => d.decided(p)?.view?.observation.verdict.minutes_of_data ?? 0);
   return ages.length ? Math.min(...ages) : 0;
 }
 
 /** The reference jobs of the experiment to stop: every live one but the pass's, and the pass's when not needed. */
-function stopsOf(e: ExperimentPass, job: CandidatePass | null, needed: boolean, reason: string) {
+function stopsOf(
+  e: ExperimentPass,
+  reference: Reference | null,
+  job: CandidatePass | null,
+  needed: boolean,
+  reason: string,
+) {
   return e.candidates
     .filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.status) && !p.acted?.left)
     .flatMap((p) => {
@@ -51,8 +69,8 @@ function stopsOf(e: ExperimentPass, job: CandidatePass | null, needed: boolean, 
       const why =
         p === job
           ? reason
-          : p.c.candidate !== e.reference?.name
-            ? `the current best is now \`${e.reference?.name ?? 'none'}\`, not \`${p.c.candidate}\``
+          : p.c.candidate !== reference?.name
+            ? `the current best is now \`${reference?.name ?? 'none'}\`, not \`${p.c.candidate}\``
             : `another reference job of \`${p.c.candidate}\` stands for the round`;
       return [{ p, reason: `${REFERENCE_STOP}: ${why}` }];
     });
@@ -90,26 +108,29 @@ function requestOf(e: ExperimentPass, open: CandidatePass[], mode: ReferenceMode
 }
 
 /** The pass's reference job plan (after each candidate's view is judged). */
-export function planReferenceJob(e: ExperimentPass): ReferenceJobPlan {
+export function planReferenceJob(e: ExperimentPass, d: Deciding): ReferenceJobPlan {
   const x = e.exp.experiment;
   const { mode, note } = referenceModeOf(x);
-  const beside = e.reference?.beside;
+  const beside = d.reference?.beside;
   const job = beside ? (e.candidates.find((p) => isRef(p) && p.c.runName === beside.runName) ?? null) : null;
-  const round = roundCandidates(e);
-  const open = round.filter((p) => !endedFor(p));
+  const round = roundCandidates(e, d);
+  const open = round.filter((p) => !endedFor(p, d));
   // the decided ones are passed as they are (the rule leaves them out); a run that ended undecided reads nothing
-  const read = round.filter((p) => !endedFor(p) || isFinal(p));
-  const need = referenceNeeded(read.map(openOf), {
-    minImprovement: experimentSettings(x).minImprovement,
-    minute: youngest(open),
-    horizonMinutes: experimentSettings(x).maxDecisionMinutes,
-  });
+  const read = round.filter((p) => !endedFor(p, d) || isFinal(p, d));
+  const need = referenceNeeded(
+    read.map((p) => openOf(p, d)),
+    {
+      minImprovement: experimentSettings(x).minImprovement,
+      minute: youngest(open, d),
+      horizonMinutes: experimentSettings(x).maxDecisionMinutes,
+    },
+  );
   return {
     mode,
     note,
     job,
     need,
-    stops: stopsOf(e, job, need.needed, need.reason),
+    stops: stopsOf(e, d.reference, job, need.needed, need.reason),
     request: need.needed ? requestOf(e, open, mode) : null,
   };
 }

@@ -174,21 +174,53 @@ export interface ActPlan {
   readonly recorded: ReadonlySet<CandidatePass>;
 }
 
+/** What decide leaves of one candidate (its `decided`). */
+export type CandidateDecided = NonNullable<CandidatePass['decided']>;
+
+/** The plan from decide's parts: its queue, each candidate's stop and lifecycle, the reference Request. */
+export function planOf(
+  candidates: readonly CandidatePass[],
+  decided: (p: CandidatePass) => CandidateDecided | undefined,
+  queue: ActPlan['queue'],
+  request: ActPlan['request'],
+): ActPlan {
+  const stops = candidates.flatMap((p): Array<[CandidatePass, string]> => {
+    const stop = decided(p)?.stop;
+    return stop ? [[p, stop]] : [];
+  });
+  const lifecycle = candidates.flatMap((p): Array<[CandidatePass, LifecycleIntent]> => {
+    const intent = decided(p)?.lifecycle;
+    return intent ? [[p, intent]] : [];
+  });
+  return { queue, stops: new Map(stops), lifecycle: new Map(lifecycle), request, recorded: new Set() };
+}
+
 /** The plan decide leaves in its own sections: its queue, each candidate's stop and lifecycle, the reference Request. */
 export function decidedPlan(e: ExperimentPass): ActPlan {
-  const stops = e.candidates.flatMap(
-    (p): Array<[CandidatePass, string]> => (p.decided?.stop ? [[p, p.decided.stop]] : []),
-  );
-  const lifecycle = e.candidates.flatMap(
-    (p): Array<[CandidatePass, LifecycleIntent]> => (p.decided?.lifecycle ? [[p, p.decided.lifecycle]] : []),
-  );
-  return {
-    queue: e.queue,
-    stops: new Map(stops),
-    lifecycle: new Map(lifecycle),
-    request: e.referenceJob?.request ?? null,
-    recorded: new Set(),
-  };
+  return planOf(e.candidates, (p) => p.decided, e.queue, e.referenceJob?.request ?? null);
+}
+
+/**
+ * Decide's result for one experiment: the reference and the leader, each candidate's `decided`
+ * (view, stop, lifecycle intent), the round's reference job, the queue, and the plan from them.
+ */
+export interface DecideResult {
+  readonly reference: Reference | null;
+  readonly leader: Reference | null;
+  readonly candidates: ReadonlyMap<CandidatePass, CandidateDecided>;
+  readonly referenceJob: ReferenceJobPlan;
+  readonly queue: ExperimentPass['queue'];
+  readonly plan: ActPlan;
+}
+
+/** Puts decide's result in its sections: the experiment's and each candidate's `decided`. */
+export function storeDecided(e: ExperimentPass, r: DecideResult): void {
+  e.reference = r.reference;
+  e.leader = r.leader;
+  for (const p of e.candidates) p.decided = r.candidates.get(p);
+  e.referenceJob = r.referenceJob;
+  e.queue = r.queue;
+  e.plan = r.plan; // what act carries out, unless a policy stage after decide returns another
 }
 
 /** The plan act carries out: the last policy stage's, else decide's. */
