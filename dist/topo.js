@@ -89536,20 +89536,27 @@ function mergeReadiness(required, checks) {
 }
 
 // src/monitor/state.ts
+function planOf(candidates, decided2, queue, request2) {
+  const stops = candidates.flatMap((p) => {
+    const stop3 = decided2(p)?.stop;
+    return stop3 ? [[p, stop3]] : [];
+  });
+  const lifecycle2 = candidates.flatMap((p) => {
+    const intent = decided2(p)?.lifecycle;
+    return intent ? [[p, intent]] : [];
+  });
+  return { queue, stops: new Map(stops), lifecycle: new Map(lifecycle2), request: request2, recorded: /* @__PURE__ */ new Set() };
+}
 function decidedPlan(e) {
-  const stops = e.candidates.flatMap(
-    (p) => p.decided?.stop ? [[p, p.decided.stop]] : []
-  );
-  const lifecycle2 = e.candidates.flatMap(
-    (p) => p.decided?.lifecycle ? [[p, p.decided.lifecycle]] : []
-  );
-  return {
-    queue: e.queue,
-    stops: new Map(stops),
-    lifecycle: new Map(lifecycle2),
-    request: e.referenceJob?.request ?? null,
-    recorded: /* @__PURE__ */ new Set()
-  };
+  return planOf(e.candidates, (p) => p.decided, e.queue, e.referenceJob?.request ?? null);
+}
+function storeDecided(e, r) {
+  e.reference = r.reference;
+  e.leader = r.leader;
+  for (const p of e.candidates) p.decided = r.candidates.get(p);
+  e.referenceJob = r.referenceJob;
+  e.queue = r.queue;
+  e.plan = r.plan;
 }
 function actPlan(e) {
   return e.plan ?? decidedPlan(e);
@@ -89820,9 +89827,8 @@ function judgeCandidates(e) {
     inPass.map((p) => observedOf(e, p)),
     standingOf2(e)
   );
-  e.reference = judged2.reference;
-  e.leader = judged2.leader;
-  return new Map(inPass.map((p, i) => [p, judged2.judgements[i]]));
+  const judgements = new Map(inPass.map((p, i) => [p, judged2.judgements[i]]));
+  return { reference: judged2.reference, leader: judged2.leader, judgements };
 }
 function judgeCandidate(e, p) {
   const j2 = decideRuns([{ run: runOf(e, p), candidate: p.c }], [observedOf(e, p)], standingOf2(e), {
@@ -89833,9 +89839,9 @@ function judgeCandidate(e, p) {
 function candidateGpu(e, p, stopped) {
   return gpuInput(runOf(e, p), observedOf(e, p), standingOf2(e), stopped);
 }
-function viewOf(e, p, j2) {
+function viewOf(e, p, j2, reference = e.reference) {
   if (j2.state === null) return null;
-  const { exp, telemetry, reference } = e;
+  const { exp, telemetry } = e;
   const { c, job } = p;
   const { analysis, ended = false } = p.observed ?? {};
   const s = experimentSettings(exp.experiment);
@@ -89888,8 +89894,7 @@ function timelineOf(e, { job, observed }, warmupEnd) {
     { label: "ended", at: observed?.ended ? iso2(job?.endTs) : null }
   ];
 }
-function referenceJobLine(e, plan) {
-  const ref = e.reference;
+function referenceJobLine(e, plan, ref) {
   if (!ref || ref.role === "run" || ref.role === "leading candidate") return null;
   const name = describeReference(decisionReference(ref.role, ref.name));
   const p = plan.job;
@@ -89971,7 +89976,7 @@ async function pilot(x2) {
   } else await carryAll(x2, plan, runs2);
   await saveAll(x2);
   const closed = !!x2.view.state.concluded?.reported && !view.state.concluded?.reported;
-  const shown = closed ? planOf(withRecorded(e, x2.recorded), x2.view) : { runs: runs2, plan };
+  const shown = closed ? planOf2(withRecorded(e, x2.recorded), x2.view) : { runs: runs2, plan };
   await writeDashboard2(x2, shown.runs, shown.plan);
   return {
     actions: skew ? [] : plan.actions,
@@ -89979,7 +89984,7 @@ async function pilot(x2) {
   };
 }
 async function planned(x2, held) {
-  const first2 = planOf(x2.e, x2.view);
+  const first2 = planOf2(x2.e, x2.view);
   const due = first2.plan.due;
   if (!due || held) return first2;
   const exclude = excluded(x2.view, first2.runs);
@@ -90001,13 +90006,13 @@ async function planned(x2, held) {
     stop: proposed.stop,
     outlook: proposed.outlook
   };
-  return planOf(x2.e, x2.view, suggestion);
+  return planOf2(x2.e, x2.view, suggestion);
 }
 function excluded(view, runs2) {
   const others = othersOf(view).map((o) => o.candidate);
   return [.../* @__PURE__ */ new Set([...runs2.map((r) => r.name), ...view.pulls.map((b2) => b2.candidate), ...others])];
 }
-function planOf(e, view, suggestion) {
+function planOf2(e, view, suggestion) {
   const s = view.state;
   const recorded = new Set(view.context.recorded.map((r) => r.name));
   const live3 = liveRuns(
@@ -90296,7 +90301,7 @@ function dashboardText(id, runs2, plan, pass) {
 }
 function autopilotDashboard(e, read2) {
   const view = withState(read2);
-  const { runs: runs2, plan } = planOf(e, view);
+  const { runs: runs2, plan } = planOf2(e, view);
   const text3 = dashboardText(e.id, runs2, plan, {
     stalls: nameClashes(view),
     notes: [],
@@ -90394,33 +90399,33 @@ function liveCandidate(e, p) {
 
 // src/monitor/reference-job.ts
 var isRef = (p) => p.c.role === "reference";
-function endedFor(p) {
-  if (p.decided?.stop) return true;
-  if (p.decided?.view?.observation.failure) return true;
+function endedFor(p, d2) {
+  if (d2.decided(p)?.stop) return true;
+  if (d2.decided(p)?.view?.observation.failure) return true;
   if (p.job) return !isLive(p.job.status);
   return !p.c.requested;
 }
-function roundCandidates(e) {
-  const source = e.exp.referenceSource?.name ?? e.reference?.name;
+function roundCandidates(e, d2) {
+  const source = e.exp.referenceSource?.name ?? d2.reference?.name;
   return e.candidates.filter(
-    (p) => p.inPass && !p.acted?.left && !isRef(p) && p.c.candidate !== source && !!p.decided?.view
+    (p) => p.inPass && !p.acted?.left && !isRef(p) && p.c.candidate !== source && !!d2.decided(p)?.view
   );
 }
-function openOf(p) {
-  return { name: p.c.candidate, decision: p.decided?.view?.observation.decision ?? null };
+function openOf(p, d2) {
+  return { name: p.c.candidate, decision: d2.decided(p)?.view?.observation.decision ?? null };
 }
-var isFinal = (p) => {
-  const state3 = p.decided?.view?.observation.decision?.state;
+var isFinal = (p, d2) => {
+  const state3 = d2.decided(p)?.view?.observation.decision?.state;
   return !!state3 && state3 !== "measuring";
 };
-function youngest(open) {
-  const ages = open.map((p) => p.decided?.view?.observation.verdict.minutes_of_data ?? 0);
+function youngest(open, d2) {
+  const ages = open.map((p) => d2.decided(p)?.view?.observation.verdict.minutes_of_data ?? 0);
   return ages.length ? Math.min(...ages) : 0;
 }
-function stopsOf(e, job, needed, reason2) {
+function stopsOf(e, reference, job, needed, reason2) {
   return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.status) && !p.acted?.left).flatMap((p) => {
     if (p === job && needed) return [];
-    const why2 = p === job ? reason2 : p.c.candidate !== e.reference?.name ? `the current best is now \`${e.reference?.name ?? "none"}\`, not \`${p.c.candidate}\`` : `another reference job of \`${p.c.candidate}\` stands for the round`;
+    const why2 = p === job ? reason2 : p.c.candidate !== reference?.name ? `the current best is now \`${reference?.name ?? "none"}\`, not \`${p.c.candidate}\`` : `another reference job of \`${p.c.candidate}\` stands for the round`;
     return [{ p, reason: `${REFERENCE_STOP}: ${why2}` }];
   });
 }
@@ -90444,55 +90449,66 @@ function requestOf(e, open, mode) {
   if (standing || failed || !home) return null;
   return { pr: home.c.pr, headSha: home.c.currentHeadSha ?? home.c.headSha };
 }
-function planReferenceJob(e) {
+function planReferenceJob(e, d2) {
   const x2 = e.exp.experiment;
   const { mode, note } = referenceModeOf(x2);
-  const beside = e.reference?.beside;
+  const beside = d2.reference?.beside;
   const job = beside ? e.candidates.find((p) => isRef(p) && p.c.runName === beside.runName) ?? null : null;
-  const round3 = roundCandidates(e);
-  const open = round3.filter((p) => !endedFor(p));
-  const read2 = round3.filter((p) => !endedFor(p) || isFinal(p));
-  const need2 = referenceNeeded(read2.map(openOf), {
-    minImprovement: experimentSettings(x2).minImprovement,
-    minute: youngest(open),
-    horizonMinutes: experimentSettings(x2).maxDecisionMinutes
-  });
+  const round3 = roundCandidates(e, d2);
+  const open = round3.filter((p) => !endedFor(p, d2));
+  const read2 = round3.filter((p) => !endedFor(p, d2) || isFinal(p, d2));
+  const need2 = referenceNeeded(
+    read2.map((p) => openOf(p, d2)),
+    {
+      minImprovement: experimentSettings(x2).minImprovement,
+      minute: youngest(open, d2),
+      horizonMinutes: experimentSettings(x2).maxDecisionMinutes
+    }
+  );
   return {
     mode,
     note,
     job,
     need: need2,
-    stops: stopsOf(e, job, need2.needed, need2.reason),
+    stops: stopsOf(e, d2.reference, job, need2.needed, need2.reason),
     request: need2.needed ? requestOf(e, open, mode) : null
   };
 }
 
 // src/monitor/decide.ts
 async function decide2(state3) {
-  await eachExperiment(state3, "decide", (e) => decideExperiment(e));
+  await eachExperiment(state3, "decide", (e) => storeDecided(e, decideOn(e)));
 }
-function decideExperiment(e) {
-  const judgements = judgeCandidates(e);
+function decideOn(e) {
+  const { reference, leader, judgements } = judgeCandidates(e);
+  const judged2 = /* @__PURE__ */ new Map();
   for (const p of e.candidates) {
     const j2 = judgements.get(p);
-    const view = j2 ? viewOf(e, p, j2) : null;
+    const view = j2 ? viewOf(e, p, j2, reference) : null;
     const live3 = !!p.job && isLive(p.job.status);
     const stop3 = !view || !live3 || e.unavailable ? null : p.c.role === "reference" ? failedStop(view) : stopReason(e.exp.experiment, view);
     const lifecycle2 = lifecycleIntent(p, e.accountingUnreachable ?? null);
-    p.decided = { view, stop: stop3, ...lifecycle2 ? { lifecycle: lifecycle2 } : {} };
+    judged2.set(p, { view, stop: stop3, ...lifecycle2 ? { lifecycle: lifecycle2 } : {} });
   }
-  planReference(e);
-  e.queue = queueOf(e);
-  e.plan = decidedPlan(e);
+  const referenceJob = planReferenceJob(e, { reference, decided: (p) => judged2.get(p) });
+  const decided2 = withReferenceJob(e, reference, referenceJob, judged2);
+  const queue = queueOf(e);
+  const plan = planOf(e.candidates, (p) => decided2.get(p), queue, referenceJob.request);
+  return { reference, leader, candidates: decided2, referenceJob, queue, plan };
 }
-function planReference(e) {
-  const plan = planReferenceJob(e);
-  e.referenceJob = plan;
-  if (!e.unavailable) {
-    for (const { p, reason: reason2 } of plan.stops) if (p.decided) p.decided.stop = reason2;
+function withReferenceJob(e, reference, plan, judged2) {
+  const decided2 = new Map(judged2);
+  if (!e.unavailable)
+    for (const { p, reason: reason2 } of plan.stops) {
+      const d2 = decided2.get(p);
+      if (d2) decided2.set(p, { ...d2, stop: reason2 });
+    }
+  for (const p of roundCandidates(e, { reference, decided: (x2) => decided2.get(x2) })) {
+    const d2 = decided2.get(p);
+    if (d2?.view)
+      decided2.set(p, { ...d2, view: { ...d2.view, referenceJob: referenceJobLine(e, plan, reference) } });
   }
-  for (const p of roundCandidates(e))
-    if (p.decided?.view) p.decided.view.referenceJob = referenceJobLine(e, plan);
+  return decided2;
 }
 function lifecycleIntent({ phase }, accountingUnreachable) {
   if (phase?.phase === "supersede") return { kind: "supersede", jobId: phase.jobId };

@@ -78334,20 +78334,27 @@ function withRounds(runs2, rounds2) {
 }
 
 // src/monitor/state.ts
+function planOf(candidates, decided2, queue, request2) {
+  const stops = candidates.flatMap((p) => {
+    const stop3 = decided2(p)?.stop;
+    return stop3 ? [[p, stop3]] : [];
+  });
+  const lifecycle = candidates.flatMap((p) => {
+    const intent = decided2(p)?.lifecycle;
+    return intent ? [[p, intent]] : [];
+  });
+  return { queue, stops: new Map(stops), lifecycle: new Map(lifecycle), request: request2, recorded: /* @__PURE__ */ new Set() };
+}
 function decidedPlan(e) {
-  const stops = e.candidates.flatMap(
-    (p) => p.decided?.stop ? [[p, p.decided.stop]] : []
-  );
-  const lifecycle = e.candidates.flatMap(
-    (p) => p.decided?.lifecycle ? [[p, p.decided.lifecycle]] : []
-  );
-  return {
-    queue: e.queue,
-    stops: new Map(stops),
-    lifecycle: new Map(lifecycle),
-    request: e.referenceJob?.request ?? null,
-    recorded: /* @__PURE__ */ new Set()
-  };
+  return planOf(e.candidates, (p) => p.decided, e.queue, e.referenceJob?.request ?? null);
+}
+function storeDecided(e, r) {
+  e.reference = r.reference;
+  e.leader = r.leader;
+  for (const p of e.candidates) p.decided = r.candidates.get(p);
+  e.referenceJob = r.referenceJob;
+  e.queue = r.queue;
+  e.plan = r.plan;
 }
 function actPlan(e) {
   return e.plan ?? decidedPlan(e);
@@ -78626,9 +78633,8 @@ function judgeCandidates(e) {
     inPass.map((p) => observedOf(e, p)),
     standingOf2(e)
   );
-  e.reference = judged2.reference;
-  e.leader = judged2.leader;
-  return new Map(inPass.map((p, i) => [p, judged2.judgements[i]]));
+  const judgements = new Map(inPass.map((p, i) => [p, judged2.judgements[i]]));
+  return { reference: judged2.reference, leader: judged2.leader, judgements };
 }
 function judgeCandidate(e, p) {
   const j = decideRuns([{ run: runOf(e, p), candidate: p.c }], [observedOf(e, p)], standingOf2(e), {
@@ -78639,9 +78645,9 @@ function judgeCandidate(e, p) {
 function candidateGpu(e, p, stopped) {
   return gpuInput(runOf(e, p), observedOf(e, p), standingOf2(e), stopped);
 }
-function viewOf(e, p, j) {
+function viewOf(e, p, j, reference = e.reference) {
   if (j.state === null) return null;
-  const { exp, telemetry, reference } = e;
+  const { exp, telemetry } = e;
   const { c, job } = p;
   const { analysis, ended = false } = p.observed ?? {};
   const s = experimentSettings(exp.experiment);
@@ -78694,8 +78700,7 @@ function timelineOf(e, { job, observed }, warmupEnd) {
     { label: "ended", at: observed?.ended ? iso2(job?.endTs) : null }
   ];
 }
-function referenceJobLine(e, plan) {
-  const ref = e.reference;
+function referenceJobLine(e, plan, ref) {
   if (!ref || ref.role === "run" || ref.role === "leading candidate") return null;
   const name = describeReference(decisionReference(ref.role, ref.name));
   const p = plan.job;
@@ -78777,7 +78782,7 @@ async function pilot(x) {
   } else await carryAll(x, plan, runs2);
   await saveAll(x);
   const closed = !!x.view.state.concluded?.reported && !view.state.concluded?.reported;
-  const shown = closed ? planOf(withRecorded(e, x.recorded), x.view) : { runs: runs2, plan };
+  const shown = closed ? planOf2(withRecorded(e, x.recorded), x.view) : { runs: runs2, plan };
   await writeDashboard(x, shown.runs, shown.plan);
   return {
     actions: skew ? [] : plan.actions,
@@ -78785,7 +78790,7 @@ async function pilot(x) {
   };
 }
 async function planned(x, held) {
-  const first2 = planOf(x.e, x.view);
+  const first2 = planOf2(x.e, x.view);
   const due = first2.plan.due;
   if (!due || held) return first2;
   const exclude = excluded(x.view, first2.runs);
@@ -78807,13 +78812,13 @@ async function planned(x, held) {
     stop: proposed.stop,
     outlook: proposed.outlook
   };
-  return planOf(x.e, x.view, suggestion);
+  return planOf2(x.e, x.view, suggestion);
 }
 function excluded(view, runs2) {
   const others = othersOf(view).map((o) => o.candidate);
   return [.../* @__PURE__ */ new Set([...runs2.map((r) => r.name), ...view.pulls.map((b) => b.candidate), ...others])];
 }
-function planOf(e, view, suggestion) {
+function planOf2(e, view, suggestion) {
   const s = view.state;
   const recorded = new Set(view.context.recorded.map((r) => r.name));
   const live3 = liveRuns(
@@ -79192,33 +79197,33 @@ import { setTimeout as sleepMs } from "node:timers/promises";
 
 // src/monitor/reference-job.ts
 var isRef = (p) => p.c.role === "reference";
-function endedFor(p) {
-  if (p.decided?.stop) return true;
-  if (p.decided?.view?.observation.failure) return true;
+function endedFor(p, d) {
+  if (d.decided(p)?.stop) return true;
+  if (d.decided(p)?.view?.observation.failure) return true;
   if (p.job) return !isLive(p.job.status);
   return !p.c.requested;
 }
-function roundCandidates(e) {
-  const source = e.exp.referenceSource?.name ?? e.reference?.name;
+function roundCandidates(e, d) {
+  const source = e.exp.referenceSource?.name ?? d.reference?.name;
   return e.candidates.filter(
-    (p) => p.inPass && !p.acted?.left && !isRef(p) && p.c.candidate !== source && !!p.decided?.view
+    (p) => p.inPass && !p.acted?.left && !isRef(p) && p.c.candidate !== source && !!d.decided(p)?.view
   );
 }
-function openOf(p) {
-  return { name: p.c.candidate, decision: p.decided?.view?.observation.decision ?? null };
+function openOf(p, d) {
+  return { name: p.c.candidate, decision: d.decided(p)?.view?.observation.decision ?? null };
 }
-var isFinal = (p) => {
-  const state3 = p.decided?.view?.observation.decision?.state;
+var isFinal = (p, d) => {
+  const state3 = d.decided(p)?.view?.observation.decision?.state;
   return !!state3 && state3 !== "measuring";
 };
-function youngest(open2) {
-  const ages = open2.map((p) => p.decided?.view?.observation.verdict.minutes_of_data ?? 0);
+function youngest(open2, d) {
+  const ages = open2.map((p) => d.decided(p)?.view?.observation.verdict.minutes_of_data ?? 0);
   return ages.length ? Math.min(...ages) : 0;
 }
-function stopsOf(e, job, needed, reason2) {
+function stopsOf(e, reference, job, needed, reason2) {
   return e.candidates.filter((p) => isRef(p) && p.inPass && !!p.job && isLive(p.job.status) && !p.acted?.left).flatMap((p) => {
     if (p === job && needed) return [];
-    const why2 = p === job ? reason2 : p.c.candidate !== e.reference?.name ? `the current best is now \`${e.reference?.name ?? "none"}\`, not \`${p.c.candidate}\`` : `another reference job of \`${p.c.candidate}\` stands for the round`;
+    const why2 = p === job ? reason2 : p.c.candidate !== reference?.name ? `the current best is now \`${reference?.name ?? "none"}\`, not \`${p.c.candidate}\`` : `another reference job of \`${p.c.candidate}\` stands for the round`;
     return [{ p, reason: `${REFERENCE_STOP}: ${why2}` }];
   });
 }
@@ -79242,55 +79247,66 @@ function requestOf(e, open2, mode) {
   if (standing || failed || !home) return null;
   return { pr: home.c.pr, headSha: home.c.currentHeadSha ?? home.c.headSha };
 }
-function planReferenceJob(e) {
+function planReferenceJob(e, d) {
   const x = e.exp.experiment;
   const { mode, note } = referenceModeOf(x);
-  const beside = e.reference?.beside;
+  const beside = d.reference?.beside;
   const job = beside ? e.candidates.find((p) => isRef(p) && p.c.runName === beside.runName) ?? null : null;
-  const round3 = roundCandidates(e);
-  const open2 = round3.filter((p) => !endedFor(p));
-  const read2 = round3.filter((p) => !endedFor(p) || isFinal(p));
-  const need = referenceNeeded(read2.map(openOf), {
-    minImprovement: experimentSettings(x).minImprovement,
-    minute: youngest(open2),
-    horizonMinutes: experimentSettings(x).maxDecisionMinutes
-  });
+  const round3 = roundCandidates(e, d);
+  const open2 = round3.filter((p) => !endedFor(p, d));
+  const read2 = round3.filter((p) => !endedFor(p, d) || isFinal(p, d));
+  const need = referenceNeeded(
+    read2.map((p) => openOf(p, d)),
+    {
+      minImprovement: experimentSettings(x).minImprovement,
+      minute: youngest(open2, d),
+      horizonMinutes: experimentSettings(x).maxDecisionMinutes
+    }
+  );
   return {
     mode,
     note,
     job,
     need,
-    stops: stopsOf(e, job, need.needed, need.reason),
+    stops: stopsOf(e, d.reference, job, need.needed, need.reason),
     request: need.needed ? requestOf(e, open2, mode) : null
   };
 }
 
 // src/monitor/decide.ts
 async function decide2(state3) {
-  await eachExperiment(state3, "decide", (e) => decideExperiment(e));
+  await eachExperiment(state3, "decide", (e) => storeDecided(e, decideOn(e)));
 }
-function decideExperiment(e) {
-  const judgements = judgeCandidates(e);
+function decideOn(e) {
+  const { reference, leader, judgements } = judgeCandidates(e);
+  const judged2 = /* @__PURE__ */ new Map();
   for (const p of e.candidates) {
     const j = judgements.get(p);
-    const view = j ? viewOf(e, p, j) : null;
+    const view = j ? viewOf(e, p, j, reference) : null;
     const live3 = !!p.job && isLive(p.job.status);
     const stop3 = !view || !live3 || e.unavailable ? null : p.c.role === "reference" ? failedStop(view) : stopReason(e.exp.experiment, view);
     const lifecycle = lifecycleIntent(p, e.accountingUnreachable ?? null);
-    p.decided = { view, stop: stop3, ...lifecycle ? { lifecycle } : {} };
+    judged2.set(p, { view, stop: stop3, ...lifecycle ? { lifecycle } : {} });
   }
-  planReference(e);
-  e.queue = queueOf(e);
-  e.plan = decidedPlan(e);
+  const referenceJob = planReferenceJob(e, { reference, decided: (p) => judged2.get(p) });
+  const decided2 = withReferenceJob(e, reference, referenceJob, judged2);
+  const queue = queueOf(e);
+  const plan = planOf(e.candidates, (p) => decided2.get(p), queue, referenceJob.request);
+  return { reference, leader, candidates: decided2, referenceJob, queue, plan };
 }
-function planReference(e) {
-  const plan = planReferenceJob(e);
-  e.referenceJob = plan;
-  if (!e.unavailable) {
-    for (const { p, reason: reason2 } of plan.stops) if (p.decided) p.decided.stop = reason2;
+function withReferenceJob(e, reference, plan, judged2) {
+  const decided2 = new Map(judged2);
+  if (!e.unavailable)
+    for (const { p, reason: reason2 } of plan.stops) {
+      const d = decided2.get(p);
+      if (d) decided2.set(p, { ...d, stop: reason2 });
+    }
+  for (const p of roundCandidates(e, { reference, decided: (x) => decided2.get(x) })) {
+    const d = decided2.get(p);
+    if (d?.view)
+      decided2.set(p, { ...d, view: { ...d.view, referenceJob: referenceJobLine(e, plan, reference) } });
   }
-  for (const p of roundCandidates(e))
-    if (p.decided?.view) p.decided.view.referenceJob = referenceJobLine(e, plan);
+  return decided2;
 }
 function lifecycleIntent({ phase }, accountingUnreachable) {
   if (phase?.phase === "supersede") return { kind: "supersede", jobId: phase.jobId };
