@@ -233,6 +233,31 @@ export function storeClock(e: ExperimentPass, clock: PassClock): void {
   e.clock = clock;
 }
 
+/** What observe leaves of one candidate (its `observed`). */
+export type CandidateObserved = NonNullable<CandidatePass['observed']>;
+
+/**
+ * Observe's result for one experiment: the clock it read the runs at (Prometheus's now), the
+ * judge's read (its telemetry, whether the metrics are unavailable), each observed candidate's
+ * `observed`, and its errors (a runner clock off).
+ */
+export interface ObserveResult {
+  readonly clock: PassClock;
+  readonly read: ReadExperiment;
+  readonly candidates: ReadonlyMap<CandidatePass, CandidateObserved>;
+  readonly errors: readonly string[];
+}
+
+/** Puts observe's result in its sections: the experiment's clock, read, telemetry, unavailable and errors, each candidate's `observed`. */
+export function storeObserved(e: ExperimentPass, r: ObserveResult): void {
+  storeClock(e, r.clock);
+  e.read = r.read;
+  e.telemetry = r.read.telemetry;
+  e.unavailable = r.read.unavailable;
+  e.errors.push(...r.errors);
+  for (const [p, observed] of r.candidates) p.observed = observed;
+}
+
 /** The autopilot stage's result for an experiment: what it did or why it waits, the plan it leaves, its errors. */
 export interface AutopilotResult {
   readonly autopilot: { actions: PilotAction[]; waiting: string | null };
