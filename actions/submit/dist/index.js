@@ -77548,6 +77548,14 @@ function actPlan(e) {
 function storeClock(e, clock) {
   e.clock = clock;
 }
+function storeObserved(e, r) {
+  storeClock(e, r.clock);
+  e.read = r.read;
+  e.telemetry = r.read.telemetry;
+  e.unavailable = r.read.unavailable;
+  e.errors.push(...r.errors);
+  for (const [p, observed] of r.candidates) p.observed = observed;
+}
 function newPassState(options = {}) {
   return { options, experiments: [], left: /* @__PURE__ */ new Map(), pullErrors: [] };
 }
@@ -77733,28 +77741,27 @@ async function readClock(e, ports, options) {
 
 // src/monitor/observe.ts
 async function observe(state3, ports) {
-  await eachExperiment(state3, "observe", async (e) => {
-    storeClock(e, await readClock(e, ports, state3.options));
-    const judged2 = e.candidates.filter((x) => x.inPass);
-    const read2 = await readRuns(
-      readPorts(ports, e),
-      experimentToRead(e, judged2, state3.options),
-      e.clock.evalTs
-    );
-    e.read = read2;
-    e.telemetry = read2.telemetry;
-    e.unavailable = read2.unavailable;
-    if (e.clock.skew) e.errors.push(`${e.id}: ${e.clock.skew}`);
-    judged2.forEach((p, i) => {
-      const run2 = read2.runs[i]?.run;
-      const { analysis, ended } = observeRunOf(run2);
-      p.observed = { run: run2, analysis, ended, current: read2.comments.get(p.c.runName) };
-    });
-    for (const p of e.candidates.filter((x) => x.remembered))
-      p.observed = { current: await ports.github.readComment(p.c.pr, p.c.candidate), ended: true };
-  });
+  await eachExperiment(
+    state3,
+    "observe",
+    async (e) => storeObserved(e, await observeOn(ports, e, state3.options))
+  );
 }
-function experimentToRead(e, candidates, options) {
+async function observeOn(ports, e, options) {
+  const clock = await readClock(e, ports, options);
+  const judged2 = e.candidates.filter((x) => x.inPass);
+  const read2 = await readRuns(readPorts(ports, e), experimentToRead(e, judged2, options, clock), clock.evalTs);
+  const candidates = /* @__PURE__ */ new Map();
+  judged2.forEach((p, i) => {
+    const run2 = read2.runs[i]?.run;
+    const { analysis, ended } = observeRunOf(run2);
+    candidates.set(p, { run: run2, analysis, ended, current: read2.comments.get(p.c.runName) });
+  });
+  for (const p of e.candidates.filter((x) => x.remembered))
+    candidates.set(p, { current: await ports.github.readComment(p.c.pr, p.c.candidate), ended: true });
+  return { clock, read: read2, candidates, errors: clock.skew ? [`${e.id}: ${clock.skew}`] : [] };
+}
+function experimentToRead(e, candidates, options, clock = e.clock) {
   return {
     id: e.id,
     experiment: e.exp.experiment,
@@ -77762,11 +77769,11 @@ function experimentToRead(e, candidates, options) {
     best: e.exp.best ?? null,
     betweenRun: e.exp.betweenRun ?? null,
     ...e.exp.gpusPerNode !== void 0 ? { gpusPerNode: e.exp.gpusPerNode } : {},
-    timeScale: e.clock.S,
-    stepSeconds: e.clock.scrape,
+    timeScale: clock.S,
+    stepSeconds: clock.scrape,
     runs: candidates.map(runToRead),
     ...options.telemetryDeadlineMinutes !== void 0 ? { telemetryDeadlineMinutes: options.telemetryDeadlineMinutes } : {},
-    held: e.clock.skew ?? null
+    held: clock.skew ?? null
   };
 }
 function runToRead({ c, job }) {
