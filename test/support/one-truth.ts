@@ -3,6 +3,7 @@
 // headline, the check run and the label show), not through the record's rule it checks.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { figureOf } from '../../src/record/figure.js';
 import { parseRecord } from '../../src/record/validate.js';
 import { standingOf } from '../../src/report/standing.js';
 import type { ExperimentRecord, RecordRun } from '../../src/types/generated/record.js';
@@ -282,4 +283,117 @@ export function demoFigureProblems(out: string): string[] {
     ...reportFigures(read('experiments', `${id}-report.md`), baseline),
   ];
   return figureProblems(record, figures, comments);
+}
+
+// ---------------------------------------------------------------------------------------------
+// `topo watch` (issue 39 item 6): what it prints for a run and the record step it writes say the
+// judgement it stored, the record's monitor_decision and its figure (src/record/figure.ts figureOf).
+
+/** A line of `topo watch --json` (schemas/cli/watch.schema.json), as the checker reads it. */
+export interface WatchLine {
+  event: string;
+  candidate: string;
+  run_name: string;
+  decision: { state: string; reference: { role: string; name: string }; relative_change: unknown } | null;
+  headline: string;
+  seconds_per_rollout?: { value: number; low: number | null; high: number | null; basis: string } | null;
+  text: string;
+}
+
+/** The provisional claim and a run still measuring show a live figure, not the one the run settles at. */
+const PROVISIONAL = new Set(['measuring', 'better-at-equal-age']);
+
+/**
+ * The figures `topo watch` printed for each recorded run once it settled (a settled decision, a
+ * stop, an end, a record), in --json and in the text line; a reference job's lines are not a
+ * recorded run's.
+ */
+export function watchFigures(lines: readonly WatchLine[], record: ExperimentRecord): ShownFigure[] {
+  const out: ShownFigure[] = [];
+  for (const l of lines) {
+    const run = record.runs.find((r) => r.run_name === l.run_name)?.name;
+    if (!run || l.event.startsWith('reference-')) continue;
+    if (l.event === 'decided' && PROVISIONAL.has(l.decision?.state ?? 'measuring')) continue;
+    const f = l.seconds_per_rollout;
+    if (f) out.push({ surface: `watch --json ${l.event}`, run, value: f.value, precision: 0.00005 });
+    for (const m of l.text.matchAll(/([\d.]+) s per rollout/g))
+      out.push(figure(`watch ${l.event}`, run, m[1] as string));
+  }
+  return out;
+}
+
+/** A headline's change, in %: signed "(+26.7%, 95% interval +13.9% to +41.1%)", or the magnitudes of "by 23.9% [95% interval 22.5%–25.3%]". */
+function headlineChange(
+  headline: string,
+): { signed: boolean; value: number; low: number; high: number } | null {
+  const sign = (s: string) => Number(s.replace('−', '-').replace(/^[+±]/, ''));
+  const crossed = /\(([−+±][\d.]+)%, 95% interval ([−+±][\d.]+)% to ([−+±][\d.]+)%\)/.exec(headline);
+  if (crossed)
+    return { signed: true, value: sign(crossed[1]!), low: sign(crossed[2]!), high: sign(crossed[3]!) };
+  const by = /by ([\d.]+)% \[95% interval ([\d.]+)%–([\d.]+)%\]/.exec(headline);
+  return by ? { signed: false, value: Number(by[1]), low: Number(by[2]), high: Number(by[3]) } : null;
+}
+
+/** Where a headline's change is not its decision's (each to the 0.1% it prints). */
+function headlineProblems(lines: readonly WatchLine[]): string[] {
+  const problems: string[] = [];
+  for (const l of lines) {
+    const shown = headlineChange(l.headline);
+    const c = l.decision?.relative_change as { value: number; low: number; high: number } | null;
+    if (!shown || !c) continue;
+    const pct = (x: number) => 100 * (shown.signed ? x : Math.abs(x));
+    const [low, high] = [pct(c.low), pct(c.high)].sort((a, b) => a - b) as [number, number];
+    const off = (x: number, shownPct: number) => Math.abs(x - shownPct) > 0.05 + 1e-9;
+    if (off(pct(c.value), shown.value) || off(low, shown.low) || off(high, shown.high))
+      problems.push(
+        `${l.candidate}'s ${l.event} headline says ${shown.value}% [${shown.low}%, ${shown.high}%] but its decision ${(100 * c.value).toFixed(1)}% [${(100 * c.low).toFixed(1)}%, ${(100 * c.high).toFixed(1)}%]`,
+      );
+  }
+  return problems;
+}
+
+/** Where the last decision watch printed for a recorded run is not the one the record stored. */
+function storedDecisionProblems(lines: readonly WatchLine[], record: ExperimentRecord): string[] {
+  const problems: string[] = [];
+  for (const run of record.runs) {
+    const said = lines.filter((l) => l.run_name === run.run_name && l.decision).at(-1)?.decision;
+    const d = run.monitor_decision;
+    if (!said) continue;
+    const stored = d && { state: d.state, name: d.reference.name, change: d.relative_change ?? null };
+    const printed = { state: said.state, name: said.reference.name, change: said.relative_change ?? null };
+    if (JSON.stringify(printed) !== JSON.stringify(stored))
+      problems.push(
+        `${run.name}: watch's last decision is ${JSON.stringify(printed)}, the record's ${JSON.stringify(stored)}`,
+      );
+  }
+  return problems;
+}
+
+/**
+ * Every figure problem of a `topo watch`: its --json lines (text included) against the record it
+ * wrote and that record's Markdown. Each recorded run's judgement (figureOf: its decision's figure,
+ * else its own) comes first, so any figure watch or the record shows apart from it is named; then
+ * the one-number checks (figureProblems), each headline's change against its decision, and the last
+ * decision watch printed against the one the record stored. Empty when they agree.
+ */
+export function watchFigureProblems(
+  lines: readonly WatchLine[],
+  record: ExperimentRecord,
+  markdown: string,
+): string[] {
+  const judged: ShownFigure[] = record.runs.flatMap((run) => {
+    const f = figureOf(run);
+    return f ? [{ surface: 'judgement', run: run.name, value: f.value, precision: 0.00005 }] : [];
+  });
+  const figures = [
+    ...judged,
+    ...watchFigures(lines, record),
+    ...recordFigures(record),
+    ...recordMarkdownFigures(markdown),
+  ];
+  return [
+    ...figureProblems(record, figures),
+    ...headlineProblems(lines),
+    ...storedDecisionProblems(lines, record),
+  ];
 }

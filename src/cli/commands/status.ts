@@ -1,5 +1,6 @@
 // `topo status <experiment> [--watch]`: the experiment's runs from Slurm (one call) and Prometheus
 // (one query per quantity), each judged by the detector, as a table; --watch refreshes it.
+import type { Figure } from '../../analysis/figure.js';
 import { referenceText } from '../../analysis/reference.js';
 import { round } from '../../analysis/series.js';
 import type { RunJob } from '../../judge/job.js';
@@ -22,7 +23,7 @@ import { loadExperiment, recordReferencesOf } from './experiments.js';
 import { JSON_OPTION, TOPOLOGIES_OPTION } from './options.js';
 
 /** One candidate of `status --json` (schemas/cli/status.schema.json). */
-interface StatusRow {
+export interface StatusRow {
   candidate: string;
   run_name: string;
   job_id: string;
@@ -87,6 +88,14 @@ export interface JudgedJob {
   judgement: Judgement;
 }
 
+/** A run's figure as `--json` gives it (status, watch); a reading has no interval: none rather than a zero-width one. */
+export function figureJson(f: Figure | null): StatusRow['seconds_per_rollout'] {
+  if (!f) return null;
+  return f.basis === 'reading'
+    ? { value: f.value, low: null, high: null, basis: f.basis }
+    : { value: f.value, low: f.low, high: f.high, basis: f.basis };
+}
+
 function rowOf(r: ExperimentRun, j: Judgement): StatusRow {
   const job = r.run.job as RunJob;
   const analysed = j.observed.analysis ? j.observation : undefined;
@@ -110,12 +119,7 @@ function rowOf(r: ExperimentRun, j: Judgement): StatusRow {
           relative_change: d.relative_change ?? null,
         }
       : null,
-    // a reading has no interval: none is shown rather than a zero-width one
-    seconds_per_rollout: f
-      ? f.basis === 'reading'
-        ? { value: f.value, low: null, high: null, basis: f.basis }
-        : { value: f.value, low: f.low, high: f.high, basis: f.basis }
-      : null,
+    seconds_per_rollout: figureJson(f),
     projected_seconds_per_rollout: p ? { value: p.value, low: p.low, high: p.high } : null,
     seconds_per_rollout_full_run: m?.seconds_per_rollout_full_run ?? null,
     seconds_per_rollout_5m: m?.seconds_per_rollout_5m ?? null,

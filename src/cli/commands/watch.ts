@@ -21,7 +21,7 @@ import { changeOf } from '../../record/change.js';
 import { recordPaths, referenceSourceOf } from '../../record/model.js';
 import { recordedReferences } from '../../record/references.js';
 import { parseRecord } from '../../record/validate.js';
-import { headlineLine, viewStanding } from '../../report/pr-comment.js';
+import { headlineLine, viewFigure, viewStanding } from '../../report/pr-comment.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
 import type { SlurmClient } from '../../slurm/types.js';
 import { isLive } from '../../slurm/types.js';
@@ -43,6 +43,7 @@ import { TELEMETRY_OPTIONS, type TelemetryOptions, telemetryOptions, telemetryVa
 import { loadExperiment } from './experiments.js';
 import { JSON_OPTION, TOPOLOGIES_OPTION } from './options.js';
 import { candidateOf, readRecord, writeRecordFiles } from './record.js';
+import { figureJson, type StatusRow } from './status.js';
 import { validateOptionsFor } from './validate.js';
 
 export const watchCommand: Command = {
@@ -51,7 +52,7 @@ export const watchCommand: Command = {
   help: {
     synopsis: 'topo watch <experiment> [candidate…] [options]',
     description:
-      "The monitor's pass from the CLI: the same stages, judge and decision path as the monitor action, with no GitHub. It watches each named candidate's newest run of the topology its file describes (default: every candidate with a live run, or an ended one the record does not hold yet; a job that never ran, as one an interrupted `topo submit` cancelled, is no run) and looks again every --interval seconds while runs are live. A run is stopped at its decision (stop_when_decided), and a live run the judge calls failed (no metrics past the no-telemetry deadline: 15 run-minutes and at least 120 s of wall clock) whatever the settings, the round's reference job is started beside its candidates and stopped as the monitor does (experiment.yaml reference: beside), each decision is printed as its pull request comment's headline would say it (a candidate faster at equal run age first as the provisional winner, better-at-equal-age, whose job runs on until the full-run guard settles its final decision), a run that ended is recorded in experiments/<id>.json and .md as the record workflow records a merged (decided better, or the baseline) or closed pull request, and each reference job of a round that ended among the record's reference runs with the GPU-minutes it held (--no-record leaves that to `topo record`). It never submits a candidate (`topo submit` does). Exit 0 once every watched run is decided and ended (and recorded). Ctrl-C lets the look under way finish (a stop it began completes) and leaves the runs as they are, exiting 130 (0 when that look left nothing to watch); its memory is .topo/watch/<experiment>.json, so a second `topo watch` resumes. With --json: one object per event, one per line (schemas/cli/watch.schema.json).",
+      "The monitor's pass from the CLI: the same stages, judge and decision path as the monitor action, with no GitHub. It watches each named candidate's newest run of the topology its file describes (default: every candidate with a live run, or an ended one the record does not hold yet; a job that never ran, as one an interrupted `topo submit` cancelled, is no run) and looks again every --interval seconds while runs are live. A run is stopped at its decision (stop_when_decided), and a live run the judge calls failed (no metrics past the no-telemetry deadline: 15 run-minutes and at least 120 s of wall clock) whatever the settings, the round's reference job is started beside its candidates and stopped as the monitor does (experiment.yaml reference: beside), each decision is printed as its pull request comment's headline would say it, with the run's figure (its judgement's seconds per rollout, as `topo status` and the record show it; a candidate faster at equal run age first as the provisional winner, better-at-equal-age, whose job runs on until the full-run guard settles its final decision), a run that ended is recorded in experiments/<id>.json and .md as the record workflow records a merged (decided better, or the baseline) or closed pull request, and each reference job of a round that ended among the record's reference runs with the GPU-minutes it held (--no-record leaves that to `topo record`). It never submits a candidate (`topo submit` does). Exit 0 once every watched run is decided and ended (and recorded). Ctrl-C lets the look under way finish (a stop it began completes) and leaves the runs as they are, exiting 130 (0 when that look left nothing to watch); its memory is .topo/watch/<experiment>.json, so a second `topo watch` resumes. With --json: one object per event, one per line (schemas/cli/watch.schema.json).",
     options: [
       {
         name: 'interval',
@@ -395,6 +396,8 @@ interface WatchEvent {
   state: string;
   decision: { state: string; reference: DecisionReference; relative_change: unknown } | null;
   headline: string;
+  /** THE figure of its judgement at this pass, as `topo status --json` gives it. */
+  seconds_per_rollout: StatusRow['seconds_per_rollout'];
   record: { status: string; file: string; changed: boolean } | null;
   text: string;
 }
@@ -415,6 +418,7 @@ function eventOf(s: Session, c: CandidateReport, event: WatchEvent['event'], tex
       ? { state: d.state, reference: d.reference, relative_change: d.relative_change ?? null }
       : null,
     headline: headlineLine(c.candidate, viewStanding(c.view)).replace(/`/g, ''),
+    seconds_per_rollout: figureJson(viewFigure(c.view)),
     record: null,
     text,
   };
@@ -448,7 +452,7 @@ function eventsOf(s: Session, report: PassReport): WatchEvent[] {
     // the reference's own `reference` is no decision: it ends, and is recorded, as the others
     if (d && d !== 'measuring' && d !== 'reference' && d !== seen.decision) {
       seen.decision = d;
-      out.push(eventOf(s, c, 'decided', headline));
+      out.push(eventOf(s, c, 'decided', `${headline}${figureText(c)}`));
     }
     if (c.cancelled)
       out.push(
@@ -461,10 +465,18 @@ function eventsOf(s: Session, report: PassReport): WatchEvent[] {
       );
     if (FINAL.has(c.state) && !seen.ended) {
       seen.ended = true;
-      out.push(eventOf(s, c, 'ended', `${headline} (${c.state})`));
+      out.push(eventOf(s, c, 'ended', `${headline} (${c.state})${figureText(c)}`));
     }
   }
   return out;
+}
+
+/** " · 8.275 s per rollout [8.125–8.427]": the run's figure as its judgement gives it (its comment's value line). */
+function figureText(c: CandidateReport): string {
+  const f = viewFigure(c.view);
+  if (!f) return '';
+  const range = f.low < f.high ? ` [${f.low.toFixed(3)}–${f.high.toFixed(3)}]` : '';
+  return ` · ${f.value.toFixed(3)} s per rollout${range}`;
 }
 
 /** Why the pass stopped a run: it failed (the judge's failure), else its decision or the round's plan. */

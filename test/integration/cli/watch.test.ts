@@ -11,9 +11,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../../src/cli/command.js';
 import { main } from '../../../src/cli/main.js';
+import { parseRecord } from '../../../src/record/validate.js';
 import { type CliRun, runTopo } from '../../support/cli.js';
 import { cliSchemaErrors } from '../../support/cli-schemas.js';
 import type { LocalClusterEnv } from '../../support/cluster.js';
+import { type WatchLine, watchFigureProblems, watchFigures } from '../../support/one-truth.js';
 import { accountingVariants } from '../../support/private-cluster.js';
 import { requireTwinBundle } from '../../support/twin-job.js';
 import { type Team, teamEnv, teamExperiment, teamJobs } from './team.js';
@@ -135,6 +137,18 @@ for (const variant of variants)
       expect(record.current_best.topology).toBe('model');
       expect(record.runs.find((r: { name: string }) => r.name === 'model').run_name).toBe(runs.model);
       expect(existsSync(join(team.dir, 'experiments', `${team.id}.md`))).toBe(true);
+      // each figure watch printed for a run once it settled (--json and text) and the record step it
+      // wrote are the judgement it stored: the record's monitor_decision and its figure (issue 39 item 6)
+      const md = readFileSync(join(team.dir, 'experiments', `${team.id}.md`), 'utf8');
+      const lines = [...first.stdout.split('\n'), ...second.stdout.split('\n')]
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as WatchLine);
+      const stored = parseRecord(JSON.stringify(record), `${team.id}.json`);
+      const shown = new Set(watchFigures(lines, stored).map((f) => `${f.surface} ${f.run}`));
+      for (const c of CANDIDATES)
+        for (const surface of ['watch --json ended', 'watch ended', 'watch --json recorded'])
+          expect(shown, `${surface} ${c}`).toContain(`${surface} ${c}`);
+      expect(watchFigureProblems(lines, stored, md)).toEqual([]);
 
       // nothing left running or held; report and suggest read the record
       expect((await jobs()).filter((j) => ['PENDING', 'RUNNING'].includes(j.state))).toEqual([]);

@@ -25,6 +25,9 @@ import {
   recordMarkdownFigures,
   reportFigures,
   type ShownFigure,
+  type WatchLine,
+  watchFigureProblems,
+  watchFigures,
 } from '../../support/one-truth.js';
 
 const OLD = join(repoRoot, 'test/fixtures/one-truth/old-main-quick');
@@ -139,5 +142,73 @@ describe('one number: every surface, rendered today from the same runs', () => {
       points.find((p) => p.name === 'baseline')!.value,
     );
     expect(points.at(-1)!.best).toBeCloseTo(8.869, 3);
+  });
+});
+
+// `topo watch` (issue 39 item 6), fed by its real output: the --json lines of a watch of the team's
+// baseline, `model` and `scale-driver` on the local cluster (test/integration/cli/watch.test.ts, with
+// accounting), and the record and Markdown it wrote. Before, watch printed no figure at all.
+describe('one number: topo watch', () => {
+  const WATCH = join(repoRoot, 'test/fixtures/one-truth/watch');
+  const file = readdirSync(WATCH).find((f) => f.endsWith('.json')) as string;
+  const watched = parseRecord(readFileSync(join(WATCH, file), 'utf8'), file);
+  const markdown = readFileSync(join(WATCH, file.replace(/\.json$/, '.md')), 'utf8');
+  const lines = (): WatchLine[] =>
+    readFileSync(join(WATCH, 'watch.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as WatchLine);
+  /** The lines with one changed: the first that `pick` finds. */
+  const changed = (pick: (l: WatchLine) => boolean, change: (l: WatchLine) => void): WatchLine[] => {
+    const all = lines();
+    change(all.find(pick) as WatchLine);
+    return all;
+  };
+  const modelEnded = (l: WatchLine) => l.candidate === 'model' && l.event === 'ended';
+
+  it('every figure it printed once a run settled, and the record it wrote, are the judgement it stored', () => {
+    expect(watchFigureProblems(lines(), watched, markdown)).toEqual([]);
+    const shown = watchFigures(lines(), watched);
+    for (const run of ['baseline', 'model', 'scale-driver'])
+      for (const surface of ['watch --json ended', 'watch ended', 'watch --json recorded'])
+        expect(
+          shown.some((f) => f.run === run && f.surface === surface),
+          `${surface} ${run}`,
+        ).toBe(true);
+    // the provisional better-at-equal-age lines show a live estimate, not a settled figure
+    expect(shown.filter((f) => f.run === 'model').map((f) => f.value)).not.toContain(9.5892);
+  });
+
+  it('finds a figure printed apart from the judgement, in text or in --json', () => {
+    const text = changed(modelEnded, (l) => {
+      l.text = l.text.replace('8.266 s per rollout', '8.466 s per rollout');
+    });
+    expect(watchFigureProblems(text, watched, markdown)).toContain(
+      'model is 8.2662 on the judgement but 8.466 on the watch ended',
+    );
+    const json = changed(modelEnded, (l) => {
+      (l.seconds_per_rollout as { value: number }).value = 8.3;
+    });
+    expect(watchFigureProblems(json, watched, markdown)).toContain(
+      'model is 8.2662 on the judgement but 8.3 on the watch --json ended',
+    );
+  });
+
+  it("finds a headline whose change is not its decision's, and a last decision the record did not store", () => {
+    const headline = changed(modelEnded, (l) => {
+      l.headline = l.headline.replace('by 24%', 'by 25%');
+    });
+    expect(watchFigureProblems(headline, watched, markdown)).toContain(
+      "model's ended headline says 25% [22.6%, 25.4%] but its decision -24.0% [-25.4%, -22.6%]",
+    );
+    const decision = changed(
+      (l) => l.candidate === 'scale-driver' && l.event === 'recorded',
+      (l) => {
+        (l.decision as { state: string }).state = 'worse';
+      },
+    );
+    expect(watchFigureProblems(decision, watched, markdown).join('\n')).toMatch(
+      /^scale-driver: watch's last decision is \{"state":"worse"/m,
+    );
   });
 });
