@@ -9,17 +9,8 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { SLURM_JOB_STATES } from '../../../src/slurm/types.js';
 import { repoRoot } from '../../support/run-action.js';
+import { TIERS } from '../../support/tiers.js';
 
-/** The tiers, top to bottom; an import may stay in its tier (without a cycle) or go down, never up. */
-const TIERS: readonly (readonly string[])[] = [
-  ['cli', 'actions', 'demo', 'site'],
-  ['monitor', 'usecases', 'commands', 'doctor', 'setup'],
-  ['report', 'record', 'autopilot', 'judge'],
-  ['analysis', 'suggest', 'campaign', 'chart', 'sim'],
-  // the local GitHub beside the client whose requests it serves (it reads src/github's shapes)
-  ['telemetry', 'slurm', 'github', 'lifecycle', 'github-local'],
-  ['topology', 'catalog', 'types'],
-];
 const MAX_FUNCTION_LINES = 60;
 
 function tsFiles(dir: string): string[] {
