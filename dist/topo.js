@@ -95617,6 +95617,10 @@ async function judgeJobs(input) {
   }));
   return { rows, telemetry: read2.telemetry, judged: judged2 };
 }
+function figureJson(f) {
+  if (!f) return null;
+  return f.basis === "reading" ? { value: f.value, low: null, high: null, basis: f.basis } : { value: f.value, low: f.low, high: f.high, basis: f.basis };
+}
 function rowOf(r, j2) {
   const job = r.run.job;
   const analysed = j2.observed.analysis ? j2.observation : void 0;
@@ -95638,8 +95642,7 @@ function rowOf(r, j2) {
       reference: { ...d2.reference, pr: d2.reference.pr ?? null },
       relative_change: d2.relative_change ?? null
     } : null,
-    // a reading has no interval: none is shown rather than a zero-width one
-    seconds_per_rollout: f ? f.basis === "reading" ? { value: f.value, low: null, high: null, basis: f.basis } : { value: f.value, low: f.low, high: f.high, basis: f.basis } : null,
+    seconds_per_rollout: figureJson(f),
     projected_seconds_per_rollout: p ? { value: p.value, low: p.low, high: p.high } : null,
     seconds_per_rollout_full_run: m2?.seconds_per_rollout_full_run ?? null,
     seconds_per_rollout_5m: m2?.seconds_per_rollout_5m ?? null,
@@ -98701,7 +98704,7 @@ var watchCommand = {
   summary: "Decide, stop and record an experiment's runs as the monitor does, without GitHub",
   help: {
     synopsis: "topo watch <experiment> [candidate\u2026] [options]",
-    description: "The monitor's pass from the CLI: the same stages, judge and decision path as the monitor action, with no GitHub. It watches each named candidate's newest run of the topology its file describes (default: every candidate with a live run, or an ended one the record does not hold yet; a job that never ran, as one an interrupted `topo submit` cancelled, is no run) and looks again every --interval seconds while runs are live. A run is stopped at its decision (stop_when_decided), and a live run the judge calls failed (no metrics past the no-telemetry deadline: 15 run-minutes and at least 120 s of wall clock) whatever the settings, the round's reference job is started beside its candidates and stopped as the monitor does (experiment.yaml reference: beside), each decision is printed as its pull request comment's headline would say it (a candidate faster at equal run age first as the provisional winner, better-at-equal-age, whose job runs on until the full-run guard settles its final decision), a run that ended is recorded in experiments/<id>.json and .md as the record workflow records a merged (decided better, or the baseline) or closed pull request, and each reference job of a round that ended among the record's reference runs with the GPU-minutes it held (--no-record leaves that to `topo record`). It never submits a candidate (`topo submit` does). Exit 0 once every watched run is decided and ended (and recorded). Ctrl-C lets the look under way finish (a stop it began completes) and leaves the runs as they are, exiting 130 (0 when that look left nothing to watch); its memory is .topo/watch/<experiment>.json, so a second `topo watch` resumes. With --json: one object per event, one per line (schemas/cli/watch.schema.json).",
+    description: "The monitor's pass from the CLI: the same stages, judge and decision path as the monitor action, with no GitHub. It watches each named candidate's newest run of the topology its file describes (default: every candidate with a live run, or an ended one the record does not hold yet; a job that never ran, as one an interrupted `topo submit` cancelled, is no run) and looks again every --interval seconds while runs are live. A run is stopped at its decision (stop_when_decided), and a live run the judge calls failed (no metrics past the no-telemetry deadline: 15 run-minutes and at least 120 s of wall clock) whatever the settings, the round's reference job is started beside its candidates and stopped as the monitor does (experiment.yaml reference: beside), each decision is printed as its pull request comment's headline would say it, with the run's figure (its judgement's seconds per rollout, as `topo status` and the record show it; a candidate faster at equal run age first as the provisional winner, better-at-equal-age, whose job runs on until the full-run guard settles its final decision), a run that ended is recorded in experiments/<id>.json and .md as the record workflow records a merged (decided better, or the baseline) or closed pull request, and each reference job of a round that ended among the record's reference runs with the GPU-minutes it held (--no-record leaves that to `topo record`). It never submits a candidate (`topo submit` does). Exit 0 once every watched run is decided and ended (and recorded). Ctrl-C lets the look under way finish (a stop it began completes) and leaves the runs as they are, exiting 130 (0 when that look left nothing to watch); its memory is .topo/watch/<experiment>.json, so a second `topo watch` resumes. With --json: one object per event, one per line (schemas/cli/watch.schema.json).",
     options: [
       {
         name: "interval",
@@ -98959,6 +98962,7 @@ function eventOf(s, c, event, text3) {
     state: c.state,
     decision: d2 ? { state: d2.state, reference: d2.reference, relative_change: d2.relative_change ?? null } : null,
     headline: headlineLine(c.candidate, viewStanding(c.view)).replace(/`/g, ""),
+    seconds_per_rollout: figureJson(viewFigure(c.view)),
     record: null,
     text: text3
   };
@@ -98989,7 +98993,7 @@ function eventsOf(s, report4) {
     const d2 = c.view.observation.decision?.state;
     if (d2 && d2 !== "measuring" && d2 !== "reference" && d2 !== seen.decision) {
       seen.decision = d2;
-      out.push(eventOf(s, c, "decided", headline));
+      out.push(eventOf(s, c, "decided", `${headline}${figureText2(c)}`));
     }
     if (c.cancelled)
       out.push(
@@ -99002,10 +99006,16 @@ function eventsOf(s, report4) {
       );
     if (FINAL2.has(c.state) && !seen.ended) {
       seen.ended = true;
-      out.push(eventOf(s, c, "ended", `${headline} (${c.state})`));
+      out.push(eventOf(s, c, "ended", `${headline} (${c.state})${figureText2(c)}`));
     }
   }
   return out;
+}
+function figureText2(c) {
+  const f = viewFigure(c.view);
+  if (!f) return "";
+  const range = f.low < f.high ? ` [${f.low.toFixed(3)}\u2013${f.high.toFixed(3)}]` : "";
+  return ` \xB7 ${f.value.toFixed(3)} s per rollout${range}`;
 }
 function whyStopped(c, reference) {
   const f = c.view.observation.failure;
