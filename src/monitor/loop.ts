@@ -18,22 +18,22 @@ import { clockOf, readJobs } from './read.js';
 import { type PassReport, passReport } from './report.js';
 import {
   candidatesNow,
+  clearErrors,
   jobNow,
   newPassState,
   type PassOptions,
   type PassState,
   policyStage,
   type Stage,
-  storeClock,
+  storePullErrors,
+  storeReread,
 } from './state.js';
 
 /** Stage `reread`: each experiment's clock and the Slurm half of read; the pull requests stay as read. */
 export async function reread(state: PassState, ports: MonitorPorts): Promise<void> {
   const now = ports.now();
-  for (const e of state.experiments) {
-    e.failed = undefined; // an outage of the last look is tried again
-    storeClock(e, clockOf(e.exp, state.options, now));
-  }
+  // an outage of the last look is tried again
+  for (const e of state.experiments) storeReread(e, clockOf(e.exp, state.options, now));
   await readJobs(state, ports);
 }
 
@@ -67,7 +67,7 @@ export async function publishStops(state: PassState, ports: MonitorPorts): Promi
     experiments: ok.map((e) => ({ ...e, candidates: e.candidates.filter((p) => stopped.has(p.c.pr)) })),
   };
   await publish(only, ports);
-  state.pullErrors.push(...only.pullErrors);
+  storePullErrors(state, only.pullErrors);
 }
 
 /** A look: reread → observe → decide → stops-only → act → publish-stops. */
@@ -159,8 +159,7 @@ export async function watchPass(
 /** One look over the state; what it stopped and the errors it met. */
 async function lookOnce(state: PassState, ports: MonitorPorts): Promise<LookReport> {
   const at = ports.now();
-  for (const e of state.experiments) e.errors = [];
-  state.pullErrors = [];
+  clearErrors(state);
   await runStages(state, ports, WATCH_STAGES);
   return {
     at,

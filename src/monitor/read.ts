@@ -1,7 +1,8 @@
 // Stage `read`: one snapshot of what the pass works from. The default branch's experiments with
 // their candidates (the pull requests' Requests, the record's references: ports.experiments), then
 // every job of each experiment (one Slurm call each) and, for each Request, what its lifecycle
-// says it needs (src/lifecycle/model.ts phaseOf). No decision and no write.
+// says it needs (src/lifecycle/model.ts phaseOf). No decision and no write: `readOn` returns
+// ReadResult, and state.ts storeRead (storeExperiments for the list) puts it in read's sections.
 import { defaultRunEndMinutes } from '../analysis/detector.js';
 import { slurmTimeToMinutes } from '../analysis/observe.js';
 import { SCRAPE_INTERVAL_S, TIMELINE } from '../catalog/alpasim.js';
@@ -18,36 +19,43 @@ import {
   type PassClock,
   type PassOptions,
   type PassState,
+  type ReadResult,
+  storeExperiments,
+  storeRead,
 } from './state.js';
 
 export async function read(state: PassState, ports: MonitorPorts): Promise<void> {
   const experiments = await ports.experiments();
-  state.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state.options, ports.now())));
+  storeExperiments(
+    state,
+    experiments.map((exp) => experimentPass(exp, clockOf(exp, state.options, ports.now()))),
+  );
   await readJobs(state, ports);
 }
 
 /** Every job of each experiment and the candidates' jobs and phases (the Slurm half of `read`). */
 export async function readJobs(state: PassState, ports: MonitorPorts): Promise<void> {
-  await eachExperiment(state, 'read', async (e) => {
-    // a job whose comment names no Request stands for a run only when a Run record names it (invariant 21)
-    const recorded = recordedJobIds(e.exp.candidates.flatMap((c) => [c.run, c.outcome]));
-    e.jobs = await ports.slurm.jobs(e.id, recorded).catch((err: Error) => {
-      throw new ClusterUnreachable(`Slurm: ${err.message}`);
-    });
-    const source = ports.slurm.accounting?.(e.id) ?? null;
-    if (source) e.accounting = source;
-    // a warning, not an error: the pass goes on from the controller's listing (passReport's warnings)
-    const accounting = ports.slurm.accountingProblem?.(e.id) ?? null;
-    if (accounting) e.accountingUnreachable = accounting;
-    else delete e.accountingUnreachable;
-    const jobByRun = jobsByRunName(e.jobs);
-    const conflicts = ports.slurm.conflicts?.(e.id) ?? [];
-    e.candidates = e.exp.candidates.map((c) => {
-      const p = candidatePass(c, jobByRun.get(c.runName));
-      const theirs = conflicts.filter((j) => j.name === c.runName);
-      return theirs.length ? { ...p, conflicts: theirs } : p;
-    });
+  await eachExperiment(state, 'read', async (e) => storeRead(e, await readOn(ports, e)));
+}
+
+/** The Slurm half of `read` for one experiment: its jobs, how accounting answered, its candidates. */
+export async function readOn(ports: MonitorPorts, e: ExperimentPass): Promise<ReadResult> {
+  // a job whose comment names no Request stands for a run only when a Run record names it (invariant 21)
+  const recorded = recordedJobIds(e.exp.candidates.flatMap((c) => [c.run, c.outcome]));
+  const jobs = await ports.slurm.jobs(e.id, recorded).catch((err: Error) => {
+    throw new ClusterUnreachable(`Slurm: ${err.message}`);
   });
+  const accounting = ports.slurm.accounting?.(e.id) ?? null;
+  // a warning, not an error: the pass goes on from the controller's listing (passReport's warnings)
+  const accountingUnreachable = ports.slurm.accountingProblem?.(e.id) ?? null;
+  const jobByRun = jobsByRunName(jobs);
+  const conflicts = ports.slurm.conflicts?.(e.id) ?? [];
+  const candidates = e.exp.candidates.map((c) => {
+    const p = candidatePass(c, jobByRun.get(c.runName));
+    const theirs = conflicts.filter((j) => j.name === c.runName);
+    return theirs.length ? { ...p, conflicts: theirs } : p;
+  });
+  return { jobs, accounting, accountingUnreachable, candidates };
 }
 
 export function experimentPass(exp: MonitorExperiment, clock: PassClock): ExperimentPass {

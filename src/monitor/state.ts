@@ -1,7 +1,9 @@
-// The one typed state a monitor pass carries from stage to stage. Each stage fills its own section
-// of every candidate (`observed`, `decided`, `acted`, `published`) and of every experiment, and
-// reads only what earlier stages wrote; a stage run again overwrites its section (the quick loop of
-// observe → decide → act reuses one state). Pure data and small pure helpers.
+// The one typed state a monitor pass carries from stage to stage. Each stage's work returns its
+// typed result (ReadResult, ObserveResult, DecideResult, AutopilotResult, ActResult, PublishResult)
+// and a store… function here, the only writer, puts it in the stage's own section of every
+// candidate (`observed`, `decided`, `acted`, `published`) and of every experiment; a stage reads
+// only what earlier stages left, and one run again overwrites its section (the watch loop's looks
+// reuse one state). Pure data, small pure helpers and the store functions.
 import type { RunAnalysis } from '../analysis/observe.js';
 import type { PilotAction } from '../autopilot/core.js';
 import type { Reference } from '../judge/decide.js';
@@ -228,6 +230,47 @@ export function actPlan(e: ExperimentPass): ActPlan {
   return e.plan ?? decidedPlan(e);
 }
 
+/** Puts the experiments read this pass in the pass (read). */
+export function storeExperiments(state: PassState, experiments: ExperimentPass[]): void {
+  state.experiments = experiments;
+}
+
+/** Read's result for one experiment (the Slurm half): every job, how accounting answered, each candidate with its job and phase. */
+export interface ReadResult {
+  readonly jobs: MonitorJob[];
+  /** Where the listing read ended jobs from, when the port says. */
+  readonly accounting: 'on' | 'off' | 'unreachable' | null;
+  /** What sacct said when accounting did not answer, else null. */
+  readonly accountingUnreachable: string | null;
+  readonly candidates: CandidatePass[];
+}
+
+/** Puts read's result in its sections of the experiment. */
+export function storeRead(e: ExperimentPass, r: ReadResult): void {
+  e.jobs = r.jobs;
+  if (r.accounting) e.accounting = r.accounting;
+  if (r.accountingUnreachable) e.accountingUnreachable = r.accountingUnreachable;
+  else delete e.accountingUnreachable;
+  e.candidates = r.candidates;
+}
+
+/** A look's reread starts the experiment over at `clock`: an outage of the last look is tried again. */
+export function storeReread(e: ExperimentPass, clock: PassClock): void {
+  e.failed = undefined;
+  storeClock(e, clock);
+}
+
+/** A look starts with no errors: each experiment's and the pass's pull requests'. */
+export function clearErrors(state: PassState): void {
+  for (const e of state.experiments) e.errors = [];
+  state.pullErrors = [];
+}
+
+/** Adds errors of writing pull requests (a look's publish over a part of the pass) to the pass's. */
+export function storePullErrors(state: PassState, errors: readonly string[]): void {
+  state.pullErrors.push(...errors);
+}
+
 /** Puts the experiment's clock for this pass in read's section (read, a look's reread, observe's Prometheus now). */
 export function storeClock(e: ExperimentPass, clock: PassClock): void {
   e.clock = clock;
@@ -328,9 +371,10 @@ export interface PassState {
 
 /**
  * A stage: a module exports its `run`, one async function over the pass state (./pass.ts STAGES
- * names them). It reads what earlier stages wrote and writes its own section: it mutates the state
- * it is given and returns nothing. An experiment it fails on is marked failed (eachExperiment) and
- * later stages leave it alone.
+ * names them). It reads what earlier stages left, computes its result, and has a store… function
+ * of this module put it in its own section (test/unit/build/structure.test.ts: a stage module
+ * writes nothing into the pass itself). An experiment it fails on is marked failed
+ * (eachExperiment) and later stages leave it alone.
  */
 export interface Stage {
   name: string;
