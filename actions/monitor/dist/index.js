@@ -78359,6 +78359,27 @@ function storeDecided(e, r) {
 function actPlan(e) {
   return e.plan ?? decidedPlan(e);
 }
+function storeExperiments(state3, experiments) {
+  state3.experiments = experiments;
+}
+function storeRead(e, r) {
+  e.jobs = r.jobs;
+  if (r.accounting) e.accounting = r.accounting;
+  if (r.accountingUnreachable) e.accountingUnreachable = r.accountingUnreachable;
+  else delete e.accountingUnreachable;
+  e.candidates = r.candidates;
+}
+function storeReread(e, clock) {
+  e.failed = void 0;
+  storeClock(e, clock);
+}
+function clearErrors(state3) {
+  for (const e of state3.experiments) e.errors = [];
+  state3.pullErrors = [];
+}
+function storePullErrors(state3, errors) {
+  state3.pullErrors.push(...errors);
+}
 function storeClock(e, clock) {
   e.clock = clock;
 }
@@ -78445,28 +78466,30 @@ function storePublished(state3, r) {
 // src/monitor/read.ts
 async function read(state3, ports) {
   const experiments = await ports.experiments();
-  state3.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state3.options, ports.now())));
+  storeExperiments(
+    state3,
+    experiments.map((exp) => experimentPass(exp, clockOf(exp, state3.options, ports.now())))
+  );
   await readJobs(state3, ports);
 }
 async function readJobs(state3, ports) {
-  await eachExperiment(state3, "read", async (e) => {
-    const recorded = recordedJobIds(e.exp.candidates.flatMap((c) => [c.run, c.outcome]));
-    e.jobs = await ports.slurm.jobs(e.id, recorded).catch((err) => {
-      throw new ClusterUnreachable(`Slurm: ${err.message}`);
-    });
-    const source = ports.slurm.accounting?.(e.id) ?? null;
-    if (source) e.accounting = source;
-    const accounting = ports.slurm.accountingProblem?.(e.id) ?? null;
-    if (accounting) e.accountingUnreachable = accounting;
-    else delete e.accountingUnreachable;
-    const jobByRun = jobsByRunName(e.jobs);
-    const conflicts = ports.slurm.conflicts?.(e.id) ?? [];
-    e.candidates = e.exp.candidates.map((c) => {
-      const p = candidatePass(c, jobByRun.get(c.runName));
-      const theirs = conflicts.filter((j) => j.name === c.runName);
-      return theirs.length ? { ...p, conflicts: theirs } : p;
-    });
+  await eachExperiment(state3, "read", async (e) => storeRead(e, await readOn(ports, e)));
+}
+async function readOn(ports, e) {
+  const recorded = recordedJobIds(e.exp.candidates.flatMap((c) => [c.run, c.outcome]));
+  const jobs = await ports.slurm.jobs(e.id, recorded).catch((err) => {
+    throw new ClusterUnreachable(`Slurm: ${err.message}`);
   });
+  const accounting = ports.slurm.accounting?.(e.id) ?? null;
+  const accountingUnreachable = ports.slurm.accountingProblem?.(e.id) ?? null;
+  const jobByRun = jobsByRunName(jobs);
+  const conflicts = ports.slurm.conflicts?.(e.id) ?? [];
+  const candidates = e.exp.candidates.map((c) => {
+    const p = candidatePass(c, jobByRun.get(c.runName));
+    const theirs = conflicts.filter((j) => j.name === c.runName);
+    return theirs.length ? { ...p, conflicts: theirs } : p;
+  });
+  return { jobs, accounting, accountingUnreachable, candidates };
 }
 function experimentPass(exp, clock) {
   return {
@@ -79733,10 +79756,7 @@ async function runStages(state3, ports, stages = STAGES) {
 // src/monitor/loop.ts
 async function reread(state3, ports) {
   const now = ports.now();
-  for (const e of state3.experiments) {
-    e.failed = void 0;
-    storeClock(e, clockOf(e.exp, state3.options, now));
-  }
+  for (const e of state3.experiments) storeReread(e, clockOf(e.exp, state3.options, now));
   await readJobs(state3, ports);
 }
 var stopsOnly = policyStage("stops-only", (_e, plan) => ({
@@ -79760,7 +79780,7 @@ async function publishStops(state3, ports) {
     experiments: ok.map((e) => ({ ...e, candidates: e.candidates.filter((p) => stopped.has(p.c.pr)) }))
   };
   await publish(only, ports);
-  state3.pullErrors.push(...only.pullErrors);
+  storePullErrors(state3, only.pullErrors);
 }
 var WATCH_STAGES = [
   { name: "reread", run: reread },
@@ -79804,8 +79824,7 @@ async function watchPass(ports, options, watch, deps) {
 }
 async function lookOnce(state3, ports) {
   const at = ports.now();
-  for (const e of state3.experiments) e.errors = [];
-  state3.pullErrors = [];
+  clearErrors(state3);
   await runStages(state3, ports, WATCH_STAGES);
   return {
     at,

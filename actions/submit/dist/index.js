@@ -77545,6 +77545,16 @@ function storeDecided(e, r) {
 function actPlan(e) {
   return e.plan ?? decidedPlan(e);
 }
+function storeExperiments(state3, experiments) {
+  state3.experiments = experiments;
+}
+function storeRead(e, r) {
+  e.jobs = r.jobs;
+  if (r.accounting) e.accounting = r.accounting;
+  if (r.accountingUnreachable) e.accountingUnreachable = r.accountingUnreachable;
+  else delete e.accountingUnreachable;
+  e.candidates = r.candidates;
+}
 function storeClock(e, clock) {
   e.clock = clock;
 }
@@ -77618,28 +77628,30 @@ function storePublished(state3, r) {
 // src/monitor/read.ts
 async function read(state3, ports) {
   const experiments = await ports.experiments();
-  state3.experiments = experiments.map((exp) => experimentPass(exp, clockOf(exp, state3.options, ports.now())));
+  storeExperiments(
+    state3,
+    experiments.map((exp) => experimentPass(exp, clockOf(exp, state3.options, ports.now())))
+  );
   await readJobs(state3, ports);
 }
 async function readJobs(state3, ports) {
-  await eachExperiment(state3, "read", async (e) => {
-    const recorded = recordedJobIds(e.exp.candidates.flatMap((c) => [c.run, c.outcome]));
-    e.jobs = await ports.slurm.jobs(e.id, recorded).catch((err) => {
-      throw new ClusterUnreachable(`Slurm: ${err.message}`);
-    });
-    const source = ports.slurm.accounting?.(e.id) ?? null;
-    if (source) e.accounting = source;
-    const accounting = ports.slurm.accountingProblem?.(e.id) ?? null;
-    if (accounting) e.accountingUnreachable = accounting;
-    else delete e.accountingUnreachable;
-    const jobByRun = jobsByRunName(e.jobs);
-    const conflicts = ports.slurm.conflicts?.(e.id) ?? [];
-    e.candidates = e.exp.candidates.map((c) => {
-      const p = candidatePass(c, jobByRun.get(c.runName));
-      const theirs = conflicts.filter((j) => j.name === c.runName);
-      return theirs.length ? { ...p, conflicts: theirs } : p;
-    });
+  await eachExperiment(state3, "read", async (e) => storeRead(e, await readOn(ports, e)));
+}
+async function readOn(ports, e) {
+  const recorded = recordedJobIds(e.exp.candidates.flatMap((c) => [c.run, c.outcome]));
+  const jobs = await ports.slurm.jobs(e.id, recorded).catch((err) => {
+    throw new ClusterUnreachable(`Slurm: ${err.message}`);
   });
+  const accounting = ports.slurm.accounting?.(e.id) ?? null;
+  const accountingUnreachable = ports.slurm.accountingProblem?.(e.id) ?? null;
+  const jobByRun = jobsByRunName(jobs);
+  const conflicts = ports.slurm.conflicts?.(e.id) ?? [];
+  const candidates = e.exp.candidates.map((c) => {
+    const p = candidatePass(c, jobByRun.get(c.runName));
+    const theirs = conflicts.filter((j) => j.name === c.runName);
+    return theirs.length ? { ...p, conflicts: theirs } : p;
+  });
+  return { jobs, accounting, accountingUnreachable, candidates };
 }
 function experimentPass(exp, clock) {
   return {
