@@ -113,5 +113,5 @@ export function modelEstimate(world: World, r: SimRun, t: number): number | unde
   const obs = observations(world, r, t);
   if (!obs.some((o) => !o.censored)) return undefined;
   const base = Math.exp(censoredMean(obs));
-  return (base * 60) / r.inFlight / rateFactor(world.shape, r.inFlight, r.shape.workers);
+  return (base * 60) / r.inFlight / rateFactor(world.shape, r.inFlight, r.shape.workers, base);
 }

@@ -75,16 +75,65 @@ export function incidentOf(seed: number, id: string): { crashAtMinutes?: number;
 
 /**
  * The steady rate of a family shape relative to its nominal one: each slot's rollouts last
- * exp(k·jitter·Z) (× 1.3, k = 3 on a noisy worker), so a slot completes 1 ÷ E[duration] per unit.
+ * exp(k·jitter·Z) (× 1.3, k = 3 on a noisy worker) × the cycle at their start, so a slot completes
+ * 1 ÷ E[duration] per unit. `baseMinutes` (in flight × steady seconds ÷ 60) places a rollout against
+ * the cycle: a slot whose rollouts last about a period starts them near one phase.
  */
-export function rateFactor(shape: Shape, inFlight: number, workers: number): number {
+export function rateFactor(shape: Shape, inFlight: number, workers: number, baseMinutes = 0): number {
   const noisyWorkers = Math.min(workers, shape.noisyWorkers ?? 0);
   let noisySlots = 0;
   for (let slot = 0; slot < inFlight; slot++) if (slot % workers < noisyWorkers) noisySlots++;
   const j = shape.jitter;
-  const clean = (inFlight - noisySlots) / Math.exp((j * j) / 2);
-  const noisy = noisySlots / (1.3 * Math.exp((9 * j * j) / 2));
+  const cycle = (k: number, slow: number) =>
+    shape.cycle ? cycleMean(shape.cycle, baseMinutes * slow, k * j) : 1;
+  const clean = (inFlight - noisySlots) / (Math.exp((j * j) / 2) * cycle(1, 1));
+  const noisy = noisySlots / (1.3 * Math.exp((9 * j * j) / 2) * cycle(3, 1.3));
   return (clean + noisy) / inFlight;
+}
+
+const cycleMeans = new Map<string, number>();
+
+/**
+ * The mean of the cycle's factor at a slot's rollout starts, in the long run: rollouts lasting about
+ * a period do not sample its phases evenly (they lock onto the slow one), so a cyclic world runs
+ * slower than its nominal rate by a factor that depends on the rollout's length. Measured on one
+ * slot's sequence of 20,000 rollouts (a fixed stream: the same figure for the same arguments).
+ */
+export function cycleMean(
+  cycle: { periodMinutes: number; amplitude: number },
+  baseMinutes: number,
+  sigma: number,
+): number {
+  if (!(baseMinutes > 0)) return 1;
+  const key = `${cycle.periodMinutes}/${cycle.amplitude}/${baseMinutes.toPrecision(6)}/${sigma}`;
+  let mean = cycleMeans.get(key);
+  if (mean === undefined) {
+    const rng = createRng(hash32(`cycle/${key}`));
+    const at = (t: number) => 1 + cycle.amplitude * Math.sin((2 * Math.PI * t) / cycle.periodMinutes);
+    let t = 0;
+    let sum = 0;
+    const burn = 500;
+    const n = 20_000;
+    for (let i = 0; i < burn + n; i++) {
+      const c = at(t);
+      if (i >= burn) sum += c;
+      t = (t + baseMinutes * c * Math.exp(sigma * rng.normal())) % (1000 * cycle.periodMinutes);
+    }
+    mean = sum / n;
+    cycleMeans.set(key, mean);
+  }
+  return mean;
+}
+
+/**
+ * A run's nominal steady seconds per rollout, so that its world's long-run rate is the truth's: the
+ * cycle's factor depends on the rollout's length, which depends on the answer (a fixed point).
+ */
+export function nominalSeconds(truth: number, shape: Shape, inFlight: number, workers: number): number {
+  let s = truth * rateFactor(shape, inFlight, workers);
+  if (!shape.cycle) return s;
+  for (let i = 0; i < 8; i++) s = truth * rateFactor(shape, inFlight, workers, (inFlight * s) / 60);
+  return s;
 }
 
 export class World {
@@ -126,9 +175,9 @@ export class World {
       ...this.shape,
       inFlight,
       workers,
-      // the family's log-normal noise and noisy workers slow a run on average: scaled out, so the
-      // run's steady rate is the twin's (they stay as scatter, and as unequal workers)
-      steadySeconds: truth.secondsPerRollout * rateFactor(this.shape, inFlight, workers),
+      // the family's log-normal noise, noisy workers and cycle slow a run on average: scaled out, so
+      // the run's steady rate is the twin's (they stay as scatter, as unequal workers, as the cycle)
+      steadySeconds: nominalSeconds(truth.secondsPerRollout, this.shape, inFlight, workers),
       ...incident,
     };
     shape.name = `${this.shape.name}${incident.crashAtMinutes !== undefined ? `+crash@${shape.crashAtMinutes}` : incident.driftPerHour ? '+drift' : ''}`;
