@@ -5,7 +5,8 @@
 // zero-width interval (before: `10.93 [10.93, 10.93]` for a reading) and names a decision's
 // reference once (before: "reference vs baseline baseline"). Once the runs ended, the same moment
 // for every reader, `status --json`, `analyze --json` and `watch --json` say the same decision
-// (state, reference, change) and figure for each run.
+// (state, reference, change) and figure for each run (watch's figure, its seconds_per_rollout: before,
+// watch printed none).
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTopo } from '../../support/cli.js';
@@ -113,6 +114,8 @@ describe('one live reader: jobs, status, analyze and watch read a run alike', ()
         expect(row.seconds_per_rollout, c).toMatchObject({ value: d.figure.value, basis: 'decision' });
       const seen = events.filter((e) => e.candidate === c && e.decision).at(-1);
       expect(seen?.decision, `${c}: watch vs status`).toEqual(row.decision);
+      // and the same figure: watch takes its judgement's, as status does (issue 39 item 6)
+      expect(seen?.seconds_per_rollout, `${c}: watch's figure vs status'`).toEqual(row.seconds_per_rollout);
     }
   }, 900_000);
 });
