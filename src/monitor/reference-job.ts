@@ -4,6 +4,7 @@
 // whether a reference Request is to be made (none stands and the candidates need one). Pure.
 import { type OpenCandidate, referenceNeeded } from '../analysis/reference-lifetime.js';
 import { REFERENCE_STOP, type ReferenceMode, referenceModeOf } from '../judge/reference.js';
+import { isReferenceRequest } from '../lifecycle/model.js';
 import { isLive } from '../slurm/types.js';
 import { experimentSettings } from '../topology/settings.js';
 import type {
@@ -99,9 +100,12 @@ function requestOf(e: ExperimentPass, open: CandidatePass[], mode: ReferenceMode
   const failed = refs.some(
     (c) => ['failed', 'lost'].includes(c.outcome?.kind ?? '') && (c.requestedAt ?? 0) >= since - 60_000,
   );
-  // a pull request that carries a candidate of the best's own name holds no reference (one comment per name)
+  // a pull request that carries a candidate of the best's own name holds no reference (one comment per
+  // name); an earlier round's reference Request there is no such candidate: the new one follows it, as
+  // a rerun's Request follows its held one (a rerun-only round has no other pull request to run it on)
   const home = byTime.find(
-    (p) => !e.exp.candidates.some((c) => c.pr === p.c.pr && c.candidate === source.name),
+    (p) =>
+      !e.exp.candidates.some((c) => c.pr === p.c.pr && c.candidate === source.name && !isReferenceRequest(c)),
   );
   if (standing || failed || !home) return null;
   return { pr: home.c.pr, headSha: home.c.currentHeadSha ?? home.c.headSha };

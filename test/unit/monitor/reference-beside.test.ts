@@ -288,6 +288,23 @@ describe('the reference Request (issue 38 item 1)', () => {
     expect(e.reference?.beside).toMatchObject({ pr: 5, ended: false });
   });
 
+  it('is asked for in the pull request an earlier round’s reference Request ran on: a rerun-only round’s one pull request (issue 42)', () => {
+    // round 1's reference job of `model` ran on #5 and was stopped; `a` is rerun there (attempt 2)
+    const at = (NOW - 600) * 1000;
+    const earlier = {
+      ...referenceJob(5),
+      requestedAt: at,
+      outcome: { kind: 'stopped' as const, at: new Date(at).toISOString(), evidence: [] },
+    };
+    const a = requestedCandidate('a', 5);
+    const e = decideWith([a, earlier], { a: run(5, 20) }, {}, [runningJob(a.runName, '21')]);
+    expect(e.referenceJob?.request).toEqual({ pr: 5, headSha: a.headSha });
+    // a pull request carrying a candidate of the best's own name stays no home (one comment per name)
+    const own = requestedCandidate('model', 5);
+    const f = decideWith([a, own], { a: run(5, 20) }, {}, [runningJob(a.runName, '21')]);
+    expect(f.referenceJob?.request).toBeNull();
+  });
+
   it('is not asked for under `reference: recorded`, nor with max_parallel 1 (said so in the comment)', () => {
     const a = requestedCandidate('a', 5);
     for (const over of [{ reference: 'recorded' as const }, { max_parallel: 1 }]) {
