@@ -77999,7 +77999,7 @@ function requestOf(e, open2, mode) {
     (c) => ["failed", "lost"].includes(c.outcome?.kind ?? "") && (c.requestedAt ?? 0) >= since - 6e4
   );
   const home = byTime.find(
-    (p) => !e.exp.candidates.some((c) => c.pr === p.c.pr && c.candidate === source.name)
+    (p) => !e.exp.candidates.some((c) => c.pr === p.c.pr && c.candidate === source.name && !isReferenceRequest(c))
   );
   if (standing || failed || !home) return null;
   return { pr: home.c.pr, headSha: home.c.currentHeadSha ?? home.c.headSha };
