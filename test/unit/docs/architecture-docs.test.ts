@@ -119,7 +119,7 @@ describe('docs/architecture.md says what the code does', () => {
     const stages = blockAfter("## The monitor's pass").flatMap((l) => /^([a-z]+) /.exec(l)?.[1] ?? []);
     const placed = withStage(STAGES, { name: 'autopilot', run: async () => {} }, { after: 'decide' });
     expect(stages).toEqual(placed.map((s) => s.name));
-    for (const file of ['actions/monitor/main.ts', 'src/demo/autopilot-parts.ts'])
+    for (const file of ['src/monitor/scheduled.ts', 'src/demo/autopilot-parts.ts'])
       expect(source(file), file).toContain("{ name: 'autopilot', run: autopilot }, { after: 'decide' })");
   });
 

@@ -1,9 +1,9 @@
 // The monitor action's job summary input from a pass: every experiment (even one without
 // candidates), its slots, its candidates in queue order (request time, then the older PR).
 import { describe, expect, it } from 'vitest';
-import { monitorSummaryInput } from '../../../actions/monitor/summary.js';
 import type { MonitorExperiment } from '../../../src/monitor/ports.js';
 import type { CandidateReport } from '../../../src/monitor/report.js';
+import { monitorSummaryInput } from '../../../src/monitor/summary.js';
 import { renderMonitorSummary } from '../../../src/report/monitor-summary.js';
 import type { CandidateView } from '../../../src/report/pr-comment.js';
 import type { Experiment } from '../../../src/types/generated/experiment.js';

@@ -2,10 +2,10 @@
 // experiment of the pass, even one without candidates, with its candidates in queue order (request
 // time, as the queue is served). Pure.
 
-import type { MonitorExperiment } from '../../src/monitor/ports.js';
-import type { PassReport } from '../../src/monitor/report.js';
-import type { MonitorSummaryInput, SummaryExperiment } from '../../src/report/monitor-summary.js';
-import { experimentSettings } from '../../src/topology/settings.js';
+import type { MonitorSummaryInput, SummaryExperiment } from '../report/monitor-summary.js';
+import { experimentSettings } from '../topology/settings.js';
+import type { MonitorExperiment } from './ports.js';
+import type { PassReport } from './report.js';
 
 export function monitorSummaryInput(
   experiments: readonly MonitorExperiment[],
