@@ -1,15 +1,13 @@
 // Entry of the validate action (GitHub-hosted runner, no secrets). The workspace is the default
 // branch's checkout (schemas are bundled, presets and clusters.yaml read from it); the pull request's
-// files are read through the API at its head sha, as data. Logic lives in src/usecases/validate.ts.
-import { readFileSync } from 'node:fs';
+// files are read through the API at its head sha, as data. Logic: src/usecases/validate.ts; edges: ./ports.ts.
 import { resolve } from 'node:path';
 import * as core from '@actions/core';
 import { postSummaryCheckRun } from '../../src/github/check-runs.js';
 import { createOctokit, splitRepository } from '../../src/github/client.js';
 import { changedFiles, githubFileSource } from '../../src/github/contents.js';
 import { fileSystemSource, validatePullRequest } from '../../src/usecases/validate.js';
-
-const VALIDATE_CHECK_NAME = 'topo/validate';
+import { actionsReporter, pullRequestOfEvent, VALIDATE_CHECK_NAME } from './ports.js';
 
 async function main(): Promise<void> {
   // Presets come with this version (beside the action); the repository's own override them by
@@ -57,41 +55,6 @@ async function main(): Promise<void> {
       `${report.errorCount} error(s) in the topology files (see the annotations and the job summary)`,
     );
   }
-}
-
-/** The pull request of the workflow's event (the action validates pull requests only). */
-function pullRequestOfEvent(): { number: number; head: { sha: string } } {
-  const eventPath = process.env.GITHUB_EVENT_PATH;
-  if (!eventPath) throw new Error('GITHUB_EVENT_PATH is not set: this action runs inside a workflow');
-  const payload = JSON.parse(readFileSync(eventPath, 'utf8'));
-  const pull = payload.pull_request;
-  if (!pull?.number || !pull?.head?.sha) {
-    throw new Error(
-      `this action validates pull requests; event ${process.env.GITHUB_EVENT_NAME} has no pull_request`,
-    );
-  }
-  return pull;
-}
-
-/** Findings as annotations on the files, the report in the job summary (kept in `summary.text` for the check run). */
-function actionsReporter(summary: { text: string }): Parameters<typeof validatePullRequest>[2] {
-  return {
-    annotate(issue) {
-      const props = {
-        title: `${issue.rule}${issue.keyPath ? ` (${issue.keyPath})` : ''}`,
-        file: issue.file,
-        startLine: issue.line,
-        startColumn: issue.column,
-      };
-      if (issue.severity === 'error') core.error(issue.message, props);
-      else core.warning(issue.message, props);
-    },
-    async summary(markdown) {
-      summary.text += markdown;
-      await core.summary.addRaw(markdown).write();
-    },
-    info: (message) => core.info(message),
-  };
 }
 
 main().catch((error) => core.setFailed(error instanceof Error ? error.message : String(error)));

@@ -163,6 +163,23 @@ describe(`functions in ${SHORT_FUNCTION_PATHS.join(', ')}`, () => {
   });
 });
 
+/** An action's entry reads its inputs, builds its ports, calls one use case and reports (actions/checkout's main.ts is 48 lines). */
+const MAX_ENTRY_LINES = 60;
+
+describe("the actions' entry points", () => {
+  it(`are thin: every actions/*/main.ts has at most ${MAX_ENTRY_LINES} lines`, () => {
+    const entries = readdirSync(join(repoRoot, 'actions'))
+      .map((a) => join(repoRoot, 'actions', a, 'main.ts'))
+      .filter(existsSync);
+    expect(entries.length).toBeGreaterThanOrEqual(4);
+    const long = entries
+      .map((file) => ({ file, lines: readFileSync(file, 'utf8').trimEnd().split('\n').length }))
+      .filter((e) => e.lines > MAX_ENTRY_LINES)
+      .map((e) => `${relative(repoRoot, e.file)}: ${e.lines} lines`);
+    expect(long).toEqual([]);
+  });
+});
+
 describe('one judge (issue 32)', () => {
   /** Files of src/ and actions/ that import or call one of `names`, with where. */
   function users(names: ReadonlySet<string>, within: readonly string[] = files): string[] {

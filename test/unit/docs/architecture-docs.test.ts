@@ -123,6 +123,20 @@ describe('docs/architecture.md says what the code does', () => {
       expect(source(file), file).toContain("{ name: 'autopilot', run: autopilot }, { after: 'decide' })");
   });
 
+  it("each action's entry is as thin as it says, its ports beside it", () => {
+    const text = claim("**Each action's entry is thin**");
+    const most = Number(/in at most (\d+) lines/.exec(text)?.[1]);
+    expect(most).toBeGreaterThan(0);
+    const actions = readdirSync(join(repoRoot, 'actions')).filter((d) =>
+      existsSync(join(repoRoot, 'actions', d, 'main.ts')),
+    );
+    expect(actions.length).toBeGreaterThanOrEqual(4);
+    for (const a of actions) {
+      expect(source(`actions/${a}/main.ts`).trimEnd().split('\n').length, a).toBeLessThanOrEqual(most);
+      expect(existsSync(join(repoRoot, 'actions', a, 'ports.ts')), `actions/${a}/ports.ts`).toBe(true);
+    }
+  });
+
   it("every action has its row in the pipelines' table", () => {
     const actions = readdirSync(join(repoRoot, 'actions')).filter((d) =>
       existsSync(join(repoRoot, 'actions', d, 'main.ts')),
