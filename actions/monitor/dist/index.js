@@ -62675,33 +62675,6 @@ async function queuedWorkflowRuns(octokit, repo, workflows) {
   return data.workflow_runs.filter((r) => wanted(r.path.replace(/@.*$/, ""))).map((r) => `${r.name ?? r.path} #${r.run_number}`);
 }
 
-// src/analysis/reference.ts
-function decisionReference(role, name, pr) {
-  return { role, name, pr: pr ?? null };
-}
-function sameReference(a, b) {
-  return !!a && !!b && a.role === b.role && a.name === b.name && (a.pr ?? null) === (b.pr ?? null);
-}
-function referenceText(r) {
-  const name = r.pr != null ? `${r.name} (#${r.pr})` : r.name;
-  if (r.role === "run") return name;
-  if (r.name === "baseline")
-    return r.role === "baseline" ? "the baseline" : "the baseline (the current best)";
-  return `the ${r.role} ${name}`;
-}
-function describeReference(r) {
-  const quoted = r.pr != null ? `${code(r.name)} (#${r.pr})` : code(r.name);
-  if (r.role === "run") return quoted;
-  if (r.name === "baseline")
-    return r.role === "baseline" ? "the baseline" : "the baseline (the current best)";
-  return `the ${r.role} ${quoted}`;
-}
-function code(s) {
-  const clean3 = s.replace(/[\r\n]+/g, " ");
-  const fence = clean3.includes("`") ? "``" : "`";
-  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
-}
-
 // src/catalog/alpasim.ts
 var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
 var METRIC_SERVICE_LABEL = {
@@ -64960,6 +64933,33 @@ function definedOnly(o) {
   return out;
 }
 
+// src/analysis/reference.ts
+function decisionReference(role, name, pr) {
+  return { role, name, pr: pr ?? null };
+}
+function sameReference(a, b) {
+  return !!a && !!b && a.role === b.role && a.name === b.name && (a.pr ?? null) === (b.pr ?? null);
+}
+function referenceText(r) {
+  const name = r.pr != null ? `${r.name} (#${r.pr})` : r.name;
+  if (r.role === "run") return name;
+  if (r.name === "baseline")
+    return r.role === "baseline" ? "the baseline" : "the baseline (the current best)";
+  return `the ${r.role} ${name}`;
+}
+function describeReference(r) {
+  const quoted = r.pr != null ? `${code(r.name)} (#${r.pr})` : code(r.name);
+  if (r.role === "run") return quoted;
+  if (r.name === "baseline")
+    return r.role === "baseline" ? "the baseline" : "the baseline (the current best)";
+  return `the ${r.role} ${quoted}`;
+}
+function code(s) {
+  const clean3 = s.replace(/[\r\n]+/g, " ");
+  const fence = clean3.includes("`") ? "``" : "`";
+  return `${fence}${fence === "``" ? " " : ""}${clean3}${fence === "``" ? " " : ""}${fence}`;
+}
+
 // src/analysis/decision.ts
 var CONFIDENCE_SEQUENCE = { alpha: 0.05, s0: 0.03 };
 var DECISION_DEFAULTS = {
@@ -65340,611 +65340,224 @@ function shouldStopOnDecision(decisions, options = {}) {
   return { stop: false, reason: "still measuring" };
 }
 
-// src/campaign/rounds.ts
-function startCampaign(baseline) {
+// src/analysis/figure.ts
+var isDecided = (d) => isFinalDecision(d);
+function decidedFigure(reference, change) {
+  const at = (x) => Math.round(reference * (1 + x) * 1e4) / 1e4;
   return {
-    baseline,
-    rounds: [],
-    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
+    value: at(change.value),
+    low: at(change.low),
+    high: at(change.high),
+    reference_value: Math.round(reference * 1e4) / 1e4
   };
 }
-function roundWinner(state3, round3) {
-  const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
-  const better = measured2.filter((r) => r.outcome === "better");
-  const eligible = state3.best === null && better.length === 0 ? measured2 : better;
-  return eligible.sort((a, b) => a.seconds - b.seconds)[0];
+function ownFigureOf(verdict, reading) {
+  const projected = verdict?.projected_full_run ?? verdict?.value ?? null;
+  const i = projected ?? decisionProjection(verdict);
+  if (i) return { value: i.value, low: i.low, high: i.high, basis: projected ? "projection" : "estimate" };
+  return reading == null ? null : { value: reading, low: reading, high: reading, basis: "reading" };
 }
-function closeRound(before, round3) {
-  const ref = round3.reference;
-  const state3 = ref?.seconds !== void 0 && before.best?.name === ref.name ? { ...before, best: { name: ref.name, seconds: ref.seconds } } : before;
-  const winner = roundWinner(state3, round3);
-  const best = winner && (state3.best === null || winner.seconds < state3.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state3.best;
-  return { ...state3, rounds: [...state3.rounds, round3], best };
+function decisionFigure(d) {
+  const f = d?.figure;
+  if (!isDecided(d) || !f || !d.relative_change) return null;
+  return {
+    value: f.value,
+    low: f.low,
+    high: f.high,
+    basis: "decision",
+    reference: { name: d.reference.name, value: f.reference_value, change: d.relative_change }
+  };
 }
-function roundsWithoutGain(state3) {
-  let n = 0;
-  let replay = startCampaign(state3.baseline);
-  const gained = [];
-  for (const round3 of state3.rounds) {
-    const before = replay.best?.name;
-    replay = closeRound(replay, round3);
-    const gain = replay.best?.name !== before;
-    gained.push(gain ? true : round3.triedPredictedBest === false ? null : false);
-  }
-  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
-  return n;
-}
-function stopRule(state3, policy, outlook) {
-  const dry = roundsWithoutGain(state3);
-  if (state3.rounds.length === 0 || dry < policy.stopAfter) return null;
-  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
-  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
-}
-function spentGpuHours(state3) {
-  return state3.rounds.reduce(
-    (a, r) => a + (r.reference?.gpuHours ?? 0) + r.runs.reduce((b, x) => b + x.gpuHours, 0),
-    state3.baseline.gpuHours
-  );
-}
-function nextStep(state3, policy, expectedRunGpuHours, outlook) {
-  const stop3 = stopRule(state3, policy, outlook);
-  if (stop3) return { kind: "conclude", reason: stop3 };
-  if (policy.maxRounds !== void 0 && state3.rounds.length >= policy.maxRounds)
-    return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
-  const parent = state3.best?.name ?? state3.baseline.name;
-  let count2 = policy.parallel;
-  if (policy.gpuHours !== void 0) {
-    const left = policy.gpuHours - spentGpuHours(state3);
-    count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
-    if (count2 < 1)
-      return {
-        kind: "conclude",
-        reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
-      };
-  }
-  return { kind: "round", index: state3.rounds.length + 1, parent, count: count2 };
-}
-function canStart(policy, spent, committed, expected) {
-  return policy.gpuHours === void 0 || spent + committed + expected <= policy.gpuHours + 1e-9;
-}
-function round2(x) {
-  return Math.round(x * 100) / 100;
+function runFigure(x) {
+  return decisionFigure(x.decision) ?? ownFigureOf(x.verdict, x.reading);
 }
 
-// src/campaign/loop.ts
-var MAX_ATTEMPTS = 3;
-function decidedRun(r) {
-  return r.outcome !== "failed" && !r.held;
+// src/chart/mermaid.ts
+function text(s) {
+  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
 }
-function pendingReruns(state3, minImprovement) {
-  const last = state3.rounds.at(-1);
-  if (!last) return [];
-  return last.runs.filter(
-    (r) => !!r.rerun && (r.attempt ?? 1) < MAX_ATTEMPTS && r.change !== void 0 && r.change <= -minImprovement / 2
-  );
+function num(x) {
+  return String(round(x, 3));
 }
-function planRound(state3, policy, suggestion, expectedRunGpuHours) {
-  const reruns = pendingReruns(state3, policy.minImprovement);
-  const outlook = suggestion.outlook ? { gainLow: suggestion.outlook.gainLow } : null;
-  const held = reruns.length ? { ...policy, stopAfter: Number.POSITIVE_INFINITY } : policy;
-  const step = nextStep(state3, held, expectedRunGpuHours, outlook);
-  if (step.kind === "conclude") return step;
-  const kept = reruns.slice(0, step.count);
-  if (!kept.length && (suggestion.stop.stop || suggestion.proposals.length === 0))
-    return { kind: "conclude", reason: `suggest: ${suggestion.stop.reason}` };
-  const proposals2 = suggestion.proposals.slice(0, step.count - kept.length);
-  const best = suggestion.outlook ? proposals2.find((p) => p.change === suggestion.outlook.change) : void 0;
-  return {
-    kind: "round",
-    round: {
-      index: step.index,
-      parent: step.parent,
-      reruns: kept,
-      proposals: proposals2,
-      predictedBest: best?.candidate.name ?? null,
-      modelled: !!suggestion.outlook
-    }
-  };
+var MAX_AXIS_LABELS = 12;
+var PALETTE = [
+  { colour: "#1f6feb", square: "\u{1F7E6}" },
+  { colour: "#fb8f44", square: "\u{1F7E7}" },
+  { colour: "#2da44e", square: "\u{1F7E9}" },
+  { colour: "#cf222e", square: "\u{1F7E5}" },
+  { colour: "#8250df", square: "\u{1F7EA}" },
+  { colour: "#9a6700", square: "\u{1F7EB}" }
+];
+function initDirective() {
+  const palette = PALETTE.map((p) => p.colour).join(",");
+  return `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`;
 }
-
-// src/topology/capacity.ts
-function containers(topology, svc) {
-  const gpus = topology.services?.[svc]?.gpus;
-  return Array.isArray(gpus) ? gpus.length : 1;
+function lineChart(series, o) {
+  const withData = series.filter((s) => s.samples.length > 0);
+  if (!withData.length) return "";
+  const from = Math.min(...withData.map((s) => s.samples[0].t));
+  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
+  const cap = Math.min(o.maxPoints ?? MAX_AXIS_LABELS, MAX_AXIS_LABELS);
+  const n = Math.max(2, Math.min(cap, Math.floor(to - from) + 1));
+  const xs = Array.from({ length: n }, (_, i) => from + (to - from) * i / (n - 1));
+  const lines = [];
+  for (const s of withData) lines.push(xs.map((x) => valueAt(s.samples, x)));
+  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
+  const all = lines.flat().filter(Number.isFinite);
+  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
+  const yMax = top > 0 ? top * 1.05 : 1;
+  const out = [
+    "```mermaid",
+    initDirective(),
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis "${text(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    ...lines.map(
+      (l) => `  line [${l.map((v) => num(Math.min(Number.isFinite(v) ? v : 0, yMax))).join(", ")}]`
+    ),
+    "```"
+  ];
+  return out.join("\n");
 }
-function isSkipped(topology, svc) {
-  return topology.runtime?.endpoints?.[svc]?.skip === true;
+function chartLegend(series, references = []) {
+  const names = [
+    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
+    ...(references ?? []).filter((r) => Number.isFinite(r.value)).map((r) => r.name)
+  ];
+  return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(" \xB7 ");
 }
-function activeServices(topology) {
-  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
+function barChart(bars, o) {
+  const rows = bars.filter((b) => Number.isFinite(b.value));
+  if (!rows.length) return "";
+  const line = rows.every((b) => b.line !== void 0 && Number.isFinite(b.line)) ? rows.map((b) => b.line) : [];
+  const yMax = Math.max(...rows.map((b) => b.value), ...line) * 1.1 || 1;
+  return [
+    "```mermaid",
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    `  bar [${rows.map((b) => num(b.value)).join(", ")}]`,
+    ...line.length ? [`  line [${line.map(num).join(", ")}]`] : [],
+    "```"
+  ].join("\n");
 }
-function capacity(topology, svc) {
-  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
-  const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-  return containers(topology, svc) * replicas2 * concurrency2;
-}
-function capacitySummary(topology) {
-  const byService = {};
-  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
-  const values = Object.values(byService);
-  const inFlight2 = values.length ? Math.min(...values) : 0;
-  const max = values.length ? Math.max(...values) : 0;
-  return {
-    byService,
-    inFlight: inFlight2,
-    binding: activeServices(topology).filter((s) => byService[s] === inFlight2),
-    imbalance: inFlight2 > 0 ? max / inFlight2 : Number.POSITIVE_INFINITY
-  };
-}
-function gpuMap(topology) {
-  const map = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    for (const gpu of gpus) {
-      const list = map.get(gpu) ?? [];
-      if (!list.includes(svc)) list.push(svc);
-      map.set(gpu, list);
-    }
-  }
-  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
-}
-
-// src/analysis/bottleneck.ts
-var HIGH_SHARE = 0.5;
-var LOW_DEPTH = 1;
-var IMBALANCE_SHARE = 0.25;
-var CPU_BOUND_PERCENT = 90;
-var LOW_MIN_DEPTH = 3;
-var LOW_MAX_DEPTH = 5;
-var HIGH_BLOCKING_S = 0.05;
-function cpuBoundEvidence(input) {
-  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
-    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
-  );
-  if (hottest.length) {
-    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
-      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
-    );
-  }
-  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
-    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
-  );
-}
-function runtimeEvidence(input) {
-  const evidence = [];
-  const idle = input.idleFraction;
-  if (typeof idle === "number" && Number.isFinite(idle))
-    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
-  const blocking = input.rpcBlockingP95;
-  if (typeof blocking === "number" && Number.isFinite(blocking))
-    evidence.push(
-      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
-    );
-  return evidence;
-}
-function queuesOf(input, services) {
-  const max = (s) => input.queueMax[s];
-  const min = (s) => input.queueMin[s] ?? null;
-  const ranked = [...services].sort((a, b) => max(b) - max(a));
-  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
-  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
-  return { max, min, ranked, high };
-}
-function analyseBottleneck(input) {
-  const evidence = runtimeEvidence(input);
-  const cpuBound = cpuBoundEvidence(input);
-  const verdict = (kind, service, lines, confidence) => ({
-    kind,
-    service,
-    evidence: [...evidence, ...lines, ...cpuBound],
-    confidence
-  });
-  const services = SERVICES.filter(
-    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
-  );
-  const idle = input.idleFraction;
-  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
-  if (!services.length)
-    return verdict(
-      runtimeBusy ? "runtime-bound" : "unknown",
-      null,
-      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
-      "low"
-    );
-  const q2 = queuesOf(input, services);
-  for (const s of q2.ranked)
-    evidence.push(
-      `${s}: queue depth max ${round(q2.max(s), 1)}, min ${q2.min(s) === null ? "n/a" : round(q2.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
-    );
-  if (runtimeBusy)
-    return verdict(
-      "runtime-bound",
-      null,
-      [
-        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
-      ],
-      q2.high.length === 0 ? "high" : "medium"
-    );
-  return queueVerdict(q2, services, verdict);
-}
-function queueVerdict(q2, services, verdict) {
-  const { max, min, high } = q2;
-  const top = q2.ranked[0];
-  const second = q2.ranked[1];
-  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
-  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
-    return verdict(
-      "not-enough-load",
-      null,
-      [
-        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
-      ],
-      "medium"
-    );
-  if (high.length >= 2)
-    return verdict(
-      "total-capacity-too-high",
-      null,
-      [
-        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
-      ],
-      "medium"
-    );
-  const topMin = min(top);
-  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
-    return verdict(
-      "imbalance",
-      top,
-      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
-      "medium"
-    );
-  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
-  return verdict(
-    "service",
-    top,
-    [
-      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
-    ],
-    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
-  );
+function decidedBarChart(bars, groups2, references, o) {
+  const rows = bars.filter((b) => Number.isFinite(b.value));
+  if (!rows.length) return { chart: "", legend: "" };
+  const present = groups2.filter((g) => rows.some((b) => b.group === g.key));
+  const refs = references.filter((r) => Number.isFinite(r.value));
+  const yMax = Math.max(...rows.map((b) => b.value), ...refs.map((r) => r.value)) * 1.1 || 1;
+  const palette = [...present, ...refs].map((p) => p.colour).join(",");
+  const chart = [
+    "```mermaid",
+    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
+    "xychart-beta",
+    `  title "${text(o.title)}"`,
+    `  x-axis [${rows.map((b) => `"${text(b.label)}"`).join(", ")}]`,
+    `  y-axis "${text(o.yLabel)}" 0 --> ${num(yMax)}`,
+    ...present.map((g) => `  bar [${rows.map((b) => num(b.group === g.key ? b.value : 0)).join(", ")}]`),
+    ...refs.map((r) => `  line [${rows.map(() => num(r.value)).join(", ")}]`),
+    "```"
+  ].join("\n");
+  const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
+  return { chart, legend };
 }
 
-// src/analysis/reading.ts
-function decisionReading(i) {
-  const level = Math.max(
-    0,
-    ...(i.active ?? []).filter((p) => p.t <= i.now && Number.isFinite(p.v)).map((p) => p.v)
-  );
-  const inFlight2 = level > 0 ? level : i.inFlight;
-  const cohorts = inFlight2 && inFlight2 > 0 ? cohortTable({
-    batches: i.batches,
-    now: i.now,
-    step: i.step,
-    inFlight: inFlight2,
-    ...i.lastSeen ? { lastSeen: i.lastSeen } : {},
-    ...i.active ? { active: i.active } : {},
-    expectedRollouts: i.expectedRollouts ?? null,
-    final: !!i.final,
-    startedAt: i.startedAt ?? null
-  }) : null;
-  const est = rolloutEstimate(i);
-  const estimate = est && i.trajectory !== false ? { ...est, trajectory: estimateTrajectory(i) } : est;
-  return { estimate, cohorts };
+// src/github/user-text.ts
+var ZWSP = "\u200B";
+function inlineText(text3, maxLength = 500) {
+  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
+}
+function safeText(text3, maxLength = 2e3) {
+  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
+  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
+  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
+}
+function codeBlock(text3, language = "text") {
+  const clean3 = text3.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
+  const longest = Math.max(0, ...[...clean3.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return `${fence}${language}
+${clean3}
+${fence}`;
 }
 
-// src/analysis/resources.ts
-function analyseResources(input) {
-  const gpu_by_index = {};
-  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
-  for (const gpu of [...indices].sort((a, b) => Number(a) - Number(b))) {
-    const s = input.gpus.get(gpu) ?? {};
-    const used = minMeanMax(s.memoryUsedGb ?? []);
-    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
-    const total = totals2.length ? round(Math.max(...totals2)) : null;
-    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
-    const headroom = free.length ? round(Math.min(...free)) : total !== null && used.max !== null ? round(total - used.max) : null;
-    gpu_by_index[gpu] = {
-      topology_services: input.services?.get(Number(gpu)) ?? [],
-      utilization_percent: minMeanMax(s.utilization ?? []),
-      memory_used_gb: used,
-      memory_total_gb: total,
-      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
-      memory_headroom_gb_min: headroom
-    };
-  }
-  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
-  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
-  const cpu = {};
-  for (const [g, v] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v);
-  return {
-    process_cpu_utilization_percent_by_group: cpu,
-    gpu_by_index,
-    host_memory: {
-      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
-      total_gb: totals.length ? round(Math.max(...totals)) : null
-    }
-  };
+// src/slurm/types.ts
+var SLURM_JOB_STATES = [
+  "BOOT_FAIL",
+  "CANCELLED",
+  "COMPLETED",
+  "COMPLETING",
+  "CONFIGURING",
+  "DEADLINE",
+  "FAILED",
+  "NODE_FAIL",
+  "OUT_OF_MEMORY",
+  "PENDING",
+  "PREEMPTED",
+  "REQUEUED",
+  "REQUEUE_FED",
+  "REQUEUE_HOLD",
+  "RESIZING",
+  "RESV_DEL_HOLD",
+  "REVOKED",
+  "RUNNING",
+  "SIGNALING",
+  "SPECIAL_EXIT",
+  "STAGE_OUT",
+  "STOPPED",
+  "SUSPENDED",
+  "TIMEOUT"
+];
+var STATE_MAP = {
+  PENDING: "queued",
+  CONFIGURING: "queued",
+  REQUEUED: "queued",
+  REQUEUE_FED: "queued",
+  REQUEUE_HOLD: "queued",
+  RESV_DEL_HOLD: "queued",
+  RUNNING: "running",
+  COMPLETING: "running",
+  SIGNALING: "running",
+  STAGE_OUT: "running",
+  RESIZING: "running",
+  SUSPENDED: "suspended",
+  STOPPED: "suspended",
+  COMPLETED: "completed",
+  CANCELLED: "cancelled",
+  TIMEOUT: "timeout",
+  DEADLINE: "timeout",
+  FAILED: "failed",
+  NODE_FAIL: "failed",
+  BOOT_FAIL: "failed",
+  OUT_OF_MEMORY: "failed",
+  PREEMPTED: "failed",
+  SPECIAL_EXIT: "failed",
+  REVOKED: "failed",
+  UNKNOWN: "unknown"
+};
+var USER_HOLDS = /* @__PURE__ */ new Set(["JobHeldUser"]);
+function statusOf(state3, reason2 = null) {
+  const status5 = STATE_MAP[state3] ?? "unknown";
+  return status5 === "queued" && state3 === "PENDING" && USER_HOLDS.has(reason2 ?? "") ? "held" : status5;
 }
-function opportunities(usage, bottleneck) {
-  const out = [];
-  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
-    const total = u.memory_total_gb ?? null;
-    const peak = u.memory_used_gb?.max ?? null;
-    const util = u.utilization_percent?.mean ?? null;
-    const services = u.topology_services ?? [];
-    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
-      out.push(
-        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
-      );
-    else if (!services.length && (util === null || util < 5))
-      out.push(
-        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
-      );
-    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
-      const headroom = round(total - peak, 1);
-      const target2 = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
-      out.push(
-        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target2}`
-      );
-    }
-  }
-  const host = usage.host_memory;
-  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
-    out.push(
-      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
-    );
-  return out;
+var LIVE = /* @__PURE__ */ new Set(["queued", "held", "running", "suspended", "unknown"]);
+function isLive(status5) {
+  return LIVE.has(status5);
 }
-
-// src/analysis/observe.ts
-function first(series, q2) {
-  return series[q2]?.[0];
+function isWaiting(status5) {
+  return status5 === "queued" || status5 === "held";
 }
-function observeRun(input) {
-  const t = timeLine(input);
-  const series = runSeries(input, t);
-  const dInput = detectorInput(input, t, series);
-  const verdict = detect(dInput);
-  const reading = decisionReadingOf(input, t, series, dInput, verdict);
-  verdict.decision_estimate = reading?.estimate ?? null;
-  verdict.cohorts = reading?.cohorts ?? null;
-  rolloutDriftCheck(verdict, input.settings?.max_relative_slope_per_hour ?? 0.05);
-  const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
-  const read2 = steadyReader(input.series, fromTs);
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
-  const resources = resourcesOf(input, read2);
-  const bottleneck = bottleneckOf(input, read2, cap);
-  const stable_metrics = {
-    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
-    ...countsOf(series),
-    rollout_duration_p95_s: read2.mean(first(input.series, "rolloutDurationP95")),
-    rpc_queue_depth_at_start_latest_by_service: bottleneck.queue,
-    rpc_duration_p95_s_by_method: rpcP95ByMethod(read2),
-    runtime_idle_fraction: bottleneck.idle,
-    resource_usage: resources,
-    bottleneck: bottleneck.bottleneck,
-    telemetry_quality: {
-      missing_metrics: input.missing ?? [],
-      gaps: verdict.evidence.filter((e) => e.startsWith("scrape gap")),
-      notes: null
-    }
-  };
-  return {
-    observation: { run_name: input.runName, verdict, stable_metrics },
-    startTs: t.startTs,
-    lastTs: t.lastTs,
-    chart: {
-      fullRun: series.fullRun.filter((p) => Number.isFinite(p.v)),
-      rate5m: series.rate5m.filter((p) => Number.isFinite(p.v))
-    },
-    opportunities: opportunities(resources, bottleneck.bottleneck)
-  };
-}
-function timeLine(input) {
-  const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
-    (q2) => first(input.series, q2)?.points ?? []
-  );
-  const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
-  const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
-  return { startTs, lastTs, ts0: startTs ?? input.nowTs };
-}
-function runSeries(input, t) {
-  const S = input.timeScale;
-  const mins = (q2) => toRunMinutes(first(input.series, q2)?.points ?? [], t.ts0, S);
-  const perWorker = (q2) => (input.series[q2] ?? []).map((x) => toRunMinutes(x.points, t.ts0, S));
-  return {
-    fullRun: mins("secondsPerRolloutAvg"),
-    rate5m: mins("secondsPerRolloutRate5m"),
-    completed: mins("rolloutsTotal"),
-    failed: mins("rolloutsFailed"),
-    elapsed: mins("elapsed"),
-    // Little's law inputs: the duration histogram per worker, the in-flight gauge
-    durationSum: sumCounters(perWorker("rolloutDurationSum")),
-    durationCount: sumCounters(perWorker("rolloutDurationCount")),
-    activeRollouts: mins("activeRollouts")
-  };
-}
-function detectorInput(input, t, series) {
-  const S = input.timeScale;
-  const up = first(input.series, "targetsUp")?.points ?? [];
-  const lastUp = up.at(-1);
-  const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
-  const offset = input.jobStartTs != null && t.startTs !== null ? (t.startTs - input.jobStartTs) * S / 60 : TIMELINE.startupMinutes;
-  const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
-  return {
-    ...series,
-    targetsUp: input.ended ? void 0 : targetsUp,
-    now: input.ended ? void 0 : (input.nowTs - t.ts0) * S / 60,
-    runEndMinutes: wall - offset,
-    expectedRollouts: input.expectedRollouts ?? null,
-    inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
-    settings: input.settings
-  };
-}
-function rolloutDriftCheck(verdict, limit = 0.05) {
-  const d = verdict.decision_estimate?.drift;
-  const slope = Math.abs(d?.slope_relative_per_hour ?? 0);
-  if (verdict.state !== "stable" || !d || !(slope - 2 * d.se > limit && slope > 4 * d.se)) return;
-  verdict.state = "drifting";
-  verdict.drift = { slope_relative_per_hour: d.slope_relative_per_hour };
-  verdict.evidence.push(
-    `rollout durations drift ${round(100 * d.slope_relative_per_hour, 1)}%/h \xB1 ${round(100 * d.se, 1)}% (against their start, after run-minute ${d.from_minute}): beyond ${round(100 * limit, 1)}%/h, not stable`
-  );
-}
-function decisionReadingOf(input, t, series, d, verdict) {
-  const S = input.timeScale;
-  const toMin = (points) => toRunMinutes(points, t.ts0, S);
-  const counts = perWorkerMinutes(input.series.rolloutDurationCount, toMin);
-  const batches = reconstructRollouts(perWorkerMinutes(input.series.rolloutDurationSum, toMin), counts, 60);
-  const lastCount = series.durationCount.at(-1)?.v;
-  const now = d.now ?? ((t.lastTs ?? input.nowTs) - t.ts0) * (S / 60);
-  const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
-  const inFlight2 = active.length ? mean(active.map((p) => p.v)) : d.inFlightCapacity ?? null;
-  if (lastCount === void 0 || !batches.length) return null;
-  const key = (l) => l.worker_id ?? JSON.stringify(l);
-  const lastSeen = new Map(counts.map((c) => [key(c.labels), c.points.at(-1)?.t ?? now]));
-  return decisionReading({
-    batches,
-    now,
-    runEnd: verdict.run_end_minutes ?? d.runEndMinutes ?? now,
-    inFlight: inFlight2 ?? d.inFlightCapacity ?? null,
-    completed: lastCount,
-    step: input.stepSeconds * S / 60,
-    lastSeen,
-    active: series.activeRollouts,
-    expectedRollouts: input.expectedRollouts ?? null,
-    final: !!input.ended,
-    startedAt: t.startTs,
-    trajectory: input.trajectory !== false
-  });
-}
-function steadyReader(series, fromTs) {
-  const values = (s) => {
-    const pts = (s?.points ?? []).filter(([, v]) => Number.isFinite(v));
-    const after = pts.filter(([t]) => t >= fromTs);
-    return (after.length ? after : pts).map(([, v]) => v);
-  };
-  const byLabel = (q2, label) => {
-    const m = /* @__PURE__ */ new Map();
-    for (const s of series[q2] ?? []) {
-      const key = s.labels[label];
-      if (key !== void 0) m.set(key, s);
-    }
-    return m;
-  };
-  return {
-    series,
-    values,
-    byLabel,
-    mean: (s) => {
-      const v = values(s);
-      return v.length ? round(mean(v)) : null;
-    }
-  };
-}
-function bottleneckOf(input, read2, cap) {
-  const queue = {};
-  const queueMax = {};
-  const queueMin = {};
-  const maxes = read2.byLabel("queueDepthMax", "service");
-  const mins = read2.byLabel("queueDepthMin", "service");
-  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins.keys()])) {
-    const svc = serviceFromMetricLabel(label);
-    const mx = read2.mean(maxes.get(label));
-    const mn = read2.mean(mins.get(label));
-    queue[svc ?? label] = { worker_min: mn, worker_max: mx };
-    if (svc) {
-      queueMax[svc] = mx;
-      queueMin[svc] = mn;
-    }
-  }
-  const idle = read2.mean(first(input.series, "idleFraction"));
-  const cpuMean = {};
-  for (const [g, v] of processCpu(read2)) cpuMean[g] = v.length ? mean(v) : null;
-  const bottleneck = analyseBottleneck({
-    queueMax,
-    queueMin,
-    idleFraction: idle,
-    processCpu: cpuMean,
-    capacity: cap?.byService,
-    inFlight: cap?.inFlight
-  });
-  return { queue, idle, bottleneck };
-}
-function processCpu(read2) {
-  const cpu = /* @__PURE__ */ new Map();
-  for (const [g, s] of read2.byLabel("processCpu", "groupname")) cpu.set(g, read2.values(s));
-  return cpu;
-}
-function rpcP95ByMethod(read2) {
-  const methods = {};
-  for (const [m, s] of read2.byLabel("rpcDurationP95", "method")) {
-    const v = read2.values(s);
-    methods[m] = v.length ? round(median(v)) : null;
-  }
-  return methods;
-}
-function resourcesOf(input, read2) {
-  const gpus = /* @__PURE__ */ new Map();
-  const addGpu = (q2, field) => {
-    for (const s of input.series[q2] ?? []) {
-      const g = s.labels.gpu;
-      if (g === void 0) continue;
-      const rec = gpus.get(g) ?? {};
-      rec[field] = [...rec[field] ?? [], ...read2.values(s)];
-      gpus.set(g, rec);
-    }
-  };
-  addGpu("gpuUtil", "utilization");
-  addGpu("gpuMemory", "memoryUsedGb");
-  addGpu("gpuMemoryFree", "memoryFreeGb");
-  addGpu("gpuMemoryTotal", "memoryTotalGb");
-  addGpu("gpuMemoryPressure", "pressurePercent");
-  return analyseResources({
-    gpus,
-    services: input.topology ? gpuMap(input.topology) : void 0,
-    hostAvailableGb: read2.values(first(input.series, "hostMemAvailable")),
-    hostTotalGb: read2.values(first(input.series, "hostMemTotal")),
-    processCpu: processCpu(read2)
-  });
-}
-function countsOf(series) {
-  const lastOf = (s) => {
-    const f = s.filter((p) => Number.isFinite(p.v));
-    return f.length ? round(f[f.length - 1].v, 4) : null;
-  };
-  const total = lastOf(series.completed);
-  const nFailed = lastOf(series.failed) ?? (total !== null ? 0 : null);
-  return {
-    completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
-    failed_rollouts: nFailed,
-    seconds_per_rollout_5m: lastOf(series.rate5m),
-    seconds_per_rollout_full_run: lastOf(series.fullRun)
-  };
-}
-function slurmTimeToMinutes(time2) {
-  const m = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
-  if (!m) return null;
-  return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
-}
-
-// src/topology/issues.ts
-function formatKeyPath(path) {
-  let out = "";
-  for (const seg of path) {
-    if (typeof seg === "number") out += `[${seg}]`;
-    else out += out ? `.${seg}` : seg;
-  }
-  return out;
-}
-function sortIssues(issues) {
-  return [...issues].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
-}
-function formatIssue(issue2) {
-  const where = issue2.keyPath ? ` ${issue2.keyPath}:` : "";
-  return `${issue2.file}:${issue2.line}:${issue2.column}: ${issue2.severity} [${issue2.rule}]${where} ${issue2.message}`;
+var SUBMITTED = {
+  state: "PENDING",
+  status: "queued"
+};
+function statusWord(status5) {
+  return status5 === "held" || status5 === "queued" ? "PENDING" : status5.toUpperCase();
 }
 
 // src/catalog/generated/config-keys.json
@@ -66912,6 +66525,1227 @@ function isUnderOpenKey(key) {
 }
 function configGroup(name) {
   return CONFIG_CATALOG.groups[name];
+}
+
+// src/telemetry/grafana.ts
+var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.title };
+function dashboardSlug(title) {
+  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+}
+function grafanaDashboardUrl(base, run2, range, dashboard = ALPASIM_DASHBOARD) {
+  const params = new URLSearchParams({ "var-run_name": run2.runName });
+  if (run2.runUuid) params.set("var-run_uuid", run2.runUuid);
+  params.set("from", String(range?.fromMs ?? "now-6h"));
+  params.set("to", String(range?.toMs ?? "now"));
+  const slug = dashboardSlug(dashboard.title);
+  const path = dashboard.uid ? `d/${encodeURIComponent(dashboard.uid)}/${slug}` : `dashboard/db/${slug}`;
+  return `${base.replace(/\/+$/, "")}/${path}?${params.toString()}`;
+}
+
+// src/analysis/outcome.ts
+var DEFAULT_MIN_IMPROVEMENT = EXPERIMENT_DEFAULTS.minImprovement;
+var isSettled = (o) => o === "better" || o === "worse" || o === "equivalent" || o === "not-better" || o === "faster-drift-not-ruled-out";
+function decisionOutcome(d, min = d.min_improvement) {
+  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
+  return d.state;
+}
+function outcomeOf(x) {
+  if (x.failed) return "failed";
+  const d = x.decision;
+  if (d) {
+    const o = decisionOutcome(d, d.min_improvement ?? x.minImprovement ?? DEFAULT_MIN_IMPROVEMENT);
+    return (o === "measuring" || o === "better-at-equal-age") && x.ended ? "undecided" : o;
+  }
+  if (x.merged) return "better";
+  if (x.hasValue) return "reference";
+  return x.ended ? "undecided" : "measuring";
+}
+
+// src/report/standing.ts
+var OUTCOME_ICON = {
+  better: "\u{1F7E2}",
+  worse: "\u{1F534}",
+  equivalent: "\u26AA",
+  "not-better": "\u{1F7E0}",
+  "better-at-equal-age": "\u{1F7E1}",
+  "faster-drift-not-ruled-out": "\u{1F7E1}",
+  undecided: "\u26AA",
+  measuring: "\u23F3",
+  failed: "\u274C",
+  reference: "\u{1F4CF}"
+};
+var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function standingOf(i) {
+  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
+  const ended = TERMINAL.has(i.state);
+  const failed = i.state === "failed" || !!i.failure;
+  const outcome = outcomeOf({
+    decision: i.decision,
+    failed,
+    ended,
+    hasValue: i.hasValue,
+    minImprovement: min
+  });
+  if (outcome === "failed")
+    return {
+      outcome,
+      minImprovement: min,
+      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
+    };
+  const d = i.decision;
+  if (!d)
+    return outcome === "undecided" ? { outcome, minImprovement: min, reason: "the run ended without a stable value" } : { outcome, minImprovement: min };
+  const base = {
+    outcome,
+    against: describeReference(d.reference),
+    change: d.relative_change ?? null,
+    minImprovement: min
+  };
+  if (outcome === "undecided") return { ...base, reason: "the run ended before a decision" };
+  if (outcome !== "measuring") return base;
+  return { ...base, expectedMinutes: minutesLeft(d.expected_minutes_to_decision, i.minutesOfData ?? null) };
+}
+function minutesLeft(expectedAt, now) {
+  if (expectedAt == null || now == null) return null;
+  return Math.max(0, expectedAt - now);
+}
+
+// src/report/check-conclusion.ts
+var CONCLUSION = {
+  better: "success",
+  reference: "success",
+  worse: "failure",
+  failed: "failure",
+  equivalent: "neutral",
+  "not-better": "failure",
+  // the provisional winner keeps measuring (the full-run guard is open); closed with the guard open, nothing decided it
+  "better-at-equal-age": void 0,
+  "faster-drift-not-ruled-out": "neutral",
+  undecided: "neutral",
+  measuring: void 0
+};
+function checkConclusion(s) {
+  return CONCLUSION[s.outcome];
+}
+function pct3(x, digits = 1) {
+  const f = 10 ** digits;
+  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
+}
+function standingTitle(s) {
+  const ref = (s.against ?? "the reference").replace(/`/g, "");
+  switch (s.outcome) {
+    case "better":
+      return `Better than ${ref}${s.change ? ` by ${pct3(s.change.value)}` : ""}`;
+    case "worse":
+      return `Worse than ${ref}${s.change ? ` by ${pct3(s.change.value)}` : ""}`;
+    case "equivalent":
+      return `Within \xB1${pct3(s.minImprovement)} of ${ref}`;
+    case "not-better":
+      return `Not ${pct3(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct3(s.change.value)})` : ""}`;
+    case "better-at-equal-age":
+      return `Better than ${ref} at equal run age${s.change ? ` by ${pct3(s.change.value)}` : ""}; a drift over the full run not ruled out yet`;
+    case "faster-drift-not-ruled-out":
+      return `Faster than ${ref} at equal run age${s.change ? ` by ${pct3(s.change.value)}` : ""}; drift not ruled out`;
+    case "reference":
+      return "Reference run (baseline or current best)";
+    case "failed":
+      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
+    case "undecided":
+      return `Ended without a decision (${s.reason ?? "no value"})`;
+    default:
+      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
+  }
+}
+function monitorCheckRun(s, headline) {
+  const conclusion = checkConclusion(s);
+  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
+}
+var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
+function pullRequestCheckRun(checks) {
+  const [only] = checks;
+  if (checks.length === 1 && only) return only.check;
+  const ordered = [...checks].sort(
+    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
+  );
+  const worst = ordered[0]?.check.conclusion;
+  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
+  const summary3 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
+
+${c.check.summary}`).join("\n\n");
+  return {
+    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
+    summary: summary3,
+    ...worst ? { conclusion: worst } : {}
+  };
+}
+
+// src/analysis/stored.ts
+var isObject = (x) => !!x && typeof x === "object" && !Array.isArray(x);
+var OLD_MIN_IMPROVEMENT = 0.02;
+function legacyReference(against) {
+  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
+  const role = m?.[1] ?? "run";
+  const full = (m?.[2] ?? against).trim();
+  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
+  return decisionReference(role, pr?.[1] ?? full, pr ? Number(pr[2]) : null);
+}
+function migrateDecision(raw) {
+  if (!isObject(raw) || typeof raw.against !== "string") return raw;
+  const { against, ...rest } = raw;
+  return rest.reference ? rest : { ...rest, reference: legacyReference(against) };
+}
+function comparisonState(change, min) {
+  if (!change) return "measuring";
+  if (change.high <= -min) return "better";
+  if (change.low > 0) return "worse";
+  if (change.low >= -min && change.high <= min) return "equivalent";
+  return "measuring";
+}
+function decisionOfComparison(raw) {
+  if (!isObject(raw) || typeof raw.against !== "string") return null;
+  const r = isObject(raw.ratio) ? raw.ratio : null;
+  const change = r ? { value: r.value - 1, low: r.low - 1, high: r.high - 1 } : null;
+  return {
+    state: comparisonState(change, OLD_MIN_IMPROVEMENT),
+    reference: legacyReference(raw.against),
+    relative_change: change,
+    min_improvement: OLD_MIN_IMPROVEMENT,
+    method: "fixed-sample comparison (an older observation)",
+    evidence: [`fixed-sample comparison with ${raw.against}: ${String(raw.outcome)}`]
+  };
+}
+function migrateObservation(raw, decisionKey = "decision") {
+  if (!isObject(raw)) return raw;
+  const { comparison, ...rest } = raw;
+  const decision = rest[decisionKey] ? migrateDecision(rest[decisionKey]) : decisionOfComparison(comparison);
+  return decision ? { ...rest, [decisionKey]: decision } : rest;
+}
+
+// src/report/observation-block.ts
+var OPEN = "<!-- topo:observation v1";
+var CLOSE = "-->";
+function renderObservationBlock(observation) {
+  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
+  return `${OPEN}
+${json}
+${CLOSE}`;
+}
+function parseObservationBlock(body) {
+  const start = body.lastIndexOf(OPEN);
+  if (start < 0) return void 0;
+  const end = body.indexOf(CLOSE, start + OPEN.length);
+  if (end < 0) return void 0;
+  try {
+    const value = migrateObservation(
+      JSON.parse(body.slice(start + OPEN.length, end).trim())
+    );
+    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
+  } catch {
+    return void 0;
+  }
+}
+
+// src/report/pr-comment.ts
+function referenceJobText(r) {
+  const run2 = r.run;
+  if (!run2) return `Reference: ${r.name} as recorded${r.note ? ` (${r.note})` : ""}`;
+  const where = `#${run2.pr}, `;
+  const job = run2.jobId ? `Slurm job ${run2.jobId}: ${run2.state}` : run2.state;
+  const cost = run2.gpuMinutes === null ? "" : ` \xB7 ${Math.round(run2.gpuMinutes)} GPU-minutes`;
+  const link = run2.grafanaUrl ? ` \xB7 [Grafana](${run2.grafanaUrl})` : "";
+  const stop3 = run2.stopping ? ` \xB7 stopped now: ${run2.stopping}` : "";
+  return `Reference: ${r.name}, run ${code(run2.runName)} beside this candidate (${where}${job})${cost}${link}${stop3}`;
+}
+var STATE_ICON = {
+  queued: "\u23F3",
+  submitted: "\u{1F4E8}",
+  starting: "\u{1F680}",
+  warming: "\u{1F525}",
+  stabilising: "\u{1F4C8}",
+  stable: "\u2705",
+  finished: "\u{1F3C1}",
+  stopped: "\u23F9\uFE0F",
+  failed: "\u274C"
+};
+function fmt(x, digits = 3) {
+  return x === null || x === void 0 || !Number.isFinite(x) ? "\u2014" : String(round(x, digits));
+}
+function fmtInterval(i) {
+  return i ? `${fmt(i.value)} [${fmt(i.low)}, ${fmt(i.high)}]` : "\u2014";
+}
+function cell(s) {
+  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+function grafanaLink(base, runName, range) {
+  return grafanaDashboardUrl(base, { runName }, range);
+}
+function viewStanding(v) {
+  return standingOf({
+    state: v.state,
+    failure: v.observation.failure ?? null,
+    decision: v.observation.decision ?? null,
+    hasValue: !!v.observation.verdict.value,
+    minImprovement: v.minImprovement,
+    minutesOfData: v.observation.verdict.minutes_of_data ?? null
+  });
+}
+function byHowMuch(change) {
+  if (!change) return "";
+  const [a, b] = [Math.abs(change.low), Math.abs(change.high)].sort((x, y) => x - y);
+  const crosses = change.low < 0 && change.high > 0;
+  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct3(change.value)} [95% interval ${pct3(a)}\u2013${pct3(b)}]`;
+}
+function signed(x) {
+  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct3(x)}`;
+}
+function headlineText(s) {
+  const ref = s.against ?? "the reference";
+  switch (s.outcome) {
+    case "better":
+      return `better than ${ref}${byHowMuch(s.change)}`;
+    case "worse":
+      return `worse than ${ref}${byHowMuch(s.change)}`;
+    case "equivalent":
+      return `within \xB1${pct3(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
+    case "not-better":
+      return `not ${pct3(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
+    case "better-at-equal-age":
+      return `better than ${ref} at equal run age${byHowMuch(s.change)}; it keeps running until a drift against it over the full run is ruled out (the full-run guard)`;
+    case "faster-drift-not-ruled-out":
+      return `faster than ${ref} at equal run age${byHowMuch(s.change)}; drift not ruled out: a drift against it could undo the gain over the full run`;
+    case "reference":
+      return "the reference the candidates are compared with";
+    case "failed":
+      return `failed (${s.reason ?? "unknown"})`;
+    case "undecided":
+      return `ended without a decision: ${s.reason ?? "no value"}`;
+    default: {
+      const eta = s.expectedMinutes != null ? `about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : "";
+      const sofar = s.change ? `so far ${signed(s.change.value)} against ${ref}` : "";
+      return `measuring${eta || sofar ? ` \u2014 ${[eta, sofar].filter(Boolean).join("; ")}` : ""}`;
+    }
+  }
+}
+function thousands(x) {
+  return String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+function throughput(seconds2) {
+  return `${fmt(seconds2, 3)} s per rollout \xB7 ${thousands(3600 / seconds2)} rollouts per hour`;
+}
+function viewFigure(v) {
+  const o = v.observation;
+  return runFigure({
+    decision: o.decision,
+    verdict: o.verdict,
+    reading: o.stable_metrics.seconds_per_rollout_full_run
+  });
+}
+function figureBasis(f) {
+  const range = f.low < f.high ? `, 95% interval ${fmt(f.low)}\u2013${fmt(f.high)} s` : "";
+  switch (f.basis) {
+    case "decision":
+      return `as decided: ${signed(f.reference?.change?.value ?? 0)} against ${code(f.reference?.name ?? "")} at ${fmt(f.reference?.value)} s${range}`;
+    case "projection":
+      return `the detector's projected full run${range}`;
+    case "estimate":
+      return `decision estimate so far${range}`;
+    default:
+      return "full run so far, start-up included; no projection yet";
+  }
+}
+function valueLine(v) {
+  const f = viewFigure(v);
+  const ref = f?.reference ? { name: f.reference.name, secondsPerRollout: f.reference.value } : v.best ?? v.baseline;
+  const refText = ref && ref.secondsPerRollout > 0 && ref.name !== v.candidate ? ` \xB7 reference ${code(ref.name)}: ${throughput(ref.secondsPerRollout)}` : "";
+  if (f && f.value > 0) return `**${throughput(f.value)}** (${figureBasis(f)})${refText}`;
+  return void 0;
+}
+function isLive2(v) {
+  return !TERMINAL2.has(v.state) && !!v.jobId && !!v.slurmState && isLive(statusOf(v.slurmState));
+}
+function nextStep(v, s = viewStanding(v)) {
+  const ref = s.against ?? "the reference";
+  const free = isLive2(v) && v.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
+  switch (s.outcome) {
+    case "better":
+      return `**Recommended: merge \u2014 best so far.**${free}`;
+    case "worse":
+      return `**Close: slower than ${ref}.**${free}`;
+    case "equivalent":
+      return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
+    case "not-better":
+      return `**Close: it cannot be ${pct3(s.minImprovement)} faster than ${ref}.**${free}`;
+    case "better-at-equal-age":
+      return `**Keep it running: it leads ${ref} at equal run age; the full-run guard settles whether to merge.**`;
+    case "faster-drift-not-ruled-out":
+      return `**Your call: faster than ${ref} at equal run age, but a drift that could undo it over the full run is not ruled out. Re-run with \`/topo submit\` to measure it longer, or merge knowing that.**`;
+    case "reference":
+      return "**Keep: candidates are compared with this run.**";
+    case "failed":
+      return v.observation.failure?.likely_fix ? `**Fix and push again:** ${v.observation.failure.likely_fix}` : "**Close or fix it: the failure is below.**";
+    case "undecided":
+      return "**Re-run with `/topo submit` for a longer measurement, or close.**";
+    default:
+      if (v.state === "queued") return "Nothing to do: waiting for a free slot.";
+      return v.commentIntervalMinutes === void 0 ? "Nothing to do yet: the decision comes once the run has enough data; run this command again later." : `Nothing to do yet: this comment is updated at least every ${v.commentIntervalMinutes} min, and at once when the decision comes.`;
+  }
+}
+var TERMINAL2 = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
+function jobLine(v) {
+  if (!v.jobId) return v.state === "queued" ? "No Slurm job yet (queued)" : "No Slurm job";
+  const terminal = TERMINAL2.has(v.state);
+  let state3 = v.finalJobState ?? v.slurmState ?? null;
+  if (terminal && state3 && isLive(statusOf(state3)))
+    state3 = v.stoppedBy ? statusWord("cancelled") : "ended";
+  const by = state3 && statusOf(state3) === "cancelled" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : v.stoppedBy === "no-longer-needed" ? " once no open decision needed this reference" : " once stable" : "";
+  const d = v.observation.decision;
+  const savings = d ? savingsText(d) : null;
+  const savedText = by && savings ? ` (${savings})` : "";
+  return `Slurm job ${v.jobId}${state3 ? `: ${state3}${by}${savedText}` : ""}`;
+}
+function headlineLine(candidate, s) {
+  return `${OUTCOME_ICON[s.outcome]} ${code(candidate)}: ${headlineText(s)}`;
+}
+function renderHeadline(v) {
+  const s = viewStanding(v);
+  const out = [`### ${headlineLine(v.candidate, s)}`, ""];
+  const value = valueLine(v);
+  if (value) out.push(value, "");
+  out.push(nextStep(v, s), "");
+  out.push(
+    `${jobLine(v)} \xB7 ${STATE_ICON[v.state]} ${v.state} \xB7 run ${code(v.runName)} \xB7 experiment ${code(v.experimentId)}`,
+    ""
+  );
+  if (v.referenceJob) out.push(referenceJobText(v.referenceJob), "");
+  if (v.accountingUnreachable) out.push(accountingLine(v.accountingUnreachable), "");
+  return out;
+}
+function accountingLine(problem) {
+  return `> \u26A0\uFE0F ${ACCOUNTING_UNREACHABLE} (${inlineText(problem, 200)}): live jobs are read from squeue, so decisions and stops go on; a job that ended and that the controller forgot is unknown until accounting answers again.`;
+}
+var ACCOUNTING_UNREACHABLE = "Slurm accounting is unreachable";
+function monitorCheck(v) {
+  return monitorCheckRun(viewStanding(v), renderHeadline(v).join("\n"));
+}
+function verdictSection(v) {
+  const o = v.observation;
+  const verdict = o.verdict;
+  const d = o.decision;
+  const out = [`#### Detector verdict: \`${verdict.state}\` (the full-run value, start-up included)`, ""];
+  if (verdict.value)
+    out.push(
+      `Projected full-run seconds per rollout at the end of the run (the detector's, start-up included): ${fmtInterval(verdict.value)} (95% interval)${d ? "; the decision reads the rollouts after the first wave instead" : ""}`,
+      ""
+    );
+  else if (verdict.projected_full_run)
+    out.push(
+      `The detector's provisional full-run projection (start-up included, not stable yet): ${fmtInterval(verdict.projected_full_run)}`,
+      ""
+    );
+  if (verdict.cycle)
+    out.push(
+      `Cyclic steady state: period ${fmt(verdict.cycle.period_minutes, 1)} min, amplitude \xB1${fmt(100 * (verdict.cycle.amplitude_relative ?? 0), 1)}% (topology cannot fix cycles)`,
+      ""
+    );
+  if (o.failure) {
+    out.push(`**Failure (${o.failure.kind}):** ${o.failure.message}`);
+    if (o.failure.likely_fix) out.push(`Likely fix: ${o.failure.likely_fix}`);
+    for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
+    out.push("");
+  }
+  if (d) {
+    out.push(
+      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.reference)}, min_improvement ${pct3(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
+    );
+    for (const e of d.evidence) out.push(`- ${e}`);
+    out.push("");
+  }
+  if (verdict.evidence.length)
+    out.push("Evidence of the verdict:", "", ...verdict.evidence.map((e) => `- ${e}`), "");
+  return out;
+}
+function metricsSection(v) {
+  const verdict = v.observation.verdict;
+  const m = v.observation.stable_metrics;
+  const f = viewFigure(v);
+  const out = ["#### Metrics", "", "| Metric | Value |", "|---|---|"];
+  const row = (k, val) => out.push(`| ${k} | ${cell(val)} |`);
+  if (f) row(`s/rollout (${f.basis === "decision" ? "as decided" : "shown above"})`, fmtInterval(f));
+  row("Full-run s/rollout so far (start-up included)", fmt(m.seconds_per_rollout_full_run));
+  row("5-min s/rollout (diagnostic)", fmt(m.seconds_per_rollout_5m));
+  row("Steady s/rollout after warm-up", fmtInterval(verdict.steady_seconds_per_rollout));
+  row("Detector's projected full-run s/rollout (start-up included)", fmtInterval(verdict.projected_full_run));
+  row("Completed / failed rollouts", `${fmt(m.completed_rollouts, 0)} / ${fmt(m.failed_rollouts, 0)}`);
+  row(
+    "Run-minutes of data / warm-up ends at",
+    `${fmt(verdict.minutes_of_data, 1)} / ${fmt(verdict.warmup_end_minutes, 1)}`
+  );
+  row(
+    "Runtime event-loop idle",
+    m.runtime_idle_fraction == null ? "\u2014" : `${fmt(100 * m.runtime_idle_fraction, 0)}%`
+  );
+  row("Rollout duration p95 (s)", fmt(m.rollout_duration_p95_s));
+  out.push("");
+  const queue = Object.entries(m.rpc_queue_depth_at_start_latest_by_service ?? {});
+  if (queue.length) {
+    out.push("| Service | Queue depth min | Queue depth max |", "|---|---|---|");
+    for (const [svc, q2] of queue) out.push(`| ${svc} | ${fmt(q2.worker_min, 1)} | ${fmt(q2.worker_max, 1)} |`);
+    out.push("");
+  }
+  return out;
+}
+function resourcesSection(v) {
+  const m = v.observation.stable_metrics;
+  const out = [];
+  const gpus = Object.entries(m.resource_usage?.gpu_by_index ?? {});
+  if (gpus.length) {
+    out.push(
+      "| GPU | Services | Util % min/mean/max | Memory GB min/mean/max | Total GB | Pressure % max | Headroom GB min |",
+      "|---|---|---|---|---|---|---|"
+    );
+    const mm = (x, d = 0) => `${fmt(x?.min, d)} / ${fmt(x?.mean, d)} / ${fmt(x?.max, d)}`;
+    for (const [g, u] of gpus)
+      out.push(
+        `| ${g} | ${cell((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt(u.memory_total_gb, 1)} | ${fmt(u.memory_pressure_percent?.max, 0)} | ${fmt(u.memory_headroom_gb_min, 1)} |`
+      );
+    out.push("");
+  }
+  const host = m.resource_usage?.host_memory;
+  if (host && (host.available_gb_min != null || host.total_gb != null))
+    out.push(
+      `Host memory: ${fmt(host.available_gb_min, 1)} GB free at least, of ${fmt(host.total_gb, 1)} GB.`,
+      ""
+    );
+  if (m.bottleneck) {
+    const b = m.bottleneck;
+    out.push(`**Bottleneck:** ${b.kind}${b.service ? ` (${b.service})` : ""}, confidence ${b.confidence}`);
+    out.push(...b.evidence.map((e) => `- ${e}`), "");
+  }
+  if (v.opportunities?.length) out.push("**Opportunities:**", ...v.opportunities.map((e) => `- ${e}`), "");
+  return out;
+}
+function linksSection(v) {
+  const out = [];
+  const chart = secondsChart(v);
+  if (chart)
+    out.push("<details><summary>Chart: seconds per rollout</summary>", "", chart, "", "</details>", "");
+  if (v.recordChartUrl)
+    out.push(`[The experiment's candidates with 95% intervals (SVG)](${encodeURI(v.recordChartUrl)})`, "");
+  if (v.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v.grafanaUrl, v.runName, v.timeRange)})`, "");
+  const missing2 = v.observation.stable_metrics.telemetry_quality?.missing_metrics ?? [];
+  if (missing2.length) out.push(`Telemetry gaps: no data for ${missing2.join(", ")}.`, "");
+  for (const n of v.notes ?? []) out.push(`> ${n}`, "");
+  if (v.queries?.length) {
+    out.push("<details><summary>Queries behind this verdict</summary>", "", "```promql");
+    for (const q2 of v.queries)
+      out.push(`# ${q2.quantity} (${q2.source === "rule" ? "recording rule" : "raw fallback"})`, q2.query);
+    out.push("```", "", "</details>", "");
+  }
+  return out;
+}
+function renderMonitorComment(v) {
+  const reached = v.timeline.filter((t) => t.at);
+  return [
+    ...renderHeadline(v),
+    "<details><summary>Verdict, metrics and resources</summary>",
+    "",
+    ...reached.length ? [`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, ""] : [],
+    ...verdictSection(v),
+    ...metricsSection(v),
+    ...resourcesSection(v),
+    "</details>",
+    "",
+    ...linksSection(v),
+    renderObservationBlock(v.observation)
+  ].join("\n");
+}
+function secondsChart(v) {
+  if (!v.chart || !(v.chart.fullRun.length || v.chart.rate5m.length)) return "";
+  const f = viewFigure(v);
+  const series = [
+    ...f?.basis === "decision" ? [] : [{ name: "full-run s/rollout so far (start-up included)", samples: v.chart.fullRun }],
+    { name: "5-min s/rollout", samples: v.chart.rate5m }
+  ];
+  const references = [];
+  if (f && f.basis !== "reading")
+    references.push({ name: `${v.candidate} ${figureLabel(f)}`, value: f.value });
+  if (v.baseline && v.baseline.name !== v.candidate)
+    references.push({
+      name: describeReference(decisionReference("baseline", v.baseline.name)),
+      value: v.baseline.secondsPerRollout
+    });
+  if (v.best && v.best.name !== v.candidate && v.best.name !== v.baseline?.name)
+    references.push({
+      name: describeReference(decisionReference("current best", v.best.name)),
+      value: v.best.secondsPerRollout
+    });
+  const top = Math.max(
+    f?.value ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
+    ...references.map((r) => r.value)
+  );
+  const chart = lineChart(series, {
+    title: "Seconds per rollout (lower is better)",
+    xLabel: "run minutes",
+    yLabel: "s/rollout",
+    yMax: top > 0 ? top * 2 : void 0,
+    references
+  });
+  return chart ? `${chart}
+
+${chartLegend(series, references)}` : "";
+}
+function figureLabel(f) {
+  return f.basis === "decision" ? "as decided" : f.basis === "projection" ? "(the detector's projected full run)" : "(decision estimate so far)";
+}
+
+// src/report/monitor-summary.ts
+var HOLDS_SLOT = /* @__PURE__ */ new Set(["submitted", "starting", "warming", "stabilising", "stable"]);
+function cell2(s) {
+  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+function experimentSection(e, repo) {
+  const running = e.candidates.filter((c) => HOLDS_SLOT.has(c.view.state));
+  const queue = e.candidates.filter((c) => c.view.state === "queued");
+  const out = [
+    `### Experiment ${code(e.id)}`,
+    "",
+    `Slots: **${running.length} of ${e.maxParallel}** in use \xB7 queue: ${queue.length ? queue.map((c) => `${code(c.view.candidate)} (#${c.pr})`).join(", ") : "empty"}`,
+    ""
+  ];
+  const accounting = e.candidates.find((c) => c.view.accountingUnreachable)?.view.accountingUnreachable;
+  if (accounting) out.push(accountingLine(accounting), "");
+  if (!e.candidates.length) return [...out, "No live candidates.", ""];
+  out.push("| Candidate | PR | State | Decision | Slurm | Next step |", "|---|---|---|---|---|---|");
+  for (const { pr, view } of e.candidates) {
+    const s = viewStanding(view);
+    const link = repo ? `[#${pr}](${repo.replace(/\/+$/, "")}/pull/${pr})` : `#${pr}`;
+    const change = s.change ? ` ${s.change.value > 0 ? "+" : ""}${Math.round(s.change.value * 1e3) / 10}%` : "";
+    out.push(
+      `| ${cell2(code(view.candidate))} | ${link} | ${view.state} | ${OUTCOME_ICON[s.outcome]} ${s.outcome}${change} | ${cell2(jobLine(view))} | ${cell2(nextStep(view, s).replace(/\*\*/g, ""))} |`
+    );
+  }
+  out.push("");
+  return out;
+}
+function renderMonitorSummary(input) {
+  const out = ["## topo monitor", ""];
+  if (input.api)
+    out.push(`GitHub API this pass: ${input.api.reads} read(s), ${input.api.writes} write(s).`, "");
+  if (!input.experiments.length) out.push("No experiments with live candidates.", "");
+  for (const e of input.experiments) out.push(...experimentSection(e, input.repositoryUrl));
+  if (input.errors?.length) {
+    out.push("### Errors", "");
+    for (const err of input.errors) out.push(`- ${cell2(err)}`);
+    out.push("");
+  }
+  return out.join("\n");
+}
+
+// src/campaign/rounds.ts
+function startCampaign(baseline) {
+  return {
+    baseline,
+    rounds: [],
+    best: baseline.seconds === null ? null : { name: baseline.name, seconds: baseline.seconds }
+  };
+}
+function roundWinner(state3, round3) {
+  const measured2 = round3.runs.filter((r) => r.seconds !== void 0 && r.outcome !== "failed");
+  const better = measured2.filter((r) => r.outcome === "better");
+  const eligible = state3.best === null && better.length === 0 ? measured2 : better;
+  return eligible.sort((a, b) => a.seconds - b.seconds)[0];
+}
+function closeRound(before, round3) {
+  const ref = round3.reference;
+  const state3 = ref?.seconds !== void 0 && before.best?.name === ref.name ? { ...before, best: { name: ref.name, seconds: ref.seconds } } : before;
+  const winner = roundWinner(state3, round3);
+  const best = winner && (state3.best === null || winner.seconds < state3.best.seconds) ? { name: winner.name, seconds: winner.seconds } : state3.best;
+  return { ...state3, rounds: [...state3.rounds, round3], best };
+}
+function roundsWithoutGain(state3) {
+  let n = 0;
+  let replay = startCampaign(state3.baseline);
+  const gained = [];
+  for (const round3 of state3.rounds) {
+    const before = replay.best?.name;
+    replay = closeRound(replay, round3);
+    const gain = replay.best?.name !== before;
+    gained.push(gain ? true : round3.triedPredictedBest === false ? null : false);
+  }
+  for (let i = gained.length - 1; i >= 0 && gained[i] !== true; i--) if (gained[i] === false) n++;
+  return n;
+}
+function stopRule(state3, policy, outlook) {
+  const dry = roundsWithoutGain(state3);
+  if (state3.rounds.length === 0 || dry < policy.stopAfter) return null;
+  if (outlook && outlook.gainLow >= policy.minImprovement) return null;
+  return `no decided gain in the last ${dry} round(s) (stop after ${policy.stopAfter})${outlook ? `, and the model predicts no gain of ${Math.round(policy.minImprovement * 1e3) / 10}% with confidence elsewhere` : ""}`;
+}
+function spentGpuHours(state3) {
+  return state3.rounds.reduce(
+    (a, r) => a + (r.reference?.gpuHours ?? 0) + r.runs.reduce((b, x) => b + x.gpuHours, 0),
+    state3.baseline.gpuHours
+  );
+}
+function nextStep2(state3, policy, expectedRunGpuHours, outlook) {
+  const stop3 = stopRule(state3, policy, outlook);
+  if (stop3) return { kind: "conclude", reason: stop3 };
+  if (policy.maxRounds !== void 0 && state3.rounds.length >= policy.maxRounds)
+    return { kind: "conclude", reason: `max_rounds ${policy.maxRounds} reached` };
+  const parent = state3.best?.name ?? state3.baseline.name;
+  let count2 = policy.parallel;
+  if (policy.gpuHours !== void 0) {
+    const left = policy.gpuHours - spentGpuHours(state3);
+    count2 = Math.min(count2, Math.floor(left / Math.max(1e-9, expectedRunGpuHours)));
+    if (count2 < 1)
+      return {
+        kind: "conclude",
+        reason: `budget: ${round2(left)} GPU-hours left of ${policy.gpuHours}, a run is expected to take ${round2(expectedRunGpuHours)}`
+      };
+  }
+  return { kind: "round", index: state3.rounds.length + 1, parent, count: count2 };
+}
+function canStart(policy, spent, committed, expected) {
+  return policy.gpuHours === void 0 || spent + committed + expected <= policy.gpuHours + 1e-9;
+}
+function round2(x) {
+  return Math.round(x * 100) / 100;
+}
+
+// src/campaign/loop.ts
+var MAX_ATTEMPTS = 3;
+function decidedRun(r) {
+  return r.outcome !== "failed" && !r.held;
+}
+function pendingReruns(state3, minImprovement) {
+  const last = state3.rounds.at(-1);
+  if (!last) return [];
+  return last.runs.filter(
+    (r) => !!r.rerun && (r.attempt ?? 1) < MAX_ATTEMPTS && r.change !== void 0 && r.change <= -minImprovement / 2
+  );
+}
+function planRound(state3, policy, suggestion, expectedRunGpuHours) {
+  const reruns = pendingReruns(state3, policy.minImprovement);
+  const outlook = suggestion.outlook ? { gainLow: suggestion.outlook.gainLow } : null;
+  const held = reruns.length ? { ...policy, stopAfter: Number.POSITIVE_INFINITY } : policy;
+  const step = nextStep2(state3, held, expectedRunGpuHours, outlook);
+  if (step.kind === "conclude") return step;
+  const kept = reruns.slice(0, step.count);
+  if (!kept.length && (suggestion.stop.stop || suggestion.proposals.length === 0))
+    return { kind: "conclude", reason: `suggest: ${suggestion.stop.reason}` };
+  const proposals2 = suggestion.proposals.slice(0, step.count - kept.length);
+  const best = suggestion.outlook ? proposals2.find((p) => p.change === suggestion.outlook.change) : void 0;
+  return {
+    kind: "round",
+    round: {
+      index: step.index,
+      parent: step.parent,
+      reruns: kept,
+      proposals: proposals2,
+      predictedBest: best?.candidate.name ?? null,
+      modelled: !!suggestion.outlook
+    }
+  };
+}
+
+// src/topology/capacity.ts
+function containers(topology, svc) {
+  const gpus = topology.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? gpus.length : 1;
+}
+function isSkipped(topology, svc) {
+  return topology.runtime?.endpoints?.[svc]?.skip === true;
+}
+function activeServices(topology) {
+  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
+}
+function capacity(topology, svc) {
+  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+  const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+  return containers(topology, svc) * replicas2 * concurrency2;
+}
+function capacitySummary(topology) {
+  const byService = {};
+  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
+  const values = Object.values(byService);
+  const inFlight2 = values.length ? Math.min(...values) : 0;
+  const max = values.length ? Math.max(...values) : 0;
+  return {
+    byService,
+    inFlight: inFlight2,
+    binding: activeServices(topology).filter((s) => byService[s] === inFlight2),
+    imbalance: inFlight2 > 0 ? max / inFlight2 : Number.POSITIVE_INFINITY
+  };
+}
+function gpuMap(topology) {
+  const map = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    for (const gpu of gpus) {
+      const list = map.get(gpu) ?? [];
+      if (!list.includes(svc)) list.push(svc);
+      map.set(gpu, list);
+    }
+  }
+  return new Map([...map.entries()].sort((a, b) => a[0] - b[0]));
+}
+
+// src/analysis/bottleneck.ts
+var HIGH_SHARE = 0.5;
+var LOW_DEPTH = 1;
+var IMBALANCE_SHARE = 0.25;
+var CPU_BOUND_PERCENT = 90;
+var LOW_MIN_DEPTH = 3;
+var LOW_MAX_DEPTH = 5;
+var HIGH_BLOCKING_S = 0.05;
+function cpuBoundEvidence(input) {
+  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
+    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
+  );
+  if (hottest.length) {
+    return hottest.filter(([, v]) => v >= CPU_BOUND_PERCENT).map(
+      ([g, v]) => `process group ${g}: its hottest process at ${round(v, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
+    );
+  }
+  return Object.entries(input.processCpu ?? {}).filter(([, v]) => typeof v === "number" && v >= CPU_BOUND_PERCENT).map(
+    ([g, v]) => `process group ${g} at ${round(v, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
+  );
+}
+function runtimeEvidence(input) {
+  const evidence = [];
+  const idle = input.idleFraction;
+  if (typeof idle === "number" && Number.isFinite(idle))
+    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  const blocking = input.rpcBlockingP95;
+  if (typeof blocking === "number" && Number.isFinite(blocking))
+    evidence.push(
+      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+    );
+  return evidence;
+}
+function queuesOf(input, services) {
+  const max = (s) => input.queueMax[s];
+  const min = (s) => input.queueMin[s] ?? null;
+  const ranked = [...services].sort((a, b) => max(b) - max(a));
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
+  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
+  return { max, min, ranked, high };
+}
+function analyseBottleneck(input) {
+  const evidence = runtimeEvidence(input);
+  const cpuBound = cpuBoundEvidence(input);
+  const verdict = (kind, service, lines, confidence) => ({
+    kind,
+    service,
+    evidence: [...evidence, ...lines, ...cpuBound],
+    confidence
+  });
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (!services.length)
+    return verdict(
+      runtimeBusy ? "runtime-bound" : "unknown",
+      null,
+      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
+      "low"
+    );
+  const q2 = queuesOf(input, services);
+  for (const s of q2.ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(q2.max(s), 1)}, min ${q2.min(s) === null ? "n/a" : round(q2.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+    );
+  if (runtimeBusy)
+    return verdict(
+      "runtime-bound",
+      null,
+      [
+        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
+      ],
+      q2.high.length === 0 ? "high" : "medium"
+    );
+  return queueVerdict(q2, services, verdict);
+}
+function queueVerdict(q2, services, verdict) {
+  const { max, min, high } = q2;
+  const top = q2.ranked[0];
+  const second = q2.ranked[1];
+  const minsLow = services.map(min).every((m) => m !== null && m < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
+    return verdict(
+      "not-enough-load",
+      null,
+      [
+        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
+      ],
+      "medium"
+    );
+  if (high.length >= 2)
+    return verdict(
+      "total-capacity-too-high",
+      null,
+      [
+        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
+      ],
+      "medium"
+    );
+  const topMin = min(top);
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
+    return verdict(
+      "imbalance",
+      top,
+      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
+      "medium"
+    );
+  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
+  return verdict(
+    "service",
+    top,
+    [
+      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
+    ],
+    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
+  );
+}
+
+// src/analysis/reading.ts
+function decisionReading(i) {
+  const level = Math.max(
+    0,
+    ...(i.active ?? []).filter((p) => p.t <= i.now && Number.isFinite(p.v)).map((p) => p.v)
+  );
+  const inFlight2 = level > 0 ? level : i.inFlight;
+  const cohorts = inFlight2 && inFlight2 > 0 ? cohortTable({
+    batches: i.batches,
+    now: i.now,
+    step: i.step,
+    inFlight: inFlight2,
+    ...i.lastSeen ? { lastSeen: i.lastSeen } : {},
+    ...i.active ? { active: i.active } : {},
+    expectedRollouts: i.expectedRollouts ?? null,
+    final: !!i.final,
+    startedAt: i.startedAt ?? null
+  }) : null;
+  const est = rolloutEstimate(i);
+  const estimate = est && i.trajectory !== false ? { ...est, trajectory: estimateTrajectory(i) } : est;
+  return { estimate, cohorts };
+}
+
+// src/analysis/resources.ts
+function analyseResources(input) {
+  const gpu_by_index = {};
+  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
+  for (const gpu of [...indices].sort((a, b) => Number(a) - Number(b))) {
+    const s = input.gpus.get(gpu) ?? {};
+    const used = minMeanMax(s.memoryUsedGb ?? []);
+    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
+    const total = totals2.length ? round(Math.max(...totals2)) : null;
+    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
+    const headroom = free.length ? round(Math.min(...free)) : total !== null && used.max !== null ? round(total - used.max) : null;
+    gpu_by_index[gpu] = {
+      topology_services: input.services?.get(Number(gpu)) ?? [],
+      utilization_percent: minMeanMax(s.utilization ?? []),
+      memory_used_gb: used,
+      memory_total_gb: total,
+      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
+      memory_headroom_gb_min: headroom
+    };
+  }
+  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
+  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
+  const cpu = {};
+  for (const [g, v] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v);
+  return {
+    process_cpu_utilization_percent_by_group: cpu,
+    gpu_by_index,
+    host_memory: {
+      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
+      total_gb: totals.length ? round(Math.max(...totals)) : null
+    }
+  };
+}
+function opportunities(usage, bottleneck) {
+  const out = [];
+  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
+    const total = u.memory_total_gb ?? null;
+    const peak = u.memory_used_gb?.max ?? null;
+    const util = u.utilization_percent?.mean ?? null;
+    const services = u.topology_services ?? [];
+    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
+      out.push(
+        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
+      );
+    else if (!services.length && (util === null || util < 5))
+      out.push(
+        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
+      );
+    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
+      const headroom = round(total - peak, 1);
+      const target2 = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
+      out.push(
+        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target2}`
+      );
+    }
+  }
+  const host = usage.host_memory;
+  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
+    out.push(
+      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
+    );
+  return out;
+}
+
+// src/analysis/observe.ts
+function first(series, q2) {
+  return series[q2]?.[0];
+}
+function observeRun(input) {
+  const t = timeLine(input);
+  const series = runSeries(input, t);
+  const dInput = detectorInput(input, t, series);
+  const verdict = detect(dInput);
+  const reading = decisionReadingOf(input, t, series, dInput, verdict);
+  verdict.decision_estimate = reading?.estimate ?? null;
+  verdict.cohorts = reading?.cohorts ?? null;
+  rolloutDriftCheck(verdict, input.settings?.max_relative_slope_per_hour ?? 0.05);
+  const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
+  const read2 = steadyReader(input.series, fromTs);
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  const resources = resourcesOf(input, read2);
+  const bottleneck = bottleneckOf(input, read2, cap);
+  const stable_metrics = {
+    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
+    ...countsOf(series),
+    rollout_duration_p95_s: read2.mean(first(input.series, "rolloutDurationP95")),
+    rpc_queue_depth_at_start_latest_by_service: bottleneck.queue,
+    rpc_duration_p95_s_by_method: rpcP95ByMethod(read2),
+    runtime_idle_fraction: bottleneck.idle,
+    resource_usage: resources,
+    bottleneck: bottleneck.bottleneck,
+    telemetry_quality: {
+      missing_metrics: input.missing ?? [],
+      gaps: verdict.evidence.filter((e) => e.startsWith("scrape gap")),
+      notes: null
+    }
+  };
+  return {
+    observation: { run_name: input.runName, verdict, stable_metrics },
+    startTs: t.startTs,
+    lastTs: t.lastTs,
+    chart: {
+      fullRun: series.fullRun.filter((p) => Number.isFinite(p.v)),
+      rate5m: series.rate5m.filter((p) => Number.isFinite(p.v))
+    },
+    opportunities: opportunities(resources, bottleneck.bottleneck)
+  };
+}
+function timeLine(input) {
+  const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
+    (q2) => first(input.series, q2)?.points ?? []
+  );
+  const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
+  const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
+  return { startTs, lastTs, ts0: startTs ?? input.nowTs };
+}
+function runSeries(input, t) {
+  const S = input.timeScale;
+  const mins = (q2) => toRunMinutes(first(input.series, q2)?.points ?? [], t.ts0, S);
+  const perWorker = (q2) => (input.series[q2] ?? []).map((x) => toRunMinutes(x.points, t.ts0, S));
+  return {
+    fullRun: mins("secondsPerRolloutAvg"),
+    rate5m: mins("secondsPerRolloutRate5m"),
+    completed: mins("rolloutsTotal"),
+    failed: mins("rolloutsFailed"),
+    elapsed: mins("elapsed"),
+    // Little's law inputs: the duration histogram per worker, the in-flight gauge
+    durationSum: sumCounters(perWorker("rolloutDurationSum")),
+    durationCount: sumCounters(perWorker("rolloutDurationCount")),
+    activeRollouts: mins("activeRollouts")
+  };
+}
+function detectorInput(input, t, series) {
+  const S = input.timeScale;
+  const up = first(input.series, "targetsUp")?.points ?? [];
+  const lastUp = up.at(-1);
+  const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
+  const offset = input.jobStartTs != null && t.startTs !== null ? (t.startTs - input.jobStartTs) * S / 60 : TIMELINE.startupMinutes;
+  const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  return {
+    ...series,
+    targetsUp: input.ended ? void 0 : targetsUp,
+    now: input.ended ? void 0 : (input.nowTs - t.ts0) * S / 60,
+    runEndMinutes: wall - offset,
+    expectedRollouts: input.expectedRollouts ?? null,
+    inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
+    settings: input.settings
+  };
+}
+function rolloutDriftCheck(verdict, limit = 0.05) {
+  const d = verdict.decision_estimate?.drift;
+  const slope = Math.abs(d?.slope_relative_per_hour ?? 0);
+  if (verdict.state !== "stable" || !d || !(slope - 2 * d.se > limit && slope > 4 * d.se)) return;
+  verdict.state = "drifting";
+  verdict.drift = { slope_relative_per_hour: d.slope_relative_per_hour };
+  verdict.evidence.push(
+    `rollout durations drift ${round(100 * d.slope_relative_per_hour, 1)}%/h \xB1 ${round(100 * d.se, 1)}% (against their start, after run-minute ${d.from_minute}): beyond ${round(100 * limit, 1)}%/h, not stable`
+  );
+}
+function decisionReadingOf(input, t, series, d, verdict) {
+  const S = input.timeScale;
+  const toMin = (points) => toRunMinutes(points, t.ts0, S);
+  const counts = perWorkerMinutes(input.series.rolloutDurationCount, toMin);
+  const batches = reconstructRollouts(perWorkerMinutes(input.series.rolloutDurationSum, toMin), counts, 60);
+  const lastCount = series.durationCount.at(-1)?.v;
+  const now = d.now ?? ((t.lastTs ?? input.nowTs) - t.ts0) * (S / 60);
+  const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
+  const inFlight2 = active.length ? mean(active.map((p) => p.v)) : d.inFlightCapacity ?? null;
+  if (lastCount === void 0 || !batches.length) return null;
+  const key = (l) => l.worker_id ?? JSON.stringify(l);
+  const lastSeen = new Map(counts.map((c) => [key(c.labels), c.points.at(-1)?.t ?? now]));
+  return decisionReading({
+    batches,
+    now,
+    runEnd: verdict.run_end_minutes ?? d.runEndMinutes ?? now,
+    inFlight: inFlight2 ?? d.inFlightCapacity ?? null,
+    completed: lastCount,
+    step: input.stepSeconds * S / 60,
+    lastSeen,
+    active: series.activeRollouts,
+    expectedRollouts: input.expectedRollouts ?? null,
+    final: !!input.ended,
+    startedAt: t.startTs,
+    trajectory: input.trajectory !== false
+  });
+}
+function steadyReader(series, fromTs) {
+  const values = (s) => {
+    const pts = (s?.points ?? []).filter(([, v]) => Number.isFinite(v));
+    const after = pts.filter(([t]) => t >= fromTs);
+    return (after.length ? after : pts).map(([, v]) => v);
+  };
+  const byLabel = (q2, label) => {
+    const m = /* @__PURE__ */ new Map();
+    for (const s of series[q2] ?? []) {
+      const key = s.labels[label];
+      if (key !== void 0) m.set(key, s);
+    }
+    return m;
+  };
+  return {
+    series,
+    values,
+    byLabel,
+    mean: (s) => {
+      const v = values(s);
+      return v.length ? round(mean(v)) : null;
+    }
+  };
+}
+function bottleneckOf(input, read2, cap) {
+  const queue = {};
+  const queueMax = {};
+  const queueMin = {};
+  const maxes = read2.byLabel("queueDepthMax", "service");
+  const mins = read2.byLabel("queueDepthMin", "service");
+  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins.keys()])) {
+    const svc = serviceFromMetricLabel(label);
+    const mx = read2.mean(maxes.get(label));
+    const mn = read2.mean(mins.get(label));
+    queue[svc ?? label] = { worker_min: mn, worker_max: mx };
+    if (svc) {
+      queueMax[svc] = mx;
+      queueMin[svc] = mn;
+    }
+  }
+  const idle = read2.mean(first(input.series, "idleFraction"));
+  const cpuMean = {};
+  for (const [g, v] of processCpu(read2)) cpuMean[g] = v.length ? mean(v) : null;
+  const bottleneck = analyseBottleneck({
+    queueMax,
+    queueMin,
+    idleFraction: idle,
+    processCpu: cpuMean,
+    capacity: cap?.byService,
+    inFlight: cap?.inFlight
+  });
+  return { queue, idle, bottleneck };
+}
+function processCpu(read2) {
+  const cpu = /* @__PURE__ */ new Map();
+  for (const [g, s] of read2.byLabel("processCpu", "groupname")) cpu.set(g, read2.values(s));
+  return cpu;
+}
+function rpcP95ByMethod(read2) {
+  const methods = {};
+  for (const [m, s] of read2.byLabel("rpcDurationP95", "method")) {
+    const v = read2.values(s);
+    methods[m] = v.length ? round(median(v)) : null;
+  }
+  return methods;
+}
+function resourcesOf(input, read2) {
+  const gpus = /* @__PURE__ */ new Map();
+  const addGpu = (q2, field) => {
+    for (const s of input.series[q2] ?? []) {
+      const g = s.labels.gpu;
+      if (g === void 0) continue;
+      const rec = gpus.get(g) ?? {};
+      rec[field] = [...rec[field] ?? [], ...read2.values(s)];
+      gpus.set(g, rec);
+    }
+  };
+  addGpu("gpuUtil", "utilization");
+  addGpu("gpuMemory", "memoryUsedGb");
+  addGpu("gpuMemoryFree", "memoryFreeGb");
+  addGpu("gpuMemoryTotal", "memoryTotalGb");
+  addGpu("gpuMemoryPressure", "pressurePercent");
+  return analyseResources({
+    gpus,
+    services: input.topology ? gpuMap(input.topology) : void 0,
+    hostAvailableGb: read2.values(first(input.series, "hostMemAvailable")),
+    hostTotalGb: read2.values(first(input.series, "hostMemTotal")),
+    processCpu: processCpu(read2)
+  });
+}
+function countsOf(series) {
+  const lastOf = (s) => {
+    const f = s.filter((p) => Number.isFinite(p.v));
+    return f.length ? round(f[f.length - 1].v, 4) : null;
+  };
+  const total = lastOf(series.completed);
+  const nFailed = lastOf(series.failed) ?? (total !== null ? 0 : null);
+  return {
+    completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
+    failed_rollouts: nFailed,
+    seconds_per_rollout_5m: lastOf(series.rate5m),
+    seconds_per_rollout_full_run: lastOf(series.fullRun)
+  };
+}
+function slurmTimeToMinutes(time2) {
+  const m = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
+  if (!m) return null;
+  return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
+}
+
+// src/topology/issues.ts
+function formatKeyPath(path) {
+  let out = "";
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else out += out ? `.${seg}` : seg;
+  }
+  return out;
+}
+function sortIssues(issues) {
+  return [...issues].sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
+}
+function formatIssue(issue2) {
+  const where = issue2.keyPath ? ` ${issue2.keyPath}:` : "";
+  return `${issue2.file}:${issue2.line}:${issue2.column}: ${issue2.severity} [${issue2.rule}]${where} ${issue2.message}`;
 }
 
 // src/topology/overrides.ts
@@ -69432,13 +70266,13 @@ function baselineStep(input, budget, submits) {
 function endingReason(input, budget) {
   if (input.controls.concludedBy) return `concluded on the dashboard by @${input.controls.concludedBy}`;
   if (budget.spent >= budget.limit - 1e-9)
-    return `budget: ${fmt(budget.spent)} of ${fmt(budget.limit)} GPU-hours spent${runningForecast(input.runs, budget)}`;
+    return `budget: ${fmt2(budget.spent)} of ${fmt2(budget.limit)} GPU-hours spent${runningForecast(input.runs, budget)}`;
   return null;
 }
 function runningForecast(runs2, budget) {
   const n = runs2.filter(live).length;
   if (n === 0) return "";
-  return `, held so far; the ${n} live run${n === 1 ? "" : "s"} would take about ${fmt(budget.committed)} GPU-hours more to finish, a forecast not counted`;
+  return `, held so far; the ${n} live run${n === 1 ? "" : "s"} would take about ${fmt2(budget.committed)} GPU-hours more to finish, a forecast not counted`;
 }
 function submitsOf(input, budget, current) {
   const waiting2 = input.runs.filter(
@@ -69466,10 +70300,10 @@ function submitsOf(input, budget, current) {
 }
 function nextRound(input, state3, budget, closing2) {
   const policy = roundPolicy(input, state3, budget);
-  const open2 = nextStep(state3, { ...policy, stopAfter: Number.POSITIVE_INFINITY }, input.runGpuHours);
+  const open2 = nextStep2(state3, { ...policy, stopAfter: Number.POSITIVE_INFINITY }, input.runGpuHours);
   if (!input.suggestion) {
     const due = open2.kind === "round" ? { round: open2.index, parent: open2.parent, count: open2.count } : null;
-    const step2 = nextStep(state3, policy, input.runGpuHours);
+    const step2 = nextStep2(state3, policy, input.runGpuHours);
     if (step2.kind === "conclude")
       return { actions: conclusionOf(input.runs, state3, step2.reason, closing2), waiting: null, due };
     return {
@@ -69566,29 +70400,8 @@ function leftOpen(runs2, winner, closing2 = []) {
     (r) => r.origin === "bot" && r.pull === "open" && !r.takenOver && r.pr !== void 0 && r.name !== winner && !closing2.some((a) => a.kind === "close" && (a.name === r.name || a.pr === r.pr))
   ).map((r) => ({ kind: "close", name: r.name, pr: r.pr, why: "concluded" }));
 }
-function fmt(x) {
+function fmt2(x) {
   return (Math.round(x * 10) / 10).toString();
-}
-
-// src/github/user-text.ts
-var ZWSP = "\u200B";
-function inlineText(text3, maxLength = 500) {
-  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
-  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
-  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[\\`*_{}[\]()#+!|~]/g, (c) => `\\${c}`).replace(/^([-=]|\d+\.)/, "\\$1").replace(/@/g, `@${ZWSP}`).replace(/:\/\//g, `:${ZWSP}//`);
-}
-function safeText(text3, maxLength = 2e3) {
-  const flat = text3.replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ").replace(/[\u0000-\u001f\u007f]/g, "");
-  const cut = flat.length > maxLength ? `${flat.slice(0, maxLength)}\u2026` : flat;
-  return cut.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/[|`]/g, (c) => `\\${c}`).replace(/@/g, `@${ZWSP}`).trim();
-}
-function codeBlock(text3, language = "text") {
-  const clean3 = text3.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
-  const longest = Math.max(0, ...[...clean3.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = "`".repeat(Math.max(3, longest + 1));
-  return `${fence}${language}
-${clean3}
-${fence}`;
 }
 
 // src/autopilot/dashboard.ts
@@ -69781,25 +70594,6 @@ function candidateRun(c, bot) {
   };
 }
 
-// src/analysis/outcome.ts
-var DEFAULT_MIN_IMPROVEMENT = EXPERIMENT_DEFAULTS.minImprovement;
-var isSettled = (o) => o === "better" || o === "worse" || o === "equivalent" || o === "not-better" || o === "faster-drift-not-ruled-out";
-function decisionOutcome(d, min = d.min_improvement) {
-  if (d.state === "better" && d.relative_change && d.relative_change.value > -min) return "equivalent";
-  return d.state;
-}
-function outcomeOf(x) {
-  if (x.failed) return "failed";
-  const d = x.decision;
-  if (d) {
-    const o = decisionOutcome(d, d.min_improvement ?? x.minImprovement ?? DEFAULT_MIN_IMPROVEMENT);
-    return (o === "measuring" || o === "better-at-equal-age") && x.ended ? "undecided" : o;
-  }
-  if (x.merged) return "better";
-  if (x.hasValue) return "reference";
-  return x.ended ? "undecided" : "measuring";
-}
-
 // src/analysis/reference-lifetime.ts
 var YOUNG_MINUTES = FORECAST_AFTER_MINUTES;
 function needOf(d, o) {
@@ -69853,7 +70647,7 @@ function runOutcome(d, o) {
     const ended = open2 ? `its job ended ${d.state}, ` : "";
     return heldAgain(d, o) ?? {
       outcome: "undecided",
-      held: `${ended}its whole interval lies below \u2212${pct3(o.minImprovement)} and a guard held the claim`,
+      held: `${ended}its whole interval lies below \u2212${pct4(o.minImprovement)} and a guard held the claim`,
       rerun: true
     };
   }
@@ -69883,51 +70677,19 @@ function abandonReason(x) {
     return `${drifting.join(" and ")} drifts while the guard holds a decision its interval settles: abandoned, rerun at once`;
   return x.heldMinutes >= HELD_LIMIT_MINUTES ? `its interval has settled better at equal run age for ${x.heldMinutes} run-minutes while a guard holds the claim: one of the jobs is not steady, abandoned, rerun at once` : null;
 }
-var pct3 = (x) => `${Math.round(1e3 * x) / 10}%`;
-
-// src/analysis/figure.ts
-var isDecided = (d) => isFinalDecision(d);
-function decidedFigure(reference, change) {
-  const at = (x) => Math.round(reference * (1 + x) * 1e4) / 1e4;
-  return {
-    value: at(change.value),
-    low: at(change.low),
-    high: at(change.high),
-    reference_value: Math.round(reference * 1e4) / 1e4
-  };
-}
-function ownFigureOf(verdict, reading) {
-  const projected = verdict?.projected_full_run ?? verdict?.value ?? null;
-  const i = projected ?? decisionProjection(verdict);
-  if (i) return { value: i.value, low: i.low, high: i.high, basis: projected ? "projection" : "estimate" };
-  return reading == null ? null : { value: reading, low: reading, high: reading, basis: "reading" };
-}
-function decisionFigure(d) {
-  const f = d?.figure;
-  if (!isDecided(d) || !f || !d.relative_change) return null;
-  return {
-    value: f.value,
-    low: f.low,
-    high: f.high,
-    basis: "decision",
-    reference: { name: d.reference.name, value: f.reference_value, change: d.relative_change }
-  };
-}
-function runFigure(x) {
-  return decisionFigure(x.decision) ?? ownFigureOf(x.verdict, x.reading);
-}
+var pct4 = (x) => `${Math.round(1e3 * x) / 10}%`;
 
 // src/record/format.ts
 function seconds(value) {
   if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
   return value < 1 ? value.toFixed(3) : value.toFixed(2);
 }
-function num(value, digits = 1) {
+function num2(value, digits = 1) {
   if (value === null || value === void 0 || !Number.isFinite(value)) return "\u2014";
   return String(Number(value.toFixed(digits)));
 }
 function percentOfFraction(value) {
-  return value === null || value === void 0 ? "\u2014" : `${num(value * 100, 0)}%`;
+  return value === null || value === void 0 ? "\u2014" : `${num2(value * 100, 0)}%`;
 }
 function interval2(value, unit = " s") {
   if (!value) return "\u2014";
@@ -69935,13 +70697,13 @@ function interval2(value, unit = " s") {
 }
 function decisionText(d) {
   if (!d) return null;
-  const pc = (x) => `${x < 0 ? "\u2212" : x > 0 ? "+" : ""}${num(Math.abs(x) * 100)}%`;
+  const pc = (x) => `${x < 0 ? "\u2212" : x > 0 ? "+" : ""}${num2(Math.abs(x) * 100)}%`;
   const change = d.relative_change ? `: change ${pc(d.relative_change.value)} [${pc(d.relative_change.low)}, ${pc(d.relative_change.high)}]` : "";
   if (d.state === "reference") return "the reference the others were decided against";
   const head = d.state === "measuring" ? "no decision (measuring)" : `decided ${d.state}`;
   return `${head} against ${referenceText(d.reference)}${change}`;
 }
-function cell(text3) {
+function cell3(text3) {
   if (text3 === null || text3 === void 0 || text3 === "") return "\u2014";
   return text3.replace(/\r?\n+/g, " ").replace(/\|/g, "\\|").trim();
 }
@@ -70160,12 +70922,12 @@ var EMPTY_PILOT_STATE = {
 var PilotStateError = class extends Error {
   name = "PilotStateError";
 };
-var isObject = (x) => typeof x === "object" && x !== null;
+var isObject2 = (x) => typeof x === "object" && x !== null;
 var NAME = /^[a-z0-9][a-z0-9_.-]{0,99}$/;
 var SHA = /^[0-9a-f]{40}$/;
 function shaMap(x, what) {
   const m = x ?? {};
-  if (!isObject(m) || Object.entries(m).some(([k, v]) => !NAME.test(k) || typeof v !== "string" || !SHA.test(v)))
+  if (!isObject2(m) || Object.entries(m).some(([k, v]) => !NAME.test(k) || typeof v !== "string" || !SHA.test(v)))
     throw new PilotStateError(`the autopilot state is not valid: ${what}`);
   return { ...m };
 }
@@ -70177,22 +70939,22 @@ function parsePilotState(text3) {
     throw new PilotStateError(`the autopilot state is not JSON: ${e.message}`);
   }
   const bad = (what) => new PilotStateError(`the autopilot state is not valid: ${what}`);
-  if (!isObject(x) || x.version !== 1) throw bad("version is not 1");
+  if (!isObject2(x) || x.version !== 1) throw bad("version is not 1");
   const p = x.paused;
-  if (p !== null && !(isObject(p) && typeof p.by === "string" && typeof p.now === "boolean"))
+  if (p !== null && !(isObject2(p) && typeof p.by === "string" && typeof p.now === "boolean"))
     throw bad("paused");
   if (x.concludeBy !== null && typeof x.concludeBy !== "string") throw bad("concludeBy");
   const c = x.concluded;
-  if (c !== null && !(isObject(c) && typeof c.reason === "string" && (c.winner === null || typeof c.winner === "string") && (c.reported === void 0 || typeof c.reported === "boolean")))
+  if (c !== null && !(isObject2(c) && typeof c.reason === "string" && (c.winner === null || typeof c.winner === "string") && (c.reported === void 0 || typeof c.reported === "boolean")))
     throw bad("concluded");
   if (!Number.isSafeInteger(x.lastComment) || x.lastComment < 0) throw bad("lastComment");
   const rounds2 = x.rounds;
-  if (!isObject(rounds2) || Object.entries(rounds2).some(([k, v]) => !NAME.test(k) || !Number.isSafeInteger(v)))
+  if (!isObject2(rounds2) || Object.entries(rounds2).some(([k, v]) => !NAME.test(k) || !Number.isSafeInteger(v)))
     throw bad("rounds");
   if (!Array.isArray(x.stopped) || x.stopped.some((s) => typeof s !== "string" || !NAME.test(s)))
     throw bad("stopped");
   const held = x.held ?? {};
-  if (!isObject(held) || Object.values(held).some((v) => typeof v !== "number" || !(v >= 0)))
+  if (!isObject2(held) || Object.values(held).some((v) => typeof v !== "number" || !(v >= 0)))
     throw bad("held");
   const dashboards = x.dashboards ?? [];
   if (!Array.isArray(dashboards) || dashboards.some((n) => !Number.isSafeInteger(n) || n <= 0))
@@ -70215,8 +70977,8 @@ function parsePilotState(text3) {
 }
 function rerunMap(x) {
   const m = x ?? {};
-  const ok = (v) => isObject(v) && Number.isSafeInteger(v.attempt) && v.attempt >= 2 && (v.after === null || typeof v.after === "string");
-  if (!isObject(m) || Object.entries(m).some(([k, v]) => !NAME.test(k) || !ok(v)))
+  const ok = (v) => isObject2(v) && Number.isSafeInteger(v.attempt) && v.attempt >= 2 && (v.after === null || typeof v.after === "string");
+  if (!isObject2(m) || Object.entries(m).some(([k, v]) => !NAME.test(k) || !ok(v)))
     throw new PilotStateError("the autopilot state is not valid: reruns");
   return Object.fromEntries(
     Object.entries(m).map(([k, v]) => [k, { attempt: v.attempt, after: v.after }])
@@ -70224,7 +70986,7 @@ function rerunMap(x) {
 }
 function predictedMap(x) {
   const m = x ?? {};
-  if (!isObject(m) || Object.entries(m).some(
+  if (!isObject2(m) || Object.entries(m).some(
     ([k, v]) => !/^\d{1,3}$/.test(k) || !(v === null || typeof v === "string" && NAME.test(v))
   ))
     throw new PilotStateError("the autopilot state is not valid: predicted");
@@ -70368,80 +71130,6 @@ async function setStateLabel(octokit, target2, state3, current) {
   }
   if (plan.add.length) await octokit.rest.issues.addLabels({ ...target2, labels: plan.add });
   return plan.remove.length > 0 || plan.add.length > 0;
-}
-
-// src/slurm/types.ts
-var SLURM_JOB_STATES = [
-  "BOOT_FAIL",
-  "CANCELLED",
-  "COMPLETED",
-  "COMPLETING",
-  "CONFIGURING",
-  "DEADLINE",
-  "FAILED",
-  "NODE_FAIL",
-  "OUT_OF_MEMORY",
-  "PENDING",
-  "PREEMPTED",
-  "REQUEUED",
-  "REQUEUE_FED",
-  "REQUEUE_HOLD",
-  "RESIZING",
-  "RESV_DEL_HOLD",
-  "REVOKED",
-  "RUNNING",
-  "SIGNALING",
-  "SPECIAL_EXIT",
-  "STAGE_OUT",
-  "STOPPED",
-  "SUSPENDED",
-  "TIMEOUT"
-];
-var STATE_MAP = {
-  PENDING: "queued",
-  CONFIGURING: "queued",
-  REQUEUED: "queued",
-  REQUEUE_FED: "queued",
-  REQUEUE_HOLD: "queued",
-  RESV_DEL_HOLD: "queued",
-  RUNNING: "running",
-  COMPLETING: "running",
-  SIGNALING: "running",
-  STAGE_OUT: "running",
-  RESIZING: "running",
-  SUSPENDED: "suspended",
-  STOPPED: "suspended",
-  COMPLETED: "completed",
-  CANCELLED: "cancelled",
-  TIMEOUT: "timeout",
-  DEADLINE: "timeout",
-  FAILED: "failed",
-  NODE_FAIL: "failed",
-  BOOT_FAIL: "failed",
-  OUT_OF_MEMORY: "failed",
-  PREEMPTED: "failed",
-  SPECIAL_EXIT: "failed",
-  REVOKED: "failed",
-  UNKNOWN: "unknown"
-};
-var USER_HOLDS = /* @__PURE__ */ new Set(["JobHeldUser"]);
-function statusOf(state3, reason2 = null) {
-  const status5 = STATE_MAP[state3] ?? "unknown";
-  return status5 === "queued" && state3 === "PENDING" && USER_HOLDS.has(reason2 ?? "") ? "held" : status5;
-}
-var LIVE = /* @__PURE__ */ new Set(["queued", "held", "running", "suspended", "unknown"]);
-function isLive(status5) {
-  return LIVE.has(status5);
-}
-function isWaiting(status5) {
-  return status5 === "queued" || status5 === "held";
-}
-var SUBMITTED = {
-  state: "PENDING",
-  status: "queued"
-};
-function statusWord(status5) {
-  return status5 === "held" || status5 === "queued" ? "PENDING" : status5.toUpperCase();
 }
 
 // src/lifecycle/model.ts
@@ -72596,7 +73284,7 @@ async function validatePullRequest(input, options, reporter) {
   await reporter.summary(validationSummary(report3));
   return report3;
 }
-var fmt2 = (v) => v === void 0 ? "\u2014" : `\`${JSON.stringify(v)}\``;
+var fmt3 = (v) => v === void 0 ? "\u2014" : `\`${JSON.stringify(v)}\``;
 function validationSummary(report3) {
   const lines = ["## Topology validation", ""];
   const verdict = report3.errorCount ? `\u274C ${report3.errorCount} error(s), ${report3.warningCount} warning(s) in ${report3.files.length} file(s)` : `\u2705 ${report3.files.length} file(s) valid${report3.warningCount ? `, ${report3.warningCount} warning(s)` : ""}`;
@@ -72640,7 +73328,7 @@ function validationSummary(report3) {
     if (c.diff.length === 0) lines.push("None: same topology.", "");
     else {
       lines.push("| key | before | after |", "|---|---|---|");
-      for (const d of c.diff) lines.push(`| \`${d.key}\` | ${fmt2(d.from)} | ${fmt2(d.to)} |`);
+      for (const d of c.diff) lines.push(`| \`${d.key}\` | ${fmt3(d.from)} | ${fmt3(d.to)} |`);
       lines.push("");
     }
   }
@@ -72916,7 +73604,7 @@ function elapsedOf(text3, command, line) {
   const d = duration(text3, command, line);
   return d !== null && NO_DURATION.has(d) ? null : d;
 }
-function text(value) {
+function text2(value) {
   return value === void 0 || value === "" || value === "(null)" || value === "N/A" ? null : value;
 }
 function slurmDurationToSeconds(text3) {
@@ -73073,12 +73761,12 @@ function squeueJob(fixed, free, name, line) {
     elapsed,
     ...allocation(gpus, elapsed),
     nodes: nodes(nodeList ?? ""),
-    user: text(user2),
-    comment: text(comment),
+    user: text2(user2),
+    comment: text2(comment),
     stdoutPath: null,
     source: "squeue"
   };
-  job.stdoutPath = text(stdout) === null ? null : expandOutputPattern(stdout ?? "", job);
+  job.stdoutPath = text2(stdout) === null ? null : expandOutputPattern(stdout ?? "", job);
   return job;
 }
 function accountedReason(why2, allocated) {
@@ -73105,8 +73793,8 @@ function sacctJob(fixed, free, name, line) {
     elapsed,
     ...allocation(gpusFromTres(tres ?? ""), elapsed),
     nodes: nodes(nodeList ?? ""),
-    user: text(user2),
-    comment: text(free[0]),
+    user: text2(user2),
+    comment: text2(free[0]),
     stdoutPath: null,
     source: "sacct"
   };
@@ -73158,8 +73846,8 @@ function parseScontrolJobs(output) {
       ),
       nodes: nodes(need("NodeList")),
       // UserId=alice(1000): the name before the uid.
-      user: text(/^(.*)\([0-9]+\)$/.exec(need("UserId"))?.[1] ?? need("UserId")),
-      comment: text(f.get("Comment")),
+      user: text2(/^(.*)\([0-9]+\)$/.exec(need("UserId"))?.[1] ?? need("UserId")),
+      comment: text2(f.get("Comment")),
       stdoutPath: stdout === void 0 || stdout === "" || stdout === "(null)" ? null : stdout,
       source: "scontrol"
     });
@@ -73418,124 +74106,6 @@ async function cancelRuns(deps, request2) {
   return found.map((j) => ({ name: j.name, id: j.id }));
 }
 
-// src/report/standing.ts
-var OUTCOME_ICON = {
-  better: "\u{1F7E2}",
-  worse: "\u{1F534}",
-  equivalent: "\u26AA",
-  "not-better": "\u{1F7E0}",
-  "better-at-equal-age": "\u{1F7E1}",
-  "faster-drift-not-ruled-out": "\u{1F7E1}",
-  undecided: "\u26AA",
-  measuring: "\u23F3",
-  failed: "\u274C",
-  reference: "\u{1F4CF}"
-};
-var TERMINAL = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function standingOf(i) {
-  const min = i.decision?.min_improvement ?? i.minImprovement ?? DEFAULT_MIN_IMPROVEMENT;
-  const ended = TERMINAL.has(i.state);
-  const failed = i.state === "failed" || !!i.failure;
-  const outcome = outcomeOf({
-    decision: i.decision,
-    failed,
-    ended,
-    hasValue: i.hasValue,
-    minImprovement: min
-  });
-  if (outcome === "failed")
-    return {
-      outcome,
-      minImprovement: min,
-      reason: i.failure ? `${i.failure.kind}: ${i.failure.message}` : "the job ended without a result"
-    };
-  const d = i.decision;
-  if (!d)
-    return outcome === "undecided" ? { outcome, minImprovement: min, reason: "the run ended without a stable value" } : { outcome, minImprovement: min };
-  const base = {
-    outcome,
-    against: describeReference(d.reference),
-    change: d.relative_change ?? null,
-    minImprovement: min
-  };
-  if (outcome === "undecided") return { ...base, reason: "the run ended before a decision" };
-  if (outcome !== "measuring") return base;
-  return { ...base, expectedMinutes: minutesLeft(d.expected_minutes_to_decision, i.minutesOfData ?? null) };
-}
-function minutesLeft(expectedAt, now) {
-  if (expectedAt == null || now == null) return null;
-  return Math.max(0, expectedAt - now);
-}
-
-// src/report/check-conclusion.ts
-var CONCLUSION = {
-  better: "success",
-  reference: "success",
-  worse: "failure",
-  failed: "failure",
-  equivalent: "neutral",
-  "not-better": "failure",
-  // the provisional winner keeps measuring (the full-run guard is open); closed with the guard open, nothing decided it
-  "better-at-equal-age": void 0,
-  "faster-drift-not-ruled-out": "neutral",
-  undecided: "neutral",
-  measuring: void 0
-};
-function checkConclusion(s) {
-  return CONCLUSION[s.outcome];
-}
-function pct4(x, digits = 1) {
-  const f = 10 ** digits;
-  return `${Math.round(Math.abs(x) * 100 * f) / f}%`;
-}
-function standingTitle(s) {
-  const ref = (s.against ?? "the reference").replace(/`/g, "");
-  switch (s.outcome) {
-    case "better":
-      return `Better than ${ref}${s.change ? ` by ${pct4(s.change.value)}` : ""}`;
-    case "worse":
-      return `Worse than ${ref}${s.change ? ` by ${pct4(s.change.value)}` : ""}`;
-    case "equivalent":
-      return `Within \xB1${pct4(s.minImprovement)} of ${ref}`;
-    case "not-better":
-      return `Not ${pct4(s.minImprovement)} faster than ${ref}${s.change ? ` (${s.change.value > 0 ? "+" : "\u2212"}${pct4(s.change.value)})` : ""}`;
-    case "better-at-equal-age":
-      return `Better than ${ref} at equal run age${s.change ? ` by ${pct4(s.change.value)}` : ""}; a drift over the full run not ruled out yet`;
-    case "faster-drift-not-ruled-out":
-      return `Faster than ${ref} at equal run age${s.change ? ` by ${pct4(s.change.value)}` : ""}; drift not ruled out`;
-    case "reference":
-      return "Reference run (baseline or current best)";
-    case "failed":
-      return `Failed: ${s.reason ?? "unknown"}`.slice(0, 200);
-    case "undecided":
-      return `Ended without a decision (${s.reason ?? "no value"})`;
-    default:
-      return `Measuring${s.expectedMinutes != null ? `: about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : ""}`;
-  }
-}
-function monitorCheckRun(s, headline) {
-  const conclusion = checkConclusion(s);
-  return { title: standingTitle(s), summary: headline, ...conclusion ? { conclusion } : {} };
-}
-var SEVERITY = (c) => c === "failure" ? 3 : c === void 0 ? 2 : c === "neutral" ? 1 : 0;
-function pullRequestCheckRun(checks) {
-  const [only] = checks;
-  if (checks.length === 1 && only) return only.check;
-  const ordered = [...checks].sort(
-    (a, b) => SEVERITY(b.check.conclusion) - SEVERITY(a.check.conclusion) || a.candidate.localeCompare(b.candidate)
-  );
-  const worst = ordered[0]?.check.conclusion;
-  const title = `${checks.length} candidates: ${ordered.map((c) => `${c.candidate}: ${c.check.title}`).join("; ")}`;
-  const summary3 = ordered.map((c) => `### \`${c.candidate}\`: ${c.check.conclusion ?? "measuring"}
-
-${c.check.summary}`).join("\n\n");
-  return {
-    title: title.length > 200 ? `${title.slice(0, 199)}\u2026` : title,
-    summary: summary3,
-    ...worst ? { conclusion: worst } : {}
-  };
-}
-
 // src/report/comment-throttle.ts
 var ENDED = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
 function shouldWriteComment(previous, next, nowMs, intervalMinutes) {
@@ -73568,72 +74138,6 @@ function parseCommentStamp(body) {
   const m = all[all.length - 1];
   if (!m) return void 0;
   return { state: m[1], outcome: m[2], hash: m[3], writtenAtMs: Number(m[4]) };
-}
-
-// src/analysis/stored.ts
-var isObject2 = (x) => !!x && typeof x === "object" && !Array.isArray(x);
-var OLD_MIN_IMPROVEMENT = 0.02;
-function legacyReference(against) {
-  const m = /^(baseline|current best|leading candidate)\s+(.+)$/.exec(against.trim());
-  const role = m?.[1] ?? "run";
-  const full = (m?.[2] ?? against).trim();
-  const pr = role === "leading candidate" ? /^(.*\S) \(#(\d+)\)$/.exec(full) : null;
-  return decisionReference(role, pr?.[1] ?? full, pr ? Number(pr[2]) : null);
-}
-function migrateDecision(raw) {
-  if (!isObject2(raw) || typeof raw.against !== "string") return raw;
-  const { against, ...rest } = raw;
-  return rest.reference ? rest : { ...rest, reference: legacyReference(against) };
-}
-function comparisonState(change, min) {
-  if (!change) return "measuring";
-  if (change.high <= -min) return "better";
-  if (change.low > 0) return "worse";
-  if (change.low >= -min && change.high <= min) return "equivalent";
-  return "measuring";
-}
-function decisionOfComparison(raw) {
-  if (!isObject2(raw) || typeof raw.against !== "string") return null;
-  const r = isObject2(raw.ratio) ? raw.ratio : null;
-  const change = r ? { value: r.value - 1, low: r.low - 1, high: r.high - 1 } : null;
-  return {
-    state: comparisonState(change, OLD_MIN_IMPROVEMENT),
-    reference: legacyReference(raw.against),
-    relative_change: change,
-    min_improvement: OLD_MIN_IMPROVEMENT,
-    method: "fixed-sample comparison (an older observation)",
-    evidence: [`fixed-sample comparison with ${raw.against}: ${String(raw.outcome)}`]
-  };
-}
-function migrateObservation(raw, decisionKey = "decision") {
-  if (!isObject2(raw)) return raw;
-  const { comparison, ...rest } = raw;
-  const decision = rest[decisionKey] ? migrateDecision(rest[decisionKey]) : decisionOfComparison(comparison);
-  return decision ? { ...rest, [decisionKey]: decision } : rest;
-}
-
-// src/report/observation-block.ts
-var OPEN = "<!-- topo:observation v1";
-var CLOSE = "-->";
-function renderObservationBlock(observation) {
-  const json = JSON.stringify(observation).replace(/>/g, "\\u003e");
-  return `${OPEN}
-${json}
-${CLOSE}`;
-}
-function parseObservationBlock(body) {
-  const start = body.lastIndexOf(OPEN);
-  if (start < 0) return void 0;
-  const end = body.indexOf(CLOSE, start + OPEN.length);
-  if (end < 0) return void 0;
-  try {
-    const value = migrateObservation(
-      JSON.parse(body.slice(start + OPEN.length, end).trim())
-    );
-    return value && typeof value === "object" && typeof value.run_name === "string" ? value : void 0;
-  } catch {
-    return void 0;
-  }
 }
 
 // src/report/state-label.ts
@@ -74360,99 +74864,6 @@ async function commitWithCompareAndSwap(octokit, options) {
   throw new CommitConflictError(options.branch, maxAttempts);
 }
 
-// src/chart/mermaid.ts
-function text2(s) {
-  return s.replace(/["\n\r`]/g, "'").replace(/[[\]{}]/g, "").slice(0, 80);
-}
-function num2(x) {
-  return String(round(x, 3));
-}
-var MAX_AXIS_LABELS = 12;
-var PALETTE = [
-  { colour: "#1f6feb", square: "\u{1F7E6}" },
-  { colour: "#fb8f44", square: "\u{1F7E7}" },
-  { colour: "#2da44e", square: "\u{1F7E9}" },
-  { colour: "#cf222e", square: "\u{1F7E5}" },
-  { colour: "#8250df", square: "\u{1F7EA}" },
-  { colour: "#9a6700", square: "\u{1F7EB}" }
-];
-function initDirective() {
-  const palette = PALETTE.map((p) => p.colour).join(",");
-  return `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`;
-}
-function lineChart(series, o) {
-  const withData = series.filter((s) => s.samples.length > 0);
-  if (!withData.length) return "";
-  const from = Math.min(...withData.map((s) => s.samples[0].t));
-  const to = Math.max(...withData.map((s) => s.samples[s.samples.length - 1].t));
-  const cap = Math.min(o.maxPoints ?? MAX_AXIS_LABELS, MAX_AXIS_LABELS);
-  const n = Math.max(2, Math.min(cap, Math.floor(to - from) + 1));
-  const xs = Array.from({ length: n }, (_, i) => from + (to - from) * i / (n - 1));
-  const lines = [];
-  for (const s of withData) lines.push(xs.map((x) => valueAt(s.samples, x)));
-  for (const r of o.references ?? []) if (Number.isFinite(r.value)) lines.push(xs.map(() => r.value));
-  const all = lines.flat().filter(Number.isFinite);
-  const top = Math.min(Math.max(...all), o.yMax ?? Number.POSITIVE_INFINITY);
-  const yMax = top > 0 ? top * 1.05 : 1;
-  const out = [
-    "```mermaid",
-    initDirective(),
-    "xychart-beta",
-    `  title "${text2(o.title)}"`,
-    `  x-axis "${text2(o.xLabel)}" [${xs.map((x) => String(Math.round(x))).join(", ")}]`,
-    `  y-axis "${text2(o.yLabel)}" 0 --> ${num2(yMax)}`,
-    ...lines.map(
-      (l) => `  line [${l.map((v) => num2(Math.min(Number.isFinite(v) ? v : 0, yMax))).join(", ")}]`
-    ),
-    "```"
-  ];
-  return out.join("\n");
-}
-function chartLegend(series, references = []) {
-  const names = [
-    ...series.filter((s) => s.samples.length > 0).map((s) => s.name),
-    ...(references ?? []).filter((r) => Number.isFinite(r.value)).map((r) => r.name)
-  ];
-  return names.map((name, i) => `${PALETTE[i % PALETTE.length]?.square} ${name}`).join(" \xB7 ");
-}
-function barChart(bars, o) {
-  const rows = bars.filter((b) => Number.isFinite(b.value));
-  if (!rows.length) return "";
-  const line = rows.every((b) => b.line !== void 0 && Number.isFinite(b.line)) ? rows.map((b) => b.line) : [];
-  const yMax = Math.max(...rows.map((b) => b.value), ...line) * 1.1 || 1;
-  return [
-    "```mermaid",
-    "xychart-beta",
-    `  title "${text2(o.title)}"`,
-    `  x-axis [${rows.map((b) => `"${text2(b.label)}"`).join(", ")}]`,
-    `  y-axis "${text2(o.yLabel)}" 0 --> ${num2(yMax)}`,
-    `  bar [${rows.map((b) => num2(b.value)).join(", ")}]`,
-    ...line.length ? [`  line [${line.map(num2).join(", ")}]`] : [],
-    "```"
-  ].join("\n");
-}
-function decidedBarChart(bars, groups2, references, o) {
-  const rows = bars.filter((b) => Number.isFinite(b.value));
-  if (!rows.length) return { chart: "", legend: "" };
-  const present = groups2.filter((g) => rows.some((b) => b.group === g.key));
-  const refs = references.filter((r) => Number.isFinite(r.value));
-  const yMax = Math.max(...rows.map((b) => b.value), ...refs.map((r) => r.value)) * 1.1 || 1;
-  const palette = [...present, ...refs].map((p) => p.colour).join(",");
-  const chart = [
-    "```mermaid",
-    `%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "${palette}"}}}}%%`,
-    "xychart-beta",
-    `  title "${text2(o.title)}"`,
-    `  x-axis [${rows.map((b) => `"${text2(b.label)}"`).join(", ")}]`,
-    `  y-axis "${text2(o.yLabel)}" 0 --> ${num2(yMax)}`,
-    ...present.map((g) => `  bar [${rows.map((b) => num2(b.group === g.key ? b.value : 0)).join(", ")}]`),
-    ...refs.map((r) => `  line [${rows.map(() => num2(r.value)).join(", ")}]`),
-    "```"
-  ].join("\n");
-  const legend = [...present, ...refs].map((p) => `${p.square} ${p.name}`).join(" \xB7 ");
-  return { chart, legend };
-}
-
 // src/chart/svg.ts
 var OUTCOME_COLOUR = {
   accepted: "#2da44e",
@@ -74676,7 +75087,7 @@ function topologyLabel(run2) {
 function queueSummary(metrics) {
   const byService = metrics?.rpc_queue_depth_at_start_latest_by_service;
   if (!byService || Object.keys(byService).length === 0) return null;
-  return `queue min/max ${Object.entries(byService).map(([svc, q2]) => `${svc} ${num(q2.worker_min)}/${num(q2.worker_max)}`).join(", ")}`;
+  return `queue min/max ${Object.entries(byService).map(([svc, q2]) => `${svc} ${num2(q2.worker_min)}/${num2(q2.worker_max)}`).join(", ")}`;
 }
 function gpuSummary(metrics) {
   const gpus = Object.values(metrics?.resource_usage?.gpu_by_index ?? {});
@@ -74685,9 +75096,9 @@ function gpuSummary(metrics) {
   const pressure = gpus.map((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean).filter((v) => typeof v === "number");
   const headroom = gpus.map((g) => g.memory_headroom_gb_min).filter((v) => typeof v === "number");
   const parts = [];
-  if (utils.length) parts.push(`GPU util ${num(Math.min(...utils), 0)}\u2013${num(Math.max(...utils), 0)}%`);
-  if (pressure.length) parts.push(`memory pressure max ${num(Math.max(...pressure), 0)}%`);
-  if (headroom.length) parts.push(`min headroom ${num(Math.min(...headroom))} GB`);
+  if (utils.length) parts.push(`GPU util ${num2(Math.min(...utils), 0)}\u2013${num2(Math.max(...utils), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure max ${num2(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
   return parts.join(", ");
 }
 function bottleneckSummary(metrics) {
@@ -74731,11 +75142,11 @@ function progressTable(record) {
       String(i + 1),
       job,
       topologyLabel(run2),
-      cell(describeChange(run2.change, !run2.parent)),
-      cell(observationSummary(run2)),
-      cell(decisionCell(run2)),
-      cell(run2.decision.next),
-      cell(learningCell(run2))
+      cell3(describeChange(run2.change, !run2.parent)),
+      cell3(observationSummary(run2)),
+      cell3(decisionCell(run2)),
+      cell3(run2.decision.next),
+      cell3(learningCell(run2))
     ];
     lines.push(`| ${row.join(" | ")} |`);
   });
@@ -74832,15 +75243,15 @@ function gpuTable(metrics) {
     (a, b) => Number(a[0]) - Number(b[0]) || a[0].localeCompare(b[0])
   );
   if (gpus.length === 0) return void 0;
-  const mmm = (v, d = 0) => v ? `${num(v.min, d)} / ${num(v.mean, d)} / ${num(v.max, d)}` : "\u2014";
+  const mmm = (v, d = 0) => v ? `${num2(v.min, d)} / ${num2(v.mean, d)} / ${num2(v.max, d)}` : "\u2014";
   const lines = [
     "| GPU | Services | Utilisation % (min / mean / max) | Memory used GB (min / mean / max) | Total GB | Pressure % (mean / max) | Min headroom GB |",
     "|---:|---|---|---|---:|---|---:|"
   ];
   for (const [gpu, g] of gpus) {
-    const pressure = g.memory_pressure_percent ? `${num(g.memory_pressure_percent.mean, 0)} / ${num(g.memory_pressure_percent.max, 0)}` : "\u2014";
+    const pressure = g.memory_pressure_percent ? `${num2(g.memory_pressure_percent.mean, 0)} / ${num2(g.memory_pressure_percent.max, 0)}` : "\u2014";
     lines.push(
-      `| ${gpu} | ${cell((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num(g.memory_total_gb)} | ${pressure} | ${num(g.memory_headroom_gb_min)} |`
+      `| ${gpu} | ${cell3((g.topology_services ?? []).join(", "))} | ${mmm(g.utilization_percent)} | ${mmm(g.memory_used_gb, 1)} | ${num2(g.memory_total_gb)} | ${pressure} | ${num2(g.memory_headroom_gb_min)} |`
     );
   }
   return lines.join("\n");
@@ -74851,7 +75262,7 @@ function queueTable(metrics) {
   return [
     "| Service | Queue depth worker min | Queue depth worker max |",
     "|---|---:|---:|",
-    ...byService.map(([svc, q2]) => `| ${svc} | ${num(q2.worker_min)} | ${num(q2.worker_max)} |`)
+    ...byService.map(([svc, q2]) => `| ${svc} | ${num2(q2.worker_min)} | ${num2(q2.worker_max)} |`)
   ].join("\n");
 }
 function figureLine(f) {
@@ -74865,7 +75276,7 @@ function metricsList(run2) {
   const lines = figureLine(figureOf(run2));
   if (v) {
     lines.push(
-      `- Verdict: **${v.state}**${v.minutes_of_data != null ? ` after ${num(v.minutes_of_data)} min of data` : ""}${v.warmup_end_minutes != null ? ` (warm-up ended at ${num(v.warmup_end_minutes)} min)` : ""}`
+      `- Verdict: **${v.state}**${v.minutes_of_data != null ? ` after ${num2(v.minutes_of_data)} min of data` : ""}${v.warmup_end_minutes != null ? ` (warm-up ended at ${num2(v.warmup_end_minutes)} min)` : ""}`
     );
     if (v.projected_full_run)
       lines.push(
@@ -74874,25 +75285,25 @@ function metricsList(run2) {
     if (v.value) lines.push(`- The detector's stable value: ${interval2(v.value)}`);
     if (v.cycle)
       lines.push(
-        `- Cycle: period ${num(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`
+        `- Cycle: period ${num2(v.cycle.period_minutes)} min, amplitude ${percentOfFraction(v.cycle.amplitude_relative)}`
       );
   }
   const decided2 = decisionText(run2.monitor_decision);
   if (decided2) lines.push(`- Decision: ${decided2}`);
   if (m) {
     const pairs = [
-      ["Completed rollouts", num(m.completed_rollouts, 0)],
-      ["Failed rollouts", num(m.failed_rollouts, 0)],
+      ["Completed rollouts", num2(m.completed_rollouts, 0)],
+      ["Failed rollouts", num2(m.failed_rollouts, 0)],
       ["Rollout duration p95", `${seconds(m.rollout_duration_p95_s)} s`],
       ["Step duration p95", `${seconds(m.step_duration_p95_s)} s`],
       ["Runtime event-loop idle fraction", percentOfFraction(m.runtime_idle_fraction)],
-      ["Warm-up excluded", `${num(m.warmup_excluded_s, 0)} s`]
+      ["Warm-up excluded", `${num2(m.warmup_excluded_s, 0)} s`]
     ];
     for (const [label, value] of pairs) if (!value.startsWith("\u2014")) lines.push(`- ${label}: ${value}`);
     const host = m.resource_usage?.host_memory;
     if (host && (host.available_gb_min != null || host.total_gb != null))
       lines.push(
-        `- Host memory: ${num(host.available_gb_min)} GB available at least, of ${num(host.total_gb)} GB`
+        `- Host memory: ${num2(host.available_gb_min)} GB available at least, of ${num2(host.total_gb)} GB`
       );
   }
   return lines;
@@ -74915,8 +75326,8 @@ function runFacts(run2) {
   out.push(`- Parent: ${run2.parent ? `\`${run2.parent}\`` : "none (baseline)"}`);
   const change = Object.entries(run2.change ?? {});
   if (change.length) out.push("- Change:", ...change.map(([key, value]) => `  - \`${key}\`: ${value}`));
-  if (run2.hypothesis) out.push(`- Hypothesis: ${cell(safeText(run2.hypothesis))}`);
-  if (run2.expected_effect) out.push(`- Expected effect: ${cell(run2.expected_effect)}`);
+  if (run2.hypothesis) out.push(`- Hypothesis: ${cell3(safeText(run2.hypothesis))}`);
+  if (run2.expected_effect) out.push(`- Expected effect: ${cell3(run2.expected_effect)}`);
   return out;
 }
 function runFindings(run2) {
@@ -74924,7 +75335,7 @@ function runFindings(run2) {
   const metrics = metricsList(run2);
   out.push(...metrics.length ? metrics : ["- No metrics were recorded."]);
   const evidence = run2.verdict?.evidence ?? [];
-  if (evidence.length) out.push("- Evidence:", ...evidence.map((e) => `  - ${cell(e)}`));
+  if (evidence.length) out.push("- Evidence:", ...evidence.map((e) => `  - ${cell3(e)}`));
   const queue = queueTable(run2.stable_metrics);
   if (queue) out.push("", queue);
   const b = run2.stable_metrics?.bottleneck;
@@ -74932,7 +75343,7 @@ function runFindings(run2) {
   if (b)
     out.push(
       `**${b.service ?? b.kind}** (${b.kind}, confidence ${b.confidence})`,
-      ...b.evidence.map((e) => `- ${cell(e)}`)
+      ...b.evidence.map((e) => `- ${cell3(e)}`)
     );
   else out.push("Not determined.");
   const gpus = gpuTable(run2.stable_metrics);
@@ -74943,7 +75354,7 @@ function runFindings(run2) {
   if (cpu.length) {
     out.push("", "| Process group | CPU % (min / mean / max) |", "|---|---|");
     for (const [group, v] of cpu)
-      out.push(`| ${cell(group)} | ${num(v.min, 0)} / ${num(v.mean, 0)} / ${num(v.max, 0)} |`);
+      out.push(`| ${cell3(group)} | ${num2(v.min, 0)} / ${num2(v.mean, 0)} / ${num2(v.max, 0)} |`);
   }
   return out;
 }
@@ -74955,8 +75366,8 @@ function runProblems(run2) {
     ...quality?.gaps ?? []
   ];
   if (gaps2.length || quality?.notes) {
-    out.push("", "#### Telemetry gaps", "", ...gaps2.map((g) => `- ${cell(g)}`));
-    if (quality?.notes) out.push(`- ${cell(quality.notes)}`);
+    out.push("", "#### Telemetry gaps", "", ...gaps2.map((g) => `- ${cell3(g)}`));
+    if (quality?.notes) out.push(`- ${cell3(quality.notes)}`);
   }
   if (run2.failures?.length) {
     out.push("", "#### Failures", "");
@@ -74967,7 +75378,7 @@ function runProblems(run2) {
         f.gpu != null && `GPU ${f.gpu}`
       ].filter(Boolean).join(", ");
       out.push(
-        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell(f.likely_fix)}` : ""}`
+        `- **${f.kind}**${where ? ` (${where})` : ""}: ${cell3(f.message)}${f.likely_fix ? ` \u2014 likely fix: ${cell3(f.likely_fix)}` : ""}`
       );
     }
   }
@@ -74983,14 +75394,14 @@ function runSection(run2, step) {
   ];
   out.push("", "#### Decision", "");
   out.push(
-    `**${run2.decision.outcome}**${run2.decision.reason ? `: ${cell(safeText(run2.decision.reason))}` : ""}`
+    `**${run2.decision.outcome}**${run2.decision.reason ? `: ${cell3(safeText(run2.decision.reason))}` : ""}`
   );
-  if (run2.decision.next) out.push("", `Next: ${cell(run2.decision.next)}`);
+  if (run2.decision.next) out.push("", `Next: ${cell3(run2.decision.next)}`);
   if (run2.skill_reflections?.length) {
     out.push("", "#### Learnings", "");
     for (const l of run2.skill_reflections)
       out.push(
-        `- (${l.topic}) ${cell(safeText(l.learning))}${l.suggested_skill_update ? ` \u2014 suggested skill update: ${cell(safeText(l.suggested_skill_update))}` : ""}${l.author ? ` \u2014 ${safeText(l.author)}` : ""}`
+        `- (${l.topic}) ${cell3(safeText(l.learning))}${l.suggested_skill_update ? ` \u2014 suggested skill update: ${cell3(safeText(l.suggested_skill_update))}` : ""}${l.author ? ` \u2014 ${safeText(l.author)}` : ""}`
       );
   }
   return out.join("\n");
@@ -75022,14 +75433,14 @@ function fixedInputsTable(record) {
   return [
     "| Input | Value |",
     "|---|---|",
-    ...rows.filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `| ${k} | \`${cell(String(v))}\` |`)
+    ...rows.filter(([, v]) => v !== null && v !== void 0 && v !== "").map(([k, v]) => `| ${k} | \`${cell3(String(v))}\` |`)
   ].join("\n");
 }
 function referenceJobsSection(record) {
   const runs2 = record.reference_runs ?? [];
   if (!runs2.length) return [];
   const rows = runs2.map(
-    (r) => `| \`${r.run_name}\` | \`${r.of}\` | ${r.pull_request ? `#${r.pull_request}` : "\u2014"} | ${cell((r.candidates ?? []).map((c) => `\`${c}\``).join(", ") || "\u2014")} | ${r.gpu_minutes == null ? "\u2014" : Math.round(r.gpu_minutes)} | ${cell(r.ended ?? "\u2014")} |`
+    (r) => `| \`${r.run_name}\` | \`${r.of}\` | ${r.pull_request ? `#${r.pull_request}` : "\u2014"} | ${cell3((r.candidates ?? []).map((c) => `\`${c}\``).join(", ") || "\u2014")} | ${r.gpu_minutes == null ? "\u2014" : Math.round(r.gpu_minutes)} | ${cell3(r.ended ?? "\u2014")} |`
   );
   return [
     "## Reference jobs",
@@ -75060,7 +75471,7 @@ function renderRecordMarkdown(record) {
     out.push(
       `**\`${best.topology}\`** at ${seconds(figure?.value ?? best.stabilized_seconds_per_rollout_full_run)} s per rollout${figure?.reference ? ` (as its decision says against \`${figure.reference.name}\` at ${seconds(figure.reference.value)} s)` : ""}.`
     );
-    if (best.decision_reasoning) out.push("", cell(safeText(best.decision_reasoning)));
+    if (best.decision_reasoning) out.push("", cell3(safeText(best.decision_reasoning)));
   } else out.push("No candidate accepted yet.");
   if (record.report?.path)
     out.push(
@@ -75481,15 +75892,15 @@ function resourceLine(m) {
   const pressure = pick3((g) => g.memory_pressure_percent?.max ?? g.memory_pressure_percent?.mean);
   const headroom = pick3((g) => g.memory_headroom_gb_min);
   const parts = [];
-  if (util.length) parts.push(`GPU util ${num(Math.min(...util), 0)}\u2013${num(Math.max(...util), 0)}%`);
-  if (pressure.length) parts.push(`memory pressure \u2264 ${num(Math.max(...pressure), 0)}%`);
-  if (headroom.length) parts.push(`min headroom ${num(Math.min(...headroom))} GB`);
+  if (util.length) parts.push(`GPU util ${num2(Math.min(...util), 0)}\u2013${num2(Math.max(...util), 0)}%`);
+  if (pressure.length) parts.push(`memory pressure \u2264 ${num2(Math.max(...pressure), 0)}%`);
+  if (headroom.length) parts.push(`min headroom ${num2(Math.min(...headroom))} GB`);
   return parts.join(", ");
 }
 function relativeChange(value, base) {
   if (value === null || base === null || base === 0) return "\u2014";
   const pct8 = (value - base) / base * 100;
-  return `${pct8 > 0 ? "+" : ""}${num(pct8, 1)}%`;
+  return `${pct8 > 0 ? "+" : ""}${num2(pct8, 1)}%`;
 }
 function measured(run2) {
   const figure = figureOf(run2);
@@ -75542,11 +75953,11 @@ function headroomAdvice(run2) {
     const services = (g.topology_services ?? []).join(", ") || "no service";
     if (pressure != null && pressure >= 90)
       out.push(
-        `GPU ${gpu} (${services}) is at ${num(pressure, 0)}% memory pressure: no room for more instances.`
+        `GPU ${gpu} (${services}) is at ${num2(pressure, 0)}% memory pressure: no room for more instances.`
       );
     else if (util != null && util < 60 && headroom != null)
       out.push(
-        `GPU ${gpu} (${services}) averages ${num(util, 0)}% utilisation with ${num(headroom)} GB headroom: room for instances of the bottleneck service.`
+        `GPU ${gpu} (${services}) averages ${num2(util, 0)}% utilisation with ${num2(headroom)} GB headroom: room for instances of the bottleneck service.`
       );
   }
   return out;
@@ -75608,7 +76019,7 @@ function resultLine(record) {
   const baseValue = figureValue(base);
   if (!best || !base || bestValue === null || baseValue === null || best.name === base.name)
     return `**Result:** no candidate beat the baseline. ${record.runs.length} candidate(s): ${counts.join(", ") || "none"}.`;
-  return `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s as decided (${relativeChange(bestValue, baseValue)}; ${num(baseValue / bestValue, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`;
+  return `**Result:** \`${best.name}\` reaches ${seconds(bestValue)} s per rollout against the baseline's ${seconds(baseValue)} s as decided (${relativeChange(bestValue, baseValue)}; ${num2(baseValue / bestValue, 2)}\xD7 the throughput)${bestClaim(best)}. ${record.runs.length} candidate(s): ${counts.join(", ")}.`;
 }
 function baselineSection(record) {
   const base = baselineRun(record);
@@ -75651,13 +76062,13 @@ function candidatesSection(record) {
     const row = [
       String(i + 1),
       `\`${run2.name}\``,
-      cell(describeChange(run2.change, !run2.parent)),
-      cell(run2.hypothesis),
-      cell(run2.expected_effect),
-      cell(measured(run2)),
+      cell3(describeChange(run2.change, !run2.parent)),
+      cell3(run2.hypothesis),
+      cell3(run2.expected_effect),
+      cell3(measured(run2)),
       run2 === base ? "baseline" : relativeChange(figureValue(run2), baseValue),
-      cell(resourceLine(run2.stable_metrics)),
-      cell(`${run2.decision.outcome}${run2.decision.reason ? `: ${run2.decision.reason}` : ""}`)
+      cell3(resourceLine(run2.stable_metrics)),
+      cell3(`${run2.decision.outcome}${run2.decision.reason ? `: ${run2.decision.reason}` : ""}`)
     ];
     out.push(`| ${row.join(" | ")} |`);
   });
@@ -75673,14 +76084,14 @@ function bestSection(record) {
   out.push(
     `\`${best.name}\`${best.run_name ? ` (run \`${best.run_name}\`)` : ""}: ${seconds(figureValue(best))} s per rollout.`,
     "",
-    `- Why it won: ${cell(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
+    `- Why it won: ${cell3(record.current_best.decision_reasoning ?? "lowest stabilised value among accepted candidates")}`
   );
   const decided2 = decisionText(best.monitor_decision);
   if (decided2) out.push(`- Decision: ${decided2}`);
   if (chain.length > 1) {
     out.push("- Changes from the baseline, step by step:");
     for (const step of chain.slice(1))
-      out.push(`  - \`${step.name}\`: ${cell(describeChange(step.change, false))}`);
+      out.push(`  - \`${step.name}\`: ${cell3(describeChange(step.change, false))}`);
   }
   out.push(`- Remaining bottleneck: ${bottleneckLine(best.stable_metrics)}`);
   out.push(`- Resources: ${resourceLine(best.stable_metrics)}`);
@@ -75712,7 +76123,7 @@ function adviceSection(record) {
     out.push(`**${topic.replace(/_/g, " ")}**`, "");
     for (const { run: run2, learning } of list)
       out.push(
-        `- ${cell(learning.learning)} (from \`${run2}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell(learning.suggested_skill_update)}` : ""}`
+        `- ${cell3(learning.learning)} (from \`${run2}\`${learning.author ? `, @${learning.author}` : ""})${learning.suggested_skill_update ? `. Suggested skill update: ${cell3(learning.suggested_skill_update)}` : ""}`
       );
     out.push("");
   }
@@ -75751,7 +76162,7 @@ function predictionLines(record) {
   const rms = Math.sqrt(rows.reduce((a, r) => a + Math.log1p(r.prediction.error) ** 2, 0) / rows.length);
   const covered = rows.filter((r) => r.prediction.covered).length;
   const level = Math.round(100 * (rows[0].prediction.level ?? 0.9));
-  const pct8 = (x) => `${num(100 * x, 1)}%`;
+  const pct8 = (x) => `${num2(100 * x, 1)}%`;
   return [
     "",
     `**Predicted against measured** (\`topo suggest\`'s model calibrated on the runs before each proposal): calibration error ${pct8(median2)} median, ${pct8(rms)} RMS over ${rows.length} predicted run(s); ${covered} of ${rows.length} inside their ${level}% interval.`,
@@ -77885,374 +78296,6 @@ var COMMANDS = [
   conclude
 ];
 
-// src/telemetry/grafana.ts
-var ALPASIM_DASHBOARD = { uid: DASHBOARD_CATALOG.uid, title: DASHBOARD_CATALOG.title };
-function dashboardSlug(title) {
-  return title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
-}
-function grafanaDashboardUrl(base, run2, range, dashboard = ALPASIM_DASHBOARD) {
-  const params = new URLSearchParams({ "var-run_name": run2.runName });
-  if (run2.runUuid) params.set("var-run_uuid", run2.runUuid);
-  params.set("from", String(range?.fromMs ?? "now-6h"));
-  params.set("to", String(range?.toMs ?? "now"));
-  const slug = dashboardSlug(dashboard.title);
-  const path = dashboard.uid ? `d/${encodeURIComponent(dashboard.uid)}/${slug}` : `dashboard/db/${slug}`;
-  return `${base.replace(/\/+$/, "")}/${path}?${params.toString()}`;
-}
-
-// src/report/pr-comment.ts
-function referenceJobText(r) {
-  const run2 = r.run;
-  if (!run2) return `Reference: ${r.name} as recorded${r.note ? ` (${r.note})` : ""}`;
-  const where = `#${run2.pr}, `;
-  const job = run2.jobId ? `Slurm job ${run2.jobId}: ${run2.state}` : run2.state;
-  const cost = run2.gpuMinutes === null ? "" : ` \xB7 ${Math.round(run2.gpuMinutes)} GPU-minutes`;
-  const link = run2.grafanaUrl ? ` \xB7 [Grafana](${run2.grafanaUrl})` : "";
-  const stop3 = run2.stopping ? ` \xB7 stopped now: ${run2.stopping}` : "";
-  return `Reference: ${r.name}, run ${code(run2.runName)} beside this candidate (${where}${job})${cost}${link}${stop3}`;
-}
-var STATE_ICON = {
-  queued: "\u23F3",
-  submitted: "\u{1F4E8}",
-  starting: "\u{1F680}",
-  warming: "\u{1F525}",
-  stabilising: "\u{1F4C8}",
-  stable: "\u2705",
-  finished: "\u{1F3C1}",
-  stopped: "\u23F9\uFE0F",
-  failed: "\u274C"
-};
-function fmt3(x, digits = 3) {
-  return x === null || x === void 0 || !Number.isFinite(x) ? "\u2014" : String(round(x, digits));
-}
-function fmtInterval(i) {
-  return i ? `${fmt3(i.value)} [${fmt3(i.low)}, ${fmt3(i.high)}]` : "\u2014";
-}
-function cell2(s) {
-  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
-}
-function grafanaLink(base, runName, range) {
-  return grafanaDashboardUrl(base, { runName }, range);
-}
-function viewStanding(v) {
-  return standingOf({
-    state: v.state,
-    failure: v.observation.failure ?? null,
-    decision: v.observation.decision ?? null,
-    hasValue: !!v.observation.verdict.value,
-    minImprovement: v.minImprovement,
-    minutesOfData: v.observation.verdict.minutes_of_data ?? null
-  });
-}
-function byHowMuch(change) {
-  if (!change) return "";
-  const [a, b] = [Math.abs(change.low), Math.abs(change.high)].sort((x, y) => x - y);
-  const crosses = change.low < 0 && change.high > 0;
-  return crosses ? ` (${signed(change.value)}, 95% interval ${signed(change.low)} to ${signed(change.high)})` : ` by ${pct4(change.value)} [95% interval ${pct4(a)}\u2013${pct4(b)}]`;
-}
-function signed(x) {
-  return `${x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1"}${pct4(x)}`;
-}
-function headlineText(s) {
-  const ref = s.against ?? "the reference";
-  switch (s.outcome) {
-    case "better":
-      return `better than ${ref}${byHowMuch(s.change)}`;
-    case "worse":
-      return `worse than ${ref}${byHowMuch(s.change)}`;
-    case "equivalent":
-      return `within \xB1${pct4(s.minImprovement)} (min_improvement) of ${ref}${byHowMuch(s.change)}`;
-    case "not-better":
-      return `not ${pct4(s.minImprovement)} (min_improvement) faster than ${ref}: it cannot win${s.change ? ` (${signed(s.change.value)}, 95% interval ${signed(s.change.low)} to ${signed(s.change.high)})` : ""}`;
-    case "better-at-equal-age":
-      return `better than ${ref} at equal run age${byHowMuch(s.change)}; it keeps running until a drift against it over the full run is ruled out (the full-run guard)`;
-    case "faster-drift-not-ruled-out":
-      return `faster than ${ref} at equal run age${byHowMuch(s.change)}; drift not ruled out: a drift against it could undo the gain over the full run`;
-    case "reference":
-      return "the reference the candidates are compared with";
-    case "failed":
-      return `failed (${s.reason ?? "unknown"})`;
-    case "undecided":
-      return `ended without a decision: ${s.reason ?? "no value"}`;
-    default: {
-      const eta = s.expectedMinutes != null ? `about ${Math.ceil(s.expectedMinutes)} more run-minutes to a decision` : "";
-      const sofar = s.change ? `so far ${signed(s.change.value)} against ${ref}` : "";
-      return `measuring${eta || sofar ? ` \u2014 ${[eta, sofar].filter(Boolean).join("; ")}` : ""}`;
-    }
-  }
-}
-function thousands(x) {
-  return String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-function throughput(seconds2) {
-  return `${fmt3(seconds2, 3)} s per rollout \xB7 ${thousands(3600 / seconds2)} rollouts per hour`;
-}
-function viewFigure(v) {
-  const o = v.observation;
-  return runFigure({
-    decision: o.decision,
-    verdict: o.verdict,
-    reading: o.stable_metrics.seconds_per_rollout_full_run
-  });
-}
-function figureBasis(f) {
-  const range = f.low < f.high ? `, 95% interval ${fmt3(f.low)}\u2013${fmt3(f.high)} s` : "";
-  switch (f.basis) {
-    case "decision":
-      return `as decided: ${signed(f.reference?.change?.value ?? 0)} against ${code(f.reference?.name ?? "")} at ${fmt3(f.reference?.value)} s${range}`;
-    case "projection":
-      return `the detector's projected full run${range}`;
-    case "estimate":
-      return `decision estimate so far${range}`;
-    default:
-      return "full run so far, start-up included; no projection yet";
-  }
-}
-function valueLine(v) {
-  const f = viewFigure(v);
-  const ref = f?.reference ? { name: f.reference.name, secondsPerRollout: f.reference.value } : v.best ?? v.baseline;
-  const refText = ref && ref.secondsPerRollout > 0 && ref.name !== v.candidate ? ` \xB7 reference ${code(ref.name)}: ${throughput(ref.secondsPerRollout)}` : "";
-  if (f && f.value > 0) return `**${throughput(f.value)}** (${figureBasis(f)})${refText}`;
-  return void 0;
-}
-function isLive2(v) {
-  return !TERMINAL2.has(v.state) && !!v.jobId && !!v.slurmState && isLive(statusOf(v.slurmState));
-}
-function nextStep2(v, s = viewStanding(v)) {
-  const ref = s.against ?? "the reference";
-  const free = isLive2(v) && v.stopWhenDecided === false ? " `/topo stop` frees the node now." : "";
-  switch (s.outcome) {
-    case "better":
-      return `**Recommended: merge \u2014 best so far.**${free}`;
-    case "worse":
-      return `**Close: slower than ${ref}.**${free}`;
-    case "equivalent":
-      return `**Close unless you prefer it for another reason: no faster than ${ref}.**${free}`;
-    case "not-better":
-      return `**Close: it cannot be ${pct4(s.minImprovement)} faster than ${ref}.**${free}`;
-    case "better-at-equal-age":
-      return `**Keep it running: it leads ${ref} at equal run age; the full-run guard settles whether to merge.**`;
-    case "faster-drift-not-ruled-out":
-      return `**Your call: faster than ${ref} at equal run age, but a drift that could undo it over the full run is not ruled out. Re-run with \`/topo submit\` to measure it longer, or merge knowing that.**`;
-    case "reference":
-      return "**Keep: candidates are compared with this run.**";
-    case "failed":
-      return v.observation.failure?.likely_fix ? `**Fix and push again:** ${v.observation.failure.likely_fix}` : "**Close or fix it: the failure is below.**";
-    case "undecided":
-      return "**Re-run with `/topo submit` for a longer measurement, or close.**";
-    default:
-      if (v.state === "queued") return "Nothing to do: waiting for a free slot.";
-      return v.commentIntervalMinutes === void 0 ? "Nothing to do yet: the decision comes once the run has enough data; run this command again later." : `Nothing to do yet: this comment is updated at least every ${v.commentIntervalMinutes} min, and at once when the decision comes.`;
-  }
-}
-var TERMINAL2 = /* @__PURE__ */ new Set(["finished", "stopped", "failed"]);
-function jobLine(v) {
-  if (!v.jobId) return v.state === "queued" ? "No Slurm job yet (queued)" : "No Slurm job";
-  const terminal = TERMINAL2.has(v.state);
-  let state3 = v.finalJobState ?? v.slurmState ?? null;
-  if (terminal && state3 && isLive(statusOf(state3)))
-    state3 = v.stoppedBy ? statusWord("cancelled") : "ended";
-  const by = state3 && statusOf(state3) === "cancelled" && v.stoppedBy ? v.stoppedBy === "user" ? " by `/topo stop`" : v.stoppedBy === "decision" ? " by the decision" : v.stoppedBy === "no-longer-needed" ? " once no open decision needed this reference" : " once stable" : "";
-  const d = v.observation.decision;
-  const savings = d ? savingsText(d) : null;
-  const savedText = by && savings ? ` (${savings})` : "";
-  return `Slurm job ${v.jobId}${state3 ? `: ${state3}${by}${savedText}` : ""}`;
-}
-function headlineLine(candidate, s) {
-  return `${OUTCOME_ICON[s.outcome]} ${code(candidate)}: ${headlineText(s)}`;
-}
-function renderHeadline(v) {
-  const s = viewStanding(v);
-  const out = [`### ${headlineLine(v.candidate, s)}`, ""];
-  const value = valueLine(v);
-  if (value) out.push(value, "");
-  out.push(nextStep2(v, s), "");
-  out.push(
-    `${jobLine(v)} \xB7 ${STATE_ICON[v.state]} ${v.state} \xB7 run ${code(v.runName)} \xB7 experiment ${code(v.experimentId)}`,
-    ""
-  );
-  if (v.referenceJob) out.push(referenceJobText(v.referenceJob), "");
-  if (v.accountingUnreachable) out.push(accountingLine(v.accountingUnreachable), "");
-  return out;
-}
-function accountingLine(problem) {
-  return `> \u26A0\uFE0F ${ACCOUNTING_UNREACHABLE} (${inlineText(problem, 200)}): live jobs are read from squeue, so decisions and stops go on; a job that ended and that the controller forgot is unknown until accounting answers again.`;
-}
-var ACCOUNTING_UNREACHABLE = "Slurm accounting is unreachable";
-function monitorCheck(v) {
-  return monitorCheckRun(viewStanding(v), renderHeadline(v).join("\n"));
-}
-function verdictSection(v) {
-  const o = v.observation;
-  const verdict = o.verdict;
-  const d = o.decision;
-  const out = [`#### Detector verdict: \`${verdict.state}\` (the full-run value, start-up included)`, ""];
-  if (verdict.value)
-    out.push(
-      `Projected full-run seconds per rollout at the end of the run (the detector's, start-up included): ${fmtInterval(verdict.value)} (95% interval)${d ? "; the decision reads the rollouts after the first wave instead" : ""}`,
-      ""
-    );
-  else if (verdict.projected_full_run)
-    out.push(
-      `The detector's provisional full-run projection (start-up included, not stable yet): ${fmtInterval(verdict.projected_full_run)}`,
-      ""
-    );
-  if (verdict.cycle)
-    out.push(
-      `Cyclic steady state: period ${fmt3(verdict.cycle.period_minutes, 1)} min, amplitude \xB1${fmt3(100 * (verdict.cycle.amplitude_relative ?? 0), 1)}% (topology cannot fix cycles)`,
-      ""
-    );
-  if (o.failure) {
-    out.push(`**Failure (${o.failure.kind}):** ${o.failure.message}`);
-    if (o.failure.likely_fix) out.push(`Likely fix: ${o.failure.likely_fix}`);
-    for (const e of o.failure.evidence ?? []) out.push(`- ${e}`);
-    out.push("");
-  }
-  if (d) {
-    out.push(
-      `Decision (${d.method ?? "sequential"}): \`${d.state}\` against ${describeReference(d.reference)}, min_improvement ${pct4(d.min_improvement)}${d.decided_at_minutes != null ? `, decided at run-minute ${fmt3(d.decided_at_minutes, 1)}` : ""}${d.gpu_minutes_used != null ? ` \xB7 ${fmt3(d.gpu_minutes_used, 0)} GPU-minutes used` : ""}${savingsText(d) ? ` \xB7 ${savingsText(d)}` : ""}`
-    );
-    for (const e of d.evidence) out.push(`- ${e}`);
-    out.push("");
-  }
-  if (verdict.evidence.length)
-    out.push("Evidence of the verdict:", "", ...verdict.evidence.map((e) => `- ${e}`), "");
-  return out;
-}
-function metricsSection(v) {
-  const verdict = v.observation.verdict;
-  const m = v.observation.stable_metrics;
-  const f = viewFigure(v);
-  const out = ["#### Metrics", "", "| Metric | Value |", "|---|---|"];
-  const row = (k, val) => out.push(`| ${k} | ${cell2(val)} |`);
-  if (f) row(`s/rollout (${f.basis === "decision" ? "as decided" : "shown above"})`, fmtInterval(f));
-  row("Full-run s/rollout so far (start-up included)", fmt3(m.seconds_per_rollout_full_run));
-  row("5-min s/rollout (diagnostic)", fmt3(m.seconds_per_rollout_5m));
-  row("Steady s/rollout after warm-up", fmtInterval(verdict.steady_seconds_per_rollout));
-  row("Detector's projected full-run s/rollout (start-up included)", fmtInterval(verdict.projected_full_run));
-  row("Completed / failed rollouts", `${fmt3(m.completed_rollouts, 0)} / ${fmt3(m.failed_rollouts, 0)}`);
-  row(
-    "Run-minutes of data / warm-up ends at",
-    `${fmt3(verdict.minutes_of_data, 1)} / ${fmt3(verdict.warmup_end_minutes, 1)}`
-  );
-  row(
-    "Runtime event-loop idle",
-    m.runtime_idle_fraction == null ? "\u2014" : `${fmt3(100 * m.runtime_idle_fraction, 0)}%`
-  );
-  row("Rollout duration p95 (s)", fmt3(m.rollout_duration_p95_s));
-  out.push("");
-  const queue = Object.entries(m.rpc_queue_depth_at_start_latest_by_service ?? {});
-  if (queue.length) {
-    out.push("| Service | Queue depth min | Queue depth max |", "|---|---|---|");
-    for (const [svc, q2] of queue) out.push(`| ${svc} | ${fmt3(q2.worker_min, 1)} | ${fmt3(q2.worker_max, 1)} |`);
-    out.push("");
-  }
-  return out;
-}
-function resourcesSection(v) {
-  const m = v.observation.stable_metrics;
-  const out = [];
-  const gpus = Object.entries(m.resource_usage?.gpu_by_index ?? {});
-  if (gpus.length) {
-    out.push(
-      "| GPU | Services | Util % min/mean/max | Memory GB min/mean/max | Total GB | Pressure % max | Headroom GB min |",
-      "|---|---|---|---|---|---|---|"
-    );
-    const mm = (x, d = 0) => `${fmt3(x?.min, d)} / ${fmt3(x?.mean, d)} / ${fmt3(x?.max, d)}`;
-    for (const [g, u] of gpus)
-      out.push(
-        `| ${g} | ${cell2((u.topology_services ?? []).join(", ") || "\u2014")} | ${mm(u.utilization_percent)} | ${mm(u.memory_used_gb, 1)} | ${fmt3(u.memory_total_gb, 1)} | ${fmt3(u.memory_pressure_percent?.max, 0)} | ${fmt3(u.memory_headroom_gb_min, 1)} |`
-      );
-    out.push("");
-  }
-  const host = m.resource_usage?.host_memory;
-  if (host && (host.available_gb_min != null || host.total_gb != null))
-    out.push(
-      `Host memory: ${fmt3(host.available_gb_min, 1)} GB free at least, of ${fmt3(host.total_gb, 1)} GB.`,
-      ""
-    );
-  if (m.bottleneck) {
-    const b = m.bottleneck;
-    out.push(`**Bottleneck:** ${b.kind}${b.service ? ` (${b.service})` : ""}, confidence ${b.confidence}`);
-    out.push(...b.evidence.map((e) => `- ${e}`), "");
-  }
-  if (v.opportunities?.length) out.push("**Opportunities:**", ...v.opportunities.map((e) => `- ${e}`), "");
-  return out;
-}
-function linksSection(v) {
-  const out = [];
-  const chart = secondsChart(v);
-  if (chart)
-    out.push("<details><summary>Chart: seconds per rollout</summary>", "", chart, "", "</details>", "");
-  if (v.recordChartUrl)
-    out.push(`[The experiment's candidates with 95% intervals (SVG)](${encodeURI(v.recordChartUrl)})`, "");
-  if (v.grafanaUrl) out.push(`[Open in Grafana](${grafanaLink(v.grafanaUrl, v.runName, v.timeRange)})`, "");
-  const missing2 = v.observation.stable_metrics.telemetry_quality?.missing_metrics ?? [];
-  if (missing2.length) out.push(`Telemetry gaps: no data for ${missing2.join(", ")}.`, "");
-  for (const n of v.notes ?? []) out.push(`> ${n}`, "");
-  if (v.queries?.length) {
-    out.push("<details><summary>Queries behind this verdict</summary>", "", "```promql");
-    for (const q2 of v.queries)
-      out.push(`# ${q2.quantity} (${q2.source === "rule" ? "recording rule" : "raw fallback"})`, q2.query);
-    out.push("```", "", "</details>", "");
-  }
-  return out;
-}
-function renderMonitorComment(v) {
-  const reached = v.timeline.filter((t) => t.at);
-  return [
-    ...renderHeadline(v),
-    "<details><summary>Verdict, metrics and resources</summary>",
-    "",
-    ...reached.length ? [`**Timeline:** ${reached.map((t) => `${t.label} ${t.at}`).join(" \u2192 ")}`, ""] : [],
-    ...verdictSection(v),
-    ...metricsSection(v),
-    ...resourcesSection(v),
-    "</details>",
-    "",
-    ...linksSection(v),
-    renderObservationBlock(v.observation)
-  ].join("\n");
-}
-function secondsChart(v) {
-  if (!v.chart || !(v.chart.fullRun.length || v.chart.rate5m.length)) return "";
-  const f = viewFigure(v);
-  const series = [
-    ...f?.basis === "decision" ? [] : [{ name: "full-run s/rollout so far (start-up included)", samples: v.chart.fullRun }],
-    { name: "5-min s/rollout", samples: v.chart.rate5m }
-  ];
-  const references = [];
-  if (f && f.basis !== "reading")
-    references.push({ name: `${v.candidate} ${figureLabel(f)}`, value: f.value });
-  if (v.baseline && v.baseline.name !== v.candidate)
-    references.push({
-      name: describeReference(decisionReference("baseline", v.baseline.name)),
-      value: v.baseline.secondsPerRollout
-    });
-  if (v.best && v.best.name !== v.candidate && v.best.name !== v.baseline?.name)
-    references.push({
-      name: describeReference(decisionReference("current best", v.best.name)),
-      value: v.best.secondsPerRollout
-    });
-  const top = Math.max(
-    f?.value ?? v.observation.stable_metrics.seconds_per_rollout_full_run ?? 0,
-    ...references.map((r) => r.value)
-  );
-  const chart = lineChart(series, {
-    title: "Seconds per rollout (lower is better)",
-    xLabel: "run minutes",
-    yLabel: "s/rollout",
-    yMax: top > 0 ? top * 2 : void 0,
-    references
-  });
-  return chart ? `${chart}
-
-${chartLegend(series, references)}` : "";
-}
-function figureLabel(f) {
-  return f.basis === "decision" ? "as decided" : f.basis === "projection" ? "(the detector's projected full run)" : "(decision estimate so far)";
-}
-
 // src/usecases/autopilot.ts
 var AutopilotConfigError = class extends Error {
   name = "AutopilotConfigError";
@@ -79873,47 +79916,72 @@ function withCommentCache(ports) {
   };
 }
 
-// src/report/monitor-summary.ts
-var HOLDS_SLOT = /* @__PURE__ */ new Set(["submitted", "starting", "warming", "stabilising", "stable"]);
-function cell3(s) {
-  return s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+// src/monitor/summary.ts
+function monitorSummaryInput(experiments, report3, extra = {}) {
+  const requestedAt = /* @__PURE__ */ new Map();
+  for (const e of experiments)
+    for (const c of e.candidates) requestedAt.set(c.runName, c.requestedAt ?? Number.POSITIVE_INFINITY);
+  const at = (runName) => requestedAt.get(runName) ?? Number.POSITIVE_INFINITY;
+  const sections = experiments.map((e) => {
+    const id = e.experiment.experiment_id;
+    const candidates = report3.candidates.filter((c) => c.experimentId === id).sort((a, b) => at(a.runName) - at(b.runName) || a.pr - b.pr).map((c) => ({ pr: c.pr, view: c.view }));
+    return { id, maxParallel: experimentSettings(e.experiment).maxParallel, candidates };
+  });
+  return { ...extra, experiments: sections, errors: report3.errors };
 }
-function experimentSection(e, repo) {
-  const running = e.candidates.filter((c) => HOLDS_SLOT.has(c.view.state));
-  const queue = e.candidates.filter((c) => c.view.state === "queued");
-  const out = [
-    `### Experiment ${code(e.id)}`,
-    "",
-    `Slots: **${running.length} of ${e.maxParallel}** in use \xB7 queue: ${queue.length ? queue.map((c) => `${code(c.view.candidate)} (#${c.pr})`).join(", ") : "empty"}`,
-    ""
-  ];
-  const accounting = e.candidates.find((c) => c.view.accountingUnreachable)?.view.accountingUnreachable;
-  if (accounting) out.push(accountingLine(accounting), "");
-  if (!e.candidates.length) return [...out, "No live candidates.", ""];
-  out.push("| Candidate | PR | State | Decision | Slurm | Next step |", "|---|---|---|---|---|---|");
-  for (const { pr, view } of e.candidates) {
-    const s = viewStanding(view);
-    const link = repo ? `[#${pr}](${repo.replace(/\/+$/, "")}/pull/${pr})` : `#${pr}`;
-    const change = s.change ? ` ${s.change.value > 0 ? "+" : ""}${Math.round(s.change.value * 1e3) / 10}%` : "";
-    out.push(
-      `| ${cell3(code(view.candidate))} | ${link} | ${view.state} | ${OUTCOME_ICON[s.outcome]} ${s.outcome}${change} | ${cell3(jobLine(view))} | ${cell3(nextStep2(view, s).replace(/\*\*/g, ""))} |`
-    );
-  }
-  out.push("");
-  return out;
+
+// src/monitor/scheduled.ts
+function scheduledInputs(input) {
+  const positive = (name, fallback) => {
+    const value = Number(input(name) || fallback);
+    if (!(value > 0)) throw new Error(`input ${name} must be a positive number, got "${input(name)}"`);
+    return value;
+  };
+  const tick = positive("tick-seconds", "60");
+  const minutes = Number(input("watch-minutes") || "0");
+  if (!(minutes >= 0 && minutes <= 60))
+    throw new Error(`input watch-minutes must be between 0 and 60, got "${input("watch-minutes")}"`);
+  return {
+    tick,
+    watch: { minutes, lookSeconds: positive("watch-look-seconds", "60") },
+    yieldTo: (input("yield-to") || DEFAULT_YIELD_TO.join(",")).split(/[\s,]+/).filter(Boolean)
+  };
 }
-function renderMonitorSummary(input) {
-  const out = ["## topo monitor", ""];
-  if (input.api)
-    out.push(`GitHub API this pass: ${input.api.reads} read(s), ${input.api.writes} write(s).`, "");
-  if (!input.experiments.length) out.push("No experiments with live candidates.", "");
-  for (const e of input.experiments) out.push(...experimentSection(e, input.repositoryUrl));
-  if (input.errors?.length) {
-    out.push("### Errors", "");
-    for (const err of input.errors) out.push(`- ${cell3(err)}`);
-    out.push("");
-  }
-  return out.join("\n");
+async function runScheduledPass(ports, { tick, watch }, deps) {
+  let seen = [];
+  const experiments = async () => {
+    seen = await ports.experiments();
+    return seen;
+  };
+  const stages = withStage(STAGES, { name: "autopilot", run: autopilot }, { after: "decide" });
+  const watched = await watchPass(
+    { ...ports, experiments },
+    { tickSeconds: tick },
+    { ...watch, stages },
+    deps
+  );
+  if (watch.minutes > 0) deps.log(watchLine(watched));
+  return { seen, watched };
+}
+function scheduledReport(seen, watched, { repositoryUrl, api }) {
+  const report3 = { ...watched.pass, errors: watched.errors };
+  const changed = report3.candidates.filter((c) => c.changed).length;
+  return {
+    outputs: {
+      candidates: String(report3.candidates.length),
+      changed: String(changed),
+      states: JSON.stringify(Object.fromEntries(report3.candidates.map((c) => [c.runName, c.state])))
+    },
+    summary: renderMonitorSummary(monitorSummaryInput(seen, report3, { repositoryUrl, api: { ...api } })),
+    line: `${report3.candidates.length} candidate(s), ${changed} pull request(s) updated; GitHub API: ${api.reads} read(s), ${api.writes} write(s)`,
+    warnings: report3.warnings,
+    ...report3.errors.length ? { failure: report3.errors.join("\n") } : {}
+  };
+}
+function watchLine(w) {
+  const stopped = w.looks.flatMap((l) => l.stopped);
+  const why2 = w.ended === "yielded" ? `yielded to ${w.yieldedTo.join(", ")}` : w.ended;
+  return `watch: ${w.looks.length} look(s), ${stopped.length} stopped${stopped.length ? ` (${stopped.join(", ")})` : ""}; ended: ${why2}`;
 }
 
 // actions/monitor/ports.ts
@@ -85360,20 +85428,6 @@ function buildMonitorPorts(octokit, config) {
   };
 }
 
-// actions/monitor/summary.ts
-function monitorSummaryInput(experiments, report3, extra = {}) {
-  const requestedAt = /* @__PURE__ */ new Map();
-  for (const e of experiments)
-    for (const c of e.candidates) requestedAt.set(c.runName, c.requestedAt ?? Number.POSITIVE_INFINITY);
-  const at = (runName) => requestedAt.get(runName) ?? Number.POSITIVE_INFINITY;
-  const sections = experiments.map((e) => {
-    const id = e.experiment.experiment_id;
-    const candidates = report3.candidates.filter((c) => c.experimentId === id).sort((a, b) => at(a.runName) - at(b.runName) || a.pr - b.pr).map((c) => ({ pr: c.pr, view: c.view }));
-    return { id, maxParallel: experimentSettings(e.experiment).maxParallel, candidates };
-  });
-  return { ...extra, experiments: sections, errors: report3.errors };
-}
-
 // actions/monitor/main.ts
 async function main() {
   const token = getInput("token", { required: true });
@@ -85385,7 +85439,7 @@ async function main() {
   const { owner, repo } = splitRepository(process.env.GITHUB_REPOSITORY ?? "");
   const octokit = createOctokit({ token, baseUrl: process.env.GITHUB_API_URL });
   const api = countRequests(octokit);
-  const inputs = passInputs();
+  const inputs = scheduledInputs((name) => getInput(name));
   const ports = buildMonitorPorts(octokit, {
     workspace: process.env.GITHUB_WORKSPACE ?? process.cwd(),
     topologiesDir: getInput("topologies-dir") || "topologies",
@@ -85397,73 +85451,19 @@ async function main() {
     log: (line) => info(line)
   });
   try {
-    const { seen, watched } = await runPass(ports, octokit, { owner, repo }, inputs);
-    await reportPass(seen, watched, { owner, repo }, api);
+    const { seen, watched } = await runScheduledPass(ports, inputs, {
+      queued: () => queuedWorkflowRuns(octokit, { owner, repo }, inputs.yieldTo),
+      log: (line) => info(line)
+    });
+    const server = (process.env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "");
+    const report3 = scheduledReport(seen, watched, { repositoryUrl: `${server}/${owner}/${repo}`, api });
+    for (const [name, value] of Object.entries(report3.outputs)) setOutput(name, value);
+    await summary.addRaw(report3.summary, true).write();
+    info(report3.line);
+    for (const warning2 of report3.warnings) warning(warning2);
+    if (report3.failure) setFailed(report3.failure);
   } finally {
     await ports.close();
   }
-}
-function passInputs() {
-  return {
-    tick: positiveInput("tick-seconds", "60"),
-    watch: watchInputs(),
-    yieldTo: (getInput("yield-to") || DEFAULT_YIELD_TO.join(",")).split(/[\s,]+/).filter(Boolean)
-  };
-}
-async function runPass(ports, octokit, target2, { tick, watch, yieldTo }) {
-  let seen = [];
-  const experiments = async () => {
-    seen = await ports.experiments();
-    return seen;
-  };
-  const stages = withStage(STAGES, { name: "autopilot", run: autopilot }, { after: "decide" });
-  const watched = await watchPass(
-    { ...ports, experiments },
-    { tickSeconds: tick },
-    { ...watch, stages },
-    {
-      queued: () => queuedWorkflowRuns(octokit, target2, yieldTo),
-      log: (line) => info(line)
-    }
-  );
-  if (watch.minutes > 0) info(watchLine(watched));
-  return { seen, watched };
-}
-async function reportPass(seen, watched, { owner, repo }, api) {
-  const report3 = { ...watched.pass, errors: watched.errors };
-  const changed = report3.candidates.filter((c) => c.changed).length;
-  setOutput("candidates", String(report3.candidates.length));
-  setOutput("changed", String(changed));
-  setOutput(
-    "states",
-    JSON.stringify(Object.fromEntries(report3.candidates.map((c) => [c.runName, c.state])))
-  );
-  const server = (process.env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/+$/, "");
-  const summary3 = monitorSummaryInput(seen, report3, {
-    repositoryUrl: `${server}/${owner}/${repo}`,
-    api: { ...api }
-  });
-  await summary.addRaw(renderMonitorSummary(summary3), true).write();
-  info(
-    `${report3.candidates.length} candidate(s), ${changed} pull request(s) updated; GitHub API: ${api.reads} read(s), ${api.writes} write(s)`
-  );
-  for (const warning2 of report3.warnings) warning(warning2);
-  if (report3.errors.length) setFailed(report3.errors.join("\n"));
-}
-function positiveInput(name, fallback) {
-  const value = Number(getInput(name) || fallback);
-  if (!(value > 0)) throw new Error(`input ${name} must be a positive number, got "${getInput(name)}"`);
-  return value;
-}
-function watchInputs() {
-  const minutes = Number(getInput("watch-minutes") || "0");
-  if (!(minutes >= 0 && minutes <= 60))
-    throw new Error(`input watch-minutes must be between 0 and 60, got "${getInput("watch-minutes")}"`);
-  return { minutes, lookSeconds: positiveInput("watch-look-seconds", "60") };
-}
-function watchLine(w) {
-  const stopped = w.looks.flatMap((l) => l.stopped);
-  const why2 = w.ended === "yielded" ? `yielded to ${w.yieldedTo.join(", ")}` : w.ended;
-  return `watch: ${w.looks.length} look(s), ${stopped.length} stopped${stopped.length ? ` (${stopped.join(", ")})` : ""}; ended: ${why2}`;
 }
 main().catch((e) => setFailed(e.message));

@@ -36195,7 +36195,6 @@ var require_dist2 = __commonJS({
 });
 
 // actions/validate/main.ts
-import { readFileSync as readFileSync4 } from "node:fs";
 import { resolve as resolve4 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
@@ -45835,8 +45834,42 @@ function validationSummary(report) {
 `;
 }
 
-// actions/validate/main.ts
+// actions/validate/ports.ts
+import { readFileSync as readFileSync4 } from "node:fs";
 var VALIDATE_CHECK_NAME = "topo/validate";
+function pullRequestOfEvent() {
+  const eventPath = process.env.GITHUB_EVENT_PATH;
+  if (!eventPath) throw new Error("GITHUB_EVENT_PATH is not set: this action runs inside a workflow");
+  const payload = JSON.parse(readFileSync4(eventPath, "utf8"));
+  const pull = payload.pull_request;
+  if (!pull?.number || !pull?.head?.sha) {
+    throw new Error(
+      `this action validates pull requests; event ${process.env.GITHUB_EVENT_NAME} has no pull_request`
+    );
+  }
+  return pull;
+}
+function actionsReporter(summary2) {
+  return {
+    annotate(issue2) {
+      const props = {
+        title: `${issue2.rule}${issue2.keyPath ? ` (${issue2.keyPath})` : ""}`,
+        file: issue2.file,
+        startLine: issue2.line,
+        startColumn: issue2.column
+      };
+      if (issue2.severity === "error") error(issue2.message, props);
+      else warning(issue2.message, props);
+    },
+    async summary(markdown) {
+      summary2.text += markdown;
+      await summary.addRaw(markdown).write();
+    },
+    info: (message) => info(message)
+  };
+}
+
+// actions/validate/main.ts
 async function main() {
   const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
   const presetsDir = getInput("presets-dir");
@@ -45879,36 +45912,5 @@ async function main() {
       `${report.errorCount} error(s) in the topology files (see the annotations and the job summary)`
     );
   }
-}
-function pullRequestOfEvent() {
-  const eventPath = process.env.GITHUB_EVENT_PATH;
-  if (!eventPath) throw new Error("GITHUB_EVENT_PATH is not set: this action runs inside a workflow");
-  const payload = JSON.parse(readFileSync4(eventPath, "utf8"));
-  const pull = payload.pull_request;
-  if (!pull?.number || !pull?.head?.sha) {
-    throw new Error(
-      `this action validates pull requests; event ${process.env.GITHUB_EVENT_NAME} has no pull_request`
-    );
-  }
-  return pull;
-}
-function actionsReporter(summary2) {
-  return {
-    annotate(issue2) {
-      const props = {
-        title: `${issue2.rule}${issue2.keyPath ? ` (${issue2.keyPath})` : ""}`,
-        file: issue2.file,
-        startLine: issue2.line,
-        startColumn: issue2.column
-      };
-      if (issue2.severity === "error") error(issue2.message, props);
-      else warning(issue2.message, props);
-    },
-    async summary(markdown) {
-      summary2.text += markdown;
-      await summary.addRaw(markdown).write();
-    },
-    info: (message) => info(message)
-  };
 }
 main().catch((error2) => setFailed(error2 instanceof Error ? error2.message : String(error2)));
