@@ -7,9 +7,20 @@
 // the ratio any surface shows is the decision's. A run without a decision (the baseline, a failed,
 // undecided or still measuring run) shows its own value, as decisions read it when it is their
 // reference (the detector's projection, else its decision estimate, else its last reading).
+//
+// The anchor (anchoredDecision, the one owner of this derivation): the change is measured at equal
+// run age, where the start-up both runs carry cancels, so it is applied to the reference's STEADY
+// figure: its own settled decision's figure once it has one, else its steady estimate (the
+// detector's projection or the decision estimate), never a full-run reading, which carries start-up.
+// A decision against a live run that is still settling (the pruner's leading candidate) is
+// re-anchored once that run settles: the judge re-derives it from the leader's figure at each pass,
+// and the record on every read and write (src/record/migrate.ts). Pruned against a leader read at
+// 9.08 s early that settled at 8.27 s, a loser +35.6% slower is shown at 11.21 s, not 12.32 s.
 
 import type { DecidedFigure, Decision, Interval } from '../types/generated/metrics.js';
 import { decisionProjection, isFinalDecision, type VerdictLike } from './decision.js';
+
+const round4 = (x: number) => Math.round(x * 10000) / 10000;
 
 export interface Figure extends Interval {
   /**
@@ -30,12 +41,12 @@ export const isDecided = (d: Decision | null | undefined): d is Decision => isFi
  * decision's relative change), its interval the decision's.
  */
 export function decidedFigure(reference: number, change: Interval): DecidedFigure {
-  const at = (x: number) => Math.round(reference * (1 + x) * 10000) / 10000;
+  const at = (x: number) => round4(reference * (1 + x));
   return {
     value: at(change.value),
     low: at(change.low),
     high: at(change.high),
-    reference_value: Math.round(reference * 10000) / 10000,
+    reference_value: round4(reference),
   };
 }
 
@@ -64,6 +75,30 @@ export function decisionFigure(d: Decision | null | undefined): Figure | null {
     basis: 'decision',
     reference: { name: d.reference.name, value: f.reference_value, change: d.relative_change },
   };
+}
+
+/** A decision against a live run that is itself still settling (the pruner's leading candidate). */
+export function againstLiveRun(d: Decision | null | undefined): boolean {
+  return d?.reference.role === 'leading candidate';
+}
+
+/**
+ * What a decision against a run is anchored on: the run's steady figure (its settled decision's, or
+ * its projection or decision estimate); null for a full-run reading, start-up included.
+ */
+export function steadyAnchor(f: Figure | null | undefined): number | null {
+  return f && f.basis !== 'reading' && f.value > 0 ? f.value : null;
+}
+
+/**
+ * THE derivation of a decided run's figure: the decision with its figure anchored on its
+ * reference's steady figure `anchor` (× (1 + the change)). A decision that carries a figure keeps it,
+ * unless it was decided against a live run: that one follows its reference's figure as it settles.
+ */
+export function anchoredDecision(d: Decision, anchor: number | null): Decision {
+  if (!isDecided(d) || !d.relative_change || anchor === null) return d;
+  if (d.figure && (!againstLiveRun(d) || d.figure.reference_value === round4(anchor))) return d;
+  return { ...d, figure: decidedFigure(anchor, d.relative_change) };
 }
 
 /** THE figure of a run: its decision's, else its own (see the top of this file). */

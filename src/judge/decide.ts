@@ -10,7 +10,7 @@ import {
   decisionOptions,
   type VerdictLike,
 } from '../analysis/decision.js';
-import { decidedFigure, isDecided } from '../analysis/figure.js';
+import { anchoredDecision, isDecided } from '../analysis/figure.js';
 import { decisionReference, describeReference, sameReference } from '../analysis/reference.js';
 import type { SettingsSource } from '../topology/settings.js';
 import type { CandidateObservation, Decision, Interval } from '../types/generated/metrics.js';
@@ -68,7 +68,10 @@ export interface Reference {
   verdict: VerdictLike;
   /** Its value (the record's, or a live run's stable value). */
   value: Interval | null;
-  /** Its figure: what every surface shows it at, and what a decision against it is anchored at. */
+  /**
+   * Its steady figure, what a decision against it is anchored at: its figure on every surface (for a
+   * live leader, its settled decision's figure, else its steady estimate; never a start-up reading).
+   */
   figure: number | null;
   /** A run judged now, not a measured one. */
   live: boolean;
@@ -114,7 +117,7 @@ export interface DecisionContext {
 /**
  * THE Decision of a run (the one place): against the current best, else the baseline, with the
  * experiment's min_improvement, else pruned against the leading candidate; a failed run gets none.
- * A decision that settles the run carries its figure (its reference's figure × (1 + the change)).
+ * A decision that settles the run carries its figure (its reference's steady figure × (1 + the change)).
  */
 export function decisionOf(
   standing: JudgeStanding,
@@ -123,11 +126,13 @@ export function decisionOf(
   context: DecisionContext,
 ): Decision | null {
   const d = sequentialDecision(standing, c, observation, context);
-  if (!d || !isDecided(d) || d.figure || !d.relative_change) return d;
+  if (!d) return d;
+  // anchored on the reference's steady figure (src/analysis/figure.ts anchoredDecision): a decision
+  // kept against a leader that settled since follows its settled figure
   const anchor = [context.reference, context.leader].find(
     (r) => r && sameReference(asDecided(r, c.pr).reference, d.reference),
   )?.figure;
-  return anchor ? { ...d, figure: decidedFigure(anchor, d.relative_change) } : d;
+  return anchoredDecision(d, anchor ?? null);
 }
 
 function sequentialDecision(

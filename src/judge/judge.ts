@@ -6,7 +6,13 @@
 // observeRunOf (./observe.ts) then decideRunOf; judgeRun is both. Pure.
 import { type GpuMinutesInput, withGpuMinutes } from '../analysis/decision.js';
 import { explainFailure } from '../analysis/failure.js';
-import { type Figure, runFigure } from '../analysis/figure.js';
+import {
+  againstLiveRun,
+  anchoredDecision,
+  decisionFigure,
+  type Figure,
+  runFigure,
+} from '../analysis/figure.js';
 import { gpuMap } from '../topology/capacity.js';
 import { experimentSettings } from '../topology/settings.js';
 import type { CandidateObservation, Decision, Failure } from '../types/generated/metrics.js';
@@ -95,13 +101,45 @@ export function decideRuns(
     analysis: observed[i]?.analysis,
     started: !!r.run.job,
     ended: !!r.run.job && !!observed[i]?.ended,
+    decision: previousDecision(r.run),
   }));
   const reference = chosen ? chosen.reference : referenceOf(standing, among);
   const leader = chosen ? null : leaderOf(standing, among, reference);
   const judgements = runs.map((r, i) =>
     decideRunOf(r.run, observed[i] as ObservedRun, { standing, candidate: r.candidate, reference, leader }),
   );
-  return { judgements, reference, leader };
+  return { judgements: onSettledLeader(judgements, runs, leader), reference, leader };
+}
+
+/**
+ * The decisions against the leader re-anchored on its figure as judged in this same pass, once that
+ * is its settled decision's (src/analysis/figure.ts anchoredDecision): a leader that settles in a pass
+ * moves its losers' figures in that pass, not a pass later (there may be none).
+ */
+function onSettledLeader(
+  judgements: Judgement[],
+  runs: readonly ExperimentRun[],
+  leader: Reference | null,
+): Judgement[] {
+  const at = runs.findIndex(
+    (r) => r.candidate.candidate === leader?.name && r.candidate.role !== 'reference',
+  );
+  const settled = at >= 0 ? decisionFigure(judgements[at]?.decision) : null;
+  if (!settled) return judgements;
+  return judgements.map((j) => {
+    const d = j.decision;
+    if (!d || !againstLiveRun(d) || d.reference.name !== leader?.name) return j;
+    const decision = anchoredDecision(d, settled.value);
+    if (decision === d) return j;
+    const observation = { ...j.observation, decision };
+    const reading = observation.stable_metrics.seconds_per_rollout_full_run;
+    return {
+      ...j,
+      decision,
+      observation,
+      figure: runFigure({ decision, verdict: observation.verdict, reading }),
+    };
+  });
 }
 
 /** State, failure, Decision and figure of a run already observed (observeRunOf). */

@@ -2,9 +2,10 @@
 // else its baseline, else a baseline running now) and the leading candidate for the pruner. The
 // comparison and decision against them are in ./decide.ts. Pure.
 import { leadingCandidate } from '../analysis/decision.js';
-import { ownFigureOf } from '../analysis/figure.js';
+import { decisionFigure, ownFigureOf, steadyAnchor } from '../analysis/figure.js';
 import type { RunAnalysis } from '../analysis/observe.js';
 import type { Experiment } from '../types/generated/experiment.js';
+import type { Decision } from '../types/generated/metrics.js';
 import {
   baselineName,
   type JudgedCandidate,
@@ -21,6 +22,8 @@ export interface Judged {
   started?: boolean;
   /** Its job ended (its data end there). */
   ended?: boolean;
+  /** The decision its last look kept (its memory), when of this run: a settled one carries its figure. */
+  decision?: Decision | null;
 }
 
 /**
@@ -123,6 +126,7 @@ export function leaderOf(
             verdict: o.analysis.observation.verdict,
             pr: o.c.pr,
             reading: o.analysis.observation.stable_metrics.seconds_per_rollout_full_run,
+            decision: o.decision,
           },
         ]
       : [],
@@ -134,10 +138,23 @@ export function leaderOf(
         name: lead.name,
         verdict: lead.verdict,
         value: null,
-        figure: ownFigureOf(lead.verdict, lead.reading)?.value ?? null,
+        figure: leaderFigure(lead),
         live: true,
         pr: lead.pr,
         contenders: runs.length,
       }
     : null;
+}
+
+/**
+ * The leader's steady figure, what a loser's change (measured at equal run age) is anchored on: its
+ * settled decision's figure once it has one, else its steady estimate, never its full-run reading
+ * (start-up included: a leader read at 14.23 s early settled at 8.28 s). src/analysis/figure.ts.
+ */
+function leaderFigure(lead: {
+  verdict: Reference['verdict'];
+  reading?: number | null;
+  decision?: Decision | null;
+}): number | null {
+  return decisionFigure(lead.decision)?.value ?? steadyAnchor(ownFigureOf(lead.verdict, lead.reading));
 }

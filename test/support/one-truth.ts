@@ -209,15 +209,15 @@ export function dashboardFigures(text: string): ShownFigure[] {
 }
 
 /**
- * The decision a run's pull request showed: its reference and interval of the relative change.
- * None for the pruner's `not-better` against the leading candidate: the leader was compared live,
- * while it still measured, and is shown at the figure its own decision gave it later.
+ * The decision a run's pull request showed: its reference and interval of the relative change. The
+ * pruner's `not-better` against the leading candidate too: the change was measured at equal run age,
+ * so the loser is shown at the leader's settled figure × (1 + the change), and beside the leader at
+ * the figure its own decision gave it, the ratio is inside the interval (src/analysis/figure.ts).
  */
 function decidedChange(
   run: RecordRun,
 ): { reference: string; low: number; high: number; better: boolean } | null {
   const { outcome, reference } = shown(run);
-  if (run.monitor_decision?.reference.role === 'leading candidate') return null;
   const change = run.monitor_decision?.relative_change ?? null;
   if (!reference || reference === run.name || !change) return null;
   if (!['better', 'worse', 'equivalent', 'not-better'].includes(outcome)) return null;
@@ -310,16 +310,26 @@ const PROVISIONAL = new Set(['measuring', 'better-at-equal-age']);
  */
 export function watchFigures(lines: readonly WatchLine[], record: ExperimentRecord): ShownFigure[] {
   const out: ShownFigure[] = [];
-  for (const l of lines) {
+  lines.forEach((l, i) => {
     const run = record.runs.find((r) => r.run_name === l.run_name)?.name;
-    if (!run || l.event.startsWith('reference-')) continue;
-    if (l.event === 'decided' && PROVISIONAL.has(l.decision?.state ?? 'measuring')) continue;
+    if (!run || l.event.startsWith('reference-') || superseded(lines, i)) return;
+    if (l.event === 'decided' && PROVISIONAL.has(l.decision?.state ?? 'measuring')) return;
     const f = l.seconds_per_rollout;
     if (f) out.push({ surface: `watch --json ${l.event}`, run, value: f.value, precision: 0.00005 });
     for (const m of l.text.matchAll(/([\d.]+) s per rollout/g))
       out.push(figure(`watch ${l.event}`, run, m[1] as string));
-  }
+  });
   return out;
+}
+
+/**
+ * A line of a loser pruned against the leading candidate printed before a later `refigured` line of
+ * it: it was anchored on the leader's estimate then, and the refigured line is its figure since.
+ */
+function superseded(lines: readonly WatchLine[], i: number): boolean {
+  const l = lines[i] as WatchLine;
+  if (l.decision?.reference.role !== 'leading candidate') return false;
+  return lines.slice(i + 1).some((x) => x.run_name === l.run_name && x.event === 'refigured');
 }
 
 /** A headline's change, in %: signed "(+26.7%, 95% interval +13.9% to +41.1%)", or the magnitudes of "by 23.9% [95% interval 22.5%–25.3%]". */

@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { againstLiveRun } from '../../analysis/figure.js';
 import type { RunJob } from '../../judge/job.js';
 import { endedWithoutRunning } from '../../judge/state.js';
 import type { RunRequest } from '../../lifecycle/model.js';
@@ -191,8 +192,8 @@ interface Session {
   interval: number;
   json: boolean;
   record: boolean;
-  /** Per run: the last decision printed, whether its end was printed, and what the record says. */
-  seen: Map<string, { decision?: string; ended?: boolean; recorded?: string }>;
+  /** Per run: the last decision and figure printed, whether its end was printed, and what the record says. */
+  seen: Map<string, { decision?: string; ended?: boolean; recorded?: string; figure?: number }>;
 }
 
 interface RenderedSource {
@@ -388,7 +389,14 @@ function interrupted(io: CliIO, s: Session): number {
 /** One line of `--json` (schemas/cli/watch.schema.json) and its text. */
 interface WatchEvent {
   schema_version: 1;
-  event: 'decided' | 'stopped' | 'ended' | 'recorded' | 'reference-started' | 'reference-stopped';
+  event:
+    | 'decided'
+    | 'stopped'
+    | 'ended'
+    | 'recorded'
+    | 'refigured'
+    | 'reference-started'
+    | 'reference-stopped';
   experiment_id: string;
   candidate: string;
   run_name: string;
@@ -466,9 +474,22 @@ function eventsOf(s: Session, report: PassReport): WatchEvent[] {
     if (FINAL.has(c.state) && !seen.ended) {
       seen.ended = true;
       out.push(eventOf(s, c, 'ended', `${headline} (${c.state})${figureText(c)}`));
-    }
+    } else if (seen.ended) out.push(...refigured(s, c, seen.figure));
+    seen.figure = viewFigure(c.view)?.value ?? seen.figure;
   }
   return out;
+}
+
+/**
+ * A loser pruned against the leading candidate, printed at the leader's estimate then, once the
+ * leader settles: its figure re-anchored on the leader's settled one (src/analysis/figure.ts).
+ */
+function refigured(s: Session, c: CandidateReport, printed: number | undefined): WatchEvent[] {
+  const f = viewFigure(c.view);
+  const d = c.view.observation.decision;
+  if (!f || printed === undefined || f.value === printed || !againstLiveRun(d)) return [];
+  const leader = f.reference ? `${f.reference.name}'s settled ${f.reference.value} s` : 'its leader settled';
+  return [eventOf(s, c, 'refigured', `  ${c.candidate}: re-anchored on ${leader}${figureText(c)}`)];
 }
 
 /** " · 8.275 s per rollout [8.125–8.427]": the run's figure as its judgement gives it (its comment's value line). */

@@ -166,8 +166,52 @@ describe('one number: topo watch', () => {
   };
   const modelEnded = (l: WatchLine) => l.candidate === 'model' && l.event === 'ended';
 
+  it("finds the captured watch's loser shown at its leader's live value: 9.08 s early, settled at 8.27 s", () => {
+    // old main printed and recorded scale-driver, pruned +35.6% against model when model read 9.08 s,
+    // at 12.32 s; its judgement anchors the change on model's settled 8.2662 s (src/analysis/figure.ts)
+    const problems = watchFigureProblems(lines(), watched, markdown);
+    expect(problems).toContain(
+      'scale-driver is 11.209 on the judgement but 12.3191 on the watch --json ended',
+    );
+    expect(problems).toContain(
+      'scale-driver is 11.209 on the judgement but 12.32 on the record step: Seconds per rollout',
+    );
+    expect(problems.filter((p) => !p.startsWith('scale-driver is 11.209 on the judgement'))).toEqual([]);
+  });
+
+  it("checks a loser against its leading candidate: 18.04 s beside the leader's 8.28 s is outside +26.8% [13%, 42.2%]", () => {
+    // the first captured watch: model read 14.23 s when scale-driver was pruned +26.8% against it
+    const r = structuredClone(watched);
+    const d = r.runs.find((x) => x.name === 'scale-driver')!.monitor_decision!;
+    d.relative_change = { value: 0.2678, low: 0.1302, high: 0.4217 };
+    const shownAt = (value: number, run: string): ShownFigure => ({
+      surface: 'watch ended',
+      run,
+      value,
+      precision: 0.0005,
+    });
+    expect(figureProblems(r, [shownAt(18.04, 'scale-driver'), shownAt(8.28, 'model')])).toEqual([
+      "watch ended: scale-driver 18.04 against model 8.28 is 117.9%, outside its decision's interval [13.0%, 42.2%]",
+    ]);
+    expect(figureProblems(r, [shownAt(10.497, 'scale-driver'), shownAt(8.28, 'model')])).toEqual([]);
+  });
+
   it('every figure it printed once a run settled, and the record it wrote, are the judgement it stored', () => {
-    expect(watchFigureProblems(lines(), watched, markdown)).toEqual([]);
+    // as watch prints it now: once model settles, scale-driver `refigured` on model's settled figure
+    // (the lines before, anchored on model's estimate then, are superseded), and the record it rewrote
+    const all = lines();
+    const last = all.filter((l) => l.candidate === 'scale-driver').at(-1) as WatchLine;
+    const refigured: WatchLine = {
+      ...last,
+      event: 'refigured',
+      seconds_per_rollout: { value: 11.209, low: 10.1757, high: 12.3472, basis: 'decision' },
+      text: "  scale-driver: re-anchored on model's settled 8.2662 s · 11.209 s per rollout [10.176–12.347]",
+    };
+    const md = markdown.replace(/12\.32\b/g, '11.209').replace(/12\.319\b/g, '11.209');
+    expect(watchFigureProblems([...all, refigured], watched, md)).toEqual([]);
+    expect(watchFigureProblems(all, watched, md)).toContain(
+      'scale-driver is 11.209 on the judgement but 12.3191 on the watch --json ended',
+    );
     const shown = watchFigures(lines(), watched);
     for (const run of ['baseline', 'model', 'scale-driver'])
       for (const surface of ['watch --json ended', 'watch ended', 'watch --json recorded'])
