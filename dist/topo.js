@@ -66587,14 +66587,15 @@ function shouldStopOnDecision(decisions, options2 = {}) {
 }
 
 // src/analysis/figure.ts
+var round4 = (x2) => Math.round(x2 * 1e4) / 1e4;
 var isDecided = (d2) => isFinalDecision(d2);
 function decidedFigure(reference, change) {
-  const at = (x2) => Math.round(reference * (1 + x2) * 1e4) / 1e4;
+  const at = (x2) => round4(reference * (1 + x2));
   return {
     value: at(change.value),
     low: at(change.low),
     high: at(change.high),
-    reference_value: Math.round(reference * 1e4) / 1e4
+    reference_value: round4(reference)
   };
 }
 function ownFigureOf(verdict, reading) {
@@ -66613,6 +66614,17 @@ function decisionFigure(d2) {
     basis: "decision",
     reference: { name: d2.reference.name, value: f.reference_value, change: d2.relative_change }
   };
+}
+function againstLiveRun(d2) {
+  return d2?.reference.role === "leading candidate";
+}
+function steadyAnchor(f) {
+  return f && f.basis !== "reading" && f.value > 0 ? f.value : null;
+}
+function anchoredDecision(d2, anchor) {
+  if (!isDecided(d2) || !d2.relative_change || anchor === null) return d2;
+  if (d2.figure && (!againstLiveRun(d2) || d2.figure.reference_value === round4(anchor))) return d2;
+  return { ...d2, figure: decidedFigure(anchor, d2.relative_change) };
 }
 function runFigure(x2) {
   return decisionFigure(x2.decision) ?? ownFigureOf(x2.verdict, x2.reading);
@@ -72567,11 +72579,11 @@ function measuredReference(role, r) {
 }
 function decisionOf(standing, c, observation, context4) {
   const d2 = sequentialDecision(standing, c, observation, context4);
-  if (!d2 || !isDecided(d2) || d2.figure || !d2.relative_change) return d2;
+  if (!d2) return d2;
   const anchor = [context4.reference, context4.leader].find(
     (r) => r && sameReference(asDecided(r, c.pr).reference, d2.reference)
   )?.figure;
-  return anchor ? { ...d2, figure: decidedFigure(anchor, d2.relative_change) } : d2;
+  return anchoredDecision(d2, anchor ?? null);
 }
 function sequentialDecision(standing, c, observation, { reference, leader, previous, ended }) {
   if (observation.failure) return null;
@@ -73172,7 +73184,8 @@ function leaderOf(exp, observed, reference) {
         name: o.c.candidate,
         verdict: o.analysis.observation.verdict,
         pr: o.c.pr,
-        reading: o.analysis.observation.stable_metrics.seconds_per_rollout_full_run
+        reading: o.analysis.observation.stable_metrics.seconds_per_rollout_full_run,
+        decision: o.decision
       }
     ] : []
   );
@@ -73182,11 +73195,14 @@ function leaderOf(exp, observed, reference) {
     name: lead.name,
     verdict: lead.verdict,
     value: null,
-    figure: ownFigureOf(lead.verdict, lead.reading)?.value ?? null,
+    figure: leaderFigure(lead),
     live: true,
     pr: lead.pr,
     contenders: runs2.length
   } : null;
+}
+function leaderFigure(lead) {
+  return decisionFigure(lead.decision)?.value ?? steadyAnchor(ownFigureOf(lead.verdict, lead.reading));
 }
 
 // src/judge/state.ts
@@ -73231,14 +73247,36 @@ function decideRuns(runs2, observed, standing, chosen) {
     c: r.candidate,
     analysis: observed[i]?.analysis,
     started: !!r.run.job,
-    ended: !!r.run.job && !!observed[i]?.ended
+    ended: !!r.run.job && !!observed[i]?.ended,
+    decision: previousDecision(r.run)
   }));
   const reference = chosen ? chosen.reference : referenceOf2(standing, among);
   const leader = chosen ? null : leaderOf(standing, among, reference);
   const judgements = runs2.map(
     (r, i) => decideRunOf(r.run, observed[i], { standing, candidate: r.candidate, reference, leader })
   );
-  return { judgements, reference, leader };
+  return { judgements: onSettledLeader(judgements, runs2, leader), reference, leader };
+}
+function onSettledLeader(judgements, runs2, leader) {
+  const at = runs2.findIndex(
+    (r) => r.candidate.candidate === leader?.name && r.candidate.role !== "reference"
+  );
+  const settled2 = at >= 0 ? decisionFigure(judgements[at]?.decision) : null;
+  if (!settled2) return judgements;
+  return judgements.map((j2) => {
+    const d2 = j2.decision;
+    if (!d2 || !againstLiveRun(d2) || d2.reference.name !== leader?.name) return j2;
+    const decision = anchoredDecision(d2, settled2.value);
+    if (decision === d2) return j2;
+    const observation = { ...j2.observation, decision };
+    const reading = observation.stable_metrics.seconds_per_rollout_full_run;
+    return {
+      ...j2,
+      decision,
+      observation,
+      figure: runFigure({ decision, verdict: observation.verdict, reading })
+    };
+  });
 }
 function decideRunOf(run4, observed, context4) {
   const job = run4.job ?? void 0;
@@ -74110,9 +74148,11 @@ function withDecisionFigures(runs2) {
 }
 function withFigure(run4, runs2, seen) {
   const d2 = run4.monitor_decision;
-  if (!isDecided(d2) || d2.figure || !d2.relative_change || run4.status === "failed") return run4;
+  if (!isDecided(d2) || !d2.relative_change || run4.status === "failed") return run4;
+  if (d2.figure && !againstLiveRun(d2)) return run4;
   const anchor = anchorOf(d2, run4, runs2, seen);
-  return anchor ? { ...run4, monitor_decision: { ...d2, figure: decidedFigure(anchor, d2.relative_change) } } : run4;
+  const next = anchoredDecision(d2, anchor);
+  return next === d2 ? run4 : { ...run4, monitor_decision: next };
 }
 function anchorOf(d2, run4, runs2, seen) {
   const ref = runs2.find((r) => r.name === d2.reference.name && r.name !== run4.name);
@@ -74120,6 +74160,7 @@ function anchorOf(d2, run4, runs2, seen) {
   const migrated = withFigure(ref, runs2, /* @__PURE__ */ new Set([...seen, run4.name]));
   const f = migrated.monitor_decision;
   if (isDecided(f) && f.figure && migrated.status !== "failed") return f.figure.value;
+  if (d2.figure) return null;
   return ownFigureOf(ref.verdict, ref.stable_metrics?.seconds_per_rollout_full_run)?.value ?? null;
 }
 
@@ -99019,9 +99060,17 @@ function eventsOf(s, report4) {
     if (FINAL2.has(c.state) && !seen.ended) {
       seen.ended = true;
       out.push(eventOf(s, c, "ended", `${headline} (${c.state})${figureText2(c)}`));
-    }
+    } else if (seen.ended) out.push(...refigured(s, c, seen.figure));
+    seen.figure = viewFigure(c.view)?.value ?? seen.figure;
   }
   return out;
+}
+function refigured(s, c, printed) {
+  const f = viewFigure(c.view);
+  const d2 = c.view.observation.decision;
+  if (!f || printed === void 0 || f.value === printed || !againstLiveRun(d2)) return [];
+  const leader = f.reference ? `${f.reference.name}'s settled ${f.reference.value} s` : "its leader settled";
+  return [eventOf(s, c, "refigured", `  ${c.candidate}: re-anchored on ${leader}${figureText2(c)}`)];
 }
 function figureText2(c) {
   const f = viewFigure(c.view);

@@ -66803,14 +66803,15 @@ function isSpare(u) {
 }
 
 // src/analysis/figure.ts
+var round4 = (x) => Math.round(x * 1e4) / 1e4;
 var isDecided = (d) => isFinalDecision(d);
 function decidedFigure(reference, change) {
-  const at = (x) => Math.round(reference * (1 + x) * 1e4) / 1e4;
+  const at = (x) => round4(reference * (1 + x));
   return {
     value: at(change.value),
     low: at(change.low),
     high: at(change.high),
-    reference_value: Math.round(reference * 1e4) / 1e4
+    reference_value: round4(reference)
   };
 }
 function ownFigureOf(verdict, reading) {
@@ -66829,6 +66830,17 @@ function decisionFigure(d) {
     basis: "decision",
     reference: { name: d.reference.name, value: f.reference_value, change: d.relative_change }
   };
+}
+function againstLiveRun(d) {
+  return d?.reference.role === "leading candidate";
+}
+function steadyAnchor(f) {
+  return f && f.basis !== "reading" && f.value > 0 ? f.value : null;
+}
+function anchoredDecision(d, anchor) {
+  if (!isDecided(d) || !d.relative_change || anchor === null) return d;
+  if (d.figure && (!againstLiveRun(d) || d.figure.reference_value === round4(anchor))) return d;
+  return { ...d, figure: decidedFigure(anchor, d.relative_change) };
 }
 function runFigure(x) {
   return decisionFigure(x.decision) ?? ownFigureOf(x.verdict, x.reading);
@@ -66867,11 +66879,11 @@ function measuredReference(role, r) {
 }
 function decisionOf(standing, c, observation, context3) {
   const d = sequentialDecision(standing, c, observation, context3);
-  if (!d || !isDecided(d) || d.figure || !d.relative_change) return d;
+  if (!d) return d;
   const anchor = [context3.reference, context3.leader].find(
     (r) => r && sameReference(asDecided(r, c.pr).reference, d.reference)
   )?.figure;
-  return anchor ? { ...d, figure: decidedFigure(anchor, d.relative_change) } : d;
+  return anchoredDecision(d, anchor ?? null);
 }
 function sequentialDecision(standing, c, observation, { reference, leader, previous, ended }) {
   if (observation.failure) return null;
@@ -67472,7 +67484,8 @@ function leaderOf(exp, observed, reference) {
         name: o.c.candidate,
         verdict: o.analysis.observation.verdict,
         pr: o.c.pr,
-        reading: o.analysis.observation.stable_metrics.seconds_per_rollout_full_run
+        reading: o.analysis.observation.stable_metrics.seconds_per_rollout_full_run,
+        decision: o.decision
       }
     ] : []
   );
@@ -67482,11 +67495,14 @@ function leaderOf(exp, observed, reference) {
     name: lead.name,
     verdict: lead.verdict,
     value: null,
-    figure: ownFigureOf(lead.verdict, lead.reading)?.value ?? null,
+    figure: leaderFigure(lead),
     live: true,
     pr: lead.pr,
     contenders: runs2.length
   } : null;
+}
+function leaderFigure(lead) {
+  return decisionFigure(lead.decision)?.value ?? steadyAnchor(ownFigureOf(lead.verdict, lead.reading));
 }
 
 // src/judge/state.ts
@@ -67528,14 +67544,36 @@ function decideRuns(runs2, observed, standing, chosen) {
     c: r.candidate,
     analysis: observed[i]?.analysis,
     started: !!r.run.job,
-    ended: !!r.run.job && !!observed[i]?.ended
+    ended: !!r.run.job && !!observed[i]?.ended,
+    decision: previousDecision(r.run)
   }));
   const reference = chosen ? chosen.reference : referenceOf2(standing, among);
   const leader = chosen ? null : leaderOf(standing, among, reference);
   const judgements = runs2.map(
     (r, i) => decideRunOf(r.run, observed[i], { standing, candidate: r.candidate, reference, leader })
   );
-  return { judgements, reference, leader };
+  return { judgements: onSettledLeader(judgements, runs2, leader), reference, leader };
+}
+function onSettledLeader(judgements, runs2, leader) {
+  const at = runs2.findIndex(
+    (r) => r.candidate.candidate === leader?.name && r.candidate.role !== "reference"
+  );
+  const settled2 = at >= 0 ? decisionFigure(judgements[at]?.decision) : null;
+  if (!settled2) return judgements;
+  return judgements.map((j) => {
+    const d = j.decision;
+    if (!d || !againstLiveRun(d) || d.reference.name !== leader?.name) return j;
+    const decision = anchoredDecision(d, settled2.value);
+    if (decision === d) return j;
+    const observation = { ...j.observation, decision };
+    const reading = observation.stable_metrics.seconds_per_rollout_full_run;
+    return {
+      ...j,
+      decision,
+      observation,
+      figure: runFigure({ decision, verdict: observation.verdict, reading })
+    };
+  });
 }
 function decideRunOf(run2, observed, context3) {
   const job = run2.job ?? void 0;
@@ -67955,9 +67993,11 @@ function withDecisionFigures(runs2) {
 }
 function withFigure(run2, runs2, seen) {
   const d = run2.monitor_decision;
-  if (!isDecided(d) || d.figure || !d.relative_change || run2.status === "failed") return run2;
+  if (!isDecided(d) || !d.relative_change || run2.status === "failed") return run2;
+  if (d.figure && !againstLiveRun(d)) return run2;
   const anchor = anchorOf(d, run2, runs2, seen);
-  return anchor ? { ...run2, monitor_decision: { ...d, figure: decidedFigure(anchor, d.relative_change) } } : run2;
+  const next = anchoredDecision(d, anchor);
+  return next === d ? run2 : { ...run2, monitor_decision: next };
 }
 function anchorOf(d, run2, runs2, seen) {
   const ref = runs2.find((r) => r.name === d.reference.name && r.name !== run2.name);
@@ -67965,6 +68005,7 @@ function anchorOf(d, run2, runs2, seen) {
   const migrated = withFigure(ref, runs2, /* @__PURE__ */ new Set([...seen, run2.name]));
   const f = migrated.monitor_decision;
   if (isDecided(f) && f.figure && migrated.status !== "failed") return f.figure.value;
+  if (d.figure) return null;
   return ownFigureOf(ref.verdict, ref.stable_metrics?.seconds_per_rollout_full_run)?.value ?? null;
 }
 
