@@ -145,8 +145,12 @@ for (const variant of variants)
         .map((l) => JSON.parse(l) as WatchLine);
       const stored = parseRecord(JSON.stringify(record), `${team.id}.json`);
       const shown = new Set(watchFigures(lines, stored).map((f) => `${f.surface} ${f.run}`));
+      // a loser pruned against model while model measured is printed again once model settles
+      // (refigured): its lines before were anchored on model's estimate then (src/analysis/figure.ts)
       for (const c of CANDIDATES)
-        for (const surface of ['watch --json ended', 'watch ended', 'watch --json recorded'])
+        for (const surface of shown.has(`watch --json refigured ${c}`)
+          ? ['watch --json refigured', 'watch refigured']
+          : ['watch --json ended', 'watch ended', 'watch --json recorded'])
           expect(shown, `${surface} ${c}`).toContain(`${surface} ${c}`);
       expect(watchFigureProblems(lines, stored, md)).toEqual([]);
 
