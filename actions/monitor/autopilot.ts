@@ -18,7 +18,7 @@ import {
 } from '../../src/autopilot/state.js';
 import { applyCommands } from '../../src/commands/dashboard.js';
 import { recordedAtClose } from '../../src/commands/recorded.js';
-import { upsertCheckRun } from '../../src/github/check-runs.js';
+import { upsertCheckRun, VALIDATE_CHECK_NAME } from '../../src/github/check-runs.js';
 import type { Octokit } from '../../src/github/client.js';
 import { githubFileSource } from '../../src/github/contents.js';
 import { updateRunState } from '../../src/github/run-state.js';
@@ -64,7 +64,7 @@ import { postFinalReport } from '../../src/usecases/report.js';
 import { pullBody, runSuggest } from '../../src/usecases/suggest.js';
 import { fileSystemSource, validatePullRequest } from '../../src/usecases/validate.js';
 
-export const VALIDATE_CHECK_NAME = 'topo/validate';
+export { VALIDATE_CHECK_NAME };
 
 export interface AutopilotConfig {
   workspace: string;

@@ -3,11 +3,11 @@
 // files are read through the API at its head sha, as data. Logic: src/usecases/validate.ts; edges: ./ports.ts.
 import { resolve } from 'node:path';
 import * as core from '@actions/core';
-import { postSummaryCheckRun } from '../../src/github/check-runs.js';
+import { postSummaryCheckRun, VALIDATE_CHECK_NAME } from '../../src/github/check-runs.js';
 import { createOctokit, splitRepository } from '../../src/github/client.js';
 import { changedFiles, githubFileSource } from '../../src/github/contents.js';
 import { fileSystemSource, validatePullRequest } from '../../src/usecases/validate.js';
-import { actionsReporter, pullRequestOfEvent, VALIDATE_CHECK_NAME } from './ports.js';
+import { actionsReporter, pullRequestOfEvent } from './ports.js';
 
 async function main(): Promise<void> {
   // Presets come with this version (beside the action); the repository's own override them by

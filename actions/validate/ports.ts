@@ -4,9 +4,6 @@ import { readFileSync } from 'node:fs';
 import * as core from '@actions/core';
 import type { validatePullRequest } from '../../src/usecases/validate.js';
 
-/** The check run the summary is posted as. */
-export const VALIDATE_CHECK_NAME = 'topo/validate';
-
 /** The pull request of the workflow's event (the action validates pull requests only). */
 export function pullRequestOfEvent(): { number: number; head: { sha: string } } {
   const eventPath = process.env.GITHUB_EVENT_PATH;

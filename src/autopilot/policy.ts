@@ -5,6 +5,7 @@
 import { slurmTimeToMinutes } from '../analysis/observe.js';
 import type { CampaignPolicy } from '../campaign/rounds.js';
 import { SUBMIT_DEFAULTS, TIMELINE } from '../catalog/alpasim.js';
+import { MONITOR_CHECK_NAME } from '../github/check-runs.js';
 import { issueAt } from '../topology/files.js';
 import type { Issue } from '../topology/issues.js';
 import { EXPERIMENT_DEFAULTS, experimentSettings } from '../topology/settings.js';
@@ -26,7 +27,7 @@ export interface AutopilotPolicy {
 }
 
 /** The check run that carries the monitor's decision: merge: auto never merges without it. */
-export const DECISION_CHECK = 'topo/monitor';
+export const DECISION_CHECK = MONITOR_CHECK_NAME;
 /** A reference (a round's winner) is measured well enough to decide later rounds against (±1.5%). */
 export const REFERENCE_PRECISION = 0.015;
 

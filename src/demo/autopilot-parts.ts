@@ -11,6 +11,7 @@ import { parseDocument } from 'yaml';
 import { buildMonitorPorts } from '../../actions/monitor/ports.js';
 import { dashboardMarker } from '../autopilot/dashboard.js';
 import { readBotMarker } from '../autopilot/pulls.js';
+import { MONITOR_CHECK_NAME } from '../github/check-runs.js';
 import { createOctokit } from '../github/client.js';
 import { stickyMarker } from '../github/sticky-comment.js';
 import type { GitHubServer, Repo } from '../github-local/index.js';
@@ -228,7 +229,7 @@ export function hubView({ server, repo }: Local, id: string): HubView {
           (c) =>
             c.repo === repo &&
             c.headSha === p.head.sha &&
-            c.name === 'topo/monitor' &&
+            c.name === MONITOR_CHECK_NAME &&
             c.status === 'completed',
         )
         .sort((a, b) => b.id - a.id)[0];

@@ -9,6 +9,7 @@
 // stop. The output page shows the dashboard as it evolved. Orchestration only, through
 // AutopilotDemoParts (./autopilot-parts.ts), so the loop is testable with parts in memory.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { MONITOR_CHECK_NAME, VALIDATE_CHECK_NAME } from '../github/check-runs.js';
 import type { Experiment } from '../types/generated/experiment.js';
 import { dashboardRows, EMPTY_HUB, gpuHoursLine, type HubView, narrate } from './autopilot-view.js';
 import type { Cleanup } from './cleanup.js';
@@ -79,7 +80,7 @@ export interface AutopilotDemoOptions {
 }
 
 /** The checks branch protection requires on the demo's default branch (and `merge: auto` waits for). */
-export const DEMO_REQUIRED_CHECKS = ['topo/validate', 'topo/monitor'];
+export const DEMO_REQUIRED_CHECKS = [VALIDATE_CHECK_NAME, MONITOR_CHECK_NAME];
 
 /**
  * The demo experiment's policy. Full: two rounds of three after the baseline, merged automatically.

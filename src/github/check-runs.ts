@@ -6,6 +6,11 @@
 import type { Octokit } from './client.js';
 import { truncateComment } from './comment-split.js';
 
+/** The check runs this project posts, by one fixed name each, so branch protection can require them. */
+export const VALIDATE_CHECK_NAME = 'topo/validate';
+/** The monitor's decision on a pull request's candidates (whatever the candidates are called). */
+export const MONITOR_CHECK_NAME = 'topo/monitor';
+
 export const ANNOTATIONS_PER_REQUEST = 50;
 const TEXT_LIMIT = 65_535;
 

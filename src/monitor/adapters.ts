@@ -1,7 +1,7 @@
 // The monitor's ports over the project's adapters: Slurm (src/slurm: one `jobs(prefix)` call per
 // experiment, read by the one job model, src/judge/job.ts) and GitHub (src/github: the
 // candidate's sticky comment, the pull request's check run and its state label).
-import { upsertCheckRun } from '../github/check-runs.js';
+import { MONITOR_CHECK_NAME, upsertCheckRun } from '../github/check-runs.js';
 import type { Octokit } from '../github/client.js';
 import { setStateLabel } from '../github/labels.js';
 import { experimentJobs, runJob } from '../judge/job.js';
@@ -63,12 +63,9 @@ export function slurmMonitorPort(
   };
 }
 
-/**
- * Name of the monitor's check run on a pull request's head commit: one per commit, over all the
- * pull request's candidates at it (src/report/check-conclusion.ts pullRequestCheckRun), so branch
- * protection can require one fixed name whatever the candidates are called.
- */
-export const MONITOR_CHECK_NAME = 'topo/monitor';
+// The monitor's check run: one per head commit, over all the pull request's candidates at it
+// (src/report/check-conclusion.ts pullRequestCheckRun), named MONITOR_CHECK_NAME.
+export { MONITOR_CHECK_NAME };
 
 /**
  * The monitor's GitHub port over src/github: sticky comment `monitor-<candidate>`
