@@ -74742,8 +74742,174 @@ function planRound(state3, policy, suggestion, expectedRunGpuHours) {
   };
 }
 
+// src/github/comment-split.ts
+var GITHUB_COMMENT_LIMIT = 65536;
+var FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+var CONTINUED = "_(continued from the previous comment)_";
+function closing(open) {
+  const lines = [];
+  if (open.fence) lines.push(open.fence.trim().match(/^ {0,3}(`{3,}|~{3,})/)?.[1] ?? "```");
+  for (let i = 0; i < open.details.length; i++) lines.push("</details>");
+  return lines;
+}
+function reopening(open) {
+  const lines = [...open.details];
+  if (open.fence) lines.push(open.fence);
+  return lines;
+}
+function track(open, line) {
+  const fence = FENCE.exec(line);
+  if (open.fence) {
+    const marker = open.fence.trim().match(/^(`{3,}|~{3,})/)?.[1] ?? "```";
+    if (fence?.[1]?.startsWith(marker[0]) && (fence[1]?.length ?? 0) >= marker.length && !fence?.[2]?.trim()) {
+      open.fence = void 0;
+    }
+    return;
+  }
+  if (fence) {
+    open.fence = line;
+    return;
+  }
+  const opens = (line.match(/<details\b[^>]*>/gi) ?? []).length;
+  const closes = (line.match(/<\/details>/gi) ?? []).length;
+  for (let i = 0; i < opens; i++) open.details.push("<details>");
+  if (opens && /<summary>/i.test(line)) open.details[open.details.length - 1] = line.trim();
+  for (let i = 0; i < closes; i++) open.details.pop();
+}
+var size = (lines) => lines.reduce((n, l3) => n + l3.length + 1, 0);
+function splitComment(body, limit = GITHUB_COMMENT_LIMIT, options2 = {}) {
+  if (limit < 200) throw new Error(`comment limit ${limit} is too small to split into readable parts`);
+  if (body.length <= limit) return [body];
+  const budget = limit - 120;
+  const parts = [];
+  const open = { details: [] };
+  let current = [];
+  let currentSize = 0;
+  const flush = () => {
+    parts.push([...current, ...closing(open)].join("\n"));
+    current = [CONTINUED, "", ...reopening(open)];
+    currentSize = size(current);
+  };
+  for (const rawLine of body.split("\n")) {
+    const pieces = [];
+    for (let i = 0; i < rawLine.length || i === 0; i += Math.floor(budget / 2)) {
+      pieces.push(rawLine.slice(i, i + Math.floor(budget / 2)));
+    }
+    for (const line of pieces) {
+      const after = { fence: open.fence, details: [...open.details] };
+      track(after, line);
+      if (current.length && currentSize + line.length + 1 + size(closing(after)) > budget) flush();
+      current.push(line);
+      currentSize += line.length + 1;
+      track(open, line);
+    }
+  }
+  parts.push([...current, ...closing(open)].join("\n"));
+  const max = options2.maxParts ?? Number.POSITIVE_INFINITY;
+  if (parts.length <= max) return parts;
+  const dropped = parts.length - max;
+  const kept = parts.slice(dropped);
+  kept[0] = `_(${dropped} earlier part${dropped === 1 ? "" : "s"} omitted: the comment was too long)_
+
+${kept[0].replace(`${CONTINUED}
+
+`, "")}`;
+  return kept;
+}
+function truncateComment(body, limit = GITHUB_COMMENT_LIMIT) {
+  return splitComment(body, limit, { maxParts: 1 })[0];
+}
+
+// src/github/check-runs.ts
+var VALIDATE_CHECK_NAME = "topo/validate";
+var MONITOR_CHECK_NAME = "topo/monitor";
+var ANNOTATIONS_PER_REQUEST = 50;
+var TEXT_LIMIT = 65535;
+async function reusableRun(octokit, input) {
+  const existing = await octokit.rest.checks.listForRef({
+    owner: input.owner,
+    repo: input.repo,
+    ref: input.head_sha,
+    check_name: input.name,
+    filter: "latest"
+  });
+  return existing.data.check_runs.find(
+    (r) => r.head_sha === input.head_sha && r.output.annotations_count === 0
+  );
+}
+function annotationBatches(annotations) {
+  const batches = [];
+  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
+    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+  }
+  return batches.length ? batches : [[]];
+}
+function clean2(a) {
+  if (a.start_line === a.end_line) return a;
+  const { start_column: _s, end_column: _e2, ...rest } = a;
+  return rest;
+}
+function batchOutput(input, batch) {
+  return {
+    title: input.title,
+    summary: truncateComment(input.summary, TEXT_LIMIT),
+    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
+    ...batch.length ? { annotations: batch } : {}
+  };
+}
+function batchStatus(input, last) {
+  return last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
+}
+async function upsertCheckRun(octokit, input, known) {
+  const { owner, repo, name, head_sha } = input;
+  const annotations = (input.annotations ?? []).map(clean2);
+  const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
+  const batches = annotationBatches(annotations);
+  const output = (batch) => batchOutput(input, batch);
+  const common = {
+    ...input.details_url ? { details_url: input.details_url } : {},
+    ...input.external_id ? { external_id: input.external_id } : {}
+  };
+  const finish = (i) => batchStatus(input, i === batches.length - 1);
+  let id;
+  let created = false;
+  if (reusable) {
+    id = reusable.id;
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+  } else {
+    const run4 = await octokit.rest.checks.create({
+      owner,
+      repo,
+      name,
+      head_sha,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+    id = run4.data.id;
+    created = true;
+  }
+  for (let i = 1; i < batches.length; i++) {
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...finish(i),
+      output: output(batches[i] ?? [])
+    });
+  }
+  return { id, created };
+}
+
 // src/autopilot/policy.ts
-var DECISION_CHECK = "topo/monitor";
+var DECISION_CHECK = MONITOR_CHECK_NAME;
 var REFERENCE_PRECISION = 0.015;
 function policyOf(experiment) {
   const a = experiment.autopilot;
@@ -75976,84 +76142,6 @@ function admitRequest(state3, request2, budget = STATE_BLOCK_BUDGET) {
     );
   }
   return fitRunState(next, budget);
-}
-
-// src/github/comment-split.ts
-var GITHUB_COMMENT_LIMIT = 65536;
-var FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-var CONTINUED = "_(continued from the previous comment)_";
-function closing(open) {
-  const lines = [];
-  if (open.fence) lines.push(open.fence.trim().match(/^ {0,3}(`{3,}|~{3,})/)?.[1] ?? "```");
-  for (let i = 0; i < open.details.length; i++) lines.push("</details>");
-  return lines;
-}
-function reopening(open) {
-  const lines = [...open.details];
-  if (open.fence) lines.push(open.fence);
-  return lines;
-}
-function track(open, line) {
-  const fence = FENCE.exec(line);
-  if (open.fence) {
-    const marker = open.fence.trim().match(/^(`{3,}|~{3,})/)?.[1] ?? "```";
-    if (fence?.[1]?.startsWith(marker[0]) && (fence[1]?.length ?? 0) >= marker.length && !fence?.[2]?.trim()) {
-      open.fence = void 0;
-    }
-    return;
-  }
-  if (fence) {
-    open.fence = line;
-    return;
-  }
-  const opens = (line.match(/<details\b[^>]*>/gi) ?? []).length;
-  const closes = (line.match(/<\/details>/gi) ?? []).length;
-  for (let i = 0; i < opens; i++) open.details.push("<details>");
-  if (opens && /<summary>/i.test(line)) open.details[open.details.length - 1] = line.trim();
-  for (let i = 0; i < closes; i++) open.details.pop();
-}
-var size = (lines) => lines.reduce((n, l3) => n + l3.length + 1, 0);
-function splitComment(body, limit = GITHUB_COMMENT_LIMIT, options2 = {}) {
-  if (limit < 200) throw new Error(`comment limit ${limit} is too small to split into readable parts`);
-  if (body.length <= limit) return [body];
-  const budget = limit - 120;
-  const parts = [];
-  const open = { details: [] };
-  let current = [];
-  let currentSize = 0;
-  const flush = () => {
-    parts.push([...current, ...closing(open)].join("\n"));
-    current = [CONTINUED, "", ...reopening(open)];
-    currentSize = size(current);
-  };
-  for (const rawLine of body.split("\n")) {
-    const pieces = [];
-    for (let i = 0; i < rawLine.length || i === 0; i += Math.floor(budget / 2)) {
-      pieces.push(rawLine.slice(i, i + Math.floor(budget / 2)));
-    }
-    for (const line of pieces) {
-      const after = { fence: open.fence, details: [...open.details] };
-      track(after, line);
-      if (current.length && currentSize + line.length + 1 + size(closing(after)) > budget) flush();
-      current.push(line);
-      currentSize += line.length + 1;
-      track(open, line);
-    }
-  }
-  parts.push([...current, ...closing(open)].join("\n"));
-  const max = options2.maxParts ?? Number.POSITIVE_INFINITY;
-  if (parts.length <= max) return parts;
-  const dropped = parts.length - max;
-  const kept = parts.slice(dropped);
-  kept[0] = `_(${dropped} earlier part${dropped === 1 ? "" : "s"} omitted: the comment was too long)_
-
-${kept[0].replace(`${CONTINUED}
-
-`, "")}`;
-  return kept;
-}
-function truncateComment(body, limit = GITHUB_COMMENT_LIMIT) {
-  return splitComment(body, limit, { maxParts: 1 })[0];
 }
 
 // src/github/sticky-comment.ts
@@ -80895,92 +80983,6 @@ function recordedAtClose(target2, commands2 = COMMANDS) {
   };
 }
 
-// src/github/check-runs.ts
-var ANNOTATIONS_PER_REQUEST = 50;
-var TEXT_LIMIT = 65535;
-async function reusableRun(octokit, input) {
-  const existing = await octokit.rest.checks.listForRef({
-    owner: input.owner,
-    repo: input.repo,
-    ref: input.head_sha,
-    check_name: input.name,
-    filter: "latest"
-  });
-  return existing.data.check_runs.find(
-    (r) => r.head_sha === input.head_sha && r.output.annotations_count === 0
-  );
-}
-function annotationBatches(annotations) {
-  const batches = [];
-  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
-    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
-  }
-  return batches.length ? batches : [[]];
-}
-function clean2(a) {
-  if (a.start_line === a.end_line) return a;
-  const { start_column: _s, end_column: _e2, ...rest } = a;
-  return rest;
-}
-function batchOutput(input, batch) {
-  return {
-    title: input.title,
-    summary: truncateComment(input.summary, TEXT_LIMIT),
-    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
-    ...batch.length ? { annotations: batch } : {}
-  };
-}
-function batchStatus(input, last) {
-  return last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
-}
-async function upsertCheckRun(octokit, input, known) {
-  const { owner, repo, name, head_sha } = input;
-  const annotations = (input.annotations ?? []).map(clean2);
-  const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
-  const batches = annotationBatches(annotations);
-  const output = (batch) => batchOutput(input, batch);
-  const common = {
-    ...input.details_url ? { details_url: input.details_url } : {},
-    ...input.external_id ? { external_id: input.external_id } : {}
-  };
-  const finish = (i) => batchStatus(input, i === batches.length - 1);
-  let id;
-  let created = false;
-  if (reusable) {
-    id = reusable.id;
-    await octokit.rest.checks.update({
-      owner,
-      repo,
-      check_run_id: id,
-      ...common,
-      ...finish(0),
-      output: output(batches[0] ?? [])
-    });
-  } else {
-    const run4 = await octokit.rest.checks.create({
-      owner,
-      repo,
-      name,
-      head_sha,
-      ...common,
-      ...finish(0),
-      output: output(batches[0] ?? [])
-    });
-    id = run4.data.id;
-    created = true;
-  }
-  for (let i = 1; i < batches.length; i++) {
-    await octokit.rest.checks.update({
-      owner,
-      repo,
-      check_run_id: id,
-      ...finish(i),
-      output: output(batches[i] ?? [])
-    });
-  }
-  return { id, created };
-}
-
 // src/topology/init.ts
 var import_yaml3 = __toESM(require_dist(), 1);
 import { existsSync as existsSync5, mkdirSync as mkdirSync2, readdirSync as readdirSync4, writeFileSync as writeFileSync2 } from "node:fs";
@@ -84334,7 +84336,6 @@ async function pushProposal(octokit, repo, at, p) {
 }
 
 // actions/monitor/autopilot.ts
-var VALIDATE_CHECK_NAME = "topo/validate";
 var idOf = (exp) => exp.experiment.experiment_id;
 async function readPilot(ctx, exp) {
   if (!policyOf(exp.experiment)) return null;
@@ -84720,7 +84721,6 @@ function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
     accounting: (experimentId) => accounting.get(experimentId) ?? null
   };
 }
-var MONITOR_CHECK_NAME = "topo/monitor";
 function githubMonitorPort(octokit, repo) {
   const target2 = (pr) => ({
     owner: repo.owner,
@@ -93444,7 +93444,7 @@ function readComment2(output, name) {
 }
 
 // src/demo/autopilot.ts
-var DEMO_REQUIRED_CHECKS = ["topo/validate", "topo/monitor"];
+var DEMO_REQUIRED_CHECKS = [VALIDATE_CHECK_NAME, MONITOR_CHECK_NAME];
 function demoPolicy(quick) {
   return {
     max_parallel: 3,
@@ -94106,7 +94106,7 @@ function hubView({ server, repo }, id) {
   const mine = (login) => login === server.botLogin;
   const pulls = state3.pullsOf(repo).filter((p) => mine(p.user.login) && p.head.ref.startsWith(`topo/autopilot/${id}/`)).map((p) => {
     const check2 = state3.checkRuns.filter(
-      (c) => c.repo === repo && c.headSha === p.head.sha && c.name === "topo/monitor" && c.status === "completed"
+      (c) => c.repo === repo && c.headSha === p.head.sha && c.name === MONITOR_CHECK_NAME && c.status === "completed"
     ).sort((a, b2) => b2.id - a.id)[0];
     const closing2 = state3.commentsOn(repo, p.number).find((c) => mine(c.user.login) && c.body.startsWith("Closed by the autopilot:"));
     const hypothesis = /\*\*(?:Hypothesis|Baseline)\.\*\* ([^\n]+)/.exec(p.body ?? "")?.[1] ?? null;

@@ -67743,6 +67743,172 @@ function slurmTimeToMinutes(time2) {
   return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
 }
 
+// src/github/comment-split.ts
+var GITHUB_COMMENT_LIMIT = 65536;
+var FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+var CONTINUED = "_(continued from the previous comment)_";
+function closing(open2) {
+  const lines = [];
+  if (open2.fence) lines.push(open2.fence.trim().match(/^ {0,3}(`{3,}|~{3,})/)?.[1] ?? "```");
+  for (let i = 0; i < open2.details.length; i++) lines.push("</details>");
+  return lines;
+}
+function reopening(open2) {
+  const lines = [...open2.details];
+  if (open2.fence) lines.push(open2.fence);
+  return lines;
+}
+function track(open2, line) {
+  const fence = FENCE.exec(line);
+  if (open2.fence) {
+    const marker = open2.fence.trim().match(/^(`{3,}|~{3,})/)?.[1] ?? "```";
+    if (fence?.[1]?.startsWith(marker[0]) && (fence[1]?.length ?? 0) >= marker.length && !fence?.[2]?.trim()) {
+      open2.fence = void 0;
+    }
+    return;
+  }
+  if (fence) {
+    open2.fence = line;
+    return;
+  }
+  const opens = (line.match(/<details\b[^>]*>/gi) ?? []).length;
+  const closes = (line.match(/<\/details>/gi) ?? []).length;
+  for (let i = 0; i < opens; i++) open2.details.push("<details>");
+  if (opens && /<summary>/i.test(line)) open2.details[open2.details.length - 1] = line.trim();
+  for (let i = 0; i < closes; i++) open2.details.pop();
+}
+var size = (lines) => lines.reduce((n, l) => n + l.length + 1, 0);
+function splitComment(body, limit = GITHUB_COMMENT_LIMIT, options = {}) {
+  if (limit < 200) throw new Error(`comment limit ${limit} is too small to split into readable parts`);
+  if (body.length <= limit) return [body];
+  const budget = limit - 120;
+  const parts = [];
+  const open2 = { details: [] };
+  let current = [];
+  let currentSize = 0;
+  const flush = () => {
+    parts.push([...current, ...closing(open2)].join("\n"));
+    current = [CONTINUED, "", ...reopening(open2)];
+    currentSize = size(current);
+  };
+  for (const rawLine of body.split("\n")) {
+    const pieces = [];
+    for (let i = 0; i < rawLine.length || i === 0; i += Math.floor(budget / 2)) {
+      pieces.push(rawLine.slice(i, i + Math.floor(budget / 2)));
+    }
+    for (const line of pieces) {
+      const after = { fence: open2.fence, details: [...open2.details] };
+      track(after, line);
+      if (current.length && currentSize + line.length + 1 + size(closing(after)) > budget) flush();
+      current.push(line);
+      currentSize += line.length + 1;
+      track(open2, line);
+    }
+  }
+  parts.push([...current, ...closing(open2)].join("\n"));
+  const max = options.maxParts ?? Number.POSITIVE_INFINITY;
+  if (parts.length <= max) return parts;
+  const dropped = parts.length - max;
+  const kept = parts.slice(dropped);
+  kept[0] = `_(${dropped} earlier part${dropped === 1 ? "" : "s"} omitted: the comment was too long)_
+
+${kept[0].replace(`${CONTINUED}
+
+`, "")}`;
+  return kept;
+}
+function truncateComment(body, limit = GITHUB_COMMENT_LIMIT) {
+  return splitComment(body, limit, { maxParts: 1 })[0];
+}
+
+// src/github/check-runs.ts
+var VALIDATE_CHECK_NAME = "topo/validate";
+var MONITOR_CHECK_NAME = "topo/monitor";
+var ANNOTATIONS_PER_REQUEST = 50;
+var TEXT_LIMIT = 65535;
+async function reusableRun(octokit, input) {
+  const existing = await octokit.rest.checks.listForRef({
+    owner: input.owner,
+    repo: input.repo,
+    ref: input.head_sha,
+    check_name: input.name,
+    filter: "latest"
+  });
+  return existing.data.check_runs.find(
+    (r) => r.head_sha === input.head_sha && r.output.annotations_count === 0
+  );
+}
+function annotationBatches(annotations) {
+  const batches = [];
+  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
+    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+  }
+  return batches.length ? batches : [[]];
+}
+function clean2(a) {
+  if (a.start_line === a.end_line) return a;
+  const { start_column: _s, end_column: _e, ...rest } = a;
+  return rest;
+}
+function batchOutput(input, batch) {
+  return {
+    title: input.title,
+    summary: truncateComment(input.summary, TEXT_LIMIT),
+    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
+    ...batch.length ? { annotations: batch } : {}
+  };
+}
+function batchStatus(input, last) {
+  return last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
+}
+async function upsertCheckRun(octokit, input, known) {
+  const { owner, repo, name, head_sha } = input;
+  const annotations = (input.annotations ?? []).map(clean2);
+  const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
+  const batches = annotationBatches(annotations);
+  const output = (batch) => batchOutput(input, batch);
+  const common = {
+    ...input.details_url ? { details_url: input.details_url } : {},
+    ...input.external_id ? { external_id: input.external_id } : {}
+  };
+  const finish = (i) => batchStatus(input, i === batches.length - 1);
+  let id;
+  let created = false;
+  if (reusable) {
+    id = reusable.id;
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+  } else {
+    const run2 = await octokit.rest.checks.create({
+      owner,
+      repo,
+      name,
+      head_sha,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+    id = run2.data.id;
+    created = true;
+  }
+  for (let i = 1; i < batches.length; i++) {
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...finish(i),
+      output: output(batches[i] ?? [])
+    });
+  }
+  return { id, created };
+}
+
 // src/topology/issues.ts
 function formatKeyPath(path) {
   let out = "";
@@ -70011,7 +70177,7 @@ function clustersRuleIssues(loaded, file) {
 }
 
 // src/autopilot/policy.ts
-var DECISION_CHECK = "topo/monitor";
+var DECISION_CHECK = MONITOR_CHECK_NAME;
 var REFERENCE_PRECISION = 0.015;
 function policyOf(experiment) {
   const a = experiment.autopilot;
@@ -71485,84 +71651,6 @@ function admitRequest(state3, request2, budget = STATE_BLOCK_BUDGET) {
     );
   }
   return fitRunState(next, budget);
-}
-
-// src/github/comment-split.ts
-var GITHUB_COMMENT_LIMIT = 65536;
-var FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-var CONTINUED = "_(continued from the previous comment)_";
-function closing(open2) {
-  const lines = [];
-  if (open2.fence) lines.push(open2.fence.trim().match(/^ {0,3}(`{3,}|~{3,})/)?.[1] ?? "```");
-  for (let i = 0; i < open2.details.length; i++) lines.push("</details>");
-  return lines;
-}
-function reopening(open2) {
-  const lines = [...open2.details];
-  if (open2.fence) lines.push(open2.fence);
-  return lines;
-}
-function track(open2, line) {
-  const fence = FENCE.exec(line);
-  if (open2.fence) {
-    const marker = open2.fence.trim().match(/^(`{3,}|~{3,})/)?.[1] ?? "```";
-    if (fence?.[1]?.startsWith(marker[0]) && (fence[1]?.length ?? 0) >= marker.length && !fence?.[2]?.trim()) {
-      open2.fence = void 0;
-    }
-    return;
-  }
-  if (fence) {
-    open2.fence = line;
-    return;
-  }
-  const opens = (line.match(/<details\b[^>]*>/gi) ?? []).length;
-  const closes = (line.match(/<\/details>/gi) ?? []).length;
-  for (let i = 0; i < opens; i++) open2.details.push("<details>");
-  if (opens && /<summary>/i.test(line)) open2.details[open2.details.length - 1] = line.trim();
-  for (let i = 0; i < closes; i++) open2.details.pop();
-}
-var size = (lines) => lines.reduce((n, l) => n + l.length + 1, 0);
-function splitComment(body, limit = GITHUB_COMMENT_LIMIT, options = {}) {
-  if (limit < 200) throw new Error(`comment limit ${limit} is too small to split into readable parts`);
-  if (body.length <= limit) return [body];
-  const budget = limit - 120;
-  const parts = [];
-  const open2 = { details: [] };
-  let current = [];
-  let currentSize = 0;
-  const flush = () => {
-    parts.push([...current, ...closing(open2)].join("\n"));
-    current = [CONTINUED, "", ...reopening(open2)];
-    currentSize = size(current);
-  };
-  for (const rawLine of body.split("\n")) {
-    const pieces = [];
-    for (let i = 0; i < rawLine.length || i === 0; i += Math.floor(budget / 2)) {
-      pieces.push(rawLine.slice(i, i + Math.floor(budget / 2)));
-    }
-    for (const line of pieces) {
-      const after = { fence: open2.fence, details: [...open2.details] };
-      track(after, line);
-      if (current.length && currentSize + line.length + 1 + size(closing(after)) > budget) flush();
-      current.push(line);
-      currentSize += line.length + 1;
-      track(open2, line);
-    }
-  }
-  parts.push([...current, ...closing(open2)].join("\n"));
-  const max = options.maxParts ?? Number.POSITIVE_INFINITY;
-  if (parts.length <= max) return parts;
-  const dropped = parts.length - max;
-  const kept = parts.slice(dropped);
-  kept[0] = `_(${dropped} earlier part${dropped === 1 ? "" : "s"} omitted: the comment was too long)_
-
-${kept[0].replace(`${CONTINUED}
-
-`, "")}`;
-  return kept;
-}
-function truncateComment(body, limit = GITHUB_COMMENT_LIMIT) {
-  return splitComment(body, limit, { maxParts: 1 })[0];
 }
 
 // src/github/sticky-comment.ts
@@ -80029,92 +80117,6 @@ function watchLine(w) {
 import { existsSync as existsSync6, readdirSync as readdirSync3, readFileSync as readFileSync6 } from "node:fs";
 import { join as join6 } from "node:path";
 
-// src/github/check-runs.ts
-var ANNOTATIONS_PER_REQUEST = 50;
-var TEXT_LIMIT = 65535;
-async function reusableRun(octokit, input) {
-  const existing = await octokit.rest.checks.listForRef({
-    owner: input.owner,
-    repo: input.repo,
-    ref: input.head_sha,
-    check_name: input.name,
-    filter: "latest"
-  });
-  return existing.data.check_runs.find(
-    (r) => r.head_sha === input.head_sha && r.output.annotations_count === 0
-  );
-}
-function annotationBatches(annotations) {
-  const batches = [];
-  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
-    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
-  }
-  return batches.length ? batches : [[]];
-}
-function clean2(a) {
-  if (a.start_line === a.end_line) return a;
-  const { start_column: _s, end_column: _e, ...rest } = a;
-  return rest;
-}
-function batchOutput(input, batch) {
-  return {
-    title: input.title,
-    summary: truncateComment(input.summary, TEXT_LIMIT),
-    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
-    ...batch.length ? { annotations: batch } : {}
-  };
-}
-function batchStatus(input, last) {
-  return last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
-}
-async function upsertCheckRun(octokit, input, known) {
-  const { owner, repo, name, head_sha } = input;
-  const annotations = (input.annotations ?? []).map(clean2);
-  const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
-  const batches = annotationBatches(annotations);
-  const output = (batch) => batchOutput(input, batch);
-  const common = {
-    ...input.details_url ? { details_url: input.details_url } : {},
-    ...input.external_id ? { external_id: input.external_id } : {}
-  };
-  const finish = (i) => batchStatus(input, i === batches.length - 1);
-  let id;
-  let created = false;
-  if (reusable) {
-    id = reusable.id;
-    await octokit.rest.checks.update({
-      owner,
-      repo,
-      check_run_id: id,
-      ...common,
-      ...finish(0),
-      output: output(batches[0] ?? [])
-    });
-  } else {
-    const run2 = await octokit.rest.checks.create({
-      owner,
-      repo,
-      name,
-      head_sha,
-      ...common,
-      ...finish(0),
-      output: output(batches[0] ?? [])
-    });
-    id = run2.data.id;
-    created = true;
-  }
-  for (let i = 1; i < batches.length; i++) {
-    await octokit.rest.checks.update({
-      owner,
-      repo,
-      check_run_id: id,
-      ...finish(i),
-      output: output(batches[i] ?? [])
-    });
-  }
-  return { id, created };
-}
-
 // src/monitor/adapters.ts
 function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
   const problems = /* @__PURE__ */ new Map();
@@ -80151,7 +80153,6 @@ function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
     accounting: (experimentId) => accounting.get(experimentId) ?? null
   };
 }
-var MONITOR_CHECK_NAME = "topo/monitor";
 function githubMonitorPort(octokit, repo) {
   const target2 = (pr) => ({
     owner: repo.owner,
@@ -84716,7 +84717,6 @@ function pullBody(p, result) {
 }
 
 // actions/monitor/autopilot.ts
-var VALIDATE_CHECK_NAME = "topo/validate";
 var idOf = (exp) => exp.experiment.experiment_id;
 async function readPilot(ctx, exp) {
   if (!policyOf(exp.experiment)) return null;

@@ -73075,8 +73075,11 @@ async function changedFiles(octokit, pull) {
 import { lstatSync, readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
 import { basename, dirname as dirname2, isAbsolute as isAbsolute2, join as join3, posix as posix3, relative, resolve as resolve3, sep as sep2 } from "node:path";
 
+// src/github/check-runs.ts
+var MONITOR_CHECK_NAME = "topo/monitor";
+
 // src/autopilot/policy.ts
-var DECISION_CHECK = "topo/monitor";
+var DECISION_CHECK = MONITOR_CHECK_NAME;
 function policyOf(experiment) {
   const a = experiment.autopilot;
   if (!a) return null;

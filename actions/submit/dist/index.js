@@ -65297,6 +65297,94 @@ function slurmTimeToMinutes(time2) {
   return Number(m[1] ?? 0) * 1440 + Number(m[2]) * 60 + Number(m[3]) + Number(m[4] ?? 0) / 60;
 }
 
+// src/github/check-runs.ts
+var VALIDATE_CHECK_NAME = "topo/validate";
+var MONITOR_CHECK_NAME = "topo/monitor";
+var ANNOTATIONS_PER_REQUEST = 50;
+var TEXT_LIMIT = 65535;
+async function reusableRun(octokit, input) {
+  const existing = await octokit.rest.checks.listForRef({
+    owner: input.owner,
+    repo: input.repo,
+    ref: input.head_sha,
+    check_name: input.name,
+    filter: "latest"
+  });
+  return existing.data.check_runs.find(
+    (r) => r.head_sha === input.head_sha && r.output.annotations_count === 0
+  );
+}
+function annotationBatches(annotations) {
+  const batches = [];
+  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
+    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
+  }
+  return batches.length ? batches : [[]];
+}
+function clean2(a) {
+  if (a.start_line === a.end_line) return a;
+  const { start_column: _s, end_column: _e, ...rest } = a;
+  return rest;
+}
+function batchOutput(input, batch) {
+  return {
+    title: input.title,
+    summary: truncateComment(input.summary, TEXT_LIMIT),
+    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
+    ...batch.length ? { annotations: batch } : {}
+  };
+}
+function batchStatus(input, last) {
+  return last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
+}
+async function upsertCheckRun(octokit, input, known) {
+  const { owner, repo, name, head_sha } = input;
+  const annotations = (input.annotations ?? []).map(clean2);
+  const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
+  const batches = annotationBatches(annotations);
+  const output = (batch) => batchOutput(input, batch);
+  const common = {
+    ...input.details_url ? { details_url: input.details_url } : {},
+    ...input.external_id ? { external_id: input.external_id } : {}
+  };
+  const finish = (i) => batchStatus(input, i === batches.length - 1);
+  let id;
+  let created = false;
+  if (reusable) {
+    id = reusable.id;
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+  } else {
+    const run2 = await octokit.rest.checks.create({
+      owner,
+      repo,
+      name,
+      head_sha,
+      ...common,
+      ...finish(0),
+      output: output(batches[0] ?? [])
+    });
+    id = run2.data.id;
+    created = true;
+  }
+  for (let i = 1; i < batches.length; i++) {
+    await octokit.rest.checks.update({
+      owner,
+      repo,
+      check_run_id: id,
+      ...finish(i),
+      output: output(batches[i] ?? [])
+    });
+  }
+  return { id, created };
+}
+
 // src/topology/settings.ts
 function schemaDefault(key) {
   const p = experiment_schema_default.properties[key];
@@ -65331,7 +65419,7 @@ function experimentSettings(x) {
 }
 
 // src/autopilot/policy.ts
-var DECISION_CHECK = "topo/monitor";
+var DECISION_CHECK = MONITOR_CHECK_NAME;
 function policyOf(experiment) {
   const a = experiment.autopilot;
   if (!a) return null;
@@ -80033,92 +80121,6 @@ function transportForCluster(name, cluster, options = {}) {
 import { existsSync as existsSync6, readdirSync as readdirSync3, readFileSync as readFileSync6 } from "node:fs";
 import { join as join6 } from "node:path";
 
-// src/github/check-runs.ts
-var ANNOTATIONS_PER_REQUEST = 50;
-var TEXT_LIMIT = 65535;
-async function reusableRun(octokit, input) {
-  const existing = await octokit.rest.checks.listForRef({
-    owner: input.owner,
-    repo: input.repo,
-    ref: input.head_sha,
-    check_name: input.name,
-    filter: "latest"
-  });
-  return existing.data.check_runs.find(
-    (r) => r.head_sha === input.head_sha && r.output.annotations_count === 0
-  );
-}
-function annotationBatches(annotations) {
-  const batches = [];
-  for (let i = 0; i < annotations.length; i += ANNOTATIONS_PER_REQUEST) {
-    batches.push(annotations.slice(i, i + ANNOTATIONS_PER_REQUEST));
-  }
-  return batches.length ? batches : [[]];
-}
-function clean2(a) {
-  if (a.start_line === a.end_line) return a;
-  const { start_column: _s, end_column: _e, ...rest } = a;
-  return rest;
-}
-function batchOutput(input, batch) {
-  return {
-    title: input.title,
-    summary: truncateComment(input.summary, TEXT_LIMIT),
-    ...input.text !== void 0 ? { text: truncateComment(input.text, TEXT_LIMIT) } : {},
-    ...batch.length ? { annotations: batch } : {}
-  };
-}
-function batchStatus(input, last) {
-  return last && input.conclusion ? { status: "completed", conclusion: input.conclusion } : { status: "in_progress" };
-}
-async function upsertCheckRun(octokit, input, known) {
-  const { owner, repo, name, head_sha } = input;
-  const annotations = (input.annotations ?? []).map(clean2);
-  const reusable = known === void 0 ? await reusableRun(octokit, input) : known ? { id: known } : void 0;
-  const batches = annotationBatches(annotations);
-  const output = (batch) => batchOutput(input, batch);
-  const common = {
-    ...input.details_url ? { details_url: input.details_url } : {},
-    ...input.external_id ? { external_id: input.external_id } : {}
-  };
-  const finish = (i) => batchStatus(input, i === batches.length - 1);
-  let id;
-  let created = false;
-  if (reusable) {
-    id = reusable.id;
-    await octokit.rest.checks.update({
-      owner,
-      repo,
-      check_run_id: id,
-      ...common,
-      ...finish(0),
-      output: output(batches[0] ?? [])
-    });
-  } else {
-    const run2 = await octokit.rest.checks.create({
-      owner,
-      repo,
-      name,
-      head_sha,
-      ...common,
-      ...finish(0),
-      output: output(batches[0] ?? [])
-    });
-    id = run2.data.id;
-    created = true;
-  }
-  for (let i = 1; i < batches.length; i++) {
-    await octokit.rest.checks.update({
-      owner,
-      repo,
-      check_run_id: id,
-      ...finish(i),
-      output: output(batches[i] ?? [])
-    });
-  }
-  return { id, created };
-}
-
 // src/monitor/adapters.ts
 function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
   const problems = /* @__PURE__ */ new Map();
@@ -80155,7 +80157,6 @@ function slurmMonitorPort(slurm, knownExperimentIds = [], effects) {
     accounting: (experimentId) => accounting.get(experimentId) ?? null
   };
 }
-var MONITOR_CHECK_NAME = "topo/monitor";
 function githubMonitorPort(octokit, repo) {
   const target2 = (pr) => ({
     owner: repo.owner,
@@ -83462,7 +83463,6 @@ function pullBody(p, result) {
 }
 
 // actions/monitor/autopilot.ts
-var VALIDATE_CHECK_NAME = "topo/validate";
 var idOf = (exp) => exp.experiment.experiment_id;
 async function readPilot(ctx, exp) {
   if (!policyOf(exp.experiment)) return null;

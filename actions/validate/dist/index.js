@@ -36775,6 +36775,8 @@ function truncateComment(body, limit = GITHUB_COMMENT_LIMIT) {
 }
 
 // src/github/check-runs.ts
+var VALIDATE_CHECK_NAME = "topo/validate";
+var MONITOR_CHECK_NAME = "topo/monitor";
 var ANNOTATIONS_PER_REQUEST = 50;
 var TEXT_LIMIT = 65535;
 async function reusableRun(octokit, input) {
@@ -44686,7 +44688,7 @@ function experimentSettings(x) {
 }
 
 // src/autopilot/policy.ts
-var DECISION_CHECK = "topo/monitor";
+var DECISION_CHECK = MONITOR_CHECK_NAME;
 function policyOf(experiment) {
   const a = experiment.autopilot;
   if (!a) return null;
@@ -45836,7 +45838,6 @@ function validationSummary(report) {
 
 // actions/validate/ports.ts
 import { readFileSync as readFileSync4 } from "node:fs";
-var VALIDATE_CHECK_NAME = "topo/validate";
 function pullRequestOfEvent() {
   const eventPath = process.env.GITHUB_EVENT_PATH;
   if (!eventPath) throw new Error("GITHUB_EVENT_PATH is not set: this action runs inside a workflow");
