@@ -10,7 +10,7 @@ import {
   decisionOptions,
   type VerdictLike,
 } from '../analysis/decision.js';
-import { anchoredDecision, isDecided } from '../analysis/figure.js';
+import { againstLiveRun, anchoredDecision, isDecided } from '../analysis/figure.js';
 import { decisionReference, describeReference, sameReference } from '../analysis/reference.js';
 import type { SettingsSource } from '../topology/settings.js';
 import type { CandidateObservation, Decision, Interval } from '../types/generated/metrics.js';
@@ -128,9 +128,13 @@ export function decisionOf(
   const d = sequentialDecision(standing, c, observation, context);
   if (!d) return d;
   // anchored on the reference's steady figure (src/analysis/figure.ts anchoredDecision): a decision
-  // kept against a leader that settled since follows its settled figure
+  // kept against a leader that settled since follows its settled figure, also once that leader is
+  // the record's current best (then the pass's reference, no longer its leader)
   const anchor = [context.reference, context.leader].find(
-    (r) => r && sameReference(asDecided(r, c.pr).reference, d.reference),
+    (r) =>
+      r &&
+      (sameReference(asDecided(r, c.pr).reference, d.reference) ||
+        (againstLiveRun(d) && r.name === d.reference.name)),
   )?.figure;
   return anchoredDecision(d, anchor ?? null);
 }

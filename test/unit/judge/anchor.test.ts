@@ -84,6 +84,25 @@ describe("a loser's figure is anchored on its leader's settled figure", () => {
     expect(d?.figure?.reference_value).toBe(SETTLED);
   });
 
+  it("and on the same run once it is the record's current best (the reference, no longer the leader)", () => {
+    const kept = run(captured(), 'scale-driver').monitor_decision as Decision;
+    const best: Reference = {
+      role: 'current best',
+      name: 'model',
+      verdict: { state: 'stable' },
+      value: { value: 8.3, low: 8.2, high: 8.4 },
+      figure: SETTLED,
+      live: false,
+    };
+    const d = decisionOf(
+      { experiment: {} },
+      { candidate: 'scale-driver', pr: 3 },
+      { verdict: { state: 'warming', evidence: [] } },
+      { reference: best, leader: null, previous: kept, ended: true },
+    );
+    expect(d?.figure?.value).toBeCloseTo(10.497, 3);
+  });
+
   it('a decision against a recorded reference keeps the figure it carries; a reading is never an anchor', () => {
     const model = run(raw(), 'model').monitor_decision as Decision;
     expect(anchoredDecision(model, 12)).toBe(model);
