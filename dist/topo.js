@@ -72581,7 +72581,7 @@ function decisionOf(standing, c, observation, context4) {
   const d2 = sequentialDecision(standing, c, observation, context4);
   if (!d2) return d2;
   const anchor = [context4.reference, context4.leader].find(
-    (r) => r && sameReference(asDecided(r, c.pr).reference, d2.reference)
+    (r) => r && (sameReference(asDecided(r, c.pr).reference, d2.reference) || againstLiveRun(d2) && r.name === d2.reference.name)
   )?.figure;
   return anchoredDecision(d2, anchor ?? null);
 }

@@ -76791,7 +76791,7 @@ function decisionOf(standing, c, observation, context3) {
   const d = sequentialDecision(standing, c, observation, context3);
   if (!d) return d;
   const anchor = [context3.reference, context3.leader].find(
-    (r) => r && sameReference(asDecided(r, c.pr).reference, d.reference)
+    (r) => r && (sameReference(asDecided(r, c.pr).reference, d.reference) || againstLiveRun(d) && r.name === d.reference.name)
   )?.figure;
   return anchoredDecision(d, anchor ?? null);
 }
