@@ -156,10 +156,42 @@ describe('createPrometheusClient against a local HTTP server', () => {
     expect(() => createPrometheusClient({ baseUrl: 'file:///etc/passwd' })).toThrow(/not an http\(s\) URL/);
   });
 
-  it('widens the step so a range never exceeds 11,000 points', async () => {
+  it('splits a range over 11,000 points into consecutive ranges at the step asked, never a wider one', async () => {
+    // a wider step read a twin run (60x) at 2 run-minutes a sample: `topo analyze`'s 360-minute
+    // look-back at step 1 then judged it on a coarser grid than `topo status` did
     seen.length = 0;
+    const answer = (req: IncomingMessage, res: ServerResponse) => {
+      // the parameters are the request's body (the last one seen)
+      const q = new URLSearchParams(seen.at(-1)?.split(' ')[1]);
+      const [from, to, step] = ['start', 'end', 'step'].map((k) => Number(q.get(k)));
+      const values = [from as number, to as number].map((t) => [t, String((t as number) * (step as number))]);
+      json(
+        200,
+        JSON.stringify({
+          status: 'success',
+          data: { resultType: 'matrix', result: [{ metric: { job: 'a' }, values }] },
+        }),
+      )(req, res);
+    };
+    plan.push(answer, answer, answer);
     const c = createPrometheusClient({ baseUrl: url, retries: 0 });
-    await c.range('up', 0, 86400 * 7, 1);
-    expect(seen[0]).toMatch(/step=55$/);
+    const r = await c.range('up', 1000, 1000 + 25_000, 1);
+    const ranges = seen.map((l) =>
+      l
+        .match(/start=(\d+)&end=(\d+)&step=(\d+)/)
+        ?.slice(1)
+        .map(Number),
+    );
+    expect(ranges).toEqual([
+      [1000, 11_999, 1],
+      [12_000, 22_999, 1],
+      [23_000, 26_000, 1],
+    ]);
+    expect(r.series).toEqual([
+      {
+        labels: { job: 'a' },
+        points: [1000, 11_999, 12_000, 22_999, 23_000, 26_000].map((t) => [t, t]),
+      },
+    ]);
   });
 });
