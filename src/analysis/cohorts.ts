@@ -57,6 +57,9 @@ export interface CohortInput {
   knownNoiseSd?: ReadonlyMap<string, number>;
 }
 
+/** Run-minutes of start a cohort spans (a sample of the counters at least this often places each start). */
+export const COHORT_MINUTES = 1;
+
 /** Run-minutes the in-flight gauge must stay low before it is a drain, not a dip between rollouts. */
 const DRAIN_MINUTES = 3;
 
@@ -187,7 +190,7 @@ function levelVariance(f: CohortFit, slots: readonly number[], rate: number): nu
 export function cohortTable(i: CohortInput): CohortTable | null {
   const done = i.batches.filter((b) => b.end <= i.now + 1e-9);
   if (!done.length || !(i.inFlight > 0)) return null;
-  const L = i.cohortMinutes ?? 1;
+  const L = i.cohortMinutes ?? COHORT_MINUTES;
   const t0 = Math.min(...i.batches.map((b) => b.start), ...done.map((b) => b.end - b.duration));
   const drain = drainStart(i);
   const cutoff = drain === null ? Number.POSITIVE_INFINITY : drain - typicalDuration(done, i.now);

@@ -5,7 +5,9 @@
 // topology, settings and memory. readRuns reads (one telemetry read for all the runs); judgeRead
 // judges what it read (./judge.ts judgeRuns, pure). So every surface judges a run from the same
 // inputs, and a surface cannot forget one of them.
+import { COHORT_MINUTES } from '../analysis/cohorts.js';
 import type { DetectorSettings } from '../analysis/detector.js';
+import { SCRAPE_INTERVAL_S } from '../catalog/alpasim.js';
 import type { PrometheusClient } from '../telemetry/prometheus.js';
 import { anyRunSelector, experimentSelector, type Quantity } from '../telemetry/queries.js';
 import type { CandidateObservation } from '../types/generated/metrics.js';
@@ -85,6 +87,27 @@ export interface ReadExperiment {
   comments: Map<string, string | undefined>;
   /** Why the metrics cannot be trusted now (an outage, a held clock): nothing is failed or stopped for it. */
   unavailable: string | null;
+}
+
+/**
+ * The step a run is read at unless told: AlpaSim's scrape interval, or one start cohort of run time
+ * when that is shorter (1 s at the twin's 60x).
+ */
+export function defaultStepSeconds(timeScale: number): number {
+  return Math.min(SCRAPE_INTERVAL_S, (60 * COHORT_MINUTES) / timeScale);
+}
+
+/**
+ * Why a step (`--step`) is too coarse to judge runs at this time scale, else null. The decisions
+ * contrast start cohorts one run-minute wide, placed by the counters' samples: `--step 5` at the
+ * twin's 60x (a sample every 5 run-minutes) put a pair of runs 24% apart in 49 cohorts at "mean start
+ * age 0 min" and read the candidate 10.8% faster ± 0.6%.
+ */
+export function coarseStep(stepSeconds: number, timeScale: number): string | null {
+  const runMinutes = (stepSeconds * timeScale) / 60;
+  if (runMinutes <= COHORT_MINUTES + 1e-9) return null;
+  const r = (x: number) => Math.round(x * 1000) / 1000;
+  return `--step ${stepSeconds} at time scale ${timeScale} is one sample every ${r(runMinutes)} run-minutes, too coarse: the decision's start cohorts are ${COHORT_MINUTES} run-minute wide and need a sample at least every run-minute; give --step ${r((60 * COHORT_MINUTES) / timeScale)} or less (60 ÷ the time scale), or leave it out (default ${r(defaultStepSeconds(timeScale))})`;
 }
 
 /** The window of the read: the look-back from `at`, else from the first job's start (none: nothing to read). */

@@ -4,12 +4,11 @@
 
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
-import { SCRAPE_INTERVAL_S } from '../catalog/alpasim.js';
 import type { Octokit } from '../github/client.js';
 import { type CasCommitResult, commitWithCompareAndSwap, readFiles } from '../github/commits.js';
 import { upsertStickyComment } from '../github/sticky-comment.js';
 import { type RunJob, runJob } from '../judge/job.js';
-import { judgeRead, readRuns } from '../judge/read.js';
+import { defaultStepSeconds, judgeRead, readRuns } from '../judge/read.js';
 import { jobForRun } from '../lifecycle/jobs.js';
 import { isReferenceRequest, latestRequests, type Outcome, type RunRequest } from '../lifecycle/model.js';
 import { apply, type OutcomeKind, type RecordOutcome } from '../record/apply.js';
@@ -628,14 +627,14 @@ export async function observeAgain(
     Math.min(options.nowTs ?? Date.now() / 1000, job?.endTs ?? Number.POSITIVE_INFINITY),
   );
   const lookback = Math.round((options.lookbackMinutes ?? 6 * 60) / scale);
-  const start = job?.startTs ?? end - lookback * 60;
   const read = await readRuns(
     { prometheus },
     {
       id: null,
       experiment,
       timeScale: scale,
-      stepSeconds: Math.max(SCRAPE_INTERVAL_S, Math.ceil((end - start) / 10_000)),
+      // the CLI's default step: one run-minute at most (5 s read a twin run at 5 run-minutes a sample)
+      stepSeconds: defaultStepSeconds(scale),
       // without a job: judged by its samples (as of its last one once they stopped)
       runs: [
         {

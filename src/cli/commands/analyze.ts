@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { experimentJobs, type RunJob } from '../../judge/job.js';
+import { coarseStep, defaultStepSeconds } from '../../judge/read.js';
 import { type CandidateView, renderMonitorComment } from '../../report/pr-comment.js';
 import { slurmClientForCluster } from '../../slurm/for-cluster.js';
 import { isLive } from '../../slurm/types.js';
@@ -64,8 +65,9 @@ export const TELEMETRY_OPTIONS: readonly OptionSpec[] = [
     type: 'number',
     positive: true,
     value: 'SECONDS',
-    description: 'query step in seconds',
-    default: '5 (1 when time-scale > 1)',
+    description:
+      'query step in seconds: at most one run-minute (60 ÷ time-scale), the width of the start cohorts decisions compare; a coarser step is refused',
+    default: '5, or 60 ÷ time-scale when shorter (1 at 60x)',
   },
   {
     name: 'grafana',
@@ -121,9 +123,11 @@ export function telemetryOptions(
   const timeScale = Number(options['time-scale'] ?? cluster?.config.time_scale ?? 1);
   if (!(timeScale > 0))
     throw new UsageError(`--time-scale must be a positive number, got ${options['time-scale']}`);
-  const stepSeconds = Number(options.step ?? (timeScale > 1 ? 1 : 5));
+  const stepSeconds = options.step === undefined ? defaultStepSeconds(timeScale) : Number(options.step);
   if (!(stepSeconds > 0))
     throw new UsageError(`--step must be a positive number of seconds, got ${options.step}`);
+  const coarse = coarseStep(stepSeconds, timeScale);
+  if (coarse) throw new UsageError(coarse);
   return {
     prometheus: createPrometheusClient({ baseUrl: url }),
     timeScale,
