@@ -160,12 +160,13 @@ export async function analyzeRun(i: AnalyzeRunInput): Promise<AnalyzeRunResult> 
   const index = read.runs.findIndex((r) => r.run.runName === i.runName);
   const first = judgeRead(read).judgements[index] as Judgement;
   const { observed } = first;
+  // the reference as of the same moment asked (each run as of its own end once it ended), as status
+  // and the monitor read a live baseline: not cut at the candidate's end, where the rollouts it had
+  // in flight were still running and read as censored
   const reference = i.against
     ? await analyzeRun({
         ...i,
         runName: i.against,
-        nowTs: observed.atTs,
-        atTs: null,
         inFlight: null,
         against: undefined,
         topology: undefined,

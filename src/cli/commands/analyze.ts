@@ -12,6 +12,7 @@ import { anyRunSelector } from '../../telemetry/queries.js';
 import { checkClusters } from '../../topology/files.js';
 import { formatIssue } from '../../topology/issues.js';
 import { candidateOfRunName, experimentIdOfRun } from '../../topology/run-name.js';
+import { EXPERIMENT_DEFAULTS } from '../../topology/settings.js';
 import type { Cluster } from '../../types/generated/clusters.js';
 import type { Experiment } from '../../types/generated/experiment.js';
 import {
@@ -275,6 +276,17 @@ function analyzeComment(a: AnalyzeArgs, r: AnalyzeRunResult, grafanaUrl: string 
     baseline: againstFigure(a.against, r.reference),
   });
 }
+/**
+ * A run of a topo experiment the checkout does not hold is judged from its samples alone: with the
+ * default settings (or the flags), not its experiment's, and without its job. Said, not hidden:
+ * the same pair may then read otherwise than `topo status` reads it in the experiment's checkout.
+ */
+export function aloneNote(runName: string): string | null {
+  const id = experimentIdOfRun(runName);
+  if (!id) return null;
+  return `experiment ${id} is not in this checkout (topologies/${id}/experiment.yaml): ${runName} is judged from its samples alone, with the default settings (min_improvement ${100 * EXPERIMENT_DEFAULTS.minImprovement}%, the ${EXPERIMENT_DEFAULTS.maxDecisionMinutes}-minute decision horizon, AlpaSim's wall time, no rollout count) or the flags given, not its experiment's; run topo analyze in the experiment's checkout to judge it as topo status does`;
+}
+
 const ANALYZE_OPTIONS = ['at', 'in-flight', 'against', 'min-improvement'] as const;
 
 /** `--at <ISO | epoch>` and `--in-flight N`, checked. */
@@ -324,7 +336,7 @@ export const analyzeCommand: Command = {
   help: {
     synopsis: 'topo analyze <run_name> [options]',
     description:
-      "Reads any run from Prometheus (runs launched by hand or by AlpaSim's scripts too), judges it with the detector as of --at (default now, or the run's end once it ended) and prints the monitor comment (Markdown) or, with --json, the observation (schemas/cli/analyze.schema.json). Exit 1 while the run has no data yet.",
+      "Reads any run from Prometheus (runs launched by hand or by AlpaSim's scripts too), judges it with the detector as of --at (default now, or the run's end once it ended) and prints the monitor comment (Markdown) or, with --json, the observation (schemas/cli/analyze.schema.json). A run of an experiment of this checkout is judged within it, as `topo status` judges it; a topo run whose experiment the checkout does not hold is judged from its samples alone with the default settings (or the flags), and a note on stderr says so. Exit 1 while the run has no data yet.",
     options: [
       JSON_OPTION,
       ...TELEMETRY_OPTIONS,
@@ -356,7 +368,7 @@ export const analyzeCommand: Command = {
         type: 'string',
         value: 'RUN_NAME',
         description:
-          "decide the run against another one (a baseline run), judged as of the same moment, with the monitor's decision (the same function and defaults: one-sided alpha-spending boundaries over 120 minutes): better, worse, equivalent, not-better or measuring",
+          "decide the run against another one (a baseline run), judged as of the same moment (each as of its own end once it ended, as `topo status` reads them), with the monitor's decision (the same function and defaults: one-sided alpha-spending boundaries over 120 minutes): better, worse, equivalent, not-better or measuring",
       },
       {
         name: 'min-improvement',
@@ -377,6 +389,8 @@ export const analyzeCommand: Command = {
     const a = analyzeArgs(analyzeCommand.help.options, args, io);
     // a run of an experiment of this checkout is judged within it, as the monitor judges it
     const experiment = experimentOfRun(io, a.runName);
+    const alone = experiment ? null : aloneNote(a.runName);
+    if (alone) io.stderr(`note: ${alone}\n`);
     const t = telemetryOptions(a.options, io, experiment?.cluster);
     await ensurePrometheus(t.prometheus);
     const known = experiment ? await knownExperiment(io, experiment, t, a.minImprovement) : undefined;

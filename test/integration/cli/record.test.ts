@@ -3,7 +3,8 @@
 // records them by hand, and then every CLI reader of the record agrees with the live readers.
 // Before, only the record workflow wrote experiments/<id>.json: suggest said "wait for the baseline
 // to reach a stable verdict", report "No baseline was recorded", autopilot status "the baseline failed".
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTopo } from '../../support/cli.js';
@@ -55,7 +56,10 @@ describe('topo record: the CLI records what merging a pull request records, and 
   it('records the baseline and the candidate; suggest, report and autopilot status read the record as status decides', async () => {
     const status = await topo('status', team.id, '--json');
     expect(status.code, status.stderr).toBe(0);
-    const rows = JSON.parse(status.stdout).candidates as { run_name: string; decision: { state: string } }[];
+    const rows = JSON.parse(status.stdout).candidates as {
+      run_name: string;
+      decision: { state: string; relative_change: { value: number; low: number; high: number } };
+    }[];
     const row = rows.find((r) => r.run_name === modelRun);
     const decision = row?.decision;
     // On failure, the row and the decision's evidence: a CI run once read `measuring` here, and runs
@@ -65,6 +69,20 @@ describe('topo record: the CLI records what merging a pull request records, and 
         ? ''
         : (await topo('analyze', modelRun, '--cluster', 'local', '--against', baselineRun)).stdout;
     expect(decision?.state, `${JSON.stringify(row, null, 1)}\n${why}`).toBe('better');
+    // issue 39: analyze reads the same ended pair alone (from a directory without the experiment, as
+    // once the team's checkout is gone) to the same decision and interval
+    const elsewhere = mkdtempSync(join(tmpdir(), 'topo-analyze-'));
+    const analyze = await runTopo(
+      ['analyze', modelRun, '--cluster', 'local', '--against', baselineRun, '--json'],
+      elsewhere,
+      { ...process.env, TOPO_CLUSTERS_FILE: cluster.clustersFile, SLURM_CONF: cluster.slurmConf },
+    );
+    rmSync(elsewhere, { recursive: true, force: true });
+    expect(analyze.code, analyze.stderr).toBe(0);
+    const alone = JSON.parse(analyze.stdout).observation.decision as typeof decision;
+    expect(alone?.state, JSON.stringify(alone, null, 1)).toBe(decision?.state);
+    for (const k of ['value', 'low', 'high'] as const)
+      expect(alone?.relative_change[k], k).toBeCloseTo(decision?.relative_change[k] as number, 3);
 
     const base = await topo('record', team.id, 'baseline', '--accept', '--json');
     expect(base.code, base.stderr).toBe(0);
