@@ -73530,8 +73530,6 @@ async function analyzeRun(i) {
   const reference = i.against ? await analyzeRun({
     ...i,
     runName: i.against,
-    nowTs: observed.atTs,
-    atTs: null,
     inFlight: null,
     against: void 0,
     topology: void 0
@@ -74520,6 +74518,11 @@ function analyzeComment(a, r, grafanaUrl) {
     baseline: againstFigure(a.against, r.reference)
   });
 }
+function aloneNote(runName) {
+  const id = experimentIdOfRun(runName);
+  if (!id) return null;
+  return `experiment ${id} is not in this checkout (topologies/${id}/experiment.yaml): ${runName} is judged from its samples alone, with the default settings (min_improvement ${100 * EXPERIMENT_DEFAULTS.minImprovement}%, the ${EXPERIMENT_DEFAULTS.maxDecisionMinutes}-minute decision horizon, AlpaSim's wall time, no rollout count) or the flags given, not its experiment's; run topo analyze in the experiment's checkout to judge it as topo status does`;
+}
 var ANALYZE_OPTIONS = ["at", "in-flight", "against", "min-improvement"];
 function analyzeOptions(options2) {
   let atTs = null;
@@ -74553,7 +74556,7 @@ var analyzeCommand = {
   summary: "Analyse one run from Prometheus",
   help: {
     synopsis: "topo analyze <run_name> [options]",
-    description: "Reads any run from Prometheus (runs launched by hand or by AlpaSim's scripts too), judges it with the detector as of --at (default now, or the run's end once it ended) and prints the monitor comment (Markdown) or, with --json, the observation (schemas/cli/analyze.schema.json). Exit 1 while the run has no data yet.",
+    description: "Reads any run from Prometheus (runs launched by hand or by AlpaSim's scripts too), judges it with the detector as of --at (default now, or the run's end once it ended) and prints the monitor comment (Markdown) or, with --json, the observation (schemas/cli/analyze.schema.json). A run of an experiment of this checkout is judged within it, as `topo status` judges it; a topo run whose experiment the checkout does not hold is judged from its samples alone with the default settings (or the flags), and a note on stderr says so. Exit 1 while the run has no data yet.",
     options: [
       JSON_OPTION,
       ...TELEMETRY_OPTIONS,
@@ -74583,7 +74586,7 @@ var analyzeCommand = {
         name: "against",
         type: "string",
         value: "RUN_NAME",
-        description: "decide the run against another one (a baseline run), judged as of the same moment, with the monitor's decision (the same function and defaults: one-sided alpha-spending boundaries over 120 minutes): better, worse, equivalent, not-better or measuring"
+        description: "decide the run against another one (a baseline run), judged as of the same moment (each as of its own end once it ended, as `topo status` reads them), with the monitor's decision (the same function and defaults: one-sided alpha-spending boundaries over 120 minutes): better, worse, equivalent, not-better or measuring"
       },
       {
         name: "min-improvement",
@@ -74603,6 +74606,9 @@ var analyzeCommand = {
   async run(args, io) {
     const a = analyzeArgs(analyzeCommand.help.options, args, io);
     const experiment = experimentOfRun(io, a.runName);
+    const alone = experiment ? null : aloneNote(a.runName);
+    if (alone) io.stderr(`note: ${alone}
+`);
     const t = telemetryOptions(a.options, io, experiment?.cluster);
     await ensurePrometheus(t.prometheus);
     const known = experiment ? await knownExperiment(io, experiment, t, a.minImprovement) : void 0;
