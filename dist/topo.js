@@ -64240,202 +64240,12 @@ async function experimentJobs2(slurm, experimentId, knownExperimentIds = []) {
   return Promise.all(own.map((j2) => runJobOf(slurm, j2)));
 }
 
-// src/catalog/alpasim.ts
-var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
-var METRIC_SERVICE_LABEL = {
-  renderer: "sensorsim",
-  driver: "driver",
-  physics: "physics",
-  controller: "controller",
-  trafficsim: "traffic"
-};
-function serviceFromMetricLabel(label) {
-  return SERVICES.find((s) => METRIC_SERVICE_LABEL[s] === label);
-}
-var CACHE_KEYS = {
-  renderer: "nre_cache_size",
-  physics: "physics_cache_size"
-};
-var SERVICE_SWITCH_GROUPS = {
-  trafficsim: { default: "disabled" },
-  physics: {}
-};
-var DISABLED_GROUP_CHOICE = "disabled";
-var DEFAULT_PHYSICS_CACHE_SIZE = 16;
-var PRESETS = ["1gpu", "2gpu", "8gpu_12rollouts", "8gpu_64rollouts", "8gpu_no_replicas"];
-var CLI_DRIVEN_PRESET = "daemon";
-var REQUIRED_GROUPS = ["deploy", "topology", "driver"];
-var SUBMIT_DEFAULTS = {
-  nodes: 1,
-  gpusPerNode: 8,
-  exclusive: true,
-  time: "03:59:00",
-  requeue: true
-};
-var REQUEUE = { leadMinutes: 5, maxRequeues: 20 };
-var RUN_NAME_OVERRIDE = "wizard.run_name";
-var FIXED_INPUT_KEYS = {
-  scenes: "scenes.test_suite_id",
-  rolloutsPerScene: "runtime.simulation_config.n_rollouts",
-  cameras: "cameras",
-  controlTimestep: "runtime.simulation_config.control_timestep_us"
-};
-var SCRAPE_INTERVAL_S = 5;
-var TIMELINE = {
-  startupMinutes: 5,
-  congestionMinutes: [10, 15],
-  stabiliseMinutes: [30, 45],
-  simulatedSecondsPerRollout: 20
-};
-var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9, capacity: 1 };
-var CAPACITY_IMBALANCE_LIMIT = 1.25;
-var RUNTIME_IDLE = { low: 0.6, target: [0.7, 0.8] };
-var TARGET_JOBS = {
-  runtime: "alpasim-runtime-worker",
-  node: "alpasim-node",
-  process: "alpasim-process",
-  dcgm: "alpasim-dcgm"
-};
-var RAW_METRICS = {
-  rolloutsTotal: "alpasim_rollouts_total",
-  simulationElapsed: "alpasim_simulation_elapsed_seconds",
-  queueDepth: "alpasim_rpc_queue_depth_at_start_latest",
-  rpcDuration: "alpasim_rpc_duration_seconds",
-  rpcBlocking: "alpasim_rpc_blocking_seconds",
-  rolloutDuration: "alpasim_rollout_duration_seconds",
-  stepDuration: "alpasim_step_duration_seconds",
-  eventLoopIdle: "alpasim_event_loop_idle_seconds_total",
-  eventLoopPoll: "alpasim_event_loop_poll_seconds_total",
-  eventLoopWork: "alpasim_event_loop_work_seconds_total",
-  gpuUtil: "DCGM_FI_DEV_GPU_UTIL",
-  fbUsed: "DCGM_FI_DEV_FB_USED",
-  fbFree: "DCGM_FI_DEV_FB_FREE",
-  fbTotal: "DCGM_FI_DEV_FB_TOTAL",
-  processCpu: "namedprocess_namegroup_cpu_seconds_total",
-  processMemory: "namedprocess_namegroup_memory_bytes",
-  processCpuPerProcess: "alpasim_process_cpu_seconds_total",
-  hostMemAvailable: "node_memory_MemAvailable_bytes",
-  hostMemTotal: "node_memory_MemTotal_bytes",
-  hostCpu: "node_cpu_seconds_total"
-};
-var ROLLOUT_STATUS = { completed: "completed", failed: "failed" };
-var RECORDING_RULES = {
-  secondsPerRolloutAvg: "alpasim:simulation_seconds_per_rollout:avg",
-  secondsPerRolloutRate5m: "alpasim:simulation_seconds_per_rollout:rate5m",
-  rolloutsCompleted: "alpasim:simulation_rollouts_completed:sum",
-  queueDepthMax: "alpasim:rpc_queue_depth_at_start_latest:max",
-  queueDepthMin: "alpasim:rpc_queue_depth_at_start_latest:min",
-  idleFraction: "alpasim:event_loop_idle_fraction:ratio",
-  rpcDurationP95: "alpasim:rpc_duration_seconds:p95",
-  rolloutDurationP95: "alpasim:rollout_duration_seconds:p95",
-  driveP95: "alpasim:driver_drive_rpc_duration_seconds:p95",
-  renderP95: "alpasim:nre_render_rpc_duration_seconds:p95",
-  gpuUtil: "alpasim:gpu_utilization_percent:avg",
-  gpuMemory: "alpasim:gpu_memory_gb:avg",
-  gpuMemoryTotal: "alpasim:gpu_memory_total_gb:avg",
-  gpuMemoryPressure: "alpasim:gpu_memory_pressure_percent:avg",
-  processCpu: "alpasim:process_cpu_utilization_percent:rate30s",
-  processCpuPerProcess: "alpasim:process_cpu_utilization_percent:per_process:rate30s",
-  processCpuMaxByGroup: "alpasim:process_cpu_utilization_percent:max_by_group:rate30s",
-  rpcBlockingP95: "alpasim:rpc_blocking_seconds:p95"
-};
-
-// src/analysis/boundaries.ts
-var E1 = Math.E - 1;
-function pocockSpending(alpha, tau) {
-  return alpha * Math.log(1 + E1 * Math.min(1, Math.max(0, tau)));
-}
-var cache = /* @__PURE__ */ new Map();
-function upperTail(z2) {
-  const x2 = Math.abs(z2) / Math.SQRT2;
-  const t = 1 / (1 + 0.5 * x2);
-  const erfc = t * Math.exp(
-    -x2 * x2 - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
-  );
-  const p = erfc / 2;
-  return z2 >= 0 ? p : 1 - p;
-}
-function spendingBoundaries(K2, alpha) {
-  const key = `${K2}:${alpha}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const h2 = 0.1;
-  const lo = -8 * Math.sqrt(K2) - 8;
-  const n0 = Math.ceil(-lo / h2);
-  let f = new Float64Array(0);
-  const out = [];
-  const phi = (x2) => Math.exp(-0.5 * x2 * x2) / Math.sqrt(2 * Math.PI);
-  let spent = 0;
-  for (let k2 = 1; k2 <= K2; k2++) {
-    const target2 = pocockSpending(alpha, k2 / K2) - spent;
-    const hiS = 8 * Math.sqrt(k2) + 8;
-    const n = n0 + Math.ceil(hiS / h2) + 1;
-    const g = new Float64Array(n);
-    if (k2 === 1) for (let i = 0; i < n; i++) g[i] = phi(lo + i * h2);
-    else
-      for (let j2 = 0; j2 < f.length; j2++) {
-        const w2 = f[j2] * h2;
-        if (w2 < 1e-300) continue;
-        const sj = lo + j2 * h2;
-        const from = Math.max(0, Math.floor((sj - 9 - lo) / h2));
-        const to = Math.min(n - 1, Math.ceil((sj + 9 - lo) / h2));
-        for (let i = from; i <= to; i++) g[i] = g[i] + w2 * phi(lo + i * h2 - sj);
-      }
-    const tail2 = (b3) => {
-      let p = 0;
-      const start = Math.ceil((b3 - lo) / h2);
-      for (let i = Math.max(0, start); i < n; i++) p += g[i] * h2;
-      const i0 = start - 1;
-      if (i0 >= 0 && i0 < n) p += g[i0] * (lo + start * h2 - b3);
-      return p;
-    };
-    let a = 0;
-    let b2 = hiS;
-    for (let it = 0; it < 60; it++) {
-      const mid = (a + b2) / 2;
-      if (tail2(mid) > target2) a = mid;
-      else b2 = mid;
-    }
-    const bound = (a + b2) / 2;
-    spent += tail2(bound);
-    out.push(bound / Math.sqrt(k2));
-    const cut = Math.floor((bound - lo) / h2);
-    for (let i = Math.max(0, cut + 1); i < n; i++) g[i] = 0;
-    f = g;
-  }
-  if (K2 >= 1) out[0] = zOfTail(pocockSpending(alpha, 1 / K2));
-  cache.set(key, out);
-  return out;
-}
-function zOfTail(p) {
-  let a = -10;
-  let b2 = 10;
-  for (let i = 0; i < 80; i++) {
-    const m2 = (a + b2) / 2;
-    if (upperTail(m2) > p) a = m2;
-    else b2 = m2;
-  }
-  return (a + b2) / 2;
-}
-function lookIndex(p) {
-  const K2 = Math.max(1, Math.round(p.maxMinutes));
-  const span = Math.max(1, p.maxMinutes - p.warmupEnd);
-  const tau = (p.minutes - p.warmupEnd) / span;
-  if (tau > 1 + 1e-9) return null;
-  return { k: Math.min(K2, Math.max(1, Math.floor(tau * K2))), K: K2, tau: Math.max(0, tau) };
-}
-function boundaryAt(p, alpha) {
-  const look = lookIndex(p);
-  if (!look) return null;
-  return spendingBoundaries(look.K, alpha)[look.k - 1];
-}
-
 // src/analysis/cohort-fit.ts
 var NOISE_PRIOR = 10;
 var FIT_ITERATIONS = 100;
 var RIDGE = 0.5;
 var SQRT2PI = Math.sqrt(2 * Math.PI);
-function upperTail2(z2) {
+function upperTail(z2) {
   const t = 1 / (1 + 0.2316419 * Math.abs(z2));
   const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
   const q3 = Math.exp(-0.5 * z2 * z2) / SQRT2PI * poly;
@@ -64443,7 +64253,7 @@ function upperTail2(z2) {
 }
 function mills(z2) {
   if (z2 > 8) return z2 + 1 / z2;
-  return Math.exp(-0.5 * z2 * z2) / SQRT2PI / Math.max(1e-300, upperTail2(z2));
+  return Math.exp(-0.5 * z2 * z2) / SQRT2PI / Math.max(1e-300, upperTail(z2));
 }
 var muAt = (f, it) => (1 - it.a) * f.mu[it.c] + it.a * (f.mu[it.c + 1] ?? f.mu[it.c]);
 function tri(n) {
@@ -65098,6 +64908,7 @@ function perWorkerMinutes(series, toMinutes) {
 }
 
 // src/analysis/cohorts.ts
+var COHORT_MINUTES = 1;
 var DRAIN_MINUTES = 3;
 function drainStart(i) {
   let level = 0;
@@ -65190,7 +65001,7 @@ function levelVariance(f, slots, rate) {
 function cohortTable(i) {
   const done = i.batches.filter((b2) => b2.end <= i.now + 1e-9);
   if (!done.length || !(i.inFlight > 0)) return null;
-  const L2 = i.cohortMinutes ?? 1;
+  const L2 = i.cohortMinutes ?? COHORT_MINUTES;
   const t0 = Math.min(...i.batches.map((b2) => b2.start), ...done.map((b2) => b2.end - b2.duration));
   const drain = drainStart(i);
   const cutoff = drain === null ? Number.POSITIVE_INFINITY : drain - typicalDuration(done, i.now);
@@ -65301,6 +65112,437 @@ function hac(s, r, xbar, h2, W2, sxx) {
     se: Math.sqrt(f * Math.max(0, vm) / W2 ** 2),
     slopeSe: sxx > 0 ? Math.sqrt(f * Math.max(0, vb) / sxx ** 2) : Number.POSITIVE_INFINITY
   };
+}
+
+// src/catalog/alpasim.ts
+var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
+var METRIC_SERVICE_LABEL = {
+  renderer: "sensorsim",
+  driver: "driver",
+  physics: "physics",
+  controller: "controller",
+  trafficsim: "traffic"
+};
+function serviceFromMetricLabel(label) {
+  return SERVICES.find((s) => METRIC_SERVICE_LABEL[s] === label);
+}
+var CACHE_KEYS = {
+  renderer: "nre_cache_size",
+  physics: "physics_cache_size"
+};
+var SERVICE_SWITCH_GROUPS = {
+  trafficsim: { default: "disabled" },
+  physics: {}
+};
+var DISABLED_GROUP_CHOICE = "disabled";
+var DEFAULT_PHYSICS_CACHE_SIZE = 16;
+var PRESETS = ["1gpu", "2gpu", "8gpu_12rollouts", "8gpu_64rollouts", "8gpu_no_replicas"];
+var CLI_DRIVEN_PRESET = "daemon";
+var REQUIRED_GROUPS = ["deploy", "topology", "driver"];
+var SUBMIT_DEFAULTS = {
+  nodes: 1,
+  gpusPerNode: 8,
+  exclusive: true,
+  time: "03:59:00",
+  requeue: true
+};
+var REQUEUE = { leadMinutes: 5, maxRequeues: 20 };
+var RUN_NAME_OVERRIDE = "wizard.run_name";
+var FIXED_INPUT_KEYS = {
+  scenes: "scenes.test_suite_id",
+  rolloutsPerScene: "runtime.simulation_config.n_rollouts",
+  cameras: "cameras",
+  controlTimestep: "runtime.simulation_config.control_timestep_us"
+};
+var SCRAPE_INTERVAL_S = 5;
+var TIMELINE = {
+  startupMinutes: 5,
+  congestionMinutes: [10, 15],
+  stabiliseMinutes: [30, 45],
+  simulatedSecondsPerRollout: 20
+};
+var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9, capacity: 1 };
+var CAPACITY_IMBALANCE_LIMIT = 1.25;
+var RUNTIME_IDLE = { low: 0.6, target: [0.7, 0.8] };
+var TARGET_JOBS = {
+  runtime: "alpasim-runtime-worker",
+  node: "alpasim-node",
+  process: "alpasim-process",
+  dcgm: "alpasim-dcgm"
+};
+var RAW_METRICS = {
+  rolloutsTotal: "alpasim_rollouts_total",
+  simulationElapsed: "alpasim_simulation_elapsed_seconds",
+  queueDepth: "alpasim_rpc_queue_depth_at_start_latest",
+  rpcDuration: "alpasim_rpc_duration_seconds",
+  rpcBlocking: "alpasim_rpc_blocking_seconds",
+  rolloutDuration: "alpasim_rollout_duration_seconds",
+  stepDuration: "alpasim_step_duration_seconds",
+  eventLoopIdle: "alpasim_event_loop_idle_seconds_total",
+  eventLoopPoll: "alpasim_event_loop_poll_seconds_total",
+  eventLoopWork: "alpasim_event_loop_work_seconds_total",
+  gpuUtil: "DCGM_FI_DEV_GPU_UTIL",
+  fbUsed: "DCGM_FI_DEV_FB_USED",
+  fbFree: "DCGM_FI_DEV_FB_FREE",
+  fbTotal: "DCGM_FI_DEV_FB_TOTAL",
+  processCpu: "namedprocess_namegroup_cpu_seconds_total",
+  processMemory: "namedprocess_namegroup_memory_bytes",
+  processCpuPerProcess: "alpasim_process_cpu_seconds_total",
+  hostMemAvailable: "node_memory_MemAvailable_bytes",
+  hostMemTotal: "node_memory_MemTotal_bytes",
+  hostCpu: "node_cpu_seconds_total"
+};
+var ROLLOUT_STATUS = { completed: "completed", failed: "failed" };
+var RECORDING_RULES = {
+  secondsPerRolloutAvg: "alpasim:simulation_seconds_per_rollout:avg",
+  secondsPerRolloutRate5m: "alpasim:simulation_seconds_per_rollout:rate5m",
+  rolloutsCompleted: "alpasim:simulation_rollouts_completed:sum",
+  queueDepthMax: "alpasim:rpc_queue_depth_at_start_latest:max",
+  queueDepthMin: "alpasim:rpc_queue_depth_at_start_latest:min",
+  idleFraction: "alpasim:event_loop_idle_fraction:ratio",
+  rpcDurationP95: "alpasim:rpc_duration_seconds:p95",
+  rolloutDurationP95: "alpasim:rollout_duration_seconds:p95",
+  driveP95: "alpasim:driver_drive_rpc_duration_seconds:p95",
+  renderP95: "alpasim:nre_render_rpc_duration_seconds:p95",
+  gpuUtil: "alpasim:gpu_utilization_percent:avg",
+  gpuMemory: "alpasim:gpu_memory_gb:avg",
+  gpuMemoryTotal: "alpasim:gpu_memory_total_gb:avg",
+  gpuMemoryPressure: "alpasim:gpu_memory_pressure_percent:avg",
+  processCpu: "alpasim:process_cpu_utilization_percent:rate30s",
+  processCpuPerProcess: "alpasim:process_cpu_utilization_percent:per_process:rate30s",
+  processCpuMaxByGroup: "alpasim:process_cpu_utilization_percent:max_by_group:rate30s",
+  rpcBlockingP95: "alpasim:rpc_blocking_seconds:p95"
+};
+
+// src/telemetry/queries.ts
+var QUANTITIES = [
+  "secondsPerRolloutAvg",
+  "secondsPerRolloutRate5m",
+  "rolloutsTotal",
+  "rolloutsFailed",
+  "elapsed",
+  "queueDepthMax",
+  "queueDepthMin",
+  "idleFraction",
+  "rolloutDurationP95",
+  "rpcDurationP95",
+  "gpuUtil",
+  "gpuMemory",
+  "gpuMemoryTotal",
+  "gpuMemoryPressure",
+  // DCGM's free framebuffer: the headroom (total − used overstates it by the driver-reserved memory)
+  "gpuMemoryFree",
+  "processCpu",
+  "hostMemAvailable",
+  "hostMemTotal",
+  "targetsUp",
+  // Issue 14.7 (h14): the skill's reading rules, event-loop blocking and the hottest process of each group.
+  "rpcBlockingP95",
+  "processCpuMaxByGroup",
+  // throughput estimators (Little's law): see throughputQueries
+  "rolloutDurationSum",
+  "rolloutDurationCount",
+  "activeRollouts"
+];
+var EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+function promRegexLiteral(s) {
+  return s.replace(/[.+*?^$()[\]{}|\\]/g, (c) => `\\\\${c}`);
+}
+function experimentSelector(experimentId) {
+  if (!EXPERIMENT_ID.test(experimentId))
+    throw new Error(
+      `experiment id ${JSON.stringify(experimentId)} is not valid: expected ${EXPERIMENT_ID} (e.g. topology-opt-vam-local-20260101)`
+    );
+  return `run_name=~"topo-${promRegexLiteral(experimentId)}-.*"`;
+}
+function anyRunSelector(runName) {
+  if (!runName || runName.length > 253 || /[\u0000-\u001f\u007f]/.test(runName))
+    throw new Error(
+      `run name ${JSON.stringify(runName)} is not valid: expected 1-253 printable characters (the run_name label of the run's metrics)`
+    );
+  return `run_name="${runName.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+}
+function window2(runSeconds, o) {
+  const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
+  return `${s}s`;
+}
+function queryCatalog(selector, options2 = {}) {
+  const sel = `{${selector}}`;
+  const by = "run_uuid, run_name";
+  const w2 = { w5m: window2(300, options2), w1m: window2(60, options2), w30s: window2(30, options2) };
+  return {
+    ...rolloutQueries(selector, sel, by, w2),
+    ...runtimeQueries(sel, by, w2),
+    ...gpuQueries(sel, by),
+    ...hostQueries(sel, by, w2),
+    ...hottestQueries(sel, by, w2),
+    ...throughputQueries(sel, by)
+  };
+}
+var q = (quantity, rule, fallback) => ({
+  quantity,
+  rule,
+  fallback
+});
+function rolloutQueries(selector, sel, by, { w5m }) {
+  const R = RAW_METRICS;
+  return {
+    secondsPerRolloutAvg: q(
+      "secondsPerRolloutAvg",
+      `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
+      `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`
+    ),
+    secondsPerRolloutRate5m: q(
+      "secondsPerRolloutRate5m",
+      `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
+      `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`
+    ),
+    rolloutsTotal: q(
+      "rolloutsTotal",
+      `${RECORDING_RULES.rolloutsCompleted}${sel}`,
+      `sum by (${by}) (${R.rolloutsTotal}${sel})`
+    ),
+    rolloutsFailed: q(
+      "rolloutsFailed",
+      null,
+      `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
+    ),
+    elapsed: q("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`)
+  };
+}
+function runtimeQueries(sel, by, { w1m }) {
+  const R = RAW_METRICS;
+  return {
+    queueDepthMax: q(
+      "queueDepthMax",
+      `${RECORDING_RULES.queueDepthMax}${sel}`,
+      `max by (${by}, service) (${R.queueDepth}${sel})`
+    ),
+    queueDepthMin: q(
+      "queueDepthMin",
+      `${RECORDING_RULES.queueDepthMin}${sel}`,
+      `min by (${by}, service) (${R.queueDepth}${sel})`
+    ),
+    idleFraction: q(
+      "idleFraction",
+      `${RECORDING_RULES.idleFraction}${sel}`,
+      `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`
+    ),
+    rolloutDurationP95: q(
+      "rolloutDurationP95",
+      `${RECORDING_RULES.rolloutDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`
+    ),
+    rpcDurationP95: q(
+      "rpcDurationP95",
+      `${RECORDING_RULES.rpcDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
+    )
+  };
+}
+function gpuQueries(sel, by) {
+  const R = RAW_METRICS;
+  return {
+    gpuUtil: q("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
+    gpuMemory: q(
+      "gpuMemory",
+      `${RECORDING_RULES.gpuMemory}${sel}`,
+      `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`
+    ),
+    gpuMemoryTotal: q(
+      "gpuMemoryTotal",
+      `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
+      `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`
+    ),
+    gpuMemoryPressure: q(
+      "gpuMemoryPressure",
+      `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
+      `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
+    ),
+    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`)
+  };
+}
+function hostQueries(sel, by, { w30s }) {
+  const R = RAW_METRICS;
+  return {
+    processCpu: q(
+      "processCpu",
+      `${RECORDING_RULES.processCpu}${sel}`,
+      `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`
+    ),
+    hostMemAvailable: q(
+      "hostMemAvailable",
+      null,
+      `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
+    ),
+    hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
+    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`)
+  };
+}
+function hottestQueries(sel, by, { w1m, w30s }) {
+  const R = RAW_METRICS;
+  return {
+    rpcBlockingP95: q(
+      "rpcBlockingP95",
+      `${RECORDING_RULES.rpcBlockingP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcBlocking}_bucket${sel}[${w1m}])))`
+    ),
+    processCpuMaxByGroup: q(
+      "processCpuMaxByGroup",
+      `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
+      `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`
+    )
+  };
+}
+function throughputQueries(sel, by) {
+  const R = RAW_METRICS;
+  const perWorker = `${by}, worker_id`;
+  return {
+    rolloutDurationSum: {
+      quantity: "rolloutDurationSum",
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_sum${sel})`
+    },
+    rolloutDurationCount: {
+      quantity: "rolloutDurationCount",
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_count${sel})`
+    },
+    activeRollouts: {
+      quantity: "activeRollouts",
+      rule: null,
+      fallback: `sum by (${by}) (${ACTIVE_ROLLOUTS}${sel})`
+    }
+  };
+}
+var ACTIVE_ROLLOUTS = "alpasim_renderer_active_rollouts";
+async function fetchTelemetry(client, selector, range, options2 = {}) {
+  const catalog = queryCatalog(selector, options2);
+  const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
+  const wanted = options2.quantities ?? QUANTITIES;
+  await Promise.all(
+    wanted.map(async (quantity) => {
+      const entry = catalog[quantity];
+      let result;
+      let used;
+      try {
+        if (entry.rule) {
+          result = await client.range(entry.rule, range.start, range.end, range.stepSeconds);
+          used = { query: entry.rule, source: "rule" };
+        }
+        if (!result || result.empty) {
+          result = await client.range(entry.fallback, range.start, range.end, range.stepSeconds);
+          used = { query: entry.fallback, source: "raw" };
+        }
+      } catch (e) {
+        out.errors.push({ quantity, message: e.message });
+        return;
+      }
+      if (!result || !used) return;
+      out.queries.push({ quantity, ...used, series: result.series.length });
+      if (result.empty) out.missing.push(quantity);
+      for (const s of result.series) {
+        const run4 = s.labels.run_name;
+        if (!run4) continue;
+        const rec = out.byRun.get(run4) ?? {};
+        rec[quantity] = [...rec[quantity] ?? [], s];
+        out.byRun.set(run4, rec);
+      }
+    })
+  );
+  out.queries.sort((a, b2) => QUANTITIES.indexOf(a.quantity) - QUANTITIES.indexOf(b2.quantity));
+  out.missing.sort((a, b2) => QUANTITIES.indexOf(a) - QUANTITIES.indexOf(b2));
+  return out;
+}
+
+// src/analysis/boundaries.ts
+var E1 = Math.E - 1;
+function pocockSpending(alpha, tau) {
+  return alpha * Math.log(1 + E1 * Math.min(1, Math.max(0, tau)));
+}
+var cache = /* @__PURE__ */ new Map();
+function upperTail2(z2) {
+  const x2 = Math.abs(z2) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * x2);
+  const erfc = t * Math.exp(
+    -x2 * x2 - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+  );
+  const p = erfc / 2;
+  return z2 >= 0 ? p : 1 - p;
+}
+function spendingBoundaries(K2, alpha) {
+  const key = `${K2}:${alpha}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const h2 = 0.1;
+  const lo = -8 * Math.sqrt(K2) - 8;
+  const n0 = Math.ceil(-lo / h2);
+  let f = new Float64Array(0);
+  const out = [];
+  const phi = (x2) => Math.exp(-0.5 * x2 * x2) / Math.sqrt(2 * Math.PI);
+  let spent = 0;
+  for (let k2 = 1; k2 <= K2; k2++) {
+    const target2 = pocockSpending(alpha, k2 / K2) - spent;
+    const hiS = 8 * Math.sqrt(k2) + 8;
+    const n = n0 + Math.ceil(hiS / h2) + 1;
+    const g = new Float64Array(n);
+    if (k2 === 1) for (let i = 0; i < n; i++) g[i] = phi(lo + i * h2);
+    else
+      for (let j2 = 0; j2 < f.length; j2++) {
+        const w2 = f[j2] * h2;
+        if (w2 < 1e-300) continue;
+        const sj = lo + j2 * h2;
+        const from = Math.max(0, Math.floor((sj - 9 - lo) / h2));
+        const to = Math.min(n - 1, Math.ceil((sj + 9 - lo) / h2));
+        for (let i = from; i <= to; i++) g[i] = g[i] + w2 * phi(lo + i * h2 - sj);
+      }
+    const tail2 = (b3) => {
+      let p = 0;
+      const start = Math.ceil((b3 - lo) / h2);
+      for (let i = Math.max(0, start); i < n; i++) p += g[i] * h2;
+      const i0 = start - 1;
+      if (i0 >= 0 && i0 < n) p += g[i0] * (lo + start * h2 - b3);
+      return p;
+    };
+    let a = 0;
+    let b2 = hiS;
+    for (let it = 0; it < 60; it++) {
+      const mid = (a + b2) / 2;
+      if (tail2(mid) > target2) a = mid;
+      else b2 = mid;
+    }
+    const bound = (a + b2) / 2;
+    spent += tail2(bound);
+    out.push(bound / Math.sqrt(k2));
+    const cut = Math.floor((bound - lo) / h2);
+    for (let i = Math.max(0, cut + 1); i < n; i++) g[i] = 0;
+    f = g;
+  }
+  if (K2 >= 1) out[0] = zOfTail(pocockSpending(alpha, 1 / K2));
+  cache.set(key, out);
+  return out;
+}
+function zOfTail(p) {
+  let a = -10;
+  let b2 = 10;
+  for (let i = 0; i < 80; i++) {
+    const m2 = (a + b2) / 2;
+    if (upperTail2(m2) > p) a = m2;
+    else b2 = m2;
+  }
+  return (a + b2) / 2;
+}
+function lookIndex(p) {
+  const K2 = Math.max(1, Math.round(p.maxMinutes));
+  const span = Math.max(1, p.maxMinutes - p.warmupEnd);
+  const tau = (p.minutes - p.warmupEnd) / span;
+  if (tau > 1 + 1e-9) return null;
+  return { k: Math.min(K2, Math.max(1, Math.floor(tau * K2))), K: K2, tau: Math.max(0, tau) };
+}
+function boundaryAt(p, alpha) {
+  const look = lookIndex(p);
+  if (!look) return null;
+  return spendingBoundaries(look.K, alpha)[look.k - 1];
 }
 
 // src/analysis/equal-age.ts
@@ -66420,7 +66662,7 @@ function settle2(x2, state3, why2) {
       "faster-drift-not-ruled-out",
       `faster-drift-not-ruled-out: ${why2}: faster than ${x2.shown} at equal run age; a drift that could undo it over the full run is not ruled out`
     );
-  const p = x2.s > 0 ? upperTail2((x2.d - Math.log(1 - x2.m)) / x2.s) : 0;
+  const p = x2.s > 0 ? upperTail((x2.d - Math.log(1 - x2.m)) / x2.s) : 0;
   return decided(
     x2,
     "not-better",
@@ -66586,6 +66828,111 @@ function shouldStopOnDecision(decisions, options2 = {}) {
   return { stop: false, reason: "still measuring" };
 }
 
+// src/topology/capacity.ts
+function containers(topology, svc) {
+  const gpus = topology.services?.[svc]?.gpus;
+  return Array.isArray(gpus) ? gpus.length : 1;
+}
+function isSkipped(topology, svc) {
+  return topology.runtime?.endpoints?.[svc]?.skip === true;
+}
+function activeServices(topology) {
+  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
+}
+function capacity(topology, svc) {
+  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
+  const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
+  return containers(topology, svc) * replicas2 * concurrency2;
+}
+function capacitySummary(topology) {
+  const byService = {};
+  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
+  const values = Object.values(byService);
+  const inFlight2 = values.length ? Math.min(...values) : 0;
+  const max = values.length ? Math.max(...values) : 0;
+  return {
+    byService,
+    inFlight: inFlight2,
+    binding: activeServices(topology).filter((s) => byService[s] === inFlight2),
+    imbalance: inFlight2 > 0 ? max / inFlight2 : Number.POSITIVE_INFINITY
+  };
+}
+function gpuMap(topology) {
+  const map = /* @__PURE__ */ new Map();
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    for (const gpu of gpus) {
+      const list = map.get(gpu) ?? [];
+      if (!list.includes(svc)) list.push(svc);
+      map.set(gpu, list);
+    }
+  }
+  return new Map([...map.entries()].sort((a, b2) => a[0] - b2[0]));
+}
+
+// src/analysis/failure.ts
+function instancesOnGpu(topology, gpu) {
+  const rows = [];
+  for (const svc of activeServices(topology)) {
+    const gpus = topology.services?.[svc]?.gpus;
+    if (!Array.isArray(gpus)) continue;
+    const containers2 = gpus.filter((g) => g === gpu).length;
+    if (!containers2) continue;
+    rows.push({
+      service: svc,
+      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
+    });
+  }
+  const total = rows.reduce((a, r) => a + r.instances, 0);
+  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
+}
+var FIXES2 = {
+  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
+  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
+  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
+  "node-failure": "resubmit: the node failed, not the topology",
+  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
+  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
+  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
+  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
+};
+function explainFailure(failure, ctx = {}) {
+  const evidence = [...failure.evidence ?? []];
+  if (failure.slurm_state)
+    evidence.push(
+      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
+    );
+  let message2 = failure.message;
+  let fix = failure.likely_fix ?? FIXES2[failure.kind];
+  if (failure.kind === "gpu-oom" && ctx.topology) {
+    const map = gpuMap(ctx.topology);
+    const gpu = failure.gpu ?? null;
+    if (gpu !== null) {
+      const shares = instancesOnGpu(ctx.topology, gpu);
+      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
+      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
+      const usage = ctx.gpus?.[String(gpu)];
+      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
+        evidence.push(
+          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
+        );
+      const biggest = [...shares].sort((a, b2) => b2.instances - a.instances)[0];
+      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
+      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
+      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
+    } else {
+      const loaded = [...map.entries()].sort((a, b2) => b2[1].length - a[1].length)[0];
+      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
+    }
+  }
+  return { ...failure, message: message2, evidence, likely_fix: fix };
+}
+function isSpare(u) {
+  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
+  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
+}
+
 // src/analysis/figure.ts
 var round4 = (x2) => Math.round(x2 * 1e4) / 1e4;
 var isDecided = (d2) => isFinalDecision(d2);
@@ -66628,6 +66975,934 @@ function anchoredDecision(d2, anchor) {
 }
 function runFigure(x2) {
   return decisionFigure(x2.decision) ?? ownFigureOf(x2.verdict, x2.reading);
+}
+
+// src/analysis/decide-look.ts
+function decideLook(look, options2 = {}) {
+  const decision = decisionAt(look, options2);
+  return { decision, ...shouldStopOnDecision([decision], { stopWhenDecided: options2.stopWhenDecided }) };
+}
+function decisionAt(look, options2) {
+  const { previous, leader, isReference } = look;
+  if (leader && isFinalDecision(previous) && sameReference(previous?.reference, referenceOf(leader)))
+    return previous;
+  const against = (o) => decideCandidate(look.candidate, look.reference, { ...options2, ...o, previous, isReference });
+  const d2 = against({ futility: false });
+  if (!decisionOpen(d2) || isReference) return d2;
+  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
+  const pruned = leader ? pruneByLeader(look.candidate, leader, { ...options2, previous, leaders }) : null;
+  return pruned ?? (options2.futility === false ? d2 : against({}));
+}
+
+// src/judge/decide.ts
+function baselineName(standing) {
+  return standing.baseline?.name ?? "baseline";
+}
+function measuredReference(role, r) {
+  return {
+    role,
+    name: r.name,
+    verdict: r.verdict ?? { state: "stable", projected_full_run: r.value },
+    value: r.value,
+    figure: (r.figure ?? r.value).value,
+    live: false
+  };
+}
+function decisionOf(standing, c, observation, context4) {
+  const d2 = sequentialDecision(standing, c, observation, context4);
+  if (!d2) return d2;
+  const anchor = [context4.reference, context4.leader].find(
+    (r) => r && (sameReference(asDecided(r, c.pr).reference, d2.reference) || againstLiveRun(d2) && r.name === d2.reference.name)
+  )?.figure;
+  return anchoredDecision(d2, anchor ?? null);
+}
+function sequentialDecision(standing, c, observation, { reference, leader, previous, ended }) {
+  if (observation.failure) return null;
+  const isReference = c.candidate === reference?.name || c.candidate === baselineName(standing);
+  if ((ended || !reference) && isDecided(previous)) return previous;
+  if (ended && c.role === "reference" && previous?.state === "reference") return previous;
+  if (!reference && !isReference) return null;
+  const lead = leader && leader.name !== c.candidate ? asDecided(leader, c.pr) : null;
+  return decideLook(
+    {
+      candidate: observation.verdict,
+      reference: reference ? asDecided(reference, c.pr, standing) : itself(c),
+      leader: lead ? { ...lead, contenders: leader?.contenders ?? 2 } : null,
+      previous,
+      isReference
+    },
+    decisionOptions(standing.experiment)
+  ).decision;
+}
+function asDecided(r, pr, standing) {
+  const reference = decisionReference(r.role, r.name, r.pr !== void 0 && r.pr !== pr ? r.pr : null);
+  const against = { name: r.name, verdict: r.verdict, label: describeReference(reference), reference };
+  if (r.beside) return { ...against, ended: r.beside.ended };
+  if (r.live || r.role === "leading candidate" || !standing) return against;
+  return { ...against, ended: true, betweenRun: standing.betweenRun ?? assumedBetweenRun() };
+}
+function assumedBetweenRun() {
+  return {
+    logSd: ASSUMED_BETWEEN_RUN,
+    text: `assumed (${Math.round(ASSUMED_BETWEEN_RUN * 1e3) / 10}%): the record holds no repeated runs of one topology to estimate it`
+  };
+}
+function itself(c) {
+  const reference = decisionReference("baseline", c.candidate);
+  return { name: c.candidate, verdict: { state: "no-data" }, reference };
+}
+
+// src/analysis/bottleneck.ts
+var HIGH_SHARE = 0.5;
+var LOW_DEPTH = 1;
+var IMBALANCE_SHARE = 0.25;
+var CPU_BOUND_PERCENT = 90;
+var LOW_MIN_DEPTH = 3;
+var LOW_MAX_DEPTH = 5;
+var HIGH_BLOCKING_S = 0.05;
+function cpuBoundEvidence(input) {
+  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
+    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
+  );
+  if (hottest.length) {
+    return hottest.filter(([, v2]) => v2 >= CPU_BOUND_PERCENT).map(
+      ([g, v2]) => `process group ${g}: its hottest process at ${round(v2, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
+    );
+  }
+  return Object.entries(input.processCpu ?? {}).filter(([, v2]) => typeof v2 === "number" && v2 >= CPU_BOUND_PERCENT).map(
+    ([g, v2]) => `process group ${g} at ${round(v2, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
+  );
+}
+function runtimeEvidence(input) {
+  const evidence = [];
+  const idle = input.idleFraction;
+  if (typeof idle === "number" && Number.isFinite(idle))
+    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
+  const blocking = input.rpcBlockingP95;
+  if (typeof blocking === "number" && Number.isFinite(blocking))
+    evidence.push(
+      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
+    );
+  return evidence;
+}
+function queuesOf(input, services) {
+  const max = (s) => input.queueMax[s];
+  const min = (s) => input.queueMin[s] ?? null;
+  const ranked = [...services].sort((a, b2) => max(b2) - max(a));
+  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
+  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
+  return { max, min, ranked, high };
+}
+function analyseBottleneck(input) {
+  const evidence = runtimeEvidence(input);
+  const cpuBound = cpuBoundEvidence(input);
+  const verdict = (kind, service2, lines, confidence) => ({
+    kind,
+    service: service2,
+    evidence: [...evidence, ...lines, ...cpuBound],
+    confidence
+  });
+  const services = SERVICES.filter(
+    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
+  );
+  const idle = input.idleFraction;
+  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
+  if (!services.length)
+    return verdict(
+      runtimeBusy ? "runtime-bound" : "unknown",
+      null,
+      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
+      "low"
+    );
+  const q3 = queuesOf(input, services);
+  for (const s of q3.ranked)
+    evidence.push(
+      `${s}: queue depth max ${round(q3.max(s), 1)}, min ${q3.min(s) === null ? "n/a" : round(q3.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
+    );
+  if (runtimeBusy)
+    return verdict(
+      "runtime-bound",
+      null,
+      [
+        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
+      ],
+      q3.high.length === 0 ? "high" : "medium"
+    );
+  return queueVerdict(q3, services, verdict);
+}
+function queueVerdict(q3, services, verdict) {
+  const { max, min, high } = q3;
+  const top = q3.ranked[0];
+  const second = q3.ranked[1];
+  const minsLow = services.map(min).every((m2) => m2 !== null && m2 < LOW_MIN_DEPTH);
+  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
+    return verdict(
+      "not-enough-load",
+      null,
+      [
+        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
+      ],
+      "medium"
+    );
+  if (high.length >= 2)
+    return verdict(
+      "total-capacity-too-high",
+      null,
+      [
+        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
+      ],
+      "medium"
+    );
+  const topMin = min(top);
+  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
+    return verdict(
+      "imbalance",
+      top,
+      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
+      "medium"
+    );
+  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
+  return verdict(
+    "service",
+    top,
+    [
+      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
+    ],
+    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
+  );
+}
+
+// src/analysis/reading.ts
+function decisionReading(i) {
+  const level = Math.max(
+    0,
+    ...(i.active ?? []).filter((p) => p.t <= i.now && Number.isFinite(p.v)).map((p) => p.v)
+  );
+  const inFlight2 = level > 0 ? level : i.inFlight;
+  const cohorts = inFlight2 && inFlight2 > 0 ? cohortTable({
+    batches: i.batches,
+    now: i.now,
+    step: i.step,
+    inFlight: inFlight2,
+    ...i.lastSeen ? { lastSeen: i.lastSeen } : {},
+    ...i.active ? { active: i.active } : {},
+    expectedRollouts: i.expectedRollouts ?? null,
+    final: !!i.final,
+    startedAt: i.startedAt ?? null
+  }) : null;
+  const est = rolloutEstimate(i);
+  const estimate = est && i.trajectory !== false ? { ...est, trajectory: estimateTrajectory(i) } : est;
+  return { estimate, cohorts };
+}
+
+// src/analysis/resources.ts
+function analyseResources(input) {
+  const gpu_by_index = {};
+  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
+  for (const gpu of [...indices].sort((a, b2) => Number(a) - Number(b2))) {
+    const s = input.gpus.get(gpu) ?? {};
+    const used = minMeanMax(s.memoryUsedGb ?? []);
+    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
+    const total = totals2.length ? round(Math.max(...totals2)) : null;
+    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
+    const headroom = free.length ? round(Math.min(...free)) : total !== null && used.max !== null ? round(total - used.max) : null;
+    gpu_by_index[gpu] = {
+      topology_services: input.services?.get(Number(gpu)) ?? [],
+      utilization_percent: minMeanMax(s.utilization ?? []),
+      memory_used_gb: used,
+      memory_total_gb: total,
+      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
+      memory_headroom_gb_min: headroom
+    };
+  }
+  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
+  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
+  const cpu = {};
+  for (const [g, v2] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v2);
+  return {
+    process_cpu_utilization_percent_by_group: cpu,
+    gpu_by_index,
+    host_memory: {
+      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
+      total_gb: totals.length ? round(Math.max(...totals)) : null
+    }
+  };
+}
+function opportunities(usage, bottleneck) {
+  const out = [];
+  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
+    const total = u.memory_total_gb ?? null;
+    const peak = u.memory_used_gb?.max ?? null;
+    const util = u.utilization_percent?.mean ?? null;
+    const services = u.topology_services ?? [];
+    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
+      out.push(
+        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
+      );
+    else if (!services.length && (util === null || util < 5))
+      out.push(
+        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
+      );
+    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
+      const headroom = round(total - peak, 1);
+      const target2 = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
+      out.push(
+        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target2}`
+      );
+    }
+  }
+  const host = usage.host_memory;
+  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
+    out.push(
+      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
+    );
+  return out;
+}
+
+// src/analysis/observe.ts
+function first(series, q3) {
+  return series[q3]?.[0];
+}
+function observeRun(input) {
+  const t = timeLine(input);
+  const series = runSeries(input, t);
+  const dInput = detectorInput(input, t, series);
+  const verdict = detect(dInput);
+  const reading = decisionReadingOf(input, t, series, dInput, verdict);
+  verdict.decision_estimate = reading?.estimate ?? null;
+  verdict.cohorts = reading?.cohorts ?? null;
+  rolloutDriftCheck(verdict, input.settings?.max_relative_slope_per_hour ?? 0.05);
+  const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
+  const read2 = steadyReader(input.series, fromTs);
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  const resources = resourcesOf(input, read2);
+  const bottleneck = bottleneckOf(input, read2, cap);
+  const stable_metrics = {
+    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
+    ...countsOf(series),
+    rollout_duration_p95_s: read2.mean(first(input.series, "rolloutDurationP95")),
+    rpc_queue_depth_at_start_latest_by_service: bottleneck.queue,
+    rpc_duration_p95_s_by_method: rpcP95ByMethod(read2),
+    runtime_idle_fraction: bottleneck.idle,
+    resource_usage: resources,
+    bottleneck: bottleneck.bottleneck,
+    telemetry_quality: {
+      missing_metrics: input.missing ?? [],
+      gaps: verdict.evidence.filter((e) => e.startsWith("scrape gap")),
+      notes: null
+    }
+  };
+  return {
+    observation: { run_name: input.runName, verdict, stable_metrics },
+    startTs: t.startTs,
+    lastTs: t.lastTs,
+    chart: {
+      fullRun: series.fullRun.filter((p) => Number.isFinite(p.v)),
+      rate5m: series.rate5m.filter((p) => Number.isFinite(p.v))
+    },
+    opportunities: opportunities(resources, bottleneck.bottleneck)
+  };
+}
+function timeLine(input) {
+  const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
+    (q3) => first(input.series, q3)?.points ?? []
+  );
+  const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
+  const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
+  return { startTs, lastTs, ts0: startTs ?? input.nowTs };
+}
+function runSeries(input, t) {
+  const S2 = input.timeScale;
+  const mins = (q3) => toRunMinutes(first(input.series, q3)?.points ?? [], t.ts0, S2);
+  const perWorker = (q3) => (input.series[q3] ?? []).map((x2) => toRunMinutes(x2.points, t.ts0, S2));
+  return {
+    fullRun: mins("secondsPerRolloutAvg"),
+    rate5m: mins("secondsPerRolloutRate5m"),
+    completed: mins("rolloutsTotal"),
+    failed: mins("rolloutsFailed"),
+    elapsed: mins("elapsed"),
+    // Little's law inputs: the duration histogram per worker, the in-flight gauge
+    durationSum: sumCounters(perWorker("rolloutDurationSum")),
+    durationCount: sumCounters(perWorker("rolloutDurationCount")),
+    activeRollouts: mins("activeRollouts")
+  };
+}
+function detectorInput(input, t, series) {
+  const S2 = input.timeScale;
+  const up = first(input.series, "targetsUp")?.points ?? [];
+  const lastUp = up.at(-1);
+  const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
+  const offset = input.jobStartTs != null && t.startTs !== null ? (t.startTs - input.jobStartTs) * S2 / 60 : TIMELINE.startupMinutes;
+  const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
+  const cap = input.topology ? capacitySummary(input.topology) : void 0;
+  return {
+    ...series,
+    targetsUp: input.ended ? void 0 : targetsUp,
+    now: input.ended ? void 0 : (input.nowTs - t.ts0) * S2 / 60,
+    runEndMinutes: wall - offset,
+    expectedRollouts: input.expectedRollouts ?? null,
+    inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
+    settings: input.settings
+  };
+}
+function rolloutDriftCheck(verdict, limit = 0.05) {
+  const d2 = verdict.decision_estimate?.drift;
+  const slope = Math.abs(d2?.slope_relative_per_hour ?? 0);
+  if (verdict.state !== "stable" || !d2 || !(slope - 2 * d2.se > limit && slope > 4 * d2.se)) return;
+  verdict.state = "drifting";
+  verdict.drift = { slope_relative_per_hour: d2.slope_relative_per_hour };
+  verdict.evidence.push(
+    `rollout durations drift ${round(100 * d2.slope_relative_per_hour, 1)}%/h \xB1 ${round(100 * d2.se, 1)}% (against their start, after run-minute ${d2.from_minute}): beyond ${round(100 * limit, 1)}%/h, not stable`
+  );
+}
+function decisionReadingOf(input, t, series, d2, verdict) {
+  const S2 = input.timeScale;
+  const toMin = (points) => toRunMinutes(points, t.ts0, S2);
+  const counts = perWorkerMinutes(input.series.rolloutDurationCount, toMin);
+  const batches = reconstructRollouts(perWorkerMinutes(input.series.rolloutDurationSum, toMin), counts, 60);
+  const lastCount = series.durationCount.at(-1)?.v;
+  const now = d2.now ?? ((t.lastTs ?? input.nowTs) - t.ts0) * (S2 / 60);
+  const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
+  const inFlight2 = active.length ? mean(active.map((p) => p.v)) : d2.inFlightCapacity ?? null;
+  if (lastCount === void 0 || !batches.length) return null;
+  const key = (l3) => l3.worker_id ?? JSON.stringify(l3);
+  const lastSeen = new Map(counts.map((c) => [key(c.labels), c.points.at(-1)?.t ?? now]));
+  return decisionReading({
+    batches,
+    now,
+    runEnd: verdict.run_end_minutes ?? d2.runEndMinutes ?? now,
+    inFlight: inFlight2 ?? d2.inFlightCapacity ?? null,
+    completed: lastCount,
+    step: input.stepSeconds * S2 / 60,
+    lastSeen,
+    active: series.activeRollouts,
+    expectedRollouts: input.expectedRollouts ?? null,
+    final: !!input.ended,
+    startedAt: t.startTs,
+    trajectory: input.trajectory !== false
+  });
+}
+function steadyReader(series, fromTs) {
+  const values = (s) => {
+    const pts = (s?.points ?? []).filter(([, v2]) => Number.isFinite(v2));
+    const after = pts.filter(([t]) => t >= fromTs);
+    return (after.length ? after : pts).map(([, v2]) => v2);
+  };
+  const byLabel = (q3, label) => {
+    const m2 = /* @__PURE__ */ new Map();
+    for (const s of series[q3] ?? []) {
+      const key = s.labels[label];
+      if (key !== void 0) m2.set(key, s);
+    }
+    return m2;
+  };
+  return {
+    series,
+    values,
+    byLabel,
+    mean: (s) => {
+      const v2 = values(s);
+      return v2.length ? round(mean(v2)) : null;
+    }
+  };
+}
+function bottleneckOf(input, read2, cap) {
+  const queue = {};
+  const queueMax = {};
+  const queueMin = {};
+  const maxes = read2.byLabel("queueDepthMax", "service");
+  const mins = read2.byLabel("queueDepthMin", "service");
+  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins.keys()])) {
+    const svc = serviceFromMetricLabel(label);
+    const mx = read2.mean(maxes.get(label));
+    const mn = read2.mean(mins.get(label));
+    queue[svc ?? label] = { worker_min: mn, worker_max: mx };
+    if (svc) {
+      queueMax[svc] = mx;
+      queueMin[svc] = mn;
+    }
+  }
+  const idle = read2.mean(first(input.series, "idleFraction"));
+  const cpuMean = {};
+  for (const [g, v2] of processCpu(read2)) cpuMean[g] = v2.length ? mean(v2) : null;
+  const bottleneck = analyseBottleneck({
+    queueMax,
+    queueMin,
+    idleFraction: idle,
+    processCpu: cpuMean,
+    capacity: cap?.byService,
+    inFlight: cap?.inFlight
+  });
+  return { queue, idle, bottleneck };
+}
+function processCpu(read2) {
+  const cpu = /* @__PURE__ */ new Map();
+  for (const [g, s] of read2.byLabel("processCpu", "groupname")) cpu.set(g, read2.values(s));
+  return cpu;
+}
+function rpcP95ByMethod(read2) {
+  const methods = {};
+  for (const [m2, s] of read2.byLabel("rpcDurationP95", "method")) {
+    const v2 = read2.values(s);
+    methods[m2] = v2.length ? round(median(v2)) : null;
+  }
+  return methods;
+}
+function resourcesOf(input, read2) {
+  const gpus = /* @__PURE__ */ new Map();
+  const addGpu = (q3, field) => {
+    for (const s of input.series[q3] ?? []) {
+      const g = s.labels.gpu;
+      if (g === void 0) continue;
+      const rec = gpus.get(g) ?? {};
+      rec[field] = [...rec[field] ?? [], ...read2.values(s)];
+      gpus.set(g, rec);
+    }
+  };
+  addGpu("gpuUtil", "utilization");
+  addGpu("gpuMemory", "memoryUsedGb");
+  addGpu("gpuMemoryFree", "memoryFreeGb");
+  addGpu("gpuMemoryTotal", "memoryTotalGb");
+  addGpu("gpuMemoryPressure", "pressurePercent");
+  return analyseResources({
+    gpus,
+    services: input.topology ? gpuMap(input.topology) : void 0,
+    hostAvailableGb: read2.values(first(input.series, "hostMemAvailable")),
+    hostTotalGb: read2.values(first(input.series, "hostMemTotal")),
+    processCpu: processCpu(read2)
+  });
+}
+function countsOf(series) {
+  const lastOf = (s) => {
+    const f = s.filter((p) => Number.isFinite(p.v));
+    return f.length ? round(f[f.length - 1].v, 4) : null;
+  };
+  const total = lastOf(series.completed);
+  const nFailed = lastOf(series.failed) ?? (total !== null ? 0 : null);
+  return {
+    completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
+    failed_rollouts: nFailed,
+    seconds_per_rollout_5m: lastOf(series.rate5m),
+    seconds_per_rollout_full_run: lastOf(series.fullRun)
+  };
+}
+function slurmTimeToMinutes(time2) {
+  const m2 = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
+  if (!m2) return null;
+  return Number(m2[1] ?? 0) * 1440 + Number(m2[2]) * 60 + Number(m2[3]) + Number(m2[4] ?? 0) / 60;
+}
+
+// src/judge/observe.ts
+function experimentLimits(experiment) {
+  const s = experimentSettings(experiment);
+  return {
+    wallMinutes: (s.slurmTime ? slurmTimeToMinutes(s.slurmTime) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
+    expectedRollouts: s.expectedRollouts
+  };
+}
+function analyse(run4, nowTs, ended) {
+  const { clock } = run4;
+  return observeRun({
+    runName: run4.runName,
+    series: run4.series,
+    timeScale: clock.timeScale,
+    nowTs,
+    stepSeconds: clock.stepSeconds,
+    jobStartTs: run4.job?.startTs ?? null,
+    wallMinutes: clock.wallMinutes ?? null,
+    expectedRollouts: clock.expectedRollouts ?? null,
+    topology: run4.topology,
+    inFlight: run4.inFlight ?? null,
+    settings: run4.settings,
+    missing: run4.missing,
+    ended
+  });
+}
+function observeRunOf(run4) {
+  return keepLastLiveVerdict(run4, observeNow(run4));
+}
+function observeNow(run4) {
+  const { job, clock } = run4;
+  if (job === void 0) return observeWithoutJob(run4);
+  if (job === null) return { ended: false, atTs: clock.nowTs };
+  const ended = !isLive(job.status);
+  if (!job.startTs) return { ended, atTs: clock.nowTs };
+  const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
+  const analysis = analyse(run4, atTs, ended);
+  const minutesRunning = (atTs - job.startTs) * clock.timeScale / 60;
+  if (!run4.unavailable && analysis.startTs === null && (ended || pastTelemetryDeadline(run4, atTs)) && !job.failure)
+    analysis.observation.failure = {
+      kind: "no-telemetry",
+      message: `no metrics for run_name="${run4.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
+    };
+  return { analysis, ended, atTs };
+}
+var NO_TELEMETRY_WALL_FLOOR_SECONDS = 120;
+function pastTelemetryDeadline(run4, atTs) {
+  const { job, clock } = run4;
+  if (!job?.startTs) return false;
+  const wallSeconds = atTs - job.startTs;
+  const deadline = run4.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
+  return wallSeconds * clock.timeScale / 60 >= deadline && wallSeconds >= NO_TELEMETRY_WALL_FLOOR_SECONDS;
+}
+var isStable = (v2) => v2 === "stable" || v2 === "cyclic";
+function keepLastLiveVerdict(run4, observed) {
+  const { analysis, ended } = observed;
+  const previous = run4.memory;
+  if (!analysis || !ended || previous?.run_name !== run4.runName || !isStable(previous.verdict.state) || isStable(analysis.observation.verdict.state))
+    return observed;
+  const note = "verdict of the last pass before the run ended";
+  const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
+  const observation = { ...analysis.observation, verdict: { ...previous.verdict, evidence } };
+  return { ...observed, analysis: { ...analysis, observation } };
+}
+function observeWithoutJob(run4) {
+  const { clock } = run4;
+  const at = Math.floor(clock.nowTs);
+  const analysis = analyse(run4, at, false);
+  const staleS = Math.max(3 * clock.stepSeconds, 180 / clock.timeScale);
+  const last = analysis.lastTs;
+  if (run4.fixedTime || last === null || at - last <= staleS) return { analysis, ended: false, atTs: at };
+  return { analysis: analyse(run4, last, true), ended: true, atTs: last };
+}
+
+// src/judge/reference.ts
+var REFERENCE_STOP = "reference no longer needed";
+var DEFAULT_REFERENCE_MODE = "beside";
+function referenceModeOf(x2) {
+  const asked = x2.reference ?? DEFAULT_REFERENCE_MODE;
+  if (asked === "beside" && x2.max_parallel === 1)
+    return {
+      mode: "recorded",
+      note: "max_parallel 1 leaves no slot for a reference job beside a candidate: decided against the recorded run"
+    };
+  return { mode: asked, note: null };
+}
+function referenceOf2(exp, observed) {
+  const recorded = exp.best ? measuredReference("current best", exp.best) : exp.baseline ? measuredReference("baseline", exp.baseline) : null;
+  if (recorded) return besideOf(recorded, observed) ?? recorded;
+  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
+  const verdict = base?.analysis?.observation.verdict;
+  if (!base || !verdict || base.analysis?.observation.failure) return null;
+  return {
+    role: "baseline",
+    name: base.c.candidate,
+    verdict,
+    value: verdict.value ?? null,
+    figure: ownFigureOf(verdict, base.analysis?.observation.stable_metrics.seconds_per_rollout_full_run)?.value ?? null,
+    live: true
+  };
+}
+function besideOf(recorded, observed) {
+  const jobs = observed.filter(
+    (o) => o.c.role === "reference" && o.c.candidate === recorded.name && o.started
+  );
+  const pick3 = jobs.find((o) => !o.ended) ?? jobs.at(-1);
+  if (!pick3) return null;
+  const beside = { runName: pick3.c.runName ?? pick3.c.candidate, pr: pick3.c.pr, ended: !!pick3.ended };
+  const observation = pick3.analysis?.observation;
+  if (!observation?.verdict.projected_full_run) {
+    if (pick3.ended) return null;
+    return { ...recorded, verdict: { state: "no-data" }, value: null, live: true, beside };
+  }
+  const verdict = observation.verdict;
+  return { ...recorded, verdict, value: verdict.value ?? null, live: true, beside };
+}
+function leaderOf(exp, observed, reference) {
+  const runs2 = observed.flatMap(
+    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [
+      {
+        name: o.c.candidate,
+        verdict: o.analysis.observation.verdict,
+        pr: o.c.pr,
+        reading: o.analysis.observation.stable_metrics.seconds_per_rollout_full_run,
+        decision: o.decision
+      }
+    ] : []
+  );
+  const lead = leadingCandidate(runs2, reference?.verdict ?? null);
+  return lead ? {
+    role: "leading candidate",
+    name: lead.name,
+    verdict: lead.verdict,
+    value: null,
+    figure: leaderFigure(lead),
+    live: true,
+    pr: lead.pr,
+    contenders: runs2.length
+  } : null;
+}
+function leaderFigure(lead) {
+  return decisionFigure(lead.decision)?.value ?? steadyAnchor(ownFigureOf(lead.verdict, lead.reading));
+}
+
+// src/judge/state.ts
+var isStable2 = (v2) => v2 === "stable" || v2 === "cyclic";
+function candidateState(job, requested, analysis, stoppedByUs, jobless) {
+  if (jobless && analysis) return joblessState(analysis, jobless.ended);
+  if (!job) return requested ? "queued" : null;
+  const v2 = analysis?.observation.verdict.state;
+  const stable = isStable2(v2);
+  if (isWaiting(job.status)) return "submitted";
+  if (isLive(job.status)) return liveState(analysis);
+  if (job.status === "completed") return analysis ? "finished" : "failed";
+  if (job.status === "cancelled" && (stable || stoppedByUs || neverRan(job))) return "stopped";
+  if (job.status === "timeout" && stable) return "finished";
+  return "failed";
+}
+function endedWithoutRunning(job) {
+  return !isLive(job.status) && neverRan(job);
+}
+function neverRan(job) {
+  return job.startTs == null || job.endTs != null && job.startTs >= job.endTs;
+}
+function liveState(analysis) {
+  const v2 = analysis?.observation.verdict.state;
+  if (!analysis || v2 === "no-data") return "starting";
+  if (v2 === "warming") return "warming";
+  if (isStable2(v2)) return "stable";
+  return "stabilising";
+}
+function joblessState(analysis, ended) {
+  if (!ended) return liveState(analysis);
+  return analysis.observation.verdict.state === "unhealthy" ? "failed" : "finished";
+}
+
+// src/judge/judge.ts
+function judgeRuns(runs2, standing, chosen) {
+  const observed = runs2.map((r) => observeRunOf(r.run));
+  return decideRuns(runs2, observed, standing, chosen);
+}
+function decideRuns(runs2, observed, standing, chosen) {
+  const among = runs2.map((r, i) => ({
+    c: r.candidate,
+    analysis: observed[i]?.analysis,
+    started: !!r.run.job,
+    ended: !!r.run.job && !!observed[i]?.ended,
+    decision: previousDecision(r.run)
+  }));
+  const reference = chosen ? chosen.reference : referenceOf2(standing, among);
+  const leader = chosen ? null : leaderOf(standing, among, reference);
+  const judgements = runs2.map(
+    (r, i) => decideRunOf(r.run, observed[i], { standing, candidate: r.candidate, reference, leader })
+  );
+  return { judgements: onSettledLeader(judgements, runs2, leader), reference, leader };
+}
+function onSettledLeader(judgements, runs2, leader) {
+  const at = runs2.findIndex(
+    (r) => r.candidate.candidate === leader?.name && r.candidate.role !== "reference"
+  );
+  const settled2 = at >= 0 ? decisionFigure(judgements[at]?.decision) : null;
+  if (!settled2) return judgements;
+  return judgements.map((j2) => {
+    const d2 = j2.decision;
+    if (!d2 || !againstLiveRun(d2) || d2.reference.name !== leader?.name) return j2;
+    const decision = anchoredDecision(d2, settled2.value);
+    if (decision === d2) return j2;
+    const observation = { ...j2.observation, decision };
+    const reading = observation.stable_metrics.seconds_per_rollout_full_run;
+    return {
+      ...j2,
+      decision,
+      observation,
+      figure: runFigure({ decision, verdict: observation.verdict, reading })
+    };
+  });
+}
+function decideRunOf(run4, observed, context4) {
+  const job = run4.job ?? void 0;
+  const { analysis } = observed;
+  const stoppedBy = stoppedByOf(run4, observed, context4);
+  const state3 = stateOf2(run4, observed, context4, stoppedBy);
+  const seen = analysis?.observation ?? waiting(run4.runName, job);
+  if (state3 === null) return { state: state3, observation: seen, decision: null, figure: null, stoppedBy, observed };
+  const failure = state3 === "failed" ? failureOf(run4, job, seen) : seen.failure;
+  const { decision: _2, failure: __, ...rest } = seen;
+  const judged2 = { ...rest, ...failure ? { failure } : {} };
+  const decided2 = decisionOf(context4.standing, context4.candidate, judged2, {
+    reference: context4.reference,
+    leader: context4.leader,
+    previous: previousDecision(run4),
+    ended: observed.ended
+  });
+  const gpu = gpuInput(run4, observed, context4.standing, stoppedBy === "decision");
+  const decision = decided2 && gpu ? withGpuMinutes(decided2, gpu) : decided2;
+  const observation = { ...judged2, ...decision ? { decision } : {} };
+  const figure = runFigure({
+    decision,
+    verdict: observation.verdict,
+    reading: observation.stable_metrics.seconds_per_rollout_full_run
+  });
+  return { state: state3, observation, decision, figure, stoppedBy, observed };
+}
+function stateOf2(run4, observed, context4, stoppedBy) {
+  const { analysis } = observed;
+  const stoppedByUs = stoppedBy !== null || run4.job?.status === "cancelled" && experimentSettings(context4.standing.experiment).stopWhenStable;
+  const jobless = run4.job === void 0 ? { ended: observed.ended } : void 0;
+  const state3 = candidateState(
+    run4.job ?? void 0,
+    context4.candidate.requested,
+    analysis,
+    stoppedByUs,
+    jobless
+  );
+  return state3 !== null && analysis?.observation.failure?.kind === "no-telemetry" ? "failed" : state3;
+}
+function previousDecision(run4) {
+  return run4.memory?.run_name === run4.runName ? run4.memory.decision ?? null : null;
+}
+function waiting(runName, job) {
+  return {
+    run_name: runName,
+    verdict: {
+      state: "no-data",
+      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
+    },
+    stable_metrics: {}
+  };
+}
+function failureOf(run4, job, observation) {
+  const failure = job?.failure ?? observation.failure ?? {
+    kind: job?.status === "cancelled" ? "cancelled" : job?.status === "timeout" ? "time-limit" : "crash",
+    message: job ? `Slurm job ${job.jobId} ended ${job.state}` : `run ${run4.runName} ended unhealthy`,
+    ...job ? { slurm_state: job.state } : {}
+  };
+  return explainFailure(failure, {
+    topology: run4.topology,
+    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
+  });
+}
+function stoppedByOf(run4, observed, context4) {
+  if (run4.job?.status !== "cancelled") return null;
+  if (context4.candidate.outcome?.kind === "stopped") return "user";
+  if (context4.candidate.role === "reference")
+    return previousDecision(run4)?.evidence.some((e) => e.startsWith(REFERENCE_STOP)) ? "no-longer-needed" : null;
+  const decision = run4.memory === void 0 ? lookNow(observed, context4) : run4.memory?.run_name === run4.runName ? run4.memory.decision ?? null : null;
+  const x2 = experimentSettings(context4.standing.experiment);
+  if (x2.stopWhenDecided && isDecided(decision)) return "decision";
+  const verdict = observed.analysis?.observation.verdict.state ?? (run4.memory?.run_name === run4.runName ? run4.memory.verdict.state : void 0);
+  if (x2.stopWhenStable && isStable2(verdict) && decision?.state === "reference") return "stable";
+  return null;
+}
+function lookNow(observed, context4) {
+  const observation = observed.analysis?.observation;
+  if (!observation || observation.failure) return null;
+  return decisionOf(context4.standing, context4.candidate, observation, {
+    reference: context4.reference,
+    leader: context4.leader,
+    ended: observed.ended
+  });
+}
+function gpuInput(run4, observed, standing, stopped) {
+  const { job, clock } = run4;
+  if (!job?.startTs) return null;
+  const { analysis } = observed;
+  const S2 = clock.timeScale;
+  const wallMinutes = clock.wallMinutes ?? Number.POSITIVE_INFINITY;
+  const until = observed.ended && job.endTs ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
+  const minutesRunning = (until - job.startTs) * S2 / 60;
+  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S2 / 60 : null;
+  const end = analysis?.observation.verdict.run_end_minutes;
+  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
+  const gpus = standing.experiment.fixed_inputs?.slurm?.gpus_per_node ?? standing.gpusPerNode ?? (run4.topology ? gpuMap(run4.topology).size : 0);
+  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
+}
+
+// src/judge/telemetry.ts
+function readTelemetry(prometheus, selector, window3, options2 = {}) {
+  return fetchTelemetry(prometheus, selector, window3, options2);
+}
+function seriesOf(telemetry, runName) {
+  return telemetry?.byRun.get(runName) ?? {};
+}
+function jobsWindow(jobs, nowTs, stepSeconds) {
+  const starts = jobs.flatMap((j2) => j2.startTs ? [j2.startTs] : []);
+  if (!starts.length) return null;
+  const start = Math.floor(Math.min(...starts) / stepSeconds) * stepSeconds;
+  return { start, end: Math.max(nowTs, start), stepSeconds };
+}
+
+// src/judge/read.ts
+function defaultStepSeconds(timeScale) {
+  return Math.min(SCRAPE_INTERVAL_S, 60 * COHORT_MINUTES / timeScale);
+}
+function coarseStep(stepSeconds, timeScale) {
+  const runMinutes = stepSeconds * timeScale / 60;
+  if (runMinutes <= COHORT_MINUTES + 1e-9) return null;
+  const r = (x2) => Math.round(x2 * 1e3) / 1e3;
+  return `--step ${stepSeconds} at time scale ${timeScale} is one sample every ${r(runMinutes)} run-minutes, too coarse: the decision's start cohorts are ${COHORT_MINUTES} run-minute wide and need a sample at least every run-minute; give --step ${r(60 * COHORT_MINUTES / timeScale)} or less (60 \xF7 the time scale), or leave it out (default ${r(defaultStepSeconds(timeScale))})`;
+}
+function readWindow(x2, at) {
+  if (x2.lookbackMinutes === void 0)
+    return jobsWindow(
+      x2.runs.flatMap((r) => r.job ? [r.job] : []),
+      at,
+      x2.stepSeconds
+    );
+  const start = Math.floor((at - x2.lookbackMinutes * 60) / x2.stepSeconds) * x2.stepSeconds;
+  return { start, end: Math.max(at, start), stepSeconds: x2.stepSeconds };
+}
+function readSelector(x2) {
+  if (x2.id !== null) return experimentSelector(x2.id);
+  const names = [...new Set(x2.runs.map((r) => r.runName))];
+  if (names.length !== 1)
+    throw new Error(`runs read without an experiment id are read one at a time (got ${names.length})`);
+  return anyRunSelector(names[0]);
+}
+async function readRuns(ports, x2, at) {
+  const window3 = readWindow(x2, at);
+  const telemetry = window3 ? await readTelemetry(ports.prometheus, readSelector(x2), window3, {
+    timeScale: x2.timeScale,
+    scrapeSeconds: x2.stepSeconds,
+    ...x2.quantities ? { quantities: x2.quantities } : {}
+  }) : void 0;
+  const error = telemetry?.errors[0];
+  const unavailable = x2.held ?? (error ? `Prometheus: ${error.quantity}: ${error.message}` : null);
+  const comments = /* @__PURE__ */ new Map();
+  const runs2 = [];
+  for (const r of x2.runs) {
+    const memory = ports.memory ? await ports.memory(r) : void 0;
+    if (memory) comments.set(r.runName, memory.text);
+    runs2.push({ run: runToJudge(x2, r, at, { telemetry, unavailable, memory }), candidate: r.candidate });
+  }
+  const standing = {
+    experiment: x2.experiment,
+    ...x2.baseline !== void 0 ? { baseline: x2.baseline } : {},
+    ...x2.best !== void 0 ? { best: x2.best } : {},
+    ...x2.betweenRun !== void 0 ? { betweenRun: x2.betweenRun } : {},
+    ...x2.gpusPerNode !== void 0 ? { gpusPerNode: x2.gpusPerNode } : {}
+  };
+  return { runs: runs2, standing, telemetry, comments, unavailable };
+}
+function runToJudge(x2, r, at, read2) {
+  return {
+    runName: r.runName,
+    ...r.job !== void 0 ? { job: r.job } : {},
+    series: seriesOf(read2.telemetry, r.runName),
+    missing: read2.telemetry?.missing,
+    clock: {
+      nowTs: at,
+      timeScale: x2.timeScale,
+      stepSeconds: x2.stepSeconds,
+      ...experimentLimits(x2.experiment)
+    },
+    topology: r.topology,
+    inFlight: r.inFlight ?? null,
+    settings: x2.experiment.stabilisation,
+    unavailable: read2.unavailable !== null,
+    ...x2.telemetryDeadlineMinutes !== void 0 ? { telemetryDeadlineMinutes: x2.telemetryDeadlineMinutes } : {},
+    ...x2.fixedTime ? { fixedTime: true } : {},
+    ...read2.memory ? { memory: read2.memory.observation } : {}
+  };
+}
+function unreadRun(x2, r, at) {
+  return runToJudge(x2, r, at, { unavailable: null });
+}
+function withJob(run4, job) {
+  return { ...run4, job };
+}
+function judgeRead(read2, chosen) {
+  return judgeRuns(read2.runs, read2.standing, chosen);
 }
 
 // src/chart/mermaid.ts
@@ -69907,18 +71182,17 @@ function createPrometheusClient(options2) {
       if (time2 !== void 0) params.set("time", String(time2));
       return withRetries(conn, "instant", "/api/v1/query", params, query);
     },
-    range(query, start, end, stepSeconds) {
-      return withRetries(
-        conn,
-        "range",
-        "/api/v1/query_range",
-        rangeParams(query, start, end, stepSeconds),
-        query
-      );
+    async range(query, start, end, stepSeconds) {
+      const pieces = rangePieces(query, start, end, stepSeconds);
+      const results = [];
+      for (const piece of pieces)
+        results.push(await withRetries(conn, "range", "/api/v1/query_range", piece, query));
+      return results.length === 1 ? results[0] : mergeRanges(results);
     }
   };
 }
-function rangeParams(query, start, end, stepSeconds) {
+var MAX_RANGE_POINTS = 11e3;
+function rangePieces(query, start, end, stepSeconds) {
   if (!(end >= start))
     throw new PrometheusError(`range query end ${end} is before start ${start}`, {
       query,
@@ -69929,13 +71203,33 @@ function rangeParams(query, start, end, stepSeconds) {
       query,
       retryable: false
     });
-  const step = Math.max(stepSeconds, Math.ceil((end - start) / 11e3));
-  return new URLSearchParams({
-    query,
-    start: String(start),
-    end: String(end),
-    step: String(step)
-  });
+  const span = (MAX_RANGE_POINTS - 1) * stepSeconds;
+  const pieces = [];
+  for (let from = start; ; from += span + stepSeconds) {
+    const to = Math.min(end, from + span);
+    pieces.push(
+      new URLSearchParams({ query, start: String(from), end: String(to), step: String(stepSeconds) })
+    );
+    if (to >= end) return pieces;
+  }
+}
+function mergeRanges(results) {
+  const byLabels = /* @__PURE__ */ new Map();
+  for (const r of results)
+    for (const s of r.series) {
+      const key = JSON.stringify(Object.entries(s.labels).sort(([a], [b2]) => a < b2 ? -1 : 1));
+      const seen = byLabels.get(key);
+      if (seen) seen.points.push(...s.points);
+      else byLabels.set(key, { labels: s.labels, points: [...s.points] });
+    }
+  const series = [...byLabels.values()];
+  return {
+    resultType: results[0]?.resultType ?? "matrix",
+    series,
+    empty: series.length === 0,
+    nonFinite: results.reduce((a, r) => a + r.nonFinite, 0),
+    warnings: [...new Set(results.flatMap((r) => r.warnings))]
+  };
 }
 async function withRetries(conn, kind, path, params, query) {
   for (let attempt = 0; ; attempt++) {
@@ -70007,247 +71301,6 @@ async function post(conn, path, params, query) {
   } finally {
     clearTimeout(timer);
   }
-}
-
-// src/telemetry/queries.ts
-var QUANTITIES = [
-  "secondsPerRolloutAvg",
-  "secondsPerRolloutRate5m",
-  "rolloutsTotal",
-  "rolloutsFailed",
-  "elapsed",
-  "queueDepthMax",
-  "queueDepthMin",
-  "idleFraction",
-  "rolloutDurationP95",
-  "rpcDurationP95",
-  "gpuUtil",
-  "gpuMemory",
-  "gpuMemoryTotal",
-  "gpuMemoryPressure",
-  // DCGM's free framebuffer: the headroom (total − used overstates it by the driver-reserved memory)
-  "gpuMemoryFree",
-  "processCpu",
-  "hostMemAvailable",
-  "hostMemTotal",
-  "targetsUp",
-  // Issue 14.7 (h14): the skill's reading rules, event-loop blocking and the hottest process of each group.
-  "rpcBlockingP95",
-  "processCpuMaxByGroup",
-  // throughput estimators (Little's law): see throughputQueries
-  "rolloutDurationSum",
-  "rolloutDurationCount",
-  "activeRollouts"
-];
-var EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
-function promRegexLiteral(s) {
-  return s.replace(/[.+*?^$()[\]{}|\\]/g, (c) => `\\\\${c}`);
-}
-function experimentSelector(experimentId) {
-  if (!EXPERIMENT_ID.test(experimentId))
-    throw new Error(
-      `experiment id ${JSON.stringify(experimentId)} is not valid: expected ${EXPERIMENT_ID} (e.g. topology-opt-vam-local-20260101)`
-    );
-  return `run_name=~"topo-${promRegexLiteral(experimentId)}-.*"`;
-}
-function anyRunSelector(runName) {
-  if (!runName || runName.length > 253 || /[\u0000-\u001f\u007f]/.test(runName))
-    throw new Error(
-      `run name ${JSON.stringify(runName)} is not valid: expected 1-253 printable characters (the run_name label of the run's metrics)`
-    );
-  return `run_name="${runName.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
-}
-function window2(runSeconds, o) {
-  const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
-  return `${s}s`;
-}
-function queryCatalog(selector, options2 = {}) {
-  const sel = `{${selector}}`;
-  const by = "run_uuid, run_name";
-  const w2 = { w5m: window2(300, options2), w1m: window2(60, options2), w30s: window2(30, options2) };
-  return {
-    ...rolloutQueries(selector, sel, by, w2),
-    ...runtimeQueries(sel, by, w2),
-    ...gpuQueries(sel, by),
-    ...hostQueries(sel, by, w2),
-    ...hottestQueries(sel, by, w2),
-    ...throughputQueries(sel, by)
-  };
-}
-var q = (quantity, rule, fallback) => ({
-  quantity,
-  rule,
-  fallback
-});
-function rolloutQueries(selector, sel, by, { w5m }) {
-  const R = RAW_METRICS;
-  return {
-    secondsPerRolloutAvg: q(
-      "secondsPerRolloutAvg",
-      `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
-      `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`
-    ),
-    secondsPerRolloutRate5m: q(
-      "secondsPerRolloutRate5m",
-      `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
-      `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`
-    ),
-    rolloutsTotal: q(
-      "rolloutsTotal",
-      `${RECORDING_RULES.rolloutsCompleted}${sel}`,
-      `sum by (${by}) (${R.rolloutsTotal}${sel})`
-    ),
-    rolloutsFailed: q(
-      "rolloutsFailed",
-      null,
-      `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
-    ),
-    elapsed: q("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`)
-  };
-}
-function runtimeQueries(sel, by, { w1m }) {
-  const R = RAW_METRICS;
-  return {
-    queueDepthMax: q(
-      "queueDepthMax",
-      `${RECORDING_RULES.queueDepthMax}${sel}`,
-      `max by (${by}, service) (${R.queueDepth}${sel})`
-    ),
-    queueDepthMin: q(
-      "queueDepthMin",
-      `${RECORDING_RULES.queueDepthMin}${sel}`,
-      `min by (${by}, service) (${R.queueDepth}${sel})`
-    ),
-    idleFraction: q(
-      "idleFraction",
-      `${RECORDING_RULES.idleFraction}${sel}`,
-      `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`
-    ),
-    rolloutDurationP95: q(
-      "rolloutDurationP95",
-      `${RECORDING_RULES.rolloutDurationP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`
-    ),
-    rpcDurationP95: q(
-      "rpcDurationP95",
-      `${RECORDING_RULES.rpcDurationP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
-    )
-  };
-}
-function gpuQueries(sel, by) {
-  const R = RAW_METRICS;
-  return {
-    gpuUtil: q("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
-    gpuMemory: q(
-      "gpuMemory",
-      `${RECORDING_RULES.gpuMemory}${sel}`,
-      `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`
-    ),
-    gpuMemoryTotal: q(
-      "gpuMemoryTotal",
-      `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
-      `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`
-    ),
-    gpuMemoryPressure: q(
-      "gpuMemoryPressure",
-      `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
-      `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
-    ),
-    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`)
-  };
-}
-function hostQueries(sel, by, { w30s }) {
-  const R = RAW_METRICS;
-  return {
-    processCpu: q(
-      "processCpu",
-      `${RECORDING_RULES.processCpu}${sel}`,
-      `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`
-    ),
-    hostMemAvailable: q(
-      "hostMemAvailable",
-      null,
-      `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
-    ),
-    hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
-    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`)
-  };
-}
-function hottestQueries(sel, by, { w1m, w30s }) {
-  const R = RAW_METRICS;
-  return {
-    rpcBlockingP95: q(
-      "rpcBlockingP95",
-      `${RECORDING_RULES.rpcBlockingP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcBlocking}_bucket${sel}[${w1m}])))`
-    ),
-    processCpuMaxByGroup: q(
-      "processCpuMaxByGroup",
-      `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
-      `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`
-    )
-  };
-}
-function throughputQueries(sel, by) {
-  const R = RAW_METRICS;
-  const perWorker = `${by}, worker_id`;
-  return {
-    rolloutDurationSum: {
-      quantity: "rolloutDurationSum",
-      rule: null,
-      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_sum${sel})`
-    },
-    rolloutDurationCount: {
-      quantity: "rolloutDurationCount",
-      rule: null,
-      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_count${sel})`
-    },
-    activeRollouts: {
-      quantity: "activeRollouts",
-      rule: null,
-      fallback: `sum by (${by}) (${ACTIVE_ROLLOUTS}${sel})`
-    }
-  };
-}
-var ACTIVE_ROLLOUTS = "alpasim_renderer_active_rollouts";
-async function fetchTelemetry(client, selector, range, options2 = {}) {
-  const catalog = queryCatalog(selector, options2);
-  const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
-  const wanted = options2.quantities ?? QUANTITIES;
-  await Promise.all(
-    wanted.map(async (quantity) => {
-      const entry = catalog[quantity];
-      let result;
-      let used;
-      try {
-        if (entry.rule) {
-          result = await client.range(entry.rule, range.start, range.end, range.stepSeconds);
-          used = { query: entry.rule, source: "rule" };
-        }
-        if (!result || result.empty) {
-          result = await client.range(entry.fallback, range.start, range.end, range.stepSeconds);
-          used = { query: entry.fallback, source: "raw" };
-        }
-      } catch (e) {
-        out.errors.push({ quantity, message: e.message });
-        return;
-      }
-      if (!result || !used) return;
-      out.queries.push({ quantity, ...used, series: result.series.length });
-      if (result.empty) out.missing.push(quantity);
-      for (const s of result.series) {
-        const run4 = s.labels.run_name;
-        if (!run4) continue;
-        const rec = out.byRun.get(run4) ?? {};
-        rec[quantity] = [...rec[quantity] ?? [], s];
-        out.byRun.set(run4, rec);
-      }
-    })
-  );
-  out.queries.sort((a, b2) => QUANTITIES.indexOf(a.quantity) - QUANTITIES.indexOf(b2.quantity));
-  out.missing.sort((a, b2) => QUANTITIES.indexOf(a) - QUANTITIES.indexOf(b2));
-  return out;
 }
 
 // src/topology/issues.ts
@@ -72441,1030 +73494,6 @@ function clustersRuleIssues(loaded, file) {
   return issues;
 }
 
-// src/topology/capacity.ts
-function containers(topology, svc) {
-  const gpus = topology.services?.[svc]?.gpus;
-  return Array.isArray(gpus) ? gpus.length : 1;
-}
-function isSkipped(topology, svc) {
-  return topology.runtime?.endpoints?.[svc]?.skip === true;
-}
-function activeServices(topology) {
-  return SERVICES.filter((svc) => topology.services?.[svc] !== void 0 && !isSkipped(topology, svc));
-}
-function capacity(topology, svc) {
-  const replicas2 = topology.services?.[svc]?.replicas_per_container ?? 1;
-  const concurrency2 = topology.runtime?.endpoints?.[svc]?.n_concurrent_rollouts ?? 1;
-  return containers(topology, svc) * replicas2 * concurrency2;
-}
-function capacitySummary(topology) {
-  const byService = {};
-  for (const svc of activeServices(topology)) byService[svc] = capacity(topology, svc);
-  const values = Object.values(byService);
-  const inFlight2 = values.length ? Math.min(...values) : 0;
-  const max = values.length ? Math.max(...values) : 0;
-  return {
-    byService,
-    inFlight: inFlight2,
-    binding: activeServices(topology).filter((s) => byService[s] === inFlight2),
-    imbalance: inFlight2 > 0 ? max / inFlight2 : Number.POSITIVE_INFINITY
-  };
-}
-function gpuMap(topology) {
-  const map = /* @__PURE__ */ new Map();
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    for (const gpu of gpus) {
-      const list = map.get(gpu) ?? [];
-      if (!list.includes(svc)) list.push(svc);
-      map.set(gpu, list);
-    }
-  }
-  return new Map([...map.entries()].sort((a, b2) => a[0] - b2[0]));
-}
-
-// src/analysis/failure.ts
-function instancesOnGpu(topology, gpu) {
-  const rows = [];
-  for (const svc of activeServices(topology)) {
-    const gpus = topology.services?.[svc]?.gpus;
-    if (!Array.isArray(gpus)) continue;
-    const containers2 = gpus.filter((g) => g === gpu).length;
-    if (!containers2) continue;
-    rows.push({
-      service: svc,
-      instances: containers2 * (topology.services?.[svc]?.replicas_per_container ?? 1)
-    });
-  }
-  const total = rows.reduce((a, r) => a + r.instances, 0);
-  return rows.map((r) => ({ ...r, share: total ? round(r.instances / total, 3) : 0 }));
-}
-var FIXES2 = {
-  "gpu-oom": "lower the instances or cache sizes on that GPU, or move a service to a GPU with headroom",
-  "host-oom": "fewer CPU replicas or runtime workers, or smaller scene caches (host memory holds them too)",
-  crash: "read the service logs under txt-logs/ in the run directory; a crash unrelated to topology is not a verdict on it",
-  "node-failure": "resubmit: the node failed, not the topology",
-  "time-limit": "the run hit its wall time; the verdict uses the data up to then",
-  cancelled: "cancelled by a person or by stop_when_stable; resubmit if the data is not enough",
-  preempted: "preempted by Slurm; AlpaSim requeues: wait for the requeued job",
-  "no-telemetry": "no metrics appeared: check the file-SD folder and that Prometheus reaches the compute node"
-};
-function explainFailure(failure, ctx = {}) {
-  const evidence = [...failure.evidence ?? []];
-  if (failure.slurm_state)
-    evidence.push(
-      `Slurm state ${failure.slurm_state}${failure.exit_code ? `, exit code ${failure.exit_code}` : ""}`
-    );
-  let message2 = failure.message;
-  let fix = failure.likely_fix ?? FIXES2[failure.kind];
-  if (failure.kind === "gpu-oom" && ctx.topology) {
-    const map = gpuMap(ctx.topology);
-    const gpu = failure.gpu ?? null;
-    if (gpu !== null) {
-      const shares = instancesOnGpu(ctx.topology, gpu);
-      const list = shares.map((s) => `${s.service} \xD7${s.instances} (${round(100 * s.share, 0)}%)`).join(", ");
-      message2 = `GPU ${gpu} ran out of memory; it holds ${list || "no service of the topology"}.`;
-      const usage = ctx.gpus?.[String(gpu)];
-      if (usage?.memory_used_gb?.max != null && usage.memory_total_gb)
-        evidence.push(
-          `GPU ${gpu} memory peaked at ${usage.memory_used_gb.max} of ${usage.memory_total_gb} GB`
-        );
-      const biggest = [...shares].sort((a, b2) => b2.instances - a.instances)[0];
-      const spare = [...map.keys()].filter((g) => g !== gpu && isSpare(ctx.gpus?.[String(g)]));
-      const cacheKey = biggest && biggest.service in CACHE_KEYS ? CACHE_KEYS[biggest.service] : void 0;
-      fix = biggest ? `reduce ${biggest.service} on GPU ${gpu} (${biggest.instances} instances${cacheKey ? `, or defines.${cacheKey}` : ""})${spare.length ? ` or move one to GPU ${spare.join("/")} which has headroom` : ""}` : fix;
-    } else {
-      const loaded = [...map.entries()].sort((a, b2) => b2[1].length - a[1].length)[0];
-      message2 = `a GPU ran out of memory (the log does not say which)${loaded ? `; the most shared is GPU ${loaded[0]} with ${loaded[1].join(", ")}` : ""}.`;
-    }
-  }
-  return { ...failure, message: message2, evidence, likely_fix: fix };
-}
-function isSpare(u) {
-  if (!u?.memory_total_gb || u.memory_used_gb?.max == null) return false;
-  return u.memory_used_gb.max / u.memory_total_gb < GPU_MEMORY_LIMITS.warning - 0.2;
-}
-
-// src/analysis/decide-look.ts
-function decideLook(look, options2 = {}) {
-  const decision = decisionAt(look, options2);
-  return { decision, ...shouldStopOnDecision([decision], { stopWhenDecided: options2.stopWhenDecided }) };
-}
-function decisionAt(look, options2) {
-  const { previous, leader, isReference } = look;
-  if (leader && isFinalDecision(previous) && sameReference(previous?.reference, referenceOf(leader)))
-    return previous;
-  const against = (o) => decideCandidate(look.candidate, look.reference, { ...options2, ...o, previous, isReference });
-  const d2 = against({ futility: false });
-  if (!decisionOpen(d2) || isReference) return d2;
-  const leaders = Math.max(1, (leader?.contenders ?? 2) - 1);
-  const pruned = leader ? pruneByLeader(look.candidate, leader, { ...options2, previous, leaders }) : null;
-  return pruned ?? (options2.futility === false ? d2 : against({}));
-}
-
-// src/judge/decide.ts
-function baselineName(standing) {
-  return standing.baseline?.name ?? "baseline";
-}
-function measuredReference(role, r) {
-  return {
-    role,
-    name: r.name,
-    verdict: r.verdict ?? { state: "stable", projected_full_run: r.value },
-    value: r.value,
-    figure: (r.figure ?? r.value).value,
-    live: false
-  };
-}
-function decisionOf(standing, c, observation, context4) {
-  const d2 = sequentialDecision(standing, c, observation, context4);
-  if (!d2) return d2;
-  const anchor = [context4.reference, context4.leader].find(
-    (r) => r && (sameReference(asDecided(r, c.pr).reference, d2.reference) || againstLiveRun(d2) && r.name === d2.reference.name)
-  )?.figure;
-  return anchoredDecision(d2, anchor ?? null);
-}
-function sequentialDecision(standing, c, observation, { reference, leader, previous, ended }) {
-  if (observation.failure) return null;
-  const isReference = c.candidate === reference?.name || c.candidate === baselineName(standing);
-  if ((ended || !reference) && isDecided(previous)) return previous;
-  if (ended && c.role === "reference" && previous?.state === "reference") return previous;
-  if (!reference && !isReference) return null;
-  const lead = leader && leader.name !== c.candidate ? asDecided(leader, c.pr) : null;
-  return decideLook(
-    {
-      candidate: observation.verdict,
-      reference: reference ? asDecided(reference, c.pr, standing) : itself(c),
-      leader: lead ? { ...lead, contenders: leader?.contenders ?? 2 } : null,
-      previous,
-      isReference
-    },
-    decisionOptions(standing.experiment)
-  ).decision;
-}
-function asDecided(r, pr, standing) {
-  const reference = decisionReference(r.role, r.name, r.pr !== void 0 && r.pr !== pr ? r.pr : null);
-  const against = { name: r.name, verdict: r.verdict, label: describeReference(reference), reference };
-  if (r.beside) return { ...against, ended: r.beside.ended };
-  if (r.live || r.role === "leading candidate" || !standing) return against;
-  return { ...against, ended: true, betweenRun: standing.betweenRun ?? assumedBetweenRun() };
-}
-function assumedBetweenRun() {
-  return {
-    logSd: ASSUMED_BETWEEN_RUN,
-    text: `assumed (${Math.round(ASSUMED_BETWEEN_RUN * 1e3) / 10}%): the record holds no repeated runs of one topology to estimate it`
-  };
-}
-function itself(c) {
-  const reference = decisionReference("baseline", c.candidate);
-  return { name: c.candidate, verdict: { state: "no-data" }, reference };
-}
-
-// src/analysis/bottleneck.ts
-var HIGH_SHARE = 0.5;
-var LOW_DEPTH = 1;
-var IMBALANCE_SHARE = 0.25;
-var CPU_BOUND_PERCENT = 90;
-var LOW_MIN_DEPTH = 3;
-var LOW_MAX_DEPTH = 5;
-var HIGH_BLOCKING_S = 0.05;
-function cpuBoundEvidence(input) {
-  const hottest = Object.entries(input.processCpuHottest ?? {}).filter(
-    (e) => typeof e[1] === "number" && Number.isFinite(e[1])
-  );
-  if (hottest.length) {
-    return hottest.filter(([, v2]) => v2 >= CPU_BOUND_PERCENT).map(
-      ([g, v2]) => `process group ${g}: its hottest process at ${round(v2, 0)}% CPU: CPU-bound (one process saturates a core), scaling ${g} helps even when the node average looks fine`
-    );
-  }
-  return Object.entries(input.processCpu ?? {}).filter(([, v2]) => typeof v2 === "number" && v2 >= CPU_BOUND_PERCENT).map(
-    ([g, v2]) => `process group ${g} at ${round(v2, 0)}% CPU (group total; the per-process maximum is not available, so this may be several processes): possibly CPU-bound`
-  );
-}
-function runtimeEvidence(input) {
-  const evidence = [];
-  const idle = input.idleFraction;
-  if (typeof idle === "number" && Number.isFinite(idle))
-    evidence.push(`runtime event-loop idle ${round(100 * idle, 0)}%`);
-  const blocking = input.rpcBlockingP95;
-  if (typeof blocking === "number" && Number.isFinite(blocking))
-    evidence.push(
-      `RPC blocking p95 ${round(1e3 * blocking, 1)} ms${blocking > HIGH_BLOCKING_S ? " (high: coroutines wait for the event loop after their I/O completes)" : ""}`
-    );
-  return evidence;
-}
-function queuesOf(input, services) {
-  const max = (s) => input.queueMax[s];
-  const min = (s) => input.queueMin[s] ?? null;
-  const ranked = [...services].sort((a, b2) => max(b2) - max(a));
-  const reference = input.inFlight && input.inFlight > 0 ? input.inFlight : max(ranked[0]);
-  const high = ranked.filter((s) => max(s) >= HIGH_SHARE * reference && max(s) > LOW_DEPTH);
-  return { max, min, ranked, high };
-}
-function analyseBottleneck(input) {
-  const evidence = runtimeEvidence(input);
-  const cpuBound = cpuBoundEvidence(input);
-  const verdict = (kind, service2, lines, confidence) => ({
-    kind,
-    service: service2,
-    evidence: [...evidence, ...lines, ...cpuBound],
-    confidence
-  });
-  const services = SERVICES.filter(
-    (s) => typeof input.queueMax[s] === "number" && Number.isFinite(input.queueMax[s])
-  );
-  const idle = input.idleFraction;
-  const runtimeBusy = typeof idle === "number" && Number.isFinite(idle) && idle < RUNTIME_IDLE.low;
-  if (!services.length)
-    return verdict(
-      runtimeBusy ? "runtime-bound" : "unknown",
-      null,
-      ["no queue-depth samples (alpasim:rpc_queue_depth_at_start_latest:max)"],
-      "low"
-    );
-  const q3 = queuesOf(input, services);
-  for (const s of q3.ranked)
-    evidence.push(
-      `${s}: queue depth max ${round(q3.max(s), 1)}, min ${q3.min(s) === null ? "n/a" : round(q3.min(s), 1)}${input.capacity?.[s] ? ` (capacity ${input.capacity[s]})` : ""}`
-    );
-  if (runtimeBusy)
-    return verdict(
-      "runtime-bound",
-      null,
-      [
-        `idle ${round(100 * idle, 0)}% < ${100 * RUNTIME_IDLE.low}%: the runtime's event loop is the contention point; raise runtime.nr_workers (aim for ${100 * RUNTIME_IDLE.target[0]}-${100 * RUNTIME_IDLE.target[1]}% idle)`
-      ],
-      q3.high.length === 0 ? "high" : "medium"
-    );
-  return queueVerdict(q3, services, verdict);
-}
-function queueVerdict(q3, services, verdict) {
-  const { max, min, high } = q3;
-  const top = q3.ranked[0];
-  const second = q3.ranked[1];
-  const minsLow = services.map(min).every((m2) => m2 !== null && m2 < LOW_MIN_DEPTH);
-  if (max(top) <= LOW_DEPTH || minsLow && high.length === 0 && max(top) <= LOW_MAX_DEPTH)
-    return verdict(
-      "not-enough-load",
-      null,
-      [
-        max(top) <= LOW_DEPTH ? `every queue max \u2264 ${LOW_DEPTH}: not enough load, or a bottleneck upstream of the services` : `queue depth min below ${LOW_MIN_DEPTH} on every service with max \u2264 ${LOW_MAX_DEPTH}: the services starve; raise total capacity (more instances or n_concurrent_rollouts on every service), or look upstream`
-      ],
-      "medium"
-    );
-  if (high.length >= 2)
-    return verdict(
-      "total-capacity-too-high",
-      null,
-      [
-        `high queue max on ${high.join(", ")}: total capacity is too high; lower n_concurrent_rollouts (it also saves cache memory)`
-      ],
-      "medium"
-    );
-  const topMin = min(top);
-  if (topMin !== null && topMin < IMBALANCE_SHARE * max(top))
-    return verdict(
-      "imbalance",
-      top,
-      [`${top}: min ${round(topMin, 1)} \u226A max ${round(max(top), 1)}: uneven load between workers`],
-      "medium"
-    );
-  const dominance = second && max(second) > 0 ? max(top) / max(second) : Number.POSITIVE_INFINITY;
-  return verdict(
-    "service",
-    top,
-    [
-      `${top} holds the queue (${Number.isFinite(dominance) ? `${round(dominance, 1)}\xD7 the next service` : "the only queue"}): add containers or replicas for it, or lower its n_concurrent_rollouts keeping capacity`
-    ],
-    dominance >= 2 ? "high" : dominance >= 1.3 ? "medium" : "low"
-  );
-}
-
-// src/analysis/reading.ts
-function decisionReading(i) {
-  const level = Math.max(
-    0,
-    ...(i.active ?? []).filter((p) => p.t <= i.now && Number.isFinite(p.v)).map((p) => p.v)
-  );
-  const inFlight2 = level > 0 ? level : i.inFlight;
-  const cohorts = inFlight2 && inFlight2 > 0 ? cohortTable({
-    batches: i.batches,
-    now: i.now,
-    step: i.step,
-    inFlight: inFlight2,
-    ...i.lastSeen ? { lastSeen: i.lastSeen } : {},
-    ...i.active ? { active: i.active } : {},
-    expectedRollouts: i.expectedRollouts ?? null,
-    final: !!i.final,
-    startedAt: i.startedAt ?? null
-  }) : null;
-  const est = rolloutEstimate(i);
-  const estimate = est && i.trajectory !== false ? { ...est, trajectory: estimateTrajectory(i) } : est;
-  return { estimate, cohorts };
-}
-
-// src/analysis/resources.ts
-function analyseResources(input) {
-  const gpu_by_index = {};
-  const indices = /* @__PURE__ */ new Set([...input.gpus.keys(), ...[...input.services?.keys() ?? []].map(String)]);
-  for (const gpu of [...indices].sort((a, b2) => Number(a) - Number(b2))) {
-    const s = input.gpus.get(gpu) ?? {};
-    const used = minMeanMax(s.memoryUsedGb ?? []);
-    const totals2 = (s.memoryTotalGb ?? []).filter(Number.isFinite);
-    const total = totals2.length ? round(Math.max(...totals2)) : null;
-    const free = (s.memoryFreeGb ?? []).filter(Number.isFinite);
-    const headroom = free.length ? round(Math.min(...free)) : total !== null && used.max !== null ? round(total - used.max) : null;
-    gpu_by_index[gpu] = {
-      topology_services: input.services?.get(Number(gpu)) ?? [],
-      utilization_percent: minMeanMax(s.utilization ?? []),
-      memory_used_gb: used,
-      memory_total_gb: total,
-      memory_pressure_percent: minMeanMax(s.pressurePercent ?? []),
-      memory_headroom_gb_min: headroom
-    };
-  }
-  const avail = (input.hostAvailableGb ?? []).filter(Number.isFinite);
-  const totals = (input.hostTotalGb ?? []).filter(Number.isFinite);
-  const cpu = {};
-  for (const [g, v2] of [...(input.processCpu ?? /* @__PURE__ */ new Map()).entries()].sort()) cpu[g] = minMeanMax(v2);
-  return {
-    process_cpu_utilization_percent_by_group: cpu,
-    gpu_by_index,
-    host_memory: {
-      available_gb_min: avail.length ? round(Math.min(...avail)) : null,
-      total_gb: totals.length ? round(Math.max(...totals)) : null
-    }
-  };
-}
-function opportunities(usage, bottleneck) {
-  const out = [];
-  for (const [gpu, u] of Object.entries(usage.gpu_by_index ?? {})) {
-    const total = u.memory_total_gb ?? null;
-    const peak = u.memory_used_gb?.max ?? null;
-    const util = u.utilization_percent?.mean ?? null;
-    const services = u.topology_services ?? [];
-    if (total && peak !== null && peak / total > GPU_MEMORY_LIMITS.error)
-      out.push(
-        `GPU ${gpu} peaks at ${round(100 * peak / total, 0)}% memory (> ${100 * GPU_MEMORY_LIMITS.error}%): out-of-memory risk, do not add to it`
-      );
-    else if (!services.length && (util === null || util < 5))
-      out.push(
-        `GPU ${gpu} runs no service${util !== null ? ` (${round(util, 0)}% busy)` : ""}: place instances of the bottleneck service there`
-      );
-    else if (total && peak !== null && util !== null && util < 50 && peak / total < 0.6) {
-      const headroom = round(total - peak, 1);
-      const target2 = bottleneck?.kind === "service" && bottleneck.service ? `the bottleneck ${bottleneck.service}` : "the bottleneck service";
-      out.push(
-        `GPU ${gpu} (${services.join(", ") || "no services"}) is ${round(util, 0)}% busy with ${headroom} GB free: room for instances of ${target2}`
-      );
-    }
-  }
-  const host = usage.host_memory;
-  if (host?.available_gb_min != null && host.total_gb && host.available_gb_min / host.total_gb < 0.1)
-    out.push(
-      `host memory down to ${host.available_gb_min} GB free of ${host.total_gb} GB: host out-of-memory risk`
-    );
-  return out;
-}
-
-// src/analysis/observe.ts
-function first(series, q3) {
-  return series[q3]?.[0];
-}
-function observeRun(input) {
-  const t = timeLine(input);
-  const series = runSeries(input, t);
-  const dInput = detectorInput(input, t, series);
-  const verdict = detect(dInput);
-  const reading = decisionReadingOf(input, t, series, dInput, verdict);
-  verdict.decision_estimate = reading?.estimate ?? null;
-  verdict.cohorts = reading?.cohorts ?? null;
-  rolloutDriftCheck(verdict, input.settings?.max_relative_slope_per_hour ?? 0.05);
-  const fromTs = verdict.warmup_end_minutes != null ? t.ts0 + verdict.warmup_end_minutes * 60 / input.timeScale : -Infinity;
-  const read2 = steadyReader(input.series, fromTs);
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
-  const resources = resourcesOf(input, read2);
-  const bottleneck = bottleneckOf(input, read2, cap);
-  const stable_metrics = {
-    warmup_excluded_s: verdict.warmup_end_minutes != null ? round(verdict.warmup_end_minutes * 60, 0) : null,
-    ...countsOf(series),
-    rollout_duration_p95_s: read2.mean(first(input.series, "rolloutDurationP95")),
-    rpc_queue_depth_at_start_latest_by_service: bottleneck.queue,
-    rpc_duration_p95_s_by_method: rpcP95ByMethod(read2),
-    runtime_idle_fraction: bottleneck.idle,
-    resource_usage: resources,
-    bottleneck: bottleneck.bottleneck,
-    telemetry_quality: {
-      missing_metrics: input.missing ?? [],
-      gaps: verdict.evidence.filter((e) => e.startsWith("scrape gap")),
-      notes: null
-    }
-  };
-  return {
-    observation: { run_name: input.runName, verdict, stable_metrics },
-    startTs: t.startTs,
-    lastTs: t.lastTs,
-    chart: {
-      fullRun: series.fullRun.filter((p) => Number.isFinite(p.v)),
-      rate5m: series.rate5m.filter((p) => Number.isFinite(p.v))
-    },
-    opportunities: opportunities(resources, bottleneck.bottleneck)
-  };
-}
-function timeLine(input) {
-  const base = ["rolloutsTotal", "secondsPerRolloutAvg", "elapsed"].flatMap(
-    (q3) => first(input.series, q3)?.points ?? []
-  );
-  const startTs = base.length ? Math.min(...base.map((p) => p[0])) : null;
-  const lastTs = base.length ? Math.max(...base.map((p) => p[0])) : null;
-  return { startTs, lastTs, ts0: startTs ?? input.nowTs };
-}
-function runSeries(input, t) {
-  const S2 = input.timeScale;
-  const mins = (q3) => toRunMinutes(first(input.series, q3)?.points ?? [], t.ts0, S2);
-  const perWorker = (q3) => (input.series[q3] ?? []).map((x2) => toRunMinutes(x2.points, t.ts0, S2));
-  return {
-    fullRun: mins("secondsPerRolloutAvg"),
-    rate5m: mins("secondsPerRolloutRate5m"),
-    completed: mins("rolloutsTotal"),
-    failed: mins("rolloutsFailed"),
-    elapsed: mins("elapsed"),
-    // Little's law inputs: the duration histogram per worker, the in-flight gauge
-    durationSum: sumCounters(perWorker("rolloutDurationSum")),
-    durationCount: sumCounters(perWorker("rolloutDurationCount")),
-    activeRollouts: mins("activeRollouts")
-  };
-}
-function detectorInput(input, t, series) {
-  const S2 = input.timeScale;
-  const up = first(input.series, "targetsUp")?.points ?? [];
-  const lastUp = up.at(-1);
-  const targetsUp = up.length === 0 ? void 0 : lastUp !== void 0 && lastUp[1] > 0 && lastUp[0] >= input.nowTs - 3 * input.stepSeconds;
-  const offset = input.jobStartTs != null && t.startTs !== null ? (t.startTs - input.jobStartTs) * S2 / 60 : TIMELINE.startupMinutes;
-  const wall = input.wallMinutes ?? defaultRunEndMinutes() + TIMELINE.startupMinutes;
-  const cap = input.topology ? capacitySummary(input.topology) : void 0;
-  return {
-    ...series,
-    targetsUp: input.ended ? void 0 : targetsUp,
-    now: input.ended ? void 0 : (input.nowTs - t.ts0) * S2 / 60,
-    runEndMinutes: wall - offset,
-    expectedRollouts: input.expectedRollouts ?? null,
-    inFlightCapacity: input.inFlight ?? cap?.inFlight ?? null,
-    settings: input.settings
-  };
-}
-function rolloutDriftCheck(verdict, limit = 0.05) {
-  const d2 = verdict.decision_estimate?.drift;
-  const slope = Math.abs(d2?.slope_relative_per_hour ?? 0);
-  if (verdict.state !== "stable" || !d2 || !(slope - 2 * d2.se > limit && slope > 4 * d2.se)) return;
-  verdict.state = "drifting";
-  verdict.drift = { slope_relative_per_hour: d2.slope_relative_per_hour };
-  verdict.evidence.push(
-    `rollout durations drift ${round(100 * d2.slope_relative_per_hour, 1)}%/h \xB1 ${round(100 * d2.se, 1)}% (against their start, after run-minute ${d2.from_minute}): beyond ${round(100 * limit, 1)}%/h, not stable`
-  );
-}
-function decisionReadingOf(input, t, series, d2, verdict) {
-  const S2 = input.timeScale;
-  const toMin = (points) => toRunMinutes(points, t.ts0, S2);
-  const counts = perWorkerMinutes(input.series.rolloutDurationCount, toMin);
-  const batches = reconstructRollouts(perWorkerMinutes(input.series.rolloutDurationSum, toMin), counts, 60);
-  const lastCount = series.durationCount.at(-1)?.v;
-  const now = d2.now ?? ((t.lastTs ?? input.nowTs) - t.ts0) * (S2 / 60);
-  const active = series.activeRollouts.filter((p) => Number.isFinite(p.v) && p.t >= now - 5);
-  const inFlight2 = active.length ? mean(active.map((p) => p.v)) : d2.inFlightCapacity ?? null;
-  if (lastCount === void 0 || !batches.length) return null;
-  const key = (l3) => l3.worker_id ?? JSON.stringify(l3);
-  const lastSeen = new Map(counts.map((c) => [key(c.labels), c.points.at(-1)?.t ?? now]));
-  return decisionReading({
-    batches,
-    now,
-    runEnd: verdict.run_end_minutes ?? d2.runEndMinutes ?? now,
-    inFlight: inFlight2 ?? d2.inFlightCapacity ?? null,
-    completed: lastCount,
-    step: input.stepSeconds * S2 / 60,
-    lastSeen,
-    active: series.activeRollouts,
-    expectedRollouts: input.expectedRollouts ?? null,
-    final: !!input.ended,
-    startedAt: t.startTs,
-    trajectory: input.trajectory !== false
-  });
-}
-function steadyReader(series, fromTs) {
-  const values = (s) => {
-    const pts = (s?.points ?? []).filter(([, v2]) => Number.isFinite(v2));
-    const after = pts.filter(([t]) => t >= fromTs);
-    return (after.length ? after : pts).map(([, v2]) => v2);
-  };
-  const byLabel = (q3, label) => {
-    const m2 = /* @__PURE__ */ new Map();
-    for (const s of series[q3] ?? []) {
-      const key = s.labels[label];
-      if (key !== void 0) m2.set(key, s);
-    }
-    return m2;
-  };
-  return {
-    series,
-    values,
-    byLabel,
-    mean: (s) => {
-      const v2 = values(s);
-      return v2.length ? round(mean(v2)) : null;
-    }
-  };
-}
-function bottleneckOf(input, read2, cap) {
-  const queue = {};
-  const queueMax = {};
-  const queueMin = {};
-  const maxes = read2.byLabel("queueDepthMax", "service");
-  const mins = read2.byLabel("queueDepthMin", "service");
-  for (const label of /* @__PURE__ */ new Set([...maxes.keys(), ...mins.keys()])) {
-    const svc = serviceFromMetricLabel(label);
-    const mx = read2.mean(maxes.get(label));
-    const mn = read2.mean(mins.get(label));
-    queue[svc ?? label] = { worker_min: mn, worker_max: mx };
-    if (svc) {
-      queueMax[svc] = mx;
-      queueMin[svc] = mn;
-    }
-  }
-  const idle = read2.mean(first(input.series, "idleFraction"));
-  const cpuMean = {};
-  for (const [g, v2] of processCpu(read2)) cpuMean[g] = v2.length ? mean(v2) : null;
-  const bottleneck = analyseBottleneck({
-    queueMax,
-    queueMin,
-    idleFraction: idle,
-    processCpu: cpuMean,
-    capacity: cap?.byService,
-    inFlight: cap?.inFlight
-  });
-  return { queue, idle, bottleneck };
-}
-function processCpu(read2) {
-  const cpu = /* @__PURE__ */ new Map();
-  for (const [g, s] of read2.byLabel("processCpu", "groupname")) cpu.set(g, read2.values(s));
-  return cpu;
-}
-function rpcP95ByMethod(read2) {
-  const methods = {};
-  for (const [m2, s] of read2.byLabel("rpcDurationP95", "method")) {
-    const v2 = read2.values(s);
-    methods[m2] = v2.length ? round(median(v2)) : null;
-  }
-  return methods;
-}
-function resourcesOf(input, read2) {
-  const gpus = /* @__PURE__ */ new Map();
-  const addGpu = (q3, field) => {
-    for (const s of input.series[q3] ?? []) {
-      const g = s.labels.gpu;
-      if (g === void 0) continue;
-      const rec = gpus.get(g) ?? {};
-      rec[field] = [...rec[field] ?? [], ...read2.values(s)];
-      gpus.set(g, rec);
-    }
-  };
-  addGpu("gpuUtil", "utilization");
-  addGpu("gpuMemory", "memoryUsedGb");
-  addGpu("gpuMemoryFree", "memoryFreeGb");
-  addGpu("gpuMemoryTotal", "memoryTotalGb");
-  addGpu("gpuMemoryPressure", "pressurePercent");
-  return analyseResources({
-    gpus,
-    services: input.topology ? gpuMap(input.topology) : void 0,
-    hostAvailableGb: read2.values(first(input.series, "hostMemAvailable")),
-    hostTotalGb: read2.values(first(input.series, "hostMemTotal")),
-    processCpu: processCpu(read2)
-  });
-}
-function countsOf(series) {
-  const lastOf = (s) => {
-    const f = s.filter((p) => Number.isFinite(p.v));
-    return f.length ? round(f[f.length - 1].v, 4) : null;
-  };
-  const total = lastOf(series.completed);
-  const nFailed = lastOf(series.failed) ?? (total !== null ? 0 : null);
-  return {
-    completed_rollouts: total !== null ? total - (nFailed ?? 0) : null,
-    failed_rollouts: nFailed,
-    seconds_per_rollout_5m: lastOf(series.rate5m),
-    seconds_per_rollout_full_run: lastOf(series.fullRun)
-  };
-}
-function slurmTimeToMinutes(time2) {
-  const m2 = /^(?:(\d+)-)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(time2);
-  if (!m2) return null;
-  return Number(m2[1] ?? 0) * 1440 + Number(m2[2]) * 60 + Number(m2[3]) + Number(m2[4] ?? 0) / 60;
-}
-
-// src/judge/observe.ts
-function experimentLimits(experiment) {
-  const s = experimentSettings(experiment);
-  return {
-    wallMinutes: (s.slurmTime ? slurmTimeToMinutes(s.slurmTime) : null) ?? defaultRunEndMinutes() + TIMELINE.startupMinutes,
-    expectedRollouts: s.expectedRollouts
-  };
-}
-function analyse(run4, nowTs, ended) {
-  const { clock } = run4;
-  return observeRun({
-    runName: run4.runName,
-    series: run4.series,
-    timeScale: clock.timeScale,
-    nowTs,
-    stepSeconds: clock.stepSeconds,
-    jobStartTs: run4.job?.startTs ?? null,
-    wallMinutes: clock.wallMinutes ?? null,
-    expectedRollouts: clock.expectedRollouts ?? null,
-    topology: run4.topology,
-    inFlight: run4.inFlight ?? null,
-    settings: run4.settings,
-    missing: run4.missing,
-    ended
-  });
-}
-function observeRunOf(run4) {
-  return keepLastLiveVerdict(run4, observeNow(run4));
-}
-function observeNow(run4) {
-  const { job, clock } = run4;
-  if (job === void 0) return observeWithoutJob(run4);
-  if (job === null) return { ended: false, atTs: clock.nowTs };
-  const ended = !isLive(job.status);
-  if (!job.startTs) return { ended, atTs: clock.nowTs };
-  const atTs = job.endTs && ended ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
-  const analysis = analyse(run4, atTs, ended);
-  const minutesRunning = (atTs - job.startTs) * clock.timeScale / 60;
-  if (!run4.unavailable && analysis.startTs === null && (ended || pastTelemetryDeadline(run4, atTs)) && !job.failure)
-    analysis.observation.failure = {
-      kind: "no-telemetry",
-      message: `no metrics for run_name="${run4.runName}" ${Math.round(minutesRunning)} run-minutes after the job started`
-    };
-  return { analysis, ended, atTs };
-}
-var NO_TELEMETRY_WALL_FLOOR_SECONDS = 120;
-function pastTelemetryDeadline(run4, atTs) {
-  const { job, clock } = run4;
-  if (!job?.startTs) return false;
-  const wallSeconds = atTs - job.startTs;
-  const deadline = run4.telemetryDeadlineMinutes ?? 3 * TIMELINE.startupMinutes;
-  return wallSeconds * clock.timeScale / 60 >= deadline && wallSeconds >= NO_TELEMETRY_WALL_FLOOR_SECONDS;
-}
-var isStable = (v2) => v2 === "stable" || v2 === "cyclic";
-function keepLastLiveVerdict(run4, observed) {
-  const { analysis, ended } = observed;
-  const previous = run4.memory;
-  if (!analysis || !ended || previous?.run_name !== run4.runName || !isStable(previous.verdict.state) || isStable(analysis.observation.verdict.state))
-    return observed;
-  const note = "verdict of the last pass before the run ended";
-  const evidence = previous.verdict.evidence.includes(note) ? previous.verdict.evidence : [...previous.verdict.evidence, note];
-  const observation = { ...analysis.observation, verdict: { ...previous.verdict, evidence } };
-  return { ...observed, analysis: { ...analysis, observation } };
-}
-function observeWithoutJob(run4) {
-  const { clock } = run4;
-  const at = Math.floor(clock.nowTs);
-  const analysis = analyse(run4, at, false);
-  const staleS = Math.max(3 * clock.stepSeconds, 180 / clock.timeScale);
-  const last = analysis.lastTs;
-  if (run4.fixedTime || last === null || at - last <= staleS) return { analysis, ended: false, atTs: at };
-  return { analysis: analyse(run4, last, true), ended: true, atTs: last };
-}
-
-// src/judge/reference.ts
-var REFERENCE_STOP = "reference no longer needed";
-var DEFAULT_REFERENCE_MODE = "beside";
-function referenceModeOf(x2) {
-  const asked = x2.reference ?? DEFAULT_REFERENCE_MODE;
-  if (asked === "beside" && x2.max_parallel === 1)
-    return {
-      mode: "recorded",
-      note: "max_parallel 1 leaves no slot for a reference job beside a candidate: decided against the recorded run"
-    };
-  return { mode: asked, note: null };
-}
-function referenceOf2(exp, observed) {
-  const recorded = exp.best ? measuredReference("current best", exp.best) : exp.baseline ? measuredReference("baseline", exp.baseline) : null;
-  if (recorded) return besideOf(recorded, observed) ?? recorded;
-  const base = observed.find((o) => o.c.candidate === baselineName(exp) && o.analysis);
-  const verdict = base?.analysis?.observation.verdict;
-  if (!base || !verdict || base.analysis?.observation.failure) return null;
-  return {
-    role: "baseline",
-    name: base.c.candidate,
-    verdict,
-    value: verdict.value ?? null,
-    figure: ownFigureOf(verdict, base.analysis?.observation.stable_metrics.seconds_per_rollout_full_run)?.value ?? null,
-    live: true
-  };
-}
-function besideOf(recorded, observed) {
-  const jobs = observed.filter(
-    (o) => o.c.role === "reference" && o.c.candidate === recorded.name && o.started
-  );
-  const pick3 = jobs.find((o) => !o.ended) ?? jobs.at(-1);
-  if (!pick3) return null;
-  const beside = { runName: pick3.c.runName ?? pick3.c.candidate, pr: pick3.c.pr, ended: !!pick3.ended };
-  const observation = pick3.analysis?.observation;
-  if (!observation?.verdict.projected_full_run) {
-    if (pick3.ended) return null;
-    return { ...recorded, verdict: { state: "no-data" }, value: null, live: true, beside };
-  }
-  const verdict = observation.verdict;
-  return { ...recorded, verdict, value: verdict.value ?? null, live: true, beside };
-}
-function leaderOf(exp, observed, reference) {
-  const runs2 = observed.flatMap(
-    (o) => o.analysis && !o.analysis.observation.failure && o.c.candidate !== reference?.name && o.c.candidate !== baselineName(exp) ? [
-      {
-        name: o.c.candidate,
-        verdict: o.analysis.observation.verdict,
-        pr: o.c.pr,
-        reading: o.analysis.observation.stable_metrics.seconds_per_rollout_full_run,
-        decision: o.decision
-      }
-    ] : []
-  );
-  const lead = leadingCandidate(runs2, reference?.verdict ?? null);
-  return lead ? {
-    role: "leading candidate",
-    name: lead.name,
-    verdict: lead.verdict,
-    value: null,
-    figure: leaderFigure(lead),
-    live: true,
-    pr: lead.pr,
-    contenders: runs2.length
-  } : null;
-}
-function leaderFigure(lead) {
-  return decisionFigure(lead.decision)?.value ?? steadyAnchor(ownFigureOf(lead.verdict, lead.reading));
-}
-
-// src/judge/state.ts
-var isStable2 = (v2) => v2 === "stable" || v2 === "cyclic";
-function candidateState(job, requested, analysis, stoppedByUs, jobless) {
-  if (jobless && analysis) return joblessState(analysis, jobless.ended);
-  if (!job) return requested ? "queued" : null;
-  const v2 = analysis?.observation.verdict.state;
-  const stable = isStable2(v2);
-  if (isWaiting(job.status)) return "submitted";
-  if (isLive(job.status)) return liveState(analysis);
-  if (job.status === "completed") return analysis ? "finished" : "failed";
-  if (job.status === "cancelled" && (stable || stoppedByUs || neverRan(job))) return "stopped";
-  if (job.status === "timeout" && stable) return "finished";
-  return "failed";
-}
-function endedWithoutRunning(job) {
-  return !isLive(job.status) && neverRan(job);
-}
-function neverRan(job) {
-  return job.startTs == null || job.endTs != null && job.startTs >= job.endTs;
-}
-function liveState(analysis) {
-  const v2 = analysis?.observation.verdict.state;
-  if (!analysis || v2 === "no-data") return "starting";
-  if (v2 === "warming") return "warming";
-  if (isStable2(v2)) return "stable";
-  return "stabilising";
-}
-function joblessState(analysis, ended) {
-  if (!ended) return liveState(analysis);
-  return analysis.observation.verdict.state === "unhealthy" ? "failed" : "finished";
-}
-
-// src/judge/judge.ts
-function judgeRuns(runs2, standing, chosen) {
-  const observed = runs2.map((r) => observeRunOf(r.run));
-  return decideRuns(runs2, observed, standing, chosen);
-}
-function decideRuns(runs2, observed, standing, chosen) {
-  const among = runs2.map((r, i) => ({
-    c: r.candidate,
-    analysis: observed[i]?.analysis,
-    started: !!r.run.job,
-    ended: !!r.run.job && !!observed[i]?.ended,
-    decision: previousDecision(r.run)
-  }));
-  const reference = chosen ? chosen.reference : referenceOf2(standing, among);
-  const leader = chosen ? null : leaderOf(standing, among, reference);
-  const judgements = runs2.map(
-    (r, i) => decideRunOf(r.run, observed[i], { standing, candidate: r.candidate, reference, leader })
-  );
-  return { judgements: onSettledLeader(judgements, runs2, leader), reference, leader };
-}
-function onSettledLeader(judgements, runs2, leader) {
-  const at = runs2.findIndex(
-    (r) => r.candidate.candidate === leader?.name && r.candidate.role !== "reference"
-  );
-  const settled2 = at >= 0 ? decisionFigure(judgements[at]?.decision) : null;
-  if (!settled2) return judgements;
-  return judgements.map((j2) => {
-    const d2 = j2.decision;
-    if (!d2 || !againstLiveRun(d2) || d2.reference.name !== leader?.name) return j2;
-    const decision = anchoredDecision(d2, settled2.value);
-    if (decision === d2) return j2;
-    const observation = { ...j2.observation, decision };
-    const reading = observation.stable_metrics.seconds_per_rollout_full_run;
-    return {
-      ...j2,
-      decision,
-      observation,
-      figure: runFigure({ decision, verdict: observation.verdict, reading })
-    };
-  });
-}
-function decideRunOf(run4, observed, context4) {
-  const job = run4.job ?? void 0;
-  const { analysis } = observed;
-  const stoppedBy = stoppedByOf(run4, observed, context4);
-  const state3 = stateOf2(run4, observed, context4, stoppedBy);
-  const seen = analysis?.observation ?? waiting(run4.runName, job);
-  if (state3 === null) return { state: state3, observation: seen, decision: null, figure: null, stoppedBy, observed };
-  const failure = state3 === "failed" ? failureOf(run4, job, seen) : seen.failure;
-  const { decision: _2, failure: __, ...rest } = seen;
-  const judged2 = { ...rest, ...failure ? { failure } : {} };
-  const decided2 = decisionOf(context4.standing, context4.candidate, judged2, {
-    reference: context4.reference,
-    leader: context4.leader,
-    previous: previousDecision(run4),
-    ended: observed.ended
-  });
-  const gpu = gpuInput(run4, observed, context4.standing, stoppedBy === "decision");
-  const decision = decided2 && gpu ? withGpuMinutes(decided2, gpu) : decided2;
-  const observation = { ...judged2, ...decision ? { decision } : {} };
-  const figure = runFigure({
-    decision,
-    verdict: observation.verdict,
-    reading: observation.stable_metrics.seconds_per_rollout_full_run
-  });
-  return { state: state3, observation, decision, figure, stoppedBy, observed };
-}
-function stateOf2(run4, observed, context4, stoppedBy) {
-  const { analysis } = observed;
-  const stoppedByUs = stoppedBy !== null || run4.job?.status === "cancelled" && experimentSettings(context4.standing.experiment).stopWhenStable;
-  const jobless = run4.job === void 0 ? { ended: observed.ended } : void 0;
-  const state3 = candidateState(
-    run4.job ?? void 0,
-    context4.candidate.requested,
-    analysis,
-    stoppedByUs,
-    jobless
-  );
-  return state3 !== null && analysis?.observation.failure?.kind === "no-telemetry" ? "failed" : state3;
-}
-function previousDecision(run4) {
-  return run4.memory?.run_name === run4.runName ? run4.memory.decision ?? null : null;
-}
-function waiting(runName, job) {
-  return {
-    run_name: runName,
-    verdict: {
-      state: "no-data",
-      evidence: [job ? `Slurm job ${job.jobId} is ${job.state}` : "waiting for a free slot"]
-    },
-    stable_metrics: {}
-  };
-}
-function failureOf(run4, job, observation) {
-  const failure = job?.failure ?? observation.failure ?? {
-    kind: job?.status === "cancelled" ? "cancelled" : job?.status === "timeout" ? "time-limit" : "crash",
-    message: job ? `Slurm job ${job.jobId} ended ${job.state}` : `run ${run4.runName} ended unhealthy`,
-    ...job ? { slurm_state: job.state } : {}
-  };
-  return explainFailure(failure, {
-    topology: run4.topology,
-    gpus: observation.stable_metrics.resource_usage?.gpu_by_index
-  });
-}
-function stoppedByOf(run4, observed, context4) {
-  if (run4.job?.status !== "cancelled") return null;
-  if (context4.candidate.outcome?.kind === "stopped") return "user";
-  if (context4.candidate.role === "reference")
-    return previousDecision(run4)?.evidence.some((e) => e.startsWith(REFERENCE_STOP)) ? "no-longer-needed" : null;
-  const decision = run4.memory === void 0 ? lookNow(observed, context4) : run4.memory?.run_name === run4.runName ? run4.memory.decision ?? null : null;
-  const x2 = experimentSettings(context4.standing.experiment);
-  if (x2.stopWhenDecided && isDecided(decision)) return "decision";
-  const verdict = observed.analysis?.observation.verdict.state ?? (run4.memory?.run_name === run4.runName ? run4.memory.verdict.state : void 0);
-  if (x2.stopWhenStable && isStable2(verdict) && decision?.state === "reference") return "stable";
-  return null;
-}
-function lookNow(observed, context4) {
-  const observation = observed.analysis?.observation;
-  if (!observation || observation.failure) return null;
-  return decisionOf(context4.standing, context4.candidate, observation, {
-    reference: context4.reference,
-    leader: context4.leader,
-    ended: observed.ended
-  });
-}
-function gpuInput(run4, observed, standing, stopped) {
-  const { job, clock } = run4;
-  if (!job?.startTs) return null;
-  const { analysis } = observed;
-  const S2 = clock.timeScale;
-  const wallMinutes = clock.wallMinutes ?? Number.POSITIVE_INFINITY;
-  const until = observed.ended && job.endTs ? Math.min(clock.nowTs, job.endTs) : clock.nowTs;
-  const minutesRunning = (until - job.startTs) * S2 / 60;
-  const offset = analysis?.startTs != null ? (analysis.startTs - job.startTs) * S2 / 60 : null;
-  const end = analysis?.observation.verdict.run_end_minutes;
-  const runEndMinutes = offset !== null && end != null ? Math.min(wallMinutes, offset + end) : wallMinutes;
-  const gpus = standing.experiment.fixed_inputs?.slurm?.gpus_per_node ?? standing.gpusPerNode ?? (run4.topology ? gpuMap(run4.topology).size : 0);
-  return { gpus: gpus > 0 ? gpus : 8, minutesRunning, runEndMinutes, stopped };
-}
-
-// src/judge/telemetry.ts
-function readTelemetry(prometheus, selector, window3, options2 = {}) {
-  return fetchTelemetry(prometheus, selector, window3, options2);
-}
-function seriesOf(telemetry, runName) {
-  return telemetry?.byRun.get(runName) ?? {};
-}
-function jobsWindow(jobs, nowTs, stepSeconds) {
-  const starts = jobs.flatMap((j2) => j2.startTs ? [j2.startTs] : []);
-  if (!starts.length) return null;
-  const start = Math.floor(Math.min(...starts) / stepSeconds) * stepSeconds;
-  return { start, end: Math.max(nowTs, start), stepSeconds };
-}
-
-// src/judge/read.ts
-function readWindow(x2, at) {
-  if (x2.lookbackMinutes === void 0)
-    return jobsWindow(
-      x2.runs.flatMap((r) => r.job ? [r.job] : []),
-      at,
-      x2.stepSeconds
-    );
-  const start = Math.floor((at - x2.lookbackMinutes * 60) / x2.stepSeconds) * x2.stepSeconds;
-  return { start, end: Math.max(at, start), stepSeconds: x2.stepSeconds };
-}
-function readSelector(x2) {
-  if (x2.id !== null) return experimentSelector(x2.id);
-  const names = [...new Set(x2.runs.map((r) => r.runName))];
-  if (names.length !== 1)
-    throw new Error(`runs read without an experiment id are read one at a time (got ${names.length})`);
-  return anyRunSelector(names[0]);
-}
-async function readRuns(ports, x2, at) {
-  const window3 = readWindow(x2, at);
-  const telemetry = window3 ? await readTelemetry(ports.prometheus, readSelector(x2), window3, {
-    timeScale: x2.timeScale,
-    scrapeSeconds: x2.stepSeconds,
-    ...x2.quantities ? { quantities: x2.quantities } : {}
-  }) : void 0;
-  const error = telemetry?.errors[0];
-  const unavailable = x2.held ?? (error ? `Prometheus: ${error.quantity}: ${error.message}` : null);
-  const comments = /* @__PURE__ */ new Map();
-  const runs2 = [];
-  for (const r of x2.runs) {
-    const memory = ports.memory ? await ports.memory(r) : void 0;
-    if (memory) comments.set(r.runName, memory.text);
-    runs2.push({ run: runToJudge(x2, r, at, { telemetry, unavailable, memory }), candidate: r.candidate });
-  }
-  const standing = {
-    experiment: x2.experiment,
-    ...x2.baseline !== void 0 ? { baseline: x2.baseline } : {},
-    ...x2.best !== void 0 ? { best: x2.best } : {},
-    ...x2.betweenRun !== void 0 ? { betweenRun: x2.betweenRun } : {},
-    ...x2.gpusPerNode !== void 0 ? { gpusPerNode: x2.gpusPerNode } : {}
-  };
-  return { runs: runs2, standing, telemetry, comments, unavailable };
-}
-function runToJudge(x2, r, at, read2) {
-  return {
-    runName: r.runName,
-    ...r.job !== void 0 ? { job: r.job } : {},
-    series: seriesOf(read2.telemetry, r.runName),
-    missing: read2.telemetry?.missing,
-    clock: {
-      nowTs: at,
-      timeScale: x2.timeScale,
-      stepSeconds: x2.stepSeconds,
-      ...experimentLimits(x2.experiment)
-    },
-    topology: r.topology,
-    inFlight: r.inFlight ?? null,
-    settings: x2.experiment.stabilisation,
-    unavailable: read2.unavailable !== null,
-    ...x2.telemetryDeadlineMinutes !== void 0 ? { telemetryDeadlineMinutes: x2.telemetryDeadlineMinutes } : {},
-    ...x2.fixedTime ? { fixedTime: true } : {},
-    ...read2.memory ? { memory: read2.memory.observation } : {}
-  };
-}
-function unreadRun(x2, r, at) {
-  return runToJudge(x2, r, at, { unavailable: null });
-}
-function withJob(run4, job) {
-  return { ...run4, job };
-}
-function judgeRead(read2, chosen) {
-  return judgeRuns(read2.runs, read2.standing, chosen);
-}
-
 // src/usecases/analyze-run.ts
 function runsOfJobs(x2) {
   const id = x2.experiment.experiment_id;
@@ -74361,8 +74390,8 @@ var TELEMETRY_OPTIONS = [
     type: "number",
     positive: true,
     value: "SECONDS",
-    description: "query step in seconds",
-    default: "5 (1 when time-scale > 1)"
+    description: "query step in seconds: at most one run-minute (60 \xF7 time-scale), the width of the start cohorts decisions compare; a coarser step is refused",
+    default: "5, or 60 \xF7 time-scale when shorter (1 at 60x)"
   },
   {
     name: "grafana",
@@ -74410,9 +74439,11 @@ function telemetryOptions(options2, io, clusterName) {
   const timeScale = Number(options2["time-scale"] ?? cluster?.config.time_scale ?? 1);
   if (!(timeScale > 0))
     throw new UsageError(`--time-scale must be a positive number, got ${options2["time-scale"]}`);
-  const stepSeconds = Number(options2.step ?? (timeScale > 1 ? 1 : 5));
+  const stepSeconds = options2.step === void 0 ? defaultStepSeconds(timeScale) : Number(options2.step);
   if (!(stepSeconds > 0))
     throw new UsageError(`--step must be a positive number of seconds, got ${options2.step}`);
+  const coarse = coarseStep(stepSeconds, timeScale);
+  if (coarse) throw new UsageError(coarse);
   return {
     prometheus: createPrometheusClient({ baseUrl: url }),
     timeScale,

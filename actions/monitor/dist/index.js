@@ -63852,6 +63852,7 @@ function perWorkerMinutes(series, toMinutes) {
 }
 
 // src/analysis/cohorts.ts
+var COHORT_MINUTES = 1;
 var DRAIN_MINUTES = 3;
 function drainStart(i) {
   let level = 0;
@@ -63944,7 +63945,7 @@ function levelVariance(f, slots, rate) {
 function cohortTable(i) {
   const done = i.batches.filter((b) => b.end <= i.now + 1e-9);
   if (!done.length || !(i.inFlight > 0)) return null;
-  const L = i.cohortMinutes ?? 1;
+  const L = i.cohortMinutes ?? COHORT_MINUTES;
   const t0 = Math.min(...i.batches.map((b) => b.start), ...done.map((b) => b.end - b.duration));
   const drain = drainStart(i);
   const cutoff = drain === null ? Number.POSITIVE_INFINITY : drain - typicalDuration(done, i.now);
@@ -81810,18 +81811,17 @@ function createPrometheusClient(options) {
       if (time2 !== void 0) params.set("time", String(time2));
       return withRetries(conn, "instant", "/api/v1/query", params, query);
     },
-    range(query, start, end, stepSeconds) {
-      return withRetries(
-        conn,
-        "range",
-        "/api/v1/query_range",
-        rangeParams(query, start, end, stepSeconds),
-        query
-      );
+    async range(query, start, end, stepSeconds) {
+      const pieces = rangePieces(query, start, end, stepSeconds);
+      const results = [];
+      for (const piece of pieces)
+        results.push(await withRetries(conn, "range", "/api/v1/query_range", piece, query));
+      return results.length === 1 ? results[0] : mergeRanges(results);
     }
   };
 }
-function rangeParams(query, start, end, stepSeconds) {
+var MAX_RANGE_POINTS = 11e3;
+function rangePieces(query, start, end, stepSeconds) {
   if (!(end >= start))
     throw new PrometheusError(`range query end ${end} is before start ${start}`, {
       query,
@@ -81832,13 +81832,33 @@ function rangeParams(query, start, end, stepSeconds) {
       query,
       retryable: false
     });
-  const step = Math.max(stepSeconds, Math.ceil((end - start) / 11e3));
-  return new URLSearchParams({
-    query,
-    start: String(start),
-    end: String(end),
-    step: String(step)
-  });
+  const span = (MAX_RANGE_POINTS - 1) * stepSeconds;
+  const pieces = [];
+  for (let from = start; ; from += span + stepSeconds) {
+    const to = Math.min(end, from + span);
+    pieces.push(
+      new URLSearchParams({ query, start: String(from), end: String(to), step: String(stepSeconds) })
+    );
+    if (to >= end) return pieces;
+  }
+}
+function mergeRanges(results) {
+  const byLabels = /* @__PURE__ */ new Map();
+  for (const r of results)
+    for (const s of r.series) {
+      const key = JSON.stringify(Object.entries(s.labels).sort(([a], [b]) => a < b ? -1 : 1));
+      const seen = byLabels.get(key);
+      if (seen) seen.points.push(...s.points);
+      else byLabels.set(key, { labels: s.labels, points: [...s.points] });
+    }
+  const series = [...byLabels.values()];
+  return {
+    resultType: results[0]?.resultType ?? "matrix",
+    series,
+    empty: series.length === 0,
+    nonFinite: results.reduce((a, r) => a + r.nonFinite, 0),
+    warnings: [...new Set(results.flatMap((r) => r.warnings))]
+  };
 }
 async function withRetries(conn, kind, path, params, query) {
   for (let attempt = 0; ; attempt++) {

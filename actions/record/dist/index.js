@@ -63179,100 +63179,6 @@ function checkRunState(data) {
 // src/usecases/record.ts
 import { dirname as dirname3, join as join4, posix as posix5 } from "node:path";
 
-// src/catalog/alpasim.ts
-var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
-var METRIC_SERVICE_LABEL = {
-  renderer: "sensorsim",
-  driver: "driver",
-  physics: "physics",
-  controller: "controller",
-  trafficsim: "traffic"
-};
-function serviceFromMetricLabel(label) {
-  return SERVICES.find((s) => METRIC_SERVICE_LABEL[s] === label);
-}
-var CACHE_KEYS = {
-  renderer: "nre_cache_size",
-  physics: "physics_cache_size"
-};
-var SERVICE_SWITCH_GROUPS = {
-  trafficsim: { default: "disabled" },
-  physics: {}
-};
-var DISABLED_GROUP_CHOICE = "disabled";
-var DEFAULT_PHYSICS_CACHE_SIZE = 16;
-var PRESETS = ["1gpu", "2gpu", "8gpu_12rollouts", "8gpu_64rollouts", "8gpu_no_replicas"];
-var CLI_DRIVEN_PRESET = "daemon";
-var REQUIRED_GROUPS = ["deploy", "topology", "driver"];
-var SUBMIT_DEFAULTS = {
-  nodes: 1,
-  gpusPerNode: 8,
-  exclusive: true,
-  time: "03:59:00",
-  requeue: true
-};
-var REQUEUE = { leadMinutes: 5, maxRequeues: 20 };
-var RUN_NAME_OVERRIDE = "wizard.run_name";
-var FIXED_INPUT_KEYS = {
-  scenes: "scenes.test_suite_id",
-  rolloutsPerScene: "runtime.simulation_config.n_rollouts",
-  cameras: "cameras",
-  controlTimestep: "runtime.simulation_config.control_timestep_us"
-};
-var SCRAPE_INTERVAL_S = 5;
-var TIMELINE = {
-  startupMinutes: 5,
-  congestionMinutes: [10, 15],
-  stabiliseMinutes: [30, 45],
-  simulatedSecondsPerRollout: 20
-};
-var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9, capacity: 1 };
-var CAPACITY_IMBALANCE_LIMIT = 1.25;
-var RUNTIME_IDLE = { low: 0.6, target: [0.7, 0.8] };
-var RAW_METRICS = {
-  rolloutsTotal: "alpasim_rollouts_total",
-  simulationElapsed: "alpasim_simulation_elapsed_seconds",
-  queueDepth: "alpasim_rpc_queue_depth_at_start_latest",
-  rpcDuration: "alpasim_rpc_duration_seconds",
-  rpcBlocking: "alpasim_rpc_blocking_seconds",
-  rolloutDuration: "alpasim_rollout_duration_seconds",
-  stepDuration: "alpasim_step_duration_seconds",
-  eventLoopIdle: "alpasim_event_loop_idle_seconds_total",
-  eventLoopPoll: "alpasim_event_loop_poll_seconds_total",
-  eventLoopWork: "alpasim_event_loop_work_seconds_total",
-  gpuUtil: "DCGM_FI_DEV_GPU_UTIL",
-  fbUsed: "DCGM_FI_DEV_FB_USED",
-  fbFree: "DCGM_FI_DEV_FB_FREE",
-  fbTotal: "DCGM_FI_DEV_FB_TOTAL",
-  processCpu: "namedprocess_namegroup_cpu_seconds_total",
-  processMemory: "namedprocess_namegroup_memory_bytes",
-  processCpuPerProcess: "alpasim_process_cpu_seconds_total",
-  hostMemAvailable: "node_memory_MemAvailable_bytes",
-  hostMemTotal: "node_memory_MemTotal_bytes",
-  hostCpu: "node_cpu_seconds_total"
-};
-var ROLLOUT_STATUS = { completed: "completed", failed: "failed" };
-var RECORDING_RULES = {
-  secondsPerRolloutAvg: "alpasim:simulation_seconds_per_rollout:avg",
-  secondsPerRolloutRate5m: "alpasim:simulation_seconds_per_rollout:rate5m",
-  rolloutsCompleted: "alpasim:simulation_rollouts_completed:sum",
-  queueDepthMax: "alpasim:rpc_queue_depth_at_start_latest:max",
-  queueDepthMin: "alpasim:rpc_queue_depth_at_start_latest:min",
-  idleFraction: "alpasim:event_loop_idle_fraction:ratio",
-  rpcDurationP95: "alpasim:rpc_duration_seconds:p95",
-  rolloutDurationP95: "alpasim:rollout_duration_seconds:p95",
-  driveP95: "alpasim:driver_drive_rpc_duration_seconds:p95",
-  renderP95: "alpasim:nre_render_rpc_duration_seconds:p95",
-  gpuUtil: "alpasim:gpu_utilization_percent:avg",
-  gpuMemory: "alpasim:gpu_memory_gb:avg",
-  gpuMemoryTotal: "alpasim:gpu_memory_total_gb:avg",
-  gpuMemoryPressure: "alpasim:gpu_memory_pressure_percent:avg",
-  processCpu: "alpasim:process_cpu_utilization_percent:rate30s",
-  processCpuPerProcess: "alpasim:process_cpu_utilization_percent:per_process:rate30s",
-  processCpuMaxByGroup: "alpasim:process_cpu_utilization_percent:max_by_group:rate30s",
-  rpcBlockingP95: "alpasim:rpc_blocking_seconds:p95"
-};
-
 // src/github/comment-split.ts
 var GITHUB_COMMENT_LIMIT = 65536;
 var FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
@@ -63885,675 +63791,12 @@ function runJob(job, failure = null) {
   };
 }
 
-// src/telemetry/queries.ts
-var QUANTITIES = [
-  "secondsPerRolloutAvg",
-  "secondsPerRolloutRate5m",
-  "rolloutsTotal",
-  "rolloutsFailed",
-  "elapsed",
-  "queueDepthMax",
-  "queueDepthMin",
-  "idleFraction",
-  "rolloutDurationP95",
-  "rpcDurationP95",
-  "gpuUtil",
-  "gpuMemory",
-  "gpuMemoryTotal",
-  "gpuMemoryPressure",
-  // DCGM's free framebuffer: the headroom (total − used overstates it by the driver-reserved memory)
-  "gpuMemoryFree",
-  "processCpu",
-  "hostMemAvailable",
-  "hostMemTotal",
-  "targetsUp",
-  // Issue 14.7 (h14): the skill's reading rules, event-loop blocking and the hottest process of each group.
-  "rpcBlockingP95",
-  "processCpuMaxByGroup",
-  // throughput estimators (Little's law): see throughputQueries
-  "rolloutDurationSum",
-  "rolloutDurationCount",
-  "activeRollouts"
-];
-var EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
-function promRegexLiteral(s) {
-  return s.replace(/[.+*?^$()[\]{}|\\]/g, (c) => `\\\\${c}`);
-}
-function experimentSelector(experimentId) {
-  if (!EXPERIMENT_ID.test(experimentId))
-    throw new Error(
-      `experiment id ${JSON.stringify(experimentId)} is not valid: expected ${EXPERIMENT_ID} (e.g. topology-opt-vam-local-20260101)`
-    );
-  return `run_name=~"topo-${promRegexLiteral(experimentId)}-.*"`;
-}
-function anyRunSelector(runName) {
-  if (!runName || runName.length > 253 || /[\u0000-\u001f\u007f]/.test(runName))
-    throw new Error(
-      `run name ${JSON.stringify(runName)} is not valid: expected 1-253 printable characters (the run_name label of the run's metrics)`
-    );
-  return `run_name="${runName.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
-}
-function runSelector(runName) {
-  if (!RUN_NAME.test(runName))
-    throw new Error(
-      `run name ${JSON.stringify(runName)} is not valid: expected topo-<experiment>-<candidate>-<hash8>`
-    );
-  return anyRunSelector(runName);
-}
-function window2(runSeconds, o) {
-  const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
-  return `${s}s`;
-}
-function queryCatalog(selector, options = {}) {
-  const sel = `{${selector}}`;
-  const by = "run_uuid, run_name";
-  const w = { w5m: window2(300, options), w1m: window2(60, options), w30s: window2(30, options) };
-  return {
-    ...rolloutQueries(selector, sel, by, w),
-    ...runtimeQueries(sel, by, w),
-    ...gpuQueries(sel, by),
-    ...hostQueries(sel, by, w),
-    ...hottestQueries(sel, by, w),
-    ...throughputQueries(sel, by)
-  };
-}
-var q = (quantity, rule, fallback) => ({
-  quantity,
-  rule,
-  fallback
-});
-function rolloutQueries(selector, sel, by, { w5m }) {
-  const R = RAW_METRICS;
-  return {
-    secondsPerRolloutAvg: q(
-      "secondsPerRolloutAvg",
-      `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
-      `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`
-    ),
-    secondsPerRolloutRate5m: q(
-      "secondsPerRolloutRate5m",
-      `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
-      `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`
-    ),
-    rolloutsTotal: q(
-      "rolloutsTotal",
-      `${RECORDING_RULES.rolloutsCompleted}${sel}`,
-      `sum by (${by}) (${R.rolloutsTotal}${sel})`
-    ),
-    rolloutsFailed: q(
-      "rolloutsFailed",
-      null,
-      `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
-    ),
-    elapsed: q("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`)
-  };
-}
-function runtimeQueries(sel, by, { w1m }) {
-  const R = RAW_METRICS;
-  return {
-    queueDepthMax: q(
-      "queueDepthMax",
-      `${RECORDING_RULES.queueDepthMax}${sel}`,
-      `max by (${by}, service) (${R.queueDepth}${sel})`
-    ),
-    queueDepthMin: q(
-      "queueDepthMin",
-      `${RECORDING_RULES.queueDepthMin}${sel}`,
-      `min by (${by}, service) (${R.queueDepth}${sel})`
-    ),
-    idleFraction: q(
-      "idleFraction",
-      `${RECORDING_RULES.idleFraction}${sel}`,
-      `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`
-    ),
-    rolloutDurationP95: q(
-      "rolloutDurationP95",
-      `${RECORDING_RULES.rolloutDurationP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`
-    ),
-    rpcDurationP95: q(
-      "rpcDurationP95",
-      `${RECORDING_RULES.rpcDurationP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
-    )
-  };
-}
-function gpuQueries(sel, by) {
-  const R = RAW_METRICS;
-  return {
-    gpuUtil: q("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
-    gpuMemory: q(
-      "gpuMemory",
-      `${RECORDING_RULES.gpuMemory}${sel}`,
-      `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`
-    ),
-    gpuMemoryTotal: q(
-      "gpuMemoryTotal",
-      `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
-      `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`
-    ),
-    gpuMemoryPressure: q(
-      "gpuMemoryPressure",
-      `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
-      `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
-    ),
-    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`)
-  };
-}
-function hostQueries(sel, by, { w30s }) {
-  const R = RAW_METRICS;
-  return {
-    processCpu: q(
-      "processCpu",
-      `${RECORDING_RULES.processCpu}${sel}`,
-      `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`
-    ),
-    hostMemAvailable: q(
-      "hostMemAvailable",
-      null,
-      `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
-    ),
-    hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
-    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`)
-  };
-}
-function hottestQueries(sel, by, { w1m, w30s }) {
-  const R = RAW_METRICS;
-  return {
-    rpcBlockingP95: q(
-      "rpcBlockingP95",
-      `${RECORDING_RULES.rpcBlockingP95}${sel}`,
-      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcBlocking}_bucket${sel}[${w1m}])))`
-    ),
-    processCpuMaxByGroup: q(
-      "processCpuMaxByGroup",
-      `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
-      `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`
-    )
-  };
-}
-function throughputQueries(sel, by) {
-  const R = RAW_METRICS;
-  const perWorker = `${by}, worker_id`;
-  return {
-    rolloutDurationSum: {
-      quantity: "rolloutDurationSum",
-      rule: null,
-      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_sum${sel})`
-    },
-    rolloutDurationCount: {
-      quantity: "rolloutDurationCount",
-      rule: null,
-      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_count${sel})`
-    },
-    activeRollouts: {
-      quantity: "activeRollouts",
-      rule: null,
-      fallback: `sum by (${by}) (${ACTIVE_ROLLOUTS}${sel})`
-    }
-  };
-}
-var ACTIVE_ROLLOUTS = "alpasim_renderer_active_rollouts";
-async function fetchTelemetry(client, selector, range, options = {}) {
-  const catalog = queryCatalog(selector, options);
-  const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
-  const wanted = options.quantities ?? QUANTITIES;
-  await Promise.all(
-    wanted.map(async (quantity) => {
-      const entry = catalog[quantity];
-      let result;
-      let used;
-      try {
-        if (entry.rule) {
-          result = await client.range(entry.rule, range.start, range.end, range.stepSeconds);
-          used = { query: entry.rule, source: "rule" };
-        }
-        if (!result || result.empty) {
-          result = await client.range(entry.fallback, range.start, range.end, range.stepSeconds);
-          used = { query: entry.fallback, source: "raw" };
-        }
-      } catch (e) {
-        out.errors.push({ quantity, message: e.message });
-        return;
-      }
-      if (!result || !used) return;
-      out.queries.push({ quantity, ...used, series: result.series.length });
-      if (result.empty) out.missing.push(quantity);
-      for (const s of result.series) {
-        const run2 = s.labels.run_name;
-        if (!run2) continue;
-        const rec = out.byRun.get(run2) ?? {};
-        rec[quantity] = [...rec[quantity] ?? [], s];
-        out.byRun.set(run2, rec);
-      }
-    })
-  );
-  out.queries.sort((a, b) => QUANTITIES.indexOf(a.quantity) - QUANTITIES.indexOf(b.quantity));
-  out.missing.sort((a, b) => QUANTITIES.indexOf(a) - QUANTITIES.indexOf(b));
-  return out;
-}
-
-// topologies/schema/experiment.schema.json
-var experiment_schema_default = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  $id: "https://alpasim-topo.local/schema/experiment.schema.json",
-  title: "Experiment",
-  description: "topologies/<experiment>/experiment.yaml: what is fixed across the candidates of one experiment.",
-  type: "object",
-  additionalProperties: false,
-  required: ["experiment_id", "cluster", "base_topology", "fixed_inputs"],
-  properties: {
-    experiment_id: {
-      type: "string",
-      pattern: "^topology-opt-[a-z0-9_.]+(-[a-z0-9_.]+)*-[a-z0-9_]+-[0-9]{8}$",
-      maxLength: 80,
-      description: "topology-opt-<driver>-<cluster>-<YYYYMMDD>"
-    },
-    objective: {
-      type: "string",
-      default: "minimize stabilized full-run seconds_per_rollout"
-    },
-    command: {
-      type: "string",
-      maxLength: 8e3,
-      description: "The full AlpaSim run command the experiment started from."
-    },
-    cluster: {
-      type: "string",
-      pattern: "^[a-z0-9][a-z0-9_-]{0,31}$",
-      description: "A cluster name from topologies/clusters.yaml."
-    },
-    base_topology: {
-      type: "string",
-      pattern: "^[A-Za-z0-9_]{1,64}$",
-      description: "The AlpaSim topology preset candidates start from (topology=<name>)."
-    },
-    max_parallel: {
-      type: "integer",
-      minimum: 1,
-      maximum: 16,
-      default: 3,
-      description: "Live candidates at once (the seed's limit is 3)."
-    },
-    stop_when_stable: {
-      type: "boolean",
-      default: false,
-      description: "Cancel the reference's job (the baseline running beside the candidates) once its verdict is stable, to save GPU-hours. A candidate is never stopped as stable: it is stopped on its decision (stop_when_decided)."
-    },
-    min_improvement: {
-      type: "number",
-      minimum: 0,
-      maximum: 0.5,
-      default: 0.02,
-      description: "Relative change of seconds per rollout below which two candidates are called equivalent (0.02 = 2%)."
-    },
-    decision_boundary: {
-      type: "string",
-      enum: ["alpha-spending", "always-valid"],
-      default: "alpha-spending",
-      description: "How a decision stays valid while the monitor looks every minute: `alpha-spending` (one-sided group-sequential boundaries, Lan\u2013DeMets Pocock-type, spending the error over max_decision_minutes) or `always-valid` (a two-sided confidence sequence with no horizon, slower). See docs/monitor.md."
-    },
-    max_decision_minutes: {
-      type: "number",
-      minimum: 10,
-      maximum: 1440,
-      default: 120,
-      description: "Run-minutes over which the alpha-spending boundary spends the error allowed; a candidate still undecided then stays `measuring` (no claim is made any more)."
-    },
-    reference: {
-      type: "string",
-      enum: ["beside", "recorded"],
-      default: "beside",
-      description: "What a round's candidates are decided against. `beside` (default): one job of the current best (the record's best, else its baseline) runs beside them, started with them, and each candidate is decided against it at equal run age; it counts in max_parallel and is stopped when no open decision needs it (docs/monitor.md). `recorded`: no reference job; candidates are decided against the record's best as it was measured, with a between-run term in the interval (estimated from repeated runs of one topology in the record, else assumed)."
-    },
-    stop_when_decided: {
-      type: "boolean",
-      default: true,
-      description: "Cancel a candidate's job as soon as its comparison with the baseline and the current best is decided, to save GPU time."
-    },
-    allow_unmeasured_memory: {
-      type: "boolean",
-      default: false,
-      description: "Accept candidates whose predicted GPU memory is above a GPU's capacity while the memory model is clusters.yaml's estimate (not yet fitted from this experiment's measured runs): a warning instead of an error. Once the record fits the model from measured runs, above capacity is an error whatever this says."
-    },
-    comment_interval_minutes: {
-      type: "number",
-      minimum: 1,
-      maximum: 1440,
-      default: 15,
-      description: "A running candidate's comment is rewritten at most this often unless its state or decision changes (GitHub API budget)."
-    },
-    autopilot: {
-      type: "object",
-      additionalProperties: false,
-      required: ["enabled", "gpu_hours"],
-      description: "The autopilot (docs/autopilot.md): the experiment runs its own rounds of candidates as bot pull requests under this policy. Read from the default branch only: editing it in a pull request changes nothing until merged; a change applies from the next round (the budget at once), and enabled: false pauses.",
-      properties: {
-        enabled: {
-          type: "boolean",
-          description: "Run rounds by themselves. false pauses: no new run starts, running ones go on to their decision."
-        },
-        max_rounds: {
-          type: "integer",
-          minimum: 1,
-          maximum: 50,
-          default: 6,
-          description: "Rounds after the baseline at most; then the autopilot concludes."
-        },
-        gpu_hours: {
-          type: "number",
-          exclusiveMinimum: 0,
-          maximum: 1e6,
-          description: "Hard budget of the experiment in GPU-hours (every run counts, the baseline and people's candidates included). A run starts only when spent + the expected cost of the live runs + its own fit; at the budget the autopilot stops its live runs and concludes."
-        },
-        parallel: {
-          type: "integer",
-          minimum: 1,
-          maximum: 16,
-          description: "Candidates per round (the seed's at most 3); at most max_parallel, which it defaults to."
-        },
-        stop_after: {
-          type: "integer",
-          minimum: 1,
-          maximum: 20,
-          default: 2,
-          description: "Rounds in a row without a decided gain after which the autopilot concludes (the seed's stop rule)."
-        },
-        submit: {
-          enum: ["auto", "approval"],
-          default: "auto",
-          description: "auto: the autopilot makes each bot pull request's Request itself; approval: a writer's /topo submit or approving review starts each one."
-        },
-        merge: {
-          enum: ["manual", "auto"],
-          default: "manual",
-          description: "manual: the concluded winner's pull request is labelled and marked ready for review; auto: merged once every check in required_checks passed."
-        },
-        required_checks: {
-          type: "array",
-          maxItems: 32,
-          uniqueItems: true,
-          items: {
-            type: "string",
-            minLength: 1,
-            maxLength: 100,
-            pattern: "^[A-Za-z0-9][A-Za-z0-9 _./:()-]*$"
-          },
-          description: "The status checks branch protection requires on the default branch (e.g. topo/validate, topo/monitor). merge: auto needs them listed, topo/monitor among them, and merges only once each passed on the winner's head."
-        }
-      }
-    },
-    fixed_inputs: {
-      type: "object",
-      additionalProperties: false,
-      required: ["deploy", "driver"],
-      properties: {
-        deploy: {
-          type: "string",
-          pattern: "^[A-Za-z0-9_.-]{1,64}$"
-        },
-        driver: {
-          type: "string",
-          pattern: "^[A-Za-z0-9_.-]{1,64}$"
-        },
-        scenes: {
-          type: "string",
-          pattern: "^[A-Za-z0-9_.-]{1,128}$",
-          description: "scenes.test_suite_id"
-        },
-        scene_count: {
-          type: "integer",
-          minimum: 1,
-          description: "Scenes in the suite (e.g. 913 for public_2601); with rollouts_per_scene gives the run's length."
-        },
-        rollouts_per_scene: {
-          type: "integer",
-          minimum: 1,
-          default: 1
-        },
-        cameras: {
-          type: "string",
-          pattern: "^[A-Za-z0-9_.-]{1,64}$",
-          description: "Camera preset (+cameras=<preset>)."
-        },
-        control_timestep_us: {
-          type: "integer",
-          minimum: 1
-        },
-        simulation_duration_s: {
-          type: "number",
-          exclusiveMinimum: 0,
-          default: 20
-        },
-        git_commit: {
-          type: "string",
-          pattern: "^[0-9a-f]{7,40}$"
-        },
-        overrides: {
-          type: "array",
-          maxItems: 200,
-          items: {
-            type: "string",
-            maxLength: 700,
-            pattern: "^\\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=[^\\u0000-\\u001f\\u007f`$\\\\;&|<>]*$"
-          },
-          description: "Other Hydra overrides of the command that stay fixed across candidates ([+|++]key=value; a value may hold spaces). Each key must exist in AlpaSim's config tree (rule override-unknown); hydra.*, _target_, _args_, env_set and callbacks are refused (override-forbidden)."
-        },
-        submit_env: {
-          type: "object",
-          additionalProperties: false,
-          description: "Variables of the command that AlpaSim's submit.sh reads (LOGDIR=... DESCRIPTION=... sbatch ...). Render passes them through the sbatch export allowlist; each run gets LOGDIR/<job name>.",
-          properties: {
-            LOGDIR: {
-              type: "string",
-              pattern: "^[A-Za-z0-9._][A-Za-z0-9._/-]{0,500}$|^/[A-Za-z0-9._/-]{0,500}$"
-            },
-            DESCRIPTION: {
-              type: "string",
-              pattern: "^[A-Za-z0-9 _.,:/@+=()-]{1,200}$"
-            }
-          }
-        },
-        slurm: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            account: {
-              type: "string",
-              pattern: "^[A-Za-z0-9_.-]{1,64}$"
-            },
-            partition: {
-              type: "string",
-              pattern: "^[A-Za-z0-9_.,-]{1,128}$"
-            },
-            gpus_per_node: {
-              type: "integer",
-              minimum: 1,
-              maximum: 64
-            },
-            gpus: {
-              type: "integer",
-              minimum: 1,
-              maximum: 64,
-              description: "sbatch --gpus=N of the command (one node: the GPUs of the job); rendered as --gpus=N."
-            },
-            time: {
-              type: "string",
-              pattern: "^([0-9]+-)?[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$"
-            }
-          }
-        }
-      }
-    },
-    stabilisation: {
-      type: "object",
-      additionalProperties: false,
-      description: "Detector thresholds; defaults suit AlpaSim's 5-second scrape.",
-      properties: {
-        warmup_floor_minutes: {
-          type: "number",
-          minimum: 0,
-          default: 10
-        },
-        window_minutes: {
-          type: "number",
-          exclusiveMinimum: 0,
-          default: 5
-        },
-        max_relative_range: {
-          type: "number",
-          exclusiveMinimum: 0,
-          default: 0.02
-        },
-        max_relative_slope_per_hour: {
-          type: "number",
-          exclusiveMinimum: 0,
-          default: 0.05
-        },
-        consecutive_windows: {
-          type: "integer",
-          minimum: 1,
-          default: 3
-        },
-        max_ci_relative: {
-          type: "number",
-          exclusiveMinimum: 0,
-          default: 0.03
-        }
-      }
-    }
-  }
-};
-
-// src/topology/settings.ts
-function schemaDefault(key) {
-  const p = experiment_schema_default.properties[key];
-  if (p.default === void 0) throw new Error(`experiment.schema.json: ${String(key)} has no default`);
-  return p.default;
-}
-var EXPERIMENT_DEFAULTS = {
-  maxParallel: schemaDefault("max_parallel"),
-  minImprovement: schemaDefault("min_improvement"),
-  decisionBoundary: schemaDefault("decision_boundary"),
-  maxDecisionMinutes: schemaDefault("max_decision_minutes"),
-  stopWhenDecided: schemaDefault("stop_when_decided"),
-  stopWhenStable: schemaDefault("stop_when_stable"),
-  commentIntervalMinutes: schemaDefault("comment_interval_minutes"),
-  rolloutsPerScene: experiment_schema_default.properties.fixed_inputs.properties.rollouts_per_scene.default
-};
-function experimentSettings(x) {
-  const d = EXPERIMENT_DEFAULTS;
-  const fi = x?.fixed_inputs;
-  return {
-    maxParallel: x?.max_parallel ?? d.maxParallel,
-    minImprovement: x?.min_improvement ?? d.minImprovement,
-    decisionBoundary: x?.decision_boundary ?? d.decisionBoundary,
-    maxDecisionMinutes: x?.max_decision_minutes ?? d.maxDecisionMinutes,
-    stopWhenDecided: x?.stop_when_decided ?? d.stopWhenDecided,
-    stopWhenStable: x?.stop_when_stable ?? d.stopWhenStable,
-    commentIntervalMinutes: x?.comment_interval_minutes ?? d.commentIntervalMinutes,
-    expectedRollouts: fi?.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? d.rolloutsPerScene) : null,
-    slurmTime: fi?.slurm?.time ?? null,
-    gpusPerNode: fi?.slurm?.gpus_per_node ?? null
-  };
-}
-
-// src/analysis/boundaries.ts
-var E1 = Math.E - 1;
-function pocockSpending(alpha, tau) {
-  return alpha * Math.log(1 + E1 * Math.min(1, Math.max(0, tau)));
-}
-var cache = /* @__PURE__ */ new Map();
-function upperTail(z) {
-  const x = Math.abs(z) / Math.SQRT2;
-  const t = 1 / (1 + 0.5 * x);
-  const erfc = t * Math.exp(
-    -x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
-  );
-  const p = erfc / 2;
-  return z >= 0 ? p : 1 - p;
-}
-function spendingBoundaries(K, alpha) {
-  const key = `${K}:${alpha}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const h = 0.1;
-  const lo = -8 * Math.sqrt(K) - 8;
-  const n0 = Math.ceil(-lo / h);
-  let f = new Float64Array(0);
-  const out = [];
-  const phi = (x) => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
-  let spent = 0;
-  for (let k = 1; k <= K; k++) {
-    const target2 = pocockSpending(alpha, k / K) - spent;
-    const hiS = 8 * Math.sqrt(k) + 8;
-    const n = n0 + Math.ceil(hiS / h) + 1;
-    const g = new Float64Array(n);
-    if (k === 1) for (let i = 0; i < n; i++) g[i] = phi(lo + i * h);
-    else
-      for (let j = 0; j < f.length; j++) {
-        const w = f[j] * h;
-        if (w < 1e-300) continue;
-        const sj = lo + j * h;
-        const from = Math.max(0, Math.floor((sj - 9 - lo) / h));
-        const to = Math.min(n - 1, Math.ceil((sj + 9 - lo) / h));
-        for (let i = from; i <= to; i++) g[i] = g[i] + w * phi(lo + i * h - sj);
-      }
-    const tail2 = (b2) => {
-      let p = 0;
-      const start = Math.ceil((b2 - lo) / h);
-      for (let i = Math.max(0, start); i < n; i++) p += g[i] * h;
-      const i0 = start - 1;
-      if (i0 >= 0 && i0 < n) p += g[i0] * (lo + start * h - b2);
-      return p;
-    };
-    let a = 0;
-    let b = hiS;
-    for (let it = 0; it < 60; it++) {
-      const mid = (a + b) / 2;
-      if (tail2(mid) > target2) a = mid;
-      else b = mid;
-    }
-    const bound = (a + b) / 2;
-    spent += tail2(bound);
-    out.push(bound / Math.sqrt(k));
-    const cut = Math.floor((bound - lo) / h);
-    for (let i = Math.max(0, cut + 1); i < n; i++) g[i] = 0;
-    f = g;
-  }
-  if (K >= 1) out[0] = zOfTail(pocockSpending(alpha, 1 / K));
-  cache.set(key, out);
-  return out;
-}
-function zOfTail(p) {
-  let a = -10;
-  let b = 10;
-  for (let i = 0; i < 80; i++) {
-    const m = (a + b) / 2;
-    if (upperTail(m) > p) a = m;
-    else b = m;
-  }
-  return (a + b) / 2;
-}
-function lookIndex(p) {
-  const K = Math.max(1, Math.round(p.maxMinutes));
-  const span = Math.max(1, p.maxMinutes - p.warmupEnd);
-  const tau = (p.minutes - p.warmupEnd) / span;
-  if (tau > 1 + 1e-9) return null;
-  return { k: Math.min(K, Math.max(1, Math.floor(tau * K))), K, tau: Math.max(0, tau) };
-}
-function boundaryAt(p, alpha) {
-  const look = lookIndex(p);
-  if (!look) return null;
-  return spendingBoundaries(look.K, alpha)[look.k - 1];
-}
-
 // src/analysis/cohort-fit.ts
 var NOISE_PRIOR = 10;
 var FIT_ITERATIONS = 100;
 var RIDGE = 0.5;
 var SQRT2PI = Math.sqrt(2 * Math.PI);
-function upperTail2(z) {
+function upperTail(z) {
   const t = 1 / (1 + 0.2316419 * Math.abs(z));
   const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
   const q2 = Math.exp(-0.5 * z * z) / SQRT2PI * poly;
@@ -64561,7 +63804,7 @@ function upperTail2(z) {
 }
 function mills(z) {
   if (z > 8) return z + 1 / z;
-  return Math.exp(-0.5 * z * z) / SQRT2PI / Math.max(1e-300, upperTail2(z));
+  return Math.exp(-0.5 * z * z) / SQRT2PI / Math.max(1e-300, upperTail(z));
 }
 var muAt = (f, it) => (1 - it.a) * f.mu[it.c] + it.a * (f.mu[it.c + 1] ?? f.mu[it.c]);
 function tri(n) {
@@ -65216,6 +64459,7 @@ function perWorkerMinutes(series, toMinutes) {
 }
 
 // src/analysis/cohorts.ts
+var COHORT_MINUTES = 1;
 var DRAIN_MINUTES = 3;
 function drainStart(i) {
   let level = 0;
@@ -65308,7 +64552,7 @@ function levelVariance(f, slots, rate) {
 function cohortTable(i) {
   const done = i.batches.filter((b) => b.end <= i.now + 1e-9);
   if (!done.length || !(i.inFlight > 0)) return null;
-  const L = i.cohortMinutes ?? 1;
+  const L = i.cohortMinutes ?? COHORT_MINUTES;
   const t0 = Math.min(...i.batches.map((b) => b.start), ...done.map((b) => b.end - b.duration));
   const drain = drainStart(i);
   const cutoff = drain === null ? Number.POSITIVE_INFINITY : drain - typicalDuration(done, i.now);
@@ -65419,6 +64663,763 @@ function hac(s, r, xbar, h, W, sxx) {
     se: Math.sqrt(f * Math.max(0, vm) / W ** 2),
     slopeSe: sxx > 0 ? Math.sqrt(f * Math.max(0, vb) / sxx ** 2) : Number.POSITIVE_INFINITY
   };
+}
+
+// src/catalog/alpasim.ts
+var SERVICES = ["renderer", "driver", "physics", "controller", "trafficsim"];
+var METRIC_SERVICE_LABEL = {
+  renderer: "sensorsim",
+  driver: "driver",
+  physics: "physics",
+  controller: "controller",
+  trafficsim: "traffic"
+};
+function serviceFromMetricLabel(label) {
+  return SERVICES.find((s) => METRIC_SERVICE_LABEL[s] === label);
+}
+var CACHE_KEYS = {
+  renderer: "nre_cache_size",
+  physics: "physics_cache_size"
+};
+var SERVICE_SWITCH_GROUPS = {
+  trafficsim: { default: "disabled" },
+  physics: {}
+};
+var DISABLED_GROUP_CHOICE = "disabled";
+var DEFAULT_PHYSICS_CACHE_SIZE = 16;
+var PRESETS = ["1gpu", "2gpu", "8gpu_12rollouts", "8gpu_64rollouts", "8gpu_no_replicas"];
+var CLI_DRIVEN_PRESET = "daemon";
+var REQUIRED_GROUPS = ["deploy", "topology", "driver"];
+var SUBMIT_DEFAULTS = {
+  nodes: 1,
+  gpusPerNode: 8,
+  exclusive: true,
+  time: "03:59:00",
+  requeue: true
+};
+var REQUEUE = { leadMinutes: 5, maxRequeues: 20 };
+var RUN_NAME_OVERRIDE = "wizard.run_name";
+var FIXED_INPUT_KEYS = {
+  scenes: "scenes.test_suite_id",
+  rolloutsPerScene: "runtime.simulation_config.n_rollouts",
+  cameras: "cameras",
+  controlTimestep: "runtime.simulation_config.control_timestep_us"
+};
+var SCRAPE_INTERVAL_S = 5;
+var TIMELINE = {
+  startupMinutes: 5,
+  congestionMinutes: [10, 15],
+  stabiliseMinutes: [30, 45],
+  simulatedSecondsPerRollout: 20
+};
+var GPU_MEMORY_LIMITS = { warning: 0.8, error: 0.9, capacity: 1 };
+var CAPACITY_IMBALANCE_LIMIT = 1.25;
+var RUNTIME_IDLE = { low: 0.6, target: [0.7, 0.8] };
+var RAW_METRICS = {
+  rolloutsTotal: "alpasim_rollouts_total",
+  simulationElapsed: "alpasim_simulation_elapsed_seconds",
+  queueDepth: "alpasim_rpc_queue_depth_at_start_latest",
+  rpcDuration: "alpasim_rpc_duration_seconds",
+  rpcBlocking: "alpasim_rpc_blocking_seconds",
+  rolloutDuration: "alpasim_rollout_duration_seconds",
+  stepDuration: "alpasim_step_duration_seconds",
+  eventLoopIdle: "alpasim_event_loop_idle_seconds_total",
+  eventLoopPoll: "alpasim_event_loop_poll_seconds_total",
+  eventLoopWork: "alpasim_event_loop_work_seconds_total",
+  gpuUtil: "DCGM_FI_DEV_GPU_UTIL",
+  fbUsed: "DCGM_FI_DEV_FB_USED",
+  fbFree: "DCGM_FI_DEV_FB_FREE",
+  fbTotal: "DCGM_FI_DEV_FB_TOTAL",
+  processCpu: "namedprocess_namegroup_cpu_seconds_total",
+  processMemory: "namedprocess_namegroup_memory_bytes",
+  processCpuPerProcess: "alpasim_process_cpu_seconds_total",
+  hostMemAvailable: "node_memory_MemAvailable_bytes",
+  hostMemTotal: "node_memory_MemTotal_bytes",
+  hostCpu: "node_cpu_seconds_total"
+};
+var ROLLOUT_STATUS = { completed: "completed", failed: "failed" };
+var RECORDING_RULES = {
+  secondsPerRolloutAvg: "alpasim:simulation_seconds_per_rollout:avg",
+  secondsPerRolloutRate5m: "alpasim:simulation_seconds_per_rollout:rate5m",
+  rolloutsCompleted: "alpasim:simulation_rollouts_completed:sum",
+  queueDepthMax: "alpasim:rpc_queue_depth_at_start_latest:max",
+  queueDepthMin: "alpasim:rpc_queue_depth_at_start_latest:min",
+  idleFraction: "alpasim:event_loop_idle_fraction:ratio",
+  rpcDurationP95: "alpasim:rpc_duration_seconds:p95",
+  rolloutDurationP95: "alpasim:rollout_duration_seconds:p95",
+  driveP95: "alpasim:driver_drive_rpc_duration_seconds:p95",
+  renderP95: "alpasim:nre_render_rpc_duration_seconds:p95",
+  gpuUtil: "alpasim:gpu_utilization_percent:avg",
+  gpuMemory: "alpasim:gpu_memory_gb:avg",
+  gpuMemoryTotal: "alpasim:gpu_memory_total_gb:avg",
+  gpuMemoryPressure: "alpasim:gpu_memory_pressure_percent:avg",
+  processCpu: "alpasim:process_cpu_utilization_percent:rate30s",
+  processCpuPerProcess: "alpasim:process_cpu_utilization_percent:per_process:rate30s",
+  processCpuMaxByGroup: "alpasim:process_cpu_utilization_percent:max_by_group:rate30s",
+  rpcBlockingP95: "alpasim:rpc_blocking_seconds:p95"
+};
+
+// src/telemetry/queries.ts
+var QUANTITIES = [
+  "secondsPerRolloutAvg",
+  "secondsPerRolloutRate5m",
+  "rolloutsTotal",
+  "rolloutsFailed",
+  "elapsed",
+  "queueDepthMax",
+  "queueDepthMin",
+  "idleFraction",
+  "rolloutDurationP95",
+  "rpcDurationP95",
+  "gpuUtil",
+  "gpuMemory",
+  "gpuMemoryTotal",
+  "gpuMemoryPressure",
+  // DCGM's free framebuffer: the headroom (total − used overstates it by the driver-reserved memory)
+  "gpuMemoryFree",
+  "processCpu",
+  "hostMemAvailable",
+  "hostMemTotal",
+  "targetsUp",
+  // Issue 14.7 (h14): the skill's reading rules, event-loop blocking and the hottest process of each group.
+  "rpcBlockingP95",
+  "processCpuMaxByGroup",
+  // throughput estimators (Little's law): see throughputQueries
+  "rolloutDurationSum",
+  "rolloutDurationCount",
+  "activeRollouts"
+];
+var EXPERIMENT_ID = /^[a-z0-9][a-z0-9_.-]{0,79}$/;
+function promRegexLiteral(s) {
+  return s.replace(/[.+*?^$()[\]{}|\\]/g, (c) => `\\\\${c}`);
+}
+function experimentSelector(experimentId) {
+  if (!EXPERIMENT_ID.test(experimentId))
+    throw new Error(
+      `experiment id ${JSON.stringify(experimentId)} is not valid: expected ${EXPERIMENT_ID} (e.g. topology-opt-vam-local-20260101)`
+    );
+  return `run_name=~"topo-${promRegexLiteral(experimentId)}-.*"`;
+}
+function anyRunSelector(runName) {
+  if (!runName || runName.length > 253 || /[\u0000-\u001f\u007f]/.test(runName))
+    throw new Error(
+      `run name ${JSON.stringify(runName)} is not valid: expected 1-253 printable characters (the run_name label of the run's metrics)`
+    );
+  return `run_name="${runName.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+}
+function runSelector(runName) {
+  if (!RUN_NAME.test(runName))
+    throw new Error(
+      `run name ${JSON.stringify(runName)} is not valid: expected topo-<experiment>-<candidate>-<hash8>`
+    );
+  return anyRunSelector(runName);
+}
+function window2(runSeconds, o) {
+  const s = Math.max(Math.round(runSeconds / (o.timeScale ?? 1)), 4 * (o.scrapeSeconds ?? 5));
+  return `${s}s`;
+}
+function queryCatalog(selector, options = {}) {
+  const sel = `{${selector}}`;
+  const by = "run_uuid, run_name";
+  const w = { w5m: window2(300, options), w1m: window2(60, options), w30s: window2(30, options) };
+  return {
+    ...rolloutQueries(selector, sel, by, w),
+    ...runtimeQueries(sel, by, w),
+    ...gpuQueries(sel, by),
+    ...hostQueries(sel, by, w),
+    ...hottestQueries(sel, by, w),
+    ...throughputQueries(sel, by)
+  };
+}
+var q = (quantity, rule, fallback) => ({
+  quantity,
+  rule,
+  fallback
+});
+function rolloutQueries(selector, sel, by, { w5m }) {
+  const R = RAW_METRICS;
+  return {
+    secondsPerRolloutAvg: q(
+      "secondsPerRolloutAvg",
+      `${RECORDING_RULES.secondsPerRolloutAvg}${sel}`,
+      `(max by (${by}) (${R.simulationElapsed}${sel}) / sum by (${by}) (${R.rolloutsTotal}${sel})) and on (${by}) (sum by (${by}) (${R.rolloutsTotal}${sel}) > 0)`
+    ),
+    secondsPerRolloutRate5m: q(
+      "secondsPerRolloutRate5m",
+      `${RECORDING_RULES.secondsPerRolloutRate5m}${sel}`,
+      `(max by (${by}) (increase(${R.simulationElapsed}${sel}[${w5m}])) / sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}]))) and on (${by}) (sum by (${by}) (increase(${R.rolloutsTotal}${sel}[${w5m}])) > 0)`
+    ),
+    rolloutsTotal: q(
+      "rolloutsTotal",
+      `${RECORDING_RULES.rolloutsCompleted}${sel}`,
+      `sum by (${by}) (${R.rolloutsTotal}${sel})`
+    ),
+    rolloutsFailed: q(
+      "rolloutsFailed",
+      null,
+      `sum by (${by}) (${R.rolloutsTotal}{${selector},status="${ROLLOUT_STATUS.failed}"})`
+    ),
+    elapsed: q("elapsed", null, `max by (${by}) (${R.simulationElapsed}${sel})`)
+  };
+}
+function runtimeQueries(sel, by, { w1m }) {
+  const R = RAW_METRICS;
+  return {
+    queueDepthMax: q(
+      "queueDepthMax",
+      `${RECORDING_RULES.queueDepthMax}${sel}`,
+      `max by (${by}, service) (${R.queueDepth}${sel})`
+    ),
+    queueDepthMin: q(
+      "queueDepthMin",
+      `${RECORDING_RULES.queueDepthMin}${sel}`,
+      `min by (${by}, service) (${R.queueDepth}${sel})`
+    ),
+    idleFraction: q(
+      "idleFraction",
+      `${RECORDING_RULES.idleFraction}${sel}`,
+      `sum by (${by}) (${R.eventLoopIdle}${sel}) / sum by (${by}) (${R.eventLoopIdle}${sel} + ${R.eventLoopPoll}${sel} + ${R.eventLoopWork}${sel})`
+    ),
+    rolloutDurationP95: q(
+      "rolloutDurationP95",
+      `${RECORDING_RULES.rolloutDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, le) (rate(${R.rolloutDuration}_bucket${sel}[${w1m}])))`
+    ),
+    rpcDurationP95: q(
+      "rpcDurationP95",
+      `${RECORDING_RULES.rpcDurationP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcDuration}_bucket${sel}[${w1m}])))`
+    )
+  };
+}
+function gpuQueries(sel, by) {
+  const R = RAW_METRICS;
+  return {
+    gpuUtil: q("gpuUtil", `${RECORDING_RULES.gpuUtil}${sel}`, `avg by (${by}, gpu) (${R.gpuUtil}${sel})`),
+    gpuMemory: q(
+      "gpuMemory",
+      `${RECORDING_RULES.gpuMemory}${sel}`,
+      `avg by (${by}, gpu) (${R.fbUsed}${sel}) / 1024`
+    ),
+    gpuMemoryTotal: q(
+      "gpuMemoryTotal",
+      `${RECORDING_RULES.gpuMemoryTotal}${sel}`,
+      `avg by (${by}, gpu) (${R.fbTotal}${sel}) / 1024`
+    ),
+    gpuMemoryPressure: q(
+      "gpuMemoryPressure",
+      `${RECORDING_RULES.gpuMemoryPressure}${sel}`,
+      `100 * sum by (${by}, node, gpu) (${R.fbUsed}${sel}) / (sum by (${by}, node, gpu) (${R.fbUsed}${sel}) + sum by (${by}, node, gpu) (${R.fbFree}${sel}))`
+    ),
+    gpuMemoryFree: q("gpuMemoryFree", null, `min by (${by}, gpu) (${R.fbFree}${sel}) / 1024`)
+  };
+}
+function hostQueries(sel, by, { w30s }) {
+  const R = RAW_METRICS;
+  return {
+    processCpu: q(
+      "processCpu",
+      `${RECORDING_RULES.processCpu}${sel}`,
+      `100 * sum by (${by}, groupname) (rate(${R.processCpu}${sel}[${w30s}]))`
+    ),
+    hostMemAvailable: q(
+      "hostMemAvailable",
+      null,
+      `min by (${by}) (${R.hostMemAvailable}${sel}) / 1073741824`
+    ),
+    hostMemTotal: q("hostMemTotal", null, `max by (${by}) (${R.hostMemTotal}${sel}) / 1073741824`),
+    targetsUp: q("targetsUp", null, `sum by (run_name) (up${sel})`)
+  };
+}
+function hottestQueries(sel, by, { w1m, w30s }) {
+  const R = RAW_METRICS;
+  return {
+    rpcBlockingP95: q(
+      "rpcBlockingP95",
+      `${RECORDING_RULES.rpcBlockingP95}${sel}`,
+      `histogram_quantile(0.95, sum by (${by}, method, le) (rate(${R.rpcBlocking}_bucket${sel}[${w1m}])))`
+    ),
+    processCpuMaxByGroup: q(
+      "processCpuMaxByGroup",
+      `${RECORDING_RULES.processCpuMaxByGroup}${sel}`,
+      `max by (${by}, groupname) (100 * rate(${R.processCpuPerProcess}${sel}[${w30s}]))`
+    )
+  };
+}
+function throughputQueries(sel, by) {
+  const R = RAW_METRICS;
+  const perWorker = `${by}, worker_id`;
+  return {
+    rolloutDurationSum: {
+      quantity: "rolloutDurationSum",
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_sum${sel})`
+    },
+    rolloutDurationCount: {
+      quantity: "rolloutDurationCount",
+      rule: null,
+      fallback: `sum by (${perWorker}) (${R.rolloutDuration}_count${sel})`
+    },
+    activeRollouts: {
+      quantity: "activeRollouts",
+      rule: null,
+      fallback: `sum by (${by}) (${ACTIVE_ROLLOUTS}${sel})`
+    }
+  };
+}
+var ACTIVE_ROLLOUTS = "alpasim_renderer_active_rollouts";
+async function fetchTelemetry(client, selector, range, options = {}) {
+  const catalog = queryCatalog(selector, options);
+  const out = { byRun: /* @__PURE__ */ new Map(), queries: [], missing: [], errors: [] };
+  const wanted = options.quantities ?? QUANTITIES;
+  await Promise.all(
+    wanted.map(async (quantity) => {
+      const entry = catalog[quantity];
+      let result;
+      let used;
+      try {
+        if (entry.rule) {
+          result = await client.range(entry.rule, range.start, range.end, range.stepSeconds);
+          used = { query: entry.rule, source: "rule" };
+        }
+        if (!result || result.empty) {
+          result = await client.range(entry.fallback, range.start, range.end, range.stepSeconds);
+          used = { query: entry.fallback, source: "raw" };
+        }
+      } catch (e) {
+        out.errors.push({ quantity, message: e.message });
+        return;
+      }
+      if (!result || !used) return;
+      out.queries.push({ quantity, ...used, series: result.series.length });
+      if (result.empty) out.missing.push(quantity);
+      for (const s of result.series) {
+        const run2 = s.labels.run_name;
+        if (!run2) continue;
+        const rec = out.byRun.get(run2) ?? {};
+        rec[quantity] = [...rec[quantity] ?? [], s];
+        out.byRun.set(run2, rec);
+      }
+    })
+  );
+  out.queries.sort((a, b) => QUANTITIES.indexOf(a.quantity) - QUANTITIES.indexOf(b.quantity));
+  out.missing.sort((a, b) => QUANTITIES.indexOf(a) - QUANTITIES.indexOf(b));
+  return out;
+}
+
+// topologies/schema/experiment.schema.json
+var experiment_schema_default = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $id: "https://alpasim-topo.local/schema/experiment.schema.json",
+  title: "Experiment",
+  description: "topologies/<experiment>/experiment.yaml: what is fixed across the candidates of one experiment.",
+  type: "object",
+  additionalProperties: false,
+  required: ["experiment_id", "cluster", "base_topology", "fixed_inputs"],
+  properties: {
+    experiment_id: {
+      type: "string",
+      pattern: "^topology-opt-[a-z0-9_.]+(-[a-z0-9_.]+)*-[a-z0-9_]+-[0-9]{8}$",
+      maxLength: 80,
+      description: "topology-opt-<driver>-<cluster>-<YYYYMMDD>"
+    },
+    objective: {
+      type: "string",
+      default: "minimize stabilized full-run seconds_per_rollout"
+    },
+    command: {
+      type: "string",
+      maxLength: 8e3,
+      description: "The full AlpaSim run command the experiment started from."
+    },
+    cluster: {
+      type: "string",
+      pattern: "^[a-z0-9][a-z0-9_-]{0,31}$",
+      description: "A cluster name from topologies/clusters.yaml."
+    },
+    base_topology: {
+      type: "string",
+      pattern: "^[A-Za-z0-9_]{1,64}$",
+      description: "The AlpaSim topology preset candidates start from (topology=<name>)."
+    },
+    max_parallel: {
+      type: "integer",
+      minimum: 1,
+      maximum: 16,
+      default: 3,
+      description: "Live candidates at once (the seed's limit is 3)."
+    },
+    stop_when_stable: {
+      type: "boolean",
+      default: false,
+      description: "Cancel the reference's job (the baseline running beside the candidates) once its verdict is stable, to save GPU-hours. A candidate is never stopped as stable: it is stopped on its decision (stop_when_decided)."
+    },
+    min_improvement: {
+      type: "number",
+      minimum: 0,
+      maximum: 0.5,
+      default: 0.02,
+      description: "Relative change of seconds per rollout below which two candidates are called equivalent (0.02 = 2%)."
+    },
+    decision_boundary: {
+      type: "string",
+      enum: ["alpha-spending", "always-valid"],
+      default: "alpha-spending",
+      description: "How a decision stays valid while the monitor looks every minute: `alpha-spending` (one-sided group-sequential boundaries, Lan\u2013DeMets Pocock-type, spending the error over max_decision_minutes) or `always-valid` (a two-sided confidence sequence with no horizon, slower). See docs/monitor.md."
+    },
+    max_decision_minutes: {
+      type: "number",
+      minimum: 10,
+      maximum: 1440,
+      default: 120,
+      description: "Run-minutes over which the alpha-spending boundary spends the error allowed; a candidate still undecided then stays `measuring` (no claim is made any more)."
+    },
+    reference: {
+      type: "string",
+      enum: ["beside", "recorded"],
+      default: "beside",
+      description: "What a round's candidates are decided against. `beside` (default): one job of the current best (the record's best, else its baseline) runs beside them, started with them, and each candidate is decided against it at equal run age; it counts in max_parallel and is stopped when no open decision needs it (docs/monitor.md). `recorded`: no reference job; candidates are decided against the record's best as it was measured, with a between-run term in the interval (estimated from repeated runs of one topology in the record, else assumed)."
+    },
+    stop_when_decided: {
+      type: "boolean",
+      default: true,
+      description: "Cancel a candidate's job as soon as its comparison with the baseline and the current best is decided, to save GPU time."
+    },
+    allow_unmeasured_memory: {
+      type: "boolean",
+      default: false,
+      description: "Accept candidates whose predicted GPU memory is above a GPU's capacity while the memory model is clusters.yaml's estimate (not yet fitted from this experiment's measured runs): a warning instead of an error. Once the record fits the model from measured runs, above capacity is an error whatever this says."
+    },
+    comment_interval_minutes: {
+      type: "number",
+      minimum: 1,
+      maximum: 1440,
+      default: 15,
+      description: "A running candidate's comment is rewritten at most this often unless its state or decision changes (GitHub API budget)."
+    },
+    autopilot: {
+      type: "object",
+      additionalProperties: false,
+      required: ["enabled", "gpu_hours"],
+      description: "The autopilot (docs/autopilot.md): the experiment runs its own rounds of candidates as bot pull requests under this policy. Read from the default branch only: editing it in a pull request changes nothing until merged; a change applies from the next round (the budget at once), and enabled: false pauses.",
+      properties: {
+        enabled: {
+          type: "boolean",
+          description: "Run rounds by themselves. false pauses: no new run starts, running ones go on to their decision."
+        },
+        max_rounds: {
+          type: "integer",
+          minimum: 1,
+          maximum: 50,
+          default: 6,
+          description: "Rounds after the baseline at most; then the autopilot concludes."
+        },
+        gpu_hours: {
+          type: "number",
+          exclusiveMinimum: 0,
+          maximum: 1e6,
+          description: "Hard budget of the experiment in GPU-hours (every run counts, the baseline and people's candidates included). A run starts only when spent + the expected cost of the live runs + its own fit; at the budget the autopilot stops its live runs and concludes."
+        },
+        parallel: {
+          type: "integer",
+          minimum: 1,
+          maximum: 16,
+          description: "Candidates per round (the seed's at most 3); at most max_parallel, which it defaults to."
+        },
+        stop_after: {
+          type: "integer",
+          minimum: 1,
+          maximum: 20,
+          default: 2,
+          description: "Rounds in a row without a decided gain after which the autopilot concludes (the seed's stop rule)."
+        },
+        submit: {
+          enum: ["auto", "approval"],
+          default: "auto",
+          description: "auto: the autopilot makes each bot pull request's Request itself; approval: a writer's /topo submit or approving review starts each one."
+        },
+        merge: {
+          enum: ["manual", "auto"],
+          default: "manual",
+          description: "manual: the concluded winner's pull request is labelled and marked ready for review; auto: merged once every check in required_checks passed."
+        },
+        required_checks: {
+          type: "array",
+          maxItems: 32,
+          uniqueItems: true,
+          items: {
+            type: "string",
+            minLength: 1,
+            maxLength: 100,
+            pattern: "^[A-Za-z0-9][A-Za-z0-9 _./:()-]*$"
+          },
+          description: "The status checks branch protection requires on the default branch (e.g. topo/validate, topo/monitor). merge: auto needs them listed, topo/monitor among them, and merges only once each passed on the winner's head."
+        }
+      }
+    },
+    fixed_inputs: {
+      type: "object",
+      additionalProperties: false,
+      required: ["deploy", "driver"],
+      properties: {
+        deploy: {
+          type: "string",
+          pattern: "^[A-Za-z0-9_.-]{1,64}$"
+        },
+        driver: {
+          type: "string",
+          pattern: "^[A-Za-z0-9_.-]{1,64}$"
+        },
+        scenes: {
+          type: "string",
+          pattern: "^[A-Za-z0-9_.-]{1,128}$",
+          description: "scenes.test_suite_id"
+        },
+        scene_count: {
+          type: "integer",
+          minimum: 1,
+          description: "Scenes in the suite (e.g. 913 for public_2601); with rollouts_per_scene gives the run's length."
+        },
+        rollouts_per_scene: {
+          type: "integer",
+          minimum: 1,
+          default: 1
+        },
+        cameras: {
+          type: "string",
+          pattern: "^[A-Za-z0-9_.-]{1,64}$",
+          description: "Camera preset (+cameras=<preset>)."
+        },
+        control_timestep_us: {
+          type: "integer",
+          minimum: 1
+        },
+        simulation_duration_s: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 20
+        },
+        git_commit: {
+          type: "string",
+          pattern: "^[0-9a-f]{7,40}$"
+        },
+        overrides: {
+          type: "array",
+          maxItems: 200,
+          items: {
+            type: "string",
+            maxLength: 700,
+            pattern: "^\\+{0,2}[A-Za-z_][A-Za-z0-9_./]*=[^\\u0000-\\u001f\\u007f`$\\\\;&|<>]*$"
+          },
+          description: "Other Hydra overrides of the command that stay fixed across candidates ([+|++]key=value; a value may hold spaces). Each key must exist in AlpaSim's config tree (rule override-unknown); hydra.*, _target_, _args_, env_set and callbacks are refused (override-forbidden)."
+        },
+        submit_env: {
+          type: "object",
+          additionalProperties: false,
+          description: "Variables of the command that AlpaSim's submit.sh reads (LOGDIR=... DESCRIPTION=... sbatch ...). Render passes them through the sbatch export allowlist; each run gets LOGDIR/<job name>.",
+          properties: {
+            LOGDIR: {
+              type: "string",
+              pattern: "^[A-Za-z0-9._][A-Za-z0-9._/-]{0,500}$|^/[A-Za-z0-9._/-]{0,500}$"
+            },
+            DESCRIPTION: {
+              type: "string",
+              pattern: "^[A-Za-z0-9 _.,:/@+=()-]{1,200}$"
+            }
+          }
+        },
+        slurm: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            account: {
+              type: "string",
+              pattern: "^[A-Za-z0-9_.-]{1,64}$"
+            },
+            partition: {
+              type: "string",
+              pattern: "^[A-Za-z0-9_.,-]{1,128}$"
+            },
+            gpus_per_node: {
+              type: "integer",
+              minimum: 1,
+              maximum: 64
+            },
+            gpus: {
+              type: "integer",
+              minimum: 1,
+              maximum: 64,
+              description: "sbatch --gpus=N of the command (one node: the GPUs of the job); rendered as --gpus=N."
+            },
+            time: {
+              type: "string",
+              pattern: "^([0-9]+-)?[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?$"
+            }
+          }
+        }
+      }
+    },
+    stabilisation: {
+      type: "object",
+      additionalProperties: false,
+      description: "Detector thresholds; defaults suit AlpaSim's 5-second scrape.",
+      properties: {
+        warmup_floor_minutes: {
+          type: "number",
+          minimum: 0,
+          default: 10
+        },
+        window_minutes: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 5
+        },
+        max_relative_range: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 0.02
+        },
+        max_relative_slope_per_hour: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 0.05
+        },
+        consecutive_windows: {
+          type: "integer",
+          minimum: 1,
+          default: 3
+        },
+        max_ci_relative: {
+          type: "number",
+          exclusiveMinimum: 0,
+          default: 0.03
+        }
+      }
+    }
+  }
+};
+
+// src/topology/settings.ts
+function schemaDefault(key) {
+  const p = experiment_schema_default.properties[key];
+  if (p.default === void 0) throw new Error(`experiment.schema.json: ${String(key)} has no default`);
+  return p.default;
+}
+var EXPERIMENT_DEFAULTS = {
+  maxParallel: schemaDefault("max_parallel"),
+  minImprovement: schemaDefault("min_improvement"),
+  decisionBoundary: schemaDefault("decision_boundary"),
+  maxDecisionMinutes: schemaDefault("max_decision_minutes"),
+  stopWhenDecided: schemaDefault("stop_when_decided"),
+  stopWhenStable: schemaDefault("stop_when_stable"),
+  commentIntervalMinutes: schemaDefault("comment_interval_minutes"),
+  rolloutsPerScene: experiment_schema_default.properties.fixed_inputs.properties.rollouts_per_scene.default
+};
+function experimentSettings(x) {
+  const d = EXPERIMENT_DEFAULTS;
+  const fi = x?.fixed_inputs;
+  return {
+    maxParallel: x?.max_parallel ?? d.maxParallel,
+    minImprovement: x?.min_improvement ?? d.minImprovement,
+    decisionBoundary: x?.decision_boundary ?? d.decisionBoundary,
+    maxDecisionMinutes: x?.max_decision_minutes ?? d.maxDecisionMinutes,
+    stopWhenDecided: x?.stop_when_decided ?? d.stopWhenDecided,
+    stopWhenStable: x?.stop_when_stable ?? d.stopWhenStable,
+    commentIntervalMinutes: x?.comment_interval_minutes ?? d.commentIntervalMinutes,
+    expectedRollouts: fi?.scene_count ? fi.scene_count * (fi.rollouts_per_scene ?? d.rolloutsPerScene) : null,
+    slurmTime: fi?.slurm?.time ?? null,
+    gpusPerNode: fi?.slurm?.gpus_per_node ?? null
+  };
+}
+
+// src/analysis/boundaries.ts
+var E1 = Math.E - 1;
+function pocockSpending(alpha, tau) {
+  return alpha * Math.log(1 + E1 * Math.min(1, Math.max(0, tau)));
+}
+var cache = /* @__PURE__ */ new Map();
+function upperTail2(z) {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * x);
+  const erfc = t * Math.exp(
+    -x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+  );
+  const p = erfc / 2;
+  return z >= 0 ? p : 1 - p;
+}
+function spendingBoundaries(K, alpha) {
+  const key = `${K}:${alpha}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const h = 0.1;
+  const lo = -8 * Math.sqrt(K) - 8;
+  const n0 = Math.ceil(-lo / h);
+  let f = new Float64Array(0);
+  const out = [];
+  const phi = (x) => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
+  let spent = 0;
+  for (let k = 1; k <= K; k++) {
+    const target2 = pocockSpending(alpha, k / K) - spent;
+    const hiS = 8 * Math.sqrt(k) + 8;
+    const n = n0 + Math.ceil(hiS / h) + 1;
+    const g = new Float64Array(n);
+    if (k === 1) for (let i = 0; i < n; i++) g[i] = phi(lo + i * h);
+    else
+      for (let j = 0; j < f.length; j++) {
+        const w = f[j] * h;
+        if (w < 1e-300) continue;
+        const sj = lo + j * h;
+        const from = Math.max(0, Math.floor((sj - 9 - lo) / h));
+        const to = Math.min(n - 1, Math.ceil((sj + 9 - lo) / h));
+        for (let i = from; i <= to; i++) g[i] = g[i] + w * phi(lo + i * h - sj);
+      }
+    const tail2 = (b2) => {
+      let p = 0;
+      const start = Math.ceil((b2 - lo) / h);
+      for (let i = Math.max(0, start); i < n; i++) p += g[i] * h;
+      const i0 = start - 1;
+      if (i0 >= 0 && i0 < n) p += g[i0] * (lo + start * h - b2);
+      return p;
+    };
+    let a = 0;
+    let b = hiS;
+    for (let it = 0; it < 60; it++) {
+      const mid = (a + b) / 2;
+      if (tail2(mid) > target2) a = mid;
+      else b = mid;
+    }
+    const bound = (a + b) / 2;
+    spent += tail2(bound);
+    out.push(bound / Math.sqrt(k));
+    const cut = Math.floor((bound - lo) / h);
+    for (let i = Math.max(0, cut + 1); i < n; i++) g[i] = 0;
+    f = g;
+  }
+  if (K >= 1) out[0] = zOfTail(pocockSpending(alpha, 1 / K));
+  cache.set(key, out);
+  return out;
+}
+function zOfTail(p) {
+  let a = -10;
+  let b = 10;
+  for (let i = 0; i < 80; i++) {
+    const m = (a + b) / 2;
+    if (upperTail2(m) > p) a = m;
+    else b = m;
+  }
+  return (a + b) / 2;
+}
+function lookIndex(p) {
+  const K = Math.max(1, Math.round(p.maxMinutes));
+  const span = Math.max(1, p.maxMinutes - p.warmupEnd);
+  const tau = (p.minutes - p.warmupEnd) / span;
+  if (tau > 1 + 1e-9) return null;
+  return { k: Math.min(K, Math.max(1, Math.floor(tau * K))), K, tau: Math.max(0, tau) };
+}
+function boundaryAt(p, alpha) {
+  const look = lookIndex(p);
+  if (!look) return null;
+  return spendingBoundaries(look.K, alpha)[look.k - 1];
 }
 
 // src/analysis/equal-age.ts
@@ -66538,7 +66539,7 @@ function settle(x, state3, why2) {
       "faster-drift-not-ruled-out",
       `faster-drift-not-ruled-out: ${why2}: faster than ${x.shown} at equal run age; a drift that could undo it over the full run is not ruled out`
     );
-  const p = x.s > 0 ? upperTail2((x.d - Math.log(1 - x.m)) / x.s) : 0;
+  const p = x.s > 0 ? upperTail((x.d - Math.log(1 - x.m)) / x.s) : 0;
   return decided(
     x,
     "not-better",
@@ -67689,6 +67690,9 @@ function jobsWindow(jobs, nowTs, stepSeconds) {
 }
 
 // src/judge/read.ts
+function defaultStepSeconds(timeScale) {
+  return Math.min(SCRAPE_INTERVAL_S, 60 * COHORT_MINUTES / timeScale);
+}
 function readWindow(x, at) {
   if (x.lookbackMinutes === void 0)
     return jobsWindow(
@@ -74567,14 +74571,14 @@ async function observeAgain(prometheus, runName, experiment, options = {}) {
     Math.min(options.nowTs ?? Date.now() / 1e3, job?.endTs ?? Number.POSITIVE_INFINITY)
   );
   const lookback = Math.round((options.lookbackMinutes ?? 6 * 60) / scale);
-  const start = job?.startTs ?? end - lookback * 60;
   const read = await readRuns(
     { prometheus },
     {
       id: null,
       experiment,
       timeScale: scale,
-      stepSeconds: Math.max(SCRAPE_INTERVAL_S, Math.ceil((end - start) / 1e4)),
+      // the CLI's default step: one run-minute at most (5 s read a twin run at 5 run-minutes a sample)
+      stepSeconds: defaultStepSeconds(scale),
       // without a job: judged by its samples (as of its last one once they stopped)
       runs: [
         {
@@ -78146,18 +78150,17 @@ function createPrometheusClient(options) {
       if (time2 !== void 0) params.set("time", String(time2));
       return withRetries(conn, "instant", "/api/v1/query", params, query);
     },
-    range(query, start, end, stepSeconds) {
-      return withRetries(
-        conn,
-        "range",
-        "/api/v1/query_range",
-        rangeParams(query, start, end, stepSeconds),
-        query
-      );
+    async range(query, start, end, stepSeconds) {
+      const pieces = rangePieces(query, start, end, stepSeconds);
+      const results = [];
+      for (const piece of pieces)
+        results.push(await withRetries(conn, "range", "/api/v1/query_range", piece, query));
+      return results.length === 1 ? results[0] : mergeRanges(results);
     }
   };
 }
-function rangeParams(query, start, end, stepSeconds) {
+var MAX_RANGE_POINTS = 11e3;
+function rangePieces(query, start, end, stepSeconds) {
   if (!(end >= start))
     throw new PrometheusError(`range query end ${end} is before start ${start}`, {
       query,
@@ -78168,13 +78171,33 @@ function rangeParams(query, start, end, stepSeconds) {
       query,
       retryable: false
     });
-  const step = Math.max(stepSeconds, Math.ceil((end - start) / 11e3));
-  return new URLSearchParams({
-    query,
-    start: String(start),
-    end: String(end),
-    step: String(step)
-  });
+  const span = (MAX_RANGE_POINTS - 1) * stepSeconds;
+  const pieces = [];
+  for (let from = start; ; from += span + stepSeconds) {
+    const to = Math.min(end, from + span);
+    pieces.push(
+      new URLSearchParams({ query, start: String(from), end: String(to), step: String(stepSeconds) })
+    );
+    if (to >= end) return pieces;
+  }
+}
+function mergeRanges(results) {
+  const byLabels = /* @__PURE__ */ new Map();
+  for (const r of results)
+    for (const s of r.series) {
+      const key = JSON.stringify(Object.entries(s.labels).sort(([a], [b]) => a < b ? -1 : 1));
+      const seen = byLabels.get(key);
+      if (seen) seen.points.push(...s.points);
+      else byLabels.set(key, { labels: s.labels, points: [...s.points] });
+    }
+  const series = [...byLabels.values()];
+  return {
+    resultType: results[0]?.resultType ?? "matrix",
+    series,
+    empty: series.length === 0,
+    nonFinite: results.reduce((a, r) => a + r.nonFinite, 0),
+    warnings: [...new Set(results.flatMap((r) => r.warnings))]
+  };
 }
 async function withRetries(conn, kind, path, params, query) {
   for (let attempt = 0; ; attempt++) {
