@@ -163,6 +163,9 @@ export function narrate(prev: HubView, next: HubView): string[] {
   if (concluded && concluded !== conclusion(prev)) {
     out.push(`concluded: ${concluded}`);
     if (gpu) out.push(`  ${gpu}`);
+  } else if (concluded && gpu && gpu !== (prev.dashboard ? gpuHoursLine(prev.dashboard.body) : null)) {
+    // the runs stopped at the conclusion are charged on a later pass: the last figure is the dashboard's
+    out.push(`  ${gpu}`);
   }
   if (next.reported && !prev.reported)
     out.push('  the final report is posted on the dashboard, which closes');

@@ -83,6 +83,16 @@ describe('narrate', () => {
   });
 });
 
+describe('narrate after the conclusion', () => {
+  it('prints the GPU-hours again when a later pass charges the runs stopped at the conclusion', () => {
+    const concluded = 'max\\_rounds 1 reached; winner: `model`.';
+    const done = hub([pull({ state: 'merged' })], DASHBOARD('model', '59.9', concluded));
+    const charged = hub([pull({ state: 'merged' })], DASHBOARD('model', '60.0', concluded));
+    expect(narrate(done, charged)).toEqual(['  GPU-hours: 60.0 of 150.0 spent (0.0 committed to live runs)']);
+    expect(narrate(charged, charged)).toEqual([]);
+  });
+});
+
 describe('decisionOf', () => {
   it('reads the candidate’s own decision from a check run titled for it and the reference job', () => {
     expect(decisionOf('2 candidates: a: Worse than b; b: Reference run', 'a')).toBe('Worse than b');
