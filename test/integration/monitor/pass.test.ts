@@ -132,9 +132,10 @@ describe('monitor pass on the local cluster', () => {
 
     // the CLI reads the same run from the same Prometheus
     const out: string[] = [];
+    const err: string[] = [];
     const io = {
       stdout: (t: string) => out.push(t),
-      stderr: (t: string) => out.push(t),
+      stderr: (t: string) => err.push(t),
       cwd: repoRoot,
       env: process.env,
       isTTY: false,
@@ -155,7 +156,9 @@ describe('monitor pass on the local cluster', () => {
       ],
       io,
     );
-    expect(code, out.join('')).toBe(0);
+    expect(code, err.join('')).toBe(0);
+    // the run's experiment is not in this checkout: analyze says it judges it with the default settings
+    expect(err.join('')).toContain(`note: experiment ${experimentId} is not in this checkout`);
     const analyzed = JSON.parse(out.join('')) as {
       observation: { run_name: string; stable_metrics: { completed_rollouts: number } };
     };
