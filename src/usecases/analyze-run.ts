@@ -167,6 +167,10 @@ export async function analyzeRun(i: AnalyzeRunInput): Promise<AnalyzeRunResult> 
     ? await analyzeRun({
         ...i,
         runName: i.against,
+        // as of the moment asked, read with its own end detection (a fixed --at would cut an ended
+        // reference at a moment after its end, where it has no samples left to read)
+        nowTs: i.atTs ?? i.nowTs,
+        atTs: null,
         inFlight: null,
         against: undefined,
         topology: undefined,
