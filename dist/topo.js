@@ -73559,6 +73559,10 @@ async function analyzeRun(i) {
   const reference = i.against ? await analyzeRun({
     ...i,
     runName: i.against,
+    // as of the moment asked, read with its own end detection (a fixed --at would cut an ended
+    // reference at a moment after its end, where it has no samples left to read)
+    nowTs: i.atTs ?? i.nowTs,
+    atTs: null,
     inFlight: null,
     against: void 0,
     topology: void 0
@@ -91760,6 +91764,8 @@ function narrate(prev, next) {
   if (concluded && concluded !== conclusion(prev)) {
     out.push(`concluded: ${concluded}`);
     if (gpu) out.push(`  ${gpu}`);
+  } else if (concluded && gpu && gpu !== (prev.dashboard ? gpuHoursLine(prev.dashboard.body) : null)) {
+    out.push(`  ${gpu}`);
   }
   if (next.reported && !prev.reported)
     out.push("  the final report is posted on the dashboard, which closes");
