@@ -63,7 +63,6 @@ describe("a loser's figure is anchored on its leader's settled figure", () => {
   });
 
   it('the judge re-anchors a kept decision on the leader it reads now (its settled figure)', () => {
-    const kept = run(captured(), 'scale-driver').monitor_decision as Decision;
     const leader: Reference = {
       role: 'leading candidate',
       name: 'model',
@@ -73,19 +72,13 @@ describe("a loser's figure is anchored on its leader's settled figure", () => {
       live: true,
       pr: 2,
     };
-    const d = decisionOf(
-      { experiment: {} },
-      { candidate: 'scale-driver', pr: 3 },
-      { verdict: { state: 'warming', evidence: [] } },
-      { reference: null, leader, previous: kept, ended: true },
-    );
+    const d = rejudged({ reference: null, leader });
     expect(d?.state).toBe('not-better');
     expect(d?.figure?.value).toBeCloseTo(10.497, 3);
     expect(d?.figure?.reference_value).toBe(SETTLED);
   });
 
   it("and on the same run once it is the record's current best (the reference, no longer the leader)", () => {
-    const kept = run(captured(), 'scale-driver').monitor_decision as Decision;
     const best: Reference = {
       role: 'current best',
       name: 'model',
@@ -94,12 +87,7 @@ describe("a loser's figure is anchored on its leader's settled figure", () => {
       figure: SETTLED,
       live: false,
     };
-    const d = decisionOf(
-      { experiment: {} },
-      { candidate: 'scale-driver', pr: 3 },
-      { verdict: { state: 'warming', evidence: [] } },
-      { reference: best, leader: null, previous: kept, ended: true },
-    );
+    const d = rejudged({ reference: best, leader: null });
     expect(d?.figure?.value).toBeCloseTo(10.497, 3);
   });
 
@@ -110,3 +98,14 @@ describe("a loser's figure is anchored on its leader's settled figure", () => {
     expect(steadyAnchor({ value: 9.08, low: 8.9, high: 9.3, basis: 'estimate' })).toBe(9.08);
   });
 });
+
+/** The captured loser's kept decision judged again (its job ended) against `against`. */
+function rejudged(against: { reference: Reference | null; leader: Reference | null }) {
+  const kept = run(captured(), 'scale-driver').monitor_decision as Decision;
+  return decisionOf(
+    { experiment: {} },
+    { candidate: 'scale-driver', pr: 3 },
+    { verdict: { state: 'warming', evidence: [] } },
+    { ...against, previous: kept, ended: true },
+  );
+}
