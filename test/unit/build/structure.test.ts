@@ -9,21 +9,10 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { SLURM_JOB_STATES } from '../../../src/slurm/types.js';
 import { repoRoot } from '../../support/run-action.js';
+import { tsFiles } from '../../support/source-files.js';
 import { TIERS } from '../../support/tiers.js';
 
 const MAX_FUNCTION_LINES = 60;
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory()
-      ? e.name === 'dist' || e.name === 'node_modules'
-        ? []
-        : tsFiles(join(dir, e.name))
-      : e.name.endsWith('.ts')
-        ? [join(dir, e.name)]
-        : [],
-  );
-}
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
